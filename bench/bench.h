@@ -1,0 +1,45 @@
+/*
+ * Benchmark descriptors. A benchmark is one file defining one
+ * `const struct gcb_bench gcb_bench_<name>`, listed in gcb_benches[]
+ * (registry.c). It owns its options and knows, for each case, what one
+ * operation is and how much work it does; the harness owns everything else
+ * (warm-up, timing, statistics across ranks, validation, records, sinks).
+ */
+#ifndef GCB_BENCH_H
+#define GCB_BENCH_H
+
+#include <stddef.h>
+
+#include "common/status.h"
+#include "context.h"
+#include "kernels/backend.h"
+#include "options.h"
+#include "reports/record.h"
+
+struct gcb_bench {
+  const char *name;      /* command-line name = file name = descriptor suffix */
+  const char *summary;   /* one line for `gcbench --help` */
+  const struct gcb_option *options;  /* own options, {0}-terminated */
+  size_t opts_size;      /* size of the struct the options fill */
+
+  /* Number of cases these options describe (same on every rank). */
+  int (*count)(const struct gcb_ctx *ctx, const void *opts);
+
+  /*
+   * Describes case `index` in rec (label, params, work per operation,
+   * figure), then prepares its operation through ctx's backend. The
+   * description is filled even when preparing fails, so a skipped or failed
+   * case is still named. GCB_EUNSUPPORTED means "skip, reason in err".
+   */
+  enum gcb_status (*setup)(struct gcb_ctx *ctx, const void *opts, int index,
+                           struct gcb_record *rec, struct gcb_op *op,
+                           struct gcb_err *err);
+};
+
+/* Every benchmark, NULL-terminated, in suite order. */
+extern const struct gcb_bench *const gcb_benches[];
+
+/* Benchmark by name, or NULL. */
+const struct gcb_bench *gcb_bench_find(const char *name);
+
+#endif

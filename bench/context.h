@@ -1,0 +1,69 @@
+/*
+ * The run context: everything one rank knows about where it runs, passed
+ * first to every harness and benchmark call. No mutable globals.
+ */
+#ifndef GCB_CONTEXT_H
+#define GCB_CONTEXT_H
+
+#include <mpi.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common/status.h"
+#include "kernels/backend.h"
+#include "topo/topo.h"
+
+struct gcb_ctx {
+  MPI_Comm world;             /* dup of MPI_COMM_WORLD */
+  int rank, size;
+  MPI_Comm node;              /* ranks sharing this node */
+  int local_rank, local_size;
+  int node_index, node_count; /* nodes numbered in order of their first rank */
+  char hostname[256];
+  pid_t pid;
+
+  struct gcb_topo *topo;      /* this machine */
+  struct gcb_topo_summary machine;
+  char cpu_binding[256];      /* hwloc list string of this rank's PUs */
+  int bound_pus;              /* PUs in cpu_binding */
+  int cpu_threads;            /* threads this rank computes with */
+
+  const struct gcb_backend_ops *backend_ops;
+  char backend_reason[160];   /* why this backend was picked */
+  struct gcb_backend *backend;
+  struct gcb_device_info device;
+
+  uint64_t seed;              /* base seed of random inputs (+ rank) */
+  bool stdout_tty;            /* live extras only on a terminal */
+  struct gcb_err err;         /* detail of the last failure */
+};
+
+/* Detail message of the last failure recorded in ctx. */
+const char *gcb_errmsg(const struct gcb_ctx *ctx);
+
+/*
+ * Fills ctx after MPI_Init: MPI world and node communicators, hostname,
+ * pid, topology, CPU binding. Collective over MPI_COMM_WORLD. On failure
+ * the detail is in ctx->err and gcb_context_free() must still be called.
+ */
+enum gcb_status gcb_context_init(struct gcb_ctx *ctx);
+
+/*
+ * Selects ("auto", "host", "cuda") and opens the backend on every rank.
+ * Collective: fails on every rank if it fails on one.
+ */
+enum gcb_status gcb_context_open_backend(struct gcb_ctx *ctx,
+                                         const char *name);
+
+/* Closes the backend and frees everything; safe on a partly filled ctx. */
+void gcb_context_free(struct gcb_ctx *ctx);
+
+/*
+ * Collective agreement on a status: GCB_OK when every rank is OK, else the
+ * status of the lowest failing rank, whose detail is copied into ctx->err on
+ * every rank, prefixed with that rank and host.
+ */
+enum gcb_status gcb_context_agree(struct gcb_ctx *ctx, enum gcb_status mine);
+
+#endif

@@ -1,0 +1,38 @@
+/*
+ * The results document as a sink: each finished, skipped or failed case is
+ * appended and the whole document rewritten atomically, so a crash at any
+ * later point keeps every finished case.
+ */
+#include "sink.h"
+
+static enum gcb_status doc_record(void *self, const struct gcb_record *rec,
+                                  struct gcb_err *err) {
+  struct gcb_document *d = self;
+  enum gcb_status st = gcb_results_add_record(d->results, rec, err);
+  return st != GCB_OK ? st : gcb_results_write(d->results, d->path, err);
+}
+
+static enum gcb_status doc_skip(void *self, const struct gcb_record *rec,
+                                const char *reason, struct gcb_err *err) {
+  struct gcb_document *d = self;
+  enum gcb_status st =
+      gcb_results_add_skip(d->results, rec->bench, rec->label, reason, err);
+  return st != GCB_OK ? st : gcb_results_write(d->results, d->path, err);
+}
+
+static enum gcb_status doc_error(void *self, const struct gcb_record *rec,
+                                 int rank, enum gcb_status code,
+                                 const char *message, struct gcb_err *err) {
+  struct gcb_document *d = self;
+  enum gcb_status st = gcb_results_add_error(d->results, rec->bench, rec->label,
+                                             rank, code, message, err);
+  return st != GCB_OK ? st : gcb_results_write(d->results, d->path, err);
+}
+
+struct gcb_sink gcb_document_sink(struct gcb_document *d) {
+  return (struct gcb_sink){.name = "document",
+                           .self = d,
+                           .record = doc_record,
+                           .skip = doc_skip,
+                           .error = doc_error};
+}

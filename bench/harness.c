@@ -1,0 +1,248 @@
+/*
+ * The run loop every benchmark shares: set up a case on every rank, agree
+ * on whether it can run, warm up, time, validate, gather per-rank statistics
+ * to rank 0 and hand the record to the sinks. A case that fails is recorded
+ * as an error and the run goes on; finished cases are already on disk.
+ */
+#include "harness.h"
+
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "header.h"
+
+const struct gcb_option gcb_run_options[] = {
+    {"backend", 'B', GCB_OPT_STRING, offsetof(struct gcb_run_opts, backend),
+     "auto", "NAME", "compute backend: auto, host or cuda (auto: cuda when a "
+     "CUDA device is visible)", NULL, 0, 0},
+    {"iters", 'N', GCB_OPT_INT, offsetof(struct gcb_run_opts, iters), "10", "N",
+     "timed iterations per case", NULL, 1, 1e9},
+    {"warmup", 'w', GCB_OPT_INT, offsetof(struct gcb_run_opts, warmup), "2", "N",
+     "untimed warm-up iterations per case", NULL, 0, 1e9},
+    {"output", 'o', GCB_OPT_STRING, offsetof(struct gcb_run_opts, output), NULL,
+     "FILE", "results document (default results/gcbench-<run id>.json)", NULL,
+     0, 0},
+    {"force", 'f', GCB_OPT_FLAG, offsetof(struct gcb_run_opts, force), NULL, NULL,
+     "overwrite an existing results document", NULL, 0, 0},
+    {"seed", 0, GCB_OPT_SIZE, offsetof(struct gcb_run_opts, seed), "1", "N",
+     "seed of the random inputs (each rank adds its rank)", NULL, 0, 0},
+    {"no-check", 0, GCB_OPT_FLAG, offsetof(struct gcb_run_opts, no_check), NULL,
+     NULL, "skip validation of results", NULL, 0, 0},
+    {0},
+};
+
+/* What each rank sends rank 0 about one case; plain bytes on the wire. */
+struct wire {
+  struct gcb_stats seconds;
+  struct gcb_check check;
+  char method[96];
+};
+
+static enum gcb_status to_sinks_error(struct gcb_harness *h,
+                                      const struct gcb_record *rec, int rank,
+                                      enum gcb_status code, const char *msg) {
+  enum gcb_status st = GCB_OK;
+  for (int i = 0; i < h->nsinks && st == GCB_OK; i++)
+    st = h->sinks[i].error(h->sinks[i].self, rec, rank, code, msg,
+                           &h->ctx->err);
+  return st;
+}
+
+static enum gcb_status to_sinks_skip(struct gcb_harness *h,
+                                     const struct gcb_record *rec,
+                                     const char *reason) {
+  enum gcb_status st = GCB_OK;
+  for (int i = 0; i < h->nsinks && st == GCB_OK; i++)
+    st = h->sinks[i].skip(h->sinks[i].self, rec, reason, &h->ctx->err);
+  return st;
+}
+
+static enum gcb_status to_sinks_record(struct gcb_harness *h,
+                                       const struct gcb_record *rec) {
+  enum gcb_status st = GCB_OK;
+  for (int i = 0; i < h->nsinks && st == GCB_OK; i++)
+    st = h->sinks[i].record(h->sinks[i].self, rec, &h->ctx->err);
+  return st;
+}
+
+enum gcb_status gcb_harness_begin(struct gcb_harness *h, struct gcb_ctx *ctx,
+                                  const struct gcb_run_opts *opts,
+                                  const char *command, int argc, char **argv,
+                                  json_t *options) {
+  memset(h, 0, sizeof *h);
+  h->ctx = ctx;
+  h->opts = opts;
+  char run_id[64] = "";
+  enum gcb_status st = GCB_OK;
+  if (ctx->rank == 0) {
+    gcb__run_id(run_id, sizeof run_id);
+    st = gcb__output_path(opts->output, run_id, opts->force, h->output,
+                          sizeof h->output, &ctx->err);
+    if (st == GCB_OK && (h->document.results = gcb_results_new()) == NULL)
+      st = gcb_err_set(&ctx->err, GCB_ENOMEM, "results document: out of memory");
+    if (st == GCB_OK)
+      st = gcb_results_set(h->document.results, "options", options, &ctx->err);
+    else
+      json_decref(options);
+  } else {
+    json_decref(options);
+  }
+  if ((st = gcb_context_agree(ctx, st)) != GCB_OK)
+    return st;
+  if (MPI_Bcast(run_id, sizeof run_id, MPI_CHAR, 0, ctx->world) != MPI_SUCCESS)
+    return gcb_err_set(&ctx->err, GCB_EMPI, "MPI_Bcast of the run id failed");
+  st = gcb__header_build(ctx, h->document.results, command, argc, argv, run_id);
+  if (st != GCB_OK)
+    return st;
+  if (ctx->rank == 0) {
+    h->document.path = h->output;
+    h->table = (struct gcb_table){.out = stdout, .tty = ctx->stdout_tty};
+    h->sinks[h->nsinks++] = gcb_table_sink(&h->table);
+    h->sinks[h->nsinks++] = gcb_document_sink(&h->document);
+    /* Written once now: an unwritable path fails before any benchmark. */
+    st = gcb_results_write(h->document.results, h->output, &ctx->err);
+    if (st == GCB_OK && ctx->stdout_tty)
+      printf("# gcbench %s: %d rank(s) on %d node(s), backend %s (%s)\n",
+             command, ctx->size, ctx->node_count, ctx->backend_ops->name,
+             ctx->backend_reason);
+  }
+  return gcb_context_agree(ctx, st);
+}
+
+/* Warm-up, then `iters` timed samples of one operation each. */
+static enum gcb_status measure(struct gcb_harness *h, struct gcb_op *op,
+                               double *samples) {
+  struct gcb_err *err = &h->ctx->err;
+  double ignored;
+  enum gcb_status st = GCB_OK;
+  for (long i = 0; i < h->opts->warmup && st == GCB_OK; i++)
+    st = op->run(op->state, 1, &ignored, err);
+  /* Ranks start timing together: concurrent ranks share memory and links. */
+  if (MPI_Barrier(h->ctx->world) != MPI_SUCCESS && st == GCB_OK)
+    st = gcb_err_set(err, GCB_EMPI, "MPI_Barrier before timing failed");
+  for (long i = 0; i < h->opts->iters && st == GCB_OK; i++)
+    st = op->run(op->state, 1, &samples[i], err);
+  return st;
+}
+
+static enum gcb_status measure_and_check(struct gcb_harness *h,
+                                         struct gcb_op *op, struct wire *w) {
+  double *samples = calloc((size_t)h->opts->iters, sizeof *samples);
+  if (samples == NULL)
+    return gcb_err_set(&h->ctx->err, GCB_ENOMEM, "samples: out of memory");
+  enum gcb_status st = measure(h, op, samples);
+  if (st == GCB_OK)
+    gcb_stats_compute(samples, (size_t)h->opts->iters, &w->seconds);
+  free(samples);
+  if (st == GCB_OK && !h->opts->no_check && op->check)
+    st = op->check(op->state, &w->check, &h->ctx->err);
+  if (w->check.method)
+    snprintf(w->method, sizeof w->method, "%s", w->check.method);
+  return st;
+}
+
+/* Gathers every rank's wire record into rec->ranks on rank 0. */
+static enum gcb_status gather(struct gcb_harness *h, const struct wire *mine,
+                              struct gcb_record *rec, struct wire *all) {
+  struct gcb_ctx *ctx = h->ctx;
+  if (MPI_Gather(mine, (int)sizeof *mine, MPI_BYTE, all, (int)sizeof *mine,
+                 MPI_BYTE, 0, ctx->world) != MPI_SUCCESS)
+    return gcb_err_set(&ctx->err, GCB_EMPI, "MPI_Gather of case statistics failed");
+  for (int r = 0; ctx->rank == 0 && r < ctx->size; r++) {
+    struct gcb_rank_result *rr = &rec->ranks[r];
+    const struct gcb_check *c = &all[r].check;
+    rr->rank = r;
+    rr->seconds = all[r].seconds;
+    rr->check = (struct gcb_validation){
+        .checked = c->checked, .samples = c->samples, .wrong = c->wrong,
+        .max_error = c->max_error, .tolerance = c->tolerance,
+        .method = c->checked ? all[r].method : NULL};
+  }
+  return GCB_OK;
+}
+
+static void count(struct gcb_harness *h, const struct gcb_record *rec) {
+  h->totals.cases++;
+  for (int r = 0; r < rec->nranks; r++)
+    if (rec->ranks[r].check.wrong > 0) {
+      h->totals.invalid++;
+      return;
+    }
+}
+
+/* Runs one case; returns non-OK only when the whole run must stop. */
+static enum gcb_status run_case(struct gcb_harness *h,
+                                const struct gcb_bench *bench,
+                                const void *bench_opts, int index, int ncases,
+                                struct gcb_rank_result *ranks, struct wire *all) {
+  struct gcb_ctx *ctx = h->ctx;
+  struct gcb_record rec = {.bench = bench->name,
+                           .backend = ctx->backend_ops->name,
+                           .iterations = (int)h->opts->iters,
+                           .warmup = (int)h->opts->warmup,
+                           .nranks = ctx->size,
+                           .ranks = ranks};
+  struct gcb_op op = {0};
+  struct wire mine = {0};
+  gcb_err_clear(&ctx->err);
+  enum gcb_status st = bench->setup(ctx, bench_opts, index, &rec, &op, &ctx->err);
+  if (ctx->rank == 0)
+    gcb_table_progress(&h->table, &rec, index, ncases);
+  st = gcb_context_agree(ctx, st);
+  if (st == GCB_OK)
+    st = gcb_context_agree(ctx, measure_and_check(h, &op, &mine));
+  gcb_op_release(&op);
+  enum gcb_status sink = GCB_OK;
+  if (st == GCB_OK && (st = gather(h, &mine, &rec, all)) == GCB_OK) {
+    if (ctx->rank == 0 && (sink = to_sinks_record(h, &rec)) == GCB_OK)
+      count(h, &rec);
+  } else if (st == GCB_EUNSUPPORTED) {
+    h->totals.skipped++;
+    if (ctx->rank == 0)
+      sink = to_sinks_skip(h, &rec, gcb_errmsg(ctx));
+  } else {
+    h->totals.failed++;
+    if (ctx->rank == 0)
+      sink = to_sinks_error(h, &rec, -1, st, gcb_errmsg(ctx));
+  }
+  /* A sink that cannot write (disk full) ends the run on every rank. */
+  return gcb_context_agree(ctx, sink);
+}
+
+enum gcb_status gcb_harness_run(struct gcb_harness *h,
+                                const struct gcb_bench *bench,
+                                const void *bench_opts) {
+  struct gcb_ctx *ctx = h->ctx;
+  int n = bench->count(ctx, bench_opts);
+  struct gcb_rank_result *ranks = calloc((size_t)ctx->size, sizeof *ranks);
+  struct wire *all = calloc((size_t)ctx->size, sizeof *all);
+  enum gcb_status st = ranks && all ? GCB_OK
+                                    : gcb_err_set(&ctx->err, GCB_ENOMEM,
+                                                  "case buffers: out of memory");
+  st = gcb_context_agree(ctx, st);
+  for (int i = 0; i < n && st == GCB_OK; i++)
+    st = run_case(h, bench, bench_opts, i, n, ranks, all);
+  free(ranks);
+  free(all);
+  return st;
+}
+
+enum gcb_status gcb_harness_end(struct gcb_harness *h, enum gcb_status status) {
+  struct gcb_ctx *ctx = h->ctx;
+  enum gcb_status st = GCB_OK;
+  if (ctx->rank == 0 && h->document.results) {
+    const char *word = status == GCB_OK          ? "complete"
+                       : status == GCB_ETIMEOUT ? "timeout"
+                                                : "failed";
+    struct gcb_err err = {0};
+    st = gcb__header_finish(h->document.results, word, &err);
+    if (st == GCB_OK)
+      st = gcb_results_write(h->document.results, h->output, &err);
+    if (st != GCB_OK && status == GCB_OK)
+      ctx->err = err;
+    gcb_results_free(h->document.results);
+    h->document.results = NULL;
+  }
+  return st;
+}

@@ -1,0 +1,68 @@
+/*
+ * The harness: runs benchmark cases on every rank, gathers per-rank
+ * statistics to rank 0, and feeds finished records to the sinks (live table,
+ * results document). Collective: every rank calls every function here.
+ */
+#ifndef GCB_HARNESS_H
+#define GCB_HARNESS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "bench.h"
+#include "context.h"
+#include "reports/results.h"
+#include "sink.h"
+
+/* Options every run command shares (see gcb_run_options). */
+struct gcb_run_opts {
+  const char *backend;
+  long iters;
+  long warmup;
+  const char *output;     /* results document path; NULL: generated */
+  uint64_t seed;
+  bool no_check;
+  bool force;
+};
+
+/* The shared option table, filling struct gcb_run_opts. */
+extern const struct gcb_option gcb_run_options[];
+
+/* Counts of what a run did, for the exit code. */
+struct gcb_run_totals {
+  int cases, skipped, failed, invalid;
+};
+
+struct gcb_harness {
+  struct gcb_ctx *ctx;
+  const struct gcb_run_opts *opts;
+  char output[4096];             /* resolved results path (rank 0) */
+  struct gcb_table table;        /* rank 0 only, like everything below */
+  struct gcb_document document;
+  struct gcb_sink sinks[2];
+  int nsinks;
+  struct gcb_run_totals totals;
+};
+
+/*
+ * Starts a run: resolves the output path (refusing to overwrite without
+ * --force, creating missing directories), builds the results header
+ * (tool, run, options, software, nodes, ranks) and writes it once, so that
+ * an unwritable path fails before any benchmark runs. `options` is the echo
+ * of resolved options (stolen).
+ */
+enum gcb_status gcb_harness_begin(struct gcb_harness *h, struct gcb_ctx *ctx,
+                                  const struct gcb_run_opts *opts,
+                                  const char *command, int argc, char **argv,
+                                  json_t *options);
+
+/* Runs every case of one benchmark; a failing case is recorded and the
+ * run goes on. Returns an error only when the run cannot continue. */
+enum gcb_status gcb_harness_run(struct gcb_harness *h,
+                                const struct gcb_bench *bench,
+                                const void *bench_opts);
+
+/* Marks the run complete/failed, writes the document a last time, frees. */
+enum gcb_status gcb_harness_end(struct gcb_harness *h, enum gcb_status status);
+
+#endif

@@ -1,0 +1,20 @@
+/* The benchmark table: adding a benchmark is one file and one row here. */
+#include <string.h>
+
+#include "bench.h"
+
+extern const struct gcb_bench gcb_bench_gemm;
+extern const struct gcb_bench gcb_bench_membw;
+
+const struct gcb_bench *const gcb_benches[] = {
+    &gcb_bench_gemm,
+    &gcb_bench_membw,
+    NULL,
+};
+
+const struct gcb_bench *gcb_bench_find(const char *name) {
+  for (const struct gcb_bench *const *b = gcb_benches; *b; b++)
+    if (strcmp((*b)->name, name) == 0)
+      return *b;
+  return NULL;
+}

@@ -1,0 +1,54 @@
+/*
+ * Sinks: where rank 0 sends each finished case. The live table and the
+ * results document are sinks; so is anything added later (CSV, metrics).
+ * A sink never sees MPI: it gets plain records.
+ */
+#ifndef GCB_SINK_H
+#define GCB_SINK_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "common/status.h"
+#include "reports/record.h"
+#include "reports/results.h"
+
+struct gcb_sink {
+  const char *name;
+  void *self;
+  enum gcb_status (*record)(void *self, const struct gcb_record *rec,
+                            struct gcb_err *err);
+  enum gcb_status (*skip)(void *self, const struct gcb_record *rec,
+                          const char *reason, struct gcb_err *err);
+  enum gcb_status (*error)(void *self, const struct gcb_record *rec, int rank,
+                           enum gcb_status code, const char *message,
+                           struct gcb_err *err);
+};
+
+/* Live table state: one header per benchmark, one aligned row per case. */
+struct gcb_table {
+  FILE *out;
+  bool tty;              /* terminal: transient progress text allowed */
+  char bench[32];        /* benchmark whose header was printed last */
+};
+
+/* The live table as a sink over `t` (borrowed). */
+struct gcb_sink gcb_table_sink(struct gcb_table *t);
+
+/* Transient "running ..." text on a terminal, erased by the next row. */
+void gcb_table_progress(struct gcb_table *t, const struct gcb_record *rec,
+                        int index, int count);
+
+/* Results document state: the document and where it is rewritten. */
+struct gcb_document {
+  struct gcb_results *results;
+  const char *path;
+};
+
+/* The results document as a sink: appends, then rewrites atomically. */
+struct gcb_sink gcb_document_sink(struct gcb_document *d);
+
+/* Formats seconds with an adaptive unit ("12.3 µs", "1.25 s"). */
+void gcb_format_seconds(double s, char *buf, size_t len);
+
+#endif

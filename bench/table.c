@@ -1,0 +1,150 @@
+/*
+ * The live table: what a person watches while a run goes on. One header per
+ * benchmark (what is measured, how, in which unit), one aligned row per case
+ * with every number carrying its unit. Transient progress text appears only
+ * on a terminal, so piped output stays a clean table.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sink.h"
+
+#define PARAM_WIDTH 8
+
+void gcb_format_seconds(double s, char *buf, size_t len) {
+  static const struct {
+    double scale;
+    const char *unit;
+  } units[] = {{1, "s"}, {1e-3, "ms"}, {1e-6, "us"}, {1e-9, "ns"}};
+  size_t i = 0;
+  while (i + 1 < sizeof units / sizeof *units && s < units[i].scale)
+    i++;
+  snprintf(buf, len, "%.4g %s", s / units[i].scale, units[i].unit);
+}
+
+static int param_width(const struct gcb_param *p) {
+  int w = (int)strlen(p->key);
+  return w > PARAM_WIDTH ? w : PARAM_WIDTH;
+}
+
+static void print_param(FILE *out, const struct gcb_param *p) {
+  int w = param_width(p);
+  switch (p->type) {
+  case GCB_PARAM_INT:
+    fprintf(out, " %*" PRId64, w, p->i);
+    break;
+  case GCB_PARAM_DOUBLE:
+    fprintf(out, " %*g", w, p->d);
+    break;
+  case GCB_PARAM_STRING:
+    fprintf(out, " %*s", w, p->s);
+    break;
+  }
+}
+
+static void erase_progress(struct gcb_table *t) {
+  if (t->tty)
+    fputs("\r\033[K", t->out);
+}
+
+static void print_header(struct gcb_table *t, const struct gcb_record *rec) {
+  if (strcmp(t->bench, rec->bench) == 0)
+    return;
+  snprintf(t->bench, sizeof t->bench, "%s", rec->bench);
+  fprintf(t->out,
+          "\n# %s on %s: %d rank(s), %d timed iterations after %d warm-up; "
+          "figures in %s (%s)\n#",
+          rec->bench, rec->backend, rec->nranks, rec->iterations, rec->warmup,
+          rec->figure.unit, rec->figure.counted);
+  for (int i = 0; i < rec->nparams; i++)
+    fprintf(t->out, " %*s", param_width(&rec->params[i]), rec->params[i].key);
+  fprintf(t->out, " %12s %10s %10s %10s %7s  %s\n", "time(med)", "median",
+          "min", "max", "imbal", "check");
+  fprintf(t->out, "#");
+  for (int i = 0; i < rec->nparams; i++)
+    fprintf(t->out, " %*s", param_width(&rec->params[i]), "");
+  fprintf(t->out, " %12s %10s %10s %10s %7s\n", "per rank", rec->figure.unit,
+          rec->figure.unit, rec->figure.unit, "%");
+}
+
+static void print_params(struct gcb_table *t, const struct gcb_record *rec) {
+  fputc(' ', t->out);
+  for (int i = 0; i < rec->nparams; i++)
+    print_param(t->out, &rec->params[i]);
+}
+
+static double median_time(const struct gcb_record *rec) {
+  double *t = malloc((size_t)rec->nranks * sizeof *t);
+  struct gcb_stats s = {0};
+  if (t) {
+    for (int r = 0; r < rec->nranks; r++)
+      t[r] = rec->ranks[r].seconds.median;
+    gcb_stats_compute(t, (size_t)rec->nranks, &s);
+    free(t);
+  }
+  return s.median;
+}
+
+static enum gcb_status table_record(void *self, const struct gcb_record *rec,
+                                    struct gcb_err *err) {
+  (void)err;
+  struct gcb_table *t = self;
+  struct gcb_record_summary sum;
+  gcb_record_summarize(rec, &sum);
+  char time[32], check[48];
+  gcb_format_seconds(median_time(rec), time, sizeof time);
+  if (!sum.checked)
+    snprintf(check, sizeof check, "not checked");
+  else
+    snprintf(check, sizeof check, "%s (%" PRIu64 " wrong)",
+             sum.wrong ? "FAILED" : "ok", sum.wrong);
+  erase_progress(t);
+  print_header(t, rec);
+  print_params(t, rec);
+  fprintf(t->out, " %12s %10.2f %10.2f %10.2f %6.1f%%  %s\n", time,
+          sum.figure.median, sum.figure.min, sum.figure.max,
+          100.0 * sum.imbalance, check);
+  fflush(t->out);
+  return GCB_OK;
+}
+
+static enum gcb_status table_skip(void *self, const struct gcb_record *rec,
+                                  const char *reason, struct gcb_err *err) {
+  (void)err;
+  struct gcb_table *t = self;
+  erase_progress(t);
+  fprintf(t->out, "# skipped %s %s: %s\n", rec->bench, rec->label, reason);
+  fflush(t->out);
+  return GCB_OK;
+}
+
+static enum gcb_status table_error(void *self, const struct gcb_record *rec,
+                                   int rank, enum gcb_status code,
+                                   const char *message, struct gcb_err *err) {
+  (void)err;
+  (void)rank;
+  struct gcb_table *t = self;
+  erase_progress(t);
+  fprintf(t->out, "# FAILED %s %s (%s): %s\n", rec->bench, rec->label,
+          gcb_status_message(code), message);
+  fflush(t->out);
+  return GCB_OK;
+}
+
+struct gcb_sink gcb_table_sink(struct gcb_table *t) {
+  return (struct gcb_sink){.name = "table",
+                           .self = t,
+                           .record = table_record,
+                           .skip = table_skip,
+                           .error = table_error};
+}
+
+void gcb_table_progress(struct gcb_table *t, const struct gcb_record *rec,
+                        int index, int count) {
+  if (!t->tty)
+    return;
+  fprintf(t->out, "\r\033[K  running %s %s (case %d of %d)...", rec->bench,
+          rec->label, index + 1, count);
+  fflush(t->out);
+}

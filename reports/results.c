@@ -1,0 +1,884 @@
+/*
+ * The results document: building it from records, writing it atomically,
+ * reading it back with validation.
+ *
+ * The schema lives in one place, the node tables below: each table says,
+ * for one kind of JSON object, which fields it has, their types, and which
+ * are required. One walker checks a tree against them, both on reading a
+ * file (errors located with gcb_json_locate) and on building a document
+ * (sections and cases are checked as they are added, so that every document
+ * gcbench writes reads back).
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "results.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "jsonpos.h"
+
+#define RESULTS_MAX_BYTES ((size_t)256 << 20)
+#define SCHEMA_PREFIX "gcbench.results/"
+#define MAX_PATH_DEPTH 8
+#define DUMP_FLAGS (JSON_INDENT(1) | JSON_REAL_PRECISION(17))
+
+struct gcb_results {
+  json_t *root;
+};
+
+/* ---- schema tables ------------------------------------------------------ */
+
+enum {
+  T_STR = 1 << 0,
+  T_INT = 1 << 1,
+  T_REAL = 1 << 2,
+  T_BOOL = 1 << 3,
+  T_NULL = 1 << 4,
+  T_OBJ = 1 << 5,
+  T_ARR = 1 << 6,
+  T_NUM = T_INT | T_REAL,
+  T_SCALAR = T_STR | T_NUM | T_BOOL | T_NULL,
+};
+
+struct field;
+
+/* A value: its allowed types; for an object either its fields or (a map)
+ * the node of every member; for an array the node of every element. */
+struct node {
+  unsigned types;
+  const struct field *fields; /* terminated by a NULL name */
+  const struct node *items;
+  const char *const *choices; /* allowed strings, NULL-terminated */
+};
+
+struct field {
+  const char *name;
+  const struct node *node;
+  int required;
+};
+
+#define REQ(n, nd)                                                             \
+  { .name = n, .node = nd, .required = 1 }
+#define OPT(n, nd)                                                             \
+  { .name = n, .node = nd, .required = 0 }
+#define NODE(...) (&(const struct node){__VA_ARGS__})
+#define OBJ(f) NODE(.types = T_OBJ, .fields = f)
+#define ARR(item) NODE(.types = T_ARR, .items = item)
+
+static const struct node n_str = {.types = T_STR};
+static const struct node n_int = {.types = T_INT};
+static const struct node n_num = {.types = T_NUM};
+static const struct node n_bool = {.types = T_BOOL};
+static const struct node n_str_null = {.types = T_STR | T_NULL};
+static const struct node n_num_null = {.types = T_NUM | T_NULL};
+static const struct node n_str_array = {.types = T_ARR, .items = &n_str};
+static const struct node n_int_array = {.types = T_ARR, .items = &n_int};
+static const struct node n_options = {.types = T_OBJ,
+                                      .items = NODE(.types = T_SCALAR)};
+static const struct node n_software = {.types = T_OBJ, .items = &n_str};
+static const struct node n_params = {.types = T_OBJ,
+                                     .items = NODE(.types = T_STR | T_NUM)};
+
+static const char *const run_states[] = {"running", "complete", "failed",
+                                         "timeout", NULL};
+
+static const struct field tool_fields[] = {
+    REQ("name", &n_str),
+    REQ("version", &n_str),
+    REQ("git_revision", &n_str),
+    {0},
+};
+static const struct node n_tool = {.types = T_OBJ, .fields = tool_fields};
+
+static const struct field run_fields[] = {
+    REQ("id", &n_str),
+    REQ("command", &n_str),
+    REQ("command_line", &n_str_array),
+    REQ("start_time", &n_str),
+    REQ("end_time", &n_str_null),
+    REQ("status", NODE(.types = T_STR, .choices = run_states)),
+    REQ("backend", &n_str),
+    REQ("backend_reason", &n_str),
+    REQ("ranks", &n_int),
+    REQ("nodes", &n_int),
+    {0},
+};
+static const struct node n_run = {.types = T_OBJ, .fields = run_fields};
+
+static const struct field node_fields[] = {
+    REQ("index", &n_int),
+    REQ("hostname", &n_str),
+    REQ("ranks", &n_int_array),
+    REQ("cores", &n_int),
+    REQ("pus", &n_int),
+    REQ("packages", &n_int),
+    REQ("numa_nodes", &n_int),
+    REQ("llc_bytes", &n_int),
+    REQ("memory_bytes", &n_int),
+    REQ("cpu_model", &n_str),
+    {0},
+};
+static const struct node n_nodes = {.types = T_ARR, .items = OBJ(node_fields)};
+
+static const struct field device_fields[] = {
+    REQ("name", &n_str),
+    REQ("bus_id", &n_str),
+    REQ("index", &n_int),
+    REQ("memory_bytes", &n_int),
+    {0},
+};
+
+static const struct field rank_fields[] = {
+    REQ("rank", &n_int),
+    REQ("node", &n_int),
+    REQ("hostname", &n_str),
+    REQ("local_rank", &n_int),
+    REQ("pid", &n_int),
+    REQ("cpu_binding", &n_str),
+    REQ("bound_pus", &n_int),
+    REQ("cpu_threads", &n_int),
+    OPT("device", NODE(.types = T_OBJ | T_NULL, .fields = device_fields)),
+    {0},
+};
+static const struct node n_ranks = {.types = T_ARR, .items = OBJ(rank_fields)};
+
+static const struct field summary_fields[] = {
+    REQ("ranks", &n_int),    REQ("min", &n_num),      REQ("median", &n_num),
+    REQ("mean", &n_num),     REQ("max", &n_num),      REQ("stdev", &n_num),
+    REQ("min_rank", &n_int), REQ("max_rank", &n_int), REQ("imbalance", &n_num),
+    REQ("wrong", &n_int),    REQ("checked", &n_bool), {0},
+};
+
+static const struct field case_check_fields[] = {
+    REQ("checked", &n_bool),
+    REQ("passed", &n_bool),
+    REQ("wrong", &n_int),
+    {0},
+};
+
+static const struct field time_fields[] = {
+    REQ("n", &n_int),      REQ("min", &n_num),
+    REQ("median", &n_num), REQ("mean", &n_num),
+    REQ("max", &n_num),    REQ("stdev", &n_num),
+    REQ("p99", &n_num),    {0},
+};
+
+static const struct field figure_fields[] = {
+    REQ("median", &n_num),
+    REQ("best", &n_num),
+    REQ("worst", &n_num),
+    {0},
+};
+
+static const struct field rank_check_fields[] = {
+    REQ("checked", &n_bool),
+    REQ("samples", &n_int),
+    REQ("wrong", &n_int),
+    REQ("max_error", &n_num_null),
+    REQ("tolerance", &n_num_null),
+    REQ("method", &n_str_null),
+    {0},
+};
+
+static const struct field per_rank_fields[] = {
+    REQ("rank", &n_int),
+    REQ("time_s", OBJ(time_fields)),
+    REQ("figure", OBJ(figure_fields)),
+    REQ("validation", OBJ(rank_check_fields)),
+    {0},
+};
+
+static const struct field case_fields[] = {
+    REQ("bench", &n_str),
+    REQ("backend", &n_str),
+    REQ("label", &n_str),
+    REQ("params", &n_params),
+    REQ("unit", &n_str),
+    REQ("work_per_op", &n_num),
+    REQ("counted", &n_str),
+    REQ("iterations", &n_int),
+    REQ("warmup", &n_int),
+    REQ("summary", OBJ(summary_fields)),
+    REQ("validation", OBJ(case_check_fields)),
+    REQ("per_rank", ARR(OBJ(per_rank_fields))),
+    {0},
+};
+static const struct node n_case = {.types = T_OBJ, .fields = case_fields};
+
+static const struct field skip_fields[] = {
+    REQ("bench", &n_str),
+    REQ("label", &n_str),
+    REQ("reason", &n_str),
+    {0},
+};
+static const struct field error_fields[] = {
+    REQ("bench", &n_str),  REQ("label", &n_str),   REQ("rank", &n_int),
+    REQ("status", &n_str), REQ("message", &n_str), {0},
+};
+
+/* Top level, in the order sections are written. */
+static const struct field root_fields[] = {
+    REQ("schema", &n_str),
+    REQ("tool", &n_tool),
+    REQ("run", &n_run),
+    OPT("options", &n_options),
+    OPT("software", &n_software),
+    OPT("nodes", &n_nodes),
+    OPT("ranks", &n_ranks),
+    REQ("cases", ARR(&n_case)),
+    REQ("skipped", ARR(OBJ(skip_fields))),
+    REQ("errors", ARR(OBJ(error_fields))),
+    {0},
+};
+static const struct node n_root = {.types = T_OBJ, .fields = root_fields};
+
+/* Sections the harness sets with gcb_results_set. */
+static const char *const settable[] = {"tool",  "run",   "options", "software",
+                                       "nodes", "ranks", NULL};
+
+/* ---- validation --------------------------------------------------------- */
+
+/* Where the walker is: the path from the root, and the text (if any) to
+ * locate problems in. */
+struct walk {
+  const char *text;
+  size_t len;
+  const char *name;
+  struct gcb_json_step path[MAX_PATH_DEPTH];
+  size_t depth;
+  struct gcb_err *err;
+};
+
+static unsigned type_bit(const json_t *v) {
+  switch (json_typeof(v)) {
+  case JSON_OBJECT:
+    return T_OBJ;
+  case JSON_ARRAY:
+    return T_ARR;
+  case JSON_STRING:
+    return T_STR;
+  case JSON_INTEGER:
+    return T_INT;
+  case JSON_REAL:
+    return T_REAL;
+  case JSON_TRUE:
+  case JSON_FALSE:
+    return T_BOOL;
+  case JSON_NULL:
+    return T_NULL;
+  }
+  return 0;
+}
+
+static const char *type_word(const json_t *v) {
+  static const char *const words[] = {"object", "array",   "string",  "integer",
+                                      "real",   "boolean", "boolean", "null"};
+  return words[json_typeof(v)];
+}
+
+static const char *expected_words(unsigned types) {
+  static const struct {
+    unsigned types;
+    const char *words;
+  } table[] = {
+      {T_STR, "a string"},
+      {T_INT, "an integer"},
+      {T_NUM, "a number"},
+      {T_BOOL, "a boolean"},
+      {T_OBJ, "an object"},
+      {T_ARR, "an array"},
+      {T_STR | T_NULL, "a string or null"},
+      {T_NUM | T_NULL, "a number or null"},
+      {T_OBJ | T_NULL, "an object or null"},
+      {T_STR | T_NUM, "a string or a number"},
+      {T_SCALAR, "a string, number, boolean or null"},
+  };
+  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+    if (table[i].types == types)
+      return table[i].words;
+  return "another type";
+}
+
+static void path_string(const struct walk *w, char *buf, size_t size) {
+  size_t used = 0;
+  buf[0] = '\0';
+  for (size_t i = 0; i < w->depth && used < size; i++) {
+    const struct gcb_json_step *st = &w->path[i];
+    int n =
+        st->key != NULL
+            ? snprintf(buf + used, size - used, "%s%s", i ? "." : "", st->key)
+            : snprintf(buf + used, size - used, "[%zu]", st->index);
+    used += n > 0 ? (size_t)n : 0;
+  }
+}
+
+/* Records a problem at the current path: "name:line:col: path: what" when
+ * there is text to locate it in, "path: what" otherwise. */
+__attribute__((format(printf, 2, 3))) static enum gcb_status
+problem(struct walk *w, const char *fmt, ...) {
+  char what[256], path[192];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  path_string(w, path, sizeof path);
+  const char *sep = path[0] ? ": " : "";
+  if (w->text == NULL)
+    return gcb_err_set(w->err, GCB_EINTERNAL, "%s%s%s", path, sep, what);
+  int line, col;
+  gcb_json_locate(w->text, w->len, w->path, w->depth, &line, &col);
+  return gcb_err_set(w->err, GCB_EINPUT, "%s:%d:%d: %s%s%s", w->name, line, col,
+                     path, sep, what);
+}
+
+static enum gcb_status check_value(struct walk *w, const json_t *v,
+                                   const struct node *n);
+
+static enum gcb_status check_child(struct walk *w, const char *key,
+                                   size_t index, const json_t *v,
+                                   const struct node *n) {
+  if (w->depth >= MAX_PATH_DEPTH)
+    return problem(w, "nested too deeply for the schema walker");
+  w->path[w->depth++] = (struct gcb_json_step){.key = key, .index = index};
+  enum gcb_status rc = check_value(w, v, n);
+  w->depth--;
+  return rc;
+}
+
+static enum gcb_status check_fields(struct walk *w, const json_t *obj,
+                                    const struct field *fields) {
+  for (const struct field *f = fields; f->name != NULL; f++) {
+    const json_t *v = json_object_get(obj, f->name);
+    if (v == NULL && f->required)
+      return problem(w, "missing required field '%s'", f->name);
+    enum gcb_status rc =
+        v != NULL ? check_child(w, f->name, 0, v, f->node) : GCB_OK;
+    if (rc != GCB_OK)
+      return rc;
+  }
+  return GCB_OK;
+}
+
+static enum gcb_status check_members(struct walk *w, const json_t *v,
+                                     const struct node *items) {
+  enum gcb_status rc = GCB_OK;
+  if (json_is_array(v)) {
+    for (size_t i = 0; i < json_array_size(v) && rc == GCB_OK; i++)
+      rc = check_child(w, NULL, i, json_array_get(v, i), items);
+    return rc;
+  }
+  const char *key;
+  const json_t *m;
+  json_object_foreach((json_t *)v, key, m) {
+    if ((rc = check_child(w, key, 0, m, items)) != GCB_OK)
+      break;
+  }
+  return rc;
+}
+
+static enum gcb_status check_choice(struct walk *w, const json_t *v,
+                                    const char *const *choices) {
+  for (const char *const *c = choices; *c != NULL; c++)
+    if (strcmp(json_string_value(v), *c) == 0)
+      return GCB_OK;
+  char list[128] = "";
+  for (const char *const *c = choices; *c != NULL; c++)
+    snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
+             c == choices ? "" : ", ", *c);
+  return problem(w, "expected one of %s, got \"%s\"", list,
+                 json_string_value(v));
+}
+
+static enum gcb_status check_value(struct walk *w, const json_t *v,
+                                   const struct node *n) {
+  if ((type_bit(v) & n->types) == 0)
+    return problem(w, "expected %s, got %s", expected_words(n->types),
+                   type_word(v));
+  if (n->choices != NULL && json_is_string(v))
+    return check_choice(w, v, n->choices);
+  if (n->fields != NULL && json_is_object(v))
+    return check_fields(w, v, n->fields);
+  if (n->items != NULL && (json_is_object(v) || json_is_array(v)))
+    return check_members(w, v, n->items);
+  return GCB_OK;
+}
+
+/* Checks a value built in memory (no text to locate problems in), as the
+ * member `key` of the root when key is not NULL; problems are EINTERNAL,
+ * prefixed with `what`. */
+static enum gcb_status check_built(const json_t *v, const struct node *n,
+                                   const char *key, const char *what,
+                                   struct gcb_err *err) {
+  struct walk w = {.err = err};
+  enum gcb_status rc =
+      key != NULL ? check_child(&w, key, 0, v, n) : check_value(&w, v, n);
+  if (rc != GCB_OK)
+    gcb_err_prefix(err, "%s", what);
+  return rc;
+}
+
+/* The schema field first: tells a results document of another version
+ * from something that is not a results document at all. */
+static enum gcb_status check_schema(struct walk *w, const json_t *root) {
+  if (!json_is_object(root))
+    return problem(w,
+                   "not a gcbench results document (top level is %s %s, "
+                   "expected an object)",
+                   strchr("aeiou", type_word(root)[0]) ? "an" : "a",
+                   type_word(root));
+  const json_t *schema = json_object_get(root, "schema");
+  if (schema == NULL)
+    return problem(w, "not a gcbench results document (no \"schema\" field)");
+  w->path[w->depth++] = (struct gcb_json_step){.key = "schema"};
+  const char *s = json_string_value(schema);
+  size_t plen = strlen(SCHEMA_PREFIX);
+  if (s != NULL && strcmp(s, GCB_RESULTS_SCHEMA) == 0) {
+    w->depth--;
+    return GCB_OK;
+  }
+  if (s != NULL && strncmp(s, SCHEMA_PREFIX, plen) == 0)
+    return problem(w, "unsupported schema version %s (this gcbench reads %s)",
+                   s + plen, GCB_RESULTS_SCHEMA);
+  return problem(w, "not a gcbench results document (schema is not \"%s\")",
+                 GCB_RESULTS_SCHEMA);
+}
+
+/* ---- building ----------------------------------------------------------- */
+
+static const char *str_or_empty(const char *s) {
+  return s != NULL ? s : "";
+}
+
+/* jansson has no NaN or infinity: they become null, which the schema allows
+ * only where it says so (the walker rejects them elsewhere). */
+static json_t *number(double x) {
+  return isfinite(x) ? json_real(x) : json_null();
+}
+
+static json_t *stats_json(const struct gcb_stats *s) {
+  return json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o}", "n", (json_int_t)s->n,
+                   "min", number(s->min), "median", number(s->median), "mean",
+                   number(s->mean), "max", number(s->max), "stdev",
+                   number(s->stdev), "p99", number(s->p99));
+}
+
+static json_t *params_json(const struct gcb_record *rec) {
+  json_t *obj = json_object();
+  for (int i = 0; obj != NULL && i < rec->nparams; i++) {
+    const struct gcb_param *p = &rec->params[i];
+    json_t *v = p->type == GCB_PARAM_INT      ? json_integer(p->i)
+                : p->type == GCB_PARAM_DOUBLE ? number(p->d)
+                                              : json_string(p->s);
+    if (json_object_set_new(obj, str_or_empty(p->key), v) != 0) {
+      json_decref(obj);
+      obj = NULL;
+    }
+  }
+  return obj;
+}
+
+static json_t *rank_check_json(const struct gcb_validation *c) {
+  return json_pack("{s:b, s:I, s:I, s:o, s:o, s:o}", "checked", c->checked,
+                   "samples", (json_int_t)c->samples, "wrong",
+                   (json_int_t)c->wrong, "max_error", number(c->max_error),
+                   "tolerance", number(c->tolerance), "method",
+                   c->method != NULL ? json_string(c->method) : json_null());
+}
+
+static json_t *per_rank_json(const struct gcb_record *rec,
+                             const struct gcb_rank_result *rr) {
+  const struct gcb_stats *t = &rr->seconds;
+  return json_pack("{s:i, s:o, s:{s:o, s:o, s:o}, s:o}", "rank", rr->rank,
+                   "time_s", stats_json(t), "figure", "median",
+                   number(gcb_record_figure(rec, t->median)), "best",
+                   number(gcb_record_figure(rec, t->min)), "worst",
+                   number(gcb_record_figure(rec, t->max)), "validation",
+                   rank_check_json(&rr->check));
+}
+
+static json_t *per_rank_array(const struct gcb_record *rec) {
+  json_t *arr = json_array();
+  for (int r = 0; arr != NULL && r < rec->nranks; r++) {
+    if (json_array_append_new(arr, per_rank_json(rec, &rec->ranks[r])) != 0) {
+      json_decref(arr);
+      arr = NULL;
+    }
+  }
+  return arr;
+}
+
+/* The rank number held by the record's rank slot i (-1 if none). */
+static int rank_at(const struct gcb_record *rec, int i) {
+  return rec->nranks > 0 ? rec->ranks[i].rank : -1;
+}
+
+static json_t *summary_json(const struct gcb_record *rec,
+                            const struct gcb_record_summary *s) {
+  const struct gcb_stats *f = &s->figure;
+  return json_pack("{s:i, s:o, s:o, s:o, s:o, s:o, s:i, s:i, s:o, s:I, s:b}",
+                   "ranks", rec->nranks, "min", number(f->min), "median",
+                   number(f->median), "mean", number(f->mean), "max",
+                   number(f->max), "stdev", number(f->stdev), "min_rank",
+                   rank_at(rec, s->min_rank), "max_rank",
+                   rank_at(rec, s->max_rank), "imbalance", number(s->imbalance),
+                   "wrong", (json_int_t)s->wrong, "checked", s->checked);
+}
+
+static json_t *case_json(const struct gcb_record *rec) {
+  struct gcb_record_summary s;
+  gcb_record_summarize(rec, &s);
+  return json_pack(
+      "{s:s, s:s, s:s, s:o, s:s, s:o, s:s, s:i, s:i, s:o, "
+      "s:{s:b, s:b, s:I}, s:o}",
+      "bench", str_or_empty(rec->bench), "backend", str_or_empty(rec->backend),
+      "label", rec->label, "params", params_json(rec), "unit",
+      str_or_empty(rec->figure.unit), "work_per_op", number(rec->work_per_op),
+      "counted", str_or_empty(rec->figure.counted), "iterations",
+      rec->iterations, "warmup", rec->warmup, "summary", summary_json(rec, &s),
+      "validation", "checked", s.checked, "passed", s.checked && s.wrong == 0,
+      "wrong", (json_int_t)s.wrong, "per_rank", per_rank_array(rec));
+}
+
+static enum gcb_status append(struct gcb_results *r, const char *section,
+                              json_t *item, struct gcb_err *err) {
+  if (item == NULL)
+    return gcb_err_set(err, GCB_ENOMEM,
+                       "results: cannot build %s entry (out of memory, or a "
+                       "string that is not UTF-8)",
+                       section);
+  if (json_array_append_new(json_object_get(r->root, section), item) != 0)
+    return gcb_err_set(err, GCB_ENOMEM, "results: cannot append to %s",
+                       section);
+  return GCB_OK;
+}
+
+struct gcb_results *gcb_results_new(void) {
+  struct gcb_results *r = malloc(sizeof *r);
+  if (r == NULL)
+    return NULL;
+  r->root = json_pack("{s:s, s:[], s:[], s:[]}", "schema", GCB_RESULTS_SCHEMA,
+                      "cases", "skipped", "errors");
+  if (r->root == NULL) {
+    free(r);
+    return NULL;
+  }
+  return r;
+}
+
+void gcb_results_free(struct gcb_results *r) {
+  if (r == NULL)
+    return;
+  json_decref(r->root);
+  free(r);
+}
+
+json_t *gcb_results_json(const struct gcb_results *r) {
+  return r->root;
+}
+
+static const struct node *section_node(const char *section) {
+  for (const char *const *s = settable; *s != NULL; s++)
+    if (strcmp(*s, section) == 0)
+      for (const struct field *f = root_fields; f->name != NULL; f++)
+        if (strcmp(f->name, section) == 0)
+          return f->node;
+  return NULL;
+}
+
+enum gcb_status gcb_results_set(struct gcb_results *r, const char *section,
+                                json_t *value, struct gcb_err *err) {
+  enum gcb_status rc = GCB_OK;
+  const struct node *n = section_node(section);
+  if (n == NULL)
+    rc = gcb_err_set(err, GCB_EINTERNAL, "results: no settable section '%s'",
+                     section);
+  else if (value == NULL)
+    rc = gcb_err_set(err, GCB_ENOMEM, "results: no value for section '%s'",
+                     section);
+  else
+    rc = check_built(value, n, section, "results", err);
+  if (rc == GCB_OK && json_object_set(r->root, section, value) != 0)
+    rc = gcb_err_set(err, GCB_ENOMEM, "results: cannot set '%s'", section);
+  json_decref(value);
+  return rc;
+}
+
+enum gcb_status gcb_results_add_record(struct gcb_results *r,
+                                       const struct gcb_record *rec,
+                                       struct gcb_err *err) {
+  json_t *c = case_json(rec);
+  if (c == NULL)
+    return gcb_err_set(err, GCB_ENOMEM,
+                       "results: cannot build case %s '%s' (out of memory, or "
+                       "a string that is not UTF-8)",
+                       str_or_empty(rec->bench), rec->label);
+  char what[160];
+  snprintf(what, sizeof what, "results: case %s '%s'", str_or_empty(rec->bench),
+           rec->label);
+  enum gcb_status rc = check_built(c, &n_case, NULL, what, err);
+  if (rc != GCB_OK) {
+    json_decref(c);
+    return rc;
+  }
+  return append(r, "cases", c, err);
+}
+
+enum gcb_status gcb_results_add_skip(struct gcb_results *r, const char *bench,
+                                     const char *label, const char *reason,
+                                     struct gcb_err *err) {
+  return append(r, "skipped",
+                json_pack("{s:s, s:s, s:s}", "bench", str_or_empty(bench),
+                          "label", str_or_empty(label), "reason",
+                          str_or_empty(reason)),
+                err);
+}
+
+enum gcb_status gcb_results_add_error(struct gcb_results *r, const char *bench,
+                                      const char *label, int rank,
+                                      enum gcb_status code, const char *message,
+                                      struct gcb_err *err) {
+  return append(r, "errors",
+                json_pack("{s:s, s:s, s:i, s:s, s:s}", "bench",
+                          str_or_empty(bench), "label", str_or_empty(label),
+                          "rank", rank, "status", gcb_status_name(code),
+                          "message", str_or_empty(message)),
+                err);
+}
+
+/* ---- writing ------------------------------------------------------------ */
+
+/* A shallow copy of the root with the sections in schema order, then any
+ * others, so files read the same whatever order sections were set in. */
+static json_t *ordered_root(const json_t *root) {
+  json_t *out = json_object();
+  for (const struct field *f = root_fields; out != NULL && f->name; f++) {
+    json_t *v = json_object_get(root, f->name);
+    if (v != NULL && json_object_set(out, f->name, v) != 0)
+      json_decrefp(&out);
+  }
+  const char *key;
+  json_t *v;
+  json_object_foreach((json_t *)root, key, v) {
+    if (out != NULL && json_object_get(out, key) == NULL &&
+        json_object_set(out, key, v) != 0)
+      json_decrefp(&out);
+  }
+  return out;
+}
+
+struct sink {
+  int fd;
+  int error; /* errno of the first failed write */
+};
+
+static int write_all(const char *buf, size_t size, void *data) {
+  struct sink *k = data;
+  while (size > 0 && k->error == 0) {
+    ssize_t n = write(k->fd, buf, size);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      k->error = errno;
+    } else {
+      buf += n;
+      size -= (size_t)n;
+    }
+  }
+  return k->error == 0 ? 0 : -1;
+}
+
+static enum gcb_status io_error(const char *path, const char *what, int e,
+                                struct gcb_err *err) {
+  return gcb_err_set(err, GCB_EIO, "%s: %s (%s)", path, what, strerror(e));
+}
+
+/* Writes the document and a final newline to fd, then syncs it. */
+static enum gcb_status write_fd(const json_t *doc, int fd, const char *path,
+                                struct gcb_err *err) {
+  struct sink k = {.fd = fd};
+  if (json_dump_callback(doc, write_all, &k, DUMP_FLAGS) != 0 ||
+      write_all("\n", 1, &k) != 0)
+    return io_error(path, "cannot write temporary file",
+                    k.error ? k.error : ENOMEM, err);
+  if (fsync(fd) != 0)
+    return io_error(path, "cannot sync temporary file", errno, err);
+  return GCB_OK;
+}
+
+/* Syncs the directory holding path, so that the rename is durable.
+ * Filesystems that cannot sync directories (EINVAL) are not an error. */
+static enum gcb_status sync_dir(const char *path, struct gcb_err *err) {
+  const char *slash = strrchr(path, '/');
+  char *dir = slash == NULL   ? strdup(".")
+              : slash == path ? strdup("/")
+                              : strndup(path, (size_t)(slash - path));
+  if (dir == NULL)
+    return gcb_err_set(err, GCB_ENOMEM, "%s: out of memory", path);
+  enum gcb_status rc = GCB_OK;
+  int fd = open(dir, O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || (fsync(fd) != 0 && errno != EINVAL))
+    rc = io_error(path, "cannot sync directory", errno, err);
+  if (fd >= 0)
+    close(fd);
+  free(dir);
+  return rc;
+}
+
+/* Writes doc to tmp, then renames it over path; removes tmp on failure. */
+static enum gcb_status replace_file(const json_t *doc, const char *tmp,
+                                    const char *path, struct gcb_err *err) {
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return io_error(path, "cannot create temporary file", errno, err);
+  enum gcb_status rc = write_fd(doc, fd, path, err);
+  if (close(fd) != 0 && rc == GCB_OK)
+    rc = io_error(path, "cannot close temporary file", errno, err);
+  if (rc == GCB_OK && rename(tmp, path) != 0)
+    rc = io_error(path, "cannot rename temporary file into place", errno, err);
+  if (rc != GCB_OK)
+    unlink(tmp);
+  return rc;
+}
+
+enum gcb_status gcb_results_write(const struct gcb_results *r, const char *path,
+                                  struct gcb_err *err) {
+  size_t size = strlen(path) + 32;
+  char *tmp = malloc(size);
+  json_t *doc = ordered_root(r->root);
+  enum gcb_status rc = GCB_OK;
+  if (tmp == NULL || doc == NULL) {
+    rc = gcb_err_set(err, GCB_ENOMEM, "%s: out of memory", path);
+    goto done;
+  }
+  snprintf(tmp, size, "%s.tmp.%ld", path, (long)getpid());
+  rc = replace_file(doc, tmp, path, err);
+  if (rc == GCB_OK)
+    rc = sync_dir(path, err);
+done:
+  json_decref(doc);
+  free(tmp);
+  return rc;
+}
+
+/* ---- reading ------------------------------------------------------------ */
+
+static enum gcb_status too_large(const char *name, long long size,
+                                 struct gcb_err *err) {
+  return gcb_err_set(err, GCB_EINPUT,
+                     "%s: too large (%lld bytes, limit %zu MiB)", name, size,
+                     RESULTS_MAX_BYTES >> 20);
+}
+
+/* Reads all of fd into a new buffer, refusing more than the size limit
+ * (checked as it reads, for pipes and files that grow). */
+static enum gcb_status slurp(int fd, const char *path, char **buf, size_t *len,
+                             struct gcb_err *err) {
+  size_t cap = 0, used = 0;
+  char *b = NULL;
+  enum gcb_status rc = GCB_OK;
+  for (;;) {
+    if (used == cap) {
+      char *grown = realloc(b, cap = cap ? 2 * cap : 1 << 16);
+      if (grown == NULL) {
+        rc = gcb_err_set(err, GCB_ENOMEM, "%s: out of memory", path);
+        break;
+      }
+      b = grown;
+    }
+    ssize_t n = read(fd, b + used, cap - used);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      rc = n < 0 ? io_error(path, "cannot read", errno, err) : GCB_OK;
+      break;
+    }
+    used += (size_t)n;
+    if (used > RESULTS_MAX_BYTES) {
+      rc = too_large(path, (long long)used, err);
+      break;
+    }
+  }
+  if (rc != GCB_OK) {
+    free(b);
+    return rc;
+  }
+  *buf = b;
+  *len = used;
+  return GCB_OK;
+}
+
+enum gcb_status gcb_results_read(const char *path, struct gcb_results **out,
+                                 struct gcb_err *err) {
+  *out = NULL;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return gcb_err_set(err, GCB_EINPUT, "%s: cannot open (%s)", path,
+                       strerror(errno));
+  struct stat st;
+  char *text = NULL;
+  size_t len = 0;
+  enum gcb_status rc;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+      (unsigned long long)st.st_size > RESULTS_MAX_BYTES)
+    rc = too_large(path, (long long)st.st_size, err);
+  else
+    rc = slurp(fd, path, &text, &len, err);
+  close(fd);
+  if (rc == GCB_OK)
+    rc = gcb_results_parse(text, len, path, out, err);
+  free(text);
+  return rc;
+}
+
+static int all_blank(const char *text, size_t len) {
+  for (size_t i = 0; i < len; i++)
+    if (memchr(" \t\r\n", text[i], 4) == NULL)
+      return 0;
+  return 1;
+}
+
+static enum gcb_status load(const char *text, size_t len, const char *name,
+                            json_t **root, struct gcb_err *err) {
+  if (len > RESULTS_MAX_BYTES)
+    return too_large(name, (long long)len, err);
+  if (all_blank(text, len))
+    return gcb_err_set(err, GCB_EINPUT,
+                       "%s:1:1: empty file, not a gcbench results document",
+                       name);
+  json_error_t je;
+  *root = json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je);
+  if (*root == NULL)
+    return gcb_err_set(err, GCB_EINPUT, "%s:%d:%d: %s", name, je.line,
+                       je.column > 0 ? je.column : 1, je.text);
+  return GCB_OK;
+}
+
+enum gcb_status gcb_results_parse(const char *text, size_t len,
+                                  const char *name, struct gcb_results **out,
+                                  struct gcb_err *err) {
+  *out = NULL;
+  name = name != NULL ? name : "<buffer>";
+  json_t *root = NULL;
+  enum gcb_status rc = load(text, len, name, &root, err);
+  struct walk w = {.text = text, .len = len, .name = name, .err = err};
+  if (rc == GCB_OK)
+    rc = check_schema(&w, root);
+  if (rc == GCB_OK)
+    rc = check_value(&w, root, &n_root);
+  if (rc == GCB_OK && (*out = malloc(sizeof **out)) == NULL)
+    rc = gcb_err_set(err, GCB_ENOMEM, "%s: out of memory", name);
+  if (rc != GCB_OK) {
+    json_decref(root);
+    return rc;
+  }
+  (*out)->root = root;
+  return GCB_OK;
+}

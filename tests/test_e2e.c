@@ -1,0 +1,274 @@
+/*
+ * End-to-end runs of the gcbench executable under mpiexec on the host
+ * backend, checked through the results document they write (read back with
+ * the validating reader).
+ */
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "reports/results.h"
+
+extern char **environ;
+
+static char dir[64];
+
+static void make_dir(void) {
+  snprintf(dir, sizeof dir, "/tmp/gcb-e2e-XXXXXX");
+  cr_assert_not_null(mkdtemp(dir));
+}
+
+static void remove_dir(void) {
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  cr_expect_eq(system(cmd), 0);
+}
+
+TestSuite(e2e, .init = make_dir, .fini = remove_dir, .timeout = 300);
+
+/* Runs `mpiexec -n ranks gcbench args...` (ranks 0: without mpiexec),
+ * stdout and stderr to files in dir; returns the exit status. */
+static int gcbench(int ranks, const char *const *args) {
+  const char *argv[64];
+  int n = 0;
+  char nbuf[16];
+  if (ranks > 0) {
+    snprintf(nbuf, sizeof nbuf, "%d", ranks);
+    argv[n++] = GCB_MPIEXEC;
+    argv[n++] = "-n";
+    argv[n++] = nbuf;
+  }
+  argv[n++] = GCB_BINARY;
+  for (int i = 0; args[i] && n < 63; i++)
+    argv[n++] = args[i];
+  argv[n] = NULL;
+
+  char out[128], err[128];
+  snprintf(out, sizeof out, "%s/stdout", dir);
+  snprintf(err, sizeof err, "%s/stderr", dir);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  pid_t pid;
+  int rc = posix_spawn(&pid, argv[0], &fa, NULL, (char **)argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  cr_assert_eq(rc, 0, "spawn %s", argv[0]);
+  int status = 0;
+  cr_assert_eq(waitpid(pid, &status, 0), pid);
+  cr_assert(WIFEXITED(status), "gcbench did not exit normally");
+  return WEXITSTATUS(status);
+}
+
+/* Contents of dir/name, NUL-terminated (caller frees). */
+static char *slurp(const char *name) {
+  char path[128];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "r");
+  cr_assert_not_null(f, "open %s", path);
+  char *buf = calloc(1, 1 << 20);
+  size_t n = fread(buf, 1, (1 << 20) - 1, f);
+  buf[n] = '\0';
+  fclose(f);
+  return buf;
+}
+
+static struct gcb_results *load(const char *name) {
+  char path[128];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  struct gcb_results *r = NULL;
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_results_read(path, &r, &err), GCB_OK, "%s", err.msg);
+  return r;
+}
+
+static json_t *section(struct gcb_results *r, const char *name) {
+  return json_object_get(gcb_results_json(r), name);
+}
+
+static const char *out_path(const char *name) {
+  static char path[128];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  return path;
+}
+
+static void expect_case_sane(json_t *c, int ranks) {
+  const char *label = json_string_value(json_object_get(c, "label"));
+  json_t *per_rank = json_object_get(c, "per_rank");
+  cr_expect_eq(json_array_size(per_rank), (size_t)ranks, "%s", label);
+  json_t *summary = json_object_get(c, "summary");
+  cr_expect_gt(json_number_value(json_object_get(summary, "median")), 0, "%s",
+               label);
+  cr_expect_eq(json_integer_value(json_object_get(summary, "ranks")), ranks);
+  json_t *v = json_object_get(c, "validation");
+  cr_expect(json_is_true(json_object_get(v, "checked")), "%s checked", label);
+  cr_expect(json_is_true(json_object_get(v, "passed")), "%s passed", label);
+  size_t i;
+  json_t *rr;
+  json_array_foreach(per_rank, i, rr) {
+    json_t *t = json_object_get(rr, "time_s");
+    cr_expect_eq(json_integer_value(json_object_get(rr, "rank")), (json_int_t)i);
+    cr_expect_eq(json_integer_value(json_object_get(t, "n")), 3, "%s", label);
+    cr_expect_gt(json_number_value(json_object_get(t, "min")), 0, "%s", label);
+  }
+}
+
+Test(e2e, gemm_on_two_ranks_writes_validated_figures_per_rank) {
+  const char *args[] = {"gemm", "-m", "96", "-n", "64", "-k", "80", "--dtype",
+                        "fp32,fp64,fp16", "--iters", "3", "--warmup", "1",
+                        "-o", out_path("gemm.json"), NULL};
+  cr_assert_eq(gcbench(2, args), 0, "stderr: %s", slurp("stderr"));
+  struct gcb_results *r = load("gemm.json");
+  json_t *run = section(r, "run");
+  cr_expect_str_eq(json_string_value(json_object_get(run, "status")), "complete");
+  cr_expect_str_eq(json_string_value(json_object_get(run, "backend")), "host");
+  cr_expect_eq(json_integer_value(json_object_get(run, "ranks")), 2);
+  json_t *cases = section(r, "cases");
+  cr_assert_eq(json_array_size(cases), 2);
+  for (size_t i = 0; i < 2; i++) {
+    json_t *c = json_array_get(cases, i);
+    expect_case_sane(c, 2);
+    cr_expect_str_eq(json_string_value(json_object_get(c, "unit")), "GFLOP/s");
+    json_t *p = json_object_get(c, "params");
+    cr_expect_eq(json_integer_value(json_object_get(p, "m")), 96);
+    cr_expect_eq(json_integer_value(json_object_get(p, "k")), 80);
+    cr_expect_float_eq(json_number_value(json_object_get(c, "work_per_op")),
+                       2.0 * 96 * 64 * 80, 1e-6);
+  }
+  json_t *skipped = section(r, "skipped");
+  cr_assert_eq(json_array_size(skipped), 1);
+  const char *reason =
+      json_string_value(json_object_get(json_array_get(skipped, 0), "reason"));
+  cr_expect(strstr(reason, "fp16") != NULL, "%s", reason);
+  json_t *opts = section(r, "options");
+  cr_expect_eq(json_integer_value(json_object_get(opts, "iters")), 3);
+  cr_expect_eq(json_integer_value(json_object_get(opts, "m")), 96);
+  cr_expect_eq(json_array_size(section(r, "ranks")), 2);
+  cr_expect_eq(json_array_size(section(r, "nodes")), 1);
+  char *out = slurp("stdout");
+  cr_expect(strstr(out, "GFLOP/s") != NULL, "%s", out);
+  cr_expect(strstr(out, "skipped gemm fp16") != NULL, "%s", out);
+  cr_expect(strstr(out, "\033[") == NULL, "escape codes when piped");
+  free(out);
+  gcb_results_free(r);
+}
+
+Test(e2e, membw_on_two_ranks_counts_bytes_read_and_written) {
+  const char *args[] = {"membw", "--size", "1M", "--iters", "3", "--warmup",
+                        "1", "-o", out_path("membw.json"), NULL};
+  cr_assert_eq(gcbench(2, args), 0, "stderr: %s", slurp("stderr"));
+  struct gcb_results *r = load("membw.json");
+  json_t *cases = section(r, "cases");
+  cr_assert_eq(json_array_size(cases), 4);
+  const double arrays[] = {2, 2, 3, 3};   /* copy, scale, add, triad */
+  for (size_t i = 0; i < 4; i++) {
+    json_t *c = json_array_get(cases, i);
+    expect_case_sane(c, 2);
+    cr_expect_str_eq(json_string_value(json_object_get(c, "unit")), "GB/s");
+    cr_expect_float_eq(json_number_value(json_object_get(c, "work_per_op")),
+                       arrays[i] * (1 << 20), 1e-6);
+    cr_expect(strstr(json_string_value(json_object_get(c, "counted")), "read") !=
+              NULL);
+  }
+  gcb_results_free(r);
+}
+
+Test(e2e, suite_runs_every_benchmark_into_one_document) {
+  const char *args[] = {"suite", "--iters", "3", "--warmup", "0", "-o",
+                        out_path("sub/dir/suite.json"), NULL};
+  cr_assert_eq(gcbench(2, args), 0, "stderr: %s", slurp("stderr"));
+  struct gcb_results *r = load("sub/dir/suite.json");
+  json_t *cases = section(r, "cases");
+  int gemm = 0, membw = 0;
+  size_t i;
+  json_t *c;
+  json_array_foreach(cases, i, c) {
+    const char *b = json_string_value(json_object_get(c, "bench"));
+    gemm += strcmp(b, "gemm") == 0;
+    membw += strcmp(b, "membw") == 0;
+    expect_case_sane(c, 2);
+  }
+  cr_expect_eq(gemm, 2);
+  cr_expect_eq(membw, 4);
+  cr_expect_not_null(json_object_get(section(r, "options"), "gemm"));
+  gcb_results_free(r);
+}
+
+Test(e2e, odd_rank_count_gathers_every_rank) {
+  const char *args[] = {"gemm", "-m", "32", "--dtype", "fp32", "--iters", "3",
+                        "--warmup", "0", "-o", out_path("three.json"), NULL};
+  cr_assert_eq(gcbench(3, args), 0, "stderr: %s", slurp("stderr"));
+  struct gcb_results *r = load("three.json");
+  json_t *c = json_array_get(section(r, "cases"), 0);
+  expect_case_sane(c, 3);
+  json_t *ranks = section(r, "ranks");
+  cr_assert_eq(json_array_size(ranks), 3);
+  cr_expect_eq(json_integer_value(json_object_get(json_array_get(ranks, 2),
+                                                  "local_rank")), 2);
+  gcb_results_free(r);
+}
+
+struct usage_case {
+  const char *args[8];
+  const char *message;
+};
+
+static const struct usage_case usage_cases[] = {
+    {{"gemm", "--dtype", "fp7"}, "unknown value 'fp7'"},
+    {{"gemm", "-m", "0"}, "below the minimum"},
+    {{"membw", "--size", "lots"}, "invalid size 'lots'"},
+    {{"gemm", "--iters", "-3"}, "below the minimum"},
+    {{"frobnicate"}, "unknown command 'frobnicate'"},
+    {{"gemm", "--backend", "tpu"}, "unknown backend 'tpu'"},
+    {{"suite", "--output", ""}, "empty path"},
+};
+
+Test(e2e, bad_usage_exits_2_with_one_line) {
+  for (size_t i = 0; i < sizeof usage_cases / sizeof *usage_cases; i++) {
+    cr_expect_eq(gcbench(1, usage_cases[i].args), 2, "case %zu", i);
+    char *err = slurp("stderr");
+    cr_expect(strstr(err, usage_cases[i].message) != NULL, "case %zu: %s", i, err);
+    cr_expect_eq(strchr(err, '\n'), err + strlen(err) - 1, "one line: %s", err);
+    free(err);
+  }
+}
+
+Test(e2e, existing_results_are_kept_without_force) {
+  char path[128];
+  snprintf(path, sizeof path, "%s/keep.json", dir);
+  FILE *f = fopen(path, "w");
+  fputs("precious", f);
+  fclose(f);
+  const char *args[] = {"gemm", "-m", "16", "--iters", "1", "-o", path, NULL};
+  cr_expect_eq(gcbench(1, args), 2);
+  char *kept = slurp("keep.json");
+  cr_expect_str_eq(kept, "precious");
+  free(kept);
+  const char *forced[] = {"gemm", "-m", "16", "--iters", "1", "-o", path,
+                          "--force", NULL};
+  cr_expect_eq(gcbench(1, forced), 0);
+  gcb_results_free(load("keep.json"));
+}
+
+Test(e2e, help_describes_every_command_and_option) {
+  const char *top[] = {"--help", NULL};
+  cr_assert_eq(gcbench(0, top), 0);
+  char *out = slurp("stdout");
+  cr_expect(strstr(out, "gemm") && strstr(out, "membw") && strstr(out, "suite"),
+            "%s", out);
+  free(out);
+  const char *gemm[] = {"gemm", "--help", NULL};
+  cr_assert_eq(gcbench(0, gemm), 0);
+  out = slurp("stdout");
+  const char *want[] = {"--backend", "--iters", "--warmup", "--output", "--seed",
+                        "--dtype", "-m", "-k", "[default:"};
+  for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+    cr_expect(strstr(out, want[i]) != NULL, "gemm --help lacks %s", want[i]);
+  free(out);
+}

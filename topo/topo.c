@@ -1,0 +1,151 @@
+/*
+ * hwloc topology: loading (live or XML, important I/O objects kept),
+ * a machine summary, and CPU-binding queries. Later topology work (GPU and
+ * NIC discovery, path classes, binding checks) builds on gcb_topo.
+ */
+#include "topo.h"
+
+#include <hwloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct gcb_topo {
+  hwloc_topology_t topology;
+  int from_xml;
+};
+
+void gcb_topo_free(struct gcb_topo *t) {
+  if (t == NULL)
+    return;
+  if (t->topology)
+    hwloc_topology_destroy(t->topology);
+  free(t);
+}
+
+enum gcb_status gcb_topo_load(const char *xml_path, struct gcb_topo **out,
+                              struct gcb_err *err) {
+  *out = NULL;
+  struct gcb_topo *t = calloc(1, sizeof *t);
+  if (t == NULL)
+    return gcb_err_set(err, GCB_ENOMEM, "topology: out of memory");
+  enum gcb_status st = GCB_OK;
+  if (hwloc_topology_init(&t->topology) != 0) {
+    t->topology = NULL;
+    st = gcb_err_set(err, GCB_EHWLOC, "hwloc_topology_init failed");
+    goto fail;
+  }
+  /* Without this filter hwloc drops PCI and OS devices, GPUs included. */
+  if (hwloc_topology_set_io_types_filter(t->topology,
+                                         HWLOC_TYPE_FILTER_KEEP_IMPORTANT) != 0) {
+    st = gcb_err_set(err, GCB_EHWLOC, "hwloc_topology_set_io_types_filter failed");
+    goto fail;
+  }
+  if (xml_path) {
+    t->from_xml = 1;
+    if (hwloc_topology_set_xml(t->topology, xml_path) != 0) {
+      st = gcb_err_set(err, GCB_EINPUT, "%s: cannot read as an hwloc XML topology",
+                       xml_path);
+      goto fail;
+    }
+  }
+  if (hwloc_topology_load(t->topology) != 0) {
+    st = xml_path ? gcb_err_set(err, GCB_EINPUT,
+                                "%s: not a valid hwloc XML topology", xml_path)
+                  : gcb_err_set(err, GCB_EHWLOC, "hwloc_topology_load failed");
+    goto fail;
+  }
+  *out = t;
+  return GCB_OK;
+fail:
+  gcb_topo_free(t);
+  return st;
+}
+
+int gcb_topo_is_from_xml(const struct gcb_topo *t) { return t->from_xml; }
+
+static int count_type(hwloc_topology_t topo, hwloc_obj_type_t type) {
+  int n = hwloc_get_nbobjs_by_type(topo, type);
+  return n > 0 ? n : 0;
+}
+
+/* Sum of the caches at the deepest level that is still a data cache shared
+ * by the most PUs: the last-level cache. */
+static uint64_t llc_bytes(hwloc_topology_t topo) {
+  static const hwloc_obj_type_t levels[] = {HWLOC_OBJ_L5CACHE, HWLOC_OBJ_L4CACHE,
+                                            HWLOC_OBJ_L3CACHE, HWLOC_OBJ_L2CACHE,
+                                            HWLOC_OBJ_L1CACHE};
+  for (size_t i = 0; i < sizeof levels / sizeof *levels; i++) {
+    int n = hwloc_get_nbobjs_by_type(topo, levels[i]);
+    if (n <= 0)
+      continue;
+    uint64_t sum = 0;
+    for (int j = 0; j < n; j++) {
+      hwloc_obj_t o = hwloc_get_obj_by_type(topo, levels[i], (unsigned)j);
+      sum += o->attr->cache.size;
+    }
+    return sum;
+  }
+  return 0;
+}
+
+void gcb_topo_summarize(const struct gcb_topo *t, struct gcb_topo_summary *out) {
+  memset(out, 0, sizeof *out);
+  hwloc_topology_t topo = t->topology;
+  out->packages = count_type(topo, HWLOC_OBJ_PACKAGE);
+  out->numa_nodes = count_type(topo, HWLOC_OBJ_NUMANODE);
+  out->cores = count_type(topo, HWLOC_OBJ_CORE);
+  out->pus = count_type(topo, HWLOC_OBJ_PU);
+  out->llc_bytes = llc_bytes(topo);
+  for (int i = 0; i < out->numa_nodes; i++) {
+    hwloc_obj_t n = hwloc_get_obj_by_type(topo, HWLOC_OBJ_NUMANODE, (unsigned)i);
+    out->memory_bytes += n->attr->numanode.local_memory;
+  }
+  hwloc_obj_t pkg = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PACKAGE, 0);
+  const char *model = pkg ? hwloc_obj_get_info_by_name(pkg, "CPUModel") : NULL;
+  snprintf(out->cpu_model, sizeof out->cpu_model, "%s", model ? model : "");
+}
+
+enum gcb_status gcb_topo_own_binding(const struct gcb_topo *t, char *list,
+                                     size_t list_len, int *pus,
+                                     struct gcb_err *err) {
+  if (t->from_xml)
+    return gcb_err_set(err, GCB_EUNSUPPORTED,
+                       "CPU binding cannot be queried on an XML topology");
+  hwloc_bitmap_t set = hwloc_bitmap_alloc();
+  if (set == NULL)
+    return gcb_err_set(err, GCB_ENOMEM, "hwloc_bitmap_alloc failed");
+  enum gcb_status st = GCB_OK;
+  if (hwloc_get_cpubind(t->topology, set, HWLOC_CPUBIND_PROCESS) != 0 &&
+      hwloc_get_cpubind(t->topology, set, HWLOC_CPUBIND_THREAD) != 0) {
+    st = gcb_err_set(err, GCB_EHWLOC, "hwloc_get_cpubind failed");
+  } else {
+    /* Only PUs that exist in the topology count (the OS may report more). */
+    hwloc_bitmap_and(set, set, hwloc_topology_get_topology_cpuset(t->topology));
+    hwloc_bitmap_list_snprintf(list, list_len, set);
+    *pus = hwloc_bitmap_weight(set);
+  }
+  hwloc_bitmap_free(set);
+  return st;
+}
+
+enum gcb_status gcb_topo_binding_is_whole(const struct gcb_topo *t,
+                                          const char *list, int *whole,
+                                          struct gcb_err *err) {
+  hwloc_bitmap_t set = hwloc_bitmap_alloc();
+  if (set == NULL)
+    return gcb_err_set(err, GCB_ENOMEM, "hwloc_bitmap_alloc failed");
+  enum gcb_status st = GCB_OK;
+  if (hwloc_bitmap_list_sscanf(set, list) != 0)
+    st = gcb_err_set(err, GCB_EINPUT, "invalid CPU list '%s'", list);
+  else
+    *whole = hwloc_bitmap_isincluded(
+        hwloc_topology_get_topology_cpuset(t->topology), set);
+  hwloc_bitmap_free(set);
+  return st;
+}
+
+void gcb_topo_hwloc_version(char *buf, size_t len) {
+  unsigned v = hwloc_get_api_version();
+  snprintf(buf, len, "%u.%u.%u", v >> 16, (v >> 8) & 0xff, v & 0xff);
+}
