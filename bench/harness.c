@@ -231,6 +231,8 @@ enum gcb_status gcb_harness_run(struct gcb_harness *h,
 enum gcb_status gcb_harness_end(struct gcb_harness *h, enum gcb_status status) {
   struct gcb_ctx *ctx = h->ctx;
   enum gcb_status st = GCB_OK;
+  if (ctx == NULL)  /* the run never began */
+    return GCB_OK;
   if (ctx->rank == 0 && h->document.results) {
     const char *word = status == GCB_OK          ? "complete"
                        : status == GCB_ETIMEOUT ? "timeout"

@@ -64,7 +64,7 @@ static enum gcb_status membw_setup(struct gcb_ctx *ctx, const void *opts,
   gcb_format_size(p.elements * sizeof(double), size, sizeof size);
   snprintf(rec->label, sizeof rec->label, "%s %s", k->name, size);
   gcb_record_param_str(rec, "kernel", k->name);
-  gcb_record_param_int(rec, "bytes", (int64_t)(p.elements * sizeof(double)));
+  gcb_record_param_size(rec, "bytes", (int64_t)(p.elements * sizeof(double)));
   rec->work_per_op =
       (double)p.elements * (double)(k->reads + k->writes) * sizeof(double);
   rec->figure = (struct gcb_figure_spec){

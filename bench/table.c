@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "options.h"
 #include "sink.h"
 
 #define PARAM_WIDTH 8
@@ -30,9 +31,14 @@ static int param_width(const struct gcb_param *p) {
 
 static void print_param(FILE *out, const struct gcb_param *p) {
   int w = param_width(p);
+  char size[32];
   switch (p->type) {
   case GCB_PARAM_INT:
     fprintf(out, " %*" PRId64, w, p->i);
+    break;
+  case GCB_PARAM_SIZE:
+    gcb_format_size((uint64_t)p->i, size, sizeof size);
+    fprintf(out, " %*s", w, size);
     break;
   case GCB_PARAM_DOUBLE:
     fprintf(out, " %*g", w, p->d);

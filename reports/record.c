@@ -58,6 +58,23 @@ void gcb_record_param_int(struct gcb_record *rec, const char *key, int64_t v) {
   }
 }
 
+void gcb_record_param_size(struct gcb_record *rec, const char *key, int64_t v) {
+  struct gcb_param *p = next_param(rec, key);
+  if (p) {
+    p->type = GCB_PARAM_SIZE;
+    p->i = v;
+  }
+}
+
+void gcb_record_param_double(struct gcb_record *rec, const char *key,
+                             double v) {
+  struct gcb_param *p = next_param(rec, key);
+  if (p) {
+    p->type = GCB_PARAM_DOUBLE;
+    p->d = v;
+  }
+}
+
 void gcb_record_param_str(struct gcb_record *rec, const char *key,
                           const char *v) {
   struct gcb_param *p = next_param(rec, key);

@@ -14,7 +14,13 @@
 
 #define GCB_MAX_PARAMS 8
 
-enum gcb_param_type { GCB_PARAM_INT, GCB_PARAM_DOUBLE, GCB_PARAM_STRING };
+/* SIZE is an integer count of bytes, shown with a suffix ("64M"). */
+enum gcb_param_type {
+  GCB_PARAM_INT,
+  GCB_PARAM_SIZE,
+  GCB_PARAM_DOUBLE,
+  GCB_PARAM_STRING
+};
 
 /* One case parameter (dtype=fp32, m=2048, kernel=triad). */
 struct gcb_param {
@@ -82,6 +88,8 @@ void gcb_record_summarize(const struct gcb_record *rec,
 /* Adds a parameter; silently ignores more than GCB_MAX_PARAMS (a
  * programming error caught by the registry tests). */
 void gcb_record_param_int(struct gcb_record *rec, const char *key, int64_t v);
+void gcb_record_param_size(struct gcb_record *rec, const char *key, int64_t v);
+void gcb_record_param_double(struct gcb_record *rec, const char *key, double v);
 void gcb_record_param_str(struct gcb_record *rec, const char *key,
                           const char *v);
 

@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,8 +82,9 @@ static const struct node n_str_null = {.types = T_STR | T_NULL};
 static const struct node n_num_null = {.types = T_NUM | T_NULL};
 static const struct node n_str_array = {.types = T_ARR, .items = &n_str};
 static const struct node n_int_array = {.types = T_ARR, .items = &n_int};
-static const struct node n_options = {.types = T_OBJ,
-                                      .items = NODE(.types = T_SCALAR)};
+/* Option values: scalars, lists (sets of choices) and, in a suite, one
+ * nested object per benchmark; checked no further. */
+static const struct node n_options = {.types = T_OBJ};
 static const struct node n_software = {.types = T_OBJ, .items = &n_str};
 static const struct node n_params = {.types = T_OBJ,
                                      .items = NODE(.types = T_STR | T_NUM)};
@@ -474,7 +476,8 @@ static json_t *params_json(const struct gcb_record *rec) {
   json_t *obj = json_object();
   for (int i = 0; obj != NULL && i < rec->nparams; i++) {
     const struct gcb_param *p = &rec->params[i];
-    json_t *v = p->type == GCB_PARAM_INT      ? json_integer(p->i)
+    bool integer = p->type == GCB_PARAM_INT || p->type == GCB_PARAM_SIZE;
+    json_t *v = integer                       ? json_integer(p->i)
                 : p->type == GCB_PARAM_DOUBLE ? number(p->d)
                                               : json_string(p->s);
     if (json_object_set_new(obj, str_or_empty(p->key), v) != 0) {

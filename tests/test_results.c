@@ -641,8 +641,9 @@ Test(results_read, schema_violations_are_named_and_located) {
       {"\"tool\": {\"name\": \"gcbench\", \"version\": \"0.1.0\", "
        "\"git_revision\": \"0123456789ab\"}",
        "\"tool\": \"gcbench\"", "tool: expected an object, got string", NULL},
-      {"\"json\": true", "\"json\": [true]",
-       "options.json: expected a string, number, boolean or null, got array",
+      {"\"options\": {\"bench\": \"gemm\", \"iterations\": 20, \"min-time\": "
+       "0.5, \"json\": true, \"baseline\": null}",
+       "\"options\": [\"gemm\"]", "options: expected an object, got array",
        NULL},
       {"\"hwloc\": \"2.9.0\"", "\"hwloc\": 2.9",
        "software.hwloc: expected a string, got real", NULL},
