@@ -2,7 +2,6 @@
 #include "record.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 double gcb_record_figure(const struct gcb_record *rec, double seconds) {
@@ -17,28 +16,24 @@ void gcb_record_summarize(const struct gcb_record *rec,
   int n = rec->nranks;
   if (n <= 0)
     return;
-  double *fig = malloc((size_t)n * sizeof *fig);
+  double fig[n]; /* one double per rank: small even at scale */
   double tmax = 0, tsum = 0;
   out->checked = true;
   for (int r = 0; r < n; r++) {
     const struct gcb_rank_result *rr = &rec->ranks[r];
-    double f = gcb_record_figure(rec, rr->seconds.median);
-    if (f < gcb_record_figure(rec, rec->ranks[out->min_rank].seconds.median))
+    fig[r] = gcb_record_figure(rec, rr->seconds.median);
+    if (fig[r] < fig[out->min_rank])
       out->min_rank = r;
-    if (f > gcb_record_figure(rec, rec->ranks[out->max_rank].seconds.median))
+    if (fig[r] > fig[out->max_rank])
       out->max_rank = r;
     tsum += rr->seconds.median;
     if (rr->seconds.median > tmax)
       tmax = rr->seconds.median;
     out->wrong += rr->check.wrong;
     out->checked = out->checked && rr->check.checked;
-    if (fig)
-      fig[r] = f;
   }
   out->imbalance = tmax > 0 ? (tmax - tsum / n) / tmax : 0.0;
-  if (fig)
-    gcb_stats_compute(fig, (size_t)n, &out->figure);
-  free(fig);
+  gcb_stats_compute(fig, (size_t)n, &out->figure);
 }
 
 static struct gcb_param *next_param(struct gcb_record *rec, const char *key) {
