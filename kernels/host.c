@@ -13,8 +13,6 @@
  * this rank's share of the memory available when the backend was opened
  * fails with GCB_ENOMEM instead of waking the OOM killer halfway through.
  */
-#define _POSIX_C_SOURCE 200809L
-
 #include "kernels/backend.h"
 
 #include <cblas.h>

@@ -9,8 +9,6 @@
  * (sections and cases are checked as they are added, so that every document
  * gcbench writes reads back).
  */
-#define _POSIX_C_SOURCE 200809L
-
 #include "results.h"
 
 #include <errno.h>

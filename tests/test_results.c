@@ -5,8 +5,6 @@
  * Expected positions are computed from a marker's offset in the file text,
  * independently of the scanner under test.
  */
-#define _POSIX_C_SOURCE 200809L
-
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <fcntl.h>

@@ -8,7 +8,7 @@
 
 #include "topo/topo.h"
 
-#define TOPO(name) GCB_TESTDATA "/topo/" name
+#define TOPO(name) GCB_TEST_DATA "/topo/" name
 
 struct summary_case {
   const char *file;
