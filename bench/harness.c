@@ -102,10 +102,9 @@ enum gcb_status gcb_harness_begin(struct gcb_harness *h, struct gcb_ctx *ctx,
     h->sinks[h->nsinks++] = gcb_document_sink(&h->document);
     /* Written once now: an unwritable path fails before any benchmark. */
     st = gcb_results_write(h->document.results, h->output, &ctx->err);
-    if (st == GCB_OK && ctx->stdout_tty)
-      printf("# gcbench %s: %d rank(s) on %d node(s), backend %s (%s)\n",
-             command, ctx->size, ctx->node_count, ctx->backend_ops->name,
-             ctx->backend_reason);
+    if (st == GCB_OK)
+      printf("# gcbench %s: %d rank(s) on %d node(s); backend %s\n", command,
+             ctx->size, ctx->node_count, ctx->backend_reason);
   }
   return gcb_context_agree(ctx, st);
 }

@@ -95,7 +95,7 @@ static void append(char *buf, size_t len, const char *sep, const char *text) {
 static void set_why(char *why, size_t why_len, const char *how,
                     const char *name, const char *reason) {
   if (why != NULL && why_len > 0)
-    snprintf(why, why_len, "%s: %s (%s)", how, name, reason);
+    snprintf(why, why_len, "%s (%s; %s)", name, how, reason);
 }
 
 /* "auto": the first usable backend; the reasons of the skipped ones

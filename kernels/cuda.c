@@ -84,7 +84,7 @@ static bool cuda_usable(char *why, size_t why_len) {
 
   if (rc != cudaSuccess) {
     (void)cudaGetLastError();
-    snprintf(why, why_len, "no CUDA device visible (cudaGetDeviceCount: %s)",
+    snprintf(why, why_len, "no CUDA device visible, cudaGetDeviceCount: %s",
              cudaGetErrorString(rc));
     return false;
   }
