@@ -22,6 +22,15 @@ struct gcb_bench {
   const struct gcb_option *options;  /* own options, {0}-terminated */
   size_t opts_size;      /* size of the struct the options fill */
 
+  /*
+   * Optional: state shared by all cases of one run (a communicator, say),
+   * made before the first case and freed after the last. Collective.
+   * GCB_EUNSUPPORTED skips every case of the benchmark with the reason.
+   */
+  enum gcb_status (*open)(struct gcb_ctx *ctx, const void *opts, void **state,
+                          struct gcb_err *err);
+  void (*close)(void *state);
+
   /* Number of cases these options describe (same on every rank). */
   int (*count)(const struct gcb_ctx *ctx, const void *opts);
 
@@ -31,9 +40,20 @@ struct gcb_bench {
    * description is filled even when preparing fails, so a skipped or failed
    * case is still named. GCB_EUNSUPPORTED means "skip, reason in err".
    */
-  enum gcb_status (*setup)(struct gcb_ctx *ctx, const void *opts, int index,
-                           struct gcb_record *rec, struct gcb_op *op,
+  enum gcb_status (*setup)(struct gcb_ctx *ctx, const void *opts, void *state,
+                           int index, struct gcb_record *rec, struct gcb_op *op,
                            struct gcb_err *err);
+
+  /*
+   * Optional: times the prepared operation itself and fills out's time_s,
+   * seconds and late (aggregated loops, arrival skew). NULL: the harness
+   * warms up, then times `iters` single runs and takes their median.
+   * Collective.
+   */
+  enum gcb_status (*measure)(struct gcb_ctx *ctx, const void *opts,
+                             void *state, struct gcb_op *op, long iters,
+                             long warmup, struct gcb_rank_result *out,
+                             struct gcb_err *err);
 };
 
 /* Every benchmark, NULL-terminated, in suite order. */

@@ -48,8 +48,9 @@ static enum gcb_dtype nth_dtype(uint32_t set, int index) {
 static uint64_t or_default(uint64_t v, uint64_t def) { return v ? v : def; }
 
 static enum gcb_status gemm_setup(struct gcb_ctx *ctx, const void *opts,
-                                  int index, struct gcb_record *rec,
+                                  void *state, int index, struct gcb_record *rec,
                                   struct gcb_op *op, struct gcb_err *err) {
+  (void)state;
   const struct gemm_opts *o = opts;
   uint64_t m = or_default(o->m, ctx->backend_ops->gemm_default_dim);
   struct gcb_gemm_params p = {.dtype = nth_dtype(o->dtypes, index),

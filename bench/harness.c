@@ -34,7 +34,7 @@ const struct gcb_option gcb_run_options[] = {
 
 /* What each rank sends rank 0 about one case; plain bytes on the wire. */
 struct wire {
-  struct gcb_stats seconds;
+  struct gcb_rank_result result;  /* check.method travels in method[] */
   struct gcb_check check;
   char method[96];
 };
@@ -125,15 +125,30 @@ static enum gcb_status measure(struct gcb_harness *h, struct gcb_op *op,
   return st;
 }
 
-static enum gcb_status measure_and_check(struct gcb_harness *h,
-                                         struct gcb_op *op, struct wire *w) {
+/* The default timing: the median of single timed runs. */
+static enum gcb_status measure_samples(struct gcb_harness *h, struct gcb_op *op,
+                                       struct gcb_rank_result *out) {
   double *samples = calloc((size_t)h->opts->iters, sizeof *samples);
   if (samples == NULL)
     return gcb_err_set(&h->ctx->err, GCB_ENOMEM, "samples: out of memory");
   enum gcb_status st = measure(h, op, samples);
-  if (st == GCB_OK)
-    gcb_stats_compute(samples, (size_t)h->opts->iters, &w->seconds);
+  if (st == GCB_OK) {
+    gcb_stats_compute(samples, (size_t)h->opts->iters, &out->seconds);
+    out->time_s = out->seconds.median;
+  }
   free(samples);
+  return st;
+}
+
+static enum gcb_status measure_and_check(struct gcb_harness *h,
+                                         const struct gcb_bench *bench,
+                                         const void *bench_opts, void *state,
+                                         struct gcb_op *op, struct wire *w) {
+  enum gcb_status st =
+      bench->measure
+          ? bench->measure(h->ctx, bench_opts, state, op, h->opts->iters,
+                           h->opts->warmup, &w->result, &h->ctx->err)
+          : measure_samples(h, op, &w->result);
   if (st == GCB_OK && !h->opts->no_check && op->check)
     st = op->check(op->state, &w->check, &h->ctx->err);
   if (w->check.method)
@@ -151,8 +166,8 @@ static enum gcb_status gather(struct gcb_harness *h, const struct wire *mine,
   for (int r = 0; ctx->rank == 0 && r < ctx->size; r++) {
     struct gcb_rank_result *rr = &rec->ranks[r];
     const struct gcb_check *c = &all[r].check;
+    *rr = all[r].result;
     rr->rank = r;
-    rr->seconds = all[r].seconds;
     rr->check = (struct gcb_validation){
         .checked = c->checked, .samples = c->samples, .wrong = c->wrong,
         .max_error = c->max_error, .tolerance = c->tolerance,
@@ -173,8 +188,9 @@ static void count(struct gcb_harness *h, const struct gcb_record *rec) {
 /* Runs one case; returns non-OK only when the whole run must stop. */
 static enum gcb_status run_case(struct gcb_harness *h,
                                 const struct gcb_bench *bench,
-                                const void *bench_opts, int index, int ncases,
-                                struct gcb_rank_result *ranks, struct wire *all) {
+                                const void *bench_opts, void *state, int index,
+                                int ncases, struct gcb_rank_result *ranks,
+                                struct wire *all) {
   struct gcb_ctx *ctx = h->ctx;
   struct gcb_record rec = {.bench = bench->name,
                            .backend = ctx->backend_ops->name,
@@ -185,12 +201,14 @@ static enum gcb_status run_case(struct gcb_harness *h,
   struct gcb_op op = {0};
   struct wire mine = {0};
   gcb_err_clear(&ctx->err);
-  enum gcb_status st = bench->setup(ctx, bench_opts, index, &rec, &op, &ctx->err);
+  enum gcb_status st =
+      bench->setup(ctx, bench_opts, state, index, &rec, &op, &ctx->err);
   if (ctx->rank == 0)
     gcb_table_progress(&h->table, &rec, index, ncases);
   st = gcb_context_agree(ctx, st);
   if (st == GCB_OK)
-    st = gcb_context_agree(ctx, measure_and_check(h, &op, &mine));
+    st = gcb_context_agree(
+        ctx, measure_and_check(h, bench, bench_opts, state, &op, &mine));
   gcb_op_release(&op);
   enum gcb_status sink = GCB_OK;
   if (st == GCB_OK && (st = gather(h, &mine, &rec, all)) == GCB_OK) {
@@ -209,21 +227,53 @@ static enum gcb_status run_case(struct gcb_harness *h,
   return gcb_context_agree(ctx, sink);
 }
 
+/* A benchmark whose run-wide state cannot be made: one skip or error
+ * line for the whole benchmark, named after it. */
+static enum gcb_status report_unopened(struct gcb_harness *h,
+                                       const struct gcb_bench *bench,
+                                       enum gcb_status st) {
+  struct gcb_record rec = {.bench = bench->name,
+                           .backend = h->ctx->backend_ops->name};
+  snprintf(rec.label, sizeof rec.label, "(all cases)");
+  enum gcb_status sink = GCB_OK;
+  if (st == GCB_EUNSUPPORTED)
+    h->totals.skipped++;
+  else
+    h->totals.failed++;
+  if (h->ctx->rank == 0)
+    sink = st == GCB_EUNSUPPORTED
+               ? to_sinks_skip(h, &rec, gcb_errmsg(h->ctx))
+               : to_sinks_error(h, &rec, -1, st, gcb_errmsg(h->ctx));
+  return gcb_context_agree(h->ctx, sink);
+}
+
 enum gcb_status gcb_harness_run(struct gcb_harness *h,
                                 const struct gcb_bench *bench,
                                 const void *bench_opts) {
   struct gcb_ctx *ctx = h->ctx;
+  void *state = NULL;
+  gcb_err_clear(&ctx->err);
+  enum gcb_status st = GCB_OK;
+  if (bench->open &&
+      (st = gcb_context_agree(
+           ctx, bench->open(ctx, bench_opts, &state, &ctx->err))) != GCB_OK) {
+    if (bench->close)
+      bench->close(state);
+    return report_unopened(h, bench, st);
+  }
   int n = bench->count(ctx, bench_opts);
   struct gcb_rank_result *ranks = calloc((size_t)ctx->size, sizeof *ranks);
   struct wire *all = calloc((size_t)ctx->size, sizeof *all);
-  enum gcb_status st = ranks && all ? GCB_OK
-                                    : gcb_err_set(&ctx->err, GCB_ENOMEM,
-                                                  "case buffers: out of memory");
+  st = ranks && all ? GCB_OK
+                    : gcb_err_set(&ctx->err, GCB_ENOMEM,
+                                  "case buffers: out of memory");
   st = gcb_context_agree(ctx, st);
   for (int i = 0; i < n && st == GCB_OK; i++)
-    st = run_case(h, bench, bench_opts, i, n, ranks, all);
+    st = run_case(h, bench, bench_opts, state, i, n, ranks, all);
   free(ranks);
   free(all);
+  if (bench->close)
+    bench->close(state);
   return st;
 }
 

@@ -52,8 +52,9 @@ static uint64_t auto_size(const struct gcb_ctx *ctx) {
 }
 
 static enum gcb_status membw_setup(struct gcb_ctx *ctx, const void *opts,
-                                   int index, struct gcb_record *rec,
+                                   void *state, int index, struct gcb_record *rec,
                                    struct gcb_op *op, struct gcb_err *err) {
+  (void)state;
   const struct membw_opts *o = opts;
   uint64_t bytes = o->size ? o->size : auto_size(ctx);
   struct gcb_stream_params p = {.kernel = nth_kernel(o->kernels, index),

@@ -80,18 +80,6 @@ static void print_params(struct gcb_table *t, const struct gcb_record *rec) {
     print_param(t->out, &rec->params[i]);
 }
 
-static double median_time(const struct gcb_record *rec) {
-  double *t = malloc((size_t)rec->nranks * sizeof *t);
-  struct gcb_stats s = {0};
-  if (t) {
-    for (int r = 0; r < rec->nranks; r++)
-      t[r] = rec->ranks[r].seconds.median;
-    gcb_stats_compute(t, (size_t)rec->nranks, &s);
-    free(t);
-  }
-  return s.median;
-}
-
 static enum gcb_status table_record(void *self, const struct gcb_record *rec,
                                     struct gcb_err *err) {
   (void)err;
@@ -99,7 +87,7 @@ static enum gcb_status table_record(void *self, const struct gcb_record *rec,
   struct gcb_record_summary sum;
   gcb_record_summarize(rec, &sum);
   char time[32], check[48];
-  gcb_format_seconds(median_time(rec), time, sizeof time);
+  gcb_format_seconds(sum.time.median, time, sizeof time);
   if (!sum.checked)
     snprintf(check, sizeof check, "not checked");
   else

@@ -10,30 +10,47 @@ double gcb_record_figure(const struct gcb_record *rec, double seconds) {
   return rec->work_per_op / seconds / rec->figure.scale;
 }
 
+/* The rank arriving latest on average at collectives, if measured. */
+static void find_late_rank(const struct gcb_record *rec,
+                           struct gcb_record_summary *out) {
+  out->late_rank = -1;
+  for (int r = 0; r < rec->nranks; r++) {
+    const struct gcb_stats *late = &rec->ranks[r].late;
+    if (late->n > 0 && (out->late_rank < 0 || late->mean > out->late_mean)) {
+      out->late_rank = r;
+      out->late_mean = late->mean;
+      out->late_max = late->max;
+    }
+  }
+}
+
 void gcb_record_summarize(const struct gcb_record *rec,
                           struct gcb_record_summary *out) {
   memset(out, 0, sizeof *out);
+  out->late_rank = -1;
   int n = rec->nranks;
   if (n <= 0)
     return;
-  double fig[n]; /* one double per rank: small even at scale */
-  double tmax = 0, tsum = 0;
+  double fig[n], time[n]; /* a few doubles per rank: small even at scale */
   out->checked = true;
   for (int r = 0; r < n; r++) {
     const struct gcb_rank_result *rr = &rec->ranks[r];
-    fig[r] = gcb_record_figure(rec, rr->seconds.median);
+    fig[r] = gcb_record_figure(rec, rr->time_s);
+    time[r] = rr->time_s;
     if (fig[r] < fig[out->min_rank])
       out->min_rank = r;
     if (fig[r] > fig[out->max_rank])
       out->max_rank = r;
-    tsum += rr->seconds.median;
-    if (rr->seconds.median > tmax)
-      tmax = rr->seconds.median;
     out->wrong += rr->check.wrong;
     out->checked = out->checked && rr->check.checked;
   }
-  out->imbalance = tmax > 0 ? (tmax - tsum / n) / tmax : 0.0;
   gcb_stats_compute(fig, (size_t)n, &out->figure);
+  gcb_stats_compute(time, (size_t)n, &out->time);
+  if (out->time.max > 0)
+    out->imbalance = (out->time.max - out->time.mean) / out->time.max;
+  out->algbw = gcb_record_figure(rec, out->time.mean);
+  out->busbw = out->algbw * rec->figure.bus_factor;
+  find_late_rank(rec, out);
 }
 
 static struct gcb_param *next_param(struct gcb_record *rec, const char *key) {

@@ -43,7 +43,11 @@ struct gcb_validation {
 
 struct gcb_rank_result {
   int rank;
+  /* The time the figure comes from: the median sample, or the mean of an
+   * aggregated loop (collectives, as nccl-tests reports them). */
+  double time_s;
   struct gcb_stats seconds;   /* time of one operation, over samples */
+  struct gcb_stats late;      /* arrival lateness; n == 0: not measured */
   struct gcb_validation check;
 };
 
@@ -52,6 +56,7 @@ struct gcb_figure_spec {
   const char *unit;           /* "GFLOP/s", "GB/s" */
   double scale;               /* work units per figure unit (1e9) */
   const char *counted;        /* what was counted, in words */
+  double bus_factor;          /* collectives: busbw = algbw * factor; 0: none */
 };
 
 struct gcb_record {
@@ -68,11 +73,16 @@ struct gcb_record {
   struct gcb_rank_result *ranks;   /* nranks entries, by rank; not owned */
 };
 
-/* Cross-rank summary of the per-rank figures (rate at median time). */
+/* Cross-rank summary of the per-rank figures (rate at each rank's time). */
 struct gcb_record_summary {
   struct gcb_stats figure;    /* over ranks */
+  struct gcb_stats time;      /* over ranks of time_s */
   int min_rank, max_rank;     /* rank holding the lowest / highest figure */
-  double imbalance;           /* (max - mean) / max of per-rank time medians */
+  double imbalance;           /* (max - mean) / max of per-rank times */
+  double algbw;               /* work / mean time, in the figure's unit */
+  double busbw;               /* algbw * bus_factor; 0 without a factor */
+  int late_rank;              /* rank with the largest mean lateness; -1 */
+  double late_mean, late_max; /* that rank's lateness, seconds */
   uint64_t wrong;             /* sum over ranks */
   bool checked;               /* every rank validated */
 };

@@ -150,11 +150,17 @@ static const struct field rank_fields[] = {
 };
 static const struct node n_ranks = {.types = T_ARR, .items = OBJ(rank_fields)};
 
+static const struct field range_fields[] = {
+    REQ("min", &n_num), REQ("mean", &n_num), REQ("max", &n_num), {0}};
+static const struct node n_range = {.types = T_OBJ, .fields = range_fields};
+
 static const struct field summary_fields[] = {
     REQ("ranks", &n_int),    REQ("min", &n_num),      REQ("median", &n_num),
     REQ("mean", &n_num),     REQ("max", &n_num),      REQ("stdev", &n_num),
     REQ("min_rank", &n_int), REQ("max_rank", &n_int), REQ("imbalance", &n_num),
-    REQ("wrong", &n_int),    REQ("checked", &n_bool), {0},
+    REQ("wrong", &n_int),    REQ("checked", &n_bool), OPT("time_s", &n_range),
+    OPT("algbw", &n_num),    OPT("busbw", &n_num),    OPT("late_rank", &n_int),
+    OPT("late_mean_s", &n_num), OPT("late_max_s", &n_num), {0},
 };
 
 static const struct field case_check_fields[] = {
@@ -191,6 +197,8 @@ static const struct field rank_check_fields[] = {
 static const struct field per_rank_fields[] = {
     REQ("rank", &n_int),
     REQ("time_s", OBJ(time_fields)),
+    OPT("figure_time_s", &n_num),
+    OPT("late_s", OBJ(time_fields)),
     REQ("figure", OBJ(figure_fields)),
     REQ("validation", OBJ(rank_check_fields)),
     {0},
@@ -204,6 +212,7 @@ static const struct field case_fields[] = {
     REQ("unit", &n_str),
     REQ("work_per_op", &n_num),
     REQ("counted", &n_str),
+    OPT("bus_factor", &n_num),
     REQ("iterations", &n_int),
     REQ("warmup", &n_int),
     REQ("summary", OBJ(summary_fields)),
@@ -497,12 +506,19 @@ static json_t *rank_check_json(const struct gcb_validation *c) {
 static json_t *per_rank_json(const struct gcb_record *rec,
                              const struct gcb_rank_result *rr) {
   const struct gcb_stats *t = &rr->seconds;
-  return json_pack("{s:i, s:o, s:{s:o, s:o, s:o}, s:o}", "rank", rr->rank,
-                   "time_s", stats_json(t), "figure", "median",
-                   number(gcb_record_figure(rec, t->median)), "best",
-                   number(gcb_record_figure(rec, t->min)), "worst",
-                   number(gcb_record_figure(rec, t->max)), "validation",
-                   rank_check_json(&rr->check));
+  json_t *o = json_pack(
+      "{s:i, s:o, s:o, s:{s:o, s:o, s:o}, s:o}", "rank", rr->rank, "time_s",
+      stats_json(t), "figure_time_s", number(rr->time_s), "figure", "median",
+      number(gcb_record_figure(rec, rr->time_s)), "best",
+      number(gcb_record_figure(rec, t->min)), "worst",
+      number(gcb_record_figure(rec, t->max)), "validation",
+      rank_check_json(&rr->check));
+  if (o != NULL && rr->late.n > 0 &&
+      json_object_set_new(o, "late_s", stats_json(&rr->late)) != 0) {
+    json_decref(o);
+    o = NULL;
+  }
+  return o;
 }
 
 static json_t *per_rank_array(const struct gcb_record *rec) {
@@ -521,22 +537,48 @@ static int rank_at(const struct gcb_record *rec, int i) {
   return rec->nranks > 0 ? rec->ranks[i].rank : -1;
 }
 
+/* Collective figures (nccl-tests): time over ranks, algbw, busbw and the
+ * latest-arriving rank; only for records that carry them. */
+static int add_collective_summary(json_t *o, const struct gcb_record *rec,
+                                  const struct gcb_record_summary *s) {
+  int rc = json_object_set_new(
+      o, "time_s",
+      json_pack("{s:o, s:o, s:o}", "min", number(s->time.min), "mean",
+                number(s->time.mean), "max", number(s->time.max)));
+  if (rec->figure.bus_factor > 0) {
+    rc |= json_object_set_new(o, "algbw", number(s->algbw));
+    rc |= json_object_set_new(o, "busbw", number(s->busbw));
+  }
+  if (s->late_rank >= 0) {
+    rc |= json_object_set_new(o, "late_rank",
+                              json_integer(rank_at(rec, s->late_rank)));
+    rc |= json_object_set_new(o, "late_mean_s", number(s->late_mean));
+    rc |= json_object_set_new(o, "late_max_s", number(s->late_max));
+  }
+  return rc;
+}
+
 static json_t *summary_json(const struct gcb_record *rec,
                             const struct gcb_record_summary *s) {
   const struct gcb_stats *f = &s->figure;
-  return json_pack("{s:i, s:o, s:o, s:o, s:o, s:o, s:i, s:i, s:o, s:I, s:b}",
-                   "ranks", rec->nranks, "min", number(f->min), "median",
-                   number(f->median), "mean", number(f->mean), "max",
-                   number(f->max), "stdev", number(f->stdev), "min_rank",
-                   rank_at(rec, s->min_rank), "max_rank",
-                   rank_at(rec, s->max_rank), "imbalance", number(s->imbalance),
-                   "wrong", (json_int_t)s->wrong, "checked", s->checked);
+  json_t *o = json_pack(
+      "{s:i, s:o, s:o, s:o, s:o, s:o, s:i, s:i, s:o, s:I, s:b}", "ranks",
+      rec->nranks, "min", number(f->min), "median", number(f->median), "mean",
+      number(f->mean), "max", number(f->max), "stdev", number(f->stdev),
+      "min_rank", rank_at(rec, s->min_rank), "max_rank",
+      rank_at(rec, s->max_rank), "imbalance", number(s->imbalance), "wrong",
+      (json_int_t)s->wrong, "checked", s->checked);
+  if (o != NULL && add_collective_summary(o, rec, s) != 0) {
+    json_decref(o);
+    o = NULL;
+  }
+  return o;
 }
 
 static json_t *case_json(const struct gcb_record *rec) {
   struct gcb_record_summary s;
   gcb_record_summarize(rec, &s);
-  return json_pack(
+  json_t *o = json_pack(
       "{s:s, s:s, s:s, s:o, s:s, s:o, s:s, s:i, s:i, s:o, "
       "s:{s:b, s:b, s:I}, s:o}",
       "bench", str_or_empty(rec->bench), "backend", str_or_empty(rec->backend),
@@ -546,6 +588,12 @@ static json_t *case_json(const struct gcb_record *rec) {
       rec->iterations, "warmup", rec->warmup, "summary", summary_json(rec, &s),
       "validation", "checked", s.checked, "passed", s.checked && s.wrong == 0,
       "wrong", (json_int_t)s.wrong, "per_rank", per_rank_array(rec));
+  if (o != NULL && rec->figure.bus_factor > 0 &&
+      json_object_set_new(o, "bus_factor", number(rec->figure.bus_factor)) != 0) {
+    json_decref(o);
+    o = NULL;
+  }
+  return o;
 }
 
 static enum gcb_status append(struct gcb_results *r, const char *section,

@@ -22,9 +22,9 @@ Test(record, figure_is_work_over_time_in_the_unit) {
 
 Test(record, summary_names_slowest_and_fastest_rank_and_imbalance) {
   struct gcb_rank_result ranks[3] = {
-      {.rank = 0, .seconds = {.median = 1.0}, .check = {.checked = true}},
-      {.rank = 1, .seconds = {.median = 2.0}, .check = {.checked = true, .wrong = 3}},
-      {.rank = 2, .seconds = {.median = 0.5}, .check = {.checked = true}},
+      {.rank = 0, .time_s = 1.0, .check = {.checked = true}},
+      {.rank = 1, .time_s = 2.0, .check = {.checked = true, .wrong = 3}},
+      {.rank = 2, .time_s = 0.5, .check = {.checked = true}},
   };
   struct gcb_record rec = record_with(ranks, 3);
   struct gcb_record_summary s;
@@ -42,8 +42,8 @@ Test(record, summary_names_slowest_and_fastest_rank_and_imbalance) {
 
 Test(record, one_unchecked_rank_makes_the_case_unchecked) {
   struct gcb_rank_result ranks[2] = {
-      {.seconds = {.median = 1.0}, .check = {.checked = true}},
-      {.seconds = {.median = 1.0}, .check = {.checked = false}},
+      {.time_s = 1.0, .check = {.checked = true}},
+      {.time_s = 1.0, .check = {.checked = false}},
   };
   struct gcb_record rec = record_with(ranks, 2);
   struct gcb_record_summary s;

@@ -1,0 +1,199 @@
+/*
+ * Collectives: what each collective means, apart from how it is carried.
+ *
+ * Semantics live in one table (struct gcb_coll_desc rows in ops.c: names,
+ * element counts per rank following nccl-tests, bus-bandwidth factor,
+ * expected values for validation). Transports (mpi.c on host memory,
+ * nccl.c on device memory) are ops structs that only move bytes: allocate,
+ * copy to and from host, start one operation, wait. The runner (runner.c)
+ * combines the two: it prepares the buffers of one case with a
+ * deterministic input pattern, runs the operation, and counts wrong
+ * elements against the table's expected values.
+ *
+ * Errors follow common/status.h: a status is returned, detail in err.
+ */
+#ifndef GCB_COMM_H
+#define GCB_COMM_H
+
+#include <mpi.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/status.h"
+
+/* Element types, named as in nccl-tests (-d). */
+#define GCB_COLL_DTYPE_LIST(X)                                                 \
+  X(INT8, "int8", 1)                                                           \
+  X(UINT8, "uint8", 1)                                                         \
+  X(INT32, "int32", 4)                                                         \
+  X(UINT32, "uint32", 4)                                                       \
+  X(INT64, "int64", 8)                                                         \
+  X(UINT64, "uint64", 8)                                                       \
+  X(HALF, "half", 2)                                                           \
+  X(FLOAT, "float", 4)                                                         \
+  X(DOUBLE, "double", 8)                                                       \
+  X(BFLOAT16, "bfloat16", 2)                                                   \
+  X(F8E4M3, "f8e4m3", 1)                                                       \
+  X(F8E5M2, "f8e5m2", 1)
+
+enum gcb_coll_dtype {
+#define GCB__CD_ENUM(id, name, bytes) GCB_COLL_##id,
+  GCB_COLL_DTYPE_LIST(GCB__CD_ENUM)
+#undef GCB__CD_ENUM
+  GCB_COLL_DTYPE_COUNT
+};
+
+/* Reduction operators, named as in nccl-tests (-o). */
+#define GCB_COLL_REDOP_LIST(X)                                                 \
+  X(SUM, "sum")                                                                \
+  X(PROD, "prod")                                                              \
+  X(MAX, "max")                                                                \
+  X(MIN, "min")                                                                \
+  X(AVG, "avg")
+
+enum gcb_coll_redop {
+#define GCB__RO_ENUM(id, name) GCB_REDOP_##id,
+  GCB_COLL_REDOP_LIST(GCB__RO_ENUM)
+#undef GCB__RO_ENUM
+  GCB_COLL_REDOP_COUNT
+};
+
+const char *gcb_coll_dtype_name(enum gcb_coll_dtype t);
+size_t gcb_coll_dtype_size(enum gcb_coll_dtype t);
+const char *gcb_coll_redop_name(enum gcb_coll_redop op);
+
+/* Element counts of one operation on one rank. */
+struct gcb_coll_counts {
+  size_t send;        /* elements in the send buffer */
+  size_t recv;        /* elements in the receive buffer */
+  size_t param;       /* count passed to the library call */
+  size_t bytes;       /* S of algbw = S / t, as nccl-tests reports it */
+  size_t inplace_offset;  /* in-place: send buffer starts this many
+                             elements into the receive buffer */
+};
+
+/*
+ * One collective (or point-to-point pattern). `count` below is nccl-tests'
+ * count: size in bytes / element size, before rounding to what the
+ * operation can divide among ranks.
+ */
+struct gcb_coll_desc {
+  const char *name;       /* "allreduce" ... as on the command line */
+  bool reduces;           /* takes a reduction operator */
+  bool rooted;            /* takes a root rank */
+  bool pairwise;          /* point-to-point between rank pairs */
+  /* Counts for this rank; false when `count` is too small for nranks. */
+  bool (*counts)(size_t count, int rank, int nranks, int root,
+                 struct gcb_coll_counts *out);
+  /* busbw = algbw * factor (nccl-tests' factors). */
+  double (*bus_factor)(int nranks);
+};
+
+/* Every collective, NULL-terminated. */
+extern const struct gcb_coll_desc *const gcb_coll_descs[];
+const struct gcb_coll_desc *gcb_coll_find(const char *name);
+
+/* Where a transport runs, given by the caller. */
+struct gcb_coll_env {
+  MPI_Comm comm;          /* the communicator to measure over */
+  int rank, size;
+  int device;             /* CUDA device of this rank (nccl); -1 on host */
+};
+
+struct gcb_comm;          /* an opened transport (private) */
+
+/* One operation to start: buffers come from the transport's alloc(). */
+struct gcb_coll_call {
+  const struct gcb_coll_desc *desc;
+  enum gcb_coll_dtype dtype;
+  enum gcb_coll_redop redop;
+  int root;
+  size_t count;           /* nccl-tests count; see counts() */
+  bool inplace;
+  const void *send;       /* in-place: recv + inplace_offset elements */
+  void *recv;
+};
+
+struct gcb_coll_ops {
+  const char *name;
+  const char *description;
+  /* Whether this transport can run here; false with a reason. */
+  bool (*usable)(char *why, size_t why_len);
+  enum gcb_status (*open)(const struct gcb_coll_env *env,
+                          struct gcb_comm **out, struct gcb_err *err);
+  /* Frees everything; NULL is a no-op. */
+  void (*close)(struct gcb_comm *c);
+  /* Whether this (collective, dtype, redop) combination exists here. */
+  bool (*supports)(const struct gcb_comm *c, const struct gcb_coll_desc *d,
+                   enum gcb_coll_dtype t, enum gcb_coll_redop op, char *why,
+                   size_t why_len);
+  enum gcb_status (*alloc)(struct gcb_comm *c, size_t bytes, void **buf,
+                           struct gcb_err *err);
+  void (*free)(struct gcb_comm *c, void *buf);
+  enum gcb_status (*upload)(struct gcb_comm *c, void *dst, const void *src,
+                            size_t bytes, struct gcb_err *err);
+  enum gcb_status (*download)(struct gcb_comm *c, void *dst, const void *src,
+                              size_t bytes, struct gcb_err *err);
+  /* Starts one operation (MPI: runs it; NCCL: enqueues it). */
+  enum gcb_status (*start)(struct gcb_comm *c, const struct gcb_coll_call *call,
+                           struct gcb_err *err);
+  /* Waits until every started operation has completed. */
+  enum gcb_status (*wait)(struct gcb_comm *c, struct gcb_err *err);
+  /* Library version, e.g. "MPICH 4.0.2" or "NCCL 2.28.9". */
+  void (*version)(char *buf, size_t len);
+};
+
+/* Every transport compiled in, NULL-terminated. */
+extern const struct gcb_coll_ops *const gcb_coll_transports[];
+const struct gcb_coll_ops *gcb_coll_transport_find(const char *name);
+
+/*
+ * A prepared case: buffers allocated through the transport, the send
+ * buffer filled with the deterministic pattern of (rank, element), and the
+ * receive buffer poisoned, so that validation sees only what the
+ * operation wrote.
+ */
+struct gcb_coll_case;
+
+/*
+ * Prepares a case. GCB_EUNSUPPORTED (reason in err) when the transport
+ * lacks the combination or count is too small for the ranks; GCB_ENOMEM
+ * naming the bytes when buffers cannot be allocated.
+ */
+enum gcb_status gcb_coll_case_new(const struct gcb_coll_ops *ops,
+                                  struct gcb_comm *comm,
+                                  const struct gcb_coll_env *env,
+                                  const struct gcb_coll_call *shape,
+                                  struct gcb_coll_case **out,
+                                  struct gcb_err *err);
+
+/* Counts of this case on this rank. */
+const struct gcb_coll_counts *gcb_coll_case_counts(const struct gcb_coll_case *k);
+
+/* Starts `reps` operations back to back, then waits for them. */
+enum gcb_status gcb_coll_case_run(struct gcb_coll_case *k, int reps,
+                                  struct gcb_err *err);
+
+/* Starts one operation (no wait): the caller times and waits. */
+enum gcb_status gcb_coll_case_start(struct gcb_coll_case *k,
+                                    struct gcb_err *err);
+enum gcb_status gcb_coll_case_wait(struct gcb_coll_case *k,
+                                   struct gcb_err *err);
+
+/*
+ * Re-initialises the buffers, runs the operation once, and counts received
+ * elements that differ from the expected values (exact comparison; types
+ * whose result is not exactly representable compare within one unit in
+ * the last place). *checked is the number of elements compared.
+ */
+enum gcb_status gcb_coll_case_check(struct gcb_coll_case *k, uint64_t *wrong,
+                                    uint64_t *checked, struct gcb_err *err);
+
+/* Test-only fault: the next check sees one corrupted received element. */
+void gcb_coll_case_corrupt_next(struct gcb_coll_case *k);
+
+/* Frees the case's buffers; NULL is a no-op. */
+void gcb_coll_case_free(struct gcb_coll_case *k);
+
+#endif

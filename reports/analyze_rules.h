@@ -1,0 +1,29 @@
+/*
+ * Internal to the analysis: what a rule sees, and the rules that live
+ * outside analyze.c (placement.c). A rule examines one document and appends
+ * findings; it returns GCB_ENOMEM only when memory runs out.
+ */
+#ifndef GCB_ANALYZE_RULES_H
+#define GCB_ANALYZE_RULES_H
+
+#include "analyze.h"
+
+struct gcb__rule_ctx {
+  const struct gcb_doc *doc;
+  int index; /* the document's index among those analysed */
+  const struct gcb_thresholds *t;
+  struct gcb_findings *out;
+  struct gcb_err *err;
+};
+
+/* Pushes a finding or records ENOMEM in the context's err. */
+struct gcb_finding *gcb__rule_push(const struct gcb__rule_ctx *cx,
+                                   enum gcb_severity sev, const char *kind);
+
+/* Placement rules (placement.c); see docs/REPORTS.md. */
+enum gcb_status gcb__rule_unbound(const struct gcb__rule_ctx *cx);
+enum gcb_status gcb__rule_shared_cpus(const struct gcb__rule_ctx *cx);
+enum gcb_status gcb__rule_shared_gpu(const struct gcb__rule_ctx *cx);
+enum gcb_status gcb__rule_oversubscribed(const struct gcb__rule_ctx *cx);
+
+#endif

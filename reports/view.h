@@ -1,0 +1,76 @@
+/*
+ * Read-only accessors over a validated results document (a jansson tree
+ * that gcb_results_read accepted): the analysis, comparison, criteria and
+ * renderers all look things up the same way, with the same fallbacks for
+ * optional fields, so none of them needs to re-check the schema.
+ *
+ * None of these functions fails: a field that is absent or of another type
+ * yields the documented fallback ("" for strings, NAN for numbers, the
+ * given default for integers, NULL for objects).
+ */
+#ifndef GCB_VIEW_H
+#define GCB_VIEW_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+/* One loaded document and the name it is shown by (its path). */
+struct gcb_doc {
+  const char *name;
+  const json_t *root;
+};
+
+/* String member, or "" when absent or not a string. */
+const char *gcb_view_str(const json_t *obj, const char *key);
+
+/* Number member (integer or real), or NAN. */
+double gcb_view_num(const json_t *obj, const char *key);
+
+/* Integer member, or def. */
+long long gcb_view_int(const json_t *obj, const char *key, long long def);
+
+/* Object member, or NULL when absent or not an object. */
+const json_t *gcb_view_obj(const json_t *obj, const char *key);
+
+/* The ranks[] entry of `rank` (fast path: ranks[rank]); NULL if none. */
+const json_t *gcb_view_rank(const json_t *root, long long rank);
+
+/* The nodes[] entry with `index`; NULL if none. */
+const json_t *gcb_view_node(const json_t *root, long long index);
+
+/* Where a rank runs, from ranks[] and nodes[]; unknown parts are -1 / "". */
+struct gcb_place {
+  long long node;
+  const char *hostname; /* borrowed from the document, never NULL */
+  long long gpu;        /* device index; -1 without a device */
+  const char *bus_id;   /* "" without one */
+  long long numa;       /* -1 when the document does not say */
+};
+void gcb_view_place(const json_t *root, long long rank, struct gcb_place *out);
+
+/*
+ * The case as a stable one-line key: bench, then its params as key=value in
+ * sorted key order, then [unit] ("gemm dtype=fp32 m=256 [GFLOP/s]").
+ * Numbers print with %.17g so that 256 and 256.0 give the same key.
+ * Truncated (at a UTF-8 boundary) to fit buf.
+ */
+void gcb_view_case_key(const json_t *c, char *buf, size_t size);
+
+/* "bench: label" for tables and messages; truncated like the key. */
+void gcb_view_case_title(const json_t *c, char *buf, size_t size);
+
+/* Copies src into dst[0..size) with a terminating NUL, cutting at a UTF-8
+ * character boundary when it does not fit. Returns strlen(dst). */
+size_t gcb_view_copy(char *dst, size_t size, const char *src);
+
+/* Formats a figure compactly for tables: 4 significant digits at most for
+ * small values, whole numbers from 1000 up; "-" for NAN. */
+void gcb_view_fmt(double x, char *buf, size_t size);
+
+/*
+ * Formats a sorted list of integers compactly as ranges: "0-3,7,9-10".
+ * Truncated with "..." when it does not fit.
+ */
+void gcb_view_ranges(const long long *v, size_t n, char *buf, size_t size);
+
+#endif
