@@ -92,12 +92,16 @@ enum gcb_status gcb_harness_begin(struct gcb_harness *h, struct gcb_ctx *ctx,
     return st;
   if (MPI_Bcast(run_id, sizeof run_id, MPI_CHAR, 0, ctx->world) != MPI_SUCCESS)
     return gcb_err_set(&ctx->err, GCB_EMPI, "MPI_Bcast of the run id failed");
-  st = gcb__header_build(ctx, h->document.results, command, argc, argv, run_id);
+  st = gcb__header_build(ctx, h->document.results, command, argc, argv, run_id,
+                         &h->rank_names);
   if (st != GCB_OK)
     return st;
   if (ctx->rank == 0) {
     h->document.path = h->output;
-    h->table = (struct gcb_table){.out = stdout, .tty = ctx->stdout_tty};
+    h->table = (struct gcb_table){.out = stdout,
+                                  .tty = ctx->stdout_tty,
+                                  .rank_names = h->rank_names,
+                                  .nranks = ctx->size};
     h->sinks[h->nsinks++] = gcb_table_sink(&h->table);
     h->sinks[h->nsinks++] = gcb_document_sink(&h->document);
     /* Written once now: an unwritable path fails before any benchmark. */
@@ -259,7 +263,8 @@ enum gcb_status gcb_harness_run(struct gcb_harness *h,
            ctx, bench->open(ctx, bench_opts, &state, &ctx->err))) != GCB_OK) {
     if (bench->close)
       bench->close(state);
-    return report_unopened(h, bench, st);
+    /* A usage error in the benchmark's own options ends the run. */
+    return st == GCB_EUSAGE ? st : report_unopened(h, bench, st);
   }
   int n = bench->count(ctx, bench_opts);
   struct gcb_rank_result *ranks = calloc((size_t)ctx->size, sizeof *ranks);
@@ -282,6 +287,11 @@ enum gcb_status gcb_harness_end(struct gcb_harness *h, enum gcb_status status) {
   enum gcb_status st = GCB_OK;
   if (ctx == NULL)  /* the run never began */
     return GCB_OK;
+  for (int i = 0; ctx->rank == 0 && i < h->nsinks; i++)
+    if (h->sinks[i].finish)
+      h->sinks[i].finish(h->sinks[i].self, &ctx->err);
+  free(h->rank_names);
+  h->rank_names = NULL;
   if (ctx->rank == 0 && h->document.results) {
     const char *word = status == GCB_OK          ? "complete"
                        : status == GCB_ETIMEOUT ? "timeout"

@@ -38,6 +38,7 @@ struct gcb_harness {
   const struct gcb_run_opts *opts;
   char output[4096];             /* resolved results path (rank 0) */
   struct gcb_table table;        /* rank 0 only, like everything below */
+  char (*rank_names)[96];        /* "host, device" by rank */
   struct gcb_document document;
   struct gcb_sink sinks[2];
   int nsinks;

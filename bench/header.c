@@ -129,9 +129,25 @@ static enum gcb_status set_all(struct gcb_ctx *ctx, struct gcb_results *results,
   return st;
 }
 
+/* "host, device" for the live table's mentions of a rank. */
+static char (*rank_names(const struct identity *ids, int n))[96] {
+  char (*names)[96] = calloc((size_t)n, sizeof *names);
+  for (int r = 0; names && r < n; r++) {
+    const struct gcb_device_info *d = &ids[r].device;
+    if (d->index >= 0)
+      snprintf(names[r], sizeof names[r], "%s, GPU %d %s", ids[r].hostname,
+               d->index, d->bus_id);
+    else
+      snprintf(names[r], sizeof names[r], "%s, CPUs %s", ids[r].hostname,
+               ids[r].cpu_binding);
+  }
+  return names;
+}
+
 enum gcb_status gcb__header_build(struct gcb_ctx *ctx, struct gcb_results *results,
                                   const char *command, int argc, char **argv,
-                                  const char *run_id) {
+                                  const char *run_id, char (**names)[96]) {
+  *names = NULL;
   struct identity me = {.rank = ctx->rank,
                         .node = ctx->node_index,
                         .local_rank = ctx->local_rank,
@@ -152,9 +168,11 @@ enum gcb_status gcb__header_build(struct gcb_ctx *ctx, struct gcb_results *resul
                            ? GCB_OK
                            : gcb_err_set(&ctx->err, GCB_EMPI,
                                          "MPI_Gather of rank identities failed");
-  if (st == GCB_OK && ctx->rank == 0)
+  if (st == GCB_OK && ctx->rank == 0) {
     st = set_all(ctx, results, ids,
                  run_json(ctx, command, argc, argv, run_id));
+    *names = rank_names(ids, ctx->size);
+  }
   free(ids);
   return gcb_context_agree(ctx, st);
 }

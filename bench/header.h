@@ -13,11 +13,12 @@
 /*
  * Gathers every rank's identity (host, pid, binding, device, machine) to
  * rank 0 and, there, sets the "tool", "run", "software", "nodes" and "ranks"
- * sections of `results` (NULL on other ranks). Collective.
+ * sections of `results` (NULL on other ranks). Collective. On rank 0,
+ * *names receives "host, device" per rank (caller frees); NULL elsewhere.
  */
 enum gcb_status gcb__header_build(struct gcb_ctx *ctx, struct gcb_results *results,
                                   const char *command, int argc, char **argv,
-                                  const char *run_id);
+                                  const char *run_id, char (**names)[96]);
 
 /* Sets run.status and run.end_time (now). */
 enum gcb_status gcb__header_finish(struct gcb_results *results,

@@ -23,13 +23,35 @@ struct gcb_sink {
   enum gcb_status (*error)(void *self, const struct gcb_record *rec, int rank,
                            enum gcb_status code, const char *message,
                            struct gcb_err *err);
+  /* Optional: the run is over (flush footers). */
+  enum gcb_status (*finish)(void *self, struct gcb_err *err);
 };
 
-/* Live table state: one header per benchmark, one aligned row per case. */
+/* Running totals of one collective's sweep, for its footer lines. */
+struct gcb_coll_totals {
+  int rows;
+  double busbw_sum;
+  uint64_t wrong;
+  int late_rank;         /* -1: no arrival skew measured */
+  double late_mean, late_max;
+};
+
+/* Live table state: one header per group (a benchmark, or one collective
+ * of coll), one aligned row per case. */
 struct gcb_table {
   FILE *out;
   bool tty;              /* terminal: transient progress text allowed */
-  char bench[32];        /* benchmark whose header was printed last */
+  char group[64];        /* group whose header was printed last */
+  const char (*rank_names)[96];  /* "host, device" by rank; may be NULL */
+  int nranks;
+  /* collective layout: the out-of-place half waiting for its in-place one */
+  bool pending;
+  char pending_key[96];
+  char pending_row[256];
+  struct gcb_coll_totals coll;
+  /* identical skip reasons in a row are counted, not repeated */
+  char last_skip[GCB_ERRMSG_MAX];
+  int skip_repeats;
 };
 
 /* The live table as a sink over `t` (borrowed). */

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "options.h"
-#include "sink.h"
+#include "table.h"
 
 #define PARAM_WIDTH 8
 
@@ -54,10 +54,30 @@ static void erase_progress(struct gcb_table *t) {
     fputs("\r\033[K", t->out);
 }
 
+static void flush_skips(struct gcb_table *t) {
+  if (t->skip_repeats > 0)
+    fprintf(t->out, "#   (and %d more case(s) skipped for the same reason)\n",
+            t->skip_repeats);
+  t->skip_repeats = 0;
+  t->last_skip[0] = '\0';
+}
+
+void gcb__table_flush(struct gcb_table *t) {
+  gcb__table_coll_flush(t);
+  flush_skips(t);
+}
+
+bool gcb__table_enter(struct gcb_table *t, const char *key) {
+  if (strcmp(t->group, key) == 0)
+    return false;
+  gcb__table_flush(t);
+  snprintf(t->group, sizeof t->group, "%s", key);
+  return true;
+}
+
 static void print_header(struct gcb_table *t, const struct gcb_record *rec) {
-  if (strcmp(t->bench, rec->bench) == 0)
+  if (!gcb__table_enter(t, rec->bench))
     return;
-  snprintf(t->bench, sizeof t->bench, "%s", rec->bench);
   fprintf(t->out,
           "\n# %s on %s: %d rank(s), %d timed iterations after %d warm-up; "
           "figures in %s (%s)\n#",
@@ -84,6 +104,13 @@ static enum gcb_status table_record(void *self, const struct gcb_record *rec,
                                     struct gcb_err *err) {
   (void)err;
   struct gcb_table *t = self;
+  erase_progress(t);
+  flush_skips(t);
+  if (rec->layout == GCB_LAYOUT_COLLECTIVE) {
+    gcb__table_coll_record(t, rec);
+    fflush(t->out);
+    return GCB_OK;
+  }
   struct gcb_record_summary sum;
   gcb_record_summarize(rec, &sum);
   char time[32], check[48];
@@ -93,7 +120,6 @@ static enum gcb_status table_record(void *self, const struct gcb_record *rec,
   else
     snprintf(check, sizeof check, "%s (%" PRIu64 " wrong)",
              sum.wrong ? "FAILED" : "ok", sum.wrong);
-  erase_progress(t);
   print_header(t, rec);
   print_params(t, rec);
   fprintf(t->out, " %12s %10.2f %10.2f %10.2f %6.1f%%  %s\n", time,
@@ -108,7 +134,15 @@ static enum gcb_status table_skip(void *self, const struct gcb_record *rec,
   (void)err;
   struct gcb_table *t = self;
   erase_progress(t);
+  if (rec->layout == GCB_LAYOUT_COLLECTIVE)
+    gcb__table_coll_flush_row(t);
+  if (strcmp(t->last_skip, reason) == 0) {
+    t->skip_repeats++;
+    return GCB_OK;
+  }
+  flush_skips(t);
   fprintf(t->out, "# skipped %s %s: %s\n", rec->bench, rec->label, reason);
+  snprintf(t->last_skip, sizeof t->last_skip, "%s", reason);
   fflush(t->out);
   return GCB_OK;
 }
@@ -120,18 +154,31 @@ static enum gcb_status table_error(void *self, const struct gcb_record *rec,
   (void)rank;
   struct gcb_table *t = self;
   erase_progress(t);
+  flush_skips(t);
+  gcb__table_coll_flush_row(t);
   fprintf(t->out, "# FAILED %s %s (%s): %s\n", rec->bench, rec->label,
           gcb_status_message(code), message);
   fflush(t->out);
   return GCB_OK;
 }
 
+static enum gcb_status table_finish(void *self, struct gcb_err *err) {
+  (void)err;
+  struct gcb_table *t = self;
+  erase_progress(t);
+  gcb__table_flush(t);
+  fflush(t->out);
+  return GCB_OK;
+}
+
 struct gcb_sink gcb_table_sink(struct gcb_table *t) {
+  t->coll.late_rank = -1;
   return (struct gcb_sink){.name = "table",
                            .self = t,
                            .record = table_record,
                            .skip = table_skip,
-                           .error = table_error};
+                           .error = table_error,
+                           .finish = table_finish};
 }
 
 void gcb_table_progress(struct gcb_table *t, const struct gcb_record *rec,

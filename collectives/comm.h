@@ -88,6 +88,9 @@ struct gcb_coll_desc {
                  struct gcb_coll_counts *out);
   /* busbw = algbw * factor (nccl-tests' factors). */
   double (*bus_factor)(int nranks);
+  /* Reported time = measured time * time_scale (ping-pong latency: 0.5,
+   * one way of a round trip); 0 means 1. */
+  double time_scale;
 };
 
 /* Every collective, NULL-terminated. */

@@ -95,3 +95,11 @@ void gcb_record_param_str(struct gcb_record *rec, const char *key,
     snprintf(p->s, sizeof p->s, "%s", v);
   }
 }
+
+const struct gcb_param *gcb_record_param(const struct gcb_record *rec,
+                                         const char *key) {
+  for (int i = 0; i < rec->nparams; i++)
+    if (strcmp(rec->params[i].key, key) == 0)
+      return &rec->params[i];
+  return NULL;
+}

@@ -59,8 +59,13 @@ struct gcb_figure_spec {
   double bus_factor;          /* collectives: busbw = algbw * factor; 0: none */
 };
 
+/* How the live table lays a record out: a rate row, or nccl-tests' row
+ * (out-of-place and in-place halves side by side). */
+enum gcb_layout { GCB_LAYOUT_RATE, GCB_LAYOUT_COLLECTIVE };
+
 struct gcb_record {
   const char *bench;          /* descriptor name, static */
+  enum gcb_layout layout;
   const char *backend;        /* backend name, static */
   char label[96];             /* human label of the case */
   struct gcb_param params[GCB_MAX_PARAMS];
@@ -94,6 +99,10 @@ double gcb_record_figure(const struct gcb_record *rec, double seconds);
 /* Fills the cross-rank summary. */
 void gcb_record_summarize(const struct gcb_record *rec,
                           struct gcb_record_summary *out);
+
+/* The parameter named key, or NULL. */
+const struct gcb_param *gcb_record_param(const struct gcb_record *rec,
+                                         const char *key);
 
 /* Adds a parameter; silently ignores more than GCB_MAX_PARAMS (a
  * programming error caught by the registry tests). */

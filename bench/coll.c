@@ -1,0 +1,308 @@
+/*
+ * coll: collective latency and bandwidth across all ranks, in the layout
+ * and with the figures of nccl-tests (size sweep -b/-e/-f, out-of-place and
+ * in-place, algbw = S/t, busbw = algbw * factor, #wrong from exact expected
+ * values), over MPI on host memory or NCCL on device memory. Semantics come
+ * from the collectives table; this file only sweeps and describes cases.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll.h"
+
+/* Names of the collectives table's rows, in order (checked by a test). */
+static const char *const coll_op_names[] = {
+    "allreduce", "allgather", "reducescatter", "broadcast", "reduce",
+    "alltoall",  "sendrecv",  "latency",       "bandwidth", "barrier",
+    NULL};
+
+static const char *const coll_dtype_names[] = {
+#define GCB__CD_NAME(id, name, bytes) name,
+    GCB_COLL_DTYPE_LIST(GCB__CD_NAME)
+#undef GCB__CD_NAME
+    NULL};
+
+static const char *const coll_redop_names[] = {
+#define GCB__RO_NAME(id, name) name,
+    GCB_COLL_REDOP_LIST(GCB__RO_NAME)
+#undef GCB__RO_NAME
+    NULL};
+
+#define OPT(field) offsetof(struct coll_opts, field)
+static const struct gcb_option coll_options[] = {
+    {"op", 0, GCB_OPT_SET, OPT(ops), "all", "LIST", "operations, one sweep each",
+     coll_op_names, 0, 0},
+    {"minbytes", 'b', GCB_OPT_SIZE, OPT(minbytes), "8", "BYTES",
+     "smallest message size", NULL, 0, 0},
+    {"maxbytes", 'e', GCB_OPT_SIZE, OPT(maxbytes), "1M", "BYTES",
+     "largest message size", NULL, 0, 0},
+    {"stepfactor", 'f', GCB_OPT_DOUBLE, OPT(stepfactor), "8", "X",
+     "multiply the size by X between cases", NULL, 0, 0},
+    {"stepbytes", 'i', GCB_OPT_SIZE, OPT(stepbytes), NULL, "BYTES",
+     "add BYTES between cases instead of multiplying", NULL, 0, 0},
+    {"iterations", 'n', GCB_OPT_INT, OPT(iters), NULL, "N",
+     "timed iterations (as nccl-tests -n; default: --iters)", NULL, 0, 1e9},
+    {"datatype", 'd', GCB_OPT_SET, OPT(dtypes), "float", "LIST",
+     "element types", coll_dtype_names, 0, 0},
+    {"redop", 'r', GCB_OPT_SET, OPT(redops), "sum", "LIST",
+     "reduction operators", coll_redop_names, 0, 0},
+    {"root", 0, GCB_OPT_INT, OPT(root), "0", "RANK",
+     "root of broadcast and reduce", NULL, 0, 0},
+    {"check", 'c', GCB_OPT_INT, OPT(check), "1", "0|1",
+     "validate against exact expected values", NULL, 0, 1},
+    {"blocking", 0, GCB_OPT_FLAG, OPT(blocking), NULL, NULL,
+     "barrier before each operation, outside the timed region (as OSU); "
+     "default: back-to-back loop (as nccl-tests)", NULL, 0, 0},
+    {"transport", 0, GCB_OPT_STRING, OPT(transport), "auto", "NAME",
+     "mpi, nccl or auto (nccl on the cuda backend, else mpi)", NULL, 0, 0},
+    {"delay-rank", 0, GCB_OPT_STRING, OPT(delay), NULL, "RANK:US",
+     "test only: RANK sleeps US microseconds before each operation", NULL, 0,
+     0},
+    {"corrupt-rank", 0, GCB_OPT_INT, OPT(corrupt_rank), "-1", "RANK",
+     "test only: RANK corrupts one received element before validation",
+     NULL, -1, 0},
+    {0},
+};
+#undef OPT
+
+/* One case of the sweep. */
+struct coll_spec {
+  const struct gcb_coll_desc *desc;
+  enum gcb_coll_dtype dtype;
+  int redop;            /* -1: the operation does not reduce */
+  uint64_t bytes;
+  bool inplace;
+};
+
+/* Barrier moves no data and point-to-point patterns have no element type
+ * to speak of: one type, one size, or no reduction where that is all. */
+static bool sized(const struct gcb_coll_desc *d) {
+  return strcmp(d->name, "barrier") != 0;
+}
+
+static bool typed(const struct gcb_coll_desc *d) {
+  return sized(d) && !d->pairwise;
+}
+
+static uint64_t next_size(const struct coll_opts *o, uint64_t size) {
+  if (o->stepbytes > 0)
+    return size + o->stepbytes;
+  uint64_t next = (uint64_t)((double)size * o->stepfactor);
+  return next > size ? next : size + 1;
+}
+
+/* Visits the sweep in order; stops at the index-th case. */
+static bool nth_case(const struct coll_opts *o, int index, struct coll_spec *out) {
+  int i = 0;
+  for (int op = 0; coll_op_names[op]; op++) {
+    if (!(o->ops & (1u << op)))
+      continue;
+    const struct gcb_coll_desc *d = gcb_coll_find(coll_op_names[op]);
+    for (int t = 0; d && t < GCB_COLL_DTYPE_COUNT; t++) {
+      if (typed(d) ? !(o->dtypes & (1u << t)) : t != GCB_COLL_UINT8)
+        continue;
+      for (int r = d->reduces ? 0 : -1; r < GCB_COLL_REDOP_COUNT; r++) {
+        if (r >= 0 && !(o->redops & (1u << r)))
+          continue;
+        for (uint64_t s = sized(d) ? o->minbytes : 0; s <= o->maxbytes;
+             s = next_size(o, s)) {
+          for (int inplace = 0; inplace < 2; inplace++)
+            if (i++ == index) {
+              *out = (struct coll_spec){d, (enum gcb_coll_dtype)t, r, s,
+                                        inplace};
+              return true;
+            }
+          if (!sized(d))
+            break;
+        }
+        if (r < 0)
+          break;
+      }
+    }
+  }
+  return false;
+}
+
+static int coll_count(const struct gcb_ctx *ctx, const void *opts) {
+  (void)ctx;
+  struct coll_spec spec;
+  int n = 0;
+  while (nth_case(opts, n, &spec))
+    n++;
+  return n;
+}
+
+static enum gcb_status parse_delay(const char *text, int size,
+                                   struct coll_state *s, struct gcb_err *err) {
+  s->delay_rank = -1;
+  if (text == NULL)
+    return GCB_OK;
+  char *end;
+  errno = 0;
+  long rank = strtol(text, &end, 10);
+  double us = *end == ':' ? strtod(end + 1, &end) : -1;
+  if (errno || *end != '\0' || rank < 0 || rank >= size || us < 0 || us > 1e7)
+    return gcb_err_set(err, GCB_EUSAGE,
+                       "--delay-rank '%s': expected RANK:MICROSECONDS with "
+                       "0 <= RANK < %d",
+                       text, size);
+  s->delay_rank = (int)rank;
+  s->delay_s = us * 1e-6;
+  return GCB_OK;
+}
+
+static enum gcb_status pick_transport(const struct gcb_ctx *ctx,
+                                      const char *name,
+                                      const struct gcb_coll_ops **out,
+                                      struct gcb_err *err) {
+  if (strcmp(name, "auto") == 0)
+    name = strcmp(ctx->backend_ops->name, "cuda") == 0 ? "nccl" : "mpi";
+  *out = gcb_coll_transport_find(name);
+  if (*out == NULL)
+    return gcb_err_set(err, GCB_EUSAGE, "--transport: unknown or not built: '%s'",
+                       name);
+  char why[160] = "";
+  if (!(*out)->usable(why, sizeof why))
+    return gcb_err_set(err, GCB_EUNSUPPORTED, "transport %s cannot run here: %s",
+                       name, why);
+  return GCB_OK;
+}
+
+static void coll_close(void *state) {
+  struct coll_state *s = state;
+  if (s == NULL)
+    return;
+  if (s->ops && s->comm)
+    s->ops->close(s->comm);
+  free(s);
+}
+
+static enum gcb_status coll_open(struct gcb_ctx *ctx, const void *opts,
+                                 void **state, struct gcb_err *err) {
+  const struct coll_opts *o = opts;
+  if (o->minbytes > o->maxbytes)
+    return gcb_err_set(err, GCB_EUSAGE, "-b %llu is larger than -e %llu",
+                       (unsigned long long)o->minbytes,
+                       (unsigned long long)o->maxbytes);
+  if (o->stepbytes == 0 && o->stepfactor <= 1)
+    return gcb_err_set(err, GCB_EUSAGE, "-f must be above 1 (or give -i)");
+  if (o->root >= ctx->size)
+    return gcb_err_set(err, GCB_EUSAGE, "--root %ld: only %d rank(s)", o->root,
+                       ctx->size);
+  struct coll_state *s = calloc(1, sizeof *s);
+  if ((*state = s) == NULL)
+    return gcb_err_set(err, GCB_ENOMEM, "coll: out of memory");
+  s->env = (struct gcb_coll_env){.comm = ctx->world,
+                                 .rank = ctx->rank,
+                                 .size = ctx->size,
+                                 .device = ctx->device.index};
+  enum gcb_status st = parse_delay(o->delay, ctx->size, s, err);
+  if (st == GCB_OK)
+    st = pick_transport(ctx, o->transport, &s->ops, err);
+  if (st == GCB_OK)
+    st = s->ops->open(&s->env, &s->comm, err);
+  if (st == GCB_OK)
+    st = gcb__coll_clock_offset(ctx, &s->clock_offset);
+  return st;
+}
+
+static void describe(const struct coll_spec *sp, int nranks, int root,
+                     struct gcb_record *rec) {
+  const char *redop = sp->redop >= 0 ? gcb_coll_redop_name(sp->redop) : "none";
+  char size[32];
+  gcb_format_size(sp->bytes, size, sizeof size);
+  snprintf(rec->label, sizeof rec->label, "%s %s %s %sB %s", sp->desc->name,
+           gcb_coll_dtype_name(sp->dtype), redop, size,
+           sp->inplace ? "in-place" : "out-of-place");
+  gcb_record_param_str(rec, "op", sp->desc->name);
+  gcb_record_param_size(rec, "size", (int64_t)sp->bytes);
+  gcb_record_param_int(rec, "count",
+                       (int64_t)(sp->bytes / gcb_coll_dtype_size(sp->dtype)));
+  gcb_record_param_str(rec, "type", gcb_coll_dtype_name(sp->dtype));
+  gcb_record_param_str(rec, "redop", redop);
+  gcb_record_param_int(rec, "root", sp->desc->rooted ? root : -1);
+  gcb_record_param_int(rec, "inplace", sp->inplace);
+  rec->layout = GCB_LAYOUT_COLLECTIVE;
+  rec->work_per_op = (double)sp->bytes;
+  rec->figure = (struct gcb_figure_spec){
+      .unit = "GB/s",
+      .scale = 1e9,
+      .counted = "algbw = S/t with S as nccl-tests counts it",
+      .bus_factor = sp->desc->bus_factor(nranks)};
+}
+
+static enum gcb_status coll_run(void *state, int reps, double *seconds,
+                                struct gcb_err *err) {
+  struct coll_op *c = state;
+  double t0 = gcb__coll_now();
+  enum gcb_status st = gcb_coll_case_run(c->k, reps, err);
+  *seconds = (gcb__coll_now() - t0) * c->time_scale;
+  return st;
+}
+
+static enum gcb_status coll_check(void *state, struct gcb_check *out,
+                                  struct gcb_err *err) {
+  struct coll_op *c = state;
+  if (!c->check)
+    return GCB_OK;
+  if (c->corrupt)
+    gcb_coll_case_corrupt_next(c->k);
+  *out = (struct gcb_check){.checked = true,
+                            .method = "exact expected values, as nccl-tests -c"};
+  return gcb_coll_case_check(c->k, &out->wrong, &out->samples, err);
+}
+
+static void coll_release(void *state) {
+  struct coll_op *c = state;
+  if (c != NULL)
+    gcb_coll_case_free(c->k);
+  free(c);
+}
+
+static enum gcb_status coll_setup(struct gcb_ctx *ctx, const void *opts,
+                                  void *state, int index, struct gcb_record *rec,
+                                  struct gcb_op *op, struct gcb_err *err) {
+  const struct coll_opts *o = opts;
+  struct coll_state *s = state;
+  struct coll_spec sp;
+  if (!nth_case(o, index, &sp))
+    return gcb_err_set(err, GCB_EINTERNAL, "coll: no case %d", index);
+  describe(&sp, ctx->size, (int)o->root, rec);
+  struct gcb_coll_call shape = {
+      .desc = sp.desc,
+      .dtype = sp.dtype,
+      .redop = sp.redop >= 0 ? (enum gcb_coll_redop)sp.redop : GCB_REDOP_SUM,
+      .root = (int)o->root,
+      .count = sp.bytes / gcb_coll_dtype_size(sp.dtype),
+      .inplace = sp.inplace};
+  struct coll_op *c = calloc(1, sizeof *c);
+  if (c == NULL)
+    return gcb_err_set(err, GCB_ENOMEM, "coll: out of memory");
+  *op = (struct gcb_op){.state = c, .run = coll_run, .check = coll_check,
+                        .release = coll_release};
+  c->state = s;
+  c->time_scale = sp.desc->time_scale > 0 ? sp.desc->time_scale : 1;
+  c->check = o->check != 0;
+  c->corrupt = o->corrupt_rank == ctx->rank;
+  enum gcb_status st =
+      gcb_coll_case_new(s->ops, s->comm, &s->env, &shape, &c->k, err);
+  if (st == GCB_OK)  /* S as the table counts it, after rounding to ranks */
+    rec->work_per_op = (double)gcb_coll_case_counts(c->k)->bytes;
+  return st;
+}
+
+const struct gcb_bench gcb_bench_coll = {
+    .name = "coll",
+    .summary = "collective latency and bandwidth (nccl-tests figures), with "
+               "arrival skew per rank",
+    .options = coll_options,
+    .opts_size = sizeof(struct coll_opts),
+    .open = coll_open,
+    .close = coll_close,
+    .count = coll_count,
+    .setup = coll_setup,
+    .measure = gcb__coll_measure,
+};
