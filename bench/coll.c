@@ -234,6 +234,18 @@ static void describe(const struct coll_spec *sp, int nranks, int root,
       .bus_factor = sp->desc->bus_factor(nranks)};
 }
 
+/* S and the count as nccl-tests prints them, once rounded to the ranks. */
+static void show_counts(struct gcb_record *rec,
+                        const struct gcb_coll_counts *counts) {
+  rec->work_per_op = (double)counts->bytes;
+  for (int i = 0; i < rec->nparams; i++) {
+    if (strcmp(rec->params[i].key, "size") == 0)
+      rec->params[i].i = (int64_t)counts->bytes;
+    if (strcmp(rec->params[i].key, "count") == 0)
+      rec->params[i].i = (int64_t)counts->param;
+  }
+}
+
 static enum gcb_status coll_run(void *state, int reps, double *seconds,
                                 struct gcb_err *err) {
   struct coll_op *c = state;
@@ -289,8 +301,8 @@ static enum gcb_status coll_setup(struct gcb_ctx *ctx, const void *opts,
   c->corrupt = o->corrupt_rank == ctx->rank;
   enum gcb_status st =
       gcb_coll_case_new(s->ops, s->comm, &s->env, &shape, &c->k, err);
-  if (st == GCB_OK)  /* S as the table counts it, after rounding to ranks */
-    rec->work_per_op = (double)gcb_coll_case_counts(c->k)->bytes;
+  if (st == GCB_OK)
+    show_counts(rec, gcb_coll_case_counts(c->k));
   return st;
 }
 

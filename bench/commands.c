@@ -11,6 +11,7 @@
 
 #include "bench.h"
 #include "harness.h"
+#include "topo_command.h"
 
 #define MAX_GROUPS 4
 
@@ -180,6 +181,9 @@ static int version_command(int argc, char **argv, int rank) {
 
 static const struct gcb_command commands[] = {
     {"suite", "run every benchmark into one results document", suite_command},
+    {"topo", "GPUs, NICs and the paths between them (nvidia-smi topo -m "
+             "style)",
+     gcb__topo_command},
     {"list", "list benchmarks and backends", list_command},
     {"version", "print the version", version_command},
     {NULL, NULL, NULL},

@@ -23,7 +23,7 @@ const struct gcb_option gcb_run_options[] = {
     {"output", 'o', GCB_OPT_STRING, offsetof(struct gcb_run_opts, output), NULL,
      "FILE", "results document (default results/gcbench-<run id>.json)", NULL,
      0, 0},
-    {"force", 'f', GCB_OPT_FLAG, offsetof(struct gcb_run_opts, force), NULL, NULL,
+    {"force", 0, GCB_OPT_FLAG, offsetof(struct gcb_run_opts, force), NULL, NULL,
      "overwrite an existing results document", NULL, 0, 0},
     {"seed", 0, GCB_OPT_SIZE, offsetof(struct gcb_run_opts, seed), "1", "N",
      "seed of the random inputs (each rank adds its rank)", NULL, 0, 0},

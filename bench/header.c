@@ -5,6 +5,8 @@
  */
 #include "header.h"
 
+#include "topo_json.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,10 +106,16 @@ static json_t *node_json(const struct identity *ids, int n, int node) {
 }
 
 static enum gcb_status set_all(struct gcb_ctx *ctx, struct gcb_results *results,
-                               const struct identity *ids, json_t *run) {
+                               const struct identity *ids, json_t *run,
+                               json_t *topologies) {
   json_t *nodes = json_array(), *ranks = json_array();
-  for (int i = 0; nodes && i < ctx->node_count; i++)
-    json_array_append_new(nodes, node_json(ids, ctx->size, i));
+  for (int i = 0; nodes && i < ctx->node_count; i++) {
+    json_t *node = node_json(ids, ctx->size, i);
+    json_t *topo = json_array_get(topologies, (size_t)i);
+    if (node && json_is_object(topo))
+      json_object_set(node, "topology", topo);
+    json_array_append_new(nodes, node);
+  }
   for (int r = 0; ranks && r < ctx->size; r++)
     json_array_append_new(ranks, rank_json(&ids[r]));
   struct {
@@ -126,6 +134,80 @@ static enum gcb_status set_all(struct gcb_ctx *ctx, struct gcb_results *results,
     else
       json_decref(sections[i].value);
   }
+  return st;
+}
+
+/* This node's topology summary and placement problems, as JSON text, on
+ * the node's first rank (NULL elsewhere). Collective over the node. */
+static enum gcb_status node_topology(struct gcb_ctx *ctx, char **text) {
+  *text = NULL;
+  struct {
+    char cpus[256];
+    int gpu, rank;
+  } mine = {.gpu = ctx->device.index, .rank = ctx->rank}, *all = NULL;
+  snprintf(mine.cpus, sizeof mine.cpus, "%s", ctx->cpu_binding);
+  if (ctx->local_rank == 0 &&
+      (all = calloc((size_t)ctx->local_size, sizeof *all)) == NULL)
+    return gcb_err_set(&ctx->err, GCB_ENOMEM, "topology: out of memory");
+  if (MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine,
+                 MPI_BYTE, 0, ctx->node) != MPI_SUCCESS) {
+    free(all);
+    return gcb_err_set(&ctx->err, GCB_EMPI, "MPI_Gather of node bindings failed");
+  }
+  enum gcb_status st = GCB_OK;
+  if (ctx->local_rank == 0) {
+    struct gcb_topo_rank *ranks = calloc((size_t)ctx->local_size, sizeof *ranks);
+    for (int i = 0; ranks && i < ctx->local_size; i++)
+      ranks[i] = (struct gcb_topo_rank){all[i].rank, all[i].cpus, all[i].gpu};
+    struct gcb_topo_problem *problems = NULL;
+    int n = 0;
+    json_t *topo = gcb__topo_json(ctx->topo);
+    if (ranks && topo &&
+        (st = gcb_topo_check_ranks(ctx->topo, ranks, ctx->local_size, &problems,
+                                   &n, &ctx->err)) == GCB_OK)
+      json_object_set_new(topo, "placement", gcb__topo_problems_json(problems, n));
+    *text = topo ? json_dumps(topo, JSON_COMPACT) : NULL;
+    json_decref(topo);
+    free(problems);
+    free(ranks);
+  }
+  free(all);
+  return st;
+}
+
+/* Every node's topology text, gathered from node leaders to rank 0 as a
+ * JSON array indexed by node (NULL elsewhere). Collective. */
+static enum gcb_status gather_topologies(struct gcb_ctx *ctx, json_t **out) {
+  *out = NULL;
+  char *text = NULL;
+  enum gcb_status st = node_topology(ctx, &text);
+  int len = text ? (int)strlen(text) + 1 : 0, *lens = NULL, *displs = NULL;
+  char *all = NULL;
+  if (ctx->rank == 0) {
+    lens = calloc((size_t)ctx->size, sizeof *lens);
+    displs = calloc((size_t)ctx->size, sizeof *displs);
+  }
+  int rc = MPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, ctx->world);
+  int total = 0;
+  for (int r = 0; rc == MPI_SUCCESS && lens && displs && r < ctx->size; r++) {
+    displs[r] = total;
+    total += lens[r];
+  }
+  if (ctx->rank == 0)
+    all = calloc((size_t)total + 1, 1);
+  if (rc == MPI_SUCCESS)
+    rc = MPI_Gatherv(text, len, MPI_CHAR, all, lens, displs, MPI_CHAR, 0,
+                     ctx->world);
+  if (rc != MPI_SUCCESS && st == GCB_OK)
+    st = gcb_err_set(&ctx->err, GCB_EMPI, "MPI_Gatherv of topologies failed");
+  if (ctx->rank == 0 && all && (*out = json_array()) != NULL)
+    for (int r = 0; r < ctx->size; r++)
+      if (lens[r] > 0)
+        json_array_append_new(*out, json_loads(all + displs[r], 0, NULL));
+  free(text);
+  free(lens);
+  free(displs);
+  free(all);
   return st;
 }
 
@@ -168,11 +250,15 @@ enum gcb_status gcb__header_build(struct gcb_ctx *ctx, struct gcb_results *resul
                            ? GCB_OK
                            : gcb_err_set(&ctx->err, GCB_EMPI,
                                          "MPI_Gather of rank identities failed");
+  json_t *topologies = NULL;
+  if (st == GCB_OK)
+    st = gather_topologies(ctx, &topologies);
   if (st == GCB_OK && ctx->rank == 0) {
     st = set_all(ctx, results, ids,
-                 run_json(ctx, command, argc, argv, run_id));
+                 run_json(ctx, command, argc, argv, run_id), topologies);
     *names = rank_names(ids, ctx->size);
   }
+  json_decref(topologies);
   free(ids);
   return gcb_context_agree(ctx, st);
 }

@@ -5,10 +5,12 @@
 
 extern const struct gcb_bench gcb_bench_gemm;
 extern const struct gcb_bench gcb_bench_membw;
+extern const struct gcb_bench gcb_bench_coll;
 
 const struct gcb_bench *const gcb_benches[] = {
     &gcb_bench_gemm,
     &gcb_bench_membw,
+    &gcb_bench_coll,
     NULL,
 };
 

@@ -70,7 +70,49 @@ struct gcb_coll_counts {
   size_t param;       /* count passed to the library call */
   size_t bytes;       /* S of algbw = S / t, as nccl-tests reports it */
   size_t inplace_offset;  /* in-place: send buffer starts this many
-                             elements into the receive buffer */
+                             elements into the one buffer (below) */
+  /* In place, both buffers lie in one allocation of
+   * max(inplace_offset + send, recv_inplace_offset + recv) elements: the
+   * send buffer at inplace_offset, the receive buffer at
+   * recv_inplace_offset (nccl-tests' recvInplaceOffset * rank: non-zero
+   * only for reducescatter, whose result is block `rank` of the input). */
+  size_t recv_inplace_offset;
+};
+
+/* Operations, in the order of gcb_coll_descs[]; transports index their
+ * per-operation tables with it. */
+#define GCB_COLL_OP_LIST(X)                                                    \
+  X(ALLREDUCE)                                                                 \
+  X(ALLGATHER)                                                                 \
+  X(REDUCESCATTER)                                                             \
+  X(BROADCAST)                                                                 \
+  X(REDUCE)                                                                    \
+  X(ALLTOALL)                                                                  \
+  X(SENDRECV)                                                                  \
+  X(LATENCY)                                                                   \
+  X(BANDWIDTH)                                                                 \
+  X(BARRIER)
+
+enum gcb_coll_op {
+#define GCB__OP_ENUM(id) GCB_COLLOP_##id,
+  GCB_COLL_OP_LIST(GCB__OP_ENUM)
+#undef GCB__OP_ENUM
+  GCB_COLLOP_COUNT
+};
+
+/*
+ * Where the expected value of one received element comes from, for
+ * validation: element `elem` of rank `rank`'s input (data movement), the
+ * reduction over every rank of input element `elem`, or nothing: the
+ * operation must leave the element as it was (reduce on non-root ranks,
+ * the sender's buffer of a bandwidth test).
+ */
+enum gcb_coll_from { GCB_COLL_FROM_RANK, GCB_COLL_FROM_ALL, GCB_COLL_FROM_NONE };
+
+struct gcb_coll_source {
+  enum gcb_coll_from from;
+  int rank;           /* FROM_RANK: whose input */
+  size_t elem;        /* FROM_RANK, FROM_ALL: which input element */
 };
 
 /*
@@ -83,7 +125,9 @@ struct gcb_coll_desc {
   bool reduces;           /* takes a reduction operator */
   bool rooted;            /* takes a root rank */
   bool pairwise;          /* point-to-point between rank pairs */
-  /* Counts for this rank; false when `count` is too small for nranks. */
+  /* Counts for this rank; false when `count` is too small for nranks.
+   * out->bytes is in elements here: gcb_coll_desc_counts(), which callers
+   * use, aligns the count first and scales bytes by the element size. */
   bool (*counts)(size_t count, int rank, int nranks, int root,
                  struct gcb_coll_counts *out);
   /* busbw = algbw * factor (nccl-tests' factors). */
@@ -91,11 +135,35 @@ struct gcb_coll_desc {
   /* Reported time = measured time * time_scale (ping-pong latency: 0.5,
    * one way of a round trip); 0 means 1. */
   double time_scale;
+  enum gcb_coll_op op;    /* which operation: transports dispatch on it */
+  /* Messages per operation of a windowed pattern (bandwidth: 64, as
+   * osu_bw), 0 otherwise; time_scale is then 1 / window, so the reported
+   * time is per message and algbw = window * bytes / measured time. */
+  int window;
+  /* Per-rank blocks are rounded down to a multiple of align_bytes (newest
+   * nccl-tests: (count/nranks) & -(16/eltSize)); 0: no rounding. Applied
+   * by gcb_coll_desc_counts() before counts(). */
+  size_t align_bytes;
+  /* Where receive element j of `rank` comes from (see above), given this
+   * rank's counts; inplace changes nothing: the runner lays buffers out so
+   * that the same answer holds in place. */
+  void (*source)(const struct gcb_coll_counts *c, size_t j, int rank,
+                 int nranks, int root, struct gcb_coll_source *out);
 };
 
 /* Every collective, NULL-terminated. */
 extern const struct gcb_coll_desc *const gcb_coll_descs[];
 const struct gcb_coll_desc *gcb_coll_find(const char *name);
+
+/*
+ * Counts of `d` for `count` elements of type t on `rank`, exactly as
+ * nccl-tests computes them (align_bytes applied, then d->counts); callers
+ * use this rather than d->counts. False when the count rounds to nothing
+ * for nranks, or the pattern needs more ranks (pairwise: 2).
+ */
+bool gcb_coll_desc_counts(const struct gcb_coll_desc *d, size_t count,
+                          enum gcb_coll_dtype t, int rank, int nranks, int root,
+                          struct gcb_coll_counts *out);
 
 /* Where a transport runs, given by the caller. */
 struct gcb_coll_env {
@@ -114,8 +182,11 @@ struct gcb_coll_call {
   int root;
   size_t count;           /* nccl-tests count; see counts() */
   bool inplace;
-  const void *send;       /* in-place: recv + inplace_offset elements */
+  const void *send;       /* in place: both in one buffer, at the offsets
+                             of struct gcb_coll_counts */
   void *recv;
+  size_t param;           /* counts.param: the count the library call
+                             takes (the runner fills it in) */
 };
 
 struct gcb_coll_ops {
@@ -131,6 +202,15 @@ struct gcb_coll_ops {
   bool (*supports)(const struct gcb_comm *c, const struct gcb_coll_desc *d,
                    enum gcb_coll_dtype t, enum gcb_coll_redop op, char *why,
                    size_t why_len);
+  /*
+   * Optional (NULL: every operation, in nccl-tests' layout). Whether `d`
+   * has an in-place form here (false with a reason), and the library's own
+   * in-place layout written into *counts' offsets where it differs from
+   * nccl-tests' (MPI_Reduce_scatter_block leaves its result at the start
+   * of the buffer).
+   */
+  bool (*inplace)(const struct gcb_comm *c, const struct gcb_coll_desc *d,
+                  struct gcb_coll_counts *counts, char *why, size_t why_len);
   enum gcb_status (*alloc)(struct gcb_comm *c, size_t bytes, void **buf,
                            struct gcb_err *err);
   void (*free)(struct gcb_comm *c, void *buf);
@@ -188,7 +268,9 @@ enum gcb_status gcb_coll_case_wait(struct gcb_coll_case *k,
  * Re-initialises the buffers, runs the operation once, and counts received
  * elements that differ from the expected values (exact comparison; types
  * whose result is not exactly representable compare within one unit in
- * the last place). *checked is the number of elements compared.
+ * the last place; avg on floating types, which NCCL computes as a sum of
+ * x * (1/n), within two, as nccl-tests). *checked is the number of
+ * elements compared.
  */
 enum gcb_status gcb_coll_case_check(struct gcb_coll_case *k, uint64_t *wrong,
                                     uint64_t *checked, struct gcb_err *err);

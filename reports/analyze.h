@@ -26,26 +26,26 @@ const char *gcb_severity_name(enum gcb_severity s);
 
 /* Where a finding is. Parts that do not apply are -1 or "". */
 struct gcb_location {
-  int doc;            /* index of the document among those analysed */
-  long long node;     /* node index */
+  int doc;        /* index of the document among those analysed */
+  long long node; /* node index */
   char hostname[128];
-  long long rank;     /* MPI rank */
-  char ranks[96];     /* several ranks, as ranges ("0-3,7"), or "" */
-  long long gpu;      /* device index */
-  char bus_id[32];    /* PCI bus id of the GPU */
-  char link[64];      /* a link ("0000:1b:00.0<->0000:2c:00.0") */
-  char subject[160];  /* the case ("gemm: fp32 256x256x256") or check */
+  long long rank;    /* MPI rank */
+  char ranks[96];    /* several ranks, as ranges ("0-3,7"), or "" */
+  long long gpu;     /* device index */
+  char bus_id[32];   /* PCI bus id of the GPU */
+  char link[64];     /* a link ("0000:1b:00.0<->0000:2c:00.0") */
+  char subject[160]; /* the case ("gemm: fp32 256x256x256") or check */
 };
 
 struct gcb_finding {
   enum gcb_severity severity;
-  const char *kind;   /* static string ("slow-rank"); see docs/REPORTS.md */
+  const char *kind; /* static string ("slow-rank"); see docs/REPORTS.md */
   struct gcb_location where;
-  double measured;    /* NAN when not a number */
-  double expected;    /* NAN when there is no expectation */
-  char unit[24];      /* unit of measured/expected; "" */
-  double cost;        /* fraction of a synchronous job's time lost; NAN */
-  int check;          /* index of the criteria check; -1 */
+  double measured; /* NAN when not a number */
+  double expected; /* NAN when there is no expectation */
+  char unit[24];   /* unit of measured/expected; "" */
+  double cost;     /* fraction of a synchronous job's time lost; NAN */
+  int check;       /* index of the criteria check; -1 */
   char explanation[320];
   char suggestion[200];
 };
@@ -104,6 +104,7 @@ struct gcb_thresholds {
   double outlier_mads;       /* k in |x - median| > k * 1.4826 * MAD */
   double outlier_min_ranks;  /* fewer ranks: no outlier rule */
   double imbalance_pct;      /* warn: (max - mean) / max of rank times */
+  double late_pct;           /* warn: a rank late by this % of the op */
   double regression_pct;     /* compare: worse by more than this ... */
   double noise_sigmas;       /* ... and by more than this many sigmas */
   struct gcb_override regression_by[GCB_MAX_OVERRIDES];
@@ -145,18 +146,33 @@ enum gcb_status gcb_analyze(const struct gcb_doc *docs, size_t ndocs,
                             struct gcb_findings *out, struct gcb_err *err);
 
 /*
- * The robust outlier rule on x[0..n): flags[i] is set when x[i] lies below
+ * Robust outliers on x[0..n): flags[i] is set when dir * (x[i] - median)
+ * exceeds outlier_mads * 1.4826 * MAD (dir -1: below the median, +1:
+ * above). Nothing is flagged with fewer than outlier_min_ranks values, or
+ * when memory runs out. Returns the number flagged; the median goes to
+ * *median (NAN when n == 0).
+ */
+size_t gcb_analyze_outliers(const double *x, size_t n, int dir,
+                            const struct gcb_thresholds *t, bool *flags,
+                            double *median);
+
+/*
+ * The slow-rank rule on x[0..n): flags[i] is set when x[i] lies below
  * the median by more than outlier_mads * 1.4826 * MAD and by more than
  * slow_rank_pct percent of the median. Nothing is flagged with fewer than
- * outlier_min_ranks values. Returns the number flagged and stores the
- * median in *median. GCB-style failure: returns 0 (nothing flagged) when
- * memory runs out.
+ * outlier_min_ranks values, or when memory runs out. Returns the number
+ * flagged; the median goes to *median.
  */
 size_t gcb_analyze_slow(const double *x, size_t n,
                         const struct gcb_thresholds *t, bool *flags,
                         double *median);
 
-/* IPM-style load balance of one case over its ranks' median times. */
+/* True for benchmarks whose per-rank figure measures the rank's own device
+ * (gemm, membw): the ones the slow-rank rule and per-GPU tables use. */
+bool gcb_analyze_per_device(const char *bench);
+
+/* IPM-style load balance of one case over its ranks' times (the time each
+ * figure comes from: figure_time_s, else the median sample). */
 struct gcb_imbalance {
   size_t ranks;
   double total, mean, min, max; /* seconds; total = sum over ranks */

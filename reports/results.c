@@ -113,6 +113,9 @@ static const struct field run_fields[] = {
 };
 static const struct node n_run = {.types = T_OBJ, .fields = run_fields};
 
+/* The node's topology summary (docs/TOPOLOGY.md); checked no further. */
+static const struct node n_topology = {.types = T_OBJ};
+
 static const struct field node_fields[] = {
     REQ("index", &n_int),
     REQ("hostname", &n_str),
@@ -124,6 +127,7 @@ static const struct field node_fields[] = {
     REQ("llc_bytes", &n_int),
     REQ("memory_bytes", &n_int),
     REQ("cpu_model", &n_str),
+    OPT("topology", &n_topology),
     {0},
 };
 static const struct node n_nodes = {.types = T_ARR, .items = OBJ(node_fields)};

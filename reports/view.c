@@ -164,6 +164,20 @@ void gcb_view_fmt(double x, char *buf, size_t size) {
     snprintf(buf, size, "%.3g", x);
 }
 
+void gcb_view_fmt_time(double seconds, char *buf, size_t size) {
+  static const struct {
+    double scale;
+    const char *unit;
+  } units[] = {{1, "s"}, {1e-3, "ms"}, {1e-6, "us"}, {1e-9, "ns"}};
+  size_t i = 0;
+  while (i + 1 < sizeof units / sizeof *units && fabs(seconds) < units[i].scale)
+    i++;
+  if (isnan(seconds))
+    snprintf(buf, size, "-");
+  else
+    snprintf(buf, size, "%.4g %s", seconds / units[i].scale, units[i].unit);
+}
+
 void gcb_view_ranges(const long long *v, size_t n, char *buf, size_t size) {
   size_t used = 0;
   if (size == 0)

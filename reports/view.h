@@ -67,6 +67,10 @@ size_t gcb_view_copy(char *dst, size_t size, const char *src);
  * small values, whole numbers from 1000 up; "-" for NAN. */
 void gcb_view_fmt(double x, char *buf, size_t size);
 
+/* Formats seconds with a fitting unit and 4 significant digits:
+ * "262.7 us", "15.44 ms", "1.2 s"; "-" for NAN. */
+void gcb_view_fmt_time(double seconds, char *buf, size_t size);
+
 /*
  * Formats a sorted list of integers compactly as ranges: "0-3,7,9-10".
  * Truncated with "..." when it does not fit.

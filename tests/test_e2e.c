@@ -103,8 +103,9 @@ static void expect_case_sane(json_t *c, int ranks) {
   json_t *per_rank = json_object_get(c, "per_rank");
   cr_expect_eq(json_array_size(per_rank), (size_t)ranks, "%s", label);
   json_t *summary = json_object_get(c, "summary");
-  cr_expect_gt(json_number_value(json_object_get(summary, "median")), 0, "%s",
-               label);
+  if (json_number_value(json_object_get(c, "work_per_op")) > 0) /* not barrier */
+    cr_expect_gt(json_number_value(json_object_get(summary, "median")), 0, "%s",
+                 label);
   cr_expect_eq(json_integer_value(json_object_get(summary, "ranks")), ranks);
   json_t *v = json_object_get(c, "validation");
   cr_expect(json_is_true(json_object_get(v, "checked")), "%s checked", label);
@@ -196,6 +197,7 @@ Test(e2e, suite_runs_every_benchmark_into_one_document) {
   }
   cr_expect_eq(gemm, 2);
   cr_expect_eq(membw, 4);
+  cr_expect_gt(json_array_size(cases), 6, "coll cases too");
   cr_expect_not_null(json_object_get(section(r, "options"), "gemm"));
   gcb_results_free(r);
 }
@@ -271,4 +273,129 @@ Test(e2e, help_describes_every_command_and_option) {
   for (size_t i = 0; i < sizeof want / sizeof *want; i++)
     cr_expect(strstr(out, want[i]) != NULL, "gemm --help lacks %s", want[i]);
   free(out);
+}
+
+/* ---- coll ------------------------------------------------------------------*/
+
+static double num(json_t *o, const char *key) {
+  return json_number_value(json_object_get(o, key));
+}
+
+static const char *param(json_t *c, const char *key) {
+  return json_string_value(json_object_get(json_object_get(c, "params"), key));
+}
+
+Test(e2e, coll_sweeps_every_operation_with_exact_validation) {
+  const char *args[] = {"coll", "--op", "all", "-b", "8", "-e", "4K", "-f", "8",
+                        "-c", "1", "--iters", "4", "--warmup", "1", "-o",
+                        out_path("coll.json"), NULL};
+  cr_assert_eq(gcbench(2, args), 0, "stderr: %s", slurp("stderr"));
+  struct gcb_results *r = load("coll.json");
+  json_t *cases = section(r, "cases");
+  cr_assert_gt(json_array_size(cases), 20);
+  int allreduce = 0;
+  size_t i;
+  json_t *c;
+  json_array_foreach(cases, i, c) {
+    const char *label = json_string_value(json_object_get(c, "label"));
+    json_t *s = json_object_get(c, "summary");
+    cr_expect_eq(json_integer_value(json_object_get(s, "wrong")), 0, "%s", label);
+    cr_expect(json_is_true(json_object_get(s, "checked")), "%s", label);
+    cr_expect_not_null(json_object_get(s, "late_rank"), "%s", label);
+    json_t *rank0 = json_array_get(json_object_get(c, "per_rank"), 0);
+    cr_expect_eq(num(json_object_get(rank0, "late_s"), "n"), 4, "%s", label);
+    if (strcmp(param(c, "op"), "allreduce") == 0) {
+      allreduce++;
+      cr_expect_float_eq(num(c, "bus_factor"), 1.0, 1e-12);  /* 2(n-1)/n */
+      cr_expect_float_eq(num(s, "busbw"), num(s, "algbw"), 1e-9);
+      cr_expect_gt(num(s, "algbw"), 0, "%s", label);
+    }
+  }
+  cr_expect_eq(allreduce, 4 * 2, "8, 64, 512, 4096 B, out-of-place and in-place");
+  char *out = slurp("stdout");
+  cr_expect(strstr(out, "out-of-place") && strstr(out, "in-place"), "%s", out);
+  cr_expect(strstr(out, "# Out of bounds values : 0 OK") != NULL, "%s", out);
+  cr_expect(strstr(out, "# Avg bus bandwidth") != NULL, "%s", out);
+  free(out);
+  gcb_results_free(r);
+}
+
+Test(e2e, coll_on_three_ranks_validates_integer_and_float_types) {
+  const char *args[] = {"coll", "--op", "allreduce,reducescatter,alltoall,broadcast",
+                        "-d", "int8,int64,double", "-r", "sum,max", "-b", "24",
+                        "-e", "48", "-f", "2", "--iters", "2", "--warmup", "0",
+                        "-o", out_path("coll3.json"), NULL};
+  cr_assert_eq(gcbench(3, args), 0, "stderr: %s", slurp("stderr"));
+  struct gcb_results *r = load("coll3.json");
+  size_t i;
+  json_t *c;
+  json_array_foreach(section(r, "cases"), i, c) {
+    json_t *s = json_object_get(c, "summary");
+    cr_expect_eq(json_integer_value(json_object_get(s, "wrong")), 0, "%s",
+                 json_string_value(json_object_get(c, "label")));
+    cr_expect_eq(json_integer_value(json_object_get(s, "ranks")), 3);
+  }
+  cr_expect_gt(json_array_size(section(r, "cases")), 20);
+  gcb_results_free(r);
+}
+
+Test(e2e, coll_names_the_late_rank) {
+  const char *args[] = {"coll", "--op", "allreduce", "-b", "64", "-e", "64",
+                        "--iters", "5", "--warmup", "1", "--delay-rank", "1:3000",
+                        "-o", out_path("late.json"), NULL};
+  cr_assert_eq(gcbench(2, args), 0, "stderr: %s", slurp("stderr"));
+  struct gcb_results *r = load("late.json");
+  size_t i;
+  json_t *c;
+  json_array_foreach(section(r, "cases"), i, c) {
+    json_t *s = json_object_get(c, "summary");
+    cr_expect_eq(json_integer_value(json_object_get(s, "late_rank")), 1);
+    cr_expect_gt(num(s, "late_mean_s"), 2e-3, "late by %g s",
+                 num(s, "late_mean_s"));
+  }
+  char *out = slurp("stdout");
+  cr_expect(strstr(out, "# Latest arrival       : rank 1 (") != NULL, "%s", out);
+  free(out);
+  gcb_results_free(r);
+}
+
+Test(e2e, coll_counts_a_corrupted_element_and_fails) {
+  const char *args[] = {"coll", "--op", "allreduce,allgather", "-b", "64", "-e",
+                        "64", "--iters", "2", "--corrupt-rank", "1", "-o",
+                        out_path("bad.json"), NULL};
+  cr_expect_eq(gcbench(2, args), 1, "stderr: %s", slurp("stderr"));
+  struct gcb_results *r = load("bad.json");
+  size_t i;
+  json_t *c;
+  json_array_foreach(section(r, "cases"), i, c) {
+    json_t *s = json_object_get(c, "summary");
+    cr_expect_eq(json_integer_value(json_object_get(s, "wrong")), 1);
+    json_t *rank1 = json_array_get(json_object_get(c, "per_rank"), 1);
+    cr_expect_eq(
+        json_integer_value(json_object_get(json_object_get(rank1, "validation"),
+                                           "wrong")),
+        1);
+  }
+  char *out = slurp("stdout");
+  cr_expect(strstr(out, "FAILED") != NULL, "%s", out);
+  free(out);
+  gcb_results_free(r);
+}
+
+static const struct usage_case coll_usage_cases[] = {
+    {{"coll", "-b", "1M", "-e", "8"}, "-b 1048576 is larger than -e 8"},
+    {{"coll", "--op", "allsmash"}, "unknown value 'allsmash'"},
+    {{"coll", "-d", "float128"}, "unknown value 'float128'"},
+    {{"coll", "--delay-rank", "7"}, "--delay-rank '7'"},
+    {{"coll", "--root", "5"}, "--root 5: only 1 rank(s)"},
+};
+
+Test(e2e, coll_bad_usage_exits_2_with_one_line) {
+  for (size_t i = 0; i < sizeof coll_usage_cases / sizeof *coll_usage_cases; i++) {
+    cr_expect_eq(gcbench(1, coll_usage_cases[i].args), 2, "case %zu", i);
+    char *err = slurp("stderr");
+    cr_expect(strstr(err, coll_usage_cases[i].message) != NULL, "case %zu: %s",
+              i, err);
+    free(err);
+  }
 }

@@ -1,26 +1,90 @@
 /*
- * hwloc topology: loading (live or XML, important I/O objects kept),
- * a machine summary, and CPU-binding queries. Later topology work (GPU and
- * NIC discovery, path classes, binding checks) builds on gcb_topo.
+ * hwloc topology: loading (live or XML, important I/O objects kept), then
+ * the discovery steps of the other topo/ files (devices, NVLinks, the
+ * hypervisor, facts); a machine summary; CPU-binding queries.
  */
-#include "topo.h"
-
+#include <errno.h>
 #include <hwloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct gcb_topo {
-  hwloc_topology_t topology;
-  int from_xml;
-};
+#include "topo_int.h"
 
 void gcb_topo_free(struct gcb_topo *t) {
   if (t == NULL)
     return;
+  gcb__topo_devices_free(t);
+  free(t->facts);
   if (t->topology)
     hwloc_topology_destroy(t->topology);
   free(t);
+}
+
+/* Reads the <topology version="..."> of a file: hwloc 2.9 rejects format 3
+ * silently, so say it here, and name an unopenable file with its reason. */
+static enum gcb_status check_xml_head(const char *path, struct gcb_err *err) {
+  FILE *f = fopen(path, "r");
+  if (f == NULL)
+    return gcb_err_set(err, GCB_EINPUT, "%s: cannot open: %s", path,
+                       strerror(errno));
+  char head[4096];
+  size_t n = fread(head, 1, sizeof head - 1, f);
+  fclose(f);
+  head[n] = '\0';
+  const char *v = strstr(head, "<topology version=\"");
+  if (v && v[19] >= '3' && v[19] <= '9')
+    return gcb_err_set(err, GCB_EINPUT,
+                       "%s: hwloc XML format %c.x (hwloc 3) cannot be read by "
+                       "hwloc %d.x; export it again with hwloc 2 (lstopo "
+                       "file.xml)",
+                       path, v[19], HWLOC_API_VERSION >> 16);
+  return GCB_OK;
+}
+
+/* Everything gcb_topo derives once hwloc has loaded. */
+static enum gcb_status discover(struct gcb_topo *t, struct gcb_err *err) {
+  if (t->from_xml) {
+    gcb__topo_vm_from_xml(t);
+  } else if (gcb_topo_vm_read(NULL, &t->vm, NULL) != GCB_OK) {
+    /* An unreadable /proc or /sys must not stop a run: unknown is fine. */
+    snprintf(t->vm.evidence, sizeof t->vm.evidence,
+             "could not read /proc/cpuinfo or DMI strings");
+  }
+  enum gcb_status st = gcb__topo_discover(t, err);
+  if (st == GCB_OK)
+    st = gcb__topo_read_nvlinks(t, err);
+  if (st == GCB_OK)
+    st = gcb__topo_facts(t, err);
+  return st;
+}
+
+/* hwloc init, the I/O filter, the XML source if any, and the load. */
+static enum gcb_status open_hwloc(struct gcb_topo *t, const char *xml_path,
+                                  struct gcb_err *err) {
+  if (hwloc_topology_init(&t->topology) != 0) {
+    t->topology = NULL;
+    return gcb_err_set(err, GCB_EHWLOC, "hwloc_topology_init failed");
+  }
+  /* Without this filter hwloc drops PCI and OS devices, GPUs included. */
+  if (hwloc_topology_set_io_types_filter(t->topology,
+                                         HWLOC_TYPE_FILTER_KEEP_IMPORTANT) != 0)
+    return gcb_err_set(err, GCB_EHWLOC,
+                       "hwloc_topology_set_io_types_filter failed");
+  if (xml_path) {
+    enum gcb_status st = check_xml_head(xml_path, err);
+    if (st != GCB_OK)
+      return st;
+    if (hwloc_topology_set_xml(t->topology, xml_path) != 0)
+      return gcb_err_set(err, GCB_EINPUT,
+                         "%s: cannot read as an hwloc XML topology", xml_path);
+  }
+  if (hwloc_topology_load(t->topology) != 0)
+    return xml_path
+               ? gcb_err_set(err, GCB_EINPUT,
+                             "%s: not a valid hwloc XML topology", xml_path)
+               : gcb_err_set(err, GCB_EHWLOC, "hwloc_topology_load failed");
+  return GCB_OK;
 }
 
 enum gcb_status gcb_topo_load(const char *xml_path, struct gcb_topo **out,
@@ -29,40 +93,21 @@ enum gcb_status gcb_topo_load(const char *xml_path, struct gcb_topo **out,
   struct gcb_topo *t = calloc(1, sizeof *t);
   if (t == NULL)
     return gcb_err_set(err, GCB_ENOMEM, "topology: out of memory");
-  enum gcb_status st = GCB_OK;
-  if (hwloc_topology_init(&t->topology) != 0) {
-    t->topology = NULL;
-    st = gcb_err_set(err, GCB_EHWLOC, "hwloc_topology_init failed");
-    goto fail;
-  }
-  /* Without this filter hwloc drops PCI and OS devices, GPUs included. */
-  if (hwloc_topology_set_io_types_filter(t->topology,
-                                         HWLOC_TYPE_FILTER_KEEP_IMPORTANT) != 0) {
-    st = gcb_err_set(err, GCB_EHWLOC, "hwloc_topology_set_io_types_filter failed");
-    goto fail;
-  }
-  if (xml_path) {
-    t->from_xml = 1;
-    if (hwloc_topology_set_xml(t->topology, xml_path) != 0) {
-      st = gcb_err_set(err, GCB_EINPUT, "%s: cannot read as an hwloc XML topology",
-                       xml_path);
-      goto fail;
-    }
-  }
-  if (hwloc_topology_load(t->topology) != 0) {
-    st = xml_path ? gcb_err_set(err, GCB_EINPUT,
-                                "%s: not a valid hwloc XML topology", xml_path)
-                  : gcb_err_set(err, GCB_EHWLOC, "hwloc_topology_load failed");
-    goto fail;
+  t->from_xml = xml_path != NULL;
+  enum gcb_status st = open_hwloc(t, xml_path, err);
+  if (st == GCB_OK)
+    st = discover(t, err);
+  if (st != GCB_OK) {
+    gcb_topo_free(t);
+    return st;
   }
   *out = t;
   return GCB_OK;
-fail:
-  gcb_topo_free(t);
-  return st;
 }
 
-int gcb_topo_is_from_xml(const struct gcb_topo *t) { return t->from_xml; }
+int gcb_topo_is_from_xml(const struct gcb_topo *t) {
+  return t->from_xml;
+}
 
 static int count_type(hwloc_topology_t topo, hwloc_obj_type_t type) {
   int n = hwloc_get_nbobjs_by_type(topo, type);
@@ -72,9 +117,9 @@ static int count_type(hwloc_topology_t topo, hwloc_obj_type_t type) {
 /* Sum of the caches at the deepest level that is still a data cache shared
  * by the most PUs: the last-level cache. */
 static uint64_t llc_bytes(hwloc_topology_t topo) {
-  static const hwloc_obj_type_t levels[] = {HWLOC_OBJ_L5CACHE, HWLOC_OBJ_L4CACHE,
-                                            HWLOC_OBJ_L3CACHE, HWLOC_OBJ_L2CACHE,
-                                            HWLOC_OBJ_L1CACHE};
+  static const hwloc_obj_type_t levels[] = {
+      HWLOC_OBJ_L5CACHE, HWLOC_OBJ_L4CACHE, HWLOC_OBJ_L3CACHE,
+      HWLOC_OBJ_L2CACHE, HWLOC_OBJ_L1CACHE};
   for (size_t i = 0; i < sizeof levels / sizeof *levels; i++) {
     int n = hwloc_get_nbobjs_by_type(topo, levels[i]);
     if (n <= 0)
@@ -89,7 +134,8 @@ static uint64_t llc_bytes(hwloc_topology_t topo) {
   return 0;
 }
 
-void gcb_topo_summarize(const struct gcb_topo *t, struct gcb_topo_summary *out) {
+void gcb_topo_summarize(const struct gcb_topo *t,
+                        struct gcb_topo_summary *out) {
   memset(out, 0, sizeof *out);
   hwloc_topology_t topo = t->topology;
   out->packages = count_type(topo, HWLOC_OBJ_PACKAGE);
@@ -98,7 +144,8 @@ void gcb_topo_summarize(const struct gcb_topo *t, struct gcb_topo_summary *out) 
   out->pus = count_type(topo, HWLOC_OBJ_PU);
   out->llc_bytes = llc_bytes(topo);
   for (int i = 0; i < out->numa_nodes; i++) {
-    hwloc_obj_t n = hwloc_get_obj_by_type(topo, HWLOC_OBJ_NUMANODE, (unsigned)i);
+    hwloc_obj_t n =
+        hwloc_get_obj_by_type(topo, HWLOC_OBJ_NUMANODE, (unsigned)i);
     out->memory_bytes += n->attr->numanode.local_memory;
   }
   hwloc_obj_t pkg = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PACKAGE, 0);
@@ -145,7 +192,22 @@ enum gcb_status gcb_topo_binding_is_whole(const struct gcb_topo *t,
   return st;
 }
 
+/* The release ("2.9.0") is only recorded on a loaded topology's root;
+ * hwloc_get_api_version() gives the API level, which lags releases (2.9 has
+ * API 2.8). A one-PU synthetic topology costs microseconds (with an explicit
+ * NUMA node: hwloc 2.9 overlaps a memcpy adding one itself). */
 void gcb_topo_hwloc_version(char *buf, size_t len) {
   unsigned v = hwloc_get_api_version();
-  snprintf(buf, len, "%u.%u.%u", v >> 16, (v >> 8) & 0xff, v & 0xff);
+  snprintf(buf, len, "%u.%u.%u (API)", v >> 16, (v >> 8) & 0xff, v & 0xff);
+  hwloc_topology_t t;
+  if (hwloc_topology_init(&t) != 0)
+    return;
+  if (hwloc_topology_set_synthetic(t, "node:1 pu:1") == 0 &&
+      hwloc_topology_load(t) == 0) {
+    const char *release =
+        hwloc_obj_get_info_by_name(hwloc_get_root_obj(t), "hwlocVersion");
+    if (release)
+      snprintf(buf, len, "%s", release);
+  }
+  hwloc_topology_destroy(t);
 }

@@ -1,0 +1,303 @@
+/*
+ * `gcbench report` and `gcbench compare`: read results documents, run the
+ * analysis (reports/analyze.h), the acceptance criteria and the baseline
+ * comparison, write the report files and print a short summary. All the
+ * content comes from reports/; this file parses options, orders the steps
+ * and maps outcomes to exit codes.
+ */
+#include "report_command.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "options.h"
+#include "report_text.h"
+#include "reports/plot.h"
+#include "reports/results.h"
+
+#define MAX_DOCS 256
+
+struct report_opts {
+  const char *output;
+  const char *baseline;
+  const char *criteria;
+  bool png;
+};
+
+static const struct gcb_option report_options[] = {
+    {"output", 'o', GCB_OPT_STRING, offsetof(struct report_opts, output), NULL,
+     "DIR", "directory for the report files (created if missing; required)",
+     NULL, 0, 0},
+    {"baseline", 'b', GCB_OPT_STRING, offsetof(struct report_opts, baseline),
+     NULL, "OLD.json", "compare the first document with this baseline", NULL, 0,
+     0},
+    {"criteria", 'c', GCB_OPT_STRING, offsetof(struct report_opts, criteria),
+     NULL, "SPEC.json", "acceptance criteria (docs/criteria-schema.md)", NULL,
+     0, 0},
+    {"png", 0, GCB_OPT_FLAG, offsetof(struct report_opts, png), NULL, NULL,
+     "plots as PNG files (default: SVG, inlined in index.html)", NULL, 0, 0},
+    {0},
+};
+
+struct compare_opts {
+  double threshold;
+  double noise_sigmas;
+};
+
+static const struct gcb_option compare_options[] = {
+    {"threshold", 't', GCB_OPT_DOUBLE, offsetof(struct compare_opts, threshold),
+     "5", "PCT", "a regression is worse by more than PCT percent ...", NULL, 0,
+     1000},
+    {"noise-sigmas", 0, GCB_OPT_DOUBLE,
+     offsetof(struct compare_opts, noise_sigmas), "2", "K",
+     "... and by more than K combined relative stdevs of the two runs", NULL, 0,
+     100},
+    {0},
+};
+
+/* Everything read from the command line's files. */
+struct inputs {
+  struct gcb_results *res[MAX_DOCS + 1]; /* the last slot: the baseline */
+  struct gcb_doc docs[MAX_DOCS];
+  size_t ndocs;
+  struct gcb_doc base;
+  struct gcb_criteria *cr;
+};
+
+static void say(int rank, const char *msg) {
+  if (rank == 0)
+    fprintf(stderr, "gcbench: error: %s\n", msg);
+}
+
+static int exit_code(enum gcb_status st) {
+  int code = gcb_status_exit_code(st);
+  return st != GCB_OK && code == 0 ? 3 : code;
+}
+
+static enum gcb_status load(const char *path, struct gcb_results **slot,
+                            struct gcb_doc *doc, struct gcb_err *err) {
+  enum gcb_status st = gcb_results_read(path, slot, err);
+  if (st == GCB_OK)
+    *doc = (struct gcb_doc){.name = path, .root = gcb_results_json(*slot)};
+  return st;
+}
+
+static enum gcb_status load_inputs(const char **files, size_t n,
+                                   const char *baseline, const char *criteria,
+                                   struct inputs *in, struct gcb_err *err) {
+  enum gcb_status st = GCB_OK;
+  for (size_t i = 0; st == GCB_OK && i < n; i++)
+    if ((st = load(files[i], &in->res[i], &in->docs[i], err)) == GCB_OK)
+      in->ndocs++;
+  if (st == GCB_OK && baseline != NULL)
+    st = load(baseline, &in->res[MAX_DOCS], &in->base, err);
+  if (st == GCB_OK && criteria != NULL)
+    st = gcb_criteria_read(criteria, &in->cr, err);
+  return st;
+}
+
+static void free_inputs(struct inputs *in) {
+  for (size_t i = 0; i <= MAX_DOCS; i++)
+    gcb_results_free(in->res[i]);
+  gcb_criteria_free(in->cr);
+}
+
+/* ---- report ------------------------------------------------------------- */
+
+struct outcome {
+  struct gcb_thresholds th;
+  struct gcb_findings findings;
+  struct gcb_check_result *checks;
+  struct gcb_comparison cmp;
+  struct gcb_plots plots;
+};
+
+static enum gcb_status analyse(const struct inputs *in, struct outcome *o,
+                               struct gcb_err *err) {
+  if (in->cr != NULL)
+    o->th = in->cr->thresholds;
+  else
+    gcb_thresholds_default(&o->th);
+  enum gcb_status st =
+      gcb_analyze(in->docs, in->ndocs, &o->th, &o->findings, err);
+  if (st == GCB_OK && in->cr != NULL) {
+    o->checks = calloc(in->cr->nchecks + 1, sizeof *o->checks);
+    st = o->checks == NULL
+             ? gcb_err_set(err, GCB_ENOMEM, "out of memory")
+             : gcb_criteria_evaluate(in->cr, in->docs, in->ndocs, o->checks,
+                                     &o->findings, err);
+  }
+  if (st == GCB_OK && in->base.root != NULL)
+    st = gcb_compare(&in->base, &in->docs[0], &o->th, &o->cmp, err);
+  if (st == GCB_OK && in->base.root != NULL)
+    st = gcb_compare_findings(&o->cmp, 0, &o->findings, err);
+  gcb_findings_sort(&o->findings);
+  return st;
+}
+
+static void free_outcome(struct outcome *o) {
+  gcb_findings_free(&o->findings);
+  free(o->checks);
+  gcb_comparison_free(&o->cmp);
+  gcb_plots_free(&o->plots);
+}
+
+static enum gcb_status make_dir(const char *dir, struct gcb_err *err) {
+  struct stat st;
+  if (mkdir(dir, 0777) == 0 ||
+      (errno == EEXIST && stat(dir, &st) == 0 && S_ISDIR(st.st_mode)))
+    return GCB_OK;
+  return gcb_err_set(err, GCB_EIO, "%s: cannot create directory (%s)", dir,
+                     errno == EEXIST ? "not a directory" : strerror(errno));
+}
+
+/* Renders into DIR/FILE.tmp, then renames it over DIR/FILE, so a reader
+ * never sees half a file. */
+static enum gcb_status write_one(const char *dir, const struct gcb_renderer *r,
+                                 const struct gcb_report *rep,
+                                 struct gcb_err *err) {
+  char path[4096], tmp[4200];
+  snprintf(path, sizeof path, "%s/%s", dir, r->file);
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  FILE *f = fopen(tmp, "w");
+  if (f == NULL)
+    return gcb_err_set(err, GCB_EIO, "%s: cannot create (%s)", tmp,
+                       strerror(errno));
+  enum gcb_status st = r->render(f, rep, err);
+  if (fclose(f) != 0 && st == GCB_OK)
+    st = gcb_err_set(err, GCB_EIO, "%s: write failed", tmp);
+  if (st == GCB_OK && rename(tmp, path) != 0)
+    st = gcb_err_set(err, GCB_EIO, "%s: cannot rename (%s)", path,
+                     strerror(errno));
+  if (st != GCB_OK)
+    unlink(tmp);
+  return st;
+}
+
+static enum gcb_status write_report(const struct report_opts *ro,
+                                    const struct inputs *in, struct outcome *o,
+                                    struct gcb_report *rep,
+                                    struct gcb_err *err) {
+  enum gcb_status st = make_dir(ro->output, err);
+  if (st == GCB_OK)
+    st = gcb_plots_make(ro->output, in->docs, in->ndocs, &o->th, ro->png,
+                        &o->plots, err);
+  for (size_t i = 0; st == GCB_OK && gcb_renderers[i]; i++)
+    st = write_one(ro->output, gcb_renderers[i], rep, err);
+  return st;
+}
+
+static int report(const struct report_opts *ro, const char **files, size_t n,
+                  int rank) {
+  struct inputs in = {0};
+  struct outcome o = {0};
+  struct gcb_err err = {0};
+  enum gcb_status st =
+      load_inputs(files, n, ro->baseline, ro->criteria, &in, &err);
+  if (st == GCB_OK)
+    st = analyse(&in, &o, &err);
+  struct gcb_report rep = {.docs = in.docs,
+                           .ndocs = in.ndocs,
+                           .findings = &o.findings,
+                           .criteria = in.cr,
+                           .checks = o.checks,
+                           .comparison = in.base.root ? &o.cmp : NULL,
+                           .baseline = ro->baseline,
+                           .plots = &o.plots,
+                           .thresholds = &o.th};
+  if (st == GCB_OK && rank == 0)
+    st = write_report(ro, &in, &o, &rep, &err);
+  int code = exit_code(st);
+  if (st != GCB_OK)
+    say(rank, err.msg);
+  else if (rank == 0)
+    gcb__print_report_summary(stdout, &rep, ro->output);
+  if (st == GCB_OK)
+    code = gcb_report_failed(&rep) ? 1 : 0;
+  free_outcome(&o);
+  free_inputs(&in);
+  return code;
+}
+
+static void usage(const char *line, const char *what,
+                  const struct gcb_option_group *g) {
+  printf("usage: %s\n\n%s\n", line, what);
+  gcb_options_help(stdout, g, 1);
+  printf("\nexit codes: 0 pass, 1 a failure-level finding or regression, "
+         "2 bad usage or input, 3 runtime error\n");
+}
+
+int gcb__report_command(int argc, char **argv, int rank) {
+  struct report_opts ro = {0};
+  struct gcb_option_group g = {"report options", report_options, &ro};
+  const char *files[MAX_DOCS];
+  int n = 0;
+  bool help = false;
+  struct gcb_err err = {0};
+  if (gcb_options_parse(&g, 1, argc, argv, &help, files, MAX_DOCS, &n, &err) !=
+      GCB_OK) {
+    say(rank, err.msg);
+    return 2;
+  }
+  if (help) {
+    if (rank == 0)
+      usage("gcbench report RESULTS.json [MORE.json ...] -o DIR "
+            "[--baseline OLD.json] [--criteria SPEC.json] [--png]",
+            "findings, tables and plots from results documents: report.md, "
+            "index.html, results.csv, junit.xml, findings.json",
+            &g);
+    return 0;
+  }
+  if (n == 0 || ro.output == NULL) {
+    say(rank, n == 0 ? "report: no results document given (see --help)"
+                     : "report: -o DIR is required (see --help)");
+    return 2;
+  }
+  return report(&ro, files, (size_t)n, rank);
+}
+
+/* ---- compare ------------------------------------------------------------ */
+
+int gcb__compare_command(int argc, char **argv, int rank) {
+  struct compare_opts co = {0};
+  struct gcb_option_group g = {"compare options", compare_options, &co};
+  const char *files[2];
+  int n = 0;
+  bool help = false;
+  struct gcb_err err = {0};
+  enum gcb_status st =
+      gcb_options_parse(&g, 1, argc, argv, &help, files, 2, &n, &err);
+  if (st == GCB_OK && help) {
+    if (rank == 0)
+      usage("gcbench compare OLD.json NEW.json [--threshold PCT] "
+            "[--noise-sigmas K]",
+            "per-case change of NEW against the baseline OLD, with a "
+            "noise-aware regression verdict",
+            &g);
+    return 0;
+  }
+  if (st == GCB_OK && n != 2)
+    st = gcb_err_set(&err, GCB_EUSAGE,
+                     "compare: expected OLD.json NEW.json (see --help)");
+  struct inputs in = {0};
+  struct gcb_comparison cmp = {0};
+  struct gcb_thresholds th;
+  gcb_thresholds_default(&th);
+  th.regression_pct = co.threshold;
+  th.noise_sigmas = co.noise_sigmas;
+  if (st == GCB_OK)
+    st = load_inputs(&files[1], 1, files[0], NULL, &in, &err);
+  if (st == GCB_OK)
+    st = gcb_compare(&in.base, &in.docs[0], &th, &cmp, &err);
+  if (st == GCB_OK && rank == 0)
+    st = gcb__print_comparison(stdout, &in.docs[0], &cmp, files[0], &th, &err);
+  int code = st != GCB_OK ? exit_code(st) : cmp.regressions > 0 ? 1 : 0;
+  if (st != GCB_OK)
+    say(rank, err.msg);
+  gcb_comparison_free(&cmp);
+  free_inputs(&in);
+  return code;
+}

@@ -1,0 +1,452 @@
+/*
+ * The MPI transport: every collective as the MPI library runs it, on host
+ * memory, so that the collective benchmark measures CPU clusters and runs
+ * wherever MPI does.
+ *
+ * Each operation is the matching MPI call (MPI_Allreduce, MPI_Allgather,
+ * MPI_Reduce_scatter_block, MPI_Bcast, MPI_Reduce, MPI_Alltoall,
+ * MPI_Sendrecv, MPI_Barrier) or, for the point-to-point patterns, what OSU
+ * does: blocking ping-pong (osu_latency) and a window of non-blocking sends
+ * closed by a zero-byte acknowledgement (osu_bw). start() runs the
+ * operation to completion, so wait() has nothing left to do. In place
+ * follows the MPI standard: MPI_IN_PLACE where it is defined (allreduce,
+ * allgather, reduce_scatter_block, reduce at the root, alltoall),
+ * MPI_Sendrecv_replace for sendrecv, and a broadcast buffer is in place by
+ * nature (out of place, the root first copies send to receive, since NCCL's
+ * broadcast also leaves the data in the root's receive buffer).
+ *
+ * Traffic runs on a duplicate of the caller's communicator, so its messages
+ * can never match the harness's own. Every MPI return code is checked (the
+ * duplicate returns errors rather than aborting) and named in the message.
+ * MPI-4 libraries get the large-count (_c) calls, so no count is limited to
+ * INT_MAX elements; with MPI-3 larger counts fail with a clear message.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collectives/comm.h"
+#include "collectives/data.h"
+
+#if MPI_VERSION >= 4
+#define LC(fn) fn##_c
+typedef MPI_Count mpi_count;
+#define MPI_COUNT_LIMIT ((size_t)LLONG_MAX)
+#else
+#define LC(fn) fn
+typedef int mpi_count;
+#define MPI_COUNT_LIMIT ((size_t)INT_MAX)
+#endif
+
+/* Tags of the point-to-point patterns (on our own communicator). */
+enum { TAG_RING = 1, TAG_PING, TAG_PONG, TAG_WINDOW, TAG_ACK };
+
+struct gcb_comm {
+  MPI_Comm comm; /* duplicate of the caller's communicator */
+  int rank, size;
+  MPI_Request *reqs; /* the bandwidth window's requests */
+  int nreqs;
+};
+
+/* One MPI type per element type; half, bfloat16 and fp8 have none. */
+static const struct {
+  bool ok;
+  MPI_Datatype type;
+} mpi_types[GCB_COLL_DTYPE_COUNT] = {
+    [GCB_COLL_INT8] = {true, MPI_INT8_T},
+    [GCB_COLL_UINT8] = {true, MPI_UINT8_T},
+    [GCB_COLL_INT32] = {true, MPI_INT32_T},
+    [GCB_COLL_UINT32] = {true, MPI_UINT32_T},
+    [GCB_COLL_INT64] = {true, MPI_INT64_T},
+    [GCB_COLL_UINT64] = {true, MPI_UINT64_T},
+    [GCB_COLL_FLOAT] = {true, MPI_FLOAT},
+    [GCB_COLL_DOUBLE] = {true, MPI_DOUBLE},
+};
+
+static const struct {
+  bool ok;
+  MPI_Op op;
+} mpi_ops[GCB_COLL_REDOP_COUNT] = {
+    [GCB_REDOP_SUM] = {true, MPI_SUM},
+    [GCB_REDOP_PROD] = {true, MPI_PROD},
+    [GCB_REDOP_MAX] = {true, MPI_MAX},
+    [GCB_REDOP_MIN] = {true, MPI_MIN},
+};
+
+static enum gcb_status mpi_fail(struct gcb_err *err, int rc, const char *call) {
+  char msg[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  if (MPI_Error_string(rc, msg, &len) != MPI_SUCCESS)
+    snprintf(msg, sizeof msg, "MPI error %d", rc);
+  return gcb_err_set(err, GCB_EMPI, "%s: %s", call, msg);
+}
+
+/* ---- lifetime ------------------------------------------------------------ */
+
+static bool mpi_usable(char *why, size_t why_len) {
+  int init = 0, fin = 0;
+  MPI_Initialized(&init);
+  MPI_Finalized(&fin);
+  snprintf(why, why_len, "%s",
+           init && !fin ? "MPI is initialised" : "MPI is not initialised");
+  return init && !fin;
+}
+
+static void mpi_close(struct gcb_comm *c) {
+  int fin = 0;
+  if (c == NULL)
+    return;
+  MPI_Finalized(&fin);
+  if (!fin && c->comm != MPI_COMM_NULL)
+    (void)MPI_Comm_free(&c->comm); /* nothing to do about a failure here */
+  free(c->reqs);
+  free(c);
+}
+
+static enum gcb_status mpi_open(const struct gcb_coll_env *env,
+                                struct gcb_comm **out, struct gcb_err *err) {
+  struct gcb_comm *c = calloc(1, sizeof *c);
+  const char *call = "MPI_Comm_dup";
+  int rc;
+  *out = NULL;
+  if (c == NULL)
+    return gcb_err_set(err, GCB_ENOMEM, "mpi: no memory for the transport");
+  c->comm = MPI_COMM_NULL;
+  if ((rc = MPI_Comm_dup(env->comm, &c->comm)) != MPI_SUCCESS ||
+      (call = "MPI_Comm_set_errhandler",
+       rc = MPI_Comm_set_errhandler(c->comm, MPI_ERRORS_RETURN)) !=
+          MPI_SUCCESS ||
+      (call = "MPI_Comm_rank", rc = MPI_Comm_rank(c->comm, &c->rank)) !=
+          MPI_SUCCESS ||
+      (call = "MPI_Comm_size", rc = MPI_Comm_size(c->comm, &c->size)) !=
+          MPI_SUCCESS) {
+    mpi_close(c);
+    return mpi_fail(err, rc, call);
+  }
+  *out = c;
+  return GCB_OK;
+}
+
+static void mpi_version(char *buf, size_t len) {
+  char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+  int n = 0, major = 0, minor = 0;
+  if (MPI_Get_library_version(lib, &n) != MPI_SUCCESS)
+    lib[0] = '\0';
+  lib[strcspn(lib, "\n")] = '\0'; /* the first line names the library */
+  const char *v = strstr(lib, "MPICH Version:");
+  if (v != NULL) /* "MPICH Version:\t4.0.2" -> "MPICH 4.0.2" */
+    snprintf(buf, len, "MPICH %s",
+             v + strlen("MPICH Version:") +
+                 strspn(v + strlen("MPICH Version:"), " \t"));
+  else if (lib[0] != '\0')
+    snprintf(buf, len, "%s", lib);
+  else if (MPI_Get_version(&major, &minor) == MPI_SUCCESS)
+    snprintf(buf, len, "MPI %d.%d", major, minor);
+  else
+    snprintf(buf, len, "MPI");
+}
+
+/* ---- capabilities -------------------------------------------------------- */
+
+static bool mpi_supports(const struct gcb_comm *c,
+                         const struct gcb_coll_desc *d, enum gcb_coll_dtype t,
+                         enum gcb_coll_redop op, char *why, size_t why_len) {
+  (void)c;
+  if ((int)t < 0 || t >= GCB_COLL_DTYPE_COUNT || !mpi_types[t].ok) {
+    snprintf(why, why_len, "MPI has no %s type", gcb_coll_dtype_name(t));
+    return false;
+  }
+  if (d->reduces && op == GCB_REDOP_AVG) {
+    snprintf(why, why_len, "MPI has no avg reduction");
+    return false;
+  }
+  if (d->reduces &&
+      ((int)op < 0 || op >= GCB_COLL_REDOP_COUNT || !mpi_ops[op].ok)) {
+    snprintf(why, why_len, "MPI has no %s reduction", gcb_coll_redop_name(op));
+    return false;
+  }
+  return true;
+}
+
+/* MPI_Reduce_scatter_block in place reads the whole buffer and leaves the
+ * result at its start (MPI standard, 6.10.1), where nccl-tests expects
+ * block `rank`. */
+static bool mpi_inplace(const struct gcb_comm *c, const struct gcb_coll_desc *d,
+                        struct gcb_coll_counts *counts, char *why,
+                        size_t why_len) {
+  (void)c, (void)why, (void)why_len;
+  if (d->op == GCB_COLLOP_REDUCESCATTER)
+    counts->recv_inplace_offset = 0;
+  return true;
+}
+
+/* ---- memory -------------------------------------------------------------- */
+
+/* MemAvailable (counts reclaimable page cache); 0 when unknown. */
+static unsigned long long available_bytes(void) {
+  FILE *f = fopen("/proc/meminfo", "r");
+  char line[256];
+  unsigned long long kib = 0;
+  bool found = false;
+  while (f != NULL && !found && fgets(line, sizeof line, f) != NULL)
+    found = sscanf(line, "MemAvailable: %llu kB", &kib) == 1;
+  if (f != NULL)
+    fclose(f);
+  return found ? kib * 1024 : 0;
+}
+
+static enum gcb_status mpi_alloc(struct gcb_comm *c, size_t bytes, void **buf,
+                                 struct gcb_err *err) {
+  (void)c;
+  unsigned long long avail = available_bytes();
+  /* Refuse what cannot fit rather than let the OOM killer end the job
+   * once the pages are touched. */
+  if (avail != 0 && bytes > avail)
+    return gcb_err_set(err, GCB_ENOMEM,
+                       "mpi: a %zu-byte buffer exceeds the %llu bytes of "
+                       "memory available",
+                       bytes, avail);
+  size_t rounded = (bytes + 63) / 64 * 64; /* aligned_alloc's contract */
+  if (rounded < bytes || (*buf = aligned_alloc(64, rounded)) == NULL)
+    return gcb_err_set(err, GCB_ENOMEM, "mpi: cannot allocate %zu bytes",
+                       bytes);
+  return GCB_OK;
+}
+
+static void mpi_free(struct gcb_comm *c, void *buf) {
+  (void)c;
+  free(buf);
+}
+
+static enum gcb_status mpi_copy(struct gcb_comm *c, void *dst, const void *src,
+                                size_t bytes, struct gcb_err *err) {
+  (void)c, (void)err;
+  memcpy(dst, src, bytes);
+  return GCB_OK;
+}
+
+/* ---- operations ---------------------------------------------------------- */
+
+/* One operation: returns the MPI code, names the call that gave it. */
+typedef int run_fn(struct gcb_comm *c, const struct gcb_coll_call *k,
+                   MPI_Datatype dt, MPI_Op op, const char **call);
+
+#define SEND_OR_IN_PLACE(k) ((k)->inplace ? MPI_IN_PLACE : (k)->send)
+
+static int run_allreduce(struct gcb_comm *c, const struct gcb_coll_call *k,
+                         MPI_Datatype dt, MPI_Op op, const char **call) {
+  *call = "MPI_Allreduce";
+  return LC(MPI_Allreduce)(SEND_OR_IN_PLACE(k), k->recv, (mpi_count)k->param,
+                           dt, op, c->comm);
+}
+
+/* In place, this rank's block already sits at recv + rank * param. */
+static int run_allgather(struct gcb_comm *c, const struct gcb_coll_call *k,
+                         MPI_Datatype dt, MPI_Op op, const char **call) {
+  (void)op;
+  *call = "MPI_Allgather";
+  mpi_count n = (mpi_count)k->param;
+  if (k->inplace)
+    return LC(MPI_Allgather)(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, k->recv, n, dt,
+                             c->comm);
+  return LC(MPI_Allgather)(k->send, n, dt, k->recv, n, dt, c->comm);
+}
+
+static int run_reducescatter(struct gcb_comm *c, const struct gcb_coll_call *k,
+                             MPI_Datatype dt, MPI_Op op, const char **call) {
+  *call = "MPI_Reduce_scatter_block";
+  return LC(MPI_Reduce_scatter_block)(SEND_OR_IN_PLACE(k), k->recv,
+                                      (mpi_count)k->param, dt, op, c->comm);
+}
+
+static int run_broadcast(struct gcb_comm *c, const struct gcb_coll_call *k,
+                         MPI_Datatype dt, MPI_Op op, const char **call) {
+  (void)op;
+  if (!k->inplace && c->rank == k->root)
+    memcpy(k->recv, k->send, k->param * gcb_coll_dtype_size(k->dtype));
+  *call = "MPI_Bcast";
+  return LC(MPI_Bcast)(k->recv, (mpi_count)k->param, dt, k->root, c->comm);
+}
+
+/* The receive buffer matters only at the root; elsewhere it is NULL, so
+ * that in place (send == recv) is not taken for aliased arguments. */
+static int run_reduce(struct gcb_comm *c, const struct gcb_coll_call *k,
+                      MPI_Datatype dt, MPI_Op op, const char **call) {
+  bool root = c->rank == k->root;
+  *call = "MPI_Reduce";
+  return LC(MPI_Reduce)(root ? SEND_OR_IN_PLACE(k) : k->send,
+                        root ? k->recv : NULL, (mpi_count)k->param, dt, op,
+                        k->root, c->comm);
+}
+
+static int run_alltoall(struct gcb_comm *c, const struct gcb_coll_call *k,
+                        MPI_Datatype dt, MPI_Op op, const char **call) {
+  (void)op;
+  *call = "MPI_Alltoall";
+  mpi_count n = (mpi_count)k->param;
+  if (k->inplace)
+    return LC(MPI_Alltoall)(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, k->recv, n, dt,
+                            c->comm);
+  return LC(MPI_Alltoall)(k->send, n, dt, k->recv, n, dt, c->comm);
+}
+
+/* nccl-tests' ring: send to rank + 1, receive from rank - 1. */
+static int run_sendrecv(struct gcb_comm *c, const struct gcb_coll_call *k,
+                        MPI_Datatype dt, MPI_Op op, const char **call) {
+  (void)op;
+  int next = (c->rank + 1) % c->size, prev = (c->rank - 1 + c->size) % c->size;
+  mpi_count n = (mpi_count)k->param;
+  if (k->inplace) {
+    *call = "MPI_Sendrecv_replace";
+    return LC(MPI_Sendrecv_replace)(k->recv, n, dt, next, TAG_RING, prev,
+                                    TAG_RING, c->comm, MPI_STATUS_IGNORE);
+  }
+  *call = "MPI_Sendrecv";
+  return LC(MPI_Sendrecv)(k->send, n, dt, next, TAG_RING, k->recv, n, dt, prev,
+                          TAG_RING, c->comm, MPI_STATUS_IGNORE);
+}
+
+/* osu_latency's round trip; the responder returns what it received. */
+static int run_latency(struct gcb_comm *c, const struct gcb_coll_call *k,
+                       MPI_Datatype dt, MPI_Op op, const char **call) {
+  (void)op;
+  int peer = gcb__coll_partner(c->rank, c->size), rc;
+  mpi_count n = (mpi_count)k->param;
+  if (peer < 0)
+    return MPI_SUCCESS;
+  if (c->rank < peer) {
+    *call = "MPI_Send";
+    rc = LC(MPI_Send)(k->send, n, dt, peer, TAG_PING, c->comm);
+    if (rc != MPI_SUCCESS)
+      return rc;
+    *call = "MPI_Recv";
+    return LC(MPI_Recv)(k->recv, n, dt, peer, TAG_PONG, c->comm,
+                        MPI_STATUS_IGNORE);
+  }
+  *call = "MPI_Recv";
+  rc = LC(MPI_Recv)(k->recv, n, dt, peer, TAG_PING, c->comm, MPI_STATUS_IGNORE);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  *call = "MPI_Send";
+  return LC(MPI_Send)(k->recv, n, dt, peer, TAG_PONG, c->comm);
+}
+
+/* MPICH's MPI_STATUSES_IGNORE is (MPI_Status *)1, which GCC 12 takes for a
+ * zero-sized array that MPI_Waitall would write into: a false alarm. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstringop-overflow"
+#endif
+static int wait_all(int n, MPI_Request *reqs) {
+  return MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE);
+}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
+/* osu_bw's window: `window` messages in flight, all from (or, as osu_bw
+ * does, all into) the same buffer, then the receiver's zero-byte ack. */
+static int run_window(struct gcb_comm *c, const struct gcb_coll_call *k,
+                      MPI_Datatype dt, int peer, const char **call) {
+  int w = k->desc->window, rc = MPI_SUCCESS;
+  char ack = 0;
+  bool sender = c->rank < peer;
+  for (int i = 0; i < w && rc == MPI_SUCCESS; i++) {
+    *call = sender ? "MPI_Isend" : "MPI_Irecv";
+    rc = sender ? LC(MPI_Isend)(k->send, (mpi_count)k->param, dt, peer,
+                                TAG_WINDOW, c->comm, &c->reqs[i])
+                : LC(MPI_Irecv)(k->recv, (mpi_count)k->param, dt, peer,
+                                TAG_WINDOW, c->comm, &c->reqs[i]);
+  }
+  if (rc != MPI_SUCCESS)
+    return rc;
+  *call = "MPI_Waitall";
+  if ((rc = wait_all(w, c->reqs)) != MPI_SUCCESS)
+    return rc;
+  *call = sender ? "MPI_Recv" : "MPI_Send";
+  return sender ? MPI_Recv(&ack, 0, MPI_BYTE, peer, TAG_ACK, c->comm,
+                           MPI_STATUS_IGNORE)
+                : MPI_Send(&ack, 0, MPI_BYTE, peer, TAG_ACK, c->comm);
+}
+
+static int run_bandwidth(struct gcb_comm *c, const struct gcb_coll_call *k,
+                         MPI_Datatype dt, MPI_Op op, const char **call) {
+  (void)op;
+  int peer = gcb__coll_partner(c->rank, c->size);
+  if (peer < 0)
+    return MPI_SUCCESS;
+  if (c->nreqs < k->desc->window) { /* grows once, outside timed loops */
+    MPI_Request *r = realloc(c->reqs, sizeof *r * (size_t)k->desc->window);
+    *call = "realloc";
+    if (r == NULL)
+      return MPI_ERR_NO_MEM;
+    c->reqs = r;
+    c->nreqs = k->desc->window;
+  }
+  return run_window(c, k, dt, peer, call);
+}
+
+static int run_barrier(struct gcb_comm *c, const struct gcb_coll_call *k,
+                       MPI_Datatype dt, MPI_Op op, const char **call) {
+  (void)k, (void)dt, (void)op;
+  *call = "MPI_Barrier";
+  return MPI_Barrier(c->comm);
+}
+
+static run_fn *const runners[GCB_COLLOP_COUNT] = {
+    [GCB_COLLOP_ALLREDUCE] = run_allreduce,
+    [GCB_COLLOP_ALLGATHER] = run_allgather,
+    [GCB_COLLOP_REDUCESCATTER] = run_reducescatter,
+    [GCB_COLLOP_BROADCAST] = run_broadcast,
+    [GCB_COLLOP_REDUCE] = run_reduce,
+    [GCB_COLLOP_ALLTOALL] = run_alltoall,
+    [GCB_COLLOP_SENDRECV] = run_sendrecv,
+    [GCB_COLLOP_LATENCY] = run_latency,
+    [GCB_COLLOP_BANDWIDTH] = run_bandwidth,
+    [GCB_COLLOP_BARRIER] = run_barrier,
+};
+
+static enum gcb_status mpi_start(struct gcb_comm *c,
+                                 const struct gcb_coll_call *k,
+                                 struct gcb_err *err) {
+  enum gcb_coll_op id = k->desc->op;
+  const char *call = "?";
+  if ((int)id < 0 || id >= GCB_COLLOP_COUNT || runners[id] == NULL ||
+      !mpi_types[k->dtype].ok)
+    return gcb_err_set(err, GCB_EUNSUPPORTED, "mpi: %s %s not supported",
+                       k->desc->name, gcb_coll_dtype_name(k->dtype));
+  if (k->param > MPI_COUNT_LIMIT)
+    return gcb_err_set(err, GCB_EUNSUPPORTED,
+                       "mpi: count %zu exceeds this MPI's count limit %zu",
+                       k->param, MPI_COUNT_LIMIT);
+  if (k->desc->reduces && !mpi_ops[k->redop].ok)
+    return gcb_err_set(err, GCB_EUNSUPPORTED, "mpi: no %s reduction",
+                       gcb_coll_redop_name(k->redop));
+  /* Non-reducing operations get a placeholder operator they never read. */
+  MPI_Op op = k->desc->reduces ? mpi_ops[k->redop].op : MPI_SUM;
+  int rc = runners[id](c, k, mpi_types[k->dtype].type, op, &call);
+  return rc == MPI_SUCCESS ? GCB_OK : mpi_fail(err, rc, call);
+}
+
+static enum gcb_status mpi_wait(struct gcb_comm *c, struct gcb_err *err) {
+  (void)c, (void)err; /* start() ran the operation to completion */
+  return GCB_OK;
+}
+
+const struct gcb_coll_ops gcb_coll_mpi = {
+    .name = "mpi",
+    .description = "MPI collectives on host memory",
+    .usable = mpi_usable,
+    .open = mpi_open,
+    .close = mpi_close,
+    .supports = mpi_supports,
+    .inplace = mpi_inplace,
+    .alloc = mpi_alloc,
+    .free = mpi_free,
+    .upload = mpi_copy,
+    .download = mpi_copy,
+    .start = mpi_start,
+    .wait = mpi_wait,
+    .version = mpi_version,
+};

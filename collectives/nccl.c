@@ -1,0 +1,530 @@
+/*
+ * The NCCL transport: collectives on device memory, one GPU per rank, the
+ * way nccl-tests runs them.
+ *
+ * open() builds the communicator from an ncclUniqueId that rank 0 creates
+ * and broadcasts over MPI, after selecting the rank's device. Operations
+ * are enqueued on a private non-blocking stream (never serialised with the
+ * legacy default stream); wait() polls the stream and NCCL's asynchronous
+ * error state, as nccl-tests' testStreamSynchronize does, so that a failed
+ * peer ends in an error rather than a hang. Collectives map one to one;
+ * alltoall is ncclAlltoAll where the library has it (2.28+) and otherwise
+ * grouped ncclSend/ncclRecv to every peer, both as nccl-tests; sendrecv is
+ * the grouped ring exchange; the point-to-point patterns are ncclSend /
+ * ncclRecv ping-pong and an osu_bw-style window closed by a zero-byte
+ * acknowledgement (zero-byte transfers synchronise since NCCL 2.12.10).
+ * NCCL has no barrier: a one-element allreduce stands in for it.
+ *
+ * Every CUDA and NCCL return code is checked and named in the message;
+ * after a failed NCCL call, close() aborts the communicator instead of
+ * destroying it, since destroying waits for work that may never finish.
+ */
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+
+#include "collectives/comm.h"
+#include "collectives/data.h"
+
+#define GCB_NCCL_HAS(a, b, c) (NCCL_VERSION_CODE >= NCCL_VERSION(a, b, c))
+
+struct gcb_comm {
+  ncclComm_t nccl;
+  cudaStream_t stream;
+  int rank, size, device;
+  int cc_major, cc_minor; /* compute capability: fp8 needs 9.0 */
+  int version;            /* ncclGetVersion() of the loaded library */
+  void *scratch;          /* the barrier's one element */
+  bool failed;            /* an NCCL call failed: abort on close */
+};
+
+/* ---- return codes -------------------------------------------------------- */
+
+static enum gcb_status cuda_check(struct gcb_err *err, cudaError_t rc,
+                                  const char *call) {
+  if (rc == cudaSuccess)
+    return GCB_OK;
+  (void)cudaGetLastError(); /* clear it, so later checks see their own */
+  return gcb_err_set(err, GCB_ECUDA, "%s: %s", call, cudaGetErrorString(rc));
+}
+
+static enum gcb_status nccl_check(struct gcb_comm *c, struct gcb_err *err,
+                                  ncclResult_t rc, const char *call) {
+  if (rc == ncclSuccess)
+    return GCB_OK;
+  const char *last =
+      c != NULL && c->nccl != NULL ? ncclGetLastError(c->nccl) : "";
+  if (c != NULL)
+    c->failed = true;
+  return gcb_err_set(err, GCB_ENCCL, "%s: %s%s%s", call, ncclGetErrorString(rc),
+                     last && *last ? ": " : "", last ? last : "");
+}
+
+#define CUDA_CHECK(err, call) cuda_check((err), (call), #call)
+#define NCCL_CHECK(c, err, call) nccl_check((c), (err), (call), #call)
+
+/* ---- lifetime ------------------------------------------------------------ */
+
+static bool nccl_usable(char *why, size_t why_len) {
+  int count = 0;
+  cudaError_t rc = cudaGetDeviceCount(&count);
+  if (rc != cudaSuccess) {
+    (void)cudaGetLastError();
+    snprintf(why, why_len, "no CUDA device visible, cudaGetDeviceCount: %s",
+             cudaGetErrorString(rc));
+    return false;
+  }
+  snprintf(why, why_len, "%d CUDA device%s visible", count,
+           count == 1 ? "" : "s");
+  return count > 0;
+}
+
+static void nccl_close(struct gcb_comm *c) {
+  if (c == NULL)
+    return;
+  /* Teardown errors are ignored: there is nothing left to do about them. */
+  (void)cudaSetDevice(c->device);
+  if (c->nccl != NULL)
+    (void)(c->failed ? ncclCommAbort(c->nccl) : ncclCommDestroy(c->nccl));
+  if (c->scratch != NULL)
+    (void)cudaFree(c->scratch);
+  if (c->stream != NULL)
+    (void)cudaStreamDestroy(c->stream);
+  free(c);
+}
+
+/* Rank 0's unique id, with whether it could make one: every rank must
+ * learn of a failure, or the others would wait in ncclCommInitRank. */
+struct id_msg {
+  int status; /* ncclResult_t of ncclGetUniqueId */
+  ncclUniqueId id;
+};
+
+static enum gcb_status share_id(const struct gcb_coll_env *env,
+                                ncclUniqueId *id, struct gcb_err *err) {
+  struct id_msg msg = {0};
+  if (env->rank == 0)
+    msg.status = (int)ncclGetUniqueId(&msg.id);
+  int rc = MPI_Bcast(&msg, (int)sizeof msg, MPI_BYTE, 0, env->comm);
+  if (rc != MPI_SUCCESS) {
+    char text[MPI_MAX_ERROR_STRING] = "";
+    int len = 0;
+    (void)MPI_Error_string(rc, text, &len);
+    return gcb_err_set(err, GCB_EMPI, "MPI_Bcast of the NCCL id: %s", text);
+  }
+  if (msg.status != ncclSuccess)
+    return gcb_err_set(err, GCB_ENCCL, "ncclGetUniqueId on rank 0: %s",
+                       ncclGetErrorString((ncclResult_t)msg.status));
+  *id = msg.id;
+  return GCB_OK;
+}
+
+static enum gcb_status describe_device(struct gcb_comm *c,
+                                       struct gcb_err *err) {
+  enum gcb_status st = CUDA_CHECK(
+      err, cudaDeviceGetAttribute(
+               &c->cc_major, cudaDevAttrComputeCapabilityMajor, c->device));
+  if (st == GCB_OK)
+    st = CUDA_CHECK(
+        err, cudaDeviceGetAttribute(
+                 &c->cc_minor, cudaDevAttrComputeCapabilityMinor, c->device));
+  if (st == GCB_OK)
+    st = NCCL_CHECK(c, err, ncclGetVersion(&c->version));
+  return st;
+}
+
+static enum gcb_status nccl_open(const struct gcb_coll_env *env,
+                                 struct gcb_comm **out, struct gcb_err *err) {
+  struct gcb_comm *c = NULL;
+  ncclUniqueId id;
+  enum gcb_status st;
+  *out = NULL;
+  if (env->device < 0)
+    return gcb_err_set(err, GCB_EUSAGE, "nccl: rank %d has no CUDA device",
+                       env->rank);
+  if ((c = calloc(1, sizeof *c)) == NULL)
+    return gcb_err_set(err, GCB_ENOMEM, "nccl: no memory for the transport");
+  *c = (struct gcb_comm){
+      .rank = env->rank, .size = env->size, .device = env->device};
+  /* The device first: the communicator binds to the current one. */
+  if ((st = CUDA_CHECK(err, cudaSetDevice(c->device))) != GCB_OK ||
+      (st = share_id(env, &id, err)) != GCB_OK ||
+      (st = NCCL_CHECK(c, err,
+                       ncclCommInitRank(&c->nccl, c->size, id, c->rank))) !=
+          GCB_OK ||
+      (st = CUDA_CHECK(err, cudaStreamCreateWithFlags(
+                                &c->stream, cudaStreamNonBlocking))) !=
+          GCB_OK ||
+      (st = CUDA_CHECK(err, cudaMalloc(&c->scratch, 16))) != GCB_OK ||
+      (st = describe_device(c, err)) != GCB_OK) {
+    gcb_err_prefix(err, "nccl on device %d", env->device);
+    nccl_close(c);
+    return st;
+  }
+  *out = c;
+  return GCB_OK;
+}
+
+static void nccl_version(char *buf, size_t len) {
+  int v = 0;
+  if (ncclGetVersion(&v) != ncclSuccess) {
+    snprintf(buf, len, "NCCL");
+    return;
+  }
+  /* Codes are major*10000 + minor*100 + patch since 2.9, *1000 before. */
+  if (v >= 10000)
+    snprintf(buf, len, "NCCL %d.%d.%d", v / 10000, v % 10000 / 100, v % 100);
+  else
+    snprintf(buf, len, "NCCL %d.%d.%d", v / 1000, v % 1000 / 100, v % 100);
+}
+
+/* ---- capabilities -------------------------------------------------------- */
+
+/* NCCL's types and operators, where the header gcbench was compiled
+ * against has them (the versions are nccl-tests' HAVE_BF16, HAVE_FP8). */
+static const struct {
+  bool ok;
+  ncclDataType_t type;
+} nccl_types[GCB_COLL_DTYPE_COUNT] = {
+    [GCB_COLL_INT8] = {true, ncclInt8},
+    [GCB_COLL_UINT8] = {true, ncclUint8},
+    [GCB_COLL_INT32] = {true, ncclInt32},
+    [GCB_COLL_UINT32] = {true, ncclUint32},
+    [GCB_COLL_INT64] = {true, ncclInt64},
+    [GCB_COLL_UINT64] = {true, ncclUint64},
+    [GCB_COLL_HALF] = {true, ncclFloat16},
+    [GCB_COLL_FLOAT] = {true, ncclFloat32},
+    [GCB_COLL_DOUBLE] = {true, ncclFloat64},
+#if GCB_NCCL_HAS(2, 10, 0)
+    [GCB_COLL_BFLOAT16] = {true, ncclBfloat16},
+#endif
+#if GCB_NCCL_HAS(2, 24, 0)
+    [GCB_COLL_F8E4M3] = {true, ncclFloat8e4m3},
+    [GCB_COLL_F8E5M2] = {true, ncclFloat8e5m2},
+#endif
+};
+
+static const struct {
+  bool ok;
+  ncclRedOp_t op;
+} nccl_ops[GCB_COLL_REDOP_COUNT] = {
+    [GCB_REDOP_SUM] = {true, ncclSum}, [GCB_REDOP_PROD] = {true, ncclProd},
+    [GCB_REDOP_MAX] = {true, ncclMax}, [GCB_REDOP_MIN] = {true, ncclMin},
+#if GCB_NCCL_HAS(2, 10, 0)
+    [GCB_REDOP_AVG] = {true, ncclAvg},
+#endif
+};
+
+static bool nccl_supports(const struct gcb_comm *c,
+                          const struct gcb_coll_desc *d, enum gcb_coll_dtype t,
+                          enum gcb_coll_redop op, char *why, size_t why_len) {
+  bool fp8 = t == GCB_COLL_F8E4M3 || t == GCB_COLL_F8E5M2;
+  if ((int)t < 0 || t >= GCB_COLL_DTYPE_COUNT || !nccl_types[t].ok) {
+    snprintf(why, why_len, "NCCL %d.%d has no %s type", NCCL_MAJOR, NCCL_MINOR,
+             gcb_coll_dtype_name(t));
+    return false;
+  }
+  if (d->reduces &&
+      ((int)op < 0 || op >= GCB_COLL_REDOP_COUNT || !nccl_ops[op].ok)) {
+    snprintf(why, why_len, "NCCL %d.%d has no %s reduction", NCCL_MAJOR,
+             NCCL_MINOR, gcb_coll_redop_name(op));
+    return false;
+  }
+  /* NCCL's documentation: the fp8 types need SM 90 (its argument check
+   * rejects them on older devices). */
+  if (fp8 && c->cc_major < 9) {
+    snprintf(why, why_len,
+             "NCCL's fp8 types need compute capability 9.0 or newer "
+             "(device %d is %d.%d)",
+             c->device, c->cc_major, c->cc_minor);
+    return false;
+  }
+  return true;
+}
+
+/* NCCL's in-place conventions are nccl-tests' (allgather: send = recv +
+ * rank * count; reducescatter: recv = send + rank * count); alltoall and
+ * sendrecv have none, and nccl-tests reports them N/A in place. */
+static bool nccl_inplace(const struct gcb_comm *c,
+                         const struct gcb_coll_desc *d,
+                         struct gcb_coll_counts *counts, char *why,
+                         size_t why_len) {
+  (void)c, (void)counts;
+  if (d->op != GCB_COLLOP_ALLTOALL && d->op != GCB_COLLOP_SENDRECV)
+    return true;
+  snprintf(why, why_len, "NCCL has no in-place %s (nccl-tests reports N/A)",
+           d->name);
+  return false;
+}
+
+/* ---- memory -------------------------------------------------------------- */
+
+static enum gcb_status nccl_alloc(struct gcb_comm *c, size_t bytes, void **buf,
+                                  struct gcb_err *err) {
+  size_t free_b = 0, total = 0;
+  enum gcb_status st;
+  *buf = NULL;
+  if ((st = CUDA_CHECK(err, cudaSetDevice(c->device))) != GCB_OK ||
+      (st = CUDA_CHECK(err, cudaMemGetInfo(&free_b, &total))) != GCB_OK)
+    return st;
+  if (bytes > free_b)
+    return gcb_err_set(err, GCB_ENOMEM,
+                       "nccl: a %zu-byte buffer exceeds the %zu bytes free "
+                       "on device %d",
+                       bytes, free_b, c->device);
+  if (cudaMalloc(buf, bytes) != cudaSuccess) {
+    (void)cudaGetLastError();
+    *buf = NULL;
+    return gcb_err_set(err, GCB_ENOMEM, "nccl: cudaMalloc of %zu bytes failed",
+                       bytes);
+  }
+  return GCB_OK;
+}
+
+static void nccl_free(struct gcb_comm *c, void *buf) {
+  (void)c;
+  (void)cudaFree(buf);
+}
+
+static enum gcb_status copy(struct gcb_comm *c, void *dst, const void *src,
+                            size_t bytes, enum cudaMemcpyKind kind,
+                            struct gcb_err *err) {
+  enum gcb_status st =
+      CUDA_CHECK(err, cudaMemcpyAsync(dst, src, bytes, kind, c->stream));
+  return st != GCB_OK ? st : CUDA_CHECK(err, cudaStreamSynchronize(c->stream));
+}
+
+static enum gcb_status nccl_upload(struct gcb_comm *c, void *dst,
+                                   const void *src, size_t bytes,
+                                   struct gcb_err *err) {
+  return copy(c, dst, src, bytes, cudaMemcpyHostToDevice, err);
+}
+
+static enum gcb_status nccl_download(struct gcb_comm *c, void *dst,
+                                     const void *src, size_t bytes,
+                                     struct gcb_err *err) {
+  return copy(c, dst, src, bytes, cudaMemcpyDeviceToHost, err);
+}
+
+/* ---- operations ---------------------------------------------------------- */
+
+/* One operation being enqueued, and the NCCL call that failed. */
+struct enq {
+  struct gcb_comm *c;
+  const struct gcb_coll_call *k;
+  ncclDataType_t dt;
+  ncclRedOp_t op;
+  const char *call;
+};
+
+static ncclResult_t named(struct enq *e, const char *call, ncclResult_t rc) {
+  if (rc != ncclSuccess)
+    e->call = call;
+  return rc;
+}
+
+static ncclResult_t send_to(struct enq *e, const void *buf, size_t n,
+                            int peer) {
+  return named(e, "ncclSend",
+               ncclSend(buf, n, e->dt, peer, e->c->nccl, e->c->stream));
+}
+
+static ncclResult_t recv_from(struct enq *e, void *buf, size_t n, int peer) {
+  return named(e, "ncclRecv",
+               ncclRecv(buf, n, e->dt, peer, e->c->nccl, e->c->stream));
+}
+
+static ncclResult_t group_start(struct enq *e) {
+  return named(e, "ncclGroupStart", ncclGroupStart());
+}
+
+/* The group is ended even after a failed call inside it, so that NCCL's
+ * group state is left clean; the first failure is the one reported. */
+static ncclResult_t group_end(struct enq *e, ncclResult_t rc) {
+  ncclResult_t end = ncclGroupEnd();
+  return rc != ncclSuccess ? rc : named(e, "ncclGroupEnd", end);
+}
+
+static ncclResult_t enq_allreduce(struct enq *e) {
+  const struct gcb_coll_call *k = e->k;
+  return named(e, "ncclAllReduce",
+               ncclAllReduce(k->send, k->recv, k->param, e->dt, e->op,
+                             e->c->nccl, e->c->stream));
+}
+
+static ncclResult_t enq_allgather(struct enq *e) {
+  const struct gcb_coll_call *k = e->k;
+  return named(e, "ncclAllGather",
+               ncclAllGather(k->send, k->recv, k->param, e->dt, e->c->nccl,
+                             e->c->stream));
+}
+
+static ncclResult_t enq_reducescatter(struct enq *e) {
+  const struct gcb_coll_call *k = e->k;
+  return named(e, "ncclReduceScatter",
+               ncclReduceScatter(k->send, k->recv, k->param, e->dt, e->op,
+                                 e->c->nccl, e->c->stream));
+}
+
+static ncclResult_t enq_broadcast(struct enq *e) {
+  const struct gcb_coll_call *k = e->k;
+  return named(e, "ncclBroadcast",
+               ncclBroadcast(k->send, k->recv, k->param, e->dt, k->root,
+                             e->c->nccl, e->c->stream));
+}
+
+static ncclResult_t enq_reduce(struct enq *e) {
+  const struct gcb_coll_call *k = e->k;
+  return named(e, "ncclReduce",
+               ncclReduce(k->send, k->recv, k->param, e->dt, e->op, k->root,
+                          e->c->nccl, e->c->stream));
+}
+
+/* As nccl-tests: ncclAlltoAll where the loaded library has it, otherwise
+ * a group of sends and receives of one block to and from every rank. */
+static ncclResult_t enq_alltoall(struct enq *e) {
+  const struct gcb_coll_call *k = e->k;
+#if GCB_NCCL_HAS(2, 28, 0)
+  if (e->c->version >= NCCL_VERSION(2, 28, 0))
+    return named(e, "ncclAlltoAll",
+                 ncclAlltoAll(k->send, k->recv, k->param, e->dt, e->c->nccl,
+                              e->c->stream));
+#endif
+  size_t block = k->param * gcb_coll_dtype_size(k->dtype);
+  ncclResult_t rc = group_start(e);
+  if (rc != ncclSuccess)
+    return rc;
+  for (int r = 0; r < e->c->size && rc == ncclSuccess; r++)
+    if ((rc = send_to(e, (const char *)k->send + (size_t)r * block, k->param,
+                      r)) == ncclSuccess)
+      rc = recv_from(e, (char *)k->recv + (size_t)r * block, k->param, r);
+  return group_end(e, rc);
+}
+
+/* nccl-tests' ring: send to rank + 1, receive from rank - 1, grouped. */
+static ncclResult_t enq_sendrecv(struct enq *e) {
+  int n = e->c->size, next = (e->c->rank + 1) % n;
+  int prev = (e->c->rank - 1 + n) % n;
+  ncclResult_t rc = group_start(e);
+  if (rc != ncclSuccess)
+    return rc;
+  if ((rc = send_to(e, e->k->send, e->k->param, next)) == ncclSuccess)
+    rc = recv_from(e, e->k->recv, e->k->param, prev);
+  return group_end(e, rc);
+}
+
+/* Ungrouped, so stream order makes it a ping-pong; the responder returns
+ * what it received. */
+static ncclResult_t enq_latency(struct enq *e) {
+  const struct gcb_coll_call *k = e->k;
+  int peer = gcb__coll_partner(e->c->rank, e->c->size);
+  ncclResult_t rc;
+  if (peer < 0)
+    return ncclSuccess;
+  if (e->c->rank < peer)
+    return (rc = send_to(e, k->send, k->param, peer)) != ncclSuccess
+               ? rc
+               : recv_from(e, k->recv, k->param, peer);
+  return (rc = recv_from(e, k->recv, k->param, peer)) != ncclSuccess
+             ? rc
+             : send_to(e, k->recv, k->param, peer);
+}
+
+/* osu_bw's window, grouped so that the messages are in flight together,
+ * then the zero-byte acknowledgement (from a valid pointer). */
+static ncclResult_t enq_bandwidth(struct enq *e) {
+  const struct gcb_coll_call *k = e->k;
+  int peer = gcb__coll_partner(e->c->rank, e->c->size);
+  bool sender = e->c->rank < peer;
+  if (peer < 0)
+    return ncclSuccess;
+  ncclResult_t rc = group_start(e);
+  if (rc != ncclSuccess)
+    return rc;
+  for (int i = 0; i < k->desc->window && rc == ncclSuccess; i++)
+    rc = sender ? send_to(e, k->send, k->param, peer)
+                : recv_from(e, k->recv, k->param, peer);
+  if ((rc = group_end(e, rc)) != ncclSuccess)
+    return rc;
+  return sender ? recv_from(e, e->c->scratch, 0, peer)
+                : send_to(e, e->c->scratch, 0, peer);
+}
+
+static ncclResult_t enq_barrier(struct enq *e) {
+  return named(e, "ncclAllReduce",
+               ncclAllReduce(e->c->scratch, e->c->scratch, 1, ncclInt8, ncclSum,
+                             e->c->nccl, e->c->stream));
+}
+
+static ncclResult_t (*const enqueuers[GCB_COLLOP_COUNT])(struct enq *) = {
+    [GCB_COLLOP_ALLREDUCE] = enq_allreduce,
+    [GCB_COLLOP_ALLGATHER] = enq_allgather,
+    [GCB_COLLOP_REDUCESCATTER] = enq_reducescatter,
+    [GCB_COLLOP_BROADCAST] = enq_broadcast,
+    [GCB_COLLOP_REDUCE] = enq_reduce,
+    [GCB_COLLOP_ALLTOALL] = enq_alltoall,
+    [GCB_COLLOP_SENDRECV] = enq_sendrecv,
+    [GCB_COLLOP_LATENCY] = enq_latency,
+    [GCB_COLLOP_BANDWIDTH] = enq_bandwidth,
+    [GCB_COLLOP_BARRIER] = enq_barrier,
+};
+
+static enum gcb_status nccl_start(struct gcb_comm *c,
+                                  const struct gcb_coll_call *k,
+                                  struct gcb_err *err) {
+  enum gcb_coll_op id = k->desc->op;
+  bool reduces = k->desc->reduces;
+  if ((int)id < 0 || id >= GCB_COLLOP_COUNT || enqueuers[id] == NULL ||
+      !nccl_types[k->dtype].ok || (reduces && !nccl_ops[k->redop].ok))
+    return gcb_err_set(err, GCB_EUNSUPPORTED, "nccl: %s %s not supported",
+                       k->desc->name, gcb_coll_dtype_name(k->dtype));
+  /* Non-reducing operations get a placeholder operator they never read. */
+  struct enq e = {.c = c,
+                  .k = k,
+                  .dt = nccl_types[k->dtype].type,
+                  .op = reduces ? nccl_ops[k->redop].op : ncclSum,
+                  .call = "?"};
+  ncclResult_t rc = enqueuers[id](&e);
+  return nccl_check(c, err, rc, e.call);
+}
+
+/* nccl-tests' testStreamSynchronize: poll the stream, and NCCL's
+ * asynchronous error, which a blocking synchronise would never see. */
+static enum gcb_status nccl_wait(struct gcb_comm *c, struct gcb_err *err) {
+  for (;;) {
+    cudaError_t rc = cudaStreamQuery(c->stream);
+    if (rc == cudaSuccess)
+      return GCB_OK;
+    if (rc != cudaErrorNotReady)
+      return cuda_check(err, rc, "cudaStreamQuery");
+    ncclResult_t async = ncclSuccess;
+    enum gcb_status st =
+        NCCL_CHECK(c, err, ncclCommGetAsyncError(c->nccl, &async));
+    if (st == GCB_OK)
+      st = nccl_check(c, err, async, "NCCL (asynchronous error)");
+    if (st != GCB_OK)
+      return st;
+    sched_yield(); /* leave the core to NCCL's proxy thread */
+  }
+}
+
+const struct gcb_coll_ops gcb_coll_nccl = {
+    .name = "nccl",
+    .description = "NCCL collectives on device memory, one GPU per rank",
+    .usable = nccl_usable,
+    .open = nccl_open,
+    .close = nccl_close,
+    .supports = nccl_supports,
+    .inplace = nccl_inplace,
+    .alloc = nccl_alloc,
+    .free = nccl_free,
+    .upload = nccl_upload,
+    .download = nccl_download,
+    .start = nccl_start,
+    .wait = nccl_wait,
+    .version = nccl_version,
+};

@@ -1,0 +1,281 @@
+/*
+ * Rules over each case of a document: validation failures, unvalidated
+ * cases, slow ranks (robust outliers among per-device figures), load
+ * imbalance, and late arrivals at collectives. Each finds nothing in a
+ * case that lacks its data.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze_rules.h"
+
+typedef enum gcb_status (*case_fn)(const struct gcb__rule_ctx *cx,
+                                   const json_t *c);
+
+static enum gcb_status each_case(const struct gcb__rule_ctx *cx, case_fn fn) {
+  const json_t *c;
+  size_t i;
+  enum gcb_status st = GCB_OK;
+  json_array_foreach(json_object_get(cx->doc->root, "cases"), i, c) {
+    if ((st = fn(cx, c)) != GCB_OK)
+      break;
+  }
+  return st;
+}
+
+static struct gcb_finding *case_push(const struct gcb__rule_ctx *cx,
+                                     const json_t *c, enum gcb_severity sev,
+                                     long long rank) {
+  struct gcb_finding *f = gcb__rule_push(cx, sev);
+  if (f != NULL && rank >= 0)
+    gcb_finding_at_rank(f, cx->index, cx->doc->root, rank);
+  if (f != NULL)
+    gcb_view_case_title(c, f->where.subject, sizeof f->where.subject);
+  return f;
+}
+
+static enum gcb_status wrong_case(const struct gcb__rule_ctx *cx,
+                                  const json_t *c) {
+  const json_t *e;
+  size_t i, ranks_wrong = 0;
+  json_array_foreach(json_object_get(c, "per_rank"), i, e) {
+    const json_t *v = gcb_view_obj(e, "validation");
+    long long wrong = gcb_view_int(v, "wrong", 0);
+    if (wrong <= 0)
+      continue;
+    struct gcb_finding *f =
+        case_push(cx, c, GCB_SEV_FAIL, gcb_view_int(e, "rank", (long long)i));
+    if (f == NULL)
+      return GCB_ENOMEM;
+    ranks_wrong++;
+    f->measured = (double)wrong;
+    f->expected = 0;
+    snprintf(f->unit, sizeof f->unit, "values");
+    gcb_finding_explain(
+        f,
+        "%lld of %lld checked values wrong (largest error "
+        "%g, tolerance %g; %s)",
+        wrong, gcb_view_int(v, "samples", 0), gcb_view_num(v, "max_error"),
+        gcb_view_num(v, "tolerance"), gcb_view_str(v, "method"));
+    gcb_finding_suggest(f, "wrong results are hardware or driver faults until "
+                           "shown otherwise: check ECC errors and rerun");
+  }
+  long long total = gcb_view_int(gcb_view_obj(c, "summary"), "wrong", 0);
+  if (total > 0 && ranks_wrong == 0) {
+    struct gcb_finding *f = case_push(cx, c, GCB_SEV_FAIL, -1);
+    if (f == NULL)
+      return GCB_ENOMEM;
+    f->measured = (double)total;
+    f->expected = 0;
+    gcb_finding_explain(f, "%lld wrong values in the case", total);
+  }
+  return GCB_OK;
+}
+
+enum gcb_status gcb__rule_validation(const struct gcb__rule_ctx *cx) {
+  return each_case(cx, wrong_case);
+}
+
+static enum gcb_status unchecked_case(const struct gcb__rule_ctx *cx,
+                                      const json_t *c) {
+  const json_t *v = gcb_view_obj(c, "validation");
+  if (json_is_true(json_object_get(v, "checked")))
+    return GCB_OK;
+  struct gcb_finding *f = case_push(cx, c, GCB_SEV_INFO, -1);
+  if (f == NULL)
+    return GCB_ENOMEM;
+  gcb_finding_explain(f, "the case's results were not checked on every rank");
+  gcb_finding_suggest(f, "rerun without --no-check to validate results");
+  return GCB_OK;
+}
+
+enum gcb_status gcb__rule_not_validated(const struct gcb__rule_ctx *cx) {
+  return each_case(cx, unchecked_case);
+}
+
+/* Benchmarks whose per-rank figure belongs to the rank's own device, so a
+ * low one names a slow GPU (or CPU socket on the host backend). */
+static const struct {
+  const char *bench;
+  const char *suggestion;
+} slow_benches[] = {
+    {"gemm", "check the GPU's clocks, throttle reasons, power and "
+             "temperature (nvidia-smi -q -d PERFORMANCE), or other load on "
+             "the node"},
+    {"membw", "check memory clocks, ECC/row-remapping state and NUMA "
+              "placement of the rank, or other load on the node"},
+};
+
+static const char *slow_suggestion(const char *bench) {
+  for (size_t i = 0; i < sizeof slow_benches / sizeof *slow_benches; i++)
+    if (strcmp(slow_benches[i].bench, bench) == 0)
+      return slow_benches[i].suggestion;
+  return NULL;
+}
+
+bool gcb_analyze_per_device(const char *bench) {
+  return slow_suggestion(bench) != NULL;
+}
+
+static enum gcb_status slow_finding(const struct gcb__rule_ctx *cx,
+                                    const json_t *c, long long rank, double x,
+                                    double median, size_t n) {
+  double below = 1 - x / median;
+  enum gcb_severity sev =
+      below * 100 > cx->t->slow_rank_fail_pct ? GCB_SEV_FAIL : GCB_SEV_WARN;
+  struct gcb_finding *f = case_push(cx, c, sev, rank);
+  if (f == NULL)
+    return GCB_ENOMEM;
+  const char *unit = gcb_view_str(c, "unit");
+  f->measured = x;
+  f->expected = median;
+  f->cost = below;
+  gcb_view_copy(f->unit, sizeof f->unit, unit);
+  char xs[32], ms[32];
+  gcb_view_fmt(x, xs, sizeof xs);
+  gcb_view_fmt(median, ms, sizeof ms);
+  gcb_finding_explain(f,
+                      "rank %lld reaches %s %s, %.1f%% below the median "
+                      "of %zu ranks (%s %s); a synchronous job runs at the "
+                      "slowest rank's pace",
+                      rank, xs, unit, below * 100, n, ms, unit);
+  gcb_finding_suggest(f, "%s", slow_suggestion(gcb_view_str(c, "bench")));
+  return GCB_OK;
+}
+
+static enum gcb_status slow_case(const struct gcb__rule_ctx *cx,
+                                 const json_t *c) {
+  const json_t *pr = json_object_get(c, "per_rank"), *e;
+  size_t i, n = json_array_size(pr);
+  if (!gcb_analyze_per_device(gcb_view_str(c, "bench")) || n == 0)
+    return GCB_OK;
+  double *x = malloc(n * sizeof *x);
+  bool *flags = malloc(n * sizeof *flags);
+  enum gcb_status st = GCB_OK;
+  if (x == NULL || flags == NULL) {
+    st = gcb_err_set(cx->err, GCB_ENOMEM, "analysis: out of memory");
+    goto done;
+  }
+  json_array_foreach(pr, i, e) {
+    x[i] = gcb_view_num(gcb_view_obj(e, "figure"), "median");
+  }
+  double median;
+  gcb_analyze_slow(x, n, cx->t, flags, &median);
+  for (i = 0; i < n && st == GCB_OK; i++)
+    if (flags[i])
+      st = slow_finding(
+          cx, c, gcb_view_int(json_array_get(pr, i), "rank", (long long)i),
+          x[i], median, n);
+done:
+  free(x);
+  free(flags);
+  return st;
+}
+
+enum gcb_status gcb__rule_slow_rank(const struct gcb__rule_ctx *cx) {
+  return each_case(cx, slow_case);
+}
+
+static enum gcb_status imbalance_case(const struct gcb__rule_ctx *cx,
+                                      const json_t *c) {
+  struct gcb_imbalance im;
+  if (!gcb_analyze_imbalance(c, &im) || im.ranks < 2 ||
+      im.imbalance * 100 <= cx->t->imbalance_pct)
+    return GCB_OK;
+  struct gcb_finding *f = case_push(cx, c, GCB_SEV_WARN, im.max_rank);
+  if (f == NULL)
+    return GCB_ENOMEM;
+  f->measured = im.imbalance * 100;
+  f->expected = cx->t->imbalance_pct;
+  f->cost = im.imbalance;
+  snprintf(f->unit, sizeof f->unit, "%%");
+  char lo[32], hi[32], mean[32];
+  gcb_view_fmt_time(im.min, lo, sizeof lo);
+  gcb_view_fmt_time(im.max, hi, sizeof hi);
+  gcb_view_fmt_time(im.mean, mean, sizeof mean);
+  gcb_finding_explain(f,
+                      "per-rank times %s to %s (mean %s, CV %.1f%%): "
+                      "ranks wait %.1f%% of the slowest rank's time (rank "
+                      "%lld)",
+                      lo, hi, mean, im.cv * 100, im.imbalance * 100,
+                      im.max_rank);
+  gcb_finding_suggest(f,
+                      "look for a slow-rank or placement finding on rank "
+                      "%lld; otherwise rerun with more iterations",
+                      im.max_rank);
+  return GCB_OK;
+}
+
+enum gcb_status gcb__rule_imbalance(const struct gcb__rule_ctx *cx) {
+  return each_case(cx, imbalance_case);
+}
+
+/* Each rank's mean arrival lateness, when the case measured it. */
+static bool lateness(const json_t *pr, double *x) {
+  const json_t *e;
+  size_t i;
+  json_array_foreach(pr, i, e) {
+    x[i] = gcb_view_num(gcb_view_obj(e, "late_s"), "mean");
+    if (isnan(x[i]))
+      return false;
+  }
+  return true;
+}
+
+static enum gcb_status late_finding(const struct gcb__rule_ctx *cx,
+                                    const json_t *c, long long rank,
+                                    double late, double median, double op) {
+  struct gcb_finding *f = case_push(cx, c, GCB_SEV_WARN, rank);
+  if (f == NULL)
+    return GCB_ENOMEM;
+  char ls[32], ms[32], os[32];
+  gcb_view_fmt_time(late, ls, sizeof ls);
+  gcb_view_fmt_time(median, ms, sizeof ms);
+  gcb_view_fmt_time(op, os, sizeof os);
+  f->measured = late * 1e6;
+  f->expected = median * 1e6;
+  f->cost = late / (op + late);
+  snprintf(f->unit, sizeof f->unit, "us");
+  gcb_finding_explain(f,
+                      "rank %lld arrives %s late on average (median rank "
+                      "%s) at a collective that takes %s: the others wait "
+                      "for it",
+                      rank, ls, ms, os);
+  gcb_finding_suggest(f,
+                      "a late rank is a scheduling problem, not the "
+                      "network: look for OS noise, CPU binding or slow "
+                      "work before the collective on rank %lld",
+                      rank);
+  return GCB_OK;
+}
+
+static enum gcb_status late_case(const struct gcb__rule_ctx *cx,
+                                 const json_t *c) {
+  const json_t *pr = json_object_get(c, "per_rank");
+  size_t n = json_array_size(pr);
+  double op =
+      gcb_view_num(gcb_view_obj(gcb_view_obj(c, "summary"), "time_s"), "mean");
+  double *x = malloc(n * sizeof *x + 1);
+  bool *flags = malloc(n * sizeof *flags + 1);
+  enum gcb_status st = GCB_OK;
+  if (x == NULL || flags == NULL)
+    st = gcb_err_set(cx->err, GCB_ENOMEM, "analysis: out of memory");
+  else if (n > 0 && op > 0 && lateness(pr, x)) {
+    double median;
+    gcb_analyze_outliers(x, n, +1, cx->t, flags, &median);
+    for (size_t i = 0; i < n && st == GCB_OK; i++)
+      if (flags[i] && x[i] > op * cx->t->late_pct / 100)
+        st = late_finding(
+            cx, c, gcb_view_int(json_array_get(pr, i), "rank", (long long)i),
+            x[i], median, op);
+  }
+  free(x);
+  free(flags);
+  return st;
+}
+
+enum gcb_status gcb__rule_late_arrival(const struct gcb__rule_ctx *cx) {
+  return each_case(cx, late_case);
+}

@@ -1,0 +1,370 @@
+/*
+ * Tests of collective validation data: the software floating formats
+ * (every code round-trips, rounding to nearest even, overflow, subnormals,
+ * and half against the compiler's _Float16 where it has one), the input
+ * patterns' exactness for every type and reduction under several
+ * reduction orders, the poison, the comparison and the corruption fault.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collectives/comm.h"
+#include "collectives/data.h"
+
+/* ---- conversions --------------------------------------------------------- */
+
+typedef double decode_fn(unsigned code);
+typedef unsigned encode_fn(double v);
+
+static double dec_half(unsigned c) {
+  return gcb__half_decode((uint16_t)c);
+}
+static double dec_bf16(unsigned c) {
+  return gcb__bf16_decode((uint16_t)c);
+}
+static double dec_e4m3(unsigned c) {
+  return gcb__e4m3_decode((uint8_t)c);
+}
+static double dec_e5m2(unsigned c) {
+  return gcb__e5m2_decode((uint8_t)c);
+}
+static unsigned enc_half(double v) {
+  return gcb__half_encode(v);
+}
+static unsigned enc_bf16(double v) {
+  return gcb__bf16_encode(v);
+}
+static unsigned enc_e4m3(double v) {
+  return gcb__e4m3_encode(v);
+}
+static unsigned enc_e5m2(double v) {
+  return gcb__e5m2_encode(v);
+}
+
+static void round_trip(const char *name, unsigned codes, decode_fn *dec,
+                       encode_fn *enc) {
+  for (unsigned c = 0; c < codes; c++) {
+    double v = dec(c);
+    if (isnan(v))
+      cr_assert(isnan(dec(enc(v))), "%s 0x%x: NaN stays NaN", name, c);
+    else
+      cr_assert_eq(enc(v), c, "%s 0x%x (%g) encodes to 0x%x", name, c, v,
+                   enc(v));
+  }
+}
+
+Test(coll_data, every_code_round_trips) {
+  round_trip("half", 1u << 16, dec_half, enc_half);
+  round_trip("bf16", 1u << 16, dec_bf16, enc_bf16);
+  round_trip("e4m3", 1u << 8, dec_e4m3, enc_e4m3);
+  round_trip("e5m2", 1u << 8, dec_e5m2, enc_e5m2);
+}
+
+struct edge {
+  double v;
+  unsigned code;
+};
+
+static void edges(const char *name, encode_fn *enc, const struct edge *e,
+                  size_t n) {
+  for (size_t i = 0; i < n; i++)
+    cr_assert_eq(enc(e[i].v), e[i].code, "%s(%.17g) = 0x%x, want 0x%x", name,
+                 e[i].v, enc(e[i].v), e[i].code);
+}
+
+Test(coll_data, half_rounding_and_edges) {
+  static const struct edge e[] = {
+      {1, 0x3C00},         {-0.0, 0x8000},      {1.0 / 3, 0x3555},
+      {65504, 0x7BFF},     {65519, 0x7BFF},     {65520, 0x7C00},
+      {INFINITY, 0x7C00},  {-INFINITY, 0xFC00}, {NAN, 0x7E00},
+      {0x1p-14, 0x0400},   {0x1p-24, 0x0001},   {0x1p-25, 0x0000},
+      {0x1.8p-24, 0x0002}, {0x1.002p0, 0x3C00}, {0x1.006p0, 0x3C02},
+      {-2, 0xC000},        {2048, 0x6800},      {2049, 0x6800},
+      {2051, 0x6802},
+  };
+  edges("half", enc_half, e, sizeof e / sizeof *e);
+  cr_assert_eq(gcb__half_decode(0x7BFF), 65504);
+  cr_assert_eq(gcb__half_decode(0x0001), 0x1p-24);
+}
+
+Test(coll_data, bf16_rounding_and_edges) {
+  static const struct edge e[] = {
+      {1, 0x3F80},        {0x1.01p0, 0x3F80},   {0x1.03p0, 0x3F82},
+      {-1, 0xBF80},       {0x1.fep127, 0x7F7F}, {0x1.fffffep127, 0x7F80},
+      {INFINITY, 0x7F80}, {NAN, 0x7FC0},        {0x1p-133, 0x0001},
+      {256, 0x4380},      {257, 0x4380},        {259, 0x4382},
+  };
+  edges("bf16", enc_bf16, e, sizeof e / sizeof *e);
+}
+
+Test(coll_data, e4m3_rounding_and_edges) {
+  static const struct edge e[] = {
+      {1, 0x38},        {448, 0x7E},      {464, 0x7E},       {465, 0x7F},
+      {1e6, 0x7F},      {INFINITY, 0x7F}, {-INFINITY, 0xFF}, {NAN, 0x7F},
+      {16, 0x58},       {17, 0x58},       {19, 0x5A},        {240, 0x77},
+      {256, 0x78},      {0x1p-6, 0x08},   {0x1p-9, 0x01},    {0x1p-10, 0x00},
+      {0x1.8p-9, 0x02}, {-448, 0xFE},
+  };
+  edges("e4m3", enc_e4m3, e, sizeof e / sizeof *e);
+  cr_assert_eq(gcb__e4m3_decode(0x7E), 448);
+  cr_assert(isnan(gcb__e4m3_decode(0x7F)) && isnan(gcb__e4m3_decode(0xFF)));
+  cr_assert_eq(gcb__e4m3_decode(0x78), 256); /* all-ones exponent is finite */
+}
+
+Test(coll_data, e5m2_rounding_and_edges) {
+  static const struct edge e[] = {
+      {1, 0x3C},        {57344, 0x7B}, {61439, 0x7B},   {61440, 0x7C},
+      {INFINITY, 0x7C}, {NAN, 0x7E},   {0x1p-16, 0x01}, {0x1p-14, 0x04},
+      {1.125, 0x3C},    {1.375, 0x3E}, {8, 0x48},       {9, 0x48},
+      {-0.0, 0x80},
+  };
+  edges("e5m2", enc_e5m2, e, sizeof e / sizeof *e);
+  cr_assert(isinf(gcb__e5m2_decode(0x7C)));
+}
+
+#ifdef __FLT16_MAX__
+/* The compiler's double -> _Float16 conversion rounds correctly to nearest
+ * even: a second, independent implementation to agree with. */
+Test(coll_data, half_agrees_with_float16) {
+  srand(12345);
+  for (int i = 0; i < 200000; i++) {
+    double v = ldexp((double)rand() / RAND_MAX + 0.5, rand() % 48 - 30);
+    v = (rand() & 1) ? -v : v;
+    _Float16 h = (_Float16)v;
+    uint16_t bits;
+    memcpy(&bits, &h, sizeof bits);
+    cr_assert_eq(gcb__half_encode(v), bits, "%.17g", v);
+  }
+}
+#endif
+
+/* bf16 is float's upper half: rounding a float's bits is an independent
+ * reference (single rounding, since floats are exact in double). */
+Test(coll_data, bf16_agrees_with_float_bits) {
+  srand(54321);
+  for (int i = 0; i < 200000; i++) {
+    uint32_t b = (uint32_t)rand() << 16 ^ (uint32_t)rand();
+    float f;
+    memcpy(&f, &b, sizeof f);
+    if (isnan(f))
+      continue;
+    uint32_t want = (b + 0x7FFF + ((b >> 16) & 1)) >> 16;
+    cr_assert_eq(gcb__bf16_encode(f), want, "0x%08x", b);
+  }
+}
+
+Test(coll_data, load_store_every_type) {
+  unsigned char buf[64];
+  for (int t = 0; t < GCB_COLL_DTYPE_COUNT; t++) {
+    for (double v = 0; v <= 8; v++) {
+      gcb__coll_store(t, buf, 3, v);
+      cr_assert_eq(gcb__coll_load(t, buf, 3), v, "%s %g",
+                   gcb_coll_dtype_name(t), v);
+    }
+  }
+  gcb__coll_store(GCB_COLL_INT8, buf, 0, 1000); /* saturates, no UB */
+  cr_assert_eq(gcb__coll_load(GCB_COLL_INT8, buf, 0), 127);
+  cr_assert_eq(gcb__coll_round(GCB_COLL_FLOAT, 1.0 / 3), (float)(1.0 / 3));
+  cr_assert_eq(gcb__coll_round(GCB_COLL_F8E4M3, 17), 16);
+}
+
+Test(coll_data, ulps) {
+  cr_assert_eq(gcb__coll_ulp(GCB_COLL_HALF, 1), 0x1p-10);
+  cr_assert_eq(gcb__coll_ulp(GCB_COLL_BFLOAT16, 1), 0x1p-7);
+  cr_assert_eq(gcb__coll_ulp(GCB_COLL_F8E4M3, 1), 0.125);
+  cr_assert_eq(gcb__coll_ulp(GCB_COLL_F8E4M3, 448), 32); /* spacing below max */
+  cr_assert_eq(gcb__coll_ulp(GCB_COLL_F8E5M2, 4), 1);
+  cr_assert_eq(gcb__coll_ulp(GCB_COLL_FLOAT, 1), 0x1p-23);
+  cr_assert_eq(gcb__coll_ulp(GCB_COLL_DOUBLE, 1), 0x1p-52);
+  cr_assert_eq(gcb__coll_ulp(GCB_COLL_INT32, 5), 1);
+}
+
+Test(coll_data, match_is_exact_or_within_ulps) {
+  cr_assert(gcb__coll_match(GCB_COLL_HALF, 1, 1, 0));
+  cr_assert_not(gcb__coll_match(GCB_COLL_HALF, 1 + 0x1p-10, 1, 0));
+  cr_assert(gcb__coll_match(GCB_COLL_HALF, 1 + 0x1p-10, 1, 1));
+  cr_assert_not(gcb__coll_match(GCB_COLL_HALF, 1 + 0x1p-9, 1, 1));
+  cr_assert_not(gcb__coll_match(GCB_COLL_FLOAT, NAN, NAN, 1));
+  cr_assert_not(gcb__coll_match(GCB_COLL_INT32, 4, 5, 0));
+}
+
+/* ---- patterns ------------------------------------------------------------ */
+
+static const enum gcb_coll_redop all_ops[] = {GCB_REDOP_SUM, GCB_REDOP_PROD,
+                                              GCB_REDOP_MAX, GCB_REDOP_MIN};
+
+static double combine(enum gcb_coll_redop op, double a, double b) {
+  switch (op) {
+  case GCB_REDOP_PROD:
+    return a * b;
+  case GCB_REDOP_MAX:
+    return fmax(a, b);
+  case GCB_REDOP_MIN:
+    return fmin(a, b);
+  default:
+    return a + b;
+  }
+}
+
+/* The reduction computed in the type itself, rounding after every step,
+ * in one of three orders: ranks ascending, descending, or as a binary
+ * tree (how rings, chains and trees combine partial results). */
+static double reduce_in_type(const struct gcb__coll_pat *p, size_t e, int order,
+                             double scale, enum gcb_coll_dtype mul) {
+  double v[512] = {0};
+  int n = p->nranks;
+  for (int r = 0; r < n; r++)
+    v[r] = gcb__coll_round(
+        p->dtype, gcb__coll_round(mul, gcb__coll_input(p, r, e) * scale));
+  if (order == 1)
+    for (int r = 0; r < n / 2; r++) {
+      double t = v[r];
+      v[r] = v[n - 1 - r];
+      v[n - 1 - r] = t;
+    }
+  if (order == 2) {
+    for (int step = 1; step < n; step *= 2)
+      for (int r = 0; r + step < n; r += 2 * step)
+        v[r] = gcb__coll_round(p->dtype, combine(p->redop, v[r], v[r + step]));
+    return v[0];
+  }
+  double acc = v[0];
+  for (int r = 1; r < n; r++)
+    acc = gcb__coll_round(p->dtype, combine(p->redop, acc, v[r]));
+  return acc;
+}
+
+static const int rank_counts[] = {1,  2,  3,  4,  5,  7,   8,  9,
+                                  15, 16, 17, 31, 64, 100, 300};
+
+Test(coll_data, patterns_are_exact_for_every_type_and_reduction) {
+  for (int t = 0; t < GCB_COLL_DTYPE_COUNT; t++)
+    for (size_t o = 0; o < sizeof all_ops / sizeof *all_ops; o++)
+      for (size_t k = 0; k < sizeof rank_counts / sizeof *rank_counts; k++) {
+        struct gcb__coll_pat p;
+        gcb__coll_pat_init(&p, t, true, all_ops[o], rank_counts[k]);
+        for (size_t e = 0; e < 300; e++) {
+          struct gcb_coll_source s = {.from = GCB_COLL_FROM_ALL, .elem = e};
+          double want = gcb__coll_expect(&p, &s);
+          cr_assert(want >= 1, "%s %s: results are positive",
+                    gcb_coll_dtype_name(t), gcb_coll_redop_name(all_ops[o]));
+          for (int order = 0; order < 3; order++)
+            cr_assert_eq(reduce_in_type(&p, e, order, 1, t), want,
+                         "%s %s n %d elem %zu order %d", gcb_coll_dtype_name(t),
+                         gcb_coll_redop_name(all_ops[o]), p.nranks, e, order);
+        }
+      }
+}
+
+/* Every rank contributes a non-identity value while nranks stays within
+ * the documented limits, so a missing contribution is always seen. */
+Test(coll_data, all_ranks_contribute_within_the_limits) {
+  struct gcb__coll_pat p;
+  gcb__coll_pat_init(&p, GCB_COLL_F8E4M3, true, GCB_REDOP_SUM, 16);
+  cr_assert_eq(p.active, 16);
+  cr_assert_eq(p.span, 1);
+  gcb__coll_pat_init(&p, GCB_COLL_F8E5M2, true, GCB_REDOP_SUM, 9);
+  cr_assert_eq(p.active, 8);
+  gcb__coll_pat_init(&p, GCB_COLL_F8E4M3, true, GCB_REDOP_PROD, 8);
+  cr_assert_eq(p.active, 8);
+  gcb__coll_pat_init(&p, GCB_COLL_INT8, true, GCB_REDOP_PROD, 7);
+  cr_assert_eq(p.active, 6);
+  gcb__coll_pat_init(&p, GCB_COLL_FLOAT, true, GCB_REDOP_SUM, 8);
+  cr_assert_eq(p.active, 8);
+  cr_assert_eq(p.span, 127);
+}
+
+/* avg: integers as NCCL's SumPostDiv (sum, then divide), exactly;
+ * floating types as its PreMulSum, each input times the rounded 1/n then
+ * summed, with the multiply done in the type itself (in every order)
+ * standing in for the architectures where NCCL does it so; fp8 has no
+ * arithmetic of its own, and multiplies in half. */
+static void check_avg(enum gcb_coll_dtype t, int n) {
+  struct gcb__coll_pat p, sum;
+  gcb__coll_pat_init(&p, t, true, GCB_REDOP_AVG, n);
+  sum = p;
+  sum.redop = GCB_REDOP_SUM; /* reduce_in_type sums p's inputs */
+  int ulps = gcb__coll_tolerance(&p);
+  bool fp8 = t == GCB_COLL_F8E4M3 || t == GCB_COLL_F8E5M2;
+  enum gcb_coll_dtype mul = fp8 ? GCB_COLL_HALF : t;
+  double scale = ulps ? gcb__coll_round(mul, 1.0 / n) : 1;
+  for (size_t e = 0; e < 300; e++) {
+    struct gcb_coll_source s = {.from = GCB_COLL_FROM_ALL, .elem = e};
+    double want = gcb__coll_expect(&p, &s);
+    for (int order = 0; order < 3; order++) {
+      double got = reduce_in_type(&sum, e, order, scale, mul);
+      if (!ulps)
+        got = floor(got / n);
+      cr_assert(gcb__coll_match(t, got, want, ulps),
+                "%s avg n %d elem %zu order %d: %.9g vs %.9g",
+                gcb_coll_dtype_name(t), n, e, order, got, want);
+    }
+  }
+}
+
+Test(coll_data, avg_within_tolerance) {
+  for (int t = 0; t < GCB_COLL_DTYPE_COUNT; t++)
+    for (size_t k = 0; k < sizeof rank_counts / sizeof *rank_counts; k++)
+      check_avg(t, rank_counts[k]);
+  struct gcb__coll_pat p;
+  gcb__coll_pat_init(&p, GCB_COLL_HALF, true, GCB_REDOP_AVG, 8);
+  cr_assert_eq(p.active, 2); /* nccl-tests: two non-zero inputs */
+  cr_assert_eq(gcb__coll_tolerance(&p), 2);
+  gcb__coll_pat_init(&p, GCB_COLL_INT32, true, GCB_REDOP_AVG, 8);
+  cr_assert_eq(gcb__coll_tolerance(&p), 0);
+}
+
+Test(coll_data, movement_inputs_are_representable_and_varied) {
+  for (int t = 0; t < GCB_COLL_DTYPE_COUNT; t++) {
+    struct gcb__coll_pat p;
+    gcb__coll_pat_init(&p, t, false, GCB_REDOP_SUM, 4);
+    double first = gcb__coll_input(&p, 0, 0);
+    bool varied = false;
+    for (int r = 0; r < 4; r++)
+      for (size_t e = 0; e < 256; e++) {
+        double v = gcb__coll_input(&p, r, e);
+        cr_assert(v >= 1 && v <= 127 && gcb__coll_round(t, v) == v);
+        varied |= v != first;
+      }
+    cr_assert(varied, "%s: inputs differ", gcb_coll_dtype_name(t));
+  }
+}
+
+/* ---- poison and corruption ----------------------------------------------- */
+
+Test(coll_data, poison_never_matches_a_result) {
+  unsigned char buf[8 * 16];
+  for (int t = 0; t < GCB_COLL_DTYPE_COUNT; t++) {
+    gcb__coll_poison(t, buf, 16);
+    double bad = gcb__coll_load(t, buf, 15);
+    for (size_t o = 0; o < sizeof all_ops / sizeof *all_ops; o++)
+      for (int n = 1; n <= 16; n++) {
+        struct gcb__coll_pat p;
+        gcb__coll_pat_init(&p, t, true, all_ops[o], n);
+        for (size_t e = 0; e < 64; e++) {
+          struct gcb_coll_source s = {.from = GCB_COLL_FROM_ALL, .elem = e};
+          cr_assert_not(gcb__coll_match(t, bad, gcb__coll_expect(&p, &s), 1),
+                        "%s: poison %g", gcb_coll_dtype_name(t), bad);
+        }
+      }
+  }
+}
+
+Test(coll_data, corruption_is_always_seen) {
+  unsigned char buf[64];
+  static const double values[] = {0, 1, 2, 3, 8, 16, 100, 127};
+  for (int t = 0; t < GCB_COLL_DTYPE_COUNT; t++)
+    for (size_t i = 0; i < sizeof values / sizeof *values; i++) {
+      double v = gcb__coll_round(t, values[i]);
+      gcb__coll_store(t, buf, 2, v);
+      gcb__coll_corrupt(t, buf, 2);
+      cr_assert_not(gcb__coll_match(t, gcb__coll_load(t, buf, 2), v, 1),
+                    "%s %g", gcb_coll_dtype_name(t), v);
+    }
+  /* and the poison itself changes */
+  gcb__coll_poison(GCB_COLL_UINT8, buf, 4);
+  gcb__coll_corrupt(GCB_COLL_UINT8, buf, 1);
+  cr_assert_neq(buf[1], GCB__COLL_POISON);
+}
