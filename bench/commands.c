@@ -11,6 +11,7 @@
 
 #include "bench.h"
 #include "harness.h"
+#include "report_command.h"
 #include "topo_command.h"
 
 #define MAX_GROUPS 4
@@ -181,6 +182,10 @@ static int version_command(int argc, char **argv, int rank) {
 
 static const struct gcb_command commands[] = {
     {"suite", "run every benchmark into one results document", suite_command},
+    {"report", "findings, tables and plots from results documents",
+     gcb__report_command},
+    {"compare", "compare a run with a baseline (noise-aware)",
+     gcb__compare_command},
     {"topo", "GPUs, NICs and the paths between them (nvidia-smi topo -m "
              "style)",
      gcb__topo_command},

@@ -4,6 +4,8 @@
  * back-to-back iterations, mean per iteration, averaged over ranks).
  * usage: bare_allreduce BYTES ITERS WARMUP -> prints "seconds algbw_GB/s"
  */
+#define _POSIX_C_SOURCE 200809L
+
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
