@@ -16,7 +16,7 @@
 
 #define MAX_GROUPS 4
 
-static void print_error(int rank, const char *msg) {
+void gcb__print_error(int rank, const char *msg) {
   if (rank == 0)
     fprintf(stderr, "gcbench: error: %s\n", msg);
 }
@@ -36,7 +36,7 @@ static void print_totals(const struct gcb_harness *h) {
 }
 
 /* Context, backend, header, the benchmarks, footer: one run. */
-static int run(const char *command, int argc, char **argv,
+int gcb__run(const char *command, int argc, char **argv,
                const struct gcb_run_opts *ro, const struct gcb_bench *const *benches,
                void *const *bench_opts, json_t *options) {
   struct gcb_ctx ctx;
@@ -55,7 +55,7 @@ static int run(const char *command, int argc, char **argv,
   json_decref(options);
   int code = 0;
   if (st != GCB_OK || end != GCB_OK) {
-    print_error(ctx.rank, gcb_errmsg(&ctx));
+    gcb__print_error(ctx.rank, gcb_errmsg(&ctx));
     code = gcb_status_exit_code(st != GCB_OK ? st : end);
     if (code == 0)
       code = 3;
@@ -81,7 +81,7 @@ static int bench_command(const struct gcb_bench *b, int argc, char **argv,
   struct gcb_run_opts ro;
   void *bo = calloc(1, b->opts_size ? b->opts_size : 1);
   if (bo == NULL) {
-    print_error(rank, "out of memory");
+    gcb__print_error(rank, "out of memory");
     return 3;
   }
   struct gcb_option_group groups[] = {
@@ -93,64 +93,17 @@ static int bench_command(const struct gcb_bench *b, int argc, char **argv,
   int code = 0;
   if (gcb_options_parse(groups, 2, argc, argv, &help, NULL, 0, NULL, &err) !=
       GCB_OK) {
-    print_error(rank, err.msg);
+    gcb__print_error(rank, err.msg);
     code = 2;
   } else if (help) {
     bench_usage(rank, b->name, b->summary, groups, 2);
   } else {
     const struct gcb_bench *benches[] = {b, NULL};
     void *opts[] = {bo, NULL};
-    code = run(b->name, argc, argv, &ro, benches, opts,
+    code = gcb__run(b->name, argc, argv, &ro, benches, opts,
                gcb_options_to_json(groups, 2));
   }
   free(bo);
-  return code;
-}
-
-/* suite: every registered benchmark with its defaults, one document. */
-static int suite_command(int argc, char **argv, int rank) {
-  struct gcb_run_opts ro;
-  struct gcb_option_group groups[] = {{"run options", gcb_run_options, &ro}};
-  bool help = false;
-  struct gcb_err err = {0};
-  if (gcb_options_parse(groups, 1, argc, argv, &help, NULL, 0, NULL, &err) !=
-      GCB_OK) {
-    print_error(rank, err.msg);
-    return 2;
-  }
-  if (help) {
-    bench_usage(rank, "suite",
-                "every benchmark with its default options, into one results "
-                "document",
-                groups, 1);
-    return 0;
-  }
-  size_t n = 0;
-  while (gcb_benches[n])
-    n++;
-  void **opts = calloc(n + 1, sizeof *opts);
-  struct gcb_option_group *bgroups = calloc(n + 1, sizeof *bgroups);
-  int code = opts && bgroups ? 0 : 3;
-  for (size_t i = 0; code == 0 && i < n; i++) {
-    opts[i] = calloc(1, gcb_benches[i]->opts_size);
-    bgroups[i] = (struct gcb_option_group){gcb_benches[i]->name,
-                                           gcb_benches[i]->options, opts[i]};
-    if (opts[i] == NULL || gcb_options_defaults(&bgroups[i], 1, &err) != GCB_OK)
-      code = 3;
-  }
-  if (code == 0) {
-    json_t *echo = gcb_options_to_json(groups, 1);
-    for (size_t i = 0; echo && i < n; i++)
-      json_object_set_new(echo, gcb_benches[i]->name,
-                          gcb_options_to_json(&bgroups[i], 1));
-    code = run("suite", argc, argv, &ro, gcb_benches, opts, echo);
-  } else {
-    print_error(rank, "out of memory");
-  }
-  for (size_t i = 0; opts && i < n; i++)
-    free(opts[i]);
-  free(opts);
-  free(bgroups);
   return code;
 }
 
@@ -181,7 +134,8 @@ static int version_command(int argc, char **argv, int rank) {
 }
 
 static const struct gcb_command commands[] = {
-    {"suite", "run every benchmark into one results document", suite_command},
+    {"suite", "every benchmark into one results document (--profile)",
+     gcb__suite_command},
     {"report", "findings, tables and plots from results documents",
      gcb__report_command},
     {"compare", "compare a run with a baseline (noise-aware)",

@@ -17,15 +17,27 @@
 struct gcb_ctx {
   MPI_Comm world;             /* dup of MPI_COMM_WORLD */
   int rank, size;
-  MPI_Comm node;              /* ranks sharing this node */
+  /* Ranks of this node: the ranks sharing a machine's memory
+   * (MPI_COMM_TYPE_SHARED), or one group of them under the test override
+   * GCB_FAKE_NODES / GCB_NODE_MAP (docs/MULTINODE.md). */
+  MPI_Comm node;
   int local_rank, local_size;
   int node_index, node_count; /* nodes numbered in order of their first rank */
-  char hostname[256];
+  /* Ranks sharing this machine, whatever the override: devices and memory
+   * and core shares are per machine, so the backend takes these. Equal to
+   * local_rank and local_size without the override. */
+  int host_rank, host_size;
+  char hostname[256];         /* the node's name: the host's, or its group's */
   pid_t pid;
 
-  struct gcb_topo *topo;      /* this machine */
-  struct gcb_topo_summary machine;
-  char cpu_binding[256];      /* hwloc list string of this rank's PUs */
+  /* This node's topology, loaded once, on the node's first rank only (NULL
+   * on the others): the live machine, or the group's XML under
+   * GCB_NODE_MAP. The results' per-node topology comes from it. */
+  struct gcb_topo *topo;
+  struct gcb_topo_summary machine;      /* the live machine: sizes work */
+  struct gcb_topo_summary node_machine; /* summary of the node's topology,
+                                           on every rank of the node */
+  char cpu_binding[256];      /* hwloc list string of this rank's PUs (live) */
   int bound_pus;              /* PUs in cpu_binding */
   int cpu_threads;            /* threads this rank computes with */
 
@@ -43,9 +55,13 @@ struct gcb_ctx {
 const char *gcb_errmsg(const struct gcb_ctx *ctx);
 
 /*
- * Fills ctx after MPI_Init: MPI world and node communicators, hostname,
- * pid, topology, CPU binding. Collective over MPI_COMM_WORLD. On failure
- * the detail is in ctx->err and gcb_context_free() must still be called.
+ * Fills ctx after MPI_Init: MPI world and node communicators, node names
+ * and numbers, pid, topology, CPU binding. Reads the environment variables
+ * GCB_FAKE_NODES and GCB_NODE_MAP (docs/MULTINODE.md): GCB_EUSAGE when they
+ * are malformed or ask for more nodes than a machine has ranks, GCB_EINPUT
+ * when a group's XML cannot be read. Collective over MPI_COMM_WORLD; fails
+ * on every rank if it fails on one. On failure the detail is in ctx->err
+ * and gcb_context_free() must still be called.
  */
 enum gcb_status gcb_context_init(struct gcb_ctx *ctx);
 

@@ -40,7 +40,9 @@ struct gcb_coll_totals {
  * of coll), one aligned row per case. */
 struct gcb_table {
   FILE *out;
-  bool tty;              /* terminal: transient progress text allowed */
+  bool tty;              /* stdout is a terminal */
+  bool progress;         /* stderr is a terminal: progress line allowed */
+  double bench_start;    /* when the current benchmark's first case began */
   char group[64];        /* group whose header was printed last */
   const char (*rank_names)[96];  /* "host, device" by rank; may be NULL */
   int nranks;
@@ -57,7 +59,8 @@ struct gcb_table {
 /* The live table as a sink over `t` (borrowed). */
 struct gcb_sink gcb_table_sink(struct gcb_table *t);
 
-/* Transient "running ..." text on a terminal, erased by the next row. */
+/* The progress line on stderr (a terminal only): benchmark, case, elapsed
+ * and estimated remaining time; erased by the next row. */
 void gcb_table_progress(struct gcb_table *t, const struct gcb_record *rec,
                         int index, int count);
 

@@ -7,6 +7,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "options.h"
 #include "table.h"
@@ -49,9 +51,15 @@ static void print_param(FILE *out, const struct gcb_param *p) {
   }
 }
 
+double gcb__table_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 static void erase_progress(struct gcb_table *t) {
-  if (t->tty)
-    fputs("\r\033[K", t->out);
+  if (t->progress)
+    fputs("\r\033[K", stderr);
 }
 
 static void flush_skips(struct gcb_table *t) {
@@ -173,6 +181,7 @@ static enum gcb_status table_finish(void *self, struct gcb_err *err) {
 
 struct gcb_sink gcb_table_sink(struct gcb_table *t) {
   t->coll.late_rank = -1;
+  t->progress = isatty(STDERR_FILENO);
   return (struct gcb_sink){.name = "table",
                            .self = t,
                            .record = table_record,
@@ -181,11 +190,22 @@ struct gcb_sink gcb_table_sink(struct gcb_table *t) {
                            .finish = table_finish};
 }
 
+/* The progress line: on rank 0's stderr, only when that is a terminal, so
+ * piped or redirected output never carries it. Elapsed time counts from the
+ * benchmark's first case; the estimate assumes the remaining cases cost
+ * what the finished ones did on average. */
 void gcb_table_progress(struct gcb_table *t, const struct gcb_record *rec,
                         int index, int count) {
-  if (!t->tty)
+  if (!t->progress)
     return;
-  fprintf(t->out, "\r\033[K  running %s %s (case %d of %d)...", rec->bench,
-          rec->label, index + 1, count);
-  fflush(t->out);
+  double now = gcb__table_now();
+  if (index == 0)
+    t->bench_start = now;
+  double elapsed = now - t->bench_start;
+  char eta[32] = "?";
+  if (index > 0)
+    snprintf(eta, sizeof eta, "%.0f s", elapsed / index * (count - index));
+  fprintf(stderr, "\r\033[K  %s %s: case %d of %d, %.0f s elapsed, about %s left",
+          rec->bench, rec->label, index + 1, count, elapsed, eta);
+  fflush(stderr);
 }

@@ -7,6 +7,9 @@
 
 #include "sink.h"
 
+/* CLOCK_MONOTONIC in seconds. */
+double gcb__table_now(void);
+
 /* Ends the current group: pending half-row, footers, repeated skips. */
 void gcb__table_flush(struct gcb_table *t);
 

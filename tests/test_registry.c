@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "bench/bench.h"
+#include "bench/commands.h"
 #include "bench/harness.h"
 
 Test(registry, benchmarks_have_unique_names_and_required_callbacks) {
@@ -71,4 +72,9 @@ Test(registry, option_tables_have_no_collisions_and_valid_defaults) {
       cr_expect(o->help && *o->help, "%s --%s has no help", (*b)->name, o->name);
     free(opts);
   }
+}
+
+Test(registry, every_suite_profile_parses_for_every_benchmark) {
+  struct gcb_err err = {0};
+  cr_expect_eq(gcb__suite_profile_check(&err), 0, "%s", err.msg);
 }
