@@ -15,7 +15,7 @@
 #include "topo/topo.h"
 
 struct gcb_ctx {
-  MPI_Comm world;             /* dup of MPI_COMM_WORLD */
+  MPI_Comm world; /* dup of MPI_COMM_WORLD */
   int rank, size;
   /* Ranks of this node: the ranks sharing a machine's memory
    * (MPI_COMM_TYPE_SHARED), or one group of them under the test override
@@ -27,7 +27,7 @@ struct gcb_ctx {
    * and core shares are per machine, so the backend takes these. Equal to
    * local_rank and local_size without the override. */
   int host_rank, host_size;
-  char hostname[256];         /* the node's name: the host's, or its group's */
+  char hostname[256]; /* the node's name: the host's, or its group's */
   pid_t pid;
 
   /* This node's topology, loaded once, on the node's first rank only (NULL
@@ -37,18 +37,18 @@ struct gcb_ctx {
   struct gcb_topo_summary machine;      /* the live machine: sizes work */
   struct gcb_topo_summary node_machine; /* summary of the node's topology,
                                            on every rank of the node */
-  char cpu_binding[256];      /* hwloc list string of this rank's PUs (live) */
-  int bound_pus;              /* PUs in cpu_binding */
-  int cpu_threads;            /* threads this rank computes with */
+  char cpu_binding[256]; /* hwloc list string of this rank's PUs (live) */
+  int bound_pus;         /* PUs in cpu_binding */
+  int cpu_threads;       /* threads this rank computes with */
 
   const struct gcb_backend_ops *backend_ops;
-  char backend_reason[160];   /* why this backend was picked */
+  char backend_reason[160]; /* why this backend was picked */
   struct gcb_backend *backend;
   struct gcb_device_info device;
 
-  uint64_t seed;              /* base seed of random inputs (+ rank) */
-  bool stdout_tty;            /* live extras only on a terminal */
-  struct gcb_err err;         /* detail of the last failure */
+  uint64_t seed;      /* base seed of random inputs (+ rank) */
+  bool stdout_tty;    /* live extras only on a terminal */
+  struct gcb_err err; /* detail of the last failure */
 };
 
 /* Detail message of the last failure recorded in ctx. */
@@ -69,8 +69,7 @@ enum gcb_status gcb_context_init(struct gcb_ctx *ctx);
  * Selects ("auto", "host", "cuda") and opens the backend on every rank.
  * Collective: fails on every rank if it fails on one.
  */
-enum gcb_status gcb_context_open_backend(struct gcb_ctx *ctx,
-                                         const char *name);
+enum gcb_status gcb_context_open_backend(struct gcb_ctx *ctx, const char *name);
 
 /* Closes the backend and frees everything; safe on a partly filled ctx. */
 void gcb_context_free(struct gcb_ctx *ctx);
