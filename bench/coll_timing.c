@@ -7,12 +7,14 @@
  * offset to rank 0, how late each rank arrives, so that a late rank is
  * named rather than mistaken for a slow network. Timestamps stay out of the
  * headline loop: on a VM a clock read costs a sizable part of an 8-byte
- * allreduce.
+ * allreduce. Each operation started is a watchdog step, after any
+ * deliberate delay, so that a rank that never arrives is the one named.
  */
 #include <stdlib.h>
 #include <time.h>
 
 #include "coll.h"
+#include "watchdog.h"
 
 #define OFFSET_ROUNDS 16
 
@@ -103,10 +105,12 @@ static enum gcb_status time_aggregated(struct gcb_ctx *ctx, struct coll_op *c,
   enum gcb_status st = GCB_OK;
   double t0 = gcb__coll_now();
   if (c->state->delay_rank < 0) {
+    gcb_watchdog_step();
     st = gcb_coll_case_run(c->k, (int)iters, err);
   } else {
     for (long i = 0; i < iters && st == GCB_OK; i++) {
       straggle(c->state, ctx->rank);
+      gcb_watchdog_step();
       st = gcb_coll_case_run(c->k, 1, err);
     }
   }
@@ -120,8 +124,10 @@ static enum gcb_status time_blocking(struct gcb_ctx *ctx, struct coll_op *c,
   double sum = 0;
   enum gcb_status st = GCB_OK;
   for (long i = 0; i < iters && st == GCB_OK; i++) {
+    gcb_watchdog_step();
     st = mpi_check(&ctx->err, MPI_Barrier(ctx->world), "MPI_Barrier");
     straggle(c->state, ctx->rank);
+    gcb_watchdog_step();
     double t0 = gcb__coll_now();
     if (st == GCB_OK)
       st = gcb_coll_case_run(c->k, 1, &ctx->err);
@@ -134,10 +140,12 @@ static enum gcb_status time_blocking(struct gcb_ctx *ctx, struct coll_op *c,
 /* Per-iteration pass: durations and arrival times in rank 0's clock. */
 static enum gcb_status time_each(struct gcb_ctx *ctx, struct coll_op *c,
                                  long iters, double *duration, double *arrival) {
+  gcb_watchdog_step();
   enum gcb_status st =
       mpi_check(&ctx->err, MPI_Barrier(ctx->world), "MPI_Barrier");
   for (long i = 0; i < iters && st == GCB_OK; i++) {
     straggle(c->state, ctx->rank);
+    gcb_watchdog_step();
     double t0 = gcb__coll_now();
     st = gcb_coll_case_run(c->k, 1, &ctx->err);
     duration[i] = (gcb__coll_now() - t0) * c->time_scale;
@@ -149,6 +157,7 @@ static enum gcb_status time_each(struct gcb_ctx *ctx, struct coll_op *c,
 /* Lateness of each arrival behind the earliest rank's, per iteration. */
 static enum gcb_status lateness(struct gcb_ctx *ctx, long iters,
                                 double *arrival, double *first) {
+  gcb_watchdog_step();
   if (MPI_Allreduce(arrival, first, (int)iters, MPI_DOUBLE, MPI_MIN,
                     ctx->world) != MPI_SUCCESS)
     return gcb_err_set(&ctx->err, GCB_EMPI, "MPI_Allreduce of arrival times failed");
@@ -169,8 +178,10 @@ enum gcb_status gcb__coll_measure(struct gcb_ctx *ctx, const void *opts,
   double *buf = malloc(3 * (size_t)iters * sizeof *buf);
   if (buf == NULL)
     return gcb_err_set(err, GCB_ENOMEM, "coll timing: out of memory");
+  gcb_watchdog_step();
   enum gcb_status st = warmup > 0 ? gcb_coll_case_run(c->k, (int)warmup, err)
                                   : GCB_OK;
+  gcb_watchdog_step();
   if (st == GCB_OK)
     st = mpi_check(err, MPI_Barrier(ctx->world), "MPI_Barrier");
   double mean = 0;

@@ -178,8 +178,11 @@ static enum gcb_status split_nodes(struct gcb_ctx *ctx, char *xml,
   int group = group_of(ctx, g.count);
   name_group(ctx, &g, group, xml, xml_len);
   rc = MPI_Comm_split(host, group, ctx->host_rank, &ctx->node);
-  MPI_Comm_free(&host);
-  return rc == MPI_SUCCESS ? GCB_OK : mpi_failed(ctx, "MPI_Comm_split", rc);
+  int freed = MPI_Comm_free(&host);
+  if (rc != MPI_SUCCESS)
+    return mpi_failed(ctx, "MPI_Comm_split", rc);
+  return freed == MPI_SUCCESS ? GCB_OK
+                              : mpi_failed(ctx, "MPI_Comm_free", freed);
 }
 
 static enum gcb_status init_mpi(struct gcb_ctx *ctx, char *xml,

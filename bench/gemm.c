@@ -1,16 +1,29 @@
 /*
- * gemm: matrix-multiply throughput per rank, one case per element type.
- * TFLOP/s-style figures count 2*m*n*k flops per multiply; the backend
- * validates sampled entries against a higher-precision reference.
+ * gemm: matrix-multiply throughput per rank, one case per shape and element
+ * type. Figures count 2*m*n*k flops per multiply; the backend validates
+ * sampled entries against a higher-precision reference. A shape sweep
+ * (--shapes) finds the best shape, since tile and wave quantisation make
+ * throughput jump between neighbouring sizes (as mamf-finder shows).
  */
+#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "bench.h"
+
+#define MAX_SHAPES 64
 
 struct gemm_opts {
   uint64_t m, n, k;
   uint32_t dtypes;   /* bit set over enum gcb_dtype */
+  const char *shapes; /* "4096,8192x8192x4096"; NULL: -m/-n/-k */
+  bool flush_l2;
+};
+
+struct shape {
+  uint64_t m, n, k;
 };
 
 static const char *const dtype_names[] = {
@@ -29,12 +42,84 @@ static const struct gcb_option gemm_options[] = {
      "columns of A, rows of B (default: as m)", NULL, 1, 0},
     {"dtype", 't', GCB_OPT_SET, offsetof(struct gemm_opts, dtypes), "fp64,fp32",
      "LIST", "element types, one case each", dtype_names, 0, 0},
+    {"shapes", 0, GCB_OPT_STRING, offsetof(struct gemm_opts, shapes), NULL,
+     "LIST", "shape sweep instead of -m/-n/-k: comma-separated N (square) or "
+     "MxNxK, one case per shape and type", NULL, 0, 0},
+    {"flush-l2", 0, GCB_OPT_FLAG, offsetof(struct gemm_opts, flush_l2), NULL,
+     NULL, "evict the GPU's L2 cache before each timed multiply (untimed)",
+     NULL, 0, 0},
     {0},
 };
 
+/* Parses "N" or "MxNxK"; false on anything else. */
+static bool parse_shape(const char *text, struct shape *out) {
+  uint64_t v[3] = {0, 0, 0};
+  int n = 0;
+  const char *p = text;
+  while (n < 3) {
+    char *end;
+    errno = 0;
+    if (*p < '0' || *p > '9')
+      return false;
+    v[n++] = strtoull(p, &end, 10);
+    if (errno || v[n - 1] == 0 || v[n - 1] > (1ull << 31))
+      return false;
+    if (*end == '\0')
+      break;
+    if (*end != 'x')
+      return false;
+    p = end + 1;
+  }
+  if (n == 2 || (n == 3 && p[strcspn(p, "x")] != '\0'))
+    return false;
+  *out = n == 1 ? (struct shape){v[0], v[0], v[0]}
+                : (struct shape){v[0], v[1], v[2]};
+  return true;
+}
+
+/* Shapes of the sweep, or the single -m/-n/-k shape (0 = default). */
+static int shapes_of(const struct gemm_opts *o, struct shape *out,
+                     const char **bad) {
+  if (o->shapes == NULL) {
+    out[0] = (struct shape){o->m, o->n, o->k};
+    return 1;
+  }
+  char buf[1024], *save = NULL;
+  snprintf(buf, sizeof buf, "%s", o->shapes);
+  int n = 0;
+  for (char *tok = strtok_r(buf, ",", &save); tok;
+       tok = strtok_r(NULL, ",", &save)) {
+    if (n == MAX_SHAPES || !parse_shape(tok, &out[n])) {
+      *bad = o->shapes;
+      return -1;
+    }
+    n++;
+  }
+  *bad = o->shapes;
+  return n > 0 ? n : -1;
+}
+
+static enum gcb_status gemm_open(struct gcb_ctx *ctx, const void *opts,
+                                 void **state, struct gcb_err *err) {
+  (void)ctx;
+  *state = NULL;
+  struct shape shapes[MAX_SHAPES];
+  const char *bad = NULL;
+  if (shapes_of(opts, shapes, &bad) < 0)
+    return gcb_err_set(err, GCB_EUSAGE,
+                       "--shapes '%s': expected up to %d comma-separated N or "
+                       "MxNxK, each from 1 to 2^31",
+                       bad, MAX_SHAPES);
+  return GCB_OK;
+}
+
 static int gemm_count(const struct gcb_ctx *ctx, const void *opts) {
   (void)ctx;
-  return __builtin_popcount(((const struct gemm_opts *)opts)->dtypes);
+  struct shape shapes[MAX_SHAPES];
+  const char *bad;
+  int n = shapes_of(opts, shapes, &bad);
+  return n < 0 ? 0
+               : n * __builtin_popcount(((const struct gemm_opts *)opts)->dtypes);
 }
 
 /* The index-th element type in the set, in table order. */
@@ -52,12 +137,18 @@ static enum gcb_status gemm_setup(struct gcb_ctx *ctx, const void *opts,
                                   struct gcb_op *op, struct gcb_err *err) {
   (void)state;
   const struct gemm_opts *o = opts;
-  uint64_t m = or_default(o->m, ctx->backend_ops->gemm_default_dim);
-  struct gcb_gemm_params p = {.dtype = nth_dtype(o->dtypes, index),
+  struct shape shapes[MAX_SHAPES];
+  const char *bad;
+  shapes_of(o, shapes, &bad);  /* validated by gemm_open */
+  int ntypes = __builtin_popcount(o->dtypes);
+  const struct shape *sh = &shapes[index / ntypes];
+  uint64_t m = or_default(sh->m, ctx->backend_ops->gemm_default_dim);
+  struct gcb_gemm_params p = {.dtype = nth_dtype(o->dtypes, index % ntypes),
                               .m = m,
-                              .n = or_default(o->n, m),
-                              .k = or_default(o->k, m),
-                              .seed = ctx->seed + (uint64_t)ctx->rank};
+                              .n = or_default(sh->n, m),
+                              .k = or_default(sh->k, m),
+                              .seed = ctx->seed + (uint64_t)ctx->rank,
+                              .flush_l2 = o->flush_l2};
   snprintf(rec->label, sizeof rec->label, "%s %llux%llux%llu",
            gcb_dtype_name(p.dtype), (unsigned long long)p.m,
            (unsigned long long)p.n, (unsigned long long)p.k);
@@ -79,6 +170,7 @@ const struct gcb_bench gcb_bench_gemm = {
     .summary = "matrix-multiply throughput per rank (GFLOP/s), validated",
     .options = gemm_options,
     .opts_size = sizeof(struct gemm_opts),
+    .open = gemm_open,
     .count = gemm_count,
     .setup = gemm_setup,
 };

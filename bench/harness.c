@@ -6,11 +6,15 @@
  */
 #include "harness.h"
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "header.h"
+#include "watchdog.h"
 
 const struct gcb_option gcb_run_options[] = {
     {"backend", 'B', GCB_OPT_STRING, offsetof(struct gcb_run_opts, backend),
@@ -29,6 +33,17 @@ const struct gcb_option gcb_run_options[] = {
      "seed of the random inputs (each rank adds its rank)", NULL, 0, 0},
     {"no-check", 0, GCB_OPT_FLAG, offsetof(struct gcb_run_opts, no_check), NULL,
      NULL, "skip validation of results", NULL, 0, 0},
+    {"timeout", 0, GCB_OPT_DOUBLE, offsetof(struct gcb_run_opts, timeout),
+     "600", "SECONDS",
+     "end the run when one case (or a benchmark's set-up) takes longer: one "
+     "line names the ranks that had not finished, the document keeps every "
+     "finished case, exit code 4; 0: never",
+     NULL, 0, 0},
+    {"stall-rank", 0, GCB_OPT_STRING, offsetof(struct gcb_run_opts, stall),
+     NULL, "RANK:CASE",
+     "test only: RANK stops making progress in case CASE (from 0) until the "
+     "watchdog ends the run",
+     NULL, 0, 0},
     {0},
 };
 
@@ -39,13 +54,27 @@ struct wire {
   char method[96];
 };
 
+/* The document is shared with the watchdog thread, which may record a
+ * timeout in it while this thread is stuck elsewhere. */
+static void lock(struct gcb_harness *h) {
+  if (h->locked)
+    pthread_mutex_lock(&h->lock);
+}
+
+static void unlock(struct gcb_harness *h) {
+  if (h->locked)
+    pthread_mutex_unlock(&h->lock);
+}
+
 static enum gcb_status to_sinks_error(struct gcb_harness *h,
                                       const struct gcb_record *rec, int rank,
                                       enum gcb_status code, const char *msg) {
   enum gcb_status st = GCB_OK;
+  lock(h);
   for (int i = 0; i < h->nsinks && st == GCB_OK; i++)
     st = h->sinks[i].error(h->sinks[i].self, rec, rank, code, msg,
                            &h->ctx->err);
+  unlock(h);
   return st;
 }
 
@@ -53,17 +82,90 @@ static enum gcb_status to_sinks_skip(struct gcb_harness *h,
                                      const struct gcb_record *rec,
                                      const char *reason) {
   enum gcb_status st = GCB_OK;
+  lock(h);
   for (int i = 0; i < h->nsinks && st == GCB_OK; i++)
     st = h->sinks[i].skip(h->sinks[i].self, rec, reason, &h->ctx->err);
+  unlock(h);
   return st;
 }
 
 static enum gcb_status to_sinks_record(struct gcb_harness *h,
                                        const struct gcb_record *rec) {
   enum gcb_status st = GCB_OK;
+  lock(h);
   for (int i = 0; i < h->nsinks && st == GCB_OK; i++)
     st = h->sinks[i].record(h->sinks[i].self, rec, &h->ctx->err);
+  unlock(h);
   return st;
+}
+
+/* Rank 0's watchdog, about to end the process: the timeout or death goes
+ * into the document with the run's status. Waits a few seconds at most for
+ * a sink that holds the document (a write in progress). */
+static bool record_fatal(void *arg, enum gcb_status code,
+                         const char *run_status, int rank, const char *bench,
+                         const char *label, const char *message) {
+  struct gcb_harness *h = arg;
+  struct timespec until;
+  clock_gettime(CLOCK_REALTIME, &until);
+  until.tv_sec += 5;
+  if (pthread_mutex_timedlock(&h->lock, &until) != 0)
+    return false;
+  struct gcb_err err = {0};
+  enum gcb_status st = gcb_results_add_error(h->document.results, bench, label,
+                                             rank, code, message, &err);
+  if (st == GCB_OK)
+    st = gcb__header_finish(h->document.results, run_status, &err);
+  if (st == GCB_OK)
+    st = gcb_results_write(h->document.results, h->output, &err);
+  pthread_mutex_unlock(&h->lock);
+  return st == GCB_OK;
+}
+
+/* --stall-rank RANK:CASE (test only). */
+static enum gcb_status parse_stall(struct gcb_harness *h, const char *text) {
+  h->stall_rank = h->stall_case = -1;
+  if (text == NULL)
+    return GCB_OK;
+  char *end;
+  errno = 0;
+  long rank = strtol(text, &end, 10);
+  long index = *end == ':' ? strtol(end + 1, &end, 10) : -1;
+  if (errno || *end != '\0' || rank < 0 || rank >= h->ctx->size || index < 0 ||
+      index > 1000000)
+    return gcb_err_set(&h->ctx->err, GCB_EUSAGE,
+                       "--stall-rank '%s': expected RANK:CASE with 0 <= RANK "
+                       "< %d",
+                       text, h->ctx->size);
+  h->stall_rank = (int)rank;
+  h->stall_case = (int)index;
+  return GCB_OK;
+}
+
+/* The first write of the header: the --output path proves writable before
+ * any benchmark runs. */
+static enum gcb_status first_write(struct gcb_harness *h, const char *command) {
+  struct gcb_ctx *ctx = h->ctx;
+  enum gcb_status st =
+      gcb_results_write(h->document.results, h->output, &ctx->err);
+  if (st == GCB_EIO) {
+    gcb_err_prefix(&ctx->err, "--output");
+    st = ctx->err.code = GCB_EUSAGE;
+  }
+  if (st == GCB_OK)
+    printf("# gcbench %s: %d rank(s) on %d node(s); backend %s\n", command,
+           ctx->size, ctx->node_count, ctx->backend_reason);
+  return st;
+}
+
+static enum gcb_status start_watchdog(struct gcb_harness *h) {
+  struct gcb_watchdog_opts wo = {.timeout_s = h->opts->timeout,
+                                 .rank_names = h->rank_names,
+                                 .results_path = h->output,
+                                 .record = record_fatal,
+                                 .arg = h};
+  return gcb_context_agree(h->ctx,
+                           gcb_watchdog_start(h->ctx, &wo, &h->watchdog));
 }
 
 enum gcb_status gcb_harness_begin(struct gcb_harness *h, struct gcb_ctx *ctx,
@@ -73,9 +175,10 @@ enum gcb_status gcb_harness_begin(struct gcb_harness *h, struct gcb_ctx *ctx,
   memset(h, 0, sizeof *h);
   h->ctx = ctx;
   h->opts = opts;
+  h->locked = pthread_mutex_init(&h->lock, NULL) == 0;
   char run_id[64] = "";
-  enum gcb_status st = GCB_OK;
-  if (ctx->rank == 0) {
+  enum gcb_status st = parse_stall(h, opts->stall);
+  if (st == GCB_OK && ctx->rank == 0) {
     gcb__run_id(run_id, sizeof run_id);
     st = gcb__output_path(opts->output, run_id, opts->force, h->output,
                           sizeof h->output, &ctx->err);
@@ -104,13 +207,11 @@ enum gcb_status gcb_harness_begin(struct gcb_harness *h, struct gcb_ctx *ctx,
                                   .nranks = ctx->size};
     h->sinks[h->nsinks++] = gcb_table_sink(&h->table);
     h->sinks[h->nsinks++] = gcb_document_sink(&h->document);
-    /* Written once now: an unwritable path fails before any benchmark. */
-    st = gcb_results_write(h->document.results, h->output, &ctx->err);
-    if (st == GCB_OK)
-      printf("# gcbench %s: %d rank(s) on %d node(s); backend %s\n", command,
-             ctx->size, ctx->node_count, ctx->backend_reason);
+    st = first_write(h, command);
   }
-  return gcb_context_agree(ctx, st);
+  if ((st = gcb_context_agree(ctx, st)) != GCB_OK)
+    return st;
+  return start_watchdog(h);
 }
 
 /* Warm-up, then `iters` timed samples of one operation each. */
@@ -119,13 +220,18 @@ static enum gcb_status measure(struct gcb_harness *h, struct gcb_op *op,
   struct gcb_err *err = &h->ctx->err;
   double ignored;
   enum gcb_status st = GCB_OK;
-  for (long i = 0; i < h->opts->warmup && st == GCB_OK; i++)
+  for (long i = 0; i < h->opts->warmup && st == GCB_OK; i++) {
+    gcb_watchdog_step();
     st = op->run(op->state, 1, &ignored, err);
+  }
   /* Ranks start timing together: concurrent ranks share memory and links. */
+  gcb_watchdog_step();
   if (MPI_Barrier(h->ctx->world) != MPI_SUCCESS && st == GCB_OK)
     st = gcb_err_set(err, GCB_EMPI, "MPI_Barrier before timing failed");
-  for (long i = 0; i < h->opts->iters && st == GCB_OK; i++)
+  for (long i = 0; i < h->opts->iters && st == GCB_OK; i++) {
+    gcb_watchdog_step();
     st = op->run(op->state, 1, &samples[i], err);
+  }
   return st;
 }
 
@@ -153,6 +259,7 @@ static enum gcb_status measure_and_check(struct gcb_harness *h,
           ? bench->measure(h->ctx, bench_opts, state, op, h->opts->iters,
                            h->opts->warmup, &w->result, &h->ctx->err)
           : measure_samples(h, op, &w->result);
+  gcb_watchdog_phase(h->watchdog, GCB_WD_CHECK);
   if (st == GCB_OK && !h->opts->no_check && op->check)
     st = op->check(op->state, &w->check, &h->ctx->err);
   if (w->check.method)
@@ -189,6 +296,14 @@ static void count(struct gcb_harness *h, const struct gcb_record *rec) {
     }
 }
 
+/* --stall-rank: this rank stops making progress, as a hung device or a
+ * wedged process would, until the watchdog ends the run (an hour at most,
+ * for a run without one). */
+static void stall(void) {
+  for (int i = 0; i < 3600; i++)
+    sleep(1);
+}
+
 /* Runs one case; returns non-OK only when the whole run must stop. */
 static enum gcb_status run_case(struct gcb_harness *h,
                                 const struct gcb_bench *bench,
@@ -204,18 +319,28 @@ static enum gcb_status run_case(struct gcb_harness *h,
                            .ranks = ranks};
   struct gcb_op op = {0};
   struct wire mine = {0};
+  char what[48];
+  snprintf(what, sizeof what, "case %d of %d", index + 1, ncases);
+  gcb_watchdog_arm(h->watchdog, bench->name, what);
+  gcb_watchdog_phase(h->watchdog, GCB_WD_SETUP);
   gcb_err_clear(&ctx->err);
   enum gcb_status st =
       bench->setup(ctx, bench_opts, state, index, &rec, &op, &ctx->err);
+  gcb_watchdog_label(h->watchdog, rec.label);
   if (ctx->rank == 0)
     gcb_table_progress(&h->table, &rec, index, ncases);
   st = gcb_context_agree(ctx, st);
+  gcb_watchdog_phase(h->watchdog, GCB_WD_MEASURE);
+  if (st == GCB_OK && ctx->rank == h->stall_rank && index == h->stall_case)
+    stall();
   if (st == GCB_OK)
     st = gcb_context_agree(
         ctx, measure_and_check(h, bench, bench_opts, state, &op, &mine));
   gcb_op_release(&op);
   enum gcb_status sink = GCB_OK;
+  gcb_watchdog_phase(h->watchdog, GCB_WD_GATHER);
   if (st == GCB_OK && (st = gather(h, &mine, &rec, all)) == GCB_OK) {
+    gcb_watchdog_phase(h->watchdog, GCB_WD_RECORD);
     if (ctx->rank == 0 && (sink = to_sinks_record(h, &rec)) == GCB_OK)
       count(h, &rec);
   } else if (st == GCB_EUNSUPPORTED) {
@@ -228,7 +353,9 @@ static enum gcb_status run_case(struct gcb_harness *h,
       sink = to_sinks_error(h, &rec, -1, st, gcb_errmsg(ctx));
   }
   /* A sink that cannot write (disk full) ends the run on every rank. */
-  return gcb_context_agree(ctx, sink);
+  sink = gcb_context_agree(ctx, sink);
+  gcb_watchdog_disarm(h->watchdog);
+  return sink;
 }
 
 /* A benchmark whose run-wide state cannot be made: one skip or error
@@ -258,9 +385,14 @@ enum gcb_status gcb_harness_run(struct gcb_harness *h,
   void *state = NULL;
   gcb_err_clear(&ctx->err);
   enum gcb_status st = GCB_OK;
-  if (bench->open &&
-      (st = gcb_context_agree(
-           ctx, bench->open(ctx, bench_opts, &state, &ctx->err))) != GCB_OK) {
+  if (bench->open) {
+    /* Set-up (a communicator, NCCL's above all) is watched like a case. */
+    gcb_watchdog_arm(h->watchdog, bench->name, "set-up");
+    gcb_watchdog_phase(h->watchdog, GCB_WD_OPEN);
+    st = gcb_context_agree(ctx, bench->open(ctx, bench_opts, &state, &ctx->err));
+    gcb_watchdog_disarm(h->watchdog);
+  }
+  if (st != GCB_OK) {
     if (bench->close)
       bench->close(state);
     /* A usage error in the benchmark's own options ends the run. */
@@ -287,6 +419,8 @@ enum gcb_status gcb_harness_end(struct gcb_harness *h, enum gcb_status status) {
   enum gcb_status st = GCB_OK;
   if (ctx == NULL)  /* the run never began */
     return GCB_OK;
+  gcb_watchdog_stop(h->watchdog);
+  h->watchdog = NULL;
   for (int i = 0; ctx->rank == 0 && i < h->nsinks; i++)
     if (h->sinks[i].finish)
       h->sinks[i].finish(h->sinks[i].self, &ctx->err);
@@ -305,5 +439,8 @@ enum gcb_status gcb_harness_end(struct gcb_harness *h, enum gcb_status status) {
     gcb_results_free(h->document.results);
     h->document.results = NULL;
   }
+  if (h->locked)
+    pthread_mutex_destroy(&h->lock);
+  h->locked = false;
   return st;
 }

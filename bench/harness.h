@@ -6,6 +6,7 @@
 #ifndef GCB_HARNESS_H
 #define GCB_HARNESS_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -23,6 +24,8 @@ struct gcb_run_opts {
   uint64_t seed;
   bool no_check;
   bool force;
+  double timeout;         /* seconds per case; 0: no watchdog */
+  const char *stall;      /* test only: "RANK:CASE" */
 };
 
 /* The shared option table, filling struct gcb_run_opts. */
@@ -33,9 +36,15 @@ struct gcb_run_totals {
   int cases, skipped, failed, invalid;
 };
 
+struct gcb_watchdog;
+
 struct gcb_harness {
   struct gcb_ctx *ctx;
   const struct gcb_run_opts *opts;
+  struct gcb_watchdog *watchdog; /* NULL with --timeout 0 */
+  pthread_mutex_t lock;          /* the document: sinks and the watchdog */
+  bool locked;                   /* lock is initialised */
+  int stall_rank, stall_case;    /* --stall-rank; -1: none */
   char output[4096];             /* resolved results path (rank 0) */
   struct gcb_table table;        /* rank 0 only, like everything below */
   char (*rank_names)[96];        /* "host, device" by rank */
@@ -49,8 +58,11 @@ struct gcb_harness {
  * Starts a run: resolves the output path (refusing to overwrite without
  * --force, creating missing directories), builds the results header
  * (tool, run, options, software, nodes, ranks) and writes it once, so that
- * an unwritable path fails before any benchmark runs. `options` is the echo
- * of resolved options (stolen).
+ * an unwritable path fails before any benchmark runs (GCB_EUSAGE naming
+ * it), then starts the watchdog (--timeout): from here on a case that does
+ * not finish in time, or a rank that dies, ends the process with the
+ * document recording why. `options` is the echo of resolved options
+ * (stolen).
  */
 enum gcb_status gcb_harness_begin(struct gcb_harness *h, struct gcb_ctx *ctx,
                                   const struct gcb_run_opts *opts,
@@ -63,7 +75,8 @@ enum gcb_status gcb_harness_run(struct gcb_harness *h,
                                 const struct gcb_bench *bench,
                                 const void *bench_opts);
 
-/* Marks the run complete/failed, writes the document a last time, frees. */
+/* Stops the watchdog, marks the run complete/failed/timeout, writes the
+ * document a last time, frees. */
 enum gcb_status gcb_harness_end(struct gcb_harness *h, enum gcb_status status);
 
 #endif

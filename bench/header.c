@@ -5,6 +5,7 @@
  */
 #include "header.h"
 
+#include "health_json.h"
 #include "topo_json.h"
 
 #include <errno.h>
@@ -112,6 +113,11 @@ static enum gcb_status set_all(struct gcb_ctx *ctx, struct gcb_results *results,
   for (int i = 0; nodes && i < ctx->node_count; i++) {
     json_t *node = node_json(ids, ctx->size, i);
     json_t *topo = json_array_get(topologies, (size_t)i);
+    json_t *health = json_object_get(topo, "gpu_health");
+    if (node && json_is_array(health)) {
+      json_object_set(node, "gpus", health);
+      json_object_del(topo, "gpu_health");
+    }
     if (node && json_is_object(topo))
       json_object_set(node, "topology", topo);
     json_array_append_new(nodes, node);
@@ -135,6 +141,23 @@ static enum gcb_status set_all(struct gcb_ctx *ctx, struct gcb_results *results,
       json_decref(sections[i].value);
   }
   return st;
+}
+
+/* The health of every GPU the node's first rank sees, or NULL when the
+ * backend has no GPUs to report (host) or cannot read them. */
+static json_t *node_health(struct gcb_ctx *ctx) {
+  enum { MAX_GPUS = 64 };
+  if (ctx->backend_ops == NULL || ctx->backend_ops->health == NULL)
+    return NULL;
+  struct gcb_health *gpus = calloc(MAX_GPUS, sizeof *gpus);
+  int n = 0;
+  struct gcb_err err = {0};
+  json_t *out = NULL;
+  if (gpus && ctx->backend_ops->health(ctx->backend, gpus, MAX_GPUS, &n,
+                                       &err) == GCB_OK)
+    out = gcb__health_json(gpus, n);
+  free(gpus);
+  return out;
 }
 
 /* This node's topology summary and placement problems, as JSON text, on
@@ -162,6 +185,11 @@ static enum gcb_status node_topology(struct gcb_ctx *ctx, char **text) {
     struct gcb_topo_problem *problems = NULL;
     int n = 0;
     json_t *topo = gcb__topo_json(ctx->topo);
+    json_t *health = node_health(ctx);
+    if (topo && health)
+      json_object_set_new(topo, "gpu_health", health);
+    else
+      json_decref(health);
     if (ranks && topo &&
         (st = gcb_topo_check_ranks(ctx->topo, ranks, ctx->local_size, &problems,
                                    &n, &ctx->err)) == GCB_OK)
@@ -237,7 +265,7 @@ enum gcb_status gcb__header_build(struct gcb_ctx *ctx, struct gcb_results *resul
                         .bound_pus = ctx->bound_pus,
                         .cpu_threads = ctx->cpu_threads,
                         .device = ctx->device,
-                        .machine = ctx->machine};
+                        .machine = ctx->node_machine};
   snprintf(me.hostname, sizeof me.hostname, "%s", ctx->hostname);
   snprintf(me.cpu_binding, sizeof me.cpu_binding, "%s", ctx->cpu_binding);
   struct identity *ids = NULL;

@@ -15,21 +15,29 @@
 
 #include "options.h"
 #include "report_text.h"
+#include "reports/interop.h"
 #include "reports/plot.h"
-#include "reports/results.h"
 
 #define MAX_DOCS 256
+
+/* --format's choices: every file into a directory, or one renderer's
+ * output into a file (or "-", standard output). */
+static const char *const formats[] = {"all",   "markdown", "html",
+                                      "csv",   "junit",    "findings",
+                                      "openmetrics", NULL};
 
 struct report_opts {
   const char *output;
   const char *baseline;
   const char *criteria;
   bool png;
+  int format; /* index into formats[]; 0: all files into -o DIR */
 };
 
 static const struct gcb_option report_options[] = {
     {"output", 'o', GCB_OPT_STRING, offsetof(struct report_opts, output), NULL,
-     "DIR", "directory for the report files (created if missing; required)",
+     "DIR", "directory for the report files (created if missing; required); "
+     "with --format, the file to write, - for standard output",
      NULL, 0, 0},
     {"baseline", 'b', GCB_OPT_STRING, offsetof(struct report_opts, baseline),
      NULL, "OLD.json", "compare the first document with this baseline", NULL, 0,
@@ -39,6 +47,11 @@ static const struct gcb_option report_options[] = {
      0, 0},
     {"png", 0, GCB_OPT_FLAG, offsetof(struct report_opts, png), NULL, NULL,
      "plots as PNG files (default: SVG, inlined in index.html)", NULL, 0, 0},
+    {"format", 'f', GCB_OPT_CHOICE, offsetof(struct report_opts, format),
+     "all", "FMT",
+     "all: every file into -o DIR; otherwise only this format, into the "
+     "file -o names (openmetrics: a Prometheus textfile)",
+     formats, 0, 0},
     {0},
 };
 
@@ -77,23 +90,56 @@ static int exit_code(enum gcb_status st) {
   return st != GCB_OK && code == 0 ? 3 : code;
 }
 
-static enum gcb_status load(const char *path, struct gcb_results **slot,
-                            struct gcb_doc *doc, struct gcb_err *err) {
-  enum gcb_status st = gcb_results_read(path, slot, err);
-  if (st == GCB_OK)
-    *doc = (struct gcb_doc){.name = path, .root = gcb_results_json(*slot)};
+/* The docs loaded so far that are gcbench's own: the topologies a
+ * converted file can be joined to. */
+static size_t known_docs(const struct inputs *in, const bool *foreign,
+                         size_t n, struct gcb_doc *out) {
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++)
+    if (!foreign[i] && in->res[i] != NULL)
+      out[k++] = in->docs[i];
+  return k;
+}
+
+/* Pass 1 reads gcbench documents, pass 2 the files of other tools, which
+ * can then take the topology of a gcbench document of the same machine.
+ * Documents keep the command line's order. */
+static enum gcb_status load_docs(const char **files, size_t n,
+                                 struct inputs *in, struct gcb_err *err) {
+  bool foreign[MAX_DOCS] = {false};
+  struct gcb_doc known[MAX_DOCS];
+  enum gcb_status st = GCB_OK;
+  for (int pass = 0; pass < 2 && st == GCB_OK; pass++)
+    for (size_t i = 0; i < n && st == GCB_OK; i++) {
+      char *text = NULL;
+      size_t len = 0, nk = pass ? known_docs(in, foreign, n, known) : 0;
+      if (pass == 1 && !foreign[i])
+        continue;
+      st = gcb_interop_slurp(files[i], &text, &len, err);
+      foreign[i] = st == GCB_OK &&
+                   gcb_interop_detect(text, len) != GCB_FORMAT_GCBENCH;
+      if (st == GCB_OK && (pass == 1 || !foreign[i]))
+        st = gcb_interop_parse(text, len, files[i], known, nk, &in->res[i],
+                               NULL, err);
+      if (st == GCB_OK && in->res[i] != NULL)
+        in->docs[i] = (struct gcb_doc){.name = files[i],
+                                       .root = gcb_results_json(in->res[i])};
+      free(text);
+    }
+  in->ndocs = st == GCB_OK ? n : 0;
   return st;
 }
 
 static enum gcb_status load_inputs(const char **files, size_t n,
                                    const char *baseline, const char *criteria,
                                    struct inputs *in, struct gcb_err *err) {
-  enum gcb_status st = GCB_OK;
-  for (size_t i = 0; st == GCB_OK && i < n; i++)
-    if ((st = load(files[i], &in->res[i], &in->docs[i], err)) == GCB_OK)
-      in->ndocs++;
+  enum gcb_status st = load_docs(files, n, in, err);
   if (st == GCB_OK && baseline != NULL)
-    st = load(baseline, &in->res[MAX_DOCS], &in->base, err);
+    st = gcb_interop_read(baseline, in->docs, in->ndocs, &in->res[MAX_DOCS],
+                          NULL, err);
+  if (st == GCB_OK && baseline != NULL)
+    in->base = (struct gcb_doc){.name = baseline,
+                                .root = gcb_results_json(in->res[MAX_DOCS])};
   if (st == GCB_OK && criteria != NULL)
     st = gcb_criteria_read(criteria, &in->cr, err);
   return st;
@@ -113,6 +159,7 @@ struct outcome {
   struct gcb_check_result *checks;
   struct gcb_comparison cmp;
   struct gcb_plots plots;
+  struct gcb_rtables tables; /* built once, shared by the renderers */
 };
 
 static enum gcb_status analyse(const struct inputs *in, struct outcome *o,
@@ -139,6 +186,7 @@ static enum gcb_status analyse(const struct inputs *in, struct outcome *o,
 }
 
 static void free_outcome(struct outcome *o) {
+  gcb_rtables_free(&o->tables);
   gcb_findings_free(&o->findings);
   free(o->checks);
   gcb_comparison_free(&o->cmp);
@@ -154,13 +202,13 @@ static enum gcb_status make_dir(const char *dir, struct gcb_err *err) {
                      errno == EEXIST ? "not a directory" : strerror(errno));
 }
 
-/* Renders into DIR/FILE.tmp, then renames it over DIR/FILE, so a reader
- * never sees half a file. */
-static enum gcb_status write_one(const char *dir, const struct gcb_renderer *r,
-                                 const struct gcb_report *rep,
-                                 struct gcb_err *err) {
-  char path[4096], tmp[4200];
-  snprintf(path, sizeof path, "%s/%s", dir, r->file);
+/* Renders into PATH.tmp, then renames it over PATH, so a reader (or a
+ * metrics collector) never sees half a file. */
+static enum gcb_status write_file(const char *path,
+                                  const struct gcb_renderer *r,
+                                  const struct gcb_report *rep,
+                                  struct gcb_err *err) {
+  char tmp[4200];
   snprintf(tmp, sizeof tmp, "%s.tmp", path);
   FILE *f = fopen(tmp, "w");
   if (f == NULL)
@@ -177,6 +225,8 @@ static enum gcb_status write_one(const char *dir, const struct gcb_renderer *r,
   return st;
 }
 
+/* Every file into the directory -o names, plots first (the HTML inlines
+ * them), the table model once for all renderers. */
 static enum gcb_status write_report(const struct report_opts *ro,
                                     const struct inputs *in, struct outcome *o,
                                     struct gcb_report *rep,
@@ -185,9 +235,33 @@ static enum gcb_status write_report(const struct report_opts *ro,
   if (st == GCB_OK)
     st = gcb_plots_make(ro->output, in->docs, in->ndocs, &o->th, ro->png,
                         &o->plots, err);
-  for (size_t i = 0; st == GCB_OK && gcb_renderers[i]; i++)
-    st = write_one(ro->output, gcb_renderers[i], rep, err);
+  if (st == GCB_OK)
+    st = gcb_report_tables(rep, &o->tables, err);
+  rep->tables = st == GCB_OK ? &o->tables : NULL;
+  for (size_t i = 0; st == GCB_OK && gcb_renderers[i]; i++) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", ro->output, gcb_renderers[i]->file);
+    st = write_file(path, gcb_renderers[i], rep, err);
+  }
   return st;
+}
+
+/* --format FMT: one renderer's output into -o FILE, or to standard output
+ * with -o -. No plots: they need a directory. */
+static enum gcb_status write_one_format(const struct report_opts *ro,
+                                        struct gcb_report *rep,
+                                        struct gcb_err *err) {
+  const struct gcb_renderer *r = gcb_renderer_find(formats[ro->format]);
+  rep->plots = NULL;
+  if (r == NULL)
+    return gcb_err_set(err, GCB_EINTERNAL, "no renderer %s",
+                       formats[ro->format]);
+  if (strcmp(ro->output, "-") != 0)
+    return write_file(ro->output, r, rep, err);
+  enum gcb_status st = r->render(stdout, rep, err);
+  return st == GCB_OK && fflush(stdout) != 0
+             ? gcb_err_set(err, GCB_EIO, "standard output: write failed")
+             : st;
 }
 
 static int report(const struct report_opts *ro, const char **files, size_t n,
@@ -208,12 +282,14 @@ static int report(const struct report_opts *ro, const char **files, size_t n,
                            .baseline = ro->baseline,
                            .plots = &o.plots,
                            .thresholds = &o.th};
+  bool one = ro->format != 0;
   if (st == GCB_OK && rank == 0)
-    st = write_report(ro, &in, &o, &rep, &err);
+    st = one ? write_one_format(ro, &rep, &err)
+             : write_report(ro, &in, &o, &rep, &err);
   int code = exit_code(st);
   if (st != GCB_OK)
     say(rank, err.msg);
-  else if (rank == 0)
+  else if (rank == 0 && !one)
     gcb__print_report_summary(stdout, &rep, ro->output);
   if (st == GCB_OK)
     code = gcb_report_failed(&rep) ? 1 : 0;
@@ -245,15 +321,18 @@ int gcb__report_command(int argc, char **argv, int rank) {
   if (help) {
     if (rank == 0)
       usage("gcbench report RESULTS.json [MORE.json ...] -o DIR "
-            "[--baseline OLD.json] [--criteria SPEC.json] [--png]",
-            "findings, tables and plots from results documents: report.md, "
-            "index.html, results.csv, junit.xml, findings.json",
+            "[--baseline OLD.json] [--criteria SPEC.json] [--png]\n"
+            "       gcbench report RESULTS.json ... --format FMT -o FILE|-",
+            "findings, tables and plots from results documents (gcbench's, "
+            "nccl-tests -J and nvbandwidth -j output): report.md, index.html, "
+            "results.csv, junit.xml, findings.json, metrics.prom",
             &g);
     return 0;
   }
   if (n == 0 || ro.output == NULL) {
     say(rank, n == 0 ? "report: no results document given (see --help)"
-                     : "report: -o DIR is required (see --help)");
+                     : "report: -o DIR (or with --format, -o FILE) is "
+                       "required (see --help)");
     return 2;
   }
   return report(&ro, files, (size_t)n, rank);

@@ -93,7 +93,8 @@ static size_t count_cases(const struct gcb_report *rep) {
 void gcb__print_report_summary(FILE *out, const struct gcb_report *rep,
                                const char *dir) {
   char verdict[128];
-  struct gcb_rtables ts = {0};
+  struct gcb_rtables own = {0};
+  const struct gcb_rtables *ts;
   struct gcb_err err = {0};
   fprintf(out, "gcbench report: %zu document(s), %zu case(s); wrote",
           rep->ndocs, count_cases(rep));
@@ -104,18 +105,18 @@ void gcb__print_report_summary(FILE *out, const struct gcb_report *rep,
   fputc('\n', out);
   if (rep->plots != NULL && rep->plots->note[0])
     fprintf(out, "note: %s\n", rep->plots->note);
-  if (gcb_report_tables(rep, &ts, &err) == GCB_OK) {
+  if (gcb_report_tables_use(rep, &own, &ts, &err) == GCB_OK) {
     static const struct col fcols[] = {{0, 8},  {1, 24}, {2, 56}, {3, 36},
                                        {4, 20}, {5, 20}, {7, 80}};
     static const struct col ccols[] = {{0, 48}, {1, 8}, {3, 8}, {4, 8}};
-    const struct gcb_rtable *f = find(&ts, "findings"),
-                            *c = find(&ts, "checks");
+    const struct gcb_rtable *f = find(ts, "findings"),
+                            *c = find(ts, "checks");
     if (f != NULL && f->nrows > 0)
       print_table(out, f, fcols, 7, MAX_ROWS);
     if (c != NULL)
       print_table(out, c, ccols, 4, MAX_ROWS);
   }
-  gcb_rtables_free(&ts);
+  gcb_rtables_free(&own);
   gcb_report_verdict(rep, verdict, sizeof verdict);
   fprintf(out, "%s\n", verdict);
 }

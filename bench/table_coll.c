@@ -25,10 +25,16 @@ static int64_t param_int(const struct gcb_record *rec, const char *key) {
 }
 
 static void print_header(struct gcb_table *t, const struct gcb_record *rec) {
+  const char *split = param_str(rec, "split");
+  char within[96] = "";
+  if (*split && strcmp(split, "none") != 0)
+    snprintf(within, sizeof within,
+             ", split %s (communicators of %" PRId64 " ranks)", split,
+             param_int(rec, "comm_size"));
   fprintf(t->out,
-          "\n# %s %s on %s: %d rank(s), %d iterations after %d warm-up; time "
+          "\n# %s %s on %s%s: %d rank(s), %d iterations after %d warm-up; time "
           "per rank averaged over ranks, min and max over ranks\n",
-          rec->bench, param_str(rec, "op"), rec->backend, rec->nranks,
+          rec->bench, param_str(rec, "op"), rec->backend, within, rec->nranks,
           rec->iterations, rec->warmup);
   fprintf(t->out, "# %58s %-51s %s\n", "", "out-of-place", "in-place");
   fprintf(t->out,
@@ -64,9 +70,10 @@ static void format_half(struct gcb_table *t, const struct gcb_record *rec,
 
 /* Row key: everything but the in-place flag. */
 static void row_key(const struct gcb_record *rec, char *buf, size_t len) {
-  snprintf(buf, len, "%s %s %s %" PRId64 " %" PRId64, param_str(rec, "op"),
-           param_str(rec, "type"), param_str(rec, "redop"),
-           param_int(rec, "size"), param_int(rec, "root"));
+  snprintf(buf, len, "%s %s %s %" PRId64 " %" PRId64 " %s",
+           param_str(rec, "op"), param_str(rec, "type"),
+           param_str(rec, "redop"), param_int(rec, "size"),
+           param_int(rec, "root"), param_str(rec, "split"));
 }
 
 static void row_start(const struct gcb_record *rec, char *buf, size_t len) {
@@ -89,7 +96,8 @@ void gcb__table_coll_flush_row(struct gcb_table *t) {
 
 void gcb__table_coll_record(struct gcb_table *t, const struct gcb_record *rec) {
   char group[64], key[96], half[96];
-  snprintf(group, sizeof group, "%s %s", rec->bench, param_str(rec, "op"));
+  snprintf(group, sizeof group, "%s %s %s", rec->bench, param_str(rec, "op"),
+           param_str(rec, "split"));
   if (gcb__table_enter(t, group))
     print_header(t, rec);
   row_key(rec, key, sizeof key);

@@ -50,7 +50,11 @@ size_t gcb_dtype_bytes(enum gcb_dtype t);
   X(COPY,  "copy",  1,    1,     0,     "c[i] = a[i]")                         \
   X(SCALE, "scale", 1,    1,     1,     "b[i] = s*c[i]")                       \
   X(ADD,   "add",   2,    1,     1,     "c[i] = a[i] + b[i]")                  \
-  X(TRIAD, "triad", 2,    1,     2,     "a[i] = b[i] + s*c[i]")
+  X(TRIAD, "triad", 2,    1,     2,     "a[i] = b[i] + s*c[i]")             \
+  /* GPU only (the host backend reports them unsupported): */                \
+  X(READ,  "read",  1,    0,     1,     "sum += a[i]")                         \
+  X(WRITE, "write", 0,    1,     0,     "c[i] = s")                            \
+  X(MEMCPY, "memcpy", 1,  1,     0,     "c = a by the copy engine")
 
 enum gcb_memkernel {
 #define GCB__MK_ENUM(id, name, r, w, f, formula) GCB_MEMKERNEL_##id,
@@ -112,12 +116,179 @@ struct gcb_gemm_params {
   enum gcb_dtype dtype;
   uint64_t m, n, k;     /* C[m x n] = A[m x k] * B[k x n], column-major */
   uint64_t seed;        /* inputs are uniform in [-1, 1), never all zero */
+  bool flush_l2;        /* GPU: evict L2 before each timed run (untimed) */
 };
 
 struct gcb_stream_params {
   enum gcb_memkernel kernel;
   uint64_t elements;    /* per array, doubles */
   uint64_t seed;
+};
+
+/* ---- GPU operations (NULL on the host backend) --------------------------- */
+
+/*
+ * Host<->device copies over PCIe (or C2C). One operation is one copy of
+ * `bytes` in each direction the case names: BIDIR copies `bytes` each way at
+ * once on two streams, so it moves 2 * bytes. Host memory is pinned
+ * (page-locked, registered with the driver) or pageable, and bound to NUMA
+ * node `numa_node` (OS index) with hwloc, or left to first touch when -1.
+ */
+#define GCB_PCIE_DIR_LIST(X)                                                   \
+  X(H2D, "h2d", "host to device")                                              \
+  X(D2H, "d2h", "device to host")                                              \
+  X(BIDIR, "bidir", "both at once, one stream each")
+
+enum gcb_pcie_dir {
+#define GCB__PCIE_ENUM(id, name, what) GCB_PCIE_##id,
+  GCB_PCIE_DIR_LIST(GCB__PCIE_ENUM)
+#undef GCB__PCIE_ENUM
+  GCB_PCIE_DIR_COUNT
+};
+
+struct gcb_pcie_params {
+  enum gcb_pcie_dir direction;
+  bool pinned;
+  int numa_node;        /* OS index; -1: no binding */
+  uint64_t bytes;       /* per direction */
+  uint64_t seed;
+};
+
+/*
+ * Kernel launch cost. One operation is one launch of an empty kernel;
+ * run() times `batch` launches at a time and returns the time per launch
+ * times reps, so host-side enqueue cost is what is measured:
+ *   SYNC   launch, then wait for it (a round trip through the driver);
+ *   STREAM launches back to back on one stream, one wait at the end;
+ *   GRAPH  the same launches captured once in a CUDA graph and replayed.
+ */
+#define GCB_LAUNCH_MODE_LIST(X)                                                \
+  X(SYNC, "sync", "launch and wait, one kernel at a time")                     \
+  X(STREAM, "stream", "back-to-back launches on one stream")                   \
+  X(GRAPH, "graph", "the same launches replayed as one CUDA graph")
+
+enum gcb_launch_mode {
+#define GCB__LAUNCH_ENUM(id, name, what) GCB_LAUNCH_##id,
+  GCB_LAUNCH_MODE_LIST(GCB__LAUNCH_ENUM)
+#undef GCB__LAUNCH_ENUM
+  GCB_LAUNCH_MODE_COUNT
+};
+
+struct gcb_launch_params {
+  enum gcb_launch_mode mode;
+  int batch;            /* launches per timed batch (>= 1) */
+};
+
+/*
+ * Peer-to-peer copies between two GPUs of one node, nvbandwidth's
+ * conventions: UNI copies `bytes` from src to dst; BIDIR copies `bytes`
+ * each way at once and counts both (2 * bytes per operation); LATENCY is
+ * the time of one small access (CE and STAGED: one `bytes` copy, timed
+ * back to back in a batch; SM: one dependent 8-byte read of peer memory,
+ * a pointer chase). Modes: CE copy engines with peer access, SM a copy
+ * kernel with 16-byte accesses on the source GPU with peer access, STAGED
+ * through pinned host memory, no peer access (for comparison).
+ */
+#define GCB_P2P_MODE_LIST(X)                                                   \
+  X(CE, "ce", "copy engine, peer access")                                      \
+  X(SM, "sm", "SM copy kernel, peer access")                                   \
+  X(STAGED, "staged", "through pinned host memory")
+
+#define GCB_P2P_DIR_LIST(X)                                                    \
+  X(UNI, "uni", "src to dst")                                                  \
+  X(BIDIR, "bidir", "both ways at once, both counted")                         \
+  X(LATENCY, "latency", "one small access")
+
+enum gcb_p2p_mode {
+#define GCB__P2P_MODE_ENUM(id, name, what) GCB_P2P_##id,
+  GCB_P2P_MODE_LIST(GCB__P2P_MODE_ENUM)
+#undef GCB__P2P_MODE_ENUM
+  GCB_P2P_MODE_COUNT
+};
+
+enum gcb_p2p_dir {
+#define GCB__P2P_DIR_ENUM(id, name, what) GCB_P2P_DIR_##id,
+  GCB_P2P_DIR_LIST(GCB__P2P_DIR_ENUM)
+#undef GCB__P2P_DIR_ENUM
+  GCB_P2P_DIR_COUNT
+};
+
+/* A device buffer exported to another process of the node (CUDA IPC):
+ * plain bytes, sent over MPI as they are. */
+#define GCB_IPC_HANDLE_BYTES 64
+struct gcb_ipc_buffer {
+  unsigned char handle[GCB_IPC_HANDLE_BYTES]; /* cudaIpcMemHandle_t */
+  uint64_t bytes;       /* 2 * the case's bytes: [written | read] halves */
+  uint64_t seed;        /* the read half holds gcb_fill_random(seed) data */
+  char bus_id[32];      /* the exporting GPU */
+};
+
+struct gcb_p2p_params {
+  enum gcb_p2p_mode mode;
+  enum gcb_p2p_dir direction;
+  uint64_t bytes;       /* per direction; LATENCY: bytes per access */
+  uint64_t seed;
+  int src;              /* CUDA ordinal of the initiating GPU, this rank */
+  int dst;              /* ordinal of the peer GPU when this rank sees it */
+  const struct gcb_ipc_buffer *remote; /* else: the peer's exported buffer */
+};
+
+/* A GPU this rank can see: name, bus id, ordinal, memory. */
+struct gcb_gpu_ident {
+  int ordinal;
+  char bus_id[32];      /* lower case, "0000:19:00.0" */
+  char name[96];
+};
+
+/*
+ * Clocks, power, temperature and throttle reasons sampled from NVML in the
+ * background between telemetry_start() and telemetry_stop(). A value the
+ * GPU does not report is NAN (JSON null); `available` false means nothing
+ * was sampled, with the reason in `why`.
+ */
+struct gcb_telemetry {
+  bool available;
+  char why[96];
+  int samples;
+  double sm_clock_mhz_min, sm_clock_mhz_mean, sm_clock_mhz_max;
+  double mem_clock_mhz_mean;
+  double power_w_mean, power_w_max;
+  double temp_c_max;
+  uint64_t throttle_reasons;   /* OR of the NVML clock-event reasons seen */
+  bool throttle_known;         /* false: the GPU did not report them */
+};
+
+/*
+ * One GPU's health, for the results header. CUDA runtime fields are always
+ * filled; NVML fields are -1 (integers), NAN (reals) or "" (strings) when
+ * NVML or the GPU does not report them; never guessed.
+ */
+#define GCB_HEALTH_MAX_NVLINKS 18 /* NVML_NVLINK_MAX_LINKS, nvml.h */
+struct gcb_health {
+  int ordinal;
+  char name[96];
+  char bus_id[32];
+  int cc_major, cc_minor;
+  int sm_count;
+  uint64_t memory_bytes;
+  int l2_bytes;
+  /* NVML; nvml == false: all of these are unavailable, reason in nvml_why */
+  bool nvml;
+  char nvml_why[128];
+  char uuid[96];
+  int sm_clock_mhz, sm_clock_max_mhz, mem_clock_mhz, mem_clock_max_mhz;
+  int pcie_gen, pcie_gen_max, pcie_width, pcie_width_max;
+  int nvlinks;          /* links NVML reports a state for; -1 unknown */
+  int nvlinks_active;
+  int ecc_enabled;      /* 1, 0, -1 */
+  long long ecc_corrected, ecc_uncorrected; /* volatile counts */
+  int temp_c;
+  double power_w, power_limit_w;
+  uint64_t throttle_reasons;
+  bool throttle_known;
+  /* versions: "" when unknown */
+  char driver[32];      /* NVML driver version, "580.159.03" */
+  char cuda_driver[16], cuda_runtime[16], nccl[16];
 };
 
 /* Arguments a backend is opened with. */
@@ -153,6 +324,40 @@ struct gcb_backend_ops {
   enum gcb_status (*stream)(struct gcb_backend *b,
                             const struct gcb_stream_params *p,
                             struct gcb_op *op, struct gcb_err *err);
+
+  /* GPU operations, NULL on backends without GPUs (see the params above). */
+  enum gcb_status (*pcie)(struct gcb_backend *b,
+                          const struct gcb_pcie_params *p, struct gcb_op *op,
+                          struct gcb_err *err);
+  enum gcb_status (*launch)(struct gcb_backend *b,
+                            const struct gcb_launch_params *p,
+                            struct gcb_op *op, struct gcb_err *err);
+  enum gcb_status (*p2p)(struct gcb_backend *b, const struct gcb_p2p_params *p,
+                         struct gcb_op *op, struct gcb_err *err);
+
+  /* The GPUs this rank sees: up to max into out, the number in *count. */
+  enum gcb_status (*gpus)(struct gcb_backend *b, struct gcb_gpu_ident *out,
+                          int max, int *count, struct gcb_err *err);
+
+  /*
+   * Allocates a 2 * bytes buffer on GPU `ordinal` for a peer process, fills
+   * its second half from seed and exports it in *out. The buffer lives in
+   * holder's state until gcb_op_release(holder); holder has no run().
+   */
+  enum gcb_status (*p2p_export)(struct gcb_backend *b, int ordinal,
+                                uint64_t bytes, uint64_t seed,
+                                struct gcb_ipc_buffer *out,
+                                struct gcb_op *holder, struct gcb_err *err);
+
+  /* Health of every GPU this rank sees, up to max; *count filled. */
+  enum gcb_status (*health)(struct gcb_backend *b, struct gcb_health *out,
+                            int max, int *count, struct gcb_err *err);
+
+  /* Background telemetry of the rank's GPU around a measurement. start()
+   * failing is not fatal to the case: stop() then reports unavailable. */
+  enum gcb_status (*telemetry_start)(struct gcb_backend *b,
+                                     struct gcb_err *err);
+  void (*telemetry_stop)(struct gcb_backend *b, struct gcb_telemetry *out);
 };
 
 /* Every backend compiled in, NULL-terminated. */

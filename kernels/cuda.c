@@ -1,16 +1,14 @@
 /*
  * The CUDA backend: one NVIDIA GPU per MPI rank, chosen by local rank.
  *
- * It fills struct gcb_backend_ops (kernels/backend.h): discovery, device
- * description, library versions and the STREAM memory kernels on device
- * memory, timed with CUDA events on a private non-blocking stream. The
- * kernels themselves are in cuda_stream.cu; this file owns every CUDA
- * runtime call, so each one's return code is checked here and turned into
- * GCB_ECUDA with the failing call named in the message. GEMM (cuBLASLt) is
- * not implemented yet: its callback is NULL, which the harness reports.
+ * This file is the backend's face: discovery, opening and closing, device
+ * description, library versions, the GPUs a rank sees, the helpers the other
+ * files share (return-code checks, gated event timing; cuda_impl.h) and the
+ * ops table. Each operation lives in its own file: cuda_membw.c (STREAM,
+ * read, write, copy engine), cuda_gemm.c (cuBLASLt), cuda_pcie.c,
+ * cuda_p2p.c, cuda_launch.c, cuda_health.c (NVML health and telemetry).
+ * Kernels are in the .cu files, behind cuda_kernels.h.
  */
-#include <float.h>
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,59 +19,84 @@
 #include <nccl.h>
 
 #include "kernels/backend.h"
+#include "kernels/cuda_impl.h"
 #include "kernels/cuda_kernels.h"
 
-/* One opened backend: the rank's device and what timing needs. */
-struct gcb_backend {
-  int device;          /* CUDA ordinal among the visible devices */
-  cudaStream_t stream; /* non-blocking: never serialised with stream 0 */
-  cudaEvent_t start, stop;
-};
-
-/* STREAM array roles, in the order of GCB_MEMKERNEL_LIST's formulas. */
-enum { ARR_A, ARR_B, ARR_C, ARR_COUNT };
-
-/* Which array each kernel writes; no kernel reads the array it writes. */
-static const int stream_output[GCB_MEMKERNEL_COUNT] = {
-    [GCB_MEMKERNEL_COPY] = ARR_C,
-    [GCB_MEMKERNEL_SCALE] = ARR_B,
-    [GCB_MEMKERNEL_ADD] = ARR_C,
-    [GCB_MEMKERNEL_TRIAD] = ARR_A,
-};
-
-/* STREAM's scalar; any value that is not 0 or 1 exercises the multiply. */
-static const double stream_scalar = 3.0;
-
-/* A prepared STREAM operation. */
-struct cuda_stream {
-  struct gcb_backend *b;
-  enum gcb_memkernel kernel;
-  size_t n;            /* elements per array */
-  unsigned int blocks; /* grid size, fixed at setup */
-  double *dev[ARR_COUNT];
-  double *host; /* ARR_COUNT * n: the uploaded inputs; the output's slot
-                   receives the device result in check() */
-};
-
-/*
- * Turns a CUDA return code into a status, naming the call. The runtime also
- * remembers a failed call's error for cudaGetLastError(); it is cleared here
- * so that a later kernel-launch check does not report this old error.
- */
-static enum gcb_status cuda_check(struct gcb_err *err, cudaError_t rc,
-                                  const char *call) {
+enum gcb_status gcb__cuda_check(struct gcb_err *err, cudaError_t rc,
+                                const char *call) {
   if (rc == cudaSuccess)
     return GCB_OK;
   (void)cudaGetLastError();
   return gcb_err_set(err, GCB_ECUDA, "%s: %s", call, cudaGetErrorString(rc));
 }
 
-#define CUDA_CHECK(err, call) cuda_check((err), (call), #call)
+enum gcb_status gcb__cuda_launched(struct gcb_err *err, int rc,
+                                   const char *what) {
+  return gcb__cuda_check(err, (cudaError_t)rc, what);
+}
 
-/* Makes b's device current for this thread (cheap when it already is). */
-static enum gcb_status use_device(const struct gcb_backend *b,
-                                  struct gcb_err *err) {
+enum gcb_status gcb__cuda_use(const struct gcb_backend *b,
+                              struct gcb_err *err) {
   return CUDA_CHECK(err, cudaSetDevice(b->device));
+}
+
+enum gcb_status gcb__cuda_reserve(size_t bytes, const char *what,
+                                  struct gcb_err *err) {
+  size_t free_bytes = 0, total_bytes = 0;
+  enum gcb_status st =
+      CUDA_CHECK(err, cudaMemGetInfo(&free_bytes, &total_bytes));
+
+  if (st == GCB_OK && bytes > free_bytes)
+    st = gcb_err_set(err, GCB_ENOMEM,
+                     "%s needs %zu bytes of device memory; %zu of %zu bytes "
+                     "are free",
+                     what, bytes, free_bytes, total_bytes);
+  return st;
+}
+
+/* ---- gated timing ---------------------------------------------------------
+ */
+
+enum gcb_status gcb__cuda_gate_begin(struct gcb_backend *b,
+                                     struct gcb_err *err) {
+  enum gcb_status st;
+
+  *b->gate = 0;
+  st = gcb__cuda_launched(
+      err,
+      gcb__cuda_gate_launch(b->gate_dev, GCB__CUDA_GATE_TIMEOUT_MS, b->stream),
+      "gate kernel launch");
+  if (st == GCB_OK)
+    st = CUDA_CHECK(err, cudaEventRecord(b->start, b->stream));
+  if (st != GCB_OK)
+    *b->gate = 1;
+  return st;
+}
+
+enum gcb_status gcb__cuda_gate_end(struct gcb_backend *b, enum gcb_status st,
+                                   double *seconds, struct gcb_err *err) {
+  float ms = 0.0f;
+
+  if (st == GCB_OK)
+    st = CUDA_CHECK(err, cudaEventRecord(b->stop, b->stream));
+  /* Open the gate whatever happened: the store must reach the GPU after
+   * everything above was enqueued, hence the full barrier. */
+  __sync_synchronize();
+  *b->gate = 1;
+  __sync_synchronize();
+  if (st != GCB_OK) {
+    (void)cudaStreamSynchronize(b->stream2);
+    (void)cudaStreamSynchronize(b->stream);
+    (void)cudaGetLastError();
+    return st;
+  }
+  if (st == GCB_OK)
+    st = CUDA_CHECK(err, cudaEventSynchronize(b->stop));
+  if (st == GCB_OK)
+    st = CUDA_CHECK(err, cudaEventElapsedTime(&ms, b->start, b->stop));
+  if (st == GCB_OK)
+    *seconds = (double)ms * 1e-3;
+  return st;
 }
 
 /* ---- backend lifetime and description ------------------------------------ */
@@ -101,13 +124,74 @@ static void cuda_close(struct gcb_backend *b) {
   if (b == NULL)
     return;
   /* Teardown errors are ignored: there is nothing left to do about them. */
+  (void)cudaSetDevice(b->device);
+  gcb__cuda_telemetry_close(b);
+  gcb__cuda_gemm_close(b);
+  gcb__cuda_pcie_close(b);
+  if (b->gate != NULL)
+    (void)cudaFreeHost((void *)b->gate);
+  if (b->mid != NULL)
+    (void)cudaEventDestroy(b->mid);
   if (b->stop != NULL)
     (void)cudaEventDestroy(b->stop);
   if (b->start != NULL)
     (void)cudaEventDestroy(b->start);
+  if (b->stream2 != NULL)
+    (void)cudaStreamDestroy(b->stream2);
   if (b->stream != NULL)
     (void)cudaStreamDestroy(b->stream);
   free(b);
+}
+
+static enum gcb_status open_attributes(struct gcb_backend *b,
+                                       struct gcb_err *err) {
+  int l2 = 0;
+  enum gcb_status st;
+
+  if ((st = CUDA_CHECK(err, cudaDeviceGetAttribute(
+                                &b->cc_major, cudaDevAttrComputeCapabilityMajor,
+                                b->device))) != GCB_OK ||
+      (st = CUDA_CHECK(err, cudaDeviceGetAttribute(
+                                &b->cc_minor, cudaDevAttrComputeCapabilityMinor,
+                                b->device))) != GCB_OK ||
+      (st = CUDA_CHECK(err, cudaDeviceGetAttribute(
+                                &b->sm_count, cudaDevAttrMultiProcessorCount,
+                                b->device))) != GCB_OK ||
+      (st = CUDA_CHECK(err, cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize,
+                                                   b->device))) != GCB_OK)
+    return st;
+  b->l2_bytes = (size_t)l2;
+  return GCB_OK;
+}
+
+/* Streams, events and the gate's host-mapped flag. */
+static enum gcb_status open_resources(struct gcb_backend *b,
+                                      struct gcb_err *err) {
+  void *gate = NULL, *gate_dev = NULL;
+  enum gcb_status st;
+
+  if ((st = CUDA_CHECK(err, cudaStreamCreateWithFlags(
+                                &b->stream, cudaStreamNonBlocking))) !=
+          GCB_OK ||
+      (st = CUDA_CHECK(err, cudaStreamCreateWithFlags(
+                                &b->stream2, cudaStreamNonBlocking))) !=
+          GCB_OK ||
+      (st = CUDA_CHECK(err, cudaEventCreate(&b->start))) != GCB_OK ||
+      (st = CUDA_CHECK(err, cudaEventCreate(&b->stop))) != GCB_OK ||
+      (st = CUDA_CHECK(err, cudaEventCreate(&b->mid))) != GCB_OK ||
+      /* Portable: a p2p copy gates streams of other devices too. */
+      (st = CUDA_CHECK(
+           err, cudaHostAlloc(&gate, sizeof(int),
+                              cudaHostAllocMapped | cudaHostAllocPortable))) !=
+          GCB_OK)
+    return st;
+  b->gate = gate;
+  *b->gate = 1;
+  if ((st = CUDA_CHECK(err, cudaHostGetDevicePointer(&gate_dev, gate, 0))) !=
+      GCB_OK)
+    return st;
+  b->gate_dev = gate_dev;
+  return GCB_OK;
 }
 
 static enum gcb_status cuda_open(const struct gcb_backend_args *args,
@@ -130,12 +214,10 @@ static enum gcb_status cuda_open(const struct gcb_backend_args *args,
   /* More ranks than GPUs share devices round-robin; the placement analysis
    * reports it, so opening does not refuse it. */
   b->device = args->local_rank % count;
-  if ((st = use_device(b, err)) != GCB_OK ||
-      (st = CUDA_CHECK(err, cudaStreamCreateWithFlags(
-                                &b->stream, cudaStreamNonBlocking))) !=
-          GCB_OK ||
-      (st = CUDA_CHECK(err, cudaEventCreate(&b->start))) != GCB_OK ||
-      (st = CUDA_CHECK(err, cudaEventCreate(&b->stop))) != GCB_OK)
+  b->device_count = count;
+  if ((st = gcb__cuda_use(b, err)) != GCB_OK ||
+      (st = open_attributes(b, err)) != GCB_OK ||
+      (st = open_resources(b, err)) != GCB_OK)
     goto fail;
   *out = b;
   return GCB_OK;
@@ -145,41 +227,65 @@ fail:
   return st;
 }
 
-/* Copies a PCI bus id in lower case, as hwloc and sysfs spell it, so the
- * topology module can match it textually. */
-static void copy_bus_id(char *dst, size_t len, const char *src) {
+/* Lower case, as hwloc and sysfs spell it, so the topology module can
+ * match it textually. */
+enum gcb_status gcb__cuda_bus_id(int device, char *buf, size_t len,
+                                 struct gcb_err *err) {
+  char bus[32] = ""; /* the runtime needs 13 bytes: "0000:19:00.0" */
+  enum gcb_status st =
+      CUDA_CHECK(err, cudaDeviceGetPCIBusId(bus, (int)sizeof bus, device));
   size_t i = 0;
 
-  for (; i + 1 < len && src[i] != '\0'; i++)
-    dst[i] =
-        (src[i] >= 'A' && src[i] <= 'F') ? (char)(src[i] - 'A' + 'a') : src[i];
-  dst[i] = '\0';
+  for (; st == GCB_OK && i + 1 < len && bus[i] != '\0'; i++)
+    buf[i] =
+        (bus[i] >= 'A' && bus[i] <= 'F') ? (char)(bus[i] - 'A' + 'a') : bus[i];
+  if (len > 0)
+    buf[i] = '\0';
+  return st;
 }
 
 static enum gcb_status cuda_device_info(struct gcb_backend *b,
                                         struct gcb_device_info *out,
                                         struct gcb_err *err) {
   struct cudaDeviceProp prop;
-  char bus[32] = ""; /* the runtime needs 13 bytes: "0000:19:00.0" */
   enum gcb_status st;
 
   memset(out, 0, sizeof *out);
   if ((st = CUDA_CHECK(err, cudaGetDeviceProperties(&prop, b->device))) !=
           GCB_OK ||
-      (st = CUDA_CHECK(err, cudaDeviceGetPCIBusId(bus, (int)sizeof bus,
-                                                  b->device))) != GCB_OK)
+      (st = gcb__cuda_bus_id(b->device, out->bus_id, sizeof out->bus_id,
+                             err)) != GCB_OK)
     return st;
   snprintf(out->name, sizeof out->name, "%.*s", (int)sizeof out->name - 1,
            prop.name);
-  copy_bus_id(out->bus_id, sizeof out->bus_id, bus);
   out->index = b->device;
   out->memory_bytes = (uint64_t)prop.totalGlobalMem;
   out->threads = 0; /* computes on the GPU, not on CPU threads */
   return GCB_OK;
 }
 
-/* "13.0" from the runtime's 1000*major + 10*minor encoding; 0 = none. */
-static void format_cuda_version(char *buf, size_t len, int v) {
+static enum gcb_status cuda_gpus(struct gcb_backend *b,
+                                 struct gcb_gpu_ident *out, int max, int *count,
+                                 struct gcb_err *err) {
+  enum gcb_status st = GCB_OK;
+
+  *count = 0;
+  for (int d = 0; d < b->device_count && *count < max && st == GCB_OK; d++) {
+    struct cudaDeviceProp prop;
+    struct gcb_gpu_ident *g = &out[*count];
+    *g = (struct gcb_gpu_ident){.ordinal = d};
+    if ((st = CUDA_CHECK(err, cudaGetDeviceProperties(&prop, d))) == GCB_OK &&
+        (st = gcb__cuda_bus_id(d, g->bus_id, sizeof g->bus_id, err)) ==
+            GCB_OK) {
+      snprintf(g->name, sizeof g->name, "%.*s", (int)sizeof g->name - 1,
+               prop.name);
+      (*count)++;
+    }
+  }
+  return st;
+}
+
+void gcb__cuda_format_version(char *buf, size_t len, int v) {
   if (v <= 0)
     snprintf(buf, len, "unknown");
   else
@@ -187,7 +293,7 @@ static void format_cuda_version(char *buf, size_t len, int v) {
 }
 
 /* NCCL codes versions as X*1000+Y*100+Z up to 2.8, X*10000+Y*100+Z after. */
-static void format_nccl_version(char *buf, size_t len, int v) {
+void gcb__nccl_format_version(char *buf, size_t len, int v) {
   int major_unit = v >= 20900 ? 10000 : 1000;
 
   if (v <= 0)
@@ -210,241 +316,34 @@ static void cuda_versions(struct gcb_backend *b, char *buf, size_t len) {
   (void)cudaGetLastError();
   if (ncclGetVersion(&nccl) != ncclSuccess)
     nccl = 0;
-  format_cuda_version(dv, sizeof dv, driver);
-  format_cuda_version(rv, sizeof rv, runtime);
-  format_nccl_version(nv, sizeof nv, nccl);
+  gcb__cuda_format_version(dv, sizeof dv, driver);
+  gcb__cuda_format_version(rv, sizeof rv, runtime);
+  gcb__nccl_format_version(nv, sizeof nv, nccl);
   snprintf(buf, len,
            "CUDA driver %s; CUDA runtime %s; cuBLASLt %zu.%zu.%zu; NCCL %s", dv,
            rv, lt / 10000, (lt % 10000) / 100, lt % 100, nv);
-}
-
-/* ---- STREAM memory kernels ----------------------------------------------- */
-
-static double *host_array(const struct cuda_stream *s, int which) {
-  return s->host + (size_t)which * s->n;
-}
-
-static void stream_release(void *state) {
-  struct cuda_stream *s = state;
-
-  if (s == NULL)
-    return;
-  for (int i = 0; i < ARR_COUNT; i++)
-    if (s->dev[i] != NULL)
-      (void)cudaFree(s->dev[i]);
-  free(s->host);
-  free(s);
-}
-
-/* Checks free device memory before allocating, so an oversized request is
- * a clear GCB_ENOMEM with the numbers rather than a bare cudaMalloc error. */
-static enum gcb_status stream_alloc(struct cuda_stream *s,
-                                    struct gcb_err *err) {
-  size_t bytes = s->n * sizeof(double), need = ARR_COUNT * bytes;
-  size_t free_bytes = 0, total_bytes = 0;
-  enum gcb_status st;
-
-  st = CUDA_CHECK(err, cudaMemGetInfo(&free_bytes, &total_bytes));
-  if (st != GCB_OK)
-    return st;
-  if (need > free_bytes)
-    return gcb_err_set(err, GCB_ENOMEM,
-                       "cuda stream: 3 arrays of %zu doubles need %zu bytes "
-                       "of device memory; %zu of %zu bytes are free",
-                       s->n, need, free_bytes, total_bytes);
-  for (int i = 0; i < ARR_COUNT; i++) {
-    void *p = NULL;
-    if ((st = CUDA_CHECK(err, cudaMalloc(&p, bytes))) != GCB_OK)
-      return st;
-    s->dev[i] = p;
-  }
-  if ((s->host = malloc(need)) == NULL)
-    return gcb_err_set(err, GCB_ENOMEM,
-                       "cuda stream: no host memory for the %zu-byte "
-                       "reference copy of the arrays",
-                       need);
-  return GCB_OK;
-}
-
-/* Random inputs in every array (never zeros), uploaded on the op's stream:
- * a plain cudaMemcpy from pageable memory may return before its DMA lands
- * and is not ordered with a non-blocking stream. */
-static enum gcb_status stream_upload(struct cuda_stream *s, uint64_t seed,
-                                     struct gcb_err *err) {
-  size_t bytes = s->n * sizeof(double);
-  enum gcb_status st = GCB_OK;
-
-  gcb_fill_random(s->host, ARR_COUNT * s->n, seed);
-  for (int i = 0; i < ARR_COUNT && st == GCB_OK; i++)
-    st = CUDA_CHECK(err, cudaMemcpyAsync(s->dev[i], host_array(s, i), bytes,
-                                         cudaMemcpyHostToDevice, s->b->stream));
-  if (st == GCB_OK)
-    st = CUDA_CHECK(err, cudaStreamSynchronize(s->b->stream));
-  return st;
-}
-
-static enum gcb_status stream_launch(const struct cuda_stream *s,
-                                     struct gcb_err *err) {
-  int rc = gcb__cuda_stream_launch((int)s->kernel, s->dev[ARR_A], s->dev[ARR_B],
-                                   s->dev[ARR_C], stream_scalar, s->n,
-                                   s->blocks, s->b->stream);
-  char what[96];
-
-  if (rc == (int)cudaSuccess)
-    return GCB_OK;
-  snprintf(what, sizeof what, "%s kernel launch (%u blocks, %zu elements)",
-           gcb_memkernel_info(s->kernel)->name, s->blocks, s->n);
-  return cuda_check(err, (cudaError_t)rc, what);
-}
-
-static enum gcb_status stream_run(void *state, int reps, double *seconds,
-                                  struct gcb_err *err) {
-  struct cuda_stream *s = state;
-  struct gcb_backend *b = s->b;
-  float ms = 0.0f;
-  enum gcb_status st;
-
-  if (reps < 1)
-    return gcb_err_set(err, GCB_EUSAGE, "cuda stream: %d repetitions", reps);
-  if ((st = use_device(b, err)) != GCB_OK ||
-      (st = CUDA_CHECK(err, cudaEventRecord(b->start, b->stream))) != GCB_OK)
-    return st;
-  for (int r = 0; r < reps; r++)
-    if ((st = stream_launch(s, err)) != GCB_OK)
-      return st;
-  if ((st = CUDA_CHECK(err, cudaEventRecord(b->stop, b->stream))) != GCB_OK ||
-      (st = CUDA_CHECK(err, cudaEventSynchronize(b->stop))) != GCB_OK ||
-      (st = CUDA_CHECK(err, cudaEventElapsedTime(&ms, b->start, b->stop))) !=
-          GCB_OK)
-    return st;
-  *seconds = (double)ms * 1e-3;
-  return GCB_OK;
-}
-
-/* The kernel's formula on the host, from the uploaded inputs. */
-static double stream_expect(const struct cuda_stream *s, size_t i) {
-  const double *a = host_array(s, ARR_A), *b = host_array(s, ARR_B);
-  const double *c = host_array(s, ARR_C);
-  /* Rounded on its own, like the device's unfused multiply: volatile stops
-   * any compiler from contracting the triad into an FMA. */
-  volatile double product;
-
-  switch (s->kernel) {
-  case GCB_MEMKERNEL_COPY:
-    return a[i];
-  case GCB_MEMKERNEL_SCALE:
-    return stream_scalar * c[i];
-  case GCB_MEMKERNEL_ADD:
-    return a[i] + b[i];
-  case GCB_MEMKERNEL_TRIAD:
-    product = stream_scalar * c[i];
-    return b[i] + product;
-  default:
-    return (double)NAN;
-  }
-}
-
-/* Relative error; a non-finite result counts as the largest error. */
-static double relative_error(double got, double want) {
-  double diff = fabs(got - want);
-
-  if (!isfinite(got))
-    return DBL_MAX;
-  return want != 0.0 ? diff / fabs(want) : diff;
-}
-
-static void stream_compare(const struct cuda_stream *s, struct gcb_check *out) {
-  const double *got = host_array(s, stream_output[s->kernel]);
-
-  *out = (struct gcb_check){
-      .checked = true,
-      .samples = s->n,
-      .tolerance = 4.0 * DBL_EPSILON,
-      .method = "relative error against the host formula, every element",
-  };
-  for (size_t i = 0; i < s->n; i++) {
-    double e = relative_error(got[i], stream_expect(s, i));
-    if (!(e <= out->tolerance))
-      out->wrong++;
-    if (e > out->max_error)
-      out->max_error = e;
-  }
-}
-
-/* Reads the output array back into its host slot (which no kernel reads as
- * input) and compares it with the formula over the host inputs. */
-static enum gcb_status stream_check(void *state, struct gcb_check *out,
-                                    struct gcb_err *err) {
-  struct cuda_stream *s = state;
-  int o = stream_output[s->kernel];
-  enum gcb_status st;
-
-  if ((st = use_device(s->b, err)) != GCB_OK ||
-      (st = CUDA_CHECK(err, cudaMemcpyAsync(host_array(s, o), s->dev[o],
-                                            s->n * sizeof(double),
-                                            cudaMemcpyDeviceToHost,
-                                            s->b->stream))) != GCB_OK ||
-      (st = CUDA_CHECK(err, cudaStreamSynchronize(s->b->stream))) != GCB_OK)
-    return st;
-  stream_compare(s, out);
-  return GCB_OK;
-}
-
-/* Grid size once at setup, so the timed loop only launches. */
-static enum gcb_status stream_grid(struct cuda_stream *s, struct gcb_err *err) {
-  int rc = gcb__cuda_stream_blocks((int)s->kernel, s->n, &s->blocks);
-
-  return cuda_check(
-      err, (cudaError_t)rc,
-      "grid size query (cudaOccupancyMaxActiveBlocksPerMultiprocessor)");
-}
-
-static enum gcb_status cuda_stream(struct gcb_backend *b,
-                                   const struct gcb_stream_params *p,
-                                   struct gcb_op *op, struct gcb_err *err) {
-  struct cuda_stream *s = NULL;
-  enum gcb_status st;
-
-  memset(op, 0, sizeof *op);
-  if ((unsigned)p->kernel >= GCB_MEMKERNEL_COUNT || p->elements == 0)
-    return gcb_err_set(err, GCB_EUSAGE,
-                       "cuda stream: invalid kernel %d or element count %llu",
-                       (int)p->kernel, (unsigned long long)p->elements);
-  if (p->elements > SIZE_MAX / (ARR_COUNT * sizeof(double)))
-    return gcb_err_set(err, GCB_ENOMEM,
-                       "cuda stream: %llu elements per array "
-                       "exceed the address space",
-                       (unsigned long long)p->elements);
-  if ((s = calloc(1, sizeof *s)) == NULL)
-    return gcb_err_set(err, GCB_ENOMEM, "cuda stream: no memory for state");
-  *s = (struct cuda_stream){.b = b, .kernel = p->kernel, .n = p->elements};
-  if ((st = use_device(b, err)) != GCB_OK ||
-      (st = stream_alloc(s, err)) != GCB_OK ||
-      (st = stream_upload(s, p->seed, err)) != GCB_OK ||
-      (st = stream_grid(s, err)) != GCB_OK) {
-    stream_release(s);
-    return st;
-  }
-  *op = (struct gcb_op){.state = s,
-                        .run = stream_run,
-                        .check = stream_check,
-                        .release = stream_release};
-  return GCB_OK;
 }
 
 /* ---- the ops table ------------------------------------------------------- */
 
 const struct gcb_backend_ops gcb_backend_cuda = {
     .name = "cuda",
-    .description = "NVIDIA GPU per rank: CUDA memory kernels, CUDA events",
+    .description = "NVIDIA GPU per rank: cuBLASLt GEMM, CUDA memory kernels "
+                   "and copies, CUDA events, NVML health",
     .gemm_default_dim = 8192,
     .usable = cuda_usable,
     .open = cuda_open,
     .close = cuda_close,
     .device_info = cuda_device_info,
     .versions = cuda_versions,
-    /* cuBLASLt GEMM arrives in a later change; until then NULL makes the
-     * harness report "gemm: not supported on cuda" instead of hiding it. */
-    .gemm = NULL,
-    .stream = cuda_stream,
+    .gemm = gcb__cuda_gemm,
+    .stream = gcb__cuda_stream,
+    .pcie = gcb__cuda_pcie,
+    .launch = gcb__cuda_launch,
+    .p2p = gcb__cuda_p2p,
+    .gpus = cuda_gpus,
+    .p2p_export = gcb__cuda_p2p_export,
+    .health = gcb__cuda_health,
+    .telemetry_start = gcb__cuda_telemetry_start,
+    .telemetry_stop = gcb__cuda_telemetry_stop,
 };

@@ -1,16 +1,18 @@
 /*
- * Launchers for the CUDA device kernels, callable from C (kernels/cuda.c).
+ * Launchers for the CUDA device kernels, callable from C (kernels/cuda*.c).
  *
  * The kernels themselves live in .cu files, which hold nothing but kernels
  * and these thin extern "C" wrappers: all error handling, memory management
- * and timing stay in cuda.c. Each launcher returns the cudaError_t it saw,
- * as an int, so this header needs nothing from C++ and cuda.c turns the
- * code into a gcbench status with the call's name.
+ * and timing stay in the C files. Each launcher returns the cudaError_t it
+ * saw, as an int, so this header needs nothing from C++ and the caller turns
+ * the code into a gcbench status with the call's name. No launcher
+ * synchronises; each returns cudaGetLastError() after its launch.
  */
 #ifndef GCB_CUDA_KERNELS_H
 #define GCB_CUDA_KERNELS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <cuda_runtime_api.h>
 
@@ -18,23 +20,67 @@
 extern "C" {
 #endif
 
+/* Threads per block of every grid-stride kernel below. */
+#define GCB_CUDA_THREADS 256
+
 /*
  * Grid size for STREAM kernel `kernel` (an enum gcb_memkernel value) over n
  * elements on the current device: one full wave of resident blocks, fewer
  * when n is small. Returns cudaSuccess or the error of the failing query;
- * cudaErrorInvalidValue for an unknown kernel.
+ * cudaErrorInvalidValue for a kernel that is not an SM kernel (memcpy).
  */
 int gcb__cuda_stream_blocks(int kernel, size_t n, unsigned int *blocks);
 
 /*
  * Enqueues one run of STREAM kernel `kernel` over arrays a, b, c of n
  * doubles (formulas as in GCB_MEMKERNEL_LIST, scalar s) on `stream` with
- * `blocks` blocks. Does not synchronise. Returns cudaGetLastError() after
- * the launch; cudaErrorInvalidValue for an unknown kernel.
+ * `blocks` blocks, moving 16 bytes (two doubles) per access. READ writes
+ * one partial sum per thread into c[0 .. blocks * GCB_CUDA_THREADS), so c
+ * must hold that many. cudaErrorInvalidValue for a kernel it lacks.
  */
 int gcb__cuda_stream_launch(int kernel, double *a, double *b, double *c,
                             double s, size_t n, unsigned int blocks,
                             cudaStream_t stream);
+
+/* Copies `bytes` from src to dst with 16-byte accesses (both 16-byte
+ * aligned; a tail of under 16 bytes goes bytewise), `blocks` blocks. Either
+ * pointer may be a peer GPU's memory. */
+int gcb__cuda_copy16(void *dst, const void *src, size_t bytes,
+                     unsigned int blocks, cudaStream_t stream);
+
+/* Grid size for gcb__cuda_copy16 on the current device (one wave). */
+int gcb__cuda_copy16_blocks(size_t bytes, unsigned int *blocks);
+
+/*
+ * Converts n floats at src (device) to GEMM element type `dtype` (an enum
+ * gcb_dtype: fp16, bf16 round to nearest; fp8 e4m3 saturates to +-448;
+ * int8 is round(127 x)) at dst (device). cudaErrorInvalidValue for types
+ * stored as float or double, which need no conversion.
+ */
+int gcb__cuda_convert(int dtype, const float *src, void *dst, size_t n,
+                      cudaStream_t stream);
+
+/* One empty kernel, one thread: what launch latency measures. */
+int gcb__cuda_empty_launch(cudaStream_t stream);
+
+/*
+ * A one-thread kernel that spins until *flag (host-mapped memory) is
+ * non-zero, or about `timeout_ms` of GPU time has passed, so that work
+ * enqueued behind it starts together once the host has enqueued all of it
+ * (nvbandwidth's blocking kernel). The timeout keeps a host failure from
+ * hanging the GPU.
+ */
+int gcb__cuda_gate_launch(volatile int *flag, unsigned int timeout_ms,
+                          cudaStream_t stream);
+
+/*
+ * One thread follows `steps` links of the index chain at `chain` (next =
+ * chain[current], uncached loads), starting at 0, and stores the last
+ * index in *out: each step is one dependent read, so steps / time is the
+ * read latency of the memory holding chain (a peer GPU's, over NVLink).
+ */
+int gcb__cuda_chase_launch(const uint64_t *chain, uint64_t steps, uint64_t *out,
+                           cudaStream_t stream);
 
 #ifdef __cplusplus
 }

@@ -1,48 +1,110 @@
 /*
- * STREAM memory-bandwidth kernels (copy, scale, add, triad) on the GPU.
+ * Memory-bandwidth kernels on the GPU: STREAM (copy, scale, add, triad),
+ * read-only and write-only, and a 16-byte byte copy for peer copies.
  *
  * Only kernels and their extern "C" launchers live here (see
- * kernels/cuda_kernels.h); cuda.c allocates, times and validates. Each
- * kernel is a grid-stride loop so one launch of one wave of resident blocks
- * covers any array length. No kernel writes an array it reads, so repeated
- * launches leave the output unchanged and one host check covers them all.
+ * kernels/cuda_kernels.h); the C files allocate, time and validate. Every
+ * kernel is a grid-stride loop over pairs of doubles (double2: one 16-byte
+ * load or store per access, which HBM needs to reach full bandwidth), and
+ * thread 0 of block 0 handles an odd last element. No kernel writes an
+ * array it reads, so repeated launches leave the output unchanged and one
+ * host check covers them all.
  */
 #include "kernels/backend.h"
 #include "kernels/cuda_kernels.h"
-
-/* 256 threads: full occupancy on sm_80/sm_90 for these register-light loops. */
-static const int threads_per_block = 256;
 
 /* Grid-stride indices; size_t because arrays may exceed 2^31 elements. */
 #define GRID_STRIDE_LOOP(i, n)                                                 \
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < (n);      \
        i += (size_t)gridDim.x * blockDim.x)
 
+#define FIRST_THREAD (blockIdx.x == 0 && threadIdx.x == 0)
+
 /* The multiplies and adds below use __dmul_rn/__dadd_rn, which the compiler
  * never fuses into an FMA: results then match the host reference bit for bit
  * (an FMA would differ by up to half an ulp of s*x, which is a large
  * relative error wherever b + s*c nearly cancels). Bandwidth is unaffected. */
 
-__global__ void stream_copy(const double *__restrict__ a,
-                            double *__restrict__ c, size_t n) {
-  GRID_STRIDE_LOOP(i, n) { c[i] = a[i]; }
+__global__ void stream_copy(const double2 *__restrict__ a,
+                            double2 *__restrict__ c, size_t n) {
+  GRID_STRIDE_LOOP(i, n / 2) {
+    c[i] = a[i];
+  }
+  if (FIRST_THREAD && (n & 1))
+    ((double *)c)[n - 1] = ((const double *)a)[n - 1];
 }
 
-__global__ void stream_scale(double *__restrict__ b,
-                             const double *__restrict__ c, double s, size_t n) {
-  GRID_STRIDE_LOOP(i, n) { b[i] = __dmul_rn(s, c[i]); }
+__device__ double2 scale2(double s, double2 x) {
+  return make_double2(__dmul_rn(s, x.x), __dmul_rn(s, x.y));
 }
 
-__global__ void stream_add(const double *__restrict__ a,
-                           const double *__restrict__ b, double *__restrict__ c,
-                           size_t n) {
-  GRID_STRIDE_LOOP(i, n) { c[i] = __dadd_rn(a[i], b[i]); }
+__device__ double2 add2(double2 x, double2 y) {
+  return make_double2(__dadd_rn(x.x, y.x), __dadd_rn(x.y, y.y));
 }
 
-__global__ void stream_triad(double *__restrict__ a,
-                             const double *__restrict__ b,
-                             const double *__restrict__ c, double s, size_t n) {
-  GRID_STRIDE_LOOP(i, n) { a[i] = __dadd_rn(b[i], __dmul_rn(s, c[i])); }
+__global__ void stream_scale(double2 *__restrict__ b,
+                             const double2 *__restrict__ c, double s,
+                             size_t n) {
+  GRID_STRIDE_LOOP(i, n / 2) {
+    b[i] = scale2(s, c[i]);
+  }
+  if (FIRST_THREAD && (n & 1))
+    ((double *)b)[n - 1] = __dmul_rn(s, ((const double *)c)[n - 1]);
+}
+
+__global__ void stream_add(const double2 *__restrict__ a,
+                           const double2 *__restrict__ b,
+                           double2 *__restrict__ c, size_t n) {
+  GRID_STRIDE_LOOP(i, n / 2) {
+    c[i] = add2(a[i], b[i]);
+  }
+  if (FIRST_THREAD && (n & 1))
+    ((double *)c)[n - 1] =
+        __dadd_rn(((const double *)a)[n - 1], ((const double *)b)[n - 1]);
+}
+
+__global__ void stream_triad(double2 *__restrict__ a,
+                             const double2 *__restrict__ b,
+                             const double2 *__restrict__ c, double s,
+                             size_t n) {
+  GRID_STRIDE_LOOP(i, n / 2) {
+    a[i] = add2(b[i], scale2(s, c[i]));
+  }
+  if (FIRST_THREAD && (n & 1))
+    ((double *)a)[n - 1] = __dadd_rn(((const double *)b)[n - 1],
+                                     __dmul_rn(s, ((const double *)c)[n - 1]));
+}
+
+/* Each thread sums its elements and stores the sum: the store is what
+ * keeps the compiler from dropping the loads. */
+__global__ void stream_read(const double2 *__restrict__ a,
+                            double *__restrict__ partial, size_t n) {
+  double sum = 0.0;
+  GRID_STRIDE_LOOP(i, n / 2) {
+    double2 x = a[i];
+    sum = __dadd_rn(sum, __dadd_rn(x.x, x.y));
+  }
+  if (FIRST_THREAD && (n & 1))
+    sum = __dadd_rn(sum, ((const double *)a)[n - 1]);
+  partial[blockIdx.x * (size_t)blockDim.x + threadIdx.x] = sum;
+}
+
+__global__ void stream_write(double2 *__restrict__ c, double s, size_t n) {
+  GRID_STRIDE_LOOP(i, n / 2) {
+    c[i] = make_double2(s, s);
+  }
+  if (FIRST_THREAD && (n & 1))
+    ((double *)c)[n - 1] = s;
+}
+
+__global__ void copy16(uint4 *__restrict__ dst, const uint4 *__restrict__ src,
+                       size_t bytes) {
+  GRID_STRIDE_LOOP(i, bytes / 16) {
+    dst[i] = src[i];
+  }
+  if (FIRST_THREAD)
+    for (size_t i = bytes / 16 * 16; i < bytes; i++)
+      ((unsigned char *)dst)[i] = ((const unsigned char *)src)[i];
 }
 
 /* Kernel entry point by gcb_memkernel id, for the occupancy query. */
@@ -56,52 +118,81 @@ static const void *stream_kernel_fn(int kernel) {
     return (const void *)stream_add;
   case GCB_MEMKERNEL_TRIAD:
     return (const void *)stream_triad;
+  case GCB_MEMKERNEL_READ:
+    return (const void *)stream_read;
+  case GCB_MEMKERNEL_WRITE:
+    return (const void *)stream_write;
   default:
     return NULL;
   }
 }
 
-extern "C" int gcb__cuda_stream_blocks(int kernel, size_t n,
-                                       unsigned int *blocks) {
-  const void *fn = stream_kernel_fn(kernel);
+/* One wave of resident blocks of fn, at most enough for `work` items. */
+static int one_wave(const void *fn, size_t work, unsigned int *blocks) {
   int device = 0, sms = 0, per_sm = 0;
   cudaError_t rc;
 
-  if (fn == NULL || n == 0)
-    return (int)cudaErrorInvalidValue;
   if ((rc = cudaGetDevice(&device)) != cudaSuccess ||
       (rc = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount,
                                    device)) != cudaSuccess ||
       (rc = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-           &per_sm, fn, threads_per_block, 0)) != cudaSuccess)
+           &per_sm, fn, GCB_CUDA_THREADS, 0)) != cudaSuccess)
     return (int)rc;
-
-  /* One wave keeps every SM streaming; more blocks than elements is waste. */
+  /* One wave keeps every SM streaming; more blocks than work is waste. */
   size_t wave = (size_t)sms * (size_t)(per_sm > 0 ? per_sm : 1);
-  size_t needed = (n + threads_per_block - 1) / threads_per_block;
-  *blocks = (unsigned int)(needed < wave ? needed : wave);
+  size_t needed = (work + GCB_CUDA_THREADS - 1) / GCB_CUDA_THREADS;
+  *blocks = (unsigned int)(needed < wave ? (needed > 0 ? needed : 1) : wave);
   return (int)cudaSuccess;
+}
+
+extern "C" int gcb__cuda_stream_blocks(int kernel, size_t n,
+                                       unsigned int *blocks) {
+  const void *fn = stream_kernel_fn(kernel);
+
+  if (fn == NULL || n == 0)
+    return (int)cudaErrorInvalidValue;
+  return one_wave(fn, n / 2, blocks);
 }
 
 extern "C" int gcb__cuda_stream_launch(int kernel, double *a, double *b,
                                        double *c, double s, size_t n,
                                        unsigned int blocks,
                                        cudaStream_t stream) {
+  double2 *a2 = (double2 *)a, *b2 = (double2 *)b, *c2 = (double2 *)c;
+  const unsigned int t = GCB_CUDA_THREADS;
+
   switch (kernel) {
   case GCB_MEMKERNEL_COPY:
-    stream_copy<<<blocks, threads_per_block, 0, stream>>>(a, c, n);
+    stream_copy<<<blocks, t, 0, stream>>>(a2, c2, n);
     break;
   case GCB_MEMKERNEL_SCALE:
-    stream_scale<<<blocks, threads_per_block, 0, stream>>>(b, c, s, n);
+    stream_scale<<<blocks, t, 0, stream>>>(b2, c2, s, n);
     break;
   case GCB_MEMKERNEL_ADD:
-    stream_add<<<blocks, threads_per_block, 0, stream>>>(a, b, c, n);
+    stream_add<<<blocks, t, 0, stream>>>(a2, b2, c2, n);
     break;
   case GCB_MEMKERNEL_TRIAD:
-    stream_triad<<<blocks, threads_per_block, 0, stream>>>(a, b, c, s, n);
+    stream_triad<<<blocks, t, 0, stream>>>(a2, b2, c2, s, n);
+    break;
+  case GCB_MEMKERNEL_READ:
+    stream_read<<<blocks, t, 0, stream>>>(a2, c, n);
+    break;
+  case GCB_MEMKERNEL_WRITE:
+    stream_write<<<blocks, t, 0, stream>>>(c2, s, n);
     break;
   default:
     return (int)cudaErrorInvalidValue;
   }
+  return (int)cudaGetLastError();
+}
+
+extern "C" int gcb__cuda_copy16_blocks(size_t bytes, unsigned int *blocks) {
+  return one_wave((const void *)copy16, bytes / 16, blocks);
+}
+
+extern "C" int gcb__cuda_copy16(void *dst, const void *src, size_t bytes,
+                                unsigned int blocks, cudaStream_t stream) {
+  copy16<<<blocks, GCB_CUDA_THREADS, 0, stream>>>((uint4 *)dst,
+                                                  (const uint4 *)src, bytes);
   return (int)cudaGetLastError();
 }

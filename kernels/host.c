@@ -453,6 +453,12 @@ static enum gcb_status host_stream(struct gcb_backend *b,
   if (info == NULL)
     return gcb_err_set(err, GCB_EUSAGE, "stream: unknown kernel %d",
                        (int)p->kernel);
+  /* Rows of GCB_MEMKERNEL_LIST without a loop here (read, write, memcpy
+   * measure GPU memory paths) are skipped, visibly, never run as NULL. */
+  if (memkernels[p->kernel] == NULL)
+    return gcb_err_set(err, GCB_EUNSUPPORTED,
+                       "the host backend has no '%s' kernel (GPU only)",
+                       info->name);
   if (p->elements == 0)
     return gcb_err_set(err, GCB_EUSAGE, "stream: zero elements");
   char what[96];

@@ -123,6 +123,11 @@ const struct gcb_threshold_def gcb_threshold_defs[] = {
     {"late_pct", TH(late_pct), 20, 0, 1000,
      "warn when a rank arrives at a collective later than this % of the "
      "operation's time (and is an outlier)"},
+    {"link_pct", TH(link_pct), 75, 0, 100,
+     "warn when a copy or GPU pair reaches less than this % of what the "
+     "topology expects of its link"},
+    {"link_fail_pct", TH(link_fail_pct), 50, 0, 100,
+     "fail when it reaches less than this %"},
     {"regression_pct", TH(regression_pct), 5, 0, 1000,
      "compare: regression when worse by more than this % ..."},
     {"noise_sigmas", TH(noise_sigmas), 2, 0, 100,
@@ -304,7 +309,11 @@ static enum gcb_status rule_skipped(const struct gcb__rule_ctx *cx) {
 
 /* Each row: the kind its findings carry (docs/REPORTS.md explains each) and
  * the function that looks for it. Rows run in this order, which is also the
- * order of findings within a severity. */
+ * order of findings within a severity. A kind with two rows is judged from
+ * the topology's own check where the document has it, else by the older
+ * rule; each rule skips what the other covers. imbalance runs after the
+ * rules that name a slow rank, and stays silent when one explains it;
+ * degraded-link adds its evidence to a measured slow link. */
 static const struct {
   const char *kind;
   enum gcb_status (*run)(const struct gcb__rule_ctx *cx);
@@ -313,11 +322,20 @@ static const struct {
     {"run-error", rule_errors},
     {"validation", gcb__rule_validation},
     {"slow-rank", gcb__rule_slow_rank},
+    {"link-bandwidth", gcb__rule_link_bandwidth},
     {"imbalance", gcb__rule_imbalance},
     {"late-arrival", gcb__rule_late_arrival},
+    {"degraded-link", gcb__rule_degraded_link},
+    {"p2p-bandwidth", gcb__rule_p2p_bandwidth},
+    {"placement-remote", gcb__rule_topo_placement},
+    {"placement-partial", gcb__rule_topo_placement},
+    {"placement-unbound", gcb__rule_topo_placement},
     {"placement-unbound", gcb__rule_unbound},
     {"placement-shared-cpus", gcb__rule_shared_cpus},
+    {"placement-shared-gpu", gcb__rule_topo_placement},
     {"placement-shared-gpu", gcb__rule_shared_gpu},
+    {"placement-idle-gpu", gcb__rule_topo_placement},
+    {"oversubscribed", gcb__rule_topo_placement},
     {"oversubscribed", gcb__rule_oversubscribed},
     {"not-validated", gcb__rule_not_validated},
     {"skipped", rule_skipped},

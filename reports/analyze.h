@@ -47,7 +47,7 @@ struct gcb_finding {
   double cost;     /* fraction of a synchronous job's time lost; NAN */
   int check;       /* index of the criteria check; -1 */
   char explanation[320];
-  char suggestion[200];
+  char suggestion[320];
 };
 
 /* A growable list of findings. Zero-initialise; free with
@@ -105,6 +105,8 @@ struct gcb_thresholds {
   double outlier_min_ranks;  /* fewer ranks: no outlier rule */
   double imbalance_pct;      /* warn: (max - mean) / max of rank times */
   double late_pct;           /* warn: a rank late by this % of the op */
+  double link_pct;           /* warn: a link below this % of expected */
+  double link_fail_pct;      /* fail: a link below this % of expected */
   double regression_pct;     /* compare: worse by more than this ... */
   double noise_sigmas;       /* ... and by more than this many sigmas */
   struct gcb_override regression_by[GCB_MAX_OVERRIDES];

@@ -22,7 +22,8 @@ struct gcb__rule_ctx {
 struct gcb_finding *gcb__rule_push(const struct gcb__rule_ctx *cx,
                                    enum gcb_severity sev);
 
-/* Per-case rules (rules_case.c); see docs/REPORTS.md. */
+/* Per-case rules (rules_case.c) and rules reported per sweep or per rank
+ * (rules_sweep.c); see docs/REPORTS.md. */
 enum gcb_status gcb__rule_validation(const struct gcb__rule_ctx *cx);
 enum gcb_status gcb__rule_not_validated(const struct gcb__rule_ctx *cx);
 enum gcb_status gcb__rule_slow_rank(const struct gcb__rule_ctx *cx);
@@ -34,5 +35,44 @@ enum gcb_status gcb__rule_unbound(const struct gcb__rule_ctx *cx);
 enum gcb_status gcb__rule_shared_cpus(const struct gcb__rule_ctx *cx);
 enum gcb_status gcb__rule_shared_gpu(const struct gcb__rule_ctx *cx);
 enum gcb_status gcb__rule_oversubscribed(const struct gcb__rule_ctx *cx);
+
+/* Placement from the run's own topology check (rules_topo.c): one rule for
+ * every finding kind that maps to a problem kind of
+ * nodes[].topology.placement[]; the kind says which. */
+enum gcb_status gcb__rule_topo_placement(const struct gcb__rule_ctx *cx);
+
+/* True when the node's topology carries a placement array: the older
+ * rules in placement.c leave such nodes to gcb__rule_topo_placement. */
+bool gcb__topo_placement_known(const json_t *node);
+
+/* The topology problem kind ("remote-binding") behind a finding kind
+ * ("placement-remote"), or NULL. */
+const char *gcb__topo_problem_of(const char *kind);
+
+/* "h2d" or "d2h" for a pcie case the link rule judges against the link's
+ * rate (pinned local host memory, one direction, the largest size of its
+ * sweep among `cases`); NULL for any other case. */
+const char *gcb__pcie_direction(const json_t *cases, const json_t *c);
+
+/* The ends of a p2p case (rules_p2p.c explains the params): the node, its
+ * topology (NULL when none), the measuring rank (-1) and the two GPUs as
+ * topology indices (by bus id when both sides have one). */
+struct gcb__p2p {
+  long long node, rank, src, dst;
+  const json_t *topo;
+};
+
+/* False when the case is not a p2p case with two distinct known ends. */
+bool gcb__p2p_ends(const json_t *root, const json_t *c, struct gcb__p2p *out);
+
+/* The bus id of one end ("0000:1b:00.0"): the topology's, else the case's
+ * src_bus_id / dst_bus_id, else "GPU<n>". */
+void gcb__p2p_busid(const struct gcb__p2p *e, const json_t *c, bool dst,
+                    char *buf, size_t size);
+
+/* Links (rules_link.c, rules_degraded.c) and GPU pairs (rules_p2p.c). */
+enum gcb_status gcb__rule_link_bandwidth(const struct gcb__rule_ctx *cx);
+enum gcb_status gcb__rule_degraded_link(const struct gcb__rule_ctx *cx);
+enum gcb_status gcb__rule_p2p_bandwidth(const struct gcb__rule_ctx *cx);
 
 #endif

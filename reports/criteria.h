@@ -81,8 +81,9 @@ struct gcb_check_result {
   size_t failed;  /* bounds missed (per rank for per-rank metrics) */
 };
 
-/* True when a case matches a check: same bench, every check param present
- * with an equal value (numbers compared as numbers), same unit if given. */
+/* True when a case matches a check: same bench (or the check's bench is
+ * "*"), every check param present with an equal value (numbers compared as
+ * numbers), same unit if given. */
 bool gcb_check_matches(const struct gcb_check *k, const json_t *c);
 
 /*

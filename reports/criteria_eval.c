@@ -34,9 +34,11 @@ static double m_max(const json_t *c, const json_t *r) {
   return gcb_view_num(summary(c), "max");
 }
 
+/* Per-rank metrics get r NULL for a case without per-rank entries (a tool
+ * that reports only the average over ranks): the summary stands in. */
 static double m_per_rank(const json_t *c, const json_t *r) {
-  (void)c;
-  return gcb_view_num(gcb_view_obj(r, "figure"), "median");
+  return r != NULL ? gcb_view_num(gcb_view_obj(r, "figure"), "median")
+                   : gcb_view_num(summary(c), "median");
 }
 
 static double m_imbalance(const json_t *c, const json_t *r) {
@@ -51,8 +53,9 @@ static double m_cv(const json_t *c, const json_t *r) {
 }
 
 static double m_time_us(const json_t *c, const json_t *r) {
-  (void)c;
-  return gcb_view_num(gcb_view_obj(r, "time_s"), "median") * 1e6;
+  return r != NULL
+             ? gcb_view_num(gcb_view_obj(r, "time_s"), "median") * 1e6
+             : gcb_view_num(gcb_view_obj(summary(c), "time_s"), "mean") * 1e6;
 }
 
 static double m_wrong(const json_t *c, const json_t *r) {
@@ -107,7 +110,9 @@ static bool same_value(const json_t *want, const json_t *have) {
 }
 
 bool gcb_check_matches(const struct gcb_check *k, const json_t *c) {
-  if (strcmp(k->bench, gcb_view_str(c, "bench")) != 0)
+  /* "*": every benchmark ("no wrong results anywhere"). */
+  if (strcmp(k->bench, "*") != 0 &&
+      strcmp(k->bench, gcb_view_str(c, "bench")) != 0)
     return false;
   if (k->unit != NULL && strcmp(k->unit, gcb_view_str(c, "unit")) != 0)
     return false;
@@ -155,10 +160,17 @@ static enum gcb_status miss(struct eval *ev, const struct gcb_bound *b,
   char vs[32], ls[32];
   gcb_view_fmt(v, vs, sizeof vs);
   gcb_view_fmt(b->limit, ls, sizeof ls);
-  gcb_finding_explain(f, "check '%s': %s%s is %s %s, %s the %s %s %s", k->name,
-                      b->metric->name, where, vs, unit,
-                      b->is_min ? "below" : "above",
-                      b->is_min ? "minimum" : "maximum", ls, unit);
+  if (isnan(v))
+    gcb_finding_explain(f,
+                        "check '%s': the case has no %s%s (not measured), so "
+                        "it cannot meet the %s %s %s",
+                        k->name, b->metric->name, where,
+                        b->is_min ? "minimum" : "maximum", ls, unit);
+  else
+    gcb_finding_explain(f, "check '%s': %s%s is %s %s, %s the %s %s %s",
+                        k->name, b->metric->name, where, vs, unit,
+                        b->is_min ? "below" : "above",
+                        b->is_min ? "minimum" : "maximum", ls, unit);
   gcb_finding_suggest(f, "rerun to confirm; then look at this case's other "
                          "findings (slow rank, placement) for the cause");
   return GCB_OK;
@@ -169,7 +181,8 @@ static bool meets(const struct gcb_bound *b, double v) {
 }
 
 static enum gcb_status eval_bound(struct eval *ev, const struct gcb_bound *b) {
-  if (!b->metric->per_rank) {
+  if (!b->metric->per_rank ||
+      json_array_size(json_object_get(ev->c, "per_rank")) == 0) {
     double v = b->metric->value(ev->c, NULL);
     return meets(b, v) ? GCB_OK : miss(ev, b, v, -1);
   }

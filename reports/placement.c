@@ -3,7 +3,9 @@
  * document's nodes[] and ranks[]. Findings are per node (and per group of
  * ranks), not per rank, so a 4096-rank job with one launcher mistake gets
  * one line per node rather than thousands. Documents without nodes[] or
- * ranks[] yield nothing.
+ * ranks[] yield nothing. Nodes whose topology carries the run's own
+ * placement check (nodes[].topology.placement) are judged by rules_topo.c
+ * instead; these rules skip them, so no problem is reported twice.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +29,14 @@ static bool unbound(const json_t *rank, const json_t *node) {
   long long pus = gcb_view_int(node, "pus", 0);
   return gcb_view_str(rank, "cpu_binding")[0] == '\0' ||
          (pus > 0 && gcb_view_int(rank, "bound_pus", 0) >= pus);
+}
+
+/* An empty binding with no bound PUs is unknown, not unbound: files
+ * converted from other tools (nccl-tests, nvbandwidth) do not record it,
+ * and a gcbench rank always runs on at least one PU. */
+static bool binding_unknown(const json_t *rank) {
+  return gcb_view_str(rank, "cpu_binding")[0] == '\0' &&
+         gcb_view_int(rank, "bound_pus", 0) == 0;
 }
 
 /* Fills the finding's location with the node and the ranks list. */
@@ -77,11 +87,16 @@ done:
   return st;
 }
 
+/* Runs node_groups on every node; with fallback, only on nodes whose
+ * topology did not check placement itself. */
 static enum gcb_status each_node_groups(const struct gcb__rule_ctx *cx,
-                                        key_fn key, group_fn report) {
+                                        key_fn key, group_fn report,
+                                        bool fallback) {
   const json_t *node;
   size_t i;
   json_array_foreach(json_object_get(cx->doc->root, "nodes"), i, node) {
+    if (fallback && gcb__topo_placement_known(node))
+      continue;
     enum gcb_status st = node_groups(cx, node, key, report);
     if (st != GCB_OK)
       return st;
@@ -92,7 +107,9 @@ static enum gcb_status each_node_groups(const struct gcb__rule_ctx *cx,
 /* ---- unbound ranks ------------------------------------------------------ */
 
 static const char *unbound_key(const json_t *rank, const json_t *node) {
-  return rank != NULL && unbound(rank, node) ? "unbound" : NULL;
+  return rank != NULL && !binding_unknown(rank) && unbound(rank, node)
+             ? "unbound"
+             : NULL;
 }
 
 static enum gcb_status report_unbound(const struct gcb__rule_ctx *cx,
@@ -120,7 +137,7 @@ static enum gcb_status report_unbound(const struct gcb__rule_ctx *cx,
 /* Unbound ranks matter once a node has two or more: a lone rank that owns
  * the whole node is the normal host-backend setup. */
 enum gcb_status gcb__rule_unbound(const struct gcb__rule_ctx *cx) {
-  return each_node_groups(cx, unbound_key, report_unbound);
+  return each_node_groups(cx, unbound_key, report_unbound, true);
 }
 
 /* ---- ranks bound to the same CPUs --------------------------------------- */
@@ -131,9 +148,27 @@ static const char *binding_key(const json_t *rank, const json_t *node) {
              : NULL;
 }
 
+/* Whether the node's topology check reported one of the ranks as piled
+ * up on too few cores: the same problem as sharing a binding. */
+static bool piled_up(const json_t *node, const long long *ranks, size_t n) {
+  const json_t *p;
+  size_t i;
+  json_array_foreach(
+      json_object_get(gcb_view_obj(node, "topology"), "placement"), i, p) {
+    if (strcmp(gcb_view_str(p, "kind"), "oversubscribed") != 0)
+      continue;
+    for (size_t k = 0; k < n; k++)
+      if (gcb_view_int(p, "rank", -1) == ranks[k])
+        return true;
+  }
+  return false;
+}
+
 static enum gcb_status report_shared_cpus(const struct gcb__rule_ctx *cx,
                                           const json_t *node, const char *key,
                                           const long long *ranks, size_t n) {
+  if (piled_up(node, ranks, n))
+    return GCB_OK;
   struct gcb_finding *f = gcb__rule_push(cx, GCB_SEV_WARN);
   if (f == NULL)
     return GCB_ENOMEM;
@@ -151,7 +186,7 @@ static enum gcb_status report_shared_cpus(const struct gcb__rule_ctx *cx,
 }
 
 enum gcb_status gcb__rule_shared_cpus(const struct gcb__rule_ctx *cx) {
-  return each_node_groups(cx, binding_key, report_shared_cpus);
+  return each_node_groups(cx, binding_key, report_shared_cpus, false);
 }
 
 /* ---- ranks on the same GPU ---------------------------------------------- */
@@ -186,7 +221,7 @@ static enum gcb_status report_shared_gpu(const struct gcb__rule_ctx *cx,
 }
 
 enum gcb_status gcb__rule_shared_gpu(const struct gcb__rule_ctx *cx) {
-  return each_node_groups(cx, gpu_key, report_shared_gpu);
+  return each_node_groups(cx, gpu_key, report_shared_gpu, true);
 }
 
 /* ---- more ranks than cores ---------------------------------------------- */
@@ -197,7 +232,7 @@ enum gcb_status gcb__rule_oversubscribed(const struct gcb__rule_ctx *cx) {
   json_array_foreach(json_object_get(cx->doc->root, "nodes"), i, node) {
     size_t n = json_array_size(json_object_get(node, "ranks"));
     long long cores = gcb_view_int(node, "cores", 0);
-    if (cores <= 0 || (long long)n <= cores)
+    if (cores <= 0 || (long long)n <= cores || gcb__topo_placement_known(node))
       continue;
     struct gcb_finding *f = gcb__rule_push(cx, GCB_SEV_WARN);
     if (f == NULL)

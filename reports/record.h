@@ -12,7 +12,7 @@
 
 #include "stats.h"
 
-#define GCB_MAX_PARAMS 8
+#define GCB_MAX_PARAMS 12
 
 /* SIZE is an integer count of bytes, shown with a suffix ("64M"). */
 enum gcb_param_type {

@@ -8,13 +8,34 @@
 #include <string.h>
 
 const struct gcb_renderer *const gcb_renderers[] = {
-    &gcb_render_md,    &gcb_render_html,     &gcb_render_csv,
-    &gcb_render_junit, &gcb_render_findings, NULL,
+    &gcb_render_md,       &gcb_render_html,        &gcb_render_csv,
+    &gcb_render_junit,    &gcb_render_findings,    &gcb_render_openmetrics,
+    NULL,
 };
+
+const struct gcb_renderer *gcb_renderer_find(const char *name) {
+  for (size_t i = 0; gcb_renderers[i]; i++)
+    if (strcmp(gcb_renderers[i]->name, name) == 0)
+      return gcb_renderers[i];
+  return NULL;
+}
 
 /* ---- escaping ----------------------------------------------------------- */
 
+/* True when s holds a byte below 0x20 other than tab and newline. */
+static bool has_control(const char *s) {
+  for (; *s; s++)
+    if ((unsigned char)*s < 0x20 && *s != '\t' && *s != '\n')
+      return true;
+  return false;
+}
+
 void gcb_escape_xml(FILE *out, const char *s) {
+  /* Most text needs nothing: write it in one go. */
+  if (strpbrk(s, "&<>\"'") == NULL && !has_control(s)) {
+    fputs(s, out);
+    return;
+  }
   for (; *s; s++) {
     unsigned char c = (unsigned char)*s;
     switch (c) {
@@ -43,6 +64,10 @@ void gcb_escape_xml(FILE *out, const char *s) {
 void gcb_escape_csv(FILE *out, const char *s) {
   bool formula = strchr("=+-@", s[0]) != NULL && s[0] != '\0';
   bool quote = strpbrk(s, ",\"\r\n") != NULL;
+  if (!formula && !quote) {
+    fputs(s, out);
+    return;
+  }
   if (quote)
     fputc('"', out);
   if (formula)

@@ -45,6 +45,8 @@ struct gcb_report {
   const char *baseline;                    /* baseline file name, or NULL */
   const struct gcb_plots *plots;           /* NULL: plots not attempted */
   const struct gcb_thresholds *thresholds;
+  const struct gcb_rtables *tables; /* built once by the caller, or NULL:
+                                       each renderer builds its own */
 };
 
 struct gcb_renderer {
@@ -56,7 +58,10 @@ struct gcb_renderer {
 };
 
 extern const struct gcb_renderer gcb_render_md, gcb_render_html, gcb_render_csv,
-    gcb_render_junit, gcb_render_findings;
+    gcb_render_junit, gcb_render_findings, gcb_render_openmetrics;
+
+/* The renderer named `name` ("markdown", "openmetrics"), or NULL. */
+const struct gcb_renderer *gcb_renderer_find(const char *name);
 
 /* Every renderer, NULL-terminated. */
 extern const struct gcb_renderer *const gcb_renderers[];
@@ -100,6 +105,7 @@ struct gcb_rtable {
   const char **row_class; /* per row: "fail", "warn", "info", "ok" or NULL */
   unsigned numeric;       /* bit i: column i holds numbers (right-aligned) */
   size_t cap_rows;        /* internal: rows allocated, header included */
+  char *owned;            /* internal: id and title when made at run time */
 };
 
 struct gcb_rtables {
@@ -114,6 +120,14 @@ enum gcb_status gcb_report_tables(const struct gcb_report *rep,
 
 /* NULL is a no-op; the struct is zeroed. */
 void gcb_rtables_free(struct gcb_rtables *t);
+
+/* The report's tables: rep->tables when the caller built them, else built
+ * into *own (zeroed by the caller, freed with gcb_rtables_free after use,
+ * also after failure). GCB_ENOMEM. */
+enum gcb_status gcb_report_tables_use(const struct gcb_report *rep,
+                                      struct gcb_rtables *own,
+                                      const struct gcb_rtables **out,
+                                      struct gcb_err *err);
 
 /* Internal: the end of every renderer: GCB_EIO if the stream failed. */
 enum gcb_status gcb__render_done(FILE *out, const char *what,

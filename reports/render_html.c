@@ -124,19 +124,20 @@ static void html_plots(FILE *out, const struct gcb_plots *p) {
 
 static enum gcb_status render_html(FILE *out, const struct gcb_report *rep,
                                    struct gcb_err *err) {
-  struct gcb_rtables tables = {0};
-  enum gcb_status st = gcb_report_tables(rep, &tables, err);
+  struct gcb_rtables own = {0};
+  const struct gcb_rtables *tables;
+  enum gcb_status st = gcb_report_tables_use(rep, &own, &tables, err);
   if (st != GCB_OK) {
-    gcb_rtables_free(&tables);
+    gcb_rtables_free(&own);
     return st;
   }
-  html_head(out, rep, &tables);
+  html_head(out, rep, tables);
   fputs("<main>\n", out);
-  for (size_t i = 0; i < tables.n; i++)
-    html_table(out, &tables.items[i]);
+  for (size_t i = 0; i < tables->n; i++)
+    html_table(out, &tables->items[i]);
   html_plots(out, rep->plots);
   fputs("</main>\n</body>\n</html>\n", out);
-  gcb_rtables_free(&tables);
+  gcb_rtables_free(&own);
   return gcb__render_done(out, "index.html", err);
 }
 

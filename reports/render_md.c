@@ -53,19 +53,20 @@ static void md_plots(FILE *out, const struct gcb_plots *p) {
 
 static enum gcb_status render_md(FILE *out, const struct gcb_report *rep,
                                  struct gcb_err *err) {
-  struct gcb_rtables tables = {0};
-  enum gcb_status st = gcb_report_tables(rep, &tables, err);
+  struct gcb_rtables own = {0};
+  const struct gcb_rtables *tables;
+  enum gcb_status st = gcb_report_tables_use(rep, &own, &tables, err);
   if (st != GCB_OK) {
-    gcb_rtables_free(&tables);
+    gcb_rtables_free(&own);
     return st;
   }
   char verdict[128];
   gcb_report_verdict(rep, verdict, sizeof verdict);
   fprintf(out, "# gcbench report\n\n**%s**\n\n", verdict);
-  for (size_t i = 0; i < tables.n; i++)
-    md_table(out, &tables.items[i]);
+  for (size_t i = 0; i < tables->n; i++)
+    md_table(out, &tables->items[i]);
   md_plots(out, rep->plots);
-  gcb_rtables_free(&tables);
+  gcb_rtables_free(&own);
   return gcb__render_done(out, "report.md", err);
 }
 

@@ -64,6 +64,26 @@ struct gcb_rtable *gcb__table_new(struct gcb__tb *b, const char *id,
   return t;
 }
 
+struct gcb_rtable *gcb__table_new_named(struct gcb__tb *b, const char *id,
+                                        const char *title, const char *intro,
+                                        const char *const *headers) {
+  size_t li = strlen(id) + 1, lt = strlen(title) + 1;
+  char *owned = b->oom ? NULL : malloc(li + lt);
+  if (owned == NULL) {
+    b->oom = true;
+    return NULL;
+  }
+  memcpy(owned, id, li);
+  memcpy(owned + li, title, lt);
+  struct gcb_rtable *t =
+      gcb__table_new(b, owned, owned + li, intro, headers);
+  if (t == NULL)
+    free(owned);
+  else
+    t->owned = owned;
+  return t;
+}
+
 char **gcb__table_row(struct gcb__tb *b, struct gcb_rtable *t,
                       const char *cls) {
   if (b->oom || t == NULL || !reserve(b, t, t->nrows + 2))
@@ -119,6 +139,7 @@ void gcb_rtables_free(struct gcb_rtables *ts) {
       free(t->cells[c]);
     free(t->cells);
     free(t->row_class);
+    free(t->owned);
   }
   free(ts->items);
   memset(ts, 0, sizeof *ts);
@@ -128,8 +149,8 @@ void gcb_rtables_free(struct gcb_rtables *ts) {
 
 static void runs_table(struct gcb__tb *b) {
   static const char *const h[] = {
-      "#",       "file",    "run id", "status",  "backend", "ranks", "nodes",
-      "started", "gcbench", "cases",  "skipped", "errors",  NULL};
+      "#",       "file", "run id", "status",  "backend", "ranks", "nodes",
+      "started", "tool", "cases",  "skipped", "errors",  NULL};
   struct gcb_rtable *t = gcb__table_new(b, "runs", "Runs", NULL, h);
   for (size_t d = 0; t != NULL && d < b->rep->ndocs; d++) {
     const json_t *root = b->rep->docs[d].root;
@@ -146,7 +167,8 @@ static void runs_table(struct gcb__tb *b) {
     gcb__cell(b, r, 5, "%lld", gcb_view_int(run, "ranks", 0));
     gcb__cell(b, r, 6, "%lld", gcb_view_int(run, "nodes", 0));
     gcb__cell(b, r, 7, "%s", gcb_view_str(run, "start_time"));
-    gcb__cell(b, r, 8, "%s (%s)", gcb_view_str(tool, "version"),
+    gcb__cell(b, r, 8, "%s %s (%s)", gcb_view_str(tool, "name"),
+              gcb_view_str(tool, "version"),
               gcb_view_str(tool, "git_revision"));
     gcb__cell(b, r, 9, "%zu", json_array_size(json_object_get(root, "cases")));
     gcb__cell(b, r, 10, "%zu",
@@ -294,6 +316,7 @@ static void drop_empty(struct gcb_rtables *ts) {
       free(t->cells[c]);
     free(t->cells);
     free(t->row_class);
+    free(t->owned);
   }
   ts->n = k;
 }
@@ -338,14 +361,26 @@ enum gcb_status gcb_report_tables(const struct gcb_report *rep,
   checks_table(&b);
   comparison_table(&b);
   notes_table(&b);
+  gcb__gpus_table(&b);
   gcb__ranks_table(&b);
   gcb__cases_table(&b);
   gcb__imbalance_table(&b);
-  gcb__coll_table(&b);
+  gcb__coll_tables(&b);
   if (b.oom)
     return gcb_err_set(err, GCB_ENOMEM, "report tables: out of memory");
   drop_empty(out);
   for (size_t i = 0; i < out->n; i++)
     mark_numeric(&out->items[i]);
   return GCB_OK;
+}
+
+enum gcb_status gcb_report_tables_use(const struct gcb_report *rep,
+                                      struct gcb_rtables *own,
+                                      const struct gcb_rtables **out,
+                                      struct gcb_err *err) {
+  *out = rep->tables;
+  if (*out != NULL)
+    return GCB_OK;
+  *out = own;
+  return gcb_report_tables(rep, own, err);
 }

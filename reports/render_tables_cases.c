@@ -1,36 +1,34 @@
 /*
- * Per-rank and per-case tables: the per-GPU summary (where each rank runs
- * and what its device reached), the case table, the IPM-style imbalance
- * table and the collective sweep in the nccl-tests layout. With several
- * documents a leading "run" column says which one a row comes from.
+ * Per-rank and per-case tables: the per-rank summary (where each rank runs,
+ * what its device reached, how often it was the slowest), the case table
+ * and the IPM-style load-balance table. With several documents a leading
+ * "run" column says which one a row comes from.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "render_tables.h"
 
 #define MAX_FIG_COLS 10
 
-/* Skips the leading "run" header (and column) for a single document. */
-static size_t run_col(const struct gcb__tb *b) {
+size_t gcb__run_col(const struct gcb__tb *b) {
   return b->rep->ndocs > 1 ? 1 : 0;
 }
 
-static void cell_run(struct gcb__tb *b, char **r, size_t d) {
-  if (run_col(b))
+void gcb__cell_run(struct gcb__tb *b, char **r, size_t d) {
+  if (gcb__run_col(b))
     gcb__cell(b, r, 0, "%zu", d + 1);
 }
 
-/* An index, or "-" when unknown (negative). */
-static void cell_id(struct gcb__tb *b, char **r, size_t col, long long v) {
+void gcb__cell_id(struct gcb__tb *b, char **r, size_t col, long long v) {
   if (v >= 0)
     gcb__cell(b, r, col, "%lld", v);
   else
     gcb__cell(b, r, col, "-");
 }
 
-/* The per_rank entry of `rank` in a case (fast path: per_rank[rank]). */
-static const json_t *rank_entry(const json_t *c, long long rank) {
+const json_t *gcb__rank_entry(const json_t *c, long long rank) {
   const json_t *pr = json_object_get(c, "per_rank"), *e;
   size_t i;
   e = rank >= 0 ? json_array_get(pr, (size_t)rank) : NULL;
@@ -74,68 +72,132 @@ static size_t fig_columns(const struct gcb_report *rep, struct figcol *cols) {
   return n;
 }
 
-/* How many findings name the rank, and the worst severity's class. */
-static size_t rank_findings(const struct gcb_report *rep, size_t doc,
-                            long long rank, const char **cls) {
-  size_t n = 0;
-  int worst = -1;
-  for (size_t i = 0; i < rep->findings->n; i++) {
-    const struct gcb_finding *f = &rep->findings->items[i];
-    if (f->where.doc != (int)doc || f->where.rank != rank)
-      continue;
-    n++;
-    if ((int)f->severity > worst)
-      worst = (int)f->severity;
+static int cmp_tally(const void *x, const void *y) {
+  const struct gcb__tally *p = x, *q = y;
+  return p->a != q->a ? (p->a > q->a) - (p->a < q->a)
+                      : (p->b > q->b) - (p->b < q->b);
+}
+
+void gcb__tallies_build(struct gcb__tb *b, size_t doc, bool by_gpu,
+                        struct gcb__tallies *out) {
+  const struct gcb_findings *fs = b->rep->findings;
+  size_t k = 0;
+  out->items = malloc(fs->n * sizeof *out->items + 1);
+  out->n = 0;
+  if (out->items == NULL) {
+    b->oom = true;
+    return;
   }
+  for (size_t i = 0; i < fs->n; i++) {
+    const struct gcb_location *w = &fs->items[i].where;
+    if (w->doc != (int)doc || (by_gpu ? w->gpu < 0 : w->rank < 0))
+      continue;
+    out->items[k++] = (struct gcb__tally){
+        .a = by_gpu ? w->node : w->rank, .b = by_gpu ? w->gpu : 0, .n = 1,
+        .worst = (int)fs->items[i].severity};
+  }
+  qsort(out->items, k, sizeof *out->items, cmp_tally);
+  for (size_t i = 0; i < k; i++) { /* merge equal keys */
+    struct gcb__tally *last = out->n ? &out->items[out->n - 1] : NULL;
+    if (last != NULL && cmp_tally(last, &out->items[i]) == 0) {
+      last->n++;
+      last->worst = out->items[i].worst > last->worst ? out->items[i].worst
+                                                      : last->worst;
+    } else {
+      out->items[out->n++] = out->items[i];
+    }
+  }
+}
+
+size_t gcb__tallies_get(const struct gcb__tallies *t, long long a, long long b,
+                        const char **cls) {
+  struct gcb__tally key = {.a = a, .b = b};
+  const struct gcb__tally *hit =
+      t->n ? bsearch(&key, t->items, t->n, sizeof key, cmp_tally) : NULL;
+  int worst = hit ? hit->worst : -1;
   *cls = worst == GCB_SEV_FAIL ? "fail" : worst == GCB_SEV_WARN ? "warn" : NULL;
+  return hit ? hit->n : 0;
+}
+
+void gcb__tallies_free(struct gcb__tallies *t) {
+  free(t->items);
+  t->items = NULL;
+  t->n = 0;
+}
+
+/* For each rank of a document, in how many cases it was the slowest (the
+ * rank IPM's imbalance points at): a rank that is always last is a
+ * straggler whatever the benchmark. NULL on ENOMEM. */
+static size_t *slowest_counts(const json_t *root, size_t nranks) {
+  size_t *n = calloc(nranks + 1, sizeof *n), i;
+  const json_t *c;
+  json_array_foreach(json_object_get(root, "cases"), i, c) {
+    struct gcb_imbalance im;
+    if (n != NULL && gcb_analyze_imbalance(c, &im) && im.ranks >= 2 &&
+        im.imbalance > 0 && im.max_rank >= 0 && (size_t)im.max_rank < nranks)
+      n[im.max_rank]++;
+  }
   return n;
 }
 
 static void rank_row(struct gcb__tb *b, struct gcb_rtable *t, size_t d,
-                     long long rank, const struct figcol *cols, size_t ncols) {
+                     long long rank, const struct figcol *cols, size_t ncols,
+                     size_t slowest, const struct gcb__tallies *tally) {
   const json_t *root = b->rep->docs[d].root;
   struct gcb_place p;
   const char *cls;
   gcb_view_place(root, rank, &p);
-  size_t nf = rank_findings(b->rep, d, rank, &cls), o = run_col(b);
+  size_t nf = gcb__tallies_get(tally, rank, 0, &cls), o = gcb__run_col(b);
   char **r = gcb__table_row(b, t, cls);
-  cell_run(b, r, d);
+  gcb__cell_run(b, r, d);
   gcb__cell(b, r, o + 0, "%lld", p.node);
   gcb__cell(b, r, o + 1, "%s", p.hostname);
   gcb__cell(b, r, o + 2, "%lld", rank);
-  cell_id(b, r, o + 3, p.gpu);
+  gcb__cell_id(b, r, o + 3, p.gpu);
   gcb__cell(b, r, o + 4, "%s", p.bus_id[0] ? p.bus_id : "-");
-  cell_id(b, r, o + 5, p.numa);
+  gcb__cell_id(b, r, o + 5, p.numa);
   for (size_t k = 0; k < ncols; k++) {
-    const json_t *e = cols[k].doc == d ? rank_entry(cols[k].c, rank) : NULL;
+    const json_t *e = cols[k].doc == d ? gcb__rank_entry(cols[k].c, rank) : NULL;
     gcb__cell_num(b, r, o + 6 + k,
                   gcb_view_num(gcb_view_obj(e, "figure"), "median"), NULL);
   }
-  gcb__cell(b, r, o + 6 + ncols, "%zu", nf);
+  gcb__cell(b, r, o + 6 + ncols, "%zu", slowest);
+  gcb__cell(b, r, o + 7 + ncols, "%zu", nf);
 }
 
 void gcb__ranks_table(struct gcb__tb *b) {
   struct figcol cols[MAX_FIG_COLS];
   size_t ncols = fig_columns(b->rep, cols);
-  const char *h[8 + MAX_FIG_COLS + 2] = {"run", "node",   "host", "rank",
+  const char *h[8 + MAX_FIG_COLS + 3] = {"run", "node",   "host", "rank",
                                          "GPU", "bus id", "NUMA"};
   size_t nh = 7;
   for (size_t k = 0; k < ncols; k++)
     h[nh++] = cols[k].head;
+  h[nh++] = "slowest in";
   h[nh++] = "findings";
   h[nh] = NULL;
   struct gcb_rtable *t =
       gcb__table_new(b, "ranks", "Per-rank summary",
-                     "figures are each rank's median; findings counts those "
-                     "naming the rank",
-                     h + (1 - run_col(b)));
+                     "figures are each rank's median; slowest in: the cases "
+                     "in which the rank took longest (IPM's max); findings "
+                     "counts those naming the rank",
+                     h + (1 - gcb__run_col(b)));
   for (size_t d = 0; t != NULL && d < b->rep->ndocs; d++) {
     const json_t *root = b->rep->docs[d].root, *e;
     const json_t *ranks = json_object_get(root, "ranks");
-    size_t i;
+    size_t i, n = json_array_size(ranks);
+    size_t *slow = slowest_counts(root, n);
+    struct gcb__tallies tally;
+    gcb__tallies_build(b, d, false, &tally);
+    b->oom |= slow == NULL;
     json_array_foreach(ranks, i, e) {
-      rank_row(b, t, d, gcb_view_int(e, "rank", (long long)i), cols, ncols);
+      long long rank = gcb_view_int(e, "rank", (long long)i);
+      if (slow != NULL && !b->oom)
+        rank_row(b, t, d, rank, cols, ncols,
+                 rank >= 0 && (size_t)rank < n ? slow[rank] : 0, &tally);
     }
+    free(slow);
+    gcb__tallies_free(&tally);
   }
 }
 
@@ -156,7 +218,7 @@ void gcb__cases_table(struct gcb__tb *b) {
       "run", "case",      "unit",       "ranks",    "median",
       "min", "min rank",  "max",        "max rank", "stdev",
       "CV",  "imbalance", "validation", NULL};
-  size_t o = run_col(b);
+  size_t o = gcb__run_col(b);
   struct gcb_rtable *t = gcb__table_new(
       b, "cases", "Cases", "figures over ranks, each rank at its median time",
       h + (1 - o));
@@ -170,7 +232,7 @@ void gcb__cases_table(struct gcb__tb *b) {
       char title[160];
       gcb_view_case_title(c, title, sizeof title);
       double mean = gcb_view_num(s, "mean"), sd = gcb_view_num(s, "stdev");
-      cell_run(b, r, d);
+      gcb__cell_run(b, r, d);
       gcb__cell(b, r, o + 0, "%s", title);
       gcb__cell(b, r, o + 1, "%s", gcb_view_str(c, "unit"));
       gcb__cell(b, r, o + 2, "%lld", gcb_view_int(s, "ranks", 0));
@@ -191,7 +253,7 @@ void gcb__imbalance_table(struct gcb__tb *b) {
   static const char *const h[] = {
       "run",      "case", "ranks",    "[total]",   "<avg>", "min",
       "min rank", "max",  "max rank", "imbalance", "CV",    NULL};
-  size_t o = run_col(b);
+  size_t o = gcb__run_col(b);
   struct gcb_rtable *t = gcb__table_new(
       b, "imbalance", "Load balance",
       "per-rank times as IPM shows them: [total] over ranks, <avg>, min and "
@@ -208,7 +270,7 @@ void gcb__imbalance_table(struct gcb__tb *b) {
       char **r = gcb__table_row(b, t, high ? "warn" : NULL);
       char title[160];
       gcb_view_case_title(c, title, sizeof title);
-      cell_run(b, r, d);
+      gcb__cell_run(b, r, d);
       gcb__cell(b, r, o + 0, "%s", title);
       gcb__cell(b, r, o + 1, "%zu", im.ranks);
       gcb__cell_time(b, r, o + 2, im.total);
@@ -219,56 +281,6 @@ void gcb__imbalance_table(struct gcb__tb *b) {
       gcb__cell(b, r, o + 7, "%lld", im.max_rank);
       gcb__cell_pct(b, r, o + 8, im.imbalance, false);
       gcb__cell_pct(b, r, o + 9, im.cv, false);
-    }
-  }
-}
-
-static void param_cell(struct gcb__tb *b, char **r, size_t col, const json_t *c,
-                       const char *key) {
-  const json_t *v = json_object_get(json_object_get(c, "params"), key);
-  if (json_is_string(v))
-    gcb__cell(b, r, col, "%s", json_string_value(v));
-  else if (json_is_number(v))
-    gcb__cell(b, r, col, "%.17g", json_number_value(v));
-  else
-    gcb__cell(b, r, col, "-");
-}
-
-/* Collectives in the nccl-tests layout: one row per size. */
-void gcb__coll_table(struct gcb__tb *b) {
-  static const char *const h[] = {
-      "run",   "op",       "size (B)",    "count",    "type", "redop",
-      "root",  "in place", "time",        "min",      "max",  "algbw",
-      "busbw", "wrong",    "latest rank", "lateness", NULL};
-  static const char *const keys[] = {"op",    "size", "count",  "type",
-                                     "redop", "root", "inplace"};
-  size_t o = run_col(b), nk = sizeof keys / sizeof *keys;
-  struct gcb_rtable *t = gcb__table_new(
-      b, "collectives", "Collectives",
-      "time: mean over ranks of each rank's mean (nccl-tests); min and max "
-      "over ranks; bandwidths in GB/s; lateness: the latest rank's mean",
-      h + (1 - o));
-  for (size_t d = 0; t != NULL && d < b->rep->ndocs; d++) {
-    const json_t *c;
-    size_t i;
-    json_array_foreach(json_object_get(b->rep->docs[d].root, "cases"), i, c) {
-      if (strcmp(gcb_view_str(c, "bench"), "coll") != 0)
-        continue;
-      const json_t *s = gcb_view_obj(c, "summary");
-      const json_t *ts = gcb_view_obj(s, "time_s");
-      char **r =
-          gcb__table_row(b, t, gcb_view_int(s, "wrong", 0) > 0 ? "fail" : NULL);
-      cell_run(b, r, d);
-      for (size_t k = 0; k < nk; k++)
-        param_cell(b, r, o + k, c, keys[k]);
-      gcb__cell_time(b, r, o + nk, gcb_view_num(ts, "mean"));
-      gcb__cell_time(b, r, o + nk + 1, gcb_view_num(ts, "min"));
-      gcb__cell_time(b, r, o + nk + 2, gcb_view_num(ts, "max"));
-      gcb__cell_num(b, r, o + nk + 3, gcb_view_num(s, "algbw"), NULL);
-      gcb__cell_num(b, r, o + nk + 4, gcb_view_num(s, "busbw"), NULL);
-      gcb__cell(b, r, o + nk + 5, "%lld", gcb_view_int(s, "wrong", 0));
-      cell_id(b, r, o + nk + 6, gcb_view_int(s, "late_rank", -1));
-      gcb__cell_time(b, r, o + nk + 7, gcb_view_num(s, "late_mean_s"));
     }
   }
 }

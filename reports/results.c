@@ -9,6 +9,9 @@
  * (sections and cases are checked as they are added, so that every document
  * gcbench writes reads back).
  */
+/* O_TMPFILE (Linux 3.11+): the new document is written to an unnamed file
+ * and only linked into the directory once complete. */
+#define _GNU_SOURCE
 #include "results.h"
 
 #include <errno.h>
@@ -115,6 +118,9 @@ static const struct node n_run = {.types = T_OBJ, .fields = run_fields};
 
 /* The node's topology summary (docs/TOPOLOGY.md); checked no further. */
 static const struct node n_topology = {.types = T_OBJ};
+/* GPU health records (docs/results-schema.md); checked no further. */
+static const struct node n_gpus = {.types = T_ARR,
+                                   .items = NODE(.types = T_OBJ)};
 
 static const struct field node_fields[] = {
     REQ("index", &n_int),
@@ -128,6 +134,7 @@ static const struct field node_fields[] = {
     REQ("memory_bytes", &n_int),
     REQ("cpu_model", &n_str),
     OPT("topology", &n_topology),
+    OPT("gpus", &n_gpus),
     {0},
 };
 static const struct node n_nodes = {.types = T_ARR, .items = OBJ(node_fields)};
@@ -766,13 +773,18 @@ static enum gcb_status write_fd(const json_t *doc, int fd, const char *path,
   return GCB_OK;
 }
 
+/* The directory holding path, as a new string ("." for a bare name). */
+static char *dir_of(const char *path) {
+  const char *slash = strrchr(path, '/');
+  return slash == NULL   ? strdup(".")
+         : slash == path ? strdup("/")
+                         : strndup(path, (size_t)(slash - path));
+}
+
 /* Syncs the directory holding path, so that the rename is durable.
  * Filesystems that cannot sync directories (EINVAL) are not an error. */
 static enum gcb_status sync_dir(const char *path, struct gcb_err *err) {
-  const char *slash = strrchr(path, '/');
-  char *dir = slash == NULL   ? strdup(".")
-              : slash == path ? strdup("/")
-                              : strndup(path, (size_t)(slash - path));
+  char *dir = dir_of(path);
   if (dir == NULL)
     return gcb_err_set(err, GCB_ENOMEM, "%s: out of memory", path);
   enum gcb_status rc = GCB_OK;
@@ -785,13 +797,22 @@ static enum gcb_status sync_dir(const char *path, struct gcb_err *err) {
   return rc;
 }
 
-/* Writes doc to tmp, then renames it over path; removes tmp on failure. */
-static enum gcb_status replace_file(const json_t *doc, const char *tmp,
-                                    const char *path, struct gcb_err *err) {
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0)
-    return io_error(path, "cannot create temporary file", errno, err);
+/* Writes doc to fd, closes fd, and renames the file over path: through the
+ * named temporary `tmp` (linked from the unnamed file when `unnamed`).
+ * Removes tmp on failure. */
+static enum gcb_status finish_file(const json_t *doc, int fd, bool unnamed,
+                                   const char *tmp, const char *path,
+                                   struct gcb_err *err) {
   enum gcb_status rc = write_fd(doc, fd, path, err);
+  if (rc == GCB_OK && unnamed) {
+    /* Linked only now, complete and synced: a writer killed before this
+     * point leaves nothing behind, not even a temporary file. */
+    char proc[64];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+    unlink(tmp); /* left by a writer killed between link and rename */
+    if (linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) != 0)
+      rc = io_error(path, "cannot link temporary file", errno, err);
+  }
   if (close(fd) != 0 && rc == GCB_OK)
     rc = io_error(path, "cannot close temporary file", errno, err);
   if (rc == GCB_OK && rename(tmp, path) != 0)
@@ -799,6 +820,49 @@ static enum gcb_status replace_file(const json_t *doc, const char *tmp,
   if (rc != GCB_OK)
     unlink(tmp);
   return rc;
+}
+
+/* An unnamed file in path's directory (O_TMPFILE), or -1 where the system
+ * or filesystem has none, or /proc, through which it is linked, is not
+ * mounted. */
+static int open_unnamed(const char *path) {
+#ifdef O_TMPFILE
+  if (access("/proc/self/fd", X_OK) != 0)
+    return -1;
+  char *dir = dir_of(path);
+  int fd = dir != NULL ? open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644) : -1;
+  free(dir);
+  return fd;
+#else
+  (void)path;
+  return -1;
+#endif
+}
+
+/* Writes doc to a temporary file, then renames it over path. */
+static enum gcb_status replace_file(const json_t *doc, const char *tmp,
+                                    const char *path, struct gcb_err *err) {
+  int fd = open_unnamed(path);
+  if (fd >= 0)
+    return finish_file(doc, fd, true, tmp, path, err);
+  fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return io_error(path, "cannot create temporary file", errno, err);
+  return finish_file(doc, fd, false, tmp, path, err);
+}
+
+/* Refuses to replace what is not a file: a rename over a device or a FIFO
+ * (/dev/null with --force) would replace the node itself. Directories are
+ * left to rename, which refuses them. */
+static enum gcb_status check_target(const char *path, struct gcb_err *err) {
+  struct stat sb;
+  if (lstat(path, &sb) != 0 || S_ISREG(sb.st_mode) || S_ISLNK(sb.st_mode) ||
+      S_ISDIR(sb.st_mode))
+    return GCB_OK;
+  return gcb_err_set(err, GCB_EIO,
+                     "%s: not a regular file; a results document will not "
+                     "replace it",
+                     path);
 }
 
 enum gcb_status gcb_results_write(const struct gcb_results *r, const char *path,
@@ -812,7 +876,9 @@ enum gcb_status gcb_results_write(const struct gcb_results *r, const char *path,
     goto done;
   }
   snprintf(tmp, size, "%s.tmp.%ld", path, (long)getpid());
-  rc = replace_file(doc, tmp, path, err);
+  rc = check_target(path, err);
+  if (rc == GCB_OK)
+    rc = replace_file(doc, tmp, path, err);
   if (rc == GCB_OK)
     rc = sync_dir(path, err);
 done:

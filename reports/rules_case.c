@@ -1,8 +1,9 @@
 /*
  * Rules over each case of a document: validation failures, unvalidated
- * cases, slow ranks (robust outliers among per-device figures), load
- * imbalance, and late arrivals at collectives. Each finds nothing in a
- * case that lacks its data.
+ * cases and slow ranks (robust outliers among per-device figures). Each
+ * finds nothing in a case that lacks its data. Load imbalance and late
+ * arrivals, which are summed up over a document's cases, are in
+ * rules_sweep.c.
  */
 #include <math.h>
 #include <stdio.h>
@@ -176,106 +177,4 @@ done:
 
 enum gcb_status gcb__rule_slow_rank(const struct gcb__rule_ctx *cx) {
   return each_case(cx, slow_case);
-}
-
-static enum gcb_status imbalance_case(const struct gcb__rule_ctx *cx,
-                                      const json_t *c) {
-  struct gcb_imbalance im;
-  if (!gcb_analyze_imbalance(c, &im) || im.ranks < 2 ||
-      im.imbalance * 100 <= cx->t->imbalance_pct)
-    return GCB_OK;
-  struct gcb_finding *f = case_push(cx, c, GCB_SEV_WARN, im.max_rank);
-  if (f == NULL)
-    return GCB_ENOMEM;
-  f->measured = im.imbalance * 100;
-  f->expected = cx->t->imbalance_pct;
-  f->cost = im.imbalance;
-  snprintf(f->unit, sizeof f->unit, "%%");
-  char lo[32], hi[32], mean[32];
-  gcb_view_fmt_time(im.min, lo, sizeof lo);
-  gcb_view_fmt_time(im.max, hi, sizeof hi);
-  gcb_view_fmt_time(im.mean, mean, sizeof mean);
-  gcb_finding_explain(f,
-                      "per-rank times %s to %s (mean %s, CV %.1f%%): "
-                      "ranks wait %.1f%% of the slowest rank's time (rank "
-                      "%lld)",
-                      lo, hi, mean, im.cv * 100, im.imbalance * 100,
-                      im.max_rank);
-  gcb_finding_suggest(f,
-                      "look for a slow-rank or placement finding on rank "
-                      "%lld; otherwise rerun with more iterations",
-                      im.max_rank);
-  return GCB_OK;
-}
-
-enum gcb_status gcb__rule_imbalance(const struct gcb__rule_ctx *cx) {
-  return each_case(cx, imbalance_case);
-}
-
-/* Each rank's mean arrival lateness, when the case measured it. */
-static bool lateness(const json_t *pr, double *x) {
-  const json_t *e;
-  size_t i;
-  json_array_foreach(pr, i, e) {
-    x[i] = gcb_view_num(gcb_view_obj(e, "late_s"), "mean");
-    if (isnan(x[i]))
-      return false;
-  }
-  return true;
-}
-
-static enum gcb_status late_finding(const struct gcb__rule_ctx *cx,
-                                    const json_t *c, long long rank,
-                                    double late, double median, double op) {
-  struct gcb_finding *f = case_push(cx, c, GCB_SEV_WARN, rank);
-  if (f == NULL)
-    return GCB_ENOMEM;
-  char ls[32], ms[32], os[32];
-  gcb_view_fmt_time(late, ls, sizeof ls);
-  gcb_view_fmt_time(median, ms, sizeof ms);
-  gcb_view_fmt_time(op, os, sizeof os);
-  f->measured = late * 1e6;
-  f->expected = median * 1e6;
-  f->cost = late / (op + late);
-  snprintf(f->unit, sizeof f->unit, "us");
-  gcb_finding_explain(f,
-                      "rank %lld arrives %s late on average (median rank "
-                      "%s) at a collective that takes %s: the others wait "
-                      "for it",
-                      rank, ls, ms, os);
-  gcb_finding_suggest(f,
-                      "a late rank is a scheduling problem, not the "
-                      "network: look for OS noise, CPU binding or slow "
-                      "work before the collective on rank %lld",
-                      rank);
-  return GCB_OK;
-}
-
-static enum gcb_status late_case(const struct gcb__rule_ctx *cx,
-                                 const json_t *c) {
-  const json_t *pr = json_object_get(c, "per_rank");
-  size_t n = json_array_size(pr);
-  double op =
-      gcb_view_num(gcb_view_obj(gcb_view_obj(c, "summary"), "time_s"), "mean");
-  double *x = malloc(n * sizeof *x + 1);
-  bool *flags = malloc(n * sizeof *flags + 1);
-  enum gcb_status st = GCB_OK;
-  if (x == NULL || flags == NULL)
-    st = gcb_err_set(cx->err, GCB_ENOMEM, "analysis: out of memory");
-  else if (n > 0 && op > 0 && lateness(pr, x)) {
-    double median;
-    gcb_analyze_outliers(x, n, +1, cx->t, flags, &median);
-    for (size_t i = 0; i < n && st == GCB_OK; i++)
-      if (flags[i] && x[i] > op * cx->t->late_pct / 100)
-        st = late_finding(
-            cx, c, gcb_view_int(json_array_get(pr, i), "rank", (long long)i),
-            x[i], median, op);
-  }
-  free(x);
-  free(flags);
-  return st;
-}
-
-enum gcb_status gcb__rule_late_arrival(const struct gcb__rule_ctx *cx) {
-  return each_case(cx, late_case);
 }

@@ -120,7 +120,33 @@ static void scalar_text(const json_t *v, char *buf, size_t size) {
     gcb_view_copy(buf, size, json_is_string(v) ? json_string_value(v) : "?");
 }
 
+static bool skipped(const char *key, const char *const *skip) {
+  for (; skip != NULL && *skip != NULL; skip++)
+    if (strcmp(*skip, key) == 0)
+      return true;
+  return false;
+}
+
 void gcb_view_case_key(const json_t *c, char *buf, size_t size) {
+  gcb_view_case_key_except(c, NULL, buf, size);
+}
+
+double gcb_view_param_num(const json_t *c, const char *key) {
+  const json_t *v = json_object_get(json_object_get(c, "params"), key);
+  const char *s = json_string_value(v);
+  if (json_is_number(v))
+    return json_number_value(v);
+  char *end;
+  double x = s != NULL && s[0] != '\0' ? strtod(s, &end) : NAN;
+  return s != NULL && s[0] != '\0' && *end == '\0' ? x : NAN;
+}
+
+const char *gcb_view_param_str(const json_t *c, const char *key) {
+  return gcb_view_str(json_object_get(c, "params"), key);
+}
+
+void gcb_view_case_key_except(const json_t *c, const char *const *skip,
+                              char *buf, size_t size) {
   const json_t *params = json_object_get(c, "params");
   const char *keys[MAX_KEY_PARAMS];
   size_t n = 0, used = 0;
@@ -129,7 +155,7 @@ void gcb_view_case_key(const json_t *c, char *buf, size_t size) {
   if (size == 0)
     return;
   json_object_foreach((json_t *)params, k, v) {
-    if (n < MAX_KEY_PARAMS)
+    if (n < MAX_KEY_PARAMS && !skipped(k, skip))
       keys[n++] = k;
   }
   qsort(keys, n, sizeof *keys, cmp_str);

@@ -12,6 +12,7 @@
 #define GCB_VIEW_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 /* One loaded document and the name it is shown by (its path). */
@@ -55,6 +56,19 @@ void gcb_view_place(const json_t *root, long long rank, struct gcb_place *out);
  * Truncated (at a UTF-8 boundary) to fit buf.
  */
 void gcb_view_case_key(const json_t *c, char *buf, size_t size);
+
+/* The same key without the params named in skip (NULL-terminated; NULL
+ * skips none): "pcie direction=h2d [GB/s]" for every size of a sweep. */
+void gcb_view_case_key_except(const json_t *c, const char *const *skip,
+                              char *buf, size_t size);
+
+/* A case parameter as a number: a JSON number, or a string that is one
+ * ("3", "1048576"); NAN otherwise. */
+double gcb_view_param_num(const json_t *c, const char *key);
+
+/* A case parameter as a string: a JSON string, else ""; numbers are not
+ * converted. */
+const char *gcb_view_param_str(const json_t *c, const char *key);
 
 /* "bench: label" for tables and messages; truncated like the key. */
 void gcb_view_case_title(const json_t *c, char *buf, size_t size);

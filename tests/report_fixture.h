@@ -125,6 +125,72 @@ static inline json_t *fx_doc(int nranks, int nnodes, int cores,
   return doc;
 }
 
+/* A topology summary (docs/TOPOLOGY.md) for a node of n GPUs on two NUMA
+ * nodes of cores/2 PUs each (GPUs 0..n/2-1 on NUMA 0): GPU i at bus
+ * 0x10 + i, as fx_doc gives local rank i, on a gen5 x16 link under a gen5
+ * x16 root port (host link 63.02 GB/s), every pair NV18 (450 GB/s), no
+ * facts and an empty placement check. */
+static inline json_t *fx_topology(int n, int cores) {
+  json_t *gpus = json_array(), *devs = json_array(), *cls = json_array(),
+         *exp = json_array();
+  for (int i = 0; i < n; i++) {
+    char bus[32], port[32], cpus[32], name[16];
+    int numa = i < n / 2 ? 0 : 1;
+    snprintf(bus, sizeof bus, "0000:%02x:00.0", 0x10 + i);
+    snprintf(port, sizeof port, "0000:%02x:01.0", 0x80 + i);
+    snprintf(cpus, sizeof cpus, "%d-%d", numa * cores / 2,
+             (numa + 1) * cores / 2 - 1);
+    snprintf(name, sizeof name, "GPU%d", i);
+    json_array_append_new(
+        gpus, json_pack("{s:i, s:s, s:s, s:i, s:s, s:f, s:[{s:s, s:s, s:f, "
+                        "s:i, s:i, s:s}, {s:s, s:s, s:f, s:i, s:i, s:s}], "
+                        "s:i, s:{s:f, s:s}}",
+                        "index", i, "busid", bus, "model", "NVIDIA H200",
+                        "numa", numa, "cpus", cpus, "link_gbps", 63.02,
+                        "pcie_path", "busid", bus, "role", "device", "gbps",
+                        63.02, "gen", 5, "width", 16, "link", "gen5 x16",
+                        "busid", port, "role", "root-port", "gbps", 63.02,
+                        "gen", 5, "width", 16, "link", "gen5 x16", "nvlinks",
+                        18, "host_link", "expected_gbps", 63.02, "basis",
+                        "PCIe gen5 x16 (63.02 GB/s)"));
+    json_array_append_new(devs, json_string(name));
+    json_t *crow = json_array(), *erow = json_array();
+    for (int j = 0; j < n; j++) {
+      json_array_append_new(crow, json_string(i == j ? "X" : "NV18"));
+      json_array_append_new(erow, i == j ? json_null() : json_real(450));
+    }
+    json_array_append_new(cls, crow);
+    json_array_append_new(exp, erow);
+  }
+  json_t *t = json_pack("{s:s, s:o, s:[], s:{s:o, s:o, s:o}, s:[], s:[]}",
+                        "source", "xml", "gpus", gpus, "nics", "paths",
+                        "devices", devs, "matrix", cls, "expected_gbps", exp,
+                        "facts", "placement");
+  cr_assert_not_null(t);
+  return t;
+}
+
+/* A topology placement problem, as the run's binding check writes it. */
+static inline void fx_problem(json_t *topo, const char *kind, int rank,
+                              int other, int gpu, const char *what) {
+  json_array_append_new(
+      json_object_get(topo, "placement"),
+      json_pack("{s:s, s:o, s:o, s:o, s:s, s:s}", "kind", kind, "rank",
+                rank >= 0 ? json_integer(rank) : json_null(), "other_rank",
+                other >= 0 ? json_integer(other) : json_null(), "gpu",
+                gpu >= 0 ? json_integer(gpu) : json_null(), "what", what,
+                "fix", "numactl --cpunodebind=1 --membind=1"));
+}
+
+/* Gives every node of the document the topology of fx_topology. */
+static inline void fx_add_topology(json_t *doc, int gpus, int cores) {
+  json_t *node;
+  size_t i;
+  json_array_foreach(json_object_get(doc, "nodes"), i, node) {
+    json_object_set_new(node, "topology", fx_topology(gpus, cores));
+  }
+}
+
 static inline void fx_add_case(json_t *doc, json_t *c) {
   json_array_append_new(json_object_get(doc, "cases"), c);
 }
@@ -143,6 +209,49 @@ static inline void fx_check_valid(const json_t *doc) {
 /* Writes the tree to path (for command tests). */
 static inline void fx_write(const json_t *doc, const char *path) {
   cr_assert_eq(json_dump_file(doc, path, JSON_INDENT(1)), 0, "%s", path);
+}
+
+/* The whole file, NUL-terminated (NULL when it cannot be read). */
+static inline char *fx_slurp(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (f == NULL)
+    return NULL;
+  char *buf = NULL;
+  size_t size = 0;
+  FILE *m = open_memstream(&buf, &size);
+  int c;
+  while ((c = fgetc(f)) != EOF)
+    fputc(c, m);
+  fclose(m);
+  fclose(f);
+  *len = size;
+  return buf;
+}
+
+/* Compares text with tests/data/golden/name byte for byte, or rewrites the
+ * golden file when GCB_UPDATE_GOLDEN=1. */
+static inline void fx_golden(const char *name, const char *text, size_t len) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/golden/%s", GCB_TEST_DATA, name);
+  const char *update = getenv("GCB_UPDATE_GOLDEN");
+  if (update != NULL && strcmp(update, "1") == 0) {
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f, "%s", path);
+    fwrite(text, 1, len, f);
+    fclose(f);
+    return;
+  }
+  size_t glen;
+  char *want = fx_slurp(path, &glen);
+  cr_assert_not_null(want, "%s missing: run GCB_UPDATE_GOLDEN=1", path);
+  size_t at = 0;
+  while (at < len && at < glen && text[at] == want[at])
+    at++;
+  cr_expect(at == len && at == glen,
+            "%s differs from the golden file at byte %zu (regenerate with "
+            "GCB_UPDATE_GOLDEN=1 if intended)",
+            name, at);
+  free(want);
 }
 
 #endif

@@ -148,13 +148,23 @@ Test(analyze, imbalance_follows_ipm_definitions) {
 
 Test(analyze, imbalance_above_threshold_names_the_straggler) {
   const double uneven[] = {100, 100, 100, 80};
-  struct run r = gemm_run(uneven, 4);
+  /* A collective has no per-device figure, so no slow-rank rule. */
+  struct run r = {.doc = fx_doc(4, 1, 64, "Test CPU")};
+  fx_add_case(r.doc, fx_case("coll", "allreduce", "{\"op\": \"allreduce\"}",
+                             "GB/s", uneven, 4, 0.01, NULL));
   analyse(&r, NULL);
   const struct gcb_finding *f[8];
   cr_assert_eq(of_kind(&r, "imbalance", f, 8), 1);
   cr_expect_eq(f[0]->where.rank, 3);
   cr_expect_eq(f[0]->severity, GCB_SEV_WARN);
   cr_expect_float_eq(f[0]->measured, 100 * (1.25 - 1.0625) / 1.25, 1e-9);
+  done(&r);
+
+  /* The same spread from one slow GPU is that GPU's finding, not two. */
+  r = gemm_run(uneven, 4);
+  analyse(&r, NULL);
+  cr_expect_eq(of_kind(&r, "imbalance", f, 8), 0);
+  cr_expect_eq(of_kind(&r, "slow-rank", f, 8), 1);
   done(&r);
 
   const double even[] = {100, 99, 101, 100};

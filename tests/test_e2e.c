@@ -399,3 +399,59 @@ Test(e2e, coll_bad_usage_exits_2_with_one_line) {
     free(err);
   }
 }
+
+/* ---- topo -------------------------------------------------------------------*/
+
+Test(e2e, topo_shows_the_dgx2_structure_from_its_xml) {
+  const char *args[] = {"topo", "--topology-xml",
+                        GCB_TEST_DATA "/topo/hwloc-nvidia-dgx2.xml", NULL};
+  cr_assert_eq(gcbench(0, args), 0, "stderr: %s", slurp("stderr"));
+  char *out = slurp("stdout");
+  const char *want[] = {"GPUs: 16", "GPU15", "NV6", "PIX", "PXB", "NODE",
+                        "SYS", "NICs: 0"};
+  for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+    cr_expect(strstr(out, want[i]) != NULL, "topo output lacks '%s'", want[i]);
+  free(out);
+}
+
+Test(e2e, topo_works_on_this_machine_and_rejects_bad_xml) {
+  const char *live[] = {"topo", NULL};
+  cr_expect_eq(gcbench(0, live), 0, "stderr: %s", slurp("stderr"));
+  const char *bad[] = {"topo", "--topology-xml", "/nonexistent/topo.xml", NULL};
+  cr_expect_eq(gcbench(0, bad), 2);
+  char *err = slurp("stderr");
+  cr_expect(strstr(err, "/nonexistent/topo.xml") != NULL, "%s", err);
+  free(err);
+}
+
+Test(e2e, every_results_document_holds_the_topology_summary) {
+  const char *args[] = {"gemm", "-m", "32", "--dtype", "fp32", "--iters", "1",
+                        "-o", out_path("topo.json"), NULL};
+  cr_assert_eq(gcbench(2, args), 0, "stderr: %s", slurp("stderr"));
+  struct gcb_results *r = load("topo.json");
+  json_t *node = json_array_get(section(r, "nodes"), 0);
+  json_t *topo = json_object_get(node, "topology");
+  cr_assert(json_is_object(topo));
+  cr_expect(json_is_array(json_object_get(topo, "gpus")));
+  cr_expect(json_is_array(json_object_get(topo, "placement")));
+  gcb_results_free(r);
+}
+
+Test(e2e, gemm_shape_sweep_runs_one_case_per_shape_and_type) {
+  const char *args[] = {"gemm", "--shapes", "48,64x32x16", "--dtype", "fp32,fp64",
+                        "--iters", "2", "-o", out_path("shapes.json"), NULL};
+  cr_assert_eq(gcbench(1, args), 0, "stderr: %s", slurp("stderr"));
+  struct gcb_results *r = load("shapes.json");
+  json_t *cases = section(r, "cases");
+  cr_assert_eq(json_array_size(cases), 4);
+  json_t *last = json_object_get(json_array_get(cases, 3), "params");
+  cr_expect_eq(json_integer_value(json_object_get(last, "m")), 64);
+  cr_expect_eq(json_integer_value(json_object_get(last, "k")), 16);
+  gcb_results_free(r);
+  const char *bad[] = {"gemm", "--shapes", "64,9x", "-o", out_path("bad.json"),
+                       NULL};
+  cr_expect_eq(gcbench(1, bad), 2);
+  char *err = slurp("stderr");
+  cr_expect(strstr(err, "--shapes '64,9x'") != NULL, "%s", err);
+  free(err);
+}

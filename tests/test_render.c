@@ -31,26 +31,10 @@ struct fixture {
   struct gcb_report rep;
 };
 
-static char *slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (f == NULL)
-    return NULL;
-  char *buf = NULL;
-  size_t size = 0;
-  FILE *m = open_memstream(&buf, &size);
-  int c;
-  while ((c = fgetc(f)) != EOF)
-    fputc(c, m);
-  fclose(m);
-  fclose(f);
-  *len = size;
-  return buf;
-}
-
 static void load_doc(const char *path, const char *name, struct gcb_results **r,
                      struct gcb_doc *d) {
   size_t len;
-  char *text = slurp(path, &len);
+  char *text = fx_slurp(path, &len);
   struct gcb_err err = {0};
   cr_assert_not_null(text, "%s", path);
   cr_assert_eq(gcb_results_parse(text, len, name, r, &err), GCB_OK, "%s",
@@ -77,12 +61,12 @@ static void fake_plots(struct gcb_plots *p) {
 
 static void fixture_load(struct fixture *fx, const char *doc_path) {
   struct gcb_err err = {0};
-  size_t len;
+  size_t len = 0;
   memset(fx, 0, sizeof *fx);
   load_doc(doc_path, "report-fixture.json", &fx->res[0], &fx->doc);
   load_doc(DATA("report-baseline.json"), "report-baseline.json", &fx->res[1],
            &fx->base);
-  char *text = slurp(DATA("report-criteria.json"), &len);
+  char *text = fx_slurp(DATA("report-criteria.json"), &len);
   cr_assert_eq(
       gcb_criteria_parse(text, len, "report-criteria.json", &fx->cr, &err),
       GCB_OK, "%s", err.msg);
@@ -129,38 +113,13 @@ static char *render(const struct gcb_renderer *r, const struct gcb_report *rep,
   return buf;
 }
 
-/* Compares text with golden/name, or rewrites it under GCB_UPDATE_GOLDEN. */
-static void golden(const char *name, const char *text, size_t len) {
-  char path[512];
-  snprintf(path, sizeof path, "%s/golden/%s", GCB_TEST_DATA, name);
-  const char *update = getenv("GCB_UPDATE_GOLDEN");
-  if (update != NULL && strcmp(update, "1") == 0) {
-    FILE *f = fopen(path, "wb");
-    cr_assert_not_null(f, "%s", path);
-    fwrite(text, 1, len, f);
-    fclose(f);
-    return;
-  }
-  size_t glen;
-  char *want = slurp(path, &glen);
-  cr_assert_not_null(want, "%s missing: run GCB_UPDATE_GOLDEN=1", path);
-  size_t at = 0;
-  while (at < len && at < glen && text[at] == want[at])
-    at++;
-  cr_expect(at == len && at == glen,
-            "%s differs from the golden file at byte %zu (regenerate with "
-            "GCB_UPDATE_GOLDEN=1 if intended)",
-            name, at);
-  free(want);
-}
-
 Test(render, every_format_matches_its_golden_file) {
   struct fixture fx;
   fixture_load(&fx, DATA("report-fixture.json"));
   for (size_t i = 0; gcb_renderers[i]; i++) {
     size_t len;
     char *out = render(gcb_renderers[i], &fx.rep, &len);
-    golden(gcb_renderers[i]->file, out, len);
+    fx_golden(gcb_renderers[i]->file, out, len);
     free(out);
   }
   fixture_free(&fx);
@@ -177,8 +136,9 @@ Test(render, the_gnuplot_script_matches_its_golden_file) {
   cr_assert_eq(gcb_plot_script(m, &fx.doc, 1, &fx.th, false, &plots, &err),
                GCB_OK);
   fclose(m);
-  golden("plots.gp", buf, len);
-  cr_expect_eq(plots.n, 4, "3 per-rank bar charts and 1 bandwidth plot");
+  fx_golden("plots.gp", buf, len);
+  cr_expect_eq(plots.n, 5,
+               "3 per-rank bar charts, 1 bandwidth plot, 1 per-rank time plot");
   gcb_plots_free(&plots);
   free(buf);
   fixture_free(&fx);
@@ -257,6 +217,10 @@ static const struct escape_case escape_cases[] = {
     {&gcb_render_findings,
      {"<script>alert(\\\"x\\\")</script>|a,b", NULL},
      {NULL}},
+    /* OpenMetrics label values: \\, \" and \n escaped, nothing else. */
+    {&gcb_render_openmetrics,
+     {"host=\"<script>alert(\\\"x\\\")</script>|a,b\"", "# EOF\n", NULL},
+     {"alert(\"x\")", NULL}},
 };
 
 Test(render, input_text_comes_out_inert_in_every_format) {
@@ -398,7 +362,7 @@ Test(render, gnuplot_draws_svg_plots_when_installed, .init = make_plotdir,
     char log[600];
     size_t len = 0;
     snprintf(log, sizeof log, "%s/%s", plotdir, GCB_PLOT_LOG);
-    char *text = slurp(log, &len);
+    char *text = fx_slurp(log, &len);
     /* Under valgrind --trace-children, gnuplot itself runs under valgrind,
      * which fails it (its own leaks, or a relative --suppressions path
      * after the chdir): not a gcbench failure. */
@@ -412,7 +376,7 @@ Test(render, gnuplot_draws_svg_plots_when_installed, .init = make_plotdir,
       cr_skip_test("gnuplot under valgrind without its suppressions file");
     }
   }
-  cr_assert_eq(plots.n, 4);
+  cr_assert_eq(plots.n, 5);
   for (size_t i = 0; i < plots.n; i++) {
     cr_assert_not_null(plots.items[i].svg, "%s", plots.items[i].file);
     cr_expect_not_null(strstr(plots.items[i].svg, "<svg"));

@@ -12,15 +12,15 @@ set xlabel 'rank'
 set ylabel 'GFLOP/s'
 set xrange [-0.5:3.5]
 set yrange [0:*]
-set xtics 1
+set xtics 1 rotate by -30
 $ranks1 << EOD
-0 650000 0
-1 655000 0
-2 455000 1
-3 652000 0
+0 650000 0 r0/1b:00
+1 655000 0 r1/2c:00
+2 455000 1 r2/1b:00
+3 652000 0 r3/2c:00
 EOD
-plot $ranks1 using 1:($3 == 0 ? $2 : NaN) with boxes lc rgb '#4e79a7' title 'rank', \
-  $ranks1 using 1:($3 != 0 ? $2 : NaN) with boxes lc rgb '#e15759' title 'outlier (slow rank)', \
+plot $ranks1 using 1:($3 == 0 ? $2 : NaN):xtic(4) with boxes lc rgb '#4e79a7' title 'rank', \
+  $ranks1 using 1:($3 != 0 ? $2 : NaN):xtic(4) with boxes lc rgb '#e15759' title 'outlier (slow rank)', \
   603000 with lines dt 2 lw 2 lc rgb '#333333' title 'mean 603000'
 
 reset
@@ -34,14 +34,14 @@ set xlabel 'rank'
 set ylabel 'GFLOP/s'
 set xrange [-0.5:3.5]
 set yrange [0:*]
-set xtics 1
+set xtics 1 rotate by -30
 $ranks2 << EOD
-0 980000 0
-1 979000 0
-2 981000 0
-3 978000 0
+0 980000 0 r0/1b:00
+1 979000 0 r1/2c:00
+2 981000 0 r2/1b:00
+3 978000 0 r3/2c:00
 EOD
-plot $ranks2 using 1:($3 == 0 ? $2 : NaN) with boxes lc rgb '#4e79a7' title 'rank', \
+plot $ranks2 using 1:($3 == 0 ? $2 : NaN):xtic(4) with boxes lc rgb '#4e79a7' title 'rank', \
   979500 with lines dt 2 lw 2 lc rgb '#333333' title 'mean 979500'
 
 reset
@@ -55,14 +55,14 @@ set xlabel 'rank'
 set ylabel 'GB/s'
 set xrange [-0.5:3.5]
 set yrange [0:*]
-set xtics 1
+set xtics 1 rotate by -30
 $ranks3 << EOD
-0 4000 0
-1 4010 0
-2 3990 0
-3 4005 0
+0 4000 0 r0/1b:00
+1 4010 0 r1/2c:00
+2 3990 0 r2/1b:00
+3 4005 0 r3/2c:00
 EOD
-plot $ranks3 using 1:($3 == 0 ? $2 : NaN) with boxes lc rgb '#4e79a7' title 'rank', \
+plot $ranks3 using 1:($3 == 0 ? $2 : NaN):xtic(4) with boxes lc rgb '#4e79a7' title 'rank', \
   4001.25 with lines dt 2 lw 2 lc rgb '#333333' title 'mean 4001'
 
 reset
@@ -76,10 +76,33 @@ set logscale y
 set format x '%.0b%B'
 set xlabel 'message size (bytes)'
 set ylabel 'GB/s'
-$bw4 << EOD
+$bw4o << EOD
 1048576 26.66666667 40
 16777216 140 210
 268435456 253.3333333 380
 EOD
-plot $bw4 using 1:2 with linespoints lc rgb '#4e79a7' title 'algbw', \
-  $bw4 using 1:3 with linespoints lc rgb '#f28e2b' title 'busbw'
+plot $bw4o using 1:3 with linespoints dt 1 lc rgb '#f28e2b' title 'busbw out-of-place', \
+  $bw4o using 1:2 with linespoints dt 1 lc rgb '#4e79a7' title 'algbw out-of-place'
+
+reset
+set output 'plot-5-times.svg'
+set title 'allreduce float sum cuda at 268435456 B: time per rank'
+set style fill solid 0.85 noborder
+set grid ytics lc rgb '#dddddd'
+set key below horizontal
+set style fill empty
+set boxwidth 0.6
+set xlabel 'rank'
+set ylabel 'microseconds'
+set xrange [-0.5:3.5]
+set yrange [0:*]
+set xtics 1
+$t5 << EOD
+0 1038.421369 1059.613642 1111.534711 1112.594324 1
+1 1038.421369 1059.613642 1111.534711 1112.594324 2
+2 1038.421369 1059.613642 1111.534711 1112.594324 1
+3 1038.421369 1059.613642 1111.534711 1112.594324 40
+EOD
+plot $t5 using 1:3:2:5:4 with candlesticks whiskerbars lc rgb '#4e79a7' title 'min, median to p99, max', \
+  $t5 using 1:3:3:3:3 with candlesticks lc rgb '#1d2125' notitle, \
+  $t5 using 1:6 with points pt 7 lc rgb '#e15759' title 'mean lateness'

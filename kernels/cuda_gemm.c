@@ -1,0 +1,508 @@
+/*
+ * GEMM on the CUDA backend with cuBLASLt: fp64, fp32, tf32, fp16, bf16,
+ * fp8 (e4m3 in, bf16 out) and int8 (int32 out), C = A B with m, n, k.
+ *
+ * Layout is "TN" for every type: A is stored transposed (k x m, column
+ * major, lda = k) and B as is (k x n, ldb = k), since cuBLASLt's fp8 and
+ * int8 kernels require A transposed and B not (cuBLAS documentation,
+ * cublasLtMatmul(), "To use FP8 kernels ... A must be transposed and B
+ * non-transposed (the TN format)"). It also makes a row of A and a column
+ * of B contiguous, so the check copies back just the vectors it needs.
+ *
+ * Inputs are uniform in [-1, 1) from the shared seeded generator, uploaded
+ * as fp32 (fp64 for fp64) and rounded on the device to the element type
+ * (cuda_gemm.cu). The algorithm is cuBLASLt's first heuristic choice for a
+ * 32 MiB workspace (the size NVIDIA recommends for Hopper), fixed at setup
+ * so that timed runs only enqueue cublasLtMatmul. run() times repetitions
+ * with CUDA events, after an untimed L2 flush when asked for.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/cuda_impl.h"
+#include "kernels/cuda_kernels.h"
+#include "kernels/cuda_pure.h"
+
+#define WORKSPACE_BYTES ((size_t)32 << 20)
+#define CHECK_SAMPLES 256
+
+/* Per-backend cuBLASLt state, made by the first GEMM. */
+struct gcb__cuda_gemm_ctx {
+  cublasLtHandle_t lt;
+  void *workspace;
+  void *flush; /* 2 x L2 bytes, written to evict L2 */
+  size_t flush_bytes;
+  float *one; /* device 1.0f: the fp8 per-tensor scales */
+};
+
+/* cuBLASLt's types for each gcbench element type. */
+static const struct lt_types {
+  cudaDataType_t ab, cd, scale;
+  cublasComputeType_t compute;
+  size_t ab_bytes, cd_bytes;
+} lt_types[GCB_DTYPE_COUNT] = {
+    [GCB_DTYPE_FP64] = {CUDA_R_64F, CUDA_R_64F, CUDA_R_64F, CUBLAS_COMPUTE_64F,
+                        8, 8},
+    [GCB_DTYPE_FP32] = {CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F,
+                        4, 4},
+    [GCB_DTYPE_TF32] = {CUDA_R_32F, CUDA_R_32F, CUDA_R_32F,
+                        CUBLAS_COMPUTE_32F_FAST_TF32, 4, 4},
+    [GCB_DTYPE_FP16] = {CUDA_R_16F, CUDA_R_16F, CUDA_R_32F, CUBLAS_COMPUTE_32F,
+                        2, 2},
+    [GCB_DTYPE_BF16] = {CUDA_R_16BF, CUDA_R_16BF, CUDA_R_32F,
+                        CUBLAS_COMPUTE_32F, 2, 2},
+    [GCB_DTYPE_FP8] = {CUDA_R_8F_E4M3, CUDA_R_16BF, CUDA_R_32F,
+                       CUBLAS_COMPUTE_32F, 1, 2},
+    [GCB_DTYPE_INT8] = {CUDA_R_8I, CUDA_R_32I, CUDA_R_32I, CUBLAS_COMPUTE_32I,
+                        1, 4},
+};
+
+struct cuda_gemm {
+  struct gcb_backend *b;
+  enum gcb_dtype dtype;
+  uint64_t m, n, k, seed;
+  bool flush;
+  void *a, *bm, *c; /* device: A^T (k x m), B (k x n), C (m x n) */
+  cublasLtMatmulDesc_t desc;
+  cublasLtMatrixLayout_t la, lb, lc;
+  cublasLtMatmulAlgo_t algo;
+  size_t ws_bytes;
+  union {
+    double d;
+    float f;
+    int32_t i;
+  } alpha, beta;
+};
+
+static enum gcb_status lt_check(struct gcb_err *err, cublasStatus_t rc,
+                                const char *call) {
+  if (rc == CUBLAS_STATUS_SUCCESS)
+    return GCB_OK;
+  return gcb_err_set(err, GCB_ECUDA, "%s: %s (%s)", call,
+                     cublasLtGetStatusName(rc), cublasLtGetStatusString(rc));
+}
+#define LT_CHECK(err, call) lt_check((err), (call), #call)
+
+/* ---- per-backend state --------------------------------------------------- */
+
+void gcb__cuda_gemm_close(struct gcb_backend *b) {
+  struct gcb__cuda_gemm_ctx *g = b->gemm;
+
+  if (g == NULL)
+    return;
+  if (g->lt != NULL)
+    (void)cublasLtDestroy(g->lt);
+  (void)cudaFree(g->workspace);
+  (void)cudaFree(g->flush);
+  (void)cudaFree(g->one);
+  free(g);
+  b->gemm = NULL;
+}
+
+static enum gcb_status gemm_ctx(struct gcb_backend *b, struct gcb_err *err) {
+  struct gcb__cuda_gemm_ctx *g;
+  const float one = 1.0f;
+  void *ws = NULL, *pone = NULL;
+  enum gcb_status st;
+
+  if (b->gemm != NULL)
+    return GCB_OK;
+  if ((g = b->gemm = calloc(1, sizeof *g)) == NULL)
+    return gcb_err_set(err, GCB_ENOMEM, "cuda gemm: no memory for state");
+  if ((st = LT_CHECK(err, cublasLtCreate(&g->lt))) != GCB_OK ||
+      (st = CUDA_CHECK(err, cudaMalloc(&ws, WORKSPACE_BYTES))) != GCB_OK)
+    return st;
+  g->workspace = ws;
+  if ((st = CUDA_CHECK(err, cudaMalloc(&pone, sizeof one))) != GCB_OK)
+    return st;
+  g->one = pone;
+  return CUDA_CHECK(
+      err, cudaMemcpy(g->one, &one, sizeof one, cudaMemcpyHostToDevice));
+}
+
+/* Twice the L2, written with cudaMemsetAsync (a kernel that stores every
+ * byte): whatever GEMM data L2 held is evicted before the timed run. */
+static enum gcb_status flush_buffer(struct gcb_backend *b,
+                                    struct gcb_err *err) {
+  struct gcb__cuda_gemm_ctx *g = b->gemm;
+  void *p = NULL;
+  enum gcb_status st;
+
+  if (g->flush != NULL)
+    return GCB_OK;
+  g->flush_bytes = 2 * (b->l2_bytes > 0 ? b->l2_bytes : ((size_t)64 << 20));
+  if ((st = CUDA_CHECK(err, cudaMalloc(&p, g->flush_bytes))) == GCB_OK)
+    g->flush = p;
+  return st;
+}
+
+/* ---- the operation ------------------------------------------------------- */
+
+static void gemm_release(void *state) {
+  struct cuda_gemm *g = state;
+
+  if (g == NULL)
+    return;
+  if (g->lc != NULL)
+    (void)cublasLtMatrixLayoutDestroy(g->lc);
+  if (g->lb != NULL)
+    (void)cublasLtMatrixLayoutDestroy(g->lb);
+  if (g->la != NULL)
+    (void)cublasLtMatrixLayoutDestroy(g->la);
+  if (g->desc != NULL)
+    (void)cublasLtMatmulDescDestroy(g->desc);
+  (void)cudaFree(g->a);
+  (void)cudaFree(g->bm);
+  (void)cudaFree(g->c);
+  free(g);
+}
+
+static enum gcb_status gemm_run(void *state, int reps, double *seconds,
+                                struct gcb_err *err) {
+  struct cuda_gemm *g = state;
+  struct gcb_backend *b = g->b;
+  struct gcb__cuda_gemm_ctx *ctx = b->gemm;
+  float ms = 0.0f;
+  enum gcb_status st;
+
+  if (reps < 1)
+    return gcb_err_set(err, GCB_EUSAGE, "cuda gemm: %d repetitions", reps);
+  if ((st = gcb__cuda_use(b, err)) != GCB_OK)
+    return st;
+  if (g->flush && (st = CUDA_CHECK(err, cudaMemsetAsync(ctx->flush, reps & 0xff,
+                                                        ctx->flush_bytes,
+                                                        b->stream))) != GCB_OK)
+    return st;
+  if ((st = CUDA_CHECK(err, cudaEventRecord(b->start, b->stream))) != GCB_OK)
+    return st;
+  for (int r = 0; r < reps && st == GCB_OK; r++)
+    st = LT_CHECK(err, cublasLtMatmul(ctx->lt, g->desc, &g->alpha, g->a, g->la,
+                                      g->bm, g->lb, &g->beta, g->c, g->lc, g->c,
+                                      g->lc, &g->algo, ctx->workspace,
+                                      g->ws_bytes, b->stream));
+  if (st != GCB_OK ||
+      (st = CUDA_CHECK(err, cudaEventRecord(b->stop, b->stream))) != GCB_OK ||
+      (st = CUDA_CHECK(err, cudaEventSynchronize(b->stop))) != GCB_OK ||
+      (st = CUDA_CHECK(err, cudaEventElapsedTime(&ms, b->start, b->stop))) !=
+          GCB_OK)
+    return st;
+  *seconds = (double)ms * 1e-3;
+  return GCB_OK;
+}
+
+/* A stored vector copied back and decoded: count elements at byte offset
+ * `at` of device buffer `dev`, of stored type t (the C types are named by
+ * the gcbench type whose output they are). */
+static enum gcb_status fetch(const void *dev, size_t at, size_t count,
+                             size_t esz, enum gcb_dtype t, bool int32,
+                             void *raw, double *out, struct gcb_err *err) {
+  enum gcb_status st =
+      CUDA_CHECK(err, cudaMemcpy(raw, (const char *)dev + at, count * esz,
+                                 cudaMemcpyDeviceToHost));
+
+  if (st != GCB_OK)
+    return st;
+  if (int32) {
+    for (size_t i = 0; i < count; i++) {
+      int32_t v;
+      memcpy(&v, (const char *)raw + 4 * i, 4);
+      out[i] = v;
+    }
+    return GCB_OK;
+  }
+  if (gcb_gemm_decode(t, raw, count, out) != 0)
+    return gcb_err_set(err, GCB_EINTERNAL, "cuda gemm: cannot decode %s",
+                       gcb_dtype_name(t));
+  return GCB_OK;
+}
+
+/* The output's stored type: fp8 writes bf16, int8 int32, tf32 fp32. */
+static enum gcb_dtype out_type(enum gcb_dtype t) {
+  return t == GCB_DTYPE_FP8 ? GCB_DTYPE_BF16 : t;
+}
+
+static enum gcb_status check_entry(const struct cuda_gemm *g, uint64_t i,
+                                   uint64_t j, double *row, double *col,
+                                   void *raw, double *error,
+                                   struct gcb_err *err) {
+  const struct lt_types *lt = &lt_types[g->dtype];
+  double got = 0.0;
+  enum gcb_status st;
+
+  if ((st = fetch(g->a, i * g->k * lt->ab_bytes, g->k, lt->ab_bytes, g->dtype,
+                  false, raw, row, err)) != GCB_OK ||
+      (st = fetch(g->bm, j * g->k * lt->ab_bytes, g->k, lt->ab_bytes, g->dtype,
+                  false, raw, col, err)) != GCB_OK ||
+      (st = fetch(g->c, (i + j * g->m) * lt->cd_bytes, 1, lt->cd_bytes,
+                  out_type(g->dtype), g->dtype == GCB_DTYPE_INT8, raw, &got,
+                  err)) != GCB_OK)
+    return st;
+  *error = gcb_gemm_entry_error(row, col, g->k, got);
+  return GCB_OK;
+}
+
+static enum gcb_status gemm_check(void *state, struct gcb_check *out,
+                                  struct gcb_err *err) {
+  struct cuda_gemm *g = state;
+  uint64_t entries = g->m * g->n;
+  bool all = entries <= CHECK_SAMPLES;
+  double pick[CHECK_SAMPLES];
+  double *row = malloc(g->k * sizeof *row), *col = malloc(g->k * sizeof *col);
+  void *raw = malloc(g->k * 8);
+  enum gcb_status st = gcb__cuda_use(g->b, err);
+
+  *out = (struct gcb_check){
+      .checked = true,
+      .samples = all ? entries : CHECK_SAMPLES,
+      .tolerance = gcb_gemm_tolerance(g->dtype, g->k),
+      .method = "|C - ref| / sqrt(sum (a b)^2), long double reference from "
+                "the stored inputs, sampled entries",
+  };
+  if (st == GCB_OK && (row == NULL || col == NULL || raw == NULL))
+    st = gcb_err_set(err, GCB_ENOMEM, "cuda gemm check: out of memory");
+  /* The same sample positions as the host backend for a given seed. */
+  gcb_fill_random(pick, CHECK_SAMPLES,
+                  g->seed ^ (3 * UINT64_C(0xd1b54a32d192ed03)));
+  for (uint64_t s = 0; s < out->samples && st == GCB_OK; s++) {
+    uint64_t idx = all ? s : (uint64_t)((pick[s] + 1.0) / 2 * (double)entries);
+    double e = 0.0;
+    idx = idx < entries ? idx : entries - 1;
+    st = check_entry(g, idx % g->m, idx / g->m, row, col, raw, &e, err);
+    if (st == GCB_OK && !(e <= out->tolerance))
+      out->wrong++;
+    if (st == GCB_OK && isfinite(e) && e > out->max_error)
+      out->max_error = e;
+  }
+  free(row);
+  free(col);
+  free(raw);
+  return st;
+}
+
+/* ---- setup --------------------------------------------------------------- */
+
+/* Types, device and shape, before anything is allocated. */
+static enum gcb_status gemm_validate(const struct gcb_backend *b,
+                                     const struct gcb_gemm_params *p,
+                                     struct gcb_err *err) {
+  int need = gcb_gemm_min_cc(p->dtype), have = 10 * b->cc_major + b->cc_minor;
+
+  if (need < 0)
+    return gcb_err_set(err, GCB_EUSAGE, "cuda gemm: unknown dtype %d",
+                       (int)p->dtype);
+  if (have < need)
+    return gcb_err_set(err, GCB_EUNSUPPORTED,
+                       "%s GEMM needs compute capability %d.%d or later; "
+                       "this GPU is %d.%d",
+                       gcb_dtype_name(p->dtype), need / 10, need % 10,
+                       b->cc_major, b->cc_minor);
+  if (p->m == 0 || p->n == 0 || p->k == 0)
+    return gcb_err_set(err, GCB_EUSAGE, "cuda gemm: zero dimension");
+  /* Leading dimensions are int64 in cuBLASLt, but m * n indexing and the
+   * check's buffers stay sane below 2^31 per dimension. */
+  if (p->m > INT32_MAX || p->n > INT32_MAX || p->k > INT32_MAX)
+    return gcb_err_set(err, GCB_EUNSUPPORTED,
+                       "cuda gemm: dimensions are limited to %d", INT32_MAX);
+  /* 127 * 127 * k must fit the int32 accumulator. */
+  if (p->dtype == GCB_DTYPE_INT8 && p->k > INT32_MAX / (127 * 127))
+    return gcb_err_set(err, GCB_EUNSUPPORTED,
+                       "int8 GEMM with k = %llu could overflow its int32 "
+                       "accumulator (k <= %d)",
+                       (unsigned long long)p->k, INT32_MAX / (127 * 127));
+  return GCB_OK;
+}
+
+static enum gcb_status gemm_alloc(struct cuda_gemm *g, struct gcb_err *err) {
+  const struct lt_types *lt = &lt_types[g->dtype];
+  size_t mk = g->m * g->k, kn = g->k * g->n, mn = g->m * g->n;
+  size_t staging = (mk > kn ? mk : kn) * sizeof(float);
+  size_t need = (mk + kn) * lt->ab_bytes + mn * lt->cd_bytes + staging;
+  char what[96];
+  void *a = NULL, *bm = NULL, *c = NULL;
+  enum gcb_status st;
+
+  snprintf(what, sizeof what, "%s GEMM %llux%llux%llu",
+           gcb_dtype_name(g->dtype), (unsigned long long)g->m,
+           (unsigned long long)g->n, (unsigned long long)g->k);
+  if ((st = gcb__cuda_reserve(need, what, err)) != GCB_OK ||
+      (st = CUDA_CHECK(err, cudaMalloc(&a, mk * lt->ab_bytes))) != GCB_OK)
+    return st;
+  g->a = a;
+  if ((st = CUDA_CHECK(err, cudaMalloc(&bm, kn * lt->ab_bytes))) != GCB_OK)
+    return st;
+  g->bm = bm;
+  if ((st = CUDA_CHECK(err, cudaMalloc(&c, mn * lt->cd_bytes))) != GCB_OK)
+    return st;
+  g->c = c;
+  /* Zero C, so a check before any run fails instead of reading garbage. */
+  return CUDA_CHECK(err,
+                    cudaMemsetAsync(g->c, 0, mn * lt->cd_bytes, g->b->stream));
+}
+
+/* One input matrix: random values drawn on the host, uploaded, and rounded
+ * on the device when the type is narrower than fp32. */
+static enum gcb_status gemm_fill(struct cuda_gemm *g, void *dst, size_t n,
+                                 uint64_t seed, struct gcb_err *err) {
+  bool wide = g->dtype == GCB_DTYPE_FP64;
+  bool direct =
+      wide || g->dtype == GCB_DTYPE_FP32 || g->dtype == GCB_DTYPE_TF32;
+  size_t bytes = n * (wide ? sizeof(double) : sizeof(float));
+  void *host = malloc(bytes), *staging = NULL;
+  enum gcb_status st = GCB_OK;
+
+  if (host == NULL)
+    return gcb_err_set(err, GCB_ENOMEM,
+                       "cuda gemm: no host memory for %zu "
+                       "bytes of inputs",
+                       bytes);
+  if (wide)
+    gcb_fill_random(host, n, seed);
+  else
+    gcb_fill_random_f32(host, n, seed);
+  if (!direct)
+    st = CUDA_CHECK(err, cudaMalloc(&staging, bytes));
+  if (st == GCB_OK)
+    st = CUDA_CHECK(err, cudaMemcpy(direct ? dst : staging, host, bytes,
+                                    cudaMemcpyHostToDevice));
+  if (st == GCB_OK && !direct)
+    st = gcb__cuda_launched(
+        err, gcb__cuda_convert((int)g->dtype, staging, dst, n, g->b->stream),
+        "input conversion kernel launch");
+  if (st == GCB_OK)
+    st = CUDA_CHECK(err, cudaStreamSynchronize(g->b->stream));
+  (void)cudaFree(staging);
+  free(host);
+  return st;
+}
+
+static enum gcb_status set_attr(cublasLtMatmulDesc_t d,
+                                cublasLtMatmulDescAttributes_t attr,
+                                const void *value, size_t size,
+                                struct gcb_err *err) {
+  return LT_CHECK(err, cublasLtMatmulDescSetAttribute(d, attr, value, size));
+}
+
+/* The matmul and layout descriptors: TN, fp8 with per-tensor scales. */
+static enum gcb_status gemm_describe(struct cuda_gemm *g, struct gcb_err *err) {
+  const struct lt_types *lt = &lt_types[g->dtype];
+  cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+  const float *one = g->b->gemm->one;
+  enum gcb_status st;
+
+  if ((st = LT_CHECK(err, cublasLtMatmulDescCreate(&g->desc, lt->compute,
+                                                   lt->scale))) != GCB_OK ||
+      (st = set_attr(g->desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta,
+                     err)) != GCB_OK ||
+      (st = set_attr(g->desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb,
+                     err)) != GCB_OK)
+    return st;
+  /* fp8 scales are device pointers to fp32 (cublasLt.h: "scaling factor
+   * value must have the same type as the compute type"); 1.0: the inputs
+   * already lie well inside e4m3's range. */
+  if (g->dtype == GCB_DTYPE_FP8 &&
+      ((st = set_attr(g->desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &one,
+                      sizeof one, err)) != GCB_OK ||
+       (st = set_attr(g->desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &one,
+                      sizeof one, err)) != GCB_OK))
+    return st;
+  if ((st = LT_CHECK(err, cublasLtMatrixLayoutCreate(&g->la, lt->ab, g->k, g->m,
+                                                     (int64_t)g->k))) !=
+          GCB_OK ||
+      (st = LT_CHECK(err, cublasLtMatrixLayoutCreate(&g->lb, lt->ab, g->k, g->n,
+                                                     (int64_t)g->k))) != GCB_OK)
+    return st;
+  return LT_CHECK(err, cublasLtMatrixLayoutCreate(&g->lc, lt->cd, g->m, g->n,
+                                                  (int64_t)g->m));
+}
+
+/* cuBLASLt's first choice for this problem; none is GCB_EUNSUPPORTED. */
+static enum gcb_status gemm_choose(struct cuda_gemm *g, struct gcb_err *err) {
+  cublasLtMatmulPreference_t pref = NULL;
+  cublasLtMatmulHeuristicResult_t result;
+  size_t ws = WORKSPACE_BYTES;
+  int found = 0;
+  enum gcb_status st;
+
+  memset(&result, 0, sizeof result);
+  if ((st = LT_CHECK(err, cublasLtMatmulPreferenceCreate(&pref))) != GCB_OK)
+    return st;
+  st = LT_CHECK(
+      err, cublasLtMatmulPreferenceSetAttribute(
+               pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws));
+  if (st == GCB_OK)
+    st = LT_CHECK(err, cublasLtMatmulAlgoGetHeuristic(
+                           g->b->gemm->lt, g->desc, g->la, g->lb, g->lc, g->lc,
+                           pref, 1, &result, &found));
+  (void)cublasLtMatmulPreferenceDestroy(pref);
+  if (st == GCB_OK && found == 0)
+    st = gcb_err_set(err, GCB_EUNSUPPORTED,
+                     "cuBLASLt has no %s algorithm for %llux%llux%llu on this "
+                     "GPU (narrow types need dimensions that are multiples "
+                     "of 16 bytes)",
+                     gcb_dtype_name(g->dtype), (unsigned long long)g->m,
+                     (unsigned long long)g->n, (unsigned long long)g->k);
+  if (st == GCB_OK) {
+    g->algo = result.algo;
+    g->ws_bytes = result.workspaceSize;
+  }
+  return st;
+}
+
+static void set_scalars(struct cuda_gemm *g) {
+  switch (lt_types[g->dtype].scale) {
+  case CUDA_R_64F:
+    g->alpha.d = 1.0, g->beta.d = 0.0;
+    break;
+  case CUDA_R_32I:
+    g->alpha.i = 1, g->beta.i = 0;
+    break;
+  default:
+    g->alpha.f = 1.0f, g->beta.f = 0.0f;
+    break;
+  }
+}
+
+enum gcb_status gcb__cuda_gemm(struct gcb_backend *b,
+                               const struct gcb_gemm_params *p,
+                               struct gcb_op *op, struct gcb_err *err) {
+  struct cuda_gemm *g = NULL;
+  enum gcb_status st;
+
+  memset(op, 0, sizeof *op);
+  if ((st = gemm_validate(b, p, err)) != GCB_OK ||
+      (st = gcb__cuda_use(b, err)) != GCB_OK ||
+      (st = gemm_ctx(b, err)) != GCB_OK ||
+      (p->flush_l2 && (st = flush_buffer(b, err)) != GCB_OK))
+    return st;
+  if ((g = calloc(1, sizeof *g)) == NULL)
+    return gcb_err_set(err, GCB_ENOMEM, "cuda gemm: no memory for state");
+  *g = (struct cuda_gemm){.b = b,
+                          .dtype = p->dtype,
+                          .m = p->m,
+                          .n = p->n,
+                          .k = p->k,
+                          .seed = p->seed,
+                          .flush = p->flush_l2};
+  set_scalars(g);
+  /* Seeds of A and B derived as the host backend derives them. */
+  if ((st = gemm_describe(g, err)) != GCB_OK ||
+      (st = gemm_choose(g, err)) != GCB_OK ||
+      (st = gemm_alloc(g, err)) != GCB_OK ||
+      (st = gemm_fill(g, g->a, g->m * g->k,
+                      p->seed ^ (1 * UINT64_C(0xd1b54a32d192ed03)), err)) !=
+          GCB_OK ||
+      (st = gemm_fill(g, g->bm, g->k * g->n,
+                      p->seed ^ (2 * UINT64_C(0xd1b54a32d192ed03)), err)) !=
+          GCB_OK) {
+    gemm_release(g);
+    return st;
+  }
+  *op = (struct gcb_op){.state = g,
+                        .run = gemm_run,
+                        .check = gemm_check,
+                        .release = gemm_release};
+  return GCB_OK;
+}

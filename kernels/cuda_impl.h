@@ -1,0 +1,114 @@
+/*
+ * Internal to the CUDA backend: the opened backend's state and the helpers
+ * its files share (cuda.c, cuda_membw.c, cuda_gemm.c, cuda_pcie.c,
+ * cuda_p2p.c, cuda_launch.c, cuda_health.c). Not part of any public face:
+ * benchmarks see only kernels/backend.h.
+ *
+ * Every CUDA runtime and cuBLASLt return code is checked where it is made
+ * and turned into GCB_ECUDA with the failing call named (CUDA_CHECK).
+ */
+#ifndef GCB_CUDA_IMPL_H
+#define GCB_CUDA_IMPL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <cublasLt.h>
+#include <cuda_runtime_api.h>
+
+#include "kernels/backend.h"
+
+struct gcb__cuda_gemm_ctx;  /* cuda_gemm.c: cuBLASLt handle and workspace */
+struct gcb__cuda_telemetry; /* cuda_health.c: the NVML sampler */
+
+/* One opened backend: the rank's device and what timing needs. */
+struct gcb_backend {
+  int device;       /* CUDA ordinal among the visible devices */
+  int device_count; /* devices visible to this process */
+  int cc_major, cc_minor, sm_count;
+  size_t l2_bytes;
+  cudaStream_t stream;  /* non-blocking: never serialised with stream 0 */
+  cudaStream_t stream2; /* the second direction of bidirectional copies */
+  cudaEvent_t start, stop, mid;
+  volatile int *gate;              /* host-mapped flag of the gate kernel */
+  int *gate_dev;                   /* its device address */
+  struct gcb__cuda_gemm_ctx *gemm; /* made by the first GEMM */
+  struct gcb__cuda_telemetry *telemetry; /* made by the first start */
+  void *hwloc; /* hwloc_topology_t, loaded by the first NUMA copy */
+};
+
+/* Turns a CUDA return code into a status naming the call; clears the
+ * runtime's sticky last error so later checks report their own. */
+enum gcb_status gcb__cuda_check(struct gcb_err *err, cudaError_t rc,
+                                const char *call);
+#define CUDA_CHECK(err, call) gcb__cuda_check((err), (call), #call)
+
+/* A kernel launcher's return code (an int holding a cudaError_t). */
+enum gcb_status gcb__cuda_launched(struct gcb_err *err, int rc,
+                                   const char *what);
+
+/* Makes b's device current for this thread (cheap when it already is). */
+enum gcb_status gcb__cuda_use(const struct gcb_backend *b, struct gcb_err *err);
+
+/*
+ * Gated timing on b->stream: gcb__cuda_gate_begin() closes the gate
+ * (enqueues the spinning kernel) and records b->start behind it; the caller
+ * enqueues its work; gcb__cuda_gate_end() records b->stop, opens the gate,
+ * waits, and returns the elapsed seconds. Work on b->stream2 must wait for
+ * b->start (cudaStreamWaitEvent) and be joined to b->stream before _end.
+ * Call _end after a successful _begin whatever happened in between, with
+ * the status so far: when st is not GCB_OK it only opens the gate, drains
+ * both streams and returns st (err untouched).
+ */
+enum gcb_status gcb__cuda_gate_begin(struct gcb_backend *b,
+                                     struct gcb_err *err);
+enum gcb_status gcb__cuda_gate_end(struct gcb_backend *b, enum gcb_status st,
+                                   double *seconds, struct gcb_err *err);
+
+/* How long a gate holds its stream at most: far longer than any enqueue,
+ * short enough that a failed host does not leave the GPU spinning long. */
+#define GCB__CUDA_GATE_TIMEOUT_MS 2000
+
+/* Free device memory check with a clear GCB_ENOMEM naming `what`. */
+enum gcb_status gcb__cuda_reserve(size_t bytes, const char *what,
+                                  struct gcb_err *err);
+
+/* Lower-case PCI bus id of ordinal `device`, "0000:19:00.0". */
+enum gcb_status gcb__cuda_bus_id(int device, char *buf, size_t len,
+                                 struct gcb_err *err);
+
+/* The operations, one file each. */
+enum gcb_status gcb__cuda_stream(struct gcb_backend *b,
+                                 const struct gcb_stream_params *p,
+                                 struct gcb_op *op, struct gcb_err *err);
+enum gcb_status gcb__cuda_gemm(struct gcb_backend *b,
+                               const struct gcb_gemm_params *p,
+                               struct gcb_op *op, struct gcb_err *err);
+void gcb__cuda_gemm_close(struct gcb_backend *b);
+enum gcb_status gcb__cuda_pcie(struct gcb_backend *b,
+                               const struct gcb_pcie_params *p,
+                               struct gcb_op *op, struct gcb_err *err);
+void gcb__cuda_pcie_close(struct gcb_backend *b);
+enum gcb_status gcb__cuda_launch(struct gcb_backend *b,
+                                 const struct gcb_launch_params *p,
+                                 struct gcb_op *op, struct gcb_err *err);
+enum gcb_status gcb__cuda_p2p(struct gcb_backend *b,
+                              const struct gcb_p2p_params *p, struct gcb_op *op,
+                              struct gcb_err *err);
+enum gcb_status gcb__cuda_p2p_export(struct gcb_backend *b, int ordinal,
+                                     uint64_t bytes, uint64_t seed,
+                                     struct gcb_ipc_buffer *out,
+                                     struct gcb_op *holder,
+                                     struct gcb_err *err);
+enum gcb_status gcb__cuda_health(struct gcb_backend *b, struct gcb_health *out,
+                                 int max, int *count, struct gcb_err *err);
+enum gcb_status gcb__cuda_telemetry_start(struct gcb_backend *b,
+                                          struct gcb_err *err);
+void gcb__cuda_telemetry_stop(struct gcb_backend *b, struct gcb_telemetry *out);
+void gcb__cuda_telemetry_close(struct gcb_backend *b);
+
+/* "13.0" and "2.27.3" from the runtime's and NCCL's integer encodings. */
+void gcb__cuda_format_version(char *buf, size_t len, int v);
+void gcb__nccl_format_version(char *buf, size_t len, int v);
+
+#endif

@@ -1,0 +1,171 @@
+/*
+ * Pure helpers of the CUDA backend (see cuda_pure.h): tolerance table,
+ * narrow-type decoders, the GEMM entry error, the p2p matrix text.
+ */
+#include "kernels/cuda_pure.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static const struct gcb_gemm_rounding rounding[GCB_DTYPE_COUNT] = {
+    [GCB_DTYPE_FP64] = {0, 0x1p-53, 0x1p-53},
+    [GCB_DTYPE_FP32] = {0, 0x1p-24, 0x1p-24},
+    /* each product of two tf32-rounded inputs: 2 * 2^-11 */
+    [GCB_DTYPE_TF32] = {0x1p-10, 0x1p-24, 0x1p-24},
+    [GCB_DTYPE_FP16] = {0, 0x1p-24, 0x1p-11},
+    [GCB_DTYPE_BF16] = {0, 0x1p-24, 0x1p-8},
+    /* DeepSeek-V3 technical report (2024), section 3.3.2: FP8 GEMM on
+     * Hopper tensor cores retains about 14 bits of accumulation. */
+    [GCB_DTYPE_FP8] = {0, 0x1p-14, 0x1p-8},
+    [GCB_DTYPE_INT8] = {0, 0, 0},
+};
+
+const struct gcb_gemm_rounding *gcb_gemm_rounding(enum gcb_dtype t) {
+  return (int)t >= 0 && t < GCB_DTYPE_COUNT ? &rounding[t] : NULL;
+}
+
+int gcb_gemm_min_cc(enum gcb_dtype t) {
+  static const int min_cc[GCB_DTYPE_COUNT] = {
+      [GCB_DTYPE_FP64] = 0,  [GCB_DTYPE_FP32] = 0,  [GCB_DTYPE_TF32] = 80,
+      [GCB_DTYPE_FP16] = 70, [GCB_DTYPE_BF16] = 80, [GCB_DTYPE_FP8] = 89,
+      [GCB_DTYPE_INT8] = 75,
+  };
+  return (int)t >= 0 && t < GCB_DTYPE_COUNT ? min_cc[t] : -1;
+}
+
+double gcb_gemm_tolerance(enum gcb_dtype t, uint64_t k) {
+  const struct gcb_gemm_rounding *r = gcb_gemm_rounding(t);
+
+  if (r == NULL)
+    return -1.0;
+  return 4.0 * (r->u_in + r->u_acc * sqrt((double)k)) + 8.0 * r->u_out;
+}
+
+double gcb_gemm_entry_error(const double *a, const double *b, uint64_t k,
+                            double got) {
+  long double ref = 0, squares = 0;
+
+  if (!isfinite(got))
+    return (double)INFINITY;
+  for (uint64_t p = 0; p < k; p++) {
+    long double prod = (long double)a[p] * b[p];
+    ref += prod;
+    squares += prod * prod;
+  }
+  long double diff = fabsl((long double)got - ref);
+  return (double)(squares > 0 ? diff / sqrtl(squares) : diff);
+}
+
+double gcb_half_to_double(uint16_t h) {
+  int sign = h >> 15, exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
+  double v;
+
+  if (exp == 0x1f)
+    v = mant ? (double)NAN : (double)INFINITY;
+  else if (exp == 0)
+    v = ldexp(mant, -24); /* subnormal: mant * 2^-14 / 2^10 */
+  else
+    v = ldexp(mant + 1024, exp - 25);
+  return sign ? -v : v;
+}
+
+double gcb_bf16_to_double(uint16_t h) {
+  uint32_t bits = (uint32_t)h << 16; /* bf16 is the top half of a float */
+  float f;
+
+  memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+double gcb_e4m3_to_double(uint8_t x) {
+  int sign = x >> 7, exp = (x >> 3) & 0xf, mant = x & 0x7;
+  double v;
+
+  if (exp == 0xf && mant == 0x7)
+    return (double)NAN; /* E4M3 has no infinities; 448 is the largest */
+  if (exp == 0)
+    v = ldexp(mant, -9); /* subnormal: mant/8 * 2^-6 */
+  else
+    v = ldexp(mant + 8, exp - 10);
+  return sign ? -v : v;
+}
+
+int gcb_gemm_decode(enum gcb_dtype t, const void *src, size_t n, double *dst) {
+  const unsigned char *s = src;
+
+  for (size_t i = 0; i < n; i++) {
+    uint16_t h;
+    float f;
+    switch (t) {
+    case GCB_DTYPE_FP64:
+      memcpy(&dst[i], s + 8 * i, 8);
+      break;
+    case GCB_DTYPE_FP32:
+    case GCB_DTYPE_TF32:
+      memcpy(&f, s + 4 * i, 4);
+      dst[i] = f;
+      break;
+    case GCB_DTYPE_FP16:
+      memcpy(&h, s + 2 * i, 2);
+      dst[i] = gcb_half_to_double(h);
+      break;
+    case GCB_DTYPE_BF16:
+      memcpy(&h, s + 2 * i, 2);
+      dst[i] = gcb_bf16_to_double(h);
+      break;
+    case GCB_DTYPE_FP8:
+      dst[i] = gcb_e4m3_to_double(s[i]);
+      break;
+    case GCB_DTYPE_INT8:
+      dst[i] = (signed char)s[i];
+      break;
+    default:
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* snprintf at an offset that may already be past the end. */
+static size_t put(char *buf, size_t len, size_t at, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static size_t put(char *buf, size_t len, size_t at, const char *fmt, ...) {
+  va_list ap;
+  char scratch[1];
+  int n;
+
+  va_start(ap, fmt);
+  if (at < len)
+    n = vsnprintf(buf + at, len - at, fmt, ap);
+  else
+    n = vsnprintf(scratch, 0, fmt, ap);
+  va_end(ap);
+  return n > 0 ? at + (size_t)n : at;
+}
+
+size_t gcb_p2p_matrix_format(const char *title, const double *values, int n,
+                             const char (*labels)[32], char *buf, size_t len) {
+  size_t at = 0;
+
+  if (len > 0)
+    buf[0] = '\0';
+  at = put(buf, len, at, "%s\n%6s", title, "");
+  for (int j = 0; j < n; j++)
+    at = put(buf, len, at, " %9d", j);
+  at = put(buf, len, at, "\n");
+  for (int i = 0; i < n; i++) {
+    at = put(buf, len, at, "%6d", i);
+    for (int j = 0; j < n; j++) {
+      double v = values[(size_t)i * (size_t)n + (size_t)j];
+      at = isnan(v) ? put(buf, len, at, " %9s", "n/a")
+                    : put(buf, len, at, " %9.2f", v);
+    }
+    at = put(buf, len, at, "\n");
+  }
+  for (int i = 0; i < n; i++)
+    at = put(buf, len, at, "GPU %d: %s\n", i, labels[i]);
+  return at;
+}

@@ -1,0 +1,85 @@
+/*
+ * The CUDA backend's pure logic: GEMM tolerances per element type, host
+ * decoding of the narrow floating-point types, the GEMM error metric, and
+ * the text of a peer-to-peer matrix. Nothing here touches a GPU, so it is
+ * compiled in every build and unit-tested on machines without one.
+ */
+#ifndef GCB_CUDA_PURE_H
+#define GCB_CUDA_PURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernels/backend.h"
+
+/*
+ * Unit roundoffs that bound one GEMM entry's error, per element type:
+ *   u_in   rounding of the inputs inside the GEMM (tf32 rounds fp32 inputs
+ *          to a 10-bit mantissa; the others use the inputs as stored);
+ *   u_acc  rounding of each addition in the accumulator (fp32 for the
+ *          16-bit types; about 14 bits in Hopper's fp8 tensor cores before
+ *          cuBLASLt promotes partial sums to fp32);
+ *   u_out  rounding of the result to the output type (bf16 for fp8).
+ * int8 accumulates in int32 and is exact: all three are 0.
+ */
+struct gcb_gemm_rounding {
+  double u_in, u_acc, u_out;
+};
+
+/* The row for t; NULL outside the dtype list. */
+const struct gcb_gemm_rounding *gcb_gemm_rounding(enum gcb_dtype t);
+
+/*
+ * Tolerance of the GEMM check for element type t and inner dimension k, on
+ * the metric of gcb_gemm_entry_error():
+ *   4 (u_in + u_acc sqrt(k)) + 8 u_out.
+ * Random-sign inputs make accumulated rounding grow like sqrt(k), not k
+ * (Higham and Mary, "A new approach to probabilistic rounding error
+ * analysis", 2019); the output term allows |C| up to 8 root-sum-squares of
+ * the products, which random inputs exceed with negligible probability.
+ * A wrong result (a bad layout, a stale buffer) scores about 1. Returns 0
+ * for int8 (exact) and a negative value for an unknown type.
+ */
+double gcb_gemm_tolerance(enum gcb_dtype t, uint64_t k);
+
+/*
+ * Error of one computed entry `got` of C = A B against the long-double
+ * reference from row a (k values of A's row i) and column b (k values of
+ * B's column j): |got - sum a_p b_p| / sqrt(sum (a_p b_p)^2). Non-finite
+ * `got` gives INFINITY. A zero denominator (all products 0, which random
+ * inputs never give) yields the absolute error.
+ */
+double gcb_gemm_entry_error(const double *a, const double *b, uint64_t k,
+                            double got);
+
+/*
+ * Compute capability, as 10 * major + minor, that cuBLASLt needs for a
+ * dtype's GEMM on tensor cores: fp8 89 (Ada and Hopper; CUDA's fp8 types
+ * need sm_89), bf16 and tf32 80 (Ampere), int8 75 (Turing IMMA), fp16 70
+ * (Volta); fp32 and fp64 run anywhere (0). -1 for an unknown type.
+ */
+int gcb_gemm_min_cc(enum gcb_dtype t);
+
+/* Decoders of the stored bit patterns (exact: every value is a double). */
+double gcb_half_to_double(uint16_t h); /* IEEE binary16 */
+double gcb_bf16_to_double(uint16_t h); /* bfloat16 */
+double gcb_e4m3_to_double(uint8_t x);  /* OCP fp8 E4M3 (NaN: S.1111.111) */
+
+/*
+ * Decodes n stored elements of type t at src into doubles. fp8 is e4m3,
+ * int8 signed; tf32 is stored as fp32. Returns 0, or -1 for a bad type.
+ */
+int gcb_gemm_decode(enum gcb_dtype t, const void *src, size_t n, double *dst);
+
+/*
+ * Writes an n x n peer-to-peer matrix as nvbandwidth prints it: the title
+ * line, then rows = source GPU, columns = destination GPU, values with two
+ * decimals, "n/a" for NAN (the diagonal, pairs not measured), then one
+ * legend line per GPU: "GPU <i>: <bus id>". labels holds n bus ids.
+ * Returns the length of the whole text (as snprintf: the buffer may have
+ * been too short when the result is >= len).
+ */
+size_t gcb_p2p_matrix_format(const char *title, const double *values, int n,
+                             const char (*labels)[32], char *buf, size_t len);
+
+#endif

@@ -1,0 +1,131 @@
+/*
+ * P2P heatmaps: for each node and each kind of peer-to-peer measurement
+ * (a p2p sweep: method, direction, size ...), the source x destination
+ * matrix of bandwidths as coloured cells with the value printed in each,
+ * rows and columns labelled with the GPU index and PCI bus id, so a slow
+ * pair is found on the machine, not only in the matrix. Nvbandwidth's
+ * matrices, converted into p2p cases, are drawn the same way.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze_rules.h"
+#include "plot_int.h"
+
+#define MAX_GPUS 64
+
+/* Cases drawn in one matrix share the node and everything but the ends. */
+static void matrix_key(const struct gcb__p2p *e, const json_t *c, char *buf,
+                       size_t size) {
+  static const char *const skip[] = {"src",  "dst",  "src_bus_id", "dst_bus_id",
+                                     "path", "node", "testcase",   NULL};
+  char key[256];
+  gcb_view_case_key_except(c, skip, key, sizeof key);
+  /* "p2p direction=read ... [GB/s]": the bench and unit go without saying */
+  char *unit = strrchr(key, '[');
+  if (unit != NULL && unit > key)
+    unit[-1] = '\0';
+  snprintf(buf, size, "node %lld:%s", e->node,
+           strncmp(key, "p2p", 3) == 0 ? key + 3 : key);
+}
+
+struct matrix {
+  double v[MAX_GPUS][MAX_GPUS];
+  char bus[MAX_GPUS][16]; /* "1b:00", "" unknown */
+  size_t n;
+};
+
+/* Fills m from every case of the group `key` of one document. */
+static void collect(const json_t *root, const char *key, struct matrix *m) {
+  const json_t *c;
+  size_t i;
+  char k[320], bus[32];
+  for (size_t a = 0; a < MAX_GPUS; a++)
+    for (size_t b = 0; b < MAX_GPUS; b++)
+      m->v[a][b] = NAN;
+  json_array_foreach(json_object_get(root, "cases"), i, c) {
+    struct gcb__p2p e;
+    if (!gcb__p2p_ends(root, c, &e) || e.src >= MAX_GPUS || e.dst >= MAX_GPUS)
+      continue;
+    matrix_key(&e, c, k, sizeof k);
+    if (strcmp(k, key) != 0)
+      continue;
+    m->v[e.src][e.dst] = gcb_view_num(gcb_view_obj(c, "summary"), "median");
+    for (int end = 0; end < 2; end++) {
+      long long g = end ? e.dst : e.src;
+      gcb__p2p_busid(&e, c, end, bus, sizeof bus);
+      /* "0000:1b:00.0" -> "1b:00"; "GPU3" stays unknown. */
+      if (strlen(bus) >= 12)
+        snprintf(m->bus[g], sizeof m->bus[g], "%.5s", bus + 5);
+    }
+    m->n = (size_t)(e.src > e.dst ? e.src : e.dst) + 1 > m->n
+               ? (size_t)(e.src > e.dst ? e.src : e.dst) + 1
+               : m->n;
+  }
+}
+
+static void tics(FILE *f, const char *axis, const struct matrix *m) {
+  fprintf(f, "set %stics (", axis);
+  for (size_t g = 0; g < m->n; g++) {
+    char label[48];
+    snprintf(label, sizeof label, "GPU%zu %s", g, m->bus[g]);
+    char safe[48];
+    gcb__plot_label(label, safe, sizeof safe);
+    fprintf(f, "%s'%s' %zu", g ? ", " : "", safe, g);
+  }
+  fprintf(f, ")%s\n", axis[0] == 'x' ? " rotate by -30" : "");
+}
+
+static void heatmap(struct gcb__plotter *p, const json_t *root,
+                    const char *key) {
+  struct matrix *m = calloc(1, sizeof *m);
+  if (m == NULL) {
+    p->oom = true;
+    return;
+  }
+  collect(root, key, m);
+  char title[400];
+  snprintf(title, sizeof title, "P2P GB/s, %s", key);
+  size_t id = m->n >= 2 ? gcb__plot_begin(p, "p2p", title) : 0;
+  if (id > 0) {
+    fprintf(p->f,
+            "unset grid\nset xrange [-0.5:%zu.5]\nset yrange [%zu.5:-0.5]\n"
+            "set xlabel 'destination GPU'\nset ylabel 'source GPU'\n"
+            "set palette defined (0 '#e15759', 0.5 '#f1ce63', 1 '#59a14f')\n"
+            "set cbrange [0:*]\n",
+            m->n - 1, m->n - 1);
+    tics(p->f, "x", m);
+    tics(p->f, "y", m);
+    fprintf(p->f, "$p%zu << EOD\n", id);
+    for (size_t a = 0; a < m->n; a++)
+      for (size_t b = 0; b < m->n; b++)
+        fprintf(p->f, "%.10g%c", m->v[a][b], b + 1 < m->n ? ' ' : '\n');
+    fprintf(p->f,
+            "EOD\nplot $p%zu matrix with image notitle, \\\n  $p%zu matrix "
+            "using 1:2:($3 == $3 ? sprintf('%%.0f', $3) : '') with labels "
+            "font ',8' notitle\n",
+            id, id);
+  }
+  free(m);
+}
+
+void gcb__plot_p2p(struct gcb__plotter *p, const struct gcb_doc *docs,
+                   size_t ndocs) {
+  for (size_t d = 0; d < ndocs && !p->oom; d++) {
+    const json_t *root = docs[d].root, *c;
+    const json_t *cases = json_object_get(root, "cases");
+    char keys[16][320];
+    size_t nkeys = 0, i, k;
+    json_array_foreach(cases, i, c) {
+      struct gcb__p2p e;
+      if (nkeys == 16 || !gcb__p2p_ends(root, c, &e))
+        continue;
+      matrix_key(&e, c, keys[nkeys], sizeof keys[nkeys]);
+      for (k = 0; k < nkeys && strcmp(keys[k], keys[nkeys]) != 0; k++)
+        ;
+      if (k == nkeys)
+        heatmap(p, root, keys[nkeys++]);
+    }
+  }
+}
