@@ -22,9 +22,8 @@
 
 /* --format's choices: every file into a directory, or one renderer's
  * output into a file (or "-", standard output). */
-static const char *const formats[] = {"all",   "markdown", "html",
-                                      "csv",   "junit",    "findings",
-                                      "openmetrics", NULL};
+static const char *const formats[] = {"all",   "markdown", "html",        "csv",
+                                      "junit", "findings", "openmetrics", NULL};
 
 struct report_opts {
   const char *output;
@@ -36,7 +35,8 @@ struct report_opts {
 
 static const struct gcb_option report_options[] = {
     {"output", 'o', GCB_OPT_STRING, offsetof(struct report_opts, output), NULL,
-     "DIR", "directory for the report files (created if missing; required); "
+     "DIR",
+     "directory for the report files (created if missing; required); "
      "with --format, the file to write, - for standard output",
      NULL, 0, 0},
     {"baseline", 'b', GCB_OPT_STRING, offsetof(struct report_opts, baseline),
@@ -47,8 +47,8 @@ static const struct gcb_option report_options[] = {
      0, 0},
     {"png", 0, GCB_OPT_FLAG, offsetof(struct report_opts, png), NULL, NULL,
      "plots as PNG files (default: SVG, inlined in index.html)", NULL, 0, 0},
-    {"format", 'f', GCB_OPT_CHOICE, offsetof(struct report_opts, format),
-     "all", "FMT",
+    {"format", 'f', GCB_OPT_CHOICE, offsetof(struct report_opts, format), "all",
+     "FMT",
      "all: every file into -o DIR; otherwise only this format, into the "
      "file -o names (openmetrics: a Prometheus textfile)",
      formats, 0, 0},
@@ -92,8 +92,8 @@ static int exit_code(enum gcb_status st) {
 
 /* The docs loaded so far that are gcbench's own: the topologies a
  * converted file can be joined to. */
-static size_t known_docs(const struct inputs *in, const bool *foreign,
-                         size_t n, struct gcb_doc *out) {
+static size_t known_docs(const struct inputs *in, const bool *foreign, size_t n,
+                         struct gcb_doc *out) {
   size_t k = 0;
   for (size_t i = 0; i < n; i++)
     if (!foreign[i] && in->res[i] != NULL)
@@ -116,8 +116,8 @@ static enum gcb_status load_docs(const char **files, size_t n,
       if (pass == 1 && !foreign[i])
         continue;
       st = gcb_interop_slurp(files[i], &text, &len, err);
-      foreign[i] = st == GCB_OK &&
-                   gcb_interop_detect(text, len) != GCB_FORMAT_GCBENCH;
+      foreign[i] =
+          st == GCB_OK && gcb_interop_detect(text, len) != GCB_FORMAT_GCBENCH;
       if (st == GCB_OK && (pass == 1 || !foreign[i]))
         st = gcb_interop_parse(text, len, files[i], known, nk, &in->res[i],
                                NULL, err);

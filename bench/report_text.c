@@ -109,8 +109,7 @@ void gcb__print_report_summary(FILE *out, const struct gcb_report *rep,
     static const struct col fcols[] = {{0, 8},  {1, 24}, {2, 56}, {3, 36},
                                        {4, 20}, {5, 20}, {7, 80}};
     static const struct col ccols[] = {{0, 48}, {1, 8}, {3, 8}, {4, 8}};
-    const struct gcb_rtable *f = find(ts, "findings"),
-                            *c = find(ts, "checks");
+    const struct gcb_rtable *f = find(ts, "findings"), *c = find(ts, "checks");
     if (f != NULL && f->nrows > 0)
       print_table(out, f, fcols, 7, MAX_ROWS);
     if (c != NULL)

@@ -76,8 +76,7 @@ struct gcb_watchdog {
   bool started;
   int wake[2];
   atomic_int stopping;
-  struct sigaction old_usr1;
-  bool usr1;
+  bool usr1; /* our SIGUSR1 handler is installed */
   double peer_failed; /* when the launcher said a process ended; 0: never */
 
   /* The armed case, written by the watched thread under lock. */
@@ -110,18 +109,23 @@ struct gcb_watchdog {
 
 static _Thread_local struct gcb_watchdog *watched;
 
-/* The wake pipe's write end, for the SIGUSR1 handler: MPICH's launcher run
- * with -disable-auto-cleanup tells the processes left that one has ended
- * by SIGUSR1 (whose default action would end them without a word). */
+/* For the SIGUSR1 handler: the wake pipe's write end, and the handler it
+ * replaced (MPICH installs one), which it calls in turn. MPICH's launcher
+ * run with -disable-auto-cleanup tells the processes left that one has
+ * ended abnormally by SIGUSR1. */
 static volatile sig_atomic_t signal_fd = -1;
+static struct sigaction chained;
 
-static void on_sigusr1(int sig) {
-  (void)sig;
+static void on_sigusr1(int sig, siginfo_t *info, void *uc) {
   int saved = errno;
   if (signal_fd >= 0) {
     ssize_t rc = write(signal_fd, "U", 1);
     (void)rc;
   }
+  if (chained.sa_flags & SA_SIGINFO)
+    chained.sa_sigaction(sig, info, uc);
+  else if (chained.sa_handler != SIG_DFL && chained.sa_handler != SIG_IGN)
+    chained.sa_handler(sig);
   errno = saved;
 }
 
@@ -656,7 +660,7 @@ void gcb_watchdog_stop(struct gcb_watchdog *w) {
     return;
   atomic_store(&w->stopping, 1);
   if (w->usr1) {
-    sigaction(SIGUSR1, &w->old_usr1, NULL);
+    sigaction(SIGUSR1, &chained, NULL);
     signal_fd = -1;
   }
   if (w->started) {
@@ -737,12 +741,12 @@ enum gcb_status gcb_watchdog_start(struct gcb_ctx *ctx,
   }
   w->started = true;
   watched = w;
-  if (ctx->size > 1) {
-    struct sigaction sa = {.sa_handler = on_sigusr1};
+  if (ctx->size > 1 && signal_fd < 0) {
+    struct sigaction sa = {.sa_sigaction = on_sigusr1};
     sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESTART;
+    sa.sa_flags = SA_RESTART | SA_SIGINFO;
     signal_fd = w->wake[1];
-    w->usr1 = sigaction(SIGUSR1, &sa, &w->old_usr1) == 0;
+    w->usr1 = sigaction(SIGUSR1, &sa, &chained) == 0;
   }
   *out = w;
   return GCB_OK;

@@ -54,22 +54,6 @@ const char *gcb__topo_problem_of(const char *kind);
  * sweep among `cases`); NULL for any other case. */
 const char *gcb__pcie_direction(const json_t *cases, const json_t *c);
 
-/* The ends of a p2p case (rules_p2p.c explains the params): the node, its
- * topology (NULL when none), the measuring rank (-1) and the two GPUs as
- * topology indices (by bus id when both sides have one). */
-struct gcb__p2p {
-  long long node, rank, src, dst;
-  const json_t *topo;
-};
-
-/* False when the case is not a p2p case with two distinct known ends. */
-bool gcb__p2p_ends(const json_t *root, const json_t *c, struct gcb__p2p *out);
-
-/* The bus id of one end ("0000:1b:00.0"): the topology's, else the case's
- * src_bus_id / dst_bus_id, else "GPU<n>". */
-void gcb__p2p_busid(const struct gcb__p2p *e, const json_t *c, bool dst,
-                    char *buf, size_t size);
-
 /* Links (rules_link.c, rules_degraded.c) and GPU pairs (rules_p2p.c). */
 enum gcb_status gcb__rule_link_bandwidth(const struct gcb__rule_ctx *cx);
 enum gcb_status gcb__rule_degraded_link(const struct gcb__rule_ctx *cx);

@@ -86,6 +86,12 @@ struct gcb_check_result {
  * numbers), same unit if given. */
 bool gcb_check_matches(const struct gcb_check *k, const json_t *c);
 
+/* The same within a document (root): a p2p case that records no "path"
+ * matches a check's path by the class the document's topology gives the
+ * pair (on the node that measured it). */
+bool gcb_check_matches_in(const struct gcb_check *k, const json_t *c,
+                          const json_t *root);
+
 /*
  * Evaluates every check over every case of docs[0..ndocs): results[i] (the
  * caller provides nchecks entries) counts what check i matched and missed.

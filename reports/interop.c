@@ -95,18 +95,18 @@ void gcb__conv_leave(struct gcb__conv *cv) {
 
 enum gcb_status gcb__conv_bad(struct gcb__conv *cv, const char *fmt, ...) {
   char what[256], path[256] = "";
-  size_t used = 0, depth = cv->depth < GCB__CONV_DEPTH ? cv->depth
-                                                       : GCB__CONV_DEPTH;
+  size_t used = 0,
+         depth = cv->depth < GCB__CONV_DEPTH ? cv->depth : GCB__CONV_DEPTH;
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(what, sizeof what, fmt, ap);
   va_end(ap);
   for (size_t i = 0; i < depth && used < sizeof path; i++) {
     const struct gcb_json_step *s = &cv->path[i];
-    int n = s->key ? snprintf(path + used, sizeof path - used, "%s%s",
-                              i ? "." : "", s->key)
-                   : snprintf(path + used, sizeof path - used, "[%zu]",
-                              s->index);
+    int n = s->key
+                ? snprintf(path + used, sizeof path - used, "%s%s",
+                           i ? "." : "", s->key)
+                : snprintf(path + used, sizeof path - used, "[%zu]", s->index);
     used += n > 0 ? (size_t)n : 0;
   }
   int line = 1, col = 1;
@@ -150,9 +150,8 @@ enum gcb_status gcb__conv_get(struct gcb__conv *cv, const json_t *obj,
                     : GCB_OK;
   if ((type_bits(v) & types) == 0) {
     gcb__conv_enter(cv, key, 0);
-    enum gcb_status st = gcb__conv_bad(cv, "expected %s, got %s",
-                                       type_words(types),
-                                       type_words(type_bits(v)));
+    enum gcb_status st = gcb__conv_bad(
+        cv, "expected %s, got %s", type_words(types), type_words(type_bits(v)));
     gcb__conv_leave(cv);
     return st;
   }
@@ -181,22 +180,19 @@ const char *gcb__conv_base_name(const char *path) {
 }
 
 json_t *gcb__conv_doc(const char *id, const char *tool,
-                      const char *tool_version,
-                      json_t *command_line, const char *start,
-                      const char *end, const char *reason, long long ranks,
-                      long long nodes) {
+                      const char *tool_version, json_t *command_line,
+                      const char *start, const char *end, const char *reason,
+                      long long ranks, long long nodes) {
   return json_pack(
       "{s:s, s:{s:s, s:s, s:s}, s:{s:s, s:s, s:o, s:s, s:o, s:s, s:s, s:s, "
       "s:I, s:I}, s:[], s:[], s:[], s:[], s:[], s:{}}",
       "schema", GCB_RESULTS_SCHEMA, "tool", "name", tool, "version",
-      tool_version, "git_revision", "unknown", "run", "id", id, "command",
-      tool, "command_line", command_line ? command_line : json_array(),
-      "start_time", start, "end_time",
-      end != NULL ? json_string(end) : json_null(), "status",
-      end != NULL ? "complete" : "running", "backend", "cuda",
-      "backend_reason", reason, "ranks", (json_int_t)ranks, "nodes",
-      (json_int_t)nodes, "nodes", "ranks", "cases", "skipped", "errors",
-      "software");
+      tool_version, "git_revision", "unknown", "run", "id", id, "command", tool,
+      "command_line", command_line ? command_line : json_array(), "start_time",
+      start, "end_time", end != NULL ? json_string(end) : json_null(), "status",
+      end != NULL ? "complete" : "running", "backend", "cuda", "backend_reason",
+      reason, "ranks", (json_int_t)ranks, "nodes", (json_int_t)nodes, "nodes",
+      "ranks", "cases", "skipped", "errors", "software");
 }
 
 json_t *gcb__conv_rank(long long rank, long long node, const char *host,
@@ -214,8 +210,8 @@ json_t *gcb__conv_rank(long long rank, long long node, const char *host,
 
 json_t *gcb__conv_node(long long index, const char *host, json_t *ranks) {
   return json_pack("{s:I, s:s, s:o, s:i, s:i, s:i, s:i, s:i, s:i, s:s}",
-                   "index", (json_int_t)index, "hostname", host, "ranks",
-                   ranks, "cores", 0, "pus", 0, "packages", 0, "numa_nodes", 0,
+                   "index", (json_int_t)index, "hostname", host, "ranks", ranks,
+                   "cores", 0, "pus", 0, "packages", 0, "numa_nodes", 0,
                    "llc_bytes", 0, "memory_bytes", 0, "cpu_model", "");
 }
 
@@ -229,8 +225,8 @@ static json_t *rank_entry(long long rank, double fig, double work,
                    "median", t, "mean", t, "max", t, "stdev", 0.0, "p99", t,
                    "figure_time_s", t, "figure", "median", fig, "best", fig,
                    "worst", fig, "validation", "checked", method != NULL,
-                   "samples", 0, "wrong", 0, "max_error", "tolerance",
-                   "method", method);
+                   "samples", 0, "wrong", 0, "max_error", "tolerance", "method",
+                   method);
 }
 
 struct spread {
@@ -274,12 +270,12 @@ json_t *gcb__conv_case(const char *bench, const char *label, json_t *params,
                        const char *method) {
   struct spread s = {.min = fig0, .median = fig0, .mean = fig0, .max = fig0};
   json_t *per = json_array();
-  bool ok = per != NULL && (n == 0 ? isfinite(fig0) && fig0 > 0
-                                   : spread_of(fig, n, &s));
+  bool ok = per != NULL &&
+            (n == 0 ? isfinite(fig0) && fig0 > 0 : spread_of(fig, n, &s));
   for (size_t i = 0; ok && i < n; i++)
     ok = isfinite(fig[i]) && fig[i] > 0 &&
-         json_array_append_new(per, rank_entry(rank[i], fig[i], work,
-                                               method)) == 0;
+         json_array_append_new(per,
+                               rank_entry(rank[i], fig[i], work, method)) == 0;
   if (!ok) {
     json_decref(per);
     json_decref(params);
@@ -290,10 +286,10 @@ json_t *gcb__conv_case(const char *bench, const char *label, json_t *params,
       "s:{s:I, s:f, s:f, s:f, s:f, s:f, s:I, s:I, s:f, s:i, s:b}, "
       "s:{s:b, s:b, s:i}, s:o}",
       "bench", bench, "backend", "cuda", "label", label, "params", params,
-      "unit", "GB/s", "work_per_op", work, "counted", counted, "iterations",
-      1, "warmup", 0, "summary", "ranks", (json_int_t)n, "min", s.min,
-      "median", s.median, "mean", s.mean, "max", s.max, "stdev", s.stdev,
-      "min_rank", (json_int_t)(n ? rank[s.lo] : -1), "max_rank",
+      "unit", "GB/s", "work_per_op", work, "counted", counted, "iterations", 1,
+      "warmup", 0, "summary", "ranks", (json_int_t)n, "min", s.min, "median",
+      s.median, "mean", s.mean, "max", s.max, "stdev", s.stdev, "min_rank",
+      (json_int_t)(n ? rank[s.lo] : -1), "max_rank",
       (json_int_t)(n ? rank[s.hi] : -1), "imbalance", s.imbalance, "wrong", 0,
       "checked", method != NULL, "validation", "checked", method != NULL,
       "passed", method != NULL, "wrong", 0, "per_rank", per);
@@ -323,8 +319,7 @@ static const json_t *matching_topology(const struct gcb__conv *cv,
     json_array_foreach(json_object_get(cv->known[d].root, "nodes"), i, n) {
       const json_t *topo = gcb_view_obj(n, "topology");
       if (topo != NULL && holds_all(doc, topo) &&
-          (host[0] == '\0' ||
-           strcmp(host, gcb_view_str(n, "hostname")) == 0 ||
+          (host[0] == '\0' || strcmp(host, gcb_view_str(n, "hostname")) == 0 ||
            json_array_size(json_object_get(doc, "nodes")) == 1))
         return topo;
     }
@@ -339,10 +334,10 @@ static void pair_classes(json_t *doc, const json_t *topo) {
   size_t i;
   json_array_foreach(json_object_get(doc, "cases"), i, c) {
     json_t *params = json_object_get(c, "params");
-    long long a = gcb_topo_view_gpu_by_busid(
-        topo, gcb_view_str(params, "src_bus_id"));
-    long long b = gcb_topo_view_gpu_by_busid(
-        topo, gcb_view_str(params, "dst_bus_id"));
+    long long a =
+        gcb_topo_view_gpu_by_busid(topo, gcb_view_str(params, "src_bus_id"));
+    long long b =
+        gcb_topo_view_gpu_by_busid(topo, gcb_view_str(params, "dst_bus_id"));
     const char *cls = gcb_topo_view_pair_class(topo, a, b);
     if (strcmp(gcb_view_str(c, "bench"), "p2p") == 0 && cls[0] != '\0')
       json_object_set_new(params, "path", json_string(cls));
@@ -398,8 +393,12 @@ enum gcb_status gcb_interop_parse(const char *text, size_t len,
                                   enum gcb_format *format,
                                   struct gcb_err *err) {
   enum gcb_format f = gcb_interop_detect(text, len);
-  struct gcb__conv cv = {.text = text, .len = len, .name = name,
-                         .known = known, .nknown = nknown, .err = err};
+  struct gcb__conv cv = {.text = text,
+                         .len = len,
+                         .name = name,
+                         .known = known,
+                         .nknown = nknown,
+                         .err = err};
   *out = NULL;
   if (format != NULL)
     *format = f;
@@ -410,8 +409,7 @@ enum gcb_status gcb_interop_parse(const char *text, size_t len,
 
 enum gcb_status gcb_interop_read(const char *path, const struct gcb_doc *known,
                                  size_t nknown, struct gcb_results **out,
-                                 enum gcb_format *format,
-                                 struct gcb_err *err) {
+                                 enum gcb_format *format, struct gcb_err *err) {
   char *text;
   size_t len;
   *out = NULL;

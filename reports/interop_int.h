@@ -35,8 +35,14 @@ void gcb__conv_leave(struct gcb__conv *cv);
 enum gcb_status gcb__conv_bad(struct gcb__conv *cv, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-enum { GCB__J_STR = 1, GCB__J_NUM = 2, GCB__J_OBJ = 4, GCB__J_ARR = 8,
-       GCB__J_NULL = 16, GCB__J_BOOL = 32 };
+enum {
+  GCB__J_STR = 1,
+  GCB__J_NUM = 2,
+  GCB__J_OBJ = 4,
+  GCB__J_ARR = 8,
+  GCB__J_NULL = 16,
+  GCB__J_BOOL = 32
+};
 
 /*
  * Member `key` of obj (the current path) with one of `types`: *out is the
@@ -58,10 +64,9 @@ const char *gcb__conv_base_name(const char *path);
  * sections. `tool` is what wrote the file ("nccl-tests"); the run id is
  * the file's base name. */
 json_t *gcb__conv_doc(const char *id, const char *tool,
-                      const char *tool_version,
-                      json_t *command_line, const char *start,
-                      const char *end, const char *reason, long long ranks,
-                      long long nodes);
+                      const char *tool_version, json_t *command_line,
+                      const char *start, const char *end, const char *reason,
+                      long long ranks, long long nodes);
 
 /* One rank entry of ranks[], its binding unknown (empty, 0 PUs). */
 json_t *gcb__conv_rank(long long rank, long long node, const char *host,

@@ -99,84 +99,110 @@ static enum gcb_status devices(struct nccl *x, const json_t *list) {
     gcb_busid_canon(gcb_view_str(d, "device_hex"), bus, sizeof bus);
     json_array_append_new(members, json_integer(rank));
     if (json_array_append_new(
-            ranks, gcb__conv_rank(rank, node, host, local,
-                                  gcb_view_int(d, "pid", 0),
-                                  gcb_view_str(d, "device_info"), bus,
-                                  gcb_view_int(d, "device", -1))) != 0)
+            ranks,
+            gcb__conv_rank(rank, node, host, local, gcb_view_int(d, "pid", 0),
+                           gcb_view_str(d, "device_info"), bus,
+                           gcb_view_int(d, "device", -1))) != 0)
       return gcb_err_set(x->cv->err, GCB_ENOMEM, "out of memory");
   }
   return GCB_OK;
 }
 
-/* One half of a result row (key "out_of_place" or "in_place"). */
-static enum gcb_status half(struct nccl *x, const json_t *row, const char *key,
-                            json_t *params_base) {
-  const json_t *h, *t;
-  struct gcb__conv *cv = x->cv;
-  enum gcb_status st = gcb__conv_get(cv, row, key, GCB__J_OBJ | GCB__J_NULL,
-                                     false, &h);
-  if (st != GCB_OK || !json_is_object(h))
-    return st; /* null: nccl-tests ran only the other half */
-  gcb__conv_enter(cv, key, 0);
+/* What nccl-tests measured for one half of a row. */
+struct measured {
+  double us, alg, bus; /* NAN where it wrote "nan" */
+  bool checked;        /* nwrong is a number (run with -c) */
+  long long wrong;
+};
+
+/* Reads {time or cpu_time, alg_bw, bus_bw, nwrong} at the current path. */
+static enum gcb_status read_half(struct gcb__conv *cv, const json_t *h,
+                                 struct measured *m) {
   const char *tkey = json_object_get(h, "cpu_time") ? "cpu_time" : "time";
-  const json_t *alg, *bus, *wrong;
+  const json_t *t, *alg, *bus, *wrong;
+  enum gcb_status st;
   if ((st = gcb__conv_get(cv, h, tkey, GCB__J_NUM | GCB__J_STR, true, &t)) ||
       (st = gcb__conv_get(cv, h, "alg_bw", GCB__J_NUM | GCB__J_STR, true,
                           &alg)) ||
       (st = gcb__conv_get(cv, h, "bus_bw", GCB__J_NUM | GCB__J_STR, true,
                           &bus)) ||
       (st = gcb__conv_get(cv, h, "nwrong", GCB__J_NUM | GCB__J_NULL, false,
-                          &wrong))) {
-    gcb__conv_leave(cv);
+                          &wrong)))
     return st;
+  *m = (struct measured){.us = gcb__conv_number(t),
+                         .alg = gcb__conv_number(alg),
+                         .bus = gcb__conv_number(bus),
+                         .checked = json_is_number(wrong)};
+  m->wrong = m->checked ? (long long)json_number_value(wrong) : 0;
+  return GCB_OK;
+}
+
+/* The coll case of one half, in the layout of gcbench's coll benchmark. */
+static json_t *half_case(const struct nccl *x, const json_t *row,
+                         const json_t *base, bool ip, const char *label,
+                         const struct measured *m) {
+  json_t *params = json_deep_copy(base);
+  json_object_set_new(params, "inplace", json_integer(ip));
+  json_t *c =
+      gcb__conv_case("coll", label, params, gcb_view_num(base, "size"),
+                     "bytes as nccl-tests counts them (its size column)", NULL,
+                     NULL, 0, m->alg, m->checked ? "nccl-tests -c" : NULL);
+  if (c == NULL)
+    return NULL;
+  json_t *s = json_object_get(c, "summary"),
+         *v = json_object_get(c, "validation");
+  double t = m->us * 1e-6;
+  json_object_set_new(
+      s, "ranks",
+      json_integer(gcb_view_int(gcb_view_obj(x->doc, "run"), "ranks", 0)));
+  json_object_set_new(
+      s, "time_s", json_pack("{s:f, s:f, s:f}", "min", t, "mean", t, "max", t));
+  json_object_set_new(s, "algbw", json_real(m->alg));
+  if (m->bus >= 0) {
+    json_object_set_new(s, "busbw", json_real(m->bus));
+    json_object_set_new(c, "bus_factor", json_real(m->bus / m->alg));
   }
+  json_object_set_new(s, "wrong", json_integer(m->wrong));
+  json_object_set_new(v, "wrong", json_integer(m->wrong));
+  json_object_set_new(v, "passed", json_boolean(m->checked && m->wrong == 0));
+  json_object_set_new(
+      c, "iterations",
+      json_integer(gcb_view_int(row, "actual_iterations", x->iterations)));
+  json_object_set_new(c, "warmup", json_integer(x->warmup));
+  return c;
+}
+
+/* One half of a result row (key "out_of_place" or "in_place"). */
+static enum gcb_status half(struct nccl *x, const json_t *row, const char *key,
+                            const json_t *base) {
+  const json_t *h;
+  struct gcb__conv *cv = x->cv;
+  struct measured m;
+  enum gcb_status st =
+      gcb__conv_get(cv, row, key, GCB__J_OBJ | GCB__J_NULL, false, &h);
+  if (st != GCB_OK || !json_is_object(h))
+    return st; /* null: nccl-tests ran only the other half */
+  gcb__conv_enter(cv, key, 0);
+  st = read_half(cv, h, &m);
   gcb__conv_leave(cv);
-  double us = gcb__conv_number(t), a = gcb__conv_number(alg);
-  double b = gcb__conv_number(bus);
-  bool ip = strcmp(key, "in_place") == 0, checked = json_is_number(wrong);
-  long long nwrong = checked ? (long long)json_number_value(wrong) : 0;
+  if (st != GCB_OK)
+    return st;
+  bool ip = strcmp(key, "in_place") == 0;
   char label[160];
   snprintf(label, sizeof label, "%s %s %s %lldB %s", x->op,
-           gcb_view_str(params_base, "type"), gcb_view_str(params_base, "redop"),
-           (long long)gcb_view_num(params_base, "size"),
+           gcb_view_str(base, "type"), gcb_view_str(base, "redop"),
+           (long long)gcb_view_num(base, "size"),
            ip ? "in-place" : "out-of-place");
-  if (!(us > 0) || !(a > 0)) /* nan or a zero-byte row: nothing to show */
-    return json_array_append_new(
-               json_object_get(x->doc, "skipped"),
-               json_pack("{s:s, s:s, s:s}", "bench", "coll", "label", label,
-                         "reason", "nccl-tests reported no finite time")) == 0
-               ? GCB_OK
-               : gcb_err_set(cv->err, GCB_ENOMEM, "out of memory");
-  json_t *params = json_deep_copy(params_base);
-  json_object_set_new(params, "inplace", json_integer(ip));
-  json_t *c = gcb__conv_case("coll", label, params, gcb_view_num(params_base, "size"),
-                             "bytes as nccl-tests counts them (its size column)",
-                             NULL, NULL, 0, a, checked ? "nccl-tests -c" : NULL);
-  if (c == NULL)
+  json_t *item =
+      m.us > 0 && m.alg > 0
+          ? half_case(x, row, base, ip, label, &m)
+          : json_pack("{s:s, s:s, s:s}", "bench", "coll", "label", label,
+                      "reason", "nccl-tests reported no finite time");
+  const char *section = m.us > 0 && m.alg > 0 ? "cases" : "skipped";
+  if (item == NULL ||
+      json_array_append_new(json_object_get(x->doc, section), item) != 0)
     return gcb_err_set(cv->err, GCB_ENOMEM, "out of memory");
-  json_t *s = json_object_get(c, "summary");
-  long long nranks = gcb_view_int(gcb_view_obj(x->doc, "run"), "ranks", 0);
-  json_object_set_new(s, "ranks", json_integer(nranks));
-  json_object_set_new(s, "time_s", json_pack("{s:f, s:f, s:f}", "min",
-                                             us * 1e-6, "mean", us * 1e-6,
-                                             "max", us * 1e-6));
-  json_object_set_new(s, "algbw", json_real(a));
-  if (b >= 0)
-    json_object_set_new(s, "busbw", json_real(b));
-  if (b >= 0)
-    json_object_set_new(c, "bus_factor", json_real(b / a));
-  json_object_set_new(s, "wrong", json_integer(nwrong));
-  json_object_set_new(json_object_get(c, "validation"), "wrong",
-                      json_integer(nwrong));
-  json_object_set_new(json_object_get(c, "validation"), "passed",
-                      json_boolean(checked && nwrong == 0));
-  json_object_set_new(c, "iterations",
-                      json_integer(gcb_view_int(row, "actual_iterations",
-                                                x->iterations)));
-  json_object_set_new(c, "warmup", json_integer(x->warmup));
-  return json_array_append_new(json_object_get(x->doc, "cases"), c) == 0
-             ? GCB_OK
-             : gcb_err_set(cv->err, GCB_ENOMEM, "out of memory");
+  return GCB_OK;
 }
 
 static enum gcb_status row(struct nccl *x, const json_t *r) {
@@ -189,8 +215,7 @@ static enum gcb_status row(struct nccl *x, const json_t *r) {
       (st = gcb__conv_get(cv, r, "count", GCB__J_NUM, true, &count)) ||
       (st = gcb__conv_get(cv, r, "type", GCB__J_STR, true, &type)) ||
       (st = gcb__conv_get(cv, r, "redop", GCB__J_STR, true, &redop)) ||
-      (st = gcb__conv_get(cv, r, "root", GCB__J_STR | GCB__J_NUM, true,
-                          &root)))
+      (st = gcb__conv_get(cv, r, "root", GCB__J_STR | GCB__J_NUM, true, &root)))
     return st;
   /* nccl-tests prints the root as "%6i" into a string: "    -1". */
   double rt = gcb__conv_number(root);
@@ -253,8 +278,7 @@ static enum gcb_status header(struct nccl *x, const json_t *root,
   const json_t *args, *start, *end, *devs = NULL, *ver;
   enum gcb_status st;
   if ((st = gcb__conv_get(cv, root, "args", GCB__J_ARR, false, &args)) ||
-      (st = gcb__conv_get(cv, root, "start_time", GCB__J_STR, false,
-                          &start)) ||
+      (st = gcb__conv_get(cv, root, "start_time", GCB__J_STR, false, &start)) ||
       (st = gcb__conv_get(cv, root, "end_time", GCB__J_STR, false, &end)) ||
       (st = gcb__conv_get(cv, root, "nccl_version", GCB__J_NUM, false, &ver)))
     return st;
@@ -268,10 +292,11 @@ static enum gcb_status header(struct nccl *x, const json_t *root,
   char reason[600], version[32] = "";
   snprintf(reason, sizeof reason, "converted from nccl-tests JSON (%s)",
            cv->name);
-  x->doc = gcb__conv_doc(gcb__conv_base_name(cv->name), "nccl-tests", "", command_line(args),
-                         start ? json_string_value(start) : "",
-                         end ? json_string_value(end) : NULL, reason,
-                         (long long)json_array_size(devs), 0);
+  x->doc =
+      gcb__conv_doc(gcb__conv_base_name(cv->name), "nccl-tests", "",
+                    command_line(args), start ? json_string_value(start) : "",
+                    end ? json_string_value(end) : NULL, reason,
+                    (long long)json_array_size(devs), 0);
   if (x->doc == NULL)
     return gcb_err_set(cv->err, GCB_ENOMEM, "out of memory");
   if (ver != NULL) {

@@ -11,12 +11,14 @@
  * One nvbandwidth process measures every GPU of one machine, so each GPU
  * becomes a rank of its own (rank i = GPU i) on one node. Host-device
  * tests (a 1 x N matrix, CPU row, GPU columns) become "pcie" cases with
- * one figure per GPU; device-device tests (N x N, row the GPU named first
- * in the description, column its peer) become one "p2p" case per pair
- * with src = row and dst = column. The bidirectional device-device tests
- * append three matrices to one testcase (read1/write1, read2/write2,
- * total); their last N rows, the total, are used. Tests gcbench has no
- * counterpart for are listed as skipped, never silently dropped.
+ * one figure per GPU (nvbandwidth's host buffers are pinned and, with its
+ * default CPU affinity, local); device-device tests (N x N, row the GPU
+ * named first in the description, column its peer) become one "p2p" case
+ * per pair with src = row and dst = column, measured by the src GPU. The
+ * bidirectional device-device tests append three matrices to one testcase
+ * (read1/write1, read2/write2, total); their last N rows, the total, are used.
+ * Tests gcbench has no counterpart for are listed as skipped, never silently
+ * dropped.
  */
 #include <math.h>
 #include <stdio.h>
@@ -32,13 +34,17 @@
 #define WORK 1e9
 #define COUNTED "1 GB at the measured rate (nvbandwidth records no size)"
 
-/* How a testcase name maps onto a gcbench case. */
+/* How a testcase name maps onto a gcbench case, in the params gcbench's
+ * own pcie and p2p benchmarks write (docs/GPU.md): pcie direction h2d/d2h
+ * (traffic bidir: measured while the other direction runs), p2p direction
+ * uni/bidir (bidir: the total of both), copy read/write, and mode: ce
+ * (copy engine) or sm (kernel). */
 static const struct {
   const char *name;
-  const char *bench;     /* "pcie" or "p2p" */
-  const char *direction; /* pcie: h2d/d2h; p2p: read/write */
-  const char *mode;      /* "uni" or "bidir" */
-  const char *method;    /* "ce" (copy engine) or "sm" (kernel) */
+  const char *bench; /* "pcie" or "p2p" */
+  const char *dir;   /* pcie: h2d/d2h; p2p: read/write */
+  const char *both;  /* "uni" or "bidir" */
+  const char *mode;  /* "ce" or "sm" */
 } known_tests[] = {
     {"host_to_device_memcpy_ce", "pcie", "h2d", "uni", "ce"},
     {"device_to_host_memcpy_ce", "pcie", "d2h", "uni", "ce"},
@@ -108,9 +114,8 @@ static enum gcb_status device_list(struct nvbw *x, const json_t *list) {
     if (i >= MAX_GPUS)
       break;
     gcb__conv_enter(x->cv, NULL, i);
-    enum gcb_status st = json_is_string(e)
-                             ? GCB_OK
-                             : gcb__conv_bad(x->cv, "expected a string");
+    enum gcb_status st =
+        json_is_string(e) ? GCB_OK : gcb__conv_bad(x->cv, "expected a string");
     gcb__conv_leave(x->cv);
     if (st != GCB_OK)
       return st;
@@ -136,8 +141,7 @@ static enum gcb_status matrix(struct nvbw *x, const json_t *mat) {
       gcb__conv_enter(x->cv, NULL, c);
       double v = gcb__conv_number(cell);
       const char *s = json_string_value(cell);
-      if (c >= MAX_GPUS ||
-          (isnan(v) && !(s != NULL && strcmp(s, "N/A") == 0)))
+      if (c >= MAX_GPUS || (isnan(v) && !(s != NULL && strcmp(s, "N/A") == 0)))
         return gcb__conv_bad(x->cv, "expected a number or \"N/A\"");
       gcb__conv_leave(x->cv);
       x->m[r % MAX_GPUS][c] = v;
@@ -151,14 +155,19 @@ static enum gcb_status matrix(struct nvbw *x, const json_t *mat) {
 }
 
 static json_t *params(size_t t, const char *name) {
-  return json_pack("{s:s, s:s, s:s, s:s}", "direction",
-                   known_tests[t].direction, "mode", known_tests[t].mode,
-                   "method", known_tests[t].method, "testcase", name);
+  if (strcmp(known_tests[t].bench, "pcie") == 0)
+    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "direction",
+                     known_tests[t].dir, "memory", "pinned", "numa", "local",
+                     "traffic", known_tests[t].both, "mode",
+                     known_tests[t].mode, "testcase", name);
+  return json_pack("{s:s, s:s, s:s, s:s}", "mode", known_tests[t].mode,
+                   "direction", known_tests[t].both, "copy", known_tests[t].dir,
+                   "testcase", name);
 }
 
 static enum gcb_status add_case(struct nvbw *x, json_t *c) {
-  if (c == NULL || json_array_append_new(json_object_get(x->doc, "cases"),
-                                         c) != 0)
+  if (c == NULL ||
+      json_array_append_new(json_object_get(x->doc, "cases"), c) != 0)
     return gcb_err_set(x->cv->err, GCB_ENOMEM, "out of memory");
   return GCB_OK;
 }
@@ -175,9 +184,9 @@ static enum gcb_status pcie(struct nvbw *x, size_t t, const char *name) {
     }
   if (n == 0)
     return GCB_OK;
-  return add_case(x, gcb__conv_case("pcie", name, params(t, name), WORK,
-                                    COUNTED, rank, fig, n, 0,
-                                    "nvbandwidth: Passed"));
+  return add_case(x,
+                  gcb__conv_case("pcie", name, params(t, name), WORK, COUNTED,
+                                 rank, fig, n, 0, "nvbandwidth: Passed"));
 }
 
 /* An N x N device-device matrix (its last N rows): one case per pair. */
@@ -199,8 +208,8 @@ static enum gcb_status p2p(struct nvbw *x, size_t t, const char *name) {
       if (b < x->ngpus && x->gpus[b].bus[0])
         json_object_set_new(p, "dst_bus_id", json_string(x->gpus[b].bus));
       long long rank = (long long)a;
-      st = add_case(x, gcb__conv_case("p2p", label, p, WORK, COUNTED, &rank,
-                                      &v, 1, 0, "nvbandwidth: Passed"));
+      st = add_case(x, gcb__conv_case("p2p", label, p, WORK, COUNTED, &rank, &v,
+                                      1, 0, "nvbandwidth: Passed"));
     }
   return st;
 }
@@ -257,21 +266,21 @@ static enum gcb_status machine(struct nvbw *x, const json_t *tests) {
   const json_t *tc;
   size_t i, n = x->ngpus;
   json_array_foreach(tests, i, tc) {
-    const json_t *row = json_array_get(json_object_get(tc, "bandwidth_matrix"), 0);
+    const json_t *row =
+        json_array_get(json_object_get(tc, "bandwidth_matrix"), 0);
     n = json_array_size(row) > n ? json_array_size(row) : n;
   }
   n = n > MAX_GPUS ? MAX_GPUS : n;
-  const char *host = x->ngpus > 0 && x->gpus[0].host[0] ? x->gpus[0].host
-                                                        : "unknown";
+  const char *host =
+      x->ngpus > 0 && x->gpus[0].host[0] ? x->gpus[0].host : "unknown";
   json_t *members = json_array();
   for (size_t g = 0; g < n && members != NULL; g++) {
     const struct gpu *d = g < x->ngpus ? &x->gpus[g] : NULL;
     json_array_append_new(members, json_integer((json_int_t)g));
-    json_array_append_new(
-        json_object_get(x->doc, "ranks"),
-        gcb__conv_rank((long long)g, 0, host, (long long)g, 0,
-                       d ? d->name : "unknown GPU", d ? d->bus : "",
-                       (long long)g));
+    json_array_append_new(json_object_get(x->doc, "ranks"),
+                          gcb__conv_rank((long long)g, 0, host, (long long)g, 0,
+                                         d ? d->name : "unknown GPU",
+                                         d ? d->bus : "", (long long)g));
   }
   json_t *run = json_object_get(x->doc, "run");
   json_object_set_new(run, "ranks", json_integer((json_int_t)n));
@@ -303,8 +312,8 @@ static enum gcb_status header(struct nvbw *x, const json_t *nv) {
            cv->name);
   x->doc = st == GCB_OK
                ? gcb__conv_doc(gcb__conv_base_name(cv->name), "nvbandwidth",
-                               version ? json_string_value(version) : "",
-                               NULL, "", "", reason, 0, 1)
+                               version ? json_string_value(version) : "", NULL,
+                               "", "", reason, 0, 1)
                : NULL;
   if (st == GCB_OK && x->doc == NULL)
     return gcb_err_set(cv->err, GCB_ENOMEM, "out of memory");
@@ -332,8 +341,8 @@ enum gcb_status gcb__nvbandwidth_convert(struct gcb__conv *cv,
     return gcb_err_set(cv->err, GCB_ENOMEM, "out of memory");
   x->cv = cv;
   gcb__conv_enter(cv, "nvbandwidth", 0);
-  enum gcb_status st = gcb__conv_get(cv, nv, "testcases", GCB__J_ARR, false,
-                                     &tests);
+  enum gcb_status st =
+      gcb__conv_get(cv, nv, "testcases", GCB__J_ARR, false, &tests);
   if (st == GCB_OK)
     st = header(x, nv);
   if (st == GCB_OK)

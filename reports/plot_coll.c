@@ -156,7 +156,8 @@ static const json_t *largest(const json_t *cases, const char *key) {
         json_array_size(json_object_get(c, "per_rank")) < 2)
       continue;
     sweep_key(c, k, sizeof k);
-    if (strcmp(k, key) == 0 && (best == NULL || coll_bytes(c) > coll_bytes(best)))
+    if (strcmp(k, key) == 0 &&
+        (best == NULL || coll_bytes(c) > coll_bytes(best)))
       best = c;
   }
   return best;
@@ -172,10 +173,9 @@ static void times_body(struct gcb__plotter *p, size_t id, const json_t *c) {
     double l = gcb_view_num(gcb_view_obj(e, "late_s"), "mean");
     late |= !isnan(l);
     fprintf(p->f, "%lld %.10g %.10g %.10g %.10g %.10g\n",
-            gcb_view_int(e, "rank", (long long)i),
-            gcb_view_num(t, "min") * 1e6, gcb_view_num(t, "median") * 1e6,
-            gcb_view_num(t, "p99") * 1e6, gcb_view_num(t, "max") * 1e6,
-            l * 1e6);
+            gcb_view_int(e, "rank", (long long)i), gcb_view_num(t, "min") * 1e6,
+            gcb_view_num(t, "median") * 1e6, gcb_view_num(t, "p99") * 1e6,
+            gcb_view_num(t, "max") * 1e6, l * 1e6);
   }
   fprintf(p->f,
           "EOD\nplot $t%zu using 1:3:2:5:4 with candlesticks whiskerbars "
@@ -217,8 +217,8 @@ void gcb__plot_rank_times(struct gcb__plotter *p, const struct gcb_doc *docs,
       if (!is_coll(c))
         continue;
       sweep_key(c, key, sizeof key);
-      const json_t *big = first_of_sweep(cases, i, key) ? largest(cases, key)
-                                                        : NULL;
+      const json_t *big =
+          first_of_sweep(cases, i, key) ? largest(cases, key) : NULL;
       if (big != NULL && coll_bytes(big) > 0)
         times_plot(p, big, key);
     }

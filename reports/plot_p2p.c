@@ -10,10 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze_rules.h"
+#include "p2p_view.h"
 #include "plot_int.h"
 
 #define MAX_GPUS 64
+/* Heatmaps per document at most: each node and kind of measurement is
+ * one, and a report of a large cluster should not be all heatmaps. */
+#define MAX_MAPS 16
 
 /* Cases drawn in one matrix share the node and everything but the ends. */
 static void matrix_key(const struct gcb__p2p *e, const json_t *c, char *buf,
@@ -34,35 +37,46 @@ struct matrix {
   double v[MAX_GPUS][MAX_GPUS];
   char bus[MAX_GPUS][16]; /* "1b:00", "" unknown */
   size_t n;
+  char unit[32];
 };
 
-/* Fills m from every case of the group `key` of one document. */
-static void collect(const json_t *root, const char *key, struct matrix *m) {
+/* Takes one measurement into the matrix. */
+static void take(struct matrix *m, const json_t *c, const struct gcb__p2p *e) {
+  char bus[32];
+  m->v[e->src][e->dst] = e->value;
+  for (int end = 0; end < 2; end++) {
+    long long g = end ? e->dst : e->src;
+    gcb__p2p_busid(e, c, end, bus, sizeof bus);
+    if (strlen(bus) >= 12) /* "0000:1b:00.0" -> "1b:00" */
+      snprintf(m->bus[g], sizeof m->bus[g], "%.5s", bus + 5);
+    if ((size_t)g + 1 > m->n)
+      m->n = (size_t)g + 1;
+  }
+  gcb__plot_label(gcb_view_str(c, "unit"), m->unit, sizeof m->unit);
+}
+
+/* Fills m from every measurement of the group `key` of one document. */
+static bool collect(const json_t *root, const char *key, struct matrix *m) {
   const json_t *c;
-  size_t i;
-  char k[320], bus[32];
+  size_t i, nseen;
+  char k[320];
+  bool *seen = gcb__p2p_scratch(root, &nseen);
   for (size_t a = 0; a < MAX_GPUS; a++)
     for (size_t b = 0; b < MAX_GPUS; b++)
       m->v[a][b] = NAN;
   json_array_foreach(json_object_get(root, "cases"), i, c) {
+    struct gcb__p2p_iter it;
     struct gcb__p2p e;
-    if (!gcb__p2p_ends(root, c, &e) || e.src >= MAX_GPUS || e.dst >= MAX_GPUS)
+    if (seen == NULL || !gcb__p2p_begin(&it, root, c, seen, nseen))
       continue;
-    matrix_key(&e, c, k, sizeof k);
-    if (strcmp(k, key) != 0)
-      continue;
-    m->v[e.src][e.dst] = gcb_view_num(gcb_view_obj(c, "summary"), "median");
-    for (int end = 0; end < 2; end++) {
-      long long g = end ? e.dst : e.src;
-      gcb__p2p_busid(&e, c, end, bus, sizeof bus);
-      /* "0000:1b:00.0" -> "1b:00"; "GPU3" stays unknown. */
-      if (strlen(bus) >= 12)
-        snprintf(m->bus[g], sizeof m->bus[g], "%.5s", bus + 5);
+    while (gcb__p2p_next(&it, &e)) {
+      matrix_key(&e, c, k, sizeof k);
+      if (strcmp(k, key) == 0 && e.src < MAX_GPUS && e.dst < MAX_GPUS)
+        take(m, c, &e);
     }
-    m->n = (size_t)(e.src > e.dst ? e.src : e.dst) + 1 > m->n
-               ? (size_t)(e.src > e.dst ? e.src : e.dst) + 1
-               : m->n;
   }
+  free(seen);
+  return seen != NULL;
 }
 
 static void tics(FILE *f, const char *axis, const struct matrix *m) {
@@ -84,9 +98,9 @@ static void heatmap(struct gcb__plotter *p, const json_t *root,
     p->oom = true;
     return;
   }
-  collect(root, key, m);
+  p->oom |= !collect(root, key, m);
   char title[400];
-  snprintf(title, sizeof title, "P2P GB/s, %s", key);
+  snprintf(title, sizeof title, "P2P %s, %s", m->unit, key);
   size_t id = m->n >= 2 ? gcb__plot_begin(p, "p2p", title) : 0;
   if (id > 0) {
     fprintf(p->f,
@@ -110,22 +124,38 @@ static void heatmap(struct gcb__plotter *p, const json_t *root,
   free(m);
 }
 
+/* Adds the heatmap keys of case c's measurements not seen before. */
+static void case_keys(const json_t *root, const json_t *c, bool *seen,
+                      size_t nseen, char (*keys)[320], size_t *nkeys) {
+  struct gcb__p2p_iter it;
+  struct gcb__p2p e;
+  if (!gcb__p2p_begin(&it, root, c, seen, nseen))
+    return;
+  while (*nkeys < MAX_MAPS && gcb__p2p_next(&it, &e)) {
+    size_t k = 0;
+    matrix_key(&e, c, keys[*nkeys], sizeof keys[0]);
+    while (k < *nkeys && strcmp(keys[k], keys[*nkeys]) != 0)
+      k++;
+    *nkeys += k == *nkeys;
+  }
+}
+
 void gcb__plot_p2p(struct gcb__plotter *p, const struct gcb_doc *docs,
                    size_t ndocs) {
+  char(*keys)[320] = malloc(MAX_MAPS * sizeof *keys);
+  p->oom |= keys == NULL;
   for (size_t d = 0; d < ndocs && !p->oom; d++) {
     const json_t *root = docs[d].root, *c;
-    const json_t *cases = json_object_get(root, "cases");
-    char keys[16][320];
-    size_t nkeys = 0, i, k;
-    json_array_foreach(cases, i, c) {
-      struct gcb__p2p e;
-      if (nkeys == 16 || !gcb__p2p_ends(root, c, &e))
-        continue;
-      matrix_key(&e, c, keys[nkeys], sizeof keys[nkeys]);
-      for (k = 0; k < nkeys && strcmp(keys[k], keys[nkeys]) != 0; k++)
-        ;
-      if (k == nkeys)
-        heatmap(p, root, keys[nkeys++]);
+    size_t nkeys = 0, i, nseen;
+    bool *seen = gcb__p2p_scratch(root, &nseen);
+    p->oom |= seen == NULL;
+    json_array_foreach(json_object_get(root, "cases"), i, c) {
+      if (!p->oom)
+        case_keys(root, c, seen, nseen, keys, &nkeys);
     }
+    free(seen);
+    for (size_t k = 0; k < nkeys && !p->oom; k++)
+      heatmap(p, root, keys[k]);
   }
+  free(keys);
 }

@@ -8,8 +8,12 @@
 #include <string.h>
 
 const struct gcb_renderer *const gcb_renderers[] = {
-    &gcb_render_md,       &gcb_render_html,        &gcb_render_csv,
-    &gcb_render_junit,    &gcb_render_findings,    &gcb_render_openmetrics,
+    &gcb_render_md,
+    &gcb_render_html,
+    &gcb_render_csv,
+    &gcb_render_junit,
+    &gcb_render_findings,
+    &gcb_render_openmetrics,
     NULL,
 };
 

@@ -1,5 +1,6 @@
 /*
- * results.csv: one row per case and rank, with a header, for
+ * results.csv: one row per case and rank (one row per case where the
+ * document has no per-rank entries), with a header, for
  * spreadsheets and scripts. Text fields go through gcb_escape_csv (RFC 4180
  * quoting, formula guard); numbers are written with 10 significant digits,
  * empty when the document has none.
@@ -125,6 +126,30 @@ static void rank_row(FILE *out, const char *prefix, const json_t *root,
   fputc('\n', out);
 }
 
+/* A case without per-rank entries (nccl-tests reports only the average
+ * over ranks): one row with the rank fields empty and the summary's time
+ * and figure, so the case is not missing from the file. */
+static void summary_row(FILE *out, const char *prefix, const json_t *c) {
+  const json_t *s = gcb_view_obj(c, "summary");
+  const json_t *t = gcb_view_obj(s, "time_s");
+  const json_t *v = gcb_view_obj(c, "validation");
+  fputs(prefix, out);
+  fputs(",,,,,,", out); /* rank, node, hostname, gpu, bus_id, samples */
+  num(out, NAN);        /* median time: not recorded */
+  num(out, gcb_view_num(t, "min"));
+  num(out, gcb_view_num(t, "mean"));
+  num(out, gcb_view_num(t, "max"));
+  num(out, NAN);
+  num(out, gcb_view_num(t, "mean"));
+  num(out, gcb_view_num(s, "median"));
+  num(out, NAN);
+  num(out, NAN);
+  num(out, gcb_view_num(s, "late_mean_s"));
+  text(out, json_is_true(json_object_get(v, "checked")) ? "true" : "false");
+  integer(out, gcb_view_int(v, "wrong", -1));
+  fputc('\n', out);
+}
+
 static enum gcb_status render_csv(FILE *out, const struct gcb_report *rep,
                                   struct gcb_err *err) {
   for (size_t i = 0; columns[i]; i++)
@@ -140,6 +165,8 @@ static enum gcb_status render_csv(FILE *out, const struct gcb_report *rep,
       json_array_foreach(json_object_get(c, "per_rank"), j, e) {
         rank_row(out, prefix, root, e);
       }
+      if (json_array_size(json_object_get(c, "per_rank")) == 0)
+        summary_row(out, prefix, c);
       free(prefix);
     }
   }

@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "p2p_view.h"
 #include "render.h"
-#include "topo_view.h"
 
 /* Label value: backslash, double quote and line feed escaped. */
 static void esc_value(FILE *out, const char *s) {
@@ -90,8 +90,9 @@ static void value(struct sample *s, double v) {
 }
 
 static const char *const fixed_labels[] = {
-    "run", "host", "node", "rank", "gpu", "bus_id", "unit", "severity",
-    "late_rank", "run_id", "backend", "version", "tool", "bench", NULL};
+    "run",     "host",    "node",     "rank",      "gpu",
+    "bus_id",  "unit",    "severity", "late_rank", "run_id",
+    "backend", "version", "tool",     "bench",     NULL};
 
 /* Every case parameter as a label (names clashing with the fixed labels
  * get a "param_" prefix). */
@@ -125,8 +126,16 @@ static struct sample start(FILE *out, const char *family, const char *suffix,
 
 /* What a family holds: per-rank figures of one bench and unit, P2P pairs,
  * or one of the collective or case-level figures. */
-enum kind { K_RANKS, K_P2P, K_COLL_BUS, K_COLL_ALG, K_COLL_TIME,
-            K_COLL_LATE, K_WRONG, K_IMBALANCE };
+enum kind {
+  K_RANKS,
+  K_P2P,
+  K_COLL_BUS,
+  K_COLL_ALG,
+  K_COLL_TIME,
+  K_COLL_LATE,
+  K_WRONG,
+  K_IMBALANCE
+};
 
 struct family {
   char name[128];
@@ -167,8 +176,6 @@ static void rank_samples(FILE *out, const struct gcb_report *rep, size_t d,
 static double case_value(enum kind k, const json_t *c) {
   const json_t *s = gcb_view_obj(c, "summary");
   switch (k) {
-  case K_P2P:
-    return gcb_view_num(s, "median");
   case K_COLL_BUS:
     return gcb_view_num(s, "busbw");
   case K_COLL_ALG:
@@ -203,21 +210,12 @@ static bool takes(const struct family *f, const json_t *c) {
   }
 }
 
-static void case_sample(FILE *out, const struct gcb_report *rep, size_t d,
-                        const json_t *c, const struct family *f) {
+static void case_sample(FILE *out, size_t d, const json_t *c,
+                        const struct family *f) {
   double x = case_value(f->kind, c);
   if (isnan(x))
     return;
   struct sample s = start(out, f->name, "", d);
-  if (f->kind == K_P2P) {
-    long long rank = gcb_view_int(
-        json_array_get(json_object_get(c, "per_rank"), 0), "rank", -1);
-    long long node =
-        gcb_view_int(gcb_view_rank(rep->docs[d].root, rank), "node", 0);
-    label(&s, "host",
-          gcb_view_str(gcb_view_node(rep->docs[d].root, node), "hostname"));
-    label_int(&s, "node", node);
-  }
   label(&s, "backend", gcb_view_str(c, "backend"));
   if (f->kind == K_WRONG || f->kind == K_IMBALANCE)
     label(&s, "bench", gcb_view_str(c, "bench"));
@@ -228,19 +226,43 @@ static void case_sample(FILE *out, const struct gcb_report *rep, size_t d,
   value(&s, x);
 }
 
+/* One sample per node that measured the pair (p2p_view.h). */
+static void p2p_samples(FILE *out, const struct gcb_report *rep, size_t d,
+                        const json_t *c, const char *family, bool *seen,
+                        size_t nseen) {
+  const json_t *root = rep->docs[d].root;
+  struct gcb__p2p_iter it;
+  struct gcb__p2p m;
+  if (!gcb__p2p_begin(&it, root, c, seen, nseen))
+    return;
+  while (gcb__p2p_next(&it, &m)) {
+    struct sample s = start(out, family, "", d);
+    label(&s, "host", gcb_view_str(gcb_view_node(root, m.node), "hostname"));
+    label_int(&s, "node", m.node);
+    label(&s, "backend", gcb_view_str(c, "backend"));
+    param_labels(&s, c);
+    value(&s, m.value);
+  }
+}
+
 static void family_body(FILE *out, const struct gcb_report *rep,
                         const struct family *f) {
   for (size_t d = 0; d < rep->ndocs; d++) {
     const json_t *c;
-    size_t i;
+    size_t i, nseen = 0;
+    bool *seen =
+        f->kind == K_P2P ? gcb__p2p_scratch(rep->docs[d].root, &nseen) : NULL;
     json_array_foreach(json_object_get(rep->docs[d].root, "cases"), i, c) {
       if (!takes(f, c))
         continue;
       if (f->kind == K_RANKS)
         rank_samples(out, rep, d, c, f->name);
+      else if (f->kind == K_P2P)
+        p2p_samples(out, rep, d, c, f->name, seen, nseen);
       else
-        case_sample(out, rep, d, c, f);
+        case_sample(out, d, c, f);
     }
+    free(seen);
   }
 }
 
@@ -338,20 +360,29 @@ static enum gcb_status render_openmetrics(FILE *out,
     bool collective;
   } fixed[] = {
       {{"gcbench_coll_busbw_gbps", K_COLL_BUS, NULL, NULL},
-       "collective bus bandwidth (nccl-tests busbw), GB/s = 1e9 B/s", "gbps",
+       "collective bus bandwidth (nccl-tests busbw), GB/s = 1e9 B/s",
+       "gbps",
        true},
       {{"gcbench_coll_algbw_gbps", K_COLL_ALG, NULL, NULL},
-       "collective algorithm bandwidth (size / time), GB/s", "gbps", true},
+       "collective algorithm bandwidth (size / time), GB/s",
+       "gbps",
+       true},
       {{"gcbench_coll_time_seconds", K_COLL_TIME, NULL, NULL},
        "collective time: mean over ranks of each rank's mean (nccl-tests)",
-       "seconds", true},
+       "seconds",
+       true},
       {{"gcbench_coll_late_seconds", K_COLL_LATE, NULL, NULL},
        "mean arrival lateness of the latest rank at the collective",
-       "seconds", true},
+       "seconds",
+       true},
       {{"gcbench_case_wrong_values", K_WRONG, NULL, NULL},
-       "wrong values found by validation, summed over ranks", "", false},
+       "wrong values found by validation, summed over ranks",
+       "",
+       false},
       {{"gcbench_case_imbalance_ratio", K_IMBALANCE, NULL, NULL},
-       "(max - mean) / max of the ranks' times (IPM)", "ratio", false},
+       "(max - mean) / max of the ranks' times (IPM)",
+       "ratio",
+       false},
   };
   struct family fs[MAX_FAMILIES];
   size_t n = bench_families(rep, fs, MAX_FAMILIES);
@@ -378,6 +409,7 @@ static enum gcb_status render_openmetrics(FILE *out,
   return gcb__render_done(out, "metrics.prom", err);
 }
 
-const struct gcb_renderer gcb_render_openmetrics = {
-    .name = "openmetrics", .file = "metrics.prom",
-    .render = render_openmetrics};
+const struct gcb_renderer gcb_render_openmetrics = {.name = "openmetrics",
+                                                    .file = "metrics.prom",
+                                                    .render =
+                                                        render_openmetrics};

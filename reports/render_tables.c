@@ -75,8 +75,7 @@ struct gcb_rtable *gcb__table_new_named(struct gcb__tb *b, const char *id,
   }
   memcpy(owned, id, li);
   memcpy(owned + li, title, lt);
-  struct gcb_rtable *t =
-      gcb__table_new(b, owned, owned + li, intro, headers);
+  struct gcb_rtable *t = gcb__table_new(b, owned, owned + li, intro, headers);
   if (t == NULL)
     free(owned);
   else

@@ -92,17 +92,18 @@ void gcb__tallies_build(struct gcb__tb *b, size_t doc, bool by_gpu,
     const struct gcb_location *w = &fs->items[i].where;
     if (w->doc != (int)doc || (by_gpu ? w->gpu < 0 : w->rank < 0))
       continue;
-    out->items[k++] = (struct gcb__tally){
-        .a = by_gpu ? w->node : w->rank, .b = by_gpu ? w->gpu : 0, .n = 1,
-        .worst = (int)fs->items[i].severity};
+    out->items[k++] = (struct gcb__tally){.a = by_gpu ? w->node : w->rank,
+                                          .b = by_gpu ? w->gpu : 0,
+                                          .n = 1,
+                                          .worst = (int)fs->items[i].severity};
   }
   qsort(out->items, k, sizeof *out->items, cmp_tally);
   for (size_t i = 0; i < k; i++) { /* merge equal keys */
     struct gcb__tally *last = out->n ? &out->items[out->n - 1] : NULL;
     if (last != NULL && cmp_tally(last, &out->items[i]) == 0) {
       last->n++;
-      last->worst = out->items[i].worst > last->worst ? out->items[i].worst
-                                                      : last->worst;
+      last->worst =
+          out->items[i].worst > last->worst ? out->items[i].worst : last->worst;
     } else {
       out->items[out->n++] = out->items[i];
     }
@@ -157,7 +158,8 @@ static void rank_row(struct gcb__tb *b, struct gcb_rtable *t, size_t d,
   gcb__cell(b, r, o + 4, "%s", p.bus_id[0] ? p.bus_id : "-");
   gcb__cell_id(b, r, o + 5, p.numa);
   for (size_t k = 0; k < ncols; k++) {
-    const json_t *e = cols[k].doc == d ? gcb__rank_entry(cols[k].c, rank) : NULL;
+    const json_t *e =
+        cols[k].doc == d ? gcb__rank_entry(cols[k].c, rank) : NULL;
     gcb__cell_num(b, r, o + 6 + k,
                   gcb_view_num(gcb_view_obj(e, "figure"), "median"), NULL);
   }

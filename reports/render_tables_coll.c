@@ -44,8 +44,7 @@ static void sweep_title(const json_t *c, size_t run, size_t nruns, char *buf,
   if (nruns > 1)
     snprintf(pre, sizeof pre, "run %zu: ", run + 1);
   snprintf(buf, size, "%sCollective %s %s%s%s (%s)", pre,
-           gcb_view_param_str(c, "op"),
-           gcb_view_param_str(c, "type"),
+           gcb_view_param_str(c, "op"), gcb_view_param_str(c, "type"),
            redop[0] && strcmp(redop, "none") ? " " : "",
            redop[0] && strcmp(redop, "none") ? redop : "",
            gcb_view_str(c, "backend"));
@@ -83,7 +82,10 @@ static void cell_us(struct gcb__tb *b, char **r, size_t col, double us) {
   if (isnan(us))
     gcb__cell(b, r, col, "-");
   else
-    gcb__cell(b, r, col, us >= 10000 ? "%.0f" : us >= 100 ? "%.1f" : "%.2f",
+    gcb__cell(b, r, col,
+              us >= 10000 ? "%.0f"
+              : us >= 100 ? "%.1f"
+                          : "%.2f",
               us);
 }
 
@@ -136,12 +138,15 @@ static void fill(struct gcb__tb *b, char **r, const json_t *c,
 
 static void sweep_table(struct gcb__tb *b, size_t d, const json_t *first,
                         const char *key, size_t index) {
-  static const char *const h[] = {
-      "size (B)",     "count (elements)", "type",          "redop",
-      "root",         "time (us)",        "ranks (us)",    "algbw (GB/s)",
-      "busbw (GB/s)", "#wrong",           "time (us)",     "ranks (us)",
-      "algbw (GB/s)", "busbw (GB/s)",     "#wrong",        "latest rank",
-      "lateness (us)", NULL};
+  static const char *const h[] = {"size (B)",      "count (elements)",
+                                  "type",          "redop",
+                                  "root",          "time (us)",
+                                  "ranks (us)",    "algbw (GB/s)",
+                                  "busbw (GB/s)",  "#wrong",
+                                  "time (us)",     "ranks (us)",
+                                  "algbw (GB/s)",  "busbw (GB/s)",
+                                  "#wrong",        "latest rank",
+                                  "lateness (us)", NULL};
   char id[32], title[200], k[512];
   const json_t *cases = json_object_get(b->rep->docs[d].root, "cases"), *c;
   size_t i;

@@ -93,8 +93,8 @@ struct grow {
 };
 
 static void gpu_row(struct gcb__tb *b, struct gcb_rtable *t,
-                    const struct grow *g, const struct gcol *cols,
-                    size_t ncols, const struct gcb__tallies *tally) {
+                    const struct grow *g, const struct gcol *cols, size_t ncols,
+                    const struct gcb__tallies *tally) {
   const char *cls;
   size_t nf = gcb__tallies_get(tally, g->node, g->gpu, &cls);
   size_t o = gcb__run_col(b);
@@ -133,8 +133,8 @@ static void gpu_ranks(const json_t *root, const json_t *node, long long gpu,
 
 /* Rows of one node: its topology's GPUs, else its ranks' devices. */
 static void node_rows(struct gcb__tb *b, struct gcb_rtable *t, size_t d,
-                      const json_t *node, const struct gcol *cols,
-                      size_t ncols, const struct gcb__tallies *tally) {
+                      const json_t *node, const struct gcol *cols, size_t ncols,
+                      const struct gcb__tallies *tally) {
   const json_t *root = b->rep->docs[d].root, *e;
   const json_t *topo = gcb_view_obj(node, "topology");
   struct grow g = {.doc = d,
@@ -158,9 +158,15 @@ static void node_rows(struct gcb__tb *b, struct gcb_rtable *t, size_t d,
     gcb_view_place(root, r, &p);
     if (p.gpu < 0 && p.bus_id[0] == '\0')
       continue; /* a host rank: it is in the per-rank table */
-    g = (struct grow){.doc = d, .node = g.node, .host = g.host, .gpu = p.gpu,
-                      .bus = p.bus_id, .model = gcb_view_str(dev, "name"),
-                      .numa = p.numa, .ranks = {r}, .nranks = 1};
+    g = (struct grow){.doc = d,
+                      .node = g.node,
+                      .host = g.host,
+                      .gpu = p.gpu,
+                      .bus = p.bus_id,
+                      .model = gcb_view_str(dev, "name"),
+                      .numa = p.numa,
+                      .ranks = {r},
+                      .nranks = 1};
     gpu_row(b, t, &g, cols, ncols, tally);
   }
 }
@@ -168,9 +174,8 @@ static void node_rows(struct gcb__tb *b, struct gcb_rtable *t, size_t d,
 void gcb__gpus_table(struct gcb__tb *b) {
   struct gcol cols[MAX_GPU_COLS];
   size_t ncols = gpu_columns(b->rep, cols);
-  const char *h[8 + MAX_GPU_COLS + 2] = {"run",  "node",  "host",
-                                         "GPU",  "bus id", "NUMA",
-                                         "model", "ranks"};
+  const char *h[8 + MAX_GPU_COLS + 2] = {"run",    "node", "host",  "GPU",
+                                         "bus id", "NUMA", "model", "ranks"};
   size_t nh = 8;
   for (size_t k = 0; k < ncols; k++)
     h[nh++] = cols[k].head;

@@ -14,9 +14,11 @@
 #define _GNU_SOURCE
 #include "results.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -734,13 +736,20 @@ static json_t *ordered_root(const json_t *root) {
   return out;
 }
 
+/* jansson hands the dump over token by token: gathered into blocks, so
+ * that a large document costs a few system calls, not one per token. */
+#define SINK_BLOCK ((size_t)1 << 16)
+
 struct sink {
   int fd;
   int error; /* errno of the first failed write */
+  size_t used;
+  char block[SINK_BLOCK];
 };
 
-static int write_all(const char *buf, size_t size, void *data) {
-  struct sink *k = data;
+static void sink_flush(struct sink *k) {
+  const char *buf = k->block;
+  size_t size = k->used;
   while (size > 0 && k->error == 0) {
     ssize_t n = write(k->fd, buf, size);
     if (n < 0 && errno == EINTR)
@@ -751,6 +760,20 @@ static int write_all(const char *buf, size_t size, void *data) {
       buf += n;
       size -= (size_t)n;
     }
+  }
+  k->used = 0;
+}
+
+static int write_all(const char *buf, size_t size, void *data) {
+  struct sink *k = data;
+  while (size > 0 && k->error == 0) {
+    size_t room = SINK_BLOCK - k->used, n = size < room ? size : room;
+    memcpy(k->block + k->used, buf, n);
+    k->used += n;
+    buf += n;
+    size -= n;
+    if (k->used == SINK_BLOCK)
+      sink_flush(k);
   }
   return k->error == 0 ? 0 : -1;
 }
@@ -763,11 +786,21 @@ static enum gcb_status io_error(const char *path, const char *what, int e,
 /* Writes the document and a final newline to fd, then syncs it. */
 static enum gcb_status write_fd(const json_t *doc, int fd, const char *path,
                                 struct gcb_err *err) {
-  struct sink k = {.fd = fd};
-  if (json_dump_callback(doc, write_all, &k, DUMP_FLAGS) != 0 ||
-      write_all("\n", 1, &k) != 0)
-    return io_error(path, "cannot write temporary file",
-                    k.error ? k.error : ENOMEM, err);
+  struct sink *k = malloc(sizeof *k);
+  if (k == NULL)
+    return gcb_err_set(err, GCB_ENOMEM, "%s: out of memory", path);
+  k->fd = fd;
+  k->error = 0;
+  k->used = 0;
+  int failed = json_dump_callback(doc, write_all, k, DUMP_FLAGS) != 0 ||
+               write_all("\n", 1, k) != 0;
+  if (!failed)
+    sink_flush(k);
+  int e = k->error ? k->error : ENOMEM;
+  failed |= k->error != 0;
+  free(k);
+  if (failed)
+    return io_error(path, "cannot write temporary file", e, err);
   if (fsync(fd) != 0)
     return io_error(path, "cannot sync temporary file", errno, err);
   return GCB_OK;
@@ -865,6 +898,31 @@ static enum gcb_status check_target(const char *path, struct gcb_err *err) {
                      path);
 }
 
+/* Removes what writers killed between link and rename left beside path:
+ * "path.tmp.PID" files of processes that are gone. */
+static void remove_stale(const char *path) {
+  char *dir = dir_of(path);
+  const char *slash = strrchr(path, '/');
+  const char *base = slash != NULL ? slash + 1 : path;
+  size_t blen = strlen(base);
+  DIR *d = dir != NULL ? opendir(dir) : NULL;
+  struct dirent *e;
+  while (d != NULL && (e = readdir(d)) != NULL) {
+    const char *tail = e->d_name + blen;
+    if (strncmp(e->d_name, base, blen) != 0 || strncmp(tail, ".tmp.", 5) != 0)
+      continue;
+    char *end;
+    errno = 0;
+    long pid = strtol(tail + 5, &end, 10);
+    if (errno == 0 && *end == '\0' && pid > 0 && pid != (long)getpid() &&
+        kill((pid_t)pid, 0) != 0 && errno == ESRCH)
+      unlinkat(dirfd(d), e->d_name, 0);
+  }
+  if (d != NULL)
+    closedir(d);
+  free(dir);
+}
+
 enum gcb_status gcb_results_write(const struct gcb_results *r, const char *path,
                                   struct gcb_err *err) {
   size_t size = strlen(path) + 32;
@@ -881,6 +939,8 @@ enum gcb_status gcb_results_write(const struct gcb_results *r, const char *path,
     rc = replace_file(doc, tmp, path, err);
   if (rc == GCB_OK)
     rc = sync_dir(path, err);
+  if (rc == GCB_OK)
+    remove_stale(path);
 done:
   json_decref(doc);
   free(tmp);
@@ -945,8 +1005,11 @@ enum gcb_status gcb_results_read(const char *path, struct gcb_results **out,
   char *text = NULL;
   size_t len = 0;
   enum gcb_status rc;
-  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-      (unsigned long long)st.st_size > RESULTS_MAX_BYTES)
+  if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
+    rc = gcb_err_set(err, GCB_EINPUT, "%s: is a directory, not a results "
+                                      "document", path);
+  else if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+           (unsigned long long)st.st_size > RESULTS_MAX_BYTES)
     rc = too_large(path, (long long)st.st_size, err);
   else
     rc = slurp(fd, path, &text, &len, err);

@@ -64,10 +64,17 @@ enum gcb_status gcb_results_add_error(struct gcb_results *r, const char *bench,
 
 /*
  * Writes the document to `path` atomically: a temporary file in the same
- * directory (path.tmp.PID), fsync, rename, fsync of the directory. On
- * failure the previous file at `path` (if any) is untouched and the
- * temporary file removed; GCB_EIO with "path: what (reason)", GCB_ENOMEM.
- * Does not create missing directories.
+ * directory, fsync, rename, fsync of the directory. The temporary file is
+ * unnamed (O_TMPFILE) until complete and only then linked as path.tmp.PID
+ * and renamed, so a writer killed at any point leaves either the old or the
+ * new document at `path` and, but for the instant between link and rename,
+ * no temporary file (one left so is removed by the next write to `path`);
+ * where O_TMPFILE is missing (some network filesystems) path.tmp.PID is
+ * written directly. On failure the previous file at `path` (if any) is
+ * untouched and the temporary file removed; GCB_EIO with "path: what
+ * (reason)", also for a `path` that is a device, FIFO or socket, which a
+ * rename would replace; GCB_ENOMEM. Does not create missing directories.
+ * Safe to call from any one thread at a time.
  */
 enum gcb_status gcb_results_write(const struct gcb_results *r, const char *path,
                                   struct gcb_err *err);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "analyze_rules.h"
+#include "topo_view.h"
 
 typedef enum gcb_status (*case_fn)(const struct gcb__rule_ctx *cx,
                                    const json_t *c);
@@ -120,6 +121,19 @@ bool gcb_analyze_per_device(const char *bench) {
   return slow_suggestion(bench) != NULL;
 }
 
+/* What NVML recorded about the GPU's throttling (nodes[].gpus[].throttle),
+ * "" when nothing slowed it or nothing was recorded. */
+static void throttle_text(const struct gcb__rule_ctx *cx,
+                          const struct gcb_finding *f, char *buf, size_t size) {
+  const json_t *h =
+      gcb_topo_view_health(cx->doc->root, f->where.node, f->where.bus_id);
+  const json_t *t = gcb_view_obj(h, "throttle");
+  buf[0] = '\0';
+  if (json_is_true(json_object_get(t, "slowed")))
+    snprintf(buf, size, "; NVML throttle reasons: %s",
+             gcb_view_str(t, "reasons"));
+}
+
 static enum gcb_status slow_finding(const struct gcb__rule_ctx *cx,
                                     const json_t *c, long long rank, double x,
                                     double median, size_t n) {
@@ -134,14 +148,15 @@ static enum gcb_status slow_finding(const struct gcb__rule_ctx *cx,
   f->expected = median;
   f->cost = below;
   gcb_view_copy(f->unit, sizeof f->unit, unit);
-  char xs[32], ms[32];
+  char xs[32], ms[32], why[160];
   gcb_view_fmt(x, xs, sizeof xs);
   gcb_view_fmt(median, ms, sizeof ms);
+  throttle_text(cx, f, why, sizeof why);
   gcb_finding_explain(f,
                       "rank %lld reaches %s %s, %.1f%% below the median "
                       "of %zu ranks (%s %s); a synchronous job runs at the "
-                      "slowest rank's pace",
-                      rank, xs, unit, below * 100, n, ms, unit);
+                      "slowest rank's pace%s",
+                      rank, xs, unit, below * 100, n, ms, unit, why);
   gcb_finding_suggest(f, "%s", slow_suggestion(gcb_view_str(c, "bench")));
   return GCB_OK;
 }

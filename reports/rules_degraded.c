@@ -2,9 +2,9 @@
  * `degraded-link`: links the topology shows running below what they
  * should, per GPU (and per NIC that carries GPU traffic):
  *  - a link-mismatch fact: the two ends of a link report different speeds;
- *  - NVML's reading, where a writer recorded it as ranks[].device.pcie
- *    {gen, width, max_gen, max_width}: current generation or width below
- *    the maximum.
+ *  - NVML's reading in the node's GPU health (nodes[].gpus[]: pcie_gen,
+ *    pcie_gen_max, pcie_width, pcie_width_max): current generation or
+ *    width below the maximum.
  * Both are read at idle, when GPUs downtrain, so the finding is a warning
  * with the advice to confirm under load. When a slow copy was measured on
  * the same GPU (a link-bandwidth finding), that is the confirmation: the
@@ -34,12 +34,12 @@ struct evidence {
   double measured, expected;
 };
 
-/* NVML's current link below its maximum, from the rank's device. */
-static bool nvml_evidence(const json_t *dev, struct evidence *ev) {
-  const json_t *p = gcb_view_obj(dev, "pcie");
-  long long gen = gcb_view_int(p, "gen", 0), width = gcb_view_int(p, "width", 0);
-  long long mgen = gcb_view_int(p, "max_gen", 0);
-  long long mwidth = gcb_view_int(p, "max_width", 0);
+/* NVML's current link below its maximum, from a GPU health entry. */
+static bool nvml_evidence(const json_t *health, struct evidence *ev) {
+  long long gen = gcb_view_int(health, "pcie_gen", 0);
+  long long width = gcb_view_int(health, "pcie_width", 0);
+  long long mgen = gcb_view_int(health, "pcie_gen_max", 0);
+  long long mwidth = gcb_view_int(health, "pcie_width_max", 0);
   if (gen <= 0 || width <= 0 || mgen <= 0 || mwidth <= 0 ||
       (gen >= mgen && width >= mwidth))
     return false;
@@ -131,11 +131,12 @@ static enum gcb_status topo_gpu(const struct gcb__rule_ctx *cx,
                                 const json_t *node, const json_t *topo,
                                 const json_t *g) {
   long long gpu = gcb_view_int(g, "index", -1);
-  long long rank =
-      gcb_topo_view_gpu_rank(cx->doc->root, gcb_view_int(node, "index", -1), gpu);
-  const json_t *dev = gcb_view_obj(gcb_view_rank(cx->doc->root, rank), "device");
+  long long index = gcb_view_int(node, "index", -1);
+  long long rank = gcb_topo_view_gpu_rank(cx->doc->root, index, gpu);
+  const json_t *health =
+      gcb_topo_view_health(cx->doc->root, index, gcb_view_str(g, "busid"));
   struct evidence ev = {.measured = NAN, .expected = NAN};
-  if (!nvml_evidence(dev, &ev) && !fact_evidence(topo, g, gpu, -1, &ev))
+  if (!nvml_evidence(health, &ev) && !fact_evidence(topo, g, gpu, -1, &ev))
     return GCB_OK;
   return report_gpu(cx, node, gpu, rank, gcb_view_str(g, "busid"), &ev);
 }
@@ -162,21 +163,37 @@ static enum gcb_status topo_nic(const struct gcb__rule_ctx *cx,
   return GCB_OK;
 }
 
-/* Ranks of a node without topology: NVML's reading is all there is. */
-static enum gcb_status bare_ranks(const struct gcb__rule_ctx *cx,
-                                  const json_t *node) {
+/* The rank of the node whose device has that bus id, or -1. */
+static long long rank_on_bus(const json_t *root, const json_t *node,
+                             const char *busid) {
+  char want[32], have[32];
   const json_t *e;
   size_t i;
+  if (!gcb_busid_canon(busid, want, sizeof want))
+    return -1;
   json_array_foreach(json_object_get(node, "ranks"), i, e) {
-    long long rank = (long long)json_integer_value(e);
-    const json_t *dev =
-        gcb_view_obj(gcb_view_rank(cx->doc->root, rank), "device");
+    long long r = (long long)json_integer_value(e);
+    const char *b =
+        gcb_view_str(gcb_view_obj(gcb_view_rank(root, r), "device"), "bus_id");
+    if (gcb_busid_canon(b, have, sizeof have) && strcmp(want, have) == 0)
+      return r;
+  }
+  return -1;
+}
+
+/* GPUs of a node without topology: NVML's reading is all there is. */
+static enum gcb_status health_only(const struct gcb__rule_ctx *cx,
+                                   const json_t *node) {
+  const json_t *h;
+  size_t i;
+  json_array_foreach(json_object_get(node, "gpus"), i, h) {
     struct evidence ev;
-    if (!nvml_evidence(dev, &ev))
+    const char *bus = gcb_view_str(h, "bus_id");
+    if (!nvml_evidence(h, &ev))
       continue;
     enum gcb_status st =
-        report_gpu(cx, node, gcb_view_int(dev, "index", -1), rank,
-                   gcb_view_str(dev, "bus_id"), &ev);
+        report_gpu(cx, node, gcb_view_int(h, "ordinal", -1),
+                   rank_on_bus(cx->doc->root, node, bus), bus, &ev);
     if (st != GCB_OK)
       return st;
   }
@@ -188,7 +205,7 @@ enum gcb_status gcb__rule_degraded_link(const struct gcb__rule_ctx *cx) {
   size_t i, k;
   json_array_foreach(json_object_get(cx->doc->root, "nodes"), i, node) {
     const json_t *topo = gcb_view_obj(node, "topology");
-    enum gcb_status st = topo == NULL ? bare_ranks(cx, node) : GCB_OK;
+    enum gcb_status st = topo == NULL ? health_only(cx, node) : GCB_OK;
     json_array_foreach(json_object_get(topo, "gpus"), k, d) {
       if (st == GCB_OK)
         st = topo_gpu(cx, node, topo, d);

@@ -58,8 +58,7 @@ static int cmp_hit(const void *a, const void *b) {
 
 /* The sweep a case belongs to: bench and params but the size. */
 static void sweep_key(const json_t *c, char *buf, size_t size) {
-  static const char *const skip[] = {"size",  "bytes", "count",
-                                     "inplace", NULL};
+  static const char *const skip[] = {"size", "bytes", "count", "inplace", NULL};
   gcb_view_case_key_except(c, skip, buf, size);
 }
 
@@ -144,7 +143,8 @@ static enum gcb_status each_group(const struct gcb__rule_ctx *cx,
                                   struct hits *h, const json_t *cases,
                                   group_fn report) {
   enum gcb_status st = GCB_OK;
-  qsort(h->items, h->n, sizeof *h->items, cmp_hit);
+  if (h->n > 1) /* items is NULL without hits, which qsort must not see */
+    qsort(h->items, h->n, sizeof *h->items, cmp_hit);
   for (size_t i = 0, j; i < h->n && st == GCB_OK; i = j) {
     size_t worst = i;
     for (j = i; j < h->n && strcmp(h->items[j].group, h->items[i].group) == 0;
@@ -174,8 +174,8 @@ enum gcb_status gcb__rule_imbalance(const struct gcb__rule_ctx *cx) {
     struct hit *x = add_hit(&h);
     if (x == NULL)
       break;
-    *x = (struct hit){.c = c, .rank = im.max_rank, .value = im.imbalance,
-                      .order = i};
+    *x = (struct hit){
+        .c = c, .rank = im.max_rank, .value = im.imbalance, .order = i};
     sweep_key(c, x->group, sizeof x->group);
   }
   enum gcb_status st =
@@ -253,8 +253,12 @@ static bool late_hits(const struct gcb__rule_ctx *cx, const json_t *c,
     if (y == NULL)
       return false;
     long long rank = gcb_view_int(json_array_get(pr, i), "rank", (long long)i);
-    *y = (struct hit){.c = c, .rank = rank, .value = x[i], .ref = median,
-                      .op = op, .order = order};
+    *y = (struct hit){.c = c,
+                      .rank = rank,
+                      .value = x[i],
+                      .ref = median,
+                      .op = op,
+                      .order = order};
     snprintf(y->group, sizeof y->group, "%020lld", rank);
   }
   return true;

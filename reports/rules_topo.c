@@ -89,7 +89,8 @@ static bool ignored(const json_t *node, const json_t *p) {
 
 static void add_problem(struct group *g, const json_t *p) {
   long long gpu = gcb_view_int(p, "gpu", -1);
-  long long r = gcb_view_int(p, "rank", -1), o = gcb_view_int(p, "other_rank", -1);
+  long long r = gcb_view_int(p, "rank", -1),
+            o = gcb_view_int(p, "other_rank", -1);
   if (g->nproblems++ == 0) {
     g->first = p;
     g->gpu = gpu;
@@ -142,7 +143,8 @@ static enum gcb_status report(const struct gcb__rule_ctx *cx,
 static enum gcb_status node_problems(const struct gcb__rule_ctx *cx,
                                      const json_t *node, const char *problem) {
   const json_t *list =
-      json_object_get(gcb_view_obj(node, "topology"), "placement"), *p;
+                   json_object_get(gcb_view_obj(node, "topology"), "placement"),
+               *p;
   size_t n = json_array_size(list), i;
   bool by_gpu = strcmp(problem, "shared-gpu") == 0;
   bool *done = calloc(n + 1, sizeof *done);
@@ -159,8 +161,8 @@ static enum gcb_status node_problems(const struct gcb__rule_ctx *cx,
     json_array_foreach(list, i, p) {
       if (i < s || done[i] || strcmp(gcb_view_str(p, "kind"), problem) != 0 ||
           ignored(node, p) ||
-          (by_gpu && gcb_view_int(p, "gpu", -1) !=
-                         gcb_view_int(seed, "gpu", -1)))
+          (by_gpu &&
+           gcb_view_int(p, "gpu", -1) != gcb_view_int(seed, "gpu", -1)))
         continue;
       done[i] = true;
       add_problem(&g, p);

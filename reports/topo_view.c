@@ -155,6 +155,21 @@ const json_t *gcb_topo_view_hop(const json_t *gpu, size_t i) {
   return json_is_object(h) ? h : NULL;
 }
 
+const json_t *gcb_topo_view_health(const json_t *root, long long node,
+                                   const char *busid) {
+  char want[32], have[32];
+  const json_t *g;
+  size_t i;
+  if (!gcb_busid_canon(busid, want, sizeof want))
+    return NULL;
+  json_array_foreach(json_object_get(gcb_view_node(root, node), "gpus"), i, g) {
+    if (gcb_busid_canon(gcb_view_str(g, "bus_id"), have, sizeof have) &&
+        strcmp(want, have) == 0)
+      return g;
+  }
+  return NULL;
+}
+
 long long gcb_topo_view_gpu_rank(const json_t *root, long long node,
                                  long long gpu) {
   const json_t *ids = json_object_get(gcb_view_node(root, node), "ranks"), *e;

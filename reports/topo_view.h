@@ -58,6 +58,11 @@ const char *gcb_topo_view_pair_class(const json_t *topo, long long a,
  * GB/s), and the port above it; NULL when the path is shorter. */
 const json_t *gcb_topo_view_hop(const json_t *gpu, size_t i);
 
+/* The GPU health entry (nodes[].gpus[], NVML's view, docs/results-schema.md)
+ * of the node's GPU with that bus id, or NULL. */
+const json_t *gcb_topo_view_health(const json_t *root, long long node,
+                                   const char *busid);
+
 /* The rank on the node using GPU `gpu` (the lowest), or -1. */
 long long gcb_topo_view_gpu_rank(const json_t *root, long long node,
                                  long long gpu);

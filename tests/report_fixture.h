@@ -142,17 +142,17 @@ static inline json_t *fx_topology(int n, int cores) {
              (numa + 1) * cores / 2 - 1);
     snprintf(name, sizeof name, "GPU%d", i);
     json_array_append_new(
-        gpus, json_pack("{s:i, s:s, s:s, s:i, s:s, s:f, s:[{s:s, s:s, s:f, "
-                        "s:i, s:i, s:s}, {s:s, s:s, s:f, s:i, s:i, s:s}], "
-                        "s:i, s:{s:f, s:s}}",
-                        "index", i, "busid", bus, "model", "NVIDIA H200",
-                        "numa", numa, "cpus", cpus, "link_gbps", 63.02,
-                        "pcie_path", "busid", bus, "role", "device", "gbps",
-                        63.02, "gen", 5, "width", 16, "link", "gen5 x16",
-                        "busid", port, "role", "root-port", "gbps", 63.02,
-                        "gen", 5, "width", 16, "link", "gen5 x16", "nvlinks",
-                        18, "host_link", "expected_gbps", 63.02, "basis",
-                        "PCIe gen5 x16 (63.02 GB/s)"));
+        gpus,
+        json_pack("{s:i, s:s, s:s, s:i, s:s, s:f, s:[{s:s, s:s, s:f, "
+                  "s:i, s:i, s:s}, {s:s, s:s, s:f, s:i, s:i, s:s}], "
+                  "s:i, s:{s:f, s:s}}",
+                  "index", i, "busid", bus, "model", "NVIDIA H200", "numa",
+                  numa, "cpus", cpus, "link_gbps", 63.02, "pcie_path", "busid",
+                  bus, "role", "device", "gbps", 63.02, "gen", 5, "width", 16,
+                  "link", "gen5 x16", "busid", port, "role", "root-port",
+                  "gbps", 63.02, "gen", 5, "width", 16, "link", "gen5 x16",
+                  "nvlinks", 18, "host_link", "expected_gbps", 63.02, "basis",
+                  "PCIe gen5 x16 (63.02 GB/s)"));
     json_array_append_new(devs, json_string(name));
     json_t *crow = json_array(), *erow = json_array();
     for (int j = 0; j < n; j++) {
@@ -162,10 +162,10 @@ static inline json_t *fx_topology(int n, int cores) {
     json_array_append_new(cls, crow);
     json_array_append_new(exp, erow);
   }
-  json_t *t = json_pack("{s:s, s:o, s:[], s:{s:o, s:o, s:o}, s:[], s:[]}",
-                        "source", "xml", "gpus", gpus, "nics", "paths",
-                        "devices", devs, "matrix", cls, "expected_gbps", exp,
-                        "facts", "placement");
+  json_t *t =
+      json_pack("{s:s, s:o, s:[], s:{s:o, s:o, s:o}, s:[], s:[]}", "source",
+                "xml", "gpus", gpus, "nics", "paths", "devices", devs, "matrix",
+                cls, "expected_gbps", exp, "facts", "placement");
   cr_assert_not_null(t);
   return t;
 }
@@ -178,8 +178,8 @@ static inline void fx_problem(json_t *topo, const char *kind, int rank,
       json_pack("{s:s, s:o, s:o, s:o, s:s, s:s}", "kind", kind, "rank",
                 rank >= 0 ? json_integer(rank) : json_null(), "other_rank",
                 other >= 0 ? json_integer(other) : json_null(), "gpu",
-                gpu >= 0 ? json_integer(gpu) : json_null(), "what", what,
-                "fix", "numactl --cpunodebind=1 --membind=1"));
+                gpu >= 0 ? json_integer(gpu) : json_null(), "what", what, "fix",
+                "numactl --cpunodebind=1 --membind=1"));
 }
 
 /* Gives every node of the document the topology of fx_topology. */

@@ -24,8 +24,8 @@ static struct run node8(void) {
   static const double even[NGPU] = {100, 101, 99, 100, 100, 101, 99, 100};
   struct run r = {.doc = fx_doc(NGPU, 1, 64, "Test CPU")};
   fx_add_topology(r.doc, NGPU, 64);
-  fx_add_case(r.doc, fx_case("gemm", "bf16", "{\"dtype\": \"bf16\"}",
-                             "GFLOP/s", even, NGPU, 0.01, NULL));
+  fx_add_case(r.doc, fx_case("gemm", "bf16", "{\"dtype\": \"bf16\"}", "GFLOP/s",
+                             even, NGPU, 0.01, NULL));
   return r;
 }
 
@@ -78,8 +78,8 @@ Test(crafted, one_slow_gpu_among_eight) {
   static const double figs[NGPU] = {700, 705, 698, 702, 699, 420, 701, 700};
   struct run r = {.doc = fx_doc(NGPU, 1, 64, "Test CPU")};
   fx_add_topology(r.doc, NGPU, 64);
-  fx_add_case(r.doc, fx_case("gemm", "bf16", "{\"dtype\": \"bf16\"}",
-                             "GFLOP/s", figs, NGPU, 0.01, NULL));
+  fx_add_case(r.doc, fx_case("gemm", "bf16", "{\"dtype\": \"bf16\"}", "GFLOP/s",
+                             figs, NGPU, 0.01, NULL));
   analyse(&r);
   const struct gcb_finding *f = the_one(&r, "slow-rank", 5);
   cr_expect_eq(f->severity, GCB_SEV_FAIL);
@@ -97,8 +97,9 @@ Test(crafted, one_late_rank_at_a_collective) {
                       "{\"op\": \"allreduce\", \"size\": 1048576}", "GB/s",
                       figs, NGPU, 0.01, NULL);
   json_t *s = json_object_get(c, "summary");
-  json_object_set_new(s, "time_s", json_pack("{s:f, s:f, s:f}", "min", 0.1,
-                                             "mean", 0.1, "max", 0.1));
+  json_object_set_new(
+      s, "time_s",
+      json_pack("{s:f, s:f, s:f}", "min", 0.1, "mean", 0.1, "max", 0.1));
   json_object_set_new(s, "late_rank", json_integer(6));
   json_object_set_new(s, "late_mean_s", json_real(0.04));
   for (size_t i = 0; i < NGPU; i++)
@@ -132,8 +133,8 @@ Test(crafted, one_validation_failure) {
   static const long long wrong[NGPU] = {0, 0, 7, 0, 0, 0, 0, 0};
   struct run r = {.doc = fx_doc(NGPU, 1, 64, "Test CPU")};
   fx_add_topology(r.doc, NGPU, 64);
-  fx_add_case(r.doc, fx_case("gemm", "bf16", "{\"dtype\": \"bf16\"}",
-                             "GFLOP/s", figs, NGPU, 0.01, wrong));
+  fx_add_case(r.doc, fx_case("gemm", "bf16", "{\"dtype\": \"bf16\"}", "GFLOP/s",
+                             figs, NGPU, 0.01, wrong));
   analyse(&r);
   const struct gcb_finding *f = the_one(&r, "validation", 2);
   cr_expect_eq(f->severity, GCB_SEV_FAIL);
@@ -167,11 +168,12 @@ Test(crafted, one_degraded_link) {
 
 Test(crafted, nvml_link_below_its_maximum_is_a_degraded_link) {
   struct run r = node8();
-  json_t *dev = json_object_get(
-      json_array_get(json_object_get(r.doc, "ranks"), 1), "device");
-  json_object_set_new(dev, "pcie",
-                      json_pack("{s:i, s:i, s:i, s:i}", "gen", 5, "width", 8,
-                                "max_gen", 5, "max_width", 16));
+  /* GPU health as the node's first rank records it (NVML). */
+  json_object_set_new(
+      json_array_get(json_object_get(r.doc, "nodes"), 0), "gpus",
+      json_pack("[{s:i, s:s, s:i, s:i, s:i, s:i}]", "ordinal", 1, "bus_id",
+                "00000000:11:00.0", "pcie_gen", 5, "pcie_gen_max", 5,
+                "pcie_width", 8, "pcie_width_max", 16));
   analyse(&r);
   const struct gcb_finding *f = the_one(&r, "degraded-link", 1);
   cr_expect_float_eq(f->expected / f->measured, 2, 1e-9, "x8 of x16");
@@ -209,7 +211,8 @@ Test(crafted, copies_slower_by_design_are_not_judged) {
   /* All well below the link's 63 GB/s, as such copies are. */
   fx_add_case(r.doc, pcie_case("h2d", ", \"memory\": \"pageable\"", 20, 0, -1));
   fx_add_case(r.doc, pcie_case("d2h", ", \"numa\": \"remote\"", 30, 0, -1));
-  fx_add_case(r.doc, pcie_case("h2d", ", \"mode\": \"bidir\"", 25, 0, -1));
+  fx_add_case(r.doc, pcie_case("h2d", ", \"traffic\": \"bidir\"", 25, 0, -1));
+  fx_add_case(r.doc, pcie_case("bidir", "", 90, 0, -1));
   json_t *small = pcie_case("h2d", "", 2, 0, -1); /* a small size of a sweep */
   json_object_set_new(json_object_get(small, "params"), "size",
                       json_integer(4096));
@@ -304,5 +307,24 @@ Test(crafted, many_ranks_with_one_problem_are_one_finding_per_node) {
   cr_expect_str_eq(r.f.items[0].where.ranks, "4-7");
   cr_expect_eq(r.f.items[0].where.gpu, -1, "several GPUs");
   cr_expect_float_eq(r.f.items[0].measured, 4, 0);
+  done(&r);
+}
+
+Test(crafted, a_slow_gpu_says_what_nvml_saw_throttling_it) {
+  static const double figs[NGPU] = {700, 705, 698, 702, 699, 420, 701, 700};
+  struct run r = {.doc = fx_doc(NGPU, 1, 64, "Test CPU")};
+  fx_add_topology(r.doc, NGPU, 64);
+  json_object_set_new(
+      json_array_get(json_object_get(r.doc, "nodes"), 0), "gpus",
+      json_pack("[{s:i, s:s, s:{s:i, s:s, s:b}}]", "ordinal", 5, "bus_id",
+                "00000000:15:00.0", "throttle", "mask", 40, "reasons",
+                "hw_slowdown,sw_thermal", "slowed", 1));
+  fx_add_case(r.doc, fx_case("gemm", "bf16", "{\"dtype\": \"bf16\"}", "GFLOP/s",
+                             figs, NGPU, 0.01, NULL));
+  analyse(&r);
+  const struct gcb_finding *f = the_one(&r, "slow-rank", 5);
+  cr_expect(strstr(f->explanation,
+                   "NVML throttle reasons: hw_slowdown,sw_thermal") != NULL,
+            "%s", f->explanation);
   done(&r);
 }

@@ -225,3 +225,40 @@ Test(criteria, every_metric_has_a_name_and_a_value) {
   }
   json_decref(c);
 }
+
+/* gcbench's p2p cases name their GPUs, not their path class: a check per
+ * class takes the class from the document's topology; "*" takes every
+ * benchmark. */
+Test(criteria, path_classes_come_from_the_topology_and_star_takes_all) {
+  json_t *doc = fx_doc(2, 1, 8, "Test CPU");
+  json_t *node = json_array_get(json_object_get(doc, "nodes"), 0);
+  json_object_set_new(node, "topology", fx_topology(2, 8));
+  const double fig[] = {300, 300};
+  fx_add_case(doc, fx_case("p2p", "ce uni 0->1",
+                           "{\"mode\": \"ce\", \"direction\": \"uni\", "
+                           "\"src\": 0, \"dst\": 1}",
+                           "GB/s", fig, 2, 0.01, NULL));
+  const long long wrong[] = {0, 1};
+  fx_add_case(doc, fx_case("gemm", "fp32", "{\"dtype\": \"fp32\"}", "GFLOP/s",
+                           fig, 2, 0.01, wrong));
+  struct gcb_criteria *cr =
+      parse_ok("{\"schema\": \"gcbench.criteria/1\", \"checks\": ["
+               "{\"bench\": \"p2p\", \"params\": {\"path\": \"NV18\"}, "
+               "\"min\": {\"min\": 350}},"
+               "{\"bench\": \"p2p\", \"params\": {\"path\": \"SYS\"}, "
+               "\"min\": {\"min\": 10}},"
+               "{\"bench\": \"*\", \"max\": {\"wrong\": 0}}]}");
+  struct gcb_doc d = {.name = "x.json", .root = doc};
+  struct gcb_check_result res[3];
+  struct gcb_findings f = {0};
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_criteria_evaluate(cr, &d, 1, res, &f, &err), GCB_OK);
+  cr_expect_eq(res[0].matched, 1, "NV18 from paths.matrix");
+  cr_expect_eq(res[0].failed, 1, "300 < 350");
+  cr_expect_eq(res[1].matched, 0, "the pair is not SYS");
+  cr_expect_eq(res[2].matched, 2, "both benchmarks");
+  cr_expect_eq(res[2].failed, 1, "the gemm case has a wrong value");
+  gcb_findings_free(&f);
+  gcb_criteria_free(cr);
+  json_decref(doc);
+}

@@ -89,9 +89,9 @@ Test(interop, nccl_tests_rows_become_collective_cases) {
   cr_expect_float_eq(alg, 134217728 / t / 1e9, 1e-3 * alg, "algbw = S / t");
   cr_expect_float_eq(bus / alg, 1.75, 1e-4, "2(n-1)/n for 8 ranks");
   cr_expect_eq(gcb_view_int(s, "ranks", 0), 8);
-  cr_expect(json_is_true(json_object_get(gcb_view_obj(c, "validation"),
-                                         "checked")),
-            "validated with -c 1: nwrong is a number");
+  cr_expect(
+      json_is_true(json_object_get(gcb_view_obj(c, "validation"), "checked")),
+      "validated with -c 1: nwrong is a number");
   cr_expect_eq(json_array_size(json_object_get(c, "per_rank")), 0,
                "nccl-tests reports only the average over ranks");
   struct gcb_place p;
@@ -113,22 +113,23 @@ Test(interop, nvbandwidth_matrices_become_copies_and_pairs) {
   cr_expect_eq(json_array_size(json_object_get(h2d, "per_rank")), 8,
                "one figure per GPU");
   const json_t *e = json_array_get(json_object_get(h2d, "per_rank"), 5);
-  cr_expect_float_eq(gcb_view_num(gcb_view_obj(e, "figure"), "median"),
-                     21.8043, 1e-9);
+  cr_expect_float_eq(gcb_view_num(gcb_view_obj(e, "figure"), "median"), 21.8043,
+                     1e-9);
   size_t pairs = 0, bidir = 0, i;
   const json_t *c;
   json_array_foreach(cases(&l), i, c) {
     if (strcmp(gcb_view_str(c, "bench"), "p2p") != 0)
       continue;
     pairs++;
-    bidir += strcmp(gcb_view_param_str(c, "mode"), "bidir") == 0;
-    if (gcb_view_param_num(c, "src") == 2 && gcb_view_param_num(c, "dst") == 6 &&
-        strcmp(gcb_view_param_str(c, "mode"), "uni") == 0) {
+    bidir += strcmp(gcb_view_param_str(c, "direction"), "bidir") == 0;
+    if (gcb_view_param_num(c, "src") == 2 &&
+        gcb_view_param_num(c, "dst") == 6 &&
+        strcmp(gcb_view_param_str(c, "direction"), "uni") == 0) {
       cr_expect_float_eq(gcb_view_num(gcb_view_obj(c, "summary"), "median"),
                          152.3, 1e-9);
       cr_expect_str_eq(gcb_view_param_str(c, "dst_bus_id"), "0000:cb:00.0");
     }
-    if (strcmp(gcb_view_param_str(c, "mode"), "bidir") == 0)
+    if (strcmp(gcb_view_param_str(c, "direction"), "bidir") == 0)
       cr_expect_gt(gcb_view_num(gcb_view_obj(c, "summary"), "median"), 700,
                    "the total, the last of the three matrices");
   }
@@ -270,9 +271,9 @@ Test(interop, a_gcbench_document_reads_as_before) {
   gcb_results_free(l.res);
   struct gcb_results *r = NULL;
   struct gcb_err err = {0};
-  cr_expect_eq(gcb_interop_read(DATA("results-schema-v2.json"), NULL, 0, &r,
-                                NULL, &err),
-               GCB_EINPUT);
+  cr_expect_eq(
+      gcb_interop_read(DATA("results-schema-v2.json"), NULL, 0, &r, NULL, &err),
+      GCB_EINPUT);
   cr_expect(strstr(err.msg, "unsupported schema version 2") != NULL, "%s",
             err.msg);
 }

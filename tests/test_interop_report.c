@@ -25,9 +25,9 @@ struct fixture {
 };
 
 static void fixture_load(struct fixture *fx) {
-  static const char *const files[NDOCS] = {
-      "report-gpu8.json", "interop/nccl-tests-allreduce.json",
-      "interop/nvbandwidth-h200.json"};
+  static const char *const files[NDOCS] = {"report-gpu8.json",
+                                           "interop/nccl-tests-allreduce.json",
+                                           "interop/nvbandwidth-h200.json"};
   struct gcb_err err = {0};
   memset(fx, 0, sizeof *fx);
   for (size_t i = 0; i < NDOCS; i++) {
@@ -42,14 +42,14 @@ static void fixture_load(struct fixture *fx) {
   size_t len = 0;
   char *text = fx_slurp(DATA("criteria-h200.json"), &len);
   cr_assert_not_null(text);
-  cr_assert_eq(gcb_criteria_parse(text, len, "criteria-h200.json", &fx->cr,
-                                  &err),
-               GCB_OK, "%s", err.msg);
+  cr_assert_eq(
+      gcb_criteria_parse(text, len, "criteria-h200.json", &fx->cr, &err),
+      GCB_OK, "%s", err.msg);
   free(text);
   cr_assert_leq(fx->cr->nchecks, 32);
-  cr_assert_eq(gcb_analyze(fx->docs, NDOCS, &fx->cr->thresholds,
-                           &fx->findings, &err),
-               GCB_OK);
+  cr_assert_eq(
+      gcb_analyze(fx->docs, NDOCS, &fx->cr->thresholds, &fx->findings, &err),
+      GCB_OK);
   cr_assert_eq(gcb_criteria_evaluate(fx->cr, fx->docs, NDOCS, fx->checks,
                                      &fx->findings, &err),
                GCB_OK);

@@ -128,9 +128,7 @@ static const struct usage_case usage_cases[] = {
     {"not a results document",
      {"report", DATA("report-criteria.json"), "-o", "OUT", NULL},
      2},
-    {"missing document",
-     {"report", "/nonexistent.json", "-o", "OUT", NULL},
-     2},
+    {"missing document", {"report", "/nonexistent.json", "-o", "OUT", NULL}, 2},
     {"bad criteria",
      {"report", DATA("report-fixture.json"), "-o", "OUT", "--criteria",
       DATA("report-fixture.json"), NULL},
@@ -197,4 +195,38 @@ Test(report, compare_refuses_bad_usage_and_input) {
   cr_expect_eq(run(gcb__compare_command, 0, range), 2);
   const char *help[] = {"compare", "--help", NULL};
   cr_expect_eq(run(gcb__compare_command, 0, help), 0);
+}
+
+Test(report, one_format_goes_to_one_file) {
+  const char *doc = clean_doc("clean.json", 100);
+  const char *prom = in_dir("gcbench.prom");
+  const char *args[] = {"report", doc,  "--format", "openmetrics",
+                        "-o",     prom, NULL};
+  cr_assert_eq(run(gcb__report_command, 0, args), 0);
+  size_t len = 0;
+  char *text = fx_slurp(prom, &len);
+  cr_assert_not_null(text);
+  cr_expect(len > 6 && strcmp(text + len - 6, "# EOF\n") == 0, "%s", text);
+  cr_expect_not_null(strstr(text, "gcbench_gemm_gflops{run=\"1\""));
+  free(text);
+  cr_expect(!exists(in_dir("gcbench.prom.tmp")), "renamed into place");
+  cr_expect(!exists(in_dir("index.html")), "only the one format");
+  const char *bad[] = {"report", doc, "--format", "pdf", "-o", prom, NULL};
+  cr_expect_eq(run(gcb__report_command, 0, bad), 2, "unknown format");
+}
+
+Test(report, other_tools_files_join_the_report) {
+  const char *args[] = {"report",
+                        DATA("report-gpu8.json"),
+                        DATA("interop/nccl-tests-allreduce.json"),
+                        DATA("interop/nvbandwidth-h200.json"),
+                        "-o",
+                        in_dir("out"),
+                        NULL};
+  cr_expect_eq(run(gcb__report_command, 0, args), 1, "planted failures");
+  cr_expect(exists(in_dir("out/metrics.prom")));
+  const char *bad[] = {"report", DATA("interop/nvbandwidth-bad-cell.json"),
+                       "-o", in_dir("bad"), NULL};
+  cr_expect_eq(run(gcb__report_command, 0, bad), 2);
+  cr_expect(!exists(in_dir("bad")), "nothing written on bad input");
 }

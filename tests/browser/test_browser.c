@@ -83,8 +83,8 @@ static void hostile_fixture(const char *path) {
     json_object_set_new(json_object_get(e, "device"), "name",
                         json_string(img_name));
   }
-  json_object_set_new(json_array_get(json_object_get(doc, "cases"), 0),
-                      "label", json_string(img_name));
+  json_object_set_new(json_array_get(json_object_get(doc, "cases"), 0), "label",
+                      json_string(img_name));
   cr_assert_eq(json_dump_file(doc, path, JSON_COMPACT), 0);
   json_decref(doc);
 }
@@ -113,11 +113,16 @@ static int run_browser(const char *prog, const char *page, const char *extra,
   cr_assert_not_null(mkdtemp(profile));
   snprintf(profile_arg, sizeof profile_arg, "--user-data-dir=%s", profile);
   snprintf(url, sizeof url, "file://%s", page);
-  char *argv[] = {(char *)prog,      "--headless",
-                  "--no-sandbox",    "--disable-gpu",
-                  profile_arg,       "--window-size=1280,4000",
-                  "--no-first-run",  (char *)extra,
-                  url,               NULL};
+  char *argv[] = {(char *)prog,
+                  "--headless",
+                  "--no-sandbox",
+                  "--disable-gpu",
+                  profile_arg,
+                  "--window-size=1280,4000",
+                  "--no-first-run",
+                  (char *)extra,
+                  url,
+                  NULL};
   posix_spawn_file_actions_t fa;
   cr_assert_eq(posix_spawn_file_actions_init(&fa), 0);
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);

@@ -417,7 +417,7 @@ plot $p15 matrix with image notitle, \
 
 reset
 set output 'plot-16-p2p.svg'
-set title 'P2P GB/s, node 0: direction=read method=ce mode=uni'
+set title 'P2P GB/s, node 0: copy=read direction=uni mode=ce'
 set style fill solid 0.85 noborder
 set grid ytics lc rgb '#dddddd'
 set key below horizontal
@@ -445,7 +445,7 @@ plot $p16 matrix with image notitle, \
 
 reset
 set output 'plot-17-p2p.svg'
-set title 'P2P GB/s, node 0: direction=read method=ce mode=bidir'
+set title 'P2P GB/s, node 0: copy=read direction=bidir mode=ce'
 set style fill solid 0.85 noborder
 set grid ytics lc rgb '#dddddd'
 set key below horizontal
