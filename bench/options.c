@@ -20,6 +20,24 @@ static const struct {
   int shift;
 } size_suffixes[] = {{'K', 10}, {'M', 20}, {'G', 30}, {'T', 40}};
 
+/* User text as it may appear in a one-line message: control characters (a
+ * newline, a terminal escape) written as \xNN, and cut to fit `len`. */
+static const char *shown(const char *text, char *buf, size_t len) {
+  size_t n = 0;
+  const unsigned char *p = (const unsigned char *)text;
+  for (; *p && n + 8 < len; p++) {
+    if (*p < 0x20 || *p == 0x7f)
+      n += (size_t)snprintf(buf + n, len - n, "\\x%02x", *p);
+    else
+      buf[n++] = (char)*p;
+  }
+  snprintf(buf + n, len - n, "%s", *p ? "..." : "");
+  return buf;
+}
+
+#define SHOWN_MAX 160
+#define SHOW(text) shown((text), (char[SHOWN_MAX]){0}, SHOWN_MAX)
+
 static bool suffix_rest_ok(const char *rest) {
   return rest[0] == '\0' || strcmp(rest, "B") == 0 || strcmp(rest, "iB") == 0;
 }
@@ -29,12 +47,12 @@ enum gcb_status gcb_parse_size(const char *text, uint64_t *out,
   if (text == NULL || *text < '0' || *text > '9')
     return gcb_err_set(err, GCB_EUSAGE,
                        "invalid size '%s' (expected e.g. 8, 4K, 1M, 2G)",
-                       text ? text : "");
+                       SHOW(text ? text : ""));
   errno = 0;
   char *end;
   unsigned long long v = strtoull(text, &end, 10);
   if (errno == ERANGE)
-    return gcb_err_set(err, GCB_EUSAGE, "size '%s' is too large", text);
+    return gcb_err_set(err, GCB_EUSAGE, "size '%s' is too large", SHOW(text));
   int shift = 0;
   if (*end != '\0' && !(end[0] == 'B' && end[1] == '\0')) {
     char c = (char)(*end >= 'a' && *end <= 'z' ? *end - 32 : *end);
@@ -45,11 +63,12 @@ enum gcb_status gcb_parse_size(const char *text, uint64_t *out,
     if (i == sizeof size_suffixes / sizeof *size_suffixes ||
         !suffix_rest_ok(end + 1))
       return gcb_err_set(err, GCB_EUSAGE,
-                         "invalid size '%s' (suffixes: K, M, G, T)", text);
+                         "invalid size '%s' (suffixes: K, M, G, T)",
+                         SHOW(text));
     shift = size_suffixes[i].shift;
   }
   if (shift && v > (UINT64_MAX >> shift))
-    return gcb_err_set(err, GCB_EUSAGE, "size '%s' is too large", text);
+    return gcb_err_set(err, GCB_EUSAGE, "size '%s' is too large", SHOW(text));
   *out = (uint64_t)v << shift;
   return GCB_OK;
 }
@@ -88,42 +107,46 @@ static enum gcb_status bad_choice(const struct gcb_option *o, const char *text,
       strncat(list, ", ", sizeof list - strlen(list) - 1);
     strncat(list, o->choices[i], sizeof list - strlen(list) - 1);
   }
-  return gcb_err_set(err, GCB_EUSAGE, "--%s: unknown value '%s' (choose from %s%s)",
-                     o->name, text, list, o->type == GCB_OPT_SET ? ", all" : "");
+  return gcb_err_set(err, GCB_EUSAGE,
+                     "--%s: unknown value '%s' (choose from %s%s)", o->name,
+                     SHOW(text), list, o->type == GCB_OPT_SET ? ", all" : "");
 }
 
 static enum gcb_status parse_set(const struct gcb_option *o, const char *text,
                                  uint32_t *out, struct gcb_err *err) {
   uint32_t set = 0;
-  char buf[256];
-  snprintf(buf, sizeof buf, "%s", text);
+  /* The whole list, however long: a fixed buffer would drop its tail. */
+  char *buf = strdup(text);
+  if (buf == NULL)
+    return gcb_err_set(err, GCB_ENOMEM, "--%s: out of memory", o->name);
   char *save = NULL;
-  for (char *tok = strtok_r(buf, ",", &save); tok;
+  enum gcb_status st = GCB_OK;
+  for (char *tok = strtok_r(buf, ",", &save); tok && st == GCB_OK;
        tok = strtok_r(NULL, ",", &save)) {
-    if (strcmp(tok, "all") == 0) {
-      for (int i = 0; o->choices[i]; i++)
-        set |= 1u << i;
-      continue;
-    }
-    int i = choice_index(o, tok);
-    if (i < 0)
-      return bad_choice(o, tok, err);
-    set |= 1u << i;
+    int i = strcmp(tok, "all") == 0 ? -2 : choice_index(o, tok);
+    for (int k = 0; i == -2 && o->choices[k]; k++)
+      set |= 1u << k;
+    if (i == -1)
+      st = bad_choice(o, tok, err);
+    else if (i >= 0)
+      set |= 1u << i;
   }
-  if (set == 0)
-    return gcb_err_set(err, GCB_EUSAGE, "--%s: empty list", o->name);
-  *out = set;
-  return GCB_OK;
+  free(buf);
+  if (st == GCB_OK && set == 0)
+    st = gcb_err_set(err, GCB_EUSAGE, "--%s: empty list", o->name);
+  if (st == GCB_OK)
+    *out = set;
+  return st;
 }
 
 static enum gcb_status check_range(const struct gcb_option *o, double v,
                                    const char *text, struct gcb_err *err) {
   if (v < o->min)
     return gcb_err_set(err, GCB_EUSAGE, "--%s: %s is below the minimum %g",
-                       o->name, text, o->min);
+                       o->name, SHOW(text), o->min);
   if (o->max > 0 && v > o->max)
     return gcb_err_set(err, GCB_EUSAGE, "--%s: %s is above the maximum %g",
-                       o->name, text, o->max);
+                       o->name, SHOW(text), o->max);
   return GCB_OK;
 }
 
@@ -134,7 +157,8 @@ static enum gcb_status parse_number(const struct gcb_option *o, const char *text
   *v = o->type == GCB_OPT_INT ? (double)strtol(text, &end, 10) : strtod(text, &end);
   if (end == text || *end != '\0' || errno == ERANGE || !isfinite(*v))
     return gcb_err_set(err, GCB_EUSAGE, "--%s: '%s' is not a valid %s", o->name,
-                       text, o->type == GCB_OPT_INT ? "integer" : "number");
+                       SHOW(text),
+                       o->type == GCB_OPT_INT ? "integer" : "number");
   return check_range(o, *v, text, err);
 }
 
@@ -283,13 +307,15 @@ enum gcb_status gcb_options_parse(const struct gcb_option_group *groups,
     }
     if (c == '?' || c == ':') {
       const char *what = argv[optind - 1];
-      if (optopt && optopt < 256)
-        return gcb_err_set(err, GCB_EUSAGE, c == ':' ? "-%c needs a value"
-                                                     : "unknown option -%c",
-                           optopt);
+      if (optopt && optopt < 256) {
+        char opt[2] = {(char)optopt, '\0'};
+        return gcb_err_set(err, GCB_EUSAGE,
+                           c == ':' ? "-%s needs a value" : "unknown option -%s",
+                           SHOW(opt));
+      }
       return gcb_err_set(err, GCB_EUSAGE,
                          c == ':' ? "%s needs a value" : "unknown option '%s'",
-                         what);
+                         SHOW(what));
     }
     row = c >= 256 ? &rows[c - 256] : find_short(rows, n, c);
     if (row == NULL)
@@ -301,7 +327,8 @@ enum gcb_status gcb_options_parse(const struct gcb_option_group *groups,
   }
   for (int i = optind; i < argc; i++) {
     if (positional == NULL || *npositional >= max_positional)
-      return gcb_err_set(err, GCB_EUSAGE, "unexpected argument '%s'", argv[i]);
+      return gcb_err_set(err, GCB_EUSAGE, "unexpected argument '%s'",
+                         SHOW(argv[i]));
     positional[(*npositional)++] = argv[i];
   }
   return GCB_OK;

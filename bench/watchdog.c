@@ -40,6 +40,7 @@
 #define NAMED_MAX 8
 #define RETRY_MIN_S 1.0
 #define RETRY_MAX_S 30.0
+#define ABORT_DELAY_MS 2000
 #define FAILED_GRACE_S 2.0 /* after the launcher's word, for the culprit's EOF */
 
 enum msg_type { MSG_HELLO = 1, MSG_PROGRESS, MSG_BYE, MSG_ABORT };
@@ -314,11 +315,6 @@ static _Noreturn void end_run(struct gcb_watchdog *w, enum gcb_status code,
   bool kept = w->opts.record != NULL &&
               w->opts.record(w->opts.arg, code, run_status, rank, bench, label,
                              message);
-  struct msg abort = {.type = MSG_ABORT,
-                      .a = (uint32_t)gcb_status_exit_code(code)};
-  for (int i = 0; i < w->nconns; i++)
-    if (w->conns[i].fd >= 0)
-      (void)send_msg(w->conns[i].fd, &abort);
   char line[2048];
   snprintf(line, sizeof line, "%s: %s; %s %s", what, message,
            kept ? "results so far in"
@@ -326,6 +322,13 @@ static _Noreturn void end_run(struct gcb_watchdog *w, enum gcb_status code,
                   "complete version is",
            w->opts.results_path ? w->opts.results_path : "(none)");
   say(line);
+  /* Only now the others: a launcher ends the whole job when the first
+   * process ends, and that must not be another rank before this line. */
+  struct msg abort = {.type = MSG_ABORT,
+                      .a = (uint32_t)gcb_status_exit_code(code)};
+  for (int i = 0; i < w->nconns; i++)
+    if (w->conns[i].fd >= 0)
+      (void)send_msg(w->conns[i].fd, &abort);
   _exit(gcb_status_exit_code(code));
 }
 
@@ -546,11 +549,10 @@ static void report(struct gcb_watchdog *w) {
   int rc;
   while ((rc = recv_msg(w->fd, w->buf, &w->got, &m)) == 1)
     if (m.type == MSG_ABORT) {
-      /* Rank 0 has said why and recorded it: end quietly. */
-      if (ftrylockfile(stdout) == 0) {
-        fflush(stdout);
-        funlockfile(stdout);
-      }
+      /* Rank 0 has said why and recorded it, and is ending: its launcher
+       * normally ends this rank too. Where it does not (srun without
+       * --kill-on-bad-exit), end quietly, after rank 0. */
+      poll(NULL, 0, ABORT_DELAY_MS);
       _exit((int)m.a);
     }
   if (rc < 0) {

@@ -156,6 +156,11 @@ static const struct bad_args bad_options[] = {
      "compare: expected OLD.json NEW.json"},
     {{"report", DATA("results-valid.json")}, "-o DIR"},
     {{"frobnicate"}, "unknown command 'frobnicate'"},
+    /* Found by scripts/fuzz: input echoed in a message stays one line and
+     * cannot drive the terminal. */
+    {{"coll", "-e", "8\nQ"}, "invalid size '8\\x0aQ'"},
+    {{"gemm", "--dtype", "\033[31mred"}, "unknown value '\\x1b[31mred'"},
+    {{"gemm", "--frob\nnicate"}, "unknown option '--frob\\x0anicate'"},
 };
 
 Test(cli, bad_options_are_one_line_and_exit_2) {
