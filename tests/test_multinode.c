@@ -7,103 +7,28 @@
  * Runs are tiny: four ranks on two cores oversubscribe, and MPICH spins.
  */
 #include <criterion/criterion.h>
-#include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "reports/record.h"
 #include "reports/results.h"
-
-extern char **environ;
+#include "run_gcbench.h"
 
 #define TOPO GCB_TEST_DATA "/topo/"
 #define XML_A TOPO "hwloc-2socket-3gpu-ib.xml"      /* 3 GPUs */
 #define XML_B TOPO "hwloc-power8-4xp100-nvlink.xml" /* 4 GPUs */
 
-static char dir[64];
-
 static void make_dir(void) {
-  snprintf(dir, sizeof dir, "/tmp/gcb-multinode-XXXXXX");
-  cr_assert_not_null(mkdtemp(dir));
+  gcb_test_dir_make("gcb-multinode");
   /* Each test sets the override it wants; none leaks from the caller. */
   unsetenv("GCB_NODE_MAP");
   unsetenv("GCB_FAKE_NODES");
 }
 
-static void remove_dir(void) {
-  char cmd[128];
-  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-  cr_expect_eq(system(cmd), 0);
-}
-
-TestSuite(multinode, .init = make_dir, .fini = remove_dir, .timeout = 300);
-
-static const char *out_path(const char *name) {
-  static char path[128];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
-  return path;
-}
-
-/* Runs `mpiexec -n ranks gcbench args...` in this process's environment
- * (mpiexec passes it on to every rank), stdout and stderr to files in
- * dir; returns the exit status. */
-static int gcbench(int ranks, const char *const *args) {
-  const char *argv[64];
-  int n = 0;
-  char nbuf[16];
-  snprintf(nbuf, sizeof nbuf, "%d", ranks);
-  argv[n++] = GCB_MPIEXEC;
-  argv[n++] = "-n";
-  argv[n++] = nbuf;
-  argv[n++] = GCB_BINARY;
-  for (int i = 0; args[i] && n < 63; i++)
-    argv[n++] = args[i];
-  argv[n] = NULL;
-  char out[128], err[128];
-  snprintf(out, sizeof out, "%s/stdout", dir);
-  snprintf(err, sizeof err, "%s/stderr", dir);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC,
-                                   0644);
-  posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC,
-                                   0644);
-  pid_t pid;
-  int rc = posix_spawn(&pid, argv[0], &fa, NULL, (char **)argv, environ);
-  posix_spawn_file_actions_destroy(&fa);
-  cr_assert_eq(rc, 0, "spawn %s", argv[0]);
-  int status = 0;
-  cr_assert_eq(waitpid(pid, &status, 0), pid);
-  cr_assert(WIFEXITED(status), "gcbench did not exit normally");
-  return WEXITSTATUS(status);
-}
-
-/* Contents of dir/name, NUL-terminated (caller frees). */
-static char *slurp(const char *name) {
-  FILE *f = fopen(out_path(name), "r");
-  cr_assert_not_null(f, "open %s", name);
-  char *buf = calloc(1, 1 << 20);
-  size_t n = fread(buf, 1, (1 << 20) - 1, f);
-  buf[n] = '\0';
-  fclose(f);
-  return buf;
-}
-
-static struct gcb_results *load(const char *name) {
-  struct gcb_results *r = NULL;
-  struct gcb_err err = {0};
-  cr_assert_eq(gcb_results_read(out_path(name), &r, &err), GCB_OK, "%s",
-               err.msg);
-  return r;
-}
-
-static json_t *section(struct gcb_results *r, const char *name) {
-  return json_object_get(gcb_results_json(r), name);
-}
+TestSuite(multinode, .init = make_dir, .fini = gcb_test_dir_remove,
+          .timeout = 300);
 
 static const char *str(json_t *o, const char *key) {
   const char *s = json_string_value(json_object_get(o, key));
@@ -142,10 +67,10 @@ static void expect_node(json_t *node, const struct node_want *w, size_t i) {
 static void expect_ranks_match_nodes(struct gcb_results *r) {
   size_t i, j;
   json_t *node, *rank;
-  json_array_foreach(section(r, "nodes"), i, node) {
+  json_array_foreach(gcb_test_section(r, "nodes"), i, node) {
     json_array_foreach(json_object_get(node, "ranks"), j, rank) {
-      json_t *entry =
-          json_array_get(section(r, "ranks"), (size_t)json_integer_value(rank));
+      json_t *entry = json_array_get(gcb_test_section(r, "ranks"),
+                                     (size_t)json_integer_value(rank));
       cr_expect_eq(integer(entry, "node"), (json_int_t)i);
       cr_expect_eq(integer(entry, "local_rank"), (json_int_t)j);
       cr_expect_str_eq(str(entry, "hostname"), str(node, "hostname"));
@@ -169,7 +94,7 @@ static void count_splits(struct gcb_results *r, struct split_seen *want,
                          size_t n) {
   size_t i;
   json_t *c;
-  json_array_foreach(section(r, "cases"), i, c) {
+  json_array_foreach(gcb_test_section(r, "cases"), i, c) {
     const char *label = str(c, "label");
     json_t *s = json_object_get(c, "summary");
     cr_expect_eq(integer(s, "wrong"), 0, "%s", label);
@@ -196,13 +121,14 @@ Test(multinode, four_ranks_as_two_nodes_measure_intra_and_inter_node_apart) {
   const char *args[] = {
       "coll", "--op",     "allreduce", "-b",  "64",
       "-e",   "64",       "--split",   "all", "--iters",
-      "2",    "--warmup", "0",         "-o",  out_path("two.json"),
+      "2",    "--warmup", "0",         "-o",  gcb_test_path("two.json"),
       NULL};
-  cr_assert_eq(gcbench(4, args), 0, "stderr: %s", slurp("stderr"));
-  struct gcb_results *r = load("two.json");
-  cr_expect_eq(integer(section(r, "run"), "nodes"), 2);
-  cr_expect_eq(integer(section(r, "run"), "ranks"), 4);
-  json_t *nodes = section(r, "nodes");
+  cr_assert_eq(gcb_test_gcbench(4, args), 0, "stderr: %s",
+               gcb_test_slurp("stderr"));
+  struct gcb_results *r = gcb_test_load("two.json");
+  cr_expect_eq(integer(gcb_test_section(r, "run"), "nodes"), 2);
+  cr_expect_eq(integer(gcb_test_section(r, "run"), "ranks"), 4);
+  json_t *nodes = gcb_test_section(r, "nodes");
   cr_assert_eq(json_array_size(nodes), 2);
   const struct node_want want[] = {{"nodeA", {0, 1}, 2, "xml", 3},
                                    {"nodeB", {2, 3}, 2, "xml", 4}};
@@ -215,7 +141,7 @@ Test(multinode, four_ranks_as_two_nodes_measure_intra_and_inter_node_apart) {
   for (size_t k = 0; k < 3; k++)
     cr_expect_eq(seen[k].cases, 2, "split %s: out-of-place and in-place",
                  seen[k].split);
-  cr_expect_eq(json_array_size(section(r, "skipped")), 0);
+  cr_expect_eq(json_array_size(gcb_test_section(r, "skipped")), 0);
   gcb_results_free(r);
 }
 
@@ -236,10 +162,11 @@ Test(multinode, uneven_fake_nodes_skip_splits_that_would_not_compare) {
                         "--warmup",
                         "0",
                         "-o",
-                        out_path("three.json"),
+                        gcb_test_path("three.json"),
                         NULL};
-  cr_assert_eq(gcbench(3, args), 0, "stderr: %s", slurp("stderr"));
-  struct gcb_results *r = load("three.json");
+  cr_assert_eq(gcb_test_gcbench(3, args), 0, "stderr: %s",
+               gcb_test_slurp("stderr"));
+  struct gcb_results *r = gcb_test_load("three.json");
   char host[256], name0[300], name1[300];
   cr_assert_eq(gethostname(host, sizeof host), 0);
   host[sizeof host - 1] = '\0';
@@ -247,13 +174,14 @@ Test(multinode, uneven_fake_nodes_skip_splits_that_would_not_compare) {
   snprintf(name1, sizeof name1, "%.240s-1", host);
   const struct node_want want[] = {{name0, {0, 1}, 2, "live", -1},
                                    {name1, {2}, 1, "live", -1}};
-  json_t *nodes = section(r, "nodes");
+  json_t *nodes = gcb_test_section(r, "nodes");
   cr_assert_eq(json_array_size(nodes), 2);
   for (size_t i = 0; i < 2; i++)
     expect_node(json_array_get(nodes, i), &want[i], i);
   expect_ranks_match_nodes(r);
   /* --split auto on two nodes: none is measured, node and cross skipped. */
-  json_t *cases = section(r, "cases"), *skipped = section(r, "skipped");
+  json_t *cases = gcb_test_section(r, "cases"),
+         *skipped = gcb_test_section(r, "skipped");
   cr_expect_eq(json_array_size(cases), 2);
   cr_assert_eq(json_array_size(skipped), 4, "node and cross, both halves");
   size_t i;
@@ -285,12 +213,13 @@ static const struct bad_env bad_envs[] = {
 
 Test(multinode, bad_override_exits_with_one_line_naming_it) {
   const char *args[] = {
-      "gemm", "-m", "16", "--iters", "1", "-o", out_path("bad.json"), NULL};
+      "gemm", "-m", "16", "--iters", "1", "-o", gcb_test_path("bad.json"),
+      NULL};
   for (size_t i = 0; i < sizeof bad_envs / sizeof *bad_envs; i++) {
     const struct bad_env *b = &bad_envs[i];
     cr_assert_eq(setenv(b->var, b->value, 1), 0);
-    cr_expect_eq(gcbench(b->ranks, args), b->exit_code, "case %zu", i);
-    char *err = slurp("stderr");
+    cr_expect_eq(gcb_test_gcbench(b->ranks, args), b->exit_code, "case %zu", i);
+    char *err = gcb_test_slurp("stderr");
     cr_expect(strstr(err, b->message) != NULL, "case %zu: %s", i, err);
     cr_expect_eq(strchr(err, '\n'), err + strlen(err) - 1, "one line: %s", err);
     free(err);
@@ -302,21 +231,22 @@ Test(multinode, split_on_one_node_is_skipped_or_refused_with_a_reason) {
   const char *args[] = {
       "coll", "--op",     "allreduce", "-b",    "64",
       "-e",   "64",       "--split",   "cross", "--iters",
-      "1",    "--warmup", "0",         "-o",    out_path("one.json"),
+      "1",    "--warmup", "0",         "-o",    gcb_test_path("one.json"),
       NULL};
-  cr_assert_eq(gcbench(2, args), 0, "stderr: %s", slurp("stderr"));
-  struct gcb_results *r = load("one.json");
-  cr_expect_eq(json_array_size(section(r, "cases")), 0);
-  json_t *skipped = section(r, "skipped");
+  cr_assert_eq(gcb_test_gcbench(2, args), 0, "stderr: %s",
+               gcb_test_slurp("stderr"));
+  struct gcb_results *r = gcb_test_load("one.json");
+  cr_expect_eq(json_array_size(gcb_test_section(r, "cases")), 0);
+  json_t *skipped = gcb_test_section(r, "skipped");
   cr_assert_eq(json_array_size(skipped), 2);
   cr_expect(strstr(str(json_array_get(skipped, 0), "reason"),
                    "one rank per communicator (one node)") != NULL,
             "%s", str(json_array_get(skipped, 0), "reason"));
   gcb_results_free(r);
-  const char *bad[] = {"coll", "--split",          "nodes",
-                       "-o",   out_path("x.json"), NULL};
-  cr_expect_eq(gcbench(1, bad), 2);
-  char *err = slurp("stderr");
+  const char *bad[] = {
+      "coll", "--split", "nodes", "-o", gcb_test_path("x.json"), NULL};
+  cr_expect_eq(gcb_test_gcbench(1, bad), 2);
+  char *err = gcb_test_slurp("stderr");
   cr_expect(strstr(err, "--split: unknown value 'nodes'") != NULL, "%s", err);
   free(err);
 }
