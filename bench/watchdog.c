@@ -40,7 +40,7 @@
 #define NAMED_MAX 8
 #define RETRY_MIN_S 1.0
 #define RETRY_MAX_S 30.0
-#define ABORT_DELAY_MS 2000
+#define ABORT_WAIT_MS 3000
 #define FAILED_GRACE_S 2.0 /* after the launcher's word, for the culprit's EOF */
 
 enum msg_type { MSG_HELLO = 1, MSG_PROGRESS, MSG_BYE, MSG_ABORT };
@@ -530,6 +530,20 @@ static void connect_rank0(struct gcb_watchdog *w, double now) {
   w->sent = (struct msg){0};
 }
 
+/* Rank 0 has said why, recorded it, and is ending: end quietly with its
+ * exit code, once it has ended (its connection closes), so that the
+ * launcher sees rank 0's end first and reports it, not this rank's; or
+ * after a few seconds, where rank 0's end ends nothing (srun without
+ * --kill-on-bad-exit). */
+static _Noreturn void end_after_rank0(struct gcb_watchdog *w, int code) {
+  struct pollfd p = {.fd = w->fd, .events = POLLIN};
+  char buf[64];
+  for (int waited = 0; waited < ABORT_WAIT_MS; waited += TICK_MS)
+    if (poll(&p, 1, TICK_MS) > 0 && recv(w->fd, buf, sizeof buf, 0) <= 0)
+      break;
+  _exit(code);
+}
+
 static void report(struct gcb_watchdog *w) {
   double now = now_s();
   if (w->fd < 0 && !w->gone && now >= w->next_try)
@@ -548,13 +562,8 @@ static void report(struct gcb_watchdog *w) {
   struct msg m;
   int rc;
   while ((rc = recv_msg(w->fd, w->buf, &w->got, &m)) == 1)
-    if (m.type == MSG_ABORT) {
-      /* Rank 0 has said why and recorded it, and is ending: its launcher
-       * normally ends this rank too. Where it does not (srun without
-       * --kill-on-bad-exit), end quietly, after rank 0. */
-      poll(NULL, 0, ABORT_DELAY_MS);
-      _exit((int)m.a);
-    }
+    if (m.type == MSG_ABORT)
+      end_after_rank0(w, (int)m.a);
   if (rc < 0) {
     close(w->fd);
     w->fd = -1;
