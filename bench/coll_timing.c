@@ -10,6 +10,7 @@
  * allreduce. Each operation started is a watchdog step, after any
  * deliberate delay, so that a rank that never arrives is the one named.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -24,9 +25,15 @@ double gcb__coll_now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static enum gcb_status mpi_check(struct gcb_err *err, int rc, const char *call) {
-  return rc == MPI_SUCCESS ? GCB_OK
-                           : gcb_err_set(err, GCB_EMPI, "%s failed", call);
+static enum gcb_status mpi_check(struct gcb_err *err, int rc,
+                                 const char *call) {
+  if (rc == MPI_SUCCESS)
+    return GCB_OK;
+  char text[MPI_MAX_ERROR_STRING] = "";
+  int len = 0;
+  if (MPI_Error_string(rc, text, &len) != MPI_SUCCESS)
+    snprintf(text, sizeof text, "MPI error %d", rc);
+  return gcb_err_set(err, GCB_EMPI, "%s failed: %s", call, text);
 }
 
 /* Ping-pong with rank 0; the offset of the round trip with the smallest
@@ -55,15 +62,16 @@ static enum gcb_status offset_exchange(struct gcb_ctx *ctx, int peer,
         rc = MPI_Send(&mine, 1, MPI_DOUBLE, 0, 0, ctx->world);
     }
     if (rc != MPI_SUCCESS)
-      return gcb_err_set(&ctx->err, GCB_EMPI, "clock offset exchange failed");
+      return mpi_check(&ctx->err, rc, "clock offset exchange (MPI_Send/Recv)");
   }
   if (ctx->rank == 0)
-    return mpi_check(&ctx->err, MPI_Send(&t[0], 1, MPI_DOUBLE, peer, 1, ctx->world),
+    return mpi_check(&ctx->err,
+                     MPI_Send(&t[0], 1, MPI_DOUBLE, peer, 1, ctx->world),
                      "MPI_Send of a clock offset");
-  return mpi_check(&ctx->err,
-                   MPI_Recv(offset, 1, MPI_DOUBLE, 0, 1, ctx->world,
-                            MPI_STATUS_IGNORE),
-                   "MPI_Recv of a clock offset");
+  return mpi_check(
+      &ctx->err,
+      MPI_Recv(offset, 1, MPI_DOUBLE, 0, 1, ctx->world, MPI_STATUS_IGNORE),
+      "MPI_Recv of a clock offset");
 }
 
 enum gcb_status gcb__coll_clock_offset(struct gcb_ctx *ctx, double *offset) {
@@ -93,8 +101,9 @@ enum gcb_status gcb__coll_clock_offset(struct gcb_ctx *ctx, double *offset) {
 static void straggle(const struct coll_state *s, int rank) {
   if (rank != s->delay_rank)
     return;
-  struct timespec ts = {.tv_sec = (time_t)s->delay_s,
-                        .tv_nsec = (long)((s->delay_s - (double)(time_t)s->delay_s) * 1e9)};
+  struct timespec ts = {
+      .tv_sec = (time_t)s->delay_s,
+      .tv_nsec = (long)((s->delay_s - (double)(time_t)s->delay_s) * 1e9)};
   nanosleep(&ts, NULL);
 }
 
@@ -139,7 +148,8 @@ static enum gcb_status time_blocking(struct gcb_ctx *ctx, struct coll_op *c,
 
 /* Per-iteration pass: durations and arrival times in rank 0's clock. */
 static enum gcb_status time_each(struct gcb_ctx *ctx, struct coll_op *c,
-                                 long iters, double *duration, double *arrival) {
+                                 long iters, double *duration,
+                                 double *arrival) {
   gcb_watchdog_step();
   enum gcb_status st =
       mpi_check(&ctx->err, MPI_Barrier(ctx->world), "MPI_Barrier");
@@ -158,12 +168,13 @@ static enum gcb_status time_each(struct gcb_ctx *ctx, struct coll_op *c,
 static enum gcb_status lateness(struct gcb_ctx *ctx, long iters,
                                 double *arrival, double *first) {
   gcb_watchdog_step();
-  if (MPI_Allreduce(arrival, first, (int)iters, MPI_DOUBLE, MPI_MIN,
-                    ctx->world) != MPI_SUCCESS)
-    return gcb_err_set(&ctx->err, GCB_EMPI, "MPI_Allreduce of arrival times failed");
-  for (long i = 0; i < iters; i++)
+  enum gcb_status st = mpi_check(&ctx->err,
+                                 MPI_Allreduce(arrival, first, (int)iters,
+                                               MPI_DOUBLE, MPI_MIN, ctx->world),
+                                 "MPI_Allreduce of arrival times");
+  for (long i = 0; st == GCB_OK && i < iters; i++)
     arrival[i] -= first[i];
-  return GCB_OK;
+  return st;
 }
 
 enum gcb_status gcb__coll_measure(struct gcb_ctx *ctx, const void *opts,
@@ -179,8 +190,8 @@ enum gcb_status gcb__coll_measure(struct gcb_ctx *ctx, const void *opts,
   if (buf == NULL)
     return gcb_err_set(err, GCB_ENOMEM, "coll timing: out of memory");
   gcb_watchdog_step();
-  enum gcb_status st = warmup > 0 ? gcb_coll_case_run(c->k, (int)warmup, err)
-                                  : GCB_OK;
+  enum gcb_status st =
+      warmup > 0 ? gcb_coll_case_run(c->k, (int)warmup, err) : GCB_OK;
   gcb_watchdog_step();
   if (st == GCB_OK)
     st = mpi_check(err, MPI_Barrier(ctx->world), "MPI_Barrier");

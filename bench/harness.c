@@ -18,12 +18,14 @@
 
 const struct gcb_option gcb_run_options[] = {
     {"backend", 'B', GCB_OPT_STRING, offsetof(struct gcb_run_opts, backend),
-     "auto", "NAME", "compute backend: auto, host or cuda (auto: cuda when a "
-     "CUDA device is visible)", NULL, 0, 0},
+     "auto", "NAME",
+     "compute backend: auto, host or cuda (auto: cuda when a "
+     "CUDA device is visible)",
+     NULL, 0, 0},
     {"iters", 'N', GCB_OPT_INT, offsetof(struct gcb_run_opts, iters), "10", "N",
      "timed iterations per case", NULL, 1, 1e9},
-    {"warmup", 'w', GCB_OPT_INT, offsetof(struct gcb_run_opts, warmup), "2", "N",
-     "untimed warm-up iterations per case", NULL, 0, 1e9},
+    {"warmup", 'w', GCB_OPT_INT, offsetof(struct gcb_run_opts, warmup), "2",
+     "N", "untimed warm-up iterations per case", NULL, 0, 1e9},
     {"output", 'o', GCB_OPT_STRING, offsetof(struct gcb_run_opts, output), NULL,
      "FILE", "results document (default results/gcbench-<run id>.json)", NULL,
      0, 0},
@@ -47,9 +49,19 @@ const struct gcb_option gcb_run_options[] = {
     {0},
 };
 
+/* A failed MPI call, named with the library's reason. */
+static enum gcb_status mpi_failed(struct gcb_err *err, int rc,
+                                  const char *what) {
+  char text[MPI_MAX_ERROR_STRING] = "";
+  int len = 0;
+  if (MPI_Error_string(rc, text, &len) != MPI_SUCCESS)
+    snprintf(text, sizeof text, "MPI error %d", rc);
+  return gcb_err_set(err, GCB_EMPI, "%s failed: %s", what, text);
+}
+
 /* What each rank sends rank 0 about one case; plain bytes on the wire. */
 struct wire {
-  struct gcb_rank_result result;  /* check.method travels in method[] */
+  struct gcb_rank_result result; /* check.method travels in method[] */
   struct gcb_check check;
   char method[96];
 };
@@ -72,8 +84,8 @@ static enum gcb_status to_sinks_error(struct gcb_harness *h,
   enum gcb_status st = GCB_OK;
   lock(h);
   for (int i = 0; i < h->nsinks && st == GCB_OK; i++)
-    st = h->sinks[i].error(h->sinks[i].self, rec, rank, code, msg,
-                           &h->ctx->err);
+    st =
+        h->sinks[i].error(h->sinks[i].self, rec, rank, code, msg, &h->ctx->err);
   unlock(h);
   return st;
 }
@@ -183,7 +195,8 @@ enum gcb_status gcb_harness_begin(struct gcb_harness *h, struct gcb_ctx *ctx,
     st = gcb__output_path(opts->output, run_id, opts->force, h->output,
                           sizeof h->output, &ctx->err);
     if (st == GCB_OK && (h->document.results = gcb_results_new()) == NULL)
-      st = gcb_err_set(&ctx->err, GCB_ENOMEM, "results document: out of memory");
+      st =
+          gcb_err_set(&ctx->err, GCB_ENOMEM, "results document: out of memory");
     if (st == GCB_OK)
       st = gcb_results_set(h->document.results, "options", options, &ctx->err);
     else
@@ -193,8 +206,9 @@ enum gcb_status gcb_harness_begin(struct gcb_harness *h, struct gcb_ctx *ctx,
   }
   if ((st = gcb_context_agree(ctx, st)) != GCB_OK)
     return st;
-  if (MPI_Bcast(run_id, sizeof run_id, MPI_CHAR, 0, ctx->world) != MPI_SUCCESS)
-    return gcb_err_set(&ctx->err, GCB_EMPI, "MPI_Bcast of the run id failed");
+  int rc = MPI_Bcast(run_id, sizeof run_id, MPI_CHAR, 0, ctx->world);
+  if (rc != MPI_SUCCESS)
+    return mpi_failed(&ctx->err, rc, "MPI_Bcast of the run id");
   st = gcb__header_build(ctx, h->document.results, command, argc, argv, run_id,
                          &h->rank_names);
   if (st != GCB_OK)
@@ -226,8 +240,9 @@ static enum gcb_status measure(struct gcb_harness *h, struct gcb_op *op,
   }
   /* Ranks start timing together: concurrent ranks share memory and links. */
   gcb_watchdog_step();
-  if (MPI_Barrier(h->ctx->world) != MPI_SUCCESS && st == GCB_OK)
-    st = gcb_err_set(err, GCB_EMPI, "MPI_Barrier before timing failed");
+  int rc = MPI_Barrier(h->ctx->world);
+  if (rc != MPI_SUCCESS && st == GCB_OK)
+    st = mpi_failed(err, rc, "MPI_Barrier before timing");
   for (long i = 0; i < h->opts->iters && st == GCB_OK; i++) {
     gcb_watchdog_step();
     st = op->run(op->state, 1, &samples[i], err);
@@ -271,18 +286,22 @@ static enum gcb_status measure_and_check(struct gcb_harness *h,
 static enum gcb_status gather(struct gcb_harness *h, const struct wire *mine,
                               struct gcb_record *rec, struct wire *all) {
   struct gcb_ctx *ctx = h->ctx;
-  if (MPI_Gather(mine, (int)sizeof *mine, MPI_BYTE, all, (int)sizeof *mine,
-                 MPI_BYTE, 0, ctx->world) != MPI_SUCCESS)
-    return gcb_err_set(&ctx->err, GCB_EMPI, "MPI_Gather of case statistics failed");
+  int rc = MPI_Gather(mine, (int)sizeof *mine, MPI_BYTE, all, (int)sizeof *mine,
+                      MPI_BYTE, 0, ctx->world);
+  if (rc != MPI_SUCCESS)
+    return mpi_failed(&ctx->err, rc, "MPI_Gather of case statistics");
   for (int r = 0; ctx->rank == 0 && r < ctx->size; r++) {
     struct gcb_rank_result *rr = &rec->ranks[r];
     const struct gcb_check *c = &all[r].check;
     *rr = all[r].result;
     rr->rank = r;
-    rr->check = (struct gcb_validation){
-        .checked = c->checked, .samples = c->samples, .wrong = c->wrong,
-        .max_error = c->max_error, .tolerance = c->tolerance,
-        .method = c->checked ? all[r].method : NULL};
+    rr->check =
+        (struct gcb_validation){.checked = c->checked,
+                                .samples = c->samples,
+                                .wrong = c->wrong,
+                                .max_error = c->max_error,
+                                .tolerance = c->tolerance,
+                                .method = c->checked ? all[r].method : NULL};
   }
   return GCB_OK;
 }
@@ -389,7 +408,8 @@ enum gcb_status gcb_harness_run(struct gcb_harness *h,
     /* Set-up (a communicator, NCCL's above all) is watched like a case. */
     gcb_watchdog_arm(h->watchdog, bench->name, "set-up");
     gcb_watchdog_phase(h->watchdog, GCB_WD_OPEN);
-    st = gcb_context_agree(ctx, bench->open(ctx, bench_opts, &state, &ctx->err));
+    st =
+        gcb_context_agree(ctx, bench->open(ctx, bench_opts, &state, &ctx->err));
     gcb_watchdog_disarm(h->watchdog);
   }
   if (st != GCB_OK) {
@@ -401,9 +421,9 @@ enum gcb_status gcb_harness_run(struct gcb_harness *h,
   int n = bench->count(ctx, bench_opts);
   struct gcb_rank_result *ranks = calloc((size_t)ctx->size, sizeof *ranks);
   struct wire *all = calloc((size_t)ctx->size, sizeof *all);
-  st = ranks && all ? GCB_OK
-                    : gcb_err_set(&ctx->err, GCB_ENOMEM,
-                                  "case buffers: out of memory");
+  st = ranks && all
+           ? GCB_OK
+           : gcb_err_set(&ctx->err, GCB_ENOMEM, "case buffers: out of memory");
   st = gcb_context_agree(ctx, st);
   for (int i = 0; i < n && st == GCB_OK; i++)
     st = run_case(h, bench, bench_opts, state, i, n, ranks, all);
@@ -417,7 +437,7 @@ enum gcb_status gcb_harness_run(struct gcb_harness *h,
 enum gcb_status gcb_harness_end(struct gcb_harness *h, enum gcb_status status) {
   struct gcb_ctx *ctx = h->ctx;
   enum gcb_status st = GCB_OK;
-  if (ctx == NULL)  /* the run never began */
+  if (ctx == NULL) /* the run never began */
     return GCB_OK;
   gcb_watchdog_stop(h->watchdog);
   h->watchdog = NULL;
@@ -427,7 +447,7 @@ enum gcb_status gcb_harness_end(struct gcb_harness *h, enum gcb_status status) {
   free(h->rank_names);
   h->rank_names = NULL;
   if (ctx->rank == 0 && h->document.results) {
-    const char *word = status == GCB_OK          ? "complete"
+    const char *word = status == GCB_OK         ? "complete"
                        : status == GCB_ETIMEOUT ? "timeout"
                                                 : "failed";
     struct gcb_err err = {0};

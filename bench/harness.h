@@ -20,12 +20,12 @@ struct gcb_run_opts {
   const char *backend;
   long iters;
   long warmup;
-  const char *output;     /* results document path; NULL: generated */
+  const char *output; /* results document path; NULL: generated */
   uint64_t seed;
   bool no_check;
   bool force;
-  double timeout;         /* seconds per case; 0: no watchdog */
-  const char *stall;      /* test only: "RANK:CASE" */
+  double timeout;    /* seconds per case; 0: no watchdog */
+  const char *stall; /* test only: "RANK:CASE" */
 };
 
 /* The shared option table, filling struct gcb_run_opts. */

@@ -88,7 +88,8 @@ void gcb_format_size(uint64_t bytes, char *buf, size_t len) {
 
 /* --- values ---------------------------------------------------------------*/
 
-static void *field(const struct gcb_option_group *g, const struct gcb_option *o) {
+static void *field(const struct gcb_option_group *g,
+                   const struct gcb_option *o) {
   return (char *)g->target + o->offset;
 }
 
@@ -150,11 +151,13 @@ static enum gcb_status check_range(const struct gcb_option *o, double v,
   return GCB_OK;
 }
 
-static enum gcb_status parse_number(const struct gcb_option *o, const char *text,
-                                    double *v, struct gcb_err *err) {
+static enum gcb_status parse_number(const struct gcb_option *o,
+                                    const char *text, double *v,
+                                    struct gcb_err *err) {
   errno = 0;
   char *end;
-  *v = o->type == GCB_OPT_INT ? (double)strtol(text, &end, 10) : strtod(text, &end);
+  *v = o->type == GCB_OPT_INT ? (double)strtol(text, &end, 10)
+                              : strtod(text, &end);
   if (end == text || *end != '\0' || errno == ERANGE || !isfinite(*v))
     return gcb_err_set(err, GCB_EUSAGE, "--%s: '%s' is not a valid %s", o->name,
                        SHOW(text),
@@ -231,8 +234,8 @@ enum gcb_status gcb_options_defaults(const struct gcb_option_group *groups,
   for (size_t g = 0; g < ngroups; g++)
     for (const struct gcb_option *o = groups[g].options; o->name; o++) {
       memset(field(&groups[g], o), 0, value_size(o->type));
-      enum gcb_status st = o->def ? parse_value(&groups[g], o, o->def, err)
-                                  : GCB_OK;
+      enum gcb_status st =
+          o->def ? parse_value(&groups[g], o, o->def, err) : GCB_OK;
       if (st != GCB_OK) {
         gcb_err_prefix(err, "default of --%s", o->name);
         return GCB_EINTERNAL;
@@ -251,7 +254,7 @@ struct flat {
 static size_t flatten(const struct gcb_option_group *groups, size_t ngroups,
                       struct flat *rows, struct option *longs, char *shorts) {
   size_t n = 0, s = 0;
-  shorts[s++] = ':';  /* report missing arguments as ':' */
+  shorts[s++] = ':'; /* report missing arguments as ':' */
   for (size_t g = 0; g < ngroups; g++)
     for (const struct gcb_option *o = groups[g].options; o->name; o++) {
       if (n + 2 >= MAX_OPTIONS)
@@ -296,7 +299,7 @@ enum gcb_status gcb_options_parse(const struct gcb_option_group *groups,
   if (npositional)
     *npositional = 0;
 
-  optind = 0;  /* glibc: full reinitialisation, so parsing can repeat */
+  optind = 0; /* glibc: full reinitialisation, so parsing can repeat */
   opterr = 0;
   int c, longindex = -1;
   while ((c = getopt_long(argc, argv, shorts, longs, &longindex)) != -1) {
@@ -309,9 +312,9 @@ enum gcb_status gcb_options_parse(const struct gcb_option_group *groups,
       const char *what = argv[optind - 1];
       if (optopt && optopt < 256) {
         char opt[2] = {(char)optopt, '\0'};
-        return gcb_err_set(err, GCB_EUSAGE,
-                           c == ':' ? "-%s needs a value" : "unknown option -%s",
-                           SHOW(opt));
+        return gcb_err_set(
+            err, GCB_EUSAGE,
+            c == ':' ? "-%s needs a value" : "unknown option -%s", SHOW(opt));
       }
       return gcb_err_set(err, GCB_EUSAGE,
                          c == ':' ? "%s needs a value" : "unknown option '%s'",
@@ -321,8 +324,8 @@ enum gcb_status gcb_options_parse(const struct gcb_option_group *groups,
     if (row == NULL)
       return gcb_err_set(err, GCB_EINTERNAL, "option table out of sync");
     if ((st = parse_value(row->group, row->opt,
-                          row->opt->type == GCB_OPT_FLAG ? "1" : optarg, err)) !=
-        GCB_OK)
+                          row->opt->type == GCB_OPT_FLAG ? "1" : optarg,
+                          err)) != GCB_OK)
       return st;
   }
   for (int i = optind; i < argc; i++) {
@@ -406,7 +409,8 @@ json_t *gcb_options_to_json(const struct gcb_option_group *groups,
   json_t *obj = json_object();
   for (size_t g = 0; obj && g < ngroups; g++)
     for (const struct gcb_option *o = groups[g].options; o->name; o++)
-      if (json_object_set_new(obj, o->name, value_to_json(&groups[g], o)) != 0) {
+      if (json_object_set_new(obj, o->name, value_to_json(&groups[g], o)) !=
+          0) {
         json_decref(obj);
         return NULL;
       }

@@ -41,7 +41,8 @@
 #define RETRY_MIN_S 1.0
 #define RETRY_MAX_S 30.0
 #define ABORT_WAIT_MS 3000
-#define FAILED_GRACE_S 2.0 /* after the launcher's word, for the culprit's EOF */
+#define FAILED_GRACE_S                                                         \
+  2.0 /* after the launcher's word, for the culprit's EOF */
 
 enum msg_type { MSG_HELLO = 1, MSG_PROGRESS, MSG_BYE, MSG_ABORT };
 
@@ -77,7 +78,7 @@ struct gcb_watchdog {
   bool started;
   int wake[2];
   atomic_int stopping;
-  bool usr1; /* our SIGUSR1 handler is installed */
+  bool usr1;          /* our SIGUSR1 handler is installed */
   double peer_failed; /* when the launcher said a process ended; 0: never */
 
   /* The armed case, written by the watched thread under lock. */
@@ -155,7 +156,8 @@ static int behind(const struct gcb__wd_rank *a, const struct gcb__wd_rank *b) {
 int gcb__watchdog_laggards(const struct gcb__wd_rank *ranks, int n, int *out) {
   const struct gcb__wd_rank *front = NULL;
   for (int r = 0; r < n; r++)
-    if (ranks[r].heard && !ranks[r].dead && (!front || behind(front, &ranks[r])))
+    if (ranks[r].heard && !ranks[r].dead &&
+        (!front || behind(front, &ranks[r])))
       front = &ranks[r];
   int k = 0;
   for (int r = 0; r < n; r++)
@@ -201,8 +203,9 @@ void gcb__watchdog_timeout_message(char *buf, size_t len, const char *bench,
   buf[0] = '\0';
   append(buf, len, "%s %s did not finish within %g s; ", bench, label,
          timeout_s);
-  append(buf, len, k == n && n > 1 ? "no rank is behind, still inside it: "
-                                   : "not finished: ");
+  append(buf, len,
+         k == n && n > 1 ? "no rank is behind, still inside it: "
+                         : "not finished: ");
   for (int i = 0; i < k && i < NAMED_MAX; i++) {
     if (i > 0)
       append(buf, len, ", ");
@@ -312,9 +315,9 @@ static _Noreturn void end_run(struct gcb_watchdog *w, enum gcb_status code,
                               const char *what, int rank, const char *bench,
                               const char *label, const char *message) {
   const char *run_status = code == GCB_ETIMEOUT ? "timeout" : "failed";
-  bool kept = w->opts.record != NULL &&
-              w->opts.record(w->opts.arg, code, run_status, rank, bench, label,
-                             message);
+  bool kept =
+      w->opts.record != NULL && w->opts.record(w->opts.arg, code, run_status,
+                                               rank, bench, label, message);
   char line[2048];
   snprintf(line, sizeof line, "%s: %s; %s %s", what, message,
            kept ? "results so far in"
@@ -415,13 +418,14 @@ static void dead_rank0(struct gcb_watchdog *w, int r) {
   char message[1024] = "";
   name_rank(message, sizeof message, r, w->opts.rank_names, &w->ranks[r]);
   if (a.bench[0] != '\0')
-    append(message, sizeof message, " %s %s %s", a.deadline > 0 ? "during" : "after",
-           a.bench, a.desc);
+    append(message, sizeof message, " %s %s %s",
+           a.deadline > 0 ? "during" : "after", a.bench, a.desc);
   append(message, sizeof message, " (its process ended without a goodbye)");
   end_run(w, GCB_EMPI, "rank died", r, a.bench, a.label, message);
 }
 
-static void handle(struct gcb_watchdog *w, struct conn *c, const struct msg *m) {
+static void handle(struct gcb_watchdog *w, struct conn *c,
+                   const struct msg *m) {
   if (m->type == MSG_HELLO && c->rank < 0 && m->a > 0 && (int)m->a < w->size)
     c->rank = (int)m->a;
   if (c->rank < 0)
@@ -556,8 +560,7 @@ static void report(struct gcb_watchdog *w) {
   }
   struct pollfd p[2] = {{.fd = w->wake[0], .events = POLLIN},
                         {.fd = w->fd, .events = POLLIN}};
-  if (poll(p, w->fd >= 0 ? 2 : 1, TICK_MS) <= 0 || w->fd < 0 ||
-      !p[1].revents)
+  if (poll(p, w->fd >= 0 ? 2 : 1, TICK_MS) <= 0 || w->fd < 0 || !p[1].revents)
     return;
   struct msg m;
   int rc;
@@ -595,8 +598,8 @@ static void check_failed(struct gcb_watchdog *w, double now) {
   snprintf(message, sizeof message,
            "%sa process of the job ended (the launcher said so)%s%s%s%s",
            w->rank == 0 ? "" : "rank 0 did not end the run: ",
-           a.bench[0] ? (a.deadline > 0 ? " during " : " after ") : "",
-           a.bench, a.bench[0] ? " " : "", a.desc);
+           a.bench[0] ? (a.deadline > 0 ? " during " : " after ") : "", a.bench,
+           a.bench[0] ? " " : "", a.desc);
   if (w->rank == 0)
     end_run(w, GCB_EMPI, "rank died", -1, a.bench, a.label, message);
   char line[600];
@@ -735,9 +738,8 @@ enum gcb_status gcb_watchdog_start(struct gcb_ctx *ctx,
     return gcb_err_set(&ctx->err, GCB_ENOMEM, "watchdog: out of memory");
   if (ctx->rank == 0 && ctx->size > 1)
     listen_rank0(w, ctx->hostname);
-  if (ctx->size > 1 &&
-      MPI_Bcast(&w->where0, (int)sizeof w->where0, MPI_BYTE, 0, ctx->world) !=
-          MPI_SUCCESS) {
+  if (ctx->size > 1 && MPI_Bcast(&w->where0, (int)sizeof w->where0, MPI_BYTE, 0,
+                                 ctx->world) != MPI_SUCCESS) {
     gcb_watchdog_stop(w);
     return gcb_err_set(&ctx->err, GCB_EMPI,
                        "MPI_Bcast of the watchdog's address failed");

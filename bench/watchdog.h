@@ -43,7 +43,7 @@ enum gcb_watchdog_phase {
 #define GCB__WD_ENUM(id, words) GCB_WD_##id,
   GCB_WATCHDOG_PHASE_LIST(GCB__WD_ENUM)
 #undef GCB__WD_ENUM
-  GCB_WD_PHASE_COUNT
+      GCB_WD_PHASE_COUNT
 };
 
 /* Words of a phase ("measure"); "?" outside the list. */
@@ -62,10 +62,10 @@ typedef bool (*gcb_watchdog_record_fn)(void *arg, enum gcb_status code,
                                        const char *message);
 
 struct gcb_watchdog_opts {
-  double timeout_s;               /* per case; <= 0: no watchdog at all */
-  const char (*rank_names)[96];   /* rank 0: "host, device" by rank */
-  const char *results_path;       /* rank 0: named in the final line */
-  gcb_watchdog_record_fn record;  /* rank 0 */
+  double timeout_s;              /* per case; <= 0: no watchdog at all */
+  const char (*rank_names)[96];  /* rank 0: "host, device" by rank */
+  const char *results_path;      /* rank 0: named in the final line */
+  gcb_watchdog_record_fn record; /* rank 0 */
   void *arg;
 };
 
@@ -114,10 +114,10 @@ void gcb_watchdog_stop(struct gcb_watchdog *w);
 
 /* One rank's progress as rank 0 knows it. */
 struct gcb__wd_rank {
-  bool heard;      /* ever reported (rank 0 itself: always) */
-  bool dead;       /* connection closed without a goodbye */
-  uint32_t seq;    /* cases armed so far */
-  uint64_t step;   /* steps within the armed case */
+  bool heard;    /* ever reported (rank 0 itself: always) */
+  bool dead;     /* connection closed without a goodbye */
+  uint32_t seq;  /* cases armed so far */
+  uint64_t step; /* steps within the armed case */
   int phase;
 };
 

@@ -18,11 +18,20 @@
  * Every CUDA and NCCL return code is checked and named in the message;
  * after a failed NCCL call, close() aborts the communicator instead of
  * destroying it, since destroying waits for work that may never finish.
+ *
+ * The communicator is non-blocking (NCCL 2.14+): its creation, and any call
+ * that returns ncclInProgress, are polled through ncclCommGetAsyncError,
+ * like wait(), so no NCCL call can block the rank for good. Each poll
+ * gives up at the deadline when one is set (c->deadline, CLOCK_MONOTONIC
+ * seconds, the watchdog's for the current case): GCB_ETIMEOUT naming the
+ * call, and close() then aborts the communicator. Without a deadline the
+ * watchdog still ends a stuck run from its own thread.
  */
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cuda_runtime_api.h>
 #include <nccl.h>
@@ -40,6 +49,9 @@ struct gcb_comm {
   int version;            /* ncclGetVersion() of the loaded library */
   void *scratch;          /* the barrier's one element */
   bool failed;            /* an NCCL call failed: abort on close */
+  /* When blocking waits give up (CLOCK_MONOTONIC seconds; NULL or <= 0:
+   * never). Owned by whoever set it; read at every poll. */
+  const volatile double *deadline;
 };
 
 /* ---- return codes -------------------------------------------------------- */
@@ -52,10 +64,49 @@ static enum gcb_status cuda_check(struct gcb_err *err, cudaError_t rc,
   return gcb_err_set(err, GCB_ECUDA, "%s: %s", call, cudaGetErrorString(rc));
 }
 
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static bool past_deadline(const struct gcb_comm *c) {
+  double d = c != NULL && c->deadline != NULL ? *c->deadline : 0;
+  return d > 0 && now_s() > d;
+}
+
+/* A call that returned ncclInProgress (a non-blocking communicator) is
+ * finished by polling the communicator's state; ncclInProgress is
+ * returned when the deadline passes first. */
+static ncclResult_t settle(struct gcb_comm *c, ncclResult_t rc) {
+#if GCB_NCCL_HAS(2, 14, 0)
+  while (rc == ncclInProgress && c != NULL && c->nccl != NULL) {
+    ncclResult_t state = ncclInProgress;
+    ncclResult_t got = ncclCommGetAsyncError(c->nccl, &state);
+    if (got != ncclSuccess)
+      return got;
+    if (state != ncclInProgress || past_deadline(c))
+      return state;
+    sched_yield();
+  }
+#else
+  (void)c;
+#endif
+  return rc;
+}
+
 static enum gcb_status nccl_check(struct gcb_comm *c, struct gcb_err *err,
                                   ncclResult_t rc, const char *call) {
+  rc = settle(c, rc);
   if (rc == ncclSuccess)
     return GCB_OK;
+#if GCB_NCCL_HAS(2, 14, 0)
+  if (rc == ncclInProgress && c != NULL) {
+    c->failed = true;
+    return gcb_err_set(err, GCB_ETIMEOUT,
+                       "%s: still in progress at the deadline", call);
+  }
+#endif
   const char *last =
       c != NULL && c->nccl != NULL ? ncclGetLastError(c->nccl) : "";
   if (c != NULL)
@@ -88,6 +139,13 @@ static void nccl_close(struct gcb_comm *c) {
     return;
   /* Teardown errors are ignored: there is nothing left to do about them. */
   (void)cudaSetDevice(c->device);
+#if GCB_NCCL_HAS(2, 14, 0)
+  /* Finalising a non-blocking communicator is polled like any call; one
+   * that does not finish by the deadline is aborted instead. */
+  if (c->nccl != NULL && !c->failed &&
+      settle(c, ncclCommFinalize(c->nccl)) != ncclSuccess)
+    c->failed = true;
+#endif
   if (c->nccl != NULL)
     (void)(c->failed ? ncclCommAbort(c->nccl) : ncclCommDestroy(c->nccl));
   if (c->scratch != NULL)
@@ -137,6 +195,18 @@ static enum gcb_status describe_device(struct gcb_comm *c,
   return st;
 }
 
+/* The communicator, non-blocking where NCCL has it (2.14+), so that its
+ * set-up is polled (nccl_check settles it) within the deadline. */
+static ncclResult_t init_comm(struct gcb_comm *c, ncclUniqueId id) {
+#if GCB_NCCL_HAS(2, 14, 0)
+  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+  config.blocking = 0;
+  return ncclCommInitRankConfig(&c->nccl, c->size, id, c->rank, &config);
+#else
+  return ncclCommInitRank(&c->nccl, c->size, id, c->rank);
+#endif
+}
+
 static enum gcb_status nccl_open(const struct gcb_coll_env *env,
                                  struct gcb_comm **out, struct gcb_err *err) {
   struct gcb_comm *c = NULL;
@@ -153,8 +223,7 @@ static enum gcb_status nccl_open(const struct gcb_coll_env *env,
   /* The device first: the communicator binds to the current one. */
   if ((st = CUDA_CHECK(err, cudaSetDevice(c->device))) != GCB_OK ||
       (st = share_id(env, &id, err)) != GCB_OK ||
-      (st = NCCL_CHECK(c, err,
-                       ncclCommInitRank(&c->nccl, c->size, id, c->rank))) !=
+      (st = nccl_check(c, err, init_comm(c, id), "ncclCommInitRankConfig")) !=
           GCB_OK ||
       (st = CUDA_CHECK(err, cudaStreamCreateWithFlags(
                                 &c->stream, cudaStreamNonBlocking))) !=
@@ -322,6 +391,7 @@ struct enq {
 };
 
 static ncclResult_t named(struct enq *e, const char *call, ncclResult_t rc) {
+  rc = settle(e->c, rc); /* a non-blocking call finishes before the next */
   if (rc != ncclSuccess)
     e->call = call;
   return rc;
@@ -508,6 +578,13 @@ static enum gcb_status nccl_wait(struct gcb_comm *c, struct gcb_err *err) {
       st = nccl_check(c, err, async, "NCCL (asynchronous error)");
     if (st != GCB_OK)
       return st;
+    if (past_deadline(c)) {
+      c->failed = true; /* close() aborts what is still running */
+      return gcb_err_set(err, GCB_ETIMEOUT,
+                         "nccl: operations on device %d not complete at the "
+                         "deadline",
+                         c->device);
+    }
     sched_yield(); /* leave the core to NCCL's proxy thread */
   }
 }

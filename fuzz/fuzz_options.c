@@ -34,8 +34,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
   char *argv[MAX_ARGS + 2];
   int argc = 0;
   argv[argc++] = "coll";
-  for (char *p = text; p <= text + size && argc < MAX_ARGS;
-       p += strlen(p) + 1)
+  for (char *p = text; p <= text + size && argc < MAX_ARGS; p += strlen(p) + 1)
     argv[argc++] = p;
   argv[argc] = NULL;
   struct gcb_run_opts ro;

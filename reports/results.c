@@ -168,12 +168,15 @@ static const struct field range_fields[] = {
 static const struct node n_range = {.types = T_OBJ, .fields = range_fields};
 
 static const struct field summary_fields[] = {
-    REQ("ranks", &n_int),    REQ("min", &n_num),      REQ("median", &n_num),
-    REQ("mean", &n_num),     REQ("max", &n_num),      REQ("stdev", &n_num),
-    REQ("min_rank", &n_int), REQ("max_rank", &n_int), REQ("imbalance", &n_num),
-    REQ("wrong", &n_int),    REQ("checked", &n_bool), OPT("time_s", &n_range),
-    OPT("algbw", &n_num),    OPT("busbw", &n_num),    OPT("late_rank", &n_int),
-    OPT("late_mean_s", &n_num), OPT("late_max_s", &n_num), {0},
+    REQ("ranks", &n_int),      REQ("min", &n_num),
+    REQ("median", &n_num),     REQ("mean", &n_num),
+    REQ("max", &n_num),        REQ("stdev", &n_num),
+    REQ("min_rank", &n_int),   REQ("max_rank", &n_int),
+    REQ("imbalance", &n_num),  REQ("wrong", &n_int),
+    REQ("checked", &n_bool),   OPT("time_s", &n_range),
+    OPT("algbw", &n_num),      OPT("busbw", &n_num),
+    OPT("late_rank", &n_int),  OPT("late_mean_s", &n_num),
+    OPT("late_max_s", &n_num), {0},
 };
 
 static const struct field case_check_fields[] = {
@@ -542,13 +545,13 @@ static json_t *rank_check_json(const struct gcb_validation *c) {
 static json_t *per_rank_json(const struct gcb_record *rec,
                              const struct gcb_rank_result *rr) {
   const struct gcb_stats *t = &rr->seconds;
-  json_t *o = json_pack(
-      "{s:i, s:o, s:o, s:{s:o, s:o, s:o}, s:o}", "rank", rr->rank, "time_s",
-      stats_json(t), "figure_time_s", number(rr->time_s), "figure", "median",
-      number(gcb_record_figure(rec, rr->time_s)), "best",
-      number(gcb_record_figure(rec, t->min)), "worst",
-      number(gcb_record_figure(rec, t->max)), "validation",
-      rank_check_json(&rr->check));
+  json_t *o =
+      json_pack("{s:i, s:o, s:o, s:{s:o, s:o, s:o}, s:o}", "rank", rr->rank,
+                "time_s", stats_json(t), "figure_time_s", number(rr->time_s),
+                "figure", "median", number(gcb_record_figure(rec, rr->time_s)),
+                "best", number(gcb_record_figure(rec, t->min)), "worst",
+                number(gcb_record_figure(rec, t->max)), "validation",
+                rank_check_json(&rr->check));
   if (o != NULL && rr->late.n > 0 &&
       json_object_set_new(o, "late_s", stats_json(&rr->late)) != 0) {
     json_decref(o);
@@ -625,7 +628,8 @@ static json_t *case_json(const struct gcb_record *rec) {
       "validation", "checked", s.checked, "passed", s.checked && s.wrong == 0,
       "wrong", (json_int_t)s.wrong, "per_rank", per_rank_array(rec));
   if (o != NULL && rec->figure.bus_factor > 0 &&
-      json_object_set_new(o, "bus_factor", number(rec->figure.bus_factor)) != 0) {
+      json_object_set_new(o, "bus_factor", number(rec->figure.bus_factor)) !=
+          0) {
     json_decref(o);
     o = NULL;
   }
@@ -1029,8 +1033,10 @@ enum gcb_status gcb_results_read(const char *path, struct gcb_results **out,
   size_t len = 0;
   enum gcb_status rc;
   if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
-    rc = gcb_err_set(err, GCB_EINPUT, "%s: is a directory, not a results "
-                                      "document", path);
+    rc = gcb_err_set(err, GCB_EINPUT,
+                     "%s: is a directory, not a results "
+                     "document",
+                     path);
   else if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
            (unsigned long long)st.st_size > RESULTS_MAX_BYTES)
     rc = too_large(path, (long long)st.st_size, err);

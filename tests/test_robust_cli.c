@@ -439,8 +439,8 @@ Test(cli, output_names_are_paths_never_commands) {
   char name[512];
   snprintf(name, sizeof name, "%s/o u t;$(touch pwned4)`touch pwned5`.json",
            dir);
-  const char *run[] = {"membw", "--size", "4K", "--iters", "1", "--warmup", "0",
-                       "-o", name, NULL};
+  const char *run[] = {"membw",    "--size", "4K", "--iters", "1",
+                       "--warmup", "0",      "-o", name,      NULL};
   cr_assert_eq(gcbench(run), 0, "%s", slurp(in_dir("stderr")));
   cr_expect(exists(name), "the document is not at the literal path");
   char rep[512];
@@ -455,6 +455,6 @@ Test(cli, output_names_are_paths_never_commands) {
   /* A shell would have run touch in the working directory. */
   const char *pwned[] = {"pwned4", "pwned5", "pwned6"};
   for (size_t i = 0; i < 3; i++)
-    cr_expect(!exists(pwned[i]) && !exists(in_dir(pwned[i])),
-              "%s was created", pwned[i]);
+    cr_expect(!exists(pwned[i]) && !exists(in_dir(pwned[i])), "%s was created",
+              pwned[i]);
 }
