@@ -345,7 +345,8 @@ static enum gcb_status run_case(struct gcb_harness *h,
   gcb_err_clear(&ctx->err);
   enum gcb_status st =
       bench->setup(ctx, bench_opts, state, index, &rec, &op, &ctx->err);
-  gcb_watchdog_label(h->watchdog, rec.label);
+  if (rec.label[0] != '\0')
+    gcb_watchdog_label(h->watchdog, rec.label);
   if (ctx->rank == 0)
     gcb_table_progress(&h->table, &rec, index, ncases);
   st = gcb_context_agree(ctx, st);

@@ -458,3 +458,22 @@ Test(cli, output_names_are_paths_never_commands) {
     cr_expect(!exists(pwned[i]) && !exists(in_dir(pwned[i])), "%s was created",
               pwned[i]);
 }
+
+/* Found by scripts/fuzz: a file name that is not UTF-8 (legal on Linux)
+ * made the options echo fail, and the run with it ("no value for section
+ * 'options'"). It is echoed with U+FFFD for the bad byte. */
+Test(cli, an_output_name_that_is_not_utf8_is_used_as_it_is) {
+  char name[512];
+  snprintf(name, sizeof name, "%s/x\xf7y.json", dir);
+  const char *run[] = {"membw", "--size", "4K", "--iters", "1", "--warmup", "0",
+                       "-o", name, NULL};
+  cr_assert_eq(gcbench(run), 0, "%s", slurp(in_dir("stderr")));
+  char *doc = slurp(name);
+  cr_expect(strstr(doc, "x\xef\xbf\xbdy.json") != NULL, "the echo of -o");
+  free(doc);
+  /* The document reads back. */
+  const char *compare[] = {"compare", name, name, NULL};
+  int code = gcbench(compare);
+  cr_expect(code == 0 || code == 1, "exit %d: %s", code,
+            slurp(in_dir("stderr")));
+}
