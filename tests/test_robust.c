@@ -184,13 +184,14 @@ static void expect_timeout_code(int code) {
 
 Test(robust, a_rank_stalled_by_delay_rank_is_named_within_the_timeout) {
   const char *args[] = {
-      "coll", "--op",         "allreduce", "-b", "8",
-      "-e",   "64",           "--iters",   "2",  "--timeout",
-      "2",    "--delay-rank", "1:8000000", "-o", in_dir("delay.json"),
+      "coll", "--op",         "allreduce",  "-b", "8",
+      "-e",   "64",           "--iters",    "2",  "--timeout",
+      "2",    "--delay-rank", "1:10000000", "-o", in_dir("delay.json"),
       NULL};
   double took;
   expect_timeout_code(run(2, args, 60, &took));
-  cr_expect_lt(took, 2 + 4, "ended %g s after the start", took);
+  /* Without the watchdog the run would last 4 delays of 10 s. */
+  cr_expect_lt(took, 2 + 8, "ended %g s after the start", took);
   char *err = slurp("stderr");
   cr_expect_eq(lines(err), 1, "one line: %s", err);
   cr_expect(strstr(err, "gcbench: error: timeout: coll case 'allreduce float "
@@ -225,7 +226,7 @@ Test(robust, a_stalled_rank_keeps_every_case_finished_before_it) {
                         NULL};
   double took;
   expect_timeout_code(run(2, args, 60, &took));
-  cr_expect_lt(took, 2 + 4 + 2, "ended %g s after the start", took);
+  cr_expect_lt(took, 2 + 15, "ended %g s after the start", took);
   char *err = slurp("stderr");
   cr_expect_eq(lines(err), 1, "one line: %s", err);
   cr_expect(strstr(err, "membw case 'add 64K' did not finish within 2 s; not "

@@ -465,8 +465,8 @@ Test(cli, output_names_are_paths_never_commands) {
 Test(cli, an_output_name_that_is_not_utf8_is_used_as_it_is) {
   char name[512];
   snprintf(name, sizeof name, "%s/x\xf7y.json", dir);
-  const char *run[] = {"membw", "--size", "4K", "--iters", "1", "--warmup", "0",
-                       "-o", name, NULL};
+  const char *run[] = {"membw",    "--size", "4K", "--iters", "1",
+                       "--warmup", "0",      "-o", name,      NULL};
   cr_assert_eq(gcbench(run), 0, "%s", slurp(in_dir("stderr")));
   char *doc = slurp(name);
   cr_expect(strstr(doc, "x\xef\xbf\xbdy.json") != NULL, "the echo of -o");
