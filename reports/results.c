@@ -93,7 +93,7 @@ static const struct node n_params = {.types = T_OBJ,
                                      .items = NODE(.types = T_STR | T_NUM)};
 
 static const char *const run_states[] = {"running", "complete", "failed",
-                                         "timeout", NULL};
+                                         "timeout", "interrupted", NULL};
 
 static const struct field tool_fields[] = {
     REQ("name", &n_str),
