@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "analyze_rules.h"
+#include "ranks.h"
 
 /* ---- findings list ------------------------------------------------------ */
 
@@ -214,21 +215,22 @@ size_t gcb_analyze_slow(const double *x, size_t n,
 }
 
 bool gcb_analyze_imbalance(const json_t *c, struct gcb_imbalance *out) {
-  const json_t *pr = json_object_get(c, "per_rank"), *e;
-  size_t i, n = json_array_size(pr);
+  struct gcb_ranks pr;
+  gcb_ranks_of(c, &pr);
+  size_t n = pr.n;
   memset(out, 0, sizeof *out);
   if (n == 0)
     return false;
   double sum = 0, sum2 = 0;
   out->min = INFINITY;
   out->max = -INFINITY;
-  json_array_foreach(pr, i, e) {
+  for (size_t i = 0; i < n; i++) {
     /* The time the figure comes from (a collective's mean over its loop),
      * else the median sample, as older documents have it. */
-    double s = gcb_view_num(e, "figure_time_s");
+    double s = gcb_ranks_num(&pr, GCB_RC_FIGURE_TIME, i);
     if (isnan(s))
-      s = gcb_view_num(gcb_view_obj(e, "time_s"), "median");
-    long long r = gcb_view_int(e, "rank", (long long)i);
+      s = gcb_ranks_num(&pr, GCB_RC_TIME_MEDIAN, i);
+    long long r = gcb_ranks_int(&pr, GCB_RC_RANK, i, (long long)i);
     sum += s;
     sum2 += s * s;
     if (s < out->min)

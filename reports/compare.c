@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "compare_notes.h"
+#include "ranks.h"
 
 const char *gcb_verdict_name(enum gcb_verdict v) {
   static const char *const names[] = {"same",        "within noise",
@@ -68,16 +69,17 @@ static double median(double *x, size_t n) {
  *    times (how much one measurement of this case wanders).
  */
 static double case_noise(const json_t *c) {
-  const json_t *pr = json_object_get(c, "per_rank"), *e;
-  size_t i, n = json_array_size(pr), m = 0;
+  struct gcb_ranks pr;
+  gcb_ranks_of(c, &pr);
+  size_t i, n = pr.n, m = 0;
   double *fig = malloc(n * sizeof *fig + 1), *rel = malloc(n * sizeof *rel + 1);
   double noise = 0;
   if (fig == NULL || rel == NULL)
     goto done; /* no band: the threshold alone decides */
-  json_array_foreach(pr, i, e) {
-    const json_t *t = gcb_view_obj(e, "time_s");
-    double med = gcb_view_num(t, "median"), sd = gcb_view_num(t, "stdev");
-    fig[i] = gcb_view_num(gcb_view_obj(e, "figure"), "median");
+  for (i = 0; i < n; i++) {
+    double med = gcb_ranks_num(&pr, GCB_RC_TIME_MEDIAN, i);
+    double sd = gcb_ranks_num(&pr, GCB_RC_TIME_STDEV, i);
+    fig[i] = gcb_ranks_num(&pr, GCB_RC_FIG_MEDIAN, i);
     if (med > 0 && sd >= 0)
       rel[m++] = sd / med;
   }

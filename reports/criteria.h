@@ -16,18 +16,20 @@
 #include <stdbool.h>
 
 #include "analyze.h"
+#include "ranks.h"
 
 #define GCB_CRITERIA_SCHEMA "gcbench.criteria/1"
 #define GCB_MAX_BOUNDS 16
 
 /* A figure a check can bound, computed from a case (and, for per-rank
- * metrics, one per_rank[] entry). */
+ * metrics, entry i of its per-rank columns; ranks NULL when the case has
+ * none). */
 struct gcb_metric {
   const char *name; /* "median", "per_rank", "imbalance_pct" */
   const char *what; /* for docs and messages */
   bool per_rank;    /* evaluated for each rank: failures name the rank */
   const char *unit; /* NULL: the case's unit */
-  double (*value)(const json_t *c, const json_t *rank);
+  double (*value)(const json_t *c, const struct gcb_ranks *ranks, size_t i);
 };
 
 /* The metrics, terminated by a NULL name. */

@@ -10,73 +10,75 @@
 
 #include "criteria.h"
 #include "p2p_view.h"
+#include "ranks.h"
 #include "topo_view.h"
 
 static const json_t *summary(const json_t *c) {
   return gcb_view_obj(c, "summary");
 }
 
-static double m_median(const json_t *c, const json_t *r) {
-  (void)r;
+static double m_median(const json_t *c, const struct gcb_ranks *r, size_t i) {
+  (void)r, (void)i;
   return gcb_view_num(summary(c), "median");
 }
 
-static double m_mean(const json_t *c, const json_t *r) {
-  (void)r;
+static double m_mean(const json_t *c, const struct gcb_ranks *r, size_t i) {
+  (void)r, (void)i;
   return gcb_view_num(summary(c), "mean");
 }
 
-static double m_min(const json_t *c, const json_t *r) {
-  (void)r;
+static double m_min(const json_t *c, const struct gcb_ranks *r, size_t i) {
+  (void)r, (void)i;
   return gcb_view_num(summary(c), "min");
 }
 
-static double m_max(const json_t *c, const json_t *r) {
-  (void)r;
+static double m_max(const json_t *c, const struct gcb_ranks *r, size_t i) {
+  (void)r, (void)i;
   return gcb_view_num(summary(c), "max");
 }
 
 /* Per-rank metrics get r NULL for a case without per-rank entries (a tool
  * that reports only the average over ranks): the summary stands in. */
-static double m_per_rank(const json_t *c, const json_t *r) {
-  return r != NULL ? gcb_view_num(gcb_view_obj(r, "figure"), "median")
+static double m_per_rank(const json_t *c, const struct gcb_ranks *r, size_t i) {
+  return r != NULL ? gcb_ranks_num(r, GCB_RC_FIG_MEDIAN, i)
                    : gcb_view_num(summary(c), "median");
 }
 
-static double m_imbalance(const json_t *c, const json_t *r) {
-  (void)r;
+static double m_imbalance(const json_t *c, const struct gcb_ranks *r,
+                          size_t i) {
+  (void)r, (void)i;
   return gcb_view_num(summary(c), "imbalance") * 100;
 }
 
-static double m_cv(const json_t *c, const json_t *r) {
-  (void)r;
+static double m_cv(const json_t *c, const struct gcb_ranks *r, size_t i) {
+  (void)r, (void)i;
   double mean = gcb_view_num(summary(c), "mean");
   return mean > 0 ? gcb_view_num(summary(c), "stdev") / mean * 100 : 0;
 }
 
-static double m_time_us(const json_t *c, const json_t *r) {
+static double m_time_us(const json_t *c, const struct gcb_ranks *r, size_t i) {
   return r != NULL
-             ? gcb_view_num(gcb_view_obj(r, "time_s"), "median") * 1e6
+             ? gcb_ranks_num(r, GCB_RC_TIME_MEDIAN, i) * 1e6
              : gcb_view_num(gcb_view_obj(summary(c), "time_s"), "mean") * 1e6;
 }
 
-static double m_wrong(const json_t *c, const json_t *r) {
-  (void)r;
+static double m_wrong(const json_t *c, const struct gcb_ranks *r, size_t i) {
+  (void)r, (void)i;
   return gcb_view_num(summary(c), "wrong");
 }
 
-static double m_busbw(const json_t *c, const json_t *r) {
-  (void)r;
+static double m_busbw(const json_t *c, const struct gcb_ranks *r, size_t i) {
+  (void)r, (void)i;
   return gcb_view_num(summary(c), "busbw");
 }
 
-static double m_algbw(const json_t *c, const json_t *r) {
-  (void)r;
+static double m_algbw(const json_t *c, const struct gcb_ranks *r, size_t i) {
+  (void)r, (void)i;
   return gcb_view_num(summary(c), "algbw");
 }
 
-static double m_late_us(const json_t *c, const json_t *r) {
-  (void)r;
+static double m_late_us(const json_t *c, const struct gcb_ranks *r, size_t i) {
+  (void)r, (void)i;
   return gcb_view_num(summary(c), "late_mean_s") * 1e6;
 }
 
@@ -205,18 +207,18 @@ static bool meets(const struct gcb_bound *b, double v) {
 }
 
 static enum gcb_status eval_bound(struct eval *ev, const struct gcb_bound *b) {
-  if (!b->metric->per_rank ||
-      json_array_size(json_object_get(ev->c, "per_rank")) == 0) {
-    double v = b->metric->value(ev->c, NULL);
+  struct gcb_ranks pr;
+  gcb_ranks_of(ev->c, &pr);
+  if (!b->metric->per_rank || pr.n == 0) {
+    double v = b->metric->value(ev->c, NULL, 0);
     return meets(b, v) ? GCB_OK : miss(ev, b, v, -1);
   }
-  const json_t *e;
-  size_t i;
-  json_array_foreach(json_object_get(ev->c, "per_rank"), i, e) {
-    double v = b->metric->value(ev->c, e);
+  for (size_t i = 0; i < pr.n; i++) {
+    double v = b->metric->value(ev->c, &pr, i);
     enum gcb_status st =
-        meets(b, v) ? GCB_OK
-                    : miss(ev, b, v, gcb_view_int(e, "rank", (long long)i));
+        meets(b, v)
+            ? GCB_OK
+            : miss(ev, b, v, gcb_ranks_int(&pr, GCB_RC_RANK, i, (long long)i));
     if (st != GCB_OK)
       return st;
   }

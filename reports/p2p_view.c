@@ -22,6 +22,7 @@ bool gcb__p2p_begin(struct gcb__p2p_iter *it, const json_t *root,
                     const json_t *c, bool *seen, size_t nseen) {
   *it = (struct gcb__p2p_iter){
       .root = root, .c = c, .seen = seen, .nseen = seen ? nseen : 0};
+  gcb_ranks_of(c, &it->ranks);
   if (seen != NULL)
     memset(seen, 0, nseen * sizeof *seen);
   return strcmp(gcb_view_str(c, "bench"), "p2p") == 0;
@@ -48,10 +49,9 @@ static long long entry_node(const struct gcb__p2p_iter *it, long long rank) {
 }
 
 bool gcb__p2p_next(struct gcb__p2p_iter *it, struct gcb__p2p *out) {
-  const json_t *pr = json_object_get(it->c, "per_rank");
-  while (it->next < json_array_size(pr)) {
-    const json_t *e = json_array_get(pr, it->next++);
-    long long rank = gcb_view_int(e, "rank", -1);
+  while (it->next < it->ranks.n) {
+    size_t i = it->next++;
+    long long rank = gcb_ranks_rank(&it->ranks, i);
     long long node = entry_node(it, rank);
     bool known = node >= 0 && (size_t)node < it->nseen;
     if (known ? it->seen[node] : it->next > 1)
@@ -61,7 +61,7 @@ bool gcb__p2p_next(struct gcb__p2p_iter *it, struct gcb__p2p *out) {
     *out = (struct gcb__p2p){
         .node = node,
         .rank = rank,
-        .value = gcb_view_num(gcb_view_obj(e, "figure"), "median"),
+        .value = gcb_ranks_num(&it->ranks, GCB_RC_FIG_MEDIAN, i),
         .topo = gcb_topo_view(it->root, node)};
     out->src = end_gpu(it->c, out->topo, "src_bus_id", "src");
     out->dst = end_gpu(it->c, out->topo, "dst_bus_id", "dst");

@@ -15,6 +15,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "ranks.h"
+
 /* One node's measurement of a pair. */
 struct gcb__p2p {
   long long node, rank; /* the node, and the rank whose entry it is */
@@ -28,6 +30,7 @@ struct gcb__p2p {
  * node 0's first. */
 struct gcb__p2p_iter {
   const json_t *root, *c;
+  struct gcb_ranks ranks;
   size_t next;
   bool *seen;
   size_t nseen;

@@ -11,6 +11,7 @@
 
 #include "analyze_rules.h"
 #include "plot_int.h"
+#include "ranks.h"
 
 /* "r3/1b:00" for a rank with a GPU, "r3" without; safe characters. */
 static void bar_label(const json_t *root, long long rank, char *buf,
@@ -28,15 +29,14 @@ static void bar_label(const json_t *root, long long rank, char *buf,
 
 /* The plot commands of bar chart `id` over x[0..n) (slow[i]: outlier). */
 static void bars_body(struct gcb__plotter *p, size_t id, const json_t *root,
-                      const json_t *pr, const double *x, const bool *slow,
-                      size_t n) {
-  const json_t *e;
-  size_t i, nslow = 0;
+                      const struct gcb_ranks *pr, const double *x,
+                      const bool *slow, size_t n) {
+  size_t nslow = 0;
   double sum = 0;
   bool labels = n <= 16;
   fprintf(p->f, "$ranks%zu << EOD\n", id);
-  json_array_foreach(pr, i, e) {
-    long long rank = gcb_view_int(e, "rank", (long long)i);
+  for (size_t i = 0; i < n; i++) {
+    long long rank = gcb_ranks_int(pr, GCB_RC_RANK, i, (long long)i);
     char label[48];
     bar_label(root, rank, label, sizeof label);
     fprintf(p->f, "%lld %.10g %d %s\n", rank, x[i], slow[i], label);
@@ -64,14 +64,15 @@ static void bars_body(struct gcb__plotter *p, size_t id, const json_t *root,
 /* Per-rank bars of one case, slow ranks (the analysis' rule) in red. */
 static void rank_bars(struct gcb__plotter *p, const json_t *root,
                       const json_t *c) {
-  const json_t *pr = json_object_get(c, "per_rank"), *e;
-  size_t i, n = json_array_size(pr);
+  struct gcb_ranks pr;
+  gcb_ranks_of(c, &pr);
+  size_t n = pr.n;
   double *x = malloc(n * sizeof *x + 1), median;
   bool *slow = malloc(n * sizeof *slow + 1), any = false;
   p->oom |= x == NULL || slow == NULL;
-  json_array_foreach(pr, i, e) {
+  for (size_t i = 0; i < n; i++) {
     if (!p->oom) {
-      x[i] = gcb_view_num(gcb_view_obj(e, "figure"), "median");
+      x[i] = gcb_ranks_num(&pr, GCB_RC_FIG_MEDIAN, i);
       any |= x[i] > 0; /* all zero: nothing to draw, and a gnuplot error */
     }
   }
@@ -87,7 +88,7 @@ static void rank_bars(struct gcb__plotter *p, const json_t *root,
             "set xrange [-0.5:%zu.5]\nset yrange [0:*]\nset xtics %zu%s\n",
             unit, n - 1, (n + 15) / 16, n <= 16 ? " rotate by -30" : "");
     if (id > 0)
-      bars_body(p, id, root, pr, x, slow, n);
+      bars_body(p, id, root, &pr, x, slow, n);
   }
   free(x);
   free(slow);
@@ -101,7 +102,7 @@ void gcb__plot_rank_bars(struct gcb__plotter *p, const struct gcb_doc *docs,
     json_array_foreach(cases, i, c) {
       bool per_gpu = gcb_analyze_per_device(gcb_view_str(c, "bench")) ||
                      gcb__pcie_direction(cases, c) != NULL;
-      if (per_gpu && json_array_size(json_object_get(c, "per_rank")) >= 2)
+      if (per_gpu && gcb_ranks_count(c) >= 2)
         rank_bars(p, docs[d].root, c);
     }
   }

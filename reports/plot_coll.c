@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "plot_int.h"
+#include "ranks.h"
 
 static bool is_coll(const json_t *c) {
   return strcmp(gcb_view_str(c, "bench"), "coll") == 0;
@@ -152,8 +153,7 @@ static const json_t *largest(const json_t *cases, const char *key) {
   size_t i;
   char k[256];
   json_array_foreach(cases, i, c) {
-    if (!is_coll(c) || in_place(c) ||
-        json_array_size(json_object_get(c, "per_rank")) < 2)
+    if (!is_coll(c) || in_place(c) || gcb_ranks_count(c) < 2)
       continue;
     sweep_key(c, k, sizeof k);
     if (strcmp(k, key) == 0 &&
@@ -164,18 +164,19 @@ static const json_t *largest(const json_t *cases, const char *key) {
 }
 
 static void times_body(struct gcb__plotter *p, size_t id, const json_t *c) {
-  const json_t *e;
-  size_t i;
+  struct gcb_ranks pr;
+  gcb_ranks_of(c, &pr);
   bool late = false;
   fprintf(p->f, "$t%zu << EOD\n", id);
-  json_array_foreach(json_object_get(c, "per_rank"), i, e) {
-    const json_t *t = gcb_view_obj(e, "time_s");
-    double l = gcb_view_num(gcb_view_obj(e, "late_s"), "mean");
+  for (size_t i = 0; i < pr.n; i++) {
+    double l = gcb_ranks_num(&pr, GCB_RC_LATE_MEAN, i);
     late |= !isnan(l);
     fprintf(p->f, "%lld %.10g %.10g %.10g %.10g %.10g\n",
-            gcb_view_int(e, "rank", (long long)i), gcb_view_num(t, "min") * 1e6,
-            gcb_view_num(t, "median") * 1e6, gcb_view_num(t, "p99") * 1e6,
-            gcb_view_num(t, "max") * 1e6, l * 1e6);
+            gcb_ranks_int(&pr, GCB_RC_RANK, i, (long long)i),
+            gcb_ranks_num(&pr, GCB_RC_TIME_MIN, i) * 1e6,
+            gcb_ranks_num(&pr, GCB_RC_TIME_MEDIAN, i) * 1e6,
+            gcb_ranks_num(&pr, GCB_RC_TIME_P99, i) * 1e6,
+            gcb_ranks_num(&pr, GCB_RC_TIME_MAX, i) * 1e6, l * 1e6);
   }
   fprintf(p->f,
           "EOD\nplot $t%zu using 1:3:2:5:4 with candlesticks whiskerbars "
@@ -193,7 +194,7 @@ static void times_body(struct gcb__plotter *p, size_t id, const json_t *c) {
 static void times_plot(struct gcb__plotter *p, const json_t *c,
                        const char *key) {
   char title[320], size[32];
-  size_t n = json_array_size(json_object_get(c, "per_rank"));
+  size_t n = gcb_ranks_count(c);
   gcb_view_fmt(coll_bytes(c), size, sizeof size);
   snprintf(title, sizeof title, "%s at %s B: time per rank", key, size);
   size_t id = gcb__plot_begin(p, "times", title);

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "p2p_view.h"
+#include "ranks.h"
 #include "render.h"
 
 /* Label value: backslash, double quote and line feed escaped. */
@@ -153,11 +154,12 @@ static bool p2p(const json_t *c) {
 
 static void rank_samples(FILE *out, const struct gcb_report *rep, size_t d,
                          const json_t *c, const char *family) {
-  const json_t *root = rep->docs[d].root, *e;
-  size_t i;
-  json_array_foreach(json_object_get(c, "per_rank"), i, e) {
-    double x = gcb_view_num(gcb_view_obj(e, "figure"), "median");
-    long long rank = gcb_view_int(e, "rank", (long long)i);
+  const json_t *root = rep->docs[d].root;
+  struct gcb_ranks pr;
+  gcb_ranks_of(c, &pr);
+  for (size_t i = 0; i < pr.n; i++) {
+    double x = gcb_ranks_num(&pr, GCB_RC_FIG_MEDIAN, i);
+    long long rank = gcb_ranks_int(&pr, GCB_RC_RANK, i, (long long)i);
     struct gcb_place p;
     if (isnan(x))
       continue;
@@ -204,7 +206,7 @@ static bool takes(const struct family *f, const json_t *c) {
     return json_is_true(
         json_object_get(gcb_view_obj(c, "validation"), "checked"));
   case K_IMBALANCE: /* one rank is never imbalanced */
-    return json_array_size(json_object_get(c, "per_rank")) >= 2;
+    return gcb_ranks_count(c) >= 2;
   default:
     return coll(c);
   }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ranks.h"
 #include "render_tables.h"
 
 #define MAX_FIG_COLS 10
@@ -28,17 +29,11 @@ void gcb__cell_id(struct gcb__tb *b, char **r, size_t col, long long v) {
     gcb__cell(b, r, col, "-");
 }
 
-const json_t *gcb__rank_entry(const json_t *c, long long rank) {
-  const json_t *pr = json_object_get(c, "per_rank"), *e;
-  size_t i;
-  e = rank >= 0 ? json_array_get(pr, (size_t)rank) : NULL;
-  if (e != NULL && gcb_view_int(e, "rank", -1) == rank)
-    return e;
-  json_array_foreach(pr, i, e) {
-    if (gcb_view_int(e, "rank", -1) == rank)
-      return e;
-  }
-  return NULL;
+double gcb__rank_figure(const json_t *c, long long rank) {
+  struct gcb_ranks pr;
+  gcb_ranks_of(c, &pr);
+  long long i = gcb_ranks_find(&pr, rank);
+  return i >= 0 ? gcb_ranks_num(&pr, GCB_RC_FIG_MEDIAN, (size_t)i) : NAN;
 }
 
 struct figcol {
@@ -158,10 +153,8 @@ static void rank_row(struct gcb__tb *b, struct gcb_rtable *t, size_t d,
   gcb__cell(b, r, o + 4, "%s", p.bus_id[0] ? p.bus_id : "-");
   gcb__cell_id(b, r, o + 5, p.numa);
   for (size_t k = 0; k < ncols; k++) {
-    const json_t *e =
-        cols[k].doc == d ? gcb__rank_entry(cols[k].c, rank) : NULL;
-    gcb__cell_num(b, r, o + 6 + k,
-                  gcb_view_num(gcb_view_obj(e, "figure"), "median"), NULL);
+    double x = cols[k].doc == d ? gcb__rank_figure(cols[k].c, rank) : NAN;
+    gcb__cell_num(b, r, o + 6 + k, x, NULL);
   }
   gcb__cell(b, r, o + 6 + ncols, "%zu", slowest);
   gcb__cell(b, r, o + 7 + ncols, "%zu", nf);

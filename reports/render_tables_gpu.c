@@ -111,9 +111,8 @@ static void gpu_row(struct gcb__tb *b, struct gcb_rtable *t,
   gcb__cell(b, r, o + 6, "%s", g->nranks ? ranks : "idle");
   for (size_t k = 0; k < ncols; k++) {
     const json_t *c = g->doc < 8 ? cols[k].cases[g->doc] : NULL;
-    const json_t *e = c && g->nranks ? gcb__rank_entry(c, g->ranks[0]) : NULL;
-    gcb__cell_num(b, r, o + 7 + k,
-                  gcb_view_num(gcb_view_obj(e, "figure"), "median"), NULL);
+    double x = c && g->nranks ? gcb__rank_figure(c, g->ranks[0]) : NAN;
+    gcb__cell_num(b, r, o + 7 + k, x, NULL);
   }
   gcb__cell(b, r, o + 7 + ncols, "%zu", nf);
 }

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "jsonpos.h"
+#include "ranks.h"
 
 #define RESULTS_MAX_BYTES ((size_t)256 << 20)
 #define SCHEMA_PREFIX "gcbench.results/"
@@ -53,14 +54,17 @@ enum {
 };
 
 struct field;
+struct walk;
 
 /* A value: its allowed types; for an object either its fields or (a map)
- * the node of every member; for an array the node of every element. */
+ * the node of every member; for an array the node of every element; and a
+ * check of its own, run after those (per-rank columns: equal lengths). */
 struct node {
   unsigned types;
   const struct field *fields; /* terminated by a NULL name */
   const struct node *items;
   const char *const *choices; /* allowed strings, NULL-terminated */
+  enum gcb_status (*check)(struct walk *w, const json_t *v);
 };
 
 struct field {
@@ -92,7 +96,7 @@ static const struct node n_software = {.types = T_OBJ, .items = &n_str};
 static const struct node n_params = {.types = T_OBJ,
                                      .items = NODE(.types = T_STR | T_NUM)};
 
-static const char *const run_states[] = {"running", "complete", "failed",
+static const char *const run_states[] = {"running", "complete",    "failed",
                                          "timeout", "interrupted", NULL};
 
 static const struct field tool_fields[] = {
@@ -210,6 +214,7 @@ static const struct field rank_check_fields[] = {
     {0},
 };
 
+/* Schema 1: per_rank is an array of these, one per rank. */
 static const struct field per_rank_fields[] = {
     REQ("rank", &n_int),
     REQ("time_s", OBJ(time_fields)),
@@ -220,23 +225,66 @@ static const struct field per_rank_fields[] = {
     {0},
 };
 
-static const struct field case_fields[] = {
-    REQ("bench", &n_str),
-    REQ("backend", &n_str),
-    REQ("label", &n_str),
-    REQ("params", &n_params),
-    REQ("unit", &n_str),
-    REQ("work_per_op", &n_num),
-    REQ("counted", &n_str),
-    OPT("bus_factor", &n_num),
-    REQ("iterations", &n_int),
-    REQ("warmup", &n_int),
-    REQ("summary", OBJ(summary_fields)),
-    REQ("validation", OBJ(case_check_fields)),
-    REQ("per_rank", ARR(OBJ(per_rank_fields))),
+/* Schema 2: per_rank is one object of columns (reports/ranks.h), each an
+ * array with one element per rank, in the shape of a schema-1 entry. */
+#define COLUMN(t) ARR(NODE(.types = (t)))
+static const struct field time_columns[] = {
+    REQ("n", COLUMN(T_INT)),      REQ("min", COLUMN(T_NUM)),
+    REQ("median", COLUMN(T_NUM)), REQ("mean", COLUMN(T_NUM)),
+    REQ("max", COLUMN(T_NUM)),    REQ("stdev", COLUMN(T_NUM)),
+    REQ("p99", COLUMN(T_NUM)),    {0},
+};
+/* Lateness: null for a rank without samples. */
+static const struct field late_columns[] = {
+    REQ("n", COLUMN(T_INT | T_NULL)),      REQ("min", COLUMN(T_NUM | T_NULL)),
+    REQ("median", COLUMN(T_NUM | T_NULL)), REQ("mean", COLUMN(T_NUM | T_NULL)),
+    REQ("max", COLUMN(T_NUM | T_NULL)),    REQ("stdev", COLUMN(T_NUM | T_NULL)),
+    REQ("p99", COLUMN(T_NUM | T_NULL)),    {0},
+};
+static const struct field figure_columns[] = {
+    REQ("median", COLUMN(T_NUM)),
+    REQ("best", COLUMN(T_NUM)),
+    REQ("worst", COLUMN(T_NUM)),
     {0},
 };
+static const struct field check_columns[] = {
+    REQ("checked", COLUMN(T_BOOL)),
+    REQ("samples", COLUMN(T_INT)),
+    REQ("wrong", COLUMN(T_INT)),
+    REQ("max_error", COLUMN(T_NUM | T_NULL)),
+    REQ("tolerance", COLUMN(T_NUM | T_NULL)),
+    REQ("method", COLUMN(T_STR | T_NULL)),
+    {0},
+};
+static const struct field per_rank_columns[] = {
+    REQ("rank", COLUMN(T_INT)),
+    REQ("time_s", OBJ(time_columns)),
+    OPT("figure_time_s", COLUMN(T_NUM | T_NULL)),
+    OPT("late_s", OBJ(late_columns)),
+    REQ("figure", OBJ(figure_columns)),
+    REQ("validation", OBJ(check_columns)),
+    {0},
+};
+static enum gcb_status check_column_lengths(struct walk *w, const json_t *v);
+
+#define CASE_FIELDS(per_rank_node)                                             \
+  REQ("bench", &n_str), REQ("backend", &n_str), REQ("label", &n_str),          \
+      REQ("params", &n_params), REQ("unit", &n_str),                           \
+      REQ("work_per_op", &n_num), REQ("counted", &n_str),                      \
+      OPT("bus_factor", &n_num), REQ("iterations", &n_int),                    \
+      REQ("warmup", &n_int), REQ("summary", OBJ(summary_fields)),              \
+      REQ("validation", OBJ(case_check_fields)),                               \
+      REQ("per_rank", per_rank_node), {                                        \
+    0                                                                          \
+  }
+
+static const struct field case_fields[] = {
+    CASE_FIELDS(NODE(.types = T_OBJ, .fields = per_rank_columns,
+                     .check = check_column_lengths))};
 static const struct node n_case = {.types = T_OBJ, .fields = case_fields};
+static const struct field case_fields_v1[] = {
+    CASE_FIELDS(ARR(OBJ(per_rank_fields)))};
+static const struct node n_case_v1 = {.types = T_OBJ, .fields = case_fields_v1};
 
 static const struct field skip_fields[] = {
     REQ("bench", &n_str),
@@ -250,20 +298,19 @@ static const struct field error_fields[] = {
 };
 
 /* Top level, in the order sections are written. */
-static const struct field root_fields[] = {
-    REQ("schema", &n_str),
-    REQ("tool", &n_tool),
-    REQ("run", &n_run),
-    OPT("options", &n_options),
-    OPT("software", &n_software),
-    OPT("nodes", &n_nodes),
-    OPT("ranks", &n_ranks),
-    REQ("cases", ARR(&n_case)),
-    REQ("skipped", ARR(OBJ(skip_fields))),
-    REQ("errors", ARR(OBJ(error_fields))),
-    {0},
-};
+#define ROOT_FIELDS(case_node)                                                 \
+  REQ("schema", &n_str), REQ("tool", &n_tool), REQ("run", &n_run),             \
+      OPT("options", &n_options), OPT("software", &n_software),                \
+      OPT("nodes", &n_nodes), OPT("ranks", &n_ranks),                          \
+      REQ("cases", ARR(case_node)), REQ("skipped", ARR(OBJ(skip_fields))),     \
+      REQ("errors", ARR(OBJ(error_fields))), {                                 \
+    0                                                                          \
+  }
+
+static const struct field root_fields[] = {ROOT_FIELDS(&n_case)};
 static const struct node n_root = {.types = T_OBJ, .fields = root_fields};
+static const struct field root_fields_v1[] = {ROOT_FIELDS(&n_case_v1)};
+static const struct node n_root_v1 = {.types = T_OBJ, .fields = root_fields_v1};
 
 /* Sections the harness sets with gcb_results_set. */
 static const char *const settable[] = {"tool",  "run",   "options", "software",
@@ -415,12 +462,23 @@ static enum gcb_status check_fields(struct walk *w, const json_t *obj,
   return GCB_OK;
 }
 
+/* Whether a node is a bare type check (a column's elements). */
+static bool bare(const struct node *n) {
+  return n->fields == NULL && n->items == NULL && n->choices == NULL &&
+         n->check == NULL;
+}
+
 static enum gcb_status check_members(struct walk *w, const json_t *v,
                                      const struct node *items) {
   enum gcb_status rc = GCB_OK;
   if (json_is_array(v)) {
-    for (size_t i = 0; i < json_array_size(v) && rc == GCB_OK; i++)
-      rc = check_child(w, NULL, i, json_array_get(v, i), items);
+    size_t n = json_array_size(v);
+    /* Columns hold a million numbers: only a wrong one takes the path. */
+    for (size_t i = 0; i < n && rc == GCB_OK; i++) {
+      const json_t *e = json_array_get(v, i);
+      if (!bare(items) || (type_bit(e) & items->types) == 0)
+        rc = check_child(w, NULL, i, e, items);
+    }
     return rc;
   }
   const char *key;
@@ -452,10 +510,33 @@ static enum gcb_status check_value(struct walk *w, const json_t *v,
                    type_word(v));
   if (n->choices != NULL && json_is_string(v))
     return check_choice(w, v, n->choices);
+  enum gcb_status rc = GCB_OK;
   if (n->fields != NULL && json_is_object(v))
-    return check_fields(w, v, n->fields);
-  if (n->items != NULL && (json_is_object(v) || json_is_array(v)))
-    return check_members(w, v, n->items);
+    rc = check_fields(w, v, n->fields);
+  else if (n->items != NULL && (json_is_object(v) || json_is_array(v)))
+    rc = check_members(w, v, n->items);
+  return rc == GCB_OK && n->check != NULL ? n->check(w, v) : rc;
+}
+
+/* Every per-rank column has one element per rank (the length of "rank"). */
+static enum gcb_status check_column_lengths(struct walk *w, const json_t *v) {
+  size_t ranks = json_array_size(json_object_get(v, "rank"));
+  for (size_t i = 0; i < GCB_RC_COUNT; i++) {
+    const struct gcb_rank_column *c = &gcb_rank_columns[i];
+    const json_t *holder = c->group ? json_object_get(v, c->group) : v;
+    const json_t *col = json_object_get(holder, c->field);
+    if (col == NULL || json_array_size(col) == ranks)
+      continue;
+    size_t depth = w->depth;
+    if (c->group != NULL)
+      w->path[w->depth++] = (struct gcb_json_step){.key = c->group};
+    w->path[w->depth++] = (struct gcb_json_step){.key = c->field};
+    enum gcb_status rc =
+        problem(w, "%zu entries, expected %zu (one per rank, as \"rank\")",
+                json_array_size(col), ranks);
+    w->depth = depth;
+    return rc;
+  }
   return GCB_OK;
 }
 
@@ -474,8 +555,10 @@ static enum gcb_status check_built(const json_t *v, const struct node *n,
 }
 
 /* The schema field first: tells a results document of another version
- * from something that is not a results document at all. */
-static enum gcb_status check_schema(struct walk *w, const json_t *root) {
+ * from something that is not a results document at all. *root_node is
+ * the node the rest of the document is checked against. */
+static enum gcb_status check_schema(struct walk *w, const json_t *root,
+                                    const struct node **root_node) {
   if (!json_is_object(root))
     return problem(w,
                    "not a gcbench results document (top level is %s %s, "
@@ -488,13 +571,19 @@ static enum gcb_status check_schema(struct walk *w, const json_t *root) {
   w->path[w->depth++] = (struct gcb_json_step){.key = "schema"};
   const char *s = json_string_value(schema);
   size_t plen = strlen(SCHEMA_PREFIX);
-  if (s != NULL && strcmp(s, GCB_RESULTS_SCHEMA) == 0) {
+  *root_node = s == NULL                               ? NULL
+               : strcmp(s, GCB_RESULTS_SCHEMA) == 0    ? &n_root
+               : strcmp(s, GCB_RESULTS_SCHEMA_V1) == 0 ? &n_root_v1
+                                                       : NULL;
+  if (*root_node != NULL) {
     w->depth--;
     return GCB_OK;
   }
   if (s != NULL && strncmp(s, SCHEMA_PREFIX, plen) == 0)
-    return problem(w, "unsupported schema version %s (this gcbench reads %s)",
-                   s + plen, GCB_RESULTS_SCHEMA);
+    return problem(w,
+                   "unsupported schema version %s (this gcbench reads %s "
+                   "and %s)",
+                   s + plen, GCB_RESULTS_SCHEMA, GCB_RESULTS_SCHEMA_V1);
   return problem(w, "not a gcbench results document (schema is not \"%s\")",
                  GCB_RESULTS_SCHEMA);
 }
@@ -509,13 +598,6 @@ static const char *str_or_empty(const char *s) {
  * only where it says so (the walker rejects them elsewhere). */
 static json_t *number(double x) {
   return isfinite(x) ? json_real(x) : json_null();
-}
-
-static json_t *stats_json(const struct gcb_stats *s) {
-  return json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o}", "n", (json_int_t)s->n,
-                   "min", number(s->min), "median", number(s->median), "mean",
-                   number(s->mean), "max", number(s->max), "stdev",
-                   number(s->stdev), "p99", number(s->p99));
 }
 
 static json_t *params_json(const struct gcb_record *rec) {
@@ -534,41 +616,99 @@ static json_t *params_json(const struct gcb_record *rec) {
   return obj;
 }
 
-static json_t *rank_check_json(const struct gcb_validation *c) {
-  return json_pack("{s:b, s:I, s:I, s:o, s:o, s:o}", "checked", c->checked,
-                   "samples", (json_int_t)c->samples, "wrong",
-                   (json_int_t)c->wrong, "max_error", number(c->max_error),
-                   "tolerance", number(c->tolerance), "method",
-                   c->method != NULL ? json_string(c->method) : json_null());
+/* Rank result rr's value in column col: a new reference, null for a NaN
+ * or a rank without that figure (no lateness samples). */
+static json_t *rank_value(const struct gcb_record *rec,
+                          const struct gcb_rank_result *rr,
+                          enum gcb_rank_col col) {
+  const struct gcb_stats *t = &rr->seconds, *l = &rr->late;
+  const struct gcb_validation *v = &rr->check;
+  double late = NAN;
+  switch (col) {
+  case GCB_RC_LATE_N:
+    return l->n > 0 ? json_integer((json_int_t)l->n) : json_null();
+  case GCB_RC_LATE_MIN:
+    late = l->min;
+    break;
+  case GCB_RC_LATE_MEDIAN:
+    late = l->median;
+    break;
+  case GCB_RC_LATE_MEAN:
+    late = l->mean;
+    break;
+  case GCB_RC_LATE_MAX:
+    late = l->max;
+    break;
+  case GCB_RC_LATE_STDEV:
+    late = l->stdev;
+    break;
+  case GCB_RC_LATE_P99:
+    late = l->p99;
+    break;
+  case GCB_RC_RANK:
+    return json_integer(rr->rank);
+  case GCB_RC_TIME_N:
+    return json_integer((json_int_t)t->n);
+  case GCB_RC_TIME_MIN:
+    return number(t->min);
+  case GCB_RC_TIME_MEDIAN:
+    return number(t->median);
+  case GCB_RC_TIME_MEAN:
+    return number(t->mean);
+  case GCB_RC_TIME_MAX:
+    return number(t->max);
+  case GCB_RC_TIME_STDEV:
+    return number(t->stdev);
+  case GCB_RC_TIME_P99:
+    return number(t->p99);
+  case GCB_RC_FIGURE_TIME:
+    return number(rr->time_s);
+  case GCB_RC_FIG_MEDIAN:
+    return number(gcb_record_figure(rec, rr->time_s));
+  case GCB_RC_FIG_BEST:
+    return number(gcb_record_figure(rec, t->min));
+  case GCB_RC_FIG_WORST:
+    return number(gcb_record_figure(rec, t->max));
+  case GCB_RC_CHECKED:
+    return json_boolean(v->checked);
+  case GCB_RC_SAMPLES:
+    return json_integer((json_int_t)v->samples);
+  case GCB_RC_WRONG:
+    return json_integer((json_int_t)v->wrong);
+  case GCB_RC_MAX_ERROR:
+    return number(v->max_error);
+  case GCB_RC_TOLERANCE:
+    return number(v->tolerance);
+  case GCB_RC_METHOD:
+    return v->method != NULL ? json_string(v->method) : json_null();
+  case GCB_RC_COUNT:
+    break;
+  }
+  return l->n > 0 ? number(late) : json_null();
 }
 
-static json_t *per_rank_json(const struct gcb_record *rec,
-                             const struct gcb_rank_result *rr) {
-  const struct gcb_stats *t = &rr->seconds;
-  json_t *o =
-      json_pack("{s:i, s:o, s:o, s:{s:o, s:o, s:o}, s:o}", "rank", rr->rank,
-                "time_s", stats_json(t), "figure_time_s", number(rr->time_s),
-                "figure", "median", number(gcb_record_figure(rec, rr->time_s)),
-                "best", number(gcb_record_figure(rec, t->min)), "worst",
-                number(gcb_record_figure(rec, t->max)), "validation",
-                rank_check_json(&rr->check));
-  if (o != NULL && rr->late.n > 0 &&
-      json_object_set_new(o, "late_s", stats_json(&rr->late)) != 0) {
-    json_decref(o);
-    o = NULL;
-  }
-  return o;
+static bool is_late_column(enum gcb_rank_col col) {
+  return col >= GCB_RC_LATE_N && col <= GCB_RC_LATE_P99;
 }
 
-static json_t *per_rank_array(const struct gcb_record *rec) {
-  json_t *arr = json_array();
-  for (int r = 0; arr != NULL && r < rec->nranks; r++) {
-    if (json_array_append_new(arr, per_rank_json(rec, &rec->ranks[r])) != 0) {
-      json_decref(arr);
-      arr = NULL;
-    }
+/* The case's per-rank results as columns (reports/ranks.h); lateness only
+ * when some rank has it. NULL on ENOMEM or a string that is not UTF-8. */
+static json_t *per_rank_columns_json(const struct gcb_record *rec) {
+  bool late = false;
+  for (int r = 0; r < rec->nranks; r++)
+    late |= rec->ranks[r].late.n > 0;
+  json_t *out = json_object();
+  for (int col = 0; out != NULL && col < GCB_RC_COUNT; col++) {
+    if (is_late_column(col) && !late)
+      continue;
+    json_t *a = json_array();
+    for (int r = 0; a != NULL && r < rec->nranks; r++)
+      if (json_array_append_new(a, rank_value(rec, &rec->ranks[r], col)) != 0)
+        json_decrefp(&a);
+    if (gcb_ranks_set_column(out, col, a) != 0)
+      json_decrefp(&out);
   }
-  return arr;
+  return out;
 }
 
 /* The rank number held by the record's rank slot i (-1 if none). */
@@ -626,7 +766,7 @@ static json_t *case_json(const struct gcb_record *rec) {
       "counted", str_or_empty(rec->figure.counted), "iterations",
       rec->iterations, "warmup", rec->warmup, "summary", summary_json(rec, &s),
       "validation", "checked", s.checked, "passed", s.checked && s.wrong == 0,
-      "wrong", (json_int_t)s.wrong, "per_rank", per_rank_array(rec));
+      "wrong", (json_int_t)s.wrong, "per_rank", per_rank_columns_json(rec));
   if (o != NULL && rec->figure.bus_factor > 0 &&
       json_object_set_new(o, "bus_factor", number(rec->figure.bus_factor)) !=
           0) {
@@ -1049,6 +1189,19 @@ enum gcb_status gcb_results_read(const char *path, struct gcb_results **out,
   return rc == GCB_OK ? rc : one_line(err);
 }
 
+/* A valid schema-1 document becomes a schema-2 one: each case's per-rank
+ * entries transposed into columns. -1 on ENOMEM. */
+static int upgrade_v1(json_t *root) {
+  size_t i;
+  json_t *c;
+  json_array_foreach(json_object_get(root, "cases"), i, c) {
+    json_t *cols = gcb_ranks_from_rows(json_object_get(c, "per_rank"));
+    if (cols == NULL || json_object_set_new(c, "per_rank", cols) != 0)
+      return -1;
+  }
+  return json_object_set_new(root, "schema", json_string(GCB_RESULTS_SCHEMA));
+}
+
 static int all_blank(const char *text, size_t len) {
   for (size_t i = 0; i < len; i++)
     if (memchr(" \t\r\n", text[i], 4) == NULL)
@@ -1082,10 +1235,13 @@ enum gcb_status gcb_results_parse(const char *text, size_t len,
   json_t *root = NULL;
   enum gcb_status rc = load(text, len, name, &root, err);
   struct walk w = {.text = text, .len = len, .name = name, .err = err};
+  const struct node *root_node = NULL;
   if (rc == GCB_OK)
-    rc = check_schema(&w, root);
+    rc = check_schema(&w, root, &root_node);
   if (rc == GCB_OK)
-    rc = check_value(&w, root, &n_root);
+    rc = check_value(&w, root, root_node);
+  if (rc == GCB_OK && root_node == &n_root_v1 && upgrade_v1(root) != 0)
+    rc = gcb_err_set(err, GCB_ENOMEM, "%s: out of memory", name);
   if (rc == GCB_OK && (*out = malloc(sizeof **out)) == NULL)
     rc = gcb_err_set(err, GCB_ENOMEM, "%s: out of memory", name);
   if (rc != GCB_OK) {

@@ -1,5 +1,5 @@
 /*
- * The results document (schema "gcbench.results/1", docs/results-schema.md):
+ * The results document (schema "gcbench.results/2", docs/results-schema.md):
  * one JSON document per run, built with jansson, rewritten atomically after
  * every finished case so that a crash keeps every finished case, and read
  * back with full validation for reports and comparisons.
@@ -16,7 +16,9 @@
 #include "common/status.h"
 #include "record.h"
 
-#define GCB_RESULTS_SCHEMA "gcbench.results/1"
+#define GCB_RESULTS_SCHEMA "gcbench.results/2"
+/* Still read: per_rank as an array of objects, transposed on reading. */
+#define GCB_RESULTS_SCHEMA_V1 "gcbench.results/1"
 
 struct gcb_results;
 
@@ -83,7 +85,8 @@ enum gcb_status gcb_results_write(const struct gcb_results *r, const char *path,
  * Reads and validates a results document. Every problem is reported as
  * "file:line:column: problem" (syntax errors, wrong types, missing fields,
  * unknown schema version, invalid UTF-8), with status GCB_EINPUT; only the
- * first problem is reported. A file that cannot be opened or is over
+ * first problem is reported. Schema-1 documents are read too and come out
+ * as schema 2 (reports/ranks.h). A file that cannot be opened or is over
  * 256 MiB is GCB_EINPUT ("file: what"), a read error GCB_EIO. On failure
  * *out is NULL; on success the caller frees it.
  */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "analyze_rules.h"
+#include "ranks.h"
 #include "topo_view.h"
 
 typedef enum gcb_status (*case_fn)(const struct gcb__rule_ctx *cx,
@@ -40,27 +41,28 @@ static struct gcb_finding *case_push(const struct gcb__rule_ctx *cx,
 
 static enum gcb_status wrong_case(const struct gcb__rule_ctx *cx,
                                   const json_t *c) {
-  const json_t *e;
-  size_t i, ranks_wrong = 0;
-  json_array_foreach(json_object_get(c, "per_rank"), i, e) {
-    const json_t *v = gcb_view_obj(e, "validation");
-    long long wrong = gcb_view_int(v, "wrong", 0);
+  struct gcb_ranks pr;
+  gcb_ranks_of(c, &pr);
+  size_t ranks_wrong = 0;
+  for (size_t i = 0; i < pr.n; i++) {
+    long long wrong = gcb_ranks_int(&pr, GCB_RC_WRONG, i, 0);
     if (wrong <= 0)
       continue;
-    struct gcb_finding *f =
-        case_push(cx, c, GCB_SEV_FAIL, gcb_view_int(e, "rank", (long long)i));
+    struct gcb_finding *f = case_push(
+        cx, c, GCB_SEV_FAIL, gcb_ranks_int(&pr, GCB_RC_RANK, i, (long long)i));
     if (f == NULL)
       return GCB_ENOMEM;
     ranks_wrong++;
     f->measured = (double)wrong;
     f->expected = 0;
     snprintf(f->unit, sizeof f->unit, "values");
-    gcb_finding_explain(
-        f,
-        "%lld of %lld checked values wrong (largest error "
-        "%g, tolerance %g; %s)",
-        wrong, gcb_view_int(v, "samples", 0), gcb_view_num(v, "max_error"),
-        gcb_view_num(v, "tolerance"), gcb_view_str(v, "method"));
+    gcb_finding_explain(f,
+                        "%lld of %lld checked values wrong (largest error "
+                        "%g, tolerance %g; %s)",
+                        wrong, gcb_ranks_int(&pr, GCB_RC_SAMPLES, i, 0),
+                        gcb_ranks_num(&pr, GCB_RC_MAX_ERROR, i),
+                        gcb_ranks_num(&pr, GCB_RC_TOLERANCE, i),
+                        gcb_ranks_str(&pr, GCB_RC_METHOD, i));
     gcb_finding_suggest(f, "wrong results are hardware or driver faults until "
                            "shown otherwise: check ECC errors and rerun");
   }
@@ -163,8 +165,9 @@ static enum gcb_status slow_finding(const struct gcb__rule_ctx *cx,
 
 static enum gcb_status slow_case(const struct gcb__rule_ctx *cx,
                                  const json_t *c) {
-  const json_t *pr = json_object_get(c, "per_rank"), *e;
-  size_t i, n = json_array_size(pr);
+  struct gcb_ranks pr;
+  gcb_ranks_of(c, &pr);
+  size_t i, n = pr.n;
   if (!gcb_analyze_per_device(gcb_view_str(c, "bench")) || n == 0)
     return GCB_OK;
   double *x = malloc(n * sizeof *x);
@@ -174,16 +177,14 @@ static enum gcb_status slow_case(const struct gcb__rule_ctx *cx,
     st = gcb_err_set(cx->err, GCB_ENOMEM, "analysis: out of memory");
     goto done;
   }
-  json_array_foreach(pr, i, e) {
-    x[i] = gcb_view_num(gcb_view_obj(e, "figure"), "median");
-  }
+  for (i = 0; i < n; i++)
+    x[i] = gcb_ranks_num(&pr, GCB_RC_FIG_MEDIAN, i);
   double median;
   gcb_analyze_slow(x, n, cx->t, flags, &median);
   for (i = 0; i < n && st == GCB_OK; i++)
     if (flags[i])
-      st = slow_finding(
-          cx, c, gcb_view_int(json_array_get(pr, i), "rank", (long long)i),
-          x[i], median, n);
+      st = slow_finding(cx, c, gcb_ranks_int(&pr, GCB_RC_RANK, i, (long long)i),
+                        x[i], median, n);
 done:
   free(x);
   free(flags);

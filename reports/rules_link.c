@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "analyze_rules.h"
+#include "ranks.h"
 #include "topo_view.h"
 
 /* ---- which pcie cases are judged ---------------------------------------- */
@@ -115,26 +116,23 @@ static enum gcb_status link_finding(const struct gcb__rule_ctx *cx,
 }
 
 /* Per-rank figures of a case; NULL on ENOMEM. */
-static double *figures(const json_t *pr) {
-  size_t i, n = json_array_size(pr);
-  const json_t *e;
-  double *x = malloc(n * sizeof *x + 1);
-  json_array_foreach(pr, i, e) {
-    if (x != NULL)
-      x[i] = gcb_view_num(gcb_view_obj(e, "figure"), "median");
-  }
+static double *figures(const struct gcb_ranks *pr) {
+  double *x = malloc(pr->n * sizeof *x + 1);
+  for (size_t i = 0; x != NULL && i < pr->n; i++)
+    x[i] = gcb_ranks_num(pr, GCB_RC_FIG_MEDIAN, i);
   return x;
 }
 
-static long long entry_rank(const json_t *pr, size_t i) {
-  return gcb_view_int(json_array_get(pr, i), "rank", (long long)i);
+static long long entry_rank(const struct gcb_ranks *pr, size_t i) {
+  return gcb_ranks_int(pr, GCB_RC_RANK, i, (long long)i);
 }
 
 /* Without expectations: the slow-rank outlier rule among the GPUs. */
 static enum gcb_status against_peers(const struct gcb__rule_ctx *cx,
                                      const json_t *c, const double *x,
                                      size_t n) {
-  const json_t *pr = json_object_get(c, "per_rank");
+  struct gcb_ranks pr;
+  gcb_ranks_of(c, &pr);
   bool *flags = malloc(n * sizeof *flags + 1);
   double median;
   enum gcb_status st = GCB_OK;
@@ -143,27 +141,28 @@ static enum gcb_status against_peers(const struct gcb__rule_ctx *cx,
   gcb_analyze_slow(x, n, cx->t, flags, &median);
   for (size_t i = 0; i < n && st == GCB_OK; i++)
     if (flags[i])
-      st = link_finding(cx, c, entry_rank(pr, i), x[i], median, "", true);
+      st = link_finding(cx, c, entry_rank(&pr, i), x[i], median, "", true);
   free(flags);
   return st;
 }
 
 static enum gcb_status link_case(const struct gcb__rule_ctx *cx,
                                  const json_t *cases, const json_t *c) {
-  const json_t *pr = json_object_get(c, "per_rank");
-  size_t n = json_array_size(pr), known = 0;
+  struct gcb_ranks pr;
+  gcb_ranks_of(c, &pr);
+  size_t n = pr.n, known = 0;
   if (n == 0 || gcb__pcie_direction(cases, c) == NULL)
     return GCB_OK;
-  double *x = figures(pr);
+  double *x = figures(&pr);
   enum gcb_status st = GCB_OK;
   if (x == NULL)
     return gcb_err_set(cx->err, GCB_ENOMEM, "analysis: out of memory");
   for (size_t i = 0; i < n && st == GCB_OK; i++) {
     const char *basis;
-    double e = rank_expected(cx->doc->root, entry_rank(pr, i), &basis);
+    double e = rank_expected(cx->doc->root, entry_rank(&pr, i), &basis);
     known += !isnan(e);
     if (!isnan(e) && x[i] < e * cx->t->link_pct / 100)
-      st = link_finding(cx, c, entry_rank(pr, i), x[i], e, basis, false);
+      st = link_finding(cx, c, entry_rank(&pr, i), x[i], e, basis, false);
   }
   if (st == GCB_OK && known == 0)
     st = against_peers(cx, c, x, n);

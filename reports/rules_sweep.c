@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "analyze_rules.h"
+#include "ranks.h"
 
 /* One case where the rule holds. */
 struct hit {
@@ -97,8 +98,7 @@ static size_t sweep_cases(const json_t *cases, const char *key) {
   char k[256];
   json_array_foreach(cases, i, c) {
     sweep_key(c, k, sizeof k);
-    n += strcmp(k, key) == 0 &&
-         json_array_size(json_object_get(c, "per_rank")) >= 2;
+    n += strcmp(k, key) == 0 && gcb_ranks_count(c) >= 2;
   }
   return n;
 }
@@ -188,11 +188,9 @@ enum gcb_status gcb__rule_imbalance(const struct gcb__rule_ctx *cx) {
 /* ---- late arrivals ------------------------------------------------------- */
 
 /* Each rank's mean arrival lateness, when the case measured it. */
-static bool lateness(const json_t *pr, double *x) {
-  const json_t *e;
-  size_t i;
-  json_array_foreach(pr, i, e) {
-    x[i] = gcb_view_num(gcb_view_obj(e, "late_s"), "mean");
+static bool lateness(const struct gcb_ranks *pr, double *x) {
+  for (size_t i = 0; i < pr->n; i++) {
+    x[i] = gcb_ranks_num(pr, GCB_RC_LATE_MEAN, i);
     if (isnan(x[i]))
       return false;
   }
@@ -205,8 +203,9 @@ static enum gcb_status report_late(const struct gcb__rule_ctx *cx,
   size_t of = 0, i;
   const json_t *c;
   json_array_foreach(cases, i, c) {
-    of += gcb_view_obj(json_array_get(json_object_get(c, "per_rank"), 0),
-                       "late_s") != NULL;
+    struct gcb_ranks pr;
+    gcb_ranks_of(c, &pr);
+    of += !isnan(gcb_ranks_num(&pr, GCB_RC_LATE_MEAN, 0));
   }
   struct gcb_finding *f = push_at(cx, h);
   if (f == NULL)
@@ -238,12 +237,13 @@ static enum gcb_status report_late(const struct gcb__rule_ctx *cx,
 /* Adds a hit for every late rank of the case. */
 static bool late_hits(const struct gcb__rule_ctx *cx, const json_t *c,
                       size_t order, double *x, bool *flags, struct hits *h) {
-  const json_t *pr = json_object_get(c, "per_rank");
-  size_t n = json_array_size(pr);
+  struct gcb_ranks pr;
+  gcb_ranks_of(c, &pr);
+  size_t n = pr.n;
   double op =
       gcb_view_num(gcb_view_obj(gcb_view_obj(c, "summary"), "time_s"), "mean");
   double median;
-  if (n == 0 || !(op > 0) || !lateness(pr, x))
+  if (n == 0 || !(op > 0) || !lateness(&pr, x))
     return true;
   gcb_analyze_outliers(x, n, +1, cx->t, flags, &median);
   for (size_t i = 0; i < n; i++) {
@@ -252,7 +252,7 @@ static bool late_hits(const struct gcb__rule_ctx *cx, const json_t *c,
     struct hit *y = add_hit(h);
     if (y == NULL)
       return false;
-    long long rank = gcb_view_int(json_array_get(pr, i), "rank", (long long)i);
+    long long rank = gcb_ranks_int(&pr, GCB_RC_RANK, i, (long long)i);
     *y = (struct hit){.c = c,
                       .rank = rank,
                       .value = x[i],
@@ -269,7 +269,7 @@ enum gcb_status gcb__rule_late_arrival(const struct gcb__rule_ctx *cx) {
   struct hits h = {0};
   size_t i, most = 0;
   json_array_foreach(cases, i, c) {
-    size_t n = json_array_size(json_object_get(c, "per_rank"));
+    size_t n = gcb_ranks_count(c);
     most = n > most ? n : most;
   }
   double *x = malloc(most * sizeof *x + 1);

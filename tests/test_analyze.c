@@ -134,6 +134,7 @@ Test(analyze, slow_rank_rule_ignores_benchmarks_without_per_device_figures) {
 Test(analyze, imbalance_follows_ipm_definitions) {
   const double figs[] = {1, 1, 1, 0.5}; /* times 1, 1, 1, 2 s */
   json_t *c = fx_case("gemm", "x", "{}", "GFLOP/s", figs, 4, 0.01, NULL);
+  fx_columns(c);
   struct gcb_imbalance im;
   cr_assert(gcb_analyze_imbalance(c, &im));
   cr_expect_eq(im.ranks, 4);

@@ -214,13 +214,16 @@ Test(criteria, checks_pass_fail_or_match_nothing) {
 Test(criteria, every_metric_has_a_name_and_a_value) {
   const double figs[] = {100, 100};
   json_t *c = fx_case("gemm", "x", "{}", "GFLOP/s", figs, 2, 0.01, NULL);
-  const json_t *r0 = json_array_get(json_object_get(c, "per_rank"), 0);
+  fx_columns(c);
+  struct gcb_ranks pr;
+  gcb_ranks_of(c, &pr);
   for (const struct gcb_metric *m = gcb_metrics; m->name; m++) {
     cr_expect_not_null(m->what);
     bool collective_only = strcmp(m->name, "busbw") == 0 ||
                            strcmp(m->name, "algbw") == 0 ||
                            strcmp(m->name, "late_us") == 0;
-    cr_expect(isnan(m->value(c, m->per_rank ? r0 : NULL)) == collective_only,
+    cr_expect(isnan(m->value(c, m->per_rank ? &pr : NULL, 0)) ==
+                  collective_only,
               "%s", m->name);
   }
   json_decref(c);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reports/ranks.h"
 #include "reports/results.h"
 #include "run_gcbench.h"
 
@@ -19,8 +20,9 @@ TestSuite(e2e, .init = make_dir, .fini = gcb_test_dir_remove, .timeout = 300);
 
 static void expect_case_sane(json_t *c, int ranks) {
   const char *label = json_string_value(json_object_get(c, "label"));
-  json_t *per_rank = json_object_get(c, "per_rank");
-  cr_expect_eq(json_array_size(per_rank), (size_t)ranks, "%s", label);
+  struct gcb_ranks pr;
+  gcb_ranks_of(c, &pr);
+  cr_expect_eq(pr.n, (size_t)ranks, "%s", label);
   json_t *summary = json_object_get(c, "summary");
   if (json_number_value(json_object_get(c, "work_per_op")) >
       0) /* not barrier */
@@ -30,14 +32,10 @@ static void expect_case_sane(json_t *c, int ranks) {
   json_t *v = json_object_get(c, "validation");
   cr_expect(json_is_true(json_object_get(v, "checked")), "%s checked", label);
   cr_expect(json_is_true(json_object_get(v, "passed")), "%s passed", label);
-  size_t i;
-  json_t *rr;
-  json_array_foreach(per_rank, i, rr) {
-    json_t *t = json_object_get(rr, "time_s");
-    cr_expect_eq(json_integer_value(json_object_get(rr, "rank")),
-                 (json_int_t)i);
-    cr_expect_eq(json_integer_value(json_object_get(t, "n")), 3, "%s", label);
-    cr_expect_gt(json_number_value(json_object_get(t, "min")), 0, "%s", label);
+  for (size_t i = 0; i < pr.n; i++) {
+    cr_expect_eq(gcb_ranks_rank(&pr, i), (long long)i);
+    cr_expect_eq(gcb_ranks_int(&pr, GCB_RC_TIME_N, i, -1), 3, "%s", label);
+    cr_expect_gt(gcb_ranks_num(&pr, GCB_RC_TIME_MIN, i), 0, "%s", label);
   }
 }
 
@@ -270,8 +268,9 @@ Test(e2e, coll_sweeps_every_operation_with_exact_validation) {
                  label);
     cr_expect(json_is_true(json_object_get(s, "checked")), "%s", label);
     cr_expect_not_null(json_object_get(s, "late_rank"), "%s", label);
-    json_t *rank0 = json_array_get(json_object_get(c, "per_rank"), 0);
-    cr_expect_eq(num(json_object_get(rank0, "late_s"), "n"), 4, "%s", label);
+    struct gcb_ranks pr;
+    gcb_ranks_of(c, &pr);
+    cr_expect_eq(gcb_ranks_int(&pr, GCB_RC_LATE_N, 0, -1), 4, "%s", label);
     if (strcmp(param(c, "op"), "allreduce") == 0) {
       allreduce++;
       cr_expect_float_eq(num(c, "bus_factor"), 1.0, 1e-12); /* 2(n-1)/n */
@@ -372,10 +371,9 @@ Test(e2e, coll_counts_a_corrupted_element_and_fails) {
   json_array_foreach(gcb_test_section(r, "cases"), i, c) {
     json_t *s = json_object_get(c, "summary");
     cr_expect_eq(json_integer_value(json_object_get(s, "wrong")), 1);
-    json_t *rank1 = json_array_get(json_object_get(c, "per_rank"), 1);
-    cr_expect_eq(json_integer_value(json_object_get(
-                     json_object_get(rank1, "validation"), "wrong")),
-                 1);
+    struct gcb_ranks pr;
+    gcb_ranks_of(c, &pr);
+    cr_expect_eq(gcb_ranks_int(&pr, GCB_RC_WRONG, 1, -1), 1);
   }
   char *out = gcb_test_slurp("stdout");
   cr_expect(strstr(out, "FAILED") != NULL, "%s", out);

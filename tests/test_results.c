@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "reports/ranks.h"
 #include "reports/results.h"
 
 #define DATA(name) GCB_TEST_DATA "/" name
@@ -255,9 +256,9 @@ Test(results_file, round_trip_preserves_every_value_exactly) {
   cr_expect(json_equal(gcb_results_json(r), gcb_results_json(back)),
             "document changed on the way through the file");
   double median, stdev;
-  cr_assert_eq(json_unpack(gcb_results_json(back), "{s:[{s:[{s:{s:F, s:F}}]}]}",
-                           "cases", "per_rank", "time_s", "median", &median,
-                           "stdev", &stdev),
+  cr_assert_eq(json_unpack(gcb_results_json(back),
+                           "{s:[{s:{s:{s:[F], s:[F]}}}]}", "cases", "per_rank",
+                           "time_s", "median", &median, "stdev", &stdev),
                0);
   cr_expect_eq(median, 1.0 / 3);
   cr_expect_eq(stdev, 1e-7 / 3);
@@ -272,18 +273,16 @@ Test(results_file, record_fields_are_converted_as_documented) {
   gcb_record_summarize(&rec, &s);
   json_t *c =
       json_array_get(json_object_get(gcb_results_json(back), "cases"), 0);
-  json_t *pr = json_object_get(c, "per_rank");
-  json_t *r0 = json_array_get(pr, 0), *r1 = json_array_get(pr, 1);
-  double median0, best0, worst0, alpha, imbalance, smin, smax;
-  const char *method0, *label;
-  json_t *method1;
+  struct gcb_ranks pr;
+  gcb_ranks_of(c, &pr);
+  cr_assert_eq(pr.n, 2);
+  double median0 = gcb_ranks_num(&pr, GCB_RC_FIG_MEDIAN, 0);
+  double best0 = gcb_ranks_num(&pr, GCB_RC_FIG_BEST, 0);
+  double worst0 = gcb_ranks_num(&pr, GCB_RC_FIG_WORST, 0);
+  const char *method0 = gcb_ranks_str(&pr, GCB_RC_METHOD, 0), *label;
+  json_t *method1 = json_array_get(pr.col[GCB_RC_METHOD], 1);
+  double alpha, imbalance, smin, smax;
   int passed, wrong, min_rank, max_rank, m;
-  cr_assert_eq(json_unpack(r0, "{s:{s:F, s:F, s:F}, s:{s:s}}", "figure",
-                           "median", &median0, "best", &best0, "worst", &worst0,
-                           "validation", "method", &method0),
-               0);
-  cr_assert_eq(json_unpack(r1, "{s:{s:o}}", "validation", "method", &method1),
-               0);
   cr_assert_eq(json_unpack(c,
                            "{s:s, s:{s:F, s:i}, s:{s:F, s:F, s:F, s:i, s:i}, "
                            "s:{s:b, s:i}}",
@@ -444,7 +443,7 @@ Test(results, non_finite_time_rejects_the_case) {
   build_record();
   ranks[1].seconds.mean = NAN;
   cr_expect_eq(gcb_results_add_record(r, &rec, &err), GCB_EINTERNAL);
-  cr_expect(strstr(err.msg, "per_rank[1].time_s.mean: expected a number, "
+  cr_expect(strstr(err.msg, "per_rank.time_s.mean[1]: expected a number, "
                             "got null") != NULL,
             "%s", err.msg);
   cr_expect_eq(json_array_size(json_object_get(gcb_results_json(r), "cases")),
@@ -461,7 +460,7 @@ Test(results_file, non_finite_max_error_is_written_as_null) {
   cr_assert_eq(gcb_results_add_record(r, &rec, &err), GCB_OK, "%s", err.msg);
   struct gcb_results *back = write_and_read(r, "results.json");
   json_t *v = NULL;
-  json_unpack(gcb_results_json(back), "{s:[{s:[{s:{s:o}}]}]}", "cases",
+  json_unpack(gcb_results_json(back), "{s:[{s:{s:{s:[o]}}}]}", "cases",
               "per_rank", "validation", "max_error", &v);
   cr_expect(json_is_null(v));
   gcb_results_free(r);
@@ -493,9 +492,9 @@ Test(results_read, wrong_type_deep_inside_is_located_at_the_value) {
 }
 
 Test(results_read, other_schema_version_is_unsupported) {
-  expect_bad_file("results-schema-v2.json", "\"gcbench.results/2\"", 0,
-                  "schema: unsupported schema version 2 (this gcbench reads "
-                  "gcbench.results/1)");
+  expect_bad_file("results-schema-v3.json", "\"gcbench.results/3\"", 0,
+                  "schema: unsupported schema version 3 (this gcbench reads "
+                  "gcbench.results/2 and gcbench.results/1)");
 }
 
 Test(results_read, top_level_array_is_not_a_results_document) {
@@ -597,9 +596,9 @@ Test(results_read, documents_of_other_kinds_are_named_as_such) {
                             "(no \"schema\" field)"},
       {"{\"schema\": \"other/1\"}",
        "mem.json:1:12: schema: not a gcbench results document (schema is "
-       "not \"gcbench.results/1\")"},
+       "not \"gcbench.results/2\")"},
       {"{\"schema\": 1}", "mem.json:1:12: schema: not a gcbench results "
-                          "document (schema is not \"gcbench.results/1\")"},
+                          "document (schema is not \"gcbench.results/2\")"},
       {"\n  42", "mem.json:2:3: not a gcbench results document (top level is "
                  "an integer, expected an object)"},
       {"  \n\t ", "mem.json:1:1: empty file, not a gcbench results document"},
@@ -631,8 +630,8 @@ Test(results_read, schema_violations_are_named_and_located) {
     const char *from, *to, *what, *at;
   } edits[] = {
       {"\"status\": \"running\"", "\"status\": \"paused\"",
-       "run.status: expected one of running, complete, failed, timeout, got "
-       "\"paused\"",
+       "run.status: expected one of running, complete, failed, timeout, "
+       "interrupted, got \"paused\"",
        NULL},
       {"\"end_time\": null", "\"end_time\": 0",
        "run.end_time: expected a string or null, got integer", NULL},

@@ -1,0 +1,23 @@
+/*
+ * printf's "%.*g" for the numbers of large files (results.csv has half a
+ * million rows at 4096 ranks): the same text, several times faster.
+ */
+#ifndef GCB_FMTNUM_H
+#define GCB_FMTNUM_H
+
+#include <stddef.h>
+
+/* Room for any result, with its NUL. */
+#define GCB_FMTNUM_MAX 32
+
+/*
+ * Writes x as snprintf(buf, GCB_FMTNUM_MAX, "%.*g", precision, x) would,
+ * character for character, for precision 1 to 15; returns the length.
+ * The fast path scales x by a power of ten in one correctly rounded
+ * operation; a value whose rounding that could tip (within a few units in
+ * the last place of a half), or that is out of its range, goes to
+ * snprintf.
+ */
+size_t gcb_fmtnum_g(char *buf, double x, int precision);
+
+#endif

@@ -1,0 +1,124 @@
+/*
+ * Per-rank results of a case, stored by column (results schema 2): a
+ * case's `per_rank` is an object of arrays, one element per rank, in the
+ * shape of one rank's entry ("time_s": {"median": [...]}). At thousands of
+ * ranks this is what keeps a document quick to read: a few dozen arrays of
+ * numbers per case instead of four objects per rank.
+ *
+ * One table, GCB_RANK_COLUMNS, names every column: the writer, the schema
+ * walker, the reader of schema-1 documents (per_rank as an array of
+ * objects, transposed on reading) and every consumer use it.
+ */
+#ifndef GCB_RANKS_H
+#define GCB_RANKS_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Kinds of column element. NULLABLE kinds allow null (written for NaN,
+ * or for a rank that has no value, such as no lateness samples). */
+enum gcb_rank_kind {
+  GCB_RK_INT,
+  GCB_RK_NUM,
+  GCB_RK_NUM_NULLABLE,
+  GCB_RK_INT_NULLABLE,
+  GCB_RK_BOOL,
+  GCB_RK_STR_NULLABLE,
+};
+
+/* X(id, group, field, kind, required): group NULL for a top-level column.
+ * A group is optional when its columns are (late_s: collectives only). */
+#define GCB_RANK_COLUMNS(X)                                                    \
+  X(RANK, NULL, "rank", GCB_RK_INT, true)                                      \
+  X(TIME_N, "time_s", "n", GCB_RK_INT, true)                                   \
+  X(TIME_MIN, "time_s", "min", GCB_RK_NUM, true)                               \
+  X(TIME_MEDIAN, "time_s", "median", GCB_RK_NUM, true)                         \
+  X(TIME_MEAN, "time_s", "mean", GCB_RK_NUM, true)                             \
+  X(TIME_MAX, "time_s", "max", GCB_RK_NUM, true)                               \
+  X(TIME_STDEV, "time_s", "stdev", GCB_RK_NUM, true)                           \
+  X(TIME_P99, "time_s", "p99", GCB_RK_NUM, true)                               \
+  X(FIGURE_TIME, NULL, "figure_time_s", GCB_RK_NUM_NULLABLE, false)            \
+  X(FIG_MEDIAN, "figure", "median", GCB_RK_NUM, true)                          \
+  X(FIG_BEST, "figure", "best", GCB_RK_NUM, true)                              \
+  X(FIG_WORST, "figure", "worst", GCB_RK_NUM, true)                            \
+  X(LATE_N, "late_s", "n", GCB_RK_INT_NULLABLE, false)                         \
+  X(LATE_MIN, "late_s", "min", GCB_RK_NUM_NULLABLE, false)                     \
+  X(LATE_MEDIAN, "late_s", "median", GCB_RK_NUM_NULLABLE, false)               \
+  X(LATE_MEAN, "late_s", "mean", GCB_RK_NUM_NULLABLE, false)                   \
+  X(LATE_MAX, "late_s", "max", GCB_RK_NUM_NULLABLE, false)                     \
+  X(LATE_STDEV, "late_s", "stdev", GCB_RK_NUM_NULLABLE, false)                 \
+  X(LATE_P99, "late_s", "p99", GCB_RK_NUM_NULLABLE, false)                     \
+  X(CHECKED, "validation", "checked", GCB_RK_BOOL, true)                       \
+  X(SAMPLES, "validation", "samples", GCB_RK_INT, true)                        \
+  X(WRONG, "validation", "wrong", GCB_RK_INT, true)                            \
+  X(MAX_ERROR, "validation", "max_error", GCB_RK_NUM_NULLABLE, true)           \
+  X(TOLERANCE, "validation", "tolerance", GCB_RK_NUM_NULLABLE, true)           \
+  X(METHOD, "validation", "method", GCB_RK_STR_NULLABLE, true)
+
+enum gcb_rank_col {
+#define GCB_RANK_COL_ENUM(id, group, field, kind, required) GCB_RC_##id,
+  GCB_RANK_COLUMNS(GCB_RANK_COL_ENUM)
+#undef GCB_RANK_COL_ENUM
+      GCB_RC_COUNT
+};
+
+struct gcb_rank_column {
+  const char *group; /* NULL: a member of per_rank itself */
+  const char *field;
+  enum gcb_rank_kind kind;
+  bool required;
+};
+
+/* The table, indexed by enum gcb_rank_col. */
+extern const struct gcb_rank_column gcb_rank_columns[GCB_RC_COUNT];
+
+/* A case's per-rank columns, looked up once. */
+struct gcb_ranks {
+  size_t n;                        /* ranks (the length of every column) */
+  const json_t *col[GCB_RC_COUNT]; /* NULL for an absent optional column */
+};
+
+/* Looks up the columns of case c (a validated schema-2 case); n = 0 when
+ * the case has no per-rank results (converted nccl-tests output). */
+void gcb_ranks_of(const json_t *c, struct gcb_ranks *out);
+
+/* The number of per-rank entries of case c (0: none, or not schema 2). */
+size_t gcb_ranks_count(const json_t *c);
+
+/* The number of rank i in column col, or NAN (null, absent, i >= n). */
+double gcb_ranks_num(const struct gcb_ranks *r, enum gcb_rank_col col,
+                     size_t i);
+
+/* The integer of rank i in column col, or def. */
+long long gcb_ranks_int(const struct gcb_ranks *r, enum gcb_rank_col col,
+                        size_t i, long long def);
+
+/* The string of rank i in column col, or "" (null, absent). */
+const char *gcb_ranks_str(const struct gcb_ranks *r, enum gcb_rank_col col,
+                          size_t i);
+
+/* The rank number of entry i (-1 if none). */
+long long gcb_ranks_rank(const struct gcb_ranks *r, size_t i);
+
+/* Whether rank i validated its output. */
+bool gcb_ranks_checked(const struct gcb_ranks *r, size_t i);
+
+/* The entry index holding `rank` (per_rank is ordered by rank: index
+ * `rank` is tried first); -1 if none. */
+long long gcb_ranks_find(const struct gcb_ranks *r, long long rank);
+
+/* Sets column col of a per_rank object being built (creating its group);
+ * steals array. -1 on ENOMEM or a NULL array. */
+int gcb_ranks_set_column(json_t *per_rank, enum gcb_rank_col col,
+                         json_t *array);
+
+/*
+ * Transposes schema-1 per-rank entries (an array of objects, each already
+ * validated) into schema-2 columns. An optional column is written when any
+ * entry has it, with null for the entries that do not. New reference, or
+ * NULL on ENOMEM.
+ */
+json_t *gcb_ranks_from_rows(const json_t *rows);
+
+#endif
