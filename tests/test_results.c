@@ -703,3 +703,112 @@ Test(results_read, schema_violations_are_named_and_located) {
   }
   free(valid);
 }
+
+/* ---- schema 2: per-rank columns ------------------------------------------ */
+
+Test(results_read, schema_1_documents_read_as_schema_2) {
+  struct gcb_results *v1 = NULL, *v2 = NULL;
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_results_read(DATA("results-valid.json"), &v1, &err), GCB_OK,
+               "%s", err.msg);
+  cr_assert_eq(gcb_results_read(DATA("results-valid-v2.json"), &v2, &err),
+               GCB_OK, "%s", err.msg);
+  cr_expect(json_equal(gcb_results_json(v1), gcb_results_json(v2)),
+            "per-rank entries transposed into the columns of the same file");
+  cr_expect_str_eq(
+      json_string_value(json_object_get(gcb_results_json(v1), "schema")),
+      GCB_RESULTS_SCHEMA);
+  gcb_results_free(v1);
+  gcb_results_free(v2);
+}
+
+Test(results_read, schema_2_column_violations_are_named_and_located) {
+  static const struct {
+    const char *from, *to, *what, *at;
+  } edits[] = {
+      {"\"median\": [0.0511, 0.053]", "\"median\": [0.0511, \"0.053\"]",
+       "cases[0].per_rank.time_s.median[1]: expected a number, got string",
+       "\"0.053\""},
+      {"\"best\": [42.9, 42.1]", "\"best\": [42.9]",
+       "cases[0].per_rank.figure.best: 1 entries, expected 2 (one per rank, "
+       "as \"rank\")",
+       "[42.9]"},
+      {"\"rank\": [0, 1]", "\"rank\": [0, 1, 2]",
+       "cases[0].per_rank.time_s.n: 2 entries, expected 3", "[20, 20]"},
+      {"\"wrong\": [0, 0], ", "",
+       "cases[0].per_rank.validation: missing required field 'wrong'",
+       "{\"checked\": [true, true]"},
+      {"\"per_rank\": {", "\"per_rank\": [{",
+       "expected", NULL},
+  };
+  size_t vlen;
+  char *valid = read_text(DATA("results-valid-v2.json"), &vlen);
+  for (size_t i = 0; i < sizeof edits / sizeof edits[0]; i++) {
+    const char *from = memfind(valid, vlen, edits[i].from);
+    cr_assert_not_null(from, "row %zu: '%s' not in fixture", i, edits[i].from);
+    size_t head = (size_t)(from - valid), flen = strlen(edits[i].from),
+           tlen = strlen(edits[i].to), len = vlen - flen + tlen;
+    char *text = malloc(len);
+    memcpy(text, valid, head);
+    memcpy(text + head, edits[i].to, tlen);
+    memcpy(text + head + tlen, from + flen, vlen - head - flen);
+    struct gcb_results *r = NULL;
+    struct gcb_err err = {0};
+    cr_expect_eq(gcb_results_parse(text, len, "v2.json", &r, &err), GCB_EINPUT,
+                 "row %zu", i);
+    cr_expect_null(r);
+    if (edits[i].at != NULL)
+      expect_located(&err, "v2.json", text, len, edits[i].at, 0,
+                     edits[i].what);
+    else
+      cr_expect(strstr(err.msg, edits[i].what) != NULL, "%s", err.msg);
+    free(text);
+  }
+  free(valid);
+}
+
+/* The writer, the schema and the column table agree: every column of
+ * GCB_RANK_COLUMNS is written (lateness when a rank has it, with null for
+ * the ranks that have none) and reads back. */
+Test(results_file, every_column_of_the_table_is_written_and_read_back) {
+  struct gcb_results *r = gcb_results_new();
+  struct gcb_err err = {0};
+  set_header(r);
+  build_record();
+  ranks[0].late =
+      (struct gcb_stats){.n = 4, .min = 0, .median = 1e-6, .mean = 2e-6,
+                         .max = 5e-6, .stdev = 1e-6, .p99 = 4e-6};
+  cr_assert_eq(gcb_results_add_record(r, &rec, &err), GCB_OK, "%s", err.msg);
+  struct gcb_results *back = write_and_read(r, "late.json");
+  struct gcb_ranks pr;
+  gcb_ranks_of(json_array_get(
+                   json_object_get(gcb_results_json(back), "cases"), 0),
+               &pr);
+  cr_assert_eq(pr.n, 2);
+  for (size_t i = 0; i < GCB_RC_COUNT; i++) {
+    cr_expect_not_null(pr.col[i], "column %s.%s",
+                       gcb_rank_columns[i].group ? gcb_rank_columns[i].group
+                                                 : "",
+                       gcb_rank_columns[i].field);
+    cr_expect_eq(json_array_size(pr.col[i]), 2);
+  }
+  cr_expect_eq(gcb_ranks_int(&pr, GCB_RC_LATE_N, 0, -1), 4);
+  cr_expect_eq(gcb_ranks_num(&pr, GCB_RC_LATE_MEAN, 0), 2e-6);
+  cr_expect(json_is_null(json_array_get(pr.col[GCB_RC_LATE_MEAN], 1)),
+            "rank 1 has no lateness samples");
+  cr_expect(isnan(gcb_ranks_num(&pr, GCB_RC_LATE_MEAN, 1)));
+  cr_expect_eq(gcb_ranks_find(&pr, 1), 1);
+  cr_expect_eq(gcb_ranks_find(&pr, 7), -1);
+  gcb_results_free(r);
+  gcb_results_free(back);
+}
+
+Test(results_file, cases_without_lateness_have_no_late_columns) {
+  struct gcb_results *r = full_document();
+  const json_t *pr = json_object_get(
+      json_array_get(json_object_get(gcb_results_json(r), "cases"), 0),
+      "per_rank");
+  cr_expect_null(json_object_get(pr, "late_s"));
+  cr_expect_not_null(json_object_get(pr, "figure_time_s"));
+  gcb_results_free(r);
+}
