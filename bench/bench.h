@@ -23,6 +23,18 @@ struct gcb_bench {
   size_t opts_size;      /* size of the struct the options fill */
 
   /*
+   * Optional: checks the options as a whole before the run begins (before
+   * the results document exists), so that bad options end the run with
+   * one line and no file: what one table row cannot check alone (-b above
+   * -e, a --shapes list, options that exclude each other), and sizes that
+   * cannot fit the memory there is (the backend is open; ask its fits()).
+   * GCB_EUSAGE with one line naming the option. Not collective (no MPI):
+   * the harness agrees on every rank's answer.
+   */
+  enum gcb_status (*validate)(const struct gcb_ctx *ctx, const void *opts,
+                              struct gcb_err *err);
+
+  /*
    * Optional: state shared by all cases of one run (a communicator, say),
    * made before the first case and freed after the last. Collective.
    * GCB_EUNSUPPORTED skips every case of the benchmark with the reason.

@@ -45,7 +45,8 @@ static const struct gcb_option coll_options[] = {
     {"stepfactor", 'f', GCB_OPT_DOUBLE, OPT(stepfactor), "8", "X",
      "multiply the size by X between cases", NULL, 0, 0},
     {"stepbytes", 'i', GCB_OPT_SIZE, OPT(stepbytes), NULL, "BYTES",
-     "add BYTES between cases instead of multiplying", NULL, 0, 0},
+     "add BYTES between cases instead of multiplying (not with -f)", NULL, 1,
+     0},
     {"iterations", 'n', GCB_OPT_INT, OPT(iters), NULL, "N",
      "timed iterations (as nccl-tests -n; default: --iters)", NULL, 0, 1e9},
     {"datatype", 'd', GCB_OPT_SET, OPT(dtypes), "float", "LIST",
@@ -74,6 +75,7 @@ static const struct gcb_option coll_options[] = {
     {"corrupt-rank", 0, GCB_OPT_INT, OPT(corrupt_rank), "-1", "RANK",
      "test only: RANK corrupts one received element before validation", NULL,
      -1, 0},
+    GCB_OPT_GIVEN_ROW(struct coll_opts, given),
     {0},
 };
 #undef OPT
@@ -194,9 +196,11 @@ static int coll_count(const struct gcb_ctx *ctx, const void *opts) {
   return n;
 }
 
-static enum gcb_status parse_delay(const char *text, int size,
-                                   struct coll_state *s, struct gcb_err *err) {
-  s->delay_rank = -1;
+/* --delay-rank RANK:MICROSECONDS (test only); rank -1 when not given. */
+static enum gcb_status parse_delay(const char *text, int size, int *rank_out,
+                                   double *seconds, struct gcb_err *err) {
+  *rank_out = -1;
+  *seconds = 0;
   if (text == NULL)
     return GCB_OK;
   char *end;
@@ -208,12 +212,14 @@ static enum gcb_status parse_delay(const char *text, int size,
                        "--delay-rank '%s': expected RANK:MICROSECONDS with "
                        "0 <= RANK < %d",
                        text, size);
-  s->delay_rank = (int)rank;
-  s->delay_s = us * 1e-6;
+  *rank_out = (int)rank;
+  *seconds = us * 1e-6;
   return GCB_OK;
 }
 
-static enum gcb_status pick_transport(const struct gcb_ctx *ctx,
+/* The transport --transport names ("auto": nccl on the cuda backend, else
+ * mpi); GCB_EUSAGE when there is none of that name in this build. */
+static enum gcb_status find_transport(const struct gcb_ctx *ctx,
                                       const char *name,
                                       const struct gcb_coll_ops **out,
                                       struct gcb_err *err) {
@@ -223,11 +229,19 @@ static enum gcb_status pick_transport(const struct gcb_ctx *ctx,
   if (*out == NULL)
     return gcb_err_set(err, GCB_EUSAGE,
                        "--transport: unknown or not built: '%s'", name);
-  char why[160] = "";
-  if (!(*out)->usable(why, sizeof why))
-    return gcb_err_set(err, GCB_EUNSUPPORTED,
-                       "transport %s cannot run here: %s", name, why);
   return GCB_OK;
+}
+
+static enum gcb_status pick_transport(const struct gcb_ctx *ctx,
+                                      const char *name,
+                                      const struct gcb_coll_ops **out,
+                                      struct gcb_err *err) {
+  enum gcb_status st = find_transport(ctx, name, out, err);
+  char why[160] = "";
+  if (st == GCB_OK && !(*out)->usable(why, sizeof why))
+    return gcb_err_set(err, GCB_EUNSUPPORTED,
+                       "transport %s cannot run here: %s", (*out)->name, why);
+  return st;
 }
 
 static void coll_close(void *state) {
@@ -294,7 +308,8 @@ static enum gcb_status open_split(struct gcb_ctx *ctx, struct coll_state *s,
   enum gcb_status st = split_comm(ctx, split, c, &comm, err);
   if (st != GCB_OK)
     return st;
-  c->env = (struct gcb_coll_env){.comm = comm, .device = ctx->device.index};
+  c->env = (struct gcb_coll_env){
+      .comm = comm, .device = ctx->device.index, .deadline = ctx->deadline};
   int rc = MPI_Comm_rank(comm, &c->env.rank);
   if (rc == MPI_SUCCESS)
     rc = MPI_Comm_size(comm, &c->env.size);
@@ -307,18 +322,91 @@ static enum gcb_status open_split(struct gcb_ctx *ctx, struct coll_state *s,
   return c->skip[0] ? GCB_OK : s->ops->open(&c->env, &c->comm, err);
 }
 
-static enum gcb_status coll_open(struct gcb_ctx *ctx, const void *opts,
-                                 void **state, struct gcb_err *err) {
+/* The sizes of the sweep: how many (at most `cap` + 1) and the largest. */
+static uint64_t sweep_sizes(const struct coll_opts *o, uint64_t cap,
+                            uint64_t *largest) {
+  *largest = o->minbytes;
+  if (o->stepbytes > 0) {
+    uint64_t steps = (o->maxbytes - o->minbytes) / o->stepbytes;
+    *largest = o->minbytes + steps * o->stepbytes;
+    return steps < cap ? steps + 1 : cap + 1;
+  }
+  uint64_t n = 0;
+  for (uint64_t s = o->minbytes; s <= o->maxbytes && n <= cap;
+       s = next_size(o, s)) {
+    *largest = s;
+    n++;
+    if (s == UINT64_MAX)
+      break;
+  }
+  return n;
+}
+
+#define MAX_SIZES 100000
+
+/* The largest message's buffer must fit the memory the transport's
+ * buffers come from, when that is the backend's (host memory on the host
+ * backend, device memory on cuda): a case of that size allocates at least
+ * one such buffer per rank. */
+static enum gcb_status coll_fits(const struct gcb_ctx *ctx,
+                                 const struct coll_opts *o,
+                                 const struct gcb_coll_ops *ops,
+                                 uint64_t largest, struct gcb_err *err) {
+  bool moves_data = false;
+  for (int i = 0; coll_op_names[i]; i++) {
+    const struct gcb_coll_desc *d = gcb_coll_find(coll_op_names[i]);
+    moves_data |= (o->ops & (1u << i)) && d != NULL && sized(d);
+  }
+  if (!moves_data || ctx->backend_ops->fits == NULL ||
+      ops->device_memory != (ctx->device.index >= 0))
+    return GCB_OK;
+  char size[32], what[96];
+  gcb_format_size(largest, size, sizeof size);
+  snprintf(what, sizeof what, "coll's largest message (%s, -e %llu)", size,
+           (unsigned long long)o->maxbytes);
+  return ctx->backend_ops->fits(ctx->backend, largest, what, err);
+}
+
+/* Everything about the options that needs no MPI, before the run. */
+static enum gcb_status coll_validate(const struct gcb_ctx *ctx,
+                                     const void *opts, struct gcb_err *err) {
   const struct coll_opts *o = opts;
+  uint32_t splits;
+  int delay_rank;
+  double delay_s;
+  uint64_t largest;
+  const struct gcb_coll_ops *ops = NULL;
   if (o->minbytes > o->maxbytes)
     return gcb_err_set(err, GCB_EUSAGE, "-b %llu is larger than -e %llu",
                        (unsigned long long)o->minbytes,
                        (unsigned long long)o->maxbytes);
+  if (gcb_option_given(coll_options, o, "stepfactor") &&
+      gcb_option_given(coll_options, o, "stepbytes"))
+    return gcb_err_set(err, GCB_EUSAGE,
+                       "-f and -i exclude each other (-f multiplies the size "
+                       "between cases, -i adds to it)");
   if (o->stepbytes == 0 && o->stepfactor <= 1)
     return gcb_err_set(err, GCB_EUSAGE, "-f must be above 1 (or give -i)");
+  if (sweep_sizes(o, MAX_SIZES, &largest) > MAX_SIZES)
+    return gcb_err_set(err, GCB_EUSAGE,
+                       "-b/-e/-f/-i: the sweep has more than %d sizes",
+                       MAX_SIZES);
   if (o->root >= ctx->size)
     return gcb_err_set(err, GCB_EUSAGE, "--root %ld: only %d rank(s)", o->root,
                        ctx->size);
+  enum gcb_status st = split_set(ctx, o->split, &splits, err);
+  if (st == GCB_OK)
+    st = parse_delay(o->delay, ctx->size, &delay_rank, &delay_s, err);
+  if (st == GCB_OK)
+    st = find_transport(ctx, o->transport, &ops, err);
+  if (st == GCB_OK)
+    st = coll_fits(ctx, o, ops, largest, err);
+  return st;
+}
+
+static enum gcb_status coll_open(struct gcb_ctx *ctx, const void *opts,
+                                 void **state, struct gcb_err *err) {
+  const struct coll_opts *o = opts; /* coll_validate has checked them */
   struct coll_state *s = calloc(1, sizeof *s);
   if ((*state = s) == NULL)
     return gcb_err_set(err, GCB_ENOMEM, "coll: out of memory");
@@ -326,7 +414,7 @@ static enum gcb_status coll_open(struct gcb_ctx *ctx, const void *opts,
     s->split[i].owned = MPI_COMM_NULL;
   enum gcb_status st = split_set(ctx, o->split, &s->splits, err);
   if (st == GCB_OK)
-    st = parse_delay(o->delay, ctx->size, s, err);
+    st = parse_delay(o->delay, ctx->size, &s->delay_rank, &s->delay_s, err);
   if (st == GCB_OK)
     st = pick_transport(ctx, o->transport, &s->ops, err);
   /* In split order on every rank: the splits are collective. */
@@ -461,6 +549,7 @@ const struct gcb_bench gcb_bench_coll = {
                "arrival skew per rank",
     .options = coll_options,
     .opts_size = sizeof(struct coll_opts),
+    .validate = coll_validate,
     .open = coll_open,
     .close = coll_close,
     .count = coll_count,

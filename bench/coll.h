@@ -26,6 +26,7 @@ struct coll_opts {
   const char *split;     /* auto, or a list of none, node, cross */
   const char *delay;     /* test only: "RANK:MICROSECONDS" */
   long corrupt_rank;     /* test only: -1 none */
+  uint64_t given;        /* options given explicitly (GCB_OPT_GIVEN) */
 };
 
 /* Communicators a case can run over (--split), as nccl-tests' split. */

@@ -134,7 +134,7 @@ static enum gcb_status time_blocking(struct gcb_ctx *ctx, struct coll_op *c,
   enum gcb_status st = GCB_OK;
   for (long i = 0; i < iters && st == GCB_OK; i++) {
     gcb_watchdog_step();
-    st = mpi_check(&ctx->err, MPI_Barrier(ctx->world), "MPI_Barrier");
+    st = mpi_check(&ctx->err, MPI_Barrier(c->comm), "MPI_Barrier");
     straggle(c->state, ctx->rank);
     gcb_watchdog_step();
     double t0 = gcb__coll_now();
@@ -152,7 +152,7 @@ static enum gcb_status time_each(struct gcb_ctx *ctx, struct coll_op *c,
                                  double *arrival) {
   gcb_watchdog_step();
   enum gcb_status st =
-      mpi_check(&ctx->err, MPI_Barrier(ctx->world), "MPI_Barrier");
+      mpi_check(&ctx->err, MPI_Barrier(c->comm), "MPI_Barrier");
   for (long i = 0; i < iters && st == GCB_OK; i++) {
     straggle(c->state, ctx->rank);
     gcb_watchdog_step();
@@ -164,14 +164,16 @@ static enum gcb_status time_each(struct gcb_ctx *ctx, struct coll_op *c,
   return st;
 }
 
-/* Lateness of each arrival behind the earliest rank's, per iteration. */
-static enum gcb_status lateness(struct gcb_ctx *ctx, long iters,
-                                double *arrival, double *first) {
+/* Lateness of each arrival behind the earliest rank's of the case's
+ * communicator, per iteration: ranks of other communicators (another node
+ * under --split node) run other operations and are no one's reference. */
+static enum gcb_status lateness(struct gcb_ctx *ctx, const struct coll_op *c,
+                                long iters, double *arrival, double *first) {
   gcb_watchdog_step();
-  enum gcb_status st = mpi_check(&ctx->err,
-                                 MPI_Allreduce(arrival, first, (int)iters,
-                                               MPI_DOUBLE, MPI_MIN, ctx->world),
-                                 "MPI_Allreduce of arrival times");
+  enum gcb_status st = mpi_check(
+      &ctx->err,
+      MPI_Allreduce(arrival, first, (int)iters, MPI_DOUBLE, MPI_MIN, c->comm),
+      "MPI_Allreduce of arrival times");
   for (long i = 0; st == GCB_OK && i < iters; i++)
     arrival[i] -= first[i];
   return st;
@@ -194,7 +196,7 @@ enum gcb_status gcb__coll_measure(struct gcb_ctx *ctx, const void *opts,
       warmup > 0 ? gcb_coll_case_run(c->k, (int)warmup, err) : GCB_OK;
   gcb_watchdog_step();
   if (st == GCB_OK)
-    st = mpi_check(err, MPI_Barrier(ctx->world), "MPI_Barrier");
+    st = mpi_check(err, MPI_Barrier(c->comm), "MPI_Barrier");
   double mean = 0;
   if (st == GCB_OK)
     st = o->blocking ? time_blocking(ctx, c, iters, &mean)
@@ -203,7 +205,7 @@ enum gcb_status gcb__coll_measure(struct gcb_ctx *ctx, const void *opts,
   if (st == GCB_OK)
     st = time_each(ctx, c, iters, buf, buf + iters);
   if (st == GCB_OK)
-    st = lateness(ctx, iters, buf + iters, buf + 2 * iters);
+    st = lateness(ctx, c, iters, buf + iters, buf + 2 * iters);
   if (st == GCB_OK) {
     gcb_stats_compute(buf, (size_t)iters, &out->seconds);
     gcb_stats_compute(buf + iters, (size_t)iters, &out->late);

@@ -45,6 +45,9 @@ int gcb__run(const char *command, int argc, char **argv,
   ctx.seed = ro->seed;
   if (st == GCB_OK)
     st = gcb_context_open_backend(&ctx, ro->backend);
+  /* Bad options end the run here, before the results document exists. */
+  if (st == GCB_OK)
+    st = gcb_harness_validate(&ctx, benches, bench_opts);
   if (st == GCB_OK) {
     st = gcb_harness_begin(&h, &ctx, ro, command, argc, argv, options);
     options = NULL;
@@ -157,7 +160,8 @@ void gcb_command_usage(FILE *out) {
   for (const struct gcb_command *c = commands; c->name; c++)
     fprintf(out, "  %-10s %s\n", c->name, c->summary);
   fprintf(out, "\nexit codes: 0 pass, 1 wrong results, 2 bad usage or input, "
-               "3 runtime error\n");
+               "3 runtime error, 4 timeout, 128+N ended by signal N (130 "
+               "SIGINT, 143 SIGTERM)\n");
 }
 
 int gcb_command_dispatch(int argc, char **argv, int rank) {

@@ -2,7 +2,8 @@
  * The gcbench commands: one row per command in a table that main() looks
  * up by name. Each command parses its own option table and returns a
  * process exit code (0 pass, 1 validation failure, 2 bad usage or input,
- * 3 runtime error). Collective: every rank runs the same command.
+ * 3 runtime error, 4 timeout, 128 + the signal when SIGINT or SIGTERM
+ * ended the run). Collective: every rank runs the same command.
  */
 #ifndef GCB_COMMANDS_H
 #define GCB_COMMANDS_H

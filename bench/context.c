@@ -307,6 +307,16 @@ enum gcb_status gcb_context_open_backend(struct gcb_ctx *ctx,
   enum gcb_status st =
       gcb_backend_select(name, &ctx->backend_ops, ctx->backend_reason,
                          sizeof ctx->backend_reason, &ctx->err);
+  /* A backend asked for by name that cannot run here is the user's to
+   * change (another backend, another machine): a usage error. */
+  if (st == GCB_EUNSUPPORTED && name != NULL && strcmp(name, "auto") != 0) {
+    const struct gcb_backend_ops *b = gcb_backend_find(name);
+    char why[160] = "";
+    if (b != NULL)
+      (void)b->usable(why, sizeof why);
+    st = gcb_err_set(&ctx->err, GCB_EUSAGE, "--backend %s: %s", name,
+                     why[0] ? why : ctx->err.msg);
+  }
   if (st == GCB_OK) {
     /* Devices and memory are per machine, fake nodes or not. */
     struct gcb_backend_args args = {.local_rank = ctx->host_rank,

@@ -46,6 +46,13 @@ struct gcb_ctx {
   struct gcb_backend *backend;
   struct gcb_device_info device;
 
+  /* The deadline of the case or set-up this rank is in, as its watchdog
+   * arms it (CLOCK_MONOTONIC seconds; 0 between cases); NULL without a
+   * watchdog (--timeout 0). Given to transports that can give up on their
+   * own (struct gcb_coll_env), so that a stuck library call ends in
+   * GCB_ETIMEOUT. Written by this thread only. */
+  const volatile double *deadline;
+
   uint64_t seed;      /* base seed of random inputs (+ rank) */
   bool stdout_tty;    /* live extras only on a terminal */
   struct gcb_err err; /* detail of the last failure */

@@ -99,18 +99,63 @@ static int shapes_of(const struct gemm_opts *o, struct shape *out,
   return n > 0 ? n : -1;
 }
 
-static enum gcb_status gemm_open(struct gcb_ctx *ctx, const void *opts,
-                                 void **state, struct gcb_err *err) {
-  (void)ctx;
-  *state = NULL;
+static uint64_t or_default(uint64_t v, uint64_t def) { return v ? v : def; }
+
+/* a*b + c into *acc; false on overflow. */
+static bool mul_add(uint64_t a, uint64_t b, uint64_t *acc) {
+  if ((a != 0 && b > UINT64_MAX / a) || a * b > UINT64_MAX - *acc)
+    return false;
+  *acc += a * b;
+  return true;
+}
+
+/* Bytes of A, B and C of one multiply (what every backend allocates at
+ * least); false when that overflows. */
+static bool gemm_bytes(const struct shape *sh, uint64_t dim, size_t elt,
+                       uint64_t *out) {
+  uint64_t m = or_default(sh->m, dim), n = or_default(sh->n, m),
+           k = or_default(sh->k, m), elements = 0;
+  *out = 0;
+  return mul_add(m, k, &elements) && mul_add(k, n, &elements) &&
+         mul_add(m, n, &elements) && mul_add(elements, elt, out);
+}
+
+/* The shapes parse, and the largest multiply fits the memory there is. */
+static enum gcb_status gemm_validate(const struct gcb_ctx *ctx,
+                                     const void *opts, struct gcb_err *err) {
+  const struct gemm_opts *o = opts;
   struct shape shapes[MAX_SHAPES];
   const char *bad = NULL;
-  if (shapes_of(opts, shapes, &bad) < 0)
+  int n = shapes_of(o, shapes, &bad);
+  if (n < 0)
     return gcb_err_set(err, GCB_EUSAGE,
                        "--shapes '%s': expected up to %d comma-separated N or "
                        "MxNxK, each from 1 to 2^31",
                        bad, MAX_SHAPES);
-  return GCB_OK;
+  uint64_t need = 0, bytes;
+  int worst = 0;
+  size_t elt = 0;
+  for (int t = 0; t < GCB_DTYPE_COUNT; t++)
+    if ((o->dtypes & (1u << t)) && gcb_dtype_bytes((enum gcb_dtype)t) > elt)
+      elt = gcb_dtype_bytes((enum gcb_dtype)t);
+  for (int i = 0; i < n; i++) {
+    if (!gemm_bytes(&shapes[i], ctx->backend_ops->gemm_default_dim, elt,
+                    &bytes))
+      return gcb_err_set(err, GCB_EUSAGE,
+                         "gemm shape %d: A, B and C need more than %llu bytes",
+                         i + 1, (unsigned long long)UINT64_MAX);
+    if (bytes > need)
+      need = bytes, worst = i;
+  }
+  if (ctx->backend_ops->gemm == NULL || ctx->backend_ops->fits == NULL)
+    return GCB_OK;
+  const struct shape *sh = &shapes[worst];
+  uint64_t m = or_default(sh->m, ctx->backend_ops->gemm_default_dim);
+  char what[128];
+  snprintf(what, sizeof what, "gemm %llux%llux%llu (A, B and C)",
+           (unsigned long long)m, (unsigned long long)or_default(sh->n, m),
+           (unsigned long long)or_default(sh->k, m));
+  return ctx->backend_ops->fits(ctx->backend, need, what, err);
 }
 
 static int gemm_count(const struct gcb_ctx *ctx, const void *opts) {
@@ -130,8 +175,6 @@ static enum gcb_dtype nth_dtype(uint32_t set, int index) {
   return GCB_DTYPE_COUNT;
 }
 
-static uint64_t or_default(uint64_t v, uint64_t def) { return v ? v : def; }
-
 static enum gcb_status gemm_setup(struct gcb_ctx *ctx, const void *opts,
                                   void *state, int index, struct gcb_record *rec,
                                   struct gcb_op *op, struct gcb_err *err) {
@@ -139,7 +182,7 @@ static enum gcb_status gemm_setup(struct gcb_ctx *ctx, const void *opts,
   const struct gemm_opts *o = opts;
   struct shape shapes[MAX_SHAPES];
   const char *bad;
-  shapes_of(o, shapes, &bad);  /* validated by gemm_open */
+  shapes_of(o, shapes, &bad); /* validated by gemm_validate */
   int ntypes = __builtin_popcount(o->dtypes);
   const struct shape *sh = &shapes[index / ntypes];
   uint64_t m = or_default(sh->m, ctx->backend_ops->gemm_default_dim);
@@ -170,7 +213,7 @@ const struct gcb_bench gcb_bench_gemm = {
     .summary = "matrix-multiply throughput per rank (GFLOP/s), validated",
     .options = gemm_options,
     .opts_size = sizeof(struct gemm_opts),
-    .open = gemm_open,
+    .validate = gemm_validate,
     .count = gemm_count,
     .setup = gemm_setup,
 };

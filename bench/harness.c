@@ -154,6 +154,21 @@ static enum gcb_status parse_stall(struct gcb_harness *h, const char *text) {
   return GCB_OK;
 }
 
+enum gcb_status gcb_harness_validate(struct gcb_ctx *ctx,
+                                     const struct gcb_bench *const *benches,
+                                     void *const *bench_opts) {
+  enum gcb_status st = GCB_OK;
+  gcb_err_clear(&ctx->err);
+  for (int i = 0; st == GCB_OK && benches[i]; i++)
+    if (benches[i]->validate)
+      st = benches[i]->validate(ctx, bench_opts[i], &ctx->err);
+  /* Whatever a hook found (a size past the memory included) is the
+   * user's to change: a usage error, exit code 2. */
+  if (st != GCB_OK)
+    st = ctx->err.code = GCB_EUSAGE;
+  return gcb_context_agree(ctx, st);
+}
+
 /* The first write of the header: the --output path proves writable before
  * any benchmark runs. */
 static enum gcb_status first_write(struct gcb_harness *h, const char *command) {
@@ -176,8 +191,11 @@ static enum gcb_status start_watchdog(struct gcb_harness *h) {
                                  .results_path = h->output,
                                  .record = record_fatal,
                                  .arg = h};
-  return gcb_context_agree(h->ctx,
-                           gcb_watchdog_start(h->ctx, &wo, &h->watchdog));
+  enum gcb_status st =
+      gcb_context_agree(h->ctx, gcb_watchdog_start(h->ctx, &wo, &h->watchdog));
+  /* Transports that can give up on their own do so at the same deadline. */
+  h->ctx->deadline = gcb_watchdog_deadline(h->watchdog);
+  return st;
 }
 
 enum gcb_status gcb_harness_begin(struct gcb_harness *h, struct gcb_ctx *ctx,
@@ -375,7 +393,22 @@ static enum gcb_status run_case(struct gcb_harness *h,
   /* A sink that cannot write (disk full) ends the run on every rank. */
   sink = gcb_context_agree(ctx, sink);
   gcb_watchdog_disarm(h->watchdog);
-  return sink;
+  /* A library call that gave up at the deadline (a stuck NCCL
+   * communicator) leaves nothing to run the next case on: the run ends as
+   * a timeout, as when the watchdog ends it. */
+  return sink == GCB_OK && st == GCB_ETIMEOUT ? st : sink;
+}
+
+/* Frees a benchmark's run-wide state, watched like its set-up: a
+ * communicator's tear-down can hang where a peer is gone. */
+static void close_bench(struct gcb_harness *h, const struct gcb_bench *bench,
+                        void *state) {
+  if (bench->close == NULL)
+    return;
+  gcb_watchdog_arm(h->watchdog, bench->name, "tear-down");
+  gcb_watchdog_phase(h->watchdog, GCB_WD_CLOSE);
+  bench->close(state);
+  gcb_watchdog_disarm(h->watchdog);
 }
 
 /* A benchmark whose run-wide state cannot be made: one skip or error
@@ -414,10 +447,12 @@ enum gcb_status gcb_harness_run(struct gcb_harness *h,
     gcb_watchdog_disarm(h->watchdog);
   }
   if (st != GCB_OK) {
-    if (bench->close)
-      bench->close(state);
+    close_bench(h, bench, state);
     /* A usage error in the benchmark's own options ends the run. */
-    return st == GCB_EUSAGE ? st : report_unopened(h, bench, st);
+    if (st == GCB_EUSAGE)
+      return st;
+    enum gcb_status sink = report_unopened(h, bench, st);
+    return sink == GCB_OK && st == GCB_ETIMEOUT ? st : sink;
   }
   int n = bench->count(ctx, bench_opts);
   struct gcb_rank_result *ranks = calloc((size_t)ctx->size, sizeof *ranks);
@@ -430,8 +465,7 @@ enum gcb_status gcb_harness_run(struct gcb_harness *h,
     st = run_case(h, bench, bench_opts, state, i, n, ranks, all);
   free(ranks);
   free(all);
-  if (bench->close)
-    bench->close(state);
+  close_bench(h, bench, state);
   return st;
 }
 
@@ -440,6 +474,7 @@ enum gcb_status gcb_harness_end(struct gcb_harness *h, enum gcb_status status) {
   enum gcb_status st = GCB_OK;
   if (ctx == NULL) /* the run never began */
     return GCB_OK;
+  ctx->deadline = NULL;
   gcb_watchdog_stop(h->watchdog);
   h->watchdog = NULL;
   for (int i = 0; ctx->rank == 0 && i < h->nsinks; i++)

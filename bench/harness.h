@@ -41,7 +41,7 @@ struct gcb_watchdog;
 struct gcb_harness {
   struct gcb_ctx *ctx;
   const struct gcb_run_opts *opts;
-  struct gcb_watchdog *watchdog; /* NULL with --timeout 0 */
+  struct gcb_watchdog *watchdog; /* deadlines with --timeout > 0 only */
   pthread_mutex_t lock;          /* the document: sinks and the watchdog */
   bool locked;                   /* lock is initialised */
   int stall_rank, stall_case;    /* --stall-rank; -1: none */
@@ -53,6 +53,16 @@ struct gcb_harness {
   int nsinks;
   struct gcb_run_totals totals;
 };
+
+/*
+ * Checks every benchmark's options (their validate hooks, NULL-terminated
+ * lists as gcb__run takes them) on every rank, before the run begins:
+ * GCB_EUSAGE with the first problem when a rank finds one (a size that
+ * cannot fit says which rank). Collective.
+ */
+enum gcb_status gcb_harness_validate(struct gcb_ctx *ctx,
+                                     const struct gcb_bench *const *benches,
+                                     void *const *bench_opts);
 
 /*
  * Starts a run: resolves the output path (refusing to overwrite without

@@ -43,10 +43,18 @@ static json_t *tool_json(void) {
                    "git_revision", GCB_GIT_REVISION);
 }
 
+/* The command line as given; arguments need not be UTF-8 (a file name), so
+ * each bad byte becomes U+FFFD. NULL when out of memory. */
 static json_t *argv_json(int argc, char **argv) {
   json_t *a = json_array();
-  for (int i = 0; a && i < argc; i++)
-    json_array_append_new(a, json_string(argv[i]));
+  for (int i = 0; a && i < argc; i++) {
+    char *clean = gcb_utf8_copy(argv[i]);
+    if (clean == NULL || json_array_append_new(a, json_string(clean)) != 0) {
+      json_decref(a);
+      a = NULL;
+    }
+    free(clean);
+  }
   return a;
 }
 

@@ -51,6 +51,32 @@ static uint64_t auto_size(const struct gcb_ctx *ctx) {
   return size > MIN_ARRAY_BYTES ? size : MIN_ARRAY_BYTES;
 }
 
+/* The arrays of the largest kernel asked for fit the memory there is
+ * (STREAM's three arrays on the host; the GPU's read and write kernels
+ * touch fewer). */
+static enum gcb_status membw_validate(const struct gcb_ctx *ctx,
+                                      const void *opts, struct gcb_err *err) {
+  const struct membw_opts *o = opts;
+  if (ctx->backend_ops->stream == NULL || ctx->backend_ops->fits == NULL)
+    return GCB_OK;
+  uint64_t bytes = o->size ? o->size : auto_size(ctx), arrays = 0;
+  for (int k = 0; k < GCB_MEMKERNEL_COUNT; k++) {
+    const struct gcb_memkernel_info *info =
+        gcb_memkernel_info((enum gcb_memkernel)k);
+    uint64_t used = (uint64_t)(info->reads + info->writes);
+    if ((o->kernels & (1u << k)) && used > arrays)
+      arrays = used;
+  }
+  if (arrays > 0 && bytes > UINT64_MAX / arrays)
+    return gcb_err_set(err, GCB_EUSAGE, "--size %llu: too large",
+                       (unsigned long long)bytes);
+  char size[32], what[96];
+  gcb_format_size(bytes, size, sizeof size);
+  snprintf(what, sizeof what, "membw --size %s (%llu arrays)", size,
+           (unsigned long long)arrays);
+  return ctx->backend_ops->fits(ctx->backend, arrays * bytes, what, err);
+}
+
 static enum gcb_status membw_setup(struct gcb_ctx *ctx, const void *opts,
                                    void *state, int index, struct gcb_record *rec,
                                    struct gcb_op *op, struct gcb_err *err) {
@@ -83,6 +109,7 @@ const struct gcb_bench gcb_bench_membw = {
     .summary = "memory bandwidth per rank, STREAM copy/scale/add/triad (GB/s)",
     .options = membw_options,
     .opts_size = sizeof(struct membw_opts),
+    .validate = membw_validate,
     .count = membw_count,
     .setup = membw_setup,
 };

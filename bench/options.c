@@ -205,8 +205,42 @@ static enum gcb_status parse_value(const struct gcb_option_group *g,
     break;
   case GCB_OPT_SET:
     return parse_set(o, text, (uint32_t *)dst, err);
+  case GCB_OPT_GIVEN:
+    break;
   }
   return GCB_OK;
+}
+
+/* --- what was given
+ * ---------------------------------------------------------*/
+
+static const struct gcb_option *given_row(const struct gcb_option *table) {
+  for (const struct gcb_option *o = table; o->name; o++)
+    if (o->type == GCB_OPT_GIVEN)
+      return o;
+  return NULL;
+}
+
+/* Records in the group's GCB_OPT_GIVEN field, if it has one, that `o` was
+ * given explicitly. */
+static void mark_given(const struct gcb_option_group *g,
+                       const struct gcb_option *o) {
+  const struct gcb_option *row = given_row(g->options);
+  ptrdiff_t i = o - g->options;
+  if (row != NULL && i >= 0 && i < 64)
+    *(uint64_t *)field(g, row) |= UINT64_C(1) << i;
+}
+
+bool gcb_option_given(const struct gcb_option *table, const void *target,
+                      const char *name) {
+  const struct gcb_option *row = given_row(table);
+  if (row == NULL || target == NULL)
+    return false;
+  uint64_t set = *(const uint64_t *)((const char *)target + row->offset);
+  for (const struct gcb_option *o = table; o->name && o - table < 64; o++)
+    if (o->type != GCB_OPT_GIVEN && strcmp(o->name, name) == 0)
+      return (set >> (o - table)) & 1;
+  return false;
 }
 
 static size_t value_size(enum gcb_opt_type type) {
@@ -225,6 +259,8 @@ static size_t value_size(enum gcb_opt_type type) {
     return sizeof(int);
   case GCB_OPT_SET:
     return sizeof(uint32_t);
+  case GCB_OPT_GIVEN:
+    return sizeof(uint64_t);
   }
   return 0;
 }
@@ -257,6 +293,8 @@ static size_t flatten(const struct gcb_option_group *groups, size_t ngroups,
   shorts[s++] = ':'; /* report missing arguments as ':' */
   for (size_t g = 0; g < ngroups; g++)
     for (const struct gcb_option *o = groups[g].options; o->name; o++) {
+      if (o->type == GCB_OPT_GIVEN)
+        continue;
       if (n + 2 >= MAX_OPTIONS)
         break;
       int arg = o->type == GCB_OPT_FLAG ? no_argument : required_argument;
@@ -327,6 +365,7 @@ enum gcb_status gcb_options_parse(const struct gcb_option_group *groups,
                           row->opt->type == GCB_OPT_FLAG ? "1" : optarg,
                           err)) != GCB_OK)
       return st;
+    mark_given(row->group, row->opt);
   }
   for (int i = optind; i < argc; i++) {
     if (positional == NULL || *npositional >= max_positional)
@@ -360,6 +399,8 @@ void gcb_options_help(FILE *out, const struct gcb_option_group *groups,
     fprintf(out, "\n%s:\n", groups[g].title);
     for (const struct gcb_option *o = groups[g].options; o->name; o++) {
       char head[64], extra[256];
+      if (o->type == GCB_OPT_GIVEN)
+        continue;
       snprintf(head, sizeof head, "%c%c%s--%s%s%s", o->short_name ? '-' : ' ',
                o->short_name ? o->short_name : ' ', o->short_name ? ", " : "  ",
                o->name, o->metavar ? " " : "", o->metavar ? o->metavar : "");
@@ -455,6 +496,8 @@ static json_t *value_to_json(const struct gcb_option_group *g,
     return json_string(o->choices[*(const int *)p]);
   case GCB_OPT_SET:
     return set_to_json(o, *(const uint32_t *)p);
+  case GCB_OPT_GIVEN:
+    break;
   }
   return json_null();
 }
@@ -464,8 +507,9 @@ json_t *gcb_options_to_json(const struct gcb_option_group *groups,
   json_t *obj = json_object();
   for (size_t g = 0; obj && g < ngroups; g++)
     for (const struct gcb_option *o = groups[g].options; o->name; o++)
-      if (json_object_set_new(obj, o->name, value_to_json(&groups[g], o)) !=
-          0) {
+      if (o->type != GCB_OPT_GIVEN &&
+          json_object_set_new(obj, o->name, value_to_json(&groups[g], o)) !=
+              0) {
         json_decref(obj);
         return NULL;
       }

@@ -24,6 +24,9 @@ enum gcb_opt_type {
   GCB_OPT_STRING,   /* const char * into argv or the default */
   GCB_OPT_CHOICE,   /* int, index into choices[] */
   GCB_OPT_SET,      /* uint32_t bit set over choices[]; "all" = every bit */
+  /* Not an option: where the table's record of what was given explicitly
+   * lives (a uint64_t; see gcb_option_given). No flag, help or echo. */
+  GCB_OPT_GIVEN,
 };
 
 struct gcb_option {
@@ -39,6 +42,23 @@ struct gcb_option {
   double min;                /* INT/SIZE/DOUBLE lower bound (inclusive) */
   double max;                /* upper bound; 0 = none */
 };
+
+/*
+ * Which options were given explicitly, on the command line or a profile,
+ * rather than left at their default: a table that needs to know (options
+ * that exclude each other) has one GCB_OPT_GIVEN row whose offset names a
+ * uint64_t in its struct; parsing sets bit i there when row i is given.
+ * Such a table has at most 64 rows before that one.
+ */
+#define GCB_OPT_GIVEN_ROW(type, field)                                         \
+  {"(given)", 0, GCB_OPT_GIVEN, offsetof(type, field), NULL, NULL,             \
+   "(which options were given explicitly)", NULL, 0, 0}
+
+/* Whether option `name` of `table` was given explicitly in the struct
+ * `target` it filled; false when the table keeps no record (no
+ * GCB_OPT_GIVEN row) or has no such option. */
+bool gcb_option_given(const struct gcb_option *table, const void *target,
+                      const char *name);
 
 /* A table bound to the struct it fills. Tables end with a {0} row. */
 struct gcb_option_group {

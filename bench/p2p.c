@@ -132,6 +132,22 @@ static enum gcb_status discover(const struct gcb_ctx *ctx, struct node_gpus *g,
   return st;
 }
 
+/* The copy's buffer pair (2 x --size, on each GPU) fits the GPU's free
+ * memory. */
+static enum gcb_status p2p_validate(const struct gcb_ctx *ctx,
+                                    const void *opts, struct gcb_err *err) {
+  const struct p2p_opts *o = opts;
+  if (ctx->backend_ops->p2p == NULL || ctx->backend_ops->fits == NULL)
+    return GCB_OK;
+  if (o->size > UINT64_MAX / 2)
+    return gcb_err_set(err, GCB_EUSAGE, "--size %llu: too large",
+                       (unsigned long long)o->size);
+  char size[32], what[64];
+  gcb_format_size(o->size, size, sizeof size);
+  snprintf(what, sizeof what, "p2p --size %s (two buffers)", size);
+  return ctx->backend_ops->fits(ctx->backend, 2 * o->size, what, err);
+}
+
 static enum gcb_status p2p_open(struct gcb_ctx *ctx, const void *opts,
                                 void **state, struct gcb_err *err) {
   (void)opts;
@@ -407,6 +423,7 @@ const struct gcb_bench gcb_bench_p2p = {
                "latency by copy engine, SM kernel, staged (GB/s, us)",
     .options = p2p_options,
     .opts_size = sizeof(struct p2p_opts),
+    .validate = p2p_validate,
     .open = p2p_open,
     .close = p2p_close,
     .count = p2p_count,

@@ -75,6 +75,27 @@ static bool nth_case(const struct pcie_opts *o, int index,
   return false;
 }
 
+/* -b no larger than -e, and the largest copy's device buffers (one per
+ * direction) fit the GPU's free memory. */
+static enum gcb_status pcie_validate(const struct gcb_ctx *ctx,
+                                     const void *opts, struct gcb_err *err) {
+  const struct pcie_opts *o = opts;
+  if (o->minbytes > o->maxbytes)
+    return gcb_err_set(err, GCB_EUSAGE, "-b %llu is larger than -e %llu",
+                       (unsigned long long)o->minbytes,
+                       (unsigned long long)o->maxbytes);
+  if (ctx->backend_ops->pcie == NULL || ctx->backend_ops->fits == NULL)
+    return GCB_OK;
+  uint64_t largest = o->minbytes;
+  for (uint64_t s = o->minbytes; s <= o->maxbytes && s < UINT64_MAX / 2;
+       s = next_size(o, s))
+    largest = s;
+  char size[32], what[64];
+  gcb_format_size(largest, size, sizeof size);
+  snprintf(what, sizeof what, "pcie copies of %s (-e)", size);
+  return ctx->backend_ops->fits(ctx->backend, 2 * largest, what, err);
+}
+
 /* A backend without the operation skips the whole benchmark, once. */
 static enum gcb_status pcie_open(struct gcb_ctx *ctx, const void *opts,
                                  void **state, struct gcb_err *err) {
@@ -159,6 +180,7 @@ const struct gcb_bench gcb_bench_pcie = {
                "local, remote NUMA; size sweep (GB/s, latency)",
     .options = pcie_options,
     .opts_size = sizeof(struct pcie_opts),
+    .validate = pcie_validate,
     .open = pcie_open,
     .count = pcie_count,
     .setup = pcie_setup,

@@ -44,12 +44,15 @@
 #define FAILED_GRACE_S                                                         \
   2.0 /* after the launcher's word, for the culprit's EOF */
 
-enum msg_type { MSG_HELLO = 1, MSG_PROGRESS, MSG_BYE, MSG_ABORT };
+#define SIGNAL_GRACE_S 5.0 /* a rank's wait for rank 0 after a signal */
+
+enum msg_type { MSG_HELLO = 1, MSG_PROGRESS, MSG_BYE, MSG_ABORT, MSG_SIGNAL };
 
 struct msg {
   uint8_t type, phase;
   uint16_t pad;
-  uint32_t a; /* HELLO: rank; PROGRESS: seq; ABORT: exit code */
+  uint32_t a; /* HELLO: rank; PROGRESS: seq; ABORT: exit code; SIGNAL:
+                 the signal number */
   uint64_t b; /* PROGRESS: step */
 };
 
@@ -79,14 +82,21 @@ struct gcb_watchdog {
   int wake[2];
   atomic_int stopping;
   bool usr1;          /* our SIGUSR1 handler is installed */
+  bool stops;         /* our SIGINT and SIGTERM handlers are installed */
   double peer_failed; /* when the launcher said a process ended; 0: never */
+  int stop_signal;    /* SIGINT or SIGTERM received (rank 0: by any rank) */
+  int signal_rank;    /* which rank received it */
+  double signal_at;   /* when this rank received it; 0: not yet */
+  bool signal_told;   /* rank 0 has been told */
 
   /* The armed case, written by the watched thread under lock. */
   pthread_mutex_t lock;
   char bench[32];
   char label[128]; /* for the document: the case's label, "set-up" */
   char desc[160];  /* for the line: "case 'label'", "set-up" */
-  double deadline; /* CLOCK_MONOTONIC seconds; 0: disarmed */
+  double deadline; /* CLOCK_MONOTONIC seconds; 0: none (disarmed, or no
+                      --timeout) */
+  bool active;     /* armed: inside a case or a set-up */
 
   /* This rank's progress: the watched thread writes, the thread reads. */
   atomic_uint seq;
@@ -117,6 +127,21 @@ static _Thread_local struct gcb_watchdog *watched;
  * ended abnormally by SIGUSR1. */
 static volatile sig_atomic_t signal_fd = -1;
 static struct sigaction chained;
+
+/* SIGINT and SIGTERM (Ctrl-C; a batch system's time limit, which mpiexec
+ * forwards) only say so through the same pipe: the watchdog thread
+ * records and ends the run, never the handler. The handlers they replace
+ * come back at stop. */
+static struct sigaction before_int, before_term;
+
+static void on_stop_signal(int sig) {
+  int saved = errno;
+  if (signal_fd >= 0) {
+    ssize_t rc = write(signal_fd, sig == SIGINT ? "I" : "T", 1);
+    (void)rc;
+  }
+  errno = saved;
+}
 
 static void on_sigusr1(int sig, siginfo_t *info, void *uc) {
   int saved = errno;
@@ -226,7 +251,8 @@ void gcb_watchdog_arm(struct gcb_watchdog *w, const char *bench,
   snprintf(w->bench, sizeof w->bench, "%s", bench);
   snprintf(w->label, sizeof w->label, "%s", label);
   snprintf(w->desc, sizeof w->desc, "%s", label);
-  w->deadline = now_s() + w->opts.timeout_s;
+  w->deadline = w->opts.timeout_s > 0 ? now_s() + w->opts.timeout_s : 0;
+  w->active = true;
   atomic_fetch_add_explicit(&w->seq, 1, memory_order_relaxed);
   atomic_store_explicit(&w->step, 0, memory_order_relaxed);
   pthread_mutex_unlock(&w->lock);
@@ -253,8 +279,13 @@ void gcb_watchdog_disarm(struct gcb_watchdog *w) {
     return;
   pthread_mutex_lock(&w->lock);
   w->deadline = 0;
+  w->active = false;
   pthread_mutex_unlock(&w->lock);
   gcb_watchdog_phase(w, GCB_WD_IDLE);
+}
+
+const volatile double *gcb_watchdog_deadline(const struct gcb_watchdog *w) {
+  return w != NULL ? &w->deadline : NULL;
 }
 
 void gcb_watchdog_step(void) {
@@ -309,12 +340,12 @@ static void say(const char *line) {
   (void)rc;
 }
 
-/* Rank 0: record, tell every rank to end, say why ("<what>: <message>"),
- * end. */
-static _Noreturn void end_run(struct gcb_watchdog *w, enum gcb_status code,
-                              const char *what, int rank, const char *bench,
-                              const char *label, const char *message) {
-  const char *run_status = code == GCB_ETIMEOUT ? "timeout" : "failed";
+/* Rank 0: record (with the run's status `run_status`), tell every rank to
+ * end, say why ("<what>: <message>"), end with `exit_code`. */
+static _Noreturn void end_run_as(struct gcb_watchdog *w, enum gcb_status code,
+                                 const char *run_status, int exit_code,
+                                 const char *what, int rank, const char *bench,
+                                 const char *label, const char *message) {
   bool kept =
       w->opts.record != NULL && w->opts.record(w->opts.arg, code, run_status,
                                                rank, bench, label, message);
@@ -327,23 +358,32 @@ static _Noreturn void end_run(struct gcb_watchdog *w, enum gcb_status code,
   say(line);
   /* Only now the others: a launcher ends the whole job when the first
    * process ends, and that must not be another rank before this line. */
-  struct msg abort = {.type = MSG_ABORT,
-                      .a = (uint32_t)gcb_status_exit_code(code)};
+  struct msg abort = {.type = MSG_ABORT, .a = (uint32_t)exit_code};
   for (int i = 0; i < w->nconns; i++)
     if (w->conns[i].fd >= 0)
       (void)send_msg(w->conns[i].fd, &abort);
-  _exit(gcb_status_exit_code(code));
+  _exit(exit_code);
+}
+
+/* A timeout or a dead rank: the status's own exit code. */
+static _Noreturn void end_run(struct gcb_watchdog *w, enum gcb_status code,
+                              const char *what, int rank, const char *bench,
+                              const char *label, const char *message) {
+  end_run_as(w, code, code == GCB_ETIMEOUT ? "timeout" : "failed",
+             gcb_status_exit_code(code), what, rank, bench, label, message);
 }
 
 /* A copy of the armed case. */
 struct armed {
   double deadline; /* 0: none */
+  bool active;     /* inside a case or set-up */
   char bench[32], label[128], desc[160];
 };
 
 static void armed(struct gcb_watchdog *w, struct armed *a) {
   pthread_mutex_lock(&w->lock);
   a->deadline = w->deadline;
+  a->active = w->active;
   memcpy(a->bench, w->bench, sizeof a->bench);
   memcpy(a->label, w->label, sizeof a->label);
   memcpy(a->desc, w->desc, sizeof a->desc);
@@ -418,8 +458,8 @@ static void dead_rank0(struct gcb_watchdog *w, int r) {
   char message[1024] = "";
   name_rank(message, sizeof message, r, w->opts.rank_names, &w->ranks[r]);
   if (a.bench[0] != '\0')
-    append(message, sizeof message, " %s %s %s",
-           a.deadline > 0 ? "during" : "after", a.bench, a.desc);
+    append(message, sizeof message, " %s %s %s", a.active ? "during" : "after",
+           a.bench, a.desc);
   append(message, sizeof message, " (its process ended without a goodbye)");
   end_run(w, GCB_EMPI, "rank died", r, a.bench, a.label, message);
 }
@@ -433,6 +473,11 @@ static void handle(struct gcb_watchdog *w, struct conn *c,
   struct gcb__wd_rank *r = &w->ranks[c->rank];
   if (m->type == MSG_BYE)
     c->bye = true;
+  if (m->type == MSG_SIGNAL && w->stop_signal == 0 &&
+      (m->a == SIGINT || m->a == SIGTERM)) {
+    w->stop_signal = (int)m->a;
+    w->signal_rank = c->rank;
+  }
   if (m->type == MSG_HELLO || m->type == MSG_PROGRESS)
     *r = (struct gcb__wd_rank){
         .heard = true, .seq = m->a, .step = m->b, .phase = m->phase};
@@ -580,9 +625,54 @@ static void report(struct gcb_watchdog *w) {
 static void drain(struct gcb_watchdog *w, double now) {
   char buf[64];
   ssize_t n;
-  while ((n = read(w->wake[0], buf, sizeof buf)) > 0)
+  while ((n = read(w->wake[0], buf, sizeof buf)) > 0) {
     if (memchr(buf, 'U', (size_t)n) != NULL && w->peer_failed == 0)
       w->peer_failed = now;
+    for (ssize_t i = 0; i < n && w->signal_at == 0; i++)
+      if (buf[i] == 'I' || buf[i] == 'T') {
+        /* Its own signal first: another rank's may be the same one,
+         * forwarded to every rank by the launcher. */
+        w->signal_at = now;
+        w->stop_signal = buf[i] == 'I' ? SIGINT : SIGTERM;
+        w->signal_rank = w->rank;
+      }
+  }
+}
+
+/* A signal asked the run to stop. Rank 0 records the run as interrupted,
+ * naming the case that was running, and ends every rank with 128 + the
+ * signal (the shell's convention); another rank tells rank 0 and waits
+ * for it, ending itself a few seconds later if rank 0 cannot. */
+static void check_signal(struct gcb_watchdog *w, double now) {
+  if (w->stop_signal == 0)
+    return;
+  const char *name = w->stop_signal == SIGINT ? "SIGINT" : "SIGTERM";
+  int code = 128 + w->stop_signal;
+  struct armed a;
+  armed(w, &a);
+  if (w->rank == 0) {
+    char message[512] = "";
+    append(message, sizeof message, "rank %d received %s", w->signal_rank,
+           name);
+    if (a.bench[0] != '\0')
+      append(message, sizeof message, " %s %s %s",
+             a.active ? "during" : "after", a.bench, a.desc);
+    end_run_as(w, GCB_EINTR, "interrupted", code, "interrupted", -1, a.bench,
+               a.active ? a.label : "(between cases)", message);
+  }
+  if (w->signal_at > 0 && w->fd >= 0 && !w->signal_told) {
+    struct msg m = {.type = MSG_SIGNAL, .a = (uint32_t)w->stop_signal};
+    w->signal_told = send_msg(w->fd, &m);
+  }
+  if (w->signal_at > 0 && now > w->signal_at + SIGNAL_GRACE_S) {
+    char line[256];
+    snprintf(line, sizeof line,
+             "interrupted: rank %d received %s and rank 0 did not end the "
+             "run; ending this rank",
+             w->rank, name);
+    say(line);
+    _exit(code);
+  }
 }
 
 /* The launcher said a process ended. Rank 0 names it from its closed
@@ -598,7 +688,7 @@ static void check_failed(struct gcb_watchdog *w, double now) {
   snprintf(message, sizeof message,
            "%sa process of the job ended (the launcher said so)%s%s%s%s",
            w->rank == 0 ? "" : "rank 0 did not end the run: ",
-           a.bench[0] ? (a.deadline > 0 ? " during " : " after ") : "", a.bench,
+           a.bench[0] ? (a.active ? " during " : " after ") : "", a.bench,
            a.bench[0] ? " " : "", a.desc);
   if (w->rank == 0)
     end_run(w, GCB_EMPI, "rank died", -1, a.bench, a.label, message);
@@ -619,6 +709,7 @@ static void *run(void *arg) {
       break;
     double now = now_s();
     drain(w, now);
+    check_signal(w, now);
     check_failed(w, now);
     check_deadline(w, now);
   }
@@ -673,10 +764,14 @@ void gcb_watchdog_stop(struct gcb_watchdog *w) {
   if (w == NULL)
     return;
   atomic_store(&w->stopping, 1);
-  if (w->usr1) {
+  if (w->usr1)
     sigaction(SIGUSR1, &chained, NULL);
-    signal_fd = -1;
+  if (w->stops) {
+    sigaction(SIGINT, &before_int, NULL);
+    sigaction(SIGTERM, &before_term, NULL);
   }
+  if (w->usr1 || w->stops)
+    signal_fd = -1;
   if (w->started) {
     ssize_t rc = write(w->wake[1], "", 1);
     (void)rc;
@@ -705,6 +800,26 @@ void gcb_watchdog_stop(struct gcb_watchdog *w) {
   free(w);
 }
 
+/* SIGUSR1 (the launcher's word, runs of several ranks only), SIGINT and
+ * SIGTERM; a stop signal the process was started ignoring (a background
+ * job's SIGINT) stays ignored. */
+static void install_handlers(struct gcb_watchdog *w, bool usr1) {
+  struct sigaction sa = {.sa_sigaction = on_sigusr1};
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART | SA_SIGINFO;
+  if (usr1)
+    w->usr1 = sigaction(SIGUSR1, &sa, &chained) == 0;
+  struct sigaction stop = {.sa_handler = on_stop_signal};
+  sigemptyset(&stop.sa_mask);
+  stop.sa_flags = SA_RESTART;
+  w->stops = sigaction(SIGINT, NULL, &before_int) == 0 &&
+             sigaction(SIGTERM, NULL, &before_term) == 0;
+  if (w->stops && before_int.sa_handler != SIG_IGN)
+    sigaction(SIGINT, &stop, NULL);
+  if (w->stops && before_term.sa_handler != SIG_IGN)
+    sigaction(SIGTERM, &stop, NULL);
+}
+
 static struct gcb_watchdog *alloc_watchdog(const struct gcb_ctx *ctx,
                                            const struct gcb_watchdog_opts *o) {
   struct gcb_watchdog *w = calloc(1, sizeof *w);
@@ -731,8 +846,6 @@ enum gcb_status gcb_watchdog_start(struct gcb_ctx *ctx,
                                    const struct gcb_watchdog_opts *opts,
                                    struct gcb_watchdog **out) {
   *out = NULL;
-  if (opts->timeout_s <= 0)
-    return GCB_OK;
   struct gcb_watchdog *w = alloc_watchdog(ctx, opts);
   if (w == NULL)
     return gcb_err_set(&ctx->err, GCB_ENOMEM, "watchdog: out of memory");
@@ -754,12 +867,9 @@ enum gcb_status gcb_watchdog_start(struct gcb_ctx *ctx,
   }
   w->started = true;
   watched = w;
-  if (ctx->size > 1 && signal_fd < 0) {
-    struct sigaction sa = {.sa_sigaction = on_sigusr1};
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESTART | SA_SIGINFO;
+  if (signal_fd < 0) {
     signal_fd = w->wake[1];
-    w->usr1 = sigaction(SIGUSR1, &sa, &chained) == 0;
+    install_handlers(w, ctx->size > 1);
   }
   *out = w;
   return GCB_OK;

@@ -18,7 +18,11 @@
  * connection closes without a goodbye has died: rank 0 names it at once
  * (exit code 3). The other ranks end themselves a grace period after their
  * own deadline if rank 0 never does. SIGTERM and SIGINT (a batch system's
- * time limit, Ctrl-C) are handled the same way: the document records them.
+ * time limit, which mpiexec forwards; Ctrl-C) reach the watchdog thread
+ * through a pipe, never more than a byte from the handler: rank 0 records
+ * the run as "interrupted" with the case that was running, says so in one
+ * line, and every rank ends with 128 + the signal (130, 143); a rank that
+ * received one tells rank 0, which does the same.
  */
 #ifndef GCB_WATCHDOG_H
 #define GCB_WATCHDOG_H
@@ -37,7 +41,8 @@
   X(MEASURE, "measure")                                                        \
   X(CHECK, "validation")                                                       \
   X(GATHER, "gather")                                                          \
-  X(RECORD, "record")
+  X(RECORD, "record")                                                          \
+  X(CLOSE, "tear-down")
 
 enum gcb_watchdog_phase {
 #define GCB__WD_ENUM(id, words) GCB_WD_##id,
@@ -62,7 +67,8 @@ typedef bool (*gcb_watchdog_record_fn)(void *arg, enum gcb_status code,
                                        const char *message);
 
 struct gcb_watchdog_opts {
-  double timeout_s;              /* per case; <= 0: no watchdog at all */
+  double timeout_s;              /* per case; <= 0: no deadline (signals
+                                    and dead ranks are still watched) */
   const char (*rank_names)[96];  /* rank 0: "host, device" by rank */
   const char *results_path;      /* rank 0: named in the final line */
   gcb_watchdog_record_fn record; /* rank 0 */
@@ -73,7 +79,7 @@ struct gcb_watchdog;
 
 /*
  * Starts the watchdog on every rank (collective: rank 0 broadcasts where
- * its watchdog listens). *out is NULL when opts->timeout_s <= 0. Failing
+ * its watchdog listens), and its SIGINT and SIGTERM handlers. Failing
  * to set up the connection to rank 0 is not an error (the rank is then
  * named as silent); GCB_ENOMEM, or GCB_EIO when the thread cannot start.
  * The calling thread is the one watched (see gcb_watchdog_step).
@@ -93,6 +99,12 @@ void gcb_watchdog_label(struct gcb_watchdog *w, const char *label);
 
 /* The rank enters `phase` (counts as a step). */
 void gcb_watchdog_phase(struct gcb_watchdog *w, enum gcb_watchdog_phase phase);
+
+/* Where this rank's deadline lives (CLOCK_MONOTONIC seconds; 0 between
+ * cases or without --timeout), for a library that can give up on its own
+ * (struct gcb_coll_env). Valid until gcb_watchdog_stop(); NULL for NULL w.
+ * Written by the watched thread only. */
+const volatile double *gcb_watchdog_deadline(const struct gcb_watchdog *w);
 
 /* The case is over: no deadline until the next arm. */
 void gcb_watchdog_disarm(struct gcb_watchdog *w);

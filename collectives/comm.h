@@ -170,7 +170,16 @@ struct gcb_coll_env {
   MPI_Comm comm;          /* the communicator to measure over */
   int rank, size;
   int device;             /* CUDA device of this rank (nccl); -1 on host */
+  /* When blocking waits give up: an absolute CLOCK_MONOTONIC time in
+   * seconds, the deadline of the case the rank is in (the watchdog's),
+   * read at every poll; NULL, or a value <= 0: never. Owned by the
+   * caller, alive until close(). A transport whose calls can be polled
+   * (nccl) returns GCB_ETIMEOUT past it and aborts at close(). */
+  const volatile double *deadline;
 };
+
+/* Whether the deadline (see struct gcb_coll_env) has passed at `now`. */
+bool gcb_coll_deadline_passed(const volatile double *deadline, double now);
 
 struct gcb_comm;          /* an opened transport (private) */
 
@@ -192,6 +201,7 @@ struct gcb_coll_call {
 struct gcb_coll_ops {
   const char *name;
   const char *description;
+  bool device_memory; /* buffers live on the rank's GPU (else host memory) */
   /* Whether this transport can run here; false with a reason. */
   bool (*usable)(char *why, size_t why_len);
   enum gcb_status (*open)(const struct gcb_coll_env *env,

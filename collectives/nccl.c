@@ -22,10 +22,10 @@
  * The communicator is non-blocking (NCCL 2.14+): its creation, and any call
  * that returns ncclInProgress, are polled through ncclCommGetAsyncError,
  * like wait(), so no NCCL call can block the rank for good. Each poll
- * gives up at the deadline when one is set (c->deadline, CLOCK_MONOTONIC
- * seconds, the watchdog's for the current case): GCB_ETIMEOUT naming the
- * call, and close() then aborts the communicator. Without a deadline the
- * watchdog still ends a stuck run from its own thread.
+ * gives up at the deadline the caller gives (env->deadline: the
+ * watchdog's for the case or set-up the rank is in): GCB_ETIMEOUT naming
+ * the call, and close() then aborts the communicator. Without a deadline
+ * (--timeout 0) nothing gives up.
  */
 #include <sched.h>
 #include <stdio.h>
@@ -49,8 +49,7 @@ struct gcb_comm {
   int version;            /* ncclGetVersion() of the loaded library */
   void *scratch;          /* the barrier's one element */
   bool failed;            /* an NCCL call failed: abort on close */
-  /* When blocking waits give up (CLOCK_MONOTONIC seconds; NULL or <= 0:
-   * never). Owned by whoever set it; read at every poll. */
+  /* When blocking waits give up: env->deadline (struct gcb_coll_env). */
   const volatile double *deadline;
 };
 
@@ -71,8 +70,7 @@ static double now_s(void) {
 }
 
 static bool past_deadline(const struct gcb_comm *c) {
-  double d = c != NULL && c->deadline != NULL ? *c->deadline : 0;
-  return d > 0 && now_s() > d;
+  return c != NULL && gcb_coll_deadline_passed(c->deadline, now_s());
 }
 
 /* A call that returned ncclInProgress (a non-blocking communicator) is
@@ -218,8 +216,10 @@ static enum gcb_status nccl_open(const struct gcb_coll_env *env,
                        env->rank);
   if ((c = calloc(1, sizeof *c)) == NULL)
     return gcb_err_set(err, GCB_ENOMEM, "nccl: no memory for the transport");
-  *c = (struct gcb_comm){
-      .rank = env->rank, .size = env->size, .device = env->device};
+  *c = (struct gcb_comm){.rank = env->rank,
+                         .size = env->size,
+                         .device = env->device,
+                         .deadline = env->deadline};
   /* The device first: the communicator binds to the current one. */
   if ((st = CUDA_CHECK(err, cudaSetDevice(c->device))) != GCB_OK ||
       (st = share_id(env, &id, err)) != GCB_OK ||
@@ -592,6 +592,7 @@ static enum gcb_status nccl_wait(struct gcb_comm *c, struct gcb_err *err) {
 const struct gcb_coll_ops gcb_coll_nccl = {
     .name = "nccl",
     .description = "NCCL collectives on device memory, one GPU per rank",
+    .device_memory = true,
     .usable = nccl_usable,
     .open = nccl_open,
     .close = nccl_close,

@@ -6,6 +6,7 @@
  * (device memory) first where CUDA was compiled in, then MPI (host
  * memory). The array is explicit and NULL-terminated, so a static library
  * cannot drop a transport the way a constructor-based registry could.
+ * The deadline rule every transport that polls follows is here too.
  */
 #include <string.h>
 
@@ -29,6 +30,11 @@ const struct gcb_coll_ops *gcb_coll_transport_find(const char *name) {
     if (strcmp(gcb_coll_transports[i]->name, name) == 0)
       return gcb_coll_transports[i];
   return NULL;
+}
+
+bool gcb_coll_deadline_passed(const volatile double *deadline, double now) {
+  double d = deadline != NULL ? *deadline : 0;
+  return d > 0 && now > d;
 }
 
 static const struct {

@@ -1,8 +1,15 @@
-/* Status names, messages and exit codes, generated from GCB_STATUS_LIST. */
+/*
+ * Status names, messages and exit codes, generated from GCB_STATUS_LIST;
+ * the error detail, kept one line of valid UTF-8 whatever the input put
+ * in it; and the UTF-8 check that user text (file names, arguments) goes
+ * through before it enters a message or a JSON document.
+ */
 #include "status.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const struct {
@@ -31,15 +38,100 @@ int gcb_status_exit_code(enum gcb_status s) {
   return status_known(s) ? status_table[s].exit_code : 3;
 }
 
+/* ---- user text ----------------------------------------------------------- */
+
+size_t gcb_utf8_length(const char *text) {
+  /* Lead byte range, length and the range of the second byte; the rest
+   * are plain continuation bytes. As jansson: no overlong forms, no
+   * surrogates, nothing past U+10FFFF. */
+  static const struct {
+    unsigned char lead_min, lead_max, len, next_min, next_max;
+  } forms[] = {
+      {0xC2, 0xDF, 2, 0x80, 0xBF}, {0xE0, 0xE0, 3, 0xA0, 0xBF},
+      {0xE1, 0xEC, 3, 0x80, 0xBF}, {0xED, 0xED, 3, 0x80, 0x9F},
+      {0xEE, 0xEF, 3, 0x80, 0xBF}, {0xF0, 0xF0, 4, 0x90, 0xBF},
+      {0xF1, 0xF3, 4, 0x80, 0xBF}, {0xF4, 0xF4, 4, 0x80, 0x8F},
+  };
+  const unsigned char *p = (const unsigned char *)text;
+  if (p[0] < 0x80)
+    return 1;
+  for (size_t f = 0; f < sizeof forms / sizeof *forms; f++) {
+    if (p[0] < forms[f].lead_min || p[0] > forms[f].lead_max)
+      continue;
+    if (p[1] < forms[f].next_min || p[1] > forms[f].next_max)
+      return 0; /* a NUL stops here, before the bytes after it */
+    for (size_t i = 2; i < forms[f].len; i++)
+      if ((p[i] & 0xC0) != 0x80)
+        return 0;
+    return forms[f].len;
+  }
+  return 0;
+}
+
+char *gcb_utf8_copy(const char *text) {
+  char *out = malloc(3 * strlen(text) + 1);
+  if (out == NULL)
+    return NULL;
+  size_t n = 0;
+  for (const char *p = text; *p;) {
+    size_t k = gcb_utf8_length(p);
+    if (k == 0) {
+      memcpy(out + n, "\xEF\xBF\xBD", 3); /* U+FFFD for the byte */
+      n += 3;
+      p++;
+    } else {
+      memcpy(out + n, p, k);
+      n += k;
+      p += k;
+    }
+  }
+  out[n] = '\0';
+  return out;
+}
+
+/* Whether the character of k bytes at p is a control character: C0, DEL,
+ * or C1 (U+0080..U+009F, which some terminals obey as escapes). */
+static bool is_control(const unsigned char *p, size_t k) {
+  return (k == 1 && (p[0] < 0x20 || p[0] == 0x7f)) ||
+         (k == 2 && p[0] == 0xC2 && p[1] < 0xA0);
+}
+
+/* Copies text into out (size GCB_ERRMSG_MAX) as one line of valid UTF-8:
+ * control characters and bytes that are not UTF-8 become \xNN, one per
+ * byte. The result is cut at a character, never inside one or an escape. */
+static void shown(char *out, const char *text) {
+  size_t n = 0;
+  for (const unsigned char *p = (const unsigned char *)text; *p;) {
+    size_t k = gcb_utf8_length((const char *)p);
+    bool escape = k == 0 || is_control(p, k);
+    k = k ? k : 1; /* a bad byte is escaped alone */
+    if (n + (escape ? 4 * k : k) >= GCB_ERRMSG_MAX)
+      break;
+    for (size_t i = 0; escape && i < k; i++)
+      n += (size_t)snprintf(out + n, GCB_ERRMSG_MAX - n, "\\x%02x", p[i]);
+    if (!escape) {
+      memcpy(out + n, p, k);
+      n += k;
+    }
+    p += k;
+  }
+  out[n] = '\0';
+}
+
+/* ---- error detail -------------------------------------------------------- */
+
 enum gcb_status gcb_err_set(struct gcb_err *err, enum gcb_status code,
                             const char *fmt, ...) {
   if (err == NULL)
     return code;
-  err->code = code;
+  /* Formatted apart first: an argument may be err->msg itself. */
+  char text[GCB_ERRMSG_MAX];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+  vsnprintf(text, sizeof text, fmt, ap);
   va_end(ap);
+  err->code = code;
+  shown(err->msg, text);
   return code;
 }
 
@@ -51,14 +143,11 @@ void gcb_err_prefix(struct gcb_err *err, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(prefix, sizeof prefix, fmt, ap);
   va_end(ap);
-  /* Room for both halves; the result is truncated to the message size. */
+  /* Room for both halves; shown() cuts the result to the message size.
+   * The old message is shown already, and showing is idempotent. */
   char joined[2 * GCB_ERRMSG_MAX + 2];
   snprintf(joined, sizeof joined, "%s: %s", prefix, err->msg);
-  size_t n = strlen(joined);
-  if (n >= sizeof err->msg)
-    n = sizeof err->msg - 1;
-  memcpy(err->msg, joined, n);
-  err->msg[n] = '\0';
+  shown(err->msg, joined);
 }
 
 void gcb_err_clear(struct gcb_err *err) {

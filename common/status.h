@@ -28,6 +28,7 @@
   X(ENCCL,       "NCCL error",                                       3)        \
   X(EBLAS,       "BLAS error",                                       3)        \
   X(ETIMEOUT,    "timed out",                                        4)        \
+  X(EINTR,       "interrupted by a signal (exit 128 + signal)",      130)      \
   X(EINTERNAL,   "internal error",                                   3)
 
 enum gcb_status {
@@ -57,17 +58,38 @@ int gcb_status_exit_code(enum gcb_status s);
 /*
  * Records a failure in err (may be NULL) with a printf-style detail and
  * returns code, so callers can write `return gcb_err_set(err, GCB_EIO, ...)`.
- * A message longer than GCB_ERRMSG_MAX is truncated, never overflowed.
+ * The formatted message is kept one line of valid UTF-8 whatever its
+ * arguments hold (a file name, a token from a file): control characters
+ * (C0, DEL, C1) and bytes that are not UTF-8 are written as \xNN. A
+ * message longer than GCB_ERRMSG_MAX is cut at a character, never
+ * overflowed. An argument may be err->msg itself.
  */
 enum gcb_status gcb_err_set(struct gcb_err *err, enum gcb_status code,
                             const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* Prefixes the detail already in err with "prefix: " (for adding context). */
+/* Prefixes the detail already in err with "prefix: " (for adding context),
+ * shown as gcb_err_set shows its message. */
 void gcb_err_prefix(struct gcb_err *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* Clears err to GCB_OK with an empty message. */
 void gcb_err_clear(struct gcb_err *err);
+
+/*
+ * Bytes of the valid UTF-8 character at text (1 for ASCII, NUL included),
+ * or 0 when the byte there does not start one: overlong forms, surrogates
+ * and code points past U+10FFFF are invalid, as for jansson. Never reads
+ * past a NUL.
+ */
+size_t gcb_utf8_length(const char *text);
+
+/*
+ * A copy of text (which need not be UTF-8: a file name, an argument) with
+ * each byte that is not part of a valid UTF-8 character replaced by U+FFFD,
+ * so that it can go into a JSON string. The caller frees it; NULL when out
+ * of memory.
+ */
+char *gcb_utf8_copy(const char *text);
 
 #endif

@@ -26,7 +26,8 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
   enum gcb_status st =
       gcb_results_parse((const char *)data, size, "fuzz.json", &r, &err);
   if ((st == GCB_OK) != (r != NULL) ||
-      (st != GCB_OK && (err.msg[0] == '\0' || strchr(err.msg, '\n') != NULL)))
+      (st != GCB_OK &&
+       (err.msg[0] == '\0' || strpbrk(err.msg, "\n\r\033") != NULL)))
     fail(&err); /* the contract: a document, or one line saying why not */
   if (r != NULL) {
     char *text = json_dumps(gcb_results_json(r), JSON_COMPACT);

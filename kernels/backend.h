@@ -358,6 +358,17 @@ struct gcb_backend_ops {
   enum gcb_status (*telemetry_start)(struct gcb_backend *b,
                                      struct gcb_err *err);
   void (*telemetry_stop)(struct gcb_backend *b, struct gcb_telemetry *out);
+
+  /*
+   * Optional: whether one operation of this rank needing `bytes` can fit
+   * the memory this backend's operations allocate from (host: the rank's
+   * share of the memory available; cuda: the device's free memory),
+   * asked before anything is allocated, so that a run can refuse sizes
+   * that cannot fit before it begins. GCB_ENOMEM naming `what`, the bytes
+   * and the memory there is. NULL: the backend cannot tell.
+   */
+  enum gcb_status (*fits)(const struct gcb_backend *b, uint64_t bytes,
+                          const char *what, struct gcb_err *err);
 };
 
 /* Every backend compiled in, NULL-terminated. */

@@ -107,12 +107,12 @@ static bool cuda_usable(char *why, size_t why_len) {
 
   if (rc != cudaSuccess) {
     (void)cudaGetLastError();
-    snprintf(why, why_len, "no CUDA device visible, cudaGetDeviceCount: %s",
+    snprintf(why, why_len, "no CUDA device visible (cudaGetDeviceCount: %s)",
              cudaGetErrorString(rc));
     return false;
   }
   if (count == 0) {
-    snprintf(why, why_len, "0 CUDA devices");
+    snprintf(why, why_len, "no CUDA device visible (cudaGetDeviceCount: 0)");
     return false;
   }
   snprintf(why, why_len, "%d CUDA device%s visible", count,
@@ -324,6 +324,13 @@ static void cuda_versions(struct gcb_backend *b, char *buf, size_t len) {
            rv, lt / 10000, (lt % 10000) / 100, lt % 100, nv);
 }
 
+/* The device's free memory, asked on the rank's device. */
+static enum gcb_status cuda_fits(const struct gcb_backend *b, uint64_t bytes,
+                                 const char *what, struct gcb_err *err) {
+  enum gcb_status st = gcb__cuda_use(b, err);
+  return st != GCB_OK ? st : gcb__cuda_reserve((size_t)bytes, what, err);
+}
+
 /* ---- the ops table ------------------------------------------------------- */
 
 const struct gcb_backend_ops gcb_backend_cuda = {
@@ -346,4 +353,5 @@ const struct gcb_backend_ops gcb_backend_cuda = {
     .health = gcb__cuda_health,
     .telemetry_start = gcb__cuda_telemetry_start,
     .telemetry_stop = gcb__cuda_telemetry_stop,
+    .fits = cuda_fits,
 };

@@ -507,4 +507,5 @@ const struct gcb_backend_ops gcb_backend_host = {
     .versions = host_versions,
     .gemm = host_gemm,
     .stream = host_stream,
+    .fits = check_memory,
 };

@@ -13,8 +13,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "interop_int.h"
+#include "ranks.h"
 #include "topo_view.h"
 
 #define INTEROP_MAX_BYTES ((size_t)256 << 20)
@@ -25,34 +27,68 @@ const char *gcb_format_name(enum gcb_format f) {
   return (unsigned)f < 3 ? names[f] : "?";
 }
 
+static enum gcb_status too_large(const char *path, struct gcb_err *err) {
+  return gcb_err_set(err, GCB_EINPUT, "%s: larger than %zu MiB", path,
+                     INTEROP_MAX_BYTES >> 20);
+}
+
+/* Reads the rest of f into a NUL-terminated buffer, with room for `guess`
+ * bytes first (and one more, to meet the end without growing), growing as
+ * it reads, so that pipes, FIFOs and files that grow are read whole; more
+ * than the size limit is refused as it reads. */
+static enum gcb_status read_all(FILE *f, const char *path, size_t guess,
+                                char **text, size_t *len, struct gcb_err *err) {
+  size_t cap = guess + 2, used = 0, n;
+  char *buf = malloc(cap);
+  enum gcb_status st = GCB_OK;
+  while (buf != NULL && (n = fread(buf + used, 1, cap - 1 - used, f)) > 0) {
+    if ((used += n) > INTEROP_MAX_BYTES) {
+      st = too_large(path, err);
+      break;
+    }
+    char *grown = used + 1 == cap ? realloc(buf, cap *= 2) : buf;
+    if (grown == NULL)
+      free(buf);
+    buf = grown;
+  }
+  if (buf == NULL)
+    return gcb_err_set(err, GCB_ENOMEM, "%s: out of memory", path);
+  if (st == GCB_OK && ferror(f))
+    st = gcb_err_set(err, GCB_EIO, "%s: cannot read (%s)", path,
+                     strerror(errno));
+  if (st != GCB_OK) {
+    free(buf);
+    return st;
+  }
+  buf[used] = '\0';
+  *text = buf;
+  *len = used;
+  return GCB_OK;
+}
+
 enum gcb_status gcb_interop_slurp(const char *path, char **text, size_t *len,
                                   struct gcb_err *err) {
-  FILE *f = fopen(path, "rb");
   *text = NULL;
   *len = 0;
+  FILE *f = fopen(path, "rb");
   if (f == NULL)
     return gcb_err_set(err, GCB_EINPUT, "%s: cannot open (%s)", path,
                        strerror(errno));
-  long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
-  enum gcb_status st = GCB_OK;
-  if (size < 0 || fseek(f, 0, SEEK_SET) != 0)
+  struct stat sb;
+  enum gcb_status st;
+  if (fstat(fileno(f), &sb) != 0)
     st = gcb_err_set(err, GCB_EIO, "%s: cannot read (%s)", path,
                      strerror(errno));
-  else if ((size_t)size > INTEROP_MAX_BYTES)
-    st = gcb_err_set(err, GCB_EINPUT, "%s: larger than 256 MiB", path);
-  else if ((*text = malloc((size_t)size + 1)) == NULL)
-    st = gcb_err_set(err, GCB_ENOMEM, "%s: out of memory", path);
-  else if (fread(*text, 1, (size_t)size, f) != (size_t)size)
-    st = gcb_err_set(err, GCB_EIO, "%s: read failed", path);
+  else if (S_ISDIR(sb.st_mode))
+    st = gcb_err_set(err, GCB_EINPUT, "%s: is a directory", path);
+  else if (S_ISREG(sb.st_mode) &&
+           (unsigned long long)sb.st_size > INTEROP_MAX_BYTES)
+    st = too_large(path, err); /* refused before reading */
+  else
+    st = read_all(f, path, S_ISREG(sb.st_mode) ? (size_t)sb.st_size : 1 << 16,
+                  text, len, err);
   fclose(f);
-  if (st != GCB_OK) {
-    free(*text);
-    *text = NULL;
-    return st;
-  }
-  (*text)[size] = '\0';
-  *len = (size_t)size;
-  return GCB_OK;
+  return st;
 }
 
 /* Whether needle occurs in the first `window` bytes of text. */
@@ -215,7 +251,8 @@ json_t *gcb__conv_node(long long index, const char *host, json_t *ranks) {
                    "llc_bytes", 0, "memory_bytes", 0, "cpu_model", "");
 }
 
-/* One per_rank entry: one sample, the time to move `work` at fig GB/s. */
+/* One rank's entry, as schema 1 had them (transposed into columns for
+ * the case): one sample, the time to move `work` at fig GB/s. */
 static json_t *rank_entry(long long rank, double fig, double work,
                           const char *method) {
   double t = work / (fig * 1e9);
@@ -276,8 +313,9 @@ json_t *gcb__conv_case(const char *bench, const char *label, json_t *params,
     ok = isfinite(fig[i]) && fig[i] > 0 &&
          json_array_append_new(per,
                                rank_entry(rank[i], fig[i], work, method)) == 0;
-  if (!ok) {
-    json_decref(per);
+  json_t *columns = ok ? gcb_ranks_from_rows(per) : NULL;
+  json_decref(per);
+  if (columns == NULL) {
     json_decref(params);
     return NULL;
   }
@@ -292,7 +330,7 @@ json_t *gcb__conv_case(const char *bench, const char *label, json_t *params,
       (json_int_t)(n ? rank[s.lo] : -1), "max_rank",
       (json_int_t)(n ? rank[s.hi] : -1), "imbalance", s.imbalance, "wrong", 0,
       "checked", method != NULL, "validation", "checked", method != NULL,
-      "passed", method != NULL, "wrong", 0, "per_rank", per);
+      "passed", method != NULL, "wrong", 0, "per_rank", columns);
 }
 
 /* ---- topology join ------------------------------------------------------ */

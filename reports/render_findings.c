@@ -7,6 +7,7 @@
  * strings.
  */
 #include <math.h>
+#include <stdlib.h>
 
 #include "render.h"
 
@@ -16,6 +17,14 @@
 static void put(json_t *obj, const char *key, json_t *value, bool *ok) {
   if (value == NULL || json_object_set_new(obj, key, value) != 0)
     *ok = false;
+}
+
+/* A file name, which need not be UTF-8: each bad byte becomes U+FFFD. */
+static json_t *name_json(const char *name) {
+  char *clean = gcb_utf8_copy(name);
+  json_t *j = clean != NULL ? json_string(clean) : NULL;
+  free(clean);
+  return j;
 }
 
 static json_t *number_or_null(double x) {
@@ -109,8 +118,8 @@ static json_t *comparison_json(const struct gcb_report *rep, bool *ok) {
       *ok = false;
   }
   json_t *o =
-      json_pack("{s:s, s:I, s:o, s:o}", "baseline",
-                rep->baseline ? rep->baseline : "", "regressions",
+      json_pack("{s:o, s:I, s:o, s:o}", "baseline",
+                name_json(rep->baseline ? rep->baseline : ""), "regressions",
                 (json_int_t)cmp->regressions, "rows", rows, "notes", notes);
   if (o == NULL)
     *ok = false;
@@ -121,9 +130,9 @@ static json_t *documents_json(const struct gcb_report *rep, bool *ok) {
   json_t *a = json_array();
   for (size_t d = 0; a != NULL && d < rep->ndocs; d++) {
     const json_t *run = gcb_view_obj(rep->docs[d].root, "run");
-    json_t *o = json_pack("{s:s, s:s, s:s}", "file", rep->docs[d].name,
-                          "run_id", gcb_view_str(run, "id"), "status",
-                          gcb_view_str(run, "status"));
+    json_t *o = json_pack(
+        "{s:o, s:s, s:s}", "file", name_json(rep->docs[d].name), "run_id",
+        gcb_view_str(run, "id"), "status", gcb_view_str(run, "status"));
     if (o == NULL || json_array_append_new(a, o) != 0)
       *ok = false;
   }

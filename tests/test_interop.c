@@ -4,13 +4,16 @@
  * there), is detected, converted into a valid results document with the
  * right cases, GPUs and bus ids, joined to a gcbench document's topology
  * by bus id, analysed like any other run, and malformed files are refused
- * at FILE:LINE:COLUMN.
+ * at FILE:LINE:COLUMN; directories and files over the size limit, in
+ * one line.
  */
 #include <math.h>
+#include <unistd.h>
 
 #include "report_fixture.h"
 #include "reports/analyze.h"
 #include "reports/interop.h"
+#include "reports/ranks.h"
 #include "reports/topo_view.h"
 
 #define DATA(name) GCB_TEST_DATA "/" name
@@ -92,7 +95,7 @@ Test(interop, nccl_tests_rows_become_collective_cases) {
   cr_expect(
       json_is_true(json_object_get(gcb_view_obj(c, "validation"), "checked")),
       "validated with -c 1: nwrong is a number");
-  cr_expect_eq(json_array_size(json_object_get(c, "per_rank")), 0,
+  cr_expect_eq(gcb_ranks_count(c), 0,
                "nccl-tests reports only the average over ranks");
   struct gcb_place p;
   gcb_view_place(l.doc.root, 5, &p);
@@ -110,11 +113,10 @@ Test(interop, nvbandwidth_matrices_become_copies_and_pairs) {
   load(DATA("interop/nvbandwidth-h200.json"), NULL, 0, &l);
   const json_t *h2d = find_case(&l, "pcie", "direction", "h2d");
   cr_assert_not_null(h2d);
-  cr_expect_eq(json_array_size(json_object_get(h2d, "per_rank")), 8,
-               "one figure per GPU");
-  const json_t *e = json_array_get(json_object_get(h2d, "per_rank"), 5);
-  cr_expect_float_eq(gcb_view_num(gcb_view_obj(e, "figure"), "median"), 21.8043,
-                     1e-9);
+  struct gcb_ranks pr;
+  gcb_ranks_of(h2d, &pr);
+  cr_expect_eq(pr.n, 8, "one figure per GPU");
+  cr_expect_float_eq(gcb_ranks_num(&pr, GCB_RC_FIG_MEDIAN, 5), 21.8043, 1e-9);
   size_t pairs = 0, bidir = 0, i;
   const json_t *c;
   json_array_foreach(cases(&l), i, c) {
@@ -272,8 +274,29 @@ Test(interop, a_gcbench_document_reads_as_before) {
   struct gcb_results *r = NULL;
   struct gcb_err err = {0};
   cr_expect_eq(
-      gcb_interop_read(DATA("results-schema-v2.json"), NULL, 0, &r, NULL, &err),
+      gcb_interop_read(DATA("results-schema-v3.json"), NULL, 0, &r, NULL, &err),
       GCB_EINPUT);
-  cr_expect(strstr(err.msg, "unsupported schema version 2") != NULL, "%s",
+  cr_expect(strstr(err.msg, "unsupported schema version 3") != NULL, "%s",
             err.msg);
+}
+
+/* gcb_interop_slurp, under report and compare: a directory and a file
+ * over the size limit are refused in one line, the second before reading.
+ * (Pipes: test_robust_cli.c, pipes_are_read_whole_with_the_size_limit.) */
+Test(interop, directories_and_huge_files_are_refused) {
+  char *text = NULL;
+  size_t len = 0;
+  struct gcb_err err = {0};
+  cr_expect_eq(gcb_interop_slurp(GCB_TEST_DATA, &text, &len, &err), GCB_EINPUT);
+  cr_expect_str_eq(err.msg, GCB_TEST_DATA ": is a directory");
+  cr_expect_null(text);
+  char huge[] = "/tmp/gcb-interop-huge-XXXXXX";
+  int fd = mkstemp(huge);
+  cr_assert_geq(fd, 0);
+  cr_assert_eq(ftruncate(fd, 300L << 20), 0); /* sparse: no disk used */
+  close(fd);
+  cr_expect_eq(gcb_interop_slurp(huge, &text, &len, &err), GCB_EINPUT);
+  cr_expect(strstr(err.msg, ": larger than 256 MiB") != NULL, "%s", err.msg);
+  cr_expect_null(text);
+  unlink(huge);
 }

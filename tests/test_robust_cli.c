@@ -2,81 +2,31 @@
  * Bad input everywhere, through the executable: options, results,
  * baseline and criteria files, topology XML. Each is refused with one line
  * and exit code 2 (files located as file:line:column), never a crash or a
- * hang. And input that tries to be more than data (HTML, gnuplot and shell
- * syntax in labels, shell syntax in output names) stays data. Each table
+ * hang; what a message echoes stays one line that cannot drive the
+ * terminal. Files are read from pipes as from disk. And input that tries
+ * to be more than data (HTML, gnuplot and shell syntax in labels, shell
+ * syntax in output names, names that are not UTF-8) stays data. Each table
  * here is a row of docs/ROBUSTNESS.md.
  */
 #include <criterion/criterion.h>
 #include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-extern char **environ;
+#include "reports/interop.h"
+#include "run_gcbench.h"
 
 #define DATA(name) GCB_TEST_DATA "/" name
 
-static char dir[64];
 
 static void make_dir(void) {
-  snprintf(dir, sizeof dir, "/tmp/gcb-robust-cli-XXXXXX");
-  cr_assert_not_null(mkdtemp(dir));
+  gcb_test_dir_make("gcb-robust-cli");
 }
 
-static void remove_dir(void) {
-  char cmd[128];
-  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-  cr_expect_eq(system(cmd), 0);
-}
-
-TestSuite(cli, .init = make_dir, .fini = remove_dir, .timeout = 120);
-
-static const char *in_dir(const char *name) {
-  static char path[8][512];
-  static int next;
-  char *p = path[next++ % 8];
-  snprintf(p, 512, "%s/%s", dir, name);
-  return p;
-}
-
-/* Runs gcbench args... (one process, no mpiexec) in dir; exit status. */
-static int gcbench(const char *const *args) {
-  const char *argv[64];
-  int n = 0;
-  argv[n++] = GCB_BINARY;
-  for (int i = 0; args[i] && n < 63; i++)
-    argv[n++] = args[i];
-  argv[n] = NULL;
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, in_dir("stdout"),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&fa, 2, in_dir("stderr"),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  pid_t pid;
-  int rc = posix_spawn(&pid, argv[0], &fa, NULL, (char **)argv, environ);
-  posix_spawn_file_actions_destroy(&fa);
-  cr_assert_eq(rc, 0);
-  int status = 0;
-  cr_assert_eq(waitpid(pid, &status, 0), pid);
-  cr_assert(WIFEXITED(status), "gcbench died of signal %d",
-            WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-  return WEXITSTATUS(status);
-}
-
-static char *slurp(const char *path) {
-  FILE *f = fopen(path, "r");
-  cr_assert_not_null(f, "open %s", path);
-  char *buf = calloc(1, 4 << 20);
-  size_t n = fread(buf, 1, (4 << 20) - 1, f);
-  buf[n] = '\0';
-  fclose(f);
-  return buf;
-}
+TestSuite(cli, .init = make_dir, .fini = gcb_test_dir_remove, .timeout = 120);
 
 static void write_file(const char *path, const char *text, size_t len) {
   FILE *f = fopen(path, "wb");
@@ -93,8 +43,8 @@ static bool exists(const char *path) {
 /* Exit 2 with exactly one line on stderr holding `says`. */
 static void expect_refused(const char *const *args, const char *says,
                            const char *what) {
-  int code = gcbench(args);
-  char *err = slurp(in_dir("stderr"));
+  int code = gcb_test_gcbench(0, args);
+  char *err = gcb_test_slurp("stderr");
   cr_expect_eq(code, 2, "%s: exit %d: %s", what, code, err);
   cr_expect(strstr(err, says) != NULL, "%s: wanted \"%s\" in: %s", what, says,
             err);
@@ -102,6 +52,57 @@ static void expect_refused(const char *const *args, const char *says,
   cr_expect(len > 0 && strchr(err, '\n') == err + len - 1,
             "%s: not one line: %s", what, err);
   free(err);
+}
+
+/* ---- messages
+ * --------------------------------------------------------------*/
+
+/* What an error message shows of the text it was given: one line of valid
+ * UTF-8 (common/status.c), whatever a file name or a token holds. */
+static const struct {
+  const char *text, *shown;
+} shown_texts[] = {
+    {"a\nb\r", "a\\x0ab\\x0d"},
+    {"\033[2J\t", "\\x1b[2J\\x09"},
+    {"del\x7f", "del\\x7f"},
+    {"c1 \xc2\x9b", "c1 \\xc2\\x9b"},
+    {"bad \xff, overlong \xc0\xaf, cut \xe2\x82",
+     "bad \\xff, overlong \\xc0\\xaf, cut \\xe2\\x82"},
+    {"µs ≥ 5 €, \\x41", "µs ≥ 5 €, \\x41"},
+};
+
+Test(cli, messages_are_one_line_of_utf8_whatever_the_input) {
+  struct gcb_err err = {0};
+  for (size_t i = 0; i < sizeof shown_texts / sizeof *shown_texts; i++) {
+    cr_expect_eq(
+        gcb_err_set(&err, GCB_EINPUT, "x.json: '%s'", shown_texts[i].text),
+        GCB_EINPUT);
+    char want[256];
+    snprintf(want, sizeof want, "x.json: '%s'", shown_texts[i].shown);
+    cr_expect_str_eq(err.msg, want, "case %zu", i);
+  }
+  /* The prefix is shown too; err->msg may be an argument. */
+  gcb_err_set(&err, GCB_EINPUT, "b\nc");
+  gcb_err_prefix(&err, "a\n");
+  cr_expect_str_eq(err.msg, "a\\x0a: b\\x0ac");
+  gcb_err_set(&err, GCB_EIO, "%s; %s", err.msg, "d\n");
+  cr_expect_str_eq(err.msg, "a\\x0a: b\\x0ac; d\\x0a");
+  /* Cut to fit at a whole character, never inside one or an escape. */
+  char big[3 * GCB_ERRMSG_MAX + 1] = "";
+  for (size_t i = 0; i < GCB_ERRMSG_MAX; i++)
+    strcat(big, i % 2 ? "\xe2\x82\xac" : "\n");
+  gcb_err_set(&err, GCB_EINPUT, "%s", big);
+  size_t len = strlen(err.msg);
+  cr_expect(len < GCB_ERRMSG_MAX && len > GCB_ERRMSG_MAX - 8, "%zu", len);
+  cr_expect((len - 4) % 7 == 0 || len % 7 == 0, "cut inside: %zu", len);
+  char *copy = gcb_utf8_copy(err.msg);
+  cr_expect_str_eq(copy, err.msg, "not valid UTF-8");
+  free(copy);
+  /* JSON text: each bad byte becomes U+FFFD. */
+  copy = gcb_utf8_copy("x\xffy\xc0\xafz\xe2\x82");
+  cr_expect_str_eq(copy, "x\xef\xbf\xbdy\xef\xbf\xbd\xef\xbf\xbdz\xef\xbf\xbd"
+                         "\xef\xbf\xbd");
+  free(copy);
 }
 
 /* ---- options -------------------------------------------------------------*/
@@ -178,7 +179,7 @@ Test(cli, bad_options_are_one_line_and_exit_2) {
     size_t n = 1;
     if (runs) {
       args[n++] = "--output";
-      args[n++] = in_dir("never.json");
+      args[n++] = gcb_test_path("never.json");
       args[n++] = "--force";
     }
     for (size_t k = 1; b->args[k]; k++)
@@ -192,7 +193,8 @@ Test(cli, bad_options_are_one_line_and_exit_2) {
 
 /* Bad documents, and where and what the reader must say. */
 struct bad_doc {
-  const char *name; /* a file in tests/data, or made in dir when text */
+  const char
+      *name; /* a file in tests/data, or made in the scratch dir when text */
   const char *text;
   const char *says; /* after "path:" */
   size_t len;       /* of text; 0: strlen */
@@ -206,8 +208,8 @@ static const struct bad_doc bad_results[] = {
      0},
     {"results-missing-cases.json", NULL, ":1:1: missing required field 'cases'",
      0},
-    {"results-schema-v2.json", NULL,
-     ":2:12: schema: unsupported schema version 2", 0},
+    {"results-schema-v3.json", NULL,
+     ":2:12: schema: unsupported schema version 3", 0},
     {"results-invalid-utf8.json", NULL, ":65:43: unable to decode byte 0xff",
      0},
     {"results-duplicate-key.json", NULL, ":14:9: duplicate object key", 0},
@@ -229,7 +231,7 @@ static const char *doc_path(const struct bad_doc *d) {
     snprintf(path, sizeof path, "%s/%s", GCB_TEST_DATA, d->name);
     return path;
   }
-  const char *p = in_dir(d->name);
+  const char *p = gcb_test_path(d->name);
   write_file(p, d->text, d->len ? d->len : strlen(d->text));
   return p;
 }
@@ -248,7 +250,7 @@ Test(cli, bad_results_documents_are_located_through_report_and_compare) {
     snprintf(path, sizeof path, "%s", doc_path(d));
     char what[96];
     snprintf(what, sizeof what, "report %s", d->name);
-    const char *report[] = {"report", path, "-o", in_dir("rep"), NULL};
+    const char *report[] = {"report", path, "-o", gcb_test_path("rep"), NULL};
     expect_located(report, path, d->says, what);
     snprintf(what, sizeof what, "compare %s as the baseline", d->name);
     const char *as_old[] = {"compare", path, DATA("results-valid.json"), NULL};
@@ -257,17 +259,16 @@ Test(cli, bad_results_documents_are_located_through_report_and_compare) {
     const char *as_new[] = {"compare", DATA("results-valid.json"), path, NULL};
     expect_located(as_new, path, d->says, what);
     snprintf(what, sizeof what, "report --baseline %s", d->name);
-    const char *baseline[] = {"report",     DATA("results-valid.json"),
-                              "--baseline", path,
-                              "-o",         in_dir("rep"),
-                              NULL};
+    const char *baseline[] = {
+        "report", DATA("results-valid.json"), "--baseline", path,
+        "-o",     gcb_test_path("rep"),       NULL};
     expect_located(baseline, path, d->says, what);
   }
 }
 
 /* A file of `n` nested arrays inside a results document. */
 static const char *deep_file(size_t n) {
-  const char *path = in_dir("deep.json");
+  const char *path = gcb_test_path("deep.json");
   size_t len = 64 + 2 * n;
   char *text = malloc(len);
   int head = snprintf(text, len, "{\"schema\": \"gcbench.results/1\", \"x\": ");
@@ -282,27 +283,103 @@ static const char *deep_file(size_t n) {
 Test(cli, deep_nesting_huge_files_and_non_files_are_refused) {
   char deep[512];
   snprintf(deep, sizeof deep, "%s", deep_file(200000));
-  const char *report[] = {"report", deep, "-o", in_dir("rep"), NULL};
+  const char *report[] = {"report", deep, "-o", gcb_test_path("rep"), NULL};
   expect_located(report, deep, ":1:", "deep nesting");
-  char *err = slurp(in_dir("stderr"));
+  char *err = gcb_test_slurp("stderr");
   cr_expect(strstr(err, "maximum parsing depth") != NULL, "%s", err);
   free(err);
   /* Over the size limit: refused before reading (sparse, no disk used). */
   char huge[512];
-  snprintf(huge, sizeof huge, "%s", in_dir("huge.json"));
+  snprintf(huge, sizeof huge, "%s", gcb_test_path("huge.json"));
   int fd = creat(huge, 0644);
   cr_assert_geq(fd, 0);
   cr_assert_eq(ftruncate(fd, 300L << 20), 0);
   close(fd);
   const char *big[] = {"compare", huge, DATA("results-valid.json"), NULL};
   expect_refused(big, "256 MiB", "huge");
-  const char *missing[] = {"report", in_dir("nope.json"), "-o", in_dir("rep"),
-                           NULL};
+  const char *missing[] = {"report", gcb_test_path("nope.json"), "-o",
+                           gcb_test_path("rep"), NULL};
   expect_refused(missing, "nope.json: cannot open (No such file", "missing");
-  /* (The message is the size limit's for now: reports/interop.c reads
-   * the size of a directory as huge.) */
-  const char *directory[] = {"compare", dir, DATA("results-valid.json"), NULL};
-  expect_refused(directory, dir, "a directory");
+  char says[512];
+  snprintf(says, sizeof says, "%s: is a directory", gcb_test_dir());
+  const char *directory[] = {"compare", gcb_test_dir(),
+                             DATA("results-valid.json"), NULL};
+  expect_refused(directory, says, "a directory");
+  const char *report_dir[] = {"report", gcb_test_dir(), "-o",
+                              gcb_test_path("rep"), NULL};
+  expect_refused(report_dir, says, "a directory to report");
+}
+
+/* gcb_interop_slurp (report, compare) and gcb_results_read on pipes:
+ * read whole, past the first 64 KiB, with the size limit of files. */
+Test(cli, pipes_are_read_whole_with_the_size_limit) {
+  static const struct {
+    size_t len;
+    enum gcb_status st;
+  } pipes[] = {{0, GCB_OK}, {300 << 10, GCB_OK}, {257u << 20, GCB_EINPUT}};
+  for (size_t i = 0; i < sizeof pipes / sizeof *pipes; i++) {
+    struct gcb_test_feed f;
+    gcb_test_feed_start(&f, NULL, pipes[i].len);
+    char *text = NULL;
+    size_t len = 0;
+    struct gcb_err err = {0};
+    cr_expect_eq(gcb_interop_slurp(f.path, &text, &len, &err), pipes[i].st,
+                 "a pipe of %zu bytes: %s", pipes[i].len, err.msg);
+    gcb_test_feed_end(&f);
+    if (pipes[i].st == GCB_OK) {
+      cr_expect_eq(len, pipes[i].len);
+      cr_expect(text != NULL && text[len] == '\0');
+      cr_expect(len == 0 || (text[0] == 'x' && text[len - 1] == 'x'));
+    } else {
+      cr_expect_null(text);
+      cr_expect(strstr(err.msg, ": larger than 256 MiB") != NULL, "%s",
+                err.msg);
+    }
+    free(text);
+  }
+  char *doc = gcb_test_read(DATA("results-valid.json"));
+  struct gcb_test_feed f;
+  gcb_test_feed_start(&f, doc, strlen(doc));
+  struct gcb_results *r = NULL;
+  struct gcb_err err = {0};
+  cr_expect_eq(gcb_results_read(f.path, &r, &err), GCB_OK, "%s", err.msg);
+  gcb_test_feed_end(&f);
+  gcb_results_free(r);
+  free(doc);
+}
+
+/* `gcbench report <(cat results.json)` and the like: a pipe is read as a
+ * file is, whatever it holds and wherever it stands on the command line. */
+Test(cli, pipes_are_read_by_report_and_compare) {
+  static const struct {
+    const char *what, *args[8]; /* "PIPE": the pipe's path goes there */
+  } runs[] = {
+      {"report", {"report", "PIPE", "-o", "REP"}},
+      {"report --baseline",
+       {"report", DATA("results-valid.json"), "--baseline", "PIPE", "-o",
+        "REP"}},
+      {"compare", {"compare", "PIPE", DATA("results-valid.json")}},
+  };
+  static const char *const docs[] = {DATA("results-valid.json"),
+                                     DATA("interop/nccl-tests-allreduce.json")};
+  for (size_t d = 0; d < sizeof docs / sizeof *docs; d++)
+    for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
+      char *text = gcb_test_read(docs[d]);
+      struct gcb_test_feed f;
+      gcb_test_feed_start(&f, text, strlen(text));
+      free(text);
+      const char *args[8] = {NULL};
+      for (size_t k = 0; runs[i].args[k]; k++)
+        args[k] = strcmp(runs[i].args[k], "PIPE") == 0  ? f.path
+                  : strcmp(runs[i].args[k], "REP") == 0 ? gcb_test_path("rep")
+                                                        : runs[i].args[k];
+      int code = gcb_test_gcbench(0, args);
+      gcb_test_feed_end(&f);
+      char *err = gcb_test_slurp("stderr");
+      cr_expect(code == 0 || code == 1, "%s of %s: exit %d: %s", runs[i].what,
+                docs[d], code, err);
+      free(err);
+    }
 }
 
 static const struct bad_doc bad_criteria[] = {
@@ -324,20 +401,25 @@ static const struct bad_doc bad_criteria[] = {
     {"c-results.json", "{\"schema\": \"gcbench.results/1\"}",
      ":1:12: schema: not a gcbench criteria file", 0},
     {"c-empty.json", "", ":1:1:", 0},
+    /* Found by scripts/fuzz: a key with a newline and a terminal escape
+     * in it is shown as \xNN, and the message stays one line. */
+    {"c-escape.json",
+     "{\"schema\": \"gcbench.criteria/1\",\n \"bad\\nkey\\u001b[31m\": 1, "
+     "\"checks\": []}",
+     ":2:24: bad\\x0akey\\x1b[31m: unknown field 'bad\\x0akey\\x1b[31m'", 0},
 };
 
 Test(cli, bad_criteria_files_are_located) {
   for (size_t i = 0; i < sizeof bad_criteria / sizeof *bad_criteria; i++) {
     char path[512];
     snprintf(path, sizeof path, "%s", doc_path(&bad_criteria[i]));
-    const char *args[] = {"report",     DATA("results-valid.json"),
-                          "--criteria", path,
-                          "-o",         in_dir("rep"),
-                          NULL};
+    const char *args[] = {
+        "report", DATA("results-valid.json"), "--criteria", path,
+        "-o",     gcb_test_path("rep"),       NULL};
     expect_located(args, path, bad_criteria[i].says, bad_criteria[i].name);
   }
   char deep[512];
-  snprintf(deep, sizeof deep, "%s", in_dir("c-deep.json"));
+  snprintf(deep, sizeof deep, "%s", gcb_test_path("c-deep.json"));
   size_t n = 200000;
   char *text = malloc(n * 2 + 64);
   int head = sprintf(text, "{\"schema\": \"gcbench.criteria/1\", \"checks\": ");
@@ -346,10 +428,9 @@ Test(cli, bad_criteria_files_are_located) {
   text[head + 2 * n] = '}';
   write_file(deep, text, (size_t)head + 2 * n + 1);
   free(text);
-  const char *args[] = {"report",     DATA("results-valid.json"),
-                        "--criteria", deep,
-                        "-o",         in_dir("rep"),
-                        NULL};
+  const char *args[] = {
+      "report", DATA("results-valid.json"), "--criteria", deep,
+      "-o",     gcb_test_path("rep"),       NULL};
   expect_located(args, deep, ":1:", "deep criteria");
 }
 
@@ -381,17 +462,18 @@ Test(cli, bad_topology_xml_is_a_clear_error) {
     const char *args[] = {"topo", "--topology-xml", path, NULL};
     expect_located(args, path, bad_xml[i].says, bad_xml[i].name);
   }
-  const char *missing[] = {"topo", "--topology-xml", in_dir("none.xml"), NULL};
+  const char *missing[] = {"topo", "--topology-xml", gcb_test_path("none.xml"),
+                           NULL};
   expect_refused(missing, "none.xml: cannot open", "missing xml");
-  const char *directory[] = {"topo", "--topology-xml", dir, NULL};
-  expect_refused(directory, dir, "a directory as xml");
+  const char *directory[] = {"topo", "--topology-xml", gcb_test_dir(), NULL};
+  expect_refused(directory, gcb_test_dir(), "a directory as xml");
 }
 
 /* ---- input that tries to be more than data --------------------------------*/
 
 /* results-valid.json with its first case's label replaced by `label`. */
 static const char *with_label(const char *name, const char *label) {
-  char *text = slurp(DATA("results-valid.json"));
+  char *text = gcb_test_read(DATA("results-valid.json"));
   const char *key = "\"label\": \"";
   char *at = strstr(text, key);
   cr_assert_not_null(at);
@@ -399,7 +481,7 @@ static const char *with_label(const char *name, const char *label) {
   char *end = at; /* the closing quote, past escaped ones */
   while (*end != '\0' && *end != '"')
     end += end[0] == '\\' && end[1] != '\0' ? 2 : 1;
-  const char *path = in_dir(name);
+  const char *path = gcb_test_path(name);
   FILE *f = fopen(path, "w");
   fwrite(text, 1, (size_t)(at - text), f);
   fputs(label, f);
@@ -414,17 +496,17 @@ Test(cli, labels_with_html_gnuplot_and_shell_syntax_stay_text) {
   snprintf(label, sizeof label,
            "<script>alert(1)</script>' . system('touch %s/pwned1') . '"
            "`touch %s/pwned2` $(touch %s/pwned3) \\\"; set output '/tmp/x'",
-           dir, dir, dir);
+           gcb_test_dir(), gcb_test_dir(), gcb_test_dir());
   char doc[512], out[512];
   snprintf(doc, sizeof doc, "%s", with_label("hostile.json", label));
-  snprintf(out, sizeof out, "%s", in_dir("rep"));
+  snprintf(out, sizeof out, "%s", gcb_test_path("rep"));
   const char *args[] = {"report", doc, "-o", out, NULL};
-  int code = gcbench(args);
+  int code = gcb_test_gcbench(0, args);
   cr_expect(code == 0 || code == 1, "exit %d: %s", code,
-            slurp(in_dir("stderr")));
+            gcb_test_slurp("stderr"));
   char html[600];
   snprintf(html, sizeof html, "%s/index.html", out);
-  char *page = slurp(html);
+  char *page = gcb_test_read(html);
   cr_expect(strstr(page, "<script>alert(1)") == NULL, "raw script in the page");
   cr_expect(strstr(page, "&lt;script&gt;alert(1)") != NULL ||
                 strstr(page, "alert(1)") == NULL,
@@ -432,31 +514,31 @@ Test(cli, labels_with_html_gnuplot_and_shell_syntax_stay_text) {
   free(page);
   const char *pwned[] = {"pwned1", "pwned2", "pwned3"};
   for (size_t i = 0; i < 3; i++)
-    cr_expect(!exists(in_dir(pwned[i])), "%s was created", pwned[i]);
+    cr_expect(!exists(gcb_test_path(pwned[i])), "%s was created", pwned[i]);
 }
 
 Test(cli, output_names_are_paths_never_commands) {
   char name[512];
   snprintf(name, sizeof name, "%s/o u t;$(touch pwned4)`touch pwned5`.json",
-           dir);
+           gcb_test_dir());
   const char *run[] = {"membw",    "--size", "4K", "--iters", "1",
                        "--warmup", "0",      "-o", name,      NULL};
-  cr_assert_eq(gcbench(run), 0, "%s", slurp(in_dir("stderr")));
+  cr_assert_eq(gcb_test_gcbench(0, run), 0, "%s", gcb_test_slurp("stderr"));
   cr_expect(exists(name), "the document is not at the literal path");
   char rep[512];
-  snprintf(rep, sizeof rep, "%s/r e p;touch pwned6 #", dir);
+  snprintf(rep, sizeof rep, "%s/r e p;touch pwned6 #", gcb_test_dir());
   const char *report[] = {"report", name, "-o", rep, NULL};
-  int code = gcbench(report);
+  int code = gcb_test_gcbench(0, report);
   cr_expect(code == 0 || code == 1, "exit %d: %s", code,
-            slurp(in_dir("stderr")));
+            gcb_test_slurp("stderr"));
   char md[600];
   snprintf(md, sizeof md, "%s/report.md", rep);
   cr_expect(exists(md), "the report is not in the literal directory");
   /* A shell would have run touch in the working directory. */
   const char *pwned[] = {"pwned4", "pwned5", "pwned6"};
   for (size_t i = 0; i < 3; i++)
-    cr_expect(!exists(pwned[i]) && !exists(in_dir(pwned[i])), "%s was created",
-              pwned[i]);
+    cr_expect(!exists(pwned[i]) && !exists(gcb_test_path(pwned[i])),
+              "%s was created", pwned[i]);
 }
 
 /* Found by scripts/fuzz: a file name that is not UTF-8 (legal on Linux)
@@ -464,16 +546,59 @@ Test(cli, output_names_are_paths_never_commands) {
  * 'options'"). It is echoed with U+FFFD for the bad byte. */
 Test(cli, an_output_name_that_is_not_utf8_is_used_as_it_is) {
   char name[512];
-  snprintf(name, sizeof name, "%s/x\xf7y.json", dir);
+  snprintf(name, sizeof name, "%s/x\xf7y.json", gcb_test_dir());
   const char *run[] = {"membw",    "--size", "4K", "--iters", "1",
                        "--warmup", "0",      "-o", name,      NULL};
-  cr_assert_eq(gcbench(run), 0, "%s", slurp(in_dir("stderr")));
-  char *doc = slurp(name);
+  cr_assert_eq(gcb_test_gcbench(0, run), 0, "%s", gcb_test_slurp("stderr"));
+  char *doc = gcb_test_read(name);
   cr_expect(strstr(doc, "x\xef\xbf\xbdy.json") != NULL, "the echo of -o");
   free(doc);
+  /* The command line too, every argument kept. */
+  struct gcb_results *r = gcb_test_load("x\xf7y.json");
+  json_t *argv = json_object_get(gcb_test_section(r, "run"), "command_line");
+  cr_expect_eq(json_array_size(argv), 9);
+  const char *last = json_string_value(json_array_get(argv, 8));
+  cr_expect(last != NULL && strstr(last, "/x\xef\xbf\xbdy.json") != NULL,
+            "command_line[8]: %s", last ? last : "(none)");
+  gcb_results_free(r);
   /* The document reads back. */
   const char *compare[] = {"compare", name, name, NULL};
-  int code = gcbench(compare);
+  int code = gcb_test_gcbench(0, compare);
   cr_expect(code == 0 || code == 1, "exit %d: %s", code,
-            slurp(in_dir("stderr")));
+            gcb_test_slurp("stderr"));
+}
+
+/* A results document whose name is not UTF-8: report failed writing
+ * findings.json ("out of memory"). The name is written with U+FFFD for the
+ * bad byte in findings.json and junit.xml; a message shows it as \xNN. */
+Test(cli, a_results_file_named_not_utf8_is_reported) {
+  char *text = gcb_test_read(DATA("results-valid.json"));
+  char name[512], rep[512], file[600], want[512];
+  snprintf(name, sizeof name, "%s", gcb_test_path("r\xffs.json"));
+  snprintf(rep, sizeof rep, "%s", gcb_test_path("rep"));
+  snprintf(want, sizeof want, "%s/r\xef\xbf\xbds.json", gcb_test_dir());
+  write_file(name, text, strlen(text));
+  free(text);
+  const char *args[] = {"report", name, "--baseline", name, "-o", rep, NULL};
+  int code = gcb_test_gcbench(0, args);
+  cr_expect(code == 0 || code == 1, "exit %d: %s", code,
+            gcb_test_slurp("stderr"));
+  snprintf(file, sizeof file, "%s/findings.json", rep);
+  json_error_t je;
+  json_t *root = json_load_file(file, 0, &je); /* valid JSON, UTF-8 */
+  cr_assert_not_null(root, "findings.json: %s", je.text);
+  json_t *doc = json_array_get(json_object_get(root, "documents"), 0);
+  cr_expect_str_eq(json_string_value(json_object_get(doc, "file")), want);
+  json_t *cmp = json_object_get(root, "comparison");
+  cr_expect_str_eq(json_string_value(json_object_get(cmp, "baseline")), want);
+  json_decref(root);
+  snprintf(file, sizeof file, "%s/junit.xml", rep);
+  char *xml = gcb_test_read(file);
+  cr_expect(strchr(xml, '\xff') == NULL, "a bad byte in junit.xml");
+  cr_expect(strstr(xml, "r\xef\xbf\xbds.json") != NULL, "%s", xml);
+  free(xml);
+  const char *missing[] = {"report", gcb_test_path("no\xff\n\033[2J.json"),
+                           "-o", rep, NULL};
+  expect_refused(missing, "no\\xff\\x0a\\x1b[2J.json: cannot open",
+                 "a missing name with odd bytes");
 }
