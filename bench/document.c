@@ -5,11 +5,32 @@
  */
 #include "sink.h"
 
+#include <time.h>
+
+static double monotonic_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Rewrites the document after a change, or leaves it for later when the
+ * last rewrite was slow and recent (see sink.h). */
+static enum gcb_status refresh(struct gcb_document *d, struct gcb_err *err) {
+  double start = monotonic_s();
+  if (d->write_s > GCB_DOC_QUICK_S &&
+      start - d->written_at < GCB_DOC_SPACING * d->write_s)
+    return GCB_OK;
+  enum gcb_status st = gcb_results_write(d->results, d->path, err);
+  d->written_at = monotonic_s();
+  d->write_s = d->written_at - start;
+  return st;
+}
+
 static enum gcb_status doc_record(void *self, const struct gcb_record *rec,
                                   struct gcb_err *err) {
   struct gcb_document *d = self;
   enum gcb_status st = gcb_results_add_record(d->results, rec, err);
-  return st != GCB_OK ? st : gcb_results_write(d->results, d->path, err);
+  return st != GCB_OK ? st : refresh(d, err);
 }
 
 static enum gcb_status doc_skip(void *self, const struct gcb_record *rec,
@@ -17,7 +38,7 @@ static enum gcb_status doc_skip(void *self, const struct gcb_record *rec,
   struct gcb_document *d = self;
   enum gcb_status st =
       gcb_results_add_skip(d->results, rec->bench, rec->label, reason, err);
-  return st != GCB_OK ? st : gcb_results_write(d->results, d->path, err);
+  return st != GCB_OK ? st : refresh(d, err);
 }
 
 static enum gcb_status doc_error(void *self, const struct gcb_record *rec,
@@ -26,7 +47,7 @@ static enum gcb_status doc_error(void *self, const struct gcb_record *rec,
   struct gcb_document *d = self;
   enum gcb_status st = gcb_results_add_error(d->results, rec->bench, rec->label,
                                              rank, code, message, err);
-  return st != GCB_OK ? st : gcb_results_write(d->results, d->path, err);
+  return st != GCB_OK ? st : refresh(d, err);
 }
 
 struct gcb_sink gcb_document_sink(struct gcb_document *d) {

@@ -68,9 +68,19 @@ void gcb_table_progress(struct gcb_table *t, const struct gcb_record *rec,
 struct gcb_document {
   struct gcb_results *results;
   const char *path;
+  double write_s;    /* how long the last rewrite took */
+  double written_at; /* when it ended (CLOCK_MONOTONIC seconds) */
 };
 
-/* The results document as a sink: appends, then rewrites atomically. */
+/* The results document as a sink: appends, then rewrites atomically, after
+ * every case while a rewrite is quick (under GCB_DOC_QUICK_S); once the
+ * document is large enough to take longer (thousands of ranks), at most
+ * as often as keeps the rewrites to a tenth of the run. Whoever ends the
+ * run (the harness, the watchdog on a timeout, a signal or a dead rank)
+ * writes the whole document, so a deferred case is lost only if rank 0
+ * itself is killed. */
+#define GCB_DOC_QUICK_S 0.05
+#define GCB_DOC_SPACING 10.0
 struct gcb_sink gcb_document_sink(struct gcb_document *d);
 
 /* Formats seconds with an adaptive unit ("12.3 µs", "1.25 s"). */

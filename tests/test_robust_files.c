@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench/sink.h"
 #include "reports/results.h"
 
 static char dir[64];
@@ -233,4 +234,47 @@ Test(robust_files, reading_a_fifo_or_a_directory_fails_cleanly) {
   cr_expect_neq(gcb_results_read(dir, &r, &err), GCB_OK);
   cr_expect(strstr(err.msg, dir) == err.msg, "%s", err.msg);
   cr_expect_null(r);
+}
+
+/* The document sink rewrites after every case while a rewrite is quick;
+ * once one takes long (a document of thousands of ranks), it waits until
+ * ten times that has passed, so rewrites stay a tenth of the run. */
+static double monotonic_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static size_t skipped_in_file(const char *path) {
+  struct gcb_results *r = NULL;
+  struct gcb_err err = {0};
+  if (gcb_results_read(path, &r, &err) != GCB_OK)
+    return 0;
+  size_t n = json_array_size(json_object_get(gcb_results_json(r), "skipped"));
+  gcb_results_free(r);
+  return n;
+}
+
+Test(robust_files, slow_rewrites_are_spaced_to_a_tenth_of_the_run) {
+  const char *path = in_dir("spaced.json");
+  struct gcb_document d = {.results = big_document("spaced", 1), .path = path};
+  struct gcb_sink s = gcb_document_sink(&d);
+  struct gcb_record rec = {.bench = "gemm", .label = "case"};
+  struct gcb_err err = {0};
+  /* Quick rewrites: every case is in the file at once. */
+  for (size_t i = 1; i <= 3; i++) {
+    cr_assert_eq(s.skip(s.self, &rec, "reason", &err), GCB_OK, "%s", err.msg);
+    cr_expect_eq(skipped_in_file(path), i);
+  }
+  /* As if the last rewrite had taken 1 s and just ended: the next case
+   * waits in memory... */
+  d.write_s = 1.0;
+  d.written_at = monotonic_now();
+  cr_assert_eq(s.skip(s.self, &rec, "reason", &err), GCB_OK, "%s", err.msg);
+  cr_expect_eq(skipped_in_file(path), 3);
+  /* ...until ten times that has passed; then the file has both. */
+  d.written_at = monotonic_now() - 10.5;
+  cr_assert_eq(s.skip(s.self, &rec, "reason", &err), GCB_OK, "%s", err.msg);
+  cr_expect_eq(skipped_in_file(path), 5);
+  gcb_results_free(d.results);
 }
