@@ -422,56 +422,15 @@ static json_t *set_to_json(const struct gcb_option *o, uint32_t set) {
   return a;
 }
 
-/* Bytes of the valid UTF-8 sequence at p, or 0 (overlong forms,
- * surrogates and code points past U+10FFFF are invalid, as for jansson). */
-static size_t utf8_sequence(const unsigned char *p) {
-  static const struct {
-    unsigned char lead_min, lead_max, len, next_min, next_max;
-  } forms[] = {
-      {0xC2, 0xDF, 2, 0x80, 0xBF}, {0xE0, 0xE0, 3, 0xA0, 0xBF},
-      {0xE1, 0xEC, 3, 0x80, 0xBF}, {0xED, 0xED, 3, 0x80, 0x9F},
-      {0xEE, 0xEF, 3, 0x80, 0xBF}, {0xF0, 0xF0, 4, 0x90, 0xBF},
-      {0xF1, 0xF3, 4, 0x80, 0xBF}, {0xF4, 0xF4, 4, 0x80, 0x8F},
-  };
-  if (p[0] < 0x80)
-    return 1;
-  for (size_t f = 0; f < sizeof forms / sizeof *forms; f++) {
-    if (p[0] < forms[f].lead_min || p[0] > forms[f].lead_max)
-      continue;
-    if (p[1] < forms[f].next_min || p[1] > forms[f].next_max)
-      return 0;
-    for (size_t i = 2; i < forms[f].len; i++)
-      if ((p[i] & 0xC0) != 0x80)
-        return 0;
-    return forms[f].len;
-  }
-  return 0;
-}
-
 /* A JSON string of user text, which need not be UTF-8 (a file name): each
  * invalid byte becomes U+FFFD, so that the echo always exists. */
 static json_t *text_json(const char *text) {
   json_t *j = json_string(text);
   if (j != NULL)
     return j;
-  size_t len = strlen(text);
-  char *clean = malloc(3 * len + 1);
+  char *clean = gcb_utf8_copy(text);
   if (clean == NULL)
     return NULL;
-  size_t n = 0;
-  for (const unsigned char *p = (const unsigned char *)text; *p;) {
-    size_t k = utf8_sequence(p);
-    if (k == 0) {
-      memcpy(clean + n, "\xEF\xBF\xBD", 3);
-      n += 3;
-      p++;
-    } else {
-      memcpy(clean + n, p, k);
-      n += k;
-      p += k;
-    }
-  }
-  clean[n] = '\0';
   j = json_string(clean);
   free(clean);
   return j;

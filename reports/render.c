@@ -26,43 +26,58 @@ const struct gcb_renderer *gcb_renderer_find(const char *name) {
 
 /* ---- escaping ----------------------------------------------------------- */
 
-/* True when s holds a byte below 0x20 other than tab and newline. */
-static bool has_control(const char *s) {
-  for (; *s; s++)
-    if ((unsigned char)*s < 0x20 && *s != '\t' && *s != '\n')
-      return true;
-  return false;
+/* What an escaper writes for the character of k bytes at c (k > 0, valid
+ * UTF-8); NULL when it goes out as it is. buf has room for 3 bytes. */
+typedef const char *escape_fn(const char *c, size_t k, char *buf);
+
+/* Writes s through esc, runs of text that need nothing in one go; a byte
+ * that is not part of a valid UTF-8 character becomes U+FFFD, so that no
+ * output carries raw invalid bytes (input text need not be UTF-8: a file
+ * name, a label from a foreign tool). */
+static void escape_text(FILE *out, const char *s, escape_fn *esc) {
+  char buf[3];
+  const char *run = s;
+  while (*s) {
+    size_t k = gcb_utf8_length(s);
+    const char *with = k == 0 ? "\xEF\xBF\xBD" : esc(s, k, buf);
+    if (with == NULL) {
+      s += k;
+      continue;
+    }
+    fwrite(run, 1, (size_t)(s - run), out);
+    fputs(with, out);
+    s += k ? k : 1;
+    run = s;
+  }
+  fwrite(run, 1, (size_t)(s - run), out);
+}
+
+static const char *xml_char(const char *c, size_t k, char *buf) {
+  (void)buf;
+  unsigned char b = (unsigned char)c[0];
+  if (k == 3 && b == 0xEF && (unsigned char)c[1] == 0xBF &&
+      (unsigned char)c[2] >= 0xBE)
+    return "?"; /* U+FFFE and U+FFFF are not XML characters either */
+  if (k > 1)
+    return NULL;
+  switch (b) {
+  case '&':
+    return "&amp;";
+  case '<':
+    return "&lt;";
+  case '>':
+    return "&gt;";
+  case '"':
+    return "&quot;";
+  case '\'':
+    return "&#39;";
+  }
+  /* XML 1.0 forbids most C0 controls even as references. */
+  return b < 0x20 && b != '\t' && b != '\n' ? "?" : NULL;
 }
 
 void gcb_escape_xml(FILE *out, const char *s) {
-  /* Most text needs nothing: write it in one go. */
-  if (strpbrk(s, "&<>\"'") == NULL && !has_control(s)) {
-    fputs(s, out);
-    return;
-  }
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    switch (c) {
-    case '&':
-      fputs("&amp;", out);
-      break;
-    case '<':
-      fputs("&lt;", out);
-      break;
-    case '>':
-      fputs("&gt;", out);
-      break;
-    case '"':
-      fputs("&quot;", out);
-      break;
-    case '\'':
-      fputs("&#39;", out);
-      break;
-    default:
-      /* XML 1.0 forbids most C0 controls even as references. */
-      fputc(c < 0x20 && c != '\t' && c != '\n' ? '?' : c, out);
-    }
-  }
+  escape_text(out, s, xml_char);
 }
 
 void gcb_escape_csv(FILE *out, const char *s) {
@@ -85,24 +100,30 @@ void gcb_escape_csv(FILE *out, const char *s) {
     fputc('"', out);
 }
 
+static const char *md_char(const char *c, size_t k, char *buf) {
+  unsigned char b = (unsigned char)c[0];
+  if (k > 1)
+    return NULL;
+  if (b == '<')
+    return "&lt;";
+  if (b == '>')
+    return "&gt;";
+  if (b == '&')
+    return "&amp;";
+  if (b == '\n' || b == '\r' || b == '\t')
+    return " ";
+  if (b < 0x20)
+    return "?";
+  if (strchr("\\`*_[]|~", b) == NULL)
+    return NULL;
+  buf[0] = '\\';
+  buf[1] = (char)b;
+  buf[2] = '\0';
+  return buf;
+}
+
 void gcb_escape_md(FILE *out, const char *s) {
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '<')
-      fputs("&lt;", out);
-    else if (c == '>')
-      fputs("&gt;", out);
-    else if (c == '&')
-      fputs("&amp;", out);
-    else if (c == '\n' || c == '\r' || c == '\t')
-      fputc(' ', out);
-    else if (c < 0x20)
-      fputc('?', out);
-    else if (strchr("\\`*_[]|~", c) != NULL)
-      fprintf(out, "\\%c", c);
-    else
-      fputc(c, out);
-  }
+  escape_text(out, s, md_char);
 }
 
 /* ---- shared content ----------------------------------------------------- */

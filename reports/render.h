@@ -69,7 +69,8 @@ extern const struct gcb_renderer *const gcb_renderers[];
 /* ---- escaping ----------------------------------------------------------- */
 
 /* XML/HTML text and attribute values: & < > " ' as entities; control
- * characters other than tab and newline (invalid in XML 1.0) as '?'. */
+ * characters other than tab and newline, U+FFFE and U+FFFF (invalid in
+ * XML 1.0) as '?'; bytes that are not UTF-8 as U+FFFD. */
 void gcb_escape_xml(FILE *out, const char *s);
 
 /* One CSV field (RFC 4180): quoted when it holds , " CR or LF, with quotes
@@ -79,7 +80,7 @@ void gcb_escape_csv(FILE *out, const char *s);
 
 /* A Markdown table cell: | and Markdown punctuation backslash-escaped,
  * < > & as entities (Markdown passes raw HTML through), newlines as
- * spaces. */
+ * spaces, bytes that are not UTF-8 as U+FFFD. */
 void gcb_escape_md(FILE *out, const char *s);
 
 /* ---- shared content ----------------------------------------------------- */

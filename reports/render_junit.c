@@ -83,9 +83,7 @@ static void status_test(struct suite *s, const struct gcb_report *rep,
   const char *status =
       gcb_view_str(gcb_view_obj(rep->docs[d].root, "run"), "status");
   char name[320];
-  char *file = gcb_utf8_copy(rep->docs[d].name); /* XML must be UTF-8 */
-  snprintf(name, sizeof name, "run %zu status (%s)", d + 1, file ? file : "?");
-  free(file);
+  snprintf(name, sizeof name, "run %zu status (%s)", d + 1, rep->docs[d].name);
   open_test(s, "gcbench.run", name);
   if (strcmp(status, "complete") != 0) {
     s->failures++;

@@ -394,26 +394,6 @@ static void path_string(const struct walk *w, char *buf, size_t size) {
 
 /* Records a problem at the current path: "name:line:col: path: what" when
  * there is text to locate it in, "path: what" otherwise. */
-/* Makes err's message one line whatever the input put in it (a key or a
- * token with a newline, a terminal escape): control characters become
- * \xNN. Returns err's status. */
-static enum gcb_status one_line(struct gcb_err *err) {
-  if (err == NULL)
-    return GCB_OK;
-  char out[GCB_ERRMSG_MAX];
-  size_t n = 0;
-  for (const unsigned char *p = (const unsigned char *)err->msg;
-       *p && n + 5 < sizeof out; p++) {
-    if (*p < 0x20 || *p == 0x7f)
-      n += (size_t)snprintf(out + n, sizeof out - n, "\\x%02x", *p);
-    else
-      out[n++] = (char)*p;
-  }
-  out[n] = '\0';
-  memcpy(err->msg, out, n + 1);
-  return err->code;
-}
-
 __attribute__((format(printf, 2, 3))) static enum gcb_status
 problem(struct walk *w, const char *fmt, ...) {
   char what[256], path[192];
@@ -423,15 +403,12 @@ problem(struct walk *w, const char *fmt, ...) {
   va_end(ap);
   path_string(w, path, sizeof path);
   const char *sep = path[0] ? ": " : "";
-  if (w->text == NULL) {
-    gcb_err_set(w->err, GCB_EINTERNAL, "%s%s%s", path, sep, what);
-    return one_line(w->err);
-  }
+  if (w->text == NULL)
+    return gcb_err_set(w->err, GCB_EINTERNAL, "%s%s%s", path, sep, what);
   int line, col;
   gcb_json_locate(w->text, w->len, w->path, w->depth, &line, &col);
-  gcb_err_set(w->err, GCB_EINPUT, "%s:%d:%d: %s%s%s", w->name, line, col, path,
-              sep, what);
-  return one_line(w->err);
+  return gcb_err_set(w->err, GCB_EINPUT, "%s:%d:%d: %s%s%s", w->name, line, col,
+                     path, sep, what);
 }
 
 static enum gcb_status check_value(struct walk *w, const json_t *v,
@@ -1186,7 +1163,7 @@ enum gcb_status gcb_results_read(const char *path, struct gcb_results **out,
   if (rc == GCB_OK)
     rc = gcb_results_parse(text, len, path, out, err);
   free(text);
-  return rc == GCB_OK ? rc : one_line(err);
+  return rc;
 }
 
 /* A valid schema-1 document becomes a schema-2 one: each case's per-rank
@@ -1219,11 +1196,9 @@ static enum gcb_status load(const char *text, size_t len, const char *name,
                        name);
   json_error_t je;
   *root = json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je);
-  if (*root == NULL) {
-    gcb_err_set(err, GCB_EINPUT, "%s:%d:%d: %s", name, je.line,
-                je.column > 0 ? je.column : 1, je.text);
-    return one_line(err);
-  }
+  if (*root == NULL)
+    return gcb_err_set(err, GCB_EINPUT, "%s:%d:%d: %s", name, je.line,
+                       je.column > 0 ? je.column : 1, je.text);
   return GCB_OK;
 }
 

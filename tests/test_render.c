@@ -279,11 +279,26 @@ Test(render, plot_labels_cannot_inject_gnuplot_commands) {
   json_decref(doc);
 }
 
+/* What an escaper writes for a string. */
+struct escaping {
+  void (*esc)(FILE *, const char *);
+  const char *in, *out;
+};
+
+static void expect_escaped(const struct escaping *cases, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    cases[i].esc(m, cases[i].in);
+    fclose(m);
+    cr_expect_str_eq(buf, cases[i].out, "case %zu", i);
+    free(buf);
+  }
+}
+
 Test(render, escapers_follow_their_formats) {
-  struct {
-    void (*esc)(FILE *, const char *);
-    const char *in, *out;
-  } cases[] = {
+  const struct escaping cases[] = {
       {gcb_escape_xml, "a&b<c>\"'\x01\tz", "a&amp;b&lt;c&gt;&quot;&#39;?\tz"},
       {gcb_escape_csv, "plain", "plain"},
       {gcb_escape_csv, "a,b", "\"a,b\""},
@@ -294,15 +309,51 @@ Test(render, escapers_follow_their_formats) {
       {gcb_escape_md, "a|b*c_d", "a\\|b\\*c\\_d"},
       {gcb_escape_md, "<i>&\n", "&lt;i&gt;&amp; "},
   };
-  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&buf, &len);
-    cases[i].esc(m, cases[i].in);
-    fclose(m);
-    cr_expect_str_eq(buf, cases[i].out, "case %zu", i);
-    free(buf);
+  expect_escaped(cases, sizeof cases / sizeof *cases);
+}
+
+#define FFFD "\xef\xbf\xbd"
+
+/* Input text need not be UTF-8 (a file name): each byte that is not part
+ * of a valid character becomes U+FFFD; valid text, multi-byte characters
+ * included, is left alone; markup around a bad byte is still escaped. */
+Test(render, escapers_replace_bytes_that_are_not_utf8) {
+  const struct escaping cases[] = {
+      {gcb_escape_xml, "ok \xff", "ok " FFFD},
+      {gcb_escape_xml, "cut \xe2\x82", "cut " FFFD FFFD},
+      {gcb_escape_xml, "overlong \xc0\xaf.", "overlong " FFFD FFFD "."},
+      {gcb_escape_xml, "µs ≥ 5 €, 𝄞", "µs ≥ 5 €, 𝄞"},
+      {gcb_escape_xml, "<b a='\xff'>\xe2\x82</b>&",
+       "&lt;b a=&#39;" FFFD "&#39;&gt;" FFFD FFFD "&lt;/b&gt;&amp;"},
+      {gcb_escape_xml, "nonchar \xef\xbf\xbf\xef\xbf\xbe", "nonchar ??"},
+      {gcb_escape_md, "ok \xff", "ok " FFFD},
+      {gcb_escape_md, "cut \xe2\x82", "cut " FFFD FFFD},
+      {gcb_escape_md, "µs ≥ 5 €", "µs ≥ 5 €"},
+      {gcb_escape_md, "<script>\xff|`x`", "&lt;script&gt;" FFFD "\\|\\`x\\`"},
+  };
+  expect_escaped(cases, sizeof cases / sizeof *cases);
+}
+
+/* A run named by a file whose name is not UTF-8: the formats that must be
+ * UTF-8 show it with U+FFFD and carry no raw invalid byte. */
+Test(render, a_run_name_that_is_not_utf8_comes_out_as_utf8) {
+  struct fixture fx;
+  fixture_load(&fx, DATA("report-fixture.json"));
+  fx.doc.name = "r\xff<b>\xe2\x82.json";
+  const struct gcb_renderer *utf8_only[] = {&gcb_render_html, &gcb_render_md,
+                                            &gcb_render_junit};
+  for (size_t i = 0; i < sizeof utf8_only / sizeof *utf8_only; i++) {
+    size_t len;
+    char *out = render(utf8_only[i], &fx.rep, &len);
+    char *clean = gcb_utf8_copy(out);
+    cr_expect_str_eq(clean, out, "%s: bytes that are not UTF-8",
+                     utf8_only[i]->name);
+    cr_expect_not_null(strstr(out, "r" FFFD "&lt;b&gt;" FFFD FFFD ".json"),
+                       "%s lacks the name", utf8_only[i]->name);
+    free(clean);
+    free(out);
   }
+  fixture_free(&fx);
 }
 
 /* ---- running gnuplot ---------------------------------------------------- */

@@ -262,29 +262,6 @@ Test(early, the_transport_deadline_follows_the_watchdog) {
 /* ---- SIGINT and SIGTERM
  * ----------------------------------------------------*/
 
-/* Waits until the running job's document holds `n` cases; the pid of
- * rank `rank`. */
-static long pid_after(const char *name, size_t n, int rank,
-                      struct gcb_test_job j) {
-  for (int i = 0; i < 600; i++) {
-    struct gcb_results *r = NULL;
-    struct gcb_err err = {0};
-    if (gcb_results_read(gcb_test_path(name), &r, &err) == GCB_OK) {
-      size_t have = json_array_size(gcb_test_section(r, "cases"));
-      json_t *ranks = gcb_test_section(r, "ranks");
-      long pid = (long)json_integer_value(
-          json_object_get(json_array_get(ranks, (size_t)rank), "pid"));
-      gcb_results_free(r);
-      if (have >= n)
-        return pid;
-    }
-    cr_assert_eq(waitpid(j.pid, NULL, WNOHANG), 0, "the run ended early");
-    nanosleep(&(struct timespec){.tv_nsec = 50000000}, NULL);
-  }
-  cr_assert_fail("no %zu cases after 30 s", n);
-  return -1;
-}
-
 struct interruption {
   int ranks;
   int sig;
@@ -300,7 +277,7 @@ static void interrupt(const struct interruption *t, const char *name) {
       "membw",        "--size", "64K", "--iters",           "2",
       "--stall-rank", stall,    "-o",  gcb_test_path(name), NULL};
   struct gcb_test_job j = gcb_test_start(t->ranks, NULL, NULL, args);
-  long pid = pid_after(name, 2, t->whom < 0 ? 0 : t->whom, j);
+  long pid = gcb_test_pid_after(name, 2, t->whom < 0 ? 0 : t->whom, j);
   /* Into the stalled case: the second one is on disk before it is over. */
   nanosleep(&(struct timespec){.tv_nsec = 500000000}, NULL);
   cr_assert_eq(kill(t->whom < 0 ? j.pid : (pid_t)pid, t->sig), 0);
