@@ -43,11 +43,14 @@ static void print_header(struct gcb_table *t, const struct gcb_record *rec) {
           "size", "count", "type", "redop", "root", "time", "min", "max",
           "algbw", "busbw", "#wrong", "time", "min", "max", "algbw", "busbw",
           "#wrong");
-  fprintf(t->out,
-          "# %10s %12s %9s %6s %5s  %9s %9s %9s %7s %7s %6s  %9s %9s %9s %7s "
-          "%7s %6s\n",
-          "(B)", "(elements)", "", "", "", "(us)", "(us)", "(us)", "(GB/s)",
-          "(GB/s)", "", "(us)", "(us)", "(us)", "(GB/s)", "(GB/s)", "");
+  char units[256];
+  int n = snprintf(units, sizeof units,
+                   "# %10s %12s %9s %6s %5s  %9s %9s %9s %7s %7s %6s  %9s %9s "
+                   "%9s %7s %7s",
+                   "(B)", "(elements)", "", "", "", "(us)", "(us)", "(us)",
+                   "(GB/s)", "(GB/s)", "", "(us)", "(us)", "(us)", "(GB/s)",
+                   "(GB/s)");
+  fprintf(t->out, "%.*s\n", n > 0 ? n : 0, units); /* no trailing blanks */
 }
 
 /* The half of a row one record fills, and its share of the footer. */

@@ -115,19 +115,25 @@ static void device_name(struct gcb_topo_ref r, char *buf, size_t len) {
   snprintf(buf, len, "%s%d", r.kind == GCB_TOPO_GPU ? "GPU" : "NIC", r.index);
 }
 
-static void affinity(const struct gcb_topo *t, struct gcb_topo_ref r) {
-  const char *cpus = r.kind == GCB_TOPO_GPU ? gcb_topo_gpu(t, r.index)->cpus
-                                            : gcb_topo_nic(t, r.index)->cpus;
+static const char *device_cpus(const struct gcb_topo *t,
+                               struct gcb_topo_ref r) {
+  return r.kind == GCB_TOPO_GPU ? gcb_topo_gpu(t, r.index)->cpus
+                                : gcb_topo_nic(t, r.index)->cpus;
+}
+
+static void affinity(const struct gcb_topo *t, struct gcb_topo_ref r,
+                     int width) {
   int numa = r.kind == GCB_TOPO_GPU ? gcb_topo_gpu(t, r.index)->numa
                                     : gcb_topo_nic(t, r.index)->numa;
-  printf("  %-14s ", cpus);
+  printf("  %-*s ", width, device_cpus(t, r));
   if (numa >= 0)
     printf("%d\n", numa);
   else
     printf("N/A\n");
 }
 
-static void matrix_row(const struct gcb_topo *t, int a, int n, int pcie) {
+static void matrix_row(const struct gcb_topo *t, int a, int n, int pcie,
+                       int width) {
   char name[16], label[16];
   device_name(device_ref(t, a), name, sizeof name);
   printf("%-7s", name);
@@ -139,20 +145,27 @@ static void matrix_row(const struct gcb_topo *t, int a, int n, int pcie) {
     gcb_topo_path_label(&p, label, sizeof label);
     printf(" %-5s", label);
   }
-  affinity(t, device_ref(t, a));
+  affinity(t, device_ref(t, a), width);
 }
 
 static void print_matrix(const struct gcb_topo *t, int pcie) {
   int n = gcb_topo_gpu_count(t) + gcb_topo_nic_count(t);
   char name[16];
+  /* As wide as the longest CPU list ("0-1,8-9,16-17,24-25"), so that the
+   * NUMA column stays a column. */
+  int width = 14;
+  for (int a = 0; a < n; a++) {
+    int len = (int)strlen(device_cpus(t, device_ref(t, a)));
+    width = len > width ? len : width;
+  }
   printf("%-7s", "");
   for (int b = 0; b < n; b++) {
     device_name(device_ref(t, b), name, sizeof name);
     printf(" %-5s", name);
   }
-  printf("  %-14s %s\n", "CPU Affinity", "NUMA Affinity");
+  printf("  %-*s %s\n", width, "CPU Affinity", "NUMA Affinity");
   for (int a = 0; a < n; a++)
-    matrix_row(t, a, n, pcie);
+    matrix_row(t, a, n, pcie, width);
 }
 
 static int any_nvlink(const struct gcb_topo *t) {

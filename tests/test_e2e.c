@@ -417,6 +417,37 @@ Test(e2e, topo_shows_the_dgx2_structure_from_its_xml) {
   free(out);
 }
 
+/* CPU lists longer than the header ("0-1,8-9,16-17,24-25" on POWER8)
+ * widen the column: the NUMA column starts at the same place in every
+ * line of the matrix, and no line ends in blanks. */
+Test(e2e, topo_matrix_columns_stay_aligned_with_long_cpu_lists) {
+  const char *args[] = {"topo", "--topology-xml",
+                        GCB_TEST_DATA "/topo/hwloc-power8-4xp100-nvlink.xml",
+                        NULL};
+  cr_assert_eq(gcb_test_gcbench(0, args), 0, "stderr: %s",
+               gcb_test_slurp("stderr"));
+  char *out = gcb_test_slurp("stdout");
+  const char *head = strstr(out, "NUMA Affinity");
+  cr_assert_not_null(head);
+  const char *line = head;
+  while (line > out && line[-1] != '\n')
+    line--;
+  long col = head - line;
+  size_t rows = 0;
+  for (const char *p = strchr(head, '\n') + 1; strncmp(p, "GPU", 3) == 0;
+       p = strchr(p, '\n') + 1, rows++) {
+    const char *end = strchr(p, '\n');
+    cr_assert_not_null(end);
+    cr_expect_gt(end - p, col, "row %zu shorter than the header", rows);
+    cr_expect(p[col - 1] == ' ' && p[col] != ' ',
+              "row %zu: NUMA column not at %ld: %.*s", rows, col,
+              (int)(end - p), p);
+    cr_expect(end[-1] != ' ', "row %zu ends in a blank", rows);
+  }
+  cr_expect_eq(rows, 4);
+  free(out);
+}
+
 Test(e2e, topo_works_on_this_machine_and_rejects_bad_xml) {
   const char *live[] = {"topo", NULL};
   cr_expect_eq(gcb_test_gcbench(0, live), 0, "stderr: %s",

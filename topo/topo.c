@@ -151,6 +151,10 @@ void gcb_topo_summarize(const struct gcb_topo *t,
   hwloc_obj_t pkg = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PACKAGE, 0);
   const char *model = pkg ? hwloc_obj_get_info_by_name(pkg, "CPUModel") : NULL;
   snprintf(out->cpu_model, sizeof out->cpu_model, "%s", model ? model : "");
+  /* Some CPUs pad their model string with blanks ("AMD EPYC 7A53 ...   "). */
+  for (size_t n = strlen(out->cpu_model); n > 0 && out->cpu_model[n - 1] == ' ';
+       n--)
+    out->cpu_model[n - 1] = '\0';
 }
 
 enum gcb_status gcb_topo_own_binding(const struct gcb_topo *t, char *list,
