@@ -389,8 +389,10 @@ static enum gcb_status coll_validate(const struct gcb_ctx *ctx,
     return gcb_err_set(err, GCB_EUSAGE, "-f must be above 1 (or give -i)");
   if (sweep_sizes(o, MAX_SIZES, &largest) > MAX_SIZES)
     return gcb_err_set(err, GCB_EUSAGE,
-                       "-b/-e/-f/-i: the sweep has more than %d sizes",
-                       MAX_SIZES);
+                       "-b/-e/-f/-i: the sweep from %llu to %llu bytes has "
+                       "more than %d sizes (a smaller -e or a larger step)",
+                       (unsigned long long)o->minbytes,
+                       (unsigned long long)o->maxbytes, MAX_SIZES);
   if (o->root >= ctx->size)
     return gcb_err_set(err, GCB_EUSAGE, "--root %ld: only %d rank(s)", o->root,
                        ctx->size);

@@ -80,10 +80,19 @@ void gcb_escape_xml(FILE *out, const char *s) {
   escape_text(out, s, xml_char);
 }
 
+/* Whether s is all valid UTF-8 (what a spreadsheet can open as such). */
+static bool all_utf8(const char *s) {
+  for (size_t k; *s; s += k)
+    if ((k = gcb_utf8_length(s)) == 0)
+      return false;
+  return true;
+}
+
 void gcb_escape_csv(FILE *out, const char *s) {
   bool formula = strchr("=+-@", s[0]) != NULL && s[0] != '\0';
   bool quote = strpbrk(s, ",\"\r\n") != NULL;
-  if (!formula && !quote) {
+  bool utf8 = all_utf8(s);
+  if (!formula && !quote && utf8) {
     fputs(s, out);
     return;
   }
@@ -91,10 +100,16 @@ void gcb_escape_csv(FILE *out, const char *s) {
     fputc('"', out);
   if (formula)
     fputc('\'', out);
-  for (; *s; s++) {
+  for (size_t k; *s; s += k) {
+    k = gcb_utf8_length(s);
+    if (k == 0) { /* not UTF-8 (a file name): U+FFFD */
+      fputs("\xef\xbf\xbd", out);
+      k = 1;
+      continue;
+    }
     if (*s == '"')
       fputc('"', out);
-    fputc(*s, out);
+    fwrite(s, 1, k, out);
   }
   if (quote)
     fputc('"', out);

@@ -75,7 +75,8 @@ void gcb_escape_xml(FILE *out, const char *s);
 
 /* One CSV field (RFC 4180): quoted when it holds , " CR or LF, with quotes
  * doubled; a text field starting with = + - @ (a spreadsheet formula) gets
- * a leading ' so that opening the file runs nothing. */
+ * a leading ' so that opening the file runs nothing; bytes that are not
+ * UTF-8 become U+FFFD. */
 void gcb_escape_csv(FILE *out, const char *s);
 
 /* A Markdown table cell: | and Markdown punctuation backslash-escaped,

@@ -330,6 +330,9 @@ Test(render, escapers_replace_bytes_that_are_not_utf8) {
       {gcb_escape_md, "cut \xe2\x82", "cut " FFFD FFFD},
       {gcb_escape_md, "µs ≥ 5 €", "µs ≥ 5 €"},
       {gcb_escape_md, "<script>\xff|`x`", "&lt;script&gt;" FFFD "\\|\\`x\\`"},
+      {gcb_escape_csv, "ok \xff", "ok " FFFD},
+      {gcb_escape_csv, "µs ≥ 5 €", "µs ≥ 5 €"},
+      {gcb_escape_csv, "=a,\xe2\x82\"", "\"'=a," FFFD FFFD "\"\"\""},
   };
   expect_escaped(cases, sizeof cases / sizeof *cases);
 }
