@@ -35,8 +35,23 @@
 #define MAX_PATH_DEPTH 8
 #define DUMP_FLAGS (JSON_INDENT(1) | JSON_REAL_PRECISION(17))
 
+/* A case as it appears in the written document (indented for its place
+ * in "cases"), kept from one rewrite to the next: cases do not change once
+ * added, and formatting their numbers is most of a rewrite's time. */
+struct case_text {
+  const json_t *c; /* the case it was made from */
+  char *text;
+  size_t len;
+};
+
+struct case_cache {
+  struct case_text *items;
+  size_t n, cap;
+};
+
 struct gcb_results {
   json_t *root;
+  struct case_cache *cache; /* filled by gcb_results_write */
 };
 
 /* ---- schema tables ------------------------------------------------------ */
@@ -767,7 +782,7 @@ static enum gcb_status append(struct gcb_results *r, const char *section,
 }
 
 struct gcb_results *gcb_results_new(void) {
-  struct gcb_results *r = malloc(sizeof *r);
+  struct gcb_results *r = calloc(1, sizeof *r);
   if (r == NULL)
     return NULL;
   r->root = json_pack("{s:s, s:[], s:[], s:[]}", "schema", GCB_RESULTS_SCHEMA,
@@ -779,10 +794,19 @@ struct gcb_results *gcb_results_new(void) {
   return r;
 }
 
+static void cache_free(struct case_cache *k) {
+  for (size_t i = 0; k != NULL && i < k->n; i++)
+    free(k->items[i].text);
+  if (k != NULL)
+    free(k->items);
+  free(k);
+}
+
 void gcb_results_free(struct gcb_results *r) {
   if (r == NULL)
     return;
   json_decref(r->root);
+  cache_free(r->cache);
   free(r);
 }
 
@@ -862,12 +886,15 @@ enum gcb_status gcb_results_add_error(struct gcb_results *r, const char *bench,
 /* ---- writing ------------------------------------------------------------ */
 
 /* A shallow copy of the root with the sections in schema order, then any
- * others, so files read the same whatever order sections were set in. */
+ * others, so files read the same whatever order sections were set in;
+ * "cases" empty, for the cached case texts to go in. */
 static json_t *ordered_root(const json_t *root) {
   json_t *out = json_object();
   for (const struct field *f = root_fields; out != NULL && f->name; f++) {
-    json_t *v = json_object_get(root, f->name);
-    if (v != NULL && json_object_set(out, f->name, v) != 0)
+    json_t *v = strcmp(f->name, "cases") == 0
+                    ? json_array()
+                    : json_incref(json_object_get(root, f->name));
+    if (v != NULL && json_object_set_new(out, f->name, v) != 0)
       json_decrefp(&out);
   }
   const char *key;
@@ -928,16 +955,35 @@ static enum gcb_status io_error(const char *path, const char *what, int e,
 }
 
 /* Writes the document and a final newline to fd, then syncs it. */
-static enum gcb_status write_fd(const json_t *doc, int fd, const char *path,
-                                struct gcb_err *err) {
+/* The document as text: the rest of the document with an empty "cases"
+ * array, split where the cached cases go in. */
+struct doc_text {
+  const char *head; /* up to and including "cases": [ */
+  size_t head_len;
+  const char *tail; /* from the ] of "cases" on */
+  const struct case_cache *cases;
+};
+
+static int write_text(const struct doc_text *t, struct sink *k) {
+  int failed = write_all(t->head, t->head_len, k) != 0;
+  for (size_t i = 0; !failed && i < t->cases->n; i++)
+    failed = write_all(i ? ",\n  " : "\n  ", i ? 4 : 3, k) != 0 ||
+             write_all(t->cases->items[i].text, t->cases->items[i].len, k) != 0;
+  if (!failed && t->cases->n > 0)
+    failed = write_all("\n ", 2, k) != 0;
+  return failed || write_all(t->tail, strlen(t->tail), k) != 0 ||
+         write_all("\n", 1, k) != 0;
+}
+
+static enum gcb_status write_fd(const struct doc_text *doc, int fd,
+                                const char *path, struct gcb_err *err) {
   struct sink *k = malloc(sizeof *k);
   if (k == NULL)
     return gcb_err_set(err, GCB_ENOMEM, "%s: out of memory", path);
   k->fd = fd;
   k->error = 0;
   k->used = 0;
-  int failed = json_dump_callback(doc, write_all, k, DUMP_FLAGS) != 0 ||
-               write_all("\n", 1, k) != 0;
+  int failed = write_text(doc, k);
   if (!failed)
     sink_flush(k);
   int e = k->error ? k->error : ENOMEM;
@@ -977,9 +1023,9 @@ static enum gcb_status sync_dir(const char *path, struct gcb_err *err) {
 /* Writes doc to fd, closes fd, and renames the file over path: through the
  * named temporary `tmp` (linked from the unnamed file when `unnamed`).
  * Removes tmp on failure. */
-static enum gcb_status finish_file(const json_t *doc, int fd, bool unnamed,
-                                   const char *tmp, const char *path,
-                                   struct gcb_err *err) {
+static enum gcb_status finish_file(const struct doc_text *doc, int fd,
+                                   bool unnamed, const char *tmp,
+                                   const char *path, struct gcb_err *err) {
   enum gcb_status rc = write_fd(doc, fd, path, err);
   if (rc == GCB_OK && unnamed) {
     /* Linked only now, complete and synced: a writer killed before this
@@ -1017,7 +1063,7 @@ static int open_unnamed(const char *path) {
 }
 
 /* Writes doc to a temporary file, then renames it over path. */
-static enum gcb_status replace_file(const json_t *doc, const char *tmp,
+static enum gcb_status replace_file(const struct doc_text *doc, const char *tmp,
                                     const char *path, struct gcb_err *err) {
   int fd = open_unnamed(path);
   if (fd >= 0)
@@ -1067,26 +1113,101 @@ static void remove_stale(const char *path) {
   free(dir);
 }
 
+/* Case c as it stands in the document: dumped alone, then indented by
+ * the two levels of "cases": [ ... ] (strings hold no raw newline). */
+static char *case_text(const json_t *c, size_t *len) {
+  char *flat = json_dumps(c, DUMP_FLAGS);
+  if (flat == NULL)
+    return NULL;
+  size_t lines = 0, n = strlen(flat);
+  for (size_t i = 0; i < n; i++)
+    lines += flat[i] == '\n';
+  char *out = malloc(n + 2 * lines + 1), *o = out;
+  for (size_t i = 0; out != NULL && i < n; i++) {
+    *o++ = flat[i];
+    if (flat[i] == '\n')
+      *o++ = ' ', *o++ = ' ';
+  }
+  if (out != NULL)
+    *o = '\0', *len = (size_t)(o - out);
+  free(flat);
+  return out;
+}
+
+/* Brings the cache up to the document's cases; -1 on ENOMEM. A case
+ * replaced in the tree (another json_t) is dumped again. */
+static int cache_update(struct gcb_results *r) {
+  const json_t *cases = json_object_get(r->root, "cases");
+  size_t n = json_array_size(cases);
+  if (r->cache == NULL && (r->cache = calloc(1, sizeof *r->cache)) == NULL)
+    return -1;
+  struct case_cache *k = r->cache;
+  if (n > k->cap) {
+    size_t cap = n > 2 * k->cap ? n : 2 * k->cap;
+    struct case_text *grown = realloc(k->items, cap * sizeof *grown);
+    if (grown == NULL)
+      return -1;
+    memset(grown + k->cap, 0, (cap - k->cap) * sizeof *grown);
+    k->items = grown;
+    k->cap = cap;
+  }
+  for (size_t i = n; i < k->n; i++) {
+    free(k->items[i].text);
+    k->items[i] = (struct case_text){0};
+  }
+  k->n = n;
+  for (size_t i = 0; i < n; i++) {
+    struct case_text *t = &k->items[i];
+    const json_t *c = json_array_get(cases, i);
+    if (t->text != NULL && t->c == c)
+      continue;
+    free(t->text);
+    t->c = c;
+    if ((t->text = case_text(c, &t->len)) == NULL)
+      return -1;
+  }
+  return 0;
+}
+
+/* The document's text around its cases (the caller frees *head). */
+static int split_text(const struct gcb_results *r, char **head,
+                      struct doc_text *t) {
+  static const char marker[] = "\n \"cases\": []";
+  json_t *doc = ordered_root(r->root);
+  *head = doc != NULL ? json_dumps(doc, DUMP_FLAGS) : NULL;
+  json_decref(doc);
+  const char *at = *head != NULL ? strstr(*head, marker) : NULL;
+  if (at == NULL)
+    return -1;
+  *t = (struct doc_text){.head = *head,
+                         .head_len = (size_t)(at - *head) + sizeof marker - 2,
+                         .tail = at + sizeof marker - 2,
+                         .cases = r->cache};
+  return 0;
+}
+
 enum gcb_status gcb_results_write(const struct gcb_results *r, const char *path,
                                   struct gcb_err *err) {
   size_t size = strlen(path) + 32;
-  char *tmp = malloc(size);
-  json_t *doc = ordered_root(r->root);
+  char *tmp = malloc(size), *head = NULL;
+  struct doc_text text;
   enum gcb_status rc = GCB_OK;
-  if (tmp == NULL || doc == NULL) {
+  /* The cache is the document's own, not part of what it says. */
+  if (tmp == NULL || cache_update((struct gcb_results *)r) != 0 ||
+      split_text(r, &head, &text) != 0) {
     rc = gcb_err_set(err, GCB_ENOMEM, "%s: out of memory", path);
     goto done;
   }
   snprintf(tmp, size, "%s.tmp.%ld", path, (long)getpid());
   rc = check_target(path, err);
   if (rc == GCB_OK)
-    rc = replace_file(doc, tmp, path, err);
+    rc = replace_file(&text, tmp, path, err);
   if (rc == GCB_OK)
     rc = sync_dir(path, err);
   if (rc == GCB_OK)
     remove_stale(path);
 done:
-  json_decref(doc);
+  free(head);
   free(tmp);
   return rc;
 }
@@ -1217,7 +1338,7 @@ enum gcb_status gcb_results_parse(const char *text, size_t len,
     rc = check_value(&w, root, root_node);
   if (rc == GCB_OK && root_node == &n_root_v1 && upgrade_v1(root) != 0)
     rc = gcb_err_set(err, GCB_ENOMEM, "%s: out of memory", name);
-  if (rc == GCB_OK && (*out = malloc(sizeof **out)) == NULL)
+  if (rc == GCB_OK && (*out = calloc(1, sizeof **out)) == NULL)
     rc = gcb_err_set(err, GCB_ENOMEM, "%s: out of memory", name);
   if (rc != GCB_OK) {
     json_decref(root);

@@ -803,3 +803,42 @@ Test(results_file, cases_without_lateness_have_no_late_columns) {
   cr_expect_not_null(json_object_get(pr, "figure_time_s"));
   gcb_results_free(r);
 }
+
+/* Rewrites reuse each case's text (reports/results.c): what is written is
+ * still, byte for byte, jansson's dump of the whole document, as cases
+ * are added between rewrites. */
+static char *expected_text(const struct gcb_results *r) {
+  static const char *const order[] = {"schema",   "tool",   "run",   "options",
+                                      "software", "nodes",  "ranks", "cases",
+                                      "skipped",  "errors", NULL};
+  const json_t *root = gcb_results_json(r);
+  json_t *doc = json_object();
+  for (size_t i = 0; order[i]; i++)
+    if (json_object_get(root, order[i]) != NULL)
+      json_object_set(doc, order[i], json_object_get(root, order[i]));
+  char *text = json_dumps(doc, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
+  json_decref(doc);
+  return text;
+}
+
+Test(results_file, rewrites_are_the_dump_of_the_whole_document) {
+  struct gcb_results *r = gcb_results_new();
+  struct gcb_err err = {0};
+  set_header(r);
+  for (int round = 0; round < 4; round++) {
+    cr_assert_eq(gcb_results_write(r, in_tmp("cached.json"), &err), GCB_OK,
+                 "%s", err.msg);
+    size_t len;
+    char *text = read_text(in_tmp("cached.json"), &len);
+    char *want = expected_text(r);
+    cr_assert_eq(len, strlen(want) + 1, "round %d", round);
+    cr_expect(memcmp(text, want, len - 1) == 0 && text[len - 1] == '\n',
+              "round %d: the file differs from the dump", round);
+    free(text);
+    free(want);
+    build_record();
+    cr_assert_eq(gcb_results_add_record(r, &rec, &err), GCB_OK, "%s", err.msg);
+    cr_assert_eq(gcb_results_add_skip(r, "p2p", "x", "no GPU", &err), GCB_OK);
+  }
+  gcb_results_free(r);
+}
