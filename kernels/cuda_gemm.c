@@ -112,15 +112,26 @@ static enum gcb_status gemm_ctx(struct gcb_backend *b, struct gcb_err *err) {
     return GCB_OK;
   if ((g = b->gemm = calloc(1, sizeof *g)) == NULL)
     return gcb_err_set(err, GCB_ENOMEM, "cuda gemm: no memory for state");
-  if ((st = LT_CHECK(err, cublasLtCreate(&g->lt))) != GCB_OK ||
-      (st = CUDA_CHECK(err, cudaMalloc(&ws, WORKSPACE_BYTES))) != GCB_OK)
-    return st;
-  g->workspace = ws;
-  if ((st = CUDA_CHECK(err, cudaMalloc(&pone, sizeof one))) != GCB_OK)
-    return st;
-  g->one = pone;
-  return CUDA_CHECK(
-      err, cudaMemcpy(g->one, &one, sizeof one, cudaMemcpyHostToDevice));
+  if ((st = LT_CHECK(err, cublasLtCreate(&g->lt))) == GCB_OK &&
+      (st = CUDA_CHECK(err, cudaMalloc(&ws, WORKSPACE_BYTES))) == GCB_OK)
+    g->workspace = ws;
+  if (st == GCB_OK &&
+      (st = CUDA_CHECK(err, cudaMalloc(&pone, sizeof one))) == GCB_OK)
+    g->one = pone;
+  /* On b->stream, which the matmuls use: a plain cudaMemcpy from pageable
+   * memory may return before its DMA lands and is not ordered with a
+   * non-blocking stream (CUDA runtime API, "API synchronization
+   * behavior"). */
+  if (st == GCB_OK)
+    st = CUDA_CHECK(err, cudaMemcpyAsync(g->one, &one, sizeof one,
+                                         cudaMemcpyHostToDevice, b->stream));
+  if (st == GCB_OK)
+    st = CUDA_CHECK(err, cudaStreamSynchronize(b->stream));
+  /* A half-made state must not stay in b->gemm: the next GEMM would find
+   * it and run with a NULL handle or workspace. */
+  if (st != GCB_OK)
+    gcb__cuda_gemm_close(b);
+  return st;
 }
 
 /* Twice the L2, written with cudaMemsetAsync (a kernel that stores every
@@ -364,9 +375,13 @@ static enum gcb_status gemm_fill(struct cuda_gemm *g, void *dst, size_t n,
     gcb_fill_random_f32(host, n, seed);
   if (!direct)
     st = CUDA_CHECK(err, cudaMalloc(&staging, bytes));
+  /* Async on the op's stream, then synchronised below: a plain cudaMemcpy
+   * from pageable memory may return before its DMA lands, unordered with
+   * the non-blocking stream the conversion kernel and the matmuls use. */
   if (st == GCB_OK)
-    st = CUDA_CHECK(err, cudaMemcpy(direct ? dst : staging, host, bytes,
-                                    cudaMemcpyHostToDevice));
+    st = CUDA_CHECK(err, cudaMemcpyAsync(direct ? dst : staging, host, bytes,
+                                         cudaMemcpyHostToDevice,
+                                         g->b->stream));
   if (st == GCB_OK && !direct)
     st = gcb__cuda_launched(
         err, gcb__cuda_convert((int)g->dtype, staging, dst, n, g->b->stream),
@@ -432,12 +447,20 @@ static enum gcb_status gemm_choose(struct cuda_gemm *g, struct gcb_err *err) {
   st = LT_CHECK(
       err, cublasLtMatmulPreferenceSetAttribute(
                pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws));
-  if (st == GCB_OK)
-    st = LT_CHECK(err, cublasLtMatmulAlgoGetHeuristic(
-                           g->b->gemm->lt, g->desc, g->la, g->lb, g->lc, g->lc,
-                           pref, 1, &result, &found));
+  /* cublasLt.h: CUBLAS_STATUS_NOT_SUPPORTED when no heuristic serves this
+   * configuration (an unsupported type or shape): a skip like found == 0,
+   * not a failure; a result is usable only with state SUCCESS. */
+  if (st == GCB_OK) {
+    cublasStatus_t rc = cublasLtMatmulAlgoGetHeuristic(
+        g->b->gemm->lt, g->desc, g->la, g->lb, g->lc, g->lc, pref, 1, &result,
+        &found);
+    if (rc == CUBLAS_STATUS_NOT_SUPPORTED)
+      found = 0;
+    else
+      st = lt_check(err, rc, "cublasLtMatmulAlgoGetHeuristic");
+  }
   (void)cublasLtMatmulPreferenceDestroy(pref);
-  if (st == GCB_OK && found == 0)
+  if (st == GCB_OK && (found == 0 || result.state != CUBLAS_STATUS_SUCCESS))
     st = gcb_err_set(err, GCB_EUNSUPPORTED,
                      "cuBLASLt has no %s algorithm for %llux%llux%llu on this "
                      "GPU (narrow types need dimensions that are multiples "

@@ -145,6 +145,12 @@ static enum gcb_status buffer_make(int device, size_t region, uint64_t seed,
     if ((st = CUDA_CHECK(err, cudaMemset(buf, 0xa5, region))) == GCB_OK)
       st = CUDA_CHECK(err, cudaMemcpy((char *)buf + region, pattern, region,
                                       cudaMemcpyHostToDevice));
+    /* Both may return before they land (CUDA runtime API, "API
+     * synchronization behavior": memset, and pageable host to device), and
+     * the copies run on non-blocking streams (or in another process) that
+     * do not wait for the legacy stream. */
+    if (st == GCB_OK)
+      st = CUDA_CHECK(err, cudaDeviceSynchronize());
   }
   free(pattern);
   return st;
@@ -503,6 +509,8 @@ static enum gcb_status chase_setup(struct cuda_p2p *p, struct gcb_err *err) {
   if ((st = CUDA_CHECK(err, cudaSetDevice(p->src))) == GCB_OK &&
       (st = CUDA_CHECK(err, cudaMemcpy(leg_from(p, 1), chain, p->region,
                                        cudaMemcpyDefault))) == GCB_OK &&
+      /* pageable to device may return before the DMA lands (as above) */
+      (st = CUDA_CHECK(err, cudaDeviceSynchronize())) == GCB_OK &&
       (st = CUDA_CHECK(err, cudaMalloc(&out, sizeof(uint64_t)))) == GCB_OK)
     p->chase_out = out;
   free(chain);

@@ -283,6 +283,12 @@ enum gcb_status gcb__cuda_pcie(struct gcb_backend *b,
   for (int i = 0; i < PAIRS && st == GCB_OK; i++)
     if (uses(p, i))
       st = pair_setup(p, i, err);
+  /* pair_setup's cudaMemset and pageable cudaMemcpy run on the legacy
+   * stream and may return before they land (CUDA runtime API, "API
+   * synchronization behavior"); the timed copies run on non-blocking
+   * streams that do not wait for it. */
+  if (st == GCB_OK)
+    st = CUDA_CHECK(err, cudaDeviceSynchronize());
   if (st != GCB_OK) {
     pcie_release(p);
     return st;
