@@ -80,6 +80,8 @@ struct gcb_device_info {
   char bus_id[32];     /* PCI bus id "0000:19:00.0"; empty on host */
   int index;           /* device ordinal on the node; -1 on host */
   uint64_t memory_bytes;
+  uint64_t cache_bytes; /* the device's last-level cache (a GPU's L2); 0 on
+                           host, where the machine's LLC applies */
   int threads;         /* CPU threads the backend computes with (host) */
 };
 

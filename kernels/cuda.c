@@ -260,6 +260,7 @@ static enum gcb_status cuda_device_info(struct gcb_backend *b,
            prop.name);
   out->index = b->device;
   out->memory_bytes = (uint64_t)prop.totalGlobalMem;
+  out->cache_bytes = prop.l2CacheSize > 0 ? (uint64_t)prop.l2CacheSize : 0;
   out->threads = 0; /* computes on the GPU, not on CPU threads */
   return GCB_OK;
 }
