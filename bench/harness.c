@@ -283,15 +283,33 @@ static enum gcb_status measure_samples(struct gcb_harness *h, struct gcb_op *op,
   return st;
 }
 
+/* The GPU's clocks, power and throttle reasons while the case runs
+ * (backends that have them): a failure to sample leaves the case alone. */
+static void telemetry_start(struct gcb_harness *h) {
+  const struct gcb_backend_ops *ops = h->ctx->backend_ops;
+  struct gcb_err ignored = {0};
+  if (ops->telemetry_start != NULL)
+    (void)ops->telemetry_start(h->ctx->backend, &ignored);
+}
+
+static void telemetry_stop(struct gcb_harness *h, struct gcb_telemetry *out) {
+  const struct gcb_backend_ops *ops = h->ctx->backend_ops;
+  *out = (struct gcb_telemetry){.available = false};
+  if (ops->telemetry_stop != NULL)
+    ops->telemetry_stop(h->ctx->backend, out);
+}
+
 static enum gcb_status measure_and_check(struct gcb_harness *h,
                                          const struct gcb_bench *bench,
                                          const void *bench_opts, void *state,
                                          struct gcb_op *op, struct wire *w) {
+  telemetry_start(h);
   enum gcb_status st =
       bench->measure
           ? bench->measure(h->ctx, bench_opts, state, op, h->opts->iters,
                            h->opts->warmup, &w->result, &h->ctx->err)
           : measure_samples(h, op, &w->result);
+  telemetry_stop(h, &w->result.telemetry);
   gcb_watchdog_phase(h->watchdog, GCB_WD_CHECK);
   if (st == GCB_OK && !h->opts->no_check && op->check)
     st = op->check(op->state, &w->check, &h->ctx->err);

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "common/status.h"
+#include "common/telemetry.h"
 
 /* Element types a GEMM can run in; names as on the command line. */
 #define GCB_DTYPE_LIST(X)                                                      \
@@ -240,24 +241,6 @@ struct gcb_gpu_ident {
   int ordinal;
   char bus_id[32];      /* lower case, "0000:19:00.0" */
   char name[96];
-};
-
-/*
- * Clocks, power, temperature and throttle reasons sampled from NVML in the
- * background between telemetry_start() and telemetry_stop(). A value the
- * GPU does not report is NAN (JSON null); `available` false means nothing
- * was sampled, with the reason in `why`.
- */
-struct gcb_telemetry {
-  bool available;
-  char why[96];
-  int samples;
-  double sm_clock_mhz_min, sm_clock_mhz_mean, sm_clock_mhz_max;
-  double mem_clock_mhz_mean;
-  double power_w_mean, power_w_max;
-  double temp_c_max;
-  uint64_t throttle_reasons;   /* OR of the NVML clock-event reasons seen */
-  bool throttle_known;         /* false: the GPU did not report them */
 };
 
 /*

@@ -67,15 +67,5 @@ void gcb_nvml_sample(struct gcb_nvml *n, void *dev, struct gcb_nvml_sample *s);
  */
 void gcb_nvml_health_unavailable(struct gcb_health *h, const char *why);
 
-/*
- * Names the clock-event ("throttle") reason bits of mask, comma-separated,
- * as "sw_power_cap,hw_thermal"; unknown bits as "0x..."; "none" for 0.
- * Returns the length written (truncated to len - 1).
- */
-size_t gcb_throttle_reasons_format(uint64_t mask, char *buf, size_t len);
-
-/* Bits that mean the GPU was slowed against the user's wishes (thermal,
- * power brake, hardware slowdown), as opposed to idle or a power cap. */
-#define GCB_THROTTLE_BAD_MASK UINT64_C(0xE8)
 
 #endif

@@ -24,11 +24,13 @@ enum gcb_rank_kind {
   GCB_RK_NUM_NULLABLE,
   GCB_RK_INT_NULLABLE,
   GCB_RK_BOOL,
+  GCB_RK_BOOL_NULLABLE,
   GCB_RK_STR_NULLABLE,
 };
 
 /* X(id, group, field, kind, required): group NULL for a top-level column.
- * A group is optional when its columns are (late_s: collectives only). */
+ * A group is optional when its columns are (late_s: collectives only;
+ * telemetry: GPUs whose NVML answered). */
 #define GCB_RANK_COLUMNS(X)                                                    \
   X(RANK, NULL, "rank", GCB_RK_INT, true)                                      \
   X(TIME_N, "time_s", "n", GCB_RK_INT, true)                                   \
@@ -54,7 +56,20 @@ enum gcb_rank_kind {
   X(WRONG, "validation", "wrong", GCB_RK_INT, true)                            \
   X(MAX_ERROR, "validation", "max_error", GCB_RK_NUM_NULLABLE, true)           \
   X(TOLERANCE, "validation", "tolerance", GCB_RK_NUM_NULLABLE, true)           \
-  X(METHOD, "validation", "method", GCB_RK_STR_NULLABLE, true)
+  X(METHOD, "validation", "method", GCB_RK_STR_NULLABLE, true)                 \
+  X(TELEM_SAMPLES, "telemetry", "samples", GCB_RK_INT_NULLABLE, false)         \
+  X(TELEM_SM_MIN, "telemetry", "sm_clock_mhz_min", GCB_RK_NUM_NULLABLE, false) \
+  X(TELEM_SM_MEAN, "telemetry", "sm_clock_mhz_mean", GCB_RK_NUM_NULLABLE,      \
+    false)                                                                     \
+  X(TELEM_SM_MAX, "telemetry", "sm_clock_mhz_max", GCB_RK_NUM_NULLABLE, false) \
+  X(TELEM_MEM_MEAN, "telemetry", "mem_clock_mhz_mean", GCB_RK_NUM_NULLABLE,    \
+    false)                                                                     \
+  X(TELEM_POWER_MEAN, "telemetry", "power_w_mean", GCB_RK_NUM_NULLABLE, false) \
+  X(TELEM_POWER_MAX, "telemetry", "power_w_max", GCB_RK_NUM_NULLABLE, false)   \
+  X(TELEM_TEMP_MAX, "telemetry", "temp_c_max", GCB_RK_NUM_NULLABLE, false)     \
+  X(TELEM_THROTTLE, "telemetry", "throttle_reasons", GCB_RK_STR_NULLABLE,      \
+    false)                                                                     \
+  X(TELEM_SLOWED, "telemetry", "slowed", GCB_RK_BOOL_NULLABLE, false)
 
 enum gcb_rank_col {
 #define GCB_RANK_COL_ENUM(id, group, field, kind, required) GCB_RC_##id,

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/telemetry.h"
 #include "stats.h"
 
 #define GCB_MAX_PARAMS 12
@@ -49,6 +50,8 @@ struct gcb_rank_result {
   struct gcb_stats seconds;   /* time of one operation, over samples */
   struct gcb_stats late;      /* arrival lateness; n == 0: not measured */
   struct gcb_validation check;
+  struct gcb_telemetry telemetry; /* the GPU during the case; !available:
+                                     none (host backend, no NVML) */
 };
 
 /* How a case's figure is derived: work per operation over time. */

@@ -271,6 +271,20 @@ static const struct field check_columns[] = {
     REQ("method", COLUMN(T_STR | T_NULL)),
     {0},
 };
+/* NVML during the case: null for a rank whose GPU said nothing. */
+static const struct field telemetry_columns[] = {
+    REQ("samples", COLUMN(T_INT | T_NULL)),
+    REQ("sm_clock_mhz_min", COLUMN(T_NUM | T_NULL)),
+    REQ("sm_clock_mhz_mean", COLUMN(T_NUM | T_NULL)),
+    REQ("sm_clock_mhz_max", COLUMN(T_NUM | T_NULL)),
+    REQ("mem_clock_mhz_mean", COLUMN(T_NUM | T_NULL)),
+    REQ("power_w_mean", COLUMN(T_NUM | T_NULL)),
+    REQ("power_w_max", COLUMN(T_NUM | T_NULL)),
+    REQ("temp_c_max", COLUMN(T_NUM | T_NULL)),
+    REQ("throttle_reasons", COLUMN(T_STR | T_NULL)),
+    REQ("slowed", COLUMN(T_BOOL | T_NULL)),
+    {0},
+};
 static const struct field per_rank_columns[] = {
     REQ("rank", COLUMN(T_INT)),
     REQ("time_s", OBJ(time_columns)),
@@ -278,6 +292,7 @@ static const struct field per_rank_columns[] = {
     OPT("late_s", OBJ(late_columns)),
     REQ("figure", OBJ(figure_columns)),
     REQ("validation", OBJ(check_columns)),
+    OPT("telemetry", OBJ(telemetry_columns)),
     {0},
 };
 static enum gcb_status check_column_lengths(struct walk *w, const json_t *v);
@@ -608,6 +623,43 @@ static json_t *params_json(const struct gcb_record *rec) {
   return obj;
 }
 
+/* A telemetry column's value: null where the GPU said nothing. */
+static json_t *telemetry_value(const struct gcb_telemetry *t,
+                               enum gcb_rank_col col) {
+  char reasons[160];
+  if (!t->available)
+    return json_null();
+  switch (col) {
+  case GCB_RC_TELEM_SAMPLES:
+    return json_integer(t->samples);
+  case GCB_RC_TELEM_SM_MIN:
+    return number(t->sm_clock_mhz_min);
+  case GCB_RC_TELEM_SM_MEAN:
+    return number(t->sm_clock_mhz_mean);
+  case GCB_RC_TELEM_SM_MAX:
+    return number(t->sm_clock_mhz_max);
+  case GCB_RC_TELEM_MEM_MEAN:
+    return number(t->mem_clock_mhz_mean);
+  case GCB_RC_TELEM_POWER_MEAN:
+    return number(t->power_w_mean);
+  case GCB_RC_TELEM_POWER_MAX:
+    return number(t->power_w_max);
+  case GCB_RC_TELEM_TEMP_MAX:
+    return number(t->temp_c_max);
+  case GCB_RC_TELEM_THROTTLE:
+    if (!t->throttle_known)
+      return json_null();
+    gcb_throttle_reasons_format(t->throttle_reasons, reasons, sizeof reasons);
+    return json_string(reasons);
+  case GCB_RC_TELEM_SLOWED:
+    return t->throttle_known ? json_boolean((t->throttle_reasons &
+                                             GCB_THROTTLE_BAD_MASK) != 0)
+                             : json_null();
+  default:
+    return json_null();
+  }
+}
+
 /* Rank result rr's value in column col: a new reference, null for a NaN
  * or a rank without that figure (no lateness samples). */
 static json_t *rank_value(const struct gcb_record *rec,
@@ -673,6 +725,17 @@ static json_t *rank_value(const struct gcb_record *rec,
     return number(v->tolerance);
   case GCB_RC_METHOD:
     return v->method != NULL ? json_string(v->method) : json_null();
+  case GCB_RC_TELEM_SAMPLES:
+  case GCB_RC_TELEM_SM_MIN:
+  case GCB_RC_TELEM_SM_MEAN:
+  case GCB_RC_TELEM_SM_MAX:
+  case GCB_RC_TELEM_MEM_MEAN:
+  case GCB_RC_TELEM_POWER_MEAN:
+  case GCB_RC_TELEM_POWER_MAX:
+  case GCB_RC_TELEM_TEMP_MAX:
+  case GCB_RC_TELEM_THROTTLE:
+  case GCB_RC_TELEM_SLOWED:
+    return telemetry_value(&rr->telemetry, col);
   case GCB_RC_COUNT:
     break;
   }
@@ -683,15 +746,23 @@ static bool is_late_column(enum gcb_rank_col col) {
   return col >= GCB_RC_LATE_N && col <= GCB_RC_LATE_P99;
 }
 
-/* The case's per-rank results as columns (reports/ranks.h); lateness only
- * when some rank has it. NULL on ENOMEM or a string that is not UTF-8. */
+static bool is_telemetry_column(enum gcb_rank_col col) {
+  return col >= GCB_RC_TELEM_SAMPLES && col <= GCB_RC_TELEM_SLOWED;
+}
+
+/* The case's per-rank results as columns (reports/ranks.h); lateness and
+ * telemetry only when some rank has them. NULL on ENOMEM or a string that is
+ * not UTF-8. */
 static json_t *per_rank_columns_json(const struct gcb_record *rec) {
-  bool late = false;
-  for (int r = 0; r < rec->nranks; r++)
+  bool late = false, telemetry = false;
+  for (int r = 0; r < rec->nranks; r++) {
     late |= rec->ranks[r].late.n > 0;
+    telemetry |= rec->ranks[r].telemetry.available;
+  }
   json_t *out = json_object();
   for (int col = 0; out != NULL && col < GCB_RC_COUNT; col++) {
-    if (is_late_column(col) && !late)
+    if ((is_late_column(col) && !late) ||
+        (is_telemetry_column(col) && !telemetry))
       continue;
     json_t *a = json_array();
     for (int r = 0; a != NULL && r < rec->nranks; r++)

@@ -123,14 +123,34 @@ bool gcb_analyze_per_device(const char *bench) {
   return slow_suggestion(bench) != NULL;
 }
 
-/* What NVML recorded about the GPU's throttling (nodes[].gpus[].throttle),
- * "" when nothing slowed it or nothing was recorded. */
-static void throttle_text(const struct gcb__rule_ctx *cx,
+/* What NVML said about the rank's GPU: while the case ran (its per-rank
+ * telemetry: clocks, power, throttle reasons), else when the run started
+ * (nodes[].gpus[].throttle, only when it was slowed); "" without either. */
+static void throttle_text(const struct gcb__rule_ctx *cx, const json_t *c,
                           const struct gcb_finding *f, char *buf, size_t size) {
+  struct gcb_ranks pr;
+  gcb_ranks_of(c, &pr);
+  long long i = gcb_ranks_find(&pr, f->where.rank);
+  double sm =
+      i >= 0 ? gcb_ranks_num(&pr, GCB_RC_TELEM_SM_MEAN, (size_t)i) : NAN;
+  buf[0] = '\0';
+  if (!isnan(sm)) {
+    double lo = gcb_ranks_num(&pr, GCB_RC_TELEM_SM_MIN, (size_t)i);
+    double watts = gcb_ranks_num(&pr, GCB_RC_TELEM_POWER_MAX, (size_t)i);
+    const char *why = gcb_ranks_str(&pr, GCB_RC_TELEM_THROTTLE, (size_t)i);
+    int n = snprintf(buf, size,
+                     "; during the case its SM clock averaged "
+                     "%.0f MHz (lowest %.0f)",
+                     sm, lo);
+    if (n > 0 && (size_t)n < size && !isnan(watts))
+      n += snprintf(buf + n, size - (size_t)n, ", power up to %.0f W", watts);
+    if (n > 0 && (size_t)n < size && why[0] != '\0')
+      snprintf(buf + n, size - (size_t)n, ", NVML throttle reasons: %s", why);
+    return;
+  }
   const json_t *h =
       gcb_topo_view_health(cx->doc->root, f->where.node, f->where.bus_id);
   const json_t *t = gcb_view_obj(h, "throttle");
-  buf[0] = '\0';
   if (json_is_true(json_object_get(t, "slowed")))
     snprintf(buf, size, "; NVML throttle reasons: %s",
              gcb_view_str(t, "reasons"));
@@ -150,10 +170,10 @@ static enum gcb_status slow_finding(const struct gcb__rule_ctx *cx,
   f->expected = median;
   f->cost = below;
   gcb_view_copy(f->unit, sizeof f->unit, unit);
-  char xs[32], ms[32], why[160];
+  char xs[32], ms[32], why[256];
   gcb_view_fmt(x, xs, sizeof xs);
   gcb_view_fmt(median, ms, sizeof ms);
-  throttle_text(cx, f, why, sizeof why);
+  throttle_text(cx, c, f, why, sizeof why);
   gcb_finding_explain(f,
                       "rank %lld reaches %s %s, %.1f%% below the median "
                       "of %zu ranks (%s %s); a synchronous job runs at the "

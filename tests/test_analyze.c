@@ -64,6 +64,32 @@ Test(analyze, four_ranks_with_rank_2_slow_by_30_percent_name_rank_2) {
   done(&r);
 }
 
+/* The slow GPU's clocks, power and throttle reasons while the case ran
+ * (per-rank telemetry) explain the finding. */
+Test(analyze, a_slow_gpu_is_explained_by_its_telemetry_during_the_case) {
+  const double figs[] = {100, 100, 70, 100};
+  struct run r = {.doc = fx_doc(4, 1, 64, "Test CPU")};
+  json_t *c = fx_case("gemm", "fp32 1024", "{\"dtype\": \"fp32\"}", "GFLOP/s",
+                      figs, 4, 0.01, NULL);
+  json_object_set_new(
+      json_array_get(json_object_get(c, "per_rank"), 2), "telemetry",
+      json_pack("{s:i, s:f, s:f, s:f, s:f, s:f, s:f, s:n, s:s, s:b}", "samples",
+                20, "sm_clock_mhz_min", 1005.0, "sm_clock_mhz_mean", 1100.0,
+                "sm_clock_mhz_max", 1980.0, "mem_clock_mhz_mean", 2619.0,
+                "power_w_mean", 520.0, "power_w_max", 700.0, "temp_c_max",
+                "throttle_reasons", "hw_thermal", "slowed", 1));
+  fx_add_case(r.doc, c);
+  analyse(&r, NULL);
+  const struct gcb_finding *f[8];
+  cr_assert_eq(of_kind(&r, "slow-rank", f, 8), 1);
+  cr_expect_eq(f[0]->where.rank, 2);
+  cr_expect(strstr(f[0]->explanation, "SM clock averaged 1100 MHz (lowest "
+                                      "1005), power up to 700 W, NVML "
+                                      "throttle reasons: hw_thermal") != NULL,
+            "%s", f[0]->explanation);
+  done(&r);
+}
+
 struct slow_case {
   const char *what;
   double figs[8];

@@ -756,8 +756,8 @@ Test(results_read, schema_2_column_violations_are_named_and_located) {
 }
 
 /* The writer, the schema and the column table agree: every column of
- * GCB_RANK_COLUMNS is written (lateness when a rank has it, with null for
- * the ranks that have none) and reads back. */
+ * GCB_RANK_COLUMNS is written (lateness and telemetry when a rank has
+ * them, with null for the ranks that have none) and reads back. */
 Test(results_file, every_column_of_the_table_is_written_and_read_back) {
   struct gcb_results *r = gcb_results_new();
   struct gcb_err err = {0};
@@ -770,6 +770,17 @@ Test(results_file, every_column_of_the_table_is_written_and_read_back) {
                                      .max = 5e-6,
                                      .stdev = 1e-6,
                                      .p99 = 4e-6};
+  ranks[0].telemetry = (struct gcb_telemetry){.available = true,
+                                              .samples = 12,
+                                              .sm_clock_mhz_min = 1410,
+                                              .sm_clock_mhz_mean = 1650,
+                                              .sm_clock_mhz_max = 1980,
+                                              .mem_clock_mhz_mean = 2619,
+                                              .power_w_mean = 610,
+                                              .power_w_max = 700,
+                                              .temp_c_max = NAN,
+                                              .throttle_reasons = 0x4 | 0x40,
+                                              .throttle_known = true};
   cr_assert_eq(gcb_results_add_record(r, &rec, &err), GCB_OK, "%s", err.msg);
   struct gcb_results *back = write_and_read(r, "late.json");
   struct gcb_ranks pr;
@@ -790,16 +801,28 @@ Test(results_file, every_column_of_the_table_is_written_and_read_back) {
   cr_expect(isnan(gcb_ranks_num(&pr, GCB_RC_LATE_MEAN, 1)));
   cr_expect_eq(gcb_ranks_find(&pr, 1), 1);
   cr_expect_eq(gcb_ranks_find(&pr, 7), -1);
+  cr_expect_eq(gcb_ranks_int(&pr, GCB_RC_TELEM_SAMPLES, 0, -1), 12);
+  cr_expect_eq(gcb_ranks_num(&pr, GCB_RC_TELEM_SM_MIN, 0), 1410);
+  cr_expect_eq(gcb_ranks_num(&pr, GCB_RC_TELEM_POWER_MAX, 0), 700);
+  cr_expect(isnan(gcb_ranks_num(&pr, GCB_RC_TELEM_TEMP_MAX, 0)),
+            "a value NVML did not give is null");
+  cr_expect_str_eq(gcb_ranks_str(&pr, GCB_RC_TELEM_THROTTLE, 0),
+                   "sw_power_cap,hw_thermal");
+  cr_expect(json_is_true(json_array_get(pr.col[GCB_RC_TELEM_SLOWED], 0)),
+            "hw_thermal slows the GPU against the user's wishes");
+  cr_expect(json_is_null(json_array_get(pr.col[GCB_RC_TELEM_SM_MEAN], 1)),
+            "rank 1 has no telemetry");
   gcb_results_free(r);
   gcb_results_free(back);
 }
 
-Test(results_file, cases_without_lateness_have_no_late_columns) {
+Test(results_file, cases_without_lateness_or_telemetry_have_no_such_columns) {
   struct gcb_results *r = full_document();
   const json_t *pr = json_object_get(
       json_array_get(json_object_get(gcb_results_json(r), "cases"), 0),
       "per_rank");
   cr_expect_null(json_object_get(pr, "late_s"));
+  cr_expect_null(json_object_get(pr, "telemetry"));
   cr_expect_not_null(json_object_get(pr, "figure_time_s"));
   gcb_results_free(r);
 }
