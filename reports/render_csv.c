@@ -39,6 +39,9 @@ static const char *const columns[] = {"run",
                                       "late_mean_s",
                                       "checked",
                                       "wrong",
+                                      "sm_clock_mhz_mean",
+                                      "power_w_max",
+                                      "throttle_reasons",
                                       NULL};
 
 static void text(FILE *out, const char *s) {
@@ -133,6 +136,22 @@ static void row_num(struct row *r, double x) {
   row_raw(r, s, n + 1);
 }
 
+/* A text field, escaped (empty: nothing to escape, as for most rows). */
+static void row_text(struct row *r, const char *s) {
+  row_raw(r, ",", 1);
+  if (s[0] == '\0')
+    return;
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream(&buf, &len);
+  if (m != NULL) {
+    gcb_escape_csv(m, s);
+    if (fclose(m) == 0)
+      row_raw(r, buf, len);
+  }
+  free(buf);
+}
+
 static void row_int(struct row *r, long long v) {
   char s[32] = ",";
   int n = v < 0 ? 0 : snprintf(s + 1, sizeof s - 1, "%lld", v);
@@ -211,6 +230,10 @@ static void rank_row(FILE *out, const char *prefix, const json_t *root,
   row_raw(&r, gcb_ranks_checked(pr, i) ? ",true" : ",false",
           gcb_ranks_checked(pr, i) ? 5 : 6);
   row_int(&r, gcb_ranks_int(pr, GCB_RC_WRONG, i, -1));
+  /* The GPU while the case ran (empty without telemetry). */
+  row_num(&r, gcb_ranks_num(pr, GCB_RC_TELEM_SM_MEAN, i));
+  row_num(&r, gcb_ranks_num(pr, GCB_RC_TELEM_POWER_MAX, i));
+  row_text(&r, gcb_ranks_str(pr, GCB_RC_TELEM_THROTTLE, i));
   row_raw(&r, "\n", 1);
   row_flush(&r);
 }
@@ -236,6 +259,7 @@ static void summary_row(FILE *out, const char *prefix, const json_t *c) {
   num(out, gcb_view_num(s, "late_mean_s"));
   text(out, json_is_true(json_object_get(v, "checked")) ? "true" : "false");
   integer(out, gcb_view_int(v, "wrong", -1));
+  fputs(",,,", out); /* no per-rank telemetry */
   fputc('\n', out);
 }
 
