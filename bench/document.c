@@ -4,24 +4,17 @@
  * later point keeps every finished case.
  */
 #include "sink.h"
-
-#include <time.h>
-
-static double monotonic_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+#include "table.h"
 
 /* Rewrites the document after a change, or leaves it for later when the
  * last rewrite was slow and recent (see sink.h). */
 static enum gcb_status refresh(struct gcb_document *d, struct gcb_err *err) {
-  double start = monotonic_s();
+  double start = gcb__table_now();
   if (d->write_s > GCB_DOC_QUICK_S &&
       start - d->written_at < GCB_DOC_SPACING * d->write_s)
     return GCB_OK;
   enum gcb_status st = gcb_results_write(d->results, d->path, err);
-  d->written_at = monotonic_s();
+  d->written_at = gcb__table_now();
   d->write_s = d->written_at - start;
   return st;
 }

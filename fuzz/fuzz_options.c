@@ -11,17 +11,11 @@
 
 #include "bench/bench.h"
 #include "bench/harness.h"
+#include "contract.h"
 
 #define MAX_ARGS 64
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
-
-/* A broken contract: say which, then crash so libFuzzer keeps the input. */
-static void fail(const struct gcb_err *err) {
-  fprintf(stderr, "contract broken: status %s, message \"%s\"\n",
-          gcb_status_name(err->code), err->msg);
-  abort();
-}
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
   const struct gcb_bench *coll = gcb_bench_find("coll");
@@ -49,11 +43,11 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
   if (st == GCB_OK) {
     json_t *echo = gcb_options_to_json(groups, 2);
     if (echo == NULL)
-      fail(&err);
+      gcb_fuzz_fail(&err);
     json_decref(echo);
   } else if (st != GCB_EUSAGE || err.msg[0] == '\0' ||
              strchr(err.msg, '\n') != NULL) {
-    fail(&err); /* a usage error, in one line */
+    gcb_fuzz_fail(&err); /* a usage error, in one line */
   }
 done:
   free(text);

@@ -8,15 +8,9 @@
 #include <string.h>
 
 #include "bench/options.h"
+#include "contract.h"
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
-
-/* A broken contract: say which, then crash so libFuzzer keeps the input. */
-static void fail(const struct gcb_err *err) {
-  fprintf(stderr, "contract broken: status %s, message \"%s\"\n",
-          gcb_status_name(err->code), err->msg);
-  abort();
-}
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
   char *text = malloc(size + 1);
@@ -30,9 +24,9 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
     char shown[32];
     gcb_format_size(v, shown, sizeof shown);
     if (gcb_parse_size(shown, &back, &err) != GCB_OK || back != v)
-      fail(&err); /* formatting must round-trip */
+      gcb_fuzz_fail(&err); /* formatting must round-trip */
   } else if (err.code != GCB_EUSAGE || strchr(err.msg, '\n') != NULL) {
-    fail(&err);
+    gcb_fuzz_fail(&err);
   }
   free(text);
   return 0;

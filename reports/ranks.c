@@ -81,16 +81,22 @@ static json_t *row_value(const json_t *row, const struct gcb_rank_column *c) {
   return json_object_get(holder, c->field);
 }
 
+/* The object holding a group's columns (per_rank itself for none),
+ * created on first use; NULL on ENOMEM. */
+static json_t *group_in(json_t *per_rank, const char *group) {
+  if (group == NULL)
+    return per_rank;
+  json_t *g = json_object_get(per_rank, group);
+  if (g == NULL && json_object_set_new(per_rank, group, g = json_object()) != 0)
+    return NULL;
+  return g;
+}
+
 int gcb_ranks_set_column(json_t *per_rank, enum gcb_rank_col col,
                          json_t *array) {
   const struct gcb_rank_column *c = &gcb_rank_columns[col];
-  json_t *holder = per_rank;
-  if (array != NULL && c->group != NULL &&
-      (holder = json_object_get(per_rank, c->group)) == NULL &&
-      ((holder = json_object()) == NULL ||
-       json_object_set_new(per_rank, c->group, holder) != 0))
-    holder = NULL;
-  if (holder == NULL || array == NULL) {
+  json_t *holder = array != NULL ? group_in(per_rank, c->group) : NULL;
+  if (holder == NULL) {
     json_decref(array);
     return -1;
   }

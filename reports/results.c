@@ -51,7 +51,9 @@ struct case_cache {
 
 struct gcb_results {
   json_t *root;
-  struct case_cache *cache; /* filled by gcb_results_write */
+  struct case_cache *cache; /* allocated with the document, filled by
+                               gcb_results_write (not part of what the
+                               document says, so a const document's too) */
 };
 
 /* ---- schema tables ------------------------------------------------------ */
@@ -852,17 +854,21 @@ static enum gcb_status append(struct gcb_results *r, const char *section,
   return GCB_OK;
 }
 
-struct gcb_results *gcb_results_new(void) {
-  struct gcb_results *r = calloc(1, sizeof *r);
-  if (r == NULL)
-    return NULL;
-  r->root = json_pack("{s:s, s:[], s:[], s:[]}", "schema", GCB_RESULTS_SCHEMA,
-                      "cases", "skipped", "errors");
-  if (r->root == NULL) {
-    free(r);
-    return NULL;
+/* A document owning root (stolen: freed on failure); NULL on ENOMEM. */
+static struct gcb_results *wrap(json_t *root) {
+  struct gcb_results *r = root != NULL ? calloc(1, sizeof *r) : NULL;
+  if (r != NULL && (r->cache = calloc(1, sizeof *r->cache)) != NULL) {
+    r->root = root;
+    return r;
   }
-  return r;
+  free(r);
+  json_decref(root);
+  return NULL;
+}
+
+struct gcb_results *gcb_results_new(void) {
+  return wrap(json_pack("{s:s, s:[], s:[], s:[]}", "schema", GCB_RESULTS_SCHEMA,
+                        "cases", "skipped", "errors"));
 }
 
 static void cache_free(struct case_cache *k) {
@@ -1207,11 +1213,9 @@ static char *case_text(const json_t *c, size_t *len) {
 
 /* Brings the cache up to the document's cases; -1 on ENOMEM. A case
  * replaced in the tree (another json_t) is dumped again. */
-static int cache_update(struct gcb_results *r) {
+static int cache_update(const struct gcb_results *r) {
   const json_t *cases = json_object_get(r->root, "cases");
   size_t n = json_array_size(cases);
-  if (r->cache == NULL && (r->cache = calloc(1, sizeof *r->cache)) == NULL)
-    return -1;
   struct case_cache *k = r->cache;
   if (n > k->cap) {
     size_t cap = n > 2 * k->cap ? n : 2 * k->cap;
@@ -1263,9 +1267,7 @@ enum gcb_status gcb_results_write(const struct gcb_results *r, const char *path,
   char *tmp = malloc(size), *head = NULL;
   struct doc_text text;
   enum gcb_status rc = GCB_OK;
-  /* The cache is the document's own, not part of what it says. */
-  if (tmp == NULL || cache_update((struct gcb_results *)r) != 0 ||
-      split_text(r, &head, &text) != 0) {
+  if (tmp == NULL || cache_update(r) != 0 || split_text(r, &head, &text) != 0) {
     rc = gcb_err_set(err, GCB_ENOMEM, "%s: out of memory", path);
     goto done;
   }
@@ -1409,12 +1411,11 @@ enum gcb_status gcb_results_parse(const char *text, size_t len,
     rc = check_value(&w, root, root_node);
   if (rc == GCB_OK && root_node == &n_root_v1 && upgrade_v1(root) != 0)
     rc = gcb_err_set(err, GCB_ENOMEM, "%s: out of memory", name);
-  if (rc == GCB_OK && (*out = calloc(1, sizeof **out)) == NULL)
-    rc = gcb_err_set(err, GCB_ENOMEM, "%s: out of memory", name);
   if (rc != GCB_OK) {
     json_decref(root);
     return rc;
   }
-  (*out)->root = root;
+  if ((*out = wrap(root)) == NULL)
+    return gcb_err_set(err, GCB_ENOMEM, "%s: out of memory", name);
   return GCB_OK;
 }

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "bench/sink.h"
+#include "bench/table.h"
 #include "reports/results.h"
 
 static char dir[64];
@@ -239,12 +240,6 @@ Test(robust_files, reading_a_fifo_or_a_directory_fails_cleanly) {
 /* The document sink rewrites after every case while a rewrite is quick;
  * once one takes long (a document of thousands of ranks), it waits until
  * ten times that has passed, so rewrites stay a tenth of the run. */
-static double monotonic_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static size_t skipped_in_file(const char *path) {
   struct gcb_results *r = NULL;
   struct gcb_err err = {0};
@@ -269,11 +264,11 @@ Test(robust_files, slow_rewrites_are_spaced_to_a_tenth_of_the_run) {
   /* As if the last rewrite had taken 1 s and just ended: the next case
    * waits in memory... */
   d.write_s = 1.0;
-  d.written_at = monotonic_now();
+  d.written_at = gcb__table_now();
   cr_assert_eq(s.skip(s.self, &rec, "reason", &err), GCB_OK, "%s", err.msg);
   cr_expect_eq(skipped_in_file(path), 3);
   /* ...until ten times that has passed; then the file has both. */
-  d.written_at = monotonic_now() - 10.5;
+  d.written_at = gcb__table_now() - 10.5;
   cr_assert_eq(s.skip(s.self, &rec, "reason", &err), GCB_OK, "%s", err.msg);
   cr_expect_eq(skipped_in_file(path), 5);
   gcb_results_free(d.results);
