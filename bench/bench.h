@@ -11,10 +11,10 @@
 #include <stddef.h>
 
 #include "common/status.h"
-#include "context.h"
+#include "bench/run/context.h"
 #include "kernels/backend.h"
-#include "options.h"
-#include "reports/record.h"
+#include "bench/cli/options.h"
+#include "reports/document/record.h"
 
 struct gcb_bench {
   const char *name;      /* command-line name = file name = descriptor suffix */

@@ -7,7 +7,7 @@
 #include <mpi.h>
 #include <stdio.h>
 
-#include "commands.h"
+#include "bench/cli/commands.h"
 
 int main(int argc, char **argv) {
   int provided = MPI_THREAD_SINGLE;

@@ -4,7 +4,7 @@
  * in it; and the UTF-8 check that user text (file names, arguments) goes
  * through before it enters a message or a JSON document.
  */
-#include "status.h"
+#include "common/status.h"
 
 #include <stdarg.h>
 #include <stdbool.h>

@@ -1,7 +1,7 @@
 /*
  * Names of NVML's clock-event ("throttle") reasons.
  */
-#include "telemetry.h"
+#include "common/telemetry.h"
 
 #include <stdio.h>
 

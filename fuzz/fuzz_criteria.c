@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "contract.h"
-#include "reports/criteria.h"
+#include "fuzz/contract.h"
+#include "reports/criteria/criteria.h"
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 

@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "bench/bench.h"
-#include "bench/harness.h"
-#include "contract.h"
+#include "bench/run/harness.h"
+#include "fuzz/contract.h"
 
 #define MAX_ARGS 64
 

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "contract.h"
-#include "reports/results.h"
+#include "fuzz/contract.h"
+#include "reports/document/results.h"
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/options.h"
-#include "contract.h"
+#include "bench/cli/options.h"
+#include "fuzz/contract.h"
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "topo_int.h"
+#include "topo/topo_int.h"
 
 /* PCIe: gen1/2 8b/10b at 2.5/5 GT/s; gen3-5 128b/130b at 8/16/32 GT/s;
  * gen6 64 GT/s PAM4 with FLIT (242 of 256 bytes carry data). */

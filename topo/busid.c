@@ -4,7 +4,7 @@
  * "19:00.0"), case-insensitively, and finding a GPU or NIC by one. This is
  * how CUDA devices are joined to hwloc objects.
  */
-#include "topo_int.h"
+#include "topo/topo_int.h"
 
 /* A hex field of 1..maxdigits digits ending at stop; advances *s past it. */
 static int hex_field(const char **s, int maxdigits, char stop, unsigned *out) {

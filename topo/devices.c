@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "topo_int.h"
+#include "topo/topo_int.h"
 
 /* --- hwloc object helpers ------------------------------------------------- */
 

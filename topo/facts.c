@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "topo_int.h"
+#include "topo/topo_int.h"
 
 static const char *const fact_names[] = {
     "link-mismatch", "nvlink-uneven", "no-nic-near-gpu",

@@ -13,7 +13,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "topo_int.h"
+#include "topo/topo_int.h"
 
 /* MB/s per link hwloc used for this GPU's entries. */
 static double hwloc_link_mbs(const struct gcb_topo_gpu *g, uint64_t value) {

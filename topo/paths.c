@@ -8,7 +8,7 @@
  */
 #include <stdio.h>
 
-#include "topo_int.h"
+#include "topo/topo_int.h"
 
 static const char *const class_names[] = {"X",   "NV",   "PIX", "PXB",
                                           "PHB", "NODE", "SYS"};

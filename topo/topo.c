@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "topo_int.h"
+#include "topo/topo_int.h"
 
 void gcb_topo_free(struct gcb_topo *t) {
   if (t == NULL)

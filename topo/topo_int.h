@@ -9,7 +9,7 @@
 
 #include <hwloc.h>
 
-#include "topo.h"
+#include "topo/topo.h"
 
 struct gcb_topo {
   hwloc_topology_t topology;

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "topo_int.h"
+#include "topo/topo_int.h"
 
 struct dmi_row {
   const char *vendor;  /* substring of sys_vendor, or NULL */

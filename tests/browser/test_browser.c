@@ -25,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bench/report_command.h"
+#include "bench/cli/report_command.h"
 
 #define DATA(name) GCB_TEST_DATA "/" name
 #define BROWSER_TIMEOUT_S 60

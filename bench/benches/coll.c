@@ -1,0 +1,560 @@
+/*
+ * coll: collective latency and bandwidth across all ranks, in the layout
+ * and with the figures of nccl-tests (size sweep -b/-e/-f, out-of-place and
+ * in-place, algbw = S/t, busbw = algbw * factor, #wrong from exact expected
+ * values), over MPI on host memory or NCCL on device memory. Semantics come
+ * from the collectives table; this file only sweeps and describes cases.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/benches/coll.h"
+
+/* Names of the collectives table's rows, in order (checked by a test). */
+static const char *const coll_op_names[] = {
+    "allreduce", "allgather", "reducescatter", "broadcast", "reduce",
+    "alltoall",  "sendrecv",  "latency",       "bandwidth", "barrier",
+    NULL};
+
+static const char *const coll_dtype_names[] = {
+#define GCB__CD_NAME(id, name, bytes) name,
+    GCB_COLL_DTYPE_LIST(GCB__CD_NAME)
+#undef GCB__CD_NAME
+        NULL};
+
+/* --split values, in the order of enum coll_split. */
+static const char *const coll_split_names[] = {"none", "node", "cross", NULL};
+
+static const char *const coll_redop_names[] = {
+#define GCB__RO_NAME(id, name) name,
+    GCB_COLL_REDOP_LIST(GCB__RO_NAME)
+#undef GCB__RO_NAME
+        NULL};
+
+#define OPT(field) offsetof(struct coll_opts, field)
+static const struct gcb_option coll_options[] = {
+    {"op", 0, GCB_OPT_SET, OPT(ops), "all", "LIST",
+     "operations, one sweep each", coll_op_names, 0, 0},
+    {"minbytes", 'b', GCB_OPT_SIZE, OPT(minbytes), "8", "BYTES",
+     "smallest message size", NULL, 0, 0},
+    {"maxbytes", 'e', GCB_OPT_SIZE, OPT(maxbytes), "1M", "BYTES",
+     "largest message size", NULL, 0, 0},
+    {"stepfactor", 'f', GCB_OPT_DOUBLE, OPT(stepfactor), "8", "X",
+     "multiply the size by X between cases", NULL, 0, 0},
+    {"stepbytes", 'i', GCB_OPT_SIZE, OPT(stepbytes), NULL, "BYTES",
+     "add BYTES between cases instead of multiplying (not with -f)", NULL, 1,
+     0},
+    {"iterations", 'n', GCB_OPT_INT, OPT(iters), NULL, "N",
+     "timed iterations (as nccl-tests -n; default: --iters)", NULL, 0, 1e9},
+    {"datatype", 'd', GCB_OPT_SET, OPT(dtypes), "float", "LIST",
+     "element types", coll_dtype_names, 0, 0},
+    {"redop", 'r', GCB_OPT_SET, OPT(redops), "sum", "LIST",
+     "reduction operators", coll_redop_names, 0, 0},
+    {"root", 0, GCB_OPT_INT, OPT(root), "0", "RANK",
+     "root of broadcast and reduce", NULL, 0, 0},
+    {"check", 'c', GCB_OPT_INT, OPT(check), "1", "0|1",
+     "validate against exact expected values", NULL, 0, 1},
+    {"blocking", 0, GCB_OPT_FLAG, OPT(blocking), NULL, NULL,
+     "barrier before each operation, outside the timed region (as OSU); "
+     "default: back-to-back loop (as nccl-tests)",
+     NULL, 0, 0},
+    {"transport", 0, GCB_OPT_STRING, OPT(transport), "auto", "NAME",
+     "mpi, nccl or auto (nccl on the cuda backend, else mpi)", NULL, 0, 0},
+    {"split", 0, GCB_OPT_STRING, OPT(split), "auto", "LIST",
+     "communicators to measure over, as nccl-tests' split: none (every "
+     "rank), node (one per node: intra-node links), cross (one per local "
+     "rank across nodes: the network), all; auto: none on one node, all on "
+     "several",
+     NULL, 0, 0},
+    {"delay-rank", 0, GCB_OPT_STRING, OPT(delay), NULL, "RANK:US",
+     "test only: RANK sleeps US microseconds before each operation", NULL, 0,
+     0},
+    {"corrupt-rank", 0, GCB_OPT_INT, OPT(corrupt_rank), "-1", "RANK",
+     "test only: RANK corrupts one received element before validation", NULL,
+     -1, 0},
+    GCB_OPT_GIVEN_ROW(struct coll_opts, given),
+    {0},
+};
+#undef OPT
+
+/* One case of the sweep. */
+struct coll_spec {
+  const struct gcb_coll_desc *desc;
+  enum coll_split split;
+  enum gcb_coll_dtype dtype;
+  int redop; /* -1: the operation does not reduce */
+  uint64_t bytes;
+  bool inplace;
+};
+
+/* Barrier moves no data and point-to-point patterns have no element type
+ * to speak of: one type, one size, or no reduction where that is all. */
+static bool sized(const struct gcb_coll_desc *d) {
+  return strcmp(d->name, "barrier") != 0;
+}
+
+static bool typed(const struct gcb_coll_desc *d) {
+  return sized(d) && !d->pairwise;
+}
+
+static uint64_t next_size(const struct coll_opts *o, uint64_t size) {
+  if (o->stepbytes > 0)
+    return size + o->stepbytes;
+  uint64_t next = (uint64_t)((double)size * o->stepfactor);
+  return next > size ? next : size + 1;
+}
+
+/* Cases of one operation over one split, counted on from *i. */
+static bool nth_of_split(const struct coll_opts *o,
+                         const struct gcb_coll_desc *d, enum coll_split split,
+                         int index, int *i, struct coll_spec *out) {
+  for (int t = 0; t < GCB_COLL_DTYPE_COUNT; t++) {
+    if (typed(d) ? !(o->dtypes & (1u << t)) : t != GCB_COLL_UINT8)
+      continue;
+    for (int r = d->reduces ? 0 : -1; r < GCB_COLL_REDOP_COUNT; r++) {
+      if (r >= 0 && !(o->redops & (1u << r)))
+        continue;
+      for (uint64_t s = sized(d) ? o->minbytes : 0; s <= o->maxbytes;
+           s = next_size(o, s)) {
+        for (int inplace = 0; inplace < 2; inplace++)
+          if ((*i)++ == index) {
+            *out = (struct coll_spec){d, split, (enum gcb_coll_dtype)t,
+                                      r, s,     inplace};
+            return true;
+          }
+        if (!sized(d))
+          break;
+      }
+      if (r < 0)
+        break;
+    }
+  }
+  return false;
+}
+
+/* The --split set: "auto" is every split when there are several nodes,
+ * else none; otherwise a comma list of names or "all". */
+static enum gcb_status split_set(const struct gcb_ctx *ctx, const char *text,
+                                 uint32_t *out, struct gcb_err *err) {
+  const uint32_t every = (1u << COLL_SPLIT_COUNT) - 1;
+  *out = 0;
+  if (strcmp(text, "auto") == 0) {
+    *out = ctx->node_count > 1 ? every : 1u << COLL_SPLIT_NONE;
+    return GCB_OK;
+  }
+  char buf[128], *save = NULL;
+  snprintf(buf, sizeof buf, "%s", text);
+  for (char *tok = strtok_r(buf, ",", &save); tok;
+       tok = strtok_r(NULL, ",", &save)) {
+    int i = 0;
+    while (coll_split_names[i] && strcmp(coll_split_names[i], tok) != 0)
+      i++;
+    if (strcmp(tok, "all") == 0)
+      *out |= every;
+    else if (coll_split_names[i])
+      *out |= 1u << i;
+    else
+      return gcb_err_set(err, GCB_EUSAGE,
+                         "--split: unknown value '%s' (choose from auto, "
+                         "none, node, cross, all)",
+                         tok);
+  }
+  if (*out == 0)
+    return gcb_err_set(err, GCB_EUSAGE, "--split: empty list");
+  return GCB_OK;
+}
+
+/* Visits the sweep in order (operation, split, type, operator, size,
+ * placement); stops at the index-th case. */
+static bool nth_case(const struct coll_opts *o, uint32_t splits, int index,
+                     struct coll_spec *out) {
+  int i = 0;
+  for (int op = 0; coll_op_names[op]; op++) {
+    if (!(o->ops & (1u << op)))
+      continue;
+    const struct gcb_coll_desc *d = gcb_coll_find(coll_op_names[op]);
+    for (int split = 0; d && split < COLL_SPLIT_COUNT; split++) {
+      if (splits & (1u << split) &&
+          nth_of_split(o, d, (enum coll_split)split, index, &i, out))
+        return true;
+    }
+  }
+  return false;
+}
+
+static int coll_count(const struct gcb_ctx *ctx, const void *opts) {
+  const struct coll_opts *o = opts;
+  uint32_t splits = 0; /* coll_open has refused a bad --split already */
+  (void)split_set(ctx, o->split, &splits, NULL);
+  struct coll_spec spec;
+  int n = 0;
+  while (nth_case(o, splits, n, &spec))
+    n++;
+  return n;
+}
+
+/* --delay-rank RANK:MICROSECONDS (test only); rank -1 when not given. */
+static enum gcb_status parse_delay(const char *text, int size, int *rank_out,
+                                   double *seconds, struct gcb_err *err) {
+  *rank_out = -1;
+  *seconds = 0;
+  if (text == NULL)
+    return GCB_OK;
+  char *end;
+  errno = 0;
+  long rank = strtol(text, &end, 10);
+  double us = *end == ':' ? strtod(end + 1, &end) : -1;
+  if (errno || *end != '\0' || rank < 0 || rank >= size || us < 0 || us > 1e7)
+    return gcb_err_set(err, GCB_EUSAGE,
+                       "--delay-rank '%s': expected RANK:MICROSECONDS with "
+                       "0 <= RANK < %d",
+                       text, size);
+  *rank_out = (int)rank;
+  *seconds = us * 1e-6;
+  return GCB_OK;
+}
+
+/* The transport --transport names ("auto": nccl on the cuda backend, else
+ * mpi); GCB_EUSAGE when there is none of that name in this build. */
+static enum gcb_status find_transport(const struct gcb_ctx *ctx,
+                                      const char *name,
+                                      const struct gcb_coll_ops **out,
+                                      struct gcb_err *err) {
+  if (strcmp(name, "auto") == 0)
+    name = strcmp(ctx->backend_ops->name, "cuda") == 0 ? "nccl" : "mpi";
+  *out = gcb_coll_transport_find(name);
+  if (*out == NULL)
+    return gcb_err_set(err, GCB_EUSAGE,
+                       "--transport: unknown or not built: '%s'", name);
+  return GCB_OK;
+}
+
+static enum gcb_status pick_transport(const struct gcb_ctx *ctx,
+                                      const char *name,
+                                      const struct gcb_coll_ops **out,
+                                      struct gcb_err *err) {
+  enum gcb_status st = find_transport(ctx, name, out, err);
+  char why[160] = "";
+  if (st == GCB_OK && !(*out)->usable(why, sizeof why))
+    return gcb_err_set(err, GCB_EUNSUPPORTED,
+                       "transport %s cannot run here: %s", (*out)->name, why);
+  return st;
+}
+
+static void coll_close(void *state) {
+  struct coll_state *s = state;
+  if (s == NULL)
+    return;
+  for (int i = 0; i < COLL_SPLIT_COUNT; i++) {
+    if (s->ops && s->split[i].comm)
+      s->ops->close(s->split[i].comm);
+    /* Nobody to tell at close: a failing free changes nothing measured. */
+    if (s->split[i].owned != MPI_COMM_NULL)
+      (void)MPI_Comm_free(&s->split[i].owned);
+  }
+  free(s);
+}
+
+static enum gcb_status mpi_failed(struct gcb_err *err, const char *call,
+                                  int rc) {
+  char text[MPI_MAX_ERROR_STRING] = "";
+  int len = 0;
+  (void)MPI_Error_string(rc, text, &len);
+  return gcb_err_set(err, GCB_EMPI, "%s: %s", call, text);
+}
+
+/* The MPI communicator of a split: every rank, the node's ranks, or the
+ * ranks with the same local rank on every node (made here). Collective. */
+static enum gcb_status split_comm(struct gcb_ctx *ctx, enum coll_split split,
+                                  struct coll_comm *c, MPI_Comm *out,
+                                  struct gcb_err *err) {
+  c->owned = MPI_COMM_NULL;
+  *out = split == COLL_SPLIT_NODE ? ctx->node : ctx->world;
+  if (split != COLL_SPLIT_CROSS)
+    return GCB_OK;
+  int rc = MPI_Comm_split(ctx->world, ctx->local_rank, ctx->rank, &c->owned);
+  *out = c->owned;
+  return rc == MPI_SUCCESS ? GCB_OK : mpi_failed(err, "MPI_Comm_split", rc);
+}
+
+/* Why a split's communicators are not worth measuring, or "" when they
+ * are: bus bandwidth needs one size for all, and a lone rank moves
+ * nothing. The split "none" is always measured, as before splits. */
+static void split_skip(enum coll_split split, int lo, int hi, char *why,
+                       size_t len) {
+  why[0] = '\0';
+  if (split == COLL_SPLIT_NONE)
+    return;
+  const char *name = coll_split_names[split];
+  if (lo != hi)
+    snprintf(why, len,
+             "split %s: communicators of %d to %d ranks (nodes with "
+             "different rank counts); their figures would not compare",
+             name, lo, hi);
+  else if (hi < 2)
+    snprintf(why, len, "split %s: one rank per communicator (%s)", name,
+             split == COLL_SPLIT_NODE ? "one rank per node" : "one node");
+}
+
+/* Makes the communicator of one split and opens the transport over it,
+ * unless the split is skipped. Collective over the world. */
+static enum gcb_status open_split(struct gcb_ctx *ctx, struct coll_state *s,
+                                  enum coll_split split, struct gcb_err *err) {
+  struct coll_comm *c = &s->split[split];
+  MPI_Comm comm;
+  enum gcb_status st = split_comm(ctx, split, c, &comm, err);
+  if (st != GCB_OK)
+    return st;
+  c->env = (struct gcb_coll_env){
+      .comm = comm, .device = ctx->device.index, .deadline = ctx->deadline};
+  int rc = MPI_Comm_rank(comm, &c->env.rank);
+  if (rc == MPI_SUCCESS)
+    rc = MPI_Comm_size(comm, &c->env.size);
+  int sizes[2] = {-c->env.size, c->env.size}, range[2];
+  if (rc == MPI_SUCCESS)
+    rc = MPI_Allreduce(sizes, range, 2, MPI_INT, MPI_MAX, ctx->world);
+  if (rc != MPI_SUCCESS)
+    return mpi_failed(err, "sizes of the split communicators", rc);
+  split_skip(split, -range[0], range[1], c->skip, sizeof c->skip);
+  return c->skip[0] ? GCB_OK : s->ops->open(&c->env, &c->comm, err);
+}
+
+/* The sizes of the sweep: how many (at most `cap` + 1) and the largest. */
+static uint64_t sweep_sizes(const struct coll_opts *o, uint64_t cap,
+                            uint64_t *largest) {
+  *largest = o->minbytes;
+  if (o->stepbytes > 0) {
+    uint64_t steps = (o->maxbytes - o->minbytes) / o->stepbytes;
+    *largest = o->minbytes + steps * o->stepbytes;
+    return steps < cap ? steps + 1 : cap + 1;
+  }
+  uint64_t n = 0;
+  for (uint64_t s = o->minbytes; s <= o->maxbytes && n <= cap;
+       s = next_size(o, s)) {
+    *largest = s;
+    n++;
+    if (s == UINT64_MAX)
+      break;
+  }
+  return n;
+}
+
+#define MAX_SIZES 100000
+
+/* The largest message's buffer must fit the memory the transport's
+ * buffers come from, when that is the backend's (host memory on the host
+ * backend, device memory on cuda): a case of that size allocates at least
+ * one such buffer per rank. */
+static enum gcb_status coll_fits(const struct gcb_ctx *ctx,
+                                 const struct coll_opts *o,
+                                 const struct gcb_coll_ops *ops,
+                                 uint64_t largest, struct gcb_err *err) {
+  bool moves_data = false;
+  for (int i = 0; coll_op_names[i]; i++) {
+    const struct gcb_coll_desc *d = gcb_coll_find(coll_op_names[i]);
+    moves_data |= (o->ops & (1u << i)) && d != NULL && sized(d);
+  }
+  if (!moves_data || ctx->backend_ops->fits == NULL ||
+      ops->device_memory != (ctx->device.index >= 0))
+    return GCB_OK;
+  char size[32], what[96];
+  gcb_format_size(largest, size, sizeof size);
+  snprintf(what, sizeof what, "coll's largest message (%s, -e %llu)", size,
+           (unsigned long long)o->maxbytes);
+  return ctx->backend_ops->fits(ctx->backend, largest, what, err);
+}
+
+/* Everything about the options that needs no MPI, before the run. */
+static enum gcb_status coll_validate(const struct gcb_ctx *ctx,
+                                     const void *opts, struct gcb_err *err) {
+  const struct coll_opts *o = opts;
+  uint32_t splits;
+  int delay_rank;
+  double delay_s;
+  uint64_t largest;
+  const struct gcb_coll_ops *ops = NULL;
+  if (o->minbytes > o->maxbytes)
+    return gcb_err_set(err, GCB_EUSAGE, "-b %llu is larger than -e %llu",
+                       (unsigned long long)o->minbytes,
+                       (unsigned long long)o->maxbytes);
+  if (gcb_option_given(coll_options, o, "stepfactor") &&
+      gcb_option_given(coll_options, o, "stepbytes"))
+    return gcb_err_set(err, GCB_EUSAGE,
+                       "-f and -i exclude each other (-f multiplies the size "
+                       "between cases, -i adds to it)");
+  if (o->stepbytes == 0 && o->stepfactor <= 1)
+    return gcb_err_set(err, GCB_EUSAGE, "-f must be above 1 (or give -i)");
+  if (sweep_sizes(o, MAX_SIZES, &largest) > MAX_SIZES)
+    return gcb_err_set(err, GCB_EUSAGE,
+                       "-b/-e/-f/-i: the sweep from %llu to %llu bytes has "
+                       "more than %d sizes (a smaller -e or a larger step)",
+                       (unsigned long long)o->minbytes,
+                       (unsigned long long)o->maxbytes, MAX_SIZES);
+  if (o->root >= ctx->size)
+    return gcb_err_set(err, GCB_EUSAGE, "--root %ld: only %d rank(s)", o->root,
+                       ctx->size);
+  enum gcb_status st = split_set(ctx, o->split, &splits, err);
+  if (st == GCB_OK)
+    st = parse_delay(o->delay, ctx->size, &delay_rank, &delay_s, err);
+  if (st == GCB_OK)
+    st = find_transport(ctx, o->transport, &ops, err);
+  if (st == GCB_OK)
+    st = coll_fits(ctx, o, ops, largest, err);
+  return st;
+}
+
+static enum gcb_status coll_open(struct gcb_ctx *ctx, const void *opts,
+                                 void **state, struct gcb_err *err) {
+  const struct coll_opts *o = opts; /* coll_validate has checked them */
+  struct coll_state *s = calloc(1, sizeof *s);
+  if ((*state = s) == NULL)
+    return gcb_err_set(err, GCB_ENOMEM, "coll: out of memory");
+  for (int i = 0; i < COLL_SPLIT_COUNT; i++)
+    s->split[i].owned = MPI_COMM_NULL;
+  enum gcb_status st = split_set(ctx, o->split, &s->splits, err);
+  if (st == GCB_OK)
+    st = parse_delay(o->delay, ctx->size, &s->delay_rank, &s->delay_s, err);
+  if (st == GCB_OK)
+    st = pick_transport(ctx, o->transport, &s->ops, err);
+  /* In split order on every rank: the splits are collective. */
+  for (int i = 0; st == GCB_OK && i < COLL_SPLIT_COUNT; i++)
+    if (s->splits & (1u << i))
+      st = open_split(ctx, s, (enum coll_split)i, err);
+  if (st == GCB_OK)
+    st = gcb__coll_clock_offset(ctx, &s->clock_offset);
+  return st;
+}
+
+/* Names the case: the label, then the parameters that identify it (split
+ * last but one and the communicator size last: the params array is
+ * small). */
+static void describe(const struct coll_spec *sp, int nranks, int root,
+                     struct gcb_record *rec) {
+  const char *redop = sp->redop >= 0 ? gcb_coll_redop_name(sp->redop) : "none";
+  const char *split = coll_split_names[sp->split];
+  char size[32];
+  gcb_format_size(sp->bytes, size, sizeof size);
+  snprintf(rec->label, sizeof rec->label, "%s %s %s %sB %s%s%s", sp->desc->name,
+           gcb_coll_dtype_name(sp->dtype), redop, size,
+           sp->inplace ? "in-place" : "out-of-place",
+           sp->split != COLL_SPLIT_NONE ? " split " : "",
+           sp->split != COLL_SPLIT_NONE ? split : "");
+  gcb_record_param_str(rec, "op", sp->desc->name);
+  gcb_record_param_size(rec, "size", (int64_t)sp->bytes);
+  gcb_record_param_int(rec, "count",
+                       (int64_t)(sp->bytes / gcb_coll_dtype_size(sp->dtype)));
+  gcb_record_param_str(rec, "type", gcb_coll_dtype_name(sp->dtype));
+  gcb_record_param_str(rec, "redop", redop);
+  gcb_record_param_int(rec, "root", sp->desc->rooted ? root : -1);
+  gcb_record_param_int(rec, "inplace", sp->inplace);
+  gcb_record_param_str(rec, "split", split);
+  gcb_record_param_int(rec, "comm_size", nranks);
+  rec->layout = GCB_LAYOUT_COLLECTIVE;
+  rec->work_per_op = (double)sp->bytes;
+  rec->figure = (struct gcb_figure_spec){
+      .unit = "GB/s",
+      .scale = 1e9,
+      .counted = "algbw = S/t with S as nccl-tests counts it",
+      .bus_factor = sp->desc->bus_factor(nranks)};
+}
+
+/* S and the count as nccl-tests prints them, once rounded to the ranks. */
+static void show_counts(struct gcb_record *rec,
+                        const struct gcb_coll_counts *counts) {
+  rec->work_per_op = (double)counts->bytes;
+  for (int i = 0; i < rec->nparams; i++) {
+    if (strcmp(rec->params[i].key, "size") == 0)
+      rec->params[i].i = (int64_t)counts->bytes;
+    if (strcmp(rec->params[i].key, "count") == 0)
+      rec->params[i].i = (int64_t)counts->param;
+  }
+}
+
+static enum gcb_status coll_run(void *state, int reps, double *seconds,
+                                struct gcb_err *err) {
+  struct coll_op *c = state;
+  double t0 = gcb__coll_now();
+  enum gcb_status st = gcb_coll_case_run(c->k, reps, err);
+  *seconds = (gcb__coll_now() - t0) * c->time_scale;
+  return st;
+}
+
+static enum gcb_status coll_check(void *state, struct gcb_check *out,
+                                  struct gcb_err *err) {
+  struct coll_op *c = state;
+  if (!c->check)
+    return GCB_OK;
+  if (c->corrupt)
+    gcb_coll_case_corrupt_next(c->k);
+  *out = (struct gcb_check){
+      .checked = true, .method = "exact expected values, as nccl-tests -c"};
+  return gcb_coll_case_check(c->k, &out->wrong, &out->samples, err);
+}
+
+static void coll_release(void *state) {
+  struct coll_op *c = state;
+  if (c != NULL)
+    gcb_coll_case_free(c->k);
+  free(c);
+}
+
+static enum gcb_status coll_setup(struct gcb_ctx *ctx, const void *opts,
+                                  void *state, int index,
+                                  struct gcb_record *rec, struct gcb_op *op,
+                                  struct gcb_err *err) {
+  const struct coll_opts *o = opts;
+  struct coll_state *s = state;
+  struct coll_spec sp;
+  if (!nth_case(o, s->splits, index, &sp))
+    return gcb_err_set(err, GCB_EINTERNAL, "coll: no case %d", index);
+  struct coll_comm *cc = &s->split[sp.split];
+  describe(&sp, cc->env.size, (int)o->root, rec);
+  if (cc->skip[0])
+    return gcb_err_set(err, GCB_EUNSUPPORTED, "%s", cc->skip);
+  if (sp.desc->rooted && o->root >= cc->env.size)
+    return gcb_err_set(err, GCB_EUNSUPPORTED,
+                       "split %s: root %ld is outside communicators of %d "
+                       "ranks",
+                       coll_split_names[sp.split], o->root, cc->env.size);
+  struct gcb_coll_call shape = {
+      .desc = sp.desc,
+      .dtype = sp.dtype,
+      .redop = sp.redop >= 0 ? (enum gcb_coll_redop)sp.redop : GCB_REDOP_SUM,
+      .root = (int)o->root,
+      .count = sp.bytes / gcb_coll_dtype_size(sp.dtype),
+      .inplace = sp.inplace};
+  struct coll_op *c = calloc(1, sizeof *c);
+  if (c == NULL)
+    return gcb_err_set(err, GCB_ENOMEM, "coll: out of memory");
+  *op = (struct gcb_op){.state = c,
+                        .run = coll_run,
+                        .check = coll_check,
+                        .release = coll_release};
+  c->state = s;
+  c->comm = cc->env.comm;
+  c->time_scale = sp.desc->time_scale > 0 ? sp.desc->time_scale : 1;
+  c->check = o->check != 0;
+  c->corrupt = o->corrupt_rank == ctx->rank;
+  enum gcb_status st =
+      gcb_coll_case_new(s->ops, cc->comm, &cc->env, &shape, &c->k, err);
+  if (st == GCB_OK)
+    show_counts(rec, gcb_coll_case_counts(c->k));
+  return st;
+}
+
+const struct gcb_bench gcb_bench_coll = {
+    .name = "coll",
+    .summary = "collective latency and bandwidth (nccl-tests figures), with "
+               "arrival skew per rank",
+    .options = coll_options,
+    .opts_size = sizeof(struct coll_opts),
+    .validate = coll_validate,
+    .open = coll_open,
+    .close = coll_close,
+    .count = coll_count,
+    .setup = coll_setup,
+    .measure = gcb__coll_measure,
+};

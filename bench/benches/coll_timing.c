@@ -1,0 +1,215 @@
+/*
+ * Timing of one collective case. The headline time follows nccl-tests
+ * (a bare loop of back-to-back operations, its mean per iteration) or, in
+ * blocking mode, OSU (a barrier before each operation, outside the timed
+ * region). A second, per-iteration pass stamps each rank's arrival before
+ * every operation: it gives per-iteration p50/p99 and, against a clock
+ * offset to rank 0, how late each rank arrives, so that a late rank is
+ * named rather than mistaken for a slow network. Timestamps stay out of the
+ * headline loop: on a VM a clock read costs a sizable part of an 8-byte
+ * allreduce. Each operation started is a watchdog step, after any
+ * deliberate delay, so that a rank that never arrives is the one named.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "bench/benches/coll.h"
+#include "bench/run/watchdog.h"
+
+#define OFFSET_ROUNDS 16
+
+double gcb__coll_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static enum gcb_status mpi_check(struct gcb_err *err, int rc,
+                                 const char *call) {
+  if (rc == MPI_SUCCESS)
+    return GCB_OK;
+  char text[MPI_MAX_ERROR_STRING] = "";
+  int len = 0;
+  if (MPI_Error_string(rc, text, &len) != MPI_SUCCESS)
+    snprintf(text, sizeof text, "MPI error %d", rc);
+  return gcb_err_set(err, GCB_EMPI, "%s failed: %s", call, text);
+}
+
+/* Ping-pong with rank 0; the offset of the round trip with the smallest
+ * delay is the best estimate (Cristian's algorithm). */
+static enum gcb_status offset_exchange(struct gcb_ctx *ctx, int peer,
+                                       double *offset) {
+  double best_rtt = 1e30, t[2];
+  for (int i = 0; i < OFFSET_ROUNDS; i++) {
+    int rc;
+    if (ctx->rank == 0) {
+      double t0 = gcb__coll_now(), remote;
+      rc = MPI_Send(&t0, 1, MPI_DOUBLE, peer, 0, ctx->world);
+      if (rc == MPI_SUCCESS)
+        rc = MPI_Recv(&remote, 1, MPI_DOUBLE, peer, 0, ctx->world,
+                      MPI_STATUS_IGNORE);
+      double t1 = gcb__coll_now();
+      if (rc == MPI_SUCCESS && t1 - t0 < best_rtt) {
+        best_rtt = t1 - t0;
+        t[0] = (t0 + t1) / 2 - remote;
+      }
+    } else {
+      double t0, mine;
+      rc = MPI_Recv(&t0, 1, MPI_DOUBLE, 0, 0, ctx->world, MPI_STATUS_IGNORE);
+      mine = gcb__coll_now();
+      if (rc == MPI_SUCCESS)
+        rc = MPI_Send(&mine, 1, MPI_DOUBLE, 0, 0, ctx->world);
+    }
+    if (rc != MPI_SUCCESS)
+      return mpi_check(&ctx->err, rc, "clock offset exchange (MPI_Send/Recv)");
+  }
+  if (ctx->rank == 0)
+    return mpi_check(&ctx->err,
+                     MPI_Send(&t[0], 1, MPI_DOUBLE, peer, 1, ctx->world),
+                     "MPI_Send of a clock offset");
+  return mpi_check(
+      &ctx->err,
+      MPI_Recv(offset, 1, MPI_DOUBLE, 0, 1, ctx->world, MPI_STATUS_IGNORE),
+      "MPI_Recv of a clock offset");
+}
+
+enum gcb_status gcb__coll_clock_offset(struct gcb_ctx *ctx, double *offset) {
+  *offset = 0;
+  int node0 = ctx->node_index;
+  if (mpi_check(&ctx->err, MPI_Bcast(&node0, 1, MPI_INT, 0, ctx->world),
+                "MPI_Bcast of rank 0's node") != GCB_OK)
+    return GCB_EMPI;
+  /* One rank at a time against rank 0; ranks on rank 0's node share its
+   * clock and take part in nothing. */
+  for (int peer = 1; peer < ctx->size; peer++) {
+    int remote = 0;
+    if (ctx->rank == peer)
+      remote = ctx->node_index != node0;
+    if (mpi_check(&ctx->err, MPI_Bcast(&remote, 1, MPI_INT, peer, ctx->world),
+                  "MPI_Bcast") != GCB_OK)
+      return GCB_EMPI;
+    if (remote && (ctx->rank == 0 || ctx->rank == peer)) {
+      enum gcb_status st = offset_exchange(ctx, peer, offset);
+      if (st != GCB_OK)
+        return st;
+    }
+  }
+  return GCB_OK;
+}
+
+static void straggle(const struct coll_state *s, int rank) {
+  if (rank != s->delay_rank)
+    return;
+  struct timespec ts = {
+      .tv_sec = (time_t)s->delay_s,
+      .tv_nsec = (long)((s->delay_s - (double)(time_t)s->delay_s) * 1e9)};
+  nanosleep(&ts, NULL);
+}
+
+/* nccl-tests: `iters` operations back to back, their mean. */
+static enum gcb_status time_aggregated(struct gcb_ctx *ctx, struct coll_op *c,
+                                       long iters, double *mean) {
+  struct gcb_err *err = &ctx->err;
+  enum gcb_status st = GCB_OK;
+  double t0 = gcb__coll_now();
+  if (c->state->delay_rank < 0) {
+    gcb_watchdog_step();
+    st = gcb_coll_case_run(c->k, (int)iters, err);
+  } else {
+    for (long i = 0; i < iters && st == GCB_OK; i++) {
+      straggle(c->state, ctx->rank);
+      gcb_watchdog_step();
+      st = gcb_coll_case_run(c->k, 1, err);
+    }
+  }
+  *mean = (gcb__coll_now() - t0) / (double)iters;
+  return st;
+}
+
+/* OSU: a barrier before each operation, outside the timed region. */
+static enum gcb_status time_blocking(struct gcb_ctx *ctx, struct coll_op *c,
+                                     long iters, double *mean) {
+  double sum = 0;
+  enum gcb_status st = GCB_OK;
+  for (long i = 0; i < iters && st == GCB_OK; i++) {
+    gcb_watchdog_step();
+    st = mpi_check(&ctx->err, MPI_Barrier(c->comm), "MPI_Barrier");
+    straggle(c->state, ctx->rank);
+    gcb_watchdog_step();
+    double t0 = gcb__coll_now();
+    if (st == GCB_OK)
+      st = gcb_coll_case_run(c->k, 1, &ctx->err);
+    sum += gcb__coll_now() - t0;
+  }
+  *mean = sum / (double)iters;
+  return st;
+}
+
+/* Per-iteration pass: durations and arrival times in rank 0's clock. */
+static enum gcb_status time_each(struct gcb_ctx *ctx, struct coll_op *c,
+                                 long iters, double *duration,
+                                 double *arrival) {
+  gcb_watchdog_step();
+  enum gcb_status st =
+      mpi_check(&ctx->err, MPI_Barrier(c->comm), "MPI_Barrier");
+  for (long i = 0; i < iters && st == GCB_OK; i++) {
+    straggle(c->state, ctx->rank);
+    gcb_watchdog_step();
+    double t0 = gcb__coll_now();
+    st = gcb_coll_case_run(c->k, 1, &ctx->err);
+    duration[i] = (gcb__coll_now() - t0) * c->time_scale;
+    arrival[i] = t0 + c->state->clock_offset;
+  }
+  return st;
+}
+
+/* Lateness of each arrival behind the earliest rank's of the case's
+ * communicator, per iteration: ranks of other communicators (another node
+ * under --split node) run other operations and are no one's reference. */
+static enum gcb_status lateness(struct gcb_ctx *ctx, const struct coll_op *c,
+                                long iters, double *arrival, double *first) {
+  gcb_watchdog_step();
+  enum gcb_status st = mpi_check(
+      &ctx->err,
+      MPI_Allreduce(arrival, first, (int)iters, MPI_DOUBLE, MPI_MIN, c->comm),
+      "MPI_Allreduce of arrival times");
+  for (long i = 0; st == GCB_OK && i < iters; i++)
+    arrival[i] -= first[i];
+  return st;
+}
+
+enum gcb_status gcb__coll_measure(struct gcb_ctx *ctx, const void *opts,
+                                  void *state, struct gcb_op *op, long iters,
+                                  long warmup, struct gcb_rank_result *out,
+                                  struct gcb_err *err) {
+  (void)state;
+  const struct coll_opts *o = opts;
+  struct coll_op *c = op->state;
+  if (o->iters > 0)
+    iters = o->iters;
+  double *buf = malloc(3 * (size_t)iters * sizeof *buf);
+  if (buf == NULL)
+    return gcb_err_set(err, GCB_ENOMEM, "coll timing: out of memory");
+  gcb_watchdog_step();
+  enum gcb_status st =
+      warmup > 0 ? gcb_coll_case_run(c->k, (int)warmup, err) : GCB_OK;
+  gcb_watchdog_step();
+  if (st == GCB_OK)
+    st = mpi_check(err, MPI_Barrier(c->comm), "MPI_Barrier");
+  double mean = 0;
+  if (st == GCB_OK)
+    st = o->blocking ? time_blocking(ctx, c, iters, &mean)
+                     : time_aggregated(ctx, c, iters, &mean);
+  out->time_s = mean * c->time_scale;
+  if (st == GCB_OK)
+    st = time_each(ctx, c, iters, buf, buf + iters);
+  if (st == GCB_OK)
+    st = lateness(ctx, c, iters, buf + iters, buf + 2 * iters);
+  if (st == GCB_OK) {
+    gcb_stats_compute(buf, (size_t)iters, &out->seconds);
+    gcb_stats_compute(buf + iters, (size_t)iters, &out->late);
+  }
+  free(buf);
+  return st;
+}

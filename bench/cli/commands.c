@@ -1,0 +1,184 @@
+/*
+ * Commands: a benchmark by name, `suite` (every benchmark into one
+ * document), `list` and `version`. Parsing happens on every rank (argv is
+ * identical), messages are printed once, by rank 0, with the failing rank
+ * named when it is not rank 0.
+ */
+#include "bench/cli/commands.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/bench.h"
+#include "bench/run/harness.h"
+#include "bench/cli/report_command.h"
+#include "bench/cli/topo_command.h"
+
+#define MAX_GROUPS 4
+
+void gcb__print_error(int rank, const char *msg) {
+  if (rank == 0)
+    fprintf(stderr, "gcbench: error: %s\n", msg);
+}
+
+/* Exit code of a finished run from what its cases did. */
+static int run_exit_code(const struct gcb_run_totals *t) {
+  if (t->failed)
+    return 3;
+  return t->invalid ? 1 : 0;
+}
+
+static void print_totals(const struct gcb_harness *h) {
+  const struct gcb_run_totals *t = &h->totals;
+  printf("# results: %s (%d case(s), %d with wrong results, %d skipped, %d "
+         "failed)\n",
+         h->output, t->cases, t->invalid, t->skipped, t->failed);
+}
+
+/* Context, backend, header, the benchmarks, footer: one run. */
+int gcb__run(const char *command, int argc, char **argv,
+               const struct gcb_run_opts *ro, const struct gcb_bench *const *benches,
+               void *const *bench_opts, json_t *options) {
+  struct gcb_ctx ctx;
+  struct gcb_harness h = {0};
+  enum gcb_status st = gcb_context_init(&ctx);
+  ctx.seed = ro->seed;
+  if (st == GCB_OK)
+    st = gcb_context_open_backend(&ctx, ro->backend);
+  /* Bad options end the run here, before the results document exists. */
+  if (st == GCB_OK)
+    st = gcb_harness_validate(&ctx, benches, bench_opts);
+  if (st == GCB_OK) {
+    st = gcb_harness_begin(&h, &ctx, ro, command, argc, argv, options);
+    options = NULL;
+  }
+  for (int i = 0; st == GCB_OK && benches[i]; i++)
+    st = gcb_harness_run(&h, benches[i], bench_opts[i]);
+  enum gcb_status end = gcb_harness_end(&h, st);
+  json_decref(options);
+  int code = 0;
+  if (st != GCB_OK || end != GCB_OK) {
+    gcb__print_error(ctx.rank, gcb_errmsg(&ctx));
+    code = gcb_status_exit_code(st != GCB_OK ? st : end);
+    if (code == 0)
+      code = 3;
+  } else {
+    if (ctx.rank == 0)
+      print_totals(&h);
+    code = run_exit_code(&h.totals);
+  }
+  gcb_context_free(&ctx);
+  return code;
+}
+
+static void bench_usage(int rank, const char *name, const char *summary,
+                        const struct gcb_option_group *g, size_t ng) {
+  if (rank != 0)
+    return;
+  printf("usage: mpiexec -n N gcbench %s [options]\n\n%s\n", name, summary);
+  gcb_options_help(stdout, g, ng);
+}
+
+static int bench_command(const struct gcb_bench *b, int argc, char **argv,
+                         int rank) {
+  struct gcb_run_opts ro;
+  void *bo = calloc(1, b->opts_size ? b->opts_size : 1);
+  if (bo == NULL) {
+    gcb__print_error(rank, "out of memory");
+    return 3;
+  }
+  struct gcb_option_group groups[] = {
+      {"run options", gcb_run_options, &ro},
+      {b->name, b->options, bo},
+  };
+  bool help = false;
+  struct gcb_err err = {0};
+  int code = 0;
+  if (gcb_options_parse(groups, 2, argc, argv, &help, NULL, 0, NULL, &err) !=
+      GCB_OK) {
+    gcb__print_error(rank, err.msg);
+    code = 2;
+  } else if (help) {
+    bench_usage(rank, b->name, b->summary, groups, 2);
+  } else {
+    const struct gcb_bench *benches[] = {b, NULL};
+    void *opts[] = {bo, NULL};
+    code = gcb__run(b->name, argc, argv, &ro, benches, opts,
+               gcb_options_to_json(groups, 2));
+  }
+  free(bo);
+  return code;
+}
+
+static int list_command(int argc, char **argv, int rank) {
+  (void)argc;
+  (void)argv;
+  if (rank != 0)
+    return 0;
+  printf("benchmarks:\n");
+  for (const struct gcb_bench *const *b = gcb_benches; *b; b++)
+    printf("  %-10s %s\n", (*b)->name, (*b)->summary);
+  printf("backends:\n");
+  for (const struct gcb_backend_ops *const *b = gcb_backends; *b; b++) {
+    char why[160] = "";
+    bool ok = (*b)->usable(why, sizeof why);
+    printf("  %-10s %s (%s%s)\n", (*b)->name, (*b)->description,
+           ok ? "usable here" : "not usable here: ", ok ? "" : why);
+  }
+  return 0;
+}
+
+static int version_command(int argc, char **argv, int rank) {
+  (void)argc;
+  (void)argv;
+  if (rank == 0)
+    printf("gcbench %s (%s)\n", GCB_VERSION, GCB_GIT_REVISION);
+  return 0;
+}
+
+static const struct gcb_command commands[] = {
+    {"suite", "every benchmark into one results document (--profile)",
+     gcb__suite_command},
+    {"report", "findings, tables and plots from results documents",
+     gcb__report_command},
+    {"compare", "compare a run with a baseline (noise-aware)",
+     gcb__compare_command},
+    {"topo", "GPUs, NICs and the paths between them (nvidia-smi topo -m "
+             "style)",
+     gcb__topo_command},
+    {"list", "list benchmarks and backends", list_command},
+    {"version", "print the version", version_command},
+    {NULL, NULL, NULL},
+};
+
+void gcb_command_usage(FILE *out) {
+  fprintf(out,
+          "usage: mpiexec -n N gcbench <command> [options]\n"
+          "       gcbench <command> --help\n\ncommands:\n");
+  for (const struct gcb_bench *const *b = gcb_benches; *b; b++)
+    fprintf(out, "  %-10s %s\n", (*b)->name, (*b)->summary);
+  for (const struct gcb_command *c = commands; c->name; c++)
+    fprintf(out, "  %-10s %s\n", c->name, c->summary);
+  fprintf(out, "\nexit codes: 0 pass, 1 wrong results, 2 bad usage or input, "
+               "3 runtime error, 4 timeout, 128+N ended by signal N (130 "
+               "SIGINT, 143 SIGTERM)\n");
+}
+
+int gcb_command_dispatch(int argc, char **argv, int rank) {
+  if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 ||
+      strcmp(argv[1], "help") == 0) {
+    if (rank == 0)
+      gcb_command_usage(argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  const struct gcb_bench *b = gcb_bench_find(argv[1]);
+  if (b)
+    return bench_command(b, argc - 1, argv + 1, rank);
+  for (const struct gcb_command *c = commands; c->name; c++)
+    if (strcmp(c->name, argv[1]) == 0)
+      return c->run(argc - 1, argv + 1, rank);
+  if (rank == 0)
+    fprintf(stderr, "gcbench: error: unknown command '%s' (see gcbench --help)\n",
+            argv[1]);
+  return 2;
+}

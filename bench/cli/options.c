@@ -1,0 +1,476 @@
+/*
+ * Option tables → getopt_long, defaults, --help and the JSON echo.
+ * Every option is parsed by parse_value(), whether it came from the
+ * command line or from the table's default string.
+ */
+#include "bench/cli/options.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_OPTIONS 128
+
+static const struct {
+  char suffix;
+  int shift;
+} size_suffixes[] = {{'K', 10}, {'M', 20}, {'G', 30}, {'T', 40}};
+
+/* User text as it may appear in a one-line message: control characters (a
+ * newline, a terminal escape) written as \xNN, and cut to fit `len`. */
+static const char *shown(const char *text, char *buf, size_t len) {
+  size_t n = 0;
+  const unsigned char *p = (const unsigned char *)text;
+  for (; *p && n + 8 < len; p++) {
+    if (*p < 0x20 || *p == 0x7f)
+      n += (size_t)snprintf(buf + n, len - n, "\\x%02x", *p);
+    else
+      buf[n++] = (char)*p;
+  }
+  snprintf(buf + n, len - n, "%s", *p ? "..." : "");
+  return buf;
+}
+
+#define SHOWN_MAX 160
+#define SHOW(text) shown((text), (char[SHOWN_MAX]){0}, SHOWN_MAX)
+
+static bool suffix_rest_ok(const char *rest) {
+  return rest[0] == '\0' || strcmp(rest, "B") == 0 || strcmp(rest, "iB") == 0;
+}
+
+enum gcb_status gcb_parse_size(const char *text, uint64_t *out,
+                               struct gcb_err *err) {
+  if (text == NULL || *text < '0' || *text > '9')
+    return gcb_err_set(err, GCB_EUSAGE,
+                       "invalid size '%s' (expected e.g. 8, 4K, 1M, 2G)",
+                       SHOW(text ? text : ""));
+  errno = 0;
+  char *end;
+  unsigned long long v = strtoull(text, &end, 10);
+  if (errno == ERANGE)
+    return gcb_err_set(err, GCB_EUSAGE, "size '%s' is too large", SHOW(text));
+  int shift = 0;
+  if (*end != '\0' && !(end[0] == 'B' && end[1] == '\0')) {
+    char c = (char)(*end >= 'a' && *end <= 'z' ? *end - 32 : *end);
+    size_t i = 0;
+    while (i < sizeof size_suffixes / sizeof *size_suffixes &&
+           size_suffixes[i].suffix != c)
+      i++;
+    if (i == sizeof size_suffixes / sizeof *size_suffixes ||
+        !suffix_rest_ok(end + 1))
+      return gcb_err_set(err, GCB_EUSAGE,
+                         "invalid size '%s' (suffixes: K, M, G, T)",
+                         SHOW(text));
+    shift = size_suffixes[i].shift;
+  }
+  if (shift && v > (UINT64_MAX >> shift))
+    return gcb_err_set(err, GCB_EUSAGE, "size '%s' is too large", SHOW(text));
+  *out = (uint64_t)v << shift;
+  return GCB_OK;
+}
+
+void gcb_format_size(uint64_t bytes, char *buf, size_t len) {
+  int i = (int)(sizeof size_suffixes / sizeof *size_suffixes) - 1;
+  for (; i >= 0; i--) {
+    uint64_t unit = (uint64_t)1 << size_suffixes[i].shift;
+    if (bytes >= unit && bytes % unit == 0) {
+      snprintf(buf, len, "%" PRIu64 "%c", bytes / unit,
+               size_suffixes[i].suffix);
+      return;
+    }
+  }
+  snprintf(buf, len, "%" PRIu64, bytes);
+}
+
+/* --- values ---------------------------------------------------------------*/
+
+static void *field(const struct gcb_option_group *g,
+                   const struct gcb_option *o) {
+  return (char *)g->target + o->offset;
+}
+
+static int choice_index(const struct gcb_option *o, const char *name) {
+  for (int i = 0; o->choices[i]; i++)
+    if (strcmp(o->choices[i], name) == 0)
+      return i;
+  return -1;
+}
+
+static enum gcb_status bad_choice(const struct gcb_option *o, const char *text,
+                                  struct gcb_err *err) {
+  char list[256] = "";
+  for (int i = 0; o->choices[i]; i++) {
+    if (i)
+      strncat(list, ", ", sizeof list - strlen(list) - 1);
+    strncat(list, o->choices[i], sizeof list - strlen(list) - 1);
+  }
+  return gcb_err_set(err, GCB_EUSAGE,
+                     "--%s: unknown value '%s' (choose from %s%s)", o->name,
+                     SHOW(text), list, o->type == GCB_OPT_SET ? ", all" : "");
+}
+
+static enum gcb_status parse_set(const struct gcb_option *o, const char *text,
+                                 uint32_t *out, struct gcb_err *err) {
+  uint32_t set = 0;
+  /* The whole list, however long: a fixed buffer would drop its tail. */
+  char *buf = strdup(text);
+  if (buf == NULL)
+    return gcb_err_set(err, GCB_ENOMEM, "--%s: out of memory", o->name);
+  char *save = NULL;
+  enum gcb_status st = GCB_OK;
+  for (char *tok = strtok_r(buf, ",", &save); tok && st == GCB_OK;
+       tok = strtok_r(NULL, ",", &save)) {
+    int i = strcmp(tok, "all") == 0 ? -2 : choice_index(o, tok);
+    for (int k = 0; i == -2 && o->choices[k]; k++)
+      set |= 1u << k;
+    if (i == -1)
+      st = bad_choice(o, tok, err);
+    else if (i >= 0)
+      set |= 1u << i;
+  }
+  free(buf);
+  if (st == GCB_OK && set == 0)
+    st = gcb_err_set(err, GCB_EUSAGE, "--%s: empty list", o->name);
+  if (st == GCB_OK)
+    *out = set;
+  return st;
+}
+
+static enum gcb_status check_range(const struct gcb_option *o, double v,
+                                   const char *text, struct gcb_err *err) {
+  if (v < o->min)
+    return gcb_err_set(err, GCB_EUSAGE, "--%s: %s is below the minimum %g",
+                       o->name, SHOW(text), o->min);
+  if (o->max > 0 && v > o->max)
+    return gcb_err_set(err, GCB_EUSAGE, "--%s: %s is above the maximum %g",
+                       o->name, SHOW(text), o->max);
+  return GCB_OK;
+}
+
+static enum gcb_status parse_number(const struct gcb_option *o,
+                                    const char *text, double *v,
+                                    struct gcb_err *err) {
+  errno = 0;
+  char *end;
+  *v = o->type == GCB_OPT_INT ? (double)strtol(text, &end, 10)
+                              : strtod(text, &end);
+  if (end == text || *end != '\0' || errno == ERANGE || !isfinite(*v))
+    return gcb_err_set(err, GCB_EUSAGE, "--%s: '%s' is not a valid %s", o->name,
+                       SHOW(text),
+                       o->type == GCB_OPT_INT ? "integer" : "number");
+  return check_range(o, *v, text, err);
+}
+
+static enum gcb_status parse_value(const struct gcb_option_group *g,
+                                   const struct gcb_option *o, const char *text,
+                                   struct gcb_err *err) {
+  void *dst = field(g, o);
+  enum gcb_status st = GCB_OK;
+  double d;
+  uint64_t size;
+  int idx;
+  switch (o->type) {
+  case GCB_OPT_FLAG:
+    *(bool *)dst = text != NULL && strcmp(text, "0") != 0;
+    break;
+  case GCB_OPT_INT:
+  case GCB_OPT_DOUBLE:
+    if ((st = parse_number(o, text, &d, err)) != GCB_OK)
+      return st;
+    if (o->type == GCB_OPT_INT)
+      *(long *)dst = (long)d;
+    else
+      *(double *)dst = d;
+    break;
+  case GCB_OPT_SIZE:
+    if ((st = gcb_parse_size(text, &size, err)) != GCB_OK) {
+      gcb_err_prefix(err, "--%s", o->name);
+      return st;
+    }
+    if ((st = check_range(o, (double)size, text, err)) != GCB_OK)
+      return st;
+    *(uint64_t *)dst = size;
+    break;
+  case GCB_OPT_STRING:
+    *(const char **)dst = text;
+    break;
+  case GCB_OPT_CHOICE:
+    if ((idx = choice_index(o, text)) < 0)
+      return bad_choice(o, text, err);
+    *(int *)dst = idx;
+    break;
+  case GCB_OPT_SET:
+    return parse_set(o, text, (uint32_t *)dst, err);
+  case GCB_OPT_GIVEN:
+    break;
+  }
+  return GCB_OK;
+}
+
+/* --- what was given
+ * ---------------------------------------------------------*/
+
+static const struct gcb_option *given_row(const struct gcb_option *table) {
+  for (const struct gcb_option *o = table; o->name; o++)
+    if (o->type == GCB_OPT_GIVEN)
+      return o;
+  return NULL;
+}
+
+/* Records in the group's GCB_OPT_GIVEN field, if it has one, that `o` was
+ * given explicitly. */
+static void mark_given(const struct gcb_option_group *g,
+                       const struct gcb_option *o) {
+  const struct gcb_option *row = given_row(g->options);
+  ptrdiff_t i = o - g->options;
+  if (row != NULL && i >= 0 && i < 64)
+    *(uint64_t *)field(g, row) |= UINT64_C(1) << i;
+}
+
+bool gcb_option_given(const struct gcb_option *table, const void *target,
+                      const char *name) {
+  const struct gcb_option *row = given_row(table);
+  if (row == NULL || target == NULL)
+    return false;
+  uint64_t set = *(const uint64_t *)((const char *)target + row->offset);
+  for (const struct gcb_option *o = table; o->name && o - table < 64; o++)
+    if (o->type != GCB_OPT_GIVEN && strcmp(o->name, name) == 0)
+      return (set >> (o - table)) & 1;
+  return false;
+}
+
+static size_t value_size(enum gcb_opt_type type) {
+  switch (type) {
+  case GCB_OPT_FLAG:
+    return sizeof(bool);
+  case GCB_OPT_INT:
+    return sizeof(long);
+  case GCB_OPT_SIZE:
+    return sizeof(uint64_t);
+  case GCB_OPT_DOUBLE:
+    return sizeof(double);
+  case GCB_OPT_STRING:
+    return sizeof(const char *);
+  case GCB_OPT_CHOICE:
+    return sizeof(int);
+  case GCB_OPT_SET:
+    return sizeof(uint32_t);
+  case GCB_OPT_GIVEN:
+    return sizeof(uint64_t);
+  }
+  return 0;
+}
+
+enum gcb_status gcb_options_defaults(const struct gcb_option_group *groups,
+                                     size_t ngroups, struct gcb_err *err) {
+  for (size_t g = 0; g < ngroups; g++)
+    for (const struct gcb_option *o = groups[g].options; o->name; o++) {
+      memset(field(&groups[g], o), 0, value_size(o->type));
+      enum gcb_status st =
+          o->def ? parse_value(&groups[g], o, o->def, err) : GCB_OK;
+      if (st != GCB_OK) {
+        gcb_err_prefix(err, "default of --%s", o->name);
+        return GCB_EINTERNAL;
+      }
+    }
+  return GCB_OK;
+}
+
+/* --- parsing ---------------------------------------------------------------*/
+
+struct flat {
+  const struct gcb_option_group *group;
+  const struct gcb_option *opt;
+};
+
+static size_t flatten(const struct gcb_option_group *groups, size_t ngroups,
+                      struct flat *rows, struct option *longs, char *shorts) {
+  size_t n = 0, s = 0;
+  shorts[s++] = ':'; /* report missing arguments as ':' */
+  for (size_t g = 0; g < ngroups; g++)
+    for (const struct gcb_option *o = groups[g].options; o->name; o++) {
+      if (o->type == GCB_OPT_GIVEN)
+        continue;
+      if (n + 2 >= MAX_OPTIONS)
+        break;
+      int arg = o->type == GCB_OPT_FLAG ? no_argument : required_argument;
+      rows[n] = (struct flat){&groups[g], o};
+      longs[n] = (struct option){o->name, arg, NULL, 256 + (int)n};
+      if (o->short_name) {
+        shorts[s++] = o->short_name;
+        if (arg == required_argument)
+          shorts[s++] = ':';
+      }
+      n++;
+    }
+  longs[n++] = (struct option){"help", no_argument, NULL, 'h'};
+  longs[n] = (struct option){0, 0, 0, 0};
+  shorts[s++] = 'h';
+  shorts[s] = '\0';
+  return n - 1;
+}
+
+static const struct flat *find_short(const struct flat *rows, size_t n, int c) {
+  for (size_t i = 0; i < n; i++)
+    if (rows[i].opt->short_name == c)
+      return &rows[i];
+  return NULL;
+}
+
+enum gcb_status gcb_options_parse(const struct gcb_option_group *groups,
+                                  size_t ngroups, int argc, char **argv,
+                                  bool *help, const char **positional,
+                                  int max_positional, int *npositional,
+                                  struct gcb_err *err) {
+  struct flat rows[MAX_OPTIONS];
+  struct option longs[MAX_OPTIONS + 1];
+  char shorts[2 * MAX_OPTIONS + 4];
+  size_t n = flatten(groups, ngroups, rows, longs, shorts);
+  enum gcb_status st = gcb_options_defaults(groups, ngroups, err);
+  if (st != GCB_OK)
+    return st;
+  *help = false;
+  if (npositional)
+    *npositional = 0;
+
+  optind = 0; /* glibc: full reinitialisation, so parsing can repeat */
+  opterr = 0;
+  int c, longindex = -1;
+  while ((c = getopt_long(argc, argv, shorts, longs, &longindex)) != -1) {
+    const struct flat *row = NULL;
+    if (c == 'h') {
+      *help = true;
+      continue;
+    }
+    if (c == '?' || c == ':') {
+      const char *what = argv[optind - 1];
+      if (optopt && optopt < 256) {
+        char opt[2] = {(char)optopt, '\0'};
+        return gcb_err_set(
+            err, GCB_EUSAGE,
+            c == ':' ? "-%s needs a value" : "unknown option -%s", SHOW(opt));
+      }
+      return gcb_err_set(err, GCB_EUSAGE,
+                         c == ':' ? "%s needs a value" : "unknown option '%s'",
+                         SHOW(what));
+    }
+    row = c >= 256 ? &rows[c - 256] : find_short(rows, n, c);
+    if (row == NULL)
+      return gcb_err_set(err, GCB_EINTERNAL, "option table out of sync");
+    if ((st = parse_value(row->group, row->opt,
+                          row->opt->type == GCB_OPT_FLAG ? "1" : optarg,
+                          err)) != GCB_OK)
+      return st;
+    mark_given(row->group, row->opt);
+  }
+  for (int i = optind; i < argc; i++) {
+    if (positional == NULL || *npositional >= max_positional)
+      return gcb_err_set(err, GCB_EUSAGE, "unexpected argument '%s'",
+                         SHOW(argv[i]));
+    positional[(*npositional)++] = argv[i];
+  }
+  return GCB_OK;
+}
+
+/* --- help and echo ---------------------------------------------------------*/
+
+static void choices_text(const struct gcb_option *o, char *buf, size_t len) {
+  buf[0] = '\0';
+  if (o->choices == NULL)
+    return;
+  strncat(buf, " (", len - strlen(buf) - 1);
+  for (int i = 0; o->choices[i]; i++) {
+    if (i)
+      strncat(buf, "|", len - strlen(buf) - 1);
+    strncat(buf, o->choices[i], len - strlen(buf) - 1);
+  }
+  if (o->type == GCB_OPT_SET)
+    strncat(buf, "|all, comma-separated", len - strlen(buf) - 1);
+  strncat(buf, ")", len - strlen(buf) - 1);
+}
+
+void gcb_options_help(FILE *out, const struct gcb_option_group *groups,
+                      size_t ngroups) {
+  for (size_t g = 0; g < ngroups; g++) {
+    fprintf(out, "\n%s:\n", groups[g].title);
+    for (const struct gcb_option *o = groups[g].options; o->name; o++) {
+      char head[64], extra[256];
+      if (o->type == GCB_OPT_GIVEN)
+        continue;
+      snprintf(head, sizeof head, "%c%c%s--%s%s%s", o->short_name ? '-' : ' ',
+               o->short_name ? o->short_name : ' ', o->short_name ? ", " : "  ",
+               o->name, o->metavar ? " " : "", o->metavar ? o->metavar : "");
+      choices_text(o, extra, sizeof extra);
+      fprintf(out, "  %-26s %s%s", head, o->help, extra);
+      if (o->def && o->type != GCB_OPT_FLAG)
+        fprintf(out, " [default: %s]", o->def);
+      fputc('\n', out);
+    }
+  }
+  fprintf(out, "\n  %-26s %s\n", "-h, --help", "show this help and exit");
+}
+
+static json_t *set_to_json(const struct gcb_option *o, uint32_t set) {
+  json_t *a = json_array();
+  for (int i = 0; a && o->choices[i]; i++)
+    if (set & (1u << i))
+      json_array_append_new(a, json_string(o->choices[i]));
+  return a;
+}
+
+/* A JSON string of user text, which need not be UTF-8 (a file name): each
+ * invalid byte becomes U+FFFD, so that the echo always exists. */
+static json_t *text_json(const char *text) {
+  json_t *j = json_string(text);
+  if (j != NULL)
+    return j;
+  char *clean = gcb_utf8_copy(text);
+  if (clean == NULL)
+    return NULL;
+  j = json_string(clean);
+  free(clean);
+  return j;
+}
+
+static json_t *value_to_json(const struct gcb_option_group *g,
+                             const struct gcb_option *o) {
+  const void *p = field(g, o);
+  switch (o->type) {
+  case GCB_OPT_FLAG:
+    return json_boolean(*(const bool *)p);
+  case GCB_OPT_INT:
+    return json_integer(*(const long *)p);
+  case GCB_OPT_SIZE:
+    return json_integer((json_int_t) * (const uint64_t *)p);
+  case GCB_OPT_DOUBLE:
+    return json_real(*(const double *)p);
+  case GCB_OPT_STRING:
+    return *(const char *const *)p ? text_json(*(const char *const *)p)
+                                   : json_null();
+  case GCB_OPT_CHOICE:
+    return json_string(o->choices[*(const int *)p]);
+  case GCB_OPT_SET:
+    return set_to_json(o, *(const uint32_t *)p);
+  case GCB_OPT_GIVEN:
+    break;
+  }
+  return json_null();
+}
+
+json_t *gcb_options_to_json(const struct gcb_option_group *groups,
+                            size_t ngroups) {
+  json_t *obj = json_object();
+  for (size_t g = 0; obj && g < ngroups; g++)
+    for (const struct gcb_option *o = groups[g].options; o->name; o++)
+      if (o->type != GCB_OPT_GIVEN &&
+          json_object_set_new(obj, o->name, value_to_json(&groups[g], o)) !=
+              0) {
+        json_decref(obj);
+        return NULL;
+      }
+  return obj;
+}

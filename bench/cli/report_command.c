@@ -1,0 +1,447 @@
+/*
+ * `gcbench report` and `gcbench compare`: read results documents, run the
+ * analysis (reports/analyze.h), the acceptance criteria and the baseline
+ * comparison, write the report files and print a short summary. All the
+ * content comes from reports/; this file parses options, orders the steps
+ * and maps outcomes to exit codes.
+ */
+#include "bench/cli/report_command.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bench/cli/options.h"
+#include "bench/cli/report_text.h"
+#include "reports/interop/interop.h"
+#include "reports/plot/plot.h"
+#include "reports/document/results_many.h"
+
+#define MAX_DOCS 256
+
+/* --format's choices: every file into a directory, or one renderer's
+ * output into a file (or "-", standard output). */
+static const char *const formats[] = {"all",   "markdown", "html",        "csv",
+                                      "junit", "findings", "openmetrics", NULL};
+
+struct report_opts {
+  const char *output;
+  const char *baseline;
+  const char *criteria;
+  bool png;
+  int format; /* index into formats[]; 0: all files into -o DIR */
+};
+
+static const struct gcb_option report_options[] = {
+    {"output", 'o', GCB_OPT_STRING, offsetof(struct report_opts, output), NULL,
+     "DIR",
+     "directory for the report files (created if missing; required); "
+     "with --format, the file to write, - for standard output",
+     NULL, 0, 0},
+    {"baseline", 'b', GCB_OPT_STRING, offsetof(struct report_opts, baseline),
+     NULL, "OLD.json", "compare the first document with this baseline", NULL, 0,
+     0},
+    {"criteria", 'c', GCB_OPT_STRING, offsetof(struct report_opts, criteria),
+     NULL, "SPEC.json", "acceptance criteria (docs/criteria-schema.md)", NULL,
+     0, 0},
+    {"png", 0, GCB_OPT_FLAG, offsetof(struct report_opts, png), NULL, NULL,
+     "plots as PNG files (default: SVG, inlined in index.html)", NULL, 0, 0},
+    {"format", 'f', GCB_OPT_CHOICE, offsetof(struct report_opts, format), "all",
+     "FMT",
+     "all: every file into -o DIR; otherwise only this format, into the "
+     "file -o names (openmetrics: a Prometheus textfile)",
+     formats, 0, 0},
+    {0},
+};
+
+struct compare_opts {
+  double threshold;
+  double noise_sigmas;
+};
+
+static const struct gcb_option compare_options[] = {
+    {"threshold", 't', GCB_OPT_DOUBLE, offsetof(struct compare_opts, threshold),
+     "5", "PCT", "a regression is worse by more than PCT percent ...", NULL, 0,
+     1000},
+    {"noise-sigmas", 0, GCB_OPT_DOUBLE,
+     offsetof(struct compare_opts, noise_sigmas), "2", "K",
+     "... and by more than K combined relative stdevs of the two runs", NULL, 0,
+     100},
+    {0},
+};
+
+/* Everything read from the command line's files. */
+struct inputs {
+  struct gcb_results *res[MAX_DOCS + 1]; /* the last slot: the baseline */
+  struct gcb_doc docs[MAX_DOCS];
+  size_t ndocs;
+  struct gcb_doc base;
+  struct gcb_criteria *cr;
+};
+
+static void say(int rank, const char *msg) {
+  if (rank == 0)
+    fprintf(stderr, "gcbench: error: %s\n", msg);
+}
+
+static int exit_code(enum gcb_status st) {
+  int code = gcb_status_exit_code(st);
+  return st != GCB_OK && code == 0 ? 3 : code;
+}
+
+/* The docs loaded so far that are gcbench's own: the topologies a
+ * converted file can be joined to. */
+static size_t known_docs(const struct inputs *in, const bool *foreign, size_t n,
+                         struct gcb_doc *out) {
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++)
+    if (!foreign[i] && in->res[i] != NULL)
+      out[k++] = in->docs[i];
+  return k;
+}
+
+/* A file of the command line, read whole. */
+struct input_file {
+  const char *path;
+  char *text;
+  size_t len;
+  bool foreign; /* another tool's output, converted */
+};
+
+/* Reads every file, then parses the gcbench documents among them at once
+ * (at thousands of ranks, parsing is most of a report's time). */
+static enum gcb_status read_files(struct input_file *f, size_t total,
+                                  struct gcb_parse_job *jobs,
+                                  struct gcb_err *err) {
+  for (size_t i = 0; i < total; i++) {
+    enum gcb_status st =
+        gcb_interop_slurp(f[i].path, &f[i].text, &f[i].len, err);
+    if (st != GCB_OK)
+      return st;
+    f[i].foreign =
+        gcb_interop_detect(f[i].text, f[i].len) != GCB_FORMAT_GCBENCH;
+  }
+  size_t njobs = 0;
+  for (size_t i = 0; i < total; i++)
+    if (!f[i].foreign)
+      jobs[njobs++] = (struct gcb_parse_job){
+          .text = f[i].text, .len = f[i].len, .name = f[i].path};
+  gcb_results_parse_many(jobs, njobs);
+  return GCB_OK;
+}
+
+/* gcbench documents first, then the files of other tools, which can then
+ * take the topology of a gcbench document of the same machine, then the
+ * baseline (the last file, when there is one). Documents keep the command
+ * line's order; the first problem in that order is the one reported. */
+static enum gcb_status place_files(struct input_file *f, size_t n,
+                                   bool baseline, struct gcb_parse_job *jobs,
+                                   struct inputs *in, struct gcb_err *err) {
+  bool foreign[MAX_DOCS] = {false};
+  struct gcb_doc known[MAX_DOCS];
+  struct gcb_parse_job *job = jobs;
+  enum gcb_status st = GCB_OK;
+  for (size_t i = 0; i < n + baseline; i++) {
+    if (f[i].foreign)
+      continue;
+    size_t slot = i < n ? i : MAX_DOCS;
+    in->res[slot] = job->out;
+    if (st == GCB_OK && job->status != GCB_OK && i < n) {
+      st = job->status;
+      *err = job->err;
+    }
+    job++;
+  }
+  for (size_t i = 0; i < n; i++) {
+    foreign[i] = f[i].foreign;
+    if (in->res[i] != NULL)
+      in->docs[i] = (struct gcb_doc){.name = f[i].path,
+                                     .root = gcb_results_json(in->res[i])};
+  }
+  for (size_t i = 0; i < n && st == GCB_OK; i++) {
+    if (!f[i].foreign)
+      continue;
+    size_t nk = known_docs(in, foreign, n, known);
+    st = gcb_interop_parse(f[i].text, f[i].len, f[i].path, known, nk,
+                           &in->res[i], NULL, err);
+    if (st == GCB_OK)
+      in->docs[i] = (struct gcb_doc){.name = f[i].path,
+                                     .root = gcb_results_json(in->res[i])};
+  }
+  in->ndocs = st == GCB_OK ? n : 0;
+  if (st != GCB_OK || !baseline)
+    return st;
+  if (f[n].foreign)
+    st = gcb_interop_parse(f[n].text, f[n].len, f[n].path, in->docs, in->ndocs,
+                           &in->res[MAX_DOCS], NULL, err);
+  else if (job[-1].status != GCB_OK) {
+    st = job[-1].status;
+    *err = job[-1].err;
+  }
+  if (st == GCB_OK)
+    in->base = (struct gcb_doc){.name = f[n].path,
+                                .root = gcb_results_json(in->res[MAX_DOCS])};
+  return st;
+}
+
+static enum gcb_status load_inputs(const char **files, size_t n,
+                                   const char *baseline, const char *criteria,
+                                   struct inputs *in, struct gcb_err *err) {
+  size_t total = n + (baseline != NULL);
+  struct input_file *f = calloc(total + 1, sizeof *f);
+  struct gcb_parse_job *jobs = calloc(total + 1, sizeof *jobs);
+  enum gcb_status st = GCB_OK;
+  if (f == NULL || jobs == NULL)
+    st = gcb_err_set(err, GCB_ENOMEM, "report: out of memory");
+  for (size_t i = 0; st == GCB_OK && i < total; i++)
+    f[i].path = i < n ? files[i] : baseline;
+  if (st == GCB_OK)
+    st = read_files(f, total, jobs, err);
+  if (st == GCB_OK)
+    st = place_files(f, n, baseline != NULL, jobs, in, err);
+  for (size_t i = 0; f != NULL && i < total; i++)
+    free(f[i].text);
+  free(f);
+  free(jobs);
+  if (st == GCB_OK && criteria != NULL)
+    st = gcb_criteria_read(criteria, &in->cr, err);
+  return st;
+}
+
+static void free_inputs(struct inputs *in) {
+  for (size_t i = 0; i <= MAX_DOCS; i++)
+    gcb_results_free(in->res[i]);
+  gcb_criteria_free(in->cr);
+}
+
+/* ---- report ------------------------------------------------------------- */
+
+struct outcome {
+  struct gcb_thresholds th;
+  struct gcb_findings findings;
+  struct gcb_check_result *checks;
+  struct gcb_comparison cmp;
+  struct gcb_plots plots;
+  struct gcb_rtables tables; /* built once, shared by the renderers */
+};
+
+static enum gcb_status analyse(const struct inputs *in, struct outcome *o,
+                               struct gcb_err *err) {
+  if (in->cr != NULL)
+    o->th = in->cr->thresholds;
+  else
+    gcb_thresholds_default(&o->th);
+  enum gcb_status st =
+      gcb_analyze(in->docs, in->ndocs, &o->th, &o->findings, err);
+  if (st == GCB_OK && in->cr != NULL) {
+    o->checks = calloc(in->cr->nchecks + 1, sizeof *o->checks);
+    st = o->checks == NULL
+             ? gcb_err_set(err, GCB_ENOMEM, "out of memory")
+             : gcb_criteria_evaluate(in->cr, in->docs, in->ndocs, o->checks,
+                                     &o->findings, err);
+  }
+  if (st == GCB_OK && in->base.root != NULL)
+    st = gcb_compare(&in->base, &in->docs[0], &o->th, &o->cmp, err);
+  if (st == GCB_OK && in->base.root != NULL)
+    st = gcb_compare_findings(&o->cmp, 0, &o->findings, err);
+  gcb_findings_sort(&o->findings);
+  return st;
+}
+
+static void free_outcome(struct outcome *o) {
+  gcb_rtables_free(&o->tables);
+  gcb_findings_free(&o->findings);
+  free(o->checks);
+  gcb_comparison_free(&o->cmp);
+  gcb_plots_free(&o->plots);
+}
+
+static enum gcb_status make_dir(const char *dir, struct gcb_err *err) {
+  struct stat st;
+  if (mkdir(dir, 0777) == 0 ||
+      (errno == EEXIST && stat(dir, &st) == 0 && S_ISDIR(st.st_mode)))
+    return GCB_OK;
+  return gcb_err_set(err, GCB_EIO, "%s: cannot create directory (%s)", dir,
+                     errno == EEXIST ? "not a directory" : strerror(errno));
+}
+
+/* Renders into PATH.tmp, then renames it over PATH, so a reader (or a
+ * metrics collector) never sees half a file. */
+static enum gcb_status write_file(const char *path,
+                                  const struct gcb_renderer *r,
+                                  const struct gcb_report *rep,
+                                  struct gcb_err *err) {
+  char tmp[4200];
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  FILE *f = fopen(tmp, "w");
+  if (f == NULL)
+    return gcb_err_set(err, GCB_EIO, "%s: cannot create (%s)", tmp,
+                       strerror(errno));
+  enum gcb_status st = r->render(f, rep, err);
+  if (fclose(f) != 0 && st == GCB_OK)
+    st = gcb_err_set(err, GCB_EIO, "%s: write failed", tmp);
+  if (st == GCB_OK && rename(tmp, path) != 0)
+    st = gcb_err_set(err, GCB_EIO, "%s: cannot rename (%s)", path,
+                     strerror(errno));
+  if (st != GCB_OK)
+    unlink(tmp);
+  return st;
+}
+
+/* Every file into the directory -o names, plots first (the HTML inlines
+ * them), the table model once for all renderers. */
+static enum gcb_status write_report(const struct report_opts *ro,
+                                    const struct inputs *in, struct outcome *o,
+                                    struct gcb_report *rep,
+                                    struct gcb_err *err) {
+  enum gcb_status st = make_dir(ro->output, err);
+  if (st == GCB_OK)
+    st = gcb_plots_make(ro->output, in->docs, in->ndocs, &o->th, ro->png,
+                        &o->plots, err);
+  if (st == GCB_OK)
+    st = gcb_report_tables(rep, &o->tables, err);
+  rep->tables = st == GCB_OK ? &o->tables : NULL;
+  for (size_t i = 0; st == GCB_OK && gcb_renderers[i]; i++) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", ro->output, gcb_renderers[i]->file);
+    st = write_file(path, gcb_renderers[i], rep, err);
+  }
+  return st;
+}
+
+/* --format FMT: one renderer's output into -o FILE, or to standard output
+ * with -o -. No plots: they need a directory. */
+static enum gcb_status write_one_format(const struct report_opts *ro,
+                                        struct gcb_report *rep,
+                                        struct gcb_err *err) {
+  const struct gcb_renderer *r = gcb_renderer_find(formats[ro->format]);
+  rep->plots = NULL;
+  if (r == NULL)
+    return gcb_err_set(err, GCB_EINTERNAL, "no renderer %s",
+                       formats[ro->format]);
+  if (strcmp(ro->output, "-") != 0)
+    return write_file(ro->output, r, rep, err);
+  enum gcb_status st = r->render(stdout, rep, err);
+  return st == GCB_OK && fflush(stdout) != 0
+             ? gcb_err_set(err, GCB_EIO, "standard output: write failed")
+             : st;
+}
+
+static int report(const struct report_opts *ro, const char **files, size_t n,
+                  int rank) {
+  struct inputs in = {0};
+  struct outcome o = {0};
+  struct gcb_err err = {0};
+  enum gcb_status st =
+      load_inputs(files, n, ro->baseline, ro->criteria, &in, &err);
+  if (st == GCB_OK)
+    st = analyse(&in, &o, &err);
+  struct gcb_report rep = {.docs = in.docs,
+                           .ndocs = in.ndocs,
+                           .findings = &o.findings,
+                           .criteria = in.cr,
+                           .checks = o.checks,
+                           .comparison = in.base.root ? &o.cmp : NULL,
+                           .baseline = ro->baseline,
+                           .plots = &o.plots,
+                           .thresholds = &o.th};
+  bool one = ro->format != 0;
+  if (st == GCB_OK && rank == 0)
+    st = one ? write_one_format(ro, &rep, &err)
+             : write_report(ro, &in, &o, &rep, &err);
+  int code = exit_code(st);
+  if (st != GCB_OK)
+    say(rank, err.msg);
+  else if (rank == 0 && !one)
+    gcb__print_report_summary(stdout, &rep, ro->output);
+  if (st == GCB_OK)
+    code = gcb_report_failed(&rep) ? 1 : 0;
+  free_outcome(&o);
+  free_inputs(&in);
+  return code;
+}
+
+static void usage(const char *line, const char *what,
+                  const struct gcb_option_group *g) {
+  printf("usage: %s\n\n%s\n", line, what);
+  gcb_options_help(stdout, g, 1);
+  printf("\nexit codes: 0 pass, 1 a failure-level finding or regression, "
+         "2 bad usage or input, 3 runtime error\n");
+}
+
+int gcb__report_command(int argc, char **argv, int rank) {
+  struct report_opts ro = {0};
+  struct gcb_option_group g = {"report options", report_options, &ro};
+  const char *files[MAX_DOCS];
+  int n = 0;
+  bool help = false;
+  struct gcb_err err = {0};
+  if (gcb_options_parse(&g, 1, argc, argv, &help, files, MAX_DOCS, &n, &err) !=
+      GCB_OK) {
+    say(rank, err.msg);
+    return 2;
+  }
+  if (help) {
+    if (rank == 0)
+      usage("gcbench report RESULTS.json [MORE.json ...] -o DIR "
+            "[--baseline OLD.json] [--criteria SPEC.json] [--png]\n"
+            "       gcbench report RESULTS.json ... --format FMT -o FILE|-",
+            "findings, tables and plots from results documents (gcbench's, "
+            "nccl-tests -J and nvbandwidth -j output): report.md, index.html, "
+            "results.csv, junit.xml, findings.json, metrics.prom",
+            &g);
+    return 0;
+  }
+  if (n == 0 || ro.output == NULL) {
+    say(rank, n == 0 ? "report: no results document given (see --help)"
+                     : "report: -o DIR (or with --format, -o FILE) is "
+                       "required (see --help)");
+    return 2;
+  }
+  return report(&ro, files, (size_t)n, rank);
+}
+
+/* ---- compare ------------------------------------------------------------ */
+
+int gcb__compare_command(int argc, char **argv, int rank) {
+  struct compare_opts co = {0};
+  struct gcb_option_group g = {"compare options", compare_options, &co};
+  const char *files[2];
+  int n = 0;
+  bool help = false;
+  struct gcb_err err = {0};
+  enum gcb_status st =
+      gcb_options_parse(&g, 1, argc, argv, &help, files, 2, &n, &err);
+  if (st == GCB_OK && help) {
+    if (rank == 0)
+      usage("gcbench compare OLD.json NEW.json [--threshold PCT] "
+            "[--noise-sigmas K]",
+            "per-case change of NEW against the baseline OLD, with a "
+            "noise-aware regression verdict",
+            &g);
+    return 0;
+  }
+  if (st == GCB_OK && n != 2)
+    st = gcb_err_set(&err, GCB_EUSAGE,
+                     "compare: expected OLD.json NEW.json (see --help)");
+  struct inputs in = {0};
+  struct gcb_comparison cmp = {0};
+  struct gcb_thresholds th;
+  gcb_thresholds_default(&th);
+  th.regression_pct = co.threshold;
+  th.noise_sigmas = co.noise_sigmas;
+  if (st == GCB_OK)
+    st = load_inputs(&files[1], 1, files[0], NULL, &in, &err);
+  if (st == GCB_OK)
+    st = gcb_compare(&in.base, &in.docs[0], &th, &cmp, &err);
+  if (st == GCB_OK && rank == 0)
+    st = gcb__print_comparison(stdout, &in.docs[0], &cmp, files[0], &th, &err);
+  int code = st != GCB_OK ? exit_code(st) : cmp.regressions > 0 ? 1 : 0;
+  if (st != GCB_OK)
+    say(rank, err.msg);
+  gcb_comparison_free(&cmp);
+  free_inputs(&in);
+  return code;
+}

@@ -1,0 +1,157 @@
+/*
+ * Plain-text tables for the terminal, from the same table model as the
+ * Markdown and HTML reports (gcb_report_tables), so the numbers on screen
+ * are the numbers in the files.
+ */
+#include "bench/cli/report_text.h"
+
+#include <string.h>
+
+#define MAX_ROWS 20 /* findings and checks on screen; the files have all */
+
+/* Characters (not bytes) in a UTF-8 string. */
+static size_t chars(const char *s) {
+  size_t n = 0;
+  for (; s != NULL && *s; s++)
+    n += ((unsigned char)*s & 0xC0) != 0x80;
+  return n;
+}
+
+/* Prints at most maxw characters of s (the last one '~' when cut),
+ * control characters as '?', padded to width on the left (right) or on
+ * the right. */
+static void put(FILE *out, const char *s, size_t width, size_t maxw,
+                bool right) {
+  s = s != NULL ? s : "";
+  size_t n = chars(s), shown = n > maxw ? maxw : n;
+  for (size_t i = shown; right && i < width; i++)
+    fputc(' ', out);
+  for (size_t c = 0; *s && c < shown; c++) {
+    if (n > maxw && c + 1 == shown) {
+      fputc('~', out);
+      break;
+    }
+    size_t len = 1;
+    while (((unsigned char)s[len] & 0xC0) == 0x80)
+      len++;
+    unsigned char b = (unsigned char)*s;
+    if (len == 1 && (b < 0x20 || b == 0x7f))
+      fputc('?', out);
+    else
+      fwrite(s, 1, len, out);
+    s += len;
+  }
+  for (size_t i = shown; !right && i < width; i++)
+    fputc(' ', out);
+}
+
+/* A column of the model to print, and how wide it may get. */
+struct col {
+  size_t index;
+  size_t maxw;
+};
+
+/* Prints the chosen columns of the first max_rows rows of t, aligned. */
+static void print_table(FILE *out, const struct gcb_rtable *t,
+                        const struct col *cols, size_t ncols, size_t max_rows) {
+  size_t width[16] = {0}, rows = t->nrows < max_rows ? t->nrows : max_rows;
+  for (size_t k = 0; k < ncols && k < 16; k++)
+    for (size_t r = 0; r <= rows; r++) {
+      size_t w = chars(t->cells[r * t->ncols + cols[k].index]);
+      w = w > cols[k].maxw ? cols[k].maxw : w;
+      width[k] = w > width[k] ? w : width[k];
+    }
+  for (size_t r = 0; r <= rows; r++) {
+    fputs("  ", out);
+    for (size_t k = 0; k < ncols && k < 16; k++) {
+      bool right = r > 0 && (t->numeric >> cols[k].index & 1);
+      bool last = k + 1 == ncols;
+      put(out, t->cells[r * t->ncols + cols[k].index], last ? 0 : width[k],
+          cols[k].maxw, right);
+      fputs(last ? "\n" : "  ", out);
+    }
+  }
+  if (t->nrows > rows)
+    fprintf(out, "  ... %zu more\n", t->nrows - rows);
+}
+
+static const struct gcb_rtable *find(const struct gcb_rtables *ts,
+                                     const char *id) {
+  for (size_t i = 0; i < ts->n; i++)
+    if (strcmp(ts->items[i].id, id) == 0)
+      return &ts->items[i];
+  return NULL;
+}
+
+static size_t count_cases(const struct gcb_report *rep) {
+  size_t n = 0;
+  for (size_t d = 0; d < rep->ndocs; d++)
+    n += json_array_size(json_object_get(rep->docs[d].root, "cases"));
+  return n;
+}
+
+void gcb__print_report_summary(FILE *out, const struct gcb_report *rep,
+                               const char *dir) {
+  char verdict[128];
+  struct gcb_rtables own = {0};
+  const struct gcb_rtables *ts;
+  struct gcb_err err = {0};
+  fprintf(out, "gcbench report: %zu document(s), %zu case(s); wrote",
+          rep->ndocs, count_cases(rep));
+  for (size_t i = 0; gcb_renderers[i]; i++)
+    fprintf(out, " %s", gcb_renderers[i]->file);
+  fprintf(out, "%s to ", rep->plots && rep->plots->n ? " and plots" : "");
+  put(out, dir, 0, 4096, false);
+  fputc('\n', out);
+  if (rep->plots != NULL && rep->plots->note[0])
+    fprintf(out, "note: %s\n", rep->plots->note);
+  if (gcb_report_tables_use(rep, &own, &ts, &err) == GCB_OK) {
+    static const struct col fcols[] = {{0, 8},  {1, 24}, {2, 56}, {3, 36},
+                                       {4, 20}, {5, 20}, {7, 80}};
+    static const struct col ccols[] = {{0, 48}, {1, 8}, {3, 8}, {4, 8}};
+    const struct gcb_rtable *f = find(ts, "findings"), *c = find(ts, "checks");
+    if (f != NULL && f->nrows > 0)
+      print_table(out, f, fcols, 7, MAX_ROWS);
+    if (c != NULL)
+      print_table(out, c, ccols, 4, MAX_ROWS);
+  }
+  gcb_rtables_free(&own);
+  gcb_report_verdict(rep, verdict, sizeof verdict);
+  fprintf(out, "%s\n", verdict);
+}
+
+enum gcb_status gcb__print_comparison(FILE *out, const struct gcb_doc *new_doc,
+                                      const struct gcb_comparison *cmp,
+                                      const char *baseline,
+                                      const struct gcb_thresholds *t,
+                                      struct gcb_err *err) {
+  struct gcb_findings none = {0};
+  struct gcb_report rep = {.docs = new_doc,
+                           .ndocs = 1,
+                           .findings = &none,
+                           .comparison = cmp,
+                           .baseline = baseline,
+                           .thresholds = t};
+  struct gcb_rtables ts = {0};
+  enum gcb_status st = gcb_report_tables(&rep, &ts, err);
+  if (st == GCB_OK) {
+    static const struct col dcols[] = {{0, 48}, {1, 8}, {2, 20}, {3, 20},
+                                       {4, 8},  {5, 8}, {7, 12}};
+    static const struct col ncols[] = {{0, 48}, {1, 56}, {2, 56}};
+    const struct gcb_rtable *d = find(&ts, "comparison");
+    const struct gcb_rtable *n = find(&ts, "notes");
+    if (d != NULL)
+      print_table(out, d, dcols, 7, d->nrows);
+    if (n != NULL) {
+      fprintf(out, "not comparable because the runs differ:\n");
+      print_table(out, n, ncols, 3, n->nrows);
+    }
+    fprintf(out,
+            "%zu regression(s) in %zu row(s): worse by more than %g%% "
+            "and by more than the noise band (%g sigma); %zu note(s)\n",
+            cmp->regressions, cmp->ndeltas, t->regression_pct, t->noise_sigmas,
+            cmp->nnotes);
+  }
+  gcb_rtables_free(&ts);
+  return st;
+}

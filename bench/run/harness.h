@@ -1,0 +1,92 @@
+/*
+ * The harness: runs benchmark cases on every rank, gathers per-rank
+ * statistics to rank 0, and feeds finished records to the sinks (live table,
+ * results document). Collective: every rank calls every function here.
+ */
+#ifndef GCB_HARNESS_H
+#define GCB_HARNESS_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "bench/bench.h"
+#include "bench/run/context.h"
+#include "reports/document/results.h"
+#include "bench/run/sink.h"
+
+/* Options every run command shares (see gcb_run_options). */
+struct gcb_run_opts {
+  const char *backend;
+  long iters;
+  long warmup;
+  const char *output; /* results document path; NULL: generated */
+  uint64_t seed;
+  bool no_check;
+  bool force;
+  double timeout;    /* seconds per case; 0: no watchdog */
+  const char *stall; /* test only: "RANK:CASE" */
+};
+
+/* The shared option table, filling struct gcb_run_opts. */
+extern const struct gcb_option gcb_run_options[];
+
+/* Counts of what a run did, for the exit code. */
+struct gcb_run_totals {
+  int cases, skipped, failed, invalid;
+};
+
+struct gcb_watchdog;
+
+struct gcb_harness {
+  struct gcb_ctx *ctx;
+  const struct gcb_run_opts *opts;
+  struct gcb_watchdog *watchdog; /* deadlines with --timeout > 0 only */
+  pthread_mutex_t lock;          /* the document: sinks and the watchdog */
+  bool locked;                   /* lock is initialised */
+  int stall_rank, stall_case;    /* --stall-rank; -1: none */
+  char output[4096];             /* resolved results path (rank 0) */
+  struct gcb_table table;        /* rank 0 only, like everything below */
+  char (*rank_names)[96];        /* "host, device" by rank */
+  struct gcb_document document;
+  struct gcb_sink sinks[2];
+  int nsinks;
+  struct gcb_run_totals totals;
+};
+
+/*
+ * Checks every benchmark's options (their validate hooks, NULL-terminated
+ * lists as gcb__run takes them) on every rank, before the run begins:
+ * GCB_EUSAGE with the first problem when a rank finds one (a size that
+ * cannot fit says which rank). Collective.
+ */
+enum gcb_status gcb_harness_validate(struct gcb_ctx *ctx,
+                                     const struct gcb_bench *const *benches,
+                                     void *const *bench_opts);
+
+/*
+ * Starts a run: resolves the output path (refusing to overwrite without
+ * --force, creating missing directories), builds the results header
+ * (tool, run, options, software, nodes, ranks) and writes it once, so that
+ * an unwritable path fails before any benchmark runs (GCB_EUSAGE naming
+ * it), then starts the watchdog (--timeout): from here on a case that does
+ * not finish in time, or a rank that dies, ends the process with the
+ * document recording why. `options` is the echo of resolved options
+ * (stolen).
+ */
+enum gcb_status gcb_harness_begin(struct gcb_harness *h, struct gcb_ctx *ctx,
+                                  const struct gcb_run_opts *opts,
+                                  const char *command, int argc, char **argv,
+                                  json_t *options);
+
+/* Runs every case of one benchmark; a failing case is recorded and the
+ * run goes on. Returns an error only when the run cannot continue. */
+enum gcb_status gcb_harness_run(struct gcb_harness *h,
+                                const struct gcb_bench *bench,
+                                const void *bench_opts);
+
+/* Stops the watchdog, marks the run complete/failed/timeout, writes the
+ * document a last time, frees. */
+enum gcb_status gcb_harness_end(struct gcb_harness *h, enum gcb_status status);
+
+#endif

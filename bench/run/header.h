@@ -1,0 +1,39 @@
+/*
+ * The run's header in the results document (tool, run, software, nodes,
+ * ranks) and the output path. Internal to the harness.
+ */
+#ifndef GCB_HEADER_H
+#define GCB_HEADER_H
+
+#include <stdbool.h>
+
+#include "bench/run/context.h"
+#include "reports/document/results.h"
+
+/*
+ * Gathers every rank's identity (host, pid, binding, device, machine) to
+ * rank 0 and, there, sets the "tool", "run", "software", "nodes" and "ranks"
+ * sections of `results` (NULL on other ranks). Collective. On rank 0,
+ * *names receives "host, device" per rank (caller frees); NULL elsewhere.
+ */
+enum gcb_status gcb__header_build(struct gcb_ctx *ctx, struct gcb_results *results,
+                                  const char *command, int argc, char **argv,
+                                  const char *run_id, char (**names)[96]);
+
+/* Sets run.status and run.end_time (now). */
+enum gcb_status gcb__header_finish(struct gcb_results *results,
+                                   const char *status, struct gcb_err *err);
+
+/* "20261129-153000-<pid>": UTC start time and pid of rank 0. */
+void gcb__run_id(char *buf, size_t len);
+
+/*
+ * Resolves the results path: `requested`, or "results/gcbench-<run_id>.json".
+ * Creates missing directories; refuses an existing file unless `force`
+ * (GCB_EUSAGE naming it).
+ */
+enum gcb_status gcb__output_path(const char *requested, const char *run_id,
+                                 bool force, char *out, size_t len,
+                                 struct gcb_err *err);
+
+#endif

@@ -1,0 +1,93 @@
+/*
+ * GPU health in the results document: every node's GPUs as its first rank
+ * sees them (name, UUID, bus id, compute capability, clocks, PCIe link,
+ * NVLinks, ECC, temperature, power, throttle reasons, versions). Values the
+ * backend could not read are null, never guessed.
+ */
+#include "bench/run/health_json.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/nvml.h"
+
+static json_t *int_or_null(long long v) {
+  return v >= 0 ? json_integer(v) : json_null();
+}
+
+static json_t *num_or_null(double v) {
+  return isfinite(v) && v >= 0 ? json_real(v) : json_null();
+}
+
+static json_t *str_or_null(const char *s) {
+  return s && *s ? json_string(s) : json_null();
+}
+
+static json_t *throttle_json(const struct gcb_health *h) {
+  if (!h->throttle_known)
+    return json_null();
+  char text[256];
+  gcb_throttle_reasons_format(h->throttle_reasons, text, sizeof text);
+  return json_pack("{s:I, s:s, s:b}", "mask", (json_int_t)h->throttle_reasons,
+                   "reasons", text, "slowed",
+                   (h->throttle_reasons & GCB_THROTTLE_BAD_MASK) != 0);
+}
+
+static json_t *gpu_json(const struct gcb_health *h) {
+  char cc[16];
+  snprintf(cc, sizeof cc, "%d.%d", h->cc_major, h->cc_minor);
+  json_t *o = json_pack(
+      "{s:i, s:s, s:s, s:s, s:i, s:I, s:o, s:b, s:o}", "ordinal", h->ordinal,
+      "name", h->name, "bus_id", h->bus_id, "compute_capability", cc,
+      "sm_count", h->sm_count, "memory_bytes", (json_int_t)h->memory_bytes,
+      "l2_bytes", int_or_null(h->l2_bytes), "nvml", h->nvml, "nvml_why",
+      str_or_null(h->nvml_why));
+  struct {
+    const char *key;
+    json_t *value;
+  } rest[] = {
+      {"uuid", str_or_null(h->uuid)},
+      {"sm_clock_mhz", int_or_null(h->sm_clock_mhz)},
+      {"sm_clock_max_mhz", int_or_null(h->sm_clock_max_mhz)},
+      {"mem_clock_mhz", int_or_null(h->mem_clock_mhz)},
+      {"mem_clock_max_mhz", int_or_null(h->mem_clock_max_mhz)},
+      {"pcie_gen", int_or_null(h->pcie_gen)},
+      {"pcie_gen_max", int_or_null(h->pcie_gen_max)},
+      {"pcie_width", int_or_null(h->pcie_width)},
+      {"pcie_width_max", int_or_null(h->pcie_width_max)},
+      {"nvlinks", int_or_null(h->nvlinks)},
+      {"nvlinks_active", int_or_null(h->nvlinks_active)},
+      {"ecc_enabled", h->ecc_enabled >= 0 ? json_boolean(h->ecc_enabled)
+                                          : json_null()},
+      {"ecc_corrected", int_or_null(h->ecc_corrected)},
+      {"ecc_uncorrected", int_or_null(h->ecc_uncorrected)},
+      {"temp_c", int_or_null(h->temp_c)},
+      {"power_w", num_or_null(h->power_w)},
+      {"power_limit_w", num_or_null(h->power_limit_w)},
+      {"throttle", throttle_json(h)},
+      {"driver", str_or_null(h->driver)},
+      {"cuda_driver", str_or_null(h->cuda_driver)},
+      {"cuda_runtime", str_or_null(h->cuda_runtime)},
+      {"nccl", str_or_null(h->nccl)},
+  };
+  for (size_t i = 0; i < sizeof rest / sizeof *rest; i++)
+    if (o == NULL || json_object_set_new(o, rest[i].key, rest[i].value) != 0) {
+      json_decref(o);
+      o = NULL;
+      for (size_t j = i + 1; j < sizeof rest / sizeof *rest; j++)
+        json_decref(rest[j].value);
+      break;
+    }
+  return o;
+}
+
+json_t *gcb__health_json(const struct gcb_health *gpus, int n) {
+  json_t *a = json_array();
+  for (int i = 0; a && i < n; i++)
+    if (json_array_append_new(a, gpu_json(&gpus[i])) != 0) {
+      json_decref(a);
+      return NULL;
+    }
+  return a;
+}

@@ -1,0 +1,89 @@
+/*
+ * Sinks: where rank 0 sends each finished case. The live table and the
+ * results document are sinks; so is anything added later (CSV, metrics).
+ * A sink never sees MPI: it gets plain records.
+ */
+#ifndef GCB_SINK_H
+#define GCB_SINK_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "common/status.h"
+#include "reports/document/record.h"
+#include "reports/document/results.h"
+
+struct gcb_sink {
+  const char *name;
+  void *self;
+  enum gcb_status (*record)(void *self, const struct gcb_record *rec,
+                            struct gcb_err *err);
+  enum gcb_status (*skip)(void *self, const struct gcb_record *rec,
+                          const char *reason, struct gcb_err *err);
+  enum gcb_status (*error)(void *self, const struct gcb_record *rec, int rank,
+                           enum gcb_status code, const char *message,
+                           struct gcb_err *err);
+  /* Optional: the run is over (flush footers). */
+  enum gcb_status (*finish)(void *self, struct gcb_err *err);
+};
+
+/* Running totals of one collective's sweep, for its footer lines. */
+struct gcb_coll_totals {
+  int rows;
+  double busbw_sum;
+  uint64_t wrong;
+  int late_rank;         /* -1: no arrival skew measured */
+  double late_mean, late_max;
+};
+
+/* Live table state: one header per group (a benchmark, or one collective
+ * of coll), one aligned row per case. */
+struct gcb_table {
+  FILE *out;
+  bool tty;              /* stdout is a terminal */
+  bool progress;         /* stderr is a terminal: progress line allowed */
+  double bench_start;    /* when the current benchmark's first case began */
+  char group[64];        /* group whose header was printed last */
+  const char (*rank_names)[96];  /* "host, device" by rank; may be NULL */
+  int nranks;
+  /* collective layout: the out-of-place half waiting for its in-place one */
+  bool pending;
+  char pending_key[96];
+  char pending_row[256];
+  struct gcb_coll_totals coll;
+  /* identical skip reasons in a row are counted, not repeated */
+  char last_skip[GCB_ERRMSG_MAX];
+  int skip_repeats;
+};
+
+/* The live table as a sink over `t` (borrowed). */
+struct gcb_sink gcb_table_sink(struct gcb_table *t);
+
+/* The progress line on stderr (a terminal only): benchmark, case, elapsed
+ * and estimated remaining time; erased by the next row. */
+void gcb_table_progress(struct gcb_table *t, const struct gcb_record *rec,
+                        int index, int count);
+
+/* Results document state: the document and where it is rewritten. */
+struct gcb_document {
+  struct gcb_results *results;
+  const char *path;
+  double write_s;    /* how long the last rewrite took */
+  double written_at; /* when it ended (CLOCK_MONOTONIC seconds) */
+};
+
+/* The results document as a sink: appends, then rewrites atomically, after
+ * every case while a rewrite is quick (under GCB_DOC_QUICK_S); once the
+ * document is large enough to take longer (thousands of ranks), at most
+ * as often as keeps the rewrites to a tenth of the run. Whoever ends the
+ * run (the harness, the watchdog on a timeout, a signal or a dead rank)
+ * writes the whole document, so a deferred case is lost only if rank 0
+ * itself is killed. */
+#define GCB_DOC_QUICK_S 0.05
+#define GCB_DOC_SPACING 10.0
+struct gcb_sink gcb_document_sink(struct gcb_document *d);
+
+/* Formats seconds with an adaptive unit ("12.3 µs", "1.25 s"). */
+void gcb_format_seconds(double s, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,211 @@
+/*
+ * The live table: what a person watches while a run goes on. One header per
+ * benchmark (what is measured, how, in which unit), one aligned row per case
+ * with every number carrying its unit. Transient progress text appears only
+ * on a terminal, so piped output stays a clean table.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench/cli/options.h"
+#include "bench/run/table.h"
+
+#define PARAM_WIDTH 8
+
+void gcb_format_seconds(double s, char *buf, size_t len) {
+  static const struct {
+    double scale;
+    const char *unit;
+  } units[] = {{1, "s"}, {1e-3, "ms"}, {1e-6, "us"}, {1e-9, "ns"}};
+  size_t i = 0;
+  while (i + 1 < sizeof units / sizeof *units && s < units[i].scale)
+    i++;
+  snprintf(buf, len, "%.4g %s", s / units[i].scale, units[i].unit);
+}
+
+static int param_width(const struct gcb_param *p) {
+  int w = (int)strlen(p->key);
+  return w > PARAM_WIDTH ? w : PARAM_WIDTH;
+}
+
+static void print_param(FILE *out, const struct gcb_param *p) {
+  int w = param_width(p);
+  char size[32];
+  switch (p->type) {
+  case GCB_PARAM_INT:
+    fprintf(out, " %*" PRId64, w, p->i);
+    break;
+  case GCB_PARAM_SIZE:
+    gcb_format_size((uint64_t)p->i, size, sizeof size);
+    fprintf(out, " %*s", w, size);
+    break;
+  case GCB_PARAM_DOUBLE:
+    fprintf(out, " %*g", w, p->d);
+    break;
+  case GCB_PARAM_STRING:
+    fprintf(out, " %*s", w, p->s);
+    break;
+  }
+}
+
+double gcb__table_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void erase_progress(struct gcb_table *t) {
+  if (t->progress)
+    fputs("\r\033[K", stderr);
+}
+
+static void flush_skips(struct gcb_table *t) {
+  if (t->skip_repeats > 0)
+    fprintf(t->out, "#   (and %d more case(s) skipped for the same reason)\n",
+            t->skip_repeats);
+  t->skip_repeats = 0;
+  t->last_skip[0] = '\0';
+}
+
+void gcb__table_flush(struct gcb_table *t) {
+  gcb__table_coll_flush(t);
+  flush_skips(t);
+}
+
+bool gcb__table_enter(struct gcb_table *t, const char *key) {
+  if (strcmp(t->group, key) == 0)
+    return false;
+  gcb__table_flush(t);
+  snprintf(t->group, sizeof t->group, "%s", key);
+  return true;
+}
+
+static void print_header(struct gcb_table *t, const struct gcb_record *rec) {
+  if (!gcb__table_enter(t, rec->bench))
+    return;
+  fprintf(t->out,
+          "\n# %s on %s: %d rank(s), %d timed iterations after %d warm-up; "
+          "figures in %s (%s)\n#",
+          rec->bench, rec->backend, rec->nranks, rec->iterations, rec->warmup,
+          rec->figure.unit, rec->figure.counted);
+  for (int i = 0; i < rec->nparams; i++)
+    fprintf(t->out, " %*s", param_width(&rec->params[i]), rec->params[i].key);
+  fprintf(t->out, " %12s %10s %10s %10s %7s  %s\n", "time(med)", "median",
+          "min", "max", "imbal", "check");
+  fprintf(t->out, "#");
+  for (int i = 0; i < rec->nparams; i++)
+    fprintf(t->out, " %*s", param_width(&rec->params[i]), "");
+  fprintf(t->out, " %12s %10s %10s %10s %7s\n", "per rank", rec->figure.unit,
+          rec->figure.unit, rec->figure.unit, "%");
+}
+
+static void print_params(struct gcb_table *t, const struct gcb_record *rec) {
+  fputc(' ', t->out);
+  for (int i = 0; i < rec->nparams; i++)
+    print_param(t->out, &rec->params[i]);
+}
+
+static enum gcb_status table_record(void *self, const struct gcb_record *rec,
+                                    struct gcb_err *err) {
+  (void)err;
+  struct gcb_table *t = self;
+  erase_progress(t);
+  flush_skips(t);
+  if (rec->layout == GCB_LAYOUT_COLLECTIVE) {
+    gcb__table_coll_record(t, rec);
+    fflush(t->out);
+    return GCB_OK;
+  }
+  struct gcb_record_summary sum;
+  gcb_record_summarize(rec, &sum);
+  char time[32], check[48];
+  gcb_format_seconds(sum.time.median, time, sizeof time);
+  if (!sum.checked)
+    snprintf(check, sizeof check, "not checked");
+  else
+    snprintf(check, sizeof check, "%s (%" PRIu64 " wrong)",
+             sum.wrong ? "FAILED" : "ok", sum.wrong);
+  print_header(t, rec);
+  print_params(t, rec);
+  fprintf(t->out, " %12s %10.2f %10.2f %10.2f %6.1f%%  %s\n", time,
+          sum.figure.median, sum.figure.min, sum.figure.max,
+          100.0 * sum.imbalance, check);
+  fflush(t->out);
+  return GCB_OK;
+}
+
+static enum gcb_status table_skip(void *self, const struct gcb_record *rec,
+                                  const char *reason, struct gcb_err *err) {
+  (void)err;
+  struct gcb_table *t = self;
+  erase_progress(t);
+  if (rec->layout == GCB_LAYOUT_COLLECTIVE)
+    gcb__table_coll_flush_row(t);
+  if (strcmp(t->last_skip, reason) == 0) {
+    t->skip_repeats++;
+    return GCB_OK;
+  }
+  flush_skips(t);
+  fprintf(t->out, "# skipped %s %s: %s\n", rec->bench, rec->label, reason);
+  snprintf(t->last_skip, sizeof t->last_skip, "%s", reason);
+  fflush(t->out);
+  return GCB_OK;
+}
+
+static enum gcb_status table_error(void *self, const struct gcb_record *rec,
+                                   int rank, enum gcb_status code,
+                                   const char *message, struct gcb_err *err) {
+  (void)err;
+  (void)rank;
+  struct gcb_table *t = self;
+  erase_progress(t);
+  flush_skips(t);
+  gcb__table_coll_flush_row(t);
+  fprintf(t->out, "# FAILED %s %s (%s): %s\n", rec->bench, rec->label,
+          gcb_status_message(code), message);
+  fflush(t->out);
+  return GCB_OK;
+}
+
+static enum gcb_status table_finish(void *self, struct gcb_err *err) {
+  (void)err;
+  struct gcb_table *t = self;
+  erase_progress(t);
+  gcb__table_flush(t);
+  fflush(t->out);
+  return GCB_OK;
+}
+
+struct gcb_sink gcb_table_sink(struct gcb_table *t) {
+  t->coll.late_rank = -1;
+  t->progress = isatty(STDERR_FILENO);
+  return (struct gcb_sink){.name = "table",
+                           .self = t,
+                           .record = table_record,
+                           .skip = table_skip,
+                           .error = table_error,
+                           .finish = table_finish};
+}
+
+/* The progress line: on rank 0's stderr, only when that is a terminal, so
+ * piped or redirected output never carries it. Elapsed time counts from the
+ * benchmark's first case; the estimate assumes the remaining cases cost
+ * what the finished ones did on average. */
+void gcb_table_progress(struct gcb_table *t, const struct gcb_record *rec,
+                        int index, int count) {
+  if (!t->progress)
+    return;
+  double now = gcb__table_now();
+  if (index == 0)
+    t->bench_start = now;
+  double elapsed = now - t->bench_start;
+  char eta[32] = "?";
+  if (index > 0)
+    snprintf(eta, sizeof eta, "%.0f s", elapsed / index * (count - index));
+  fprintf(stderr, "\r\033[K  %s %s: case %d of %d, %.0f s elapsed, about %s left",
+          rec->bench, rec->label, index + 1, count, elapsed, eta);
+  fflush(stderr);
+}

@@ -1,0 +1,27 @@
+/*
+ * Internal to the live table: the parts shared by its two layouts (rate
+ * rows in table.c, nccl-tests rows in table_coll.c).
+ */
+#ifndef GCB_TABLE_H
+#define GCB_TABLE_H
+
+#include "bench/run/sink.h"
+
+/* CLOCK_MONOTONIC in seconds. */
+double gcb__table_now(void);
+
+/* Ends the current group: pending half-row, footers, repeated skips. */
+void gcb__table_flush(struct gcb_table *t);
+
+/* Starts group `key` when it differs from the current one; returns whether
+ * a new header is due. */
+bool gcb__table_enter(struct gcb_table *t, const char *key);
+
+/* The collective layout's record and footer. */
+void gcb__table_coll_record(struct gcb_table *t, const struct gcb_record *rec);
+void gcb__table_coll_flush(struct gcb_table *t);
+
+/* Prints a waiting out-of-place half-row on its own. */
+void gcb__table_coll_flush_row(struct gcb_table *t);
+
+#endif

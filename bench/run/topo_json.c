@@ -1,0 +1,248 @@
+/*
+ * Topology summary as JSON for the results document: one object per node
+ * holding its GPUs (PCI bus id, ids, NUMA node, local CPUs, PCIe path with
+ * link generation and width per hop, NVLinks, nearest NICs, expected host
+ * link), NICs, NUMA nodes, PCIe switches, the path-class matrix over GPUs
+ * and NICs, expected GPU-pair bandwidths, the hypervisor and the suspicious
+ * facts. Unknown numbers are null. Every json_pack call steals its "o"
+ * arguments, so a failure anywhere yields NULL without leaks.
+ */
+#include "bench/run/topo_json.h"
+
+#include <stdio.h>
+
+/* Appends v (stolen) to a; on failure frees both and returns NULL. */
+static json_t *push(json_t *a, json_t *v) {
+  if (a == NULL) {
+    json_decref(v);
+    return NULL;
+  }
+  if (json_array_append_new(a, v) == 0)
+    return a;
+  json_decref(a);
+  return NULL;
+}
+
+static json_t *int_or_null(int v) {
+  return v >= 0 ? json_integer(v) : json_null();
+}
+
+static json_t *str_or_null(const char *s) {
+  return s && s[0] ? json_string(s) : json_null();
+}
+
+static json_t *pci_id(uint16_t vendor, uint16_t device) {
+  char buf[16];
+  snprintf(buf, sizeof buf, "%04x:%04x", vendor, device);
+  return json_string(buf);
+}
+
+static json_t *class_id(uint16_t cls) {
+  char buf[8];
+  snprintf(buf, sizeof buf, "%04x", cls);
+  return json_string(buf);
+}
+
+static const char *role_name(enum gcb_topo_hop_role r) {
+  static const char *const names[] = {"device", "switch-downstream",
+                                      "switch-upstream", "root-port"};
+  return (unsigned)r < 4 ? names[r] : "?";
+}
+
+static json_t *hop_json(const struct gcb_topo_hop *h) {
+  return json_pack("{s:s, s:s, s:o, s:o?, s:o?, s:o?, s:o?}", "busid", h->busid,
+                   "role", role_name(h->role), "pci_id",
+                   pci_id(h->vendor_id, h->device_id), "gbps",
+                   h->gbps > 0 ? json_real(h->gbps) : json_null(), "gen",
+                   h->gen ? json_integer(h->gen) : json_null(), "width",
+                   h->width ? json_integer(h->width) : json_null(), "link",
+                   str_or_null(h->link));
+}
+
+static json_t *path_json(const struct gcb_topo_hop *path, int n) {
+  json_t *a = json_array();
+  for (int i = 0; a && i < n; i++)
+    a = push(a, hop_json(&path[i]));
+  return a;
+}
+
+static json_t *host_link_json(const struct gcb_topo *t, int gpu) {
+  double gbps = 0;
+  char basis[256];
+  struct gcb_topo_ref a = {GCB_TOPO_GPU, gpu}, host = {GCB_TOPO_HOST, -1};
+  if (gcb_topo_expected_gbps(t, a, host, &gbps, basis, sizeof basis, NULL) !=
+      GCB_OK)
+    return json_null();
+  return json_pack("{s:o, s:s}", "expected_gbps",
+                   gbps > 0 ? json_real(gbps) : json_null(), "basis", basis);
+}
+
+static json_t *nearest_json(const struct gcb_topo *t, int gpu) {
+  int nics[64];
+  enum gcb_topo_class cls;
+  int n = gcb_topo_nearest_nics(t, gpu, nics, 64, &cls);
+  json_t *list = json_array();
+  for (int i = 0; list && i < n && i < 64; i++)
+    list = push(list, json_integer(nics[i]));
+  return json_pack("{s:o, s:o}", "nics", list, "class",
+                   n > 0 ? json_string(gcb_topo_class_name(cls)) : json_null());
+}
+
+static json_t *gpu_json(const struct gcb_topo *t, int i) {
+  const struct gcb_topo_gpu *g = gcb_topo_gpu(t, i);
+  json_t *o = json_pack(
+      "{s:i, s:s, s:s, s:o, s:o, s:o?, s:s, s:o, s:s, s:o?, s:o, s:o}", "index",
+      i, "busid", g->busid, "vendor", g->vendor, "pci_id",
+      pci_id(g->vendor_id, g->device_id), "class", class_id(g->class_id),
+      "model", str_or_null(g->model), "arch", g->arch, "numa",
+      int_or_null(g->numa), "cpus", g->cpus, "link_gbps",
+      g->link_gbps > 0 ? json_real(g->link_gbps) : json_null(), "pcie_path",
+      path_json(g->path, g->npath), "pcie_switch", int_or_null(g->pcie_switch));
+  if (o && json_object_update_new(
+               o, json_pack("{s:o, s:i, s:s, s:o, s:o}", "nvlinks",
+                            int_or_null(g->nvlinks), "cpu_nvlinks",
+                            g->cpu_nvlinks, "os_devices", g->osdevs,
+                            "nearest_nic", nearest_json(t, i), "host_link",
+                            host_link_json(t, i))) != 0) {
+    json_decref(o);
+    return NULL;
+  }
+  return o;
+}
+
+static json_t *nic_json(const struct gcb_topo *t, int i) {
+  const struct gcb_topo_nic *n = gcb_topo_nic(t, i);
+  double gbps = n->npath > 0 ? n->path[0].gbps : 0;
+  return json_pack(
+      "{s:i, s:s, s:o?, s:b, s:o, s:o, s:o, s:s, s:o, s:o, s:o, "
+      "s:s}",
+      "index", i, "busid", n->busid, "name", str_or_null(n->name), "rdma",
+      n->rdma, "pci_id", pci_id(n->vendor_id, n->device_id), "class",
+      class_id(n->class_id), "numa", int_or_null(n->numa), "cpus", n->cpus,
+      "link_gbps", gbps > 0 ? json_real(gbps) : json_null(), "pcie_path",
+      path_json(n->path, n->npath), "pcie_switch", int_or_null(n->pcie_switch),
+      "os_devices", n->osdevs);
+}
+
+static json_t *numa_json(const struct gcb_topo *t, int i) {
+  const struct gcb_topo_numa *n = gcb_topo_numa(t, i);
+  return json_pack("{s:i, s:s, s:I}", "os_index", n->os_index, "cpus", n->cpus,
+                   "memory_bytes", (json_int_t)n->memory_bytes);
+}
+
+static json_t *switch_json(const struct gcb_topo *t, int i) {
+  const struct gcb_topo_switch *s = gcb_topo_switch(t, i);
+  return json_pack("{s:s, s:o, s:i, s:o, s:o}", "busid", s->busid, "pci_id",
+                   pci_id(s->vendor_id, s->device_id), "downstream_ports",
+                   s->downstream_ports, "uplink_gbps",
+                   s->uplink_gbps > 0 ? json_real(s->uplink_gbps) : json_null(),
+                   "numa", int_or_null(s->numa));
+}
+
+static json_t *fact_json(const struct gcb_topo *t, int i) {
+  const struct gcb_topo_fact *f = gcb_topo_fact(t, i);
+  return json_pack("{s:s, s:o, s:o, s:s}", "kind", gcb_topo_fact_name(f->kind),
+                   "gpu", int_or_null(f->gpu), "nic", int_or_null(f->nic),
+                   "text", f->text);
+}
+
+/* [f(t, 0), ..., f(t, n-1)]; NULL if any element failed. */
+static json_t *array_of(const struct gcb_topo *t, int n,
+                        json_t *(*f)(const struct gcb_topo *, int)) {
+  json_t *a = json_array();
+  for (int i = 0; a && i < n; i++)
+    a = push(a, f(t, i));
+  return a;
+}
+
+/* The devices of the matrices: GPUs first, then NICs. */
+static struct gcb_topo_ref device_ref(const struct gcb_topo *t, int i) {
+  int ngpus = gcb_topo_gpu_count(t);
+  return i < ngpus ? (struct gcb_topo_ref){GCB_TOPO_GPU, i}
+                   : (struct gcb_topo_ref){GCB_TOPO_NIC, i - ngpus};
+}
+
+static json_t *label_json(const struct gcb_topo *t, int a, int b, int pcie) {
+  struct gcb_topo_path p;
+  if (gcb_topo_path(t, device_ref(t, a), device_ref(t, b), &p, NULL) != GCB_OK)
+    return json_null();
+  char label[16];
+  if (pcie)
+    p.cls = p.pcie;
+  gcb_topo_path_label(&p, label, sizeof label);
+  return json_string(label);
+}
+
+static json_t *expected_json(const struct gcb_topo *t, int a, int b) {
+  double gbps = 0;
+  if (a == b ||
+      gcb_topo_expected_gbps(t, device_ref(t, a), device_ref(t, b), &gbps, NULL,
+                             0, NULL) != GCB_OK ||
+      gbps <= 0)
+    return json_null();
+  return json_real(gbps);
+}
+
+/* One n x n matrix of cell(t, row, col). */
+static json_t *matrix(const struct gcb_topo *t, int n, int pcie, int expected) {
+  json_t *rows = json_array();
+  for (int a = 0; rows && a < n; a++) {
+    json_t *row = json_array();
+    for (int b = 0; row && b < n; b++)
+      row = push(row,
+                 expected ? expected_json(t, a, b) : label_json(t, a, b, pcie));
+    rows = push(rows, row);
+  }
+  return rows;
+}
+
+static json_t *device_names(const struct gcb_topo *t, int n) {
+  json_t *a = json_array();
+  for (int i = 0; a && i < n; i++) {
+    struct gcb_topo_ref r = device_ref(t, i);
+    char name[16];
+    snprintf(name, sizeof name, "%s%d", r.kind == GCB_TOPO_GPU ? "GPU" : "NIC",
+             r.index);
+    a = push(a, json_string(name));
+  }
+  return a;
+}
+
+static json_t *paths_json(const struct gcb_topo *t) {
+  int n = gcb_topo_gpu_count(t) + gcb_topo_nic_count(t);
+  return json_pack("{s:o, s:o, s:o, s:o}", "devices", device_names(t, n),
+                   "matrix", matrix(t, n, 0, 0), "pcie", matrix(t, n, 1, 0),
+                   "expected_gbps", matrix(t, n, 0, 1));
+}
+
+static json_t *vm_json(const struct gcb_topo *t) {
+  const struct gcb_topo_vm *vm = gcb_topo_vm(t);
+  return json_pack("{s:b, s:o, s:s}", "detected", vm->detected, "name",
+                   str_or_null(vm->hypervisor), "evidence", vm->evidence);
+}
+
+json_t *gcb__topo_json(const struct gcb_topo *t) {
+  return json_pack(
+      "{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "source",
+      gcb_topo_is_from_xml(t) ? "xml" : "live", "hypervisor", vm_json(t),
+      "gpus", array_of(t, gcb_topo_gpu_count(t), gpu_json), "nics",
+      array_of(t, gcb_topo_nic_count(t), nic_json), "numa_nodes",
+      array_of(t, gcb_topo_numa_count(t), numa_json), "pcie_switches",
+      array_of(t, gcb_topo_switch_count(t), switch_json), "paths",
+      paths_json(t), "facts", array_of(t, gcb_topo_fact_count(t), fact_json));
+}
+
+static json_t *problem_json(const struct gcb_topo_problem *p) {
+  return json_pack("{s:s, s:o, s:o, s:o, s:s, s:s}", "kind",
+                   gcb_topo_problem_name(p->kind), "rank", int_or_null(p->rank),
+                   "other_rank", int_or_null(p->other_rank), "gpu",
+                   int_or_null(p->gpu), "what", p->what, "fix", p->fix);
+}
+
+json_t *gcb__topo_problems_json(const struct gcb_topo_problem *problems,
+                                int n) {
+  json_t *a = json_array();
+  for (int i = 0; a && i < n; i++)
+    a = push(a, problem_json(&problems[i]));
+  return a;
+}

@@ -1,0 +1,360 @@
+/*
+ * Analysis: the findings list, the thresholds table and the rules. Each
+ * finding kind is one row of `rules` below: a function over one document
+ * that finds nothing when the data it needs is absent. Adding a kind (late
+ * arrivals at collectives, degraded links) is one function and one row.
+ */
+#include "reports/analysis/analyze.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reports/analysis/analyze_rules.h"
+#include "reports/document/ranks.h"
+
+/* ---- findings list ------------------------------------------------------ */
+
+const char *gcb_severity_name(enum gcb_severity s) {
+  static const char *const names[] = {"info", "warn", "fail"};
+  return s <= GCB_SEV_FAIL ? names[s] : "?";
+}
+
+struct gcb_finding *gcb_findings_push(struct gcb_findings *l,
+                                      enum gcb_severity sev, const char *kind) {
+  if (l->n == l->cap) {
+    size_t cap = l->cap ? 2 * l->cap : 16;
+    struct gcb_finding *grown = realloc(l->items, cap * sizeof *grown);
+    if (grown == NULL)
+      return NULL;
+    l->items = grown;
+    l->cap = cap;
+  }
+  struct gcb_finding *f = &l->items[l->n++];
+  memset(f, 0, sizeof *f);
+  f->severity = sev;
+  f->kind = kind;
+  f->where =
+      (struct gcb_location){.doc = -1, .node = -1, .rank = -1, .gpu = -1};
+  f->measured = f->expected = f->cost = NAN;
+  f->check = -1;
+  return f;
+}
+
+static void vformat(char *buf, size_t size, const char *fmt, va_list ap) {
+  char tmp[512];
+  vsnprintf(tmp, sizeof tmp, fmt, ap);
+  gcb_view_copy(buf, size, tmp);
+}
+
+void gcb_finding_explain(struct gcb_finding *f, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vformat(f->explanation, sizeof f->explanation, fmt, ap);
+  va_end(ap);
+}
+
+void gcb_finding_suggest(struct gcb_finding *f, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vformat(f->suggestion, sizeof f->suggestion, fmt, ap);
+  va_end(ap);
+}
+
+void gcb_finding_at_rank(struct gcb_finding *f, int doc, const json_t *root,
+                         long long rank) {
+  struct gcb_place p;
+  gcb_view_place(root, rank, &p);
+  f->where.doc = doc;
+  f->where.rank = rank;
+  f->where.node = p.node;
+  f->where.gpu = p.gpu;
+  gcb_view_copy(f->where.hostname, sizeof f->where.hostname, p.hostname);
+  gcb_view_copy(f->where.bus_id, sizeof f->where.bus_id, p.bus_id);
+}
+
+/* Merge sort by severity, descending: qsort is not stable, and the order
+ * within a severity (rule order, then document order) reads best. */
+void gcb_findings_sort(struct gcb_findings *l) {
+  if (l->n < 2)
+    return;
+  struct gcb_finding *tmp = malloc(l->n * sizeof *tmp + 1);
+  if (tmp == NULL)
+    return; /* unsorted is still correct, only less readable */
+  size_t k = 0;
+  for (int s = GCB_SEV_FAIL; s >= GCB_SEV_INFO; s--)
+    for (size_t i = 0; i < l->n; i++)
+      if ((int)l->items[i].severity == s)
+        tmp[k++] = l->items[i];
+  memcpy(l->items, tmp, k * sizeof *tmp);
+  free(tmp);
+}
+
+size_t gcb_findings_count(const struct gcb_findings *l, enum gcb_severity s) {
+  size_t n = 0;
+  for (size_t i = 0; i < l->n; i++)
+    n += l->items[i].severity == s;
+  return n;
+}
+
+void gcb_findings_free(struct gcb_findings *l) {
+  if (l == NULL)
+    return;
+  free(l->items);
+  memset(l, 0, sizeof *l);
+}
+
+/* ---- thresholds --------------------------------------------------------- */
+
+#define TH(field) offsetof(struct gcb_thresholds, field)
+
+const struct gcb_threshold_def gcb_threshold_defs[] = {
+    {"slow_rank_pct", TH(slow_rank_pct), 10, 0, 100,
+     "warn when a rank's figure is this % below the peer median"},
+    {"slow_rank_fail_pct", TH(slow_rank_fail_pct), 25, 0, 100,
+     "fail when a rank's figure is this % below the peer median"},
+    {"outlier_mads", TH(outlier_mads), 3, 0, 100,
+     "outlier when further below the median than this many scaled MADs"},
+    {"outlier_min_ranks", TH(outlier_min_ranks), 3, 3, 1e9,
+     "fewer ranks than this: no outlier rule (no robust median)"},
+    {"imbalance_pct", TH(imbalance_pct), 5, 0, 100,
+     "warn when (max - mean) / max of per-rank times exceeds this %"},
+    {"late_pct", TH(late_pct), 20, 0, 1000,
+     "warn when a rank arrives at a collective later than this % of the "
+     "operation's time (and is an outlier)"},
+    {"link_pct", TH(link_pct), 75, 0, 100,
+     "warn when a copy or GPU pair reaches less than this % of what the "
+     "topology expects of its link"},
+    {"link_fail_pct", TH(link_fail_pct), 50, 0, 100,
+     "fail when it reaches less than this %"},
+    {"regression_pct", TH(regression_pct), 5, 0, 1000,
+     "compare: regression when worse by more than this % ..."},
+    {"noise_sigmas", TH(noise_sigmas), 2, 0, 100,
+     "... and by more than this many combined relative stdevs"},
+    {NULL, 0, 0, 0, 0, NULL},
+};
+
+void gcb_thresholds_default(struct gcb_thresholds *t) {
+  memset(t, 0, sizeof *t);
+  for (const struct gcb_threshold_def *d = gcb_threshold_defs; d->name; d++)
+    *(double *)((char *)t + d->offset) = d->def;
+}
+
+const struct gcb_threshold_def *gcb_threshold_find(const char *name) {
+  for (const struct gcb_threshold_def *d = gcb_threshold_defs; d->name; d++)
+    if (strcmp(d->name, name) == 0)
+      return d;
+  return NULL;
+}
+
+double gcb_thresholds_regression(const struct gcb_thresholds *t,
+                                 const char *bench, const char *unit) {
+  for (size_t i = 0; i < t->nregression_by; i++)
+    if (strcmp(t->regression_by[i].key, bench) == 0)
+      return t->regression_by[i].pct;
+  for (size_t i = 0; i < t->nregression_by; i++)
+    if (strcmp(t->regression_by[i].key, unit) == 0)
+      return t->regression_by[i].pct;
+  return t->regression_pct;
+}
+
+/* ---- statistics helpers ------------------------------------------------- */
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Median of x[0..n), sorting x in place; NAN when n == 0. */
+static double median_inplace(double *x, size_t n) {
+  if (n == 0)
+    return NAN;
+  qsort(x, n, sizeof *x, cmp_double);
+  return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+}
+
+size_t gcb_analyze_outliers(const double *x, size_t n, int dir,
+                            const struct gcb_thresholds *t, bool *flags,
+                            double *median) {
+  memset(flags, 0, n * sizeof *flags);
+  *median = NAN;
+  double *tmp = malloc(n * sizeof *tmp + 1);
+  if (tmp == NULL)
+    return 0;
+  memcpy(tmp, x, n * sizeof *tmp);
+  double m = median_inplace(tmp, n);
+  for (size_t i = 0; i < n; i++)
+    tmp[i] = fabs(x[i] - m);
+  /* 1.4826 * MAD estimates the standard deviation of normal noise, so the
+   * rule reads "k sigmas away", yet one outlier cannot inflate it. */
+  double spread = t->outlier_mads * 1.4826 * median_inplace(tmp, n);
+  free(tmp);
+  *median = m;
+  if ((double)n < t->outlier_min_ranks)
+    return 0;
+  size_t found = 0;
+  for (size_t i = 0; i < n; i++) {
+    flags[i] = dir * (x[i] - m) > spread;
+    found += flags[i];
+  }
+  return found;
+}
+
+size_t gcb_analyze_slow(const double *x, size_t n,
+                        const struct gcb_thresholds *t, bool *flags,
+                        double *median) {
+  size_t found = gcb_analyze_outliers(x, n, -1, t, flags, median);
+  for (size_t i = 0; i < n && found > 0; i++)
+    if (flags[i] && !(*median - x[i] > *median * t->slow_rank_pct / 100)) {
+      flags[i] = false;
+      found--;
+    }
+  return found;
+}
+
+bool gcb_analyze_imbalance(const json_t *c, struct gcb_imbalance *out) {
+  struct gcb_ranks pr;
+  gcb_ranks_of(c, &pr);
+  size_t n = pr.n;
+  memset(out, 0, sizeof *out);
+  if (n == 0)
+    return false;
+  double sum = 0, sum2 = 0;
+  out->min = INFINITY;
+  out->max = -INFINITY;
+  for (size_t i = 0; i < n; i++) {
+    /* The time the figure comes from (a collective's mean over its loop),
+     * else the median sample, as older documents have it. */
+    double s = gcb_ranks_num(&pr, GCB_RC_FIGURE_TIME, i);
+    if (isnan(s))
+      s = gcb_ranks_num(&pr, GCB_RC_TIME_MEDIAN, i);
+    long long r = gcb_ranks_int(&pr, GCB_RC_RANK, i, (long long)i);
+    sum += s;
+    sum2 += s * s;
+    if (s < out->min)
+      out->min = s, out->min_rank = r;
+    if (s > out->max)
+      out->max = s, out->max_rank = r;
+  }
+  out->ranks = n;
+  out->total = sum;
+  out->mean = sum / (double)n;
+  out->imbalance = out->max > 0 ? (out->max - out->mean) / out->max : 0;
+  double var = n > 1 ? (sum2 - sum * out->mean) / (double)(n - 1) : 0;
+  out->cv = out->mean > 0 && var > 0 ? sqrt(var) / out->mean : 0;
+  return true;
+}
+
+/* ---- rules: the run ----------------------------------------------------- */
+
+struct gcb_finding *gcb__rule_push(const struct gcb__rule_ctx *cx,
+                                   enum gcb_severity sev) {
+  struct gcb_finding *f = gcb_findings_push(cx->out, sev, cx->kind);
+  if (f == NULL)
+    gcb_err_set(cx->err, GCB_ENOMEM, "analysis: out of memory");
+  else
+    f->where.doc = cx->index;
+  return f;
+}
+
+static enum gcb_status rule_run_status(const struct gcb__rule_ctx *cx) {
+  const json_t *run = gcb_view_obj(cx->doc->root, "run");
+  const char *status = gcb_view_str(run, "status");
+  if (strcmp(status, "complete") == 0)
+    return GCB_OK;
+  struct gcb_finding *f = gcb__rule_push(cx, GCB_SEV_FAIL);
+  if (f == NULL)
+    return GCB_ENOMEM;
+  gcb_finding_explain(
+      f, "the run's status is \"%s\", not \"complete\"%s", status,
+      strcmp(status, "running") == 0 ? ": it was killed or is still running"
+                                     : "");
+  gcb_finding_suggest(f, "see errors[] and the job's log; rerun the missing "
+                         "cases");
+  return GCB_OK;
+}
+
+static enum gcb_status rule_errors(const struct gcb__rule_ctx *cx) {
+  const json_t *e;
+  size_t i;
+  json_array_foreach(json_object_get(cx->doc->root, "errors"), i, e) {
+    struct gcb_finding *f = gcb__rule_push(cx, GCB_SEV_FAIL);
+    if (f == NULL)
+      return GCB_ENOMEM;
+    long long rank = gcb_view_int(e, "rank", -1);
+    if (rank >= 0)
+      gcb_finding_at_rank(f, cx->index, cx->doc->root, rank);
+    gcb_view_case_title(e, f->where.subject, sizeof f->where.subject);
+    gcb_finding_explain(f, "%s: %s", gcb_view_str(e, "status"),
+                        gcb_view_str(e, "message"));
+    gcb_finding_suggest(f, "fix the cause above and rerun the case");
+  }
+  return GCB_OK;
+}
+
+static enum gcb_status rule_skipped(const struct gcb__rule_ctx *cx) {
+  const json_t *e;
+  size_t i;
+  json_array_foreach(json_object_get(cx->doc->root, "skipped"), i, e) {
+    struct gcb_finding *f = gcb__rule_push(cx, GCB_SEV_INFO);
+    if (f == NULL)
+      return GCB_ENOMEM;
+    gcb_view_case_title(e, f->where.subject, sizeof f->where.subject);
+    gcb_finding_explain(f, "not run: %s", gcb_view_str(e, "reason"));
+  }
+  return GCB_OK;
+}
+
+/* ---- the rule table ----------------------------------------------------- */
+
+/* Each row: the kind its findings carry (docs/REPORTS.md explains each) and
+ * the function that looks for it. Rows run in this order, which is also the
+ * order of findings within a severity. A kind with two rows is judged from
+ * the topology's own check where the document has it, else by the older
+ * rule; each rule skips what the other covers. imbalance runs after the
+ * rules that name a slow rank, and stays silent when one explains it;
+ * degraded-link adds its evidence to a measured slow link. */
+static const struct {
+  const char *kind;
+  enum gcb_status (*run)(const struct gcb__rule_ctx *cx);
+} rules[] = {
+    {"run-status", rule_run_status},
+    {"run-error", rule_errors},
+    {"validation", gcb__rule_validation},
+    {"slow-rank", gcb__rule_slow_rank},
+    {"link-bandwidth", gcb__rule_link_bandwidth},
+    {"imbalance", gcb__rule_imbalance},
+    {"late-arrival", gcb__rule_late_arrival},
+    {"degraded-link", gcb__rule_degraded_link},
+    {"p2p-bandwidth", gcb__rule_p2p_bandwidth},
+    {"placement-remote", gcb__rule_topo_placement},
+    {"placement-partial", gcb__rule_topo_placement},
+    {"placement-unbound", gcb__rule_topo_placement},
+    {"placement-unbound", gcb__rule_unbound},
+    {"placement-shared-cpus", gcb__rule_shared_cpus},
+    {"placement-shared-gpu", gcb__rule_topo_placement},
+    {"placement-shared-gpu", gcb__rule_shared_gpu},
+    {"placement-idle-gpu", gcb__rule_topo_placement},
+    {"oversubscribed", gcb__rule_topo_placement},
+    {"oversubscribed", gcb__rule_oversubscribed},
+    {"not-validated", gcb__rule_not_validated},
+    {"skipped", rule_skipped},
+};
+
+enum gcb_status gcb_analyze(const struct gcb_doc *docs, size_t ndocs,
+                            const struct gcb_thresholds *t,
+                            struct gcb_findings *out, struct gcb_err *err) {
+  for (size_t d = 0; d < ndocs; d++) {
+    struct gcb__rule_ctx cx = {
+        .doc = &docs[d], .index = (int)d, .t = t, .out = out, .err = err};
+    for (size_t r = 0; r < sizeof rules / sizeof *rules; r++) {
+      cx.kind = rules[r].kind;
+      enum gcb_status st = rules[r].run(&cx);
+      if (st != GCB_OK)
+        return st;
+    }
+  }
+  return GCB_OK;
+}

@@ -1,0 +1,189 @@
+/*
+ * Analysis: findings over one or more results documents. A finding says
+ * where the cluster loses time or fails (a slow rank, load imbalance, bad
+ * placement, wrong results, a failed run), how bad it is (measured against
+ * expected), and what to do about it.
+ *
+ * Each kind of finding is one row in a table of rules (analyze.c); a rule
+ * looks for its data in the documents and simply finds nothing when the
+ * data is absent, so documents from older or newer writers analyse alike.
+ * Criteria checks (criteria.h) and baseline regressions (compare.h) add
+ * their own findings to the same list.
+ */
+#ifndef GCB_ANALYZE_H
+#define GCB_ANALYZE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "common/status.h"
+#include "reports/document/view.h"
+
+enum gcb_severity { GCB_SEV_INFO, GCB_SEV_WARN, GCB_SEV_FAIL };
+
+/* "info", "warn", "fail". */
+const char *gcb_severity_name(enum gcb_severity s);
+
+/* Where a finding is. Parts that do not apply are -1 or "". */
+struct gcb_location {
+  int doc;        /* index of the document among those analysed */
+  long long node; /* node index */
+  char hostname[128];
+  long long rank;    /* MPI rank */
+  char ranks[96];    /* several ranks, as ranges ("0-3,7"), or "" */
+  long long gpu;     /* device index */
+  char bus_id[32];   /* PCI bus id of the GPU */
+  char link[64];     /* a link ("0000:1b:00.0<->0000:2c:00.0") */
+  char subject[160]; /* the case ("gemm: fp32 256x256x256") or check */
+};
+
+struct gcb_finding {
+  enum gcb_severity severity;
+  const char *kind; /* static string ("slow-rank"); see docs/REPORTS.md */
+  struct gcb_location where;
+  double measured; /* NAN when not a number */
+  double expected; /* NAN when there is no expectation */
+  char unit[24];   /* unit of measured/expected; "" */
+  double cost;     /* fraction of a synchronous job's time lost; NAN */
+  int check;       /* index of the criteria check; -1 */
+  char explanation[320];
+  char suggestion[320];
+};
+
+/* A growable list of findings. Zero-initialise; free with
+ * gcb_findings_free. */
+struct gcb_findings {
+  struct gcb_finding *items;
+  size_t n, cap;
+};
+
+/*
+ * Appends a finding with the given severity and kind (a static string),
+ * every location part unknown, measured/expected/cost NAN, check -1, and
+ * empty texts. Returns the new entry (valid until the next push), or NULL
+ * when memory runs out (the list is unchanged).
+ */
+struct gcb_finding *gcb_findings_push(struct gcb_findings *l,
+                                      enum gcb_severity sev, const char *kind);
+
+/* printf into the finding's explanation / suggestion (truncated at a
+ * UTF-8 boundary). */
+void gcb_finding_explain(struct gcb_finding *f, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void gcb_finding_suggest(struct gcb_finding *f, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Fills the location's node, hostname, GPU and bus id from the document's
+ * ranks[] and nodes[] for `rank`, and sets doc and rank. */
+void gcb_finding_at_rank(struct gcb_finding *f, int doc, const json_t *root,
+                         long long rank);
+
+/* Orders findings by severity (fail first), keeping the order in which they
+ * were found within a severity. */
+void gcb_findings_sort(struct gcb_findings *l);
+
+/* Counts findings at severity s. */
+size_t gcb_findings_count(const struct gcb_findings *l, enum gcb_severity s);
+
+/* Frees the list's storage and zeroes it; NULL is a no-op. */
+void gcb_findings_free(struct gcb_findings *l);
+
+/* ---- thresholds --------------------------------------------------------- */
+
+#define GCB_MAX_OVERRIDES 16
+
+/* A per-kind regression threshold: key is a bench name or a unit. */
+struct gcb_override {
+  char key[32];
+  double pct;
+};
+
+struct gcb_thresholds {
+  double slow_rank_pct;      /* warn: figure below the median by more */
+  double slow_rank_fail_pct; /* fail: below the median by more */
+  double outlier_mads;       /* k in |x - median| > k * 1.4826 * MAD */
+  double outlier_min_ranks;  /* fewer ranks: no outlier rule */
+  double imbalance_pct;      /* warn: (max - mean) / max of rank times */
+  double late_pct;           /* warn: a rank late by this % of the op */
+  double link_pct;           /* warn: a link below this % of expected */
+  double link_fail_pct;      /* fail: a link below this % of expected */
+  double regression_pct;     /* compare: worse by more than this ... */
+  double noise_sigmas;       /* ... and by more than this many sigmas */
+  struct gcb_override regression_by[GCB_MAX_OVERRIDES];
+  size_t nregression_by;
+};
+
+/* One threshold: name (as in criteria files), where it lives, default. */
+struct gcb_threshold_def {
+  const char *name;
+  size_t offset; /* offsetof(struct gcb_thresholds, ...) of a double */
+  double def;
+  double min, max;
+  const char *help;
+};
+
+/* The table of thresholds, terminated by a NULL name. */
+extern const struct gcb_threshold_def gcb_threshold_defs[];
+
+/* Every threshold at its default; no per-kind overrides. */
+void gcb_thresholds_default(struct gcb_thresholds *t);
+
+/* The row named `name`, or NULL. */
+const struct gcb_threshold_def *gcb_threshold_find(const char *name);
+
+/* The regression threshold for a case: a per-bench override, else a
+ * per-unit one, else regression_pct. */
+double gcb_thresholds_regression(const struct gcb_thresholds *t,
+                                 const char *bench, const char *unit);
+
+/* ---- analysis ----------------------------------------------------------- */
+
+/*
+ * Runs every rule over docs[0..ndocs) and appends what they find to out
+ * (not sorted; see gcb_findings_sort). GCB_ENOMEM (with detail in err) when
+ * memory runs out; findings appended so far stay in the list.
+ */
+enum gcb_status gcb_analyze(const struct gcb_doc *docs, size_t ndocs,
+                            const struct gcb_thresholds *t,
+                            struct gcb_findings *out, struct gcb_err *err);
+
+/*
+ * Robust outliers on x[0..n): flags[i] is set when dir * (x[i] - median)
+ * exceeds outlier_mads * 1.4826 * MAD (dir -1: below the median, +1:
+ * above). Nothing is flagged with fewer than outlier_min_ranks values, or
+ * when memory runs out. Returns the number flagged; the median goes to
+ * *median (NAN when n == 0).
+ */
+size_t gcb_analyze_outliers(const double *x, size_t n, int dir,
+                            const struct gcb_thresholds *t, bool *flags,
+                            double *median);
+
+/*
+ * The slow-rank rule on x[0..n): flags[i] is set when x[i] lies below
+ * the median by more than outlier_mads * 1.4826 * MAD and by more than
+ * slow_rank_pct percent of the median. Nothing is flagged with fewer than
+ * outlier_min_ranks values, or when memory runs out. Returns the number
+ * flagged; the median goes to *median.
+ */
+size_t gcb_analyze_slow(const double *x, size_t n,
+                        const struct gcb_thresholds *t, bool *flags,
+                        double *median);
+
+/* True for benchmarks whose per-rank figure measures the rank's own device
+ * (gemm, membw): the ones the slow-rank rule and per-GPU tables use. */
+bool gcb_analyze_per_device(const char *bench);
+
+/* IPM-style load balance of one case over its ranks' times (the time each
+ * figure comes from: figure_time_s, else the median sample). */
+struct gcb_imbalance {
+  size_t ranks;
+  double total, mean, min, max; /* seconds; total = sum over ranks */
+  long long min_rank, max_rank;
+  double imbalance; /* (max - mean) / max; 0 = even */
+  double cv;        /* stdev / mean of the times */
+};
+
+/* Computes it for a case object; false when the case has no ranks. */
+bool gcb_analyze_imbalance(const json_t *c, struct gcb_imbalance *out);
+
+#endif

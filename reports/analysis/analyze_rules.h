@@ -1,0 +1,62 @@
+/*
+ * Internal to the analysis: what a rule sees, and the rules that live
+ * outside analyze.c (rules_case.c, placement.c). A rule examines one document
+ * and appends findings; it returns GCB_ENOMEM only when memory runs out.
+ */
+#ifndef GCB_ANALYZE_RULES_H
+#define GCB_ANALYZE_RULES_H
+
+#include "reports/analysis/analyze.h"
+
+struct gcb__rule_ctx {
+  const char *kind; /* the rule's kind, which its findings carry */
+  const struct gcb_doc *doc;
+  int index; /* the document's index among those analysed */
+  const struct gcb_thresholds *t;
+  struct gcb_findings *out;
+  struct gcb_err *err;
+};
+
+/* Pushes a finding of the rule's kind for the rule's document, or records
+ * ENOMEM in the context's err and returns NULL. */
+struct gcb_finding *gcb__rule_push(const struct gcb__rule_ctx *cx,
+                                   enum gcb_severity sev);
+
+/* Per-case rules (rules_case.c) and rules reported per sweep or per rank
+ * (rules_sweep.c); see docs/REPORTS.md. */
+enum gcb_status gcb__rule_validation(const struct gcb__rule_ctx *cx);
+enum gcb_status gcb__rule_not_validated(const struct gcb__rule_ctx *cx);
+enum gcb_status gcb__rule_slow_rank(const struct gcb__rule_ctx *cx);
+enum gcb_status gcb__rule_imbalance(const struct gcb__rule_ctx *cx);
+enum gcb_status gcb__rule_late_arrival(const struct gcb__rule_ctx *cx);
+
+/* Placement rules (placement.c); see docs/REPORTS.md. */
+enum gcb_status gcb__rule_unbound(const struct gcb__rule_ctx *cx);
+enum gcb_status gcb__rule_shared_cpus(const struct gcb__rule_ctx *cx);
+enum gcb_status gcb__rule_shared_gpu(const struct gcb__rule_ctx *cx);
+enum gcb_status gcb__rule_oversubscribed(const struct gcb__rule_ctx *cx);
+
+/* Placement from the run's own topology check (rules_topo.c): one rule for
+ * every finding kind that maps to a problem kind of
+ * nodes[].topology.placement[]; the kind says which. */
+enum gcb_status gcb__rule_topo_placement(const struct gcb__rule_ctx *cx);
+
+/* True when the node's topology carries a placement array: the older
+ * rules in placement.c leave such nodes to gcb__rule_topo_placement. */
+bool gcb__topo_placement_known(const json_t *node);
+
+/* The topology problem kind ("remote-binding") behind a finding kind
+ * ("placement-remote"), or NULL. */
+const char *gcb__topo_problem_of(const char *kind);
+
+/* "h2d" or "d2h" for a pcie case the link rule judges against the link's
+ * rate (pinned local host memory, one direction, the largest size of its
+ * sweep among `cases`); NULL for any other case. */
+const char *gcb__pcie_direction(const json_t *cases, const json_t *c);
+
+/* Links (rules_link.c, rules_degraded.c) and GPU pairs (rules_p2p.c). */
+enum gcb_status gcb__rule_link_bandwidth(const struct gcb__rule_ctx *cx);
+enum gcb_status gcb__rule_degraded_link(const struct gcb__rule_ctx *cx);
+enum gcb_status gcb__rule_p2p_bandwidth(const struct gcb__rule_ctx *cx);
+
+#endif

@@ -1,0 +1,254 @@
+/*
+ * Placement rules: how ranks sit on a node's CPUs and GPUs, from the
+ * document's nodes[] and ranks[]. Findings are per node (and per group of
+ * ranks), not per rank, so a 4096-rank job with one launcher mistake gets
+ * one line per node rather than thousands. Documents without nodes[] or
+ * ranks[] yield nothing. Nodes whose topology carries the run's own
+ * placement check (nodes[].topology.placement) are judged by rules_topo.c
+ * instead; these rules skip them, so no problem is reported twice.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "reports/analysis/analyze_rules.h"
+
+struct member {
+  const char *key;
+  long long rank;
+};
+
+static int cmp_member(const void *a, const void *b) {
+  const struct member *x = a, *y = b;
+  int c = strcmp(x->key, y->key);
+  return c != 0 ? c : (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* A rank whose binding is empty or covers every PU of its node is not
+ * bound at all: the OS may move it, and its neighbours share its cores. */
+static bool unbound(const json_t *rank, const json_t *node) {
+  long long pus = gcb_view_int(node, "pus", 0);
+  return gcb_view_str(rank, "cpu_binding")[0] == '\0' ||
+         (pus > 0 && gcb_view_int(rank, "bound_pus", 0) >= pus);
+}
+
+/* An empty binding with no bound PUs is unknown, not unbound: files
+ * converted from other tools (nccl-tests, nvbandwidth) do not record it,
+ * and a gcbench rank always runs on at least one PU. */
+static bool binding_unknown(const json_t *rank) {
+  return gcb_view_str(rank, "cpu_binding")[0] == '\0' &&
+         gcb_view_int(rank, "bound_pus", 0) == 0;
+}
+
+/* Fills the finding's location with the node and the ranks list. */
+static void at_node(struct gcb_finding *f, const json_t *node,
+                    const long long *ranks, size_t n) {
+  f->where.node = gcb_view_int(node, "index", -1);
+  gcb_view_copy(f->where.hostname, sizeof f->where.hostname,
+                gcb_view_str(node, "hostname"));
+  f->where.rank = n > 0 ? ranks[0] : -1;
+  gcb_view_ranges(ranks, n, f->where.ranks, sizeof f->where.ranks);
+}
+
+typedef const char *(*key_fn)(const json_t *rank, const json_t *node);
+typedef enum gcb_status (*group_fn)(const struct gcb__rule_ctx *cx,
+                                    const json_t *node, const char *key,
+                                    const long long *ranks, size_t n);
+
+/* Calls report() for every group of two or more ranks on one node that
+ * share a non-NULL key. */
+static enum gcb_status node_groups(const struct gcb__rule_ctx *cx,
+                                   const json_t *node, key_fn key,
+                                   group_fn report) {
+  const json_t *ids = json_object_get(node, "ranks");
+  size_t n = json_array_size(ids), m = 0;
+  struct member *mem = malloc(n * sizeof *mem + 1);
+  long long *group = malloc(n * sizeof *group + 1);
+  enum gcb_status st = GCB_OK;
+  if (mem == NULL || group == NULL) {
+    st = gcb_err_set(cx->err, GCB_ENOMEM, "analysis: out of memory");
+    goto done;
+  }
+  for (size_t i = 0; i < n; i++) {
+    long long r = (long long)json_integer_value(json_array_get(ids, i));
+    const char *k = key(gcb_view_rank(cx->doc->root, r), node);
+    if (k != NULL)
+      mem[m++] = (struct member){.key = k, .rank = r};
+  }
+  qsort(mem, m, sizeof *mem, cmp_member);
+  for (size_t i = 0, j; i < m && st == GCB_OK; i = j) {
+    for (j = i; j < m && strcmp(mem[j].key, mem[i].key) == 0; j++)
+      group[j - i] = mem[j].rank;
+    if (j - i >= 2)
+      st = report(cx, node, mem[i].key, group, j - i);
+  }
+done:
+  free(mem);
+  free(group);
+  return st;
+}
+
+/* Runs node_groups on every node; with fallback, only on nodes whose
+ * topology did not check placement itself. */
+static enum gcb_status each_node_groups(const struct gcb__rule_ctx *cx,
+                                        key_fn key, group_fn report,
+                                        bool fallback) {
+  const json_t *node;
+  size_t i;
+  json_array_foreach(json_object_get(cx->doc->root, "nodes"), i, node) {
+    if (fallback && gcb__topo_placement_known(node))
+      continue;
+    enum gcb_status st = node_groups(cx, node, key, report);
+    if (st != GCB_OK)
+      return st;
+  }
+  return GCB_OK;
+}
+
+/* ---- unbound ranks ------------------------------------------------------ */
+
+static const char *unbound_key(const json_t *rank, const json_t *node) {
+  return rank != NULL && !binding_unknown(rank) && unbound(rank, node)
+             ? "unbound"
+             : NULL;
+}
+
+static enum gcb_status report_unbound(const struct gcb__rule_ctx *cx,
+                                      const json_t *node, const char *key,
+                                      const long long *ranks, size_t n) {
+  (void)key;
+  struct gcb_finding *f = gcb__rule_push(cx, GCB_SEV_WARN);
+  if (f == NULL)
+    return GCB_ENOMEM;
+  at_node(f, node, ranks, n);
+  f->measured = (double)n;
+  f->expected = 0;
+  snprintf(f->unit, sizeof f->unit, "ranks");
+  gcb_finding_explain(f,
+                      "%zu ranks on %s may run on any of its %lld PUs: "
+                      "they share cores and move between them, which "
+                      "disturbs timings",
+                      n, gcb_view_str(node, "hostname"),
+                      gcb_view_int(node, "pus", 0));
+  gcb_finding_suggest(f, "bind ranks to cores (mpiexec -bind-to core, srun "
+                         "--cpu-bind=cores), near their GPU's NUMA node");
+  return GCB_OK;
+}
+
+/* Unbound ranks matter once a node has two or more: a lone rank that owns
+ * the whole node is the normal host-backend setup. */
+enum gcb_status gcb__rule_unbound(const struct gcb__rule_ctx *cx) {
+  return each_node_groups(cx, unbound_key, report_unbound, true);
+}
+
+/* ---- ranks bound to the same CPUs --------------------------------------- */
+
+static const char *binding_key(const json_t *rank, const json_t *node) {
+  return rank != NULL && !unbound(rank, node)
+             ? gcb_view_str(rank, "cpu_binding")
+             : NULL;
+}
+
+/* Whether the node's topology check reported one of the ranks as piled
+ * up on too few cores: the same problem as sharing a binding. */
+static bool piled_up(const json_t *node, const long long *ranks, size_t n) {
+  const json_t *p;
+  size_t i;
+  json_array_foreach(
+      json_object_get(gcb_view_obj(node, "topology"), "placement"), i, p) {
+    if (strcmp(gcb_view_str(p, "kind"), "oversubscribed") != 0)
+      continue;
+    for (size_t k = 0; k < n; k++)
+      if (gcb_view_int(p, "rank", -1) == ranks[k])
+        return true;
+  }
+  return false;
+}
+
+static enum gcb_status report_shared_cpus(const struct gcb__rule_ctx *cx,
+                                          const json_t *node, const char *key,
+                                          const long long *ranks, size_t n) {
+  if (piled_up(node, ranks, n))
+    return GCB_OK;
+  struct gcb_finding *f = gcb__rule_push(cx, GCB_SEV_WARN);
+  if (f == NULL)
+    return GCB_ENOMEM;
+  at_node(f, node, ranks, n);
+  f->measured = (double)n;
+  f->expected = 1;
+  snprintf(f->unit, sizeof f->unit, "ranks");
+  gcb_finding_explain(f,
+                      "%zu ranks on %s are bound to the same PUs (%s): "
+                      "they time-share those cores",
+                      n, gcb_view_str(node, "hostname"), key);
+  gcb_finding_suggest(f, "give each rank its own cores (mpiexec -bind-to "
+                         "core -map-by numa, srun --cpu-bind=cores)");
+  return GCB_OK;
+}
+
+enum gcb_status gcb__rule_shared_cpus(const struct gcb__rule_ctx *cx) {
+  return each_node_groups(cx, binding_key, report_shared_cpus, false);
+}
+
+/* ---- ranks on the same GPU ---------------------------------------------- */
+
+static const char *gpu_key(const json_t *rank, const json_t *node) {
+  (void)node;
+  const char *bus = gcb_view_str(gcb_view_obj(rank, "device"), "bus_id");
+  return bus[0] != '\0' ? bus : NULL;
+}
+
+static enum gcb_status report_shared_gpu(const struct gcb__rule_ctx *cx,
+                                         const json_t *node, const char *key,
+                                         const long long *ranks, size_t n) {
+  struct gcb_finding *f = gcb__rule_push(cx, GCB_SEV_WARN);
+  if (f == NULL)
+    return GCB_ENOMEM;
+  at_node(f, node, ranks, n);
+  const json_t *dev =
+      gcb_view_obj(gcb_view_rank(cx->doc->root, ranks[0]), "device");
+  f->where.gpu = gcb_view_int(dev, "index", -1);
+  gcb_view_copy(f->where.bus_id, sizeof f->where.bus_id, key);
+  f->measured = (double)n;
+  f->expected = 1;
+  snprintf(f->unit, sizeof f->unit, "ranks");
+  gcb_finding_explain(f,
+                      "%zu ranks share the GPU at %s on %s: each gets a "
+                      "fraction of it, and other GPUs may sit idle",
+                      n, key, gcb_view_str(node, "hostname"));
+  gcb_finding_suggest(f, "run one rank per GPU (ranks per node = GPUs per "
+                         "node), or check CUDA_VISIBLE_DEVICES");
+  return GCB_OK;
+}
+
+enum gcb_status gcb__rule_shared_gpu(const struct gcb__rule_ctx *cx) {
+  return each_node_groups(cx, gpu_key, report_shared_gpu, true);
+}
+
+/* ---- more ranks than cores ---------------------------------------------- */
+
+enum gcb_status gcb__rule_oversubscribed(const struct gcb__rule_ctx *cx) {
+  const json_t *node;
+  size_t i;
+  json_array_foreach(json_object_get(cx->doc->root, "nodes"), i, node) {
+    size_t n = json_array_size(json_object_get(node, "ranks"));
+    long long cores = gcb_view_int(node, "cores", 0);
+    if (cores <= 0 || (long long)n <= cores || gcb__topo_placement_known(node))
+      continue;
+    struct gcb_finding *f = gcb__rule_push(cx, GCB_SEV_WARN);
+    if (f == NULL)
+      return GCB_ENOMEM;
+    f->where.node = gcb_view_int(node, "index", -1);
+    gcb_view_copy(f->where.hostname, sizeof f->where.hostname,
+                  gcb_view_str(node, "hostname"));
+    f->measured = (double)n;
+    f->expected = (double)cores;
+    snprintf(f->unit, sizeof f->unit, "ranks");
+    gcb_finding_explain(f,
+                        "%zu ranks on %s, which has %lld cores: ranks "
+                        "wait for a core, so every figure on the node is low",
+                        n, gcb_view_str(node, "hostname"), cores);
+    gcb_finding_suggest(f, "run at most one rank per core (fewer ranks per "
+                           "node, or more nodes)");
+  }
+  return GCB_OK;
+}

@@ -1,0 +1,216 @@
+/*
+ * Rules over each case of a document: validation failures, unvalidated
+ * cases and slow ranks (robust outliers among per-device figures). Each
+ * finds nothing in a case that lacks its data. Load imbalance and late
+ * arrivals, which are summed up over a document's cases, are in
+ * rules_sweep.c.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reports/analysis/analyze_rules.h"
+#include "reports/document/ranks.h"
+#include "reports/document/topo_view.h"
+
+typedef enum gcb_status (*case_fn)(const struct gcb__rule_ctx *cx,
+                                   const json_t *c);
+
+static enum gcb_status each_case(const struct gcb__rule_ctx *cx, case_fn fn) {
+  const json_t *c;
+  size_t i;
+  enum gcb_status st = GCB_OK;
+  json_array_foreach(json_object_get(cx->doc->root, "cases"), i, c) {
+    if ((st = fn(cx, c)) != GCB_OK)
+      break;
+  }
+  return st;
+}
+
+static struct gcb_finding *case_push(const struct gcb__rule_ctx *cx,
+                                     const json_t *c, enum gcb_severity sev,
+                                     long long rank) {
+  struct gcb_finding *f = gcb__rule_push(cx, sev);
+  if (f != NULL && rank >= 0)
+    gcb_finding_at_rank(f, cx->index, cx->doc->root, rank);
+  if (f != NULL)
+    gcb_view_case_title(c, f->where.subject, sizeof f->where.subject);
+  return f;
+}
+
+static enum gcb_status wrong_case(const struct gcb__rule_ctx *cx,
+                                  const json_t *c) {
+  struct gcb_ranks pr;
+  gcb_ranks_of(c, &pr);
+  size_t ranks_wrong = 0;
+  for (size_t i = 0; i < pr.n; i++) {
+    long long wrong = gcb_ranks_int(&pr, GCB_RC_WRONG, i, 0);
+    if (wrong <= 0)
+      continue;
+    struct gcb_finding *f = case_push(
+        cx, c, GCB_SEV_FAIL, gcb_ranks_int(&pr, GCB_RC_RANK, i, (long long)i));
+    if (f == NULL)
+      return GCB_ENOMEM;
+    ranks_wrong++;
+    f->measured = (double)wrong;
+    f->expected = 0;
+    snprintf(f->unit, sizeof f->unit, "values");
+    gcb_finding_explain(f,
+                        "%lld of %lld checked values wrong (largest error "
+                        "%g, tolerance %g; %s)",
+                        wrong, gcb_ranks_int(&pr, GCB_RC_SAMPLES, i, 0),
+                        gcb_ranks_num(&pr, GCB_RC_MAX_ERROR, i),
+                        gcb_ranks_num(&pr, GCB_RC_TOLERANCE, i),
+                        gcb_ranks_str(&pr, GCB_RC_METHOD, i));
+    gcb_finding_suggest(f, "wrong results are hardware or driver faults until "
+                           "shown otherwise: check ECC errors and rerun");
+  }
+  long long total = gcb_view_int(gcb_view_obj(c, "summary"), "wrong", 0);
+  if (total > 0 && ranks_wrong == 0) {
+    struct gcb_finding *f = case_push(cx, c, GCB_SEV_FAIL, -1);
+    if (f == NULL)
+      return GCB_ENOMEM;
+    f->measured = (double)total;
+    f->expected = 0;
+    gcb_finding_explain(f, "%lld wrong values in the case", total);
+  }
+  return GCB_OK;
+}
+
+enum gcb_status gcb__rule_validation(const struct gcb__rule_ctx *cx) {
+  return each_case(cx, wrong_case);
+}
+
+static enum gcb_status unchecked_case(const struct gcb__rule_ctx *cx,
+                                      const json_t *c) {
+  const json_t *v = gcb_view_obj(c, "validation");
+  if (json_is_true(json_object_get(v, "checked")))
+    return GCB_OK;
+  struct gcb_finding *f = case_push(cx, c, GCB_SEV_INFO, -1);
+  if (f == NULL)
+    return GCB_ENOMEM;
+  gcb_finding_explain(f, "the case's results were not checked on every rank");
+  gcb_finding_suggest(f, "rerun without --no-check to validate results");
+  return GCB_OK;
+}
+
+enum gcb_status gcb__rule_not_validated(const struct gcb__rule_ctx *cx) {
+  return each_case(cx, unchecked_case);
+}
+
+/* Benchmarks whose per-rank figure belongs to the rank's own device, so a
+ * low one names a slow GPU (or CPU socket on the host backend). */
+static const struct {
+  const char *bench;
+  const char *suggestion;
+} slow_benches[] = {
+    {"gemm", "check the GPU's clocks, throttle reasons, power and "
+             "temperature (nvidia-smi -q -d PERFORMANCE), or other load on "
+             "the node"},
+    {"membw", "check memory clocks, ECC/row-remapping state and NUMA "
+              "placement of the rank, or other load on the node"},
+};
+
+static const char *slow_suggestion(const char *bench) {
+  for (size_t i = 0; i < sizeof slow_benches / sizeof *slow_benches; i++)
+    if (strcmp(slow_benches[i].bench, bench) == 0)
+      return slow_benches[i].suggestion;
+  return NULL;
+}
+
+bool gcb_analyze_per_device(const char *bench) {
+  return slow_suggestion(bench) != NULL;
+}
+
+/* What NVML said about the rank's GPU: while the case ran (its per-rank
+ * telemetry: clocks, power, throttle reasons), else when the run started
+ * (nodes[].gpus[].throttle, only when it was slowed); "" without either. */
+static void throttle_text(const struct gcb__rule_ctx *cx, const json_t *c,
+                          const struct gcb_finding *f, char *buf, size_t size) {
+  struct gcb_ranks pr;
+  gcb_ranks_of(c, &pr);
+  long long i = gcb_ranks_find(&pr, f->where.rank);
+  double sm =
+      i >= 0 ? gcb_ranks_num(&pr, GCB_RC_TELEM_SM_MEAN, (size_t)i) : NAN;
+  buf[0] = '\0';
+  if (!isnan(sm)) {
+    double lo = gcb_ranks_num(&pr, GCB_RC_TELEM_SM_MIN, (size_t)i);
+    double watts = gcb_ranks_num(&pr, GCB_RC_TELEM_POWER_MAX, (size_t)i);
+    const char *why = gcb_ranks_str(&pr, GCB_RC_TELEM_THROTTLE, (size_t)i);
+    int n = snprintf(buf, size,
+                     "; during the case its SM clock averaged "
+                     "%.0f MHz (lowest %.0f)",
+                     sm, lo);
+    if (n > 0 && (size_t)n < size && !isnan(watts))
+      n += snprintf(buf + n, size - (size_t)n, ", power up to %.0f W", watts);
+    if (n > 0 && (size_t)n < size && why[0] != '\0')
+      snprintf(buf + n, size - (size_t)n, ", NVML throttle reasons: %s", why);
+    return;
+  }
+  const json_t *h =
+      gcb_topo_view_health(cx->doc->root, f->where.node, f->where.bus_id);
+  const json_t *t = gcb_view_obj(h, "throttle");
+  if (json_is_true(json_object_get(t, "slowed")))
+    snprintf(buf, size, "; NVML throttle reasons: %s",
+             gcb_view_str(t, "reasons"));
+}
+
+static enum gcb_status slow_finding(const struct gcb__rule_ctx *cx,
+                                    const json_t *c, long long rank, double x,
+                                    double median, size_t n) {
+  double below = 1 - x / median;
+  enum gcb_severity sev =
+      below * 100 > cx->t->slow_rank_fail_pct ? GCB_SEV_FAIL : GCB_SEV_WARN;
+  struct gcb_finding *f = case_push(cx, c, sev, rank);
+  if (f == NULL)
+    return GCB_ENOMEM;
+  const char *unit = gcb_view_str(c, "unit");
+  f->measured = x;
+  f->expected = median;
+  f->cost = below;
+  gcb_view_copy(f->unit, sizeof f->unit, unit);
+  char xs[32], ms[32], why[256];
+  gcb_view_fmt(x, xs, sizeof xs);
+  gcb_view_fmt(median, ms, sizeof ms);
+  throttle_text(cx, c, f, why, sizeof why);
+  gcb_finding_explain(f,
+                      "rank %lld reaches %s %s, %.1f%% below the median "
+                      "of %zu ranks (%s %s); a synchronous job runs at the "
+                      "slowest rank's pace%s",
+                      rank, xs, unit, below * 100, n, ms, unit, why);
+  gcb_finding_suggest(f, "%s", slow_suggestion(gcb_view_str(c, "bench")));
+  return GCB_OK;
+}
+
+static enum gcb_status slow_case(const struct gcb__rule_ctx *cx,
+                                 const json_t *c) {
+  struct gcb_ranks pr;
+  gcb_ranks_of(c, &pr);
+  size_t i, n = pr.n;
+  if (!gcb_analyze_per_device(gcb_view_str(c, "bench")) || n == 0)
+    return GCB_OK;
+  double *x = malloc(n * sizeof *x);
+  bool *flags = malloc(n * sizeof *flags);
+  enum gcb_status st = GCB_OK;
+  if (x == NULL || flags == NULL) {
+    st = gcb_err_set(cx->err, GCB_ENOMEM, "analysis: out of memory");
+    goto done;
+  }
+  for (i = 0; i < n; i++)
+    x[i] = gcb_ranks_num(&pr, GCB_RC_FIG_MEDIAN, i);
+  double median;
+  gcb_analyze_slow(x, n, cx->t, flags, &median);
+  for (i = 0; i < n && st == GCB_OK; i++)
+    if (flags[i])
+      st = slow_finding(cx, c, gcb_ranks_int(&pr, GCB_RC_RANK, i, (long long)i),
+                        x[i], median, n);
+done:
+  free(x);
+  free(flags);
+  return st;
+}
+
+enum gcb_status gcb__rule_slow_rank(const struct gcb__rule_ctx *cx) {
+  return each_case(cx, slow_case);
+}

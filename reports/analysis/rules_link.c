@@ -1,0 +1,182 @@
+/*
+ * `link-bandwidth`: host-to-device and device-to-host copies (bench
+ * "pcie", params.direction "h2d" / "d2h") below what the GPU's host link
+ * should carry (the topology's host_link.expected_gbps), or, where the
+ * document has no topology, below the other GPUs' median. Copies that are
+ * slower by design (pageable or remote host memory, both directions at
+ * once, the small sizes of a sweep) are not judged. What the topology
+ * itself shows about a link is rules_degraded.c.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reports/analysis/analyze_rules.h"
+#include "reports/document/ranks.h"
+#include "reports/document/topo_view.h"
+
+/* ---- which pcie cases are judged ---------------------------------------- */
+
+/* Params that make a copy slower by design, so the link rate does not
+ * apply: pageable memory, host memory on a remote NUMA node, traffic in
+ * the other direction at the same time (nvbandwidth's bidirectional
+ * host tests). gcbench's own "bidir" direction is not judged either. */
+static bool by_design_slower(const json_t *c) {
+  return strcmp(gcb_view_param_str(c, "memory"), "pageable") == 0 ||
+         strcmp(gcb_view_param_str(c, "numa"), "remote") == 0 ||
+         strcmp(gcb_view_param_str(c, "traffic"), "bidir") == 0;
+}
+
+static double case_size(const json_t *c) {
+  double s = gcb_view_param_num(c, "size");
+  return isnan(s) ? gcb_view_param_num(c, "bytes") : s;
+}
+
+/* Only the largest size of a sweep is judged: small copies are latency
+ * bound and never reach the link rate. */
+static bool largest_of_sweep(const json_t *cases, const json_t *c) {
+  static const char *const skip[] = {"size", "bytes", "count", NULL};
+  char key[512], other[512];
+  const json_t *o;
+  size_t i;
+  double size = case_size(c);
+  if (isnan(size))
+    return true;
+  gcb_view_case_key_except(c, skip, key, sizeof key);
+  json_array_foreach(cases, i, o) {
+    if (o == c || !(case_size(o) > size))
+      continue;
+    gcb_view_case_key_except(o, skip, other, sizeof other);
+    if (strcmp(key, other) == 0)
+      return false;
+  }
+  return true;
+}
+
+const char *gcb__pcie_direction(const json_t *cases, const json_t *c) {
+  const char *dir = gcb_view_param_str(c, "direction");
+  if (strcmp(gcb_view_str(c, "bench"), "pcie") != 0 ||
+      (strcmp(dir, "h2d") != 0 && strcmp(dir, "d2h") != 0) ||
+      by_design_slower(c) || !largest_of_sweep(cases, c))
+    return NULL;
+  return dir;
+}
+
+/* ---- link-bandwidth ------------------------------------------------------ */
+
+/* The expected host link of the rank's GPU (NAN when unknown) and its
+ * basis. */
+static double rank_expected(const json_t *root, long long rank,
+                            const char **basis) {
+  const json_t *topo;
+  long long gpu = gcb_topo_view_rank_gpu(root, rank, &topo);
+  const json_t *g = gcb_topo_view_gpu(topo, gpu);
+  *basis = gcb_view_str(gcb_view_obj(g, "host_link"), "basis");
+  return gcb_topo_view_host_gbps(g);
+}
+
+static enum gcb_status link_finding(const struct gcb__rule_ctx *cx,
+                                    const json_t *c, long long rank, double x,
+                                    double expected, const char *basis,
+                                    bool peers) {
+  double ratio = x / expected;
+  bool fail = peers ? (1 - ratio) * 100 > cx->t->slow_rank_fail_pct
+                    : ratio * 100 < cx->t->link_fail_pct;
+  struct gcb_finding *f =
+      gcb__rule_push(cx, fail ? GCB_SEV_FAIL : GCB_SEV_WARN);
+  if (f == NULL)
+    return GCB_ENOMEM;
+  const char *dir = gcb_view_param_str(c, "direction");
+  gcb_finding_at_rank(f, cx->index, cx->doc->root, rank);
+  gcb_view_case_title(c, f->where.subject, sizeof f->where.subject);
+  snprintf(f->where.link, sizeof f->where.link, "%s<->host",
+           f->where.bus_id[0] ? f->where.bus_id : "GPU");
+  f->measured = x;
+  f->expected = expected;
+  gcb_view_copy(f->unit, sizeof f->unit, gcb_view_str(c, "unit"));
+  char xs[32], es[32];
+  gcb_view_fmt(x, xs, sizeof xs);
+  gcb_view_fmt(expected, es, sizeof es);
+  if (peers)
+    gcb_finding_explain(f,
+                        "%s reaches %s GB/s, %.0f%% of the other GPUs' "
+                        "median %s GB/s (no topology to say what the link "
+                        "should carry)",
+                        dir, xs, ratio * 100, es);
+  else
+    gcb_finding_explain(f,
+                        "%s reaches %s GB/s, %.0f%% of the %s GB/s the link "
+                        "should carry (%s)",
+                        dir, xs, ratio * 100, es, basis);
+  gcb_finding_suggest(f, "check the link under load (nvidia-smi -q -d PCI: "
+                         "current vs max gen and width); reseat the card or "
+                         "try another slot if it stays low");
+  return GCB_OK;
+}
+
+/* Per-rank figures of a case; NULL on ENOMEM. */
+static double *figures(const struct gcb_ranks *pr) {
+  double *x = malloc(pr->n * sizeof *x + 1);
+  for (size_t i = 0; x != NULL && i < pr->n; i++)
+    x[i] = gcb_ranks_num(pr, GCB_RC_FIG_MEDIAN, i);
+  return x;
+}
+
+static long long entry_rank(const struct gcb_ranks *pr, size_t i) {
+  return gcb_ranks_int(pr, GCB_RC_RANK, i, (long long)i);
+}
+
+/* Without expectations: the slow-rank outlier rule among the GPUs. */
+static enum gcb_status against_peers(const struct gcb__rule_ctx *cx,
+                                     const json_t *c, const double *x,
+                                     size_t n) {
+  struct gcb_ranks pr;
+  gcb_ranks_of(c, &pr);
+  bool *flags = malloc(n * sizeof *flags + 1);
+  double median;
+  enum gcb_status st = GCB_OK;
+  if (flags == NULL)
+    return gcb_err_set(cx->err, GCB_ENOMEM, "analysis: out of memory");
+  gcb_analyze_slow(x, n, cx->t, flags, &median);
+  for (size_t i = 0; i < n && st == GCB_OK; i++)
+    if (flags[i])
+      st = link_finding(cx, c, entry_rank(&pr, i), x[i], median, "", true);
+  free(flags);
+  return st;
+}
+
+static enum gcb_status link_case(const struct gcb__rule_ctx *cx,
+                                 const json_t *cases, const json_t *c) {
+  struct gcb_ranks pr;
+  gcb_ranks_of(c, &pr);
+  size_t n = pr.n, known = 0;
+  if (n == 0 || gcb__pcie_direction(cases, c) == NULL)
+    return GCB_OK;
+  double *x = figures(&pr);
+  enum gcb_status st = GCB_OK;
+  if (x == NULL)
+    return gcb_err_set(cx->err, GCB_ENOMEM, "analysis: out of memory");
+  for (size_t i = 0; i < n && st == GCB_OK; i++) {
+    const char *basis;
+    double e = rank_expected(cx->doc->root, entry_rank(&pr, i), &basis);
+    known += !isnan(e);
+    if (!isnan(e) && x[i] < e * cx->t->link_pct / 100)
+      st = link_finding(cx, c, entry_rank(&pr, i), x[i], e, basis, false);
+  }
+  if (st == GCB_OK && known == 0)
+    st = against_peers(cx, c, x, n);
+  free(x);
+  return st;
+}
+
+enum gcb_status gcb__rule_link_bandwidth(const struct gcb__rule_ctx *cx) {
+  const json_t *cases = json_object_get(cx->doc->root, "cases"), *c;
+  size_t i;
+  json_array_foreach(cases, i, c) {
+    enum gcb_status st = link_case(cx, cases, c);
+    if (st != GCB_OK)
+      return st;
+  }
+  return GCB_OK;
+}

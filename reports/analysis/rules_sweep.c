@@ -1,0 +1,289 @@
+/*
+ * Rules judged per case but reported per sweep, so that one straggler
+ * does not fill the report with a line for every message size:
+ *  - `imbalance`: (max - mean) / max of the ranks' times above
+ *    imbalance_pct, one finding per sweep (the bench and its params but
+ *    size, count and in-place) at its worst case, saying in how many of
+ *    the sweep's cases it was seen; silent for a case whose slowest rank
+ *    an earlier rule already named (a slow GPU, a slow link): the
+ *    imbalance is that finding's consequence;
+ *  - `late-arrival`: a rank whose mean arrival lateness at a collective
+ *    is a robust high outlier and above late_pct of the operation's time,
+ *    one finding per rank at its worst case, saying in how many of the
+ *    document's collective cases it was late.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reports/analysis/analyze_rules.h"
+#include "reports/document/ranks.h"
+
+/* One case where the rule holds. */
+struct hit {
+  const json_t *c;
+  long long rank;
+  double value, ref, op; /* imbalance (or lateness), median, op time */
+  size_t order;          /* the case's position, for stable sorting */
+  char group[256];
+};
+
+struct hits {
+  struct hit *items;
+  size_t n, cap;
+  bool oom;
+};
+
+static struct hit *add_hit(struct hits *h) {
+  if (h->n == h->cap) {
+    size_t cap = h->cap ? 2 * h->cap : 16;
+    struct hit *g = realloc(h->items, cap * sizeof *g);
+    if (g == NULL) {
+      h->oom = true;
+      return NULL;
+    }
+    h->items = g;
+    h->cap = cap;
+  }
+  struct hit *x = &h->items[h->n++];
+  memset(x, 0, sizeof *x);
+  return x;
+}
+
+static int cmp_hit(const void *a, const void *b) {
+  const struct hit *x = a, *y = b;
+  int c = strcmp(x->group, y->group);
+  return c != 0 ? c : (x->order > y->order) - (x->order < y->order);
+}
+
+/* The sweep a case belongs to: bench and params but the size. */
+static void sweep_key(const json_t *c, char *buf, size_t size) {
+  static const char *const skip[] = {"size", "bytes", "count", "inplace", NULL};
+  gcb_view_case_key_except(c, skip, buf, size);
+}
+
+static struct gcb_finding *push_at(const struct gcb__rule_ctx *cx,
+                                   const struct hit *h) {
+  struct gcb_finding *f = gcb__rule_push(cx, GCB_SEV_WARN);
+  if (f != NULL) {
+    gcb_finding_at_rank(f, cx->index, cx->doc->root, h->rank);
+    gcb_view_case_title(h->c, f->where.subject, sizeof f->where.subject);
+  }
+  return f;
+}
+
+/* ---- imbalance ----------------------------------------------------------- */
+
+/* Whether an earlier rule already named the rank in this case. */
+static bool explained(const struct gcb__rule_ctx *cx, const json_t *c,
+                      long long rank) {
+  char title[sizeof cx->out->items[0].where.subject];
+  gcb_view_case_title(c, title, sizeof title);
+  for (size_t i = 0; i < cx->out->n; i++) {
+    const struct gcb_finding *f = &cx->out->items[i];
+    if (f->where.doc == cx->index && f->where.rank == rank &&
+        (strcmp(f->kind, "slow-rank") == 0 ||
+         strcmp(f->kind, "link-bandwidth") == 0) &&
+        strcmp(f->where.subject, title) == 0)
+      return true;
+  }
+  return false;
+}
+
+/* Cases of the document in the sweep `key` that have two ranks or more. */
+static size_t sweep_cases(const json_t *cases, const char *key) {
+  const json_t *c;
+  size_t i, n = 0;
+  char k[256];
+  json_array_foreach(cases, i, c) {
+    sweep_key(c, k, sizeof k);
+    n += strcmp(k, key) == 0 && gcb_ranks_count(c) >= 2;
+  }
+  return n;
+}
+
+static enum gcb_status imbalance_finding(const struct gcb__rule_ctx *cx,
+                                         const struct hit *h, size_t seen,
+                                         size_t of) {
+  struct gcb_imbalance im;
+  gcb_analyze_imbalance(h->c, &im);
+  struct gcb_finding *f = push_at(cx, h);
+  if (f == NULL)
+    return GCB_ENOMEM;
+  f->measured = im.imbalance * 100;
+  f->expected = cx->t->imbalance_pct;
+  f->cost = im.imbalance;
+  snprintf(f->unit, sizeof f->unit, "%%");
+  char lo[32], hi[32], mean[32], more[64] = "";
+  gcb_view_fmt_time(im.min, lo, sizeof lo);
+  gcb_view_fmt_time(im.max, hi, sizeof hi);
+  gcb_view_fmt_time(im.mean, mean, sizeof mean);
+  if (of > 1)
+    snprintf(more, sizeof more, "; above %g%% in %zu of the sweep's %zu cases",
+             cx->t->imbalance_pct, seen, of);
+  gcb_finding_explain(f,
+                      "per-rank times %s to %s (mean %s, CV %.1f%%): ranks "
+                      "wait %.1f%% of the slowest rank's time (rank %lld)%s",
+                      lo, hi, mean, im.cv * 100, im.imbalance * 100,
+                      im.max_rank, more);
+  gcb_finding_suggest(f,
+                      "look for a slow-rank or placement finding on rank "
+                      "%lld; otherwise rerun with more iterations",
+                      im.max_rank);
+  return GCB_OK;
+}
+
+/* Reports each group of hits [i, j) by its largest value. */
+typedef enum gcb_status (*group_fn)(const struct gcb__rule_ctx *cx,
+                                    const struct hit *worst, size_t seen,
+                                    const json_t *cases);
+
+static enum gcb_status each_group(const struct gcb__rule_ctx *cx,
+                                  struct hits *h, const json_t *cases,
+                                  group_fn report) {
+  enum gcb_status st = GCB_OK;
+  if (h->n > 1) /* items is NULL without hits, which qsort must not see */
+    qsort(h->items, h->n, sizeof *h->items, cmp_hit);
+  for (size_t i = 0, j; i < h->n && st == GCB_OK; i = j) {
+    size_t worst = i;
+    for (j = i; j < h->n && strcmp(h->items[j].group, h->items[i].group) == 0;
+         j++)
+      worst = h->items[j].value > h->items[worst].value ? j : worst;
+    st = report(cx, &h->items[worst], j - i, cases);
+  }
+  return st;
+}
+
+static enum gcb_status report_imbalance(const struct gcb__rule_ctx *cx,
+                                        const struct hit *worst, size_t seen,
+                                        const json_t *cases) {
+  return imbalance_finding(cx, worst, seen, sweep_cases(cases, worst->group));
+}
+
+enum gcb_status gcb__rule_imbalance(const struct gcb__rule_ctx *cx) {
+  const json_t *cases = json_object_get(cx->doc->root, "cases"), *c;
+  struct hits h = {0};
+  size_t i;
+  json_array_foreach(cases, i, c) {
+    struct gcb_imbalance im;
+    if (!gcb_analyze_imbalance(c, &im) || im.ranks < 2 ||
+        im.imbalance * 100 <= cx->t->imbalance_pct ||
+        explained(cx, c, im.max_rank))
+      continue;
+    struct hit *x = add_hit(&h);
+    if (x == NULL)
+      break;
+    *x = (struct hit){
+        .c = c, .rank = im.max_rank, .value = im.imbalance, .order = i};
+    sweep_key(c, x->group, sizeof x->group);
+  }
+  enum gcb_status st =
+      h.oom ? gcb_err_set(cx->err, GCB_ENOMEM, "analysis: out of memory")
+            : each_group(cx, &h, cases, report_imbalance);
+  free(h.items);
+  return st;
+}
+
+/* ---- late arrivals ------------------------------------------------------- */
+
+/* Each rank's mean arrival lateness, when the case measured it. */
+static bool lateness(const struct gcb_ranks *pr, double *x) {
+  for (size_t i = 0; i < pr->n; i++) {
+    x[i] = gcb_ranks_num(pr, GCB_RC_LATE_MEAN, i);
+    if (isnan(x[i]))
+      return false;
+  }
+  return true;
+}
+
+static enum gcb_status report_late(const struct gcb__rule_ctx *cx,
+                                   const struct hit *h, size_t seen,
+                                   const json_t *cases) {
+  size_t of = 0, i;
+  const json_t *c;
+  json_array_foreach(cases, i, c) {
+    struct gcb_ranks pr;
+    gcb_ranks_of(c, &pr);
+    of += !isnan(gcb_ranks_num(&pr, GCB_RC_LATE_MEAN, 0));
+  }
+  struct gcb_finding *f = push_at(cx, h);
+  if (f == NULL)
+    return GCB_ENOMEM;
+  char ls[32], ms[32], os[32], more[64] = "";
+  gcb_view_fmt_time(h->value, ls, sizeof ls);
+  gcb_view_fmt_time(h->ref, ms, sizeof ms);
+  gcb_view_fmt_time(h->op, os, sizeof os);
+  f->measured = h->value * 1e6;
+  f->expected = h->ref * 1e6;
+  f->cost = h->value / (h->op + h->value);
+  snprintf(f->unit, sizeof f->unit, "us");
+  if (of > 1)
+    snprintf(more, sizeof more, "; late in %zu of %zu collective cases", seen,
+             of);
+  gcb_finding_explain(f,
+                      "rank %lld arrives %s late on average (median rank "
+                      "%s) at a collective that takes %s: the others wait "
+                      "for it%s",
+                      h->rank, ls, ms, os, more);
+  gcb_finding_suggest(f,
+                      "a late rank is a scheduling problem, not the "
+                      "network: look for OS noise, CPU binding or slow "
+                      "work before the collective on rank %lld",
+                      h->rank);
+  return GCB_OK;
+}
+
+/* Adds a hit for every late rank of the case. */
+static bool late_hits(const struct gcb__rule_ctx *cx, const json_t *c,
+                      size_t order, double *x, bool *flags, struct hits *h) {
+  struct gcb_ranks pr;
+  gcb_ranks_of(c, &pr);
+  size_t n = pr.n;
+  double op =
+      gcb_view_num(gcb_view_obj(gcb_view_obj(c, "summary"), "time_s"), "mean");
+  double median;
+  if (n == 0 || !(op > 0) || !lateness(&pr, x))
+    return true;
+  gcb_analyze_outliers(x, n, +1, cx->t, flags, &median);
+  for (size_t i = 0; i < n; i++) {
+    if (!flags[i] || !(x[i] > op * cx->t->late_pct / 100))
+      continue;
+    struct hit *y = add_hit(h);
+    if (y == NULL)
+      return false;
+    long long rank = gcb_ranks_int(&pr, GCB_RC_RANK, i, (long long)i);
+    *y = (struct hit){.c = c,
+                      .rank = rank,
+                      .value = x[i],
+                      .ref = median,
+                      .op = op,
+                      .order = order};
+    snprintf(y->group, sizeof y->group, "%020lld", rank);
+  }
+  return true;
+}
+
+enum gcb_status gcb__rule_late_arrival(const struct gcb__rule_ctx *cx) {
+  const json_t *cases = json_object_get(cx->doc->root, "cases"), *c;
+  struct hits h = {0};
+  size_t i, most = 0;
+  json_array_foreach(cases, i, c) {
+    size_t n = gcb_ranks_count(c);
+    most = n > most ? n : most;
+  }
+  double *x = malloc(most * sizeof *x + 1);
+  bool *flags = malloc(most * sizeof *flags + 1);
+  h.oom = x == NULL || flags == NULL;
+  json_array_foreach(cases, i, c) {
+    if (!h.oom && !late_hits(cx, c, i, x, flags, &h))
+      h.oom = true;
+  }
+  enum gcb_status st =
+      h.oom ? gcb_err_set(cx->err, GCB_ENOMEM, "analysis: out of memory")
+            : each_group(cx, &h, cases, report_late);
+  free(x);
+  free(flags);
+  free(h.items);
+  return st;
+}

@@ -1,0 +1,318 @@
+/*
+ * Baseline comparison. Cases are matched by gcb_view_case_key (bench,
+ * sorted params, unit). Each matched case is compared on two metrics: the
+ * median over ranks (the typical GPU) and the slowest rank (what a
+ * synchronous job runs at), so one GPU that got slower is caught even when
+ * the median did not move.
+ *
+ * The noise rule (docs/REPORTS.md): a run's relative noise for a case is
+ * the larger of the robust cross-rank spread of the figures and the median
+ * over ranks of each rank's relative stdev of its sample times (case_noise);
+ * the band is noise_sigmas * sqrt(old^2 + new^2). A change is a regression only
+ * when it is worse than both the threshold and the band. The run-to-run
+ * differences (notes) are in compare_notes.c.
+ */
+#include "reports/compare/compare.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reports/compare/compare_notes.h"
+#include "reports/document/ranks.h"
+
+const char *gcb_verdict_name(enum gcb_verdict v) {
+  static const char *const names[] = {"same",        "within noise",
+                                      "better",      "REGRESSION",
+                                      "only in old", "only in new"};
+  return v <= GCB_VERDICT_ONLY_NEW ? names[v] : "?";
+}
+
+/* Units where a smaller number is better (times); figures are rates. */
+static bool lower_is_better(const char *unit) {
+  static const char *const units[] = {"s", "ms", "us", "µs", "ns", NULL};
+  for (const char *const *u = units; *u; u++)
+    if (strcmp(*u, unit) == 0)
+      return true;
+  return false;
+}
+
+/* Compared metrics: summary fields for higher- and lower-is-better units. */
+static const struct {
+  const char *name;
+  const char *higher, *lower;
+} metrics[] = {
+    {"median", "median", "median"},
+    {"slowest", "min", "max"},
+};
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Median of x[0..n), sorting it; 0 when empty. */
+static double median(double *x, size_t n) {
+  if (n == 0)
+    return 0;
+  qsort(x, n, sizeof *x, cmp_double);
+  return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+}
+
+/*
+ * One run's relative noise for a case: the larger of
+ *  - the cross-rank spread, 1.4826 * MAD / median of the ranks' figures
+ *    (a robust stdev: one slow rank is a finding, not noise, and must not
+ *    widen the band that hides a drop of every other rank), and
+ *  - the median over ranks of each rank's stdev / median of its sample
+ *    times (how much one measurement of this case wanders).
+ */
+static double case_noise(const json_t *c) {
+  struct gcb_ranks pr;
+  gcb_ranks_of(c, &pr);
+  size_t i, n = pr.n, m = 0;
+  double *fig = malloc(n * sizeof *fig + 1), *rel = malloc(n * sizeof *rel + 1);
+  double noise = 0;
+  if (fig == NULL || rel == NULL)
+    goto done; /* no band: the threshold alone decides */
+  for (i = 0; i < n; i++) {
+    double med = gcb_ranks_num(&pr, GCB_RC_TIME_MEDIAN, i);
+    double sd = gcb_ranks_num(&pr, GCB_RC_TIME_STDEV, i);
+    fig[i] = gcb_ranks_num(&pr, GCB_RC_FIG_MEDIAN, i);
+    if (med > 0 && sd >= 0)
+      rel[m++] = sd / med;
+  }
+  double center = median(fig, n);
+  for (i = 0; i < n; i++)
+    fig[i] = fabs(fig[i] - center);
+  double ranks = center > 0 ? 1.4826 * median(fig, n) / center : 0;
+  double iters = median(rel, m);
+  noise = ranks > iters ? ranks : iters;
+done:
+  free(fig);
+  free(rel);
+  return noise;
+}
+
+static struct gcb_delta *push_delta(struct gcb_comparison *cmp,
+                                    struct gcb_err *err) {
+  if (cmp->ndeltas == cmp->caps[0]) {
+    size_t cap = cmp->caps[0] ? 2 * cmp->caps[0] : 32;
+    struct gcb_delta *g = realloc(cmp->deltas, cap * sizeof *g);
+    if (g == NULL) {
+      gcb_err_set(err, GCB_ENOMEM, "compare: out of memory");
+      return NULL;
+    }
+    cmp->deltas = g;
+    cmp->caps[0] = cap;
+  }
+  struct gcb_delta *d = &cmp->deltas[cmp->ndeltas++];
+  memset(d, 0, sizeof *d);
+  d->metric = "-";
+  d->old_value = d->new_value = d->change = d->noise = d->threshold = NAN;
+  return d;
+}
+
+static void describe(struct gcb_delta *d, const json_t *c, const char *key) {
+  gcb_view_case_title(c, d->title, sizeof d->title);
+  gcb_view_copy(d->key, sizeof d->key, key);
+  gcb_view_copy(d->unit, sizeof d->unit, gcb_view_str(c, "unit"));
+}
+
+static enum gcb_verdict judge(double change, bool lower, double threshold,
+                              double noise) {
+  double worse = lower ? change : -change;
+  double size = fabs(change);
+  if (size <= threshold)
+    return GCB_VERDICT_SAME;
+  if (size <= noise)
+    return GCB_VERDICT_NOISE;
+  return worse > 0 ? GCB_VERDICT_REGRESSION : GCB_VERDICT_BETTER;
+}
+
+static enum gcb_status compare_case(struct gcb_comparison *cmp,
+                                    const json_t *oc, const json_t *nc,
+                                    const char *key,
+                                    const struct gcb_thresholds *t,
+                                    struct gcb_err *err) {
+  const char *unit = gcb_view_str(nc, "unit");
+  bool lower = lower_is_better(unit);
+  double no = case_noise(oc), nn = case_noise(nc);
+  double noise = t->noise_sigmas * sqrt(no * no + nn * nn);
+  double threshold =
+      gcb_thresholds_regression(t, gcb_view_str(nc, "bench"), unit) / 100;
+  for (size_t m = 0; m < sizeof metrics / sizeof *metrics; m++) {
+    const char *field = lower ? metrics[m].lower : metrics[m].higher;
+    struct gcb_delta *d = push_delta(cmp, err);
+    if (d == NULL)
+      return GCB_ENOMEM;
+    describe(d, nc, key);
+    d->metric = metrics[m].name;
+    d->old_value = gcb_view_num(gcb_view_obj(oc, "summary"), field);
+    d->new_value = gcb_view_num(gcb_view_obj(nc, "summary"), field);
+    d->change = d->old_value != 0
+                    ? (d->new_value - d->old_value) / fabs(d->old_value)
+                    : NAN;
+    d->noise = noise;
+    d->threshold = threshold;
+    /* A NAN change (zero baseline) cannot be judged: call it the same. */
+    d->verdict = isnan(d->change) ? GCB_VERDICT_SAME
+                                  : judge(d->change, lower, threshold, noise);
+    cmp->regressions += d->verdict == GCB_VERDICT_REGRESSION;
+  }
+  return GCB_OK;
+}
+
+static enum gcb_status one_sided(struct gcb_comparison *cmp, const json_t *c,
+                                 const char *key, bool old_side,
+                                 struct gcb_err *err) {
+  struct gcb_delta *d = push_delta(cmp, err);
+  if (d == NULL)
+    return GCB_ENOMEM;
+  describe(d, c, key);
+  double v = gcb_view_num(gcb_view_obj(c, "summary"), "median");
+  if (old_side)
+    d->old_value = v;
+  else
+    d->new_value = v;
+  d->verdict = old_side ? GCB_VERDICT_ONLY_OLD : GCB_VERDICT_ONLY_NEW;
+  return GCB_OK;
+}
+
+/* Keys of every case of a document, in document order. */
+static char (*case_keys(const json_t *root, size_t *n))[192] {
+  const json_t *cases = json_object_get(root, "cases"), *c;
+  size_t i;
+  *n = json_array_size(cases);
+  char(*keys)[192] = malloc(*n * sizeof *keys + 1);
+  if (keys == NULL)
+    return NULL;
+  json_array_foreach(cases, i, c) {
+    gcb_view_case_key(c, keys[i], sizeof keys[i]);
+  }
+  return keys;
+}
+
+/* Pairs cases by key (each new case with the first unused old one), in the
+ * new run's order, then lists the old cases left over. */
+static enum gcb_status compare_cases(struct gcb_comparison *cmp,
+                                     const json_t *oroot, const json_t *nroot,
+                                     const struct gcb_thresholds *t,
+                                     struct gcb_err *err) {
+  size_t no, nn;
+  char(*okeys)[192] = case_keys(oroot, &no);
+  char(*nkeys)[192] = case_keys(nroot, &nn);
+  bool *used = calloc(no + 1, sizeof *used);
+  enum gcb_status st = GCB_OK;
+  if (okeys == NULL || nkeys == NULL || used == NULL)
+    st = gcb_err_set(err, GCB_ENOMEM, "compare: out of memory");
+  const json_t *ocases = json_object_get(oroot, "cases");
+  const json_t *ncases = json_object_get(nroot, "cases");
+  for (size_t j = 0; st == GCB_OK && j < nn; j++) {
+    size_t i = 0;
+    while (i < no && (used[i] || strcmp(okeys[i], nkeys[j]) != 0))
+      i++;
+    const json_t *nc = json_array_get(ncases, j);
+    if (i == no) {
+      st = one_sided(cmp, nc, nkeys[j], false, err);
+      continue;
+    }
+    used[i] = true;
+    st = compare_case(cmp, json_array_get(ocases, i), nc, nkeys[j], t, err);
+  }
+  for (size_t i = 0; st == GCB_OK && i < no; i++)
+    if (!used[i])
+      st = one_sided(cmp, json_array_get(ocases, i), okeys[i], true, err);
+  free(okeys);
+  free(nkeys);
+  free(used);
+  return st;
+}
+
+enum gcb_status gcb_compare(const struct gcb_doc *old,
+                            const struct gcb_doc *new_,
+                            const struct gcb_thresholds *t,
+                            struct gcb_comparison *out, struct gcb_err *err) {
+  enum gcb_status st = gcb__compare_notes(old->root, new_->root, out, err);
+  if (st == GCB_OK)
+    st = compare_cases(out, old->root, new_->root, t, err);
+  return st;
+}
+
+void gcb_comparison_free(struct gcb_comparison *cmp) {
+  if (cmp == NULL)
+    return;
+  free(cmp->deltas);
+  free(cmp->notes);
+  memset(cmp, 0, sizeof *cmp);
+}
+
+/* ---- findings ----------------------------------------------------------- */
+
+static enum gcb_status delta_finding(const struct gcb_delta *d, int doc,
+                                     struct gcb_findings *out) {
+  bool vanished = d->verdict == GCB_VERDICT_ONLY_OLD;
+  enum gcb_severity sev = d->verdict == GCB_VERDICT_REGRESSION ? GCB_SEV_FAIL
+                          : vanished                           ? GCB_SEV_WARN
+                                                               : GCB_SEV_INFO;
+  const char *kind =
+      d->verdict == GCB_VERDICT_REGRESSION ? "regression" : "missing-case";
+  struct gcb_finding *f = gcb_findings_push(out, sev, kind);
+  if (f == NULL)
+    return GCB_ENOMEM;
+  f->where.doc = doc;
+  gcb_view_copy(f->where.subject, sizeof f->where.subject, d->title);
+  gcb_view_copy(f->unit, sizeof f->unit, d->unit);
+  if (d->verdict != GCB_VERDICT_REGRESSION) {
+    gcb_finding_explain(f, "the case is %s",
+                        vanished ? "in the baseline but not in "
+                                   "this run"
+                                 : "new: not in the baseline");
+    if (vanished)
+      gcb_finding_suggest(f, "check errors[] and skipped[]: the case may have "
+                             "failed or been skipped");
+    return GCB_OK;
+  }
+  f->measured = d->new_value;
+  f->expected = d->old_value;
+  char was[32], now[32];
+  gcb_view_fmt(d->old_value, was, sizeof was);
+  gcb_view_fmt(d->new_value, now, sizeof now);
+  gcb_finding_explain(f,
+                      "%s changed %+.1f%% (%s -> %s %s), beyond the "
+                      "%.1f%% threshold and the %.1f%% noise band",
+                      d->metric, d->change * 100, was, now, d->unit,
+                      d->threshold * 100, d->noise * 100);
+  gcb_finding_suggest(f, "check the not-comparable notes first; then bisect "
+                         "software and settings changed since the baseline");
+  return GCB_OK;
+}
+
+enum gcb_status gcb_compare_findings(const struct gcb_comparison *cmp, int doc,
+                                     struct gcb_findings *out,
+                                     struct gcb_err *err) {
+  for (size_t i = 0; i < cmp->ndeltas; i++) {
+    enum gcb_verdict v = cmp->deltas[i].verdict;
+    if (v != GCB_VERDICT_REGRESSION && v != GCB_VERDICT_ONLY_OLD &&
+        v != GCB_VERDICT_ONLY_NEW)
+      continue;
+    if (delta_finding(&cmp->deltas[i], doc, out) != GCB_OK)
+      return gcb_err_set(err, GCB_ENOMEM, "compare: out of memory");
+  }
+  for (size_t i = 0; i < cmp->nnotes; i++) {
+    const struct gcb_note *n = &cmp->notes[i];
+    struct gcb_finding *f =
+        gcb_findings_push(out, GCB_SEV_WARN, "not-comparable");
+    if (f == NULL)
+      return gcb_err_set(err, GCB_ENOMEM, "compare: out of memory");
+    f->where.doc = doc;
+    gcb_finding_explain(f,
+                        "the runs differ in %s: baseline '%s', this run "
+                        "'%s'",
+                        n->what, n->old_value, n->new_value);
+    gcb_finding_suggest(f, "read the comparison knowing this difference, or "
+                           "rerun the baseline on matching hardware/software");
+  }
+  return GCB_OK;
+}

@@ -1,0 +1,85 @@
+/*
+ * Baseline comparison: the same cases in two results documents, matched by
+ * bench + params + unit, compared per metric with a noise-aware rule (see
+ * docs/REPORTS.md for the rule and why). Differences between the two runs
+ * that make numbers incomparable (hardware, software, backend, options)
+ * are listed as notes; they never silence the comparison, and the
+ * comparison never hides them.
+ */
+#ifndef GCB_COMPARE_H
+#define GCB_COMPARE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "reports/analysis/analyze.h"
+
+enum gcb_verdict {
+  GCB_VERDICT_SAME,       /* change within the threshold */
+  GCB_VERDICT_NOISE,      /* beyond the threshold, within the noise */
+  GCB_VERDICT_BETTER,     /* better beyond threshold and noise */
+  GCB_VERDICT_REGRESSION, /* worse beyond threshold and noise */
+  GCB_VERDICT_ONLY_OLD,   /* case only in the baseline */
+  GCB_VERDICT_ONLY_NEW,   /* case only in the new run */
+};
+
+/* "same", "within noise", "better", "REGRESSION", "only in old", ... */
+const char *gcb_verdict_name(enum gcb_verdict v);
+
+/* One metric of one case in both runs. */
+struct gcb_delta {
+  char title[160];    /* "gemm: fp32 256x256x256" */
+  char key[192];      /* gcb_view_case_key of the case */
+  const char *metric; /* "median", "slowest"; "-" for one-sided rows */
+  char unit[24];
+  double old_value, new_value; /* NAN on the missing side */
+  double change;               /* (new - old) / old, signed; NAN one-sided */
+  double noise;                /* noise band, as a fraction of the value */
+  double threshold;            /* the threshold applied, as a fraction */
+  enum gcb_verdict verdict;
+};
+
+/* One reason the runs may not be comparable. */
+struct gcb_note {
+  char what[96]; /* "node 0 cpu_model", "software mpi", "option iters" */
+  char old_value[160];
+  char new_value[160];
+};
+
+struct gcb_comparison {
+  struct gcb_delta *deltas;
+  size_t ndeltas;
+  struct gcb_note *notes;
+  size_t nnotes;
+  size_t regressions;
+  size_t caps[2]; /* allocation sizes; internal */
+};
+
+/*
+ * Compares `old` (the baseline) with `new_`: every case of either run
+ * becomes rows in out->deltas (two metrics for a case in both, one row for
+ * a case in only one), every difference in hardware, software, backend,
+ * ranks or options a note. Thresholds: gcb_thresholds_regression per case,
+ * noise_sigmas. *out must be zeroed; free with gcb_comparison_free (also
+ * after failure). GCB_ENOMEM when memory runs out.
+ */
+enum gcb_status gcb_compare(const struct gcb_doc *old,
+                            const struct gcb_doc *new_,
+                            const struct gcb_thresholds *t,
+                            struct gcb_comparison *out, struct gcb_err *err);
+
+/*
+ * Adds the comparison's outcome to a findings list: a "regression" finding
+ * (fail) per regressed row, a "not-comparable" finding (warn) per note, a
+ * "missing-case" finding per one-sided case (warn when the case vanished,
+ * info when it is new). `doc` is the index the new run has in the list's
+ * documents. GCB_ENOMEM when memory runs out.
+ */
+enum gcb_status gcb_compare_findings(const struct gcb_comparison *cmp, int doc,
+                                     struct gcb_findings *out,
+                                     struct gcb_err *err);
+
+/* NULL is a no-op; the struct is zeroed. */
+void gcb_comparison_free(struct gcb_comparison *cmp);
+
+#endif

@@ -1,0 +1,110 @@
+/*
+ * Acceptance criteria ("gcbench.criteria/1", docs/criteria-schema.md): a
+ * hand-written JSON file of checks ("every GPU reaches 600 TFLOP/s in fp16
+ * GEMM") and threshold overrides. Each check is evaluated against every
+ * case it matches and becomes a pass/fail test case in junit.xml and a
+ * failure-level finding for every case (or rank) that misses it.
+ *
+ * Reading is strict, because the file is written by hand: unknown fields,
+ * unknown metrics and misspelt thresholds are errors, each reported as
+ * "file:line:column: path: problem".
+ */
+#ifndef GCB_CRITERIA_H
+#define GCB_CRITERIA_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "reports/analysis/analyze.h"
+#include "reports/document/ranks.h"
+
+#define GCB_CRITERIA_SCHEMA "gcbench.criteria/1"
+#define GCB_MAX_BOUNDS 16
+
+/* A figure a check can bound, computed from a case (and, for per-rank
+ * metrics, entry i of its per-rank columns; ranks NULL when the case has
+ * none). */
+struct gcb_metric {
+  const char *name; /* "median", "per_rank", "imbalance_pct" */
+  const char *what; /* for docs and messages */
+  bool per_rank;    /* evaluated for each rank: failures name the rank */
+  const char *unit; /* NULL: the case's unit */
+  double (*value)(const json_t *c, const struct gcb_ranks *ranks, size_t i);
+};
+
+/* The metrics, terminated by a NULL name. */
+extern const struct gcb_metric gcb_metrics[];
+
+struct gcb_bound {
+  const struct gcb_metric *metric;
+  bool is_min; /* true: value >= limit; false: value <= limit */
+  double limit;
+};
+
+struct gcb_check {
+  char name[128];       /* as given, or generated from bench and params */
+  const char *bench;    /* borrowed from the criteria's JSON */
+  const json_t *params; /* object (possibly empty), borrowed */
+  const char *unit;     /* NULL: any unit */
+  struct gcb_bound bounds[GCB_MAX_BOUNDS];
+  size_t nbounds;
+};
+
+struct gcb_criteria {
+  const char *path;
+  const char *name;                 /* "" when the file has none */
+  struct gcb_thresholds thresholds; /* defaults, overridden by the file */
+  struct gcb_check *checks;
+  size_t nchecks;
+  json_t *root; /* owns every borrowed string */
+};
+
+/*
+ * Reads and validates a criteria file. Thresholds start from
+ * gcb_thresholds_default and take the file's overrides. Errors are
+ * GCB_EINPUT with "file:line:column: path: problem" (or "file: what" when
+ * it cannot be opened), GCB_ENOMEM. On failure *out is NULL; on success
+ * free it with gcb_criteria_free.
+ */
+enum gcb_status gcb_criteria_read(const char *path, struct gcb_criteria **out,
+                                  struct gcb_err *err);
+
+/* Same from a buffer; `name` stands for the file name in messages. */
+enum gcb_status gcb_criteria_parse(const char *text, size_t len,
+                                   const char *name, struct gcb_criteria **out,
+                                   struct gcb_err *err);
+
+/* NULL is a no-op. */
+void gcb_criteria_free(struct gcb_criteria *cr);
+
+/* What happened to one check. */
+struct gcb_check_result {
+  size_t matched; /* cases the check applied to */
+  size_t failed;  /* bounds missed (per rank for per-rank metrics) */
+};
+
+/* True when a case matches a check: same bench (or the check's bench is
+ * "*"), every check param present with an equal value (numbers compared as
+ * numbers), same unit if given. */
+bool gcb_check_matches(const struct gcb_check *k, const json_t *c);
+
+/* The same within a document (root): a p2p case that records no "path"
+ * matches a check's path by the class the document's topology gives the
+ * pair (on the node that measured it). */
+bool gcb_check_matches_in(const struct gcb_check *k, const json_t *c,
+                          const json_t *root);
+
+/*
+ * Evaluates every check over every case of docs[0..ndocs): results[i] (the
+ * caller provides nchecks entries) counts what check i matched and missed.
+ * Each miss, and each check that matched no case, is appended to `out` as
+ * a "criterion" finding at failure level with `check` set to the check's
+ * index. GCB_ENOMEM when memory runs out.
+ */
+enum gcb_status gcb_criteria_evaluate(const struct gcb_criteria *cr,
+                                      const struct gcb_doc *docs, size_t ndocs,
+                                      struct gcb_check_result *results,
+                                      struct gcb_findings *out,
+                                      struct gcb_err *err);
+
+#endif

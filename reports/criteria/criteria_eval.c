@@ -1,0 +1,284 @@
+/*
+ * Evaluating acceptance criteria: the metric table (what a check can bound)
+ * and the loop that applies every check to every matching case. A metric
+ * is one row; figures that later benchmarks add (busbw, arrival skew) are
+ * new rows reading their own fields.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "reports/criteria/criteria.h"
+#include "reports/document/p2p_view.h"
+#include "reports/document/ranks.h"
+#include "reports/document/topo_view.h"
+
+static const json_t *summary(const json_t *c) {
+  return gcb_view_obj(c, "summary");
+}
+
+static double m_median(const json_t *c, const struct gcb_ranks *r, size_t i) {
+  (void)r, (void)i;
+  return gcb_view_num(summary(c), "median");
+}
+
+static double m_mean(const json_t *c, const struct gcb_ranks *r, size_t i) {
+  (void)r, (void)i;
+  return gcb_view_num(summary(c), "mean");
+}
+
+static double m_min(const json_t *c, const struct gcb_ranks *r, size_t i) {
+  (void)r, (void)i;
+  return gcb_view_num(summary(c), "min");
+}
+
+static double m_max(const json_t *c, const struct gcb_ranks *r, size_t i) {
+  (void)r, (void)i;
+  return gcb_view_num(summary(c), "max");
+}
+
+/* Per-rank metrics get r NULL for a case without per-rank entries (a tool
+ * that reports only the average over ranks): the summary stands in. */
+static double m_per_rank(const json_t *c, const struct gcb_ranks *r, size_t i) {
+  return r != NULL ? gcb_ranks_num(r, GCB_RC_FIG_MEDIAN, i)
+                   : gcb_view_num(summary(c), "median");
+}
+
+static double m_imbalance(const json_t *c, const struct gcb_ranks *r,
+                          size_t i) {
+  (void)r, (void)i;
+  return gcb_view_num(summary(c), "imbalance") * 100;
+}
+
+static double m_cv(const json_t *c, const struct gcb_ranks *r, size_t i) {
+  (void)r, (void)i;
+  double mean = gcb_view_num(summary(c), "mean");
+  return mean > 0 ? gcb_view_num(summary(c), "stdev") / mean * 100 : 0;
+}
+
+static double m_time_us(const json_t *c, const struct gcb_ranks *r, size_t i) {
+  return r != NULL
+             ? gcb_ranks_num(r, GCB_RC_TIME_MEDIAN, i) * 1e6
+             : gcb_view_num(gcb_view_obj(summary(c), "time_s"), "mean") * 1e6;
+}
+
+static double m_wrong(const json_t *c, const struct gcb_ranks *r, size_t i) {
+  (void)r, (void)i;
+  return gcb_view_num(summary(c), "wrong");
+}
+
+static double m_busbw(const json_t *c, const struct gcb_ranks *r, size_t i) {
+  (void)r, (void)i;
+  return gcb_view_num(summary(c), "busbw");
+}
+
+static double m_algbw(const json_t *c, const struct gcb_ranks *r, size_t i) {
+  (void)r, (void)i;
+  return gcb_view_num(summary(c), "algbw");
+}
+
+static double m_late_us(const json_t *c, const struct gcb_ranks *r, size_t i) {
+  (void)r, (void)i;
+  return gcb_view_num(summary(c), "late_mean_s") * 1e6;
+}
+
+/* Metrics a check can bound. Collective figures are NAN in other cases,
+ * and NAN never meets a bound: a busbw check on a gemm case fails loudly
+ * rather than passing. */
+const struct gcb_metric gcb_metrics[] = {
+    {"median", "median over ranks of the figure", false, NULL, m_median},
+    {"mean", "mean over ranks of the figure", false, NULL, m_mean},
+    {"min", "lowest rank's figure", false, NULL, m_min},
+    {"max", "highest rank's figure", false, NULL, m_max},
+    {"per_rank", "every rank's figure (failures name the rank)", true, NULL,
+     m_per_rank},
+    {"imbalance_pct", "(max - mean) / max of per-rank times", false, "%",
+     m_imbalance},
+    {"cv_pct", "stdev / mean of the ranks' figures", false, "%", m_cv},
+    {"time_us", "every rank's median time per operation", true, "us",
+     m_time_us},
+    {"wrong", "wrong values, summed over ranks", false, "values", m_wrong},
+    {"busbw", "bus bandwidth (collectives, nccl-tests)", false, "GB/s",
+     m_busbw},
+    {"algbw", "algorithm bandwidth (collectives)", false, "GB/s", m_algbw},
+    {"late_us", "mean lateness of the latest rank (collectives)", false, "us",
+     m_late_us},
+    {NULL, NULL, false, NULL, NULL},
+};
+
+static bool same_value(const json_t *want, const json_t *have) {
+  if (json_is_number(want) && json_is_number(have))
+    return json_number_value(want) == json_number_value(have);
+  return json_is_string(want) && json_is_string(have) &&
+         strcmp(json_string_value(want), json_string_value(have)) == 0;
+}
+
+/* The path class of a p2p case that does not record one, from the
+ * topology of the node that measured it (the first); NULL when unknown. */
+static json_t *derived_path(const json_t *root, const json_t *c) {
+  struct gcb__p2p_iter it;
+  struct gcb__p2p m;
+  if (root == NULL || !gcb__p2p_begin(&it, root, c, NULL, 0) ||
+      !gcb__p2p_next(&it, &m))
+    return NULL;
+  const char *cls = gcb_topo_view_pair_class(m.topo, m.src, m.dst);
+  return cls[0] != '\0' ? json_string(cls) : NULL;
+}
+
+bool gcb_check_matches_in(const struct gcb_check *k, const json_t *c,
+                          const json_t *root) {
+  /* "*": every benchmark ("no wrong results anywhere"). */
+  if (strcmp(k->bench, "*") != 0 &&
+      strcmp(k->bench, gcb_view_str(c, "bench")) != 0)
+    return false;
+  if (k->unit != NULL && strcmp(k->unit, gcb_view_str(c, "unit")) != 0)
+    return false;
+  const json_t *params = json_object_get(c, "params");
+  const char *key;
+  const json_t *want;
+  json_object_foreach((json_t *)k->params, key, want) {
+    const json_t *have = json_object_get(params, key);
+    json_t *derived =
+        have == NULL && strcmp(key, "path") == 0 ? derived_path(root, c) : NULL;
+    bool same = same_value(want, derived != NULL ? derived : have);
+    json_decref(derived);
+    if (!same)
+      return false;
+  }
+  return true;
+}
+
+bool gcb_check_matches(const struct gcb_check *k, const json_t *c) {
+  return gcb_check_matches_in(k, c, NULL);
+}
+
+/* Where an evaluation is, for the findings it makes. */
+struct eval {
+  const struct gcb_criteria *cr;
+  size_t check;
+  int doc;
+  const json_t *root, *c;
+  struct gcb_check_result *result;
+  struct gcb_findings *out;
+  struct gcb_err *err;
+};
+
+static enum gcb_status miss(struct eval *ev, const struct gcb_bound *b,
+                            double v, long long rank) {
+  const struct gcb_check *k = &ev->cr->checks[ev->check];
+  struct gcb_finding *f = gcb_findings_push(ev->out, GCB_SEV_FAIL, "criterion");
+  if (f == NULL)
+    return gcb_err_set(ev->err, GCB_ENOMEM, "criteria: out of memory");
+  ev->result->failed++;
+  if (rank >= 0)
+    gcb_finding_at_rank(f, ev->doc, ev->root, rank);
+  f->where.doc = ev->doc;
+  gcb_view_case_title(ev->c, f->where.subject, sizeof f->where.subject);
+  const char *unit =
+      b->metric->unit ? b->metric->unit : gcb_view_str(ev->c, "unit");
+  f->check = (int)ev->check;
+  f->measured = v;
+  f->expected = b->limit;
+  gcb_view_copy(f->unit, sizeof f->unit, unit);
+  char where[32] = "";
+  if (rank >= 0)
+    snprintf(where, sizeof where, " of rank %lld", rank);
+  char vs[32], ls[32];
+  gcb_view_fmt(v, vs, sizeof vs);
+  gcb_view_fmt(b->limit, ls, sizeof ls);
+  if (isnan(v))
+    gcb_finding_explain(f,
+                        "check '%s': the case has no %s%s (not measured), so "
+                        "it cannot meet the %s %s %s",
+                        k->name, b->metric->name, where,
+                        b->is_min ? "minimum" : "maximum", ls, unit);
+  else
+    gcb_finding_explain(f, "check '%s': %s%s is %s %s, %s the %s %s %s",
+                        k->name, b->metric->name, where, vs, unit,
+                        b->is_min ? "below" : "above",
+                        b->is_min ? "minimum" : "maximum", ls, unit);
+  gcb_finding_suggest(f, "rerun to confirm; then look at this case's other "
+                         "findings (slow rank, placement) for the cause");
+  return GCB_OK;
+}
+
+static bool meets(const struct gcb_bound *b, double v) {
+  return b->is_min ? v >= b->limit : v <= b->limit; /* NAN never meets */
+}
+
+static enum gcb_status eval_bound(struct eval *ev, const struct gcb_bound *b) {
+  struct gcb_ranks pr;
+  gcb_ranks_of(ev->c, &pr);
+  if (!b->metric->per_rank || pr.n == 0) {
+    double v = b->metric->value(ev->c, NULL, 0);
+    return meets(b, v) ? GCB_OK : miss(ev, b, v, -1);
+  }
+  for (size_t i = 0; i < pr.n; i++) {
+    double v = b->metric->value(ev->c, &pr, i);
+    enum gcb_status st =
+        meets(b, v)
+            ? GCB_OK
+            : miss(ev, b, v, gcb_ranks_int(&pr, GCB_RC_RANK, i, (long long)i));
+    if (st != GCB_OK)
+      return st;
+  }
+  return GCB_OK;
+}
+
+static enum gcb_status eval_docs(struct eval *ev, const struct gcb_doc *docs,
+                                 size_t ndocs) {
+  const struct gcb_check *k = &ev->cr->checks[ev->check];
+  for (size_t d = 0; d < ndocs; d++) {
+    const json_t *c;
+    size_t i;
+    ev->doc = (int)d;
+    ev->root = docs[d].root;
+    json_array_foreach(json_object_get(docs[d].root, "cases"), i, c) {
+      if (!gcb_check_matches_in(k, c, ev->root))
+        continue;
+      ev->c = c;
+      ev->result->matched++;
+      for (size_t b = 0; b < k->nbounds; b++) {
+        enum gcb_status st = eval_bound(ev, &k->bounds[b]);
+        if (st != GCB_OK)
+          return st;
+      }
+    }
+  }
+  return GCB_OK;
+}
+
+/* A check that matched nothing fails: acceptance must not pass because
+ * the benchmark it asks about was never run. */
+static enum gcb_status unmatched(struct eval *ev) {
+  const struct gcb_check *k = &ev->cr->checks[ev->check];
+  struct gcb_finding *f = gcb_findings_push(ev->out, GCB_SEV_FAIL, "criterion");
+  if (f == NULL)
+    return gcb_err_set(ev->err, GCB_ENOMEM, "criteria: out of memory");
+  f->check = (int)ev->check;
+  gcb_view_copy(f->where.subject, sizeof f->where.subject, k->name);
+  gcb_finding_explain(f, "check '%s' matched no case (bench %s%s%s)", k->name,
+                      k->bench, k->unit ? ", unit " : "",
+                      k->unit ? k->unit : "");
+  gcb_finding_suggest(f, "run the benchmark the check asks for, or fix the "
+                         "check's bench, params or unit");
+  return GCB_OK;
+}
+
+enum gcb_status gcb_criteria_evaluate(const struct gcb_criteria *cr,
+                                      const struct gcb_doc *docs, size_t ndocs,
+                                      struct gcb_check_result *results,
+                                      struct gcb_findings *out,
+                                      struct gcb_err *err) {
+  for (size_t i = 0; i < cr->nchecks; i++) {
+    struct eval ev = {
+        .cr = cr, .check = i, .result = &results[i], .out = out, .err = err};
+    results[i] = (struct gcb_check_result){0};
+    enum gcb_status st = eval_docs(&ev, docs, ndocs);
+    if (st == GCB_OK && results[i].matched == 0)
+      st = unmatched(&ev);
+    if (st != GCB_OK)
+      return st;
+  }
+  return GCB_OK;
+}

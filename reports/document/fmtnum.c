@@ -1,0 +1,116 @@
+/*
+ * "%.*g" without printf's arbitrary-precision arithmetic: x times 10^k
+ * (k so that the product has `precision` digits before the point) is one
+ * correctly rounded operation while 10^k is exact (|k| <= 22), so its
+ * error is below half a unit in its last place. Rounding to an integer
+ * can only come out differently from the exact decimal expansion when the
+ * fraction is that close to one half: those values, and the rare ones
+ * outside the exact powers, are left to snprintf.
+ */
+#include "reports/document/fmtnum.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+
+static const double exact_pow10[] = {
+    1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+#define MAX_EXACT 22
+#define MAX_PRECISION 15
+
+static size_t slow(char *buf, double x, int precision) {
+  int n = snprintf(buf, GCB_FMTNUM_MAX, "%.*g", precision, x);
+  return n > 0 ? (size_t)n : 0;
+}
+
+/* a (> 0) as digits: *m in [10^(p-1), 10^p) and the decimal exponent of
+ * its first digit; false when the fast path cannot be sure. */
+static int round_digits(double a, int p, uint64_t *m, int *exp10) {
+  int b;
+  frexp(a, &b); /* a in [2^(b-1), 2^b): e is off by one at most */
+  int e = (int)floor((b - 1) * 0.30102999566398120);
+  for (int tries = 0; tries < 3; tries++) {
+    int k = p - 1 - e;
+    if (k > MAX_EXACT || k < -MAX_EXACT)
+      return 0;
+    double s = k >= 0 ? a * exact_pow10[k] : a / exact_pow10[-k];
+    if (s < exact_pow10[p - 1]) {
+      e--;
+      continue;
+    }
+    if (s >= exact_pow10[p]) {
+      e++;
+      continue;
+    }
+    double whole = floor(s), frac = s - whole;
+    if (fabs(frac - 0.5) <= s * 0x1p-50)
+      return 0; /* too close to a half to round without the exact value */
+    *m = (uint64_t)whole + (frac > 0.5);
+    if (*m == (uint64_t)exact_pow10[p]) { /* 9.99..95 rounds up to 10 */
+      *m /= 10;
+      e++;
+    }
+    *exp10 = e;
+    return 1;
+  }
+  return 0;
+}
+
+static char *put_exponent(char *o, int e) {
+  *o++ = 'e';
+  *o++ = e < 0 ? '-' : '+';
+  unsigned u = (unsigned)(e < 0 ? -e : e);
+  char tmp[8];
+  int n = 0;
+  do
+    tmp[n++] = (char)('0' + u % 10);
+  while ((u /= 10) > 0);
+  if (n < 2)
+    tmp[n++] = '0';
+  while (n > 0)
+    *o++ = tmp[--n];
+  return o;
+}
+
+size_t gcb_fmtnum_g(char *buf, double x, int precision) {
+  uint64_t m;
+  int e;
+  if (precision < 1 || precision > MAX_PRECISION || !isfinite(x) || x == 0 ||
+      !round_digits(fabs(x), precision, &m, &e))
+    return slow(buf, x, precision);
+  char d[MAX_PRECISION];
+  for (int i = precision - 1; i >= 0; i--, m /= 10)
+    d[i] = (char)('0' + m % 10);
+  int last = precision - 1; /* trailing zeros are dropped, as %g does */
+  while (last > 0 && d[last] == '0')
+    last--;
+  char *o = buf;
+  if (x < 0)
+    *o++ = '-';
+  if (e >= -4 && e < precision) {
+    int i = 0;
+    if (e < 0) {
+      *o++ = '0';
+      *o++ = '.';
+      for (int z = -1; z > e; z--)
+        *o++ = '0';
+    } else {
+      for (; i <= e; i++)
+        *o++ = d[i];
+      if (i <= last)
+        *o++ = '.';
+    }
+    for (; i <= last; i++)
+      *o++ = d[i];
+  } else {
+    *o++ = d[0];
+    if (last > 0)
+      *o++ = '.';
+    for (int i = 1; i <= last; i++)
+      *o++ = d[i];
+    o = put_exponent(o, e);
+  }
+  *o = '\0';
+  return (size_t)(o - buf);
+}

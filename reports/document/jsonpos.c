@@ -1,0 +1,274 @@
+/*
+ * Source positions for JSON values: a small scanner that walks JSON text
+ * along a path of object keys and array indices, skipping everything else,
+ * and reports where the value at the end of the path starts.
+ *
+ * The text is expected to be valid JSON (jansson has already parsed it), so
+ * the scanner checks only what it needs to find its way; but it never reads
+ * outside text[0..len) and never recurses, so malformed or deeply nested
+ * input gives -1, not a crash. Columns count characters (bytes that are not
+ * UTF-8 continuation bytes), which is how jansson counts them in its own
+ * error positions, so syntax and semantic errors point the same way.
+ */
+#include "reports/document/jsonpos.h"
+
+#include <stdint.h>
+#include <string.h>
+
+struct scan {
+  const unsigned char *p, *end;
+  int line;
+  int chars; /* characters consumed on the current line */
+};
+
+static int at_end(const struct scan *s) {
+  return s->p >= s->end;
+}
+
+static void advance(struct scan *s) {
+  unsigned char c = *s->p++;
+  if (c == '\n') {
+    s->line++;
+    s->chars = 0;
+  } else if ((c & 0xC0) != 0x80) {
+    s->chars++;
+  }
+}
+
+static void skip_ws(struct scan *s) {
+  while (!at_end(s) && memchr(" \t\r\n", *s->p, 4) != NULL)
+    advance(s);
+}
+
+/* Consumes c if it is next; 0 if it is not (or at the end). */
+static int eat(struct scan *s, char c) {
+  if (at_end(s) || *s->p != (unsigned char)c)
+    return 0;
+  advance(s);
+  return 1;
+}
+
+/* Skips a string starting at its opening quote, through its closing one. */
+static int skip_string(struct scan *s) {
+  if (!eat(s, '"'))
+    return -1;
+  while (!at_end(s)) {
+    unsigned char c = *s->p;
+    advance(s);
+    if (c == '"')
+      return 0;
+    if (c == '\\') {
+      if (at_end(s))
+        return -1;
+      advance(s);
+    }
+  }
+  return -1;
+}
+
+/* Skips an object or array without recursion: only strings can hide
+ * brackets, so counting brackets outside strings finds the end. */
+static int skip_composite(struct scan *s) {
+  size_t depth = 0;
+  while (!at_end(s)) {
+    unsigned char c = *s->p;
+    if (c == '"') {
+      if (skip_string(s) != 0)
+        return -1;
+      continue;
+    }
+    advance(s);
+    if (c == '{' || c == '[')
+      depth++;
+    else if ((c == '}' || c == ']') && --depth == 0)
+      return 0;
+  }
+  return -1;
+}
+
+/* Numbers and literals: everything up to the next delimiter. */
+static int skip_scalar(struct scan *s) {
+  const unsigned char *start = s->p;
+  while (!at_end(s) && memchr(",]}: \t\r\n\"{[", *s->p, 12) == NULL)
+    advance(s);
+  return s->p > start ? 0 : -1;
+}
+
+static int skip_value(struct scan *s) {
+  if (at_end(s))
+    return -1;
+  if (*s->p == '"')
+    return skip_string(s);
+  if (*s->p == '{' || *s->p == '[')
+    return skip_composite(s);
+  return skip_scalar(s);
+}
+
+static int hex4(struct scan *s, uint32_t *out) {
+  uint32_t v = 0;
+  for (int i = 0; i < 4; i++) {
+    if (at_end(s))
+      return -1;
+    unsigned char c = *s->p;
+    int d = c >= '0' && c <= '9'   ? c - '0'
+            : c >= 'a' && c <= 'f' ? c - 'a' + 10
+            : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                   : -1;
+    if (d < 0)
+      return -1;
+    v = v << 4 | (uint32_t)d;
+    advance(s);
+  }
+  *out = v;
+  return 0;
+}
+
+static size_t utf8_encode(uint32_t cp, unsigned char out[4]) {
+  if (cp < 0x80) {
+    out[0] = (unsigned char)cp;
+    return 1;
+  }
+  if (cp < 0x800) {
+    out[0] = (unsigned char)(0xC0 | cp >> 6);
+    out[1] = (unsigned char)(0x80 | (cp & 0x3F));
+    return 2;
+  }
+  if (cp < 0x10000) {
+    out[0] = (unsigned char)(0xE0 | cp >> 12);
+    out[1] = (unsigned char)(0x80 | (cp >> 6 & 0x3F));
+    out[2] = (unsigned char)(0x80 | (cp & 0x3F));
+    return 3;
+  }
+  out[0] = (unsigned char)(0xF0 | cp >> 18);
+  out[1] = (unsigned char)(0x80 | (cp >> 12 & 0x3F));
+  out[2] = (unsigned char)(0x80 | (cp >> 6 & 0x3F));
+  out[3] = (unsigned char)(0x80 | (cp & 0x3F));
+  return 4;
+}
+
+/* Decodes a \uXXXX escape (the backslash and 'u' already consumed),
+ * joining a surrogate pair into one code point. */
+static int decode_u(struct scan *s, uint32_t *cp) {
+  if (hex4(s, cp) != 0)
+    return -1;
+  if (*cp < 0xD800 || *cp > 0xDBFF)
+    return 0;
+  uint32_t lo;
+  if (!eat(s, '\\') || !eat(s, 'u') || hex4(s, &lo) != 0 || lo < 0xDC00 ||
+      lo > 0xDFFF)
+    return -1;
+  *cp = 0x10000 + ((*cp - 0xD800) << 10) + (lo - 0xDC00);
+  return 0;
+}
+
+/* Decodes one escape sequence (after the backslash) into UTF-8 bytes. */
+static int decode_escape(struct scan *s, unsigned char out[4], size_t *n) {
+  static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
+  if (at_end(s))
+    return -1;
+  unsigned char c = *s->p;
+  advance(s);
+  const char *hit = c != '\0' ? strchr(from, c) : NULL;
+  if (hit != NULL) {
+    out[0] = (unsigned char)to[hit - from];
+    *n = 1;
+    return 0;
+  }
+  uint32_t cp;
+  if (c != 'u' || decode_u(s, &cp) != 0)
+    return -1;
+  *n = utf8_encode(cp, out);
+  return 0;
+}
+
+/* Reads one decoded unit of a string's contents into out[0..*n). */
+static int string_unit(struct scan *s, unsigned char out[4], size_t *n) {
+  if (at_end(s))
+    return -1;
+  unsigned char c = *s->p;
+  advance(s);
+  if (c == '\\')
+    return decode_escape(s, out, n);
+  out[0] = c;
+  *n = 1;
+  return 0;
+}
+
+/* Consumes a string and compares its decoded contents with key: 1 equal,
+ * 0 different, -1 malformed. */
+static int match_key(struct scan *s, const char *key) {
+  size_t klen = strlen(key), pos = 0;
+  int same = 1;
+  if (!eat(s, '"'))
+    return -1;
+  while (!eat(s, '"')) {
+    unsigned char unit[4];
+    size_t n;
+    if (string_unit(s, unit, &n) != 0)
+      return -1;
+    if (same && (klen - pos < n || memcmp(key + pos, unit, n) != 0))
+      same = 0;
+    pos += same ? n : 0;
+  }
+  return same && pos == klen;
+}
+
+/* At an object: moves to the value of member `key`. */
+static int enter_key(struct scan *s, const char *key) {
+  if (!eat(s, '{'))
+    return -1;
+  for (;;) {
+    skip_ws(s);
+    int m = match_key(s, key);
+    skip_ws(s);
+    if (m < 0 || !eat(s, ':'))
+      return -1;
+    skip_ws(s);
+    if (m == 1)
+      return 0;
+    if (skip_value(s) != 0)
+      return -1;
+    skip_ws(s);
+    if (!eat(s, ','))
+      return -1;
+  }
+}
+
+/* At an array: moves to element `index`. */
+static int enter_index(struct scan *s, size_t index) {
+  if (!eat(s, '['))
+    return -1;
+  for (size_t i = 0;; i++) {
+    skip_ws(s);
+    if (at_end(s) || *s->p == ']')
+      return -1;
+    if (i == index)
+      return 0;
+    if (skip_value(s) != 0)
+      return -1;
+    skip_ws(s);
+    if (!eat(s, ','))
+      return -1;
+  }
+}
+
+int gcb_json_locate(const char *text, size_t len,
+                    const struct gcb_json_step *path, size_t depth, int *line,
+                    int *column) {
+  struct scan s = {(const unsigned char *)text,
+                   (const unsigned char *)text + len, 1, 0};
+  skip_ws(&s);
+  *line = s.line;
+  *column = s.chars + 1;
+  if (at_end(&s))
+    return -1;
+  for (size_t i = 0; i < depth; i++) {
+    int rc = path[i].key != NULL ? enter_key(&s, path[i].key)
+                                 : enter_index(&s, path[i].index);
+    if (rc != 0 || at_end(&s))
+      return -1;
+    *line = s.line;
+    *column = s.chars + 1;
+  }
+  return 0;
+}

@@ -1,0 +1,105 @@
+/* Figures and cross-rank summaries derived from a record's statistics. */
+#include "reports/document/record.h"
+
+#include <stdio.h>
+#include <string.h>
+
+double gcb_record_figure(const struct gcb_record *rec, double seconds) {
+  if (seconds <= 0 || rec->figure.scale <= 0)
+    return 0.0;
+  return rec->work_per_op / seconds / rec->figure.scale;
+}
+
+/* The rank arriving latest on average at collectives, if measured. */
+static void find_late_rank(const struct gcb_record *rec,
+                           struct gcb_record_summary *out) {
+  out->late_rank = -1;
+  for (int r = 0; r < rec->nranks; r++) {
+    const struct gcb_stats *late = &rec->ranks[r].late;
+    if (late->n > 0 && (out->late_rank < 0 || late->mean > out->late_mean)) {
+      out->late_rank = r;
+      out->late_mean = late->mean;
+      out->late_max = late->max;
+    }
+  }
+}
+
+void gcb_record_summarize(const struct gcb_record *rec,
+                          struct gcb_record_summary *out) {
+  memset(out, 0, sizeof *out);
+  out->late_rank = -1;
+  int n = rec->nranks;
+  if (n <= 0)
+    return;
+  double fig[n], time[n]; /* a few doubles per rank: small even at scale */
+  out->checked = true;
+  for (int r = 0; r < n; r++) {
+    const struct gcb_rank_result *rr = &rec->ranks[r];
+    fig[r] = gcb_record_figure(rec, rr->time_s);
+    time[r] = rr->time_s;
+    if (fig[r] < fig[out->min_rank])
+      out->min_rank = r;
+    if (fig[r] > fig[out->max_rank])
+      out->max_rank = r;
+    out->wrong += rr->check.wrong;
+    out->checked = out->checked && rr->check.checked;
+  }
+  gcb_stats_compute(fig, (size_t)n, &out->figure);
+  gcb_stats_compute(time, (size_t)n, &out->time);
+  if (out->time.max > 0)
+    out->imbalance = (out->time.max - out->time.mean) / out->time.max;
+  out->algbw = gcb_record_figure(rec, out->time.mean);
+  out->busbw = out->algbw * rec->figure.bus_factor;
+  find_late_rank(rec, out);
+}
+
+static struct gcb_param *next_param(struct gcb_record *rec, const char *key) {
+  if (rec->nparams >= GCB_MAX_PARAMS)
+    return NULL;
+  struct gcb_param *p = &rec->params[rec->nparams++];
+  memset(p, 0, sizeof *p);
+  p->key = key;
+  return p;
+}
+
+void gcb_record_param_int(struct gcb_record *rec, const char *key, int64_t v) {
+  struct gcb_param *p = next_param(rec, key);
+  if (p) {
+    p->type = GCB_PARAM_INT;
+    p->i = v;
+  }
+}
+
+void gcb_record_param_size(struct gcb_record *rec, const char *key, int64_t v) {
+  struct gcb_param *p = next_param(rec, key);
+  if (p) {
+    p->type = GCB_PARAM_SIZE;
+    p->i = v;
+  }
+}
+
+void gcb_record_param_double(struct gcb_record *rec, const char *key,
+                             double v) {
+  struct gcb_param *p = next_param(rec, key);
+  if (p) {
+    p->type = GCB_PARAM_DOUBLE;
+    p->d = v;
+  }
+}
+
+void gcb_record_param_str(struct gcb_record *rec, const char *key,
+                          const char *v) {
+  struct gcb_param *p = next_param(rec, key);
+  if (p) {
+    p->type = GCB_PARAM_STRING;
+    snprintf(p->s, sizeof p->s, "%s", v);
+  }
+}
+
+const struct gcb_param *gcb_record_param(const struct gcb_record *rec,
+                                         const char *key) {
+  for (int i = 0; i < rec->nparams; i++)
+    if (strcmp(rec->params[i].key, key) == 0)
+      return &rec->params[i];
+  return NULL;
+}

@@ -1,0 +1,118 @@
+/*
+ * The result record of one benchmark case: what the harness produces after
+ * gathering every rank's statistics, and what every sink consumes (the live
+ * table, the results document). Benchmarks never print; they fill the
+ * descriptive half of a record and the harness fills the measured half.
+ */
+#ifndef GCB_RECORD_H
+#define GCB_RECORD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/telemetry.h"
+#include "reports/document/stats.h"
+
+#define GCB_MAX_PARAMS 12
+
+/* SIZE is an integer count of bytes, shown with a suffix ("64M"). */
+enum gcb_param_type {
+  GCB_PARAM_INT,
+  GCB_PARAM_SIZE,
+  GCB_PARAM_DOUBLE,
+  GCB_PARAM_STRING
+};
+
+/* One case parameter (dtype=fp32, m=2048, kernel=triad). */
+struct gcb_param {
+  const char *key;            /* static string */
+  enum gcb_param_type type;
+  int64_t i;
+  double d;
+  char s[32];
+};
+
+/* Per-rank validation, as reported by the backend's check(). */
+struct gcb_validation {
+  bool checked;
+  uint64_t samples;
+  uint64_t wrong;
+  double max_error;
+  double tolerance;
+  const char *method;         /* static string, or NULL */
+};
+
+struct gcb_rank_result {
+  int rank;
+  /* The time the figure comes from: the median sample, or the mean of an
+   * aggregated loop (collectives, as nccl-tests reports them). */
+  double time_s;
+  struct gcb_stats seconds;   /* time of one operation, over samples */
+  struct gcb_stats late;      /* arrival lateness; n == 0: not measured */
+  struct gcb_validation check;
+  struct gcb_telemetry telemetry; /* the GPU during the case; !available:
+                                     none (host backend, no NVML) */
+};
+
+/* How a case's figure is derived: work per operation over time. */
+struct gcb_figure_spec {
+  const char *unit;           /* "GFLOP/s", "GB/s" */
+  double scale;               /* work units per figure unit (1e9) */
+  const char *counted;        /* what was counted, in words */
+  double bus_factor;          /* collectives: busbw = algbw * factor; 0: none */
+};
+
+/* How the live table lays a record out: a rate row, or nccl-tests' row
+ * (out-of-place and in-place halves side by side). */
+enum gcb_layout { GCB_LAYOUT_RATE, GCB_LAYOUT_COLLECTIVE };
+
+struct gcb_record {
+  const char *bench;          /* descriptor name, static */
+  enum gcb_layout layout;
+  const char *backend;        /* backend name, static */
+  char label[96];             /* human label of the case */
+  struct gcb_param params[GCB_MAX_PARAMS];
+  int nparams;
+  double work_per_op;         /* flops or bytes one operation performs */
+  struct gcb_figure_spec figure;
+  int iterations;             /* timed samples per rank */
+  int warmup;
+  int nranks;
+  struct gcb_rank_result *ranks;   /* nranks entries, by rank; not owned */
+};
+
+/* Cross-rank summary of the per-rank figures (rate at each rank's time). */
+struct gcb_record_summary {
+  struct gcb_stats figure;    /* over ranks */
+  struct gcb_stats time;      /* over ranks of time_s */
+  int min_rank, max_rank;     /* rank holding the lowest / highest figure */
+  double imbalance;           /* (max - mean) / max of per-rank times */
+  double algbw;               /* work / mean time, in the figure's unit */
+  double busbw;               /* algbw * bus_factor; 0 without a factor */
+  int late_rank;              /* rank with the largest mean lateness; -1 */
+  double late_mean, late_max; /* that rank's lateness, seconds */
+  uint64_t wrong;             /* sum over ranks */
+  bool checked;               /* every rank validated */
+};
+
+/* The figure (e.g. GFLOP/s) for an operation that took `seconds`; 0 if
+ * seconds <= 0. */
+double gcb_record_figure(const struct gcb_record *rec, double seconds);
+
+/* Fills the cross-rank summary. */
+void gcb_record_summarize(const struct gcb_record *rec,
+                          struct gcb_record_summary *out);
+
+/* The parameter named key, or NULL. */
+const struct gcb_param *gcb_record_param(const struct gcb_record *rec,
+                                         const char *key);
+
+/* Adds a parameter; silently ignores more than GCB_MAX_PARAMS (a
+ * programming error caught by the registry tests). */
+void gcb_record_param_int(struct gcb_record *rec, const char *key, int64_t v);
+void gcb_record_param_size(struct gcb_record *rec, const char *key, int64_t v);
+void gcb_record_param_double(struct gcb_record *rec, const char *key, double v);
+void gcb_record_param_str(struct gcb_record *rec, const char *key,
+                          const char *v);
+
+#endif

@@ -1,0 +1,101 @@
+/*
+ * The results document (schema "gcbench.results/2", docs/results-schema.md):
+ * one JSON document per run, built with jansson, rewritten atomically after
+ * every finished case so that a crash keeps every finished case, and read
+ * back with full validation for reports and comparisons.
+ *
+ * Ownership: a struct gcb_results owns its JSON tree. Functions taking a
+ * json_t * "steal" it (the jansson convention, *_new references), also on
+ * failure.
+ */
+#ifndef GCB_RESULTS_H
+#define GCB_RESULTS_H
+
+#include <jansson.h>
+
+#include "common/status.h"
+#include "reports/document/record.h"
+
+#define GCB_RESULTS_SCHEMA "gcbench.results/2"
+/* Still read: per_rank as an array of objects, transposed on reading. */
+#define GCB_RESULTS_SCHEMA_V1 "gcbench.results/1"
+
+struct gcb_results;
+
+/* An empty document: schema, empty cases/skipped/errors. NULL on ENOMEM. */
+struct gcb_results *gcb_results_new(void);
+
+/* Frees the document; NULL is a no-op. */
+void gcb_results_free(struct gcb_results *r);
+
+/* The JSON tree (borrowed). */
+json_t *gcb_results_json(const struct gcb_results *r);
+
+/*
+ * Sets a top-level section ("tool", "run", "options", "software", "nodes",
+ * "ranks"), replacing an earlier value. Steals `value`. The value is checked
+ * against the schema, so every document written reads back: GCB_EINTERNAL
+ * (document unchanged) for another section name or a value off schema,
+ * GCB_ENOMEM for a NULL value or no memory.
+ */
+enum gcb_status gcb_results_set(struct gcb_results *r, const char *section,
+                                json_t *value, struct gcb_err *err);
+
+/* Appends a finished case built from rec (per-rank statistics, figures,
+ * validation, cross-rank summary). Non-finite numbers are written as null
+ * where the schema allows it (max_error, tolerance); elsewhere (a NaN time)
+ * the case is refused with GCB_EINTERNAL and the document is unchanged.
+ * GCB_ENOMEM when memory runs out or a string is not UTF-8. */
+enum gcb_status gcb_results_add_record(struct gcb_results *r,
+                                       const struct gcb_record *rec,
+                                       struct gcb_err *err);
+
+/* Appends a skipped case with its one-line reason. NULL strings are written
+ * as "". GCB_ENOMEM as for records. */
+enum gcb_status gcb_results_add_skip(struct gcb_results *r, const char *bench,
+                                     const char *label, const char *reason,
+                                     struct gcb_err *err);
+
+/* Appends an error: which case, which rank (-1: all/unknown), what; the
+ * status is written by name ("ENOMEM"). NULL strings are written as "".
+ * GCB_ENOMEM as for records. */
+enum gcb_status gcb_results_add_error(struct gcb_results *r, const char *bench,
+                                      const char *label, int rank,
+                                      enum gcb_status code, const char *message,
+                                      struct gcb_err *err);
+
+/*
+ * Writes the document to `path` atomically: a temporary file in the same
+ * directory, fsync, rename, fsync of the directory. The temporary file is
+ * unnamed (O_TMPFILE) until complete and only then linked as path.tmp.PID
+ * and renamed, so a writer killed at any point leaves either the old or the
+ * new document at `path` and, but for the instant between link and rename,
+ * no temporary file (one left so is removed by the next write to `path`);
+ * where O_TMPFILE is missing (some network filesystems) path.tmp.PID is
+ * written directly. On failure the previous file at `path` (if any) is
+ * untouched and the temporary file removed; GCB_EIO with "path: what
+ * (reason)", also for a `path` that is a device, FIFO or socket, which a
+ * rename would replace; GCB_ENOMEM. Does not create missing directories.
+ * Safe to call from any one thread at a time.
+ */
+enum gcb_status gcb_results_write(const struct gcb_results *r, const char *path,
+                                  struct gcb_err *err);
+
+/*
+ * Reads and validates a results document. Every problem is reported as
+ * "file:line:column: problem" (syntax errors, wrong types, missing fields,
+ * unknown schema version, invalid UTF-8), with status GCB_EINPUT; only the
+ * first problem is reported. Schema-1 documents are read too and come out
+ * as schema 2 (reports/ranks.h). A file that cannot be opened or is over
+ * 256 MiB is GCB_EINPUT ("file: what"), a read error GCB_EIO. On failure
+ * *out is NULL; on success the caller frees it.
+ */
+enum gcb_status gcb_results_read(const char *path, struct gcb_results **out,
+                                 struct gcb_err *err);
+
+/* Same, from a buffer; `name` stands for the file name in messages. */
+enum gcb_status gcb_results_parse(const char *text, size_t len,
+                                  const char *name, struct gcb_results **out,
+                                  struct gcb_err *err);
+
+#endif

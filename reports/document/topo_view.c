@@ -1,0 +1,183 @@
+/*
+ * Accessors over nodes[].topology. GPUs are matched by canonical bus id
+ * because that is the one name every tool agrees on (CUDA device numbers
+ * change with CUDA_VISIBLE_DEVICES; bus ids do not).
+ */
+#include "reports/document/topo_view.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "reports/document/view.h"
+
+const json_t *gcb_topo_view(const json_t *root, long long node) {
+  return gcb_view_obj(gcb_view_node(root, node), "topology");
+}
+
+const json_t *gcb_topo_view_gpu(const json_t *topo, long long index) {
+  const json_t *gpus = json_object_get(topo, "gpus"), *g;
+  size_t i;
+  if (index < 0)
+    return NULL;
+  g = json_array_get(gpus, (size_t)index);
+  if (g != NULL && gcb_view_int(g, "index", -1) == index)
+    return g;
+  json_array_foreach(gpus, i, g) {
+    if (gcb_view_int(g, "index", -1) == index)
+      return g;
+  }
+  return NULL;
+}
+
+/* Reads up to max hex digits; returns how many were read. */
+static int hex_field(const char **p, unsigned long *v, int max) {
+  int n = 0;
+  *v = 0;
+  while (n < max && isxdigit((unsigned char)**p)) {
+    int c = tolower((unsigned char)**p);
+    *v = *v * 16 + (unsigned long)(isdigit(c) ? c - '0' : c - 'a' + 10);
+    (*p)++;
+    n++;
+  }
+  return n;
+}
+
+bool gcb_busid_canon(const char *in, char *out, size_t size) {
+  unsigned long f[3] = {0, 0, 0}, fn = 0;
+  int nf = 0;
+  const char *p = in;
+  if (size > 0)
+    out[0] = '\0';
+  if (in == NULL)
+    return false;
+  /* One to three colon-separated hex fields, then an optional .function;
+   * with two fields the first is the bus (domain 0). */
+  for (; nf < 3; nf++) {
+    if (hex_field(&p, &f[nf], 8) == 0)
+      return false;
+    if (*p != ':')
+      break;
+    p++;
+  }
+  if (nf == 3 || nf == 0)
+    return false;
+  if (*p == '.' && (p++, hex_field(&p, &fn, 1) != 1))
+    return false;
+  if (*p != '\0')
+    return false;
+  unsigned long dom = nf == 2 ? f[0] : 0, bus = f[nf - 1], dev = f[nf];
+  if (dom > 0xffff || bus > 0xff || dev > 0x1f || fn > 7)
+    return false;
+  snprintf(out, size, "%04lx:%02lx:%02lx.%lx", dom, bus, dev, fn);
+  return true;
+}
+
+long long gcb_topo_view_gpu_by_busid(const json_t *topo, const char *busid) {
+  char want[32], have[32];
+  const json_t *g;
+  size_t i;
+  if (!gcb_busid_canon(busid, want, sizeof want))
+    return -1;
+  json_array_foreach(json_object_get(topo, "gpus"), i, g) {
+    if (gcb_busid_canon(gcb_view_str(g, "busid"), have, sizeof have) &&
+        strcmp(want, have) == 0)
+      return gcb_view_int(g, "index", (long long)i);
+  }
+  return -1;
+}
+
+long long gcb_topo_view_rank_gpu(const json_t *root, long long rank,
+                                 const json_t **topo) {
+  const json_t *r = gcb_view_rank(root, rank);
+  const json_t *dev = gcb_view_obj(r, "device");
+  const json_t *t = gcb_topo_view(root, gcb_view_int(r, "node", -1));
+  if (topo != NULL)
+    *topo = t;
+  if (t == NULL || dev == NULL)
+    return -1;
+  const char *bus = gcb_view_str(dev, "bus_id");
+  if (bus[0] != '\0')
+    return gcb_topo_view_gpu_by_busid(t, bus);
+  long long index = gcb_view_int(dev, "index", -1);
+  return gcb_topo_view_gpu(t, index) != NULL ? index : -1;
+}
+
+double gcb_topo_view_host_gbps(const json_t *gpu) {
+  double v = gcb_view_num(gcb_view_obj(gpu, "host_link"), "expected_gbps");
+  return v > 0 ? v : NAN;
+}
+
+/* Position of "GPU<index>" in paths.devices (GPUs come first, so this is
+ * normally the index itself), or -1. */
+static long long device_slot(const json_t *paths, long long index) {
+  const json_t *devs = json_object_get(paths, "devices"), *d;
+  char name[32];
+  size_t i;
+  if (index < 0)
+    return -1;
+  snprintf(name, sizeof name, "GPU%lld", index);
+  d = json_array_get(devs, (size_t)index);
+  if (d != NULL && json_is_string(d) && strcmp(json_string_value(d), name) == 0)
+    return index;
+  json_array_foreach(devs, i, d) {
+    if (json_is_string(d) && strcmp(json_string_value(d), name) == 0)
+      return (long long)i;
+  }
+  return -1;
+}
+
+static const json_t *pair_cell(const json_t *topo, const char *matrix,
+                               long long a, long long b) {
+  const json_t *paths = gcb_view_obj(topo, "paths");
+  long long sa = device_slot(paths, a), sb = device_slot(paths, b);
+  if (sa < 0 || sb < 0)
+    return NULL;
+  return json_array_get(
+      json_array_get(json_object_get(paths, matrix), (size_t)sa), (size_t)sb);
+}
+
+double gcb_topo_view_pair_gbps(const json_t *topo, long long a, long long b) {
+  const json_t *v = pair_cell(topo, "expected_gbps", a, b);
+  return json_is_number(v) && json_number_value(v) > 0 ? json_number_value(v)
+                                                       : NAN;
+}
+
+const char *gcb_topo_view_pair_class(const json_t *topo, long long a,
+                                     long long b) {
+  const char *s = json_string_value(pair_cell(topo, "matrix", a, b));
+  return s != NULL ? s : "";
+}
+
+const json_t *gcb_topo_view_hop(const json_t *gpu, size_t i) {
+  const json_t *h = json_array_get(json_object_get(gpu, "pcie_path"), i);
+  return json_is_object(h) ? h : NULL;
+}
+
+const json_t *gcb_topo_view_health(const json_t *root, long long node,
+                                   const char *busid) {
+  char want[32], have[32];
+  const json_t *g;
+  size_t i;
+  if (!gcb_busid_canon(busid, want, sizeof want))
+    return NULL;
+  json_array_foreach(json_object_get(gcb_view_node(root, node), "gpus"), i, g) {
+    if (gcb_busid_canon(gcb_view_str(g, "bus_id"), have, sizeof have) &&
+        strcmp(want, have) == 0)
+      return g;
+  }
+  return NULL;
+}
+
+long long gcb_topo_view_gpu_rank(const json_t *root, long long node,
+                                 long long gpu) {
+  const json_t *ids = json_object_get(gcb_view_node(root, node), "ranks"), *e;
+  size_t i;
+  json_array_foreach(ids, i, e) {
+    long long r = (long long)json_integer_value(e);
+    if (gcb_topo_view_rank_gpu(root, r, NULL) == gpu)
+      return r;
+  }
+  return -1;
+}

@@ -1,0 +1,228 @@
+/*
+ * Accessors over a validated results document. The reader has already
+ * checked every required field, so these only have to supply fallbacks for
+ * optional ones (nodes, ranks, devices, fields added by later writers).
+ */
+#include "reports/document/view.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_KEY_PARAMS 32
+
+const char *gcb_view_str(const json_t *obj, const char *key) {
+  const char *s = json_string_value(json_object_get(obj, key));
+  return s != NULL ? s : "";
+}
+
+double gcb_view_num(const json_t *obj, const char *key) {
+  const json_t *v = json_object_get(obj, key);
+  return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+long long gcb_view_int(const json_t *obj, const char *key, long long def) {
+  const json_t *v = json_object_get(obj, key);
+  return json_is_integer(v) ? (long long)json_integer_value(v) : def;
+}
+
+const json_t *gcb_view_obj(const json_t *obj, const char *key) {
+  const json_t *v = json_object_get(obj, key);
+  return json_is_object(v) ? v : NULL;
+}
+
+/* Entry of array `section` whose `field` equals `want`: ranks and nodes are
+ * written in order, so index `want` is tried first, then a scan. */
+static const json_t *find_indexed(const json_t *root, const char *section,
+                                  const char *field, long long want) {
+  const json_t *arr = json_object_get(root, section);
+  if (!json_is_array(arr) || want < 0)
+    return NULL;
+  const json_t *e = json_array_get(arr, (size_t)want);
+  if (e != NULL && gcb_view_int(e, field, -1) == want)
+    return e;
+  size_t i;
+  json_array_foreach(arr, i, e) {
+    if (gcb_view_int(e, field, -1) == want)
+      return e;
+  }
+  return NULL;
+}
+
+const json_t *gcb_view_rank(const json_t *root, long long rank) {
+  return find_indexed(root, "ranks", "rank", rank);
+}
+
+const json_t *gcb_view_node(const json_t *root, long long index) {
+  return find_indexed(root, "nodes", "index", index);
+}
+
+void gcb_view_place(const json_t *root, long long rank, struct gcb_place *out) {
+  const json_t *r = gcb_view_rank(root, rank);
+  const json_t *dev = gcb_view_obj(r, "device");
+  *out = (struct gcb_place){.node = gcb_view_int(r, "node", -1),
+                            .hostname = gcb_view_str(r, "hostname"),
+                            .gpu = gcb_view_int(dev, "index", -1),
+                            .bus_id = gcb_view_str(dev, "bus_id"),
+                            .numa = gcb_view_int(r, "numa", -1)};
+  /* Later documents may record the GPU's NUMA node with the device. */
+  if (out->numa < 0)
+    out->numa = gcb_view_int(dev, "numa_node", -1);
+}
+
+size_t gcb_view_copy(char *dst, size_t size, const char *src) {
+  if (size == 0)
+    return 0;
+  size_t n = strlen(src);
+  if (n >= size) {
+    n = size - 1;
+    /* Step back over continuation bytes so no character is cut in half. */
+    while (n > 0 && ((unsigned char)src[n] & 0xC0) == 0x80)
+      n--;
+  }
+  memcpy(dst, src, n);
+  dst[n] = '\0';
+  return n;
+}
+
+/* Appends to buf[*used..size) with printf semantics, never overflowing;
+ * callers cut a truncated result at a character boundary (trim_partial). */
+static void append(char *buf, size_t size, size_t *used, const char *fmt,
+                   const char *a, const char *b) {
+  if (*used + 1 >= size)
+    return;
+  int n = snprintf(buf + *used, size - *used, fmt, a, b);
+  *used += n > 0 ? (size_t)n : 0;
+}
+
+/* Removes an incomplete UTF-8 sequence left at the end by truncation. */
+static void trim_partial(char *s) {
+  size_t n = strlen(s), p = n;
+  while (p > 0 && n - p < 4 && ((unsigned char)s[p - 1] & 0xC0) == 0x80)
+    p--;
+  if (p == 0)
+    return;
+  unsigned char lead = (unsigned char)s[p - 1];
+  size_t want = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+  if (n - (p - 1) < want)
+    s[p - 1] = '\0';
+}
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static void scalar_text(const json_t *v, char *buf, size_t size) {
+  if (json_is_number(v))
+    snprintf(buf, size, "%.17g", json_number_value(v));
+  else
+    gcb_view_copy(buf, size, json_is_string(v) ? json_string_value(v) : "?");
+}
+
+static bool skipped(const char *key, const char *const *skip) {
+  for (; skip != NULL && *skip != NULL; skip++)
+    if (strcmp(*skip, key) == 0)
+      return true;
+  return false;
+}
+
+void gcb_view_case_key(const json_t *c, char *buf, size_t size) {
+  gcb_view_case_key_except(c, NULL, buf, size);
+}
+
+double gcb_view_param_num(const json_t *c, const char *key) {
+  const json_t *v = json_object_get(json_object_get(c, "params"), key);
+  const char *s = json_string_value(v);
+  if (json_is_number(v))
+    return json_number_value(v);
+  char *end;
+  double x = s != NULL && s[0] != '\0' ? strtod(s, &end) : NAN;
+  return s != NULL && s[0] != '\0' && *end == '\0' ? x : NAN;
+}
+
+const char *gcb_view_param_str(const json_t *c, const char *key) {
+  return gcb_view_str(json_object_get(c, "params"), key);
+}
+
+void gcb_view_case_key_except(const json_t *c, const char *const *skip,
+                              char *buf, size_t size) {
+  const json_t *params = json_object_get(c, "params");
+  const char *keys[MAX_KEY_PARAMS];
+  size_t n = 0, used = 0;
+  const char *k;
+  const json_t *v;
+  if (size == 0)
+    return;
+  json_object_foreach((json_t *)params, k, v) {
+    if (n < MAX_KEY_PARAMS && !skipped(k, skip))
+      keys[n++] = k;
+  }
+  qsort(keys, n, sizeof *keys, cmp_str);
+  buf[0] = '\0';
+  append(buf, size, &used, "%s%s", gcb_view_str(c, "bench"), "");
+  for (size_t i = 0; i < n; i++) {
+    char val[128];
+    scalar_text(json_object_get(params, keys[i]), val, sizeof val);
+    append(buf, size, &used, " %s=%s", keys[i], val);
+  }
+  append(buf, size, &used, " [%s]%s", gcb_view_str(c, "unit"), "");
+  trim_partial(buf);
+}
+
+void gcb_view_case_title(const json_t *c, char *buf, size_t size) {
+  if (size == 0)
+    return;
+  snprintf(buf, size, "%s: %s", gcb_view_str(c, "bench"),
+           gcb_view_str(c, "label"));
+  trim_partial(buf);
+}
+
+void gcb_view_fmt(double x, char *buf, size_t size) {
+  double a = fabs(x);
+  if (isnan(x))
+    snprintf(buf, size, "-");
+  else if (a >= 1000 || a == 0)
+    snprintf(buf, size, "%.0f", x);
+  else if (a >= 1)
+    snprintf(buf, size, "%.4g", x);
+  else
+    snprintf(buf, size, "%.3g", x);
+}
+
+void gcb_view_fmt_time(double seconds, char *buf, size_t size) {
+  static const struct {
+    double scale;
+    const char *unit;
+  } units[] = {{1, "s"}, {1e-3, "ms"}, {1e-6, "us"}, {1e-9, "ns"}};
+  size_t i = 0;
+  while (i + 1 < sizeof units / sizeof *units && fabs(seconds) < units[i].scale)
+    i++;
+  if (isnan(seconds))
+    snprintf(buf, size, "-");
+  else
+    snprintf(buf, size, "%.4g %s", seconds / units[i].scale, units[i].unit);
+}
+
+void gcb_view_ranges(const long long *v, size_t n, char *buf, size_t size) {
+  size_t used = 0;
+  if (size == 0)
+    return;
+  buf[0] = '\0';
+  for (size_t i = 0; i < n; i++) {
+    size_t j = i;
+    while (j + 1 < n && v[j + 1] == v[j] + 1)
+      j++;
+    char item[48];
+    if (j > i)
+      snprintf(item, sizeof item, "%s%lld-%lld", i ? "," : "", v[i], v[j]);
+    else
+      snprintf(item, sizeof item, "%s%lld", i ? "," : "", v[i]);
+    if (used + strlen(item) + 4 >= size) {
+      snprintf(buf + used, size - used, "%s", size - used > 3 ? "..." : "");
+      return;
+    }
+    used += (size_t)snprintf(buf + used, size - used, "%s", item);
+    i = j;
+  }
+}

@@ -1,0 +1,347 @@
+/*
+ * nccl-tests' JSON output (`all_reduce_perf ... -J out.json`; the writer is
+ * src/util.cu, JSON_FILE_VERSION 2) as a gcbench document. The file holds
+ * version, start_time, args, env, nccl_version, config (the options and
+ * devices[]: rank, group, pid, hostname, device, device_hex, device_info),
+ * results[] (one row per size: size, count, type, redop, root as a padded
+ * string, out_of_place and in_place each {time or cpu_time in us, alg_bw,
+ * bus_bw, nwrong} or null), out_of_bounds, average_bus_bandwidth, errors[]
+ * and end_time.
+ *
+ * Each half of each row becomes a "coll" case in the layout of gcbench's
+ * own coll benchmark (params op, size, count, type, redop, root, inplace;
+ * summary time_s, algbw, busbw), so sweeps from both tools show in one
+ * table and one plot. nccl-tests reports only the average over ranks, so
+ * the cases have no per-rank entries, and min, mean and max of the time
+ * are that average. The operation comes from the program name in args[0]
+ * (all_reduce_perf: allreduce); the file does not say it otherwise.
+ */
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reports/interop/interop_int.h"
+#include "reports/document/topo_view.h"
+
+/* "allreduce" from ".../all_reduce_perf" (or "_perf_mpi"): underscores
+ * dropped, as gcbench names its operations. */
+static void op_name(const json_t *args, char *buf, size_t size) {
+  const char *prog = json_string_value(json_array_get(args, 0));
+  const char *base = prog ? strrchr(prog, '/') : NULL;
+  size_t n = 0;
+  base = base ? base + 1 : prog ? prog : "unknown";
+  const char *end = strstr(base, "_perf");
+  size_t len = end ? (size_t)(end - base) : strlen(base);
+  for (size_t i = 0; i < len && n + 1 < size; i++)
+    if (base[i] != '_')
+      buf[n++] = base[i];
+  buf[n] = '\0';
+}
+
+/* NCCL's version code: X*10000 + Y*100 + Z from 2.9 on, X*1000 + Y*100 +
+ * Z before. */
+static void nccl_version(long long code, char *buf, size_t size) {
+  if (code >= 10000)
+    snprintf(buf, size, "%lld.%lld.%lld", code / 10000, code / 100 % 100,
+             code % 100);
+  else
+    snprintf(buf, size, "%lld.%lld.%lld", code / 1000, code / 100 % 10,
+             code % 100);
+}
+
+struct nccl {
+  struct gcb__conv *cv;
+  json_t *doc;
+  char op[64];
+  long long warmup, iterations;
+};
+
+/* ranks[] and nodes[] from config.devices (one entry per rank). */
+static enum gcb_status devices(struct nccl *x, const json_t *list) {
+  json_t *ranks = json_object_get(x->doc, "ranks");
+  json_t *nodes = json_object_get(x->doc, "nodes");
+  const json_t *d;
+  size_t i;
+  json_array_foreach(list, i, d) {
+    const json_t *v;
+    enum gcb_status st = GCB_OK;
+    gcb__conv_enter(x->cv, NULL, i);
+    if (!json_is_object(d))
+      st = gcb__conv_bad(x->cv, "expected an object");
+    if (st == GCB_OK)
+      st = gcb__conv_get(x->cv, d, "rank", GCB__J_NUM, true, &v);
+    if (st == GCB_OK)
+      st = gcb__conv_get(x->cv, d, "hostname", GCB__J_STR, true, &v);
+    if (st == GCB_OK)
+      st = gcb__conv_get(x->cv, d, "device_hex", GCB__J_STR, false, &v);
+    if (st == GCB_OK)
+      st = gcb__conv_get(x->cv, d, "device_info", GCB__J_STR, false, &v);
+    gcb__conv_leave(x->cv);
+    if (st != GCB_OK)
+      return st;
+    const char *host = gcb_view_str(d, "hostname");
+    long long node = 0, local = 0;
+    size_t k;
+    const json_t *n;
+    json_array_foreach(nodes, k, n) {
+      if (strcmp(gcb_view_str(n, "hostname"), host) == 0)
+        break;
+    }
+    node = (long long)k;
+    if (k == json_array_size(nodes))
+      json_array_append_new(nodes, gcb__conv_node(node, host, json_array()));
+    json_t *members = json_object_get(json_array_get(nodes, k), "ranks");
+    local = (long long)json_array_size(members);
+    long long rank = gcb_view_int(d, "rank", (long long)i);
+    char bus[32];
+    gcb_busid_canon(gcb_view_str(d, "device_hex"), bus, sizeof bus);
+    json_array_append_new(members, json_integer(rank));
+    if (json_array_append_new(
+            ranks,
+            gcb__conv_rank(rank, node, host, local, gcb_view_int(d, "pid", 0),
+                           gcb_view_str(d, "device_info"), bus,
+                           gcb_view_int(d, "device", -1))) != 0)
+      return gcb_err_set(x->cv->err, GCB_ENOMEM, "out of memory");
+  }
+  return GCB_OK;
+}
+
+/* What nccl-tests measured for one half of a row. */
+struct measured {
+  double us, alg, bus; /* NAN where it wrote "nan" */
+  bool checked;        /* nwrong is a number (run with -c) */
+  long long wrong;
+};
+
+/* Reads {time or cpu_time, alg_bw, bus_bw, nwrong} at the current path. */
+static enum gcb_status read_half(struct gcb__conv *cv, const json_t *h,
+                                 struct measured *m) {
+  const char *tkey = json_object_get(h, "cpu_time") ? "cpu_time" : "time";
+  const json_t *t, *alg, *bus, *wrong;
+  enum gcb_status st;
+  if ((st = gcb__conv_get(cv, h, tkey, GCB__J_NUM | GCB__J_STR, true, &t)) ||
+      (st = gcb__conv_get(cv, h, "alg_bw", GCB__J_NUM | GCB__J_STR, true,
+                          &alg)) ||
+      (st = gcb__conv_get(cv, h, "bus_bw", GCB__J_NUM | GCB__J_STR, true,
+                          &bus)) ||
+      (st = gcb__conv_get(cv, h, "nwrong", GCB__J_NUM | GCB__J_NULL, false,
+                          &wrong)))
+    return st;
+  *m = (struct measured){.us = gcb__conv_number(t),
+                         .alg = gcb__conv_number(alg),
+                         .bus = gcb__conv_number(bus),
+                         .checked = json_is_number(wrong)};
+  m->wrong = m->checked ? (long long)json_number_value(wrong) : 0;
+  return GCB_OK;
+}
+
+/* The coll case of one half, in the layout of gcbench's coll benchmark. */
+static json_t *half_case(const struct nccl *x, const json_t *row,
+                         const json_t *base, bool ip, const char *label,
+                         const struct measured *m) {
+  json_t *params = json_deep_copy(base);
+  json_object_set_new(params, "inplace", json_integer(ip));
+  json_t *c =
+      gcb__conv_case("coll", label, params, gcb_view_num(base, "size"),
+                     "bytes as nccl-tests counts them (its size column)", NULL,
+                     NULL, 0, m->alg, m->checked ? "nccl-tests -c" : NULL);
+  if (c == NULL)
+    return NULL;
+  json_t *s = json_object_get(c, "summary"),
+         *v = json_object_get(c, "validation");
+  double t = m->us * 1e-6;
+  json_object_set_new(
+      s, "ranks",
+      json_integer(gcb_view_int(gcb_view_obj(x->doc, "run"), "ranks", 0)));
+  json_object_set_new(
+      s, "time_s", json_pack("{s:f, s:f, s:f}", "min", t, "mean", t, "max", t));
+  json_object_set_new(s, "algbw", json_real(m->alg));
+  if (m->bus >= 0) {
+    json_object_set_new(s, "busbw", json_real(m->bus));
+    json_object_set_new(c, "bus_factor", json_real(m->bus / m->alg));
+  }
+  json_object_set_new(s, "wrong", json_integer(m->wrong));
+  json_object_set_new(v, "wrong", json_integer(m->wrong));
+  json_object_set_new(v, "passed", json_boolean(m->checked && m->wrong == 0));
+  json_object_set_new(
+      c, "iterations",
+      json_integer(gcb_view_int(row, "actual_iterations", x->iterations)));
+  json_object_set_new(c, "warmup", json_integer(x->warmup));
+  return c;
+}
+
+/* One half of a result row (key "out_of_place" or "in_place"). */
+static enum gcb_status half(struct nccl *x, const json_t *row, const char *key,
+                            const json_t *base) {
+  const json_t *h;
+  struct gcb__conv *cv = x->cv;
+  struct measured m;
+  enum gcb_status st =
+      gcb__conv_get(cv, row, key, GCB__J_OBJ | GCB__J_NULL, false, &h);
+  if (st != GCB_OK || !json_is_object(h))
+    return st; /* null: nccl-tests ran only the other half */
+  gcb__conv_enter(cv, key, 0);
+  st = read_half(cv, h, &m);
+  gcb__conv_leave(cv);
+  if (st != GCB_OK)
+    return st;
+  bool ip = strcmp(key, "in_place") == 0;
+  char label[160];
+  snprintf(label, sizeof label, "%s %s %s %lldB %s", x->op,
+           gcb_view_str(base, "type"), gcb_view_str(base, "redop"),
+           (long long)gcb_view_num(base, "size"),
+           ip ? "in-place" : "out-of-place");
+  json_t *item =
+      m.us > 0 && m.alg > 0
+          ? half_case(x, row, base, ip, label, &m)
+          : json_pack("{s:s, s:s, s:s}", "bench", "coll", "label", label,
+                      "reason", "nccl-tests reported no finite time");
+  const char *section = m.us > 0 && m.alg > 0 ? "cases" : "skipped";
+  if (item == NULL ||
+      json_array_append_new(json_object_get(x->doc, section), item) != 0)
+    return gcb_err_set(cv->err, GCB_ENOMEM, "out of memory");
+  return GCB_OK;
+}
+
+static enum gcb_status row(struct nccl *x, const json_t *r) {
+  struct gcb__conv *cv = x->cv;
+  const json_t *size, *count, *type, *redop, *root;
+  enum gcb_status st;
+  if (!json_is_object(r))
+    return gcb__conv_bad(cv, "expected an object");
+  if ((st = gcb__conv_get(cv, r, "size", GCB__J_NUM, true, &size)) ||
+      (st = gcb__conv_get(cv, r, "count", GCB__J_NUM, true, &count)) ||
+      (st = gcb__conv_get(cv, r, "type", GCB__J_STR, true, &type)) ||
+      (st = gcb__conv_get(cv, r, "redop", GCB__J_STR, true, &redop)) ||
+      (st = gcb__conv_get(cv, r, "root", GCB__J_STR | GCB__J_NUM, true, &root)))
+    return st;
+  /* nccl-tests prints the root as "%6i" into a string: "    -1". */
+  double rt = gcb__conv_number(root);
+  if (isnan(rt) && json_is_string(root))
+    rt = strtod(json_string_value(root), NULL);
+  json_t *base = json_pack("{s:s, s:O, s:O, s:O, s:O, s:I}", "op", x->op,
+                           "size", size, "count", count, "type", type, "redop",
+                           redop, "root", (json_int_t)rt);
+  if (base == NULL)
+    return gcb_err_set(cv->err, GCB_ENOMEM, "out of memory");
+  st = half(x, r, "out_of_place", base);
+  if (st == GCB_OK)
+    st = half(x, r, "in_place", base);
+  json_decref(base);
+  return st;
+}
+
+/* errors[] strings and a failed average bandwidth check become errors. */
+static void run_errors(struct nccl *x, const json_t *root) {
+  json_t *errors = json_object_get(x->doc, "errors");
+  const json_t *e;
+  size_t i;
+  json_array_foreach(json_object_get(root, "errors"), i, e) {
+    const char *msg = json_string_value(e);
+    if (msg != NULL && msg[0] != '\0')
+      json_array_append_new(errors,
+                            json_pack("{s:s, s:s, s:i, s:s, s:s}", "bench",
+                                      "coll", "label", x->op, "rank", -1,
+                                      "status", "ENCCL", "message", msg));
+  }
+  const json_t *avg = gcb_view_obj(root, "average_bus_bandwidth");
+  if (strcmp(gcb_view_str(avg, "okay"), "false") == 0) {
+    char msg[160];
+    snprintf(msg, sizeof msg,
+             "average bus bandwidth %g GB/s below 0.9 x NCCL_TESTS_MIN_BW",
+             gcb_view_num(avg, "bandwidth"));
+    json_array_append_new(errors,
+                          json_pack("{s:s, s:s, s:i, s:s, s:s}", "bench",
+                                    "coll", "label", x->op, "rank", -1,
+                                    "status", "EVALIDATION", "message", msg));
+  }
+}
+
+/* The command line: the string elements of args[]. */
+static json_t *command_line(const json_t *args) {
+  json_t *out = json_array();
+  const json_t *a;
+  size_t i;
+  json_array_foreach(args, i, a) {
+    if (json_is_string(a))
+      json_array_append(out, (json_t *)a);
+  }
+  return out;
+}
+
+/* The skeleton from the header fields; x->doc on success. */
+static enum gcb_status header(struct nccl *x, const json_t *root,
+                              const json_t *config) {
+  struct gcb__conv *cv = x->cv;
+  const json_t *args, *start, *end, *devs = NULL, *ver;
+  enum gcb_status st;
+  if ((st = gcb__conv_get(cv, root, "args", GCB__J_ARR, false, &args)) ||
+      (st = gcb__conv_get(cv, root, "start_time", GCB__J_STR, false, &start)) ||
+      (st = gcb__conv_get(cv, root, "end_time", GCB__J_STR, false, &end)) ||
+      (st = gcb__conv_get(cv, root, "nccl_version", GCB__J_NUM, false, &ver)))
+    return st;
+  gcb__conv_enter(cv, "config", 0);
+  if (config != NULL)
+    st = gcb__conv_get(cv, config, "devices", GCB__J_ARR, false, &devs);
+  gcb__conv_leave(cv);
+  if (st != GCB_OK)
+    return st;
+  op_name(args, x->op, sizeof x->op);
+  char reason[600], version[32] = "";
+  snprintf(reason, sizeof reason, "converted from nccl-tests JSON (%s)",
+           cv->name);
+  x->doc =
+      gcb__conv_doc(gcb__conv_base_name(cv->name), "nccl-tests", "",
+                    command_line(args), start ? json_string_value(start) : "",
+                    end ? json_string_value(end) : NULL, reason,
+                    (long long)json_array_size(devs), 0);
+  if (x->doc == NULL)
+    return gcb_err_set(cv->err, GCB_ENOMEM, "out of memory");
+  if (ver != NULL) {
+    nccl_version((long long)json_number_value(ver), version, sizeof version);
+    json_object_set_new(json_object_get(x->doc, "software"), "nccl",
+                        json_string(version));
+  }
+  x->warmup = gcb_view_int(config, "warmup_iters", 0);
+  x->iterations = gcb_view_int(config, "iterations", 0);
+  gcb__conv_enter(cv, "config", 0);
+  gcb__conv_enter(cv, "devices", 0);
+  st = devices(x, devs);
+  gcb__conv_leave(cv);
+  gcb__conv_leave(cv);
+  json_object_set_new(json_object_get(x->doc, "run"), "nodes",
+                      json_integer((json_int_t)json_array_size(
+                          json_object_get(x->doc, "nodes"))));
+  return st;
+}
+
+enum gcb_status gcb__nccl_tests_convert(struct gcb__conv *cv,
+                                        const json_t *root, json_t **doc) {
+  struct nccl x = {.cv = cv};
+  const json_t *config, *results, *r;
+  size_t i;
+  enum gcb_status st;
+  *doc = NULL;
+  if ((st = gcb__conv_get(cv, root, "config", GCB__J_OBJ, false, &config)) ||
+      (st = gcb__conv_get(cv, root, "results", GCB__J_ARR, true, &results)))
+    return st;
+  st = header(&x, root, config);
+  gcb__conv_enter(cv, "results", 0);
+  json_array_foreach(results, i, r) {
+    if (st != GCB_OK)
+      break;
+    gcb__conv_enter(cv, NULL, i);
+    st = row(&x, r);
+    gcb__conv_leave(cv);
+  }
+  gcb__conv_leave(cv);
+  if (st == GCB_OK)
+    run_errors(&x, root);
+  if (st != GCB_OK)
+    json_decref(x.doc);
+  else
+    *doc = x.doc;
+  return st;
+}

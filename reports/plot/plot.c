@@ -1,0 +1,99 @@
+/*
+ * The gnuplot script: one row per plot kind in `kinds` below, each writing
+ * its plots into one script (one gnuplot process draws them all). Data is
+ * inlined as datablocks, so the script is self-contained and a user can
+ * rerun or edit it (`gnuplot plots.gp` in the report directory). The kinds
+ * live in plot_bars.c, plot_coll.c and plot_p2p.c; running gnuplot is in
+ * plot_run.c.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "reports/plot/plot_int.h"
+
+/* Safe for a single-quoted gnuplot string and for SVG text: no quotes,
+ * backquotes (command substitution), '@' (macros), '\\', '<', '&'. */
+void gcb__plot_label(const char *in, char *out, size_t size) {
+  static const char ok[] = " .,:;=+-_/()[]%#*";
+  size_t n = 0;
+  for (; *in && n + 1 < size; in++) {
+    unsigned char c = (unsigned char)*in;
+    bool alnum = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+                 (c >= 'A' && c <= 'Z');
+    if (c >= 0x80 && ((unsigned char)in[1] & 0xC0) == 0x80)
+      continue; /* one '?' per multi-byte character, at its last byte */
+    out[n++] = alnum || (c != 0 && strchr(ok, c)) ? (char)c : '?';
+  }
+  out[n] = '\0';
+}
+
+size_t gcb__plot_begin(struct gcb__plotter *p, const char *suffix,
+                       const char *title) {
+  if (p->oom)
+    return 0;
+  if (p->out->n == p->cap) {
+    size_t cap = p->cap ? 2 * p->cap : 8;
+    struct gcb_plot *g = realloc(p->out->items, cap * sizeof *g);
+    if (g == NULL) {
+      p->oom = true;
+      return 0;
+    }
+    p->out->items = g;
+    p->cap = cap;
+  }
+  size_t id = ++p->out->n;
+  struct gcb_plot *pl = &p->out->items[id - 1];
+  memset(pl, 0, sizeof *pl);
+  snprintf(pl->file, sizeof pl->file, "plot-%zu-%s.%s", id, suffix,
+           p->png ? "png" : "svg");
+  gcb__plot_label(title, pl->title, sizeof pl->title);
+  fprintf(p->f, "\nreset\nset output '%s'\nset title '%s'\n", pl->file,
+          pl->title);
+  fprintf(p->f, "set style fill solid 0.85 noborder\nset grid ytics lc rgb "
+                "'#dddddd'\nset key below horizontal\n");
+  return id;
+}
+
+/* ---- the script --------------------------------------------------------- */
+
+static const struct {
+  const char *name;
+  void (*plot)(struct gcb__plotter *p, const struct gcb_doc *docs,
+               size_t ndocs);
+} kinds[] = {
+    {"per-GPU bars", gcb__plot_rank_bars},
+    {"bandwidth vs message size", gcb__plot_bandwidth},
+    {"per-rank time of a collective", gcb__plot_rank_times},
+    {"P2P heatmap", gcb__plot_p2p},
+};
+
+enum gcb_status gcb_plot_script(FILE *script, const struct gcb_doc *docs,
+                                size_t ndocs, const struct gcb_thresholds *t,
+                                bool png, struct gcb_plots *out,
+                                struct gcb_err *err) {
+  struct gcb__plotter p = {.f = script, .t = t, .png = png, .out = out};
+  fprintf(script,
+          "# gcbench plots; to redraw them, run in the report "
+          "directory: gnuplot %s\n",
+          GCB_PLOT_SCRIPT);
+  if (png)
+    fprintf(script, "set terminal pngcairo size 800,400 noenhanced font "
+                    "'sans,10' background '#ffffff'\n");
+  else
+    fprintf(script, "set terminal svg size 720,360 dynamic noenhanced font "
+                    "'sans,11' background '#ffffff'\n");
+  for (size_t k = 0; k < sizeof kinds / sizeof *kinds && !p.oom; k++)
+    kinds[k].plot(&p, docs, ndocs);
+  if (p.oom)
+    return gcb_err_set(err, GCB_ENOMEM, "plots: out of memory");
+  return GCB_OK;
+}
+
+void gcb_plots_free(struct gcb_plots *p) {
+  if (p == NULL)
+    return;
+  for (size_t i = 0; i < p->n; i++)
+    free(p->items[i].svg);
+  free(p->items);
+  memset(p, 0, sizeof *p);
+}

@@ -1,0 +1,51 @@
+/*
+ * Plots with gnuplot, run as an external program (posix_spawnp, an
+ * argument vector, no shell) on a script gcbench writes: per-rank bars
+ * with the mean line and outliers coloured (per-device benchmarks), and
+ * bandwidth vs message size, log-log, per collective (when the documents
+ * hold collective cases). Labels taken from input are reduced to a safe
+ * character set before they reach the script, so no input can inject
+ * gnuplot commands. When gnuplot is missing or fails, the plots list says
+ * so in one line and the report renders its tables all the same.
+ */
+#ifndef GCB_PLOT_H
+#define GCB_PLOT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "reports/render/render.h"
+
+/* Script and log file names inside the report directory. */
+#define GCB_PLOT_SCRIPT "plots.gp"
+#define GCB_PLOT_LOG "gnuplot.log"
+
+/*
+ * Writes the gnuplot script for every plot of docs[0..ndocs) to `script`
+ * (output file names relative to the directory gnuplot runs in; SVG, or
+ * PNG when png) and lists the plots in `out` (svg NULL). Pure: the same
+ * documents give the same script. *out must be zeroed; free it with
+ * gcb_plots_free, also after failure. GCB_ENOMEM.
+ */
+enum gcb_status gcb_plot_script(FILE *script, const struct gcb_doc *docs,
+                                size_t ndocs, const struct gcb_thresholds *t,
+                                bool png, struct gcb_plots *out,
+                                struct gcb_err *err);
+
+/*
+ * Writes dir/plots.gp, runs gnuplot on it in `dir` (program: $GCB_GNUPLOT,
+ * else "gnuplot"), and reads each SVG back into out->items[i].svg. When
+ * there is nothing to plot, out is empty. When gnuplot cannot be started
+ * or fails, out->note says why (its output is kept in dir/gnuplot.log),
+ * out has no items, and the call still succeeds: plots are optional.
+ * Fails only for GCB_ENOMEM or GCB_EIO (dir/plots.gp cannot be written).
+ */
+enum gcb_status gcb_plots_make(const char *dir, const struct gcb_doc *docs,
+                               size_t ndocs, const struct gcb_thresholds *t,
+                               bool png, struct gcb_plots *out,
+                               struct gcb_err *err);
+
+/* Frees the list; NULL is a no-op; the struct is zeroed. */
+void gcb_plots_free(struct gcb_plots *p);
+
+#endif

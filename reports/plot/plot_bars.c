@@ -1,0 +1,109 @@
+/*
+ * Per-GPU bars: one bar per rank (each rank owns one GPU, or one socket on
+ * the host backend) for the benchmarks whose figure belongs to the rank's
+ * own device (GEMM, device memory, and the H2D/D2H copies the link rule
+ * judges), the mean as a dashed line, and the slow ranks the analysis
+ * names (its robust outlier rule) in red. Up to 16 ranks, each bar is
+ * labelled with its rank and GPU bus id.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "reports/analysis/analyze_rules.h"
+#include "reports/plot/plot_int.h"
+#include "reports/document/ranks.h"
+
+/* "r3/1b:00" for a rank with a GPU, "r3" without; safe characters. */
+static void bar_label(const json_t *root, long long rank, char *buf,
+                      size_t size) {
+  struct gcb_place pl;
+  char raw[64];
+  gcb_view_place(root, rank, &pl);
+  const char *bus = pl.bus_id;
+  if (strlen(bus) >= 12) /* "0000:1b:00.0" -> "1b:00" */
+    snprintf(raw, sizeof raw, "r%lld/%.5s", rank, bus + 5);
+  else
+    snprintf(raw, sizeof raw, "r%lld", rank);
+  gcb__plot_label(raw, buf, size);
+}
+
+/* The plot commands of bar chart `id` over x[0..n) (slow[i]: outlier). */
+static void bars_body(struct gcb__plotter *p, size_t id, const json_t *root,
+                      const struct gcb_ranks *pr, const double *x,
+                      const bool *slow, size_t n) {
+  size_t nslow = 0;
+  double sum = 0;
+  bool labels = n <= 16;
+  fprintf(p->f, "$ranks%zu << EOD\n", id);
+  for (size_t i = 0; i < n; i++) {
+    long long rank = gcb_ranks_int(pr, GCB_RC_RANK, i, (long long)i);
+    char label[48];
+    bar_label(root, rank, label, sizeof label);
+    fprintf(p->f, "%lld %.10g %d %s\n", rank, x[i], slow[i], label);
+    sum += x[i];
+    nslow += slow[i];
+  }
+  const char *tics = labels ? ":xtic(4)" : "";
+  fprintf(p->f,
+          "EOD\nplot $ranks%zu using 1:($3 == 0 ? $2 : NaN)%s with boxes "
+          "lc rgb '#4e79a7' title 'rank', \\\n",
+          id, tics);
+  if (nslow > 0)
+    fprintf(p->f,
+            "  $ranks%zu using 1:($3 != 0 ? $2 : NaN)%s with boxes lc rgb "
+            "'#e15759' title 'outlier (slow rank)', \\\n",
+            id, tics);
+  char mean[32];
+  gcb_view_fmt(sum / (double)n, mean, sizeof mean);
+  fprintf(p->f,
+          "  %.10g with lines dt 2 lw 2 lc rgb '#333333' title "
+          "'mean %s'\n",
+          sum / (double)n, mean);
+}
+
+/* Per-rank bars of one case, slow ranks (the analysis' rule) in red. */
+static void rank_bars(struct gcb__plotter *p, const json_t *root,
+                      const json_t *c) {
+  struct gcb_ranks pr;
+  gcb_ranks_of(c, &pr);
+  size_t n = pr.n;
+  double *x = malloc(n * sizeof *x + 1), median;
+  bool *slow = malloc(n * sizeof *slow + 1), any = false;
+  p->oom |= x == NULL || slow == NULL;
+  for (size_t i = 0; i < n; i++) {
+    if (!p->oom) {
+      x[i] = gcb_ranks_num(&pr, GCB_RC_FIG_MEDIAN, i);
+      any |= x[i] > 0; /* all zero: nothing to draw, and a gnuplot error */
+    }
+  }
+  if (!p->oom && any) {
+    gcb_analyze_slow(x, n, p->t, slow, &median);
+    char title[160], unit[64];
+    gcb_view_case_title(c, title, sizeof title);
+    gcb__plot_label(gcb_view_str(c, "unit"), unit, sizeof unit);
+    size_t id = gcb__plot_begin(p, "ranks", title);
+    /* About 16 ticks, whatever the number of ranks. */
+    fprintf(p->f,
+            "set boxwidth 0.8\nset xlabel 'rank'\nset ylabel '%s'\n"
+            "set xrange [-0.5:%zu.5]\nset yrange [0:*]\nset xtics %zu%s\n",
+            unit, n - 1, (n + 15) / 16, n <= 16 ? " rotate by -30" : "");
+    if (id > 0)
+      bars_body(p, id, root, &pr, x, slow, n);
+  }
+  free(x);
+  free(slow);
+}
+
+void gcb__plot_rank_bars(struct gcb__plotter *p, const struct gcb_doc *docs,
+                         size_t ndocs) {
+  for (size_t d = 0; d < ndocs && !p->oom; d++) {
+    const json_t *cases = json_object_get(docs[d].root, "cases"), *c;
+    size_t i;
+    json_array_foreach(cases, i, c) {
+      bool per_gpu = gcb_analyze_per_device(gcb_view_str(c, "bench")) ||
+                     gcb__pcie_direction(cases, c) != NULL;
+      if (per_gpu && gcb_ranks_count(c) >= 2)
+        rank_bars(p, docs[d].root, c);
+    }
+  }
+}

@@ -1,0 +1,227 @@
+/*
+ * Collective plots. Bandwidth against message size, log-log, one plot per
+ * sweep (operation, type, reduction, root and transport of one run; files
+ * converted from nccl-tests included), algbw and busbw of the out-of-place
+ * and the in-place runs as four lines. And the per-rank time distribution
+ * at the largest size of each sweep: for every rank its fastest, median,
+ * 99th-percentile and slowest iteration, and its mean lateness, which
+ * shows a straggler (one tall box) or a late rank (one high dot) at once.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reports/plot/plot_int.h"
+#include "reports/document/ranks.h"
+
+static bool is_coll(const json_t *c) {
+  return strcmp(gcb_view_str(c, "bench"), "coll") == 0;
+}
+
+/* In-place as the writer put it: true, a non-zero number or "yes". */
+static bool truthy(const json_t *v) {
+  const char *s = json_string_value(v);
+  return json_is_true(v) || (json_is_number(v) && json_number_value(v) != 0) ||
+         (s != NULL && (strcmp(s, "yes") == 0 || strcmp(s, "true") == 0 ||
+                        strcmp(s, "1") == 0));
+}
+
+static bool in_place(const json_t *c) {
+  return truthy(json_object_get(json_object_get(c, "params"), "inplace"));
+}
+
+/* Collective cases plot together when op, type, reduction, root and
+ * backend match: one nccl-tests sweep, out-of-place and in-place. */
+static void sweep_key(const json_t *c, char *buf, size_t size) {
+  const char *redop = gcb_view_param_str(c, "redop");
+  bool reduces = redop[0] != '\0' && strcmp(redop, "none") != 0;
+  char root[32] = "";
+  double r = gcb_view_param_num(c, "root");
+  if (r >= 0)
+    snprintf(root, sizeof root, " root %.0f", r);
+  snprintf(buf, size, "%s %s%s%s%s %s", gcb_view_param_str(c, "op"),
+           gcb_view_param_str(c, "type"), reduces ? " " : "",
+           reduces ? redop : "", root, gcb_view_str(c, "backend"));
+}
+
+/* Message size in bytes: "size" as the coll benchmark writes it. */
+static double coll_bytes(const json_t *c) {
+  double b = gcb_view_param_num(c, "size");
+  return isnan(b) ? gcb_view_param_num(c, "bytes") : b;
+}
+
+/* Whether case `i` is the first of its sweep (and of the sweep's in-place
+ * half, when want_ip says which half counts). */
+static bool first_of_sweep(const json_t *cases, size_t i, const char *key) {
+  char other[256];
+  for (size_t j = 0; j < i; j++) {
+    const json_t *o = json_array_get(cases, j);
+    if (!is_coll(o))
+      continue;
+    sweep_key(o, other, sizeof other);
+    if (strcmp(key, other) == 0)
+      return false;
+  }
+  return true;
+}
+
+/* Writes (or with f NULL, counts) the points of one half of a sweep:
+ * size, algbw, busbw. Zero bytes (a barrier) has no place on a log axis. */
+static size_t bw_points(FILE *f, const json_t *cases, const char *key,
+                        bool ip) {
+  const json_t *c;
+  size_t i, n = 0;
+  char k[256];
+  json_array_foreach(cases, i, c) {
+    if (!is_coll(c) || in_place(c) != ip)
+      continue;
+    sweep_key(c, k, sizeof k);
+    const json_t *s = gcb_view_obj(c, "summary");
+    double bytes = coll_bytes(c), alg = gcb_view_num(s, "algbw");
+    double bus = gcb_view_num(s, "busbw");
+    if (isnan(alg))
+      alg = gcb_view_num(s, "median");
+    if (strcmp(k, key) != 0 || !(bytes > 0) || !(alg > 0))
+      continue;
+    n++;
+    if (f != NULL)
+      fprintf(f, "%.17g %.10g %.10g\n", bytes, alg, bus > 0 ? bus : NAN);
+  }
+  return n;
+}
+
+static void bw_plot(struct gcb__plotter *p, const json_t *cases,
+                    const char *key) {
+  size_t nop = bw_points(NULL, cases, key, false);
+  size_t nip = bw_points(NULL, cases, key, true);
+  char title[320];
+  if (nop + nip == 0)
+    return; /* an empty plot is a gnuplot error, and says nothing */
+  snprintf(title, sizeof title, "%s: bandwidth vs message size", key);
+  size_t id = gcb__plot_begin(p, "bw", title);
+  if (id == 0)
+    return;
+  fprintf(p->f, "set logscale x 2\nset logscale y\nset format x '%%.0b%%B'"
+                "\nset xlabel 'message size (bytes)'\nset ylabel 'GB/s'\n");
+  /* Both datablocks first: a plot command cannot define one. */
+  for (int ip = 0; ip <= 1; ip++) {
+    if ((ip ? nip : nop) == 0)
+      continue;
+    fprintf(p->f, "$bw%zu%c << EOD\n", id, ip ? 'i' : 'o');
+    bw_points(p->f, cases, key, ip);
+    fprintf(p->f, "EOD\n");
+  }
+  const char *sep = "plot";
+  for (int ip = 0; ip <= 1; ip++) {
+    if ((ip ? nip : nop) == 0)
+      continue;
+    const char *half = ip ? "in-place" : "out-of-place";
+    char block[32];
+    snprintf(block, sizeof block, "$bw%zu%c", id, ip ? 'i' : 'o');
+    fprintf(p->f,
+            "%s %s using 1:3 with linespoints dt %d lc rgb '#f28e2b' "
+            "title 'busbw %s', \\\n  %s using 1:2 with linespoints dt %d lc "
+            "rgb '#4e79a7' title 'algbw %s'",
+            sep, block, ip ? 2 : 1, half, block, ip ? 2 : 1, half);
+    sep = ", \\\n ";
+  }
+  fputc('\n', p->f);
+}
+
+void gcb__plot_bandwidth(struct gcb__plotter *p, const struct gcb_doc *docs,
+                         size_t ndocs) {
+  for (size_t d = 0; d < ndocs && !p->oom; d++) {
+    const json_t *cases = json_object_get(docs[d].root, "cases"), *c;
+    size_t i;
+    json_array_foreach(cases, i, c) {
+      char key[256];
+      if (!is_coll(c))
+        continue;
+      sweep_key(c, key, sizeof key);
+      if (first_of_sweep(cases, i, key))
+        bw_plot(p, cases, key);
+    }
+  }
+}
+
+/* ---- per-rank time distribution ----------------------------------------- */
+
+/* The out-of-place case of the sweep with the largest size and per-rank
+ * samples, or NULL. */
+static const json_t *largest(const json_t *cases, const char *key) {
+  const json_t *c, *best = NULL;
+  size_t i;
+  char k[256];
+  json_array_foreach(cases, i, c) {
+    if (!is_coll(c) || in_place(c) || gcb_ranks_count(c) < 2)
+      continue;
+    sweep_key(c, k, sizeof k);
+    if (strcmp(k, key) == 0 &&
+        (best == NULL || coll_bytes(c) > coll_bytes(best)))
+      best = c;
+  }
+  return best;
+}
+
+static void times_body(struct gcb__plotter *p, size_t id, const json_t *c) {
+  struct gcb_ranks pr;
+  gcb_ranks_of(c, &pr);
+  bool late = false;
+  fprintf(p->f, "$t%zu << EOD\n", id);
+  for (size_t i = 0; i < pr.n; i++) {
+    double l = gcb_ranks_num(&pr, GCB_RC_LATE_MEAN, i);
+    late |= !isnan(l);
+    fprintf(p->f, "%lld %.10g %.10g %.10g %.10g %.10g\n",
+            gcb_ranks_int(&pr, GCB_RC_RANK, i, (long long)i),
+            gcb_ranks_num(&pr, GCB_RC_TIME_MIN, i) * 1e6,
+            gcb_ranks_num(&pr, GCB_RC_TIME_MEDIAN, i) * 1e6,
+            gcb_ranks_num(&pr, GCB_RC_TIME_P99, i) * 1e6,
+            gcb_ranks_num(&pr, GCB_RC_TIME_MAX, i) * 1e6, l * 1e6);
+  }
+  fprintf(p->f,
+          "EOD\nplot $t%zu using 1:3:2:5:4 with candlesticks whiskerbars "
+          "lc rgb '#4e79a7' title 'min, median to p99, max', \\\n  $t%zu "
+          "using 1:3:3:3:3 with candlesticks lc rgb '#1d2125' notitle",
+          id, id);
+  if (late)
+    fprintf(p->f,
+            ", \\\n  $t%zu using 1:6 with points pt 7 lc rgb '#e15759' "
+            "title 'mean lateness'",
+            id);
+  fputc('\n', p->f);
+}
+
+static void times_plot(struct gcb__plotter *p, const json_t *c,
+                       const char *key) {
+  char title[320], size[32];
+  size_t n = gcb_ranks_count(c);
+  gcb_view_fmt(coll_bytes(c), size, sizeof size);
+  snprintf(title, sizeof title, "%s at %s B: time per rank", key, size);
+  size_t id = gcb__plot_begin(p, "times", title);
+  if (id == 0)
+    return;
+  fprintf(p->f,
+          "set style fill empty\nset boxwidth 0.6\nset xlabel 'rank'\n"
+          "set ylabel 'microseconds'\nset xrange [-0.5:%zu.5]\n"
+          "set yrange [0:*]\nset xtics %zu\n",
+          n - 1, (n + 15) / 16);
+  times_body(p, id, c);
+}
+
+void gcb__plot_rank_times(struct gcb__plotter *p, const struct gcb_doc *docs,
+                          size_t ndocs) {
+  for (size_t d = 0; d < ndocs && !p->oom; d++) {
+    const json_t *cases = json_object_get(docs[d].root, "cases"), *c;
+    size_t i;
+    json_array_foreach(cases, i, c) {
+      char key[256];
+      if (!is_coll(c))
+        continue;
+      sweep_key(c, key, sizeof key);
+      const json_t *big =
+          first_of_sweep(cases, i, key) ? largest(cases, key) : NULL;
+      if (big != NULL && coll_bytes(big) > 0)
+        times_plot(p, big, key);
+    }
+  }
+}

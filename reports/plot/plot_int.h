@@ -1,0 +1,42 @@
+/*
+ * Internal to the plots: the state one gnuplot script is written with,
+ * and the plot kinds that live in their own files (plot_bars.c,
+ * plot_coll.c, plot_p2p.c). Every label taken from input goes through
+ * gcb__plot_label before it reaches the script.
+ */
+#ifndef GCB_PLOT_INT_H
+#define GCB_PLOT_INT_H
+
+#include "reports/plot/plot.h"
+
+struct gcb__plotter {
+  FILE *f;
+  const struct gcb_thresholds *t;
+  bool png;
+  struct gcb_plots *out;
+  size_t cap;
+  bool oom; /* sticky: every step after a failure is a no-op */
+};
+
+/* Copies in to out keeping only letters, digits and " .,:;=+-_/()[]%#*"
+ * (anything else becomes '?', one per character): safe in a single-quoted
+ * gnuplot string and in SVG text. */
+void gcb__plot_label(const char *in, char *out, size_t size);
+
+/* Registers the next plot (file plot-N-suffix.svg or .png) and starts its
+ * section of the script with the common settings; returns N, or 0 when
+ * memory ran out. */
+size_t gcb__plot_begin(struct gcb__plotter *p, const char *suffix,
+                       const char *title);
+
+/* The plot kinds: each writes zero or more plots for the documents. */
+void gcb__plot_rank_bars(struct gcb__plotter *p, const struct gcb_doc *docs,
+                         size_t ndocs);
+void gcb__plot_bandwidth(struct gcb__plotter *p, const struct gcb_doc *docs,
+                         size_t ndocs);
+void gcb__plot_rank_times(struct gcb__plotter *p, const struct gcb_doc *docs,
+                          size_t ndocs);
+void gcb__plot_p2p(struct gcb__plotter *p, const struct gcb_doc *docs,
+                   size_t ndocs);
+
+#endif

@@ -1,0 +1,161 @@
+/*
+ * P2P heatmaps: for each node and each kind of peer-to-peer measurement
+ * (a p2p sweep: method, direction, size ...), the source x destination
+ * matrix of bandwidths as coloured cells with the value printed in each,
+ * rows and columns labelled with the GPU index and PCI bus id, so a slow
+ * pair is found on the machine, not only in the matrix. Nvbandwidth's
+ * matrices, converted into p2p cases, are drawn the same way.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reports/document/p2p_view.h"
+#include "reports/plot/plot_int.h"
+
+#define MAX_GPUS 64
+/* Heatmaps per document at most: each node and kind of measurement is
+ * one, and a report of a large cluster should not be all heatmaps. */
+#define MAX_MAPS 16
+
+/* Cases drawn in one matrix share the node and everything but the ends. */
+static void matrix_key(const struct gcb__p2p *e, const json_t *c, char *buf,
+                       size_t size) {
+  static const char *const skip[] = {"src",  "dst",  "src_bus_id", "dst_bus_id",
+                                     "path", "node", "testcase",   NULL};
+  char key[256];
+  gcb_view_case_key_except(c, skip, key, sizeof key);
+  /* "p2p direction=read ... [GB/s]": the bench and unit go without saying */
+  char *unit = strrchr(key, '[');
+  if (unit != NULL && unit > key)
+    unit[-1] = '\0';
+  snprintf(buf, size, "node %lld:%s", e->node,
+           strncmp(key, "p2p", 3) == 0 ? key + 3 : key);
+}
+
+struct matrix {
+  double v[MAX_GPUS][MAX_GPUS];
+  char bus[MAX_GPUS][16]; /* "1b:00", "" unknown */
+  size_t n;
+  char unit[32];
+};
+
+/* Takes one measurement into the matrix. */
+static void take(struct matrix *m, const json_t *c, const struct gcb__p2p *e) {
+  char bus[32];
+  m->v[e->src][e->dst] = e->value;
+  for (int end = 0; end < 2; end++) {
+    long long g = end ? e->dst : e->src;
+    gcb__p2p_busid(e, c, end, bus, sizeof bus);
+    if (strlen(bus) >= 12) /* "0000:1b:00.0" -> "1b:00" */
+      snprintf(m->bus[g], sizeof m->bus[g], "%.5s", bus + 5);
+    if ((size_t)g + 1 > m->n)
+      m->n = (size_t)g + 1;
+  }
+  gcb__plot_label(gcb_view_str(c, "unit"), m->unit, sizeof m->unit);
+}
+
+/* Fills m from every measurement of the group `key` of one document. */
+static bool collect(const json_t *root, const char *key, struct matrix *m) {
+  const json_t *c;
+  size_t i, nseen;
+  char k[320];
+  bool *seen = gcb__p2p_scratch(root, &nseen);
+  for (size_t a = 0; a < MAX_GPUS; a++)
+    for (size_t b = 0; b < MAX_GPUS; b++)
+      m->v[a][b] = NAN;
+  json_array_foreach(json_object_get(root, "cases"), i, c) {
+    struct gcb__p2p_iter it;
+    struct gcb__p2p e;
+    if (seen == NULL || !gcb__p2p_begin(&it, root, c, seen, nseen))
+      continue;
+    while (gcb__p2p_next(&it, &e)) {
+      matrix_key(&e, c, k, sizeof k);
+      if (strcmp(k, key) == 0 && e.src < MAX_GPUS && e.dst < MAX_GPUS)
+        take(m, c, &e);
+    }
+  }
+  free(seen);
+  return seen != NULL;
+}
+
+static void tics(FILE *f, const char *axis, const struct matrix *m) {
+  fprintf(f, "set %stics (", axis);
+  for (size_t g = 0; g < m->n; g++) {
+    char label[48];
+    snprintf(label, sizeof label, "GPU%zu %s", g, m->bus[g]);
+    char safe[48];
+    gcb__plot_label(label, safe, sizeof safe);
+    fprintf(f, "%s'%s' %zu", g ? ", " : "", safe, g);
+  }
+  fprintf(f, ")%s\n", axis[0] == 'x' ? " rotate by -30" : "");
+}
+
+static void heatmap(struct gcb__plotter *p, const json_t *root,
+                    const char *key) {
+  struct matrix *m = calloc(1, sizeof *m);
+  if (m == NULL) {
+    p->oom = true;
+    return;
+  }
+  p->oom |= !collect(root, key, m);
+  char title[400];
+  snprintf(title, sizeof title, "P2P %s, %s", m->unit, key);
+  size_t id = m->n >= 2 ? gcb__plot_begin(p, "p2p", title) : 0;
+  if (id > 0) {
+    fprintf(p->f,
+            "unset grid\nset xrange [-0.5:%zu.5]\nset yrange [%zu.5:-0.5]\n"
+            "set xlabel 'destination GPU'\nset ylabel 'source GPU'\n"
+            "set palette defined (0 '#e15759', 0.5 '#f1ce63', 1 '#59a14f')\n"
+            "set cbrange [0:*]\n",
+            m->n - 1, m->n - 1);
+    tics(p->f, "x", m);
+    tics(p->f, "y", m);
+    fprintf(p->f, "$p%zu << EOD\n", id);
+    for (size_t a = 0; a < m->n; a++)
+      for (size_t b = 0; b < m->n; b++)
+        fprintf(p->f, "%.10g%c", m->v[a][b], b + 1 < m->n ? ' ' : '\n');
+    fprintf(p->f,
+            "EOD\nplot $p%zu matrix with image notitle, \\\n  $p%zu matrix "
+            "using 1:2:($3 == $3 ? sprintf('%%.0f', $3) : '') with labels "
+            "font ',8' notitle\n",
+            id, id);
+  }
+  free(m);
+}
+
+/* Adds the heatmap keys of case c's measurements not seen before. */
+static void case_keys(const json_t *root, const json_t *c, bool *seen,
+                      size_t nseen, char (*keys)[320], size_t *nkeys) {
+  struct gcb__p2p_iter it;
+  struct gcb__p2p e;
+  if (!gcb__p2p_begin(&it, root, c, seen, nseen))
+    return;
+  while (*nkeys < MAX_MAPS && gcb__p2p_next(&it, &e)) {
+    size_t k = 0;
+    matrix_key(&e, c, keys[*nkeys], sizeof keys[0]);
+    while (k < *nkeys && strcmp(keys[k], keys[*nkeys]) != 0)
+      k++;
+    *nkeys += k == *nkeys;
+  }
+}
+
+void gcb__plot_p2p(struct gcb__plotter *p, const struct gcb_doc *docs,
+                   size_t ndocs) {
+  char(*keys)[320] = malloc(MAX_MAPS * sizeof *keys);
+  p->oom |= keys == NULL;
+  for (size_t d = 0; d < ndocs && !p->oom; d++) {
+    const json_t *root = docs[d].root, *c;
+    size_t nkeys = 0, i, nseen;
+    bool *seen = gcb__p2p_scratch(root, &nseen);
+    p->oom |= seen == NULL;
+    json_array_foreach(json_object_get(root, "cases"), i, c) {
+      if (!p->oom)
+        case_keys(root, c, seen, nseen, keys, &nkeys);
+    }
+    free(seen);
+    for (size_t k = 0; k < nkeys && !p->oom; k++)
+      heatmap(p, root, keys[k]);
+  }
+  free(keys);
+}

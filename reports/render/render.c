@@ -1,0 +1,204 @@
+/*
+ * What every renderer shares: the registry, the escapers (the only way
+ * input text reaches an output), the verdict and the location text.
+ */
+#include "reports/render/render.h"
+
+#include <errno.h>
+#include <string.h>
+
+const struct gcb_renderer *const gcb_renderers[] = {
+    &gcb_render_md,
+    &gcb_render_html,
+    &gcb_render_csv,
+    &gcb_render_junit,
+    &gcb_render_findings,
+    &gcb_render_openmetrics,
+    NULL,
+};
+
+const struct gcb_renderer *gcb_renderer_find(const char *name) {
+  for (size_t i = 0; gcb_renderers[i]; i++)
+    if (strcmp(gcb_renderers[i]->name, name) == 0)
+      return gcb_renderers[i];
+  return NULL;
+}
+
+/* ---- escaping ----------------------------------------------------------- */
+
+/* What an escaper writes for the character of k bytes at c (k > 0, valid
+ * UTF-8); NULL when it goes out as it is. buf has room for 3 bytes. */
+typedef const char *escape_fn(const char *c, size_t k, char *buf);
+
+/* Writes s through esc, runs of text that need nothing in one go; a byte
+ * that is not part of a valid UTF-8 character becomes U+FFFD, so that no
+ * output carries raw invalid bytes (input text need not be UTF-8: a file
+ * name, a label from a foreign tool). */
+static void escape_text(FILE *out, const char *s, escape_fn *esc) {
+  char buf[3];
+  const char *run = s;
+  while (*s) {
+    size_t k = gcb_utf8_length(s);
+    const char *with = k == 0 ? "\xEF\xBF\xBD" : esc(s, k, buf);
+    if (with == NULL) {
+      s += k;
+      continue;
+    }
+    fwrite(run, 1, (size_t)(s - run), out);
+    fputs(with, out);
+    s += k ? k : 1;
+    run = s;
+  }
+  fwrite(run, 1, (size_t)(s - run), out);
+}
+
+static const char *xml_char(const char *c, size_t k, char *buf) {
+  (void)buf;
+  unsigned char b = (unsigned char)c[0];
+  if (k == 3 && b == 0xEF && (unsigned char)c[1] == 0xBF &&
+      (unsigned char)c[2] >= 0xBE)
+    return "?"; /* U+FFFE and U+FFFF are not XML characters either */
+  if (k > 1)
+    return NULL;
+  switch (b) {
+  case '&':
+    return "&amp;";
+  case '<':
+    return "&lt;";
+  case '>':
+    return "&gt;";
+  case '"':
+    return "&quot;";
+  case '\'':
+    return "&#39;";
+  }
+  /* XML 1.0 forbids most C0 controls even as references. */
+  return b < 0x20 && b != '\t' && b != '\n' ? "?" : NULL;
+}
+
+void gcb_escape_xml(FILE *out, const char *s) {
+  escape_text(out, s, xml_char);
+}
+
+/* Whether s is all valid UTF-8 (what a spreadsheet can open as such). */
+static bool all_utf8(const char *s) {
+  for (size_t k; *s; s += k)
+    if ((k = gcb_utf8_length(s)) == 0)
+      return false;
+  return true;
+}
+
+void gcb_escape_csv(FILE *out, const char *s) {
+  bool formula = strchr("=+-@", s[0]) != NULL && s[0] != '\0';
+  bool quote = strpbrk(s, ",\"\r\n") != NULL;
+  bool utf8 = all_utf8(s);
+  if (!formula && !quote && utf8) {
+    fputs(s, out);
+    return;
+  }
+  if (quote)
+    fputc('"', out);
+  if (formula)
+    fputc('\'', out);
+  for (size_t k; *s; s += k) {
+    k = gcb_utf8_length(s);
+    if (k == 0) { /* not UTF-8 (a file name): U+FFFD */
+      fputs("\xef\xbf\xbd", out);
+      k = 1;
+      continue;
+    }
+    if (*s == '"')
+      fputc('"', out);
+    fwrite(s, 1, k, out);
+  }
+  if (quote)
+    fputc('"', out);
+}
+
+static const char *md_char(const char *c, size_t k, char *buf) {
+  unsigned char b = (unsigned char)c[0];
+  if (k > 1)
+    return NULL;
+  if (b == '<')
+    return "&lt;";
+  if (b == '>')
+    return "&gt;";
+  if (b == '&')
+    return "&amp;";
+  if (b == '\n' || b == '\r' || b == '\t')
+    return " ";
+  if (b < 0x20)
+    return "?";
+  if (strchr("\\`*_[]|~", b) == NULL)
+    return NULL;
+  buf[0] = '\\';
+  buf[1] = (char)b;
+  buf[2] = '\0';
+  return buf;
+}
+
+void gcb_escape_md(FILE *out, const char *s) {
+  escape_text(out, s, md_char);
+}
+
+/* ---- shared content ----------------------------------------------------- */
+
+bool gcb_report_failed(const struct gcb_report *rep) {
+  return gcb_findings_count(rep->findings, GCB_SEV_FAIL) > 0;
+}
+
+void gcb_report_verdict(const struct gcb_report *rep, char *buf, size_t size) {
+  const struct gcb_findings *f = rep->findings;
+  snprintf(buf, size, "%s: %zu fail, %zu warn, %zu info finding(s)",
+           gcb_report_failed(rep) ? "FAIL" : "PASS",
+           gcb_findings_count(f, GCB_SEV_FAIL),
+           gcb_findings_count(f, GCB_SEV_WARN),
+           gcb_findings_count(f, GCB_SEV_INFO));
+}
+
+static void add(char *buf, size_t size, size_t *used, const char *text) {
+  if (*used + 1 >= size || text[0] == '\0')
+    return;
+  int n = snprintf(buf + *used, size - *used, "%s%s", *used ? ", " : "", text);
+  *used += n > 0 ? (size_t)n : 0;
+}
+
+void gcb_report_where(const struct gcb_report *rep, const struct gcb_finding *f,
+                      char *buf, size_t size) {
+  const struct gcb_location *w = &f->where;
+  char part[224];
+  size_t used = 0;
+  buf[0] = '\0';
+  if (rep->ndocs > 1 && w->doc >= 0) {
+    snprintf(part, sizeof part, "run %d", w->doc + 1);
+    add(buf, size, &used, part);
+  }
+  part[0] = '\0';
+  if (w->ranks[0] != '\0')
+    snprintf(part, sizeof part, "ranks %s", w->ranks);
+  else if (w->rank >= 0)
+    snprintf(part, sizeof part, "rank %lld", w->rank);
+  add(buf, size, &used, part);
+  part[0] = '\0';
+  if (w->node >= 0)
+    snprintf(part, sizeof part, "node %lld (%s)", w->node, w->hostname);
+  add(buf, size, &used, part);
+  part[0] = '\0';
+  if (w->gpu >= 0 || w->bus_id[0] != '\0')
+    snprintf(part, sizeof part, "GPU %lld %s", w->gpu, w->bus_id);
+  add(buf, size, &used, part);
+  if (w->link[0] != '\0') {
+    snprintf(part, sizeof part, "link %s", w->link);
+    add(buf, size, &used, part);
+  }
+  if (used == 0)
+    snprintf(buf, size, "run");
+}
+
+enum gcb_status gcb__render_done(FILE *out, const char *what,
+                                 struct gcb_err *err) {
+  if (fflush(out) != 0 || ferror(out))
+    return gcb_err_set(err, GCB_EIO, "%s: write failed (%s)", what,
+                       strerror(errno));
+  return GCB_OK;
+}

@@ -1,0 +1,138 @@
+/*
+ * Renderers: one file per output format (report.md, index.html,
+ * results.csv, junit.xml, findings.json), each one function over the same
+ * struct gcb_report, listed in a NULL-terminated table as lstopo lists its
+ * output formats. Markdown and HTML format the same table model
+ * (gcb_report_tables), so both show the same numbers.
+ *
+ * Everything taken from input files is escaped for the output format by
+ * the escapers below; renderers never print input text any other way.
+ * Output goes to a FILE *; a renderer checks ferror once at the end.
+ */
+#ifndef GCB_RENDER_H
+#define GCB_RENDER_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "reports/analysis/analyze.h"
+#include "reports/compare/compare.h"
+#include "reports/criteria/criteria.h"
+
+/* One plot the report shows: a file in the output directory and, for the
+ * HTML report, its SVG text to inline. */
+struct gcb_plot {
+  char file[64]; /* relative to the report directory */
+  char title[160];
+  char *svg; /* owned; NULL when not SVG or not read back */
+};
+
+struct gcb_plots {
+  struct gcb_plot *items;
+  size_t n;
+  char note[256]; /* why there are no plots ("gnuplot not found ..."); "" */
+};
+
+/* Everything a renderer sees. Pointers are borrowed; optional parts are
+ * NULL when the report was run without them. */
+struct gcb_report {
+  const struct gcb_doc *docs;
+  size_t ndocs;
+  const struct gcb_findings *findings;     /* sorted, fail first */
+  const struct gcb_criteria *criteria;     /* NULL: no --criteria */
+  const struct gcb_check_result *checks;   /* criteria->nchecks entries */
+  const struct gcb_comparison *comparison; /* NULL: no --baseline */
+  const char *baseline;                    /* baseline file name, or NULL */
+  const struct gcb_plots *plots;           /* NULL: plots not attempted */
+  const struct gcb_thresholds *thresholds;
+  const struct gcb_rtables *tables; /* built once by the caller, or NULL:
+                                       each renderer builds its own */
+};
+
+struct gcb_renderer {
+  const char *name; /* "markdown" */
+  const char *file; /* default output file name, "report.md" */
+  /* Writes the whole output; GCB_EIO when a write fails, GCB_ENOMEM. */
+  enum gcb_status (*render)(FILE *out, const struct gcb_report *rep,
+                            struct gcb_err *err);
+};
+
+extern const struct gcb_renderer gcb_render_md, gcb_render_html, gcb_render_csv,
+    gcb_render_junit, gcb_render_findings, gcb_render_openmetrics;
+
+/* The renderer named `name` ("markdown", "openmetrics"), or NULL. */
+const struct gcb_renderer *gcb_renderer_find(const char *name);
+
+/* Every renderer, NULL-terminated. */
+extern const struct gcb_renderer *const gcb_renderers[];
+
+/* ---- escaping ----------------------------------------------------------- */
+
+/* XML/HTML text and attribute values: & < > " ' as entities; control
+ * characters other than tab and newline, U+FFFE and U+FFFF (invalid in
+ * XML 1.0) as '?'; bytes that are not UTF-8 as U+FFFD. */
+void gcb_escape_xml(FILE *out, const char *s);
+
+/* One CSV field (RFC 4180): quoted when it holds , " CR or LF, with quotes
+ * doubled; a text field starting with = + - @ (a spreadsheet formula) gets
+ * a leading ' so that opening the file runs nothing; bytes that are not
+ * UTF-8 become U+FFFD. */
+void gcb_escape_csv(FILE *out, const char *s);
+
+/* A Markdown table cell: | and Markdown punctuation backslash-escaped,
+ * < > & as entities (Markdown passes raw HTML through), newlines as
+ * spaces, bytes that are not UTF-8 as U+FFFD. */
+void gcb_escape_md(FILE *out, const char *s);
+
+/* ---- shared content ----------------------------------------------------- */
+
+/* True when the report fails: any failure-level finding. */
+bool gcb_report_failed(const struct gcb_report *rep);
+
+/* The one-line verdict: "PASS" / "FAIL" with finding counts. */
+void gcb_report_verdict(const struct gcb_report *rep, char *buf, size_t size);
+
+/* "rank 2, node 0 (host), GPU 1 0000:1b:00.0"; the run number is added
+ * when the report covers several documents. */
+void gcb_report_where(const struct gcb_report *rep, const struct gcb_finding *f,
+                      char *buf, size_t size);
+
+/* A table: a header row and rows of text cells, for Markdown and HTML. */
+struct gcb_rtable {
+  const char *id;    /* anchor ("findings") */
+  const char *title; /* section heading */
+  const char *intro; /* one line under the heading, or NULL */
+  size_t ncols, nrows;
+  char **cells;           /* (nrows + 1) * ncols, header first; owned */
+  const char **row_class; /* per row: "fail", "warn", "info", "ok" or NULL */
+  unsigned numeric;       /* bit i: column i holds numbers (right-aligned) */
+  size_t cap_rows;        /* internal: rows allocated, header included */
+  char *owned;            /* internal: id and title when made at run time */
+};
+
+struct gcb_rtables {
+  struct gcb_rtable *items;
+  size_t n, cap;
+};
+
+/* Builds the report's tables in display order, skipping tables with no
+ * rows. GCB_ENOMEM; free with gcb_rtables_free (also after failure). */
+enum gcb_status gcb_report_tables(const struct gcb_report *rep,
+                                  struct gcb_rtables *out, struct gcb_err *err);
+
+/* NULL is a no-op; the struct is zeroed. */
+void gcb_rtables_free(struct gcb_rtables *t);
+
+/* The report's tables: rep->tables when the caller built them, else built
+ * into *own (zeroed by the caller, freed with gcb_rtables_free after use,
+ * also after failure). GCB_ENOMEM. */
+enum gcb_status gcb_report_tables_use(const struct gcb_report *rep,
+                                      struct gcb_rtables *own,
+                                      const struct gcb_rtables **out,
+                                      struct gcb_err *err);
+
+/* Internal: the end of every renderer: GCB_EIO if the stream failed. */
+enum gcb_status gcb__render_done(FILE *out, const char *what,
+                                 struct gcb_err *err);
+
+#endif

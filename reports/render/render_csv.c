@@ -1,0 +1,297 @@
+/*
+ * results.csv: one row per case and rank (one row per case where the
+ * document has no per-rank entries), with a header, for
+ * spreadsheets and scripts. Text fields go through gcb_escape_csv (RFC 4180
+ * quoting, formula guard); numbers are written with 10 significant digits,
+ * empty when the document has none.
+ */
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reports/document/fmtnum.h"
+#include "reports/document/ranks.h"
+#include "reports/render/render.h"
+
+static const char *const columns[] = {"run",
+                                      "run_id",
+                                      "bench",
+                                      "label",
+                                      "params",
+                                      "unit",
+                                      "rank",
+                                      "node",
+                                      "hostname",
+                                      "gpu",
+                                      "bus_id",
+                                      "samples",
+                                      "time_median_s",
+                                      "time_min_s",
+                                      "time_mean_s",
+                                      "time_max_s",
+                                      "time_stdev_s",
+                                      "figure_time_s",
+                                      "figure_median",
+                                      "figure_best",
+                                      "figure_worst",
+                                      "late_mean_s",
+                                      "checked",
+                                      "wrong",
+                                      "sm_clock_mhz_mean",
+                                      "power_w_max",
+                                      "throttle_reasons",
+                                      NULL};
+
+static void text(FILE *out, const char *s) {
+  fputc(',', out);
+  gcb_escape_csv(out, s);
+}
+
+static void num(FILE *out, double x) {
+  if (isnan(x))
+    fputc(',', out);
+  else
+    fprintf(out, ",%.10g", x);
+}
+
+static void integer(FILE *out, long long v) {
+  if (v < 0)
+    fputc(',', out);
+  else
+    fprintf(out, ",%lld", v);
+}
+
+/* "dtype=fp32;m=256" in document order. */
+static void params_field(FILE *out, const json_t *c) {
+  char buf[512] = "";
+  size_t used = 0;
+  const char *k;
+  const json_t *v;
+  json_object_foreach(json_object_get(c, "params"), k, v) {
+    if (used + 1 >= sizeof buf)
+      break;
+    int n = json_is_string(v)
+                ? snprintf(buf + used, sizeof buf - used, "%s%s=%s",
+                           used ? ";" : "", k, json_string_value(v))
+                : snprintf(buf + used, sizeof buf - used, "%s%s=%.17g",
+                           used ? ";" : "", k, json_number_value(v));
+    used += n > 0 ? (size_t)n : 0;
+  }
+  char safe[512];
+  gcb_view_copy(safe, sizeof safe, buf);
+  text(out, safe);
+}
+
+/* The fields every row of a case shares (run to unit), escaped once into
+ * a buffer: at thousands of ranks per case this is most of the text.
+ * NULL on ENOMEM. */
+static char *case_prefix(size_t d, const json_t *root, const json_t *c) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream(&buf, &len);
+  if (m == NULL)
+    return NULL;
+  fprintf(m, "%zu", d + 1);
+  text(m, gcb_view_str(gcb_view_obj(root, "run"), "id"));
+  text(m, gcb_view_str(c, "bench"));
+  text(m, gcb_view_str(c, "label"));
+  params_field(m, c);
+  text(m, gcb_view_str(c, "unit"));
+  if (fclose(m) != 0) {
+    free(buf);
+    return NULL;
+  }
+  return buf;
+}
+
+/* A row being built: rows are written whole, half a million of them at
+ * 4096 ranks, so fields go into a buffer rather than through stdio. */
+struct row {
+  FILE *out;
+  size_t used;
+  char buf[1024];
+};
+
+static void row_flush(struct row *r) {
+  fwrite(r->buf, 1, r->used, r->out);
+  r->used = 0;
+}
+
+static void row_raw(struct row *r, const char *s, size_t n) {
+  if (r->used + n > sizeof r->buf)
+    row_flush(r);
+  if (n > sizeof r->buf) {
+    fwrite(s, 1, n, r->out);
+    return;
+  }
+  memcpy(r->buf + r->used, s, n);
+  r->used += n;
+}
+
+static void row_num(struct row *r, double x) {
+  char s[GCB_FMTNUM_MAX + 1] = ",";
+  size_t n = isnan(x) ? 0 : gcb_fmtnum_g(s + 1, x, 10);
+  row_raw(r, s, n + 1);
+}
+
+/* A text field, escaped (empty: nothing to escape, as for most rows). */
+static void row_text(struct row *r, const char *s) {
+  row_raw(r, ",", 1);
+  if (s[0] == '\0')
+    return;
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream(&buf, &len);
+  if (m != NULL) {
+    gcb_escape_csv(m, s);
+    if (fclose(m) == 0)
+      row_raw(r, buf, len);
+  }
+  free(buf);
+}
+
+static void row_int(struct row *r, long long v) {
+  char s[32] = ",";
+  int n = v < 0 ? 0 : snprintf(s + 1, sizeof s - 1, "%lld", v);
+  row_raw(r, s, (size_t)n + 1);
+}
+
+/* Where every rank of a document runs, escaped for CSV once: the
+ * node to bus_id fields of its rows. */
+struct places {
+  char **text; /* by rank; NULL: not in ranks[] */
+  size_t n;
+};
+
+static char *place_text(const json_t *root, long long rank) {
+  struct gcb_place p;
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream(&buf, &len);
+  if (m == NULL)
+    return NULL;
+  gcb_view_place(root, rank, &p);
+  integer(m, p.node);
+  text(m, p.hostname);
+  integer(m, p.gpu);
+  text(m, p.bus_id);
+  if (fclose(m) != 0) {
+    free(buf);
+    return NULL;
+  }
+  return buf;
+}
+
+static void places_free(struct places *pl) {
+  for (size_t i = 0; i < pl->n; i++)
+    free(pl->text[i]);
+  free(pl->text);
+  *pl = (struct places){0};
+}
+
+/* false on ENOMEM. */
+static bool places_of(const json_t *root, struct places *pl) {
+  size_t n = json_array_size(json_object_get(root, "ranks"));
+  *pl = (struct places){.text = calloc(n + 1, sizeof *pl->text), .n = n};
+  if (pl->text == NULL)
+    return false;
+  for (size_t r = 0; r < n; r++)
+    if ((pl->text[r] = place_text(root, (long long)r)) == NULL) {
+      places_free(pl);
+      return false;
+    }
+  return true;
+}
+
+static void rank_row(FILE *out, const char *prefix, const json_t *root,
+                     const struct places *pl, const struct gcb_ranks *pr,
+                     size_t i) {
+  static const enum gcb_rank_col nums[] = {
+      GCB_RC_TIME_MEDIAN, GCB_RC_TIME_MIN,   GCB_RC_TIME_MEAN,
+      GCB_RC_TIME_MAX,    GCB_RC_TIME_STDEV, GCB_RC_FIGURE_TIME,
+      GCB_RC_FIG_MEDIAN,  GCB_RC_FIG_BEST,   GCB_RC_FIG_WORST,
+      GCB_RC_LATE_MEAN};
+  long long rank = gcb_ranks_int(pr, GCB_RC_RANK, i, -1);
+  struct row r = {.out = out, .used = 0};
+  row_raw(&r, prefix, strlen(prefix));
+  row_int(&r, rank);
+  char *where = rank >= 0 && (size_t)rank < pl->n ? pl->text[rank] : NULL;
+  char *own = where == NULL ? place_text(root, rank) : NULL;
+  if (where != NULL || own != NULL)
+    row_raw(&r, where ? where : own, strlen(where ? where : own));
+  else
+    row_raw(&r, ",,,,", 4);
+  free(own);
+  row_int(&r, gcb_ranks_int(pr, GCB_RC_TIME_N, i, -1));
+  for (size_t k = 0; k < sizeof nums / sizeof nums[0]; k++)
+    row_num(&r, gcb_ranks_num(pr, nums[k], i));
+  row_raw(&r, gcb_ranks_checked(pr, i) ? ",true" : ",false",
+          gcb_ranks_checked(pr, i) ? 5 : 6);
+  row_int(&r, gcb_ranks_int(pr, GCB_RC_WRONG, i, -1));
+  /* The GPU while the case ran (empty without telemetry). */
+  row_num(&r, gcb_ranks_num(pr, GCB_RC_TELEM_SM_MEAN, i));
+  row_num(&r, gcb_ranks_num(pr, GCB_RC_TELEM_POWER_MAX, i));
+  row_text(&r, gcb_ranks_str(pr, GCB_RC_TELEM_THROTTLE, i));
+  row_raw(&r, "\n", 1);
+  row_flush(&r);
+}
+
+/* A case without per-rank entries (nccl-tests reports only the average
+ * over ranks): one row with the rank fields empty and the summary's time
+ * and figure, so the case is not missing from the file. */
+static void summary_row(FILE *out, const char *prefix, const json_t *c) {
+  const json_t *s = gcb_view_obj(c, "summary");
+  const json_t *t = gcb_view_obj(s, "time_s");
+  const json_t *v = gcb_view_obj(c, "validation");
+  fputs(prefix, out);
+  fputs(",,,,,,", out); /* rank, node, hostname, gpu, bus_id, samples */
+  num(out, NAN);        /* median time: not recorded */
+  num(out, gcb_view_num(t, "min"));
+  num(out, gcb_view_num(t, "mean"));
+  num(out, gcb_view_num(t, "max"));
+  num(out, NAN);
+  num(out, gcb_view_num(t, "mean"));
+  num(out, gcb_view_num(s, "median"));
+  num(out, NAN);
+  num(out, NAN);
+  num(out, gcb_view_num(s, "late_mean_s"));
+  text(out, json_is_true(json_object_get(v, "checked")) ? "true" : "false");
+  integer(out, gcb_view_int(v, "wrong", -1));
+  fputs(",,,", out); /* no per-rank telemetry */
+  fputc('\n', out);
+}
+
+static enum gcb_status render_csv(FILE *out, const struct gcb_report *rep,
+                                  struct gcb_err *err) {
+  for (size_t i = 0; columns[i]; i++)
+    fprintf(out, "%s%s", i ? "," : "", columns[i]);
+  fputc('\n', out);
+  for (size_t d = 0; d < rep->ndocs; d++) {
+    const json_t *root = rep->docs[d].root, *c;
+    size_t i;
+    struct places pl;
+    if (!places_of(root, &pl))
+      return gcb_err_set(err, GCB_ENOMEM, "results.csv: out of memory");
+    json_array_foreach(json_object_get(root, "cases"), i, c) {
+      char *prefix = case_prefix(d, root, c);
+      if (prefix == NULL) {
+        places_free(&pl);
+        return gcb_err_set(err, GCB_ENOMEM, "results.csv: out of memory");
+      }
+      struct gcb_ranks pr;
+      gcb_ranks_of(c, &pr);
+      for (size_t j = 0; j < pr.n; j++)
+        rank_row(out, prefix, root, &pl, &pr, j);
+      if (pr.n == 0)
+        summary_row(out, prefix, c);
+      free(prefix);
+    }
+    places_free(&pl);
+  }
+  return gcb__render_done(out, "results.csv", err);
+}
+
+const struct gcb_renderer gcb_render_csv = {
+    .name = "csv", .file = "results.csv", .render = render_csv};

@@ -1,0 +1,145 @@
+/*
+ * index.html: one self-contained page (inline CSS, inline SVG plots, no
+ * script, no external fetch) that reads the same in a browser with
+ * JavaScript off. A Content-Security-Policy forbids scripts and fetches
+ * outright, so even a mistake in escaping could not run anything; every
+ * input string still goes through gcb_escape_xml.
+ */
+#include <string.h>
+
+#include "reports/render/render.h"
+
+static const char css[] =
+    "body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;"
+    "margin:0 auto;padding:1em 2em;max-width:110em;color:#1d2125}\n"
+    "h1{margin:.2em 0}h2{margin-top:1.6em;border-bottom:1px solid #ccd}\n"
+    ".verdict{font-size:1.3em;font-weight:600;padding:.4em .8em;"
+    "display:inline-block;border-radius:4px}\n"
+    ".verdict.pass{background:#d9f2de;color:#14532d}"
+    ".verdict.fail{background:#fbdada;color:#7f1d1d}\n"
+    "nav a{margin-right:1em}\n"
+    ".wrap{overflow-x:auto}\n"
+    "table{border-collapse:collapse;margin:.5em 0}\n"
+    "th,td{border:1px solid #d5d8dc;padding:.25em .6em;text-align:left;"
+    "vertical-align:top}\n"
+    "th{background:#eef1f4;position:sticky;top:0}\n"
+    "td.n{text-align:right;font-variant-numeric:tabular-nums;"
+    "white-space:nowrap}\n"
+    "tr.fail td{background:#fde8e8}tr.warn td{background:#fdf6e3}"
+    "tr.ok td{background:#eefaf0}\n"
+    ".intro,.note{color:#555;font-style:italic}\n"
+    "figure{display:inline-block;margin:.5em 1em .5em 0}"
+    "figure svg{max-width:100%;height:auto}\n"
+    "figcaption{color:#555;text-align:center}\n";
+
+static void html_head(FILE *out, const struct gcb_report *rep,
+                      const struct gcb_rtables *ts) {
+  char verdict[128];
+  gcb_report_verdict(rep, verdict, sizeof verdict);
+  fprintf(out,
+          "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta "
+          "charset=\"utf-8\">\n<meta http-equiv=\"Content-Security-Policy\" "
+          "content=\"default-src 'none'; style-src 'unsafe-inline'\">\n"
+          "<meta name=\"viewport\" content=\"width=device-width, "
+          "initial-scale=1\">\n<title>gcbench report</title>\n<style>\n%s"
+          "</style>\n</head>\n<body>\n<header>\n<h1>gcbench report</h1>\n"
+          "<p class=\"verdict %s\" id=\"verdict\">%s</p>\n<nav>",
+          css, gcb_report_failed(rep) ? "fail" : "pass", verdict);
+  for (size_t i = 0; i < ts->n; i++) {
+    fprintf(out, "<a href=\"#%s\">", ts->items[i].id);
+    gcb_escape_xml(out, ts->items[i].title);
+    fputs("</a>", out);
+  }
+  if (rep->plots != NULL)
+    fputs("<a href=\"#plots\">Plots</a>", out);
+  fputs("</nav>\n</header>\n", out);
+}
+
+static void html_table(FILE *out, const struct gcb_rtable *t) {
+  fprintf(out, "<section id=\"%s\">\n<h2>", t->id);
+  gcb_escape_xml(out, t->title);
+  fputs("</h2>\n", out);
+  if (t->intro != NULL) {
+    fputs("<p class=\"intro\">", out);
+    gcb_escape_xml(out, t->intro);
+    fputs("</p>\n", out);
+  }
+  if (t->nrows == 0) {
+    fputs("<p>None.</p>\n</section>\n", out);
+    return;
+  }
+  fputs("<div class=\"wrap\"><table>\n<thead><tr>", out);
+  for (size_t c = 0; c < t->ncols; c++) {
+    fputs("<th>", out);
+    gcb_escape_xml(out, t->cells[c] ? t->cells[c] : "");
+    fputs("</th>", out);
+  }
+  fputs("</tr></thead>\n<tbody>\n", out);
+  for (size_t r = 1; r <= t->nrows; r++) {
+    const char *cls = t->row_class[r - 1];
+    if (cls != NULL)
+      fprintf(out, "<tr class=\"%s\">", cls);
+    else
+      fputs("<tr>", out);
+    for (size_t c = 0; c < t->ncols; c++) {
+      const char *s = t->cells[r * t->ncols + c];
+      fputs(t->numeric >> c & 1 ? "<td class=\"n\">" : "<td>", out);
+      gcb_escape_xml(out, s ? s : "");
+      fputs("</td>", out);
+    }
+    fputs("</tr>\n", out);
+  }
+  fputs("</tbody>\n</table></div>\n</section>\n", out);
+}
+
+/* The <svg> element of a gnuplot SVG file, without the XML prolog and
+ * doctype that may not appear inside HTML; NULL if it is not one, or holds
+ * a script (gnuplot's mouse option), which the page never inlines. */
+static const char *svg_element(const char *svg) {
+  const char *start = svg != NULL ? strstr(svg, "<svg") : NULL;
+  if (start == NULL || strstr(start, "<script") != NULL)
+    return NULL;
+  return start;
+}
+
+static void html_plots(FILE *out, const struct gcb_plots *p) {
+  if (p == NULL)
+    return;
+  fputs("<section id=\"plots\">\n<h2>Plots</h2>\n", out);
+  if (p->note[0] != '\0') {
+    fputs("<p class=\"note\">", out);
+    gcb_escape_xml(out, p->note);
+    fputs("</p>\n", out);
+  }
+  for (size_t i = 0; i < p->n; i++) {
+    const char *svg = svg_element(p->items[i].svg);
+    if (svg == NULL)
+      continue;
+    fprintf(out, "<figure>\n%s\n<figcaption>", svg);
+    gcb_escape_xml(out, p->items[i].title);
+    fputs("</figcaption>\n</figure>\n", out);
+  }
+  fputs("</section>\n", out);
+}
+
+static enum gcb_status render_html(FILE *out, const struct gcb_report *rep,
+                                   struct gcb_err *err) {
+  struct gcb_rtables own = {0};
+  const struct gcb_rtables *tables;
+  enum gcb_status st = gcb_report_tables_use(rep, &own, &tables, err);
+  if (st != GCB_OK) {
+    gcb_rtables_free(&own);
+    return st;
+  }
+  html_head(out, rep, tables);
+  fputs("<main>\n", out);
+  for (size_t i = 0; i < tables->n; i++)
+    html_table(out, &tables->items[i]);
+  html_plots(out, rep->plots);
+  fputs("</main>\n</body>\n</html>\n", out);
+  gcb_rtables_free(&own);
+  return gcb__render_done(out, "index.html", err);
+}
+
+const struct gcb_renderer gcb_render_html = {
+    .name = "html", .file = "index.html", .render = render_html};

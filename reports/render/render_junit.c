@@ -1,0 +1,237 @@
+/*
+ * junit.xml for CI systems: one test suite per concern. "gcbench.run": a
+ * test per document (did the run complete), per case (any failure-level
+ * finding on it), per error (an <error>) and per skipped case (<skipped>).
+ * "gcbench.criteria": a test per acceptance check. "gcbench.baseline": a
+ * test per compared metric. Every string is escaped with gcb_escape_xml.
+ * Suites are written to memory first, because their header carries the
+ * counts.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "reports/render/render.h"
+
+struct suite {
+  FILE *f;
+  char *buf;
+  size_t len;
+  size_t tests, failures, errors, skipped;
+};
+
+static void open_test(struct suite *s, const char *cls, const char *name) {
+  s->tests++;
+  fputs("    <testcase classname=\"", s->f);
+  gcb_escape_xml(s->f, cls);
+  fputs("\" name=\"", s->f);
+  gcb_escape_xml(s->f, name);
+  fputs("\">\n", s->f);
+}
+
+static void child(struct suite *s, const char *tag, const char *type,
+                  const char *message, const char *body) {
+  fprintf(s->f, "      <%s type=\"", tag);
+  gcb_escape_xml(s->f, type);
+  fputs("\" message=\"", s->f);
+  gcb_escape_xml(s->f, message);
+  fputs("\">", s->f);
+  gcb_escape_xml(s->f, body);
+  fprintf(s->f, "</%s>\n", tag);
+}
+
+static void close_test(struct suite *s) {
+  fputs("    </testcase>\n", s->f);
+}
+
+/* Fail-level findings on one case of one document (criteria and
+ * regressions have their own suites), as a failure with one line each. */
+static void case_findings(struct suite *s, const struct gcb_report *rep,
+                          int doc, const char *title) {
+  const struct gcb_findings *fs = rep->findings;
+  size_t n = 0;
+  for (size_t i = 0; i < fs->n; i++) {
+    const struct gcb_finding *f = &fs->items[i];
+    if (f->where.doc != doc || strcmp(f->where.subject, title) != 0 ||
+        f->severity != GCB_SEV_FAIL || f->check >= 0 ||
+        strcmp(f->kind, "regression") == 0)
+      continue;
+    char where[320];
+    gcb_report_where(rep, f, where, sizeof where);
+    if (n++ == 0) {
+      s->failures++;
+      fprintf(s->f, "      <failure type=\"%s\" message=\"", f->kind);
+      gcb_escape_xml(s->f, f->explanation);
+      fputs("\">", s->f);
+    }
+    fprintf(s->f, "%s: ", f->kind);
+    gcb_escape_xml(s->f, where);
+    fputs(": ", s->f);
+    gcb_escape_xml(s->f, f->explanation);
+    fputc('\n', s->f);
+  }
+  if (n > 0)
+    fputs("</failure>\n", s->f);
+}
+
+/* "gcbench.<bench>" for a case, error or skipped entry. */
+static void class_name(const json_t *e, char *buf, size_t size) {
+  snprintf(buf, size, "gcbench.%s", gcb_view_str(e, "bench"));
+}
+
+static void status_test(struct suite *s, const struct gcb_report *rep,
+                        size_t d) {
+  const char *status =
+      gcb_view_str(gcb_view_obj(rep->docs[d].root, "run"), "status");
+  char name[320];
+  snprintf(name, sizeof name, "run %zu status (%s)", d + 1, rep->docs[d].name);
+  open_test(s, "gcbench.run", name);
+  if (strcmp(status, "complete") != 0) {
+    s->failures++;
+    child(s, "failure", "run-status", status, "the run did not complete");
+  }
+  close_test(s);
+}
+
+static void case_tests(struct suite *s, const struct gcb_report *rep,
+                       size_t d) {
+  const json_t *e;
+  size_t i;
+  json_array_foreach(json_object_get(rep->docs[d].root, "cases"), i, e) {
+    char cls[96], title[160];
+    class_name(e, cls, sizeof cls);
+    gcb_view_case_title(e, title, sizeof title);
+    open_test(s, cls, gcb_view_str(e, "label"));
+    case_findings(s, rep, (int)d, title);
+    close_test(s);
+  }
+}
+
+/* errors[] as <error>, skipped[] as <skipped>: cases that did not run. */
+static void unrun_tests(struct suite *s, const json_t *root) {
+  const json_t *e;
+  size_t i;
+  char cls[96];
+  json_array_foreach(json_object_get(root, "errors"), i, e) {
+    class_name(e, cls, sizeof cls);
+    open_test(s, cls, gcb_view_str(e, "label"));
+    s->errors++;
+    child(s, "error", gcb_view_str(e, "status"), gcb_view_str(e, "message"),
+          "");
+    close_test(s);
+  }
+  json_array_foreach(json_object_get(root, "skipped"), i, e) {
+    class_name(e, cls, sizeof cls);
+    open_test(s, cls, gcb_view_str(e, "label"));
+    s->skipped++;
+    fputs("      <skipped message=\"", s->f);
+    gcb_escape_xml(s->f, gcb_view_str(e, "reason"));
+    fputs("\"/>\n", s->f);
+    close_test(s);
+  }
+}
+
+static void run_suite(struct suite *s, const struct gcb_report *rep) {
+  for (size_t d = 0; d < rep->ndocs; d++) {
+    status_test(s, rep, d);
+    case_tests(s, rep, d);
+    unrun_tests(s, rep->docs[d].root);
+  }
+}
+
+static void criteria_suite(struct suite *s, const struct gcb_report *rep) {
+  const struct gcb_criteria *cr = rep->criteria;
+  for (size_t i = 0; cr != NULL && i < cr->nchecks; i++) {
+    open_test(s, "gcbench.criteria", cr->checks[i].name);
+    const struct gcb_check_result *res = &rep->checks[i];
+    if (res->matched == 0 || res->failed > 0) {
+      s->failures++;
+      fputs("      <failure type=\"criterion\" message=\"", s->f);
+      gcb_escape_xml(s->f, cr->checks[i].name);
+      fputs(" not met\">", s->f);
+      for (size_t k = 0; k < rep->findings->n; k++) {
+        const struct gcb_finding *f = &rep->findings->items[k];
+        if (f->check != (int)i)
+          continue;
+        gcb_escape_xml(s->f, f->explanation);
+        fputc('\n', s->f);
+      }
+      fputs("</failure>\n", s->f);
+    }
+    close_test(s);
+  }
+}
+
+static void baseline_suite(struct suite *s, const struct gcb_report *rep) {
+  const struct gcb_comparison *cmp = rep->comparison;
+  for (size_t i = 0; cmp != NULL && i < cmp->ndeltas; i++) {
+    const struct gcb_delta *d = &cmp->deltas[i];
+    if (d->verdict == GCB_VERDICT_ONLY_OLD ||
+        d->verdict == GCB_VERDICT_ONLY_NEW)
+      continue;
+    char name[224], msg[160];
+    snprintf(name, sizeof name, "%s %s", d->title, d->metric);
+    open_test(s, "gcbench.baseline", name);
+    if (d->verdict == GCB_VERDICT_REGRESSION) {
+      s->failures++;
+      snprintf(msg, sizeof msg, "%+.1f%% (threshold %.1f%%, noise %.1f%%)",
+               d->change * 100, d->threshold * 100, d->noise * 100);
+      child(s, "failure", "regression", msg, "");
+    }
+    close_test(s);
+  }
+}
+
+static void emit_suite(FILE *out, const char *name,
+                       void (*fill)(struct suite *, const struct gcb_report *),
+                       const struct gcb_report *rep, size_t *tests,
+                       size_t *failures, bool *oom) {
+  struct suite s = {0};
+  s.f = open_memstream(&s.buf, &s.len);
+  if (s.f == NULL) {
+    *oom = true;
+    return;
+  }
+  fill(&s, rep);
+  if (fclose(s.f) != 0 || s.buf == NULL) {
+    *oom = true;
+    free(s.buf);
+    return;
+  }
+  if (s.tests > 0) {
+    fprintf(out,
+            "  <testsuite name=\"%s\" tests=\"%zu\" failures=\"%zu\" "
+            "errors=\"%zu\" skipped=\"%zu\">\n%s  </testsuite>\n",
+            name, s.tests, s.failures, s.errors, s.skipped, s.buf);
+    *tests += s.tests;
+    *failures += s.failures + s.errors;
+  }
+  free(s.buf);
+}
+
+static enum gcb_status render_junit(FILE *out, const struct gcb_report *rep,
+                                    struct gcb_err *err) {
+  FILE *body_f;
+  char *body = NULL;
+  size_t len = 0, tests = 0, failures = 0;
+  bool oom = false;
+  if ((body_f = open_memstream(&body, &len)) == NULL)
+    return gcb_err_set(err, GCB_ENOMEM, "junit.xml: out of memory");
+  emit_suite(body_f, "gcbench.run", run_suite, rep, &tests, &failures, &oom);
+  emit_suite(body_f, "gcbench.criteria", criteria_suite, rep, &tests, &failures,
+             &oom);
+  emit_suite(body_f, "gcbench.baseline", baseline_suite, rep, &tests, &failures,
+             &oom);
+  if (fclose(body_f) != 0 || body == NULL || oom) {
+    free(body);
+    return gcb_err_set(err, GCB_ENOMEM, "junit.xml: out of memory");
+  }
+  fprintf(out,
+          "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites "
+          "name=\"gcbench\" tests=\"%zu\" failures=\"%zu\">\n%s</testsuites>\n",
+          tests, failures, body);
+  free(body);
+  return gcb__render_done(out, "junit.xml", err);
+}
+
+const struct gcb_renderer gcb_render_junit = {
+    .name = "junit", .file = "junit.xml", .render = render_junit};

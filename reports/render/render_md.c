@@ -1,0 +1,74 @@
+/*
+ * report.md: the verdict, every table of the model (gcb_report_tables) as
+ * a GitHub-flavoured Markdown table, and the plots as image links. Input
+ * text goes through gcb_escape_md, so a '|' in a hostname cannot split a
+ * cell and '<script>' stays text.
+ */
+#include "reports/render/render.h"
+
+static void md_table(FILE *out, const struct gcb_rtable *t) {
+  fprintf(out, "## ");
+  gcb_escape_md(out, t->title);
+  fprintf(out, "\n\n");
+  if (t->intro != NULL) {
+    fputc('_', out);
+    gcb_escape_md(out, t->intro);
+    fprintf(out, "_\n\n");
+  }
+  if (t->nrows == 0) {
+    fprintf(out, "None.\n\n");
+    return;
+  }
+  for (size_t r = 0; r <= t->nrows; r++) {
+    for (size_t c = 0; c < t->ncols; c++) {
+      const char *s = t->cells[r * t->ncols + c];
+      fputs(c == 0 ? "| " : " | ", out);
+      gcb_escape_md(out, s != NULL ? s : "");
+    }
+    fputs(" |\n", out);
+    for (size_t c = 0; r == 0 && c < t->ncols; c++)
+      fputs(t->numeric >> c & 1 ? "| ---: " : "| --- ", out);
+    if (r == 0)
+      fputs("|\n", out);
+  }
+  fputc('\n', out);
+}
+
+static void md_plots(FILE *out, const struct gcb_plots *p) {
+  if (p == NULL)
+    return;
+  fprintf(out, "## Plots\n\n");
+  if (p->note[0] != '\0') {
+    fputc('_', out);
+    gcb_escape_md(out, p->note);
+    fprintf(out, "_\n\n");
+  }
+  for (size_t i = 0; i < p->n; i++) {
+    fputs("![", out);
+    gcb_escape_md(out, p->items[i].title);
+    /* File names are gcbench's own ("plot-3-ranks.svg"): no escaping. */
+    fprintf(out, "](%s)\n\n", p->items[i].file);
+  }
+}
+
+static enum gcb_status render_md(FILE *out, const struct gcb_report *rep,
+                                 struct gcb_err *err) {
+  struct gcb_rtables own = {0};
+  const struct gcb_rtables *tables;
+  enum gcb_status st = gcb_report_tables_use(rep, &own, &tables, err);
+  if (st != GCB_OK) {
+    gcb_rtables_free(&own);
+    return st;
+  }
+  char verdict[128];
+  gcb_report_verdict(rep, verdict, sizeof verdict);
+  fprintf(out, "# gcbench report\n\n**%s**\n\n", verdict);
+  for (size_t i = 0; i < tables->n; i++)
+    md_table(out, &tables->items[i]);
+  md_plots(out, rep->plots);
+  gcb_rtables_free(&own);
+  return gcb__render_done(out, "report.md", err);
+}
+
+const struct gcb_renderer gcb_render_md = {
+    .name = "markdown", .file = "report.md", .render = render_md};

@@ -1,0 +1,385 @@
+/*
+ * The report's tables as plain text cells, built once and formatted by the
+ * Markdown and HTML renderers. Builders here cover the run-level tables
+ * (runs, findings, checks, comparison); the per-rank and per-case tables
+ * are in render_tables_cases.c. A table with no rows is dropped, so a
+ * report without criteria or a baseline simply has no such section.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reports/render/render_tables.h"
+
+/* ---- builder ------------------------------------------------------------ */
+
+/* Makes room for `slots` rows (the header included). */
+static bool reserve(struct gcb__tb *b, struct gcb_rtable *t, size_t slots) {
+  if (slots <= t->cap_rows)
+    return true;
+  size_t cap = t->cap_rows ? 2 * t->cap_rows : 16;
+  char **cells = realloc(t->cells, cap * t->ncols * sizeof *cells);
+  if (cells != NULL)
+    t->cells = cells;
+  const char **cls = realloc(t->row_class, cap * sizeof *cls);
+  if (cls != NULL)
+    t->row_class = cls;
+  if (cells == NULL || cls == NULL) {
+    b->oom = true;
+    return false;
+  }
+  t->cap_rows = cap;
+  return true;
+}
+
+struct gcb_rtable *gcb__table_new(struct gcb__tb *b, const char *id,
+                                  const char *title, const char *intro,
+                                  const char *const *headers) {
+  struct gcb_rtables *ts = b->out;
+  if (b->oom)
+    return NULL;
+  if (ts->n == ts->cap) {
+    size_t cap = ts->cap ? 2 * ts->cap : 8;
+    struct gcb_rtable *g = realloc(ts->items, cap * sizeof *g);
+    if (g == NULL) {
+      b->oom = true;
+      return NULL;
+    }
+    ts->items = g;
+    ts->cap = cap;
+  }
+  struct gcb_rtable *t = &ts->items[ts->n++];
+  memset(t, 0, sizeof *t);
+  t->id = id;
+  t->title = title;
+  t->intro = intro;
+  while (headers[t->ncols] != NULL)
+    t->ncols++;
+  if (!reserve(b, t, 1))
+    return NULL;
+  memset(t->cells, 0, t->ncols * sizeof *t->cells);
+  for (size_t i = 0; i < t->ncols; i++)
+    gcb__cell(b, t->cells, i, "%s", headers[i]);
+  return t;
+}
+
+struct gcb_rtable *gcb__table_new_named(struct gcb__tb *b, const char *id,
+                                        const char *title, const char *intro,
+                                        const char *const *headers) {
+  size_t li = strlen(id) + 1, lt = strlen(title) + 1;
+  char *owned = b->oom ? NULL : malloc(li + lt);
+  if (owned == NULL) {
+    b->oom = true;
+    return NULL;
+  }
+  memcpy(owned, id, li);
+  memcpy(owned + li, title, lt);
+  struct gcb_rtable *t = gcb__table_new(b, owned, owned + li, intro, headers);
+  if (t == NULL)
+    free(owned);
+  else
+    t->owned = owned;
+  return t;
+}
+
+char **gcb__table_row(struct gcb__tb *b, struct gcb_rtable *t,
+                      const char *cls) {
+  if (b->oom || t == NULL || !reserve(b, t, t->nrows + 2))
+    return NULL;
+  char **row = &t->cells[(t->nrows + 1) * t->ncols];
+  memset(row, 0, t->ncols * sizeof *row);
+  t->row_class[t->nrows++] = cls;
+  return row;
+}
+
+void gcb__cell(struct gcb__tb *b, char **row, size_t col, const char *fmt,
+               ...) {
+  if (row == NULL || b->oom)
+    return;
+  char tmp[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(tmp, sizeof tmp, fmt, ap);
+  va_end(ap);
+  char *s = malloc(strlen(tmp) + 1);
+  if (s == NULL) {
+    b->oom = true;
+    return;
+  }
+  gcb_view_copy(s, strlen(tmp) + 1, tmp);
+  free(row[col]);
+  row[col] = s;
+}
+
+void gcb__cell_num(struct gcb__tb *b, char **row, size_t col, double x,
+                   const char *unit) {
+  char num[48];
+  gcb_view_fmt(x, num, sizeof num);
+  if (isnan(x) || unit == NULL || unit[0] == '\0')
+    gcb__cell(b, row, col, "%s", num);
+  else
+    gcb__cell(b, row, col, "%s %s", num, unit);
+}
+
+void gcb__cell_time(struct gcb__tb *b, char **row, size_t col, double s) {
+  char text[48];
+  gcb_view_fmt_time(s, text, sizeof text);
+  gcb__cell(b, row, col, "%s", text);
+}
+
+void gcb_rtables_free(struct gcb_rtables *ts) {
+  if (ts == NULL)
+    return;
+  for (size_t i = 0; i < ts->n; i++) {
+    struct gcb_rtable *t = &ts->items[i];
+    size_t cells = t->cells != NULL ? (t->nrows + 1) * t->ncols : 0;
+    for (size_t c = 0; c < cells; c++)
+      free(t->cells[c]);
+    free(t->cells);
+    free(t->row_class);
+    free(t->owned);
+  }
+  free(ts->items);
+  memset(ts, 0, sizeof *ts);
+}
+
+/* ---- run-level tables --------------------------------------------------- */
+
+static void runs_table(struct gcb__tb *b) {
+  static const char *const h[] = {
+      "#",       "file", "run id", "status",  "backend", "ranks", "nodes",
+      "started", "tool", "cases",  "skipped", "errors",  NULL};
+  struct gcb_rtable *t = gcb__table_new(b, "runs", "Runs", NULL, h);
+  for (size_t d = 0; t != NULL && d < b->rep->ndocs; d++) {
+    const json_t *root = b->rep->docs[d].root;
+    const json_t *run = gcb_view_obj(root, "run");
+    const json_t *tool = gcb_view_obj(root, "tool");
+    const char *status = gcb_view_str(run, "status");
+    char **r =
+        gcb__table_row(b, t, strcmp(status, "complete") == 0 ? NULL : "fail");
+    gcb__cell(b, r, 0, "%zu", d + 1);
+    gcb__cell(b, r, 1, "%s", b->rep->docs[d].name);
+    gcb__cell(b, r, 2, "%s", gcb_view_str(run, "id"));
+    gcb__cell(b, r, 3, "%s", status);
+    gcb__cell(b, r, 4, "%s", gcb_view_str(run, "backend"));
+    gcb__cell(b, r, 5, "%lld", gcb_view_int(run, "ranks", 0));
+    gcb__cell(b, r, 6, "%lld", gcb_view_int(run, "nodes", 0));
+    gcb__cell(b, r, 7, "%s", gcb_view_str(run, "start_time"));
+    gcb__cell(b, r, 8, "%s %s (%s)", gcb_view_str(tool, "name"),
+              gcb_view_str(tool, "version"),
+              gcb_view_str(tool, "git_revision"));
+    gcb__cell(b, r, 9, "%zu", json_array_size(json_object_get(root, "cases")));
+    gcb__cell(b, r, 10, "%zu",
+              json_array_size(json_object_get(root, "skipped")));
+    gcb__cell(b, r, 11, "%zu",
+              json_array_size(json_object_get(root, "errors")));
+  }
+}
+
+static void findings_table(struct gcb__tb *b) {
+  static const char *const h[] = {
+      "severity", "kind", "where",       "case",       "measured",
+      "expected", "cost", "explanation", "suggestion", NULL};
+  const struct gcb_findings *fs = b->rep->findings;
+  struct gcb_rtable *t = gcb__table_new(b, "findings", "Findings", NULL, h);
+  for (size_t i = 0; t != NULL && i < fs->n; i++) {
+    const struct gcb_finding *f = &fs->items[i];
+    char where[320];
+    gcb_report_where(b->rep, f, where, sizeof where);
+    char **r = gcb__table_row(b, t, gcb_severity_name(f->severity));
+    gcb__cell(b, r, 0, "%s", gcb_severity_name(f->severity));
+    gcb__cell(b, r, 1, "%s", f->kind);
+    gcb__cell(b, r, 2, "%s", where);
+    gcb__cell(b, r, 3, "%s", f->where.subject[0] ? f->where.subject : "-");
+    gcb__cell_num(b, r, 4, f->measured, f->unit);
+    gcb__cell_num(b, r, 5, f->expected, f->unit);
+    if (isnan(f->cost))
+      gcb__cell(b, r, 6, "-");
+    else
+      gcb__cell(b, r, 6, "%.1f%%", f->cost * 100);
+    gcb__cell(b, r, 7, "%s", f->explanation);
+    gcb__cell(b, r, 8, "%s", f->suggestion[0] ? f->suggestion : "-");
+  }
+}
+
+static void bounds_text(const struct gcb_check *k, char *buf, size_t size) {
+  size_t used = 0;
+  buf[0] = '\0';
+  for (size_t i = 0; i < k->nbounds && used + 1 < size; i++) {
+    const struct gcb_bound *bd = &k->bounds[i];
+    const char *unit = bd->metric->unit ? bd->metric->unit
+                       : k->unit        ? k->unit
+                                        : "";
+    int n = snprintf(buf + used, size - used, "%s%s %s %g%s%s", i ? "; " : "",
+                     bd->metric->name, bd->is_min ? ">=" : "<=", bd->limit,
+                     unit[0] ? " " : "", unit);
+    used += n > 0 ? (size_t)n : 0;
+  }
+}
+
+static void checks_table(struct gcb__tb *b) {
+  static const char *const h[] = {"check", "result", "bounds",
+                                  "cases", "misses", NULL};
+  const struct gcb_criteria *cr = b->rep->criteria;
+  if (cr == NULL)
+    return;
+  struct gcb_rtable *t =
+      gcb__table_new(b, "checks", "Acceptance checks", cr->path, h);
+  for (size_t i = 0; t != NULL && i < cr->nchecks; i++) {
+    const struct gcb_check_result *res = &b->rep->checks[i];
+    bool pass = res->matched > 0 && res->failed == 0;
+    char bounds[256];
+    bounds_text(&cr->checks[i], bounds, sizeof bounds);
+    char **r = gcb__table_row(b, t, pass ? "ok" : "fail");
+    gcb__cell(b, r, 0, "%s", cr->checks[i].name);
+    gcb__cell(b, r, 1, "%s", pass ? "pass" : "FAIL");
+    gcb__cell(b, r, 2, "%s", bounds);
+    gcb__cell(b, r, 3, "%zu", res->matched);
+    gcb__cell(b, r, 4, "%zu", res->failed);
+  }
+}
+
+static const char *verdict_class(enum gcb_verdict v) {
+  switch (v) {
+  case GCB_VERDICT_REGRESSION:
+    return "fail";
+  case GCB_VERDICT_ONLY_OLD:
+    return "warn";
+  case GCB_VERDICT_BETTER:
+    return "ok";
+  default:
+    return NULL;
+  }
+}
+
+static void comparison_table(struct gcb__tb *b) {
+  static const char *const h[] = {"case",      "metric",  "old",
+                                  "new",       "change",  "noise",
+                                  "threshold", "verdict", NULL};
+  const struct gcb_comparison *cmp = b->rep->comparison;
+  if (cmp == NULL)
+    return;
+  struct gcb_rtable *t = gcb__table_new(
+      b, "comparison", "Comparison with the baseline", b->rep->baseline, h);
+  for (size_t i = 0; t != NULL && i < cmp->ndeltas; i++) {
+    const struct gcb_delta *d = &cmp->deltas[i];
+    char **r = gcb__table_row(b, t, verdict_class(d->verdict));
+    gcb__cell(b, r, 0, "%s", d->title);
+    gcb__cell(b, r, 1, "%s", d->metric);
+    gcb__cell_num(b, r, 2, d->old_value, d->unit);
+    gcb__cell_num(b, r, 3, d->new_value, d->unit);
+    gcb__cell_pct(b, r, 4, d->change, true);
+    gcb__cell_pct(b, r, 5, d->noise, false);
+    gcb__cell_pct(b, r, 6, d->threshold, false);
+    gcb__cell(b, r, 7, "%s", gcb_verdict_name(d->verdict));
+  }
+}
+
+static void notes_table(struct gcb__tb *b) {
+  static const char *const h[] = {"not comparable because", "baseline",
+                                  "this run", NULL};
+  const struct gcb_comparison *cmp = b->rep->comparison;
+  if (cmp == NULL || cmp->nnotes == 0)
+    return;
+  struct gcb_rtable *t = gcb__table_new(
+      b, "notes", "Differences between the runs",
+      "the comparison above holds only as far as these allow", h);
+  for (size_t i = 0; t != NULL && i < cmp->nnotes; i++) {
+    char **r = gcb__table_row(b, t, "warn");
+    gcb__cell(b, r, 0, "%s", cmp->notes[i].what);
+    gcb__cell(b, r, 1, "%s", cmp->notes[i].old_value);
+    gcb__cell(b, r, 2, "%s", cmp->notes[i].new_value);
+  }
+}
+
+void gcb__cell_pct(struct gcb__tb *b, char **row, size_t col, double frac,
+                   bool sign) {
+  if (isnan(frac))
+    gcb__cell(b, row, col, "-");
+  else
+    gcb__cell(b, row, col, sign ? "%+.1f%%" : "%.1f%%", frac * 100);
+}
+
+/* Drops tables that got no rows (an empty findings table stays: "no
+ * findings" is news). */
+static void drop_empty(struct gcb_rtables *ts) {
+  size_t k = 0;
+  for (size_t i = 0; i < ts->n; i++) {
+    struct gcb_rtable *t = &ts->items[i];
+    if (t->nrows > 0 || strcmp(t->id, "findings") == 0) {
+      ts->items[k++] = *t;
+      continue;
+    }
+    for (size_t c = 0; t->cells != NULL && c < t->ncols; c++)
+      free(t->cells[c]);
+    free(t->cells);
+    free(t->row_class);
+    free(t->owned);
+  }
+  ts->n = k;
+}
+
+/* A number, optionally signed, optionally followed by '%' or by one space
+ * and a one-word unit ("70 GFLOP/s", "+3.2%", "262.7 us"), or "-". */
+static bool looks_numeric(const char *s) {
+  if (s == NULL || strcmp(s, "-") == 0)
+    return true;
+  char *end;
+  if (strchr("+-0123456789", s[0]) == NULL || s[0] == '\0')
+    return false;
+  strtod(s, &end);
+  if (end == s)
+    return false;
+  if (*end == '%')
+    end++;
+  if (*end == ' ' && ((end[1] >= 'A' && end[1] <= 'Z') ||
+                      (end[1] >= 'a' && end[1] <= 'z') || end[1] == '%'))
+    end += 1 + strcspn(end + 1, " ");
+  return *end == '\0';
+}
+
+/* Right-aligns columns whose every cell reads as a number ("-" for
+ * none), so no table has to declare it. */
+static void mark_numeric(struct gcb_rtable *t) {
+  for (size_t c = 0; c < t->ncols && c < 32; c++) {
+    bool numeric = t->nrows > 0;
+    for (size_t r = 1; numeric && r <= t->nrows; r++)
+      numeric = looks_numeric(t->cells[r * t->ncols + c]);
+    if (numeric)
+      t->numeric |= 1u << c;
+  }
+}
+
+enum gcb_status gcb_report_tables(const struct gcb_report *rep,
+                                  struct gcb_rtables *out,
+                                  struct gcb_err *err) {
+  struct gcb__tb b = {.rep = rep, .out = out};
+  runs_table(&b);
+  findings_table(&b);
+  checks_table(&b);
+  comparison_table(&b);
+  notes_table(&b);
+  gcb__gpus_table(&b);
+  gcb__ranks_table(&b);
+  gcb__cases_table(&b);
+  gcb__imbalance_table(&b);
+  gcb__coll_tables(&b);
+  if (b.oom)
+    return gcb_err_set(err, GCB_ENOMEM, "report tables: out of memory");
+  drop_empty(out);
+  for (size_t i = 0; i < out->n; i++)
+    mark_numeric(&out->items[i]);
+  return GCB_OK;
+}
+
+enum gcb_status gcb_report_tables_use(const struct gcb_report *rep,
+                                      struct gcb_rtables *own,
+                                      const struct gcb_rtables **out,
+                                      struct gcb_err *err) {
+  *out = rep->tables;
+  if (*out != NULL)
+    return GCB_OK;
+  *out = own;
+  return gcb_report_tables(rep, own, err);
+}

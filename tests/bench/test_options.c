@@ -1,0 +1,227 @@
+/* Option tables: size suffixes, parsing, defaults, errors, help and echo. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bench/cli/options.h"
+
+struct size_case {
+  const char *text;
+  enum gcb_status status;
+  uint64_t value;
+};
+
+static const struct size_case size_cases[] = {
+    {"8", GCB_OK, 8},
+    {"4K", GCB_OK, 4096},
+    {"4k", GCB_OK, 4096},
+    {"1M", GCB_OK, 1 << 20},
+    {"1MiB", GCB_OK, 1 << 20},
+    {"1MB", GCB_OK, 1 << 20},
+    {"2G", GCB_OK, (uint64_t)2 << 30},
+    {"3T", GCB_OK, (uint64_t)3 << 40},
+    {"100B", GCB_OK, 100},
+    {"0", GCB_OK, 0},
+    {"", GCB_EUSAGE, 0},
+    {"-1", GCB_EUSAGE, 0},
+    {"1.5G", GCB_EUSAGE, 0},
+    {"abc", GCB_EUSAGE, 0},
+    {"4X", GCB_EUSAGE, 0},
+    {"4KK", GCB_EUSAGE, 0},
+    {" 4", GCB_EUSAGE, 0},
+    {"99999999999999999999", GCB_EUSAGE, 0},
+    {"17179869184G", GCB_EUSAGE, 0},
+};
+
+Test(options, size_suffixes_parse_or_fail_clearly) {
+  for (size_t i = 0; i < sizeof size_cases / sizeof *size_cases; i++) {
+    const struct size_case *c = &size_cases[i];
+    struct gcb_err err = {0};
+    uint64_t v = 12345;
+    enum gcb_status st = gcb_parse_size(c->text, &v, &err);
+    cr_expect_eq(st, c->status, "'%s': status %d", c->text, st);
+    if (st == GCB_OK)
+      cr_expect_eq(v, c->value, "'%s' = %llu", c->text, (unsigned long long)v);
+    else
+      cr_expect(strstr(err.msg, c->text) != NULL, "'%s': message '%s'", c->text,
+                err.msg);
+  }
+}
+
+Test(options, sizes_format_with_the_largest_exact_suffix) {
+  char buf[32];
+  gcb_format_size(4096, buf, sizeof buf);
+  cr_expect_str_eq(buf, "4K");
+  gcb_format_size((uint64_t)3 << 30, buf, sizeof buf);
+  cr_expect_str_eq(buf, "3G");
+  gcb_format_size(1000, buf, sizeof buf);
+  cr_expect_str_eq(buf, "1000");
+}
+
+struct demo {
+  bool flag;
+  long count;
+  uint64_t size;
+  double ratio;
+  const char *name;
+  int mode;
+  uint32_t set;
+};
+
+static const char *const modes[] = {"fast", "slow", NULL};
+static const char *const colours[] = {"red", "green", "blue", NULL};
+
+static const struct gcb_option demo_options[] = {
+    {"flag", 'F', GCB_OPT_FLAG, offsetof(struct demo, flag), NULL, NULL,
+     "a flag", NULL, 0, 0},
+    {"count", 'c', GCB_OPT_INT, offsetof(struct demo, count), "10", "N",
+     "a count", NULL, 1, 100},
+    {"size", 's', GCB_OPT_SIZE, offsetof(struct demo, size), "1M", "BYTES",
+     "a size", NULL, 1, 0},
+    {"ratio", 0, GCB_OPT_DOUBLE, offsetof(struct demo, ratio), "0.5", "X",
+     "a ratio", NULL, 0, 1},
+    {"name", 'o', GCB_OPT_STRING, offsetof(struct demo, name), NULL, "FILE",
+     "a name", NULL, 0, 0},
+    {"mode", 0, GCB_OPT_CHOICE, offsetof(struct demo, mode), "slow", "MODE",
+     "a mode", modes, 0, 0},
+    {"colour", 'C', GCB_OPT_SET, offsetof(struct demo, set), "red", "LIST",
+     "colours", colours, 0, 0},
+    {0},
+};
+
+static enum gcb_status parse(struct demo *d, int argc, const char **argv,
+                             bool *help, struct gcb_err *err) {
+  struct gcb_option_group g = {"demo", demo_options, d};
+  return gcb_options_parse(&g, 1, argc, (char **)argv, help, NULL, 0, NULL, err);
+}
+
+Test(options, defaults_apply_without_arguments) {
+  struct demo d;
+  memset(&d, 0xff, sizeof d);
+  bool help = true;
+  struct gcb_err err = {0};
+  const char *argv[] = {"demo", NULL};
+  cr_assert_eq(parse(&d, 1, argv, &help, &err), GCB_OK, "%s", err.msg);
+  cr_expect_not(help);
+  cr_expect_not(d.flag);
+  cr_expect_eq(d.count, 10);
+  cr_expect_eq(d.size, 1 << 20);
+  cr_expect_float_eq(d.ratio, 0.5, 1e-12);
+  cr_expect_null(d.name);
+  cr_expect_eq(d.mode, 1);
+  cr_expect_eq(d.set, 1u);
+}
+
+Test(options, long_short_and_inline_forms_parse) {
+  struct demo d;
+  bool help;
+  struct gcb_err err = {0};
+  const char *argv[] = {"demo", "-F", "-c", "7", "--size=4K", "--ratio", "0.25",
+                        "-oout.json", "--mode", "fast", "-C", "blue,red",
+                        NULL};
+  cr_assert_eq(parse(&d, 12, argv, &help, &err), GCB_OK, "%s", err.msg);
+  cr_expect(d.flag);
+  cr_expect_eq(d.count, 7);
+  cr_expect_eq(d.size, 4096);
+  cr_expect_float_eq(d.ratio, 0.25, 1e-12);
+  cr_expect_str_eq(d.name, "out.json");
+  cr_expect_eq(d.mode, 0);
+  cr_expect_eq(d.set, 5u);
+}
+
+Test(options, all_selects_every_choice_and_help_is_reported) {
+  struct demo d;
+  bool help;
+  struct gcb_err err = {0};
+  const char *argv[] = {"demo", "--colour", "all", "--help", NULL};
+  cr_assert_eq(parse(&d, 4, argv, &help, &err), GCB_OK, "%s", err.msg);
+  cr_expect_eq(d.set, 7u);
+  cr_expect(help);
+}
+
+struct bad_case {
+  const char *argv[4];
+  const char *message_part;
+};
+
+static const struct bad_case bad_cases[] = {
+    {{"demo", "--count", "abc"}, "--count: 'abc' is not a valid integer"},
+    {{"demo", "--count", "0"}, "below the minimum"},
+    {{"demo", "--count", "101"}, "above the maximum"},
+    {{"demo", "--count", "-5"}, "below the minimum"},
+    {{"demo", "--count", "9999999999999999999999"}, "not a valid integer"},
+    {{"demo", "--size", "0"}, "below the minimum"},
+    {{"demo", "--size", "-1"}, "--size: invalid size '-1'"},
+    {{"demo", "--ratio", "nan"}, "not a valid number"},
+    {{"demo", "--mode", "medium"}, "unknown value 'medium' (choose from fast, slow)"},
+    {{"demo", "--colour", "red,pink"}, "unknown value 'pink'"},
+    {{"demo", "--colour", ","}, "empty list"},
+    {{"demo", "--bogus"}, "unknown option '--bogus'"},
+    {{"demo", "-Z"}, "unknown option -Z"},
+    {{"demo", "--count"}, "--count needs a value"},
+    {{"demo", "-c"}, "-c needs a value"},
+    {{"demo", "stray"}, "unexpected argument 'stray'"},
+};
+
+Test(options, bad_input_gives_one_clear_usage_error) {
+  for (size_t i = 0; i < sizeof bad_cases / sizeof *bad_cases; i++) {
+    const struct bad_case *c = &bad_cases[i];
+    int argc = 0;
+    while (argc < 4 && c->argv[argc])
+      argc++;
+    struct demo d;
+    bool help;
+    struct gcb_err err = {0};
+    cr_expect_eq(parse(&d, argc, (const char **)c->argv, &help, &err), GCB_EUSAGE,
+                 "case %zu", i);
+    cr_expect(strstr(err.msg, c->message_part) != NULL,
+              "case %zu: '%s' lacks '%s'", i, err.msg, c->message_part);
+    cr_expect_null(strchr(err.msg, '\n'), "one line: '%s'", err.msg);
+  }
+}
+
+Test(options, parsing_twice_starts_afresh) {
+  struct demo d;
+  bool help;
+  struct gcb_err err = {0};
+  const char *a1[] = {"demo", "-c", "5", NULL};
+  const char *a2[] = {"demo", "-c", "6", NULL};
+  cr_assert_eq(parse(&d, 3, a1, &help, &err), GCB_OK);
+  cr_assert_eq(parse(&d, 3, a2, &help, &err), GCB_OK);
+  cr_expect_eq(d.count, 6);
+}
+
+Test(options, help_lists_every_option_with_default_and_choices) {
+  struct demo d;
+  struct gcb_option_group g = {"demo options", demo_options, &d};
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  gcb_options_help(f, &g, 1);
+  fclose(f);
+  for (const struct gcb_option *o = demo_options; o->name; o++)
+    cr_expect(strstr(text, o->name) != NULL, "help lacks --%s", o->name);
+  cr_expect(strstr(text, "[default: 1M]") != NULL);
+  cr_expect(strstr(text, "(fast|slow)") != NULL);
+  cr_expect(strstr(text, "--help") != NULL);
+  free(text);
+}
+
+Test(options, echo_holds_every_resolved_value) {
+  struct demo d;
+  bool help;
+  struct gcb_err err = {0};
+  const char *argv[] = {"demo", "-C", "green,blue", "-o", "x", NULL};
+  cr_assert_eq(parse(&d, 5, argv, &help, &err), GCB_OK);
+  struct gcb_option_group g = {"demo", demo_options, &d};
+  json_t *j = gcb_options_to_json(&g, 1);
+  cr_assert_not_null(j);
+  cr_expect_eq(json_object_size(j), 7);
+  cr_expect_eq(json_integer_value(json_object_get(j, "size")), 1 << 20);
+  cr_expect_str_eq(json_string_value(json_object_get(j, "mode")), "slow");
+  cr_expect_str_eq(json_string_value(json_object_get(j, "name")), "x");
+  json_t *set = json_object_get(j, "colour");
+  cr_expect_eq(json_array_size(set), 2);
+  cr_expect_str_eq(json_string_value(json_array_get(set, 0)), "green");
+  json_decref(j);
+}

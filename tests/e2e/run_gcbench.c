@@ -1,0 +1,199 @@
+/* Running the gcbench executable from tests; see run_gcbench.h. */
+#include "tests/e2e/run_gcbench.h"
+
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static char dir[64];
+
+void gcb_test_dir_make(const char *prefix) {
+  snprintf(dir, sizeof dir, "/tmp/%s-XXXXXX", prefix);
+  cr_assert_not_null(mkdtemp(dir));
+}
+
+void gcb_test_dir_remove(void) {
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  cr_expect_eq(system(cmd), 0);
+}
+
+const char *gcb_test_dir(void) {
+  return dir;
+}
+
+const char *gcb_test_path(const char *name) {
+  static char paths[16][256];
+  static int next;
+  char *p = paths[next++ % 16];
+  snprintf(p, sizeof paths[0], "%s/%s", dir, name);
+  return p;
+}
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+struct gcb_test_job gcb_test_start(int ranks, const char *const *launcher,
+                                   const char *const *wrap,
+                                   const char *const *args) {
+  const char *argv[80];
+  int n = 0;
+  char nbuf[16];
+  if (ranks > 0) {
+    argv[n++] = GCB_MPIEXEC;
+    for (int i = 0; launcher && launcher[i]; i++)
+      argv[n++] = launcher[i];
+    snprintf(nbuf, sizeof nbuf, "%d", ranks);
+    argv[n++] = "-n";
+    argv[n++] = nbuf;
+  }
+  for (int i = 0; wrap && wrap[i]; i++)
+    argv[n++] = wrap[i];
+  argv[n++] = GCB_BINARY;
+  for (int i = 0; args[i] && n < 79; i++)
+    argv[n++] = args[i];
+  argv[n] = NULL;
+  /* Own buffers: args may hold gcb_test_path results still in use. */
+  char out[256], err[256];
+  snprintf(out, sizeof out, "%s/stdout", dir);
+  snprintf(err, sizeof err, "%s/stderr", dir);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC,
+                                   0644);
+  posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC,
+                                   0644);
+  struct gcb_test_job job = {.start = now()};
+  int rc = posix_spawn(&job.pid, argv[0], &fa, NULL, (char **)argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  cr_assert_eq(rc, 0, "spawn %s", argv[0]);
+  return job;
+}
+
+int gcb_test_finish(struct gcb_test_job job, double limit, double *elapsed) {
+  int status = 0;
+  for (;;) {
+    pid_t got = waitpid(job.pid, &status, limit > 0 ? WNOHANG : 0);
+    cr_assert_geq(got, 0);
+    if (got == job.pid)
+      break;
+    if (now() - job.start > limit) {
+      kill(job.pid, SIGTERM);
+      waitpid(job.pid, &status, 0);
+      cr_assert_fail("still running after %g s: it hung", limit);
+    }
+    nanosleep(&(struct timespec){.tv_nsec = 20000000}, NULL);
+  }
+  if (elapsed)
+    *elapsed = now() - job.start;
+  return status;
+}
+
+int gcb_test_run(int ranks, const char *const *args, double limit,
+                 double *elapsed) {
+  int status =
+      gcb_test_finish(gcb_test_start(ranks, NULL, NULL, args), limit, elapsed);
+  cr_assert(WIFEXITED(status), "gcbench died of signal %d",
+            WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  return WEXITSTATUS(status);
+}
+
+int gcb_test_gcbench(int ranks, const char *const *args) {
+  return gcb_test_run(ranks, args, 0, NULL);
+}
+
+long gcb_test_pid_after(const char *name, size_t n, int rank,
+                        struct gcb_test_job job) {
+  for (int i = 0; i < 600; i++) {
+    struct gcb_results *r = NULL;
+    struct gcb_err err = {0};
+    if (gcb_results_read(gcb_test_path(name), &r, &err) == GCB_OK) {
+      size_t have = json_array_size(gcb_test_section(r, "cases"));
+      json_t *ranks = gcb_test_section(r, "ranks");
+      long pid = (long)json_integer_value(
+          json_object_get(json_array_get(ranks, (size_t)rank), "pid"));
+      gcb_results_free(r);
+      if (have >= n)
+        return pid;
+    }
+    cr_assert_eq(waitpid(job.pid, NULL, WNOHANG), 0, "the run ended early");
+    nanosleep(&(struct timespec){.tv_nsec = 50000000}, NULL);
+  }
+  cr_assert_fail("no %zu cases after 30 s", n);
+  return -1;
+}
+
+void gcb_test_feed_start(struct gcb_test_feed *feed, const char *text,
+                         size_t len) {
+  int fds[2];
+  cr_assert_eq(pipe(fds), 0);
+  feed->writer = fork();
+  cr_assert_geq(feed->writer, 0);
+  if (feed->writer == 0) {
+    close(fds[0]);
+    static char xs[1 << 16];
+    memset(xs, 'x', sizeof xs);
+    for (size_t off = 0; off < len;) {
+      size_t n = len - off < sizeof xs ? len - off : sizeof xs;
+      ssize_t w = write(fds[1], text ? text + off : xs, n);
+      if (w <= 0)
+        _exit(1); /* the reader gave up */
+      off += (size_t)w;
+    }
+    _exit(0);
+  }
+  close(fds[1]);
+  feed->fd = fds[0];
+  snprintf(feed->path, sizeof feed->path, "/dev/fd/%d", fds[0]);
+}
+
+void gcb_test_feed_end(struct gcb_test_feed *feed) {
+  close(feed->fd);
+  waitpid(feed->writer, NULL, 0);
+}
+
+char *gcb_test_read(const char *path) {
+  FILE *f = fopen(path, "r");
+  cr_assert_not_null(f, "open %s", path);
+  size_t cap = 1 << 20, n = 0, got;
+  char *buf = malloc(cap);
+  cr_assert_not_null(buf);
+  while ((got = fread(buf + n, 1, cap - 1 - n, f)) > 0) {
+    n += got;
+    if (n == cap - 1) {
+      buf = realloc(buf, cap *= 2);
+      cr_assert_not_null(buf);
+    }
+  }
+  buf[n] = '\0';
+  fclose(f);
+  return buf;
+}
+
+char *gcb_test_slurp(const char *name) {
+  return gcb_test_read(gcb_test_path(name));
+}
+
+struct gcb_results *gcb_test_load(const char *name) {
+  struct gcb_results *r = NULL;
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_results_read(gcb_test_path(name), &r, &err), GCB_OK, "%s",
+               err.msg);
+  return r;
+}
+
+json_t *gcb_test_section(struct gcb_results *r, const char *name) {
+  return json_object_get(gcb_results_json(r), name);
+}

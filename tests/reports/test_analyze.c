@@ -1,0 +1,417 @@
+/*
+ * Analysis: each planted problem in a synthetic document yields exactly the
+ * right finding at the right place, and clean documents yield none.
+ */
+#include <math.h>
+
+#include "tests/reports/report_fixture.h"
+#include "reports/analysis/analyze.h"
+
+struct run {
+  json_t *doc;
+  struct gcb_findings f;
+};
+
+static void analyse(struct run *r, const struct gcb_thresholds *t) {
+  struct gcb_thresholds def;
+  gcb_thresholds_default(&def);
+  struct gcb_doc d = {.name = "test.json", .root = r->doc};
+  struct gcb_err err = {0};
+  fx_check_valid(r->doc);
+  cr_assert_eq(gcb_analyze(&d, 1, t ? t : &def, &r->f, &err), GCB_OK, "%s",
+               err.msg);
+}
+
+static void done(struct run *r) {
+  gcb_findings_free(&r->f);
+  json_decref(r->doc);
+}
+
+/* The findings of one kind, in order. */
+static size_t of_kind(const struct run *r, const char *kind,
+                      const struct gcb_finding **out, size_t max) {
+  size_t n = 0;
+  for (size_t i = 0; i < r->f.n; i++)
+    if (strcmp(r->f.items[i].kind, kind) == 0 && n < max)
+      out[n++] = &r->f.items[i];
+  return n;
+}
+
+static struct run gemm_run(const double *figs, size_t n) {
+  struct run r = {.doc = fx_doc((int)n, 1, 64, "Test CPU")};
+  fx_add_case(r.doc, fx_case("gemm", "fp32 1024", "{\"dtype\": \"fp32\"}",
+                             "GFLOP/s", figs, n, 0.01, NULL));
+  return r;
+}
+
+/* ---- slow ranks --------------------------------------------------------- */
+
+Test(analyze, four_ranks_with_rank_2_slow_by_30_percent_name_rank_2) {
+  const double figs[] = {100, 100, 70, 100};
+  struct run r = gemm_run(figs, 4);
+  analyse(&r, NULL);
+  const struct gcb_finding *f[8];
+  cr_assert_eq(of_kind(&r, "slow-rank", f, 8), 1);
+  cr_expect_eq(f[0]->where.rank, 2);
+  cr_expect_float_eq(f[0]->cost, 0.3, 1e-12);
+  cr_expect_float_eq(f[0]->measured, 70, 1e-12);
+  cr_expect_float_eq(f[0]->expected, 100, 1e-12);
+  cr_expect_eq(f[0]->severity, GCB_SEV_FAIL, "30%% is past the fail level");
+  cr_expect_str_eq(f[0]->where.bus_id, "0000:12:00.0");
+  cr_expect_eq(f[0]->where.gpu, 2);
+  cr_expect_str_eq(f[0]->where.hostname, "node00");
+  cr_expect_str_eq(f[0]->unit, "GFLOP/s");
+  done(&r);
+}
+
+/* The slow GPU's clocks, power and throttle reasons while the case ran
+ * (per-rank telemetry) explain the finding. */
+Test(analyze, a_slow_gpu_is_explained_by_its_telemetry_during_the_case) {
+  const double figs[] = {100, 100, 70, 100};
+  struct run r = {.doc = fx_doc(4, 1, 64, "Test CPU")};
+  json_t *c = fx_case("gemm", "fp32 1024", "{\"dtype\": \"fp32\"}", "GFLOP/s",
+                      figs, 4, 0.01, NULL);
+  json_object_set_new(
+      json_array_get(json_object_get(c, "per_rank"), 2), "telemetry",
+      json_pack("{s:i, s:f, s:f, s:f, s:f, s:f, s:f, s:n, s:s, s:b}", "samples",
+                20, "sm_clock_mhz_min", 1005.0, "sm_clock_mhz_mean", 1100.0,
+                "sm_clock_mhz_max", 1980.0, "mem_clock_mhz_mean", 2619.0,
+                "power_w_mean", 520.0, "power_w_max", 700.0, "temp_c_max",
+                "throttle_reasons", "hw_thermal", "slowed", 1));
+  fx_add_case(r.doc, c);
+  analyse(&r, NULL);
+  const struct gcb_finding *f[8];
+  cr_assert_eq(of_kind(&r, "slow-rank", f, 8), 1);
+  cr_expect_eq(f[0]->where.rank, 2);
+  cr_expect(strstr(f[0]->explanation, "SM clock averaged 1100 MHz (lowest "
+                                      "1005), power up to 700 W, NVML "
+                                      "throttle reasons: hw_thermal") != NULL,
+            "%s", f[0]->explanation);
+  done(&r);
+}
+
+struct slow_case {
+  const char *what;
+  double figs[8];
+  size_t n;
+  long long slow_rank; /* -1: no finding */
+  enum gcb_severity sev;
+};
+
+static const struct slow_case slow_cases[] = {
+    {"one slow GPU among eight",
+     {100, 101, 99, 100, 102, 98, 100, 60},
+     8,
+     7,
+     GCB_SEV_FAIL},
+    {"15% below warns", {100, 100, 85, 100}, 4, 2, GCB_SEV_WARN},
+    {"spread within 10% is not an outlier", {100, 95, 105, 92, 100}, 5, -1, 0},
+    {"two ranks cannot say which is slow", {100, 70}, 2, -1, 0},
+    {"uniformly noisy ranks have no outlier",
+     {100, 80, 120, 90, 110, 85},
+     6,
+     -1,
+     0},
+    {"a fast rank is not a finding", {100, 100, 150, 100}, 4, -1, 0},
+};
+
+Test(analyze, slow_rank_rule_is_robust_and_thresholded) {
+  for (size_t i = 0; i < sizeof slow_cases / sizeof *slow_cases; i++) {
+    const struct slow_case *c = &slow_cases[i];
+    struct run r = gemm_run(c->figs, c->n);
+    analyse(&r, NULL);
+    const struct gcb_finding *f[8];
+    size_t n = of_kind(&r, "slow-rank", f, 8);
+    cr_expect_eq(n, c->slow_rank >= 0 ? 1u : 0u, "%s: %zu findings", c->what,
+                 n);
+    if (n == 1 && c->slow_rank >= 0) {
+      cr_expect_eq(f[0]->where.rank, c->slow_rank, "%s", c->what);
+      cr_expect_eq(f[0]->severity, c->sev, "%s", c->what);
+    }
+    done(&r);
+  }
+}
+
+Test(analyze, thresholds_from_criteria_change_the_slow_rank_rule) {
+  const double figs[] = {100, 100, 70, 100};
+  struct run r = gemm_run(figs, 4);
+  struct gcb_thresholds t;
+  gcb_thresholds_default(&t);
+  t.slow_rank_pct = 40;
+  analyse(&r, &t);
+  const struct gcb_finding *f[8];
+  cr_expect_eq(of_kind(&r, "slow-rank", f, 8), 0);
+  done(&r);
+}
+
+Test(analyze, slow_rank_rule_ignores_benchmarks_without_per_device_figures) {
+  const double figs[] = {100, 100, 70, 100};
+  struct run r = {.doc = fx_doc(4, 1, 64, "Test CPU")};
+  fx_add_case(r.doc, fx_case("coll", "allreduce 1M", "{\"op\": \"allreduce\"}",
+                             "GB/s", figs, 4, 0.01, NULL));
+  analyse(&r, NULL);
+  const struct gcb_finding *f[8];
+  cr_expect_eq(of_kind(&r, "slow-rank", f, 8), 0);
+  done(&r);
+}
+
+/* ---- imbalance ---------------------------------------------------------- */
+
+Test(analyze, imbalance_follows_ipm_definitions) {
+  const double figs[] = {1, 1, 1, 0.5}; /* times 1, 1, 1, 2 s */
+  json_t *c = fx_case("gemm", "x", "{}", "GFLOP/s", figs, 4, 0.01, NULL);
+  fx_columns(c);
+  struct gcb_imbalance im;
+  cr_assert(gcb_analyze_imbalance(c, &im));
+  cr_expect_eq(im.ranks, 4);
+  cr_expect_float_eq(im.total, 5, 1e-12);
+  cr_expect_float_eq(im.mean, 1.25, 1e-12);
+  cr_expect_float_eq(im.imbalance, 0.375, 1e-12);
+  cr_expect_eq(im.min_rank, 0);
+  cr_expect_eq(im.max_rank, 3);
+  cr_expect_float_eq(im.cv, 0.4, 1e-12);
+  json_decref(c);
+}
+
+Test(analyze, imbalance_above_threshold_names_the_straggler) {
+  const double uneven[] = {100, 100, 100, 80};
+  /* A collective has no per-device figure, so no slow-rank rule. */
+  struct run r = {.doc = fx_doc(4, 1, 64, "Test CPU")};
+  fx_add_case(r.doc, fx_case("coll", "allreduce", "{\"op\": \"allreduce\"}",
+                             "GB/s", uneven, 4, 0.01, NULL));
+  analyse(&r, NULL);
+  const struct gcb_finding *f[8];
+  cr_assert_eq(of_kind(&r, "imbalance", f, 8), 1);
+  cr_expect_eq(f[0]->where.rank, 3);
+  cr_expect_eq(f[0]->severity, GCB_SEV_WARN);
+  cr_expect_float_eq(f[0]->measured, 100 * (1.25 - 1.0625) / 1.25, 1e-9);
+  done(&r);
+
+  /* The same spread from one slow GPU is that GPU's finding, not two. */
+  r = gemm_run(uneven, 4);
+  analyse(&r, NULL);
+  cr_expect_eq(of_kind(&r, "imbalance", f, 8), 0);
+  cr_expect_eq(of_kind(&r, "slow-rank", f, 8), 1);
+  done(&r);
+
+  const double even[] = {100, 99, 101, 100};
+  r = gemm_run(even, 4);
+  analyse(&r, NULL);
+  cr_expect_eq(of_kind(&r, "imbalance", f, 8), 0);
+  done(&r);
+}
+
+/* ---- validation and run state ------------------------------------------- */
+
+Test(analyze, wrong_results_are_always_a_failure_at_the_rank) {
+  const double figs[] = {100, 100, 100, 100};
+  const long long wrong[] = {0, 3, 0, 0};
+  struct run r = {.doc = fx_doc(4, 2, 64, "Test CPU")};
+  fx_add_case(r.doc, fx_case("membw", "triad", "{\"kernel\": \"triad\"}",
+                             "GB/s", figs, 4, 0.01, wrong));
+  analyse(&r, NULL);
+  const struct gcb_finding *f[8];
+  cr_assert_eq(of_kind(&r, "validation", f, 8), 1);
+  cr_expect_eq(f[0]->severity, GCB_SEV_FAIL);
+  cr_expect_eq(f[0]->where.rank, 1);
+  cr_expect_eq(f[0]->where.node, 0);
+  cr_expect_float_eq(f[0]->measured, 3, 0);
+  cr_expect_str_eq(f[0]->where.subject, "membw: triad");
+  done(&r);
+}
+
+struct status_case {
+  const char *status;
+  size_t findings;
+};
+
+Test(analyze, a_run_that_did_not_complete_fails) {
+  static const struct status_case cases[] = {
+      {"complete", 0}, {"running", 1}, {"failed", 1}, {"timeout", 1}};
+  for (size_t i = 0; i < 4; i++) {
+    struct run r = {.doc = fx_doc(2, 1, 8, "Test CPU")};
+    json_object_set_new(json_object_get(r.doc, "run"), "status",
+                        json_string(cases[i].status));
+    analyse(&r, NULL);
+    const struct gcb_finding *f[4];
+    cr_expect_eq(of_kind(&r, "run-status", f, 4), cases[i].findings, "%s",
+                 cases[i].status);
+    if (cases[i].findings)
+      cr_expect_eq(f[0]->severity, GCB_SEV_FAIL);
+    done(&r);
+  }
+}
+
+Test(analyze, errors_fail_and_skipped_cases_inform) {
+  struct run r = {.doc = fx_doc(2, 1, 8, "Test CPU")};
+  json_array_append_new(json_object_get(r.doc, "errors"),
+                        json_pack("{s:s, s:s, s:i, s:s, s:s}", "bench", "gemm",
+                                  "label", "fp64", "rank", 1, "status", "EBLAS",
+                                  "message", "dgemm failed"));
+  json_array_append_new(json_object_get(r.doc, "skipped"),
+                        json_pack("{s:s, s:s, s:s}", "bench", "pcie", "label",
+                                  "h2d", "reason", "no CUDA device"));
+  analyse(&r, NULL);
+  const struct gcb_finding *f[4];
+  cr_assert_eq(of_kind(&r, "run-error", f, 4), 1);
+  cr_expect_eq(f[0]->severity, GCB_SEV_FAIL);
+  cr_expect_eq(f[0]->where.rank, 1);
+  cr_expect_str_eq(f[0]->explanation, "EBLAS: dgemm failed");
+  cr_assert_eq(of_kind(&r, "skipped", f, 4), 1);
+  cr_expect_eq(f[0]->severity, GCB_SEV_INFO);
+  done(&r);
+}
+
+/* ---- placement ---------------------------------------------------------- */
+
+static void set_rank(json_t *doc, int rank, const char *key, json_t *v) {
+  json_object_set_new(json_array_get(json_object_get(doc, "ranks"), rank), key,
+                      v);
+}
+
+struct place_case {
+  const char *what;
+  int ranks, nodes, cores;
+  void (*plant)(json_t *doc);
+  const char *kind;
+  size_t count;
+  const char *ranks_text; /* expected where.ranks of the first finding */
+};
+
+static void unbind_all(json_t *doc) {
+  for (int r = 0; r < 4; r++) {
+    set_rank(doc, r, "cpu_binding", json_string("0-15"));
+    set_rank(doc, r, "bound_pus", json_integer(16));
+  }
+}
+
+static void share_cpus(json_t *doc) {
+  set_rank(doc, 3, "cpu_binding", json_string("0-1"));
+}
+
+static void share_gpu(json_t *doc) {
+  json_object_set_new(
+      json_object_get(json_array_get(json_object_get(doc, "ranks"), 1),
+                      "device"),
+      "bus_id", json_string("0000:10:00.0"));
+}
+
+static void nothing(json_t *doc) {
+  (void)doc;
+}
+
+static const struct place_case place_cases[] = {
+    {"unbound ranks: one finding per node", 4, 1, 8, unbind_all,
+     "placement-unbound", 1, "0-3"},
+    {"a lone unbound rank is normal", 1, 1, 8, nothing, "placement-unbound", 0,
+     ""},
+    {"unbound ranks are not also reported as sharing", 4, 1, 8, unbind_all,
+     "placement-shared-cpus", 0, ""},
+    {"two ranks on the same cores", 4, 1, 8, share_cpus,
+     "placement-shared-cpus", 1, "0,3"},
+    {"two ranks on one GPU", 4, 1, 8, share_gpu, "placement-shared-gpu", 1,
+     "0-1"},
+    {"more ranks than cores", 4, 1, 2, nothing, "oversubscribed", 1, ""},
+    {"well placed ranks", 4, 2, 8, nothing, "oversubscribed", 0, ""},
+};
+
+Test(analyze, placement_problems_are_found_per_node) {
+  for (size_t i = 0; i < sizeof place_cases / sizeof *place_cases; i++) {
+    const struct place_case *c = &place_cases[i];
+    struct run r = {.doc = fx_doc(c->ranks, c->nodes, c->cores, "Test CPU")};
+    c->plant(r.doc);
+    analyse(&r, NULL);
+    const struct gcb_finding *f[8];
+    size_t n = of_kind(&r, c->kind, f, 8);
+    cr_expect_eq(n, c->count, "%s: %zu", c->what, n);
+    if (n > 0) {
+      cr_expect_str_eq(f[0]->where.ranks, c->ranks_text, "%s", c->what);
+      cr_expect_eq(f[0]->severity, GCB_SEV_WARN, "%s", c->what);
+    }
+    done(&r);
+  }
+}
+
+Test(analyze, a_document_without_nodes_or_ranks_finds_no_placement) {
+  struct run r = {.doc = fx_doc(4, 1, 2, "Test CPU")};
+  json_object_del(r.doc, "nodes");
+  json_object_del(r.doc, "ranks");
+  const double figs[] = {100, 100, 70, 100};
+  fx_add_case(r.doc,
+              fx_case("gemm", "x", "{}", "GFLOP/s", figs, 4, 0.01, NULL));
+  analyse(&r, NULL);
+  for (size_t i = 0; i < r.f.n; i++)
+    cr_expect(strncmp(r.f.items[i].kind, "placement", 9) != 0 &&
+                  strcmp(r.f.items[i].kind, "oversubscribed") != 0,
+              "%s", r.f.items[i].kind);
+  const struct gcb_finding *f[4];
+  cr_assert_eq(of_kind(&r, "slow-rank", f, 4), 1);
+  cr_expect_eq(f[0]->where.node, -1, "no node known");
+  done(&r);
+}
+
+Test(analyze, a_clean_run_has_no_findings) {
+  const double figs[] = {100, 101, 99, 100};
+  struct run r = gemm_run(figs, 4);
+  analyse(&r, NULL);
+  cr_expect_eq(r.f.n, 0, "first: %s", r.f.n ? r.f.items[0].kind : "");
+  done(&r);
+}
+
+/* ---- late arrivals ------------------------------------------------------ */
+
+Test(analyze, a_late_rank_at_a_collective_is_named) {
+  const double figs[] = {10, 10, 10, 10}; /* 0.1 s per operation */
+  struct run r = {.doc = fx_doc(4, 1, 8, "Test CPU")};
+  json_t *c = fx_case("coll", "allreduce", "{\"op\": \"allreduce\"}", "GB/s",
+                      figs, 4, 0.01, NULL);
+  json_object_set_new(
+      json_object_get(c, "summary"), "time_s",
+      json_pack("{s:f, s:f, s:f}", "min", 0.1, "mean", 0.1, "max", 0.1));
+  const double late[] = {0.001, 0.002, 0.05, 0.001};
+  for (size_t i = 0; i < 4; i++)
+    json_object_set_new(
+        json_array_get(json_object_get(c, "per_rank"), i), "late_s",
+        json_pack("{s:i, s:f, s:f, s:f, s:f, s:f, s:f}", "n", 10, "min", 0.0,
+                  "median", late[i], "mean", late[i], "max", late[i], "stdev",
+                  0.0, "p99", late[i]));
+  fx_add_case(r.doc, c);
+  analyse(&r, NULL);
+  const struct gcb_finding *f[4];
+  cr_assert_eq(of_kind(&r, "late-arrival", f, 4), 1);
+  cr_expect_eq(f[0]->where.rank, 2);
+  cr_expect_float_eq(f[0]->measured, 50000, 1e-6);
+  done(&r);
+}
+
+/* ---- the list ----------------------------------------------------------- */
+
+Test(analyze, sorting_puts_failures_first_and_keeps_order_within) {
+  struct gcb_findings l = {0};
+  static const enum gcb_severity sev[] = {GCB_SEV_INFO, GCB_SEV_FAIL,
+                                          GCB_SEV_WARN, GCB_SEV_FAIL};
+  static const char *const kind[] = {"a", "b", "c", "d"};
+  for (size_t i = 0; i < 4; i++)
+    cr_assert_not_null(gcb_findings_push(&l, sev[i], kind[i]));
+  gcb_findings_sort(&l);
+  cr_expect_str_eq(l.items[0].kind, "b");
+  cr_expect_str_eq(l.items[1].kind, "d");
+  cr_expect_str_eq(l.items[2].kind, "c");
+  cr_expect_str_eq(l.items[3].kind, "a");
+  cr_expect_eq(gcb_findings_count(&l, GCB_SEV_FAIL), 2);
+  gcb_findings_free(&l);
+  gcb_findings_free(NULL);
+}
+
+Test(analyze, every_threshold_has_a_default_and_a_name) {
+  struct gcb_thresholds t;
+  gcb_thresholds_default(&t);
+  for (const struct gcb_threshold_def *d = gcb_threshold_defs; d->name; d++) {
+    cr_expect_eq(gcb_threshold_find(d->name), d);
+    cr_expect_float_eq(*(double *)((char *)&t + d->offset), d->def, 0, "%s",
+                       d->name);
+    cr_expect(d->def >= d->min && (d->max == 0 || d->def <= d->max), "%s",
+              d->name);
+  }
+  cr_expect_null(gcb_threshold_find("slow-rank-pct"));
+}

@@ -1,0 +1,270 @@
+/*
+ * Baseline comparison: the noise rule on pairs of documents with known
+ * spreads, one-sided cases, and the differences between runs that are
+ * reported as not-comparable notes.
+ */
+#include <math.h>
+
+#include "tests/reports/report_fixture.h"
+#include "reports/compare/compare.h"
+
+static const char *const gemm_params = "{\"dtype\": \"fp32\", \"m\": 1024}";
+
+/* Four ranks around `level`, spread +-spread (relative), with rel_sd of
+ * per-rank sample times. */
+static json_t *run_at(double level, double spread, double rel_sd) {
+  const double figs[] = {level * (1 + spread), level * (1 - spread),
+                         level * (1 + spread / 2), level * (1 - spread / 2)};
+  json_t *doc = fx_doc(4, 1, 8, "Test CPU");
+  fx_add_case(doc, fx_case("gemm", "fp32 1024", gemm_params, "GFLOP/s", figs, 4,
+                           rel_sd, NULL));
+  return doc;
+}
+
+struct pair {
+  struct gcb_comparison cmp;
+  json_t *old, *new_;
+};
+
+static void compare(struct pair *p, const struct gcb_thresholds *t) {
+  struct gcb_thresholds def;
+  gcb_thresholds_default(&def);
+  struct gcb_doc o = {.name = "old.json", .root = p->old};
+  struct gcb_doc n = {.name = "new.json", .root = p->new_};
+  struct gcb_err err = {0};
+  fx_check_valid(p->old);
+  fx_check_valid(p->new_);
+  cr_assert_eq(gcb_compare(&o, &n, t ? t : &def, &p->cmp, &err), GCB_OK, "%s",
+               err.msg);
+}
+
+static void done(struct pair *p) {
+  gcb_comparison_free(&p->cmp);
+  json_decref(p->old);
+  json_decref(p->new_);
+}
+
+static const struct gcb_delta *row(const struct pair *p, const char *metric) {
+  for (size_t i = 0; i < p->cmp.ndeltas; i++)
+    if (strcmp(p->cmp.deltas[i].metric, metric) == 0)
+      return &p->cmp.deltas[i];
+  cr_assert_fail("no %s row", metric);
+  return NULL;
+}
+
+struct noise_case {
+  const char *what;
+  double old_level, old_spread, new_level, new_spread, rel_sd;
+  enum gcb_verdict median;
+};
+
+static const struct noise_case noise_cases[] = {
+    {"10% drop in quiet runs is a regression", 100, 0.01, 90, 0.01, 0.005,
+     GCB_VERDICT_REGRESSION},
+    {"10% drop across noisy ranks is within noise", 100, 0.10, 90, 0.10, 0.005,
+     GCB_VERDICT_NOISE},
+    {"10% drop with noisy samples is within noise", 100, 0.01, 90, 0.01, 0.06,
+     GCB_VERDICT_NOISE},
+    {"3% drop is under the threshold", 100, 0.01, 97, 0.01, 0.005,
+     GCB_VERDICT_SAME},
+    {"10% gain is better", 100, 0.01, 110, 0.01, 0.005, GCB_VERDICT_BETTER},
+};
+
+Test(compare, regressions_need_both_the_threshold_and_the_noise_band) {
+  for (size_t i = 0; i < sizeof noise_cases / sizeof *noise_cases; i++) {
+    const struct noise_case *c = &noise_cases[i];
+    struct pair p = {.old = run_at(c->old_level, c->old_spread, c->rel_sd),
+                     .new_ = run_at(c->new_level, c->new_spread, c->rel_sd)};
+    compare(&p, NULL);
+    const struct gcb_delta *d = row(&p, "median");
+    cr_expect_eq(d->verdict, c->median, "%s: %s (change %.3f, noise %.3f)",
+                 c->what, gcb_verdict_name(d->verdict), d->change, d->noise);
+    cr_expect_float_eq(d->change, c->new_level / c->old_level - 1, 1e-9, "%s",
+                       c->what);
+    cr_expect_eq(p.cmp.regressions > 0, c->median == GCB_VERDICT_REGRESSION,
+                 "%s", c->what);
+    cr_expect_eq(p.cmp.nnotes, 0, "%s: same hardware", c->what);
+    done(&p);
+  }
+}
+
+Test(compare, noise_band_combines_both_runs) {
+  /* Rank spreads of +-10%: robust relative stdev 1.4826 * 0.075 / 1 each. */
+  struct pair p = {.old = run_at(100, 0.10, 0.001),
+                   .new_ = run_at(100, 0.10, 0.001)};
+  compare(&p, NULL);
+  double one = 1.4826 * 0.075;
+  cr_expect_float_eq(row(&p, "median")->noise, 2 * sqrt(2 * one * one), 1e-9);
+  done(&p);
+}
+
+Test(compare, one_slow_gpu_is_a_regression_of_the_slowest_rank) {
+  const double figs[] = {100, 100, 60, 100};
+  struct pair p = {.old = run_at(100, 0.01, 0.005),
+                   .new_ = fx_doc(4, 1, 8, "Test CPU")};
+  fx_add_case(p.new_, fx_case("gemm", "fp32 1024", gemm_params, "GFLOP/s", figs,
+                              4, 0.005, NULL));
+  compare(&p, NULL);
+  cr_expect_eq(row(&p, "slowest")->verdict, GCB_VERDICT_REGRESSION);
+  cr_expect_neq(row(&p, "median")->verdict, GCB_VERDICT_REGRESSION,
+                "the other GPUs did not change");
+  done(&p);
+}
+
+Test(compare, threshold_is_configurable_per_bench) {
+  struct pair p = {.old = run_at(100, 0.01, 0.005),
+                   .new_ = run_at(90, 0.01, 0.005)};
+  struct gcb_thresholds t;
+  gcb_thresholds_default(&t);
+  snprintf(t.regression_by[0].key, sizeof t.regression_by[0].key, "gemm");
+  t.regression_by[0].pct = 15;
+  t.nregression_by = 1;
+  compare(&p, &t);
+  cr_expect_eq(row(&p, "median")->verdict, GCB_VERDICT_SAME);
+  cr_expect_float_eq(row(&p, "median")->threshold, 0.15, 1e-12);
+  done(&p);
+}
+
+Test(compare, cases_in_one_run_only_are_listed) {
+  struct pair p = {.old = run_at(100, 0.01, 0.005),
+                   .new_ = run_at(100, 0.01, 0.005)};
+  const double figs[] = {10, 10, 10, 10};
+  fx_add_case(p.old, fx_case("membw", "copy", "{\"kernel\": \"copy\"}", "GB/s",
+                             figs, 4, 0.01, NULL));
+  fx_add_case(p.new_, fx_case("membw", "triad", "{\"kernel\": \"triad\"}",
+                              "GB/s", figs, 4, 0.01, NULL));
+  compare(&p, NULL);
+  size_t old_only = 0, new_only = 0;
+  for (size_t i = 0; i < p.cmp.ndeltas; i++) {
+    const struct gcb_delta *d = &p.cmp.deltas[i];
+    if (d->verdict == GCB_VERDICT_ONLY_OLD) {
+      old_only++;
+      cr_expect_str_eq(d->title, "membw: copy");
+    }
+    if (d->verdict == GCB_VERDICT_ONLY_NEW) {
+      new_only++;
+      cr_expect_str_eq(d->title, "membw: triad");
+    }
+  }
+  cr_expect_eq(old_only, 1);
+  cr_expect_eq(new_only, 1);
+  done(&p);
+}
+
+Test(compare, params_match_as_numbers_whatever_their_order) {
+  struct pair p = {.old = run_at(100, 0.01, 0.005),
+                   .new_ = fx_doc(4, 1, 8, "Test CPU")};
+  const double figs[] = {100, 100, 100, 100};
+  fx_add_case(p.new_, fx_case("gemm", "renamed",
+                              "{\"m\": 1024.0, \"dtype\": "
+                              "\"fp32\"}",
+                              "GFLOP/s", figs, 4, 0.005, NULL));
+  compare(&p, NULL);
+  cr_expect_eq(p.cmp.ndeltas, 2, "one case, two metrics");
+  done(&p);
+}
+
+/* ---- not comparable ----------------------------------------------------- */
+
+static void cpu_model(json_t *doc) {
+  json_object_set_new(json_array_get(json_object_get(doc, "nodes"), 0),
+                      "cpu_model", json_string("Other CPU"));
+}
+
+static void mpi_version(json_t *doc) {
+  json_object_set_new(json_object_get(doc, "software"), "mpi",
+                      json_string("Open MPI 5.0"));
+}
+
+static void iterations(json_t *doc) {
+  json_object_set_new(json_object_get(doc, "options"), "iters",
+                      json_integer(100));
+}
+
+static void output_path(json_t *doc) {
+  json_object_set_new(json_object_get(doc, "options"), "output",
+                      json_string("elsewhere.json"));
+}
+
+static void backend(json_t *doc) {
+  json_object_set_new(json_object_get(doc, "run"), "backend",
+                      json_string("cuda"));
+}
+
+static void devices(json_t *doc) {
+  for (int r = 0; r < 4; r++)
+    json_object_set_new(
+        json_object_get(json_array_get(json_object_get(doc, "ranks"), r),
+                        "device"),
+        "name", json_string("Other GPU"));
+}
+
+struct note_case {
+  const char *what;
+  void (*change)(json_t *doc);
+  const char *note; /* NULL: no note */
+  const char *old_value, *new_value;
+};
+
+static const struct note_case note_cases[] = {
+    {"different CPU", cpu_model, "node 0 cpu_model", "Test CPU", "Other CPU"},
+    {"different MPI", mpi_version, "software mpi", "MPICH 4.0.2",
+     "Open MPI 5.0"},
+    {"different options", iterations, "option iters", "10", "100"},
+    {"the output path is not a condition", output_path, NULL, NULL, NULL},
+    {"different backend", backend, "run backend", "host", "cuda"},
+    {"different GPUs, one note for all", devices,
+     "device.name of 4 ranks (first: rank 0)", "Test GPU", "Other GPU"},
+};
+
+Test(compare, differences_between_runs_are_reported_never_hidden) {
+  for (size_t i = 0; i < sizeof note_cases / sizeof *note_cases; i++) {
+    const struct note_case *c = &note_cases[i];
+    struct pair p = {.old = run_at(100, 0.01, 0.005),
+                     .new_ = run_at(90, 0.01, 0.005)};
+    c->change(p.new_);
+    compare(&p, NULL);
+    cr_expect_eq(p.cmp.nnotes, c->note ? 1u : 0u, "%s: %zu notes", c->what,
+                 p.cmp.nnotes);
+    if (c->note != NULL && p.cmp.nnotes == 1) {
+      cr_expect_str_eq(p.cmp.notes[0].what, c->note, "%s", c->what);
+      cr_expect_str_eq(p.cmp.notes[0].old_value, c->old_value, "%s", c->what);
+      cr_expect_str_eq(p.cmp.notes[0].new_value, c->new_value, "%s", c->what);
+    }
+    cr_expect_eq(row(&p, "median")->verdict, GCB_VERDICT_REGRESSION,
+                 "%s: still compared", c->what);
+    done(&p);
+  }
+}
+
+Test(compare, outcome_becomes_findings) {
+  struct pair p = {.old = run_at(100, 0.01, 0.005),
+                   .new_ = run_at(80, 0.01, 0.005)};
+  cpu_model(p.new_);
+  compare(&p, NULL);
+  struct gcb_findings f = {0};
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_compare_findings(&p.cmp, 0, &f, &err), GCB_OK);
+  size_t regressions = 0, notes = 0;
+  for (size_t i = 0; i < f.n; i++) {
+    if (strcmp(f.items[i].kind, "regression") == 0) {
+      regressions++;
+      cr_expect_eq(f.items[i].severity, GCB_SEV_FAIL);
+      cr_expect_str_eq(f.items[i].where.subject, "gemm: fp32 1024");
+    }
+    if (strcmp(f.items[i].kind, "not-comparable") == 0) {
+      notes++;
+      cr_expect_eq(f.items[i].severity, GCB_SEV_WARN);
+    }
+  }
+  cr_expect_eq(regressions, 2, "median and slowest");
+  cr_expect_eq(notes, 1);
+  gcb_findings_free(&f);
+  done(&p);
+}
+
+Test(compare, verdict_names_are_distinct) {
+  for (int a = GCB_VERDICT_SAME; a <= GCB_VERDICT_ONLY_NEW; a++)
+    for (int b = a + 1; b <= GCB_VERDICT_ONLY_NEW; b++)
+      cr_expect_str_neq(gcb_verdict_name(a), gcb_verdict_name(b));
+}

@@ -1,0 +1,267 @@
+/*
+ * Acceptance criteria: the documented example reads, every kind of bad
+ * file is refused with file:line:column at the offending place, and checks
+ * pass, fail (naming the rank for per-rank metrics) or fail for matching
+ * nothing.
+ */
+#include <math.h>
+
+#include "tests/reports/report_fixture.h"
+#include "reports/criteria/criteria.h"
+
+#define DATA(name) GCB_TEST_DATA "/" name
+
+static struct gcb_criteria *parse_ok(const char *text) {
+  struct gcb_criteria *cr = NULL;
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_criteria_parse(text, strlen(text), "c.json", &cr, &err),
+               GCB_OK, "%s", err.msg);
+  return cr;
+}
+
+Test(criteria, the_documented_h200_example_reads) {
+  struct gcb_criteria *cr = NULL;
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_criteria_read(DATA("criteria-h200.json"), &cr, &err), GCB_OK,
+               "%s", err.msg);
+  cr_expect_gt(cr->nchecks, 5);
+  cr_expect_str_eq(cr->name, "8x H200 SXM node acceptance");
+  cr_expect_float_eq(cr->thresholds.slow_rank_pct, 8, 0);
+  gcb_criteria_free(cr);
+}
+
+Test(criteria, thresholds_and_overrides_apply_over_the_defaults) {
+  struct gcb_criteria *cr =
+      parse_ok("{\"schema\": \"gcbench.criteria/1\", \"thresholds\": "
+               "{\"imbalance_pct\": 2}, \"regression_pct_by\": {\"membw\": 8, "
+               "\"us\": 12}, \"checks\": []}");
+  struct gcb_thresholds def;
+  gcb_thresholds_default(&def);
+  cr_expect_float_eq(cr->thresholds.imbalance_pct, 2, 0);
+  cr_expect_float_eq(cr->thresholds.slow_rank_pct, def.slow_rank_pct, 0);
+  cr_expect_float_eq(
+      gcb_thresholds_regression(&cr->thresholds, "membw", "GB/s"), 8, 0);
+  cr_expect_float_eq(gcb_thresholds_regression(&cr->thresholds, "coll", "us"),
+                     12, 0);
+  cr_expect_float_eq(
+      gcb_thresholds_regression(&cr->thresholds, "gemm", "GFLOP/s"),
+      def.regression_pct, 0);
+  gcb_criteria_free(cr);
+}
+
+Test(criteria, a_check_without_a_name_is_named_after_bench_and_params) {
+  struct gcb_criteria *cr = parse_ok(
+      "{\"schema\": \"gcbench.criteria/1\", \"checks\": [{\"bench\": "
+      "\"gemm\", \"params\": {\"dtype\": \"fp32\", \"m\": 256}, \"min\": "
+      "{\"median\": 1}}]}");
+  cr_expect_str_eq(cr->checks[0].name, "gemm dtype=fp32 m=256");
+  gcb_criteria_free(cr);
+}
+
+struct bad_case {
+  const char *what;
+  const char *text;
+  const char *message;
+};
+
+#define HEAD "{\"schema\": \"gcbench.criteria/1\",\n"
+
+static const struct bad_case bad_cases[] = {
+    {"syntax error", "{\"schema\": \"gcbench.criteria/1\",,}",
+     "c.json:1:33: string or '}' expected near ','"},
+    {"not an object", "[1]",
+     "c.json:1:1: not a gcbench criteria file (expected an object)"},
+    {"newer version", "{\"schema\": \"gcbench.criteria/2\", \"checks\": []}",
+     "c.json:1:12: schema: unsupported criteria version 2 (this gcbench reads "
+     "gcbench.criteria/1)"},
+    {"a results document", "{\"schema\": \"gcbench.results/1\"}",
+     "c.json:1:12: schema: not a gcbench criteria file (schema is not "
+     "\"gcbench.criteria/1\")"},
+    {"missing checks", "{\"schema\": \"gcbench.criteria/1\"}",
+     "c.json:1:1: missing required field 'checks'"},
+    {"misspelt top-level field", HEAD " \"check\": []}",
+     "c.json:2:11: check: unknown field 'check' (expected one of: schema, "
+     "name, description, thresholds, regression_pct_by, checks)"},
+    {"unknown threshold",
+     HEAD " \"thresholds\": {\"slow_pct\": 3},\n"
+          " \"checks\": []}",
+     "c.json:2:29: thresholds.slow_pct: unknown threshold 'slow_pct' (see "
+     "docs/criteria-schema.md)"},
+    {"threshold out of range",
+     HEAD " \"thresholds\": {\"slow_rank_pct\": "
+          "120}, \"checks\": []}",
+     "c.json:2:34: thresholds.slow_rank_pct: 120 is out of range [0, 100]"},
+    {"check without bench",
+     HEAD " \"checks\": [\n  {\"min\": "
+          "{\"median\": 1}}]}",
+     "c.json:3:3: checks[0]: missing required field 'bench'"},
+    {"unknown metric",
+     HEAD " \"checks\": [\n  {\"bench\": \"gemm\", \"min\": "
+          "{\"medain\": 1}}]}",
+     "c.json:3:39: checks[0].min.medain: unknown metric 'medain' (expected one "
+     "of: median, mean, min, max, per_rank, imbalance_pct, cv_pct, time_us, "
+     "wrong, busbw, algbw, late_us)"},
+    {"bound is not a number",
+     HEAD " \"checks\": [\n  {\"bench\": \"gemm\", "
+          "\"max\": {\"wrong\": \"0\"}}]}",
+     "c.json:3:38: checks[0].max.wrong: expected a number, got a string"},
+    {"no bound", HEAD " \"checks\": [{\"bench\": \"gemm\"}]}",
+     "c.json:2:13: checks[0]: a check needs at least one bound in \"min\" or "
+     "\"max\""},
+    {"param that is an object",
+     HEAD " \"checks\": [{\"bench\": \"gemm\", "
+          "\"params\": {\"m\": {}}, \"min\": "
+          "{\"median\": 1}}]}",
+     "c.json:2:47: checks[0].params.m: expected a string or a number, got an "
+     "object"},
+    {"duplicate key", HEAD " \"checks\": [], \"checks\": []}",
+     "c.json:2:23: duplicate object key near '\"checks\"'"},
+};
+
+Test(criteria, bad_files_are_refused_at_the_offending_place) {
+  for (size_t i = 0; i < sizeof bad_cases / sizeof *bad_cases; i++) {
+    const struct bad_case *c = &bad_cases[i];
+    struct gcb_criteria *cr = (void *)1;
+    struct gcb_err err = {0};
+    enum gcb_status st =
+        gcb_criteria_parse(c->text, strlen(c->text), "c.json", &cr, &err);
+    cr_expect_eq(st, GCB_EINPUT, "%s", c->what);
+    cr_expect_null(cr, "%s", c->what);
+    cr_expect_str_eq(err.msg, c->message, "%s: got \"%s\"", c->what, err.msg);
+  }
+}
+
+Test(criteria, a_missing_file_is_bad_input) {
+  struct gcb_criteria *cr = NULL;
+  struct gcb_err err = {0};
+  cr_expect_eq(gcb_criteria_read("/nonexistent/c.json", &cr, &err), GCB_EINPUT);
+  cr_expect_str_eq(err.msg, "/nonexistent/c.json: cannot open (No such file or "
+                            "directory)");
+}
+
+/* ---- evaluation --------------------------------------------------------- */
+
+struct eval_case {
+  const char *what;
+  const char *checks; /* JSON array text */
+  size_t matched, failed;
+  long long rank; /* rank of the first finding, -1 */
+};
+
+static const struct eval_case eval_cases[] = {
+    {"median above the minimum passes",
+     "[{\"bench\": \"gemm\", \"params\": {\"dtype\": \"fp32\"}, \"min\": "
+     "{\"median\": 100}}]",
+     1, 0, -1},
+    {"per-rank minimum names the slow rank",
+     "[{\"bench\": \"gemm\", \"min\": {\"per_rank\": 110}}]", 1, 1, 2},
+    {"a maximum on imbalance",
+     "[{\"bench\": \"gemm\", \"max\": {\"imbalance_pct\": 1}}]", 1, 1, -1},
+    {"params compare numbers as numbers",
+     "[{\"bench\": \"gemm\", \"params\": {\"m\": 256.0}, \"min\": {\"max\": "
+     "1}}]",
+     1, 0, -1},
+    {"another unit matches nothing and fails",
+     "[{\"bench\": \"gemm\", \"unit\": \"TFLOP/s\", \"min\": {\"median\": "
+     "1}}]",
+     0, 0, -1},
+    {"another param value matches nothing",
+     "[{\"bench\": \"gemm\", \"params\": {\"dtype\": \"fp64\"}, \"min\": "
+     "{\"median\": 1}}]",
+     0, 0, -1},
+    {"zero wrong values", "[{\"bench\": \"gemm\", \"max\": {\"wrong\": 0}}]", 1,
+     0, -1},
+    {"time per operation",
+     "[{\"bench\": \"gemm\", \"max\": {\"time_us\": "
+     "9000}}]",
+     1, 1, 2},
+};
+
+Test(criteria, checks_pass_fail_or_match_nothing) {
+  const double figs[] = {120, 120, 100, 120};
+  json_t *doc = fx_doc(4, 1, 8, "Test CPU");
+  fx_add_case(doc,
+              fx_case("gemm", "fp32 256", "{\"dtype\": \"fp32\", \"m\": 256}",
+                      "GFLOP/s", figs, 4, 0.01, NULL));
+  struct gcb_doc d = {.name = "run.json", .root = doc};
+  for (size_t i = 0; i < sizeof eval_cases / sizeof *eval_cases; i++) {
+    const struct eval_case *c = &eval_cases[i];
+    char text[512];
+    snprintf(text, sizeof text,
+             "{\"schema\": \"gcbench.criteria/1\", \"checks\": %s}", c->checks);
+    struct gcb_criteria *cr = parse_ok(text);
+    struct gcb_check_result res;
+    struct gcb_findings f = {0};
+    struct gcb_err err = {0};
+    cr_assert_eq(gcb_criteria_evaluate(cr, &d, 1, &res, &f, &err), GCB_OK);
+    cr_expect_eq(res.matched, c->matched, "%s: matched", c->what);
+    cr_expect_eq(res.failed, c->failed, "%s: failed", c->what);
+    size_t want = c->matched == 0 ? 1 : c->failed;
+    cr_expect_eq(f.n, want, "%s: findings", c->what);
+    for (size_t k = 0; k < f.n; k++) {
+      cr_expect_eq(f.items[k].severity, GCB_SEV_FAIL, "%s", c->what);
+      cr_expect_str_eq(f.items[k].kind, "criterion", "%s", c->what);
+      cr_expect_eq(f.items[k].check, 0, "%s", c->what);
+    }
+    if (f.n > 0)
+      cr_expect_eq(f.items[0].where.rank, c->rank, "%s: rank", c->what);
+    gcb_findings_free(&f);
+    gcb_criteria_free(cr);
+  }
+  json_decref(doc);
+}
+
+Test(criteria, every_metric_has_a_name_and_a_value) {
+  const double figs[] = {100, 100};
+  json_t *c = fx_case("gemm", "x", "{}", "GFLOP/s", figs, 2, 0.01, NULL);
+  fx_columns(c);
+  struct gcb_ranks pr;
+  gcb_ranks_of(c, &pr);
+  for (const struct gcb_metric *m = gcb_metrics; m->name; m++) {
+    cr_expect_not_null(m->what);
+    bool collective_only = strcmp(m->name, "busbw") == 0 ||
+                           strcmp(m->name, "algbw") == 0 ||
+                           strcmp(m->name, "late_us") == 0;
+    cr_expect(isnan(m->value(c, m->per_rank ? &pr : NULL, 0)) ==
+                  collective_only,
+              "%s", m->name);
+  }
+  json_decref(c);
+}
+
+/* gcbench's p2p cases name their GPUs, not their path class: a check per
+ * class takes the class from the document's topology; "*" takes every
+ * benchmark. */
+Test(criteria, path_classes_come_from_the_topology_and_star_takes_all) {
+  json_t *doc = fx_doc(2, 1, 8, "Test CPU");
+  json_t *node = json_array_get(json_object_get(doc, "nodes"), 0);
+  json_object_set_new(node, "topology", fx_topology(2, 8));
+  const double fig[] = {300, 300};
+  fx_add_case(doc, fx_case("p2p", "ce uni 0->1",
+                           "{\"mode\": \"ce\", \"direction\": \"uni\", "
+                           "\"src\": 0, \"dst\": 1}",
+                           "GB/s", fig, 2, 0.01, NULL));
+  const long long wrong[] = {0, 1};
+  fx_add_case(doc, fx_case("gemm", "fp32", "{\"dtype\": \"fp32\"}", "GFLOP/s",
+                           fig, 2, 0.01, wrong));
+  struct gcb_criteria *cr =
+      parse_ok("{\"schema\": \"gcbench.criteria/1\", \"checks\": ["
+               "{\"bench\": \"p2p\", \"params\": {\"path\": \"NV18\"}, "
+               "\"min\": {\"min\": 350}},"
+               "{\"bench\": \"p2p\", \"params\": {\"path\": \"SYS\"}, "
+               "\"min\": {\"min\": 10}},"
+               "{\"bench\": \"*\", \"max\": {\"wrong\": 0}}]}");
+  struct gcb_doc d = {.name = "x.json", .root = doc};
+  struct gcb_check_result res[3];
+  struct gcb_findings f = {0};
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_criteria_evaluate(cr, &d, 1, res, &f, &err), GCB_OK);
+  cr_expect_eq(res[0].matched, 1, "NV18 from paths.matrix");
+  cr_expect_eq(res[0].failed, 1, "300 < 350");
+  cr_expect_eq(res[1].matched, 0, "the pair is not SYS");
+  cr_expect_eq(res[2].matched, 2, "both benchmarks");
+  cr_expect_eq(res[2].failed, 1, "the gemm case has a wrong value");
+  gcb_findings_free(&f);
+  gcb_criteria_free(cr);
+  json_decref(doc);
+}

@@ -1,0 +1,119 @@
+/*
+ * A whole report over a gcbench run of an 8-GPU node (report-gpu8.json,
+ * made by scripts/perf/report-scale --fixture 8) together with the same
+ * node's nccl-tests and nvbandwidth output, checked against the H200
+ * acceptance criteria: every renderer and the gnuplot script against
+ * golden files in tests/data/golden/gpu8/, so the per-GPU table, the
+ * nccl-tests sweeps, the P2P heatmaps and the OpenMetrics file are pinned
+ * down. Regenerate with GCB_UPDATE_GOLDEN=1 and review the diff.
+ */
+#include "tests/reports/report_fixture.h"
+#include "reports/interop/interop.h"
+#include "reports/plot/plot.h"
+#include "reports/render/render.h"
+
+#define DATA(name) GCB_TEST_DATA "/" name
+#define NDOCS 3
+
+struct fixture {
+  struct gcb_results *res[NDOCS];
+  struct gcb_doc docs[NDOCS];
+  struct gcb_criteria *cr;
+  struct gcb_check_result checks[32];
+  struct gcb_findings findings;
+  struct gcb_report rep;
+};
+
+static void fixture_load(struct fixture *fx) {
+  static const char *const files[NDOCS] = {"report-gpu8.json",
+                                           "interop/nccl-tests-allreduce.json",
+                                           "interop/nvbandwidth-h200.json"};
+  struct gcb_err err = {0};
+  memset(fx, 0, sizeof *fx);
+  for (size_t i = 0; i < NDOCS; i++) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", GCB_TEST_DATA, files[i]);
+    cr_assert_eq(gcb_interop_read(path, fx->docs, i, &fx->res[i], NULL, &err),
+                 GCB_OK, "%s", err.msg);
+    /* Names without the build's path, so the golden files are portable. */
+    fx->docs[i] = (struct gcb_doc){.name = files[i],
+                                   .root = gcb_results_json(fx->res[i])};
+  }
+  size_t len = 0;
+  char *text = fx_slurp(DATA("criteria-h200.json"), &len);
+  cr_assert_not_null(text);
+  cr_assert_eq(
+      gcb_criteria_parse(text, len, "criteria-h200.json", &fx->cr, &err),
+      GCB_OK, "%s", err.msg);
+  free(text);
+  cr_assert_leq(fx->cr->nchecks, 32);
+  cr_assert_eq(
+      gcb_analyze(fx->docs, NDOCS, &fx->cr->thresholds, &fx->findings, &err),
+      GCB_OK);
+  cr_assert_eq(gcb_criteria_evaluate(fx->cr, fx->docs, NDOCS, fx->checks,
+                                     &fx->findings, &err),
+               GCB_OK);
+  gcb_findings_sort(&fx->findings);
+  fx->rep = (struct gcb_report){.docs = fx->docs,
+                                .ndocs = NDOCS,
+                                .findings = &fx->findings,
+                                .criteria = fx->cr,
+                                .checks = fx->checks,
+                                .thresholds = &fx->cr->thresholds};
+}
+
+static void fixture_free(struct fixture *fx) {
+  for (size_t i = 0; i < NDOCS; i++)
+    gcb_results_free(fx->res[i]);
+  gcb_criteria_free(fx->cr);
+  gcb_findings_free(&fx->findings);
+}
+
+Test(interop_report, every_format_matches_its_golden_file) {
+  struct fixture fx;
+  fixture_load(&fx);
+  for (size_t i = 0; gcb_renderers[i]; i++) {
+    char *buf = NULL, name[128];
+    size_t len = 0;
+    struct gcb_err err = {0};
+    FILE *m = open_memstream(&buf, &len);
+    cr_assert_eq(gcb_renderers[i]->render(m, &fx.rep, &err), GCB_OK, "%s",
+                 err.msg);
+    fclose(m);
+    snprintf(name, sizeof name, "gpu8/%s", gcb_renderers[i]->file);
+    fx_golden(name, buf, len);
+    free(buf);
+  }
+  fixture_free(&fx);
+}
+
+Test(interop_report, the_gnuplot_script_matches_its_golden_file) {
+  struct fixture fx;
+  fixture_load(&fx);
+  char *buf = NULL;
+  size_t len = 0;
+  struct gcb_plots plots = {0};
+  struct gcb_err err = {0};
+  FILE *m = open_memstream(&buf, &len);
+  cr_assert_eq(gcb_plot_script(m, fx.docs, NDOCS, &fx.cr->thresholds, false,
+                               &plots, &err),
+               GCB_OK);
+  fclose(m);
+  fx_golden("gpu8/plots.gp", buf, len);
+  size_t p2p = 0;
+  for (size_t i = 0; i < plots.n; i++)
+    p2p += strstr(plots.items[i].file, "-p2p.") != NULL;
+  cr_expect_eq(p2p, 3, "gcbench's P2P matrix and nvbandwidth's two");
+  gcb_plots_free(&plots);
+  free(buf);
+  fixture_free(&fx);
+}
+
+Test(interop_report, the_h200_criteria_judge_every_kind_of_case) {
+  struct fixture fx;
+  fixture_load(&fx);
+  for (size_t i = 0; i < fx.cr->nchecks; i++)
+    cr_expect_gt(fx.checks[i].matched, 0, "check '%s' matched nothing",
+                 fx.cr->checks[i].name);
+  fixture_free(&fx);
+}

@@ -1,0 +1,487 @@
+/*
+ * Renderers: every output format against a golden file, from fixed inputs
+ * (tests/data/report-fixture.json, its baseline and criteria, two fake
+ * plots), byte for byte; input text escaped in every format; plots drawn
+ * or, without gnuplot, replaced by a one-line note.
+ *
+ * Regenerate the golden files after an intended change with
+ *   GCB_UPDATE_GOLDEN=1 ctest -R unit.render
+ * and review the diff of tests/data/golden/ before committing it.
+ */
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tests/reports/report_fixture.h"
+#include "reports/plot/plot.h"
+#include "reports/render/render.h"
+
+#define DATA(name) GCB_TEST_DATA "/" name
+
+/* Everything a report needs, built from files in tests/data. */
+struct fixture {
+  struct gcb_results *res[2];
+  struct gcb_doc doc, base;
+  struct gcb_criteria *cr;
+  struct gcb_thresholds th;
+  struct gcb_findings findings;
+  struct gcb_check_result checks[16];
+  struct gcb_comparison cmp;
+  struct gcb_plots plots;
+  struct gcb_report rep;
+};
+
+static void load_doc(const char *path, const char *name, struct gcb_results **r,
+                     struct gcb_doc *d) {
+  size_t len;
+  char *text = fx_slurp(path, &len);
+  struct gcb_err err = {0};
+  cr_assert_not_null(text, "%s", path);
+  cr_assert_eq(gcb_results_parse(text, len, name, r, &err), GCB_OK, "%s",
+               err.msg);
+  *d = (struct gcb_doc){.name = name, .root = gcb_results_json(*r)};
+  free(text);
+}
+
+static const char fake_svg[] =
+    "<?xml version=\"1.0\"?>\n<!DOCTYPE svg>\n<svg "
+    "xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 4 2\"><rect "
+    "width=\"4\" height=\"2\" fill=\"#4e79a7\"/></svg>\n";
+
+static void fake_plots(struct gcb_plots *p) {
+  p->items = calloc(2, sizeof *p->items);
+  p->n = 2;
+  snprintf(p->items[0].file, sizeof p->items[0].file, "plot-1-ranks.svg");
+  snprintf(p->items[0].title, sizeof p->items[0].title, "gemm: fp32");
+  p->items[0].svg = strdup(fake_svg);
+  snprintf(p->items[1].file, sizeof p->items[1].file, "plot-2-bw.svg");
+  snprintf(p->items[1].title, sizeof p->items[1].title, "scripted");
+  p->items[1].svg = strdup("<svg><script>alert(1)</script></svg>");
+}
+
+static void fixture_load(struct fixture *fx, const char *doc_path) {
+  struct gcb_err err = {0};
+  size_t len = 0;
+  memset(fx, 0, sizeof *fx);
+  load_doc(doc_path, "report-fixture.json", &fx->res[0], &fx->doc);
+  load_doc(DATA("report-baseline.json"), "report-baseline.json", &fx->res[1],
+           &fx->base);
+  char *text = fx_slurp(DATA("report-criteria.json"), &len);
+  cr_assert_eq(
+      gcb_criteria_parse(text, len, "report-criteria.json", &fx->cr, &err),
+      GCB_OK, "%s", err.msg);
+  free(text);
+  fx->th = fx->cr->thresholds;
+  cr_assert_leq(fx->cr->nchecks, 16);
+  cr_assert_eq(gcb_analyze(&fx->doc, 1, &fx->th, &fx->findings, &err), GCB_OK);
+  cr_assert_eq(gcb_criteria_evaluate(fx->cr, &fx->doc, 1, fx->checks,
+                                     &fx->findings, &err),
+               GCB_OK);
+  cr_assert_eq(gcb_compare(&fx->base, &fx->doc, &fx->th, &fx->cmp, &err),
+               GCB_OK);
+  cr_assert_eq(gcb_compare_findings(&fx->cmp, 0, &fx->findings, &err), GCB_OK);
+  gcb_findings_sort(&fx->findings);
+  fake_plots(&fx->plots);
+  fx->rep = (struct gcb_report){.docs = &fx->doc,
+                                .ndocs = 1,
+                                .findings = &fx->findings,
+                                .criteria = fx->cr,
+                                .checks = fx->checks,
+                                .comparison = &fx->cmp,
+                                .baseline = "report-baseline.json",
+                                .plots = &fx->plots,
+                                .thresholds = &fx->th};
+}
+
+static void fixture_free(struct fixture *fx) {
+  gcb_results_free(fx->res[0]);
+  gcb_results_free(fx->res[1]);
+  gcb_criteria_free(fx->cr);
+  gcb_findings_free(&fx->findings);
+  gcb_comparison_free(&fx->cmp);
+  gcb_plots_free(&fx->plots);
+}
+
+/* The renderer's whole output, NUL-terminated. */
+static char *render(const struct gcb_renderer *r, const struct gcb_report *rep,
+                    size_t *len) {
+  char *buf = NULL;
+  FILE *m = open_memstream(&buf, len);
+  struct gcb_err err = {0};
+  cr_assert_eq(r->render(m, rep, &err), GCB_OK, "%s: %s", r->name, err.msg);
+  fclose(m);
+  return buf;
+}
+
+Test(render, every_format_matches_its_golden_file) {
+  struct fixture fx;
+  fixture_load(&fx, DATA("report-fixture.json"));
+  for (size_t i = 0; gcb_renderers[i]; i++) {
+    size_t len;
+    char *out = render(gcb_renderers[i], &fx.rep, &len);
+    fx_golden(gcb_renderers[i]->file, out, len);
+    free(out);
+  }
+  fixture_free(&fx);
+}
+
+Test(render, the_gnuplot_script_matches_its_golden_file) {
+  struct fixture fx;
+  fixture_load(&fx, DATA("report-fixture.json"));
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream(&buf, &len);
+  struct gcb_plots plots = {0};
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_plot_script(m, &fx.doc, 1, &fx.th, false, &plots, &err),
+               GCB_OK);
+  fclose(m);
+  fx_golden("plots.gp", buf, len);
+  cr_expect_eq(plots.n, 5,
+               "3 per-rank bar charts, 1 bandwidth plot, 1 per-rank time plot");
+  gcb_plots_free(&plots);
+  free(buf);
+  fixture_free(&fx);
+}
+
+Test(render, registry_names_and_files_are_unique) {
+  for (size_t i = 0; gcb_renderers[i]; i++) {
+    cr_expect_not_null(gcb_renderers[i]->render);
+    for (size_t j = i + 1; gcb_renderers[j]; j++) {
+      cr_expect_str_neq(gcb_renderers[i]->name, gcb_renderers[j]->name);
+      cr_expect_str_neq(gcb_renderers[i]->file, gcb_renderers[j]->file);
+    }
+  }
+}
+
+Test(render, html_never_inlines_a_plot_with_a_script) {
+  struct fixture fx;
+  fixture_load(&fx, DATA("report-fixture.json"));
+  size_t len;
+  char *html = render(&gcb_render_html, &fx.rep, &len);
+  cr_expect_null(strstr(html, "<script"));
+  cr_expect_not_null(strstr(html, "<svg xmlns"), "the clean plot is inlined");
+  cr_expect_null(strstr(html, "<?xml"), "no XML prolog inside HTML");
+  cr_expect_not_null(strstr(html, "Content-Security-Policy"));
+  free(html);
+  fixture_free(&fx);
+}
+
+/* ---- escaping ----------------------------------------------------------- */
+
+static const char hostile_host[] = "<script>alert(\"x\")</script>|a,b";
+static const char hostile_label[] = "=cmd|' /C calc'!A0 \"q\",<b>`id`@x";
+static const char hostile_error[] = "</testcase><injected/>";
+
+/* A 4-rank document whose hostname, labels and messages are hostile, and
+ * its findings (a slow rank on the hostile node, the error). */
+static json_t *hostile_doc(void) {
+  json_t *doc = fx_doc(4, 1, 8, "Test CPU");
+  json_object_set_new(json_array_get(json_object_get(doc, "nodes"), 0),
+                      "hostname", json_string(hostile_host));
+  for (int r = 0; r < 4; r++)
+    json_object_set_new(json_array_get(json_object_get(doc, "ranks"), r),
+                        "hostname", json_string(hostile_host));
+  const double figs[] = {100, 100, 60, 100};
+  fx_add_case(doc, fx_case("gemm", hostile_label, "{\"dtype\": \"fp32\"}",
+                           "GFLOP/s", figs, 4, 0.01, NULL));
+  json_array_append_new(json_object_get(doc, "errors"),
+                        json_pack("{s:s, s:s, s:i, s:s, s:s}", "bench", "p2p",
+                                  "label", hostile_label, "rank", 2, "status",
+                                  "ECUDA", "message", hostile_error));
+  fx_check_valid(doc);
+  return doc;
+}
+
+struct escape_case {
+  const struct gcb_renderer *r;
+  const char *present[3];
+  const char *absent[3];
+};
+
+static const struct escape_case escape_cases[] = {
+    {&gcb_render_md,
+     {"&lt;script&gt;alert(\"x\")&lt;/script&gt;\\|a,b", "\\`id\\`", NULL},
+     {"<script", "<b>", NULL}},
+    {&gcb_render_html,
+     {"&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;|a,b",
+      "&lt;/testcase&gt;&lt;injected/&gt;", NULL},
+     {"<script", "<b>", "<injected"}},
+    {&gcb_render_csv,
+     {"\"<script>alert(\"\"x\"\")</script>|a,b\"",
+      "\"'=cmd|' /C calc'!A0 \"\"q\"\",<b>`id`@x\"", NULL},
+     {NULL}},
+    {&gcb_render_junit,
+     {"&lt;/testcase&gt;&lt;injected/&gt;", "=cmd|&#39; /C calc&#39;", NULL},
+     {"<injected", "<script", "<b>"}},
+    {&gcb_render_findings,
+     {"<script>alert(\\\"x\\\")</script>|a,b", NULL},
+     {NULL}},
+    /* OpenMetrics label values: \\, \" and \n escaped, nothing else. */
+    {&gcb_render_openmetrics,
+     {"host=\"<script>alert(\\\"x\\\")</script>|a,b\"", "# EOF\n", NULL},
+     {"alert(\"x\")", NULL}},
+};
+
+Test(render, input_text_comes_out_inert_in_every_format) {
+  json_t *doc = hostile_doc();
+  struct gcb_doc d = {.name = "<evil>.json", .root = doc};
+  struct gcb_thresholds th;
+  struct gcb_findings f = {0};
+  struct gcb_err err = {0};
+  gcb_thresholds_default(&th);
+  cr_assert_eq(gcb_analyze(&d, 1, &th, &f, &err), GCB_OK);
+  struct gcb_report rep = {
+      .docs = &d, .ndocs = 1, .findings = &f, .thresholds = &th};
+  for (size_t i = 0; i < sizeof escape_cases / sizeof *escape_cases; i++) {
+    const struct escape_case *c = &escape_cases[i];
+    size_t len;
+    char *out = render(c->r, &rep, &len);
+    for (size_t k = 0; k < 3 && c->present[k]; k++)
+      cr_expect_not_null(strstr(out, c->present[k]), "%s lacks %s", c->r->name,
+                         c->present[k]);
+    for (size_t k = 0; k < 3 && c->absent[k]; k++)
+      cr_expect_null(strstr(out, c->absent[k]), "%s has raw %s", c->r->name,
+                     c->absent[k]);
+    free(out);
+  }
+  gcb_findings_free(&f);
+  json_decref(doc);
+}
+
+Test(render, plot_labels_cannot_inject_gnuplot_commands) {
+  json_t *doc = hostile_doc();
+  struct gcb_doc d = {.name = "x.json", .root = doc};
+  struct gcb_thresholds th;
+  gcb_thresholds_default(&th);
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream(&buf, &len);
+  struct gcb_plots plots = {0};
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_plot_script(m, &d, 1, &th, false, &plots, &err), GCB_OK);
+  fclose(m);
+  /* Every quoted string in the script holds only the safe characters. */
+  for (const char *q = strchr(buf, '\''); q != NULL; q = strchr(q + 1, '\'')) {
+    const char *end = strchr(q + 1, '\'');
+    cr_assert_not_null(end, "unbalanced quote");
+    size_t n = (size_t)(end - q - 1);
+    cr_expect_geq(strcspn(q + 1, "`\"<>&@$\\\n"), n, "unsafe text in %.*s",
+                  (int)n, q + 1);
+    q = end;
+  }
+  cr_expect_null(strchr(buf, '`'), "no command substitution anywhere");
+  cr_expect_not_null(
+      strstr(buf, "set title 'gemm: =cmd?? /C calc??A0 ?q?,?b??id??x'"), "%s",
+      buf);
+  gcb_plots_free(&plots);
+  free(buf);
+  json_decref(doc);
+}
+
+/* What an escaper writes for a string. */
+struct escaping {
+  void (*esc)(FILE *, const char *);
+  const char *in, *out;
+};
+
+static void expect_escaped(const struct escaping *cases, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    cases[i].esc(m, cases[i].in);
+    fclose(m);
+    cr_expect_str_eq(buf, cases[i].out, "case %zu", i);
+    free(buf);
+  }
+}
+
+Test(render, escapers_follow_their_formats) {
+  const struct escaping cases[] = {
+      {gcb_escape_xml, "a&b<c>\"'\x01\tz", "a&amp;b&lt;c&gt;&quot;&#39;?\tz"},
+      {gcb_escape_csv, "plain", "plain"},
+      {gcb_escape_csv, "a,b", "\"a,b\""},
+      {gcb_escape_csv, "say \"hi\"", "\"say \"\"hi\"\"\""},
+      {gcb_escape_csv, "line\nbreak", "\"line\nbreak\""},
+      {gcb_escape_csv, "-1+1", "'-1+1"},
+      {gcb_escape_csv, "@SUM(A1)", "'@SUM(A1)"},
+      {gcb_escape_md, "a|b*c_d", "a\\|b\\*c\\_d"},
+      {gcb_escape_md, "<i>&\n", "&lt;i&gt;&amp; "},
+  };
+  expect_escaped(cases, sizeof cases / sizeof *cases);
+}
+
+#define FFFD "\xef\xbf\xbd"
+
+/* Input text need not be UTF-8 (a file name): each byte that is not part
+ * of a valid character becomes U+FFFD; valid text, multi-byte characters
+ * included, is left alone; markup around a bad byte is still escaped. */
+Test(render, escapers_replace_bytes_that_are_not_utf8) {
+  const struct escaping cases[] = {
+      {gcb_escape_xml, "ok \xff", "ok " FFFD},
+      {gcb_escape_xml, "cut \xe2\x82", "cut " FFFD FFFD},
+      {gcb_escape_xml, "overlong \xc0\xaf.", "overlong " FFFD FFFD "."},
+      {gcb_escape_xml, "µs ≥ 5 €, 𝄞", "µs ≥ 5 €, 𝄞"},
+      {gcb_escape_xml, "<b a='\xff'>\xe2\x82</b>&",
+       "&lt;b a=&#39;" FFFD "&#39;&gt;" FFFD FFFD "&lt;/b&gt;&amp;"},
+      {gcb_escape_xml, "nonchar \xef\xbf\xbf\xef\xbf\xbe", "nonchar ??"},
+      {gcb_escape_md, "ok \xff", "ok " FFFD},
+      {gcb_escape_md, "cut \xe2\x82", "cut " FFFD FFFD},
+      {gcb_escape_md, "µs ≥ 5 €", "µs ≥ 5 €"},
+      {gcb_escape_md, "<script>\xff|`x`", "&lt;script&gt;" FFFD "\\|\\`x\\`"},
+      {gcb_escape_csv, "ok \xff", "ok " FFFD},
+      {gcb_escape_csv, "µs ≥ 5 €", "µs ≥ 5 €"},
+      {gcb_escape_csv, "=a,\xe2\x82\"", "\"'=a," FFFD FFFD "\"\"\""},
+  };
+  expect_escaped(cases, sizeof cases / sizeof *cases);
+}
+
+/* A run named by a file whose name is not UTF-8: the formats that must be
+ * UTF-8 show it with U+FFFD and carry no raw invalid byte. */
+Test(render, a_run_name_that_is_not_utf8_comes_out_as_utf8) {
+  struct fixture fx;
+  fixture_load(&fx, DATA("report-fixture.json"));
+  fx.doc.name = "r\xff<b>\xe2\x82.json";
+  const struct gcb_renderer *utf8_only[] = {&gcb_render_html, &gcb_render_md,
+                                            &gcb_render_junit};
+  for (size_t i = 0; i < sizeof utf8_only / sizeof *utf8_only; i++) {
+    size_t len;
+    char *out = render(utf8_only[i], &fx.rep, &len);
+    char *clean = gcb_utf8_copy(out);
+    cr_expect_str_eq(clean, out, "%s: bytes that are not UTF-8",
+                     utf8_only[i]->name);
+    cr_expect_not_null(strstr(out, "r" FFFD "&lt;b&gt;" FFFD FFFD ".json"),
+                       "%s lacks the name", utf8_only[i]->name);
+    free(clean);
+    free(out);
+  }
+  fixture_free(&fx);
+}
+
+/* ---- running gnuplot ---------------------------------------------------- */
+
+static char plotdir[64];
+
+static void make_plotdir(void) {
+  strcpy(plotdir, "/tmp/gcb-test-plots-XXXXXX");
+  cr_assert_not_null(mkdtemp(plotdir));
+}
+
+static void remove_plotdir(void) {
+  DIR *d = opendir(plotdir);
+  struct dirent *e;
+  char path[512];
+  while (d != NULL && (e = readdir(d)) != NULL) {
+    snprintf(path, sizeof path, "%s/%s", plotdir, e->d_name);
+    if (e->d_name[0] != '.')
+      unlink(path);
+  }
+  if (d != NULL)
+    closedir(d);
+  rmdir(plotdir);
+}
+
+Test(render, missing_gnuplot_is_a_note_not_an_error, .init = make_plotdir,
+     .fini = remove_plotdir) {
+  struct fixture fx;
+  fixture_load(&fx, DATA("report-fixture.json"));
+  struct gcb_plots plots = {0};
+  struct gcb_err err = {0};
+  setenv("GCB_GNUPLOT", "/nonexistent/gnuplot", 1);
+  cr_assert_eq(gcb_plots_make(plotdir, &fx.doc, 1, &fx.th, false, &plots, &err),
+               GCB_OK);
+  cr_expect_eq(plots.n, 0);
+  cr_expect_not_null(strstr(plots.note, "gnuplot not found"), "%s", plots.note);
+  unsetenv("GCB_GNUPLOT");
+  gcb_plots_free(&plots);
+  fixture_free(&fx);
+}
+
+Test(render, gnuplot_draws_svg_plots_when_installed, .init = make_plotdir,
+     .fini = remove_plotdir) {
+  struct fixture fx;
+  fixture_load(&fx, DATA("report-fixture.json"));
+  struct gcb_plots plots = {0};
+  struct gcb_err err = {0};
+  unsetenv("GCB_GNUPLOT");
+  cr_assert_eq(gcb_plots_make(plotdir, &fx.doc, 1, &fx.th, false, &plots, &err),
+               GCB_OK);
+  if (strstr(plots.note, "not found") != NULL) {
+    gcb_plots_free(&plots);
+    fixture_free(&fx);
+    cr_skip_test("gnuplot is not installed");
+  }
+  if (plots.note[0] != '\0') {
+    char log[600];
+    size_t len = 0;
+    snprintf(log, sizeof log, "%s/%s", plotdir, GCB_PLOT_LOG);
+    char *text = fx_slurp(log, &len);
+    /* Under valgrind --trace-children, gnuplot itself runs under valgrind,
+     * which fails it (its own leaks, or a relative --suppressions path
+     * after the chdir): not a gcbench failure. */
+    bool wrapped = text != NULL && strncmp(text, "==", 2) == 0;
+    cr_expect(wrapped || plots.note[0] == '\0', "%s: %s", plots.note,
+              text ? text : "");
+    free(text);
+    if (wrapped) {
+      gcb_plots_free(&plots);
+      fixture_free(&fx);
+      cr_skip_test("gnuplot under valgrind without its suppressions file");
+    }
+  }
+  cr_assert_eq(plots.n, 5);
+  for (size_t i = 0; i < plots.n; i++) {
+    cr_assert_not_null(plots.items[i].svg, "%s", plots.items[i].file);
+    cr_expect_not_null(strstr(plots.items[i].svg, "<svg"));
+    cr_expect_null(strstr(plots.items[i].svg, "<script"));
+  }
+  gcb_plots_free(&plots);
+  fixture_free(&fx);
+}
+
+Test(render, a_failed_gnuplot_leaves_no_stale_plot_behind, .init = make_plotdir,
+     .fini = remove_plotdir) {
+  struct fixture fx;
+  fixture_load(&fx, DATA("report-fixture.json"));
+  char stale[600];
+  snprintf(stale, sizeof stale, "%s/plot-1-ranks.svg", plotdir);
+  FILE *f = fopen(stale, "w");
+  cr_assert_not_null(f);
+  fputs(fake_svg, f);
+  fclose(f);
+  struct gcb_plots plots = {0};
+  struct gcb_err err = {0};
+  setenv("GCB_GNUPLOT", "false", 1);
+  cr_assert_eq(gcb_plots_make(plotdir, &fx.doc, 1, &fx.th, false, &plots, &err),
+               GCB_OK);
+  unsetenv("GCB_GNUPLOT");
+  cr_expect_eq(plots.n, 0, "a plot from an earlier report is not this one's");
+  cr_expect_not_null(strstr(plots.note, "gnuplot failed (exit 1"), "%s",
+                     plots.note);
+  cr_expect_not_null(strstr(plots.note, "tables only"), "%s", plots.note);
+  gcb_plots_free(&plots);
+  fixture_free(&fx);
+}
+
+Test(render, sweeps_with_nothing_to_draw_get_no_plot) {
+  json_t *doc = fx_doc(2, 1, 8, "Test CPU");
+  const double figs[] = {1, 1};
+  json_t *c = fx_case("coll", "barrier", "{\"op\": \"barrier\", \"size\": 0}",
+                      "GB/s", figs, 2, 0.01, NULL);
+  fx_add_case(doc, c);
+  struct gcb_doc d = {.name = "x.json", .root = doc};
+  struct gcb_thresholds th;
+  gcb_thresholds_default(&th);
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream(&buf, &len);
+  struct gcb_plots plots = {0};
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_plot_script(m, &d, 1, &th, false, &plots, &err), GCB_OK);
+  fclose(m);
+  cr_expect_eq(plots.n, 0);
+  gcb_plots_free(&plots);
+  free(buf);
+  json_decref(doc);
+}
