@@ -6,6 +6,7 @@
  * and maps outcomes to exit codes.
  */
 #include "bench/cli/report_command.h"
+#include "common/file.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -15,9 +16,9 @@
 
 #include "bench/cli/options.h"
 #include "bench/cli/report_text.h"
+#include "reports/document/results_many.h"
 #include "reports/interop/interop.h"
 #include "reports/plot/plot.h"
-#include "reports/document/results_many.h"
 
 #define MAX_DOCS 256
 
@@ -116,8 +117,8 @@ static enum gcb_status read_files(struct input_file *f, size_t total,
                                   struct gcb_parse_job *jobs,
                                   struct gcb_err *err) {
   for (size_t i = 0; i < total; i++) {
-    enum gcb_status st =
-        gcb_interop_slurp(f[i].path, &f[i].text, &f[i].len, err);
+    enum gcb_status st = gcb_file_read(f[i].path, GCB_FILE_MAX_BYTES,
+                                       &f[i].text, &f[i].len, err);
     if (st != GCB_OK)
       return st;
     f[i].foreign =

@@ -13,6 +13,7 @@
  * and only linked into the directory once complete. */
 #define _GNU_SOURCE
 #include "reports/document/results.h"
+#include "common/file.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -30,7 +31,7 @@
 #include "reports/document/jsonpos.h"
 #include "reports/document/ranks.h"
 
-#define RESULTS_MAX_BYTES ((size_t)256 << 20)
+#define RESULTS_MAX_BYTES GCB_FILE_MAX_BYTES
 #define SCHEMA_PREFIX "gcbench.results/"
 #define MAX_PATH_DEPTH 8
 #define DUMP_FLAGS (JSON_INDENT(1) | JSON_REAL_PRECISION(17))
@@ -1287,73 +1288,12 @@ done:
 
 /* ---- reading ------------------------------------------------------------ */
 
-static enum gcb_status too_large(const char *name, long long size,
-                                 struct gcb_err *err) {
-  return gcb_err_set(err, GCB_EINPUT,
-                     "%s: too large (%lld bytes, limit %zu MiB)", name, size,
-                     RESULTS_MAX_BYTES >> 20);
-}
-
-/* Reads all of fd into a new buffer, refusing more than the size limit
- * (checked as it reads, for pipes and files that grow). */
-static enum gcb_status slurp(int fd, const char *path, char **buf, size_t *len,
-                             struct gcb_err *err) {
-  size_t cap = 0, used = 0;
-  char *b = NULL;
-  enum gcb_status rc = GCB_OK;
-  for (;;) {
-    if (used == cap) {
-      char *grown = realloc(b, cap = cap ? 2 * cap : 1 << 16);
-      if (grown == NULL) {
-        rc = gcb_err_set(err, GCB_ENOMEM, "%s: out of memory", path);
-        break;
-      }
-      b = grown;
-    }
-    ssize_t n = read(fd, b + used, cap - used);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0) {
-      rc = n < 0 ? io_error(path, "cannot read", errno, err) : GCB_OK;
-      break;
-    }
-    used += (size_t)n;
-    if (used > RESULTS_MAX_BYTES) {
-      rc = too_large(path, (long long)used, err);
-      break;
-    }
-  }
-  if (rc != GCB_OK) {
-    free(b);
-    return rc;
-  }
-  *buf = b;
-  *len = used;
-  return GCB_OK;
-}
-
 enum gcb_status gcb_results_read(const char *path, struct gcb_results **out,
                                  struct gcb_err *err) {
   *out = NULL;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return gcb_err_set(err, GCB_EINPUT, "%s: cannot open (%s)", path,
-                       strerror(errno));
-  struct stat st;
   char *text = NULL;
   size_t len = 0;
-  enum gcb_status rc;
-  if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
-    rc = gcb_err_set(err, GCB_EINPUT,
-                     "%s: is a directory, not a results "
-                     "document",
-                     path);
-  else if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-           (unsigned long long)st.st_size > RESULTS_MAX_BYTES)
-    rc = too_large(path, (long long)st.st_size, err);
-  else
-    rc = slurp(fd, path, &text, &len, err);
-  close(fd);
+  enum gcb_status rc = gcb_file_read(path, RESULTS_MAX_BYTES, &text, &len, err);
   if (rc == GCB_OK)
     rc = gcb_results_parse(text, len, path, out, err);
   free(text);
@@ -1383,7 +1323,9 @@ static int all_blank(const char *text, size_t len) {
 static enum gcb_status load(const char *text, size_t len, const char *name,
                             json_t **root, struct gcb_err *err) {
   if (len > RESULTS_MAX_BYTES)
-    return too_large(name, (long long)len, err);
+    return gcb_err_set(err, GCB_EINPUT,
+                       "%s: too large (%zu bytes, limit %zu MiB)", name, len,
+                       RESULTS_MAX_BYTES >> 20);
   if (all_blank(text, len))
     return gcb_err_set(err, GCB_EINPUT,
                        "%s:1:1: empty file, not a gcbench results document",

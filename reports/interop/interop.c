@@ -6,6 +6,7 @@
  * document it would not accept from disk.
  */
 #include "reports/interop/interop.h"
+#include "common/file.h"
 
 #include <errno.h>
 #include <math.h>
@@ -15,80 +16,15 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "reports/interop/interop_int.h"
 #include "reports/document/ranks.h"
 #include "reports/document/topo_view.h"
+#include "reports/interop/interop_int.h"
 
-#define INTEROP_MAX_BYTES ((size_t)256 << 20)
 #define DETECT_WINDOW ((size_t)64 << 10)
 
 const char *gcb_format_name(enum gcb_format f) {
   static const char *const names[] = {"gcbench", "nccl-tests", "nvbandwidth"};
   return (unsigned)f < 3 ? names[f] : "?";
-}
-
-static enum gcb_status too_large(const char *path, struct gcb_err *err) {
-  return gcb_err_set(err, GCB_EINPUT, "%s: larger than %zu MiB", path,
-                     INTEROP_MAX_BYTES >> 20);
-}
-
-/* Reads the rest of f into a NUL-terminated buffer, with room for `guess`
- * bytes first (and one more, to meet the end without growing), growing as
- * it reads, so that pipes, FIFOs and files that grow are read whole; more
- * than the size limit is refused as it reads. */
-static enum gcb_status read_all(FILE *f, const char *path, size_t guess,
-                                char **text, size_t *len, struct gcb_err *err) {
-  size_t cap = guess + 2, used = 0, n;
-  char *buf = malloc(cap);
-  enum gcb_status st = GCB_OK;
-  while (buf != NULL && (n = fread(buf + used, 1, cap - 1 - used, f)) > 0) {
-    if ((used += n) > INTEROP_MAX_BYTES) {
-      st = too_large(path, err);
-      break;
-    }
-    char *grown = used + 1 == cap ? realloc(buf, cap *= 2) : buf;
-    if (grown == NULL)
-      free(buf);
-    buf = grown;
-  }
-  if (buf == NULL)
-    return gcb_err_set(err, GCB_ENOMEM, "%s: out of memory", path);
-  if (st == GCB_OK && ferror(f))
-    st = gcb_err_set(err, GCB_EIO, "%s: cannot read (%s)", path,
-                     strerror(errno));
-  if (st != GCB_OK) {
-    free(buf);
-    return st;
-  }
-  buf[used] = '\0';
-  *text = buf;
-  *len = used;
-  return GCB_OK;
-}
-
-enum gcb_status gcb_interop_slurp(const char *path, char **text, size_t *len,
-                                  struct gcb_err *err) {
-  *text = NULL;
-  *len = 0;
-  FILE *f = fopen(path, "rb");
-  if (f == NULL)
-    return gcb_err_set(err, GCB_EINPUT, "%s: cannot open (%s)", path,
-                       strerror(errno));
-  struct stat sb;
-  enum gcb_status st;
-  if (fstat(fileno(f), &sb) != 0)
-    st = gcb_err_set(err, GCB_EIO, "%s: cannot read (%s)", path,
-                     strerror(errno));
-  else if (S_ISDIR(sb.st_mode))
-    st = gcb_err_set(err, GCB_EINPUT, "%s: is a directory", path);
-  else if (S_ISREG(sb.st_mode) &&
-           (unsigned long long)sb.st_size > INTEROP_MAX_BYTES)
-    st = too_large(path, err); /* refused before reading */
-  else
-    st = read_all(f, path, S_ISREG(sb.st_mode) ? (size_t)sb.st_size : 1 << 16,
-                  text, len, err);
-  fclose(f);
-  return st;
 }
 
 /* Whether needle occurs in the first `window` bytes of text. */
@@ -451,7 +387,8 @@ enum gcb_status gcb_interop_read(const char *path, const struct gcb_doc *known,
   char *text;
   size_t len;
   *out = NULL;
-  enum gcb_status st = gcb_interop_slurp(path, &text, &len, err);
+  enum gcb_status st =
+      gcb_file_read(path, GCB_FILE_MAX_BYTES, &text, &len, err);
   if (st == GCB_OK)
     st = gcb_interop_parse(text, len, path, known, nknown, out, format, err);
   free(text);

@@ -31,19 +31,6 @@ enum gcb_format {
 const char *gcb_format_name(enum gcb_format f);
 
 /*
- * Reads a whole file into a NUL-terminated buffer the caller frees. Pipes,
- * FIFOs and files that grow are read in a loop until their end, so
- * `<(cat FILE)` works as FILE does. More than 256 MiB is refused: a regular
- * file by its size before it is read, and any input (a pipe, a file that
- * grows) as soon as more than that has been read. GCB_EINPUT ("FILE:
- * cannot open (why)", "FILE: is a directory", "FILE: larger than 256
- * MiB"), GCB_EIO on a read error, GCB_ENOMEM; *text is NULL and *len 0 on
- * failure.
- */
-enum gcb_status gcb_interop_slurp(const char *path, char **text, size_t *len,
-                                  struct gcb_err *err);
-
-/*
  * The format of a file's text. A gcbench document names its schema first,
  * so the first 64 KiB decide without parsing the whole (large) document;
  * otherwise the text is parsed and recognised by its shape: an object with

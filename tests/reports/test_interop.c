@@ -10,11 +10,12 @@
 #include <math.h>
 #include <unistd.h>
 
-#include "tests/reports/report_fixture.h"
+#include "common/file.h"
 #include "reports/analysis/analyze.h"
-#include "reports/interop/interop.h"
 #include "reports/document/ranks.h"
 #include "reports/document/topo_view.h"
+#include "reports/interop/interop.h"
+#include "tests/reports/report_fixture.h"
 
 #define DATA(name) GCB_TEST_DATA "/" name
 
@@ -65,7 +66,9 @@ Test(interop, formats_are_told_apart_by_content) {
     char *text;
     size_t len;
     struct gcb_err err = {0};
-    cr_assert_eq(gcb_interop_slurp(files[i].file, &text, &len, &err), GCB_OK);
+    cr_assert_eq(
+        gcb_file_read(files[i].file, GCB_FILE_MAX_BYTES, &text, &len, &err),
+        GCB_OK);
     cr_expect_eq(gcb_interop_detect(text, len), files[i].f, "%s",
                  files[i].file);
     free(text);
@@ -206,7 +209,8 @@ static void position(const char *file, const char *needle, int *line,
   char *text;
   size_t len;
   struct gcb_err err = {0};
-  cr_assert_eq(gcb_interop_slurp(file, &text, &len, &err), GCB_OK);
+  cr_assert_eq(gcb_file_read(file, GCB_FILE_MAX_BYTES, &text, &len, &err),
+               GCB_OK);
   const char *at = strstr(text, needle);
   cr_assert_not_null(at, "%s", needle);
   *line = 1;
@@ -280,23 +284,26 @@ Test(interop, a_gcbench_document_reads_as_before) {
             err.msg);
 }
 
-/* gcb_interop_slurp, under report and compare: a directory and a file
+/* gcb_file_read, under report and compare: a directory and a file
  * over the size limit are refused in one line, the second before reading.
  * (Pipes: test_robust_cli.c, pipes_are_read_whole_with_the_size_limit.) */
 Test(interop, directories_and_huge_files_are_refused) {
   char *text = NULL;
   size_t len = 0;
   struct gcb_err err = {0};
-  cr_expect_eq(gcb_interop_slurp(GCB_TEST_DATA, &text, &len, &err), GCB_EINPUT);
-  cr_expect_str_eq(err.msg, GCB_TEST_DATA ": is a directory");
+  cr_expect_eq(
+      gcb_file_read(GCB_TEST_DATA, GCB_FILE_MAX_BYTES, &text, &len, &err),
+      GCB_EINPUT);
+  cr_expect_str_eq(err.msg, GCB_TEST_DATA ": is a directory, not a file");
   cr_expect_null(text);
   char huge[] = "/tmp/gcb-interop-huge-XXXXXX";
   int fd = mkstemp(huge);
   cr_assert_geq(fd, 0);
   cr_assert_eq(ftruncate(fd, 300L << 20), 0); /* sparse: no disk used */
   close(fd);
-  cr_expect_eq(gcb_interop_slurp(huge, &text, &len, &err), GCB_EINPUT);
-  cr_expect(strstr(err.msg, ": larger than 256 MiB") != NULL, "%s", err.msg);
+  cr_expect_eq(gcb_file_read(huge, GCB_FILE_MAX_BYTES, &text, &len, &err),
+               GCB_EINPUT);
+  cr_expect(strstr(err.msg, "limit 256 MiB)") != NULL, "%s", err.msg);
   cr_expect_null(text);
   unlink(huge);
 }

@@ -1,0 +1,98 @@
+/*
+ * Whole-file reading with a size limit (file.h). One read loop for every
+ * kind of file: the buffer starts at the file's size (or 64 KiB for a
+ * pipe) and doubles as it fills, so a regular file is read with one
+ * allocation and a pipe or a file that grows is still read whole.
+ */
+#include "common/file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static enum gcb_status too_large(const char *path, const char *more,
+                                 unsigned long long size, size_t limit,
+                                 struct gcb_err *err) {
+  return gcb_err_set(err, GCB_EINPUT,
+                     "%s: too large (%s%llu bytes, limit %zu MiB)", path, more,
+                     size, limit >> 20);
+}
+
+/* What a file that is not read is, in words; NULL for what is read. */
+static const char *refused_kind(mode_t mode) {
+  if (S_ISDIR(mode))
+    return "a directory";
+  if (S_ISCHR(mode))
+    return "a character device";
+  if (S_ISBLK(mode))
+    return "a block device";
+  if (S_ISSOCK(mode))
+    return "a socket";
+  return NULL;
+}
+
+static enum gcb_status read_fd(int fd, const char *path, size_t guess,
+                               size_t limit, char **text, size_t *len,
+                               struct gcb_err *err) {
+  size_t cap = guess + 2, used = 0;
+  char *buf = NULL;
+  for (;;) {
+    if (used + 1 >= cap || buf == NULL) {
+      char *grown = realloc(buf, cap = buf == NULL ? cap : 2 * cap);
+      if (grown == NULL) {
+        free(buf);
+        return gcb_err_set(err, GCB_ENOMEM, "%s: out of memory", path);
+      }
+      buf = grown;
+    }
+    ssize_t n = read(fd, buf + used, cap - 1 - used);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      int e = errno;
+      free(buf);
+      return gcb_err_set(err, GCB_EIO, "%s: cannot read (%s)", path,
+                         strerror(e));
+    }
+    if (n == 0)
+      break;
+    used += (size_t)n;
+    if (used > limit) {
+      free(buf);
+      return too_large(path, "more than ", (unsigned long long)limit, limit,
+                       err);
+    }
+  }
+  buf[used] = '\0';
+  *text = buf;
+  *len = used;
+  return GCB_OK;
+}
+
+enum gcb_status gcb_file_read(const char *path, size_t limit, char **text,
+                              size_t *len, struct gcb_err *err) {
+  *text = NULL;
+  *len = 0;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return gcb_err_set(err, GCB_EINPUT, "%s: cannot open (%s)", path,
+                       strerror(errno));
+  struct stat sb;
+  enum gcb_status st;
+  const char *kind = NULL;
+  if (fstat(fd, &sb) != 0)
+    st = gcb_err_set(err, GCB_EIO, "%s: cannot read (%s)", path,
+                     strerror(errno));
+  else if ((kind = refused_kind(sb.st_mode)) != NULL)
+    st = gcb_err_set(err, GCB_EINPUT, "%s: is %s, not a file", path, kind);
+  else if (S_ISREG(sb.st_mode) && (unsigned long long)sb.st_size > limit)
+    st = too_large(path, "", (unsigned long long)sb.st_size, limit, err);
+  else
+    st = read_fd(fd, path, S_ISREG(sb.st_mode) ? (size_t)sb.st_size : 1 << 16,
+                 limit, text, len, err);
+  close(fd);
+  return st;
+}

@@ -1,0 +1,30 @@
+/*
+ * Whole-file reading with a size limit: the one way gcbench reads an input
+ * file it will parse (results documents, criteria, foreign formats).
+ * Regular files, pipes and FIFOs are read whole (a pipe cannot be reopened,
+ * so it is read once, here); directories and device nodes are refused
+ * before any byte is read, so /dev/zero or a terminal never reaches a
+ * parser.
+ */
+#ifndef GCB_FILE_H
+#define GCB_FILE_H
+
+#include <stddef.h>
+
+#include "common/status.h"
+
+/* The default limit for the documents gcbench reads. */
+#define GCB_FILE_MAX_BYTES ((size_t)256 << 20)
+
+/*
+ * Reads all of path into a new NUL-terminated buffer (*text, freed by the
+ * caller; *len excludes the NUL). More than `limit` bytes is refused, for a
+ * regular file before reading and for a pipe as soon as it is exceeded.
+ * Returns GCB_EINPUT (cannot open, a directory, a device, too large),
+ * GCB_EIO (a read error) or GCB_ENOMEM, with the path in err's message;
+ * *text is NULL and *len 0 then.
+ */
+enum gcb_status gcb_file_read(const char *path, size_t limit, char **text,
+                              size_t *len, struct gcb_err *err);
+
+#endif

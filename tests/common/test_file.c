@@ -1,0 +1,59 @@
+/* gcb_file_read: what is read whole, what is refused before a byte is read. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/file.h"
+
+Test(file, a_regular_file_is_read_whole_and_terminated) {
+  char path[] = "/tmp/gcb-file-XXXXXX";
+  int fd = mkstemp(path);
+  cr_assert_geq(fd, 0);
+  cr_assert_eq(write(fd, "abc\0def", 7), 7);
+  close(fd);
+  char *text = NULL;
+  size_t len = 0;
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_file_read(path, 1 << 20, &text, &len, &err), GCB_OK, "%s",
+               err.msg);
+  cr_expect_eq(len, 7);
+  cr_expect_eq(memcmp(text, "abc\0def", 8), 0);
+  free(text);
+  /* The limit is the size: 7 bytes with a limit of 6 are refused. */
+  cr_expect_eq(gcb_file_read(path, 6, &text, &len, &err), GCB_EINPUT);
+  cr_expect_null(text);
+  cr_expect(strstr(err.msg, "too large (7 bytes") != NULL, "%s", err.msg);
+  unlink(path);
+}
+
+Test(file, devices_and_directories_are_refused_before_reading) {
+  static const struct {
+    const char *path, *says;
+  } refused[] = {
+      {"/dev/zero", "/dev/zero: is a character device, not a file"},
+      {"/dev/null", "/dev/null: is a character device, not a file"},
+      {"/tmp", "/tmp: is a directory, not a file"},
+  };
+  for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+    char *text = NULL;
+    size_t len = 1;
+    struct gcb_err err = {0};
+    cr_expect_eq(gcb_file_read(refused[i].path, 1 << 20, &text, &len, &err),
+                 GCB_EINPUT, "%s", refused[i].path);
+    cr_expect_str_eq(err.msg, refused[i].says);
+    cr_expect_null(text);
+    cr_expect_eq(len, 0);
+  }
+}
+
+Test(file, a_missing_file_names_the_path_and_the_reason) {
+  char *text = NULL;
+  size_t len = 0;
+  struct gcb_err err = {0};
+  cr_expect_eq(gcb_file_read("/nonexistent/x.json", 1 << 20, &text, &len, &err),
+               GCB_EINPUT);
+  cr_expect_str_eq(
+      err.msg, "/nonexistent/x.json: cannot open (No such file or directory)");
+}
