@@ -195,6 +195,7 @@ static enum gcb_status start_watchdog(struct gcb_harness *h) {
       gcb_context_agree(h->ctx, gcb_watchdog_start(h->ctx, &wo, &h->watchdog));
   /* Transports that can give up on their own do so at the same deadline. */
   h->ctx->deadline = gcb_watchdog_deadline(h->watchdog);
+  h->ctx->watchdog = h->watchdog;
   return st;
 }
 
@@ -253,16 +254,16 @@ static enum gcb_status measure(struct gcb_harness *h, struct gcb_op *op,
   double ignored;
   enum gcb_status st = GCB_OK;
   for (long i = 0; i < h->opts->warmup && st == GCB_OK; i++) {
-    gcb_watchdog_step();
+    gcb_watchdog_step(h->watchdog);
     st = op->run(op->state, 1, &ignored, err);
   }
   /* Ranks start timing together: concurrent ranks share memory and links. */
-  gcb_watchdog_step();
+  gcb_watchdog_step(h->watchdog);
   int rc = MPI_Barrier(h->ctx->world);
   if (rc != MPI_SUCCESS && st == GCB_OK)
     st = mpi_failed(err, rc, "MPI_Barrier before timing");
   for (long i = 0; i < h->opts->iters && st == GCB_OK; i++) {
-    gcb_watchdog_step();
+    gcb_watchdog_step(h->watchdog);
     st = op->run(op->state, 1, &samples[i], err);
   }
   return st;
@@ -493,6 +494,7 @@ enum gcb_status gcb_harness_end(struct gcb_harness *h, enum gcb_status status) {
   if (ctx == NULL) /* the run never began */
     return GCB_OK;
   ctx->deadline = NULL;
+  ctx->watchdog = NULL;
   gcb_watchdog_stop(h->watchdog);
   h->watchdog = NULL;
   for (int i = 0; ctx->rank == 0 && i < h->nsinks; i++)

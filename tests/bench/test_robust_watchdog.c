@@ -129,6 +129,6 @@ Test(watchdog, calls_without_a_watchdog_do_nothing) {
   gcb_watchdog_label(NULL, "x");
   gcb_watchdog_phase(NULL, GCB_WD_MEASURE);
   gcb_watchdog_disarm(NULL);
-  gcb_watchdog_step();
+  gcb_watchdog_step(NULL);
   gcb_watchdog_stop(NULL);
 }
