@@ -180,14 +180,15 @@ static enum gcb_status lateness(struct gcb_ctx *ctx, const struct coll_op *c,
 }
 
 enum gcb_status gcb__coll_measure(struct gcb_ctx *ctx, const void *opts,
-                                  void *state, struct gcb_op *op, long iters,
-                                  long warmup, struct gcb_rank_result *out,
+                                  void *state, struct gcb_op *op,
+                                  struct gcb_timing *t,
+                                  struct gcb_rank_result *out,
                                   struct gcb_err *err) {
   (void)state;
   const struct coll_opts *o = opts;
   struct coll_op *c = op->state;
-  if (o->iters > 0)
-    iters = o->iters;
+  long iters = t->iters, warmup = t->warmup;
+  t->timed = iters;
   double *buf = malloc(3 * (size_t)iters * sizeof *buf);
   if (buf == NULL)
     return gcb_err_set(err, GCB_ENOMEM, "coll timing: out of memory");

@@ -64,6 +64,7 @@ struct wire {
   struct gcb_rank_result result; /* check.method travels in method[] */
   struct gcb_check check;
   char method[96];
+  long timed; /* iterations timed (the measure hook's word) */
 };
 
 /* The document is shared with the watchdog thread, which may record a
@@ -304,12 +305,15 @@ static enum gcb_status measure_and_check(struct gcb_harness *h,
                                          const struct gcb_bench *bench,
                                          const void *bench_opts, void *state,
                                          struct gcb_op *op, struct wire *w) {
+  struct gcb_timing t = {.iters = h->opts->iters,
+                         .warmup = h->opts->warmup,
+                         .timed = h->opts->iters};
   telemetry_start(h);
-  enum gcb_status st =
-      bench->measure
-          ? bench->measure(h->ctx, bench_opts, state, op, h->opts->iters,
-                           h->opts->warmup, &w->result, &h->ctx->err)
-          : measure_samples(h, op, &w->result);
+  enum gcb_status st = bench->measure
+                           ? bench->measure(h->ctx, bench_opts, state, op, &t,
+                                            &w->result, &h->ctx->err)
+                           : measure_samples(h, op, &w->result);
+  w->timed = t.timed;
   telemetry_stop(h, &w->result.telemetry);
   gcb_watchdog_phase(h->watchdog, GCB_WD_CHECK);
   if (st == GCB_OK && !h->opts->no_check && op->check)
@@ -329,6 +333,9 @@ static enum gcb_status gather(struct gcb_harness *h, const struct wire *mine,
     return mpi_failed(&ctx->err, rc, "MPI_Gather of case statistics");
   for (int r = 0; ctx->rank == 0 && r < ctx->size; r++) {
     struct gcb_rank_result *rr = &rec->ranks[r];
+    /* The record says what was timed, as the hook reports it. */
+    if (r == 0 || all[r].timed > rec->iterations)
+      rec->iterations = (int)all[r].timed;
     const struct gcb_check *c = &all[r].check;
     *rr = all[r].result;
     rr->rank = r;
