@@ -50,6 +50,12 @@ void gcb_watchdog_arm(struct gcb_watchdog *w, const char *bench,
   atomic_fetch_add_explicit(&w->seq, 1, memory_order_relaxed);
   atomic_store_explicit(&w->step, 0, memory_order_relaxed);
   pthread_mutex_unlock(&w->lock);
+  /* A deadline nearer than the thread's next look wakes it now. */
+  if (w->opts.timeout_s > 0 && w->opts.timeout_s < 2e-3 * GCB__WD_TICK_MS &&
+      w->wake[1] >= 0) {
+    ssize_t rc = write(w->wake[1], "", 1);
+    (void)rc;
+  }
 }
 
 void gcb_watchdog_label(struct gcb_watchdog *w, const char *label) {
@@ -99,13 +105,24 @@ void gcb__wd_armed(struct gcb_watchdog *w, struct gcb__wd_armed *a) {
 
 /* ---- the thread -----------------------------------------------------------*/
 
+/* How long the thread may wait for its descriptors: a tick, or less when
+ * the armed deadline is nearer, so that a deadline under a tick is kept
+ * too. */
+static int wait_ms(struct gcb_watchdog *w) {
+  pthread_mutex_lock(&w->lock);
+  double deadline = w->deadline;
+  pthread_mutex_unlock(&w->lock);
+  double left = deadline > 0 ? 1e3 * (deadline - gcb__wd_now()) + 1 : 1e9;
+  return left < 1 ? 1 : left < GCB__WD_TICK_MS ? (int)left : GCB__WD_TICK_MS;
+}
+
 static void *run(void *arg) {
   struct gcb_watchdog *w = arg;
   while (!atomic_load(&w->stopping)) {
     if (w->rank == 0)
-      gcb__wd_serve(w);
+      gcb__wd_serve(w, wait_ms(w));
     else
-      gcb__wd_report(w);
+      gcb__wd_report(w, wait_ms(w));
     if (atomic_load(&w->stopping))
       break;
     double now = gcb__wd_now();
@@ -131,14 +148,15 @@ void gcb_watchdog_stop(struct gcb_watchdog *w) {
   for (int i = 0; i < w->nconns; i++)
     if (w->conns[i].fd >= 0)
       close(w->conns[i].fd);
-  if (w->listen_fd >= 0)
-    close(w->listen_fd);
+  for (int i = 0; i < w->nlisten; i++)
+    close(w->listen[i]);
   for (int i = 0; i < 2; i++)
     if (w->wake[i] >= 0)
       close(w->wake[i]);
   pthread_mutex_destroy(&w->lock);
   free(w->conns);
   free(w->ranks);
+  free(w->peers);
   free(w);
 }
 
@@ -152,12 +170,17 @@ static struct gcb_watchdog *alloc_watchdog(const struct gcb_ctx *ctx,
                              .near0 = ctx->node_index == 0,
                              .opts = *o,
                              .wake = {-1, -1},
-                             .listen_fd = -1,
                              .fd = -1,
                              .retry = RETRY_MIN_S};
   pthread_mutex_init(&w->lock, NULL);
-  if (ctx->rank == 0 &&
-      (w->ranks = calloc((size_t)ctx->size, sizeof *w->ranks)) == NULL) {
+  if (ctx->rank != 0)
+    return w;
+  /* Bounded from the start: a connection per rank, a few waiting. */
+  w->capconns = ctx->size - 1 + GCB__WD_PENDING_MAX;
+  w->ranks = calloc((size_t)ctx->size, sizeof *w->ranks);
+  w->peers = calloc((size_t)ctx->size, sizeof *w->peers);
+  w->conns = calloc((size_t)w->capconns, sizeof *w->conns);
+  if (w->ranks == NULL || w->peers == NULL || w->conns == NULL) {
     gcb_watchdog_stop(w);
     return NULL;
   }
@@ -171,15 +194,24 @@ enum gcb_status gcb_watchdog_start(struct gcb_ctx *ctx,
   struct gcb_watchdog *w = alloc_watchdog(ctx, opts);
   if (w == NULL)
     return gcb_err_set(&ctx->err, GCB_ENOMEM, "watchdog: out of memory");
-  if (ctx->rank == 0 && ctx->size > 1)
-    gcb__wd_listen(w, ctx->hostname);
-  if (ctx->size > 1 && MPI_Bcast(&w->where0, (int)sizeof w->where0, MPI_BYTE, 0,
-                                 ctx->world) != MPI_SUCCESS) {
+  enum gcb_status st = GCB_OK;
+  if (ctx->rank == 0 && !gcb__wd_new_key(w->where0.key))
+    st = gcb_err_set(&ctx->err, GCB_EIO,
+                     "watchdog: no random bytes for the run's secret");
+  if (ctx->size > 1 && (st = gcb_context_agree(ctx, st)) == GCB_OK)
+    st = gcb__wd_listen(w, ctx);
+  if (st == GCB_OK && ctx->size > 1 &&
+      MPI_Bcast(&w->where0, (int)sizeof w->where0, MPI_BYTE, 0, ctx->world) !=
+          MPI_SUCCESS)
+    st = gcb_err_set(&ctx->err, GCB_EMPI,
+                     "MPI_Bcast of the watchdog's address failed");
+  if (st != GCB_OK) {
     gcb_watchdog_stop(w);
-    return gcb_err_set(&ctx->err, GCB_EMPI,
-                       "MPI_Bcast of the watchdog's address failed");
+    return st;
   }
-  w->gone = w->rank != 0 && w->where0.port == 0;
+  const struct gcb__wd_where *o = &w->where0;
+  w->gone = w->rank != 0 && o->loopback_port == 0 && o->naddrs == 0 &&
+            o->any_port == 0;
   int rc = pipe2(w->wake, O_CLOEXEC | O_NONBLOCK);
   if (rc == 0)
     rc = pthread_create(&w->thread, NULL, run, w);
@@ -188,6 +220,7 @@ enum gcb_status gcb_watchdog_start(struct gcb_ctx *ctx,
     return gcb_err_set(&ctx->err, GCB_EIO, "watchdog: cannot start its thread");
   }
   w->started = true;
+  pthread_setname_np(w->thread, "gcb-watchdog"); /* named for tests, top */
   gcb__wd_signals_install(w, ctx->size > 1);
   *out = w;
   return GCB_OK;

@@ -47,9 +47,7 @@ _Noreturn void gcb__wd_end_run_as(struct gcb_watchdog *w, enum gcb_status code,
   /* Only now the others: a launcher ends the whole job when the first
    * process ends, and that must not be another rank before this line. */
   struct gcb__wd_msg abort = {.type = GCB__WD_ABORT, .a = (uint32_t)exit_code};
-  for (int i = 0; i < w->nconns; i++)
-    if (w->conns[i].fd >= 0)
-      (void)gcb__wd_send(w->conns[i].fd, &abort);
+  gcb__wd_tell_all(w, &abort);
   _exit(exit_code);
 }
 

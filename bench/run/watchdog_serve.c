@@ -1,85 +1,56 @@
 /*
- * Rank 0's side of the progress connections (see watchdog.h): it listens
- * on an ephemeral port, accepts every rank's connection, keeps each rank's
- * last reported progress, and names a rank whose connection closes
- * without a goodbye at once.
+ * Rank 0's side of the progress connections (see watchdog.h). A new
+ * connection must prove itself with its first message, a hello sealed
+ * with the run's secret for a rank that has no connection yet, within a
+ * couple of seconds; anything else is closed at once and changes
+ * nothing. The table is bounded (a connection per rank, and a few
+ * waiting for their hello: more are closed as they come), closed
+ * connections leave it, and an accept error such as EMFILE pauses
+ * accepting instead of spinning. A rank whose authenticated connection
+ * closes without a goodbye is named at once.
  */
-#define _GNU_SOURCE /* getifaddrs, accept4 */
-#include <arpa/inet.h>
-#include <ifaddrs.h>
-#include <net/if.h>
-#include <netinet/in.h>
+#define _GNU_SOURCE /* accept4 */
+#include <errno.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "bench/run/watchdog_internal.h"
 
-/* Rank 0's addresses other ranks can reach: IPv4, up, not loopback. */
-static void own_addresses(struct gcb__wd_where *o) {
-  struct ifaddrs *list = NULL;
-  if (getifaddrs(&list) != 0)
-    return;
-  for (struct ifaddrs *i = list; i != NULL && o->naddrs < GCB__WD_MAX_ADDRS;
-       i = i->ifa_next)
-    if (i->ifa_addr != NULL && i->ifa_addr->sa_family == AF_INET &&
-        !(i->ifa_flags & IFF_LOOPBACK) && (i->ifa_flags & IFF_UP))
-      o->addrs[o->naddrs++] =
-          ((const struct sockaddr_in *)(const void *)i->ifa_addr)
-              ->sin_addr.s_addr;
-  freeifaddrs(list);
+#define ACCEPT_BURST 64
+#define LISTEN_PAUSE_S 0.5
+
+static void drop(struct gcb_watchdog *w, struct gcb__wd_conn *c) {
+  close(c->fd);
+  c->fd = -1;
+  if (c->rank < 0)
+    w->pending--;
+  else
+    w->peers[c->rank].connected = false;
 }
 
-/* Rank 0 keeps a connection per rank: make room under the file limit. */
-static void raise_fd_limit(int size) {
-  struct rlimit rl;
-  rlim_t want = (rlim_t)size + 64;
-  if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < want) {
-    rl.rlim_cur = rl.rlim_max < want ? rl.rlim_max : want;
-    setrlimit(RLIMIT_NOFILE, &rl);
-  }
-}
-
-void gcb__wd_listen(struct gcb_watchdog *w, const char *hostname) {
-  struct sockaddr_in sa = {.sin_family = AF_INET,
-                           .sin_addr.s_addr = htonl(INADDR_ANY)};
-  socklen_t len = sizeof sa;
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0 ||
-      listen(fd, SOMAXCONN) != 0 ||
-      getsockname(fd, (struct sockaddr *)&sa, &len) != 0) {
-    if (fd >= 0)
-      close(fd);
-    return; /* the others stay silent; rank 0's own deadline still works */
-  }
-  raise_fd_limit(w->size);
-  w->listen_fd = fd;
-  w->where0.port = ntohs(sa.sin_port);
-  snprintf(w->where0.host, sizeof w->where0.host, "%s", hostname);
-  own_addresses(&w->where0);
-}
-
-static void accept_all(struct gcb_watchdog *w) {
-  for (;;) {
-    int fd = accept4(w->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-    if (fd < 0)
+static void accept_from(struct gcb_watchdog *w, int lfd, double now) {
+  for (int k = 0; k < ACCEPT_BURST; k++) {
+    int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0 && (errno == EINTR || errno == ECONNABORTED || errno == EPROTO))
+      continue;
+    if (fd < 0) {
+      /* Out of descriptors or memory: the backlog stays readable, so
+       * wait before trying again rather than spin on the error. */
+      if (errno != EAGAIN && errno != EWOULDBLOCK)
+        w->listen_pause = now + LISTEN_PAUSE_S;
       return;
-    if (w->nconns == w->capconns) {
-      int cap = w->capconns ? 2 * w->capconns : 16;
-      struct gcb__wd_conn *grown =
-          realloc(w->conns, sizeof *grown * (size_t)cap);
-      if (grown == NULL) {
-        close(fd);
-        return;
-      }
-      w->conns = grown;
-      w->capconns = cap;
     }
-    w->conns[w->nconns++] = (struct gcb__wd_conn){.fd = fd, .rank = -1};
+    if (w->pending >= GCB__WD_PENDING_MAX || w->nconns >= w->capconns) {
+      close(fd);
+      continue;
+    }
+    w->conns[w->nconns++] =
+        (struct gcb__wd_conn){.fd = fd, .rank = -1, .since = now};
+    w->pending++;
   }
 }
 
@@ -98,16 +69,37 @@ static _Noreturn void dead_rank0(struct gcb_watchdog *w, int r) {
   gcb__wd_end_run(w, GCB_EMPI, "rank died", r, a.bench, a.label, message);
 }
 
-static void handle(struct gcb_watchdog *w, struct gcb__wd_conn *c,
+/* An unauthenticated connection's first message: a sealed hello from a
+ * rank without a connection, newer than anything that rank sent. */
+static bool admit(struct gcb_watchdog *w, struct gcb__wd_conn *c,
+                  const struct gcb__wd_msg *m) {
+  if (!gcb__wd_authentic(w, m, GCB__WD_TO0) || m->type != GCB__WD_HELLO ||
+      m->rank == 0 || m->rank >= (uint32_t)w->size)
+    return false;
+  struct gcb__wd_peer *p = &w->peers[m->rank];
+  if (p->connected || p->bye || m->counter <= p->rx)
+    return false;
+  c->rank = (int)m->rank;
+  p->connected = true;
+  w->pending--;
+  return true;
+}
+
+/* One whole message; false when the connection is to be dropped. */
+static bool handle(struct gcb_watchdog *w, struct gcb__wd_conn *c,
                    const struct gcb__wd_msg *m) {
-  if (m->type == GCB__WD_HELLO && c->rank < 0 && m->a > 0 &&
-      (int)m->a < w->size)
-    c->rank = (int)m->a;
-  if (c->rank < 0)
-    return;
+  if (c->rank < 0 && !admit(w, c, m))
+    return false;
+  struct gcb__wd_peer *p = &w->peers[c->rank];
+  /* On an authenticated connection a bad message is ignored: only a
+   * process of the run could have opened it. */
+  if (!gcb__wd_authentic(w, m, GCB__WD_TO0) || m->rank != (uint32_t)c->rank ||
+      (m->counter <= p->rx && m->type != GCB__WD_HELLO))
+    return true;
+  p->rx = m->counter;
   struct gcb__wd_rank *r = &w->ranks[c->rank];
   if (m->type == GCB__WD_BYE)
-    c->bye = true;
+    c->bye = p->bye = true;
   if (m->type == GCB__WD_SIGNAL && w->stop_signal == 0 &&
       (m->a == SIGINT || m->a == SIGTERM)) {
     w->stop_signal = (int)m->a;
@@ -118,36 +110,74 @@ static void handle(struct gcb_watchdog *w, struct gcb__wd_conn *c,
         .heard = true, .seq = m->a, .step = m->b, .phase = m->phase};
   if (m->type == GCB__WD_HELLO)
     r->seq = 0, r->step = 0;
+  return true;
 }
 
-void gcb__wd_serve(struct gcb_watchdog *w) {
-  struct pollfd *p = calloc((size_t)w->nconns + 2, sizeof *p);
+/* Reads what one connection has; closes it at its end or when it fails
+ * to prove itself. */
+static void read_conn(struct gcb_watchdog *w, struct gcb__wd_conn *c) {
+  struct gcb__wd_msg m;
+  int rc;
+  while ((rc = gcb__wd_recv(c->fd, c->buf, &c->got, &m)) == 1)
+    if (!handle(w, c, &m)) {
+      drop(w, c);
+      return;
+    }
+  if (rc < 0) {
+    int rank = c->rank;
+    bool bye = c->bye;
+    drop(w, c);
+    if (rank > 0 && !bye)
+      dead_rank0(w, rank);
+  }
+}
+
+/* Closes connections that never said hello in time; keeps the table
+ * dense. */
+static void sweep(struct gcb_watchdog *w, double now) {
+  int k = 0;
+  for (int i = 0; i < w->nconns; i++) {
+    struct gcb__wd_conn *c = &w->conns[i];
+    if (c->fd >= 0 && c->rank < 0 && now > c->since + GCB__WD_HELLO_WAIT_S)
+      drop(w, c);
+    if (c->fd >= 0)
+      w->conns[k++] = *c;
+  }
+  w->nconns = k;
+}
+
+void gcb__wd_serve(struct gcb_watchdog *w, int wait_ms) {
+  struct pollfd *p =
+      calloc(1 + GCB__WD_MAX_LISTEN + (size_t)w->nconns, sizeof *p);
   if (p == NULL) {
-    poll(NULL, 0, GCB__WD_TICK_MS);
+    poll(NULL, 0, wait_ms);
     return;
   }
+  double now = gcb__wd_now();
+  int nl = now >= w->listen_pause ? w->nlisten : 0, n = w->nconns;
   p[0] = (struct pollfd){.fd = w->wake[0], .events = POLLIN};
-  p[1] = (struct pollfd){.fd = w->listen_fd, .events = POLLIN};
-  for (int i = 0; i < w->nconns; i++)
-    p[i + 2] = (struct pollfd){.fd = w->conns[i].fd, .events = POLLIN};
-  int n = w->nconns;
-  if (poll(p, (nfds_t)n + 2, GCB__WD_TICK_MS) > 0) {
-    for (int i = 0; i < n; i++) {
-      struct gcb__wd_conn *c = &w->conns[i];
-      struct gcb__wd_msg m;
-      int rc = 0;
-      while (c->fd >= 0 && p[i + 2].revents &&
-             (rc = gcb__wd_recv(c->fd, c->buf, &c->got, &m)) == 1)
-        handle(w, c, &m);
-      if (rc < 0) {
-        close(c->fd);
-        c->fd = -1;
-        if (c->rank > 0 && !c->bye)
-          dead_rank0(w, c->rank);
-      }
-    }
-    if (p[1].revents)
-      accept_all(w);
+  for (int i = 0; i < nl; i++)
+    p[1 + i] = (struct pollfd){.fd = w->listen[i], .events = POLLIN};
+  for (int i = 0; i < n; i++)
+    p[1 + nl + i] = (struct pollfd){.fd = w->conns[i].fd, .events = POLLIN};
+  if (poll(p, (nfds_t)(1 + nl + n), wait_ms) > 0) {
+    now = gcb__wd_now();
+    for (int i = 0; i < n; i++)
+      if (p[1 + nl + i].revents && w->conns[i].fd >= 0)
+        read_conn(w, &w->conns[i]);
+    for (int i = 0; i < nl; i++)
+      if (p[1 + i].revents)
+        accept_from(w, w->listen[i], now);
   }
   free(p);
+  sweep(w, gcb__wd_now());
+}
+
+void gcb__wd_tell_all(struct gcb_watchdog *w, struct gcb__wd_msg *m) {
+  for (int i = 0; i < w->nconns; i++) {
+    struct gcb__wd_conn *c = &w->conns[i];
+    if (c->fd >= 0 && c->rank > 0)
+      (void)gcb__wd_send(w, c->fd, m, GCB__WD_FROM0, (uint32_t)c->rank,
+                         ++w->peers[c->rank].tx);
+  }
 }

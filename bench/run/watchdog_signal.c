@@ -122,7 +122,7 @@ void gcb__wd_check_signal(struct gcb_watchdog *w, double now) {
   if (w->signal_at > 0 && w->fd >= 0 && !w->signal_told) {
     struct gcb__wd_msg m = {.type = GCB__WD_SIGNAL,
                             .a = (uint32_t)w->stop_signal};
-    w->signal_told = gcb__wd_send(w->fd, &m);
+    w->signal_told = gcb__wd_tell0(w, &m);
   }
   if (w->signal_at > 0 && now > w->signal_at + SIGNAL_GRACE_S) {
     char line[256];
