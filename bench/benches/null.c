@@ -7,6 +7,7 @@
  * Hidden from `list`, the usage text and `suite`; run by name.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 
 #include "bench/bench.h"
@@ -14,6 +15,7 @@
 struct null_opts {
   long cases;
   long skip_case, fail_case; /* -1: none */
+  long sleep_us;             /* each operation lasts this long */
 };
 
 #define OPT(field) offsetof(struct null_opts, field)
@@ -24,6 +26,8 @@ static const struct gcb_option null_options[] = {
      "this case (from 0) is skipped as not supported", NULL, -1, 0},
     {"fail-case", 0, GCB_OPT_INT, OPT(fail_case), "-1", "CASE",
      "this case (from 0) fails at set-up", NULL, -1, 0},
+    {"sleep-us", 0, GCB_OPT_INT, OPT(sleep_us), "0", "US",
+     "each operation sleeps US microseconds (a run that lasts)", NULL, 0, 1e7},
     {0},
 };
 #undef OPT
@@ -34,14 +38,21 @@ static double now_s(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* The empty operation: the time the clock says it took. */
+/* The empty operation (or a sleep of --sleep-us): the time the clock
+ * says it took. */
 static enum gcb_status null_run(void *state, int reps, double *seconds,
                                 struct gcb_err *err) {
-  (void)state, (void)err;
+  (void)err;
+  const long *sleep_us = state;
   volatile int sink = 0;
   double t0 = now_s();
-  for (int i = 0; i < reps; i++)
+  for (int i = 0; i < reps; i++) {
     sink = sink + 1;
+    if (*sleep_us > 0)
+      nanosleep(&(struct timespec){.tv_sec = *sleep_us / 1000000,
+                                   .tv_nsec = *sleep_us % 1000000 * 1000},
+                NULL);
+  }
   *seconds = now_s() - t0;
   return GCB_OK;
 }
@@ -75,7 +86,12 @@ static enum gcb_status null_setup(struct gcb_ctx *ctx, const void *opts,
     return gcb_err_set(err, GCB_EUNSUPPORTED, "null: case %d skipped", index);
   if (index == o->fail_case)
     return gcb_err_set(err, GCB_EIO, "null: case %d failed", index);
-  *op = (struct gcb_op){.run = null_run, .check = null_check};
+  long *sleep_us = malloc(sizeof *sleep_us);
+  if (sleep_us == NULL)
+    return gcb_err_set(err, GCB_ENOMEM, "null: out of memory");
+  *sleep_us = o->sleep_us;
+  *op = (struct gcb_op){
+      .state = sleep_us, .run = null_run, .check = null_check, .release = free};
   return GCB_OK;
 }
 
