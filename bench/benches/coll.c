@@ -6,6 +6,7 @@
  * from the collectives table; this file only sweeps and describes cases.
  */
 #include <errno.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -207,10 +208,13 @@ static enum gcb_status parse_delay(const char *text, int size, int *rank_out,
   errno = 0;
   long rank = strtol(text, &end, 10);
   double us = *end == ':' ? strtod(end + 1, &end) : -1;
-  if (errno || *end != '\0' || rank < 0 || rank >= size || us < 0 || us > 1e7)
+  /* nan and inf pass no comparison: refused by name, never cast. */
+  if (errno || *end != '\0' || rank < 0 || rank >= size || !isfinite(us) ||
+      us < 0 || us > 1e7)
     return gcb_err_set(err, GCB_EUSAGE,
                        "--delay-rank '%s': expected RANK:MICROSECONDS with "
-                       "0 <= RANK < %d",
+                       "0 <= RANK < %d and 0 <= MICROSECONDS <= 10000000 "
+                       "(10 s)",
                        text, size);
   *rank_out = (int)rank;
   *seconds = us * 1e-6;

@@ -19,9 +19,12 @@ void gcb__wd_say(const char *line) {
     fflush(stdout);
     funlockfile(stdout);
   }
-  char buf[2048];
+  /* Names in the line (a node's, a case's) go through the one escaping
+   * path: a terminal escape or newline in one is shown, never obeyed. */
+  char shown[1800], buf[2048];
+  gcb_text_shown(shown, sizeof shown, line);
   int n = snprintf(buf, sizeof buf, "%sgcbench: error: %s\n",
-                   isatty(STDERR_FILENO) ? "\r\033[K" : "", line);
+                   isatty(STDERR_FILENO) ? "\r\033[K" : "", shown);
   if (n > (int)sizeof buf - 1)
     n = (int)sizeof buf - 1;
   ssize_t rc = write(STDERR_FILENO, buf, (size_t)n);

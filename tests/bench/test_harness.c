@@ -286,3 +286,62 @@ Test(harness, the_document_sink_rewrites_the_file_with_each_case) {
   free(text);
   gcb_results_free(doc.results);
 }
+
+/* Node names reach the table's "Latest arrival" line and its skip and
+ * failure lines through the one escaping path: a terminal escape or a
+ * newline in one is shown as \xNN, never obeyed. */
+Test(harness, names_in_table_lines_are_escaped) {
+  static const char names[2][96] = {"n0, CPUs 0",
+                                    "evil\033]0;pwned\007\nRANK 0 OK, CPUs 1"};
+  char *text = NULL;
+  size_t len = 0;
+  FILE *out = open_memstream(&text, &len);
+  struct gcb_table table = {.out = out, .nranks = 2, .rank_names = names};
+  struct gcb_sink sink = gcb_table_sink(&table);
+  struct gcb_err err = {0};
+  struct gcb_rank_result ranks[2];
+  struct gcb_record rec = {
+      .bench = "coll",
+      .backend = "host",
+      .iterations = 3,
+      .warmup = 1,
+      .nranks = 2,
+      .ranks = ranks,
+      .layout = GCB_LAYOUT_COLLECTIVE,
+      .work_per_op = 8,
+      .figure = {
+          .unit = "GB/s", .scale = 1e9, .counted = "bytes", .bus_factor = 1}};
+  snprintf(rec.label, sizeof rec.label, "allreduce float sum 8B out-of-place");
+  gcb_record_param_str(&rec, "op", "allreduce");
+  gcb_record_param_size(&rec, "size", 8);
+  gcb_record_param_int(&rec, "count", 2);
+  gcb_record_param_str(&rec, "type", "float");
+  gcb_record_param_str(&rec, "redop", "sum");
+  gcb_record_param_int(&rec, "root", -1);
+  gcb_record_param_int(&rec, "inplace", 0);
+  gcb_record_param_str(&rec, "split", "none");
+  gcb_record_param_int(&rec, "comm_size", 2);
+  for (int r = 0; r < 2; r++) {
+    double t[3] = {1e-5, 2e-5, 3e-5}, early[3] = {0, 0, 0},
+           late[3] = {4e-6, 5e-6, 6e-6};
+    ranks[r] = (struct gcb_rank_result){.rank = r};
+    gcb_stats_compute(t, 3, &ranks[r].seconds);
+    gcb_stats_compute(r == 1 ? late : early, 3, &ranks[r].late);
+    ranks[r].time_s = ranks[r].seconds.mean;
+  }
+  cr_assert_eq(sink.record(sink.self, &rec, &err), GCB_OK);
+  snprintf(rec.label, sizeof rec.label, "bad\033[2Jlabel\nline");
+  cr_assert_eq(sink.error(sink.self, &rec, 1, GCB_EIO, "broke", &err), GCB_OK);
+  cr_assert_eq(sink.skip(sink.self, &rec, "no\033[31m", &err), GCB_OK);
+  if (sink.finish)
+    sink.finish(sink.self, &err);
+  fclose(out);
+  cr_expect(strstr(text, "# Latest arrival       : rank 1 (evil\\x1b]0;pwned"
+                         "\\x07\\x0aRANK 0 OK, CPUs 1)") != NULL,
+            "%s", text);
+  cr_expect(strstr(text, "bad\\x1b[2Jlabel\\x0aline") != NULL, "%s", text);
+  cr_expect(strstr(text, "no\\x1b[31m") != NULL, "%s", text);
+  cr_expect_null(strchr(text, '\033'), "no raw escape: %s", text);
+  cr_expect_null(strstr(text, "\nRANK 0 OK"), "no raw newline: %s", text);
+  free(text);
+}

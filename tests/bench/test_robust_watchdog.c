@@ -248,3 +248,48 @@ Test(watchdog, cases_that_finish_in_time_and_the_time_between_are_left_alone) {
   cr_expect_str_eq(log, "", "nothing recorded");
   cr_expect_str_eq(err, "", "nothing said");
 }
+
+/* A case of 80 ms under --timeout 0.03: the deadline falls inside the
+ * watchdog's 100 ms tick and must still be kept (once a case that ended
+ * before the next tick escaped it about half the time). */
+static void short_case_past_a_short_deadline(struct gcb_watchdog_opts *wo) {
+  struct gcb_ctx ctx = {.rank = 0, .size = 1};
+  struct gcb_watchdog *w = NULL;
+  wo->timeout_s = 0.03;
+  if (gcb_watchdog_start(&ctx, wo, &w) != GCB_OK)
+    _exit(99);
+  nap_ms(150); /* the thread is well into a tick */
+  gcb_watchdog_arm(w, "null", "case");
+  nap_ms(80);
+  gcb_watchdog_disarm(w);
+  nap_ms(300);
+  gcb_watchdog_stop(w);
+}
+
+Test(watchdog, deadlines_under_a_tick_are_kept) {
+  for (int i = 0; i < 5; i++) {
+    char log[2048], err[2048];
+    int code = in_child(short_case_past_a_short_deadline, log, err, sizeof log);
+    cr_expect_eq(code, 4, "try %d: exit %d: %s", i, code, err);
+    cr_expect(strstr(log, "did not finish within 0.03 s") != NULL, "%s", log);
+  }
+}
+
+static const char evil_names[1][96] = {"evil\033[2J\nhost, CPUs 0"};
+
+static void arm_and_hang_named(struct gcb_watchdog_opts *wo) {
+  wo->rank_names = evil_names;
+  arm_and_hang(wo);
+}
+
+/* The watchdog's timeout line goes through the one escaping path. */
+Test(watchdog, names_in_the_timeout_line_are_escaped) {
+  char log[2048], err[2048];
+  int code = in_child(arm_and_hang_named, log, err, sizeof log);
+  cr_expect_eq(code, 4, "exit %d: %s", code, err);
+  cr_expect(strstr(err, "rank 0 (evil\\x1b[2J\\x0ahost, CPUs 0) in measure") !=
+                NULL,
+            "%s", err);
+  cr_expect_null(strchr(err, '\033'), "no raw escape: %s", err);
+  cr_expect_eq(strchr(err, '\n'), err + strlen(err) - 1, "one line: %s", err);
+}
