@@ -1,16 +1,65 @@
 /*
- * GPU health in the results document: every node's GPUs as its first rank
- * sees them (name, UUID, bus id, compute capability, clocks, PCIe link,
- * NVLinks, ECC, temperature, power, throttle reasons, versions). Values the
- * backend could not read are null, never guessed.
+ * GPU health in the results document (nodes[].gpus, docs/results-schema.md)
+ * with its schema rows: every node's GPUs as its first rank sees them
+ * (name, UUID, bus id, compute capability, clocks, PCIe link, NVLinks, ECC,
+ * temperature, power, throttle reasons, versions). Values the backend could
+ * not read are null, never guessed.
  */
-#include "bench/run/health_json.h"
+#include "reports/document/results_int.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/nvml.h"
+#include "common/telemetry.h"
+
+/* ---- schema rows -------------------------------------------------------- */
+
+static const struct gcb__field throttle_fields[] = {
+    REQ("mask", &gcb__n_int),
+    REQ("reasons", &gcb__n_str),
+    REQ("slowed", &gcb__n_bool),
+    {0},
+};
+
+static const struct gcb__field gpu_fields[] = {
+    REQ("ordinal", &gcb__n_int),
+    REQ("name", &gcb__n_str),
+    REQ("bus_id", &gcb__n_str),
+    REQ("compute_capability", &gcb__n_str),
+    REQ("sm_count", &gcb__n_int),
+    REQ("memory_bytes", &gcb__n_int),
+    REQ("l2_bytes", &gcb__n_int_null),
+    REQ("nvml", &gcb__n_bool),
+    REQ("nvml_why", &gcb__n_str_null),
+    REQ("uuid", &gcb__n_str_null),
+    REQ("sm_clock_mhz", &gcb__n_int_null),
+    REQ("sm_clock_max_mhz", &gcb__n_int_null),
+    REQ("mem_clock_mhz", &gcb__n_int_null),
+    REQ("mem_clock_max_mhz", &gcb__n_int_null),
+    REQ("pcie_gen", &gcb__n_int_null),
+    REQ("pcie_gen_max", &gcb__n_int_null),
+    REQ("pcie_width", &gcb__n_int_null),
+    REQ("pcie_width_max", &gcb__n_int_null),
+    REQ("nvlinks", &gcb__n_int_null),
+    REQ("nvlinks_active", &gcb__n_int_null),
+    REQ("ecc_enabled", NODE(.types = T_BOOL | T_NULL)),
+    REQ("ecc_corrected", &gcb__n_int_null),
+    REQ("ecc_uncorrected", &gcb__n_int_null),
+    REQ("temp_c", &gcb__n_int_null),
+    REQ("power_w", &gcb__n_num_null),
+    REQ("power_limit_w", &gcb__n_num_null),
+    REQ("throttle", NODE(.types = T_OBJ | T_NULL, .fields = throttle_fields)),
+    REQ("driver", &gcb__n_str_null),
+    REQ("cuda_driver", &gcb__n_str_null),
+    REQ("cuda_runtime", &gcb__n_str_null),
+    REQ("nccl", &gcb__n_str_null),
+    {0},
+};
+const struct gcb__node gcb__n_gpus = {.types = T_ARR, .items = OBJ(gpu_fields)};
+
+/* ---- writer ------------------------------------------------------------- */
 
 static json_t *int_or_null(long long v) {
   return v >= 0 ? json_integer(v) : json_null();
@@ -58,8 +107,8 @@ static json_t *gpu_json(const struct gcb_health *h) {
       {"pcie_width_max", int_or_null(h->pcie_width_max)},
       {"nvlinks", int_or_null(h->nvlinks)},
       {"nvlinks_active", int_or_null(h->nvlinks_active)},
-      {"ecc_enabled", h->ecc_enabled >= 0 ? json_boolean(h->ecc_enabled)
-                                          : json_null()},
+      {"ecc_enabled",
+       h->ecc_enabled >= 0 ? json_boolean(h->ecc_enabled) : json_null()},
       {"ecc_corrected", int_or_null(h->ecc_corrected)},
       {"ecc_uncorrected", int_or_null(h->ecc_uncorrected)},
       {"temp_c", int_or_null(h->temp_c)},
@@ -82,7 +131,7 @@ static json_t *gpu_json(const struct gcb_health *h) {
   return o;
 }
 
-json_t *gcb__health_json(const struct gcb_health *gpus, int n) {
+json_t *gcb_results_gpus_json(const struct gcb_health *gpus, int n) {
   json_t *a = json_array();
   for (int i = 0; a && i < n; i++)
     if (json_array_append_new(a, gpu_json(&gpus[i])) != 0) {

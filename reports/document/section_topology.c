@@ -1,15 +1,145 @@
 /*
- * Topology summary as JSON for the results document: one object per node
- * holding its GPUs (PCI bus id, ids, NUMA node, local CPUs, PCIe path with
- * link generation and width per hop, NVLinks, nearest NICs, expected host
- * link), NICs, NUMA nodes, PCIe switches, the path-class matrix over GPUs
- * and NICs, expected GPU-pair bandwidths, the hypervisor and the suspicious
- * facts. Unknown numbers are null. Every json_pack call steals its "o"
- * arguments, so a failure anywhere yields NULL without leaks.
+ * The node's topology summary in the results document (nodes[].topology,
+ * docs/TOPOLOGY.md) and in `gcbench topo --format json`, built from a loaded
+ * gcb_topo, with its schema rows: GPUs (PCI bus id, ids, NUMA node, local
+ * CPUs, PCIe path with link generation and width per hop, NVLinks, nearest
+ * NICs, expected host link), NICs, NUMA nodes, PCIe switches, the
+ * path-class matrices over GPUs and NICs, expected GPU-pair bandwidths, the
+ * hypervisor, the suspicious facts and the placement problems. Unknown
+ * numbers are null. Every json_pack call steals its "o" arguments, so a
+ * failure anywhere yields NULL without leaks. Read by topo_view.c.
  */
-#include "bench/run/topo_json.h"
+#include "reports/document/results_int.h"
 
 #include <stdio.h>
+
+/* ---- schema rows -------------------------------------------------------- */
+
+static const char *const sources[] = {"live", "xml", NULL};
+
+static const struct gcb__field hop_fields[] = {
+    REQ("busid", &gcb__n_str),     REQ("role", &gcb__n_str),
+    REQ("pci_id", &gcb__n_str),    REQ("gbps", &gcb__n_num_null),
+    REQ("gen", &gcb__n_int_null),  REQ("width", &gcb__n_int_null),
+    REQ("link", &gcb__n_str_null), {0},
+};
+static const struct gcb__node n_path = {.types = T_ARR,
+                                        .items = OBJ(hop_fields)};
+
+static const struct gcb__field host_link_fields[] = {
+    REQ("expected_gbps", &gcb__n_num_null),
+    REQ("basis", &gcb__n_str),
+    {0},
+};
+static const struct gcb__field nearest_fields[] = {
+    REQ("nics", &gcb__n_int_array),
+    REQ("class", &gcb__n_str_null),
+    {0},
+};
+
+static const struct gcb__field gpu_fields[] = {
+    REQ("index", &gcb__n_int),
+    REQ("busid", &gcb__n_str),
+    REQ("vendor", &gcb__n_str),
+    REQ("pci_id", &gcb__n_str),
+    REQ("class", &gcb__n_str),
+    REQ("model", &gcb__n_str_null),
+    REQ("arch", &gcb__n_str),
+    REQ("numa", &gcb__n_int_null),
+    REQ("cpus", &gcb__n_str),
+    REQ("link_gbps", &gcb__n_num_null),
+    REQ("pcie_path", &n_path),
+    REQ("pcie_switch", &gcb__n_int_null),
+    REQ("nvlinks", &gcb__n_int_null),
+    REQ("cpu_nvlinks", &gcb__n_int),
+    REQ("os_devices", &gcb__n_str),
+    REQ("nearest_nic", OBJ(nearest_fields)),
+    REQ("host_link", NODE(.types = T_OBJ | T_NULL, .fields = host_link_fields)),
+    {0},
+};
+
+static const struct gcb__field nic_fields[] = {
+    REQ("index", &gcb__n_int),
+    REQ("busid", &gcb__n_str),
+    REQ("name", &gcb__n_str_null),
+    REQ("rdma", &gcb__n_bool),
+    REQ("pci_id", &gcb__n_str),
+    REQ("class", &gcb__n_str),
+    REQ("numa", &gcb__n_int_null),
+    REQ("cpus", &gcb__n_str),
+    REQ("link_gbps", &gcb__n_num_null),
+    REQ("pcie_path", &n_path),
+    REQ("pcie_switch", &gcb__n_int_null),
+    REQ("os_devices", &gcb__n_str),
+    {0},
+};
+
+static const struct gcb__field numa_fields[] = {
+    REQ("os_index", &gcb__n_int),
+    REQ("cpus", &gcb__n_str),
+    REQ("memory_bytes", &gcb__n_int),
+    {0},
+};
+
+static const struct gcb__field switch_fields[] = {
+    REQ("busid", &gcb__n_str),
+    REQ("pci_id", &gcb__n_str),
+    REQ("downstream_ports", &gcb__n_int),
+    REQ("uplink_gbps", &gcb__n_num_null),
+    REQ("numa", &gcb__n_int_null),
+    {0},
+};
+
+/* The matrices: one row per device, GPUs first, then NICs. */
+static const struct gcb__field paths_fields[] = {
+    REQ("devices", &gcb__n_str_array),
+    REQ("matrix", ARR(&gcb__n_str_array)),
+    REQ("pcie", ARR(&gcb__n_str_array)),
+    REQ("expected_gbps", ARR(ARR(&gcb__n_num_null))),
+    {0},
+};
+
+static const struct gcb__field vm_fields[] = {
+    REQ("detected", &gcb__n_bool),
+    REQ("name", &gcb__n_str_null),
+    REQ("evidence", &gcb__n_str),
+    {0},
+};
+
+static const struct gcb__field fact_fields[] = {
+    REQ("kind", &gcb__n_str),
+    REQ("gpu", &gcb__n_int_null),
+    REQ("nic", &gcb__n_int_null),
+    REQ("text", &gcb__n_str),
+    {0},
+};
+
+static const struct gcb__field problem_fields[] = {
+    REQ("kind", &gcb__n_str),
+    REQ("rank", &gcb__n_int_null),
+    REQ("other_rank", &gcb__n_int_null),
+    REQ("gpu", &gcb__n_int_null),
+    REQ("what", &gcb__n_str),
+    REQ("fix", &gcb__n_str),
+    {0},
+};
+
+static const struct gcb__field topology_fields[] = {
+    REQ("source", NODE(.types = T_STR, .choices = sources)),
+    REQ("hypervisor", OBJ(vm_fields)),
+    REQ("gpus", ARR(OBJ(gpu_fields))),
+    REQ("nics", ARR(OBJ(nic_fields))),
+    REQ("numa_nodes", ARR(OBJ(numa_fields))),
+    REQ("pcie_switches", ARR(OBJ(switch_fields))),
+    REQ("paths", OBJ(paths_fields)),
+    REQ("facts", ARR(OBJ(fact_fields))),
+    OPT("placement", ARR(OBJ(problem_fields))),
+    {0},
+};
+const struct gcb__node gcb__n_topology = {.types = T_OBJ,
+                                          .fields = topology_fields};
+
+/* ---- writer ------------------------------------------------------------- */
 
 /* Appends v (stolen) to a; on failure frees both and returns NULL. */
 static json_t *push(json_t *a, json_t *v) {
@@ -221,7 +351,7 @@ static json_t *vm_json(const struct gcb_topo *t) {
                    str_or_null(vm->hypervisor), "evidence", vm->evidence);
 }
 
-json_t *gcb__topo_json(const struct gcb_topo *t) {
+json_t *gcb_results_topology_json(const struct gcb_topo *t) {
   return json_pack(
       "{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "source",
       gcb_topo_is_from_xml(t) ? "xml" : "live", "hypervisor", vm_json(t),
@@ -239,10 +369,28 @@ static json_t *problem_json(const struct gcb_topo_problem *p) {
                    int_or_null(p->gpu), "what", p->what, "fix", p->fix);
 }
 
-json_t *gcb__topo_problems_json(const struct gcb_topo_problem *problems,
-                                int n) {
+json_t *gcb_results_placement_json(const struct gcb_topo_problem *problems,
+                                   int n) {
   json_t *a = json_array();
   for (int i = 0; a && i < n; i++)
     a = push(a, problem_json(&problems[i]));
   return a;
+}
+
+char *gcb_results_node_snapshot(const struct gcb_topo *t,
+                                const struct gcb_health *gpus, int ngpus,
+                                const struct gcb_topo_problem *problems,
+                                int nproblems) {
+  json_t *topo = gcb_results_topology_json(t);
+  json_t *health = gpus != NULL ? gcb_results_gpus_json(gpus, ngpus) : NULL;
+  if (topo && health)
+    json_object_set_new(topo, "gpu_health", health);
+  else
+    json_decref(health);
+  if (topo && nproblems >= 0)
+    json_object_set_new(topo, "placement",
+                        gcb_results_placement_json(problems, nproblems));
+  char *text = topo ? json_dumps(topo, JSON_COMPACT) : NULL;
+  json_decref(topo);
+  return text;
 }
