@@ -15,124 +15,129 @@
 
 /* ---- schema rows -------------------------------------------------------- */
 
+/* What every reader relies on is required (a GPU's index and bus id, the
+ * source, the device list of the matrices); the rest is typed where it is
+ * present: a summary of an older gcbench, or one crafted by hand for a
+ * test, may leave it out, and readers treat a missing member as unknown. */
+
 static const char *const sources[] = {"live", "xml", NULL};
 
 static const struct gcb__field hop_fields[] = {
-    REQ("busid", &gcb__n_str),     REQ("role", &gcb__n_str),
-    REQ("pci_id", &gcb__n_str),    REQ("gbps", &gcb__n_num_null),
-    REQ("gen", &gcb__n_int_null),  REQ("width", &gcb__n_int_null),
-    REQ("link", &gcb__n_str_null), {0},
+    REQ("busid", &gcb__n_str),     OPT("role", &gcb__n_str),
+    OPT("pci_id", &gcb__n_str),    OPT("gbps", &gcb__n_num_null),
+    OPT("gen", &gcb__n_int_null),  OPT("width", &gcb__n_int_null),
+    OPT("link", &gcb__n_str_null), {0},
 };
 static const struct gcb__node n_path = {.types = T_ARR,
                                         .items = OBJ(hop_fields)};
 
 static const struct gcb__field host_link_fields[] = {
-    REQ("expected_gbps", &gcb__n_num_null),
-    REQ("basis", &gcb__n_str),
+    OPT("expected_gbps", &gcb__n_num_null),
+    OPT("basis", &gcb__n_str),
     {0},
 };
 static const struct gcb__field nearest_fields[] = {
-    REQ("nics", &gcb__n_int_array),
-    REQ("class", &gcb__n_str_null),
+    OPT("nics", &gcb__n_int_array),
+    OPT("class", &gcb__n_str_null),
     {0},
 };
 
 static const struct gcb__field gpu_fields[] = {
     REQ("index", &gcb__n_int),
     REQ("busid", &gcb__n_str),
-    REQ("vendor", &gcb__n_str),
-    REQ("pci_id", &gcb__n_str),
-    REQ("class", &gcb__n_str),
-    REQ("model", &gcb__n_str_null),
-    REQ("arch", &gcb__n_str),
-    REQ("numa", &gcb__n_int_null),
-    REQ("cpus", &gcb__n_str),
-    REQ("link_gbps", &gcb__n_num_null),
-    REQ("pcie_path", &n_path),
-    REQ("pcie_switch", &gcb__n_int_null),
-    REQ("nvlinks", &gcb__n_int_null),
-    REQ("cpu_nvlinks", &gcb__n_int),
-    REQ("os_devices", &gcb__n_str),
-    REQ("nearest_nic", OBJ(nearest_fields)),
-    REQ("host_link", NODE(.types = T_OBJ | T_NULL, .fields = host_link_fields)),
+    OPT("vendor", &gcb__n_str),
+    OPT("pci_id", &gcb__n_str),
+    OPT("class", &gcb__n_str),
+    OPT("model", &gcb__n_str_null),
+    OPT("arch", &gcb__n_str),
+    OPT("numa", &gcb__n_int_null),
+    OPT("cpus", &gcb__n_str),
+    OPT("link_gbps", &gcb__n_num_null),
+    OPT("pcie_path", &n_path),
+    OPT("pcie_switch", &gcb__n_int_null),
+    OPT("nvlinks", &gcb__n_int_null),
+    OPT("cpu_nvlinks", &gcb__n_int),
+    OPT("os_devices", &gcb__n_str),
+    OPT("nearest_nic", OBJ(nearest_fields)),
+    OPT("host_link", NODE(.types = T_OBJ | T_NULL, .fields = host_link_fields)),
     {0},
 };
 
 static const struct gcb__field nic_fields[] = {
     REQ("index", &gcb__n_int),
     REQ("busid", &gcb__n_str),
-    REQ("name", &gcb__n_str_null),
-    REQ("rdma", &gcb__n_bool),
-    REQ("pci_id", &gcb__n_str),
-    REQ("class", &gcb__n_str),
-    REQ("numa", &gcb__n_int_null),
-    REQ("cpus", &gcb__n_str),
-    REQ("link_gbps", &gcb__n_num_null),
-    REQ("pcie_path", &n_path),
-    REQ("pcie_switch", &gcb__n_int_null),
-    REQ("os_devices", &gcb__n_str),
+    OPT("name", &gcb__n_str_null),
+    OPT("rdma", &gcb__n_bool),
+    OPT("pci_id", &gcb__n_str),
+    OPT("class", &gcb__n_str),
+    OPT("numa", &gcb__n_int_null),
+    OPT("cpus", &gcb__n_str),
+    OPT("link_gbps", &gcb__n_num_null),
+    OPT("pcie_path", &n_path),
+    OPT("pcie_switch", &gcb__n_int_null),
+    OPT("os_devices", &gcb__n_str),
     {0},
 };
 
 static const struct gcb__field numa_fields[] = {
     REQ("os_index", &gcb__n_int),
-    REQ("cpus", &gcb__n_str),
-    REQ("memory_bytes", &gcb__n_int),
+    OPT("cpus", &gcb__n_str),
+    OPT("memory_bytes", &gcb__n_int),
     {0},
 };
 
 static const struct gcb__field switch_fields[] = {
     REQ("busid", &gcb__n_str),
-    REQ("pci_id", &gcb__n_str),
-    REQ("downstream_ports", &gcb__n_int),
-    REQ("uplink_gbps", &gcb__n_num_null),
-    REQ("numa", &gcb__n_int_null),
+    OPT("pci_id", &gcb__n_str),
+    OPT("downstream_ports", &gcb__n_int),
+    OPT("uplink_gbps", &gcb__n_num_null),
+    OPT("numa", &gcb__n_int_null),
     {0},
 };
 
 /* The matrices: one row per device, GPUs first, then NICs. */
 static const struct gcb__field paths_fields[] = {
     REQ("devices", &gcb__n_str_array),
-    REQ("matrix", ARR(&gcb__n_str_array)),
-    REQ("pcie", ARR(&gcb__n_str_array)),
-    REQ("expected_gbps", ARR(ARR(&gcb__n_num_null))),
+    OPT("matrix", ARR(&gcb__n_str_array)),
+    OPT("pcie", ARR(&gcb__n_str_array)),
+    OPT("expected_gbps", ARR(ARR(&gcb__n_num_null))),
     {0},
 };
 
 static const struct gcb__field vm_fields[] = {
     REQ("detected", &gcb__n_bool),
-    REQ("name", &gcb__n_str_null),
-    REQ("evidence", &gcb__n_str),
+    OPT("name", &gcb__n_str_null),
+    OPT("evidence", &gcb__n_str),
     {0},
 };
 
 static const struct gcb__field fact_fields[] = {
     REQ("kind", &gcb__n_str),
-    REQ("gpu", &gcb__n_int_null),
-    REQ("nic", &gcb__n_int_null),
+    OPT("gpu", &gcb__n_int_null),
+    OPT("nic", &gcb__n_int_null),
     REQ("text", &gcb__n_str),
     {0},
 };
 
 static const struct gcb__field problem_fields[] = {
     REQ("kind", &gcb__n_str),
-    REQ("rank", &gcb__n_int_null),
-    REQ("other_rank", &gcb__n_int_null),
-    REQ("gpu", &gcb__n_int_null),
+    OPT("rank", &gcb__n_int_null),
+    OPT("other_rank", &gcb__n_int_null),
+    OPT("gpu", &gcb__n_int_null),
     REQ("what", &gcb__n_str),
-    REQ("fix", &gcb__n_str),
+    OPT("fix", &gcb__n_str),
     {0},
 };
 
 static const struct gcb__field topology_fields[] = {
     REQ("source", NODE(.types = T_STR, .choices = sources)),
-    REQ("hypervisor", OBJ(vm_fields)),
+    OPT("hypervisor", OBJ(vm_fields)),
     REQ("gpus", ARR(OBJ(gpu_fields))),
-    REQ("nics", ARR(OBJ(nic_fields))),
-    REQ("numa_nodes", ARR(OBJ(numa_fields))),
-    REQ("pcie_switches", ARR(OBJ(switch_fields))),
-    REQ("paths", OBJ(paths_fields)),
-    REQ("facts", ARR(OBJ(fact_fields))),
+    OPT("nics", ARR(OBJ(nic_fields))),
+    OPT("numa_nodes", ARR(OBJ(numa_fields))),
+    OPT("pcie_switches", ARR(OBJ(switch_fields))),
+    OPT("paths", OBJ(paths_fields)),
+    OPT("facts", ARR(OBJ(fact_fields))),
     OPT("placement", ARR(OBJ(problem_fields))),
     {0},
 };
