@@ -50,6 +50,14 @@ const char *gcb__str_or_empty(const char *s) {
   return s != NULL ? s : "";
 }
 
+json_t *gcb__int_or_null(long long v) {
+  return v >= 0 ? json_integer(v) : json_null();
+}
+
+json_t *gcb__str_or_null(const char *s) {
+  return s && s[0] ? json_string(s) : json_null();
+}
+
 enum gcb_status gcb__results_append(struct gcb_results *r, const char *section,
                                     json_t *item, struct gcb_err *err) {
   if (item == NULL)

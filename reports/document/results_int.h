@@ -54,6 +54,11 @@ json_t *gcb__ranks_json(const struct gcb_identity *ids, int nranks);
 /* "" for NULL. */
 const char *gcb__str_or_empty(const char *s);
 
+/* What a writer does with an unknown value: null for a negative count or
+ * index, and for a NULL or empty string (new references). */
+json_t *gcb__int_or_null(long long v);
+json_t *gcb__str_or_null(const char *s);
+
 /* The top level, in the order sections are written (results.c), of the
  * current schema and of schema 1. */
 extern const struct gcb__field gcb__root_fields[];

@@ -65,16 +65,8 @@ const struct gcb__node gcb__n_gpus = {.types = T_ARR, .items = OBJ(gpu_fields)};
 
 /* ---- writer ------------------------------------------------------------- */
 
-static json_t *int_or_null(long long v) {
-  return v >= 0 ? json_integer(v) : json_null();
-}
-
 static json_t *num_or_null(double v) {
   return isfinite(v) && v >= 0 ? json_real(v) : json_null();
-}
-
-static json_t *str_or_null(const char *s) {
-  return s && *s ? json_string(s) : json_null();
 }
 
 static json_t *throttle_json(const struct gcb_health *h) {
@@ -94,35 +86,35 @@ static json_t *gpu_json(const struct gcb_health *h) {
       "{s:i, s:s, s:s, s:s, s:i, s:I, s:o, s:b, s:o}", "ordinal", h->ordinal,
       "name", h->name, "bus_id", h->bus_id, "compute_capability", cc,
       "sm_count", h->sm_count, "memory_bytes", (json_int_t)h->memory_bytes,
-      "l2_bytes", int_or_null(h->l2_bytes), "nvml", h->nvml, "nvml_why",
-      str_or_null(h->nvml_why));
+      "l2_bytes", gcb__int_or_null(h->l2_bytes), "nvml", h->nvml, "nvml_why",
+      gcb__str_or_null(h->nvml_why));
   struct {
     const char *key;
     json_t *value;
   } rest[] = {
-      {"uuid", str_or_null(h->uuid)},
-      {"sm_clock_mhz", int_or_null(h->sm_clock_mhz)},
-      {"sm_clock_max_mhz", int_or_null(h->sm_clock_max_mhz)},
-      {"mem_clock_mhz", int_or_null(h->mem_clock_mhz)},
-      {"mem_clock_max_mhz", int_or_null(h->mem_clock_max_mhz)},
-      {"pcie_gen", int_or_null(h->pcie_gen)},
-      {"pcie_gen_max", int_or_null(h->pcie_gen_max)},
-      {"pcie_width", int_or_null(h->pcie_width)},
-      {"pcie_width_max", int_or_null(h->pcie_width_max)},
-      {"nvlinks", int_or_null(h->nvlinks)},
-      {"nvlinks_active", int_or_null(h->nvlinks_active)},
+      {"uuid", gcb__str_or_null(h->uuid)},
+      {"sm_clock_mhz", gcb__int_or_null(h->sm_clock_mhz)},
+      {"sm_clock_max_mhz", gcb__int_or_null(h->sm_clock_max_mhz)},
+      {"mem_clock_mhz", gcb__int_or_null(h->mem_clock_mhz)},
+      {"mem_clock_max_mhz", gcb__int_or_null(h->mem_clock_max_mhz)},
+      {"pcie_gen", gcb__int_or_null(h->pcie_gen)},
+      {"pcie_gen_max", gcb__int_or_null(h->pcie_gen_max)},
+      {"pcie_width", gcb__int_or_null(h->pcie_width)},
+      {"pcie_width_max", gcb__int_or_null(h->pcie_width_max)},
+      {"nvlinks", gcb__int_or_null(h->nvlinks)},
+      {"nvlinks_active", gcb__int_or_null(h->nvlinks_active)},
       {"ecc_enabled",
        h->ecc_enabled >= 0 ? json_boolean(h->ecc_enabled) : json_null()},
-      {"ecc_corrected", int_or_null(h->ecc_corrected)},
-      {"ecc_uncorrected", int_or_null(h->ecc_uncorrected)},
-      {"temp_c", int_or_null(h->temp_c)},
+      {"ecc_corrected", gcb__int_or_null(h->ecc_corrected)},
+      {"ecc_uncorrected", gcb__int_or_null(h->ecc_uncorrected)},
+      {"temp_c", gcb__int_or_null(h->temp_c)},
       {"power_w", num_or_null(h->power_w)},
       {"power_limit_w", num_or_null(h->power_limit_w)},
       {"throttle", throttle_json(h)},
-      {"driver", str_or_null(h->driver)},
-      {"cuda_driver", str_or_null(h->cuda_driver)},
-      {"cuda_runtime", str_or_null(h->cuda_runtime)},
-      {"nccl", str_or_null(h->nccl)},
+      {"driver", gcb__str_or_null(h->driver)},
+      {"cuda_driver", gcb__str_or_null(h->cuda_driver)},
+      {"cuda_runtime", gcb__str_or_null(h->cuda_runtime)},
+      {"nccl", gcb__str_or_null(h->nccl)},
   };
   for (size_t i = 0; i < sizeof rest / sizeof *rest; i++)
     if (o == NULL || json_object_set_new(o, rest[i].key, rest[i].value) != 0) {

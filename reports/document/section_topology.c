@@ -158,14 +158,6 @@ static json_t *push(json_t *a, json_t *v) {
   return NULL;
 }
 
-static json_t *int_or_null(int v) {
-  return v >= 0 ? json_integer(v) : json_null();
-}
-
-static json_t *str_or_null(const char *s) {
-  return s && s[0] ? json_string(s) : json_null();
-}
-
 static json_t *pci_id(uint16_t vendor, uint16_t device) {
   char buf[16];
   snprintf(buf, sizeof buf, "%04x:%04x", vendor, device);
@@ -191,7 +183,7 @@ static json_t *hop_json(const struct gcb_topo_hop *h) {
                    h->gbps > 0 ? json_real(h->gbps) : json_null(), "gen",
                    h->gen ? json_integer(h->gen) : json_null(), "width",
                    h->width ? json_integer(h->width) : json_null(), "link",
-                   str_or_null(h->link));
+                   gcb__str_or_null(h->link));
 }
 
 static json_t *path_json(const struct gcb_topo_hop *path, int n) {
@@ -229,13 +221,14 @@ static json_t *gpu_json(const struct gcb_topo *t, int i) {
       "{s:i, s:s, s:s, s:o, s:o, s:o?, s:s, s:o, s:s, s:o?, s:o, s:o}", "index",
       i, "busid", g->busid, "vendor", g->vendor, "pci_id",
       pci_id(g->vendor_id, g->device_id), "class", class_id(g->class_id),
-      "model", str_or_null(g->model), "arch", g->arch, "numa",
-      int_or_null(g->numa), "cpus", g->cpus, "link_gbps",
+      "model", gcb__str_or_null(g->model), "arch", g->arch, "numa",
+      gcb__int_or_null(g->numa), "cpus", g->cpus, "link_gbps",
       g->link_gbps > 0 ? json_real(g->link_gbps) : json_null(), "pcie_path",
-      path_json(g->path, g->npath), "pcie_switch", int_or_null(g->pcie_switch));
+      path_json(g->path, g->npath), "pcie_switch",
+      gcb__int_or_null(g->pcie_switch));
   if (o && json_object_update_new(
                o, json_pack("{s:o, s:i, s:s, s:o, s:o}", "nvlinks",
-                            int_or_null(g->nvlinks), "cpu_nvlinks",
+                            gcb__int_or_null(g->nvlinks), "cpu_nvlinks",
                             g->cpu_nvlinks, "os_devices", g->osdevs,
                             "nearest_nic", nearest_json(t, i), "host_link",
                             host_link_json(t, i))) != 0) {
@@ -251,12 +244,12 @@ static json_t *nic_json(const struct gcb_topo *t, int i) {
   return json_pack(
       "{s:i, s:s, s:o?, s:b, s:o, s:o, s:o, s:s, s:o, s:o, s:o, "
       "s:s}",
-      "index", i, "busid", n->busid, "name", str_or_null(n->name), "rdma",
+      "index", i, "busid", n->busid, "name", gcb__str_or_null(n->name), "rdma",
       n->rdma, "pci_id", pci_id(n->vendor_id, n->device_id), "class",
-      class_id(n->class_id), "numa", int_or_null(n->numa), "cpus", n->cpus,
+      class_id(n->class_id), "numa", gcb__int_or_null(n->numa), "cpus", n->cpus,
       "link_gbps", gbps > 0 ? json_real(gbps) : json_null(), "pcie_path",
-      path_json(n->path, n->npath), "pcie_switch", int_or_null(n->pcie_switch),
-      "os_devices", n->osdevs);
+      path_json(n->path, n->npath), "pcie_switch",
+      gcb__int_or_null(n->pcie_switch), "os_devices", n->osdevs);
 }
 
 static json_t *numa_json(const struct gcb_topo *t, int i) {
@@ -271,14 +264,14 @@ static json_t *switch_json(const struct gcb_topo *t, int i) {
                    pci_id(s->vendor_id, s->device_id), "downstream_ports",
                    s->downstream_ports, "uplink_gbps",
                    s->uplink_gbps > 0 ? json_real(s->uplink_gbps) : json_null(),
-                   "numa", int_or_null(s->numa));
+                   "numa", gcb__int_or_null(s->numa));
 }
 
 static json_t *fact_json(const struct gcb_topo *t, int i) {
   const struct gcb_topo_fact *f = gcb_topo_fact(t, i);
   return json_pack("{s:s, s:o, s:o, s:s}", "kind", gcb_topo_fact_name(f->kind),
-                   "gpu", int_or_null(f->gpu), "nic", int_or_null(f->nic),
-                   "text", f->text);
+                   "gpu", gcb__int_or_null(f->gpu), "nic",
+                   gcb__int_or_null(f->nic), "text", f->text);
 }
 
 /* [f(t, 0), ..., f(t, n-1)]; NULL if any element failed. */
@@ -353,7 +346,7 @@ static json_t *paths_json(const struct gcb_topo *t) {
 static json_t *vm_json(const struct gcb_topo *t) {
   const struct gcb_topo_vm *vm = gcb_topo_vm(t);
   return json_pack("{s:b, s:o, s:s}", "detected", vm->detected, "name",
-                   str_or_null(vm->hypervisor), "evidence", vm->evidence);
+                   gcb__str_or_null(vm->hypervisor), "evidence", vm->evidence);
 }
 
 json_t *gcb_results_topology_json(const struct gcb_topo *t) {
@@ -369,9 +362,10 @@ json_t *gcb_results_topology_json(const struct gcb_topo *t) {
 
 static json_t *problem_json(const struct gcb_topo_problem *p) {
   return json_pack("{s:s, s:o, s:o, s:o, s:s, s:s}", "kind",
-                   gcb_topo_problem_name(p->kind), "rank", int_or_null(p->rank),
-                   "other_rank", int_or_null(p->other_rank), "gpu",
-                   int_or_null(p->gpu), "what", p->what, "fix", p->fix);
+                   gcb_topo_problem_name(p->kind), "rank",
+                   gcb__int_or_null(p->rank), "other_rank",
+                   gcb__int_or_null(p->other_rank), "gpu",
+                   gcb__int_or_null(p->gpu), "what", p->what, "fix", p->fix);
 }
 
 json_t *gcb_results_placement_json(const struct gcb_topo_problem *problems,
