@@ -15,7 +15,7 @@
 #include "bench/run/context.h"
 #include "common/status.h"
 #include "kernels/backend.h"
-#include "reports/document/record.h"
+#include "reports/reports.h"
 
 /* The iterations of one case: what the harness asks for (--iters,
  * --warmup, or a benchmark's alias of them), and what a measure hook
