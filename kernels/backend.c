@@ -62,8 +62,8 @@ const struct gcb_backend_ops *const gcb_backends[] = {
 #if GCB_HAVE_CUDA
     &gcb_backend_cuda,
 #endif
-    &gcb_backend_host,
-    &gcb_backend_null, /* hidden: by name only */
+    &gcb_backend_null, /* hidden: by name only, never "auto" */
+    &gcb_backend_host, /* last: what "auto" falls back to */
     NULL,
 };
 
