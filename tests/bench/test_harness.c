@@ -276,13 +276,18 @@ Test(harness, the_document_sink_rewrites_the_file_with_each_case) {
   struct gcb_rank_result rank;
   null_record(0, &rec, &rank);
   cr_assert_eq(sink.record(sink.self, &rec, &err), GCB_OK, "%s", err.msg);
+  char *text = slurp(path("doc.json"));
+  cr_expect(strstr(text, "\"null 0\"") != NULL, "the first case is on disk");
+  free(text);
   cr_assert_eq(sink.error(sink.self, &rec, 0, GCB_EIO, "it broke", &err),
                GCB_OK, "%s", err.msg);
-  if (sink.finish)
-    cr_assert_eq(sink.finish(sink.self, &err), GCB_OK, "%s", err.msg);
-  char *text = slurp(path("doc.json"));
-  cr_expect(strstr(text, "\"null 0\"") != NULL, "%s", text);
-  cr_expect(strstr(text, "it broke") != NULL, "%s", text);
+  json_t *errors = json_object_get(gcb_results_json(doc.results), "errors");
+  cr_expect_eq(json_array_size(errors), 1, "the error is in the document");
+  /* On disk at once while rewrites are quick; a slow one (a loaded
+   * machine, a sanitizer) spaces them, and the run's end writes it. */
+  text = slurp(path("doc.json"));
+  cr_expect(strstr(text, "it broke") != NULL || doc.write_s > GCB_DOC_QUICK_S,
+            "rewrite took %g s: %s", doc.write_s, text);
   free(text);
   gcb_results_free(doc.results);
 }
