@@ -28,6 +28,8 @@
 
 #include "collectives/comm.h"
 #include "collectives/data.h"
+#include "common/hostmem.h"
+#include "common/mpi_err.h"
 
 #if MPI_VERSION >= 4
 #define LC(fn) fn##_c
@@ -74,14 +76,6 @@ static const struct {
     [GCB_REDOP_MIN] = {true, MPI_MIN},
 };
 
-static enum gcb_status mpi_fail(struct gcb_err *err, int rc, const char *call) {
-  char msg[MPI_MAX_ERROR_STRING];
-  int len = 0;
-  if (MPI_Error_string(rc, msg, &len) != MPI_SUCCESS)
-    snprintf(msg, sizeof msg, "MPI error %d", rc);
-  return gcb_err_set(err, GCB_EMPI, "%s: %s", call, msg);
-}
-
 /* ---- lifetime ------------------------------------------------------------ */
 
 static bool mpi_usable(char *why, size_t why_len) {
@@ -122,7 +116,7 @@ static enum gcb_status mpi_open(const struct gcb_coll_env *env,
       (call = "MPI_Comm_size", rc = MPI_Comm_size(c->comm, &c->size)) !=
           MPI_SUCCESS) {
     mpi_close(c);
-    return mpi_fail(err, rc, call);
+    return gcb_mpi_err(err, rc, call);
   }
   *out = c;
   return GCB_OK;
@@ -183,30 +177,19 @@ static bool mpi_inplace(const struct gcb_comm *c, const struct gcb_coll_desc *d,
 
 /* ---- memory -------------------------------------------------------------- */
 
-/* MemAvailable (counts reclaimable page cache); 0 when unknown. */
-static unsigned long long available_bytes(void) {
-  FILE *f = fopen("/proc/meminfo", "r");
-  char line[256];
-  unsigned long long kib = 0;
-  bool found = false;
-  while (f != NULL && !found && fgets(line, sizeof line, f) != NULL)
-    found = sscanf(line, "MemAvailable: %llu kB", &kib) == 1;
-  if (f != NULL)
-    fclose(f);
-  return found ? kib * 1024 : 0;
-}
-
 static enum gcb_status mpi_alloc(struct gcb_comm *c, size_t bytes, void **buf,
                                  struct gcb_err *err) {
   (void)c;
-  unsigned long long avail = available_bytes();
   /* Refuse what cannot fit rather than let the OOM killer end the job
-   * once the pages are touched. */
-  if (avail != 0 && bytes > avail)
-    return gcb_err_set(err, GCB_ENOMEM,
-                       "mpi: a %zu-byte buffer exceeds the %llu bytes of "
-                       "memory available",
-                       bytes, avail);
+   * once the pages are touched, or mmap fail under `ulimit -v`. Read at
+   * each allocation, so what earlier buffers took is counted. */
+  struct gcb_hostmem mem;
+  char what[64];
+  gcb_hostmem_read(NULL, &mem);
+  snprintf(what, sizeof what, "mpi: a %zu-byte buffer", bytes);
+  enum gcb_status st = gcb_hostmem_fits(&mem, 1, bytes, 0, what, err);
+  if (st != GCB_OK)
+    return st;
   size_t rounded = (bytes + 63) / 64 * 64; /* aligned_alloc's contract */
   if (rounded < bytes || (*buf = aligned_alloc(64, rounded)) == NULL)
     return gcb_err_set(err, GCB_ENOMEM, "mpi: cannot allocate %zu bytes",
@@ -426,7 +409,7 @@ static enum gcb_status mpi_start(struct gcb_comm *c,
   /* Non-reducing operations get a placeholder operator they never read. */
   MPI_Op op = k->desc->reduces ? mpi_ops[k->redop].op : MPI_SUM;
   int rc = runners[id](c, k, mpi_types[k->dtype].type, op, &call);
-  return rc == MPI_SUCCESS ? GCB_OK : mpi_fail(err, rc, call);
+  return rc == MPI_SUCCESS ? GCB_OK : gcb_mpi_err(err, rc, call);
 }
 
 static enum gcb_status mpi_wait(struct gcb_comm *c, struct gcb_err *err) {

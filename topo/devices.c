@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/pcie.h"
 #include "topo/topo_int.h"
 
 /* --- hwloc object helpers ------------------------------------------------- */
@@ -45,8 +46,8 @@ void gcb__topo_obj_busid(hwloc_obj_t o, char *buf, size_t len) {
     snprintf(buf, len, "?");
     return;
   }
-  snprintf(buf, len, "%04x:%02x:%02x.%01x", (unsigned)p->domain,
-           (unsigned)p->bus, (unsigned)p->dev, (unsigned)p->func);
+  struct gcb_busid id = {p->domain, p->bus, p->dev, p->func};
+  gcb_busid_format(&id, buf, len);
 }
 
 /*
@@ -531,13 +532,13 @@ const struct gcb_topo_switch *gcb_topo_switch(const struct gcb_topo *t, int i) {
 
 enum gcb_status gcb_topo_set_gpu_link(struct gcb_topo *t, int gpu, int gen,
                                       int width, struct gcb_err *err) {
-  if (gpu < 0 || gpu >= t->ngpus || gcb_topo_pcie_lane_gbps(gen) <= 0 ||
-      width < 1 || width > 32)
+  if (gpu < 0 || gpu >= t->ngpus || gcb_pcie_lane_gbps(gen) <= 0 || width < 1 ||
+      width > 32)
     return gcb_err_set(err, GCB_EINPUT,
                        "PCIe gen%d x%d for GPU %d: no such GPU (%d GPUs) or "
                        "link",
                        gen, width, gpu, t->ngpus);
-  t->gpus[gpu].link_gbps = gcb_topo_pcie_lane_gbps(gen) * width;
+  t->gpus[gpu].link_gbps = gcb_pcie_link_gbps(gen, width);
   t->gpu_link_set[gpu] = 1;
   return gcb__topo_facts(t, err);
 }

@@ -26,12 +26,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/busid.h"
 #include "common/status.h"
 
 struct gcb_topo;
-
-/* "0000:19:00.0"; domains of up to 8 hex digits fit. */
-#define GCB_TOPO_BUSID_LEN 20
 
 /* Counts and sizes of one machine, for the results document. */
 struct gcb_topo_summary {
@@ -97,7 +95,7 @@ enum gcb_topo_hop_role {
 
 /* One PCI object on a device's path, device first, root port last. */
 struct gcb_topo_hop {
-  char busid[GCB_TOPO_BUSID_LEN];
+  char busid[GCB_BUSID_LEN];
   uint16_t vendor_id, device_id;
   enum gcb_topo_hop_role role;
   double gbps;    /* link speed hwloc read (LnkSta, current, so idle links
@@ -109,7 +107,7 @@ struct gcb_topo_hop {
 /* A GPU: PCI class 0x0300/0x0302 from NVIDIA; 0x0380/0x1200/0x0300 from
  * AMD, however many cuda/nvml/opencl/rsmi OS devices hwloc attached. */
 struct gcb_topo_gpu {
-  char busid[GCB_TOPO_BUSID_LEN];
+  char busid[GCB_BUSID_LEN];
   uint16_t vendor_id, device_id, class_id;
   const char *vendor; /* "NVIDIA", "AMD" */
   char model[96];     /* GPUModel of an OS device, else PCIDevice; or "" */
@@ -129,7 +127,7 @@ struct gcb_topo_gpu {
 /* A NIC: a PCI device with a network or OpenFabrics OS device, or of PCI
  * class 0x02xx (network) or 0x0c06 (InfiniBand). */
 struct gcb_topo_nic {
-  char busid[GCB_TOPO_BUSID_LEN];
+  char busid[GCB_BUSID_LEN];
   uint16_t vendor_id, device_id, class_id;
   char name[32]; /* OpenFabrics name ("mlx5_0"), else network name */
   int rdma;      /* has an OpenFabrics device or is InfiniBand class */
@@ -149,7 +147,7 @@ struct gcb_topo_numa {
 
 /* A PCIe switch: an upstream port with two or more downstream ports. */
 struct gcb_topo_switch {
-  char busid[GCB_TOPO_BUSID_LEN]; /* its upstream port */
+  char busid[GCB_BUSID_LEN]; /* its upstream port */
   uint16_t vendor_id, device_id;
   int downstream_ports;
   double uplink_gbps;
@@ -169,20 +167,11 @@ const struct gcb_topo_switch *gcb_topo_switch(const struct gcb_topo *t, int i);
 
 /*
  * Index of the GPU (NIC) with that PCI bus id, or -1 when none or when the
- * text is not a bus id. Case-insensitive; accepts "0000:19:00.0", the
- * 8-digit domain CUDA and nvidia-smi print ("00000000:19:00.0") and no
- * domain at all ("19:00.0", domain 0).
+ * text is not a bus id: any form common/busid.h accepts ("0000:19:00.0",
+ * nvidia-smi's "00000000:19:00.0", lspci's "19:00.0"), in any case.
  */
 int gcb_topo_find_gpu_by_busid(const struct gcb_topo *t, const char *busid);
 int gcb_topo_find_nic_by_busid(const struct gcb_topo *t, const char *busid);
-
-/*
- * Parses a PCI bus id in the forms above into its parts. GCB_EINPUT with
- * the text in the message when it is not one.
- */
-enum gcb_status gcb_topo_parse_busid(const char *text, unsigned *domain,
-                                     unsigned *bus, unsigned *dev,
-                                     unsigned *func, struct gcb_err *err);
 
 /*
  * Overrides a GPU's own link with what NVML reports at run time (maximum
@@ -259,9 +248,6 @@ enum gcb_status gcb_topo_set_gpu_nvlinks(struct gcb_topo *t, int gpu, int total,
                                          struct gcb_err *err);
 
 /* --- expected bandwidth --------------------------------------------------- */
-
-/* PCIe per-lane bandwidth per direction in GB/s for gen 1..6; 0 otherwise. */
-double gcb_topo_pcie_lane_gbps(int gen);
 
 /* NVLink per-link bandwidth per direction in GB/s for generation 1..5. */
 double gcb_topo_nvlink_gbps(int nvlink_gen);
