@@ -44,14 +44,24 @@ struct gcb_topo_summary {
 
 /* --- loading -------------------------------------------------------------- */
 
+/* Limits on a saved topology. The largest real one in tests/data (8 MI250X
+ * GPUs) is 134 KiB and 14 elements deep; an XML of 2,000 GPUs is ~10 MB. */
+#define GCB_TOPO_XML_MAX_BYTES ((size_t)64 << 20)
+#define GCB_TOPO_XML_MAX_DEPTH 256
+#define GCB_TOPO_XML_WAIT_MS 10000
+
 /*
  * Loads the topology of this machine (xml_path == NULL) or of a saved hwloc
  * XML file, keeping important I/O objects (PCI devices, OS devices), and
  * discovers devices, paths, NVLinks, the hypervisor (from /proc and /sys
  * when live, from the file's DMI strings otherwise) and the facts.
- * GCB_EINPUT for an unreadable, malformed or hwloc-3-format file, naming
- * it; GCB_EHWLOC for other hwloc failures; GCB_ENOMEM. *out is NULL on
- * failure.
+ * The file is read once (a regular file, a pipe or a FIFO: `<(cat f)`
+ * works) and checked before hwloc parses it. GCB_EINPUT, naming it, for a
+ * file that cannot be opened, a device or directory, one larger than
+ * GCB_TOPO_XML_MAX_BYTES, a pipe silent for GCB_TOPO_XML_WAIT_MS, elements
+ * nested deeper than GCB_TOPO_XML_MAX_DEPTH (which would overflow hwloc's
+ * recursive parser), an hwloc-3-format or malformed file; GCB_EHWLOC for
+ * other hwloc failures; GCB_ENOMEM. *out is NULL on failure.
  */
 enum gcb_status gcb_topo_load(const char *xml_path, struct gcb_topo **out,
                               struct gcb_err *err);

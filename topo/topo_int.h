@@ -8,6 +8,7 @@
 #define GCB_TOPO_INT_H
 
 #include <hwloc.h>
+#include <stdbool.h>
 
 #include "topo/topo.h"
 
@@ -35,6 +36,16 @@ struct gcb_topo {
   struct gcb_topo_fact *facts;
   int nfacts;
 };
+
+/* xml.c: reads and checks a saved topology (see gcb_topo_load); *xml is
+ * NUL-terminated, *len without the NUL; freed by the caller. */
+enum gcb_status gcb__topo_xml_read(const char *path, char **xml, size_t *len,
+                                   struct gcb_err *err);
+
+/* The deepest element nesting of xml (comments, processing instructions,
+ * declarations and quoted attribute values skipped), stopping as soon as
+ * it exceeds max; *line is the line where it did (else the line count). */
+int gcb__topo_xml_depth(const char *xml, size_t len, int max, int *line);
 
 /* devices.c: GPUs, NICs, NUMA nodes, switches and their paths. */
 enum gcb_status gcb__topo_discover(struct gcb_topo *t, struct gcb_err *err);
