@@ -173,7 +173,9 @@ enum gcb_status gcb_topo_binding_is_whole(const struct gcb_topo *t,
   if (set == NULL)
     return gcb_err_set(err, GCB_ENOMEM, "hwloc_bitmap_alloc failed");
   enum gcb_status st = GCB_OK;
-  if (hwloc_bitmap_list_sscanf(set, list) != 0)
+  unsigned long long bad;
+  if (!gcb__topo_cpulist_ok(list, &bad) ||
+      hwloc_bitmap_list_sscanf(set, list) != 0)
     st = gcb_err_set(err, GCB_EINPUT, "invalid CPU list '%s'", list);
   else
     *whole = hwloc_bitmap_isincluded(

@@ -47,6 +47,12 @@ enum gcb_status gcb__topo_xml_read(const char *path, char **xml, size_t *len,
  * it exceeds max; *line is the line where it did (else the line count). */
 int gcb__topo_xml_depth(const char *xml, size_t len, int max, int *line);
 
+/* binding.c: whether a CPU list is digits, ',' and '-' with every CPU at
+ * most GCB_TOPO_CPU_MAX (*bad: the first one past it, else 0), before
+ * hwloc parses it. */
+#define GCB_TOPO_CPU_MAX (1 << 20)
+bool gcb__topo_cpulist_ok(const char *list, unsigned long long *bad);
+
 /* devices.c: GPUs, NICs, NUMA nodes, switches and their paths. */
 enum gcb_status gcb__topo_discover(struct gcb_topo *t, struct gcb_err *err);
 void gcb__topo_devices_free(struct gcb_topo *t);
