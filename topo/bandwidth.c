@@ -122,13 +122,6 @@ struct bottleneck {
   int links, unknown;
 };
 
-static int gpu_index(const struct gcb_topo *t, hwloc_obj_t o) {
-  for (int i = 0; i < t->ngpus; i++)
-    if (t->gpu_objs[i] == o)
-      return i;
-  return -1;
-}
-
 /*
  * The link between an upward-facing object x (a device or a switch's
  * upstream port) and the port above it. Its two ends must agree at any
@@ -137,7 +130,7 @@ static int gpu_index(const struct gcb_topo *t, hwloc_obj_t o) {
  */
 static double link_gbps(const struct gcb_topo *t, hwloc_obj_t x,
                         int device_only) {
-  int g = gpu_index(t, x);
+  int g = gcb__topo_gpu_of(t, x);
   if (g >= 0 && t->gpu_link_set[g])
     return t->gpus[g].link_gbps;
   double a = gcb__topo_obj_gbps(x);

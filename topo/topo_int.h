@@ -57,6 +57,10 @@ bool gcb__topo_cpulist_ok(const char *list, unsigned long long *bad);
 enum gcb_status gcb__topo_discover(struct gcb_topo *t, struct gcb_err *err);
 void gcb__topo_devices_free(struct gcb_topo *t);
 
+/* The index of the GPU whose PCI object o is, or -1, in constant time
+ * (discovery hangs each GPU's record on its object's userdata). */
+int gcb__topo_gpu_of(const struct gcb_topo *t, hwloc_obj_t o);
+
 /* nvlink.c: NVLink counts from the file's NVLinkBandwidth matrix. */
 enum gcb_status gcb__topo_read_nvlinks(struct gcb_topo *t, struct gcb_err *err);
 
