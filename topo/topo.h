@@ -45,7 +45,7 @@ struct gcb_topo_summary {
 /* --- loading -------------------------------------------------------------- */
 
 /* Limits on a saved topology. The largest real one in tests/data (8 MI250X
- * GPUs) is 134 KiB and 14 elements deep; an XML of 2,000 GPUs is ~10 MB. */
+ * GPUs) is 134 KiB and 11 elements deep; an XML of 2,000 GPUs ~1.2 MB. */
 #define GCB_TOPO_XML_MAX_BYTES ((size_t)64 << 20)
 #define GCB_TOPO_XML_MAX_DEPTH 256
 #define GCB_TOPO_XML_WAIT_MS 10000

@@ -79,11 +79,12 @@ enum gcb_status gcb__topo_xml_read(const char *path, char **xml, size_t *len,
                                           GCB_TOPO_XML_WAIT_MS, xml, len, err);
   int line = 0, depth = 0;
   if (st == GCB_OK && *len == 0)
-    st = gcb_err_set(err, GCB_EINPUT, "%s: empty, not an hwloc XML topology",
-                     path);
+    st = gcb_err_set(err, GCB_EINPUT,
+                     "%s: not a valid hwloc XML topology (empty)", path);
   else if (st == GCB_OK && strlen(*xml) != *len)
     st = gcb_err_set(err, GCB_EINPUT,
-                     "%s: a NUL byte at offset %zu: not an hwloc XML topology",
+                     "%s: not a valid hwloc XML topology (a NUL byte at "
+                     "offset %zu)",
                      path, strlen(*xml));
   else if (st == GCB_OK)
     st = check_version(path, *xml, err);

@@ -88,7 +88,7 @@ Test(topo_xml, real_topologies_nest_far_below_the_limit) {
     cr_assert_eq(gcb__topo_xml_read(files[i], &xml, &len, &err), GCB_OK, "%s",
                  err.msg);
     int line = 0, depth = gcb__topo_xml_depth(xml, len, 1000, &line);
-    cr_expect(depth >= 5 && depth <= 32, "%s: depth %d", files[i], depth);
+    cr_expect(depth >= 7 && depth <= 11, "%s: depth %d", files[i], depth);
     cr_expect_gt(line, 100, "counted every line: %d", line);
     free(xml);
   }
