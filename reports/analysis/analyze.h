@@ -46,6 +46,9 @@ struct gcb_finding {
   char unit[24];   /* unit of measured/expected; "" */
   double cost;     /* fraction of a synchronous job's time lost; NAN */
   int check;       /* index of the criteria check; -1 */
+  const char *metric;   /* criterion: the missed bound's metric; NULL */
+  const json_t *case_json; /* the case, borrowed from its document; NULL
+                              when the rule did not record it */
   char explanation[320];
   char suggestion[320];
 };

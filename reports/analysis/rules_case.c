@@ -34,8 +34,10 @@ static struct gcb_finding *case_push(const struct gcb__rule_ctx *cx,
   struct gcb_finding *f = gcb__rule_push(cx, sev);
   if (f != NULL && rank >= 0)
     gcb_finding_at_rank(f, cx->index, cx->doc->root, rank);
-  if (f != NULL)
+  if (f != NULL) {
     gcb_view_case_title(c, f->where.subject, sizeof f->where.subject);
+    f->case_json = c;
+  }
   return f;
 }
 

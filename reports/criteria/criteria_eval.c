@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "reports/analysis/diagnose.h"
 #include "reports/criteria/criteria.h"
 #include "reports/document/p2p_view.h"
 #include "reports/document/ranks.h"
@@ -177,6 +178,8 @@ static enum gcb_status miss(struct eval *ev, const struct gcb_bound *b,
   const char *unit =
       b->metric->unit ? b->metric->unit : gcb_view_str(ev->c, "unit");
   f->check = (int)ev->check;
+  f->metric = b->metric->name;
+  f->case_json = ev->c;
   f->measured = v;
   f->expected = b->limit;
   gcb_view_copy(f->unit, sizeof f->unit, unit);
@@ -184,7 +187,8 @@ static enum gcb_status miss(struct eval *ev, const struct gcb_bound *b,
   if (rank >= 0)
     snprintf(where, sizeof where, " of rank %lld", rank);
   char vs[32], ls[32];
-  gcb_view_fmt(v, vs, sizeof vs);
+  /* Enough digits to show why it fails: "20.00001 us, above 20 us". */
+  gcb_fmt_against(v, b->limit, vs, sizeof vs);
   gcb_view_fmt(b->limit, ls, sizeof ls);
   if (isnan(v))
     gcb_finding_explain(f,
@@ -225,25 +229,94 @@ static enum gcb_status eval_bound(struct eval *ev, const struct gcb_bound *b) {
   return GCB_OK;
 }
 
+static bool has_match(const struct gcb_check *k, const json_t *root) {
+  const json_t *c;
+  size_t i;
+  json_array_foreach(json_object_get(root, "cases"), i, c) {
+    if (gcb_check_matches_in(k, c, root))
+      return true;
+  }
+  return false;
+}
+
+/* Whether the document measures the bound's metric in any case the check
+ * matches: a source that does not (nccl-tests has no arrival skew, so no
+ * late_us) cannot be judged on it, which is "n/a", not a failure. */
+static bool measured_in(const struct gcb_check *k, const struct gcb_bound *b,
+                        const json_t *root) {
+  const json_t *c;
+  size_t i;
+  json_array_foreach(json_object_get(root, "cases"), i, c) {
+    if (!gcb_check_matches_in(k, c, root))
+      continue;
+    struct gcb_ranks pr;
+    gcb_ranks_of(c, &pr);
+    const struct gcb_ranks *per = b->metric->per_rank && pr.n > 0 ? &pr : NULL;
+    for (size_t r = 0; r < (per != NULL ? pr.n : 1); r++)
+      if (!isnan(b->metric->value(c, per, r)))
+        return true;
+  }
+  return false;
+}
+
+/* One info finding per check, bound and source that cannot evaluate it. */
+static enum gcb_status not_applicable(struct eval *ev, const struct gcb_doc *d,
+                                      const struct gcb_bound *b) {
+  const struct gcb_check *k = &ev->cr->checks[ev->check];
+  struct gcb_finding *f =
+      gcb_findings_push(ev->out, GCB_SEV_INFO, "criterion-na");
+  if (f == NULL)
+    return gcb_err_set(ev->err, GCB_ENOMEM, "criteria: out of memory");
+  ev->result->na++;
+  f->where.doc = ev->doc;
+  f->check = (int)ev->check;
+  f->metric = b->metric->name;
+  gcb_view_copy(f->where.subject, sizeof f->where.subject, k->name);
+  gcb_finding_explain(f, "check '%s': n/a for %s, which does not measure %s",
+                      k->name, d->name, b->metric->name);
+  gcb_finding_suggest(f,
+                      "judge %s with a source that measures it (gcbench's "
+                      "own run)",
+                      b->metric->name);
+  return GCB_OK;
+}
+
+static enum gcb_status eval_doc(struct eval *ev, const struct gcb_doc *doc,
+                                const bool *na) {
+  const struct gcb_check *k = &ev->cr->checks[ev->check];
+  const json_t *c;
+  size_t i;
+  json_array_foreach(json_object_get(doc->root, "cases"), i, c) {
+    if (!gcb_check_matches_in(k, c, ev->root))
+      continue;
+    ev->c = c;
+    ev->result->matched++;
+    for (size_t b = 0; b < k->nbounds; b++) {
+      enum gcb_status st = na[b] ? GCB_OK : eval_bound(ev, &k->bounds[b]);
+      if (st != GCB_OK)
+        return st;
+    }
+  }
+  return GCB_OK;
+}
+
 static enum gcb_status eval_docs(struct eval *ev, const struct gcb_doc *docs,
                                  size_t ndocs) {
   const struct gcb_check *k = &ev->cr->checks[ev->check];
   for (size_t d = 0; d < ndocs; d++) {
-    const json_t *c;
-    size_t i;
+    bool na[GCB_MAX_BOUNDS] = {false};
+    enum gcb_status st = GCB_OK;
     ev->doc = (int)d;
     ev->root = docs[d].root;
-    json_array_foreach(json_object_get(docs[d].root, "cases"), i, c) {
-      if (!gcb_check_matches_in(k, c, ev->root))
-        continue;
-      ev->c = c;
-      ev->result->matched++;
-      for (size_t b = 0; b < k->nbounds; b++) {
-        enum gcb_status st = eval_bound(ev, &k->bounds[b]);
-        if (st != GCB_OK)
-          return st;
-      }
+    for (size_t b = 0; b < k->nbounds && st == GCB_OK; b++) {
+      na[b] = !measured_in(k, &k->bounds[b], ev->root);
+      if (na[b] && has_match(k, ev->root))
+        st = not_applicable(ev, &docs[d], &k->bounds[b]);
     }
+    if (st == GCB_OK)
+      st = eval_doc(ev, &docs[d], na);
+    if (st != GCB_OK)
+      return st;
   }
   return GCB_OK;
 }

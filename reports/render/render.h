@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "reports/analysis/analyze.h"
+#include "reports/analysis/diagnose.h"
 #include "reports/compare/compare.h"
 #include "reports/criteria/criteria.h"
 
@@ -47,6 +48,9 @@ struct gcb_report {
   const struct gcb_thresholds *thresholds;
   const struct gcb_rtables *tables; /* built once by the caller, or NULL:
                                        each renderer builds its own */
+  const struct gcb_diagnosis *diagnosis; /* the root causes, built once by
+                                            the caller, or NULL: built on
+                                            use */
 };
 
 struct gcb_renderer {
@@ -86,11 +90,25 @@ void gcb_escape_md(FILE *out, const char *s);
 
 /* ---- shared content ----------------------------------------------------- */
 
-/* True when the report fails: any failure-level finding. */
+/* True when the report fails: a failing root cause (rep->diagnosis, or
+ * one diagnosed here; any failure-level finding if memory runs out). */
 bool gcb_report_failed(const struct gcb_report *rep);
 
-/* The one-line verdict: "PASS" / "FAIL" with finding counts. */
+/* The one-line verdict: "FAIL  gpu0000 (8 x NVIDIA H200): 5 fail, 1 warn,
+ * 1 cleared" (the root causes' counts). */
 void gcb_report_verdict(const struct gcb_report *rep, char *buf, size_t size);
+
+/* The report's diagnosis: rep->diagnosis when the caller made it, else
+ * diagnosed into *own (zeroed by the caller, freed with
+ * gcb_diagnosis_free after use, also after failure). GCB_ENOMEM. */
+enum gcb_status gcb_report_diagnosis_use(const struct gcb_report *rep,
+                                         struct gcb_diagnosis *own,
+                                         const struct gcb_diagnosis **out,
+                                         struct gcb_err *err);
+
+/* The verdict line of a diagnosis (as gcb_report_verdict). */
+void gcb_diagnosis_verdict(const struct gcb_diagnosis *d, char *buf,
+                           size_t size);
 
 /* "rank 2, node 0 (host), GPU 1 0000:1b:00.0"; the run number is added
  * when the report covers several documents. */
