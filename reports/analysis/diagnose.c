@@ -76,7 +76,7 @@ static long long machine_by_gpus(const struct gcb__dx *x, char (*b)[32],
     size_t hit = 0;
     for (size_t i = 0; i < n; i++)
       for (size_t k = 0; k < x->out->machines[m].ngpus; k++)
-        hit += strcmp(b[i], x->busids[m][k]) == 0;
+        hit += strcmp(b[i], x->out->machines[m].bus_ids[k]) == 0;
     if (hit == n) {
       if (found >= 0)
         return -1; /* two candidates: do not guess */
@@ -91,18 +91,15 @@ static long long add_machine(struct gcb__dx *x, const json_t *root,
   struct gcb_diagnosis *d = x->out;
   size_t m = d->nmachines;
   struct gcb_machine *grown = realloc(d->machines, (m + 1) * sizeof *grown);
-  char(**bus)[32] = realloc(x->busids, (m + 1) * sizeof *bus);
   if (grown != NULL)
     d->machines = grown;
-  if (bus != NULL)
-    x->busids = bus;
-  char(*mine)[32] = grown && bus ? malloc(n * sizeof *mine + 1) : NULL;
+  char(*mine)[32] = grown ? malloc(n * sizeof *mine + 1) : NULL;
   if (mine == NULL)
     return -1;
   memcpy(mine, b, n * sizeof *mine);
-  x->busids[m] = mine;
   struct gcb_machine *mc = &d->machines[m];
   memset(mc, 0, sizeof *mc);
+  mc->bus_ids = mine;
   gcb_view_copy(mc->hostname, sizeof mc->hostname,
                 gcb_view_str(node, "hostname"));
   gcb_view_copy(mc->model, sizeof mc->model, node_model(root, node));
@@ -115,9 +112,9 @@ static long long add_machine(struct gcb__dx *x, const json_t *root,
 static enum gcb_status map_doc(struct gcb__dx *x, size_t doc) {
   const json_t *nodes = json_object_get(x->docs[doc].root, "nodes"), *node;
   size_t i, nn = json_array_size(nodes);
-  x->machine_of[doc] = calloc(nn + 1, sizeof **x->machine_of);
-  x->nnodes[doc] = nn;
-  if (x->machine_of[doc] == NULL)
+  x->out->machine_of[doc] = calloc(nn + 1, sizeof **x->out->machine_of);
+  x->out->nnodes[doc] = nn;
+  if (x->out->machine_of[doc] == NULL)
     return gcb_err_set(x->err, GCB_ENOMEM, "diagnosis: out of memory");
   json_array_foreach(nodes, i, node) {
     char b[256][32];
@@ -133,23 +130,29 @@ static enum gcb_status map_doc(struct gcb__dx *x, size_t doc) {
       m = add_machine(x, x->docs[doc].root, node, b, n);
     if (m < 0)
       return gcb_err_set(x->err, GCB_ENOMEM, "diagnosis: out of memory");
-    x->machine_of[doc][i] = m;
+    x->out->machine_of[doc][i] = m;
   }
   return GCB_OK;
 }
 
-long long gcb__dx_machine(const struct gcb__dx *x, int doc, long long node) {
-  if (doc < 0 || (size_t)doc >= x->ndocs || node < 0)
+long long gcb_diagnosis_machine(const struct gcb_diagnosis *d,
+                                const struct gcb_doc *docs, int doc,
+                                long long node) {
+  if (doc < 0 || (size_t)doc >= d->ndocs || node < 0 || d->machine_of == NULL)
     return -1;
-  const json_t *nodes = json_object_get(x->docs[doc].root, "nodes");
+  const json_t *nodes = json_object_get(docs[doc].root, "nodes");
   size_t pos = (size_t)node;
   /* nodes[] is in index order as written; search when it is not. */
-  if (pos >= x->nnodes[doc] ||
+  if (pos >= d->nnodes[doc] ||
       gcb_view_int(json_array_get(nodes, pos), "index", -1) != node)
-    for (pos = 0; pos < x->nnodes[doc]; pos++)
+    for (pos = 0; pos < d->nnodes[doc]; pos++)
       if (gcb_view_int(json_array_get(nodes, pos), "index", -1) == node)
         break;
-  return pos < x->nnodes[doc] ? x->machine_of[doc][pos] : -1;
+  return pos < d->nnodes[doc] ? d->machine_of[doc][pos] : -1;
+}
+
+long long gcb__dx_machine(const struct gcb__dx *x, int doc, long long node) {
+  return gcb_diagnosis_machine(x->out, x->docs, doc, node);
 }
 
 /* ---- components ---------------------------------------------------------- */
@@ -307,13 +310,6 @@ static enum gcb_status collect_na(struct gcb__dx *x) {
 }
 
 static void free_dx(struct gcb__dx *x) {
-  for (size_t i = 0; x->machine_of != NULL && i < x->ndocs; i++)
-    free(x->machine_of[i]);
-  for (size_t i = 0; x->busids != NULL && i < x->out->nmachines; i++)
-    free(x->busids[i]);
-  free(x->machine_of);
-  free(x->nnodes);
-  free(x->busids);
   free(x->comps);
   free(x->comp_of);
   free(x->fam_of);
@@ -330,12 +326,13 @@ enum gcb_status gcb_diagnose(const struct gcb_doc *docs, size_t ndocs,
                       .t = t,
                       .out = out,
                       .err = err};
-  x.machine_of = calloc(ndocs + 1, sizeof *x.machine_of);
-  x.nnodes = calloc(ndocs + 1, sizeof *x.nnodes);
+  out->machine_of = calloc(ndocs + 1, sizeof *out->machine_of);
+  out->nnodes = calloc(ndocs + 1, sizeof *out->nnodes);
+  out->ndocs = ndocs;
   x.comp_of = malloc(findings->n * sizeof *x.comp_of + 1);
   x.fam_of = calloc(findings->n + 1, sizeof *x.fam_of);
   enum gcb_status st = GCB_OK;
-  if (!x.machine_of || !x.nnodes || !x.comp_of || !x.fam_of)
+  if (!out->machine_of || !out->nnodes || !x.comp_of || !x.fam_of)
     st = gcb_err_set(err, GCB_ENOMEM, "diagnosis: out of memory");
   for (size_t i = 0; st == GCB_OK && i < findings->n; i++)
     x.comp_of[i] = -1;
@@ -360,6 +357,12 @@ void gcb_diagnosis_free(struct gcb_diagnosis *d) {
     return;
   for (size_t i = 0; i < d->n; i++)
     free(d->items[i].evidence);
+  for (size_t i = 0; i < d->nmachines; i++)
+    free(d->machines[i].bus_ids);
+  for (size_t i = 0; d->machine_of != NULL && i < d->ndocs; i++)
+    free(d->machine_of[i]);
+  free(d->machine_of);
+  free(d->nnodes);
   free(d->items);
   free(d->machines);
   free(d->na);

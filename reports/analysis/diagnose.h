@@ -48,6 +48,10 @@ enum gcb_family {
 /* Column heading: "GEMM", "device memory", "H2D", ... */
 const char *gcb_family_name(enum gcb_family f);
 
+/* The family of a case's benchmark: gemm GEMM, membw device memory, pcie
+ * H2D or D2H by direction, p2p GPU peers, coll collectives; else run. */
+enum gcb_family gcb_case_family(const json_t *c);
+
 /* Where a root cause is. node is the machine index of the diagnosis
  * (machines are nodes merged across documents by hostname or, for a
  * one-node document of another tool, by its GPUs' bus ids); parts that do
@@ -84,6 +88,7 @@ struct gcb_machine {
   char hostname[128];
   char model[64]; /* of its GPUs ("NVIDIA H200"), "" */
   size_t ngpus, nranks;
+  char (*bus_ids)[32]; /* its GPUs' canonical bus ids, ngpus; owned */
 };
 
 struct gcb_diagnosis {
@@ -94,7 +99,14 @@ struct gcb_diagnosis {
   size_t *na; /* indices of the "criterion-na" findings */
   size_t nna;
   size_t unexplained; /* warn/fail findings no rule took (0 by design) */
+  long long **machine_of; /* internal: [doc][node position] -> machine */
+  size_t *nnodes, ndocs;  /* internal */
 };
+
+/* The machine of node `node` (its index) of document doc, or -1. */
+long long gcb_diagnosis_machine(const struct gcb_diagnosis *d,
+                                const struct gcb_doc *docs, int doc,
+                                long long node);
 
 /*
  * Diagnoses findings[] (sorted or not; indices refer to its order) over

@@ -23,9 +23,6 @@ struct gcb__dx {
   const struct gcb_findings *fs;
   const struct gcb_thresholds *t;
   struct gcb_diagnosis *out;
-  long long **machine_of; /* [doc][node array position] */
-  size_t *nnodes;         /* per doc */
-  char (**busids)[32];    /* per machine: its GPUs' canonical bus ids */
   struct gcb__comp *comps;
   size_t ncomps, capcomps;
   long *comp_of; /* per finding: component index, -1 */
@@ -56,9 +53,6 @@ enum gcb_status gcb__dx_place(struct gcb__dx *x);
  * its document with its title; NULL. */
 const json_t *gcb__dx_case(const struct gcb__dx *x,
                            const struct gcb_finding *f);
-
-/* The family of a case's benchmark ("gemm" -> GEMM, "pcie" d2h -> D2H). */
-enum gcb_family gcb__dx_case_family(const json_t *c);
 
 /* Node-wide symptoms: on a run of several machines, the evidence of one
  * family on most GPUs of a machine that the other machines do not share

@@ -45,7 +45,7 @@ const json_t *gcb__dx_case(const struct gcb__dx *x,
   return NULL;
 }
 
-enum gcb_family gcb__dx_case_family(const json_t *c) {
+enum gcb_family gcb_case_family(const json_t *c) {
   static const struct {
     const char *bench;
     enum gcb_family fam;
@@ -157,7 +157,7 @@ static bool at_run(const struct gcb__dx *x, size_t i, struct gcb_component *c,
   const json_t *cs = gcb__dx_case(x, fnd(x, i));
   blank(c, GCB_COMP_RUN);
   snprintf(c->name, sizeof c->name, "run");
-  *fam = cs != NULL ? gcb__dx_case_family(cs) : GCB_FAM_RUN;
+  *fam = cs != NULL ? gcb_case_family(cs) : GCB_FAM_RUN;
   return true;
 }
 
@@ -171,7 +171,7 @@ static bool at_gpu(const struct gcb__dx *x, size_t i, struct gcb_component *c,
   if (c->gpu < 0 && c->bus_id[0] == '\0')
     rank_comp(x, f->where.doc, f->where.rank, c); /* host backend: a rank */
   const json_t *cs = gcb__dx_case(x, f);
-  *fam = cs != NULL ? gcb__dx_case_family(cs) : GCB_FAM_GEMM;
+  *fam = cs != NULL ? gcb_case_family(cs) : GCB_FAM_GEMM;
   return true;
 }
 
@@ -194,7 +194,7 @@ static bool at_link(const struct gcb__dx *x, size_t i, struct gcb_component *c,
   to_host_link(c);
   const json_t *cs = gcb__dx_case(x, f);
   *fam = strcmp(f->kind, "degraded-link") == 0 ? GCB_FAM_HEALTH
-         : cs != NULL                          ? gcb__dx_case_family(cs)
+         : cs != NULL                          ? gcb_case_family(cs)
                                                : GCB_FAM_H2D;
   return true;
 }
@@ -244,7 +244,7 @@ static bool at_check_rank(const struct gcb__dx *x, size_t i,
   const json_t *cs = gcb__dx_case(x, f);
   if (f->where.rank < 0 || cs == NULL)
     return false;
-  *fam = gcb__dx_case_family(cs);
+  *fam = gcb_case_family(cs);
   if (*fam == GCB_FAM_PEERS)
     return pair_comp(x, f->where.doc, cs, f->where.node, c);
   if (*fam == GCB_FAM_COLL || *fam == GCB_FAM_RUN) {
@@ -281,7 +281,7 @@ static bool at_wrong_rank(const struct gcb__dx *x, size_t i,
     if (gcb_ranks_int(&pr, GCB_RC_WRONG, k, 0) > 0) {
       gpu_of_rank(x, f->where.doc,
                   gcb_ranks_int(&pr, GCB_RC_RANK, k, (long long)k), c);
-      *fam = gcb__dx_case_family(cs);
+      *fam = gcb_case_family(cs);
       return true;
     }
   return false;
@@ -294,7 +294,7 @@ static bool at_extreme(const struct gcb__dx *x, size_t i,
   const json_t *cs = gcb__dx_case(x, f);
   if (cs == NULL)
     return false;
-  *fam = gcb__dx_case_family(cs);
+  *fam = gcb_case_family(cs);
   if (*fam == GCB_FAM_PEERS)
     return pair_comp(x, f->where.doc, cs, -1, c);
   if (*fam == GCB_FAM_COLL || *fam == GCB_FAM_RUN)
@@ -320,7 +320,7 @@ static bool at_slowest(const struct gcb__dx *x, size_t i,
   long long r = f->where.rank;
   if (r < 0)
     r = gcb_view_int(gcb_view_obj(cs, "summary"), "min_rank", -1);
-  *fam = cs != NULL ? gcb__dx_case_family(cs) : GCB_FAM_RUN;
+  *fam = cs != NULL ? gcb_case_family(cs) : GCB_FAM_RUN;
   if (r < 0 || f->where.doc < 0)
     return false;
   struct gcb_component g;

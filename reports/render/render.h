@@ -124,6 +124,8 @@ struct gcb_rtable {
   char **cells;           /* (nrows + 1) * ncols, header first; owned */
   const char **row_class; /* per row: "fail", "warn", "info", "ok" or NULL */
   unsigned numeric;       /* bit i: column i holds numbers (right-aligned) */
+  bool state_cells; /* cells open with a state word ("fail 12 GB/s"): HTML
+                       colours each cell by it */
   size_t cap_rows;        /* internal: rows allocated, header included */
   char *owned;            /* internal: id and title when made at run time */
 };
@@ -148,6 +150,60 @@ enum gcb_status gcb_report_tables_use(const struct gcb_report *rep,
                                       struct gcb_rtables *own,
                                       const struct gcb_rtables **out,
                                       struct gcb_err *err);
+
+/* ---- the verdict: root causes and the component matrix -----------------
+ * The model every picture of the verdict draws from (tables here; the
+ * topology picture colours its GPUs and edges from the same cells). */
+
+#define GCB_MATRIX_COLS 8 /* GCB_FAM_GEMM .. GCB_FAM_COLL */
+
+enum gcb_cell {
+  GCB_CELL_NONE,    /* not measured */
+  GCB_CELL_PASS,    /* measured, no root cause */
+  GCB_CELL_CLEARED, /* a root cause explained away */
+  GCB_CELL_INFO,
+  GCB_CELL_WARN,
+  GCB_CELL_FAIL,
+};
+
+/* "-", "pass", "ok", "info", "warn", "fail". */
+const char *gcb_cell_name(enum gcb_cell c);
+
+struct gcb_matrix_cell {
+  enum gcb_cell state;
+  char figure[64];  /* "747 TFLOP/s (bf16)", "gen5 x16", "CPUs 0-7"; "" */
+  double time_s;    /* time the measurements took (iterations x time) */
+  const struct gcb_root_cause *rc; /* the worst root cause here; NULL */
+};
+
+/* One GPU of one machine of the diagnosis. */
+struct gcb_matrix_row {
+  long long node; /* machine index */
+  long long gpu;  /* index on the machine (bus id order) */
+  char bus_id[32];
+  struct gcb_matrix_cell cell[GCB_MATRIX_COLS];
+};
+
+struct gcb_matrix {
+  struct gcb_matrix_row *rows;
+  size_t n;
+};
+
+/* Builds the matrix of every GPU of every machine in d. GCB_ENOMEM; free
+ * with gcb_matrix_free (also after failure). */
+enum gcb_status gcb_matrix_build(const struct gcb_report *rep,
+                                 const struct gcb_diagnosis *d,
+                                 struct gcb_matrix *out, struct gcb_err *err);
+
+/* NULL is a no-op; the struct is zeroed. */
+void gcb_matrix_free(struct gcb_matrix *m);
+
+/* The verdict's tables -- root causes (with the n/a checks), the
+ * component matrix, nodes and links -- appended to out, the first tables
+ * report.md and index.html show. GCB_ENOMEM. */
+enum gcb_status gcb_report_verdict_tables(const struct gcb_report *rep,
+                                          struct gcb_rtables *out,
+                                          struct gcb_err *err);
 
 /* Internal: the end of every renderer: GCB_EIO if the stream failed. */
 enum gcb_status gcb__render_done(FILE *out, const char *what,

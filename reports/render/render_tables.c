@@ -355,6 +355,7 @@ enum gcb_status gcb_report_tables(const struct gcb_report *rep,
                                   struct gcb_rtables *out,
                                   struct gcb_err *err) {
   struct gcb__tb b = {.rep = rep, .out = out};
+  gcb__verdict_tables(&b);
   runs_table(&b);
   findings_table(&b);
   checks_table(&b);
