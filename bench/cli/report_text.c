@@ -174,7 +174,7 @@ enum gcb_status gcb__print_comparison(FILE *out, const struct gcb_doc *new_doc,
   enum gcb_status st = gcb_report_tables(&rep, &ts, err);
   if (st == GCB_OK) {
     static const struct col dcols[] = {{0, 48}, {1, 8}, {2, 20}, {3, 20},
-                                       {4, 8},  {5, 8}, {7, 12}};
+                                       {4, 8},  {5, 28}, {7, 12}};
     static const struct col ncols[] = {{0, 48}, {1, 56}, {2, 56}};
     const struct gcb_rtable *d = find(&ts, "comparison");
     const struct gcb_rtable *n = find(&ts, "notes");

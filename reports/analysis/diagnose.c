@@ -439,6 +439,15 @@ int gcb_diagnosis_state_at(const struct gcb_diagnosis *d, long long node,
   return worst;
 }
 
+bool gcb_case_is_latency(const json_t *c) {
+  const char *op = gcb_view_param_str(c, "op");
+  const json_t *params = json_object_get(c, "params");
+  const json_t *size = json_object_get(params, "size");
+  return strcmp(op, "latency") == 0 || strcmp(op, "barrier") == 0 ||
+         strcmp(gcb_view_param_str(c, "direction"), "latency") == 0 ||
+         (json_is_number(size) && json_number_value(size) == 0);
+}
+
 /* ---- formatting -----------------------------------------------------------
  */
 
@@ -455,7 +464,7 @@ static const struct scale {
 };
 
 /* The factor and unit text that suit a magnitude a in unit. */
-static double scale_for(double a, const char *unit, const char **shown) {
+double gcb_unit_scale(double a, const char *unit, const char **shown) {
   *shown = unit;
   for (size_t i = 0; i < sizeof scales / sizeof *scales; i++) {
     if (strcmp(unit, scales[i].unit) != 0)
@@ -483,7 +492,7 @@ void gcb_fmt_scaled(double x, const char *unit, char *buf, size_t size) {
     gcb_view_fmt_time(x, buf, size);
     return;
   }
-  double k = scale_for(fabs(x), unit, &shown);
+  double k = gcb_unit_scale(fabs(x), unit, &shown);
   gcb_view_fmt(x * k, num, sizeof num);
   snprintf(buf, size, "%s%s%s", num, shown[0] ? " " : "", shown);
 }
@@ -493,7 +502,7 @@ void gcb_fmt_scaled_pair(double a, double b, const char *unit, char *buf,
   char na[32], nb[32];
   const char *shown;
   double big = fabs(a) > fabs(b) || isnan(b) ? fabs(a) : fabs(b);
-  double k = scale_for(big, unit, &shown);
+  double k = gcb_unit_scale(big, unit, &shown);
   gcb_view_fmt(a * k, na, sizeof na);
   gcb_view_fmt(b * k, nb, sizeof nb);
   snprintf(buf, size, "%s vs %s%s%s", na, nb, shown[0] ? " " : "", shown);

@@ -186,21 +186,24 @@ static enum gcb_status miss(struct eval *ev, const struct gcb_bound *b,
   char where[32] = "";
   if (rank >= 0)
     snprintf(where, sizeof where, " of rank %lld", rank);
-  char vs[32], ls[32];
-  /* Enough digits to show why it fails: "20.00001 us, above 20 us". */
-  gcb_fmt_against(v, b->limit, vs, sizeof vs);
-  gcb_view_fmt(b->limit, ls, sizeof ls);
+  /* Both in the unit that suits the limit, with enough digits to show
+   * why it fails: "20.00001 us, above the maximum 20 us". */
+  const char *shown;
+  double scale = gcb_unit_scale(fabs(b->limit), unit, &shown);
+  char vs[40], ls[40];
+  gcb_fmt_against(v * scale, b->limit * scale, vs, sizeof vs);
+  gcb_view_fmt(b->limit * scale, ls, sizeof ls);
   if (isnan(v))
     gcb_finding_explain(f,
                         "check '%s': the case has no %s%s (not measured), so "
                         "it cannot meet the %s %s %s",
                         k->name, b->metric->name, where,
-                        b->is_min ? "minimum" : "maximum", ls, unit);
+                        b->is_min ? "minimum" : "maximum", ls, shown);
   else
     gcb_finding_explain(f, "check '%s': %s%s is %s %s, %s the %s %s %s",
-                        k->name, b->metric->name, where, vs, unit,
+                        k->name, b->metric->name, where, vs, shown,
                         b->is_min ? "below" : "above",
-                        b->is_min ? "minimum" : "maximum", ls, unit);
+                        b->is_min ? "minimum" : "maximum", ls, shown);
   gcb_finding_suggest(f, "rerun to confirm; then look at this case's other "
                          "findings (slow rank, placement) for the cause");
   return GCB_OK;
