@@ -159,8 +159,7 @@ static double rank_time_us(const json_t *c, bool slowest) {
       t[n++] = x * 1e6;
   }
   if (n > 0)
-    v = slowest ? (qsort(t, n, sizeof *t, cmp_double), t[n - 1])
-                : median(t, n);
+    v = slowest ? (qsort(t, n, sizeof *t, cmp_double), t[n - 1]) : median(t, n);
   if (n == 0 && !slowest) /* a tool's average over ranks only */
     v = gcb_view_num(gcb_view_obj(gcb_view_obj(c, "summary"), "time_s"),
                      "mean") *
@@ -199,14 +198,14 @@ static enum gcb_status compare_case(struct gcb_comparison *cmp,
                                     const struct gcb_thresholds *t,
                                     struct gcb_err *err) {
   const char *unit = gcb_view_str(nc, "unit");
-  const json_t *os = gcb_view_obj(oc, "summary"), *ns = gcb_view_obj(nc, "summary");
+  const json_t *os = gcb_view_obj(oc, "summary"),
+               *ns = gcb_view_obj(nc, "summary");
   enum basis by = basis_of(nc);
   bool lower = lower_is_better(unit);
   double no = case_noise(oc), nn = case_noise(nc);
   double noise = t->noise_sigmas * sqrt(no * no + nn * nn);
-  double threshold = gcb_thresholds_regression(
-                         t, gcb_view_str(nc, "bench"),
-                         by == BY_TIME ? "us" : unit) /
+  double threshold = gcb_thresholds_regression(t, gcb_view_str(nc, "bench"),
+                                               by == BY_TIME ? "us" : unit) /
                      100;
   bool same_scale =
       gcb_view_int(os, "ranks", -1) == gcb_view_int(ns, "ranks", -1);
@@ -214,8 +213,8 @@ static enum gcb_status compare_case(struct gcb_comparison *cmp,
   if (by == BY_TIME)
     for (int slow = 0; slow < 2 && st == GCB_OK; slow++)
       st = row(cmp, nc, key, slow ? "slowest time" : "median time", "us",
-               rank_time_us(oc, slow), rank_time_us(nc, slow), true,
-               threshold, noise, err);
+               rank_time_us(oc, slow), rank_time_us(nc, slow), true, threshold,
+               noise, err);
   if (by == BY_BUSBW)
     st = row(cmp, nc, key, "busbw", "GB/s", gcb_view_num(os, "busbw"),
              gcb_view_num(ns, "busbw"), false, threshold, noise, err);

@@ -46,8 +46,8 @@ struct gcb_report {
   const char *baseline;                    /* baseline file name, or NULL */
   const struct gcb_plots *plots;           /* NULL: plots not attempted */
   const struct gcb_thresholds *thresholds;
-  const struct gcb_rtables *tables; /* built once by the caller, or NULL:
-                                       each renderer builds its own */
+  const struct gcb_rtables *tables;      /* built once by the caller, or NULL:
+                                            each renderer builds its own */
   const struct gcb_diagnosis *diagnosis; /* the root causes, built once by
                                             the caller, or NULL: built on
                                             use */
@@ -124,8 +124,8 @@ struct gcb_rtable {
   char **cells;           /* (nrows + 1) * ncols, header first; owned */
   const char **row_class; /* per row: "fail", "warn", "info", "ok" or NULL */
   unsigned numeric;       /* bit i: column i holds numbers (right-aligned) */
-  bool state_cells; /* cells open with a state word ("fail 12 GB/s"): HTML
-                       colours each cell by it */
+  bool state_cells;       /* cells open with a state word ("fail 12 GB/s"): HTML
+                             colours each cell by it */
   size_t cap_rows;        /* internal: rows allocated, header included */
   char *owned;            /* internal: id and title when made at run time */
 };
@@ -171,8 +171,8 @@ const char *gcb_cell_name(enum gcb_cell c);
 
 struct gcb_matrix_cell {
   enum gcb_cell state;
-  char figure[64];  /* "747 TFLOP/s (bf16)", "gen5 x16", "CPUs 0-7"; "" */
-  double time_s;    /* time the measurements took (iterations x time) */
+  char figure[64]; /* "747 TFLOP/s (bf16)", "gen5 x16", "CPUs 0-7"; "" */
+  double time_s;   /* time the measurements took (iterations x time) */
   const struct gcb_root_cause *rc; /* the worst root cause here; NULL */
 };
 

@@ -3,8 +3,8 @@
  * that act on findings (dashboards, ticketing, drain scripts): the
  * verdict, the documents, the root causes (one per component, with the
  * indices of the findings they explain), every finding with its location,
- * the acceptance checks and the baseline comparison. Location parts that do not apply
- * are left out; numbers that do not apply are null. jansson escapes the
+ * the acceptance checks and the baseline comparison. Location parts that do not
+ * apply are left out; numbers that do not apply are null. jansson escapes the
  * strings.
  */
 #include <math.h>
@@ -152,12 +152,11 @@ static json_t *checks_json(const struct gcb_report *rep, bool *ok) {
   json_t *a = json_array();
   for (size_t i = 0; a != NULL && i < rep->criteria->nchecks; i++) {
     const struct gcb_check_result *r = &rep->checks[i];
-    json_t *c =
-        json_pack("{s:s, s:b, s:I, s:I, s:I}", "name",
-                  rep->criteria->checks[i].name, "passed",
-                  r->matched > 0 && r->failed == 0, "matched",
-                  (json_int_t)r->matched, "misses", (json_int_t)r->failed,
-                  "not_applicable", (json_int_t)r->na);
+    json_t *c = json_pack(
+        "{s:s, s:b, s:I, s:I, s:I}", "name", rep->criteria->checks[i].name,
+        "passed", r->matched > 0 && r->failed == 0, "matched",
+        (json_int_t)r->matched, "misses", (json_int_t)r->failed,
+        "not_applicable", (json_int_t)r->na);
     if (c == NULL || json_array_append_new(a, c) != 0)
       *ok = false;
   }

@@ -59,8 +59,8 @@ static void html_head(FILE *out, const struct gcb_report *rep,
 
 /* The state word a matrix cell opens with, as a class name; NULL. */
 static const char *cell_state(const char *s) {
-  static const char *const states[] = {"fail", "warn", "pass", "ok", "info",
-                                       NULL};
+  static const char *const states[] = {"fail", "warn", "pass",
+                                       "ok",   "info", NULL};
   for (size_t i = 0; s != NULL && states[i]; i++) {
     size_t n = strlen(states[i]);
     if (strncmp(s, states[i], n) == 0 && (s[n] == ' ' || s[n] == '\0'))

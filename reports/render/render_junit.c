@@ -194,8 +194,7 @@ static void component_test(struct suite *s, const char *cls, const char *name,
           rc->suggestion);
   }
   snprintf(out, sizeof out, "%s%s%s%s%s", gcb_cell_name(state),
-           figure[0] ? " " : "", figure, rc ? ": " : "",
-           rc ? rc->summary : "");
+           figure[0] ? " " : "", figure, rc ? ": " : "", rc ? rc->summary : "");
   system_out(s, out);
   close_test(s);
 }

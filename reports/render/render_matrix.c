@@ -31,8 +31,7 @@ static bool on_row(const struct gcb_report *rep, const struct gcb_diagnosis *d,
   char b[32];
   gcb_view_place(rep->docs[doc].root, r, &p);
   return gcb_diagnosis_machine(d, rep->docs, doc, p.node) == row->node &&
-         gcb_busid_canon(p.bus_id, b, sizeof b) &&
-         strcmp(b, row->bus_id) == 0;
+         gcb_busid_canon(p.bus_id, b, sizeof b) && strcmp(b, row->bus_id) == 0;
 }
 
 /* The case of family f to quote: the most work per operation; pcie only
@@ -74,9 +73,8 @@ static bool rank_entry(const json_t *c, long long rank, double *fig,
 static void device_figures(const struct gcb_report *rep,
                            const struct gcb_diagnosis *d,
                            struct gcb_matrix_row *row) {
-  static const enum gcb_family fams[] = {GCB_FAM_GEMM, GCB_FAM_DEVMEM,
-                                         GCB_FAM_H2D, GCB_FAM_D2H,
-                                         GCB_FAM_COLL};
+  static const enum gcb_family fams[] = {
+      GCB_FAM_GEMM, GCB_FAM_DEVMEM, GCB_FAM_H2D, GCB_FAM_D2H, GCB_FAM_COLL};
   for (size_t k = 0; k < sizeof fams / sizeof *fams; k++) {
     struct gcb_matrix_cell *cell = &row->cell[fams[k]];
     for (size_t doc = 0; doc < rep->ndocs && cell->figure[0] == '\0'; doc++) {
@@ -159,8 +157,7 @@ static void host_figures(const struct gcb_report *rep,
       if (h->figure[0] == '\0' && link[0])
         snprintf(h->figure, sizeof h->figure, "%s", link);
       if (p->figure[0] == '\0' && cpus[0])
-        snprintf(p->figure, sizeof p->figure, "rank %lld, CPUs %s", rank,
-                 cpus);
+        snprintf(p->figure, sizeof p->figure, "rank %lld, CPUs %s", rank, cpus);
     }
   }
 }
@@ -176,13 +173,12 @@ static void judge(const struct gcb_diagnosis *d, struct gcb_matrix_row *row) {
       cell->state = cell->figure[0] ? GCB_CELL_PASS : GCB_CELL_NONE;
       continue;
     }
-    cell->state = rc->cleared               ? GCB_CELL_CLEARED
+    cell->state = rc->cleared              ? GCB_CELL_CLEARED
                   : s == (int)GCB_SEV_FAIL ? GCB_CELL_FAIL
                   : s == (int)GCB_SEV_WARN ? GCB_CELL_WARN
                                            : GCB_CELL_INFO;
     if ((enum gcb_family)f == rc->family && !isnan(rc->measured))
-      gcb_fmt_scaled(rc->measured, rc->unit, cell->figure,
-                     sizeof cell->figure);
+      gcb_fmt_scaled(rc->measured, rc->unit, cell->figure, sizeof cell->figure);
   }
 }
 
@@ -201,8 +197,7 @@ enum gcb_status gcb_matrix_build(const struct gcb_report *rep,
       struct gcb_matrix_row *row = &out->rows[out->n++];
       row->node = (long long)m;
       row->gpu = (long long)g;
-      gcb_view_copy(row->bus_id, sizeof row->bus_id,
-                    d->machines[m].bus_ids[g]);
+      gcb_view_copy(row->bus_id, sizeof row->bus_id, d->machines[m].bus_ids[g]);
       device_figures(rep, d, row);
       peer_figure(rep, d, row);
       host_figures(rep, d, row);

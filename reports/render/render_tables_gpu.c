@@ -13,8 +13,8 @@
 
 #include "reports/analysis/analyze_rules.h"
 #include "reports/analysis/diagnose.h"
-#include "reports/render/render_tables.h"
 #include "reports/document/topo_view.h"
+#include "reports/render/render_tables.h"
 
 #define MAX_GPU_COLS 10
 
@@ -33,9 +33,9 @@ static bool column_of(const json_t *cases, const json_t *c, char *name,
   const char *dir = gcb__pcie_direction(cases, c);
   const char *unit;
   /* The unit that suits the figure: 747 TFLOP/s, not 746650 GFLOP/s. */
-  *scale = gcb_unit_scale(
-      fabs(gcb_view_num(gcb_view_obj(c, "summary"), "median")),
-      gcb_view_str(c, "unit"), &unit);
+  *scale =
+      gcb_unit_scale(fabs(gcb_view_num(gcb_view_obj(c, "summary"), "median")),
+                     gcb_view_str(c, "unit"), &unit);
   if (strcmp(bench, "gemm") == 0)
     snprintf(name, size, "GEMM %s (%s)", gcb_view_param_str(c, "dtype"), unit);
   else if (strcmp(bench, "membw") == 0)

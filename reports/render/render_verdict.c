@@ -35,8 +35,8 @@ static void evidence_text(const struct gcb_root_cause *rc, char *buf,
 
 static void causes_table(struct gcb__tb *b, const struct gcb_diagnosis *d) {
   static const char *const h[] = {
-      "state",    "component", "host", "root cause", "measured", "expected",
-      "cost",     "suggestion", "evidence (findings)", NULL};
+      "state",    "component", "host",       "root cause",          "measured",
+      "expected", "cost",      "suggestion", "evidence (findings)", NULL};
   struct gcb_rtable *t = gcb__table_new(
       b, "root-causes", "Root causes",
       "each component once, with the worst figure against its expectation, "
@@ -120,8 +120,7 @@ static const char *node_state(const struct gcb_diagnosis *d, long long m,
 }
 
 static void components_table(struct gcb__tb *b, const struct gcb_diagnosis *d) {
-  static const char *const h[] = {"state", "component", "host", "what",
-                                  NULL};
+  static const char *const h[] = {"state", "component", "host", "what", NULL};
   struct gcb_rtable *t = gcb__table_new(
       b, "components", "Nodes and links",
       "a row per node (the worst of its root causes), then a row per link "

@@ -1,0 +1,391 @@
+/*
+ * Diagnosis: findings grouped into root causes at the right component.
+ * The committed 8-GPU fixture (gcbench, nccl-tests and nvbandwidth of one
+ * H200 node against the H200 criteria) yields exactly its seven planted
+ * problems and nothing spurious; crafted multi-node documents yield one
+ * node-level cause for a node-wide slowdown, one cause for a GPU slow on
+ * two benchmarks, a NIC cause for a bad NIC seen in inter-node
+ * collectives, and one cause naming both sources that disagree.
+ */
+#include <math.h>
+
+#include "reports/analysis/diagnose.h"
+#include "reports/criteria/criteria.h"
+#include "reports/interop/interop.h"
+#include "tests/reports/report_fixture.h"
+
+#define DATA(name) GCB_TEST_DATA "/" name
+
+struct dx {
+  struct gcb_results *res[3];
+  struct gcb_doc docs[3];
+  size_t ndocs;
+  json_t *own[3];
+  struct gcb_criteria *cr;
+  struct gcb_check_result checks[32];
+  struct gcb_findings f;
+  struct gcb_diagnosis d;
+};
+
+static void diagnose(struct dx *x) {
+  struct gcb_thresholds def;
+  struct gcb_err err = {0};
+  gcb_thresholds_default(&def);
+  const struct gcb_thresholds *t = x->cr ? &x->cr->thresholds : &def;
+  cr_assert_eq(gcb_analyze(x->docs, x->ndocs, t, &x->f, &err), GCB_OK, "%s",
+               err.msg);
+  if (x->cr != NULL)
+    cr_assert_eq(
+        gcb_criteria_evaluate(x->cr, x->docs, x->ndocs, x->checks, &x->f, &err),
+        GCB_OK, "%s", err.msg);
+  gcb_findings_sort(&x->f);
+  cr_assert_eq(gcb_diagnose(x->docs, x->ndocs, &x->f, t, &x->d, &err), GCB_OK,
+               "%s", err.msg);
+  cr_expect_eq(x->d.unexplained, 0, "every warn/fail finding has a cause");
+}
+
+static void done(struct dx *x) {
+  gcb_diagnosis_free(&x->d);
+  gcb_findings_free(&x->f);
+  gcb_criteria_free(x->cr);
+  for (size_t i = 0; i < 3; i++) {
+    gcb_results_free(x->res[i]);
+    json_decref(x->own[i]);
+  }
+}
+
+static void criteria(struct dx *x, const char *text) {
+  struct gcb_err err = {0};
+  cr_assert_eq(
+      gcb_criteria_parse(text, strlen(text), "test.json", &x->cr, &err), GCB_OK,
+      "%s", err.msg);
+}
+
+/* The root cause whose component is called `name`, or NULL. */
+static const struct gcb_root_cause *cause(const struct dx *x,
+                                          const char *name) {
+  for (size_t i = 0; i < x->d.n; i++)
+    if (strcmp(x->d.items[i].comp.name, name) == 0)
+      return &x->d.items[i];
+  return NULL;
+}
+
+/* ---- the 8-GPU fixture --------------------------------------------------- */
+
+static void gpu8(struct dx *x) {
+  static const char *const files[] = {"report-gpu8.json",
+                                      "interop/nccl-tests-allreduce.json",
+                                      "interop/nvbandwidth-h200.json"};
+  struct gcb_err err = {0};
+  memset(x, 0, sizeof *x);
+  for (size_t i = 0; i < 3; i++) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", GCB_TEST_DATA, files[i]);
+    cr_assert_eq(gcb_interop_read(path, x->docs, i, &x->res[i], NULL, &err),
+                 GCB_OK, "%s", err.msg);
+    x->docs[i] =
+        (struct gcb_doc){.name = files[i], .root = gcb_results_json(x->res[i])};
+  }
+  x->ndocs = 3;
+  cr_assert_eq(gcb_criteria_read(DATA("criteria-h200.json"), &x->cr, &err),
+               GCB_OK, "%s", err.msg);
+  diagnose(x);
+}
+
+Test(diagnose, the_8_gpu_fixture_yields_exactly_its_seven_root_causes) {
+  static const struct {
+    const char *name;
+    enum gcb_comp_kind kind;
+    const char *state;
+    enum gcb_family family;
+    const char *says;
+  } want[] = {
+      {"GPU 1 0000:3b:00.0", GCB_COMP_GPU, "fail", GCB_FAM_GEMM,
+       "below its peers in 4 of 4"},
+      {"GPU 2 0000:4c:00.0", GCB_COMP_GPU, "fail", GCB_FAM_GEMM,
+       "wrong results"},
+      {"GPU 2 -> GPU 6", GCB_COMP_LINK, "fail", GCB_FAM_PEERS, "NV18"},
+      {"GPU 5 <-> host", GCB_COMP_LINK, "fail", GCB_FAM_H2D,
+       "sources disagree"},
+      {"rank 6 (GPU 6)", GCB_COMP_RANK, "fail", GCB_FAM_COLL, "late"},
+      {"rank 3 (GPU 3)", GCB_COMP_RANK, "warn", GCB_FAM_PLACEMENT,
+       "CPUs 104-111"},
+      {"GPU 4 <-> host", GCB_COMP_LINK, "ok", GCB_FAM_HEALTH,
+       "idle downtraining, not a fault"},
+  };
+  struct dx x;
+  gpu8(&x);
+  cr_assert_eq(x.d.n, 7, "%zu root causes", x.d.n);
+  cr_expect_eq(x.d.nmachines, 1, "three documents of one node: one machine");
+  for (size_t i = 0; i < 7; i++) {
+    const struct gcb_root_cause *rc = &x.d.items[i];
+    cr_expect_str_eq(rc->comp.name, want[i].name, "root cause %zu", i);
+    cr_expect_eq(rc->comp.kind, want[i].kind, "%s", want[i].name);
+    cr_expect_str_eq(gcb_root_cause_state(rc), want[i].state, "%s",
+                     want[i].name);
+    cr_expect_eq(rc->family, want[i].family, "%s", want[i].name);
+    cr_expect_not_null(strstr(rc->summary, want[i].says), "%s: %s",
+                       want[i].name, rc->summary);
+    cr_expect_str_eq(rc->comp.hostname, "gpu0000");
+  }
+  cr_expect(gcb_diagnosis_failed(&x.d));
+  done(&x);
+}
+
+Test(diagnose, the_8_gpu_fixture_has_no_spurious_failure) {
+  struct dx x;
+  gpu8(&x);
+  /* Every finding at warn or fail is the evidence of one root cause. */
+  size_t used = 0, warnfail = 0;
+  for (size_t i = 0; i < x.d.n; i++)
+    used += x.d.items[i].nevidence;
+  for (size_t i = 0; i < x.f.n; i++) {
+    warnfail += x.f.items[i].severity != GCB_SEV_INFO;
+    cr_expect(!(x.f.items[i].severity == GCB_SEV_FAIL &&
+                isnan(x.f.items[i].measured) &&
+                strcmp(x.f.items[i].kind, "criterion") == 0),
+              "a check failed on a figure the source does not have: %s",
+              x.f.items[i].explanation);
+  }
+  cr_expect_eq(used, warnfail);
+  /* nccl-tests has no arrival skew: late_us is n/a for it, once. */
+  cr_assert_eq(x.d.nna, 1);
+  const struct gcb_finding *na = &x.f.items[x.d.na[0]];
+  cr_expect_eq(na->severity, GCB_SEV_INFO);
+  cr_expect_not_null(strstr(na->explanation, "nccl-tests"));
+  cr_expect_not_null(strstr(na->explanation, "late_us"));
+  done(&x);
+}
+
+Test(diagnose, gpu1_states_its_worst_figure_cost_and_evidence) {
+  struct dx x;
+  gpu8(&x);
+  const struct gcb_root_cause *rc = cause(&x, "GPU 1 0000:3b:00.0");
+  cr_assert_not_null(rc);
+  /* 4 slow-rank findings, 4 per-GPU checks, 2 evenness checks. */
+  cr_expect_eq(rc->nevidence, 10);
+  cr_expect_float_eq(rc->cost, 0.3995, 1e-3);
+  cr_expect_str_eq(rc->unit, "GFLOP/s");
+  cr_expect_not_null(strstr(rc->summary, "870.6 vs 1450 TFLOP/s"), "%s",
+                     rc->summary);
+  for (size_t i = 0; i < rc->nevidence; i++)
+    cr_expect_eq(x.f.items[rc->evidence[i]].where.doc, 0);
+  const struct gcb_root_cause *h = cause(&x, "GPU 5 <-> host");
+  cr_assert_not_null(h);
+  cr_expect_not_null(strstr(h->summary, "21.8 GB/s (nvbandwidth)"), "%s",
+                     h->summary);
+  cr_expect_not_null(strstr(h->summary, "52.59 GB/s (gcbench)"), "%s",
+                     h->summary);
+  done(&x);
+}
+
+Test(diagnose, a_failure_text_shows_the_digits_that_fail) {
+  struct dx x;
+  gpu8(&x);
+  bool seen = false;
+  for (size_t i = 0; i < x.f.n; i++)
+    seen |= strstr(x.f.items[i].explanation,
+                   "late_us is 20.00001 us, above the maximum 20 us") != NULL;
+  cr_expect(seen);
+  done(&x);
+}
+
+/* ---- crafted multi-node runs ----------------------------------------------
+ */
+
+static json_t *gemm(const double *figs, size_t n) {
+  return fx_case("gemm", "bf16 8192", "{\"dtype\": \"bf16\"}", "GFLOP/s", figs,
+                 n, 0.005, NULL);
+}
+
+static void one_doc(struct dx *x, json_t *doc) {
+  memset(x, 0, sizeof *x);
+  fx_check_valid(doc);
+  x->own[0] = doc;
+  x->docs[0] = (struct gcb_doc){.name = "run.json", .root = doc};
+  x->ndocs = 1;
+}
+
+Test(diagnose, a_node_whose_gpus_are_all_slow_is_one_node_root_cause) {
+  double figs[32];
+  for (int r = 0; r < 32; r++) /* node 2 (ranks 16-23) 18 % slow */
+    figs[r] = (r / 8 == 2 ? 820000 : 1000000) + 500.0 * (r % 3);
+  json_t *doc = fx_doc(32, 4, 16, "Test CPU");
+  fx_add_case(doc, gemm(figs, 32));
+  struct dx x;
+  one_doc(&x, doc);
+  diagnose(&x);
+  size_t slow = 0;
+  for (size_t i = 0; i < x.f.n; i++)
+    slow += strcmp(x.f.items[i].kind, "slow-rank") == 0;
+  cr_expect_eq(slow, 8, "the evidence: 8 slow-rank findings");
+  cr_assert_eq(x.d.n, 1, "%zu root causes", x.d.n);
+  const struct gcb_root_cause *rc = &x.d.items[0];
+  cr_expect_eq(rc->comp.kind, GCB_COMP_NODE);
+  cr_expect_str_eq(rc->comp.hostname, "node02");
+  cr_expect_eq(rc->nevidence, 8);
+  cr_expect_not_null(strstr(rc->summary, "other nodes"), "%s", rc->summary);
+  done(&x);
+}
+
+Test(diagnose, a_gpu_slow_on_gemm_and_device_memory_is_one_root_cause) {
+  const double g[] = {1000000, 1000000, 600000, 1000000, 1000000, 1000000};
+  const double m[] = {4000, 4000, 2500, 4000, 4000, 4000};
+  json_t *doc = fx_doc(6, 2, 16, "Test CPU");
+  fx_add_case(doc, gemm(g, 6));
+  fx_add_case(doc, fx_case("membw", "triad 4G", "{\"kernel\": \"triad\"}",
+                           "GB/s", m, 6, 0.005, NULL));
+  struct dx x;
+  one_doc(&x, doc);
+  diagnose(&x);
+  cr_assert_eq(x.d.n, 1, "%zu root causes", x.d.n);
+  const struct gcb_root_cause *rc = &x.d.items[0];
+  cr_expect_eq(rc->comp.kind, GCB_COMP_GPU);
+  cr_expect_eq(rc->comp.rank, -1);
+  cr_expect_str_eq(rc->comp.bus_id, "0000:12:00.0");
+  cr_expect_str_eq(rc->comp.hostname, "node00");
+  cr_expect_eq(rc->nevidence, 2);
+  cr_expect(rc->families >> GCB_FAM_GEMM & 1);
+  cr_expect(rc->families >> GCB_FAM_DEVMEM & 1);
+  cr_expect_not_null(strstr(rc->summary, "also device memory"), "%s",
+                     rc->summary);
+  done(&x);
+}
+
+/* A NIC on node 1 that trained at gen3 under a gen4 port. */
+static void bad_nic(json_t *doc) {
+  json_t *topo = json_object_get(
+      json_array_get(json_object_get(doc, "nodes"), 1), "topology");
+  json_array_append_new(
+      json_object_get(topo, "nics"),
+      json_pack("{s:i, s:s, s:s, s:b, s:i, s:s, s:f, s:[{s:s, s:s, s:f, s:i, "
+                "s:i, s:s}, {s:s, s:s, s:f, s:i, s:i, s:s}]}",
+                "index", 0, "busid", "0000:17:00.0", "name", "mlx5_0", "rdma",
+                1, "numa", 0, "cpus", "0-7", "link_gbps", 15.75, "pcie_path",
+                "busid", "0000:17:00.0", "role", "device", "gbps", 15.75, "gen",
+                3, "width", 16, "link", "gen3 x16", "busid", "0000:16:01.0",
+                "role", "root-port", "gbps", 31.5, "gen", 4, "width", 16,
+                "link", "gen4 x16"));
+  json_array_append_new(
+      json_object_get(topo, "facts"),
+      json_pack("{s:s, s:n, s:i, s:s}", "kind", "link-mismatch", "gpu", "nic",
+                0, "text",
+                "mlx5_0: its link reads gen3 x16 (15.75 GB/s) under a gen4 "
+                "x16 port"));
+}
+
+Test(diagnose, a_bad_nic_seen_only_in_inter_node_collectives_is_the_nic) {
+  const double figs[] = {20, 20, 20, 20, 20, 20, 20, 20};
+  json_t *doc = fx_doc(8, 2, 16, "Test CPU");
+  fx_add_topology(doc, 4, 16);
+  bad_nic(doc);
+  json_t *c = fx_case("coll", "allreduce float 1G",
+                      "{\"op\": \"allreduce\", \"size\": 1073741824}", "GB/s",
+                      figs, 8, 0.005, NULL);
+  json_object_set_new(json_object_get(c, "summary"), "busbw", json_real(35));
+  fx_add_case(doc, c);
+  struct dx x;
+  one_doc(&x, doc);
+  criteria(&x, "{\"schema\": \"gcbench.criteria/1\", \"checks\": [{\"name\": "
+               "\"inter-node allreduce\", \"bench\": \"coll\", \"params\": "
+               "{\"op\": \"allreduce\"}, \"min\": {\"busbw\": 40}}]}");
+  diagnose(&x);
+  cr_assert_eq(x.d.n, 1, "%zu root causes", x.d.n);
+  const struct gcb_root_cause *rc = &x.d.items[0];
+  cr_expect_eq(rc->comp.kind, GCB_COMP_LINK);
+  cr_expect_str_eq(rc->comp.name, "NIC mlx5_0 0000:17:00.0");
+  cr_expect_str_eq(rc->comp.hostname, "node01");
+  cr_expect_str_eq(gcb_root_cause_state(rc), "fail",
+                   "the collective's miss confirms it");
+  cr_expect_eq(rc->nevidence, 2, "the link fact and the collective's check");
+  cr_expect(rc->families >> GCB_FAM_COLL & 1);
+  done(&x);
+}
+
+static json_t *h2d(const double *figs, size_t n) {
+  return fx_case("pcie", "h2d pinned 1G",
+                 "{\"direction\": \"h2d\", \"memory\": \"pinned\", \"size\": "
+                 "1073741824}",
+                 "GB/s", figs, n, 0.005, NULL);
+}
+
+Test(diagnose, two_sources_that_disagree_are_one_root_cause_with_both) {
+  const double good[] = {52.5, 52.7, 52.4, 52.6};
+  const double bad[] = {52.5, 21.0, 52.4, 52.6};
+  json_t *a = fx_doc(4, 1, 16, "Test CPU"), *b = fx_doc(4, 1, 16, "Test CPU");
+  fx_add_topology(a, 4, 16);
+  fx_add_topology(b, 4, 16);
+  json_object_set_new(json_object_get(b, "tool"), "name",
+                      json_string("nvbandwidth"));
+  fx_add_case(a, h2d(good, 4));
+  fx_add_case(b, h2d(bad, 4));
+  struct dx x;
+  memset(&x, 0, sizeof x);
+  fx_check_valid(a);
+  fx_check_valid(b);
+  x.own[0] = a;
+  x.own[1] = b;
+  x.docs[0] = (struct gcb_doc){.name = "gcbench.json", .root = a};
+  x.docs[1] = (struct gcb_doc){.name = "other.json", .root = b};
+  x.ndocs = 2;
+  diagnose(&x);
+  cr_assert_eq(x.d.n, 1, "%zu root causes", x.d.n);
+  const struct gcb_root_cause *rc = &x.d.items[0];
+  cr_expect_eq(rc->comp.kind, GCB_COMP_LINK);
+  cr_expect_str_eq(rc->comp.link, "0000:11:00.0<->host");
+  cr_expect_eq(x.d.nmachines, 1);
+  cr_expect_not_null(strstr(rc->summary, "21 GB/s (nvbandwidth)"), "%s",
+                     rc->summary);
+  cr_expect_not_null(strstr(rc->summary, "52.7 GB/s (gcbench)"), "%s",
+                     rc->summary);
+  cr_expect_not_null(strstr(rc->summary, "sources disagree"));
+  done(&x);
+}
+
+Test(diagnose, a_clean_run_passes_with_no_root_cause) {
+  const double figs[] = {1000, 1001, 999, 1000};
+  json_t *doc = fx_doc(4, 1, 16, "Test CPU");
+  fx_add_case(doc, gemm(figs, 4));
+  struct dx x;
+  one_doc(&x, doc);
+  diagnose(&x);
+  cr_expect_eq(x.d.n, 0);
+  cr_expect(!gcb_diagnosis_failed(&x.d));
+  char scope[192];
+  gcb_diagnosis_scope(&x.d, scope, sizeof scope);
+  cr_expect_str_eq(scope, "node00 (4 x Test GPU)");
+  done(&x);
+}
+
+/* ---- formatting -----------------------------------------------------------
+ */
+
+Test(diagnose, figures_are_scaled_to_their_size) {
+  static const struct {
+    double x;
+    const char *unit, *want;
+  } rows[] = {
+      {1449783, "GFLOP/s", "1450 TFLOP/s"},
+      {870.58, "GFLOP/s", "870.6 GFLOP/s"},
+      {0.0004, "GB/s", "0.4 MB/s"},
+      {52.59, "GB/s", "52.59 GB/s"},
+      {1553.9, "us", "1.554 ms"},
+      {0.5, "us", "500 ns"},
+      {14.67, "%", "14.67 %"},
+      {NAN, "GB/s", "-"},
+  };
+  for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+    char buf[48];
+    gcb_fmt_scaled(rows[i].x, rows[i].unit, buf, sizeof buf);
+    cr_expect_str_eq(buf, rows[i].want);
+  }
+  char buf[48];
+  gcb_fmt_scaled_pair(870580, 1449783, "GFLOP/s", buf, sizeof buf);
+  cr_expect_str_eq(buf, "870.6 vs 1450 TFLOP/s");
+  gcb_fmt_against(20.00001143, 20, buf, sizeof buf);
+  cr_expect_str_eq(buf, "20.00001");
+  gcb_fmt_against(21.49796571, 20, buf, sizeof buf);
+  cr_expect_str_eq(buf, "21.5");
+  gcb_fmt_against(19.999999, 20, buf, sizeof buf);
+  cr_expect_str_eq(buf, "19.999999");
+}
