@@ -161,6 +161,16 @@ static bool at_run(const struct gcb__dx *x, size_t i, struct gcb_component *c,
   return true;
 }
 
+/* The comparison with a baseline: the run against its past, one cause
+ * (regressions, cases gone, differences that make it less comparable). */
+static bool at_baseline(const struct gcb__dx *x, size_t i,
+                        struct gcb_component *c, enum gcb_family *fam) {
+  at_run(x, i, c, fam);
+  snprintf(c->link, sizeof c->link, "baseline");
+  snprintf(c->name, sizeof c->name, "run vs baseline");
+  return true;
+}
+
 /* A finding about a rank's device (validation, slow rank). */
 static bool at_gpu(const struct gcb__dx *x, size_t i, struct gcb_component *c,
                    enum gcb_family *fam) {
@@ -345,6 +355,20 @@ static bool at_slowest(const struct gcb__dx *x, size_t i,
   return true;
 }
 
+/* The slowest rank regressed: the GPU the first pass found slow (its
+ * regression is that slowness seen against the past), else the baseline
+ * comparison. */
+static bool at_slowest_or_baseline(const struct gcb__dx *x, size_t i,
+                                   struct gcb_component *c,
+                                   enum gcb_family *fam) {
+  struct gcb_component g;
+  if (at_slowest(x, i, &g, fam) && g.kind != GCB_COMP_RANK) {
+    *c = g;
+    return true;
+  }
+  return at_baseline(x, i, c, fam);
+}
+
 /* A collective's bandwidth: a NIC the first pass found slow (the
  * inter-node collectives are its symptom), else the run. */
 static bool at_fabric(const struct gcb__dx *x, size_t i,
@@ -392,9 +416,10 @@ static const struct group_rule {
     {"criterion", "algbw", true, at_fabric},
     {"criterion", NULL, false, at_run},
     {"imbalance", NULL, true, at_slowest},
-    {"regression", NULL, false, at_run},
-    {"not-comparable", NULL, false, at_run},
-    {"missing-case", NULL, false, at_run},
+    {"regression", "slowest", true, at_slowest_or_baseline},
+    {"regression", NULL, false, at_baseline},
+    {"not-comparable", NULL, false, at_baseline},
+    {"missing-case", NULL, false, at_baseline},
 };
 
 static bool rule_matches(const struct group_rule *r,

@@ -43,15 +43,29 @@ static bool is_check(const struct gcb_finding *f) {
   return strcmp(f->kind, "criterion") == 0;
 }
 
+/* Evidence that says something is off without saying against what the
+ * component measures: checks, regressions, consequences. */
+static bool is_secondary(const struct gcb_finding *f) {
+  return is_check(f) || strcmp(f->kind, "imbalance") == 0;
+}
+
+/* A regression says the component got worse, not against what it should
+ * reach: at equal severity, the finding that says so goes first. */
+static bool is_regression(const struct gcb_finding *f) {
+  return strcmp(f->kind, "regression") == 0;
+}
+
 /* The evidence the statement quotes: a rule's finding before an
  * acceptance check's (it says against what), then the worst severity,
  * then the figure furthest from its expectation. */
 static bool quotes_better(const struct gcb_finding *f,
                           const struct gcb_finding *b) {
-  if (is_check(f) != is_check(b))
-    return !is_check(f);
+  if (is_secondary(f) != is_secondary(b))
+    return !is_secondary(f);
   if (f->severity != b->severity)
     return f->severity > b->severity;
+  if (is_regression(f) != is_regression(b))
+    return !is_regression(f);
   return closeness(f) < closeness(b);
 }
 
@@ -292,18 +306,33 @@ static void also(const struct gcb__dx *x, struct gcb_root_cause *rc,
     size_t n = 0;
     for (size_t k = 0; k < rc->nevidence; k++) {
       const struct gcb_finding *f = &x->fs->items[rc->evidence[k]];
-      n += (int)x->fam_of[rc->evidence[k]] == fam && !is_check(f) &&
-           strcmp(f->kind, "imbalance") != 0;
+      n += (int)x->fam_of[rc->evidence[k]] == fam && !is_secondary(f);
     }
-    if (fam == (int)main || n == 0 || used >= sizeof buf)
+    if (fam == (int)main || fam == GCB_FAM_RUN || n == 0 || used >= sizeof buf)
       continue;
     used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s (%zu)",
                              used ? ", " : "; also ", gcb_family_name(fam), n);
   }
-  size_t checks = count_of(x, rc, GCB_FAM_COUNT, "criterion");
-  if (checks > 0 && used < sizeof buf)
-    snprintf(buf + used, sizeof buf - used, "; %zu acceptance check miss%s",
-             checks, checks == 1 ? "" : "es");
+  static const struct {
+    const char *kind, *one, *many;
+  } tails[] = {
+      {"regression", "regression against the baseline",
+       "regressions against the baseline"},
+      {"not-comparable", "difference from the baseline's run",
+       "differences from the baseline's run"},
+      {"missing-case", "case missing from one of the runs",
+       "cases missing from one of the runs"},
+      {"criterion", "acceptance check miss", "acceptance check misses"},
+  };
+  for (size_t k = 0; k < sizeof tails / sizeof *tails; k++) {
+    size_t n = count_of(x, rc, GCB_FAM_COUNT, tails[k].kind);
+    bool more = strcmp(x->fs->items[primary(x, rc)].kind, tails[k].kind) == 0;
+    n -= more; /* the statement is one of them */
+    if (n > 0 && used < sizeof buf)
+      used += (size_t)snprintf(buf + used, sizeof buf - used, "; %zu %s%s", n,
+                               more ? "more " : "",
+                               n == 1 ? tails[k].one : tails[k].many);
+  }
   char tmp[sizeof rc->summary + sizeof buf];
   snprintf(tmp, sizeof tmp, "%s%s", rc->summary, buf);
   gcb_view_copy(rc->summary, sizeof rc->summary, tmp);

@@ -347,14 +347,15 @@ static enum gcb_status delta_finding(const struct gcb_delta *d, int doc,
   }
   f->measured = d->new_value;
   f->expected = d->old_value;
-  char was[32], now[32];
-  gcb_view_fmt(d->old_value, was, sizeof was);
-  gcb_view_fmt(d->new_value, now, sizeof now);
+  f->metric = d->metric;
+  char was[48], now[48];
+  gcb_fmt_scaled(d->old_value, d->unit, was, sizeof was);
+  gcb_fmt_scaled(d->new_value, d->unit, now, sizeof now);
   gcb_finding_explain(f,
-                      "%s changed %+.1f%% (%s -> %s %s), beyond the "
+                      "%s changed %+.1f%% (%s -> %s), beyond the "
                       "%.1f%% threshold and the %.1f%% noise band",
-                      d->metric, d->change * 100, was, now, d->unit,
-                      d->threshold * 100, d->noise * 100);
+                      d->metric, d->change * 100, was, now, d->threshold * 100,
+                      d->noise * 100);
   gcb_finding_suggest(f, "check the not-comparable notes first; then bisect "
                          "software and settings changed since the baseline");
   return GCB_OK;

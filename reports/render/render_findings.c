@@ -100,7 +100,7 @@ static json_t *component_json(const struct gcb_component *c, bool *ok) {
     put(o, "gpu", json_integer(c->gpu), ok);
   if (c->bus_id[0])
     put(o, "bus_id", json_string(c->bus_id), ok);
-  if (c->link[0])
+  if (c->link[0] && c->kind == GCB_COMP_LINK)
     put(o, "link", json_string(c->link), ok);
   return o;
 }

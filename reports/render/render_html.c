@@ -36,8 +36,8 @@ static const char css[] =
 
 static void html_head(FILE *out, const struct gcb_report *rep,
                       const struct gcb_rtables *ts) {
-  char verdict[128];
-  gcb_report_verdict(rep, verdict, sizeof verdict);
+  char verdict[320];
+  gcb_report_verdict(rep, verdict, sizeof verdict); /* holds a hostname */
   fprintf(out,
           "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta "
           "charset=\"utf-8\">\n<meta http-equiv=\"Content-Security-Policy\" "
@@ -45,8 +45,10 @@ static void html_head(FILE *out, const struct gcb_report *rep,
           "<meta name=\"viewport\" content=\"width=device-width, "
           "initial-scale=1\">\n<title>gcbench report</title>\n<style>\n%s"
           "</style>\n</head>\n<body>\n<header>\n<h1>gcbench report</h1>\n"
-          "<p class=\"verdict %s\" id=\"verdict\">%s</p>\n<nav>",
-          css, gcb_report_failed(rep) ? "fail" : "pass", verdict);
+          "<p class=\"verdict %s\" id=\"verdict\">",
+          css, gcb_report_failed(rep) ? "fail" : "pass");
+  gcb_escape_xml(out, verdict);
+  fputs("</p>\n<nav>", out);
   for (size_t i = 0; i < ts->n; i++) {
     fprintf(out, "<a href=\"#%s\">", ts->items[i].id);
     gcb_escape_xml(out, ts->items[i].title);
