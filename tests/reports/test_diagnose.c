@@ -12,6 +12,8 @@
 #include "reports/analysis/diagnose.h"
 #include "reports/criteria/criteria.h"
 #include "reports/interop/interop.h"
+#include "reports/render/render.h"
+#include "bench/cli/report_text.h"
 #include "tests/reports/report_fixture.h"
 
 #define DATA(name) GCB_TEST_DATA "/" name
@@ -388,4 +390,135 @@ Test(diagnose, figures_are_scaled_to_their_size) {
   cr_expect_str_eq(buf, "21.5");
   gcb_fmt_against(19.999999, 20, buf, sizeof buf);
   cr_expect_str_eq(buf, "19.999999");
+}
+
+/* ---- what the outputs say ------------------------------------------------- */
+
+static struct gcb_report report_of(const struct dx *x) {
+  return (struct gcb_report){.docs = x->docs,
+                             .ndocs = x->ndocs,
+                             .findings = &x->f,
+                             .criteria = x->cr,
+                             .checks = x->checks,
+                             .thresholds = &x->cr->thresholds,
+                             .diagnosis = &x->d};
+}
+
+static char *render(const struct gcb_report *rep,
+                    void (*fn)(FILE *, const struct gcb_report *)) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream(&buf, &len);
+  cr_assert_not_null(m);
+  fn(m, rep);
+  fclose(m);
+  return buf;
+}
+
+static void terminal(FILE *out, const struct gcb_report *rep) {
+  gcb__print_report_summary(out, rep, "out");
+}
+
+Test(diagnose, the_terminal_opens_with_the_verdict_and_every_root_cause) {
+  struct dx x;
+  gpu8(&x);
+  struct gcb_report rep = report_of(&x);
+  char *text = render(&rep, terminal);
+  fx_golden("gpu8/terminal.txt", text, strlen(text));
+  cr_expect_eq(strncmp(text, "FAIL  gpu0000 (8 x NVIDIA H200): 5 fail, 1 "
+                             "warn, 1 cleared\n",
+                       58),
+               0, "%s", text);
+  size_t lines = 0;
+  for (const char *p = text; *p; p++)
+    lines += *p == '\n';
+  cr_expect_eq(lines, 1 + 7 + 1 + 1, "verdict, 7 causes, 1 n/a, the count");
+  cr_expect_null(strstr(text, "more\n"), "nothing cut");
+  char count[96];
+  snprintf(count, sizeof count,
+           "\n%zu per-case finding(s) and 13 criteria check(s): "
+           "findings.json",
+           x.f.n);
+  cr_expect_not_null(strstr(text, count), "%s", text);
+  free(text);
+  done(&x);
+}
+
+static void findings_json(FILE *out, const struct gcb_report *rep) {
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_render_findings.render(out, rep, &err), GCB_OK);
+}
+
+static void junit(FILE *out, const struct gcb_report *rep) {
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_render_junit.render(out, rep, &err), GCB_OK);
+}
+
+Test(diagnose, findings_json_lists_the_root_causes_with_their_evidence) {
+  struct dx x;
+  gpu8(&x);
+  struct gcb_report rep = report_of(&x);
+  char *text = render(&rep, findings_json);
+  json_error_t je;
+  json_t *root = json_loads(text, 0, &je);
+  cr_assert_not_null(root, "%s", je.text);
+  json_t *rcs = json_object_get(root, "root_causes");
+  size_t nf = json_array_size(json_object_get(root, "findings"));
+  cr_assert_eq(json_array_size(rcs), 7);
+  const json_t *rc;
+  size_t i, k;
+  json_array_foreach(rcs, i, rc) {
+    const json_t *comp = json_object_get(rc, "component"), *e;
+    cr_expect(json_is_string(json_object_get(comp, "kind")));
+    cr_expect(json_is_string(json_object_get(rc, "summary")));
+    cr_expect(json_is_string(json_object_get(rc, "suggestion")));
+    cr_expect_gt(json_array_size(json_object_get(rc, "evidence")), 0);
+    json_array_foreach(json_object_get(rc, "evidence"), k, e) {
+      cr_expect_lt((size_t)json_integer_value(e), nf, "an index of findings");
+    }
+  }
+  const json_t *host5 = json_array_get(rcs, 3);
+  cr_expect_str_eq(gcb_view_str(json_object_get(host5, "component"), "link"),
+                   "0000:bb:00.0<->host");
+  cr_expect_str_eq(gcb_view_str(json_object_get(host5, "component"), "bus_id"),
+                   "0000:bb:00.0");
+  cr_expect_str_eq(gcb_view_str(json_array_get(rcs, 6), "severity"), "ok");
+  cr_expect_str_eq(gcb_view_str(root, "verdict"), "fail");
+  json_decref(root);
+  free(text);
+  done(&x);
+}
+
+Test(diagnose, junit_has_a_unique_timed_test_per_component_check) {
+  struct dx x;
+  gpu8(&x);
+  struct gcb_report rep = report_of(&x);
+  char *text = render(&rep, junit);
+  cr_expect_not_null(strstr(text, "<testsuite name=\"gcbench.components\" "
+                                  "tests=\"64\" failures=\"6\""),
+                     "8 GPUs x 8 families; GPU1 GEMM, GPU2 GEMM and peers, "
+                     "GPU5 H2D, GPU6 peers and collectives fail");
+  cr_expect_not_null(
+      strstr(text, "name=\"node gpu0000 GPU 5 0000:bb:00.0 H2D\""));
+  /* Every test case: a unique (classname, name), and a time. */
+  size_t n = 0, timed = 0;
+  char(*seen)[400] = calloc(512, sizeof *seen);
+  for (const char *p = strstr(text, "<testcase "); p && n < 512;
+       p = strstr(p + 1, "<testcase ")) {
+    const char *end = strchr(p, '>');
+    size_t len = (size_t)(end - p) < 399 ? (size_t)(end - p) : 399;
+    char *time = strstr(p, " time=\"");
+    timed += time != NULL && time < end;
+    const char *t = time != NULL && time < end ? time : end;
+    len = (size_t)(t - p) < len ? (size_t)(t - p) : len;
+    memcpy(seen[n], p, len);
+    for (size_t k = 0; k < n; k++)
+      cr_expect_str_neq(seen[k], seen[n], "duplicate %s", seen[n]);
+    n++;
+  }
+  cr_expect_gt(n, 64);
+  cr_expect_eq(timed, n, "every test has its time=");
+  free(seen);
+  free(text);
+  done(&x);
 }
