@@ -9,11 +9,11 @@
  */
 #include <math.h>
 
+#include "bench/cli/report_text.h"
 #include "reports/analysis/diagnose.h"
 #include "reports/criteria/criteria.h"
 #include "reports/interop/interop.h"
 #include "reports/render/render.h"
-#include "bench/cli/report_text.h"
 #include "tests/reports/report_fixture.h"
 
 #define DATA(name) GCB_TEST_DATA "/" name
@@ -392,7 +392,8 @@ Test(diagnose, figures_are_scaled_to_their_size) {
   cr_expect_str_eq(buf, "19.999999");
 }
 
-/* ---- what the outputs say ------------------------------------------------- */
+/* ---- what the outputs say -------------------------------------------------
+ */
 
 static struct gcb_report report_of(const struct dx *x) {
   return (struct gcb_report){.docs = x->docs,
@@ -425,8 +426,9 @@ Test(diagnose, the_terminal_opens_with_the_verdict_and_every_root_cause) {
   struct gcb_report rep = report_of(&x);
   char *text = render(&rep, terminal);
   fx_golden("gpu8/terminal.txt", text, strlen(text));
-  cr_expect_eq(strncmp(text, "FAIL  gpu0000 (8 x NVIDIA H200): 5 fail, 1 "
-                             "warn, 1 cleared\n",
+  cr_expect_eq(strncmp(text,
+                       "FAIL  gpu0000 (8 x NVIDIA H200): 5 fail, 1 "
+                       "warn, 1 cleared\n",
                        58),
                0, "%s", text);
   size_t lines = 0;
