@@ -162,6 +162,7 @@ struct eval {
   struct gcb_check_result *result;
   struct gcb_findings *out;
   struct gcb_err *err;
+  bool judged[GCB_MAX_BOUNDS]; /* some document could evaluate the bound */
 };
 
 static enum gcb_status miss(struct eval *ev, const struct gcb_bound *b,
@@ -313,6 +314,7 @@ static enum gcb_status eval_docs(struct eval *ev, const struct gcb_doc *docs,
     ev->root = docs[d].root;
     for (size_t b = 0; b < k->nbounds && st == GCB_OK; b++) {
       na[b] = !measured_in(k, &k->bounds[b], ev->root);
+      ev->judged[b] |= !na[b];
       if (na[b] && has_match(k, ev->root))
         st = not_applicable(ev, &docs[d], &k->bounds[b]);
     }
@@ -341,6 +343,34 @@ static enum gcb_status unmatched(struct eval *ev) {
   return GCB_OK;
 }
 
+/* A bound no document could evaluate fails, as a check that matched
+ * nothing does: acceptance must not pass on a figure nobody measured (a
+ * busbw bound on gemm cases is a mistake in the file, said loudly). */
+static enum gcb_status never_judged(struct eval *ev) {
+  const struct gcb_check *k = &ev->cr->checks[ev->check];
+  for (size_t b = 0; b < k->nbounds; b++) {
+    if (ev->judged[b])
+      continue;
+    struct gcb_finding *f =
+        gcb_findings_push(ev->out, GCB_SEV_FAIL, "criterion");
+    if (f == NULL)
+      return gcb_err_set(ev->err, GCB_ENOMEM, "criteria: out of memory");
+    ev->result->failed++;
+    f->check = (int)ev->check;
+    f->metric = k->bounds[b].metric->name;
+    gcb_view_copy(f->where.subject, sizeof f->where.subject, k->name);
+    gcb_finding_explain(f,
+                        "check '%s': no document measures %s in the %zu "
+                        "case(s) the check matches",
+                        k->name, k->bounds[b].metric->name,
+                        ev->result->matched);
+    gcb_finding_suggest(f, "bound a figure these cases have (see "
+                           "docs/criteria-schema.md), or run a source that "
+                           "measures it");
+  }
+  return GCB_OK;
+}
+
 enum gcb_status gcb_criteria_evaluate(const struct gcb_criteria *cr,
                                       const struct gcb_doc *docs, size_t ndocs,
                                       struct gcb_check_result *results,
@@ -353,6 +383,8 @@ enum gcb_status gcb_criteria_evaluate(const struct gcb_criteria *cr,
     enum gcb_status st = eval_docs(&ev, docs, ndocs);
     if (st == GCB_OK && results[i].matched == 0)
       st = unmatched(&ev);
+    else if (st == GCB_OK)
+      st = never_judged(&ev);
     if (st != GCB_OK)
       return st;
   }

@@ -212,20 +212,26 @@ Test(diagnose, a_node_whose_gpus_are_all_slow_is_one_node_root_cause) {
   double figs[32];
   for (int r = 0; r < 32; r++) /* node 2 (ranks 16-23) 18 % slow */
     figs[r] = (r / 8 == 2 ? 820000 : 1000000) + 500.0 * (r % 3);
+  static const char *const dtypes[] = {"fp64", "tf32", "bf16", "fp8"};
   json_t *doc = fx_doc(32, 4, 16, "Test CPU");
-  fx_add_case(doc, gemm(figs, 32));
+  for (size_t k = 0; k < 4; k++) {
+    char params[64];
+    snprintf(params, sizeof params, "{\"dtype\": \"%s\"}", dtypes[k]);
+    fx_add_case(doc, fx_case("gemm", dtypes[k], params, "GFLOP/s", figs, 32,
+                             0.005, NULL));
+  }
   struct dx x;
   one_doc(&x, doc);
   diagnose(&x);
   size_t slow = 0;
   for (size_t i = 0; i < x.f.n; i++)
     slow += strcmp(x.f.items[i].kind, "slow-rank") == 0;
-  cr_expect_eq(slow, 8, "the evidence: 8 slow-rank findings");
+  cr_expect_eq(slow, 32, "the evidence: 32 slow-rank findings");
   cr_assert_eq(x.d.n, 1, "%zu root causes", x.d.n);
   const struct gcb_root_cause *rc = &x.d.items[0];
   cr_expect_eq(rc->comp.kind, GCB_COMP_NODE);
   cr_expect_str_eq(rc->comp.hostname, "node02");
-  cr_expect_eq(rc->nevidence, 8);
+  cr_expect_eq(rc->nevidence, 32);
   cr_expect_not_null(strstr(rc->summary, "other nodes"), "%s", rc->summary);
   done(&x);
 }
