@@ -243,25 +243,34 @@ static struct gcb_root_cause *new_cause(struct gcb_diagnosis *d,
   return rc;
 }
 
-/* One root cause per component that holds evidence, in component order. */
+/* One root cause per component that holds evidence, in the order their
+ * first evidence comes; one pass over the findings. */
 static enum gcb_status build(struct gcb__dx *x) {
-  for (size_t k = 0; k < x->ncomps; k++) {
-    struct gcb_root_cause *rc = NULL;
-    for (size_t i = 0; i < x->fs->n; i++) {
-      if (x->comp_of[i] != (long)k)
-        continue;
-      if (rc == NULL && (rc = new_cause(x->out, &x->comps[k].c)) == NULL)
-        return gcb_err_set(x->err, GCB_ENOMEM, "diagnosis: out of memory");
-      if (!push_evidence(rc, i))
-        return gcb_err_set(x->err, GCB_ENOMEM, "diagnosis: out of memory");
-      const struct gcb_finding *f = &x->fs->items[i];
-      rc->severity = f->severity > rc->severity ? f->severity : rc->severity;
-      rc->families |= 1u << x->fam_of[i];
+  long *rc_of = malloc(x->ncomps * sizeof *rc_of + 1);
+  if (rc_of == NULL)
+    return gcb_err_set(x->err, GCB_ENOMEM, "diagnosis: out of memory");
+  for (size_t k = 0; k < x->ncomps; k++)
+    rc_of[k] = -1;
+  enum gcb_status st = GCB_OK;
+  for (size_t i = 0; st == GCB_OK && i < x->fs->n; i++) {
+    long k = x->comp_of[i];
+    if (k < 0)
+      continue;
+    if (rc_of[k] < 0 && new_cause(x->out, &x->comps[k].c) != NULL)
+      rc_of[k] = (long)x->out->n - 1;
+    struct gcb_root_cause *rc = rc_of[k] >= 0 ? &x->out->items[rc_of[k]] : NULL;
+    if (rc == NULL || !push_evidence(rc, i)) {
+      st = gcb_err_set(x->err, GCB_ENOMEM, "diagnosis: out of memory");
+      break;
     }
-    if (rc != NULL)
-      gcb__dx_state(x, rc);
+    const struct gcb_finding *f = &x->fs->items[i];
+    rc->severity = f->severity > rc->severity ? f->severity : rc->severity;
+    rc->families |= 1u << x->fam_of[i];
   }
-  return GCB_OK;
+  for (size_t r = 0; st == GCB_OK && r < x->out->n; r++)
+    gcb__dx_state(x, &x->out->items[r]);
+  free(rc_of);
+  return st;
 }
 
 /* Display order: fail, warn, info, cleared; within one, node, GPU, link,

@@ -476,26 +476,30 @@ enum gcb_status gcb__dx_place(struct gcb__dx *x) {
 /* ---- node-wide symptoms ---------------------------------------------------
  */
 
-/* GPUs (by component) of machine m with evidence of family f. */
-static size_t gpus_with(const struct gcb__dx *x, long long m,
-                        enum gcb_family f) {
-  size_t n = 0;
-  for (size_t k = 0; k < x->ncomps; k++) {
-    const struct gcb_component *c = &x->comps[k].c;
-    if (c->node != m || (c->kind != GCB_COMP_GPU && c->kind != GCB_COMP_LINK))
-      continue;
-    bool has = false;
-    for (size_t i = 0; i < x->fs->n && !has; i++)
-      has = x->comp_of[i] == (long)k && x->fam_of[i] == f &&
-            fnd(x, i)->severity != GCB_SEV_INFO;
-    n += has;
-  }
-  return n;
+/* Per component, the families of its warn/fail evidence (a bit each). */
+static unsigned *comp_families(const struct gcb__dx *x) {
+  unsigned *fams = calloc(x->ncomps + 1, sizeof *fams);
+  for (size_t i = 0; fams != NULL && i < x->fs->n; i++)
+    if (x->comp_of[i] >= 0 && fnd(x, i)->severity != GCB_SEV_INFO)
+      fams[x->comp_of[i]] |= 1u << x->fam_of[i];
+  return fams;
 }
 
-static bool node_wide(const struct gcb__dx *x, long long m, enum gcb_family f) {
-  size_t g = x->out->machines[m].ngpus, n = gpus_with(x, m, f);
-  return n >= 2 && 2 * n > g;
+/* Per machine, its GPUs and host links with evidence of family f. */
+static void count_wide(const struct gcb__dx *x, const unsigned *fams,
+                       enum gcb_family f, size_t *per_machine) {
+  memset(per_machine, 0, x->out->nmachines * sizeof *per_machine);
+  for (size_t k = 0; k < x->ncomps; k++) {
+    const struct gcb_component *c = &x->comps[k].c;
+    if (c->node >= 0 && (size_t)c->node < x->out->nmachines &&
+        (c->kind == GCB_COMP_GPU || c->kind == GCB_COMP_LINK) &&
+        (fams[k] >> f & 1))
+      per_machine[c->node]++;
+  }
+}
+
+static bool node_wide(const struct gcb__dx *x, long long m, size_t n) {
+  return n >= 2 && 2 * n > x->out->machines[m].ngpus;
 }
 
 static enum gcb_status collapse(struct gcb__dx *x, long long m,
@@ -523,19 +527,29 @@ enum gcb_status gcb__dx_collapse_nodes(struct gcb__dx *x) {
   static const enum gcb_family fams[] = {
       GCB_FAM_GEMM, GCB_FAM_DEVMEM, GCB_FAM_H2D, GCB_FAM_D2H, GCB_FAM_HEALTH};
   size_t nm = x->out->nmachines;
-  for (size_t k = 0; nm >= 2 && k < sizeof fams / sizeof *fams; k++) {
+  if (nm < 2)
+    return GCB_OK;
+  size_t *n = malloc(nm * sizeof *n + 1);
+  enum gcb_status st = GCB_OK;
+  for (size_t k = 0; st == GCB_OK && k < sizeof fams / sizeof *fams; k++) {
+    /* Afresh for each family: a collapse moves evidence and adds a node. */
+    unsigned *has = comp_families(x);
+    if (has == NULL || n == NULL) {
+      free(has);
+      st = gcb_err_set(x->err, GCB_ENOMEM, "diagnosis: out of memory");
+      break;
+    }
     size_t wide = 0;
+    count_wide(x, has, fams[k], n);
+    free(has);
     for (size_t m = 0; m < nm; m++)
-      wide += node_wide(x, (long long)m, fams[k]);
+      wide += node_wide(x, (long long)m, n[m]);
     if (wide == 0 || 2 * wide >= nm)
       continue; /* nobody, or most nodes: not one node's problem */
-    for (size_t m = 0; m < nm; m++) {
-      if (!node_wide(x, (long long)m, fams[k]))
-        continue;
-      enum gcb_status st = collapse(x, (long long)m, fams[k]);
-      if (st != GCB_OK)
-        return st;
-    }
+    for (size_t m = 0; st == GCB_OK && m < nm; m++)
+      if (node_wide(x, (long long)m, n[m]))
+        st = collapse(x, (long long)m, fams[k]);
   }
-  return GCB_OK;
+  free(n);
+  return st;
 }
