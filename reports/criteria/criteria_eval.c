@@ -233,7 +233,7 @@ static enum gcb_status eval_bound(struct eval *ev, const struct gcb_bound *b) {
   return GCB_OK;
 }
 
-static bool has_match(const struct gcb_check *k, const json_t *root) {
+static bool has_match(const struct gcb_criterion *k, const json_t *root) {
   const json_t *c;
   size_t i;
   json_array_foreach(json_object_get(root, "cases"), i, c) {
@@ -246,8 +246,8 @@ static bool has_match(const struct gcb_check *k, const json_t *root) {
 /* Whether the document measures the bound's metric in any case the check
  * matches: a source that does not (nccl-tests has no arrival skew, so no
  * late_us) cannot be judged on it, which is "n/a", not a failure. */
-static bool measured_in(const struct gcb_check *k, const struct gcb_bound *b,
-                        const json_t *root) {
+static bool measured_in(const struct gcb_criterion *k,
+                        const struct gcb_bound *b, const json_t *root) {
   const json_t *c;
   size_t i;
   json_array_foreach(json_object_get(root, "cases"), i, c) {
@@ -266,7 +266,7 @@ static bool measured_in(const struct gcb_check *k, const struct gcb_bound *b,
 /* One info finding per check, bound and source that cannot evaluate it. */
 static enum gcb_status not_applicable(struct eval *ev, const struct gcb_doc *d,
                                       const struct gcb_bound *b) {
-  const struct gcb_check *k = &ev->cr->checks[ev->check];
+  const struct gcb_criterion *k = &ev->cr->checks[ev->check];
   struct gcb_finding *f =
       gcb_findings_push(ev->out, GCB_SEV_INFO, "criterion-na");
   if (f == NULL)
@@ -287,7 +287,7 @@ static enum gcb_status not_applicable(struct eval *ev, const struct gcb_doc *d,
 
 static enum gcb_status eval_doc(struct eval *ev, const struct gcb_doc *doc,
                                 const bool *na) {
-  const struct gcb_check *k = &ev->cr->checks[ev->check];
+  const struct gcb_criterion *k = &ev->cr->checks[ev->check];
   const json_t *c;
   size_t i;
   json_array_foreach(json_object_get(doc->root, "cases"), i, c) {
@@ -347,7 +347,7 @@ static enum gcb_status unmatched(struct eval *ev) {
  * nothing does: acceptance must not pass on a figure nobody measured (a
  * busbw bound on gemm cases is a mistake in the file, said loudly). */
 static enum gcb_status never_judged(struct eval *ev) {
-  const struct gcb_check *k = &ev->cr->checks[ev->check];
+  const struct gcb_criterion *k = &ev->cr->checks[ev->check];
   for (size_t b = 0; b < k->nbounds; b++) {
     if (ev->judged[b])
       continue;
