@@ -3,7 +3,8 @@
  *
  * Every element type of GCB_COLL_DTYPE_LIST is read and written as a
  * double, with software conversions for the formats C lacks (IEEE half,
- * bfloat16, OCP FP8 E4M3FN and E5M2, all round-to-nearest-even). On top of
+ * bfloat16, OCP FP8 E4M3FN and E5M2, all round-to-nearest-even; they live
+ * in common/smallfloat.h). On top of
  * that: the deterministic input pattern of (rank, element), chosen so that
  * every reduction the tests run is exactly representable; the expected
  * value of a received element; the comparison; and the poison written into
@@ -32,17 +33,6 @@ void gcb__coll_store(enum gcb_coll_dtype t, void *buf, size_t i, double v);
 
 /* v as the nearest value of type t (store then load). */
 double gcb__coll_round(enum gcb_coll_dtype t, double v);
-
-/* Software formats: encode with round-to-nearest-even, decode exactly.
- * Overflow gives infinity, except in E4M3FN, which has none: NaN. */
-uint16_t gcb__half_encode(double v);
-double gcb__half_decode(uint16_t h);
-uint16_t gcb__bf16_encode(double v);
-double gcb__bf16_decode(uint16_t h);
-uint8_t gcb__e4m3_encode(double v);
-double gcb__e4m3_decode(uint8_t h);
-uint8_t gcb__e5m2_encode(double v);
-double gcb__e5m2_decode(uint8_t h);
 
 /* Distance from |v| to the next larger value of type t (1 for integers). */
 double gcb__coll_ulp(enum gcb_coll_dtype t, double v);

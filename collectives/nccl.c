@@ -240,15 +240,11 @@ static enum gcb_status nccl_open(const struct gcb_coll_env *env,
 
 static void nccl_version(char *buf, size_t len) {
   int v = 0;
-  if (ncclGetVersion(&v) != ncclSuccess) {
-    snprintf(buf, len, "NCCL");
-    return;
-  }
-  /* Codes are major*10000 + minor*100 + patch since 2.9, *1000 before. */
-  if (v >= 10000)
-    snprintf(buf, len, "NCCL %d.%d.%d", v / 10000, v % 10000 / 100, v % 100);
-  else
-    snprintf(buf, len, "NCCL %d.%d.%d", v / 1000, v % 1000 / 100, v % 100);
+  char number[32];
+  if (ncclGetVersion(&v) != ncclSuccess)
+    v = 0;
+  gcb_coll_nccl_version_format(number, sizeof number, v);
+  snprintf(buf, len, "NCCL %s", number);
 }
 
 /* ---- capabilities -------------------------------------------------------- */

@@ -16,7 +16,6 @@
 
 #include <cublasLt.h>
 #include <cuda_runtime_api.h>
-#include <nccl.h>
 
 #include "kernels/backend.h"
 #include "kernels/cuda_impl.h"
@@ -293,21 +292,10 @@ void gcb__cuda_format_version(char *buf, size_t len, int v) {
     snprintf(buf, len, "%d.%d", v / 1000, (v % 1000) / 10);
 }
 
-/* NCCL codes versions as X*1000+Y*100+Z up to 2.8, X*10000+Y*100+Z after. */
-void gcb__nccl_format_version(char *buf, size_t len, int v) {
-  int major_unit = v >= 20900 ? 10000 : 1000;
-
-  if (v <= 0)
-    snprintf(buf, len, "unknown");
-  else
-    snprintf(buf, len, "%d.%d.%d", v / major_unit, (v % major_unit) / 100,
-             v % 100);
-}
-
 static void cuda_versions(struct gcb_backend *b, char *buf, size_t len) {
-  int driver = 0, runtime = 0, nccl = 0;
+  int driver = 0, runtime = 0;
   size_t lt = cublasLtGetVersion(); /* major*10000 + minor*100 + patch */
-  char dv[32], rv[32], nv[32];
+  char dv[32], rv[32];
 
   (void)b; /* versions are per process, not per device */
   if (cudaDriverGetVersion(&driver) != cudaSuccess)
@@ -315,14 +303,12 @@ static void cuda_versions(struct gcb_backend *b, char *buf, size_t len) {
   if (cudaRuntimeGetVersion(&runtime) != cudaSuccess)
     runtime = 0;
   (void)cudaGetLastError();
-  if (ncclGetVersion(&nccl) != ncclSuccess)
-    nccl = 0;
   gcb__cuda_format_version(dv, sizeof dv, driver);
   gcb__cuda_format_version(rv, sizeof rv, runtime);
-  gcb__nccl_format_version(nv, sizeof nv, nccl);
-  snprintf(buf, len,
-           "CUDA driver %s; CUDA runtime %s; cuBLASLt %zu.%zu.%zu; NCCL %s", dv,
-           rv, lt / 10000, (lt % 10000) / 100, lt % 100, nv);
+  /* NCCL's version is the collectives module's to tell (the results
+   * header appends it): kernels/ does not link against NCCL's meaning. */
+  snprintf(buf, len, "CUDA driver %s; CUDA runtime %s; cuBLASLt %zu.%zu.%zu",
+           dv, rv, lt / 10000, (lt % 10000) / 100, lt % 100);
 }
 
 /* The device's free memory, asked on the rank's device. */

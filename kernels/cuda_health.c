@@ -21,8 +21,6 @@
 #include <string.h>
 #include <time.h>
 
-#include <nccl.h>
-
 #include "kernels/cuda_impl.h"
 #include "kernels/nvml.h"
 
@@ -47,18 +45,16 @@ struct gcb__cuda_telemetry {
  */
 
 static void versions(struct gcb_health *h) {
-  int driver = 0, runtime = 0, nccl = 0;
+  int driver = 0, runtime = 0;
 
   if (cudaDriverGetVersion(&driver) != cudaSuccess)
     driver = 0;
   if (cudaRuntimeGetVersion(&runtime) != cudaSuccess)
     runtime = 0;
   (void)cudaGetLastError();
-  if (ncclGetVersion(&nccl) != ncclSuccess)
-    nccl = 0;
   gcb__cuda_format_version(h->cuda_driver, sizeof h->cuda_driver, driver);
   gcb__cuda_format_version(h->cuda_runtime, sizeof h->cuda_runtime, runtime);
-  gcb__nccl_format_version(h->nccl, sizeof h->nccl, nccl);
+  /* h->nccl is left to the caller, who asks the collectives module. */
 }
 
 static enum gcb_status cuda_fields(int d, struct gcb_health *h,

@@ -107,8 +107,7 @@ enum gcb_status gcb__cuda_telemetry_start(struct gcb_backend *b,
 void gcb__cuda_telemetry_stop(struct gcb_backend *b, struct gcb_telemetry *out);
 void gcb__cuda_telemetry_close(struct gcb_backend *b);
 
-/* "13.0" and "2.27.3" from the runtime's and NCCL's integer encodings. */
+/* "13.0" from the CUDA driver's and runtime's integer encoding. */
 void gcb__cuda_format_version(char *buf, size_t len, int v);
-void gcb__nccl_format_version(char *buf, size_t len, int v);
 
 #endif

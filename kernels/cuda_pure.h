@@ -60,13 +60,9 @@ double gcb_gemm_entry_error(const double *a, const double *b, uint64_t k,
  */
 int gcb_gemm_min_cc(enum gcb_dtype t);
 
-/* Decoders of the stored bit patterns (exact: every value is a double). */
-double gcb_half_to_double(uint16_t h); /* IEEE binary16 */
-double gcb_bf16_to_double(uint16_t h); /* bfloat16 */
-double gcb_e4m3_to_double(uint8_t x);  /* OCP fp8 E4M3 (NaN: S.1111.111) */
-
 /*
- * Decodes n stored elements of type t at src into doubles. fp8 is e4m3,
+ * Decodes n stored elements of type t at src into doubles (half, bf16
+ * and fp8 through common/smallfloat.h). fp8 is e4m3,
  * int8 signed; tf32 is stored as fp32. Returns 0, or -1 for a bad type.
  */
 int gcb_gemm_decode(enum gcb_dtype t, const void *src, size_t n, double *dst);

@@ -7,6 +7,7 @@
 
 #include "bench/run/health_json.h"
 #include "bench/run/topo_json.h"
+#include "collectives/comm.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -70,6 +71,15 @@ static json_t *run_json(const struct gcb_ctx *ctx, const char *command, int argc
                    "nodes", ctx->node_count);
 }
 
+/* The NCCL transport's library version ("NCCL 2.28.9"), "" without one:
+ * the collectives module owns that fact, not the backend. */
+static void nccl_version(char *buf, size_t len) {
+  const struct gcb_coll_ops *t = gcb_coll_transport_find("nccl");
+  buf[0] = '\0';
+  if (t != NULL && t->version != NULL)
+    t->version(buf, len);
+}
+
 static json_t *software_json(const struct gcb_ctx *ctx) {
   char mpi[MPI_MAX_LIBRARY_VERSION_STRING] = "";
   int len = 0;
@@ -79,6 +89,12 @@ static json_t *software_json(const struct gcb_ctx *ctx) {
   gcb_topo_hwloc_version(hwloc, sizeof hwloc);
   if (ctx->backend_ops->versions)
     ctx->backend_ops->versions(ctx->backend, backend, sizeof backend);
+  char nccl[64];
+  nccl_version(nccl, sizeof nccl);
+  if (ctx->backend_ops->health != NULL && nccl[0] != '\0') {
+    size_t at = strlen(backend);
+    snprintf(backend + at, sizeof backend - at, "; %s", nccl);
+  }
   return json_pack("{s:s, s:s, s:s}", "mpi", mpi, "hwloc", hwloc,
                    ctx->backend_ops->name, backend);
 }
@@ -161,9 +177,15 @@ static json_t *node_health(struct gcb_ctx *ctx) {
   int n = 0;
   struct gcb_err err = {0};
   json_t *out = NULL;
+  char nccl[64];
+  nccl_version(nccl, sizeof nccl);
+  const char *number = strncmp(nccl, "NCCL ", 5) == 0 ? nccl + 5 : nccl;
   if (gpus && ctx->backend_ops->health(ctx->backend, gpus, MAX_GPUS, &n,
-                                       &err) == GCB_OK)
+                                       &err) == GCB_OK) {
+    for (int i = 0; i < n; i++)
+      snprintf(gpus[i].nccl, sizeof gpus[i].nccl, "%s", number);
     out = gcb__health_json(gpus, n);
+  }
   free(gpus);
   return out;
 }

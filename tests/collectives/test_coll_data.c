@@ -1,9 +1,9 @@
 /*
- * Tests of collective validation data: the software floating formats
- * (every code round-trips, rounding to nearest even, overflow, subnormals,
- * and half against the compiler's _Float16 where it has one), the input
- * patterns' exactness for every type and reduction under several
- * reduction orders, the poison, the comparison and the corruption fault.
+ * Tests of collective validation data (the small floating formats
+ * themselves are tested in tests/common/test_smallfloat.c): loads and
+ * stores of every type, the input patterns' exactness for every type and
+ * reduction under several reduction orders, the poison, the comparison and the
+ * corruption fault.
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -12,148 +12,6 @@
 
 #include "collectives/comm.h"
 #include "collectives/data.h"
-
-/* ---- conversions --------------------------------------------------------- */
-
-typedef double decode_fn(unsigned code);
-typedef unsigned encode_fn(double v);
-
-static double dec_half(unsigned c) {
-  return gcb__half_decode((uint16_t)c);
-}
-static double dec_bf16(unsigned c) {
-  return gcb__bf16_decode((uint16_t)c);
-}
-static double dec_e4m3(unsigned c) {
-  return gcb__e4m3_decode((uint8_t)c);
-}
-static double dec_e5m2(unsigned c) {
-  return gcb__e5m2_decode((uint8_t)c);
-}
-static unsigned enc_half(double v) {
-  return gcb__half_encode(v);
-}
-static unsigned enc_bf16(double v) {
-  return gcb__bf16_encode(v);
-}
-static unsigned enc_e4m3(double v) {
-  return gcb__e4m3_encode(v);
-}
-static unsigned enc_e5m2(double v) {
-  return gcb__e5m2_encode(v);
-}
-
-static void round_trip(const char *name, unsigned codes, decode_fn *dec,
-                       encode_fn *enc) {
-  for (unsigned c = 0; c < codes; c++) {
-    double v = dec(c);
-    if (isnan(v))
-      cr_assert(isnan(dec(enc(v))), "%s 0x%x: NaN stays NaN", name, c);
-    else
-      cr_assert_eq(enc(v), c, "%s 0x%x (%g) encodes to 0x%x", name, c, v,
-                   enc(v));
-  }
-}
-
-Test(coll_data, every_code_round_trips) {
-  round_trip("half", 1u << 16, dec_half, enc_half);
-  round_trip("bf16", 1u << 16, dec_bf16, enc_bf16);
-  round_trip("e4m3", 1u << 8, dec_e4m3, enc_e4m3);
-  round_trip("e5m2", 1u << 8, dec_e5m2, enc_e5m2);
-}
-
-struct edge {
-  double v;
-  unsigned code;
-};
-
-static void edges(const char *name, encode_fn *enc, const struct edge *e,
-                  size_t n) {
-  for (size_t i = 0; i < n; i++)
-    cr_assert_eq(enc(e[i].v), e[i].code, "%s(%.17g) = 0x%x, want 0x%x", name,
-                 e[i].v, enc(e[i].v), e[i].code);
-}
-
-Test(coll_data, half_rounding_and_edges) {
-  static const struct edge e[] = {
-      {1, 0x3C00},         {-0.0, 0x8000},      {1.0 / 3, 0x3555},
-      {65504, 0x7BFF},     {65519, 0x7BFF},     {65520, 0x7C00},
-      {INFINITY, 0x7C00},  {-INFINITY, 0xFC00}, {NAN, 0x7E00},
-      {0x1p-14, 0x0400},   {0x1p-24, 0x0001},   {0x1p-25, 0x0000},
-      {0x1.8p-24, 0x0002}, {0x1.002p0, 0x3C00}, {0x1.006p0, 0x3C02},
-      {-2, 0xC000},        {2048, 0x6800},      {2049, 0x6800},
-      {2051, 0x6802},
-  };
-  edges("half", enc_half, e, sizeof e / sizeof *e);
-  cr_assert_eq(gcb__half_decode(0x7BFF), 65504);
-  cr_assert_eq(gcb__half_decode(0x0001), 0x1p-24);
-}
-
-Test(coll_data, bf16_rounding_and_edges) {
-  static const struct edge e[] = {
-      {1, 0x3F80},        {0x1.01p0, 0x3F80},   {0x1.03p0, 0x3F82},
-      {-1, 0xBF80},       {0x1.fep127, 0x7F7F}, {0x1.fffffep127, 0x7F80},
-      {INFINITY, 0x7F80}, {NAN, 0x7FC0},        {0x1p-133, 0x0001},
-      {256, 0x4380},      {257, 0x4380},        {259, 0x4382},
-  };
-  edges("bf16", enc_bf16, e, sizeof e / sizeof *e);
-}
-
-Test(coll_data, e4m3_rounding_and_edges) {
-  static const struct edge e[] = {
-      {1, 0x38},        {448, 0x7E},      {464, 0x7E},       {465, 0x7F},
-      {1e6, 0x7F},      {INFINITY, 0x7F}, {-INFINITY, 0xFF}, {NAN, 0x7F},
-      {16, 0x58},       {17, 0x58},       {19, 0x5A},        {240, 0x77},
-      {256, 0x78},      {0x1p-6, 0x08},   {0x1p-9, 0x01},    {0x1p-10, 0x00},
-      {0x1.8p-9, 0x02}, {-448, 0xFE},
-  };
-  edges("e4m3", enc_e4m3, e, sizeof e / sizeof *e);
-  cr_assert_eq(gcb__e4m3_decode(0x7E), 448);
-  cr_assert(isnan(gcb__e4m3_decode(0x7F)) && isnan(gcb__e4m3_decode(0xFF)));
-  cr_assert_eq(gcb__e4m3_decode(0x78), 256); /* all-ones exponent is finite */
-}
-
-Test(coll_data, e5m2_rounding_and_edges) {
-  static const struct edge e[] = {
-      {1, 0x3C},        {57344, 0x7B}, {61439, 0x7B},   {61440, 0x7C},
-      {INFINITY, 0x7C}, {NAN, 0x7E},   {0x1p-16, 0x01}, {0x1p-14, 0x04},
-      {1.125, 0x3C},    {1.375, 0x3E}, {8, 0x48},       {9, 0x48},
-      {-0.0, 0x80},
-  };
-  edges("e5m2", enc_e5m2, e, sizeof e / sizeof *e);
-  cr_assert(isinf(gcb__e5m2_decode(0x7C)));
-}
-
-#ifdef __FLT16_MAX__
-/* The compiler's double -> _Float16 conversion rounds correctly to nearest
- * even: a second, independent implementation to agree with. */
-Test(coll_data, half_agrees_with_float16) {
-  srand(12345);
-  for (int i = 0; i < 200000; i++) {
-    double v = ldexp((double)rand() / RAND_MAX + 0.5, rand() % 48 - 30);
-    v = (rand() & 1) ? -v : v;
-    _Float16 h = (_Float16)v;
-    uint16_t bits;
-    memcpy(&bits, &h, sizeof bits);
-    cr_assert_eq(gcb__half_encode(v), bits, "%.17g", v);
-  }
-}
-#endif
-
-/* bf16 is float's upper half: rounding a float's bits is an independent
- * reference (single rounding, since floats are exact in double). */
-Test(coll_data, bf16_agrees_with_float_bits) {
-  srand(54321);
-  for (int i = 0; i < 200000; i++) {
-    uint32_t b = (uint32_t)rand() << 16 ^ (uint32_t)rand();
-    float f;
-    memcpy(&f, &b, sizeof f);
-    if (isnan(f))
-      continue;
-    uint32_t want = (b + 0x7FFF + ((b >> 16) & 1)) >> 16;
-    cr_assert_eq(gcb__bf16_encode(f), want, "0x%08x", b);
-  }
-}
 
 Test(coll_data, load_store_every_type) {
   unsigned char buf[64];
