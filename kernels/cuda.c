@@ -98,6 +98,70 @@ enum gcb_status gcb__cuda_gate_end(struct gcb_backend *b, enum gcb_status st,
   return st;
 }
 
+/* b->start without the gate, for work the gate would block. */
+static enum gcb_status plain_begin(struct gcb_backend *b, struct gcb_err *err) {
+  return CUDA_CHECK(err, cudaEventRecord(b->start, b->stream));
+}
+
+static enum gcb_status plain_end(struct gcb_backend *b, enum gcb_status st,
+                                 double *seconds, struct gcb_err *err) {
+  float ms = 0.0f;
+
+  if (st == GCB_OK &&
+      (st = CUDA_CHECK(err, cudaEventRecord(b->stop, b->stream))) == GCB_OK &&
+      (st = CUDA_CHECK(err, cudaEventSynchronize(b->stop))) == GCB_OK &&
+      (st = CUDA_CHECK(err, cudaEventElapsedTime(&ms, b->start, b->stop))) ==
+          GCB_OK)
+    *seconds = (double)ms * 1e-3;
+  if (st != GCB_OK)
+    (void)cudaStreamSynchronize(b->stream);
+  return st;
+}
+
+/* The enqueued part: stream2 forked after b->start, the calls, the join. */
+static enum gcb_status timed_body(struct gcb_backend *b,
+                                  const struct gcb__cuda_timed *t, long calls,
+                                  struct gcb_err *err) {
+  enum gcb_status st = GCB_OK;
+
+  if (t->stream2)
+    st = CUDA_CHECK(err, cudaStreamWaitEvent(b->stream2, b->start, 0));
+  for (long i = 0; i < calls && st == GCB_OK; i++)
+    st = t->work(t->state, err);
+  if (st == GCB_OK && t->stream2 && t->join &&
+      (st = CUDA_CHECK(err, cudaEventRecord(b->mid, b->stream2))) == GCB_OK)
+    st = CUDA_CHECK(err, cudaStreamWaitEvent(b->stream, b->mid, 0));
+  return st;
+}
+
+enum gcb_status gcb__cuda_time_gated(struct gcb_backend *b,
+                                     const struct gcb__cuda_timed *t, int reps,
+                                     double *seconds, struct gcb_err *err) {
+  int batch = t->batch > 0 ? t->batch : 1;
+  enum gcb_status st = gcb__cuda_use(b, err);
+
+  if (st == GCB_OK && reps < 1)
+    st = gcb_err_set(err, GCB_EUSAGE, "cuda: %d repetitions", reps);
+  if (st == GCB_OK && t->prepare != NULL)
+    st = t->prepare(t->state, err);
+  if (st != GCB_OK ||
+      (st = t->ungated ? plain_begin(b, err) : gcb__cuda_gate_begin(b, err)) !=
+          GCB_OK)
+    return st;
+  st = timed_body(b, t, (long)reps * batch, err);
+  st = t->ungated ? plain_end(b, st, seconds, err)
+                  : gcb__cuda_gate_end(b, st, seconds, err);
+  /* An unjoined stream2 ends its sample before the next one starts. */
+  if (t->stream2) {
+    cudaError_t rc = cudaStreamSynchronize(b->stream2);
+    if (st == GCB_OK)
+      st = gcb__cuda_check(err, rc, "cudaStreamSynchronize(stream2)");
+  }
+  if (st == GCB_OK)
+    *seconds /= batch;
+  return st;
+}
+
 /* ---- backend lifetime and description ------------------------------------ */
 
 static bool cuda_usable(char *why, size_t why_len) {

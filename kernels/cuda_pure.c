@@ -61,6 +61,18 @@ double gcb_gemm_entry_error(const double *a, const double *b, uint64_t k,
   return (double)(squares > 0 ? diff / sqrtl(squares) : diff);
 }
 
+long gcb_gemm_warmup_reps(double one_s, double target_s) {
+  if (!(target_s > 0))
+    return 0;
+  if (!(one_s > 0) || !isfinite(one_s))
+    return GCB_GEMM_WARMUP_MAX_REPS;
+  double more = ceil(target_s / one_s) - 1;
+  if (more <= 0)
+    return 0;
+  return more > (double)GCB_GEMM_WARMUP_MAX_REPS ? GCB_GEMM_WARMUP_MAX_REPS
+                                                 : (long)more;
+}
+
 int gcb_gemm_decode(enum gcb_dtype t, const void *src, size_t n, double *dst) {
   const unsigned char *s = src;
 

@@ -61,6 +61,19 @@ double gcb_gemm_entry_error(const double *a, const double *b, uint64_t k,
 int gcb_gemm_min_cc(enum gcb_dtype t);
 
 /*
+ * GEMM warm-up at setup: the GPU leaves its idle clock (a few hundred MHz
+ * on an H200) only after some tenths of a second of load, which a few
+ * warm-up runs of a short multiply do not give. Setup runs untimed
+ * multiplies for GCB_GEMM_WARMUP_S of GPU time; gcb_gemm_warmup_reps is
+ * how many more after one that took `one_s` seconds: ceil(target / one_s)
+ * - 1, at least 0, at most GCB_GEMM_WARMUP_MAX_REPS (a non-finite or
+ * non-positive one_s gives the maximum).
+ */
+#define GCB_GEMM_WARMUP_S 0.5
+#define GCB_GEMM_WARMUP_MAX_REPS 10000L
+long gcb_gemm_warmup_reps(double one_s, double target_s);
+
+/*
  * Decodes n stored elements of type t at src into doubles (half, bf16
  * and fp8 through common/smallfloat.h). fp8 is e4m3,
  * int8 signed; tf32 is stored as fp32. Returns 0, or -1 for a bad type.

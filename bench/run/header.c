@@ -59,8 +59,8 @@ static json_t *argv_json(int argc, char **argv) {
   return a;
 }
 
-static json_t *run_json(const struct gcb_ctx *ctx, const char *command, int argc,
-                        char **argv, const char *run_id) {
+static json_t *run_json(const struct gcb_ctx *ctx, const char *command,
+                        int argc, char **argv, const char *run_id) {
   char start[32];
   utc_now(start, sizeof start, "%Y-%m-%dT%H:%M:%SZ");
   return json_pack("{s:s, s:s, s:o, s:s, s:n, s:s, s:s, s:s, s:i, s:i}", "id",
@@ -84,7 +84,7 @@ static json_t *software_json(const struct gcb_ctx *ctx) {
   char mpi[MPI_MAX_LIBRARY_VERSION_STRING] = "";
   int len = 0;
   MPI_Get_library_version(mpi, &len);
-  mpi[strcspn(mpi, "\n")] = '\0';  /* MPICH prints a whole page */
+  mpi[strcspn(mpi, "\n")] = '\0'; /* MPICH prints a whole page */
   char hwloc[32], backend[512] = "";
   gcb_topo_hwloc_version(hwloc, sizeof hwloc);
   if (ctx->backend_ops->versions)
@@ -151,8 +151,10 @@ static enum gcb_status set_all(struct gcb_ctx *ctx, struct gcb_results *results,
   struct {
     const char *name;
     json_t *value;
-  } sections[] = {{"tool", tool_json()},          {"run", run},
-                  {"software", software_json(ctx)}, {"nodes", nodes},
+  } sections[] = {{"tool", tool_json()},
+                  {"run", run},
+                  {"software", software_json(ctx)},
+                  {"nodes", nodes},
                   {"ranks", ranks}};
   enum gcb_status st = GCB_OK;
   for (size_t i = 0; i < sizeof sections / sizeof *sections; i++) {
@@ -205,11 +207,13 @@ static enum gcb_status node_topology(struct gcb_ctx *ctx, char **text) {
   if (MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine,
                  MPI_BYTE, 0, ctx->node) != MPI_SUCCESS) {
     free(all);
-    return gcb_err_set(&ctx->err, GCB_EMPI, "MPI_Gather of node bindings failed");
+    return gcb_err_set(&ctx->err, GCB_EMPI,
+                       "MPI_Gather of node bindings failed");
   }
   enum gcb_status st = GCB_OK;
   if (ctx->local_rank == 0) {
-    struct gcb_topo_rank *ranks = calloc((size_t)ctx->local_size, sizeof *ranks);
+    struct gcb_topo_rank *ranks =
+        calloc((size_t)ctx->local_size, sizeof *ranks);
     for (int i = 0; ranks && i < ctx->local_size; i++)
       ranks[i] = (struct gcb_topo_rank){all[i].rank, all[i].cpus, all[i].gpu};
     struct gcb_topo_problem *problems = NULL;
@@ -223,7 +227,8 @@ static enum gcb_status node_topology(struct gcb_ctx *ctx, char **text) {
     if (ranks && topo &&
         (st = gcb_topo_check_ranks(ctx->topo, ranks, ctx->local_size, &problems,
                                    &n, &ctx->err)) == GCB_OK)
-      json_object_set_new(topo, "placement", gcb__topo_problems_json(problems, n));
+      json_object_set_new(topo, "placement",
+                          gcb__topo_problems_json(problems, n));
     *text = topo ? json_dumps(topo, JSON_COMPACT) : NULL;
     json_decref(topo);
     free(problems);
@@ -271,7 +276,7 @@ static enum gcb_status gather_topologies(struct gcb_ctx *ctx, json_t **out) {
 
 /* "host, device" for the live table's mentions of a rank. */
 static char (*rank_names(const struct identity *ids, int n))[96] {
-  char (*names)[96] = calloc((size_t)n, sizeof *names);
+  char(*names)[96] = calloc((size_t)n, sizeof *names);
   for (int r = 0; names && r < n; r++) {
     const struct gcb_device_info *d = &ids[r].device;
     if (d->index >= 0)
@@ -284,7 +289,8 @@ static char (*rank_names(const struct identity *ids, int n))[96] {
   return names;
 }
 
-enum gcb_status gcb__header_build(struct gcb_ctx *ctx, struct gcb_results *results,
+enum gcb_status gcb__header_build(struct gcb_ctx *ctx,
+                                  struct gcb_results *results,
                                   const char *command, int argc, char **argv,
                                   const char *run_id, char (**names)[96]) {
   *names = NULL;
@@ -304,16 +310,16 @@ enum gcb_status gcb__header_build(struct gcb_ctx *ctx, struct gcb_results *resul
                                               "results header: out of memory"));
   int rc = MPI_Gather(&me, (int)sizeof me, MPI_BYTE, ids, (int)sizeof me,
                       MPI_BYTE, 0, ctx->world);
-  enum gcb_status st = rc == MPI_SUCCESS
-                           ? GCB_OK
-                           : gcb_err_set(&ctx->err, GCB_EMPI,
-                                         "MPI_Gather of rank identities failed");
+  enum gcb_status st =
+      rc == MPI_SUCCESS ? GCB_OK
+                        : gcb_err_set(&ctx->err, GCB_EMPI,
+                                      "MPI_Gather of rank identities failed");
   json_t *topologies = NULL;
   if (st == GCB_OK)
     st = gather_topologies(ctx, &topologies);
   if (st == GCB_OK && ctx->rank == 0) {
-    st = set_all(ctx, results, ids,
-                 run_json(ctx, command, argc, argv, run_id), topologies);
+    st = set_all(ctx, results, ids, run_json(ctx, command, argc, argv, run_id),
+                 topologies);
     *names = rank_names(ids, ctx->size);
   }
   json_decref(topologies);
@@ -329,7 +335,8 @@ enum gcb_status gcb__header_finish(struct gcb_results *results,
   if (!json_is_object(run) ||
       json_object_set_new(run, "end_time", json_string(end)) != 0 ||
       json_object_set_new(run, "status", json_string(status)) != 0)
-    return gcb_err_set(err, GCB_EINTERNAL, "results document has no run section");
+    return gcb_err_set(err, GCB_EINTERNAL,
+                       "results document has no run section");
   return GCB_OK;
 }
 
@@ -364,7 +371,8 @@ enum gcb_status gcb__output_path(const char *requested, const char *run_id,
       return gcb_err_set(err, GCB_EUSAGE, "--output %s is a directory", out);
     if (!force)
       return gcb_err_set(err, GCB_EUSAGE,
-                         "results file %s exists (use --force to overwrite)", out);
+                         "results file %s exists (use --force to overwrite)",
+                         out);
   }
   return make_parents(out, err);
 }
