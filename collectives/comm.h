@@ -186,6 +186,23 @@ struct gcb_coll_env {
  * "2.28.9"; "unknown" for a code <= 0. The suite's only decoder of it. */
 void gcb_coll_nccl_version_format(char *buf, size_t len, int code);
 
+/*
+ * How the NCCL transport makes its communicators, from the header it was
+ * built against, the loaded library's version and whether ncclCommSplit
+ * resolved (it is a weak reference): operations are always timed on a
+ * blocking communicator (timed_blocking, as nccl-tests); where the
+ * library can split (2.18+ in both), the first communicator is
+ * non-blocking, so its set-up is polled within the deadline and can be
+ * aborted, and the timed one is a blocking child split from it.
+ */
+struct gcb_coll_nccl_plan {
+  bool init_nonblocking; /* ncclConfig_t.blocking = 0 for the first */
+  bool split_blocking;   /* then ncclCommSplit with blocking = 1 */
+  bool timed_blocking;   /* the communicator operations run on */
+};
+struct gcb_coll_nccl_plan gcb_coll_nccl_plan(int header_code, int library_code,
+                                             bool have_split);
+
 /* Whether the deadline (see struct gcb_coll_env) has passed at `now`. */
 bool gcb_coll_deadline_passed(const volatile double *deadline, double now);
 

@@ -51,6 +51,15 @@ void gcb_coll_nccl_version_format(char *buf, size_t len, int code) {
              code % 100);
 }
 
+struct gcb_coll_nccl_plan gcb_coll_nccl_plan(int header_code, int library_code,
+                                             bool have_split) {
+  int code = header_code < library_code ? header_code : library_code;
+  bool split = have_split && code >= 21800; /* NCCL_VERSION(2, 18, 0) */
+  return (struct gcb_coll_nccl_plan){.init_nonblocking = split,
+                                     .split_blocking = split,
+                                     .timed_blocking = true};
+}
+
 static const struct {
   const char *name;
   size_t size;

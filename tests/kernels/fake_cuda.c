@@ -142,6 +142,9 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e,
   fake_cuda.log[fake_cuda.n - 1].event = e;
   return rc;
 }
+cudaError_t cudaStreamQuery(cudaStream_t s) {
+  return on_stream("cudaStreamQuery", s, 0);
+}
 cudaError_t cudaDeviceSynchronize(void) {
   return logged("cudaDeviceSynchronize", NULL, 0);
 }
