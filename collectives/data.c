@@ -317,3 +317,16 @@ void gcb__coll_corrupt(enum gcb_coll_dtype t, void *buf, size_t i) {
   }
   }
 }
+
+size_t gcb__coll_rotation_stride(size_t span) {
+  return (span + 255) / 256 * 256;
+}
+
+size_t gcb__coll_rotation_slots(size_t span, size_t window) {
+  size_t stride = gcb__coll_rotation_stride(span);
+  size_t slots = stride > 0 ? window / stride : GCB__COLL_ROTATE_MAX_SLOTS;
+  if (slots < 1)
+    return 1;
+  return slots > GCB__COLL_ROTATE_MAX_SLOTS ? GCB__COLL_ROTATE_MAX_SLOTS
+                                            : slots;
+}

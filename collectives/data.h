@@ -87,6 +87,20 @@ bool gcb__coll_match(enum gcb_coll_dtype t, double got, double want, int ulps);
  * rank of a pair initiates (ping-pong) or sends (bandwidth window). */
 int gcb__coll_partner(int rank, int nranks);
 
+/*
+ * Buffer rotation on device memory (nccl-tests src/common.cu startColl:
+ * shift = bytes * (iter % (maxbytes / bytes))). A case's layout of
+ * `span` bytes is repeated every gcb__coll_rotation_stride(span) bytes
+ * (span rounded up to 256, keeping NCCL's vector alignment), as many times
+ * as fit in `window` bytes (at least 1, at most GCB__COLL_ROTATE_MAX_SLOTS):
+ * with the 256 MiB window, four times an H200's 60 MB L2, a mid-size
+ * collective's slots are evicted before they come round again.
+ */
+#define GCB__COLL_ROTATE_BYTES ((size_t)256 << 20)
+#define GCB__COLL_ROTATE_MAX_SLOTS 4096
+size_t gcb__coll_rotation_stride(size_t span);
+size_t gcb__coll_rotation_slots(size_t span, size_t window);
+
 /* Fills n elements of type t with the poison byte. */
 void gcb__coll_poison(enum gcb_coll_dtype t, void *buf, size_t n);
 

@@ -226,3 +226,107 @@ Test(coll_data, corruption_is_always_seen) {
   gcb__coll_corrupt(GCB_COLL_UINT8, buf, 1);
   cr_assert_neq(buf[1], GCB__COLL_POISON);
 }
+
+/* ---- buffer rotation ------------------------------------------------------
+ */
+
+Test(coll_data, rotation_slots) {
+  size_t w = GCB__COLL_ROTATE_BYTES;
+  cr_expect_eq(gcb__coll_rotation_stride(8), 256);
+  cr_expect_eq(gcb__coll_rotation_stride(4096), 4096);
+  cr_expect_eq(gcb__coll_rotation_stride(4097), 4352);
+  cr_expect_eq(gcb__coll_rotation_slots(8, w), GCB__COLL_ROTATE_MAX_SLOTS);
+  cr_expect_eq(gcb__coll_rotation_slots(1 << 20, w), 256);
+  cr_expect_eq(gcb__coll_rotation_slots((size_t)64 << 20, w), 4);
+  cr_expect_eq(gcb__coll_rotation_slots((size_t)256 << 20, w), 1);
+  cr_expect_eq(gcb__coll_rotation_slots((size_t)1 << 30, w), 1);
+  /* slots x stride never exceeds the window once there are two or more */
+  for (size_t span = 1; span < ((size_t)1 << 30); span = span * 3 + 7) {
+    size_t n = gcb__coll_rotation_slots(span, w);
+    cr_expect(n == 1 || n * gcb__coll_rotation_stride(span) <= w, "%zu", span);
+  }
+}
+
+/* A transport on "device memory" that is host memory, recording the
+ * buffers each started operation used: one rank, so an allreduce is a
+ * copy. */
+static const void *started_send[16];
+static int started;
+
+static bool rot_supports(const struct gcb_comm *c,
+                         const struct gcb_coll_desc *d, enum gcb_coll_dtype t,
+                         enum gcb_coll_redop op, char *why, size_t len) {
+  (void)c, (void)d, (void)t, (void)op, (void)why, (void)len;
+  return true;
+}
+static enum gcb_status rot_alloc(struct gcb_comm *c, size_t bytes, void **buf,
+                                 struct gcb_err *err) {
+  (void)c, (void)err;
+  *buf = calloc(1, bytes);
+  return GCB_OK;
+}
+static void rot_free(struct gcb_comm *c, void *buf) {
+  (void)c;
+  free(buf);
+}
+static enum gcb_status rot_copy(struct gcb_comm *c, void *dst, const void *src,
+                                size_t bytes, struct gcb_err *err) {
+  (void)c, (void)err;
+  memcpy(dst, src, bytes);
+  return GCB_OK;
+}
+static enum gcb_status rot_start(struct gcb_comm *c,
+                                 const struct gcb_coll_call *k,
+                                 struct gcb_err *err) {
+  (void)c, (void)err;
+  if (started < 16)
+    started_send[started++] = k->send;
+  memcpy(k->recv, k->send, k->param * gcb_coll_dtype_size(k->dtype));
+  return GCB_OK;
+}
+static enum gcb_status rot_wait(struct gcb_comm *c, struct gcb_err *err) {
+  (void)c, (void)err;
+  return GCB_OK;
+}
+
+Test(coll_data, device_buffers_rotate_validation_uses_slot_0) {
+  struct gcb_coll_ops ops = {.name = "rot",
+                             .device_memory = true,
+                             .supports = rot_supports,
+                             .alloc = rot_alloc,
+                             .free = rot_free,
+                             .upload = rot_copy,
+                             .download = rot_copy,
+                             .start = rot_start,
+                             .wait = rot_wait};
+  struct gcb_coll_env env = {.rank = 0, .size = 1, .device = 0};
+  struct gcb_coll_call shape = {.desc = gcb_coll_find("allreduce"),
+                                .dtype = GCB_COLL_FLOAT,
+                                .redop = GCB_REDOP_SUM,
+                                .count = 1 << 18}; /* 1 MiB */
+  struct gcb_coll_case *k = NULL;
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_coll_case_new(&ops, NULL, &env, &shape, &k, &err), GCB_OK,
+               "%s", err.msg);
+  started = 0;
+  cr_assert_eq(gcb_coll_case_run(k, 3, &err), GCB_OK);
+  cr_assert_eq(started, 3);
+  ptrdiff_t step =
+      (const char *)started_send[1] - (const char *)started_send[0];
+  cr_expect_eq(step, 1 << 20, "the next 1 MiB slot each iteration");
+  cr_expect_eq((const char *)started_send[2] - (const char *)started_send[1],
+               step);
+  uint64_t wrong = 1, checked = 0;
+  cr_assert_eq(gcb_coll_case_check(k, &wrong, &checked, &err), GCB_OK);
+  cr_expect_eq(started_send[3], started_send[0], "validation on slot 0");
+  cr_expect_eq(wrong, 0);
+  cr_expect_eq(checked, 1u << 18);
+  gcb_coll_case_free(k);
+
+  ops.device_memory = false; /* host memory: one slot */
+  cr_assert_eq(gcb_coll_case_new(&ops, NULL, &env, &shape, &k, &err), GCB_OK);
+  started = 0;
+  cr_assert_eq(gcb_coll_case_run(k, 2, &err), GCB_OK);
+  cr_expect_eq(started_send[0], started_send[1]);
+  gcb_coll_case_free(k);
+}
