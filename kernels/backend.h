@@ -55,7 +55,7 @@ size_t gcb_dtype_bytes(enum gcb_dtype t);
   /* GPU only (the host backend reports them unsupported): */                  \
   X(READ, "read", 1, 0, 1, "sum += a[i]")                                      \
   X(WRITE, "write", 0, 1, 0, "c[i] = s")                                       \
-  X(MEMCPY, "memcpy", 1, 1, 0, "c = a by the copy engine")
+  X(MEMCPY, "memcpy", 1, 1, 0, "c = a, cudaMemcpy (CE or SMs)")
 
 enum gcb_memkernel {
 #define GCB__MK_ENUM(id, name, r, w, f, formula) GCB_MEMKERNEL_##id,

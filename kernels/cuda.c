@@ -5,7 +5,7 @@
  * description, library versions, the GPUs a rank sees, the helpers the other
  * files share (return-code checks, gated event timing; cuda_impl.h) and the
  * ops table. Each operation lives in its own file: cuda_membw.c (STREAM,
- * read, write, copy engine), cuda_gemm.c (cuBLASLt), cuda_pcie.c,
+ * read, write, cudaMemcpy), cuda_gemm.c (cuBLASLt), cuda_pcie.c,
  * cuda_p2p.c, cuda_launch.c, cuda_health.c (NVML health and telemetry).
  * Kernels are in the .cu files, behind cuda_kernels.h.
  */
