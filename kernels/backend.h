@@ -17,8 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/status.h"
 #include "common/health.h"
+#include "common/status.h"
 #include "common/telemetry.h"
 
 /* Element types a GEMM can run in; names as on the command line. */
@@ -122,6 +122,7 @@ struct gcb_gemm_params {
   uint64_t seed;       /* inputs are uniform in [-1, 1), never all zero */
   bool flush_l2;       /* GPU: evict L2 before each timed run (untimed) */
   bool fp8_fast_accum; /* GPU fp8: cuBLASLt's fast accumulation */
+  bool autotune; /* GPU: time the heuristic's top algorithms, keep the best */
 };
 
 struct gcb_stream_params {

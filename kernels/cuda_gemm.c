@@ -68,6 +68,9 @@ struct cuda_gemm {
   uint64_t m, n, k, seed;
   bool flush, fast_accum;
   uint64_t samples; /* prepared samples: C's rewrite byte changes each */
+  bool autotune;
+  cublasLtMatmulHeuristicResult_t cands[GCB_GEMM_AUTOTUNE_ALGOS];
+  int ncands;       /* heuristic results kept (1 without autotune) */
   void *a, *bm, *c; /* device: A^T (k x m), B (k x n), C (m x n) */
   cublasLtMatmulDesc_t desc;
   cublasLtMatrixLayout_t la, lb, lc;
@@ -466,15 +469,16 @@ static enum gcb_status gemm_describe(struct cuda_gemm *g, struct gcb_err *err) {
                                                   (int64_t)g->m));
 }
 
-/* cuBLASLt's first choice for this problem; none is GCB_EUNSUPPORTED. */
+/* cuBLASLt's heuristic choices for this problem: the first, or with
+ * autotune up to GCB_GEMM_AUTOTUNE_ALGOS to time; none is
+ * GCB_EUNSUPPORTED. */
 static enum gcb_status gemm_choose(struct cuda_gemm *g, struct gcb_err *err) {
   cublasLtMatmulPreference_t pref = NULL;
-  cublasLtMatmulHeuristicResult_t result;
   size_t ws = WORKSPACE_BYTES;
-  int found = 0;
+  int found = 0, want = g->autotune ? GCB_GEMM_AUTOTUNE_ALGOS : 1;
   enum gcb_status st;
 
-  memset(&result, 0, sizeof result);
+  memset(g->cands, 0, sizeof g->cands);
   if ((st = LT_CHECK(err, cublasLtMatmulPreferenceCreate(&pref))) != GCB_OK)
     return st;
   st = LT_CHECK(
@@ -484,16 +488,20 @@ static enum gcb_status gemm_choose(struct cuda_gemm *g, struct gcb_err *err) {
    * configuration (an unsupported type or shape): a skip like found == 0,
    * not a failure; a result is usable only with state SUCCESS. */
   if (st == GCB_OK) {
-    cublasStatus_t rc =
-        cublasLtMatmulAlgoGetHeuristic(g->b->gemm->lt, g->desc, g->la, g->lb,
-                                       g->lc, g->lc, pref, 1, &result, &found);
+    cublasStatus_t rc = cublasLtMatmulAlgoGetHeuristic(
+        g->b->gemm->lt, g->desc, g->la, g->lb, g->lc, g->lc, pref, want,
+        g->cands, &found);
     if (rc == CUBLAS_STATUS_NOT_SUPPORTED)
       found = 0;
     else
       st = lt_check(err, rc, "cublasLtMatmulAlgoGetHeuristic");
   }
   (void)cublasLtMatmulPreferenceDestroy(pref);
-  if (st == GCB_OK && (found == 0 || result.state != CUBLAS_STATUS_SUCCESS))
+  g->ncands = 0;
+  for (int i = 0; st == GCB_OK && i < found && i < want; i++)
+    if (g->cands[i].state == CUBLAS_STATUS_SUCCESS)
+      g->cands[g->ncands++] = g->cands[i];
+  if (st == GCB_OK && g->ncands == 0)
     st = gcb_err_set(err, GCB_EUNSUPPORTED,
                      "cuBLASLt has no %s algorithm for %llux%llux%llu on this "
                      "GPU (narrow types need dimensions that are multiples "
@@ -501,8 +509,33 @@ static enum gcb_status gemm_choose(struct cuda_gemm *g, struct gcb_err *err) {
                      gcb_dtype_name(g->dtype), (unsigned long long)g->m,
                      (unsigned long long)g->n, (unsigned long long)g->k);
   if (st == GCB_OK) {
-    g->algo = result.algo;
-    g->ws_bytes = result.workspaceSize;
+    g->algo = g->cands[0].algo;
+    g->ws_bytes = g->cands[0].workspaceSize;
+  }
+  return st;
+}
+
+/* With autotune: each candidate timed GCB_GEMM_AUTOTUNE_RUNS times (after
+ * one untimed run), the fastest median kept, as cuBLASLt's
+ * LtSgemmSimpleAutoTuning sample picks among the heuristic's top results. */
+static enum gcb_status gemm_tune(struct cuda_gemm *g, struct gcb_err *err) {
+  double median[GCB_GEMM_AUTOTUNE_ALGOS];
+  enum gcb_status st = GCB_OK;
+
+  for (int i = 0; i < g->ncands && st == GCB_OK && g->ncands > 1; i++) {
+    double t[GCB_GEMM_AUTOTUNE_RUNS], one = 0;
+    g->algo = g->cands[i].algo;
+    g->ws_bytes = g->cands[i].workspaceSize;
+    st = gemm_run(g, 1, &one, err);
+    for (int r = 0; r < GCB_GEMM_AUTOTUNE_RUNS && st == GCB_OK; r++)
+      st = gemm_run(g, 1, &t[r], err);
+    median[i] = st == GCB_OK ? gcb_median_small(t, GCB_GEMM_AUTOTUNE_RUNS)
+                             : (double)INFINITY;
+  }
+  if (st == GCB_OK && g->ncands > 1) {
+    int best = gcb_gemm_pick_fastest(median, g->ncands);
+    g->algo = g->cands[best].algo;
+    g->ws_bytes = g->cands[best].workspaceSize;
   }
   return st;
 }
@@ -542,7 +575,8 @@ enum gcb_status gcb__cuda_gemm(struct gcb_backend *b,
                           .k = p->k,
                           .seed = p->seed,
                           .flush = p->flush_l2,
-                          .fast_accum = p->fp8_fast_accum};
+                          .fast_accum = p->fp8_fast_accum,
+                          .autotune = p->autotune};
   set_scalars(g);
   /* Seeds of A and B derived as the host backend derives them. */
   if ((st = gemm_describe(g, err)) != GCB_OK ||
@@ -554,6 +588,7 @@ enum gcb_status gcb__cuda_gemm(struct gcb_backend *b,
       (st = gemm_fill(g, g->bm, g->k * g->n,
                       p->seed ^ (2 * UINT64_C(0xd1b54a32d192ed03)), err)) !=
           GCB_OK ||
+      (st = gemm_tune(g, err)) != GCB_OK ||
       (st = gemm_warm(g, err)) != GCB_OK) {
     gemm_release(g);
     return st;

@@ -73,6 +73,27 @@ long gcb_gemm_warmup_reps(double one_s, double target_s) {
                                                  : (long)more;
 }
 
+int gcb_gemm_pick_fastest(const double *times, int n) {
+  int best = 0;
+  for (int i = 1; i < n; i++)
+    if (isfinite(times[i]) &&
+        (!isfinite(times[best]) || times[i] < times[best]))
+      best = i;
+  return best;
+}
+
+double gcb_median_small(double *v, int n) {
+  for (int i = 1; i < n; i++) /* insertion sort: n is a handful */
+    for (int j = i; j > 0 && v[j] < v[j - 1]; j--) {
+      double t = v[j];
+      v[j] = v[j - 1];
+      v[j - 1] = t;
+    }
+  if (n <= 0)
+    return (double)NAN;
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 int gcb_gemm_decode(enum gcb_dtype t, const void *src, size_t n, double *dst) {
   const unsigned char *s = src;
 

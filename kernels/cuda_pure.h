@@ -74,6 +74,18 @@ int gcb_gemm_min_cc(enum gcb_dtype t);
 long gcb_gemm_warmup_reps(double one_s, double target_s);
 
 /*
+ * GEMM autotuning (--autotune): the heuristic's top GCB_GEMM_AUTOTUNE_ALGOS
+ * algorithms, each timed GCB_GEMM_AUTOTUNE_RUNS times, the fastest median
+ * kept (cuBLASLt's LtSgemmSimpleAutoTuning sample). gcb_gemm_pick_fastest:
+ * the index of the smallest finite time of n (0 when none is finite);
+ * gcb_median_small: the median of n <= 16 values (sorted in place).
+ */
+#define GCB_GEMM_AUTOTUNE_ALGOS 8
+#define GCB_GEMM_AUTOTUNE_RUNS 5
+int gcb_gemm_pick_fastest(const double *times, int n);
+double gcb_median_small(double *v, int n);
+
+/*
  * Decodes n stored elements of type t at src into doubles (half, bf16
  * and fp8 through common/smallfloat.h). fp8 is e4m3,
  * int8 signed; tf32 is stored as fp32. Returns 0, or -1 for a bad type.

@@ -22,6 +22,7 @@ struct gemm_opts {
   bool flush_l2;      /* accepted for old command lines: now the default */
   bool no_flush_l2;
   bool fast_accum;
+  bool autotune;
 };
 
 struct shape {
@@ -56,6 +57,11 @@ static const struct gcb_option gemm_options[] = {
      NULL, 0, 0},
     {"no-flush-l2", 0, GCB_OPT_FLAG, offsetof(struct gemm_opts, no_flush_l2),
      NULL, NULL, "time multiplies with whatever L2 holds (cuda)", NULL, 0, 0},
+    {"autotune", 0, GCB_OPT_FLAG, offsetof(struct gemm_opts, autotune), NULL,
+     NULL,
+     "cuda: time cuBLASLt's top 8 heuristic algorithms at setup and "
+     "keep the fastest (named in the case)",
+     NULL, 0, 0},
     {"fp8-fast-accum", 0, GCB_OPT_FLAG, offsetof(struct gemm_opts, fast_accum),
      NULL, NULL,
      "fp8: cuBLASLt's fast accumulation (no periodic promotion "
@@ -209,7 +215,8 @@ static enum gcb_status gemm_setup(struct gcb_ctx *ctx, const void *opts,
                               .k = or_default(sh->k, m),
                               .seed = ctx->seed + (uint64_t)ctx->rank,
                               .flush_l2 = !o->no_flush_l2,
-                              .fp8_fast_accum = o->fast_accum};
+                              .fp8_fast_accum = o->fast_accum,
+                              .autotune = o->autotune};
   snprintf(rec->label, sizeof rec->label, "%s %llux%llux%llu",
            gcb_dtype_name(p.dtype), (unsigned long long)p.m,
            (unsigned long long)p.n, (unsigned long long)p.k);
@@ -224,6 +231,8 @@ static enum gcb_status gemm_setup(struct gcb_ctx *ctx, const void *opts,
   gcb_record_param_int(rec, "k", (int64_t)p.k);
   if (p.fp8_fast_accum)
     gcb_record_param_str(rec, "accumulate", "fast");
+  if (p.autotune)
+    gcb_record_param_str(rec, "algorithm", "autotuned");
   rec->work_per_op = 2.0 * (double)p.m * (double)p.n * (double)p.k;
   rec->figure = (struct gcb_figure_spec){
       .unit = "GFLOP/s", .scale = 1e9, .counted = "2*m*n*k flops"};

@@ -35,7 +35,9 @@ struct fake_call {
 struct fake_cuda {
   struct fake_call log[FAKE_LOG_MAX];
   int n;
-  float elapsed_ms; /* what cudaEventElapsedTime reports */
+  float elapsed_ms;  /* what cudaEventElapsedTime reports */
+  bool algo_penalty; /* + 0.1 ms per step of the last multiply's algorithm
+                        (the heuristic's index + 1) away from 4 */
   int device_count;
   /* Fault injection: the `fail_nth`-th call (1-based) named `fail_name`
    * returns fail_rc. */

@@ -129,6 +129,38 @@ Test(cuda_timing, fp8_fast_accumulation_is_set_only_when_asked) {
   }
 }
 
+/* cuBLASLt's LtSgemmSimpleAutoTuning pattern: the top 8 heuristic
+ * algorithms timed, the fastest kept (the fake makes the 4th fastest). */
+Test(cuda_timing, gemm_autotune_keeps_the_fastest_algorithm) {
+  struct gcb_gemm_params p = {.dtype = GCB_DTYPE_BF16,
+                              .m = 64,
+                              .n = 64,
+                              .k = 64,
+                              .seed = 1,
+                              .autotune = true};
+  struct gcb_op op;
+  fake_cuda.algo_penalty = true;
+  cr_assert_eq(gcb_backend_cuda.gemm(backend, &p, &op, &err), GCB_OK, "%s",
+               err.msg);
+  for (size_t a = 1; a <= GCB_GEMM_AUTOTUNE_ALGOS; a++) {
+    int tried = 0;
+    for (int i = 0; i < fake_cuda.n; i++)
+      tried += strcmp(fake_cuda.log[i].name, "matmul") == 0 &&
+               fake_cuda.log[i].bytes == a;
+    cr_expect_geq(tried, 1 + GCB_GEMM_AUTOTUNE_RUNS, "algorithm %zu timed", a);
+  }
+  fake_cuda_clear_log();
+  double s = 0;
+  cr_assert_eq(op.run(op.state, 1, &s, &err), GCB_OK, "%s", err.msg);
+  int m = fake_find("matmul", 0, 0);
+  cr_assert_geq(m, 0);
+  cr_expect_eq(fake_cuda.log[m].bytes, 4, "the fastest is the one timed");
+  gcb_op_release(&op);
+  double v[] = {3, 1, 2, NAN};
+  cr_expect_eq(gcb_gemm_pick_fastest(v, 4), 1);
+  cr_expect_eq(gcb_median_small(v, 3), 2);
+}
+
 Test(cuda_timing, device_memory_is_queued_behind_the_gate) {
   const enum gcb_memkernel kernels[] = {GCB_MEMKERNEL_TRIAD,
                                         GCB_MEMKERNEL_MEMCPY};
