@@ -92,4 +92,7 @@ void gcb__cases_table(struct gcb__tb *b);
 void gcb__imbalance_table(struct gcb__tb *b);
 void gcb__coll_tables(struct gcb__tb *b);
 
+/* The network map's matrices and per-node table (render_tables_netmap.c). */
+void gcb__netmap_tables(struct gcb__tb *b);
+
 #endif
