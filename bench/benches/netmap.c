@@ -119,6 +119,15 @@ static enum gcb_status netmap_open(struct gcb_ctx *ctx, const void *opts,
       MPI_Allgather(mine, HOST_MAX, MPI_CHAR, s->host, HOST_MAX, MPI_CHAR,
                     ctx->world) != MPI_SUCCESS)
     return gcb_err_set(err, GCB_EMPI, "netmap: MPI_Allgather of hosts failed");
+  /* Every pair's connection made here, all at once, rather than by the
+   * first pair of each round while the other ranks wait. */
+  int *one = calloc((size_t)s->n * 2, sizeof *one);
+  int rc = one ? MPI_Alltoall(one, 1, MPI_INT, one + s->n, 1, MPI_INT,
+                              ctx->world)
+               : MPI_ERR_NO_MEM;
+  free(one);
+  if (rc != MPI_SUCCESS)
+    return gcb_err_set(err, GCB_EMPI, "netmap: MPI_Alltoall failed");
   return GCB_OK;
 }
 
