@@ -40,7 +40,7 @@ static void make_dir(void) {
 }
 
 TestSuite(cluster, .init = make_dir, .fini = gcb_test_dir_remove,
-          .timeout = 150);
+          .timeout = 300);
 
 /* The cluster script with arguments; its exit status. */
 static int cluster(const char *args) {
@@ -236,7 +236,7 @@ Test(cluster, a_suite_runs_across_three_hosts_and_its_report_maps_them) {
                         "--iters", "2",         "--warmup",
                         "1",       "-o",        gcb_test_path("suite.json"),
                         NULL};
-  cr_assert_eq(across(args, 140), 0, "stderr: %s", gcb_test_slurp("stderr"));
+  cr_assert_eq(across(args, 240), 0, "stderr: %s", gcb_test_slurp("stderr"));
   char *out = gcb_test_slurp("stdout");
   cr_expect(strstr(out, "3 rank(s) on 3 node(s)") != NULL, "%s", out);
   free(out);
