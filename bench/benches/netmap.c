@@ -122,9 +122,9 @@ static enum gcb_status netmap_open(struct gcb_ctx *ctx, const void *opts,
   /* Every pair's connection made here, all at once, rather than by the
    * first pair of each round while the other ranks wait. */
   int *one = calloc((size_t)s->n * 2, sizeof *one);
-  int rc = one ? MPI_Alltoall(one, 1, MPI_INT, one + s->n, 1, MPI_INT,
-                              ctx->world)
-               : MPI_ERR_NO_MEM;
+  int rc =
+      one ? MPI_Alltoall(one, 1, MPI_INT, one + s->n, 1, MPI_INT, ctx->world)
+          : MPI_ERR_NO_MEM;
   free(one);
   if (rc != MPI_SUCCESS)
     return gcb_err_set(err, GCB_EMPI, "netmap: MPI_Alltoall failed");
@@ -358,8 +358,9 @@ static int quiet_barrier(MPI_Comm w) {
 
 /* One sample: every rank lines up, then the active pairs run; the sender's
  * elapsed time per operation. */
-static int sample(const struct netmap_case *c, MPI_Comm w, double *t) {
-  gcb_watchdog_step();
+static int sample(struct gcb_ctx *ctx, const struct netmap_case *c, double *t) {
+  MPI_Comm w = ctx->world;
+  gcb_watchdog_step(ctx->watchdog);
   int rc = quiet_barrier(w);
   if (rc != MPI_SUCCESS || !c->active)
     return rc;
@@ -387,18 +388,20 @@ static void check_payload(struct netmap_case *c) {
 
 static enum gcb_status netmap_measure(struct gcb_ctx *ctx, const void *opts,
                                       void *state, struct gcb_op *op,
-                                      long iters, long warmup,
+                                      struct gcb_timing *timing,
                                       struct gcb_rank_result *out,
                                       struct gcb_err *err) {
   (void)opts, (void)state;
   struct netmap_case *c = op->state;
   const struct gcb_netmap_step *t = &c->spec.step;
+  long iters = timing->iters, warmup = timing->warmup;
+  timing->timed = iters;
   double ignored, *times = calloc((size_t)iters, sizeof *times);
   int rc = times ? MPI_SUCCESS : MPI_ERR_NO_MEM;
   for (long i = 0; i < warmup && rc == MPI_SUCCESS; i++)
-    rc = sample(c, ctx->world, &ignored);
+    rc = sample(ctx, c, &ignored);
   for (long i = 0; i < iters && rc == MPI_SUCCESS; i++)
-    rc = sample(c, ctx->world, &times[i]);
+    rc = sample(ctx, c, &times[i]);
   if (rc == MPI_SUCCESS && ctx->rank == t->src) {
     gcb_stats_compute(times, (size_t)iters, &c->result.seconds);
     c->result.time_s = c->result.seconds.median;
