@@ -61,10 +61,12 @@ static void places(const json_t *root, struct gcb_netmap *m) {
   for (int r = 0; r < m->n; r++) {
     struct gcb_place p;
     gcb_view_place(root, r, &p);
-    m->node[r] = p.node;
+    /* Node indices index arrays here: one out of range (a document that
+     * does not say, or says nonsense) counts as node 0. */
+    m->node[r] = p.node >= 0 && p.node < m->n ? p.node : 0;
     m->host[r] = p.hostname;
-    if (p.node + 1 > m->nodes)
-      m->nodes = (int)p.node + 1;
+    if (m->node[r] + 1 > m->nodes)
+      m->nodes = (int)m->node[r] + 1;
   }
 }
 
