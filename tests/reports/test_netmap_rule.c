@@ -10,6 +10,7 @@
 
 #include "reports/analysis/analyze.h"
 #include "reports/analysis/netmap_matrix.h"
+#include "reports/render/render.h"
 #include "tests/reports/report_fixture.h"
 
 #define FAST 10.0
@@ -158,4 +159,46 @@ Test(netmap_rule, the_matrix_reads_pairs_and_bounds_node_indices) {
   gcb_netmap_free(&m);
   gcb_netmap_free(&none);
   json_decref(doc);
+}
+
+/* The report's tables: the matrix with host names, and the per-node table
+ * marking the host whose every pair is slow. */
+static const struct gcb_rtable *table(const struct gcb_rtables *ts,
+                                      const char *id) {
+  for (size_t i = 0; i < ts->n; i++)
+    if (strcmp(ts->items[i].id, id) == 0)
+      return &ts->items[i];
+  return NULL;
+}
+
+Test(netmap_rule, the_report_has_the_matrix_and_the_per_node_table) {
+  struct run r = {.doc = fx_doc(4, 4, 8, "Test CPU")};
+  add_map(r.doc, 4, "alone", node2_link);
+  analyse(&r);
+  struct gcb_thresholds t;
+  gcb_thresholds_default(&t);
+  struct gcb_doc d = {.name = "test.json", .root = r.doc};
+  struct gcb_report rep = {
+      .docs = &d, .ndocs = 1, .findings = &r.f, .thresholds = &t};
+  struct gcb_rtables ts = {0};
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_report_tables(&rep, &ts, &err), GCB_OK, "%s", err.msg);
+  const struct gcb_rtable *m = table(&ts, "netmap-bw-alone-0");
+  cr_assert_not_null(m);
+  cr_assert_eq(m->ncols, 5);
+  cr_assert_eq(m->nrows, 4);
+  cr_expect_str_eq(m->cells[3], "2 node02"); /* header, column 3 */
+  cr_expect_str_eq(m->cells[1 * 5 + 0], "0 node00");
+  cr_expect_str_eq(m->cells[1 * 5 + 1], "-");   /* 0 -> 0 */
+  cr_expect_str_eq(m->cells[1 * 5 + 3], "0.1"); /* 0 -> 2 */
+  cr_expect_str_eq(m->cells[1 * 5 + 2], "10");  /* 0 -> 1 */
+  const struct gcb_rtable *n = table(&ts, "netmap-nodes-alone-0");
+  cr_assert_not_null(n);
+  cr_assert_eq(n->nrows, 4);
+  cr_expect_str_eq(n->cells[3 * n->ncols + 1], "node02");
+  cr_expect_str_eq(n->row_class[2], "fail");
+  cr_expect_null(n->row_class[0]);
+  cr_expect_null(table(&ts, "netmap-bw-together-0"));
+  gcb_rtables_free(&ts);
+  done(&r);
 }
