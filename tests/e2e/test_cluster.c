@@ -303,6 +303,17 @@ Test(cluster, a_rate_limited_host_link_is_named_as_that_hosts_link) {
     snprintf(link, sizeof link, "%s link", host(1));
     cr_expect_str_eq(str(where, "link"), link);
   }
+  /* The verdict: one failing root cause, that host's link. */
+  size_t failing = 0;
+  json_array_foreach(json_object_get(doc, "root_causes"), i, f) {
+    if (strcmp(str(f, "severity"), "fail") != 0)
+      continue;
+    failing++;
+    char link[80];
+    snprintf(link, sizeof link, "%s link", host(1));
+    cr_expect_str_eq(str(json_object_get(f, "component"), "name"), link);
+  }
+  cr_expect_eq(failing, 1, "root causes: %s", text);
   json_decref(doc);
   free(text);
 }
