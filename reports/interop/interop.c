@@ -243,6 +243,24 @@ enum gcb_status gcb_interop_parse(const char *text, size_t len,
   return st;
 }
 
+enum gcb_status gcb__interop_parse_as(const char *row, const char *text,
+                                      size_t len, const char *name,
+                                      struct gcb_results **out,
+                                      struct gcb_err *err) {
+  const struct gcb__converter *c = gcb__converters;
+  while (c->name != NULL && strcmp(c->name, row) != 0)
+    c++;
+  *out = NULL;
+  if (c->name == NULL || c->convert == NULL)
+    return gcb_err_set(err, GCB_EINTERNAL, "no converter row '%s'", row);
+  struct gcb__sniff s;
+  sniff(&s, text, len);
+  struct gcb__conv cv = {.text = text, .len = len, .name = name, .err = err};
+  enum gcb_status st = convert(c, &s, &cv, out);
+  json_decref((json_t *)s.root);
+  return st;
+}
+
 enum gcb_status gcb_interop_read(const char *path, const struct gcb_doc *known,
                                  size_t nknown, struct gcb_results **out,
                                  enum gcb_format *format, struct gcb_err *err) {

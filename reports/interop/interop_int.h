@@ -63,6 +63,14 @@ struct gcb__converter {
 /* The table, terminated by a NULL name. */
 extern const struct gcb__converter gcb__converters[];
 
+/* Converts text with the row named `row`, whatever its content looks like
+ * (the fuzz targets drive one converter each this way). As
+ * gcb_interop_parse otherwise; GCB_EINTERNAL for an unknown row. */
+enum gcb_status gcb__interop_parse_as(const char *row, const char *text,
+                                      size_t len, const char *name,
+                                      struct gcb_results **out,
+                                      struct gcb_err *err);
+
 /* ---- the context --------------------------------------------------------- */
 
 /* Steps into a member (key) or an element (key NULL, index) for error
