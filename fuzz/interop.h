@@ -2,9 +2,10 @@
  * What the four interop fuzz targets share: the input goes to one
  * converter row, whatever it looks like: rows[1] (the tool's JSON reader)
  * when its first non-blank byte is '{', else rows[0] (its text reader), so
- * that the seeds are the real files of tests/data/interop as they are. The contract: a document, or one line saying why not; a document
- * must be writable and read back the same; no crash, leak, undefined
- * behaviour, or time or memory beyond the limits (GCB_INTEROP_MAX_*).
+ * that the seeds are the real files of tests/data/interop as they are. The
+ * contract: a document, or one line saying why not; a document must be writable
+ * and read back the same; no crash, leak, undefined behaviour, or time or
+ * memory beyond the limits (GCB_INTEROP_MAX_*).
  */
 #ifndef GCB_FUZZ_INTEROP_H
 #define GCB_FUZZ_INTEROP_H

@@ -149,6 +149,10 @@ double gcb__conv_number(const json_t *v) {
 
 /* ---- document parts ----------------------------------------------------- */
 
+long long gcb__conv_ll(double v, long long fallback) {
+  return isfinite(v) && fabs(v) <= 9e15 ? (long long)v : fallback;
+}
+
 const char *gcb__conv_base_name(const char *path) {
   const char *slash = strrchr(path, '/');
   return slash != NULL ? slash + 1 : path;

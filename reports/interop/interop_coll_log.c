@@ -179,7 +179,7 @@ static enum gcb_status summary_line(struct gcb__coll_log *x, char **tok,
     x->table.closed = true;
   } else if (n >= 7 && strcmp(tok[1], "Out") == 0 &&
              strcmp(tok[3], "bounds") == 0 && gcb__token_number(tok[6], &v)) {
-    x->table.out_of_bounds = (long long)v;
+    x->table.out_of_bounds = gcb__conv_ll(v, 0);
   }
   return GCB_OK;
 }

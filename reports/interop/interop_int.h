@@ -167,6 +167,10 @@ bool gcb__text_has(const char *text, size_t len, const char *needle,
 
 /* ---- document parts ------------------------------------------------------ */
 
+/* v as an integer when it is a finite one of at most 9e15 in magnitude
+ * (casting anything else is undefined), else `fallback`. */
+long long gcb__conv_ll(double v, long long fallback);
+
 /* The file name without its directories: a converted run's id. */
 const char *gcb__conv_base_name(const char *path);
 

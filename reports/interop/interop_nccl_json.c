@@ -238,8 +238,20 @@ static json_t *command_line(const json_t *args) {
 static enum gcb_status header(struct nccl *x, const json_t *root,
                               const json_t *config) {
   struct gcb__conv *cv = x->cv;
-  const json_t *args, *start, *end, *devs = NULL, *ver;
+  const json_t *args, *start, *end, *devs = NULL, *ver, *file_version;
   enum gcb_status st;
+  if ((st = gcb__conv_get(cv, root, "version", GCB__J_NUM, false,
+                          &file_version)))
+    return st;
+  double fv = json_number_value(file_version);
+  if (file_version != NULL && !(fv >= 1 && fv <= 2)) {
+    /* JSON_FILE_VERSION 2 is the newest this reader knows. */
+    gcb__conv_enter(cv, "version", 0);
+    st = gcb__conv_bad(cv, "nccl-tests JSON version %g: gcbench reads 1 and 2",
+                       fv);
+    gcb__conv_leave(cv);
+    return st;
+  }
   if ((st = gcb__conv_get(cv, root, "args", GCB__J_ARR, false, &args)) ||
       (st = gcb__conv_get(cv, root, "start_time", GCB__J_STR, false, &start)) ||
       (st = gcb__conv_get(cv, root, "end_time", GCB__J_STR, false, &end)) ||
@@ -263,7 +275,8 @@ static enum gcb_status header(struct nccl *x, const json_t *root,
   if (x->doc == NULL)
     return gcb_err_set(cv->err, GCB_ENOMEM, "out of memory");
   if (ver != NULL) {
-    nccl_version((long long)json_number_value(ver), version, sizeof version);
+    nccl_version(gcb__conv_ll(json_number_value(ver), 0), version,
+                 sizeof version);
     json_object_set_new(json_object_get(x->doc, "software"), "nccl",
                         json_string(version));
   }

@@ -147,7 +147,7 @@ static enum gcb_status header(struct gcb__nvbw *x, const json_t *nv) {
     json_object_set(sw, "cuda_driver", (json_t *)driver);
   if (cuda != NULL) {
     char v[32];
-    long long c = (long long)json_number_value(cuda);
+    long long c = gcb__conv_ll(json_number_value(cuda), 0);
     snprintf(v, sizeof v, "%lld.%lld", c / 1000, c % 1000 / 10);
     json_object_set_new(sw, "cuda", json_string(v));
   }

@@ -147,7 +147,8 @@ static enum gcb_status coll_row(struct osu *o, char **tok, double size,
   if (mx > 0)
     gcb__token_number(tok[mx], &h->us_max);
   double iters = 0;
-  if (it > 0 && gcb__token_number(tok[it], &iters))
+  if (it > 0 && gcb__token_number(tok[it], &iters) && iters >= 0 &&
+      iters < 9e15)
     r.iterations = (long long)iters;
   if (val > 0) {
     h->checked = true;

@@ -100,8 +100,9 @@ static enum gcb_status read_line(struct gcb__conv *cv, const json_t *o,
                                        .bus = gcb__conv_number(bus),
                                        .checked = !isnan(w) && w >= 0};
   r->half[h].wrong = r->half[h].checked && w < 9e15 ? (long long)w : 0;
-  long long g = (long long)gcb__conv_number(json_object_get(o, "gpus"));
-  *gpus = g > *gpus && g < (1 << 24) ? g : *gpus;
+  double g = gcb__conv_number(json_object_get(o, "gpus"));
+  if (g > (double)*gpus && g < (1 << 24)) /* NAN and nonsense stay out */
+    *gpus = (long long)g;
   return GCB_OK;
 }
 
