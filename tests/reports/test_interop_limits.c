@@ -1,10 +1,11 @@
 /*
- * Interop readers that cannot invent figures or grow without bound
- * (issue 20, items 5 and 6): each nvbandwidth testcase's matrix starts
- * empty and a ragged one is an error at its place; a malformed row in the
- * middle of a log names its row and columns; files and the documents built
- * from them are capped as they are built, with one line saying so. The
- * inputs are generated here: what they test is their size or shape.
+ * Interop on generated inputs, where what is tested is a size or a shape:
+ * readers that cannot invent figures or grow without bound (issue 20,
+ * items 5 and 6: each nvbandwidth testcase's matrix starts empty and a
+ * ragged one is an error at its place; files and the documents built from
+ * them are capped as they are built, with one line saying so); a malformed
+ * row in the middle of a log named by row and columns; layouts the real
+ * corpus lacks (OSU -f and -c, srun labels, JSON among stray lines).
  */
 #include <stdarg.h>
 
@@ -250,5 +251,88 @@ Test(interop_limits, oversized_inputs_are_refused_before_conversion) {
   cr_expect(strstr(err.msg, "big.log: nccl-tests log: 33554433 bytes, more "
                             "than the 32 MiB") != NULL,
             "%s", err.msg);
+  free(t.s);
+}
+
+/* OSU's -f columns, 7.x's Datatype line and -c's Validation column, as
+ * OSU prints them (its print format, not a captured run). */
+Test(interop_limits, osu_full_format_and_validation_columns) {
+  static const char text[] =
+      "# OSU MPI Allreduce Latency Test v7.1\n"
+      "# Datatype: MPI_CHAR.\n"
+      "# Size       Avg Latency(us)   Min Latency(us)   Max Latency(us)  "
+      "Iterations\n"
+      "1                     174.36            135.35            221.55    "
+      "    1000\n"
+      "# OSU MPI Reduce Latency Test v7.3\n"
+      "# Size       Avg Latency(us)        Validation\n"
+      "4                       1.23       Pass\n"
+      "8                       1.25       Fail\n";
+  struct gcb_results *r = NULL;
+  struct gcb_err err = {0};
+  cr_assert_eq(
+      gcb_interop_parse(text, strlen(text), "osu.txt", NULL, 0, &r, NULL, &err),
+      GCB_OK, "%s", err.msg);
+  const json_t *cases = json_object_get(gcb_results_json(r), "cases");
+  cr_assert_eq(json_array_size(cases), 3);
+  const json_t *c = json_array_get(cases, 0);
+  const json_t *t = gcb_view_obj(gcb_view_obj(c, "summary"), "time_s");
+  cr_expect_str_eq(gcb_view_param_str(c, "type"), "char");
+  cr_expect_float_eq(gcb_view_num(t, "min") * 1e6, 135.35, 1e-9);
+  cr_expect_float_eq(gcb_view_num(t, "mean") * 1e6, 174.36, 1e-9);
+  cr_expect_float_eq(gcb_view_num(t, "max") * 1e6, 221.55, 1e-9);
+  cr_expect_eq(gcb_view_int(c, "iterations", 0), 1000);
+  const json_t *bad = json_array_get(cases, 2);
+  cr_expect_str_eq(gcb_view_param_str(bad, "op"), "reduce");
+  cr_expect_eq(gcb_view_int(gcb_view_obj(bad, "validation"), "wrong", 0), 1,
+               "Fail");
+  gcb_results_free(r);
+}
+
+/* nvbandwidth -j prints WARNING lines before its JSON and NOTE lines after:
+ * the JSON in between is read, and a problem in it is located in the
+ * file's own lines. */
+Test(interop_limits, nvbandwidth_json_among_stray_lines) {
+  static const char text[] =
+      "WARNING: a GPU is not in its highest performance state\n"
+      "{\n"
+      " \"nvbandwidth\": {\"testcases\": [{\"name\": "
+      "\"host_to_device_memcpy_ce\", \"status\": \"Passed\",\n"
+      "  \"bandwidth_matrix\": [[\"55.2\", \"21.8\"]], \"sum\": 77.0}]}\n"
+      "}\n"
+      "NOTE: The reported results may not reflect the full capabilities\n";
+  struct gcb_results *r = NULL;
+  struct gcb_err err = {0};
+  enum gcb_format f;
+  cr_assert_eq(
+      gcb_interop_parse(text, strlen(text), "nv.txt", NULL, 0, &r, &f, &err),
+      GCB_OK, "%s", err.msg);
+  cr_expect_eq(f, GCB_FORMAT_NVBANDWIDTH);
+  cr_expect_eq(count(r, "pcie"), 1);
+  gcb_results_free(r);
+  char bad[sizeof text];
+  memcpy(bad, text, sizeof text);
+  *strstr(bad, "\"21.8\"") = '?'; /* not JSON any more */
+  cr_expect_eq(
+      gcb_interop_parse(bad, strlen(bad), "nv.txt", NULL, 0, &r, &f, &err),
+      GCB_EINPUT);
+  cr_expect(strncmp(err.msg, "nv.txt:4:", 9) == 0 &&
+                strstr(err.msg, "nvbandwidth JSON:") != NULL,
+            "line 4 of the file: %s", err.msg);
+}
+
+/* srun --label puts "RANK: " before every line. */
+Test(interop_limits, srun_labels_are_stripped) {
+  struct text t = {0};
+  struct gcb_results *r;
+  struct gcb_err err = {0};
+  add(&t, "0: # nThread 1 nGpus 1 minBytes 8 maxBytes 16\n0: %s", header);
+  add(&t, "0:            8             2     float     sum      -1    12.34"
+          "    0.00    0.00      0    12.30    0.00    0.00      0\n");
+  add(&t, "0: # Avg bus bandwidth    : 0.5\n");
+  cr_assert_eq(parse(&t, "srun.log", &r, &err), GCB_OK, "%s", err.msg);
+  cr_expect_eq(count(r, "coll"), 2);
+  cr_expect_eq(count(r, "imported"), 1);
+  gcb_results_free(r);
   free(t.s);
 }
