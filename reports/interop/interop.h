@@ -23,9 +23,10 @@
 #include "reports/document/view.h"
 
 enum gcb_format {
-  GCB_FORMAT_GCBENCH,     /* gcbench.results/N, or JSON or bytes that are
-                             no other format: the results reader says what
-                             is wrong with it */
+  GCB_FORMAT_GCBENCH,     /* gcbench.results/N (or a JSON object with a
+                             "schema"), and empty or binary text or JSON
+                             that is no object: the results reader says
+                             what is wrong with it */
   GCB_FORMAT_NCCL_TESTS,  /* nccl-tests stdout or -J */
   GCB_FORMAT_NVBANDWIDTH, /* nvbandwidth stdout or -j */
   GCB_FORMAT_RCCL_TESTS,  /* rccl-tests stdout or JSON lines */
@@ -47,9 +48,11 @@ const char *gcb_format_name(enum gcb_format f);
  * The format of a file's text. A gcbench document names its schema first,
  * so the first 64 KiB decide without parsing the whole (large) document;
  * otherwise each row of the converter table tests the content and the
- * surest wins. Empty or binary text, and JSON that is no format's, is
+ * surest wins. Empty or binary text, and JSON that is not an object, is
  * GCB_FORMAT_GCBENCH (the results reader says what is wrong with it);
- * other text no row recognises is GCB_FORMAT_UNKNOWN.
+ * anything else no row recognises (a JSON object without a schema
+ * included) is GCB_FORMAT_UNKNOWN, which gcb_interop_parse refuses with
+ * the formats it tried.
  */
 enum gcb_format gcb_interop_detect(const char *text, size_t len);
 

@@ -336,3 +336,19 @@ Test(interop_limits, srun_labels_are_stripped) {
   gcb_results_free(r);
   free(t.s);
 }
+
+/* A JSON object that is no format's: the formats tried, not only the
+ * results reader's "no schema". */
+Test(interop_limits, a_json_object_of_no_format_names_the_formats) {
+  static const char json[] = "{\"benchmark\": [1, 2]}";
+  struct gcb_results *r = NULL;
+  struct gcb_err err = {0};
+  cr_expect_eq(gcb_interop_detect(json, strlen(json)), GCB_FORMAT_UNKNOWN);
+  cr_expect_eq(
+      gcb_interop_parse(json, strlen(json), "x.json", NULL, 0, &r, NULL, &err),
+      GCB_EINPUT);
+  cr_expect(strstr(err.msg, "x.json: not a format gcbench reads (tried "
+                            "gcbench results: no \"schema\" field; "
+                            "nccl-tests JSON: no \"results\"") != NULL,
+            "%s", err.msg);
+}
