@@ -15,27 +15,22 @@
 #include <string.h>
 
 #include "reports/interop/interop_int.h"
-#include "reports/interop/interop_rows.h"
 
 #define DETECT_WINDOW ((size_t)64 << 10)
 #define WHY_MAX 96
 
-const struct gcb__converter gcb__converters[] = {
-    {"gcbench results", GCB_FORMAT_GCBENCH, true, gcb__gcbench_detect, NULL},
-    {"nccl-tests JSON", GCB_FORMAT_NCCL_TESTS, true, gcb__nccl_json_detect,
-     gcb__nccl_json_convert},
-    {"rccl-tests JSON lines", GCB_FORMAT_RCCL_TESTS, false,
-     gcb__rccl_jsonl_detect, gcb__rccl_jsonl_convert},
-    {"nvbandwidth JSON", GCB_FORMAT_NVBANDWIDTH, true, gcb__nvbw_json_detect,
-     gcb__nvbw_json_convert},
-    {"nccl-tests log", GCB_FORMAT_NCCL_TESTS, false, gcb__nccl_log_detect,
-     gcb__coll_log_convert},
-    {"rccl-tests log", GCB_FORMAT_RCCL_TESTS, false, gcb__rccl_log_detect,
-     gcb__coll_log_convert},
-    {"OSU", GCB_FORMAT_OSU, false, gcb__osu_detect, gcb__osu_convert},
-    {"nvbandwidth text", GCB_FORMAT_NVBANDWIDTH, false, gcb__nvbw_text_detect,
-     gcb__nvbw_text_convert},
-    {NULL, GCB_FORMAT_UNKNOWN, false, NULL, NULL},
+/* The rows, each defined in its format's file (interop_<format>.c):
+ * adding a format is that file, its name below and its row. The order
+ * breaks ties between equally sure rows. */
+extern const struct gcb__converter gcb__row_nccl_json, gcb__row_rccl_jsonl,
+    gcb__row_nvbw_json, gcb__row_nccl_log, gcb__row_rccl_log, gcb__row_osu,
+    gcb__row_nvbw_text;
+static const struct gcb__converter row_gcbench;
+
+const struct gcb__converter *const gcb__converters[] = {
+    &row_gcbench,        &gcb__row_nccl_json, &gcb__row_rccl_jsonl,
+    &gcb__row_nvbw_json, &gcb__row_nccl_log,  &gcb__row_rccl_log,
+    &gcb__row_osu,       &gcb__row_nvbw_text, NULL,
 };
 
 const char *gcb_format_name(enum gcb_format f) {
@@ -46,7 +41,7 @@ const char *gcb_format_name(enum gcb_format f) {
 
 /* ---- sniffing ----------------------------------------------------------- */
 
-int gcb__gcbench_detect(const struct gcb__sniff *s, char *why, size_t size) {
+static int gcbench_detect(const struct gcb__sniff *s, char *why, size_t size) {
   if (gcb__text_has(s->text, s->len, "\"gcbench.results/", DETECT_WINDOW) ||
       (json_is_object(s->root) && json_object_get(s->root, "schema") != NULL))
     return 90;
@@ -60,6 +55,9 @@ int gcb__gcbench_detect(const struct gcb__sniff *s, char *why, size_t size) {
     snprintf(why, size, "not JSON");
   return 0;
 }
+
+static const struct gcb__converter row_gcbench = {
+    "gcbench results", GCB_FORMAT_GCBENCH, true, gcbench_detect, NULL};
 
 /* The JSON part of text: from the first line whose first non-blank byte is
  * '{' to the last line whose last non-blank byte is '}' (nvbandwidth -j
@@ -120,12 +118,12 @@ static const struct gcb__converter *best_row(const struct gcb__sniff *s,
                                              char (*why)[WHY_MAX]) {
   const struct gcb__converter *best = NULL;
   int top = 0;
-  for (size_t i = 0; gcb__converters[i].name != NULL; i++) {
+  for (size_t i = 0; gcb__converters[i] != NULL; i++) {
     why[i][0] = '\0';
-    int score = gcb__converters[i].detect(s, why[i], WHY_MAX);
+    int score = gcb__converters[i]->detect(s, why[i], WHY_MAX);
     if (score > top) {
       top = score;
-      best = &gcb__converters[i];
+      best = gcb__converters[i];
     }
   }
   return best;
@@ -152,10 +150,9 @@ static enum gcb_status none_matched(const char *name, char (*why)[WHY_MAX],
                                     struct gcb_err *err) {
   char list[GCB_ERRMSG_MAX] = "";
   size_t used = 0;
-  for (size_t i = 0; gcb__converters[i].name != NULL && used < sizeof list;
-       i++) {
+  for (size_t i = 0; gcb__converters[i] != NULL && used < sizeof list; i++) {
     int n = snprintf(list + used, sizeof list - used, "%s%s: %s", i ? "; " : "",
-                     gcb__converters[i].name, why[i]);
+                     gcb__converters[i]->name, why[i]);
     used += n > 0 ? (size_t)n : 0;
   }
   return gcb_err_set(err, GCB_EINPUT,
@@ -247,11 +244,12 @@ enum gcb_status gcb__interop_parse_as(const char *row, const char *text,
                                       size_t len, const char *name,
                                       struct gcb_results **out,
                                       struct gcb_err *err) {
-  const struct gcb__converter *c = gcb__converters;
-  while (c->name != NULL && strcmp(c->name, row) != 0)
-    c++;
+  const struct gcb__converter *const *r = gcb__converters;
+  while (*r != NULL && strcmp((*r)->name, row) != 0)
+    r++;
+  const struct gcb__converter *c = *r;
   *out = NULL;
-  if (c->name == NULL || c->convert == NULL)
+  if (c == NULL || c->convert == NULL)
     return gcb_err_set(err, GCB_EINTERNAL, "no converter row '%s'", row);
   struct gcb__sniff s;
   sniff(&s, text, len);

@@ -30,7 +30,6 @@
 #include "reports/document/topo_view.h"
 #include "reports/document/view.h"
 #include "reports/interop/interop_coll.h"
-#include "reports/interop/interop_rows.h"
 
 /* Whether tok names a column header: "size", "count", "type"... */
 static bool header_line(char **tok, size_t n) {
@@ -39,8 +38,8 @@ static bool header_line(char **tok, size_t n) {
          strcmp(tok[i + 1], "count") == 0 && strcmp(tok[i + 2], "type") == 0;
 }
 
-static int detect(const struct gcb__sniff *s, char *why, size_t size,
-                  bool rccl) {
+static int detect_log(const struct gcb__sniff *s, char *why, size_t size,
+                      bool rccl) {
   size_t pos = 0,
          win = s->len < GCB__DETECT_WINDOW ? s->len : GCB__DETECT_WINDOW;
   int number = 0;
@@ -61,12 +60,12 @@ static int detect(const struct gcb__sniff *s, char *why, size_t size,
   return 0;
 }
 
-int gcb__nccl_log_detect(const struct gcb__sniff *s, char *why, size_t size) {
-  return detect(s, why, size, false);
+static int nccl_detect(const struct gcb__sniff *s, char *why, size_t size) {
+  return detect_log(s, why, size, false);
 }
 
-int gcb__rccl_log_detect(const struct gcb__sniff *s, char *why, size_t size) {
-  return detect(s, why, size, true);
+static int rccl_detect(const struct gcb__sniff *s, char *why, size_t size) {
+  return detect_log(s, why, size, true);
 }
 
 /* ---- the header of a test ----------------------------------------------- */
@@ -265,8 +264,8 @@ static bool is_row(char **tok, size_t n) {
   return true;
 }
 
-enum gcb_status gcb__coll_log_convert(struct gcb__conv *cv, const json_t *root,
-                                      json_t **doc) {
+static enum gcb_status convert(struct gcb__conv *cv, const json_t *root,
+                               json_t **doc) {
   (void)root;
   struct gcb__coll_log *x = calloc(1, sizeof *x);
   if (x == NULL)
@@ -294,3 +293,8 @@ enum gcb_status gcb__coll_log_convert(struct gcb__conv *cv, const json_t *root,
   gcb__coll_log_free(x);
   return st;
 }
+
+const struct gcb__converter gcb__row_nccl_log = {
+    "nccl-tests log", GCB_FORMAT_NCCL_TESTS, false, nccl_detect, convert};
+const struct gcb__converter gcb__row_rccl_log = {
+    "rccl-tests log", GCB_FORMAT_RCCL_TESTS, false, rccl_detect, convert};

@@ -7,8 +7,9 @@
  * document every converter needs. Builders return new references (NULL on
  * ENOMEM); functions taking a json_t * steal it.
  *
- * Adding an input format: one file with its detect and convert functions,
- * one row in gcb__converters (interop.c).
+ * Adding an input format: one file with its detect and convert functions
+ * and its row (a const struct gcb__converter gcb__row_<format>), and that
+ * row's name in the table (interop.c).
  */
 #ifndef GCB_INTEROP_INT_H
 #define GCB_INTEROP_INT_H
@@ -60,8 +61,8 @@ struct gcb__converter {
                              json_t **doc);
 };
 
-/* The table, terminated by a NULL name. */
-extern const struct gcb__converter gcb__converters[];
+/* The table (interop.c), terminated by NULL. */
+extern const struct gcb__converter *const gcb__converters[];
 
 /* Converts text with the row named `row`, whatever its content looks like
  * (the fuzz targets drive one converter each this way). As

@@ -25,7 +25,6 @@
 #include "reports/document/topo_view.h"
 #include "reports/document/view.h"
 #include "reports/interop/interop_coll.h"
-#include "reports/interop/interop_rows.h"
 
 /* "allreduce" from ".../all_reduce_perf" (or "_perf_mpi"): underscores
  * dropped, as gcbench names its operations. */
@@ -293,7 +292,7 @@ static enum gcb_status header(struct nccl *x, const json_t *root,
   return st;
 }
 
-int gcb__nccl_json_detect(const struct gcb__sniff *s, char *why, size_t size) {
+static int detect(const struct gcb__sniff *s, char *why, size_t size) {
   const json_t *r = s->root;
   if (json_is_array(json_object_get(r, "results")) &&
       (json_object_get(r, "nccl_version") != NULL ||
@@ -304,8 +303,8 @@ int gcb__nccl_json_detect(const struct gcb__sniff *s, char *why, size_t size) {
   return 0;
 }
 
-enum gcb_status gcb__nccl_json_convert(struct gcb__conv *cv, const json_t *root,
-                                       json_t **doc) {
+static enum gcb_status convert(struct gcb__conv *cv, const json_t *root,
+                               json_t **doc) {
   struct nccl x = {.cv = cv};
   const json_t *config, *results, *r;
   size_t i;
@@ -332,3 +331,6 @@ enum gcb_status gcb__nccl_json_convert(struct gcb__conv *cv, const json_t *root,
     *doc = x.doc;
   return st;
 }
+
+const struct gcb__converter gcb__row_nccl_json = {
+    "nccl-tests JSON", GCB_FORMAT_NCCL_TESTS, true, detect, convert};

@@ -16,9 +16,8 @@
 #include <string.h>
 
 #include "reports/interop/interop_nvbw.h"
-#include "reports/interop/interop_rows.h"
 
-int gcb__nvbw_json_detect(const struct gcb__sniff *s, char *why, size_t size) {
+static int detect(const struct gcb__sniff *s, char *why, size_t size) {
   if (json_is_object(json_object_get(s->root, "nvbandwidth")))
     return 80;
   /* A -j output that does not parse (cut short): still this format, so
@@ -156,8 +155,8 @@ static enum gcb_status header(struct gcb__nvbw *x, const json_t *nv) {
   return st;
 }
 
-enum gcb_status gcb__nvbw_json_convert(struct gcb__conv *cv, const json_t *root,
-                                       json_t **doc) {
+static enum gcb_status convert(struct gcb__conv *cv, const json_t *root,
+                               json_t **doc) {
   struct gcb__nvbw *x = calloc(1, sizeof *x);
   const json_t *nv = json_object_get(root, "nvbandwidth"), *tests, *tc;
   size_t i;
@@ -189,3 +188,6 @@ enum gcb_status gcb__nvbw_json_convert(struct gcb__conv *cv, const json_t *root,
   gcb__nvbw_free(x);
   return st;
 }
+
+const struct gcb__converter gcb__row_nvbw_json = {
+    "nvbandwidth JSON", GCB_FORMAT_NVBANDWIDTH, true, detect, convert};

@@ -20,7 +20,6 @@
 #include <string.h>
 
 #include "reports/interop/interop_nvbw.h"
-#include "reports/interop/interop_rows.h"
 
 struct text {
   struct gcb__nvbw *x;
@@ -36,7 +35,7 @@ static bool is_description(const struct gcb__line *l) {
   return gcb__line_has(l, "(row)") && gcb__line_has(l, "(column)");
 }
 
-int gcb__nvbw_text_detect(const struct gcb__sniff *s, char *why, size_t size) {
+static int detect(const struct gcb__sniff *s, char *why, size_t size) {
   size_t win = s->len < GCB__DETECT_WINDOW ? s->len : GCB__DETECT_WINDOW;
   size_t pos = 0;
   int number = 0;
@@ -177,8 +176,8 @@ static enum gcb_status text_line(struct text *t, const struct gcb__line *l,
   return st;
 }
 
-enum gcb_status gcb__nvbw_text_convert(struct gcb__conv *cv, const json_t *root,
-                                       json_t **doc) {
+static enum gcb_status convert(struct gcb__conv *cv, const json_t *root,
+                               json_t **doc) {
   (void)root;
   struct gcb__nvbw *x = calloc(1, sizeof *x);
   struct text t = {.x = x};
@@ -216,3 +215,6 @@ enum gcb_status gcb__nvbw_text_convert(struct gcb__conv *cv, const json_t *root,
   gcb__nvbw_free(x);
   return st;
 }
+
+const struct gcb__converter gcb__row_nvbw_text = {
+    "nvbandwidth text", GCB_FORMAT_NVBANDWIDTH, false, detect, convert};

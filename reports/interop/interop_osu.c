@@ -22,7 +22,6 @@
 #include <string.h>
 
 #include "reports/interop/interop_coll.h"
-#include "reports/interop/interop_rows.h"
 
 #define MAX_COLS 12
 
@@ -55,7 +54,7 @@ static const struct {
     {"Scatter Latency", "scatter"},
 };
 
-int gcb__osu_detect(const struct gcb__sniff *s, char *why, size_t size) {
+static int detect(const struct gcb__sniff *s, char *why, size_t size) {
   size_t win = s->len < GCB__DETECT_WINDOW ? s->len : GCB__DETECT_WINDOW;
   if (gcb__text_has(s->text, win, "# OSU ", win))
     return 70;
@@ -228,8 +227,8 @@ static enum gcb_status line(struct osu *o, const struct gcb__line *l,
   return o->ncols > 0 ? row(o, l, next) : GCB_OK;
 }
 
-enum gcb_status gcb__osu_convert(struct gcb__conv *cv, const json_t *root,
-                                 json_t **doc) {
+static enum gcb_status convert(struct gcb__conv *cv, const json_t *root,
+                               json_t **doc) {
   (void)root;
   struct osu o = {.cv = cv};
   char reason[600];
@@ -265,3 +264,6 @@ enum gcb_status gcb__osu_convert(struct gcb__conv *cv, const json_t *root,
     json_decref(o.doc);
   return st;
 }
+
+const struct gcb__converter gcb__row_osu = {"OSU", GCB_FORMAT_OSU, false,
+                                            detect, convert};

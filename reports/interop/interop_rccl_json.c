@@ -14,7 +14,6 @@
 #include <string.h>
 
 #include "reports/interop/interop_coll.h"
-#include "reports/interop/interop_rows.h"
 
 /* Bytes per element of the type names the tools print (0: unknown). */
 static double type_bytes(const char *t) {
@@ -47,7 +46,7 @@ static bool looks_like_row(const json_t *o) {
          json_object_get(o, "algBw") != NULL;
 }
 
-int gcb__rccl_jsonl_detect(const struct gcb__sniff *s, char *why, size_t size) {
+static int detect(const struct gcb__sniff *s, char *why, size_t size) {
   size_t i = 0;
   while (i < s->len && isspace((unsigned char)s->text[i]))
     i++;
@@ -129,8 +128,8 @@ static enum gcb_status line(struct gcb__conv *cv, json_t *doc, size_t at,
   return st;
 }
 
-enum gcb_status gcb__rccl_jsonl_convert(struct gcb__conv *cv,
-                                        const json_t *root, json_t **doc) {
+static enum gcb_status convert(struct gcb__conv *cv, const json_t *root,
+                               json_t **doc) {
   (void)root;
   char reason[600];
   snprintf(reason, sizeof reason, "converted from %s (%s)", cv->format,
@@ -157,3 +156,6 @@ enum gcb_status gcb__rccl_jsonl_convert(struct gcb__conv *cv,
                       json_integer(gpus));
   return st;
 }
+
+const struct gcb__converter gcb__row_rccl_jsonl = {
+    "rccl-tests JSON lines", GCB_FORMAT_RCCL_TESTS, false, detect, convert};
