@@ -534,8 +534,8 @@ Test(interop_corpus, avg_bus_bandwidth_is_nameable_in_criteria) {
   cr_expect_eq(res[0].matched, 1);
   cr_expect_eq(res[0].failed, 0, "70.742 >= 70.7, as printed");
   cr_expect_eq(res[1].failed, 1, "70.742 < 70.8");
-  cr_expect_eq(res[2].failed, res[2].matched,
-               "a measured case is no imported figure");
+  cr_expect(res[2].failed > 0 || res[2].na > 0,
+            "a measured case is no imported figure");
   gcb_findings_free(&f);
   gcb_criteria_free(cr);
   gcb_results_free(r);
