@@ -227,6 +227,24 @@ enum gcb_status gcb_coll_case_wait(struct gcb_coll_case *k,
   return k->ops->wait(k->comm, err);
 }
 
+enum gcb_status gcb_coll_case_istart(struct gcb_coll_case *k,
+                                     struct gcb_err *err) {
+  if (k->ops->istart == NULL)
+    return gcb_err_set(err, GCB_EUNSUPPORTED,
+                       "%s: no non-blocking form of %s", k->ops->name,
+                       k->call.desc->name);
+  return k->ops->istart(k->comm, &k->call, err);
+}
+
+enum gcb_status gcb_coll_case_test(struct gcb_coll_case *k, bool *done,
+                                   struct gcb_err *err) {
+  *done = false;
+  if (k->ops->test == NULL)
+    return gcb_err_set(err, GCB_EUNSUPPORTED, "%s: no non-blocking test",
+                       k->ops->name);
+  return k->ops->test(k->comm, done, err);
+}
+
 enum gcb_status gcb_coll_case_run(struct gcb_coll_case *k, int reps,
                                   struct gcb_err *err) {
   for (int i = 0; i < reps; i++) {
