@@ -59,4 +59,8 @@ enum gcb_status gcb__rule_link_bandwidth(const struct gcb__rule_ctx *cx);
 enum gcb_status gcb__rule_degraded_link(const struct gcb__rule_ctx *cx);
 enum gcb_status gcb__rule_p2p_bandwidth(const struct gcb__rule_ctx *cx);
 
+/* Training patterns (rules_pattern.c; docs/PATTERNS.md): stragglers,
+ * overlap, tensor-parallel placement, routing skew, pipeline bubble. */
+enum gcb_status gcb__rule_pattern(const struct gcb__rule_ctx *cx);
+
 #endif

@@ -103,7 +103,28 @@ const struct gcb_metric gcb_metrics[] = {
     {"algbw", "algorithm bandwidth (collectives)", false, "GB/s", m_algbw},
     {"late_us", "mean lateness of the latest rank (collectives)", false, "us",
      m_late_us},
-    {NULL, NULL, false, NULL, NULL},
+    /* Training patterns (docs/PATTERNS.md), on any part case of a
+     * pattern variant (NAN elsewhere). */
+    {"pattern_overlap_pct", "overlap efficiency per rank (pattern)", true,
+     "%", NULL, gcb__m_pattern_overlap},
+    {"pattern_exposed_pct", "exposed communication share of the step per "
+     "rank (pattern)", true, "%", NULL, gcb__m_pattern_exposed},
+    {"pattern_compute_slowdown_pct", "compute slowed by communication, per "
+     "rank (pattern)", true, "%", NULL, gcb__m_pattern_comp_slowdown},
+    {"pattern_comm_slowdown_pct", "communication slowed by compute, per "
+     "rank (pattern)", true, "%", NULL, gcb__m_pattern_comm_slowdown},
+    {"pattern_bubble_pct", "pipeline bubble per rank (pattern pp)", true, "%",
+     NULL, gcb__m_pattern_bubble},
+    {"pattern_imbalance_pct", "step imbalance (max - mean) / max (pattern)",
+     false, "%", NULL, gcb__m_pattern_imbalance},
+    {"pattern_compute_imbalance_pct", "imbalance of compute within the step: "
+     "the straggler's margin (pattern)", false, "%", NULL,
+     gcb__m_pattern_busy_imbalance},
+    {"pattern_skew_cost_pct", "step slowdown under routing skew (pattern ep)",
+     false, "%", NULL, gcb__m_pattern_skew_cost},
+    {"pattern_placement_cost_pct", "step slowdown of tp across nodes "
+     "(pattern tp, outer)", false, "%", NULL, gcb__m_pattern_placement_cost},
+    {NULL, NULL, false, NULL, NULL, NULL},
 };
 
 static bool same_value(const json_t *want, const json_t *have) {
@@ -210,11 +231,13 @@ static enum gcb_status eval_bound(struct eval *ev, const struct gcb_bound *b) {
   struct gcb_ranks pr;
   gcb_ranks_of(ev->c, &pr);
   if (!b->metric->per_rank || pr.n == 0) {
-    double v = b->metric->value(ev->c, NULL, 0);
+    double v = b->metric->value_in ? b->metric->value_in(ev->root, ev->c, 0)
+                                   : b->metric->value(ev->c, NULL, 0);
     return meets(b, v) ? GCB_OK : miss(ev, b, v, -1);
   }
   for (size_t i = 0; i < pr.n; i++) {
-    double v = b->metric->value(ev->c, &pr, i);
+    double v = b->metric->value_in ? b->metric->value_in(ev->root, ev->c, i)
+                                   : b->metric->value(ev->c, &pr, i);
     enum gcb_status st =
         meets(b, v)
             ? GCB_OK
