@@ -86,44 +86,55 @@ static double m_late_us(const json_t *c, const struct gcb_ranks *r, size_t i) {
  * and NAN never meets a bound: a busbw check on a gemm case fails loudly
  * rather than passing. */
 const struct gcb_metric gcb_metrics[] = {
-    {"median", "median over ranks of the figure", false, NULL, m_median},
-    {"mean", "mean over ranks of the figure", false, NULL, m_mean},
-    {"min", "lowest rank's figure", false, NULL, m_min},
-    {"max", "highest rank's figure", false, NULL, m_max},
+    {"median", "median over ranks of the figure", false, NULL, m_median, NULL},
+    {"mean", "mean over ranks of the figure", false, NULL, m_mean, NULL},
+    {"min", "lowest rank's figure", false, NULL, m_min, NULL},
+    {"max", "highest rank's figure", false, NULL, m_max, NULL},
     {"per_rank", "every rank's figure (failures name the rank)", true, NULL,
-     m_per_rank},
+     m_per_rank, NULL},
     {"imbalance_pct", "(max - mean) / max of per-rank times", false, "%",
-     m_imbalance},
-    {"cv_pct", "stdev / mean of the ranks' figures", false, "%", m_cv},
-    {"time_us", "every rank's median time per operation", true, "us",
-     m_time_us},
-    {"wrong", "wrong values, summed over ranks", false, "values", m_wrong},
-    {"busbw", "bus bandwidth (collectives, nccl-tests)", false, "GB/s",
-     m_busbw},
-    {"algbw", "algorithm bandwidth (collectives)", false, "GB/s", m_algbw},
+     m_imbalance, NULL},
+    {"cv_pct", "stdev / mean of the ranks' figures", false, "%", m_cv, NULL},
+    {"time_us", "every rank's median time per operation", true, "us", m_time_us,
+     NULL},
+    {"wrong", "wrong values, summed over ranks", false, "values", m_wrong,
+     NULL},
+    {"busbw", "bus bandwidth (collectives, nccl-tests)", false, "GB/s", m_busbw,
+     NULL},
+    {"algbw", "algorithm bandwidth (collectives)", false, "GB/s", m_algbw,
+     NULL},
     {"late_us", "mean lateness of the latest rank (collectives)", false, "us",
-     m_late_us},
+     m_late_us, NULL},
     /* Training patterns (docs/PATTERNS.md), on any part case of a
      * pattern variant (NAN elsewhere). */
-    {"pattern_overlap_pct", "overlap efficiency per rank (pattern)", true,
-     "%", NULL, gcb__m_pattern_overlap},
-    {"pattern_exposed_pct", "exposed communication share of the step per "
-     "rank (pattern)", true, "%", NULL, gcb__m_pattern_exposed},
-    {"pattern_compute_slowdown_pct", "compute slowed by communication, per "
-     "rank (pattern)", true, "%", NULL, gcb__m_pattern_comp_slowdown},
-    {"pattern_comm_slowdown_pct", "communication slowed by compute, per "
-     "rank (pattern)", true, "%", NULL, gcb__m_pattern_comm_slowdown},
+    {"pattern_overlap_pct", "overlap efficiency per rank (pattern)", true, "%",
+     NULL, gcb__m_pattern_overlap},
+    {"pattern_exposed_pct",
+     "exposed communication share of the step per "
+     "rank (pattern)",
+     true, "%", NULL, gcb__m_pattern_exposed},
+    {"pattern_compute_slowdown_pct",
+     "compute slowed by communication, per "
+     "rank (pattern)",
+     true, "%", NULL, gcb__m_pattern_comp_slowdown},
+    {"pattern_comm_slowdown_pct",
+     "communication slowed by compute, per "
+     "rank (pattern)",
+     true, "%", NULL, gcb__m_pattern_comm_slowdown},
     {"pattern_bubble_pct", "pipeline bubble per rank (pattern pp)", true, "%",
      NULL, gcb__m_pattern_bubble},
     {"pattern_imbalance_pct", "step imbalance (max - mean) / max (pattern)",
      false, "%", NULL, gcb__m_pattern_imbalance},
-    {"pattern_compute_imbalance_pct", "imbalance of compute within the step: "
-     "the straggler's margin (pattern)", false, "%", NULL,
-     gcb__m_pattern_busy_imbalance},
+    {"pattern_compute_imbalance_pct",
+     "imbalance of compute within the step: "
+     "the straggler's margin (pattern)",
+     false, "%", NULL, gcb__m_pattern_busy_imbalance},
     {"pattern_skew_cost_pct", "step slowdown under routing skew (pattern ep)",
      false, "%", NULL, gcb__m_pattern_skew_cost},
-    {"pattern_placement_cost_pct", "step slowdown of tp across nodes "
-     "(pattern tp, outer)", false, "%", NULL, gcb__m_pattern_placement_cost},
+    {"pattern_placement_cost_pct",
+     "step slowdown of tp across nodes "
+     "(pattern tp, outer)",
+     false, "%", NULL, gcb__m_pattern_placement_cost},
     {NULL, NULL, false, NULL, NULL, NULL},
 };
 
