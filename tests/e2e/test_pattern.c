@@ -31,15 +31,19 @@ static const char *param(json_t *c, const char *key) {
 }
 
 static json_t *column(json_t *c, const char *group, const char *field) {
-  return json_object_get(
-      json_object_get(json_object_get(c, "per_rank"), group), field);
+  return json_object_get(json_object_get(json_object_get(c, "per_rank"), group),
+                         field);
 }
 
 /* Runs gcbench report on doc into dir/out; returns its exit code. */
 static int report(const char *doc, const char *out, const char *criteria) {
-  const char *args[] = {"report", gcb_test_path(doc), "-o",
-                        gcb_test_path(out), criteria ? "--criteria" : NULL,
-                        criteria, NULL};
+  const char *args[] = {"report",
+                        gcb_test_path(doc),
+                        "-o",
+                        gcb_test_path(out),
+                        criteria ? "--criteria" : NULL,
+                        criteria,
+                        NULL};
   return gcb_test_gcbench(0, args);
 }
 
@@ -66,8 +70,10 @@ static int findings(const char *out, const char *kind, long rank) {
 }
 
 Test(pattern, every_pattern_runs_with_validated_collectives) {
-  const char *args[] = {"pattern", "--backend", "host", "-N", "2", "-w", "1",
-                        "-o", gcb_test_path("all.json"), NULL};
+  const char *args[] = {"pattern", "--backend", "host",
+                        "-N",      "2",         "-w",
+                        "1",       "-o",        gcb_test_path("all.json"),
+                        NULL};
   cr_assert_eq(gcb_test_run(2, args, 240, NULL), 0, "%s",
                gcb_test_slurp("stderr"));
   struct gcb_results *r = gcb_test_load("all.json");
@@ -108,16 +114,25 @@ Test(pattern, every_pattern_runs_with_validated_collectives) {
 }
 
 Test(pattern, a_delayed_rank_is_named_the_straggler) {
-  const char *args[] = {"pattern", "--backend", "host", "--patterns",
-                        "dp,tp",   "--delay-rank", "1:60000", "-N", "3",
-                        "-w",      "1", "-o", gcb_test_path("slow.json"),
+  const char *args[] = {"pattern",
+                        "--backend",
+                        "host",
+                        "--patterns",
+                        "dp,tp",
+                        "--delay-rank",
+                        "1:60000",
+                        "-N",
+                        "3",
+                        "-w",
+                        "1",
+                        "-o",
+                        gcb_test_path("slow.json"),
                         NULL};
   cr_assert_eq(gcb_test_run(2, args, 240, NULL), 0, "%s",
                gcb_test_slurp("stderr"));
   /* In every pattern: fail level, report exit 1. */
   cr_expect_eq(report("slow.json", "slowrep", NULL), 1);
-  cr_expect_eq(findings("slowrep", "pattern-straggler", 1), 1,
-               "rank 1 named");
+  cr_expect_eq(findings("slowrep", "pattern-straggler", 1), 1, "rank 1 named");
   cr_expect_eq(findings("slowrep", "pattern-straggler", 0), 0);
   char *md = gcb_test_slurp("slowrep/report.md");
   cr_expect_not_null(strstr(md, "| 1 (straggler) |"), "the bar marks it");
@@ -126,11 +141,21 @@ Test(pattern, a_delayed_rank_is_named_the_straggler) {
 
 Test(pattern, tensor_parallel_across_nodes_is_found_and_compared) {
   cr_assert_eq(setenv("GCB_FAKE_NODES", "2", 1), 0);
-  const char *args[] = {"pattern",        "--backend",     "host",
-                        "--patterns",     "tp",            "--tp",
-                        "2",              "--tp-placement", "inner,outer",
-                        "-N",             "2",             "-w",
-                        "0",              "-o",            gcb_test_path("x.json"),
+  const char *args[] = {"pattern",
+                        "--backend",
+                        "host",
+                        "--patterns",
+                        "tp",
+                        "--tp",
+                        "2",
+                        "--tp-placement",
+                        "inner,outer",
+                        "-N",
+                        "2",
+                        "-w",
+                        "0",
+                        "-o",
+                        gcb_test_path("x.json"),
                         NULL};
   int rc = gcb_test_run(4, args, 280, NULL);
   unsetenv("GCB_FAKE_NODES");
@@ -151,8 +176,17 @@ Test(pattern, tensor_parallel_across_nodes_is_found_and_compared) {
 }
 
 Test(pattern, criteria_bound_the_pattern_figures) {
-  const char *args[] = {"pattern", "--backend", "host", "--patterns", "pp",
-                        "-N", "2", "-w", "0", "-o", gcb_test_path("pp.json"),
+  const char *args[] = {"pattern",
+                        "--backend",
+                        "host",
+                        "--patterns",
+                        "pp",
+                        "-N",
+                        "2",
+                        "-w",
+                        "0",
+                        "-o",
+                        gcb_test_path("pp.json"),
                         NULL};
   cr_assert_eq(gcb_test_run(2, args, 240, NULL), 0, "%s",
                gcb_test_slurp("stderr"));
@@ -168,8 +202,8 @@ Test(pattern, criteria_bound_the_pattern_figures) {
         " \"max\": {\"pattern_bubble_pct\": 0}}]}",
         f);
   fclose(f);
-  cr_expect_eq(report("pp.json", "pprep", gcb_test_path("pp-criteria.json")),
-               1, "the impossible check fails");
+  cr_expect_eq(report("pp.json", "pprep", gcb_test_path("pp-criteria.json")), 1,
+               "the impossible check fails");
   char *junit = gcb_test_slurp("pprep/junit.xml");
   cr_expect_not_null(strstr(junit, "no bubble at all"));
   free(junit);
@@ -187,8 +221,13 @@ Test(pattern, bad_options_end_with_one_line) {
       {"--dtype", "int3", "--dtype 'int3'"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-    const char *args[] = {"pattern",    "--backend", "host", bad[i].opt,
-                          bad[i].value, "-o", gcb_test_path("bad.json"),
+    const char *args[] = {"pattern",
+                          "--backend",
+                          "host",
+                          bad[i].opt,
+                          bad[i].value,
+                          "-o",
+                          gcb_test_path("bad.json"),
                           NULL};
     cr_expect_eq(gcb_test_run(2, args, 60, NULL), 2, "%s", bad[i].opt);
     char *err = gcb_test_slurp("stderr");
