@@ -258,7 +258,18 @@ static enum gcb_status pattern_validate(const struct gcb_ctx *ctx,
     return gcb_err_set(err, GCB_EUSAGE, "model %s: %s", m.name, why);
   if (o->patterns == 0)
     return gcb_err_set(err, GCB_EUSAGE, "--patterns: empty list");
-  return GCB_OK;
+  /* The largest variant's buffers must fit what the backend allocates
+   * from, before anything is allocated. */
+  if (ctx->backend_ops->fits == NULL)
+    return GCB_OK;
+  struct pattern_state tmp = {.model = m};
+  int d = dtype_index(ctx, o->dtype);
+  tmp.gemm_type = dtypes[d].gemm;
+  tmp.coll_type = dtypes[d].coll;
+  char what[160] = "pattern";
+  uint64_t need = gcb__pat_need(ctx, o, &tmp, what, sizeof what);
+  return need > 0 ? ctx->backend_ops->fits(ctx->backend, need, what, err)
+                  : GCB_OK;
 }
 
 /* ---- run-wide state ------------------------------------------------------ */

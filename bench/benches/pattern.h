@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* ---- model -------------------------------------------------------------- */
+/* ---- model --------------------------------------------------------------- */
 
 /* A decoder-only transformer, as the launchers describe it. */
 struct gcb_pat_model {

@@ -65,6 +65,12 @@ enum gcb_status gcb__pat_resolve_layout(const struct gcb_ctx *ctx,
  * alone over every rank). */
 bool gcb__pat_layout_given(const struct pattern_opts *o);
 
+/* Bytes one rank allocates for the largest variant the options ask for
+ * (rank 0's share: every rank's is alike), `what` naming it; 0 when no
+ * variant can run. s holds the resolved model and types. */
+uint64_t gcb__pat_need(const struct gcb_ctx *ctx, const struct pattern_opts *o,
+                       struct pattern_state *s, char *what, size_t len);
+
 /* The benchmark's setup and measure hooks (struct gcb_bench). */
 enum gcb_status gcb__pat_setup(struct gcb_ctx *ctx, const void *opts,
                                void *state, int index, struct gcb_record *rec,

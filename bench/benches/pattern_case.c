@@ -27,8 +27,7 @@ static enum gcb_status mpi_failed(struct gcb_err *err, const char *call,
   return gcb_err_set(err, GCB_EMPI, "%s: %s", call, text);
 }
 
-/* ---- layout of a variant --------------------------------------------------
- */
+/* ---- layout of a variant ------------------------------------------------- */
 
 /* The layout a variant runs in: every rank in its one group when no group
  * size is given; else the given layout, tensor-parallel varying slowest
@@ -60,16 +59,16 @@ static void variant_layout(const struct gcb_ctx *ctx,
   l->ep = v->kind == GCB_PAT_EP ? ctx->size : 1;
 }
 
-/* The plan of a variant on this rank: its group, its place, the model. */
-static enum gcb_status variant_plan(const struct gcb_ctx *ctx,
-                                    const struct pattern_opts *o,
-                                    struct pattern_state *s,
-                                    const struct variant *v,
-                                    struct gcb_err *err) {
+/* The plan and program of a variant on `rank`: its group, its place, the
+ * model (s->layout made by variant_layout). */
+static enum gcb_status
+variant_plan(const struct gcb_ctx *ctx, const struct pattern_opts *o,
+             struct pattern_state *s, const struct variant *v, int rank,
+             struct gcb_pat_prog *prog, struct gcb_err *err) {
   struct gcb_pat_plan *p = &s->plan;
   const struct gcb_pat_layout *l = &s->layout;
   int c[GCB_PAT_DIMS], color;
-  gcb__pat_coords(l, ctx->rank, c);
+  gcb__pat_coords(l, rank, c);
   *p = (struct gcb_pat_plan){
       .kind = v->kind,
       .model = s->model,
@@ -86,7 +85,7 @@ static enum gcb_status variant_plan(const struct gcb_ctx *ctx,
   p->member = c[dim];
   if (v->kind == GCB_PAT_EP) {
     p->group = l->ep;
-    gcb__pat_ep_group(l, ctx->rank, &color, &p->member);
+    gcb__pat_ep_group(l, rank, &color, &p->member);
     p->experts = o->experts > 0 ? (int)o->experts : 2 * p->group;
   }
   char why[200];
@@ -105,14 +104,13 @@ static enum gcb_status variant_plan(const struct gcb_ctx *ctx,
     return gcb_err_set(err, GCB_EUSAGE,
                        "--experts %d is not a multiple of the ep group (%d)",
                        p->experts, p->group);
-  if (!gcb__pat_build(p, &s->res.prog))
+  if (!gcb__pat_build(p, prog))
     return gcb_err_set(err, GCB_ENOMEM, "%s: cannot build its schedule",
                        gcb__pat_names[v->kind]);
   return GCB_OK;
 }
 
-/* ---- communicators --------------------------------------------------------
- */
+/* ---- communicators ------------------------------------------------------- */
 
 /* Splits the world into this slot's groups (colour < 0: none here). */
 static enum gcb_status split(struct gcb_ctx *ctx, struct gcb_pat_chan *sl,
@@ -216,7 +214,8 @@ static enum gcb_status build(struct gcb_ctx *ctx, const struct pattern_opts *o,
                              struct pattern_state *s, const struct variant *v) {
   struct gcb_err *err = &ctx->err;
   variant_layout(ctx, o, v, &s->layout);
-  enum gcb_status st = gcb_context_agree(ctx, variant_plan(ctx, o, s, v, err));
+  enum gcb_status st = gcb_context_agree(
+      ctx, variant_plan(ctx, o, s, v, ctx->rank, &s->res.prog, err));
   if (st == GCB_OK)
     st = gcb_context_agree(ctx, make_comms(ctx, s, err));
   if (st == GCB_OK)
@@ -229,8 +228,51 @@ static enum gcb_status build(struct gcb_ctx *ctx, const struct pattern_opts *o,
   return st;
 }
 
-/* ---- cases ----------------------------------------------------------------
- */
+/* Elements one rank allocates for a collective of `count` on a group of
+ * g: its send and receive buffers (runner.c's out-of-place layout). */
+static double coll_elems(const struct gcb_pat_coll *c, int g) {
+  double n = (double)c->count;
+  if (strcmp(c->op, "allgather") == 0 || strcmp(c->op, "reducescatter") == 0)
+    return n + n / g;
+  return 2 * n;
+}
+
+static double prog_bytes(const struct pattern_state *s,
+                         const struct gcb_pat_prog *prog) {
+  double bytes = 0;
+  for (size_t k = 0; k < prog->ncolls; k++)
+    bytes += coll_elems(&prog->colls[k], s->plan.group) *
+             (double)gcb_coll_dtype_size(s->coll_type);
+  for (size_t k = 0; k < prog->ngemms; k++) {
+    const struct gcb_pat_gemm *g = &prog->gemms[k];
+    bytes += ((double)g->m * (double)g->k + (double)g->k * (double)g->n +
+              (double)g->m * (double)g->n) *
+             (double)gcb_dtype_bytes(s->gemm_type);
+  }
+  return bytes;
+}
+
+uint64_t gcb__pat_need(const struct gcb_ctx *ctx, const struct pattern_opts *o,
+                       struct pattern_state *s, char *what, size_t len) {
+  double most = 0;
+  struct variant v;
+  for (int i = 0; gcb__pat_nth_variant(o, i, &v); i++) {
+    struct gcb_pat_prog prog = {0};
+    variant_layout(ctx, o, &v, &s->layout);
+    if (variant_plan(ctx, o, s, &v, 0, &prog, NULL) != GCB_OK)
+      continue;
+    double bytes = prog_bytes(s, &prog);
+    if (bytes > most) {
+      most = bytes;
+      snprintf(what, len, "pattern %s of model %s (its GEMMs and collectives)",
+               gcb__pat_names[v.kind], s->model.name);
+    }
+    gcb__pat_prog_free(&prog);
+  }
+  return most < 1.8e19 ? (uint64_t)most : UINT64_MAX;
+}
+
+/* ---- cases --------------------------------------------------------------- */
 
 static void describe(const struct pattern_state *s, const struct variant *v,
                      int part, struct gcb_record *rec) {
@@ -316,8 +358,7 @@ enum gcb_status gcb__pat_setup(struct gcb_ctx *ctx, const void *opts,
   return GCB_OK;
 }
 
-/* ---- timing ---------------------------------------------------------------
- */
+/* ---- timing -------------------------------------------------------------- */
 
 static double metric(int part, const struct gcb_pat_times *t) {
   return part == 3 ? t->compute : part == 4 ? t->comm : t->step;

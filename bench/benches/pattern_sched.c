@@ -99,8 +99,7 @@ void gcb__pat_prog_free(struct gcb_pat_prog *p) {
   memset(p, 0, sizeof *p);
 }
 
-/* ---- layers ---------------------------------------------------------------
- */
+/* ---- layers -------------------------------------------------------------- */
 
 static uint64_t tokens(const struct gcb_pat_model *m) {
   return m->batch * m->seq;

@@ -11,8 +11,7 @@ static struct gcb_pat_model tiny(void) {
   return *gcb__pat_preset("tiny");
 }
 
-/* ---- models ---------------------------------------------------------------
- */
+/* ---- models -------------------------------------------------------------- */
 
 Test(pattern_plan, layer_params_match_hand_counts) {
   struct gcb_pat_model t = tiny();
@@ -49,8 +48,7 @@ Test(pattern_plan, model_check_names_what_does_not_divide) {
   cr_expect_not(gcb__pat_model_check(&t, 0, 0, why, sizeof why));
 }
 
-/* ---- layout ---------------------------------------------------------------
- */
+/* ---- layout -------------------------------------------------------------- */
 
 Test(pattern_plan, layout_is_inside_node_first) {
   struct gcb_pat_layout l = {.size = {2, 2, 2}, .ep = 2};
@@ -89,8 +87,7 @@ Test(pattern_plan, order_parsing_refuses_anything_else) {
   cr_expect_not(gcb__pat_parse_order("", o));
 }
 
-/* ---- buckets, routing, bubble ---------------------------------------------
- */
+/* ---- buckets, routing, bubble -------------------------------------------- */
 
 Test(pattern_plan, ddp_buckets_as_pytorch_assigns_them) {
   struct gcb_pat_model t = tiny();
@@ -137,8 +134,7 @@ Test(pattern_plan, ideal_bubble) {
   cr_expect_float_eq(gcb__pat_ideal_bubble(1, 8), 0, 1e-12);
 }
 
-/* ---- programs -------------------------------------------------------------
- */
+/* ---- programs ------------------------------------------------------------ */
 
 static int count_starts(const struct gcb_pat_prog *p, const char *op) {
   int n = 0;

@@ -219,6 +219,8 @@ Test(pattern, bad_options_end_with_one_line) {
       {"--delay-rank", "5:10", "--delay-rank '5:10'"},
       {"--order", "tp,tp,pp", "--order"},
       {"--dtype", "int3", "--dtype 'int3'"},
+      /* 1.4 TB of buffers: refused before anything is allocated. */
+      {"--model", "gpt3-175b", "pattern dp of model gpt3-175b"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     const char *args[] = {"pattern",
