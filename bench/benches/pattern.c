@@ -20,14 +20,17 @@
 
 static const char *const placement_names[] = {"inner", "outer", NULL};
 
+/* --dtype's choices: "auto", then the rows of dtypes[] below. */
+static const char *const dtype_names[] = {"auto", "fp32", "fp64",
+                                          "fp16", "bf16", NULL};
+
 #define OPT(field) offsetof(struct pattern_opts, field)
 static const struct gcb_option pattern_options[] = {
     {"patterns", 0, GCB_OPT_SET, OPT(patterns), "all", "LIST",
      "patterns to run: dp, fsdp, tp, tp-sp, pp, ep", gcb__pat_names, 0, 0},
-    {"model", 0, GCB_OPT_STRING, OPT(model), "auto", "NAME",
-     "model preset: tiny, gpt2, gpt2-xl, llama2-7b, llama3-8b, gpt3-175b "
-     "(auto: tiny on host, gpt2 on cuda)",
-     NULL, 0, 0},
+    {"model", 0, GCB_OPT_CHOICE, OPT(model), "auto", "NAME",
+     "model preset (auto: tiny on host, gpt2 on cuda)", gcb__pat_model_names, 0,
+     0},
     {"hidden", 0, GCB_OPT_SIZE, OPT(hidden), NULL, "N",
      "hidden size (default: the preset's)", NULL, 0, 1 << 20},
     {"layers", 0, GCB_OPT_SIZE, OPT(layers), NULL, "N", "transformer layers",
@@ -42,10 +45,10 @@ static const struct gcb_option pattern_options[] = {
      1 << 20},
     {"batch", 0, GCB_OPT_SIZE, OPT(batch), NULL, "N",
      "micro-batch size per rank, in sequences", NULL, 0, 1 << 16},
-    {"dtype", 0, GCB_OPT_STRING, OPT(dtype), "auto", "TYPE",
-     "element type of GEMMs and collectives: fp32, fp64, fp16, bf16 (auto: "
-     "fp32 on host, bf16 on cuda)",
-     NULL, 0, 0},
+    {"dtype", 0, GCB_OPT_CHOICE, OPT(dtype), "auto", "TYPE",
+     "element type of GEMMs and collectives (auto: fp32 on host, bf16 on "
+     "cuda)",
+     dtype_names, 0, 0},
     {"tp", 0, GCB_OPT_INT, OPT(tp), "0", "N",
      "tensor-parallel group size (0 with --pp/--dp/--ep 0: each pattern "
      "alone over every rank)",
@@ -138,7 +141,8 @@ static const struct {
     {"bf16", GCB_DTYPE_BF16, GCB_COLL_BFLOAT16},
 };
 
-static int dtype_index(const struct gcb_ctx *ctx, const char *name) {
+static int dtype_index(const struct gcb_ctx *ctx, int choice) {
+  const char *name = dtype_names[choice];
   if (strcmp(name, "auto") == 0)
     name = strcmp(ctx->backend_ops->name, "cuda") == 0 ? "bf16" : "fp32";
   for (size_t i = 0; i < sizeof dtypes / sizeof *dtypes; i++)
@@ -152,7 +156,7 @@ static enum gcb_status resolve_model(const struct gcb_ctx *ctx,
                                      const struct pattern_opts *o,
                                      struct gcb_pat_model *m,
                                      struct gcb_err *err) {
-  const char *name = o->model;
+  const char *name = gcb__pat_model_names[o->model];
   if (strcmp(name, "auto") == 0)
     name = strcmp(ctx->backend_ops->name, "cuda") == 0 ? "gpt2" : "tiny";
   const struct gcb_pat_model *p = gcb__pat_preset(name);
@@ -250,10 +254,6 @@ static enum gcb_status pattern_validate(const struct gcb_ctx *ctx,
     st = parse_delay(o->delay, ctx->size, &rank, &s, err);
   if (st != GCB_OK)
     return st;
-  if (dtype_index(ctx, o->dtype) < 0)
-    return gcb_err_set(err, GCB_EUSAGE,
-                       "--dtype '%s': expected fp32, fp64, fp16, bf16 or auto",
-                       o->dtype);
   if (!gcb__pat_model_check(&m, 0, 0, why, sizeof why))
     return gcb_err_set(err, GCB_EUSAGE, "model %s: %s", m.name, why);
   if (o->patterns == 0)

@@ -37,6 +37,9 @@ struct gcb_pat_model {
 /* Presets for a few public model sizes, NULL-name terminated. */
 extern const struct gcb_pat_model gcb__pat_presets[];
 
+/* "auto" and every preset's name, NULL-terminated: --model's choices. */
+extern const char *const gcb__pat_model_names[];
+
 /* The preset of that name, or NULL. */
 const struct gcb_pat_model *gcb__pat_preset(const char *name);
 

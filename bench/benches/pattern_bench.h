@@ -13,9 +13,9 @@
 
 struct pattern_opts {
   uint32_t patterns; /* bit set over enum gcb_pat_kind */
-  const char *model;
+  int model;         /* index into gcb__pat_model_names */
   uint64_t hidden, layers, heads, kv_heads, ffn, seq, batch;
-  const char *dtype;
+  int dtype; /* index into pattern.c's --dtype choices */
   long tp, pp, dp, ep;
   const char *order;
   uint32_t placements;

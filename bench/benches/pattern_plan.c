@@ -26,6 +26,10 @@ const struct gcb_pat_model gcb__pat_presets[] = {
     {NULL, 0, 0, 0, 0, 0, false, 0, 0},
 };
 
+const char *const gcb__pat_model_names[] = {
+    "auto",      "tiny",      "gpt2",      "gpt2-xl",
+    "llama2-7b", "llama3-8b", "gpt3-175b", NULL};
+
 const char *const gcb__pat_names[] = {
 #define GCB__PAT_NAME(id, name, what) name,
     GCB_PAT_LIST(GCB__PAT_NAME)

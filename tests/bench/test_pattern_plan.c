@@ -32,6 +32,12 @@ Test(pattern_plan, layer_params_match_hand_counts) {
   cr_expect_eq(out, 6144);
   cr_expect_eq(gcb__pat_layer_params(l3), 218103808ull);
   cr_expect_null(gcb__pat_preset("nonesuch"));
+  /* --model's choices: "auto", then every preset, in order. */
+  cr_expect_str_eq(gcb__pat_model_names[0], "auto");
+  size_t i = 0;
+  for (; gcb__pat_presets[i].name; i++)
+    cr_expect_str_eq(gcb__pat_model_names[i + 1], gcb__pat_presets[i].name);
+  cr_expect_null(gcb__pat_model_names[i + 1]);
 }
 
 Test(pattern_plan, model_check_names_what_does_not_divide) {

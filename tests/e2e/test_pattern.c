@@ -215,10 +215,10 @@ Test(pattern, bad_options_end_with_one_line) {
     const char *opt, *value, *says;
   } bad[] = {
       {"--tp", "3", "--tp 3"},
-      {"--model", "nonesuch", "--model 'nonesuch'"},
+      {"--model", "nonesuch", "nonesuch"},
       {"--delay-rank", "5:10", "--delay-rank '5:10'"},
       {"--order", "tp,tp,pp", "--order"},
-      {"--dtype", "int3", "--dtype 'int3'"},
+      {"--dtype", "int3", "int3"},
       /* 1.4 TB of buffers: refused before anything is allocated. */
       {"--model", "gpt3-175b", "pattern dp of model gpt3-175b"},
   };
