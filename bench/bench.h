@@ -14,7 +14,7 @@
 #include "bench/run/context.h"
 #include "kernels/backend.h"
 #include "bench/cli/options.h"
-#include "reports/document/record.h"
+#include "reports/reports.h"
 
 struct gcb_bench {
   const char *name;      /* command-line name = file name = descriptor suffix */

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "common/status.h"
+#include "common/health.h"
 #include "common/telemetry.h"
 
 /* Element types a GEMM can run in; names as on the command line. */
@@ -241,39 +242,6 @@ struct gcb_gpu_ident {
   int ordinal;
   char bus_id[32];      /* lower case, "0000:19:00.0" */
   char name[96];
-};
-
-/*
- * One GPU's health, for the results header. CUDA runtime fields are always
- * filled; NVML fields are -1 (integers), NAN (reals) or "" (strings) when
- * NVML or the GPU does not report them; never guessed.
- */
-#define GCB_HEALTH_MAX_NVLINKS 18 /* NVML_NVLINK_MAX_LINKS, nvml.h */
-struct gcb_health {
-  int ordinal;
-  char name[96];
-  char bus_id[32];
-  int cc_major, cc_minor;
-  int sm_count;
-  uint64_t memory_bytes;
-  int l2_bytes;
-  /* NVML; nvml == false: all of these are unavailable, reason in nvml_why */
-  bool nvml;
-  char nvml_why[128];
-  char uuid[96];
-  int sm_clock_mhz, sm_clock_max_mhz, mem_clock_mhz, mem_clock_max_mhz;
-  int pcie_gen, pcie_gen_max, pcie_width, pcie_width_max;
-  int nvlinks;          /* links NVML reports a state for; -1 unknown */
-  int nvlinks_active;
-  int ecc_enabled;      /* 1, 0, -1 */
-  long long ecc_corrected, ecc_uncorrected; /* volatile counts */
-  int temp_c;
-  double power_w, power_limit_w;
-  uint64_t throttle_reasons;
-  bool throttle_known;
-  /* versions: "" when unknown */
-  char driver[32];      /* NVML driver version, "580.159.03" */
-  char cuda_driver[16], cuda_runtime[16], nccl[16];
 };
 
 /* Arguments a backend is opened with. */

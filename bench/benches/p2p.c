@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "bench/bench.h"
-#include "reports/document/stats.h"
+#include "reports/reports.h"
 
 #define MAX_GPUS 16
 #define LATENCY_BYTES 8

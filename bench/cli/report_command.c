@@ -6,7 +6,6 @@
  * and maps outcomes to exit codes.
  */
 #include "bench/cli/report_command.h"
-#include "common/file.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -16,11 +15,9 @@
 
 #include "bench/cli/options.h"
 #include "bench/cli/report_text.h"
-#include "reports/document/results_many.h"
-#include "reports/interop/interop.h"
-#include "reports/plot/plot.h"
+#include "reports/reports.h"
 
-#define MAX_DOCS 256
+#define MAX_DOCS GCB_LOAD_MAX_DOCS
 
 /* --format's choices: every file into a directory, or one renderer's
  * output into a file (or "-", standard output). */
@@ -73,15 +70,6 @@ static const struct gcb_option compare_options[] = {
     {0},
 };
 
-/* Everything read from the command line's files. */
-struct inputs {
-  struct gcb_results *res[MAX_DOCS + 1]; /* the last slot: the baseline */
-  struct gcb_doc docs[MAX_DOCS];
-  size_t ndocs;
-  struct gcb_doc base;
-  struct gcb_criteria *cr;
-};
-
 static void say(int rank, const char *msg) {
   if (rank == 0)
     fprintf(stderr, "gcbench: error: %s\n", msg);
@@ -90,131 +78,6 @@ static void say(int rank, const char *msg) {
 static int exit_code(enum gcb_status st) {
   int code = gcb_status_exit_code(st);
   return st != GCB_OK && code == 0 ? 3 : code;
-}
-
-/* The docs loaded so far that are gcbench's own: the topologies a
- * converted file can be joined to. */
-static size_t known_docs(const struct inputs *in, const bool *foreign, size_t n,
-                         struct gcb_doc *out) {
-  size_t k = 0;
-  for (size_t i = 0; i < n; i++)
-    if (!foreign[i] && in->res[i] != NULL)
-      out[k++] = in->docs[i];
-  return k;
-}
-
-/* A file of the command line, read whole. */
-struct input_file {
-  const char *path;
-  char *text;
-  size_t len;
-  bool foreign; /* another tool's output, converted */
-};
-
-/* Reads every file, then parses the gcbench documents among them at once
- * (at thousands of ranks, parsing is most of a report's time). */
-static enum gcb_status read_files(struct input_file *f, size_t total,
-                                  struct gcb_parse_job *jobs,
-                                  struct gcb_err *err) {
-  for (size_t i = 0; i < total; i++) {
-    enum gcb_status st = gcb_file_read(f[i].path, GCB_FILE_MAX_BYTES,
-                                       &f[i].text, &f[i].len, err);
-    if (st != GCB_OK)
-      return st;
-    f[i].foreign =
-        gcb_interop_detect(f[i].text, f[i].len) != GCB_FORMAT_GCBENCH;
-  }
-  size_t njobs = 0;
-  for (size_t i = 0; i < total; i++)
-    if (!f[i].foreign)
-      jobs[njobs++] = (struct gcb_parse_job){
-          .text = f[i].text, .len = f[i].len, .name = f[i].path};
-  gcb_results_parse_many(jobs, njobs);
-  return GCB_OK;
-}
-
-/* gcbench documents first, then the files of other tools, which can then
- * take the topology of a gcbench document of the same machine, then the
- * baseline (the last file, when there is one). Documents keep the command
- * line's order; the first problem in that order is the one reported. */
-static enum gcb_status place_files(struct input_file *f, size_t n,
-                                   bool baseline, struct gcb_parse_job *jobs,
-                                   struct inputs *in, struct gcb_err *err) {
-  bool foreign[MAX_DOCS] = {false};
-  struct gcb_doc known[MAX_DOCS];
-  struct gcb_parse_job *job = jobs;
-  enum gcb_status st = GCB_OK;
-  for (size_t i = 0; i < n + baseline; i++) {
-    if (f[i].foreign)
-      continue;
-    size_t slot = i < n ? i : MAX_DOCS;
-    in->res[slot] = job->out;
-    if (st == GCB_OK && job->status != GCB_OK && i < n) {
-      st = job->status;
-      *err = job->err;
-    }
-    job++;
-  }
-  for (size_t i = 0; i < n; i++) {
-    foreign[i] = f[i].foreign;
-    if (in->res[i] != NULL)
-      in->docs[i] = (struct gcb_doc){.name = f[i].path,
-                                     .root = gcb_results_json(in->res[i])};
-  }
-  for (size_t i = 0; i < n && st == GCB_OK; i++) {
-    if (!f[i].foreign)
-      continue;
-    size_t nk = known_docs(in, foreign, n, known);
-    st = gcb_interop_parse(f[i].text, f[i].len, f[i].path, known, nk,
-                           &in->res[i], NULL, err);
-    if (st == GCB_OK)
-      in->docs[i] = (struct gcb_doc){.name = f[i].path,
-                                     .root = gcb_results_json(in->res[i])};
-  }
-  in->ndocs = st == GCB_OK ? n : 0;
-  if (st != GCB_OK || !baseline)
-    return st;
-  if (f[n].foreign)
-    st = gcb_interop_parse(f[n].text, f[n].len, f[n].path, in->docs, in->ndocs,
-                           &in->res[MAX_DOCS], NULL, err);
-  else if (job[-1].status != GCB_OK) {
-    st = job[-1].status;
-    *err = job[-1].err;
-  }
-  if (st == GCB_OK)
-    in->base = (struct gcb_doc){.name = f[n].path,
-                                .root = gcb_results_json(in->res[MAX_DOCS])};
-  return st;
-}
-
-static enum gcb_status load_inputs(const char **files, size_t n,
-                                   const char *baseline, const char *criteria,
-                                   struct inputs *in, struct gcb_err *err) {
-  size_t total = n + (baseline != NULL);
-  struct input_file *f = calloc(total + 1, sizeof *f);
-  struct gcb_parse_job *jobs = calloc(total + 1, sizeof *jobs);
-  enum gcb_status st = GCB_OK;
-  if (f == NULL || jobs == NULL)
-    st = gcb_err_set(err, GCB_ENOMEM, "report: out of memory");
-  for (size_t i = 0; st == GCB_OK && i < total; i++)
-    f[i].path = i < n ? files[i] : baseline;
-  if (st == GCB_OK)
-    st = read_files(f, total, jobs, err);
-  if (st == GCB_OK)
-    st = place_files(f, n, baseline != NULL, jobs, in, err);
-  for (size_t i = 0; f != NULL && i < total; i++)
-    free(f[i].text);
-  free(f);
-  free(jobs);
-  if (st == GCB_OK && criteria != NULL)
-    st = gcb_criteria_read(criteria, &in->cr, err);
-  return st;
-}
-
-static void free_inputs(struct inputs *in) {
-  for (size_t i = 0; i <= MAX_DOCS; i++)
-    gcb_results_free(in->res[i]);
-  gcb_criteria_free(in->cr);
 }
 
 /* ---- report ------------------------------------------------------------- */
@@ -228,7 +91,7 @@ struct outcome {
   struct gcb_rtables tables; /* built once, shared by the renderers */
 };
 
-static enum gcb_status analyse(const struct inputs *in, struct outcome *o,
+static enum gcb_status analyse(const struct gcb_inputs *in, struct outcome *o,
                                struct gcb_err *err) {
   if (in->cr != NULL)
     o->th = in->cr->thresholds;
@@ -294,7 +157,7 @@ static enum gcb_status write_file(const char *path,
 /* Every file into the directory -o names, plots first (the HTML inlines
  * them), the table model once for all renderers. */
 static enum gcb_status write_report(const struct report_opts *ro,
-                                    const struct inputs *in, struct outcome *o,
+                                    const struct gcb_inputs *in, struct outcome *o,
                                     struct gcb_report *rep,
                                     struct gcb_err *err) {
   enum gcb_status st = make_dir(ro->output, err);
@@ -332,11 +195,11 @@ static enum gcb_status write_one_format(const struct report_opts *ro,
 
 static int report(const struct report_opts *ro, const char **files, size_t n,
                   int rank) {
-  struct inputs in = {0};
+  struct gcb_inputs in = {0};
   struct outcome o = {0};
   struct gcb_err err = {0};
   enum gcb_status st =
-      load_inputs(files, n, ro->baseline, ro->criteria, &in, &err);
+      gcb_inputs_load(files, n, ro->baseline, ro->criteria, &in, &err);
   if (st == GCB_OK)
     st = analyse(&in, &o, &err);
   struct gcb_report rep = {.docs = in.docs,
@@ -360,7 +223,7 @@ static int report(const struct report_opts *ro, const char **files, size_t n,
   if (st == GCB_OK)
     code = gcb_report_failed(&rep) ? 1 : 0;
   free_outcome(&o);
-  free_inputs(&in);
+  gcb_inputs_free(&in);
   return code;
 }
 
@@ -427,14 +290,14 @@ int gcb__compare_command(int argc, char **argv, int rank) {
   if (st == GCB_OK && n != 2)
     st = gcb_err_set(&err, GCB_EUSAGE,
                      "compare: expected OLD.json NEW.json (see --help)");
-  struct inputs in = {0};
+  struct gcb_inputs in = {0};
   struct gcb_comparison cmp = {0};
   struct gcb_thresholds th;
   gcb_thresholds_default(&th);
   th.regression_pct = co.threshold;
   th.noise_sigmas = co.noise_sigmas;
   if (st == GCB_OK)
-    st = load_inputs(&files[1], 1, files[0], NULL, &in, &err);
+    st = gcb_inputs_load(&files[1], 1, files[0], NULL, &in, &err);
   if (st == GCB_OK)
     st = gcb_compare(&in.base, &in.docs[0], &th, &cmp, &err);
   if (st == GCB_OK && rank == 0)
@@ -443,6 +306,6 @@ int gcb__compare_command(int argc, char **argv, int rank) {
   if (st != GCB_OK)
     say(rank, err.msg);
   gcb_comparison_free(&cmp);
-  free_inputs(&in);
+  gcb_inputs_free(&in);
   return code;
 }

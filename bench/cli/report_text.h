@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-#include "reports/render/render.h"
+#include "reports/reports.h"
 
 /* The verdict, the files written to dir, and the findings (at most 20 rows,
  * long cells cut). */

@@ -16,8 +16,8 @@
 #include <string.h>
 
 #include "bench/cli/options.h"
+#include "reports/reports.h"
 #include "topo/topo.h"
-#include "bench/run/topo_json.h"
 
 struct topo_opts {
   const char *xml;
@@ -412,7 +412,7 @@ static void print_own_binding(const struct gcb_topo *t) {
 /* JSON: the topology summary, plus the binding problems when asked for. */
 static int print_json(const struct gcb_topo *t, const struct rankset *rs,
                       struct gcb_err *err) {
-  json_t *doc = gcb__topo_json(t);
+  json_t *doc = gcb_results_topology_json(t);
   struct gcb_topo_problem *probs = NULL;
   int n = 0;
   if (doc && rs->n > 0) {
@@ -421,7 +421,7 @@ static int print_json(const struct gcb_topo *t, const struct rankset *rs,
       return -1;
     }
     if (json_object_set_new(doc, "binding_problems",
-                            gcb__topo_problems_json(probs, n)) != 0) {
+                            gcb_results_placement_json(probs, n)) != 0) {
       json_decref(doc);
       doc = NULL;
     }

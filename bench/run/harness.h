@@ -12,7 +12,7 @@
 
 #include "bench/bench.h"
 #include "bench/run/context.h"
-#include "reports/document/results.h"
+#include "reports/reports.h"
 #include "bench/run/sink.h"
 
 /* Options every run command shares (see gcb_run_options). */

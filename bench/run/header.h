@@ -8,7 +8,7 @@
 #include <stdbool.h>
 
 #include "bench/run/context.h"
-#include "reports/document/results.h"
+#include "reports/reports.h"
 
 /*
  * Gathers every rank's identity (host, pid, binding, device, machine) to

@@ -10,8 +10,7 @@
 #include <stdio.h>
 
 #include "common/status.h"
-#include "reports/document/record.h"
-#include "reports/document/results.h"
+#include "reports/reports.h"
 
 struct gcb_sink {
   const char *name;

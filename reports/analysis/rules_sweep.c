@@ -26,7 +26,7 @@ struct hit {
   long long rank;
   double value, ref, op; /* imbalance (or lateness), median, op time */
   size_t order;          /* the case's position, for stable sorting */
-  char group[256];
+  char group[GCB_VIEW_SWEEP_KEY];
 };
 
 struct hits {
@@ -55,12 +55,6 @@ static int cmp_hit(const void *a, const void *b) {
   const struct hit *x = a, *y = b;
   int c = strcmp(x->group, y->group);
   return c != 0 ? c : (x->order > y->order) - (x->order < y->order);
-}
-
-/* The sweep a case belongs to: bench and params but the size. */
-static void sweep_key(const json_t *c, char *buf, size_t size) {
-  static const char *const skip[] = {"size", "bytes", "count", "inplace", NULL};
-  gcb_view_case_key_except(c, skip, buf, size);
 }
 
 static struct gcb_finding *push_at(const struct gcb__rule_ctx *cx,
@@ -95,9 +89,9 @@ static bool explained(const struct gcb__rule_ctx *cx, const json_t *c,
 static size_t sweep_cases(const json_t *cases, const char *key) {
   const json_t *c;
   size_t i, n = 0;
-  char k[256];
+  char k[GCB_VIEW_SWEEP_KEY];
   json_array_foreach(cases, i, c) {
-    sweep_key(c, k, sizeof k);
+    gcb_view_sweep_key(c, k, sizeof k);
     n += strcmp(k, key) == 0 && gcb_ranks_count(c) >= 2;
   }
   return n;
@@ -176,7 +170,7 @@ enum gcb_status gcb__rule_imbalance(const struct gcb__rule_ctx *cx) {
       break;
     *x = (struct hit){
         .c = c, .rank = im.max_rank, .value = im.imbalance, .order = i};
-    sweep_key(c, x->group, sizeof x->group);
+    gcb_view_sweep_key(c, x->group, sizeof x->group);
   }
   enum gcb_status st =
       h.oom ? gcb_err_set(cx->err, GCB_ENOMEM, "analysis: out of memory")

@@ -40,32 +40,17 @@ static void leave(struct parse *p) {
   p->depth--;
 }
 
-static void path_text(const struct parse *p, char *buf, size_t size) {
-  size_t used = 0;
-  buf[0] = '\0';
-  for (size_t i = 0; i < p->depth && i < MAX_DEPTH && used < size; i++) {
-    const struct gcb_json_step *s = &p->path[i];
-    int n =
-        s->key ? snprintf(buf + used, size - used, "%s%s", i ? "." : "", s->key)
-               : snprintf(buf + used, size - used, "[%zu]", s->index);
-    used += n > 0 ? (size_t)n : 0;
-  }
-}
-
 /* "name:line:col: path: what", located at the current path. */
 __attribute__((format(printf, 2, 3))) static enum gcb_status
 bad(struct parse *p, const char *fmt, ...) {
-  char what[256], path[160];
+  char what[256];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(what, sizeof what, fmt, ap);
   va_end(ap);
-  path_text(p, path, sizeof path);
-  int line = 1, col = 1;
   size_t depth = p->depth < MAX_DEPTH ? p->depth : MAX_DEPTH;
-  gcb_json_locate(p->text, p->len, p->path, depth, &line, &col);
-  return gcb_err_set(p->err, GCB_EINPUT, "%s:%d:%d: %s%s%s", p->name, line, col,
-                     path, path[0] ? ": " : "", what);
+  return gcb_json_located(p->err, p->text, p->len, p->name, p->path, depth,
+                          what);
 }
 
 static const char *type_words(int types) {
@@ -221,7 +206,7 @@ static const struct gcb_metric *metric_find(const char *name) {
 }
 
 static enum gcb_status read_bounds(struct parse *p, const json_t *obj,
-                                   bool is_min, struct gcb_check *k) {
+                                   bool is_min, struct gcb_criterion *k) {
   const char *key;
   const json_t *v;
   enum gcb_status st;
@@ -264,7 +249,7 @@ static enum gcb_status check_params(struct parse *p, const json_t *params) {
 }
 
 /* "gemm dtype=fp32" for checks without a name. */
-static void default_name(struct gcb_check *k) {
+static void default_name(struct gcb_criterion *k) {
   size_t used = (size_t)snprintf(k->name, sizeof k->name, "%s", k->bench);
   const char *key;
   const json_t *v;
@@ -281,7 +266,7 @@ static void default_name(struct gcb_check *k) {
 }
 
 static enum gcb_status read_check(struct parse *p, const json_t *obj,
-                                  struct gcb_check *k) {
+                                  struct gcb_criterion *k) {
   enum gcb_status st;
   if (!json_is_object(obj))
     return bad(p, "expected an object, got %s",

@@ -60,7 +60,7 @@ struct gcb_bound {
   double limit;
 };
 
-struct gcb_check {
+struct gcb_criterion {
   char name[128];       /* as given, or generated from bench and params */
   const char *bench;    /* borrowed from the criteria's JSON */
   const json_t *params; /* object (possibly empty), borrowed */
@@ -73,7 +73,7 @@ struct gcb_criteria {
   const char *path;
   const char *name;                 /* "" when the file has none */
   struct gcb_thresholds thresholds; /* defaults, overridden by the file */
-  struct gcb_check *checks;
+  struct gcb_criterion *checks;
   size_t nchecks;
   json_t *root; /* owns every borrowed string */
 };
@@ -105,12 +105,12 @@ struct gcb_check_result {
 /* True when a case matches a check: same bench (or the check's bench is
  * "*"), every check param present with an equal value (numbers compared as
  * numbers), same unit if given. */
-bool gcb_check_matches(const struct gcb_check *k, const json_t *c);
+bool gcb_check_matches(const struct gcb_criterion *k, const json_t *c);
 
 /* The same within a document (root): a p2p case that records no "path"
  * matches a check's path by the class the document's topology gives the
  * pair (on the node that measured it). */
-bool gcb_check_matches_in(const struct gcb_check *k, const json_t *c,
+bool gcb_check_matches_in(const struct gcb_criterion *k, const json_t *c,
                           const json_t *root);
 
 /*

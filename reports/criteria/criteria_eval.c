@@ -157,7 +157,7 @@ static json_t *derived_path(const json_t *root, const json_t *c) {
   return cls[0] != '\0' ? json_string(cls) : NULL;
 }
 
-bool gcb_check_matches_in(const struct gcb_check *k, const json_t *c,
+bool gcb_check_matches_in(const struct gcb_criterion *k, const json_t *c,
                           const json_t *root) {
   /* "*": every benchmark ("no wrong results anywhere"). */
   if (strcmp(k->bench, "*") != 0 &&
@@ -180,7 +180,7 @@ bool gcb_check_matches_in(const struct gcb_check *k, const json_t *c,
   return true;
 }
 
-bool gcb_check_matches(const struct gcb_check *k, const json_t *c) {
+bool gcb_check_matches(const struct gcb_criterion *k, const json_t *c) {
   return gcb_check_matches_in(k, c, NULL);
 }
 
@@ -197,7 +197,7 @@ struct eval {
 
 static enum gcb_status miss(struct eval *ev, const struct gcb_bound *b,
                             double v, long long rank) {
-  const struct gcb_check *k = &ev->cr->checks[ev->check];
+  const struct gcb_criterion *k = &ev->cr->checks[ev->check];
   struct gcb_finding *f = gcb_findings_push(ev->out, GCB_SEV_FAIL, "criterion");
   if (f == NULL)
     return gcb_err_set(ev->err, GCB_ENOMEM, "criteria: out of memory");
@@ -261,7 +261,7 @@ static enum gcb_status eval_bound(struct eval *ev, const struct gcb_bound *b) {
 
 static enum gcb_status eval_docs(struct eval *ev, const struct gcb_doc *docs,
                                  size_t ndocs) {
-  const struct gcb_check *k = &ev->cr->checks[ev->check];
+  const struct gcb_criterion *k = &ev->cr->checks[ev->check];
   for (size_t d = 0; d < ndocs; d++) {
     const json_t *c;
     size_t i;
@@ -285,7 +285,7 @@ static enum gcb_status eval_docs(struct eval *ev, const struct gcb_doc *docs,
 /* A check that matched nothing fails: acceptance must not pass because
  * the benchmark it asks about was never run. */
 static enum gcb_status unmatched(struct eval *ev) {
-  const struct gcb_check *k = &ev->cr->checks[ev->check];
+  const struct gcb_criterion *k = &ev->cr->checks[ev->check];
   struct gcb_finding *f = gcb_findings_push(ev->out, GCB_SEV_FAIL, "criterion");
   if (f == NULL)
     return gcb_err_set(ev->err, GCB_ENOMEM, "criteria: out of memory");

@@ -13,6 +13,7 @@
 #include "reports/document/jsonpos.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 struct scan {
@@ -271,4 +272,32 @@ int gcb_json_locate(const char *text, size_t len,
     *column = s.chars + 1;
   }
   return 0;
+}
+
+void gcb_json_path_text(const struct gcb_json_step *path, size_t depth,
+                        char *buf, size_t size) {
+  size_t used = 0;
+  if (size == 0)
+    return;
+  buf[0] = '\0';
+  for (size_t i = 0; i < depth && used < size; i++) {
+    const struct gcb_json_step *st = &path[i];
+    int n =
+        st->key != NULL
+            ? snprintf(buf + used, size - used, "%s%s", i ? "." : "", st->key)
+            : snprintf(buf + used, size - used, "[%zu]", st->index);
+    used += n > 0 ? (size_t)n : 0;
+  }
+}
+
+enum gcb_status gcb_json_located(struct gcb_err *err, const char *text,
+                                 size_t len, const char *name,
+                                 const struct gcb_json_step *path, size_t depth,
+                                 const char *what) {
+  char where[192];
+  int line = 1, col = 1;
+  gcb_json_path_text(path, depth, where, sizeof where);
+  gcb_json_locate(text, len, path, depth, &line, &col);
+  return gcb_err_set(err, GCB_EINPUT, "%s:%d:%d: %s%s%s", name, line, col,
+                     where, where[0] ? ": " : "", what);
 }

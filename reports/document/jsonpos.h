@@ -9,6 +9,8 @@
 
 #include <stddef.h>
 
+#include "common/status.h"
+
 /* One step of a path: an object key (key != NULL) or an array index. */
 struct gcb_json_step {
   const char *key;
@@ -28,5 +30,24 @@ struct gcb_json_step {
 int gcb_json_locate(const char *text, size_t len,
                     const struct gcb_json_step *path, size_t depth, int *line,
                     int *column);
+
+/*
+ * The path as text, "cases[2].per_rank.rank": keys joined by dots, indices
+ * in brackets; "" for the root. Truncated to size - 1 bytes.
+ */
+void gcb_json_path_text(const struct gcb_json_step *path, size_t depth,
+                        char *buf, size_t size);
+
+/*
+ * The located message of every JSON reader (results documents, criteria):
+ * "name:line:col: path: what" into err, with status GCB_EINPUT, the
+ * position that of path[0..depth) in text (gcb_json_locate; the deepest
+ * position reached when the path is not there) and ": " left out for the
+ * root. Returns GCB_EINPUT.
+ */
+enum gcb_status gcb_json_located(struct gcb_err *err, const char *text,
+                                 size_t len, const char *name,
+                                 const struct gcb_json_step *path, size_t depth,
+                                 const char *what);
 
 #endif

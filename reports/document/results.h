@@ -4,6 +4,10 @@
  * every finished case so that a crash keeps every finished case, and read
  * back with full validation for reports and comparisons.
  *
+ * reports/document/ owns the document end to end: each section's writer,
+ * schema rows and reader side by side (section_*.c), building cases from
+ * records, atomic writing (write.c), reading and upgrading (read.c).
+ *
  * Ownership: a struct gcb_results owns its JSON tree. Functions taking a
  * json_t * "steal" it (the jansson convention, *_new references), also on
  * failure.
@@ -13,8 +17,10 @@
 
 #include <jansson.h>
 
+#include "common/health.h"
 #include "common/status.h"
 #include "reports/document/record.h"
+#include "topo/topo.h"
 
 #define GCB_RESULTS_SCHEMA "gcbench.results/2"
 /* Still read: per_rank as an array of objects, transposed on reading. */
@@ -97,5 +103,78 @@ enum gcb_status gcb_results_read(const char *path, struct gcb_results **out,
 enum gcb_status gcb_results_parse(const char *text, size_t len,
                                   const char *name, struct gcb_results **out,
                                   struct gcb_err *err);
+
+/* ---- the run's header (tool, run, software, nodes, ranks) -------------- */
+
+/* What one rank tells rank 0 about itself; plain bytes on the wire (the
+ * run engine gathers them with MPI). */
+struct gcb_identity {
+  int rank, node, local_rank, pid, bound_pus, cpu_threads;
+  char hostname[256];
+  char cpu_binding[256];
+  struct {
+    char name[128];
+    char bus_id[32]; /* "" on host */
+    int index;       /* -1 on host */
+    uint64_t memory_bytes;
+    int threads;
+  } device;
+  struct gcb_topo_summary machine;
+};
+
+/* The run as the command line and the context know it. */
+struct gcb_run_info {
+  const char *command; /* "coll", "suite", ... */
+  int argc;
+  char **argv; /* need not be UTF-8: bad bytes become U+FFFD */
+  const char *run_id;
+  const char *backend, *backend_reason;
+  int ranks, nodes;
+  const char *mpi, *hwloc;      /* library versions */
+  const char *backend_versions; /* written under the backend's name */
+};
+
+/*
+ * One node's snapshot, as compact JSON text to gather to rank 0: its
+ * topology summary (section_topology.c), with "gpu_health" (ngpus health
+ * records, when gpus is not NULL) and "placement" (the binding problems,
+ * when nproblems >= 0). NULL on ENOMEM; the caller frees it.
+ */
+char *gcb_results_node_snapshot(const struct gcb_topo *t,
+                                const struct gcb_health *gpus, int ngpus,
+                                const struct gcb_topo_problem *problems,
+                                int nproblems);
+
+/*
+ * Sets "tool", "run" (status "running", started now), "software", "nodes"
+ * (one per node, from its first rank in ids, with the topology and GPUs of
+ * snapshots[node] when there is one) and "ranks" (ids[0..run->ranks)).
+ * snapshots are the texts of gcb_results_node_snapshot, one per node in
+ * node order (NULL or unparsable: the node goes without). Errors as
+ * gcb_results_set.
+ */
+enum gcb_status gcb_results_set_header(struct gcb_results *r,
+                                       const struct gcb_run_info *run,
+                                       const struct gcb_identity *ids,
+                                       const char *const *snapshots,
+                                       size_t nsnapshots, struct gcb_err *err);
+
+/* Sets run.status and run.end_time (now). GCB_EINTERNAL without a run
+ * section. */
+enum gcb_status gcb_results_finish_run(struct gcb_results *r,
+                                       const char *status, struct gcb_err *err);
+
+/* The topology summary of t as a new JSON object (docs/TOPOLOGY.md), as
+ * in nodes[].topology; NULL on ENOMEM. */
+json_t *gcb_results_topology_json(const struct gcb_topo *t);
+
+/* Binding problems as a new JSON array of {kind, rank, other_rank, gpu,
+ * what, fix}, -1 written as null; NULL on ENOMEM. */
+json_t *gcb_results_placement_json(const struct gcb_topo_problem *problems,
+                                   int n);
+
+/* n health records as a new JSON array (nodes[].gpus); unreadable values
+ * are null. NULL on ENOMEM. */
+json_t *gcb_results_gpus_json(const struct gcb_health *gpus, int n);
 
 #endif

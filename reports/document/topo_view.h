@@ -1,6 +1,6 @@
 /*
  * Read-only accessors over the per-node topology a results document may
- * carry (nodes[].topology, written by bench/topo_json.c; the shape is in
+ * carry (nodes[].topology, written by reports/document/section_topology.c; the shape is in
  * docs/TOPOLOGY.md): GPUs by index or PCI bus id, expected bandwidths,
  * path classes, placement problems and suspicious facts. The analysis,
  * the per-GPU table and the plots join ranks and cases to GPUs through

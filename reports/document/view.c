@@ -170,6 +170,17 @@ void gcb_view_case_key_except(const json_t *c, const char *const *skip,
   trim_partial(buf);
 }
 
+void gcb_view_sweep_key(const json_t *c, char *buf, size_t size) {
+  static const char *const varied[] = {"size", "bytes", "count", "inplace",
+                                       NULL};
+  char key[GCB_VIEW_SWEEP_KEY];
+  if (size == 0)
+    return;
+  gcb_view_case_key_except(c, varied, key, sizeof key);
+  snprintf(buf, size, "%s %s", key, gcb_view_str(c, "backend"));
+  trim_partial(buf);
+}
+
 void gcb_view_case_title(const json_t *c, char *buf, size_t size) {
   if (size == 0)
     return;

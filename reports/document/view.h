@@ -62,6 +62,17 @@ void gcb_view_case_key(const json_t *c, char *buf, size_t size);
 void gcb_view_case_key_except(const json_t *c, const char *const *skip,
                               char *buf, size_t size);
 
+/*
+ * The sweep a case belongs to, the one definition every report uses (the
+ * collective tables and plots, the per-sweep findings): the case key
+ * without the parameters a sweep varies (size, bytes, count, inplace),
+ * then the transport (the case's backend): "coll op=allreduce ... [GB/s]
+ * nccl". Cases of one sweep have equal keys. GCB_VIEW_SWEEP_KEY bytes
+ * hold any key that is not truncated.
+ */
+#define GCB_VIEW_SWEEP_KEY 512
+void gcb_view_sweep_key(const json_t *c, char *buf, size_t size);
+
 /* A case parameter as a number: a JSON number, or a string that is one
  * ("3", "1048576"); NAN otherwise. */
 double gcb_view_param_num(const json_t *c, const char *key);

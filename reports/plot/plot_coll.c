@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "reports/plot/plot_int.h"
 #include "reports/document/ranks.h"
+#include "reports/plot/plot_int.h"
 
 static bool is_coll(const json_t *c) {
   return strcmp(gcb_view_str(c, "bench"), "coll") == 0;
@@ -30,9 +30,9 @@ static bool in_place(const json_t *c) {
   return truthy(json_object_get(json_object_get(c, "params"), "inplace"));
 }
 
-/* Collective cases plot together when op, type, reduction, root and
- * backend match: one nccl-tests sweep, out-of-place and in-place. */
-static void sweep_key(const json_t *c, char *buf, size_t size) {
+/* A sweep's name in plot titles: op, type, reduction, root and transport
+ * (which sweep a case is in is gcb_view_sweep_key's to say). */
+static void sweep_title(const json_t *c, char *buf, size_t size) {
   const char *redop = gcb_view_param_str(c, "redop");
   bool reduces = redop[0] != '\0' && strcmp(redop, "none") != 0;
   char root[32] = "";
@@ -53,12 +53,12 @@ static double coll_bytes(const json_t *c) {
 /* Whether case `i` is the first of its sweep (and of the sweep's in-place
  * half, when want_ip says which half counts). */
 static bool first_of_sweep(const json_t *cases, size_t i, const char *key) {
-  char other[256];
+  char other[GCB_VIEW_SWEEP_KEY];
   for (size_t j = 0; j < i; j++) {
     const json_t *o = json_array_get(cases, j);
     if (!is_coll(o))
       continue;
-    sweep_key(o, other, sizeof other);
+    gcb_view_sweep_key(o, other, sizeof other);
     if (strcmp(key, other) == 0)
       return false;
   }
@@ -71,11 +71,11 @@ static size_t bw_points(FILE *f, const json_t *cases, const char *key,
                         bool ip) {
   const json_t *c;
   size_t i, n = 0;
-  char k[256];
+  char k[GCB_VIEW_SWEEP_KEY];
   json_array_foreach(cases, i, c) {
     if (!is_coll(c) || in_place(c) != ip)
       continue;
-    sweep_key(c, k, sizeof k);
+    gcb_view_sweep_key(c, k, sizeof k);
     const json_t *s = gcb_view_obj(c, "summary");
     double bytes = coll_bytes(c), alg = gcb_view_num(s, "algbw");
     double bus = gcb_view_num(s, "busbw");
@@ -91,13 +91,15 @@ static size_t bw_points(FILE *f, const json_t *cases, const char *key,
 }
 
 static void bw_plot(struct gcb__plotter *p, const json_t *cases,
-                    const char *key) {
+                    const json_t *first, const char *key) {
   size_t nop = bw_points(NULL, cases, key, false);
   size_t nip = bw_points(NULL, cases, key, true);
   char title[320];
   if (nop + nip == 0)
     return; /* an empty plot is a gnuplot error, and says nothing */
-  snprintf(title, sizeof title, "%s: bandwidth vs message size", key);
+  char name[256];
+  sweep_title(first, name, sizeof name);
+  snprintf(title, sizeof title, "%s: bandwidth vs message size", name);
   size_t id = gcb__plot_begin(p, "bw", title);
   if (id == 0)
     return;
@@ -134,12 +136,12 @@ void gcb__plot_bandwidth(struct gcb__plotter *p, const struct gcb_doc *docs,
     const json_t *cases = json_object_get(docs[d].root, "cases"), *c;
     size_t i;
     json_array_foreach(cases, i, c) {
-      char key[256];
+      char key[GCB_VIEW_SWEEP_KEY];
       if (!is_coll(c))
         continue;
-      sweep_key(c, key, sizeof key);
+      gcb_view_sweep_key(c, key, sizeof key);
       if (first_of_sweep(cases, i, key))
-        bw_plot(p, cases, key);
+        bw_plot(p, cases, c, key);
     }
   }
 }
@@ -151,11 +153,11 @@ void gcb__plot_bandwidth(struct gcb__plotter *p, const struct gcb_doc *docs,
 static const json_t *largest(const json_t *cases, const char *key) {
   const json_t *c, *best = NULL;
   size_t i;
-  char k[256];
+  char k[GCB_VIEW_SWEEP_KEY];
   json_array_foreach(cases, i, c) {
     if (!is_coll(c) || in_place(c) || gcb_ranks_count(c) < 2)
       continue;
-    sweep_key(c, k, sizeof k);
+    gcb_view_sweep_key(c, k, sizeof k);
     if (strcmp(k, key) == 0 &&
         (best == NULL || coll_bytes(c) > coll_bytes(best)))
       best = c;
@@ -191,12 +193,13 @@ static void times_body(struct gcb__plotter *p, size_t id, const json_t *c) {
   fputc('\n', p->f);
 }
 
-static void times_plot(struct gcb__plotter *p, const json_t *c,
-                       const char *key) {
+static void times_plot(struct gcb__plotter *p, const json_t *c) {
   char title[320], size[32];
   size_t n = gcb_ranks_count(c);
   gcb_view_fmt(coll_bytes(c), size, sizeof size);
-  snprintf(title, sizeof title, "%s at %s B: time per rank", key, size);
+  char name[256];
+  sweep_title(c, name, sizeof name);
+  snprintf(title, sizeof title, "%s at %s B: time per rank", name, size);
   size_t id = gcb__plot_begin(p, "times", title);
   if (id == 0)
     return;
@@ -214,14 +217,14 @@ void gcb__plot_rank_times(struct gcb__plotter *p, const struct gcb_doc *docs,
     const json_t *cases = json_object_get(docs[d].root, "cases"), *c;
     size_t i;
     json_array_foreach(cases, i, c) {
-      char key[256];
+      char key[GCB_VIEW_SWEEP_KEY];
       if (!is_coll(c))
         continue;
-      sweep_key(c, key, sizeof key);
+      gcb_view_sweep_key(c, key, sizeof key);
       const json_t *big =
           first_of_sweep(cases, i, key) ? largest(cases, key) : NULL;
       if (big != NULL && coll_bytes(big) > 0)
-        times_plot(p, big, key);
+        times_plot(p, big);
     }
   }
 }

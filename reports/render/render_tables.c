@@ -203,7 +203,7 @@ static void findings_table(struct gcb__tb *b) {
   }
 }
 
-static void bounds_text(const struct gcb_check *k, char *buf, size_t size) {
+static void bounds_text(const struct gcb_criterion *k, char *buf, size_t size) {
   size_t used = 0;
   buf[0] = '\0';
   for (size_t i = 0; i < k->nbounds && used + 1 < size; i++) {

@@ -28,15 +28,6 @@ static bool in_place(const json_t *c) {
                         strcmp(s, "true") == 0));
 }
 
-/* The sweep a collective case belongs to: everything but size, count and
- * in-place, plus the transport (the backend). */
-static void sweep_key(const json_t *c, char *buf, size_t size) {
-  static const char *const skip[] = {"size", "count", "inplace", NULL};
-  char key[400];
-  gcb_view_case_key_except(c, skip, key, sizeof key);
-  snprintf(buf, size, "%s %s", key, gcb_view_str(c, "backend"));
-}
-
 static void sweep_title(const json_t *c, size_t run, size_t nruns, char *buf,
                         size_t size) {
   const char *redop = gcb_view_param_str(c, "redop");
@@ -163,7 +154,7 @@ static void sweep_table(struct gcb__tb *b, size_t d, const json_t *first,
   json_array_foreach(cases, i, c) {
     if (t == NULL || sizes == NULL || !is_coll(c))
       continue;
-    sweep_key(c, k, sizeof k);
+    gcb_view_sweep_key(c, k, sizeof k);
     char **r = strcmp(k, key) == 0
                    ? size_row(b, t, sizes, gcb_view_param_num(c, "size"))
                    : NULL;
@@ -180,12 +171,12 @@ void gcb__coll_tables(struct gcb__tb *b) {
   size_t index = 0;
   for (size_t d = 0; d < b->rep->ndocs && !b->oom; d++) {
     const json_t *cases = json_object_get(b->rep->docs[d].root, "cases"), *c;
-    char keys[MAX_SWEEPS][512];
+    char keys[MAX_SWEEPS][GCB_VIEW_SWEEP_KEY];
     size_t nkeys = 0, i, k;
     json_array_foreach(cases, i, c) {
       if (!is_coll(c) || nkeys == MAX_SWEEPS)
         continue;
-      sweep_key(c, keys[nkeys], sizeof keys[nkeys]);
+      gcb_view_sweep_key(c, keys[nkeys], sizeof keys[nkeys]);
       for (k = 0; k < nkeys && strcmp(keys[k], keys[nkeys]) != 0; k++)
         ;
       if (k < nkeys)

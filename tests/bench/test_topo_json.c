@@ -1,4 +1,4 @@
-/* The topology summary as JSON (bench/topo_json.c) on the six real
+/* The topology summary as JSON (reports/document/section_topology.c) on the six real
  * topologies, and the `gcbench topo` command (bench/topo_command.c) run
  * in-process with its output captured: matrix, legend, facts, binding
  * problems, JSON format and exit codes. */
@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "bench/cli/topo_command.h"
-#include "bench/run/topo_json.h"
+#include "reports/reports.h"
 #include "topo/topo.h"
 
 #define TOPO(name) GCB_TEST_DATA "/topo/" name
@@ -31,7 +31,7 @@ static struct gcb_topo *load(const char *file) {
 Test(topo_json, every_machine_has_a_complete_summary) {
   for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
     struct gcb_topo *t = load(files[i]);
-    json_t *j = gcb__topo_json(t);
+    json_t *j = gcb_results_topology_json(t);
     cr_assert_not_null(j, "%s", files[i]);
     int ngpus = gcb_topo_gpu_count(t), n = ngpus + gcb_topo_nic_count(t);
     cr_expect_eq((int)json_array_size(json_object_get(j, "gpus")), ngpus);
@@ -58,7 +58,7 @@ Test(topo_json, every_machine_has_a_complete_summary) {
 
 Test(topo_json, dgx2_summary_holds_nvlink_and_pcie_classes) {
   struct gcb_topo *t = load(TOPO("hwloc-nvidia-dgx2.xml"));
-  json_t *j = gcb__topo_json(t);
+  json_t *j = gcb_results_topology_json(t);
   json_t *paths = json_object_get(j, "paths");
   json_t *m = json_object_get(paths, "matrix");
   json_t *p = json_object_get(paths, "pcie");

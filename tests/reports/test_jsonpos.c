@@ -187,3 +187,27 @@ Test(jsonpos, skips_very_deep_nesting_without_recursion) {
   cr_expect_eq(gcb_json_locate(buf, len, second, 1, &line, &column), -1);
   free(buf);
 }
+
+/* The one located message of the JSON readers (results, criteria). */
+Test(jsonpos, located_message_names_file_position_and_path) {
+  static const char text[] = "{\n  \"cases\": [\n    {\"unit\": 3}\n  ]\n}\n";
+  const struct gcb_json_step path[] = {
+      {.key = "cases"}, {.index = 0}, {.key = "unit"}};
+  char buf[64];
+  gcb_json_path_text(path, 3, buf, sizeof buf);
+  cr_expect_str_eq(buf, "cases[0].unit");
+  gcb_json_path_text(path, 0, buf, sizeof buf);
+  cr_expect_str_eq(buf, "");
+  gcb_json_path_text(path, 3, buf, 6);
+  cr_expect_str_eq(buf, "cases", "truncated, still terminated");
+  struct gcb_err err = {0};
+  cr_expect_eq(gcb_json_located(&err, text, sizeof text - 1, "f.json", path, 3,
+                                "expected a string, got integer"),
+               GCB_EINPUT);
+  cr_expect_str_eq(
+      err.msg, "f.json:3:14: cases[0].unit: expected a string, got integer");
+  cr_expect_eq(gcb_json_located(&err, text, sizeof text - 1, "f.json", path, 0,
+                                "not a document"),
+               GCB_EINPUT);
+  cr_expect_str_eq(err.msg, "f.json:1:1: not a document");
+}

@@ -1,15 +1,150 @@
 /*
- * Topology summary as JSON for the results document: one object per node
- * holding its GPUs (PCI bus id, ids, NUMA node, local CPUs, PCIe path with
- * link generation and width per hop, NVLinks, nearest NICs, expected host
- * link), NICs, NUMA nodes, PCIe switches, the path-class matrix over GPUs
- * and NICs, expected GPU-pair bandwidths, the hypervisor and the suspicious
- * facts. Unknown numbers are null. Every json_pack call steals its "o"
- * arguments, so a failure anywhere yields NULL without leaks.
+ * The node's topology summary in the results document (nodes[].topology,
+ * docs/TOPOLOGY.md) and in `gcbench topo --format json`, built from a loaded
+ * gcb_topo, with its schema rows: GPUs (PCI bus id, ids, NUMA node, local
+ * CPUs, PCIe path with link generation and width per hop, NVLinks, nearest
+ * NICs, expected host link), NICs, NUMA nodes, PCIe switches, the
+ * path-class matrices over GPUs and NICs, expected GPU-pair bandwidths, the
+ * hypervisor, the suspicious facts and the placement problems. Unknown
+ * numbers are null. Every json_pack call steals its "o" arguments, so a
+ * failure anywhere yields NULL without leaks. Read by topo_view.c.
  */
-#include "bench/run/topo_json.h"
+#include "reports/document/results_int.h"
 
 #include <stdio.h>
+
+/* ---- schema rows -------------------------------------------------------- */
+
+/* What every reader relies on is required (a GPU's index and bus id, the
+ * source, the device list of the matrices); the rest is typed where it is
+ * present: a summary of an older gcbench, or one crafted by hand for a
+ * test, may leave it out, and readers treat a missing member as unknown. */
+
+static const char *const sources[] = {"live", "xml", NULL};
+
+static const struct gcb__field hop_fields[] = {
+    REQ("busid", &gcb__n_str),     OPT("role", &gcb__n_str),
+    OPT("pci_id", &gcb__n_str),    OPT("gbps", &gcb__n_num_null),
+    OPT("gen", &gcb__n_int_null),  OPT("width", &gcb__n_int_null),
+    OPT("link", &gcb__n_str_null), {0},
+};
+static const struct gcb__node n_path = {.types = T_ARR,
+                                        .items = OBJ(hop_fields)};
+
+static const struct gcb__field host_link_fields[] = {
+    OPT("expected_gbps", &gcb__n_num_null),
+    OPT("basis", &gcb__n_str),
+    {0},
+};
+static const struct gcb__field nearest_fields[] = {
+    OPT("nics", &gcb__n_int_array),
+    OPT("class", &gcb__n_str_null),
+    {0},
+};
+
+static const struct gcb__field gpu_fields[] = {
+    REQ("index", &gcb__n_int),
+    REQ("busid", &gcb__n_str),
+    OPT("vendor", &gcb__n_str),
+    OPT("pci_id", &gcb__n_str),
+    OPT("class", &gcb__n_str),
+    OPT("model", &gcb__n_str_null),
+    OPT("arch", &gcb__n_str),
+    OPT("numa", &gcb__n_int_null),
+    OPT("cpus", &gcb__n_str),
+    OPT("link_gbps", &gcb__n_num_null),
+    OPT("pcie_path", &n_path),
+    OPT("pcie_switch", &gcb__n_int_null),
+    OPT("nvlinks", &gcb__n_int_null),
+    OPT("cpu_nvlinks", &gcb__n_int),
+    OPT("os_devices", &gcb__n_str),
+    OPT("nearest_nic", OBJ(nearest_fields)),
+    OPT("host_link", NODE(.types = T_OBJ | T_NULL, .fields = host_link_fields)),
+    {0},
+};
+
+static const struct gcb__field nic_fields[] = {
+    REQ("index", &gcb__n_int),
+    REQ("busid", &gcb__n_str),
+    OPT("name", &gcb__n_str_null),
+    OPT("rdma", &gcb__n_bool),
+    OPT("pci_id", &gcb__n_str),
+    OPT("class", &gcb__n_str),
+    OPT("numa", &gcb__n_int_null),
+    OPT("cpus", &gcb__n_str),
+    OPT("link_gbps", &gcb__n_num_null),
+    OPT("pcie_path", &n_path),
+    OPT("pcie_switch", &gcb__n_int_null),
+    OPT("os_devices", &gcb__n_str),
+    {0},
+};
+
+static const struct gcb__field numa_fields[] = {
+    REQ("os_index", &gcb__n_int),
+    OPT("cpus", &gcb__n_str),
+    OPT("memory_bytes", &gcb__n_int),
+    {0},
+};
+
+static const struct gcb__field switch_fields[] = {
+    REQ("busid", &gcb__n_str),
+    OPT("pci_id", &gcb__n_str),
+    OPT("downstream_ports", &gcb__n_int),
+    OPT("uplink_gbps", &gcb__n_num_null),
+    OPT("numa", &gcb__n_int_null),
+    {0},
+};
+
+/* The matrices: one row per device, GPUs first, then NICs. */
+static const struct gcb__field paths_fields[] = {
+    REQ("devices", &gcb__n_str_array),
+    OPT("matrix", ARR(&gcb__n_str_array)),
+    OPT("pcie", ARR(&gcb__n_str_array)),
+    OPT("expected_gbps", ARR(ARR(&gcb__n_num_null))),
+    {0},
+};
+
+static const struct gcb__field vm_fields[] = {
+    REQ("detected", &gcb__n_bool),
+    OPT("name", &gcb__n_str_null),
+    OPT("evidence", &gcb__n_str),
+    {0},
+};
+
+static const struct gcb__field fact_fields[] = {
+    REQ("kind", &gcb__n_str),
+    OPT("gpu", &gcb__n_int_null),
+    OPT("nic", &gcb__n_int_null),
+    REQ("text", &gcb__n_str),
+    {0},
+};
+
+static const struct gcb__field problem_fields[] = {
+    REQ("kind", &gcb__n_str),
+    OPT("rank", &gcb__n_int_null),
+    OPT("other_rank", &gcb__n_int_null),
+    OPT("gpu", &gcb__n_int_null),
+    REQ("what", &gcb__n_str),
+    OPT("fix", &gcb__n_str),
+    {0},
+};
+
+static const struct gcb__field topology_fields[] = {
+    REQ("source", NODE(.types = T_STR, .choices = sources)),
+    OPT("hypervisor", OBJ(vm_fields)),
+    REQ("gpus", ARR(OBJ(gpu_fields))),
+    OPT("nics", ARR(OBJ(nic_fields))),
+    OPT("numa_nodes", ARR(OBJ(numa_fields))),
+    OPT("pcie_switches", ARR(OBJ(switch_fields))),
+    OPT("paths", OBJ(paths_fields)),
+    OPT("facts", ARR(OBJ(fact_fields))),
+    OPT("placement", ARR(OBJ(problem_fields))),
+    {0},
+};
+const struct gcb__node gcb__n_topology = {.types = T_OBJ,
+                                          .fields = topology_fields};
+
+/* ---- writer ------------------------------------------------------------- */
 
 /* Appends v (stolen) to a; on failure frees both and returns NULL. */
 static json_t *push(json_t *a, json_t *v) {
@@ -21,14 +156,6 @@ static json_t *push(json_t *a, json_t *v) {
     return a;
   json_decref(a);
   return NULL;
-}
-
-static json_t *int_or_null(int v) {
-  return v >= 0 ? json_integer(v) : json_null();
-}
-
-static json_t *str_or_null(const char *s) {
-  return s && s[0] ? json_string(s) : json_null();
 }
 
 static json_t *pci_id(uint16_t vendor, uint16_t device) {
@@ -56,7 +183,7 @@ static json_t *hop_json(const struct gcb_topo_hop *h) {
                    h->gbps > 0 ? json_real(h->gbps) : json_null(), "gen",
                    h->gen ? json_integer(h->gen) : json_null(), "width",
                    h->width ? json_integer(h->width) : json_null(), "link",
-                   str_or_null(h->link));
+                   gcb__str_or_null(h->link));
 }
 
 static json_t *path_json(const struct gcb_topo_hop *path, int n) {
@@ -94,13 +221,14 @@ static json_t *gpu_json(const struct gcb_topo *t, int i) {
       "{s:i, s:s, s:s, s:o, s:o, s:o?, s:s, s:o, s:s, s:o?, s:o, s:o}", "index",
       i, "busid", g->busid, "vendor", g->vendor, "pci_id",
       pci_id(g->vendor_id, g->device_id), "class", class_id(g->class_id),
-      "model", str_or_null(g->model), "arch", g->arch, "numa",
-      int_or_null(g->numa), "cpus", g->cpus, "link_gbps",
+      "model", gcb__str_or_null(g->model), "arch", g->arch, "numa",
+      gcb__int_or_null(g->numa), "cpus", g->cpus, "link_gbps",
       g->link_gbps > 0 ? json_real(g->link_gbps) : json_null(), "pcie_path",
-      path_json(g->path, g->npath), "pcie_switch", int_or_null(g->pcie_switch));
+      path_json(g->path, g->npath), "pcie_switch",
+      gcb__int_or_null(g->pcie_switch));
   if (o && json_object_update_new(
                o, json_pack("{s:o, s:i, s:s, s:o, s:o}", "nvlinks",
-                            int_or_null(g->nvlinks), "cpu_nvlinks",
+                            gcb__int_or_null(g->nvlinks), "cpu_nvlinks",
                             g->cpu_nvlinks, "os_devices", g->osdevs,
                             "nearest_nic", nearest_json(t, i), "host_link",
                             host_link_json(t, i))) != 0) {
@@ -116,12 +244,12 @@ static json_t *nic_json(const struct gcb_topo *t, int i) {
   return json_pack(
       "{s:i, s:s, s:o?, s:b, s:o, s:o, s:o, s:s, s:o, s:o, s:o, "
       "s:s}",
-      "index", i, "busid", n->busid, "name", str_or_null(n->name), "rdma",
+      "index", i, "busid", n->busid, "name", gcb__str_or_null(n->name), "rdma",
       n->rdma, "pci_id", pci_id(n->vendor_id, n->device_id), "class",
-      class_id(n->class_id), "numa", int_or_null(n->numa), "cpus", n->cpus,
+      class_id(n->class_id), "numa", gcb__int_or_null(n->numa), "cpus", n->cpus,
       "link_gbps", gbps > 0 ? json_real(gbps) : json_null(), "pcie_path",
-      path_json(n->path, n->npath), "pcie_switch", int_or_null(n->pcie_switch),
-      "os_devices", n->osdevs);
+      path_json(n->path, n->npath), "pcie_switch",
+      gcb__int_or_null(n->pcie_switch), "os_devices", n->osdevs);
 }
 
 static json_t *numa_json(const struct gcb_topo *t, int i) {
@@ -136,14 +264,14 @@ static json_t *switch_json(const struct gcb_topo *t, int i) {
                    pci_id(s->vendor_id, s->device_id), "downstream_ports",
                    s->downstream_ports, "uplink_gbps",
                    s->uplink_gbps > 0 ? json_real(s->uplink_gbps) : json_null(),
-                   "numa", int_or_null(s->numa));
+                   "numa", gcb__int_or_null(s->numa));
 }
 
 static json_t *fact_json(const struct gcb_topo *t, int i) {
   const struct gcb_topo_fact *f = gcb_topo_fact(t, i);
   return json_pack("{s:s, s:o, s:o, s:s}", "kind", gcb_topo_fact_name(f->kind),
-                   "gpu", int_or_null(f->gpu), "nic", int_or_null(f->nic),
-                   "text", f->text);
+                   "gpu", gcb__int_or_null(f->gpu), "nic",
+                   gcb__int_or_null(f->nic), "text", f->text);
 }
 
 /* [f(t, 0), ..., f(t, n-1)]; NULL if any element failed. */
@@ -218,10 +346,10 @@ static json_t *paths_json(const struct gcb_topo *t) {
 static json_t *vm_json(const struct gcb_topo *t) {
   const struct gcb_topo_vm *vm = gcb_topo_vm(t);
   return json_pack("{s:b, s:o, s:s}", "detected", vm->detected, "name",
-                   str_or_null(vm->hypervisor), "evidence", vm->evidence);
+                   gcb__str_or_null(vm->hypervisor), "evidence", vm->evidence);
 }
 
-json_t *gcb__topo_json(const struct gcb_topo *t) {
+json_t *gcb_results_topology_json(const struct gcb_topo *t) {
   return json_pack(
       "{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "source",
       gcb_topo_is_from_xml(t) ? "xml" : "live", "hypervisor", vm_json(t),
@@ -234,15 +362,34 @@ json_t *gcb__topo_json(const struct gcb_topo *t) {
 
 static json_t *problem_json(const struct gcb_topo_problem *p) {
   return json_pack("{s:s, s:o, s:o, s:o, s:s, s:s}", "kind",
-                   gcb_topo_problem_name(p->kind), "rank", int_or_null(p->rank),
-                   "other_rank", int_or_null(p->other_rank), "gpu",
-                   int_or_null(p->gpu), "what", p->what, "fix", p->fix);
+                   gcb_topo_problem_name(p->kind), "rank",
+                   gcb__int_or_null(p->rank), "other_rank",
+                   gcb__int_or_null(p->other_rank), "gpu",
+                   gcb__int_or_null(p->gpu), "what", p->what, "fix", p->fix);
 }
 
-json_t *gcb__topo_problems_json(const struct gcb_topo_problem *problems,
-                                int n) {
+json_t *gcb_results_placement_json(const struct gcb_topo_problem *problems,
+                                   int n) {
   json_t *a = json_array();
   for (int i = 0; a && i < n; i++)
     a = push(a, problem_json(&problems[i]));
   return a;
+}
+
+char *gcb_results_node_snapshot(const struct gcb_topo *t,
+                                const struct gcb_health *gpus, int ngpus,
+                                const struct gcb_topo_problem *problems,
+                                int nproblems) {
+  json_t *topo = gcb_results_topology_json(t);
+  json_t *health = gpus != NULL ? gcb_results_gpus_json(gpus, ngpus) : NULL;
+  if (topo && health)
+    json_object_set_new(topo, "gpu_health", health);
+  else
+    json_decref(health);
+  if (topo && nproblems >= 0)
+    json_object_set_new(topo, "placement",
+                        gcb_results_placement_json(problems, nproblems));
+  char *text = topo ? json_dumps(topo, JSON_COMPACT) : NULL;
+  json_decref(topo);
+  return text;
 }

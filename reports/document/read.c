@@ -1,0 +1,127 @@
+/*
+ * Reading a results document (reports/document/results.h): the bounded
+ * file read, jansson's parse, the schema field (another version, or not a
+ * results document at all), the walk against the rows, and the upgrade of
+ * a schema-1 document to the current schema. Every problem comes out as
+ * "file:line:column: path: what".
+ */
+#include "reports/document/results_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/file.h"
+#include "reports/document/ranks.h"
+
+/* The schema field first: tells a results document of another version
+ * from something that is not a results document at all. *root_node is
+ * the node the rest of the document is checked against. */
+static enum gcb_status check_schema(struct gcb__walk *w, const json_t *root,
+                                    const struct gcb__node **root_node) {
+  if (!json_is_object(root))
+    return gcb__schema_problem(
+        w,
+        "not a gcbench results document (top level is %s %s, "
+        "expected an object)",
+        strchr("aeiou", gcb__schema_type_word(root)[0]) ? "an" : "a",
+        gcb__schema_type_word(root));
+  const json_t *schema = json_object_get(root, "schema");
+  if (schema == NULL)
+    return gcb__schema_problem(
+        w, "not a gcbench results document (no \"schema\" field)");
+  w->path[w->depth++] = (struct gcb_json_step){.key = "schema"};
+  const char *s = json_string_value(schema);
+  size_t plen = strlen(GCB__SCHEMA_PREFIX);
+  *root_node = s == NULL                               ? NULL
+               : strcmp(s, GCB_RESULTS_SCHEMA) == 0    ? &gcb__n_root
+               : strcmp(s, GCB_RESULTS_SCHEMA_V1) == 0 ? &gcb__n_root_v1
+                                                       : NULL;
+  if (*root_node != NULL) {
+    w->depth--;
+    return GCB_OK;
+  }
+  if (s != NULL && strncmp(s, GCB__SCHEMA_PREFIX, plen) == 0)
+    return gcb__schema_problem(
+        w,
+        "unsupported schema version %s (this gcbench reads %s "
+        "and %s)",
+        s + plen, GCB_RESULTS_SCHEMA, GCB_RESULTS_SCHEMA_V1);
+  return gcb__schema_problem(
+      w, "not a gcbench results document (schema is not \"%s\")",
+      GCB_RESULTS_SCHEMA);
+}
+
+enum gcb_status gcb_results_read(const char *path, struct gcb_results **out,
+                                 struct gcb_err *err) {
+  *out = NULL;
+  char *text = NULL;
+  size_t len = 0;
+  enum gcb_status rc =
+      gcb_file_read(path, GCB_FILE_MAX_BYTES, &text, &len, err);
+  if (rc == GCB_OK)
+    rc = gcb_results_parse(text, len, path, out, err);
+  free(text);
+  return rc;
+}
+
+/* A valid schema-1 document becomes a schema-2 one: each case's per-rank
+ * entries transposed into columns. -1 on ENOMEM. */
+static int upgrade_v1(json_t *root) {
+  size_t i;
+  json_t *c;
+  json_array_foreach(json_object_get(root, "cases"), i, c) {
+    json_t *cols = gcb_ranks_from_rows(json_object_get(c, "per_rank"));
+    if (cols == NULL || json_object_set_new(c, "per_rank", cols) != 0)
+      return -1;
+  }
+  return json_object_set_new(root, "schema", json_string(GCB_RESULTS_SCHEMA));
+}
+
+static int all_blank(const char *text, size_t len) {
+  for (size_t i = 0; i < len; i++)
+    if (memchr(" \t\r\n", text[i], 4) == NULL)
+      return 0;
+  return 1;
+}
+
+static enum gcb_status load(const char *text, size_t len, const char *name,
+                            json_t **root, struct gcb_err *err) {
+  if (len > GCB_FILE_MAX_BYTES)
+    return gcb_err_set(err, GCB_EINPUT,
+                       "%s: too large (%zu bytes, limit %zu MiB)", name, len,
+                       GCB_FILE_MAX_BYTES >> 20);
+  if (all_blank(text, len))
+    return gcb_err_set(err, GCB_EINPUT,
+                       "%s:1:1: empty file, not a gcbench results document",
+                       name);
+  json_error_t je;
+  *root = json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je);
+  if (*root == NULL)
+    return gcb_err_set(err, GCB_EINPUT, "%s:%d:%d: %s", name, je.line,
+                       je.column > 0 ? je.column : 1, je.text);
+  return GCB_OK;
+}
+
+enum gcb_status gcb_results_parse(const char *text, size_t len,
+                                  const char *name, struct gcb_results **out,
+                                  struct gcb_err *err) {
+  *out = NULL;
+  name = name != NULL ? name : "<buffer>";
+  json_t *root = NULL;
+  enum gcb_status rc = load(text, len, name, &root, err);
+  struct gcb__walk w = {.text = text, .len = len, .name = name, .err = err};
+  const struct gcb__node *root_node = NULL;
+  if (rc == GCB_OK)
+    rc = check_schema(&w, root, &root_node);
+  if (rc == GCB_OK)
+    rc = gcb__schema_check(&w, root, root_node);
+  if (rc == GCB_OK && root_node == &gcb__n_root_v1 && upgrade_v1(root) != 0)
+    rc = gcb_err_set(err, GCB_ENOMEM, "%s: out of memory", name);
+  if (rc != GCB_OK) {
+    json_decref(root);
+    return rc;
+  }
+  if ((*out = gcb__results_wrap(root)) == NULL)
+    return gcb_err_set(err, GCB_ENOMEM, "%s: out of memory", name);
+  return GCB_OK;
+}

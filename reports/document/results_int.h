@@ -1,0 +1,75 @@
+/*
+ * What the files of reports/document/ share about a results document and
+ * nobody else sees: the struct itself (the JSON tree and the text cache of
+ * the writer), the root's schema rows, and each section's node.
+ */
+#ifndef GCB_RESULTS_INT_H
+#define GCB_RESULTS_INT_H
+
+#include "reports/document/results.h"
+#include "reports/document/schema.h"
+
+#define GCB__SCHEMA_PREFIX "gcbench.results/"
+
+/* A case as it appears in the written document (indented for its place
+ * in "cases"), kept from one rewrite to the next: cases do not change once
+ * added, and formatting their numbers is most of a rewrite's time. */
+struct gcb__case_text {
+  const json_t *c; /* the case it was made from */
+  char *text;
+  size_t len;
+};
+
+struct gcb__case_cache {
+  struct gcb__case_text *items;
+  size_t n, cap;
+};
+
+struct gcb_results {
+  json_t *root;
+  struct gcb__case_cache *cache; /* allocated with the document, filled by
+                                    gcb_results_write (not part of what the
+                                    document says, so a const document's
+                                    too) */
+};
+
+/* A document owning root (stolen: freed on failure); NULL on ENOMEM. */
+struct gcb_results *gcb__results_wrap(json_t *root);
+
+/* Frees the writer's cache; NULL is a no-op (write.c). */
+void gcb__case_cache_free(struct gcb__case_cache *k);
+
+/* Appends item (stolen) to the array `section` of the document; ENOMEM
+ * when item is NULL (out of memory or a string that is not UTF-8). */
+enum gcb_status gcb__results_append(struct gcb_results *r, const char *section,
+                                    json_t *item, struct gcb_err *err);
+
+/* The "nodes" section (one per node, from its first rank in ids, with the
+ * topology and GPUs of topologies[node]) and the "ranks" section, as new
+ * references; NULL on ENOMEM (section_nodes.c). */
+json_t *gcb__nodes_json(const struct gcb_identity *ids, int nranks, int nnodes,
+                        json_t *topologies);
+json_t *gcb__ranks_json(const struct gcb_identity *ids, int nranks);
+
+/* "" for NULL. */
+const char *gcb__str_or_empty(const char *s);
+
+/* What a writer does with an unknown value: null for a negative count or
+ * index, and for a NULL or empty string (new references). */
+json_t *gcb__int_or_null(long long v);
+json_t *gcb__str_or_null(const char *s);
+
+/* The top level, in the order sections are written (results.c), of the
+ * current schema and of schema 1. */
+extern const struct gcb__field gcb__root_fields[];
+extern const struct gcb__node gcb__n_root, gcb__n_root_v1;
+
+/* Each section's node, beside its writer. */
+extern const struct gcb__node gcb__n_tool, gcb__n_run, gcb__n_options,
+    gcb__n_software;                                      /* section_header.c */
+extern const struct gcb__node gcb__n_nodes, gcb__n_ranks; /* section_nodes.c */
+extern const struct gcb__node gcb__n_topology; /* section_topology.c */
+extern const struct gcb__node gcb__n_gpus;     /* section_gpus.c */
+extern const struct gcb__node gcb__n_case, gcb__n_case_v1; /* section_cases.c */
+
+#endif

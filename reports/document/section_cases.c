@@ -1,0 +1,444 @@
+/*
+ * The "cases" section: one entry per finished case, built from a record
+ * (reports/document/record.h) with its per-rank results as columns
+ * (reports/document/ranks.h), and the schema rows of a case, of the
+ * current schema and of schema 1 (per_rank as an array of objects, which
+ * read.c transposes). Each case is checked against the rows before it is
+ * added, so that every document gcbench writes reads back.
+ */
+#include "reports/document/results_int.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "reports/document/ranks.h"
+
+static const struct gcb__node n_params = {
+    .types = T_OBJ, .items = NODE(.types = T_STR | T_NUM)};
+
+static const struct gcb__field range_fields[] = {REQ("min", &gcb__n_num),
+                                                 REQ("mean", &gcb__n_num),
+                                                 REQ("max", &gcb__n_num),
+                                                 {0}};
+static const struct gcb__node n_range = {.types = T_OBJ,
+                                         .fields = range_fields};
+
+static const struct gcb__field summary_fields[] = {
+    REQ("ranks", &gcb__n_int),      REQ("min", &gcb__n_num),
+    REQ("median", &gcb__n_num),     REQ("mean", &gcb__n_num),
+    REQ("max", &gcb__n_num),        REQ("stdev", &gcb__n_num),
+    REQ("min_rank", &gcb__n_int),   REQ("max_rank", &gcb__n_int),
+    REQ("imbalance", &gcb__n_num),  REQ("wrong", &gcb__n_int),
+    REQ("checked", &gcb__n_bool),   OPT("time_s", &n_range),
+    OPT("algbw", &gcb__n_num),      OPT("busbw", &gcb__n_num),
+    OPT("late_rank", &gcb__n_int),  OPT("late_mean_s", &gcb__n_num),
+    OPT("late_max_s", &gcb__n_num), {0},
+};
+
+static const struct gcb__field case_check_fields[] = {
+    REQ("checked", &gcb__n_bool),
+    REQ("passed", &gcb__n_bool),
+    REQ("wrong", &gcb__n_int),
+    {0},
+};
+
+static const struct gcb__field time_fields[] = {
+    REQ("n", &gcb__n_int),      REQ("min", &gcb__n_num),
+    REQ("median", &gcb__n_num), REQ("mean", &gcb__n_num),
+    REQ("max", &gcb__n_num),    REQ("stdev", &gcb__n_num),
+    REQ("p99", &gcb__n_num),    {0},
+};
+
+static const struct gcb__field figure_fields[] = {
+    REQ("median", &gcb__n_num),
+    REQ("best", &gcb__n_num),
+    REQ("worst", &gcb__n_num),
+    {0},
+};
+
+static const struct gcb__field rank_check_fields[] = {
+    REQ("checked", &gcb__n_bool),
+    REQ("samples", &gcb__n_int),
+    REQ("wrong", &gcb__n_int),
+    REQ("max_error", &gcb__n_num_null),
+    REQ("tolerance", &gcb__n_num_null),
+    REQ("method", &gcb__n_str_null),
+    {0},
+};
+
+/* Schema 1: per_rank is an array of these, one per rank. */
+static const struct gcb__field per_rank_fields[] = {
+    REQ("rank", &gcb__n_int),
+    REQ("time_s", OBJ(time_fields)),
+    OPT("figure_time_s", &gcb__n_num),
+    OPT("late_s", OBJ(time_fields)),
+    REQ("figure", OBJ(figure_fields)),
+    REQ("validation", OBJ(rank_check_fields)),
+    {0},
+};
+
+/* Schema 2: per_rank is one object of columns (reports/ranks.h), each an
+ * array with one element per rank, in the shape of a schema-1 entry. */
+#define COLUMN(t) ARR(NODE(.types = (t)))
+static const struct gcb__field time_columns[] = {
+    REQ("n", COLUMN(T_INT)),      REQ("min", COLUMN(T_NUM)),
+    REQ("median", COLUMN(T_NUM)), REQ("mean", COLUMN(T_NUM)),
+    REQ("max", COLUMN(T_NUM)),    REQ("stdev", COLUMN(T_NUM)),
+    REQ("p99", COLUMN(T_NUM)),    {0},
+};
+/* Lateness: null for a rank without samples. */
+static const struct gcb__field late_columns[] = {
+    REQ("n", COLUMN(T_INT | T_NULL)),      REQ("min", COLUMN(T_NUM | T_NULL)),
+    REQ("median", COLUMN(T_NUM | T_NULL)), REQ("mean", COLUMN(T_NUM | T_NULL)),
+    REQ("max", COLUMN(T_NUM | T_NULL)),    REQ("stdev", COLUMN(T_NUM | T_NULL)),
+    REQ("p99", COLUMN(T_NUM | T_NULL)),    {0},
+};
+static const struct gcb__field figure_columns[] = {
+    REQ("median", COLUMN(T_NUM)),
+    REQ("best", COLUMN(T_NUM)),
+    REQ("worst", COLUMN(T_NUM)),
+    {0},
+};
+static const struct gcb__field check_columns[] = {
+    REQ("checked", COLUMN(T_BOOL)),
+    REQ("samples", COLUMN(T_INT)),
+    REQ("wrong", COLUMN(T_INT)),
+    REQ("max_error", COLUMN(T_NUM | T_NULL)),
+    REQ("tolerance", COLUMN(T_NUM | T_NULL)),
+    REQ("method", COLUMN(T_STR | T_NULL)),
+    {0},
+};
+/* NVML during the case: null for a rank whose GPU said nothing. */
+static const struct gcb__field telemetry_columns[] = {
+    REQ("samples", COLUMN(T_INT | T_NULL)),
+    REQ("sm_clock_mhz_min", COLUMN(T_NUM | T_NULL)),
+    REQ("sm_clock_mhz_mean", COLUMN(T_NUM | T_NULL)),
+    REQ("sm_clock_mhz_max", COLUMN(T_NUM | T_NULL)),
+    REQ("mem_clock_mhz_mean", COLUMN(T_NUM | T_NULL)),
+    REQ("power_w_mean", COLUMN(T_NUM | T_NULL)),
+    REQ("power_w_max", COLUMN(T_NUM | T_NULL)),
+    REQ("temp_c_max", COLUMN(T_NUM | T_NULL)),
+    REQ("throttle_reasons", COLUMN(T_STR | T_NULL)),
+    REQ("slowed", COLUMN(T_BOOL | T_NULL)),
+    {0},
+};
+static const struct gcb__field per_rank_columns[] = {
+    REQ("rank", COLUMN(T_INT)),
+    REQ("time_s", OBJ(time_columns)),
+    OPT("figure_time_s", COLUMN(T_NUM | T_NULL)),
+    OPT("late_s", OBJ(late_columns)),
+    REQ("figure", OBJ(figure_columns)),
+    REQ("validation", OBJ(check_columns)),
+    OPT("telemetry", OBJ(telemetry_columns)),
+    {0},
+};
+static enum gcb_status check_column_lengths(struct gcb__walk *w,
+                                            const json_t *v);
+
+#define CASE_FIELDS(per_rank_node)                                             \
+  REQ("bench", &gcb__n_str), REQ("backend", &gcb__n_str),                      \
+      REQ("label", &gcb__n_str), REQ("params", &n_params),                     \
+      REQ("unit", &gcb__n_str), REQ("work_per_op", &gcb__n_num),               \
+      REQ("counted", &gcb__n_str), OPT("bus_factor", &gcb__n_num),             \
+      REQ("iterations", &gcb__n_int), REQ("warmup", &gcb__n_int),              \
+      REQ("summary", OBJ(summary_fields)),                                     \
+      REQ("validation", OBJ(case_check_fields)),                               \
+      REQ("per_rank", per_rank_node), {                                        \
+    0                                                                          \
+  }
+
+static const struct gcb__field case_fields[] = {
+    CASE_FIELDS(NODE(.types = T_OBJ, .fields = per_rank_columns,
+                     .check = check_column_lengths))};
+const struct gcb__node gcb__n_case = {.types = T_OBJ, .fields = case_fields};
+static const struct gcb__field case_fields_v1[] = {
+    CASE_FIELDS(ARR(OBJ(per_rank_fields)))};
+const struct gcb__node gcb__n_case_v1 = {.types = T_OBJ,
+                                         .fields = case_fields_v1};
+
+/* Every per-rank column has one element per rank (the length of "rank"). */
+static enum gcb_status check_column_lengths(struct gcb__walk *w,
+                                            const json_t *v) {
+  size_t ranks = json_array_size(json_object_get(v, "rank"));
+  for (size_t i = 0; i < GCB_RC_COUNT; i++) {
+    const struct gcb_rank_column *c = &gcb_rank_columns[i];
+    const json_t *holder = c->group ? json_object_get(v, c->group) : v;
+    const json_t *col = json_object_get(holder, c->field);
+    if (col == NULL || json_array_size(col) == ranks)
+      continue;
+    size_t depth = w->depth;
+    if (c->group != NULL)
+      w->path[w->depth++] = (struct gcb_json_step){.key = c->group};
+    w->path[w->depth++] = (struct gcb_json_step){.key = c->field};
+    enum gcb_status rc = gcb__schema_problem(
+        w, "%zu entries, expected %zu (one per rank, as \"rank\")",
+        json_array_size(col), ranks);
+    w->depth = depth;
+    return rc;
+  }
+  return GCB_OK;
+}
+
+/* ---- building ----------------------------------------------------------- */
+
+/* jansson has no NaN or infinity: they become null, which the schema allows
+ * only where it says so (the walker rejects them elsewhere). */
+static json_t *number(double x) {
+  return isfinite(x) ? json_real(x) : json_null();
+}
+
+static json_t *params_json(const struct gcb_record *rec) {
+  json_t *obj = json_object();
+  for (int i = 0; obj != NULL && i < rec->nparams; i++) {
+    const struct gcb_param *p = &rec->params[i];
+    bool integer = p->type == GCB_PARAM_INT || p->type == GCB_PARAM_SIZE;
+    json_t *v = integer                       ? json_integer(p->i)
+                : p->type == GCB_PARAM_DOUBLE ? number(p->d)
+                                              : json_string(p->s);
+    if (json_object_set_new(obj, gcb__str_or_empty(p->key), v) != 0) {
+      json_decref(obj);
+      obj = NULL;
+    }
+  }
+  return obj;
+}
+
+/* A telemetry column's value: null where the GPU said nothing. */
+static json_t *telemetry_value(const struct gcb_telemetry *t,
+                               enum gcb_rank_col col) {
+  char reasons[160];
+  if (!t->available)
+    return json_null();
+  switch (col) {
+  case GCB_RC_TELEM_SAMPLES:
+    return json_integer(t->samples);
+  case GCB_RC_TELEM_SM_MIN:
+    return number(t->sm_clock_mhz_min);
+  case GCB_RC_TELEM_SM_MEAN:
+    return number(t->sm_clock_mhz_mean);
+  case GCB_RC_TELEM_SM_MAX:
+    return number(t->sm_clock_mhz_max);
+  case GCB_RC_TELEM_MEM_MEAN:
+    return number(t->mem_clock_mhz_mean);
+  case GCB_RC_TELEM_POWER_MEAN:
+    return number(t->power_w_mean);
+  case GCB_RC_TELEM_POWER_MAX:
+    return number(t->power_w_max);
+  case GCB_RC_TELEM_TEMP_MAX:
+    return number(t->temp_c_max);
+  case GCB_RC_TELEM_THROTTLE:
+    if (!t->throttle_known)
+      return json_null();
+    gcb_throttle_reasons_format(t->throttle_reasons, reasons, sizeof reasons);
+    return json_string(reasons);
+  case GCB_RC_TELEM_SLOWED:
+    return t->throttle_known ? json_boolean((t->throttle_reasons &
+                                             GCB_THROTTLE_BAD_MASK) != 0)
+                             : json_null();
+  default:
+    return json_null();
+  }
+}
+
+/* Rank result rr's value in column col: a new reference, null for a NaN
+ * or a rank without that figure (no lateness samples). */
+static json_t *rank_value(const struct gcb_record *rec,
+                          const struct gcb_rank_result *rr,
+                          enum gcb_rank_col col) {
+  const struct gcb_stats *t = &rr->seconds, *l = &rr->late;
+  const struct gcb_validation *v = &rr->check;
+  double late = NAN;
+  switch (col) {
+  case GCB_RC_LATE_N:
+    return l->n > 0 ? json_integer((json_int_t)l->n) : json_null();
+  case GCB_RC_LATE_MIN:
+    late = l->min;
+    break;
+  case GCB_RC_LATE_MEDIAN:
+    late = l->median;
+    break;
+  case GCB_RC_LATE_MEAN:
+    late = l->mean;
+    break;
+  case GCB_RC_LATE_MAX:
+    late = l->max;
+    break;
+  case GCB_RC_LATE_STDEV:
+    late = l->stdev;
+    break;
+  case GCB_RC_LATE_P99:
+    late = l->p99;
+    break;
+  case GCB_RC_RANK:
+    return json_integer(rr->rank);
+  case GCB_RC_TIME_N:
+    return json_integer((json_int_t)t->n);
+  case GCB_RC_TIME_MIN:
+    return number(t->min);
+  case GCB_RC_TIME_MEDIAN:
+    return number(t->median);
+  case GCB_RC_TIME_MEAN:
+    return number(t->mean);
+  case GCB_RC_TIME_MAX:
+    return number(t->max);
+  case GCB_RC_TIME_STDEV:
+    return number(t->stdev);
+  case GCB_RC_TIME_P99:
+    return number(t->p99);
+  case GCB_RC_FIGURE_TIME:
+    return number(rr->time_s);
+  case GCB_RC_FIG_MEDIAN:
+    return number(gcb_record_figure(rec, rr->time_s));
+  case GCB_RC_FIG_BEST:
+    return number(gcb_record_figure(rec, t->min));
+  case GCB_RC_FIG_WORST:
+    return number(gcb_record_figure(rec, t->max));
+  case GCB_RC_CHECKED:
+    return json_boolean(v->checked);
+  case GCB_RC_SAMPLES:
+    return json_integer((json_int_t)v->samples);
+  case GCB_RC_WRONG:
+    return json_integer((json_int_t)v->wrong);
+  case GCB_RC_MAX_ERROR:
+    return number(v->max_error);
+  case GCB_RC_TOLERANCE:
+    return number(v->tolerance);
+  case GCB_RC_METHOD:
+    return v->method != NULL ? json_string(v->method) : json_null();
+  case GCB_RC_TELEM_SAMPLES:
+  case GCB_RC_TELEM_SM_MIN:
+  case GCB_RC_TELEM_SM_MEAN:
+  case GCB_RC_TELEM_SM_MAX:
+  case GCB_RC_TELEM_MEM_MEAN:
+  case GCB_RC_TELEM_POWER_MEAN:
+  case GCB_RC_TELEM_POWER_MAX:
+  case GCB_RC_TELEM_TEMP_MAX:
+  case GCB_RC_TELEM_THROTTLE:
+  case GCB_RC_TELEM_SLOWED:
+    return telemetry_value(&rr->telemetry, col);
+  case GCB_RC_COUNT:
+    break;
+  }
+  return l->n > 0 ? number(late) : json_null();
+}
+
+static bool is_late_column(enum gcb_rank_col col) {
+  return col >= GCB_RC_LATE_N && col <= GCB_RC_LATE_P99;
+}
+
+static bool is_telemetry_column(enum gcb_rank_col col) {
+  return col >= GCB_RC_TELEM_SAMPLES && col <= GCB_RC_TELEM_SLOWED;
+}
+
+/* The case's per-rank results as columns (reports/ranks.h); lateness and
+ * telemetry only when some rank has them. NULL on ENOMEM or a string that is
+ * not UTF-8. */
+static json_t *per_rank_columns_json(const struct gcb_record *rec) {
+  bool late = false, telemetry = false;
+  for (int r = 0; r < rec->nranks; r++) {
+    late |= rec->ranks[r].late.n > 0;
+    telemetry |= rec->ranks[r].telemetry.available;
+  }
+  json_t *out = json_object();
+  for (int col = 0; out != NULL && col < GCB_RC_COUNT; col++) {
+    if ((is_late_column(col) && !late) ||
+        (is_telemetry_column(col) && !telemetry))
+      continue;
+    json_t *a = json_array();
+    for (int r = 0; a != NULL && r < rec->nranks; r++)
+      if (json_array_append_new(a, rank_value(rec, &rec->ranks[r], col)) != 0)
+        json_decrefp(&a);
+    if (gcb_ranks_set_column(out, col, a) != 0)
+      json_decrefp(&out);
+  }
+  return out;
+}
+
+/* The rank number held by the record's rank slot i (-1 if none). */
+static int rank_at(const struct gcb_record *rec, int i) {
+  return rec->nranks > 0 ? rec->ranks[i].rank : -1;
+}
+
+/* Collective figures (nccl-tests): time over ranks, algbw, busbw and the
+ * latest-arriving rank; only for records that carry them. */
+static int add_collective_summary(json_t *o, const struct gcb_record *rec,
+                                  const struct gcb_record_summary *s) {
+  int rc = json_object_set_new(
+      o, "time_s",
+      json_pack("{s:o, s:o, s:o}", "min", number(s->time.min), "mean",
+                number(s->time.mean), "max", number(s->time.max)));
+  if (rec->figure.bus_factor > 0) {
+    rc |= json_object_set_new(o, "algbw", number(s->algbw));
+    rc |= json_object_set_new(o, "busbw", number(s->busbw));
+  }
+  if (s->late_rank >= 0) {
+    rc |= json_object_set_new(o, "late_rank",
+                              json_integer(rank_at(rec, s->late_rank)));
+    rc |= json_object_set_new(o, "late_mean_s", number(s->late_mean));
+    rc |= json_object_set_new(o, "late_max_s", number(s->late_max));
+  }
+  return rc;
+}
+
+static json_t *summary_json(const struct gcb_record *rec,
+                            const struct gcb_record_summary *s) {
+  const struct gcb_stats *f = &s->figure;
+  json_t *o = json_pack(
+      "{s:i, s:o, s:o, s:o, s:o, s:o, s:i, s:i, s:o, s:I, s:b}", "ranks",
+      rec->nranks, "min", number(f->min), "median", number(f->median), "mean",
+      number(f->mean), "max", number(f->max), "stdev", number(f->stdev),
+      "min_rank", rank_at(rec, s->min_rank), "max_rank",
+      rank_at(rec, s->max_rank), "imbalance", number(s->imbalance), "wrong",
+      (json_int_t)s->wrong, "checked", s->checked);
+  if (o != NULL && add_collective_summary(o, rec, s) != 0) {
+    json_decref(o);
+    o = NULL;
+  }
+  return o;
+}
+
+static json_t *case_json(const struct gcb_record *rec) {
+  struct gcb_record_summary s;
+  gcb_record_summarize(rec, &s);
+  json_t *o = json_pack(
+      "{s:s, s:s, s:s, s:o, s:s, s:o, s:s, s:i, s:i, s:o, "
+      "s:{s:b, s:b, s:I}, s:o}",
+      "bench", gcb__str_or_empty(rec->bench), "backend",
+      gcb__str_or_empty(rec->backend), "label", rec->label, "params",
+      params_json(rec), "unit", gcb__str_or_empty(rec->figure.unit),
+      "work_per_op", number(rec->work_per_op), "counted",
+      gcb__str_or_empty(rec->figure.counted), "iterations", rec->iterations,
+      "warmup", rec->warmup, "summary", summary_json(rec, &s), "validation",
+      "checked", s.checked, "passed", s.checked && s.wrong == 0, "wrong",
+      (json_int_t)s.wrong, "per_rank", per_rank_columns_json(rec));
+  if (o != NULL && rec->figure.bus_factor > 0 &&
+      json_object_set_new(o, "bus_factor", number(rec->figure.bus_factor)) !=
+          0) {
+    json_decref(o);
+    o = NULL;
+  }
+  return o;
+}
+
+enum gcb_status gcb_results_add_record(struct gcb_results *r,
+                                       const struct gcb_record *rec,
+                                       struct gcb_err *err) {
+  json_t *c = case_json(rec);
+  if (c == NULL)
+    return gcb_err_set(err, GCB_ENOMEM,
+                       "results: cannot build case %s '%s' (out of memory, or "
+                       "a string that is not UTF-8)",
+                       gcb__str_or_empty(rec->bench), rec->label);
+  char what[160];
+  snprintf(what, sizeof what, "results: case %s '%s'",
+           gcb__str_or_empty(rec->bench), rec->label);
+  enum gcb_status rc =
+      gcb__schema_check_built(c, &gcb__n_case, NULL, what, err);
+  if (rc != GCB_OK) {
+    json_decref(c);
+    return rc;
+  }
+  return gcb__results_append(r, "cases", c, err);
+}

@@ -1,0 +1,141 @@
+/*
+ * The run's header in the results document: the "tool", "run", "options"
+ * and "software" sections with their schema rows, and the whole header set
+ * at once from what the run engine gathered (section_nodes.c writes
+ * "nodes" and "ranks"). Read back through view.c.
+ */
+#include "reports/document/results_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---- schema rows -------------------------------------------------------- */
+
+/* Option values: scalars, lists (sets of choices) and, in a suite, one
+ * nested object per benchmark; checked no further. */
+const struct gcb__node gcb__n_options = {.types = T_OBJ};
+const struct gcb__node gcb__n_software = {.types = T_OBJ, .items = &gcb__n_str};
+
+static const char *const run_states[] = {"running", "complete",    "failed",
+                                         "timeout", "interrupted", NULL};
+
+static const struct gcb__field tool_fields[] = {
+    REQ("name", &gcb__n_str),
+    REQ("version", &gcb__n_str),
+    REQ("git_revision", &gcb__n_str),
+    {0},
+};
+const struct gcb__node gcb__n_tool = {.types = T_OBJ, .fields = tool_fields};
+
+static const struct gcb__field run_fields[] = {
+    REQ("id", &gcb__n_str),
+    REQ("command", &gcb__n_str),
+    REQ("command_line", &gcb__n_str_array),
+    REQ("start_time", &gcb__n_str),
+    REQ("end_time", &gcb__n_str_null),
+    REQ("status", NODE(.types = T_STR, .choices = run_states)),
+    REQ("backend", &gcb__n_str),
+    REQ("backend_reason", &gcb__n_str),
+    REQ("ranks", &gcb__n_int),
+    REQ("nodes", &gcb__n_int),
+    {0},
+};
+const struct gcb__node gcb__n_run = {.types = T_OBJ, .fields = run_fields};
+
+/* ---- writers ------------------------------------------------------------ */
+
+static void utc_now(char *buf, size_t len) {
+  time_t now = time(NULL);
+  struct tm tm;
+  gmtime_r(&now, &tm);
+  strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static json_t *tool_json(void) {
+  return json_pack("{s:s, s:s, s:s}", "name", "gcbench", "version", GCB_VERSION,
+                   "git_revision", GCB_GIT_REVISION);
+}
+
+/* The command line as given; arguments need not be UTF-8 (a file name), so
+ * each bad byte becomes U+FFFD. NULL when out of memory. */
+static json_t *argv_json(int argc, char **argv) {
+  json_t *a = json_array();
+  for (int i = 0; a && i < argc; i++) {
+    char *clean = gcb_utf8_copy(argv[i]);
+    if (clean == NULL || json_array_append_new(a, json_string(clean)) != 0) {
+      json_decref(a);
+      a = NULL;
+    }
+    free(clean);
+  }
+  return a;
+}
+
+static json_t *run_json(const struct gcb_run_info *run) {
+  char start[32];
+  utc_now(start, sizeof start);
+  return json_pack("{s:s, s:s, s:o, s:s, s:n, s:s, s:s, s:s, s:i, s:i}", "id",
+                   run->run_id, "command", run->command, "command_line",
+                   argv_json(run->argc, run->argv), "start_time", start,
+                   "end_time", "status", "running", "backend", run->backend,
+                   "backend_reason", run->backend_reason, "ranks", run->ranks,
+                   "nodes", run->nodes);
+}
+
+static json_t *software_json(const struct gcb_run_info *run) {
+  return json_pack("{s:s, s:s, s:s}", "mpi", run->mpi, "hwloc", run->hwloc,
+                   run->backend, run->backend_versions);
+}
+
+/* Every node's snapshot parsed, in node order (unparsable ones left out,
+ * as the gathered array always did). */
+static json_t *parse_snapshots(const char *const *snapshots, size_t n) {
+  json_t *a = json_array();
+  for (size_t i = 0; a != NULL && i < n; i++)
+    if (snapshots[i] != NULL)
+      json_array_append_new(a, json_loads(snapshots[i], 0, NULL));
+  return a;
+}
+
+enum gcb_status gcb_results_set_header(struct gcb_results *r,
+                                       const struct gcb_run_info *run,
+                                       const struct gcb_identity *ids,
+                                       const char *const *snapshots,
+                                       size_t nsnapshots, struct gcb_err *err) {
+  json_t *topologies = parse_snapshots(snapshots, nsnapshots);
+  struct {
+    const char *name;
+    json_t *value;
+  } sections[] = {
+      {"tool", tool_json()},
+      {"run", run_json(run)},
+      {"software", software_json(run)},
+      {"nodes", gcb__nodes_json(ids, run->ranks, run->nodes, topologies)},
+      {"ranks", gcb__ranks_json(ids, run->ranks)}};
+  json_decref(topologies);
+  enum gcb_status st = GCB_OK;
+  for (size_t i = 0; i < sizeof sections / sizeof *sections; i++) {
+    if (st == GCB_OK && sections[i].value == NULL)
+      st = gcb_err_set(err, GCB_ENOMEM, "results header: out of memory");
+    if (st == GCB_OK)
+      st = gcb_results_set(r, sections[i].name, sections[i].value, err);
+    else
+      json_decref(sections[i].value);
+  }
+  return st;
+}
+
+enum gcb_status gcb_results_finish_run(struct gcb_results *r,
+                                       const char *status,
+                                       struct gcb_err *err) {
+  json_t *run = json_object_get(r->root, "run");
+  char end[32];
+  utc_now(end, sizeof end);
+  if (!json_is_object(run) ||
+      json_object_set_new(run, "end_time", json_string(end)) != 0 ||
+      json_object_set_new(run, "status", json_string(status)) != 0)
+    return gcb_err_set(err, GCB_EINTERNAL,
+                       "results document has no run section");
+  return GCB_OK;
+}

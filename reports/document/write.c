@@ -1,0 +1,355 @@
+/*
+ * Writing the results document atomically (reports/document/results.h,
+ * gcb_results_write): a temporary file in the same directory, fsync,
+ * rename, fsync of the directory; each case's text kept from one rewrite
+ * to the next, since cases do not change once added.
+ */
+/* O_TMPFILE (Linux 3.11+): the new document is written to an unnamed file
+ * and only linked into the directory once complete. */
+#define _GNU_SOURCE
+#include "reports/document/results_int.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define DUMP_FLAGS (JSON_INDENT(1) | JSON_REAL_PRECISION(17))
+
+/* A shallow copy of the root with the sections in schema order, then any
+ * others, so files read the same whatever order sections were set in;
+ * "cases" empty, for the cached case texts to go in. */
+static json_t *ordered_root(const json_t *root) {
+  json_t *out = json_object();
+  for (const struct gcb__field *f = gcb__root_fields; out != NULL && f->name;
+       f++) {
+    json_t *v = strcmp(f->name, "cases") == 0
+                    ? json_array()
+                    : json_incref(json_object_get(root, f->name));
+    if (v != NULL && json_object_set_new(out, f->name, v) != 0)
+      json_decrefp(&out);
+  }
+  const char *key;
+  json_t *v;
+  json_object_foreach((json_t *)root, key, v) {
+    if (out != NULL && json_object_get(out, key) == NULL &&
+        json_object_set(out, key, v) != 0)
+      json_decrefp(&out);
+  }
+  return out;
+}
+
+/* jansson hands the dump over token by token: gathered into blocks, so
+ * that a large document costs a few system calls, not one per token. */
+#define SINK_BLOCK ((size_t)1 << 16)
+
+struct sink {
+  int fd;
+  int error; /* errno of the first failed write */
+  size_t used;
+  char block[SINK_BLOCK];
+};
+
+static void sink_flush(struct sink *k) {
+  const char *buf = k->block;
+  size_t size = k->used;
+  while (size > 0 && k->error == 0) {
+    ssize_t n = write(k->fd, buf, size);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      k->error = errno;
+    } else {
+      buf += n;
+      size -= (size_t)n;
+    }
+  }
+  k->used = 0;
+}
+
+static int write_all(const char *buf, size_t size, void *data) {
+  struct sink *k = data;
+  while (size > 0 && k->error == 0) {
+    size_t room = SINK_BLOCK - k->used, n = size < room ? size : room;
+    memcpy(k->block + k->used, buf, n);
+    k->used += n;
+    buf += n;
+    size -= n;
+    if (k->used == SINK_BLOCK)
+      sink_flush(k);
+  }
+  return k->error == 0 ? 0 : -1;
+}
+
+static enum gcb_status io_error(const char *path, const char *what, int e,
+                                struct gcb_err *err) {
+  return gcb_err_set(err, GCB_EIO, "%s: %s (%s)", path, what, strerror(e));
+}
+
+/* Writes the document and a final newline to fd, then syncs it. */
+/* The document as text: the rest of the document with an empty "cases"
+ * array, split where the cached cases go in. */
+struct doc_text {
+  const char *head; /* up to and including "cases": [ */
+  size_t head_len;
+  const char *tail; /* from the ] of "cases" on */
+  const struct gcb__case_cache *cases;
+};
+
+static int write_text(const struct doc_text *t, struct sink *k) {
+  int failed = write_all(t->head, t->head_len, k) != 0;
+  for (size_t i = 0; !failed && i < t->cases->n; i++)
+    failed = write_all(i ? ",\n  " : "\n  ", i ? 4 : 3, k) != 0 ||
+             write_all(t->cases->items[i].text, t->cases->items[i].len, k) != 0;
+  if (!failed && t->cases->n > 0)
+    failed = write_all("\n ", 2, k) != 0;
+  return failed || write_all(t->tail, strlen(t->tail), k) != 0 ||
+         write_all("\n", 1, k) != 0;
+}
+
+static enum gcb_status write_fd(const struct doc_text *doc, int fd,
+                                const char *path, struct gcb_err *err) {
+  struct sink *k = malloc(sizeof *k);
+  if (k == NULL)
+    return gcb_err_set(err, GCB_ENOMEM, "%s: out of memory", path);
+  k->fd = fd;
+  k->error = 0;
+  k->used = 0;
+  int failed = write_text(doc, k);
+  if (!failed)
+    sink_flush(k);
+  int e = k->error ? k->error : ENOMEM;
+  failed |= k->error != 0;
+  free(k);
+  if (failed)
+    return io_error(path, "cannot write temporary file", e, err);
+  if (fsync(fd) != 0)
+    return io_error(path, "cannot sync temporary file", errno, err);
+  return GCB_OK;
+}
+
+/* The directory holding path, as a new string ("." for a bare name). */
+static char *dir_of(const char *path) {
+  const char *slash = strrchr(path, '/');
+  return slash == NULL   ? strdup(".")
+         : slash == path ? strdup("/")
+                         : strndup(path, (size_t)(slash - path));
+}
+
+/* Syncs the directory holding path, so that the rename is durable.
+ * Filesystems that cannot sync directories (EINVAL) are not an error. */
+static enum gcb_status sync_dir(const char *path, struct gcb_err *err) {
+  char *dir = dir_of(path);
+  if (dir == NULL)
+    return gcb_err_set(err, GCB_ENOMEM, "%s: out of memory", path);
+  enum gcb_status rc = GCB_OK;
+  int fd = open(dir, O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || (fsync(fd) != 0 && errno != EINVAL))
+    rc = io_error(path, "cannot sync directory", errno, err);
+  if (fd >= 0)
+    close(fd);
+  free(dir);
+  return rc;
+}
+
+/* Writes doc to fd, closes fd, and renames the file over path: through the
+ * named temporary `tmp` (linked from the unnamed file when `unnamed`).
+ * Removes tmp on failure. */
+static enum gcb_status finish_file(const struct doc_text *doc, int fd,
+                                   bool unnamed, const char *tmp,
+                                   const char *path, struct gcb_err *err) {
+  enum gcb_status rc = write_fd(doc, fd, path, err);
+  if (rc == GCB_OK && unnamed) {
+    /* Linked only now, complete and synced: a writer killed before this
+     * point leaves nothing behind, not even a temporary file. */
+    char proc[64];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+    unlink(tmp); /* left by a writer killed between link and rename */
+    if (linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) != 0)
+      rc = io_error(path, "cannot link temporary file", errno, err);
+  }
+  if (close(fd) != 0 && rc == GCB_OK)
+    rc = io_error(path, "cannot close temporary file", errno, err);
+  if (rc == GCB_OK && rename(tmp, path) != 0)
+    rc = io_error(path, "cannot rename temporary file into place", errno, err);
+  if (rc != GCB_OK)
+    unlink(tmp);
+  return rc;
+}
+
+/* An unnamed file in path's directory (O_TMPFILE), or -1 where the system
+ * or filesystem has none, or /proc, through which it is linked, is not
+ * mounted. */
+static int open_unnamed(const char *path) {
+#ifdef O_TMPFILE
+  if (access("/proc/self/fd", X_OK) != 0)
+    return -1;
+  char *dir = dir_of(path);
+  int fd = dir != NULL ? open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644) : -1;
+  free(dir);
+  return fd;
+#else
+  (void)path;
+  return -1;
+#endif
+}
+
+/* Writes doc to a temporary file, then renames it over path. */
+static enum gcb_status replace_file(const struct doc_text *doc, const char *tmp,
+                                    const char *path, struct gcb_err *err) {
+  int fd = open_unnamed(path);
+  if (fd >= 0)
+    return finish_file(doc, fd, true, tmp, path, err);
+  fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return io_error(path, "cannot create temporary file", errno, err);
+  return finish_file(doc, fd, false, tmp, path, err);
+}
+
+/* Refuses to replace what is not a file: a rename over a device or a FIFO
+ * (/dev/null with --force) would replace the node itself. Directories are
+ * left to rename, which refuses them. */
+static enum gcb_status check_target(const char *path, struct gcb_err *err) {
+  struct stat sb;
+  if (lstat(path, &sb) != 0 || S_ISREG(sb.st_mode) || S_ISLNK(sb.st_mode) ||
+      S_ISDIR(sb.st_mode))
+    return GCB_OK;
+  return gcb_err_set(err, GCB_EIO,
+                     "%s: not a regular file; a results document will not "
+                     "replace it",
+                     path);
+}
+
+/* Removes what writers killed between link and rename left beside path:
+ * "path.tmp.PID" files of processes that are gone. */
+static void remove_stale(const char *path) {
+  char *dir = dir_of(path);
+  const char *slash = strrchr(path, '/');
+  const char *base = slash != NULL ? slash + 1 : path;
+  size_t blen = strlen(base);
+  DIR *d = dir != NULL ? opendir(dir) : NULL;
+  struct dirent *e;
+  while (d != NULL && (e = readdir(d)) != NULL) {
+    const char *tail = e->d_name + blen;
+    if (strncmp(e->d_name, base, blen) != 0 || strncmp(tail, ".tmp.", 5) != 0)
+      continue;
+    char *end;
+    errno = 0;
+    long pid = strtol(tail + 5, &end, 10);
+    if (errno == 0 && *end == '\0' && pid > 0 && pid != (long)getpid() &&
+        kill((pid_t)pid, 0) != 0 && errno == ESRCH)
+      unlinkat(dirfd(d), e->d_name, 0);
+  }
+  if (d != NULL)
+    closedir(d);
+  free(dir);
+}
+
+/* Case c as it stands in the document: dumped alone, then indented by
+ * the two levels of "cases": [ ... ] (strings hold no raw newline). */
+static char *case_text(const json_t *c, size_t *len) {
+  char *flat = json_dumps(c, DUMP_FLAGS);
+  if (flat == NULL)
+    return NULL;
+  size_t lines = 0, n = strlen(flat);
+  for (size_t i = 0; i < n; i++)
+    lines += flat[i] == '\n';
+  char *out = malloc(n + 2 * lines + 1), *o = out;
+  for (size_t i = 0; out != NULL && i < n; i++) {
+    *o++ = flat[i];
+    if (flat[i] == '\n')
+      *o++ = ' ', *o++ = ' ';
+  }
+  if (out != NULL)
+    *o = '\0', *len = (size_t)(o - out);
+  free(flat);
+  return out;
+}
+
+/* Brings the cache up to the document's cases; -1 on ENOMEM. A case
+ * replaced in the tree (another json_t) is dumped again. */
+static int cache_update(const struct gcb_results *r) {
+  const json_t *cases = json_object_get(r->root, "cases");
+  size_t n = json_array_size(cases);
+  struct gcb__case_cache *k = r->cache;
+  if (n > k->cap) {
+    size_t cap = n > 2 * k->cap ? n : 2 * k->cap;
+    struct gcb__case_text *grown = realloc(k->items, cap * sizeof *grown);
+    if (grown == NULL)
+      return -1;
+    memset(grown + k->cap, 0, (cap - k->cap) * sizeof *grown);
+    k->items = grown;
+    k->cap = cap;
+  }
+  for (size_t i = n; i < k->n; i++) {
+    free(k->items[i].text);
+    k->items[i] = (struct gcb__case_text){0};
+  }
+  k->n = n;
+  for (size_t i = 0; i < n; i++) {
+    struct gcb__case_text *t = &k->items[i];
+    const json_t *c = json_array_get(cases, i);
+    if (t->text != NULL && t->c == c)
+      continue;
+    free(t->text);
+    t->c = c;
+    if ((t->text = case_text(c, &t->len)) == NULL)
+      return -1;
+  }
+  return 0;
+}
+
+/* The document's text around its cases (the caller frees *head). */
+static int split_text(const struct gcb_results *r, char **head,
+                      struct doc_text *t) {
+  static const char marker[] = "\n \"cases\": []";
+  json_t *doc = ordered_root(r->root);
+  *head = doc != NULL ? json_dumps(doc, DUMP_FLAGS) : NULL;
+  json_decref(doc);
+  const char *at = *head != NULL ? strstr(*head, marker) : NULL;
+  if (at == NULL)
+    return -1;
+  *t = (struct doc_text){.head = *head,
+                         .head_len = (size_t)(at - *head) + sizeof marker - 2,
+                         .tail = at + sizeof marker - 2,
+                         .cases = r->cache};
+  return 0;
+}
+
+enum gcb_status gcb_results_write(const struct gcb_results *r, const char *path,
+                                  struct gcb_err *err) {
+  size_t size = strlen(path) + 32;
+  char *tmp = malloc(size), *head = NULL;
+  struct doc_text text;
+  enum gcb_status rc = GCB_OK;
+  if (tmp == NULL || cache_update(r) != 0 || split_text(r, &head, &text) != 0) {
+    rc = gcb_err_set(err, GCB_ENOMEM, "%s: out of memory", path);
+    goto done;
+  }
+  snprintf(tmp, size, "%s.tmp.%ld", path, (long)getpid());
+  rc = check_target(path, err);
+  if (rc == GCB_OK)
+    rc = replace_file(&text, tmp, path, err);
+  if (rc == GCB_OK)
+    rc = sync_dir(path, err);
+  if (rc == GCB_OK)
+    remove_stale(path);
+done:
+  free(head);
+  free(tmp);
+  return rc;
+}
+
+void gcb__case_cache_free(struct gcb__case_cache *k) {
+  for (size_t i = 0; k != NULL && i < k->n; i++)
+    free(k->items[i].text);
+  if (k != NULL)
+    free(k->items);
+  free(k);
+}

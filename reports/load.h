@@ -1,0 +1,44 @@
+/*
+ * The report inputs, loaded: the results documents of a `report` or
+ * `compare` command line (gcbench's own, and other tools' output converted
+ * by reports/interop/, joined to the topology of a gcbench document of the
+ * same machine), the baseline and the acceptance criteria. Files are read
+ * whole, then gcbench's documents parsed in parallel (at thousands of
+ * ranks, parsing is most of a report's time); every document is validated
+ * exactly as gcb_results_read would.
+ */
+#ifndef GCB_REPORTS_LOAD_H
+#define GCB_REPORTS_LOAD_H
+
+#include <stddef.h>
+
+#include "reports/criteria/criteria.h"
+#include "reports/document/results.h"
+#include "reports/document/view.h"
+
+#define GCB_LOAD_MAX_DOCS 256
+
+struct gcb_inputs {
+  struct gcb_results *res[GCB_LOAD_MAX_DOCS + 1]; /* the last: the baseline */
+  struct gcb_doc docs[GCB_LOAD_MAX_DOCS];         /* views of res, in order */
+  size_t ndocs;
+  struct gcb_doc base;     /* .root NULL without a baseline */
+  struct gcb_criteria *cr; /* NULL without criteria */
+};
+
+/*
+ * Loads files[0..n) (n <= GCB_LOAD_MAX_DOCS), the baseline and the criteria
+ * (each NULL when not given) into *in, which must be zeroed. gcbench
+ * documents keep the command line's order; the first problem in that order
+ * is the one reported ("file:line:column: problem", GCB_EINPUT; a file
+ * that cannot be read GCB_EINPUT or GCB_EIO; GCB_ENOMEM). Whatever was
+ * loaded is freed by gcb_inputs_free, also on failure.
+ */
+enum gcb_status gcb_inputs_load(const char *const *files, size_t n,
+                                const char *baseline, const char *criteria,
+                                struct gcb_inputs *in, struct gcb_err *err);
+
+/* Frees what gcb_inputs_load loaded; the struct itself is the caller's. */
+void gcb_inputs_free(struct gcb_inputs *in);
+
+#endif
