@@ -14,7 +14,7 @@
 
 #include "bench/benches/pattern_bench.h"
 #include "bench/run/watchdog.h"
-#include "reports/document/stats.h"
+#include "reports/reports.h"
 
 static const char *const part_names[GCB_PAT_PARTS] = {
     "compute", "comm", "step", "step-compute", "step-comm"};
