@@ -299,6 +299,12 @@ enum gcb_status gcb_coll_case_istart(struct gcb_coll_case *k,
 enum gcb_status gcb_coll_case_test(struct gcb_coll_case *k, bool *done,
                                    struct gcb_err *err);
 
+/* From now on gcb_coll_case_run() and gcb_coll_case_check() start the
+ * case's operations with istart(), so that validation checks what the
+ * non-blocking form computes; false (nothing changed) when the transport
+ * has no istart(). */
+bool gcb_coll_case_use_istart(struct gcb_coll_case *k);
+
 /*
  * Re-initialises the buffers, runs the operation once, and counts received
  * elements that differ from the expected values (exact comparison; types

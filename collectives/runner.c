@@ -40,6 +40,7 @@ struct gcb_coll_case {
   unsigned char *stage;
   size_t stage_elems;
   bool corrupt; /* test-only fault armed for the next check */
+  bool nonblocking; /* runs and checks start with istart() */
 };
 
 typedef void image_fn(const struct gcb_coll_case *k, size_t first, size_t n,
@@ -245,10 +246,17 @@ enum gcb_status gcb_coll_case_test(struct gcb_coll_case *k, bool *done,
   return k->ops->test(k->comm, done, err);
 }
 
+bool gcb_coll_case_use_istart(struct gcb_coll_case *k) {
+  k->nonblocking = k->ops->istart != NULL;
+  return k->nonblocking;
+}
+
 enum gcb_status gcb_coll_case_run(struct gcb_coll_case *k, int reps,
                                   struct gcb_err *err) {
   for (int i = 0; i < reps; i++) {
-    enum gcb_status st = k->ops->start(k->comm, &k->call, err);
+    enum gcb_status st = k->nonblocking
+                             ? k->ops->istart(k->comm, &k->call, err)
+                             : k->ops->start(k->comm, &k->call, err);
     if (st != GCB_OK)
       return st;
   }

@@ -7,7 +7,7 @@
  * overlapped step, and the time in compute and in communication within
  * that step. The report derives overlap, exposed communication,
  * interference, imbalance, the straggler, the bubble and the cost of skew
- * from them (reports/analysis/pattern.c; formulas in docs/PATTERNS.md).
+ * from them (reports/analysis/pattern_view.c; formulas in docs/PATTERNS.md).
  */
 #include <errno.h>
 #include <stddef.h>

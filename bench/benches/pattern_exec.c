@@ -73,6 +73,8 @@ static enum gcb_status prepare_colls(struct gcb_pat_res *r,
         gcb_coll_case_new(r->ops, s->comm, &s->env, &shape, &r->colls[i], err);
     if (st != GCB_OK)
       return st;
+    /* Validation checks what the step runs: the non-blocking form. */
+    (void)gcb_coll_case_use_istart(r->colls[i]);
   }
   for (size_t i = 0; i < r->prog.nins; i++)
     if (r->prog.ins[i].op == GCB_PAT_START)
