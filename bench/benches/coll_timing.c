@@ -114,12 +114,12 @@ static enum gcb_status time_aggregated(struct gcb_ctx *ctx, struct coll_op *c,
   enum gcb_status st = GCB_OK;
   double t0 = gcb__coll_now();
   if (c->state->delay_rank < 0) {
-    gcb_watchdog_step();
+    gcb_watchdog_step(ctx->watchdog);
     st = gcb_coll_case_run(c->k, (int)iters, err);
   } else {
     for (long i = 0; i < iters && st == GCB_OK; i++) {
       straggle(c->state, ctx->rank);
-      gcb_watchdog_step();
+      gcb_watchdog_step(ctx->watchdog);
       st = gcb_coll_case_run(c->k, 1, err);
     }
   }
@@ -133,10 +133,10 @@ static enum gcb_status time_blocking(struct gcb_ctx *ctx, struct coll_op *c,
   double sum = 0;
   enum gcb_status st = GCB_OK;
   for (long i = 0; i < iters && st == GCB_OK; i++) {
-    gcb_watchdog_step();
+    gcb_watchdog_step(ctx->watchdog);
     st = mpi_check(&ctx->err, MPI_Barrier(c->comm), "MPI_Barrier");
     straggle(c->state, ctx->rank);
-    gcb_watchdog_step();
+    gcb_watchdog_step(ctx->watchdog);
     double t0 = gcb__coll_now();
     if (st == GCB_OK)
       st = gcb_coll_case_run(c->k, 1, &ctx->err);
@@ -150,12 +150,12 @@ static enum gcb_status time_blocking(struct gcb_ctx *ctx, struct coll_op *c,
 static enum gcb_status time_each(struct gcb_ctx *ctx, struct coll_op *c,
                                  long iters, double *duration,
                                  double *arrival) {
-  gcb_watchdog_step();
+  gcb_watchdog_step(ctx->watchdog);
   enum gcb_status st =
       mpi_check(&ctx->err, MPI_Barrier(c->comm), "MPI_Barrier");
   for (long i = 0; i < iters && st == GCB_OK; i++) {
     straggle(c->state, ctx->rank);
-    gcb_watchdog_step();
+    gcb_watchdog_step(ctx->watchdog);
     double t0 = gcb__coll_now();
     st = gcb_coll_case_run(c->k, 1, &ctx->err);
     duration[i] = (gcb__coll_now() - t0) * c->time_scale;
@@ -169,7 +169,7 @@ static enum gcb_status time_each(struct gcb_ctx *ctx, struct coll_op *c,
  * under --split node) run other operations and are no one's reference. */
 static enum gcb_status lateness(struct gcb_ctx *ctx, const struct coll_op *c,
                                 long iters, double *arrival, double *first) {
-  gcb_watchdog_step();
+  gcb_watchdog_step(ctx->watchdog);
   enum gcb_status st = mpi_check(
       &ctx->err,
       MPI_Allreduce(arrival, first, (int)iters, MPI_DOUBLE, MPI_MIN, c->comm),
@@ -180,21 +180,22 @@ static enum gcb_status lateness(struct gcb_ctx *ctx, const struct coll_op *c,
 }
 
 enum gcb_status gcb__coll_measure(struct gcb_ctx *ctx, const void *opts,
-                                  void *state, struct gcb_op *op, long iters,
-                                  long warmup, struct gcb_rank_result *out,
+                                  void *state, struct gcb_op *op,
+                                  struct gcb_timing *t,
+                                  struct gcb_rank_result *out,
                                   struct gcb_err *err) {
   (void)state;
   const struct coll_opts *o = opts;
   struct coll_op *c = op->state;
-  if (o->iters > 0)
-    iters = o->iters;
+  long iters = t->iters, warmup = t->warmup;
+  t->timed = iters;
   double *buf = malloc(3 * (size_t)iters * sizeof *buf);
   if (buf == NULL)
     return gcb_err_set(err, GCB_ENOMEM, "coll timing: out of memory");
-  gcb_watchdog_step();
+  gcb_watchdog_step(ctx->watchdog);
   enum gcb_status st =
       warmup > 0 ? gcb_coll_case_run(c->k, (int)warmup, err) : GCB_OK;
-  gcb_watchdog_step();
+  gcb_watchdog_step(ctx->watchdog);
   if (st == GCB_OK)
     st = mpi_check(err, MPI_Barrier(c->comm), "MPI_Barrier");
   double mean = 0;

@@ -55,6 +55,14 @@ struct groups {
   const char *map; /* GCB_NODE_MAP, or NULL */
 };
 
+/* Where entry `index` of GCB_NODE_MAP begins (it exists). */
+static const char *map_name(const char *map, int index) {
+  const char *p = map;
+  for (int i = 0; i < index && p; i++)
+    p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL;
+  return p != NULL ? p : "";
+}
+
 /* Entry `index` of GCB_NODE_MAP ("name[:xml],...") into name and xml ("" if
  * the entry has none); false when there is no such entry. */
 static bool map_entry(const char *map, int index, char *name, size_t name_len,
@@ -72,6 +80,17 @@ static bool map_entry(const char *map, int index, char *name, size_t name_len,
   return true;
 }
 
+/* A node name as hostnames are written (letters, digits, '.', '-', '_'):
+ * it reaches the live table, the watchdog's lines and every report, so a
+ * newline or a terminal escape in it is refused where it is taken. */
+static bool good_node_name(const char *name) {
+  for (const char *p = name; *p; p++)
+    if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+          (*p >= '0' && *p <= '9') || *p == '.' || *p == '-' || *p == '_'))
+      return false;
+  return true;
+}
+
 /* Checks GCB_NODE_MAP's entries: non-empty, distinct names that fit. */
 static enum gcb_status check_map(const char *map, int *count,
                                  struct gcb_err *err) {
@@ -82,6 +101,11 @@ static enum gcb_status check_map(const char *map, int *count,
       return gcb_err_set(err, GCB_EUSAGE,
                          "GCB_NODE_MAP '%s': entry %d: expected NAME[:XML]",
                          map, n + 1);
+    if (!good_node_name(name) || strcspn(map_name(map, n), ":,") > 63)
+      return gcb_err_set(err, GCB_EUSAGE,
+                         "GCB_NODE_MAP: entry %d: node name '%s' must be up "
+                         "to 63 letters, digits, '.', '-' or '_'",
+                         n + 1, name);
     for (int j = 0; j < n; j++)
       if (map_entry(map, j, other, sizeof other, unused, sizeof unused) &&
           strcmp(name, other) == 0)
