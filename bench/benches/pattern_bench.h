@@ -76,8 +76,9 @@ enum gcb_status gcb__pat_setup(struct gcb_ctx *ctx, const void *opts,
                                void *state, int index, struct gcb_record *rec,
                                struct gcb_op *op, struct gcb_err *err);
 enum gcb_status gcb__pat_measure(struct gcb_ctx *ctx, const void *opts,
-                                 void *state, struct gcb_op *op, long iters,
-                                 long warmup, struct gcb_rank_result *out,
+                                 void *state, struct gcb_op *op,
+                                 struct gcb_timing *timing,
+                                 struct gcb_rank_result *out,
                                  struct gcb_err *err);
 
 #endif

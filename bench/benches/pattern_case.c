@@ -370,10 +370,13 @@ static double metric(int part, const struct gcb_pat_times *t) {
 }
 
 enum gcb_status gcb__pat_measure(struct gcb_ctx *ctx, const void *opts,
-                                 void *state, struct gcb_op *op, long iters,
-                                 long warmup, struct gcb_rank_result *out,
+                                 void *state, struct gcb_op *op,
+                                 struct gcb_timing *timing,
+                                 struct gcb_rank_result *out,
                                  struct gcb_err *err) {
   (void)opts, (void)state;
+  long iters = timing->iters, warmup = timing->warmup;
+  timing->timed = iters;
   struct part_op *p = op->state;
   struct pattern_state *s = p->s;
   static const enum gcb_pat_mode modes[GCB_PAT_PARTS] = {
@@ -387,15 +390,15 @@ enum gcb_status gcb__pat_measure(struct gcb_ctx *ctx, const void *opts,
   struct gcb_pat_times t;
   enum gcb_status st = GCB_OK;
   for (long i = 0; i < warmup && st == GCB_OK; i++) {
-    gcb_watchdog_step();
+    gcb_watchdog_step(ctx->watchdog);
     st = gcb__pat_step(&s->res, mode, delay, &t, err);
   }
   for (long i = 0; i < iters && st == GCB_OK; i++) {
-    gcb_watchdog_step();
+    gcb_watchdog_step(ctx->watchdog);
     int rc = MPI_Barrier(ctx->world);
     if (rc != MPI_SUCCESS)
       st = mpi_failed(err, "MPI_Barrier before a step", rc);
-    gcb_watchdog_step();
+    gcb_watchdog_step(ctx->watchdog);
     if (st == GCB_OK)
       st = gcb__pat_step(&s->res, mode, delay, &t, err);
     samples[i] = metric(p->part, &t);
