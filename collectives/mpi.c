@@ -461,8 +461,8 @@ static int irun_allreduce(struct gcb_comm *c, const struct gcb_coll_call *k,
                           MPI_Datatype dt, MPI_Op op, MPI_Request *req,
                           const char **call) {
   *call = "MPI_Iallreduce";
-  return LC(MPI_Iallreduce)(SEND_OR_IN_PLACE(k), k->recv, (mpi_count)k->param,
-                            dt, op, c->comm, req);
+  return MPI_COUNTED(MPI_Iallreduce, k->param, SEND_OR_IN_PLACE(k), k->recv,
+                     (mpi_count)k->param, dt, op, c->comm, req);
 }
 
 static int irun_allgather(struct gcb_comm *c, const struct gcb_coll_call *k,
@@ -472,18 +472,18 @@ static int irun_allgather(struct gcb_comm *c, const struct gcb_coll_call *k,
   *call = "MPI_Iallgather";
   mpi_count n = (mpi_count)k->param;
   if (k->inplace)
-    return LC(MPI_Iallgather)(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, k->recv, n,
-                              dt, c->comm, req);
-  return LC(MPI_Iallgather)(k->send, n, dt, k->recv, n, dt, c->comm, req);
+    return MPI_COUNTED(MPI_Iallgather, k->param, MPI_IN_PLACE, 0,
+                       MPI_DATATYPE_NULL, k->recv, n, dt, c->comm, req);
+  return MPI_COUNTED(MPI_Iallgather, k->param, k->send, n, dt, k->recv, n, dt,
+                     c->comm, req);
 }
 
-static int irun_reducescatter(struct gcb_comm *c,
-                              const struct gcb_coll_call *k, MPI_Datatype dt,
-                              MPI_Op op, MPI_Request *req, const char **call) {
+static int irun_reducescatter(struct gcb_comm *c, const struct gcb_coll_call *k,
+                              MPI_Datatype dt, MPI_Op op, MPI_Request *req,
+                              const char **call) {
   *call = "MPI_Ireduce_scatter_block";
-  return LC(MPI_Ireduce_scatter_block)(SEND_OR_IN_PLACE(k), k->recv,
-                                       (mpi_count)k->param, dt, op, c->comm,
-                                       req);
+  return MPI_COUNTED(MPI_Ireduce_scatter_block, k->param, SEND_OR_IN_PLACE(k),
+                     k->recv, (mpi_count)k->param, dt, op, c->comm, req);
 }
 
 static int irun_broadcast(struct gcb_comm *c, const struct gcb_coll_call *k,
@@ -493,8 +493,8 @@ static int irun_broadcast(struct gcb_comm *c, const struct gcb_coll_call *k,
   if (!k->inplace && c->rank == k->root)
     memcpy(k->recv, k->send, k->param * gcb_coll_dtype_size(k->dtype));
   *call = "MPI_Ibcast";
-  return LC(MPI_Ibcast)(k->recv, (mpi_count)k->param, dt, k->root, c->comm,
-                        req);
+  return MPI_COUNTED(MPI_Ibcast, k->param, k->recv, (mpi_count)k->param, dt,
+                     k->root, c->comm, req);
 }
 
 static int irun_alltoall(struct gcb_comm *c, const struct gcb_coll_call *k,
@@ -504,9 +504,10 @@ static int irun_alltoall(struct gcb_comm *c, const struct gcb_coll_call *k,
   *call = "MPI_Ialltoall";
   mpi_count n = (mpi_count)k->param;
   if (k->inplace)
-    return LC(MPI_Ialltoall)(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, k->recv, n,
-                             dt, c->comm, req);
-  return LC(MPI_Ialltoall)(k->send, n, dt, k->recv, n, dt, c->comm, req);
+    return MPI_COUNTED(MPI_Ialltoall, k->param, MPI_IN_PLACE, 0,
+                       MPI_DATATYPE_NULL, k->recv, n, dt, c->comm, req);
+  return MPI_COUNTED(MPI_Ialltoall, k->param, k->send, n, dt, k->recv, n, dt,
+                     c->comm, req);
 }
 
 static irun_fn *const irunners[GCB_COLLOP_COUNT] = {
@@ -538,10 +539,9 @@ static enum gcb_status mpi_istart(struct gcb_comm *c,
   const char *call = "?";
   if ((int)id < 0 || id >= GCB_COLLOP_COUNT || irunners[id] == NULL ||
       !mpi_types[k->dtype].ok || (k->desc->reduces && !mpi_ops[k->redop].ok))
-    return gcb_err_set(err, GCB_EUNSUPPORTED,
-                       "mpi: no non-blocking %s %s", k->desc->name,
-                       gcb_coll_dtype_name(k->dtype));
-  if (k->param > MPI_COUNT_LIMIT)
+    return gcb_err_set(err, GCB_EUNSUPPORTED, "mpi: no non-blocking %s %s",
+                       k->desc->name, gcb_coll_dtype_name(k->dtype));
+  if (mpi_form(k->param) == MPI_FORM_TOO_LARGE)
     return gcb_err_set(err, GCB_EUNSUPPORTED,
                        "mpi: count %zu exceeds this MPI's count limit %zu",
                        k->param, MPI_COUNT_LIMIT);
@@ -551,7 +551,7 @@ static enum gcb_status mpi_istart(struct gcb_comm *c,
   int rc = irunners[id](c, k, mpi_types[k->dtype].type, op,
                         &c->pending[c->npending], &call);
   if (rc != MPI_SUCCESS)
-    return mpi_fail(err, rc, call);
+    return gcb_mpi_err(err, rc, call);
   c->npending++;
   return GCB_OK;
 }
@@ -574,7 +574,7 @@ static enum gcb_status mpi_test(struct gcb_comm *c, bool *done,
   if (c->npending > 0)
     rc = test_all(c->npending, c->pending, &flag);
   if (rc != MPI_SUCCESS)
-    return mpi_fail(err, rc, "MPI_Testall");
+    return gcb_mpi_err(err, rc, "MPI_Testall");
   if (flag)
     c->npending = 0;
   *done = flag != 0;
@@ -585,7 +585,7 @@ static enum gcb_status mpi_test(struct gcb_comm *c, bool *done,
 static enum gcb_status mpi_wait(struct gcb_comm *c, struct gcb_err *err) {
   int rc = c->npending > 0 ? wait_all(c->npending, c->pending) : MPI_SUCCESS;
   c->npending = 0;
-  return rc == MPI_SUCCESS ? GCB_OK : mpi_fail(err, rc, "MPI_Waitall");
+  return rc == MPI_SUCCESS ? GCB_OK : gcb_mpi_err(err, rc, "MPI_Waitall");
 }
 
 const struct gcb_coll_ops gcb_coll_mpi = {
