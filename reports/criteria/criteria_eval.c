@@ -291,7 +291,8 @@ static bool measured_in(const struct gcb_criterion *k,
     gcb_ranks_of(c, &pr);
     const struct gcb_ranks *per = b->metric->per_rank && pr.n > 0 ? &pr : NULL;
     for (size_t r = 0; r < (per != NULL ? pr.n : 1); r++)
-      if (!isnan(b->metric->value(c, per, r)))
+      if (!isnan(b->metric->value_in ? b->metric->value_in(root, c, r)
+                                     : b->metric->value(c, per, r)))
         return true;
   }
   return false;
