@@ -258,6 +258,20 @@ struct gcb_coll_ops {
                            struct gcb_err *err);
   /* Waits until every started operation has completed. */
   enum gcb_status (*wait)(struct gcb_comm *c, struct gcb_err *err);
+  /*
+   * Optional non-blocking pair, for overlap of communication with compute
+   * (the pattern benchmark). istart() starts one operation and returns
+   * before it completes (MPI: the MPI_I* call; NCCL: start(), which only
+   * enqueues); wait() completes it. test() sets *done when every operation
+   * started has completed, without blocking, and gives the library a
+   * chance to progress (MPI_Testall). NULL: the transport has no such
+   * form (GCB_EUNSUPPORTED from the runner). Only allreduce, allgather,
+   * reducescatter, broadcast and alltoall need one.
+   */
+  enum gcb_status (*istart)(struct gcb_comm *c,
+                            const struct gcb_coll_call *call,
+                            struct gcb_err *err);
+  enum gcb_status (*test)(struct gcb_comm *c, bool *done, struct gcb_err *err);
   /* Library version, e.g. "MPICH 4.0.2" or "NCCL 2.28.9". */
   void (*version)(char *buf, size_t len);
 };
@@ -299,6 +313,23 @@ enum gcb_status gcb_coll_case_start(struct gcb_coll_case *k,
                                     struct gcb_err *err);
 enum gcb_status gcb_coll_case_wait(struct gcb_coll_case *k,
                                    struct gcb_err *err);
+
+/*
+ * Non-blocking start (the transport's istart: GCB_EUNSUPPORTED, naming
+ * the transport, when it has none), and whether everything started on
+ * the case's transport has completed (*done), without blocking.
+ * gcb_coll_case_wait() completes what istart began.
+ */
+enum gcb_status gcb_coll_case_istart(struct gcb_coll_case *k,
+                                     struct gcb_err *err);
+enum gcb_status gcb_coll_case_test(struct gcb_coll_case *k, bool *done,
+                                   struct gcb_err *err);
+
+/* From now on gcb_coll_case_run() and gcb_coll_case_check() start the
+ * case's operations with istart(), so that validation checks what the
+ * non-blocking form computes; false (nothing changed) when the transport
+ * has no istart(). */
+bool gcb_coll_case_use_istart(struct gcb_coll_case *k);
 
 /*
  * Re-initialises the buffers, runs the operation once, and counts received

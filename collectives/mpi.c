@@ -78,6 +78,8 @@ struct gcb_comm {
   int rank, size;
   MPI_Request *reqs; /* the bandwidth window's requests */
   int nreqs;
+  MPI_Request *pending; /* istart()'s requests, until wait() */
+  int npending, cap_pending;
 };
 
 /* One MPI type per element type; half, bfloat16 and fp8 have none. */
@@ -124,6 +126,7 @@ static void mpi_close(struct gcb_comm *c) {
   if (!fin && c->comm != MPI_COMM_NULL)
     (void)MPI_Comm_free(&c->comm); /* nothing to do about a failure here */
   free(c->reqs);
+  free(c->pending);
   free(c);
 }
 
@@ -448,9 +451,141 @@ static enum gcb_status mpi_start(struct gcb_comm *c,
   return rc == MPI_SUCCESS ? GCB_OK : gcb_mpi_err(err, rc, call);
 }
 
-static enum gcb_status mpi_wait(struct gcb_comm *c, struct gcb_err *err) {
-  (void)c, (void)err; /* start() ran the operation to completion */
+/* ---- non-blocking operations (istart, test) ------------------------------ */
+
+typedef int irun_fn(struct gcb_comm *c, const struct gcb_coll_call *k,
+                    MPI_Datatype dt, MPI_Op op, MPI_Request *req,
+                    const char **call);
+
+static int irun_allreduce(struct gcb_comm *c, const struct gcb_coll_call *k,
+                          MPI_Datatype dt, MPI_Op op, MPI_Request *req,
+                          const char **call) {
+  *call = "MPI_Iallreduce";
+  return MPI_COUNTED(MPI_Iallreduce, k->param, SEND_OR_IN_PLACE(k), k->recv,
+                     (mpi_count)k->param, dt, op, c->comm, req);
+}
+
+static int irun_allgather(struct gcb_comm *c, const struct gcb_coll_call *k,
+                          MPI_Datatype dt, MPI_Op op, MPI_Request *req,
+                          const char **call) {
+  (void)op;
+  *call = "MPI_Iallgather";
+  mpi_count n = (mpi_count)k->param;
+  if (k->inplace)
+    return MPI_COUNTED(MPI_Iallgather, k->param, MPI_IN_PLACE, 0,
+                       MPI_DATATYPE_NULL, k->recv, n, dt, c->comm, req);
+  return MPI_COUNTED(MPI_Iallgather, k->param, k->send, n, dt, k->recv, n, dt,
+                     c->comm, req);
+}
+
+static int irun_reducescatter(struct gcb_comm *c, const struct gcb_coll_call *k,
+                              MPI_Datatype dt, MPI_Op op, MPI_Request *req,
+                              const char **call) {
+  *call = "MPI_Ireduce_scatter_block";
+  return MPI_COUNTED(MPI_Ireduce_scatter_block, k->param, SEND_OR_IN_PLACE(k),
+                     k->recv, (mpi_count)k->param, dt, op, c->comm, req);
+}
+
+static int irun_broadcast(struct gcb_comm *c, const struct gcb_coll_call *k,
+                          MPI_Datatype dt, MPI_Op op, MPI_Request *req,
+                          const char **call) {
+  (void)op;
+  if (!k->inplace && c->rank == k->root)
+    memcpy(k->recv, k->send, k->param * gcb_coll_dtype_size(k->dtype));
+  *call = "MPI_Ibcast";
+  return MPI_COUNTED(MPI_Ibcast, k->param, k->recv, (mpi_count)k->param, dt,
+                     k->root, c->comm, req);
+}
+
+static int irun_alltoall(struct gcb_comm *c, const struct gcb_coll_call *k,
+                         MPI_Datatype dt, MPI_Op op, MPI_Request *req,
+                         const char **call) {
+  (void)op;
+  *call = "MPI_Ialltoall";
+  mpi_count n = (mpi_count)k->param;
+  if (k->inplace)
+    return MPI_COUNTED(MPI_Ialltoall, k->param, MPI_IN_PLACE, 0,
+                       MPI_DATATYPE_NULL, k->recv, n, dt, c->comm, req);
+  return MPI_COUNTED(MPI_Ialltoall, k->param, k->send, n, dt, k->recv, n, dt,
+                     c->comm, req);
+}
+
+static irun_fn *const irunners[GCB_COLLOP_COUNT] = {
+    [GCB_COLLOP_ALLREDUCE] = irun_allreduce,
+    [GCB_COLLOP_ALLGATHER] = irun_allgather,
+    [GCB_COLLOP_REDUCESCATTER] = irun_reducescatter,
+    [GCB_COLLOP_BROADCAST] = irun_broadcast,
+    [GCB_COLLOP_ALLTOALL] = irun_alltoall,
+};
+
+/* Room for one more pending request; grows outside timed loops after
+ * the first step. */
+static bool grow_pending(struct gcb_comm *c) {
+  if (c->npending < c->cap_pending)
+    return true;
+  int cap = c->cap_pending ? 2 * c->cap_pending : 16;
+  MPI_Request *r = realloc(c->pending, sizeof *r * (size_t)cap);
+  if (r == NULL)
+    return false;
+  c->pending = r;
+  c->cap_pending = cap;
+  return true;
+}
+
+static enum gcb_status mpi_istart(struct gcb_comm *c,
+                                  const struct gcb_coll_call *k,
+                                  struct gcb_err *err) {
+  enum gcb_coll_op id = k->desc->op;
+  const char *call = "?";
+  if ((int)id < 0 || id >= GCB_COLLOP_COUNT || irunners[id] == NULL ||
+      !mpi_types[k->dtype].ok || (k->desc->reduces && !mpi_ops[k->redop].ok))
+    return gcb_err_set(err, GCB_EUNSUPPORTED, "mpi: no non-blocking %s %s",
+                       k->desc->name, gcb_coll_dtype_name(k->dtype));
+  if (mpi_form(k->param) == MPI_FORM_TOO_LARGE)
+    return gcb_err_set(err, GCB_EUNSUPPORTED,
+                       "mpi: count %zu exceeds this MPI's count limit %zu",
+                       k->param, MPI_COUNT_LIMIT);
+  if (!grow_pending(c))
+    return gcb_err_set(err, GCB_ENOMEM, "mpi: no memory for a request");
+  MPI_Op op = k->desc->reduces ? mpi_ops[k->redop].op : MPI_SUM;
+  int rc = irunners[id](c, k, mpi_types[k->dtype].type, op,
+                        &c->pending[c->npending], &call);
+  if (rc != MPI_SUCCESS)
+    return gcb_mpi_err(err, rc, call);
+  c->npending++;
   return GCB_OK;
+}
+
+/* The same false alarm as wait_all()'s (see there). */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstringop-overflow"
+#endif
+static int test_all(int n, MPI_Request *reqs, int *flag) {
+  return MPI_Testall(n, reqs, flag, MPI_STATUSES_IGNORE);
+}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
+static enum gcb_status mpi_test(struct gcb_comm *c, bool *done,
+                                struct gcb_err *err) {
+  int flag = 1, rc = MPI_SUCCESS;
+  if (c->npending > 0)
+    rc = test_all(c->npending, c->pending, &flag);
+  if (rc != MPI_SUCCESS)
+    return gcb_mpi_err(err, rc, "MPI_Testall");
+  if (flag)
+    c->npending = 0;
+  *done = flag != 0;
+  return GCB_OK;
+}
+
+/* start() ran its operations to completion; istart()'s are waited here. */
+static enum gcb_status mpi_wait(struct gcb_comm *c, struct gcb_err *err) {
+  int rc = c->npending > 0 ? wait_all(c->npending, c->pending) : MPI_SUCCESS;
+  c->npending = 0;
+  return rc == MPI_SUCCESS ? GCB_OK : gcb_mpi_err(err, rc, "MPI_Waitall");
 }
 
 const struct gcb_coll_ops gcb_coll_mpi = {
@@ -467,5 +602,7 @@ const struct gcb_coll_ops gcb_coll_mpi = {
     .download = mpi_copy,
     .start = mpi_start,
     .wait = mpi_wait,
+    .istart = mpi_istart,
+    .test = mpi_test,
     .version = mpi_version,
 };

@@ -648,6 +648,25 @@ static enum gcb_status nccl_wait(struct gcb_comm *c, struct gcb_err *err) {
   }
 }
 
+/* Non-blocking test: the stream's state and NCCL's asynchronous error,
+ * without waiting (start() only enqueues, so it serves as istart()). */
+static enum gcb_status nccl_test(struct gcb_comm *c, bool *done,
+                                 struct gcb_err *err) {
+  *done = false;
+  cudaError_t rc = cudaStreamQuery(c->stream);
+  if (rc == cudaSuccess) {
+    *done = true;
+    return GCB_OK;
+  }
+  if (rc != cudaErrorNotReady)
+    return cuda_check(err, rc, "cudaStreamQuery");
+  ncclResult_t async = ncclSuccess;
+  enum gcb_status st =
+      NCCL_CHECK(c, err, ncclCommGetAsyncError(c->nccl, &async));
+  return st == GCB_OK ? nccl_check(c, err, async, "NCCL (asynchronous error)")
+                      : st;
+}
+
 const struct gcb_coll_ops gcb_coll_nccl = {
     .name = "nccl",
     .description = "NCCL collectives on device memory, one GPU per rank",
@@ -663,5 +682,7 @@ const struct gcb_coll_ops gcb_coll_nccl = {
     .download = nccl_download,
     .start = nccl_start,
     .wait = nccl_wait,
+    .istart = nccl_start,
+    .test = nccl_test,
     .version = nccl_version,
 };

@@ -49,6 +49,7 @@ struct gcb_coll_case {
   unsigned char *stage;
   size_t stage_elems;
   bool corrupt; /* test-only fault armed for the next check */
+  bool nonblocking; /* runs and checks start with istart() */
 };
 
 typedef void image_fn(const struct gcb_coll_case *k, size_t first, size_t n,
@@ -256,7 +257,8 @@ static struct gcb_coll_call call_at(const struct gcb_coll_case *k,
 static enum gcb_status start_next(struct gcb_coll_case *k,
                                   struct gcb_err *err) {
   struct gcb_coll_call call = call_at(k, (size_t)(k->iter++ % k->slots));
-  return k->ops->start(k->comm, &call, err);
+  return k->nonblocking ? k->ops->istart(k->comm, &call, err)
+                        : k->ops->start(k->comm, &call, err);
 }
 
 enum gcb_status gcb_coll_case_start(struct gcb_coll_case *k,
@@ -267,6 +269,29 @@ enum gcb_status gcb_coll_case_start(struct gcb_coll_case *k,
 enum gcb_status gcb_coll_case_wait(struct gcb_coll_case *k,
                                    struct gcb_err *err) {
   return k->ops->wait(k->comm, err);
+}
+
+enum gcb_status gcb_coll_case_istart(struct gcb_coll_case *k,
+                                     struct gcb_err *err) {
+  if (k->ops->istart == NULL)
+    return gcb_err_set(err, GCB_EUNSUPPORTED,
+                       "%s: no non-blocking form of %s", k->ops->name,
+                       k->call.desc->name);
+  return k->ops->istart(k->comm, &k->call, err);
+}
+
+enum gcb_status gcb_coll_case_test(struct gcb_coll_case *k, bool *done,
+                                   struct gcb_err *err) {
+  *done = false;
+  if (k->ops->test == NULL)
+    return gcb_err_set(err, GCB_EUNSUPPORTED, "%s: no non-blocking test",
+                       k->ops->name);
+  return k->ops->test(k->comm, done, err);
+}
+
+bool gcb_coll_case_use_istart(struct gcb_coll_case *k) {
+  k->nonblocking = k->ops->istart != NULL;
+  return k->nonblocking;
 }
 
 enum gcb_status gcb_coll_case_run(struct gcb_coll_case *k, int reps,

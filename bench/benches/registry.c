@@ -10,6 +10,7 @@ extern const struct gcb_bench gcb_bench_pcie;
 extern const struct gcb_bench gcb_bench_p2p;
 extern const struct gcb_bench gcb_bench_netmap;
 extern const struct gcb_bench gcb_bench_launch;
+extern const struct gcb_bench gcb_bench_pattern;
 extern const struct gcb_bench gcb_bench_null;
 
 const struct gcb_bench *const gcb_benches[] = {
@@ -20,6 +21,7 @@ const struct gcb_bench *const gcb_benches[] = {
     &gcb_bench_netmap,
     &gcb_bench_launch,
     &gcb_bench_coll,
+    &gcb_bench_pattern,
     &gcb_bench_null, /* hidden: tests the harness */
     NULL,
 };

@@ -26,7 +26,11 @@ struct profile {
 };
 
 static const struct profile profiles[] = {
-    {"default", "every benchmark with its own defaults", "", {{0}}},
+    {"default",
+     "every benchmark with its own defaults (pattern: the tiny model, a short "
+     "case)",
+     "",
+     {{"pattern", "--model tiny"}, {0}}},
     {"quick",
      "every benchmark at modest sizes: under two minutes on a 2-core machine",
      "--iters 5 --warmup 1",
@@ -34,6 +38,7 @@ static const struct profile profiles[] = {
       {"membw", "--kernel copy,triad"},
       {"coll", "--op allreduce,allgather,reducescatter,broadcast,alltoall,"
                "sendrecv,latency,barrier -b 8 -e 1M -f 16"},
+      {"pattern", "--model tiny --patterns dp,tp,pp,ep"},
       {0}}},
     {"acceptance",
      "what a hardware delivery must pass: every type, wide sweeps, "

@@ -333,6 +333,7 @@ static const struct {
     {"p2p-bandwidth", gcb__rule_p2p_bandwidth},
     {"network-link", gcb__rule_netmap},
     {"network-path", gcb__rule_netmap},
+    {"pattern", gcb__rule_pattern},
     {"placement-remote", gcb__rule_topo_placement},
     {"placement-partial", gcb__rule_topo_placement},
     {"placement-unbound", gcb__rule_topo_placement},

@@ -63,4 +63,8 @@ enum gcb_status gcb__rule_p2p_bandwidth(const struct gcb__rule_ctx *cx);
  * kind ("network-link", "network-path") says which. */
 enum gcb_status gcb__rule_netmap(const struct gcb__rule_ctx *cx);
 
+/* Training patterns (rules_pattern.c; docs/PATTERNS.md): stragglers,
+ * overlap, tensor-parallel placement, routing skew, pipeline bubble. */
+enum gcb_status gcb__rule_pattern(const struct gcb__rule_ctx *cx);
+
 #endif

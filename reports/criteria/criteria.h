@@ -30,7 +30,26 @@ struct gcb_metric {
   bool per_rank;    /* evaluated for each rank: failures name the rank */
   const char *unit; /* NULL: the case's unit */
   double (*value)(const json_t *c, const struct gcb_ranks *ranks, size_t i);
+  /* Optional, used instead of value when set: figures that join several
+   * cases of the document (the training patterns' parts), given its root
+   * and the index of the rank's per-rank entry. */
+  double (*value_in)(const json_t *root, const json_t *c, size_t i);
 };
+
+/* Training-pattern metrics (criteria_pattern.c): rows of gcb_metrics. */
+double gcb__m_pattern_overlap(const json_t *root, const json_t *c, size_t i);
+double gcb__m_pattern_exposed(const json_t *root, const json_t *c, size_t i);
+double gcb__m_pattern_comp_slowdown(const json_t *root, const json_t *c,
+                                    size_t i);
+double gcb__m_pattern_comm_slowdown(const json_t *root, const json_t *c,
+                                    size_t i);
+double gcb__m_pattern_bubble(const json_t *root, const json_t *c, size_t i);
+double gcb__m_pattern_imbalance(const json_t *root, const json_t *c, size_t i);
+double gcb__m_pattern_busy_imbalance(const json_t *root, const json_t *c,
+                                     size_t i);
+double gcb__m_pattern_skew_cost(const json_t *root, const json_t *c, size_t i);
+double gcb__m_pattern_placement_cost(const json_t *root, const json_t *c,
+                                     size_t i);
 
 /* The metrics, terminated by a NULL name. */
 extern const struct gcb_metric gcb_metrics[];

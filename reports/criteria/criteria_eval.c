@@ -98,26 +98,58 @@ static double m_figure(const json_t *c, const struct gcb_ranks *r, size_t i) {
  * and NAN never meets a bound: a busbw check on a gemm case fails loudly
  * rather than passing. */
 const struct gcb_metric gcb_metrics[] = {
-    {"median", "median over ranks of the figure", false, NULL, m_median},
-    {"mean", "mean over ranks of the figure", false, NULL, m_mean},
-    {"min", "lowest rank's figure", false, NULL, m_min},
-    {"max", "highest rank's figure", false, NULL, m_max},
+    {"median", "median over ranks of the figure", false, NULL, m_median, NULL},
+    {"mean", "mean over ranks of the figure", false, NULL, m_mean, NULL},
+    {"min", "lowest rank's figure", false, NULL, m_min, NULL},
+    {"max", "highest rank's figure", false, NULL, m_max, NULL},
     {"per_rank", "every rank's figure (failures name the rank)", true, NULL,
-     m_per_rank},
+     m_per_rank, NULL},
     {"imbalance_pct", "(max - mean) / max of per-rank times", false, "%",
-     m_imbalance},
-    {"cv_pct", "stdev / mean of the ranks' figures", false, "%", m_cv},
-    {"time_us", "every rank's median time per operation", true, "us",
-     m_time_us},
-    {"wrong", "wrong values, summed over ranks", false, "values", m_wrong},
-    {"busbw", "bus bandwidth (collectives, nccl-tests)", false, "GB/s",
-     m_busbw},
-    {"algbw", "algorithm bandwidth (collectives)", false, "GB/s", m_algbw},
+     m_imbalance, NULL},
+    {"cv_pct", "stdev / mean of the ranks' figures", false, "%", m_cv, NULL},
+    {"time_us", "every rank's median time per operation", true, "us", m_time_us,
+     NULL},
+    {"wrong", "wrong values, summed over ranks", false, "values", m_wrong,
+     NULL},
+    {"busbw", "bus bandwidth (collectives, nccl-tests)", false, "GB/s", m_busbw,
+     NULL},
+    {"algbw", "algorithm bandwidth (collectives)", false, "GB/s", m_algbw,
+     NULL},
     {"late_us", "mean lateness of the latest rank (collectives)", false, "us",
-     m_late_us},
+     m_late_us, NULL},
     {"figure", "a figure as another tool printed it (imported cases)", false,
-     NULL, m_figure},
-    {NULL, NULL, false, NULL, NULL},
+     NULL, m_figure, NULL},
+    /* Training patterns (docs/PATTERNS.md), on any part case of a
+     * pattern variant (NAN elsewhere). */
+    {"pattern_overlap_pct", "overlap efficiency per rank (pattern)", true, "%",
+     NULL, gcb__m_pattern_overlap},
+    {"pattern_exposed_pct",
+     "exposed communication share of the step per "
+     "rank (pattern)",
+     true, "%", NULL, gcb__m_pattern_exposed},
+    {"pattern_compute_slowdown_pct",
+     "compute slowed by communication, per "
+     "rank (pattern)",
+     true, "%", NULL, gcb__m_pattern_comp_slowdown},
+    {"pattern_comm_slowdown_pct",
+     "communication slowed by compute, per "
+     "rank (pattern)",
+     true, "%", NULL, gcb__m_pattern_comm_slowdown},
+    {"pattern_bubble_pct", "pipeline bubble per rank (pattern pp)", true, "%",
+     NULL, gcb__m_pattern_bubble},
+    {"pattern_imbalance_pct", "step imbalance (max - mean) / max (pattern)",
+     false, "%", NULL, gcb__m_pattern_imbalance},
+    {"pattern_compute_imbalance_pct",
+     "imbalance of compute within the step: "
+     "the straggler's margin (pattern)",
+     false, "%", NULL, gcb__m_pattern_busy_imbalance},
+    {"pattern_skew_cost_pct", "step slowdown under routing skew (pattern ep)",
+     false, "%", NULL, gcb__m_pattern_skew_cost},
+    {"pattern_placement_cost_pct",
+     "step slowdown of tp across nodes "
+     "(pattern tp, outer)",
+     false, "%", NULL, gcb__m_pattern_placement_cost},
+    {NULL, NULL, false, NULL, NULL, NULL},
 };
 
 static bool same_value(const json_t *want, const json_t *have) {
@@ -231,11 +263,13 @@ static enum gcb_status eval_bound(struct eval *ev, const struct gcb_bound *b) {
   struct gcb_ranks pr;
   gcb_ranks_of(ev->c, &pr);
   if (!b->metric->per_rank || pr.n == 0) {
-    double v = b->metric->value(ev->c, NULL, 0);
+    double v = b->metric->value_in ? b->metric->value_in(ev->root, ev->c, 0)
+                                   : b->metric->value(ev->c, NULL, 0);
     return meets(b, v) ? GCB_OK : miss(ev, b, v, -1);
   }
   for (size_t i = 0; i < pr.n; i++) {
-    double v = b->metric->value(ev->c, &pr, i);
+    double v = b->metric->value_in ? b->metric->value_in(ev->root, ev->c, i)
+                                   : b->metric->value(ev->c, &pr, i);
     enum gcb_status st =
         meets(b, v)
             ? GCB_OK
@@ -270,7 +304,8 @@ static bool measured_in(const struct gcb_criterion *k,
     gcb_ranks_of(c, &pr);
     const struct gcb_ranks *per = b->metric->per_rank && pr.n > 0 ? &pr : NULL;
     for (size_t r = 0; r < (per != NULL ? pr.n : 1); r++)
-      if (!isnan(b->metric->value(c, per, r)))
+      if (!isnan(b->metric->value_in ? b->metric->value_in(root, c, r)
+                                     : b->metric->value(c, per, r)))
         return true;
   }
   return false;

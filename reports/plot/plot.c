@@ -65,6 +65,7 @@ static const struct {
     {"bandwidth vs message size", gcb__plot_bandwidth},
     {"per-rank time of a collective", gcb__plot_rank_times},
     {"P2P heatmap", gcb__plot_p2p},
+    {"training-pattern breakdown", gcb__plot_patterns},
 };
 
 enum gcb_status gcb_plot_script(FILE *script, const struct gcb_doc *docs,

@@ -38,5 +38,8 @@ void gcb__plot_rank_times(struct gcb__plotter *p, const struct gcb_doc *docs,
                           size_t ndocs);
 void gcb__plot_p2p(struct gcb__plotter *p, const struct gcb_doc *docs,
                    size_t ndocs);
+/* Training patterns (plot_pattern.c): the step per rank, stacked. */
+void gcb__plot_patterns(struct gcb__plotter *p, const struct gcb_doc *docs,
+                        size_t ndocs);
 
 #endif

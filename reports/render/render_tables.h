@@ -96,6 +96,9 @@ void gcb__gpus_table(struct gcb__tb *b);
 void gcb__cases_table(struct gcb__tb *b);
 void gcb__imbalance_table(struct gcb__tb *b);
 void gcb__coll_tables(struct gcb__tb *b);
+/* Training patterns (render_tables_pattern.c): a summary and a table of
+ * the step per rank for each pattern variant. */
+void gcb__pattern_tables(struct gcb__tb *b);
 
 /* The network map's matrices and per-node table (render_tables_netmap.c). */
 void gcb__netmap_tables(struct gcb__tb *b);

@@ -1,0 +1,239 @@
+/*
+ * The pattern benchmark end to end on the host backend: every pattern
+ * under `mpiexec -n 2` with its collectives validated against exact
+ * expected values, the report's sections and findings, a delayed rank
+ * named as the straggler, a tensor-parallel group across (fake) nodes and
+ * the placement comparison, criteria on the pattern metrics, and bad
+ * options refused with one line. Runs are tiny (the tiny model, two or
+ * three iterations): the machine has two cores.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reports/document/results.h"
+#include "tests/e2e/run_gcbench.h"
+
+static void make_dir(void) {
+  gcb_test_dir_make("gcb-pattern");
+  unsetenv("GCB_NODE_MAP");
+  unsetenv("GCB_FAKE_NODES");
+}
+
+TestSuite(pattern, .init = make_dir, .fini = gcb_test_dir_remove,
+          .timeout = 300);
+
+static const char *param(json_t *c, const char *key) {
+  const char *s =
+      json_string_value(json_object_get(json_object_get(c, "params"), key));
+  return s ? s : "";
+}
+
+static json_t *column(json_t *c, const char *group, const char *field) {
+  return json_object_get(json_object_get(json_object_get(c, "per_rank"), group),
+                         field);
+}
+
+/* Runs gcbench report on doc into dir/out; returns its exit code. */
+static int report(const char *doc, const char *out, const char *criteria) {
+  const char *args[] = {"report",
+                        gcb_test_path(doc),
+                        "-o",
+                        gcb_test_path(out),
+                        criteria ? "--criteria" : NULL,
+                        criteria,
+                        NULL};
+  return gcb_test_gcbench(0, args);
+}
+
+/* The findings of kind `kind` in dir/out/findings.json naming `rank`
+ * (-1: any). */
+static int findings(const char *out, const char *kind, long rank) {
+  char name[128];
+  snprintf(name, sizeof name, "%s/findings.json", out);
+  char *text = gcb_test_slurp(name);
+  json_error_t e;
+  json_t *root = json_loads(text, 0, &e);
+  free(text);
+  cr_assert_not_null(root, "%s: %s", name, e.text);
+  int n = 0;
+  size_t i;
+  json_t *f;
+  json_array_foreach(json_object_get(root, "findings"), i, f) {
+    json_t *r = json_object_get(json_object_get(f, "location"), "rank");
+    n += strcmp(json_string_value(json_object_get(f, "kind")), kind) == 0 &&
+         (rank < 0 || (json_is_integer(r) && json_integer_value(r) == rank));
+  }
+  json_decref(root);
+  return n;
+}
+
+Test(pattern, every_pattern_runs_with_validated_collectives) {
+  const char *args[] = {"pattern", "--backend", "host",
+                        "-N",      "2",         "-w",
+                        "1",       "-o",        gcb_test_path("all.json"),
+                        NULL};
+  cr_assert_eq(gcb_test_run(2, args, 240, NULL), 0, "%s",
+               gcb_test_slurp("stderr"));
+  struct gcb_results *r = gcb_test_load("all.json");
+  json_t *cases = gcb_test_section(r, "cases");
+  /* dp, fsdp, tp, tp-sp, pp, ep uniform and skewed: 5 parts each. */
+  cr_assert_eq(json_array_size(cases), 35);
+  const char *seen[] = {"dp", "fsdp", "tp", "tp-sp", "pp", "ep"};
+  int count[6] = {0};
+  size_t i;
+  json_t *c;
+  json_array_foreach(cases, i, c) {
+    for (int k = 0; k < 6; k++)
+      count[k] += strcmp(param(c, "pattern"), seen[k]) == 0;
+    cr_expect_str_eq(param(c, "span"), "intra-node", "case %zu", i);
+    json_t *checked = column(c, "validation", "checked");
+    json_t *wrong = column(c, "validation", "wrong");
+    json_t *samples = column(c, "validation", "samples");
+    json_t *median = column(c, "time_s", "median");
+    cr_assert_eq(json_array_size(checked), 2, "case %zu", i);
+    for (size_t k = 0; k < 2; k++) {
+      cr_expect(json_is_true(json_array_get(checked, k)), "case %zu", i);
+      cr_expect_eq(json_integer_value(json_array_get(wrong, k)), 0);
+      cr_expect_gt(json_integer_value(json_array_get(samples, k)), 0);
+      cr_expect_gt(json_number_value(json_array_get(median, k)), 0);
+    }
+  }
+  for (int k = 0; k < 6; k++)
+    cr_expect_eq(count[k], k == 5 ? 10 : 5, "%s", seen[k]);
+  gcb_results_free(r);
+
+  cr_assert_lt(report("all.json", "rep", NULL), 2);
+  char *md = gcb_test_slurp("rep/report.md");
+  cr_expect_not_null(strstr(md, "## Training patterns"));
+  cr_expect_not_null(strstr(md, "## Pattern pp (groups inside a node)"));
+  cr_expect_not_null(strstr(md, "## Pattern ep skew 1"));
+  cr_expect_not_null(strstr(md, "step breakdown"));
+  free(md);
+}
+
+Test(pattern, a_delayed_rank_is_named_the_straggler) {
+  const char *args[] = {"pattern",
+                        "--backend",
+                        "host",
+                        "--patterns",
+                        "dp,tp",
+                        "--delay-rank",
+                        "1:60000",
+                        "-N",
+                        "3",
+                        "-w",
+                        "1",
+                        "-o",
+                        gcb_test_path("slow.json"),
+                        NULL};
+  cr_assert_eq(gcb_test_run(2, args, 240, NULL), 0, "%s",
+               gcb_test_slurp("stderr"));
+  /* In every pattern: fail level, report exit 1. */
+  cr_expect_eq(report("slow.json", "slowrep", NULL), 1);
+  cr_expect_eq(findings("slowrep", "pattern-straggler", 1), 1, "rank 1 named");
+  cr_expect_eq(findings("slowrep", "pattern-straggler", 0), 0);
+  char *md = gcb_test_slurp("slowrep/report.md");
+  cr_expect_not_null(strstr(md, "| 1 (straggler) |"), "the bar marks it");
+  free(md);
+}
+
+Test(pattern, tensor_parallel_across_nodes_is_found_and_compared) {
+  cr_assert_eq(setenv("GCB_FAKE_NODES", "2", 1), 0);
+  const char *args[] = {"pattern",
+                        "--backend",
+                        "host",
+                        "--patterns",
+                        "tp",
+                        "--tp",
+                        "2",
+                        "--tp-placement",
+                        "inner,outer",
+                        "-N",
+                        "2",
+                        "-w",
+                        "0",
+                        "-o",
+                        gcb_test_path("x.json"),
+                        NULL};
+  int rc = gcb_test_run(4, args, 280, NULL);
+  unsetenv("GCB_FAKE_NODES");
+  cr_assert_eq(rc, 0, "%s", gcb_test_slurp("stderr"));
+  struct gcb_results *r = gcb_test_load("x.json");
+  json_t *cases = gcb_test_section(r, "cases");
+  cr_assert_eq(json_array_size(cases), 10);
+  cr_expect_str_eq(param(json_array_get(cases, 0), "placement"), "inner");
+  cr_expect_str_eq(param(json_array_get(cases, 0), "span"), "intra-node");
+  cr_expect_str_eq(param(json_array_get(cases, 5), "placement"), "outer");
+  cr_expect_str_eq(param(json_array_get(cases, 5), "span"), "inter-node");
+  gcb_results_free(r);
+  cr_assert_lt(report("x.json", "xrep", NULL), 2);
+  cr_expect_eq(findings("xrep", "pattern-tp-placement", -1), 1);
+  char *md = gcb_test_slurp("xrep/report.md");
+  cr_expect_not_null(strstr(md, "| tp outer | inter-node |"));
+  free(md);
+}
+
+Test(pattern, criteria_bound_the_pattern_figures) {
+  const char *args[] = {"pattern",
+                        "--backend",
+                        "host",
+                        "--patterns",
+                        "pp",
+                        "-N",
+                        "2",
+                        "-w",
+                        "0",
+                        "-o",
+                        gcb_test_path("pp.json"),
+                        NULL};
+  cr_assert_eq(gcb_test_run(2, args, 240, NULL), 0, "%s",
+               gcb_test_slurp("stderr"));
+  FILE *f = fopen(gcb_test_path("pp-criteria.json"), "w");
+  cr_assert_not_null(f);
+  fputs("{\"schema\": \"gcbench.criteria/1\", \"checks\": ["
+        "{\"name\": \"bubble below 100%\", \"bench\": \"pattern\","
+        " \"params\": {\"pattern\": \"pp\", \"part\": \"step\"},"
+        " \"max\": {\"pattern_bubble_pct\": 100},"
+        " \"min\": {\"pattern_exposed_pct\": -1000}},"
+        "{\"name\": \"no bubble at all\", \"bench\": \"pattern\","
+        " \"params\": {\"pattern\": \"pp\", \"part\": \"step\"},"
+        " \"max\": {\"pattern_bubble_pct\": 0}}]}",
+        f);
+  fclose(f);
+  cr_expect_eq(report("pp.json", "pprep", gcb_test_path("pp-criteria.json")), 1,
+               "the impossible check fails");
+  char *junit = gcb_test_slurp("pprep/junit.xml");
+  cr_expect_not_null(strstr(junit, "no bubble at all"));
+  free(junit);
+  cr_expect_eq(findings("pprep", "criterion", -1), 2, "one per stage");
+}
+
+Test(pattern, bad_options_end_with_one_line) {
+  static const struct {
+    const char *opt, *value, *says;
+  } bad[] = {
+      {"--tp", "3", "--tp 3"},
+      {"--model", "nonesuch", "nonesuch"},
+      {"--delay-rank", "5:10", "--delay-rank '5:10'"},
+      {"--order", "tp,tp,pp", "--order"},
+      {"--dtype", "int3", "int3"},
+      /* 1.4 TB of buffers: refused before anything is allocated. */
+      {"--model", "gpt3-175b", "pattern dp of model gpt3-175b"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    const char *args[] = {"pattern",
+                          "--backend",
+                          "host",
+                          bad[i].opt,
+                          bad[i].value,
+                          "-o",
+                          gcb_test_path("bad.json"),
+                          NULL};
+    cr_expect_eq(gcb_test_run(2, args, 60, NULL), 2, "%s", bad[i].opt);
+    char *err = gcb_test_slurp("stderr");
+    cr_expect_not_null(strstr(err, bad[i].says), "%s: %s", bad[i].opt, err);
+    free(err);
+  }
+}
