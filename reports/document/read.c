@@ -119,8 +119,8 @@ static enum gcb_status too_large(const char *name, size_t len, size_t entries,
 static enum gcb_status load(const char *text, size_t len, const char *name,
                             json_t **root, struct gcb_err *err) {
   size_t entries = 0;
-  bool fast =
-      len <= GCB_RESULTS_MAX_BYTES && gcb__read_fast(text, len, root, &entries);
+  bool fast = len <= GCB_RESULTS_MAX_BYTES &&
+              gcb__read_fast(text, len, size_fits, root, &entries);
   if (!size_fits(len, entries)) {
     json_decref(*root);
     *root = NULL;

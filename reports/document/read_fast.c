@@ -472,7 +472,8 @@ static bool put_back(json_t *root, struct spans *s) {
   return true;
 }
 
-bool gcb__read_fast(const char *text, size_t len, json_t **root,
+bool gcb__read_fast(const char *text, size_t len,
+                    bool (*fits)(size_t len, size_t entries), json_t **root,
                     size_t *entries) {
   *root = NULL;
   *entries = 0;
@@ -483,7 +484,7 @@ bool gcb__read_fast(const char *text, size_t len, json_t **root,
   bool taken = false;
   for (size_t i = 0; i < s.n; i++)
     *entries += json_array_size(json_object_get(s.items[i].value, "rank"));
-  if (!l.bad && l.p == l.end && s.n > 0) {
+  if (!l.bad && l.p == l.end && s.n > 0 && fits(len, *entries)) {
     struct feed f = {.text = text, .len = len, .s = &s};
     json_error_t je;
     *root = json_load_callback(feed_more, &f,

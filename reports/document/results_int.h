@@ -44,10 +44,11 @@ struct gcb_results *gcb__results_wrap(json_t *root);
  * jansson. true with *root the tree json_loadb would build; false (*root
  * NULL) when it gives up, for any reason, and the caller parses the text
  * with json_loadb, which words the problem. *entries: the per-rank
- * entries (ranks × cases) its scan found, 0 when it found none or gave
- * up in the scan.
+ * entries (ranks × cases) its scan of the columns found; jansson is not
+ * started when fits(len, *entries) says the text is too large for them.
  */
-bool gcb__read_fast(const char *text, size_t len, json_t **root,
+bool gcb__read_fast(const char *text, size_t len,
+                    bool (*fits)(size_t len, size_t entries), json_t **root,
                     size_t *entries);
 
 /* Frees the writer's cache; NULL is a no-op (write.c). */
