@@ -8,19 +8,29 @@
 #ifndef GCB_BENCH_H
 #define GCB_BENCH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
-#include "common/status.h"
-#include "bench/run/context.h"
-#include "kernels/backend.h"
 #include "bench/cli/options.h"
+#include "bench/run/context.h"
+#include "common/status.h"
+#include "kernels/backend.h"
 #include "reports/reports.h"
 
+/* The iterations of one case: what the harness asks for (--iters,
+ * --warmup, or a benchmark's alias of them), and what a measure hook
+ * reports it timed. */
+struct gcb_timing {
+  long iters;  /* timed iterations asked for */
+  long warmup; /* untimed iterations before them */
+  long timed;  /* out: iterations timed (the hook's seconds.n) */
+};
+
 struct gcb_bench {
-  const char *name;      /* command-line name = file name = descriptor suffix */
-  const char *summary;   /* one line for `gcbench --help` */
-  const struct gcb_option *options;  /* own options, {0}-terminated */
-  size_t opts_size;      /* size of the struct the options fill */
+  const char *name;    /* command-line name = file name = descriptor suffix */
+  const char *summary; /* one line for `gcbench --help` */
+  const struct gcb_option *options; /* own options, {0}-terminated */
+  size_t opts_size;                 /* size of the struct the options fill */
 
   /*
    * Optional: checks the options as a whole before the run begins (before
@@ -58,14 +68,19 @@ struct gcb_bench {
 
   /*
    * Optional: times the prepared operation itself and fills out's time_s,
-   * seconds and late (aggregated loops, arrival skew). NULL: the harness
-   * warms up, then times `iters` single runs and takes their median.
+   * seconds and late (aggregated loops, arrival skew), and t->timed with
+   * the number of iterations it timed (what out->seconds counts): the
+   * record and the live table say that number. NULL: the harness warms
+   * up, then times t->iters single runs and takes their median.
    * Collective.
    */
-  enum gcb_status (*measure)(struct gcb_ctx *ctx, const void *opts,
-                             void *state, struct gcb_op *op, long iters,
-                             long warmup, struct gcb_rank_result *out,
-                             struct gcb_err *err);
+  enum gcb_status (*measure)(struct gcb_ctx *ctx, const void *opts, void *state,
+                             struct gcb_op *op, struct gcb_timing *t,
+                             struct gcb_rank_result *out, struct gcb_err *err);
+
+  /* Left out of `list`, the usage text and `suite`: the null benchmark,
+   * there to test the harness, runs only when named. */
+  bool hidden;
 };
 
 /* Every benchmark, NULL-terminated, in suite order. */

@@ -38,6 +38,7 @@
 
 #include "collectives/comm.h"
 #include "collectives/data.h"
+#include "common/mpi_err.h"
 
 #define GCB_NCCL_HAS(a, b, c) (NCCL_VERSION_CODE >= NCCL_VERSION(a, b, c))
 
@@ -166,12 +167,8 @@ static enum gcb_status share_id(const struct gcb_coll_env *env,
   if (env->rank == 0)
     msg.status = (int)ncclGetUniqueId(&msg.id);
   int rc = MPI_Bcast(&msg, (int)sizeof msg, MPI_BYTE, 0, env->comm);
-  if (rc != MPI_SUCCESS) {
-    char text[MPI_MAX_ERROR_STRING] = "";
-    int len = 0;
-    (void)MPI_Error_string(rc, text, &len);
-    return gcb_err_set(err, GCB_EMPI, "MPI_Bcast of the NCCL id: %s", text);
-  }
+  if (rc != MPI_SUCCESS)
+    return gcb_mpi_err(err, rc, "MPI_Bcast of the NCCL id");
   if (msg.status != ncclSuccess)
     return gcb_err_set(err, GCB_ENCCL, "ncclGetUniqueId on rank 0: %s",
                        ncclGetErrorString((ncclResult_t)msg.status));

@@ -96,19 +96,18 @@ static bool is_control(const unsigned char *p, size_t k) {
          (k == 2 && p[0] == 0xC2 && p[1] < 0xA0);
 }
 
-/* Copies text into out (size GCB_ERRMSG_MAX) as one line of valid UTF-8:
- * control characters and bytes that are not UTF-8 become \xNN, one per
- * byte. The result is cut at a character, never inside one or an escape. */
-static void shown(char *out, const char *text) {
+void gcb_text_shown(char *out, size_t len, const char *text) {
   size_t n = 0;
+  if (len == 0)
+    return;
   for (const unsigned char *p = (const unsigned char *)text; *p;) {
     size_t k = gcb_utf8_length((const char *)p);
     bool escape = k == 0 || is_control(p, k);
     k = k ? k : 1; /* a bad byte is escaped alone */
-    if (n + (escape ? 4 * k : k) >= GCB_ERRMSG_MAX)
+    if (n + (escape ? 4 * k : k) >= len)
       break;
     for (size_t i = 0; escape && i < k; i++)
-      n += (size_t)snprintf(out + n, GCB_ERRMSG_MAX - n, "\\x%02x", p[i]);
+      n += (size_t)snprintf(out + n, len - n, "\\x%02x", p[i]);
     if (!escape) {
       memcpy(out + n, p, k);
       n += k;
@@ -131,7 +130,7 @@ enum gcb_status gcb_err_set(struct gcb_err *err, enum gcb_status code,
   vsnprintf(text, sizeof text, fmt, ap);
   va_end(ap);
   err->code = code;
-  shown(err->msg, text);
+  gcb_text_shown(err->msg, sizeof err->msg, text);
   return code;
 }
 
@@ -143,11 +142,11 @@ void gcb_err_prefix(struct gcb_err *err, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(prefix, sizeof prefix, fmt, ap);
   va_end(ap);
-  /* Room for both halves; shown() cuts the result to the message size.
+  /* Room for both halves; gcb_text_shown() cuts the result to size.
    * The old message is shown already, and showing is idempotent. */
   char joined[2 * GCB_ERRMSG_MAX + 2];
   snprintf(joined, sizeof joined, "%s: %s", prefix, err->msg);
-  shown(err->msg, joined);
+  gcb_text_shown(err->msg, sizeof err->msg, joined);
 }
 
 void gcb_err_clear(struct gcb_err *err) {

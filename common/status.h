@@ -73,6 +73,15 @@ enum gcb_status gcb_err_set(struct gcb_err *err, enum gcb_status code,
 void gcb_err_prefix(struct gcb_err *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/*
+ * The one escaping path for text a person reads (messages, the live table,
+ * the watchdog's lines): text copied into out (len bytes) as one line of
+ * valid UTF-8, control characters (C0, DEL, C1) and bytes that are not
+ * UTF-8 written as \xNN, one per byte; cut at a character, never inside
+ * one or an escape. gcb_err_set shows its messages this way.
+ */
+void gcb_text_shown(char *out, size_t len, const char *text);
+
 /* Clears err to GCB_OK with an empty message. */
 void gcb_err_clear(struct gcb_err *err);
 

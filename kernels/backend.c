@@ -55,13 +55,15 @@ void gcb_op_release(struct gcb_op *op) {
 extern const struct gcb_backend_ops gcb_backend_cuda;
 #endif
 extern const struct gcb_backend_ops gcb_backend_host;
+extern const struct gcb_backend_ops gcb_backend_null;
 
 /* In order of preference for "auto". */
 const struct gcb_backend_ops *const gcb_backends[] = {
 #if GCB_HAVE_CUDA
     &gcb_backend_cuda,
 #endif
-    &gcb_backend_host,
+    &gcb_backend_null, /* hidden: by name only, never "auto" */
+    &gcb_backend_host, /* last: what "auto" falls back to */
     NULL,
 };
 
@@ -110,6 +112,8 @@ static enum gcb_status select_auto(const struct gcb_backend_ops **out,
     const struct gcb_backend_ops *b = gcb_backends[i];
     char reason[160] = "";
     char line[200];
+    if (b->hidden)
+      continue;
     if (b->usable(reason, sizeof reason)) {
       *out = b;
       set_why(why, why_len, "auto", b->name,
@@ -125,7 +129,8 @@ static enum gcb_status select_auto(const struct gcb_backend_ops **out,
 static enum gcb_status unknown_backend(const char *name, struct gcb_err *err) {
   char names[128] = "";
   for (size_t i = 0; gcb_backends[i] != NULL; i++)
-    append(names, sizeof names, ", ", gcb_backends[i]->name);
+    if (!gcb_backends[i]->hidden)
+      append(names, sizeof names, ", ", gcb_backends[i]->name);
   if (unbuilt[0] != '\0' && strcmp(name, unbuilt) == 0)
     return gcb_err_set(err, GCB_EUSAGE, "backend '%s' is %s (available: %s)",
                        name, UNBUILT_WHY, names);

@@ -257,6 +257,7 @@ struct gcb_backend_ops {
   const char *name;
   const char *description;
   uint64_t gemm_default_dim;   /* default m = n = k on this backend */
+  bool hidden;                 /* never picked by "auto" nor listed (null) */
 
   /* Whether this backend can run here; false with a one-line reason. */
   bool (*usable)(char *why, size_t why_len);

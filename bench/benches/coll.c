@@ -6,12 +6,14 @@
  * from the collectives table; this file only sweeps and describes cases.
  */
 #include <errno.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench/benches/coll.h"
+#include "common/mpi_err.h"
 
 /* Names of the collectives table's rows, in order (checked by a test). */
 static const char *const coll_op_names[] = {
@@ -47,8 +49,8 @@ static const struct gcb_option coll_options[] = {
     {"stepbytes", 'i', GCB_OPT_SIZE, OPT(stepbytes), NULL, "BYTES",
      "add BYTES between cases instead of multiplying (not with -f)", NULL, 1,
      0},
-    {"iterations", 'n', GCB_OPT_INT, OPT(iters), NULL, "N",
-     "timed iterations (as nccl-tests -n; default: --iters)", NULL, 0, 1e9},
+    GCB_OPT_ALIAS_ROW("iterations", 'n', "iters",
+                      "timed iterations, as nccl-tests -n"),
     {"datatype", 'd', GCB_OPT_SET, OPT(dtypes), "float", "LIST",
      "element types", coll_dtype_names, 0, 0},
     {"redop", 'r', GCB_OPT_SET, OPT(redops), "sum", "LIST",
@@ -207,10 +209,13 @@ static enum gcb_status parse_delay(const char *text, int size, int *rank_out,
   errno = 0;
   long rank = strtol(text, &end, 10);
   double us = *end == ':' ? strtod(end + 1, &end) : -1;
-  if (errno || *end != '\0' || rank < 0 || rank >= size || us < 0 || us > 1e7)
+  /* nan and inf pass no comparison: refused by name, never cast. */
+  if (errno || *end != '\0' || rank < 0 || rank >= size || !isfinite(us) ||
+      us < 0 || us > 1e7)
     return gcb_err_set(err, GCB_EUSAGE,
                        "--delay-rank '%s': expected RANK:MICROSECONDS with "
-                       "0 <= RANK < %d",
+                       "0 <= RANK < %d and 0 <= MICROSECONDS <= 10000000 "
+                       "(10 s)",
                        text, size);
   *rank_out = (int)rank;
   *seconds = us * 1e-6;
@@ -258,14 +263,6 @@ static void coll_close(void *state) {
   free(s);
 }
 
-static enum gcb_status mpi_failed(struct gcb_err *err, const char *call,
-                                  int rc) {
-  char text[MPI_MAX_ERROR_STRING] = "";
-  int len = 0;
-  (void)MPI_Error_string(rc, text, &len);
-  return gcb_err_set(err, GCB_EMPI, "%s: %s", call, text);
-}
-
 /* The MPI communicator of a split: every rank, the node's ranks, or the
  * ranks with the same local rank on every node (made here). Collective. */
 static enum gcb_status split_comm(struct gcb_ctx *ctx, enum coll_split split,
@@ -277,7 +274,7 @@ static enum gcb_status split_comm(struct gcb_ctx *ctx, enum coll_split split,
     return GCB_OK;
   int rc = MPI_Comm_split(ctx->world, ctx->local_rank, ctx->rank, &c->owned);
   *out = c->owned;
-  return rc == MPI_SUCCESS ? GCB_OK : mpi_failed(err, "MPI_Comm_split", rc);
+  return rc == MPI_SUCCESS ? GCB_OK : gcb_mpi_err(err, rc, "MPI_Comm_split");
 }
 
 /* Why a split's communicators are not worth measuring, or "" when they
@@ -317,7 +314,7 @@ static enum gcb_status open_split(struct gcb_ctx *ctx, struct coll_state *s,
   if (rc == MPI_SUCCESS)
     rc = MPI_Allreduce(sizes, range, 2, MPI_INT, MPI_MAX, ctx->world);
   if (rc != MPI_SUCCESS)
-    return mpi_failed(err, "sizes of the split communicators", rc);
+    return gcb_mpi_err(err, rc, "sizes of the split communicators");
   split_skip(split, -range[0], range[1], c->skip, sizeof c->skip);
   return c->skip[0] ? GCB_OK : s->ops->open(&c->env, &c->comm, err);
 }
@@ -428,10 +425,26 @@ static enum gcb_status coll_open(struct gcb_ctx *ctx, const void *opts,
   return st;
 }
 
+/* The size and count as nccl-tests prints them, once rounded to the
+ * communicator's ranks (S of algbw = S/t); the requested ones where the
+ * operation cannot be laid out on these ranks (the case is then skipped,
+ * named by what was asked). */
+static struct gcb_coll_counts case_counts(const struct coll_spec *sp,
+                                          const struct gcb_coll_env *env,
+                                          int root) {
+  struct gcb_coll_counts c;
+  size_t count = sp->bytes / gcb_coll_dtype_size(sp->dtype);
+  if (env->size < 1 || !gcb_coll_desc_counts(sp->desc, count, sp->dtype,
+                                             env->rank, env->size, root, &c))
+    c = (struct gcb_coll_counts){.bytes = sp->bytes, .param = count};
+  return c;
+}
+
 /* Names the case: the label, then the parameters that identify it (split
  * last but one and the communicator size last: the params array is
  * small). */
 static void describe(const struct coll_spec *sp, int nranks, int root,
+                     const struct gcb_coll_counts *counts,
                      struct gcb_record *rec) {
   const char *redop = sp->redop >= 0 ? gcb_coll_redop_name(sp->redop) : "none";
   const char *split = coll_split_names[sp->split];
@@ -443,9 +456,8 @@ static void describe(const struct coll_spec *sp, int nranks, int root,
            sp->split != COLL_SPLIT_NONE ? " split " : "",
            sp->split != COLL_SPLIT_NONE ? split : "");
   gcb_record_param_str(rec, "op", sp->desc->name);
-  gcb_record_param_size(rec, "size", (int64_t)sp->bytes);
-  gcb_record_param_int(rec, "count",
-                       (int64_t)(sp->bytes / gcb_coll_dtype_size(sp->dtype)));
+  gcb_record_param_size(rec, "size", (int64_t)counts->bytes);
+  gcb_record_param_int(rec, "count", (int64_t)counts->param);
   gcb_record_param_str(rec, "type", gcb_coll_dtype_name(sp->dtype));
   gcb_record_param_str(rec, "redop", redop);
   gcb_record_param_int(rec, "root", sp->desc->rooted ? root : -1);
@@ -453,24 +465,12 @@ static void describe(const struct coll_spec *sp, int nranks, int root,
   gcb_record_param_str(rec, "split", split);
   gcb_record_param_int(rec, "comm_size", nranks);
   rec->layout = GCB_LAYOUT_COLLECTIVE;
-  rec->work_per_op = (double)sp->bytes;
+  rec->work_per_op = (double)counts->bytes;
   rec->figure = (struct gcb_figure_spec){
       .unit = "GB/s",
       .scale = 1e9,
       .counted = "algbw = S/t with S as nccl-tests counts it",
       .bus_factor = sp->desc->bus_factor(nranks)};
-}
-
-/* S and the count as nccl-tests prints them, once rounded to the ranks. */
-static void show_counts(struct gcb_record *rec,
-                        const struct gcb_coll_counts *counts) {
-  rec->work_per_op = (double)counts->bytes;
-  for (int i = 0; i < rec->nparams; i++) {
-    if (strcmp(rec->params[i].key, "size") == 0)
-      rec->params[i].i = (int64_t)counts->bytes;
-    if (strcmp(rec->params[i].key, "count") == 0)
-      rec->params[i].i = (int64_t)counts->param;
-  }
 }
 
 static enum gcb_status coll_run(void *state, int reps, double *seconds,
@@ -511,7 +511,8 @@ static enum gcb_status coll_setup(struct gcb_ctx *ctx, const void *opts,
   if (!nth_case(o, s->splits, index, &sp))
     return gcb_err_set(err, GCB_EINTERNAL, "coll: no case %d", index);
   struct coll_comm *cc = &s->split[sp.split];
-  describe(&sp, cc->env.size, (int)o->root, rec);
+  struct gcb_coll_counts counts = case_counts(&sp, &cc->env, (int)o->root);
+  describe(&sp, cc->env.size, (int)o->root, &counts, rec);
   if (cc->skip[0])
     return gcb_err_set(err, GCB_EUNSUPPORTED, "%s", cc->skip);
   if (sp.desc->rooted && o->root >= cc->env.size)
@@ -538,11 +539,7 @@ static enum gcb_status coll_setup(struct gcb_ctx *ctx, const void *opts,
   c->time_scale = sp.desc->time_scale > 0 ? sp.desc->time_scale : 1;
   c->check = o->check != 0;
   c->corrupt = o->corrupt_rank == ctx->rank;
-  enum gcb_status st =
-      gcb_coll_case_new(s->ops, cc->comm, &cc->env, &shape, &c->k, err);
-  if (st == GCB_OK)
-    show_counts(rec, gcb_coll_case_counts(c->k));
-  return st;
+  return gcb_coll_case_new(s->ops, cc->comm, &cc->env, &shape, &c->k, err);
 }
 
 const struct gcb_bench gcb_bench_coll = {

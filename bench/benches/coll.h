@@ -16,7 +16,6 @@ struct coll_opts {
   uint32_t ops; /* bit set over coll_op_names */
   uint64_t minbytes, maxbytes, stepbytes;
   double stepfactor;
-  long iters;      /* -n: overrides --iters when > 0 */
   uint32_t dtypes; /* bit set over enum gcb_coll_dtype */
   uint32_t redops; /* bit set over enum gcb_coll_redop */
   long root;
@@ -74,8 +73,9 @@ enum gcb_status gcb__coll_clock_offset(struct gcb_ctx *ctx, double *offset);
 
 /* The coll benchmark's measure hook (see struct gcb_bench). */
 enum gcb_status gcb__coll_measure(struct gcb_ctx *ctx, const void *opts,
-                                  void *state, struct gcb_op *op, long iters,
-                                  long warmup, struct gcb_rank_result *out,
+                                  void *state, struct gcb_op *op,
+                                  struct gcb_timing *t,
+                                  struct gcb_rank_result *out,
                                   struct gcb_err *err);
 
 #endif

@@ -134,8 +134,8 @@ static enum gcb_status discover(const struct gcb_ctx *ctx, struct node_gpus *g,
 
 /* The copy's buffer pair (2 x --size, on each GPU) fits the GPU's free
  * memory. */
-static enum gcb_status p2p_validate(const struct gcb_ctx *ctx,
-                                    const void *opts, struct gcb_err *err) {
+static enum gcb_status p2p_validate(const struct gcb_ctx *ctx, const void *opts,
+                                    struct gcb_err *err) {
   const struct p2p_opts *o = opts;
   if (ctx->backend_ops->p2p == NULL || ctx->backend_ops->fits == NULL)
     return GCB_OK;
@@ -401,13 +401,15 @@ static void measure_here(struct gcb_ctx *ctx, struct p2p_case *c, long iters,
 }
 
 static enum gcb_status p2p_measure(struct gcb_ctx *ctx, const void *opts,
-                                   void *state, struct gcb_op *op, long iters,
-                                   long warmup, struct gcb_rank_result *out,
+                                   void *state, struct gcb_op *op,
+                                   struct gcb_timing *t,
+                                   struct gcb_rank_result *out,
                                    struct gcb_err *err) {
   (void)opts, (void)state;
   struct p2p_case *c = op->state;
+  t->timed = t->iters;
   if (c->measures)
-    measure_here(ctx, c, iters, warmup, err);
+    measure_here(ctx, c, t->iters, t->warmup, err);
   if (c->root >= 0 && MPI_Bcast(&c->out, (int)sizeof c->out, MPI_BYTE, c->root,
                                 ctx->node) != MPI_SUCCESS)
     return gcb_err_set(err, GCB_EMPI, "p2p: MPI_Bcast of a result failed");

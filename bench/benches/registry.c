@@ -9,6 +9,7 @@ extern const struct gcb_bench gcb_bench_coll;
 extern const struct gcb_bench gcb_bench_pcie;
 extern const struct gcb_bench gcb_bench_p2p;
 extern const struct gcb_bench gcb_bench_launch;
+extern const struct gcb_bench gcb_bench_null;
 
 const struct gcb_bench *const gcb_benches[] = {
     &gcb_bench_gemm,
@@ -17,6 +18,7 @@ const struct gcb_bench *const gcb_benches[] = {
     &gcb_bench_p2p,
     &gcb_bench_launch,
     &gcb_bench_coll,
+    &gcb_bench_null, /* hidden: tests the harness */
     NULL,
 };
 

@@ -18,10 +18,10 @@
 struct profile {
   const char *name;
   const char *summary;
-  const char *run_args;     /* run options, before the user's */
+  const char *run_args; /* run options, before the user's */
   struct {
     const char *bench;
-    const char *args;       /* that benchmark's options */
+    const char *args; /* that benchmark's options */
   } benches[8];
 };
 
@@ -43,7 +43,8 @@ static const struct profile profiles[] = {
       {"membw", "--kernel all"},
       {"coll", "--op all -b 8 -e 256M -f 4 -c 1"},
       {0}}},
-    {"full", "everything: every type and operator, dense sweeps",
+    {"full",
+     "everything: every type and operator, dense sweeps",
      "--iters 50 --warmup 5",
      {{"gemm", "--dtype all"},
       {"membw", "--kernel all"},
@@ -156,16 +157,21 @@ int gcb__suite_command(int argc, char **argv, int rank) {
     usage(rank, groups);
     return 0;
   }
-  size_t n = 0;
-  while (gcb_benches[n])
-    n++;
-  void **opts = calloc(n + 1, sizeof *opts);
-  struct gcb_option_group *bgroups = calloc(n + 1, sizeof *bgroups);
-  int code = opts && bgroups ? 0 : 3;
+  /* Every benchmark but the hidden ones (null), in registry order. */
+  size_t n = 0, all = 0;
+  while (gcb_benches[all])
+    all++;
+  const struct gcb_bench **benches = calloc(all + 1, sizeof *benches);
+  void **opts = calloc(all + 1, sizeof *opts);
+  struct gcb_option_group *bgroups = calloc(all + 1, sizeof *bgroups);
+  int code = benches && opts && bgroups ? 0 : 3;
+  for (size_t i = 0; code == 0 && i < all; i++)
+    if (!gcb_benches[i]->hidden)
+      benches[n++] = gcb_benches[i];
   for (size_t i = 0; code == 0 && i < n; i++) {
-    opts[i] = calloc(1, gcb_benches[i]->opts_size);
-    bgroups[i] = (struct gcb_option_group){gcb_benches[i]->name,
-                                           gcb_benches[i]->options, opts[i]};
+    opts[i] = calloc(1, benches[i]->opts_size);
+    bgroups[i] = (struct gcb_option_group){benches[i]->name,
+                                           benches[i]->options, opts[i]};
     if (opts[i] == NULL)
       code = 3;
     else if (bench_from_profile(&profiles[pi], &bgroups[i], &err) != GCB_OK)
@@ -174,9 +180,9 @@ int gcb__suite_command(int argc, char **argv, int rank) {
   if (code == 0) {
     json_t *echo = gcb_options_to_json(groups, 2);
     for (size_t i = 0; echo && i < n; i++)
-      json_object_set_new(echo, gcb_benches[i]->name,
+      json_object_set_new(echo, benches[i]->name,
                           gcb_options_to_json(&bgroups[i], 1));
-    code = gcb__run("suite", argc, argv, &ro, gcb_benches, opts, echo);
+    code = gcb__run("suite", argc, argv, &ro, benches, opts, echo);
   } else {
     gcb__print_error(rank, code == 2 ? err.msg : "out of memory");
   }
@@ -184,6 +190,7 @@ int gcb__suite_command(int argc, char **argv, int rank) {
     free(opts[i]);
   free(opts);
   free(bgroups);
+  free(benches);
   return code;
 }
 

@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "bench/bench.h"
-#include "bench/run/harness.h"
 #include "bench/cli/report_command.h"
 #include "bench/cli/topo_command.h"
+#include "bench/run/harness.h"
 
 #define MAX_GROUPS 4
 
@@ -37,8 +37,9 @@ static void print_totals(const struct gcb_harness *h) {
 
 /* Context, backend, header, the benchmarks, footer: one run. */
 int gcb__run(const char *command, int argc, char **argv,
-               const struct gcb_run_opts *ro, const struct gcb_bench *const *benches,
-               void *const *bench_opts, json_t *options) {
+             const struct gcb_run_opts *ro,
+             const struct gcb_bench *const *benches, void *const *bench_opts,
+             json_t *options) {
   struct gcb_ctx ctx;
   struct gcb_harness h = {0};
   enum gcb_status st = gcb_context_init(&ctx);
@@ -104,7 +105,7 @@ static int bench_command(const struct gcb_bench *b, int argc, char **argv,
     const struct gcb_bench *benches[] = {b, NULL};
     void *opts[] = {bo, NULL};
     code = gcb__run(b->name, argc, argv, &ro, benches, opts,
-               gcb_options_to_json(groups, 2));
+                    gcb_options_to_json(groups, 2));
   }
   free(bo);
   return code;
@@ -117,10 +118,13 @@ static int list_command(int argc, char **argv, int rank) {
     return 0;
   printf("benchmarks:\n");
   for (const struct gcb_bench *const *b = gcb_benches; *b; b++)
-    printf("  %-10s %s\n", (*b)->name, (*b)->summary);
+    if (!(*b)->hidden)
+      printf("  %-10s %s\n", (*b)->name, (*b)->summary);
   printf("backends:\n");
   for (const struct gcb_backend_ops *const *b = gcb_backends; *b; b++) {
     char why[160] = "";
+    if ((*b)->hidden)
+      continue;
     bool ok = (*b)->usable(why, sizeof why);
     printf("  %-10s %s (%s%s)\n", (*b)->name, (*b)->description,
            ok ? "usable here" : "not usable here: ", ok ? "" : why);
@@ -143,8 +147,9 @@ static const struct gcb_command commands[] = {
      gcb__report_command},
     {"compare", "compare a run with a baseline (noise-aware)",
      gcb__compare_command},
-    {"topo", "GPUs, NICs and the paths between them (nvidia-smi topo -m "
-             "style)",
+    {"topo",
+     "GPUs, NICs and the paths between them (nvidia-smi topo -m "
+     "style)",
      gcb__topo_command},
     {"list", "list benchmarks and backends", list_command},
     {"version", "print the version", version_command},
@@ -152,11 +157,11 @@ static const struct gcb_command commands[] = {
 };
 
 void gcb_command_usage(FILE *out) {
-  fprintf(out,
-          "usage: mpiexec -n N gcbench <command> [options]\n"
-          "       gcbench <command> --help\n\ncommands:\n");
+  fprintf(out, "usage: mpiexec -n N gcbench <command> [options]\n"
+               "       gcbench <command> --help\n\ncommands:\n");
   for (const struct gcb_bench *const *b = gcb_benches; *b; b++)
-    fprintf(out, "  %-10s %s\n", (*b)->name, (*b)->summary);
+    if (!(*b)->hidden)
+      fprintf(out, "  %-10s %s\n", (*b)->name, (*b)->summary);
   for (const struct gcb_command *c = commands; c->name; c++)
     fprintf(out, "  %-10s %s\n", c->name, c->summary);
   fprintf(out, "\nexit codes: 0 pass, 1 wrong results, 2 bad usage or input, "
@@ -165,8 +170,8 @@ void gcb_command_usage(FILE *out) {
 }
 
 int gcb_command_dispatch(int argc, char **argv, int rank) {
-  if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 ||
-      strcmp(argv[1], "help") == 0) {
+  if (argc < 2 || strcmp(argv[1], "-h") == 0 ||
+      strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0) {
     if (rank == 0)
       gcb_command_usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
@@ -178,7 +183,8 @@ int gcb_command_dispatch(int argc, char **argv, int rank) {
     if (strcmp(c->name, argv[1]) == 0)
       return c->run(argc - 1, argv + 1, rank);
   if (rank == 0)
-    fprintf(stderr, "gcbench: error: unknown command '%s' (see gcbench --help)\n",
+    fprintf(stderr,
+            "gcbench: error: unknown command '%s' (see gcbench --help)\n",
             argv[1]);
   return 2;
 }

@@ -206,6 +206,7 @@ static enum gcb_status parse_value(const struct gcb_option_group *g,
   case GCB_OPT_SET:
     return parse_set(o, text, (uint32_t *)dst, err);
   case GCB_OPT_GIVEN:
+  case GCB_OPT_ALIAS:
     break;
   }
   return GCB_OK;
@@ -261,6 +262,8 @@ static size_t value_size(enum gcb_opt_type type) {
     return sizeof(uint32_t);
   case GCB_OPT_GIVEN:
     return sizeof(uint64_t);
+  case GCB_OPT_ALIAS:
+    return 0;
   }
   return 0;
 }
@@ -270,8 +273,9 @@ enum gcb_status gcb_options_defaults(const struct gcb_option_group *groups,
   for (size_t g = 0; g < ngroups; g++)
     for (const struct gcb_option *o = groups[g].options; o->name; o++) {
       memset(field(&groups[g], o), 0, value_size(o->type));
-      enum gcb_status st =
-          o->def ? parse_value(&groups[g], o, o->def, err) : GCB_OK;
+      enum gcb_status st = o->def && o->type != GCB_OPT_ALIAS
+                               ? parse_value(&groups[g], o, o->def, err)
+                               : GCB_OK;
       if (st != GCB_OK) {
         gcb_err_prefix(err, "default of --%s", o->name);
         return GCB_EINTERNAL;
@@ -284,8 +288,22 @@ enum gcb_status gcb_options_defaults(const struct gcb_option_group *groups,
 
 struct flat {
   const struct gcb_option_group *group;
-  const struct gcb_option *opt;
+  const struct gcb_option *opt; /* the row that parses and stores */
+  const struct gcb_option *as;  /* the row given: opt, or its alias */
 };
+
+/* The option an alias row stands for, in whichever group has it. */
+static bool resolve(const struct gcb_option_group *groups, size_t ngroups,
+                    const struct gcb_option *alias, struct flat *out) {
+  for (size_t g = 0; g < ngroups; g++)
+    for (const struct gcb_option *o = groups[g].options; o->name; o++)
+      if (o->type != GCB_OPT_ALIAS && o->type != GCB_OPT_GIVEN &&
+          strcmp(o->name, alias->def) == 0) {
+        *out = (struct flat){&groups[g], o, alias};
+        return true;
+      }
+  return false;
+}
 
 static size_t flatten(const struct gcb_option_group *groups, size_t ngroups,
                       struct flat *rows, struct option *longs, char *shorts) {
@@ -293,12 +311,13 @@ static size_t flatten(const struct gcb_option_group *groups, size_t ngroups,
   shorts[s++] = ':'; /* report missing arguments as ':' */
   for (size_t g = 0; g < ngroups; g++)
     for (const struct gcb_option *o = groups[g].options; o->name; o++) {
-      if (o->type == GCB_OPT_GIVEN)
+      if (o->type == GCB_OPT_GIVEN || n + 2 >= MAX_OPTIONS)
         continue;
-      if (n + 2 >= MAX_OPTIONS)
-        break;
-      int arg = o->type == GCB_OPT_FLAG ? no_argument : required_argument;
-      rows[n] = (struct flat){&groups[g], o};
+      rows[n] = (struct flat){&groups[g], o, o};
+      if (o->type == GCB_OPT_ALIAS && !resolve(groups, ngroups, o, &rows[n]))
+        continue;
+      int arg =
+          rows[n].opt->type == GCB_OPT_FLAG ? no_argument : required_argument;
       longs[n] = (struct option){o->name, arg, NULL, 256 + (int)n};
       if (o->short_name) {
         shorts[s++] = o->short_name;
@@ -314,9 +333,21 @@ static size_t flatten(const struct gcb_option_group *groups, size_t ngroups,
   return n - 1;
 }
 
+/* Parses one given option into its row's storage; messages name the
+ * option as given (--iterations, not --iters). */
+static enum gcb_status parse_given(const struct flat *row, const char *text,
+                                   struct gcb_err *err) {
+  struct gcb_option named = *row->opt;
+  named.name = row->as->name;
+  enum gcb_status st = parse_value(row->group, &named, text, err);
+  if (st == GCB_OK)
+    mark_given(row->group, row->opt);
+  return st;
+}
+
 static const struct flat *find_short(const struct flat *rows, size_t n, int c) {
   for (size_t i = 0; i < n; i++)
-    if (rows[i].opt->short_name == c)
+    if (rows[i].as->short_name == c)
       return &rows[i];
   return NULL;
 }
@@ -361,11 +392,9 @@ enum gcb_status gcb_options_parse(const struct gcb_option_group *groups,
     row = c >= 256 ? &rows[c - 256] : find_short(rows, n, c);
     if (row == NULL)
       return gcb_err_set(err, GCB_EINTERNAL, "option table out of sync");
-    if ((st = parse_value(row->group, row->opt,
-                          row->opt->type == GCB_OPT_FLAG ? "1" : optarg,
+    if ((st = parse_given(row, row->opt->type == GCB_OPT_FLAG ? "1" : optarg,
                           err)) != GCB_OK)
       return st;
-    mark_given(row->group, row->opt);
   }
   for (int i = optind; i < argc; i++) {
     if (positional == NULL || *npositional >= max_positional)
@@ -393,22 +422,35 @@ static void choices_text(const struct gcb_option *o, char *buf, size_t len) {
   strncat(buf, ")", len - strlen(buf) - 1);
 }
 
+/* One option's help line; an alias shows the metavar of what it stands
+ * for and says which option that is. */
+static void help_line(FILE *out, const struct gcb_option *o,
+                      const struct gcb_option *target) {
+  char head[64], extra[256] = "";
+  const char *metavar = target->metavar;
+  snprintf(head, sizeof head, "%c%c%s--%s%s%s", o->short_name ? '-' : ' ',
+           o->short_name ? o->short_name : ' ', o->short_name ? ", " : "  ",
+           o->name, metavar ? " " : "", metavar ? metavar : "");
+  if (o == target)
+    choices_text(o, extra, sizeof extra);
+  else
+    snprintf(extra, sizeof extra, " (the same as --%s)", target->name);
+  fprintf(out, "  %-26s %s%s", head, o->help, extra);
+  if (o->def && o == target && o->type != GCB_OPT_FLAG)
+    fprintf(out, " [default: %s]", o->def);
+  fputc('\n', out);
+}
+
 void gcb_options_help(FILE *out, const struct gcb_option_group *groups,
                       size_t ngroups) {
   for (size_t g = 0; g < ngroups; g++) {
     fprintf(out, "\n%s:\n", groups[g].title);
     for (const struct gcb_option *o = groups[g].options; o->name; o++) {
-      char head[64], extra[256];
-      if (o->type == GCB_OPT_GIVEN)
+      struct flat alias = {0};
+      if (o->type == GCB_OPT_GIVEN ||
+          (o->type == GCB_OPT_ALIAS && !resolve(groups, ngroups, o, &alias)))
         continue;
-      snprintf(head, sizeof head, "%c%c%s--%s%s%s", o->short_name ? '-' : ' ',
-               o->short_name ? o->short_name : ' ', o->short_name ? ", " : "  ",
-               o->name, o->metavar ? " " : "", o->metavar ? o->metavar : "");
-      choices_text(o, extra, sizeof extra);
-      fprintf(out, "  %-26s %s%s", head, o->help, extra);
-      if (o->def && o->type != GCB_OPT_FLAG)
-        fprintf(out, " [default: %s]", o->def);
-      fputc('\n', out);
+      help_line(out, o, o->type == GCB_OPT_ALIAS ? alias.opt : o);
     }
   }
   fprintf(out, "\n  %-26s %s\n", "-h, --help", "show this help and exit");
@@ -456,6 +498,7 @@ static json_t *value_to_json(const struct gcb_option_group *g,
   case GCB_OPT_SET:
     return set_to_json(o, *(const uint32_t *)p);
   case GCB_OPT_GIVEN:
+  case GCB_OPT_ALIAS:
     break;
   }
   return json_null();
@@ -466,7 +509,7 @@ json_t *gcb_options_to_json(const struct gcb_option_group *groups,
   json_t *obj = json_object();
   for (size_t g = 0; obj && g < ngroups; g++)
     for (const struct gcb_option *o = groups[g].options; o->name; o++)
-      if (o->type != GCB_OPT_GIVEN &&
+      if (o->type != GCB_OPT_GIVEN && o->type != GCB_OPT_ALIAS &&
           json_object_set_new(obj, o->name, value_to_json(&groups[g], o)) !=
               0) {
         json_decref(obj);

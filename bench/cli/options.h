@@ -17,31 +17,43 @@
 #include "common/status.h"
 
 enum gcb_opt_type {
-  GCB_OPT_FLAG,     /* bool, no argument */
-  GCB_OPT_INT,      /* long, plain integer */
-  GCB_OPT_SIZE,     /* uint64_t, with K/M/G/T suffixes (powers of 1024) */
-  GCB_OPT_DOUBLE,   /* double */
-  GCB_OPT_STRING,   /* const char * into argv or the default */
-  GCB_OPT_CHOICE,   /* int, index into choices[] */
-  GCB_OPT_SET,      /* uint32_t bit set over choices[]; "all" = every bit */
+  GCB_OPT_FLAG,   /* bool, no argument */
+  GCB_OPT_INT,    /* long, plain integer */
+  GCB_OPT_SIZE,   /* uint64_t, with K/M/G/T suffixes (powers of 1024) */
+  GCB_OPT_DOUBLE, /* double */
+  GCB_OPT_STRING, /* const char * into argv or the default */
+  GCB_OPT_CHOICE, /* int, index into choices[] */
+  GCB_OPT_SET,    /* uint32_t bit set over choices[]; "all" = every bit */
   /* Not an option: where the table's record of what was given explicitly
    * lives (a uint64_t; see gcb_option_given). No flag, help or echo. */
   GCB_OPT_GIVEN,
+  /* Another name for an option of another table parsed with it (fio's
+   * .alias): its `def` names that option's long name (an alias has no
+   * default of its own; GCB_OPT_ALIAS_ROW writes it), whose row gives the
+   * type, storage, bounds and default. A benchmark's nccl-tests letter
+   * (-n) maps onto the harness's one field (--iters) this way. No storage,
+   * no echo; where no parsed table has the aliased option, the alias is
+   * not an option there. */
+  GCB_OPT_ALIAS,
 };
 
 struct gcb_option {
-  const char *name;          /* long name, without "--" */
-  char short_name;           /* 0 when none */
+  const char *name; /* long name, without "--" */
+  char short_name;  /* 0 when none */
   enum gcb_opt_type type;
-  size_t offset;             /* offsetof into the command's options struct */
-  const char *def;           /* default, parsed like the command line; NULL:
-                                zero / false / NULL */
-  const char *metavar;       /* "BYTES", "N"; NULL for flags */
+  size_t offset;       /* offsetof into the command's options struct */
+  const char *def;     /* default, parsed like the command line; NULL:
+                          zero / false / NULL */
+  const char *metavar; /* "BYTES", "N"; NULL for flags */
   const char *help;
-  const char *const *choices;  /* NULL-terminated, CHOICE and SET only */
-  double min;                /* INT/SIZE/DOUBLE lower bound (inclusive) */
-  double max;                /* upper bound; 0 = none */
+  const char *const *choices; /* NULL-terminated, CHOICE and SET only */
+  double min;                 /* INT/SIZE/DOUBLE lower bound (inclusive) */
+  double max;                 /* upper bound; 0 = none */
 };
+
+/* An alias row: `-short, --name` for --target of another table. */
+#define GCB_OPT_ALIAS_ROW(name, short_name, target, help)                      \
+  { name, short_name, GCB_OPT_ALIAS, 0, target, NULL, help, NULL, 0, 0 }
 
 /*
  * Which options were given explicitly, on the command line or a profile,
@@ -51,8 +63,10 @@ struct gcb_option {
  * Such a table has at most 64 rows before that one.
  */
 #define GCB_OPT_GIVEN_ROW(type, field)                                         \
-  {"(given)", 0, GCB_OPT_GIVEN, offsetof(type, field), NULL, NULL,             \
-   "(which options were given explicitly)", NULL, 0, 0}
+  {                                                                            \
+    "(given)", 0, GCB_OPT_GIVEN, offsetof(type, field), NULL, NULL,            \
+        "(which options were given explicitly)", NULL, 0, 0                    \
+  }
 
 /* Whether option `name` of `table` was given explicitly in the struct
  * `target` it filled; false when the table keeps no record (no
@@ -62,7 +76,7 @@ bool gcb_option_given(const struct gcb_option *table, const void *target,
 
 /* A table bound to the struct it fills. Tables end with a {0} row. */
 struct gcb_option_group {
-  const char *title;         /* heading in --help */
+  const char *title; /* heading in --help */
   const struct gcb_option *options;
   void *target;
 };

@@ -10,23 +10,17 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/mpi_err.h"
+
 const char *gcb_errmsg(const struct gcb_ctx *ctx) {
   return ctx->err.msg;
-}
-
-static enum gcb_status mpi_failed(struct gcb_ctx *ctx, const char *call,
-                                  int rc) {
-  char text[MPI_MAX_ERROR_STRING] = "";
-  int len = 0;
-  MPI_Error_string(rc, text, &len);
-  return gcb_err_set(&ctx->err, GCB_EMPI, "%s: %s", call, text);
 }
 
 #define MPI_TRY(ctx, call)                                                     \
   do {                                                                         \
     int rc_ = (call);                                                          \
     if (rc_ != MPI_SUCCESS)                                                    \
-      return mpi_failed((ctx), #call, rc_);                                    \
+      return gcb_mpi_err(&(ctx)->err, rc_, #call);                             \
   } while (0)
 
 /* Nodes are numbered by their lowest world rank: the node's first rank
@@ -55,6 +49,14 @@ struct groups {
   const char *map; /* GCB_NODE_MAP, or NULL */
 };
 
+/* Where entry `index` of GCB_NODE_MAP begins (it exists). */
+static const char *map_name(const char *map, int index) {
+  const char *p = map;
+  for (int i = 0; i < index && p; i++)
+    p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL;
+  return p != NULL ? p : "";
+}
+
 /* Entry `index` of GCB_NODE_MAP ("name[:xml],...") into name and xml ("" if
  * the entry has none); false when there is no such entry. */
 static bool map_entry(const char *map, int index, char *name, size_t name_len,
@@ -72,6 +74,17 @@ static bool map_entry(const char *map, int index, char *name, size_t name_len,
   return true;
 }
 
+/* A node name as hostnames are written (letters, digits, '.', '-', '_'):
+ * it reaches the live table, the watchdog's lines and every report, so a
+ * newline or a terminal escape in it is refused where it is taken. */
+static bool good_node_name(const char *name) {
+  for (const char *p = name; *p; p++)
+    if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+          (*p >= '0' && *p <= '9') || *p == '.' || *p == '-' || *p == '_'))
+      return false;
+  return true;
+}
+
 /* Checks GCB_NODE_MAP's entries: non-empty, distinct names that fit. */
 static enum gcb_status check_map(const char *map, int *count,
                                  struct gcb_err *err) {
@@ -82,6 +95,11 @@ static enum gcb_status check_map(const char *map, int *count,
       return gcb_err_set(err, GCB_EUSAGE,
                          "GCB_NODE_MAP '%s': entry %d: expected NAME[:XML]",
                          map, n + 1);
+    if (!good_node_name(name) || strcspn(map_name(map, n), ":,") > 63)
+      return gcb_err_set(err, GCB_EUSAGE,
+                         "GCB_NODE_MAP: entry %d: node name '%s' must be up "
+                         "to 63 letters, digits, '.', '-' or '_'",
+                         n + 1, name);
     for (int j = 0; j < n; j++)
       if (map_entry(map, j, other, sizeof other, unused, sizeof unused) &&
           strcmp(name, other) == 0)
@@ -162,7 +180,8 @@ static enum gcb_status split_nodes(struct gcb_ctx *ctx, char *xml,
   if (rc == MPI_SUCCESS)
     rc = MPI_Comm_size(host, &ctx->host_size);
   if (rc != MPI_SUCCESS)
-    st = mpi_failed(ctx, "MPI_Comm_rank/size of the host communicator", rc);
+    st = gcb_mpi_err(&ctx->err, rc,
+                     "MPI_Comm_rank/size of the host communicator");
   if (st == GCB_OK)
     st = read_groups(&g, &ctx->err);
   if (st == GCB_OK && g.count > ctx->host_size)
@@ -180,9 +199,9 @@ static enum gcb_status split_nodes(struct gcb_ctx *ctx, char *xml,
   rc = MPI_Comm_split(host, group, ctx->host_rank, &ctx->node);
   int freed = MPI_Comm_free(&host);
   if (rc != MPI_SUCCESS)
-    return mpi_failed(ctx, "MPI_Comm_split", rc);
+    return gcb_mpi_err(&ctx->err, rc, "MPI_Comm_split");
   return freed == MPI_SUCCESS ? GCB_OK
-                              : mpi_failed(ctx, "MPI_Comm_free", freed);
+                              : gcb_mpi_err(&ctx->err, freed, "MPI_Comm_free");
 }
 
 static enum gcb_status init_mpi(struct gcb_ctx *ctx, char *xml,

@@ -14,6 +14,8 @@
 #include "kernels/backend.h"
 #include "topo/topo.h"
 
+struct gcb_watchdog;
+
 struct gcb_ctx {
   MPI_Comm world; /* dup of MPI_COMM_WORLD */
   int rank, size;
@@ -52,6 +54,9 @@ struct gcb_ctx {
    * own (struct gcb_coll_env), so that a stuck library call ends in
    * GCB_ETIMEOUT. Written by this thread only. */
   const volatile double *deadline;
+  /* This rank's watchdog, for benchmarks' steps inside long loops
+   * (gcb_watchdog_step); NULL without one. Set by the harness. */
+  struct gcb_watchdog *watchdog;
 
   uint64_t seed;      /* base seed of random inputs (+ rank) */
   bool stdout_tty;    /* live extras only on a terminal */

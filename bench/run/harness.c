@@ -15,6 +15,7 @@
 
 #include "bench/run/header.h"
 #include "bench/run/watchdog.h"
+#include "common/mpi_err.h"
 
 const struct gcb_option gcb_run_options[] = {
     {"backend", 'B', GCB_OPT_STRING, offsetof(struct gcb_run_opts, backend),
@@ -49,21 +50,12 @@ const struct gcb_option gcb_run_options[] = {
     {0},
 };
 
-/* A failed MPI call, named with the library's reason. */
-static enum gcb_status mpi_failed(struct gcb_err *err, int rc,
-                                  const char *what) {
-  char text[MPI_MAX_ERROR_STRING] = "";
-  int len = 0;
-  if (MPI_Error_string(rc, text, &len) != MPI_SUCCESS)
-    snprintf(text, sizeof text, "MPI error %d", rc);
-  return gcb_err_set(err, GCB_EMPI, "%s failed: %s", what, text);
-}
-
 /* What each rank sends rank 0 about one case; plain bytes on the wire. */
 struct wire {
   struct gcb_rank_result result; /* check.method travels in method[] */
   struct gcb_check check;
   char method[96];
+  long timed; /* iterations timed (the measure hook's word) */
 };
 
 /* The document is shared with the watchdog thread, which may record a
@@ -195,6 +187,7 @@ static enum gcb_status start_watchdog(struct gcb_harness *h) {
       gcb_context_agree(h->ctx, gcb_watchdog_start(h->ctx, &wo, &h->watchdog));
   /* Transports that can give up on their own do so at the same deadline. */
   h->ctx->deadline = gcb_watchdog_deadline(h->watchdog);
+  h->ctx->watchdog = h->watchdog;
   return st;
 }
 
@@ -226,7 +219,7 @@ enum gcb_status gcb_harness_begin(struct gcb_harness *h, struct gcb_ctx *ctx,
     return st;
   int rc = MPI_Bcast(run_id, sizeof run_id, MPI_CHAR, 0, ctx->world);
   if (rc != MPI_SUCCESS)
-    return mpi_failed(&ctx->err, rc, "MPI_Bcast of the run id");
+    return gcb_mpi_err(&ctx->err, rc, "MPI_Bcast of the run id");
   st = gcb__header_build(ctx, h->document.results, command, argc, argv, run_id,
                          &h->rank_names);
   if (st != GCB_OK)
@@ -253,16 +246,16 @@ static enum gcb_status measure(struct gcb_harness *h, struct gcb_op *op,
   double ignored;
   enum gcb_status st = GCB_OK;
   for (long i = 0; i < h->opts->warmup && st == GCB_OK; i++) {
-    gcb_watchdog_step();
+    gcb_watchdog_step(h->watchdog);
     st = op->run(op->state, 1, &ignored, err);
   }
   /* Ranks start timing together: concurrent ranks share memory and links. */
-  gcb_watchdog_step();
+  gcb_watchdog_step(h->watchdog);
   int rc = MPI_Barrier(h->ctx->world);
   if (rc != MPI_SUCCESS && st == GCB_OK)
-    st = mpi_failed(err, rc, "MPI_Barrier before timing");
+    st = gcb_mpi_err(err, rc, "MPI_Barrier before timing");
   for (long i = 0; i < h->opts->iters && st == GCB_OK; i++) {
-    gcb_watchdog_step();
+    gcb_watchdog_step(h->watchdog);
     st = op->run(op->state, 1, &samples[i], err);
   }
   return st;
@@ -303,12 +296,15 @@ static enum gcb_status measure_and_check(struct gcb_harness *h,
                                          const struct gcb_bench *bench,
                                          const void *bench_opts, void *state,
                                          struct gcb_op *op, struct wire *w) {
+  struct gcb_timing t = {.iters = h->opts->iters,
+                         .warmup = h->opts->warmup,
+                         .timed = h->opts->iters};
   telemetry_start(h);
-  enum gcb_status st =
-      bench->measure
-          ? bench->measure(h->ctx, bench_opts, state, op, h->opts->iters,
-                           h->opts->warmup, &w->result, &h->ctx->err)
-          : measure_samples(h, op, &w->result);
+  enum gcb_status st = bench->measure
+                           ? bench->measure(h->ctx, bench_opts, state, op, &t,
+                                            &w->result, &h->ctx->err)
+                           : measure_samples(h, op, &w->result);
+  w->timed = t.timed;
   telemetry_stop(h, &w->result.telemetry);
   gcb_watchdog_phase(h->watchdog, GCB_WD_CHECK);
   if (st == GCB_OK && !h->opts->no_check && op->check)
@@ -325,9 +321,12 @@ static enum gcb_status gather(struct gcb_harness *h, const struct wire *mine,
   int rc = MPI_Gather(mine, (int)sizeof *mine, MPI_BYTE, all, (int)sizeof *mine,
                       MPI_BYTE, 0, ctx->world);
   if (rc != MPI_SUCCESS)
-    return mpi_failed(&ctx->err, rc, "MPI_Gather of case statistics");
+    return gcb_mpi_err(&ctx->err, rc, "MPI_Gather of case statistics");
   for (int r = 0; ctx->rank == 0 && r < ctx->size; r++) {
     struct gcb_rank_result *rr = &rec->ranks[r];
+    /* The record says what was timed, as the hook reports it. */
+    if (r == 0 || all[r].timed > rec->iterations)
+      rec->iterations = (int)all[r].timed;
     const struct gcb_check *c = &all[r].check;
     *rr = all[r].result;
     rr->rank = r;
@@ -493,6 +492,7 @@ enum gcb_status gcb_harness_end(struct gcb_harness *h, enum gcb_status status) {
   if (ctx == NULL) /* the run never began */
     return GCB_OK;
   ctx->deadline = NULL;
+  ctx->watchdog = NULL;
   gcb_watchdog_stop(h->watchdog);
   h->watchdog = NULL;
   for (int i = 0; ctx->rank == 0 && i < h->nsinks; i++)

@@ -149,7 +149,11 @@ static enum gcb_status table_skip(void *self, const struct gcb_record *rec,
     return GCB_OK;
   }
   flush_skips(t);
-  fprintf(t->out, "# skipped %s %s: %s\n", rec->bench, rec->label, reason);
+  char label[sizeof rec->label * 4];
+  gcb_text_shown(label, sizeof label, rec->label);
+  char why[2 * GCB_ERRMSG_MAX];
+  gcb_text_shown(why, sizeof why, reason);
+  fprintf(t->out, "# skipped %s %s: %s\n", rec->bench, label, why);
   snprintf(t->last_skip, sizeof t->last_skip, "%s", reason);
   fflush(t->out);
   return GCB_OK;
@@ -164,8 +168,11 @@ static enum gcb_status table_error(void *self, const struct gcb_record *rec,
   erase_progress(t);
   flush_skips(t);
   gcb__table_coll_flush_row(t);
-  fprintf(t->out, "# FAILED %s %s (%s): %s\n", rec->bench, rec->label,
-          gcb_status_message(code), message);
+  char label[sizeof rec->label * 4], shown[2 * GCB_ERRMSG_MAX];
+  gcb_text_shown(label, sizeof label, rec->label);
+  gcb_text_shown(shown, sizeof shown, message);
+  fprintf(t->out, "# FAILED %s %s (%s): %s\n", rec->bench, label,
+          gcb_status_message(code), shown);
   fflush(t->out);
   return GCB_OK;
 }
@@ -205,7 +212,10 @@ void gcb_table_progress(struct gcb_table *t, const struct gcb_record *rec,
   char eta[32] = "?";
   if (index > 0)
     snprintf(eta, sizeof eta, "%.0f s", elapsed / index * (count - index));
-  fprintf(stderr, "\r\033[K  %s %s: case %d of %d, %.0f s elapsed, about %s left",
-          rec->bench, rec->label, index + 1, count, elapsed, eta);
+  char label[sizeof rec->label * 4];
+  gcb_text_shown(label, sizeof label, rec->label);
+  fprintf(stderr,
+          "\r\033[K  %s %s: case %d of %d, %.0f s elapsed, about %s left",
+          rec->bench, label, index + 1, count, elapsed, eta);
   fflush(stderr);
 }

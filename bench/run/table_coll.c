@@ -136,9 +136,9 @@ void gcb__table_coll_flush(struct gcb_table *t) {
           c->wrong ? "FAILED" : "OK");
   fprintf(t->out, "# Avg bus bandwidth    : %g GB/s\n", c->busbw_sum / c->rows);
   if (c->late_rank >= 0) {
-    const char *who = t->rank_names && c->late_rank < t->nranks
-                          ? t->rank_names[c->late_rank]
-                          : "";
+    char who[200] = "";
+    if (t->rank_names && c->late_rank < t->nranks)
+      gcb_text_shown(who, sizeof who, t->rank_names[c->late_rank]);
     fprintf(t->out,
             "# Latest arrival       : rank %d%s%s%s, %.2f us late on average "
             "(max %.2f us)\n",

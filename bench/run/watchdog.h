@@ -5,10 +5,10 @@
  * The harness arms it before each case (and before a benchmark's set-up)
  * with a deadline, tells it each phase the rank enters, and disarms it when
  * the case is recorded; benchmarks add steps inside long loops
- * (gcb_watchdog_step). Ranks report their progress to rank 0's watchdog
- * over a TCP connection of their own, never through MPI: a rank stuck
- * inside MPI or NCCL, or sleeping, or dead, cannot stop the report, and MPI
- * keeps its cheaper single-threaded mode.
+ * (gcb_watchdog_step, through ctx->watchdog). Ranks report their progress to
+ * rank 0's watchdog over a TCP connection of their own, never through MPI: a
+ * rank stuck inside MPI or NCCL, or sleeping, or dead, cannot stop the report,
+ * and MPI keeps its cheaper single-threaded mode.
  *
  * On expiry rank 0's watchdog names the ranks that had not finished (those
  * behind the furthest rank; every rank when none is behind, with the phase
@@ -110,13 +110,12 @@ const volatile double *gcb_watchdog_deadline(const struct gcb_watchdog *w);
 void gcb_watchdog_disarm(struct gcb_watchdog *w);
 
 /*
- * One step of progress by the watched thread of this process (an
- * operation started, say): a relaxed atomic increment, cheap enough for
- * timed loops. The one piece of per-thread state in gcbench: benchmark
- * loops reach the watchdog without a handle, as they reach errno. No-op
- * when no watchdog runs.
+ * One step of progress by the watched thread (an operation started, say):
+ * a relaxed atomic increment, cheap enough for timed loops. Benchmarks
+ * reach their rank's watchdog through the run context (ctx->watchdog).
+ * NULL w (no watchdog runs): no-op.
  */
-void gcb_watchdog_step(void);
+void gcb_watchdog_step(struct gcb_watchdog *w);
 
 /* Ends the thread and the connection with a goodbye, frees w. NULL: no-op.
  * Every rank calls it (not collective: no MPI). */

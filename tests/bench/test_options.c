@@ -1,6 +1,7 @@
 /* Option tables: size suffixes, parsing, defaults, errors, help and echo. */
 #include <criterion/criterion.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bench/cli/options.h"
@@ -92,7 +93,8 @@ static const struct gcb_option demo_options[] = {
 static enum gcb_status parse(struct demo *d, int argc, const char **argv,
                              bool *help, struct gcb_err *err) {
   struct gcb_option_group g = {"demo", demo_options, d};
-  return gcb_options_parse(&g, 1, argc, (char **)argv, help, NULL, 0, NULL, err);
+  return gcb_options_parse(&g, 1, argc, (char **)argv, help, NULL, 0, NULL,
+                           err);
 }
 
 Test(options, defaults_apply_without_arguments) {
@@ -116,9 +118,9 @@ Test(options, long_short_and_inline_forms_parse) {
   struct demo d;
   bool help;
   struct gcb_err err = {0};
-  const char *argv[] = {"demo", "-F", "-c", "7", "--size=4K", "--ratio", "0.25",
-                        "-oout.json", "--mode", "fast", "-C", "blue,red",
-                        NULL};
+  const char *argv[] = {
+      "demo",       "-F",     "-c",   "7",  "--size=4K", "--ratio", "0.25",
+      "-oout.json", "--mode", "fast", "-C", "blue,red",  NULL};
   cr_assert_eq(parse(&d, 12, argv, &help, &err), GCB_OK, "%s", err.msg);
   cr_expect(d.flag);
   cr_expect_eq(d.count, 7);
@@ -153,7 +155,8 @@ static const struct bad_case bad_cases[] = {
     {{"demo", "--size", "0"}, "below the minimum"},
     {{"demo", "--size", "-1"}, "--size: invalid size '-1'"},
     {{"demo", "--ratio", "nan"}, "not a valid number"},
-    {{"demo", "--mode", "medium"}, "unknown value 'medium' (choose from fast, slow)"},
+    {{"demo", "--mode", "medium"},
+     "unknown value 'medium' (choose from fast, slow)"},
     {{"demo", "--colour", "red,pink"}, "unknown value 'pink'"},
     {{"demo", "--colour", ","}, "empty list"},
     {{"demo", "--bogus"}, "unknown option '--bogus'"},
@@ -172,8 +175,8 @@ Test(options, bad_input_gives_one_clear_usage_error) {
     struct demo d;
     bool help;
     struct gcb_err err = {0};
-    cr_expect_eq(parse(&d, argc, (const char **)c->argv, &help, &err), GCB_EUSAGE,
-                 "case %zu", i);
+    cr_expect_eq(parse(&d, argc, (const char **)c->argv, &help, &err),
+                 GCB_EUSAGE, "case %zu", i);
     cr_expect(strstr(err.msg, c->message_part) != NULL,
               "case %zu: '%s' lacks '%s'", i, err.msg, c->message_part);
     cr_expect_null(strchr(err.msg, '\n'), "one line: '%s'", err.msg);
@@ -224,4 +227,88 @@ Test(options, echo_holds_every_resolved_value) {
   cr_expect_eq(json_array_size(set), 2);
   cr_expect_str_eq(json_string_value(json_array_get(set, 0)), "green");
   json_decref(j);
+}
+
+/* Aliases (fio's .alias): a benchmark's letter for a harness field. */
+struct harness_like {
+  long iters;
+  uint64_t given;
+};
+
+struct bench_like {
+  long root;
+};
+
+static const struct gcb_option harness_like_options[] = {
+    {"iters", 'N', GCB_OPT_INT, offsetof(struct harness_like, iters), "10", "N",
+     "timed iterations", NULL, 1, 1e9},
+    GCB_OPT_GIVEN_ROW(struct harness_like, given),
+    {0},
+};
+
+static const struct gcb_option bench_like_options[] = {
+    GCB_OPT_ALIAS_ROW("iterations", 'n', "iters", "as nccl-tests -n"),
+    {"root", 0, GCB_OPT_INT, offsetof(struct bench_like, root), "0", "RANK",
+     "root", NULL, 0, 0},
+    {0},
+};
+
+static enum gcb_status parse_aliased(struct harness_like *h,
+                                     struct bench_like *b, size_t ngroups,
+                                     int argc, const char **argv,
+                                     struct gcb_err *err) {
+  struct gcb_option_group groups[] = {{"bench", bench_like_options, b},
+                                      {"run", harness_like_options, h}};
+  bool help;
+  return gcb_options_parse(groups, ngroups, argc, (char **)argv, &help, NULL, 0,
+                           NULL, err);
+}
+
+Test(options, an_alias_sets_the_one_field_it_stands_for) {
+  struct harness_like h;
+  struct bench_like b;
+  struct gcb_err err = {0};
+  const char *forms[][3] = {{"x", "-n", "50"},
+                            {"x", "--iterations", "50"},
+                            {"x", "--iterations=50", NULL},
+                            {"x", "-N", "50"}};
+  for (size_t i = 0; i < 4; i++) {
+    int argc = forms[i][2] ? 3 : 2;
+    cr_assert_eq(parse_aliased(&h, &b, 2, argc, forms[i], &err), GCB_OK, "%s",
+                 err.msg);
+    cr_expect_eq(h.iters, 50, "%s", forms[i][1]);
+    cr_expect(gcb_option_given(harness_like_options, &h, "iters"));
+  }
+  const char *last[] = {"x", "-n", "4", "--iters", "9", "-n", "5"};
+  cr_assert_eq(parse_aliased(&h, &b, 2, 7, last, &err), GCB_OK);
+  cr_expect_eq(h.iters, 5, "the last one given wins, whatever its name");
+  const char *bad[] = {"x", "-n", "0"};
+  cr_expect_eq(parse_aliased(&h, &b, 2, 3, bad, &err), GCB_EUSAGE);
+  cr_expect_str_eq(err.msg, "--iterations: 0 is below the minimum 1",
+                   "the bounds of --iters, named as given");
+  /* Without the table it stands for, the alias is no option. */
+  cr_expect_eq(parse_aliased(&h, &b, 1, 3, last, &err), GCB_EUSAGE);
+  cr_expect(strstr(err.msg, "unknown option") != NULL, "%s", err.msg);
+}
+
+Test(options, an_alias_is_helped_and_never_echoed) {
+  struct harness_like h;
+  struct bench_like b;
+  struct gcb_option_group groups[] = {{"bench", bench_like_options, &b},
+                                      {"run", harness_like_options, &h}};
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_options_defaults(groups, 2, &err), GCB_OK, "%s", err.msg);
+  cr_expect_eq(h.iters, 10);
+  char *text = NULL;
+  size_t len = 0;
+  FILE *out = open_memstream(&text, &len);
+  gcb_options_help(out, groups, 2);
+  fclose(out);
+  cr_expect(strstr(text, "-n, --iterations N") != NULL, "%s", text);
+  cr_expect(strstr(text, "(the same as --iters)") != NULL, "%s", text);
+  free(text);
+  json_t *echo = gcb_options_to_json(groups, 2);
+  cr_expect_eq(json_integer_value(json_object_get(echo, "iters")), 10);
+  cr_expect_null(json_object_get(echo, "iterations"));
+  json_decref(echo);
 }

@@ -496,3 +496,40 @@ Test(e2e, gemm_shape_sweep_runs_one_case_per_shape_and_type) {
   cr_expect(strstr(err, "--shapes '64,9x'") != NULL, "%s", err);
   free(err);
 }
+
+/* One road per value: coll's -n is an alias of --iters, so the iterations
+ * timed, the record, the live table's header and time_s.n all say the
+ * same number (once -n 50 timed 50 and said 10 everywhere). */
+Test(e2e, coll_n_is_what_the_record_the_table_and_time_s_n_say) {
+  const char *args[] = {"coll",    "--op", "allreduce,broadcast",
+                        "-b",      "8",    "-e",
+                        "64",      "-n",   "4",
+                        "--iters", "9",    "-n",
+                        "5",       "-o",   gcb_test_path("n.json"),
+                        NULL};
+  cr_assert_eq(gcb_test_gcbench(2, args), 0, "stderr: %s",
+               gcb_test_slurp("stderr"));
+  struct gcb_results *r = gcb_test_load("n.json");
+  json_t *cases = gcb_test_section(r, "cases");
+  cr_assert_gt(json_array_size(cases), 0);
+  for (size_t i = 0; i < json_array_size(cases); i++) {
+    json_t *c = json_array_get(cases, i);
+    cr_expect_eq(json_integer_value(json_object_get(c, "iterations")), 5);
+    struct gcb_ranks pr;
+    gcb_ranks_of(c, &pr);
+    for (size_t k = 0; k < pr.n; k++)
+      cr_expect_eq(gcb_ranks_int(&pr, GCB_RC_TIME_N, k, -1), 5, "rank %zu", k);
+  }
+  json_t *opts = gcb_test_section(r, "options");
+  cr_expect_eq(json_integer_value(json_object_get(opts, "iters")), 5);
+  cr_expect_null(json_object_get(opts, "iterations"), "an alias is no echo");
+  char *out = gcb_test_slurp("stdout");
+  cr_expect(strstr(out, "coll allreduce on host: 2 rank(s), 5 iterations") !=
+                NULL,
+            "%s", out);
+  cr_expect(strstr(out, "coll broadcast on host: 2 rank(s), 5 iterations") !=
+                NULL,
+            "%s", out);
+  free(out);
+  gcb_results_free(r);
+}

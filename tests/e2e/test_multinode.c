@@ -207,6 +207,14 @@ static const struct bad_env bad_envs[] = {
     {"GCB_FAKE_NODES", "two", 1, 2, "GCB_FAKE_NODES 'two'"},
     {"GCB_NODE_MAP", "a,a", 2, 2, "node name 'a' given twice"},
     {"GCB_NODE_MAP", "a,,b", 1, 2, "entry 2: expected NAME[:XML]"},
+    /* Names reach the live table and the watchdog's lines: no terminal
+     * escape, no newline (shown escaped in the one line). */
+    {"GCB_NODE_MAP", "a,b\033[2Jc", 2, 2,
+     "entry 2: node name 'b\\x1b[2Jc' must be up to 63 letters"},
+    {"GCB_NODE_MAP", "a\nRANK 0 OK,b", 2, 2, "node name 'a\\x0aRANK 0 OK'"},
+    {"GCB_NODE_MAP",
+     "a,bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb",
+     2, 2, "up to 63 letters"},
     {"GCB_NODE_MAP", "a:/nonexistent/topo.xml", 1, 2,
      "/nonexistent/topo.xml: cannot open"},
 };

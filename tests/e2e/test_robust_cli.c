@@ -79,7 +79,7 @@ static const struct bad_args bad_options[] = {
     {{"coll", "-f", "1"}, "-f must be above 1"},
     {{"coll", "-f", "abc"}, "--stepfactor: 'abc' is not a valid number"},
     {{"coll", "-f", "inf"}, "--stepfactor: 'inf' is not a valid number"},
-    {{"coll", "-n", "-1"}, "--iterations: -1 is below the minimum 0"},
+    {{"coll", "-n", "-1"}, "--iterations: -1 is below the minimum 1"},
     {{"coll", "-c", "2"}, "--check: 2 is above the maximum 1"},
     {{"coll", "--root", "-1"}, "--root: -1 is below the minimum 0"},
     {{"coll", "--transport", "carrier-pigeon"},

@@ -83,6 +83,11 @@ static const struct refusal bad_options[] = {
     {{"coll", "--transport", "carrier-pigeon"}, "--transport"},
     {{"coll", "--split", "sideways"}, "--split: unknown value 'sideways'"},
     {{"coll", "--delay-rank", "7:10"}, "--delay-rank '7:10'"},
+    {{"coll", "--delay-rank", "0:nan"},
+     "--delay-rank '0:nan': expected RANK:MICROSECONDS with 0 <= RANK < 1 "
+     "and 0 <= MICROSECONDS <= 10000000 (10 s)"},
+    {{"coll", "--delay-rank", "0:inf"}, "(10 s)"},
+    {{"coll", "--delay-rank", "0:10000001"}, "(10 s)"},
     {{"coll", "--root", "3"}, "--root 3: only 1 rank(s)"},
     {{"coll", "-b", "8", "-e", "1G", "-i", "1"}, "more than 100000 sizes"},
     {{"coll", "-f", "2", "-i", "8", "-e", "64"},

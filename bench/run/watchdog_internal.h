@@ -1,0 +1,208 @@
+/*
+ * Internal to the watchdog (watchdog.h is its face): the state its files
+ * share and the calls between them. watchdog.c holds the public calls, the
+ * thread and its start and stop; watchdog_deadline.c who had not finished
+ * and the timeout; watchdog_signal.c the signal handlers and what the
+ * thread does about them; watchdog_wire.c the messages; watchdog_serve.c
+ * rank 0's side of the connections, watchdog_report.c every other rank's;
+ * watchdog_end.c the last line and the end of the process.
+ */
+#ifndef GCB_WATCHDOG_INTERNAL_H
+#define GCB_WATCHDOG_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bench/run/watchdog.h"
+
+#define GCB__WD_TICK_MS 100
+#define GCB__WD_MAX_ADDRS 4
+#define GCB__WD_MAX_LISTEN (GCB__WD_MAX_ADDRS + 2)
+#define GCB__WD_KEY_BYTES 32
+#define GCB__WD_PENDING_MAX 16   /* connections not yet authenticated */
+#define GCB__WD_HELLO_WAIT_S 2.0 /* for a new connection's first message */
+
+enum gcb__wd_msg_type {
+  GCB__WD_HELLO = 1,
+  GCB__WD_PROGRESS,
+  GCB__WD_BYE,
+  GCB__WD_ABORT,
+  GCB__WD_SIGNAL
+};
+
+/* Which way a message goes: part of what its MAC proves, so that rank 0's
+ * word cannot be reflected back to it as a rank's. */
+enum gcb__wd_dir { GCB__WD_TO0 = 1, GCB__WD_FROM0 = 2 };
+
+/*
+ * One message on the progress connection: 32 bytes in host order (every
+ * rank runs the same binary), then their HMAC-SHA256 under the run's
+ * secret. `rank` is the sender (to rank 0) or the addressee (from it);
+ * `counter` grows with every message one rank sends rank 0 (or rank 0
+ * sends one rank) over the whole run, so that a message cannot be
+ * replayed, on its connection or on another.
+ */
+struct gcb__wd_msg {
+  uint8_t type, phase, dir, pad;
+  uint32_t rank;
+  uint32_t a; /* PROGRESS: seq; ABORT: exit code; SIGNAL: the signal */
+  uint32_t pad2;
+  uint64_t b; /* PROGRESS: step */
+  uint64_t counter;
+  uint8_t mac[32];
+};
+_Static_assert(sizeof(struct gcb__wd_msg) == 64, "a message has no padding");
+
+/* Where rank 0's watchdog listens, and the run's secret: broadcast at
+ * start, through MPI (the one channel the ranks already trust). */
+struct gcb__wd_where {
+  uint8_t key[GCB__WD_KEY_BYTES];
+  uint16_t loopback_port; /* for ranks on rank 0's node; 0: none */
+  uint16_t any_port;      /* every interface (no shared subnet found):
+                             dial the addresses, then the host name */
+  int32_t naddrs;
+  uint32_t addrs[GCB__WD_MAX_ADDRS]; /* IPv4, network order */
+  uint16_t ports[GCB__WD_MAX_ADDRS];
+  char host[256];
+};
+
+/* Rank 0: one accepted connection. */
+struct gcb__wd_conn {
+  int fd;
+  int rank; /* -1 until its authenticated hello */
+  bool bye;
+  double since; /* accepted at (CLOCK_MONOTONIC seconds) */
+  size_t got;
+  unsigned char buf[sizeof(struct gcb__wd_msg)];
+};
+
+/* Rank 0: what it knows of each rank's connection. */
+struct gcb__wd_peer {
+  uint64_t rx, tx; /* last counter received from it, sent to it */
+  bool connected;  /* an authenticated connection is open */
+  bool bye;        /* said goodbye: no connection is taken again */
+};
+
+struct gcb_watchdog {
+  int rank, size;
+  bool near0; /* on rank 0's node */
+  struct gcb_watchdog_opts opts;
+  pthread_t thread;
+  bool started;
+  int wake[2];
+  atomic_int stopping;
+  bool usr1;          /* our SIGUSR1 handler is installed */
+  bool stops;         /* our SIGINT and SIGTERM handlers are installed */
+  double peer_failed; /* when the launcher said a process ended; 0: never */
+  int stop_signal;    /* SIGINT or SIGTERM received (rank 0: by any rank) */
+  int signal_rank;    /* which rank received it */
+  double signal_at;   /* when this rank received it; 0: not yet */
+  bool signal_told;   /* rank 0 has been told */
+
+  /* The armed case, written by the watched thread under lock. */
+  pthread_mutex_t lock;
+  char bench[32];
+  char label[128]; /* for the document: the case's label, "set-up" */
+  char desc[160];  /* for the line: "case 'label'", "set-up" */
+  double deadline; /* CLOCK_MONOTONIC seconds; 0: none (disarmed, or no
+                      --timeout) */
+  bool active;     /* armed: inside a case or a set-up */
+
+  /* This rank's progress: the watched thread writes, the thread reads. */
+  atomic_uint seq;
+  atomic_ullong step;
+  atomic_int phase;
+
+  struct gcb__wd_where where0; /* rank 0 fills it; the key on every rank */
+
+  /* Rank 0. */
+  int listen[GCB__WD_MAX_LISTEN];
+  int nlisten;
+  double listen_pause;        /* accept errors (EMFILE): no accept until then */
+  struct gcb__wd_conn *conns; /* capconns: a rank each + PENDING_MAX */
+  int nconns, capconns, pending;
+  struct gcb__wd_rank *ranks;
+  struct gcb__wd_peer *peers;
+
+  /* Other ranks. */
+  int fd;
+  bool gone; /* rank 0 closed the connection or never listened */
+  double next_try, retry;
+  uint64_t tx, rx; /* counters of messages sent to and taken from rank 0 */
+  struct gcb__wd_msg sent;
+  size_t got;
+  unsigned char buf[sizeof(struct gcb__wd_msg)];
+};
+
+/* A copy of the armed case. */
+struct gcb__wd_armed {
+  double deadline; /* 0: none */
+  bool active;     /* inside a case or set-up */
+  char bench[32], label[128], desc[160];
+};
+
+/* watchdog.c */
+double gcb__wd_now(void);
+void gcb__wd_armed(struct gcb_watchdog *w, struct gcb__wd_armed *a);
+
+/* watchdog_deadline.c */
+void gcb__wd_append(char *buf, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void gcb__wd_name_rank(char *buf, size_t len, int r, const char (*names)[96],
+                       const struct gcb__wd_rank *st);
+/* Rank 0 ends the run past the deadline; the others a grace period
+ * later, where rank 0 cannot. */
+void gcb__wd_check_deadline(struct gcb_watchdog *w, double now);
+
+/* watchdog_signal.c */
+void gcb__wd_signals_install(struct gcb_watchdog *w, bool usr1);
+void gcb__wd_signals_restore(struct gcb_watchdog *w);
+void gcb__wd_drain(struct gcb_watchdog *w, double now);
+void gcb__wd_check_signal(struct gcb_watchdog *w, double now);
+void gcb__wd_check_failed(struct gcb_watchdog *w, double now);
+
+/* watchdog_wire.c */
+/* Fills m's direction, rank and counter, seals it with the run's MAC and
+ * sends it without blocking; false when it did not go whole. */
+bool gcb__wd_send(const struct gcb_watchdog *w, int fd, struct gcb__wd_msg *m,
+                  enum gcb__wd_dir dir, uint32_t rank, uint64_t counter);
+/* Whether m's MAC is right for direction dir under the run's secret. */
+bool gcb__wd_authentic(const struct gcb_watchdog *w,
+                       const struct gcb__wd_msg *m, enum gcb__wd_dir dir);
+/* The run's secret, from the kernel's random source; false without one. */
+bool gcb__wd_new_key(uint8_t key[GCB__WD_KEY_BYTES]);
+/* 1: a whole message in *m; 0: more to come; -1: end of file or error. */
+int gcb__wd_recv(int fd, unsigned char *buf, size_t *got,
+                 struct gcb__wd_msg *m);
+struct gcb__wd_msg gcb__wd_own_progress(struct gcb_watchdog *w, uint8_t type);
+
+/* watchdog_listen.c: where rank 0 listens (collective over the world). */
+enum gcb_status gcb__wd_listen(struct gcb_watchdog *w, struct gcb_ctx *ctx);
+
+/* watchdog_serve.c (rank 0) */
+void gcb__wd_serve(struct gcb_watchdog *w, int wait_ms);
+/* Rank 0's word to every rank it has heard from (ABORT). */
+void gcb__wd_tell_all(struct gcb_watchdog *w, struct gcb__wd_msg *m);
+
+/* watchdog_report.c (other ranks) */
+void gcb__wd_report(struct gcb_watchdog *w, int wait_ms);
+/* A message to rank 0, sealed; false when it did not go. */
+bool gcb__wd_tell0(struct gcb_watchdog *w, struct gcb__wd_msg *m);
+void gcb__wd_goodbye(struct gcb_watchdog *w);
+
+/* watchdog_end.c */
+void gcb__wd_say(const char *line);
+_Noreturn void gcb__wd_end_run_as(struct gcb_watchdog *w, enum gcb_status code,
+                                  const char *run_status, int exit_code,
+                                  const char *what, int rank, const char *bench,
+                                  const char *label, const char *message);
+/* A timeout or a dead rank: the status's own exit code. */
+_Noreturn void gcb__wd_end_run(struct gcb_watchdog *w, enum gcb_status code,
+                               const char *what, int rank, const char *bench,
+                               const char *label, const char *message);
+_Noreturn void gcb__wd_end_after_rank0(struct gcb_watchdog *w, int code);
+
+#endif
