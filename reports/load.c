@@ -39,12 +39,18 @@ static enum gcb_status read_files(struct input_file *f, size_t total,
                                   struct gcb_parse_job *jobs,
                                   struct gcb_err *err) {
   for (size_t i = 0; i < total; i++) {
-    enum gcb_status st = gcb_file_read(f[i].path, GCB_FILE_MAX_BYTES,
+    /* A results document's limit follows its shape (results.h): the
+     * parse checks it; other tools' files keep the fixed one. */
+    enum gcb_status st = gcb_file_read(f[i].path, GCB_RESULTS_MAX_BYTES,
                                        &f[i].text, &f[i].len, err);
     if (st != GCB_OK)
       return st;
     f[i].foreign =
         gcb_interop_detect(f[i].text, f[i].len) != GCB_FORMAT_GCBENCH;
+    if (f[i].foreign && f[i].len > GCB_FILE_MAX_BYTES)
+      return gcb_err_set(err, GCB_EINPUT,
+                         "%s: too large (%zu bytes, limit %zu MiB)", f[i].path,
+                         f[i].len, GCB_FILE_MAX_BYTES >> 20);
   }
   size_t njobs = 0;
   for (size_t i = 0; i < total; i++)

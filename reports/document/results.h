@@ -88,13 +88,25 @@ enum gcb_status gcb_results_write(const struct gcb_results *r, const char *path,
                                   struct gcb_err *err);
 
 /*
+ * How large a results document may be. Its size follows its shape: up to
+ * GCB_FILE_MAX_BYTES (256 MiB) whatever it holds, and beyond that
+ * GCB_RESULTS_ENTRY_BYTES more for each per-rank entry (one rank of one
+ * case: a 16,384-rank, 143-case document is 215-295 MB), up to the
+ * absolute GCB_RESULTS_MAX_BYTES, which is refused before reading. A
+ * larger file is not read into a tree: its scan (which allocates at most
+ * a few times the text) finds too few entries and it is refused.
+ */
+#define GCB_RESULTS_ENTRY_BYTES ((size_t)2 << 10)
+#define GCB_RESULTS_MAX_BYTES ((size_t)2 << 30)
+
+/*
  * Reads and validates a results document. Every problem is reported as
  * "file:line:column: problem" (syntax errors, wrong types, missing fields,
  * unknown schema version, invalid UTF-8), with status GCB_EINPUT; only the
  * first problem is reported. Schema-1 documents are read too and come out
- * as schema 2 (reports/ranks.h). A file that cannot be opened or is over
- * 256 MiB is GCB_EINPUT ("file: what"), a read error GCB_EIO. On failure
- * *out is NULL; on success the caller frees it.
+ * as schema 2 (reports/ranks.h). A file that cannot be opened or is larger
+ * than its shape allows (above) is GCB_EINPUT ("file: what"), a read error
+ * GCB_EIO. On failure *out is NULL; on success the caller frees it.
  */
 enum gcb_status gcb_results_read(const char *path, struct gcb_results **out,
                                  struct gcb_err *err);

@@ -9,6 +9,8 @@
 #include "reports/document/results.h"
 #include "reports/document/schema.h"
 
+#include <stdbool.h>
+
 #define GCB__SCHEMA_PREFIX "gcbench.results/"
 
 /* A case as it appears in the written document (indented for its place
@@ -35,6 +37,19 @@ struct gcb_results {
 
 /* A document owning root (stolen: freed on failure); NULL on ENOMEM. */
 struct gcb_results *gcb__results_wrap(json_t *root);
+
+/*
+ * The quick road of the reader for a well-formed document (read_fast.c):
+ * the cases' per_rank columns read by a lexer of its own, the rest by
+ * jansson. true with *root the tree json_loadb would build; false (*root
+ * NULL) when it gives up, for any reason, and the caller parses the text
+ * with json_loadb, which words the problem. *entries: the per-rank
+ * entries (ranks × cases) its scan of the columns found; jansson is not
+ * started when fits(len, *entries) says the text is too large for them.
+ */
+bool gcb__read_fast(const char *text, size_t len,
+                    bool (*fits)(size_t len, size_t entries), json_t **root,
+                    size_t *entries);
 
 /* Frees the writer's cache; NULL is a no-op (write.c). */
 void gcb__case_cache_free(struct gcb__case_cache *k);

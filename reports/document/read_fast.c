@@ -1,0 +1,502 @@
+/*
+ * The quick road through a results document's per-rank columns
+ * (results_int.h, gcb__read_fast). At 16,384 ranks nineteen twentieths
+ * of a document are the numbers of `cases[i].per_rank`, and jansson's
+ * lexer (one character at a time through its stream), strtod and one
+ * allocation per number were most of a report's time.
+ *
+ * This file scans the text once for the per_rank values of the cases,
+ * reads each of them with a lexer made for columns of scalars (numbers
+ * converted without strtod where that is exact, a value equal to the one
+ * before it in its column shared, not allocated again), and hands jansson
+ * the rest of the text with each of those values replaced by `{}`; the
+ * columns are then put back in their cases. The tree that comes out is
+ * the one json_loadb would have built, value for value.
+ *
+ * It is a road for well-formed documents only: whatever it does not
+ * recognise (an escape or a non-ASCII byte in a string, an unusual
+ * number, a duplicate key, a per_rank that is not an object of columns,
+ * any syntax error) makes it give up, and the caller parses the whole
+ * text with json_loadb, so every message about a bad file is the one it
+ * always was.
+ */
+#include "reports/document/results_int.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The most per_rank keys (columns and groups) at one level: the schema
+ * has a dozen; more is not a document this road is for. */
+#define MAX_KEYS 64
+
+struct lex {
+  const char *base, *p, *end;
+  bool bad; /* gave up: the caller takes jansson's road */
+};
+
+/* A per_rank value found in the text: where, and which case it is. */
+struct span {
+  size_t begin, end, index;
+  json_t *value; /* the columns, built here */
+};
+
+struct spans {
+  struct span *items;
+  size_t n, cap;
+};
+
+static void ws(struct lex *l) {
+  while (l->p < l->end &&
+         (*l->p == ' ' || *l->p == '\n' || *l->p == '\r' || *l->p == '\t'))
+    l->p++;
+}
+
+static bool eat(struct lex *l, char c) {
+  ws(l);
+  if (l->p < l->end && *l->p == c) {
+    l->p++;
+    return true;
+  }
+  return false;
+}
+
+/* A string of printable ASCII without escapes (all that columns, keys
+ * and methods hold); anything else gives up. *s, *n: its bytes. */
+static bool plain_string(struct lex *l, const char **s, size_t *n) {
+  if (!eat(l, '"'))
+    return l->bad = true, false;
+  const char *b = l->p;
+  while (l->p < l->end && *l->p != '"') {
+    unsigned char c = (unsigned char)*l->p;
+    if (c < 0x20 || c > 0x7e || c == '\\')
+      return l->bad = true, false;
+    l->p++;
+  }
+  if (l->p == l->end)
+    return l->bad = true, false;
+  *s = b;
+  *n = (size_t)(l->p++ - b);
+  return true;
+}
+
+/* Skips any string (escapes included) for the scan of the rest of the
+ * document, which jansson reads and checks itself. */
+static void skip_string(struct lex *l) {
+  l->p++;
+  while (l->p < l->end && *l->p != '"')
+    l->p += *l->p == '\\' ? 2 : 1;
+  if (l->p >= l->end)
+    l->bad = true;
+  else
+    l->p++;
+}
+
+/* Powers of ten exact in the type: 10^22 in a double, 10^27 in x87's
+ * 64-bit mantissa (5^27 < 2^64). */
+static const double pow10_d[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                 1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+#if LDBL_MANT_DIG == 64
+static const long double pow10_ld[] = {
+    1e0L,  1e1L,  1e2L,  1e3L,  1e4L,  1e5L,  1e6L,  1e7L,  1e8L,  1e9L,
+    1e10L, 1e11L, 1e12L, 1e13L, 1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L,
+    1e20L, 1e21L, 1e22L, 1e23L, 1e24L, 1e25L, 1e26L, 1e27L};
+#endif
+
+/*
+ * w × 10^e10 rounded to the nearest double, when that can be done
+ * exactly without strtod: Clinger's fast path (w < 2^53, |e10| <= 22,
+ * one correctly rounded operation), else on x87 one correctly rounded
+ * operation in the 64-bit mantissa, whose rounding to 53 bits is the
+ * true one unless the 11 bits dropped lie within one unit of a half.
+ * false: ask strtod.
+ */
+static bool exact_double(uint64_t w, int e10, double *out) {
+  if (w == 0) {
+    *out = 0;
+    return true;
+  }
+  if (w < ((uint64_t)1 << 53) && e10 >= -22 && e10 <= 22) {
+    *out = e10 < 0 ? (double)w / pow10_d[-e10] : (double)w * pow10_d[e10];
+    return true;
+  }
+#if LDBL_MANT_DIG == 64
+  if (e10 < -27 || e10 > 27)
+    return false;
+  long double x = e10 < 0 ? (long double)w / pow10_ld[-e10]
+                          : (long double)w * pow10_ld[e10];
+  int exp2;
+  long double frac = frexpl(x, &exp2);
+  if (exp2 < DBL_MIN_EXP + 1 || exp2 > DBL_MAX_EXP - 1)
+    return false; /* subnormal or near overflow */
+  uint64_t m = (uint64_t)ldexpl(frac, 64);
+  unsigned low = (unsigned)(m & 0x7ff);
+  if (low >= 0x3ff && low <= 0x401)
+    return false;
+  *out = (double)x;
+  return true;
+#else
+  return false;
+#endif
+}
+
+/* A number as jansson reads it: an integer when it has neither fraction
+ * nor exponent, else a real. NULL (with l->bad) for what this road
+ * leaves to jansson: a malformed or out-of-range number, over 19 digits
+ * of integer. */
+static json_t *number(struct lex *l) {
+  const char *b = l->p, *q = l->p, *e = l->end;
+  bool neg = q < e && *q == '-';
+  q += neg;
+  if (q == e || *q < '0' || *q > '9' ||
+      (*q == '0' && q + 1 < e && q[1] >= '0' && q[1] <= '9'))
+    return l->bad = true, NULL;
+  uint64_t w = 0;
+  int digits = 0, e10 = 0;
+  for (; q < e && *q >= '0' && *q <= '9'; q++)
+    if (digits < 19 && (w != 0 || *q != '0'))
+      w = w * 10 + (uint64_t)(*q - '0'), digits++;
+    else if (w != 0)
+      e10++, digits = 20; /* a digit dropped: strtod decides */
+  bool real = false;
+  if (q < e && *q == '.') {
+    real = true;
+    const char *f = ++q;
+    for (; q < e && *q >= '0' && *q <= '9'; q++)
+      if (digits < 19 && (w != 0 || *q != '0'))
+        w = w * 10 + (uint64_t)(*q - '0'), digits++, e10--;
+      else if (w == 0)
+        e10--;
+      else
+        digits = 20;
+    if (q == f)
+      return l->bad = true, NULL;
+  }
+  if (q < e && (*q == 'e' || *q == 'E')) {
+    real = true;
+    q++;
+    bool eneg = q < e && *q == '-';
+    q += q < e && (*q == '-' || *q == '+');
+    const char *f = q;
+    int x = 0;
+    for (; q < e && *q >= '0' && *q <= '9'; q++)
+      x = x < 100000 ? x * 10 + (*q - '0') : x;
+    if (q == f)
+      return l->bad = true, NULL;
+    e10 += eneg ? -x : x;
+  }
+  l->p = q;
+  if (!real) {
+    if (digits > 18)
+      return l->bad = true, NULL; /* jansson words the overflow */
+    return json_integer(neg ? -(json_int_t)w : (json_int_t)w);
+  }
+  double d;
+  if (digits > 19 || !exact_double(w, e10, &d)) {
+    char buf[64];
+    size_t n = (size_t)(q - b);
+    if (n >= sizeof buf)
+      return l->bad = true, NULL;
+    memcpy(buf, b, n);
+    buf[n] = '\0';
+    d = strtod(buf, NULL);
+    if (isinf(d))
+      return l->bad = true, NULL; /* jansson: "real number overflow" */
+    return json_real(d);
+  }
+  return json_real(neg ? -d : d);
+}
+
+/* One element of a column; prev/prev_text: the element before it, shared
+ * when this one is written the same (a column of iteration counts or
+ * tolerances is one value 16,384 times). */
+static json_t *element(struct lex *l, json_t *prev, const char **prev_text,
+                       size_t *prev_len) {
+  ws(l);
+  const char *b = l->p;
+  json_t *v;
+  if (l->p == l->end)
+    return l->bad = true, NULL;
+  if (*l->p == '"') {
+    const char *s;
+    size_t n;
+    if (!plain_string(l, &s, &n))
+      return NULL;
+    if (prev != NULL && *prev_len == (size_t)(l->p - b) &&
+        memcmp(*prev_text, b, *prev_len) == 0)
+      return json_incref(prev);
+    v = json_stringn_nocheck(s, n);
+  } else if (l->end - l->p >= 4 && memcmp(l->p, "true", 4) == 0) {
+    l->p += 4;
+    return json_true();
+  } else if (l->end - l->p >= 5 && memcmp(l->p, "false", 5) == 0) {
+    l->p += 5;
+    return json_false();
+  } else if (l->end - l->p >= 4 && memcmp(l->p, "null", 4) == 0) {
+    l->p += 4;
+    return json_null();
+  } else {
+    const char *q = l->p;
+    while (q < l->end && ((*q >= '0' && *q <= '9') || *q == '-' || *q == '+' ||
+                          *q == '.' || *q == 'e' || *q == 'E'))
+      q++;
+    if (prev != NULL && *prev_len == (size_t)(q - b) &&
+        memcmp(*prev_text, b, *prev_len) == 0) {
+      l->p = q;
+      return json_incref(prev);
+    }
+    v = number(l);
+  }
+  *prev_text = b;
+  *prev_len = (size_t)(l->p - b);
+  return v;
+}
+
+/* A column: an array of scalars. New reference, NULL when giving up. */
+static json_t *column(struct lex *l) {
+  json_t *a = json_array(), *prev = NULL;
+  const char *prev_text = NULL;
+  size_t prev_len = 0;
+  if (a == NULL || !eat(l, '['))
+    goto fail;
+  if (eat(l, ']'))
+    return a;
+  do {
+    json_t *v = element(l, prev, &prev_text, &prev_len);
+    if (v == NULL || json_array_append_new(a, v) != 0)
+      goto fail;
+    prev = v;
+  } while (eat(l, ','));
+  if (eat(l, ']'))
+    return a;
+fail:
+  l->bad = true;
+  json_decref(a);
+  return NULL;
+}
+
+/* An object of columns (depth 0: per_rank itself, whose members may also
+ * be groups of columns; depth 1: a group). Keys once each, as
+ * JSON_REJECT_DUPLICATES wants. New reference, NULL when giving up. */
+static json_t *columns(struct lex *l, int depth) {
+  json_t *o = json_object();
+  const char *keys[MAX_KEYS];
+  size_t lens[MAX_KEYS], nkeys = 0;
+  if (o == NULL || !eat(l, '{'))
+    goto fail;
+  if (eat(l, '}'))
+    return o;
+  do {
+    const char *k;
+    size_t n;
+    if (nkeys == MAX_KEYS || !plain_string(l, &k, &n) || !eat(l, ':'))
+      goto fail;
+    for (size_t i = 0; i < nkeys; i++)
+      if (lens[i] == n && memcmp(keys[i], k, n) == 0)
+        goto fail;
+    keys[nkeys] = k;
+    lens[nkeys++] = n;
+    ws(l);
+    json_t *v =
+        l->p < l->end && *l->p == '{' && depth == 0 ? columns(l, 1) : column(l);
+    if (v == NULL || json_object_setn_new_nocheck(o, k, n, v) != 0)
+      goto fail;
+  } while (eat(l, ','));
+  if (eat(l, '}'))
+    return o;
+fail:
+  l->bad = true;
+  json_decref(o);
+  return NULL;
+}
+
+/* Skips one value of the rest of the document (jansson checks it). */
+static void skip_value(struct lex *l) {
+  size_t depth = 0;
+  do {
+    ws(l);
+    if (l->p >= l->end) {
+      l->bad = true;
+      return;
+    }
+    char c = *l->p;
+    if (c == '"')
+      skip_string(l);
+    else if (c == '{' || c == '[')
+      depth++, l->p++;
+    else if (c == '}' || c == ']') {
+      if (depth == 0) {
+        l->bad = true;
+        return;
+      }
+      depth--, l->p++;
+    } else if (c == ',' || c == ':')
+      l->p++;
+    else /* a number or a literal, to the next delimiter */
+      while (l->p < l->end && !memchr(",:]} \t\r\n\"", *l->p, 9))
+        l->p++;
+  } while (depth > 0 && !l->bad);
+}
+
+static bool key_is(struct lex *l, const char *want) {
+  const char *k;
+  size_t n;
+  ws(l);
+  if (l->p >= l->end || *l->p != '"')
+    return l->bad = true, false;
+  const char *b = l->p;
+  skip_string(l);
+  k = b + 1;
+  n = l->bad ? 0 : (size_t)(l->p - b) - 2;
+  if (l->bad || !eat(l, ':'))
+    return l->bad = true, false;
+  return n == strlen(want) && memcmp(k, want, n) == 0;
+}
+
+static bool push_span(struct spans *s, struct span sp) {
+  if (s->n == s->cap) {
+    size_t cap = s->cap ? 2 * s->cap : 64;
+    struct span *p = realloc(s->items, cap * sizeof *p);
+    if (p == NULL)
+      return false;
+    s->items = p;
+    s->cap = cap;
+  }
+  s->items[s->n++] = sp;
+  return true;
+}
+
+/* One case: its per_rank value read into columns, the rest skipped. */
+static void scan_case(struct lex *l, size_t index, struct spans *s) {
+  if (!eat(l, '{')) {
+    skip_value(l);
+    return;
+  }
+  if (eat(l, '}'))
+    return;
+  do {
+    if (!key_is(l, "per_rank")) {
+      if (!l->bad)
+        skip_value(l);
+      continue;
+    }
+    ws(l);
+    struct span sp = {.begin = (size_t)(l->p - l->base), .index = index};
+    sp.value = columns(l, 0);
+    sp.end = (size_t)(l->p - l->base);
+    if (sp.value != NULL && !push_span(s, sp)) {
+      json_decref(sp.value);
+      l->bad = true;
+    }
+  } while (!l->bad && eat(l, ','));
+  if (!l->bad && !eat(l, '}'))
+    l->bad = true;
+}
+
+/* The document: its "cases" array case by case, the rest skipped. */
+static void scan(struct lex *l, struct spans *s) {
+  if (!eat(l, '{')) {
+    l->bad = true;
+    return;
+  }
+  do {
+    if (!key_is(l, "cases")) {
+      if (!l->bad)
+        skip_value(l);
+      continue;
+    }
+    if (!eat(l, '[')) {
+      skip_value(l);
+      continue;
+    }
+    size_t index = 0;
+    if (eat(l, ']'))
+      continue;
+    do
+      scan_case(l, index++, s);
+    while (!l->bad && eat(l, ','));
+    if (!l->bad && !eat(l, ']'))
+      l->bad = true;
+  } while (!l->bad && eat(l, ','));
+  if (!l->bad && !eat(l, '}'))
+    l->bad = true;
+}
+
+/* What jansson reads: the text between the spans, `{}` for each. */
+struct feed {
+  const char *text;
+  size_t len, pos, next; /* next: the span after pos */
+  const struct spans *s;
+  int braces; /* how much of span next-1's `{}` is still to give */
+};
+
+static size_t feed_more(void *buffer, size_t size, void *data) {
+  struct feed *f = data;
+  char *out = buffer;
+  size_t n = 0;
+  while (n < size) {
+    if (f->braces > 0) {
+      out[n++] = f->braces-- == 2 ? '{' : '}';
+      continue;
+    }
+    size_t stop = f->next < f->s->n ? f->s->items[f->next].begin : f->len;
+    size_t take = stop - f->pos < size - n ? stop - f->pos : size - n;
+    memcpy(out + n, f->text + f->pos, take);
+    n += take;
+    f->pos += take;
+    if (f->pos == stop && f->next < f->s->n) {
+      f->pos = f->s->items[f->next++].end;
+      f->braces = 2;
+    } else if (f->pos == f->len)
+      break;
+  }
+  return n;
+}
+
+/* Puts each span's columns back in its case; false if the tree jansson
+ * built does not have `{}` where a span was (it cannot, but checked). */
+static bool put_back(json_t *root, struct spans *s) {
+  json_t *cases = json_object_get(root, "cases");
+  for (size_t i = 0; i < s->n; i++) {
+    json_t *c = json_array_get(cases, s->items[i].index);
+    json_t *pr = json_object_get(c, "per_rank");
+    if (!json_is_object(pr) || json_object_size(pr) != 0 ||
+        json_object_set_new(c, "per_rank", s->items[i].value) != 0)
+      return false;
+    s->items[i].value = NULL;
+  }
+  return true;
+}
+
+bool gcb__read_fast(const char *text, size_t len,
+                    bool (*fits)(size_t len, size_t entries), json_t **root,
+                    size_t *entries) {
+  *root = NULL;
+  *entries = 0;
+  struct lex l = {.base = text, .p = text, .end = text + len};
+  struct spans s = {0};
+  scan(&l, &s);
+  ws(&l);
+  bool taken = false;
+  for (size_t i = 0; i < s.n; i++)
+    *entries += json_array_size(json_object_get(s.items[i].value, "rank"));
+  if (!l.bad && l.p == l.end && s.n > 0 && fits(len, *entries)) {
+    struct feed f = {.text = text, .len = len, .s = &s};
+    json_error_t je;
+    *root = json_load_callback(feed_more, &f,
+                               JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je);
+    taken = *root != NULL && put_back(*root, &s);
+    if (!taken) {
+      json_decref(*root);
+      *root = NULL;
+    }
+  }
+  for (size_t i = 0; i < s.n; i++)
+    json_decref(s.items[i].value);
+  free(s.items);
+  return taken;
+}

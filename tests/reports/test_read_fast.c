@@ -1,0 +1,183 @@
+/*
+ * Tests for the quick road of the results reader (reports/document/
+ * read_fast.c): it builds the tree json_loadb builds, number for number
+ * (every double bit for bit what strtod gives, integers, signed zeros,
+ * exponents), takes the documents gcbench writes, gives up on what it
+ * does not know so that jansson words the problem, and the size limit
+ * that follows the document's shape.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/file.h"
+#include "reports/document/results_int.h"
+
+static bool any_size(size_t len, size_t entries) {
+  (void)len, (void)entries;
+  return true;
+}
+
+static json_t *jansson(const char *text) {
+  json_error_t je;
+  return json_loads(text, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je);
+}
+
+/* The dump of both trees, which tells -0.0 from 0 and 1 from 1.0. */
+static void expect_same_tree(const char *text, const char *what) {
+  json_t *fast = NULL;
+  size_t entries = 0;
+  cr_assert(gcb__read_fast(text, strlen(text), any_size, &fast, &entries),
+            "%s: the quick road gave up", what);
+  json_t *slow = jansson(text);
+  cr_assert_not_null(slow, "%s", what);
+  char *a = json_dumps(fast, JSON_COMPACT | JSON_REAL_PRECISION(17));
+  char *b = json_dumps(slow, JSON_COMPACT | JSON_REAL_PRECISION(17));
+  cr_expect_str_eq(a, b, "%s", what);
+  free(a);
+  free(b);
+  json_decref(fast);
+  json_decref(slow);
+}
+
+static const char *const doc_head = "{\"schema\": \"gcbench.results/2\", "
+                                    "\"cases\": [{\"bench\": \"x\", "
+                                    "\"per_rank\": {\"rank\": [";
+static const char *const doc_tail = "]}}]}";
+
+static char *doc_with(const char *elements) {
+  size_t n = strlen(doc_head) + strlen(elements) + strlen(doc_tail) + 1;
+  char *s = malloc(n);
+  snprintf(s, n, "%s%s%s", doc_head, elements, doc_tail);
+  return s;
+}
+
+Test(read_fast, numbers_are_what_strtod_and_jansson_make_of_them) {
+  static const char *const numbers =
+      "0, -0, 1, -1, 123456789012345678, -0.0, 0.0, 1.5, -2.25e-3, 1E5, "
+      "2e+2, 0.1, 0.30000000000000004, 1.7976931348623157e308, "
+      "4.9406564584124654e-324, 2.2250738585072014e-308, 1e-400, "
+      "9007199254740993, 12345678901234567890123456789.5, "
+      "0.000012345678901234567, 1.2345678901234567e-05, 380.12345678901234, "
+      "1e22, 1e23, 8.589973e9, 0.1e-30, 5e-324, 1234567890123456789e-10";
+  char *text = doc_with(numbers);
+  expect_same_tree(text, "edge numbers");
+  free(text);
+}
+
+/* Random doubles written as gcbench (%.17g) and Python (shortest) write
+ * them: every one read back bit for bit as strtod reads it. */
+Test(read_fast, a_hundred_thousand_random_doubles_bit_for_bit) {
+  enum { N = 100000 };
+  char *elements = malloc((size_t)N * 32);
+  size_t at = 0;
+  unsigned long long x = 88172645463325252ull;
+  for (int i = 0; i < N; i++) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    double d = (double)(x >> 11) / 9007199254740992.0 *
+               pow(10.0, (double)(int)(x % 40) - 20);
+    const char *fmt = i % 3 == 0 ? "%.17g" : i % 3 == 1 ? "%.15g" : "%.16g";
+    at += (size_t)snprintf(elements + at, 32, fmt, d);
+    elements[at++] = i + 1 < N ? ',' : '\0';
+  }
+  char *text = doc_with(elements);
+  json_t *fast = NULL;
+  size_t entries = 0;
+  cr_assert(gcb__read_fast(text, strlen(text), any_size, &fast, &entries));
+  cr_expect_eq(entries, N);
+  json_t *col = json_object_get(
+      json_object_get(json_array_get(json_object_get(fast, "cases"), 0),
+                      "per_rank"),
+      "rank");
+  char *p = elements;
+  size_t wrong = 0;
+  for (size_t i = 0; i < N; i++) {
+    char *end;
+    double want = strtod(p, &end);
+    bool integer = strcspn(p, ".eE,") == strcspn(p, ",");
+    const json_t *v = json_array_get(col, i);
+    double got = json_number_value(v);
+    if (integer != json_is_integer(v) || memcmp(&got, &want, sizeof got) != 0)
+      wrong++;
+    p = end + (*end == ',');
+  }
+  cr_expect_eq(wrong, 0, "%zu of %d numbers differ from strtod", wrong, N);
+  json_decref(fast);
+  free(text);
+  free(elements);
+}
+
+Test(read_fast, documents_gcbench_writes_are_taken_and_built_the_same) {
+  char *text = NULL;
+  size_t len = 0;
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_file_read(GCB_TEST_DATA "/results-valid-v2.json",
+                             GCB_FILE_MAX_BYTES, &text, &len, &err),
+               GCB_OK, "%s", err.msg);
+  expect_same_tree(text, "results-valid-v2.json");
+  free(text);
+  /* Groups, strings, booleans, nulls; a repeated value shared. */
+  expect_same_tree("{\"cases\": [{\"per_rank\": {\"rank\": [0, 1, 2], "
+                   "\"validation\": {\"method\": [\"a b\", \"a b\", null], "
+                   "\"checked\": [true, false, true]}, \"time_s\": {\"n\": "
+                   "[20, 20, 20], \"min\": [1e-6, 1e-6, 2e-6]}}}, {}]}",
+                   "columns of every kind");
+}
+
+/* Whatever it does not know, it leaves to jansson (false): the caller
+ * then parses with json_loadb, whose message is the one users see. */
+Test(read_fast, gives_up_on_what_jansson_must_word) {
+  static const char *const texts[] = {
+      "{\"cases\": [{\"per_rank\": {\"rank\": [01]}}]}",
+      "{\"cases\": [{\"per_rank\": {\"rank\": [1.]}}]}",
+      "{\"cases\": [{\"per_rank\": {\"rank\": [1e999]}}]}",
+      "{\"cases\": [{\"per_rank\": {\"rank\": [99999999999999999999]}}]}",
+      "{\"cases\": [{\"per_rank\": {\"rank\": [1], \"rank\": [2]}}]}",
+      "{\"cases\": [{\"per_rank\": {\"m\": [\"caf\\u00e9\"]}}]}",
+      "{\"cases\": [{\"per_rank\": {\"m\": [\"caf\xc3\xa9\"]}}]}",
+      "{\"cases\": [{\"per_rank\": [{\"rank\": 0}]}]}",
+      "{\"cases\": [{\"per_rank\": {\"rank\": [1, 2}}]}",
+      "{\"cases\": [{\"per_rank\": {\"rank\": [1]}, \"per_rank\": {}}]}",
+      "{\"cases\": [{\"per_rank\": {\"rank\": [1]}}], \"x\": [}",
+      "{\"cases\": [{\"per_rank\": {\"rank\": [truex]}}]}",
+      "[1, 2]",
+      "",
+  };
+  for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+    json_t *root = (json_t *)1;
+    size_t entries = 0;
+    cr_expect(
+        !gcb__read_fast(texts[i], strlen(texts[i]), any_size, &root, &entries),
+        "%s", texts[i]);
+    cr_expect_null(root, "%s", texts[i]);
+  }
+}
+
+/* Over 256 MiB a document must have the per-rank entries to show for
+ * it; a file of nothing is refused with the limit of an empty one. */
+Test(read_fast, size_limit_follows_the_shape) {
+  size_t len = GCB_FILE_MAX_BYTES + (1 << 20);
+  char *text = malloc(len);
+  memset(text, ' ', len);
+  memcpy(text, "{}", 2);
+  struct gcb_results *r = NULL;
+  struct gcb_err err = {0};
+  cr_expect_eq(gcb_results_parse(text, len, "big.json", &r, &err), GCB_EINPUT);
+  cr_expect(strstr(err.msg, "big.json: too large (269484032 bytes, limit "
+                            "256 MiB)") != NULL,
+            "%s", err.msg);
+  /* One entry does not make room for another MiB: 2 KiB per entry. */
+  char *doc = doc_with("0");
+  size_t dl = strlen(doc);
+  memcpy(text, doc, dl);
+  memset(text + dl, ' ', len - dl);
+  cr_expect_eq(gcb_results_parse(text, len, "one.json", &r, &err), GCB_EINPUT);
+  cr_expect(strstr(err.msg, "one.json: too large (269484032 bytes, limit 256 "
+                            "MiB for its 1 per-rank entries") != NULL,
+            "%s", err.msg);
+  free(doc);
+  free(text);
+  cr_expect_null(r);
+}
