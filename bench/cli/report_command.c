@@ -15,6 +15,7 @@
 
 #include "bench/cli/options.h"
 #include "bench/cli/report_text.h"
+#include "common/outfile.h"
 #include "reports/reports.h"
 
 #define MAX_DOCS GCB_LOAD_MAX_DOCS
@@ -122,56 +123,57 @@ static void free_outcome(struct outcome *o) {
   gcb_plots_free(&o->plots);
 }
 
-static enum gcb_status make_dir(const char *dir, struct gcb_err *err) {
-  struct stat st;
-  if (mkdir(dir, 0777) == 0 ||
-      (errno == EEXIST && stat(dir, &st) == 0 && S_ISDIR(st.st_mode)))
-    return GCB_OK;
-  return gcb_err_set(err, GCB_EIO, "%s: cannot create directory (%s)", dir,
-                     errno == EEXIST ? "not a directory" : strerror(errno));
-}
-
-/* Renders into PATH.tmp, then renames it over PATH, so a reader (or a
- * metrics collector) never sees half a file. */
-static enum gcb_status write_file(const char *path,
+/* Renders into a fresh temporary beside the file, then renames it over the
+ * name (common/outfile.h), so a reader (or a metrics collector) never sees
+ * half a file, and nothing planted in the directory is followed. */
+static enum gcb_status write_file(const struct gcb_outdir *d, const char *name,
                                   const struct gcb_renderer *r,
                                   const struct gcb_report *rep,
                                   struct gcb_err *err) {
-  char tmp[4200];
-  snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  FILE *f = fopen(tmp, "w");
-  if (f == NULL)
-    return gcb_err_set(err, GCB_EIO, "%s: cannot create (%s)", tmp,
-                       strerror(errno));
-  enum gcb_status st = r->render(f, rep, err);
-  if (fclose(f) != 0 && st == GCB_OK)
-    st = gcb_err_set(err, GCB_EIO, "%s: write failed", tmp);
-  if (st == GCB_OK && rename(tmp, path) != 0)
-    st = gcb_err_set(err, GCB_EIO, "%s: cannot rename (%s)", path,
-                     strerror(errno));
-  if (st != GCB_OK)
-    unlink(tmp);
+  struct gcb_outfile f;
+  enum gcb_status st = gcb_outfile_begin(d, name, &f, err);
+  if (st == GCB_OK)
+    st = gcb_outfile_end(&f, r->render(f.f, rep, err), err);
   return st;
 }
 
-/* Every file into the directory -o names, plots first (the HTML inlines
- * them), the table model once for all renderers. */
+/* Every file into the directory -o names (created with its parents, locked
+ * while written so that two reports into it cannot mix), plots first (the
+ * HTML inlines them), the table model once for all renderers. */
 static enum gcb_status write_report(const struct report_opts *ro,
-                                    const struct gcb_inputs *in, struct outcome *o,
-                                    struct gcb_report *rep,
+                                    const struct gcb_inputs *in,
+                                    struct outcome *o, struct gcb_report *rep,
                                     struct gcb_err *err) {
-  enum gcb_status st = make_dir(ro->output, err);
+  struct gcb_outdir d;
+  enum gcb_status st =
+      gcb_outdir_open(ro->output, "--output", true, true, &d, err);
   if (st == GCB_OK)
     st = gcb_plots_make(ro->output, in->docs, in->ndocs, &o->th, ro->png,
                         &o->plots, err);
   if (st == GCB_OK)
     st = gcb_report_tables(rep, &o->tables, err);
   rep->tables = st == GCB_OK ? &o->tables : NULL;
-  for (size_t i = 0; st == GCB_OK && gcb_renderers[i]; i++) {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", ro->output, gcb_renderers[i]->file);
-    st = write_file(path, gcb_renderers[i], rep, err);
-  }
+  for (size_t i = 0; st == GCB_OK && gcb_renderers[i]; i++)
+    st = write_file(&d, gcb_renderers[i]->file, gcb_renderers[i], rep, err);
+  gcb_outdir_close(&d);
+  return st;
+}
+
+/* One renderer's output into the file path names, its directory created
+ * (not locked: one rename publishes the file, and a lock file would be
+ * left in a directory that is not gcbench's, a node_exporter's say). */
+static enum gcb_status write_one_file(const char *path,
+                                      const struct gcb_renderer *r,
+                                      const struct gcb_report *rep,
+                                      struct gcb_err *err) {
+  char dir[4096], base[4096];
+  if (gcb_outfile_split(path, dir, base) != 0)
+    return gcb_err_set(err, GCB_EUSAGE, "--output %s: not a file name", path);
+  struct gcb_outdir d;
+  enum gcb_status st = gcb_outdir_open(dir, "--output", true, false, &d, err);
+  if (st == GCB_OK)
+    st = write_file(&d, base, r, rep, err);
+  gcb_outdir_close(&d);
   return st;
 }
 
@@ -186,7 +188,7 @@ static enum gcb_status write_one_format(const struct report_opts *ro,
     return gcb_err_set(err, GCB_EINTERNAL, "no renderer %s",
                        formats[ro->format]);
   if (strcmp(ro->output, "-") != 0)
-    return write_file(ro->output, r, rep, err);
+    return write_one_file(ro->output, r, rep, err);
   enum gcb_status st = r->render(stdout, rep, err);
   return st == GCB_OK && fflush(stdout) != 0
              ? gcb_err_set(err, GCB_EIO, "standard output: write failed")

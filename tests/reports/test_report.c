@@ -148,10 +148,16 @@ Test(report, usage_and_input_errors_exit_2) {
   cr_expect(!exists(out), "nothing written on bad input");
 }
 
-Test(report, an_output_directory_that_cannot_be_made_exits_3) {
+/* Issue 20 item 12: the help says the directory is created, parents
+ * included; one that cannot be (a file in the way) is bad usage, exit 2. */
+Test(report, missing_parents_are_made_and_a_file_in_the_way_exits_2) {
   const char *doc = clean_doc("clean.json", 100);
   const char *args[] = {"report", doc, "-o", in_dir("missing/parent"), NULL};
-  cr_expect_eq(run(gcb__report_command, 0, args), 3);
+  cr_expect_eq(run(gcb__report_command, 0, args), 0);
+  cr_expect(exists(in_dir("missing/parent/report.md")));
+  const char *blocked[] = {"report", doc, "-o", in_dir("clean.json/sub"),
+                           NULL};
+  cr_expect_eq(run(gcb__report_command, 0, blocked), 2);
 }
 
 Test(report, only_rank_0_writes_but_every_rank_agrees) {
