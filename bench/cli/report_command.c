@@ -271,6 +271,19 @@ int gcb__report_command(int argc, char **argv, int rank) {
 
 /* ---- compare ------------------------------------------------------------ */
 
+/* A new run that failed (cases missing, not "complete", validation
+ * failures) fails the comparison whatever its numbers; says why. */
+static bool run_failed(const struct gcb_comparison *cmp,
+                       const struct gcb_doc *new_, int rank) {
+  struct gcb_run_check rc;
+  gcb_compare_run_check(cmp, new_, &rc);
+  char why[256];
+  gcb_compare_run_why(&rc, why, sizeof why);
+  if (rc.failed && rank == 0)
+    printf("%s\n", why);
+  return rc.failed;
+}
+
 int gcb__compare_command(int argc, char **argv, int rank) {
   struct compare_opts co = {0};
   struct gcb_option_group g = {"compare options", compare_options, &co};
@@ -305,6 +318,8 @@ int gcb__compare_command(int argc, char **argv, int rank) {
   if (st == GCB_OK && rank == 0)
     st = gcb__print_comparison(stdout, &in.docs[0], &cmp, files[0], &th, &err);
   int code = st != GCB_OK ? exit_code(st) : cmp.regressions > 0 ? 1 : 0;
+  if (st == GCB_OK && run_failed(&cmp, &in.docs[0], rank))
+    code = 1;
   if (st != GCB_OK)
     say(rank, err.msg);
   gcb_comparison_free(&cmp);

@@ -155,8 +155,7 @@ Test(report, missing_parents_are_made_and_a_file_in_the_way_exits_2) {
   const char *args[] = {"report", doc, "-o", in_dir("missing/parent"), NULL};
   cr_expect_eq(run(gcb__report_command, 0, args), 0);
   cr_expect(exists(in_dir("missing/parent/report.md")));
-  const char *blocked[] = {"report", doc, "-o", in_dir("clean.json/sub"),
-                           NULL};
+  const char *blocked[] = {"report", doc, "-o", in_dir("clean.json/sub"), NULL};
   cr_expect_eq(run(gcb__report_command, 0, blocked), 2);
 }
 
@@ -173,17 +172,26 @@ Test(report, compare_exits_1_on_regression_0_otherwise) {
   const char *args[] = {"compare", DATA("report-baseline.json"),
                         DATA("report-fixture.json"), NULL};
   cr_expect_eq(run(gcb__compare_command, 0, args), 1);
+  /* The fixture has a case whose results failed validation: compared
+   * with itself, nothing regressed, but the run fails (issue 20 item 8). */
   const char *same[] = {"compare", DATA("report-fixture.json"),
                         DATA("report-fixture.json"), NULL};
-  cr_expect_eq(run(gcb__compare_command, 0, same), 0);
+  cr_expect_eq(run(gcb__compare_command, 0, same), 1);
+  const char *clean = clean_doc("clean.json", 100);
+  const char *clean_same[] = {"compare", clean, clean, NULL};
+  cr_expect_eq(run(gcb__compare_command, 0, clean_same), 0);
   const char *loose[] = {"compare",
                          DATA("report-baseline.json"),
                          DATA("report-fixture.json"),
                          "--threshold",
                          "40",
                          NULL};
-  cr_expect_eq(run(gcb__compare_command, 0, loose), 0,
-               "a 35%% drop is under a 40%% threshold");
+  /* A 35% drop is under a 40% threshold, but the fixture run lacks a
+   * baseline case and failed a validation: it still fails (issue 20 item
+   * 8; thresholds alone: test_compare.c threshold_is_configurable_per_bench).
+   */
+  cr_expect_eq(run(gcb__compare_command, 0, loose), 1,
+               "a failed run fails whatever the threshold");
 }
 
 Test(report, compare_refuses_bad_usage_and_input) {
