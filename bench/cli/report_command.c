@@ -240,12 +240,22 @@ static void usage(const char *line, const char *what,
 int gcb__report_command(int argc, char **argv, int rank) {
   struct report_opts ro = {0};
   struct gcb_option_group g = {"report options", report_options, &ro};
-  const char *files[MAX_DOCS];
+  /* One more than allowed, so that a 257th document is named as such,
+   * not as an "unexpected argument". */
+  const char *files[MAX_DOCS + 1];
   int n = 0;
   bool help = false;
   struct gcb_err err = {0};
-  if (gcb_options_parse(&g, 1, argc, argv, &help, files, MAX_DOCS, &n, &err) !=
-      GCB_OK) {
+  if (gcb_options_parse(&g, 1, argc, argv, &help, files, MAX_DOCS + 1, &n,
+                        &err) != GCB_OK) {
+    say(rank, err.msg);
+    return 2;
+  }
+  if (n > MAX_DOCS) {
+    gcb_err_set(&err, GCB_EUSAGE,
+                "report: at most %d results documents in one report (%s is "
+                "one too many)",
+                MAX_DOCS, files[MAX_DOCS]);
     say(rank, err.msg);
     return 2;
   }

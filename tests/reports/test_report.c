@@ -244,3 +244,17 @@ Test(report, other_tools_files_join_the_report) {
   cr_expect_eq(run(gcb__report_command, 0, bad), 2);
   cr_expect(!exists(in_dir("bad")), "nothing written on bad input");
 }
+
+/* Issue 20 item 14: a 257th document was "unexpected argument". */
+Test(report, a_257th_document_is_named_as_one_too_many) {
+  char *argv[262];
+  int argc = 0;
+  argv[argc++] = (char *)"report";
+  for (int i = 0; i < 257; i++)
+    argv[argc++] = (char *)DATA("report-fixture.json");
+  argv[argc++] = (char *)"-o";
+  argv[argc++] = (char *)in_dir("out");
+  argv[argc] = NULL;
+  cr_expect_eq(gcb__report_command(argc, argv, 0), 2);
+  cr_expect(!exists(in_dir("out")), "nothing written");
+}
