@@ -253,6 +253,22 @@ enum gcb_status gcb_harness_begin(struct gcb_harness *h, struct gcb_ctx *ctx,
   return start_watchdog(h);
 }
 
+/* The GPU's clocks, power and throttle reasons while the case runs
+ * (backends that have them): a failure to sample leaves the case alone. */
+static void telemetry_start(struct gcb_harness *h) {
+  const struct gcb_backend_ops *ops = h->ctx->backend_ops;
+  struct gcb_err ignored = {0};
+  if (ops->telemetry_start != NULL)
+    (void)ops->telemetry_start(h->ctx->backend, &ignored);
+}
+
+static void telemetry_stop(struct gcb_harness *h, struct gcb_telemetry *out) {
+  const struct gcb_backend_ops *ops = h->ctx->backend_ops;
+  *out = (struct gcb_telemetry){.available = false};
+  if (ops->telemetry_stop != NULL)
+    ops->telemetry_stop(h->ctx->backend, out);
+}
+
 /* Warm-up, then `iters` timed samples of one operation each. */
 static enum gcb_status measure(struct gcb_harness *h, struct gcb_op *op,
                                double *samples) {
@@ -263,6 +279,9 @@ static enum gcb_status measure(struct gcb_harness *h, struct gcb_op *op,
     gcb_watchdog_step(h->watchdog);
     st = op->run(op->state, 1, &ignored, err);
   }
+  /* Telemetry from the end of the warm-up: a sample of the idle GPU
+   * before it would read as the case's minimum clock. */
+  telemetry_start(h);
   /* Ranks start timing together: concurrent ranks share memory and links. */
   gcb_watchdog_step(h->watchdog);
   int rc = MPI_Barrier(h->ctx->world);
@@ -290,22 +309,6 @@ static enum gcb_status measure_samples(struct gcb_harness *h, struct gcb_op *op,
   return st;
 }
 
-/* The GPU's clocks, power and throttle reasons while the case runs
- * (backends that have them): a failure to sample leaves the case alone. */
-static void telemetry_start(struct gcb_harness *h) {
-  const struct gcb_backend_ops *ops = h->ctx->backend_ops;
-  struct gcb_err ignored = {0};
-  if (ops->telemetry_start != NULL)
-    (void)ops->telemetry_start(h->ctx->backend, &ignored);
-}
-
-static void telemetry_stop(struct gcb_harness *h, struct gcb_telemetry *out) {
-  const struct gcb_backend_ops *ops = h->ctx->backend_ops;
-  *out = (struct gcb_telemetry){.available = false};
-  if (ops->telemetry_stop != NULL)
-    ops->telemetry_stop(h->ctx->backend, out);
-}
-
 static enum gcb_status measure_and_check(struct gcb_harness *h,
                                          const struct gcb_bench *bench,
                                          const void *bench_opts, void *state,
@@ -313,7 +316,8 @@ static enum gcb_status measure_and_check(struct gcb_harness *h,
   struct gcb_timing t = {.iters = h->opts->iters,
                          .warmup = h->opts->warmup,
                          .timed = h->opts->iters};
-  telemetry_start(h);
+  if (bench->measure) /* its own warm-up inside: the whole case sampled */
+    telemetry_start(h);
   enum gcb_status st = bench->measure
                            ? bench->measure(h->ctx, bench_opts, state, op, &t,
                                             &w->result, &h->ctx->err)
