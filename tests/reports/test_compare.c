@@ -318,6 +318,8 @@ Test(compare, a_failed_run_fails_the_comparison_whatever_its_numbers) {
   gcb_compare_run_check(&p.cmp, &n, &rc);
   cr_expect(!rc.failed, "missing %zu invalid %zu status %s", rc.missing,
             rc.invalid, rc.status);
+  done(&p);
+}
 
 /* A collective case on n ranks at busbw (GB/s), each rank's figure the
  * algbw, every rank's time t seconds. */
