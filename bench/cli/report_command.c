@@ -15,6 +15,7 @@
 
 #include "bench/cli/options.h"
 #include "bench/cli/report_text.h"
+#include "common/outfile.h"
 #include "reports/reports.h"
 
 #define MAX_DOCS GCB_LOAD_MAX_DOCS
@@ -126,56 +127,57 @@ static void free_outcome(struct outcome *o) {
   gcb_plots_free(&o->plots);
 }
 
-static enum gcb_status make_dir(const char *dir, struct gcb_err *err) {
-  struct stat st;
-  if (mkdir(dir, 0777) == 0 ||
-      (errno == EEXIST && stat(dir, &st) == 0 && S_ISDIR(st.st_mode)))
-    return GCB_OK;
-  return gcb_err_set(err, GCB_EIO, "%s: cannot create directory (%s)", dir,
-                     errno == EEXIST ? "not a directory" : strerror(errno));
-}
-
-/* Renders into PATH.tmp, then renames it over PATH, so a reader (or a
- * metrics collector) never sees half a file. */
-static enum gcb_status write_file(const char *path,
+/* Renders into a fresh temporary beside the file, then renames it over the
+ * name (common/outfile.h), so a reader (or a metrics collector) never sees
+ * half a file, and nothing planted in the directory is followed. */
+static enum gcb_status write_file(const struct gcb_outdir *d, const char *name,
                                   const struct gcb_renderer *r,
                                   const struct gcb_report *rep,
                                   struct gcb_err *err) {
-  char tmp[4200];
-  snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  FILE *f = fopen(tmp, "w");
-  if (f == NULL)
-    return gcb_err_set(err, GCB_EIO, "%s: cannot create (%s)", tmp,
-                       strerror(errno));
-  enum gcb_status st = r->render(f, rep, err);
-  if (fclose(f) != 0 && st == GCB_OK)
-    st = gcb_err_set(err, GCB_EIO, "%s: write failed", tmp);
-  if (st == GCB_OK && rename(tmp, path) != 0)
-    st = gcb_err_set(err, GCB_EIO, "%s: cannot rename (%s)", path,
-                     strerror(errno));
-  if (st != GCB_OK)
-    unlink(tmp);
+  struct gcb_outfile f;
+  enum gcb_status st = gcb_outfile_begin(d, name, &f, err);
+  if (st == GCB_OK)
+    st = gcb_outfile_end(&f, r->render(f.f, rep, err), err);
   return st;
 }
 
-/* Every file into the directory -o names, plots first (the HTML inlines
- * them), the table model once for all renderers. */
+/* Every file into the directory -o names (created with its parents, locked
+ * while written so that two reports into it cannot mix), plots first (the
+ * HTML inlines them), the table model once for all renderers. */
 static enum gcb_status write_report(const struct report_opts *ro,
-                                    const struct gcb_inputs *in, struct outcome *o,
-                                    struct gcb_report *rep,
+                                    const struct gcb_inputs *in,
+                                    struct outcome *o, struct gcb_report *rep,
                                     struct gcb_err *err) {
-  enum gcb_status st = make_dir(ro->output, err);
+  struct gcb_outdir d;
+  enum gcb_status st =
+      gcb_outdir_open(ro->output, "--output", true, true, &d, err);
   if (st == GCB_OK)
     st = gcb_plots_make(ro->output, in->docs, in->ndocs, &o->th, ro->png,
                         &o->plots, err);
   if (st == GCB_OK)
     st = gcb_report_tables(rep, &o->tables, err);
   rep->tables = st == GCB_OK ? &o->tables : NULL;
-  for (size_t i = 0; st == GCB_OK && gcb_renderers[i]; i++) {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", ro->output, gcb_renderers[i]->file);
-    st = write_file(path, gcb_renderers[i], rep, err);
-  }
+  for (size_t i = 0; st == GCB_OK && gcb_renderers[i]; i++)
+    st = write_file(&d, gcb_renderers[i]->file, gcb_renderers[i], rep, err);
+  gcb_outdir_close(&d);
+  return st;
+}
+
+/* One renderer's output into the file path names, its directory created
+ * (not locked: one rename publishes the file, and a lock file would be
+ * left in a directory that is not gcbench's, a node_exporter's say). */
+static enum gcb_status write_one_file(const char *path,
+                                      const struct gcb_renderer *r,
+                                      const struct gcb_report *rep,
+                                      struct gcb_err *err) {
+  char dir[4096], base[4096];
+  if (gcb_outfile_split(path, dir, base) != 0)
+    return gcb_err_set(err, GCB_EUSAGE, "--output %s: not a file name", path);
+  struct gcb_outdir d;
+  enum gcb_status st = gcb_outdir_open(dir, "--output", true, false, &d, err);
+  if (st == GCB_OK)
+    st = write_file(&d, base, r, rep, err);
+  gcb_outdir_close(&d);
   return st;
 }
 
@@ -190,7 +192,7 @@ static enum gcb_status write_one_format(const struct report_opts *ro,
     return gcb_err_set(err, GCB_EINTERNAL, "no renderer %s",
                        formats[ro->format]);
   if (strcmp(ro->output, "-") != 0)
-    return write_file(ro->output, r, rep, err);
+    return write_one_file(ro->output, r, rep, err);
   enum gcb_status st = r->render(stdout, rep, err);
   return st == GCB_OK && fflush(stdout) != 0
              ? gcb_err_set(err, GCB_EIO, "standard output: write failed")
@@ -243,12 +245,22 @@ static void usage(const char *line, const char *what,
 int gcb__report_command(int argc, char **argv, int rank) {
   struct report_opts ro = {0};
   struct gcb_option_group g = {"report options", report_options, &ro};
-  const char *files[MAX_DOCS];
+  /* One more than allowed, so that a 257th document is named as such,
+   * not as an "unexpected argument". */
+  const char *files[MAX_DOCS + 1];
   int n = 0;
   bool help = false;
   struct gcb_err err = {0};
-  if (gcb_options_parse(&g, 1, argc, argv, &help, files, MAX_DOCS, &n, &err) !=
-      GCB_OK) {
+  if (gcb_options_parse(&g, 1, argc, argv, &help, files, MAX_DOCS + 1, &n,
+                        &err) != GCB_OK) {
+    say(rank, err.msg);
+    return 2;
+  }
+  if (n > MAX_DOCS) {
+    gcb_err_set(&err, GCB_EUSAGE,
+                "report: at most %d results documents in one report (%s is "
+                "one too many)",
+                MAX_DOCS, files[MAX_DOCS]);
     say(rank, err.msg);
     return 2;
   }
@@ -273,6 +285,19 @@ int gcb__report_command(int argc, char **argv, int rank) {
 }
 
 /* ---- compare ------------------------------------------------------------ */
+
+/* A new run that failed (cases missing, not "complete", validation
+ * failures) fails the comparison whatever its numbers; says why. */
+static bool run_failed(const struct gcb_comparison *cmp,
+                       const struct gcb_doc *new_, int rank) {
+  struct gcb_run_check rc;
+  gcb_compare_run_check(cmp, new_, &rc);
+  char why[256];
+  gcb_compare_run_why(&rc, why, sizeof why);
+  if (rc.failed && rank == 0)
+    printf("%s\n", why);
+  return rc.failed;
+}
 
 int gcb__compare_command(int argc, char **argv, int rank) {
   struct compare_opts co = {0};
@@ -308,6 +333,8 @@ int gcb__compare_command(int argc, char **argv, int rank) {
   if (st == GCB_OK && rank == 0)
     st = gcb__print_comparison(stdout, &in.docs[0], &cmp, files[0], &th, &err);
   int code = st != GCB_OK ? exit_code(st) : cmp.regressions > 0 ? 1 : 0;
+  if (st == GCB_OK && run_failed(&cmp, &in.docs[0], rank))
+    code = 1;
   if (st != GCB_OK)
     say(rank, err.msg);
   gcb_comparison_free(&cmp);

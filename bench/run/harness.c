@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -191,6 +192,16 @@ static enum gcb_status start_watchdog(struct gcb_harness *h) {
   return st;
 }
 
+/* The empty file gcb__output_path claimed, removed when the run stops
+ * before its first write, so that the path is free for the next try. */
+static enum gcb_status unclaim(const char *path, bool claimed,
+                               enum gcb_status st) {
+  struct stat sb;
+  if (claimed && stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size == 0)
+    unlink(path);
+  return st;
+}
+
 enum gcb_status gcb_harness_begin(struct gcb_harness *h, struct gcb_ctx *ctx,
                                   const struct gcb_run_opts *opts,
                                   const char *command, int argc, char **argv,
@@ -200,11 +211,13 @@ enum gcb_status gcb_harness_begin(struct gcb_harness *h, struct gcb_ctx *ctx,
   h->opts = opts;
   h->locked = pthread_mutex_init(&h->lock, NULL) == 0;
   char run_id[64] = "";
+  bool claimed = false;
   enum gcb_status st = parse_stall(h, opts->stall);
   if (st == GCB_OK && ctx->rank == 0) {
     gcb__run_id(run_id, sizeof run_id);
     st = gcb__output_path(opts->output, run_id, opts->force, h->output,
                           sizeof h->output, &ctx->err);
+    claimed = st == GCB_OK && !opts->force;
     if (st == GCB_OK && (h->document.results = gcb_results_new()) == NULL)
       st =
           gcb_err_set(&ctx->err, GCB_ENOMEM, "results document: out of memory");
@@ -216,14 +229,15 @@ enum gcb_status gcb_harness_begin(struct gcb_harness *h, struct gcb_ctx *ctx,
     json_decref(options);
   }
   if ((st = gcb_context_agree(ctx, st)) != GCB_OK)
-    return st;
+    return unclaim(h->output, claimed, st);
   int rc = MPI_Bcast(run_id, sizeof run_id, MPI_CHAR, 0, ctx->world);
   if (rc != MPI_SUCCESS)
-    return gcb_mpi_err(&ctx->err, rc, "MPI_Bcast of the run id");
+    return unclaim(h->output, claimed,
+                   gcb_mpi_err(&ctx->err, rc, "MPI_Bcast of the run id"));
   st = gcb__header_build(ctx, h->document.results, command, argc, argv, run_id,
                          &h->rank_names);
   if (st != GCB_OK)
-    return st;
+    return unclaim(h->output, claimed, st);
   if (ctx->rank == 0) {
     h->document.path = h->output;
     h->table = (struct gcb_table){.out = stdout,

@@ -10,6 +10,7 @@
 #include "collectives/comm.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -247,7 +248,8 @@ enum gcb_status gcb__header_finish(struct gcb_results *results,
   return gcb_results_finish_run(results, status, err);
 }
 
-/* mkdir -p of every directory above path's last component. */
+/* mkdir -p of every directory above path's last component; one that
+ * cannot be created is bad usage of --output (exit 2), named as such. */
 static enum gcb_status make_parents(const char *path, struct gcb_err *err) {
   char dir[4096];
   snprintf(dir, sizeof dir, "%s", path);
@@ -255,12 +257,34 @@ static enum gcb_status make_parents(const char *path, struct gcb_err *err) {
     if (*p != '/')
       continue;
     *p = '\0';
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
-      return gcb_err_set(err, GCB_EIO, "cannot create directory %s: %s", dir,
-                         strerror(errno));
+    struct stat sb;
+    if (mkdir(dir, 0777) != 0 &&
+        (errno != EEXIST || stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)))
+      return gcb_err_set(
+          err, GCB_EUSAGE, "--output %s: cannot create directory %s (%s)", path,
+          dir, errno == EEXIST ? "not a directory" : strerror(errno));
     *p = '/';
   }
   return GCB_OK;
+}
+
+/* Without --force the path is claimed by creating it exclusively (an
+ * empty file the first write replaces): of two runs given the same new
+ * path, the second is refused here instead of both running and one
+ * losing its cases to the other's rename. */
+static enum gcb_status claim(const char *out, struct gcb_err *err) {
+  int fd =
+      open(out, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd >= 0) {
+    close(fd);
+    return GCB_OK;
+  }
+  if (errno == EEXIST)
+    return gcb_err_set(err, GCB_EUSAGE,
+                       "results file %s exists (use --force to overwrite)",
+                       out);
+  return gcb_err_set(err, GCB_EUSAGE, "--output %s: cannot create (%s)", out,
+                     strerror(errno));
 }
 
 enum gcb_status gcb__output_path(const char *requested, const char *run_id,
@@ -281,5 +305,6 @@ enum gcb_status gcb__output_path(const char *requested, const char *run_id,
                          "results file %s exists (use --force to overwrite)",
                          out);
   }
-  return make_parents(out, err);
+  enum gcb_status st = make_parents(out, err);
+  return st == GCB_OK && !force ? claim(out, err) : st;
 }

@@ -29,8 +29,10 @@ void gcb__run_id(char *buf, size_t len);
 
 /*
  * Resolves the results path: `requested`, or "results/gcbench-<run_id>.json".
- * Creates missing directories; refuses an existing file unless `force`
- * (GCB_EUSAGE naming it).
+ * Creates missing directories (one that cannot be is GCB_EUSAGE naming
+ * --output); refuses an existing file unless `force` (GCB_EUSAGE naming
+ * it); without `force` claims the path by creating it exclusively (an
+ * empty file), so a second run given the same path is refused.
  */
 enum gcb_status gcb__output_path(const char *requested, const char *run_id,
                                  bool force, char *out, size_t len,

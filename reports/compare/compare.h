@@ -82,4 +82,23 @@ enum gcb_status gcb_compare_findings(const struct gcb_comparison *cmp, int doc,
 /* NULL is a no-op; the struct is zeroed. */
 void gcb_comparison_free(struct gcb_comparison *cmp);
 
+/* Whether the new run can pass a comparison whatever its numbers. */
+struct gcb_run_check {
+  size_t missing;  /* baseline cases the new run lacks */
+  size_t invalid;  /* the new run's cases whose results failed validation */
+  char status[32]; /* the new run's run.status */
+  bool failed;     /* any of them, or a status other than "complete" */
+};
+
+/* Fills *out from a comparison and its new run (reports/compare/
+ * compare_run.c). Pure. */
+void gcb_compare_run_check(const struct gcb_comparison *cmp,
+                           const struct gcb_doc *new_,
+                           struct gcb_run_check *out);
+
+/* One line (no newline) saying why rc failed: "the new run fails the
+ * comparison: run status "failed"; 68 baseline case(s) missing". */
+void gcb_compare_run_why(const struct gcb_run_check *rc, char *buf,
+                         size_t size);
+
 #endif

@@ -265,6 +265,28 @@ static void default_name(struct gcb_criterion *k) {
   gcb_view_copy(k->name, sizeof k->name, k->name);
 }
 
+/* Bounds that no run can meet (issue 20 item 14): a minimum above the
+ * maximum of the same metric, or a maximum below 0 (every metric is a
+ * figure, a time, a count or a percentage: never negative). A check that
+ * can never pass is a mistake in the file, not a verdict on the run. */
+static enum gcb_status impossible_bounds(struct parse *p,
+                                         const struct gcb_criterion *k) {
+  for (size_t i = 0; i < k->nbounds; i++) {
+    const struct gcb_bound *b = &k->bounds[i];
+    if (!b->is_min && b->limit < 0)
+      return bad(p, "max %s %g can never be met: %s is never negative",
+                 b->metric->name, b->limit, b->metric->name);
+    for (size_t j = 0; b->is_min && j < k->nbounds; j++)
+      if (!k->bounds[j].is_min && k->bounds[j].metric == b->metric &&
+          b->limit > k->bounds[j].limit)
+        return bad(p,
+                   "min %s %g is above its max %g: the check can never "
+                   "pass",
+                   b->metric->name, b->limit, k->bounds[j].limit);
+  }
+  return GCB_OK;
+}
+
 static enum gcb_status read_check(struct parse *p, const json_t *obj,
                                   struct gcb_criterion *k) {
   enum gcb_status st;
@@ -288,6 +310,8 @@ static enum gcb_status read_check(struct parse *p, const json_t *obj,
   }
   if (st == GCB_OK && k->nbounds == 0)
     return bad(p, "a check needs at least one bound in \"min\" or \"max\"");
+  if (st == GCB_OK && (st = impossible_bounds(p, k)) != GCB_OK)
+    return st;
   const char *name = json_string_value(json_object_get(obj, "name"));
   if (name != NULL)
     gcb_view_copy(k->name, sizeof k->name, name);

@@ -206,7 +206,11 @@ static enum gcb_status replace_file(const struct doc_text *doc, const char *tmp,
   int fd = open_unnamed(path);
   if (fd >= 0)
     return finish_file(doc, fd, true, tmp, path, err);
-  fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  /* Exclusive and not through a symlink: whatever is planted at the
+   * temporary name (a link to a file of the victim's) is removed, never
+   * written through. */
+  unlink(tmp);
+  fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0)
     return io_error(path, "cannot create temporary file", errno, err);
   return finish_file(doc, fd, false, tmp, path, err);

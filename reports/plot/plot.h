@@ -33,12 +33,15 @@ enum gcb_status gcb_plot_script(FILE *script, const struct gcb_doc *docs,
                                 struct gcb_err *err);
 
 /*
- * Writes dir/plots.gp, runs gnuplot on it in `dir` (program: $GCB_GNUPLOT,
- * else "gnuplot"), and reads each SVG back into out->items[i].svg. When
- * there is nothing to plot, out is empty. When gnuplot cannot be started
- * or fails, out->note says why (its output is kept in dir/gnuplot.log),
- * out has no items, and the call still succeeds: plots are optional.
- * Fails only for GCB_ENOMEM or GCB_EIO (dir/plots.gp cannot be written).
+ * Writes dir/plots.gp (for a person to rerun), runs gnuplot (program:
+ * $GCB_GNUPLOT, else "gnuplot") with the script on its standard input in a
+ * private directory made inside `dir`, moves the plots it drew into `dir`
+ * and reads each SVG back into out->items[i].svg. Nothing in `dir` is
+ * followed or run by name. When there is nothing to plot, out is empty.
+ * When gnuplot cannot be started or fails, out->note says why (its output
+ * is kept in dir/gnuplot.log), out keeps only the plots drawn, and the call
+ * still succeeds: plots are optional. Fails only for GCB_ENOMEM, GCB_EUSAGE
+ * (dir is not a directory) or GCB_EIO (dir/plots.gp cannot be written).
  */
 enum gcb_status gcb_plots_make(const char *dir, const struct gcb_doc *docs,
                                size_t ndocs, const struct gcb_thresholds *t,

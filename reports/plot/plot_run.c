@@ -1,12 +1,17 @@
 /*
- * Running gnuplot: the script goes to DIR/plots.gp, gnuplot runs in DIR
- * (posix_spawnp with an argument vector, never a shell), its output goes
- * to DIR/gnuplot.log, kept only when it fails. Any failure to plot is a
+ * Running gnuplot without trusting the report directory: the script is
+ * handed to gnuplot on its standard input (a descriptor, never a path
+ * another writer of the directory could swap), gnuplot runs in a private
+ * directory made inside DIR (mode 0700, entered by its descriptor), so the
+ * plots it writes cannot be redirected by a planted symlink; the drawn
+ * plots are then renamed into DIR, and its output goes to DIR/gnuplot.log,
+ * kept only when it fails. DIR/plots.gp is still written (safely,
+ * common/outfile.h) for a person to rerun. Any failure to plot is a
  * one-line note, never an error: the tables are the report.
  */
-/* posix_spawn_file_actions_addchdir_np: glibc 2.29+ (POSIX.1-2024 names it
- * posix_spawn_file_actions_addchdir). */
+/* posix_spawn_file_actions_addfchdir_np: glibc 2.29+. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
@@ -16,41 +21,106 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/outfile.h"
 #include "reports/plot/plot.h"
 
 #define SVG_MAX_BYTES ((long)32 << 20)
 
 extern char **environ;
 
-static void dir_path(char *buf, size_t size, const char *dir,
-                     const char *name) {
-  snprintf(buf, size, "%s/%s", dir, name);
+/* The report directory and the private one inside it gnuplot runs in. */
+struct plot_dirs {
+  struct gcb_outdir out;
+  int work; /* DIR/.gcbench-plot.PID.N, mode 0700; -1 when none */
+  char work_name[64];
+};
+
+static int open_work(struct plot_dirs *p) {
+  for (int k = 0; k < 100; k++) {
+    snprintf(p->work_name, sizeof p->work_name, ".gcbench-plot.%ld.%d",
+             (long)getpid(), k);
+    if (mkdirat(p->out.fd, p->work_name, 0700) == 0) {
+      p->work = openat(p->out.fd, p->work_name,
+                       O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      return p->work >= 0 ? 0 : -1;
+    }
+    if (errno != EEXIST)
+      return -1;
+  }
+  return -1;
 }
 
-/* Starts prog on the script in dir, output to the log; 0 or an errno. */
-static int spawn(const char *prog, const char *dir, pid_t *pid) {
-  char *argv[] = {(char *)prog, GCB_PLOT_SCRIPT, NULL};
+/* Empties and removes the private directory. */
+static void close_work(struct plot_dirs *p) {
+  if (p->work < 0)
+    return;
+  int fd = dup(p->work);
+  DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+  struct dirent *e;
+  while (d != NULL && (e = readdir(d)) != NULL)
+    if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+      unlinkat(p->work, e->d_name, 0);
+  if (d != NULL)
+    closedir(d);
+  else if (fd >= 0)
+    close(fd);
+  close(p->work);
+  p->work = -1;
+  unlinkat(p->out.fd, p->work_name, AT_REMOVEDIR);
+}
+
+/* Starts prog in the private directory, its script on standard input,
+ * standard output and error to log; 0 or an errno. */
+static int spawn(const char *prog, int work, int script, int log, pid_t *pid) {
+  char *argv[] = {(char *)prog, NULL};
   posix_spawn_file_actions_t fa;
   int rc = posix_spawn_file_actions_init(&fa);
   if (rc != 0)
     return rc;
-  posix_spawn_file_actions_addchdir_np(&fa, dir);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 1, GCB_PLOT_LOG,
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&fa, 1, 2);
-  rc = posix_spawnp(pid, prog, &fa, NULL, argv, environ);
+  rc = posix_spawn_file_actions_addfchdir_np(&fa, work);
+  if (rc == 0)
+    rc = posix_spawn_file_actions_adddup2(&fa, script, 0);
+  if (rc == 0)
+    rc = posix_spawn_file_actions_adddup2(&fa, log, 1);
+  if (rc == 0)
+    rc = posix_spawn_file_actions_adddup2(&fa, log, 2);
+  if (rc == 0)
+    rc = posix_spawnp(pid, prog, &fa, NULL, argv, environ);
   posix_spawn_file_actions_destroy(&fa);
   return rc;
 }
 
-/* Runs gnuplot ($GCB_GNUPLOT or "gnuplot") on the script in dir; 0 when it
- * exited with 0, else -1 with why in note ("gnuplot not found: ..."). */
-static int run_gnuplot(const char *dir, char *note, size_t size) {
+/* The script in a file of the private directory, open for reading from
+ * its start; -1 on failure. */
+static int script_fd(int work, const char *text, size_t len) {
+  int fd = openat(work, GCB_PLOT_SCRIPT,
+                  O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0)
+    return -1;
+  if (write(fd, text, len) != (ssize_t)len || lseek(fd, 0, SEEK_SET) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+/* Runs gnuplot ($GCB_GNUPLOT or "gnuplot") on the script; 0 when it exited
+ * with 0, else -1 with why in note ("gnuplot not found: ..."). */
+static int run_gnuplot(const struct plot_dirs *p, const char *text, size_t len,
+                       char *note, size_t size) {
   const char *prog = getenv("GCB_GNUPLOT");
   prog = prog != NULL && prog[0] != '\0' ? prog : "gnuplot";
+  int script = script_fd(p->work, text, len);
+  int log = openat(p->work, GCB_PLOT_LOG,
+                   O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   pid_t pid;
-  int status = 0, rc = spawn(prog, dir, &pid);
+  int status = 0;
+  int rc =
+      script < 0 || log < 0 ? errno : spawn(prog, p->work, script, log, &pid);
+  if (script >= 0)
+    close(script);
+  if (log >= 0)
+    close(log);
   if (rc == 0)
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
       ;
@@ -71,52 +141,66 @@ static int run_gnuplot(const char *dir, char *note, size_t size) {
   return -1;
 }
 
-/* The whole file as a string, or NULL (missing, too large, no memory). */
-static char *read_text(const char *path) {
-  FILE *f = fopen(path, "rb");
+/* The whole regular file dirfd/name as a string, or NULL (missing, not a
+ * regular file, too large, no memory). */
+static char *read_text(int dirfd, const char *name) {
+  int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  struct stat sb;
   char *buf = NULL;
-  long len = -1;
-  if (f != NULL && fseek(f, 0, SEEK_END) == 0)
-    len = ftell(f);
-  if (f != NULL && len >= 0 && len <= SVG_MAX_BYTES && fseek(f, 0, 0) == 0 &&
-      (buf = malloc((size_t)len + 1)) != NULL) {
-    size_t got = fread(buf, 1, (size_t)len, f);
+  if (fd >= 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
+      sb.st_size <= SVG_MAX_BYTES &&
+      (buf = malloc((size_t)sb.st_size + 1)) != NULL) {
+    size_t got = 0;
+    ssize_t n;
+    while (got < (size_t)sb.st_size &&
+           (n = read(fd, buf + got, (size_t)sb.st_size - got)) > 0)
+      got += (size_t)n;
     buf[got] = '\0';
   }
-  if (f != NULL)
-    fclose(f);
+  if (fd >= 0)
+    close(fd);
   return buf;
 }
 
-static enum gcb_status write_script(const char *path,
-                                    const struct gcb_doc *docs, size_t ndocs,
-                                    const struct gcb_thresholds *t, bool png,
-                                    struct gcb_plots *out,
-                                    struct gcb_err *err) {
-  FILE *f = fopen(path, "w");
+/* The script as text (the caller frees it). */
+static enum gcb_status make_script(const struct gcb_doc *docs, size_t ndocs,
+                                   const struct gcb_thresholds *t, bool png,
+                                   struct gcb_plots *out, char **text,
+                                   size_t *len, struct gcb_err *err) {
+  FILE *f = open_memstream(text, len);
   if (f == NULL)
-    return gcb_err_set(err, GCB_EIO, "%s: cannot create (%s)", path,
-                       strerror(errno));
+    return gcb_err_set(err, GCB_ENOMEM, "plots: out of memory");
   enum gcb_status st = gcb_plot_script(f, docs, ndocs, t, png, out, err);
   if ((ferror(f) | fclose(f)) != 0 && st == GCB_OK)
-    st = gcb_err_set(err, GCB_EIO, "%s: write failed", path);
+    st = gcb_err_set(err, GCB_ENOMEM, "plots: out of memory");
   return st;
 }
 
-/* Reads each plot back (SVG) or checks it is there (PNG), and drops the
- * ones gnuplot did not finish: after a failure, the plots drawn before it
- * are still good. Returns how many are left. */
-static size_t keep_drawn(const char *dir, bool png, struct gcb_plots *out) {
-  char path[4096];
+/* DIR/plots.gp, for a person to rerun. */
+static enum gcb_status save_script(const struct gcb_outdir *d, const char *text,
+                                   size_t len, struct gcb_err *err) {
+  struct gcb_outfile f;
+  enum gcb_status st = gcb_outfile_begin(d, GCB_PLOT_SCRIPT, &f, err);
+  if (st == GCB_OK && fwrite(text, 1, len, f.f) != len)
+    st = gcb_err_set(err, GCB_EIO, "%s: write failed", f.shown);
+  return st == GCB_OK || f.f != NULL ? gcb_outfile_end(&f, st, err) : st;
+}
+
+/* Reads each plot back (SVG) or checks it is there (PNG), drops the ones
+ * gnuplot did not finish (after a failure, the plots drawn before it are
+ * still good) and moves the others into DIR. Returns how many are left. */
+static size_t keep_drawn(const struct plot_dirs *p, bool png,
+                         struct gcb_plots *out) {
   size_t k = 0;
   for (size_t i = 0; i < out->n; i++) {
     struct gcb_plot *pl = &out->items[i];
     struct stat st;
-    dir_path(path, sizeof path, dir, pl->file);
-    pl->svg = png ? NULL : read_text(path);
-    bool drawn = png ? stat(path, &st) == 0 && st.st_size > 0
-                     : pl->svg != NULL && strstr(pl->svg, "</svg>") != NULL;
-    if (drawn)
+    pl->svg = png ? NULL : read_text(p->work, pl->file);
+    bool drawn =
+        png ? fstatat(p->work, pl->file, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+                  S_ISREG(st.st_mode) && st.st_size > 0
+            : pl->svg != NULL && strstr(pl->svg, "</svg>") != NULL;
+    if (drawn && renameat(p->work, pl->file, p->out.fd, pl->file) == 0)
       out->items[k++] = *pl;
     else
       free(pl->svg);
@@ -124,33 +208,50 @@ static size_t keep_drawn(const char *dir, bool png, struct gcb_plots *out) {
   return out->n = k;
 }
 
-enum gcb_status gcb_plots_make(const char *dir, const struct gcb_doc *docs,
-                               size_t ndocs, const struct gcb_thresholds *t,
-                               bool png, struct gcb_plots *out,
-                               struct gcb_err *err) {
-  char path[4096];
-  dir_path(path, sizeof path, dir, GCB_PLOT_SCRIPT);
-  enum gcb_status st = write_script(path, docs, ndocs, t, png, out, err);
-  if (st != GCB_OK || out->n == 0) {
-    unlink(path);
-    return st;
-  }
+/* Runs gnuplot in the private directory and keeps what it drew. */
+static void draw(struct plot_dirs *p, const char *text, size_t len, bool png,
+                 struct gcb_plots *out) {
   /* Plots left by an earlier report in dir must not pass for new ones. */
-  for (size_t i = 0; i < out->n; i++) {
-    dir_path(path, sizeof path, dir, out->items[i].file);
-    unlink(path);
-  }
+  for (size_t i = 0; i < out->n; i++)
+    unlinkat(p->out.fd, out->items[i].file, 0);
   size_t planned = out->n;
-  bool failed = run_gnuplot(dir, out->note, sizeof out->note) != 0;
-  size_t drawn = keep_drawn(dir, png, out), used = strlen(out->note);
+  bool failed = run_gnuplot(p, text, len, out->note, sizeof out->note) != 0;
+  size_t drawn = keep_drawn(p, png, out), used = strlen(out->note);
   if (failed && drawn > 0)
     snprintf(out->note + used, sizeof out->note - used,
              ": %zu of %zu plots drawn", drawn, planned);
   else if (failed)
     snprintf(out->note + used, sizeof out->note - used,
              ": plots skipped, tables only");
-  dir_path(path, sizeof path, dir, GCB_PLOT_LOG);
-  if (!failed)
-    unlink(path);
-  return GCB_OK;
+  if (failed)
+    renameat(p->work, GCB_PLOT_LOG, p->out.fd, GCB_PLOT_LOG);
+  else
+    unlinkat(p->out.fd, GCB_PLOT_LOG, 0);
+}
+
+enum gcb_status gcb_plots_make(const char *dir, const struct gcb_doc *docs,
+                               size_t ndocs, const struct gcb_thresholds *t,
+                               bool png, struct gcb_plots *out,
+                               struct gcb_err *err) {
+  struct plot_dirs p = {.work = -1};
+  char *text = NULL;
+  size_t len = 0;
+  enum gcb_status st =
+      gcb_outdir_open(dir, "--output", false, false, &p.out, err);
+  if (st == GCB_OK)
+    st = make_script(docs, ndocs, t, png, out, &text, &len, err);
+  if (st == GCB_OK && out->n == 0)
+    unlinkat(p.out.fd, GCB_PLOT_SCRIPT, 0);
+  else if (st == GCB_OK)
+    st = save_script(&p.out, text, len, err);
+  if (st == GCB_OK && out->n > 0 && open_work(&p) != 0)
+    st = gcb_err_set(err, GCB_EIO,
+                     "%s: cannot make a directory for gnuplot (%s)", dir,
+                     strerror(errno));
+  if (st == GCB_OK && out->n > 0)
+    draw(&p, text, len, png, out);
+  close_work(&p);
+  gcb_outdir_close(&p.out);
+  free(text);
+  return st;
 }

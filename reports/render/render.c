@@ -88,8 +88,34 @@ static bool all_utf8(const char *s) {
   return true;
 }
 
+/* Whether a spreadsheet may read s as a formula: = + - @ first, or after
+ * leading blanks (space, TAB, CR, LF, U+3000), which spreadsheets skip, or
+ * their fullwidth forms (U+FF1D ＝, U+FF0B ＋, U+FF0D －, U+FF20 ＠), which
+ * some fold to ASCII; a leading TAB or CR is guarded whatever follows
+ * (OWASP's CSV injection advice). */
+static bool csv_formula(const char *s) {
+  if (s[0] == '\t' || s[0] == '\r')
+    return true;
+  for (;;) {
+    if (*s == ' ' || *s == '\n')
+      s++;
+    else if (strncmp(s, "\xe3\x80\x80", 3) == 0)
+      s += 3;
+    else
+      break;
+  }
+  if (*s != '\0' && strchr("=+-@\t\r", *s) != NULL)
+    return true;
+  static const char *const fullwidth[] = {"\xef\xbc\x9d", "\xef\xbc\x8b",
+                                          "\xef\xbc\x8d", "\xef\xbc\xa0"};
+  for (size_t i = 0; i < sizeof fullwidth / sizeof *fullwidth; i++)
+    if (strncmp(s, fullwidth[i], 3) == 0)
+      return true;
+  return false;
+}
+
 void gcb_escape_csv(FILE *out, const char *s) {
-  bool formula = strchr("=+-@", s[0]) != NULL && s[0] != '\0';
+  bool formula = csv_formula(s);
   bool quote = strpbrk(s, ",\"\r\n") != NULL;
   bool utf8 = all_utf8(s);
   if (!formula && !quote && utf8) {

@@ -78,8 +78,10 @@ extern const struct gcb_renderer *const gcb_renderers[];
 void gcb_escape_xml(FILE *out, const char *s);
 
 /* One CSV field (RFC 4180): quoted when it holds , " CR or LF, with quotes
- * doubled; a text field starting with = + - @ (a spreadsheet formula) gets
- * a leading ' so that opening the file runs nothing; bytes that are not
+ * doubled; a text field starting with = + - @ (a spreadsheet formula),
+ * also after leading blanks (space, TAB, CR, LF, U+3000) or in fullwidth
+ * form (＝ ＋ － ＠), or starting with TAB or CR, gets a leading ' so that
+ * opening the file runs nothing; bytes that are not
  * UTF-8 become U+FFFD. */
 void gcb_escape_csv(FILE *out, const char *s);
 

@@ -269,6 +269,58 @@ Test(compare, verdict_names_are_distinct) {
       cr_expect_str_neq(gcb_verdict_name(a), gcb_verdict_name(b));
 }
 
+/* Issue 20 item 8: a new run that kept 2 of 70 cases and says "failed"
+ * compared as "0 regression(s)". Missing cases, a status other than
+ * "complete" and validation failures each fail it, and say so. */
+Test(compare, a_failed_run_fails_the_comparison_whatever_its_numbers) {
+  struct pair p = {.old = run_at(100, 0.01, 0.005),
+                   .new_ = run_at(100, 0.01, 0.005)};
+  const double figs[] = {10, 10, 10, 10};
+  fx_add_case(p.old, fx_case("membw", "copy", "{\"kernel\": \"copy\"}", "GB/s",
+                             figs, 4, 0.01, NULL));
+  compare(&p, NULL);
+  struct gcb_doc n = {.name = "new.json", .root = p.new_};
+  struct gcb_run_check rc;
+  gcb_compare_run_check(&p.cmp, &n, &rc);
+  cr_expect_eq(p.cmp.regressions, 0);
+  cr_expect(rc.failed, "a missing case fails it");
+  cr_expect_eq(rc.missing, 1);
+  char why[256];
+  gcb_compare_run_why(&rc, why, sizeof why);
+  cr_expect_str_eq(why, "the new run fails the comparison: 1 baseline "
+                        "case(s) missing");
+  json_object_set_new(json_object_get(p.new_, "run"), "status",
+                      json_string("failed"));
+  gcb_compare_run_check(&p.cmp, &n, &rc);
+  gcb_compare_run_why(&rc, why, sizeof why);
+  cr_expect_str_eq(why, "the new run fails the comparison: run status "
+                        "\"failed\"; 1 baseline case(s) missing");
+  done(&p);
+  /* Same cases, complete, but a case's results were wrong. */
+  p = (struct pair){.old = run_at(100, 0.01, 0.005),
+                    .new_ = run_at(100, 0.01, 0.005)};
+  json_t *v = json_object_get(
+      json_array_get(json_object_get(p.new_, "cases"), 0), "validation");
+  json_object_set_new(v, "wrong", json_integer(3));
+  json_object_set_new(v, "passed", json_false());
+  compare(&p, NULL);
+  n.root = p.new_;
+  gcb_compare_run_check(&p.cmp, &n, &rc);
+  cr_expect(rc.failed);
+  cr_expect_eq(rc.invalid, 1);
+  cr_expect_eq(rc.missing, 0);
+  done(&p);
+  /* And a clean pair passes. */
+  p = (struct pair){.old = run_at(100, 0.01, 0.005),
+                    .new_ = run_at(100, 0.01, 0.005)};
+  compare(&p, NULL);
+  n.root = p.new_;
+  gcb_compare_run_check(&p.cmp, &n, &rc);
+  cr_expect(!rc.failed, "missing %zu invalid %zu status %s", rc.missing,
+            rc.invalid, rc.status);
+  done(&p);
+}
+
 /* A collective case on n ranks at busbw (GB/s), each rank's figure the
  * algbw, every rank's time t seconds. */
 static json_t *coll_run(int n, const char *op, double size, double count,

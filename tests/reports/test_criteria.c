@@ -114,6 +114,17 @@ static const struct bad_case bad_cases[] = {
           "{\"median\": 1}}]}",
      "c.json:2:47: checks[0].params.m: expected a string or a number, got an "
      "object"},
+    /* Issue 20 item 14: bounds that can never pass. */
+    {"min above max",
+     HEAD " \"checks\": [{\"bench\": \"gemm\", \"min\": {\"median\": 10}, "
+          "\"max\": {\"median\": 5}}]}",
+     "c.json:2:13: checks[0]: min median 10 is above its max 5: the check can "
+     "never pass"},
+    {"negative max",
+     HEAD " \"checks\": [{\"bench\": \"gemm\", \"max\": "
+          "{\"wrong\": -1}}]}",
+     "c.json:2:13: checks[0]: max wrong -1 can never be met: wrong is never "
+     "negative"},
     {"duplicate key", HEAD " \"checks\": [], \"checks\": []}",
      "c.json:2:23: duplicate object key near '\"checks\"'"},
 };

@@ -12,9 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "tests/reports/report_fixture.h"
 #include "reports/plot/plot.h"
 #include "reports/render/render.h"
+#include "tests/reports/report_fixture.h"
 
 #define DATA(name) GCB_TEST_DATA "/" name
 
@@ -306,6 +306,17 @@ Test(render, escapers_follow_their_formats) {
       {gcb_escape_csv, "line\nbreak", "\"line\nbreak\""},
       {gcb_escape_csv, "-1+1", "'-1+1"},
       {gcb_escape_csv, "@SUM(A1)", "'@SUM(A1)"},
+      /* Issue 20 item 11: what spreadsheets skip or fold before the =. */
+      {gcb_escape_csv, "\t=cmd|' /c calc'!A1", "'\t=cmd|' /c calc'!A1"},
+      {gcb_escape_csv, "\r=1+1", "\"'\r=1+1\""},
+      {gcb_escape_csv, "  =1+1", "'  =1+1"},
+      {gcb_escape_csv, "\n=1+1", "\"'\n=1+1\""},
+      {gcb_escape_csv, "\xe3\x80\x80=1", "'\xe3\x80\x80=1"},
+      {gcb_escape_csv, "\xef\xbc\x9dSUM(A1)", "'\xef\xbc\x9dSUM(A1)"},
+      {gcb_escape_csv, "\xef\xbc\x8b" "1", "'\xef\xbc\x8b" "1"},
+      {gcb_escape_csv, "\xef\xbc\xa0x", "'\xef\xbc\xa0x"},
+      {gcb_escape_csv, "a =b", "a =b"},
+      {gcb_escape_csv, " x", " x"},
       {gcb_escape_md, "a|b*c_d", "a\\|b\\*c\\_d"},
       {gcb_escape_md, "<i>&\n", "&lt;i&gt;&amp; "},
   };

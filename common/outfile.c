@@ -1,0 +1,171 @@
+/*
+ * Output files that stay inside their directory (common/outfile.h): every
+ * name is resolved against one directory handle, temporaries are created
+ * exclusively without following symlinks, and the rename that publishes a
+ * file replaces the name, never a node or a symlink's target.
+ */
+#define _GNU_SOURCE
+#include "common/outfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* mkdir -p: each component of path, stopping at the first failure other
+ * than "exists" (what exists is checked when the directory is opened). */
+static int make_parents(const char *path) {
+  char dir[4096];
+  size_t n = strlen(path);
+  if (n >= sizeof dir)
+    return ENAMETOOLONG;
+  memcpy(dir, path, n + 1);
+  for (char *p = dir + 1;; p++) {
+    if (*p != '/' && *p != '\0')
+      continue;
+    char c = *p;
+    *p = '\0';
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+      return errno;
+    if (c == '\0')
+      return 0;
+    *p = c;
+  }
+}
+
+static enum gcb_status lock_dir(struct gcb_outdir *d, struct gcb_err *err) {
+  d->lock_fd = openat(d->fd, GCB_OUTDIR_LOCK,
+                      O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (d->lock_fd < 0)
+    return gcb_err_set(err, GCB_EIO, "%s/%s: cannot open the lock file (%s)",
+                       d->path, GCB_OUTDIR_LOCK, strerror(errno));
+  if (flock(d->lock_fd, LOCK_EX | LOCK_NB) == 0)
+    return GCB_OK;
+  int e = errno;
+  close(d->lock_fd);
+  d->lock_fd = -1;
+  if (e == EWOULDBLOCK)
+    return gcb_err_set(err, GCB_EUSAGE,
+                       "%s: another gcbench is writing into this directory; "
+                       "wait for it or choose another",
+                       d->path);
+  return gcb_err_set(err, GCB_EIO, "%s/%s: cannot lock (%s)", d->path,
+                     GCB_OUTDIR_LOCK, strerror(e));
+}
+
+enum gcb_status gcb_outdir_open(const char *path, const char *what, bool create,
+                                bool lock, struct gcb_outdir *d,
+                                struct gcb_err *err) {
+  d->fd = d->lock_fd = -1;
+  snprintf(d->path, sizeof d->path, "%s", path);
+  if (path[0] == '\0' || strlen(path) >= sizeof d->path)
+    return gcb_err_set(err, GCB_EUSAGE, "%s: %s path", what,
+                       path[0] ? "too long a" : "empty");
+  int e = create ? make_parents(path) : 0;
+  if (e == 0) {
+    d->fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    e = d->fd < 0 ? errno : 0;
+  }
+  if (e != 0)
+    return gcb_err_set(err, GCB_EUSAGE, "%s %s: cannot %s directory (%s)", what,
+                       path, create ? "create the" : "open the",
+                       e == ENOTDIR || e == EEXIST ? "not a directory"
+                                                   : strerror(e));
+  return lock ? lock_dir(d, err) : GCB_OK;
+}
+
+void gcb_outdir_close(struct gcb_outdir *d) {
+  if (d->lock_fd >= 0)
+    close(d->lock_fd); /* releases the flock */
+  if (d->fd >= 0)
+    close(d->fd);
+  d->fd = d->lock_fd = -1;
+}
+
+int gcb_outfile_split(const char *path, char *dir, char *base) {
+  size_t n = strlen(path);
+  if (n == 0 || n >= 4096 || path[n - 1] == '/')
+    return -1;
+  const char *slash = strrchr(path, '/');
+  if (slash == NULL) {
+    strcpy(dir, ".");
+    strcpy(base, path);
+  } else {
+    size_t dlen = slash == path ? 1 : (size_t)(slash - path);
+    memcpy(dir, path, dlen);
+    dir[dlen] = '\0';
+    strcpy(base, slash + 1);
+  }
+  return strlen(base) < 256 ? 0 : -1;
+}
+
+/* Creates o->tmp exclusively: NAME.tmp.PID, or with a counter when that is
+ * taken (a stale one, or one planted there). */
+static int create_tmp(struct gcb_outfile *o) {
+  for (int k = 0; k < 100; k++) {
+    if (k == 0)
+      snprintf(o->tmp, sizeof o->tmp, "%s.tmp.%ld", o->name, (long)getpid());
+    else
+      snprintf(o->tmp, sizeof o->tmp, "%s.tmp.%ld.%d", o->name, (long)getpid(),
+               k);
+    int fd = openat(o->dirfd, o->tmp,
+                    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd >= 0 || errno != EEXIST)
+      return fd;
+  }
+  errno = EEXIST;
+  return -1;
+}
+
+enum gcb_status gcb_outfile_begin(const struct gcb_outdir *d, const char *name,
+                                  struct gcb_outfile *o, struct gcb_err *err) {
+  memset(o, 0, sizeof *o);
+  o->dirfd = d->fd;
+  if (strcmp(d->path, ".") == 0)
+    snprintf(o->shown, sizeof o->shown, "%s", name);
+  else
+    snprintf(o->shown, sizeof o->shown, "%s/%s", d->path, name);
+  if (name[0] == '\0' || strchr(name, '/') != NULL ||
+      strlen(name) >= sizeof o->name)
+    return gcb_err_set(err, GCB_EINTERNAL, "%s: not a file name", o->shown);
+  snprintf(o->name, sizeof o->name, "%s", name);
+  struct stat sb;
+  if (fstatat(d->fd, name, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+      !S_ISREG(sb.st_mode) && !S_ISLNK(sb.st_mode))
+    return gcb_err_set(err, GCB_EUSAGE,
+                       "%s: not a regular file; a report will not replace it",
+                       o->shown);
+  int fd = create_tmp(o);
+  if (fd < 0)
+    return gcb_err_set(err, GCB_EIO, "%s: cannot create a temporary file (%s)",
+                       o->shown, strerror(errno));
+  if ((o->f = fdopen(fd, "w")) == NULL) {
+    int e = errno;
+    close(fd);
+    unlinkat(o->dirfd, o->tmp, 0);
+    return gcb_err_set(err, GCB_ENOMEM, "%s: %s", o->shown, strerror(e));
+  }
+  return GCB_OK;
+}
+
+enum gcb_status gcb_outfile_end(struct gcb_outfile *o, enum gcb_status st,
+                                struct gcb_err *err) {
+  if (o->f == NULL)
+    return st;
+  int failed = ferror(o->f) | fflush(o->f);
+  int e = errno;
+  failed |= fclose(o->f);
+  o->f = NULL;
+  if (failed && st == GCB_OK)
+    st = gcb_err_set(err, GCB_EIO, "%s: write failed (%s)", o->shown,
+                     strerror(e ? e : EIO));
+  if (st == GCB_OK && renameat(o->dirfd, o->tmp, o->dirfd, o->name) != 0)
+    st = gcb_err_set(err, GCB_EIO, "%s: cannot rename into place (%s)",
+                     o->shown, strerror(errno));
+  if (st != GCB_OK)
+    unlinkat(o->dirfd, o->tmp, 0);
+  return st;
+}

@@ -1,0 +1,78 @@
+/*
+ * Writing output files that cannot be turned against their writer: the one
+ * way gcbench writes a report file into a directory another user may also
+ * write to. The directory is opened once (created with its parents when
+ * asked) and every name is resolved against that handle; each file is
+ * rendered into a fresh temporary beside it, created O_EXCL|O_NOFOLLOW (a
+ * symlink planted at the temporary name is never followed), and renamed
+ * over its final name, which replaces the name itself, never what a
+ * symlink there points to. A final name that is a device, a FIFO, a socket
+ * or a directory is refused before anything is written. A directory can
+ * be locked (flock on DIR/.gcbench.lock) so that two writers into it fail
+ * clearly instead of mixing their files.
+ */
+#ifndef GCB_OUTFILE_H
+#define GCB_OUTFILE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "common/status.h"
+
+/* The lock file a locked directory holds (left in place: removing it would
+ * let a third writer lock a new file while the second holds the old). */
+#define GCB_OUTDIR_LOCK ".gcbench.lock"
+
+struct gcb_outdir {
+  int fd;      /* the directory, O_DIRECTORY; -1 when closed */
+  int lock_fd; /* the lock file while locked, else -1 */
+  char path[4096];
+};
+
+/*
+ * Opens the directory at path (what: the option that named it, for the
+ * message, e.g. "--output"). create: it and its parents are created when
+ * missing (mode 0777 less the umask). lock: an exclusive, non-blocking
+ * flock on its lock file for as long as it is open; another holder is
+ * GCB_EUSAGE ("another gcbench is writing into DIR"). A path that cannot
+ * be created or opened, or is not a directory, is GCB_EUSAGE naming `what`.
+ */
+enum gcb_status gcb_outdir_open(const char *path, const char *what, bool create,
+                                bool lock, struct gcb_outdir *d,
+                                struct gcb_err *err);
+
+/* Releases the lock and closes the directory; a closed one is a no-op. */
+void gcb_outdir_close(struct gcb_outdir *d);
+
+/* Splits a file path into its directory ("." for a bare name) and its last
+ * component: dir and base hold at least 4096 bytes. -1 when the path is
+ * empty, too long or ends in '/'. */
+int gcb_outfile_split(const char *path, char *dir, char *base);
+
+/* One file being written. */
+struct gcb_outfile {
+  FILE *f; /* write the content here */
+  int dirfd;
+  char name[256];
+  char tmp[300];
+  char shown[4200]; /* DIR/NAME, for messages */
+};
+
+/*
+ * Starts writing d's file `name` (one component, no '/'): refuses a final
+ * name that exists and is neither a regular file nor a symlink (GCB_EUSAGE:
+ * "not a regular file; a report will not replace it"), then creates the
+ * temporary "NAME.tmp.PID[.N]" exclusively. GCB_EIO when it cannot.
+ */
+enum gcb_status gcb_outfile_begin(const struct gcb_outdir *d, const char *name,
+                                  struct gcb_outfile *o, struct gcb_err *err);
+
+/*
+ * Ends the file: when st is GCB_OK, flushes, closes and renames the
+ * temporary over the name (a failure is GCB_EIO); otherwise, or when that
+ * fails, removes the temporary. Returns st or the failure.
+ */
+enum gcb_status gcb_outfile_end(struct gcb_outfile *o, enum gcb_status st,
+                                struct gcb_err *err);
+
+#endif

@@ -1,0 +1,50 @@
+/*
+ * Whether the new run can pass a comparison at all, whatever its numbers
+ * (reports/compare/compare.h, gcb_compare_run_check): a run that kept 2 of
+ * 70 cases and says "failed" has nothing regressed among the 2, and must
+ * not compare as a pass. Missing baseline cases, a run status other than
+ * "complete" and cases whose results failed validation each fail it.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "reports/compare/compare.h"
+#include "reports/document/view.h"
+
+static bool case_invalid(const json_t *c) {
+  const json_t *v = gcb_view_obj(c, "validation");
+  return json_is_false(json_object_get(v, "passed")) ||
+         gcb_view_int(v, "wrong", 0) > 0;
+}
+
+void gcb_compare_run_check(const struct gcb_comparison *cmp,
+                           const struct gcb_doc *new_,
+                           struct gcb_run_check *out) {
+  memset(out, 0, sizeof *out);
+  for (size_t i = 0; i < cmp->ndeltas; i++)
+    out->missing += cmp->deltas[i].verdict == GCB_VERDICT_ONLY_OLD;
+  const json_t *cases = json_object_get(new_->root, "cases");
+  for (size_t i = 0; i < json_array_size(cases); i++)
+    out->invalid += case_invalid(json_array_get(cases, i));
+  const char *status = gcb_view_str(gcb_view_obj(new_->root, "run"), "status");
+  gcb_view_copy(out->status, sizeof out->status, status);
+  out->failed = out->missing > 0 || out->invalid > 0 ||
+                strcmp(out->status, "complete") != 0;
+}
+
+void gcb_compare_run_why(const struct gcb_run_check *rc, char *buf,
+                         size_t size) {
+  int n = snprintf(buf, size, "the new run fails the comparison:");
+  size_t used = n > 0 && (size_t)n < size ? (size_t)n : size - 1;
+  if (strcmp(rc->status, "complete") != 0 && used < size)
+    used += (size_t)snprintf(buf + used, size - used, " run status \"%s\";",
+                             rc->status[0] ? rc->status : "(none)");
+  if (rc->missing > 0 && used < size)
+    used += (size_t)snprintf(buf + used, size - used,
+                             " %zu baseline case(s) missing;", rc->missing);
+  if (rc->invalid > 0 && used < size)
+    used += (size_t)snprintf(buf + used, size - used,
+                             " %zu case(s) failed validation;", rc->invalid);
+  if (used > 0 && used < size && buf[used - 1] == ';')
+    buf[used - 1] = '\0';
+}
