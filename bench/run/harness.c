@@ -22,11 +22,11 @@ const struct gcb_option gcb_run_options[] = {
      "compute backend: auto, host or cuda (auto: cuda when a "
      "CUDA device is visible)",
      NULL, 0, 0},
-    {"iters", 'N', GCB_OPT_INT, offsetof(struct gcb_run_opts, iters), "10", "N",
+    {"iters", 0, GCB_OPT_INT, offsetof(struct gcb_run_opts, iters), "10", "N",
      "timed iterations per case", NULL, 1, 1e9},
     {"warmup", 'w', GCB_OPT_INT, offsetof(struct gcb_run_opts, warmup), "2",
      "N", "untimed warm-up iterations per case", NULL, 0, 1e9},
-    {"output", 'o', GCB_OPT_STRING, offsetof(struct gcb_run_opts, output), NULL,
+    {"output", 0, GCB_OPT_STRING, offsetof(struct gcb_run_opts, output), NULL,
      "FILE", "results document (default results/gcbench-<run id>.json)", NULL,
      0, 0},
     {"force", 0, GCB_OPT_FLAG, offsetof(struct gcb_run_opts, force), NULL, NULL,
