@@ -47,8 +47,16 @@ static const char *const coll_layout_names[] = {"nccl", "gcbench", NULL};
  */
 #define OPT(field) offsetof(struct coll_opts, field)
 #define NCCL_ROW(i, name, letter, def, help, instead)                          \
-  {name, letter, GCB_OPT_INT, OPT(nccl[i]), def, "N",                          \
-   help ": only " def " here", NULL, -1, 0},
+  {name,                                                                       \
+   letter,                                                                     \
+   GCB_OPT_INT,                                                                \
+   OPT(nccl[i]),                                                               \
+   def,                                                                        \
+   "N",                                                                        \
+   help ": only " def " here",                                                 \
+   NULL,                                                                       \
+   -1,                                                                         \
+   0},
 static const struct gcb_option coll_options[] = {
     {"collective", 0, GCB_OPT_SET, OPT(ops), "all", "LIST",
      "operations, one sweep each (a program name such as all_reduce_perf "
@@ -79,11 +87,11 @@ static const struct gcb_option coll_options[] = {
      "process)",
      NULL, 0, 1},
     {"check", 'c', GCB_OPT_INT, OPT(check), "1", "N",
-     "validations per case against exact expected values (0: none)", NULL,
-     0, 1e6},
+     "validations per case against exact expected values (0: none)", NULL, 0,
+     1e6},
     {"op", 'o', GCB_OPT_SET, OPT(redops), "sum", "LIST",
-     "reduction operators (sum, prod, max, min, avg, all)", coll_redop_names,
-     0, 0},
+     "reduction operators (sum, prod, max, min, avg, all)", coll_redop_names, 0,
+     0},
     GCB_OPT_ALIAS_ROW("redop", 0, "op", "reduction operators, as --op"),
     {"datatype", 'd', GCB_OPT_SET, OPT(dtypes), "float", "LIST",
      "element types", coll_dtype_names, 0, 0},
@@ -100,13 +108,13 @@ static const struct gcb_option coll_options[] = {
                       "as --output: gcbench's results document (JSON, not "
                       "nccl-tests' schema)"),
     {"average", 'a', GCB_OPT_INT, OPT(average), "1", "0-3",
-     "time the table shows: 0 rank 0's, 1 mean, 2 min, 3 max over ranks",
-     NULL, 0, 3},
-    GCB_COLL_NCCL_LIST(NCCL_ROW)
-    {"layout", 0, GCB_OPT_CHOICE, OPT(layout), "nccl", "NAME",
-     "table rows: nccl (nccl-tests' columns exactly) or gcbench (min and "
-     "max over ranks trailing each half)",
-     coll_layout_names, 0, 0},
+     "time the table shows: 0 rank 0's, 1 mean, 2 min, 3 max over ranks", NULL,
+     0, 3},
+    GCB_COLL_NCCL_LIST(NCCL_ROW){
+        "layout", 0, GCB_OPT_CHOICE, OPT(layout), "nccl", "NAME",
+        "table rows: nccl (nccl-tests' columns exactly) or gcbench (min and "
+        "max over ranks trailing each half)",
+        coll_layout_names, 0, 0},
     {"program", 0, GCB_OPT_STRING, OPT(program), NULL, "NAME",
      "behave as nccl-tests' program NAME (all_reduce_perf ...): its "
      "collective, and without -f the step -i (1M by default) as there",

@@ -217,10 +217,9 @@ enum gcb_status gcb__coll_measure(struct gcb_ctx *ctx, const void *opts,
     st = mpi_check(err, MPI_Barrier(c->comm), "MPI_Barrier");
   double mean = 0;
   if (st == GCB_OK)
-    st = o->blocking == 3 ? time_blocking(ctx, c, iters, &mean)
-         : o->blocking > 0
-             ? time_waited(ctx, c, iters, o->blocking == 1, &mean)
-             : time_aggregated(ctx, c, iters, &mean);
+    st = o->blocking == 3  ? time_blocking(ctx, c, iters, &mean)
+         : o->blocking > 0 ? time_waited(ctx, c, iters, o->blocking == 1, &mean)
+                           : time_aggregated(ctx, c, iters, &mean);
   out->time_s = mean * c->time_scale;
   if (st == GCB_OK)
     st = time_each(ctx, c, iters, buf, buf + iters);

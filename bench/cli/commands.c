@@ -179,8 +179,7 @@ static const char *const nccl_defaults[] = {"-b", "32M", "-e", "32M",
 
 /* Runs as nccl-tests' program `name` (argv[0] all_reduce_perf ...):
  * `coll --program NAME` with nccl-tests' defaults before the arguments. */
-static int program_command(const char *name, int argc, char **argv,
-                           int rank) {
+static int program_command(const char *name, int argc, char **argv, int rank) {
   const struct gcb_bench *b = gcb_bench_find("coll");
   char **args = calloc((size_t)(argc + NCCL_PREFIX + 1), sizeof *args);
   if (b == NULL || args == NULL) {

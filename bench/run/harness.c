@@ -230,15 +230,17 @@ enum gcb_status gcb_harness_begin(struct gcb_harness *h, struct gcb_ctx *ctx,
   if (rc != MPI_SUCCESS)
     return mpi_failed(&ctx->err, rc, "MPI_Bcast of the run id");
   st = gcb__header_build(ctx, h->document.results, command, argc, argv, run_id,
-                         &h->rank_names);
+                         &h->rank_names, &h->device_lines);
   if (st != GCB_OK)
     return st;
   if (ctx->rank == 0) {
     h->document.path = h->output;
-    h->table = (struct gcb_table){.out = stdout,
-                                  .tty = ctx->stdout_tty,
-                                  .rank_names = h->rank_names,
-                                  .nranks = ctx->size};
+    h->table = (struct gcb_table){
+        .out = stdout,
+        .tty = ctx->stdout_tty,
+        .rank_names = h->rank_names,
+        .device_lines = (const char(*)[GCB_DEVICE_LINE])h->device_lines,
+        .nranks = ctx->size};
     h->sinks[h->nsinks++] = gcb_table_sink(&h->table);
     h->sinks[h->nsinks++] = gcb_document_sink(&h->document);
     st = first_write(h, command);
@@ -509,6 +511,8 @@ enum gcb_status gcb_harness_end(struct gcb_harness *h, enum gcb_status status) {
       h->sinks[i].finish(h->sinks[i].self, &ctx->err);
   free(h->rank_names);
   h->rank_names = NULL;
+  free(h->device_lines);
+  h->device_lines = NULL;
   if (ctx->rank == 0 && h->document.results) {
     const char *word = status == GCB_OK         ? "complete"
                        : status == GCB_ETIMEOUT ? "timeout"
