@@ -474,7 +474,7 @@ static enum gcb_status coll_validate(const struct gcb_ctx *ctx,
                        "--collective: %s runs %s only (run gcbench coll "
                        "--collective LIST for others)",
                        o->program, gcb__coll_nccl_program(o->program));
-  enum gcb_status nst = gcb__coll_nccl_validate(o, err);
+  enum gcb_status nst = gcb__coll_nccl_validate(o, ctx->size, err);
   if (nst != GCB_OK)
     return nst;
   if (o->program == NULL && gcb_option_given(coll_options, o, "stepfactor") &&

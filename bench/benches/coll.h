@@ -121,7 +121,7 @@ double gcb__coll_now(void);
   X(13, "per_iter_skip", 'K', "0", "samples -I skips (nccl-tests -K)",         \
     "use -w (warm-up iterations) to leave out the first iterations")
 
-enum gcb_status gcb__coll_nccl_validate(const struct coll_opts *o,
+enum gcb_status gcb__coll_nccl_validate(const struct coll_opts *o, int nranks,
                                         struct gcb_err *err);
 
 /* The nccl-tests program a name is (argv[0]'s basename, e.g.

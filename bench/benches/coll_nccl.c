@@ -22,9 +22,28 @@ static const struct refused refused[] = {
 #undef GCB__REFUSED
 };
 
-enum gcb_status gcb__coll_nccl_validate(const struct coll_opts *o,
+/* -t/-g N: the command that gives every GPU its own process instead. */
+static enum gcb_status per_process(const struct coll_opts *o, size_t i,
+                                   int nranks, struct gcb_err *err) {
+  long gpus = o->nccl[0] * o->nccl[1];
+  return gcb_err_set(err, GCB_EUSAGE,
+                     "-%c/--%s %ld: not supported: gcbench drives one GPU "
+                     "per process; run %ld process(es) per one here "
+                     "instead: mpiexec -n %ld %s ... -t 1 -g 1",
+                     refused[i].letter, refused[i].name, o->nccl[i], gpus,
+                     gpus * nranks, o->program ? o->program : "gcbench coll");
+}
+
+enum gcb_status gcb__coll_nccl_validate(const struct coll_opts *o, int nranks,
                                         struct gcb_err *err) {
-  for (size_t i = 0; i < sizeof refused / sizeof *refused; i++)
+  for (size_t i = 0; i < 2; i++)
+    if (o->nccl[i] < 1)
+      return gcb_err_set(err, GCB_EUSAGE, "-%c/--%s %ld: must be 1",
+                         refused[i].letter, refused[i].name, o->nccl[i]);
+  for (size_t i = 0; i < 2; i++)
+    if (o->nccl[i] != 1)
+      return per_process(o, i, nranks, err);
+  for (size_t i = 2; i < sizeof refused / sizeof *refused; i++)
     if (o->nccl[i] != strtol(refused[i].def, NULL, 10))
       return gcb_err_set(err, GCB_EUSAGE, "-%c/--%s %ld: not supported: %s",
                          refused[i].letter, refused[i].name, o->nccl[i],
@@ -51,11 +70,17 @@ static const struct {
     {"sendrecv_perf", "sendrecv"},
 };
 
+/* nccl-tests' Makefile names them with NAME_SUFFIX, e.g. all_reduce_perf_mpi
+ * (its README): that suffix is the same program. */
 const char *gcb__coll_nccl_program(const char *name) {
   const char *base = strrchr(name, '/');
   base = base ? base + 1 : name;
+  size_t len = strlen(base);
+  if (len > 4 && strcmp(base + len - 4, "_mpi") == 0)
+    len -= 4;
   for (size_t i = 0; i < sizeof programs / sizeof *programs; i++)
-    if (strcmp(programs[i].program, base) == 0)
+    if (strlen(programs[i].program) == len &&
+        strncmp(programs[i].program, base, len) == 0)
       return programs[i].collective;
   return NULL;
 }
