@@ -131,8 +131,8 @@ static const struct gcb_option coll_options[] = {
      "test only: RANK sleeps US microseconds before each operation", NULL, 0,
      0},
     {"corrupt-rank", 0, GCB_OPT_INT, OPT(corrupt_rank), "-1", "RANK",
-     "test only: RANK corrupts one received element before validation", NULL,
-     -1, 0},
+     "test only: RANK corrupts one received element before each validation",
+     NULL, -1, 0},
     GCB_OPT_GIVEN_ROW(struct coll_opts, given),
     {0},
 };
@@ -602,14 +602,14 @@ static enum gcb_status coll_check(void *state, struct gcb_check *out,
   struct coll_op *c = state;
   if (!c->check)
     return GCB_OK;
-  if (c->corrupt)
-    gcb_coll_case_corrupt_next(c->k);
   *out = (struct gcb_check){
       .checked = true, .method = "exact expected values, as nccl-tests -c"};
   /* -c N: N validations, as nccl-tests' loop over datacheck. */
   enum gcb_status st = GCB_OK;
   for (int i = 0; st == GCB_OK && i < c->check; i++) {
     uint64_t wrong = 0, samples = 0;
+    if (c->corrupt)
+      gcb_coll_case_corrupt_next(c->k);
     st = gcb_coll_case_check(c->k, &wrong, &samples, err);
     out->wrong += wrong;
     out->samples += samples;
