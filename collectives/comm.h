@@ -41,7 +41,7 @@ enum gcb_coll_dtype {
 #define GCB__CD_ENUM(id, name, bytes) GCB_COLL_##id,
   GCB_COLL_DTYPE_LIST(GCB__CD_ENUM)
 #undef GCB__CD_ENUM
-  GCB_COLL_DTYPE_COUNT
+      GCB_COLL_DTYPE_COUNT
 };
 
 /* Reduction operators, named as in nccl-tests (-o). */
@@ -56,7 +56,7 @@ enum gcb_coll_redop {
 #define GCB__RO_ENUM(id, name) GCB_REDOP_##id,
   GCB_COLL_REDOP_LIST(GCB__RO_ENUM)
 #undef GCB__RO_ENUM
-  GCB_COLL_REDOP_COUNT
+      GCB_COLL_REDOP_COUNT
 };
 
 const char *gcb_coll_dtype_name(enum gcb_coll_dtype t);
@@ -65,12 +65,12 @@ const char *gcb_coll_redop_name(enum gcb_coll_redop op);
 
 /* Element counts of one operation on one rank. */
 struct gcb_coll_counts {
-  size_t send;        /* elements in the send buffer */
-  size_t recv;        /* elements in the receive buffer */
-  size_t param;       /* count passed to the library call */
-  size_t bytes;       /* S of algbw = S / t, as nccl-tests reports it */
-  size_t inplace_offset;  /* in-place: send buffer starts this many
-                             elements into the one buffer (below) */
+  size_t send;           /* elements in the send buffer */
+  size_t recv;           /* elements in the receive buffer */
+  size_t param;          /* count passed to the library call */
+  size_t bytes;          /* S of algbw = S / t, as nccl-tests reports it */
+  size_t inplace_offset; /* in-place: send buffer starts this many
+                            elements into the one buffer (below) */
   /* In place, both buffers lie in one allocation of
    * max(inplace_offset + send, recv_inplace_offset + recv) elements: the
    * send buffer at inplace_offset, the receive buffer at
@@ -97,7 +97,7 @@ enum gcb_coll_op {
 #define GCB__OP_ENUM(id) GCB_COLLOP_##id,
   GCB_COLL_OP_LIST(GCB__OP_ENUM)
 #undef GCB__OP_ENUM
-  GCB_COLLOP_COUNT
+      GCB_COLLOP_COUNT
 };
 
 /*
@@ -107,12 +107,16 @@ enum gcb_coll_op {
  * operation must leave the element as it was (reduce on non-root ranks,
  * the sender's buffer of a bandwidth test).
  */
-enum gcb_coll_from { GCB_COLL_FROM_RANK, GCB_COLL_FROM_ALL, GCB_COLL_FROM_NONE };
+enum gcb_coll_from {
+  GCB_COLL_FROM_RANK,
+  GCB_COLL_FROM_ALL,
+  GCB_COLL_FROM_NONE
+};
 
 struct gcb_coll_source {
   enum gcb_coll_from from;
-  int rank;           /* FROM_RANK: whose input */
-  size_t elem;        /* FROM_RANK, FROM_ALL: which input element */
+  int rank;    /* FROM_RANK: whose input */
+  size_t elem; /* FROM_RANK, FROM_ALL: which input element */
 };
 
 /*
@@ -121,10 +125,10 @@ struct gcb_coll_source {
  * operation can divide among ranks.
  */
 struct gcb_coll_desc {
-  const char *name;       /* "allreduce" ... as on the command line */
-  bool reduces;           /* takes a reduction operator */
-  bool rooted;            /* takes a root rank */
-  bool pairwise;          /* point-to-point between rank pairs */
+  const char *name; /* "allreduce" ... as on the command line */
+  bool reduces;     /* takes a reduction operator */
+  bool rooted;      /* takes a root rank */
+  bool pairwise;    /* point-to-point between rank pairs */
   /* Counts for this rank; false when `count` is too small for nranks.
    * out->bytes is in elements here: gcb_coll_desc_counts(), which callers
    * use, aligns the count first and scales bytes by the element size. */
@@ -135,7 +139,7 @@ struct gcb_coll_desc {
   /* Reported time = measured time * time_scale (ping-pong latency: 0.5,
    * one way of a round trip); 0 means 1. */
   double time_scale;
-  enum gcb_coll_op op;    /* which operation: transports dispatch on it */
+  enum gcb_coll_op op; /* which operation: transports dispatch on it */
   /* Messages per operation of a windowed pattern (bandwidth: 64, as
    * osu_bw), 0 otherwise; time_scale is then 1 / window, so the reported
    * time is per message and algbw = window * bytes / measured time. */
@@ -167,9 +171,9 @@ bool gcb_coll_desc_counts(const struct gcb_coll_desc *d, size_t count,
 
 /* Where a transport runs, given by the caller. */
 struct gcb_coll_env {
-  MPI_Comm comm;          /* the communicator to measure over */
+  MPI_Comm comm; /* the communicator to measure over */
   int rank, size;
-  int device;             /* CUDA device of this rank (nccl); -1 on host */
+  int device; /* CUDA device of this rank (nccl); -1 on host */
   /* When blocking waits give up: an absolute CLOCK_MONOTONIC time in
    * seconds, the deadline of the case the rank is in (the watchdog's),
    * read at every poll; NULL, or a value <= 0: never. Owned by the
@@ -178,10 +182,31 @@ struct gcb_coll_env {
   const volatile double *deadline;
 };
 
+/* NCCL's integer version code (ncclGetVersion, NCCL_VERSION_CODE) as
+ * "2.28.9"; "unknown" for a code <= 0. The suite's only decoder of it. */
+void gcb_coll_nccl_version_format(char *buf, size_t len, int code);
+
+/*
+ * How the NCCL transport makes its communicators, from the header it was
+ * built against, the loaded library's version and whether ncclCommSplit
+ * resolved (it is a weak reference): operations are always timed on a
+ * blocking communicator (timed_blocking, as nccl-tests); where the
+ * library can split (2.18+ in both), the first communicator is
+ * non-blocking, so its set-up is polled within the deadline and can be
+ * aborted, and the timed one is a blocking child split from it.
+ */
+struct gcb_coll_nccl_plan {
+  bool init_nonblocking; /* ncclConfig_t.blocking = 0 for the first */
+  bool split_blocking;   /* then ncclCommSplit with blocking = 1 */
+  bool timed_blocking;   /* the communicator operations run on */
+};
+struct gcb_coll_nccl_plan gcb_coll_nccl_plan(int header_code, int library_code,
+                                             bool have_split);
+
 /* Whether the deadline (see struct gcb_coll_env) has passed at `now`. */
 bool gcb_coll_deadline_passed(const volatile double *deadline, double now);
 
-struct gcb_comm;          /* an opened transport (private) */
+struct gcb_comm; /* an opened transport (private) */
 
 /* One operation to start: buffers come from the transport's alloc(). */
 struct gcb_coll_call {
@@ -189,13 +214,13 @@ struct gcb_coll_call {
   enum gcb_coll_dtype dtype;
   enum gcb_coll_redop redop;
   int root;
-  size_t count;           /* nccl-tests count; see counts() */
+  size_t count; /* nccl-tests count; see counts() */
   bool inplace;
-  const void *send;       /* in place: both in one buffer, at the offsets
-                             of struct gcb_coll_counts */
+  const void *send; /* in place: both in one buffer, at the offsets
+                       of struct gcb_coll_counts */
   void *recv;
-  size_t param;           /* counts.param: the count the library call
-                             takes (the runner fills it in) */
+  size_t param; /* counts.param: the count the library call
+                   takes (the runner fills it in) */
 };
 
 struct gcb_coll_ops {
@@ -204,8 +229,8 @@ struct gcb_coll_ops {
   bool device_memory; /* buffers live on the rank's GPU (else host memory) */
   /* Whether this transport can run here; false with a reason. */
   bool (*usable)(char *why, size_t why_len);
-  enum gcb_status (*open)(const struct gcb_coll_env *env,
-                          struct gcb_comm **out, struct gcb_err *err);
+  enum gcb_status (*open)(const struct gcb_coll_env *env, struct gcb_comm **out,
+                          struct gcb_err *err);
   /* Frees everything; NULL is a no-op. */
   void (*close)(struct gcb_comm *c);
   /* Whether this (collective, dtype, redop) combination exists here. */
@@ -262,7 +287,8 @@ enum gcb_status gcb_coll_case_new(const struct gcb_coll_ops *ops,
                                   struct gcb_err *err);
 
 /* Counts of this case on this rank. */
-const struct gcb_coll_counts *gcb_coll_case_counts(const struct gcb_coll_case *k);
+const struct gcb_coll_counts *
+gcb_coll_case_counts(const struct gcb_coll_case *k);
 
 /* Starts `reps` operations back to back, then waits for them. */
 enum gcb_status gcb_coll_case_run(struct gcb_coll_case *k, int reps,

@@ -2,11 +2,8 @@
  * Element data for collective validation: conversions, the input pattern,
  * expected values and the comparison (contracts in data.h).
  *
- * The four small floating formats share one encoder and one decoder,
- * parameterised by exponent and mantissa width: a value is scaled by the
- * quantum of its binade (an exact power-of-two scaling of a double) and
- * rounded to an integer with nearbyint(), which rounds to nearest even in
- * the default rounding mode, so every format rounds once, from the double.
+ * The four small floating formats (half, bfloat16, fp8 E4M3 and E5M2) are
+ * encoded and decoded by common/smallfloat.c, the suite's one copy.
  *
  * Patterns are designed around exactness rather than checked afterwards:
  * each reduction's every partial result is an integer no larger than the
@@ -16,118 +13,24 @@
  */
 #include "collectives/data.h"
 
+#include "common/smallfloat.h"
+
 #include <math.h>
 #include <string.h>
 
-/* A binary floating format narrower than float. fn: OCP "finite" variant
- * (E4M3FN): no infinity, the all-ones exponent holds normal numbers except
- * the all-ones mantissa, which is NaN. */
-struct minifloat {
-  int ebits, mbits;
-  bool fn;
-};
-
-static const struct minifloat fmt_half = {5, 10, false};
-static const struct minifloat fmt_bf16 = {8, 7, false};
-static const struct minifloat fmt_e4m3 = {4, 3, true};
-static const struct minifloat fmt_e5m2 = {5, 2, false};
-
-static int mf_bias(const struct minifloat *f) {
-  return (1 << (f->ebits - 1)) - 1;
-}
-
-static uint32_t mf_nan(const struct minifloat *f) {
-  uint32_t emax = (1u << f->ebits) - 1, mmask = (1u << f->mbits) - 1;
-  /* FN: the only NaN; IEEE: the quiet NaN with the top mantissa bit. */
-  return emax << f->mbits | (f->fn ? mmask : 1u << (f->mbits - 1));
-}
-
-static double mf_decode(uint32_t code, const struct minifloat *f) {
-  uint32_t emax = (1u << f->ebits) - 1, mmask = (1u << f->mbits) - 1;
-  uint32_t m = code & mmask, e = (code >> f->mbits) & emax;
-  bool neg = (code >> (f->ebits + f->mbits)) & 1;
-  int bias = mf_bias(f);
-  double v;
-  if (e == emax && (f->fn ? m == mmask : true))
-    v = (f->fn || m != 0) ? NAN : INFINITY;
-  else if (e == 0)
-    v = ldexp((double)m, 1 - bias - f->mbits);
-  else
-    v = ldexp((double)(m | (mmask + 1)), (int)e - bias - f->mbits);
-  return neg ? -v : v;
-}
-
-/* Magnitude code of |a| (finite, non-zero), before overflow handling;
- * the exponent field may exceed the format's range. */
-static uint64_t mf_round(double a, const struct minifloat *f) {
-  int bias = mf_bias(f), emin = 1 - bias, e2;
-  (void)frexp(a, &e2);
-  int e = e2 - 1 < emin ? emin : e2 - 1; /* subnormals share emin's quantum */
-  uint64_t n = (uint64_t)nearbyint(ldexp(a, f->mbits - e));
-  if (n >> (f->mbits + 1)) { /* rounded up into the next binade */
-    n >>= 1;
-    e++;
-  }
-  uint64_t efield = (n >> f->mbits) ? (uint64_t)(e + bias) : 0;
-  return efield << f->mbits | (n & ((1u << f->mbits) - 1));
-}
-
-static uint32_t mf_encode(double v, const struct minifloat *f) {
-  uint32_t sign = signbit(v) ? 1u << (f->ebits + f->mbits) : 0;
-  uint32_t emax = (1u << f->ebits) - 1;
-  uint32_t nan = mf_nan(f), inf = f->fn ? nan : emax << f->mbits;
-  double a = fabs(v);
-  if (isnan(v))
-    return sign | nan;
-  if (isinf(a))
-    return sign | inf;
-  if (a == 0)
-    return sign;
-  uint64_t code = mf_round(a, f);
-  /* IEEE: the all-ones exponent is infinity; FN: only the NaN code and
-   * beyond overflow (values up to max + half an ulp round to max). */
-  if (code >= (uint64_t)(f->fn ? nan : inf))
-    return sign | inf;
-  return sign | (uint32_t)code;
-}
-
-uint16_t gcb__half_encode(double v) {
-  return (uint16_t)mf_encode(v, &fmt_half);
-}
-double gcb__half_decode(uint16_t h) {
-  return mf_decode(h, &fmt_half);
-}
-uint16_t gcb__bf16_encode(double v) {
-  return (uint16_t)mf_encode(v, &fmt_bf16);
-}
-double gcb__bf16_decode(uint16_t h) {
-  return mf_decode(h, &fmt_bf16);
-}
-uint8_t gcb__e4m3_encode(double v) {
-  return (uint8_t)mf_encode(v, &fmt_e4m3);
-}
-double gcb__e4m3_decode(uint8_t h) {
-  return mf_decode(h, &fmt_e4m3);
-}
-uint8_t gcb__e5m2_encode(double v) {
-  return (uint8_t)mf_encode(v, &fmt_e5m2);
-}
-double gcb__e5m2_decode(uint8_t h) {
-  return mf_decode(h, &fmt_e5m2);
-}
-
-static const struct minifloat *minifloat_of(enum gcb_coll_dtype t) {
+/* The small floating formats' rows in common/smallfloat.h; -1: none. */
+static int smallfloat_of(enum gcb_coll_dtype t) {
   switch (t) {
   case GCB_COLL_HALF:
-    return &fmt_half;
+    return GCB_SF_HALF;
   case GCB_COLL_BFLOAT16:
-    return &fmt_bf16;
+    return GCB_SF_BF16;
   case GCB_COLL_F8E4M3:
-    return &fmt_e4m3;
+    return GCB_SF_E4M3;
   case GCB_COLL_F8E5M2:
-    return &fmt_e5m2;
+    return GCB_SF_E5M2;
   default:
-    return NULL;
+    return -1;
   }
 }
 
@@ -159,10 +62,10 @@ double gcb__coll_load(enum gcb_coll_dtype t, const void *buf, size_t i) {
     return ((const double *)buf)[i];
   case GCB_COLL_HALF:
   case GCB_COLL_BFLOAT16:
-    return mf_decode(((const uint16_t *)buf)[i], minifloat_of(t));
+    return gcb_smallfloat_decode(smallfloat_of(t), ((const uint16_t *)buf)[i]);
   case GCB_COLL_F8E4M3:
   case GCB_COLL_F8E5M2:
-    return mf_decode(((const uint8_t *)buf)[i], minifloat_of(t));
+    return gcb_smallfloat_decode(smallfloat_of(t), ((const uint8_t *)buf)[i]);
   default:
     return NAN;
   }
@@ -196,11 +99,11 @@ void gcb__coll_store(enum gcb_coll_dtype t, void *buf, size_t i, double v) {
     break;
   case GCB_COLL_HALF:
   case GCB_COLL_BFLOAT16:
-    ((uint16_t *)buf)[i] = (uint16_t)mf_encode(v, minifloat_of(t));
+    ((uint16_t *)buf)[i] = (uint16_t)gcb_smallfloat_encode(smallfloat_of(t), v);
     break;
   case GCB_COLL_F8E4M3:
   case GCB_COLL_F8E5M2:
-    ((uint8_t *)buf)[i] = (uint8_t)mf_encode(v, minifloat_of(t));
+    ((uint8_t *)buf)[i] = (uint8_t)gcb_smallfloat_encode(smallfloat_of(t), v);
     break;
   default:
     break;
@@ -214,18 +117,19 @@ double gcb__coll_round(enum gcb_coll_dtype t, double v) {
 }
 
 double gcb__coll_ulp(enum gcb_coll_dtype t, double v) {
-  const struct minifloat *f = minifloat_of(t);
+  int f = smallfloat_of(t);
   double a = fabs(v);
   if (t == GCB_COLL_FLOAT)
     return (double)nextafterf((float)a, INFINITY) - (double)(float)a;
   if (t == GCB_COLL_DOUBLE)
     return nextafter(a, INFINITY) - a;
-  if (f == NULL)
+  if (f < 0)
     return 1;
-  uint32_t code = mf_encode(a, f);
-  double here = mf_decode(code, f), up = mf_decode(code + 1, f);
+  uint32_t code = gcb_smallfloat_encode(f, a);
+  double here = gcb_smallfloat_decode(f, code);
+  double up = gcb_smallfloat_decode(f, code + 1);
   if (!isfinite(up)) /* the largest finite value: use the spacing below */
-    return here - mf_decode(code - 1, f);
+    return here - gcb_smallfloat_decode(f, code - 1);
   return up - here;
 }
 
@@ -260,7 +164,7 @@ static int max_twos(enum gcb_coll_dtype t) {
 }
 
 static bool is_floating(enum gcb_coll_dtype t) {
-  return t == GCB_COLL_FLOAT || t == GCB_COLL_DOUBLE || minifloat_of(t);
+  return t == GCB_COLL_FLOAT || t == GCB_COLL_DOUBLE || smallfloat_of(t) >= 0;
 }
 
 /* Values stay small: a wrong element then reads as an obvious number. */
@@ -412,4 +316,17 @@ void gcb__coll_corrupt(enum gcb_coll_dtype t, void *buf, size_t i) {
     break;
   }
   }
+}
+
+size_t gcb__coll_rotation_stride(size_t span) {
+  return (span + 255) / 256 * 256;
+}
+
+size_t gcb__coll_rotation_slots(size_t span, size_t window) {
+  size_t stride = gcb__coll_rotation_stride(span);
+  size_t slots = stride > 0 ? window / stride : GCB__COLL_ROTATE_MAX_SLOTS;
+  if (slots < 1)
+    return 1;
+  return slots > GCB__COLL_ROTATE_MAX_SLOTS ? GCB__COLL_ROTATE_MAX_SLOTS
+                                            : slots;
 }

@@ -3,7 +3,8 @@
  *
  * Every element type of GCB_COLL_DTYPE_LIST is read and written as a
  * double, with software conversions for the formats C lacks (IEEE half,
- * bfloat16, OCP FP8 E4M3FN and E5M2, all round-to-nearest-even). On top of
+ * bfloat16, OCP FP8 E4M3FN and E5M2, all round-to-nearest-even; they live
+ * in common/smallfloat.h). On top of
  * that: the deterministic input pattern of (rank, element), chosen so that
  * every reduction the tests run is exactly representable; the expected
  * value of a received element; the comparison; and the poison written into
@@ -32,17 +33,6 @@ void gcb__coll_store(enum gcb_coll_dtype t, void *buf, size_t i, double v);
 
 /* v as the nearest value of type t (store then load). */
 double gcb__coll_round(enum gcb_coll_dtype t, double v);
-
-/* Software formats: encode with round-to-nearest-even, decode exactly.
- * Overflow gives infinity, except in E4M3FN, which has none: NaN. */
-uint16_t gcb__half_encode(double v);
-double gcb__half_decode(uint16_t h);
-uint16_t gcb__bf16_encode(double v);
-double gcb__bf16_decode(uint16_t h);
-uint8_t gcb__e4m3_encode(double v);
-double gcb__e4m3_decode(uint8_t h);
-uint8_t gcb__e5m2_encode(double v);
-double gcb__e5m2_decode(uint8_t h);
 
 /* Distance from |v| to the next larger value of type t (1 for integers). */
 double gcb__coll_ulp(enum gcb_coll_dtype t, double v);
@@ -96,6 +86,20 @@ bool gcb__coll_match(enum gcb_coll_dtype t, double got, double want, int ulps);
  * i + nranks/2), -1 for the rank left out when nranks is odd. The lower
  * rank of a pair initiates (ping-pong) or sends (bandwidth window). */
 int gcb__coll_partner(int rank, int nranks);
+
+/*
+ * Buffer rotation on device memory (nccl-tests src/common.cu startColl:
+ * shift = bytes * (iter % (maxbytes / bytes))). A case's layout of
+ * `span` bytes is repeated every gcb__coll_rotation_stride(span) bytes
+ * (span rounded up to 256, keeping NCCL's vector alignment), as many times
+ * as fit in `window` bytes (at least 1, at most GCB__COLL_ROTATE_MAX_SLOTS):
+ * with the 256 MiB window, four times an H200's 60 MB L2, a mid-size
+ * collective's slots are evicted before they come round again.
+ */
+#define GCB__COLL_ROTATE_BYTES ((size_t)256 << 20)
+#define GCB__COLL_ROTATE_MAX_SLOTS 4096
+size_t gcb__coll_rotation_stride(size_t span);
+size_t gcb__coll_rotation_slots(size_t span, size_t window);
 
 /* Fills n elements of type t with the poison byte. */
 void gcb__coll_poison(enum gcb_coll_dtype t, void *buf, size_t n);

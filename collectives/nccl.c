@@ -19,9 +19,11 @@
  * after a failed NCCL call, close() aborts the communicator instead of
  * destroying it, since destroying waits for work that may never finish.
  *
- * The communicator is non-blocking (NCCL 2.14+): its creation, and any call
- * that returns ncclInProgress, are polled through ncclCommGetAsyncError,
- * like wait(), so no NCCL call can block the rank for good. Each poll
+ * Operations are timed on a blocking communicator, as nccl-tests times
+ * them. Where NCCL can split (2.18+) it is split from a non-blocking one
+ * whose creation is polled through ncclCommGetAsyncError, so set-up cannot
+ * block the rank for good; any call that returns ncclInProgress is polled
+ * likewise, and wait() polls the stream and the asynchronous error. Each poll
  * gives up at the deadline the caller gives (env->deadline: the
  * watchdog's for the case or set-up the rank is in): GCB_ETIMEOUT naming
  * the call, and close() then aborts the communicator. Without a deadline
@@ -38,11 +40,27 @@
 
 #include "collectives/comm.h"
 #include "collectives/data.h"
+#include "common/mpi_err.h"
 
 #define GCB_NCCL_HAS(a, b, c) (NCCL_VERSION_CODE >= NCCL_VERSION(a, b, c))
 
+/* Functions newer than some libnccl.so.2 a binary may meet at run time are
+ * weak references, as nccl-tests declares ncclAlltoAll (src/alltoall.cu,
+ * "#pragma weak ncclAlltoAll"): a binary built against newer headers then
+ * still loads with an older library, and the call is made only when the
+ * symbol resolved and the loaded library's version has it. */
+#if GCB_NCCL_HAS(2, 28, 0)
+#pragma weak ncclAlltoAll
+#endif
+#if GCB_NCCL_HAS(2, 18, 0)
+#pragma weak ncclCommSplit
+#endif
+
 struct gcb_comm {
-  ncclComm_t nccl;
+  ncclComm_t nccl; /* the communicator operations are timed on:
+                      blocking, as nccl-tests times */
+  ncclComm_t init; /* the non-blocking one it was split from (its
+                      set-up could be polled and aborted); NULL */
   cudaStream_t stream;
   int rank, size, device;
   int cc_major, cc_minor; /* compute capability: fp8 needs 9.0 */
@@ -76,11 +94,12 @@ static bool past_deadline(const struct gcb_comm *c) {
 /* A call that returned ncclInProgress (a non-blocking communicator) is
  * finished by polling the communicator's state; ncclInProgress is
  * returned when the deadline passes first. */
-static ncclResult_t settle(struct gcb_comm *c, ncclResult_t rc) {
+static ncclResult_t settle_on(struct gcb_comm *c, ncclComm_t comm,
+                              ncclResult_t rc) {
 #if GCB_NCCL_HAS(2, 14, 0)
-  while (rc == ncclInProgress && c != NULL && c->nccl != NULL) {
+  while (rc == ncclInProgress && c != NULL && comm != NULL) {
     ncclResult_t state = ncclInProgress;
-    ncclResult_t got = ncclCommGetAsyncError(c->nccl, &state);
+    ncclResult_t got = ncclCommGetAsyncError(comm, &state);
     if (got != ncclSuccess)
       return got;
     if (state != ncclInProgress || past_deadline(c))
@@ -88,9 +107,13 @@ static ncclResult_t settle(struct gcb_comm *c, ncclResult_t rc) {
     sched_yield();
   }
 #else
-  (void)c;
+  (void)c, (void)comm;
 #endif
   return rc;
+}
+
+static ncclResult_t settle(struct gcb_comm *c, ncclResult_t rc) {
+  return settle_on(c, c != NULL ? c->nccl : NULL, rc);
 }
 
 static enum gcb_status nccl_check(struct gcb_comm *c, struct gcb_err *err,
@@ -137,15 +160,19 @@ static void nccl_close(struct gcb_comm *c) {
     return;
   /* Teardown errors are ignored: there is nothing left to do about them. */
   (void)cudaSetDevice(c->device);
+  ncclComm_t comms[2] = {c->nccl, c->init};
+  for (int i = 0; i < 2; i++) {
+    if (comms[i] == NULL)
+      continue;
 #if GCB_NCCL_HAS(2, 14, 0)
-  /* Finalising a non-blocking communicator is polled like any call; one
-   * that does not finish by the deadline is aborted instead. */
-  if (c->nccl != NULL && !c->failed &&
-      settle(c, ncclCommFinalize(c->nccl)) != ncclSuccess)
-    c->failed = true;
+    /* Finalising a non-blocking communicator is polled like any call; one
+     * that does not finish by the deadline is aborted instead. */
+    if (!c->failed &&
+        settle_on(c, comms[i], ncclCommFinalize(comms[i])) != ncclSuccess)
+      c->failed = true;
 #endif
-  if (c->nccl != NULL)
-    (void)(c->failed ? ncclCommAbort(c->nccl) : ncclCommDestroy(c->nccl));
+    (void)(c->failed ? ncclCommAbort(comms[i]) : ncclCommDestroy(comms[i]));
+  }
   if (c->scratch != NULL)
     (void)cudaFree(c->scratch);
   if (c->stream != NULL)
@@ -166,12 +193,8 @@ static enum gcb_status share_id(const struct gcb_coll_env *env,
   if (env->rank == 0)
     msg.status = (int)ncclGetUniqueId(&msg.id);
   int rc = MPI_Bcast(&msg, (int)sizeof msg, MPI_BYTE, 0, env->comm);
-  if (rc != MPI_SUCCESS) {
-    char text[MPI_MAX_ERROR_STRING] = "";
-    int len = 0;
-    (void)MPI_Error_string(rc, text, &len);
-    return gcb_err_set(err, GCB_EMPI, "MPI_Bcast of the NCCL id: %s", text);
-  }
+  if (rc != MPI_SUCCESS)
+    return gcb_mpi_err(err, rc, "MPI_Bcast of the NCCL id");
   if (msg.status != ncclSuccess)
     return gcb_err_set(err, GCB_ENCCL, "ncclGetUniqueId on rank 0: %s",
                        ncclGetErrorString((ncclResult_t)msg.status));
@@ -188,21 +211,61 @@ static enum gcb_status describe_device(struct gcb_comm *c,
     st = CUDA_CHECK(
         err, cudaDeviceGetAttribute(
                  &c->cc_minor, cudaDevAttrComputeCapabilityMinor, c->device));
-  if (st == GCB_OK)
-    st = NCCL_CHECK(c, err, ncclGetVersion(&c->version));
   return st;
 }
 
-/* The communicator, non-blocking where NCCL has it (2.14+), so that its
- * set-up is polled (nccl_check settles it) within the deadline. */
-static ncclResult_t init_comm(struct gcb_comm *c, ncclUniqueId id) {
+/* The loaded library's version, before any communicator: it decides how
+ * communicators are made and which calls exist. */
+static enum gcb_status library_version(struct gcb_comm *c,
+                                       struct gcb_err *err) {
+  return NCCL_CHECK(c, err, ncclGetVersion(&c->version));
+}
+
+/* Whether ncclCommSplit resolved (weak: absent from libraries < 2.18). */
+static bool have_split(void) {
+#if GCB_NCCL_HAS(2, 18, 0)
+  return ncclCommSplit != NULL;
+#else
+  return false;
+#endif
+}
+
+/* The communicator set-up gcb_coll_nccl_plan() chooses for the loaded
+ * library: where NCCL can split (2.18+), a non-blocking communicator whose
+ * set-up is polled within the deadline and aborted past it, then a
+ * blocking child split from it for the timed path; elsewhere a blocking
+ * one from the start. Non-blocking communicators run each operation's
+ * implicit group end on a new host thread and return ncclInProgress
+ * (NCCL src/group.cc, src/enqueue.cc): tens of us per operation that
+ * nccl-tests, timing on blocking communicators (src/common.cu,
+ * ncclCommInitRankConfig with the default config), does not pay. */
+static enum gcb_status init_comm(struct gcb_comm *c, ncclUniqueId id,
+                                 struct gcb_err *err) {
+  struct gcb_coll_nccl_plan plan =
+      gcb_coll_nccl_plan(NCCL_VERSION_CODE, c->version, have_split());
+  enum gcb_status st;
 #if GCB_NCCL_HAS(2, 14, 0)
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
-  config.blocking = 0;
-  return ncclCommInitRankConfig(&c->nccl, c->size, id, c->rank, &config);
+  config.blocking = plan.init_nonblocking ? 0 : 1;
+  st = nccl_check(
+      c, err, ncclCommInitRankConfig(&c->nccl, c->size, id, c->rank, &config),
+      "ncclCommInitRankConfig");
 #else
-  return ncclCommInitRank(&c->nccl, c->size, id, c->rank);
+  st = nccl_check(c, err, ncclCommInitRank(&c->nccl, c->size, id, c->rank),
+                  "ncclCommInitRank");
 #endif
+#if GCB_NCCL_HAS(2, 18, 0)
+  if (st == GCB_OK && plan.split_blocking) {
+    ncclConfig_t timed = NCCL_CONFIG_INITIALIZER;
+    ncclComm_t child = NULL;
+    timed.blocking = 1;
+    c->init = c->nccl;
+    ncclResult_t rc = ncclCommSplit(c->init, 0, c->rank, &child, &timed);
+    c->nccl = child; /* polled (if at all) on the child, then timed on */
+    st = nccl_check(c, err, rc, "ncclCommSplit (blocking, for timing)");
+  }
+#endif
+  return st;
 }
 
 static enum gcb_status nccl_open(const struct gcb_coll_env *env,
@@ -223,8 +286,8 @@ static enum gcb_status nccl_open(const struct gcb_coll_env *env,
   /* The device first: the communicator binds to the current one. */
   if ((st = CUDA_CHECK(err, cudaSetDevice(c->device))) != GCB_OK ||
       (st = share_id(env, &id, err)) != GCB_OK ||
-      (st = nccl_check(c, err, init_comm(c, id), "ncclCommInitRankConfig")) !=
-          GCB_OK ||
+      (st = library_version(c, err)) != GCB_OK ||
+      (st = init_comm(c, id, err)) != GCB_OK ||
       (st = CUDA_CHECK(err, cudaStreamCreateWithFlags(
                                 &c->stream, cudaStreamNonBlocking))) !=
           GCB_OK ||
@@ -240,15 +303,11 @@ static enum gcb_status nccl_open(const struct gcb_coll_env *env,
 
 static void nccl_version(char *buf, size_t len) {
   int v = 0;
-  if (ncclGetVersion(&v) != ncclSuccess) {
-    snprintf(buf, len, "NCCL");
-    return;
-  }
-  /* Codes are major*10000 + minor*100 + patch since 2.9, *1000 before. */
-  if (v >= 10000)
-    snprintf(buf, len, "NCCL %d.%d.%d", v / 10000, v % 10000 / 100, v % 100);
-  else
-    snprintf(buf, len, "NCCL %d.%d.%d", v / 1000, v % 1000 / 100, v % 100);
+  char number[32];
+  if (ncclGetVersion(&v) != ncclSuccess)
+    v = 0;
+  gcb_coll_nccl_version_format(number, sizeof number, v);
+  snprintf(buf, len, "NCCL %s", number);
 }
 
 /* ---- capabilities -------------------------------------------------------- */
@@ -459,7 +518,7 @@ static ncclResult_t enq_reduce(struct enq *e) {
 static ncclResult_t enq_alltoall(struct enq *e) {
   const struct gcb_coll_call *k = e->k;
 #if GCB_NCCL_HAS(2, 28, 0)
-  if (e->c->version >= NCCL_VERSION(2, 28, 0))
+  if (ncclAlltoAll != NULL && e->c->version >= NCCL_VERSION(2, 28, 0))
     return named(e, "ncclAlltoAll",
                  ncclAlltoAll(k->send, k->recv, k->param, e->dt, e->c->nccl,
                               e->c->stream));

@@ -9,6 +9,12 @@
  * place, one buffer holding both at the offsets of struct gcb_coll_counts,
  * which the transport may move to its library's own convention first.
  *
+ * On device memory each allocation holds several copies ("slots") of the
+ * layout, and successive timed operations use successive slots, as
+ * nccl-tests' startColl shifts its buffers each iteration "to avoid cache
+ * effects": a mid-size collective then does not find its data in L2 from
+ * the previous iteration. Validation uses slot 0.
+ *
  * Buffers are written through a bounded host staging area, chunk by chunk,
  * so that validating a multi-gigabyte case needs megabytes of host memory,
  * not a second copy of the buffers. The initial image of every buffer is a
@@ -36,7 +42,10 @@ struct gcb_coll_case {
   size_t elt;
   void *sendbuf;    /* out of place only */
   void *recvbuf;    /* the receive buffer, or in place the one buffer */
-  size_t recv_side; /* elements of recvbuf's allocation */
+  size_t recv_side; /* elements of one slot of recvbuf */
+  size_t slots;     /* copies of the layout in each allocation (rotation) */
+  size_t send_stride, recv_stride; /* bytes between slots */
+  uint64_t iter;                   /* operations started: slot = iter % slots */
   unsigned char *stage;
   size_t stage_elems;
   bool corrupt; /* test-only fault armed for the next check */
@@ -146,11 +155,21 @@ static enum gcb_status alloc_buffers(struct gcb_coll_case *k,
     k->recv_side = s > r ? s : r;
   } else {
     k->recv_side = c->recv;
-    if (c->send > 0)
-      st = k->ops->alloc(k->comm, c->send * k->elt, &k->sendbuf, err);
   }
+  /* Device memory rotates through slots (nccl-tests' startColl); host
+   * memory (MPI) keeps one: its caches are not what the figure is about. */
+  size_t send_bytes = k->call.inplace ? 0 : c->send * k->elt;
+  size_t span =
+      k->recv_side * k->elt > send_bytes ? k->recv_side * k->elt : send_bytes;
+  k->slots = k->ops->device_memory
+                 ? gcb__coll_rotation_slots(span, GCB__COLL_ROTATE_BYTES)
+                 : 1;
+  k->send_stride = gcb__coll_rotation_stride(send_bytes);
+  k->recv_stride = gcb__coll_rotation_stride(k->recv_side * k->elt);
+  if (send_bytes > 0)
+    st = k->ops->alloc(k->comm, k->slots * k->send_stride, &k->sendbuf, err);
   if (st == GCB_OK && k->recv_side > 0)
-    st = k->ops->alloc(k->comm, k->recv_side * k->elt, &k->recvbuf, err);
+    st = k->ops->alloc(k->comm, k->slots * k->recv_stride, &k->recvbuf, err);
   if (st != GCB_OK)
     return st;
   size_t most = k->recv_side > c->send ? k->recv_side : c->send;
@@ -217,9 +236,32 @@ gcb_coll_case_counts(const struct gcb_coll_case *k) {
 
 /* ---- running ------------------------------------------------------------- */
 
+/* The call on slot `slot`: every pointer moved by that slot's stride. */
+static struct gcb_coll_call call_at(const struct gcb_coll_case *k,
+                                    size_t slot) {
+  struct gcb_coll_call call = k->call;
+  if (call.inplace) {
+    call.send = (const char *)call.send + slot * k->recv_stride;
+    call.recv = (char *)call.recv + slot * k->recv_stride;
+  } else {
+    if (call.send != NULL)
+      call.send = (const char *)call.send + slot * k->send_stride;
+    if (call.recv != NULL)
+      call.recv = (char *)call.recv + slot * k->recv_stride;
+  }
+  return call;
+}
+
+/* The next timed operation, on the next slot. */
+static enum gcb_status start_next(struct gcb_coll_case *k,
+                                  struct gcb_err *err) {
+  struct gcb_coll_call call = call_at(k, (size_t)(k->iter++ % k->slots));
+  return k->ops->start(k->comm, &call, err);
+}
+
 enum gcb_status gcb_coll_case_start(struct gcb_coll_case *k,
                                     struct gcb_err *err) {
-  return k->ops->start(k->comm, &k->call, err);
+  return start_next(k, err);
 }
 
 enum gcb_status gcb_coll_case_wait(struct gcb_coll_case *k,
@@ -230,7 +272,7 @@ enum gcb_status gcb_coll_case_wait(struct gcb_coll_case *k,
 enum gcb_status gcb_coll_case_run(struct gcb_coll_case *k, int reps,
                                   struct gcb_err *err) {
   for (int i = 0; i < reps; i++) {
-    enum gcb_status st = k->ops->start(k->comm, &k->call, err);
+    enum gcb_status st = start_next(k, err);
     if (st != GCB_OK)
       return st;
   }
@@ -268,8 +310,11 @@ enum gcb_status gcb_coll_case_check(struct gcb_coll_case *k, uint64_t *wrong,
   enum gcb_status st;
   *wrong = *checked = 0;
   k->corrupt = false;
+  /* Validation runs on slot 0, the one prepare() writes. */
+  struct gcb_coll_call first = call_at(k, 0);
   if ((st = prepare(k, err)) != GCB_OK ||
-      (st = gcb_coll_case_run(k, 1, err)) != GCB_OK)
+      (st = k->ops->start(k->comm, &first, err)) != GCB_OK ||
+      (st = k->ops->wait(k->comm, err)) != GCB_OK)
     return st;
   for (size_t first = 0; first < k->counts.recv; first += k->stage_elems) {
     size_t n = min_size(k->stage_elems, k->counts.recv - first);

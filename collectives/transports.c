@@ -6,8 +6,11 @@
  * (device memory) first where CUDA was compiled in, then MPI (host
  * memory). The array is explicit and NULL-terminated, so a static library
  * cannot drop a transport the way a constructor-based registry could.
- * The deadline rule every transport that polls follows is here too.
+ * The deadline rule every transport that polls follows is here too, and
+ * the decoding of NCCL's version codes (pure, in every build: the suite's
+ * one copy; the results header and the NCCL transport use it).
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "collectives/comm.h"
@@ -35,6 +38,26 @@ const struct gcb_coll_ops *gcb_coll_transport_find(const char *name) {
 bool gcb_coll_deadline_passed(const volatile double *deadline, double now) {
   double d = deadline != NULL ? *deadline : 0;
   return d > 0 && now > d;
+}
+
+/* nccl.h's NCCL_VERSION(X, Y, Z): X*1000 + Y*100 + Z up to 2.8,
+ * X*10000 + Y*100 + Z from 2.9 (the first code of that form is 20900). */
+void gcb_coll_nccl_version_format(char *buf, size_t len, int code) {
+  int major_unit = code >= 10000 ? 10000 : 1000;
+  if (code <= 0)
+    snprintf(buf, len, "unknown");
+  else
+    snprintf(buf, len, "%d.%d.%d", code / major_unit, code % major_unit / 100,
+             code % 100);
+}
+
+struct gcb_coll_nccl_plan gcb_coll_nccl_plan(int header_code, int library_code,
+                                             bool have_split) {
+  int code = header_code < library_code ? header_code : library_code;
+  bool split = have_split && code >= 21800; /* NCCL_VERSION(2, 18, 0) */
+  return (struct gcb_coll_nccl_plan){.init_nonblocking = split,
+                                     .split_blocking = split,
+                                     .timed_blocking = true};
 }
 
 static const struct {

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -34,12 +35,30 @@ static const char *refused_kind(mode_t mode) {
   return NULL;
 }
 
+/* Waits until fd has something to say (a regular file always has): 1, 0
+ * after wait_ms of silence (< 0: never), -1 on a poll error. */
+static int readable(int fd, int wait_ms) {
+  struct pollfd p = {.fd = fd, .events = POLLIN};
+  int rc;
+  while ((rc = poll(&p, 1, wait_ms)) < 0 && errno == EINTR)
+    ;
+  return rc;
+}
+
 static enum gcb_status read_fd(int fd, const char *path, size_t guess,
-                               size_t limit, char **text, size_t *len,
-                               struct gcb_err *err) {
+                               size_t limit, int wait_ms, char **text,
+                               size_t *len, struct gcb_err *err) {
   size_t cap = guess + 2, used = 0;
   char *buf = NULL;
   for (;;) {
+    int ready = readable(fd, wait_ms); /* a regular file: at once */
+    if (ready == 0) {
+      free(buf);
+      return gcb_err_set(err, GCB_EINPUT,
+                         "%s: nothing to read for %d s (a FIFO or pipe whose "
+                         "writer is silent or absent)",
+                         path, (wait_ms + 999) / 1000);
+    }
     if (used + 1 >= cap || buf == NULL) {
       char *grown = realloc(buf, cap = buf == NULL ? cap : 2 * cap);
       if (grown == NULL) {
@@ -48,8 +67,8 @@ static enum gcb_status read_fd(int fd, const char *path, size_t guess,
       }
       buf = grown;
     }
-    ssize_t n = read(fd, buf + used, cap - 1 - used);
-    if (n < 0 && errno == EINTR)
+    ssize_t n = ready < 0 ? -1 : read(fd, buf + used, cap - 1 - used);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN))
       continue;
     if (n < 0) {
       int e = errno;
@@ -74,9 +93,17 @@ static enum gcb_status read_fd(int fd, const char *path, size_t guess,
 
 enum gcb_status gcb_file_read(const char *path, size_t limit, char **text,
                               size_t *len, struct gcb_err *err) {
+  return gcb_file_read_wait(path, limit, -1, text, len, err);
+}
+
+enum gcb_status gcb_file_read_wait(const char *path, size_t limit, int wait_ms,
+                                   char **text, size_t *len,
+                                   struct gcb_err *err) {
   *text = NULL;
   *len = 0;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  /* O_NONBLOCK: opening a FIFO with no writer (or a device) must not
+   * block before fstat can tell what it is. */
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0)
     return gcb_err_set(err, GCB_EINPUT, "%s: cannot open (%s)", path,
                        strerror(errno));
@@ -92,7 +119,7 @@ enum gcb_status gcb_file_read(const char *path, size_t limit, char **text,
     st = too_large(path, "", (unsigned long long)sb.st_size, limit, err);
   else
     st = read_fd(fd, path, S_ISREG(sb.st_mode) ? (size_t)sb.st_size : 1 << 16,
-                 limit, text, len, err);
+                 limit, wait_ms, text, len, err);
   close(fd);
   return st;
 }

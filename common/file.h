@@ -4,7 +4,7 @@
  * Regular files, pipes and FIFOs are read whole (a pipe cannot be reopened,
  * so it is read once, here); directories and device nodes are refused
  * before any byte is read, so /dev/zero or a terminal never reaches a
- * parser.
+ * parser; a silent pipe can be given a deadline.
  */
 #ifndef GCB_FILE_H
 #define GCB_FILE_H
@@ -26,5 +26,16 @@
  */
 enum gcb_status gcb_file_read(const char *path, size_t limit, char **text,
                               size_t *len, struct gcb_err *err);
+
+/*
+ * gcb_file_read, but a pipe or FIFO that says nothing for wait_ms
+ * milliseconds is given up with GCB_EINPUT ("nothing to read for N s"),
+ * so a FIFO nobody writes to, or a writer that stalls, cannot hang the
+ * reader. wait_ms < 0 waits for ever (gcb_file_read). Files are opened
+ * without blocking, so opening a FIFO with no writer returns at once.
+ */
+enum gcb_status gcb_file_read_wait(const char *path, size_t limit, int wait_ms,
+                                   char **text, size_t *len,
+                                   struct gcb_err *err);
 
 #endif

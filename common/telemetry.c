@@ -38,3 +38,7 @@ size_t gcb_throttle_reasons_format(uint64_t mask, char *buf, size_t len) {
                          (unsigned long long)(mask & ~known));
   return used < len ? used : len - 1;
 }
+
+bool gcb_telemetry_too_short(double elapsed_s) {
+  return !(elapsed_s >= 2 * GCB_TELEMETRY_PERIOD_S);
+}

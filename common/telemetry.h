@@ -25,9 +25,19 @@ struct gcb_telemetry {
   double mem_clock_mhz_mean;
   double power_w_mean, power_w_max;
   double temp_c_max;
-  uint64_t throttle_reasons;   /* OR of the NVML clock-event reasons seen */
-  bool throttle_known;         /* false: the GPU did not report them */
+  uint64_t throttle_reasons; /* OR of the NVML clock-event reasons seen */
+  bool throttle_known;       /* false: the GPU did not report them */
+  bool too_short;            /* the case ran for less than two sampling
+                                periods: min/mean/max are from its first
+                                and last readings, not its course */
 };
+
+/* GCB_TELEMETRY_PERIOD_S: how often the CUDA backend samples (20 ms).
+ * gcb_telemetry_too_short: whether a case of `elapsed_s` seconds gave the
+ * background sampler fewer than two periods (NVML's readings are then the
+ * state around the case, not during it). */
+#define GCB_TELEMETRY_PERIOD_S 0.020
+bool gcb_telemetry_too_short(double elapsed_s);
 
 /*
  * Names the clock-event ("throttle") reason bits of mask, comma-separated,

@@ -17,8 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/status.h"
 #include "common/health.h"
+#include "common/status.h"
 #include "common/telemetry.h"
 
 /* Element types a GEMM can run in; names as on the command line. */
@@ -28,14 +28,14 @@
   X(TF32, "tf32", 4)                                                           \
   X(FP16, "fp16", 2)                                                           \
   X(BF16, "bf16", 2)                                                           \
-  X(FP8,  "fp8",  1)                                                           \
+  X(FP8, "fp8", 1)                                                             \
   X(INT8, "int8", 1)
 
 enum gcb_dtype {
 #define GCB__DTYPE_ENUM(id, name, bytes) GCB_DTYPE_##id,
   GCB_DTYPE_LIST(GCB__DTYPE_ENUM)
 #undef GCB__DTYPE_ENUM
-  GCB_DTYPE_COUNT
+      GCB_DTYPE_COUNT
 };
 
 const char *gcb_dtype_name(enum gcb_dtype t);
@@ -48,28 +48,28 @@ size_t gcb_dtype_bytes(enum gcb_dtype t);
  * counted (the STREAM convention).
  */
 #define GCB_MEMKERNEL_LIST(X)                                                  \
-  /* id     name     reads writes flops  formula */                           \
-  X(COPY,  "copy",  1,    1,     0,     "c[i] = a[i]")                         \
-  X(SCALE, "scale", 1,    1,     1,     "b[i] = s*c[i]")                       \
-  X(ADD,   "add",   2,    1,     1,     "c[i] = a[i] + b[i]")                  \
-  X(TRIAD, "triad", 2,    1,     2,     "a[i] = b[i] + s*c[i]")             \
-  /* GPU only (the host backend reports them unsupported): */                \
-  X(READ,  "read",  1,    0,     1,     "sum += a[i]")                         \
-  X(WRITE, "write", 0,    1,     0,     "c[i] = s")                            \
-  X(MEMCPY, "memcpy", 1,  1,     0,     "c = a by the copy engine")
+  /* id     name     reads writes flops  formula */                            \
+  X(COPY, "copy", 1, 1, 0, "c[i] = a[i]")                                      \
+  X(SCALE, "scale", 1, 1, 1, "b[i] = s*c[i]")                                  \
+  X(ADD, "add", 2, 1, 1, "c[i] = a[i] + b[i]")                                 \
+  X(TRIAD, "triad", 2, 1, 2, "a[i] = b[i] + s*c[i]")                           \
+  /* GPU only (the host backend reports them unsupported): */                  \
+  X(READ, "read", 1, 0, 1, "sum += a[i]")                                      \
+  X(WRITE, "write", 0, 1, 0, "c[i] = s")                                       \
+  X(MEMCPY, "memcpy", 1, 1, 0, "c = a, cudaMemcpy (CE or SMs)")
 
 enum gcb_memkernel {
 #define GCB__MK_ENUM(id, name, r, w, f, formula) GCB_MEMKERNEL_##id,
   GCB_MEMKERNEL_LIST(GCB__MK_ENUM)
 #undef GCB__MK_ENUM
-  GCB_MEMKERNEL_COUNT
+      GCB_MEMKERNEL_COUNT
 };
 
 struct gcb_memkernel_info {
   const char *name;
-  int reads;    /* arrays read per element */
-  int writes;   /* arrays written per element */
-  int flops;    /* floating-point operations per element */
+  int reads;  /* arrays read per element */
+  int writes; /* arrays written per element */
+  int flops;  /* floating-point operations per element */
   const char *formula;
 };
 
@@ -78,23 +78,23 @@ const struct gcb_memkernel_info *gcb_memkernel_info(enum gcb_memkernel k);
 
 /* What one rank's device is, as far as the backend can tell. */
 struct gcb_device_info {
-  char name[128];      /* "NVIDIA H200" or the CPU model name */
-  char bus_id[32];     /* PCI bus id "0000:19:00.0"; empty on host */
-  int index;           /* device ordinal on the node; -1 on host */
+  char name[128];  /* "NVIDIA H200" or the CPU model name */
+  char bus_id[32]; /* PCI bus id "0000:19:00.0"; empty on host */
+  int index;       /* device ordinal on the node; -1 on host */
   uint64_t memory_bytes;
   uint64_t cache_bytes; /* the device's last-level cache (a GPU's L2); 0 on
                            host, where the machine's LLC applies */
-  int threads;         /* CPU threads the backend computes with (host) */
+  int threads;          /* CPU threads the backend computes with (host) */
 };
 
 /* Outcome of checking an operation's output against a reference. */
 struct gcb_check {
-  bool checked;        /* false: operation has no validation */
-  uint64_t samples;    /* entries compared */
-  uint64_t wrong;      /* entries beyond tolerance */
-  double max_error;    /* largest error seen, in the unit below */
-  double tolerance;    /* threshold applied per entry */
-  const char *method;  /* one phrase: how error was measured */
+  bool checked;       /* false: operation has no validation */
+  uint64_t samples;   /* entries compared */
+  uint64_t wrong;     /* entries beyond tolerance */
+  double max_error;   /* largest error seen, in the unit below */
+  double tolerance;   /* threshold applied per entry */
+  const char *method; /* one phrase: how error was measured */
 };
 
 /*
@@ -118,14 +118,16 @@ void gcb_op_release(struct gcb_op *op);
 
 struct gcb_gemm_params {
   enum gcb_dtype dtype;
-  uint64_t m, n, k;     /* C[m x n] = A[m x k] * B[k x n], column-major */
-  uint64_t seed;        /* inputs are uniform in [-1, 1), never all zero */
-  bool flush_l2;        /* GPU: evict L2 before each timed run (untimed) */
+  uint64_t m, n, k;    /* C[m x n] = A[m x k] * B[k x n], column-major */
+  uint64_t seed;       /* inputs are uniform in [-1, 1), never all zero */
+  bool flush_l2;       /* GPU: evict L2 before each timed run (untimed) */
+  bool fp8_fast_accum; /* GPU fp8: cuBLASLt's fast accumulation */
+  bool autotune; /* GPU: time the heuristic's top algorithms, keep the best */
 };
 
 struct gcb_stream_params {
   enum gcb_memkernel kernel;
-  uint64_t elements;    /* per array, doubles */
+  uint64_t elements; /* per array, doubles */
   uint64_t seed;
 };
 
@@ -134,27 +136,33 @@ struct gcb_stream_params {
 /*
  * Host<->device copies over PCIe (or C2C). One operation is one copy of
  * `bytes` in each direction the case names: BIDIR copies `bytes` each way at
- * once on two streams, so it moves 2 * bytes. Host memory is pinned
- * (page-locked, registered with the driver) or pageable, and bound to NUMA
- * node `numa_node` (OS index) with hwloc, or left to first touch when -1.
+ * once on two streams, so it moves 2 * bytes (the total, timed until both
+ * finish); H2D_BIDIR and D2H_BIDIR time only the named direction's `bytes`
+ * while the other direction runs (twice as long, so it overlaps the whole
+ * time), as nvbandwidth's host_to_device_bidirectional_memcpy_ce does. Host
+ * memory is pinned (page-locked, registered with the driver) or pageable, and
+ * bound to NUMA node `numa_node` (OS index) with hwloc, or left to first touch
+ * when -1.
  */
 #define GCB_PCIE_DIR_LIST(X)                                                   \
   X(H2D, "h2d", "host to device")                                              \
   X(D2H, "d2h", "device to host")                                              \
-  X(BIDIR, "bidir", "both at once, one stream each")
+  X(BIDIR, "bidir", "total of both at once, one stream each")                  \
+  X(H2D_BIDIR, "h2d_bidir", "host to device, timed alone while d2h runs")      \
+  X(D2H_BIDIR, "d2h_bidir", "device to host, timed alone while h2d runs")
 
 enum gcb_pcie_dir {
 #define GCB__PCIE_ENUM(id, name, what) GCB_PCIE_##id,
   GCB_PCIE_DIR_LIST(GCB__PCIE_ENUM)
 #undef GCB__PCIE_ENUM
-  GCB_PCIE_DIR_COUNT
+      GCB_PCIE_DIR_COUNT
 };
 
 struct gcb_pcie_params {
   enum gcb_pcie_dir direction;
   bool pinned;
-  int numa_node;        /* OS index; -1: no binding */
-  uint64_t bytes;       /* per direction */
+  int numa_node;  /* OS index; -1: no binding */
+  uint64_t bytes; /* per direction */
   uint64_t seed;
 };
 
@@ -175,12 +183,12 @@ enum gcb_launch_mode {
 #define GCB__LAUNCH_ENUM(id, name, what) GCB_LAUNCH_##id,
   GCB_LAUNCH_MODE_LIST(GCB__LAUNCH_ENUM)
 #undef GCB__LAUNCH_ENUM
-  GCB_LAUNCH_MODE_COUNT
+      GCB_LAUNCH_MODE_COUNT
 };
 
 struct gcb_launch_params {
   enum gcb_launch_mode mode;
-  int batch;            /* launches per timed batch (>= 1) */
+  int batch; /* launches per timed batch (>= 1) */
 };
 
 /*
@@ -207,14 +215,14 @@ enum gcb_p2p_mode {
 #define GCB__P2P_MODE_ENUM(id, name, what) GCB_P2P_##id,
   GCB_P2P_MODE_LIST(GCB__P2P_MODE_ENUM)
 #undef GCB__P2P_MODE_ENUM
-  GCB_P2P_MODE_COUNT
+      GCB_P2P_MODE_COUNT
 };
 
 enum gcb_p2p_dir {
 #define GCB__P2P_DIR_ENUM(id, name, what) GCB_P2P_DIR_##id,
   GCB_P2P_DIR_LIST(GCB__P2P_DIR_ENUM)
 #undef GCB__P2P_DIR_ENUM
-  GCB_P2P_DIR_COUNT
+      GCB_P2P_DIR_COUNT
 };
 
 /* A device buffer exported to another process of the node (CUDA IPC):
@@ -222,42 +230,42 @@ enum gcb_p2p_dir {
 #define GCB_IPC_HANDLE_BYTES 64
 struct gcb_ipc_buffer {
   unsigned char handle[GCB_IPC_HANDLE_BYTES]; /* cudaIpcMemHandle_t */
-  uint64_t bytes;       /* 2 * the case's bytes: [written | read] halves */
-  uint64_t seed;        /* the read half holds gcb_fill_random(seed) data */
-  char bus_id[32];      /* the exporting GPU */
+  uint64_t bytes;  /* 2 * the case's bytes: [written | read] halves */
+  uint64_t seed;   /* the read half holds gcb_fill_random(seed) data */
+  char bus_id[32]; /* the exporting GPU */
 };
 
 struct gcb_p2p_params {
   enum gcb_p2p_mode mode;
   enum gcb_p2p_dir direction;
-  uint64_t bytes;       /* per direction; LATENCY: bytes per access */
+  uint64_t bytes; /* per direction; LATENCY: bytes per access */
   uint64_t seed;
-  int src;              /* CUDA ordinal of the initiating GPU, this rank */
-  int dst;              /* ordinal of the peer GPU when this rank sees it */
+  int src; /* CUDA ordinal of the initiating GPU, this rank */
+  int dst; /* ordinal of the peer GPU when this rank sees it */
   const struct gcb_ipc_buffer *remote; /* else: the peer's exported buffer */
 };
 
 /* A GPU this rank can see: name, bus id, ordinal, memory. */
 struct gcb_gpu_ident {
   int ordinal;
-  char bus_id[32];      /* lower case, "0000:19:00.0" */
+  char bus_id[32]; /* lower case, "0000:19:00.0" */
   char name[96];
 };
 
 /* Arguments a backend is opened with. */
 struct gcb_backend_args {
-  int local_rank;       /* rank on this node: selects the device */
-  int local_size;       /* ranks on this node */
-  int cpu_threads;      /* CPUs this rank may compute with (>= 1) */
+  int local_rank;  /* rank on this node: selects the device */
+  int local_size;  /* ranks on this node */
+  int cpu_threads; /* CPUs this rank may compute with (>= 1) */
 };
 
-struct gcb_backend;   /* backend-private state of one opened backend */
+struct gcb_backend; /* backend-private state of one opened backend */
 
 struct gcb_backend_ops {
   const char *name;
   const char *description;
-  uint64_t gemm_default_dim;   /* default m = n = k on this backend */
-  bool hidden;                 /* never picked by "auto" nor listed (null) */
+  uint64_t gemm_default_dim; /* default m = n = k on this backend */
+  bool hidden;               /* never picked by "auto" nor listed (null) */
 
   /* Whether this backend can run here; false with a one-line reason. */
   bool (*usable)(char *why, size_t why_len);

@@ -5,7 +5,7 @@
  * description, library versions, the GPUs a rank sees, the helpers the other
  * files share (return-code checks, gated event timing; cuda_impl.h) and the
  * ops table. Each operation lives in its own file: cuda_membw.c (STREAM,
- * read, write, copy engine), cuda_gemm.c (cuBLASLt), cuda_pcie.c,
+ * read, write, cudaMemcpy), cuda_gemm.c (cuBLASLt), cuda_pcie.c,
  * cuda_p2p.c, cuda_launch.c, cuda_health.c (NVML health and telemetry).
  * Kernels are in the .cu files, behind cuda_kernels.h.
  */
@@ -16,7 +16,6 @@
 
 #include <cublasLt.h>
 #include <cuda_runtime_api.h>
-#include <nccl.h>
 
 #include "kernels/backend.h"
 #include "kernels/cuda_impl.h"
@@ -96,6 +95,70 @@ enum gcb_status gcb__cuda_gate_end(struct gcb_backend *b, enum gcb_status st,
     st = CUDA_CHECK(err, cudaEventElapsedTime(&ms, b->start, b->stop));
   if (st == GCB_OK)
     *seconds = (double)ms * 1e-3;
+  return st;
+}
+
+/* b->start without the gate, for work the gate would block. */
+static enum gcb_status plain_begin(struct gcb_backend *b, struct gcb_err *err) {
+  return CUDA_CHECK(err, cudaEventRecord(b->start, b->stream));
+}
+
+static enum gcb_status plain_end(struct gcb_backend *b, enum gcb_status st,
+                                 double *seconds, struct gcb_err *err) {
+  float ms = 0.0f;
+
+  if (st == GCB_OK &&
+      (st = CUDA_CHECK(err, cudaEventRecord(b->stop, b->stream))) == GCB_OK &&
+      (st = CUDA_CHECK(err, cudaEventSynchronize(b->stop))) == GCB_OK &&
+      (st = CUDA_CHECK(err, cudaEventElapsedTime(&ms, b->start, b->stop))) ==
+          GCB_OK)
+    *seconds = (double)ms * 1e-3;
+  if (st != GCB_OK)
+    (void)cudaStreamSynchronize(b->stream);
+  return st;
+}
+
+/* The enqueued part: stream2 forked after b->start, the calls, the join. */
+static enum gcb_status timed_body(struct gcb_backend *b,
+                                  const struct gcb__cuda_timed *t, long calls,
+                                  struct gcb_err *err) {
+  enum gcb_status st = GCB_OK;
+
+  if (t->stream2)
+    st = CUDA_CHECK(err, cudaStreamWaitEvent(b->stream2, b->start, 0));
+  for (long i = 0; i < calls && st == GCB_OK; i++)
+    st = t->work(t->state, err);
+  if (st == GCB_OK && t->stream2 && t->join &&
+      (st = CUDA_CHECK(err, cudaEventRecord(b->mid, b->stream2))) == GCB_OK)
+    st = CUDA_CHECK(err, cudaStreamWaitEvent(b->stream, b->mid, 0));
+  return st;
+}
+
+enum gcb_status gcb__cuda_time_gated(struct gcb_backend *b,
+                                     const struct gcb__cuda_timed *t, int reps,
+                                     double *seconds, struct gcb_err *err) {
+  int batch = t->batch > 0 ? t->batch : 1;
+  enum gcb_status st = gcb__cuda_use(b, err);
+
+  if (st == GCB_OK && reps < 1)
+    st = gcb_err_set(err, GCB_EUSAGE, "cuda: %d repetitions", reps);
+  if (st == GCB_OK && t->prepare != NULL)
+    st = t->prepare(t->state, err);
+  if (st != GCB_OK ||
+      (st = t->ungated ? plain_begin(b, err) : gcb__cuda_gate_begin(b, err)) !=
+          GCB_OK)
+    return st;
+  st = timed_body(b, t, (long)reps * batch, err);
+  st = t->ungated ? plain_end(b, st, seconds, err)
+                  : gcb__cuda_gate_end(b, st, seconds, err);
+  /* An unjoined stream2 ends its sample before the next one starts. */
+  if (t->stream2) {
+    cudaError_t rc = cudaStreamSynchronize(b->stream2);
+    if (st == GCB_OK)
+      st = gcb__cuda_check(err, rc, "cudaStreamSynchronize(stream2)");
+  }
+  if (st == GCB_OK)
+    *seconds /= batch;
   return st;
 }
 
@@ -293,21 +356,10 @@ void gcb__cuda_format_version(char *buf, size_t len, int v) {
     snprintf(buf, len, "%d.%d", v / 1000, (v % 1000) / 10);
 }
 
-/* NCCL codes versions as X*1000+Y*100+Z up to 2.8, X*10000+Y*100+Z after. */
-void gcb__nccl_format_version(char *buf, size_t len, int v) {
-  int major_unit = v >= 20900 ? 10000 : 1000;
-
-  if (v <= 0)
-    snprintf(buf, len, "unknown");
-  else
-    snprintf(buf, len, "%d.%d.%d", v / major_unit, (v % major_unit) / 100,
-             v % 100);
-}
-
 static void cuda_versions(struct gcb_backend *b, char *buf, size_t len) {
-  int driver = 0, runtime = 0, nccl = 0;
+  int driver = 0, runtime = 0;
   size_t lt = cublasLtGetVersion(); /* major*10000 + minor*100 + patch */
-  char dv[32], rv[32], nv[32];
+  char dv[32], rv[32];
 
   (void)b; /* versions are per process, not per device */
   if (cudaDriverGetVersion(&driver) != cudaSuccess)
@@ -315,14 +367,12 @@ static void cuda_versions(struct gcb_backend *b, char *buf, size_t len) {
   if (cudaRuntimeGetVersion(&runtime) != cudaSuccess)
     runtime = 0;
   (void)cudaGetLastError();
-  if (ncclGetVersion(&nccl) != ncclSuccess)
-    nccl = 0;
   gcb__cuda_format_version(dv, sizeof dv, driver);
   gcb__cuda_format_version(rv, sizeof rv, runtime);
-  gcb__nccl_format_version(nv, sizeof nv, nccl);
-  snprintf(buf, len,
-           "CUDA driver %s; CUDA runtime %s; cuBLASLt %zu.%zu.%zu; NCCL %s", dv,
-           rv, lt / 10000, (lt % 10000) / 100, lt % 100, nv);
+  /* NCCL's version is the collectives module's to tell (the results
+   * header appends it): kernels/ does not link against NCCL's meaning. */
+  snprintf(buf, len, "CUDA driver %s; CUDA runtime %s; cuBLASLt %zu.%zu.%zu",
+           dv, rv, lt / 10000, (lt % 10000) / 100, lt % 100);
 }
 
 /* The device's free memory, asked on the rank's device. */

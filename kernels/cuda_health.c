@@ -21,12 +21,10 @@
 #include <string.h>
 #include <time.h>
 
-#include <nccl.h>
-
 #include "kernels/cuda_impl.h"
 #include "kernels/nvml.h"
 
-#define SAMPLE_MS 20
+#define SAMPLE_MS ((long)(GCB_TELEMETRY_PERIOD_S * 1000 + 0.5))
 
 struct gcb__cuda_telemetry {
   struct gcb_nvml *nvml; /* NULL: unavailable, reason in why */
@@ -41,24 +39,30 @@ struct gcb__cuda_telemetry {
   double sm_min, sm_max, sm_sum, mem_sum, power_sum, power_max, temp_max;
   uint64_t reasons;
   bool reasons_known;
+  struct timespec started;
 };
+
+static double since(const struct timespec *t0) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)(t.tv_sec - t0->tv_sec) +
+         1e-9 * (double)(t.tv_nsec - t0->tv_nsec);
+}
 
 /* ---- health ---------------------------------------------------------------
  */
 
 static void versions(struct gcb_health *h) {
-  int driver = 0, runtime = 0, nccl = 0;
+  int driver = 0, runtime = 0;
 
   if (cudaDriverGetVersion(&driver) != cudaSuccess)
     driver = 0;
   if (cudaRuntimeGetVersion(&runtime) != cudaSuccess)
     runtime = 0;
   (void)cudaGetLastError();
-  if (ncclGetVersion(&nccl) != ncclSuccess)
-    nccl = 0;
   gcb__cuda_format_version(h->cuda_driver, sizeof h->cuda_driver, driver);
   gcb__cuda_format_version(h->cuda_runtime, sizeof h->cuda_runtime, runtime);
-  gcb__nccl_format_version(h->nccl, sizeof h->nccl, nccl);
+  /* h->nccl is left to the caller, who asks the collectives module. */
 }
 
 static enum gcb_status cuda_fields(int d, struct gcb_health *h,
@@ -201,7 +205,11 @@ enum gcb_status gcb__cuda_telemetry_start(struct gcb_backend *b,
   if (st != GCB_OK || (t = b->telemetry)->nvml == NULL || t->running)
     return st;
   reset(t);
-  take_sample(t); /* the state the measurement starts from */
+  clock_gettime(CLOCK_MONOTONIC, &t->started);
+  /* The state the measurement starts from: the harness starts sampling at
+   * the end of the warm-up, so this is a working GPU's, not an idle one's
+   * (an idle H200 reads a few hundred MHz). */
+  take_sample(t);
   t->stop = false;
   if ((rc = pthread_create(&t->thread, NULL, sampler, t)) != 0)
     return gcb_err_set(err, GCB_EINTERNAL, "telemetry: pthread_create: %s",
@@ -236,6 +244,7 @@ void gcb__cuda_telemetry_stop(struct gcb_backend *b,
     return;
   }
   halt(t);
+  double elapsed = since(&t->started);
   take_sample(t); /* and the state it ends in */
   *out = (struct gcb_telemetry){
       .available = true,
@@ -249,7 +258,11 @@ void gcb__cuda_telemetry_stop(struct gcb_backend *b,
       .temp_c_max = isfinite(t->temp_max) ? t->temp_max : (double)NAN,
       .throttle_reasons = t->reasons,
       .throttle_known = t->reasons_known,
+      .too_short = gcb_telemetry_too_short(elapsed),
   };
+  if (out->too_short)
+    snprintf(out->why, sizeof out->why,
+             "case shorter than two %ld ms sampling periods", SAMPLE_MS);
 }
 
 void gcb__cuda_telemetry_close(struct gcb_backend *b) {

@@ -65,6 +65,39 @@ enum gcb_status gcb__cuda_gate_begin(struct gcb_backend *b,
 enum gcb_status gcb__cuda_gate_end(struct gcb_backend *b, enum gcb_status st,
                                    double *seconds, struct gcb_err *err);
 
+/*
+ * The one timing rule of the gated operations (GEMM, device memory, pinned
+ * host copies): `prepare` (may be NULL) is enqueued first, untimed (an L2
+ * flush, a rewrite of the output); then the gate closes, b->start is
+ * recorded behind it, each of `reps` repetitions enqueues `batch` calls of
+ * `work`, b->stop is recorded and the gate opens, so the events see the
+ * GPU's work and none of the host's enqueueing (nvbandwidth's spin kernel,
+ * memcpy.cpp). *seconds is the elapsed time divided by batch: the time of
+ * `reps` repetitions of one call, each sample averaging `batch` calls
+ * (nvbandwidth's loopCount, 16 by default). On failure the gate is opened
+ * and both streams drained before returning. `ungated` times the same way
+ * with plain events (no gate).
+ */
+typedef enum gcb_status gcb__cuda_enqueue_fn(void *state, struct gcb_err *err);
+struct gcb__cuda_timed {
+  void *state;
+  gcb__cuda_enqueue_fn *prepare; /* untimed, before the gate; NULL: none */
+  gcb__cuda_enqueue_fn *work;    /* one call, on b->stream (and stream2) */
+  int batch;                     /* calls per repetition, >= 1 */
+  bool stream2; /* work also uses b->stream2: it starts behind b->start */
+  bool join;    /* stream2 joins b->stream before b->stop (else it is timed
+                   out of the figure, and synchronised after b->stop) */
+  bool ungated; /* pageable host copies: the driver stages them from the
+                   calling thread, so a gate would block the caller */
+};
+enum gcb_status gcb__cuda_time_gated(struct gcb_backend *b,
+                                     const struct gcb__cuda_timed *t, int reps,
+                                     double *seconds, struct gcb_err *err);
+
+/* Calls per latency sample of a copy (nvbandwidth common.h defaultLoopCount:
+ * 16), so the ~0.5 us resolution of CUDA events is spread over 16 copies. */
+#define GCB__CUDA_COPIES_PER_SAMPLE 16
+
 /* How long a gate holds its stream at most: far longer than any enqueue,
  * short enough that a failed host does not leave the GPU spinning long. */
 #define GCB__CUDA_GATE_TIMEOUT_MS 2000
@@ -107,8 +140,7 @@ enum gcb_status gcb__cuda_telemetry_start(struct gcb_backend *b,
 void gcb__cuda_telemetry_stop(struct gcb_backend *b, struct gcb_telemetry *out);
 void gcb__cuda_telemetry_close(struct gcb_backend *b);
 
-/* "13.0" and "2.27.3" from the runtime's and NCCL's integer encodings. */
+/* "13.0" from the CUDA driver's and runtime's integer encoding. */
 void gcb__cuda_format_version(char *buf, size_t len, int v);
-void gcb__nccl_format_version(char *buf, size_t len, int v);
 
 #endif

@@ -23,6 +23,10 @@ extern "C" {
 /* Threads per block of every grid-stride kernel below. */
 #define GCB_CUDA_THREADS 256
 
+/* Independent 16-byte loads each thread of a memory kernel has in flight
+ * (cuda_stream.cu; nvbandwidth's striding copy keeps 12). */
+#define GCB_CUDA_UNROLL 4
+
 /*
  * Grid size for STREAM kernel `kernel` (an enum gcb_memkernel value) over n
  * elements on the current device: one full wave of resident blocks, fewer

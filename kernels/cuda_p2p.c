@@ -15,10 +15,12 @@
  * 16-byte accesses running on the source GPU, storing to or loading from
  * peer memory), STAGED (device to pinned host, then host to device on the
  * peer: the path without peer access, for comparison; pairs in one process
- * only). All work is driven from the source GPU's streams (and, staged, the
- * peer's), gated so that enqueue cost stays out of the events; BIDIR runs
- * one direction per stream at once and counts the bytes of both.
- * LATENCY is one small copy (CE, STAGED) or, SM, a pointer chase: one
+ * only). Work is gated so that enqueue cost stays out of the events; BIDIR
+ * runs one direction per stream at once, each driven from its source GPU's
+ * context where this process has both (as nvbandwidth), from the source's
+ * when the peer is another process's, and counts the bytes of both (the
+ * total). LATENCY is 16 small copies per sample (CE, STAGED: nvbandwidth's
+ * loopCount, so the event timer's tick is spread) or, SM, a pointer chase: one
  * thread following a chain of indices in the peer's memory, each load
  * depending on the previous one, CHASE_BATCH loads per timed run.
  */
@@ -284,23 +286,29 @@ static enum gcb_status copy_leg(const struct cuda_p2p *p, int leg,
   const struct lane *l = &p->lane[leg == 0 ? L_SRC : L_SRC2];
   char *from = leg_from(p, leg), *to = leg_to(p, leg);
 
-  switch (p->mode) {
-  case GCB_P2P_CE:
-    return CUDA_CHECK(
-        err, cudaMemcpyAsync(to, from, p->bytes, cudaMemcpyDefault, l->stream));
-  case GCB_P2P_SM:
-    return gcb__cuda_launched(
-        err, gcb__cuda_copy16(to, from, p->bytes, p->blocks, l->stream),
-        "p2p copy kernel launch");
-  default:
-    break;
+  enum gcb_status st = GCB_OK;
+  if (p->mode != GCB_P2P_STAGED) {
+    if (l->device != p->src)
+      st = CUDA_CHECK(err, cudaSetDevice(l->device));
+    if (st == GCB_OK && p->mode == GCB_P2P_CE)
+      st = CUDA_CHECK(err, cudaMemcpyAsync(to, from, p->bytes,
+                                           cudaMemcpyDefault, l->stream));
+    else if (st == GCB_OK)
+      st = gcb__cuda_launched(
+          err, gcb__cuda_copy16(to, from, p->bytes, p->blocks, l->stream),
+          "p2p copy kernel launch");
+    if (l->device != p->src) {
+      cudaError_t rc = cudaSetDevice(p->src);
+      if (st == GCB_OK)
+        st = gcb__cuda_check(err, rc, "cudaSetDevice(src)");
+    }
+    return st;
   }
   /* Staged: down on the leg's source GPU, up on its destination GPU; each
    * device's streams and events are used with that device current. */
   const struct lane *down = &p->lane[leg == 0 ? L_SRC : L_DST2];
   const struct lane *up = &p->lane[leg == 0 ? L_DST : L_SRC2];
   char *host = p->staging + (size_t)leg * p->region;
-  enum gcb_status st;
   if ((st = CUDA_CHECK(err, cudaSetDevice(down->device))) != GCB_OK ||
       (st = CUDA_CHECK(err, cudaMemcpyAsync(host, from, p->bytes,
                                             cudaMemcpyDeviceToHost,
@@ -318,6 +326,15 @@ static enum gcb_status copy_leg(const struct cuda_p2p *p, int leg,
   return st;
 }
 
+/* Copies per timed sample: 16 for copy latency (nvbandwidth's loopCount,
+ * so one event tick is spread over 16 copies), 1 otherwise (the chase
+ * times CHASE_BATCH dependent loads itself). */
+static int per_sample(const struct cuda_p2p *p) {
+  bool chase = p->mode == GCB_P2P_SM && p->dir == GCB_P2P_DIR_LATENCY;
+  return p->dir == GCB_P2P_DIR_LATENCY && !chase ? GCB__CUDA_COPIES_PER_SAMPLE
+                                                 : 1;
+}
+
 static enum gcb_status enqueue(const struct cuda_p2p *p, int reps,
                                struct gcb_err *err) {
   enum gcb_status st = GCB_OK;
@@ -329,7 +346,7 @@ static enum gcb_status enqueue(const struct cuda_p2p *p, int reps,
                                (uint64_t)reps * CHASE_BATCH, p->chase_out,
                                p->lane[L_SRC].stream),
         "pointer chase kernel launch");
-  for (int r = 0; r < reps && st == GCB_OK; r++) {
+  for (long r = 0; r < (long)reps * per_sample(p) && st == GCB_OK; r++) {
     st = copy_leg(p, 0, err);
     if (st == GCB_OK && p->dir == GCB_P2P_DIR_BIDIR)
       st = copy_leg(p, 1, err);
@@ -379,6 +396,22 @@ static enum gcb_status fork_join(struct cuda_p2p *p, bool join,
   return st;
 }
 
+/* After a failure inside the gated section: every lane's stream is waited
+ * for (errors ignored: the first failure is the one reported), so nothing
+ * of this sample is still queued when the caller frees or reuses buffers,
+ * and the gate's flag is not closed again under a kernel still spinning. */
+static void drain(const struct cuda_p2p *p) {
+  for (int i = 0; i < LANES; i++) {
+    const struct lane *l = &p->lane[i];
+    if (l->stream == NULL)
+      continue;
+    (void)cudaSetDevice(l->device);
+    (void)cudaStreamSynchronize(l->stream);
+  }
+  (void)cudaGetLastError();
+  (void)cudaSetDevice(p->src);
+}
+
 static enum gcb_status p2p_run(void *state, int reps, double *seconds,
                                struct gcb_err *err) {
   struct cuda_p2p *p = state;
@@ -402,12 +435,16 @@ static enum gcb_status p2p_run(void *state, int reps, double *seconds,
   __sync_synchronize();
   *b->gate = 1; /* open the gate whatever happened */
   __sync_synchronize();
-  if (st == GCB_OK &&
-      (st = CUDA_CHECK(err, cudaEventSynchronize(p->stop))) == GCB_OK &&
+  if (st != GCB_OK) {
+    drain(p); /* what was enqueued before the failure runs out first */
+    (void)cudaSetDevice(b->device);
+    return st;
+  }
+  if ((st = CUDA_CHECK(err, cudaEventSynchronize(p->stop))) == GCB_OK &&
       (st = CUDA_CHECK(err, cudaEventElapsedTime(&ms, p->start, p->stop))) ==
           GCB_OK) {
     bool chase = p->mode == GCB_P2P_SM && p->dir == GCB_P2P_DIR_LATENCY;
-    *seconds = (double)ms * 1e-3 / (chase ? CHASE_BATCH : 1);
+    *seconds = (double)ms * 1e-3 / (chase ? CHASE_BATCH : per_sample(p));
     p->chase_steps = (uint64_t)reps * CHASE_BATCH;
   }
   (void)cudaSetDevice(b->device);
@@ -517,6 +554,22 @@ static enum gcb_status chase_setup(struct cuda_p2p *p, struct gcb_err *err) {
   return st;
 }
 
+/* The device a lane's stream belongs to. The second leg of a bidirectional
+ * copy is driven from the peer's own context where this process has it
+ * (nvbandwidth runs each direction from its source GPU), from the source's
+ * when the peer is another process's (CUDA IPC). */
+static int lane_device(const struct cuda_p2p *p, int lane) {
+  switch (lane) {
+  case L_SRC2:
+    return remote(p) ? p->src : p->dst;
+  case L_DST:
+  case L_DST2:
+    return p->dst;
+  default:
+    return p->src;
+  }
+}
+
 /* Streams, events, staging memory and grid, once the buffers exist. */
 static enum gcb_status p2p_resources(struct cuda_p2p *p, struct gcb_err *err) {
   void *host = NULL;
@@ -524,7 +577,7 @@ static enum gcb_status p2p_resources(struct cuda_p2p *p, struct gcb_err *err) {
 
   for (int i = L_SRC2; i < LANES && st == GCB_OK; i++)
     if (lane_used(p, i))
-      st = lane_make(&p->lane[i], i == L_SRC2 ? p->src : p->dst, err);
+      st = lane_make(&p->lane[i], lane_device(p, i), err);
   if (st != GCB_OK || (st = CUDA_CHECK(err, cudaSetDevice(p->src))) != GCB_OK ||
       (st = CUDA_CHECK(err, cudaEventCreate(&p->start))) != GCB_OK ||
       (st = CUDA_CHECK(err, cudaEventCreate(&p->stop))) != GCB_OK)

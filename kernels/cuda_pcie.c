@@ -9,11 +9,17 @@
  * with the driver (cudaHostRegister). Without a node (-1) the buffer is
  * plain aligned memory, placed by first touch.
  *
- * Pinned copies are timed behind the gate kernel (cuda_impl.h), so the
- * events see the transfers and not the host enqueueing them; a small copy
- * then reads as its latency. Pageable copies cannot be gated (the driver
- * stages them through its own pinned buffers from the calling thread, so a
- * gated stream would block the caller): they are timed with plain events.
+ * Each sample times 16 back-to-back copies and reports their mean
+ * (nvbandwidth's loopCount; one 8-byte copy would be a single tick of the
+ * event timer). Pinned copies are timed behind the gate kernel
+ * (cuda_impl.h), so the events see the transfers and not the host
+ * enqueueing them; a small copy then reads as its latency. Pageable copies
+ * cannot be gated (the driver stages them through its own pinned buffers
+ * from the calling thread, so a gated stream would block the caller): they
+ * are timed with plain events. Directions: h2d, d2h, bidir (the total of
+ * both at once, until both finish), and h2d_bidir / d2h_bidir: one
+ * direction timed on its own stream while the other, twice as long, runs
+ * on the second (nvbandwidth's host_to_device_bidirectional_memcpy_ce).
  *
  * Validation: the device buffer an H2D copy writes starts as a fill byte,
  * the host buffer a D2H copy writes as another; after the timed runs both
@@ -40,14 +46,36 @@ struct cuda_pcie {
   size_t bytes;
   size_t words;      /* 8-byte words of the pattern (bytes rounded up) */
   void *host[PAIRS]; /* [TO_DEV] source, [TO_HOST] destination */
+  size_t len[PAIRS]; /* bytes allocated per pair (2x for an interferer) */
   bool registered[PAIRS];
   void *dev[PAIRS];   /* [TO_DEV] destination, [TO_HOST] source */
   double *ref;        /* the pattern, words long (random doubles) */
   uint64_t *readback; /* TO_DEV's device buffer, read back by check() */
 };
 
+/* The pair the events time: -1 for BIDIR (the total of both). */
+static int timed_pair(enum gcb_pcie_dir d) {
+  return d == GCB_PCIE_H2D || d == GCB_PCIE_H2D_BIDIR   ? TO_DEV
+         : d == GCB_PCIE_D2H || d == GCB_PCIE_D2H_BIDIR ? TO_HOST
+                                                        : -1;
+}
+
+static bool both(const struct cuda_pcie *p) {
+  return p->dir == GCB_PCIE_BIDIR || p->dir == GCB_PCIE_H2D_BIDIR ||
+         p->dir == GCB_PCIE_D2H_BIDIR;
+}
+
 static bool uses(const struct cuda_pcie *p, int pair) {
-  return p->dir == GCB_PCIE_BIDIR || (int)p->dir == pair;
+  return both(p) || timed_pair(p->dir) == pair;
+}
+
+/* Bytes a pair's copy moves: the case's, or twice them for the direction
+ * that only interferes (nvbandwidth doubles it, testcases_ce.cpp, "to
+ * ensure it interferes correctly": it outlasts the timed one). */
+static size_t pair_bytes(const struct cuda_pcie *p, int pair) {
+  bool interferes =
+      p->dir != GCB_PCIE_BIDIR && both(p) && timed_pair(p->dir) != pair;
+  return interferes ? 2 * p->bytes : p->bytes;
 }
 
 void gcb__cuda_pcie_close(struct gcb_backend *b) {
@@ -105,7 +133,7 @@ static enum gcb_status host_alloc(struct cuda_pcie *p, size_t len, void **out,
 }
 
 static void host_free(struct cuda_pcie *p, int pair) {
-  size_t len = p->words * 8;
+  size_t len = p->len[pair];
 
   if (p->host[pair] == NULL)
     return;
@@ -132,54 +160,44 @@ static void pcie_release(void *state) {
   free(p);
 }
 
-/* Enqueues one repetition: each direction the case names, the second on
- * stream2 released by b->start, then joined back. */
-static enum gcb_status enqueue(const struct cuda_pcie *p, struct gcb_err *err) {
+/* One call: each direction the case uses, the timed one (BIDIR: h2d) on
+ * b->stream, the other on stream2 (cuda.c forks and joins it). */
+static enum gcb_status pcie_copy(void *state, struct gcb_err *err) {
+  const struct cuda_pcie *p = state;
   struct gcb_backend *b = p->b;
-  cudaStream_t d2h = p->dir == GCB_PCIE_BIDIR ? b->stream2 : b->stream;
+  int timed = timed_pair(p->dir) < 0 ? TO_DEV : timed_pair(p->dir);
   enum gcb_status st = GCB_OK;
 
-  if (uses(p, TO_DEV))
-    st = CUDA_CHECK(err,
-                    cudaMemcpyAsync(p->dev[TO_DEV], p->host[TO_DEV], p->bytes,
-                                    cudaMemcpyHostToDevice, b->stream));
-  if (st == GCB_OK && uses(p, TO_HOST))
+  for (int pair = 0; pair < PAIRS && st == GCB_OK; pair++) {
+    if (!uses(p, pair))
+      continue;
+    cudaStream_t s = pair == timed ? b->stream : b->stream2;
     st =
-        CUDA_CHECK(err, cudaMemcpyAsync(p->host[TO_HOST], p->dev[TO_HOST],
-                                        p->bytes, cudaMemcpyDeviceToHost, d2h));
+        pair == TO_DEV
+            ? CUDA_CHECK(err, cudaMemcpyAsync(p->dev[TO_DEV], p->host[TO_DEV],
+                                              pair_bytes(p, pair),
+                                              cudaMemcpyHostToDevice, s))
+            : CUDA_CHECK(err, cudaMemcpyAsync(p->host[TO_HOST], p->dev[TO_HOST],
+                                              pair_bytes(p, pair),
+                                              cudaMemcpyDeviceToHost, s));
+  }
   return st;
 }
 
+/* GCB__CUDA_COPIES_PER_SAMPLE copies per sample (nvbandwidth's loopCount),
+ * pinned behind the gate; BIDIR joins stream2 before the stop event (the
+ * total of both), *_BIDIR times b->stream's direction alone. */
 static enum gcb_status pcie_run(void *state, int reps, double *seconds,
                                 struct gcb_err *err) {
   struct cuda_pcie *p = state;
-  struct gcb_backend *b = p->b;
-  bool bidir = p->dir == GCB_PCIE_BIDIR;
-  enum gcb_status st = gcb__cuda_use(b, err);
+  const struct gcb__cuda_timed t = {.state = p,
+                                    .work = pcie_copy,
+                                    .batch = GCB__CUDA_COPIES_PER_SAMPLE,
+                                    .stream2 = both(p),
+                                    .join = p->dir == GCB_PCIE_BIDIR,
+                                    .ungated = !p->pinned};
 
-  if (st != GCB_OK)
-    return st;
-  st = p->pinned ? gcb__cuda_gate_begin(b, err)
-                 : CUDA_CHECK(err, cudaEventRecord(b->start, b->stream));
-  if (st != GCB_OK)
-    return st;
-  if (bidir)
-    st = CUDA_CHECK(err, cudaStreamWaitEvent(b->stream2, b->start, 0));
-  for (int r = 0; r < reps && st == GCB_OK; r++)
-    st = enqueue(p, err);
-  if (st == GCB_OK && bidir &&
-      (st = CUDA_CHECK(err, cudaEventRecord(b->mid, b->stream2))) == GCB_OK)
-    st = CUDA_CHECK(err, cudaStreamWaitEvent(b->stream, b->mid, 0));
-  if (p->pinned)
-    return gcb__cuda_gate_end(b, st, seconds, err);
-  float ms = 0.0f;
-  if (st == GCB_OK &&
-      (st = CUDA_CHECK(err, cudaEventRecord(b->stop, b->stream))) == GCB_OK &&
-      (st = CUDA_CHECK(err, cudaEventSynchronize(b->stop))) == GCB_OK &&
-      (st = CUDA_CHECK(err, cudaEventElapsedTime(&ms, b->start, b->stop))) ==
-          GCB_OK)
-    *seconds = (double)ms * 1e-3;
-  return st;
+  return gcb__cuda_time_gated(p->b, &t, reps, seconds, err);
 }
 
 /* 8-byte words of `got` that differ from the reference (the last word
@@ -225,20 +243,29 @@ static enum gcb_status pcie_check(void *state, struct gcb_check *out,
  * pattern. */
 static enum gcb_status pair_setup(struct cuda_pcie *p, int pair,
                                   struct gcb_err *err) {
-  size_t len = p->words * 8;
+  size_t len = (pair_bytes(p, pair) + 7) / 8 * 8, ref = p->words * 8;
   void *dev = NULL;
-  enum gcb_status st = host_alloc(p, len, &p->host[pair], err);
+  enum gcb_status st;
+
+  p->len[pair] = len; /* before the allocation, for host_free */
+  st = host_alloc(p, len, &p->host[pair], err);
 
   if (st != GCB_OK || (st = CUDA_CHECK(err, cudaMalloc(&dev, len))) != GCB_OK)
     return st;
   p->dev[pair] = dev;
   /* Writing the host buffer first also places its pages (first touch). */
+  /* The pattern fills the first case-sized part (all that is checked); an
+   * interferer's second half is copied too but never compared. */
   if (pair == TO_DEV) {
-    memcpy(p->host[pair], p->ref, len);
+    memset(p->host[pair], 0x3c, len);
+    memcpy(p->host[pair], p->ref, ref);
     st = CUDA_CHECK(err, cudaMemset(dev, 0xa5, len));
   } else {
     memset(p->host[pair], 0x5a, len);
-    st = CUDA_CHECK(err, cudaMemcpy(dev, p->ref, len, cudaMemcpyHostToDevice));
+    st = CUDA_CHECK(err, cudaMemset(dev, 0x3c, len));
+    if (st == GCB_OK)
+      st =
+          CUDA_CHECK(err, cudaMemcpy(dev, p->ref, ref, cudaMemcpyHostToDevice));
   }
   if (st == GCB_OK && p->pinned &&
       (st = CUDA_CHECK(err, cudaHostRegister(p->host[pair], len,
@@ -261,7 +288,7 @@ enum gcb_status gcb__cuda_pcie(struct gcb_backend *b,
                        "pcie: invalid direction %d or size %llu",
                        (int)prm->direction, (unsigned long long)prm->bytes);
   if ((st = gcb__cuda_use(b, err)) != GCB_OK ||
-      (st = gcb__cuda_reserve(2 * prm->bytes, "pcie", err)) != GCB_OK)
+      (st = gcb__cuda_reserve(3 * prm->bytes, "pcie", err)) != GCB_OK)
     return st;
   if ((p = calloc(1, sizeof *p)) == NULL)
     return gcb_err_set(err, GCB_ENOMEM, "pcie: no memory for state");

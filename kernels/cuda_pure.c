@@ -1,8 +1,11 @@
 /*
  * Pure helpers of the CUDA backend (see cuda_pure.h): tolerance table,
- * narrow-type decoders, the GEMM entry error, the p2p matrix text.
+ * decoding of stored GEMM elements (the small floats through
+ * common/smallfloat.h), the GEMM entry error, the p2p matrix text.
  */
 #include "kernels/cuda_pure.h"
+
+#include "common/smallfloat.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -58,38 +61,37 @@ double gcb_gemm_entry_error(const double *a, const double *b, uint64_t k,
   return (double)(squares > 0 ? diff / sqrtl(squares) : diff);
 }
 
-double gcb_half_to_double(uint16_t h) {
-  int sign = h >> 15, exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
-  double v;
-
-  if (exp == 0x1f)
-    v = mant ? (double)NAN : (double)INFINITY;
-  else if (exp == 0)
-    v = ldexp(mant, -24); /* subnormal: mant * 2^-14 / 2^10 */
-  else
-    v = ldexp(mant + 1024, exp - 25);
-  return sign ? -v : v;
+long gcb_gemm_warmup_reps(double one_s, double target_s) {
+  if (!(target_s > 0))
+    return 0;
+  if (!(one_s > 0) || !isfinite(one_s))
+    return GCB_GEMM_WARMUP_MAX_REPS;
+  double more = ceil(target_s / one_s) - 1;
+  if (more <= 0)
+    return 0;
+  return more > (double)GCB_GEMM_WARMUP_MAX_REPS ? GCB_GEMM_WARMUP_MAX_REPS
+                                                 : (long)more;
 }
 
-double gcb_bf16_to_double(uint16_t h) {
-  uint32_t bits = (uint32_t)h << 16; /* bf16 is the top half of a float */
-  float f;
-
-  memcpy(&f, &bits, sizeof f);
-  return f;
+int gcb_gemm_pick_fastest(const double *times, int n) {
+  int best = 0;
+  for (int i = 1; i < n; i++)
+    if (isfinite(times[i]) &&
+        (!isfinite(times[best]) || times[i] < times[best]))
+      best = i;
+  return best;
 }
 
-double gcb_e4m3_to_double(uint8_t x) {
-  int sign = x >> 7, exp = (x >> 3) & 0xf, mant = x & 0x7;
-  double v;
-
-  if (exp == 0xf && mant == 0x7)
-    return (double)NAN; /* E4M3 has no infinities; 448 is the largest */
-  if (exp == 0)
-    v = ldexp(mant, -9); /* subnormal: mant/8 * 2^-6 */
-  else
-    v = ldexp(mant + 8, exp - 10);
-  return sign ? -v : v;
+double gcb_median_small(double *v, int n) {
+  for (int i = 1; i < n; i++) /* insertion sort: n is a handful */
+    for (int j = i; j > 0 && v[j] < v[j - 1]; j--) {
+      double t = v[j];
+      v[j] = v[j - 1];
+      v[j - 1] = t;
+    }
+  if (n <= 0)
+    return (double)NAN;
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 int gcb_gemm_decode(enum gcb_dtype t, const void *src, size_t n, double *dst) {
@@ -109,14 +111,14 @@ int gcb_gemm_decode(enum gcb_dtype t, const void *src, size_t n, double *dst) {
       break;
     case GCB_DTYPE_FP16:
       memcpy(&h, s + 2 * i, 2);
-      dst[i] = gcb_half_to_double(h);
+      dst[i] = gcb_half_decode(h);
       break;
     case GCB_DTYPE_BF16:
       memcpy(&h, s + 2 * i, 2);
-      dst[i] = gcb_bf16_to_double(h);
+      dst[i] = gcb_bf16_decode(h);
       break;
     case GCB_DTYPE_FP8:
-      dst[i] = gcb_e4m3_to_double(s[i]);
+      dst[i] = gcb_e4m3_decode(s[i]);
       break;
     case GCB_DTYPE_INT8:
       dst[i] = (signed char)s[i];

@@ -60,13 +60,34 @@ double gcb_gemm_entry_error(const double *a, const double *b, uint64_t k,
  */
 int gcb_gemm_min_cc(enum gcb_dtype t);
 
-/* Decoders of the stored bit patterns (exact: every value is a double). */
-double gcb_half_to_double(uint16_t h); /* IEEE binary16 */
-double gcb_bf16_to_double(uint16_t h); /* bfloat16 */
-double gcb_e4m3_to_double(uint8_t x);  /* OCP fp8 E4M3 (NaN: S.1111.111) */
+/*
+ * GEMM warm-up at setup: the GPU leaves its idle clock (a few hundred MHz
+ * on an H200) only after some tenths of a second of load, which a few
+ * warm-up runs of a short multiply do not give. Setup runs untimed
+ * multiplies for GCB_GEMM_WARMUP_S of GPU time; gcb_gemm_warmup_reps is
+ * how many more after one that took `one_s` seconds: ceil(target / one_s)
+ * - 1, at least 0, at most GCB_GEMM_WARMUP_MAX_REPS (a non-finite or
+ * non-positive one_s gives the maximum).
+ */
+#define GCB_GEMM_WARMUP_S 0.5
+#define GCB_GEMM_WARMUP_MAX_REPS 10000L
+long gcb_gemm_warmup_reps(double one_s, double target_s);
 
 /*
- * Decodes n stored elements of type t at src into doubles. fp8 is e4m3,
+ * GEMM autotuning (--autotune): the heuristic's top GCB_GEMM_AUTOTUNE_ALGOS
+ * algorithms, each timed GCB_GEMM_AUTOTUNE_RUNS times, the fastest median
+ * kept (cuBLASLt's LtSgemmSimpleAutoTuning sample). gcb_gemm_pick_fastest:
+ * the index of the smallest finite time of n (0 when none is finite);
+ * gcb_median_small: the median of n <= 16 values (sorted in place).
+ */
+#define GCB_GEMM_AUTOTUNE_ALGOS 8
+#define GCB_GEMM_AUTOTUNE_RUNS 5
+int gcb_gemm_pick_fastest(const double *times, int n);
+double gcb_median_small(double *v, int n);
+
+/*
+ * Decodes n stored elements of type t at src into doubles (half, bf16
+ * and fp8 through common/smallfloat.h). fp8 is e4m3,
  * int8 signed; tf32 is stored as fp32. Returns 0, or -1 for a bad type.
  */
 int gcb_gemm_decode(enum gcb_dtype t, const void *src, size_t n, double *dst);

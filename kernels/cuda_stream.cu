@@ -5,7 +5,8 @@
  * Only kernels and their extern "C" launchers live here (see
  * kernels/cuda_kernels.h); the C files allocate, time and validate. Every
  * kernel is a grid-stride loop over pairs of doubles (double2: one 16-byte
- * load or store per access, which HBM needs to reach full bandwidth), and
+ * load or store per access, which HBM needs to reach full bandwidth),
+ * GCB_CUDA_UNROLL independent loads in flight per thread, and
  * thread 0 of block 0 handles an odd last element. No kernel writes an
  * array it reads, so repeated launches leave the output unchanged and one
  * host check covers them all.
@@ -18,21 +19,30 @@
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < (n);      \
        i += (size_t)gridDim.x * blockDim.x)
 
+/*
+ * UNROLL independent 16-byte loads in flight per thread before any store:
+ * one load per thread per iteration leaves HBM latency exposed (a wave of
+ * resident threads then has too few bytes in flight to cover it), which
+ * nvbandwidth's stridingMemcpyKernel avoids the same way (12 loads, then
+ * 12 stores, kernels.cu). The device check counts the LDG.E.128 in the
+ * SASS (scripts/gpu-check); tests/kernels/check-sass does it here.
+ */
+#define UNROLL GCB_CUDA_UNROLL
+
+/* The unrolled grid-stride frame: the thread's j-th element of this round
+ * is base + j * stride; the last round is cut short by `valid`. */
+#define UNROLLED_LOOP(base, stride, n)                                         \
+  for (size_t stride = (size_t)gridDim.x * blockDim.x,                       \
+              base = blockIdx.x * (size_t)blockDim.x + threadIdx.x;          \
+       base < (n); base += stride * UNROLL)
+#define VALID(base, stride, j, n) ((base) + (size_t)(j) * (stride) < (n))
+
 #define FIRST_THREAD (blockIdx.x == 0 && threadIdx.x == 0)
 
 /* The multiplies and adds below use __dmul_rn/__dadd_rn, which the compiler
  * never fuses into an FMA: results then match the host reference bit for bit
  * (an FMA would differ by up to half an ulp of s*x, which is a large
  * relative error wherever b + s*c nearly cancels). Bandwidth is unaffected. */
-
-__global__ void stream_copy(const double2 *__restrict__ a,
-                            double2 *__restrict__ c, size_t n) {
-  GRID_STRIDE_LOOP(i, n / 2) {
-    c[i] = a[i];
-  }
-  if (FIRST_THREAD && (n & 1))
-    ((double *)c)[n - 1] = ((const double *)a)[n - 1];
-}
 
 __device__ double2 scale2(double s, double2 x) {
   return make_double2(__dmul_rn(s, x.x), __dmul_rn(s, x.y));
@@ -42,11 +52,36 @@ __device__ double2 add2(double2 x, double2 y) {
   return make_double2(__dadd_rn(x.x, y.x), __dadd_rn(x.y, y.y));
 }
 
+__global__ void stream_copy(const double2 *__restrict__ a,
+                            double2 *__restrict__ c, size_t n) {
+  UNROLLED_LOOP(i, st, n / 2) {
+    double2 x[UNROLL];
+#pragma unroll
+    for (int j = 0; j < UNROLL; j++)
+      if (VALID(i, st, j, n / 2))
+        x[j] = a[i + j * st];
+#pragma unroll
+    for (int j = 0; j < UNROLL; j++)
+      if (VALID(i, st, j, n / 2))
+        c[i + j * st] = x[j];
+  }
+  if (FIRST_THREAD && (n & 1))
+    ((double *)c)[n - 1] = ((const double *)a)[n - 1];
+}
+
 __global__ void stream_scale(double2 *__restrict__ b,
                              const double2 *__restrict__ c, double s,
                              size_t n) {
-  GRID_STRIDE_LOOP(i, n / 2) {
-    b[i] = scale2(s, c[i]);
+  UNROLLED_LOOP(i, st, n / 2) {
+    double2 x[UNROLL];
+#pragma unroll
+    for (int j = 0; j < UNROLL; j++)
+      if (VALID(i, st, j, n / 2))
+        x[j] = c[i + j * st];
+#pragma unroll
+    for (int j = 0; j < UNROLL; j++)
+      if (VALID(i, st, j, n / 2))
+        b[i + j * st] = scale2(s, x[j]);
   }
   if (FIRST_THREAD && (n & 1))
     ((double *)b)[n - 1] = __dmul_rn(s, ((const double *)c)[n - 1]);
@@ -55,8 +90,18 @@ __global__ void stream_scale(double2 *__restrict__ b,
 __global__ void stream_add(const double2 *__restrict__ a,
                            const double2 *__restrict__ b,
                            double2 *__restrict__ c, size_t n) {
-  GRID_STRIDE_LOOP(i, n / 2) {
-    c[i] = add2(a[i], b[i]);
+  UNROLLED_LOOP(i, st, n / 2) {
+    double2 x[UNROLL], y[UNROLL];
+#pragma unroll
+    for (int j = 0; j < UNROLL; j++)
+      if (VALID(i, st, j, n / 2)) {
+        x[j] = a[i + j * st];
+        y[j] = b[i + j * st];
+      }
+#pragma unroll
+    for (int j = 0; j < UNROLL; j++)
+      if (VALID(i, st, j, n / 2))
+        c[i + j * st] = add2(x[j], y[j]);
   }
   if (FIRST_THREAD && (n & 1))
     ((double *)c)[n - 1] =
@@ -67,8 +112,18 @@ __global__ void stream_triad(double2 *__restrict__ a,
                              const double2 *__restrict__ b,
                              const double2 *__restrict__ c, double s,
                              size_t n) {
-  GRID_STRIDE_LOOP(i, n / 2) {
-    a[i] = add2(b[i], scale2(s, c[i]));
+  UNROLLED_LOOP(i, st, n / 2) {
+    double2 x[UNROLL], y[UNROLL];
+#pragma unroll
+    for (int j = 0; j < UNROLL; j++)
+      if (VALID(i, st, j, n / 2)) {
+        x[j] = b[i + j * st];
+        y[j] = c[i + j * st];
+      }
+#pragma unroll
+    for (int j = 0; j < UNROLL; j++)
+      if (VALID(i, st, j, n / 2))
+        a[i + j * st] = add2(x[j], scale2(s, y[j]));
   }
   if (FIRST_THREAD && (n & 1))
     ((double *)a)[n - 1] = __dadd_rn(((const double *)b)[n - 1],
@@ -80,9 +135,14 @@ __global__ void stream_triad(double2 *__restrict__ a,
 __global__ void stream_read(const double2 *__restrict__ a,
                             double *__restrict__ partial, size_t n) {
   double sum = 0.0;
-  GRID_STRIDE_LOOP(i, n / 2) {
-    double2 x = a[i];
-    sum = __dadd_rn(sum, __dadd_rn(x.x, x.y));
+  UNROLLED_LOOP(i, st, n / 2) {
+    double2 x[UNROLL];
+#pragma unroll
+    for (int j = 0; j < UNROLL; j++)
+      x[j] = VALID(i, st, j, n / 2) ? a[i + j * st] : make_double2(0.0, 0.0);
+#pragma unroll
+    for (int j = 0; j < UNROLL; j++)
+      sum = __dadd_rn(sum, __dadd_rn(x[j].x, x[j].y));
   }
   if (FIRST_THREAD && (n & 1))
     sum = __dadd_rn(sum, ((const double *)a)[n - 1]);
@@ -99,8 +159,16 @@ __global__ void stream_write(double2 *__restrict__ c, double s, size_t n) {
 
 __global__ void copy16(uint4 *__restrict__ dst, const uint4 *__restrict__ src,
                        size_t bytes) {
-  GRID_STRIDE_LOOP(i, bytes / 16) {
-    dst[i] = src[i];
+  UNROLLED_LOOP(i, st, bytes / 16) {
+    uint4 x[UNROLL];
+#pragma unroll
+    for (int j = 0; j < UNROLL; j++)
+      if (VALID(i, st, j, bytes / 16))
+        x[j] = src[i + j * st];
+#pragma unroll
+    for (int j = 0; j < UNROLL; j++)
+      if (VALID(i, st, j, bytes / 16))
+        dst[i + j * st] = x[j];
   }
   if (FIRST_THREAD)
     for (size_t i = bytes / 16 * 16; i < bytes; i++)

@@ -9,9 +9,11 @@
  * own arrays, so pages land on the NUMA node of the CPUs it is bound to.
  * Times are CLOCK_MONOTONIC around back-to-back repetitions.
  *
- * Memory is checked before allocating: an operation whose buffers exceed
- * this rank's share of the memory available when the backend was opened
- * fails with GCB_ENOMEM instead of waking the OOM killer halfway through.
+ * Memory is checked before allocating (common/hostmem.h): an operation
+ * whose buffers exceed this rank's share of the memory available when the
+ * backend was opened (MemAvailable, the cgroup's limit), or the address
+ * space RLIMIT_AS leaves it, fails with GCB_ENOMEM instead of waking the
+ * OOM killer halfway through or leaving OpenBLAS retrying mmap for ever.
  */
 #include "kernels/backend.h"
 
@@ -25,11 +27,19 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/hostmem.h"
+
 struct gcb_backend {
-  int threads;         /* BLAS threads of this rank */
-  uint64_t mem_budget; /* bytes one operation may allocate */
+  int threads;            /* BLAS threads of this rank */
+  struct gcb_hostmem mem; /* the node's memory when the backend opened */
   int local_size;
 };
+
+/* Address space OpenBLAS maps per thread for its packing buffers, on
+ * first use and never touched whole: BUFFER_SIZE, 32 << 22 on x86_64
+ * (common_x86_64.h), seen here as VmSize growing by 128 MiB per thread
+ * at the first GEMM. Only the RLIMIT_AS bound counts it. */
+#define BLAS_BUFFER_BYTES (UINT64_C(128) << 20)
 
 /* ---- helpers ------------------------------------------------------------- */
 
@@ -47,34 +57,20 @@ static bool mul_u64(uint64_t a, uint64_t b, uint64_t *out) {
   return true;
 }
 
-/* Memory the kernel would give a new allocation without swapping:
- * MemAvailable counts reclaimable page cache, which sysconf's free pages
- * (the fallback, for kernels before 3.14) do not. */
-static uint64_t available_bytes(void) {
-  FILE *f = fopen("/proc/meminfo", "r");
-  char line[256];
-  unsigned long long kib = 0;
-  bool found = false;
-  while (f != NULL && !found && fgets(line, sizeof line, f) != NULL)
-    found = sscanf(line, "MemAvailable: %llu kB", &kib) == 1;
-  if (f != NULL)
-    fclose(f);
-  if (found)
-    return (uint64_t)kib * 1024;
-  long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-  return pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
+/* need bytes (and reserve bytes of address space) against the rank's
+ * share of the node's memory at open and its address space now, which
+ * grows as the process maps memory. */
+static enum gcb_status check_fit(const struct gcb_backend *b, uint64_t need,
+                                 uint64_t reserve, const char *what,
+                                 struct gcb_err *err) {
+  struct gcb_hostmem now = b->mem;
+  now.address_space = gcb_hostmem_address_space(NULL);
+  return gcb_hostmem_fits(&now, b->local_size, need, reserve, what, err);
 }
 
 static enum gcb_status check_memory(const struct gcb_backend *b, uint64_t need,
                                     const char *what, struct gcb_err *err) {
-  if (need <= b->mem_budget)
-    return GCB_OK;
-  return gcb_err_set(err, GCB_ENOMEM,
-                     "%s needs %" PRIu64 " bytes (%.1f GiB) but this rank may "
-                     "use %" PRIu64 " bytes (%.1f GiB, its share of the "
-                     "memory available to %d rank(s) on the node)",
-                     what, need, (double)need / 0x1p30, b->mem_budget,
-                     (double)b->mem_budget / 0x1p30, b->local_size);
+  return check_fit(b, need, 0, what, err);
 }
 
 /* aligned_alloc wants a size that is a multiple of the alignment. */
@@ -113,7 +109,7 @@ static enum gcb_status host_open(const struct gcb_backend_args *args,
   b->local_size = args->local_size >= 1 ? args->local_size : 1;
   /* Ranks of a node open together, before any of them allocates, so an
    * equal share of what is free now keeps them all clear of each other. */
-  b->mem_budget = available_bytes() / (uint64_t)b->local_size;
+  gcb_hostmem_read(NULL, &b->mem);
   openblas_set_num_threads(b->threads);
   *out = b;
   return GCB_OK;
@@ -283,7 +279,8 @@ static enum gcb_status gemm_validate(const struct gcb_backend *b,
       !mul_u64(mk + kn + mn, gcb_dtype_bytes(p->dtype), &bytes))
     return gcb_err_set(err, GCB_ENOMEM, "%s needs more than %" PRIu64 " bytes",
                        what, UINT64_MAX);
-  return check_memory(b, bytes, what, err);
+  return check_fit(b, bytes, BLAS_BUFFER_BYTES * (uint64_t)b->threads, what,
+                   err);
 }
 
 static void gemm_fill(struct host_gemm *g, uint64_t mk, uint64_t kn,

@@ -26,6 +26,34 @@ enum {
 };
 enum { NVML_VOLATILE_ECC = 0 }; /* nvmlEccCounterType_t */
 #define NVML_DEVICE_UUID_V2_BUFFER_SIZE 96
+/* nvml.h: field ids and the field-value record (its C ABI layout). */
+enum { NVML_FI_DEV_POWER_INSTANT = 186 };
+enum { /* nvmlValueType_t */
+       NVML_VALUE_TYPE_DOUBLE = 0,
+       NVML_VALUE_TYPE_UNSIGNED_INT = 1,
+       NVML_VALUE_TYPE_UNSIGNED_LONG = 2,
+       NVML_VALUE_TYPE_UNSIGNED_LONG_LONG = 3,
+       NVML_VALUE_TYPE_SIGNED_LONG_LONG = 4,
+       NVML_VALUE_TYPE_SIGNED_INT = 5
+};
+typedef union {
+  double dVal;
+  int siVal;
+  unsigned int uiVal;
+  unsigned long ulVal;
+  unsigned long long ullVal;
+  signed long long sllVal;
+  unsigned short usVal;
+} nvmlValue_t;
+typedef struct {
+  unsigned int fieldId;
+  unsigned int scopeId;
+  long long timestamp;
+  long long latencyUsec;
+  int valueType; /* nvmlValueType_t */
+  nvmlReturn_t nvmlReturn;
+  nvmlValue_t value;
+} nvmlFieldValue_t;
 #define NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE 80
 
 /* Every function used: name, return, parameter list. */
@@ -56,6 +84,8 @@ enum { NVML_VOLATILE_ECC = 0 }; /* nvmlEccCounterType_t */
   X(nvmlDeviceGetTemperature, nvmlReturn_t,                                    \
     (nvmlDevice_t, int, unsigned int *))                                       \
   X(nvmlDeviceGetPowerUsage, nvmlReturn_t, (nvmlDevice_t, unsigned int *))     \
+  X(nvmlDeviceGetFieldValues, nvmlReturn_t,                                    \
+    (nvmlDevice_t, int, nvmlFieldValue_t *))                                   \
   X(nvmlDeviceGetEnforcedPowerLimit, nvmlReturn_t,                             \
     (nvmlDevice_t, unsigned int *))                                            \
   /* renamed in driver 535; the old name stays exported, deprecated */         \
@@ -70,7 +100,6 @@ struct gcb_nvml {
   NVML_FUNCTIONS(NVML_MEMBER)
 #undef NVML_MEMBER
 };
-
 
 /* dlsym returns void *; a function pointer is copied out of it bytewise,
  * the conversion POSIX guarantees and ISO C leaves undefined. */
@@ -262,6 +291,44 @@ void gcb_nvml_health(struct gcb_nvml *n, void *dev, struct gcb_health *h) {
   gcb_nvml_driver_version(n, h->driver, sizeof h->driver);
 }
 
+/* A field value as a double; NAN when it failed or has no number type. */
+static double field_number(const nvmlFieldValue_t *f) {
+  if (f->nvmlReturn != NVML_SUCCESS)
+    return (double)NAN;
+  switch (f->valueType) {
+  case NVML_VALUE_TYPE_DOUBLE:
+    return f->value.dVal;
+  case NVML_VALUE_TYPE_UNSIGNED_INT:
+    return f->value.uiVal;
+  case NVML_VALUE_TYPE_UNSIGNED_LONG:
+    return (double)f->value.ulVal;
+  case NVML_VALUE_TYPE_UNSIGNED_LONG_LONG:
+    return (double)f->value.ullVal;
+  case NVML_VALUE_TYPE_SIGNED_LONG_LONG:
+    return (double)f->value.sllVal;
+  case NVML_VALUE_TYPE_SIGNED_INT:
+    return f->value.siVal;
+  default:
+    return (double)NAN;
+  }
+}
+
+/* Power now, in watts: NVML_FI_DEV_POWER_INSTANT through the field-values
+ * API, since nvmlDeviceGetPowerUsage is a one-second average on Ampere and
+ * newer (NVML API reference; mamf-finder reads field 186 for the same
+ * reason); the average where the field is missing (older drivers). */
+static double read_power_now(struct gcb_nvml *n, nvmlDevice_t d) {
+  nvmlFieldValue_t f = {.fieldId = NVML_FI_DEV_POWER_INSTANT};
+
+  if (n->nvmlDeviceGetFieldValues != NULL &&
+      n->nvmlDeviceGetFieldValues(d, 1, &f) == NVML_SUCCESS) {
+    double mw = field_number(&f);
+    if (isfinite(mw) && mw >= 0)
+      return mw / 1000.0;
+  }
+  return read_watts(n->nvmlDeviceGetPowerUsage, d);
+}
+
 void gcb_nvml_sample(struct gcb_nvml *n, void *dev, struct gcb_nvml_sample *s) {
   nvmlDevice_t d = dev;
   int sm = read_clock(n->nvmlDeviceGetClockInfo, d, NVML_CLOCK_SM);
@@ -271,7 +338,7 @@ void gcb_nvml_sample(struct gcb_nvml *n, void *dev, struct gcb_nvml_sample *s) {
 
   s->sm_mhz = sm >= 0 ? sm : (double)NAN;
   s->mem_mhz = mem >= 0 ? mem : (double)NAN;
-  s->power_w = read_watts(n->nvmlDeviceGetPowerUsage, d);
+  s->power_w = read_power_now(n, d);
   s->temp_c = n->nvmlDeviceGetTemperature != NULL &&
                       n->nvmlDeviceGetTemperature(d, NVML_TEMPERATURE_GPU,
                                                   &temp) == NVML_SUCCESS
@@ -282,4 +349,3 @@ void gcb_nvml_sample(struct gcb_nvml *n, void *dev, struct gcb_nvml_sample *s) {
       n->nvmlDeviceGetCurrentClocksEventReasons(d, &reasons) == NVML_SUCCESS;
   s->reasons = s->reasons_known ? (uint64_t)reasons : 0;
 }
-

@@ -1,6 +1,6 @@
 /*
  * The expected-bandwidth model (docs/TOPOLOGY.md gives the sources): PCIe
- * per-lane rates by generation, NVLink per-link rates by generation, GPU
+ * lane rates from common/pcie.h, NVLink per-link rates by generation, GPU
  * architectures by PCI device id (or model name), link generation and width
  * derived from hwloc's link speed, and the expected figure of a device pair
  * or a host link with a short basis. All rates are GB/s (1e9 bytes/s) per
@@ -10,20 +10,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/pcie.h"
 #include "topo/topo_int.h"
-
-/* PCIe: gen1/2 8b/10b at 2.5/5 GT/s; gen3-5 128b/130b at 8/16/32 GT/s;
- * gen6 64 GT/s PAM4 with FLIT (242 of 256 bytes carry data). */
-static const double pcie_lane[] = {0,      0.25,   0.5,   0.9846,
-                                   1.9692, 3.9385, 7.5625};
 
 /* NVLink per link per direction: 20 GB/s (NVLink1, P100), 25 GB/s
  * (NVLink2-4: V100, A100, H100/H200), 50 GB/s (NVLink5, Blackwell). */
 static const double nvlink_link[] = {0, 20, 25, 25, 25, 50};
-
-double gcb_topo_pcie_lane_gbps(int gen) {
-  return gen >= 1 && gen <= 6 ? pcie_lane[gen] : 0;
-}
 
 double gcb_topo_nvlink_gbps(int nvlink_gen) {
   return nvlink_gen >= 1 && nvlink_gen <= 5 ? nvlink_link[nvlink_gen] : 0;
@@ -102,11 +94,11 @@ void gcb__topo_link_text(double gbps, int max_gen, int *gen, int *width,
   int n = 0;
   *gen = *width = 0;
   text[0] = '\0';
-  for (int g = 1; g <= 6 && gbps > 0; g++) {
+  for (int g = 1; g <= GCB_PCIE_GEN_MAX && gbps > 0; g++) {
     if (max_gen > 0 && g > max_gen)
       break;
     for (size_t w = 0; w < sizeof widths / sizeof *widths; w++) {
-      double want = pcie_lane[g] * widths[w];
+      double want = gcb_pcie_link_gbps(g, widths[w]);
       if (fabs(want - gbps) > 0.005 * want)
         continue;
       size_t used = strlen(text);
@@ -130,13 +122,6 @@ struct bottleneck {
   int links, unknown;
 };
 
-static int gpu_index(const struct gcb_topo *t, hwloc_obj_t o) {
-  for (int i = 0; i < t->ngpus; i++)
-    if (t->gpu_objs[i] == o)
-      return i;
-  return -1;
-}
-
 /*
  * The link between an upward-facing object x (a device or a switch's
  * upstream port) and the port above it. Its two ends must agree at any
@@ -145,7 +130,7 @@ static int gpu_index(const struct gcb_topo *t, hwloc_obj_t o) {
  */
 static double link_gbps(const struct gcb_topo *t, hwloc_obj_t x,
                         int device_only) {
-  int g = gpu_index(t, x);
+  int g = gcb__topo_gpu_of(t, x);
   if (g >= 0 && t->gpu_link_set[g])
     return t->gpus[g].link_gbps;
   double a = gcb__topo_obj_gbps(x);
@@ -205,7 +190,7 @@ static void pcie_basis(const struct bottleneck *b, hwloc_obj_t dev,
                    via ? " via " : "", via ? via : "", b->links,
                    b->links == 1 ? "" : "s");
   if (b->at != dev && n > 0 && (size_t)n < len) {
-    char at[GCB_TOPO_BUSID_LEN];
+    char at[GCB_BUSID_LEN];
     gcb__topo_obj_busid(b->at, at, sizeof at);
     snprintf(basis + n, len - (size_t)n, " (at %s)", at);
   }

@@ -6,6 +6,7 @@
  * than cores (on the node, or within one binding). Each problem carries the
  * launcher options that fix it (MPICH/Hydra mpiexec, Slurm srun, numactl).
  */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,13 +32,50 @@ const char *gcb_topo_problem_name(enum gcb_topo_problem_kind k) {
              : "?";
 }
 
+/* hwloc_bitmap_list_sscanf takes each number with strtoul and keeps it as
+ * an unsigned int, so "4294967296" became CPU 0, and a number just below
+ * 2^32 would allocate a 512 MiB bitmap: numbers are checked here first. */
+bool gcb__topo_cpulist_ok(const char *list, unsigned long long *bad) {
+  *bad = 0;
+  if (list == NULL || *list == '\0')
+    return false;
+  for (const char *p = list; *p;) {
+    if (*p < '0' || *p > '9')
+      return false;
+    unsigned long long v = 0;
+    for (; *p >= '0' && *p <= '9'; p++)
+      v = v > (ULLONG_MAX - 9) / 10 ? ULLONG_MAX
+                                    : v * 10 + (unsigned)(*p - '0');
+    if (v > GCB_TOPO_CPU_MAX) {
+      *bad = v;
+      return false;
+    }
+    if ((*p == ',' || *p == '-') && p[1] >= '0' && p[1] <= '9')
+      p++;
+    else if (*p != '\0')
+      return false;
+  }
+  return true;
+}
+
 /* A list string as a bitmap of this machine's PUs; caller frees. */
 static enum gcb_status parse_cpus(const struct gcb_topo *t, const char *cpus,
                                   hwloc_bitmap_t *out, struct gcb_err *err) {
+  unsigned long long bad;
+  if (!gcb__topo_cpulist_ok(cpus, &bad)) {
+    *out = NULL;
+    if (bad)
+      return gcb_err_set(err, GCB_EINPUT,
+                         "invalid CPU list '%s': CPU %llu is past %d", cpus,
+                         bad, GCB_TOPO_CPU_MAX);
+    return gcb_err_set(err, GCB_EINPUT,
+                       "invalid CPU list '%s' (expected e.g. 0-3,8)",
+                       cpus ? cpus : "");
+  }
   *out = hwloc_bitmap_alloc();
   if (*out == NULL)
     return gcb_err_set(err, GCB_ENOMEM, "hwloc_bitmap_alloc failed");
-  if (cpus == NULL || hwloc_bitmap_list_sscanf(*out, cpus) != 0 ||
+  if (hwloc_bitmap_list_sscanf(*out, cpus) != 0 ||
       hwloc_bitmap_and(*out, *out,
                        hwloc_topology_get_topology_cpuset(t->topology)) != 0 ||
       hwloc_bitmap_iszero(*out)) {

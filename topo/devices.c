@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/pcie.h"
 #include "topo/topo_int.h"
 
 /* --- hwloc object helpers ------------------------------------------------- */
@@ -45,8 +46,8 @@ void gcb__topo_obj_busid(hwloc_obj_t o, char *buf, size_t len) {
     snprintf(buf, len, "?");
     return;
   }
-  snprintf(buf, len, "%04x:%02x:%02x.%01x", (unsigned)p->domain,
-           (unsigned)p->bus, (unsigned)p->dev, (unsigned)p->func);
+  struct gcb_busid id = {p->domain, p->bus, p->dev, p->func};
+  gcb_busid_format(&id, buf, len);
 }
 
 /*
@@ -441,9 +442,21 @@ static enum gcb_status find_gpus(struct gcb_topo *t, struct gcb_err *err) {
   t->gpu_link_set = calloc((size_t)t->ngpus, sizeof *t->gpu_link_set);
   if (t->gpus == NULL || t->gpu_link_set == NULL)
     return gcb_err_set(err, GCB_ENOMEM, "topology: out of memory");
+  /* Each GPU's index rides on its object, so that a walk up a path knows
+   * a GPU when it meets one without a scan of every GPU (2,000 GPUs made
+   * the all-pairs figures cubic). */
+  for (int i = 0; i < t->ngpus; i++)
+    t->gpu_objs[i]->userdata = &t->gpus[i];
   for (int i = 0; i < t->ngpus && st == GCB_OK; i++)
     st = fill_gpu(t, t->gpu_objs[i], &t->gpus[i], err);
   return st;
+}
+
+int gcb__topo_gpu_of(const struct gcb_topo *t, hwloc_obj_t o) {
+  const struct gcb_topo_gpu *g = o ? o->userdata : NULL;
+  return g != NULL && g >= t->gpus && g < t->gpus + t->ngpus
+             ? (int)(g - t->gpus)
+             : -1;
 }
 
 static enum gcb_status find_nics(struct gcb_topo *t, struct gcb_err *err) {
@@ -531,13 +544,13 @@ const struct gcb_topo_switch *gcb_topo_switch(const struct gcb_topo *t, int i) {
 
 enum gcb_status gcb_topo_set_gpu_link(struct gcb_topo *t, int gpu, int gen,
                                       int width, struct gcb_err *err) {
-  if (gpu < 0 || gpu >= t->ngpus || gcb_topo_pcie_lane_gbps(gen) <= 0 ||
-      width < 1 || width > 32)
+  if (gpu < 0 || gpu >= t->ngpus || gcb_pcie_lane_gbps(gen) <= 0 || width < 1 ||
+      width > 32)
     return gcb_err_set(err, GCB_EINPUT,
                        "PCIe gen%d x%d for GPU %d: no such GPU (%d GPUs) or "
                        "link",
                        gen, width, gpu, t->ngpus);
-  t->gpus[gpu].link_gbps = gcb_topo_pcie_lane_gbps(gen) * width;
+  t->gpus[gpu].link_gbps = gcb_pcie_link_gbps(gen, width);
   t->gpu_link_set[gpu] = 1;
   return gcb__topo_facts(t, err);
 }

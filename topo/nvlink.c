@@ -27,12 +27,7 @@ static double hwloc_link_mbs(const struct gcb_topo_gpu *g, uint64_t value) {
 /* The GPU index of a matrix object (an OS device below the GPU's PCI
  * object, or the PCI object itself); -1 otherwise. */
 static int matrix_gpu(const struct gcb_topo *t, hwloc_obj_t o) {
-  if (o->type == HWLOC_OBJ_OS_DEVICE)
-    o = o->parent;
-  for (int i = 0; i < t->ngpus; i++)
-    if (t->gpu_objs[i] == o)
-      return i;
-  return -1;
+  return gcb__topo_gpu_of(t, o->type == HWLOC_OBJ_OS_DEVICE ? o->parent : o);
 }
 
 static void add_row(struct gcb_topo *t, const struct hwloc_distances_s *d,

@@ -1,10 +1,12 @@
 /*
- * hwloc topology: loading (live or XML, important I/O objects kept), then
- * the discovery steps of the other topo/ files (devices, NVLinks, the
- * hypervisor, facts); a machine summary; CPU-binding queries.
+ * hwloc topology: loading (live, or XML read and checked by xml.c;
+ * important I/O objects kept), then the discovery steps of the other topo/
+ * files (devices, NVLinks, the hypervisor, facts); a machine summary;
+ * CPU-binding queries.
  */
 #include <errno.h>
 #include <hwloc.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,27 +21,6 @@ void gcb_topo_free(struct gcb_topo *t) {
   if (t->topology)
     hwloc_topology_destroy(t->topology);
   free(t);
-}
-
-/* Reads the <topology version="..."> of a file: hwloc 2.9 rejects format 3
- * silently, so say it here, and name an unopenable file with its reason. */
-static enum gcb_status check_xml_head(const char *path, struct gcb_err *err) {
-  FILE *f = fopen(path, "r");
-  if (f == NULL)
-    return gcb_err_set(err, GCB_EINPUT, "%s: cannot open: %s", path,
-                       strerror(errno));
-  char head[4096];
-  size_t n = fread(head, 1, sizeof head - 1, f);
-  fclose(f);
-  head[n] = '\0';
-  const char *v = strstr(head, "<topology version=\"");
-  if (v && v[19] >= '3' && v[19] <= '9')
-    return gcb_err_set(err, GCB_EINPUT,
-                       "%s: hwloc XML format %c.x (hwloc 3) cannot be read by "
-                       "hwloc %d.x; export it again with hwloc 2 (lstopo "
-                       "file.xml)",
-                       path, v[19], HWLOC_API_VERSION >> 16);
-  return GCB_OK;
 }
 
 /* Everything gcb_topo derives once hwloc has loaded. */
@@ -59,8 +40,10 @@ static enum gcb_status discover(struct gcb_topo *t, struct gcb_err *err) {
   return st;
 }
 
-/* hwloc init, the I/O filter, the XML source if any, and the load. */
+/* hwloc init, the I/O filter, the XML source if any (xml: its checked
+ * text, which hwloc reads during the load), and the load. */
 static enum gcb_status open_hwloc(struct gcb_topo *t, const char *xml_path,
+                                  const char *xml, size_t len,
                                   struct gcb_err *err) {
   if (hwloc_topology_init(&t->topology) != 0) {
     t->topology = NULL;
@@ -71,14 +54,11 @@ static enum gcb_status open_hwloc(struct gcb_topo *t, const char *xml_path,
                                          HWLOC_TYPE_FILTER_KEEP_IMPORTANT) != 0)
     return gcb_err_set(err, GCB_EHWLOC,
                        "hwloc_topology_set_io_types_filter failed");
-  if (xml_path) {
-    enum gcb_status st = check_xml_head(xml_path, err);
-    if (st != GCB_OK)
-      return st;
-    if (hwloc_topology_set_xml(t->topology, xml_path) != 0)
-      return gcb_err_set(err, GCB_EINPUT,
-                         "%s: cannot read as an hwloc XML topology", xml_path);
-  }
+  /* the size hwloc wants counts the NUL, as its export gives it */
+  if (xml && (len >= INT_MAX ||
+              hwloc_topology_set_xmlbuffer(t->topology, xml, (int)len + 1)))
+    return gcb_err_set(err, GCB_EINPUT,
+                       "%s: cannot read as an hwloc XML topology", xml_path);
   if (hwloc_topology_load(t->topology) != 0)
     return xml_path
                ? gcb_err_set(err, GCB_EINPUT,
@@ -94,7 +74,13 @@ enum gcb_status gcb_topo_load(const char *xml_path, struct gcb_topo **out,
   if (t == NULL)
     return gcb_err_set(err, GCB_ENOMEM, "topology: out of memory");
   t->from_xml = xml_path != NULL;
-  enum gcb_status st = open_hwloc(t, xml_path, err);
+  char *xml = NULL;
+  size_t len = 0;
+  enum gcb_status st =
+      xml_path ? gcb__topo_xml_read(xml_path, &xml, &len, err) : GCB_OK;
+  if (st == GCB_OK)
+    st = open_hwloc(t, xml_path, xml, len, err);
+  free(xml);
   if (st == GCB_OK)
     st = discover(t, err);
   if (st != GCB_OK) {
@@ -187,7 +173,9 @@ enum gcb_status gcb_topo_binding_is_whole(const struct gcb_topo *t,
   if (set == NULL)
     return gcb_err_set(err, GCB_ENOMEM, "hwloc_bitmap_alloc failed");
   enum gcb_status st = GCB_OK;
-  if (hwloc_bitmap_list_sscanf(set, list) != 0)
+  unsigned long long bad;
+  if (!gcb__topo_cpulist_ok(list, &bad) ||
+      hwloc_bitmap_list_sscanf(set, list) != 0)
     st = gcb_err_set(err, GCB_EINPUT, "invalid CPU list '%s'", list);
   else
     *whole = hwloc_bitmap_isincluded(

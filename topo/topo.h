@@ -26,12 +26,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/busid.h"
 #include "common/status.h"
 
 struct gcb_topo;
-
-/* "0000:19:00.0"; domains of up to 8 hex digits fit. */
-#define GCB_TOPO_BUSID_LEN 20
 
 /* Counts and sizes of one machine, for the results document. */
 struct gcb_topo_summary {
@@ -46,14 +44,24 @@ struct gcb_topo_summary {
 
 /* --- loading -------------------------------------------------------------- */
 
+/* Limits on a saved topology. The largest real one in tests/data (8 MI250X
+ * GPUs) is 134 KiB and 11 elements deep; an XML of 2,000 GPUs ~1.2 MB. */
+#define GCB_TOPO_XML_MAX_BYTES ((size_t)64 << 20)
+#define GCB_TOPO_XML_MAX_DEPTH 256
+#define GCB_TOPO_XML_WAIT_MS 10000
+
 /*
  * Loads the topology of this machine (xml_path == NULL) or of a saved hwloc
  * XML file, keeping important I/O objects (PCI devices, OS devices), and
  * discovers devices, paths, NVLinks, the hypervisor (from /proc and /sys
  * when live, from the file's DMI strings otherwise) and the facts.
- * GCB_EINPUT for an unreadable, malformed or hwloc-3-format file, naming
- * it; GCB_EHWLOC for other hwloc failures; GCB_ENOMEM. *out is NULL on
- * failure.
+ * The file is read once (a regular file, a pipe or a FIFO: `<(cat f)`
+ * works) and checked before hwloc parses it. GCB_EINPUT, naming it, for a
+ * file that cannot be opened, a device or directory, one larger than
+ * GCB_TOPO_XML_MAX_BYTES, a pipe silent for GCB_TOPO_XML_WAIT_MS, elements
+ * nested deeper than GCB_TOPO_XML_MAX_DEPTH (which would overflow hwloc's
+ * recursive parser), an hwloc-3-format or malformed file; GCB_EHWLOC for
+ * other hwloc failures; GCB_ENOMEM. *out is NULL on failure.
  */
 enum gcb_status gcb_topo_load(const char *xml_path, struct gcb_topo **out,
                               struct gcb_err *err);
@@ -97,7 +105,7 @@ enum gcb_topo_hop_role {
 
 /* One PCI object on a device's path, device first, root port last. */
 struct gcb_topo_hop {
-  char busid[GCB_TOPO_BUSID_LEN];
+  char busid[GCB_BUSID_LEN];
   uint16_t vendor_id, device_id;
   enum gcb_topo_hop_role role;
   double gbps;    /* link speed hwloc read (LnkSta, current, so idle links
@@ -109,7 +117,7 @@ struct gcb_topo_hop {
 /* A GPU: PCI class 0x0300/0x0302 from NVIDIA; 0x0380/0x1200/0x0300 from
  * AMD, however many cuda/nvml/opencl/rsmi OS devices hwloc attached. */
 struct gcb_topo_gpu {
-  char busid[GCB_TOPO_BUSID_LEN];
+  char busid[GCB_BUSID_LEN];
   uint16_t vendor_id, device_id, class_id;
   const char *vendor; /* "NVIDIA", "AMD" */
   char model[96];     /* GPUModel of an OS device, else PCIDevice; or "" */
@@ -129,7 +137,7 @@ struct gcb_topo_gpu {
 /* A NIC: a PCI device with a network or OpenFabrics OS device, or of PCI
  * class 0x02xx (network) or 0x0c06 (InfiniBand). */
 struct gcb_topo_nic {
-  char busid[GCB_TOPO_BUSID_LEN];
+  char busid[GCB_BUSID_LEN];
   uint16_t vendor_id, device_id, class_id;
   char name[32]; /* OpenFabrics name ("mlx5_0"), else network name */
   int rdma;      /* has an OpenFabrics device or is InfiniBand class */
@@ -149,7 +157,7 @@ struct gcb_topo_numa {
 
 /* A PCIe switch: an upstream port with two or more downstream ports. */
 struct gcb_topo_switch {
-  char busid[GCB_TOPO_BUSID_LEN]; /* its upstream port */
+  char busid[GCB_BUSID_LEN]; /* its upstream port */
   uint16_t vendor_id, device_id;
   int downstream_ports;
   double uplink_gbps;
@@ -169,20 +177,11 @@ const struct gcb_topo_switch *gcb_topo_switch(const struct gcb_topo *t, int i);
 
 /*
  * Index of the GPU (NIC) with that PCI bus id, or -1 when none or when the
- * text is not a bus id. Case-insensitive; accepts "0000:19:00.0", the
- * 8-digit domain CUDA and nvidia-smi print ("00000000:19:00.0") and no
- * domain at all ("19:00.0", domain 0).
+ * text is not a bus id: any form common/busid.h accepts ("0000:19:00.0",
+ * nvidia-smi's "00000000:19:00.0", lspci's "19:00.0"), in any case.
  */
 int gcb_topo_find_gpu_by_busid(const struct gcb_topo *t, const char *busid);
 int gcb_topo_find_nic_by_busid(const struct gcb_topo *t, const char *busid);
-
-/*
- * Parses a PCI bus id in the forms above into its parts. GCB_EINPUT with
- * the text in the message when it is not one.
- */
-enum gcb_status gcb_topo_parse_busid(const char *text, unsigned *domain,
-                                     unsigned *bus, unsigned *dev,
-                                     unsigned *func, struct gcb_err *err);
 
 /*
  * Overrides a GPU's own link with what NVML reports at run time (maximum
@@ -259,9 +258,6 @@ enum gcb_status gcb_topo_set_gpu_nvlinks(struct gcb_topo *t, int gpu, int total,
                                          struct gcb_err *err);
 
 /* --- expected bandwidth --------------------------------------------------- */
-
-/* PCIe per-lane bandwidth per direction in GB/s for gen 1..6; 0 otherwise. */
-double gcb_topo_pcie_lane_gbps(int gen);
 
 /* NVLink per-link bandwidth per direction in GB/s for generation 1..5. */
 double gcb_topo_nvlink_gbps(int nvlink_gen);

@@ -8,6 +8,7 @@
 #define GCB_TOPO_INT_H
 
 #include <hwloc.h>
+#include <stdbool.h>
 
 #include "topo/topo.h"
 
@@ -36,9 +37,29 @@ struct gcb_topo {
   int nfacts;
 };
 
+/* xml.c: reads and checks a saved topology (see gcb_topo_load); *xml is
+ * NUL-terminated, *len without the NUL; freed by the caller. */
+enum gcb_status gcb__topo_xml_read(const char *path, char **xml, size_t *len,
+                                   struct gcb_err *err);
+
+/* The deepest element nesting of xml (comments, processing instructions,
+ * declarations and quoted attribute values skipped), stopping as soon as
+ * it exceeds max; *line is the line where it did (else the line count). */
+int gcb__topo_xml_depth(const char *xml, size_t len, int max, int *line);
+
+/* binding.c: whether a CPU list is digits, ',' and '-' with every CPU at
+ * most GCB_TOPO_CPU_MAX (*bad: the first one past it, else 0), before
+ * hwloc parses it. */
+#define GCB_TOPO_CPU_MAX (1 << 20)
+bool gcb__topo_cpulist_ok(const char *list, unsigned long long *bad);
+
 /* devices.c: GPUs, NICs, NUMA nodes, switches and their paths. */
 enum gcb_status gcb__topo_discover(struct gcb_topo *t, struct gcb_err *err);
 void gcb__topo_devices_free(struct gcb_topo *t);
+
+/* The index of the GPU whose PCI object o is, or -1, in constant time
+ * (discovery hangs each GPU's record on its object's userdata). */
+int gcb__topo_gpu_of(const struct gcb_topo *t, hwloc_obj_t o);
 
 /* nvlink.c: NVLink counts from the file's NVLinkBandwidth matrix. */
 enum gcb_status gcb__topo_read_nvlinks(struct gcb_topo *t, struct gcb_err *err);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "bench/benches/coll.h"
+#include "common/mpi_err.h"
 
 /* Names of the collectives table's rows, in order (checked by a test). */
 static const char *const coll_op_names[] = {
@@ -339,14 +340,6 @@ static void coll_close(void *state) {
   free(s);
 }
 
-static enum gcb_status mpi_failed(struct gcb_err *err, const char *call,
-                                  int rc) {
-  char text[MPI_MAX_ERROR_STRING] = "";
-  int len = 0;
-  (void)MPI_Error_string(rc, text, &len);
-  return gcb_err_set(err, GCB_EMPI, "%s: %s", call, text);
-}
-
 /* The MPI communicator of a split: every rank, the node's ranks, or the
  * ranks with the same local rank on every node (made here). Collective. */
 static enum gcb_status split_comm(struct gcb_ctx *ctx, enum coll_split split,
@@ -358,7 +351,7 @@ static enum gcb_status split_comm(struct gcb_ctx *ctx, enum coll_split split,
     return GCB_OK;
   int rc = MPI_Comm_split(ctx->world, ctx->local_rank, ctx->rank, &c->owned);
   *out = c->owned;
-  return rc == MPI_SUCCESS ? GCB_OK : mpi_failed(err, "MPI_Comm_split", rc);
+  return rc == MPI_SUCCESS ? GCB_OK : gcb_mpi_err(err, rc, "MPI_Comm_split");
 }
 
 /* Why a split's communicators are not worth measuring, or "" when they
@@ -398,7 +391,7 @@ static enum gcb_status open_split(struct gcb_ctx *ctx, struct coll_state *s,
   if (rc == MPI_SUCCESS)
     rc = MPI_Allreduce(sizes, range, 2, MPI_INT, MPI_MAX, ctx->world);
   if (rc != MPI_SUCCESS)
-    return mpi_failed(err, "sizes of the split communicators", rc);
+    return gcb_mpi_err(err, rc, "sizes of the split communicators");
   split_skip(split, -range[0], range[1], c->skip, sizeof c->skip);
   return c->skip[0] ? GCB_OK : s->ops->open(&c->env, &c->comm, err);
 }

@@ -16,6 +16,7 @@
 
 #include "bench/benches/coll.h"
 #include "bench/run/watchdog.h"
+#include "common/mpi_err.h"
 
 #define OFFSET_ROUNDS 16
 
@@ -23,17 +24,6 @@ double gcb__coll_now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static enum gcb_status mpi_check(struct gcb_err *err, int rc,
-                                 const char *call) {
-  if (rc == MPI_SUCCESS)
-    return GCB_OK;
-  char text[MPI_MAX_ERROR_STRING] = "";
-  int len = 0;
-  if (MPI_Error_string(rc, text, &len) != MPI_SUCCESS)
-    snprintf(text, sizeof text, "MPI error %d", rc);
-  return gcb_err_set(err, GCB_EMPI, "%s failed: %s", call, text);
 }
 
 /* Ping-pong with rank 0; the offset of the round trip with the smallest
@@ -62,13 +52,14 @@ static enum gcb_status offset_exchange(struct gcb_ctx *ctx, int peer,
         rc = MPI_Send(&mine, 1, MPI_DOUBLE, 0, 0, ctx->world);
     }
     if (rc != MPI_SUCCESS)
-      return mpi_check(&ctx->err, rc, "clock offset exchange (MPI_Send/Recv)");
+      return gcb_mpi_err(&ctx->err, rc,
+                         "clock offset exchange (MPI_Send/Recv)");
   }
   if (ctx->rank == 0)
-    return mpi_check(&ctx->err,
-                     MPI_Send(&t[0], 1, MPI_DOUBLE, peer, 1, ctx->world),
-                     "MPI_Send of a clock offset");
-  return mpi_check(
+    return gcb_mpi_err(&ctx->err,
+                       MPI_Send(&t[0], 1, MPI_DOUBLE, peer, 1, ctx->world),
+                       "MPI_Send of a clock offset");
+  return gcb_mpi_err(
       &ctx->err,
       MPI_Recv(offset, 1, MPI_DOUBLE, 0, 1, ctx->world, MPI_STATUS_IGNORE),
       "MPI_Recv of a clock offset");
@@ -77,8 +68,8 @@ static enum gcb_status offset_exchange(struct gcb_ctx *ctx, int peer,
 enum gcb_status gcb__coll_clock_offset(struct gcb_ctx *ctx, double *offset) {
   *offset = 0;
   int node0 = ctx->node_index;
-  if (mpi_check(&ctx->err, MPI_Bcast(&node0, 1, MPI_INT, 0, ctx->world),
-                "MPI_Bcast of rank 0's node") != GCB_OK)
+  if (gcb_mpi_err(&ctx->err, MPI_Bcast(&node0, 1, MPI_INT, 0, ctx->world),
+                  "MPI_Bcast of rank 0's node") != GCB_OK)
     return GCB_EMPI;
   /* One rank at a time against rank 0; ranks on rank 0's node share its
    * clock and take part in nothing. */
@@ -86,8 +77,8 @@ enum gcb_status gcb__coll_clock_offset(struct gcb_ctx *ctx, double *offset) {
     int remote = 0;
     if (ctx->rank == peer)
       remote = ctx->node_index != node0;
-    if (mpi_check(&ctx->err, MPI_Bcast(&remote, 1, MPI_INT, peer, ctx->world),
-                  "MPI_Bcast") != GCB_OK)
+    if (gcb_mpi_err(&ctx->err, MPI_Bcast(&remote, 1, MPI_INT, peer, ctx->world),
+                    "MPI_Bcast") != GCB_OK)
       return GCB_EMPI;
     if (remote && (ctx->rank == 0 || ctx->rank == peer)) {
       enum gcb_status st = offset_exchange(ctx, peer, offset);
@@ -151,7 +142,7 @@ static enum gcb_status time_blocking(struct gcb_ctx *ctx, struct coll_op *c,
   enum gcb_status st = GCB_OK;
   for (long i = 0; i < iters && st == GCB_OK; i++) {
     gcb_watchdog_step(ctx->watchdog);
-    st = mpi_check(&ctx->err, MPI_Barrier(c->comm), "MPI_Barrier");
+    st = gcb_mpi_err(&ctx->err, MPI_Barrier(c->comm), "MPI_Barrier");
     straggle(c->state, ctx->rank);
     gcb_watchdog_step(ctx->watchdog);
     double t0 = gcb__coll_now();
@@ -169,7 +160,7 @@ static enum gcb_status time_each(struct gcb_ctx *ctx, struct coll_op *c,
                                  double *arrival) {
   gcb_watchdog_step(ctx->watchdog);
   enum gcb_status st =
-      mpi_check(&ctx->err, MPI_Barrier(c->comm), "MPI_Barrier");
+      gcb_mpi_err(&ctx->err, MPI_Barrier(c->comm), "MPI_Barrier");
   for (long i = 0; i < iters && st == GCB_OK; i++) {
     straggle(c->state, ctx->rank);
     gcb_watchdog_step(ctx->watchdog);
@@ -187,7 +178,7 @@ static enum gcb_status time_each(struct gcb_ctx *ctx, struct coll_op *c,
 static enum gcb_status lateness(struct gcb_ctx *ctx, const struct coll_op *c,
                                 long iters, double *arrival, double *first) {
   gcb_watchdog_step(ctx->watchdog);
-  enum gcb_status st = mpi_check(
+  enum gcb_status st = gcb_mpi_err(
       &ctx->err,
       MPI_Allreduce(arrival, first, (int)iters, MPI_DOUBLE, MPI_MIN, c->comm),
       "MPI_Allreduce of arrival times");
@@ -214,7 +205,7 @@ enum gcb_status gcb__coll_measure(struct gcb_ctx *ctx, const void *opts,
       warmup > 0 ? gcb_coll_case_run(c->k, (int)warmup, err) : GCB_OK;
   gcb_watchdog_step(ctx->watchdog);
   if (st == GCB_OK)
-    st = mpi_check(err, MPI_Barrier(c->comm), "MPI_Barrier");
+    st = gcb_mpi_err(err, MPI_Barrier(c->comm), "MPI_Barrier");
   double mean = 0;
   if (st == GCB_OK)
     st = o->blocking == 3  ? time_blocking(ctx, c, iters, &mean)

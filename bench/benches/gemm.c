@@ -17,9 +17,12 @@
 
 struct gemm_opts {
   uint64_t m, n, k;
-  uint32_t dtypes;   /* bit set over enum gcb_dtype */
+  uint32_t dtypes;    /* bit set over enum gcb_dtype */
   const char *shapes; /* "4096,8192x8192x4096"; NULL: -m/-n/-k */
-  bool flush_l2;
+  bool flush_l2;      /* accepted for old command lines: now the default */
+  bool no_flush_l2;
+  bool fast_accum;
+  bool autotune;
 };
 
 struct shape {
@@ -30,7 +33,7 @@ static const char *const dtype_names[] = {
 #define GCB__DTYPE_NAME(id, name, bytes) name,
     GCB_DTYPE_LIST(GCB__DTYPE_NAME)
 #undef GCB__DTYPE_NAME
-    NULL};
+        NULL};
 
 static const struct gcb_option gemm_options[] = {
     {"m", 'm', GCB_OPT_SIZE, offsetof(struct gemm_opts, m), NULL, "N",
@@ -43,10 +46,26 @@ static const struct gcb_option gemm_options[] = {
     {"dtype", 't', GCB_OPT_SET, offsetof(struct gemm_opts, dtypes), "fp64,fp32",
      "LIST", "element types, one case each", dtype_names, 0, 0},
     {"shapes", 0, GCB_OPT_STRING, offsetof(struct gemm_opts, shapes), NULL,
-     "LIST", "shape sweep instead of -m/-n/-k: comma-separated N (square) or "
-     "MxNxK, one case per shape and type", NULL, 0, 0},
+     "LIST",
+     "shape sweep instead of -m/-n/-k: comma-separated N (square) or "
+     "MxNxK, one case per shape and type",
+     NULL, 0, 0},
     {"flush-l2", 0, GCB_OPT_FLAG, offsetof(struct gemm_opts, flush_l2), NULL,
-     NULL, "evict the GPU's L2 cache before each timed multiply (untimed)",
+     NULL,
+     "evict the GPU's L2 cache and rewrite C before each timed "
+     "multiply, untimed (the default on cuda)",
+     NULL, 0, 0},
+    {"no-flush-l2", 0, GCB_OPT_FLAG, offsetof(struct gemm_opts, no_flush_l2),
+     NULL, NULL, "time multiplies with whatever L2 holds (cuda)", NULL, 0, 0},
+    {"autotune", 0, GCB_OPT_FLAG, offsetof(struct gemm_opts, autotune), NULL,
+     NULL,
+     "cuda: time cuBLASLt's top 8 heuristic algorithms at setup and "
+     "keep the fastest (named in the case)",
+     NULL, 0, 0},
+    {"fp8-fast-accum", 0, GCB_OPT_FLAG, offsetof(struct gemm_opts, fast_accum),
+     NULL, NULL,
+     "fp8: cuBLASLt's fast accumulation (no periodic promotion "
+     "to fp32; named in the case)",
      NULL, 0, 0},
     {0},
 };
@@ -99,7 +118,9 @@ static int shapes_of(const struct gemm_opts *o, struct shape *out,
   return n > 0 ? n : -1;
 }
 
-static uint64_t or_default(uint64_t v, uint64_t def) { return v ? v : def; }
+static uint64_t or_default(uint64_t v, uint64_t def) {
+  return v ? v : def;
+}
 
 /* a*b + c into *acc; false on overflow. */
 static bool mul_add(uint64_t a, uint64_t b, uint64_t *acc) {
@@ -163,8 +184,9 @@ static int gemm_count(const struct gcb_ctx *ctx, const void *opts) {
   struct shape shapes[MAX_SHAPES];
   const char *bad;
   int n = shapes_of(opts, shapes, &bad);
-  return n < 0 ? 0
-               : n * __builtin_popcount(((const struct gemm_opts *)opts)->dtypes);
+  return n < 0
+             ? 0
+             : n * __builtin_popcount(((const struct gemm_opts *)opts)->dtypes);
 }
 
 /* The index-th element type in the set, in table order. */
@@ -176,8 +198,9 @@ static enum gcb_dtype nth_dtype(uint32_t set, int index) {
 }
 
 static enum gcb_status gemm_setup(struct gcb_ctx *ctx, const void *opts,
-                                  void *state, int index, struct gcb_record *rec,
-                                  struct gcb_op *op, struct gcb_err *err) {
+                                  void *state, int index,
+                                  struct gcb_record *rec, struct gcb_op *op,
+                                  struct gcb_err *err) {
   (void)state;
   const struct gemm_opts *o = opts;
   struct shape shapes[MAX_SHAPES];
@@ -191,14 +214,25 @@ static enum gcb_status gemm_setup(struct gcb_ctx *ctx, const void *opts,
                               .n = or_default(sh->n, m),
                               .k = or_default(sh->k, m),
                               .seed = ctx->seed + (uint64_t)ctx->rank,
-                              .flush_l2 = o->flush_l2};
+                              .flush_l2 = !o->no_flush_l2,
+                              .fp8_fast_accum = o->fast_accum,
+                              .autotune = o->autotune};
   snprintf(rec->label, sizeof rec->label, "%s %llux%llux%llu",
            gcb_dtype_name(p.dtype), (unsigned long long)p.m,
            (unsigned long long)p.n, (unsigned long long)p.k);
+  p.fp8_fast_accum = p.fp8_fast_accum && p.dtype == GCB_DTYPE_FP8;
+  if (p.fp8_fast_accum) { /* a different kernel: named in the case */
+    size_t at = strlen(rec->label);
+    snprintf(rec->label + at, sizeof rec->label - at, " fast-accum");
+  }
   gcb_record_param_str(rec, "dtype", gcb_dtype_name(p.dtype));
   gcb_record_param_int(rec, "m", (int64_t)p.m);
   gcb_record_param_int(rec, "n", (int64_t)p.n);
   gcb_record_param_int(rec, "k", (int64_t)p.k);
+  if (p.fp8_fast_accum)
+    gcb_record_param_str(rec, "accumulate", "fast");
+  if (p.autotune)
+    gcb_record_param_str(rec, "algorithm", "autotuned");
   rec->work_per_op = 2.0 * (double)p.m * (double)p.n * (double)p.k;
   rec->figure = (struct gcb_figure_spec){
       .unit = "GFLOP/s", .scale = 1e9, .counted = "2*m*n*k flops"};

@@ -256,6 +256,8 @@ struct p2p_case {
   struct gcb_op inner, holder;
   bool measures;
   int root; /* measuring local rank; -1: this node lacks the pair */
+  bool ipc;      /* the peer buffer travels by CUDA IPC over `node` */
+  MPI_Comm node; /* ... whose ranks all release the case together */
   struct outcome out;
 };
 
@@ -281,7 +283,13 @@ static void case_release(void *state) {
   struct p2p_case *c = state;
   if (c == NULL)
     return;
+  /* The importer closes its IPC mapping before the exporter frees the
+   * buffer (CUDA: freeing memory another process still has open is
+   * undefined): every rank of the node passes the barrier only after its
+   * own imports are closed, and only then are the exports freed. */
   gcb_op_release(&c->inner);
+  if (c->ipc)
+    (void)MPI_Barrier(c->node); /* teardown: nothing to do on failure */
   gcb_op_release(&c->holder);
   free(c);
 }
@@ -358,8 +366,11 @@ static enum gcb_status p2p_setup(struct gcb_ctx *ctx, const void *opts,
   bool have = assign(g, s.src, s.dst, &r);
   c->root = have ? r.initiator : -1;
   c->measures = have && ctx->local_rank == r.initiator;
-  if (have && r.dst_ord < 0 && s.mode != GCB_P2P_STAGED)
+  if (have && r.dst_ord < 0 && s.mode != GCB_P2P_STAGED) {
+    c->ipc = true; /* every rank of the node takes this branch */
+    c->node = ctx->node;
     st = share_export(ctx, c, &r, bytes, &remote, err);
+  }
   if (!c->measures)
     return GCB_OK; /* the measuring rank reports any failure */
   struct gcb_p2p_params p = {.mode = (enum gcb_p2p_mode)s.mode,

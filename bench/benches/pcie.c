@@ -1,10 +1,11 @@
 /*
  * pcie: copies between host memory and the rank's GPU over its host link.
- * Cases: direction (h2d, d2h, bidir: both at once) x host memory (pinned,
- * pageable) x placement (the GPU's own NUMA node, or another one) x a size
- * sweep from small copies (their time is the copy latency) to large ones
- * (the link's bandwidth). Host memory is bound to the NUMA node with hwloc
- * by the backend; the node numbers come from this rank's topology.
+ * Cases: direction (h2d, d2h; bidir: the total of both at once; h2d_bidir,
+ * d2h_bidir: one direction timed while the other runs, as nvbandwidth) x host
+ * memory (pinned, pageable) x placement (the GPU's own NUMA node, or another
+ * one) x a size sweep from small copies (their time is the copy latency) to
+ * large ones (the link's bandwidth). Host memory is bound to the NUMA node with
+ * hwloc by the backend; the node numbers come from this rank's topology.
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -30,7 +31,10 @@ static const char *const numa_names[] = {"local", "remote", NULL};
 #define OPT(field) offsetof(struct pcie_opts, field)
 static const struct gcb_option pcie_options[] = {
     {"direction", 0, GCB_OPT_SET, OPT(dirs), "all", "LIST",
-     "h2d, d2h, bidir (both at once, bytes of both counted)", dir_names, 0, 0},
+     "h2d, d2h, bidir (both at once, bytes of both over the time both "
+     "take), h2d_bidir and d2h_bidir (that direction alone, timed while the "
+     "other runs: nvbandwidth's *_bidirectional_memcpy_ce)",
+     dir_names, 0, 0},
     {"memory", 0, GCB_OPT_SET, OPT(memories), "all", "LIST",
      "host memory: pinned (page-locked), pageable", memory_names, 0, 0},
     {"numa", 0, GCB_OPT_SET, OPT(placements), "all", "LIST",
@@ -160,7 +164,8 @@ static enum gcb_status pcie_setup(struct gcb_ctx *ctx, const void *opts,
   rec->figure = (struct gcb_figure_spec){
       .unit = "GB/s",
       .scale = 1e9,
-      .counted = "bytes copied, both directions summed for bidir"};
+      .counted = "bytes copied: both directions summed for bidir, the timed "
+                 "direction only for h2d_bidir and d2h_bidir"};
   if (ctx->backend_ops->pcie == NULL)
     return gcb_err_set(err, GCB_EUNSUPPORTED,
                        "the %s backend has no host<->device copies (no GPU)",

@@ -89,6 +89,7 @@ struct outcome {
   struct gcb_comparison cmp;
   struct gcb_plots plots;
   struct gcb_rtables tables; /* built once, shared by the renderers */
+  struct gcb_diagnosis diag;  /* the root causes, shared likewise */
 };
 
 static enum gcb_status analyse(const struct gcb_inputs *in, struct outcome *o,
@@ -111,12 +112,15 @@ static enum gcb_status analyse(const struct gcb_inputs *in, struct outcome *o,
   if (st == GCB_OK && in->base.root != NULL)
     st = gcb_compare_findings(&o->cmp, 0, &o->findings, err);
   gcb_findings_sort(&o->findings);
+  if (st == GCB_OK)
+    st = gcb_diagnose(in->docs, in->ndocs, &o->findings, &o->th, &o->diag, err);
   return st;
 }
 
 static void free_outcome(struct outcome *o) {
   gcb_rtables_free(&o->tables);
   gcb_findings_free(&o->findings);
+  gcb_diagnosis_free(&o->diag);
   free(o->checks);
   gcb_comparison_free(&o->cmp);
   gcb_plots_free(&o->plots);
@@ -210,7 +214,8 @@ static int report(const struct report_opts *ro, const char **files, size_t n,
                            .comparison = in.base.root ? &o.cmp : NULL,
                            .baseline = ro->baseline,
                            .plots = &o.plots,
-                           .thresholds = &o.th};
+                           .thresholds = &o.th,
+                           .diagnosis = st == GCB_OK ? &o.diag : NULL};
   bool one = ro->format != 0;
   if (st == GCB_OK && rank == 0)
     st = one ? write_one_format(ro, &rep, &err)

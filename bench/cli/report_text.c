@@ -5,9 +5,8 @@
  */
 #include "bench/cli/report_text.h"
 
+#include <stdio.h>
 #include <string.h>
-
-#define MAX_ROWS 20 /* findings and checks on screen; the files have all */
 
 /* Characters (not bytes) in a UTF-8 string. */
 static size_t chars(const char *s) {
@@ -83,21 +82,73 @@ static const struct gcb_rtable *find(const struct gcb_rtables *ts,
   return NULL;
 }
 
-static size_t count_cases(const struct gcb_report *rep) {
-  size_t n = 0;
-  for (size_t d = 0; d < rep->ndocs; d++)
-    n += json_array_size(json_object_get(rep->docs[d].root, "cases"));
-  return n;
+/* The cost column: "cost 40 %", or "" when the evidence has none. */
+static void cost_text(const struct gcb_root_cause *rc, char *buf, size_t n) {
+  buf[0] = '\0';
+  if (!rc->cleared && rc->cost == rc->cost && rc->cost > 0)
+    snprintf(buf, n, "cost %.0f %%", rc->cost * 100);
+}
+
+/* Every root cause on one aligned line: state, component, statement,
+ * cost, suggestion. Nothing is cut: this is the answer. */
+static void print_causes(FILE *out, const struct gcb_diagnosis *d) {
+  size_t wname = 0, wsum = 0, wcost = 0;
+  char cost[32];
+  for (size_t i = 0; i < d->n; i++) {
+    const struct gcb_root_cause *rc = &d->items[i];
+    cost_text(rc, cost, sizeof cost);
+    wname = chars(rc->comp.name) > wname ? chars(rc->comp.name) : wname;
+    wsum = chars(rc->summary) > wsum ? chars(rc->summary) : wsum;
+    wcost = chars(cost) > wcost ? chars(cost) : wcost;
+  }
+  for (size_t i = 0; i < d->n; i++) {
+    const struct gcb_root_cause *rc = &d->items[i];
+    cost_text(rc, cost, sizeof cost);
+    fputs("  ", out);
+    put(out, gcb_root_cause_state(rc), 4, 4, false);
+    fputs("  ", out);
+    put(out, rc->comp.name, wname, wname, false);
+    fputs("  ", out);
+    put(out, rc->summary, wsum, wsum, false);
+    if (wcost > 0) {
+      fputs("  ", out);
+      put(out, cost, wcost, wcost, false);
+    }
+    fputs("  ", out);
+    put(out, rc->suggestion, 0, 4096, false);
+    fputc('\n', out);
+  }
+}
+
+/* Checks a source cannot evaluate, each once. */
+static void print_na(FILE *out, const struct gcb_report *rep,
+                     const struct gcb_diagnosis *d) {
+  for (size_t i = 0; i < d->nna; i++) {
+    const struct gcb_finding *f = &rep->findings->items[d->na[i]];
+    fputs("  n/a   ", out);
+    put(out, f->explanation, 0, 4096, false);
+    fputc('\n', out);
+  }
 }
 
 void gcb__print_report_summary(FILE *out, const struct gcb_report *rep,
                                const char *dir) {
-  char verdict[128];
-  struct gcb_rtables own = {0};
-  const struct gcb_rtables *ts;
+  char verdict[320];
+  struct gcb_diagnosis own = {0};
+  const struct gcb_diagnosis *d;
   struct gcb_err err = {0};
-  fprintf(out, "gcbench report: %zu document(s), %zu case(s); wrote",
-          rep->ndocs, count_cases(rep));
+  gcb_report_verdict(rep, verdict, sizeof verdict);
+  put(out, verdict, 0, 4096, false);
+  fputc('\n', out);
+  if (gcb_report_diagnosis_use(rep, &own, &d, &err) == GCB_OK) {
+    print_causes(out, d);
+    print_na(out, rep, d);
+  }
+  gcb_diagnosis_free(&own);
+  fprintf(out, "%zu per-case finding(s)", rep->findings->n);
+  if (rep->criteria != NULL)
+    fprintf(out, " and %zu criteria check(s)", rep->criteria->nchecks);
+  fprintf(out, ": findings.json; wrote");
   for (size_t i = 0; gcb_renderers[i]; i++)
     fprintf(out, " %s", gcb_renderers[i]->file);
   fprintf(out, "%s to ", rep->plots && rep->plots->n ? " and plots" : "");
@@ -105,19 +156,6 @@ void gcb__print_report_summary(FILE *out, const struct gcb_report *rep,
   fputc('\n', out);
   if (rep->plots != NULL && rep->plots->note[0])
     fprintf(out, "note: %s\n", rep->plots->note);
-  if (gcb_report_tables_use(rep, &own, &ts, &err) == GCB_OK) {
-    static const struct col fcols[] = {{0, 8},  {1, 24}, {2, 56}, {3, 36},
-                                       {4, 20}, {5, 20}, {7, 80}};
-    static const struct col ccols[] = {{0, 48}, {1, 8}, {3, 8}, {4, 8}};
-    const struct gcb_rtable *f = find(ts, "findings"), *c = find(ts, "checks");
-    if (f != NULL && f->nrows > 0)
-      print_table(out, f, fcols, 7, MAX_ROWS);
-    if (c != NULL)
-      print_table(out, c, ccols, 4, MAX_ROWS);
-  }
-  gcb_rtables_free(&own);
-  gcb_report_verdict(rep, verdict, sizeof verdict);
-  fprintf(out, "%s\n", verdict);
 }
 
 enum gcb_status gcb__print_comparison(FILE *out, const struct gcb_doc *new_doc,
@@ -136,7 +174,7 @@ enum gcb_status gcb__print_comparison(FILE *out, const struct gcb_doc *new_doc,
   enum gcb_status st = gcb_report_tables(&rep, &ts, err);
   if (st == GCB_OK) {
     static const struct col dcols[] = {{0, 48}, {1, 8}, {2, 20}, {3, 20},
-                                       {4, 8},  {5, 8}, {7, 12}};
+                                       {4, 8},  {5, 28}, {7, 12}};
     static const struct col ncols[] = {{0, 48}, {1, 56}, {2, 56}};
     const struct gcb_rtable *d = find(&ts, "comparison");
     const struct gcb_rtable *n = find(&ts, "notes");

@@ -427,13 +427,18 @@ static int print_json(const struct gcb_topo *t, const struct rankset *rs,
     }
     free(probs);
   }
-  if (doc == NULL || json_dumpf(doc, stdout, JSON_INDENT(2)) != 0) {
-    json_decref(doc);
+  /* One string, one write: stdout is unbuffered after MPI_Init, and
+   * json_dumpf wrote each token with its own write(2) (4.5 million for
+   * 1,000 GPUs). */
+  char *text = doc ? json_dumps(doc, JSON_INDENT(2)) : NULL;
+  json_decref(doc);
+  if (text == NULL) {
     gcb_err_set(err, GCB_ENOMEM, "cannot build the JSON document");
     return -1;
   }
+  fwrite(text, 1, strlen(text), stdout);
   printf("\n");
-  json_decref(doc);
+  free(text);
   return n;
 }
 

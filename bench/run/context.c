@@ -10,23 +10,17 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/mpi_err.h"
+
 const char *gcb_errmsg(const struct gcb_ctx *ctx) {
   return ctx->err.msg;
-}
-
-static enum gcb_status mpi_failed(struct gcb_ctx *ctx, const char *call,
-                                  int rc) {
-  char text[MPI_MAX_ERROR_STRING] = "";
-  int len = 0;
-  MPI_Error_string(rc, text, &len);
-  return gcb_err_set(&ctx->err, GCB_EMPI, "%s: %s", call, text);
 }
 
 #define MPI_TRY(ctx, call)                                                     \
   do {                                                                         \
     int rc_ = (call);                                                          \
     if (rc_ != MPI_SUCCESS)                                                    \
-      return mpi_failed((ctx), #call, rc_);                                    \
+      return gcb_mpi_err(&(ctx)->err, rc_, #call);                             \
   } while (0)
 
 /* Nodes are numbered by their lowest world rank: the node's first rank
@@ -186,7 +180,8 @@ static enum gcb_status split_nodes(struct gcb_ctx *ctx, char *xml,
   if (rc == MPI_SUCCESS)
     rc = MPI_Comm_size(host, &ctx->host_size);
   if (rc != MPI_SUCCESS)
-    st = mpi_failed(ctx, "MPI_Comm_rank/size of the host communicator", rc);
+    st = gcb_mpi_err(&ctx->err, rc,
+                     "MPI_Comm_rank/size of the host communicator");
   if (st == GCB_OK)
     st = read_groups(&g, &ctx->err);
   if (st == GCB_OK && g.count > ctx->host_size)
@@ -204,9 +199,9 @@ static enum gcb_status split_nodes(struct gcb_ctx *ctx, char *xml,
   rc = MPI_Comm_split(host, group, ctx->host_rank, &ctx->node);
   int freed = MPI_Comm_free(&host);
   if (rc != MPI_SUCCESS)
-    return mpi_failed(ctx, "MPI_Comm_split", rc);
+    return gcb_mpi_err(&ctx->err, rc, "MPI_Comm_split");
   return freed == MPI_SUCCESS ? GCB_OK
-                              : mpi_failed(ctx, "MPI_Comm_free", freed);
+                              : gcb_mpi_err(&ctx->err, freed, "MPI_Comm_free");
 }
 
 static enum gcb_status init_mpi(struct gcb_ctx *ctx, char *xml,

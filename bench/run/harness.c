@@ -15,6 +15,7 @@
 
 #include "bench/run/header.h"
 #include "bench/run/watchdog.h"
+#include "common/mpi_err.h"
 
 const struct gcb_option gcb_run_options[] = {
     {"backend", 'B', GCB_OPT_STRING, offsetof(struct gcb_run_opts, backend),
@@ -48,16 +49,6 @@ const struct gcb_option gcb_run_options[] = {
      NULL, 0, 0},
     {0},
 };
-
-/* A failed MPI call, named with the library's reason. */
-static enum gcb_status mpi_failed(struct gcb_err *err, int rc,
-                                  const char *what) {
-  char text[MPI_MAX_ERROR_STRING] = "";
-  int len = 0;
-  if (MPI_Error_string(rc, text, &len) != MPI_SUCCESS)
-    snprintf(text, sizeof text, "MPI error %d", rc);
-  return gcb_err_set(err, GCB_EMPI, "%s failed: %s", what, text);
-}
 
 /* What each rank sends rank 0 about one case; plain bytes on the wire. */
 struct wire {
@@ -228,7 +219,7 @@ enum gcb_status gcb_harness_begin(struct gcb_harness *h, struct gcb_ctx *ctx,
     return st;
   int rc = MPI_Bcast(run_id, sizeof run_id, MPI_CHAR, 0, ctx->world);
   if (rc != MPI_SUCCESS)
-    return mpi_failed(&ctx->err, rc, "MPI_Bcast of the run id");
+    return gcb_mpi_err(&ctx->err, rc, "MPI_Bcast of the run id");
   st = gcb__header_build(ctx, h->document.results, command, argc, argv, run_id,
                          &h->rank_names, &h->device_lines);
   if (st != GCB_OK)
@@ -250,6 +241,22 @@ enum gcb_status gcb_harness_begin(struct gcb_harness *h, struct gcb_ctx *ctx,
   return start_watchdog(h);
 }
 
+/* The GPU's clocks, power and throttle reasons while the case runs
+ * (backends that have them): a failure to sample leaves the case alone. */
+static void telemetry_start(struct gcb_harness *h) {
+  const struct gcb_backend_ops *ops = h->ctx->backend_ops;
+  struct gcb_err ignored = {0};
+  if (ops->telemetry_start != NULL)
+    (void)ops->telemetry_start(h->ctx->backend, &ignored);
+}
+
+static void telemetry_stop(struct gcb_harness *h, struct gcb_telemetry *out) {
+  const struct gcb_backend_ops *ops = h->ctx->backend_ops;
+  *out = (struct gcb_telemetry){.available = false};
+  if (ops->telemetry_stop != NULL)
+    ops->telemetry_stop(h->ctx->backend, out);
+}
+
 /* Warm-up, then `iters` timed samples of one operation each. */
 static enum gcb_status measure(struct gcb_harness *h, struct gcb_op *op,
                                double *samples) {
@@ -260,11 +267,14 @@ static enum gcb_status measure(struct gcb_harness *h, struct gcb_op *op,
     gcb_watchdog_step(h->watchdog);
     st = op->run(op->state, 1, &ignored, err);
   }
+  /* Telemetry from the end of the warm-up: a sample of the idle GPU
+   * before it would read as the case's minimum clock. */
+  telemetry_start(h);
   /* Ranks start timing together: concurrent ranks share memory and links. */
   gcb_watchdog_step(h->watchdog);
   int rc = MPI_Barrier(h->ctx->world);
   if (rc != MPI_SUCCESS && st == GCB_OK)
-    st = mpi_failed(err, rc, "MPI_Barrier before timing");
+    st = gcb_mpi_err(err, rc, "MPI_Barrier before timing");
   for (long i = 0; i < h->opts->iters && st == GCB_OK; i++) {
     gcb_watchdog_step(h->watchdog);
     st = op->run(op->state, 1, &samples[i], err);
@@ -287,22 +297,6 @@ static enum gcb_status measure_samples(struct gcb_harness *h, struct gcb_op *op,
   return st;
 }
 
-/* The GPU's clocks, power and throttle reasons while the case runs
- * (backends that have them): a failure to sample leaves the case alone. */
-static void telemetry_start(struct gcb_harness *h) {
-  const struct gcb_backend_ops *ops = h->ctx->backend_ops;
-  struct gcb_err ignored = {0};
-  if (ops->telemetry_start != NULL)
-    (void)ops->telemetry_start(h->ctx->backend, &ignored);
-}
-
-static void telemetry_stop(struct gcb_harness *h, struct gcb_telemetry *out) {
-  const struct gcb_backend_ops *ops = h->ctx->backend_ops;
-  *out = (struct gcb_telemetry){.available = false};
-  if (ops->telemetry_stop != NULL)
-    ops->telemetry_stop(h->ctx->backend, out);
-}
-
 static enum gcb_status measure_and_check(struct gcb_harness *h,
                                          const struct gcb_bench *bench,
                                          const void *bench_opts, void *state,
@@ -310,7 +304,8 @@ static enum gcb_status measure_and_check(struct gcb_harness *h,
   struct gcb_timing t = {.iters = h->opts->iters,
                          .warmup = h->opts->warmup,
                          .timed = h->opts->iters};
-  telemetry_start(h);
+  if (bench->measure) /* its own warm-up inside: the whole case sampled */
+    telemetry_start(h);
   enum gcb_status st = bench->measure
                            ? bench->measure(h->ctx, bench_opts, state, op, &t,
                                             &w->result, &h->ctx->err)
@@ -332,7 +327,7 @@ static enum gcb_status gather(struct gcb_harness *h, const struct wire *mine,
   int rc = MPI_Gather(mine, (int)sizeof *mine, MPI_BYTE, all, (int)sizeof *mine,
                       MPI_BYTE, 0, ctx->world);
   if (rc != MPI_SUCCESS)
-    return mpi_failed(&ctx->err, rc, "MPI_Gather of case statistics");
+    return gcb_mpi_err(&ctx->err, rc, "MPI_Gather of case statistics");
   for (int r = 0; ctx->rank == 0 && r < ctx->size; r++) {
     struct gcb_rank_result *rr = &rec->ranks[r];
     /* The record says what was timed, as the hook reports it. */

@@ -7,6 +7,8 @@
  */
 #include "bench/run/header.h"
 
+#include "collectives/comm.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +26,15 @@ void gcb__run_id(char *buf, size_t len) {
   snprintf(buf, len, "%s-%ld", stamp, (long)getpid());
 }
 
+/* The NCCL transport's library version ("NCCL 2.28.9"), "" without one:
+ * the collectives module owns that fact, not the backend. */
+static void nccl_version(char *buf, size_t len) {
+  const struct gcb_coll_ops *t = gcb_coll_transport_find("nccl");
+  buf[0] = '\0';
+  if (t != NULL && t->version != NULL)
+    t->version(buf, len);
+}
+
 /* The health of every GPU the node's first rank sees (calloc'd, *n of
  * them), or NULL when the backend has no GPUs to report (host) or cannot
  * read them. */
@@ -34,9 +45,15 @@ static struct gcb_health *node_health(struct gcb_ctx *ctx, int *n) {
     return NULL;
   struct gcb_health *gpus = calloc(MAX_GPUS, sizeof *gpus);
   struct gcb_err err = {0};
-  if (gpus &&
-      ctx->backend_ops->health(ctx->backend, gpus, MAX_GPUS, n, &err) == GCB_OK)
+  if (gpus && ctx->backend_ops->health(ctx->backend, gpus, MAX_GPUS, n, &err) ==
+                  GCB_OK) {
+    char nccl[64];
+    nccl_version(nccl, sizeof nccl);
+    const char *number = strncmp(nccl, "NCCL ", 5) == 0 ? nccl + 5 : nccl;
+    for (int i = 0; i < *n; i++)
+      snprintf(gpus[i].nccl, sizeof gpus[i].nccl, "%s", number);
     return gpus;
+  }
   free(gpus);
   return NULL;
 }
@@ -199,6 +216,12 @@ set_header(struct gcb_ctx *ctx, struct gcb_results *results,
   gcb_topo_hwloc_version(hwloc, sizeof hwloc);
   if (ctx->backend_ops->versions)
     ctx->backend_ops->versions(ctx->backend, backend, sizeof backend);
+  char nccl[64];
+  nccl_version(nccl, sizeof nccl);
+  if (ctx->backend_ops->health != NULL && nccl[0] != '\0') {
+    size_t at = strlen(backend);
+    snprintf(backend + at, sizeof backend - at, "; %s", nccl);
+  }
   struct gcb_run_info run = {.command = command,
                              .argc = argc,
                              .argv = argv,

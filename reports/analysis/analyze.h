@@ -41,11 +41,14 @@ struct gcb_finding {
   enum gcb_severity severity;
   const char *kind; /* static string ("slow-rank"); see docs/REPORTS.md */
   struct gcb_location where;
-  double measured; /* NAN when not a number */
-  double expected; /* NAN when there is no expectation */
-  char unit[24];   /* unit of measured/expected; "" */
-  double cost;     /* fraction of a synchronous job's time lost; NAN */
-  int check;       /* index of the criteria check; -1 */
+  double measured;         /* NAN when not a number */
+  double expected;         /* NAN when there is no expectation */
+  char unit[24];           /* unit of measured/expected; "" */
+  double cost;             /* fraction of a synchronous job's time lost; NAN */
+  int check;               /* index of the criteria check; -1 */
+  const char *metric;      /* criterion: the missed bound's metric; NULL */
+  const json_t *case_json; /* the case, borrowed from its document; NULL
+                              when the rule did not record it */
   char explanation[320];
   char suggestion[320];
 };

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "reports/analysis/analyze_rules.h"
+#include "reports/analysis/diagnose.h"
 #include "reports/document/ranks.h"
 #include "reports/document/topo_view.h"
 
@@ -34,8 +35,10 @@ static struct gcb_finding *case_push(const struct gcb__rule_ctx *cx,
   struct gcb_finding *f = gcb__rule_push(cx, sev);
   if (f != NULL && rank >= 0)
     gcb_finding_at_rank(f, cx->index, cx->doc->root, rank);
-  if (f != NULL)
+  if (f != NULL) {
     gcb_view_case_title(c, f->where.subject, sizeof f->where.subject);
+    f->case_json = c;
+  }
   return f;
 }
 
@@ -170,15 +173,15 @@ static enum gcb_status slow_finding(const struct gcb__rule_ctx *cx,
   f->expected = median;
   f->cost = below;
   gcb_view_copy(f->unit, sizeof f->unit, unit);
-  char xs[32], ms[32], why[256];
-  gcb_view_fmt(x, xs, sizeof xs);
-  gcb_view_fmt(median, ms, sizeof ms);
+  char xs[48], ms[48], why[256];
+  gcb_fmt_scaled(x, unit, xs, sizeof xs);
+  gcb_fmt_scaled(median, unit, ms, sizeof ms);
   throttle_text(cx, c, f, why, sizeof why);
   gcb_finding_explain(f,
-                      "rank %lld reaches %s %s, %.1f%% below the median "
-                      "of %zu ranks (%s %s); a synchronous job runs at the "
+                      "rank %lld reaches %s, %.1f%% below the median "
+                      "of %zu ranks (%s); a synchronous job runs at the "
                       "slowest rank's pace%s",
-                      rank, xs, unit, below * 100, n, ms, unit, why);
+                      rank, xs, below * 100, n, ms, why);
   gcb_finding_suggest(f, "%s", slow_suggestion(gcb_view_str(c, "bench")));
   return GCB_OK;
 }

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/pcie.h"
 #include "reports/analysis/analyze_rules.h"
 #include "reports/document/topo_view.h"
 
@@ -21,10 +22,10 @@
   "idle GPUs downtrain: confirm under load (nvidia-smi -q -d PCI: current vs " \
   "max; lspci -vv: LnkSta vs LnkCap) before replacing anything"
 
-/* GB/s per lane and direction by PCIe generation (docs/TOPOLOGY.md). */
+/* GB/s per lane and direction by PCIe generation; NaN when unknown. */
 static double lane_gbps(long long gen) {
-  static const double rate[] = {0, 0.25, 0.5, 0.985, 1.969, 3.938, 7.56};
-  return gen >= 1 && gen <= 6 ? rate[gen] : NAN;
+  return gen >= 1 && gen <= GCB_PCIE_GEN_MAX ? gcb_pcie_lane_gbps((int)gen)
+                                             : NAN;
 }
 
 /* What one GPU's evidence says, and how fast its link is against how fast

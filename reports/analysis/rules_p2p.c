@@ -80,6 +80,7 @@ static enum gcb_status report(const struct gcb__rule_ctx *cx,
   gcb_view_copy(f->where.bus_id, sizeof f->where.bus_id, a);
   snprintf(f->where.link, sizeof f->where.link, "%s<->%s", a, b);
   gcb_view_case_title(p->c, f->where.subject, sizeof f->where.subject);
+  f->case_json = p->c;
   f->measured = p->m.value;
   f->expected = expected;
   f->cost = 1 - p->m.value / expected;

@@ -63,6 +63,7 @@ static struct gcb_finding *push_at(const struct gcb__rule_ctx *cx,
   if (f != NULL) {
     gcb_finding_at_rank(f, cx->index, cx->doc->root, h->rank);
     gcb_view_case_title(h->c, f->where.subject, sizeof f->where.subject);
+    f->case_json = h->c;
   }
   return f;
 }

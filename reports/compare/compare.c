@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reports/analysis/diagnose.h"
 #include "reports/compare/compare_notes.h"
 #include "reports/document/ranks.h"
 
@@ -131,37 +132,101 @@ static enum gcb_verdict judge(double change, bool lower, double threshold,
   return worse > 0 ? GCB_VERDICT_REGRESSION : GCB_VERDICT_BETTER;
 }
 
+/* What a case is compared on: its figure (median and slowest rank), its
+ * time (latency cases: their GB/s says nothing), or, for collectives, the
+ * bus bandwidth, which nccl-tests defined to compare across rank counts. */
+enum basis { BY_FIGURE, BY_TIME, BY_BUSBW };
+
+static enum basis basis_of(const json_t *c) {
+  if (gcb_case_is_latency(c))
+    return BY_TIME;
+  if (!isnan(gcb_view_num(gcb_view_obj(c, "summary"), "busbw")))
+    return BY_BUSBW;
+  return BY_FIGURE;
+}
+
+/* The median (or, slowest, the longest) of the ranks' times, in us. */
+static double rank_time_us(const json_t *c, bool slowest) {
+  struct gcb_ranks pr;
+  gcb_ranks_of(c, &pr);
+  double *t = malloc(pr.n * sizeof *t + 1), v = NAN;
+  size_t n = 0;
+  for (size_t i = 0; t != NULL && i < pr.n; i++) {
+    double x = gcb_ranks_num(&pr, GCB_RC_FIGURE_TIME, i);
+    if (isnan(x))
+      x = gcb_ranks_num(&pr, GCB_RC_TIME_MEDIAN, i);
+    if (!isnan(x))
+      t[n++] = x * 1e6;
+  }
+  if (n > 0)
+    v = slowest ? (qsort(t, n, sizeof *t, cmp_double), t[n - 1]) : median(t, n);
+  if (n == 0 && !slowest) /* a tool's average over ranks only */
+    v = gcb_view_num(gcb_view_obj(gcb_view_obj(c, "summary"), "time_s"),
+                     "mean") *
+        1e6;
+  free(t);
+  return v;
+}
+
+/* One compared row: metric `name` with the two values. */
+static enum gcb_status row(struct gcb_comparison *cmp, const json_t *nc,
+                           const char *key, const char *name, const char *unit,
+                           double old_v, double new_v, bool lower,
+                           double threshold, double noise,
+                           struct gcb_err *err) {
+  struct gcb_delta *d = push_delta(cmp, err);
+  if (d == NULL)
+    return GCB_ENOMEM;
+  describe(d, nc, key);
+  gcb_view_copy(d->unit, sizeof d->unit, unit);
+  d->metric = name;
+  d->old_value = old_v;
+  d->new_value = new_v;
+  d->change = old_v != 0 ? (new_v - old_v) / fabs(old_v) : NAN;
+  d->noise = noise;
+  d->threshold = threshold;
+  /* A NAN change (zero baseline) cannot be judged: call it the same. */
+  d->verdict = isnan(d->change) ? GCB_VERDICT_SAME
+                                : judge(d->change, lower, threshold, noise);
+  cmp->regressions += d->verdict == GCB_VERDICT_REGRESSION;
+  return GCB_OK;
+}
+
 static enum gcb_status compare_case(struct gcb_comparison *cmp,
                                     const json_t *oc, const json_t *nc,
                                     const char *key,
                                     const struct gcb_thresholds *t,
                                     struct gcb_err *err) {
   const char *unit = gcb_view_str(nc, "unit");
+  const json_t *os = gcb_view_obj(oc, "summary"),
+               *ns = gcb_view_obj(nc, "summary");
+  enum basis by = basis_of(nc);
   bool lower = lower_is_better(unit);
   double no = case_noise(oc), nn = case_noise(nc);
   double noise = t->noise_sigmas * sqrt(no * no + nn * nn);
-  double threshold =
-      gcb_thresholds_regression(t, gcb_view_str(nc, "bench"), unit) / 100;
-  for (size_t m = 0; m < sizeof metrics / sizeof *metrics; m++) {
+  double threshold = gcb_thresholds_regression(t, gcb_view_str(nc, "bench"),
+                                               by == BY_TIME ? "us" : unit) /
+                     100;
+  bool same_scale =
+      gcb_view_int(os, "ranks", -1) == gcb_view_int(ns, "ranks", -1);
+  enum gcb_status st = GCB_OK;
+  if (by == BY_TIME)
+    for (int slow = 0; slow < 2 && st == GCB_OK; slow++)
+      st = row(cmp, nc, key, slow ? "slowest time" : "median time", "us",
+               rank_time_us(oc, slow), rank_time_us(nc, slow), true, threshold,
+               noise, err);
+  if (by == BY_BUSBW)
+    st = row(cmp, nc, key, "busbw", "GB/s", gcb_view_num(os, "busbw"),
+             gcb_view_num(ns, "busbw"), false, threshold, noise, err);
+  /* At another scale only busbw compares; a rank's figure does not. */
+  for (size_t m = 0; by != BY_TIME && st == GCB_OK && m < 2; m++) {
+    if (by == BY_BUSBW && (m == 0 || !same_scale))
+      continue;
     const char *field = lower ? metrics[m].lower : metrics[m].higher;
-    struct gcb_delta *d = push_delta(cmp, err);
-    if (d == NULL)
-      return GCB_ENOMEM;
-    describe(d, nc, key);
-    d->metric = metrics[m].name;
-    d->old_value = gcb_view_num(gcb_view_obj(oc, "summary"), field);
-    d->new_value = gcb_view_num(gcb_view_obj(nc, "summary"), field);
-    d->change = d->old_value != 0
-                    ? (d->new_value - d->old_value) / fabs(d->old_value)
-                    : NAN;
-    d->noise = noise;
-    d->threshold = threshold;
-    /* A NAN change (zero baseline) cannot be judged: call it the same. */
-    d->verdict = isnan(d->change) ? GCB_VERDICT_SAME
-                                  : judge(d->change, lower, threshold, noise);
-    cmp->regressions += d->verdict == GCB_VERDICT_REGRESSION;
+    st = row(cmp, nc, key, metrics[m].name, unit, gcb_view_num(os, field),
+             gcb_view_num(ns, field), lower, threshold, noise, err);
   }
-  return GCB_OK;
+  return st;
 }
 
 static enum gcb_status one_sided(struct gcb_comparison *cmp, const json_t *c,
@@ -188,8 +253,14 @@ static char (*case_keys(const json_t *root, size_t *n))[192] {
   char(*keys)[192] = malloc(*n * sizeof *keys + 1);
   if (keys == NULL)
     return NULL;
+  /* A collective's element count per rank depends on the rank count
+   * (allgather, reducescatter): runs at another scale match by size. */
+  static const char *const coll_skip[] = {"count", NULL};
   json_array_foreach(cases, i, c) {
-    gcb_view_case_key(c, keys[i], sizeof keys[i]);
+    if (strcmp(gcb_view_str(c, "bench"), "coll") == 0)
+      gcb_view_case_key_except(c, coll_skip, keys[i], sizeof keys[i]);
+    else
+      gcb_view_case_key(c, keys[i], sizeof keys[i]);
   }
   return keys;
 }
@@ -276,14 +347,15 @@ static enum gcb_status delta_finding(const struct gcb_delta *d, int doc,
   }
   f->measured = d->new_value;
   f->expected = d->old_value;
-  char was[32], now[32];
-  gcb_view_fmt(d->old_value, was, sizeof was);
-  gcb_view_fmt(d->new_value, now, sizeof now);
+  f->metric = d->metric;
+  char was[48], now[48];
+  gcb_fmt_scaled(d->old_value, d->unit, was, sizeof was);
+  gcb_fmt_scaled(d->new_value, d->unit, now, sizeof now);
   gcb_finding_explain(f,
-                      "%s changed %+.1f%% (%s -> %s %s), beyond the "
+                      "%s changed %+.1f%% (%s -> %s), beyond the "
                       "%.1f%% threshold and the %.1f%% noise band",
-                      d->metric, d->change * 100, was, now, d->unit,
-                      d->threshold * 100, d->noise * 100);
+                      d->metric, d->change * 100, was, now, d->threshold * 100,
+                      d->noise * 100);
   gcb_finding_suggest(f, "check the not-comparable notes first; then bisect "
                          "software and settings changed since the baseline");
   return GCB_OK;

@@ -81,6 +81,7 @@ void gcb_criteria_free(struct gcb_criteria *cr);
 struct gcb_check_result {
   size_t matched; /* cases the check applied to */
   size_t failed;  /* bounds missed (per rank for per-rank metrics) */
+  size_t na;      /* sources that do not measure a bound's metric: n/a */
 };
 
 /* True when a case matches a check: same bench (or the check's bench is
@@ -99,7 +100,10 @@ bool gcb_check_matches_in(const struct gcb_criterion *k, const json_t *c,
  * caller provides nchecks entries) counts what check i matched and missed.
  * Each miss, and each check that matched no case, is appended to `out` as
  * a "criterion" finding at failure level with `check` set to the check's
- * index. GCB_ENOMEM when memory runs out.
+ * index. A bound whose metric a document measures in none of its matching
+ * cases (late_us in nccl-tests data) is n/a for that document: one
+ * "criterion-na" info finding, never a miss. GCB_ENOMEM when memory runs
+ * out.
  */
 enum gcb_status gcb_criteria_evaluate(const struct gcb_criteria *cr,
                                       const struct gcb_doc *docs, size_t ndocs,

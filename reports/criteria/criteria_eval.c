@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "reports/analysis/diagnose.h"
 #include "reports/criteria/criteria.h"
 #include "reports/document/p2p_view.h"
 #include "reports/document/ranks.h"
@@ -161,6 +162,7 @@ struct eval {
   struct gcb_check_result *result;
   struct gcb_findings *out;
   struct gcb_err *err;
+  bool judged[GCB_MAX_BOUNDS]; /* some document could evaluate the bound */
 };
 
 static enum gcb_status miss(struct eval *ev, const struct gcb_bound *b,
@@ -177,26 +179,32 @@ static enum gcb_status miss(struct eval *ev, const struct gcb_bound *b,
   const char *unit =
       b->metric->unit ? b->metric->unit : gcb_view_str(ev->c, "unit");
   f->check = (int)ev->check;
+  f->metric = b->metric->name;
+  f->case_json = ev->c;
   f->measured = v;
   f->expected = b->limit;
   gcb_view_copy(f->unit, sizeof f->unit, unit);
   char where[32] = "";
   if (rank >= 0)
     snprintf(where, sizeof where, " of rank %lld", rank);
-  char vs[32], ls[32];
-  gcb_view_fmt(v, vs, sizeof vs);
-  gcb_view_fmt(b->limit, ls, sizeof ls);
+  /* Both in the unit that suits the limit, with enough digits to show
+   * why it fails: "20.00001 us, above the maximum 20 us". */
+  const char *shown;
+  double scale = gcb_unit_scale(fabs(b->limit), unit, &shown);
+  char vs[40], ls[40];
+  gcb_fmt_against(v * scale, b->limit * scale, vs, sizeof vs);
+  gcb_view_fmt(b->limit * scale, ls, sizeof ls);
   if (isnan(v))
     gcb_finding_explain(f,
                         "check '%s': the case has no %s%s (not measured), so "
                         "it cannot meet the %s %s %s",
                         k->name, b->metric->name, where,
-                        b->is_min ? "minimum" : "maximum", ls, unit);
+                        b->is_min ? "minimum" : "maximum", ls, shown);
   else
     gcb_finding_explain(f, "check '%s': %s%s is %s %s, %s the %s %s %s",
-                        k->name, b->metric->name, where, vs, unit,
+                        k->name, b->metric->name, where, vs, shown,
                         b->is_min ? "below" : "above",
-                        b->is_min ? "minimum" : "maximum", ls, unit);
+                        b->is_min ? "minimum" : "maximum", ls, shown);
   gcb_finding_suggest(f, "rerun to confirm; then look at this case's other "
                          "findings (slow rank, placement) for the cause");
   return GCB_OK;
@@ -225,25 +233,95 @@ static enum gcb_status eval_bound(struct eval *ev, const struct gcb_bound *b) {
   return GCB_OK;
 }
 
+static bool has_match(const struct gcb_criterion *k, const json_t *root) {
+  const json_t *c;
+  size_t i;
+  json_array_foreach(json_object_get(root, "cases"), i, c) {
+    if (gcb_check_matches_in(k, c, root))
+      return true;
+  }
+  return false;
+}
+
+/* Whether the document measures the bound's metric in any case the check
+ * matches: a source that does not (nccl-tests has no arrival skew, so no
+ * late_us) cannot be judged on it, which is "n/a", not a failure. */
+static bool measured_in(const struct gcb_criterion *k,
+                        const struct gcb_bound *b, const json_t *root) {
+  const json_t *c;
+  size_t i;
+  json_array_foreach(json_object_get(root, "cases"), i, c) {
+    if (!gcb_check_matches_in(k, c, root))
+      continue;
+    struct gcb_ranks pr;
+    gcb_ranks_of(c, &pr);
+    const struct gcb_ranks *per = b->metric->per_rank && pr.n > 0 ? &pr : NULL;
+    for (size_t r = 0; r < (per != NULL ? pr.n : 1); r++)
+      if (!isnan(b->metric->value(c, per, r)))
+        return true;
+  }
+  return false;
+}
+
+/* One info finding per check, bound and source that cannot evaluate it. */
+static enum gcb_status not_applicable(struct eval *ev, const struct gcb_doc *d,
+                                      const struct gcb_bound *b) {
+  const struct gcb_criterion *k = &ev->cr->checks[ev->check];
+  struct gcb_finding *f =
+      gcb_findings_push(ev->out, GCB_SEV_INFO, "criterion-na");
+  if (f == NULL)
+    return gcb_err_set(ev->err, GCB_ENOMEM, "criteria: out of memory");
+  ev->result->na++;
+  f->where.doc = ev->doc;
+  f->check = (int)ev->check;
+  f->metric = b->metric->name;
+  gcb_view_copy(f->where.subject, sizeof f->where.subject, k->name);
+  gcb_finding_explain(f, "check '%s': n/a for %s, which does not measure %s",
+                      k->name, d->name, b->metric->name);
+  gcb_finding_suggest(f,
+                      "judge %s with a source that measures it (gcbench's "
+                      "own run)",
+                      b->metric->name);
+  return GCB_OK;
+}
+
+static enum gcb_status eval_doc(struct eval *ev, const struct gcb_doc *doc,
+                                const bool *na) {
+  const struct gcb_criterion *k = &ev->cr->checks[ev->check];
+  const json_t *c;
+  size_t i;
+  json_array_foreach(json_object_get(doc->root, "cases"), i, c) {
+    if (!gcb_check_matches_in(k, c, ev->root))
+      continue;
+    ev->c = c;
+    ev->result->matched++;
+    for (size_t b = 0; b < k->nbounds; b++) {
+      enum gcb_status st = na[b] ? GCB_OK : eval_bound(ev, &k->bounds[b]);
+      if (st != GCB_OK)
+        return st;
+    }
+  }
+  return GCB_OK;
+}
+
 static enum gcb_status eval_docs(struct eval *ev, const struct gcb_doc *docs,
                                  size_t ndocs) {
   const struct gcb_criterion *k = &ev->cr->checks[ev->check];
   for (size_t d = 0; d < ndocs; d++) {
-    const json_t *c;
-    size_t i;
+    bool na[GCB_MAX_BOUNDS] = {false};
+    enum gcb_status st = GCB_OK;
     ev->doc = (int)d;
     ev->root = docs[d].root;
-    json_array_foreach(json_object_get(docs[d].root, "cases"), i, c) {
-      if (!gcb_check_matches_in(k, c, ev->root))
-        continue;
-      ev->c = c;
-      ev->result->matched++;
-      for (size_t b = 0; b < k->nbounds; b++) {
-        enum gcb_status st = eval_bound(ev, &k->bounds[b]);
-        if (st != GCB_OK)
-          return st;
-      }
+    for (size_t b = 0; b < k->nbounds && st == GCB_OK; b++) {
+      na[b] = !measured_in(k, &k->bounds[b], ev->root);
+      ev->judged[b] |= !na[b];
+      if (na[b] && has_match(k, ev->root))
+        st = not_applicable(ev, &docs[d], &k->bounds[b]);
     }
+    if (st == GCB_OK)
+      st = eval_doc(ev, &docs[d], na);
+    if (st != GCB_OK)
+      return st;
   }
   return GCB_OK;
 }
@@ -265,6 +343,34 @@ static enum gcb_status unmatched(struct eval *ev) {
   return GCB_OK;
 }
 
+/* A bound no document could evaluate fails, as a check that matched
+ * nothing does: acceptance must not pass on a figure nobody measured (a
+ * busbw bound on gemm cases is a mistake in the file, said loudly). */
+static enum gcb_status never_judged(struct eval *ev) {
+  const struct gcb_criterion *k = &ev->cr->checks[ev->check];
+  for (size_t b = 0; b < k->nbounds; b++) {
+    if (ev->judged[b])
+      continue;
+    struct gcb_finding *f =
+        gcb_findings_push(ev->out, GCB_SEV_FAIL, "criterion");
+    if (f == NULL)
+      return gcb_err_set(ev->err, GCB_ENOMEM, "criteria: out of memory");
+    ev->result->failed++;
+    f->check = (int)ev->check;
+    f->metric = k->bounds[b].metric->name;
+    gcb_view_copy(f->where.subject, sizeof f->where.subject, k->name);
+    gcb_finding_explain(f,
+                        "check '%s': no document measures %s in the %zu "
+                        "case(s) the check matches",
+                        k->name, k->bounds[b].metric->name,
+                        ev->result->matched);
+    gcb_finding_suggest(f, "bound a figure these cases have (see "
+                           "docs/criteria-schema.md), or run a source that "
+                           "measures it");
+  }
+  return GCB_OK;
+}
+
 enum gcb_status gcb_criteria_evaluate(const struct gcb_criteria *cr,
                                       const struct gcb_doc *docs, size_t ndocs,
                                       struct gcb_check_result *results,
@@ -277,6 +383,8 @@ enum gcb_status gcb_criteria_evaluate(const struct gcb_criteria *cr,
     enum gcb_status st = eval_docs(&ev, docs, ndocs);
     if (st == GCB_OK && results[i].matched == 0)
       st = unmatched(&ev);
+    else if (st == GCB_OK)
+      st = never_judged(&ev);
     if (st != GCB_OK)
       return st;
   }

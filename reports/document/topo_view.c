@@ -5,7 +5,6 @@
  */
 #include "reports/document/topo_view.h"
 
-#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -29,49 +28,6 @@ const json_t *gcb_topo_view_gpu(const json_t *topo, long long index) {
       return g;
   }
   return NULL;
-}
-
-/* Reads up to max hex digits; returns how many were read. */
-static int hex_field(const char **p, unsigned long *v, int max) {
-  int n = 0;
-  *v = 0;
-  while (n < max && isxdigit((unsigned char)**p)) {
-    int c = tolower((unsigned char)**p);
-    *v = *v * 16 + (unsigned long)(isdigit(c) ? c - '0' : c - 'a' + 10);
-    (*p)++;
-    n++;
-  }
-  return n;
-}
-
-bool gcb_busid_canon(const char *in, char *out, size_t size) {
-  unsigned long f[3] = {0, 0, 0}, fn = 0;
-  int nf = 0;
-  const char *p = in;
-  if (size > 0)
-    out[0] = '\0';
-  if (in == NULL)
-    return false;
-  /* One to three colon-separated hex fields, then an optional .function;
-   * with two fields the first is the bus (domain 0). */
-  for (; nf < 3; nf++) {
-    if (hex_field(&p, &f[nf], 8) == 0)
-      return false;
-    if (*p != ':')
-      break;
-    p++;
-  }
-  if (nf == 3 || nf == 0)
-    return false;
-  if (*p == '.' && (p++, hex_field(&p, &fn, 1) != 1))
-    return false;
-  if (*p != '\0')
-    return false;
-  unsigned long dom = nf == 2 ? f[0] : 0, bus = f[nf - 1], dev = f[nf];
-  if (dom > 0xffff || bus > 0xff || dev > 0x1f || fn > 7)
-    return false;
-  snprintf(out, size, "%04lx:%02lx:%02lx.%lx", dom, bus, dev, fn);
-  return true;
 }
 
 long long gcb_topo_view_gpu_by_busid(const json_t *topo, const char *busid) {

@@ -16,22 +16,16 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "common/busid.h" /* gcb_busid_canon, for the callers */
+
 /* The topology object of node `node` of the document, or NULL. */
 const json_t *gcb_topo_view(const json_t *root, long long node);
 
 /* The gpus[] entry with that index, or NULL. */
 const json_t *gcb_topo_view_gpu(const json_t *topo, long long index);
 
-/*
- * Writes a PCI bus id in one canonical form, "0000:1b:00.0" (4-digit
- * domain, lower case), from any of "0000:1b:00.0", "00000000:1B:00.0"
- * (CUDA, nvidia-smi), "1b:00.0" (domain 0) and "0000:1b:00" (no function,
- * as nccl-tests and nvbandwidth print: function 0). False (and "") when
- * the text is not a bus id.
- */
-bool gcb_busid_canon(const char *in, char *out, size_t size);
-
-/* Index of the GPU with that bus id (any form above), or -1. */
+/* Index of the GPU with that bus id (any form common/busid.h parses), or
+ * -1. */
 long long gcb_topo_view_gpu_by_busid(const json_t *topo, const char *busid);
 
 /*

@@ -143,17 +143,62 @@ void gcb_escape_md(FILE *out, const char *s) {
 
 /* ---- shared content ----------------------------------------------------- */
 
+enum gcb_status gcb_report_diagnosis_use(const struct gcb_report *rep,
+                                         struct gcb_diagnosis *own,
+                                         const struct gcb_diagnosis **out,
+                                         struct gcb_err *err) {
+  *out = rep->diagnosis;
+  if (*out != NULL)
+    return GCB_OK;
+  struct gcb_thresholds def;
+  gcb_thresholds_default(&def);
+  enum gcb_status st =
+      gcb_diagnose(rep->docs, rep->ndocs, rep->findings,
+                   rep->thresholds ? rep->thresholds : &def, own, err);
+  *out = st == GCB_OK ? own : NULL;
+  return st;
+}
+
 bool gcb_report_failed(const struct gcb_report *rep) {
-  return gcb_findings_count(rep->findings, GCB_SEV_FAIL) > 0;
+  struct gcb_diagnosis own = {0};
+  const struct gcb_diagnosis *d;
+  struct gcb_err err = {0};
+  bool failed = gcb_report_diagnosis_use(rep, &own, &d, &err) == GCB_OK
+                    ? gcb_diagnosis_failed(d)
+                    : gcb_findings_count(rep->findings, GCB_SEV_FAIL) > 0;
+  gcb_diagnosis_free(&own);
+  return failed;
+}
+
+void gcb_diagnosis_verdict(const struct gcb_diagnosis *d, char *buf,
+                           size_t size) {
+  char scope[192];
+  gcb_diagnosis_scope(d, scope, sizeof scope);
+  int n = snprintf(buf, size, "%s  %s: %zu fail, %zu warn",
+                   gcb_diagnosis_failed(d) ? "FAIL" : "PASS", scope,
+                   gcb_diagnosis_count(d, GCB_SEV_FAIL),
+                   gcb_diagnosis_count(d, GCB_SEV_WARN));
+  size_t info = gcb_diagnosis_count(d, GCB_SEV_INFO);
+  size_t cleared = gcb_diagnosis_cleared(d);
+  if (n > 0 && (size_t)n < size && info > 0)
+    n += snprintf(buf + n, size - (size_t)n, ", %zu info", info);
+  if (n > 0 && (size_t)n < size && cleared > 0)
+    snprintf(buf + n, size - (size_t)n, ", %zu cleared", cleared);
 }
 
 void gcb_report_verdict(const struct gcb_report *rep, char *buf, size_t size) {
-  const struct gcb_findings *f = rep->findings;
-  snprintf(buf, size, "%s: %zu fail, %zu warn, %zu info finding(s)",
-           gcb_report_failed(rep) ? "FAIL" : "PASS",
-           gcb_findings_count(f, GCB_SEV_FAIL),
-           gcb_findings_count(f, GCB_SEV_WARN),
-           gcb_findings_count(f, GCB_SEV_INFO));
+  struct gcb_diagnosis own = {0};
+  const struct gcb_diagnosis *d;
+  struct gcb_err err = {0};
+  if (gcb_report_diagnosis_use(rep, &own, &d, &err) == GCB_OK)
+    gcb_diagnosis_verdict(d, buf, size);
+  else
+    snprintf(buf, size, "%s: %zu fail, %zu warn, %zu info finding(s)",
+             gcb_findings_count(rep->findings, GCB_SEV_FAIL) ? "FAIL" : "PASS",
+             gcb_findings_count(rep->findings, GCB_SEV_FAIL),
+             gcb_findings_count(rep->findings, GCB_SEV_WARN),
+             gcb_findings_count(rep->findings, GCB_SEV_INFO));
+  gcb_diagnosis_free(&own);
 }
 
 static void add(char *buf, size_t size, size_t *used, const char *text) {

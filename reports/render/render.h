@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "reports/analysis/analyze.h"
+#include "reports/analysis/diagnose.h"
 #include "reports/compare/compare.h"
 #include "reports/criteria/criteria.h"
 
@@ -45,8 +46,11 @@ struct gcb_report {
   const char *baseline;                    /* baseline file name, or NULL */
   const struct gcb_plots *plots;           /* NULL: plots not attempted */
   const struct gcb_thresholds *thresholds;
-  const struct gcb_rtables *tables; /* built once by the caller, or NULL:
-                                       each renderer builds its own */
+  const struct gcb_rtables *tables;      /* built once by the caller, or NULL:
+                                            each renderer builds its own */
+  const struct gcb_diagnosis *diagnosis; /* the root causes, built once by
+                                            the caller, or NULL: built on
+                                            use */
 };
 
 struct gcb_renderer {
@@ -86,11 +90,25 @@ void gcb_escape_md(FILE *out, const char *s);
 
 /* ---- shared content ----------------------------------------------------- */
 
-/* True when the report fails: any failure-level finding. */
+/* True when the report fails: a failing root cause (rep->diagnosis, or
+ * one diagnosed here; any failure-level finding if memory runs out). */
 bool gcb_report_failed(const struct gcb_report *rep);
 
-/* The one-line verdict: "PASS" / "FAIL" with finding counts. */
+/* The one-line verdict: "FAIL  gpu0000 (8 x NVIDIA H200): 5 fail, 1 warn,
+ * 1 cleared" (the root causes' counts). */
 void gcb_report_verdict(const struct gcb_report *rep, char *buf, size_t size);
+
+/* The report's diagnosis: rep->diagnosis when the caller made it, else
+ * diagnosed into *own (zeroed by the caller, freed with
+ * gcb_diagnosis_free after use, also after failure). GCB_ENOMEM. */
+enum gcb_status gcb_report_diagnosis_use(const struct gcb_report *rep,
+                                         struct gcb_diagnosis *own,
+                                         const struct gcb_diagnosis **out,
+                                         struct gcb_err *err);
+
+/* The verdict line of a diagnosis (as gcb_report_verdict). */
+void gcb_diagnosis_verdict(const struct gcb_diagnosis *d, char *buf,
+                           size_t size);
 
 /* "rank 2, node 0 (host), GPU 1 0000:1b:00.0"; the run number is added
  * when the report covers several documents. */
@@ -106,6 +124,8 @@ struct gcb_rtable {
   char **cells;           /* (nrows + 1) * ncols, header first; owned */
   const char **row_class; /* per row: "fail", "warn", "info", "ok" or NULL */
   unsigned numeric;       /* bit i: column i holds numbers (right-aligned) */
+  bool state_cells;       /* cells open with a state word ("fail 12 GB/s"): HTML
+                             colours each cell by it */
   size_t cap_rows;        /* internal: rows allocated, header included */
   char *owned;            /* internal: id and title when made at run time */
 };
@@ -130,6 +150,60 @@ enum gcb_status gcb_report_tables_use(const struct gcb_report *rep,
                                       struct gcb_rtables *own,
                                       const struct gcb_rtables **out,
                                       struct gcb_err *err);
+
+/* ---- the verdict: root causes and the component matrix -----------------
+ * The model every picture of the verdict draws from (tables here; the
+ * topology picture colours its GPUs and edges from the same cells). */
+
+#define GCB_MATRIX_COLS 8 /* GCB_FAM_GEMM .. GCB_FAM_COLL */
+
+enum gcb_cell {
+  GCB_CELL_NONE,    /* not measured */
+  GCB_CELL_PASS,    /* measured, no root cause */
+  GCB_CELL_CLEARED, /* a root cause explained away */
+  GCB_CELL_INFO,
+  GCB_CELL_WARN,
+  GCB_CELL_FAIL,
+};
+
+/* "-", "pass", "ok", "info", "warn", "fail". */
+const char *gcb_cell_name(enum gcb_cell c);
+
+struct gcb_matrix_cell {
+  enum gcb_cell state;
+  char figure[64]; /* "747 TFLOP/s (bf16)", "gen5 x16", "CPUs 0-7"; "" */
+  double time_s;   /* time the measurements took (iterations x time) */
+  const struct gcb_root_cause *rc; /* the worst root cause here; NULL */
+};
+
+/* One GPU of one machine of the diagnosis. */
+struct gcb_matrix_row {
+  long long node; /* machine index */
+  long long gpu;  /* index on the machine (bus id order) */
+  char bus_id[32];
+  struct gcb_matrix_cell cell[GCB_MATRIX_COLS];
+};
+
+struct gcb_matrix {
+  struct gcb_matrix_row *rows;
+  size_t n;
+};
+
+/* Builds the matrix of every GPU of every machine in d. GCB_ENOMEM; free
+ * with gcb_matrix_free (also after failure). */
+enum gcb_status gcb_matrix_build(const struct gcb_report *rep,
+                                 const struct gcb_diagnosis *d,
+                                 struct gcb_matrix *out, struct gcb_err *err);
+
+/* NULL is a no-op; the struct is zeroed. */
+void gcb_matrix_free(struct gcb_matrix *m);
+
+/* The verdict's tables -- root causes (with the n/a checks), the
+ * component matrix, nodes and links -- appended to out, the first tables
+ * report.md and index.html show. GCB_ENOMEM. */
+enum gcb_status gcb_report_verdict_tables(const struct gcb_report *rep,
+                                          struct gcb_rtables *out,
+                                          struct gcb_err *err);
 
 /* Internal: the end of every renderer: GCB_EIO if the stream failed. */
 enum gcb_status gcb__render_done(FILE *out, const char *what,

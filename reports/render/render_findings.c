@@ -1,9 +1,10 @@
 /*
  * findings.json: the analysis as data ("gcbench.findings/1"), for tools
  * that act on findings (dashboards, ticketing, drain scripts): the
- * verdict, the documents, every finding with its location, the acceptance
- * checks and the baseline comparison. Location parts that do not apply
- * are left out; numbers that do not apply are null. jansson escapes the
+ * verdict, the documents, the root causes (one per component, with the
+ * indices of the findings they explain), every finding with its location,
+ * the acceptance checks and the baseline comparison. Location parts that do not
+ * apply are left out; numbers that do not apply are null. jansson escapes the
  * strings.
  */
 #include <math.h>
@@ -79,14 +80,83 @@ static json_t *finding_json(const struct gcb_report *rep,
   return o;
 }
 
+static json_t *component_json(const struct gcb_component *c, bool *ok) {
+  json_t *o = json_object();
+  if (o == NULL) {
+    *ok = false;
+    return NULL;
+  }
+  put(o, "kind", json_string(gcb_comp_kind_name(c->kind)), ok);
+  put(o, "name", json_string(c->name), ok);
+  if (c->node >= 0)
+    put(o, "node", json_integer(c->node), ok);
+  if (c->hostname[0])
+    put(o, "hostname", json_string(c->hostname), ok);
+  if (c->rank >= 0)
+    put(o, "rank", json_integer(c->rank), ok);
+  if (c->ranks[0])
+    put(o, "ranks", json_string(c->ranks), ok);
+  if (c->gpu >= 0)
+    put(o, "gpu", json_integer(c->gpu), ok);
+  if (c->bus_id[0])
+    put(o, "bus_id", json_string(c->bus_id), ok);
+  if (c->link[0] && c->kind == GCB_COMP_LINK)
+    put(o, "link", json_string(c->link), ok);
+  return o;
+}
+
+static json_t *root_cause_json(const struct gcb_root_cause *rc, bool *ok) {
+  json_t *o = json_object(), *ev = json_array();
+  if (o == NULL || ev == NULL) {
+    json_decref(o);
+    json_decref(ev);
+    *ok = false;
+    return NULL;
+  }
+  put(o, "severity", json_string(gcb_root_cause_state(rc)), ok);
+  put(o, "component", component_json(&rc->comp, ok), ok);
+  put(o, "family", json_string(gcb_family_name(rc->family)), ok);
+  put(o, "summary", json_string(rc->summary), ok);
+  put(o, "measured", number_or_null(rc->measured), ok);
+  put(o, "expected", number_or_null(rc->expected), ok);
+  put(o, "unit", json_string(rc->unit), ok);
+  put(o, "cost", number_or_null(rc->cost), ok);
+  put(o, "suggestion", json_string(rc->suggestion), ok);
+  for (size_t i = 0; i < rc->nevidence; i++)
+    if (json_array_append_new(ev, json_integer((json_int_t)rc->evidence[i])))
+      *ok = false;
+  put(o, "evidence", ev, ok);
+  return o;
+}
+
+static json_t *root_causes_json(const struct gcb_report *rep, bool *ok) {
+  struct gcb_diagnosis own = {0};
+  const struct gcb_diagnosis *d;
+  struct gcb_err err = {0};
+  json_t *a = json_array();
+  if (a == NULL || gcb_report_diagnosis_use(rep, &own, &d, &err) != GCB_OK) {
+    *ok = false;
+    gcb_diagnosis_free(&own);
+    return a;
+  }
+  for (size_t i = 0; i < d->n; i++) {
+    json_t *rc = root_cause_json(&d->items[i], ok);
+    if (rc == NULL || json_array_append_new(a, rc) != 0)
+      *ok = false;
+  }
+  gcb_diagnosis_free(&own);
+  return a;
+}
+
 static json_t *checks_json(const struct gcb_report *rep, bool *ok) {
   json_t *a = json_array();
   for (size_t i = 0; a != NULL && i < rep->criteria->nchecks; i++) {
     const struct gcb_check_result *r = &rep->checks[i];
-    json_t *c =
-        json_pack("{s:s, s:b, s:I, s:I}", "name", rep->criteria->checks[i].name,
-                  "passed", r->matched > 0 && r->failed == 0, "matched",
-                  (json_int_t)r->matched, "misses", (json_int_t)r->failed);
+    json_t *c = json_pack(
+        "{s:s, s:b, s:I, s:I, s:I}", "name", rep->criteria->checks[i].name,
+        "passed", r->matched > 0 && r->failed == 0, "matched",
+        (json_int_t)r->matched, "misses", (json_int_t)r->failed,
+        "not_applicable", (json_int_t)r->na);
     if (c == NULL || json_array_append_new(a, c) != 0)
       *ok = false;
   }
@@ -154,6 +224,7 @@ static json_t *report_json(const struct gcb_report *rep, bool *ok) {
           (json_int_t)gcb_findings_count(rep->findings, GCB_SEV_INFO)),
       ok);
   put(root, "documents", documents_json(rep, ok), ok);
+  put(root, "root_causes", root_causes_json(rep, ok), ok);
   for (size_t i = 0; list != NULL && i < rep->findings->n; i++) {
     json_t *f = finding_json(rep, &rep->findings->items[i], ok);
     if (f == NULL || json_array_append_new(list, f) != 0)

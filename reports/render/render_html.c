@@ -27,6 +27,8 @@ static const char css[] =
     "white-space:nowrap}\n"
     "tr.fail td{background:#fde8e8}tr.warn td{background:#fdf6e3}"
     "tr.ok td{background:#eefaf0}\n"
+    "td.s-fail{background:#f8c9c9}td.s-warn{background:#fbecc0}"
+    "td.s-pass,td.s-ok{background:#d9f2de}td.s-info{background:#e6eef8}\n"
     ".intro,.note{color:#555;font-style:italic}\n"
     "figure{display:inline-block;margin:.5em 1em .5em 0}"
     "figure svg{max-width:100%;height:auto}\n"
@@ -34,8 +36,8 @@ static const char css[] =
 
 static void html_head(FILE *out, const struct gcb_report *rep,
                       const struct gcb_rtables *ts) {
-  char verdict[128];
-  gcb_report_verdict(rep, verdict, sizeof verdict);
+  char verdict[320];
+  gcb_report_verdict(rep, verdict, sizeof verdict); /* holds a hostname */
   fprintf(out,
           "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta "
           "charset=\"utf-8\">\n<meta http-equiv=\"Content-Security-Policy\" "
@@ -43,8 +45,10 @@ static void html_head(FILE *out, const struct gcb_report *rep,
           "<meta name=\"viewport\" content=\"width=device-width, "
           "initial-scale=1\">\n<title>gcbench report</title>\n<style>\n%s"
           "</style>\n</head>\n<body>\n<header>\n<h1>gcbench report</h1>\n"
-          "<p class=\"verdict %s\" id=\"verdict\">%s</p>\n<nav>",
-          css, gcb_report_failed(rep) ? "fail" : "pass", verdict);
+          "<p class=\"verdict %s\" id=\"verdict\">",
+          css, gcb_report_failed(rep) ? "fail" : "pass");
+  gcb_escape_xml(out, verdict);
+  fputs("</p>\n<nav>", out);
   for (size_t i = 0; i < ts->n; i++) {
     fprintf(out, "<a href=\"#%s\">", ts->items[i].id);
     gcb_escape_xml(out, ts->items[i].title);
@@ -53,6 +57,18 @@ static void html_head(FILE *out, const struct gcb_report *rep,
   if (rep->plots != NULL)
     fputs("<a href=\"#plots\">Plots</a>", out);
   fputs("</nav>\n</header>\n", out);
+}
+
+/* The state word a matrix cell opens with, as a class name; NULL. */
+static const char *cell_state(const char *s) {
+  static const char *const states[] = {"fail", "warn", "pass",
+                                       "ok",   "info", NULL};
+  for (size_t i = 0; s != NULL && states[i]; i++) {
+    size_t n = strlen(states[i]);
+    if (strncmp(s, states[i], n) == 0 && (s[n] == ' ' || s[n] == '\0'))
+      return states[i];
+  }
+  return NULL;
 }
 
 static void html_table(FILE *out, const struct gcb_rtable *t) {
@@ -83,7 +99,11 @@ static void html_table(FILE *out, const struct gcb_rtable *t) {
       fputs("<tr>", out);
     for (size_t c = 0; c < t->ncols; c++) {
       const char *s = t->cells[r * t->ncols + c];
-      fputs(t->numeric >> c & 1 ? "<td class=\"n\">" : "<td>", out);
+      const char *state = t->state_cells ? cell_state(s) : NULL;
+      if (state != NULL)
+        fprintf(out, "<td class=\"s-%s\">", state);
+      else
+        fputs(t->numeric >> c & 1 ? "<td class=\"n\">" : "<td>", out);
       gcb_escape_xml(out, s ? s : "");
       fputs("</td>", out);
     }

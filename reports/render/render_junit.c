@@ -1,9 +1,14 @@
 /*
- * junit.xml for CI systems: one test suite per concern. "gcbench.run": a
+ * junit.xml for CI systems: one test suite per concern.
+ * "gcbench.components": a test per GPU and check family of the component
+ * matrix (node, GPU, bus id and family in its name, the figure in
+ * system-out), then the node, rank and link root causes. "gcbench.run": a
  * test per document (did the run complete), per case (any failure-level
  * finding on it), per error (an <error>) and per skipped case (<skipped>).
  * "gcbench.criteria": a test per acceptance check. "gcbench.baseline": a
- * test per compared metric. Every string is escaped with gcb_escape_xml.
+ * test per compared metric. Names are unique (a repeated case label gets
+ * "#2", a case of several documents "(run N)"); each test has its time=.
+ * Every string is escaped with gcb_escape_xml.
  * Suites are written to memory first, because their header carries the
  * counts.
  */
@@ -19,13 +24,24 @@ struct suite {
   size_t tests, failures, errors, skipped;
 };
 
-static void open_test(struct suite *s, const char *cls, const char *name) {
+static void open_timed(struct suite *s, const char *cls, const char *name,
+                       double time_s) {
   s->tests++;
   fputs("    <testcase classname=\"", s->f);
   gcb_escape_xml(s->f, cls);
   fputs("\" name=\"", s->f);
   gcb_escape_xml(s->f, name);
-  fputs("\">\n", s->f);
+  fprintf(s->f, "\" time=\"%.6f\">\n", time_s >= 0 ? time_s : 0);
+}
+
+static void open_test(struct suite *s, const char *cls, const char *name) {
+  open_timed(s, cls, name, 0);
+}
+
+static void system_out(struct suite *s, const char *text) {
+  fputs("      <system-out>", s->f);
+  gcb_escape_xml(s->f, text);
+  fputs("</system-out>\n", s->f);
 }
 
 static void child(struct suite *s, const char *tag, const char *type,
@@ -92,15 +108,42 @@ static void status_test(struct suite *s, const struct gcb_report *rep,
   close_test(s);
 }
 
+/* How many earlier cases of the document have the same title: in-place
+ * and out-of-place share one, and test names must be unique. */
+static size_t same_before(const json_t *cases, size_t i, const char *title) {
+  size_t n = 0;
+  char other[160];
+  for (size_t k = 0; k < i; k++) {
+    gcb_view_case_title(json_array_get(cases, k), other, sizeof other);
+    n += strcmp(other, title) == 0;
+  }
+  return n;
+}
+
+/* Wall time the case's timed loop took: its slowest rank's time per
+ * operation times the iterations. */
+static double case_time(const json_t *c) {
+  struct gcb_imbalance im;
+  if (!gcb_analyze_imbalance(c, &im) || !(im.max >= 0))
+    return 0;
+  return im.max * (double)gcb_view_int(c, "iterations", 1);
+}
+
 static void case_tests(struct suite *s, const struct gcb_report *rep,
                        size_t d) {
-  const json_t *e;
+  const json_t *cases = json_object_get(rep->docs[d].root, "cases"), *e;
   size_t i;
-  json_array_foreach(json_object_get(rep->docs[d].root, "cases"), i, e) {
-    char cls[96], title[160];
+  json_array_foreach(cases, i, e) {
+    char cls[96], title[160], name[224];
     class_name(e, cls, sizeof cls);
     gcb_view_case_title(e, title, sizeof title);
-    open_test(s, cls, gcb_view_str(e, "label"));
+    size_t dup = same_before(cases, i, title);
+    int n = snprintf(name, sizeof name, "%s", gcb_view_str(e, "label"));
+    if (dup > 0 && n > 0 && (size_t)n < sizeof name)
+      n += snprintf(name + n, sizeof name - (size_t)n, " #%zu", dup + 1);
+    if (rep->ndocs > 1 && n > 0 && (size_t)n < sizeof name)
+      snprintf(name + n, sizeof name - (size_t)n, " (run %zu)", d + 1);
+    open_timed(s, cls, name, case_time(e));
     case_findings(s, rep, (int)d, title);
     close_test(s);
   }
@@ -136,6 +179,67 @@ static void run_suite(struct suite *s, const struct gcb_report *rep) {
     case_tests(s, rep, d);
     unrun_tests(s, rep->docs[d].root);
   }
+}
+
+/* A component check: pass, or a failure naming the root cause; a warning
+ * passes with its root cause in system-out. */
+static void component_test(struct suite *s, const char *cls, const char *name,
+                           enum gcb_cell state, const char *figure,
+                           const struct gcb_root_cause *rc, double time_s) {
+  char out[640];
+  open_timed(s, cls, name, time_s);
+  if (state == GCB_CELL_FAIL) {
+    s->failures++;
+    child(s, "failure", gcb_family_name(rc->family), rc->summary,
+          rc->suggestion);
+  }
+  snprintf(out, sizeof out, "%s%s%s%s%s", gcb_cell_name(state),
+           figure[0] ? " " : "", figure, rc ? ": " : "", rc ? rc->summary : "");
+  system_out(s, out);
+  close_test(s);
+}
+
+/* "gcbench.components": a test per GPU and check family (the component
+ * matrix), then one per node, rank or link root cause no GPU row holds. */
+static void components_suite(struct suite *s, const struct gcb_report *rep) {
+  struct gcb_diagnosis own = {0};
+  const struct gcb_diagnosis *d;
+  struct gcb_matrix m = {0};
+  struct gcb_err err = {0};
+  if (gcb_report_diagnosis_use(rep, &own, &d, &err) == GCB_OK &&
+      gcb_matrix_build(rep, d, &m, &err) == GCB_OK) {
+    for (size_t i = 0; i < m.n; i++) {
+      const struct gcb_matrix_row *r = &m.rows[i];
+      const char *host = d->machines[r->node].hostname;
+      char cls[192], name[320];
+      snprintf(cls, sizeof cls, "gcbench.components.%s", host);
+      for (int f = 0; f < GCB_MATRIX_COLS; f++) {
+        const struct gcb_matrix_cell *c = &r->cell[f];
+        if (c->state == GCB_CELL_NONE)
+          continue;
+        snprintf(name, sizeof name, "node %s GPU %lld %s %s", host, r->gpu,
+                 r->bus_id, gcb_family_name((enum gcb_family)f));
+        component_test(s, cls, name, c->state, c->figure, c->rc, c->time_s);
+      }
+    }
+    for (size_t i = 0; i < d->n; i++) {
+      const struct gcb_root_cause *rc = &d->items[i];
+      char name[320], fig[48];
+      if (rc->comp.bus_id[0] != '\0')
+        continue; /* a GPU row above holds it */
+      snprintf(name, sizeof name, "%s%s%s %s", rc->comp.name,
+               rc->comp.hostname[0] ? " on " : "", rc->comp.hostname,
+               gcb_family_name(rc->family));
+      gcb_fmt_scaled(rc->measured, rc->unit, fig, sizeof fig);
+      enum gcb_cell st = rc->cleared                    ? GCB_CELL_CLEARED
+                         : rc->severity == GCB_SEV_FAIL ? GCB_CELL_FAIL
+                         : rc->severity == GCB_SEV_WARN ? GCB_CELL_WARN
+                                                        : GCB_CELL_INFO;
+      component_test(s, "gcbench.components", name, st, fig, rc, 0);
+    }
+  }
+  gcb_matrix_free(&m);
+  gcb_diagnosis_free(&own);
 }
 
 static void criteria_suite(struct suite *s, const struct gcb_report *rep) {
@@ -216,6 +320,8 @@ static enum gcb_status render_junit(FILE *out, const struct gcb_report *rep,
   bool oom = false;
   if ((body_f = open_memstream(&body, &len)) == NULL)
     return gcb_err_set(err, GCB_ENOMEM, "junit.xml: out of memory");
+  emit_suite(body_f, "gcbench.components", components_suite, rep, &tests,
+             &failures, &oom);
   emit_suite(body_f, "gcbench.run", run_suite, rep, &tests, &failures, &oom);
   emit_suite(body_f, "gcbench.criteria", criteria_suite, rep, &tests, &failures,
              &oom);

@@ -60,9 +60,11 @@ static enum gcb_status render_md(FILE *out, const struct gcb_report *rep,
     gcb_rtables_free(&own);
     return st;
   }
-  char verdict[128];
-  gcb_report_verdict(rep, verdict, sizeof verdict);
-  fprintf(out, "# gcbench report\n\n**%s**\n\n", verdict);
+  char verdict[320];
+  gcb_report_verdict(rep, verdict, sizeof verdict); /* holds a hostname */
+  fputs("# gcbench report\n\n**", out);
+  gcb_escape_md(out, verdict);
+  fputs("**\n\n", out);
   for (size_t i = 0; i < tables->n; i++)
     md_table(out, &tables->items[i]);
   md_plots(out, rep->plots);

@@ -122,6 +122,24 @@ void gcb__cell_num(struct gcb__tb *b, char **row, size_t col, double x,
     gcb__cell(b, row, col, "%s %s", num, unit);
 }
 
+void gcb__cell_figure(struct gcb__tb *b, char **row, size_t col, double x,
+                      double limit, const char *unit) {
+  char text[64], num[40];
+  const char *shown;
+  double k = gcb_unit_scale(fabs(x), unit, &shown);
+  if (isnan(x)) {
+    gcb__cell(b, row, col, "-");
+    return;
+  }
+  /* Against a limit, enough digits to show which side of it x is. */
+  if (!isnan(limit))
+    gcb_fmt_against(x * k, limit * k, num, sizeof num);
+  else
+    gcb_view_fmt(x * k, num, sizeof num);
+  snprintf(text, sizeof text, "%s%s%s", num, shown[0] ? " " : "", shown);
+  gcb__cell(b, row, col, "%s", text);
+}
+
 void gcb__cell_time(struct gcb__tb *b, char **row, size_t col, double s) {
   char text[48];
   gcb_view_fmt_time(s, text, sizeof text);
@@ -192,8 +210,8 @@ static void findings_table(struct gcb__tb *b) {
     gcb__cell(b, r, 1, "%s", f->kind);
     gcb__cell(b, r, 2, "%s", where);
     gcb__cell(b, r, 3, "%s", f->where.subject[0] ? f->where.subject : "-");
-    gcb__cell_num(b, r, 4, f->measured, f->unit);
-    gcb__cell_num(b, r, 5, f->expected, f->unit);
+    gcb__cell_figure(b, r, 4, f->measured, f->expected, f->unit);
+    gcb__cell_figure(b, r, 5, f->expected, NAN, f->unit);
     if (isnan(f->cost))
       gcb__cell(b, r, 6, "-");
     else
@@ -253,6 +271,19 @@ static const char *verdict_class(enum gcb_verdict v) {
   }
 }
 
+/* The noise band as a person reads it: "±4.2% (±2.1 GB/s)", the band in
+ * the figure's own unit around the baseline. */
+static void noise_cell(struct gcb__tb *b, char **r, size_t col,
+                       const struct gcb_delta *d) {
+  if (isnan(d->noise) || isnan(d->old_value)) {
+    gcb__cell(b, r, col, "-");
+    return;
+  }
+  char band[48];
+  gcb_fmt_scaled(d->noise * fabs(d->old_value), d->unit, band, sizeof band);
+  gcb__cell(b, r, col, "\u00b1%.1f%% (\u00b1%s)", d->noise * 100, band);
+}
+
 static void comparison_table(struct gcb__tb *b) {
   static const char *const h[] = {"case",      "metric",  "old",
                                   "new",       "change",  "noise",
@@ -267,10 +298,10 @@ static void comparison_table(struct gcb__tb *b) {
     char **r = gcb__table_row(b, t, verdict_class(d->verdict));
     gcb__cell(b, r, 0, "%s", d->title);
     gcb__cell(b, r, 1, "%s", d->metric);
-    gcb__cell_num(b, r, 2, d->old_value, d->unit);
-    gcb__cell_num(b, r, 3, d->new_value, d->unit);
+    gcb__cell_figure(b, r, 2, d->old_value, NAN, d->unit);
+    gcb__cell_figure(b, r, 3, d->new_value, NAN, d->unit);
     gcb__cell_pct(b, r, 4, d->change, true);
-    gcb__cell_pct(b, r, 5, d->noise, false);
+    noise_cell(b, r, 5, d);
     gcb__cell_pct(b, r, 6, d->threshold, false);
     gcb__cell(b, r, 7, "%s", gcb_verdict_name(d->verdict));
   }
@@ -355,6 +386,7 @@ enum gcb_status gcb_report_tables(const struct gcb_report *rep,
                                   struct gcb_rtables *out,
                                   struct gcb_err *err) {
   struct gcb__tb b = {.rep = rep, .out = out};
+  gcb__verdict_tables(&b);
   runs_table(&b);
   findings_table(&b);
   checks_table(&b);

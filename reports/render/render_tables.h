@@ -37,6 +37,11 @@ void gcb__cell(struct gcb__tb *b, char **row, size_t col, const char *fmt, ...)
 void gcb__cell_num(struct gcb__tb *b, char **row, size_t col, double x,
                    const char *unit);
 
+/* A figure in its unit scaled to its size ("453.3 TFLOP/s"); against a
+ * limit (not NAN), with the digits that show which side of it x is. */
+void gcb__cell_figure(struct gcb__tb *b, char **row, size_t col, double x,
+                      double limit, const char *unit);
+
 /* A time in seconds with an adapted unit ("262.7 us"). */
 void gcb__cell_time(struct gcb__tb *b, char **row, size_t col, double s);
 
@@ -91,5 +96,9 @@ void gcb__gpus_table(struct gcb__tb *b);
 void gcb__cases_table(struct gcb__tb *b);
 void gcb__imbalance_table(struct gcb__tb *b);
 void gcb__coll_tables(struct gcb__tb *b);
+
+/* The verdict's tables (render_verdict.c): root causes, the component
+ * matrix, nodes and links; the first the reports show. */
+void gcb__verdict_tables(struct gcb__tb *b);
 
 #endif

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reports/analysis/diagnose.h"
 #include "reports/document/ranks.h"
 #include "reports/render/render_tables.h"
 
@@ -40,6 +41,7 @@ struct figcol {
   size_t doc;
   const json_t *c;
   char head[200];
+  double scale; /* to the unit the heading shows */
 };
 
 /* Per-device cases, the per-rank table's figure columns. */
@@ -53,14 +55,17 @@ static size_t fig_columns(const struct gcb_report *rep, struct figcol *cols) {
           !gcb_analyze_per_device(gcb_view_str(c, "bench")))
         continue;
       char title[160];
+      const char *unit;
       gcb_view_case_title(c, title, sizeof title);
       cols[n] = (struct figcol){.doc = d, .c = c};
+      cols[n].scale = gcb_unit_scale(
+          fabs(gcb_view_num(gcb_view_obj(c, "summary"), "median")),
+          gcb_view_str(c, "unit"), &unit);
       if (rep->ndocs > 1)
         snprintf(cols[n].head, sizeof cols[n].head, "run %zu %s (%s)", d + 1,
-                 title, gcb_view_str(c, "unit"));
+                 title, unit);
       else
-        snprintf(cols[n].head, sizeof cols[n].head, "%s (%s)", title,
-                 gcb_view_str(c, "unit"));
+        snprintf(cols[n].head, sizeof cols[n].head, "%s (%s)", title, unit);
       n++;
     }
   }
@@ -154,7 +159,7 @@ static void rank_row(struct gcb__tb *b, struct gcb_rtable *t, size_t d,
   gcb__cell_id(b, r, o + 5, p.numa);
   for (size_t k = 0; k < ncols; k++) {
     double x = cols[k].doc == d ? gcb__rank_figure(cols[k].c, rank) : NAN;
-    gcb__cell_num(b, r, o + 6 + k, x, NULL);
+    gcb__cell_num(b, r, o + 6 + k, x * cols[k].scale, NULL);
   }
   gcb__cell(b, r, o + 6 + ncols, "%zu", slowest);
   gcb__cell(b, r, o + 7 + ncols, "%zu", nf);
@@ -208,6 +213,64 @@ static void validation_text(struct gcb__tb *b, char **r, size_t col,
     gcb__cell(b, r, col, "ok");
 }
 
+/* What the cases table shows of a case: its figure over ranks, or for a
+ * latency case (gcb_case_is_latency) the ranks' times in us, since its
+ * GB/s says nothing. */
+struct spread {
+  const char *unit;
+  double median, mean, min, max, stdev;
+  long long min_rank, max_rank;
+};
+
+static int cmp_time(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* The median of the ranks' times (the time each figure comes from). */
+static double rank_time_median(const json_t *c) {
+  struct gcb_ranks pr;
+  gcb_ranks_of(c, &pr);
+  double *t = malloc(pr.n * sizeof *t + 1), m = NAN;
+  size_t n = 0;
+  for (size_t i = 0; t != NULL && i < pr.n; i++) {
+    double x = gcb_ranks_num(&pr, GCB_RC_FIGURE_TIME, i);
+    x = isnan(x) ? gcb_ranks_num(&pr, GCB_RC_TIME_MEDIAN, i) : x;
+    if (!isnan(x))
+      t[n++] = x;
+  }
+  if (n > 0) {
+    qsort(t, n, sizeof *t, cmp_time);
+    m = n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
+  }
+  free(t);
+  return m;
+}
+
+static void case_spread(const json_t *c, struct spread *v) {
+  const json_t *s = gcb_view_obj(c, "summary");
+  struct gcb_imbalance im;
+  *v = (struct spread){.unit = gcb_view_str(c, "unit"),
+                       .median = gcb_view_num(s, "median"),
+                       .mean = gcb_view_num(s, "mean"),
+                       .min = gcb_view_num(s, "min"),
+                       .max = gcb_view_num(s, "max"),
+                       .stdev = gcb_view_num(s, "stdev"),
+                       .min_rank = gcb_view_int(s, "min_rank", -1),
+                       .max_rank = gcb_view_int(s, "max_rank", -1)};
+  if (!gcb_case_is_latency(c) || !gcb_analyze_imbalance(c, &im))
+    return;
+  double sd = im.cv * im.mean;
+  *v = (struct spread){.unit = "us",
+                       .median = rank_time_median(c) * 1e6,
+                       .mean = im.mean * 1e6,
+                       .min = im.min * 1e6,
+                       .max = im.max * 1e6,
+                       .stdev = sd * 1e6,
+                       .min_rank = im.min_rank,
+                       .max_rank = im.max_rank};
+}
+
 void gcb__cases_table(struct gcb__tb *b) {
   static const char *const h[] = {
       "run", "case",      "unit",       "ranks",    "median",
@@ -226,18 +289,21 @@ void gcb__cases_table(struct gcb__tb *b) {
       char **r = gcb__table_row(b, t, wrong ? "fail" : NULL);
       char title[160];
       gcb_view_case_title(c, title, sizeof title);
-      double mean = gcb_view_num(s, "mean"), sd = gcb_view_num(s, "stdev");
+      struct spread v;
+      case_spread(c, &v);
+      const char *unit;
+      double k = gcb_unit_scale(fabs(v.median), v.unit, &unit);
       gcb__cell_run(b, r, d);
       gcb__cell(b, r, o + 0, "%s", title);
-      gcb__cell(b, r, o + 1, "%s", gcb_view_str(c, "unit"));
+      gcb__cell(b, r, o + 1, "%s", unit);
       gcb__cell(b, r, o + 2, "%lld", gcb_view_int(s, "ranks", 0));
-      gcb__cell_num(b, r, o + 3, gcb_view_num(s, "median"), NULL);
-      gcb__cell_num(b, r, o + 4, gcb_view_num(s, "min"), NULL);
-      gcb__cell(b, r, o + 5, "%lld", gcb_view_int(s, "min_rank", -1));
-      gcb__cell_num(b, r, o + 6, gcb_view_num(s, "max"), NULL);
-      gcb__cell(b, r, o + 7, "%lld", gcb_view_int(s, "max_rank", -1));
-      gcb__cell_num(b, r, o + 8, sd, NULL);
-      gcb__cell_pct(b, r, o + 9, mean > 0 ? sd / mean : NAN, false);
+      gcb__cell_num(b, r, o + 3, v.median * k, NULL);
+      gcb__cell_num(b, r, o + 4, v.min * k, NULL);
+      gcb__cell(b, r, o + 5, "%lld", v.min_rank);
+      gcb__cell_num(b, r, o + 6, v.max * k, NULL);
+      gcb__cell(b, r, o + 7, "%lld", v.max_rank);
+      gcb__cell_num(b, r, o + 8, v.stdev * k, NULL);
+      gcb__cell_pct(b, r, o + 9, v.mean > 0 ? v.stdev / v.mean : NAN, false);
       gcb__cell_pct(b, r, o + 10, gcb_view_num(s, "imbalance"), false);
       validation_text(b, r, o + 11, c);
     }

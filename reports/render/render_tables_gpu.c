@@ -12,8 +12,9 @@
 #include <string.h>
 
 #include "reports/analysis/analyze_rules.h"
-#include "reports/render/render_tables.h"
+#include "reports/analysis/diagnose.h"
 #include "reports/document/topo_view.h"
+#include "reports/render/render_tables.h"
 
 #define MAX_GPU_COLS 10
 
@@ -21,23 +22,28 @@
 struct gcol {
   char head[96];
   const json_t *cases[8]; /* per document (the first 8) */
+  double scale;           /* to the unit the heading shows (TFLOP/s) */
 };
 
 /* The column a case belongs in ("GEMM bf16"), or false. pcie cases go in
  * only when the link rule would judge them (pinned, local, largest). */
 static bool column_of(const json_t *cases, const json_t *c, char *name,
-                      size_t size) {
+                      size_t size, double *scale) {
   const char *bench = gcb_view_str(c, "bench");
   const char *dir = gcb__pcie_direction(cases, c);
+  const char *unit;
+  /* The unit that suits the figure: 747 TFLOP/s, not 746650 GFLOP/s. */
+  *scale =
+      gcb_unit_scale(fabs(gcb_view_num(gcb_view_obj(c, "summary"), "median")),
+                     gcb_view_str(c, "unit"), &unit);
   if (strcmp(bench, "gemm") == 0)
-    snprintf(name, size, "GEMM %s (%s)", gcb_view_param_str(c, "dtype"),
-             gcb_view_str(c, "unit"));
+    snprintf(name, size, "GEMM %s (%s)", gcb_view_param_str(c, "dtype"), unit);
   else if (strcmp(bench, "membw") == 0)
     snprintf(name, size, "membw %s (%s)", gcb_view_param_str(c, "kernel"),
-             gcb_view_str(c, "unit"));
+             unit);
   else if (dir != NULL)
     snprintf(name, size, "%s (%s)", strcmp(dir, "h2d") == 0 ? "H2D" : "D2H",
-             gcb_view_str(c, "unit"));
+             unit);
   else
     return false;
   return true;
@@ -67,14 +73,17 @@ static size_t gpu_columns(const struct gcb_report *rep, struct gcol *cols) {
     size_t i, k;
     json_array_foreach(cases, i, c) {
       char name[96];
-      if (!column_of(cases, c, name, sizeof name))
+      double scale;
+      if (!column_of(cases, c, name, sizeof name, &scale))
         continue;
       for (k = 0; k < n && strcmp(cols[k].head, name) != 0; k++)
         ;
       if (k == n && (n == MAX_GPU_COLS || !wanted(cols, n, name)))
         continue;
-      if (k == n)
+      if (k == n) {
         memset(&cols[n++], 0, sizeof *cols);
+        cols[k].scale = scale;
+      }
       gcb_view_copy(cols[k].head, sizeof cols[k].head, name);
       if (better(c, cols[k].cases[d]))
         cols[k].cases[d] = c;
@@ -112,7 +121,7 @@ static void gpu_row(struct gcb__tb *b, struct gcb_rtable *t,
   for (size_t k = 0; k < ncols; k++) {
     const json_t *c = g->doc < 8 ? cols[k].cases[g->doc] : NULL;
     double x = c && g->nranks ? gcb__rank_figure(c, g->ranks[0]) : NAN;
-    gcb__cell_num(b, r, o + 7 + k, x, NULL);
+    gcb__cell_num(b, r, o + 7 + k, x * cols[k].scale, NULL);
   }
   gcb__cell(b, r, o + 7 + ncols, "%zu", nf);
 }

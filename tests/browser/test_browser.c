@@ -211,6 +211,17 @@ Test(browser, the_report_renders_with_plots_and_tables_and_inert_input) {
   cr_expect_geq(count(dom, "<table"), 8, "the tables are in the DOM");
   cr_expect_not_null(strstr(dom, "id=\"gpus\""), "the per-GPU table");
   cr_expect_not_null(strstr(dom, "id=\"findings\""));
+  /* The verdict first: root causes and the component matrix open the
+   * page, its cells coloured by state, before the per-case findings. */
+  const char *causes = strstr(dom, "id=\"root-causes\"");
+  const char *matrix = strstr(dom, "id=\"matrix\"");
+  cr_expect_not_null(causes, "the root causes table");
+  cr_expect_not_null(matrix, "the component matrix");
+  cr_expect(causes && matrix && causes < matrix &&
+                matrix < strstr(dom, "id=\"findings\""),
+            "root causes, then the matrix, then the findings");
+  cr_expect_gt(count(dom, "class=\"s-fail\""), 0, "failing matrix cells");
+  cr_expect_gt(count(dom, "class=\"s-pass\""), 8, "passing matrix cells");
   cr_expect_eq(count(dom, "<script"), 0, "no script element");
   cr_expect_eq(count(dom, "<img"), 0, "no img element");
   cr_expect_eq(count(dom, "onerror=\""), 0, "no onerror attribute");

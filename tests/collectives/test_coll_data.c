@@ -1,9 +1,9 @@
 /*
- * Tests of collective validation data: the software floating formats
- * (every code round-trips, rounding to nearest even, overflow, subnormals,
- * and half against the compiler's _Float16 where it has one), the input
- * patterns' exactness for every type and reduction under several
- * reduction orders, the poison, the comparison and the corruption fault.
+ * Tests of collective validation data (the small floating formats
+ * themselves are tested in tests/common/test_smallfloat.c): loads and
+ * stores of every type, the input patterns' exactness for every type and
+ * reduction under several reduction orders, the poison, the comparison and the
+ * corruption fault.
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -12,148 +12,6 @@
 
 #include "collectives/comm.h"
 #include "collectives/data.h"
-
-/* ---- conversions --------------------------------------------------------- */
-
-typedef double decode_fn(unsigned code);
-typedef unsigned encode_fn(double v);
-
-static double dec_half(unsigned c) {
-  return gcb__half_decode((uint16_t)c);
-}
-static double dec_bf16(unsigned c) {
-  return gcb__bf16_decode((uint16_t)c);
-}
-static double dec_e4m3(unsigned c) {
-  return gcb__e4m3_decode((uint8_t)c);
-}
-static double dec_e5m2(unsigned c) {
-  return gcb__e5m2_decode((uint8_t)c);
-}
-static unsigned enc_half(double v) {
-  return gcb__half_encode(v);
-}
-static unsigned enc_bf16(double v) {
-  return gcb__bf16_encode(v);
-}
-static unsigned enc_e4m3(double v) {
-  return gcb__e4m3_encode(v);
-}
-static unsigned enc_e5m2(double v) {
-  return gcb__e5m2_encode(v);
-}
-
-static void round_trip(const char *name, unsigned codes, decode_fn *dec,
-                       encode_fn *enc) {
-  for (unsigned c = 0; c < codes; c++) {
-    double v = dec(c);
-    if (isnan(v))
-      cr_assert(isnan(dec(enc(v))), "%s 0x%x: NaN stays NaN", name, c);
-    else
-      cr_assert_eq(enc(v), c, "%s 0x%x (%g) encodes to 0x%x", name, c, v,
-                   enc(v));
-  }
-}
-
-Test(coll_data, every_code_round_trips) {
-  round_trip("half", 1u << 16, dec_half, enc_half);
-  round_trip("bf16", 1u << 16, dec_bf16, enc_bf16);
-  round_trip("e4m3", 1u << 8, dec_e4m3, enc_e4m3);
-  round_trip("e5m2", 1u << 8, dec_e5m2, enc_e5m2);
-}
-
-struct edge {
-  double v;
-  unsigned code;
-};
-
-static void edges(const char *name, encode_fn *enc, const struct edge *e,
-                  size_t n) {
-  for (size_t i = 0; i < n; i++)
-    cr_assert_eq(enc(e[i].v), e[i].code, "%s(%.17g) = 0x%x, want 0x%x", name,
-                 e[i].v, enc(e[i].v), e[i].code);
-}
-
-Test(coll_data, half_rounding_and_edges) {
-  static const struct edge e[] = {
-      {1, 0x3C00},         {-0.0, 0x8000},      {1.0 / 3, 0x3555},
-      {65504, 0x7BFF},     {65519, 0x7BFF},     {65520, 0x7C00},
-      {INFINITY, 0x7C00},  {-INFINITY, 0xFC00}, {NAN, 0x7E00},
-      {0x1p-14, 0x0400},   {0x1p-24, 0x0001},   {0x1p-25, 0x0000},
-      {0x1.8p-24, 0x0002}, {0x1.002p0, 0x3C00}, {0x1.006p0, 0x3C02},
-      {-2, 0xC000},        {2048, 0x6800},      {2049, 0x6800},
-      {2051, 0x6802},
-  };
-  edges("half", enc_half, e, sizeof e / sizeof *e);
-  cr_assert_eq(gcb__half_decode(0x7BFF), 65504);
-  cr_assert_eq(gcb__half_decode(0x0001), 0x1p-24);
-}
-
-Test(coll_data, bf16_rounding_and_edges) {
-  static const struct edge e[] = {
-      {1, 0x3F80},        {0x1.01p0, 0x3F80},   {0x1.03p0, 0x3F82},
-      {-1, 0xBF80},       {0x1.fep127, 0x7F7F}, {0x1.fffffep127, 0x7F80},
-      {INFINITY, 0x7F80}, {NAN, 0x7FC0},        {0x1p-133, 0x0001},
-      {256, 0x4380},      {257, 0x4380},        {259, 0x4382},
-  };
-  edges("bf16", enc_bf16, e, sizeof e / sizeof *e);
-}
-
-Test(coll_data, e4m3_rounding_and_edges) {
-  static const struct edge e[] = {
-      {1, 0x38},        {448, 0x7E},      {464, 0x7E},       {465, 0x7F},
-      {1e6, 0x7F},      {INFINITY, 0x7F}, {-INFINITY, 0xFF}, {NAN, 0x7F},
-      {16, 0x58},       {17, 0x58},       {19, 0x5A},        {240, 0x77},
-      {256, 0x78},      {0x1p-6, 0x08},   {0x1p-9, 0x01},    {0x1p-10, 0x00},
-      {0x1.8p-9, 0x02}, {-448, 0xFE},
-  };
-  edges("e4m3", enc_e4m3, e, sizeof e / sizeof *e);
-  cr_assert_eq(gcb__e4m3_decode(0x7E), 448);
-  cr_assert(isnan(gcb__e4m3_decode(0x7F)) && isnan(gcb__e4m3_decode(0xFF)));
-  cr_assert_eq(gcb__e4m3_decode(0x78), 256); /* all-ones exponent is finite */
-}
-
-Test(coll_data, e5m2_rounding_and_edges) {
-  static const struct edge e[] = {
-      {1, 0x3C},        {57344, 0x7B}, {61439, 0x7B},   {61440, 0x7C},
-      {INFINITY, 0x7C}, {NAN, 0x7E},   {0x1p-16, 0x01}, {0x1p-14, 0x04},
-      {1.125, 0x3C},    {1.375, 0x3E}, {8, 0x48},       {9, 0x48},
-      {-0.0, 0x80},
-  };
-  edges("e5m2", enc_e5m2, e, sizeof e / sizeof *e);
-  cr_assert(isinf(gcb__e5m2_decode(0x7C)));
-}
-
-#ifdef __FLT16_MAX__
-/* The compiler's double -> _Float16 conversion rounds correctly to nearest
- * even: a second, independent implementation to agree with. */
-Test(coll_data, half_agrees_with_float16) {
-  srand(12345);
-  for (int i = 0; i < 200000; i++) {
-    double v = ldexp((double)rand() / RAND_MAX + 0.5, rand() % 48 - 30);
-    v = (rand() & 1) ? -v : v;
-    _Float16 h = (_Float16)v;
-    uint16_t bits;
-    memcpy(&bits, &h, sizeof bits);
-    cr_assert_eq(gcb__half_encode(v), bits, "%.17g", v);
-  }
-}
-#endif
-
-/* bf16 is float's upper half: rounding a float's bits is an independent
- * reference (single rounding, since floats are exact in double). */
-Test(coll_data, bf16_agrees_with_float_bits) {
-  srand(54321);
-  for (int i = 0; i < 200000; i++) {
-    uint32_t b = (uint32_t)rand() << 16 ^ (uint32_t)rand();
-    float f;
-    memcpy(&f, &b, sizeof f);
-    if (isnan(f))
-      continue;
-    uint32_t want = (b + 0x7FFF + ((b >> 16) & 1)) >> 16;
-    cr_assert_eq(gcb__bf16_encode(f), want, "0x%08x", b);
-  }
-}
 
 Test(coll_data, load_store_every_type) {
   unsigned char buf[64];
@@ -367,4 +225,108 @@ Test(coll_data, corruption_is_always_seen) {
   gcb__coll_poison(GCB_COLL_UINT8, buf, 4);
   gcb__coll_corrupt(GCB_COLL_UINT8, buf, 1);
   cr_assert_neq(buf[1], GCB__COLL_POISON);
+}
+
+/* ---- buffer rotation ------------------------------------------------------
+ */
+
+Test(coll_data, rotation_slots) {
+  size_t w = GCB__COLL_ROTATE_BYTES;
+  cr_expect_eq(gcb__coll_rotation_stride(8), 256);
+  cr_expect_eq(gcb__coll_rotation_stride(4096), 4096);
+  cr_expect_eq(gcb__coll_rotation_stride(4097), 4352);
+  cr_expect_eq(gcb__coll_rotation_slots(8, w), GCB__COLL_ROTATE_MAX_SLOTS);
+  cr_expect_eq(gcb__coll_rotation_slots(1 << 20, w), 256);
+  cr_expect_eq(gcb__coll_rotation_slots((size_t)64 << 20, w), 4);
+  cr_expect_eq(gcb__coll_rotation_slots((size_t)256 << 20, w), 1);
+  cr_expect_eq(gcb__coll_rotation_slots((size_t)1 << 30, w), 1);
+  /* slots x stride never exceeds the window once there are two or more */
+  for (size_t span = 1; span < ((size_t)1 << 30); span = span * 3 + 7) {
+    size_t n = gcb__coll_rotation_slots(span, w);
+    cr_expect(n == 1 || n * gcb__coll_rotation_stride(span) <= w, "%zu", span);
+  }
+}
+
+/* A transport on "device memory" that is host memory, recording the
+ * buffers each started operation used: one rank, so an allreduce is a
+ * copy. */
+static const void *started_send[16];
+static int started;
+
+static bool rot_supports(const struct gcb_comm *c,
+                         const struct gcb_coll_desc *d, enum gcb_coll_dtype t,
+                         enum gcb_coll_redop op, char *why, size_t len) {
+  (void)c, (void)d, (void)t, (void)op, (void)why, (void)len;
+  return true;
+}
+static enum gcb_status rot_alloc(struct gcb_comm *c, size_t bytes, void **buf,
+                                 struct gcb_err *err) {
+  (void)c, (void)err;
+  *buf = calloc(1, bytes);
+  return GCB_OK;
+}
+static void rot_free(struct gcb_comm *c, void *buf) {
+  (void)c;
+  free(buf);
+}
+static enum gcb_status rot_copy(struct gcb_comm *c, void *dst, const void *src,
+                                size_t bytes, struct gcb_err *err) {
+  (void)c, (void)err;
+  memcpy(dst, src, bytes);
+  return GCB_OK;
+}
+static enum gcb_status rot_start(struct gcb_comm *c,
+                                 const struct gcb_coll_call *k,
+                                 struct gcb_err *err) {
+  (void)c, (void)err;
+  if (started < 16)
+    started_send[started++] = k->send;
+  memcpy(k->recv, k->send, k->param * gcb_coll_dtype_size(k->dtype));
+  return GCB_OK;
+}
+static enum gcb_status rot_wait(struct gcb_comm *c, struct gcb_err *err) {
+  (void)c, (void)err;
+  return GCB_OK;
+}
+
+Test(coll_data, device_buffers_rotate_validation_uses_slot_0) {
+  struct gcb_coll_ops ops = {.name = "rot",
+                             .device_memory = true,
+                             .supports = rot_supports,
+                             .alloc = rot_alloc,
+                             .free = rot_free,
+                             .upload = rot_copy,
+                             .download = rot_copy,
+                             .start = rot_start,
+                             .wait = rot_wait};
+  struct gcb_coll_env env = {.rank = 0, .size = 1, .device = 0};
+  struct gcb_coll_call shape = {.desc = gcb_coll_find("allreduce"),
+                                .dtype = GCB_COLL_FLOAT,
+                                .redop = GCB_REDOP_SUM,
+                                .count = 1 << 18}; /* 1 MiB */
+  struct gcb_coll_case *k = NULL;
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_coll_case_new(&ops, NULL, &env, &shape, &k, &err), GCB_OK,
+               "%s", err.msg);
+  started = 0;
+  cr_assert_eq(gcb_coll_case_run(k, 3, &err), GCB_OK);
+  cr_assert_eq(started, 3);
+  ptrdiff_t step =
+      (const char *)started_send[1] - (const char *)started_send[0];
+  cr_expect_eq(step, 1 << 20, "the next 1 MiB slot each iteration");
+  cr_expect_eq((const char *)started_send[2] - (const char *)started_send[1],
+               step);
+  uint64_t wrong = 1, checked = 0;
+  cr_assert_eq(gcb_coll_case_check(k, &wrong, &checked, &err), GCB_OK);
+  cr_expect_eq(started_send[3], started_send[0], "validation on slot 0");
+  cr_expect_eq(wrong, 0);
+  cr_expect_eq(checked, 1u << 18);
+  gcb_coll_case_free(k);
+
+  ops.device_memory = false; /* host memory: one slot */
+  cr_assert_eq(gcb_coll_case_new(&ops, NULL, &env, &shape, &k, &err), GCB_OK);
+  started = 0;
+  cr_assert_eq(gcb_coll_case_run(k, 2, &err), GCB_OK);
+  cr_expect_eq(started_send[0], started_send[1]);
+  gcb_coll_case_free(k);
 }

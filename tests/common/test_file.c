@@ -57,3 +57,27 @@ Test(file, a_missing_file_names_the_path_and_the_reason) {
   cr_expect_str_eq(
       err.msg, "/nonexistent/x.json: cannot open (No such file or directory)");
 }
+
+/* A writer that opens the pipe and says nothing: given up after the wait,
+ * not waited on for ever; one that has spoken and closed is read whole. */
+Test(file, a_silent_pipe_is_given_up_after_the_wait) {
+  int fds[2];
+  cr_assert_eq(pipe(fds), 0);
+  char path[32];
+  snprintf(path, sizeof path, "/dev/fd/%d", fds[0]);
+  char *text = NULL;
+  size_t len = 0;
+  struct gcb_err err = {0};
+  cr_expect_eq(gcb_file_read_wait(path, 1 << 20, 200, &text, &len, &err),
+               GCB_EINPUT);
+  cr_expect_null(text);
+  cr_expect(strstr(err.msg, "nothing to read for 1 s") != NULL, "%s", err.msg);
+  cr_assert_eq(write(fds[1], "abc", 3), 3);
+  close(fds[1]);
+  cr_expect_eq(gcb_file_read_wait(path, 1 << 20, 200, &text, &len, &err),
+               GCB_OK, "%s", err.msg);
+  cr_expect_eq(len, 3);
+  cr_expect_str_eq(text, "abc");
+  free(text);
+  close(fds[0]);
+}

@@ -96,6 +96,29 @@ nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t d, unsigned *mw) {
   *mw = 123456;
   return mine(d) ? OK : INVALID_ARGUMENT;
 }
+/* The field-values API (nvml.h nvmlFieldValue_t), answering only
+ * NVML_FI_DEV_POWER_INSTANT (186): 687.5 W now, where the one-second
+ * average above says 123.456 W. */
+typedef struct {
+  unsigned int fieldId, scopeId;
+  long long timestamp, latencyUsec;
+  int valueType;
+  nvmlReturn_t nvmlReturn;
+  union {
+    double dVal;
+    unsigned int uiVal;
+    unsigned long long ullVal;
+  } value;
+} fake_field_value;
+nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t d, int count,
+                                      fake_field_value *v) {
+  for (int i = 0; i < count; i++) {
+    v[i].nvmlReturn = v[i].fieldId == 186 ? OK : NOT_SUPPORTED;
+    v[i].valueType = 1; /* unsigned int, milliwatts */
+    v[i].value.uiVal = 687500;
+  }
+  return mine(d) ? OK : INVALID_ARGUMENT;
+}
 nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t d, unsigned *mw) {
   *mw = 700000;
   return mine(d) ? OK : INVALID_ARGUMENT;

@@ -74,6 +74,9 @@ Test(cuda_nvml, recorded_values_decode_field_by_field) {
   gcb_nvml_sample(n, dev, &s);
   cr_expect_eq(s.sm_mhz, 1755.0);
   cr_expect_eq(s.temp_c, 41.0);
+  cr_expect_float_eq(s.power_w, 687.5, 1e-9,
+                     "telemetry reads instantaneous power (field 186), not "
+                     "nvmlDeviceGetPowerUsage's one-second average");
   cr_expect(s.reasons_known);
   gcb_nvml_close(n);
 }
@@ -128,4 +131,14 @@ Test(cuda_nvml, throttle_reasons_are_named) {
   cr_expect(GCB_THROTTLE_BAD_MASK & 0x40, "hw_thermal is bad");
   cr_expect_not(GCB_THROTTLE_BAD_MASK & 0x4, "a power cap is normal");
   cr_expect_not(GCB_THROTTLE_BAD_MASK & 0x1, "idle is normal");
+}
+
+/* A case shorter than two sampling periods is marked, not summarised as if
+ * its course had been sampled. */
+Test(cuda_nvml, short_cases_are_marked) {
+  cr_expect(gcb_telemetry_too_short(0.0));
+  cr_expect(gcb_telemetry_too_short(0.039));
+  cr_expect_not(gcb_telemetry_too_short(0.040));
+  cr_expect_not(gcb_telemetry_too_short(2.5));
+  cr_expect(gcb_telemetry_too_short((double)NAN), "unknown duration: short");
 }

@@ -58,39 +58,6 @@ Test(cuda_pure, compute_capability_per_dtype) {
   cr_expect_leq(gcb_gemm_min_cc(GCB_DTYPE_FP8), 90, "H200 (9.0) runs fp8");
 }
 
-struct decode_case {
-  unsigned bits;
-  double value;
-};
-
-Test(cuda_pure, half_decoding) {
-  static const struct decode_case cases[] = {
-      {0x3c00, 1.0},     {0xc000, -2.0},    {0x7bff, 65504.0},
-      {0x0001, 0x1p-24}, {0x0400, 0x1p-14}, {0x3555, 0x1.554p-2},
-      {0x8000, -0.0},
-  };
-  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
-    cr_expect_eq(gcb_half_to_double((uint16_t)cases[i].bits), cases[i].value,
-                 "0x%04x", cases[i].bits);
-  cr_expect(isinf(gcb_half_to_double(0x7c00)));
-  cr_expect(isnan(gcb_half_to_double(0x7e00)));
-}
-
-Test(cuda_pure, bf16_and_e4m3_decoding) {
-  cr_expect_eq(gcb_bf16_to_double(0x3f80), 1.0);
-  cr_expect_eq(gcb_bf16_to_double(0xc0a0), -5.0);
-  cr_expect_eq(gcb_bf16_to_double(0x3f81), 1.0 + 0x1p-7);
-  static const struct decode_case e4m3[] = {
-      {0x38, 1.0},    {0xb8, -1.0}, {0x7e, 448.0}, {0x01, 0x1p-9},
-      {0x08, 0x1p-6}, {0x3c, 1.5},  {0x00, 0.0},
-  };
-  for (size_t i = 0; i < sizeof e4m3 / sizeof *e4m3; i++)
-    cr_expect_eq(gcb_e4m3_to_double((uint8_t)e4m3[i].bits), e4m3[i].value,
-                 "0x%02x", e4m3[i].bits);
-  cr_expect(isnan(gcb_e4m3_to_double(0x7f)), "S.1111.111 is NaN");
-  cr_expect(isnan(gcb_e4m3_to_double(0xff)));
-}
-
 Test(cuda_pure, decode_by_dtype) {
   double out[3];
   const signed char i8[] = {-127, 0, 5};

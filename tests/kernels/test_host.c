@@ -11,6 +11,13 @@
 
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
+#include <sys/resource.h>
+#if defined(__has_include) && __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#endif
+#ifndef RUNNING_ON_VALGRIND
+#define RUNNING_ON_VALGRIND 0
+#endif
 
 static struct gcb_backend *open_host(void) {
   struct gcb_backend_args args = {
@@ -224,6 +231,36 @@ Test(host, stream_rejects_before_allocating) {
   p.elements = 0;
   cr_expect_eq(gcb_backend_host.stream(b, &p, &op, &err), GCB_EUSAGE);
   cr_expect_null(op.state);
+  gcb_backend_host.close(b);
+}
+
+/* Issue 20, item 13: under `ulimit -v` OpenBLAS retried mmap until the
+ * run's timeout. The arrays fit here but not with the buffers OpenBLAS
+ * maps per thread, so the GEMM is refused at once, naming the limit. */
+Test(host, gemm_refused_when_rlimit_as_leaves_no_room_for_blas) {
+#ifdef __SANITIZE_ADDRESS__
+  cr_skip_test("ASan reserves its shadow as address space");
+#endif
+  if (RUNNING_ON_VALGRIND)
+    cr_skip_test("valgrind's own mappings count against RLIMIT_AS");
+  uint64_t mapped = gcb_hostmem_mapped(NULL);
+  cr_assert_gt(mapped, 0);
+  struct rlimit rl;
+  cr_assert_eq(getrlimit(RLIMIT_AS, &rl), 0);
+  rl.rlim_cur = (rlim_t)(mapped + (UINT64_C(160) << 20));
+  cr_assert_eq(setrlimit(RLIMIT_AS, &rl), 0);
+  struct gcb_backend *b = open_host();
+  /* 3 x 1600^2 doubles = 61 MB: fits, but not with 128 MiB of buffers */
+  struct gcb_gemm_params p = {
+      .dtype = GCB_DTYPE_FP64, .m = 1600, .n = 1600, .k = 1600};
+  struct gcb_op op = {0};
+  struct gcb_err err = {0};
+  cr_expect_eq(gcb_backend_host.gemm(b, &p, &op, &err), GCB_ENOMEM);
+  cr_expect(strstr(err.msg, "RLIMIT_AS (ulimit -v)") != NULL, "%s", err.msg);
+  cr_expect_null(op.state);
+  /* the same arrays without the library's buffers (fits) pass */
+  cr_expect_eq(gcb_backend_host.fits(b, 61440000, "arrays", &err), GCB_OK, "%s",
+               err.msg);
   gcb_backend_host.close(b);
 }
 

@@ -5,8 +5,8 @@
  */
 #include <math.h>
 
-#include "tests/reports/report_fixture.h"
 #include "reports/compare/compare.h"
+#include "tests/reports/report_fixture.h"
 
 static const char *const gemm_params = "{\"dtype\": \"fp32\", \"m\": 1024}";
 
@@ -267,4 +267,59 @@ Test(compare, verdict_names_are_distinct) {
   for (int a = GCB_VERDICT_SAME; a <= GCB_VERDICT_ONLY_NEW; a++)
     for (int b = a + 1; b <= GCB_VERDICT_ONLY_NEW; b++)
       cr_expect_str_neq(gcb_verdict_name(a), gcb_verdict_name(b));
+}
+
+/* A collective case on n ranks at busbw (GB/s), each rank's figure the
+ * algbw, every rank's time t seconds. */
+static json_t *coll_run(int n, const char *op, double size, double count,
+                        double busbw, double t) {
+  double figs[FX_MAX_RANKS];
+  for (int i = 0; i < n; i++)
+    figs[i] = size / t / 1e9;
+  char params[160];
+  snprintf(params, sizeof params,
+           "{\"op\": \"%s\", \"size\": %.0f, \"count\": %.0f}", op, size,
+           count);
+  json_t *doc = fx_doc(n, 1, 2 * n, "Test CPU");
+  json_t *c = fx_case("coll", op, params, "GB/s", figs, (size_t)n, 0.001, NULL);
+  json_object_set_new(json_object_get(c, "summary"), "busbw", json_real(busbw));
+  for (int i = 0; i < n; i++)
+    json_object_set_new(json_array_get(json_object_get(c, "per_rank"), i),
+                        "figure_time_s", json_real(t));
+  fx_add_case(doc, c);
+  return doc;
+}
+
+Test(compare, runs_at_another_scale_compare_on_busbw) {
+  /* allgather's count per rank halves from 4 to 8 ranks: matched by size,
+   * compared on busbw alone (a rank's algbw changes with the scale). */
+  struct pair p = {.old = coll_run(4, "allgather", 1 << 20, 65536, 100, 1e-4),
+                   .new_ = coll_run(8, "allgather", 1 << 20, 32768, 80, 2e-4)};
+  compare(&p, NULL);
+  cr_assert_eq(p.cmp.ndeltas, 1, "one row: busbw");
+  const struct gcb_delta *d = row(&p, "busbw");
+  cr_expect_float_eq(d->old_value, 100, 1e-9);
+  cr_expect_float_eq(d->new_value, 80, 1e-9);
+  cr_expect_str_eq(d->unit, "GB/s");
+  cr_expect_eq(d->verdict, GCB_VERDICT_REGRESSION);
+  for (size_t i = 0; i < p.cmp.ndeltas; i++)
+    cr_expect(p.cmp.deltas[i].verdict != GCB_VERDICT_ONLY_OLD &&
+                  p.cmp.deltas[i].verdict != GCB_VERDICT_ONLY_NEW,
+              "not 'only in old/new'");
+  done(&p);
+}
+
+Test(compare, latency_cases_compare_in_time) {
+  /* 8-byte ping-pong: its GB/s says nothing; 10 us -> 15 us is worse. */
+  struct pair p = {.old = coll_run(4, "latency", 8, 2, 0, 10e-6),
+                   .new_ = coll_run(4, "latency", 8, 2, 0, 15e-6)};
+  compare(&p, NULL);
+  const struct gcb_delta *d = row(&p, "median time");
+  cr_expect_str_eq(d->unit, "us");
+  cr_expect_float_eq(d->old_value, 10, 1e-6);
+  cr_expect_float_eq(d->new_value, 15, 1e-6);
+  cr_expect_float_eq(d->change, 0.5, 1e-6);
+  cr_expect_eq(d->verdict, GCB_VERDICT_REGRESSION, "a longer time is worse");
+  cr_expect_eq(row(&p, "slowest time")->verdict, GCB_VERDICT_REGRESSION);
+  done(&p);
 }

@@ -6,8 +6,8 @@
  */
 #include <math.h>
 
-#include "tests/reports/report_fixture.h"
 #include "reports/criteria/criteria.h"
+#include "tests/reports/report_fixture.h"
 
 #define DATA(name) GCB_TEST_DATA "/" name
 
@@ -264,4 +264,71 @@ Test(criteria, path_classes_come_from_the_topology_and_star_takes_all) {
   gcb_findings_free(&f);
   gcb_criteria_free(cr);
   json_decref(doc);
+}
+
+/* A coll case with or without the latest rank's lateness (nccl-tests
+ * files have none). */
+static json_t *coll_doc(bool with_late) {
+  const double figs[] = {10, 10, 10, 10};
+  json_t *doc = fx_doc(4, 1, 8, "Test CPU");
+  json_t *c =
+      fx_case("coll", "allreduce 8B", "{\"op\": \"allreduce\", \"size\": 8}",
+              "GB/s", figs, 4, 0.01, NULL);
+  if (with_late)
+    json_object_set_new(json_object_get(c, "summary"), "late_mean_s",
+                        json_real(20.00001e-6));
+  fx_add_case(doc, c);
+  return doc;
+}
+
+Test(criteria, a_metric_a_source_does_not_measure_is_na_for_it_once) {
+  json_t *a = coll_doc(true), *b = coll_doc(false);
+  struct gcb_doc d[2] = {{.name = "gcbench.json", .root = a},
+                         {.name = "nccl-tests.json", .root = b}};
+  struct gcb_criteria *cr = parse_ok(
+      "{\"schema\": \"gcbench.criteria/1\", \"checks\": [{\"name\": "
+      "\"stragglers\", \"bench\": \"coll\", \"max\": {\"late_us\": 20}}]}");
+  struct gcb_check_result res;
+  struct gcb_findings f = {0};
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_criteria_evaluate(cr, d, 2, &res, &f, &err), GCB_OK);
+  cr_expect_eq(res.matched, 2);
+  cr_expect_eq(res.failed, 1, "only the document that measures it fails");
+  cr_expect_eq(res.na, 1);
+  cr_assert_eq(f.n, 2);
+  /* documents in order: gcbench's miss, then nccl-tests' n/a */
+  const struct gcb_finding *miss = &f.items[0], *na = &f.items[1];
+  cr_expect_str_eq(na->kind, "criterion-na");
+  cr_expect_eq(na->severity, GCB_SEV_INFO);
+  cr_expect_eq(na->where.doc, 1);
+  cr_expect_str_eq(miss->kind, "criterion");
+  cr_expect_eq(miss->where.doc, 0);
+  cr_expect_not_null(
+      strstr(miss->explanation, "20.00001 us, above the maximum 20 us"), "%s",
+      miss->explanation);
+  gcb_findings_free(&f);
+  gcb_criteria_free(cr);
+  json_decref(a);
+  json_decref(b);
+}
+
+Test(criteria, a_bound_no_document_can_evaluate_fails) {
+  json_t *a = coll_doc(false);
+  struct gcb_doc d = {.name = "nccl-tests.json", .root = a};
+  struct gcb_criteria *cr = parse_ok(
+      "{\"schema\": \"gcbench.criteria/1\", \"checks\": [{\"name\": "
+      "\"stragglers\", \"bench\": \"coll\", \"max\": {\"late_us\": 20}}]}");
+  struct gcb_check_result res;
+  struct gcb_findings f = {0};
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_criteria_evaluate(cr, &d, 1, &res, &f, &err), GCB_OK);
+  cr_expect_eq(res.failed, 1, "nobody measured it: acceptance cannot pass");
+  size_t fails = 0;
+  for (size_t i = 0; i < f.n; i++)
+    fails += f.items[i].severity == GCB_SEV_FAIL &&
+             strstr(f.items[i].explanation, "no document measures late_us");
+  cr_expect_eq(fails, 1);
+  gcb_findings_free(&f);
+  gcb_criteria_free(cr);
+  json_decref(a);
 }

@@ -168,41 +168,6 @@ Test(topo, hwloc3_format_xml_gives_one_clear_line) {
   unlink(path);
 }
 
-struct busid_case {
-  const char *text;
-  enum gcb_status status;
-  unsigned domain, bus, dev, func;
-};
-
-static const struct busid_case busid_cases[] = {
-    {"0000:19:00.0", GCB_OK, 0, 0x19, 0, 0},
-    {"00000000:19:00.0", GCB_OK, 0, 0x19, 0, 0}, /* CUDA's 8-digit domain */
-    {"0000:B7:1F.7", GCB_OK, 0, 0xb7, 0x1f, 7},
-    {"000a:01:00.0", GCB_OK, 0xa, 1, 0, 0},
-    {"19:00.0", GCB_OK, 0, 0x19, 0, 0}, /* no domain: domain 0 */
-    {"0000:19:00", GCB_EINPUT, 0, 0, 0, 0},
-    {"0000:19:00.8", GCB_EINPUT, 0, 0, 0, 0},
-    {"0000:119:00.0", GCB_EINPUT, 0, 0, 0, 0},
-    {"000000000:19:00.0", GCB_EINPUT, 0, 0, 0, 0},
-    {"0000:zz:00.0", GCB_EINPUT, 0, 0, 0, 0},
-    {"", GCB_EINPUT, 0, 0, 0, 0},
-};
-
-Test(topo, bus_ids_parse_in_hwloc_and_cuda_forms) {
-  for (size_t i = 0; i < sizeof busid_cases / sizeof *busid_cases; i++) {
-    const struct busid_case *c = &busid_cases[i];
-    unsigned d = 99, b = 99, v = 99, f = 99;
-    struct gcb_err err = {0};
-    cr_expect_eq(gcb_topo_parse_busid(c->text, &d, &b, &v, &f, &err), c->status,
-                 "'%s'", c->text);
-    if (c->status == GCB_OK)
-      cr_expect(d == c->domain && b == c->bus && v == c->dev && f == c->func,
-                "'%s' -> %x:%x:%x.%x", c->text, d, b, v, f);
-    else
-      cr_expect(strstr(err.msg, c->text) != NULL, "%s", err.msg);
-  }
-}
-
 struct find_case {
   const char *busid;
   int gpu;

@@ -243,6 +243,31 @@ Test(topo_bind, bad_ranks_are_named_in_the_error) {
   gcb_topo_free(t);
 }
 
+/* Issue 20, item 14: hwloc kept 4294967296 as an unsigned int, CPU 0. */
+Test(topo_bind, cpu_numbers_past_the_limit_are_refused_not_wrapped) {
+  struct gcb_topo *t = load(TOPO("hwloc-2socket-3gpu-ib.xml"));
+  static const char *const bad[] = {"4294967296", "0-4294967296",
+                                    "1,4294967297", "99999999999999999999999",
+                                    "1048577"};
+  enum gcb_topo_bind b;
+  struct gcb_err err = {0};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    cr_expect_eq(gcb_topo_check_binding(t, bad[i], 0, &b, &err), GCB_EINPUT,
+                 "%s", bad[i]);
+    cr_expect(strstr(err.msg, "is past 1048576") != NULL, "%s", err.msg);
+  }
+  static const char *const malformed[] = {"", "0-", "-1", "1,,2", "1;2", " 1"};
+  for (size_t i = 0; i < sizeof malformed / sizeof *malformed; i++)
+    cr_expect_eq(gcb_topo_check_binding(t, malformed[i], 0, &b, &err),
+                 GCB_EINPUT, "'%s'", malformed[i]);
+  cr_expect_eq(gcb_topo_check_binding(t, "0-1,4", 0, &b, &err), GCB_OK, "%s",
+               err.msg);
+  int whole = -1;
+  cr_expect_eq(gcb_topo_binding_is_whole(t, "4294967296", &whole, &err),
+               GCB_EINPUT);
+  gcb_topo_free(t);
+}
+
 Test(topo_bind, the_node_fix_splits_a_gpus_cores_among_its_ranks) {
   struct gcb_topo *t = load(TOPO("mpibind-tioga-8xmi250x.xml"));
   struct gcb_topo_rank ranks[] = {

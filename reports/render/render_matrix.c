@@ -1,0 +1,244 @@
+/*
+ * The component matrix: per machine of the diagnosis, one row per GPU (by
+ * bus id) with a cell per check family -- GEMM, device memory, H2D, D2H,
+ * GPU peers, health, placement, collectives. A cell's state comes from the
+ * root causes that touch it (gcb_diagnosis_state_at); its figure is the
+ * worst root cause's measurement, else what the GPU reached in the largest
+ * case of the family (the first document that has one), so a passing
+ * cell still says how well it passed.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reports/analysis/analyze_rules.h"
+#include "reports/document/p2p_view.h"
+#include "reports/document/ranks.h"
+#include "reports/document/topo_view.h"
+#include "reports/render/render.h"
+
+const char *gcb_cell_name(enum gcb_cell c) {
+  static const char *const names[] = {"-",    "pass", "ok",
+                                      "info", "warn", "fail"};
+  return c <= GCB_CELL_FAIL ? names[c] : "?";
+}
+
+/* Rows by machine: rows first[m] .. first[m + 1] - 1 are machine m's. */
+struct rows {
+  struct gcb_matrix *m;
+  const size_t *first;
+};
+
+/* The row of GPU `bus` (any form) on machine `node`, or NULL. */
+static struct gcb_matrix_row *row_at(const struct rows *r, long long node,
+                                     const char *bus) {
+  char b[32];
+  if (node < 0 || !gcb_busid_canon(bus, b, sizeof b))
+    return NULL;
+  for (size_t i = r->first[node]; i < r->first[node + 1]; i++)
+    if (strcmp(r->m->rows[i].bus_id, b) == 0)
+      return &r->m->rows[i];
+  return NULL;
+}
+
+/* The row of the GPU rank `rank` of document doc uses, or NULL. */
+static struct gcb_matrix_row *row_of_rank(const struct rows *r,
+                                          const struct gcb_report *rep,
+                                          const struct gcb_diagnosis *d,
+                                          int doc, long long rank) {
+  struct gcb_place p;
+  gcb_view_place(rep->docs[doc].root, rank, &p);
+  return row_at(r, gcb_diagnosis_machine(d, rep->docs, doc, p.node), p.bus_id);
+}
+
+/* The case of family f to quote: the most work per operation; pcie only
+ * where the link rule judges it. */
+static const json_t *headline(const json_t *cases, enum gcb_family f) {
+  const json_t *best = NULL, *c;
+  size_t i;
+  json_array_foreach(cases, i, c) {
+    if (gcb_case_family(c) != f)
+      continue;
+    if ((f == GCB_FAM_H2D || f == GCB_FAM_D2H) &&
+        gcb__pcie_direction(cases, c) == NULL)
+      continue;
+    if (best == NULL ||
+        gcb_view_num(c, "work_per_op") > gcb_view_num(best, "work_per_op"))
+      best = c;
+  }
+  return best;
+}
+
+/* A cell's figure from entry i of a case: its median, and the time the
+ * timed loop took (the entry's time per operation times the iterations). */
+static void fill(struct gcb_matrix_cell *cell, const json_t *c,
+                 const struct gcb_ranks *pr, size_t i, enum gcb_family f) {
+  double fig = gcb_ranks_num(pr, GCB_RC_FIG_MEDIAN, i);
+  double t = gcb_ranks_num(pr, GCB_RC_FIGURE_TIME, i);
+  if (isnan(t))
+    t = gcb_ranks_num(pr, GCB_RC_TIME_MEDIAN, i);
+  cell->time_s = isnan(t) ? 0 : t * (double)gcb_view_int(c, "iterations", 1);
+  gcb_fmt_scaled(fig, gcb_view_str(c, "unit"), cell->figure,
+                 sizeof cell->figure);
+  if (f == GCB_FAM_GEMM) {
+    char with[64];
+    snprintf(with, sizeof with, "%s (%s)", cell->figure,
+             gcb_view_param_str(c, "dtype"));
+    gcb_view_copy(cell->figure, sizeof cell->figure, with);
+  }
+}
+
+/* Figures for the per-device families, from the first document where a
+ * GPU has them: one pass over each headline case's ranks. */
+static void device_figures(const struct gcb_report *rep,
+                           const struct gcb_diagnosis *d,
+                           const struct rows *r) {
+  static const enum gcb_family fams[] = {
+      GCB_FAM_GEMM, GCB_FAM_DEVMEM, GCB_FAM_H2D, GCB_FAM_D2H, GCB_FAM_COLL};
+  for (size_t doc = 0; doc < rep->ndocs; doc++)
+    for (size_t k = 0; k < sizeof fams / sizeof *fams; k++) {
+      const json_t *c =
+          headline(json_object_get(rep->docs[doc].root, "cases"), fams[k]);
+      struct gcb_ranks pr;
+      gcb_ranks_of(c, &pr);
+      for (size_t i = 0; c != NULL && i < pr.n; i++) {
+        long long rank = gcb_ranks_int(&pr, GCB_RC_RANK, i, (long long)i);
+        struct gcb_matrix_row *row = row_of_rank(r, rep, d, (int)doc, rank);
+        if (row != NULL && row->cell[fams[k]].figure[0] == '\0')
+          fill(&row->cell[fams[k]], c, &pr, i, fams[k]);
+      }
+    }
+}
+
+/* The slowest pair each GPU sends to, over the p2p bandwidth cases of the
+ * first document that has any. */
+static void peer_figures(const struct gcb_report *rep,
+                         const struct gcb_diagnosis *d, const struct rows *r,
+                         double *low) {
+  for (size_t doc = 0; doc < rep->ndocs; doc++) {
+    const json_t *root = rep->docs[doc].root, *c;
+    size_t i, nseen = 0, found = 0;
+    bool *seen = gcb__p2p_scratch(root, &nseen);
+    json_array_foreach(json_object_get(root, "cases"), i, c) {
+      struct gcb__p2p_iter it;
+      struct gcb__p2p m;
+      char b[32];
+      if (seen == NULL || strcmp(gcb_view_str(c, "unit"), "GB/s") != 0 ||
+          strcmp(gcb_view_param_str(c, "direction"), "latency") == 0 ||
+          !gcb__p2p_begin(&it, root, c, seen, nseen))
+        continue;
+      while (gcb__p2p_next(&it, &m)) {
+        gcb__p2p_busid(&m, c, false, b, sizeof b);
+        struct gcb_matrix_row *row =
+            row_at(r, gcb_diagnosis_machine(d, rep->docs, (int)doc, m.node), b);
+        size_t at = row != NULL ? (size_t)(row - r->m->rows) : 0;
+        if (row != NULL && m.value < low[at]) {
+          low[at] = m.value;
+          found++;
+        }
+      }
+    }
+    free(seen);
+    if (found > 0)
+      break;
+  }
+  for (size_t i = 0; i < r->m->n; i++) {
+    char v[40];
+    if (!isfinite(low[i]))
+      continue;
+    gcb_fmt_scaled(low[i], "GB/s", v, sizeof v);
+    snprintf(r->m->rows[i].cell[GCB_FAM_PEERS].figure,
+             sizeof r->m->rows[i].cell[0].figure, "min %s", v);
+  }
+}
+
+/* The link the topology shows, and the CPUs of the rank using the GPU. */
+static void host_figures(const struct gcb_report *rep,
+                         const struct gcb_diagnosis *d, const struct rows *r) {
+  for (size_t doc = 0; doc < rep->ndocs; doc++) {
+    const json_t *root = rep->docs[doc].root, *e;
+    size_t i;
+    json_array_foreach(json_object_get(root, "ranks"), i, e) {
+      long long rank = gcb_view_int(e, "rank", (long long)i);
+      struct gcb_matrix_row *row = row_of_rank(r, rep, d, (int)doc, rank);
+      if (row == NULL)
+        continue;
+      const json_t *topo;
+      long long g = gcb_topo_view_rank_gpu(root, rank, &topo);
+      const char *link = gcb_view_str(
+          gcb_topo_view_hop(gcb_topo_view_gpu(topo, g), 0), "link");
+      struct gcb_matrix_cell *h = &row->cell[GCB_FAM_HEALTH];
+      struct gcb_matrix_cell *p = &row->cell[GCB_FAM_PLACEMENT];
+      const char *cpus = gcb_view_str(e, "cpu_binding");
+      if (h->figure[0] == '\0' && link[0])
+        snprintf(h->figure, sizeof h->figure, "%s", link);
+      if (p->figure[0] == '\0' && cpus[0])
+        snprintf(p->figure, sizeof p->figure, "rank %lld, CPUs %s", rank, cpus);
+    }
+  }
+}
+
+static void judge(const struct gcb_diagnosis *d, struct gcb_matrix_row *row) {
+  for (int f = 0; f < GCB_MATRIX_COLS; f++) {
+    struct gcb_matrix_cell *cell = &row->cell[f];
+    const struct gcb_root_cause *rc;
+    int s = gcb_diagnosis_state_at(d, row->node, row->bus_id,
+                                   (enum gcb_family)f, &rc);
+    cell->rc = rc;
+    if (rc == NULL) {
+      cell->state = cell->figure[0] ? GCB_CELL_PASS : GCB_CELL_NONE;
+      continue;
+    }
+    cell->state = rc->cleared              ? GCB_CELL_CLEARED
+                  : s == (int)GCB_SEV_FAIL ? GCB_CELL_FAIL
+                  : s == (int)GCB_SEV_WARN ? GCB_CELL_WARN
+                                           : GCB_CELL_INFO;
+    if ((enum gcb_family)f == rc->family && !isnan(rc->measured))
+      gcb_fmt_scaled(rc->measured, rc->unit, cell->figure, sizeof cell->figure);
+  }
+}
+
+enum gcb_status gcb_matrix_build(const struct gcb_report *rep,
+                                 const struct gcb_diagnosis *d,
+                                 struct gcb_matrix *out, struct gcb_err *err) {
+  size_t n = 0;
+  memset(out, 0, sizeof *out);
+  size_t *first = malloc((d->nmachines + 1) * sizeof *first);
+  for (size_t m = 0; first != NULL && m < d->nmachines; m++) {
+    first[m] = n;
+    n += d->machines[m].ngpus;
+  }
+  out->rows = calloc(n + 1, sizeof *out->rows);
+  double *low = malloc((n + 1) * sizeof *low);
+  if (first == NULL || out->rows == NULL || low == NULL) {
+    free(first);
+    free(low);
+    return gcb_err_set(err, GCB_ENOMEM, "component matrix: out of memory");
+  }
+  first[d->nmachines] = n;
+  for (size_t m = 0; m < d->nmachines; m++)
+    for (size_t g = 0; g < d->machines[m].ngpus; g++) {
+      struct gcb_matrix_row *row = &out->rows[out->n];
+      low[out->n++] = INFINITY;
+      row->node = (long long)m;
+      row->gpu = (long long)g;
+      gcb_view_copy(row->bus_id, sizeof row->bus_id, d->machines[m].bus_ids[g]);
+    }
+  struct rows r = {.m = out, .first = first};
+  device_figures(rep, d, &r);
+  peer_figures(rep, d, &r, low);
+  host_figures(rep, d, &r);
+  for (size_t i = 0; i < out->n; i++)
+    judge(d, &out->rows[i]);
+  free(first);
+  free(low);
+  return GCB_OK;
+}
+
+void gcb_matrix_free(struct gcb_matrix *m) {
+  if (m == NULL)
+    return;
+  free(m->rows);
+  memset(m, 0, sizeof *m);
+}

@@ -1,0 +1,390 @@
+/*
+ * The fake CUDA layer (see fake_cuda.h): the CUDA runtime calls, cuBLASLt
+ * calls and gcbench kernel launchers the CUDA backend makes, each logged
+ * and answered as a working GPU would, in host memory. Only what the
+ * backend's GEMM, memory, pcie and p2p paths call is here; a call that is
+ * missing falls through to the real libcudart, which fails without a GPU
+ * and so fails the test visibly.
+ */
+#include "tests/kernels/fake_cuda.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cublasLt.h>
+
+#include "kernels/cuda_kernels.h"
+
+struct fake_cuda fake_cuda;
+
+static int current_device;
+static volatile int *gate_flag; /* the last gate launched */
+static int last_algo;           /* of the last cublasLtMatmul */
+
+/* Streams carry the device they were made on. */
+struct fake_stream {
+  int device;
+};
+
+void fake_cuda_clear_log(void) {
+  fake_cuda.n = 0;
+}
+
+void fake_cuda_reset(void) {
+  memset(&fake_cuda, 0, sizeof fake_cuda);
+  fake_cuda.elapsed_ms = 1.6f;
+  fake_cuda.device_count = 2;
+  current_device = 0;
+  gate_flag = NULL;
+}
+
+int fake_find(const char *name, int from, int k) {
+  for (int i = from < 0 ? 0 : from; i < fake_cuda.n; i++)
+    if (strcmp(fake_cuda.log[i].name, name) == 0 && k-- == 0)
+      return i;
+  return -1;
+}
+
+int fake_count(const char *name, int lo, int hi) {
+  int n = 0;
+  for (int i = lo < 0 ? 0 : lo; i < hi && i < fake_cuda.n; i++)
+    n += strcmp(fake_cuda.log[i].name, name) == 0;
+  return n;
+}
+
+/* Logs a call; returns the injected error when this is the one to fail. */
+static cudaError_t logged(const char *name, const void *what, size_t bytes) {
+  if (fake_cuda.n < FAKE_LOG_MAX) {
+    struct fake_call *c = &fake_cuda.log[fake_cuda.n++];
+    memset(c, 0, sizeof *c);
+    snprintf(c->name, sizeof c->name, "%s", name);
+    c->what = what;
+    c->bytes = bytes;
+    c->device = current_device;
+    c->stream_device = -1;
+    c->gate = gate_flag ? *gate_flag : -1;
+  }
+  if (fake_cuda.fail_nth > 0 && strcmp(name, fake_cuda.fail_name) == 0 &&
+      ++fake_cuda.fail_seen == fake_cuda.fail_nth)
+    return fake_cuda.fail_rc;
+  return cudaSuccess;
+}
+
+static cudaError_t on_stream(const char *name, cudaStream_t s, size_t bytes) {
+  cudaError_t rc = logged(name, s, bytes);
+  if (s != NULL && fake_cuda.n > 0 && fake_cuda.n <= FAKE_LOG_MAX)
+    fake_cuda.log[fake_cuda.n - 1].stream_device =
+        ((struct fake_stream *)s)->device;
+  return rc;
+}
+
+/* ---- devices, streams, events -------------------------------------------- */
+
+cudaError_t cudaGetDeviceCount(int *count) {
+  *count = fake_cuda.device_count;
+  return logged("cudaGetDeviceCount", NULL, 0);
+}
+cudaError_t cudaSetDevice(int device) {
+  current_device = device;
+  return logged("cudaSetDevice", NULL, (size_t)device);
+}
+cudaError_t cudaGetDevice(int *device) {
+  *device = current_device;
+  return cudaSuccess;
+}
+cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr,
+                                   int device) {
+  (void)device;
+  switch (attr) {
+  case cudaDevAttrComputeCapabilityMajor:
+    *value = 9;
+    break;
+  case cudaDevAttrComputeCapabilityMinor:
+    *value = 0;
+    break;
+  case cudaDevAttrMultiProcessorCount:
+    *value = 132;
+    break;
+  case cudaDevAttrL2CacheSize:
+    *value = 1 << 20; /* small: the flush buffer is real host memory */
+    break;
+  default:
+    *value = 0;
+  }
+  return cudaSuccess;
+}
+cudaError_t cudaDeviceGetPCIBusId(char *bus, int len, int device) {
+  snprintf(bus, (size_t)len, "0000:%02X:00.0", 0x19 + device);
+  return cudaSuccess;
+}
+cudaError_t cudaGetLastError(void) {
+  return cudaSuccess;
+}
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned int flags) {
+  (void)flags;
+  struct fake_stream *f = calloc(1, sizeof *f);
+  f->device = current_device;
+  *s = (cudaStream_t)f;
+  return logged("cudaStreamCreateWithFlags", *s, 0);
+}
+cudaError_t cudaStreamDestroy(cudaStream_t s) {
+  free(s);
+  return cudaSuccess;
+}
+cudaError_t cudaStreamSynchronize(cudaStream_t s) {
+  return on_stream("cudaStreamSynchronize", s, 0);
+}
+cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e,
+                                unsigned int flags) {
+  (void)flags;
+  cudaError_t rc = on_stream("cudaStreamWaitEvent", s, 0);
+  fake_cuda.log[fake_cuda.n - 1].event = e;
+  return rc;
+}
+cudaError_t cudaStreamQuery(cudaStream_t s) {
+  return on_stream("cudaStreamQuery", s, 0);
+}
+cudaError_t cudaDeviceSynchronize(void) {
+  return logged("cudaDeviceSynchronize", NULL, 0);
+}
+cudaError_t cudaEventCreate(cudaEvent_t *e) {
+  *e = (cudaEvent_t)calloc(1, 16);
+  return cudaSuccess;
+}
+cudaError_t cudaEventDestroy(cudaEvent_t e) {
+  free(e);
+  return cudaSuccess;
+}
+cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
+  cudaError_t rc = on_stream("cudaEventRecord", s, 0);
+  fake_cuda.log[fake_cuda.n - 1].event = e;
+  return rc;
+}
+cudaError_t cudaEventSynchronize(cudaEvent_t e) {
+  return logged("cudaEventSynchronize", e, 0);
+}
+cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b) {
+  (void)a, (void)b;
+  *ms = fake_cuda.elapsed_ms;
+  if (fake_cuda.algo_penalty)
+    *ms += 0.1f * (float)abs(last_algo - 4);
+  return logged("cudaEventElapsedTime", NULL, 0);
+}
+
+/* ---- memory ----------------------------------------------------------------
+ */
+
+cudaError_t cudaMemGetInfo(size_t *free_b, size_t *total) {
+  *free_b = (size_t)64 << 30;
+  *total = (size_t)80 << 30;
+  return cudaSuccess;
+}
+cudaError_t cudaMalloc(void **p, size_t bytes) {
+  *p = calloc(1, bytes ? bytes : 1);
+  return *p ? logged("cudaMalloc", *p, bytes) : cudaErrorMemoryAllocation;
+}
+cudaError_t cudaFree(void *p) {
+  free(p);
+  return cudaSuccess;
+}
+cudaError_t cudaHostAlloc(void **p, size_t bytes, unsigned int flags) {
+  (void)flags;
+  *p = calloc(1, bytes);
+  return cudaSuccess;
+}
+cudaError_t cudaHostGetDevicePointer(void **dev, void *host,
+                                     unsigned int flags) {
+  (void)flags;
+  *dev = host;
+  return cudaSuccess;
+}
+cudaError_t cudaFreeHost(void *p) {
+  free(p);
+  return cudaSuccess;
+}
+cudaError_t cudaHostRegister(void *p, size_t bytes, unsigned int flags) {
+  (void)flags;
+  return logged("cudaHostRegister", p, bytes);
+}
+cudaError_t cudaHostUnregister(void *p) {
+  (void)p;
+  return cudaSuccess;
+}
+cudaError_t cudaMemset(void *p, int v, size_t bytes) {
+  memset(p, v, bytes);
+  return logged("cudaMemset", p, bytes);
+}
+cudaError_t cudaMemsetAsync(void *p, int v, size_t bytes, cudaStream_t s) {
+  memset(p, v, bytes);
+  return on_stream("cudaMemsetAsync", s, bytes);
+}
+cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes,
+                       enum cudaMemcpyKind kind) {
+  (void)kind;
+  memmove(dst, src, bytes);
+  return logged("cudaMemcpy", dst, bytes);
+}
+cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes,
+                            enum cudaMemcpyKind kind, cudaStream_t s) {
+  (void)kind;
+  cudaError_t rc = on_stream("cudaMemcpyAsync", s, bytes);
+  if (rc == cudaSuccess)
+    memmove(dst, src, bytes);
+  return rc;
+}
+cudaError_t cudaDeviceCanAccessPeer(int *can, int device, int peer) {
+  *can = device != peer;
+  return cudaSuccess;
+}
+cudaError_t cudaDeviceEnablePeerAccess(int peer, unsigned int flags) {
+  (void)flags;
+  return logged("cudaDeviceEnablePeerAccess", NULL, (size_t)peer);
+}
+
+/* ---- the gcbench launchers (kernels/cuda_kernels.h) -------------------------
+ */
+
+int gcb__cuda_gate_launch(volatile int *flag, unsigned int timeout_ms,
+                          cudaStream_t stream) {
+  (void)timeout_ms;
+  gate_flag = flag;
+  return (int)on_stream("gate", stream, 0);
+}
+int gcb__cuda_empty_launch(cudaStream_t stream) {
+  return (int)on_stream("empty", stream, 0);
+}
+int gcb__cuda_stream_blocks(int kernel, size_t n, unsigned int *blocks) {
+  (void)kernel;
+  *blocks = n < 1024 ? 1 : 264;
+  return (int)cudaSuccess;
+}
+int gcb__cuda_stream_launch(int kernel, double *a, double *b, double *c,
+                            double s, size_t n, unsigned int blocks,
+                            cudaStream_t stream) {
+  (void)kernel, (void)a, (void)b, (void)c, (void)s, (void)blocks;
+  return (int)on_stream("stream_kernel", stream, n * sizeof(double));
+}
+int gcb__cuda_copy16(void *dst, const void *src, size_t bytes,
+                     unsigned int blocks, cudaStream_t stream) {
+  (void)blocks;
+  memmove(dst, src, bytes);
+  return (int)on_stream("copy16", stream, bytes);
+}
+int gcb__cuda_copy16_blocks(size_t bytes, unsigned int *blocks) {
+  (void)bytes;
+  *blocks = 264;
+  return (int)cudaSuccess;
+}
+int gcb__cuda_convert(int dtype, const float *src, void *dst, size_t n,
+                      cudaStream_t stream) {
+  (void)dtype, (void)src, (void)dst;
+  return (int)on_stream("convert", stream, n);
+}
+int gcb__cuda_chase_launch(const uint64_t *chain, uint64_t steps, uint64_t *out,
+                           cudaStream_t stream) {
+  (void)chain;
+  *out = 0;
+  return (int)on_stream("chase", stream, (size_t)steps);
+}
+
+/* ---- cuBLASLt
+ * ---------------------------------------------------------------- */
+
+cublasStatus_t cublasLtCreate(cublasLtHandle_t *h) {
+  *h = (cublasLtHandle_t)calloc(1, 16);
+  return CUBLAS_STATUS_SUCCESS;
+}
+cublasStatus_t cublasLtDestroy(cublasLtHandle_t h) {
+  free(h);
+  return CUBLAS_STATUS_SUCCESS;
+}
+const char *cublasLtGetStatusName(cublasStatus_t s) {
+  return s == CUBLAS_STATUS_SUCCESS ? "CUBLAS_STATUS_SUCCESS" : "FAKE_ERROR";
+}
+const char *cublasLtGetStatusString(cublasStatus_t s) {
+  (void)s;
+  return "fake cuBLASLt";
+}
+size_t cublasLtGetVersion(void) {
+  return 130000;
+}
+cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *d,
+                                        cublasComputeType_t c,
+                                        cudaDataType_t s) {
+  (void)c, (void)s;
+  *d = calloc(1, sizeof **d);
+  return CUBLAS_STATUS_SUCCESS;
+}
+cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t d) {
+  free(d);
+  return CUBLAS_STATUS_SUCCESS;
+}
+cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t d,
+                                              cublasLtMatmulDescAttributes_t a,
+                                              const void *buf, size_t size) {
+  (void)d, (void)buf;
+  char name[40];
+  snprintf(name, sizeof name, "matmul_attr_%d", (int)a);
+  (void)logged(name, buf, size);
+  if (a == CUBLASLT_MATMUL_DESC_FAST_ACCUM && size == 1)
+    fake_cuda.log[fake_cuda.n - 1].bytes = *(const int8_t *)buf;
+  return CUBLAS_STATUS_SUCCESS;
+}
+cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *l,
+                                          cudaDataType type, uint64_t rows,
+                                          uint64_t cols, int64_t ld) {
+  (void)type, (void)rows, (void)cols, (void)ld;
+  *l = calloc(1, sizeof **l);
+  return CUBLAS_STATUS_SUCCESS;
+}
+cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t l) {
+  free(l);
+  return CUBLAS_STATUS_SUCCESS;
+}
+cublasStatus_t cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *p) {
+  *p = calloc(1, sizeof **p);
+  return CUBLAS_STATUS_SUCCESS;
+}
+cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t p) {
+  free(p);
+  return CUBLAS_STATUS_SUCCESS;
+}
+cublasStatus_t
+cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t p,
+                                     cublasLtMatmulPreferenceAttributes_t a,
+                                     const void *buf, size_t size) {
+  (void)p, (void)a, (void)buf, (void)size;
+  return CUBLAS_STATUS_SUCCESS;
+}
+cublasStatus_t cublasLtMatmulAlgoGetHeuristic(
+    cublasLtHandle_t h, cublasLtMatmulDesc_t d, cublasLtMatrixLayout_t a,
+    cublasLtMatrixLayout_t b, cublasLtMatrixLayout_t c,
+    cublasLtMatrixLayout_t dd, cublasLtMatmulPreference_t p, int want,
+    cublasLtMatmulHeuristicResult_t results[], int *found) {
+  (void)h, (void)d, (void)a, (void)b, (void)c, (void)dd, (void)p;
+  for (int i = 0; i < want; i++) {
+    memset(&results[i], 0, sizeof results[i]);
+    results[i].state = CUBLAS_STATUS_SUCCESS;
+    results[i].algo.data[0] = (uint64_t)i + 1; /* which one ran */
+  }
+  *found = want;
+  return CUBLAS_STATUS_SUCCESS;
+}
+cublasStatus_t cublasLtMatmul(cublasLtHandle_t h, cublasLtMatmulDesc_t d,
+                              const void *alpha, const void *A,
+                              cublasLtMatrixLayout_t la, const void *B,
+                              cublasLtMatrixLayout_t lb, const void *beta,
+                              const void *C, cublasLtMatrixLayout_t lc, void *D,
+                              cublasLtMatrixLayout_t ld,
+                              const cublasLtMatmulAlgo_t *algo, void *ws,
+                              size_t ws_bytes, cudaStream_t s) {
+  (void)h, (void)d, (void)alpha, (void)A, (void)la, (void)B, (void)lb;
+  (void)beta, (void)C, (void)lc, (void)D, (void)ld, (void)algo, (void)ws;
+  (void)ws_bytes;
+  last_algo = (int)algo->data[0];
+  return on_stream("matmul", s, (size_t)algo->data[0]) == cudaSuccess
+             ? CUBLAS_STATUS_SUCCESS
+             : CUBLAS_STATUS_EXECUTION_FAILED;
+}

@@ -1,0 +1,324 @@
+/*
+ * The CUDA backend's timing rules, as call sequences against the fake
+ * CUDA layer (fake_cuda.c), without a GPU. Each test names the reference
+ * tool whose rule it holds the backend to (docs/GPU.md, "Timing rules"):
+ * - GEMM and device memory are queued behind the gate kernel: the start
+ *   event is recorded after the gate, the work after the start, the gate is
+ *   open before the host waits (nvbandwidth's spin kernel, memcpy.cpp);
+ * - the GEMM L2 flush and C rewrite happen before the gate, untimed
+ *   (mamf-finder's cache and destination reset), and setup warms the GPU up;
+ * - copy latency and bandwidth samples time 16 copies (nvbandwidth's
+ *   loopCount) and report their mean;
+ * - pcie h2d_bidir times its own stream alone while d2h runs on the other,
+ *   twice as long; bidir is the total, stream 2 joined before the stop;
+ * - p2p bidir drives each leg from its source GPU; a failed p2p sample
+ *   drains its streams after opening the gate.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "kernels/cuda_impl.h"
+#include "kernels/cuda_pure.h"
+#include "tests/kernels/fake_cuda.h"
+
+extern const struct gcb_backend_ops gcb_backend_cuda;
+
+static struct gcb_backend *backend;
+static struct gcb_err err;
+
+static void setup(void) {
+  fake_cuda_reset();
+  memset(&err, 0, sizeof err);
+  struct gcb_backend_args args = {.local_rank = 0};
+  cr_assert_eq(gcb_backend_cuda.open(&args, &backend, &err), GCB_OK, "%s",
+               err.msg);
+}
+
+static void teardown(void) {
+  gcb_backend_cuda.close(backend);
+}
+
+/* The order every gated sample must have; returns the start record's and
+ * the stop record's log index through lo/hi. */
+static void assert_gated(int *lo, int *hi) {
+  int gate = fake_find("gate", 0, 0);
+  cr_assert_geq(gate, 0, "the timed work is queued behind the gate kernel");
+  cr_assert_eq(fake_cuda.log[gate].gate, 0, "the gate is closed at launch");
+  int start = fake_find("cudaEventRecord", gate, 0);
+  cr_assert_geq(start, 0);
+  cr_assert_eq(fake_cuda.log[start].event, (const void *)backend->start);
+  int stop = -1;
+  for (int i = start + 1; i < fake_cuda.n; i++)
+    if (strcmp(fake_cuda.log[i].name, "cudaEventRecord") == 0 &&
+        fake_cuda.log[i].event == (const void *)backend->stop)
+      stop = i;
+  cr_assert_gt(stop, start);
+  int sync = fake_find("cudaEventSynchronize", stop, 0);
+  cr_assert_gt(sync, stop);
+  cr_assert_eq(fake_cuda.log[sync].gate, 1,
+               "the gate is open before the host waits for the stop event");
+  *lo = start;
+  *hi = stop;
+}
+
+TestSuite(cuda_timing, .init = setup, .fini = teardown);
+
+Test(cuda_timing, gemm_is_queued_behind_the_gate) {
+  struct gcb_gemm_params p = {.dtype = GCB_DTYPE_BF16,
+                              .m = 64,
+                              .n = 64,
+                              .k = 64,
+                              .seed = 1,
+                              .flush_l2 = true};
+  struct gcb_op op;
+  cr_assert_eq(gcb_backend_cuda.gemm(backend, &p, &op, &err), GCB_OK, "%s",
+               err.msg);
+  fake_cuda_clear_log();
+  double s = 0;
+  cr_assert_eq(op.run(op.state, 1, &s, &err), GCB_OK, "%s", err.msg);
+  int lo, hi;
+  assert_gated(&lo, &hi);
+  cr_expect_eq(fake_count("matmul", lo, hi), 1, "one multiply timed");
+  cr_expect_eq(fake_count("matmul", 0, lo), 0, "none before the start");
+  int gate = fake_find("gate", 0, 0);
+  cr_expect_eq(fake_count("cudaMemsetAsync", 0, gate), 2,
+               "L2 flush and C rewrite, before the gate (untimed)");
+  cr_expect_eq(fake_count("cudaMemsetAsync", lo, hi), 0);
+  cr_expect_float_eq(s, 1.6e-3, 1e-9);
+  gcb_op_release(&op);
+}
+
+Test(cuda_timing, gemm_flush_off_and_warm_up) {
+  struct gcb_gemm_params p = {
+      .dtype = GCB_DTYPE_FP16, .m = 64, .n = 64, .k = 64, .seed = 1};
+  struct gcb_op op;
+  cr_assert_eq(gcb_backend_cuda.gemm(backend, &p, &op, &err), GCB_OK, "%s",
+               err.msg);
+  /* Setup ran 1 + gcb_gemm_warmup_reps(1.6 ms, 0.5 s) untimed multiplies. */
+  long want = 1 + gcb_gemm_warmup_reps(1.6e-3, GCB_GEMM_WARMUP_S);
+  cr_expect_eq(fake_count("matmul", 0, fake_cuda.n), want);
+  cr_expect_geq(want, 300, "half a second of 1.6 ms multiplies");
+  fake_cuda_clear_log();
+  double s = 0;
+  cr_assert_eq(op.run(op.state, 1, &s, &err), GCB_OK, "%s", err.msg);
+  cr_expect_eq(fake_count("cudaMemsetAsync", 0, fake_cuda.n), 0,
+               "no flush when it is off");
+  gcb_op_release(&op);
+}
+
+Test(cuda_timing, fp8_fast_accumulation_is_set_only_when_asked) {
+  for (int fast = 0; fast <= 1; fast++) {
+    struct gcb_gemm_params p = {.dtype = GCB_DTYPE_FP8,
+                                .m = 64,
+                                .n = 64,
+                                .k = 64,
+                                .seed = 1,
+                                .fp8_fast_accum = fast};
+    struct gcb_op op;
+    fake_cuda_clear_log();
+    cr_assert_eq(gcb_backend_cuda.gemm(backend, &p, &op, &err), GCB_OK, "%s",
+                 err.msg);
+    char name[40];
+    snprintf(name, sizeof name, "matmul_attr_%d",
+             (int)CUBLASLT_MATMUL_DESC_FAST_ACCUM);
+    int at = fake_find(name, 0, 0);
+    cr_assert_geq(at, 0);
+    cr_expect_eq(fake_cuda.log[at].bytes, (size_t)fast);
+    gcb_op_release(&op);
+  }
+}
+
+/* cuBLASLt's LtSgemmSimpleAutoTuning pattern: the top 8 heuristic
+ * algorithms timed, the fastest kept (the fake makes the 4th fastest). */
+Test(cuda_timing, gemm_autotune_keeps_the_fastest_algorithm) {
+  struct gcb_gemm_params p = {.dtype = GCB_DTYPE_BF16,
+                              .m = 64,
+                              .n = 64,
+                              .k = 64,
+                              .seed = 1,
+                              .autotune = true};
+  struct gcb_op op;
+  fake_cuda.algo_penalty = true;
+  cr_assert_eq(gcb_backend_cuda.gemm(backend, &p, &op, &err), GCB_OK, "%s",
+               err.msg);
+  for (size_t a = 1; a <= GCB_GEMM_AUTOTUNE_ALGOS; a++) {
+    int tried = 0;
+    for (int i = 0; i < fake_cuda.n; i++)
+      tried += strcmp(fake_cuda.log[i].name, "matmul") == 0 &&
+               fake_cuda.log[i].bytes == a;
+    cr_expect_geq(tried, 1 + GCB_GEMM_AUTOTUNE_RUNS, "algorithm %zu timed", a);
+  }
+  fake_cuda_clear_log();
+  double s = 0;
+  cr_assert_eq(op.run(op.state, 1, &s, &err), GCB_OK, "%s", err.msg);
+  int m = fake_find("matmul", 0, 0);
+  cr_assert_geq(m, 0);
+  cr_expect_eq(fake_cuda.log[m].bytes, 4, "the fastest is the one timed");
+  gcb_op_release(&op);
+  double v[] = {3, 1, 2, NAN};
+  cr_expect_eq(gcb_gemm_pick_fastest(v, 4), 1);
+  cr_expect_eq(gcb_median_small(v, 3), 2);
+}
+
+Test(cuda_timing, device_memory_is_queued_behind_the_gate) {
+  const enum gcb_memkernel kernels[] = {GCB_MEMKERNEL_TRIAD,
+                                        GCB_MEMKERNEL_MEMCPY};
+  for (int i = 0; i < 2; i++) {
+    struct gcb_stream_params p = {
+        .kernel = kernels[i], .elements = 4096, .seed = 3};
+    struct gcb_op op;
+    cr_assert_eq(gcb_backend_cuda.stream(backend, &p, &op, &err), GCB_OK, "%s",
+                 err.msg);
+    fake_cuda_clear_log();
+    double s = 0;
+    cr_assert_eq(op.run(op.state, 4, &s, &err), GCB_OK, "%s", err.msg);
+    int lo, hi;
+    assert_gated(&lo, &hi);
+    const char *work = i == 0 ? "stream_kernel" : "cudaMemcpyAsync";
+    cr_expect_eq(fake_count(work, lo, hi), 4, "%s", work);
+    cr_expect_eq(fake_count(work, 0, lo), 0);
+    gcb_op_release(&op);
+  }
+}
+
+static void pcie_case(enum gcb_pcie_dir dir, bool pinned, struct gcb_op *op) {
+  struct gcb_pcie_params p = {.direction = dir,
+                              .pinned = pinned,
+                              .numa_node = -1,
+                              .bytes = 8,
+                              .seed = 5};
+  cr_assert_eq(gcb_backend_cuda.pcie(backend, &p, op, &err), GCB_OK, "%s",
+               err.msg);
+  fake_cuda_clear_log();
+}
+
+Test(cuda_timing, copy_latency_times_16_copies_per_sample) {
+  for (int pinned = 1; pinned >= 0; pinned--) {
+    struct gcb_op op;
+    pcie_case(GCB_PCIE_H2D, pinned, &op);
+    double s = 0;
+    cr_assert_eq(op.run(op.state, 1, &s, &err), GCB_OK, "%s", err.msg);
+    int lo = fake_find("cudaEventRecord", 0, 0), hi = -1;
+    for (int i = 0; i < fake_cuda.n; i++)
+      if (fake_cuda.log[i].event == (const void *)backend->stop)
+        hi = i;
+    cr_assert(lo >= 0 && hi > lo);
+    cr_expect_eq(fake_count("cudaMemcpyAsync", lo, hi),
+                 GCB__CUDA_COPIES_PER_SAMPLE, "pinned %d", pinned);
+    cr_expect_eq(fake_count("gate", 0, fake_cuda.n), pinned,
+                 "pinned copies gated, pageable ones not");
+    cr_expect_float_eq(s, (double)1.6f * 1e-3 / 16, 1e-12,
+                       "the mean of the 16");
+    struct gcb_check check;
+    cr_assert_eq(op.check(op.state, &check, &err), GCB_OK);
+    cr_expect_eq(check.wrong, 0);
+    gcb_op_release(&op);
+  }
+}
+
+/* The copies of one sample by stream: the timed one on b->stream. */
+static void copies_by_stream(int lo, int hi, int *main, int *other,
+                             size_t *main_bytes, size_t *other_bytes) {
+  *main = *other = 0;
+  for (int i = lo; i < hi; i++) {
+    if (strcmp(fake_cuda.log[i].name, "cudaMemcpyAsync") != 0)
+      continue;
+    bool m = fake_cuda.log[i].what == (const void *)backend->stream;
+    (*(m ? main : other))++;
+    *(m ? main_bytes : other_bytes) = fake_cuda.log[i].bytes;
+  }
+}
+
+Test(cuda_timing, pcie_bidirectional_as_nvbandwidth_counts_it) {
+  struct gcb_op op;
+  pcie_case(GCB_PCIE_H2D_BIDIR, true, &op);
+  double s = 0;
+  cr_assert_eq(op.run(op.state, 1, &s, &err), GCB_OK, "%s", err.msg);
+  int lo, hi, main, other;
+  size_t mb = 0, ob = 0;
+  assert_gated(&lo, &hi);
+  copies_by_stream(lo, hi, &main, &other, &mb, &ob);
+  cr_expect_eq(main, 16, "the timed direction on the timed stream");
+  cr_expect_eq(other, 16, "the interfering direction on stream 2");
+  cr_expect_eq(mb, 8);
+  cr_expect_eq(ob, 16, "interference twice as long (testcases_ce.cpp)");
+  cr_expect_eq(fake_count("cudaStreamWaitEvent", lo, hi), 1,
+               "stream 2 forked after the start, and not joined before stop");
+  int sync2 = -1;
+  for (int i = hi; i < fake_cuda.n; i++)
+    if (strcmp(fake_cuda.log[i].name, "cudaStreamSynchronize") == 0 &&
+        fake_cuda.log[i].what == (const void *)backend->stream2)
+      sync2 = i;
+  cr_expect_gt(sync2, hi, "stream 2 drained before the next sample");
+  struct gcb_check check;
+  cr_assert_eq(op.check(op.state, &check, &err), GCB_OK);
+  cr_expect_eq(check.wrong, 0);
+  gcb_op_release(&op);
+
+  pcie_case(GCB_PCIE_BIDIR, true, &op);
+  cr_assert_eq(op.run(op.state, 1, &s, &err), GCB_OK, "%s", err.msg);
+  assert_gated(&lo, &hi);
+  copies_by_stream(lo, hi, &main, &other, &mb, &ob);
+  cr_expect(main == 16 && other == 16 && mb == 8 && ob == 8);
+  cr_expect_eq(fake_count("cudaStreamWaitEvent", lo, hi), 2,
+               "the total: stream 2 joined back before the stop event");
+  gcb_op_release(&op);
+}
+
+static void p2p_case(enum gcb_p2p_dir dir, struct gcb_op *op) {
+  struct gcb_p2p_params q = {.mode = GCB_P2P_CE,
+                             .direction = dir,
+                             .src = 0,
+                             .dst = 1,
+                             .bytes = 8,
+                             .seed = 9};
+  cr_assert_eq(gcb_backend_cuda.p2p(backend, &q, op, &err), GCB_OK, "%s",
+               err.msg);
+  fake_cuda_clear_log();
+}
+
+Test(cuda_timing, p2p_latency_times_16_copies) {
+  struct gcb_op op;
+  p2p_case(GCB_P2P_DIR_LATENCY, &op);
+  double s = 0;
+  cr_assert_eq(op.run(op.state, 1, &s, &err), GCB_OK, "%s", err.msg);
+  int gate = fake_find("gate", 0, 0);
+  int sync = fake_find("cudaEventSynchronize", gate, 0);
+  cr_assert(gate >= 0 && sync > gate);
+  cr_expect_eq(fake_count("cudaMemcpyAsync", gate, sync), 16);
+  cr_expect_float_eq(s, (double)1.6f * 1e-3 / 16, 1e-12);
+  gcb_op_release(&op);
+}
+
+Test(cuda_timing, p2p_bidir_legs_run_from_their_source_gpu) {
+  struct gcb_op op;
+  p2p_case(GCB_P2P_DIR_BIDIR, &op);
+  double s = 0;
+  cr_assert_eq(op.run(op.state, 1, &s, &err), GCB_OK, "%s", err.msg);
+  int first = fake_find("cudaMemcpyAsync", 0, 0);
+  int second = fake_find("cudaMemcpyAsync", 0, 1);
+  cr_assert(first >= 0 && second > first);
+  cr_expect_eq(fake_cuda.log[first].stream_device, 0, "GPU 0 -> 1 from 0");
+  cr_expect_eq(fake_cuda.log[second].stream_device, 1, "GPU 1 -> 0 from 1");
+  cr_expect_eq(fake_cuda.log[second].device, 1, "with GPU 1 current");
+  struct gcb_check check;
+  cr_assert_eq(op.check(op.state, &check, &err), GCB_OK);
+  cr_expect_eq(check.wrong, 0);
+  gcb_op_release(&op);
+}
+
+Test(cuda_timing, p2p_failure_drains_after_opening_the_gate) {
+  struct gcb_op op;
+  p2p_case(GCB_P2P_DIR_UNI, &op);
+  snprintf(fake_cuda.fail_name, sizeof fake_cuda.fail_name, "cudaMemcpyAsync");
+  fake_cuda.fail_nth = 1;
+  fake_cuda.fail_rc = cudaErrorLaunchFailure;
+  double s = 0;
+  cr_assert_eq(op.run(op.state, 1, &s, &err), GCB_ECUDA);
+  int failed = fake_find("cudaMemcpyAsync", 0, 0);
+  int drained = fake_find("cudaStreamSynchronize", failed, 0);
+  cr_assert_gt(drained, failed, "the streams are drained after the failure");
+  cr_expect_eq(fake_cuda.log[drained].gate, 1, "with the gate open");
+  gcb_op_release(&op);
+}

@@ -1,0 +1,532 @@
+/*
+ * Diagnosis: findings grouped into root causes at the right component.
+ * The committed 8-GPU fixture (gcbench, nccl-tests and nvbandwidth of one
+ * H200 node against the H200 criteria) yields exactly its seven planted
+ * problems and nothing spurious; crafted multi-node documents yield one
+ * node-level cause for a node-wide slowdown, one cause for a GPU slow on
+ * two benchmarks, a NIC cause for a bad NIC seen in inter-node
+ * collectives, and one cause naming both sources that disagree.
+ */
+#include <math.h>
+
+#include "bench/cli/report_text.h"
+#include "reports/analysis/diagnose.h"
+#include "reports/criteria/criteria.h"
+#include "reports/interop/interop.h"
+#include "reports/render/render.h"
+#include "tests/reports/report_fixture.h"
+
+#define DATA(name) GCB_TEST_DATA "/" name
+
+struct dx {
+  struct gcb_results *res[3];
+  struct gcb_doc docs[3];
+  size_t ndocs;
+  json_t *own[3];
+  struct gcb_criteria *cr;
+  struct gcb_check_result checks[32];
+  struct gcb_findings f;
+  struct gcb_diagnosis d;
+};
+
+static void diagnose(struct dx *x) {
+  struct gcb_thresholds def;
+  struct gcb_err err = {0};
+  gcb_thresholds_default(&def);
+  const struct gcb_thresholds *t = x->cr ? &x->cr->thresholds : &def;
+  cr_assert_eq(gcb_analyze(x->docs, x->ndocs, t, &x->f, &err), GCB_OK, "%s",
+               err.msg);
+  if (x->cr != NULL)
+    cr_assert_eq(
+        gcb_criteria_evaluate(x->cr, x->docs, x->ndocs, x->checks, &x->f, &err),
+        GCB_OK, "%s", err.msg);
+  gcb_findings_sort(&x->f);
+  cr_assert_eq(gcb_diagnose(x->docs, x->ndocs, &x->f, t, &x->d, &err), GCB_OK,
+               "%s", err.msg);
+  cr_expect_eq(x->d.unexplained, 0, "every warn/fail finding has a cause");
+}
+
+static void done(struct dx *x) {
+  gcb_diagnosis_free(&x->d);
+  gcb_findings_free(&x->f);
+  gcb_criteria_free(x->cr);
+  for (size_t i = 0; i < 3; i++) {
+    gcb_results_free(x->res[i]);
+    json_decref(x->own[i]);
+  }
+}
+
+static void criteria(struct dx *x, const char *text) {
+  struct gcb_err err = {0};
+  cr_assert_eq(
+      gcb_criteria_parse(text, strlen(text), "test.json", &x->cr, &err), GCB_OK,
+      "%s", err.msg);
+}
+
+/* The root cause whose component is called `name`, or NULL. */
+static const struct gcb_root_cause *cause(const struct dx *x,
+                                          const char *name) {
+  for (size_t i = 0; i < x->d.n; i++)
+    if (strcmp(x->d.items[i].comp.name, name) == 0)
+      return &x->d.items[i];
+  return NULL;
+}
+
+/* ---- the 8-GPU fixture --------------------------------------------------- */
+
+static void gpu8(struct dx *x) {
+  static const char *const files[] = {"report-gpu8.json",
+                                      "interop/nccl-tests-allreduce.json",
+                                      "interop/nvbandwidth-h200.json"};
+  struct gcb_err err = {0};
+  memset(x, 0, sizeof *x);
+  for (size_t i = 0; i < 3; i++) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", GCB_TEST_DATA, files[i]);
+    cr_assert_eq(gcb_interop_read(path, x->docs, i, &x->res[i], NULL, &err),
+                 GCB_OK, "%s", err.msg);
+    x->docs[i] =
+        (struct gcb_doc){.name = files[i], .root = gcb_results_json(x->res[i])};
+  }
+  x->ndocs = 3;
+  cr_assert_eq(gcb_criteria_read(DATA("criteria-h200.json"), &x->cr, &err),
+               GCB_OK, "%s", err.msg);
+  diagnose(x);
+}
+
+Test(diagnose, the_8_gpu_fixture_yields_exactly_its_seven_root_causes) {
+  static const struct {
+    const char *name;
+    enum gcb_comp_kind kind;
+    const char *state;
+    enum gcb_family family;
+    const char *says;
+  } want[] = {
+      {"GPU 1 0000:3b:00.0", GCB_COMP_GPU, "fail", GCB_FAM_GEMM,
+       "below its peers in 4 of 4"},
+      {"GPU 2 0000:4c:00.0", GCB_COMP_GPU, "fail", GCB_FAM_GEMM,
+       "wrong results"},
+      {"GPU 2 -> GPU 6", GCB_COMP_LINK, "fail", GCB_FAM_PEERS, "NV18"},
+      {"GPU 5 <-> host", GCB_COMP_LINK, "fail", GCB_FAM_H2D,
+       "sources disagree"},
+      {"rank 6 (GPU 6)", GCB_COMP_RANK, "fail", GCB_FAM_COLL, "late"},
+      {"rank 3 (GPU 3)", GCB_COMP_RANK, "warn", GCB_FAM_PLACEMENT,
+       "CPUs 104-111"},
+      {"GPU 4 <-> host", GCB_COMP_LINK, "ok", GCB_FAM_HEALTH,
+       "idle downtraining, not a fault"},
+  };
+  struct dx x;
+  gpu8(&x);
+  cr_assert_eq(x.d.n, 7, "%zu root causes", x.d.n);
+  cr_expect_eq(x.d.nmachines, 1, "three documents of one node: one machine");
+  for (size_t i = 0; i < 7; i++) {
+    const struct gcb_root_cause *rc = &x.d.items[i];
+    cr_expect_str_eq(rc->comp.name, want[i].name, "root cause %zu", i);
+    cr_expect_eq(rc->comp.kind, want[i].kind, "%s", want[i].name);
+    cr_expect_str_eq(gcb_root_cause_state(rc), want[i].state, "%s",
+                     want[i].name);
+    cr_expect_eq(rc->family, want[i].family, "%s", want[i].name);
+    cr_expect_not_null(strstr(rc->summary, want[i].says), "%s: %s",
+                       want[i].name, rc->summary);
+    cr_expect_str_eq(rc->comp.hostname, "gpu0000");
+  }
+  cr_expect(gcb_diagnosis_failed(&x.d));
+  done(&x);
+}
+
+Test(diagnose, the_8_gpu_fixture_has_no_spurious_failure) {
+  struct dx x;
+  gpu8(&x);
+  /* Every finding at warn or fail is the evidence of one root cause. */
+  size_t used = 0, warnfail = 0;
+  for (size_t i = 0; i < x.d.n; i++)
+    used += x.d.items[i].nevidence;
+  for (size_t i = 0; i < x.f.n; i++) {
+    warnfail += x.f.items[i].severity != GCB_SEV_INFO;
+    cr_expect(!(x.f.items[i].severity == GCB_SEV_FAIL &&
+                isnan(x.f.items[i].measured) &&
+                strcmp(x.f.items[i].kind, "criterion") == 0),
+              "a check failed on a figure the source does not have: %s",
+              x.f.items[i].explanation);
+  }
+  cr_expect_eq(used, warnfail);
+  /* nccl-tests has no arrival skew: late_us is n/a for it, once. */
+  cr_assert_eq(x.d.nna, 1);
+  const struct gcb_finding *na = &x.f.items[x.d.na[0]];
+  cr_expect_eq(na->severity, GCB_SEV_INFO);
+  cr_expect_not_null(strstr(na->explanation, "nccl-tests"));
+  cr_expect_not_null(strstr(na->explanation, "late_us"));
+  done(&x);
+}
+
+Test(diagnose, gpu1_states_its_worst_figure_cost_and_evidence) {
+  struct dx x;
+  gpu8(&x);
+  const struct gcb_root_cause *rc = cause(&x, "GPU 1 0000:3b:00.0");
+  cr_assert_not_null(rc);
+  /* 4 slow-rank findings, 4 per-GPU checks, 2 evenness checks. */
+  cr_expect_eq(rc->nevidence, 10);
+  cr_expect_float_eq(rc->cost, 0.3995, 1e-3);
+  cr_expect_str_eq(rc->unit, "GFLOP/s");
+  cr_expect_not_null(strstr(rc->summary, "870.6 vs 1450 TFLOP/s"), "%s",
+                     rc->summary);
+  for (size_t i = 0; i < rc->nevidence; i++)
+    cr_expect_eq(x.f.items[rc->evidence[i]].where.doc, 0);
+  const struct gcb_root_cause *h = cause(&x, "GPU 5 <-> host");
+  cr_assert_not_null(h);
+  cr_expect_not_null(strstr(h->summary, "21.8 GB/s (nvbandwidth)"), "%s",
+                     h->summary);
+  cr_expect_not_null(strstr(h->summary, "52.59 GB/s (gcbench)"), "%s",
+                     h->summary);
+  done(&x);
+}
+
+Test(diagnose, a_failure_text_shows_the_digits_that_fail) {
+  struct dx x;
+  gpu8(&x);
+  bool seen = false;
+  for (size_t i = 0; i < x.f.n; i++)
+    seen |= strstr(x.f.items[i].explanation,
+                   "late_us is 20.00001 us, above the maximum 20 us") != NULL;
+  cr_expect(seen);
+  done(&x);
+}
+
+/* ---- crafted multi-node runs ----------------------------------------------
+ */
+
+static json_t *gemm(const double *figs, size_t n) {
+  return fx_case("gemm", "bf16 8192", "{\"dtype\": \"bf16\"}", "GFLOP/s", figs,
+                 n, 0.005, NULL);
+}
+
+static void one_doc(struct dx *x, json_t *doc) {
+  memset(x, 0, sizeof *x);
+  fx_check_valid(doc);
+  x->own[0] = doc;
+  x->docs[0] = (struct gcb_doc){.name = "run.json", .root = doc};
+  x->ndocs = 1;
+}
+
+Test(diagnose, a_node_whose_gpus_are_all_slow_is_one_node_root_cause) {
+  double figs[32];
+  for (int r = 0; r < 32; r++) /* node 2 (ranks 16-23) 18 % slow */
+    figs[r] = (r / 8 == 2 ? 820000 : 1000000) + 500.0 * (r % 3);
+  static const char *const dtypes[] = {"fp64", "tf32", "bf16", "fp8"};
+  json_t *doc = fx_doc(32, 4, 16, "Test CPU");
+  for (size_t k = 0; k < 4; k++) {
+    char params[64];
+    snprintf(params, sizeof params, "{\"dtype\": \"%s\"}", dtypes[k]);
+    fx_add_case(doc, fx_case("gemm", dtypes[k], params, "GFLOP/s", figs, 32,
+                             0.005, NULL));
+  }
+  struct dx x;
+  one_doc(&x, doc);
+  diagnose(&x);
+  size_t slow = 0;
+  for (size_t i = 0; i < x.f.n; i++)
+    slow += strcmp(x.f.items[i].kind, "slow-rank") == 0;
+  cr_expect_eq(slow, 32, "the evidence: 32 slow-rank findings");
+  cr_assert_eq(x.d.n, 1, "%zu root causes", x.d.n);
+  const struct gcb_root_cause *rc = &x.d.items[0];
+  cr_expect_eq(rc->comp.kind, GCB_COMP_NODE);
+  cr_expect_str_eq(rc->comp.hostname, "node02");
+  cr_expect_eq(rc->nevidence, 32);
+  cr_expect_not_null(strstr(rc->summary, "other nodes"), "%s", rc->summary);
+  done(&x);
+}
+
+Test(diagnose, a_gpu_slow_on_gemm_and_device_memory_is_one_root_cause) {
+  const double g[] = {1000000, 1000000, 600000, 1000000, 1000000, 1000000};
+  const double m[] = {4000, 4000, 2500, 4000, 4000, 4000};
+  json_t *doc = fx_doc(6, 2, 16, "Test CPU");
+  fx_add_case(doc, gemm(g, 6));
+  fx_add_case(doc, fx_case("membw", "triad 4G", "{\"kernel\": \"triad\"}",
+                           "GB/s", m, 6, 0.005, NULL));
+  struct dx x;
+  one_doc(&x, doc);
+  diagnose(&x);
+  cr_assert_eq(x.d.n, 1, "%zu root causes", x.d.n);
+  const struct gcb_root_cause *rc = &x.d.items[0];
+  cr_expect_eq(rc->comp.kind, GCB_COMP_GPU);
+  cr_expect_eq(rc->comp.rank, -1);
+  cr_expect_str_eq(rc->comp.bus_id, "0000:12:00.0");
+  cr_expect_str_eq(rc->comp.hostname, "node00");
+  cr_expect_eq(rc->nevidence, 2);
+  cr_expect(rc->families >> GCB_FAM_GEMM & 1);
+  cr_expect(rc->families >> GCB_FAM_DEVMEM & 1);
+  cr_expect_not_null(strstr(rc->summary, "also device memory"), "%s",
+                     rc->summary);
+  done(&x);
+}
+
+/* A NIC on node 1 that trained at gen3 under a gen4 port. */
+static void bad_nic(json_t *doc) {
+  json_t *topo = json_object_get(
+      json_array_get(json_object_get(doc, "nodes"), 1), "topology");
+  json_array_append_new(
+      json_object_get(topo, "nics"),
+      json_pack("{s:i, s:s, s:s, s:b, s:i, s:s, s:f, s:[{s:s, s:s, s:f, s:i, "
+                "s:i, s:s}, {s:s, s:s, s:f, s:i, s:i, s:s}]}",
+                "index", 0, "busid", "0000:17:00.0", "name", "mlx5_0", "rdma",
+                1, "numa", 0, "cpus", "0-7", "link_gbps", 15.75, "pcie_path",
+                "busid", "0000:17:00.0", "role", "device", "gbps", 15.75, "gen",
+                3, "width", 16, "link", "gen3 x16", "busid", "0000:16:01.0",
+                "role", "root-port", "gbps", 31.5, "gen", 4, "width", 16,
+                "link", "gen4 x16"));
+  json_array_append_new(
+      json_object_get(topo, "facts"),
+      json_pack("{s:s, s:n, s:i, s:s}", "kind", "link-mismatch", "gpu", "nic",
+                0, "text",
+                "mlx5_0: its link reads gen3 x16 (15.75 GB/s) under a gen4 "
+                "x16 port"));
+}
+
+Test(diagnose, a_bad_nic_seen_only_in_inter_node_collectives_is_the_nic) {
+  const double figs[] = {20, 20, 20, 20, 20, 20, 20, 20};
+  json_t *doc = fx_doc(8, 2, 16, "Test CPU");
+  fx_add_topology(doc, 4, 16);
+  bad_nic(doc);
+  json_t *c = fx_case("coll", "allreduce float 1G",
+                      "{\"op\": \"allreduce\", \"size\": 1073741824}", "GB/s",
+                      figs, 8, 0.005, NULL);
+  json_object_set_new(json_object_get(c, "summary"), "busbw", json_real(35));
+  fx_add_case(doc, c);
+  struct dx x;
+  one_doc(&x, doc);
+  criteria(&x, "{\"schema\": \"gcbench.criteria/1\", \"checks\": [{\"name\": "
+               "\"inter-node allreduce\", \"bench\": \"coll\", \"params\": "
+               "{\"op\": \"allreduce\"}, \"min\": {\"busbw\": 40}}]}");
+  diagnose(&x);
+  cr_assert_eq(x.d.n, 1, "%zu root causes", x.d.n);
+  const struct gcb_root_cause *rc = &x.d.items[0];
+  cr_expect_eq(rc->comp.kind, GCB_COMP_LINK);
+  cr_expect_str_eq(rc->comp.name, "NIC mlx5_0 0000:17:00.0");
+  cr_expect_str_eq(rc->comp.hostname, "node01");
+  cr_expect_str_eq(gcb_root_cause_state(rc), "fail",
+                   "the collective's miss confirms it");
+  cr_expect_eq(rc->nevidence, 2, "the link fact and the collective's check");
+  cr_expect(rc->families >> GCB_FAM_COLL & 1);
+  done(&x);
+}
+
+static json_t *h2d(const double *figs, size_t n) {
+  return fx_case("pcie", "h2d pinned 1G",
+                 "{\"direction\": \"h2d\", \"memory\": \"pinned\", \"size\": "
+                 "1073741824}",
+                 "GB/s", figs, n, 0.005, NULL);
+}
+
+Test(diagnose, two_sources_that_disagree_are_one_root_cause_with_both) {
+  const double good[] = {52.5, 52.7, 52.4, 52.6};
+  const double bad[] = {52.5, 21.0, 52.4, 52.6};
+  json_t *a = fx_doc(4, 1, 16, "Test CPU"), *b = fx_doc(4, 1, 16, "Test CPU");
+  fx_add_topology(a, 4, 16);
+  fx_add_topology(b, 4, 16);
+  json_object_set_new(json_object_get(b, "tool"), "name",
+                      json_string("nvbandwidth"));
+  fx_add_case(a, h2d(good, 4));
+  fx_add_case(b, h2d(bad, 4));
+  struct dx x;
+  memset(&x, 0, sizeof x);
+  fx_check_valid(a);
+  fx_check_valid(b);
+  x.own[0] = a;
+  x.own[1] = b;
+  x.docs[0] = (struct gcb_doc){.name = "gcbench.json", .root = a};
+  x.docs[1] = (struct gcb_doc){.name = "other.json", .root = b};
+  x.ndocs = 2;
+  diagnose(&x);
+  cr_assert_eq(x.d.n, 1, "%zu root causes", x.d.n);
+  const struct gcb_root_cause *rc = &x.d.items[0];
+  cr_expect_eq(rc->comp.kind, GCB_COMP_LINK);
+  cr_expect_str_eq(rc->comp.link, "0000:11:00.0<->host");
+  cr_expect_eq(x.d.nmachines, 1);
+  cr_expect_not_null(strstr(rc->summary, "21 GB/s (nvbandwidth)"), "%s",
+                     rc->summary);
+  cr_expect_not_null(strstr(rc->summary, "52.7 GB/s (gcbench)"), "%s",
+                     rc->summary);
+  cr_expect_not_null(strstr(rc->summary, "sources disagree"));
+  done(&x);
+}
+
+Test(diagnose, a_clean_run_passes_with_no_root_cause) {
+  const double figs[] = {1000, 1001, 999, 1000};
+  json_t *doc = fx_doc(4, 1, 16, "Test CPU");
+  fx_add_case(doc, gemm(figs, 4));
+  struct dx x;
+  one_doc(&x, doc);
+  diagnose(&x);
+  cr_expect_eq(x.d.n, 0);
+  cr_expect(!gcb_diagnosis_failed(&x.d));
+  char scope[192];
+  gcb_diagnosis_scope(&x.d, scope, sizeof scope);
+  cr_expect_str_eq(scope, "node00 (4 x Test GPU)");
+  done(&x);
+}
+
+/* ---- formatting -----------------------------------------------------------
+ */
+
+Test(diagnose, figures_are_scaled_to_their_size) {
+  static const struct {
+    double x;
+    const char *unit, *want;
+  } rows[] = {
+      {1449783, "GFLOP/s", "1450 TFLOP/s"},
+      {870.58, "GFLOP/s", "870.6 GFLOP/s"},
+      {0.0004, "GB/s", "0.4 MB/s"},
+      {52.59, "GB/s", "52.59 GB/s"},
+      {1553.9, "us", "1.554 ms"},
+      {0.5, "us", "500 ns"},
+      {14.67, "%", "14.67 %"},
+      {NAN, "GB/s", "-"},
+  };
+  for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+    char buf[48];
+    gcb_fmt_scaled(rows[i].x, rows[i].unit, buf, sizeof buf);
+    cr_expect_str_eq(buf, rows[i].want);
+  }
+  char buf[48];
+  gcb_fmt_scaled_pair(870580, 1449783, "GFLOP/s", buf, sizeof buf);
+  cr_expect_str_eq(buf, "870.6 vs 1450 TFLOP/s");
+  gcb_fmt_against(20.00001143, 20, buf, sizeof buf);
+  cr_expect_str_eq(buf, "20.00001");
+  gcb_fmt_against(21.49796571, 20, buf, sizeof buf);
+  cr_expect_str_eq(buf, "21.5");
+  gcb_fmt_against(19.999999, 20, buf, sizeof buf);
+  cr_expect_str_eq(buf, "19.999999");
+}
+
+/* ---- what the outputs say -------------------------------------------------
+ */
+
+static struct gcb_report report_of(const struct dx *x) {
+  return (struct gcb_report){.docs = x->docs,
+                             .ndocs = x->ndocs,
+                             .findings = &x->f,
+                             .criteria = x->cr,
+                             .checks = x->checks,
+                             .thresholds = &x->cr->thresholds,
+                             .diagnosis = &x->d};
+}
+
+static char *render(const struct gcb_report *rep,
+                    void (*fn)(FILE *, const struct gcb_report *)) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream(&buf, &len);
+  cr_assert_not_null(m);
+  fn(m, rep);
+  fclose(m);
+  return buf;
+}
+
+static void terminal(FILE *out, const struct gcb_report *rep) {
+  gcb__print_report_summary(out, rep, "out");
+}
+
+Test(diagnose, the_terminal_opens_with_the_verdict_and_every_root_cause) {
+  struct dx x;
+  gpu8(&x);
+  struct gcb_report rep = report_of(&x);
+  char *text = render(&rep, terminal);
+  fx_golden("gpu8/terminal.txt", text, strlen(text));
+  cr_expect_eq(strncmp(text,
+                       "FAIL  gpu0000 (8 x NVIDIA H200): 5 fail, 1 "
+                       "warn, 1 cleared\n",
+                       58),
+               0, "%s", text);
+  size_t lines = 0;
+  for (const char *p = text; *p; p++)
+    lines += *p == '\n';
+  cr_expect_eq(lines, 1 + 7 + 1 + 1, "verdict, 7 causes, 1 n/a, the count");
+  cr_expect_null(strstr(text, "more\n"), "nothing cut");
+  char count[96];
+  snprintf(count, sizeof count,
+           "\n%zu per-case finding(s) and 13 criteria check(s): "
+           "findings.json",
+           x.f.n);
+  cr_expect_not_null(strstr(text, count), "%s", text);
+  free(text);
+  done(&x);
+}
+
+static void findings_json(FILE *out, const struct gcb_report *rep) {
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_render_findings.render(out, rep, &err), GCB_OK);
+}
+
+static void junit(FILE *out, const struct gcb_report *rep) {
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_render_junit.render(out, rep, &err), GCB_OK);
+}
+
+Test(diagnose, findings_json_lists_the_root_causes_with_their_evidence) {
+  struct dx x;
+  gpu8(&x);
+  struct gcb_report rep = report_of(&x);
+  char *text = render(&rep, findings_json);
+  json_error_t je;
+  json_t *root = json_loads(text, 0, &je);
+  cr_assert_not_null(root, "%s", je.text);
+  json_t *rcs = json_object_get(root, "root_causes");
+  size_t nf = json_array_size(json_object_get(root, "findings"));
+  cr_assert_eq(json_array_size(rcs), 7);
+  const json_t *rc;
+  size_t i, k;
+  json_array_foreach(rcs, i, rc) {
+    const json_t *comp = json_object_get(rc, "component"), *e;
+    cr_expect(json_is_string(json_object_get(comp, "kind")));
+    cr_expect(json_is_string(json_object_get(rc, "summary")));
+    cr_expect(json_is_string(json_object_get(rc, "suggestion")));
+    cr_expect_gt(json_array_size(json_object_get(rc, "evidence")), 0);
+    json_array_foreach(json_object_get(rc, "evidence"), k, e) {
+      cr_expect_lt((size_t)json_integer_value(e), nf, "an index of findings");
+    }
+  }
+  const json_t *host5 = json_array_get(rcs, 3);
+  cr_expect_str_eq(gcb_view_str(json_object_get(host5, "component"), "link"),
+                   "0000:bb:00.0<->host");
+  cr_expect_str_eq(gcb_view_str(json_object_get(host5, "component"), "bus_id"),
+                   "0000:bb:00.0");
+  cr_expect_str_eq(gcb_view_str(json_array_get(rcs, 6), "severity"), "ok");
+  cr_expect_str_eq(gcb_view_str(root, "verdict"), "fail");
+  json_decref(root);
+  free(text);
+  done(&x);
+}
+
+Test(diagnose, junit_has_a_unique_timed_test_per_component_check) {
+  struct dx x;
+  gpu8(&x);
+  struct gcb_report rep = report_of(&x);
+  char *text = render(&rep, junit);
+  cr_expect_not_null(strstr(text, "<testsuite name=\"gcbench.components\" "
+                                  "tests=\"64\" failures=\"6\""),
+                     "8 GPUs x 8 families; GPU1 GEMM, GPU2 GEMM and peers, "
+                     "GPU5 H2D, GPU6 peers and collectives fail");
+  cr_expect_not_null(
+      strstr(text, "name=\"node gpu0000 GPU 5 0000:bb:00.0 H2D\""));
+  /* Every test case: a unique (classname, name), and a time. */
+  size_t n = 0, timed = 0;
+  char(*seen)[400] = calloc(512, sizeof *seen);
+  for (const char *p = strstr(text, "<testcase "); p && n < 512;
+       p = strstr(p + 1, "<testcase ")) {
+    const char *end = strchr(p, '>');
+    size_t len = (size_t)(end - p) < 399 ? (size_t)(end - p) : 399;
+    char *time = strstr(p, " time=\"");
+    timed += time != NULL && time < end;
+    const char *t = time != NULL && time < end ? time : end;
+    len = (size_t)(t - p) < len ? (size_t)(t - p) : len;
+    memcpy(seen[n], p, len);
+    for (size_t k = 0; k < n; k++)
+      cr_expect_str_neq(seen[k], seen[n], "duplicate %s", seen[n]);
+    n++;
+  }
+  cr_expect_gt(n, 64);
+  cr_expect_eq(timed, n, "every test has its time=");
+  free(seen);
+  free(text);
+  done(&x);
+}

@@ -1,0 +1,181 @@
+/*
+ * Issue 20, item 4: a saved topology is read once and checked before
+ * hwloc parses it. /dev/zero, a FIFO nobody writes to, `<(cat good.xml)`,
+ * <object> nested 20,000 deep and an oversized file (regular or piped)
+ * each end with one clear line: GCB_EINPUT from gcb_topo_load, exit 2 and
+ * one line from `gcbench topo --topology-xml` and from a run whose
+ * GCB_NODE_MAP names the file. Real topologies (tests/data/topo, sources
+ * in its README) load as before and nest far less deep than the limit.
+ */
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "e2e/run_gcbench.h"
+#include "topo/topo_int.h"
+
+#define TOPO(name) GCB_TEST_DATA "/topo/" name
+#define GOOD TOPO("hwloc-nvidia-dgx2.xml")
+
+static void make_dir(void) {
+  unsetenv("GCB_NODE_MAP");
+  unsetenv("GCB_FAKE_NODES");
+  gcb_test_dir_make("gcb-topo-xml");
+}
+
+TestSuite(topo_xml, .init = make_dir, .fini = gcb_test_dir_remove,
+          .timeout = 120);
+
+/* <object> nested n deep inside a <topology>, as a file in the dir. */
+static const char *deep_file(int n) {
+  const char *path = gcb_test_path("deep.xml");
+  FILE *f = fopen(path, "w");
+  cr_assert_not_null(f);
+  fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+             "<topology version=\"2.0\">\n");
+  for (int i = 0; i < n; i++)
+    fputs("<object type=\"Group\" os_index=\"0\">", f);
+  for (int i = 0; i < n; i++)
+    fputs("</object>", f);
+  fputs("\n</topology>\n", f);
+  fclose(f);
+  return path;
+}
+
+/* A sparse regular file one byte over the cap: refused before reading. */
+static const char *big_file(void) {
+  const char *path = gcb_test_path("big.xml");
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  cr_assert_geq(fd, 0);
+  cr_assert_eq(ftruncate(fd, (off_t)GCB_TOPO_XML_MAX_BYTES + 1), 0);
+  close(fd);
+  return path;
+}
+
+static const char *fifo_file(void) {
+  const char *path = gcb_test_path("silent.fifo");
+  cr_assert_eq(mkfifo(path, 0600), 0);
+  return path;
+}
+
+/* gcb_topo_load refuses path with GCB_EINPUT naming it and `why`. */
+static void expect_refused(const char *path, const char *why) {
+  struct gcb_topo *t = (struct gcb_topo *)1;
+  struct gcb_err err = {0};
+  cr_expect_eq(gcb_topo_load(path, &t, &err), GCB_EINPUT, "%s: %s", path,
+               err.msg);
+  cr_expect_null(t);
+  cr_expect(strstr(err.msg, path) != NULL, "names the file: %s", err.msg);
+  cr_expect(strstr(err.msg, why) != NULL, "says '%s': %s", why, err.msg);
+  cr_expect_null(strchr(err.msg, '\n'), "one line: %s", err.msg);
+}
+
+Test(topo_xml, real_topologies_nest_far_below_the_limit) {
+  static const char *const files[] = {TOPO("hwloc-2socket-3gpu-ib.xml"),
+                                      TOPO("hwloc-nvidia-dgx2.xml"),
+                                      TOPO("hwloc-power8-4xp100-nvlink.xml"),
+                                      TOPO("mpibind-aws-g4dn-metal-8xt4.xml"),
+                                      TOPO("mpibind-lassen-4xv100.xml"),
+                                      TOPO("mpibind-tioga-8xmi250x.xml")};
+  for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+    char *xml = NULL;
+    size_t len = 0;
+    struct gcb_err err = {0};
+    cr_assert_eq(gcb__topo_xml_read(files[i], &xml, &len, &err), GCB_OK, "%s",
+                 err.msg);
+    int line = 0, depth = gcb__topo_xml_depth(xml, len, 1000, &line);
+    cr_expect(depth >= 7 && depth <= 11, "%s: depth %d", files[i], depth);
+    cr_expect_gt(line, 100, "counted every line: %d", line);
+    free(xml);
+  }
+}
+
+Test(topo_xml, depth_skips_comments_declarations_and_quoted_brackets) {
+  static const char xml[] = "<?xml version=\"1.0\"?>\n<!DOCTYPE topology>\n"
+                            "<!-- <a><b><c> -->\n<a x=\"/>\" y='<b>'>\n"
+                            "<b/><c><d></d></c>\n</a>\n";
+  int line = 0;
+  cr_expect_eq(gcb__topo_xml_depth(xml, sizeof xml - 1, 10, &line), 3);
+  cr_expect_eq(gcb__topo_xml_depth(xml, sizeof xml - 1, 2, &line), 3);
+  cr_expect_eq(line, 5, "where it went past the limit");
+}
+
+Test(topo_xml, a_pipe_is_read_once_and_loads_like_the_file) {
+  struct gcb_topo *file = NULL, *piped = NULL;
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_topo_load(GOOD, &file, &err), GCB_OK, "%s", err.msg);
+  char *text = gcb_test_read(GOOD);
+  struct gcb_test_feed feed;
+  gcb_test_feed_start(&feed, text, strlen(text));
+  cr_assert_eq(gcb_topo_load(feed.path, &piped, &err), GCB_OK, "%s", err.msg);
+  gcb_test_feed_end(&feed);
+  cr_expect_eq(gcb_topo_gpu_count(piped), gcb_topo_gpu_count(file));
+  cr_expect_eq(gcb_topo_gpu_count(piped), 16);
+  cr_expect_eq(gcb_topo_nic_count(piped), gcb_topo_nic_count(file));
+  gcb_topo_free(piped);
+  gcb_topo_free(file);
+  free(text);
+}
+
+Test(topo_xml, bad_sources_are_refused_with_one_line) {
+  expect_refused("/dev/zero", "is a character device");
+  expect_refused(deep_file(20000), "nested more than 256 deep");
+  expect_refused(big_file(), "too large");
+  struct gcb_test_feed feed;
+  gcb_test_feed_start(&feed, NULL, GCB_TOPO_XML_MAX_BYTES + 4096);
+  expect_refused(feed.path, "too large (more than");
+  gcb_test_feed_end(&feed);
+  gcb_test_feed_start(&feed, "", 0);
+  expect_refused(feed.path, "empty");
+  gcb_test_feed_end(&feed);
+}
+
+/* Waits GCB_TOPO_XML_WAIT_MS (10 s) for a writer that never comes. */
+Test(topo_xml, a_fifo_nobody_writes_to_is_given_up) {
+  expect_refused(fifo_file(), "nothing to read for 10 s");
+}
+
+/* stderr is one line naming the file and saying why. */
+static void expect_exit_2(int ranks, const char *const *args, const char *path,
+                          const char *why) {
+  double took = 0;
+  cr_expect_eq(gcb_test_run(ranks, args, 60, &took), 2, "%s", path);
+  char *err = gcb_test_slurp("stderr");
+  cr_expect(strstr(err, path) != NULL && strstr(err, why) != NULL, "%s", err);
+  const char *nl = strchr(err, '\n');
+  cr_expect(nl != NULL && nl[1] == '\0', "one line: %s", err);
+  free(err);
+}
+
+Test(topo_xml, gcbench_topo_exits_2_for_each) {
+  const char *paths[] = {"/dev/zero", deep_file(20000), big_file(),
+                         fifo_file()};
+  const char *whys[] = {"character device", "nested more than", "too large",
+                        "nothing to read"};
+  for (size_t i = 0; i < 4; i++) {
+    const char *args[] = {"topo", "--topology-xml", paths[i], NULL};
+    expect_exit_2(0, args, paths[i], whys[i]);
+  }
+}
+
+/* The same file through GCB_NODE_MAP ended a rank with a stack overflow. */
+Test(topo_xml, a_node_map_with_a_deep_xml_ends_the_run_with_exit_2) {
+  const char *deep = deep_file(20000);
+  char map[512];
+  snprintf(map, sizeof map, "nodeA:%s", deep);
+  cr_assert_eq(setenv("GCB_NODE_MAP", map, 1), 0);
+  const char *args[] = {"membw",   "-B", "host",
+                        "--iters", "1",  "--warmup",
+                        "0",       "--output", gcb_test_path("r.json"),
+                        NULL};
+  double took = 0;
+  int status = gcb_test_run(1, args, 60, &took);
+  cr_expect_eq(status, 2, "exit 2, not a crash (status %d)", status);
+  char *err = gcb_test_slurp("stderr");
+  cr_expect(strstr(err, "nested more than 256 deep") != NULL, "%s", err);
+  free(err);
+}
