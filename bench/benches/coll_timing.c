@@ -129,7 +129,7 @@ static enum gcb_status time_waited(struct gcb_ctx *ctx, struct coll_op *c,
     gcb_watchdog_step(ctx->watchdog);
     st = gcb_coll_case_run(c->k, (int)c->agg, &ctx->err);
     if (st == GCB_OK && barrier)
-      st = mpi_check(&ctx->err, MPI_Barrier(c->comm), "MPI_Barrier");
+      st = gcb_mpi_err(&ctx->err, MPI_Barrier(c->comm), "MPI_Barrier");
   }
   *mean = (gcb__coll_now() - t0) / (double)(iters * c->agg);
   return st;
