@@ -36,10 +36,33 @@ static const char *const coll_redop_names[] = {
 #undef GCB__RO_NAME
         NULL};
 
+/* --layout values: nccl-tests' columns exactly, or with gcbench's min and
+ * max over ranks trailing each row. */
+static const char *const coll_layout_names[] = {"nccl", "gcbench", NULL};
+
+/*
+ * Every nccl-tests letter (src/common.cu of nccl-tests 2.19.6) means here
+ * what it means there, under the same long name: -b -e -i -f -n -m -w -N
+ * -p -c -o -d -r -z -T -J -a, and the rows of GCB_COLL_NCCL_LIST, which
+ * only their default passes. gcbench's own options have long names only.
+ */
 #define OPT(field) offsetof(struct coll_opts, field)
+#define NCCL_ROW(i, name, letter, def, help, instead)                          \
+  {name,                                                                       \
+   letter,                                                                     \
+   GCB_OPT_INT,                                                                \
+   OPT(nccl[i]),                                                               \
+   def,                                                                        \
+   "N",                                                                        \
+   help ": only " def " here",                                                 \
+   NULL,                                                                       \
+   -1,                                                                         \
+   0},
 static const struct gcb_option coll_options[] = {
-    {"op", 0, GCB_OPT_SET, OPT(ops), "all", "LIST",
-     "operations, one sweep each", coll_op_names, 0, 0},
+    {"collective", 0, GCB_OPT_SET, OPT(ops), "all", "LIST",
+     "operations, one sweep each (a program name such as all_reduce_perf "
+     "picks one)",
+     coll_op_names, 0, 0},
     {"minbytes", 'b', GCB_OPT_SIZE, OPT(minbytes), "8", "BYTES",
      "smallest message size", NULL, 0, 0},
     {"maxbytes", 'e', GCB_OPT_SIZE, OPT(maxbytes), "1M", "BYTES",
@@ -50,18 +73,52 @@ static const struct gcb_option coll_options[] = {
      "add BYTES between cases instead of multiplying (not with -f)", NULL, 1,
      0},
     GCB_OPT_ALIAS_ROW("iterations", 'n', "iters",
-                      "timed iterations, as nccl-tests -n"),
+                      "timed iterations, as nccl-tests -n/--iters"),
+    GCB_OPT_ALIAS_ROW("warmup_iters", 0, "warmup",
+                      "warm-up iterations, as nccl-tests -w/--warmup_iters"),
+    {"agg_iters", 'm', GCB_OPT_INT, OPT(agg), "1", "N",
+     "operations per timed iteration (the time is per operation)", NULL, 1,
+     1e6},
+    {"run_cycles", 'N', GCB_OPT_INT, OPT(cycles), "1", "N",
+     "run the whole sweep N times, each printed and recorded (0: until "
+     "interrupted)",
+     NULL, 0, 1e6},
+    {"parallel_init", 'p', GCB_OPT_INT, OPT(nccl_parallel), "0", "0|1",
+     "threads initialise NCCL concurrently; no effect here (one thread per "
+     "process)",
+     NULL, 0, 1},
+    {"check", 'c', GCB_OPT_INT, OPT(check), "1", "N",
+     "validations per case against exact expected values (0: none)", NULL, 0,
+     1e6},
+    {"op", 'o', GCB_OPT_SET, OPT(redops), "sum", "LIST",
+     "reduction operators (sum, prod, max, min, avg, all)", coll_redop_names, 0,
+     0},
+    GCB_OPT_ALIAS_ROW("redop", 0, "op", "reduction operators, as --op"),
     {"datatype", 'd', GCB_OPT_SET, OPT(dtypes), "float", "LIST",
      "element types", coll_dtype_names, 0, 0},
-    {"redop", 'r', GCB_OPT_SET, OPT(redops), "sum", "LIST",
-     "reduction operators", coll_redop_names, 0, 0},
-    {"root", 0, GCB_OPT_INT, OPT(root), "0", "RANK",
+    {"root", 'r', GCB_OPT_INT, OPT(root), "0", "RANK",
      "root of broadcast and reduce", NULL, 0, 0},
-    {"check", 'c', GCB_OPT_INT, OPT(check), "1", "0|1",
-     "validate against exact expected values", NULL, 0, 1},
-    {"blocking", 0, GCB_OPT_FLAG, OPT(blocking), NULL, NULL,
-     "barrier before each operation, outside the timed region (as OSU); "
-     "default: back-to-back loop (as nccl-tests)",
+    {"blocking", 'z', GCB_OPT_INT, OPT(blocking), "0", "0-3",
+     "0: operations back to back (nccl-tests); 1: wait and barrier after "
+     "each, timed; 2: wait after each; 3: barrier before each, outside the "
+     "timed region (OSU)",
+     NULL, 0, 3},
+    GCB_OPT_ALIAS_ROW("timeout", 'T', "timeout",
+                      "seconds before a case is ended, as nccl-tests -T"),
+    GCB_OPT_ALIAS_ROW("output_file", 'J', "output",
+                      "as --output: gcbench's results document (JSON, not "
+                      "nccl-tests' schema)"),
+    {"average", 'a', GCB_OPT_INT, OPT(average), "1", "0-3",
+     "time the table shows: 0 rank 0's, 1 mean, 2 min, 3 max over ranks", NULL,
+     0, 3},
+    GCB_COLL_NCCL_LIST(NCCL_ROW){
+        "layout", 0, GCB_OPT_CHOICE, OPT(layout), "nccl", "NAME",
+        "table rows: nccl (nccl-tests' columns exactly) or gcbench (min and "
+        "max over ranks trailing each half)",
+        coll_layout_names, 0, 0},
+    {"program", 0, GCB_OPT_STRING, OPT(program), NULL, "NAME",
+     "behave as nccl-tests' program NAME (all_reduce_perf ...): its "
+     "collective, and without -f the step -i (1M by default) as there",
      NULL, 0, 0},
     {"transport", 0, GCB_OPT_STRING, OPT(transport), "auto", "NAME",
      "mpi, nccl or auto (nccl on the cuda backend, else mpi)", NULL, 0, 0},
@@ -75,11 +132,12 @@ static const struct gcb_option coll_options[] = {
      "test only: RANK sleeps US microseconds before each operation", NULL, 0,
      0},
     {"corrupt-rank", 0, GCB_OPT_INT, OPT(corrupt_rank), "-1", "RANK",
-     "test only: RANK corrupts one received element before validation", NULL,
-     -1, 0},
+     "test only: RANK corrupts one received element before each validation",
+     NULL, -1, 0},
     GCB_OPT_GIVEN_ROW(struct coll_opts, given),
     {0},
 };
+#undef NCCL_ROW
 #undef OPT
 
 /* One case of the sweep. */
@@ -102,9 +160,28 @@ static bool typed(const struct gcb_coll_desc *d) {
   return sized(d) && !d->pairwise;
 }
 
+/* The bytes added between sizes, or 0 when -f multiplies. As nccl-tests'
+ * programs: -f above 1 multiplies, else -i adds (1M unless given). */
+static uint64_t step_bytes(const struct coll_opts *o) {
+  if (o->program == NULL)
+    return o->stepbytes;
+  if (o->stepfactor > 1 && gcb_option_given(coll_options, o, "stepfactor"))
+    return 0;
+  return o->stepbytes > 0 ? o->stepbytes : UINT64_C(1) << 20;
+}
+
+/* The operations of the sweep: the program's one, else --collective. */
+static uint32_t ops_of(const struct coll_opts *o) {
+  const char *name = o->program ? gcb__coll_nccl_program(o->program) : NULL;
+  for (int i = 0; name && coll_op_names[i]; i++)
+    if (strcmp(coll_op_names[i], name) == 0)
+      return 1u << i;
+  return o->ops;
+}
+
 static uint64_t next_size(const struct coll_opts *o, uint64_t size) {
-  if (o->stepbytes > 0)
-    return size + o->stepbytes;
+  if (step_bytes(o) > 0)
+    return size + step_bytes(o);
   uint64_t next = (uint64_t)((double)size * o->stepfactor);
   return next > size ? next : size + 1;
 }
@@ -175,7 +252,7 @@ static bool nth_case(const struct coll_opts *o, uint32_t splits, int index,
                      struct coll_spec *out) {
   int i = 0;
   for (int op = 0; coll_op_names[op]; op++) {
-    if (!(o->ops & (1u << op)))
+    if (!(ops_of(o) & (1u << op)))
       continue;
     const struct gcb_coll_desc *d = gcb_coll_find(coll_op_names[op]);
     for (int split = 0; d && split < COLL_SPLIT_COUNT; split++) {
@@ -195,7 +272,7 @@ static int coll_count(const struct gcb_ctx *ctx, const void *opts) {
   int n = 0;
   while (nth_case(o, splits, n, &spec))
     n++;
-  return n;
+  return n * (int)o->cycles; /* -N: coll_validate keeps it in bounds */
 }
 
 /* --delay-rank RANK:MICROSECONDS (test only); rank -1 when not given. */
@@ -323,9 +400,10 @@ static enum gcb_status open_split(struct gcb_ctx *ctx, struct coll_state *s,
 static uint64_t sweep_sizes(const struct coll_opts *o, uint64_t cap,
                             uint64_t *largest) {
   *largest = o->minbytes;
-  if (o->stepbytes > 0) {
-    uint64_t steps = (o->maxbytes - o->minbytes) / o->stepbytes;
-    *largest = o->minbytes + steps * o->stepbytes;
+  uint64_t step = step_bytes(o);
+  if (step > 0) {
+    uint64_t steps = (o->maxbytes - o->minbytes) / step;
+    *largest = o->minbytes + steps * step;
     return steps < cap ? steps + 1 : cap + 1;
   }
   uint64_t n = 0;
@@ -352,7 +430,7 @@ static enum gcb_status coll_fits(const struct gcb_ctx *ctx,
   bool moves_data = false;
   for (int i = 0; coll_op_names[i]; i++) {
     const struct gcb_coll_desc *d = gcb_coll_find(coll_op_names[i]);
-    moves_data |= (o->ops & (1u << i)) && d != NULL && sized(d);
+    moves_data |= (ops_of(o) & (1u << i)) && d != NULL && sized(d);
   }
   if (!moves_data || ctx->backend_ops->fits == NULL ||
       ops->device_memory != (ctx->device.index >= 0))
@@ -377,12 +455,27 @@ static enum gcb_status coll_validate(const struct gcb_ctx *ctx,
     return gcb_err_set(err, GCB_EUSAGE, "-b %llu is larger than -e %llu",
                        (unsigned long long)o->minbytes,
                        (unsigned long long)o->maxbytes);
-  if (gcb_option_given(coll_options, o, "stepfactor") &&
+  if (o->program && gcb__coll_nccl_program(o->program) == NULL)
+    return gcb_err_set(err, GCB_EUSAGE,
+                       "--program '%s': not a nccl-tests program gcbench "
+                       "runs (all_reduce_perf, all_gather_perf, "
+                       "reduce_scatter_perf, broadcast_perf, reduce_perf, "
+                       "alltoall_perf, sendrecv_perf)",
+                       o->program);
+  if (o->program && gcb_option_given(coll_options, o, "collective"))
+    return gcb_err_set(err, GCB_EUSAGE,
+                       "--collective: %s runs %s only (run gcbench coll "
+                       "--collective LIST for others)",
+                       o->program, gcb__coll_nccl_program(o->program));
+  enum gcb_status nst = gcb__coll_nccl_validate(o, ctx->size, err);
+  if (nst != GCB_OK)
+    return nst;
+  if (o->program == NULL && gcb_option_given(coll_options, o, "stepfactor") &&
       gcb_option_given(coll_options, o, "stepbytes"))
     return gcb_err_set(err, GCB_EUSAGE,
                        "-f and -i exclude each other (-f multiplies the size "
                        "between cases, -i adds to it)");
-  if (o->stepbytes == 0 && o->stepfactor <= 1)
+  if (step_bytes(o) == 0 && o->stepfactor <= 1)
     return gcb_err_set(err, GCB_EUSAGE, "-f must be above 1 (or give -i)");
   if (sweep_sizes(o, MAX_SIZES, &largest) > MAX_SIZES)
     return gcb_err_set(err, GCB_EUSAGE,
@@ -473,12 +566,27 @@ static void describe(const struct coll_spec *sp, int nranks, int root,
       .bus_factor = sp->desc->bus_factor(nranks)};
 }
 
+/* What the table needs beyond the case: the -N cycle, the -a time and the
+ * --layout, each only when not the default (documents stay as before). */
+static void describe_run(const struct coll_opts *o, int cycle,
+                         struct gcb_record *rec) {
+  if (o->cycles > 1) {
+    size_t n = strlen(rec->label);
+    snprintf(rec->label + n, sizeof rec->label - n, " cycle %d", cycle + 1);
+    gcb_record_param_int(rec, "cycle", cycle + 1);
+  }
+  if (o->average != 1)
+    gcb_record_param_int(rec, "average", o->average);
+  if (o->layout != 0)
+    gcb_record_param_str(rec, "layout", "gcbench");
+}
+
 static enum gcb_status coll_run(void *state, int reps, double *seconds,
                                 struct gcb_err *err) {
   struct coll_op *c = state;
   double t0 = gcb__coll_now();
-  enum gcb_status st = gcb_coll_case_run(c->k, reps, err);
-  *seconds = (gcb__coll_now() - t0) * c->time_scale;
+  enum gcb_status st = gcb_coll_case_run(c->k, reps * (int)c->agg, err);
+  *seconds = (gcb__coll_now() - t0) * c->time_scale / (double)c->agg;
   return st;
 }
 
@@ -487,11 +595,19 @@ static enum gcb_status coll_check(void *state, struct gcb_check *out,
   struct coll_op *c = state;
   if (!c->check)
     return GCB_OK;
-  if (c->corrupt)
-    gcb_coll_case_corrupt_next(c->k);
   *out = (struct gcb_check){
       .checked = true, .method = "exact expected values, as nccl-tests -c"};
-  return gcb_coll_case_check(c->k, &out->wrong, &out->samples, err);
+  /* -c N: N validations, as nccl-tests' loop over datacheck. */
+  enum gcb_status st = GCB_OK;
+  for (int i = 0; st == GCB_OK && i < c->check; i++) {
+    uint64_t wrong = 0, samples = 0;
+    if (c->corrupt)
+      gcb_coll_case_corrupt_next(c->k);
+    st = gcb_coll_case_check(c->k, &wrong, &samples, err);
+    out->wrong += wrong;
+    out->samples += samples;
+  }
+  return st;
 }
 
 static void coll_release(void *state) {
@@ -508,11 +624,14 @@ static enum gcb_status coll_setup(struct gcb_ctx *ctx, const void *opts,
   const struct coll_opts *o = opts;
   struct coll_state *s = state;
   struct coll_spec sp;
-  if (!nth_case(o, s->splits, index, &sp))
+  int per_cycle = coll_count(ctx, opts) / (int)o->cycles;
+  int cycle = per_cycle > 0 ? index / per_cycle : 0;
+  if (per_cycle <= 0 || !nth_case(o, s->splits, index % per_cycle, &sp))
     return gcb_err_set(err, GCB_EINTERNAL, "coll: no case %d", index);
   struct coll_comm *cc = &s->split[sp.split];
   struct gcb_coll_counts counts = case_counts(&sp, &cc->env, (int)o->root);
   describe(&sp, cc->env.size, (int)o->root, &counts, rec);
+  describe_run(o, cycle, rec);
   if (cc->skip[0])
     return gcb_err_set(err, GCB_EUNSUPPORTED, "%s", cc->skip);
   if (sp.desc->rooted && o->root >= cc->env.size)
@@ -537,7 +656,8 @@ static enum gcb_status coll_setup(struct gcb_ctx *ctx, const void *opts,
   c->state = s;
   c->comm = cc->env.comm;
   c->time_scale = sp.desc->time_scale > 0 ? sp.desc->time_scale : 1;
-  c->check = o->check != 0;
+  c->agg = o->agg;
+  c->check = (int)o->check;
   c->corrupt = o->corrupt_rank == ctx->rank;
   return gcb_coll_case_new(s->ops, cc->comm, &cc->env, &shape, &c->k, err);
 }

@@ -7,10 +7,14 @@
 #define GCB_COLL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "bench/bench.h"
 #include "collectives/comm.h"
+
+/* How many nccl-tests options coll takes only at their default value. */
+#define GCB_COLL_NCCL_REFUSED 14
 
 struct coll_opts {
   uint32_t ops; /* bit set over coll_op_names */
@@ -19,8 +23,17 @@ struct coll_opts {
   uint32_t dtypes; /* bit set over enum gcb_coll_dtype */
   uint32_t redops; /* bit set over enum gcb_coll_redop */
   long root;
-  long check; /* -c: 1 validates, 0 does not */
-  bool blocking;
+  long check;    /* -c: validations per case (nccl-tests' count), 0: none */
+  long blocking; /* -z: 0 back to back, 1 barrier after each operation
+                    (timed), 2 wait after each, 3 barrier outside the time */
+  long agg;      /* -m: operations per timed iteration */
+  long cycles;   /* -N: sweeps, each printed (0: until interrupted) */
+  long nccl_parallel; /* -p: accepted, no effect (one thread per process) */
+  int layout;         /* --layout: 0 nccl-tests' columns, 1 with min/max */
+  long average;       /* -a: time shown: 0 rank 0, 1 mean, 2 min, 3 max */
+  long nccl[GCB_COLL_NCCL_REFUSED]; /* nccl-tests options refused unless at
+                                       their default (coll_nccl.c) */
+  const char *program;   /* --program: a nccl-tests program name, or NULL */
   const char *transport; /* auto, mpi, nccl */
   const char *split;     /* auto, or a list of none, node, cross */
   const char *delay;     /* test only: "RANK:MICROSECONDS" */
@@ -61,11 +74,62 @@ struct coll_op {
   MPI_Comm comm; /* the case's communicator (world, node or cross):
                     its ranks synchronise and compare arrivals */
   double time_scale;
-  bool check;
+  long agg;  /* operations per iteration (-m) */
+  int check; /* validations per check (-c) */
   bool corrupt;
 };
 
 double gcb__coll_now(void);
+
+/*
+ * nccl-tests options (src/common.cu, 2.19.6) that coll takes at their
+ * default value only: each names its index in coll_opts.nccl, long name,
+ * letter, nccl-tests' default, what it does there and what to do here
+ * instead. Any other value is refused with that line, never ignored.
+ */
+#define GCB_COLL_NCCL_LIST(X)                                                  \
+  X(0, "nthreads", 't', "1", "threads per process (nccl-tests -t)",            \
+    "gcbench drives one GPU per process: run one process per GPU, "            \
+    "e.g. mpiexec -n 8 gcbench coll ... -t 1 -g 1")                            \
+  X(1, "ngpus", 'g', "1", "GPUs per thread (nccl-tests -g)",                   \
+    "gcbench drives one GPU per process: run one process per GPU, "            \
+    "e.g. mpiexec -n 8 gcbench coll ... -t 1 -g 1")                            \
+  X(2, "stream_null", 'y', "0", "use the NULL stream (nccl-tests -y)",         \
+    "gcbench runs on its own stream; leave -y 0")                              \
+  X(3, "cudagraph", 'G', "0", "CUDA graph launches (nccl-tests -G)",           \
+    "gcbench times plain launches; leave -G 0")                                \
+  X(4, "report_cputime", 'C', "0", "report CPU time (nccl-tests -C)",          \
+    "gcbench reports wall time from the host clock; leave -C 0")               \
+  X(5, "report_timestamps", 'S', "0", "timestamp column (nccl-tests -S)",      \
+    "the results document records each case's time; leave -S 0")               \
+  X(6, "local_register", 'R', "0", "buffer registration (nccl-tests -R)",      \
+    "gcbench does not register buffers; leave -R 0")                           \
+  X(7, "cta_policy", 'x', "-1", "NCCL CTA policy (nccl-tests -x)",             \
+    "set NCCL_CTA_POLICY in the environment instead")                          \
+  X(8, "device_implementation", 'D', "0",                                      \
+    "device-side implementation (nccl-tests -D)",                              \
+    "gcbench runs NCCL's host API only; leave -D 0")                           \
+  X(9, "device_cta_count", 'V', "16", "CTAs of -D (nccl-tests -V)",            \
+    "gcbench runs NCCL's host API only (no -D); leave -V 16")                  \
+  X(10, "memory", 'M', "0", "memory usage report (nccl-tests -M)",             \
+    "gcbench records no memory report; leave -M 0")                            \
+  X(11, "unalign", 'u', "0", "misaligned buffers (nccl-tests -u)",             \
+    "gcbench's buffers are aligned; leave -u 0")                               \
+  X(12, "per_iter_timing", 'I', "0", "per-iteration timing (nccl-tests -I)",   \
+    "gcbench times every iteration always: p50/p99 are in the results "        \
+    "document and the --layout gcbench table; leave -I 0")                     \
+  X(13, "per_iter_skip", 'K', "0", "samples -I skips (nccl-tests -K)",         \
+    "use -w (warm-up iterations) to leave out the first iterations")
+
+enum gcb_status gcb__coll_nccl_validate(const struct coll_opts *o, int nranks,
+                                        struct gcb_err *err);
+
+/* The nccl-tests program a name is (argv[0]'s basename, e.g.
+ * "all_reduce_perf"): the collective it runs, or NULL when it is none. */
+const char *gcb__coll_nccl_program(const char *name);
+
+/* The i-th nccl-tests program name gcbench answers to; NULL past the end. */
+const char *gcb__coll_nccl_program_at(size_t i);
 
 /* Estimates this rank's clock offset to rank 0 (0 on rank 0's node, where
  * CLOCK_MONOTONIC is shared). Collective. */

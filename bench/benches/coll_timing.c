@@ -106,19 +106,36 @@ static enum gcb_status time_aggregated(struct gcb_ctx *ctx, struct coll_op *c,
   double t0 = gcb__coll_now();
   if (c->state->delay_rank < 0) {
     gcb_watchdog_step(ctx->watchdog);
-    st = gcb_coll_case_run(c->k, (int)iters, err);
+    st = gcb_coll_case_run(c->k, (int)(iters * c->agg), err);
   } else {
     for (long i = 0; i < iters && st == GCB_OK; i++) {
       straggle(c->state, ctx->rank);
       gcb_watchdog_step(ctx->watchdog);
-      st = gcb_coll_case_run(c->k, 1, err);
+      st = gcb_coll_case_run(c->k, (int)c->agg, err);
     }
   }
-  *mean = (gcb__coll_now() - t0) / (double)iters;
+  *mean = (gcb__coll_now() - t0) / (double)(iters * c->agg);
   return st;
 }
 
-/* OSU: a barrier before each operation, outside the timed region. */
+/* nccl-tests -z 1 and 2: each operation waited for (and with a barrier
+ * after it for 1), the whole loop timed, its mean. */
+static enum gcb_status time_waited(struct gcb_ctx *ctx, struct coll_op *c,
+                                   long iters, bool barrier, double *mean) {
+  enum gcb_status st = GCB_OK;
+  double t0 = gcb__coll_now();
+  for (long i = 0; i < iters && st == GCB_OK; i++) {
+    straggle(c->state, ctx->rank);
+    gcb_watchdog_step(ctx->watchdog);
+    st = gcb_coll_case_run(c->k, (int)c->agg, &ctx->err);
+    if (st == GCB_OK && barrier)
+      st = gcb_mpi_err(&ctx->err, MPI_Barrier(c->comm), "MPI_Barrier");
+  }
+  *mean = (gcb__coll_now() - t0) / (double)(iters * c->agg);
+  return st;
+}
+
+/* OSU (-z 3): a barrier before each operation, outside the timed region. */
 static enum gcb_status time_blocking(struct gcb_ctx *ctx, struct coll_op *c,
                                      long iters, double *mean) {
   double sum = 0;
@@ -130,10 +147,10 @@ static enum gcb_status time_blocking(struct gcb_ctx *ctx, struct coll_op *c,
     gcb_watchdog_step(ctx->watchdog);
     double t0 = gcb__coll_now();
     if (st == GCB_OK)
-      st = gcb_coll_case_run(c->k, 1, &ctx->err);
+      st = gcb_coll_case_run(c->k, (int)c->agg, &ctx->err);
     sum += gcb__coll_now() - t0;
   }
-  *mean = sum / (double)iters;
+  *mean = sum / (double)(iters * c->agg);
   return st;
 }
 
@@ -191,8 +208,9 @@ enum gcb_status gcb__coll_measure(struct gcb_ctx *ctx, const void *opts,
     st = gcb_mpi_err(err, MPI_Barrier(c->comm), "MPI_Barrier");
   double mean = 0;
   if (st == GCB_OK)
-    st = o->blocking ? time_blocking(ctx, c, iters, &mean)
-                     : time_aggregated(ctx, c, iters, &mean);
+    st = o->blocking == 3  ? time_blocking(ctx, c, iters, &mean)
+         : o->blocking > 0 ? time_waited(ctx, c, iters, o->blocking == 1, &mean)
+                           : time_aggregated(ctx, c, iters, &mean);
   out->time_s = mean * c->time_scale;
   if (st == GCB_OK)
     st = time_each(ctx, c, iters, buf, buf + iters);

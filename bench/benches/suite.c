@@ -36,7 +36,7 @@ static const struct profile profiles[] = {
      "--iters 5 --warmup 1",
      {{"gemm", "-m 1024 --dtype fp64,fp32"},
       {"membw", "--kernel copy,triad"},
-      {"coll", "--op allreduce,allgather,reducescatter,broadcast,alltoall,"
+      {"coll", "--collective allreduce,allgather,reducescatter,broadcast,alltoall,"
                "sendrecv,latency,barrier -b 8 -e 1M -f 16"},
       {"pattern", "--model tiny --patterns dp,tp,pp,ep"},
       {0}}},
@@ -46,14 +46,14 @@ static const struct profile profiles[] = {
      "--iters 20 --warmup 5",
      {{"gemm", "--dtype all"},
       {"membw", "--kernel all"},
-      {"coll", "--op all -b 8 -e 256M -f 4 -c 1"},
+      {"coll", "--collective all -b 8 -e 256M -f 4 -c 1"},
       {0}}},
     {"full",
      "everything: every type and operator, dense sweeps",
      "--iters 50 --warmup 5",
      {{"gemm", "--dtype all"},
       {"membw", "--kernel all"},
-      {"coll", "--op all -d all -r all -b 8 -e 1G -f 2 -c 1"},
+      {"coll", "--collective all -d all -o all -b 8 -e 1G -f 2 -c 1"},
       {0}}},
     {0},
 };

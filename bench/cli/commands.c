@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "bench/bench.h"
+#include "bench/benches/coll.h"
 #include "bench/cli/report_command.h"
 #include "bench/cli/topo_command.h"
 #include "bench/run/harness.h"
@@ -169,7 +170,44 @@ void gcb_command_usage(FILE *out) {
                "SIGINT, 143 SIGTERM)\n");
 }
 
+/* nccl-tests' defaults where gcbench coll's differ (src/common.cu
+ * 2.19.6: minBytes = maxBytes = 32M, iters 20, warmup_iters 1); the step
+ * rule is --program's. Given first, so the command line overrides them. */
+static const char *const nccl_defaults[] = {"-b", "32M", "-e", "32M",
+                                            "-n", "20",  "-w", "1"};
+#define NCCL_PREFIX (3 + (int)(sizeof nccl_defaults / sizeof *nccl_defaults))
+
+/* Runs as nccl-tests' program `name` (argv[0] all_reduce_perf ...):
+ * `coll --program NAME` with nccl-tests' defaults before the arguments. */
+static int program_command(const char *name, int argc, char **argv, int rank) {
+  const struct gcb_bench *b = gcb_bench_find("coll");
+  char **args = calloc((size_t)(argc + NCCL_PREFIX + 1), sizeof *args);
+  if (b == NULL || args == NULL) {
+    free(args);
+    gcb__print_error(rank, "out of memory");
+    return 3;
+  }
+  int n = 0;
+  args[n++] = argv[0];
+  args[n++] = "--program";
+  args[n++] = (char *)name;
+  for (size_t i = 0; i < sizeof nccl_defaults / sizeof *nccl_defaults; i++)
+    args[n++] = (char *)nccl_defaults[i];
+  for (int i = 1; i < argc; i++)
+    args[n++] = argv[i];
+  int code = bench_command(b, n, args, rank);
+  free(args);
+  return code;
+}
+
 int gcb_command_dispatch(int argc, char **argv, int rank) {
+  const char *base = argc > 0 ? strrchr(argv[0], '/') : NULL;
+  base = base ? base + 1 : argc > 0 ? argv[0] : "";
+  if (gcb__coll_nccl_program(base))
+    return program_command(base, argc, argv, rank);
+  if (argc == 2 &&
+      (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0))
+    return version_command(argc - 1, argv + 1, rank);
   if (argc < 2 || strcmp(argv[1], "-h") == 0 ||
       strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0) {
     if (rank == 0)

@@ -24,11 +24,11 @@ const struct gcb_option gcb_run_options[] = {
      "compute backend: auto, host or cuda (auto: cuda when a "
      "CUDA device is visible)",
      NULL, 0, 0},
-    {"iters", 'N', GCB_OPT_INT, offsetof(struct gcb_run_opts, iters), "10", "N",
+    {"iters", 0, GCB_OPT_INT, offsetof(struct gcb_run_opts, iters), "10", "N",
      "timed iterations per case", NULL, 1, 1e9},
     {"warmup", 'w', GCB_OPT_INT, offsetof(struct gcb_run_opts, warmup), "2",
      "N", "untimed warm-up iterations per case", NULL, 0, 1e9},
-    {"output", 'o', GCB_OPT_STRING, offsetof(struct gcb_run_opts, output), NULL,
+    {"output", 0, GCB_OPT_STRING, offsetof(struct gcb_run_opts, output), NULL,
      "FILE", "results document (default results/gcbench-<run id>.json)", NULL,
      0, 0},
     {"force", 0, GCB_OPT_FLAG, offsetof(struct gcb_run_opts, force), NULL, NULL,
@@ -235,15 +235,17 @@ enum gcb_status gcb_harness_begin(struct gcb_harness *h, struct gcb_ctx *ctx,
     return unclaim(h->output, claimed,
                    gcb_mpi_err(&ctx->err, rc, "MPI_Bcast of the run id"));
   st = gcb__header_build(ctx, h->document.results, command, argc, argv, run_id,
-                         &h->rank_names);
+                         &h->rank_names, &h->device_lines);
   if (st != GCB_OK)
     return unclaim(h->output, claimed, st);
   if (ctx->rank == 0) {
     h->document.path = h->output;
-    h->table = (struct gcb_table){.out = stdout,
-                                  .tty = ctx->stdout_tty,
-                                  .rank_names = h->rank_names,
-                                  .nranks = ctx->size};
+    h->table = (struct gcb_table){
+        .out = stdout,
+        .tty = ctx->stdout_tty,
+        .rank_names = h->rank_names,
+        .device_lines = (const char(*)[GCB_DEVICE_LINE])h->device_lines,
+        .nranks = ctx->size};
     h->sinks[h->nsinks++] = gcb_table_sink(&h->table);
     h->sinks[h->nsinks++] = gcb_document_sink(&h->document);
     st = first_write(h, command);
@@ -518,6 +520,8 @@ enum gcb_status gcb_harness_end(struct gcb_harness *h, enum gcb_status status) {
       h->sinks[i].finish(h->sinks[i].self, &ctx->err);
   free(h->rank_names);
   h->rank_names = NULL;
+  free(h->device_lines);
+  h->device_lines = NULL;
   if (ctx->rank == 0 && h->document.results) {
     const char *word = status == GCB_OK         ? "complete"
                        : status == GCB_ETIMEOUT ? "timeout"

@@ -48,6 +48,7 @@ struct gcb_harness {
   char output[4096];             /* resolved results path (rank 0) */
   struct gcb_table table;        /* rank 0 only, like everything below */
   char (*rank_names)[96];        /* "host, device" by rank */
+  char (*device_lines)[GCB_DEVICE_LINE]; /* nccl-tests' device list */
   struct gcb_document document;
   struct gcb_sink sinks[2];
   int nsinks;

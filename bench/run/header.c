@@ -160,6 +160,31 @@ static char (*rank_names(const struct gcb_identity *ids, int n))[96] {
   return names;
 }
 
+/* nccl-tests' device list line (src/util.cu, writeDeviceReport): rank,
+ * group 0, pid, host, device and its PCI domain:bus:device, name. On the
+ * host backend there is no device: -1, [-] and the CPUs bound. */
+static char (*device_lines(const struct gcb_identity *ids,
+                           int n))[GCB_DEVICE_LINE] {
+  char(*lines)[GCB_DEVICE_LINE] = calloc((size_t)n, sizeof *lines);
+  for (int r = 0; lines && r < n; r++) {
+    unsigned dom = 0, bus = 0, dev = 0;
+    char pci[32] = "-", name[160];
+    const struct gcb_identity *id = &ids[r];
+    if (id->device.index >= 0 &&
+        sscanf(id->device.bus_id, "%x:%x:%x", &dom, &bus, &dev) == 3)
+      snprintf(pci, sizeof pci, "%04x:%02x:%02x", dom & 0xffffu, bus & 0xffu,
+               dev & 0xffu);
+    if (id->device.index >= 0)
+      snprintf(name, sizeof name, "%s", id->device.name);
+    else
+      snprintf(name, sizeof name, "host CPUs %s", id->cpu_binding);
+    snprintf(lines[r], sizeof lines[r],
+             "#  Rank %2d Group %2d Pid %6d on %10s device %2d [%s] %s", r, 0,
+             id->pid, id->hostname, id->device.index, pci, name);
+  }
+  return lines;
+}
+
 /* This rank's identity record. */
 static void identify(const struct gcb_ctx *ctx, struct gcb_identity *me) {
   *me = (struct gcb_identity){.rank = ctx->rank,
@@ -216,8 +241,10 @@ set_header(struct gcb_ctx *ctx, struct gcb_results *results,
 enum gcb_status gcb__header_build(struct gcb_ctx *ctx,
                                   struct gcb_results *results,
                                   const char *command, int argc, char **argv,
-                                  const char *run_id, char (**names)[96]) {
+                                  const char *run_id, char (**names)[96],
+                                  char (**devices)[GCB_DEVICE_LINE]) {
   *names = NULL;
+  *devices = NULL;
   struct gcb_identity me;
   identify(ctx, &me);
   struct gcb_identity *ids = NULL;
@@ -236,6 +263,7 @@ enum gcb_status gcb__header_build(struct gcb_ctx *ctx,
   if (st == GCB_OK && ctx->rank == 0) {
     st = set_header(ctx, results, ids, command, argc, argv, run_id, &snaps);
     *names = rank_names(ids, ctx->size);
+    *devices = device_lines(ids, ctx->size);
   }
   free(snaps.text);
   free(snaps.all);

@@ -8,17 +8,21 @@
 #include <stdbool.h>
 
 #include "bench/run/context.h"
+#include "bench/run/sink.h"
 #include "reports/reports.h"
 
 /*
  * Gathers every rank's identity (host, pid, binding, device, machine) to
  * rank 0 and, there, sets the "tool", "run", "software", "nodes" and "ranks"
  * sections of `results` (NULL on other ranks). Collective. On rank 0,
- * *names receives "host, device" per rank (caller frees); NULL elsewhere.
+ * *names receives "host, device" per rank and *devices each rank's line
+ * of nccl-tests' device list ("#  Rank  0 Group  0 Pid ..."; caller frees
+ * both); NULL elsewhere.
  */
 enum gcb_status gcb__header_build(struct gcb_ctx *ctx, struct gcb_results *results,
                                   const char *command, int argc, char **argv,
-                                  const char *run_id, char (**names)[96]);
+                                  const char *run_id, char (**names)[96],
+                                  char (**devices)[GCB_DEVICE_LINE]);
 
 /* Sets run.status and run.end_time (now). */
 enum gcb_status gcb__header_finish(struct gcb_results *results,

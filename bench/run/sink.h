@@ -12,6 +12,9 @@
 #include "common/status.h"
 #include "reports/reports.h"
 
+/* Room for one line of nccl-tests' device list (host names run long). */
+#define GCB_DEVICE_LINE 512
+
 struct gcb_sink {
   const char *name;
   void *self;
@@ -33,6 +36,7 @@ struct gcb_coll_totals {
   uint64_t wrong;
   int late_rank;         /* -1: no arrival skew measured */
   double late_mean, late_max;
+  const char *program; /* nccl-tests' program name of the group (static) */
 };
 
 /* Live table state: one header per group (a benchmark, or one collective
@@ -45,10 +49,14 @@ struct gcb_table {
   char group[64];        /* group whose header was printed last */
   const char (*rank_names)[96];  /* "host, device" by rank; may be NULL */
   int nranks;
+  /* nccl-tests' "#  Rank  0 Group  0 Pid ..." line by rank; may be NULL */
+  const char (*device_lines)[GCB_DEVICE_LINE];
   /* collective layout: the out-of-place half waiting for its in-place one */
   bool pending;
+  bool devices_shown; /* the device list is printed once per run */
   char pending_key[96];
   char pending_row[256];
+  char pending_extra[64]; /* --layout gcbench: min and max, trailing */
   struct gcb_coll_totals coll;
   /* identical skip reasons in a row are counted, not repeated */
   char last_skip[GCB_ERRMSG_MAX];

@@ -1,27 +1,68 @@
 /*
- * The live table's nccl-tests layout for collectives: one row per message
- * size with the out-of-place and in-place halves side by side (time,
- * algbw, busbw, #wrong), min and max of the time over ranks beside the
- * mean, then per collective the footer lines nccl-tests prints (out of
- * bounds values, average bus bandwidth) and the latest-arriving rank.
+ * The live table's layout for collectives: nccl-tests' output, column for
+ * column (NVIDIA/nccl-tests 2.19.6 src/util.cu: writeDeviceReport,
+ * writeResultHeader, writeBenchmarkLine*, writeResultFooter), so scripts
+ * that read nccl-tests' rows by position read gcbench's. One row per size
+ * with the out-of-place and in-place halves (time, algbw, busbw, #wrong);
+ * with --layout gcbench the min and max time over ranks of each half trail
+ * the row. After nccl-tests' footers, gcbench's own line: the
+ * latest-arriving rank.
  */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bench/cli/options.h"
 #include "bench/run/table.h"
-
-#define HALF_FMT "%9.2f %9.2f %9.2f %7.2f %7.2f %6" PRIu64
-#define HALF_BLANK "%9s %9s %9s %7s %7s %6s"
 
 static const char *param_str(const struct gcb_record *rec, const char *key) {
   const struct gcb_param *p = gcb_record_param(rec, key);
   return p && p->type == GCB_PARAM_STRING ? p->s : "";
 }
 
-static int64_t param_int(const struct gcb_record *rec, const char *key) {
+static int64_t param_int(const struct gcb_record *rec, const char *key,
+                         int64_t def) {
   const struct gcb_param *p = gcb_record_param(rec, key);
-  return p && p->type != GCB_PARAM_STRING ? p->i : 0;
+  return p && p->type != GCB_PARAM_STRING ? p->i : def;
+}
+
+/* nccl-tests' program for a collective, for its "test starting" line. */
+static const char *program_of(const char *op) {
+  static const char *const names[][2] = {
+      {"allreduce", "all_reduce_perf"},
+      {"allgather", "all_gather_perf"},
+      {"reducescatter", "reduce_scatter_perf"},
+      {"broadcast", "broadcast_perf"},
+      {"reduce", "reduce_perf"},
+      {"alltoall", "alltoall_perf"},
+      {"sendrecv", "sendrecv_perf"}};
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+    if (strcmp(names[i][0], op) == 0)
+      return names[i][1];
+  return op;
+}
+
+/* nccl-tests' getFloatStr: the most decimals that fit the width. */
+static void float_str(double value, int width, char *str, size_t len) {
+  if (snprintf(str, len, "%*.2f", width, value) <= width)
+    return;
+  if (snprintf(str, len, "%*.1f", width, value) <= width)
+    return;
+  if (snprintf(str, len, "%*.0f", width, value) <= width)
+    return;
+  snprintf(str, len, width >= 7 ? "%*.1e" : "%*.0e", width, value);
+}
+
+static void print_devices(struct gcb_table *t) {
+  if (t->devices_shown || t->device_lines == NULL)
+    return;
+  t->devices_shown = true;
+  fprintf(t->out, "# Using devices\n");
+  for (int r = 0; r < t->nranks; r++) {
+    char shown[GCB_DEVICE_LINE];
+    gcb_text_shown(shown, sizeof shown, t->device_lines[r]);
+    fprintf(t->out, "%s\n", shown);
+  }
 }
 
 static void print_header(struct gcb_table *t, const struct gcb_record *rec) {
@@ -30,38 +71,75 @@ static void print_header(struct gcb_table *t, const struct gcb_record *rec) {
   if (*split && strcmp(split, "none") != 0)
     snprintf(within, sizeof within,
              ", split %s (communicators of %" PRId64 " ranks)", split,
-             param_int(rec, "comm_size"));
+             param_int(rec, "comm_size", 0));
+  fprintf(t->out, "# Collective test starting: %s\n",
+          program_of(param_str(rec, "op")));
   fprintf(t->out,
-          "\n# %s %s on %s%s: %d rank(s), %d iterations after %d warm-up; time "
-          "per rank averaged over ranks, min and max over ranks\n",
+          "# gcbench %s %s on %s%s: %d rank(s), %d iterations after %d "
+          "warm-up\n#\n",
           rec->bench, param_str(rec, "op"), rec->backend, within, rec->nranks,
           rec->iterations, rec->warmup);
-  fprintf(t->out, "# %58s %-51s %s\n", "", "out-of-place", "in-place");
+  print_devices(t);
+  bool extra = strcmp(param_str(rec, "layout"), "gcbench") == 0;
+  const char *time = "time";
+  t->coll.program = program_of(param_str(rec, "op"));
+  fprintf(t->out, "#\n");
   fprintf(t->out,
-          "# %10s %12s %9s %6s %5s  %9s %9s %9s %7s %7s %6s  %9s %9s %9s %7s "
-          "%7s %6s\n",
-          "size", "count", "type", "redop", "root", "time", "min", "max",
-          "algbw", "busbw", "#wrong", "time", "min", "max", "algbw", "busbw",
-          "#wrong");
-  char units[256];
-  int n = snprintf(units, sizeof units,
-                   "# %10s %12s %9s %6s %5s  %9s %9s %9s %7s %7s %6s  %9s %9s "
-                   "%9s %7s %7s",
-                   "(B)", "(elements)", "", "", "", "(us)", "(us)", "(us)",
-                   "(GB/s)", "(GB/s)", "", "(us)", "(us)", "(us)", "(GB/s)",
-                   "(GB/s)");
-  fprintf(t->out, "%.*s\n", n > 0 ? n : 0, units); /* no trailing blanks */
+          "# %10s  %12s  %8s  %6s  %6s           out-of-place               "
+          "        in-place          %s\n",
+          "", "", "", "", "", extra ? "    out-of-place      in-place" : "");
+  fprintf(t->out,
+          "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  "
+          "%6s %*s%s\n",
+          "size", "count", "type", "redop", "root", time, "algbw", "busbw",
+          "#wrong", time, "algbw", "busbw", "#wrong", 0, "",
+          extra ? "     min      max      min      max" : "");
+  fprintf(t->out,
+          "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  "
+          "%6s %*s%s\n",
+          "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "",
+          "(us)", "(GB/s)", "(GB/s)", "", 0, "",
+          extra ? "    (us)     (us)     (us)     (us)" : "");
 }
 
-/* The half of a row one record fills, and its share of the footer. */
+/* The time -a picks: rank 0's, the mean, the min or the max over ranks. */
+static double shown_time(const struct gcb_record *rec,
+                         const struct gcb_record_summary *s) {
+  switch (param_int(rec, "average", 1)) {
+  case 0:
+    return rec->nranks > 0 ? rec->ranks[0].time_s : s->time.mean;
+  case 2:
+    return s->time.min;
+  case 3:
+    return s->time.max;
+  default:
+    return s->time.mean;
+  }
+}
+
+/* The half of a row one record fills (nccl-tests' writeBenchmarkLineBody),
+ * its trailing min/max, and its share of the footer. */
 static void format_half(struct gcb_table *t, const struct gcb_record *rec,
-                        char *buf, size_t len) {
+                        char *buf, size_t len, char *extra, size_t elen) {
   struct gcb_record_summary s;
   gcb_record_summarize(rec, &s);
-  snprintf(buf, len, HALF_FMT, 1e6 * s.time.mean, 1e6 * s.time.min,
-           1e6 * s.time.max, s.algbw, s.busbw, s.wrong);
+  double time = shown_time(rec, &s);
+  double algbw = time > 0 ? rec->work_per_op / time / 1e9 : 0;
+  double busbw = algbw * rec->figure.bus_factor;
+  char ts[16], as[16], bs[16];
+  float_str(1e6 * time, 7, ts, sizeof ts);
+  float_str(algbw, 6, as, sizeof as);
+  float_str(busbw, 6, bs, sizeof bs);
+  if (s.checked)
+    snprintf(buf, len, "  %7s  %6s  %6s  %6g", ts, as, bs, (double)s.wrong);
+  else
+    snprintf(buf, len, "  %7s  %6s  %6s    N/A", ts, as, bs);
+  char lo[16], hi[16];
+  float_str(1e6 * s.time.min, 7, lo, sizeof lo);
+  float_str(1e6 * s.time.max, 7, hi, sizeof hi);
+  snprintf(extra, elen, "  %7s  %7s", lo, hi);
   t->coll.rows++;
-  t->coll.busbw_sum += s.busbw;
+  t->coll.busbw_sum += busbw;
   t->coll.wrong += s.wrong;
   if (s.late_rank >= 0 &&
       (t->coll.late_rank < 0 || s.late_mean > t->coll.late_mean)) {
@@ -73,58 +151,69 @@ static void format_half(struct gcb_table *t, const struct gcb_record *rec,
 
 /* Row key: everything but the in-place flag. */
 static void row_key(const struct gcb_record *rec, char *buf, size_t len) {
-  snprintf(buf, len, "%s %s %s %" PRId64 " %" PRId64 " %s",
+  snprintf(buf, len, "%s %s %s %" PRId64 " %" PRId64 " %s %" PRId64,
            param_str(rec, "op"), param_str(rec, "type"),
-           param_str(rec, "redop"), param_int(rec, "size"),
-           param_int(rec, "root"), param_str(rec, "split"));
+           param_str(rec, "redop"), param_int(rec, "size", 0),
+           param_int(rec, "root", 0), param_str(rec, "split"),
+           param_int(rec, "cycle", 1));
 }
 
+/* nccl-tests' writeBenchmarkLinePreamble. */
 static void row_start(const struct gcb_record *rec, char *buf, size_t len) {
-  char size[32];
-  gcb_format_size((uint64_t)param_int(rec, "size"), size, sizeof size);
-  snprintf(buf, len, "  %10" PRId64 " %12" PRId64 " %9s %6s %5" PRId64 "  ",
-           param_int(rec, "size"), param_int(rec, "count"),
-           param_str(rec, "type"), param_str(rec, "redop"),
-           param_int(rec, "root"));
+  char root[32];
+  snprintf(root, sizeof root, "%6" PRId64, param_int(rec, "root", 0));
+  snprintf(buf, len, "%12" PRId64 "  %12" PRId64 "  %8s  %6s  %6s",
+           param_int(rec, "size", 0), param_int(rec, "count", 0),
+           param_str(rec, "type"), param_str(rec, "redop"), root);
 }
+
+static bool extra_columns(const struct gcb_record *rec) {
+  return strcmp(param_str(rec, "layout"), "gcbench") == 0;
+}
+
+/* A half nccl-tests leaves out: blanks as wide as one (its NullBody). */
+#define HALF_BLANK "                                "
 
 /* Prints a waiting out-of-place half with an empty in-place half. */
 void gcb__table_coll_flush_row(struct gcb_table *t) {
   if (!t->pending)
     return;
-  fprintf(t->out, "%s  " HALF_BLANK "\n", t->pending_row, "", "", "", "", "",
-          "");
+  fprintf(t->out, "%s%s\n", t->pending_row, t->pending_extra);
   t->pending = false;
 }
 
 void gcb__table_coll_record(struct gcb_table *t, const struct gcb_record *rec) {
-  char group[64], key[96], half[96];
+  char group[64], key[96], half[96], extra[64];
   snprintf(group, sizeof group, "%s %s %s", rec->bench, param_str(rec, "op"),
            param_str(rec, "split"));
   if (gcb__table_enter(t, group))
     print_header(t, rec);
   row_key(rec, key, sizeof key);
-  bool inplace = param_int(rec, "inplace") != 0;
+  bool inplace = param_int(rec, "inplace", 0) != 0;
   if (t->pending && (!inplace || strcmp(key, t->pending_key) != 0))
     gcb__table_coll_flush_row(t);
-  format_half(t, rec, half, sizeof half);
+  format_half(t, rec, half, sizeof half, extra, sizeof extra);
+  if (!extra_columns(rec))
+    extra[0] = '\0';
   if (!inplace) {
     row_start(rec, t->pending_row, sizeof t->pending_row);
     strncat(t->pending_row, half,
             sizeof t->pending_row - strlen(t->pending_row) - 1);
+    snprintf(t->pending_extra, sizeof t->pending_extra, "%s", extra);
     snprintf(t->pending_key, sizeof t->pending_key, "%s", key);
     t->pending = true;
     return;
   }
   if (t->pending) {
-    fprintf(t->out, "%s  %s\n", t->pending_row, half);
+    fprintf(t->out, "%s%s%s%s\n", t->pending_row, half, t->pending_extra,
+            extra);
     t->pending = false;
     return;
   }
   char start[128];
   row_start(rec, start, sizeof start);
-  fprintf(t->out, "%s" HALF_BLANK "  %s\n", start, "", "", "", "", "", "",
-          half);
+  fprintf(t->out, "%s" HALF_BLANK "%s%s%s\n", start, half,
+          *extra ? "                  " : "", extra);
 }
 
 void gcb__table_coll_flush(struct gcb_table *t) {
@@ -132,9 +221,14 @@ void gcb__table_coll_flush(struct gcb_table *t) {
   struct gcb_coll_totals *c = &t->coll;
   if (c->rows == 0)
     return;
-  fprintf(t->out, "# Out of bounds values : %" PRIu64 " %s\n", c->wrong,
-          c->wrong ? "FAILED" : "OK");
-  fprintf(t->out, "# Avg bus bandwidth    : %g GB/s\n", c->busbw_sum / c->rows);
+  /* nccl-tests' writeResultFooter, with no -a bandwidth check: "%g " */
+  fprintf(t->out, "# %-20s : %" PRIu64 " %s\n", "Out of bounds values",
+          c->wrong, c->wrong ? "FAILED" : "OK");
+  fprintf(t->out, "# %-20s : %g %s\n", "Avg bus bandwidth",
+          c->busbw_sum / c->rows, "");
+  fprintf(t->out, "#\n");
+  fprintf(t->out, "# Collective test concluded: %s\n",
+          c->program ? c->program : "coll");
   if (c->late_rank >= 0) {
     char who[200] = "";
     if (t->rank_names && c->late_rank < t->nranks)

@@ -36,7 +36,7 @@ perf_gcbench() {
   local json=$1
   shift
   if ! mpiexec -n "${PERF_RANKS:-1}" ${PERF_MPIEXEC_ARGS:-} "$GCBENCH" "$@" \
-      -o "$json" >"$SCRATCH/gcbench.log" 2>&1; then
+      --output "$json" >"$SCRATCH/gcbench.log" 2>&1; then
     echo "$0: gcbench $* failed:" >&2
     cat "$SCRATCH/gcbench.log" >&2
     exit 1

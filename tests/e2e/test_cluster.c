@@ -234,7 +234,7 @@ Test(cluster, a_suite_runs_across_three_hosts_and_its_report_maps_them) {
   need_cluster();
   const char *args[] = {"suite",   "--profile", "quick",
                         "--iters", "2",         "--warmup",
-                        "1",       "-o",        gcb_test_path("suite.json"),
+                        "1",       "--output",  gcb_test_path("suite.json"),
                         NULL};
   cr_assert_eq(across(args, 240), 0, "stderr: %s", gcb_test_slurp("stderr"));
   char *out = gcb_test_slurp("stdout");
@@ -278,7 +278,7 @@ Test(cluster, a_rate_limited_host_link_is_named_as_that_hosts_link) {
                         "--schedule", "alone",     "--size",
                         "128K",       "--window",  "2",
                         "--iters",    "3",         "--warmup",
-                        "1",          "-o",        gcb_test_path("slow.json"),
+                        "1",          "--output",  gcb_test_path("slow.json"),
                         NULL};
   int code = across(args, 120);
   cluster("fault clear");
@@ -320,11 +320,22 @@ Test(cluster, a_rate_limited_host_link_is_named_as_that_hosts_link) {
 
 Test(cluster, a_rank_killed_on_one_host_is_named_with_its_host) {
   need_cluster();
-  const char *args[] = {
-      "coll", "--op",      "allreduce", "-b", "8",
-      "-e",   "1M",        "--iters",   "20", "--warmup",
-      "1",    "--timeout", "60",        "-o", gcb_test_path("killed.json"),
-      NULL};
+  const char *args[] = {"coll",
+                        "--collective",
+                        "allreduce",
+                        "-b",
+                        "8",
+                        "-e",
+                        "1M",
+                        "--iters",
+                        "20",
+                        "--warmup",
+                        "1",
+                        "--timeout",
+                        "60",
+                        "--output",
+                        gcb_test_path("killed.json"),
+                        NULL};
   const char *l[12];
   launcher(l, "-disable-auto-cleanup");
   /* The shell ignores the launcher's SIGUSR1 and outlives gcbench, so the
@@ -362,7 +373,7 @@ static double late_of_rank2(const char *file) {
 
 static double delayed_run(const char *file) {
   const char *args[] = {"coll",
-                        "--op",
+                        "--collective",
                         "allreduce",
                         "-b",
                         "8",
@@ -376,7 +387,7 @@ static double delayed_run(const char *file) {
                         "1",
                         "--delay-rank",
                         "2:20000",
-                        "-o",
+                        "--output",
                         gcb_test_path(file),
                         NULL};
   cr_assert_eq(across(args, 90), 0, "stderr: %s", gcb_test_slurp("stderr"));

@@ -37,7 +37,7 @@ Test(cuda_e2e, gpu_benchmarks_are_skipped_visibly_on_the_host_backend) {
                           "host",
                           "--iters",
                           "2",
-                          "-o",
+                          "--output",
                           gcb_test_path(cases[i].bench),
                           NULL};
     cr_assert_eq(gcb_test_gcbench(1, args), 0, "%s: %s", cases[i].bench,
@@ -70,7 +70,7 @@ Test(cuda_e2e, membw_skips_gpu_only_kernels_on_the_host_backend) {
                         "copy,read,write,memcpy",
                         "--iters",
                         "2",
-                        "-o",
+                        "--output",
                         gcb_test_path("membw.json"),
                         NULL};
   cr_assert_eq(gcb_test_gcbench(1, args), 0, "%s", gcb_test_slurp("stderr"));

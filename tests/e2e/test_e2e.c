@@ -44,7 +44,7 @@ Test(e2e, gemm_on_two_ranks_writes_validated_figures_per_rank) {
                         "-n",      "64",      "-k",
                         "80",      "--dtype", "fp32,fp64,fp16",
                         "--iters", "3",       "--warmup",
-                        "1",       "-o",      gcb_test_path("gemm.json"),
+                        "1",       "--output",      gcb_test_path("gemm.json"),
                         NULL};
   cr_assert_eq(gcb_test_gcbench(2, args), 0, "stderr: %s",
                gcb_test_slurp("stderr"));
@@ -87,7 +87,7 @@ Test(e2e, gemm_on_two_ranks_writes_validated_figures_per_rank) {
 Test(e2e, membw_on_two_ranks_counts_bytes_read_and_written) {
   const char *args[] = {"membw",   "--size", "1M",
                         "--iters", "3",      "--warmup",
-                        "1",       "-o",     gcb_test_path("membw.json"),
+                        "1",       "--output",     gcb_test_path("membw.json"),
                         NULL};
   cr_assert_eq(gcb_test_gcbench(2, args), 0, "stderr: %s",
                gcb_test_slurp("stderr"));
@@ -113,7 +113,7 @@ Test(e2e, suite_runs_every_benchmark_into_one_document) {
                         "3",
                         "--warmup",
                         "0",
-                        "-o",
+                        "--output",
                         gcb_test_path("sub/dir/suite.json"),
                         NULL};
   cr_assert_eq(gcb_test_gcbench(2, args), 0, "stderr: %s",
@@ -146,7 +146,7 @@ Test(e2e, odd_rank_count_gathers_every_rank) {
                         "3",
                         "--warmup",
                         "0",
-                        "-o",
+                        "--output",
                         gcb_test_path("three.json"),
                         NULL};
   cr_assert_eq(gcb_test_gcbench(3, args), 0, "stderr: %s",
@@ -194,13 +194,13 @@ Test(e2e, existing_results_are_kept_without_force) {
   FILE *f = fopen(path, "w");
   fputs("precious", f);
   fclose(f);
-  const char *args[] = {"gemm", "-m", "16", "--iters", "1", "-o", path, NULL};
+  const char *args[] = {"gemm", "-m", "16", "--iters", "1", "--output", path, NULL};
   cr_expect_eq(gcb_test_gcbench(1, args), 2);
   char *kept = gcb_test_slurp("keep.json");
   cr_expect_str_eq(kept, "precious");
   free(kept);
   const char *forced[] = {"gemm", "-m", "16",      "--iters", "1",
-                          "-o",   path, "--force", NULL};
+                          "--output",   path, "--force", NULL};
   cr_expect_eq(gcb_test_gcbench(1, forced), 0);
   gcb_results_free(gcb_test_load("keep.json"));
 }
@@ -236,7 +236,7 @@ static const char *param(json_t *c, const char *key) {
 
 Test(e2e, coll_sweeps_every_operation_with_exact_validation) {
   const char *args[] = {"coll",
-                        "--op",
+                        "--collective",
                         "all",
                         "-b",
                         "8",
@@ -250,7 +250,7 @@ Test(e2e, coll_sweeps_every_operation_with_exact_validation) {
                         "4",
                         "--warmup",
                         "1",
-                        "-o",
+                        "--output",
                         gcb_test_path("coll.json"),
                         NULL};
   cr_assert_eq(gcb_test_gcbench(2, args), 0, "stderr: %s",
@@ -290,11 +290,11 @@ Test(e2e, coll_sweeps_every_operation_with_exact_validation) {
 
 Test(e2e, coll_on_three_ranks_validates_integer_and_float_types) {
   const char *args[] = {"coll",
-                        "--op",
+                        "--collective",
                         "allreduce,reducescatter,alltoall,broadcast",
                         "-d",
                         "int8,int64,double",
-                        "-r",
+                        "-o",
                         "sum,max",
                         "-b",
                         "24",
@@ -306,7 +306,7 @@ Test(e2e, coll_on_three_ranks_validates_integer_and_float_types) {
                         "2",
                         "--warmup",
                         "0",
-                        "-o",
+                        "--output",
                         gcb_test_path("coll3.json"),
                         NULL};
   cr_assert_eq(gcb_test_gcbench(3, args), 0, "stderr: %s",
@@ -326,9 +326,9 @@ Test(e2e, coll_on_three_ranks_validates_integer_and_float_types) {
 
 Test(e2e, coll_names_the_late_rank) {
   const char *args[] = {
-      "coll", "--op",         "allreduce", "-b", "64",
+      "coll", "--collective",         "allreduce", "-b", "64",
       "-e",   "64",           "--iters",   "5",  "--warmup",
-      "1",    "--delay-rank", "1:3000",    "-o", gcb_test_path("late.json"),
+      "1",    "--delay-rank", "1:3000",    "--output", gcb_test_path("late.json"),
       NULL};
   cr_assert_eq(gcb_test_gcbench(2, args), 0, "stderr: %s",
                gcb_test_slurp("stderr"));
@@ -350,7 +350,7 @@ Test(e2e, coll_names_the_late_rank) {
 
 Test(e2e, coll_counts_a_corrupted_element_and_fails) {
   const char *args[] = {"coll",
-                        "--op",
+                        "--collective",
                         "allreduce,allgather",
                         "-b",
                         "64",
@@ -360,7 +360,7 @@ Test(e2e, coll_counts_a_corrupted_element_and_fails) {
                         "2",
                         "--corrupt-rank",
                         "1",
-                        "-o",
+                        "--output",
                         gcb_test_path("bad.json"),
                         NULL};
   cr_expect_eq(gcb_test_gcbench(2, args), 1, "stderr: %s",
@@ -383,7 +383,7 @@ Test(e2e, coll_counts_a_corrupted_element_and_fails) {
 
 static const struct usage_case coll_usage_cases[] = {
     {{"coll", "-b", "1M", "-e", "8"}, "-b 1048576 is larger than -e 8"},
-    {{"coll", "--op", "allsmash"}, "unknown value 'allsmash'"},
+    {{"coll", "--collective", "allsmash"}, "unknown value 'allsmash'"},
     {{"coll", "-d", "float128"}, "unknown value 'float128'"},
     {{"coll", "--delay-rank", "7"}, "--delay-rank '7'"},
     {{"coll", "--root", "5"}, "--root 5: only 1 rank(s)"},
@@ -462,7 +462,7 @@ Test(e2e, topo_works_on_this_machine_and_rejects_bad_xml) {
 Test(e2e, every_results_document_holds_the_topology_summary) {
   const char *args[] = {"gemm",    "-m",   "32",
                         "--dtype", "fp32", "--iters",
-                        "1",       "-o",   gcb_test_path("topo.json"),
+                        "1",       "--output",   gcb_test_path("topo.json"),
                         NULL};
   cr_assert_eq(gcb_test_gcbench(2, args), 0, "stderr: %s",
                gcb_test_slurp("stderr"));
@@ -478,7 +478,7 @@ Test(e2e, every_results_document_holds_the_topology_summary) {
 Test(e2e, gemm_shape_sweep_runs_one_case_per_shape_and_type) {
   const char *args[] = {"gemm",    "--shapes",  "48,64x32x16",
                         "--dtype", "fp32,fp64", "--iters",
-                        "2",       "-o",        gcb_test_path("shapes.json"),
+                        "2",       "--output",        gcb_test_path("shapes.json"),
                         NULL};
   cr_assert_eq(gcb_test_gcbench(1, args), 0, "stderr: %s",
                gcb_test_slurp("stderr"));
@@ -490,7 +490,7 @@ Test(e2e, gemm_shape_sweep_runs_one_case_per_shape_and_type) {
   cr_expect_eq(json_integer_value(json_object_get(last, "k")), 16);
   gcb_results_free(r);
   const char *bad[] = {
-      "gemm", "--shapes", "64,9x", "-o", gcb_test_path("bad.json"), NULL};
+      "gemm", "--shapes", "64,9x", "--output", gcb_test_path("bad.json"), NULL};
   cr_expect_eq(gcb_test_gcbench(1, bad), 2);
   char *err = gcb_test_slurp("stderr");
   cr_expect(strstr(err, "--shapes '64,9x'") != NULL, "%s", err);
@@ -501,11 +501,11 @@ Test(e2e, gemm_shape_sweep_runs_one_case_per_shape_and_type) {
  * timed, the record, the live table's header and time_s.n all say the
  * same number (once -n 50 timed 50 and said 10 everywhere). */
 Test(e2e, coll_n_is_what_the_record_the_table_and_time_s_n_say) {
-  const char *args[] = {"coll",    "--op", "allreduce,broadcast",
+  const char *args[] = {"coll",    "--collective", "allreduce,broadcast",
                         "-b",      "8",    "-e",
                         "64",      "-n",   "4",
                         "--iters", "9",    "-n",
-                        "5",       "-o",   gcb_test_path("n.json"),
+                        "5",       "--output",   gcb_test_path("n.json"),
                         NULL};
   cr_assert_eq(gcb_test_gcbench(2, args), 0, "stderr: %s",
                gcb_test_slurp("stderr"));

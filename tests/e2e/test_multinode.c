@@ -119,9 +119,9 @@ static void count_splits(struct gcb_results *r, struct split_seen *want,
 Test(multinode, four_ranks_as_two_nodes_measure_intra_and_inter_node_apart) {
   cr_assert_eq(setenv("GCB_NODE_MAP", "nodeA:" XML_A ",nodeB:" XML_B, 1), 0);
   const char *args[] = {
-      "coll", "--op",     "allreduce", "-b",  "64",
+      "coll", "--collective",     "allreduce", "-b",  "64",
       "-e",   "64",       "--split",   "all", "--iters",
-      "2",    "--warmup", "0",         "-o",  gcb_test_path("two.json"),
+      "2",    "--warmup", "0",         "--output",  gcb_test_path("two.json"),
       NULL};
   cr_assert_eq(gcb_test_gcbench(4, args), 0, "stderr: %s",
                gcb_test_slurp("stderr"));
@@ -151,7 +151,7 @@ Test(multinode, four_ranks_as_two_nodes_measure_intra_and_inter_node_apart) {
 Test(multinode, uneven_fake_nodes_skip_splits_that_would_not_compare) {
   cr_assert_eq(setenv("GCB_FAKE_NODES", "2", 1), 0);
   const char *args[] = {"coll",
-                        "--op",
+                        "--collective",
                         "allreduce",
                         "-b",
                         "64",
@@ -161,7 +161,7 @@ Test(multinode, uneven_fake_nodes_skip_splits_that_would_not_compare) {
                         "2",
                         "--warmup",
                         "0",
-                        "-o",
+                        "--output",
                         gcb_test_path("three.json"),
                         NULL};
   cr_assert_eq(gcb_test_gcbench(3, args), 0, "stderr: %s",
@@ -221,7 +221,7 @@ static const struct bad_env bad_envs[] = {
 
 Test(multinode, bad_override_exits_with_one_line_naming_it) {
   const char *args[] = {
-      "gemm", "-m", "16", "--iters", "1", "-o", gcb_test_path("bad.json"),
+      "gemm", "-m", "16", "--iters", "1", "--output", gcb_test_path("bad.json"),
       NULL};
   for (size_t i = 0; i < sizeof bad_envs / sizeof *bad_envs; i++) {
     const struct bad_env *b = &bad_envs[i];
@@ -237,9 +237,9 @@ Test(multinode, bad_override_exits_with_one_line_naming_it) {
 
 Test(multinode, split_on_one_node_is_skipped_or_refused_with_a_reason) {
   const char *args[] = {
-      "coll", "--op",     "allreduce", "-b",    "64",
+      "coll", "--collective",     "allreduce", "-b",    "64",
       "-e",   "64",       "--split",   "cross", "--iters",
-      "1",    "--warmup", "0",         "-o",    gcb_test_path("one.json"),
+      "1",    "--warmup", "0",         "--output",    gcb_test_path("one.json"),
       NULL};
   cr_assert_eq(gcb_test_gcbench(2, args), 0, "stderr: %s",
                gcb_test_slurp("stderr"));
@@ -252,7 +252,7 @@ Test(multinode, split_on_one_node_is_skipped_or_refused_with_a_reason) {
             "%s", str(json_array_get(skipped, 0), "reason"));
   gcb_results_free(r);
   const char *bad[] = {
-      "coll", "--split", "nodes", "-o", gcb_test_path("x.json"), NULL};
+      "coll", "--split", "nodes", "--output", gcb_test_path("x.json"), NULL};
   cr_expect_eq(gcb_test_gcbench(1, bad), 2);
   char *err = gcb_test_slurp("stderr");
   cr_expect(strstr(err, "--split: unknown value 'nodes'") != NULL, "%s", err);

@@ -71,8 +71,8 @@ static int findings(const char *out, const char *kind, long rank) {
 
 Test(pattern, every_pattern_runs_with_validated_collectives) {
   const char *args[] = {"pattern", "--backend", "host",
-                        "-N",      "2",         "-w",
-                        "1",       "-o",        gcb_test_path("all.json"),
+                        "--iters", "2",         "-w",
+                        "1",       "--output",  gcb_test_path("all.json"),
                         NULL};
   cr_assert_eq(gcb_test_run(2, args, 240, NULL), 0, "%s",
                gcb_test_slurp("stderr"));
@@ -121,11 +121,11 @@ Test(pattern, a_delayed_rank_is_named_the_straggler) {
                         "dp,tp",
                         "--delay-rank",
                         "1:60000",
-                        "-N",
+                        "--iters",
                         "3",
                         "-w",
                         "1",
-                        "-o",
+                        "--output",
                         gcb_test_path("slow.json"),
                         NULL};
   cr_assert_eq(gcb_test_run(2, args, 240, NULL), 0, "%s",
@@ -150,11 +150,11 @@ Test(pattern, tensor_parallel_across_nodes_is_found_and_compared) {
                         "2",
                         "--tp-placement",
                         "inner,outer",
-                        "-N",
+                        "--iters",
                         "2",
                         "-w",
                         "0",
-                        "-o",
+                        "--output",
                         gcb_test_path("x.json"),
                         NULL};
   int rc = gcb_test_run(4, args, 280, NULL);
@@ -181,11 +181,11 @@ Test(pattern, criteria_bound_the_pattern_figures) {
                         "host",
                         "--patterns",
                         "pp",
-                        "-N",
+                        "--iters",
                         "2",
                         "-w",
                         "0",
-                        "-o",
+                        "--output",
                         gcb_test_path("pp.json"),
                         NULL};
   cr_assert_eq(gcb_test_run(2, args, 240, NULL), 0, "%s",
@@ -228,7 +228,7 @@ Test(pattern, bad_options_end_with_one_line) {
                           "host",
                           bad[i].opt,
                           bad[i].value,
-                          "-o",
+                          "--output",
                           gcb_test_path("bad.json"),
                           NULL};
     cr_expect_eq(gcb_test_run(2, args, 60, NULL), 2, "%s", bad[i].opt);

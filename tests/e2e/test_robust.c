@@ -67,9 +67,9 @@ static void expect_timeout_code(int code) {
 
 Test(robust, a_rank_stalled_by_delay_rank_is_named_within_the_timeout) {
   const char *args[] = {
-      "coll", "--op",         "allreduce",  "-b", "8",
+      "coll", "--collective",         "allreduce",  "-b", "8",
       "-e",   "64",           "--iters",    "2",  "--timeout",
-      "2",    "--delay-rank", "1:10000000", "-o", gcb_test_path("delay.json"),
+      "2",    "--delay-rank", "1:10000000", "--output", gcb_test_path("delay.json"),
       NULL};
   double took;
   expect_timeout_code(gcb_test_run(2, args, 60, &took));
@@ -104,7 +104,7 @@ Test(robust, a_stalled_rank_keeps_every_case_finished_before_it) {
                         "2",
                         "--stall-rank",
                         "1:2",
-                        "-o",
+                        "--output",
                         gcb_test_path("stall.json"),
                         NULL};
   double took;
@@ -144,7 +144,7 @@ Test(robust, a_stalled_rank_0_is_named_by_its_own_watchdog) {
                         "1.5",
                         "--stall-rank",
                         "0:1",
-                        "-o",
+                        "--output",
                         gcb_test_path("stall0.json"),
                         NULL};
   expect_timeout_code(gcb_test_run(2, args, 60, NULL));
@@ -170,7 +170,7 @@ Test(robust, a_single_rank_run_times_out_too) {
                         "1",
                         "--stall-rank",
                         "0:0",
-                        "-o",
+                        "--output",
                         gcb_test_path("one.json"),
                         NULL};
   cr_assert_eq(gcb_test_run(0, args, 60, NULL), 4, "stderr: %s",
@@ -186,7 +186,7 @@ Test(robust, a_single_rank_run_times_out_too) {
 
 Test(robust, a_healthy_run_under_a_short_timeout_completes) {
   const char *args[] = {"coll",
-                        "--op",
+                        "--collective",
                         "allreduce,broadcast",
                         "-b",
                         "8",
@@ -196,7 +196,7 @@ Test(robust, a_healthy_run_under_a_short_timeout_completes) {
                         "3",
                         "--timeout",
                         "5",
-                        "-o",
+                        "--output",
                         gcb_test_path("ok.json"),
                         NULL};
   cr_assert_eq(gcb_test_run(2, args, 120, NULL), 0, "stderr: %s",
@@ -210,8 +210,8 @@ Test(robust, a_healthy_run_under_a_short_timeout_completes) {
 /* ---- killed ranks --------------------------------------------------------*/
 
 static const char *const long_coll[] = {
-    "coll",    "--op", "allreduce", "-b", "8",         "-e", "4M", "-f", "2",
-    "--iters", "3000", "--warmup",  "1",  "--timeout", "10", "-o", NULL, NULL};
+    "coll",    "--collective", "allreduce", "-b", "8",         "-e", "4M", "-f", "2",
+    "--iters", "3000", "--warmup",  "1",  "--timeout", "10", "--output", NULL, NULL};
 
 static void long_coll_args(const char **args, const char *name) {
   memcpy(args, long_coll, sizeof long_coll);
@@ -284,7 +284,7 @@ struct too_big {
 static const struct too_big too_big[] = {
     {{"membw", "--size", "1T", "--iters", "1"}, "needs 3298534883328 bytes"},
     {{"gemm", "-m", "1M", "--iters", "1"}, "needs 26388279066624 bytes"},
-    {{"coll", "--op", "allreduce", "-b", "1T", "-e", "1T", "--iters", "1"},
+    {{"coll", "--collective", "allreduce", "-b", "1T", "-e", "1T", "--iters", "1"},
      "needs 1099511627776 bytes"},
 };
 
@@ -298,7 +298,7 @@ Test(robust, sizes_that_cannot_fit_are_refused_before_allocation) {
       args[n] = too_big[i].args[n];
     char name[32];
     snprintf(name, sizeof name, "big%zu.json", i);
-    args[n++] = "-o";
+    args[n++] = "--output";
     args[n++] = gcb_test_path(name);
     args[n] = NULL;
     double took;
@@ -330,8 +330,8 @@ Test(robust, an_output_path_that_cannot_be_written_fails_before_any_benchmark) {
   snprintf(paths[1], sizeof paths[1], "%s/plain/x.json", gcb_test_dir());
   snprintf(paths[2], sizeof paths[2], "%s/fifo.json", gcb_test_dir());
   for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
-    const char *args[] = {"coll", "--op",    "allreduce", "-b",     "8", "-e",
-                          "8",    "--force", "-o",        paths[i], NULL};
+    const char *args[] = {"coll", "--collective",    "allreduce", "-b",     "8", "-e",
+                          "8",    "--force", "--output",        paths[i], NULL};
     double took;
     cr_expect_eq(gcb_test_run(2, args, 60, &took), 2, "%s", paths[i]);
     char *err = gcb_test_slurp("stderr"), *out = gcb_test_slurp("stdout");
@@ -361,7 +361,7 @@ Test(robust, bad_timeouts_are_usage_errors) {
   const char *stalls[] = {"1", "9:0", "x:y", "0:-1"};
   for (size_t i = 0; i < sizeof stalls / sizeof *stalls; i++) {
     const char *args[] = {"membw", "--stall-rank",          stalls[i],
-                          "-o",    gcb_test_path("s.json"), NULL};
+                          "--output",    gcb_test_path("s.json"), NULL};
     cr_expect_eq(gcb_test_run(0, args, 30, NULL), 2, "--stall-rank '%s'",
                  stalls[i]);
     char *err = gcb_test_slurp("stderr");
@@ -380,7 +380,7 @@ Test(robust, an_hwloc_failure_is_reported_once_with_rank_host_and_call) {
   fputs("<?xml version=\"1.0\"?>\n<topology><object", f);
   fclose(f);
   cr_assert_eq(setenv("HWLOC_XMLFILE", gcb_test_path("broken.xml"), 1), 0);
-  const char *args[] = {"membw", "--size", "4K", "-o", gcb_test_path("h.json"),
+  const char *args[] = {"membw", "--size", "4K", "--output", gcb_test_path("h.json"),
                         NULL};
   int code = gcb_test_run(2, args, 60, NULL);
   unsetenv("HWLOC_XMLFILE");

@@ -63,9 +63,9 @@ struct bad_args {
 
 static const struct bad_args bad_options[] = {
     {{"coll", "-d", "float128"}, "--datatype: unknown value 'float128'"},
-    {{"coll", "--op", "allreduce,allsmash"}, "--op: unknown value 'allsmash'"},
-    {{"coll", "-r", "median"}, "--redop: unknown value 'median'"},
-    {{"coll", "--op", ","}, "--op: empty list"},
+    {{"coll", "--collective", "allreduce,allsmash"}, "--collective: unknown value 'allsmash'"},
+    {{"coll", "-o", "median"}, "--op: unknown value 'median'"},
+    {{"coll", "--collective", ","}, "--collective: empty list"},
     {{"gemm", "--dtype", "fp7"}, "--dtype: unknown value 'fp7'"},
     {{"coll", "-b", "1M", "-e", "8"}, "-b 1048576 is larger than -e 8"},
     {{"coll", "-e", "-8"}, "invalid size '-8'"},
@@ -80,7 +80,7 @@ static const struct bad_args bad_options[] = {
     {{"coll", "-f", "abc"}, "--stepfactor: 'abc' is not a valid number"},
     {{"coll", "-f", "inf"}, "--stepfactor: 'inf' is not a valid number"},
     {{"coll", "-n", "-1"}, "--iterations: -1 is below the minimum 1"},
-    {{"coll", "-c", "2"}, "--check: 2 is above the maximum 1"},
+    {{"coll", "-c", "-1"}, "--check: -1 is below the minimum 0"},
     {{"coll", "--root", "-1"}, "--root: -1 is below the minimum 0"},
     {{"coll", "--transport", "carrier-pigeon"},
      "unknown or not built: 'carrier-pigeon'"},
@@ -199,7 +199,7 @@ Test(cli, bad_results_documents_are_located_through_report_and_compare) {
     snprintf(path, sizeof path, "%s", doc_path(d));
     char what[96];
     snprintf(what, sizeof what, "report %s", d->name);
-    const char *report[] = {"report", path, "-o", gcb_test_path("rep"), NULL};
+    const char *report[] = {"report", path, "--output", gcb_test_path("rep"), NULL};
     expect_located(report, path, d->says, what);
     snprintf(what, sizeof what, "compare %s as the baseline", d->name);
     const char *as_old[] = {"compare", path, DATA("results-valid.json"), NULL};
@@ -210,7 +210,7 @@ Test(cli, bad_results_documents_are_located_through_report_and_compare) {
     snprintf(what, sizeof what, "report --baseline %s", d->name);
     const char *baseline[] = {
         "report", DATA("results-valid.json"), "--baseline", path,
-        "-o",     gcb_test_path("rep"),       NULL};
+        "--output",     gcb_test_path("rep"),       NULL};
     expect_located(baseline, path, d->says, what);
   }
 }
@@ -232,7 +232,7 @@ static const char *deep_file(size_t n) {
 Test(cli, deep_nesting_huge_files_and_non_files_are_refused) {
   char deep[512];
   snprintf(deep, sizeof deep, "%s", deep_file(200000));
-  const char *report[] = {"report", deep, "-o", gcb_test_path("rep"), NULL};
+  const char *report[] = {"report", deep, "--output", gcb_test_path("rep"), NULL};
   expect_located(report, deep, ":1:", "deep nesting");
   char *err = gcb_test_slurp("stderr");
   cr_expect(strstr(err, "maximum parsing depth") != NULL, "%s", err);
@@ -246,7 +246,7 @@ Test(cli, deep_nesting_huge_files_and_non_files_are_refused) {
   close(fd);
   const char *big[] = {"compare", huge, DATA("results-valid.json"), NULL};
   expect_refused(big, "256 MiB", "huge");
-  const char *missing[] = {"report", gcb_test_path("nope.json"), "-o",
+  const char *missing[] = {"report", gcb_test_path("nope.json"), "--output",
                            gcb_test_path("rep"), NULL};
   expect_refused(missing, "nope.json: cannot open (No such file", "missing");
   char says[512];
@@ -254,7 +254,7 @@ Test(cli, deep_nesting_huge_files_and_non_files_are_refused) {
   const char *directory[] = {"compare", gcb_test_dir(),
                              DATA("results-valid.json"), NULL};
   expect_refused(directory, says, "a directory");
-  const char *report_dir[] = {"report", gcb_test_dir(), "-o",
+  const char *report_dir[] = {"report", gcb_test_dir(), "--output",
                               gcb_test_path("rep"), NULL};
   expect_refused(report_dir, says, "a directory to report");
 }
@@ -302,9 +302,9 @@ Test(cli, pipes_are_read_by_report_and_compare) {
   static const struct {
     const char *what, *args[8]; /* "PIPE": the pipe's path goes there */
   } runs[] = {
-      {"report", {"report", "PIPE", "-o", "REP"}},
+      {"report", {"report", "PIPE", "--output", "REP"}},
       {"report --baseline",
-       {"report", DATA("results-valid.json"), "--baseline", "PIPE", "-o",
+       {"report", DATA("results-valid.json"), "--baseline", "PIPE", "--output",
         "REP"}},
       {"compare", {"compare", "PIPE", DATA("results-valid.json")}},
   };
@@ -363,7 +363,7 @@ Test(cli, bad_criteria_files_are_located) {
     snprintf(path, sizeof path, "%s", doc_path(&bad_criteria[i]));
     const char *args[] = {
         "report", DATA("results-valid.json"), "--criteria", path,
-        "-o",     gcb_test_path("rep"),       NULL};
+        "--output",     gcb_test_path("rep"),       NULL};
     expect_located(args, path, bad_criteria[i].says, bad_criteria[i].name);
   }
   char deep[512];
@@ -378,7 +378,7 @@ Test(cli, bad_criteria_files_are_located) {
   free(text);
   const char *args[] = {
       "report", DATA("results-valid.json"), "--criteria", deep,
-      "-o",     gcb_test_path("rep"),       NULL};
+      "--output",     gcb_test_path("rep"),       NULL};
   expect_located(args, deep, ":1:", "deep criteria");
 }
 
@@ -448,7 +448,7 @@ Test(cli, labels_with_html_gnuplot_and_shell_syntax_stay_text) {
   char doc[512], out[512];
   snprintf(doc, sizeof doc, "%s", with_label("hostile.json", label));
   snprintf(out, sizeof out, "%s", gcb_test_path("rep"));
-  const char *args[] = {"report", doc, "-o", out, NULL};
+  const char *args[] = {"report", doc, "--output", out, NULL};
   int code = gcb_test_gcbench(0, args);
   cr_expect(code == 0 || code == 1, "exit %d: %s", code,
             gcb_test_slurp("stderr"));
@@ -470,12 +470,12 @@ Test(cli, output_names_are_paths_never_commands) {
   snprintf(name, sizeof name, "%s/o u t;$(touch pwned4)`touch pwned5`.json",
            gcb_test_dir());
   const char *run[] = {"membw",    "--size", "4K", "--iters", "1",
-                       "--warmup", "0",      "-o", name,      NULL};
+                       "--warmup", "0",      "--output", name,      NULL};
   cr_assert_eq(gcb_test_gcbench(0, run), 0, "%s", gcb_test_slurp("stderr"));
   cr_expect(exists(name), "the document is not at the literal path");
   char rep[512];
   snprintf(rep, sizeof rep, "%s/r e p;touch pwned6 #", gcb_test_dir());
-  const char *report[] = {"report", name, "-o", rep, NULL};
+  const char *report[] = {"report", name, "--output", rep, NULL};
   int code = gcb_test_gcbench(0, report);
   cr_expect(code == 0 || code == 1, "exit %d: %s", code,
             gcb_test_slurp("stderr"));
@@ -496,7 +496,7 @@ Test(cli, an_output_name_that_is_not_utf8_is_used_as_it_is) {
   char name[512];
   snprintf(name, sizeof name, "%s/x\xf7y.json", gcb_test_dir());
   const char *run[] = {"membw",    "--size", "4K", "--iters", "1",
-                       "--warmup", "0",      "-o", name,      NULL};
+                       "--warmup", "0",      "--output", name,      NULL};
   cr_assert_eq(gcb_test_gcbench(0, run), 0, "%s", gcb_test_slurp("stderr"));
   char *doc = gcb_test_read(name);
   cr_expect(strstr(doc, "x\xef\xbf\xbdy.json") != NULL, "the echo of -o");
@@ -527,7 +527,7 @@ Test(cli, a_results_file_named_not_utf8_is_reported) {
   snprintf(want, sizeof want, "%s/r\xef\xbf\xbds.json", gcb_test_dir());
   write_file(name, text, strlen(text));
   free(text);
-  const char *args[] = {"report", name, "--baseline", name, "-o", rep, NULL};
+  const char *args[] = {"report", name, "--baseline", name, "--output", rep, NULL};
   int code = gcb_test_gcbench(0, args);
   cr_expect(code == 0 || code == 1, "exit %d: %s", code,
             gcb_test_slurp("stderr"));
@@ -546,7 +546,7 @@ Test(cli, a_results_file_named_not_utf8_is_reported) {
   cr_expect(strstr(xml, "r\xef\xbf\xbds.json") != NULL, "%s", xml);
   free(xml);
   const char *missing[] = {"report", gcb_test_path("no\xff\n\033[2J.json"),
-                           "-o", rep, NULL};
+                           "--output", rep, NULL};
   expect_refused(missing, "no\\xff\\x0a\\x1b[2J.json: cannot open",
                  "a missing name with odd bytes");
 }

@@ -57,7 +57,7 @@ static void expect_refused(int ranks, const char *const *args,
   for (; args[n] && n < 36; n++)
     argv[n] = args[n];
   const char *out = gcb_test_path("refused.json");
-  argv[n++] = "-o";
+  argv[n++] = "--output";
   argv[n++] = out;
   argv[n] = NULL;
   int code = gcb_test_run(ranks, argv, 60, NULL);
@@ -106,7 +106,7 @@ Test(early, bad_benchmark_options_are_refused_before_the_results_file) {
 
 /* Every rank checks; the run ends on all of them with rank 0's line. */
 Test(early, bad_options_are_refused_under_mpiexec_too) {
-  const char *args[] = {"coll", "--op", "allreduce", "-b",
+  const char *args[] = {"coll", "--collective", "allreduce", "-b",
                         "1M",   "-e",   "8",         NULL};
   expect_refused(2, args, "-b 1048576 is larger than -e 8");
 }
@@ -115,9 +115,9 @@ Test(early, bad_options_are_refused_under_mpiexec_too) {
  * refused: bad_benchmark_options_are_refused_before_the_results_file). */
 Test(early, coll_i_alone_runs) {
   const char *alone[] = {
-      "coll", "--op",     "allreduce", "-b", "8",
+      "coll", "--collective",     "allreduce", "-b", "8",
       "-e",   "24",       "-i",        "8",  "--iters",
-      "1",    "--warmup", "0",         "-o", gcb_test_path("i.json"),
+      "1",    "--warmup", "0",         "--output", gcb_test_path("i.json"),
       NULL};
   cr_assert_eq(gcb_test_run(0, alone, 60, NULL), 0, "%s",
                gcb_test_slurp("stderr"));
@@ -128,7 +128,7 @@ Test(early, coll_i_alone_runs) {
 }
 
 static const struct refusal too_big[] = {
-    {{"coll", "--op", "allreduce", "-b", "8", "-e", "1T"},
+    {{"coll", "--collective", "allreduce", "-b", "8", "-e", "1T"},
      "needs 549755813888 bytes"}, /* 8 x 8^12: the largest size of the sweep */
     {{"membw", "--size", "1T"}, "needs 3298534883328 bytes"},
     {{"gemm", "-m", "1M"}, "needs 26388279066624 bytes"},
@@ -280,7 +280,7 @@ static void interrupt(const struct interruption *t, const char *name) {
   snprintf(stall, sizeof stall, "%d:2", t->ranks > 1 ? 1 : 0);
   const char *args[] = {
       "membw",        "--size", "64K", "--iters",           "2",
-      "--stall-rank", stall,    "-o",  gcb_test_path(name), NULL};
+      "--stall-rank", stall,    "--output",  gcb_test_path(name), NULL};
   struct gcb_test_job j = gcb_test_start(t->ranks, NULL, NULL, args);
   long pid = gcb_test_pid_after(name, 2, t->whom < 0 ? 0 : t->whom, j);
   /* Into the stalled case: the second one is on disk before it is over. */
@@ -343,7 +343,7 @@ Test(early, sigint_to_mpiexec_is_forwarded_and_recorded) {
 Test(early, coll_lateness_compares_the_ranks_of_the_cases_communicator) {
   cr_assert_eq(setenv("GCB_FAKE_NODES", "2", 1), 0);
   const char *args[] = {"coll",
-                        "--op",
+                        "--collective",
                         "allreduce",
                         "-b",
                         "8",
@@ -357,7 +357,7 @@ Test(early, coll_lateness_compares_the_ranks_of_the_cases_communicator) {
                         "0",
                         "--delay-rank",
                         "1:20000",
-                        "-o",
+                        "--output",
                         gcb_test_path("late.json"),
                         NULL};
   int code = gcb_test_run(4, args, 120, NULL);

@@ -37,7 +37,7 @@ TestSuite(wdauth, .init = make_dir, .fini = gcb_test_dir_remove,
 static const char *const run_args[] = {
     "null",   "--backend", "null", "--cases",  "30", "--sleep-us",
     "100000", "--iters",   "1",    "--warmup", "0",  "--timeout",
-    "60",     "-o",        NULL,   NULL};
+    "60",     "--output",        NULL,   NULL};
 
 static struct gcb_test_job start_run(void) {
   static const char *args[sizeof run_args / sizeof *run_args];

@@ -170,7 +170,7 @@ Test(topo_xml, a_node_map_with_a_deep_xml_ends_the_run_with_exit_2) {
   cr_assert_eq(setenv("GCB_NODE_MAP", map, 1), 0);
   const char *args[] = {"membw",   "-B", "host",
                         "--iters", "1",  "--warmup",
-                        "0",       "-o", gcb_test_path("r.json"),
+                        "0",       "--output", gcb_test_path("r.json"),
                         NULL};
   double took = 0;
   int status = gcb_test_run(1, args, 60, &took);

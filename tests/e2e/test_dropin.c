@@ -1,0 +1,273 @@
+/*
+ * gcbench as nccl-tests, run as a person runs it: every program name gcbench
+ * is linked as runs that collective and writes a results document; the
+ * output of `all_reduce_perf -b 500000 -e 1500000 -i 100000` matches a real
+ * nccl-tests log (tests/data/nccl, NVIDIA/nccl#2441) line by line where
+ * the text is fixed and column by column in the rows; nccl-tests' letters
+ * do in a run what they do there.
+ */
+#include <criterion/criterion.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/e2e/run_gcbench.h"
+
+static void make_dir(void) {
+  gcb_test_dir_make("gcb-dropin");
+}
+
+TestSuite(dropin, .init = make_dir, .fini = gcb_test_dir_remove,
+          .timeout = 300);
+
+/* Runs the link `program` beside gcbench on `ranks` ranks: argv[0] is the
+ * link, as when a script calls it. */
+static int run_program(int ranks, const char *program,
+                       const char *const *args) {
+  char script[256];
+  snprintf(script, sizeof script, "exec \"$(dirname \"$0\")/%s\" \"$@\"",
+           program);
+  const char *wrap[] = {"/bin/sh", "-c", script, NULL};
+  int status =
+      gcb_test_finish(gcb_test_start(ranks, NULL, wrap, args), 240, NULL);
+  cr_assert(WIFEXITED(status), "%s died", program);
+  return WEXITSTATUS(status);
+}
+
+static const char *const programs[][2] = {
+    {"all_reduce_perf", "allreduce"},
+    {"all_gather_perf", "allgather"},
+    {"reduce_scatter_perf", "reducescatter"},
+    {"broadcast_perf", "broadcast"},
+    {"reduce_perf", "reduce"},
+    {"alltoall_perf", "alltoall"},
+    {"sendrecv_perf", "sendrecv"}};
+
+Test(dropin, every_program_name_runs_its_collective_and_writes_a_document) {
+  for (size_t i = 0; i < sizeof programs / sizeof *programs; i++) {
+    char doc[64], op[64], start[96];
+    snprintf(doc, sizeof doc, "%s.json", programs[i][0]);
+    const char *args[] = {
+        "-b", "8",  "-e", "64", "-f", "2",        "-n",
+        "2",  "-w", "0",  "-g", "1",  "--output", gcb_test_path(doc),
+        NULL};
+    cr_assert_eq(run_program(2, programs[i][0], args), 0, "%s: %s",
+                 programs[i][0], gcb_test_slurp("stderr"));
+    char *out = gcb_test_slurp("stdout");
+    snprintf(start, sizeof start, "# Collective test starting: %s\n",
+             programs[i][0]);
+    cr_assert(strstr(out, start) != NULL, "%s", out);
+    free(out);
+    char *json = gcb_test_slurp(doc);
+    snprintf(op, sizeof op, "\"op\": \"%s\"", programs[i][1]);
+    cr_assert(strstr(json, op) != NULL, "%s: no %s case", doc, op);
+    cr_assert(strstr(json, "\"op\": \"allreduce\"") == NULL ||
+                  strcmp(programs[i][1], "allreduce") == 0,
+              "%s ran other collectives", programs[i][0]);
+    free(json);
+  }
+}
+
+/* The lines of `text` (modified in place). */
+static int lines_of(char *text, char **lines, int max) {
+  int n = 0;
+  for (char *save, *l = strtok_r(text, "\n", &save); l && n < max;
+       l = strtok_r(NULL, "\n", &save))
+    lines[n++] = l;
+  return n;
+}
+
+/* The column where each blank-separated field of a row ends, and the
+ * fields themselves. */
+static int fields_of(const char *row, int *ends, char (*words)[32], int max) {
+  int n = 0;
+  for (int i = 0; row[i] && n < max;) {
+    while (row[i] == ' ')
+      i++;
+    int start = i;
+    while (row[i] && row[i] != ' ')
+      i++;
+    if (i > start) {
+      snprintf(words[n], 32, "%.*s", i - start, row + start);
+      ends[n++] = i;
+    }
+  }
+  return n;
+}
+
+static const char *find_line(char **lines, int n, const char *prefix) {
+  for (int i = 0; i < n; i++)
+    if (strncmp(lines[i], prefix, strlen(prefix)) == 0)
+      return lines[i];
+  return NULL;
+}
+
+Test(dropin, output_matches_a_real_nccl_tests_log_column_by_column) {
+  const char *args[] = {
+      "-b",     "500000", "-e", "1500000",  "-i",
+      "100000", "-n",     "2",  "--output", gcb_test_path("ar.json"),
+      NULL};
+  cr_assert_eq(run_program(2, "all_reduce_perf", args), 0, "%s",
+               gcb_test_slurp("stderr"));
+  char *mine_text = gcb_test_slurp("stdout");
+  char *ref_text =
+      gcb_test_read(GCB_TEST_DATA "/nccl/nccl-tests-2.18.3-allreduce-h100.log");
+  char *mine[200], *ref[200];
+  int nm = lines_of(mine_text, mine, 200), nr = lines_of(ref_text, ref, 200);
+  /* Fixed text: the column headers, trailing blanks included, and the
+   * footers' words. */
+  const char *fixed[] = {"#                                 ",
+                         "#       size",
+                         "#        (B)",
+                         "# Out of bounds values : 0 OK",
+                         "# Collective test concluded: all_reduce_perf",
+                         "# Collective test starting: all_reduce_perf"};
+  for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++) {
+    const char *a = find_line(mine, nm, fixed[i]),
+               *b = find_line(ref, nr, fixed[i]);
+    cr_assert(a && b, "no line '%s'", fixed[i]);
+    cr_assert_str_eq(a, b);
+  }
+  cr_assert_not_null(find_line(mine, nm, "# Avg bus bandwidth    : "));
+  cr_assert_not_null(find_line(mine, nm, "#  Rank  0 Group  0 Pid "));
+  cr_assert_not_null(find_line(mine, nm, "#  Rank  1 Group  0 Pid "));
+  /* Rows: the same sizes, 13 fields ending in the same columns, the same
+   * size, count, type, redop and root text, numbers where numbers are. */
+  int rows = 0;
+  for (int i = 0, j = 0; i < nr; i++) {
+    if (ref[i][0] == '#')
+      continue;
+    while (j < nm && mine[j][0] == '#')
+      j++;
+    cr_assert_lt(j, nm, "gcbench printed fewer rows than nccl-tests");
+    int re[20], me[20];
+    char rw[20][32], mw[20][32];
+    int rn = fields_of(ref[i], re, rw, 20), mn = fields_of(mine[j], me, mw, 20);
+    cr_assert_eq(rn, 13);
+    cr_assert_eq(mn, rn, "row '%s' vs '%s'", mine[j], ref[i]);
+    for (int f = 0; f < rn; f++) {
+      cr_assert_eq(me[f], re[f], "field %d ends at %d, nccl-tests: %d\n%s\n%s",
+                   f + 1, me[f], re[f], mine[j], ref[i]);
+      if (f < 5)
+        cr_assert_str_eq(mw[f], rw[f]);
+      else
+        cr_assert(strtod(mw[f], NULL) >= 0 && mw[f][0] != '\0');
+    }
+    rows++;
+    j++;
+  }
+  cr_assert_eq(rows, 11);
+  free(mine_text);
+  free(ref_text);
+}
+
+/* Values in the results document: "key": value occurrences. */
+static int count(const char *text, const char *needle) {
+  int n = 0;
+  for (const char *p = text; (p = strstr(p, needle)) != NULL; p++)
+    n++;
+  return n;
+}
+
+Test(dropin, nccl_tests_letters_do_in_a_run_what_they_do_there) {
+  const char *args[] = {"coll",
+                        "--collective",
+                        "allreduce,broadcast",
+                        "-o",
+                        "prod",
+                        "-r",
+                        "1",
+                        "-N",
+                        "2",
+                        "-c",
+                        "3",
+                        "-a",
+                        "2",
+                        "-z",
+                        "1",
+                        "-b",
+                        "8",
+                        "-e",
+                        "8",
+                        "-n",
+                        "2",
+                        "-w",
+                        "0",
+                        "--output",
+                        gcb_test_path("l.json"),
+                        NULL};
+  cr_assert_eq(gcb_test_run(2, args, 240, NULL), 0, "%s",
+               gcb_test_slurp("stderr"));
+  char *json = gcb_test_slurp("l.json");
+  /* -N 2: every case twice, in cycles 1 and 2 */
+  cr_assert_eq(count(json, "\"cycle\": 1"), 4, "%s", json);
+  cr_assert_eq(count(json, "\"cycle\": 2"), 4);
+  /* -o prod: the reduction; -r 1: broadcast's root */
+  cr_assert_eq(count(json, "\"redop\": \"prod\""), 4);
+  cr_assert_eq(count(json, "    \"root\": 1,"), 4); /* cases, not the echo */
+  /* -a 2: the table's time is the minimum over ranks */
+  cr_assert_eq(count(json, "\"average\": 2"), 8 + 1); /* and the echo */
+  free(json);
+  char *out = gcb_test_slurp("stdout");
+  cr_assert(strstr(out, "float    prod      -1") != NULL, "%s", out);
+  cr_assert(strstr(out, "float    none       1") != NULL, "%s", out);
+  free(out);
+  /* -c 3 validates three times: one element corrupted before each
+   * validation is three wrong, against one with -c 1 */
+  const char *once[] = {"coll",
+                        "--collective",
+                        "allreduce",
+                        "-c",
+                        "1",
+                        "-b",
+                        "8",
+                        "-e",
+                        "8",
+                        "-n",
+                        "1",
+                        "-w",
+                        "0",
+                        "--corrupt-rank",
+                        "0",
+                        "--output",
+                        gcb_test_path("c1.json"),
+                        NULL};
+  const char *thrice[] = {"coll",
+                          "--collective",
+                          "allreduce",
+                          "-c",
+                          "3",
+                          "-b",
+                          "8",
+                          "-e",
+                          "8",
+                          "-n",
+                          "1",
+                          "-w",
+                          "0",
+                          "--corrupt-rank",
+                          "0",
+                          "--output",
+                          gcb_test_path("c3.json"),
+                          NULL};
+  cr_assert_eq(gcb_test_run(1, once, 120, NULL), 1, "wrong results: exit 1");
+  cr_assert_eq(gcb_test_run(1, thrice, 120, NULL), 1);
+  char *c1 = gcb_test_slurp("c1.json"), *c3 = gcb_test_slurp("c3.json");
+  cr_assert(strstr(c1, "\"wrong\": 1\n") != NULL, "%s", c1);
+  cr_assert(strstr(c3, "\"wrong\": 3\n") != NULL, "%s", c3);
+  cr_assert(strstr(c3, "\"wrong\": 1\n") == NULL);
+  free(c1);
+  free(c3);
+}
+
+Test(dropin, several_gpus_per_process_is_refused_with_the_mpiexec_line) {
+  const char *args[] = {"-b", "8",  "-e", "8G",       "-f",
+                        "2",  "-g", "8",  "--output", gcb_test_path("g.json"),
+                        NULL};
+  cr_assert_eq(run_program(2, "all_reduce_perf", args), 2);
+  char *err = gcb_test_slurp("stderr");
+  cr_assert(strstr(err, "mpiexec -n 16 all_reduce_perf ... -t 1 -g 1") != NULL,
+            "%s", err);
+  free(err);
+}
