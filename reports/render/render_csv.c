@@ -40,9 +40,16 @@ static const struct param_col {
     {"kernel", {"kernel"}, false},
     {"direction", {"direction"}, false},
     {"memory", {"memory"}, false},
+    {"numa", {"numa"}, false},
+    {"traffic", {"traffic"}, false},
+    {"mode", {"mode"}, false},
+    {"copy", {"copy"}, false},
     {"path", {"path"}, false},
     {"src", {"src"}, false},
     {"dst", {"dst"}, false},
+    {"src_bus_id", {"src_bus_id"}, false},
+    {"dst_bus_id", {"dst_bus_id"}, false},
+    {"testcase", {"testcase"}, false},
 };
 enum { NPARAMS = sizeof param_cols / sizeof *param_cols };
 
