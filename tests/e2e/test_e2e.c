@@ -586,9 +586,16 @@ Test(e2e, launch_context_is_recorded_without_secrets) {
                gcb_test_slurp("stderr"));
   char *md = gcb_test_slurp("launch-report/report.md");
   cr_expect(strstr(md, "Launch context") != NULL, "no launch table");
-  cr_expect(strstr(md, "SLURM_JOB_ID") != NULL && strstr(md, "4242") != NULL,
+  cr_expect(strstr(md, "SLURM\\_JOB\\_ID") != NULL &&
+                strstr(md, "4242") != NULL,
             "the Slurm job is not in report.md");
-  cr_expect(strstr(md, "NCCL_DEBUG") != NULL, "NCCL_DEBUG not in report.md");
+  cr_expect(strstr(md, "NCCL\\_DEBUG | INFO") != NULL,
+            "NCCL_DEBUG not in report.md");
   cr_expect(strstr(md, "hunter2") == NULL, "a secret in report.md");
   free(md);
+  char *html = gcb_test_slurp("launch-report/index.html");
+  cr_expect(strstr(html, "NCCL_DEBUG</td><td>INFO") != NULL,
+            "NCCL_DEBUG not in index.html");
+  cr_expect(strstr(html, "hunter2") == NULL, "a secret in index.html");
+  free(html);
 }
