@@ -83,6 +83,17 @@ static double m_late_us(const json_t *c, const struct gcb_ranks *r, size_t i) {
   return gcb_view_num(summary(c), "late_mean_s") * 1e6;
 }
 
+/* A figure another tool printed (nccl-tests' Avg bus bandwidth,
+ * nvbandwidth's SUM and latencies, OSU's point-to-point figures): the
+ * value of an "imported" case, NAN for any other, so that a check naming
+ * it can only pass on what the tool printed. */
+static double m_figure(const json_t *c, const struct gcb_ranks *r, size_t i) {
+  (void)r, (void)i;
+  return strcmp(gcb_view_str(c, "bench"), "imported") == 0
+             ? gcb_view_num(summary(c), "median")
+             : NAN;
+}
+
 /* Metrics a check can bound. Collective figures are NAN in other cases,
  * and NAN never meets a bound: a busbw check on a gemm case fails loudly
  * rather than passing. */
@@ -104,6 +115,8 @@ const struct gcb_metric gcb_metrics[] = {
     {"algbw", "algorithm bandwidth (collectives)", false, "GB/s", m_algbw},
     {"late_us", "mean lateness of the latest rank (collectives)", false, "us",
      m_late_us},
+    {"figure", "a figure as another tool printed it (imported cases)", false,
+     NULL, m_figure},
     {NULL, NULL, false, NULL, NULL},
 };
 

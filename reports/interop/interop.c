@@ -1,364 +1,207 @@
 /*
- * Foreign formats: reading a file, telling what it is, and the parts of a
- * converted document every converter shares. A converted document is
- * dumped and read back through gcb_results_parse, the same reader and
- * checks as gcbench's own files, so no converter can hand the report a
- * document it would not accept from disk.
+ * Foreign formats: the converter table, telling what a file is, and
+ * reading it. Each row of gcb__converters tests the content (the surest
+ * wins) and converts; a converted document is dumped and read back
+ * through gcb_results_parse, the same reader and checks as gcbench's own
+ * files, so no converter can hand the report a document it would not
+ * accept from disk. A file no row recognises gets one line naming every
+ * format tried and what it lacked.
  */
 #include "reports/interop/interop.h"
 #include "common/file.h"
 
-#include <errno.h>
-#include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
-#include "reports/document/ranks.h"
-#include "reports/document/topo_view.h"
 #include "reports/interop/interop_int.h"
 
 #define DETECT_WINDOW ((size_t)64 << 10)
+#define WHY_MAX 96
+
+/* The rows, each defined in its format's file (interop_<format>.c):
+ * adding a format is that file, its name below and its row. The order
+ * breaks ties between equally sure rows. */
+extern const struct gcb__converter gcb__row_nccl_json, gcb__row_rccl_jsonl,
+    gcb__row_nvbw_json, gcb__row_nccl_log, gcb__row_rccl_log, gcb__row_osu,
+    gcb__row_nvbw_text;
+static const struct gcb__converter row_gcbench;
+
+const struct gcb__converter *const gcb__converters[] = {
+    &row_gcbench,        &gcb__row_nccl_json, &gcb__row_rccl_jsonl,
+    &gcb__row_nvbw_json, &gcb__row_nccl_log,  &gcb__row_rccl_log,
+    &gcb__row_osu,       &gcb__row_nvbw_text, NULL,
+};
 
 const char *gcb_format_name(enum gcb_format f) {
-  static const char *const names[] = {"gcbench", "nccl-tests", "nvbandwidth"};
-  return (unsigned)f < 3 ? names[f] : "?";
+  static const char *const names[] = {"gcbench",    "nccl-tests", "nvbandwidth",
+                                      "rccl-tests", "OSU",        "unknown"};
+  return (unsigned)f <= GCB_FORMAT_UNKNOWN ? names[f] : "?";
 }
 
-/* Whether needle occurs in the first `window` bytes of text. */
-static bool early(const char *text, size_t len, const char *needle,
-                  size_t window) {
-  size_t n = strlen(needle), end = len < window ? len : window;
-  for (size_t i = 0; i + n <= end; i++)
-    if (memcmp(text + i, needle, n) == 0)
-      return true;
-  return false;
+/* ---- sniffing ----------------------------------------------------------- */
+
+static int gcbench_detect(const struct gcb__sniff *s, char *why, size_t size) {
+  if (gcb__text_has(s->text, s->len, "\"gcbench.results/", DETECT_WINDOW) ||
+      (json_is_object(s->root) && json_object_get(s->root, "schema") != NULL))
+    return 90;
+  if (s->root != NULL)
+    snprintf(why, size, "no \"schema\" field");
+  else if (s->json_len > 0)
+    snprintf(why, size, "not JSON (%d:%d: %s)",
+             s->json_error.line + s->json_line0, s->json_error.column,
+             s->json_error.text);
+  else
+    snprintf(why, size, "not JSON");
+  return 0;
+}
+
+static const struct gcb__converter row_gcbench = {
+    "gcbench results", GCB_FORMAT_GCBENCH, true, gcbench_detect, NULL};
+
+/* The JSON part of text: from the first line whose first non-blank byte is
+ * '{' to the last line whose last non-blank byte is '}' (nvbandwidth -j
+ * prints WARNING lines around its JSON). */
+static void json_part(struct gcb__sniff *s) {
+  size_t i = 0, first = s->len, last = 0;
+  int lines = 0, line0 = 0;
+  while (i < s->len) {
+    const char *nl = memchr(s->text + i, '\n', s->len - i);
+    size_t end = nl ? (size_t)(nl - s->text) : s->len, a = i, b = end;
+    while (a < b && (s->text[a] == ' ' || s->text[a] == '\t'))
+      a++;
+    while (b > a && (s->text[b - 1] == ' ' || s->text[b - 1] == '\t' ||
+                     s->text[b - 1] == '\r'))
+      b--;
+    if (first == s->len && a < b && s->text[a] == '{') {
+      first = i;
+      line0 = lines;
+    }
+    if (first != s->len && a < b && s->text[b - 1] == '}')
+      last = b;
+    lines++;
+    i = end + 1;
+  }
+  if (first == s->len || last <= first)
+    return;
+  s->json_at = first;
+  s->json_len = last - first;
+  s->json_line0 = line0;
+}
+
+static void sniff(struct gcb__sniff *s, const char *text, size_t len) {
+  *s = (struct gcb__sniff){.text = text, .len = len};
+  json_part(s);
+  if (s->json_len == 0 || s->json_len > GCB_INTEROP_MAX_JSON)
+    return;
+  s->root = json_loadb(text + s->json_at, s->json_len, JSON_REJECT_DUPLICATES,
+                       &s->json_error);
+}
+
+/* Text that goes to the results reader when no row takes it, so that its
+ * own located message stands: empty, binary, or JSON that is not an
+ * object (an object without a schema gets the list of formats). */
+static bool for_results_reader(const struct gcb__sniff *s) {
+  size_t i = 0, n = s->len < DETECT_WINDOW ? s->len : DETECT_WINDOW;
+  if (memchr(s->text, '\0', n) != NULL)
+    return true;
+  while (i < s->len && (s->text[i] == ' ' || s->text[i] == '\t' ||
+                        s->text[i] == '\n' || s->text[i] == '\r'))
+    i++;
+  if (i == s->len || s->text[i] == '[')
+    return true;
+  return s->text[i] == '{' && !json_is_object(s->root);
+}
+
+/* The surest row for s (NULL: none), with every row's reason in why[]. */
+static const struct gcb__converter *best_row(const struct gcb__sniff *s,
+                                             char (*why)[WHY_MAX]) {
+  const struct gcb__converter *best = NULL;
+  int top = 0;
+  for (size_t i = 0; gcb__converters[i] != NULL; i++) {
+    why[i][0] = '\0';
+    int score = gcb__converters[i]->detect(s, why[i], WHY_MAX);
+    if (score > top) {
+      top = score;
+      best = gcb__converters[i];
+    }
+  }
+  return best;
 }
 
 enum gcb_format gcb_interop_detect(const char *text, size_t len) {
-  if (early(text, len, "\"gcbench.results/", DETECT_WINDOW))
+  if (gcb__text_has(text, len, "\"gcbench.results/", DETECT_WINDOW))
     return GCB_FORMAT_GCBENCH;
-  json_t *root = json_loadb(text, len, 0, NULL);
-  enum gcb_format f = GCB_FORMAT_GCBENCH;
-  if (json_is_object(json_object_get(root, "nvbandwidth")))
-    f = GCB_FORMAT_NVBANDWIDTH;
-  else if (json_is_array(json_object_get(root, "results")) &&
-           (json_object_get(root, "nccl_version") != NULL ||
-            json_object_get(root, "config") != NULL) &&
-           json_object_get(root, "schema") == NULL)
-    f = GCB_FORMAT_NCCL_TESTS;
-  json_decref(root);
+  struct gcb__sniff s;
+  char why[16][WHY_MAX];
+  sniff(&s, text, len);
+  const struct gcb__converter *row = best_row(&s, why);
+  enum gcb_format f = row != NULL              ? row->format
+                      : for_results_reader(&s) ? GCB_FORMAT_GCBENCH
+                                               : GCB_FORMAT_UNKNOWN;
+  json_decref((json_t *)s.root);
   return f;
-}
-
-/* ---- the conversion context --------------------------------------------- */
-
-void gcb__conv_enter(struct gcb__conv *cv, const char *key, size_t index) {
-  if (cv->depth < GCB__CONV_DEPTH)
-    cv->path[cv->depth] = (struct gcb_json_step){.key = key, .index = index};
-  cv->depth++;
-}
-
-void gcb__conv_leave(struct gcb__conv *cv) {
-  cv->depth--;
-}
-
-enum gcb_status gcb__conv_bad(struct gcb__conv *cv, const char *fmt, ...) {
-  char what[256], path[256] = "";
-  size_t used = 0,
-         depth = cv->depth < GCB__CONV_DEPTH ? cv->depth : GCB__CONV_DEPTH;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(what, sizeof what, fmt, ap);
-  va_end(ap);
-  for (size_t i = 0; i < depth && used < sizeof path; i++) {
-    const struct gcb_json_step *s = &cv->path[i];
-    int n = s->key
-                ? snprintf(path + used, sizeof path - used, "%s%s",
-                           i ? "." : "", s->key)
-                : snprintf(path + used, sizeof path - used, "[%zu]", s->index);
-    used += n > 0 ? (size_t)n : 0;
-  }
-  int line = 1, col = 1;
-  gcb_json_locate(cv->text, cv->len, cv->path, depth, &line, &col);
-  return gcb_err_set(cv->err, GCB_EINPUT, "%s:%d:%d: %s%s%s", cv->name, line,
-                     col, path, path[0] ? ": " : "", what);
-}
-
-static int type_bits(const json_t *v) {
-  return json_is_string(v)    ? GCB__J_STR
-         : json_is_number(v)  ? GCB__J_NUM
-         : json_is_object(v)  ? GCB__J_OBJ
-         : json_is_array(v)   ? GCB__J_ARR
-         : json_is_null(v)    ? GCB__J_NULL
-         : json_is_boolean(v) ? GCB__J_BOOL
-                              : 0;
-}
-
-static const char *type_words(int types) {
-  static const struct {
-    int bits;
-    const char *words;
-  } names[] = {{GCB__J_STR, "a string"},  {GCB__J_NUM, "a number"},
-               {GCB__J_OBJ, "an object"}, {GCB__J_ARR, "an array"},
-               {GCB__J_NULL, "null"},     {GCB__J_BOOL, "a boolean"}};
-  for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-    if (names[i].bits == types)
-      return names[i].words;
-  return types == (GCB__J_STR | GCB__J_NUM) ? "a number or a string"
-         : types & GCB__J_NULL              ? "a value or null"
-                                            : "another type";
-}
-
-enum gcb_status gcb__conv_get(struct gcb__conv *cv, const json_t *obj,
-                              const char *key, int types, bool required,
-                              const json_t **out) {
-  const json_t *v = json_object_get(obj, key);
-  *out = NULL;
-  if (v == NULL)
-    return required ? gcb__conv_bad(cv, "missing required field '%s'", key)
-                    : GCB_OK;
-  if ((type_bits(v) & types) == 0) {
-    gcb__conv_enter(cv, key, 0);
-    enum gcb_status st = gcb__conv_bad(
-        cv, "expected %s, got %s", type_words(types), type_words(type_bits(v)));
-    gcb__conv_leave(cv);
-    return st;
-  }
-  *out = v;
-  return GCB_OK;
-}
-
-double gcb__conv_number(const json_t *v) {
-  const char *s = json_string_value(v);
-  double x = NAN;
-  if (json_is_number(v))
-    x = json_number_value(v);
-  else if (s != NULL && s[0] != '\0') {
-    char *end;
-    x = strtod(s, &end);
-    x = *end == '\0' ? x : NAN;
-  }
-  return isfinite(x) ? x : NAN;
-}
-
-/* ---- document parts ----------------------------------------------------- */
-
-const char *gcb__conv_base_name(const char *path) {
-  const char *slash = strrchr(path, '/');
-  return slash != NULL ? slash + 1 : path;
-}
-
-json_t *gcb__conv_doc(const char *id, const char *tool,
-                      const char *tool_version, json_t *command_line,
-                      const char *start, const char *end, const char *reason,
-                      long long ranks, long long nodes) {
-  return json_pack(
-      "{s:s, s:{s:s, s:s, s:s}, s:{s:s, s:s, s:o, s:s, s:o, s:s, s:s, s:s, "
-      "s:I, s:I}, s:[], s:[], s:[], s:[], s:[], s:{}}",
-      "schema", GCB_RESULTS_SCHEMA, "tool", "name", tool, "version",
-      tool_version, "git_revision", "unknown", "run", "id", id, "command", tool,
-      "command_line", command_line ? command_line : json_array(), "start_time",
-      start, "end_time", end != NULL ? json_string(end) : json_null(), "status",
-      end != NULL ? "complete" : "running", "backend", "cuda", "backend_reason",
-      reason, "ranks", (json_int_t)ranks, "nodes", (json_int_t)nodes, "nodes",
-      "ranks", "cases", "skipped", "errors", "software");
-}
-
-json_t *gcb__conv_rank(long long rank, long long node, const char *host,
-                       long long local_rank, long long pid,
-                       const char *gpu_name, const char *bus_id,
-                       long long gpu_index) {
-  return json_pack("{s:I, s:I, s:s, s:I, s:I, s:s, s:i, s:i, "
-                   "s:{s:s, s:s, s:I, s:i}}",
-                   "rank", (json_int_t)rank, "node", (json_int_t)node,
-                   "hostname", host, "local_rank", (json_int_t)local_rank,
-                   "pid", (json_int_t)pid, "cpu_binding", "", "bound_pus", 0,
-                   "cpu_threads", 1, "device", "name", gpu_name, "bus_id",
-                   bus_id, "index", (json_int_t)gpu_index, "memory_bytes", 0);
-}
-
-json_t *gcb__conv_node(long long index, const char *host, json_t *ranks) {
-  return json_pack("{s:I, s:s, s:o, s:i, s:i, s:i, s:i, s:i, s:i, s:s}",
-                   "index", (json_int_t)index, "hostname", host, "ranks", ranks,
-                   "cores", 0, "pus", 0, "packages", 0, "numa_nodes", 0,
-                   "llc_bytes", 0, "memory_bytes", 0, "cpu_model", "");
-}
-
-/* One rank's entry, as schema 1 had them (transposed into columns for
- * the case): one sample, the time to move `work` at fig GB/s. */
-static json_t *rank_entry(long long rank, double fig, double work,
-                          const char *method) {
-  double t = work / (fig * 1e9);
-  return json_pack("{s:I, s:{s:i, s:f, s:f, s:f, s:f, s:f, s:f}, s:f, "
-                   "s:{s:f, s:f, s:f}, s:{s:b, s:i, s:i, s:n, s:n, s:s?}}",
-                   "rank", (json_int_t)rank, "time_s", "n", 1, "min", t,
-                   "median", t, "mean", t, "max", t, "stdev", 0.0, "p99", t,
-                   "figure_time_s", t, "figure", "median", fig, "best", fig,
-                   "worst", fig, "validation", "checked", method != NULL,
-                   "samples", 0, "wrong", 0, "max_error", "tolerance", "method",
-                   method);
-}
-
-struct spread {
-  double min, median, mean, max, stdev, imbalance;
-  size_t lo, hi;
-};
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-/* Statistics over fig[0..n) (n >= 1); false on ENOMEM. */
-static bool spread_of(const double *fig, size_t n, struct spread *s) {
-  double *sorted = malloc(n * sizeof *sorted), sum = 0, sq = 0, tsum = 0;
-  if (sorted == NULL)
-    return false;
-  memcpy(sorted, fig, n * sizeof *sorted);
-  qsort(sorted, n, sizeof *sorted, cmp_double);
-  *s = (struct spread){.min = sorted[0], .max = sorted[n - 1]};
-  s->median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-  free(sorted);
-  for (size_t i = 0; i < n; i++) {
-    sum += fig[i];
-    tsum += 1 / fig[i];
-    s->lo = fig[i] < fig[s->lo] ? i : s->lo;
-    s->hi = fig[i] > fig[s->hi] ? i : s->hi;
-  }
-  s->mean = sum / (double)n;
-  for (size_t i = 0; i < n; i++)
-    sq += (fig[i] - s->mean) * (fig[i] - s->mean);
-  s->stdev = n > 1 ? sqrt(sq / (double)(n - 1)) : 0;
-  /* Times are work / fig: the slowest rank has the lowest figure. */
-  s->imbalance = (1 / s->min - tsum / (double)n) / (1 / s->min);
-  return true;
-}
-
-json_t *gcb__conv_case(const char *bench, const char *label, json_t *params,
-                       double work, const char *counted, const long long *rank,
-                       const double *fig, size_t n, double fig0,
-                       const char *method) {
-  struct spread s = {.min = fig0, .median = fig0, .mean = fig0, .max = fig0};
-  json_t *per = json_array();
-  bool ok = per != NULL &&
-            (n == 0 ? isfinite(fig0) && fig0 > 0 : spread_of(fig, n, &s));
-  for (size_t i = 0; ok && i < n; i++)
-    ok = isfinite(fig[i]) && fig[i] > 0 &&
-         json_array_append_new(per,
-                               rank_entry(rank[i], fig[i], work, method)) == 0;
-  json_t *columns = ok ? gcb_ranks_from_rows(per) : NULL;
-  json_decref(per);
-  if (columns == NULL) {
-    json_decref(params);
-    return NULL;
-  }
-  return json_pack(
-      "{s:s, s:s, s:s, s:o, s:s, s:f, s:s, s:i, s:i, "
-      "s:{s:I, s:f, s:f, s:f, s:f, s:f, s:I, s:I, s:f, s:i, s:b}, "
-      "s:{s:b, s:b, s:i}, s:o}",
-      "bench", bench, "backend", "cuda", "label", label, "params", params,
-      "unit", "GB/s", "work_per_op", work, "counted", counted, "iterations", 1,
-      "warmup", 0, "summary", "ranks", (json_int_t)n, "min", s.min, "median",
-      s.median, "mean", s.mean, "max", s.max, "stdev", s.stdev, "min_rank",
-      (json_int_t)(n ? rank[s.lo] : -1), "max_rank",
-      (json_int_t)(n ? rank[s.hi] : -1), "imbalance", s.imbalance, "wrong", 0,
-      "checked", method != NULL, "validation", "checked", method != NULL,
-      "passed", method != NULL, "wrong", 0, "per_rank", columns);
-}
-
-/* ---- topology join ------------------------------------------------------ */
-
-/* Whether every device of doc is a GPU of topo (by bus id). */
-static bool holds_all(const json_t *doc, const json_t *topo) {
-  const json_t *r;
-  size_t i, n = 0;
-  json_array_foreach(json_object_get(doc, "ranks"), i, r) {
-    const char *bus = gcb_view_str(gcb_view_obj(r, "device"), "bus_id");
-    if (bus[0] == '\0' || gcb_topo_view_gpu_by_busid(topo, bus) < 0)
-      return false;
-    n++;
-  }
-  return n > 0;
-}
-
-static const json_t *matching_topology(const struct gcb__conv *cv,
-                                       const json_t *doc) {
-  const json_t *mine = json_array_get(json_object_get(doc, "nodes"), 0), *n;
-  const char *host = gcb_view_str(mine, "hostname");
-  for (size_t d = 0; d < cv->nknown; d++) {
-    size_t i;
-    json_array_foreach(json_object_get(cv->known[d].root, "nodes"), i, n) {
-      const json_t *topo = gcb_view_obj(n, "topology");
-      if (topo != NULL && holds_all(doc, topo) &&
-          (host[0] == '\0' || strcmp(host, gcb_view_str(n, "hostname")) == 0 ||
-           json_array_size(json_object_get(doc, "nodes")) == 1))
-        return topo;
-    }
-  }
-  return NULL;
-}
-
-/* Gives every p2p pair its path class ("NV18", "SYS"), as gcbench's own
- * p2p cases carry it, so acceptance checks per path class apply. */
-static void pair_classes(json_t *doc, const json_t *topo) {
-  json_t *c;
-  size_t i;
-  json_array_foreach(json_object_get(doc, "cases"), i, c) {
-    json_t *params = json_object_get(c, "params");
-    long long a =
-        gcb_topo_view_gpu_by_busid(topo, gcb_view_str(params, "src_bus_id"));
-    long long b =
-        gcb_topo_view_gpu_by_busid(topo, gcb_view_str(params, "dst_bus_id"));
-    const char *cls = gcb_topo_view_pair_class(topo, a, b);
-    if (strcmp(gcb_view_str(c, "bench"), "p2p") == 0 && cls[0] != '\0')
-      json_object_set_new(params, "path", json_string(cls));
-  }
-}
-
-void gcb__conv_join_topology(struct gcb__conv *cv, json_t *doc) {
-  json_t *nodes = json_object_get(doc, "nodes");
-  const json_t *topo =
-      json_array_size(nodes) == 1 ? matching_topology(cv, doc) : NULL;
-  json_t *copy = topo != NULL ? json_deep_copy(topo) : NULL;
-  if (copy == NULL)
-    return; /* no match (or no memory): the report works without it */
-  json_object_del(copy, "placement");
-  json_object_del(copy, "facts");
-  json_object_set_new(json_array_get(nodes, 0), "topology", copy);
-  pair_classes(doc, copy);
 }
 
 /* ---- reading ------------------------------------------------------------ */
 
-static enum gcb_status convert(struct gcb__conv *cv, enum gcb_format f,
-                               struct gcb_results **out) {
-  json_error_t je;
-  json_t *root = json_loadb(cv->text, cv->len, JSON_REJECT_DUPLICATES, &je);
-  json_t *doc = NULL;
-  enum gcb_status st;
-  if (root == NULL)
-    return gcb_err_set(cv->err, GCB_EINPUT, "%s:%d:%d: %s", cv->name, je.line,
-                       je.column, je.text);
-  st = f == GCB_FORMAT_NCCL_TESTS ? gcb__nccl_tests_convert(cv, root, &doc)
-                                  : gcb__nvbandwidth_convert(cv, root, &doc);
-  json_decref(root);
-  if (st == GCB_OK)
-    gcb__conv_join_topology(cv, doc);
-  char *text = st == GCB_OK ? json_dumps(doc, JSON_COMPACT) : NULL;
-  if (st == GCB_OK && text == NULL)
-    st = gcb_err_set(cv->err, GCB_ENOMEM, "%s: out of memory", cv->name);
-  json_decref(doc);
-  if (st == GCB_OK) {
-    char name[512];
-    snprintf(name, sizeof name, "%s (converted from %s)", cv->name,
-             gcb_format_name(f));
-    st = gcb_results_parse(text, strlen(text), name, out, cv->err);
+/* "FILE: not a format gcbench reads (tried: ROW: WHY; ...)". */
+static enum gcb_status none_matched(const char *name, char (*why)[WHY_MAX],
+                                    struct gcb_err *err) {
+  char list[GCB_ERRMSG_MAX] = "";
+  size_t used = 0;
+  for (size_t i = 0; gcb__converters[i] != NULL && used < sizeof list; i++) {
+    int n = snprintf(list + used, sizeof list - used, "%s%s: %s", i ? "; " : "",
+                     gcb__converters[i]->name, why[i]);
+    used += n > 0 ? (size_t)n : 0;
   }
+  return gcb_err_set(err, GCB_EINPUT,
+                     "%s: not a format gcbench reads (tried %s)", name, list);
+}
+
+/* Dumps the converted document and reads it back as any results file. */
+static enum gcb_status finish(struct gcb__conv *cv, const char *format,
+                              json_t *doc, struct gcb_results **out) {
+  gcb__conv_join_topology(cv, doc);
+  char *text = json_dumps(doc, JSON_COMPACT);
+  json_decref(doc);
+  if (text == NULL)
+    return gcb__conv_nomem(cv);
+  char name[512];
+  snprintf(name, sizeof name, "%s (converted from %s)", cv->name, format);
+  enum gcb_status st =
+      gcb_results_parse(text, strlen(text), name, out, cv->err);
   free(text);
   return st;
+}
+
+static enum gcb_status convert(const struct gcb__converter *row,
+                               const struct gcb__sniff *s, struct gcb__conv *cv,
+                               struct gcb_results **out) {
+  size_t limit = row->json ? GCB_INTEROP_MAX_JSON : GCB_INTEROP_MAX_TEXT;
+  cv->format = row->name;
+  size_t size = row->json ? s->json_len : s->len;
+  if (size > limit)
+    return gcb_err_set(cv->err, GCB_EINPUT,
+                       "%s: %s: %zu bytes, more than the %zu MiB gcbench "
+                       "converts from one file; split the file",
+                       cv->name, row->name, size, limit >> 20);
+  if (row->json) {
+    if (s->root == NULL)
+      return gcb_err_set(cv->err, GCB_EINPUT, "%s:%d:%d: %s: %s", cv->name,
+                         s->json_error.line + s->json_line0,
+                         s->json_error.column, row->name, s->json_error.text);
+    cv->text = s->text + s->json_at;
+    cv->len = s->json_len;
+    cv->line0 = s->json_line0;
+  }
+  json_t *doc = NULL;
+  enum gcb_status st = row->convert(cv, s->root, &doc);
+  if (st != GCB_OK) {
+    json_decref(doc);
+    return st;
+  }
+  return finish(cv, gcb_format_name(row->format), doc, out);
 }
 
 enum gcb_status gcb_interop_parse(const char *text, size_t len,
@@ -366,19 +209,54 @@ enum gcb_status gcb_interop_parse(const char *text, size_t len,
                                   size_t nknown, struct gcb_results **out,
                                   enum gcb_format *format,
                                   struct gcb_err *err) {
-  enum gcb_format f = gcb_interop_detect(text, len);
+  *out = NULL;
+  if (format != NULL)
+    *format = GCB_FORMAT_GCBENCH;
+  if (gcb__text_has(text, len, "\"gcbench.results/", DETECT_WINDOW))
+    return gcb_results_parse(text, len, name, out, err);
+  struct gcb__sniff s;
+  char why[16][WHY_MAX];
+  sniff(&s, text, len);
+  const struct gcb__converter *row = best_row(&s, why);
   struct gcb__conv cv = {.text = text,
                          .len = len,
                          .name = name,
                          .known = known,
                          .nknown = nknown,
                          .err = err};
+  enum gcb_status st;
+  if (format != NULL && row != NULL)
+    *format = row->format;
+  if (row != NULL && row->convert != NULL)
+    st = convert(row, &s, &cv, out);
+  else if (row != NULL || for_results_reader(&s))
+    st = gcb_results_parse(text, len, name, out, err);
+  else {
+    if (format != NULL)
+      *format = GCB_FORMAT_UNKNOWN;
+    st = none_matched(name, why, err);
+  }
+  json_decref((json_t *)s.root);
+  return st;
+}
+
+enum gcb_status gcb__interop_parse_as(const char *row, const char *text,
+                                      size_t len, const char *name,
+                                      struct gcb_results **out,
+                                      struct gcb_err *err) {
+  const struct gcb__converter *const *r = gcb__converters;
+  while (*r != NULL && strcmp((*r)->name, row) != 0)
+    r++;
+  const struct gcb__converter *c = *r;
   *out = NULL;
-  if (format != NULL)
-    *format = f;
-  if (f == GCB_FORMAT_GCBENCH)
-    return gcb_results_parse(text, len, name, out, err);
-  return convert(&cv, f, out);
+  if (c == NULL || c->convert == NULL)
+    return gcb_err_set(err, GCB_EINTERNAL, "no converter row '%s'", row);
+  struct gcb__sniff s;
+  sniff(&s, text, len);
+  struct gcb__conv cv = {.text = text, .len = len, .name = name, .err = err};
+  enum gcb_status st = convert(c, &s, &cv, out);
+  json_decref((json_t *)s.root);
+  return st;
 }
 
 enum gcb_status gcb_interop_read(const char *path, const struct gcb_doc *known,

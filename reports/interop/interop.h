@@ -1,16 +1,18 @@
 /*
  * Reading what other tools write, into the same results document the
- * report reads: nccl-tests' JSON output (`-J FILE.json`, JSON_FILE_VERSION
- * 2) and nvbandwidth's (`-j`, printed on stdout). The format of each input
- * is detected from its content, so `gcbench report` takes any mix of
- * gcbench, nccl-tests and nvbandwidth files. docs/REPORTS.md says what
- * each becomes; tests/data/interop/README.md which sources the samples
- * follow.
+ * report reads: nccl-tests and rccl-tests stdout (every 2.x layout, with
+ * whatever launchers interleave) and their JSON outputs (nccl-tests -J,
+ * rccl-tests' JSON lines), OSU micro-benchmarks output, and nvbandwidth's
+ * text and -j JSON. The format of each input is detected from its content
+ * by a table of converters (interop_int.h), so `gcbench report` takes any
+ * mix of them. docs/INTEROP.md says what each becomes;
+ * tests/data/interop/README.md where the real samples come from.
  *
  * A converted file is a gcbench.results/1 document (checked by the same
  * reader as gcbench's own), so every rule, table, plot and renderer sees
  * it like any other. Problems in an input are GCB_EINPUT with
- * "FILE:LINE:COLUMN: path: problem".
+ * "FILE:LINE[:COLUMN]: format: problem"; a file no row recognises gets
+ * one line naming the formats tried and why each did not fit.
  */
 #ifndef GCB_INTEROP_H
 #define GCB_INTEROP_H
@@ -21,22 +23,36 @@
 #include "reports/document/view.h"
 
 enum gcb_format {
-  GCB_FORMAT_GCBENCH,     /* gcbench.results/N (or anything else: the
-                             results reader says what is wrong with it) */
-  GCB_FORMAT_NCCL_TESTS,  /* nccl-tests -J */
-  GCB_FORMAT_NVBANDWIDTH, /* nvbandwidth -j */
+  GCB_FORMAT_GCBENCH,     /* gcbench.results/N (or a JSON object with a
+                             "schema"), and empty or binary text or JSON
+                             that is no object: the results reader says
+                             what is wrong with it */
+  GCB_FORMAT_NCCL_TESTS,  /* nccl-tests stdout or -J */
+  GCB_FORMAT_NVBANDWIDTH, /* nvbandwidth stdout or -j */
+  GCB_FORMAT_RCCL_TESTS,  /* rccl-tests stdout or JSON lines */
+  GCB_FORMAT_OSU,         /* OSU micro-benchmarks stdout */
+  GCB_FORMAT_UNKNOWN,     /* text that is none of them */
 };
 
-/* "gcbench", "nccl-tests", "nvbandwidth". */
+/* "gcbench", "nccl-tests", "nvbandwidth", "rccl-tests", "OSU", "unknown". */
 const char *gcb_format_name(enum gcb_format f);
+
+/* What one foreign file may hold: the text (JSON inputs less, as a parsed
+ * tree costs many times its text) and the cases, skipped and error
+ * entries built from it, checked as they are built. */
+#define GCB_INTEROP_MAX_TEXT ((size_t)32 << 20)
+#define GCB_INTEROP_MAX_JSON ((size_t)8 << 20)
+#define GCB_INTEROP_MAX_ITEMS ((size_t)20000)
 
 /*
  * The format of a file's text. A gcbench document names its schema first,
  * so the first 64 KiB decide without parsing the whole (large) document;
- * otherwise the text is parsed and recognised by its shape: an object with
- * an "nvbandwidth" object, or one with a "results" array and
- * "nccl_version" or "config". Text that is none of these (or no JSON at
- * all) is GCB_FORMAT_GCBENCH, so that the results reader reports it.
+ * otherwise each row of the converter table tests the content and the
+ * surest wins. Empty or binary text, and JSON that is not an object, is
+ * GCB_FORMAT_GCBENCH (the results reader says what is wrong with it);
+ * anything else no row recognises (a JSON object without a schema
+ * included) is GCB_FORMAT_UNKNOWN, which gcb_interop_parse refuses with
+ * the formats it tried.
  */
 enum gcb_format gcb_interop_detect(const char *text, size_t len);
 
@@ -47,7 +63,8 @@ enum gcb_format gcb_interop_detect(const char *text, size_t len);
  * of those bus ids) is copied in, so P2P pairs and copies are judged
  * against what the links should carry. On success *out is a validated
  * document the caller frees and *format says what the file was.
- * GCB_EINPUT with "FILE:LINE:COLUMN: path: problem", GCB_EIO, GCB_ENOMEM.
+ * GCB_EINPUT with "FILE:LINE[:COLUMN]: format: problem" (a file over the
+ * limits above included), GCB_EIO, GCB_ENOMEM.
  */
 enum gcb_status gcb_interop_read(const char *path, const struct gcb_doc *known,
                                  size_t nknown, struct gcb_results **out,

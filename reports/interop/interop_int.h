@@ -1,39 +1,104 @@
 /*
- * Internal to the converters (interop_nccl.c, interop_nvbw.c): the
- * conversion context, which knows where in the input text it is so that
- * every problem is reported as FILE:LINE:COLUMN, typed getters that report
- * missing or mistyped fields, and builders for the parts of a results
+ * Internal to the converters: the converter table (one row per input
+ * format: a name, a content test and a conversion), the conversion
+ * context, which knows where in the input it is so that every problem is
+ * reported as FILE:LINE[:COLUMN], typed getters for JSON inputs, line
+ * helpers for text inputs, and builders for the parts of a results
  * document every converter needs. Builders return new references (NULL on
  * ENOMEM); functions taking a json_t * steal it.
+ *
+ * Adding an input format: one file with its detect and convert functions
+ * and its row (a const struct gcb__converter gcb__row_<format>), and that
+ * row's name in the table (interop.c).
  */
 #ifndef GCB_INTEROP_INT_H
 #define GCB_INTEROP_INT_H
 
 #include <stdbool.h>
 
-#include "reports/interop/interop.h"
 #include "reports/document/jsonpos.h"
+#include "reports/interop/interop.h"
 
 #define GCB__CONV_DEPTH 8
 
 struct gcb__conv {
-  const char *text, *name;
+  const char *text, *name; /* the input (or its JSON part) and its file */
+  const char *format;      /* the row's name, in messages */
   size_t len;
+  int line0; /* lines of the file before text[0] (stray lines before JSON) */
   struct gcb_json_step path[GCB__CONV_DEPTH];
   size_t depth;
   const struct gcb_doc *known;
   size_t nknown;
+  size_t items; /* cases, skipped and errors built, against the limit */
   struct gcb_err *err;
 };
+
+/* What the sniffing of a file found, shared by every row's detect. */
+struct gcb__sniff {
+  const char *text;
+  size_t len;
+  const json_t *root; /* the JSON value of the file's JSON part, or NULL */
+  size_t json_at, json_len; /* that part: from the first line opening with
+                               '{' to the last closing with '}' */
+  int json_line0;           /* lines before it */
+  json_error_t json_error;  /* why root is NULL, when a JSON part exists */
+};
+
+/*
+ * A row of the converter table. detect returns how surely text is this
+ * format: 0 not at all (*why then says what is missing, for the message
+ * that lists the formats tried), 1..99 the higher the surer. convert
+ * builds the document; JSON rows get the parsed root (cv->text is then the
+ * JSON part). convert NULL: the text is gcbench's own document.
+ */
+struct gcb__converter {
+  const char *name; /* "nccl-tests log": in messages */
+  enum gcb_format format;
+  bool json;
+  int (*detect)(const struct gcb__sniff *s, char *why, size_t size);
+  enum gcb_status (*convert)(struct gcb__conv *cv, const json_t *root,
+                             json_t **doc);
+};
+
+/* The table (interop.c), terminated by NULL. */
+extern const struct gcb__converter *const gcb__converters[];
+
+/* Converts text with the row named `row`, whatever its content looks like
+ * (the fuzz targets drive one converter each this way). As
+ * gcb_interop_parse otherwise; GCB_EINTERNAL for an unknown row. */
+enum gcb_status gcb__interop_parse_as(const char *row, const char *text,
+                                      size_t len, const char *name,
+                                      struct gcb_results **out,
+                                      struct gcb_err *err);
+
+/* ---- the context --------------------------------------------------------- */
 
 /* Steps into a member (key) or an element (key NULL, index) for error
  * locations, and back out. */
 void gcb__conv_enter(struct gcb__conv *cv, const char *key, size_t index);
 void gcb__conv_leave(struct gcb__conv *cv);
 
-/* GCB_EINPUT with "name:line:column: path: what" at the current path. */
+/* GCB_EINPUT with "name:line:column: format: path: what" at the current
+ * path. */
 enum gcb_status gcb__conv_bad(struct gcb__conv *cv, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* GCB_EINPUT with "name:line: format: what" (text formats). */
+enum gcb_status gcb__conv_bad_line(struct gcb__conv *cv, int line,
+                                   const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* GCB_ENOMEM with the file's name. */
+enum gcb_status gcb__conv_nomem(struct gcb__conv *cv);
+
+/*
+ * Appends item (stolen) to doc's section ("cases", "skipped", "errors"),
+ * counting it against GCB_INTEROP_MAX_ITEMS: past the limit the file is
+ * refused at `line` (0: no line) before anything more is built.
+ */
+enum gcb_status gcb__conv_add(struct gcb__conv *cv, json_t *doc,
+                              const char *section, json_t *item, int line);
 
 enum {
   GCB__J_STR = 1,
@@ -57,12 +122,63 @@ enum gcb_status gcb__conv_get(struct gcb__conv *cv, const json_t *obj,
  * NAN for anything that is not a finite number. */
 double gcb__conv_number(const json_t *v);
 
+/* ---- text lines ---------------------------------------------------------- */
+
+#define GCB__MAX_TOKENS 300
+
+/* One line of a text input, with what launchers put before it removed. */
+struct gcb__line {
+  const char *at; /* its text, not NUL-terminated, prefixes stripped */
+  size_t len;
+  int number; /* 1-based line number in the file */
+  bool last;  /* the file's last line, without a newline after it */
+};
+
+/*
+ * The next line of text from *pos (advanced); false at the end. Strips a
+ * trailing CR, markdown quoting ("> "), Open MPI's --tag-output
+ * ("[1,0]<stdout>:") and srun --label ("0: ") prefixes.
+ */
+bool gcb__line_next(const char *text, size_t len, size_t *pos, int *number,
+                    struct gcb__line *out);
+
+/* Splits a line at blanks into at most GCB__MAX_TOKENS NUL-terminated
+ * tokens in buf (size bytes); returns the count, or GCB__MAX_TOKENS + 1
+ * when there are more. */
+size_t gcb__line_tokens(const struct gcb__line *l, char *buf, size_t size,
+                        char **tok);
+
+/* Whether the line, after blanks, starts with `prefix`. */
+bool gcb__line_starts(const struct gcb__line *l, const char *prefix);
+
+/* Whether the line contains `needle`. */
+bool gcb__line_has(const struct gcb__line *l, const char *needle);
+
+/* s as a finite number (the whole token; a trailing '*' allowed, as
+ * rccl-tests marks errors over its threshold); false otherwise. */
+bool gcb__token_number(const char *s, double *out);
+
+/* How far into a text file the detect functions look (a log can open
+ * with a long preamble of NCCL INFO lines). */
+#define GCB__DETECT_WINDOW ((size_t)1 << 20)
+
+/* Whether needle occurs in the first `window` bytes of text. */
+bool gcb__text_has(const char *text, size_t len, const char *needle,
+                   size_t window);
+
+/* ---- document parts ------------------------------------------------------ */
+
+/* v as an integer when it is a finite one of at most 9e15 in magnitude
+ * (casting anything else is undefined), else `fallback`. */
+long long gcb__conv_ll(double v, long long fallback);
+
 /* The file name without its directories: a converted run's id. */
 const char *gcb__conv_base_name(const char *path);
 
 /* The skeleton of a converted document: schema, tool, run, empty
  * sections. `tool` is what wrote the file ("nccl-tests"); the run id is
- * the file's base name. */
+ * the file's base name. end NULL: the run did not finish (status
+ * "timeout": the output was cut). */
 json_t *gcb__conv_doc(const char *id, const char *tool,
                       const char *tool_version, json_t *command_line,
                       const char *start, const char *end, const char *reason,
@@ -89,16 +205,26 @@ json_t *gcb__conv_case(const char *bench, const char *label, json_t *params,
                        const double *fig, size_t n, double fig0,
                        const char *method);
 
+/*
+ * A figure another tool printed that has no gcbench counterpart, kept as
+ * it was printed: an "imported" case with the source's own name and unit
+ * (params source, name and what else says where it belongs; stolen) and
+ * the value as its summary. value may be 0; NULL on ENOMEM or a
+ * non-finite value.
+ */
+json_t *gcb__conv_figure(const char *source, const char *name,
+                         const char *label, json_t *params, const char *unit,
+                         double value);
+
+/* A skipped[] entry and an errors[] entry. */
+json_t *gcb__conv_skip(const char *bench, const char *label, const char *why);
+json_t *gcb__conv_error(const char *bench, const char *label,
+                        const char *status, const char *message);
+
 /* Copies the topology of a node of a known document into node 0 of doc
  * when it is the same machine (same host name, or every bus id of doc's
  * devices found among its GPUs); its placement and facts stay with the
  * document they were recorded in. */
 void gcb__conv_join_topology(struct gcb__conv *cv, json_t *doc);
-
-/* The converters: root is the parsed input, *doc the new document. */
-enum gcb_status gcb__nccl_tests_convert(struct gcb__conv *cv,
-                                        const json_t *root, json_t **doc);
-enum gcb_status gcb__nvbandwidth_convert(struct gcb__conv *cv,
-                                         const json_t *root, json_t **doc);
 
 #endif

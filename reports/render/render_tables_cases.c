@@ -208,7 +208,7 @@ static void validation_text(struct gcb__tb *b, char **r, size_t col,
   if (wrong > 0)
     gcb__cell(b, r, col, "FAIL (%lld wrong)", wrong);
   else if (!json_is_true(json_object_get(v, "checked")))
-    gcb__cell(b, r, col, "not checked");
+    gcb__cell(b, r, col, "not validated");
   else
     gcb__cell(b, r, col, "ok");
 }

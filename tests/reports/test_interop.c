@@ -1,11 +1,11 @@
 /*
  * Interop: nccl-tests (-J) and nvbandwidth (-j) output, from the samples in
- * tests/data/interop (written from each tool's writer code, see the README
- * there), is detected, converted into a valid results document with the
- * right cases, GPUs and bus ids, joined to a gcbench document's topology
- * by bus id, analysed like any other run, and malformed files are refused
- * at FILE:LINE:COLUMN; directories and files over the size limit, in
- * one line.
+ * tests/data/interop written from each tool's writer code (see the README
+ * there; the real files are test_interop_corpus.c's), is detected, converted
+ * into a valid results document with the right cases, GPUs and bus ids, joined
+ * to a gcbench document's topology by bus id, analysed like any other run, and
+ * malformed files are refused at FILE:LINE:COLUMN; directories and files over
+ * the size limit, in one line.
  */
 #include <math.h>
 #include <unistd.h>
@@ -80,7 +80,12 @@ Test(interop, nccl_tests_rows_become_collective_cases) {
   struct loaded l;
   load(DATA("interop/nccl-tests-allreduce.json"), NULL, 0, &l);
   cr_expect_eq(l.format, GCB_FORMAT_NCCL_TESTS);
-  cr_expect_eq(json_array_size(cases(&l)), 18, "9 sizes, 2 halves each");
+  cr_expect_eq(json_array_size(cases(&l)), 19,
+               "9 sizes, 2 halves each, and the average bus bandwidth");
+  const json_t *avg = json_array_get(cases(&l), 18);
+  cr_expect_str_eq(gcb_view_str(avg, "bench"), "imported");
+  cr_expect_str_eq(gcb_view_param_str(avg, "name"), "avg_bus_bandwidth");
+  cr_expect_str_eq(gcb_view_param_str(avg, "op"), "allreduce");
   const json_t *c = json_array_get(cases(&l), 17), *s;
   cr_expect_str_eq(gcb_view_param_str(c, "op"), "allreduce");
   cr_expect_str_eq(gcb_view_param_str(c, "type"), "float");
@@ -140,8 +145,21 @@ Test(interop, nvbandwidth_matrices_become_copies_and_pairs) {
   }
   cr_expect_eq(pairs, 112, "56 read pairs, 56 bidirectional");
   cr_expect_eq(bidir, 56);
-  cr_expect_eq(json_array_size(json_object_get(l.doc.root, "skipped")), 2,
-               "one test without a counterpart, one waived");
+  cr_expect_eq(json_array_size(json_object_get(l.doc.root, "skipped")), 1,
+               "the waived test");
+  const json_t *all =
+      find_case(&l, "imported", "name", "all_to_host_memcpy_ce");
+  cr_assert_not_null(all, "a test without a counterpart: imported figures");
+  cr_expect_str_eq(gcb_view_str(all, "unit"), "GB/s");
+  cr_expect_null(
+      find_case(&l, "imported", "name", "device_to_device_memcpy_read_ce"),
+      "every cell of a pair test is a pair (the diagonal is N/A)");
+  cr_expect_not_null(
+      find_case(&l, "imported", "testcase", "host_to_device_memcpy_ce"),
+      "its SUM line");
+  cr_expect(!json_is_true(
+                json_object_get(gcb_view_obj(h2d, "validation"), "checked")),
+            "nvbandwidth checked no values: not validated");
   struct gcb_place p;
   gcb_view_place(l.doc.root, 7, &p);
   cr_expect_str_eq(p.bus_id, "0000:db:00.0");
@@ -227,11 +245,11 @@ Test(interop, malformed_files_are_refused_at_file_line_column) {
     const char *file, *value, *path;
   } bad[] = {
       {"interop/nccl-tests-bad-time.json", "{\"us\":3.1}",
-       "results[2].out_of_place.time: expected a number or a string, got an "
-       "object"},
+       "nccl-tests JSON: results[2].out_of_place.time: expected a number or "
+       "a string, got an object"},
       {"interop/nvbandwidth-bad-cell.json", "\"fast\"",
-       "nvbandwidth.testcases[0].bandwidth_matrix[0][5]: expected a number "
-       "or \"N/A\""},
+       "nvbandwidth JSON: nvbandwidth.testcases[0].bandwidth_matrix[0][5]: "
+       "expected a number or \"N/A\""},
   };
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     char path[512], want[1024];
@@ -252,12 +270,20 @@ Test(interop, structural_problems_name_the_field) {
     const char *text, *msg;
   } bad[] = {
       {"{\"version\":2,\"nccl_version\":22703,\"results\":[{\"size\":8}]}",
-       "x.json:1:46: results[0]: missing required field 'count'"},
+       "x.json:1:46: nccl-tests JSON: results[0]: missing required field "
+       "'count'"},
       {"{\"nvbandwidth\":{\"testcases\":[{\"name\":\"h\"}]}}",
-       "x.json:1:30: nvbandwidth.testcases[0]: missing required field "
-       "'status'"},
+       "x.json:1:30: nvbandwidth JSON: nvbandwidth.testcases[0]: missing "
+       "required field 'status'"},
+      {"{\"version\":99,\"nccl_version\":22703,\"results\":[]}",
+       "x.json:1:12: nccl-tests JSON: version: nccl-tests JSON version 99: "
+       "gcbench reads 1 and 2"},
+      {"{\"version\":2,\"nccl_version\":22703,\"results\":[{\"size\":8,"
+       "\"count\":2,\"type\":\"float\",\"redop\":\"sum\",\"root\":\"1e300\"}]}",
+       "x.json:1:102: nccl-tests JSON: results[0].root: expected a rank"},
       {"{\"nvbandwidth\":{\"testcases\":3}}",
-       "x.json:1:29: nvbandwidth.testcases: expected an array, got a number"},
+       "x.json:1:29: nvbandwidth JSON: nvbandwidth.testcases: expected an "
+       "array, got a number"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     struct gcb_results *r = NULL;

@@ -7,10 +7,10 @@
  * nccl-tests sweeps, the P2P heatmaps and the OpenMetrics file are pinned
  * down. Regenerate with GCB_UPDATE_GOLDEN=1 and review the diff.
  */
-#include "tests/reports/report_fixture.h"
 #include "reports/interop/interop.h"
 #include "reports/plot/plot.h"
 #include "reports/render/render.h"
+#include "tests/reports/report_fixture.h"
 
 #define DATA(name) GCB_TEST_DATA "/" name
 #define NDOCS 3

@@ -9,11 +9,11 @@
  * and end_time.
  *
  * Each half of each row becomes a "coll" case in the layout of gcbench's
- * own coll benchmark (params op, size, count, type, redop, root, inplace;
- * summary time_s, algbw, busbw), so sweeps from both tools show in one
- * table and one plot. nccl-tests reports only the average over ranks, so
- * the cases have no per-rank entries, and min, mean and max of the time
- * are that average. The operation comes from the program name in args[0]
+ * own coll benchmark (interop_coll_case.c, shared with the logs), so
+ * sweeps from both tools show in one table and one plot; the average bus
+ * bandwidth an imported figure. nccl-tests reports only the average over ranks,
+ * so the cases have no per-rank entries, and min, mean and max of the time are
+ * that average. The operation comes from the program name in args[0]
  * (all_reduce_perf: allreduce); the file does not say it otherwise.
  */
 #include <ctype.h>
@@ -22,8 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "reports/interop/interop_int.h"
 #include "reports/document/topo_view.h"
+#include "reports/document/view.h"
+#include "reports/interop/interop_coll.h"
 
 /* "allreduce" from ".../all_reduce_perf" (or "_perf_mpi"): underscores
  * dropped, as gcbench names its operations. */
@@ -108,16 +109,9 @@ static enum gcb_status devices(struct nccl *x, const json_t *list) {
   return GCB_OK;
 }
 
-/* What nccl-tests measured for one half of a row. */
-struct measured {
-  double us, alg, bus; /* NAN where it wrote "nan" */
-  bool checked;        /* nwrong is a number (run with -c) */
-  long long wrong;
-};
-
 /* Reads {time or cpu_time, alg_bw, bus_bw, nwrong} at the current path. */
 static enum gcb_status read_half(struct gcb__conv *cv, const json_t *h,
-                                 struct measured *m) {
+                                 struct gcb__coll_half *m) {
   const char *tkey = json_object_get(h, "cpu_time") ? "cpu_time" : "time";
   const json_t *t, *alg, *bus, *wrong;
   enum gcb_status st;
@@ -129,79 +123,44 @@ static enum gcb_status read_half(struct gcb__conv *cv, const json_t *h,
       (st = gcb__conv_get(cv, h, "nwrong", GCB__J_NUM | GCB__J_NULL, false,
                           &wrong)))
     return st;
-  *m = (struct measured){.us = gcb__conv_number(t),
-                         .alg = gcb__conv_number(alg),
-                         .bus = gcb__conv_number(bus),
-                         .checked = json_is_number(wrong)};
-  m->wrong = m->checked ? (long long)json_number_value(wrong) : 0;
+  double w = json_is_number(wrong) ? json_number_value(wrong) : 0;
+  *m = (struct gcb__coll_half){.present = true,
+                               .us = gcb__conv_number(t),
+                               .alg = gcb__conv_number(alg),
+                               .bus = gcb__conv_number(bus),
+                               .checked = json_is_number(wrong)};
+  m->wrong = w >= 0 && w < 9e15 ? (long long)w : 0;
   return GCB_OK;
 }
 
-/* The coll case of one half, in the layout of gcbench's coll benchmark. */
-static json_t *half_case(const struct nccl *x, const json_t *row,
-                         const json_t *base, bool ip, const char *label,
-                         const struct measured *m) {
-  json_t *params = json_deep_copy(base);
-  json_object_set_new(params, "inplace", json_integer(ip));
-  json_t *c =
-      gcb__conv_case("coll", label, params, gcb_view_num(base, "size"),
-                     "bytes as nccl-tests counts them (its size column)", NULL,
-                     NULL, 0, m->alg, m->checked ? "nccl-tests -c" : NULL);
-  if (c == NULL)
-    return NULL;
-  json_t *s = json_object_get(c, "summary"),
-         *v = json_object_get(c, "validation");
-  double t = m->us * 1e-6;
-  json_object_set_new(
-      s, "ranks",
-      json_integer(gcb_view_int(gcb_view_obj(x->doc, "run"), "ranks", 0)));
-  json_object_set_new(
-      s, "time_s", json_pack("{s:f, s:f, s:f}", "min", t, "mean", t, "max", t));
-  json_object_set_new(s, "algbw", json_real(m->alg));
-  if (m->bus >= 0) {
-    json_object_set_new(s, "busbw", json_real(m->bus));
-    json_object_set_new(c, "bus_factor", json_real(m->bus / m->alg));
-  }
-  json_object_set_new(s, "wrong", json_integer(m->wrong));
-  json_object_set_new(v, "wrong", json_integer(m->wrong));
-  json_object_set_new(v, "passed", json_boolean(m->checked && m->wrong == 0));
-  json_object_set_new(
-      c, "iterations",
-      json_integer(gcb_view_int(row, "actual_iterations", x->iterations)));
-  json_object_set_new(c, "warmup", json_integer(x->warmup));
-  return c;
-}
-
 /* One half of a result row (key "out_of_place" or "in_place"). */
-static enum gcb_status half(struct nccl *x, const json_t *row, const char *key,
-                            const json_t *base) {
+static enum gcb_status half(struct gcb__conv *cv, const json_t *row,
+                            const char *key, struct gcb__coll_half *m) {
   const json_t *h;
-  struct gcb__conv *cv = x->cv;
-  struct measured m;
   enum gcb_status st =
       gcb__conv_get(cv, row, key, GCB__J_OBJ | GCB__J_NULL, false, &h);
   if (st != GCB_OK || !json_is_object(h))
     return st; /* null: nccl-tests ran only the other half */
   gcb__conv_enter(cv, key, 0);
-  st = read_half(cv, h, &m);
+  st = read_half(cv, h, m);
   gcb__conv_leave(cv);
-  if (st != GCB_OK)
+  return st;
+}
+
+/* nccl-tests prints the root as "%6i" into a string: "    -1". */
+static enum gcb_status root_of(struct gcb__conv *cv, const json_t *root,
+                               long long *out) {
+  const char *rs = json_string_value(root);
+  char *end = NULL;
+  double rt = rs ? strtod(rs, &end) : json_number_value(root);
+  if ((rs && (end == rs || *end != '\0')) || !isfinite(rt) || rt != floor(rt) ||
+      fabs(rt) > 1e9) {
+    gcb__conv_enter(cv, "root", 0);
+    enum gcb_status st = gcb__conv_bad(cv, "expected a rank");
+    gcb__conv_leave(cv);
     return st;
-  bool ip = strcmp(key, "in_place") == 0;
-  char label[160];
-  snprintf(label, sizeof label, "%s %s %s %lldB %s", x->op,
-           gcb_view_str(base, "type"), gcb_view_str(base, "redop"),
-           (long long)gcb_view_num(base, "size"),
-           ip ? "in-place" : "out-of-place");
-  json_t *item =
-      m.us > 0 && m.alg > 0
-          ? half_case(x, row, base, ip, label, &m)
-          : json_pack("{s:s, s:s, s:s}", "bench", "coll", "label", label,
-                      "reason", "nccl-tests reported no finite time");
-  const char *section = m.us > 0 && m.alg > 0 ? "cases" : "skipped";
-  if (item == NULL ||
-      json_array_append_new(json_object_get(x->doc, section), item) != 0)
-    return gcb_err_set(cv->err, GCB_ENOMEM, "out of memory");
+  }
+  *out = (long long)rt;
   return GCB_OK;
 }
 
@@ -217,46 +176,49 @@ static enum gcb_status row(struct nccl *x, const json_t *r) {
       (st = gcb__conv_get(cv, r, "redop", GCB__J_STR, true, &redop)) ||
       (st = gcb__conv_get(cv, r, "root", GCB__J_STR | GCB__J_NUM, true, &root)))
     return st;
-  /* nccl-tests prints the root as "%6i" into a string: "    -1". */
-  double rt = gcb__conv_number(root);
-  if (isnan(rt) && json_is_string(root))
-    rt = strtod(json_string_value(root), NULL);
-  json_t *base = json_pack("{s:s, s:O, s:O, s:O, s:O, s:I}", "op", x->op,
-                           "size", size, "count", count, "type", type, "redop",
-                           redop, "root", (json_int_t)rt);
-  if (base == NULL)
-    return gcb_err_set(cv->err, GCB_ENOMEM, "out of memory");
-  st = half(x, r, "out_of_place", base);
-  if (st == GCB_OK)
-    st = half(x, r, "in_place", base);
-  json_decref(base);
-  return st;
+  struct gcb__coll_row cr = {.size = json_number_value(size),
+                             .count = json_number_value(count),
+                             .iterations =
+                                 gcb_view_int(r, "actual_iterations", 0)};
+  snprintf(cr.type, sizeof cr.type, "%s", json_string_value(type));
+  snprintf(cr.redop, sizeof cr.redop, "%s", json_string_value(redop));
+  if ((st = root_of(cv, root, &cr.root)) ||
+      (st = half(cv, r, "out_of_place", &cr.half[0])) ||
+      (st = half(cv, r, "in_place", &cr.half[1])))
+    return st;
+  long long ranks = gcb_view_int(gcb_view_obj(x->doc, "run"), "ranks", 0);
+  return gcb__coll_row_cases(cv, x->doc, x->op, &cr, ranks, x->iterations,
+                             x->warmup, "nccl-tests -c");
 }
 
-/* errors[] strings and a failed average bandwidth check become errors. */
-static void run_errors(struct nccl *x, const json_t *root) {
-  json_t *errors = json_object_get(x->doc, "errors");
+/* errors[] strings and a failed average bandwidth check become errors;
+ * the average bus bandwidth itself an imported figure. */
+static enum gcb_status run_errors(struct nccl *x, const json_t *root) {
   const json_t *e;
   size_t i;
+  enum gcb_status st = GCB_OK;
   json_array_foreach(json_object_get(root, "errors"), i, e) {
     const char *msg = json_string_value(e);
-    if (msg != NULL && msg[0] != '\0')
-      json_array_append_new(errors,
-                            json_pack("{s:s, s:s, s:i, s:s, s:s}", "bench",
-                                      "coll", "label", x->op, "rank", -1,
-                                      "status", "ENCCL", "message", msg));
+    if (st == GCB_OK && msg != NULL && msg[0] != '\0')
+      st = gcb__conv_add(x->cv, x->doc, "errors",
+                         gcb__conv_error("coll", x->op, "ENCCL", msg), 0);
   }
   const json_t *avg = gcb_view_obj(root, "average_bus_bandwidth");
-  if (strcmp(gcb_view_str(avg, "okay"), "false") == 0) {
-    char msg[160];
-    snprintf(msg, sizeof msg,
-             "average bus bandwidth %g GB/s below 0.9 x NCCL_TESTS_MIN_BW",
-             gcb_view_num(avg, "bandwidth"));
-    json_array_append_new(errors,
-                          json_pack("{s:s, s:s, s:i, s:s, s:s}", "bench",
-                                    "coll", "label", x->op, "rank", -1,
-                                    "status", "EVALIDATION", "message", msg));
-  }
+  double bw = gcb__conv_number(json_object_get(avg, "bandwidth"));
+  char msg[160], label[96];
+  snprintf(label, sizeof label, "%s: Avg bus bandwidth", x->op);
+  if (st == GCB_OK && !isnan(bw))
+    st = gcb__conv_add(x->cv, x->doc, "cases",
+                       gcb__conv_figure("nccl-tests", "avg_bus_bandwidth",
+                                        label, json_pack("{s:s}", "op", x->op),
+                                        "GB/s", bw),
+                       0);
+  snprintf(msg, sizeof msg,
+           "average bus bandwidth %g GB/s below 0.9 x NCCL_TESTS_MIN_BW", bw);
+  if (st == GCB_OK && strcmp(gcb_view_str(avg, "okay"), "false") == 0)
+    st = gcb__conv_add(x->cv, x->doc, "errors",
+                       gcb__conv_error("coll", x->op, "EVALIDATION", msg), 0);
+  return st;
 }
 
 /* The command line: the string elements of args[]. */
@@ -275,8 +237,20 @@ static json_t *command_line(const json_t *args) {
 static enum gcb_status header(struct nccl *x, const json_t *root,
                               const json_t *config) {
   struct gcb__conv *cv = x->cv;
-  const json_t *args, *start, *end, *devs = NULL, *ver;
+  const json_t *args, *start, *end, *devs = NULL, *ver, *file_version;
   enum gcb_status st;
+  if ((st = gcb__conv_get(cv, root, "version", GCB__J_NUM, false,
+                          &file_version)))
+    return st;
+  double fv = json_number_value(file_version);
+  if (file_version != NULL && !(fv >= 1 && fv <= 2)) {
+    /* JSON_FILE_VERSION 2 is the newest this reader knows. */
+    gcb__conv_enter(cv, "version", 0);
+    st = gcb__conv_bad(cv, "nccl-tests JSON version %g: gcbench reads 1 and 2",
+                       fv);
+    gcb__conv_leave(cv);
+    return st;
+  }
   if ((st = gcb__conv_get(cv, root, "args", GCB__J_ARR, false, &args)) ||
       (st = gcb__conv_get(cv, root, "start_time", GCB__J_STR, false, &start)) ||
       (st = gcb__conv_get(cv, root, "end_time", GCB__J_STR, false, &end)) ||
@@ -300,7 +274,8 @@ static enum gcb_status header(struct nccl *x, const json_t *root,
   if (x->doc == NULL)
     return gcb_err_set(cv->err, GCB_ENOMEM, "out of memory");
   if (ver != NULL) {
-    nccl_version((long long)json_number_value(ver), version, sizeof version);
+    nccl_version(gcb__conv_ll(json_number_value(ver), 0), version,
+                 sizeof version);
     json_object_set_new(json_object_get(x->doc, "software"), "nccl",
                         json_string(version));
   }
@@ -317,8 +292,19 @@ static enum gcb_status header(struct nccl *x, const json_t *root,
   return st;
 }
 
-enum gcb_status gcb__nccl_tests_convert(struct gcb__conv *cv,
-                                        const json_t *root, json_t **doc) {
+static int detect(const struct gcb__sniff *s, char *why, size_t size) {
+  const json_t *r = s->root;
+  if (json_is_array(json_object_get(r, "results")) &&
+      (json_object_get(r, "nccl_version") != NULL ||
+       json_object_get(r, "config") != NULL) &&
+      json_object_get(r, "schema") == NULL)
+    return 80;
+  snprintf(why, size, r ? "no \"results\" and \"nccl_version\"" : "no JSON");
+  return 0;
+}
+
+static enum gcb_status convert(struct gcb__conv *cv, const json_t *root,
+                               json_t **doc) {
   struct nccl x = {.cv = cv};
   const json_t *config, *results, *r;
   size_t i;
@@ -338,10 +324,13 @@ enum gcb_status gcb__nccl_tests_convert(struct gcb__conv *cv,
   }
   gcb__conv_leave(cv);
   if (st == GCB_OK)
-    run_errors(&x, root);
+    st = run_errors(&x, root);
   if (st != GCB_OK)
     json_decref(x.doc);
   else
     *doc = x.doc;
   return st;
 }
+
+const struct gcb__converter gcb__row_nccl_json = {
+    "nccl-tests JSON", GCB_FORMAT_NCCL_TESTS, true, detect, convert};

@@ -1,0 +1,373 @@
+/*
+ * The parts every converter shares: the conversion context (locations,
+ * typed getters, the limit on what one file may build) and the pieces of
+ * a converted results document (skeleton, ranks, nodes, cases, imported
+ * figures, skipped and error entries), and the join of a converted
+ * document to the topology a gcbench document recorded for the same
+ * machine.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reports/document/ranks.h"
+#include "reports/document/topo_view.h"
+#include "reports/interop/interop_int.h"
+
+/* ---- the conversion context --------------------------------------------- */
+
+void gcb__conv_enter(struct gcb__conv *cv, const char *key, size_t index) {
+  if (cv->depth < GCB__CONV_DEPTH)
+    cv->path[cv->depth] = (struct gcb_json_step){.key = key, .index = index};
+  cv->depth++;
+}
+
+void gcb__conv_leave(struct gcb__conv *cv) {
+  cv->depth--;
+}
+
+enum gcb_status gcb__conv_bad(struct gcb__conv *cv, const char *fmt, ...) {
+  char what[256], path[256] = "";
+  size_t used = 0,
+         depth = cv->depth < GCB__CONV_DEPTH ? cv->depth : GCB__CONV_DEPTH;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  for (size_t i = 0; i < depth && used < sizeof path; i++) {
+    const struct gcb_json_step *s = &cv->path[i];
+    int n = s->key
+                ? snprintf(path + used, sizeof path - used, "%s%s",
+                           i ? "." : "", s->key)
+                : snprintf(path + used, sizeof path - used, "[%zu]", s->index);
+    used += n > 0 ? (size_t)n : 0;
+  }
+  int line = 1, col = 1;
+  gcb_json_locate(cv->text, cv->len, cv->path, depth, &line, &col);
+  return gcb_err_set(cv->err, GCB_EINPUT, "%s:%d:%d: %s: %s%s%s", cv->name,
+                     line + cv->line0, col, cv->format, path,
+                     path[0] ? ": " : "", what);
+}
+
+enum gcb_status gcb__conv_bad_line(struct gcb__conv *cv, int line,
+                                   const char *fmt, ...) {
+  char what[320];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  return gcb_err_set(cv->err, GCB_EINPUT, "%s:%d: %s: %s", cv->name, line,
+                     cv->format, what);
+}
+
+enum gcb_status gcb__conv_nomem(struct gcb__conv *cv) {
+  return gcb_err_set(cv->err, GCB_ENOMEM, "%s: out of memory", cv->name);
+}
+
+enum gcb_status gcb__conv_add(struct gcb__conv *cv, json_t *doc,
+                              const char *section, json_t *item, int line) {
+  if (item == NULL) {
+    json_decref(item);
+    return gcb__conv_nomem(cv);
+  }
+  if (++cv->items > GCB_INTEROP_MAX_ITEMS) {
+    json_decref(item);
+    /* Refused as it is built: a huge file never becomes a huge tree. */
+    return line > 0
+               ? gcb__conv_bad_line(cv, line,
+                                    "more than %zu cases in one file (the "
+                                    "most gcbench converts); split the file",
+                                    GCB_INTEROP_MAX_ITEMS)
+               : gcb_err_set(cv->err, GCB_EINPUT,
+                             "%s: %s: more than %zu cases in one file (the "
+                             "most gcbench converts); split the file",
+                             cv->name, cv->format, GCB_INTEROP_MAX_ITEMS);
+  }
+  if (json_array_append_new(json_object_get(doc, section), item) != 0)
+    return gcb__conv_nomem(cv);
+  return GCB_OK;
+}
+
+static int type_bits(const json_t *v) {
+  return json_is_string(v)    ? GCB__J_STR
+         : json_is_number(v)  ? GCB__J_NUM
+         : json_is_object(v)  ? GCB__J_OBJ
+         : json_is_array(v)   ? GCB__J_ARR
+         : json_is_null(v)    ? GCB__J_NULL
+         : json_is_boolean(v) ? GCB__J_BOOL
+                              : 0;
+}
+
+static const char *type_words(int types) {
+  static const struct {
+    int bits;
+    const char *words;
+  } names[] = {{GCB__J_STR, "a string"},  {GCB__J_NUM, "a number"},
+               {GCB__J_OBJ, "an object"}, {GCB__J_ARR, "an array"},
+               {GCB__J_NULL, "null"},     {GCB__J_BOOL, "a boolean"}};
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+    if (names[i].bits == types)
+      return names[i].words;
+  return types == (GCB__J_STR | GCB__J_NUM) ? "a number or a string"
+         : types & GCB__J_NULL              ? "a value or null"
+                                            : "another type";
+}
+
+enum gcb_status gcb__conv_get(struct gcb__conv *cv, const json_t *obj,
+                              const char *key, int types, bool required,
+                              const json_t **out) {
+  const json_t *v = json_object_get(obj, key);
+  *out = NULL;
+  if (v == NULL)
+    return required ? gcb__conv_bad(cv, "missing required field '%s'", key)
+                    : GCB_OK;
+  if ((type_bits(v) & types) == 0) {
+    gcb__conv_enter(cv, key, 0);
+    enum gcb_status st = gcb__conv_bad(
+        cv, "expected %s, got %s", type_words(types), type_words(type_bits(v)));
+    gcb__conv_leave(cv);
+    return st;
+  }
+  *out = v;
+  return GCB_OK;
+}
+
+double gcb__conv_number(const json_t *v) {
+  const char *s = json_string_value(v);
+  double x = NAN;
+  if (json_is_number(v))
+    x = json_number_value(v);
+  else if (s != NULL && s[0] != '\0') {
+    char *end;
+    x = strtod(s, &end);
+    x = *end == '\0' ? x : NAN;
+  }
+  return isfinite(x) ? x : NAN;
+}
+
+/* ---- document parts ----------------------------------------------------- */
+
+long long gcb__conv_ll(double v, long long fallback) {
+  return isfinite(v) && fabs(v) <= 9e15 ? (long long)v : fallback;
+}
+
+const char *gcb__conv_base_name(const char *path) {
+  const char *slash = strrchr(path, '/');
+  return slash != NULL ? slash + 1 : path;
+}
+
+json_t *gcb__conv_doc(const char *id, const char *tool,
+                      const char *tool_version, json_t *command_line,
+                      const char *start, const char *end, const char *reason,
+                      long long ranks, long long nodes) {
+  return json_pack(
+      "{s:s, s:{s:s, s:s, s:s}, s:{s:s, s:s, s:o, s:s, s:o, s:s, s:s, s:s, "
+      "s:I, s:I}, s:[], s:[], s:[], s:[], s:[], s:{}}",
+      "schema", GCB_RESULTS_SCHEMA, "tool", "name", tool, "version",
+      tool_version, "git_revision", "unknown", "run", "id", id, "command", tool,
+      "command_line", command_line ? command_line : json_array(), "start_time",
+      start, "end_time", end != NULL ? json_string(end) : json_null(), "status",
+      end != NULL ? "complete" : "running", "backend", "cuda", "backend_reason",
+      reason, "ranks", (json_int_t)ranks, "nodes", (json_int_t)nodes, "nodes",
+      "ranks", "cases", "skipped", "errors", "software");
+}
+
+json_t *gcb__conv_rank(long long rank, long long node, const char *host,
+                       long long local_rank, long long pid,
+                       const char *gpu_name, const char *bus_id,
+                       long long gpu_index) {
+  return json_pack("{s:I, s:I, s:s, s:I, s:I, s:s, s:i, s:i, "
+                   "s:{s:s, s:s, s:I, s:i}}",
+                   "rank", (json_int_t)rank, "node", (json_int_t)node,
+                   "hostname", host, "local_rank", (json_int_t)local_rank,
+                   "pid", (json_int_t)pid, "cpu_binding", "", "bound_pus", 0,
+                   "cpu_threads", 1, "device", "name", gpu_name, "bus_id",
+                   bus_id, "index", (json_int_t)gpu_index, "memory_bytes", 0);
+}
+
+json_t *gcb__conv_node(long long index, const char *host, json_t *ranks) {
+  return json_pack("{s:I, s:s, s:o, s:i, s:i, s:i, s:i, s:i, s:i, s:s}",
+                   "index", (json_int_t)index, "hostname", host, "ranks", ranks,
+                   "cores", 0, "pus", 0, "packages", 0, "numa_nodes", 0,
+                   "llc_bytes", 0, "memory_bytes", 0, "cpu_model", "");
+}
+
+/* One rank's entry, as schema 1 had them (transposed into columns for
+ * the case): one sample, the time to move `work` at fig GB/s. */
+static json_t *rank_entry(long long rank, double fig, double work,
+                          const char *method) {
+  double t = work / (fig * 1e9);
+  return json_pack("{s:I, s:{s:i, s:f, s:f, s:f, s:f, s:f, s:f}, s:f, "
+                   "s:{s:f, s:f, s:f}, s:{s:b, s:i, s:i, s:n, s:n, s:s?}}",
+                   "rank", (json_int_t)rank, "time_s", "n", 1, "min", t,
+                   "median", t, "mean", t, "max", t, "stdev", 0.0, "p99", t,
+                   "figure_time_s", t, "figure", "median", fig, "best", fig,
+                   "worst", fig, "validation", "checked", method != NULL,
+                   "samples", 0, "wrong", 0, "max_error", "tolerance", "method",
+                   method);
+}
+
+struct spread {
+  double min, median, mean, max, stdev, imbalance;
+  size_t lo, hi;
+};
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Statistics over fig[0..n) (n >= 1); false on ENOMEM. */
+static bool spread_of(const double *fig, size_t n, struct spread *s) {
+  double *sorted = malloc(n * sizeof *sorted), sum = 0, sq = 0, tsum = 0;
+  if (sorted == NULL)
+    return false;
+  memcpy(sorted, fig, n * sizeof *sorted);
+  qsort(sorted, n, sizeof *sorted, cmp_double);
+  *s = (struct spread){.min = sorted[0], .max = sorted[n - 1]};
+  s->median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+  free(sorted);
+  for (size_t i = 0; i < n; i++) {
+    sum += fig[i];
+    tsum += 1 / fig[i];
+    s->lo = fig[i] < fig[s->lo] ? i : s->lo;
+    s->hi = fig[i] > fig[s->hi] ? i : s->hi;
+  }
+  s->mean = sum / (double)n;
+  for (size_t i = 0; i < n; i++)
+    sq += (fig[i] - s->mean) * (fig[i] - s->mean);
+  s->stdev = n > 1 ? sqrt(sq / (double)(n - 1)) : 0;
+  /* Times are work / fig: the slowest rank has the lowest figure. */
+  s->imbalance = (1 / s->min - tsum / (double)n) / (1 / s->min);
+  return true;
+}
+
+json_t *gcb__conv_case(const char *bench, const char *label, json_t *params,
+                       double work, const char *counted, const long long *rank,
+                       const double *fig, size_t n, double fig0,
+                       const char *method) {
+  struct spread s = {.min = fig0, .median = fig0, .mean = fig0, .max = fig0};
+  json_t *per = json_array();
+  bool ok = per != NULL &&
+            (n == 0 ? isfinite(fig0) && fig0 > 0 : spread_of(fig, n, &s));
+  for (size_t i = 0; ok && i < n; i++)
+    ok = isfinite(fig[i]) && fig[i] > 0 &&
+         json_array_append_new(per,
+                               rank_entry(rank[i], fig[i], work, method)) == 0;
+  json_t *columns = ok ? gcb_ranks_from_rows(per) : NULL;
+  json_decref(per);
+  if (columns == NULL) {
+    json_decref(params);
+    return NULL;
+  }
+  return json_pack(
+      "{s:s, s:s, s:s, s:o, s:s, s:f, s:s, s:i, s:i, "
+      "s:{s:I, s:f, s:f, s:f, s:f, s:f, s:I, s:I, s:f, s:i, s:b}, "
+      "s:{s:b, s:b, s:i}, s:o}",
+      "bench", bench, "backend", "cuda", "label", label, "params", params,
+      "unit", "GB/s", "work_per_op", work, "counted", counted, "iterations", 1,
+      "warmup", 0, "summary", "ranks", (json_int_t)n, "min", s.min, "median",
+      s.median, "mean", s.mean, "max", s.max, "stdev", s.stdev, "min_rank",
+      (json_int_t)(n ? rank[s.lo] : -1), "max_rank",
+      (json_int_t)(n ? rank[s.hi] : -1), "imbalance", s.imbalance, "wrong", 0,
+      "checked", method != NULL, "validation", "checked", method != NULL,
+      "passed", method != NULL, "wrong", 0, "per_rank", columns);
+}
+
+json_t *gcb__conv_figure(const char *source, const char *name,
+                         const char *label, json_t *params, const char *unit,
+                         double value) {
+  if (params == NULL || !isfinite(value)) {
+    json_decref(params);
+    return NULL;
+  }
+  json_object_set_new(params, "source", json_string(source));
+  json_object_set_new(params, "name", json_string(name));
+  char counted[160];
+  snprintf(counted, sizeof counted, "as %s printed it", source);
+  return json_pack(
+      "{s:s, s:s, s:s, s:o, s:s, s:f, s:s, s:i, s:i, "
+      "s:{s:i, s:f, s:f, s:f, s:f, s:f, s:i, s:i, s:f, s:i, s:b}, "
+      "s:{s:b, s:b, s:i}, s:o}",
+      "bench", "imported", "backend", "cuda", "label", label, "params", params,
+      "unit", unit, "work_per_op", 0.0, "counted", counted, "iterations", 1,
+      "warmup", 0, "summary", "ranks", 0, "min", value, "median", value, "mean",
+      value, "max", value, "stdev", 0.0, "min_rank", -1, "max_rank", -1,
+      "imbalance", 0.0, "wrong", 0, "checked", 0, "validation", "checked", 0,
+      "passed", 0, "wrong", 0, "per_rank", gcb_ranks_from_rows(NULL));
+}
+
+json_t *gcb__conv_skip(const char *bench, const char *label, const char *why) {
+  return json_pack("{s:s, s:s, s:s}", "bench", bench, "label", label, "reason",
+                   why);
+}
+
+json_t *gcb__conv_error(const char *bench, const char *label,
+                        const char *status, const char *message) {
+  return json_pack("{s:s, s:s, s:i, s:s, s:s}", "bench", bench, "label", label,
+                   "rank", -1, "status", status, "message", message);
+}
+
+/* ---- topology join ------------------------------------------------------ */
+
+/* Whether every device of doc is a GPU of topo (by bus id). */
+static bool holds_all(const json_t *doc, const json_t *topo) {
+  const json_t *r;
+  size_t i, n = 0;
+  json_array_foreach(json_object_get(doc, "ranks"), i, r) {
+    const char *bus = gcb_view_str(gcb_view_obj(r, "device"), "bus_id");
+    if (bus[0] == '\0' || gcb_topo_view_gpu_by_busid(topo, bus) < 0)
+      return false;
+    n++;
+  }
+  return n > 0;
+}
+
+static const json_t *matching_topology(const struct gcb__conv *cv,
+                                       const json_t *doc) {
+  const json_t *mine = json_array_get(json_object_get(doc, "nodes"), 0), *n;
+  const char *host = gcb_view_str(mine, "hostname");
+  for (size_t d = 0; d < cv->nknown; d++) {
+    size_t i;
+    json_array_foreach(json_object_get(cv->known[d].root, "nodes"), i, n) {
+      const json_t *topo = gcb_view_obj(n, "topology");
+      if (topo != NULL && holds_all(doc, topo) &&
+          (host[0] == '\0' || strcmp(host, gcb_view_str(n, "hostname")) == 0 ||
+           json_array_size(json_object_get(doc, "nodes")) == 1))
+        return topo;
+    }
+  }
+  return NULL;
+}
+
+/* Gives every p2p pair its path class ("NV18", "SYS"), as gcbench's own
+ * p2p cases carry it, so acceptance checks per path class apply. */
+static void pair_classes(json_t *doc, const json_t *topo) {
+  json_t *c;
+  size_t i;
+  json_array_foreach(json_object_get(doc, "cases"), i, c) {
+    json_t *params = json_object_get(c, "params");
+    long long a =
+        gcb_topo_view_gpu_by_busid(topo, gcb_view_str(params, "src_bus_id"));
+    long long b =
+        gcb_topo_view_gpu_by_busid(topo, gcb_view_str(params, "dst_bus_id"));
+    const char *cls = gcb_topo_view_pair_class(topo, a, b);
+    if (strcmp(gcb_view_str(c, "bench"), "p2p") == 0 && cls[0] != '\0')
+      json_object_set_new(params, "path", json_string(cls));
+  }
+}
+
+void gcb__conv_join_topology(struct gcb__conv *cv, json_t *doc) {
+  json_t *nodes = json_object_get(doc, "nodes");
+  const json_t *topo =
+      json_array_size(nodes) == 1 ? matching_topology(cv, doc) : NULL;
+  json_t *copy = topo != NULL ? json_deep_copy(topo) : NULL;
+  if (copy == NULL)
+    return; /* no match (or no memory): the report works without it */
+  json_object_del(copy, "placement");
+  json_object_del(copy, "facts");
+  json_object_set_new(json_array_get(nodes, 0), "topology", copy);
+  pair_classes(doc, copy);
+}

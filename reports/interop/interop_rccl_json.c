@@ -1,0 +1,161 @@
+/*
+ * rccl-tests' JSON output (`-x FILE -Z json`, ROCm/rccl-tests PR #93): one
+ * JSON object per line and per half of a result row, {"#wrong": "0" or
+ * "N/A", "algBw", "busBw", "gpus", "inPlace": 0 or 1, "name": "AllReduce",
+ * "redop", "size", "time" (us), "type"}, builds with MPI adding fields of
+ * their own. Each line becomes one "coll" case, laid out as every other
+ * nccl-tests and rccl-tests input (interop_coll_case.c). A line that is not
+ * such an object is refused at its line and column.
+ */
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reports/interop/interop_coll.h"
+
+/* Bytes per element of the type names the tools print (0: unknown). */
+static double type_bytes(const char *t) {
+  static const struct {
+    const char *name;
+    double bytes;
+  } types[] = {{"int8", 1},     {"uint8", 1},  {"char", 1},    {"fp8_e4m3", 1},
+               {"fp8_e5m2", 1}, {"half", 2},   {"float16", 2}, {"bfloat16", 2},
+               {"int32", 4},    {"uint32", 4}, {"int", 4},     {"float", 4},
+               {"float32", 4},  {"int64", 8},  {"uint64", 8},  {"double", 8},
+               {"float64", 8}};
+  for (size_t i = 0; i < sizeof types / sizeof *types; i++)
+    if (strcmp(types[i].name, t) == 0)
+      return types[i].bytes;
+  return 0;
+}
+
+/* "allreduce" from "AllReduce". */
+static void op_of(const char *name, char *op, size_t size) {
+  size_t k = 0;
+  for (const char *p = name; *p && k + 1 < size; p++)
+    if (isalnum((unsigned char)*p))
+      op[k++] = (char)tolower((unsigned char)*p);
+  op[k] = '\0';
+}
+
+static bool looks_like_row(const json_t *o) {
+  return json_is_object(o) && json_object_get(o, "name") != NULL &&
+         json_object_get(o, "busBw") != NULL &&
+         json_object_get(o, "algBw") != NULL;
+}
+
+static int detect(const struct gcb__sniff *s, char *why, size_t size) {
+  size_t i = 0;
+  while (i < s->len && isspace((unsigned char)s->text[i]))
+    i++;
+  const char *nl = memchr(s->text + i, '\n', s->len - i);
+  size_t end = nl ? (size_t)(nl - s->text) : s->len;
+  json_t *first = i < s->len && s->text[i] == '{'
+                      ? json_loadb(s->text + i, end - i, 0, NULL)
+                      : NULL;
+  bool ok = looks_like_row(first);
+  json_decref(first);
+  if (!ok)
+    snprintf(why, size, "first line no {\"name\", \"algBw\", \"busBw\"}");
+  return ok ? 75 : 0;
+}
+
+/* One line's object into a row with one half. */
+static enum gcb_status read_line(struct gcb__conv *cv, const json_t *o,
+                                 struct gcb__coll_row *r, char *op,
+                                 size_t opsize, long long *gpus) {
+  const json_t *name, *size, *type, *redop, *t, *alg, *bus, *wrong, *ip;
+  enum gcb_status st;
+  if (!json_is_object(o))
+    return gcb__conv_bad(cv, "expected an object");
+  if ((st = gcb__conv_get(cv, o, "name", GCB__J_STR, true, &name)) ||
+      (st = gcb__conv_get(cv, o, "size", GCB__J_NUM, true, &size)) ||
+      (st = gcb__conv_get(cv, o, "type", GCB__J_STR, true, &type)) ||
+      (st = gcb__conv_get(cv, o, "redop", GCB__J_STR, false, &redop)) ||
+      (st = gcb__conv_get(cv, o, "time", GCB__J_NUM | GCB__J_STR, true, &t)) ||
+      (st = gcb__conv_get(cv, o, "algBw", GCB__J_NUM | GCB__J_STR, true,
+                          &alg)) ||
+      (st = gcb__conv_get(cv, o, "busBw", GCB__J_NUM | GCB__J_STR, true,
+                          &bus)) ||
+      (st = gcb__conv_get(cv, o, "#wrong", GCB__J_NUM | GCB__J_STR, false,
+                          &wrong)) ||
+      (st = gcb__conv_get(cv, o, "inPlace", GCB__J_NUM | GCB__J_BOOL, false,
+                          &ip)))
+    return st;
+  op_of(json_string_value(name), op, opsize);
+  double bytes = type_bytes(json_string_value(type));
+  double w = gcb__conv_number(wrong);
+  size_t h = json_is_true(ip) || json_number_value(ip) == 1;
+  *r = (struct gcb__coll_row){.size = json_number_value(size), .root = -1};
+  r->count = bytes > 0 ? floor(r->size / bytes) : 0;
+  snprintf(r->type, sizeof r->type, "%s", json_string_value(type));
+  snprintf(r->redop, sizeof r->redop, "%s",
+           redop ? json_string_value(redop) : "");
+  r->half[h] = (struct gcb__coll_half){.present = true,
+                                       .us = gcb__conv_number(t),
+                                       .alg = gcb__conv_number(alg),
+                                       .bus = gcb__conv_number(bus),
+                                       .checked = !isnan(w) && w >= 0};
+  r->half[h].wrong = r->half[h].checked && w < 9e15 ? (long long)w : 0;
+  double g = gcb__conv_number(json_object_get(o, "gpus"));
+  if (g > (double)*gpus && g < (1 << 24)) /* NAN and nonsense stay out */
+    *gpus = (long long)g;
+  return GCB_OK;
+}
+
+/* One line, located as its own JSON text. */
+static enum gcb_status line(struct gcb__conv *cv, json_t *doc, size_t at,
+                            size_t len, int number, long long *gpus) {
+  json_error_t je;
+  json_t *o = json_loadb(cv->text + at, len, JSON_REJECT_DUPLICATES, &je);
+  if (o == NULL)
+    return gcb_err_set(cv->err, GCB_EINPUT, "%s:%d:%d: %s: %s", cv->name,
+                       number, je.column, cv->format, je.text);
+  struct gcb__conv one = *cv;
+  one.text = cv->text + at;
+  one.len = len;
+  one.line0 = number - 1;
+  struct gcb__coll_row r;
+  char op[32];
+  enum gcb_status st = read_line(&one, o, &r, op, sizeof op, gpus);
+  json_decref(o);
+  r.line = number;
+  if (st == GCB_OK)
+    st = gcb__coll_row_cases(&one, doc, op, &r, *gpus, 0, 0, "rccl-tests -c");
+  cv->items = one.items;
+  return st;
+}
+
+static enum gcb_status convert(struct gcb__conv *cv, const json_t *root,
+                               json_t **doc) {
+  (void)root;
+  char reason[600];
+  snprintf(reason, sizeof reason, "converted from %s (%s)", cv->format,
+           cv->name);
+  *doc = gcb__conv_doc(gcb__conv_base_name(cv->name), "rccl-tests", "", NULL,
+                       "", "", reason, 0, 0);
+  if (*doc == NULL)
+    return gcb__conv_nomem(cv);
+  size_t pos = 0;
+  int number = 0;
+  long long gpus = 0;
+  enum gcb_status st = GCB_OK;
+  while (st == GCB_OK && pos < cv->len) {
+    const char *nl = memchr(cv->text + pos, '\n', cv->len - pos);
+    size_t end = nl ? (size_t)(nl - cv->text) : cv->len, a = pos;
+    number++;
+    while (a < end && isspace((unsigned char)cv->text[a]))
+      a++;
+    if (a < end)
+      st = line(cv, *doc, a, end - a, number, &gpus);
+    pos = end + 1;
+  }
+  json_object_set_new(json_object_get(*doc, "run"), "ranks",
+                      json_integer(gpus));
+  return st;
+}
+
+const struct gcb__converter gcb__row_rccl_jsonl = {
+    "rccl-tests JSON lines", GCB_FORMAT_RCCL_TESTS, false, detect, convert};

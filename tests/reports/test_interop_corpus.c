@@ -1,0 +1,564 @@
+/*
+ * Interop on REAL files: outputs of nccl-tests, rccl-tests, OSU and
+ * nvbandwidth that nobody on this project wrote, from public repositories
+ * and issue threads (tests/data/interop/README.md names each source). Each
+ * test reads the file's own text with a parser of its own (split at
+ * blanks, the way a person reads the columns) and asserts that every
+ * figure there is in the converted document, equal to the printed value:
+ * no row lost, none invented, the summary figures kept, the cuts said.
+ */
+#include <math.h>
+
+#include "common/file.h"
+#include "reports/criteria/criteria.h"
+#include "reports/document/ranks.h"
+#include "reports/document/view.h"
+#include "reports/interop/interop.h"
+#include "tests/reports/report_fixture.h"
+
+#define DATA(name) GCB_TEST_DATA "/interop/" name
+#define MAXTOK 300
+
+static char *slurp(const char *path, size_t *len) {
+  char *text;
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_file_read(path, GCB_FILE_MAX_BYTES, &text, len, &err),
+               GCB_OK, "%s", err.msg);
+  return text;
+}
+
+static struct gcb_results *load(const char *path, enum gcb_format want) {
+  struct gcb_results *r = NULL;
+  struct gcb_err err = {0};
+  enum gcb_format f;
+  cr_assert_eq(gcb_interop_read(path, NULL, 0, &r, &f, &err), GCB_OK, "%s",
+               err.msg);
+  cr_expect_eq(f, want, "%s read as %s", path, gcb_format_name(f));
+  return r;
+}
+
+/* The next line of text (NUL-terminated copy in buf); false at the end. */
+static bool next_line(const char **p, char *buf, size_t size) {
+  if (**p == '\0')
+    return false;
+  size_t n = strcspn(*p, "\n");
+  snprintf(buf, size, "%.*s", (int)(n < size ? n : size - 1), *p);
+  *p += n + ((*p)[n] == '\n');
+  return true;
+}
+
+static size_t split(char *line, char **tok) {
+  size_t n = 0;
+  for (char *t = strtok(line, " \t\r"); t && n < MAXTOK;
+       t = strtok(NULL, " \t\r"))
+    tok[n++] = t;
+  return n;
+}
+
+static bool all_digits(const char *s) {
+  if (*s == '\0')
+    return false;
+  for (; *s; s++)
+    if (*s < '0' || *s > '9')
+      return false;
+  return true;
+}
+
+static const json_t *cases_of(struct gcb_results *r) {
+  return json_object_get(gcb_results_json(r), "cases");
+}
+
+/* The nth (0-based) case of bench with the numeric params given. */
+static const json_t *find_num(struct gcb_results *r, const char *bench,
+                              const char *k1, double v1, const char *k2,
+                              double v2, size_t nth) {
+  const json_t *c;
+  size_t i;
+  json_array_foreach(cases_of(r), i, c) {
+    if (strcmp(gcb_view_str(c, "bench"), bench) == 0 &&
+        gcb_view_param_num(c, k1) == v1 &&
+        (k2 == NULL || gcb_view_param_num(c, k2) == v2) && nth-- == 0)
+      return c;
+  }
+  return NULL;
+}
+
+static const json_t *find_str(struct gcb_results *r, const char *bench,
+                              const char *k1, const char *v1, const char *k2,
+                              const char *v2) {
+  const json_t *c;
+  size_t i;
+  json_array_foreach(cases_of(r), i, c) {
+    if (strcmp(gcb_view_str(c, "bench"), bench) == 0 &&
+        strcmp(gcb_view_param_str(c, k1), v1) == 0 &&
+        (k2 == NULL || strcmp(gcb_view_param_str(c, k2), v2) == 0))
+      return c;
+  }
+  return NULL;
+}
+
+static double num(const char *s) {
+  return strtod(s, NULL);
+}
+
+static double summary(const json_t *c, const char *key) {
+  return gcb_view_num(gcb_view_obj(c, "summary"), key);
+}
+
+/* ---- nccl-tests and rccl-tests logs ------------------------------------- */
+
+static const struct coll_file {
+  const char *file, *op, *tool, *status;
+  long long ranks, nodes;
+  size_t rows; /* result rows in the file, counted by hand */
+  bool checked;
+} coll_files[] = {
+    /* SuperBench's A100 logs: layout before 2.13 ("error", no root column
+     * but for reduce), an NCCL INFO line inside the table, two 0-byte rows;
+     * the operation is not in the text (inferred, or from the name). */
+    {"superbench-nccl_allreduce.log", "allreduce", "nccl-tests", "complete", 8,
+     1, 34, false},
+    {"superbench-nccl_alltoall.log", "alltoall", "nccl-tests", "complete", 8, 1,
+     34, false},
+    {"superbench-nccl_reduce.log", "reduce", "nccl-tests", "complete", 8, 1, 34,
+     false},
+    /* 2 x 8 H100 in markdown with the quoted mpirun line above it. */
+    {"a3mega-h100-16rank-allreduce.md", "allreduce", "nccl-tests", "complete",
+     16, 2, 31, true},
+    /* The tail of a 72-rank GB200 NVL72 log (one device line pasted); the
+     * operation from busbw/algbw = 2(n-1)/n. */
+    {"coreweave-gb200-nvl72-allreduce.txt", "allreduce", "nccl-tests",
+     "complete", 72, 1, 5, true},
+    /* 2.9.6, NCCL WARN lines and the NCCL version inside the header, the
+     * broadcast layout (root, no redop); the paste ends after one row. */
+    {"nccl-tests-82-broadcast-v100.txt", "broadcast", "nccl-tests", "timeout",
+     2, 2, 1, false},
+    /* rccl-tests develop:83d38d9 on 8 MI300X, cut after one row. */
+    {"rccl-tests-hpc-ai-envs-30-mi300x.txt", "allreduce", "rccl-tests",
+     "timeout", 8, 1, 1, true},
+};
+
+/* One half of a row: the case equals the printed time, algbw, busbw. */
+static void expect_half(const struct coll_file *f, const json_t *c, char **tok,
+                        double size) {
+  cr_assert_not_null(c, "%s: row of %g bytes", f->file, size);
+  cr_expect_str_eq(gcb_view_param_str(c, "op"), f->op, "%s", f->file);
+  double t =
+      gcb_view_num(gcb_view_obj(gcb_view_obj(c, "summary"), "time_s"), "mean");
+  cr_expect_float_eq(t * 1e6, num(tok[0]), 1e-9 * num(tok[0]), "%s %g: time",
+                     f->file, size);
+  cr_expect_eq(summary(c, "algbw"), num(tok[1]), "%s %g: algbw", f->file, size);
+  cr_expect_eq(summary(c, "busbw"), num(tok[2]), "%s %g: busbw", f->file, size);
+  bool checked =
+      json_is_true(json_object_get(gcb_view_obj(c, "validation"), "checked"));
+  cr_expect_eq(checked, strcmp(tok[3], "N/A") != 0, "%s: #wrong %s", f->file,
+               tok[3]);
+  cr_expect_eq(checked, f->checked);
+}
+
+static void check_coll_file(const struct coll_file *f) {
+  char path[512], line[4096], *tok[MAXTOK];
+  snprintf(path, sizeof path, "%s/interop/%s", GCB_TEST_DATA, f->file);
+  struct gcb_results *r =
+      load(path, strcmp(f->tool, "rccl-tests") == 0 ? GCB_FORMAT_RCCL_TESTS
+                                                    : GCB_FORMAT_NCCL_TESTS);
+  const json_t *root = gcb_results_json(r), *run = gcb_view_obj(root, "run");
+  cr_expect_str_eq(gcb_view_str(gcb_view_obj(root, "tool"), "name"), f->tool);
+  cr_expect_str_eq(gcb_view_str(run, "status"), f->status, "%s", f->file);
+  cr_expect_eq(gcb_view_int(run, "ranks", 0), f->ranks, "%s", f->file);
+  cr_expect_eq(gcb_view_int(run, "nodes", 0), f->nodes, "%s", f->file);
+  size_t len, rows = 0, zero = 0;
+  char *text = slurp(path, &len);
+  const char *p = text;
+  while (next_line(&p, line, sizeof line)) {
+    bool avg = strncmp(line, "# Avg bus bandwidth", 19) == 0;
+    size_t n = split(line, tok);
+    if (avg) {
+      const json_t *c =
+          find_str(r, "imported", "name", "avg_bus_bandwidth", "op", f->op);
+      cr_assert_not_null(c, "%s: its Avg bus bandwidth", f->file);
+      cr_expect_eq(summary(c, "median"), num(tok[n - 1]), "%s", f->file);
+      cr_expect_str_eq(gcb_view_str(c, "unit"), "GB/s");
+    }
+    if (n < 11 || !all_digits(tok[0]))
+      continue;
+    rows++;
+    double size = num(tok[0]);
+    if (size == 0) { /* no bandwidth: skipped, with the time in the reason */
+      zero++;
+      continue;
+    }
+    for (int h = 0; h < 2; h++)
+      expect_half(f, find_num(r, "coll", "size", size, "inplace", h, 0),
+                  tok + n - 8 + 4 * h, size);
+  }
+  cr_expect_eq(rows, f->rows, "%s: every row", f->file);
+  cr_expect_eq(json_array_size(json_object_get(root, "skipped")), 2 * zero,
+               "%s: the 0-byte rows", f->file);
+  free(text);
+  gcb_results_free(r);
+}
+
+Test(interop_corpus, nccl_and_rccl_logs_keep_every_printed_figure) {
+  for (size_t i = 0; i < sizeof coll_files / sizeof *coll_files; i++)
+    check_coll_file(&coll_files[i]);
+}
+
+Test(interop_corpus, cut_logs_keep_their_rows_and_say_where) {
+  static const struct {
+    const char *file, *says;
+  } cut[] = {
+      {"nccl-tests-82-broadcast-v100.txt",
+       "the log ends at line 16 inside the test whose header is line 14"},
+      {"rccl-tests-hpc-ai-envs-30-mi300x.txt",
+       "the log ends at line 17 inside the test whose header is line 15"},
+  };
+  for (size_t i = 0; i < sizeof cut / sizeof *cut; i++) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/interop/%s", GCB_TEST_DATA, cut[i].file);
+    struct gcb_results *r =
+        load(path, i ? GCB_FORMAT_RCCL_TESTS : GCB_FORMAT_NCCL_TESTS);
+    const json_t *e =
+        json_array_get(json_object_get(gcb_results_json(r), "errors"), 0);
+    cr_assert_not_null(e, "%s", cut[i].file);
+    cr_expect_str_eq(gcb_view_str(e, "status"), "ETIMEOUT");
+    cr_expect(strstr(gcb_view_str(e, "message"), cut[i].says) != NULL, "%s",
+              gcb_view_str(e, "message"));
+    gcb_results_free(r);
+  }
+  struct gcb_results *r =
+      load(DATA("nccl-tests-82-broadcast-v100.txt"), GCB_FORMAT_NCCL_TESTS);
+  cr_expect_str_eq(
+      gcb_view_str(gcb_view_obj(gcb_results_json(r), "software"), "nccl"),
+      "2.9.6", "the NCCL version line among the WARN lines");
+  gcb_results_free(r);
+}
+
+/* ---- rccl-tests JSON lines ---------------------------------------------- */
+
+Test(interop_corpus, rccl_json_lines_keep_every_figure) {
+  size_t len;
+  char *text = slurp(DATA("rccl-tests-93-allreduce.jsonl"), &len);
+  struct gcb_results *r =
+      load(DATA("rccl-tests-93-allreduce.jsonl"), GCB_FORMAT_RCCL_TESTS);
+  size_t lines = 0;
+  for (char *p = text, *nl; p && *p; p = nl ? nl + 1 : NULL) {
+    nl = strchr(p, '\n');
+    json_t *o = json_loadb(p, nl ? (size_t)(nl - p) : strlen(p), 0, NULL);
+    cr_assert_not_null(o);
+    const json_t *c = find_num(
+        r, "coll", "size", json_number_value(json_object_get(o, "size")),
+        "inplace", json_number_value(json_object_get(o, "inPlace")), 0);
+    cr_assert_not_null(c);
+    cr_expect_str_eq(gcb_view_param_str(c, "op"), "allreduce");
+    cr_expect_eq(summary(c, "algbw"),
+                 json_number_value(json_object_get(o, "algBw")));
+    cr_expect_eq(summary(c, "busbw"),
+                 json_number_value(json_object_get(o, "busBw")));
+    double t = gcb_view_num(gcb_view_obj(gcb_view_obj(c, "summary"), "time_s"),
+                            "mean");
+    double us = json_number_value(json_object_get(o, "time"));
+    cr_expect_float_eq(t * 1e6, us, 1e-9 * us);
+    json_decref(o);
+    lines++;
+  }
+  cr_expect_eq(json_array_size(cases_of(r)), lines);
+  cr_expect_eq(
+      gcb_view_int(gcb_view_obj(gcb_results_json(r), "run"), "ranks", 0), 4,
+      "\"gpus\": 4");
+  free(text);
+  gcb_results_free(r);
+}
+
+/* ---- OSU ---------------------------------------------------------------- */
+
+static const struct osu_file {
+  const char *file, *bench, *unit;
+  bool collective;
+} osu_files[] = {
+    {"parallelcluster-p5-intelmpi-osu_allreduce.txt", "Allreduce Latency", "us",
+     true},
+    {"parallelcluster-p5-openmpi-osu_bibw.txt", "Bi-Directional Bandwidth",
+     "MB/s", false},
+    {"parallelcluster-p5-openmpi-osu_latency.txt", "Latency", "us", false},
+};
+
+/* Every row of an OSU file's text, found in r; returns the rows. */
+static size_t check_osu_text(const struct osu_file *f, const char *text,
+                             struct gcb_results *r) {
+  char line[512], *tok[MAXTOK];
+  const char *p = text;
+  size_t rows = 0;
+  while (next_line(&p, line, sizeof line)) {
+    if (split(line, tok) != 2 || !all_digits(tok[0]))
+      continue;
+    rows++;
+    double size = num(tok[0]);
+    if (f->collective) {
+      const json_t *c = find_num(r, "coll", "size", size, NULL, 0, 0);
+      cr_assert_not_null(c, "%s %g", f->file, size);
+      cr_expect_str_eq(gcb_view_param_str(c, "op"), "allreduce");
+      double t = gcb_view_num(
+          gcb_view_obj(gcb_view_obj(c, "summary"), "time_s"), "mean");
+      cr_expect_float_eq(t * 1e6, num(tok[1]), 1e-9 * num(tok[1]));
+      continue;
+    }
+    const json_t *c = NULL, *x;
+    size_t i;
+    json_array_foreach(cases_of(r), i, x) {
+      if (strcmp(gcb_view_param_str(x, "name"), f->bench) == 0 &&
+          gcb_view_param_num(x, "size") == size)
+        c = x;
+    }
+    cr_assert_not_null(c, "%s %g", f->file, size);
+    cr_expect_eq(summary(c, "median"), num(tok[1]), "%s %g", f->file, size);
+    cr_expect_str_eq(gcb_view_str(c, "unit"), f->unit);
+  }
+  return rows;
+}
+
+Test(interop_corpus, osu_outputs_keep_every_figure) {
+  for (size_t i = 0; i < sizeof osu_files / sizeof *osu_files; i++) {
+    char path[512];
+    size_t len;
+    snprintf(path, sizeof path, "%s/interop/%s", GCB_TEST_DATA,
+             osu_files[i].file);
+    char *text = slurp(path, &len);
+    struct gcb_results *r = load(path, GCB_FORMAT_OSU);
+    size_t rows = check_osu_text(&osu_files[i], text, r);
+    cr_expect_gt(rows, 15);
+    cr_expect_eq(json_array_size(cases_of(r)), rows, "%s", osu_files[i].file);
+    free(text);
+    gcb_results_free(r);
+  }
+}
+
+/* The three files one after the other, as `cat` or a job script leaves
+ * them: one document, every benchmark's rows. */
+Test(interop_corpus, concatenated_osu_benchmarks_read_as_one) {
+  char *all = NULL, *texts[3];
+  size_t total = 0, len[3];
+  for (size_t i = 0; i < 3; i++) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/interop/%s", GCB_TEST_DATA,
+             osu_files[i].file);
+    texts[i] = slurp(path, &len[i]);
+    all = realloc(all, total + len[i] + 1);
+    memcpy(all + total, texts[i], len[i]);
+    total += len[i];
+  }
+  struct gcb_results *r = NULL;
+  struct gcb_err err = {0};
+  cr_assert_eq(
+      gcb_interop_parse(all, total, "osu.txt", NULL, 0, &r, NULL, &err), GCB_OK,
+      "%s", err.msg);
+  size_t rows = 0;
+  for (size_t i = 0; i < 3; i++) {
+    rows += check_osu_text(&osu_files[i], texts[i], r);
+    free(texts[i]);
+  }
+  cr_expect_eq(json_array_size(cases_of(r)), rows);
+  free(all);
+  gcb_results_free(r);
+}
+
+/* ---- nvbandwidth -------------------------------------------------------- */
+
+/* Whether a cell (r, c) of testcase `name` is in the document, equal to v:
+ * as a pcie case's figure for GPU c, a p2p pair, or an imported figure. */
+static bool has_cell(struct gcb_results *r, const char *name, size_t row,
+                     size_t col, double v) {
+  const json_t *c;
+  size_t i;
+  json_array_foreach(cases_of(r), i, c) {
+    const char *bench = gcb_view_str(c, "bench");
+    bool mine = strcmp(gcb_view_param_str(c, "testcase"), name) == 0 ||
+                strcmp(gcb_view_param_str(c, "name"), name) == 0;
+    if (!mine)
+      continue;
+    if (strcmp(bench, "pcie") == 0 && row == 0) {
+      struct gcb_ranks pr;
+      gcb_ranks_of(c, &pr);
+      for (size_t k = 0; k < pr.n; k++)
+        if (gcb_ranks_int(&pr, GCB_RC_RANK, k, -1) == (long long)col &&
+            gcb_ranks_num(&pr, GCB_RC_FIG_MEDIAN, k) == v)
+          return true;
+    } else if (strcmp(bench, "p2p") == 0 &&
+               gcb_view_param_num(c, "src") == row &&
+               gcb_view_param_num(c, "dst") == col && summary(c, "median") == v)
+      return true;
+    else if (strcmp(bench, "imported") == 0 &&
+             gcb_view_param_num(c, "row") == row &&
+             gcb_view_param_num(c, "col") == col && summary(c, "median") == v)
+      return true;
+  }
+  return false;
+}
+
+/* Reads an nvbandwidth text file the way a person does and checks every
+ * cell and SUM against r; returns the cells seen. */
+static size_t check_nvbw_text(const char *file, struct gcb_results *r) {
+  size_t len, cells = 0, pending = 0;
+  char *text = slurp(file, &len), line[8192], *tok[MAXTOK], name[128] = "";
+  struct cell {
+    size_t row, col;
+    double v;
+  } cell[4096];
+  const char *p = text;
+  bool matrix = false, header = false;
+  size_t columns = 0;
+  while (next_line(&p, line, sizeof line)) {
+    bool desc = strstr(line, "(row)") != NULL;
+    size_t n = split(line, tok);
+    if (n == 2 && strcmp(tok[0], "Running") == 0)
+      snprintf(name, sizeof name, "%.*s", (int)strcspn(tok[1], "."), tok[1]);
+    if (desc) {
+      matrix = true;
+      header = false;
+      continue;
+    }
+    if (n == 3 && strcmp(tok[0], "SUM") == 0) {
+      if (name[0] == '\0')
+        snprintf(name, sizeof name, "%s", tok[1]);
+      const json_t *s =
+          find_str(r, "imported", "name", "sum", "testcase", tok[1]);
+      cr_assert_not_null(s, "%s: SUM %s", file, tok[1]);
+      cr_expect_eq(summary(s, "median"), num(tok[2]));
+      for (size_t k = 0; k < pending; k++)
+        cr_expect(has_cell(r, name, cell[k].row, cell[k].col, cell[k].v),
+                  "%s: %s [%zu][%zu] = %g", file, name, cell[k].row,
+                  cell[k].col, cell[k].v);
+      cells += pending;
+      pending = 0;
+      matrix = false;
+      name[0] = '\0';
+      continue;
+    }
+    if (!matrix || n == 0 || !all_digits(tok[0]))
+      continue;
+    if (!header) {
+      header = true;
+      columns = n;
+      continue;
+    }
+    if (n != columns + 1)
+      continue; /* a row cut short: no figure to find */
+    for (size_t k = 1; k < n && pending < 4096; k++)
+      if (strcmp(tok[k], "N/A") != 0)
+        cell[pending++] =
+            (struct cell){(size_t)num(tok[0]), k - 1, num(tok[k])};
+  }
+  for (size_t k = 0; k < pending; k++) /* no SUM after (a quoted excerpt) */
+    cr_expect(has_cell(r, name, cell[k].row, cell[k].col, cell[k].v),
+              "%s: %s [%zu][%zu]", file, name, cell[k].row, cell[k].col);
+  free(text);
+  return cells + pending;
+}
+
+Test(interop_corpus, nvbandwidth_text_keeps_every_cell_and_sum) {
+  static const struct {
+    const char *file, *version, *status;
+    long long gpus;
+    size_t cells;
+  } files[] = {
+      {"superbench-nvbandwidth-v0.6.log", "v0.6", "complete", 3, 21},
+      {"nvbandwidth-50-v0.8-a6000.txt", "v0.8", "complete", 6, 30},
+      {"nvbandwidth-15-v0.2-rtx4090-cut.txt", "v0.2", "timeout", 8, 16},
+      {"nvbandwidth-24-h100-sm-quoted.txt", "", "complete", 8, 16},
+  };
+  for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/interop/%s", GCB_TEST_DATA, files[i].file);
+    struct gcb_results *r = load(path, GCB_FORMAT_NVBANDWIDTH);
+    const json_t *root = gcb_results_json(r);
+    cr_expect_eq(check_nvbw_text(path, r), files[i].cells, "%s", files[i].file);
+    cr_expect_str_eq(gcb_view_str(gcb_view_obj(root, "tool"), "version"),
+                     files[i].version);
+    cr_expect_str_eq(gcb_view_str(gcb_view_obj(root, "run"), "status"),
+                     files[i].status, "%s", files[i].file);
+    cr_expect_eq(gcb_view_int(gcb_view_obj(root, "run"), "ranks", 0),
+                 files[i].gpus, "%s", files[i].file);
+    const json_t *c;
+    size_t k;
+    json_array_foreach(cases_of(r), k, c) {
+      cr_expect(!json_is_true(
+                    json_object_get(gcb_view_obj(c, "validation"), "checked")),
+                "nvbandwidth validates nothing: %s", gcb_view_str(c, "label"));
+    }
+    gcb_results_free(r);
+  }
+}
+
+Test(interop_corpus, nvbandwidth_latency_and_all_to_host_are_kept) {
+  struct gcb_results *r =
+      load(DATA("superbench-nvbandwidth-v0.6.log"), GCB_FORMAT_NVBANDWIDTH);
+  const json_t *lat =
+      find_str(r, "imported", "name", "host_device_latency_sm", NULL, NULL);
+  cr_assert_not_null(lat);
+  cr_expect_str_eq(gcb_view_str(lat, "unit"), "ns", "its own unit");
+  cr_expect_eq(summary(lat, "median"), 772.58);
+  const json_t *all =
+      find_str(r, "imported", "name", "all_to_host_memcpy_ce", NULL, NULL);
+  cr_assert_not_null(all);
+  cr_expect_eq(summary(all, "median"), 295.15);
+  cr_expect_not_null(find_str(r, "imported", "name",
+                              "host_to_all_bidirectional_memcpy_sm", NULL,
+                              NULL));
+  cr_expect_eq(json_array_size(json_object_get(gcb_results_json(r), "skipped")),
+               17, "every Waived: line");
+  gcb_results_free(r);
+}
+
+/* ---- summary figures in criteria, files of no format -------------------- */
+
+Test(interop_corpus, avg_bus_bandwidth_is_nameable_in_criteria) {
+  static const char spec[] =
+      "{\"schema\": \"gcbench.criteria/1\", \"checks\": ["
+      "{\"name\": \"avg\", \"bench\": \"imported\", \"params\": "
+      "{\"name\": \"avg_bus_bandwidth\", \"op\": \"allreduce\"}, "
+      "\"min\": {\"figure\": 70.7}},"
+      "{\"name\": \"high\", \"bench\": \"imported\", \"params\": "
+      "{\"name\": \"avg_bus_bandwidth\"}, \"min\": {\"figure\": 70.8}},"
+      "{\"name\": \"not a figure\", \"bench\": \"coll\", \"params\": "
+      "{\"size\": 8}, \"min\": {\"figure\": 0}}]}";
+  struct gcb_criteria *cr = NULL;
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_criteria_parse(spec, strlen(spec), "c.json", &cr, &err),
+               GCB_OK, "%s", err.msg);
+  struct gcb_results *r =
+      load(DATA("a3mega-h100-16rank-allreduce.md"), GCB_FORMAT_NCCL_TESTS);
+  struct gcb_doc doc = {.name = "a3mega", .root = gcb_results_json(r)};
+  struct gcb_check_result res[3] = {{0}};
+  struct gcb_findings f = {0};
+  cr_assert_eq(gcb_criteria_evaluate(cr, &doc, 1, res, &f, &err), GCB_OK);
+  cr_expect_eq(res[0].matched, 1);
+  cr_expect_eq(res[0].failed, 0, "70.742 >= 70.7, as printed");
+  cr_expect_eq(res[1].failed, 1, "70.742 < 70.8");
+  cr_expect(res[2].failed > 0 || res[2].na > 0,
+            "a measured case is no imported figure");
+  gcb_findings_free(&f);
+  gcb_criteria_free(cr);
+  gcb_results_free(r);
+}
+
+Test(interop_corpus, a_file_of_no_format_names_every_format_tried) {
+  static const char *const files[] = {
+      DATA("README.md"), DATA("rccl-2075-strix-halo-broadcast-tail.txt")};
+  for (size_t i = 0; i < 2; i++) {
+    struct gcb_results *r = NULL;
+    struct gcb_err err = {0};
+    enum gcb_format f;
+    cr_expect_eq(gcb_interop_read(files[i], NULL, 0, &r, &f, &err), GCB_EINPUT);
+    cr_expect_eq(f, GCB_FORMAT_UNKNOWN);
+    cr_expect_null(r);
+    cr_expect(strstr(err.msg, ": not a format gcbench reads (tried ") != NULL,
+              "%s", err.msg);
+    static const char *const rows[] = {
+        "gcbench results: not JSON",
+        "nccl-tests JSON:", "nccl-tests log: no column header",
+        "OSU: no \"# OSU", "nvbandwidth text: no"};
+    for (size_t k = 0; k < sizeof rows / sizeof *rows; k++)
+      cr_expect(strstr(err.msg, rows[k]) != NULL, "%s in %s", rows[k], err.msg);
+    cr_expect(strpbrk(err.msg, "\n\r") == NULL, "one line");
+  }
+}

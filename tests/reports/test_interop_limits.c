@@ -1,0 +1,354 @@
+/*
+ * Interop on generated inputs, where what is tested is a size or a shape:
+ * readers that cannot invent figures or grow without bound (issue 20,
+ * items 5 and 6: each nvbandwidth testcase's matrix starts empty and a
+ * ragged one is an error at its place; files and the documents built from
+ * them are capped as they are built, with one line saying so); a malformed
+ * row in the middle of a log named by row and columns; layouts the real
+ * corpus lacks (OSU -f and -c, srun labels, JSON among stray lines).
+ */
+#include <stdarg.h>
+
+#include "reports/document/view.h"
+#include "reports/interop/interop.h"
+#include "tests/reports/report_fixture.h"
+
+/* A growing text buffer. */
+struct text {
+  char *s;
+  size_t len, cap;
+};
+
+static void add(struct text *t, const char *fmt, ...) {
+  va_list ap;
+  char line[512];
+  va_start(ap, fmt);
+  int n = vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  if (t->len + (size_t)n + 1 > t->cap) {
+    t->cap = (t->len + (size_t)n + 1) * 2;
+    t->s = realloc(t->s, t->cap);
+    cr_assert_not_null(t->s);
+  }
+  memcpy(t->s + t->len, line, (size_t)n + 1);
+  t->len += (size_t)n;
+}
+
+static enum gcb_status parse(const struct text *t, const char *name,
+                             struct gcb_results **r, struct gcb_err *err) {
+  *r = NULL;
+  return gcb_interop_parse(t->s, t->len, name, NULL, 0, r, NULL, err);
+}
+
+static const char header[] =
+    "#       size         count      type   redop    root     time   algbw   "
+    "busbw #wrong     time   algbw   busbw #wrong\n";
+
+/* A row of the 2.13+ layout for `size` bytes. */
+static void row(struct text *t, long long size) {
+  add(t,
+      "%12lld %13lld     float     sum      -1    12.34    1.00    1.75      0"
+      "    12.30    1.00    1.75      0\n",
+      size, size / 4);
+}
+
+static size_t count(struct gcb_results *r, const char *bench) {
+  const json_t *c;
+  size_t i, n = 0;
+  json_array_foreach(json_object_get(gcb_results_json(r), "cases"), i, c) {
+    n += strcmp(gcb_view_str(c, "bench"), bench) == 0;
+  }
+  return n;
+}
+
+Test(interop_limits, a_short_row_in_the_middle_names_its_row_and_columns) {
+  struct text t = {0};
+  struct gcb_results *r;
+  struct gcb_err err = {0};
+  add(&t, "# nThread 1 nGpus 8 minBytes 8 maxBytes 64\n%s", header);
+  row(&t, 8);
+  row(&t, 16);
+  add(&t, "          32             8     float     sum      -1    12.34\n");
+  row(&t, 64);
+  add(&t, "# Avg bus bandwidth    : 1.75\n");
+  cr_expect_eq(parse(&t, "mid.log", &r, &err), GCB_EINPUT);
+  cr_expect_null(r);
+  cr_expect_str_eq(err.msg,
+                   "mid.log:5: nccl-tests log: row 3 has 6 columns, expected "
+                   "13");
+  free(t.s);
+}
+
+Test(interop_limits, a_log_cut_inside_a_row_keeps_the_rows_before) {
+  struct text t = {0};
+  struct gcb_results *r;
+  struct gcb_err err = {0};
+  add(&t, "%s", header);
+  row(&t, 8);
+  row(&t, 16);
+  add(&t, "          32             8     float     sum      -1    12."); /* */
+  cr_assert_eq(parse(&t, "cut.log", &r, &err), GCB_OK, "%s", err.msg);
+  const json_t *root = gcb_results_json(r);
+  cr_expect_eq(count(r, "coll"), 4, "2 finished rows, 2 halves each");
+  cr_expect_str_eq(gcb_view_str(gcb_view_obj(root, "run"), "status"),
+                   "timeout");
+  const json_t *e = json_array_get(json_object_get(root, "errors"), 0);
+  cr_expect(strstr(gcb_view_str(e, "message"), "ends at line 4") != NULL, "%s",
+            gcb_view_str(e, "message"));
+  gcb_results_free(r);
+  free(t.s);
+}
+
+/* Two logs of two tests in one file, with NCCL INFO, MPI warnings and an
+ * Open MPI --tag-output prefix: each test keeps its rows and its average. */
+Test(interop_limits, several_tests_in_one_file_each_keep_their_rows) {
+  struct text t = {0};
+  struct gcb_results *r;
+  struct gcb_err err = {0};
+  add(&t, "$ mpirun -np 8 ./build/all_reduce_perf -b 8 -e 16\n");
+  add(&t, "[1,0]<stdout>:%s", header);
+  add(&t, "host:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 8 - Init COMPLETE\n");
+  add(&t, "[1,0]<stdout>:           8             2     float     sum      -1"
+          "    12.34    0.00    0.00      0    12.30    0.00    0.00      0\n");
+  add(&t, "[1,0]<stdout>:# Avg bus bandwidth    : 0.5 \n");
+  add(&t, "--------------------------------------------------------------\n"
+          "WARNING: There was an error initializing an OpenFabrics device.\n");
+  add(&t, "$ mpirun -np 8 ./build/all_gather_perf -b 8 -e 16\n%s", header);
+  add(&t, "           8             0     float    none      -1    11.00    "
+          "0.00    0.00      0    10.00    0.00    0.00      0\n");
+  add(&t, "# Avg bus bandwidth    : 0.25\n");
+  cr_assert_eq(parse(&t, "two.log", &r, &err), GCB_OK, "%s", err.msg);
+  cr_expect_eq(count(r, "coll"), 4);
+  cr_expect_eq(count(r, "imported"), 2, "one average per test");
+  const json_t *c =
+      json_array_get(json_object_get(gcb_results_json(r), "cases"), 3);
+  cr_expect_str_eq(gcb_view_param_str(c, "op"), "allgather");
+  gcb_results_free(r);
+  free(t.s);
+}
+
+/* Item 5: the second testcase's matrix is smaller than the first's; it
+ * must yield its own 2 pairs and nothing from the first. */
+Test(interop_limits, a_smaller_nvbandwidth_matrix_reuses_no_cell) {
+  struct text t = {0};
+  struct gcb_results *r;
+  struct gcb_err err = {0};
+  add(&t, "{\"nvbandwidth\": {\"testcases\": [");
+  add(&t, "{\"name\": \"device_to_device_memcpy_write_ce\", \"status\": "
+          "\"Passed\", \"bandwidth_matrix\": [");
+  for (int i = 0; i < 8; i++) {
+    add(&t, "%s[", i ? "," : "");
+    for (int j = 0; j < 8; j++)
+      add(&t, "%s\"%s\"", j ? "," : "", i == j ? "N/A" : "389.5");
+    add(&t, "]");
+  }
+  add(&t, "]}, {\"name\": \"device_to_device_memcpy_read_ce\", \"status\": "
+          "\"Passed\", \"bandwidth_matrix\": [[\"N/A\", \"21.5\"], [\"22.5\", "
+          "\"N/A\"]]}]}}");
+  cr_assert_eq(parse(&t, "nv.json", &r, &err), GCB_OK, "%s", err.msg);
+  size_t reads = 0;
+  const json_t *c;
+  size_t i;
+  json_array_foreach(json_object_get(gcb_results_json(r), "cases"), i, c) {
+    if (strcmp(gcb_view_param_str(c, "copy"), "read") != 0)
+      continue;
+    reads++;
+    cr_expect_lt(gcb_view_num(gcb_view_obj(c, "summary"), "median"), 23,
+                 "no 389.5 from the testcase before");
+  }
+  cr_expect_eq(reads, 2);
+  cr_expect_eq(count(r, "p2p"), 58, "56 write pairs and 2 read pairs");
+  gcb_results_free(r);
+  free(t.s);
+}
+
+Test(interop_limits, a_ragged_nvbandwidth_matrix_is_a_located_error) {
+  static const char json[] =
+      "{\"nvbandwidth\": {\"testcases\": [{\"name\": "
+      "\"device_to_device_memcpy_read_ce\", \"status\": \"Passed\",\n"
+      "\"bandwidth_matrix\": [[\"N/A\", \"1\", \"2\"],\n [\"3\", \"N/A\"]]}]}}";
+  struct gcb_results *r = NULL;
+  struct gcb_err err = {0};
+  cr_expect_eq(
+      gcb_interop_parse(json, strlen(json), "nv.json", NULL, 0, &r, NULL, &err),
+      GCB_EINPUT);
+  cr_expect_str_eq(err.msg,
+                   "nv.json:3:2: nvbandwidth JSON: "
+                   "nvbandwidth.testcases[0].bandwidth_matrix[1]: row 1 has 2 "
+                   "values, the first row 3");
+  static const char text[] =
+      "Running device_to_device_memcpy_read_ce.\n"
+      "memcpy CE GPU(row) -> GPU(column) bandwidth (GB/s)\n"
+      "           0         1         2\n"
+      " 0       N/A     26.34     26.35\n"
+      " 1     26.34       N/A\n"
+      " 2     26.34     26.35       N/A\n"
+      "\n"
+      "SUM device_to_device_memcpy_read_ce 105.37\n";
+  cr_expect_eq(
+      gcb_interop_parse(text, strlen(text), "nv.txt", NULL, 0, &r, NULL, &err),
+      GCB_EINPUT);
+  cr_expect_str_eq(err.msg,
+                   "nv.txt:5: nvbandwidth text: "
+                   "device_to_device_memcpy_read_ce: row 1 has 2 values, "
+                   "expected 3");
+}
+
+/* Item 6: a log with more rows than gcbench converts from one file is
+ * refused at the first row past the limit, before its cases exist. */
+Test(interop_limits, too_many_rows_are_refused_as_they_are_read) {
+  struct text t = {0};
+  struct gcb_results *r;
+  struct gcb_err err = {0};
+  add(&t, "%s", header);
+  size_t rows = GCB_INTEROP_MAX_ITEMS / 2 + 5;
+  for (size_t i = 0; i < rows; i++)
+    row(&t, 8 + (long long)i);
+  cr_expect_eq(parse(&t, "many.log", &r, &err), GCB_EINPUT);
+  cr_expect_null(r);
+  char want[160];
+  snprintf(want, sizeof want,
+           "many.log:%zu: nccl-tests log: more than %zu rows in one file",
+           GCB_INTEROP_MAX_ITEMS / 2 + 2, GCB_INTEROP_MAX_ITEMS / 2);
+  cr_expect(strncmp(err.msg, want, strlen(want)) == 0, "%s", err.msg);
+  free(t.s);
+}
+
+Test(interop_limits, too_many_nvbandwidth_cells_are_refused) {
+  struct text t = {0};
+  struct gcb_results *r;
+  struct gcb_err err = {0};
+  /* 256 x 256 latency cells: 65536 imported figures, past the limit. */
+  add(&t, "Running device_to_device_latency_sm.\n"
+          "memory latency SM GPU(row) <-> GPU(column) (ns)\n");
+  for (int c = 0; c < 256; c++)
+    add(&t, "%s%d", c ? " " : "", c);
+  add(&t, "\n");
+  for (int i = 0; i < 256; i++) {
+    add(&t, "%d", i);
+    for (int c = 0; c < 256; c++)
+      add(&t, " 1.5");
+    add(&t, "\n");
+  }
+  cr_expect_eq(parse(&t, "lat.txt", &r, &err), GCB_EINPUT);
+  cr_expect(strstr(err.msg, "more than 20000 cases in one file") != NULL, "%s",
+            err.msg);
+  free(t.s);
+}
+
+Test(interop_limits, oversized_inputs_are_refused_before_conversion) {
+  struct text t = {0};
+  struct gcb_results *r;
+  struct gcb_err err = {0};
+  add(&t, "%s", header);
+  row(&t, 8);
+  size_t want = GCB_INTEROP_MAX_TEXT + 1;
+  t.s = realloc(t.s, want + 1);
+  memset(t.s + t.len, ' ', want - t.len);
+  t.len = want;
+  t.s[t.len] = '\0';
+  cr_expect_eq(parse(&t, "big.log", &r, &err), GCB_EINPUT);
+  cr_expect(strstr(err.msg, "big.log: nccl-tests log: 33554433 bytes, more "
+                            "than the 32 MiB") != NULL,
+            "%s", err.msg);
+  free(t.s);
+}
+
+/* OSU's -f columns, 7.x's Datatype line and -c's Validation column, as
+ * OSU prints them (its print format, not a captured run). */
+Test(interop_limits, osu_full_format_and_validation_columns) {
+  static const char text[] =
+      "# OSU MPI Allreduce Latency Test v7.1\n"
+      "# Datatype: MPI_CHAR.\n"
+      "# Size       Avg Latency(us)   Min Latency(us)   Max Latency(us)  "
+      "Iterations\n"
+      "1                     174.36            135.35            221.55    "
+      "    1000\n"
+      "# OSU MPI Reduce Latency Test v7.3\n"
+      "# Size       Avg Latency(us)        Validation\n"
+      "4                       1.23       Pass\n"
+      "8                       1.25       Fail\n";
+  struct gcb_results *r = NULL;
+  struct gcb_err err = {0};
+  cr_assert_eq(
+      gcb_interop_parse(text, strlen(text), "osu.txt", NULL, 0, &r, NULL, &err),
+      GCB_OK, "%s", err.msg);
+  const json_t *cases = json_object_get(gcb_results_json(r), "cases");
+  cr_assert_eq(json_array_size(cases), 3);
+  const json_t *c = json_array_get(cases, 0);
+  const json_t *t = gcb_view_obj(gcb_view_obj(c, "summary"), "time_s");
+  cr_expect_str_eq(gcb_view_param_str(c, "type"), "char");
+  cr_expect_float_eq(gcb_view_num(t, "min") * 1e6, 135.35, 1e-9);
+  cr_expect_float_eq(gcb_view_num(t, "mean") * 1e6, 174.36, 1e-9);
+  cr_expect_float_eq(gcb_view_num(t, "max") * 1e6, 221.55, 1e-9);
+  cr_expect_eq(gcb_view_int(c, "iterations", 0), 1000);
+  const json_t *bad = json_array_get(cases, 2);
+  cr_expect_str_eq(gcb_view_param_str(bad, "op"), "reduce");
+  cr_expect_eq(gcb_view_int(gcb_view_obj(bad, "validation"), "wrong", 0), 1,
+               "Fail");
+  gcb_results_free(r);
+}
+
+/* nvbandwidth -j prints WARNING lines before its JSON and NOTE lines after:
+ * the JSON in between is read, and a problem in it is located in the
+ * file's own lines. */
+Test(interop_limits, nvbandwidth_json_among_stray_lines) {
+  static const char text[] =
+      "WARNING: a GPU is not in its highest performance state\n"
+      "{\n"
+      " \"nvbandwidth\": {\"testcases\": [{\"name\": "
+      "\"host_to_device_memcpy_ce\", \"status\": \"Passed\",\n"
+      "  \"bandwidth_matrix\": [[\"55.2\", \"21.8\"]], \"sum\": 77.0}]}\n"
+      "}\n"
+      "NOTE: The reported results may not reflect the full capabilities\n";
+  struct gcb_results *r = NULL;
+  struct gcb_err err = {0};
+  enum gcb_format f;
+  cr_assert_eq(
+      gcb_interop_parse(text, strlen(text), "nv.txt", NULL, 0, &r, &f, &err),
+      GCB_OK, "%s", err.msg);
+  cr_expect_eq(f, GCB_FORMAT_NVBANDWIDTH);
+  cr_expect_eq(count(r, "pcie"), 1);
+  gcb_results_free(r);
+  char bad[sizeof text];
+  memcpy(bad, text, sizeof text);
+  *strstr(bad, "\"21.8\"") = '?'; /* not JSON any more */
+  cr_expect_eq(
+      gcb_interop_parse(bad, strlen(bad), "nv.txt", NULL, 0, &r, &f, &err),
+      GCB_EINPUT);
+  cr_expect(strncmp(err.msg, "nv.txt:4:", 9) == 0 &&
+                strstr(err.msg, "nvbandwidth JSON:") != NULL,
+            "line 4 of the file: %s", err.msg);
+}
+
+/* srun --label puts "RANK: " before every line. */
+Test(interop_limits, srun_labels_are_stripped) {
+  struct text t = {0};
+  struct gcb_results *r;
+  struct gcb_err err = {0};
+  add(&t, "0: # nThread 1 nGpus 1 minBytes 8 maxBytes 16\n0: %s", header);
+  add(&t, "0:            8             2     float     sum      -1    12.34"
+          "    0.00    0.00      0    12.30    0.00    0.00      0\n");
+  add(&t, "0: # Avg bus bandwidth    : 0.5\n");
+  cr_assert_eq(parse(&t, "srun.log", &r, &err), GCB_OK, "%s", err.msg);
+  cr_expect_eq(count(r, "coll"), 2);
+  cr_expect_eq(count(r, "imported"), 1);
+  gcb_results_free(r);
+  free(t.s);
+}
+
+/* A JSON object that is no format's: the formats tried, not only the
+ * results reader's "no schema". */
+Test(interop_limits, a_json_object_of_no_format_names_the_formats) {
+  static const char json[] = "{\"benchmark\": [1, 2]}";
+  struct gcb_results *r = NULL;
+  struct gcb_err err = {0};
+  cr_expect_eq(gcb_interop_detect(json, strlen(json)), GCB_FORMAT_UNKNOWN);
+  cr_expect_eq(
+      gcb_interop_parse(json, strlen(json), "x.json", NULL, 0, &r, NULL, &err),
+      GCB_EINPUT);
+  cr_expect(strstr(err.msg, "x.json: not a format gcbench reads (tried "
+                            "gcbench results: no \"schema\" field; "
+                            "nccl-tests JSON: no \"results\"") != NULL,
+            "%s", err.msg);
+}
