@@ -3,7 +3,9 @@
  * what the document's header needs. Every rank sends a fixed-size identity
  * record to rank 0, every node leader its topology snapshot; rank 0 hands
  * them to the document (gcb_results_set_header, reports/document/), which
- * writes the sections. Also the run id and the output path.
+ * writes the sections, with the launcher's and libraries' environment that
+ * explains a figure (Slurm job, NCCL_*, UCX_*, MPI tunables,
+ * CUDA_VISIBLE_DEVICES). Also the run id and the output path.
  */
 #include "bench/run/header.h"
 
@@ -17,6 +19,8 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+extern char **environ;
 
 void gcb__run_id(char *buf, size_t len) {
   char stamp[32];
@@ -204,6 +208,64 @@ static void identify(const struct gcb_ctx *ctx, struct gcb_identity *me) {
   me->device.threads = ctx->device.threads;
 }
 
+/* The variables that explain a figure: whole prefixes of NCCL and the MPI
+ * libraries' tunables, and single names from the scheduler and CUDA. */
+static const char *const env_prefixes[] = {
+    "NCCL_",     "UCX_",   "MPIR_CVAR_", "FI_",    "OMPI_MCA_",
+    "PMIX_MCA_", "HYDRA_", "PMI_",       "I_MPI_", NULL};
+static const char *const env_names[] = {"SLURM_JOB_ID",
+                                        "SLURM_JOB_NODELIST",
+                                        "SLURM_NODELIST",
+                                        "SLURM_STEP_ID",
+                                        "SLURM_JOB_NUM_NODES",
+                                        "SLURM_NTASKS",
+                                        "SLURM_CLUSTER_NAME",
+                                        "SLURM_JOB_PARTITION",
+                                        "CUDA_VISIBLE_DEVICES",
+                                        "CUDA_DEVICE_ORDER",
+                                        NULL};
+/* Parts of a name that mark a secret: such a variable never goes into a
+ * document that is shared and archived, whatever its prefix. */
+static const char *const env_secret[] = {"TOKEN",  "KEY",  "SECRET", "PASSWORD",
+                                         "PASSWD", "CRED", "AUTH",   NULL};
+
+static bool env_listed(const char *name, size_t len) {
+  bool in = false;
+  for (size_t i = 0; !in && env_prefixes[i]; i++)
+    in = strncmp(name, env_prefixes[i], strlen(env_prefixes[i])) == 0;
+  for (size_t i = 0; !in && env_names[i]; i++)
+    in = strlen(env_names[i]) == len && strncmp(name, env_names[i], len) == 0;
+  char upper[128];
+  if (!in || len >= sizeof upper)
+    return false;
+  for (size_t i = 0; i < len; i++)
+    upper[i] =
+        (char)(name[i] >= 'a' && name[i] <= 'z' ? name[i] - 32 : name[i]);
+  upper[len] = '\0';
+  for (size_t i = 0; env_secret[i]; i++)
+    if (strstr(upper, env_secret[i]) != NULL)
+      return false;
+  return true;
+}
+
+static int env_order(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+const char **gcb__launch_env(char **env) {
+  enum { MAX_VARS = 256 };
+  const char **out = calloc(MAX_VARS + 1, sizeof *out);
+  size_t n = 0;
+  for (size_t i = 0; out && env && env[i] && n < MAX_VARS; i++) {
+    const char *eq = strchr(env[i], '=');
+    if (eq != NULL && env_listed(env[i], (size_t)(eq - env[i])))
+      out[n++] = env[i];
+  }
+  if (out != NULL)
+    qsort(out, n, sizeof *out, env_order);
+  return out;
+}
+
 /* Rank 0: the header sections from what was gathered. */
 static enum gcb_status
 set_header(struct gcb_ctx *ctx, struct gcb_results *results,
@@ -223,7 +285,9 @@ set_header(struct gcb_ctx *ctx, struct gcb_results *results,
     size_t at = strlen(backend);
     snprintf(backend + at, sizeof backend - at, "; %s", nccl);
   }
+  const char **env = gcb__launch_env(environ);
   struct gcb_run_info run = {.command = command,
+                             .environment = env,
                              .argc = argc,
                              .argv = argv,
                              .run_id = run_id,
@@ -234,8 +298,10 @@ set_header(struct gcb_ctx *ctx, struct gcb_results *results,
                              .mpi = mpi,
                              .hwloc = hwloc,
                              .backend_versions = backend};
-  return gcb_results_set_header(results, &run, ids, snaps->text, snaps->n,
-                                &ctx->err);
+  enum gcb_status st = gcb_results_set_header(results, &run, ids, snaps->text,
+                                              snaps->n, &ctx->err);
+  free(env);
+  return st;
 }
 
 enum gcb_status gcb__header_build(struct gcb_ctx *ctx,

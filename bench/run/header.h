@@ -19,7 +19,8 @@
  * of nccl-tests' device list ("#  Rank  0 Group  0 Pid ..."; caller frees
  * both); NULL elsewhere.
  */
-enum gcb_status gcb__header_build(struct gcb_ctx *ctx, struct gcb_results *results,
+enum gcb_status gcb__header_build(struct gcb_ctx *ctx,
+                                  struct gcb_results *results,
                                   const char *command, int argc, char **argv,
                                   const char *run_id, char (**names)[96],
                                   char (**devices)[GCB_DEVICE_LINE]);
@@ -27,6 +28,16 @@ enum gcb_status gcb__header_build(struct gcb_ctx *ctx, struct gcb_results *resul
 /* Sets run.status and run.end_time (now). */
 enum gcb_status gcb__header_finish(struct gcb_results *results,
                                    const char *status, struct gcb_err *err);
+
+/*
+ * The "NAME=VALUE" entries of env (environ) that the document records as
+ * the launch context: Slurm's job, node list and step, NCCL_*, UCX_*,
+ * MPIR_CVAR_*, FI_*, OMPI_MCA_*, HYDRA_*, PMI_*, I_MPI_*,
+ * CUDA_VISIBLE_DEVICES; never one whose name holds TOKEN, KEY, SECRET,
+ * PASSWORD, PASSWD, CRED or AUTH. Sorted, NULL-terminated, pointing into
+ * env; the caller frees the array. NULL on ENOMEM.
+ */
+const char **gcb__launch_env(char **env);
 
 /* "20261129-153000-<pid>": UTC start time and pid of rank 0. */
 void gcb__run_id(char *buf, size_t len);

@@ -144,6 +144,9 @@ struct gcb_run_info {
   int ranks, nodes;
   const char *mpi, *hwloc;      /* library versions */
   const char *backend_versions; /* written under the backend's name */
+  /* run.environment: "NAME=VALUE" entries, NULL-terminated (NULL: none
+   * recorded), already filtered of secrets by the caller. */
+  const char *const *environment;
 };
 
 /*

@@ -39,6 +39,7 @@ static const struct gcb__field run_fields[] = {
     REQ("backend_reason", &gcb__n_str),
     REQ("ranks", &gcb__n_int),
     REQ("nodes", &gcb__n_int),
+    OPT("environment", NODE(.types = T_OBJ, .items = &gcb__n_str)),
     {0},
 };
 const struct gcb__node gcb__n_run = {.types = T_OBJ, .fields = run_fields};
@@ -72,15 +73,50 @@ static json_t *argv_json(int argc, char **argv) {
   return a;
 }
 
-static json_t *run_json(const struct gcb_run_info *run) {
-  char start[32];
-  utc_now(start, sizeof start);
+/* run.environment: {"NAME": "value"} from "NAME=VALUE" entries; values
+ * need not be UTF-8, so bad bytes become U+FFFD as in the command line. */
+static json_t *environment_json(const char *const *env) {
+  json_t *o = json_object();
+  for (size_t i = 0; o != NULL && env[i] != NULL; i++) {
+    const char *eq = strchr(env[i], '=');
+    char name[128];
+    if (eq == NULL || (size_t)(eq - env[i]) >= sizeof name)
+      continue;
+    memcpy(name, env[i], (size_t)(eq - env[i]));
+    name[eq - env[i]] = '\0';
+    char *clean = gcb_utf8_copy(eq + 1), *cname = gcb_utf8_copy(name);
+    if (clean == NULL || cname == NULL ||
+        json_object_set_new(o, cname, json_string(clean)) != 0) {
+      json_decref(o);
+      o = NULL;
+    }
+    free(clean);
+    free(cname);
+  }
+  return o;
+}
+
+static json_t *run_fields_json(const struct gcb_run_info *run,
+                               const char *start) {
   return json_pack("{s:s, s:s, s:o, s:s, s:n, s:s, s:s, s:s, s:i, s:i}", "id",
                    run->run_id, "command", run->command, "command_line",
                    argv_json(run->argc, run->argv), "start_time", start,
                    "end_time", "status", "running", "backend", run->backend,
                    "backend_reason", run->backend_reason, "ranks", run->ranks,
                    "nodes", run->nodes);
+}
+
+static json_t *run_json(const struct gcb_run_info *run) {
+  char start[32];
+  utc_now(start, sizeof start);
+  json_t *o = run_fields_json(run, start);
+  if (o != NULL && run->environment != NULL &&
+      json_object_set_new(o, "environment",
+                          environment_json(run->environment)) != 0) {
+    json_decref(o);
+    o = NULL;
+  }
+  return o;
 }
 
 static json_t *software_json(const struct gcb_run_info *run) {

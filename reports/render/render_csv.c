@@ -1,9 +1,10 @@
 /*
  * results.csv: one row per case and rank (one row per case where the
  * document has no per-rank entries), with a header, for
- * spreadsheets and scripts. Text fields go through gcb_escape_csv (RFC 4180
- * quoting, formula guard); numbers are written with 10 significant digits,
- * empty when the document has none.
+ * spreadsheets and scripts: one column per field, every benchmark family's
+ * parameters included (docs/REPORTS.md lists them). Text fields go through
+ * gcb_escape_csv (RFC 4180 quoting, formula guard); numbers are written with 10
+ * significant digits, empty when the document has none.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -15,13 +16,51 @@
 #include "reports/document/ranks.h"
 #include "reports/render/render.h"
 
-static const char *const columns[] = {"run",
-                                      "run_id",
-                                      "bench",
-                                      "label",
-                                      "params",
-                                      "unit",
-                                      "rank",
+/* The parameters of every benchmark family, one column each (empty where
+ * the case's family has no such parameter), so a spreadsheet or pandas
+ * reads them without splitting a string. A column may take one of several
+ * keys: gemm's "dtype" and a collective's "type" are both the element
+ * type, membw's "bytes" and the others' "size" the bytes moved. */
+static const struct param_col {
+  const char *column;
+  const char *keys[2];
+  bool flag; /* 0/1 in the document, false/true in the file */
+} param_cols[] = {
+    {"op", {"op"}, false},
+    {"type", {"type", "dtype"}, false},
+    {"size_bytes", {"size", "bytes"}, false},
+    {"count", {"count"}, false},
+    {"redop", {"redop"}, false},
+    {"in_place", {"inplace"}, true},
+    {"root", {"root"}, false},
+    {"m", {"m"}, false},
+    {"n", {"n"}, false},
+    {"k", {"k"}, false},
+    {"alpha", {"alpha"}, false},
+    {"kernel", {"kernel"}, false},
+    {"direction", {"direction"}, false},
+    {"memory", {"memory"}, false},
+    {"numa", {"numa"}, false},
+    {"traffic", {"traffic"}, false},
+    {"mode", {"mode"}, false},
+    {"copy", {"copy"}, false},
+    {"path", {"path"}, false},
+    {"src", {"src"}, false},
+    {"dst", {"dst"}, false},
+    {"src_bus_id", {"src_bus_id"}, false},
+    {"dst_bus_id", {"dst_bus_id"}, false},
+    {"testcase", {"testcase"}, false},
+};
+enum { NPARAMS = sizeof param_cols / sizeof *param_cols };
+
+/* Before the parameter columns, then after them: the case's fields, and
+ * (columns[] below) the rank's. */
+static const char *const case_columns[] = {"run", "run_id", "bench", "label",
+                                           NULL};
+static const char *const figure_columns[] = {"other_params", "unit",  "time_us",
+                                             "algbw",        "busbw", NULL};
+
+static const char *const columns[] = {"rank",
                                       "node",
                                       "hostname",
                                       "gpu",
@@ -63,25 +102,72 @@ static void integer(FILE *out, long long v) {
     fprintf(out, ",%lld", v);
 }
 
-/* "dtype=fp32;m=256" in document order. */
-static void params_field(FILE *out, const json_t *c) {
+/* The column a parameter key belongs to, NPARAMS for none. */
+static size_t param_column(const char *key) {
+  for (size_t i = 0; i < NPARAMS; i++)
+    for (size_t k = 0; k < 2 && param_cols[i].keys[k]; k++)
+      if (strcmp(param_cols[i].keys[k], key) == 0)
+        return i;
+  return NPARAMS;
+}
+
+/* One parameter's value: text escaped, a whole number without exponent. */
+static void param_value(FILE *out, const struct param_col *pc,
+                        const json_t *v) {
+  if (json_is_string(v))
+    text(out, json_string_value(v));
+  else if (pc != NULL && pc->flag && json_is_number(v))
+    fputs(json_number_value(v) != 0 ? ",true" : ",false", out);
+  else if (json_is_integer(v))
+    fprintf(out, ",%lld", (long long)json_integer_value(v));
+  else if (json_is_number(v))
+    num(out, json_number_value(v));
+  else if (json_is_boolean(v))
+    fputs(json_is_true(v) ? ",true" : ",false", out);
+  else
+    fputc(',', out);
+}
+
+static void param_fields(FILE *out, const json_t *c) {
+  const json_t *params = json_object_get(c, "params");
+  for (size_t i = 0; i < NPARAMS; i++) {
+    const json_t *v = json_object_get(params, param_cols[i].keys[0]);
+    if (v == NULL && param_cols[i].keys[1] != NULL)
+      v = json_object_get(params, param_cols[i].keys[1]);
+    param_value(out, &param_cols[i], v);
+  }
+}
+
+/* Parameters no column holds (an imported file's own), "key=value;..." so
+ * that nothing is dropped; empty for gcbench's own benchmarks. */
+static void other_params(FILE *out, const json_t *c) {
   char buf[512] = "";
   size_t used = 0;
   const char *k;
   const json_t *v;
   json_object_foreach(json_object_get(c, "params"), k, v) {
-    if (used + 1 >= sizeof buf)
-      break;
+    if (param_column(k) < NPARAMS || used + 1 >= sizeof buf)
+      continue;
     int n = json_is_string(v)
                 ? snprintf(buf + used, sizeof buf - used, "%s%s=%s",
                            used ? ";" : "", k, json_string_value(v))
                 : snprintf(buf + used, sizeof buf - used, "%s%s=%.17g",
                            used ? ";" : "", k, json_number_value(v));
     used += n > 0 ? (size_t)n : 0;
+    used = used < sizeof buf ? used : sizeof buf - 1;
   }
   char safe[512];
   gcb_view_copy(safe, sizeof safe, buf);
   text(out, safe);
+}
+
+/* time_us, algbw and busbw as nccl-tests prints them: the case's mean time
+ * over ranks and its bandwidths (empty for other families). */
+static void case_figures(FILE *out, const json_t *c) {
+  const json_t *s = gcb_view_obj(c, "summary");
+  num(out, gcb_view_num(gcb_view_obj(s, "time_s"), "mean") * 1e6);
+  num(out, gcb_view_num(s, "algbw"));
+  num(out, gcb_view_num(s, "busbw"));
 }
 
 /* The fields every row of a case shares (run to unit), escaped once into
@@ -97,8 +183,10 @@ static char *case_prefix(size_t d, const json_t *root, const json_t *c) {
   text(m, gcb_view_str(gcb_view_obj(root, "run"), "id"));
   text(m, gcb_view_str(c, "bench"));
   text(m, gcb_view_str(c, "label"));
-  params_field(m, c);
+  param_fields(m, c);
+  other_params(m, c);
   text(m, gcb_view_str(c, "unit"));
+  case_figures(m, c);
   if (fclose(m) != 0) {
     free(buf);
     return NULL;
@@ -263,11 +351,21 @@ static void summary_row(FILE *out, const char *prefix, const json_t *c) {
   fputc('\n', out);
 }
 
+static void header(FILE *out) {
+  for (size_t i = 0; case_columns[i]; i++)
+    fprintf(out, "%s%s", i ? "," : "", case_columns[i]);
+  for (size_t i = 0; i < NPARAMS; i++)
+    fprintf(out, ",%s", param_cols[i].column);
+  for (size_t i = 0; figure_columns[i]; i++)
+    fprintf(out, ",%s", figure_columns[i]);
+  for (size_t i = 0; columns[i]; i++)
+    fprintf(out, ",%s", columns[i]);
+  fputc('\n', out);
+}
+
 static enum gcb_status render_csv(FILE *out, const struct gcb_report *rep,
                                   struct gcb_err *err) {
-  for (size_t i = 0; columns[i]; i++)
-    fprintf(out, "%s%s", i ? "," : "", columns[i]);
-  fputc('\n', out);
+  header(out);
   for (size_t d = 0; d < rep->ndocs; d++) {
     const json_t *root = rep->docs[d].root, *c;
     size_t i;

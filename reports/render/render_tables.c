@@ -195,6 +195,30 @@ static void runs_table(struct gcb__tb *b) {
   }
 }
 
+/* What the launcher, scheduler and libraries were told (run.environment):
+ * the Slurm job and the NCCL, MPI and CUDA settings that explain a figure.
+ * No rows (dropped) for documents that record none. */
+static void launch_table(struct gcb__tb *b) {
+  static const char *const h[] = {"#", "variable", "value", NULL};
+  struct gcb_rtable *t = gcb__table_new(
+      b, "launch", "Launch context",
+      "scheduler, NCCL, MPI and CUDA settings the run was started with", h);
+  for (size_t d = 0; t != NULL && d < b->rep->ndocs; d++) {
+    const json_t *env = json_object_get(
+        gcb_view_obj(b->rep->docs[d].root, "run"), "environment");
+    const char *name;
+    const json_t *v;
+    json_object_foreach((json_t *)env, name, v) {
+      if (!json_is_string(v))
+        continue;
+      char **r = gcb__table_row(b, t, NULL);
+      gcb__cell(b, r, 0, "%zu", d + 1);
+      gcb__cell(b, r, 1, "%s", name);
+      gcb__cell(b, r, 2, "%s", json_string_value(v));
+    }
+  }
+}
+
 static void findings_table(struct gcb__tb *b) {
   static const char *const h[] = {
       "severity", "kind", "where",       "case",       "measured",
@@ -388,6 +412,7 @@ enum gcb_status gcb_report_tables(const struct gcb_report *rep,
   struct gcb__tb b = {.rep = rep, .out = out};
   gcb__verdict_tables(&b);
   runs_table(&b);
+  launch_table(&b);
   findings_table(&b);
   checks_table(&b);
   comparison_table(&b);

@@ -533,3 +533,69 @@ Test(e2e, coll_n_is_what_the_record_the_table_and_time_s_n_say) {
   free(out);
   gcb_results_free(r);
 }
+
+/* The launch context (issue 15): under mpiexec with a Slurm job and NCCL
+ * settings in the environment, the document records them in
+ * run.environment, leaves out what is not a launcher's or library's
+ * setting and anything named like a secret, and the report shows them. */
+Test(e2e, launch_context_is_recorded_without_secrets) {
+  setenv("SLURM_JOB_ID", "4242", 1);
+  setenv("SLURM_JOB_NODELIST", "gpu-[01-02]", 1);
+  setenv("SLURM_STEP_ID", "0", 1);
+  setenv("NCCL_DEBUG", "INFO", 1);
+  setenv("CUDA_VISIBLE_DEVICES", "0,1", 1);
+  setenv("NCCL_IB_TOKEN", "hunter2-token", 1);
+  setenv("UCX_API_KEY", "hunter2-key", 1);
+  setenv("GCB_UNRELATED_SETTING", "nope", 1);
+  const char *args[] = {"membw",   "--size", "64K",
+                        "--iters", "2",      "--warmup",
+                        "1",       "-o",     gcb_test_path("launch.json"),
+                        NULL};
+  int rc = gcb_test_gcbench(2, args);
+  const char *names[] = {"SLURM_JOB_ID",         "SLURM_JOB_NODELIST",
+                         "SLURM_STEP_ID",        "NCCL_DEBUG",
+                         "CUDA_VISIBLE_DEVICES", "NCCL_IB_TOKEN",
+                         "UCX_API_KEY",          "GCB_UNRELATED_SETTING"};
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+    unsetenv(names[i]);
+  cr_assert_eq(rc, 0, "stderr: %s", gcb_test_slurp("stderr"));
+  struct gcb_results *r = gcb_test_load("launch.json");
+  json_t *env = json_object_get(gcb_test_section(r, "run"), "environment");
+  cr_assert(json_is_object(env), "run.environment recorded");
+  static const char *const want[][2] = {{"SLURM_JOB_ID", "4242"},
+                                        {"SLURM_JOB_NODELIST", "gpu-[01-02]"},
+                                        {"SLURM_STEP_ID", "0"},
+                                        {"NCCL_DEBUG", "INFO"},
+                                        {"CUDA_VISIBLE_DEVICES", "0,1"}};
+  for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+    const char *v = json_string_value(json_object_get(env, want[i][0]));
+    cr_expect(v != NULL && strcmp(v, want[i][1]) == 0, "%s: %s", want[i][0],
+              v ? v : "(absent)");
+  }
+  cr_expect_null(json_object_get(env, "NCCL_IB_TOKEN"));
+  cr_expect_null(json_object_get(env, "UCX_API_KEY"));
+  cr_expect_null(json_object_get(env, "GCB_UNRELATED_SETTING"));
+  char *doc = gcb_test_slurp("launch.json");
+  cr_expect(strstr(doc, "hunter2") == NULL, "a secret in the document");
+  free(doc);
+  gcb_results_free(r);
+
+  const char *rep[] = {"report", gcb_test_path("launch.json"), "-o",
+                       gcb_test_path("launch-report"), NULL};
+  cr_assert_eq(gcb_test_gcbench(0, rep), 0, "stderr: %s",
+               gcb_test_slurp("stderr"));
+  char *md = gcb_test_slurp("launch-report/report.md");
+  cr_expect(strstr(md, "Launch context") != NULL, "no launch table");
+  cr_expect(strstr(md, "SLURM\\_JOB\\_ID") != NULL &&
+                strstr(md, "4242") != NULL,
+            "the Slurm job is not in report.md");
+  cr_expect(strstr(md, "NCCL\\_DEBUG | INFO") != NULL,
+            "NCCL_DEBUG not in report.md");
+  cr_expect(strstr(md, "hunter2") == NULL, "a secret in report.md");
+  free(md);
+  char *html = gcb_test_slurp("launch-report/index.html");
+  cr_expect(strstr(html, "NCCL_DEBUG</td><td>INFO") != NULL,
+            "NCCL_DEBUG not in index.html");
+  cr_expect(strstr(html, "hunter2") == NULL, "a secret in index.html");
+  free(html);
+}
