@@ -24,6 +24,7 @@
 #define GCB_TOPO_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "common/busid.h"
@@ -426,5 +427,25 @@ struct gcb_topo_fact {
 
 int gcb_topo_fact_count(const struct gcb_topo *t);
 const struct gcb_topo_fact *gcb_topo_fact(const struct gcb_topo *t, int i);
+
+
+/* ---- text for a person (text.c) ------------------------------------------ */
+
+/* The topology as `gcbench topo` prints it (nvidia-smi topo -m matrix, then
+ * devices, expected bandwidths, NUMA nodes, switches, suspicious facts);
+ * xml names the saved file it came from, NULL for this machine. */
+void gcb_topo_print(FILE *out, const struct gcb_topo *t, const char *xml);
+
+/* Checks the bindings of nranks ranks and prints the problems with their
+ * fixes and the launch lines that bind each rank near its GPU. Returns the
+ * number of problems, or -1 with err set (ENOMEM, or a rank that names no
+ * GPU of t). */
+int gcb_topo_print_problems(FILE *out, const struct gcb_topo *t,
+                            const struct gcb_topo_rank *ranks, int nranks,
+                            struct gcb_err *err);
+
+/* This process's own binding, with a hint to check ranks with --cpuset;
+ * prints nothing when the binding cannot be read. */
+void gcb_topo_print_own_binding(FILE *out, const struct gcb_topo *t);
 
 #endif

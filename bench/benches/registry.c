@@ -8,6 +8,7 @@ extern const struct gcb_bench gcb_bench_membw;
 extern const struct gcb_bench gcb_bench_coll;
 extern const struct gcb_bench gcb_bench_pcie;
 extern const struct gcb_bench gcb_bench_p2p;
+extern const struct gcb_bench gcb_bench_netmap;
 extern const struct gcb_bench gcb_bench_launch;
 extern const struct gcb_bench gcb_bench_null;
 
@@ -16,6 +17,7 @@ const struct gcb_bench *const gcb_benches[] = {
     &gcb_bench_membw,
     &gcb_bench_pcie,
     &gcb_bench_p2p,
+    &gcb_bench_netmap,
     &gcb_bench_launch,
     &gcb_bench_coll,
     &gcb_bench_null, /* hidden: tests the harness */

@@ -331,6 +331,8 @@ static const struct {
     {"late-arrival", gcb__rule_late_arrival},
     {"degraded-link", gcb__rule_degraded_link},
     {"p2p-bandwidth", gcb__rule_p2p_bandwidth},
+    {"network-link", gcb__rule_netmap},
+    {"network-path", gcb__rule_netmap},
     {"placement-remote", gcb__rule_topo_placement},
     {"placement-partial", gcb__rule_topo_placement},
     {"placement-unbound", gcb__rule_topo_placement},

@@ -59,4 +59,8 @@ enum gcb_status gcb__rule_link_bandwidth(const struct gcb__rule_ctx *cx);
 enum gcb_status gcb__rule_degraded_link(const struct gcb__rule_ctx *cx);
 enum gcb_status gcb__rule_p2p_bandwidth(const struct gcb__rule_ctx *cx);
 
+/* The network map (rules_netmap.c): a host's own link or one path; the
+ * kind ("network-link", "network-path") says which. */
+enum gcb_status gcb__rule_netmap(const struct gcb__rule_ctx *cx);
+
 #endif

@@ -217,6 +217,20 @@ static bool at_pair(const struct gcb__dx *x, size_t i, struct gcb_component *c,
          pair_comp(x, f->where.doc, gcb__dx_case(x, f), f->where.node, c);
 }
 
+/* The network map (rules_netmap.c): a host's own link ("HOST link") or
+ * one path between two hosts ("A -> B"), named as the finding names it. */
+static bool at_network(const struct gcb__dx *x, size_t i,
+                       struct gcb_component *c, enum gcb_family *fam) {
+  const struct gcb_finding *f = fnd(x, i);
+  blank(c, GCB_COMP_LINK);
+  c->node = gcb__dx_machine(x, f->where.doc, f->where.node);
+  set_host(x, c);
+  gcb_view_copy(c->link, sizeof c->link, f->where.link);
+  gcb_view_copy(c->name, sizeof c->name, f->where.link);
+  *fam = GCB_FAM_PEERS;
+  return f->where.doc >= 0 && f->where.link[0] != '\0';
+}
+
 /* Lateness and placement: a rank, or several ranks of one node. */
 static bool at_rank(const struct gcb__dx *x, size_t i, struct gcb_component *c,
                     enum gcb_family *fam) {
@@ -401,6 +415,8 @@ static const struct group_rule {
     {"link-bandwidth", NULL, false, at_link},
     {"degraded-link", NULL, false, at_link},
     {"p2p-bandwidth", NULL, false, at_pair},
+    {"network-link", NULL, false, at_network},
+    {"network-path", NULL, false, at_network},
     {"late-arrival", NULL, false, at_rank},
     {"placement-", NULL, false, at_rank},
     {"oversubscribed", NULL, false, at_rank},

@@ -397,6 +397,7 @@ enum gcb_status gcb_report_tables(const struct gcb_report *rep,
   gcb__cases_table(&b);
   gcb__imbalance_table(&b);
   gcb__coll_tables(&b);
+  gcb__netmap_tables(&b);
   if (b.oom)
     return gcb_err_set(err, GCB_ENOMEM, "report tables: out of memory");
   drop_empty(out);

@@ -97,6 +97,9 @@ void gcb__cases_table(struct gcb__tb *b);
 void gcb__imbalance_table(struct gcb__tb *b);
 void gcb__coll_tables(struct gcb__tb *b);
 
+/* The network map's matrices and per-node table (render_tables_netmap.c). */
+void gcb__netmap_tables(struct gcb__tb *b);
+
 /* The verdict's tables (render_verdict.c): root causes, the component
  * matrix, nodes and links; the first the reports show. */
 void gcb__verdict_tables(struct gcb__tb *b);

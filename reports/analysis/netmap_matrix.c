@@ -1,0 +1,142 @@
+/*
+ * The network map as matrices (netmap_matrix.h): netmap cases keyed by
+ * params.schedule, .measure, .src and .dst; the figure is the case's
+ * median (every rank's entry repeats the pair's), latency its time.
+ */
+#include "reports/analysis/netmap_matrix.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reports/document/view.h"
+
+static int by_value(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+double gcb_netmap_median(double *v, int n) {
+  int k = 0;
+  for (int i = 0; i < n; i++)
+    if (!isnan(v[i]))
+      v[k++] = v[i];
+  if (k == 0)
+    return NAN;
+  qsort(v, (size_t)k, sizeof *v, by_value);
+  return k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
+}
+
+void gcb_netmap_free(struct gcb_netmap *m) {
+  if (m == NULL)
+    return;
+  free(m->bw);
+  free(m->lat);
+  free(m->node);
+  free(m->host);
+  memset(m, 0, sizeof *m);
+}
+
+static bool is_ours(const json_t *c, const char *schedule) {
+  return strcmp(gcb_view_str(c, "bench"), "netmap") == 0 &&
+         strcmp(gcb_view_param_str(c, "schedule"), schedule) == 0;
+}
+
+static bool alloc(struct gcb_netmap *m, int n) {
+  size_t cells = (size_t)n * (size_t)n;
+  m->n = n;
+  m->bw = malloc(cells * sizeof *m->bw);
+  m->lat = malloc(cells * sizeof *m->lat);
+  m->node = calloc((size_t)n, sizeof *m->node);
+  m->host = calloc((size_t)n, sizeof *m->host);
+  if (!m->bw || !m->lat || !m->node || !m->host)
+    return false;
+  for (size_t i = 0; i < cells; i++)
+    m->bw[i] = m->lat[i] = NAN;
+  return true;
+}
+
+/* Ranks, nodes and hosts from the document's ranks[]. */
+static void places(const json_t *root, struct gcb_netmap *m) {
+  for (int r = 0; r < m->n; r++) {
+    struct gcb_place p;
+    gcb_view_place(root, r, &p);
+    /* Node indices index arrays here: one out of range (a document that
+     * does not say, or says nonsense) counts as node 0. */
+    m->node[r] = p.node >= 0 && p.node < m->n ? p.node : 0;
+    m->host[r] = p.hostname;
+    if (m->node[r] + 1 > m->nodes)
+      m->nodes = (int)m->node[r] + 1;
+  }
+}
+
+bool gcb_netmap_read(const json_t *root, const char *schedule,
+                     struct gcb_netmap *m) {
+  memset(m, 0, sizeof *m);
+  const json_t *cases = json_object_get(root, "cases");
+  size_t i, seen = 0;
+  const json_t *c;
+  int n = (int)json_array_size(json_object_get(root, "ranks"));
+  json_array_foreach(cases, i, c) seen += is_ours(c, schedule);
+  if (seen == 0 || n < 2 || n > 4096 || !alloc(m, n)) {
+    gcb_netmap_free(m);
+    return false;
+  }
+  places(root, m);
+  json_array_foreach(cases, i, c) {
+    double s = gcb_view_param_num(c, "src"), d = gcb_view_param_num(c, "dst");
+    if (!is_ours(c, schedule) || !(s >= 0 && s < n && d >= 0 && d < n))
+      continue;
+    const json_t *sum = gcb_view_obj(c, "summary");
+    size_t cell = (size_t)s * (size_t)n + (size_t)d;
+    if (strcmp(gcb_view_param_str(c, "measure"), "latency") == 0)
+      m->lat[cell] = gcb_view_num(gcb_view_obj(sum, "time_s"), "mean");
+    else
+      m->bw[cell] = gcb_view_num(sum, "median");
+  }
+  return true;
+}
+
+static bool touches(const struct gcb_netmap *m, int s, int d, long long node) {
+  return m->node[s] == node || m->node[d] == node;
+}
+
+/* One node's aggregates; v is scratch of n * n doubles. */
+static void one_node(const struct gcb_netmap *m, long long node, double share,
+                     double *v, struct gcb_netmap_node *out) {
+  int k = 0, n = m->n;
+  for (int s = 0; s < n; s++)
+    for (int d = 0; d < n; d++)
+      if (m->node[s] != m->node[d] && !touches(m, s, d, node))
+        v[k++] = m->bw[s * n + d];
+  out->others_median = gcb_netmap_median(v, k);
+  k = 0;
+  out->pairs = out->slow = 0;
+  for (int s = 0; s < n; s++)
+    for (int d = 0; d < n; d++) {
+      double x = m->bw[s * n + d];
+      if (m->node[s] == m->node[d] || !touches(m, s, d, node) || isnan(x))
+        continue;
+      v[k++] = x;
+      out->pairs++;
+      out->slow += x < share * out->others_median;
+    }
+  out->bw_median = gcb_netmap_median(v, k);
+  k = 0;
+  for (int s = 0; s < n; s++)
+    for (int d = 0; d < n; d++)
+      if (m->node[s] != m->node[d] && touches(m, s, d, node))
+        v[k++] = m->lat[s * n + d];
+  out->lat_median = gcb_netmap_median(v, k);
+}
+
+void gcb_netmap_nodes(const struct gcb_netmap *m, double share,
+                      struct gcb_netmap_node *out) {
+  double *v = malloc((size_t)m->n * (size_t)m->n * sizeof *v);
+  for (int i = 0; i < m->nodes; i++) {
+    out[i] = (struct gcb_netmap_node){NAN, NAN, NAN, 0, 0};
+    if (v != NULL)
+      one_node(m, i, share, v, &out[i]);
+  }
+  free(v);
+}

@@ -1,0 +1,47 @@
+/*
+ * The network map of a results document (gcbench netmap, docs/MULTINODE.md)
+ * as matrices: for one schedule ("alone" or "together"), the bandwidth
+ * (GB/s) and one-way latency (seconds) of every ordered pair of ranks,
+ * each rank's node and host, and each node's aggregates. The finding rule
+ * (rules_netmap.c) and the report's table (render_netmap.c) read it alike.
+ */
+#ifndef GCB_NETMAP_MATRIX_H
+#define GCB_NETMAP_MATRIX_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+struct gcb_netmap {
+  int n;             /* ranks */
+  double *bw, *lat;  /* n x n, [src * n + dst]; NAN where not measured */
+  long long *node;   /* per rank */
+  const char **host; /* per rank, borrowed from the document */
+  int nodes;         /* 1 + the largest node index */
+};
+
+/* The map of `schedule` in the document: false (and *m zeroed) when the
+ * document has no netmap case of that schedule or memory runs out. */
+bool gcb_netmap_read(const json_t *root, const char *schedule,
+                     struct gcb_netmap *m);
+
+/* Frees what gcb_netmap_read allocated; a zeroed map is a no-op. */
+void gcb_netmap_free(struct gcb_netmap *m);
+
+/* Per node: median bandwidth of the pairs with an end on it and another
+ * on a different node (NAN: none), and the same over every other
+ * inter-node pair (the reference it is held against). */
+struct gcb_netmap_node {
+  double bw_median, others_median, lat_median;
+  int pairs, slow; /* inter-node pairs with an end here, and how many of
+                      them are below `share` of others_median */
+};
+
+/* Fills out[0..m->nodes) (share in (0, 1]). */
+void gcb_netmap_nodes(const struct gcb_netmap *m, double share,
+                      struct gcb_netmap_node *out);
+
+/* Median of the n values in v that are not NAN (v is reordered); NAN for
+ * none. */
+double gcb_netmap_median(double *v, int n);
+
+#endif

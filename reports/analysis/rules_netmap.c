@@ -1,0 +1,230 @@
+/*
+ * `network-link` and `network-path`: the network map (netmap cases) told
+ * apart the way a person reads mpiGraph's picture. A host whose every pair
+ * with other hosts is slow, in both directions, while the pairs without it
+ * are not, has a slow link of its own (its NIC, cable, switch port or a
+ * rate limit on it): one `network-link` finding for the host, not one per
+ * pair. A pair that is slow while its ends are fine with everyone else is
+ * a slow path between them (a route, a switch hop, a bad cable in a
+ * trunk): one `network-path` finding per pair and direction.
+ *
+ * Judged on the "alone" schedule (each pair with the network to itself),
+ * else "together". Shares are the link thresholds: below link_pct of the
+ * reference is slow (warn), below link_fail_pct fails. A host is judged
+ * against the median of the inter-node pairs without it, so at least three
+ * nodes are needed; a pair against the median of its class (pairs within
+ * one node, or between nodes whose links are fine), which needs
+ * outlier_min_ranks pairs. A pair fails only when the other schedule, if
+ * measured, finds it slow too: one noisy sample is a warning.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reports/analysis/analyze_rules.h"
+#include "reports/analysis/netmap_matrix.h"
+#include "reports/document/view.h"
+
+/* The two schedules' maps, the host verdicts and the thresholds. */
+struct netmap_judge {
+  struct gcb_netmap map, other; /* other: the second schedule, or empty */
+  const char *schedule;
+  struct gcb_netmap_node *nodes;
+  bool *bad_link; /* per node */
+  double warn, fail;
+};
+
+static void judge_free(struct netmap_judge *j) {
+  gcb_netmap_free(&j->map);
+  gcb_netmap_free(&j->other);
+  free(j->nodes);
+  free(j->bad_link);
+}
+
+/* False when the document has no network map (nothing to judge). */
+static bool judge_open(const struct gcb__rule_ctx *cx, struct netmap_judge *j) {
+  memset(j, 0, sizeof *j);
+  j->warn = cx->t->link_pct / 100.0;
+  j->fail = cx->t->link_fail_pct / 100.0;
+  j->schedule = "alone";
+  if (!gcb_netmap_read(cx->doc->root, "alone", &j->map)) {
+    j->schedule = "together";
+    if (!gcb_netmap_read(cx->doc->root, "together", &j->map))
+      return false;
+  } else {
+    gcb_netmap_read(cx->doc->root, "together", &j->other);
+  }
+  j->nodes = calloc((size_t)j->map.nodes + 1, sizeof *j->nodes);
+  j->bad_link = calloc((size_t)j->map.nodes + 1, sizeof *j->bad_link);
+  if (j->nodes == NULL || j->bad_link == NULL) {
+    judge_free(j);
+    return false;
+  }
+  gcb_netmap_nodes(&j->map, j->warn, j->nodes);
+  for (int i = 0; j->map.nodes >= 3 && i < j->map.nodes; i++) {
+    const struct gcb_netmap_node *x = &j->nodes[i];
+    j->bad_link[i] = x->pairs > 0 && x->slow == x->pairs &&
+                     isfinite(x->others_median) && x->others_median > 0;
+  }
+  return true;
+}
+
+/* The node's ranks as ranges, and its first rank. */
+static long long node_ranks(const struct gcb_netmap *m, int node, char *buf,
+                            size_t size) {
+  long long first = -1;
+  size_t len = 0;
+  buf[0] = '\0';
+  for (int r = 0; r < m->n && len + 12 < size; r++)
+    if (m->node[r] == node) {
+      len += (size_t)snprintf(buf + len, size - len, "%s%d", len ? "," : "", r);
+      first = first < 0 ? r : first;
+    }
+  return first;
+}
+
+static enum gcb_status report_link(const struct gcb__rule_ctx *cx,
+                                   const struct netmap_judge *j, int node) {
+  const struct gcb_netmap_node *x = &j->nodes[node];
+  bool fail = x->bw_median < j->fail * x->others_median;
+  struct gcb_finding *f =
+      gcb__rule_push(cx, fail ? GCB_SEV_FAIL : GCB_SEV_WARN);
+  if (f == NULL)
+    return GCB_ENOMEM;
+  char ranks[96], got[32], want[32];
+  long long first = node_ranks(&j->map, node, ranks, sizeof ranks);
+  gcb_finding_at_rank(f, cx->index, cx->doc->root, first);
+  f->where.rank = -1;
+  gcb_view_copy(f->where.ranks, sizeof f->where.ranks, ranks);
+  snprintf(f->where.link, sizeof f->where.link, "%.50s link",
+           f->where.hostname);
+  snprintf(f->where.subject, sizeof f->where.subject,
+           "netmap: bandwidth %s, pairs with %.100s", j->schedule,
+           f->where.hostname);
+  f->measured = x->bw_median;
+  f->expected = x->others_median;
+  snprintf(f->unit, sizeof f->unit, "GB/s");
+  f->cost = 1.0 - x->bw_median / x->others_median;
+  gcb_view_fmt(x->bw_median, got, sizeof got);
+  gcb_view_fmt(x->others_median, want, sizeof want);
+  gcb_finding_explain(
+      f,
+      "%s's link: all %d pairs between it and other hosts are slow, both "
+      "ways (median %s GB/s against %s GB/s between the other hosts): its "
+      "own link, not a path",
+      f->where.hostname, x->pairs, got, want);
+  gcb_finding_suggest(f,
+                      "check %s's NIC, cable and switch port (ip -s link, "
+                      "ethtool -S, the port's counters) and any rate limit "
+                      "(tc qdisc show)",
+                      f->where.hostname);
+  return GCB_OK;
+}
+
+/* The pair's class: within a node, or between two nodes whose links are
+ * fine; -1: neither (an end with a bad link explains it). */
+static int pair_class(const struct netmap_judge *j, int s, int d) {
+  const struct gcb_netmap *m = &j->map;
+  if (m->node[s] == m->node[d])
+    return 0;
+  if (j->bad_link[m->node[s]] || j->bad_link[m->node[d]])
+    return -1;
+  return 1;
+}
+
+/* Median of the class's pairs in `m` (NAN when fewer than `min`). */
+static double class_median(const struct netmap_judge *j,
+                           const struct gcb_netmap *m, int cls, int min) {
+  int n = m->n, k = 0;
+  double *v = malloc((size_t)n * (size_t)n * sizeof *v);
+  if (v == NULL)
+    return NAN;
+  for (int s = 0; s < n; s++)
+    for (int d = 0; d < n; d++)
+      if (s != d && pair_class(j, s, d) == cls && !isnan(m->bw[s * n + d]))
+        v[k++] = m->bw[s * n + d];
+  double med = k >= min ? gcb_netmap_median(v, k) : NAN;
+  free(v);
+  return med;
+}
+
+static enum gcb_status report_path(const struct gcb__rule_ctx *cx,
+                                   const struct netmap_judge *j, int s, int d,
+                                   double ref, bool fail) {
+  const struct gcb_netmap *m = &j->map;
+  double x = m->bw[s * m->n + d];
+  struct gcb_finding *f =
+      gcb__rule_push(cx, fail ? GCB_SEV_FAIL : GCB_SEV_WARN);
+  if (f == NULL)
+    return GCB_ENOMEM;
+  char got[32], want[32];
+  gcb_finding_at_rank(f, cx->index, cx->doc->root, s);
+  snprintf(f->where.ranks, sizeof f->where.ranks, "%d,%d", s < d ? s : d,
+           s < d ? d : s);
+  snprintf(f->where.link, sizeof f->where.link, "%.24s -> %.24s", m->host[s],
+           m->host[d]);
+  snprintf(f->where.subject, sizeof f->where.subject,
+           "netmap: bandwidth %s %d->%d", j->schedule, s, d);
+  f->measured = x;
+  f->expected = ref;
+  snprintf(f->unit, sizeof f->unit, "GB/s");
+  f->cost = 1.0 - x / ref;
+  gcb_view_fmt(x, got, sizeof got);
+  gcb_view_fmt(ref, want, sizeof want);
+  gcb_finding_explain(f,
+                      "path rank %d (%s) -> rank %d (%s): %s GB/s against a "
+                      "median of %s GB/s for its peers, while both ends are "
+                      "fine with the others: the path between them%s",
+                      s, m->host[s], d, m->host[d], got, want,
+                      fail ? "" : " (one schedule only: may be noise)");
+  gcb_finding_suggest(f,
+                      "trace the route between %s and %s (switch hops, "
+                      "trunk cables); rerun netmap to confirm",
+                      m->host[s], m->host[d]);
+  return GCB_OK;
+}
+
+/* Is s -> d slow in the other schedule too (true when it was not run)? */
+static bool slow_in_other(const struct netmap_judge *j, int s, int d, int cls) {
+  const struct gcb_netmap *o = &j->other;
+  if (o->n != j->map.n)
+    return true;
+  double ref = class_median(j, o, cls, 1), x = o->bw[s * o->n + d];
+  return isnan(x) || isnan(ref) || x < j->warn * ref;
+}
+
+static enum gcb_status judge_paths(const struct gcb__rule_ctx *cx,
+                                   const struct netmap_judge *j) {
+  const struct gcb_netmap *m = &j->map;
+  int min = (int)cx->t->outlier_min_ranks;
+  double ref[2] = {class_median(j, m, 0, min), class_median(j, m, 1, min)};
+  for (int s = 0; s < m->n; s++)
+    for (int d = 0; d < m->n; d++) {
+      int cls = s == d ? -1 : pair_class(j, s, d);
+      double x = cls < 0 ? NAN : m->bw[s * m->n + d];
+      if (cls < 0 || isnan(x) || isnan(ref[cls]) || !(x < j->warn * ref[cls]))
+        continue;
+      bool fail = x < j->fail * ref[cls] && slow_in_other(j, s, d, cls);
+      enum gcb_status st = report_path(cx, j, s, d, ref[cls], fail);
+      if (st != GCB_OK)
+        return st;
+    }
+  return GCB_OK;
+}
+
+enum gcb_status gcb__rule_netmap(const struct gcb__rule_ctx *cx) {
+  struct netmap_judge j;
+  if (!judge_open(cx, &j))
+    return GCB_OK;
+  enum gcb_status st = GCB_OK;
+  if (strcmp(cx->kind, "network-link") == 0) {
+    for (int i = 0; st == GCB_OK && i < j.map.nodes; i++)
+      if (j.bad_link[i])
+        st = report_link(cx, &j, i);
+  } else {
+    st = judge_paths(cx, &j);
+  }
+  judge_free(&j);
+  return st;
+}
