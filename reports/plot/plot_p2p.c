@@ -116,7 +116,7 @@ static void heatmap(struct gcb__plotter *p, const json_t *root,
       for (size_t b = 0; b < m->n; b++)
         fprintf(p->f, "%.10g%c", m->v[a][b], b + 1 < m->n ? ' ' : '\n');
     fprintf(p->f,
-            "EOD\nplot $p%zu matrix with image notitle, \\\n  $p%zu matrix "
+            "EOD\nplot $p%zu matrix with image pixels notitle, \\\n  $p%zu matrix "
             "using 1:2:($3 == $3 ? sprintf('%%.0f', $3) : '') with labels "
             "font ',8' notitle\n",
             id, id);

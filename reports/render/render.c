@@ -3,6 +3,7 @@
  * input text reaches an output), the verdict and the location text.
  */
 #include "reports/render/render.h"
+#include "reports/render/render_svg.h"
 
 #include <errno.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 const struct gcb_renderer *const gcb_renderers[] = {
     &gcb_render_md,
     &gcb_render_html,
+    &gcb_render_topology,
     &gcb_render_csv,
     &gcb_render_junit,
     &gcb_render_findings,

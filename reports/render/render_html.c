@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "reports/render/render.h"
+#include "reports/render/render_svg.h"
 
 static const char css[] =
     "body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;"
@@ -30,12 +31,13 @@ static const char css[] =
     "td.s-fail{background:#f8c9c9}td.s-warn{background:#fbecc0}"
     "td.s-pass,td.s-ok{background:#d9f2de}td.s-info{background:#e6eef8}\n"
     ".intro,.note{color:#555;font-style:italic}\n"
-    "figure{display:inline-block;margin:.5em 1em .5em 0}"
-    "figure svg{max-width:100%;height:auto}\n"
+    "figure{display:block;margin:.8em 0;width:100%}"
+    "figure svg{width:100%;max-width:100%;height:auto}\n"
+    "figure.topology svg{max-width:96em}\n"
     "figcaption{color:#555;text-align:center}\n";
 
 static void html_head(FILE *out, const struct gcb_report *rep,
-                      const struct gcb_rtables *ts) {
+                      const struct gcb_rtables *ts, bool topo) {
   char verdict[320];
   gcb_report_verdict(rep, verdict, sizeof verdict); /* holds a hostname */
   fprintf(out,
@@ -53,6 +55,8 @@ static void html_head(FILE *out, const struct gcb_report *rep,
     fprintf(out, "<a href=\"#%s\">", ts->items[i].id);
     gcb_escape_xml(out, ts->items[i].title);
     fputs("</a>", out);
+    if (topo && strcmp(ts->items[i].id, "matrix") == 0)
+      fputs("<a href=\"#topology\">Topology</a>", out);
   }
   if (rep->plots != NULL)
     fputs("<a href=\"#plots\">Plots</a>", out);
@@ -71,7 +75,10 @@ static const char *cell_state(const char *s) {
   return NULL;
 }
 
-static void html_table(FILE *out, const struct gcb_rtable *t) {
+static void html_plots_at(FILE *out, const struct gcb_plots *p, const char *id);
+
+static void html_table(FILE *out, const struct gcb_rtable *t,
+                       const struct gcb_plots *plots) {
   fprintf(out, "<section id=\"%s\">\n<h2>", t->id);
   gcb_escape_xml(out, t->title);
   fputs("</h2>\n", out);
@@ -81,7 +88,9 @@ static void html_table(FILE *out, const struct gcb_rtable *t) {
     fputs("</p>\n", out);
   }
   if (t->nrows == 0) {
-    fputs("<p>None.</p>\n</section>\n", out);
+    fputs("<p>None.</p>\n", out);
+    html_plots_at(out, plots, t->id);
+    fputs("</section>\n", out);
     return;
   }
   fputs("<div class=\"wrap\"><table>\n<thead><tr>", out);
@@ -109,7 +118,9 @@ static void html_table(FILE *out, const struct gcb_rtable *t) {
     }
     fputs("</tr>\n", out);
   }
-  fputs("</tbody>\n</table></div>\n</section>\n", out);
+  fputs("</tbody>\n</table></div>\n", out);
+  html_plots_at(out, plots, t->id);
+  fputs("</section>\n", out);
 }
 
 /* The <svg> element of a gnuplot SVG file, without the XML prolog and
@@ -122,7 +133,51 @@ static const char *svg_element(const char *svg) {
   return start;
 }
 
-static void html_plots(FILE *out, const struct gcb_plots *p) {
+static void html_figure(FILE *out, const struct gcb_plot *pl) {
+  const char *svg = svg_element(pl->svg);
+  if (svg == NULL)
+    return;
+  fprintf(out, "<figure>\n%s\n<figcaption>", svg);
+  gcb_escape_xml(out, pl->title);
+  fputs("</figcaption>\n</figure>\n", out);
+}
+
+/* The section a plot belongs beside, by the kind its file name ends with
+ * ("plot-3-ranks.svg"): per-rank bars by the per-rank summary, bandwidth
+ * and times by the first collective table, P2P heatmaps by the per-GPU
+ * summary. */
+static bool plot_belongs(const struct gcb_plot *pl, const char *id) {
+  static const struct {
+    const char *kind, *section;
+  } home[] = {{"-ranks.", "ranks"},
+              {"-bw.", "coll-1"},
+              {"-times.", "coll-1"},
+              {"-p2p.", "gpus"}};
+  for (size_t i = 0; i < sizeof home / sizeof home[0]; i++)
+    if (strstr(pl->file, home[i].kind) != NULL)
+      return strcmp(home[i].section, id) == 0;
+  return false;
+}
+
+static bool has_section(const struct gcb_rtables *ts,
+                        const struct gcb_plot *pl) {
+  for (size_t i = 0; i < ts->n; i++)
+    if (plot_belongs(pl, ts->items[i].id))
+      return true;
+  return false;
+}
+
+/* The plots that belong beside section id, full width under its table. */
+static void html_plots_at(FILE *out, const struct gcb_plots *p,
+                          const char *id) {
+  for (size_t i = 0; p != NULL && i < p->n; i++)
+    if (plot_belongs(&p->items[i], id))
+      html_figure(out, &p->items[i]);
+}
+
+/* The rest, and why there are none. */
+static void html_plots(FILE *out, const struct gcb_plots *p,
+                       const struct gcb_rtables *ts) {
   if (p == NULL)
     return;
   fputs("<section id=\"plots\">\n<h2>Plots</h2>\n", out);
@@ -131,15 +186,32 @@ static void html_plots(FILE *out, const struct gcb_plots *p) {
     gcb_escape_xml(out, p->note);
     fputs("</p>\n", out);
   }
-  for (size_t i = 0; i < p->n; i++) {
-    const char *svg = svg_element(p->items[i].svg);
-    if (svg == NULL)
-      continue;
-    fprintf(out, "<figure>\n%s\n<figcaption>", svg);
-    gcb_escape_xml(out, p->items[i].title);
-    fputs("</figcaption>\n</figure>\n", out);
-  }
+  size_t rest = 0;
+  for (size_t i = 0; i < p->n; i++)
+    if (!has_section(ts, &p->items[i])) {
+      html_figure(out, &p->items[i]);
+      rest++;
+    }
+  if (rest == 0 && p->note[0] == '\0')
+    fputs("<p>Each plot is shown beside its section.</p>\n", out);
   fputs("</section>\n", out);
+}
+
+/* The topology pictures, after the last verdict table. */
+static enum gcb_status html_topology(FILE *out, const struct gcb_report *rep,
+                                     struct gcb_err *err) {
+  fputs("<section id=\"topology\">\n<h2>Topology</h2>\n<p "
+        "class=\"intro\">each GPU, host link and GPU pair coloured by its "
+        "verdict, with measured / expected figures</p>\n",
+        out);
+  enum gcb_status st = gcb_svg_topology(out, rep, err);
+  fputs("</section>\n", out);
+  return st;
+}
+
+static bool verdict_table(const char *id) {
+  return strcmp(id, "root-causes") == 0 || strcmp(id, "matrix") == 0 ||
+         strcmp(id, "components") == 0;
 }
 
 static enum gcb_status render_html(FILE *out, const struct gcb_report *rep,
@@ -151,14 +223,22 @@ static enum gcb_status render_html(FILE *out, const struct gcb_report *rep,
     gcb_rtables_free(&own);
     return st;
   }
-  html_head(out, rep, tables);
+  bool topo = gcb_svg_topology_any(rep);
+  html_head(out, rep, tables, topo);
   fputs("<main>\n", out);
-  for (size_t i = 0; i < tables->n; i++)
-    html_table(out, &tables->items[i]);
-  html_plots(out, rep->plots);
+  for (size_t i = 0; st == GCB_OK && i < tables->n; i++) {
+    html_table(out, &tables->items[i], rep->plots);
+    bool last_verdict =
+        verdict_table(tables->items[i].id) &&
+        (i + 1 == tables->n || !verdict_table(tables->items[i + 1].id));
+    if (topo && last_verdict)
+      st = html_topology(out, rep, err);
+  }
+  if (st == GCB_OK)
+    html_plots(out, rep->plots, tables);
   fputs("</main>\n</body>\n</html>\n", out);
   gcb_rtables_free(&own);
-  return gcb__render_done(out, "index.html", err);
+  return st != GCB_OK ? st : gcb__render_done(out, "index.html", err);
 }
 
 const struct gcb_renderer gcb_render_html = {

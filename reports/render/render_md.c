@@ -1,10 +1,14 @@
 /*
  * report.md: the verdict, every table of the model (gcb_report_tables) as
- * a GitHub-flavoured Markdown table, and the plots as image links. Input
+ * a GitHub-flavoured Markdown table, the topology picture (topology.svg,
+ * written beside it) and the plots as image links. Input
  * text goes through gcb_escape_md, so a '|' in a hostname cannot split a
  * cell and '<script>' stays text.
  */
+#include <string.h>
+
 #include "reports/render/render.h"
+#include "reports/render/render_svg.h"
 
 static void md_table(FILE *out, const struct gcb_rtable *t) {
   fprintf(out, "## ");
@@ -65,8 +69,15 @@ static enum gcb_status render_md(FILE *out, const struct gcb_report *rep,
   fputs("# gcbench report\n\n**", out);
   gcb_escape_md(out, verdict);
   fputs("**\n\n", out);
-  for (size_t i = 0; i < tables->n; i++)
+  bool topo = gcb_svg_topology_any(rep);
+  for (size_t i = 0; i < tables->n; i++) {
     md_table(out, &tables->items[i]);
+    /* The picture is topology.svg beside this file (gcb_render_topology). */
+    if (topo && strcmp(tables->items[i].id, "matrix") == 0)
+      fputs("## Topology\n\n![topology of every node, coloured by "
+            "verdict](topology.svg)\n\n",
+            out);
+  }
   md_plots(out, rep->plots);
   gcb_rtables_free(&own);
   return gcb__render_done(out, "report.md", err);

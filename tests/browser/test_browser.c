@@ -3,7 +3,12 @@
  * index.html of a report whose hostnames, GPU names and case labels are
  * hostile (script and img tags), from a file:// URL, to a DOM dump and to
  * a screenshot. The DOM must hold the plots (inline SVG) and the tables,
- * and no script or img element: the hostile text must come out as text.
+ * the component matrix, the topology picture and the P2P heatmap (drawn
+ * as SVG cells, not an image the page's policy would block), and no
+ * script or img element: the hostile text must come out as text. The
+ * screenshot, read back with libpng, must show the pictures' pixels: the
+ * failing GPU's outline colour of the topology picture and the heatmap's
+ * green cells (no script can measure boxes on a script-free page).
  *
  * Chromium is started without a shell (posix_spawn, an argument vector),
  * with its own fresh profile directory. Without chromium the test fails,
@@ -26,6 +31,10 @@
 #include <unistd.h>
 
 #include "bench/cli/report_command.h"
+
+#ifdef GCB_HAVE_PNG
+#include <png.h>
+#endif
 
 #define DATA(name) GCB_TEST_DATA "/" name
 #define BROWSER_TIMEOUT_S 60
@@ -118,7 +127,7 @@ static int run_browser(const char *prog, const char *page, const char *extra,
                   "--no-sandbox",
                   "--disable-gpu",
                   profile_arg,
-                  "--window-size=1280,4000",
+                  "--window-size=1280,16000",
                   "--no-first-run",
                   (char *)extra,
                   url,
@@ -159,6 +168,38 @@ static char *slurp(const char *path, size_t *len) {
     fclose(f);
   *len = size;
   return buf;
+}
+
+/* Pixels of the screenshot: of the topology picture's failing outline
+ * (#c0392b, used nowhere else on the page), and of the heatmap's green
+ * (the palette's top, far greener than any table cell). -1: unreadable. */
+static int pixels(const char *png, size_t len, long *fail_outline,
+                  long *green) {
+#ifdef GCB_HAVE_PNG
+  png_image img;
+  memset(&img, 0, sizeof img);
+  img.version = PNG_IMAGE_VERSION;
+  if (!png_image_begin_read_from_memory(&img, png, len))
+    return -1;
+  img.format = PNG_FORMAT_RGB;
+  unsigned char *buf = malloc(PNG_IMAGE_SIZE(img));
+  if (buf == NULL || !png_image_finish_read(&img, NULL, buf, 0, NULL)) {
+    free(buf);
+    png_image_free(&img);
+    return -1;
+  }
+  *fail_outline = *green = 0;
+  for (size_t i = 0; i < (size_t)img.width * img.height; i++) {
+    const unsigned char *p = buf + 3 * i;
+    *fail_outline += p[0] == 0xc0 && p[1] == 0x39 && p[2] == 0x2b;
+    *green += p[1] > 140 && p[0] < 130 && p[2] < 110;
+  }
+  free(buf);
+  return 0;
+#else
+  (void)png, (void)len, (void)fail_outline, (void)green;
+  return -1;
+#endif
 }
 
 static size_t count(const char *text, const char *needle) {
@@ -222,6 +263,20 @@ Test(browser, the_report_renders_with_plots_and_tables_and_inert_input) {
             "root causes, then the matrix, then the findings");
   cr_expect_gt(count(dom, "class=\"s-fail\""), 0, "failing matrix cells");
   cr_expect_gt(count(dom, "class=\"s-pass\""), 8, "passing matrix cells");
+  /* The topology picture, after the matrix, GPU 1 drawn failing. */
+  const char *topo = strstr(dom, "id=\"topology\"");
+  cr_expect(topo && matrix && matrix < topo, "the topology after the matrix");
+  cr_expect_not_null(strstr(dom, "class=\"gpu fail\" id=\"topo-0-gpu-1\""),
+                     "GPU 1 drawn failing");
+  cr_expect_eq(count(dom, "class=\"gpu "), 8, "eight GPUs drawn");
+  cr_expect_gt(count(dom, "id=\"topo-0-p2p-"), 50, "the pair cells");
+  /* The heatmap beside the per-GPU table, as cells, no data: image. */
+  const char *gpus = strstr(dom, "id=\"gpus\"");
+  const char *heat = gpus ? strstr(gpus, "P2P GB/s, node 0") : NULL;
+  const char *ranks = gpus ? strstr(gpus, "id=\"ranks\"") : NULL;
+  cr_expect(heat && ranks && heat < ranks, "a P2P heatmap beside the GPUs");
+  cr_expect_eq(count(dom, "data:"), 0, "no data: URL the policy blocks");
+  cr_expect_eq(count(dom, "<image"), 0, "no SVG image element");
   cr_expect_eq(count(dom, "<script"), 0, "no script element");
   cr_expect_eq(count(dom, "<img"), 0, "no img element");
   cr_expect_eq(count(dom, "onerror=\""), 0, "no onerror attribute");
@@ -234,5 +289,14 @@ Test(browser, the_report_renders_with_plots_and_tables_and_inert_input) {
   char *png = slurp(shot, &len);
   cr_expect_gt(len, 10000, "a screenshot of the page");
   cr_expect(len >= 8 && memcmp(png, "\x89PNG\r\n\x1a\n", 8) == 0, "a PNG");
+  long outline = 0, green = 0;
+  if (pixels(png, len, &outline, &green) != 0) {
+    cr_log_warn("screenshot not read back (no libpng): pixels not checked");
+  } else {
+    cr_log_info("screenshot: %ld failing-outline, %ld heatmap-green pixels",
+                outline, green);
+    cr_expect_gt(outline, 300, "the topology picture drew GPU 1 failing");
+    cr_expect_gt(green, 20000, "the P2P heatmap drew its cells");
+  }
   free(png);
 }

@@ -412,7 +412,7 @@ nan 380.9594388 380.1391262 380.7757573 380.8419309 380.6597174 380.7004078 380.
 380.4908093 380.8556977 380.7690674 380.5705446 380.3832564 380.2840474 nan 380.1081392
 380.8075491 380.1180715 380.7472652 380.5452871 380.9649453 380.7610657 380.9735198 nan
 EOD
-plot $p15 matrix with image notitle, \
+plot $p15 matrix with image pixels notitle, \
   $p15 matrix using 1:2:($3 == $3 ? sprintf('%.0f', $3) : '') with labels font ',8' notitle
 
 reset
@@ -440,7 +440,7 @@ nan 389.27 389.34 389.41 389.48 389.2 389.27 389.34
 389.41 389.48 389.2 389.27 389.34 389.41 nan 389.2
 389.27 389.34 389.41 389.48 389.2 389.27 389.34 nan
 EOD
-plot $p16 matrix with image notitle, \
+plot $p16 matrix with image pixels notitle, \
   $p16 matrix using 1:2:($3 == $3 ? sprintf('%.0f', $3) : '') with labels font ',8' notitle
 
 reset
@@ -468,5 +468,5 @@ nan 734.07 734.14 734.21 734.28 734 734.07 734.14
 734.21 734.28 734 734.07 734.14 734.21 nan 734
 734.07 734.14 734.21 734.28 734 734.07 734.14 nan
 EOD
-plot $p17 matrix with image notitle, \
+plot $p17 matrix with image pixels notitle, \
   $p17 matrix using 1:2:($3 == $3 ? sprintf('%.0f', $3) : '') with labels font ',8' notitle

@@ -1,0 +1,364 @@
+/*
+ * The topology pictures of a report (render_svg.h): gathers each
+ * machine's model -- its first recorded topology, its matrix rows, the
+ * lowest P2P figure of every pair over the documents, the pair's expected
+ * GB/s and the state of the link root causes -- draws the GPU<->GPU matrix
+ * and the fabric, and writes them inline (HTML) or as topology.svg.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reports/document/p2p_view.h"
+#include "reports/document/topo_view.h"
+#include "reports/document/view.h"
+#include "reports/render/render_svg_int.h"
+
+bool gcb_svg_topology_any(const struct gcb_report *rep) {
+  for (size_t d = 0; d < rep->ndocs; d++) {
+    const json_t *nodes = json_object_get(rep->docs[d].root, "nodes");
+    for (size_t i = 0; i < json_array_size(nodes); i++)
+      if (json_array_size(json_object_get(
+              gcb_topo_view(rep->docs[d].root, (long long)i), "gpus")) > 0)
+        return true;
+  }
+  return false;
+}
+
+/* The first topology with GPUs of machine m. */
+static const json_t *machine_topo(const struct gcb_report *rep,
+                                  const struct gcb_diagnosis *d, size_t m) {
+  for (size_t doc = 0; doc < rep->ndocs; doc++) {
+    const json_t *nodes = json_object_get(rep->docs[doc].root, "nodes");
+    for (size_t i = 0; i < json_array_size(nodes); i++) {
+      const json_t *t = gcb_topo_view(rep->docs[doc].root, (long long)i);
+      if (json_array_size(json_object_get(t, "gpus")) > 0 &&
+          gcb_diagnosis_machine(d, rep->docs, (int)doc, (long long)i) ==
+              (long long)m)
+        return t;
+    }
+  }
+  return NULL;
+}
+
+static void take_p2p(struct gcb__svg_pic *p, const struct gcb_report *rep,
+                     const struct gcb_diagnosis *d, bool *oom) {
+  for (size_t doc = 0; doc < rep->ndocs; doc++) {
+    const json_t *root = rep->docs[doc].root, *c;
+    size_t i, nseen;
+    bool *seen = gcb__p2p_scratch(root, &nseen);
+    *oom |= seen == NULL;
+    json_array_foreach(json_object_get(root, "cases"), i, c) {
+      struct gcb__p2p_iter it;
+      struct gcb__p2p e;
+      if (seen == NULL || !gcb__p2p_begin(&it, root, c, seen, nseen))
+        continue;
+      while (gcb__p2p_next(&it, &e)) {
+        if (gcb_diagnosis_machine(d, rep->docs, (int)doc, e.node) !=
+                (long long)p->machine ||
+            e.src < 0 || e.dst < 0 || (size_t)e.src >= p->n ||
+            (size_t)e.dst >= p->n)
+          continue;
+        double *v = &p->p2p[e.src][e.dst];
+        if (isnan(*v) || e.value < *v)
+          *v = e.value;
+      }
+    }
+    free(seen);
+  }
+}
+
+/* "0000:4c:00.0->0000:cb:00.0" or "a<->b": the two GPU indices. */
+static bool link_ends(const json_t *topo, const char *link, long long *a,
+                      long long *b, bool *both) {
+  const char *arrow = strstr(link, "->");
+  char left[64];
+  if (arrow == NULL || (size_t)(arrow - link) >= sizeof left)
+    return false;
+  *both = arrow > link && arrow[-1] == '<';
+  size_t n = (size_t)(arrow - link) - *both;
+  memcpy(left, link, n);
+  left[n] = '\0';
+  *a = gcb_topo_view_gpu_by_busid(topo, left);
+  *b = gcb_topo_view_gpu_by_busid(topo, arrow + 2);
+  return *a >= 0 && *b >= 0;
+}
+
+static void take_links(struct gcb__svg_pic *p, const struct gcb_diagnosis *d) {
+  for (size_t a = 0; a < p->n; a++)
+    for (size_t b = 0; b < p->n; b++)
+      p->edge[a][b] = isnan(p->p2p[a][b]) ? GCB_CELL_NONE : GCB_CELL_PASS;
+  for (size_t i = 0; i < d->n; i++) {
+    const struct gcb_root_cause *rc = &d->items[i];
+    long long a, b;
+    bool both;
+    if (rc->comp.kind != GCB_COMP_LINK ||
+        rc->comp.node != (long long)p->machine ||
+        !link_ends(p->topo, rc->comp.link, &a, &b, &both) ||
+        (size_t)a >= p->n || (size_t)b >= p->n)
+      continue;
+    enum gcb_cell st = gcb__svg_rc_cell(rc);
+    if (st > p->edge[a][b])
+      p->edge[a][b] = st;
+    /* The link names both ends with "<->"; the name says whether the
+     * evidence was one direction ("GPU 2 -> GPU 6"). */
+    both = both && strstr(rc->comp.name, "<->") != NULL;
+    if (both && st > p->edge[b][a])
+      p->edge[b][a] = st;
+  }
+}
+
+static void pic_fill(struct gcb__svg_pic *p, const struct gcb_report *rep,
+                     const struct gcb_diagnosis *d, const struct gcb_matrix *m,
+                     size_t machine, bool *oom) {
+  memset(p, 0, sizeof *p);
+  p->machine = machine;
+  p->topo = machine_topo(rep, d, machine);
+  snprintf(p->hostname, sizeof p->hostname, "%s",
+           d->machines[machine].hostname);
+  snprintf(p->model, sizeof p->model, "%s", d->machines[machine].model);
+  const json_t *g;
+  size_t i;
+  json_array_foreach(json_object_get(p->topo, "gpus"), i, g) {
+    long long idx = gcb_view_int(g, "index", -1);
+    if (idx < 0 || idx >= GCB_SVG_MAX_GPUS)
+      continue;
+    p->gpu[idx] = g;
+    if ((size_t)idx + 1 > p->n)
+      p->n = (size_t)idx + 1;
+    char bus[32];
+    if (!gcb_busid_canon(gcb_view_str(g, "busid"), bus, sizeof bus))
+      continue;
+    for (size_t r = 0; r < m->n; r++)
+      if (m->rows[r].node == (long long)machine &&
+          strcmp(m->rows[r].bus_id, bus) == 0)
+        p->row[idx] = &m->rows[r];
+  }
+  p->nnics = json_array_size(json_object_get(p->topo, "nics"));
+  for (size_t a = 0; a < p->n; a++)
+    for (size_t b = 0; b < p->n; b++) {
+      p->p2p[a][b] = NAN;
+      p->expect[a][b] =
+          gcb_topo_view_pair_gbps(p->topo, (long long)a, (long long)b);
+    }
+  take_p2p(p, rep, d, oom);
+  take_links(p, d);
+}
+
+/* "NV18 x 28 pairs (450 GB/s)": the path classes between the GPUs. */
+static void classes(const struct gcb__svg_pic *p, char *buf, size_t size) {
+  char seen[8][16] = {{0}};
+  size_t count[8] = {0}, k = 0, used = 0;
+  double gbps[8] = {0};
+  for (size_t a = 0; a < p->n; a++)
+    for (size_t b = a + 1; b < p->n; b++) {
+      const char *c =
+          gcb_topo_view_pair_class(p->topo, (long long)a, (long long)b);
+      size_t j = 0;
+      while (j < k && strcmp(seen[j], c) != 0)
+        j++;
+      if (j == k && k < 8)
+        snprintf(seen[k++], sizeof seen[0], "%s", c);
+      if (j < k) {
+        count[j]++;
+        gbps[j] = p->expect[a][b];
+      }
+    }
+  buf[0] = '\0';
+  for (size_t j = 0; j < k && used < size; j++)
+    used += (size_t)snprintf(
+        buf + used, size - used,
+        isnan(gbps[j]) ? "%s%s x %zu pairs" : "%s%s x %zu pairs (%.4g GB/s)",
+        j ? ", " : "", seen[j][0] ? seen[j] : "?", count[j], gbps[j]);
+}
+
+void gcb__svg_peers(FILE *out, const struct gcb__svg_pic *p, double x, double y,
+                    double c) {
+  char line[400], cls[300];
+  classes(p, cls, sizeof cls);
+  snprintf(line, sizeof line,
+           "GPU\xe2\x86\x94GPU paths: %s. Cells: lowest measured P2P GB/s, "
+           "row \xe2\x86\x92 column%s",
+           cls[0] ? cls : "none recorded", p->n <= 8 ? " / expected" : "");
+  gcb__svg_text(out, x, y + 16, "font-size=\"12\" font-weight=\"600\"", line);
+  y += 28;
+  for (size_t g = 0; g < p->n; g++) {
+    char l[16];
+    snprintf(l, sizeof l, "GPU %zu", g);
+    gcb__svg_text(out, x + (g + 1) * c + 4, y + c / 2 + 4, "font-size=\"11\"",
+                  l);
+    gcb__svg_text(out, x + 2, y + (g + 1) * c + c / 2 + 4, "font-size=\"11\"",
+                  l);
+  }
+  for (size_t a = 0; a < p->n; a++)
+    for (size_t b = 0; b < p->n; b++) {
+      enum gcb_cell st = a == b ? GCB_CELL_NONE : p->edge[a][b];
+      double cx = x + (b + 1) * c, cy = y + (a + 1) * c;
+      fprintf(out,
+              "<rect class=\"edge %s\" id=\"topo-%zu-p2p-%zu-%zu\" x=\"%.0f\" "
+              "y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"%s\" "
+              "stroke=\"%s\" stroke-width=\"%d\"/>\n",
+              gcb_cell_name(st), p->machine, a, b, cx, cy, c - 2, c - 2,
+              gcb__svg_fill(st), gcb__svg_stroke(st),
+              st >= GCB_CELL_WARN ? 2 : 1);
+      if (a == b || isnan(p->p2p[a][b]))
+        continue;
+      snprintf(line, sizeof line, "%.0f", p->p2p[a][b]);
+      gcb__svg_text(out, cx + 4, cy + (p->n <= 8 ? 24 : 24), "font-size=\"11\"",
+                    line);
+      if (p->n <= 8 && !isnan(p->expect[a][b])) {
+        snprintf(line, sizeof line, "/%.0f", p->expect[a][b]);
+        gcb__svg_text(out, cx + 4, cy + 40, "font-size=\"10\" fill=\"#555\"",
+                      line);
+      }
+    }
+}
+
+/* The worst state of machine m: its GPUs' cells and its own root causes. */
+static enum gcb_cell machine_state(const struct gcb_diagnosis *d,
+                                   const struct gcb_matrix *mx, size_t m) {
+  enum gcb_cell st = GCB_CELL_NONE;
+  for (size_t r = 0; r < mx->n; r++)
+    for (size_t k = 0; mx->rows[r].node == (long long)m && k < GCB_MATRIX_COLS;
+         k++)
+      if (mx->rows[r].cell[k].state > st)
+        st = mx->rows[r].cell[k].state;
+  for (size_t i = 0; i < d->n; i++)
+    if (d->items[i].comp.node == (long long)m &&
+        gcb__svg_rc_cell(&d->items[i]) > st)
+      st = gcb__svg_rc_cell(&d->items[i]);
+  return st;
+}
+
+#define FAB_W 180
+#define FAB_H 56
+
+static double fabric_height(const struct gcb_diagnosis *d) {
+  return 40 + ((d->nmachines + 7) / 8) * (FAB_H + 40) + 20;
+}
+
+/* One box per machine under a bar for the network between them. */
+static void fabric(FILE *out, const struct gcb_diagnosis *d,
+                   const struct gcb_matrix *mx, double y) {
+  fprintf(out, "<g class=\"fabric\" transform=\"translate(0,%.0f)\">\n", y);
+  gcb__svg_text(out, 16, 20, "font-size=\"15\" font-weight=\"600\"",
+                "fabric: every node");
+  for (size_t m = 0; m < d->nmachines; m++) {
+    enum gcb_cell st = machine_state(d, mx, m);
+    double x = 16 + (m % 8) * (FAB_W + 12), yy = 40 + (m / 8) * (FAB_H + 40);
+    fprintf(out,
+            "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" "
+            "stroke=\"#8a94a0\" stroke-width=\"2\"/>\n",
+            x + FAB_W / 2.0, yy - 12, x + FAB_W / 2.0, yy);
+    fprintf(out,
+            "<rect class=\"node %s\" id=\"fabric-node-%zu\" x=\"%.0f\" "
+            "y=\"%.0f\" width=\"%d\" height=\"%d\" rx=\"6\" fill=\"%s\" "
+            "stroke=\"%s\"/>\n",
+            gcb_cell_name(st), m, x, yy, FAB_W, FAB_H, gcb__svg_fill(st),
+            gcb__svg_stroke(st));
+    char line[200];
+    snprintf(line, sizeof line, "node %zu: %s", m, d->machines[m].hostname);
+    gcb__svg_text(out, x + 8, yy + 18, "font-size=\"12\" font-weight=\"600\"",
+                  line);
+    snprintf(line, sizeof line, "%zu GPUs, %zu ranks: %s", d->machines[m].ngpus,
+             d->machines[m].nranks, gcb_cell_name(st));
+    gcb__svg_text(out, x + 8, yy + 38, "font-size=\"11\"", line);
+  }
+  fprintf(out,
+          "<rect x=\"16\" y=\"24\" width=\"%zu\" height=\"4\" "
+          "fill=\"#8a94a0\"/>\n</g>\n",
+          (d->nmachines < 8 ? d->nmachines : 8) * (FAB_W + 12) - 12);
+}
+
+/* Draws every picture; standalone: one <svg> document around them all. */
+static enum gcb_status draw(FILE *out, const struct gcb_report *rep,
+                            bool standalone, struct gcb_err *err) {
+  struct gcb_diagnosis own = {0};
+  const struct gcb_diagnosis *d;
+  struct gcb_matrix mx = {0};
+  struct gcb__svg_pic *p = malloc(sizeof *p);
+  enum gcb_status st = p ? gcb_report_diagnosis_use(rep, &own, &d, err)
+                         : gcb_err_set(err, GCB_ENOMEM, "topology picture");
+  if (st == GCB_OK)
+    st = gcb_matrix_build(rep, d, &mx, err);
+  double width = 0, height = 0;
+  bool oom = false;
+  for (int pass = 0; st == GCB_OK && pass < 2 && !oom; pass++) {
+    double y = 0;
+    if (pass == 1 && standalone && height == 0) {
+      fputs("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"420\" "
+            "height=\"30\" font-family=\"sans-serif\">\n",
+            out);
+      gcb__svg_text(out, 8, 20, "font-size=\"13\"",
+                    "no node topology recorded in these results");
+    } else if (pass == 1 && standalone)
+      fprintf(out,
+              "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
+              "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+              "font-family=\"sans-serif\">\n",
+              width, height, width, height);
+    for (size_t m = 0; m < d->nmachines && !oom; m++) {
+      pic_fill(p, rep, d, &mx, m, &oom);
+      if (p->topo == NULL)
+        continue;
+      double w = gcb__svg_width(p), h = gcb__svg_height(p);
+      if (pass == 0) {
+        width = w > width ? w : width;
+        height += h;
+      } else if (standalone) {
+        gcb__svg_machine(out, p, y);
+      } else {
+        fprintf(out,
+                "<figure class=\"topology\">\n<svg "
+                "xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %.0f "
+                "%.0f\" width=\"%.0f\" font-family=\"sans-serif\" "
+                "role=\"img\">\n",
+                w, h, w);
+        gcb__svg_machine(out, p, 0);
+        fputs("</svg>\n<figcaption>", out);
+        gcb_escape_xml(out, p->hostname);
+        fputs(": topology, coloured by verdict</figcaption>\n</figure>\n", out);
+      }
+      y += h;
+    }
+    if (d->nmachines > 1) {
+      double h = fabric_height(d);
+      if (pass == 0) {
+        height += h;
+        width = width > 16 + 8 * (FAB_W + 12) ? width : 16 + 8 * (FAB_W + 12);
+      } else if (standalone) {
+        fabric(out, d, &mx, y);
+      } else {
+        fprintf(out,
+                "<figure class=\"topology\">\n<svg "
+                "xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %.0f\" "
+                "width=\"%d\" font-family=\"sans-serif\" role=\"img\">\n",
+                16 + 8 * (FAB_W + 12), h, 16 + 8 * (FAB_W + 12));
+        fabric(out, d, &mx, 0);
+        fputs("</svg>\n<figcaption>the fabric</figcaption>\n</figure>\n", out);
+      }
+    }
+    if (pass == 1 && standalone)
+      fputs("</svg>\n", out);
+  }
+  if (st == GCB_OK && oom)
+    st = gcb_err_set(err, GCB_ENOMEM, "topology picture");
+  gcb_matrix_free(&mx);
+  gcb_diagnosis_free(&own);
+  free(p);
+  return st;
+}
+
+enum gcb_status gcb_svg_topology(FILE *out, const struct gcb_report *rep,
+                                 struct gcb_err *err) {
+  return draw(out, rep, false, err);
+}
+
+static enum gcb_status render_topology(FILE *out, const struct gcb_report *rep,
+                                       struct gcb_err *err) {
+  enum gcb_status st = draw(out, rep, true, err);
+  return st != GCB_OK ? st : gcb__render_done(out, "topology.svg", err);
+}
+
+const struct gcb_renderer gcb_render_topology = {
+    .name = "topology", .file = "topology.svg", .render = render_topology};

@@ -1,0 +1,42 @@
+/*
+ * Internal to the topology picture (render_svg*.c): one machine's model,
+ * gathered once from the documents, the diagnosis and the matrix, and the
+ * drawing helpers the files share.
+ */
+#ifndef GCB_RENDER_SVG_INT_H
+#define GCB_RENDER_SVG_INT_H
+
+#include <jansson.h>
+
+#include "reports/render/render_svg.h"
+
+#define GCB_SVG_MAX_GPUS 64
+
+struct gcb__svg_pic {
+  size_t machine;
+  const json_t *topo; /* the machine's first recorded topology */
+  char hostname[128], model[64];
+  size_t n, nnics; /* GPUs (topology indices 0..n-1), NICs */
+  const json_t *gpu[GCB_SVG_MAX_GPUS];
+  const struct gcb_matrix_row *row[GCB_SVG_MAX_GPUS]; /* NULL: none */
+  double p2p[GCB_SVG_MAX_GPUS][GCB_SVG_MAX_GPUS];     /* lowest; NAN */
+  double expect[GCB_SVG_MAX_GPUS][GCB_SVG_MAX_GPUS];  /* GB/s; NAN */
+  enum gcb_cell edge[GCB_SVG_MAX_GPUS][GCB_SVG_MAX_GPUS];
+};
+
+const char *gcb__svg_fill(enum gcb_cell c);
+const char *gcb__svg_stroke(enum gcb_cell c);
+enum gcb_cell gcb__svg_rc_cell(const struct gcb_root_cause *rc);
+/* <text> at (x, y) with extra attributes, s escaped. */
+void gcb__svg_text(FILE *out, double x, double y, const char *attrs,
+                   const char *s);
+
+double gcb__svg_width(const struct gcb__svg_pic *p);
+double gcb__svg_height(const struct gcb__svg_pic *p);
+/* Draws the machine with its top at y. */
+void gcb__svg_machine(FILE *out, const struct gcb__svg_pic *p, double y);
+/* The GPU<->GPU matrix of cells at (x, y), cells of size c. */
+void gcb__svg_peers(FILE *out, const struct gcb__svg_pic *p, double x, double y,
+                    double c);
+
+#endif

@@ -1,0 +1,300 @@
+/*
+ * The topology picture of one machine (render_svg.h): a title, then the
+ * GPUs in rows of at most 8, each row under a band of its NUMA nodes with
+ * a host link from the band to each GPU; under the rows the GPU<->GPU
+ * paths. At 8 GPUs or fewer the pairs with a root cause are also drawn as
+ * arcs between the boxes; the full set is always a matrix of cells (row
+ * source, column destination) with the measured P2P figure, so 16 GPUs
+ * (120 pairs) stay a picture and not a hairball. States come from the
+ * component matrix (GPU and host link) and the link root causes (pairs);
+ * figures from the matrix cells, the root causes and the topology's
+ * expectations. Layout is fixed arithmetic on the GPU count, so the same
+ * document always gives the same picture.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reports/document/p2p_view.h"
+#include "reports/document/topo_view.h"
+#include "reports/document/view.h"
+#include "reports/render/render_svg_int.h"
+
+#define BOX_W 176
+#define BOX_H 78
+#define GAP 12
+#define MARGIN 16
+#define TITLE_H 30
+#define BAND_H 26
+#define LINK_H 50
+#define ROW_H (BAND_H + LINK_H + BOX_H + 18)
+
+const char *gcb__svg_fill(enum gcb_cell c) {
+  static const char *const fill[] = {"#f1f3f5", "#d9f2de", "#d9f2de",
+                                     "#e6eef8", "#fbecc0", "#f8c9c9"};
+  return c <= GCB_CELL_FAIL ? fill[c] : fill[0];
+}
+
+const char *gcb__svg_stroke(enum gcb_cell c) {
+  static const char *const stroke[] = {"#9aa0a6", "#2f855a", "#2f855a",
+                                       "#3b6ea8", "#b7791f", "#c0392b"};
+  return c <= GCB_CELL_FAIL ? stroke[c] : stroke[0];
+}
+
+enum gcb_cell gcb__svg_rc_cell(const struct gcb_root_cause *rc) {
+  if (rc->cleared)
+    return GCB_CELL_CLEARED;
+  return rc->severity == GCB_SEV_FAIL   ? GCB_CELL_FAIL
+         : rc->severity == GCB_SEV_WARN ? GCB_CELL_WARN
+                                        : GCB_CELL_INFO;
+}
+
+void gcb__svg_text(FILE *out, double x, double y, const char *attrs,
+                   const char *s) {
+  fprintf(out, "<text x=\"%.0f\" y=\"%.0f\"%s%s>", x, y, attrs[0] ? " " : "",
+          attrs);
+  gcb_escape_xml(out, s);
+  fputs("</text>\n", out);
+}
+
+static size_t per_row(const struct gcb__svg_pic *p) {
+  return p->n < 8 ? (p->n ? p->n : 1) : 8;
+}
+
+static size_t nrows(const struct gcb__svg_pic *p) {
+  return (p->n + per_row(p) - 1) / per_row(p);
+}
+
+static double cell_size(const struct gcb__svg_pic *p) {
+  return p->n <= 8 ? 64 : 40;
+}
+
+/* Arcs are drawn only when every GPU is in one row. */
+static size_t arcs(const struct gcb__svg_pic *p) {
+  size_t k = 0;
+  for (size_t a = 0; nrows(p) == 1 && a < p->n; a++)
+    for (size_t b = 0; b < p->n; b++)
+      k += a != b && p->edge[a][b] > GCB_CELL_PASS;
+  return k < 6 ? k : 6;
+}
+
+double gcb__svg_width(const struct gcb__svg_pic *p) {
+  double w = 2 * MARGIN + per_row(p) * (BOX_W + GAP) - GAP;
+  double m = 2 * MARGIN + (p->n + 1) * cell_size(p) + 260;
+  return w > m ? w : m;
+}
+
+double gcb__svg_height(const struct gcb__svg_pic *p) {
+  double arc = arcs(p) ? 24 + 22.0 * arcs(p) : 0;
+  return TITLE_H + nrows(p) * ROW_H + arc + 40 + (p->n + 1) * cell_size(p) +
+         (p->nnics ? 40 : 0) + MARGIN;
+}
+
+static double box_x(const struct gcb__svg_pic *p, size_t i) {
+  return MARGIN + (i % per_row(p)) * (BOX_W + GAP);
+}
+
+static double row_y(const struct gcb__svg_pic *p, size_t i) {
+  return TITLE_H + (i / per_row(p)) * ROW_H;
+}
+
+/* The NUMA band over each run of GPUs of one NUMA node within a row. */
+static void numa_bands(FILE *out, const struct gcb__svg_pic *p) {
+  for (size_t i = 0; i < p->n;) {
+    size_t j = i + 1;
+    long long numa = gcb_view_int(p->gpu[i], "numa", -1);
+    while (j < p->n && j / per_row(p) == i / per_row(p) &&
+           gcb_view_int(p->gpu[j], "numa", -1) == numa)
+      j++;
+    double x = box_x(p, i), w = box_x(p, j - 1) + BOX_W - x;
+    char label[128];
+    const char *cpus = gcb_view_str(p->gpu[i], "cpus");
+    if (numa >= 0)
+      snprintf(label, sizeof label, "NUMA %lld%s%s", numa,
+               cpus != NULL ? " \xc2\xb7 CPUs " : "", cpus ? cpus : "");
+    else
+      snprintf(label, sizeof label, "host (NUMA node not recorded)");
+    fprintf(out,
+            "<rect class=\"numa\" x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" "
+            "height=\"%d\" rx=\"4\" fill=\"#eef1f4\" stroke=\"#8a94a0\"/>\n",
+            x, row_y(p, i), w, BAND_H - 4);
+    gcb__svg_text(out, x + 8, row_y(p, i) + 16, "font-size=\"12\"", label);
+    i = j;
+  }
+}
+
+/* "H2D 52.59 GB/s (exp 63.02)": the cell's figure or root cause, and what
+ * the GPU's host link should carry. */
+static void link_label(const struct gcb_matrix_cell *c, const char *what,
+                       double expected, char *buf, size_t size) {
+  char fig[96], exp[32] = "";
+  if (c->rc != NULL && !isnan(c->rc->measured))
+    gcb_fmt_scaled_pair(c->rc->measured, c->rc->expected, c->rc->unit, fig,
+                        sizeof fig);
+  else
+    snprintf(fig, sizeof fig, "%s", c->figure[0] ? c->figure : "not measured");
+  if (!isnan(expected) && (c->rc == NULL || isnan(c->rc->measured)))
+    snprintf(exp, sizeof exp, " (exp %.4g)", expected);
+  snprintf(buf, size, "%s %s%s", what, fig, exp);
+}
+
+static void host_link(FILE *out, const struct gcb__svg_pic *p, size_t i) {
+  const struct gcb_matrix_row *r = p->row[i];
+  static const struct gcb_matrix_cell none = {.state = GCB_CELL_NONE};
+  const struct gcb_matrix_cell *h2d = r ? &r->cell[GCB_FAM_H2D] : &none;
+  const struct gcb_matrix_cell *d2h = r ? &r->cell[GCB_FAM_D2H] : &none;
+  enum gcb_cell st = h2d->state > d2h->state ? h2d->state : d2h->state;
+  double x = box_x(p, i) + 14, y0 = row_y(p, i) + BAND_H - 4;
+  fprintf(out,
+          "<line class=\"hostlink %s\" id=\"topo-%zu-host-%zu\" x1=\"%.0f\" "
+          "y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"%s\" "
+          "stroke-width=\"%d\"/>\n",
+          gcb_cell_name(st), p->machine, i, x, y0, x, y0 + LINK_H + 4,
+          gcb__svg_stroke(st), st >= GCB_CELL_WARN ? 5 : 3);
+  char label[160];
+  double exp = gcb_topo_view_host_gbps(p->gpu[i]);
+  link_label(h2d, "H2D", exp, label, sizeof label);
+  gcb__svg_text(out, x + 8, y0 + 15, "font-size=\"11\"", label);
+  link_label(d2h, "D2H", exp, label, sizeof label);
+  gcb__svg_text(out, x + 8, y0 + 29, "font-size=\"11\"", label);
+  const json_t *hop = gcb_topo_view_hop(p->gpu[i], 0);
+  const char *sw = gcb_view_str(p->gpu[i], "pcie_switch");
+  const char *link = hop != NULL ? gcb_view_str(hop, "link") : NULL;
+  bool has_sw = sw != NULL && sw[0] != '\0';
+  snprintf(label, sizeof label, "PCIe %s%s%s", link ? link : "?",
+           has_sw ? " via switch " : "", has_sw ? sw : "");
+  gcb__svg_text(out, x + 8, y0 + 43, "font-size=\"11\" fill=\"#555\"", label);
+}
+
+/* The GPU's state: the worst of its own families (not its links). */
+static enum gcb_cell gpu_state(const struct gcb_matrix_row *r) {
+  static const enum gcb_family own[] = {GCB_FAM_GEMM, GCB_FAM_DEVMEM,
+                                        GCB_FAM_HEALTH, GCB_FAM_PLACEMENT,
+                                        GCB_FAM_COLL};
+  enum gcb_cell st = GCB_CELL_NONE;
+  for (size_t k = 0; r != NULL && k < sizeof own / sizeof own[0]; k++)
+    if (r->cell[own[k]].state > st)
+      st = r->cell[own[k]].state;
+  return st;
+}
+
+static void cell_line(const struct gcb_matrix_cell *c, const char *what,
+                      char *buf, size_t size) {
+  char fig[96];
+  if (c->rc != NULL && isfinite(c->rc->measured) && c->rc->expected > 0 &&
+      (c->state == GCB_CELL_FAIL || c->state == GCB_CELL_WARN))
+    gcb_fmt_scaled_pair(c->rc->measured, c->rc->expected, c->rc->unit, fig,
+                        sizeof fig);
+  else
+    snprintf(fig, sizeof fig, "%s", c->figure[0] ? c->figure : "-");
+  snprintf(buf, size, "%s %s", what, fig);
+}
+
+static void gpu_box(FILE *out, const struct gcb__svg_pic *p, size_t i) {
+  const struct gcb_matrix_row *r = p->row[i];
+  enum gcb_cell st = gpu_state(r);
+  double x = box_x(p, i), y = row_y(p, i) + BAND_H + LINK_H;
+  fprintf(out,
+          "<g class=\"gpu %s\" id=\"topo-%zu-gpu-%zu\">\n<rect x=\"%.0f\" "
+          "y=\"%.0f\" width=\"%d\" height=\"%d\" rx=\"6\" fill=\"%s\" "
+          "stroke=\"%s\" stroke-width=\"%d\"/>\n",
+          gcb_cell_name(st), p->machine, i, x, y, BOX_W, BOX_H,
+          gcb__svg_fill(st), gcb__svg_stroke(st), st >= GCB_CELL_WARN ? 3 : 1);
+  char line[160];
+  const char *bus = gcb_view_str(p->gpu[i], "busid");
+  snprintf(line, sizeof line, "GPU %zu  %s", i, bus ? bus : "");
+  gcb__svg_text(out, x + 8, y + 16, "font-size=\"12\" font-weight=\"600\"",
+                line);
+  if (r != NULL) {
+    cell_line(&r->cell[GCB_FAM_GEMM], "GEMM", line, sizeof line);
+    gcb__svg_text(out, x + 8, y + 33, "font-size=\"11\"", line);
+    cell_line(&r->cell[GCB_FAM_DEVMEM], "mem", line, sizeof line);
+    gcb__svg_text(out, x + 8, y + 48, "font-size=\"11\"", line);
+    const struct gcb_root_cause *worst = NULL;
+    for (size_t k = 0; k < GCB_MATRIX_COLS; k++)
+      if (r->cell[k].rc != NULL && r->cell[k].state == st && k != GCB_FAM_H2D &&
+          k != GCB_FAM_D2H && k != GCB_FAM_PEERS && worst == NULL) {
+        worst = r->cell[k].rc;
+        snprintf(line, sizeof line, "%s: %s", gcb_cell_name(st),
+                 gcb_family_name((enum gcb_family)k));
+      }
+    if (worst == NULL)
+      snprintf(line, sizeof line, "%s", gcb_cell_name(st));
+    gcb__svg_text(out, x + 8, y + 66, "font-size=\"11\" font-weight=\"600\"",
+                  line);
+  }
+  fputs("</g>\n", out);
+}
+
+/* Pairs with a root cause as arcs under a one-row machine. */
+static void edge_arcs(FILE *out, const struct gcb__svg_pic *p, double y0) {
+  size_t k = 0, max = arcs(p);
+  for (size_t a = 0; a < p->n && k < max; a++)
+    for (size_t b = 0; b < p->n && k < max; b++) {
+      enum gcb_cell st = p->edge[a][b];
+      if (a == b || st <= GCB_CELL_PASS)
+        continue;
+      double x1 = box_x(p, a) + BOX_W / 2.0, x2 = box_x(p, b) + BOX_W / 2.0;
+      double depth = 24 + 22.0 * k++;
+      fprintf(out,
+              "<path class=\"edge %s\" id=\"topo-%zu-arc-%zu-%zu\" d=\"M%.0f "
+              "%.0f Q%.0f %.0f %.0f %.0f\" fill=\"none\" stroke=\"%s\" "
+              "stroke-width=\"3\"/>\n",
+              gcb_cell_name(st), p->machine, a, b, x1, y0, (x1 + x2) / 2,
+              y0 + 2 * depth, x2, y0, gcb__svg_stroke(st));
+      char label[160], fig[96];
+      gcb_fmt_scaled_pair(p->p2p[a][b], p->expect[a][b], "GB/s", fig,
+                          sizeof fig);
+      snprintf(label, sizeof label, "GPU %zu \xe2\x86\x92 GPU %zu: %s (%s)", a,
+               b, fig, gcb_cell_name(st));
+      gcb__svg_text(out, (x1 + x2) / 2 - 90, y0 + depth + 4,
+                    "font-size=\"11\" font-weight=\"600\"", label);
+    }
+}
+
+static void nic_line(FILE *out, const struct gcb__svg_pic *p, double y) {
+  const json_t *nics = json_object_get(p->topo, "nics"), *nic;
+  size_t i;
+  double x = MARGIN;
+  json_array_foreach(nics, i, nic) {
+    char label[96];
+    const char *name = gcb_view_str(nic, "name");
+    long long numa = gcb_view_int(nic, "numa", -1);
+    snprintf(label, sizeof label, "NIC %s%s", name ? name : "?",
+             numa >= 0 ? "" : "");
+    if (numa >= 0)
+      snprintf(label + strlen(label), sizeof label - strlen(label),
+               " (NUMA %lld)", numa);
+    fprintf(out,
+            "<rect class=\"nic\" x=\"%.0f\" y=\"%.0f\" width=\"150\" "
+            "height=\"24\" rx=\"4\" fill=\"#f1f3f5\" stroke=\"#8a94a0\"/>\n",
+            x, y);
+    gcb__svg_text(out, x + 6, y + 16, "font-size=\"11\"", label);
+    x += 160;
+    if (x + 150 > gcb__svg_width(p))
+      break;
+  }
+}
+
+void gcb__svg_machine(FILE *out, const struct gcb__svg_pic *p, double y) {
+  fprintf(out, "<g class=\"machine\" transform=\"translate(0,%.0f)\">\n", y);
+  char title[320];
+  snprintf(title, sizeof title, "node %zu: %s (%zu GPUs%s%s)", p->machine,
+           p->hostname, p->n, p->model[0] ? " \xc2\xb7 " : "", p->model);
+  gcb__svg_text(out, MARGIN, 20, "font-size=\"15\" font-weight=\"600\"", title);
+  numa_bands(out, p);
+  for (size_t i = 0; i < p->n; i++) {
+    host_link(out, p, i);
+    gpu_box(out, p, i);
+  }
+  double yy = TITLE_H + nrows(p) * ROW_H;
+  if (arcs(p)) {
+    edge_arcs(out, p, yy - 18);
+    yy += 24 + 22.0 * arcs(p);
+  }
+  gcb__svg_peers(out, p, MARGIN, yy, cell_size(p));
+  yy += 40 + (p->n + 1) * cell_size(p);
+  if (p->nnics)
+    nic_line(out, p, yy);
+  fputs("</g>\n", out);
+}
