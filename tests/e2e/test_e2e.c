@@ -40,11 +40,11 @@ static void expect_case_sane(json_t *c, int ranks) {
 }
 
 Test(e2e, gemm_on_two_ranks_writes_validated_figures_per_rank) {
-  const char *args[] = {"gemm",    "-m",      "96",
-                        "-n",      "64",      "-k",
-                        "80",      "--dtype", "fp32,fp64,fp16",
-                        "--iters", "3",       "--warmup",
-                        "1",       "--output",      gcb_test_path("gemm.json"),
+  const char *args[] = {"gemm",    "-m",       "96",
+                        "-n",      "64",       "-k",
+                        "80",      "--dtype",  "fp32,fp64,fp16",
+                        "--iters", "3",        "--warmup",
+                        "1",       "--output", gcb_test_path("gemm.json"),
                         NULL};
   cr_assert_eq(gcb_test_gcbench(2, args), 0, "stderr: %s",
                gcb_test_slurp("stderr"));
@@ -85,9 +85,9 @@ Test(e2e, gemm_on_two_ranks_writes_validated_figures_per_rank) {
 }
 
 Test(e2e, membw_on_two_ranks_counts_bytes_read_and_written) {
-  const char *args[] = {"membw",   "--size", "1M",
-                        "--iters", "3",      "--warmup",
-                        "1",       "--output",     gcb_test_path("membw.json"),
+  const char *args[] = {"membw",   "--size",   "1M",
+                        "--iters", "3",        "--warmup",
+                        "1",       "--output", gcb_test_path("membw.json"),
                         NULL};
   cr_assert_eq(gcb_test_gcbench(2, args), 0, "stderr: %s",
                gcb_test_slurp("stderr"));
@@ -194,13 +194,14 @@ Test(e2e, existing_results_are_kept_without_force) {
   FILE *f = fopen(path, "w");
   fputs("precious", f);
   fclose(f);
-  const char *args[] = {"gemm", "-m", "16", "--iters", "1", "--output", path, NULL};
+  const char *args[] = {"gemm", "-m",       "16", "--iters",
+                        "1",    "--output", path, NULL};
   cr_expect_eq(gcb_test_gcbench(1, args), 2);
   char *kept = gcb_test_slurp("keep.json");
   cr_expect_str_eq(kept, "precious");
   free(kept);
-  const char *forced[] = {"gemm", "-m", "16",      "--iters", "1",
-                          "--output",   path, "--force", NULL};
+  const char *forced[] = {"gemm",     "-m", "16",      "--iters", "1",
+                          "--output", path, "--force", NULL};
   cr_expect_eq(gcb_test_gcbench(1, forced), 0);
   gcb_results_free(gcb_test_load("keep.json"));
 }
@@ -325,11 +326,22 @@ Test(e2e, coll_on_three_ranks_validates_integer_and_float_types) {
 }
 
 Test(e2e, coll_names_the_late_rank) {
-  const char *args[] = {
-      "coll", "--collective",         "allreduce", "-b", "64",
-      "-e",   "64",           "--iters",   "5",  "--warmup",
-      "1",    "--delay-rank", "1:3000",    "--output", gcb_test_path("late.json"),
-      NULL};
+  const char *args[] = {"coll",
+                        "--collective",
+                        "allreduce",
+                        "-b",
+                        "64",
+                        "-e",
+                        "64",
+                        "--iters",
+                        "5",
+                        "--warmup",
+                        "1",
+                        "--delay-rank",
+                        "1:3000",
+                        "--output",
+                        gcb_test_path("late.json"),
+                        NULL};
   cr_assert_eq(gcb_test_gcbench(2, args), 0, "stderr: %s",
                gcb_test_slurp("stderr"));
   struct gcb_results *r = gcb_test_load("late.json");
@@ -460,9 +472,9 @@ Test(e2e, topo_works_on_this_machine_and_rejects_bad_xml) {
 }
 
 Test(e2e, every_results_document_holds_the_topology_summary) {
-  const char *args[] = {"gemm",    "-m",   "32",
-                        "--dtype", "fp32", "--iters",
-                        "1",       "--output",   gcb_test_path("topo.json"),
+  const char *args[] = {"gemm",    "-m",       "32",
+                        "--dtype", "fp32",     "--iters",
+                        "1",       "--output", gcb_test_path("topo.json"),
                         NULL};
   cr_assert_eq(gcb_test_gcbench(2, args), 0, "stderr: %s",
                gcb_test_slurp("stderr"));
@@ -478,7 +490,7 @@ Test(e2e, every_results_document_holds_the_topology_summary) {
 Test(e2e, gemm_shape_sweep_runs_one_case_per_shape_and_type) {
   const char *args[] = {"gemm",    "--shapes",  "48,64x32x16",
                         "--dtype", "fp32,fp64", "--iters",
-                        "2",       "--output",        gcb_test_path("shapes.json"),
+                        "2",       "--output",  gcb_test_path("shapes.json"),
                         NULL};
   cr_assert_eq(gcb_test_gcbench(1, args), 0, "stderr: %s",
                gcb_test_slurp("stderr"));
@@ -501,11 +513,21 @@ Test(e2e, gemm_shape_sweep_runs_one_case_per_shape_and_type) {
  * timed, the record, the live table's header and time_s.n all say the
  * same number (once -n 50 timed 50 and said 10 everywhere). */
 Test(e2e, coll_n_is_what_the_record_the_table_and_time_s_n_say) {
-  const char *args[] = {"coll",    "--collective", "allreduce,broadcast",
-                        "-b",      "8",    "-e",
-                        "64",      "-n",   "4",
-                        "--iters", "9",    "-n",
-                        "5",       "--output",   gcb_test_path("n.json"),
+  const char *args[] = {"coll",
+                        "--collective",
+                        "allreduce,broadcast",
+                        "-b",
+                        "8",
+                        "-e",
+                        "64",
+                        "-n",
+                        "4",
+                        "--iters",
+                        "9",
+                        "-n",
+                        "5",
+                        "--output",
+                        gcb_test_path("n.json"),
                         NULL};
   cr_assert_eq(gcb_test_gcbench(2, args), 0, "stderr: %s",
                gcb_test_slurp("stderr"));
@@ -547,9 +569,9 @@ Test(e2e, launch_context_is_recorded_without_secrets) {
   setenv("NCCL_IB_TOKEN", "hunter2-token", 1);
   setenv("UCX_API_KEY", "hunter2-key", 1);
   setenv("GCB_UNRELATED_SETTING", "nope", 1);
-  const char *args[] = {"membw",   "--size", "64K",
-                        "--iters", "2",      "--warmup",
-                        "1",       "-o",     gcb_test_path("launch.json"),
+  const char *args[] = {"membw",   "--size",   "64K",
+                        "--iters", "2",        "--warmup",
+                        "1",       "--output", gcb_test_path("launch.json"),
                         NULL};
   int rc = gcb_test_gcbench(2, args);
   const char *names[] = {"SLURM_JOB_ID",         "SLURM_JOB_NODELIST",

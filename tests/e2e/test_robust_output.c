@@ -160,7 +160,7 @@ Test(output, a_run_into_a_directory_that_cannot_be_created_is_usage) {
                         "64K",
                         "--iters",
                         "2",
-                        "-o",
+                        "--output",
                         gcb_test_path("plain/r.json"),
                         NULL};
   expect_refused(args, "--output ");
