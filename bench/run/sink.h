@@ -34,20 +34,21 @@ struct gcb_coll_totals {
   int rows;
   double busbw_sum;
   uint64_t wrong;
-  int late_rank;         /* -1: no arrival skew measured */
+  int late_rank; /* -1: no arrival skew measured */
   double late_mean, late_max;
-  const char *program; /* nccl-tests' program name of the group (static) */
+  char program[48]; /* nccl-tests' program name of the group (a copy: the
+                     * record it came from is gone by the footer) */
 };
 
 /* Live table state: one header per group (a benchmark, or one collective
  * of coll), one aligned row per case. */
 struct gcb_table {
   FILE *out;
-  bool tty;              /* stdout is a terminal */
-  bool progress;         /* stderr is a terminal: progress line allowed */
-  double bench_start;    /* when the current benchmark's first case began */
-  char group[64];        /* group whose header was printed last */
-  const char (*rank_names)[96];  /* "host, device" by rank; may be NULL */
+  bool tty;           /* stdout is a terminal */
+  bool progress;      /* stderr is a terminal: progress line allowed */
+  double bench_start; /* when the current benchmark's first case began */
+  char group[64];     /* group whose header was printed last */
+  const char (*rank_names)[96]; /* "host, device" by rank; may be NULL */
   int nranks;
   /* nccl-tests' "#  Rank  0 Group  0 Pid ..." line by rank; may be NULL */
   const char (*device_lines)[GCB_DEVICE_LINE];

@@ -82,7 +82,8 @@ static void print_header(struct gcb_table *t, const struct gcb_record *rec) {
   print_devices(t);
   bool extra = strcmp(param_str(rec, "layout"), "gcbench") == 0;
   const char *time = "time";
-  t->coll.program = program_of(param_str(rec, "op"));
+  snprintf(t->coll.program, sizeof t->coll.program, "%s",
+           program_of(param_str(rec, "op")));
   fprintf(t->out, "#\n");
   fprintf(t->out,
           "# %10s  %12s  %8s  %6s  %6s           out-of-place               "
@@ -228,7 +229,7 @@ void gcb__table_coll_flush(struct gcb_table *t) {
           c->busbw_sum / c->rows, "");
   fprintf(t->out, "#\n");
   fprintf(t->out, "# Collective test concluded: %s\n",
-          c->program ? c->program : "coll");
+          c->program[0] ? c->program : "coll");
   if (c->late_rank >= 0) {
     char who[200] = "";
     if (t->rank_names && c->late_rank < t->nranks)
