@@ -244,8 +244,10 @@ static json_t *element(struct lex *l, json_t *prev, const char **prev_text,
     while (q < l->end && ((*q >= '0' && *q <= '9') || *q == '-' || *q == '+' ||
                           *q == '.' || *q == 'e' || *q == 'E'))
       q++;
-    if (prev != NULL && *prev_len == (size_t)(q - b) &&
-        memcmp(*prev_text, b, *prev_len) == 0) {
+    /* An empty run is no number (number() refuses it); *prev_text is NULL
+     * until a number has been read. */
+    if (prev != NULL && q > b && *prev_text != NULL &&
+        *prev_len == (size_t)(q - b) && memcmp(*prev_text, b, *prev_len) == 0) {
       l->p = q;
       return json_incref(prev);
     }
