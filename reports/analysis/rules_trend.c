@@ -17,9 +17,11 @@
  *    than latency_floor_x times its floor: the fastest time the run
  *    measured for the same operation on the same transport and rank
  *    count (any size, type or in-place: no message of that operation is
- *    faster than the transport's latency) plus the row's bus bytes at the
- *    best bus bandwidth of its sweep (Hockney's alpha + n / beta, both
- *    measured). A row the trend rule flags is not reported twice.
+ *    faster than the transport's latency) plus the row's bytes at the
+ *    best bandwidth of its sweep (Hockney's alpha + n / beta, both
+ *    measured); latency_floor_x 3 leaves room for the knee between the two
+ *    regimes, where pipelining is poorest (real sweeps reach 2.3x).
+ *    A row the trend rule flags is not reported twice.
  * The first and last rows have one neighbour and are not judged by the
  * trend (extrapolating the latency plateau into the bandwidth regime, or
  * the reverse, would flag smooth sweeps); the floor still judges them.
@@ -130,11 +132,13 @@ static enum gcb_status trend_finding(const struct gcb__rule_ctx *cx,
     snprintf(bw, sizeof bw, "; busbw %.4g GB/s against %.4g GB/s on that line",
              x->busbw, x->busbw * x->t / line);
   gcb_finding_explain(f,
-                      "at %.0f B the operation takes %s, %.2fx the %s of the "
+                      "%s %s at %.0f B%s takes %s, %.2fx the %s of the "
                       "log-log line through its neighbours (%.0f B: %s, "
                       "%.0f B: %s)%s",
-                      x->size, ts, x->t / line, ls, a->size, as, b->size, bs,
-                      bw);
+                      gcb_view_param_str(x->c, "op"),
+                      gcb_view_str(x->c, "backend"), x->size,
+                      gcb_analyze_in_place(x->c) ? " in place" : "", ts,
+                      x->t / line, ls, a->size, as, b->size, bs, bw);
   gcb_finding_suggest(f, "rerun this size alone with more iterations; a dip "
                          "that repeats is a protocol or algorithm switch at "
                          "that size (NCCL_PROTO, NCCL_ALGO; MPI eager/"
@@ -203,19 +207,22 @@ static enum gcb_status floor_finding(const struct gcb__rule_ctx *cx,
   return GCB_OK;
 }
 
-/* Judges the small rows of the sweep rows [from, to) against the floor. */
+/* Judges the small rows of the sweep rows [from, to) against the floor.
+ * Within one sweep busbw is size / time times one factor, so the row's
+ * bytes at the best busbw take size / max(size / time): no busbw needed
+ * (OSU's files have none). */
 static enum gcb_status floors(const struct gcb__rule_ctx *cx, struct row *r,
                               size_t n, size_t from, size_t to) {
-  double best = NAN;
+  double best = 0;
   for (size_t j = from; j < to; j++)
-    if (r[j].busbw > 0 && !(r[j].busbw <= best))
-      best = r[j].busbw;
+    if (r[j].size / r[j].t > best)
+      best = r[j].size / r[j].t;
   for (size_t j = from; j < to; j++) {
     const struct row *x = &r[j];
     if (x->trend || x->size > SMALL_BYTES)
       continue;
     const struct row *alpha = fastest(r, n, x);
-    double bwt = x->busbw > 0 && best > 0 ? x->t * x->busbw / best : 0;
+    double bwt = best > 0 ? x->size / best : 0;
     double floor = alpha->t + bwt;
     if (x->t > floor * cx->t->latency_floor_x) {
       enum gcb_status st = floor_finding(cx, x, alpha, bwt, floor);

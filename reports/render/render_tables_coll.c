@@ -62,14 +62,11 @@ static bool row_note(struct gcb__tb *b, char **r, size_t col, size_t d,
     gcb_view_fmt_time(f->expected / 1e6, e, sizeof e);
     const char *before = r[col] != NULL ? r[col] : "";
     bool trend = strcmp(f->kind, "sweep-trend") == 0;
-    gcb__cell(b, r, col, "%s%s\xe2\x96\xb2 %s%s: %s, %.2fx %s %s", before,
+    gcb__cell(b, r, col, "%s%s\xe2\x96\xb2 %s%s: %s vs %s %s (%.2fx)", before,
               before[0] ? "; " : "", in_place(c) ? "in-place " : "",
-              trend ? "off trend" : "above latency floor", m,
-              f->measured / f->expected,
-              trend ? "the line through its "
-                      "neighbours,"
-                    : "its floor,",
-              e);
+              trend ? "off trend" : "above latency floor", m, e,
+              trend ? "on its neighbours' line" : "floor",
+              f->measured / f->expected);
     marked = true;
   }
   return marked;
