@@ -41,6 +41,7 @@ struct row {
   double size, t, busbw; /* bytes, seconds (mean over ranks), GB/s or NAN */
   size_t order;          /* the case's position, for stable sorting */
   bool trend;            /* flagged by the trend rule */
+  size_t alpha;          /* the fastest row of its floor key */
   char sweep[GCB_VIEW_SWEEP_KEY + 8], floor[192];
 };
 
@@ -60,6 +61,40 @@ static int cmp_row(const void *a, const void *b) {
   if (x->size != y->size)
     return x->size < y->size ? -1 : 1;
   return (x->order > y->order) - (x->order < y->order);
+}
+
+/* Sets each row's alpha, the fastest row of its floor key, by sorting
+ * keys once (n log n, where a scan per row would be quadratic in a
+ * document of many cases). */
+struct floor_key {
+  const char *floor;
+  double t;
+  size_t row;
+};
+
+static int cmp_floor(const void *a, const void *b) {
+  const struct floor_key *x = a, *y = b;
+  int c = strcmp(x->floor, y->floor);
+  if (c != 0)
+    return c;
+  if (x->t != y->t)
+    return x->t < y->t ? -1 : 1;
+  return (x->row > y->row) - (x->row < y->row);
+}
+
+static bool set_alpha(struct row *r, size_t n) {
+  struct floor_key *k = malloc((n + 1) * sizeof *k);
+  if (k == NULL)
+    return false;
+  for (size_t i = 0; i < n; i++)
+    k[i] = (struct floor_key){.floor = r[i].floor, .t = r[i].t, .row = i};
+  if (n > 1)
+    qsort(k, n, sizeof *k, cmp_floor);
+  for (size_t i = 0, j; i < n; i = j)
+    for (j = i; j < n && strcmp(k[j].floor, k[i].floor) == 0; j++)
+      r[k[j].row].alpha = k[i].row;
+  free(k);
+  return true;
 }
 
 /* The document's collective rows with a time, sorted by sweep and size. */
@@ -90,6 +125,10 @@ static struct row *rows_of(const json_t *cases, size_t *n) {
   }
   if (*n > 1)
     qsort(r, *n, sizeof *r, cmp_row);
+  if (!set_alpha(r, *n)) {
+    free(r);
+    return NULL;
+  }
   return r;
 }
 
@@ -169,16 +208,6 @@ static enum gcb_status trend(const struct gcb__rule_ctx *cx, struct row *r,
 /* ---- latency-floor -------------------------------------------------------
  */
 
-/* The fastest row of the same operation, transport and rank count. */
-static const struct row *fastest(const struct row *r, size_t n,
-                                 const struct row *x) {
-  const struct row *best = x;
-  for (size_t i = 0; i < n; i++)
-    if (r[i].t < best->t && strcmp(r[i].floor, x->floor) == 0)
-      best = &r[i];
-  return best;
-}
-
 static enum gcb_status floor_finding(const struct gcb__rule_ctx *cx,
                                      const struct row *x,
                                      const struct row *alpha, double bwt,
@@ -212,7 +241,7 @@ static enum gcb_status floor_finding(const struct gcb__rule_ctx *cx,
  * bytes at the best busbw take size / max(size / time): no busbw needed
  * (OSU's files have none). */
 static enum gcb_status floors(const struct gcb__rule_ctx *cx, struct row *r,
-                              size_t n, size_t from, size_t to) {
+                              size_t from, size_t to) {
   double best = 0;
   for (size_t j = from; j < to; j++)
     if (r[j].size / r[j].t > best)
@@ -221,7 +250,7 @@ static enum gcb_status floors(const struct gcb__rule_ctx *cx, struct row *r,
     const struct row *x = &r[j];
     if (x->trend || x->size > SMALL_BYTES)
       continue;
-    const struct row *alpha = fastest(r, n, x);
+    const struct row *alpha = &r[x->alpha];
     double bwt = best > 0 ? x->size / best : 0;
     double floor = alpha->t + bwt;
     if (x->t > floor * cx->t->latency_floor_x) {
@@ -247,7 +276,7 @@ enum gcb_status gcb__rule_sweep_rows(const struct gcb__rule_ctx *cx) {
       ;
     st = trend(cx, r, i, j, !floor);
     if (st == GCB_OK && floor)
-      st = floors(cx, r, n, i, j);
+      st = floors(cx, r, i, j);
   }
   free(r);
   return st;
