@@ -4,7 +4,9 @@
  * message size, out-of-place and in-place side by side with nccl-tests'
  * columns (time in microseconds, algbw, busbw in GB/s, #wrong), followed by
  * what nccl-tests does not measure: the rank that arrived latest on
- * average, and by how much. Files converted from nccl-tests' JSON show the
+ * average, and by how much; and, where the analysis found a row off its
+ * neighbours' trend or above its latency floor (rules_trend.c), a note
+ * column that marks it. Files converted from nccl-tests' JSON show the
  * same way.
  */
 #include <math.h>
@@ -47,7 +49,7 @@ static bool sweep_marked(const struct gcb__tb *b, size_t d, const char *key) {
 }
 
 /* The note on the row's half (out-of-place or in-place): "▲ off trend:
- * 46 us, 2.00x the 23 us of its neighbours' line", appended to what the
+ * 46 us vs 23 us on its neighbours' line (2.00x)", appended to what the
  * other half wrote. Returns whether the case is marked. */
 static bool row_note(struct gcb__tb *b, char **r, size_t col, size_t d,
                      const json_t *c) {
@@ -171,33 +173,28 @@ static void fill(struct gcb__tb *b, char **r, const json_t *c,
   }
 }
 
+#define INTRO                                                                  \
+  "nccl-tests layout, out-of-place then in-place: time is the mean over "      \
+  "ranks of each rank's mean, ranks the fastest and slowest rank's, "          \
+  "GB = 1e9 B; latest rank: the one the others waited for (out-of-place)"
+
 static void sweep_table(struct gcb__tb *b, size_t d, const json_t *first,
                         const char *key, size_t index) {
-  static const char *const h[] = {"size (B)",
-                                  "count (elements)",
-                                  "type",
-                                  "redop",
-                                  "root",
-                                  "time (us)",
-                                  "ranks (us)",
-                                  "algbw (GB/s)",
-                                  "busbw (GB/s)",
-                                  "#wrong",
-                                  "time (us)",
-                                  "ranks (us)",
-                                  "algbw (GB/s)",
-                                  "busbw (GB/s)",
-                                  "#wrong",
-                                  "latest rank",
-                                  "lateness (us)",
-                                  NULL,
-                                  NULL};
-  /* The note column only where the analysis marked a row. */
-  const char *hs[sizeof h / sizeof *h];
+  static const char *const h[] = {"size (B)",      "count (elements)",
+                                  "type",          "redop",
+                                  "root",          "time (us)",
+                                  "ranks (us)",    "algbw (GB/s)",
+                                  "busbw (GB/s)",  "#wrong",
+                                  "time (us)",     "ranks (us)",
+                                  "algbw (GB/s)",  "busbw (GB/s)",
+                                  "#wrong",        "latest rank",
+                                  "lateness (us)", NULL};
+  /* A note column only where the analysis marked a row. */
+  const char *hs[sizeof h / sizeof *h + 1];
   memcpy(hs, h, sizeof h);
   bool marks = sweep_marked(b, d, key);
-  if (marks)
-    hs[17] = "note";
+  hs[17] = marks ? "note" : NULL;
+  hs[18] = NULL;
   char id[32], title[200], k[512];
   const json_t *cases = json_object_get(b->rep->docs[d].root, "cases"), *c;
   size_t i;
@@ -205,16 +202,9 @@ static void sweep_table(struct gcb__tb *b, size_t d, const json_t *first,
   sweep_title(first, d, b->rep->ndocs, title, sizeof title);
   struct gcb_rtable *t = gcb__table_new_named(
       b, id, title,
-      marks ? "nccl-tests layout, out-of-place then in-place: time is the "
-              "mean over ranks of each rank's mean, ranks the fastest and "
-              "slowest rank's, GB = 1e9 B; latest rank: the one the others "
-              "waited for (out-of-place); \xe2\x96\xb2 marks a row far off "
-              "its neighbours' log-log trend or its latency floor (see "
-              "findings)"
-            : "nccl-tests layout, out-of-place then in-place: time is the "
-              "mean over ranks of each rank's mean, ranks the fastest and "
-              "slowest rank's, GB = 1e9 B; latest rank: the one the others "
-              "waited for (out-of-place)",
+      marks ? INTRO "; \xe2\x96\xb2 marks a row far off its neighbours' "
+                    "log-log trend or its latency floor (see findings)"
+            : INTRO,
       hs);
   double *sizes = malloc(4096 * sizeof *sizes);
   b->oom |= sizes == NULL;
