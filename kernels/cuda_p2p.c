@@ -23,10 +23,11 @@
  * runs the same two copies but times the first alone, the second stream
  * left to run beside it and drained after the stop event (nvbandwidth's
  * per-direction figures, each on its own events: memcpy.cpp VECTOR_BW;
- * the lanes' roles are gcb_p2p_lane_role, cuda_pure.c). LATENCY is 16 small copies per sample (CE, STAGED: nvbandwidth's
- * loopCount, so the event timer's tick is spread) or, SM, a pointer chase: one
- * thread following a chain of indices in the peer's memory, each load
- * depending on the previous one, CHASE_BATCH loads per timed run.
+ * the lanes' roles are gcb_p2p_lane_role, cuda_pure.c). LATENCY is 16 small
+ * copies per sample (CE, STAGED: nvbandwidth's loopCount, so the event timer's
+ * tick is spread) or, SM, a pointer chase: one thread following a chain of
+ * indices in the peer's memory, each load depending on the previous one,
+ * CHASE_BATCH loads per timed run.
  */
 #include <stdint.h>
 #include <stdio.h>

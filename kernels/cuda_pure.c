@@ -181,9 +181,10 @@ enum gcb_p2p_lane_role gcb_p2p_lane_role(enum gcb_p2p_mode mode,
   bool two = gcb_p2p_legs(dir) == 2, staged = mode == GCB_P2P_STAGED;
   /* the second leg is timed with the first (BIDIR: the total) or beside
    * it (BIDIR_LEG: the first leg's figure alone) */
-  enum gcb_p2p_lane_role second =
-      !two ? GCB_P2P_UNUSED
-           : dir == GCB_P2P_DIR_BIDIR_LEG ? GCB_P2P_BESIDE : GCB_P2P_TIMED;
+  enum gcb_p2p_lane_role second = !two ? GCB_P2P_UNUSED
+                                  : dir == GCB_P2P_DIR_BIDIR_LEG
+                                      ? GCB_P2P_BESIDE
+                                      : GCB_P2P_TIMED;
   switch (lane) {
   case GCB_P2P_LANE_SRC:
     return GCB_P2P_TIMED;

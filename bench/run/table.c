@@ -114,7 +114,8 @@ static void sweep_note(struct gcb_table *t, const struct gcb_record *rec,
   b->seen++;
   double max = median_max(rec);
   if (median > b->median)
-    b->median = median, snprintf(b->at_median, sizeof b->at_median, "%s", shape);
+    b->median = median,
+    snprintf(b->at_median, sizeof b->at_median, "%s", shape);
   if (max > b->max)
     b->max = max, snprintf(b->at_max, sizeof b->at_max, "%s", shape);
 }
@@ -126,8 +127,8 @@ static void sweep_flush(struct gcb_table *t, const char *unit) {
     fprintf(t->out,
             "# best shape of %d measured (of %d), %s: median %.2f %s at %s; "
             "max %.2f %s at %s\n",
-            b->seen, b->shapes, b->what, b->median, unit, b->at_median,
-            b->max, unit, b->at_max);
+            b->seen, b->shapes, b->what, b->median, unit, b->at_median, b->max,
+            unit, b->at_max);
   }
   t->nsweeps = 0;
 }

@@ -125,8 +125,7 @@ static size_t best_columns(struct gcol *cols, size_t n, size_t ndocs) {
     size_t most = 0;
     for (size_t d = 0; d < ndocs && d < 8; d++)
       most = cols[k].shapes[d] > most ? cols[k].shapes[d] : most;
-    if (strncmp(cols[k].name, "GEMM ", 5) != 0 || most == 0 ||
-        out == MAX_COLS)
+    if (strncmp(cols[k].name, "GEMM ", 5) != 0 || most == 0 || out == MAX_COLS)
       continue;
     memmove(&cols[k + 2], &cols[k + 1], (out - k - 1) * sizeof *cols);
     cols[k + 1] = cols[k];
@@ -134,8 +133,8 @@ static size_t best_columns(struct gcol *cols, size_t n, size_t ndocs) {
     /* "GEMM bf16 (TFLOP/s)" -> "GEMM bf16 best shape (TFLOP/s)" */
     const char *unit = strrchr(cols[k].name, '(');
     int at = unit ? (int)(unit - cols[k].name) : (int)strlen(cols[k].name);
-    snprintf(cols[k + 1].head, sizeof cols[k + 1].head, "%.*sbest shape %s",
-             at, cols[k].name, unit ? unit : "");
+    snprintf(cols[k + 1].head, sizeof cols[k + 1].head, "%.*sbest shape %s", at,
+             cols[k].name, unit ? unit : "");
     out++;
   }
   return out;
@@ -164,9 +163,8 @@ static void best_cell(struct gcb__tb *b, char **r, size_t at,
   }
   char num[48];
   gcb_view_fmt(top * col->scale, num, sizeof num);
-  gcb__cell(b, r, at, "%s @ %.0fx%.0fx%.0f", num,
-            gcb_view_param_num(best, "m"), gcb_view_param_num(best, "n"),
-            gcb_view_param_num(best, "k"));
+  gcb__cell(b, r, at, "%s @ %.0fx%.0fx%.0f", num, gcb_view_param_num(best, "m"),
+            gcb_view_param_num(best, "n"), gcb_view_param_num(best, "k"));
 }
 
 /* Whether a document's cases carry NVML telemetry for some rank. */
@@ -198,8 +196,8 @@ static void telemetry_cell(struct gcb__tb *b, char **r, size_t at,
     if (k < 0 || gcb_ranks_int(&pr, GCB_RC_TELEM_SAMPLES, (size_t)k, -1) < 0)
       continue;
     n++;
-    short_n += json_is_true(
-        json_array_get(pr.col[GCB_RC_TELEM_TOO_SHORT], (size_t)k));
+    short_n +=
+        json_is_true(json_array_get(pr.col[GCB_RC_TELEM_TOO_SHORT], (size_t)k));
     sm = fmin(sm, gcb_ranks_num(&pr, GCB_RC_TELEM_SM_MIN, (size_t)k));
     watts = fmax(watts, gcb_ranks_num(&pr, GCB_RC_TELEM_POWER_MAX, (size_t)k));
   }
@@ -208,8 +206,10 @@ static void telemetry_cell(struct gcb__tb *b, char **r, size_t at,
   if (n > 0 && isfinite(sm))
     used = snprintf(text, sizeof text, "SM clock %.0f MHz lowest", sm);
   if (n > 0 && isfinite(watts))
-    used += snprintf(text + used, sizeof text - (size_t)used, "%spower %.0f W "
-                     "highest", used ? ", " : "", watts);
+    used += snprintf(text + used, sizeof text - (size_t)used,
+                     "%spower %.0f W "
+                     "highest",
+                     used ? ", " : "", watts);
   if (short_n > 0)
     snprintf(text + used, sizeof text - (size_t)used,
              "%s%zu of %zu cases too short to sample", used ? "; " : "",
@@ -243,8 +243,7 @@ static void gpu_row(struct gcb__tb *b, struct gcb_rtable *t,
   gcb__cell_id(b, r, o + 4, g->numa);
   gcb__cell(b, r, o + 5, "%s", g->model[0] ? g->model : "-");
   gcb__cell(b, r, o + 6, "%s", g->nranks ? ranks : "idle");
-  const json_t *cases =
-      json_object_get(b->rep->docs[g->doc].root, "cases");
+  const json_t *cases = json_object_get(b->rep->docs[g->doc].root, "cases");
   for (size_t k = 0; k < ncols; k++) {
     const json_t *c = g->doc < 8 ? cols[k].cases[g->doc] : NULL;
     double x = c && g->nranks ? gcb__rank_figure(c, g->ranks[0]) : NAN;

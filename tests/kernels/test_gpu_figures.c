@@ -15,7 +15,8 @@
 #include "reports/document/view.h"
 #include "reports/render/render.h"
 
-/* ---- the document --------------------------------------------------------- */
+/* ---- the document ---------------------------------------------------------
+ */
 
 Test(gpu_figures, a_case_too_short_to_sample_is_marked_in_the_document) {
   struct gcb_results *r = gcb_results_new();
@@ -58,7 +59,8 @@ Test(gpu_figures, documents_without_too_short_still_read) {
   gcb_results_free(r);
 }
 
-/* ---- the report's per-GPU table ------------------------------------------- */
+/* ---- the report's per-GPU table -------------------------------------------
+ */
 
 static json_t *fixture_cases(struct gcb_results **r) {
   struct gcb_err err = {0};
@@ -134,9 +136,8 @@ Test(gpu_figures, the_per_gpu_table_gives_the_best_shape_of_a_sweep) {
                       json_integer(2));
   json_object_set_new(params, "shapes", json_integer(2));
   json_object_set_new(c, "work_per_op", json_real(1099511627776.0 / 2));
-  json_t *med = json_object_get(json_object_get(json_object_get(c, "per_rank"),
-                                                "figure"),
-                                "median");
+  json_t *med = json_object_get(
+      json_object_get(json_object_get(c, "per_rank"), "figure"), "median");
   size_t i;
   json_t *v;
   json_array_foreach(med, i, v) {
@@ -173,8 +174,8 @@ Test(gpu_figures, the_per_gpu_table_shows_telemetry_and_too_short_cases) {
   /* Telemetry on the bf16 case: rank 0 sampled properly, rank 1 too short;
    * the other ranks' GPUs said nothing. */
   json_t *c = bf16_case(cases);
-  size_t n = json_array_size(
-      json_object_get(json_object_get(c, "per_rank"), "rank"));
+  size_t n =
+      json_array_size(json_object_get(json_object_get(c, "per_rank"), "rank"));
   json_t *tel = json_object();
   const char *cols[] = {"samples", "sm_clock_mhz_min", "power_w_max",
                         "too_short"};
@@ -210,16 +211,19 @@ Test(gpu_figures, the_per_gpu_table_shows_telemetry_and_too_short_cases) {
   gcb_results_free(r);
 }
 
-/* ---- the live table ------------------------------------------------------- */
+/* ---- the live table -------------------------------------------------------
+ */
 
 static void gemm_record(struct gcb_record *rc, struct gcb_rank_result *rr,
                         const char *dtype, int m, double median_s,
                         double min_s) {
-  *rr = (struct gcb_rank_result){
-      .rank = 0,
-      .time_s = median_s,
-      .seconds = {.n = 3, .min = min_s, .median = median_s, .mean = median_s,
-                  .max = median_s}};
+  *rr = (struct gcb_rank_result){.rank = 0,
+                                 .time_s = median_s,
+                                 .seconds = {.n = 3,
+                                             .min = min_s,
+                                             .median = median_s,
+                                             .mean = median_s,
+                                             .max = median_s}};
   *rc = (struct gcb_record){
       .bench = "gemm",
       .backend = "host",

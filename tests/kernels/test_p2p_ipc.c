@@ -89,10 +89,9 @@ static const char *judge(struct event *all, int n, char *why, size_t len) {
 static int run_p2p(int rank, const char *dir) {
   char out[600];
   snprintf(out, sizeof out, "%s/p2p.json", dir);
-  char *args[] = {"gcbench", "p2p",   "--backend", "cuda",   "--mode",
-                  "ce",      "--direction", "uni", "--size", "64K",
-                  "--iters", "2",     "--warmup",  "0",      "--output",
-                  out,       NULL};
+  char *args[] = {"gcbench",     "p2p", "--backend", "cuda", "--mode",  "ce",
+                  "--direction", "uni", "--size",    "64K",  "--iters", "2",
+                  "--warmup",    "0",   "--output",  out,    NULL};
   return gcb_command_dispatch((int)(sizeof args / sizeof *args) - 1, args,
                               rank);
 }
@@ -110,8 +109,8 @@ int main(int argc, char **argv) {
   }
   /* Both ranks on one node whose (saved) topology has GPUs, so that the
    * placement check accepts device 0 on a machine without any. */
-  setenv("GCB_NODE_MAP", "ipcnode:" GCB_TEST_DATA "/topo/hwloc-2socket-3gpu-ib.xml",
-         1);
+  setenv("GCB_NODE_MAP",
+         "ipcnode:" GCB_TEST_DATA "/topo/hwloc-2socket-3gpu-ib.xml", 1);
   /* One fake GPU per rank, at different bus ids: one GPU pair. */
   fake_cuda_reset();
   fake_cuda.device_count = 1;
