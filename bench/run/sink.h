@@ -59,6 +59,7 @@ struct gcb_table {
   char pending_row[256];
   char pending_extra[64]; /* --layout gcbench: min and max, trailing */
   struct gcb_coll_totals coll;
+  char osu_op[32]; /* OSU's layout: the collective whose title was printed */
   /* identical skip reasons in a row are counted, not repeated */
   char last_skip[GCB_ERRMSG_MAX];
   int skip_repeats;
