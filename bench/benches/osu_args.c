@@ -306,8 +306,8 @@ static enum gcb_status places(const struct gcb_osu_program *p, int argc,
     return GCB_OK;
   }
   if (p->kind == GCB_OSU_COLL)
-    return gcb_err_set(err, GCB_EUSAGE, "%s: unexpected argument '%s'",
-                       p->name, a);
+    return gcb_err_set(err, GCB_EUSAGE, "%s: unexpected argument '%s'", p->name,
+                       a);
   return gcb_err_set(err, GCB_EUSAGE,
                      "%s: '%s%s%s': gcbench puts both buffers in one place: "
                      "D D (device) or H H (host)",
