@@ -8,6 +8,7 @@
  * mean what they mean there (sizes, iterations and their per-size
  * defaults, -f, -c, -d); what gcbench cannot do is refused in one line.
  */
+#define _GNU_SOURCE /* memmem */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -188,6 +189,35 @@ Test(dropin_osu, layout_matches_real_osu_output_byte_for_byte) {
   snprintf(want, sizeof want, "\n%-10s%18s\n", "# Size", "Avg Latency(us)");
   cr_assert(strstr(out, want) != NULL, "%s", out);
   free(out);
+  /* OSU 7.4's own output: its first four lines (the blank line, title,
+   * datatype and column line) are gcbench's, byte for byte, and so are the
+   * rows' columns; with -f -c too */
+  const char *lat7[] = {"-m", "1:16", "-i",       "4",
+                        "-x", "1",    "--output", gcb_test_path("lat7.json"),
+                        NULL};
+  out = compare_with("osu_latency", lat7,
+                     GCB_TEST_DATA "/osu/osu-7.4-osu_latency-mpich-vm.txt",
+                     "# Size       Avg Latency(us)");
+  char *ref = gcb_test_read(GCB_TEST_DATA "/osu/osu-7.4-osu_latency-mpich-"
+                                          "vm.txt");
+  size_t head = strstr(ref, "Latency(us)\n") + 12 - ref;
+  cr_assert(memmem(out, strlen(out), ref, head) != NULL, "%s", out);
+  free(ref);
+  free(out);
+  const char *full[] = {"-m", "4:16", "-f",       "-c",
+                        "-i", "3",    "--output", gcb_test_path("full.json"),
+                        NULL};
+  out = compare_with(
+      "osu_allreduce", full,
+      GCB_TEST_DATA "/osu/osu-7.4-osu_allreduce-f-c-mpich-vm.txt",
+      "# Size       Avg Latency(us)   Min Latency(us)   Max Latency(us)  "
+      "Iterations        Validation");
+  free(out);
+  const char *bw7[] = {
+      "-m", "1:16", "-i", "2", "--output", gcb_test_path("bw7.json"), NULL};
+  free(compare_with("osu_bw", bw7,
+                    GCB_TEST_DATA "/osu/osu-7.4-osu_bw-mpich-vm.txt",
+                    "# Size      Bandwidth (MB/s)"));
 }
 
 Test(dropin_osu, full_statistics_and_validation_columns_as_osu_prints_them) {
