@@ -126,7 +126,8 @@ static const struct gcb_option coll_options[] = {
         coll_layout_names, 0, 0},
     GCB_OPT_ALIAS_ROW("format", 0, "layout", "as --layout (--format osu)"),
     {"placement", 0, GCB_OPT_CHOICE, OPT(placement), "both", "NAME",
-     "halves of each size: both, out-of-place or in-place",
+     "halves of each size: both, out-of-place or in-place (--format osu: "
+     "out-of-place unless given)",
      coll_placement_names, 0, 0},
     {"osu-iters", 0, GCB_OPT_STRING, OPT(osu_iters), NULL, "SMALL[:LARGE]",
      "timed iterations by size, as OSU: SMALL up to 8192 bytes (OSU's "
@@ -204,6 +205,14 @@ static uint64_t next_size(const struct coll_opts *o, uint64_t size) {
   return next > size ? next : size + 1;
 }
 
+/* --placement; OSU's layout has one figure per size: out of place unless
+ * --placement says otherwise. */
+static int placement_of(const struct coll_opts *o) {
+  if (o->layout >= 2 && !gcb_option_given(coll_options, o, "placement"))
+    return 1;
+  return o->placement;
+}
+
 /* Cases of one operation over one split, counted on from *i. */
 static bool nth_of_split(const struct coll_opts *o,
                          const struct gcb_coll_desc *d, enum coll_split split,
@@ -216,8 +225,8 @@ static bool nth_of_split(const struct coll_opts *o,
         continue;
       for (uint64_t s = sized(d) ? o->minbytes : 0; s <= o->maxbytes;
            s = next_size(o, s)) {
-        for (int inplace = o->placement == 2; inplace < 2 - (o->placement == 1);
-             inplace++)
+        for (int inplace = placement_of(o) == 2;
+             inplace < 2 - (placement_of(o) == 1); inplace++)
           if ((*i)++ == index) {
             *out = (struct coll_spec){d, split, (enum gcb_coll_dtype)t,
                                       r, s,     inplace};

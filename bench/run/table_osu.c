@@ -73,6 +73,8 @@ static void print_header(struct gcb_table *t, const struct gcb_record *rec,
               " layout (gcbench coll)\n",
               device ? "-CUDA" : "", op);
   }
+  if (param_int(rec, "inplace", 0)) /* OSU has no line for it: gcbench's */
+    fprintf(t->out, "# gcbench: in place (one buffer)\n");
   fprintf(t->out, "# Datatype: %s.\n", mpi_type(param_str(rec, "type")));
   fprintf(t->out, "%-*s%*s", 10, "# Size", FIELD_WIDTH,
           kind_of(rec) == GCB_OSU_BW ? "Bandwidth (MB/s)" : "Avg Latency(us)");

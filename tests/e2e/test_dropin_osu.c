@@ -357,3 +357,62 @@ Test(dropin_osu, what_gcbench_cannot_do_is_refused_in_one_line) {
   cr_assert_str_eq(out, "# OSU MPI Allreduce Latency Test v7.4\n");
   free(out);
 }
+
+Test(dropin_osu, coll_format_osu_prints_any_sweep_in_osus_layout) {
+  const char *args[] = {"coll",
+                        "--collective",
+                        "latency",
+                        "--format",
+                        "osu",
+                        "-b",
+                        "8",
+                        "-e",
+                        "16",
+                        "-f",
+                        "2",
+                        "--iters",
+                        "3",
+                        "--output",
+                        gcb_test_path("b.json"),
+                        NULL};
+  cr_assert_eq(gcb_test_run(2, args, 240, NULL), 0, "%s",
+               gcb_test_slurp("stderr"));
+  char *out = gcb_test_slurp("stdout");
+  /* one title, one block: out of place only, as OSU, by default */
+  char *title = strstr(out, "\n# OSU MPI Latency Test v7.4\n");
+  cr_assert_not_null(title, "%s", out);
+  cr_assert_null(strstr(title + 2, "# OSU MPI"), "%s", out);
+  cr_assert_null(strstr(out, "in place"), "%s", out);
+  cr_assert_null(strstr(title + 1, "\n# Datatype: MPI_CHAR.\n# Datatype"));
+  cr_assert(strstr(out, "\n16        ") != NULL, "%s", out);
+  free(out);
+}
+
+Test(dropin_osu, coll_format_osu_in_place_is_named) {
+  const char *args[] = {"coll",
+                        "--collective",
+                        "latency",
+                        "--format",
+                        "osu",
+                        "--placement",
+                        "in-place",
+                        "-b",
+                        "8",
+                        "-e",
+                        "8",
+                        "--iters",
+                        "3",
+                        "--output",
+                        gcb_test_path("i.json"),
+                        NULL};
+  cr_assert_eq(gcb_test_run(2, args, 240, NULL), 0, "%s",
+               gcb_test_slurp("stderr"));
+  char *out = gcb_test_slurp("stdout");
+  cr_assert(strstr(out, "\n# OSU MPI Latency Test v7.4\n# gcbench: in place "
+                        "(one buffer)\n# Datatype: MPI_CHAR.\n# Size ") != NULL,
+            "%s", out);
+  free(out);
+  char *json = gcb_test_slurp("i.json");
+  cr_assert(strstr(json, "\"inplace\": 0") == NULL, "%s", json);
+  free(json);
+}
