@@ -8,7 +8,8 @@
  * context is made by hand, without MPI: validate() is not collective, and
  * the backend's fits() is one that takes up to 1 GiB. The contract: an
  * argv that parses is accepted with a case count from 0 to a million
- * (count() is not asked of p2p, whose count is collective), or refused with one line (GCB_EUSAGE; GCB_ENOMEM from fits()).
+ * (count() is not asked of p2p, whose count is collective), or refused with one
+ * line (GCB_EUSAGE; GCB_ENOMEM from fits()).
  */
 #include <stdbool.h>
 #include <stdio.h>

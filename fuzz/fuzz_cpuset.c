@@ -37,7 +37,8 @@ static void check_ranks(const struct gcb_topo *t,
   struct gcb_topo_problem *probs = NULL;
   int n = -1;
   struct gcb_err err = {0};
-  enum gcb_status st = gcb_topo_check_ranks(t, rs->ranks, rs->n, &probs, &n, &err);
+  enum gcb_status st =
+      gcb_topo_check_ranks(t, rs->ranks, rs->n, &probs, &n, &err);
   if (!gcb_fuzz_answer_ok(st, st == GCB_OK, &err) ||
       (st == GCB_OK && (n < 0 || (n > 0) != (probs != NULL))))
     gcb_fuzz_fail(&err);
@@ -70,7 +71,8 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
       (st != GCB_OK && st != GCB_EUSAGE && st != GCB_ENOMEM))
     gcb_fuzz_fail(&err);
   for (int i = 0; st == GCB_OK && i < rs.n; i++)
-    if (rs.ranks[i].rank != i || rs.ranks[i].gpu < -1 || rs.ranks[i].cpus == NULL)
+    if (rs.ranks[i].rank != i || rs.ranks[i].gpu < -1 ||
+        rs.ranks[i].cpus == NULL)
       gcb_fuzz_fail(&err);
   if (st == GCB_OK)
     check_ranks(t, &rs);

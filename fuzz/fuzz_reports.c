@@ -205,9 +205,10 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
     goto done;
   struct run o = {0};
   o.doc = (struct gcb_doc){.name = "new.json", .root = gcb_results_json(res)};
-  o.base = base != NULL ? (struct gcb_doc){.name = "old.json",
-                                           .root = gcb_results_json(base)}
-                        : (struct gcb_doc){.name = "new.json", .root = o.doc.root};
+  o.base =
+      base != NULL
+          ? (struct gcb_doc){.name = "old.json", .root = gcb_results_json(base)}
+          : (struct gcb_doc){.name = "new.json", .root = o.doc.root};
   report(&o, cr);
   gcb_rtables_free(&o.tables);
   gcb_findings_free(&o.findings);

@@ -31,9 +31,9 @@
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 
 struct model {
-  bool hello[MAX_RANKS];  /* a sealed hello was sent for the rank */
+  bool hello[MAX_RANKS];   /* a sealed hello was sent for the rank */
   uint64_t top[MAX_RANKS]; /* the highest sealed counter sent for it */
-  bool signal;            /* a sealed SIGINT/SIGTERM was sent */
+  bool signal;             /* a sealed SIGINT/SIGTERM was sent */
 };
 
 static _Noreturn void broken(const char *what) {
@@ -183,9 +183,10 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
     unsigned op = *p++;
     int fd = npeers > 0 ? peers[(op >> 4) % npeers] : -1;
     if ((op & 7) == 0 || fd < 0) { /* a new connection */
-      int c = npeers < MAX_PEERS
-                  ? socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)
-                  : -1;
+      int c =
+          npeers < MAX_PEERS
+              ? socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)
+              : -1;
       if (c >= 0 && connect(c, (struct sockaddr *)&addr, alen) == 0)
         peers[npeers++] = c;
       else if (c >= 0)
