@@ -179,11 +179,18 @@ static uint32_t ops_of(const struct coll_opts *o) {
   return o->ops;
 }
 
+/* The size after `size`, saturating at UINT64_MAX (the last there is): a
+ * product past 2^64 was cast as it came (undefined; fuzz_checks found
+ * `-f 2e111`), and a sum could wrap below -e and never end. */
 static uint64_t next_size(const struct coll_opts *o, uint64_t size) {
-  if (step_bytes(o) > 0)
-    return size + step_bytes(o);
-  uint64_t next = (uint64_t)((double)size * o->stepfactor);
-  return next > size ? next : size + 1;
+  uint64_t step = step_bytes(o);
+  if (step > 0)
+    return size > UINT64_MAX - step ? UINT64_MAX : size + step;
+  double next = (double)size * o->stepfactor;
+  if (!(next < 18446744073709551616.0)) /* 2^64, or NaN */
+    return UINT64_MAX;
+  uint64_t n = (uint64_t)next;
+  return n > size ? n : size == UINT64_MAX ? UINT64_MAX : size + 1;
 }
 
 /* Cases of one operation over one split, counted on from *i. */
@@ -204,7 +211,7 @@ static bool nth_of_split(const struct coll_opts *o,
                                       r, s,     inplace};
             return true;
           }
-        if (!sized(d))
+        if (!sized(d) || s == UINT64_MAX)
           break;
       }
       if (r < 0)
