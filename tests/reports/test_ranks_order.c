@@ -19,12 +19,13 @@
 #define NRANKS 16384
 #define PER_NODE 8
 
-/* A run of NRANKS ranks, PER_NODE to a node, with one gemm case whose
- * rank r took 1 + r / 2^20 seconds (each column's value says its rank). */
-static struct gcb_results *big_document(void) {
+/* A run of n ranks (at most NRANKS), PER_NODE to a node, with one gemm
+ * case whose rank r took 1 + r / 2^20 seconds and had r wrong values (each
+ * column's value says its rank). */
+static struct gcb_results *document(int n) {
   static struct gcb_identity ids[NRANKS];
   static struct gcb_rank_result ranks[NRANKS];
-  for (int r = 0; r < NRANKS; r++) {
+  for (int r = 0; r < n; r++) {
     ids[r] = (struct gcb_identity){.rank = r,
                                    .node = r / PER_NODE,
                                    .local_rank = r % PER_NODE,
@@ -50,8 +51,8 @@ static struct gcb_results *big_document(void) {
                              .run_id = "r1",
                              .backend = "host",
                              .backend_reason = "test",
-                             .ranks = NRANKS,
-                             .nodes = NRANKS / PER_NODE,
+                             .ranks = n,
+                             .nodes = (n + PER_NODE - 1) / PER_NODE,
                              .mpi = "MPICH",
                              .hwloc = "2.9.0",
                              .backend_versions = "OpenBLAS"};
@@ -62,7 +63,7 @@ static struct gcb_results *big_document(void) {
       .work_per_op = 2.0 * 64 * 64 * 64,
       .figure = {.unit = "GFLOP/s", .scale = 1e9, .counted = "2mnk flops"},
       .iterations = 5,
-      .nranks = NRANKS,
+      .nranks = n,
       .ranks = ranks};
   struct gcb_results *r = gcb_results_new();
   struct gcb_err err = {0};
@@ -124,7 +125,7 @@ static struct gcb_results *parse_json(const json_t *doc, const char *name) {
 }
 
 Test(ranks_order, a_shuffled_16384_rank_document_reads_as_the_ordered_one) {
-  struct gcb_results *built = big_document();
+  struct gcb_results *built = document(NRANKS);
   struct gcb_results *ordered = parse_json(gcb_results_json(built), "o.json");
   json_t *doc = json_deep_copy(gcb_results_json(built));
   size_t *perm = shuffle(NRANKS), *node_perm = shuffle(NRANKS / PER_NODE);
@@ -171,7 +172,7 @@ Test(ranks_order, a_shuffled_16384_rank_document_reads_as_the_ordered_one) {
  * missing ones are not found, the others where they now are, the first
  * of the two 6s first. */
 Test(ranks_order, missing_and_repeated_ranks_are_looked_up_as_before) {
-  struct gcb_results *built = big_document();
+  struct gcb_results *built = document(16);
   json_t *doc = json_deep_copy(gcb_results_json(built));
   json_t *pr_json = json_object_get(
       json_array_get(json_object_get(doc, "cases"), 0), "per_rank");
