@@ -7,8 +7,10 @@
 #define _GNU_SOURCE
 #include "common/outfile.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -151,6 +153,52 @@ enum gcb_status gcb_outfile_begin(const struct gcb_outdir *d, const char *name,
   return GCB_OK;
 }
 
+/* The pid of a temporary of `name` as create_tmp makes them
+ * ("NAME.tmp.PID" or "NAME.tmp.PID.N"), or 0 when entry is not one. */
+static long tmp_pid(const char *entry, const char *name) {
+  size_t n = strlen(name);
+  if (strncmp(entry, name, n) != 0 || strncmp(entry + n, ".tmp.", 5) != 0)
+    return 0;
+  const char *p = entry + n + 5;
+  char *end;
+  if (*p < '1' || *p > '9')
+    return 0;
+  errno = 0;
+  long pid = strtol(p, &end, 10);
+  if (errno != 0 || pid <= 0)
+    return 0;
+  if (*end == '.' && end[1] >= '0' && end[1] <= '9') {
+    const char *q = end + 1;
+    while (*q >= '0' && *q <= '9')
+      q++;
+    end = (char *)q;
+  }
+  return *end == '\0' ? pid : 0;
+}
+
+/* Removes the temporaries of o's name that writers killed mid-write left
+ * (a report killed by the launcher): regular files of this user whose pid
+ * is no process's. Anything else, another live writer's above all, stays. */
+static void remove_stale(const struct gcb_outfile *o) {
+  int fd = openat(o->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+  if (d == NULL && fd >= 0)
+    close(fd);
+  struct dirent *e;
+  while (d != NULL && (e = readdir(d)) != NULL) {
+    long pid = tmp_pid(e->d_name, o->name);
+    struct stat sb;
+    if (pid == 0 || pid == (long)getpid() || kill((pid_t)pid, 0) == 0 ||
+        errno != ESRCH)
+      continue;
+    if (fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+        S_ISREG(sb.st_mode) && sb.st_uid == geteuid())
+      unlinkat(dirfd(d), e->d_name, 0);
+  }
+  if (d != NULL)
+    closedir(d);
+}
+
 enum gcb_status gcb_outfile_end(struct gcb_outfile *o, enum gcb_status st,
                                 struct gcb_err *err) {
   if (o->f == NULL)
@@ -167,5 +215,7 @@ enum gcb_status gcb_outfile_end(struct gcb_outfile *o, enum gcb_status st,
                      o->shown, strerror(errno));
   if (st != GCB_OK)
     unlinkat(o->dirfd, o->tmp, 0);
+  else
+    remove_stale(o);
   return st;
 }

@@ -69,8 +69,11 @@ enum gcb_status gcb_outfile_begin(const struct gcb_outdir *d, const char *name,
 
 /*
  * Ends the file: when st is GCB_OK, flushes, closes and renames the
- * temporary over the name (a failure is GCB_EIO); otherwise, or when that
- * fails, removes the temporary. Returns st or the failure.
+ * temporary over the name (a failure is GCB_EIO), then removes the
+ * temporaries of the same name that writers killed mid-write left
+ * ("NAME.tmp.PID[.N]" regular files of this user whose pid is no
+ * process's); otherwise, or when that fails, removes the temporary.
+ * Returns st or the failure.
  */
 enum gcb_status gcb_outfile_end(struct gcb_outfile *o, enum gcb_status st,
                                 struct gcb_err *err);

@@ -198,11 +198,18 @@ static uint32_t ops_of(const struct coll_opts *o) {
   return o->ops;
 }
 
+/* The size after `size`, saturating at UINT64_MAX (the last there is): a
+ * product past 2^64 was cast as it came (undefined; fuzz_checks found
+ * `-f 2e111`), and a sum could wrap below -e and never end. */
 static uint64_t next_size(const struct coll_opts *o, uint64_t size) {
-  if (step_bytes(o) > 0)
-    return size + step_bytes(o);
-  uint64_t next = (uint64_t)((double)size * o->stepfactor);
-  return next > size ? next : size + 1;
+  uint64_t step = step_bytes(o);
+  if (step > 0)
+    return size > UINT64_MAX - step ? UINT64_MAX : size + step;
+  double next = (double)size * o->stepfactor;
+  if (!(next < 18446744073709551616.0)) /* 2^64, or NaN */
+    return UINT64_MAX;
+  uint64_t n = (uint64_t)next;
+  return n > size ? n : size == UINT64_MAX ? UINT64_MAX : size + 1;
 }
 
 /* --placement; OSU's layout has one figure per size: out of place unless
@@ -232,7 +239,7 @@ static bool nth_of_split(const struct coll_opts *o,
                                       r, s,     inplace};
             return true;
           }
-        if (!sized(d))
+        if (!sized(d) || s == UINT64_MAX)
           break;
       }
       if (r < 0)
@@ -275,9 +282,10 @@ static enum gcb_status split_set(const struct gcb_ctx *ctx, const char *text,
 }
 
 /* Visits the sweep in order (operation, split, type, operator, size,
- * placement); stops at the index-th case. */
-static bool nth_case(const struct coll_opts *o, uint32_t splits, int index,
-                     struct coll_spec *out) {
+ * placement); stops at the index-th case. *visited: the cases visited
+ * (all of them when there is no index-th, index -1 say). */
+static bool nth_case_of(const struct coll_opts *o, uint32_t splits, int index,
+                        struct coll_spec *out, int *visited) {
   int i = 0;
   for (int op = 0; coll_op_names[op]; op++) {
     if (!(ops_of(o) & (1u << op)))
@@ -285,21 +293,31 @@ static bool nth_case(const struct coll_opts *o, uint32_t splits, int index,
     const struct gcb_coll_desc *d = gcb_coll_find(coll_op_names[op]);
     for (int split = 0; d && split < COLL_SPLIT_COUNT; split++) {
       if (splits & (1u << split) &&
-          nth_of_split(o, d, (enum coll_split)split, index, &i, out))
+          nth_of_split(o, d, (enum coll_split)split, index, &i, out)) {
+        *visited = i;
         return true;
+      }
     }
   }
+  *visited = i;
   return false;
 }
 
+static bool nth_case(const struct coll_opts *o, uint32_t splits, int index,
+                     struct coll_spec *out) {
+  int visited;
+  return nth_case_of(o, splits, index, out, &visited);
+}
+
+/* One walk over the sweep (a walk per case made counting quadratic, and
+ * each case's set-up counts: `-e 881 -i 1` took minutes). */
 static int coll_count(const struct gcb_ctx *ctx, const void *opts) {
   const struct coll_opts *o = opts;
   uint32_t splits = 0; /* coll_open has refused a bad --split already */
   (void)split_set(ctx, o->split, &splits, NULL);
   struct coll_spec spec;
   int n = 0;
-  while (nth_case(o, splits, n, &spec))
-    n++;
+  (void)nth_case_of(o, splits, -1, &spec, &n);
   return n * (int)o->cycles; /* -N: coll_validate keeps it in bounds */
 }
 
@@ -446,6 +464,7 @@ static uint64_t sweep_sizes(const struct coll_opts *o, uint64_t cap,
 }
 
 #define MAX_SIZES 100000
+#define MAX_CASES 1000000 /* a case takes a millisecond at least */
 
 /* The largest message's buffer must fit the memory the transport's
  * buffers come from, when that is the backend's (host memory on the host
@@ -517,6 +536,14 @@ static enum gcb_status coll_validate(const struct gcb_ctx *ctx,
     return gcb_err_set(err, GCB_EUSAGE, "--root %ld: only %d rank(s)", o->root,
                        ctx->size);
   enum gcb_status st = split_set(ctx, o->split, &splits, err);
+  /* Counted only up to the limit: a walk of at most MAX_CASES steps. */
+  struct coll_spec spec;
+  int per_cycle = o->cycles > 1 ? MAX_CASES / (int)o->cycles : MAX_CASES;
+  if (st == GCB_OK && nth_case(o, splits, per_cycle, &spec))
+    st = gcb_err_set(err, GCB_EUSAGE,
+                     "the sweep has more than %d cases%s (fewer sizes, "
+                     "collectives, types or operators)",
+                     MAX_CASES, o->cycles > 1 ? " over its -N cycles" : "");
   if (st == GCB_OK)
     st = parse_delay(o->delay, ctx->size, &delay_rank, &delay_s, err);
   if (st == GCB_OK)

@@ -55,14 +55,20 @@ struct pcie_spec {
   uint64_t bytes;
 };
 
+/* The size after s, saturating at UINT64_MAX (a product past 2^64 was
+ * cast as it came: undefined). */
 static uint64_t next_size(const struct pcie_opts *o, uint64_t s) {
-  uint64_t n = (uint64_t)((double)s * o->stepfactor);
-  return n > s ? n : s + 1;
+  double next = (double)s * o->stepfactor;
+  if (!(next < 18446744073709551616.0)) /* 2^64, or NaN */
+    return UINT64_MAX;
+  uint64_t n = (uint64_t)next;
+  return n > s ? n : s == UINT64_MAX ? UINT64_MAX : s + 1;
 }
 
-/* Visits the cases in order (direction, memory, placement, size). */
-static bool nth_case(const struct pcie_opts *o, int index,
-                     struct pcie_spec *out) {
+/* Visits the cases in order (direction, memory, placement, size); stops at
+ * the index-th. *visited: the cases visited (all of them for index -1). */
+static bool nth_case_of(const struct pcie_opts *o, int index,
+                        struct pcie_spec *out, int *visited) {
   int i = 0;
   for (int d = 0; d < GCB_PCIE_DIR_COUNT; d++)
     for (int m = 0; m < 2; m++)
@@ -70,13 +76,24 @@ static bool nth_case(const struct pcie_opts *o, int index,
         if (!(o->dirs >> d & 1) || !(o->memories >> m & 1) ||
             !(o->placements >> p & 1))
           continue;
-        for (uint64_t s = o->minbytes; s <= o->maxbytes; s = next_size(o, s))
+        for (uint64_t s = o->minbytes; s <= o->maxbytes; s = next_size(o, s)) {
           if (i++ == index) {
             *out = (struct pcie_spec){d, m, p, s};
+            *visited = i;
             return true;
           }
+          if (s == UINT64_MAX)
+            break;
+        }
       }
+  *visited = i;
   return false;
+}
+
+static bool nth_case(const struct pcie_opts *o, int index,
+                     struct pcie_spec *out) {
+  int visited;
+  return nth_case_of(o, index, out, &visited);
 }
 
 /* -b no larger than -e, and the largest copy's device buffers (one per
@@ -115,9 +132,8 @@ static enum gcb_status pcie_open(struct gcb_ctx *ctx, const void *opts,
 static int pcie_count(const struct gcb_ctx *ctx, const void *opts) {
   (void)ctx;
   struct pcie_spec spec;
-  int n = 0;
-  while (nth_case(opts, n, &spec))
-    n++;
+  int n = 0; /* one walk: a walk per case was quadratic */
+  (void)nth_case_of(opts, -1, &spec, &n);
   return n;
 }
 

@@ -9,6 +9,8 @@
  */
 #include "bench/cli/topo_command.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -53,12 +55,6 @@ static const struct gcb_option topo_options[] = {
 
 /* --- --cpuset ------------------------------------------------------------- */
 
-struct rankset {
-  struct gcb_topo_rank *ranks;
-  int n;
-  char *text; /* the option's copy that ranks[].cpus point into */
-};
-
 static enum gcb_status parse_rank(char *item, int i, int ngpus,
                                   struct gcb_topo_rank *r,
                                   struct gcb_err *err) {
@@ -69,7 +65,10 @@ static enum gcb_status parse_rank(char *item, int i, int ngpus,
   if (at) {
     char *end;
     *at = '\0';
-    r->gpu = (int)strtol(at + 1, &end, 10);
+    errno = 0;
+    long gpu = strtol(at + 1, &end, 10);
+    /* Range-checked before the cast: "0@4294967296" was GPU 0. */
+    r->gpu = errno == 0 && gpu >= 0 && gpu <= INT_MAX ? (int)gpu : -1;
     if (end == at + 1 || *end != '\0' || r->gpu < 0)
       return gcb_err_set(err, GCB_EUSAGE, "--cpuset: bad GPU '%s' for rank %d",
                          at + 1, i);
@@ -77,8 +76,9 @@ static enum gcb_status parse_rank(char *item, int i, int ngpus,
   return GCB_OK;
 }
 
-static enum gcb_status parse_cpuset(const char *text, int ngpus,
-                                    struct rankset *rs, struct gcb_err *err) {
+enum gcb_status gcb__topo_cpuset_parse(const char *text, int ngpus,
+                                       struct gcb__rankset *rs,
+                                       struct gcb_err *err) {
   int n = 1;
   for (const char *c = text; *c; c++)
     n += *c == ';';
@@ -98,13 +98,13 @@ static enum gcb_status parse_cpuset(const char *text, int ngpus,
   return st;
 }
 
-static void rankset_free(struct rankset *rs) {
+void gcb__rankset_free(struct gcb__rankset *rs) {
   free(rs->ranks);
   free(rs->text);
 }
 
 /* JSON: the topology summary, plus the binding problems when asked for. */
-static int print_json(const struct gcb_topo *t, const struct rankset *rs,
+static int print_json(const struct gcb_topo *t, const struct gcb__rankset *rs,
                       struct gcb_err *err) {
   json_t *doc = gcb_results_topology_json(t);
   struct gcb_topo_problem *probs = NULL;
@@ -140,10 +140,10 @@ static int print_json(const struct gcb_topo *t, const struct rankset *rs,
 
 static int run(const struct topo_opts *o, struct gcb_err *err) {
   struct gcb_topo *t = NULL;
-  struct rankset rs = {0};
+  struct gcb__rankset rs = {0};
   enum gcb_status st = gcb_topo_load(o->xml, &t, err);
   if (st == GCB_OK && o->cpuset)
-    st = parse_cpuset(o->cpuset, gcb_topo_gpu_count(t), &rs, err);
+    st = gcb__topo_cpuset_parse(o->cpuset, gcb_topo_gpu_count(t), &rs, err);
   int problems = 0;
   if (st == GCB_OK && o->format == 1) {
     problems = print_json(t, &rs, err);
@@ -156,7 +156,7 @@ static int run(const struct topo_opts *o, struct gcb_err *err) {
   }
   if (st == GCB_OK && problems < 0)
     st = err->code;
-  rankset_free(&rs);
+  gcb__rankset_free(&rs);
   gcb_topo_free(t);
   if (st != GCB_OK) {
     int code = gcb_status_exit_code(st);

@@ -14,4 +14,29 @@
  */
 int gcb__topo_command(int argc, char **argv, int rank);
 
+/* ---- internal: --cpuset, for its tests and fuzz/ ----------------------- */
+
+#include "common/status.h"
+#include "topo/topo.h"
+
+/* The ranks --cpuset names ("LIST[@GPU];..."), in order. */
+struct gcb__rankset {
+  struct gcb_topo_rank *ranks;
+  int n;
+  char *text; /* the option's copy that ranks[].cpus point into */
+};
+
+/*
+ * Parses --cpuset's text for a machine of ngpus GPUs (a rank without @GPU
+ * takes GPU rank % ngpus, or none). The CPU lists are checked later, by
+ * the binding check (gcb_topo_check_ranks). GCB_EUSAGE with one line (a
+ * bad GPU, no rank), GCB_ENOMEM; rs is freed with gcb__rankset_free, also
+ * after failure (zeroed by the caller).
+ */
+enum gcb_status gcb__topo_cpuset_parse(const char *text, int ngpus,
+                                       struct gcb__rankset *rs,
+                                       struct gcb_err *err);
+
+void gcb__rankset_free(struct gcb__rankset *rs);
+
 #endif

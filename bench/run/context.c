@@ -49,14 +49,6 @@ struct groups {
   const char *map; /* GCB_NODE_MAP, or NULL */
 };
 
-/* Where entry `index` of GCB_NODE_MAP begins (it exists). */
-static const char *map_name(const char *map, int index) {
-  const char *p = map;
-  for (int i = 0; i < index && p; i++)
-    p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL;
-  return p != NULL ? p : "";
-}
-
 /* Entry `index` of GCB_NODE_MAP ("name[:xml],...") into name and xml ("" if
  * the entry has none); false when there is no such entry. */
 static bool map_entry(const char *map, int index, char *name, size_t name_len,
@@ -85,36 +77,50 @@ static bool good_node_name(const char *name) {
   return true;
 }
 
-/* Checks GCB_NODE_MAP's entries: non-empty, distinct names that fit. */
+/* Checks GCB_NODE_MAP's entries: non-empty, distinct names that fit. One
+ * pass over the text (the XML paths may be long, and a scan from the
+ * start for each entry made a 1,024-entry map take seconds). */
 static enum gcb_status check_map(const char *map, int *count,
                                  struct gcb_err *err) {
-  char name[256], xml[4096], other[256], unused[4096];
+  char(*names)[64] = malloc(MAX_GROUPS * sizeof *names);
+  if (names == NULL)
+    return gcb_err_set(err, GCB_ENOMEM, "GCB_NODE_MAP: out of memory");
+  enum gcb_status st = GCB_OK;
   int n = 0;
-  for (; map_entry(map, n, name, sizeof name, xml, sizeof xml); n++) {
-    if (name[0] == '\0' || n >= MAX_GROUPS)
-      return gcb_err_set(err, GCB_EUSAGE,
-                         "GCB_NODE_MAP '%s': entry %d: expected NAME[:XML]",
-                         map, n + 1);
-    if (!good_node_name(name) || strcspn(map_name(map, n), ":,") > 63)
-      return gcb_err_set(err, GCB_EUSAGE,
-                         "GCB_NODE_MAP: entry %d: node name '%s' must be up "
-                         "to 63 letters, digits, '.', '-' or '_'",
-                         n + 1, name);
-    for (int j = 0; j < n; j++)
-      if (map_entry(map, j, other, sizeof other, unused, sizeof unused) &&
-          strcmp(name, other) == 0)
-        return gcb_err_set(err, GCB_EUSAGE,
-                           "GCB_NODE_MAP: node name '%s' given twice", name);
+  for (const char *p = map; p != NULL && st == GCB_OK; n++) {
+    size_t cut = strcspn(p, ":,"), len = strcspn(p, ",");
+    snprintf(names[n % MAX_GROUPS], sizeof *names, "%.*s",
+             cut < 63 ? (int)cut : 63, p);
+    const char *name = names[n % MAX_GROUPS];
+    if (cut == 0 || n >= MAX_GROUPS)
+      st = gcb_err_set(err, GCB_EUSAGE,
+                       "GCB_NODE_MAP '%s': entry %d: expected NAME[:XML]", map,
+                       n + 1);
+    else if (!good_node_name(name) || cut > 63)
+      st = gcb_err_set(err, GCB_EUSAGE,
+                       "GCB_NODE_MAP: entry %d: node name '%s' must be up "
+                       "to 63 letters, digits, '.', '-' or '_'",
+                       n + 1, name);
+    else if (len > cut && len - cut - 1 >= GCB__NODE_XML_MAX)
+      st = gcb_err_set(err, GCB_EUSAGE,
+                       "GCB_NODE_MAP: entry %d ('%s'): the XML path is longer "
+                       "than %d bytes",
+                       n + 1, name, GCB__NODE_XML_MAX - 1);
+    for (int j = 0; j < n && st == GCB_OK; j++)
+      if (strcmp(name, names[j]) == 0)
+        st = gcb_err_set(err, GCB_EUSAGE,
+                         "GCB_NODE_MAP: node name '%s' given twice", name);
+    p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL;
   }
-  *count = n;
-  return GCB_OK;
+  free(names);
+  if (st == GCB_OK)
+    *count = n;
+  return st;
 }
 
-/* Reads GCB_FAKE_NODES and GCB_NODE_MAP; both given must agree. */
-static enum gcb_status read_groups(struct groups *g, struct gcb_err *err) {
-  *g = (struct groups){0};
-  const char *fake = getenv("GCB_FAKE_NODES");
-  const char *map = getenv("GCB_NODE_MAP");
+enum gcb_status gcb__node_override_parse(const char *fake, const char *map,
+                                         int *count, struct gcb_err *err) {
+  *count = 0;
   if (fake && *fake) {
     char *end;
     errno = 0;
@@ -124,21 +130,36 @@ static enum gcb_status read_groups(struct groups *g, struct gcb_err *err) {
                          "GCB_FAKE_NODES '%s': expected a number of nodes "
                          "from 1 to %d",
                          fake, MAX_GROUPS);
-    g->count = (int)n;
+    *count = (int)n;
   }
   if (map && *map) {
     int n = 0;
     enum gcb_status st = check_map(map, &n, err);
     if (st != GCB_OK)
       return st;
-    if (g->count && g->count != n)
+    if (*count && *count != n)
       return gcb_err_set(err, GCB_EUSAGE,
                          "GCB_FAKE_NODES=%d but GCB_NODE_MAP names %d nodes",
-                         g->count, n);
-    g->count = n;
-    g->map = map;
+                         *count, n);
+    *count = n;
   }
   return GCB_OK;
+}
+
+bool gcb__node_map_entry(const char *map, int index, char *name,
+                         size_t name_len, char *xml, size_t xml_len) {
+  return map_entry(map, index, name, name_len, xml, xml_len);
+}
+
+/* Reads GCB_FAKE_NODES and GCB_NODE_MAP; both given must agree. */
+static enum gcb_status read_groups(struct groups *g, struct gcb_err *err) {
+  *g = (struct groups){0};
+  const char *map = getenv("GCB_NODE_MAP");
+  enum gcb_status st =
+      gcb__node_override_parse(getenv("GCB_FAKE_NODES"), map, &g->count, err);
+  if (st == GCB_OK && map && *map)
+    g->map = map;
+  return st;
 }
 
 /* Group of this rank on its machine: contiguous, as even as can be. */
@@ -285,7 +306,7 @@ enum gcb_status gcb_context_init(struct gcb_ctx *ctx) {
     snprintf(ctx->hostname, sizeof ctx->hostname, "unknown");
   ctx->hostname[sizeof ctx->hostname - 1] = '\0';
   ctx->stdout_tty = isatty(STDOUT_FILENO);
-  char xml[4096];
+  char xml[GCB__NODE_XML_MAX];
   enum gcb_status st = init_mpi(ctx, xml, sizeof xml);
   if (st != GCB_OK || ctx->node == MPI_COMM_NULL)
     return st;

@@ -93,4 +93,25 @@ void gcb_context_free(struct gcb_ctx *ctx);
  */
 enum gcb_status gcb_context_agree(struct gcb_ctx *ctx, enum gcb_status mine);
 
+/* ---- internal: the test override, for its tests and fuzz/ -------------- */
+
+#define GCB__NODE_XML_MAX 4096 /* an XML path of GCB_NODE_MAP, with its NUL */
+
+/*
+ * Parses GCB_FAKE_NODES (`fake`) and GCB_NODE_MAP (`map`, "NAME[:XML],...";
+ * either NULL or "" when not set) into the number of fake nodes (0: no
+ * override). GCB_EUSAGE with one line naming the variable and the entry:
+ * a bad count, an empty or bad name (up to 63 letters, digits, '.', '-',
+ * '_'), a name given twice, an XML path too long, more than 1,024
+ * entries, or a count the map disagrees with.
+ */
+enum gcb_status gcb__node_override_parse(const char *fake, const char *map,
+                                         int *count, struct gcb_err *err);
+
+/* Entry `index` of a map that parsed: its name and XML path ("" when it
+ * has none), truncated to the buffers; false when there is no such
+ * entry. */
+bool gcb__node_map_entry(const char *map, int index, char *name,
+                         size_t name_len, char *xml, size_t xml_len);
+
 #endif

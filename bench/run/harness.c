@@ -123,7 +123,7 @@ static bool record_fatal(void *arg, enum gcb_status code,
   if (st == GCB_OK)
     st = gcb__header_finish(h->document.results, run_status, &err);
   if (st == GCB_OK)
-    st = gcb_results_write(h->document.results, h->output, &err);
+    st = gcb_document_write_last(&h->document, &err);
   pthread_mutex_unlock(&h->lock);
   return st == GCB_OK;
 }
@@ -167,8 +167,7 @@ enum gcb_status gcb_harness_validate(struct gcb_ctx *ctx,
  * any benchmark runs. */
 static enum gcb_status first_write(struct gcb_harness *h, const char *command) {
   struct gcb_ctx *ctx = h->ctx;
-  enum gcb_status st =
-      gcb_results_write(h->document.results, h->output, &ctx->err);
+  enum gcb_status st = gcb_document_write(&h->document, &ctx->err);
   if (st == GCB_EIO) {
     gcb_err_prefix(&ctx->err, "--output");
     st = ctx->err.code = GCB_EUSAGE;
@@ -515,6 +514,7 @@ enum gcb_status gcb_harness_end(struct gcb_harness *h, enum gcb_status status) {
   enum gcb_status st = GCB_OK;
   if (ctx == NULL) /* the run never began */
     return GCB_OK;
+  struct gcb_err failure = ctx->err; /* the finish hooks may write it */
   ctx->deadline = NULL;
   ctx->watchdog = NULL;
   gcb_watchdog_stop(h->watchdog);
@@ -531,9 +531,18 @@ enum gcb_status gcb_harness_end(struct gcb_harness *h, enum gcb_status status) {
                        : status == GCB_ETIMEOUT ? "timeout"
                                                 : "failed";
     struct gcb_err err = {0};
-    st = gcb__header_finish(h->document.results, word, &err);
+    st = GCB_OK;
+    /* What ended the run (a document that could not be written, a
+     * benchmark that could not start) is said in the document too; a
+     * timeout is a case's error already. */
+    if (status != GCB_OK && status != GCB_ETIMEOUT)
+      st = gcb_results_add_error(
+          h->document.results, "gcbench", "the run", -1, status,
+          failure.msg[0] ? failure.msg : gcb_status_message(status), &err);
     if (st == GCB_OK)
-      st = gcb_results_write(h->document.results, h->output, &err);
+      st = gcb__header_finish(h->document.results, word, &err);
+    if (st == GCB_OK)
+      st = gcb_document_write_last(&h->document, &err);
     if (st != GCB_OK && status == GCB_OK)
       ctx->err = err;
     gcb_results_free(h->document.results);

@@ -94,7 +94,32 @@ struct gcb_document {
   const char *path;
   double write_s;    /* how long the last rewrite took */
   double written_at; /* when it ended (CLOCK_MONOTONIC seconds) */
+  /* Room held for the run's last write (an unnamed file beside the
+   * document, see gcb_document_write): its descriptor + 1, so that a
+   * zeroed struct holds none; the bytes it holds; whether the filesystem
+   * can hold any. */
+  int reserve;
+  long long reserved;
+  bool no_reserve;
 };
+
+/*
+ * Writes the document now (the first write, and each rewrite of the sink),
+ * then grows the room held for the last write to the document's size and
+ * a quarter more, plus GCB_DOC_RESERVE_MIN: an unnamed file in the
+ * document's directory (O_TMPFILE, allocated with fallocate), which also
+ * holds a descriptor. A disk too full for that room is an error now
+ * (GCB_EIO, "no room left ... the run stops while its end can still be
+ * written"), while the last write can still say how the run ended. Where
+ * the filesystem has no unnamed files or fallocate, no room is held.
+ */
+#define GCB_DOC_RESERVE_MIN (64 << 10)
+enum gcb_status gcb_document_write(struct gcb_document *d, struct gcb_err *err);
+
+/* The run's last write (its end, whoever ends it): the room is given up
+ * first, so that its bytes and its descriptor are this write's. */
+enum gcb_status gcb_document_write_last(struct gcb_document *d,
+                                        struct gcb_err *err);
 
 /* The results document as a sink: appends, then rewrites atomically, after
  * every case while a rewrite is quick (under GCB_DOC_QUICK_S); once the

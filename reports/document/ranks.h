@@ -120,9 +120,20 @@ long long gcb_ranks_rank(const struct gcb_ranks *r, size_t i);
 /* Whether rank i validated its output. */
 bool gcb_ranks_checked(const struct gcb_ranks *r, size_t i);
 
-/* The entry index holding `rank` (per_rank is ordered by rank: index
- * `rank` is tried first); -1 if none. */
+/* The entry index holding `rank` (the first, when a rank is there twice);
+ * -1 if none. per_rank is in rank order (as written, and as every
+ * document is kept once read: gcb__ranks_order_document): index `rank` is
+ * tried first, then a binary search. */
 long long gcb_ranks_find(const struct gcb_ranks *r, long long rank);
+
+/*
+ * Puts a validated document in the order its lookups take for granted:
+ * each case's per-rank columns by rank, ranks[] by rank and nodes[] by
+ * index, each stable (a rank given twice keeps its first entry first) and
+ * untouched when in order already. O(n log n). -1 on ENOMEM (the document
+ * is then in some order, still valid).
+ */
+int gcb__ranks_order_document(json_t *root);
 
 /* Sets column col of a per_rank object being built (creating its group);
  * steals array. -1 on ENOMEM or a NULL array. */

@@ -155,6 +155,8 @@ enum gcb_status gcb_results_parse(const char *text, size_t len,
     rc = gcb__schema_check(&w, root, root_node);
   if (rc == GCB_OK && root_node == &gcb__n_root_v1 && upgrade_v1(root) != 0)
     rc = gcb_err_set(err, GCB_ENOMEM, "%s: out of memory", name);
+  if (rc == GCB_OK && gcb__ranks_order_document(root) != 0)
+    rc = gcb_err_set(err, GCB_ENOMEM, "%s: out of memory", name);
   if (rc != GCB_OK) {
     json_decref(root);
     return rc;

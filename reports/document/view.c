@@ -5,6 +5,7 @@
  */
 #include "reports/document/view.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,22 +33,34 @@ const json_t *gcb_view_obj(const json_t *obj, const char *key) {
   return json_is_object(v) ? v : NULL;
 }
 
-/* Entry of array `section` whose `field` equals `want`: ranks and nodes are
- * written in order, so index `want` is tried first, then a scan. */
+/* Entry of array `section` whose `field` equals `want` (the first, when
+ * two have it): ranks and nodes are written in order, and a document read
+ * back is kept in that order (gcb__ranks_order_document), so index `want`
+ * is tried first, then a binary search (entries without the field last). */
+static long long key_at(const json_t *arr, const char *field, size_t i) {
+  long long v = gcb_view_int(json_array_get(arr, i), field, -1);
+  return v >= 0 ? v : LLONG_MAX;
+}
+
 static const json_t *find_indexed(const json_t *root, const char *section,
                                   const char *field, long long want) {
   const json_t *arr = json_object_get(root, section);
   if (!json_is_array(arr) || want < 0)
     return NULL;
   const json_t *e = json_array_get(arr, (size_t)want);
-  if (e != NULL && gcb_view_int(e, field, -1) == want)
+  if (e != NULL && gcb_view_int(e, field, -1) == want &&
+      (want == 0 || key_at(arr, field, (size_t)want - 1) < want))
     return e;
-  size_t i;
-  json_array_foreach(arr, i, e) {
-    if (gcb_view_int(e, field, -1) == want)
-      return e;
+  size_t lo = 0, hi = json_array_size(arr);
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (key_at(arr, field, mid) < want)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
-  return NULL;
+  e = json_array_get(arr, lo);
+  return e != NULL && gcb_view_int(e, field, -1) == want ? e : NULL;
 }
 
 const json_t *gcb_view_rank(const json_t *root, long long rank) {

@@ -97,6 +97,21 @@ bool gcb__nvbw_parse_device(const char *s, bool with_index,
 
 /* ---- matrices ----------------------------------------------------------- */
 
+bool gcb__nvbw_value_bad(const double *v, size_t n, long column, char *why,
+                         size_t len) {
+  for (size_t i = 0; i < n; i++) {
+    if (isnan(v[i]) || (v[i] >= 0 && v[i] <= GCB__NVBW_MAX_VALUE))
+      continue;
+    char where[32] = "";
+    if (column >= 0)
+      snprintf(where, sizeof where, " in column %zu", (size_t)column + i);
+    snprintf(why, len, "value %g%s is out of range (0 to %g)", v[i], where,
+             GCB__NVBW_MAX_VALUE);
+    return true;
+  }
+  return false;
+}
+
 void gcb__nvbw_matrix_start(struct gcb__nvbw *x, const char *desc) {
   struct gcb__nvbw_matrix *m = &x->m;
   m->rows = m->cols = 0;
@@ -255,7 +270,10 @@ enum gcb_status gcb__nvbw_emit(struct gcb__nvbw *x, const char *name,
 
 enum gcb_status gcb__nvbw_sum(struct gcb__nvbw *x, const char *name, double sum,
                               const char *unit, int line) {
-  char label[160];
+  char label[160], why[128];
+  if (gcb__nvbw_value_bad(&sum, 1, -1, why, sizeof why))
+    return line > 0 ? gcb__conv_bad_line(x->cv, line, "%s: SUM: %s", name, why)
+                    : gcb__conv_bad(x->cv, "%s: SUM: %s", name, why);
   snprintf(label, sizeof label, "%s: SUM", name);
   return gcb__conv_add(x->cv, x->doc, "cases",
                        gcb__conv_figure("nvbandwidth", "sum", label,

@@ -16,6 +16,10 @@
 
 #define GCB__NVBW_MAX_GPUS 256
 #define GCB__NVBW_MAX_ROWS (3 * GCB__NVBW_MAX_GPUS)
+/* The largest figure taken (GB/s, ns, ...): 1 EB/s is far past any link,
+ * and sums of 256 such cells and their squares stay finite (1e308 cells
+ * once overflowed the statistics into "out of memory"). */
+#define GCB__NVBW_MAX_VALUE 1e15
 
 struct gcb__nvbw_gpu {
   char name[128], bus[32], host[128];
@@ -47,11 +51,19 @@ enum gcb_status gcb__nvbw_begin(struct gcb__nvbw *x, struct gcb__conv *cv,
 bool gcb__nvbw_parse_device(const char *s, bool with_index,
                             struct gcb__nvbw_gpu *g);
 
+/* False when each of the n values (NAN: N/A) is a figure from 0 to
+ * GCB__NVBW_MAX_VALUE; else true, with what is wrong with the first that
+ * is not in why ("value 1e+308 in column 3 is out of range (0 to 1e+15)";
+ * column -1: a single value). */
+bool gcb__nvbw_value_bad(const double *v, size_t n, long column, char *why,
+                         size_t len);
+
 /* Empties x->m for the next matrix (description desc). */
 void gcb__nvbw_matrix_start(struct gcb__nvbw *x, const char *desc);
 
 /* Appends a row of n cells; NULL, or what is wrong (a ragged row, too
- * many rows or columns). */
+ * many rows or columns). Cells are checked with gcb__nvbw_value_bad
+ * first. */
 const char *gcb__nvbw_matrix_row(struct gcb__nvbw *x, const double *v,
                                  size_t n);
 

@@ -66,6 +66,9 @@ static enum gcb_status matrix_row(struct gcb__nvbw *x, const json_t *row) {
       return st;
     }
   }
+  char why[128];
+  if (gcb__nvbw_value_bad(v, json_array_size(row), 0, why, sizeof why))
+    return gcb__conv_bad(x->cv, "%s", why);
   const char *bad = gcb__nvbw_matrix_row(x, v, json_array_size(row));
   return bad ? gcb__conv_bad(x->cv, "%s", bad) : GCB_OK;
 }

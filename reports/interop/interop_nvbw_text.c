@@ -92,6 +92,12 @@ static enum gcb_status matrix_line(struct text *t, const struct gcb__line *l,
     t->columns = n;
     return GCB_OK;
   }
+  /* A figure out of range is an error wherever it is, not a cut. */
+  char why[128];
+  if (gcb__nvbw_value_bad(v + 1, n - 1, 0, why, sizeof why))
+    return gcb__conv_bad_line(t->x->cv, l->number, "%s: row %zu: %s",
+                              t->name[0] ? t->name : "matrix", t->x->m.rows,
+                              why);
   const char *bad = NULL;
   if (!gcb__token_number(tok[0], &idx) || idx != (double)t->x->m.rows)
     bad = "the row does not follow the one before";

@@ -9,7 +9,9 @@
 #include "common/outfile.h"
 
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -176,4 +178,56 @@ Test(outfile, split) {
   cr_expect_str_eq(b, "x.csv");
   cr_expect_eq(gcb_outfile_split("a/", d, b), -1);
   cr_expect_eq(gcb_outfile_split("", d, b), -1);
+}
+
+/* A pid no process has (the highest free one: pids are handed out from
+ * the bottom, so it stays free for the test). */
+static long gone_pid(void) {
+  for (long pid = 4194303; pid > 1; pid--)
+    if (kill((pid_t)pid, 0) != 0 && errno == ESRCH)
+      return pid;
+  cr_assert_fail("no free pid");
+  return -1;
+}
+
+static bool present(const char *name) {
+  struct stat sb;
+  return lstat(at(name), &sb) == 0;
+}
+
+/* Writing NAME removes NAME.tmp.PID[.N] of dead writers only: not a live
+ * one's (this process's parent), not another name's, not a directory,
+ * a symlink or a name that only looks alike. */
+Test(outfile, temporaries_of_dead_writers_of_the_name_are_removed) {
+  long dead = gone_pid(), live = (long)getppid();
+  char name[12][64];
+  snprintf(name[0], 64, "r.md.tmp.%ld", dead);
+  snprintf(name[1], 64, "r.md.tmp.%ld.7", dead);
+  snprintf(name[2], 64, "r.md.tmp.%ld", live);
+  snprintf(name[3], 64, "x.md.tmp.%ld", dead);
+  snprintf(name[4], 64, "r.md.tmp.%ld.", dead);
+  snprintf(name[5], 64, "r.md.tmp.%ldx", dead);
+  snprintf(name[6], 64, "r.md.tmp.0%ld", dead);
+  snprintf(name[7], 64, "r.md.tmp.");
+  snprintf(name[8], 64, "r.md.tmp.%ld.7.1", dead);
+  snprintf(name[9], 64, "r.md.tmpx%ld", dead);
+  snprintf(name[10], 64, "r.md.tmp.%ld-x", dead);
+  snprintf(name[11], 64, "r.md.tmp.99999999999999999999");
+  for (int i = 0; i < 12; i++)
+    put(at(name[i]), "x");
+  char dirname[64], link[64];
+  snprintf(dirname, sizeof dirname, "r.md.tmp.%ld.8", dead);
+  snprintf(link, sizeof link, "r.md.tmp.%ld.9", dead);
+  cr_assert_eq(mkdir(at(dirname), 0755), 0);
+  cr_assert_eq(symlink("/etc/passwd", at(link)), 0);
+  struct gcb_outdir d;
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_outdir_open(dir, "-o", false, false, &d, &err), GCB_OK);
+  cr_assert_eq(write_one(&d, "r.md", "report", &err), GCB_OK, "%s", err.msg);
+  gcb_outdir_close(&d);
+  cr_expect(!present(name[0]) && !present(name[1]), "dead writers' left");
+  for (int i = 2; i < 12; i++)
+    cr_expect(present(name[i]), "%s was removed", name[i]);
+  cr_expect(present(dirname) && present(link), "only regular files go");
+  cr_expect_str_eq(slurp(at("r.md")), "report");
 }
