@@ -46,6 +46,7 @@ struct heat {
   int k;                       /* units */
   int *unit_rank;              /* unit -> its (first) rank, ordered by node */
   int *unit_of;                /* rank -> unit */
+  int *sorted, *first;         /* ranks by node; unit u's: first[u] .. [u+1] */
   double *v;                   /* k x k */
   enum gcb_cell *st, *host_st; /* k x k; per node */
   char (*label)[64];
@@ -58,6 +59,8 @@ struct heat {
 static void heat_free(struct heat *h) {
   free(h->unit_rank);
   free(h->unit_of);
+  free(h->sorted);
+  free(h->first);
   free(h->v);
   free(h->st);
   free(h->host_st);
@@ -81,47 +84,58 @@ static bool order_units(struct heat *h) {
   for (long long r = 0; r < n; r++)
     key[r] = m->node[r] * n + r;
   qsort(key, (size_t)n, sizeof *key, by_value);
-  for (long long i = 0; i < n; i++)
-    if (!h->by_node || i == 0 || key[i] / n != key[i - 1] / n)
-      h->unit_rank[k++] = (int)(key[i] % n);
+  for (long long i = 0; i < n; i++) {
+    int r = (int)(key[i] % n);
+    h->sorted[i] = r;
+    if (!h->by_node || i == 0 || key[i] / n != key[i - 1] / n) {
+      h->first[k] = (int)i;
+      h->unit_rank[k++] = r;
+    }
+    h->unit_of[r] = k - 1;
+  }
+  h->first[k] = (int)n;
   free(key);
   h->k = k;
-  for (int r = 0; r < m->n; r++)
-    for (int u = 0; u < k; u++)
-      if (h->by_node ? m->node[h->unit_rank[u]] == m->node[r]
-                     : h->unit_rank[u] == r)
-        h->unit_of[r] = u;
   return true;
 }
 
+/* Over nodes: the median of the pairs between the ranks of node u and
+ * node w (scratch holds the largest such set). */
+static double node_cell(const struct heat *h, const double *src, int u, int w,
+                        double *scratch) {
+  int n = h->m->n, j = 0;
+  for (int a = h->first[u]; a < h->first[u + 1]; a++)
+    for (int b = h->first[w]; b < h->first[w + 1]; b++)
+      if (h->sorted[a] != h->sorted[b])
+        scratch[j++] = src[h->sorted[a] * n + h->sorted[b]];
+  return gcb_netmap_median(scratch, j);
+}
+
 /* Each cell: the pair's figure, or over nodes the median of their ranks'
- * pairs. */
-static void fill_values(struct heat *h) {
+ * pairs; the largest figure. False: no memory. */
+static bool fill_values(struct heat *h) {
   const struct gcb_netmap *m = h->m;
   const double *src = h->lat ? m->lat : m->bw;
-  int n = m->n, k = h->k;
-  double *scratch = h->by_node ? malloc((size_t)n * n * sizeof *scratch) : 0;
+  int n = m->n, k = h->k, most = 1;
+  for (int u = 0; h->by_node && u < k; u++)
+    most = h->first[u + 1] - h->first[u] > most ? h->first[u + 1] - h->first[u]
+                                                : most;
+  double *scratch =
+      h->by_node ? malloc((size_t)most * (size_t)most * sizeof *scratch) : NULL;
+  if (h->by_node && scratch == NULL)
+    return false;
   h->vmax = 0;
   for (int u = 0; u < k; u++)
     for (int w = 0; w < k; w++) {
-      double x = NAN;
-      if (!h->by_node) {
-        x = src[h->unit_rank[u] * n + h->unit_rank[w]];
-      } else if (scratch != NULL) {
-        int j = 0;
-        for (int s = 0; s < n; s++)
-          for (int d = 0; d < n; d++)
-            if (s != d && h->unit_of[s] == u && h->unit_of[d] == w)
-              scratch[j++] = src[s * n + d];
-        x = gcb_netmap_median(scratch, j);
-      }
-      if (u == w && !h->by_node)
-        x = NAN;
+      double x = h->by_node ? node_cell(h, src, u, w, scratch)
+                 : u == w   ? NAN
+                            : src[h->unit_rank[u] * n + h->unit_rank[w]];
       h->v[u * k + w] = x;
       if (isfinite(x) && x > h->vmax)
         h->vmax = x;
     }
   free(scratch);
+  return true;
 }
 
 /* The state the verdict gives finding i: its root cause's, else its own. */
@@ -276,15 +290,16 @@ static int heat_open(struct heat *h, const struct gcb_netmap *m, size_t doc,
   h->unit_rank = calloc(n, sizeof *h->unit_rank);
   h->unit_of = calloc(n, sizeof *h->unit_of);
   h->label = calloc(n, sizeof *h->label);
+  h->sorted = calloc(n, sizeof *h->sorted);
+  h->first = calloc(n + 1, sizeof *h->first);
   h->host_st = calloc((size_t)m->nodes + 1, sizeof *h->host_st);
-  if (!h->unit_rank || !h->unit_of || !h->label || !h->host_st ||
-      !order_units(h))
+  if (!h->unit_rank || !h->unit_of || !h->label || !h->host_st || !h->sorted ||
+      !h->first || !order_units(h))
     return -1;
   h->v = malloc((size_t)h->k * h->k * sizeof *h->v);
   h->st = calloc((size_t)h->k * h->k, sizeof *h->st);
-  if (!h->v || !h->st)
+  if (!h->v || !h->st || !fill_values(h))
     return -1;
-  fill_values(h);
   mark_findings(h, rep, dx);
   geometry(h);
   if (lat) {

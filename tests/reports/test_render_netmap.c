@@ -297,6 +297,9 @@ Test(render_netmap, past_128_ranks_the_map_is_node_to_node) {
   cr_expect_not_null(strstr(svg, "node to node"));
   cr_expect_eq(count(svg, "class=\"cell "), 16, "4 x 4 nodes");
   cr_expect_not_null(strstr(svg, ">gcbt-h3<"), "labelled by host");
+  cr_expect_not_null(strstr(svg, ">gcbt-h1.cluster.example.org \xe2\x86\x92 "
+                                 "gcbt-h2.cluster.example.org: 10 GB/s<"),
+                     "a cell: the median of its nodes' pairs");
   cr_expect_not_null(
       strstr(svg, "cells: median over the ranks of the two nodes"));
   free(svg);
