@@ -90,7 +90,7 @@ struct outcome {
   struct gcb_comparison cmp;
   struct gcb_plots plots;
   struct gcb_rtables tables; /* built once, shared by the renderers */
-  struct gcb_diagnosis diag;  /* the root causes, shared likewise */
+  struct gcb_diagnosis diag; /* the root causes, shared likewise */
 };
 
 static enum gcb_status analyse(const struct gcb_inputs *in, struct outcome *o,
@@ -158,7 +158,8 @@ static enum gcb_status write_report(const struct report_opts *ro,
     st = gcb_report_tables(rep, &o->tables, err);
   rep->tables = st == GCB_OK ? &o->tables : NULL;
   for (size_t i = 0; st == GCB_OK && gcb_renderers[i]; i++)
-    st = write_file(&d, gcb_renderers[i]->file, gcb_renderers[i], rep, err);
+    if (gcb_renderer_applies(gcb_renderers[i], rep))
+      st = write_file(&d, gcb_renderers[i]->file, gcb_renderers[i], rep, err);
   gcb_outdir_close(&d);
   return st;
 }

@@ -150,7 +150,8 @@ void gcb__print_report_summary(FILE *out, const struct gcb_report *rep,
     fprintf(out, " and %zu criteria check(s)", rep->criteria->nchecks);
   fprintf(out, ": findings.json; wrote");
   for (size_t i = 0; gcb_renderers[i]; i++)
-    fprintf(out, " %s", gcb_renderers[i]->file);
+    if (gcb_renderer_applies(gcb_renderers[i], rep))
+      fprintf(out, " %s", gcb_renderers[i]->file);
   fprintf(out, "%s to ", rep->plots && rep->plots->n ? " and plots" : "");
   put(out, dir, 0, 4096, false);
   fputc('\n', out);
@@ -173,7 +174,7 @@ enum gcb_status gcb__print_comparison(FILE *out, const struct gcb_doc *new_doc,
   struct gcb_rtables ts = {0};
   enum gcb_status st = gcb_report_tables(&rep, &ts, err);
   if (st == GCB_OK) {
-    static const struct col dcols[] = {{0, 48}, {1, 8}, {2, 20}, {3, 20},
+    static const struct col dcols[] = {{0, 48}, {1, 8},  {2, 20}, {3, 20},
                                        {4, 8},  {5, 28}, {7, 12}};
     static const struct col ncols[] = {{0, 48}, {1, 56}, {2, 56}};
     const struct gcb_rtable *d = find(&ts, "comparison");

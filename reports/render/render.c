@@ -9,14 +9,9 @@
 #include <string.h>
 
 const struct gcb_renderer *const gcb_renderers[] = {
-    &gcb_render_md,
-    &gcb_render_html,
-    &gcb_render_topology,
-    &gcb_render_csv,
-    &gcb_render_junit,
-    &gcb_render_findings,
-    &gcb_render_openmetrics,
-    NULL,
+    &gcb_render_md,       &gcb_render_html,        &gcb_render_topology,
+    &gcb_render_netmap,   &gcb_render_csv,         &gcb_render_junit,
+    &gcb_render_findings, &gcb_render_openmetrics, NULL,
 };
 
 const struct gcb_renderer *gcb_renderer_find(const char *name) {
@@ -24,6 +19,11 @@ const struct gcb_renderer *gcb_renderer_find(const char *name) {
     if (strcmp(gcb_renderers[i]->name, name) == 0)
       return gcb_renderers[i];
   return NULL;
+}
+
+bool gcb_renderer_applies(const struct gcb_renderer *r,
+                          const struct gcb_report *rep) {
+  return r->applies == NULL || r->applies(rep);
 }
 
 /* ---- escaping ----------------------------------------------------------- */

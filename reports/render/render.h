@@ -59,6 +59,9 @@ struct gcb_renderer {
   /* Writes the whole output; GCB_EIO when a write fails, GCB_ENOMEM. */
   enum gcb_status (*render)(FILE *out, const struct gcb_report *rep,
                             struct gcb_err *err);
+  /* Whether a report writes this file at all (netmap.svg only for results
+   * with a network map); NULL: always. */
+  bool (*applies)(const struct gcb_report *rep);
 };
 
 extern const struct gcb_renderer gcb_render_md, gcb_render_html, gcb_render_csv,
@@ -66,6 +69,10 @@ extern const struct gcb_renderer gcb_render_md, gcb_render_html, gcb_render_csv,
 
 /* The renderer named `name` ("markdown", "openmetrics"), or NULL. */
 const struct gcb_renderer *gcb_renderer_find(const char *name);
+
+/* Whether the report writes r's file: r->applies, or always. */
+bool gcb_renderer_applies(const struct gcb_renderer *r,
+                          const struct gcb_report *rep);
 
 /* Every renderer, NULL-terminated. */
 extern const struct gcb_renderer *const gcb_renderers[];

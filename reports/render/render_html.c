@@ -77,8 +77,10 @@ static const char *cell_state(const char *s) {
 
 static void html_plots_at(FILE *out, const struct gcb_plots *p, const char *id);
 
-static void html_table(FILE *out, const struct gcb_rtable *t,
-                       const struct gcb_plots *plots) {
+static enum gcb_status html_table(FILE *out, const struct gcb_report *rep,
+                                  const struct gcb_rtable *t,
+                                  struct gcb_err *err) {
+  const struct gcb_plots *plots = rep->plots;
   fprintf(out, "<section id=\"%s\">\n<h2>", t->id);
   gcb_escape_xml(out, t->title);
   fputs("</h2>\n", out);
@@ -91,7 +93,7 @@ static void html_table(FILE *out, const struct gcb_rtable *t,
     fputs("<p>None.</p>\n", out);
     html_plots_at(out, plots, t->id);
     fputs("</section>\n", out);
-    return;
+    return GCB_OK;
   }
   fputs("<div class=\"wrap\"><table>\n<thead><tr>", out);
   for (size_t c = 0; c < t->ncols; c++) {
@@ -120,7 +122,10 @@ static void html_table(FILE *out, const struct gcb_rtable *t,
   }
   fputs("</tbody>\n</table></div>\n", out);
   html_plots_at(out, plots, t->id);
+  /* The network map's heatmap under its matrix (render_svg_netmap.c). */
+  enum gcb_status st = gcb_svg_netmap_at(out, rep, t->id, err);
   fputs("</section>\n", out);
+  return st;
 }
 
 /* The <svg> element of a gnuplot SVG file, without the XML prolog and
@@ -227,11 +232,11 @@ static enum gcb_status render_html(FILE *out, const struct gcb_report *rep,
   html_head(out, rep, tables, topo);
   fputs("<main>\n", out);
   for (size_t i = 0; st == GCB_OK && i < tables->n; i++) {
-    html_table(out, &tables->items[i], rep->plots);
+    st = html_table(out, rep, &tables->items[i], err);
     bool last_verdict =
         verdict_table(tables->items[i].id) &&
         (i + 1 == tables->n || !verdict_table(tables->items[i + 1].id));
-    if (topo && last_verdict)
+    if (st == GCB_OK && topo && last_verdict)
       st = html_topology(out, rep, err);
   }
   if (st == GCB_OK)

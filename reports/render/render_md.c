@@ -76,9 +76,17 @@ static enum gcb_status render_md(FILE *out, const struct gcb_report *rep,
   fputs("# gcbench report\n\n**", out);
   gcb_escape_md(out, verdict);
   fputs("**\n\n", out);
-  bool topo = gcb_svg_topology_any(rep);
+  bool topo = gcb_svg_topology_any(rep), netmap = gcb_svg_netmap_any(rep);
   for (size_t i = 0; i < tables->n; i++) {
     md_table(out, &tables->items[i]);
+    /* The heatmaps are netmap.svg beside this file (gcb_render_netmap),
+     * linked once, under the first network map table. */
+    if (netmap && strncmp(tables->items[i].id, "netmap-", 7) == 0) {
+      fputs("![the network map, every pair, outlined where the verdict "
+            "blames it](netmap.svg)\n\n",
+            out);
+      netmap = false;
+    }
     /* The picture is topology.svg beside this file (gcb_render_topology). */
     if (topo && strcmp(tables->items[i].id, "matrix") == 0)
       fputs("## Topology\n\n![topology of every node, coloured by "

@@ -29,4 +29,21 @@ enum gcb_status gcb_svg_topology(FILE *out, const struct gcb_report *rep,
 /* The same pictures as one standalone SVG document, topology.svg. */
 extern const struct gcb_renderer gcb_render_topology;
 
+/* ---- the network map (render_svg_netmap.c) -----------------------------
+ * Heatmaps of the netmap benchmark's pairs, rows and columns named by rank
+ * and host, the cells the verdict blames outlined. */
+
+/* True when some document of the report has a network map. */
+bool gcb_svg_netmap_any(const struct gcb_report *rep);
+
+/* The heatmaps that belong in the report's section `section` (a table
+ * id; see gcb__netmap_home), as one <figure> for inlining in HTML;
+ * nothing for any other section. GCB_ENOMEM. */
+enum gcb_status gcb_svg_netmap_at(FILE *out, const struct gcb_report *rep,
+                                  const char *section, struct gcb_err *err);
+
+/* Every heatmap of the report as one standalone SVG, netmap.svg (written
+ * only for results with a network map). */
+extern const struct gcb_renderer gcb_render_netmap;
+
 #endif

@@ -103,6 +103,13 @@ void gcb__pattern_tables(struct gcb__tb *b);
 /* The network map's matrices and per-node table (render_tables_netmap.c). */
 void gcb__netmap_tables(struct gcb__tb *b);
 
+/* The id of the section a network map's heatmap goes in (its bandwidth
+ * matrix, or its per-node table when the matrix is too big to be a
+ * table); false when it has neither. */
+struct gcb_netmap;
+bool gcb__netmap_home(const struct gcb_netmap *m, size_t doc,
+                      const char *schedule, char *id, size_t size);
+
 /* The verdict's tables (render_verdict.c): root causes, the component
  * matrix, nodes and links; the first the reports show. */
 void gcb__verdict_tables(struct gcb__tb *b);

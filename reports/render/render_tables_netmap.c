@@ -106,6 +106,15 @@ static void nodes_table(struct gcb__tb *b, size_t d, const char *schedule,
   free(agg);
 }
 
+bool gcb__netmap_home(const struct gcb_netmap *m, size_t doc,
+                      const char *schedule, char *id, size_t size) {
+  if (m->n > MAX_MATRIX && m->nodes < 2)
+    return false;
+  snprintf(id, size, "netmap-%s-%s-%zu", m->n <= MAX_MATRIX ? "bw" : "nodes",
+           schedule, doc);
+  return true;
+}
+
 void gcb__netmap_tables(struct gcb__tb *b) {
   for (size_t d = 0; d < b->rep->ndocs; d++)
     for (size_t s = 0; s < sizeof schedules / sizeof *schedules; s++) {

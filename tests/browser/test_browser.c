@@ -8,7 +8,10 @@
  * script or img element: the hostile text must come out as text. The
  * screenshot, read back with libpng, must show the pictures' pixels: the
  * failing GPU's outline colour of the topology picture and the heatmap's
- * green cells (no script can measure boxes on a script-free page).
+ * green cells (no script can measure boxes on a script-free page). A
+ * second page, of a network map across three hosts whose third has a slow
+ * link, must show the heatmap inside the netmap section with every host
+ * named and that host's cells outlined in the failing colour.
  *
  * Chromium is started without a shell (posix_spawn, an argument vector),
  * with its own fresh profile directory. Without chromium the test fails,
@@ -31,6 +34,7 @@
 #include <unistd.h>
 
 #include "bench/cli/report_command.h"
+#include "tests/reports/report_fixture.h"
 
 #ifdef GCB_HAVE_PNG
 #include <png.h>
@@ -297,6 +301,85 @@ Test(browser, the_report_renders_with_plots_and_tables_and_inert_input) {
                 outline, green);
     cr_expect_gt(outline, 300, "the topology picture drew GPU 1 failing");
     cr_expect_gt(green, 20000, "the P2P heatmap drew its cells");
+  }
+  free(png);
+}
+
+/* Three hosts, one rank each, every ordered pair a netmap case; host 3's
+ * link slow; host 2's name hostile. */
+static const char *make_netmap_report(void) {
+  static char doc_path[128], out[128], page[160];
+  snprintf(doc_path, sizeof doc_path, "%s/netmap.json", dir);
+  snprintf(out, sizeof out, "%s/netmap-report", dir);
+  snprintf(page, sizeof page, "%s/index.html", out);
+  json_t *doc = fx_doc(3, 3, 8, "Test CPU");
+  size_t i;
+  json_t *e;
+  static const char *const hosts[] = {"gcbt-h1", script_host, "gcbt-h3"};
+  json_array_foreach(json_object_get(doc, "nodes"), i, e) {
+    json_object_set_new(e, "hostname", json_string(hosts[i]));
+  }
+  json_array_foreach(json_object_get(doc, "ranks"), i, e) {
+    json_object_set_new(e, "hostname", json_string(hosts[i]));
+  }
+  for (int s = 0; s < 3; s++)
+    for (int d = 0; d < 3; d++) {
+      if (s == d)
+        continue;
+      double figs[3], bw = s == 2 || d == 2 ? 0.1 : 10;
+      char params[160], label[64];
+      for (int r = 0; r < 3; r++)
+        figs[r] = bw;
+      snprintf(params, sizeof params,
+               "{\"measure\": \"bandwidth\", \"schedule\": \"alone\", "
+               "\"src\": %d, \"dst\": %d}",
+               s, d);
+      snprintf(label, sizeof label, "bandwidth alone %d->%d", s, d);
+      fx_add_case(
+          doc, fx_case("netmap", label, params, "GB/s", figs, 3, 0.01, NULL));
+    }
+  fx_write(doc, doc_path);
+  json_decref(doc);
+  char *argv[] = {"report", doc_path, "-o", out, NULL};
+  cr_assert_eq(gcb__report_command(4, argv, 0), 1, "host 3's link fails");
+  return page;
+}
+
+Test(browser, the_network_map_heatmap_renders_with_host_names) {
+  const char *prog = browser();
+  const char *skip = getenv("GCB_SKIP_BROWSER");
+  if (prog == NULL && skip != NULL && strcmp(skip, "1") == 0)
+    cr_skip_test("no chromium here and GCB_SKIP_BROWSER=1");
+  cr_assert_not_null(prog, "chromium not found: install it "
+                           "(scripts/setup-deps) or set GCB_SKIP_BROWSER=1");
+  const char *page = make_netmap_report();
+  char dom_path[160], shot[160], shot_arg[200];
+  snprintf(dom_path, sizeof dom_path, "%s/netmap-dom.html", dir);
+  snprintf(shot, sizeof shot, "%s/netmap-shot.png", dir);
+  snprintf(shot_arg, sizeof shot_arg, "--screenshot=%s", shot);
+  cr_assert_eq(run_browser(prog, page, "--dump-dom", dom_path), 0);
+  cr_assert_eq(run_browser(prog, page, shot_arg, "/dev/null"), 0);
+  size_t len;
+  char *dom = slurp(dom_path, &len);
+  const char *sec = strstr(dom, "id=\"netmap-bw-alone-0\"");
+  const char *fig = sec ? strstr(sec, "<figure class=\"netmap\">") : NULL;
+  cr_expect(fig != NULL, "the heatmap in the netmap section");
+  cr_expect_eq(count(dom, "class=\"cell fail\""), 4, "host 3's four pairs");
+  cr_expect_not_null(strstr(dom, ">0 gcbt-h1<"));
+  cr_expect_not_null(strstr(dom, ">2 gcbt-h3<"));
+  cr_expect_not_null(strstr(dom, "&lt;script&gt;alert(1)&lt;/script&gt;"),
+                     "the hostile host name as text");
+  cr_expect_eq(count(dom, "<script"), 0, "no script element");
+  free(dom);
+  char *png = slurp(shot, &len);
+  long outline = 0, green = 0;
+  if (pixels(png, len, &outline, &green) != 0) {
+    cr_log_warn("screenshot not read back (no libpng): pixels not checked");
+  } else {
+    cr_log_info("netmap screenshot: %ld failing-outline, %ld green pixels",
+                outline, green);
+    cr_expect_gt(outline, 200, "host 3's cells outlined in the failing colour");
+    cr_expect_gt(green, 2000, "the fast pairs' green cells");
   }
   free(png);
 }

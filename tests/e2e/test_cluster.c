@@ -255,6 +255,15 @@ Test(cluster, a_suite_runs_across_three_hosts_and_its_report_maps_them) {
   snprintf(row, sizeof row, "| 1 %s | ", host(1)); /* a matrix row */
   cr_expect(strstr(md, row) != NULL, "no row '%s'", row);
   free(md);
+  /* The heatmap beside it, every host named, every pair a cell. */
+  char *svg = gcb_test_slurp("suite-report/netmap.svg");
+  for (int i = 0; i < 3; i++) {
+    char label[96];
+    snprintf(label, sizeof label, ">%d %s<", i, host(i));
+    cr_expect(strstr(svg, label) != NULL, "netmap.svg: no label '%s'", label);
+  }
+  cr_expect(strstr(svg, "id=\"netmap-0-alone-bw-0-2\"") != NULL, "%.300s", svg);
+  free(svg);
 }
 
 /* The findings of a report's findings.json at `severity`, by kind. */
@@ -314,6 +323,15 @@ Test(cluster, a_rate_limited_host_link_is_named_as_that_hosts_link) {
     cr_expect_str_eq(str(json_object_get(f, "component"), "name"), link);
   }
   cr_expect_eq(failing, 1, "root causes: %s", text);
+  /* The heatmap outlines that host's four pairs (both ways with the two
+   * others), and only those. */
+  char *svg = gcb_test_slurp("slow-report/netmap.svg");
+  size_t marked = 0;
+  for (const char *p = strstr(svg, "class=\"cell fail\""); p;
+       p = strstr(p + 1, "class=\"cell fail\""))
+    marked++;
+  cr_expect_eq(marked, 4, "netmap.svg: %zu cells marked failing", marked);
+  free(svg);
   json_decref(doc);
   free(text);
 }

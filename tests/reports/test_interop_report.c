@@ -76,6 +76,8 @@ Test(interop_report, every_format_matches_its_golden_file) {
     char *buf = NULL, name[128];
     size_t len = 0;
     struct gcb_err err = {0};
+    if (!gcb_renderer_applies(gcb_renderers[i], &fx.rep))
+      continue; /* a file the report does not write (netmap.svg) */
     FILE *m = open_memstream(&buf, &len);
     cr_assert_eq(gcb_renderers[i]->render(m, &fx.rep, &err), GCB_OK, "%s",
                  err.msg);

@@ -118,6 +118,8 @@ Test(render, every_format_matches_its_golden_file) {
   fixture_load(&fx, DATA("report-fixture.json"));
   for (size_t i = 0; gcb_renderers[i]; i++) {
     size_t len;
+    if (!gcb_renderer_applies(gcb_renderers[i], &fx.rep))
+      continue; /* a file the report does not write (netmap.svg) */
     char *out = render(gcb_renderers[i], &fx.rep, &len);
     fx_golden(gcb_renderers[i]->file, out, len);
     free(out);
@@ -313,7 +315,11 @@ Test(render, escapers_follow_their_formats) {
       {gcb_escape_csv, "\n=1+1", "\"'\n=1+1\""},
       {gcb_escape_csv, "\xe3\x80\x80=1", "'\xe3\x80\x80=1"},
       {gcb_escape_csv, "\xef\xbc\x9dSUM(A1)", "'\xef\xbc\x9dSUM(A1)"},
-      {gcb_escape_csv, "\xef\xbc\x8b" "1", "'\xef\xbc\x8b" "1"},
+      {gcb_escape_csv,
+       "\xef\xbc\x8b"
+       "1",
+       "'\xef\xbc\x8b"
+       "1"},
       {gcb_escape_csv, "\xef\xbc\xa0x", "'\xef\xbc\xa0x"},
       {gcb_escape_csv, "a =b", "a =b"},
       {gcb_escape_csv, " x", " x"},
