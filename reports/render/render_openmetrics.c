@@ -99,6 +99,17 @@ static void rank_samples(FILE *out, const struct gcb_report *rep, size_t d,
   const json_t *root = rep->docs[d].root;
   struct gcb_ranks pr;
   gcb_ranks_of(c, &pr);
+  if (pr.n == 0) { /* a figure imported as its source printed it (an
+                    * nvbandwidth SUM, nccl-tests' Avg bus bandwidth): no
+                    * ranks, one sample, never dropped (issue 15) */
+    struct gcb__om_sample s = start(d);
+    gcb__om_label(&s, "backend", gcb_view_str(c, "backend"));
+    param_labels(&s, c);
+    gcb__om_write(out, f->name, series, &s,
+                  gcb_view_num(gcb_view_obj(c, "summary"), "median") /
+                      f->u.divisor);
+    return;
+  }
   for (size_t i = 0; i < pr.n; i++) {
     double x = gcb_ranks_num(&pr, GCB_RC_FIG_MEDIAN, i);
     long long rank = gcb_ranks_int(&pr, GCB_RC_RANK, i, (long long)i);

@@ -208,3 +208,22 @@ Test(openmetrics, repeated_collectives_are_two_series) {
   free(out);
   json_decref(doc);
 }
+
+Test(openmetrics, an_imported_figure_is_one_sample) {
+  json_t *doc = fx_doc(4, 2, 8, "Test CPU");
+  json_t *c =
+      fx_case("imported", "Avg bus bandwidth",
+              "{\"name\": \"avg_bus_bandwidth\", \"op\": \"allreduce\"}",
+              "GB/s", figs, 4, 0.01, NULL);
+  json_object_set_new(c, "per_rank", json_array()); /* no ranks */
+  json_object_set_new(json_object_get(c, "summary"), "median",
+                      json_real(123.5));
+  fx_add_case(doc, c);
+  char *out = render_doc(doc, "imported");
+  cr_expect_not_null(strstr(out, "\ngcbench_imported_gbps{run=\"1\",backend="
+                                 "\"host\",name=\"avg_bus_bandwidth\","
+                                 "op=\"allreduce\"} 123.5\n"),
+                     "the source's own figure is kept: %s", out);
+  free(out);
+  json_decref(doc);
+}
