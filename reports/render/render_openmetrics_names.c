@@ -251,31 +251,50 @@ static bool unsafe(const unsigned char *s, size_t k) {
  * '"' becomes ': the 0.0.4 text format (promtool) refuses \" there and
  * the ABNF has no raw '"'.
  */
-static void escape(FILE *out, const char *s, bool help) {
+static char *put(char *d, const char *s, size_t n) {
+  memcpy(d, s, n);
+  return d + n;
+}
+
+/* Writes s escaped at d, which has room for 3 * strlen(s) + 1 bytes (no
+ * byte turns into more than three); returns the end, NUL-terminated. */
+static char *escape(char *d, const char *s, bool help) {
   while (*s) {
     size_t k = gcb_utf8_length(s);
     if (k == 0) {
-      fputs(FFFD, out);
+      d = put(d, FFFD, 3);
       s++;
       continue;
     }
     if (*s == '\r' || *s == '\n') {
-      fputs("\\n", out);
+      d = put(d, "\\n", 2);
       k = s[0] == '\r' && s[1] == '\n' ? 2 : 1;
     } else if (*s == '\\')
-      fputs("\\\\", out);
+      d = put(d, "\\\\", 2);
     else if (*s == '"')
-      fputs(help ? "'" : "\\\"", out);
+      d = help ? put(d, "'", 1) : put(d, "\\\"", 2);
     else if (unsafe((const unsigned char *)s, k))
-      fputs(FFFD, out);
+      d = put(d, FFFD, 3);
     else
-      fwrite(s, 1, k, out);
+      d = put(d, s, k);
     s += k;
   }
+  *d = '\0';
+  return d;
+}
+
+/* s escaped in a new string; NULL when out of memory. */
+static char *escaped(const char *s, bool help) {
+  char *buf = malloc(3 * strlen(s) + 1);
+  if (buf)
+    escape(buf, s, help);
+  return buf;
 }
 
 void gcb__om_help(FILE *out, const char *text) {
-  escape(out, text, true);
+  char *buf = escaped(text, true);
+  fputs(buf ? buf : "", out); /* out of memory: HELP is optional text */
+  free(buf);
 }
 
 /* ---- samples ------------------------------------------------------------ */
@@ -299,16 +318,8 @@ static void push(struct gcb__om_sample *s, const char *name,
     s->labels = l;
     s->cap = cap;
   }
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *m = open_memstream(&buf, &len);
-  if (m == NULL) {
-    s->oom = true;
-    return;
-  }
-  escape(m, value, false);
-  if (fclose(m) != 0 || buf == NULL) {
-    free(buf);
+  char *buf = escaped(value, false);
+  if (buf == NULL) {
     s->oom = true;
     return;
   }
