@@ -93,11 +93,19 @@ static bool p2p(const json_t *c) {
   return strcmp(gcb_view_str(c, "bench"), "p2p") == 0;
 }
 
+/* What case c's figures are divided by to be in its family's unit. */
+static double divisor(const json_t *c) {
+  struct gcb__om_unit u;
+  gcb__om_unit(gcb_view_str(c, "unit"), &u);
+  return u.divisor;
+}
+
 static void rank_samples(FILE *out, const struct gcb_report *rep, size_t d,
                          const json_t *c, const struct family *f,
                          struct gcb__om_set *series) {
   const json_t *root = rep->docs[d].root;
   struct gcb_ranks pr;
+  double div = divisor(c);
   gcb_ranks_of(c, &pr);
   if (pr.n == 0) { /* a figure imported as its source printed it (an
                     * nvbandwidth SUM, nccl-tests' Avg bus bandwidth): no
@@ -106,8 +114,7 @@ static void rank_samples(FILE *out, const struct gcb_report *rep, size_t d,
     gcb__om_label(&s, "backend", gcb_view_str(c, "backend"));
     param_labels(&s, c);
     gcb__om_write(out, f->name, series, &s,
-                  gcb_view_num(gcb_view_obj(c, "summary"), "median") /
-                      f->u.divisor);
+                  gcb_view_num(gcb_view_obj(c, "summary"), "median") / div);
     return;
   }
   for (size_t i = 0; i < pr.n; i++) {
@@ -124,7 +131,7 @@ static void rank_samples(FILE *out, const struct gcb_report *rep, size_t d,
     gcb__om_label_int(&s, "gpu", p.gpu);
     gcb__om_label(&s, "bus_id", p.bus_id);
     param_labels(&s, c);
-    gcb__om_write(out, f->name, series, &s, x / f->u.divisor);
+    gcb__om_write(out, f->name, series, &s, x / div);
   }
 }
 
@@ -194,7 +201,7 @@ static void p2p_samples(FILE *out, const struct gcb_report *rep, size_t d,
     gcb__om_label_int(&s, "node", m.node);
     gcb__om_label(&s, "backend", gcb_view_str(c, "backend"));
     param_labels(&s, c);
-    gcb__om_write(out, f->name, series, &s, m.value / f->u.divisor);
+    gcb__om_write(out, f->name, series, &s, m.value / divisor(c));
   }
 }
 
@@ -260,22 +267,29 @@ static bool grow(void **p, size_t *cap, size_t n, size_t size) {
   return true;
 }
 
-/* The family of case c (a new one for a bench and unit not seen before:
- * one family, one unit, so "GB/s" and "gb/s" are two families), or
- * SIZE_MAX when out of memory. */
+/* The family of case c, or SIZE_MAX when out of memory. One family, one
+ * unit: the cases of one bench whose units gcbench converts to the same
+ * one (us, ns: seconds) share it; other units by their spelling, so
+ * "GB-s" and "gb_s" (both gbx_sx) are two families, each saying its unit
+ * in its HELP (issue 20: an aliased unit's samples were dropped). */
 static size_t family_of(struct om *om, const json_t *c) {
   const char *bench = gcb_view_str(c, "bench"), *unit = gcb_view_str(c, "unit");
-  char *key = malloc(strlen(bench) + strlen(unit) + 2);
+  struct gcb__om_unit u;
+  gcb__om_unit(unit, &u);
+  const char *same = u.known ? u.suffix : unit;
+  char *key = malloc(strlen(bench) + strlen(same) + 4);
   if (key == NULL)
     return SIZE_MAX;
-  sprintf(key, "%s\n%s", bench, unit);
+  sprintf(key, "%s\n%c%s", bench, u.known ? 'k' : 'u', same);
   long k = gcb__om_set_get(&om->keys, key);
   if (k < 0 &&
       grow((void **)&om->fams, &om->capfams, om->nfams, sizeof *om->fams)) {
     struct family *f = &om->fams[om->nfams];
-    *f = (struct family){
-        .kind = p2p(c) ? K_P2P : K_RANKS, .bench = bench, .unit = unit};
-    gcb__om_unit(unit, &f->u);
+    *f = (struct family){.kind = p2p(c) ? K_P2P : K_RANKS,
+                         .bench = bench,
+                         .unit = strcmp(u.suffix, "seconds") == 0 ? "seconds"
+                                                                  : unit,
+                         .u = u};
     gcb__om_family_name(&om->names, bench, f->u.suffix, (long)om->nfams,
                         f->name, sizeof f->name);
     gcb__om_set_put(&om->keys, key, (long)om->nfams);
@@ -407,12 +421,14 @@ static void take_fixed_names(struct om *om) {
 }
 
 static void bench_help(const struct family *f, char *help, size_t size) {
-  snprintf(help, size, "%s %s, %s%s%s", f->bench,
-           f->kind == K_P2P ? "peer-to-peer bandwidth of a GPU pair"
-                            : "per-rank figure (the rank's median)",
-           f->unit[0] ? f->unit : "no unit",
-           f->u.divisor != 1 ? " written in " : "",
-           f->u.divisor != 1 ? f->u.suffix : "");
+  const char *what =
+      f->kind == K_P2P ? "peer-to-peer bandwidth of a GPU pair"
+      : strcmp(f->bench, "imported") == 0
+          ? "figures as the source tool printed them (per GPU or its own "
+            "summary)"
+          : "per-rank figure (the rank's median)";
+  snprintf(help, size, "%s %s, %s", f->bench, what,
+           f->unit[0] ? f->unit : "no unit");
 }
 
 /* Every family, each with its own set of label sets written. */

@@ -36,10 +36,14 @@ void gcb__om_set_free(struct gcb__om_set *s);
 
 /* What a unit from a document becomes: the family name's last word, the
  * # UNIT written, and what to divide a figure by to have it in that unit
- * ("us" -> seconds, 1e6: a division, so 100 us is exactly 0.0001 s). */
+ * ("us" -> seconds, 1e6: a division, so 100 us is exactly 0.0001 s);
+ * known: one of the units gcbench converts, so that every unit with this
+ * suffix means the same (us, ns: seconds), unlike two unknown units that
+ * sanitise alike. */
 struct gcb__om_unit {
   char suffix[GCB_OM_NAME_MAX];
   double divisor;
+  bool known;
 };
 void gcb__om_unit(const char *unit, struct gcb__om_unit *u);
 

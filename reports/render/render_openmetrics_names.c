@@ -192,10 +192,12 @@ static const struct {
 
 void gcb__om_unit(const char *unit, struct gcb__om_unit *u) {
   u->divisor = 1;
+  u->known = false;
   for (size_t i = 0; i < sizeof known_units / sizeof *known_units; i++)
     if (strcmp(known_units[i].unit, unit) == 0) {
       snprintf(u->suffix, sizeof u->suffix, "%s", known_units[i].suffix);
       u->divisor = known_units[i].divisor;
+      u->known = true;
       return;
     }
   /* "klaunch/s" -> "klaunch_per_second": a rate, not a time */

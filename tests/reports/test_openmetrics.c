@@ -227,3 +227,21 @@ Test(openmetrics, an_imported_figure_is_one_sample) {
   free(out);
   json_decref(doc);
 }
+
+Test(openmetrics, times_in_any_unit_share_the_seconds_family) {
+  json_t *doc = fx_doc(4, 2, 8, "Test CPU");
+  add(doc, "lat", "{\"size\": 8}", "us");
+  add(doc, "lat", "{\"size\": 16}", "ns");
+  add(doc, "lat", "{\"size\": 32}", "s");
+  char *out = render_doc(doc, "seconds");
+  cr_expect_eq(count(out, "# TYPE gcbench_lat"), 1, "%s", out);
+  cr_expect_not_null(strstr(out, "# HELP gcbench_lat_seconds lat per-rank "
+                                 "figure (the rank's median), seconds\n"),
+                     "%s", out);
+  cr_expect_not_null(strstr(out, "size=\"8\"} 0.0001\n"), "%s", out);
+  cr_expect_not_null(strstr(out, "size=\"16\"} 9.9999999999999995e-08\n"), "%s",
+                     out);
+  cr_expect_not_null(strstr(out, "size=\"32\"} 100\n"), "%s", out);
+  free(out);
+  json_decref(doc);
+}
