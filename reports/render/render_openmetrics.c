@@ -7,119 +7,43 @@
  * validation and imbalance per case, the findings by severity and the
  * verdict. Names and labels are in docs/OPENMETRICS.md.
  *
- * Families are written whole (every sample of a family together, as the
- * format requires); label values are escaped (\\, \", \n); metric and
- * label names taken from input are reduced to [a-zA-Z0-9_]; the file ends
- * with "# EOF".
+ * This file chooses the families and what goes in them; the rules that
+ * keep any document's exposition one that the parsers and promtool accept
+ * (valid, unique names; escaped values; one series per label set) are in
+ * render_openmetrics_names.c. Families are written whole (every sample of
+ * a family together, as the format requires), every one a gauge with its
+ * HELP, and the file ends with "# EOF".
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "reports/document/p2p_view.h"
 #include "reports/document/ranks.h"
 #include "reports/render/render.h"
+#include "reports/render/render_openmetrics.h"
 
-/* Label value: backslash, double quote and line feed escaped. */
-static void esc_value(FILE *out, const char *s) {
-  for (; *s; s++) {
-    if (*s == '\\' || *s == '"')
-      fputc('\\', out);
-    if (*s == '\n')
-      fputs("\\n", out);
-    else
-      fputc(*s, out);
-  }
-}
-
-/* A name from input as [a-zA-Z_][a-zA-Z0-9_]*: other characters become
- * '_', a leading digit gets a '_' before it. */
-static void sanitize(const char *in, char *out, size_t size) {
-  size_t n = 0;
-  if (size == 0)
-    return;
-  if (*in >= '0' && *in <= '9' && n + 1 < size)
-    out[n++] = '_';
-  for (; *in && n + 1 < size; in++) {
-    char c = *in;
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-              (c >= '0' && c <= '9') || c == '_';
-    out[n++] = ok ? c : '_';
-  }
-  out[n] = '\0';
-}
-
-/* "GFLOP/s" -> "gflops", "GB/s" -> "gbps", else the unit sanitized and
- * lower-cased ("us"). */
-static void unit_suffix(const char *unit, char *out, size_t size) {
-  static const struct {
-    const char *unit, *suffix;
-  } known[] = {{"GFLOP/s", "gflops"}, {"TFLOP/s", "tflops"},
-               {"GB/s", "gbps"},      {"MB/s", "mbps"},
-               {"s", "seconds"},      {"us", "microseconds"}};
-  for (size_t i = 0; i < sizeof known / sizeof *known; i++)
-    if (strcmp(known[i].unit, unit) == 0) {
-      snprintf(out, size, "%s", known[i].suffix);
-      return;
-    }
-  sanitize(unit[0] ? unit : "value", out, size);
-  for (char *p = out; *p; p++)
-    *p = (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
-}
-
-/* A sample under construction: "name{" then labels, then "} value". */
-struct sample {
-  FILE *out;
-  bool first;
-};
-
-static void label(struct sample *s, const char *name, const char *value) {
-  fprintf(s->out, "%s%s=\"", s->first ? "" : ",", name);
-  esc_value(s->out, value);
-  fputc('"', s->out);
-  s->first = false;
-}
-
-static void label_int(struct sample *s, const char *name, long long v) {
-  char buf[32];
-  snprintf(buf, sizeof buf, "%lld", v);
-  label(s, name, buf);
-}
-
-static void value(struct sample *s, double v) {
-  fprintf(s->out, "} %.17g\n", v);
-}
-
-static const char *const fixed_labels[] = {
-    "run",     "host",    "node",     "rank",      "gpu",
-    "bus_id",  "unit",    "severity", "late_rank", "run_id",
-    "backend", "version", "tool",     "bench",     NULL};
-
-/* Every case parameter as a label (names clashing with the fixed labels
- * get a "param_" prefix). */
-static void param_labels(struct sample *s, const json_t *c) {
+/* Every case parameter as a label (render_openmetrics_names.c makes the
+ * names valid and distinct). */
+static void param_labels(struct gcb__om_sample *s, const json_t *c) {
   const char *k;
   const json_t *v;
   json_object_foreach(json_object_get(c, "params"), k, v) {
-    char name[96], prefixed[104], text[128];
-    sanitize(k, name, sizeof name);
-    bool clash = name[0] == '_' && name[1] == '_';
-    for (size_t i = 0; fixed_labels[i] && !clash; i++)
-      clash = strcmp(fixed_labels[i], name) == 0;
-    snprintf(prefixed, sizeof prefixed, "%s%s", clash ? "param_" : "", name);
+    char text[256];
     if (json_is_string(v))
       gcb_view_copy(text, sizeof text, json_string_value(v));
-    else
+    else if (json_is_number(v))
       snprintf(text, sizeof text, "%.17g", json_number_value(v));
-    label(s, prefixed, text);
+    else /* the reader allows strings and numbers only */
+      text[0] = '\0';
+    gcb__om_param(s, k, text);
   }
 }
 
-static struct sample start(FILE *out, const char *family, const char *suffix,
-                           size_t doc) {
-  struct sample s = {.out = out, .first = true};
-  fprintf(out, "%s%s{", family, suffix);
-  label_int(&s, "run", (long long)doc + 1);
+static struct gcb__om_sample start(size_t doc) {
+  struct gcb__om_sample s = {0};
+  gcb__om_label_int(&s, "run", (long long)doc + 1);
   return s;
 }
 
@@ -139,9 +63,26 @@ enum kind {
 };
 
 struct family {
-  char name[128];
+  char name[GCB_OM_NAME_MAX];
   enum kind kind;
   const char *bench, *unit; /* K_RANKS, K_P2P: the cases it takes */
+  struct gcb__om_unit u;    /* K_RANKS, K_P2P: the name's unit */
+};
+
+/* A case of a per-bench family: which family, which document, which case. */
+struct ref {
+  size_t fam, doc, idx;
+};
+
+/* Everything one rendering builds; `names` holds every family name taken,
+ * `keys` maps "bench\nunit" to its family. */
+struct om {
+  struct family *fams;
+  size_t nfams, capfams;
+  struct ref *refs;
+  size_t nrefs, caprefs;
+  struct gcb__om_set names, keys;
+  bool oom;
 };
 
 static bool coll(const json_t *c) {
@@ -152,11 +93,30 @@ static bool p2p(const json_t *c) {
   return strcmp(gcb_view_str(c, "bench"), "p2p") == 0;
 }
 
+/* What case c's figures are divided by to be in its family's unit. */
+static double divisor(const json_t *c) {
+  struct gcb__om_unit u;
+  gcb__om_unit(gcb_view_str(c, "unit"), &u);
+  return u.divisor;
+}
+
 static void rank_samples(FILE *out, const struct gcb_report *rep, size_t d,
-                         const json_t *c, const char *family) {
+                         const json_t *c, const struct family *f,
+                         struct gcb__om_set *series) {
   const json_t *root = rep->docs[d].root;
   struct gcb_ranks pr;
+  double div = divisor(c);
   gcb_ranks_of(c, &pr);
+  if (pr.n == 0) { /* a figure imported as its source printed it (an
+                    * nvbandwidth SUM, nccl-tests' Avg bus bandwidth): no
+                    * ranks, one sample, never dropped (issue 15) */
+    struct gcb__om_sample s = start(d);
+    gcb__om_label(&s, "backend", gcb_view_str(c, "backend"));
+    param_labels(&s, c);
+    gcb__om_write(out, f->name, series, &s,
+                  gcb_view_num(gcb_view_obj(c, "summary"), "median") / div);
+    return;
+  }
   for (size_t i = 0; i < pr.n; i++) {
     double x = gcb_ranks_num(&pr, GCB_RC_FIG_MEDIAN, i);
     long long rank = gcb_ranks_int(&pr, GCB_RC_RANK, i, (long long)i);
@@ -164,14 +124,14 @@ static void rank_samples(FILE *out, const struct gcb_report *rep, size_t d,
     if (isnan(x))
       continue;
     gcb_view_place(root, rank, &p);
-    struct sample s = start(out, family, "", d);
-    label(&s, "host", p.hostname);
-    label_int(&s, "node", p.node);
-    label_int(&s, "rank", rank);
-    label_int(&s, "gpu", p.gpu);
-    label(&s, "bus_id", p.bus_id);
+    struct gcb__om_sample s = start(d);
+    gcb__om_label(&s, "host", p.hostname);
+    gcb__om_label_int(&s, "node", p.node);
+    gcb__om_label_int(&s, "rank", rank);
+    gcb__om_label_int(&s, "gpu", p.gpu);
+    gcb__om_label(&s, "bus_id", p.bus_id);
     param_labels(&s, c);
-    value(&s, x);
+    gcb__om_write(out, f->name, series, &s, x / div);
   }
 }
 
@@ -195,13 +155,9 @@ static double case_value(enum kind k, const json_t *c) {
   }
 }
 
+/* Whether a case-level (fixed) family takes case c. */
 static bool takes(const struct family *f, const json_t *c) {
-  const char *bench = gcb_view_str(c, "bench");
   switch (f->kind) {
-  case K_RANKS:
-  case K_P2P:
-    return strcmp(bench, f->bench) == 0 &&
-           strcmp(gcb_view_str(c, "unit"), f->unit) == 0;
   case K_WRONG: /* only where values were checked: 0 means correct */
     return json_is_true(
         json_object_get(gcb_view_obj(c, "validation"), "checked"));
@@ -213,126 +169,196 @@ static bool takes(const struct family *f, const json_t *c) {
 }
 
 static void case_sample(FILE *out, size_t d, const json_t *c,
-                        const struct family *f) {
+                        const struct family *f, struct gcb__om_set *series) {
   double x = case_value(f->kind, c);
   if (isnan(x))
     return;
-  struct sample s = start(out, f->name, "", d);
-  label(&s, "backend", gcb_view_str(c, "backend"));
+  struct gcb__om_sample s = start(d);
+  gcb__om_label(&s, "backend", gcb_view_str(c, "backend"));
   if (f->kind == K_WRONG || f->kind == K_IMBALANCE)
-    label(&s, "bench", gcb_view_str(c, "bench"));
+    gcb__om_label(&s, "bench", gcb_view_str(c, "bench"));
   if (f->kind == K_COLL_LATE)
-    label_int(&s, "late_rank",
-              gcb_view_int(gcb_view_obj(c, "summary"), "late_rank", -1));
+    gcb__om_label_int(
+        &s, "late_rank",
+        gcb_view_int(gcb_view_obj(c, "summary"), "late_rank", -1));
   param_labels(&s, c);
-  value(&s, x);
+  gcb__om_write(out, f->name, series, &s, x);
 }
 
 /* One sample per node that measured the pair (p2p_view.h). */
 static void p2p_samples(FILE *out, const struct gcb_report *rep, size_t d,
-                        const json_t *c, const char *family, bool *seen,
-                        size_t nseen) {
+                        const json_t *c, const struct family *f,
+                        struct gcb__om_set *series, bool *seen, size_t nseen) {
   const json_t *root = rep->docs[d].root;
   struct gcb__p2p_iter it;
   struct gcb__p2p m;
   if (!gcb__p2p_begin(&it, root, c, seen, nseen))
     return;
   while (gcb__p2p_next(&it, &m)) {
-    struct sample s = start(out, family, "", d);
-    label(&s, "host", gcb_view_str(gcb_view_node(root, m.node), "hostname"));
-    label_int(&s, "node", m.node);
-    label(&s, "backend", gcb_view_str(c, "backend"));
+    struct gcb__om_sample s = start(d);
+    gcb__om_label(&s, "host",
+                  gcb_view_str(gcb_view_node(root, m.node), "hostname"));
+    gcb__om_label_int(&s, "node", m.node);
+    gcb__om_label(&s, "backend", gcb_view_str(c, "backend"));
     param_labels(&s, c);
-    value(&s, m.value);
+    gcb__om_write(out, f->name, series, &s, m.value / divisor(c));
   }
 }
 
-static void family_body(FILE *out, const struct gcb_report *rep,
-                        const struct family *f) {
-  for (size_t d = 0; d < rep->ndocs; d++) {
-    const json_t *c;
-    size_t i, nseen = 0;
-    bool *seen =
-        f->kind == K_P2P ? gcb__p2p_scratch(rep->docs[d].root, &nseen) : NULL;
-    json_array_foreach(json_object_get(rep->docs[d].root, "cases"), i, c) {
-      if (!takes(f, c))
-        continue;
-      if (f->kind == K_RANKS)
-        rank_samples(out, rep, d, c, f->name);
-      else if (f->kind == K_P2P)
-        p2p_samples(out, rep, d, c, f->name, seen, nseen);
-      else
-        case_sample(out, d, c, f);
-    }
-    free(seen);
-  }
-}
-
-static void family_head(FILE *out, const struct family *f, const char *help,
+static void family_head(FILE *out, const char *name, const char *help,
                         const char *unit) {
-  fprintf(out, "# TYPE %s gauge\n", f->name);
-  if (unit[0] != '\0')
-    fprintf(out, "# UNIT %s %s\n", f->name, unit);
-  fprintf(out, "# HELP %s %s\n", f->name, help);
+  fprintf(out, "# TYPE %s gauge\n", name);
+  if (unit[0] != '\0') /* "an underscore and the unit MUST be the suffix" */
+    fprintf(out, "# UNIT %s %s\n", name, unit);
+  fprintf(out, "# HELP %s ", name);
+  gcb__om_help(out, help);
+  fputc('\n', out);
 }
 
-/* The per-bench families, in order of first appearance. */
-static size_t bench_families(const struct gcb_report *rep, struct family *fs,
-                             size_t max) {
-  size_t n = 0;
+/* The samples of per-bench family f: the refs from *r on that are its
+ * (refs are sorted by family). */
+static void bench_body(FILE *out, const struct gcb_report *rep,
+                       const struct om *om, size_t f, size_t *r,
+                       struct gcb__om_set *series) {
+  const struct family *fam = &om->fams[f];
+  size_t doc = SIZE_MAX, nseen = 0;
+  bool *seen = NULL;
+  for (; *r < om->nrefs && om->refs[*r].fam == f; (*r)++) {
+    const struct ref *x = &om->refs[*r];
+    const json_t *c = json_array_get(
+        json_object_get(rep->docs[x->doc].root, "cases"), x->idx);
+    if (fam->kind == K_RANKS) {
+      rank_samples(out, rep, x->doc, c, fam, series);
+      continue;
+    }
+    if (x->doc != doc) { /* the pair scratch is per document */
+      free(seen);
+      doc = x->doc;
+      seen = gcb__p2p_scratch(rep->docs[doc].root, &nseen);
+    }
+    p2p_samples(out, rep, x->doc, c, fam, series, seen, nseen);
+  }
+  free(seen);
+}
+
+static void fixed_body(FILE *out, const struct gcb_report *rep,
+                       const struct family *f, struct gcb__om_set *series) {
   for (size_t d = 0; d < rep->ndocs; d++) {
     const json_t *c;
     size_t i;
     json_array_foreach(json_object_get(rep->docs[d].root, "cases"), i, c) {
-      if (coll(c) || n == max)
-        continue;
-      char b[64], u[64], name[128];
-      sanitize(gcb_view_str(c, "bench"), b, sizeof b);
-      unit_suffix(gcb_view_str(c, "unit"), u, sizeof u);
-      snprintf(name, sizeof name, "gcbench_%s_%s", b, u);
-      size_t k = 0;
-      while (k < n && strcmp(fs[k].name, name) != 0)
-        k++;
-      if (k < n)
-        continue;
-      fs[n] = (struct family){.kind = p2p(c) ? K_P2P : K_RANKS,
-                              .bench = gcb_view_str(c, "bench"),
-                              .unit = gcb_view_str(c, "unit")};
-      snprintf(fs[n++].name, sizeof fs[0].name, "%s", name);
+      if (takes(f, c))
+        case_sample(out, d, c, f, series);
     }
   }
-  return n;
+}
+
+/* ---- which per-bench family each case goes to --------------------------- */
+
+static bool grow(void **p, size_t *cap, size_t n, size_t size) {
+  if (n < *cap)
+    return true;
+  size_t c = *cap ? *cap * 2 : 16;
+  void *q = realloc(*p, c * size);
+  if (q == NULL)
+    return false;
+  *p = q;
+  *cap = c;
+  return true;
+}
+
+/* The family of case c, or SIZE_MAX when out of memory. One family, one
+ * unit: the cases of one bench whose units gcbench converts to the same
+ * one (us, ns: seconds) share it; other units by their spelling, so
+ * "GB-s" and "gb_s" (both gbx_sx) are two families, each saying its unit
+ * in its HELP (issue 20: an aliased unit's samples were dropped). */
+static size_t family_of(struct om *om, const json_t *c) {
+  const char *bench = gcb_view_str(c, "bench"), *unit = gcb_view_str(c, "unit");
+  struct gcb__om_unit u;
+  gcb__om_unit(unit, &u);
+  const char *same = u.known ? u.suffix : unit;
+  char *key = malloc(strlen(bench) + strlen(same) + 4);
+  if (key == NULL)
+    return SIZE_MAX;
+  sprintf(key, "%s\n%c%s", bench, u.known ? 'k' : 'u', same);
+  long k = gcb__om_set_get(&om->keys, key);
+  if (k < 0 &&
+      grow((void **)&om->fams, &om->capfams, om->nfams, sizeof *om->fams)) {
+    struct family *f = &om->fams[om->nfams];
+    *f = (struct family){.kind = p2p(c) ? K_P2P : K_RANKS,
+                         .bench = bench,
+                         .unit = strcmp(u.suffix, "seconds") == 0 ? "seconds"
+                                                                  : unit,
+                         .u = u};
+    gcb__om_family_name(&om->names, bench, f->u.suffix, (long)om->nfams,
+                        f->name, sizeof f->name);
+    gcb__om_set_put(&om->keys, key, (long)om->nfams);
+    k = (long)om->nfams++;
+  }
+  free(key);
+  return k < 0 || om->keys.oom || om->names.oom ? SIZE_MAX : (size_t)k;
+}
+
+static int by_family(const void *a, const void *b) {
+  const struct ref *x = a, *y = b;
+  if (x->fam != y->fam)
+    return x->fam < y->fam ? -1 : 1;
+  if (x->doc != y->doc)
+    return x->doc < y->doc ? -1 : 1;
+  return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* The per-bench families, in order of first appearance, and their cases
+ * grouped by family: no cap on how many (issue 20: families past 64 were
+ * dropped without a word). */
+static void bench_families(struct om *om, const struct gcb_report *rep) {
+  for (size_t d = 0; d < rep->ndocs && !om->oom; d++) {
+    const json_t *c;
+    size_t i;
+    json_array_foreach(json_object_get(rep->docs[d].root, "cases"), i, c) {
+      if (coll(c))
+        continue;
+      size_t f = family_of(om, c);
+      if (f == SIZE_MAX || !grow((void **)&om->refs, &om->caprefs, om->nrefs,
+                                 sizeof *om->refs)) {
+        om->oom = true;
+        break;
+      }
+      om->refs[om->nrefs++] = (struct ref){.fam = f, .doc = d, .idx = i};
+    }
+  }
+  if (om->nrefs > 0)
+    qsort(om->refs, om->nrefs, sizeof *om->refs, by_family);
 }
 
 /* ---- the run-level families --------------------------------------------- */
 
-static void run_info(FILE *out, const struct gcb_report *rep) {
-  fputs("# TYPE gcbench_run info\n# HELP gcbench_run the runs the report "
-        "covers\n",
-        out);
+/* An info-style gauge (node_exporter's node_uname_info): the 0.0.4 text
+ * format that promtool and the textfile collector read has no "info"
+ * type (issue 15). */
+static void run_info(FILE *out, const struct gcb_report *rep,
+                     struct gcb__om_set *series) {
+  family_head(out, "gcbench_run_info", "the runs the report covers", "");
   for (size_t d = 0; d < rep->ndocs; d++) {
     const json_t *run = gcb_view_obj(rep->docs[d].root, "run");
     const json_t *tool = gcb_view_obj(rep->docs[d].root, "tool");
-    struct sample s = start(out, "gcbench_run", "_info", d);
-    label(&s, "run_id", gcb_view_str(run, "id"));
-    label(&s, "backend", gcb_view_str(run, "backend"));
-    label(&s, "tool", gcb_view_str(tool, "name"));
-    label(&s, "version", gcb_view_str(tool, "version"));
-    value(&s, 1);
+    struct gcb__om_sample s = start(d);
+    gcb__om_label(&s, "run_id", gcb_view_str(run, "id"));
+    gcb__om_label(&s, "backend", gcb_view_str(run, "backend"));
+    gcb__om_label(&s, "tool", gcb_view_str(tool, "name"));
+    gcb__om_label(&s, "version", gcb_view_str(tool, "version"));
+    gcb__om_write(out, "gcbench_run_info", series, &s, 1);
   }
 }
 
 static void verdict(FILE *out, const struct gcb_report *rep) {
   static const enum gcb_severity sev[] = {GCB_SEV_FAIL, GCB_SEV_WARN,
                                           GCB_SEV_INFO};
-  fprintf(out,
-          "# TYPE gcbench_report_failed gauge\n# HELP gcbench_report_failed "
-          "1 when a finding is at failure level (gcbench report exits 1)\n"
-          "gcbench_report_failed %d\n",
-          gcb_report_failed(rep) ? 1 : 0);
-  fputs("# TYPE gcbench_findings gauge\n# HELP gcbench_findings findings "
-        "by severity\n",
-        out);
+  family_head(out, "gcbench_report_failed",
+              "1 when a finding is at failure level (gcbench report exits 1)",
+              "");
+  fprintf(out, "gcbench_report_failed %d\n", gcb_report_failed(rep) ? 1 : 0);
+  family_head(out, "gcbench_findings", "findings by severity", "");
   for (size_t i = 0; i < 3; i++)
     fprintf(out, "gcbench_findings{severity=\"%s\"} %zu\n",
             gcb_severity_name(sev[i]),
@@ -351,63 +377,103 @@ static bool any_coll(const struct gcb_report *rep) {
   return false;
 }
 
-#define MAX_FAMILIES 64
+static const struct {
+  struct family f;
+  const char *help;
+  bool collective;
+} fixed[] = {
+    {{.name = "gcbench_coll_busbw_gbps", .kind = K_COLL_BUS, .u = {"gbps", 1}},
+     "collective bus bandwidth (nccl-tests busbw), GB/s = 1e9 B/s",
+     true},
+    {{.name = "gcbench_coll_algbw_gbps", .kind = K_COLL_ALG, .u = {"gbps", 1}},
+     "collective algorithm bandwidth (size / time), GB/s",
+     true},
+    {{.name = "gcbench_coll_time_seconds",
+      .kind = K_COLL_TIME,
+      .u = {"seconds", 1}},
+     "collective time: mean over ranks of each rank's mean (nccl-tests)",
+     true},
+    {{.name = "gcbench_coll_late_seconds",
+      .kind = K_COLL_LATE,
+      .u = {"seconds", 1}},
+     "mean arrival lateness of the latest rank at the collective",
+     true},
+    {{.name = "gcbench_case_wrong_values", .kind = K_WRONG, .u = {"", 1}},
+     "wrong values found by validation, summed over ranks",
+     false},
+    {{.name = "gcbench_case_imbalance_ratio",
+      .kind = K_IMBALANCE,
+      .u = {"ratio", 1}},
+     "(max - mean) / max of the ranks' times (IPM)",
+     false},
+};
+
+#define NFIXED (sizeof fixed / sizeof *fixed)
+
+/* The names no per-bench family may take (the number is unused). */
+static void take_fixed_names(struct om *om) {
+  static const char *const run_level[] = {
+      "gcbench_run_info", "gcbench_report_failed", "gcbench_findings"};
+  for (size_t i = 0; i < 3; i++)
+    gcb__om_set_put(&om->names, run_level[i], 0);
+  for (size_t i = 0; i < NFIXED; i++)
+    gcb__om_set_put(&om->names, fixed[i].f.name, 0);
+}
+
+static void bench_help(const struct family *f, char *help, size_t size) {
+  const char *what =
+      f->kind == K_P2P ? "peer-to-peer bandwidth of a GPU pair"
+      : strcmp(f->bench, "imported") == 0
+          ? "figures as the source tool printed them (per GPU or its own "
+            "summary)"
+          : "per-rank figure (the rank's median)";
+  snprintf(help, size, "%s %s, %s", f->bench, what,
+           f->unit[0] ? f->unit : "no unit");
+}
+
+/* Every family, each with its own set of label sets written. */
+static bool write_families(FILE *out, const struct gcb_report *rep,
+                           struct om *om) {
+  struct gcb__om_set series = {0};
+  bool oom = false;
+  run_info(out, rep, &series);
+  oom |= series.oom;
+  gcb__om_set_free(&series);
+  verdict(out, rep);
+  for (size_t f = 0, r = 0; f < om->nfams; f++) {
+    char help[512];
+    bench_help(&om->fams[f], help, sizeof help);
+    family_head(out, om->fams[f].name, help, om->fams[f].u.suffix);
+    bench_body(out, rep, om, f, &r, &series);
+    oom |= series.oom;
+    gcb__om_set_free(&series);
+  }
+  bool colls = any_coll(rep);
+  for (size_t i = 0; i < NFIXED; i++) {
+    if (fixed[i].collective && !colls)
+      continue;
+    family_head(out, fixed[i].f.name, fixed[i].help, fixed[i].f.u.suffix);
+    fixed_body(out, rep, &fixed[i].f, &series);
+    oom |= series.oom;
+    gcb__om_set_free(&series);
+  }
+  return !oom;
+}
 
 static enum gcb_status render_openmetrics(FILE *out,
                                           const struct gcb_report *rep,
                                           struct gcb_err *err) {
-  static const struct {
-    struct family f;
-    const char *help, *unit;
-    bool collective;
-  } fixed[] = {
-      {{"gcbench_coll_busbw_gbps", K_COLL_BUS, NULL, NULL},
-       "collective bus bandwidth (nccl-tests busbw), GB/s = 1e9 B/s",
-       "gbps",
-       true},
-      {{"gcbench_coll_algbw_gbps", K_COLL_ALG, NULL, NULL},
-       "collective algorithm bandwidth (size / time), GB/s",
-       "gbps",
-       true},
-      {{"gcbench_coll_time_seconds", K_COLL_TIME, NULL, NULL},
-       "collective time: mean over ranks of each rank's mean (nccl-tests)",
-       "seconds",
-       true},
-      {{"gcbench_coll_late_seconds", K_COLL_LATE, NULL, NULL},
-       "mean arrival lateness of the latest rank at the collective",
-       "seconds",
-       true},
-      {{"gcbench_case_wrong_values", K_WRONG, NULL, NULL},
-       "wrong values found by validation, summed over ranks",
-       "",
-       false},
-      {{"gcbench_case_imbalance_ratio", K_IMBALANCE, NULL, NULL},
-       "(max - mean) / max of the ranks' times (IPM)",
-       "ratio",
-       false},
-  };
-  struct family fs[MAX_FAMILIES];
-  size_t n = bench_families(rep, fs, MAX_FAMILIES);
-  run_info(out, rep);
-  verdict(out, rep);
-  for (size_t i = 0; i < n; i++) {
-    char help[160], unit[64];
-    unit_suffix(fs[i].unit, unit, sizeof unit);
-    snprintf(help, sizeof help, "%s, %s",
-             fs[i].kind == K_P2P ? "peer-to-peer bandwidth of a GPU pair"
-                                 : "per-rank figure (the rank's median)",
-             unit);
-    family_head(out, &fs[i], help, unit);
-    family_body(out, rep, &fs[i]);
-  }
-  bool colls = any_coll(rep);
-  for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++) {
-    if (fixed[i].collective && !colls)
-      continue;
-    family_head(out, &fixed[i].f, fixed[i].help, fixed[i].unit);
-    family_body(out, rep, &fixed[i].f);
-  }
+  struct om om = {0};
+  take_fixed_names(&om);
+  bench_families(&om, rep);
+  bool ok = !om.oom && !om.names.oom && write_families(out, rep, &om);
   fputs("# EOF\n", out);
+  free(om.fams);
+  free(om.refs);
+  gcb__om_set_free(&om.names);
+  gcb__om_set_free(&om.keys);
+  if (!ok)
+    return gcb_err_set(err, GCB_ENOMEM, "metrics.prom: out of memory");
   return gcb__render_done(out, "metrics.prom", err);
 }
 

@@ -1,0 +1,450 @@
+/*
+ * The exposition rules of metrics.prom (render_openmetrics.h): what makes
+ * a file that both text formats' parsers and Prometheus' linter accept
+ * whatever the documents hold. The clauses cited are from the OpenMetrics
+ * 1.0 specification (prometheus/OpenMetrics, specification/OpenMetrics.md)
+ * and from client_golang's promlint, which `promtool check metrics` runs;
+ * docs/OPENMETRICS.md lists them for users.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/status.h"
+#include "reports/render/render_openmetrics.h"
+
+/* ---- a string set with a number per key --------------------------------- */
+
+struct gcb__om_slot {
+  char *key;
+  long v;
+};
+
+static uint64_t hash(const char *s) { /* FNV-1a */
+  uint64_t h = 1469598103934665603ull;
+  for (; *s; s++)
+    h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  return h;
+}
+
+/* The slot holding key, or the empty one where it would go; cap > 0. */
+static struct gcb__om_slot *slot_of(const struct gcb__om_set *s,
+                                    const char *key) {
+  size_t i = (size_t)hash(key) & (s->cap - 1);
+  while (s->slots[i].key && strcmp(s->slots[i].key, key) != 0)
+    i = (i + 1) & (s->cap - 1);
+  return &s->slots[i];
+}
+
+long gcb__om_set_get(const struct gcb__om_set *s, const char *key) {
+  if (s->cap == 0)
+    return -1;
+  const struct gcb__om_slot *sl = slot_of(s, key);
+  return sl->key ? sl->v : -1;
+}
+
+static bool grow(struct gcb__om_set *s) {
+  struct gcb__om_set g = {.cap = s->cap ? s->cap * 2 : 16};
+  g.slots = calloc(g.cap, sizeof *g.slots);
+  if (g.slots == NULL)
+    return false;
+  for (size_t i = 0; i < s->cap; i++)
+    if (s->slots[i].key)
+      *slot_of(&g, s->slots[i].key) = s->slots[i];
+  free(s->slots);
+  s->slots = g.slots;
+  s->cap = g.cap;
+  return true;
+}
+
+void gcb__om_set_put(struct gcb__om_set *s, const char *key, long v) {
+  if (s->oom || ((s->n + 1) * 2 > s->cap && !grow(s))) {
+    s->oom = true;
+    return;
+  }
+  struct gcb__om_slot *sl = slot_of(s, key);
+  if (sl->key == NULL) {
+    if ((sl->key = strdup(key)) == NULL) {
+      s->oom = true;
+      return;
+    }
+    s->n++;
+  }
+  sl->v = v;
+}
+
+void gcb__om_set_free(struct gcb__om_set *s) {
+  for (size_t i = 0; i < s->cap; i++)
+    free(s->slots[i].key);
+  free(s->slots);
+  *s = (struct gcb__om_set){0};
+}
+
+/* ---- metric names ------------------------------------------------------- */
+
+static bool in_list(const char *const *list, const char *w, size_t len) {
+  for (; *list; list++)
+    if (strlen(*list) == len && memcmp(*list, w, len) == 0)
+      return true;
+  return false;
+}
+
+/* Words that `promtool check metrics` refuses in a metric name: unit
+ * abbreviations (promlint's unitAbbreviations), metric types
+ * (lintMetricTypeInName), and the suffixes that the text formats give to
+ * the samples of counters, histograms, summaries and info metrics
+ * (OpenMetrics 1.0 "Suffixes": a family name MUST NOT clash with another
+ * family's sample names, "a gauge called foo_total"; promlint refuses
+ * _total, _count, _sum and _bucket on a gauge). */
+static const char *const refused_words[] = {
+    "s",       "ms",      "us",        "ns",      "sec",   "b",     "kb",
+    "mb",      "gb",      "tb",        "pb",      "m",     "h",     "d",
+    "counter", "gauge",   "histogram", "summary", "total", "count", "sum",
+    "bucket",  "created", "info",      "gcount",  "gsum",  NULL};
+
+/* promlint's units ("use base unit seconds instead of microseconds"): a
+ * word that is one of them, or one behind a prefix, other than a base
+ * unit itself, is refused. */
+static const char *const lint_units[] = {
+    "amperes",    "bytes",    "celsius", "grams",   "joules",
+    "kelvin",     "meters",   "metres",  "seconds", "volts",
+    "minutes",    "hours",    "days",    "weeks",   "kelvins",
+    "fahrenheit", "rankine",  "inches",  "yards",   "miles",
+    "bits",       "calories", "pounds",  "ounces",  NULL};
+static const char *const base_units[] = {
+    "amperes", "bytes",  "celsius", "grams", "joules", "kelvin",
+    "meters",  "metres", "seconds", "volts", NULL};
+static const char *const unit_prefixes[] = {
+    "pico",  "nano", "micro", "milli", "centi", "deci", "deca",
+    "hecto", "kilo", "kibi",  "mega",  "mibi",  "giga", "gibi",
+    "tera",  "tebi", "peta",  "pebi",  NULL};
+
+static bool refused_word(const char *w, size_t len) {
+  if (in_list(refused_words, w, len))
+    return true;
+  if (in_list(lint_units, w, len))
+    return !in_list(base_units, w, len);
+  for (const char *const *p = unit_prefixes; *p; p++) {
+    size_t k = strlen(*p);
+    if (len > k && memcmp(w, *p, k) == 0 && in_list(lint_units, w + k, len - k))
+      return true;
+  }
+  return false;
+}
+
+static bool word_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+         (c >= '0' && c <= '9');
+}
+
+/*
+ * in as lower-case words of [a-z0-9] joined by '_', appended to out[*n]
+ * (at most max bytes in all): every other character separates words (the
+ * ABNF's metricname allows [a-zA-Z0-9_:]; lower case because promlint
+ * refuses camelCase), and a word promtool would refuse gets an 'x'
+ * ("s" -> "sx"). A word starts with a letter or digit, never an '_', so no
+ * name is one of the reserved "__" names.
+ */
+static void words(const char *in, char *out, size_t max, size_t *n) {
+  while (*in) {
+    while (*in && !word_char(*in))
+      in++;
+    size_t len = 0;
+    while (word_char(in[len]))
+      len++;
+    if (len == 0)
+      break;
+    char low[64];
+    size_t k = len < sizeof low ? len : sizeof low - 1;
+    for (size_t i = 0; i < k; i++)
+      low[i] = (char)(in[i] >= 'A' && in[i] <= 'Z' ? in[i] - 'A' + 'a' : in[i]);
+    bool x = refused_word(low, k);
+    if (*n + (*n > 0) + k + x >= max)
+      break;
+    if (*n > 0)
+      out[(*n)++] = '_';
+    memcpy(out + *n, low, k);
+    *n += k;
+    if (x)
+      out[(*n)++] = 'x';
+    in += len;
+  }
+  out[*n] = '\0';
+}
+
+/* The units gcbench writes, by the name their figures get; seconds are
+ * the base unit Prometheus wants (promlint: "use base unit"), so the
+ * other times are converted to it. */
+static const struct {
+  const char *unit, *suffix;
+  double divisor;
+} known_units[] = {
+    {"GFLOP/s", "gflops", 1}, {"TFLOP/s", "tflops", 1},
+    {"GB/s", "gbps", 1},      {"MB/s", "mbps", 1},
+    {"s", "seconds", 1},      {"ms", "seconds", 1e3},
+    {"us", "seconds", 1e6},   {"\xc2\xb5s", "seconds", 1e6},
+    {"ns", "seconds", 1e9},   {"B", "bytes", 1},
+    {"ratio", "ratio", 1},    {"%", "percent", 1},
+};
+
+#define SUFFIX_MAX 40
+
+void gcb__om_unit(const char *unit, struct gcb__om_unit *u) {
+  u->divisor = 1;
+  u->known = false;
+  for (size_t i = 0; i < sizeof known_units / sizeof *known_units; i++)
+    if (strcmp(known_units[i].unit, unit) == 0) {
+      snprintf(u->suffix, sizeof u->suffix, "%s", known_units[i].suffix);
+      u->divisor = known_units[i].divisor;
+      u->known = true;
+      return;
+    }
+  /* "klaunch/s" -> "klaunch_per_second": a rate, not a time */
+  static const char per[] = "_per_second";
+  size_t len = strlen(unit), n = 0;
+  bool rate = len > 2 && strcmp(unit + len - 2, "/s") == 0;
+  char head[64];
+  snprintf(head, sizeof head, "%.*s", (int)(rate ? len - 2 : len), unit);
+  words(head, u->suffix, SUFFIX_MAX - (rate ? sizeof per : 0), &n);
+  if (rate)
+    snprintf(u->suffix + n, sizeof u->suffix - n, "%s", n ? per : per + 1);
+  else if (n == 0)
+    snprintf(u->suffix, sizeof u->suffix, "value");
+}
+
+void gcb__om_family_name(struct gcb__om_set *names, const char *bench,
+                         const char *suffix, long v, char *out, size_t size) {
+  char b[64];
+  size_t n = 0;
+  words(bench, b, sizeof b, &n);
+  if (n == 0)
+    snprintf(b, sizeof b, "unnamed");
+  /* OpenMetrics 1.0: "MetricFamily names ... MUST be unique within a
+   * MetricSet". The counter cannot be cut off: 8 + 63 + 12 + 40 < 128. */
+  snprintf(out, size, "gcbench_%s_%.*s", b, SUFFIX_MAX, suffix);
+  for (int k = 2; gcb__om_set_get(names, out) >= 0 && k < 1000000; k++)
+    snprintf(out, size, "gcbench_%s_%d_%.*s", b, k, SUFFIX_MAX, suffix);
+  gcb__om_set_put(names, out, v);
+}
+
+/* ---- escaping ----------------------------------------------------------- */
+
+#define FFFD "\xef\xbf\xbd"
+
+/* A code point that some reader takes for a line break or that is not
+ * text: C0 controls but TAB, DEL, C1, U+2028 and U+2029 (Python's
+ * str.splitlines and universal newlines split on several of them). */
+static bool unsafe(const unsigned char *s, size_t k) {
+  if (k == 1)
+    return (*s < 0x20 && *s != '\t') || *s == 0x7f;
+  if (k == 2)
+    return s[0] == 0xc2 && s[1] < 0xa0;
+  return k == 3 && s[0] == 0xe2 && s[1] == 0x80 &&
+         (s[2] == 0xa8 || s[2] == 0xa9);
+}
+
+/*
+ * OpenMetrics 1.0 ABNF: escaped-char = normal-char / BS ("n" / DQUOTE /
+ * BS), normal-char = any code point but LF, '"' and '\'; the exposition is
+ * UTF-8. So '\' and '"' are escaped, a line break (LF, CRLF or a lone CR,
+ * for which neither format has an escape) is written \n, bytes that are
+ * not UTF-8 and the code points unsafe() names become U+FFFD. In HELP a
+ * '"' becomes ': the 0.0.4 text format (promtool) refuses \" there and
+ * the ABNF has no raw '"'.
+ */
+static char *put(char *d, const char *s, size_t n) {
+  memcpy(d, s, n);
+  return d + n;
+}
+
+/* Writes s escaped at d, which has room for 3 * strlen(s) + 1 bytes (no
+ * byte turns into more than three); returns the end, NUL-terminated. */
+static char *escape(char *d, const char *s, bool help) {
+  while (*s) {
+    size_t k = gcb_utf8_length(s);
+    if (k == 0) {
+      d = put(d, FFFD, 3);
+      s++;
+      continue;
+    }
+    if (*s == '\r' || *s == '\n') {
+      d = put(d, "\\n", 2);
+      k = s[0] == '\r' && s[1] == '\n' ? 2 : 1;
+    } else if (*s == '\\')
+      d = put(d, "\\\\", 2);
+    else if (*s == '"')
+      d = help ? put(d, "'", 1) : put(d, "\\\"", 2);
+    else if (unsafe((const unsigned char *)s, k))
+      d = put(d, FFFD, 3);
+    else
+      d = put(d, s, k);
+    s += k;
+  }
+  *d = '\0';
+  return d;
+}
+
+/* s escaped in a new string; NULL when out of memory. */
+static char *escaped(const char *s, bool help) {
+  char *buf = malloc(3 * strlen(s) + 1);
+  if (buf)
+    escape(buf, s, help);
+  return buf;
+}
+
+void gcb__om_help(FILE *out, const char *text) {
+  char *buf = escaped(text, true);
+  fputs(buf ? buf : "", out); /* out of memory: HELP is optional text */
+  free(buf);
+}
+
+/* ---- samples ------------------------------------------------------------ */
+
+struct gcb__om_label {
+  char name[GCB_OM_NAME_MAX];
+  char *value; /* escaped */
+};
+
+static void push(struct gcb__om_sample *s, const char *name,
+                 const char *value) {
+  if (s->oom)
+    return;
+  if (s->n == s->cap) {
+    size_t cap = s->cap ? s->cap * 2 : 16;
+    struct gcb__om_label *l = realloc(s->labels, cap * sizeof *l);
+    if (l == NULL) {
+      s->oom = true;
+      return;
+    }
+    s->labels = l;
+    s->cap = cap;
+  }
+  char *buf = escaped(value, false);
+  if (buf == NULL) {
+    s->oom = true;
+    return;
+  }
+  snprintf(s->labels[s->n].name, GCB_OM_NAME_MAX, "%s", name);
+  s->labels[s->n++].value = buf;
+}
+
+void gcb__om_label(struct gcb__om_sample *s, const char *name,
+                   const char *value) {
+  push(s, name, value);
+}
+
+void gcb__om_label_int(struct gcb__om_sample *s, const char *name,
+                       long long v) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "%lld", v);
+  push(s, name, buf);
+}
+
+/* The labels gcbench writes itself, and those promlint keeps for
+ * histograms and summaries (le, quantile): a parameter never takes them. */
+static const char *const reserved_labels[] = {
+    "run",  "host",     "node",      "rank",   "gpu",      "bus_id",
+    "unit", "severity", "late_rank", "run_id", "backend",  "version",
+    "tool", "bench",    "repeat",    "le",     "quantile", NULL};
+
+static bool has_label(const struct gcb__om_sample *s, const char *name) {
+  for (size_t i = 0; i < s->n; i++)
+    if (strcmp(s->labels[i].name, name) == 0)
+      return true;
+  return false;
+}
+
+/*
+ * The ABNF's label-name is [a-zA-Z_][a-zA-Z0-9_]*; OpenMetrics 1.0:
+ * "Label names beginning with underscores are RESERVED"; promlint refuses
+ * camelCase. So: lower case, other characters '_', and "param_" before a
+ * key that is empty, starts with '_' or a digit, or is reserved_labels';
+ * then, as "label names MUST be unique within a LabelSet", a name the
+ * sample already has gets "_2", "_3", ... (a-b and a_b: a_b, a_b_2).
+ */
+void gcb__om_param(struct gcb__om_sample *s, const char *key,
+                   const char *value) {
+  char base[100], name[GCB_OM_NAME_MAX], tried[GCB_OM_NAME_MAX];
+  size_t n = 0;
+  for (; key[n] && n + 1 < sizeof base; n++) {
+    char c = key[n];
+    c = (char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    base[n] = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ? c : '_';
+  }
+  base[n] = '\0';
+  bool prefix = n == 0 || base[0] == '_' ||
+                (base[0] >= '0' && base[0] <= '9') ||
+                in_list(reserved_labels, base, n);
+  snprintf(name, sizeof name, "%s%s", prefix ? "param_" : "", base);
+  snprintf(tried, sizeof tried, "%s", name);
+  for (int k = 2; has_label(s, tried); k++)
+    snprintf(tried, sizeof tried, "%s_%d", name, k);
+  push(s, tried, value);
+}
+
+static int by_name(const void *a, const void *b) {
+  const struct gcb__om_label *x = *(const struct gcb__om_label *const *)a;
+  const struct gcb__om_label *y = *(const struct gcb__om_label *const *)b;
+  return strcmp(x->name, y->name);
+}
+
+/* The label set as one string, whatever the order the labels came in
+ * ("name=value\n" sorted by name: names hold no '=', escaped values no
+ * line feed). NULL when out of memory. */
+static char *label_set(const struct gcb__om_sample *s) {
+  const struct gcb__om_label **order = malloc((s->n + 1) * sizeof *order);
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *m = order ? open_memstream(&buf, &len) : NULL;
+  if (m == NULL) {
+    free(order);
+    return NULL;
+  }
+  for (size_t i = 0; i < s->n; i++)
+    order[i] = &s->labels[i];
+  qsort(order, s->n, sizeof *order, by_name);
+  for (size_t i = 0; i < s->n; i++)
+    fprintf(m, "%s=%s\n", order[i]->name, order[i]->value);
+  free(order);
+  if (fclose(m) != 0) {
+    free(buf);
+    return NULL;
+  }
+  return buf;
+}
+
+void gcb__om_sample_free(struct gcb__om_sample *s) {
+  for (size_t i = 0; i < s->n; i++)
+    free(s->labels[i].value);
+  free(s->labels);
+  *s = (struct gcb__om_sample){0};
+}
+
+/* OpenMetrics 1.0: "Metrics are defined by a unique LabelSet within a
+ * MetricFamily"; two cases with the same parameters (gemm --shapes
+ * 64,64) are two measurements, so the second is kept as repeat="2". */
+void gcb__om_write(FILE *out, const char *family, struct gcb__om_set *series,
+                   struct gcb__om_sample *s, double value) {
+  char *set = isnan(value) || s->oom ? NULL : label_set(s);
+  if (set == NULL) {
+    series->oom = series->oom || !isnan(value);
+    gcb__om_sample_free(s);
+    return;
+  }
+  long seen = gcb__om_set_get(series, set);
+  gcb__om_set_put(series, set, seen < 0 ? 1 : seen + 1);
+  free(set);
+  if (seen >= 1)
+    gcb__om_label_int(s, "repeat", seen + 1);
+  fputs(family, out);
+  for (size_t i = 0; i < s->n; i++)
+    fprintf(out, "%s%s=\"%s\"", i ? "," : "{", s->labels[i].name,
+            s->labels[i].value);
+  if (isinf(value))
+    fprintf(out, "%s %s\n", s->n ? "}" : "", value > 0 ? "+Inf" : "-Inf");
+  else
+    fprintf(out, "%s %.17g\n", s->n ? "}" : "", value);
+  series->oom = series->oom || s->oom;
+  gcb__om_sample_free(s);
+}
