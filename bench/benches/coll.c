@@ -186,6 +186,10 @@ static uint64_t next_size(const struct coll_opts *o, uint64_t size) {
   return next > size ? next : size + 1;
 }
 
+uint64_t gcb__coll_next_size(const struct coll_opts *o, uint64_t size) {
+  return next_size(o, size);
+}
+
 /* Cases of one operation over one split, counted on from *i. */
 static bool nth_of_split(const struct coll_opts *o,
                          const struct gcb_coll_desc *d, enum coll_split split,
