@@ -76,7 +76,7 @@ static const struct profile profiles[] = {
       {"coll", "--collective all -b 8 -c 1", NULL},
       {"coll", "-e 1M -f 4", "host"},
       {"coll", "-e 8G -f 2", "cuda"},
-      {"pattern", "--model tiny", "host"},
+      {"pattern", "--model tiny --patterns dp,tp,pp", "host"},
       {0}}},
     {"full",
      "everything: every type and operator, dense sweeps",
