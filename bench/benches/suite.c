@@ -244,7 +244,8 @@ static int chosen_profile(int argc, char **argv, struct gcb_err *err) {
 static void usage(int rank, struct gcb_option_group *groups) {
   if (rank != 0)
     return;
-  printf("usage: mpiexec -n N gcbench suite [--profile NAME] [options]\n\n"
+  printf("usage: mpiexec -n N gcbench suite [--profile NAME] [--dry-run] "
+         "[options]\n\n"
          "every benchmark into one results document\n\nprofiles:\n");
   for (const struct profile *p = profiles; p->name; p++)
     printf("  %-11s %s\n", p->name, p->summary);

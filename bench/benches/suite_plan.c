@@ -205,7 +205,9 @@ static void plan_netmap(const struct plan_in *in, struct plan_out *out) {
       in->cases * ((in->iters + in->warmup) * (bw + lat) / 2 + in->r->case_s);
 }
 
-/* Benchmarks that need an operation the backend lacks skip every case. */
+/* Every case: its iterations at step_s each, and its set-up. The plans
+ * below skip a benchmark whose operation the backend lacks (a NULL
+ * callback: the run skips each case, saying so). */
 static void plan_steps(const struct plan_in *in, struct plan_out *out,
                        double step_s) {
   out->seconds =

@@ -191,7 +191,8 @@ static enum gcb_status start_watchdog(struct gcb_harness *h) {
                                  .rank_names = h->rank_names,
                                  .results_path = h->output,
                                  .record = record_fatal,
-                                 .arg = h};
+                                 .arg = h,
+                                 .progress = h->progress && h->ctx->rank == 0};
   enum gcb_status st =
       gcb_context_agree(h->ctx, gcb_watchdog_start(h->ctx, &wo, &h->watchdog));
   /* Transports that can give up on their own do so at the same deadline. */

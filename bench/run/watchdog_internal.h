@@ -198,7 +198,7 @@ bool gcb__wd_tell0(struct gcb_watchdog *w, struct gcb__wd_msg *m);
 void gcb__wd_goodbye(struct gcb_watchdog *w);
 
 /* watchdog_end.c */
-void gcb__wd_say(const char *line);
+void gcb__wd_say(const struct gcb_watchdog *w, const char *line);
 _Noreturn void gcb__wd_end_run_as(struct gcb_watchdog *w, enum gcb_status code,
                                   const char *run_status, int exit_code,
                                   const char *what, int rank, const char *bench,

@@ -161,7 +161,7 @@ void gcb__wd_check_signal(struct gcb_watchdog *w, double now) {
              "interrupted: rank %d received %s and rank 0 did not end the "
              "run; ending this rank",
              w->rank, name);
-    gcb__wd_say(line);
+    gcb__wd_say(w, line);
     _exit(code);
   }
 }
@@ -185,6 +185,6 @@ void gcb__wd_check_failed(struct gcb_watchdog *w, double now) {
     gcb__wd_end_run(w, GCB_EMPI, "rank died", -1, a.bench, a.label, message);
   char line[600];
   snprintf(line, sizeof line, "rank %d: %s", w->rank, message);
-  gcb__wd_say(line);
+  gcb__wd_say(w, line);
   _exit(gcb_status_exit_code(GCB_EMPI));
 }

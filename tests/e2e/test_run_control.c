@@ -178,3 +178,19 @@ Test(control, with_stderr_in_the_pipe_too_the_document_says_so) {
   cr_expect_eq(into_head(args, true), 128 + SIGPIPE);
   expect_interrupted_by_sigpipe("pipe2.json");
 }
+
+Test(control, the_final_line_of_a_run_erases_the_progress_line_first) {
+  const char *args[] = {
+      "membw", "--size",     "64K",      "--iters",
+      "2",     "--timeout",  "2",        "--stall-rank",
+      "0:1",   "--progress", "--output", gcb_test_path("erased.json"),
+      NULL};
+  int code = gcb_test_gcbench(2, args);
+  char *err = gcb_test_slurp("stderr");
+  cr_expect_eq(code, 4, "timeout: %s", err);
+  cr_expect(strstr(err, PROGRESS) != NULL, "%s", err);
+  /* Not glued to the progress text, though stderr is mpiexec's pipe. */
+  cr_expect(strstr(err, "\r\033[Kgcbench: error: timeout: ") != NULL, "%s",
+            err);
+  free(err);
+}

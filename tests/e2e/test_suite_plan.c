@@ -76,7 +76,8 @@ Test(plan, acceptance_dry_run_prints_the_plan_and_runs_nothing) {
 }
 
 Test(plan, the_users_run_options_win_and_bad_ones_are_refused) {
-  const char *args[] = {"suite",   "--profile", "quick", "--dry-run",
+  /* acceptance: small arrays on the host, whatever memory is free. */
+  const char *args[] = {"suite",   "--profile", "acceptance", "--dry-run",
                         "--iters", "7",         NULL};
   cr_assert_eq(gcb_test_gcbench(2, args), 0, "%s", gcb_test_slurp("stderr"));
   char *so = gcb_test_slurp("stdout");
@@ -94,7 +95,7 @@ Test(plan, the_users_run_options_win_and_bad_ones_are_refused) {
 
 Test(plan, the_network_map_joins_the_suite_across_nodes) {
   cr_assert_eq(setenv("GCB_FAKE_NODES", "2", 1), 0);
-  const char *args[] = {"suite", "--dry-run", NULL};
+  const char *args[] = {"suite", "--profile", "acceptance", "--dry-run", NULL};
   int code = gcb_test_gcbench(4, args);
   unsetenv("GCB_FAKE_NODES");
   cr_assert_eq(code, 0, "%s", gcb_test_slurp("stderr"));
