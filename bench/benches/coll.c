@@ -220,6 +220,10 @@ static int placement_of(const struct coll_opts *o) {
   return o->placement;
 }
 
+uint64_t gcb__coll_next_size(const struct coll_opts *o, uint64_t size) {
+  return next_size(o, size);
+}
+
 /* Cases of one operation over one split, counted on from *i. */
 static bool nth_of_split(const struct coll_opts *o,
                          const struct gcb_coll_desc *d, enum coll_split split,

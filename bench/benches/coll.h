@@ -86,6 +86,10 @@ struct coll_op {
 
 double gcb__coll_now(void);
 
+/* The sweep's size after `size` (-f multiplies, -i adds, as nccl-tests'
+ * programs): what suite --dry-run lists. */
+uint64_t gcb__coll_next_size(const struct coll_opts *o, uint64_t size);
+
 /*
  * nccl-tests options (src/common.cu, 2.19.6) that coll takes at their
  * default value only: each names its index in coll_opts.nccl, long name,

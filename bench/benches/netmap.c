@@ -46,6 +46,7 @@ struct netmap_opts {
   uint32_t measures, schedules;
   uint64_t size;
   long window;
+  long min_nodes;
 };
 
 static const struct gcb_option netmap_options[] = {
@@ -65,6 +66,11 @@ static const struct gcb_option netmap_options[] = {
     {"window", 0, GCB_OPT_INT, offsetof(struct netmap_opts, window), "4", "N",
      "messages in flight per timed bandwidth operation (mpiGraph's window)",
      NULL, 1, WINDOW_MAX},
+    {"min-nodes", 0, GCB_OPT_INT, offsetof(struct netmap_opts, min_nodes), "1",
+     "N",
+     "skip every case, saying why, when the ranks span fewer nodes (every "
+     "suite profile gives 2: the map is of the network between nodes)",
+     NULL, 1, 1e9},
     {0},
 };
 
@@ -99,7 +105,7 @@ static void netmap_close(void *state) {
 
 static enum gcb_status netmap_open(struct gcb_ctx *ctx, const void *opts,
                                    void **state, struct gcb_err *err) {
-  (void)opts;
+  const struct netmap_opts *o = opts;
   struct netmap_state *s = calloc(1, sizeof *s);
   *state = s;
   if (s == NULL)
@@ -107,6 +113,12 @@ static enum gcb_status netmap_open(struct gcb_ctx *ctx, const void *opts,
   if (ctx->size < 2)
     return gcb_err_set(err, GCB_EUNSUPPORTED,
                        "one rank: no pair of ranks to map");
+  if (ctx->node_count < o->min_nodes)
+    return gcb_err_set(err, GCB_EUNSUPPORTED,
+                       "the ranks share %d node(s), --min-nodes is %ld: the "
+                       "network map runs across nodes (4 n (n-1) cases over "
+                       "n ranks)",
+                       ctx->node_count, o->min_nodes);
   s->n = ctx->size;
   s->node = calloc((size_t)s->n, sizeof *s->node);
   s->host = calloc((size_t)s->n, sizeof *s->host);

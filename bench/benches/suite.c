@@ -3,26 +3,43 @@
  * profile. A profile is a row of option strings, parsed by each
  * benchmark's own option table exactly as if typed on its command line, so
  * profiles cannot drift from what the benchmarks accept (a test parses
- * every row). The user's options come after the profile's and win.
+ * every row). The user's options come after the profile's and win. A row
+ * may name a backend: the acceptance profile sweeps to 8 GiB on a GPU and
+ * stays short on the host. The words parsed live as long as the options
+ * that point into them (suite.h). --dry-run prints the plan instead
+ * (suite_plan.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench/bench.h"
+#include "bench/benches/suite.h"
 #include "bench/cli/commands.h"
 #include "bench/run/harness.h"
 
-#define MAX_ARGS 64
+/* A benchmark's words in a profile; a row naming a backend applies only
+ * on that backend, after the rows for every backend (later words win). */
+struct bench_args {
+  const char *bench;
+  const char *args;    /* that benchmark's options */
+  const char *backend; /* NULL: every backend */
+};
 
 struct profile {
   const char *name;
   const char *summary;
   const char *run_args; /* run options, before the user's */
-  struct {
-    const char *bench;
-    const char *args; /* that benchmark's options */
-  } benches[8];
+  struct bench_args benches[12];
+};
+
+/* Words every profile gives, before its own: the network map joins a
+ * suite only when the ranks span several nodes (4 n (n-1) cases over n
+ * ranks); on one node it is skipped, with that reason in the table and
+ * the document. */
+static const struct bench_args every_profile[] = {
+    {"netmap", "--min-nodes 2", NULL},
+    {0},
 };
 
 static const struct profile profiles[] = {
@@ -30,30 +47,43 @@ static const struct profile profiles[] = {
      "every benchmark with its own defaults (pattern: the tiny model, a short "
      "case)",
      "",
-     {{"pattern", "--model tiny"}, {0}}},
+     {{"pattern", "--model tiny", NULL}, {0}}},
     {"quick",
      "every benchmark at modest sizes: under two minutes on a 2-core machine",
      "--iters 5 --warmup 1",
-     {{"gemm", "-m 1024 --dtype fp64,fp32"},
-      {"membw", "--kernel copy,triad"},
-      {"coll", "--collective allreduce,allgather,reducescatter,broadcast,alltoall,"
-               "sendrecv,latency,barrier -b 8 -e 1M -f 16"},
-      {"pattern", "--model tiny --patterns dp,tp,pp,ep"},
+     {{"gemm", "-m 1024 --dtype fp64,fp32", NULL},
+      {"membw", "--kernel copy,triad", NULL},
+      {"coll",
+       "--collective allreduce,allgather,reducescatter,broadcast,alltoall,"
+       "sendrecv,latency,barrier -b 8 -e 1M -f 16",
+       NULL},
+      {"pattern", "--model tiny --patterns dp,tp,pp,ep", NULL},
       {0}}},
+    /* The shipped criteria (tests/data/criteria-h200.json) judge coll at
+     * 8 B and 1 GiB: on a GPU the sweep doubles up to 8 GiB, past the
+     * busbw plateau; the host backend stops at 1 MiB and small arrays,
+     * so that it ends in seconds. */
     {"acceptance",
-     "what a hardware delivery must pass: every type, wide sweeps, "
-     "validation on, more iterations; gate it with gcbench report --criteria",
+     "what a hardware delivery must pass: every type, wide sweeps (cuda: "
+     "collectives 8 B to 8 GiB), validation on, more iterations; gate it "
+     "with gcbench report --criteria",
      "--iters 20 --warmup 5",
-     {{"gemm", "--dtype all"},
-      {"membw", "--kernel all"},
-      {"coll", "--collective all -b 8 -e 256M -f 4 -c 1"},
+     {{"gemm", "--dtype all", NULL},
+      {"gemm", "-m 512", "host"},
+      {"membw", "--kernel all", NULL},
+      {"membw", "--size 64M", "host"},
+      {"pcie", "-b 8 -e 1G -f 8", "cuda"},
+      {"coll", "--collective all -b 8 -c 1", NULL},
+      {"coll", "-e 1M -f 4", "host"},
+      {"coll", "-e 8G -f 2", "cuda"},
+      {"pattern", "--model tiny --patterns dp,tp,pp", "host"},
       {0}}},
     {"full",
      "everything: every type and operator, dense sweeps",
      "--iters 50 --warmup 5",
-     {{"gemm", "--dtype all"},
-      {"membw", "--kernel all"},
-      {"coll", "--collective all -d all -o all -b 8 -e 1G -f 2 -c 1"},
+     {{"gemm", "--dtype all", NULL},
+      {"membw", "--kernel all", NULL},
+      {"coll", "--collective all -d all -o all -b 8 -e 1G -f 2 -c 1", NULL},
       {0}}},
     {0},
 };
@@ -63,6 +93,7 @@ static const char *const profile_names[] = {"default", "quick", "acceptance",
 
 struct suite_opts {
   int profile;
+  bool dry_run;
 };
 
 static const struct gcb_option suite_options[] = {
@@ -71,55 +102,130 @@ static const struct gcb_option suite_options[] = {
      "default: each benchmark's defaults; quick: modest sizes; acceptance: "
      "what a delivery must pass; full: everything",
      profile_names, 0, 0},
+    {"dry-run", 0, GCB_OPT_FLAG, offsetof(struct suite_opts, dry_run), NULL,
+     NULL,
+     "print the plan (each benchmark's options, cases, sizes, iterations) "
+     "and an estimated time; run nothing, write no file",
+     NULL, 0, 0},
     {0},
 };
 
-/* Splits `text` (a profile's constant option string) into argv[1..]. */
-static int split(const char *first, const char *text, char *buf, size_t len,
-                 char **argv) {
-  int n = 0;
-  argv[n++] = (char *)first;
-  snprintf(buf, len, "%s", text ? text : "");
+void gcb__suite_words_free(struct gcb__suite_words *w) {
+  free(w->text);
+  free(w->argv);
+  *w = (struct gcb__suite_words){0};
+}
+
+enum gcb_status gcb__suite_words_split(struct gcb__suite_words *w,
+                                       const char *first, const char *text,
+                                       char **extra, int nextra,
+                                       struct gcb_err *err) {
+  *w = (struct gcb__suite_words){0};
+  w->text = strdup(text ? text : "");
+  size_t words = 0, len = w->text ? strlen(w->text) : 0;
+  for (size_t i = 0; i < len; i++)
+    words += w->text[i] != ' ' && (i == 0 || w->text[i - 1] == ' ');
+  w->argv = calloc(words + (size_t)nextra + 2, sizeof *w->argv);
+  if (w->text == NULL || w->argv == NULL) {
+    gcb__suite_words_free(w);
+    return gcb_err_set(err, GCB_ENOMEM, "suite: out of memory");
+  }
+  w->argv[w->argc++] = (char *)first;
   char *save = NULL;
-  for (char *tok = strtok_r(buf, " ", &save); tok && n < MAX_ARGS - 1;
+  for (char *tok = strtok_r(w->text, " ", &save); tok;
        tok = strtok_r(NULL, " ", &save))
-    argv[n++] = tok;
-  argv[n] = NULL;
-  return n;
+    w->argv[w->argc++] = tok;
+  for (int i = 0; i < nextra; i++)
+    w->argv[w->argc++] = extra[i];
+  w->argv[w->argc] = NULL;
+  return GCB_OK;
 }
 
-static const char *bench_args(const struct profile *p, const char *bench) {
-  for (int i = 0; p->benches[i].bench; i++)
-    if (strcmp(p->benches[i].bench, bench) == 0)
-      return p->benches[i].args;
-  return "";
-}
-
-/* Parses a benchmark's options from the profile into opts. */
-static enum gcb_status bench_from_profile(const struct profile *p,
-                                          struct gcb_option_group *g,
-                                          struct gcb_err *err) {
-  char buf[512], *argv[MAX_ARGS];
-  int argc = split(g->title, bench_args(p, g->title), buf, sizeof buf, argv);
+enum gcb_status gcb__suite_parse(struct gcb_option_group *g, const char *text,
+                                 struct gcb__suite_words *w,
+                                 struct gcb_err *err) {
   bool help = false;
-  enum gcb_status st =
-      gcb_options_parse(g, 1, argc, argv, &help, NULL, 0, NULL, err);
+  enum gcb_status st = gcb__suite_words_split(w, g->title, text, NULL, 0, err);
+  if (st == GCB_OK)
+    st = gcb_options_parse(g, 1, w->argc, w->argv, &help, NULL, 0, NULL, err);
+  return st;
+}
+
+/* Appends `more` to the heap string *text, a space between. */
+static bool append(char **text, const char *more) {
+  size_t have = *text ? strlen(*text) : 0, add = strlen(more);
+  char *t = realloc(*text, have + add + 2);
+  if (t == NULL)
+    return false;
+  if (have > 0)
+    t[have++] = ' ';
+  memcpy(t + have, more, add + 1);
+  *text = t;
+  return true;
+}
+
+static bool append_rows(char **text, const struct bench_args *rows,
+                        const char *bench, const char *backend) {
+  for (const struct bench_args *r = rows; r->bench; r++)
+    if (strcmp(r->bench, bench) == 0 &&
+        (r->backend == NULL || (backend && strcmp(r->backend, backend) == 0)) &&
+        !append(text, r->args))
+      return false;
+  return true;
+}
+
+/* A benchmark's words in profile p on `backend` (heap, the caller frees);
+ * NULL on ENOMEM. */
+static char *bench_text(const struct profile *p, const char *bench,
+                        const char *backend) {
+  char *text = strdup("");
+  if (text && append_rows(&text, every_profile, bench, backend) &&
+      append_rows(&text, p->benches, bench, backend))
+    return text;
+  free(text);
+  return NULL;
+}
+
+/* Parses a benchmark's options from the profile into g->target. */
+static enum gcb_status bench_from_profile(const struct profile *p,
+                                          const char *backend,
+                                          struct gcb_option_group *g,
+                                          struct gcb__suite_words *w,
+                                          char **text, struct gcb_err *err) {
+  *text = bench_text(p, g->title, backend);
+  enum gcb_status st = *text ? gcb__suite_parse(g, *text, w, err)
+                             : gcb_err_set(err, GCB_ENOMEM, "out of memory");
   if (st != GCB_OK)
     gcb_err_prefix(err, "profile %s, %s", p->name, g->title);
   return st;
 }
 
-/* Run options: the profile's first, then the user's. */
+/* Run options: the profile's first, then the user's (kept in w). */
 static enum gcb_status run_from_profile(const struct profile *p, int argc,
                                         char **argv,
                                         struct gcb_option_group *groups,
-                                        bool *help, struct gcb_err *err) {
-  char buf[512], *all[2 * MAX_ARGS];
-  int n = split(argv[0], p->run_args, buf, sizeof buf, all);
-  for (int i = 1; i < argc && n < 2 * MAX_ARGS - 1; i++)
-    all[n++] = argv[i];
-  all[n] = NULL;
-  return gcb_options_parse(groups, 2, n, all, help, NULL, 0, NULL, err);
+                                        bool *help, struct gcb__suite_words *w,
+                                        struct gcb_err *err) {
+  enum gcb_status st =
+      gcb__suite_words_split(w, argv[0], p->run_args, argv + 1, argc - 1, err);
+  if (st == GCB_OK)
+    st = gcb_options_parse(groups, 2, w->argc, w->argv, help, NULL, 0, NULL,
+                           err);
+  return st;
+}
+
+/* The backend the run will open, as rank 0 resolves --backend (every rank
+ * takes its answer: the profile's words, and so the cases, must be the
+ * same on every rank); "host" when it cannot tell, and the run itself
+ * then says why. */
+static void run_backend(const char *name, char *out, size_t len) {
+  const struct gcb_backend_ops *ops = NULL;
+  char why[160];
+  struct gcb_err ignored = {0};
+  snprintf(out, len, "host");
+  if (gcb_backend_select(name, &ops, why, sizeof why, &ignored) == GCB_OK)
+    snprintf(out, len, "%s", ops->name);
+  (void)MPI_Bcast(out, (int)len, MPI_CHAR, 0, MPI_COMM_WORLD);
 }
 
 /* Finds the profile first: it decides the run options' starting point. */
@@ -138,11 +244,103 @@ static int chosen_profile(int argc, char **argv, struct gcb_err *err) {
 static void usage(int rank, struct gcb_option_group *groups) {
   if (rank != 0)
     return;
-  printf("usage: mpiexec -n N gcbench suite [--profile NAME] [options]\n\n"
+  printf("usage: mpiexec -n N gcbench suite [--profile NAME] [--dry-run] "
+         "[options]\n\n"
          "every benchmark into one results document\n\nprofiles:\n");
   for (const struct profile *p = profiles; p->name; p++)
     printf("  %-11s %s\n", p->name, p->summary);
   gcb_options_help(stdout, groups, 2);
+}
+
+/* Every benchmark of a suite, their options and the profile's words for
+ * them (which their text options point into), made and freed together. */
+struct suite_run {
+  size_t n;
+  const struct gcb_bench **benches;
+  void **opts;
+  struct gcb_option_group *groups;
+  struct gcb__suite_words *words;
+  char **texts;
+};
+
+static void suite_run_free(struct suite_run *r) {
+  for (size_t i = 0; i < r->n; i++) {
+    free(r->opts[i]);
+    gcb__suite_words_free(&r->words[i]);
+    free(r->texts[i]);
+  }
+  free(r->opts);
+  free(r->groups);
+  free(r->words);
+  free(r->texts);
+  free(r->benches);
+}
+
+/* Every benchmark but the hidden ones (null), in registry order, with
+ * its options from profile p on `backend`: 0, 2 (a bad profile word, in
+ * err) or 3 (out of memory). */
+static int suite_run_make(struct suite_run *r, const struct profile *p,
+                          const char *backend, struct gcb_err *err) {
+  size_t all = 0;
+  while (gcb_benches[all])
+    all++;
+  *r = (struct suite_run){0};
+  r->benches = calloc(all + 1, sizeof *r->benches);
+  r->opts = calloc(all + 1, sizeof *r->opts);
+  r->groups = calloc(all + 1, sizeof *r->groups);
+  r->words = calloc(all + 1, sizeof *r->words);
+  r->texts = calloc(all + 1, sizeof *r->texts);
+  if (!r->benches || !r->opts || !r->groups || !r->words || !r->texts) {
+    gcb_err_set(err, GCB_ENOMEM, "out of memory");
+    return 3;
+  }
+  for (size_t i = 0; i < all; i++)
+    if (!gcb_benches[i]->hidden)
+      r->benches[r->n++] = gcb_benches[i];
+  for (size_t i = 0; i < r->n; i++) {
+    const struct gcb_bench *b = r->benches[i];
+    r->opts[i] = calloc(1, b->opts_size ? b->opts_size : 1);
+    r->groups[i] = (struct gcb_option_group){b->name, b->options, r->opts[i]};
+    if (r->opts[i] == NULL) {
+      gcb_err_set(err, GCB_ENOMEM, "out of memory");
+      return 3;
+    }
+    enum gcb_status st = bench_from_profile(p, backend, &r->groups[i],
+                                            &r->words[i], &r->texts[i], err);
+    if (st != GCB_OK)
+      return st == GCB_ENOMEM ? 3 : 2;
+  }
+  return 0;
+}
+
+static int suite_go(const struct profile *p, const struct suite_opts *so,
+                    const struct gcb_run_opts *ro,
+                    struct gcb_option_group *groups, int argc, char **argv,
+                    int rank) {
+  char backend[32];
+  run_backend(ro->backend, backend, sizeof backend);
+  struct gcb_err err = {0};
+  struct suite_run r;
+  int code = suite_run_make(&r, p, backend, &err);
+  if (code == 0 && so->dry_run) {
+    struct gcb__suite_plan plan = {.profile = p->name,
+                                   .ro = ro,
+                                   .benches = r.benches,
+                                   .opts = r.opts,
+                                   .texts = (const char *const *)r.texts,
+                                   .run_text = p->run_args};
+    code = gcb__suite_plan(&plan, argc, argv);
+  } else if (code == 0) {
+    json_t *echo = gcb_options_to_json(groups, 2);
+    for (size_t i = 0; echo && i < r.n; i++)
+      json_object_set_new(echo, r.benches[i]->name,
+                          gcb_options_to_json(&r.groups[i], 1));
+    code = gcb__run("suite", argc, argv, ro, r.benches, r.opts, echo);
+  } else {
+    gcb__print_error(rank, err.msg);
+  }
+  suite_run_free(&r);
+  return code;
 }
 
 int gcb__suite_command(int argc, char **argv, int rank) {
@@ -151,63 +349,47 @@ int gcb__suite_command(int argc, char **argv, int rank) {
   struct suite_opts so;
   struct gcb_option_group groups[] = {{"run options", gcb_run_options, &ro},
                                       {"suite options", suite_options, &so}};
+  struct gcb__suite_words words = {0};
   bool help = false;
-  int pi = chosen_profile(argc, argv, &err);
+  int code = 0, pi = chosen_profile(argc, argv, &err);
   if (pi < 0 || run_from_profile(&profiles[pi], argc, argv, groups, &help,
-                                 &err) != GCB_OK) {
+                                 &words, &err) != GCB_OK) {
     gcb__print_error(rank, err.msg);
-    return 2;
-  }
-  if (help) {
+    code = 2;
+  } else if (help) {
     usage(rank, groups);
-    return 0;
-  }
-  /* Every benchmark but the hidden ones (null), in registry order. */
-  size_t n = 0, all = 0;
-  while (gcb_benches[all])
-    all++;
-  const struct gcb_bench **benches = calloc(all + 1, sizeof *benches);
-  void **opts = calloc(all + 1, sizeof *opts);
-  struct gcb_option_group *bgroups = calloc(all + 1, sizeof *bgroups);
-  int code = benches && opts && bgroups ? 0 : 3;
-  for (size_t i = 0; code == 0 && i < all; i++)
-    if (!gcb_benches[i]->hidden)
-      benches[n++] = gcb_benches[i];
-  for (size_t i = 0; code == 0 && i < n; i++) {
-    opts[i] = calloc(1, benches[i]->opts_size);
-    bgroups[i] = (struct gcb_option_group){benches[i]->name,
-                                           benches[i]->options, opts[i]};
-    if (opts[i] == NULL)
-      code = 3;
-    else if (bench_from_profile(&profiles[pi], &bgroups[i], &err) != GCB_OK)
-      code = 2;
-  }
-  if (code == 0) {
-    json_t *echo = gcb_options_to_json(groups, 2);
-    for (size_t i = 0; echo && i < n; i++)
-      json_object_set_new(echo, benches[i]->name,
-                          gcb_options_to_json(&bgroups[i], 1));
-    code = gcb__run("suite", argc, argv, &ro, benches, opts, echo);
   } else {
-    gcb__print_error(rank, code == 2 ? err.msg : "out of memory");
+    code = suite_go(&profiles[pi], &so, &ro, groups, argc, argv, rank);
   }
-  for (size_t i = 0; opts && i < n; i++)
-    free(opts[i]);
-  free(opts);
-  free(bgroups);
-  free(benches);
+  gcb__suite_words_free(&words); /* ro's text options point into it */
   return code;
 }
 
+/* Every profile on every backend, for every benchmark (hidden too). */
 int gcb__suite_profile_check(struct gcb_err *err) {
   for (const struct profile *p = profiles; p->name; p++)
-    for (const struct gcb_bench *const *b = gcb_benches; *b; b++) {
-      void *opts = calloc(1, (*b)->opts_size);
-      struct gcb_option_group g = {(*b)->name, (*b)->options, opts};
-      enum gcb_status st = opts ? bench_from_profile(p, &g, err) : GCB_ENOMEM;
-      free(opts);
-      if (st != GCB_OK)
-        return -1;
-    }
+    for (const struct gcb_backend_ops *const *be = gcb_backends; *be; be++)
+      for (const struct gcb_bench *const *b = gcb_benches; *b; b++) {
+        void *opts = calloc(1, (*b)->opts_size ? (*b)->opts_size : 1);
+        struct gcb_option_group g = {(*b)->name, (*b)->options, opts};
+        struct gcb__suite_words w = {0};
+        char *text = NULL;
+        enum gcb_status st =
+            opts ? bench_from_profile(p, (*be)->name, &g, &w, &text, err)
+                 : GCB_ENOMEM;
+        gcb__suite_words_free(&w);
+        free(text);
+        free(opts);
+        if (st != GCB_OK)
+          return -1;
+      }
   return 0;
+}
+
+char *gcb__suite_profile_text(const char *profile, const char *bench,
+                              const char *backend) {
+  for (const struct profile *p = profiles; p->name; p++)
+    if (strcmp(p->name, profile) == 0)
+      return bench_text(p, bench, backend);
+  return NULL;
 }

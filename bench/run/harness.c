@@ -48,6 +48,14 @@ const struct gcb_option gcb_run_options[] = {
      "test only: RANK stops making progress in case CASE (from 0) until the "
      "watchdog ends the run",
      NULL, 0, 0},
+    {"progress", 0, GCB_OPT_FLAG, offsetof(struct gcb_run_opts, progress), NULL,
+     NULL,
+     "show the progress line on rank 0's stderr even when it is not a "
+     "terminal (default: when the terminal is rank 0's or mpiexec's; "
+     "GCB_PROGRESS=1|0 sets the default)",
+     NULL, 0, 0},
+    {"no-progress", 0, GCB_OPT_FLAG, offsetof(struct gcb_run_opts, no_progress),
+     NULL, NULL, "never show the progress line", NULL, 0, 0},
     {0},
 };
 
@@ -183,7 +191,8 @@ static enum gcb_status start_watchdog(struct gcb_harness *h) {
                                  .rank_names = h->rank_names,
                                  .results_path = h->output,
                                  .record = record_fatal,
-                                 .arg = h};
+                                 .arg = h,
+                                 .progress = h->progress && h->ctx->rank == 0};
   enum gcb_status st =
       gcb_context_agree(h->ctx, gcb_watchdog_start(h->ctx, &wo, &h->watchdog));
   /* Transports that can give up on their own do so at the same deadline. */
@@ -213,6 +222,8 @@ enum gcb_status gcb_harness_begin(struct gcb_harness *h, struct gcb_ctx *ctx,
   char run_id[64] = "";
   bool claimed = false;
   enum gcb_status st = parse_stall(h, opts->stall);
+  if (st == GCB_OK)
+    st = gcb_progress_wanted(opts, &h->progress, &ctx->err);
   if (st == GCB_OK && ctx->rank == 0) {
     gcb__run_id(run_id, sizeof run_id);
     st = gcb__output_path(opts->output, run_id, opts->force, h->output,
@@ -247,6 +258,7 @@ enum gcb_status gcb_harness_begin(struct gcb_harness *h, struct gcb_ctx *ctx,
         .device_lines = (const char(*)[GCB_DEVICE_LINE])h->device_lines,
         .nranks = ctx->size};
     h->sinks[h->nsinks++] = gcb_table_sink(&h->table);
+    h->table.progress = h->progress;
     h->sinks[h->nsinks++] = gcb_document_sink(&h->document);
     st = first_write(h, command);
   }

@@ -12,8 +12,8 @@
 
 #include "bench/bench.h"
 #include "bench/run/context.h"
-#include "reports/reports.h"
 #include "bench/run/sink.h"
+#include "reports/reports.h"
 
 /* Options every run command shares (see gcb_run_options). */
 struct gcb_run_opts {
@@ -26,7 +26,21 @@ struct gcb_run_opts {
   bool force;
   double timeout;    /* seconds per case; 0: no watchdog */
   const char *stall; /* test only: "RANK:CASE" */
+  bool progress;     /* --progress: the progress line, wherever stderr goes */
+  bool no_progress;  /* --no-progress: never */
 };
+
+/*
+ * Whether rank 0 shows the progress line (bench/run/progress.c):
+ * --progress or --no-progress when given (not both: GCB_EUSAGE), else
+ * GCB_PROGRESS=1 or 0 from the environment (another value: GCB_EUSAGE),
+ * else when this process's stderr is a terminal, or when a launcher it
+ * runs under (mpiexec, mpirun: the nearest such ancestor process) has a
+ * terminal on its stderr, which it forwards the ranks' stderr to. Quiet
+ * when piped or redirected.
+ */
+enum gcb_status gcb_progress_wanted(const struct gcb_run_opts *opts, bool *out,
+                                    struct gcb_err *err);
 
 /* The shared option table, filling struct gcb_run_opts. */
 extern const struct gcb_option gcb_run_options[];
@@ -53,6 +67,7 @@ struct gcb_harness {
   struct gcb_sink sinks[2];
   int nsinks;
   struct gcb_run_totals totals;
+  bool progress; /* gcb_progress_wanted's answer */
 };
 
 /*

@@ -73,6 +73,7 @@ struct gcb_watchdog_opts {
   const char *results_path;      /* rank 0: named in the final line */
   gcb_watchdog_record_fn record; /* rank 0 */
   void *arg;
+  bool progress; /* a progress line is on stderr: the final line erases it */
 };
 
 struct gcb_watchdog;

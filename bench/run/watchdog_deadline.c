@@ -115,7 +115,7 @@ void gcb__wd_check_deadline(struct gcb_watchdog *w, double now) {
              "timeout: rank %d: %s %s did not finish within %g s and rank 0 "
              "did not end the run; ending this rank",
              w->rank, a.bench, a.desc, w->opts.timeout_s);
-    gcb__wd_say(line);
+    gcb__wd_say(w, line);
     _exit(gcb_status_exit_code(GCB_ETIMEOUT));
   }
 }

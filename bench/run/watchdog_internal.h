@@ -94,10 +94,11 @@ struct gcb_watchdog {
   bool started;
   int wake[2];
   atomic_int stopping;
-  bool usr1;          /* our SIGUSR1 handler is installed */
-  bool stops;         /* our SIGINT and SIGTERM handlers are installed */
+  bool usr1;  /* our SIGUSR1 handler is installed */
+  bool stops; /* our SIGINT, SIGTERM and SIGPIPE handlers are installed */
   double peer_failed; /* when the launcher said a process ended; 0: never */
-  int stop_signal;    /* SIGINT or SIGTERM received (rank 0: by any rank) */
+  int stop_signal;    /* SIGINT, SIGTERM or SIGPIPE received (rank 0: by
+                         any rank) */
   int signal_rank;    /* which rank received it */
   double signal_at;   /* when this rank received it; 0: not yet */
   bool signal_told;   /* rank 0 has been told */
@@ -163,6 +164,9 @@ void gcb__wd_signals_restore(struct gcb_watchdog *w);
 void gcb__wd_drain(struct gcb_watchdog *w, double now);
 void gcb__wd_check_signal(struct gcb_watchdog *w, double now);
 void gcb__wd_check_failed(struct gcb_watchdog *w, double now);
+/* Whether sig is one that stops a run (SIGINT, SIGTERM, SIGPIPE): what a
+ * rank may tell rank 0 it received. */
+bool gcb__wd_stop_signal_known(int sig);
 
 /* watchdog_wire.c */
 /* Fills m's direction, rank and counter, seals it with the run's MAC and
@@ -194,7 +198,7 @@ bool gcb__wd_tell0(struct gcb_watchdog *w, struct gcb__wd_msg *m);
 void gcb__wd_goodbye(struct gcb_watchdog *w);
 
 /* watchdog_end.c */
-void gcb__wd_say(const char *line);
+void gcb__wd_say(const struct gcb_watchdog *w, const char *line);
 _Noreturn void gcb__wd_end_run_as(struct gcb_watchdog *w, enum gcb_status code,
                                   const char *run_status, int exit_code,
                                   const char *what, int rank, const char *bench,

@@ -101,7 +101,7 @@ static bool handle(struct gcb_watchdog *w, struct gcb__wd_conn *c,
   if (m->type == GCB__WD_BYE)
     c->bye = p->bye = true;
   if (m->type == GCB__WD_SIGNAL && w->stop_signal == 0 &&
-      (m->a == SIGINT || m->a == SIGTERM)) {
+      gcb__wd_stop_signal_known((int)m->a)) {
     w->stop_signal = (int)m->a;
     w->signal_rank = c->rank;
   }

@@ -1,6 +1,7 @@
 /*
  * The watchdog's signals (see watchdog.h). SIGINT and SIGTERM (Ctrl-C; a
- * batch system's time limit, which mpiexec forwards) and SIGUSR1 (MPICH's
+ * batch system's time limit, which mpiexec forwards), SIGPIPE (whoever read
+ * the output is gone: `gcbench ... | head`) and SIGUSR1 (MPICH's
  * launcher, run with -disable-auto-cleanup, saying that a process ended
  * abnormally) only write a byte to the watchdog's wake pipe: the thread
  * records and ends the run, never the handler. The handlers replaced come
@@ -21,15 +22,44 @@
 #define SIGNAL_GRACE_S 5.0 /* a rank's wait for rank 0 after a signal */
 
 static volatile sig_atomic_t signal_fd = -1;
-static struct sigaction chained, before_int, before_term;
+static struct sigaction chained;
+
+/* The signals that stop a run like SIGTERM, each with the byte its
+ * handler writes and the handler it replaced. */
+static struct stop_signal {
+  int sig;
+  char byte;
+  const char *name;
+  struct sigaction before;
+} stops[] = {
+    {.sig = SIGINT, .byte = 'I', .name = "SIGINT"},
+    {.sig = SIGTERM, .byte = 'T', .name = "SIGTERM"},
+    {.sig = SIGPIPE, .byte = 'P', .name = "SIGPIPE"},
+};
+#define NSTOPS (sizeof stops / sizeof *stops)
 
 static void on_stop_signal(int sig) {
   int saved = errno;
-  if (signal_fd >= 0) {
-    ssize_t rc = write(signal_fd, sig == SIGINT ? "I" : "T", 1);
-    (void)rc;
-  }
+  for (size_t i = 0; signal_fd >= 0 && i < NSTOPS; i++)
+    if (stops[i].sig == sig) {
+      ssize_t rc = write(signal_fd, &stops[i].byte, 1);
+      (void)rc;
+    }
   errno = saved;
+}
+
+bool gcb__wd_stop_signal_known(int sig) {
+  for (size_t i = 0; i < NSTOPS; i++)
+    if (stops[i].sig == sig)
+      return true;
+  return false;
+}
+
+static const char *stop_name(int sig) {
+  for (size_t i = 0; i < NSTOPS; i++)
+    if (stops[i].sig == sig)
+      return stops[i].name;
+  return "a signal";
 }
 
 static void on_sigusr1(int sig, siginfo_t *info, void *uc) {
@@ -45,9 +75,11 @@ static void on_sigusr1(int sig, siginfo_t *info, void *uc) {
   errno = saved;
 }
 
-/* SIGUSR1 (runs of several ranks only), SIGINT and SIGTERM, for the first
- * watchdog of the process; a stop signal the process was started ignoring
- * (a background job's SIGINT) stays ignored. */
+/* SIGUSR1 (runs of several ranks only), SIGINT, SIGTERM and SIGPIPE, for
+ * the first watchdog of the process; a stop signal the process was started
+ * ignoring (a background job's SIGINT; SIGPIPE under a parent that ignores
+ * it, where a write to a closed pipe fails with EPIPE instead) stays
+ * ignored. */
 void gcb__wd_signals_install(struct gcb_watchdog *w, bool usr1) {
   if (signal_fd >= 0)
     return;
@@ -60,21 +92,19 @@ void gcb__wd_signals_install(struct gcb_watchdog *w, bool usr1) {
   struct sigaction stop = {.sa_handler = on_stop_signal};
   sigemptyset(&stop.sa_mask);
   stop.sa_flags = SA_RESTART;
-  w->stops = sigaction(SIGINT, NULL, &before_int) == 0 &&
-             sigaction(SIGTERM, NULL, &before_term) == 0;
-  if (w->stops && before_int.sa_handler != SIG_IGN)
-    sigaction(SIGINT, &stop, NULL);
-  if (w->stops && before_term.sa_handler != SIG_IGN)
-    sigaction(SIGTERM, &stop, NULL);
+  w->stops = true;
+  for (size_t i = 0; i < NSTOPS; i++)
+    w->stops = w->stops && sigaction(stops[i].sig, NULL, &stops[i].before) == 0;
+  for (size_t i = 0; w->stops && i < NSTOPS; i++)
+    if (stops[i].before.sa_handler != SIG_IGN)
+      sigaction(stops[i].sig, &stop, NULL);
 }
 
 void gcb__wd_signals_restore(struct gcb_watchdog *w) {
   if (w->usr1)
     sigaction(SIGUSR1, &chained, NULL);
-  if (w->stops) {
-    sigaction(SIGINT, &before_int, NULL);
-    sigaction(SIGTERM, &before_term, NULL);
-  }
+  for (size_t i = 0; w->stops && i < NSTOPS; i++)
+    sigaction(stops[i].sig, &stops[i].before, NULL);
   if (w->usr1 || w->stops)
     signal_fd = -1;
 }
@@ -87,13 +117,14 @@ void gcb__wd_drain(struct gcb_watchdog *w, double now) {
     if (memchr(buf, 'U', (size_t)n) != NULL && w->peer_failed == 0)
       w->peer_failed = now;
     for (ssize_t i = 0; i < n && w->signal_at == 0; i++)
-      if (buf[i] == 'I' || buf[i] == 'T') {
-        /* Its own signal first: another rank's may be the same one,
-         * forwarded to every rank by the launcher. */
-        w->signal_at = now;
-        w->stop_signal = buf[i] == 'I' ? SIGINT : SIGTERM;
-        w->signal_rank = w->rank;
-      }
+      for (size_t s = 0; s < NSTOPS && w->signal_at == 0; s++)
+        if (buf[i] == stops[s].byte) {
+          /* Its own signal first: another rank's may be the same one,
+           * forwarded to every rank by the launcher. */
+          w->signal_at = now;
+          w->stop_signal = stops[s].sig;
+          w->signal_rank = w->rank;
+        }
   }
 }
 
@@ -104,7 +135,7 @@ void gcb__wd_drain(struct gcb_watchdog *w, double now) {
 void gcb__wd_check_signal(struct gcb_watchdog *w, double now) {
   if (w->stop_signal == 0)
     return;
-  const char *name = w->stop_signal == SIGINT ? "SIGINT" : "SIGTERM";
+  const char *name = stop_name(w->stop_signal);
   int code = 128 + w->stop_signal;
   struct gcb__wd_armed a;
   gcb__wd_armed(w, &a);
@@ -130,7 +161,7 @@ void gcb__wd_check_signal(struct gcb_watchdog *w, double now) {
              "interrupted: rank %d received %s and rank 0 did not end the "
              "run; ending this rank",
              w->rank, name);
-    gcb__wd_say(line);
+    gcb__wd_say(w, line);
     _exit(code);
   }
 }
@@ -154,6 +185,6 @@ void gcb__wd_check_failed(struct gcb_watchdog *w, double now) {
     gcb__wd_end_run(w, GCB_EMPI, "rank died", -1, a.bench, a.label, message);
   char line[600];
   snprintf(line, sizeof line, "rank %d: %s", w->rank, message);
-  gcb__wd_say(line);
+  gcb__wd_say(w, line);
   _exit(gcb_status_exit_code(GCB_EMPI));
 }
