@@ -63,6 +63,9 @@ enum gcb_status gcb__rule_p2p_bandwidth(const struct gcb__rule_ctx *cx);
  * kind ("network-link", "network-path") says which. */
 enum gcb_status gcb__rule_netmap(const struct gcb__rule_ctx *cx);
 
+/* The BLAS kernels below the CPU or forced (rules_blas.c). */
+enum gcb_status gcb__rule_blas_kernel(const struct gcb__rule_ctx *cx);
+
 /* Training patterns (rules_pattern.c; docs/PATTERNS.md): stragglers,
  * overlap, tensor-parallel placement, routing skew, pipeline bubble. */
 enum gcb_status gcb__rule_pattern(const struct gcb__rule_ctx *cx);
