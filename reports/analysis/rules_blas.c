@@ -5,7 +5,7 @@
  * than the CPU falls back to an old core (0.3.21 on a Sapphire Rapids VM
  * picks Prescott, SSE3, five times slower than its SkylakeX kernels), and
  * OPENBLAS_CORETYPE=Haswell on an AVX-512 CPU halves fp32 GEMM. Nothing in
- * a GEMM figure says so; the run header does (software.blas: the core
+ * a GEMM figure says so; the run header does (software.blas_run: the core
  * OpenBLAS reported and the CPU's widest vector ISA; run.environment:
  * OPENBLAS_CORETYPE), and this rule reads it:
  *  - the core's ISA below the CPU's: warn when the run has host GEMM
@@ -20,7 +20,7 @@
 
 #include "reports/analysis/analyze_rules.h"
 
-/* Vector ISAs, narrowest first: the words of software.blas.cpu_isa. */
+/* Vector ISAs, narrowest first: the words of software.blas_run.cpu_isa. */
 static const char *const isas[] = {"sse2", "sse3",   "avx",
                                    "avx2", "avx512", NULL};
 
@@ -98,7 +98,7 @@ static void below_cpu(struct gcb_finding *f, const char *lib, const char *core,
 
 enum gcb_status gcb__rule_blas_kernel(const struct gcb__rule_ctx *cx) {
   const json_t *root = cx->doc->root;
-  const json_t *blas = gcb_view_obj(gcb_view_obj(root, "software"), "blas");
+  const json_t *blas = gcb_view_obj(gcb_view_obj(root, "software"), "blas_run");
   if (blas == NULL)
     return GCB_OK;
   const char *core = gcb_view_str(blas, "core");

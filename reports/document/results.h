@@ -134,7 +134,7 @@ struct gcb_identity {
   struct gcb_topo_summary machine;
 };
 
-/* The BLAS library as it said at run time (software.blas, written when
+/* The BLAS library as it said at run time (software.blas_run, written when
  * the backend runs OpenBLAS; docs/results-schema.md): rank 0's. */
 struct gcb_blas_info {
   char library[16];  /* "OpenBLAS" */
@@ -155,7 +155,7 @@ struct gcb_run_info {
   int ranks, nodes;
   const char *mpi, *hwloc;          /* library versions */
   const char *backend_versions;     /* written under the backend's name */
-  const struct gcb_blas_info *blas; /* software.blas; NULL: not recorded */
+  const struct gcb_blas_info *blas; /* software.blas_run; NULL: not recorded */
   const char *mpi_device; /* software.mpi_device ("ch4:ucx"); NULL, "": none */
   /* run.environment: "NAME=VALUE" entries, NULL-terminated (NULL: none
    * recorded), already filtered of secrets by the caller. */

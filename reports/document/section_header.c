@@ -18,7 +18,7 @@
 const struct gcb__node gcb__n_options = {.types = T_OBJ};
 
 /* software: library name -> version string, and two members that say
- * more (docs/results-schema.md): "blas", what the BLAS said at run time,
+ * more (docs/results-schema.md): "blas_run", what the BLAS said at run time,
  * and "mpi_device", the MPI library's device. Documents before them load
  * unchanged: both are optional. */
 static const char *const blas_parallel[] = {"sequential", "pthreads", "openmp",
@@ -32,7 +32,7 @@ static const struct gcb__field blas_fields[] = {
     {0},
 };
 static const struct gcb__field software_fields[] = {
-    OPT("blas", OBJ(blas_fields)),
+    OPT("blas_run", OBJ(blas_fields)),
     OPT("mpi_device", &gcb__n_str),
     {0},
 };
@@ -42,7 +42,7 @@ static enum gcb_status check_versions(struct gcb__walk *w, const json_t *v) {
   const char *key;
   const json_t *m;
   json_object_foreach((json_t *)v, key, m) {
-    if (strcmp(key, "blas") != 0 && !json_is_string(m)) {
+    if (strcmp(key, "blas_run") != 0 && !json_is_string(m)) {
       enum gcb_status rc = gcb__schema_check_child(w, key, 0, m, &gcb__n_str);
       if (rc != GCB_OK)
         return rc;
@@ -172,7 +172,7 @@ static json_t *software_json(const struct gcb_run_info *run) {
       json_object_set_new(o, "mpi_device", json_string(run->mpi_device)) != 0)
     json_decrefp(&o);
   if (o != NULL && run->blas != NULL &&
-      json_object_set_new(o, "blas", blas_json(run->blas)) != 0)
+      json_object_set_new(o, "blas_run", blas_json(run->blas)) != 0)
     json_decrefp(&o);
   return o;
 }

@@ -220,7 +220,7 @@ static void launch_table(struct gcb__tb *b) {
 }
 
 /* The MPI and BLAS libraries as they said at run time (software.mpi and
- * mpi_device, software.blas): what a figure ran on. No rows (dropped) for
+ * mpi_device, software.blas_run): what a figure ran on. No rows (dropped) for
  * documents that record neither device nor BLAS (before they were). */
 static void libraries_table(struct gcb__tb *b) {
   static const char *const h[] = {"#", "library", "as it ran", NULL};
@@ -230,7 +230,7 @@ static void libraries_table(struct gcb__tb *b) {
                                         h);
   for (size_t d = 0; t != NULL && d < b->rep->ndocs; d++) {
     const json_t *sw = gcb_view_obj(b->rep->docs[d].root, "software");
-    const json_t *blas = gcb_view_obj(sw, "blas");
+    const json_t *blas = gcb_view_obj(sw, "blas_run");
     const char *device = gcb_view_str(sw, "mpi_device");
     if (device[0] != '\0') {
       char **r = gcb__table_row(b, t, NULL);

@@ -3,7 +3,7 @@
  * (bench/run/provenance.c, header.c, section_header.c): the MPI device read
  * from real MPI_Get_library_version texts (tests/data/mpi/README.md), the
  * BLAS as OpenBLAS reports it, the BLAS/OpenMP variables among the launch
- * environment, and software.blas / software.mpi_device written into a
+ * environment, and software.blas_run / software.mpi_device written into a
  * document that reads back.
  */
 #include <cblas.h>
@@ -162,7 +162,7 @@ Test(provenance, software_records_the_blas_and_the_mpi_device_and_reads_back) {
   json_t *sw = json_object_get(doc, "software");
   cr_expect_str_eq(json_string_value(json_object_get(sw, "mpi_device")),
                    "ch4:ucx");
-  json_t *blas = json_object_get(sw, "blas");
+  json_t *blas = json_object_get(sw, "blas_run");
   cr_expect_str_eq(json_string_value(json_object_get(blas, "core")),
                    "Prescott");
   cr_expect_eq(json_integer_value(json_object_get(blas, "threads")), 2);
@@ -175,9 +175,9 @@ Test(provenance, software_records_the_blas_and_the_mpi_device_and_reads_back) {
   doc = header_doc(&b, "");
   sw = json_object_get(doc, "software");
   cr_expect_null(json_object_get(sw, "mpi_device"), "no device, no member");
-  cr_expect_null(json_object_get(json_object_get(sw, "blas"), "cpu_isa"));
+  cr_expect_null(json_object_get(json_object_get(sw, "blas_run"), "cpu_isa"));
   json_decref(doc);
   doc = header_doc(NULL, NULL);
-  cr_expect_null(json_object_get(json_object_get(doc, "software"), "blas"));
+  cr_expect_null(json_object_get(json_object_get(doc, "software"), "blas_run"));
   json_decref(doc);
 }

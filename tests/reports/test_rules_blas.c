@@ -2,18 +2,18 @@
  * The blas-kernel rule (reports/analysis/rules_blas.c): OpenBLAS kernels
  * below the CPU's vector ISA, or chosen by OPENBLAS_CORETYPE, are a
  * finding; the kernels the CPU would pick are none. Also the schema of
- * software.blas: a document without it loads, a wrong one is refused.
+ * software.blas_run: a document without it loads, a wrong one is refused.
  */
 #include "reports/analysis/analyze.h"
 #include "tests/reports/report_fixture.h"
 
-/* A one-rank document: software.blas {core, cpu_isa} (core NULL: none),
+/* A one-rank document: software.blas_run {core, cpu_isa} (core NULL: none),
  * OPENBLAS_CORETYPE=forced when forced is not NULL, a gemm case if asked. */
 static json_t *blas_doc(const char *core, const char *isa, const char *forced,
                         bool gemm) {
   json_t *doc = fx_doc(1, 1, 8, "Test CPU");
   if (core != NULL)
-    json_object_set_new(json_object_get(doc, "software"), "blas",
+    json_object_set_new(json_object_get(doc, "software"), "blas_run",
                         json_pack("{s:s, s:s, s:i, s:s, s:s}", "library",
                                   "OpenBLAS", "core", core, "threads", 2,
                                   "parallel", "pthreads", "cpu_isa", isa));
@@ -104,26 +104,33 @@ Test(rules_blas, the_kernels_the_cpu_offers_or_unknown_ones_are_no_finding) {
                "without the CPU's ISA nothing is below it");
 }
 
-Test(rules_blas, documents_from_before_software_blas_load_and_say_nothing) {
+Test(rules_blas, documents_from_before_software_blas_run_load_and_say_nothing) {
   struct gcb_finding f[4];
   cr_expect_eq(blas_findings(blas_doc(NULL, NULL, NULL, true), f), 0);
+  /* software.blas was, and stays, a version string beside blas_run */
+  json_t *doc = blas_doc("Prescott", "avx512", NULL, true);
+  json_object_set_new(json_object_get(doc, "software"), "blas",
+                      json_string("OpenBLAS 0.3.21"));
+  fx_check_valid(doc);
+  cr_expect_eq(blas_findings(doc, f), 1);
 }
 
-/* The schema refuses a software.blas of the wrong shape, and a version
+/* The schema refuses a software.blas_run of the wrong shape, and a version
  * that is not a string, with a located message. */
 Test(rules_blas, the_schema_checks_software_blas_and_the_version_strings) {
   static const struct {
     const char *member, *json, *what;
   } bad[] = {
-      {"blas",
+      {"blas_run",
        "{\"library\": \"OpenBLAS\", \"core\": \"Haswell\", \"threads\": \"2\", "
        "\"parallel\": \"pthreads\"}",
-       "software.blas.threads"},
-      {"blas",
+       "software.blas_run.threads"},
+      {"blas_run",
        "{\"library\": \"OpenBLAS\", \"core\": \"Haswell\", \"threads\": 2, "
        "\"parallel\": \"tbb\"}",
-       "software.blas.parallel"},
-      {"blas", "{\"library\": \"OpenBLAS\"}", "missing required field 'core'"},
+       "software.blas_run.parallel"},
+      {"blas_run", "{\"library\": \"OpenBLAS\"}",
+       "missing required field 'core'"},
       {"hwloc", "29", "software.hwloc"},
       {"mpi_device", "4", "software.mpi_device"},
   };
