@@ -128,7 +128,8 @@ long gcb_test_pid_after(const char *name, size_t n, int rank,
       if (have >= n)
         return pid;
     }
-    cr_assert_eq(waitpid(job.pid, NULL, WNOHANG), 0, "the run ended early");
+    cr_assert_eq(waitpid(job.pid, NULL, WNOHANG), 0, "the run ended early: %s",
+                 gcb_test_slurp("stderr"));
     nanosleep(&(struct timespec){.tv_nsec = 50000000}, NULL);
   }
   cr_assert_fail("no %zu cases after 30 s", n);

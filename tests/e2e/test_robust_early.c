@@ -356,7 +356,7 @@ Test(early, coll_lateness_compares_the_ranks_of_the_cases_communicator) {
                         "--warmup",
                         "0",
                         "--delay-rank",
-                        "1:20000",
+                        "1:50000",
                         "--output",
                         gcb_test_path("late.json"),
                         NULL};
@@ -375,7 +375,9 @@ Test(early, coll_lateness_compares_the_ranks_of_the_cases_communicator) {
     double l0 = json_number_value(json_array_get(late, 0));
     double l1 = json_number_value(json_array_get(late, 1));
     cr_expect_lt(l0, 0.005, "rank 0 is not late in its node: %g s", l0);
-    cr_expect_gt(l1, 0.01, "rank 1 is: %g s", l1);
+    /* 50 ms of delay; four ranks time-sliced on two cores blur it by
+     * tens of milliseconds, never by half. */
+    cr_expect_gt(l1, 0.02, "rank 1 is: %g s", l1);
   }
   gcb_results_free(r);
 }
