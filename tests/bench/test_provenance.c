@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "bench/run/header.h"
+#include "bench/run/sink.h"
 
 static char *slurp(const char *name) {
   char path[512];
@@ -180,4 +181,70 @@ Test(provenance, software_records_the_blas_and_the_mpi_device_and_reads_back) {
   doc = header_doc(NULL, NULL);
   cr_expect_null(json_object_get(json_object_get(doc, "software"), "blas_run"));
   json_decref(doc);
+}
+
+/* The live table's header lines for one record, with `blas` as the
+ * harness hands it over. */
+static char *table_header(struct gcb_record *rec, const char *blas) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *out = open_memstream(&text, &len);
+  struct gcb_table table = {.out = out, .nranks = 1};
+  snprintf(table.blas, sizeof table.blas, "%s", blas);
+  struct gcb_sink sink = gcb_table_sink(&table);
+  struct gcb_err err = {0};
+  struct gcb_rank_result rank = {.rank = 0};
+  double t[3] = {1e-3, 2e-3, 3e-3};
+  gcb_stats_compute(t, 3, &rank.seconds);
+  rank.time_s = rank.seconds.median;
+  rec->nranks = 1;
+  rec->ranks = &rank;
+  cr_assert_eq(sink.record(sink.self, rec, &err), GCB_OK);
+  cr_assert_eq(sink.finish(sink.self, &err), GCB_OK);
+  fclose(out);
+  return text;
+}
+
+Test(provenance, gemm_names_its_kernels_and_every_table_its_time_statistic) {
+  struct gcb_record rec = {
+      .bench = "gemm",
+      .backend = "host",
+      .iterations = 3,
+      .warmup = 1,
+      .work_per_op = 2e6,
+      .figure = {.unit = "GFLOP/s", .scale = 1e9, .counted = "flops"}};
+  gcb_record_param_str(&rec, "dtype", "fp32");
+  char *text = table_header(&rec, "OpenBLAS Haswell kernels, 2 threads "
+                                  "(pthreads)");
+  cr_expect(strstr(text, "# gemm on host (OpenBLAS Haswell kernels, 2 threads "
+                         "(pthreads)): 1 rank(s)") != NULL,
+            "%s", text);
+  cr_expect(strstr(text, "# time: median over ranks of each rank's median "
+                         "iteration") != NULL,
+            "%s", text);
+  cr_expect(strstr(text, "(med/ranks)") != NULL, "%s", text);
+  free(text);
+  rec.bench = "membw"; /* not the BLAS's figure: no kernel named */
+  text = table_header(&rec, "OpenBLAS Haswell kernels, 2 threads (pthreads)");
+  cr_expect(strstr(text, "# membw on host: 1 rank(s)") != NULL, "%s", text);
+  free(text);
+  struct gcb_record coll = {
+      .bench = "coll",
+      .backend = "host",
+      .iterations = 3,
+      .warmup = 1,
+      .layout = GCB_LAYOUT_COLLECTIVE,
+      .work_per_op = 8,
+      .figure = {
+          .unit = "GB/s", .scale = 1e9, .counted = "bytes", .bus_factor = 1}};
+  snprintf(coll.label, sizeof coll.label, "allreduce float sum 8B");
+  gcb_record_param_str(&coll, "op", "allreduce");
+  gcb_record_param_size(&coll, "size", 8);
+  gcb_record_param_int(&coll, "inplace", 0);
+  gcb_record_param_int(&coll, "average", 3);
+  text = table_header(&coll, "");
+  cr_expect(strstr(text, "time: max over ranks of each rank's loop time\n") !=
+                NULL,
+            "%s", text);
+  free(text);
 }
