@@ -194,7 +194,11 @@ struct gcb_launch_params {
 /*
  * Peer-to-peer copies between two GPUs of one node, nvbandwidth's
  * conventions: UNI copies `bytes` from src to dst; BIDIR copies `bytes`
- * each way at once and counts both (2 * bytes per operation); LATENCY is
+ * each way at once and counts both (2 * bytes per operation, over the time
+ * until both finish); BIDIR_LEG copies both ways at once but times the
+ * src -> dst leg alone, on its own events (`bytes` per operation: one
+ * direction's figure of a bidirectional copy, nvbandwidth's write1/write2
+ * of device_to_device_bidirectional_memcpy_write_ce); LATENCY is
  * the time of one small access (CE and STAGED: one `bytes` copy, timed
  * back to back in a batch; SM: one dependent 8-byte read of peer memory,
  * a pointer chase). Modes: CE copy engines with peer access, SM a copy
@@ -209,7 +213,8 @@ struct gcb_launch_params {
 #define GCB_P2P_DIR_LIST(X)                                                    \
   X(UNI, "uni", "src to dst")                                                  \
   X(BIDIR, "bidir", "both ways at once, both counted")                         \
-  X(LATENCY, "latency", "one small access")
+  X(LATENCY, "latency", "one small access")                                    \
+  X(BIDIR_LEG, "bidir_leg", "src to dst, timed alone while dst to src runs")
 
 enum gcb_p2p_mode {
 #define GCB__P2P_MODE_ENUM(id, name, what) GCB_P2P_##id,

@@ -19,10 +19,15 @@
  * runs one direction per stream at once, each driven from its source GPU's
  * context where this process has both (as nvbandwidth), from the source's
  * when the peer is another process's, and counts the bytes of both (the
- * total). LATENCY is 16 small copies per sample (CE, STAGED: nvbandwidth's
- * loopCount, so the event timer's tick is spread) or, SM, a pointer chase: one
- * thread following a chain of indices in the peer's memory, each load
- * depending on the previous one, CHASE_BATCH loads per timed run.
+ * total: the second stream joined back before the stop event); BIDIR_LEG
+ * runs the same two copies but times the first alone, the second stream
+ * left to run beside it and drained after the stop event (nvbandwidth's
+ * per-direction figures, each on its own events: memcpy.cpp VECTOR_BW;
+ * the lanes' roles are gcb_p2p_lane_role, cuda_pure.c). LATENCY is 16 small
+ * copies per sample (CE, STAGED: nvbandwidth's loopCount, so the event timer's
+ * tick is spread) or, SM, a pointer chase: one thread following a chain of
+ * indices in the peer's memory, each load depending on the previous one,
+ * CHASE_BATCH loads per timed run.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -31,6 +36,7 @@
 
 #include "kernels/cuda_impl.h"
 #include "kernels/cuda_kernels.h"
+#include "kernels/cuda_pure.h"
 
 #define MIN_REGION ((uint64_t)1 << 20) /* room for the latency chain */
 #define CHASE_BATCH 4096
@@ -51,7 +57,13 @@ struct lane {
   cudaEvent_t done;
 };
 
-enum { L_SRC, L_SRC2, L_DST, L_DST2, LANES };
+enum {
+  L_SRC = GCB_P2P_LANE_SRC,
+  L_SRC2 = GCB_P2P_LANE_SRC2,
+  L_DST = GCB_P2P_LANE_DST,
+  L_DST2 = GCB_P2P_LANE_DST2,
+  LANES = GCB_P2P_LANES
+};
 
 struct cuda_p2p {
   struct gcb_backend *b;
@@ -348,30 +360,24 @@ static enum gcb_status enqueue(const struct cuda_p2p *p, int reps,
         "pointer chase kernel launch");
   for (long r = 0; r < (long)reps * per_sample(p) && st == GCB_OK; r++) {
     st = copy_leg(p, 0, err);
-    if (st == GCB_OK && p->dir == GCB_P2P_DIR_BIDIR)
+    if (st == GCB_OK && gcb_p2p_legs(p->dir) == 2)
       st = copy_leg(p, 1, err);
   }
   return st;
 }
 
-/* Lanes other than L_SRC that this case uses. */
-static bool lane_used(const struct cuda_p2p *p, int i) {
-  bool bidir = p->dir == GCB_P2P_DIR_BIDIR, staged = p->mode == GCB_P2P_STAGED;
-
-  switch (i) {
-  case L_SRC2:
-    return bidir;
-  case L_DST:
-    return staged;
-  case L_DST2:
-    return staged && bidir;
-  default:
-    return false;
-  }
+static enum gcb_p2p_lane_role role(const struct cuda_p2p *p, int lane) {
+  return gcb_p2p_lane_role(p->mode, p->dir, lane);
 }
 
-/* Every other lane starts behind `start` (and so behind the gate) and ends
- * joined back into L_SRC before `stop`. */
+/* Lanes other than L_SRC that this case uses. */
+static bool lane_used(const struct cuda_p2p *p, int i) {
+  return i != L_SRC && role(p, i) != GCB_P2P_UNUSED;
+}
+
+/* Every other lane starts behind `start` (and so behind the gate); the
+ * timed ones end joined back into L_SRC before `stop`, the ones beside
+ * the timed leg are not joined (drain_beside waits for them). */
 static enum gcb_status fork_join(struct cuda_p2p *p, bool join,
                                  struct gcb_err *err) {
   const struct lane *src = &p->lane[L_SRC];
@@ -387,6 +393,8 @@ static enum gcb_status fork_join(struct cuda_p2p *p, bool join,
       st = CUDA_CHECK(err, cudaStreamWaitEvent(l->stream, p->start, 0));
       continue;
     }
+    if (role(p, i) != GCB_P2P_TIMED)
+      continue;
     if ((st = CUDA_CHECK(err, cudaEventRecord(l->done, l->stream))) == GCB_OK &&
         (st = CUDA_CHECK(err, cudaSetDevice(src->device))) == GCB_OK)
       st = CUDA_CHECK(err, cudaStreamWaitEvent(src->stream, l->done, 0));
@@ -410,6 +418,21 @@ static void drain(const struct cuda_p2p *p) {
   }
   (void)cudaGetLastError();
   (void)cudaSetDevice(p->src);
+}
+
+/* After the stop event: the lanes that ran beside the timed leg finish
+ * before the sample ends, so the next one starts on idle streams. */
+static enum gcb_status drain_beside(const struct cuda_p2p *p,
+                                    struct gcb_err *err) {
+  enum gcb_status st = GCB_OK;
+  for (int i = L_SRC2; i < LANES && st == GCB_OK; i++) {
+    const struct lane *l = &p->lane[i];
+    if (role(p, i) != GCB_P2P_BESIDE)
+      continue;
+    if ((st = CUDA_CHECK(err, cudaSetDevice(l->device))) == GCB_OK)
+      st = CUDA_CHECK(err, cudaStreamSynchronize(l->stream));
+  }
+  return st;
 }
 
 static enum gcb_status p2p_run(void *state, int reps, double *seconds,
@@ -442,7 +465,8 @@ static enum gcb_status p2p_run(void *state, int reps, double *seconds,
   }
   if ((st = CUDA_CHECK(err, cudaEventSynchronize(p->stop))) == GCB_OK &&
       (st = CUDA_CHECK(err, cudaEventElapsedTime(&ms, p->start, p->stop))) ==
-          GCB_OK) {
+          GCB_OK &&
+      (st = drain_beside(p, err)) == GCB_OK) {
     bool chase = p->mode == GCB_P2P_SM && p->dir == GCB_P2P_DIR_LATENCY;
     *seconds = (double)ms * 1e-3 / (chase ? CHASE_BATCH : per_sample(p));
     p->chase_steps = (uint64_t)reps * CHASE_BATCH;
@@ -500,7 +524,7 @@ static enum gcb_status p2p_check(void *state, struct gcb_check *out,
         st == GCB_OK && last != (p->chase_steps * CHASE_STRIDE) % links;
   } else if (st == GCB_OK) {
     st = compare_leg(p, 0, p->seed, out, err);
-    if (st == GCB_OK && p->dir == GCB_P2P_DIR_BIDIR)
+    if (st == GCB_OK && gcb_p2p_legs(p->dir) == 2)
       st = compare_leg(p, 1, p->peer_seed, out, err);
   }
   out->max_error = out->wrong > 0 ? 1.0 : 0.0;

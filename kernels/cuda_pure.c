@@ -171,3 +171,30 @@ size_t gcb_p2p_matrix_format(const char *title, const double *values, int n,
     at = put(buf, len, at, "GPU %d: %s\n", i, labels[i]);
   return at;
 }
+
+int gcb_p2p_legs(enum gcb_p2p_dir dir) {
+  return dir == GCB_P2P_DIR_BIDIR || dir == GCB_P2P_DIR_BIDIR_LEG ? 2 : 1;
+}
+
+enum gcb_p2p_lane_role gcb_p2p_lane_role(enum gcb_p2p_mode mode,
+                                         enum gcb_p2p_dir dir, int lane) {
+  bool two = gcb_p2p_legs(dir) == 2, staged = mode == GCB_P2P_STAGED;
+  /* the second leg is timed with the first (BIDIR: the total) or beside
+   * it (BIDIR_LEG: the first leg's figure alone) */
+  enum gcb_p2p_lane_role second = !two ? GCB_P2P_UNUSED
+                                  : dir == GCB_P2P_DIR_BIDIR_LEG
+                                      ? GCB_P2P_BESIDE
+                                      : GCB_P2P_TIMED;
+  switch (lane) {
+  case GCB_P2P_LANE_SRC:
+    return GCB_P2P_TIMED;
+  case GCB_P2P_LANE_SRC2:
+    return second;
+  case GCB_P2P_LANE_DST:
+    return staged ? GCB_P2P_TIMED : GCB_P2P_UNUSED;
+  case GCB_P2P_LANE_DST2:
+    return staged ? second : GCB_P2P_UNUSED;
+  default:
+    return GCB_P2P_UNUSED;
+  }
+}

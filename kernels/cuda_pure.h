@@ -93,6 +93,32 @@ double gcb_median_small(double *v, int n);
 int gcb_gemm_decode(enum gcb_dtype t, const void *src, size_t n, double *dst);
 
 /*
+ * The streams ("lanes") of a p2p copy and what each does in a sample.
+ * SRC is the timed stream on the source GPU, with the start and stop
+ * events; SRC2 drives the second leg of a bidirectional copy (dst -> src);
+ * DST and DST2 are the destination GPU's side of staged copies (the upload
+ * of leg 1, the download of leg 2). A TIMED lane is forked from the start
+ * event and joined back into SRC before the stop event; a BESIDE lane is
+ * forked from the start event but not joined: it runs while the timed
+ * leg does (BIDIR_LEG's other direction, as nvbandwidth times each
+ * direction on its own events) and is drained after the stop event.
+ */
+enum gcb_p2p_lane {
+  GCB_P2P_LANE_SRC,
+  GCB_P2P_LANE_SRC2,
+  GCB_P2P_LANE_DST,
+  GCB_P2P_LANE_DST2,
+  GCB_P2P_LANES
+};
+enum gcb_p2p_lane_role { GCB_P2P_UNUSED, GCB_P2P_TIMED, GCB_P2P_BESIDE };
+enum gcb_p2p_lane_role gcb_p2p_lane_role(enum gcb_p2p_mode mode,
+                                         enum gcb_p2p_dir dir, int lane);
+
+/* Legs a p2p direction copies per repetition: 2 for BIDIR and BIDIR_LEG
+ * (both ways at once), else 1. */
+int gcb_p2p_legs(enum gcb_p2p_dir dir);
+
+/*
  * Writes an n x n peer-to-peer matrix as nvbandwidth prints it: the title
  * line, then rows = source GPU, columns = destination GPU, values with two
  * decimals, "n/a" for NAN (the diagonal, pairs not measured), then one

@@ -3,7 +3,12 @@
  * type. Figures count 2*m*n*k flops per multiply; the backend validates
  * sampled entries against a higher-precision reference. A shape sweep
  * (--shapes) finds the best shape, since tile and wave quantisation make
- * throughput jump between neighbouring sizes (as mamf-finder shows).
+ * throughput jump between neighbouring sizes (as mamf-finder shows): each
+ * case of a sweep carries `shapes` (how many the sweep has), and the live
+ * table's footer and the report give the best median and the best max
+ * (fastest iteration) over the sweep's shapes with the shape of each,
+ * mamf-finder's "best outcomes" (mamf-finder.py: max over shapes of each
+ * shape's median and of its max TFLOPS).
  */
 #include <errno.h>
 #include <stddef.h>
@@ -205,7 +210,7 @@ static enum gcb_status gemm_setup(struct gcb_ctx *ctx, const void *opts,
   const struct gemm_opts *o = opts;
   struct shape shapes[MAX_SHAPES];
   const char *bad;
-  shapes_of(o, shapes, &bad); /* validated by gemm_validate */
+  int nshapes = shapes_of(o, shapes, &bad); /* validated by gemm_validate */
   int ntypes = __builtin_popcount(o->dtypes);
   const struct shape *sh = &shapes[index / ntypes];
   uint64_t m = or_default(sh->m, ctx->backend_ops->gemm_default_dim);
@@ -229,6 +234,11 @@ static enum gcb_status gemm_setup(struct gcb_ctx *ctx, const void *opts,
   gcb_record_param_int(rec, "m", (int64_t)p.m);
   gcb_record_param_int(rec, "n", (int64_t)p.n);
   gcb_record_param_int(rec, "k", (int64_t)p.k);
+  /* A case of a sweep says so: the document, the table's footer and the
+   * report's best-shape column take the best over the cases of one
+   * element type that carry it (mamf-finder's best outcome). */
+  if (nshapes > 1)
+    gcb_record_param_int(rec, "shapes", nshapes);
   if (p.fp8_fast_accum)
     gcb_record_param_str(rec, "accumulate", "fast");
   if (p.autotune)

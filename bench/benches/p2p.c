@@ -314,7 +314,8 @@ static void describe(struct gcb_record *rec, const struct node_gpus *g,
   rec->figure = (struct gcb_figure_spec){
       .unit = "GB/s",
       .scale = 1e9,
-      .counted = "bytes copied, once per direction (bidir: both summed)"};
+      .counted = "bytes copied, once per direction (bidir: both summed; "
+                 "bidir_leg: src to dst alone, timed while dst to src runs)"};
 }
 
 /* The exporting rank's buffer handle, sent to the node; its status too, so

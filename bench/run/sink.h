@@ -40,6 +40,18 @@ struct gcb_coll_totals {
                      * record it came from is gone by the footer) */
 };
 
+/* The best case of one shape sweep (gemm --shapes, whose cases carry a
+ * `shapes` param), for the footer: mamf-finder's best outcomes, the
+ * highest median and the highest max (fastest iteration) over the shapes,
+ * each the median over ranks. */
+struct gcb_sweep_best {
+  char what[48]; /* "bf16" (the case's dtype and accumulation) */
+  int shapes, seen;
+  double median, max;
+  char at_median[48], at_max[48]; /* "8192x8192x4096" */
+};
+#define GCB_TABLE_SWEEPS 8
+
 /* Live table state: one header per group (a benchmark, or one collective
  * of coll), one aligned row per case. */
 struct gcb_table {
@@ -62,6 +74,9 @@ struct gcb_table {
   char pending_row[256];
   char pending_extra[64]; /* --layout gcbench: min and max, trailing */
   struct gcb_coll_totals coll;
+  struct gcb_sweep_best sweep[GCB_TABLE_SWEEPS];
+  int nsweeps;
+  char sweep_unit[16]; /* the sweep's figure unit ("GFLOP/s") */
   /* identical skip reasons in a row are counted, not repeated */
   char last_skip[GCB_ERRMSG_MAX];
   int skip_repeats;

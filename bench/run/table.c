@@ -70,8 +70,72 @@ static void flush_skips(struct gcb_table *t) {
   t->last_skip[0] = '\0';
 }
 
+/* The median over ranks of each rank's figure at its fastest sample. */
+static double median_max(const struct gcb_record *rec) {
+  double *x = malloc((size_t)(rec->nranks > 0 ? rec->nranks : 1) * sizeof *x);
+  struct gcb_stats st = {0};
+  if (x == NULL)
+    return 0.0;
+  for (int r = 0; r < rec->nranks; r++)
+    x[r] = gcb_record_figure(rec, rec->ranks[r].seconds.min);
+  gcb_stats_compute(x, (size_t)rec->nranks, &st);
+  free(x);
+  return st.median;
+}
+
+/* Notes a case of a shape sweep (a `shapes` param above 1) in its
+ * element type's running best. */
+static void sweep_note(struct gcb_table *t, const struct gcb_record *rec,
+                       double median) {
+  const struct gcb_param *n = gcb_record_param(rec, "shapes");
+  const struct gcb_param *d = gcb_record_param(rec, "dtype");
+  const struct gcb_param *acc = gcb_record_param(rec, "accumulate");
+  if (n == NULL || n->i < 2 || d == NULL)
+    return;
+  char what[48], shape[48];
+  snprintf(what, sizeof what, "%s%s%s", d->s, acc ? " accumulate " : "",
+           acc ? acc->s : "");
+  const struct gcb_param *m = gcb_record_param(rec, "m"),
+                         *nn = gcb_record_param(rec, "n"),
+                         *k = gcb_record_param(rec, "k");
+  snprintf(shape, sizeof shape, "%lldx%lldx%lld", m ? (long long)m->i : 0,
+           nn ? (long long)nn->i : 0, k ? (long long)k->i : 0);
+  int i = 0;
+  while (i < t->nsweeps && strcmp(t->sweep[i].what, what) != 0)
+    i++;
+  if (i == GCB_TABLE_SWEEPS)
+    return;
+  struct gcb_sweep_best *b = &t->sweep[i];
+  if (i == t->nsweeps) {
+    t->nsweeps++;
+    *b = (struct gcb_sweep_best){.shapes = (int)n->i, .median = -1, .max = -1};
+  }
+  snprintf(b->what, sizeof b->what, "%s", what);
+  b->seen++;
+  double max = median_max(rec);
+  if (median > b->median)
+    b->median = median,
+    snprintf(b->at_median, sizeof b->at_median, "%s", shape);
+  if (max > b->max)
+    b->max = max, snprintf(b->at_max, sizeof b->at_max, "%s", shape);
+}
+
+/* The sweeps' footer: one line per element type. */
+static void sweep_flush(struct gcb_table *t, const char *unit) {
+  for (int i = 0; i < t->nsweeps; i++) {
+    const struct gcb_sweep_best *b = &t->sweep[i];
+    fprintf(t->out,
+            "# best shape of %d measured (of %d), %s: median %.2f %s at %s; "
+            "max %.2f %s at %s\n",
+            b->seen, b->shapes, b->what, b->median, unit, b->at_median, b->max,
+            unit, b->at_max);
+  }
+  t->nsweeps = 0;
+}
+
 void gcb__table_flush(struct gcb_table *t) {
   gcb__table_coll_flush(t);
+  sweep_flush(t, t->sweep_unit);
   flush_skips(t);
 }
 
@@ -150,6 +214,8 @@ static enum gcb_status table_record(void *self, const struct gcb_record *rec,
   fprintf(t->out, " %12s %10.2f %10.2f %10.2f %6.1f%%  %s\n", time,
           sum.figure.median, sum.figure.min, sum.figure.max,
           100.0 * sum.imbalance, check);
+  sweep_note(t, rec, sum.figure.median);
+  snprintf(t->sweep_unit, sizeof t->sweep_unit, "%s", rec->figure.unit);
   fflush(t->out);
   return GCB_OK;
 }

@@ -131,6 +131,13 @@ const struct gcb_threshold_def gcb_threshold_defs[] = {
      "topology expects of its link"},
     {"link_fail_pct", TH(link_fail_pct), 50, 0, 100,
      "fail when it reaches less than this %"},
+    {"trend_pct", TH(trend_pct), 50, 0, 10000,
+     "warn when a sweep row's time is this % above the log-log line "
+     "through its neighbours (its busbw below 1 / (1 + this / 100) of it)"},
+    {"latency_floor_x", TH(latency_floor_x), 3, 1, 1e6,
+     "warn when a small message takes more than this many times its "
+     "floor (the fastest time of the operation on its transport, plus its "
+     "bytes at the sweep's best busbw)"},
     {"regression_pct", TH(regression_pct), 5, 0, 1000,
      "compare: regression when worse by more than this % ..."},
     {"noise_sigmas", TH(noise_sigmas), 2, 0, 100,
@@ -329,6 +336,8 @@ static const struct {
     {"link-bandwidth", gcb__rule_link_bandwidth},
     {"imbalance", gcb__rule_imbalance},
     {"late-arrival", gcb__rule_late_arrival},
+    {"sweep-trend", gcb__rule_sweep_rows},
+    {"latency-floor", gcb__rule_sweep_rows},
     {"degraded-link", gcb__rule_degraded_link},
     {"p2p-bandwidth", gcb__rule_p2p_bandwidth},
     {"network-link", gcb__rule_netmap},

@@ -110,6 +110,8 @@ struct gcb_thresholds {
   double late_pct;           /* warn: a rank late by this % of the op */
   double link_pct;           /* warn: a link below this % of expected */
   double link_fail_pct;      /* fail: a link below this % of expected */
+  double trend_pct;          /* warn: a sweep row above its neighbours' line */
+  double latency_floor_x;    /* warn: a small message this x its floor */
   double regression_pct;     /* compare: worse by more than this ... */
   double noise_sigmas;       /* ... and by more than this many sigmas */
   struct gcb_override regression_by[GCB_MAX_OVERRIDES];
@@ -175,6 +177,10 @@ size_t gcb_analyze_slow(const double *x, size_t n,
 /* True for benchmarks whose per-rank figure measures the rank's own device
  * (gemm, membw): the ones the slow-rank rule and per-GPU tables use. */
 bool gcb_analyze_per_device(const char *bench);
+
+/* True when a case ran in place (params.inplace true, non-zero, "1",
+ * "yes" or "true"): its sweep is the in-place half of the table. */
+bool gcb_analyze_in_place(const json_t *c);
 
 /* IPM-style load balance of one case over its ranks' times (the time each
  * figure comes from: figure_time_s, else the median sample). */

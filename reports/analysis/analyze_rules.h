@@ -30,6 +30,11 @@ enum gcb_status gcb__rule_slow_rank(const struct gcb__rule_ctx *cx);
 enum gcb_status gcb__rule_imbalance(const struct gcb__rule_ctx *cx);
 enum gcb_status gcb__rule_late_arrival(const struct gcb__rule_ctx *cx);
 
+/* The rows of a collective or point-to-point sweep (rules_trend.c): a row
+ * off its neighbours' log-log trend, a small message far above its
+ * latency floor; the kind ("sweep-trend", "latency-floor") says which. */
+enum gcb_status gcb__rule_sweep_rows(const struct gcb__rule_ctx *cx);
+
 /* Placement rules (placement.c); see docs/REPORTS.md. */
 enum gcb_status gcb__rule_unbound(const struct gcb__rule_ctx *cx);
 enum gcb_status gcb__rule_shared_cpus(const struct gcb__rule_ctx *cx);
@@ -58,6 +63,12 @@ const char *gcb__pcie_direction(const json_t *cases, const json_t *c);
 enum gcb_status gcb__rule_link_bandwidth(const struct gcb__rule_ctx *cx);
 enum gcb_status gcb__rule_degraded_link(const struct gcb__rule_ctx *cx);
 enum gcb_status gcb__rule_p2p_bandwidth(const struct gcb__rule_ctx *cx);
+
+/* How a p2p case's link is written between its two bus ids: "<->" for a
+ * figure of both directions at once (direction "bidir"), else "->"
+ * (source to destination): findings and root causes name a one-way
+ * measurement "A->B", never "A<->B". */
+const char *gcb__p2p_arrow(const json_t *c);
 
 /* The network map (rules_netmap.c): a host's own link or one path; the
  * kind ("network-link", "network-path") says which. */

@@ -111,7 +111,8 @@ static void rank_comp(const struct gcb__dx *x, int doc, long long rank,
     snprintf(c->name, sizeof c->name, "rank %lld", rank);
 }
 
-/* The pair of a p2p case as a link, "src<->dst" by bus id: node `node`'s
+/* The pair of a p2p case as a link, "src->dst" by bus id ("src<->dst"
+ * for a figure of both directions, gcb__p2p_arrow): node `node`'s
  * measurement, or with node -1 the lowest one. */
 static bool pair_comp(const struct gcb__dx *x, int doc, const json_t *c,
                       long long node, struct gcb_component *out) {
@@ -143,8 +144,10 @@ static bool pair_comp(const struct gcb__dx *x, int doc, const json_t *c,
   if (!gcb_busid_canon(b, cb, sizeof cb))
     gcb_view_copy(cb, sizeof cb, b);
   gcb_view_copy(out->bus_id, sizeof out->bus_id, ca);
-  snprintf(out->link, sizeof out->link, "%s<->%s", ca, cb);
-  snprintf(out->name, sizeof out->name, "GPU %lld -> GPU %lld", m.src, m.dst);
+  const char *arrow = gcb__p2p_arrow(c);
+  snprintf(out->link, sizeof out->link, "%s%s%s", ca, arrow, cb);
+  snprintf(out->name, sizeof out->name, "GPU %lld %s GPU %lld", m.src, arrow,
+           m.dst);
   set_host(x, out);
   return true;
 }
@@ -432,6 +435,8 @@ static const struct group_rule {
     {"criterion", "algbw", true, at_fabric},
     {"criterion", NULL, false, at_run},
     {"imbalance", NULL, true, at_slowest},
+    {"sweep-trend", NULL, true, at_fabric},
+    {"latency-floor", NULL, true, at_fabric},
     {"regression", "slowest", true, at_slowest_or_baseline},
     {"regression", NULL, false, at_baseline},
     {"not-comparable", NULL, false, at_baseline},

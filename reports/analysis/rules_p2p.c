@@ -38,6 +38,10 @@ static bool bidir(const json_t *c) {
   return strcmp(gcb_view_param_str(c, "direction"), "bidir") == 0;
 }
 
+const char *gcb__p2p_arrow(const json_t *c) {
+  return bidir(c) ? "<->" : "->";
+}
+
 /* Cases the link rate does not apply to: 8-byte latency copies, and
  * copies staged through host memory. */
 static bool rate_applies(const json_t *c) {
@@ -78,7 +82,8 @@ static enum gcb_status report(const struct gcb__rule_ctx *cx,
       gcb_view_str(gcb_view_node(cx->doc->root, p->m.node), "hostname"));
   f->where.gpu = p->m.src;
   gcb_view_copy(f->where.bus_id, sizeof f->where.bus_id, a);
-  snprintf(f->where.link, sizeof f->where.link, "%s<->%s", a, b);
+  snprintf(f->where.link, sizeof f->where.link, "%s%s%s", a,
+           gcb__p2p_arrow(p->c), b);
   gcb_view_case_title(p->c, f->where.subject, sizeof f->where.subject);
   f->case_json = p->c;
   f->measured = p->m.value;

@@ -69,7 +69,8 @@ enum gcb_rank_kind {
   X(TELEM_TEMP_MAX, "telemetry", "temp_c_max", GCB_RK_NUM_NULLABLE, false)     \
   X(TELEM_THROTTLE, "telemetry", "throttle_reasons", GCB_RK_STR_NULLABLE,      \
     false)                                                                     \
-  X(TELEM_SLOWED, "telemetry", "slowed", GCB_RK_BOOL_NULLABLE, false)
+  X(TELEM_SLOWED, "telemetry", "slowed", GCB_RK_BOOL_NULLABLE, false)          \
+  X(TELEM_TOO_SHORT, "telemetry", "too_short", GCB_RK_BOOL_NULLABLE, false)
 
 enum gcb_rank_col {
 #define GCB_RANK_COL_ENUM(id, group, field, kind, required) GCB_RC_##id,

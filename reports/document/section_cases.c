@@ -122,6 +122,9 @@ static const struct gcb__field telemetry_columns[] = {
     REQ("temp_c_max", COLUMN(T_NUM | T_NULL)),
     REQ("throttle_reasons", COLUMN(T_STR | T_NULL)),
     REQ("slowed", COLUMN(T_BOOL | T_NULL)),
+    /* since the sampler marks cases shorter than two periods: optional,
+     * so that documents written before it still read */
+    OPT("too_short", COLUMN(T_BOOL | T_NULL)),
     {0},
 };
 static const struct gcb__field per_rank_columns[] = {
@@ -237,6 +240,8 @@ static json_t *telemetry_value(const struct gcb_telemetry *t,
     return t->throttle_known ? json_boolean((t->throttle_reasons &
                                              GCB_THROTTLE_BAD_MASK) != 0)
                              : json_null();
+  case GCB_RC_TELEM_TOO_SHORT:
+    return json_boolean(t->too_short);
   default:
     return json_null();
   }
@@ -317,6 +322,7 @@ static json_t *rank_value(const struct gcb_record *rec,
   case GCB_RC_TELEM_TEMP_MAX:
   case GCB_RC_TELEM_THROTTLE:
   case GCB_RC_TELEM_SLOWED:
+  case GCB_RC_TELEM_TOO_SHORT:
     return telemetry_value(&rr->telemetry, col);
   case GCB_RC_COUNT:
     break;
@@ -329,7 +335,7 @@ static bool is_late_column(enum gcb_rank_col col) {
 }
 
 static bool is_telemetry_column(enum gcb_rank_col col) {
-  return col >= GCB_RC_TELEM_SAMPLES && col <= GCB_RC_TELEM_SLOWED;
+  return col >= GCB_RC_TELEM_SAMPLES && col <= GCB_RC_TELEM_TOO_SHORT;
 }
 
 /* The case's per-rank results as columns (reports/ranks.h); lateness and

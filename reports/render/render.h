@@ -124,7 +124,10 @@ struct gcb_rtable {
   const char *intro; /* one line under the heading, or NULL */
   size_t ncols, nrows;
   char **cells;           /* (nrows + 1) * ncols, header first; owned */
-  const char **row_class; /* per row: "fail", "warn", "info", "ok" or NULL */
+  const char **row_class; /* per row: "fail", "warn", "info", "ok" or NULL;
+                             " off-trend" after it marks a sweep row the
+                             analysis found off its trend (bold in
+                             Markdown, a class in HTML) */
   unsigned numeric;       /* bit i: column i holds numbers (right-aligned) */
   bool state_cells;       /* cells open with a state word ("fail 12 GB/s"): HTML
                              colours each cell by it */

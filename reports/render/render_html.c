@@ -27,7 +27,7 @@ static const char css[] =
     "td.n{text-align:right;font-variant-numeric:tabular-nums;"
     "white-space:nowrap}\n"
     "tr.fail td{background:#fde8e8}tr.warn td{background:#fdf6e3}"
-    "tr.ok td{background:#eefaf0}\n"
+    "tr.ok td{background:#eefaf0}tr.off-trend td{font-weight:600}\n"
     "td.s-fail{background:#f8c9c9}td.s-warn{background:#fbecc0}"
     "td.s-pass,td.s-ok{background:#d9f2de}td.s-info{background:#e6eef8}\n"
     ".intro,.note{color:#555;font-style:italic}\n"

@@ -2,10 +2,12 @@
  * junit.xml for CI systems: one test suite per concern.
  * "gcbench.components": a test per GPU and check family of the component
  * matrix (node, GPU, bus id and family in its name, the figure in
- * system-out), then the node, rank and link root causes. "gcbench.run": a
+ * system-out; skipped where the GPU has no measurement of the family),
+ * then the node, rank and link root causes. "gcbench.run": a
  * test per document (did the run complete), per case (any failure-level
  * finding on it), per error (an <error>) and per skipped case (<skipped>).
- * "gcbench.criteria": a test per acceptance check. "gcbench.baseline": a
+ * "gcbench.criteria": a test per acceptance check, and a skipped one per
+ * bound a source does not measure (n/a). "gcbench.baseline": a
  * test per compared metric. Names are unique (a repeated case label gets
  * "#2", a case of several documents "(run N)"); each test has its time=.
  * Every string is escaped with gcb_escape_xml.
@@ -53,6 +55,15 @@ static void child(struct suite *s, const char *tag, const char *type,
   fputs("\">", s->f);
   gcb_escape_xml(s->f, body);
   fprintf(s->f, "</%s>\n", tag);
+}
+
+/* A test that judged nothing (no measurement to judge): <skipped/> with
+ * the reason, neither a pass nor a failure. */
+static void skipped(struct suite *s, const char *message) {
+  s->skipped++;
+  fputs("      <skipped message=\"", s->f);
+  gcb_escape_xml(s->f, message);
+  fputs("\"/>\n", s->f);
 }
 
 static void close_test(struct suite *s) {
@@ -165,10 +176,7 @@ static void unrun_tests(struct suite *s, const json_t *root) {
   json_array_foreach(json_object_get(root, "skipped"), i, e) {
     class_name(e, cls, sizeof cls);
     open_test(s, cls, gcb_view_str(e, "label"));
-    s->skipped++;
-    fputs("      <skipped message=\"", s->f);
-    gcb_escape_xml(s->f, gcb_view_str(e, "reason"));
-    fputs("\"/>\n", s->f);
+    skipped(s, gcb_view_str(e, "reason"));
     close_test(s);
   }
 }
@@ -215,10 +223,18 @@ static void components_suite(struct suite *s, const struct gcb_report *rep) {
       snprintf(cls, sizeof cls, "gcbench.components.%s", host);
       for (int f = 0; f < GCB_MATRIX_COLS; f++) {
         const struct gcb_matrix_cell *c = &r->cell[f];
-        if (c->state == GCB_CELL_NONE)
-          continue;
         snprintf(name, sizeof name, "node %s GPU %lld %s %s", host, r->gpu,
                  r->bus_id, gcb_family_name((enum gcb_family)f));
+        if (c->state == GCB_CELL_NONE) { /* a "-" cell: nothing to judge */
+          char why[160];
+          snprintf(why, sizeof why,
+                   "n/a: the report has no %s measurement of this GPU",
+                   gcb_family_name((enum gcb_family)f));
+          open_test(s, cls, name);
+          skipped(s, why);
+          close_test(s);
+          continue;
+        }
         component_test(s, cls, name, c->state, c->figure, c->rc, c->time_s);
       }
     }
@@ -242,6 +258,32 @@ static void components_suite(struct suite *s, const struct gcb_report *rep) {
   gcb_diagnosis_free(&own);
 }
 
+static bool is_na(const struct gcb_finding *f) {
+  return strcmp(f->kind, "criterion-na") == 0;
+}
+
+/* A check's bounds that a source does not measure (criterion-na): one
+ * skipped test per source and metric, "CHECK: METRIC n/a in SOURCE", so
+ * that n/a is listed once and is neither a pass nor a failure. */
+static void na_tests(struct suite *s, const struct gcb_report *rep,
+                     size_t check) {
+  const char *check_name = rep->criteria->checks[check].name;
+  for (size_t k = 0; k < rep->findings->n; k++) {
+    const struct gcb_finding *f = &rep->findings->items[k];
+    if (f->check != (int)check || !is_na(f))
+      continue;
+    char name[480];
+    const char *src = f->where.doc >= 0 && (size_t)f->where.doc < rep->ndocs
+                          ? rep->docs[f->where.doc].name
+                          : "?";
+    snprintf(name, sizeof name, "%s: %s n/a in %s", check_name,
+             f->metric != NULL ? f->metric : "a bound", src);
+    open_test(s, "gcbench.criteria", name);
+    skipped(s, f->explanation);
+    close_test(s);
+  }
+}
+
 static void criteria_suite(struct suite *s, const struct gcb_report *rep) {
   const struct gcb_criteria *cr = rep->criteria;
   for (size_t i = 0; cr != NULL && i < cr->nchecks; i++) {
@@ -254,7 +296,7 @@ static void criteria_suite(struct suite *s, const struct gcb_report *rep) {
       fputs(" not met\">", s->f);
       for (size_t k = 0; k < rep->findings->n; k++) {
         const struct gcb_finding *f = &rep->findings->items[k];
-        if (f->check != (int)i)
+        if (f->check != (int)i || is_na(f))
           continue;
         gcb_escape_xml(s->f, f->explanation);
         fputc('\n', s->f);
@@ -262,6 +304,7 @@ static void criteria_suite(struct suite *s, const struct gcb_report *rep) {
       fputs("</failure>\n", s->f);
     }
     close_test(s);
+    na_tests(s, rep, i);
   }
 }
 

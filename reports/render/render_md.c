@@ -5,6 +5,7 @@
  * text goes through gcb_escape_md, so a '|' in a hostname cannot split a
  * cell and '<script>' stays text.
  */
+#include <stdbool.h>
 #include <string.h>
 
 #include "reports/render/render.h"
@@ -24,10 +25,16 @@ static void md_table(FILE *out, const struct gcb_rtable *t) {
     return;
   }
   for (size_t r = 0; r <= t->nrows; r++) {
+    /* A marked row (a sweep row off its trend) is bold; its note says why. */
+    const char *cls = r > 0 ? t->row_class[r - 1] : NULL;
+    bool bold = cls != NULL && strstr(cls, "off-trend") != NULL;
     for (size_t c = 0; c < t->ncols; c++) {
       const char *s = t->cells[r * t->ncols + c];
+      bool b = bold && s != NULL && s[0] != '\0';
       fputs(c == 0 ? "| " : " | ", out);
+      fputs(b ? "**" : "", out);
       gcb_escape_md(out, s != NULL ? s : "");
+      fputs(b ? "**" : "", out);
     }
     fputs(" |\n", out);
     for (size_t c = 0; r == 0 && c < t->ncols; c++)

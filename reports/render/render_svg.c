@@ -143,6 +143,7 @@ static void pic_fill(struct gcb__svg_pic *p, const struct gcb_report *rep,
     }
   take_p2p(p, rep, d, oom);
   take_links(p, d);
+  p->diag = d;
 }
 
 /* "NV18 x 28 pairs (450 GB/s)": the path classes between the GPUs. */

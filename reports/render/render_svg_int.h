@@ -22,6 +22,7 @@ struct gcb__svg_pic {
   double p2p[GCB_SVG_MAX_GPUS][GCB_SVG_MAX_GPUS];     /* lowest; NAN */
   double expect[GCB_SVG_MAX_GPUS][GCB_SVG_MAX_GPUS];  /* GB/s; NAN */
   enum gcb_cell edge[GCB_SVG_MAX_GPUS][GCB_SVG_MAX_GPUS];
+  const struct gcb_diagnosis *diag; /* its NIC root causes */
 };
 
 const char *gcb__svg_fill(enum gcb_cell c);

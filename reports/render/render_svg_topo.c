@@ -1,14 +1,20 @@
 /*
  * The topology picture of one machine (render_svg.h): a title, then the
- * GPUs in rows of at most 8, each row under a band of its NUMA nodes with
- * a host link from the band to each GPU; under the rows the GPU<->GPU
+ * GPUs in rows of at most 8, each row under a band of its NUMA nodes and,
+ * where the machine has PCIe switches, a band with a box for the switch
+ * nearest each GPU, with a host link from the band (or the GPU's switch)
+ * to each GPU; under the rows the GPU<->GPU
  * paths. At 8 GPUs or fewer the pairs with a root cause are also drawn as
  * arcs between the boxes; the full set is always a matrix of cells (row
  * source, column destination) with the measured P2P figure, so 16 GPUs
  * (120 pairs) stay a picture and not a hairball. States come from the
  * component matrix (GPU and host link) and the link root causes (pairs);
  * figures from the matrix cells, the root causes and the topology's
- * expectations. Layout is fixed arithmetic on the GPU count, so the same
+ * expectations. A switch's colour is the worst verdict of what runs
+ * through it: the host links of its GPUs and the NICs below it; a NIC's,
+ * the worst root cause about it (a NIC no finding judged is "-", grey).
+ * Cascaded switches above the nearest one are not drawn (its label names
+ * its uplink). Layout is fixed arithmetic on the GPU count, so the same
  * document always gives the same picture.
  */
 #include <math.h>
@@ -28,6 +34,8 @@
 #define BAND_H 26
 #define LINK_H 50
 #define ROW_H (BAND_H + LINK_H + BOX_H + 18)
+#define SW_H 30 /* the PCIe switch band, on machines that have switches */
+#define NIC_W 200
 
 const char *gcb__svg_fill(enum gcb_cell c) {
   static const char *const fill[] = {"#f1f3f5", "#d9f2de", "#d9f2de",
@@ -61,6 +69,28 @@ static size_t per_row(const struct gcb__svg_pic *p) {
   return p->n < 8 ? (p->n ? p->n : 1) : 8;
 }
 
+/* The topology's index of the PCIe switch nearest GPU i (the one its
+ * host link crosses first), or -1. */
+static long long gpu_switch(const struct gcb__svg_pic *p, size_t i) {
+  const json_t *v = json_object_get(p->gpu[i], "pcie_switch");
+  long long k = json_is_integer(v) ? json_integer_value(v) : -1;
+  size_t n = json_array_size(json_object_get(p->topo, "pcie_switches"));
+  return k >= 0 && (size_t)k < n ? k : -1;
+}
+
+/* The switch band's height: 0 on a machine without switches, whose
+ * picture is then what it was before switches were drawn. */
+static double sw_h(const struct gcb__svg_pic *p) {
+  for (size_t i = 0; i < p->n; i++)
+    if (gpu_switch(p, i) >= 0)
+      return SW_H;
+  return 0;
+}
+
+static double row_h(const struct gcb__svg_pic *p) {
+  return ROW_H + sw_h(p);
+}
+
 static size_t nrows(const struct gcb__svg_pic *p) {
   return (p->n + per_row(p) - 1) / per_row(p);
 }
@@ -86,7 +116,7 @@ double gcb__svg_width(const struct gcb__svg_pic *p) {
 
 double gcb__svg_height(const struct gcb__svg_pic *p) {
   double arc = arcs(p) ? 24 + 22.0 * arcs(p) : 0;
-  return TITLE_H + nrows(p) * ROW_H + arc + 40 + (p->n + 1) * cell_size(p) +
+  return TITLE_H + nrows(p) * row_h(p) + arc + 40 + (p->n + 1) * cell_size(p) +
          (p->nnics ? 40 : 0) + MARGIN;
 }
 
@@ -95,7 +125,7 @@ static double box_x(const struct gcb__svg_pic *p, size_t i) {
 }
 
 static double row_y(const struct gcb__svg_pic *p, size_t i) {
-  return TITLE_H + (i / per_row(p)) * ROW_H;
+  return TITLE_H + (i / per_row(p)) * row_h(p);
 }
 
 /* The NUMA band over each run of GPUs of one NUMA node within a row. */
@@ -138,18 +168,29 @@ static void link_label(const struct gcb_matrix_cell *c, const char *what,
   snprintf(buf, size, "%s %s%s", what, fig, exp);
 }
 
+static const struct gcb_matrix_cell no_cell = {.state = GCB_CELL_NONE};
+
+/* The state of GPU i's host link: the worse of its H2D and D2H cells. */
+static enum gcb_cell host_state(const struct gcb__svg_pic *p, size_t i) {
+  const struct gcb_matrix_row *r = p->row[i];
+  const struct gcb_matrix_cell *h2d = r ? &r->cell[GCB_FAM_H2D] : &no_cell;
+  const struct gcb_matrix_cell *d2h = r ? &r->cell[GCB_FAM_D2H] : &no_cell;
+  return h2d->state > d2h->state ? h2d->state : d2h->state;
+}
+
 static void host_link(FILE *out, const struct gcb__svg_pic *p, size_t i) {
   const struct gcb_matrix_row *r = p->row[i];
-  static const struct gcb_matrix_cell none = {.state = GCB_CELL_NONE};
-  const struct gcb_matrix_cell *h2d = r ? &r->cell[GCB_FAM_H2D] : &none;
-  const struct gcb_matrix_cell *d2h = r ? &r->cell[GCB_FAM_D2H] : &none;
-  enum gcb_cell st = h2d->state > d2h->state ? h2d->state : d2h->state;
-  double x = box_x(p, i) + 14, y0 = row_y(p, i) + BAND_H - 4;
+  const struct gcb_matrix_cell *h2d = r ? &r->cell[GCB_FAM_H2D] : &no_cell;
+  const struct gcb_matrix_cell *d2h = r ? &r->cell[GCB_FAM_D2H] : &no_cell;
+  enum gcb_cell st = host_state(p, i);
+  /* From the GPU's switch when it has one, else from its NUMA band. */
+  double x = box_x(p, i) + 14, y0 = row_y(p, i) + BAND_H - 4 + sw_h(p);
+  double top = gpu_switch(p, i) >= 0 ? y0 : row_y(p, i) + BAND_H - 4;
   fprintf(out,
           "<line class=\"hostlink %s\" id=\"topo-%zu-host-%zu\" x1=\"%.0f\" "
           "y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"%s\" "
           "stroke-width=\"%d\"/>\n",
-          gcb_cell_name(st), p->machine, i, x, y0, x, y0 + LINK_H + 4,
+          gcb_cell_name(st), p->machine, i, x, top, x, y0 + LINK_H + 4,
           gcb__svg_stroke(st), st >= GCB_CELL_WARN ? 5 : 3);
   char label[160];
   double exp = gcb_topo_view_host_gbps(p->gpu[i]);
@@ -193,7 +234,7 @@ static void cell_line(const struct gcb_matrix_cell *c, const char *what,
 static void gpu_box(FILE *out, const struct gcb__svg_pic *p, size_t i) {
   const struct gcb_matrix_row *r = p->row[i];
   enum gcb_cell st = gpu_state(r);
-  double x = box_x(p, i), y = row_y(p, i) + BAND_H + LINK_H;
+  double x = box_x(p, i), y = row_y(p, i) + BAND_H + sw_h(p) + LINK_H;
   fprintf(out,
           "<g class=\"gpu %s\" id=\"topo-%zu-gpu-%zu\">\n<rect x=\"%.0f\" "
           "y=\"%.0f\" width=\"%d\" height=\"%d\" rx=\"6\" fill=\"%s\" "
@@ -252,26 +293,117 @@ static void edge_arcs(FILE *out, const struct gcb__svg_pic *p, double y0) {
     }
 }
 
+/* Whether a root cause is about this NIC: the diagnosis names a NIC
+ * link "NAME BUSID" (diagnose_rules.c); by bus id, else by name. */
+static bool names_nic(const struct gcb_root_cause *rc, const json_t *nic) {
+  const char *name = gcb_view_str(nic, "name");
+  const char *bus = gcb_view_str(nic, "busid");
+  if (rc->comp.kind != GCB_COMP_LINK || strncmp(rc->comp.name, "NIC ", 4))
+    return false;
+  if (bus != NULL && bus[0] != '\0')
+    return strstr(rc->comp.link, bus) != NULL;
+  size_t n = name != NULL ? strlen(name) : 0;
+  return n > 0 && strncmp(rc->comp.link, name, n) == 0 &&
+         (rc->comp.link[n] == ' ' || rc->comp.link[n] == '\0');
+}
+
+/* A NIC's verdict: the worst root cause about it; "-" when none judged
+ * it (a NIC no finding names has no measurement of its own). */
+static enum gcb_cell nic_state(const struct gcb__svg_pic *p,
+                               const json_t *nic) {
+  enum gcb_cell st = GCB_CELL_NONE;
+  for (size_t i = 0; p->diag != NULL && i < p->diag->n; i++) {
+    const struct gcb_root_cause *rc = &p->diag->items[i];
+    enum gcb_cell c = gcb__svg_rc_cell(rc);
+    if (rc->comp.node == (long long)p->machine && names_nic(rc, nic) && c > st)
+      st = c;
+  }
+  return st;
+}
+
+/* A switch's verdict: the worst of what runs through it, the host links
+ * of the GPUs below it and the NICs below it. */
+static enum gcb_cell switch_state(const struct gcb__svg_pic *p, long long k) {
+  enum gcb_cell st = GCB_CELL_NONE;
+  for (size_t i = 0; i < p->n; i++)
+    if (gpu_switch(p, i) == k && host_state(p, i) > st)
+      st = host_state(p, i);
+  const json_t *nic;
+  size_t i;
+  json_array_foreach(json_object_get(p->topo, "nics"), i, nic) {
+    const json_t *v = json_object_get(nic, "pcie_switch");
+    enum gcb_cell c = nic_state(p, nic);
+    if (json_is_integer(v) && json_integer_value(v) == k && c > st)
+      st = c;
+  }
+  return st;
+}
+
+/* One box per run of GPUs of a row under one switch, between the NUMA
+ * band and the host links. */
+static void switch_boxes(FILE *out, const struct gcb__svg_pic *p) {
+  for (size_t i = 0; i < p->n;) {
+    long long k = gpu_switch(p, i);
+    size_t j = i + 1;
+    while (k >= 0 && j < p->n && j / per_row(p) == i / per_row(p) &&
+           gpu_switch(p, j) == k)
+      j++;
+    if (k < 0) {
+      i = j;
+      continue;
+    }
+    const json_t *sw =
+        json_array_get(json_object_get(p->topo, "pcie_switches"), (size_t)k);
+    enum gcb_cell st = switch_state(p, k);
+    double x = box_x(p, i), w = box_x(p, j - 1) + BOX_W - x;
+    double y = row_y(p, i) + BAND_H;
+    fprintf(out,
+            "<rect class=\"switch %s\" id=\"topo-%zu-switch-%lld-%zu\" "
+            "x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%d\" rx=\"4\" "
+            "fill=\"%s\" stroke=\"%s\" stroke-width=\"%d\"/>\n",
+            gcb_cell_name(st), p->machine, k, i, x, y, w, SW_H - 6,
+            gcb__svg_fill(st), gcb__svg_stroke(st),
+            st >= GCB_CELL_WARN ? 3 : 1);
+    char label[160];
+    const char *bus = gcb_view_str(sw, "busid");
+    double up = gcb_view_num(sw, "uplink_gbps");
+    int n = snprintf(label, sizeof label, "PCIe switch %s", bus ? bus : "?");
+    if (up > 0 && n > 0 && (size_t)n < sizeof label)
+      n += snprintf(label + n, sizeof label - (size_t)n,
+                    " \xc2\xb7 uplink %.4g GB/s", up);
+    if (st != GCB_CELL_NONE && n > 0 && (size_t)n < sizeof label)
+      snprintf(label + n, sizeof label - (size_t)n, " \xc2\xb7 %s",
+               gcb_cell_name(st));
+    gcb__svg_text(out, x + 8, y + 16, "font-size=\"11\"", label);
+    i = j;
+  }
+}
+
+/* The NICs in a line under the machine, each coloured by its verdict. */
 static void nic_line(FILE *out, const struct gcb__svg_pic *p, double y) {
   const json_t *nics = json_object_get(p->topo, "nics"), *nic;
   size_t i;
   double x = MARGIN;
   json_array_foreach(nics, i, nic) {
-    char label[96];
+    char label[128];
     const char *name = gcb_view_str(nic, "name");
     long long numa = gcb_view_int(nic, "numa", -1);
-    snprintf(label, sizeof label, "NIC %s%s", name ? name : "?",
-             numa >= 0 ? "" : "");
-    if (numa >= 0)
-      snprintf(label + strlen(label), sizeof label - strlen(label),
-               " (NUMA %lld)", numa);
+    enum gcb_cell st = nic_state(p, nic);
+    int n = snprintf(label, sizeof label, "NIC %s", name ? name : "?");
+    if (numa >= 0 && n > 0 && (size_t)n < sizeof label)
+      n += snprintf(label + n, sizeof label - (size_t)n, " (NUMA %lld)", numa);
+    if (st != GCB_CELL_NONE && n > 0 && (size_t)n < sizeof label)
+      snprintf(label + n, sizeof label - (size_t)n, " \xc2\xb7 %s",
+               gcb_cell_name(st));
     fprintf(out,
-            "<rect class=\"nic\" x=\"%.0f\" y=\"%.0f\" width=\"150\" "
-            "height=\"24\" rx=\"4\" fill=\"#f1f3f5\" stroke=\"#8a94a0\"/>\n",
-            x, y);
+            "<rect class=\"nic %s\" id=\"topo-%zu-nic-%zu\" x=\"%.0f\" "
+            "y=\"%.0f\" width=\"%d\" height=\"24\" rx=\"4\" fill=\"%s\" "
+            "stroke=\"%s\" stroke-width=\"%d\"/>\n",
+            gcb_cell_name(st), p->machine, i, x, y, NIC_W, gcb__svg_fill(st),
+            gcb__svg_stroke(st), st >= GCB_CELL_WARN ? 3 : 1);
     gcb__svg_text(out, x + 6, y + 16, "font-size=\"11\"", label);
-    x += 160;
-    if (x + 150 > gcb__svg_width(p))
+    x += NIC_W + 10;
+    if (x + NIC_W > gcb__svg_width(p))
       break;
   }
 }
@@ -283,11 +415,12 @@ void gcb__svg_machine(FILE *out, const struct gcb__svg_pic *p, double y) {
            p->hostname, p->n, p->model[0] ? " \xc2\xb7 " : "", p->model);
   gcb__svg_text(out, MARGIN, 20, "font-size=\"15\" font-weight=\"600\"", title);
   numa_bands(out, p);
+  switch_boxes(out, p);
   for (size_t i = 0; i < p->n; i++) {
     host_link(out, p, i);
     gpu_box(out, p, i);
   }
-  double yy = TITLE_H + nrows(p) * ROW_H;
+  double yy = TITLE_H + nrows(p) * row_h(p);
   if (arcs(p)) {
     edge_arcs(out, p, yy - 18);
     yy += 24 + 22.0 * arcs(p);

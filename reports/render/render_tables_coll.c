@@ -4,7 +4,9 @@
  * message size, out-of-place and in-place side by side with nccl-tests'
  * columns (time in microseconds, algbw, busbw in GB/s, #wrong), followed by
  * what nccl-tests does not measure: the rank that arrived latest on
- * average, and by how much. Files converted from nccl-tests' JSON show the
+ * average, and by how much; and, where the analysis found a row off its
+ * neighbours' trend or above its latency floor (rules_trend.c), a note
+ * column that marks it. Files converted from nccl-tests' JSON show the
  * same way.
  */
 #include <math.h>
@@ -21,11 +23,55 @@ static bool is_coll(const json_t *c) {
 }
 
 static bool in_place(const json_t *c) {
-  const json_t *v = json_object_get(json_object_get(c, "params"), "inplace");
-  const char *s = json_string_value(v);
-  return json_is_true(v) || (json_is_number(v) && json_number_value(v) != 0) ||
-         (s != NULL && (strcmp(s, "1") == 0 || strcmp(s, "yes") == 0 ||
-                        strcmp(s, "true") == 0));
+  return gcb_analyze_in_place(c);
+}
+
+/* A finding on a sweep row (rules_trend.c): the analysis decides which
+ * rows are off; the table only marks them. */
+static bool row_kind(const struct gcb_finding *f) {
+  return strcmp(f->kind, "sweep-trend") == 0 ||
+         strcmp(f->kind, "latency-floor") == 0;
+}
+
+/* Whether a finding of document d marks a row of the sweep `key`. */
+static bool sweep_marked(const struct gcb__tb *b, size_t d, const char *key) {
+  const struct gcb_findings *fs = b->rep->findings;
+  char k[GCB_VIEW_SWEEP_KEY];
+  for (size_t i = 0; fs != NULL && i < fs->n; i++) {
+    const struct gcb_finding *f = &fs->items[i];
+    if (!row_kind(f) || f->where.doc != (int)d || f->case_json == NULL)
+      continue;
+    gcb_view_sweep_key(f->case_json, k, sizeof k);
+    if (strcmp(k, key) == 0)
+      return true;
+  }
+  return false;
+}
+
+/* The note on the row's half (out-of-place or in-place): "▲ off trend:
+ * 46 us vs 23 us on its neighbours' line (2.00x)", appended to what the
+ * other half wrote. Returns whether the case is marked. */
+static bool row_note(struct gcb__tb *b, char **r, size_t col, size_t d,
+                     const json_t *c) {
+  const struct gcb_findings *fs = b->rep->findings;
+  bool marked = false;
+  for (size_t i = 0; fs != NULL && i < fs->n; i++) {
+    const struct gcb_finding *f = &fs->items[i];
+    if (!row_kind(f) || f->where.doc != (int)d || f->case_json != c)
+      continue;
+    char m[32], e[32];
+    gcb_view_fmt_time(f->measured / 1e6, m, sizeof m);
+    gcb_view_fmt_time(f->expected / 1e6, e, sizeof e);
+    const char *before = r[col] != NULL ? r[col] : "";
+    bool trend = strcmp(f->kind, "sweep-trend") == 0;
+    gcb__cell(b, r, col, "%s%s\xe2\x96\xb2 %s%s: %s vs %s %s (%.2fx)", before,
+              before[0] ? "; " : "", in_place(c) ? "in-place " : "",
+              trend ? "off trend" : "above latency floor", m, e,
+              trend ? "on its neighbours' line" : "floor",
+              f->measured / f->expected);
+    marked = true;
+  }
+  return marked;
 }
 
 static void sweep_title(const json_t *c, size_t run, size_t nruns, char *buf,
@@ -127,6 +173,11 @@ static void fill(struct gcb__tb *b, char **r, const json_t *c,
   }
 }
 
+#define INTRO                                                                  \
+  "nccl-tests layout, out-of-place then in-place: time is the mean over "      \
+  "ranks of each rank's mean, ranks the fastest and slowest rank's, "          \
+  "GB = 1e9 B; latest rank: the one the others waited for (out-of-place)"
+
 static void sweep_table(struct gcb__tb *b, size_t d, const json_t *first,
                         const char *key, size_t index) {
   static const char *const h[] = {"size (B)",      "count (elements)",
@@ -138,6 +189,12 @@ static void sweep_table(struct gcb__tb *b, size_t d, const json_t *first,
                                   "algbw (GB/s)",  "busbw (GB/s)",
                                   "#wrong",        "latest rank",
                                   "lateness (us)", NULL};
+  /* A note column only where the analysis marked a row. */
+  const char *hs[sizeof h / sizeof *h + 1];
+  memcpy(hs, h, sizeof h);
+  bool marks = sweep_marked(b, d, key);
+  hs[17] = marks ? "note" : NULL;
+  hs[18] = NULL;
   char id[32], title[200], k[512];
   const json_t *cases = json_object_get(b->rep->docs[d].root, "cases"), *c;
   size_t i;
@@ -145,10 +202,10 @@ static void sweep_table(struct gcb__tb *b, size_t d, const json_t *first,
   sweep_title(first, d, b->rep->ndocs, title, sizeof title);
   struct gcb_rtable *t = gcb__table_new_named(
       b, id, title,
-      "nccl-tests layout, out-of-place then in-place: time is the mean over "
-      "ranks of each rank's mean, ranks the fastest and slowest rank's, "
-      "GB = 1e9 B; latest rank: the one the others waited for (out-of-place)",
-      h);
+      marks ? INTRO "; \xe2\x96\xb2 marks a row far off its neighbours' "
+                    "log-log trend or its latency floor (see findings)"
+            : INTRO,
+      hs);
   double *sizes = malloc(4096 * sizeof *sizes);
   b->oom |= sizes == NULL;
   json_array_foreach(cases, i, c) {
@@ -158,11 +215,19 @@ static void sweep_table(struct gcb__tb *b, size_t d, const json_t *first,
     char **r = strcmp(k, key) == 0
                    ? size_row(b, t, sizes, gcb_view_param_num(c, "size"))
                    : NULL;
+    if (r == NULL)
+      continue;
+    size_t row = (size_t)(r - t->cells) / t->ncols - 1;
     const char *cls = NULL;
-    if (r != NULL)
-      fill(b, r, c, &cls);
-    if (r != NULL && cls != NULL)
-      t->row_class[(size_t)(r - t->cells) / t->ncols - 1] = cls;
+    fill(b, r, c, &cls);
+    if (cls != NULL)
+      t->row_class[row] = cls;
+    /* The HTML class: the row's state, then off-trend (rendered bold). */
+    if (marks && row_note(b, r, 17, d, c))
+      t->row_class[row] =
+          t->row_class[row] != NULL && strstr(t->row_class[row], "fail")
+              ? "fail off-trend"
+              : "warn off-trend";
   }
   free(sizes);
 }

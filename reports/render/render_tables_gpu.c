@@ -4,7 +4,12 @@
  * ranks' devices), with its bus id, NUMA node, the ranks using it, what it
  * reached in GEMM (one column per dtype), device memory bandwidth, H2D and
  * D2H, and the findings that name it (by node and GPU index). The figure
- * of a GPU is that of the first rank using it.
+ * of a GPU is that of the first rank using it. Where a document sweeps
+ * GEMM shapes, a column beside each type gives the GPU's best shape (its
+ * highest median over the sweep's shapes, mamf-finder's "best outcome");
+ * where the GPUs reported NVML telemetry, a column gives its lowest SM
+ * clock and highest power over the cases, and how many cases were too
+ * short for the sampler (its readings are then from their start and end).
  */
 #include <math.h>
 #include <stdio.h>
@@ -17,12 +22,18 @@
 #include "reports/render/render_tables.h"
 
 #define MAX_GPU_COLS 10
+#define MAX_COLS (2 * MAX_GPU_COLS)
 
-/* A figure column: which case of each document it shows. */
+/* A figure column: which case of each document it shows. A best-shape
+ * column (best) shows, per GPU, the best of the cases of column `name`. */
 struct gcol {
   char head[96];
+  char name[96];          /* column_of's name of its cases */
   const json_t *cases[8]; /* per document (the first 8) */
+  const json_t *first[8]; /* the first case of the column per document */
+  size_t shapes[8];       /* cases of another shape than the first's */
   double scale;           /* to the unit the heading shows (TFLOP/s) */
+  bool best;
 };
 
 /* The column a case belongs in ("GEMM bf16"), or false. pcie cases go in
@@ -66,6 +77,15 @@ static bool wanted(const struct gcol *cols, size_t n, const char *name) {
   return true;
 }
 
+/* Two GEMM cases of one m x n x k. */
+static bool same_shape(const json_t *a, const json_t *b) {
+  static const char *const dims[] = {"m", "n", "k"};
+  for (size_t i = 0; i < 3; i++)
+    if (gcb_view_param_num(a, dims[i]) != gcb_view_param_num(b, dims[i]))
+      return false;
+  return true;
+}
+
 static size_t gpu_columns(const struct gcb_report *rep, struct gcol *cols) {
   size_t n = 0;
   for (size_t d = 0; d < rep->ndocs && d < 8; d++) {
@@ -85,11 +105,116 @@ static size_t gpu_columns(const struct gcb_report *rep, struct gcol *cols) {
         cols[k].scale = scale;
       }
       gcb_view_copy(cols[k].head, sizeof cols[k].head, name);
+      gcb_view_copy(cols[k].name, sizeof cols[k].name, name);
+      if (cols[k].first[d] == NULL)
+        cols[k].first[d] = c;
+      else if (!same_shape(c, cols[k].first[d]))
+        cols[k].shapes[d]++;
       if (better(c, cols[k].cases[d]))
         cols[k].cases[d] = c;
     }
   }
   return n;
+}
+
+/* After each GEMM column whose document holds its cases in more than
+ * one shape (a shape sweep), its best-shape column; returns the new count. */
+static size_t best_columns(struct gcol *cols, size_t n, size_t ndocs) {
+  size_t out = n;
+  for (size_t k = n; k-- > 0;) {
+    size_t most = 0;
+    for (size_t d = 0; d < ndocs && d < 8; d++)
+      most = cols[k].shapes[d] > most ? cols[k].shapes[d] : most;
+    if (strncmp(cols[k].name, "GEMM ", 5) != 0 || most == 0 || out == MAX_COLS)
+      continue;
+    memmove(&cols[k + 2], &cols[k + 1], (out - k - 1) * sizeof *cols);
+    cols[k + 1] = cols[k];
+    cols[k + 1].best = true;
+    /* "GEMM bf16 (TFLOP/s)" -> "GEMM bf16 best shape (TFLOP/s)" */
+    const char *unit = strrchr(cols[k].name, '(');
+    int at = unit ? (int)(unit - cols[k].name) : (int)strlen(cols[k].name);
+    snprintf(cols[k + 1].head, sizeof cols[k + 1].head, "%.*sbest shape %s", at,
+             cols[k].name, unit ? unit : "");
+    out++;
+  }
+  return out;
+}
+
+/* The best median of `rank` over document `cases`' cases of column
+ * `col` and the shape that reached it ("760.2 @ 8192x8192x4096"). */
+static void best_cell(struct gcb__tb *b, char **r, size_t at,
+                      const struct gcol *col, const json_t *cases,
+                      long long rank) {
+  const json_t *c, *best = NULL;
+  double top = NAN;
+  size_t i;
+  json_array_foreach(cases, i, c) {
+    char name[96];
+    double scale, x;
+    if (!column_of(cases, c, name, sizeof name, &scale) ||
+        strcmp(name, col->name) != 0 || isnan(x = gcb__rank_figure(c, rank)))
+      continue;
+    if (best == NULL || x > top)
+      best = c, top = x;
+  }
+  if (best == NULL) {
+    gcb__cell(b, r, at, "-");
+    return;
+  }
+  char num[48];
+  gcb_view_fmt(top * col->scale, num, sizeof num);
+  gcb__cell(b, r, at, "%s @ %.0fx%.0fx%.0f", num, gcb_view_param_num(best, "m"),
+            gcb_view_param_num(best, "n"), gcb_view_param_num(best, "k"));
+}
+
+/* Whether a document's cases carry NVML telemetry for some rank. */
+static bool has_telemetry(const struct gcb_report *rep) {
+  for (size_t d = 0; d < rep->ndocs; d++) {
+    const json_t *c;
+    size_t i;
+    json_array_foreach(json_object_get(rep->docs[d].root, "cases"), i, c) {
+      struct gcb_ranks pr;
+      gcb_ranks_of(c, &pr);
+      if (pr.col[GCB_RC_TELEM_SAMPLES] != NULL)
+        return true;
+    }
+  }
+  return false;
+}
+
+/* What NVML said about `rank`'s GPU over the document's cases: its lowest
+ * SM clock, highest power, and the cases too short to sample. */
+static void telemetry_cell(struct gcb__tb *b, char **r, size_t at,
+                           const json_t *cases, long long rank) {
+  double sm = INFINITY, watts = -INFINITY;
+  size_t n = 0, short_n = 0, i;
+  const json_t *c;
+  json_array_foreach(cases, i, c) {
+    struct gcb_ranks pr;
+    gcb_ranks_of(c, &pr);
+    long long k = gcb_ranks_find(&pr, rank);
+    if (k < 0 || gcb_ranks_int(&pr, GCB_RC_TELEM_SAMPLES, (size_t)k, -1) < 0)
+      continue;
+    n++;
+    short_n +=
+        json_is_true(json_array_get(pr.col[GCB_RC_TELEM_TOO_SHORT], (size_t)k));
+    sm = fmin(sm, gcb_ranks_num(&pr, GCB_RC_TELEM_SM_MIN, (size_t)k));
+    watts = fmax(watts, gcb_ranks_num(&pr, GCB_RC_TELEM_POWER_MAX, (size_t)k));
+  }
+  char text[160] = "-";
+  int used = 0;
+  if (n > 0 && isfinite(sm))
+    used = snprintf(text, sizeof text, "SM clock %.0f MHz lowest", sm);
+  if (n > 0 && isfinite(watts))
+    used += snprintf(text + used, sizeof text - (size_t)used,
+                     "%spower %.0f W "
+                     "highest",
+                     used ? ", " : "", watts);
+  if (short_n > 0)
+    snprintf(text + used, sizeof text - (size_t)used,
+             "%s%zu of %zu cases too short to sample", used ? "; " : "",
+             short_n, n);
+  gcb__cell(b, r, at, "%s", text);
 }
 
 /* What one row shows. */
@@ -103,7 +228,7 @@ struct grow {
 
 static void gpu_row(struct gcb__tb *b, struct gcb_rtable *t,
                     const struct grow *g, const struct gcol *cols, size_t ncols,
-                    const struct gcb__tallies *tally) {
+                    bool telemetry, const struct gcb__tallies *tally) {
   const char *cls;
   size_t nf = gcb__tallies_get(tally, g->node, g->gpu, &cls);
   size_t o = gcb__run_col(b);
@@ -118,12 +243,21 @@ static void gpu_row(struct gcb__tb *b, struct gcb_rtable *t,
   gcb__cell_id(b, r, o + 4, g->numa);
   gcb__cell(b, r, o + 5, "%s", g->model[0] ? g->model : "-");
   gcb__cell(b, r, o + 6, "%s", g->nranks ? ranks : "idle");
+  const json_t *cases = json_object_get(b->rep->docs[g->doc].root, "cases");
   for (size_t k = 0; k < ncols; k++) {
     const json_t *c = g->doc < 8 ? cols[k].cases[g->doc] : NULL;
     double x = c && g->nranks ? gcb__rank_figure(c, g->ranks[0]) : NAN;
-    gcb__cell_num(b, r, o + 7 + k, x * cols[k].scale, NULL);
+    if (cols[k].best && c != NULL && g->nranks)
+      best_cell(b, r, o + 7 + k, &cols[k], cases, g->ranks[0]);
+    else
+      gcb__cell_num(b, r, o + 7 + k, x * cols[k].scale, NULL);
   }
-  gcb__cell(b, r, o + 7 + ncols, "%zu", nf);
+  size_t at = o + 7 + ncols;
+  if (telemetry && g->nranks)
+    telemetry_cell(b, r, at, cases, g->ranks[0]);
+  else if (telemetry)
+    gcb__cell(b, r, at, "-");
+  gcb__cell(b, r, at + telemetry, "%zu", nf);
 }
 
 /* The ranks of a node that use GPU gpu (topology index), at most 4. */
@@ -142,7 +276,7 @@ static void gpu_ranks(const json_t *root, const json_t *node, long long gpu,
 /* Rows of one node: its topology's GPUs, else its ranks' devices. */
 static void node_rows(struct gcb__tb *b, struct gcb_rtable *t, size_t d,
                       const json_t *node, const struct gcol *cols, size_t ncols,
-                      const struct gcb__tallies *tally) {
+                      bool telemetry, const struct gcb__tallies *tally) {
   const json_t *root = b->rep->docs[d].root, *e;
   const json_t *topo = gcb_view_obj(node, "topology");
   struct grow g = {.doc = d,
@@ -155,7 +289,7 @@ static void node_rows(struct gcb__tb *b, struct gcb_rtable *t, size_t d,
     g.model = gcb_view_str(e, "model");
     g.numa = gcb_view_int(e, "numa", -1);
     gpu_ranks(root, node, g.gpu, &g);
-    gpu_row(b, t, &g, cols, ncols, tally);
+    gpu_row(b, t, &g, cols, ncols, telemetry, tally);
   }
   if (json_array_size(json_object_get(topo, "gpus")) > 0)
     return;
@@ -175,18 +309,21 @@ static void node_rows(struct gcb__tb *b, struct gcb_rtable *t, size_t d,
                       .numa = p.numa,
                       .ranks = {r},
                       .nranks = 1};
-    gpu_row(b, t, &g, cols, ncols, tally);
+    gpu_row(b, t, &g, cols, ncols, telemetry, tally);
   }
 }
 
 void gcb__gpus_table(struct gcb__tb *b) {
-  struct gcol cols[MAX_GPU_COLS];
-  size_t ncols = gpu_columns(b->rep, cols);
-  const char *h[8 + MAX_GPU_COLS + 2] = {"run",    "node", "host",  "GPU",
-                                         "bus id", "NUMA", "model", "ranks"};
+  struct gcol cols[MAX_COLS];
+  size_t ncols = best_columns(cols, gpu_columns(b->rep, cols), b->rep->ndocs);
+  bool telemetry = has_telemetry(b->rep);
+  const char *h[8 + MAX_COLS + 3] = {"run",    "node", "host",  "GPU",
+                                     "bus id", "NUMA", "model", "ranks"};
   size_t nh = 8;
   for (size_t k = 0; k < ncols; k++)
     h[nh++] = cols[k].head;
+  if (telemetry)
+    h[nh++] = "telemetry (NVML)";
   h[nh++] = "findings";
   h[nh] = NULL;
   struct gcb_rtable *t = gcb__table_new(
@@ -202,7 +339,7 @@ void gcb__gpus_table(struct gcb__tb *b) {
     json_array_foreach(json_object_get(b->rep->docs[d].root, "nodes"), i,
                        node) {
       if (!b->oom)
-        node_rows(b, t, d, node, cols, ncols, &tally);
+        node_rows(b, t, d, node, cols, ncols, telemetry, &tally);
     }
     gcb__tallies_free(&tally);
   }

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cublasLt.h>
 
@@ -65,6 +66,9 @@ static cudaError_t logged(const char *name, const void *what, size_t bytes) {
     c->device = current_device;
     c->stream_device = -1;
     c->gate = gate_flag ? *gate_flag : -1;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    c->t = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
   }
   if (fake_cuda.fail_nth > 0 && strcmp(name, fake_cuda.fail_name) == 0 &&
       ++fake_cuda.fail_seen == fake_cuda.fail_nth)
@@ -116,8 +120,18 @@ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr,
   return cudaSuccess;
 }
 cudaError_t cudaDeviceGetPCIBusId(char *bus, int len, int device) {
-  snprintf(bus, (size_t)len, "0000:%02X:00.0", 0x19 + device);
+  int base = fake_cuda.bus_base ? fake_cuda.bus_base : 0x19;
+  snprintf(bus, (size_t)len, "0000:%02X:00.0", (base + device) & 0xff);
   return cudaSuccess;
+}
+cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device) {
+  memset(prop, 0, sizeof *prop);
+  snprintf(prop->name, sizeof prop->name, "Fake GPU %d", device);
+  prop->totalGlobalMem = (size_t)80 << 30;
+  prop->l2CacheSize = 1 << 20;
+  prop->multiProcessorCount = 132;
+  prop->major = 9;
+  return logged("cudaGetDeviceProperties", NULL, (size_t)device);
 }
 cudaError_t cudaGetLastError(void) {
   return cudaSuccess;
@@ -181,13 +195,68 @@ cudaError_t cudaMemGetInfo(size_t *free_b, size_t *total) {
   *total = (size_t)80 << 30;
   return cudaSuccess;
 }
+/* Sizes of the live allocations, for the IPC handles. */
+static struct {
+  void *p;
+  size_t bytes;
+} allocs[256];
+
 cudaError_t cudaMalloc(void **p, size_t bytes) {
   *p = calloc(1, bytes ? bytes : 1);
+  for (size_t i = 0; *p != NULL && i < sizeof allocs / sizeof *allocs; i++)
+    if (allocs[i].p == NULL) {
+      allocs[i].p = *p, allocs[i].bytes = bytes;
+      break;
+    }
   return *p ? logged("cudaMalloc", *p, bytes) : cudaErrorMemoryAllocation;
 }
 cudaError_t cudaFree(void *p) {
+  for (size_t i = 0; p != NULL && i < sizeof allocs / sizeof *allocs; i++)
+    if (allocs[i].p == p)
+      allocs[i].p = NULL;
+  cudaError_t rc = p != NULL ? logged("cudaFree", p, 0) : cudaSuccess;
   free(p);
-  return cudaSuccess;
+  return rc;
+}
+
+/* ---- CUDA IPC (see fake_cuda.h) ------------------------------------------ */
+
+#define FAKE_IPC_MAGIC 0x46414b45u /* "FAKE" */
+
+cudaError_t cudaIpcGetMemHandle(cudaIpcMemHandle_t *handle, void *p) {
+  uint32_t magic = FAKE_IPC_MAGIC;
+  uint64_t bytes = 0;
+  for (size_t i = 0; i < sizeof allocs / sizeof *allocs; i++)
+    if (allocs[i].p == p)
+      bytes = allocs[i].bytes;
+  memset(handle, 0, sizeof *handle);
+  memcpy(handle->reserved, &magic, sizeof magic);
+  memcpy(handle->reserved + 8, &bytes, sizeof bytes);
+  if (bytes == 0)
+    return cudaErrorInvalidValue;
+  return logged("cudaIpcGetMemHandle", p, (size_t)bytes);
+}
+cudaError_t cudaIpcOpenMemHandle(void **p, cudaIpcMemHandle_t handle,
+                                 unsigned int flags) {
+  (void)flags;
+  uint32_t magic;
+  uint64_t bytes;
+  memcpy(&magic, handle.reserved, sizeof magic);
+  memcpy(&bytes, handle.reserved + 8, sizeof bytes);
+  if (magic != FAKE_IPC_MAGIC || bytes == 0 ||
+      (*p = calloc(1, (size_t)bytes)) == NULL)
+    return cudaErrorInvalidValue;
+  return logged("cudaIpcOpenMemHandle", *p, (size_t)bytes);
+}
+cudaError_t cudaIpcCloseMemHandle(void *p) {
+  if (fake_cuda.close_delay_ms > 0) {
+    struct timespec d = {fake_cuda.close_delay_ms / 1000,
+                         (long)(fake_cuda.close_delay_ms % 1000) * 1000000L};
+    nanosleep(&d, NULL);
+  }
+  cudaError_t rc = logged("cudaIpcCloseMemHandle", p, 0);
+  free(p);
+  return rc;
 }
 cudaError_t cudaHostAlloc(void **p, size_t bytes, unsigned int flags) {
   (void)flags;

@@ -22,6 +22,12 @@
 
 #define FAKE_LOG_MAX 8192
 
+/* CUDA IPC across processes of one machine: the handle carries the size
+ * of the exported buffer, and cudaIpcOpenMemHandle maps a fresh local
+ * buffer of that size (copies into it are checked on the importer's
+ * side). cudaIpcGetMemHandle logs the exported pointer, cudaFree and
+ * cudaIpcCloseMemHandle the pointer they release. */
+
 struct fake_call {
   char name[40];     /* "cudaEventRecord", "gate", "matmul", ... */
   const void *what;  /* the stream, or the event recorded/synchronised */
@@ -30,6 +36,8 @@ struct fake_call {
   int device;        /* the device current at the call */
   int stream_device; /* the device the stream was created on; -1 */
   int gate;          /* the gate flag at the call: 1 open, 0 closed, -1 none */
+  double t;          /* CLOCK_MONOTONIC seconds at the call (after any
+                        delay it injects): comparable across processes */
 };
 
 struct fake_cuda {
@@ -39,6 +47,10 @@ struct fake_cuda {
   bool algo_penalty; /* + 0.1 ms per step of the last multiply's algorithm
                         (the heuristic's index + 1) away from 4 */
   int device_count;
+  int bus_base;       /* device d's PCI bus is bus_base + d (0: 0x19), so
+                         processes of one test can see different GPUs */
+  int close_delay_ms; /* cudaIpcCloseMemHandle takes this long (a peer
+                         still mapping the buffer while its owner goes on) */
   /* Fault injection: the `fail_nth`-th call (1-based) named `fail_name`
    * returns fail_rc. */
   char fail_name[40];

@@ -117,3 +117,43 @@ Test(cuda_pure, gpu_only_memory_kernels_count_their_bytes) {
   cr_expect_eq(c->reads, 1);
   cr_expect_eq(c->writes, 1);
 }
+
+/* nvbandwidth times each direction of a bidirectional copy on its own
+ * events (memcpy.cpp VECTOR_BW): bidir_leg's second leg runs beside the
+ * timed one and is not joined; bidir's (the total) is joined back. */
+Test(cuda_pure, p2p_lane_roles_per_direction) {
+  const enum gcb_p2p_mode modes[] = {GCB_P2P_CE, GCB_P2P_SM, GCB_P2P_STAGED};
+  for (size_t m = 0; m < 3; m++) {
+    enum gcb_p2p_mode mode = modes[m];
+    bool staged = mode == GCB_P2P_STAGED;
+    for (int d = 0; d < GCB_P2P_DIR_COUNT; d++)
+      cr_expect_eq(gcb_p2p_lane_role(mode, d, GCB_P2P_LANE_SRC), GCB_P2P_TIMED,
+                   "the source lane holds the events");
+    /* one direction: no second leg */
+    cr_expect_eq(gcb_p2p_lane_role(mode, GCB_P2P_DIR_UNI, GCB_P2P_LANE_SRC2),
+                 GCB_P2P_UNUSED);
+    cr_expect_eq(gcb_p2p_lane_role(mode, GCB_P2P_DIR_UNI, GCB_P2P_LANE_DST2),
+                 GCB_P2P_UNUSED);
+    /* the total: both legs joined before the stop event */
+    cr_expect_eq(gcb_p2p_lane_role(mode, GCB_P2P_DIR_BIDIR, GCB_P2P_LANE_SRC2),
+                 GCB_P2P_TIMED);
+    cr_expect_eq(
+        gcb_p2p_lane_role(mode, GCB_P2P_DIR_BIDIR_LEG, GCB_P2P_LANE_SRC2),
+        GCB_P2P_BESIDE, "the other direction is not in the timed leg");
+    /* staged: the destination's upload is part of the timed leg */
+    cr_expect_eq(
+        gcb_p2p_lane_role(mode, GCB_P2P_DIR_BIDIR_LEG, GCB_P2P_LANE_DST),
+        staged ? GCB_P2P_TIMED : GCB_P2P_UNUSED);
+    cr_expect_eq(
+        gcb_p2p_lane_role(mode, GCB_P2P_DIR_BIDIR_LEG, GCB_P2P_LANE_DST2),
+        staged ? GCB_P2P_BESIDE : GCB_P2P_UNUSED);
+    cr_expect_eq(gcb_p2p_lane_role(mode, GCB_P2P_DIR_BIDIR, GCB_P2P_LANE_DST2),
+                 staged ? GCB_P2P_TIMED : GCB_P2P_UNUSED);
+  }
+  cr_expect_eq(gcb_p2p_legs(GCB_P2P_DIR_UNI), 1);
+  cr_expect_eq(gcb_p2p_legs(GCB_P2P_DIR_LATENCY), 1);
+  cr_expect_eq(gcb_p2p_legs(GCB_P2P_DIR_BIDIR), 2);
+  cr_expect_eq(gcb_p2p_legs(GCB_P2P_DIR_BIDIR_LEG), 2);
+  cr_expect_eq(gcb_p2p_lane_role(GCB_P2P_CE, GCB_P2P_DIR_BIDIR, GCB_P2P_LANES),
+               GCB_P2P_UNUSED);
+}

@@ -11,7 +11,9 @@
  *   loopCount) and report their mean;
  * - pcie h2d_bidir times its own stream alone while d2h runs on the other,
  *   twice as long; bidir is the total, stream 2 joined before the stop;
- * - p2p bidir drives each leg from its source GPU; a failed p2p sample
+ * - p2p bidir drives each leg from its source GPU; bidir_leg times the
+ *   first leg alone (the second forked, not joined, drained after the
+ *   stop: nvbandwidth's per-direction figures); a failed p2p sample
  *   drains its streams after opening the gate.
  */
 #include <criterion/criterion.h>
@@ -306,6 +308,58 @@ Test(cuda_timing, p2p_bidir_legs_run_from_their_source_gpu) {
   cr_assert_eq(op.check(op.state, &check, &err), GCB_OK);
   cr_expect_eq(check.wrong, 0);
   gcb_op_release(&op);
+}
+
+/* The p2p sample's start and stop records (its own events): the first
+ * record after the gate, the last before the host waits. */
+static void p2p_window(int *lo, int *hi, int *sync) {
+  int gate = fake_find("gate", 0, 0);
+  *sync = fake_find("cudaEventSynchronize", gate, 0);
+  cr_assert(gate >= 0 && *sync > gate);
+  *lo = fake_find("cudaEventRecord", gate, 0);
+  *hi = -1;
+  for (int i = *lo; i < *sync; i++)
+    if (strcmp(fake_cuda.log[i].name, "cudaEventRecord") == 0)
+      *hi = i;
+  cr_assert(*lo >= 0 && *hi > *lo);
+}
+
+/* Copies between lo and hi whose stream lives on `device`. */
+static int copies_on(int device, int lo, int hi) {
+  int n = 0;
+  for (int i = lo; i < hi; i++)
+    n += strcmp(fake_cuda.log[i].name, "cudaMemcpyAsync") == 0 &&
+         fake_cuda.log[i].stream_device == device;
+  return n;
+}
+
+Test(cuda_timing, p2p_bidir_leg_times_one_direction_beside_the_other) {
+  for (int leg = 0; leg <= 1; leg++) {
+    struct gcb_op op;
+    p2p_case(leg ? GCB_P2P_DIR_BIDIR_LEG : GCB_P2P_DIR_BIDIR, &op);
+    double s = 0;
+    cr_assert_eq(op.run(op.state, 1, &s, &err), GCB_OK, "%s", err.msg);
+    int lo, hi, sync;
+    p2p_window(&lo, &hi, &sync);
+    cr_expect_eq(copies_on(0, lo, hi), 1, "GPU 0 -> 1, from GPU 0");
+    cr_expect_eq(copies_on(1, lo, hi), 1, "GPU 1 -> 0 at the same time");
+    cr_expect_eq(fake_count("cudaStreamWaitEvent", lo, hi), leg ? 1 : 2, "%s",
+                 leg ? "the second leg forked after the start, not joined"
+                     : "the total: the second leg joined before the stop");
+    int drained = -1;
+    for (int i = sync; i < fake_cuda.n; i++)
+      if (strcmp(fake_cuda.log[i].name, "cudaStreamSynchronize") == 0 &&
+          fake_cuda.log[i].stream_device == 1)
+        drained = i;
+    if (leg)
+      cr_expect_gt(drained, sync, "the leg beside drained after the stop");
+    cr_expect_float_eq(s, 1.6e-3, 1e-9);
+    struct gcb_check check;
+    cr_assert_eq(op.check(op.state, &check, &err), GCB_OK);
+    cr_expect_eq(check.samples, 2, "both directions validated");
+    cr_expect_eq(check.wrong, 0);
+    gcb_op_release(&op);
+  }
 }
 
 Test(cuda_timing, p2p_failure_drains_after_opening_the_gate) {

@@ -8,8 +8,8 @@
  */
 #include <math.h>
 
-#include "tests/reports/report_fixture.h"
 #include "reports/analysis/analyze.h"
+#include "tests/reports/report_fixture.h"
 
 #define NGPU 8
 
@@ -223,16 +223,18 @@ Test(crafted, copies_slower_by_design_are_not_judged) {
   done(&r);
 }
 
-/* Every ordered pair of GPUs as a p2p case at `bw`, pair (2, 6) at slow. */
-static void add_pairs(struct run *r, double bw, double slow, bool path) {
+/* Every ordered pair of GPUs as a p2p case at `bw`, pair (2, 6) at slow;
+ * `extra` is more params ("" or ", \"direction\": \"bidir\""). */
+static void add_pairs_with(struct run *r, double bw, double slow, bool path,
+                           const char *extra) {
   for (int a = 0; a < NGPU; a++)
     for (int b = 0; b < NGPU; b++) {
       if (a == b)
         continue;
       double fig = a == 2 && b == 6 ? slow : bw + (a + b) % 3;
       char params[128], label[32];
-      snprintf(params, sizeof params, "{\"src\": %d, \"dst\": %d%s}", a, b,
-               path ? ", \"path\": \"NV18\"" : "");
+      snprintf(params, sizeof params, "{\"src\": %d, \"dst\": %d%s%s}", a, b,
+               path ? ", \"path\": \"NV18\"" : "", extra);
       snprintf(label, sizeof label, "GPU%d->GPU%d", a, b);
       json_t *c = fx_case("p2p", label, params, "GB/s", &fig, 1, 0.01, NULL);
       json_object_set_new(json_array_get(json_object_get(c, "per_rank"), 0),
@@ -241,14 +243,31 @@ static void add_pairs(struct run *r, double bw, double slow, bool path) {
     }
 }
 
+static void add_pairs(struct run *r, double bw, double slow, bool path) {
+  add_pairs_with(r, bw, slow, path, "");
+}
+
 Test(crafted, one_slow_gpu_pair_below_the_model) {
   struct run r = node8();
   add_pairs(&r, 380, 150, false);
   analyse(&r);
   const struct gcb_finding *f = the_one(&r, "p2p-bandwidth", 2);
   cr_expect_eq(f->severity, GCB_SEV_FAIL, "150 of 450 GB/s");
-  cr_expect_str_eq(f->where.link, "0000:12:00.0<->0000:16:00.0");
+  cr_expect_str_eq(f->where.link, "0000:12:00.0->0000:16:00.0",
+                   "one direction: A->B");
   cr_expect_float_eq(f->expected, 450, 1e-9);
+  done(&r);
+}
+
+/* A figure of both directions at once is the one kind of pair whose link
+ * is written with "<->"; it is held against twice the one-way rate. */
+Test(crafted, a_bidirectional_pair_is_named_both_ways) {
+  struct run r = node8();
+  add_pairs_with(&r, 760, 300, false, ", \"direction\": \"bidir\"");
+  analyse(&r);
+  const struct gcb_finding *f = the_one(&r, "p2p-bandwidth", 2);
+  cr_expect_str_eq(f->where.link, "0000:12:00.0<->0000:16:00.0");
+  cr_expect_float_eq(f->expected, 900, 1e-9, "both directions of NV18");
   done(&r);
 }
 
@@ -263,7 +282,7 @@ Test(crafted, one_slow_pair_below_its_class_without_a_model) {
   cr_expect_str_eq(f->kind, "p2p-bandwidth");
   cr_expect_eq(f->severity, GCB_SEV_WARN);
   cr_expect_eq(f->where.gpu, 2);
-  cr_expect_str_eq(f->where.link, "GPU2<->GPU6");
+  cr_expect_str_eq(f->where.link, "GPU2->GPU6");
   cr_expect(strstr(f->explanation, "NV18") != NULL, "%s", f->explanation);
   done(&r);
 }

@@ -130,6 +130,10 @@ Test(diagnose, the_8_gpu_fixture_yields_exactly_its_seven_root_causes) {
                        want[i].name, rc->summary);
     cr_expect_str_eq(rc->comp.hostname, "gpu0000");
   }
+  /* A one-way pair is "A->B" (only a figure of both directions is "<->");
+   * a host link is the link itself, H2D and D2H, so "<->host". */
+  cr_expect_str_eq(x.d.items[2].comp.link, "0000:4c:00.0->0000:cb:00.0");
+  cr_expect_str_eq(x.d.items[3].comp.link, "0000:bb:00.0<->host");
   cr_expect(gcb_diagnosis_failed(&x.d));
   done(&x);
 }
@@ -527,6 +531,34 @@ Test(diagnose, junit_has_a_unique_timed_test_per_component_check) {
   cr_expect_gt(n, 64);
   cr_expect_eq(timed, n, "every test has its time=");
   free(seen);
+  free(text);
+  done(&x);
+}
+
+/* A check a source cannot evaluate is n/a for that source: a skipped test
+ * of its own, with the reason, never a line of the check's failure; a
+ * component family with no measurement is skipped, not passed. */
+Test(diagnose, junit_writes_na_checks_as_skipped) {
+  struct dx x;
+  gpu8(&x);
+  struct gcb_report rep = report_of(&x);
+  char *text = render(&rep, junit);
+  const char *na = strstr(
+      text, "name=\"allreduce stragglers: late_us n/a in "
+            "interop/nccl-tests-allreduce.json\" time=\"0.000000\">\n"
+            "      <skipped message=\"check &#39;allreduce stragglers&#39;: "
+            "n/a for interop/nccl-tests-allreduce.json, which does not "
+            "measure late_us\"/>");
+  cr_expect_not_null(na, "the n/a check is a skipped test");
+  const char *check = strstr(text, "name=\"allreduce stragglers\"");
+  cr_assert_not_null(check);
+  const char *end = strstr(check, "</testcase>");
+  cr_assert_not_null(end);
+  const char *line = strstr(check, "n/a for");
+  cr_expect(line == NULL || line > end, "no n/a line in the check's failure");
+  cr_expect_not_null(strstr(text, "<testsuite name=\"gcbench.criteria\" "
+                                  "tests=\"14\" failures=\"9\" errors=\"0\" "
+                                  "skipped=\"1\">"));
   free(text);
   done(&x);
 }

@@ -496,3 +496,22 @@ Test(render, sweeps_with_nothing_to_draw_get_no_plot) {
   free(buf);
   json_decref(doc);
 }
+
+/* A component family the report has no measurement of (a "-" cell of the
+ * matrix) is neither passed nor failed in junit.xml: skipped, saying so. */
+Test(render, junit_skips_component_checks_with_no_measurement) {
+  struct fixture fx;
+  fixture_load(&fx, DATA("report-fixture.json"));
+  size_t len;
+  char *out = render(&gcb_render_junit, &fx.rep, &len);
+  cr_expect_not_null(
+      strstr(out, "name=\"node gpu-node-01 GPU 0 0000:1b:00.0 H2D\" "
+                  "time=\"0.000000\">\n      <skipped message=\"n/a: the "
+                  "report has no H2D measurement of this GPU\"/>"),
+      "%s", out);
+  cr_expect_not_null(strstr(out, "name=\"gcbench.components\" tests=\"35\" "
+                                 "failures=\"4\" errors=\"0\" "
+                                 "skipped=\"16\""));
+  free(out);
+  fixture_free(&fx);
+}

@@ -5,8 +5,13 @@
  * GPU 2 -> GPU 6 pair are drawn failing and the healthy pairs passing; a
  * document carrying the real DGX-2 topology (16 GPUs, from the hwloc XML
  * of tests/data/topo) draws all 16 GPUs and its 240 pair cells within a
- * size bound; no script and no external reference in either.
+ * size bound, with a box for each of its 8 first-level PCIe switches; no
+ * script and no external reference in either. A crafted node with a bad
+ * host link under one switch and a degraded NIC under another draws both
+ * switches and the NIC as boxes in their verdict's colour, and is XML.
  */
+#include <unistd.h>
+
 #include "reports/analysis/diagnose.h"
 #include "reports/criteria/criteria.h"
 #include "reports/interop/interop.h"
@@ -160,10 +165,124 @@ Test(render_svg, the_dgx2_topology_stays_a_readable_bounded_picture) {
   cr_expect_not_null(strstr(svg, "id=\"topo-0-gpu-15\""));
   cr_expect_eq(count(svg, "id=\"topo-0-p2p-"), 256, "a cell per pair");
   cr_expect_eq(count(svg, "id=\"topo-0-arc-"), 0, "no arcs over two rows");
+  cr_expect_eq(count(svg, "class=\"switch "), 8,
+               "a box per switch above a pair of V100s (PLX, PIX pairs)");
   cr_expect_not_null(strstr(svg, "NV6 x 120 pairs"), "%.300s",
                      strstr(svg, "GPU\xe2\x86\x94GPU"));
   cr_expect(strncmp(svg, "<svg xmlns=", 11) == 0, "a standalone SVG");
   cr_expect_eq(count(svg, "<svg"), 1);
   free(svg);
   done(&x);
+}
+
+/* ---- PCIe switches and NICs ------------------------------------------------
+ * An 8-GPU node whose GPUs 2-3 sit under switch 0 and GPUs 4-5 and the NIC
+ * mlx5_0 under switch 1; GPU 2's H2D copy reaches 20 of 63 GB/s and the
+ * NIC's link reads below its port. Switch 0 carries the failing host link:
+ * it fails; switch 1 carries a warned NIC: it warns; the NIC warns. */
+static json_t *switched_node(void) {
+  static const double even[8] = {100, 101, 99, 100, 100, 101, 99, 100};
+  double h2d[8];
+  json_t *doc = fx_doc(8, 1, 64, "Test CPU");
+  fx_add_topology(doc, 8, 64);
+  fx_add_case(doc, fx_case("gemm", "bf16", "{\"dtype\": \"bf16\"}", "GFLOP/s",
+                           even, 8, 0.01, NULL));
+  for (int i = 0; i < 8; i++)
+    h2d[i] = i == 2 ? 20 : 52 * (1 + i * 0.001);
+  fx_add_case(doc, fx_case("pcie", "h2d",
+                           "{\"direction\": \"h2d\", \"size\": 1073741824}",
+                           "GB/s", h2d, 8, 0.01, NULL));
+  json_t *topo = json_object_get(
+      json_array_get(json_object_get(doc, "nodes"), 0), "topology");
+  json_object_set_new(
+      topo, "pcie_switches",
+      json_pack("[{s:s, s:s, s:i, s:f, s:i}, {s:s, s:s, s:i, s:f, s:i}]",
+                "busid", "0000:0f:00.0", "pci_id", "10b5:9781",
+                "downstream_ports", 4, "uplink_gbps", 63.02, "numa", 0, "busid",
+                "0000:8f:00.0", "pci_id", "10b5:9781", "downstream_ports", 4,
+                "uplink_gbps", 63.02, "numa", 1));
+  json_t *gpus = json_object_get(topo, "gpus");
+  for (int i = 2; i < 6; i++)
+    json_object_set_new(json_array_get(gpus, (size_t)i), "pcie_switch",
+                        json_integer(i < 4 ? 0 : 1));
+  json_array_append_new(
+      json_object_get(topo, "nics"),
+      json_pack("{s:i, s:s, s:s, s:b, s:i, s:s, s:f, s:i, s:[{s:s, s:s, s:f, "
+                "s:i, s:i, s:s}, {s:s, s:s, s:f, s:i, s:i, s:s}]}",
+                "index", 0, "busid", "0000:91:00.0", "name", "mlx5_0", "rdma",
+                1, "numa", 1, "cpus", "32-63", "link_gbps", 15.75,
+                "pcie_switch", 1, "pcie_path", "busid", "0000:91:00.0", "role",
+                "device", "gbps", 15.75, "gen", 3, "width", 16, "link",
+                "gen3 x16", "busid", "0000:90:01.0", "role",
+                "switch-downstream", "gbps", 31.5, "gen", 4, "width", 16,
+                "link", "gen4 x16"));
+  json_array_append_new(
+      json_object_get(topo, "facts"),
+      json_pack("{s:s, s:n, s:i, s:s}", "kind", "link-mismatch", "gpu", "nic",
+                0, "text",
+                "mlx5_0: its link reads gen3 x16 (15.75 GB/s) under a gen4 "
+                "x16 port"));
+  fx_check_valid(doc);
+  return doc;
+}
+
+/* The text of the element that carries `id` (from its '<' to its '>'). */
+static char *element(const char *svg, const char *id) {
+  const char *at = strstr(svg, id);
+  if (at == NULL)
+    return NULL;
+  const char *open = at;
+  while (open > svg && *open != '<')
+    open--;
+  const char *close = strchr(at, '>');
+  return strndup(open, (size_t)(close - open + 1));
+}
+
+Test(render_svg, switches_and_nics_are_boxes_coloured_by_their_verdict) {
+  struct fx x = {0};
+  json_t *doc = switched_node();
+  x.docs[0] = (struct gcb_doc){.name = "switched.json", .root = doc};
+  x.ndocs = 1;
+  gcb_thresholds_default(&x.th);
+  diagnose(&x);
+  size_t len;
+  char *svg = draw(&x.rep, true, &len);
+  cr_expect_eq(count(svg, "class=\"switch "), 2, "one box per switch");
+  char *sw0 = element(svg, "id=\"topo-0-switch-0-2\"");
+  char *sw1 = element(svg, "id=\"topo-0-switch-1-4\"");
+  char *nic = element(svg, "id=\"topo-0-nic-0\"");
+  cr_assert(sw0 && sw1 && nic, "%s", svg);
+  cr_expect(strstr(sw0, "class=\"switch fail\"") &&
+                strstr(sw0, "fill=\"#f8c9c9\""),
+            "the bad host link below switch 0: %s", sw0);
+  cr_expect(strstr(sw1, "class=\"switch warn\"") &&
+                strstr(sw1, "fill=\"#fbecc0\""),
+            "the warned NIC below switch 1: %s", sw1);
+  cr_expect(strstr(nic, "class=\"nic warn\"") && strstr(nic, "#fbecc0"), "%s",
+            nic);
+  cr_expect_not_null(strstr(svg, ">PCIe switch 0000:0f:00.0 \xc2\xb7 uplink "
+                                 "63.02 GB/s \xc2\xb7 fail<"));
+  cr_expect_not_null(strstr(svg, ">NIC mlx5_0 (NUMA 1) \xc2\xb7 warn<"));
+  cr_expect_not_null(
+      strstr(svg, "class=\"hostlink fail\" id=\"topo-0-host-2\""));
+  /* The picture is XML (xmllint, as the JUnit check uses). */
+  char path[] = "/tmp/gcb-topo-XXXXXX";
+  int fd = mkstemp(path);
+  cr_assert_geq(fd, 0);
+  FILE *f = fdopen(fd, "w");
+  fwrite(svg, 1, len, f);
+  fclose(f);
+  char cmd[600];
+  snprintf(cmd, sizeof cmd, "xmllint --noout %s 2>&1", path);
+  if (system("command -v xmllint >/dev/null 2>&1") == 0)
+    cr_expect_eq(system(cmd), 0, "topology.svg is not well-formed XML");
+  else
+    cr_log_warn("xmllint not found: the XML check is skipped");
+  unlink(path);
+  free(sw0);
+  free(sw1);
+  free(nic);
+  free(svg);
+  done(&x);
+  json_decref(doc);
 }

@@ -1,0 +1,283 @@
+/*
+ * Rules over the rows of a collective or point-to-point sweep (one
+ * operation, type, reduction, root and transport, out-of-place or
+ * in-place: one table of the report), each row judged against the other
+ * rows of the run rather than against a model of the hardware:
+ *  - `sweep-trend`: an interior row whose time is more than trend_pct %
+ *    above the line through its two neighbours in log(time) vs log(size).
+ *    busbw = size x factor / time, so in log-log the residual of the time
+ *    is exactly minus the residual of busbw: one test covers a time that
+ *    jumps and a bus bandwidth that dips (trend_pct 50: busbw below 1/1.5,
+ *    two thirds, of the line). A smooth sweep has time = latency +
+ *    bytes / bandwidth, convex in log-log, so the line through the
+ *    neighbours lies above it: a smooth sweep never comes near the
+ *    threshold (0.94 of the line at the knee with factor 2 steps), while
+ *    noise, protocol switches and real faults do;
+ *  - `latency-floor`: a small message (64 KiB or less) whose time is more
+ *    than latency_floor_x times its floor: the fastest time the run
+ *    measured for the same operation on the same transport and rank
+ *    count (any size, type or in-place: no message of that operation is
+ *    faster than the transport's latency) plus the row's bytes at the
+ *    best bandwidth of its sweep (Hockney's alpha + n / beta, both
+ *    measured); latency_floor_x 3 leaves room for the knee between the two
+ *    regimes, where pipelining is poorest (real sweeps reach 2.3x).
+ *    A row the trend rule flags is not reported twice.
+ * The first and last rows have one neighbour and are not judged by the
+ * trend (extrapolating the latency plateau into the bandwidth regime, or
+ * the reverse, would flag smooth sweeps); the floor still judges them.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reports/analysis/analyze_rules.h"
+
+#define SMALL_BYTES 65536.0 /* a small message: latency-bound */
+
+/* One row of a sweep. */
+struct row {
+  const json_t *c;
+  double size, t, busbw; /* bytes, seconds (mean over ranks), GB/s or NAN */
+  size_t order;          /* the case's position, for stable sorting */
+  bool trend;            /* flagged by the trend rule */
+  size_t alpha;          /* the fastest row of its floor key */
+  char sweep[GCB_VIEW_SWEEP_KEY + 8], floor[192];
+};
+
+bool gcb_analyze_in_place(const json_t *c) {
+  const json_t *v = json_object_get(json_object_get(c, "params"), "inplace");
+  const char *s = json_string_value(v);
+  return json_is_true(v) || (json_is_number(v) && json_number_value(v) != 0) ||
+         (s != NULL && (strcmp(s, "1") == 0 || strcmp(s, "yes") == 0 ||
+                        strcmp(s, "true") == 0));
+}
+
+static int cmp_row(const void *a, const void *b) {
+  const struct row *x = a, *y = b;
+  int c = strcmp(x->sweep, y->sweep);
+  if (c != 0)
+    return c;
+  if (x->size != y->size)
+    return x->size < y->size ? -1 : 1;
+  return (x->order > y->order) - (x->order < y->order);
+}
+
+/* Sets each row's alpha, the fastest row of its floor key, by sorting
+ * keys once (n log n, where a scan per row would be quadratic in a
+ * document of many cases). */
+struct floor_key {
+  const char *floor;
+  double t;
+  size_t row;
+};
+
+static int cmp_floor(const void *a, const void *b) {
+  const struct floor_key *x = a, *y = b;
+  int c = strcmp(x->floor, y->floor);
+  if (c != 0)
+    return c;
+  if (x->t != y->t)
+    return x->t < y->t ? -1 : 1;
+  return (x->row > y->row) - (x->row < y->row);
+}
+
+static bool set_alpha(struct row *r, size_t n) {
+  struct floor_key *k = malloc((n + 1) * sizeof *k);
+  if (k == NULL)
+    return false;
+  for (size_t i = 0; i < n; i++)
+    k[i] = (struct floor_key){.floor = r[i].floor, .t = r[i].t, .row = i};
+  if (n > 1)
+    qsort(k, n, sizeof *k, cmp_floor);
+  for (size_t i = 0, j; i < n; i = j)
+    for (j = i; j < n && strcmp(k[j].floor, k[i].floor) == 0; j++)
+      r[k[j].row].alpha = k[i].row;
+  free(k);
+  return true;
+}
+
+/* The document's collective rows with a time, sorted by sweep and size. */
+static struct row *rows_of(const json_t *cases, size_t *n) {
+  struct row *r = malloc((json_array_size(cases) + 1) * sizeof *r);
+  const json_t *c;
+  size_t i;
+  *n = 0;
+  if (r == NULL)
+    return NULL;
+  json_array_foreach(cases, i, c) {
+    const json_t *s = gcb_view_obj(c, "summary");
+    double t = gcb_view_num(gcb_view_obj(s, "time_s"), "mean");
+    double size = gcb_view_param_num(c, "size");
+    if (strcmp(gcb_view_str(c, "bench"), "coll") != 0 || !(t > 0) ||
+        !(size >= 0))
+      continue;
+    struct row *x = &r[(*n)++];
+    *x = (struct row){.c = c, .size = size, .t = t, .order = i};
+    x->busbw = gcb_view_num(s, "busbw");
+    char key[GCB_VIEW_SWEEP_KEY];
+    gcb_view_sweep_key(c, key, sizeof key);
+    snprintf(x->sweep, sizeof x->sweep, "%s|%s", key,
+             gcb_analyze_in_place(c) ? "in" : "out");
+    snprintf(x->floor, sizeof x->floor, "%s|%s|%lld",
+             gcb_view_param_str(c, "op"), gcb_view_str(c, "backend"),
+             gcb_view_int(s, "ranks", -1));
+  }
+  if (*n > 1)
+    qsort(r, *n, sizeof *r, cmp_row);
+  if (!set_alpha(r, *n)) {
+    free(r);
+    return NULL;
+  }
+  return r;
+}
+
+static struct gcb_finding *push_row(const struct gcb__rule_ctx *cx,
+                                    const struct row *x, double expected) {
+  struct gcb_finding *f = gcb__rule_push(cx, GCB_SEV_WARN);
+  if (f == NULL)
+    return NULL;
+  f->where.doc = cx->index;
+  gcb_view_case_title(x->c, f->where.subject, sizeof f->where.subject);
+  f->case_json = x->c;
+  f->measured = x->t * 1e6;
+  f->expected = expected * 1e6;
+  f->cost = 1 - expected / x->t;
+  snprintf(f->unit, sizeof f->unit, "us");
+  return f;
+}
+
+/* ---- sweep-trend ---------------------------------------------------------
+ */
+
+/* The time the log-log line through a and b gives at size s. */
+static double on_line(const struct row *a, const struct row *b, double s) {
+  double w = (log(s) - log(a->size)) / (log(b->size) - log(a->size));
+  return exp(log(a->t) + w * (log(b->t) - log(a->t)));
+}
+
+static enum gcb_status trend_finding(const struct gcb__rule_ctx *cx,
+                                     const struct row *x, const struct row *a,
+                                     const struct row *b, double line) {
+  struct gcb_finding *f = push_row(cx, x, line);
+  if (f == NULL)
+    return GCB_ENOMEM;
+  char ts[32], ls[32], as[32], bs[32], bw[96] = "";
+  gcb_view_fmt_time(x->t, ts, sizeof ts);
+  gcb_view_fmt_time(line, ls, sizeof ls);
+  gcb_view_fmt_time(a->t, as, sizeof as);
+  gcb_view_fmt_time(b->t, bs, sizeof bs);
+  if (x->busbw > 0)
+    snprintf(bw, sizeof bw, "; busbw %.4g GB/s against %.4g GB/s on that line",
+             x->busbw, x->busbw * x->t / line);
+  gcb_finding_explain(f,
+                      "%s %s at %.0f B%s takes %s, %.2fx the %s of the "
+                      "log-log line through its neighbours (%.0f B: %s, "
+                      "%.0f B: %s)%s",
+                      gcb_view_param_str(x->c, "op"),
+                      gcb_view_str(x->c, "backend"), x->size,
+                      gcb_analyze_in_place(x->c) ? " in place" : "", ts,
+                      x->t / line, ls, a->size, as, b->size, bs, bw);
+  gcb_finding_suggest(f, "rerun this size alone with more iterations; a dip "
+                         "that repeats is a protocol or algorithm switch at "
+                         "that size (NCCL_PROTO, NCCL_ALGO; MPI eager/"
+                         "rendezvous limits) or a slow path taken only there");
+  return GCB_OK;
+}
+
+/* Judges the interior rows of the sweep rows [from, to), marking them;
+ * reports them when `report`. */
+static enum gcb_status trend(const struct gcb__rule_ctx *cx, struct row *r,
+                             size_t from, size_t to, bool report) {
+  double limit = 1 + cx->t->trend_pct / 100;
+  for (size_t j = from + 1; j + 1 < to; j++) {
+    struct row *a = &r[j - 1], *x = &r[j], *b = &r[j + 1];
+    if (!(a->size > 0) || !(a->size < x->size) || !(x->size < b->size))
+      continue; /* a repeated size, or size 0: no line */
+    double line = on_line(a, b, x->size);
+    if (!(x->t > line * limit))
+      continue;
+    x->trend = true;
+    enum gcb_status st = report ? trend_finding(cx, x, a, b, line) : GCB_OK;
+    if (st != GCB_OK)
+      return st;
+  }
+  return GCB_OK;
+}
+
+/* ---- latency-floor -------------------------------------------------------
+ */
+
+static enum gcb_status floor_finding(const struct gcb__rule_ctx *cx,
+                                     const struct row *x,
+                                     const struct row *alpha, double bwt,
+                                     double floor) {
+  struct gcb_finding *f = push_row(cx, x, floor);
+  if (f == NULL)
+    return GCB_ENOMEM;
+  char ts[32], fs[32], as[32], bs[32], title[160];
+  gcb_view_fmt_time(x->t, ts, sizeof ts);
+  gcb_view_fmt_time(floor, fs, sizeof fs);
+  gcb_view_fmt_time(alpha->t, as, sizeof as);
+  gcb_view_fmt_time(bwt, bs, sizeof bs);
+  gcb_view_case_title(alpha->c, title, sizeof title);
+  gcb_finding_explain(f,
+                      "a %.0f B message takes %s, %.1fx its floor of %s: the "
+                      "fastest %s this run measured on %s (%s, %s) plus %s "
+                      "for its bytes at the sweep's best bus bandwidth",
+                      x->size, ts, x->t / floor, fs,
+                      gcb_view_param_str(x->c, "op"),
+                      gcb_view_str(x->c, "backend"), title, as, bs);
+  gcb_finding_suggest(f, "a small message should take about the transport's "
+                         "latency: look for too little warm-up, ranks "
+                         "spinning on shared cores, or a fallback to a slower "
+                         "path (NCCL_DEBUG=INFO; MPI's shared-memory and "
+                         "network modules)");
+  return GCB_OK;
+}
+
+/* Judges the small rows of the sweep rows [from, to) against the floor.
+ * Within one sweep busbw is size / time times one factor, so the row's
+ * bytes at the best busbw take size / max(size / time): no busbw needed
+ * (OSU's files have none). */
+static enum gcb_status floors(const struct gcb__rule_ctx *cx, struct row *r,
+                              size_t from, size_t to) {
+  double best = 0;
+  for (size_t j = from; j < to; j++)
+    if (r[j].size / r[j].t > best)
+      best = r[j].size / r[j].t;
+  for (size_t j = from; j < to; j++) {
+    const struct row *x = &r[j];
+    if (x->trend || x->size > SMALL_BYTES)
+      continue;
+    const struct row *alpha = &r[x->alpha];
+    double bwt = best > 0 ? x->size / best : 0;
+    double floor = alpha->t + bwt;
+    if (x->t > floor * cx->t->latency_floor_x) {
+      enum gcb_status st = floor_finding(cx, x, alpha, bwt, floor);
+      if (st != GCB_OK)
+        return st;
+    }
+  }
+  return GCB_OK;
+}
+
+/* One function for both kinds (the kind says which it reports): the
+ * floor needs the rows the trend flags, so that a row is reported once. */
+enum gcb_status gcb__rule_sweep_rows(const struct gcb__rule_ctx *cx) {
+  bool floor = strcmp(cx->kind, "latency-floor") == 0;
+  size_t n;
+  struct row *r = rows_of(json_object_get(cx->doc->root, "cases"), &n);
+  if (r == NULL)
+    return gcb_err_set(cx->err, GCB_ENOMEM, "analysis: out of memory");
+  enum gcb_status st = GCB_OK;
+  for (size_t i = 0, j; i < n && st == GCB_OK; i = j) {
+    for (j = i; j < n && strcmp(r[j].sweep, r[i].sweep) == 0; j++)
+      ;
+    st = trend(cx, r, i, j, !floor);
+    if (st == GCB_OK && floor)
+      st = floors(cx, r, i, j);
+  }
+  free(r);
+  return st;
+}
