@@ -22,7 +22,8 @@
  * reports it timed. */
 struct gcb_timing {
   long iters;  /* timed iterations asked for */
-  long warmup; /* untimed iterations before them */
+  long warmup; /* untimed iterations before them; a hook that runs another
+                  number (coll under OSU's rules, by size) says so here */
   long timed;  /* out: iterations timed (the hook's seconds.n) */
 };
 

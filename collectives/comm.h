@@ -77,6 +77,10 @@ struct gcb_coll_counts {
    * recv_inplace_offset (nccl-tests' recvInplaceOffset * rank: non-zero
    * only for reducescatter, whose result is block `rank` of the input). */
   size_t recv_inplace_offset;
+  /* The case runs in place (set by the runner; false from
+   * gcb_coll_desc_counts): a ping-pong's responder then can only return
+   * what it received, out of place it sends its own buffer, as OSU. */
+  bool inplace;
 };
 
 /* Operations, in the order of gcb_coll_descs[]; transports index their
@@ -149,8 +153,9 @@ struct gcb_coll_desc {
    * by gcb_coll_desc_counts() before counts(). */
   size_t align_bytes;
   /* Where receive element j of `rank` comes from (see above), given this
-   * rank's counts; inplace changes nothing: the runner lays buffers out so
-   * that the same answer holds in place. */
+   * rank's counts; inplace changes nothing (the runner lays buffers out so
+   * that the same answer holds in place) but a ping-pong's, which reads
+   * c->inplace. */
   void (*source)(const struct gcb_coll_counts *c, size_t j, int rank,
                  int nranks, int root, struct gcb_coll_source *out);
 };

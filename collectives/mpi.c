@@ -6,9 +6,9 @@
  * Each operation is the matching MPI call (MPI_Allreduce, MPI_Allgather,
  * MPI_Reduce_scatter_block, MPI_Bcast, MPI_Reduce, MPI_Alltoall,
  * MPI_Sendrecv, MPI_Barrier) or, for the point-to-point patterns, what OSU
- * does: blocking ping-pong (osu_latency) and a window of non-blocking sends
- * closed by a zero-byte acknowledgement (osu_bw). start() runs the
- * operation to completion, so wait() has nothing left to do. In place
+ * does: blocking ping-pong with separate buffers (osu_latency) and a window of
+ * non-blocking sends closed by a zero-byte acknowledgement (osu_bw). start()
+ * runs the operation to completion, so wait() has nothing left to do. In place
  * follows the MPI standard: MPI_IN_PLACE where it is defined (allreduce,
  * allgather, reduce_scatter_block, reduce at the root, alltoall),
  * MPI_Sendrecv_replace for sendrecv, and a broadcast buffer is in place by
@@ -326,7 +326,9 @@ static int run_sendrecv(struct gcb_comm *c, const struct gcb_coll_call *k,
                      MPI_STATUS_IGNORE);
 }
 
-/* osu_latency's round trip; the responder returns what it received. */
+/* osu_latency's round trip (osu_latency.c 7.4): separate send and receive
+ * buffers on both sides, the responder answering from its own send buffer
+ * (in place, one buffer: what it received). */
 static int run_latency(struct gcb_comm *c, const struct gcb_coll_call *k,
                        MPI_Datatype dt, MPI_Op op, const char **call) {
   (void)op;
@@ -350,8 +352,8 @@ static int run_latency(struct gcb_comm *c, const struct gcb_coll_call *k,
   if (rc != MPI_SUCCESS)
     return rc;
   *call = "MPI_Send";
-  return MPI_COUNTED(MPI_Send, k->param, k->recv, n, dt, peer, TAG_PONG,
-                     c->comm);
+  return MPI_COUNTED(MPI_Send, k->param, k->inplace ? k->recv : k->send, n, dt,
+                     peer, TAG_PONG, c->comm);
 }
 
 /* MPICH's MPI_STATUSES_IGNORE is (MPI_Status *)1, which GCC 12 takes for a

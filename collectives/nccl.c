@@ -546,8 +546,8 @@ static ncclResult_t enq_sendrecv(struct enq *e) {
   return group_end(e, rc);
 }
 
-/* Ungrouped, so stream order makes it a ping-pong; the responder returns
- * what it received. */
+/* Ungrouped, so stream order makes it a ping-pong; the responder answers
+ * from its own send buffer, as osu_latency (in place: what it received). */
 static ncclResult_t enq_latency(struct enq *e) {
   const struct gcb_coll_call *k = e->k;
   int peer = gcb__coll_partner(e->c->rank, e->c->size);
@@ -560,7 +560,7 @@ static ncclResult_t enq_latency(struct enq *e) {
                : recv_from(e, k->recv, k->param, peer);
   return (rc = recv_from(e, k->recv, k->param, peer)) != ncclSuccess
              ? rc
-             : send_to(e, k->recv, k->param, peer);
+             : send_to(e, k->inplace ? k->recv : k->send, k->param, peer);
 }
 
 /* osu_bw's window, grouped so that the messages are in flight together,

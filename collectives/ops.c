@@ -198,16 +198,20 @@ static void src_sendrecv(const struct gcb_coll_counts *c, size_t j, int rank,
   from_rank(s, (rank - 1 + nranks) % nranks, j);
 }
 
-/* Ping-pong: the initiator's message goes to the responder, which sends
- * what it received back, so both end with the initiator's input. */
+/* Ping-pong, as osu_latency: out of place the responder answers from its
+ * own send buffer, so each rank receives its partner's input; in place
+ * (one buffer) it can only return what it received, so both end with the
+ * initiator's input. */
 static void src_latency(const struct gcb_coll_counts *c, size_t j, int rank,
                         int nranks, int root, struct gcb_coll_source *s) {
-  (void)c, (void)root;
+  (void)root;
   int partner = gcb__coll_partner(rank, nranks);
   if (partner < 0)
     from_none(s);
-  else
+  else if (c->inplace)
     from_rank(s, rank < partner ? rank : partner, j);
+  else
+    from_rank(s, partner, j);
 }
 
 /* The window flows one way; the sender's receive buffer is untouched (the
@@ -301,7 +305,8 @@ static const struct gcb_coll_desc desc_sendrecv = {.name = "sendrecv",
                                                    .time_scale = 1,
                                                    .source = src_sendrecv};
 
-/* One operation is a round trip; osu_latency reports half of it. */
+/* One operation is a round trip; osu_latency reports half of it (its
+ * elapsed time / (2 iterations)). */
 static const struct gcb_coll_desc desc_latency = {.name = "latency",
                                                   .op = GCB_COLLOP_LATENCY,
                                                   .pairwise = true,

@@ -217,6 +217,7 @@ enum gcb_status gcb_coll_case_new(const struct gcb_coll_ops *ops,
                               .nranks = env->size,
                               .elt = gcb_coll_dtype_size(shape->dtype)};
   k->call.param = c.param;
+  k->counts.inplace = shape->inplace;
   gcb__coll_pat_init(&k->pat, shape->dtype, shape->desc->reduces, shape->redop,
                      env->size);
   if ((st = alloc_buffers(k, err)) != GCB_OK ||

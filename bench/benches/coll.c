@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "bench/benches/coll.h"
+#include "bench/benches/osu_args.h"
 #include "common/mpi_err.h"
 
 /* Names of the collectives table's rows, in order (checked by a test). */
@@ -38,7 +39,12 @@ static const char *const coll_redop_names[] = {
 
 /* --layout values: nccl-tests' columns exactly, or with gcbench's min and
  * max over ranks trailing each row. */
-static const char *const coll_layout_names[] = {"nccl", "gcbench", NULL};
+static const char *const coll_layout_names[] = {"nccl", "gcbench", "osu",
+                                                "osu-full", NULL};
+
+/* --placement values: which halves of each size run. */
+static const char *const coll_placement_names[] = {"both", "out-of-place",
+                                                   "in-place", NULL};
 
 /*
  * Every nccl-tests letter (src/common.cu of nccl-tests 2.19.6) means here
@@ -98,11 +104,12 @@ static const struct gcb_option coll_options[] = {
      "element types", coll_dtype_names, 0, 0},
     {"root", 'r', GCB_OPT_INT, OPT(root), "0", "RANK",
      "root of broadcast and reduce", NULL, 0, 0},
-    {"blocking", 'z', GCB_OPT_INT, OPT(blocking), "0", "0-3",
+    {"blocking", 'z', GCB_OPT_INT, OPT(blocking), "0", "0-4",
      "0: operations back to back (nccl-tests); 1: wait and barrier after "
      "each, timed; 2: wait after each; 3: barrier before each, outside the "
-     "timed region (OSU)",
-     NULL, 0, 3},
+     "timed region (OSU's collectives); 4: each operation timed alone, the "
+     "times summed, no barrier (osu_latency, osu_bw)",
+     NULL, 0, 4},
     GCB_OPT_ALIAS_ROW("timeout", 'T', "timeout",
                       "seconds before a case is ended, as nccl-tests -T"),
     GCB_OPT_ALIAS_ROW("output_file", 'J', "output",
@@ -113,9 +120,21 @@ static const struct gcb_option coll_options[] = {
      0, 3},
     GCB_COLL_NCCL_LIST(NCCL_ROW){
         "layout", 0, GCB_OPT_CHOICE, OPT(layout), "nccl", "NAME",
-        "table rows: nccl (nccl-tests' columns exactly) or gcbench (min and "
-        "max over ranks trailing each half)",
+        "table rows: nccl (nccl-tests' columns exactly), gcbench (min and "
+        "max over ranks trailing each half), osu (OSU's layout, one row per "
+        "size and placement) or osu-full (with OSU -f's columns)",
         coll_layout_names, 0, 0},
+    GCB_OPT_ALIAS_ROW("format", 0, "layout", "as --layout (--format osu)"),
+    {"placement", 0, GCB_OPT_CHOICE, OPT(placement), "both", "NAME",
+     "halves of each size: both, out-of-place or in-place (--format osu: "
+     "out-of-place unless given)",
+     coll_placement_names, 0, 0},
+    {"osu-iters", 0, GCB_OPT_STRING, OPT(osu_iters), NULL, "SMALL[:LARGE]",
+     "timed iterations by size, as OSU: SMALL up to 8192 bytes (OSU's "
+     "size), LARGE beyond (instead of --iters)",
+     NULL, 0, 0},
+    {"osu-warmup", 0, GCB_OPT_STRING, OPT(osu_warmup), NULL, "SMALL[:LARGE]",
+     "warm-up iterations by size, as OSU (instead of --warmup)", NULL, 0, 0},
     {"program", 0, GCB_OPT_STRING, OPT(program), NULL, "NAME",
      "behave as nccl-tests' program NAME (all_reduce_perf ...): its "
      "collective, and without -f the step -i (1M by default) as there",
@@ -186,6 +205,14 @@ static uint64_t next_size(const struct coll_opts *o, uint64_t size) {
   return next > size ? next : size + 1;
 }
 
+/* --placement; OSU's layout has one figure per size: out of place unless
+ * --placement says otherwise. */
+static int placement_of(const struct coll_opts *o) {
+  if (o->layout >= 2 && !gcb_option_given(coll_options, o, "placement"))
+    return 1;
+  return o->placement;
+}
+
 /* Cases of one operation over one split, counted on from *i. */
 static bool nth_of_split(const struct coll_opts *o,
                          const struct gcb_coll_desc *d, enum coll_split split,
@@ -198,7 +225,8 @@ static bool nth_of_split(const struct coll_opts *o,
         continue;
       for (uint64_t s = sized(d) ? o->minbytes : 0; s <= o->maxbytes;
            s = next_size(o, s)) {
-        for (int inplace = 0; inplace < 2; inplace++)
+        for (int inplace = placement_of(o) == 2;
+             inplace < 2 - (placement_of(o) == 1); inplace++)
           if ((*i)++ == index) {
             *out = (struct coll_spec){d, split, (enum gcb_coll_dtype)t,
                                       r, s,     inplace};
@@ -468,6 +496,8 @@ static enum gcb_status coll_validate(const struct gcb_ctx *ctx,
                        "--collective LIST for others)",
                        o->program, gcb__coll_nccl_program(o->program));
   enum gcb_status nst = gcb__coll_nccl_validate(o, ctx->size, err);
+  if (nst == GCB_OK)
+    nst = gcb__coll_osu_validate(o, err);
   if (nst != GCB_OK)
     return nst;
   if (o->program == NULL && gcb_option_given(coll_options, o, "stepfactor") &&
@@ -578,7 +608,7 @@ static void describe_run(const struct coll_opts *o, int cycle,
   if (o->average != 1)
     gcb_record_param_int(rec, "average", o->average);
   if (o->layout != 0)
-    gcb_record_param_str(rec, "layout", "gcbench");
+    gcb_record_param_str(rec, "layout", coll_layout_names[o->layout]);
 }
 
 static enum gcb_status coll_run(void *state, int reps, double *seconds,
@@ -657,6 +687,7 @@ static enum gcb_status coll_setup(struct gcb_ctx *ctx, const void *opts,
   c->comm = cc->env.comm;
   c->time_scale = sp.desc->time_scale > 0 ? sp.desc->time_scale : 1;
   c->agg = o->agg;
+  c->osu_size = gcb__osu_size(sp.desc->name, counts.bytes, cc->env.size);
   c->check = (int)o->check;
   c->corrupt = o->corrupt_rank == ctx->rank;
   return gcb_coll_case_new(s->ops, cc->comm, &cc->env, &shape, &c->k, err);

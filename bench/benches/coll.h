@@ -29,8 +29,12 @@ struct coll_opts {
   long agg;      /* -m: operations per timed iteration */
   long cycles;   /* -N: sweeps, each printed (0: until interrupted) */
   long nccl_parallel; /* -p: accepted, no effect (one thread per process) */
-  int layout;         /* --layout: 0 nccl-tests' columns, 1 with min/max */
-  long average;       /* -a: time shown: 0 rank 0, 1 mean, 2 min, 3 max */
+  int layout;    /* --layout: 0 nccl-tests' columns, 1 with min/max, 2 OSU's,
+                    3 OSU's with -f's min/max/iterations (coll_layout_names) */
+  int placement; /* 0 both, 1 out of place only, 2 in place only */
+  const char *osu_iters;  /* --osu-iters SMALL[:LARGE], or NULL */
+  const char *osu_warmup; /* --osu-warmup SMALL[:LARGE], or NULL */
+  long average;           /* -a: time shown: 0 rank 0, 1 mean, 2 min, 3 max */
   long nccl[GCB_COLL_NCCL_REFUSED]; /* nccl-tests options refused unless at
                                        their default (coll_nccl.c) */
   const char *program;   /* --program: a nccl-tests program name, or NULL */
@@ -74,8 +78,9 @@ struct coll_op {
   MPI_Comm comm; /* the case's communicator (world, node or cross):
                     its ranks synchronise and compare arrivals */
   double time_scale;
-  long agg;  /* operations per iteration (-m) */
-  int check; /* validations per check (-c) */
+  long agg;          /* operations per iteration (-m) */
+  uint64_t osu_size; /* the message size as OSU counts it (osu_coll.c) */
+  int check;         /* validations per check (-c) */
   bool corrupt;
 };
 
@@ -130,6 +135,14 @@ const char *gcb__coll_nccl_program(const char *name);
 
 /* The i-th nccl-tests program name gcbench answers to; NULL past the end. */
 const char *gcb__coll_nccl_program_at(size_t i);
+
+/* OSU's rules (osu_coll.c): --osu-iters/--osu-warmup checked; the
+ * iterations and warm-up of a size as OSU counts it (gcb__osu_size), left
+ * as they are without the options. */
+enum gcb_status gcb__coll_osu_validate(const struct coll_opts *o,
+                                       struct gcb_err *err);
+void gcb__coll_osu_iters(const struct coll_opts *o, uint64_t osu_size,
+                         long *iters, long *warmup);
 
 /* Estimates this rank's clock offset to rank 0 (0 on rank 0's node, where
  * CLOCK_MONOTONIC is shared). Collective. */

@@ -135,14 +135,19 @@ static enum gcb_status time_waited(struct gcb_ctx *ctx, struct coll_op *c,
   return st;
 }
 
-/* OSU (-z 3): a barrier before each operation, outside the timed region. */
+/* OSU's collectives (-z 3): a barrier before each operation, outside the
+ * timed region. OSU's point-to-point loops (-z 4, barrier false): each
+ * operation timed alone and the times summed, nothing between them
+ * (osu_latency.c 7.4: t_start/t_end around one MPI_Send + MPI_Recv,
+ * t_total summed, latency = t_total / (2 iterations)). */
 static enum gcb_status time_blocking(struct gcb_ctx *ctx, struct coll_op *c,
-                                     long iters, double *mean) {
+                                     long iters, bool barrier, double *mean) {
   double sum = 0;
   enum gcb_status st = GCB_OK;
   for (long i = 0; i < iters && st == GCB_OK; i++) {
     gcb_watchdog_step(ctx->watchdog);
-    st = gcb_mpi_err(&ctx->err, MPI_Barrier(c->comm), "MPI_Barrier");
+    if (barrier)
+      st = gcb_mpi_err(&ctx->err, MPI_Barrier(c->comm), "MPI_Barrier");
     straggle(c->state, ctx->rank);
     gcb_watchdog_step(ctx->watchdog);
     double t0 = gcb__coll_now();
@@ -196,6 +201,9 @@ enum gcb_status gcb__coll_measure(struct gcb_ctx *ctx, const void *opts,
   const struct coll_opts *o = opts;
   struct coll_op *c = op->state;
   long iters = t->iters, warmup = t->warmup;
+  gcb__coll_osu_iters(o, c->osu_size, &iters, &warmup);
+  t->iters = iters;
+  t->warmup = warmup;
   t->timed = iters;
   double *buf = malloc(3 * (size_t)iters * sizeof *buf);
   if (buf == NULL)
@@ -208,7 +216,8 @@ enum gcb_status gcb__coll_measure(struct gcb_ctx *ctx, const void *opts,
     st = gcb_mpi_err(err, MPI_Barrier(c->comm), "MPI_Barrier");
   double mean = 0;
   if (st == GCB_OK)
-    st = o->blocking == 3  ? time_blocking(ctx, c, iters, &mean)
+    st = o->blocking >= 3
+             ? time_blocking(ctx, c, iters, o->blocking == 3, &mean)
          : o->blocking > 0 ? time_waited(ctx, c, iters, o->blocking == 1, &mean)
                            : time_aggregated(ctx, c, iters, &mean);
   out->time_s = mean * c->time_scale;

@@ -11,6 +11,7 @@
 
 #include "bench/bench.h"
 #include "bench/benches/coll.h"
+#include "bench/benches/osu_args.h"
 #include "bench/cli/report_command.h"
 #include "bench/cli/topo_command.h"
 #include "bench/run/harness.h"
@@ -200,11 +201,40 @@ static int program_command(const char *name, int argc, char **argv, int rank) {
   return code;
 }
 
+/* Runs as OSU's program `p` (argv[0] osu_latency ...): its command line
+ * as `coll` arguments (osu_args.c), or its help and version lines. */
+static int osu_command(const struct gcb_osu_program *p, int argc, char **argv,
+                       int rank) {
+  int nranks = 0, nargs = 0, action = 0, code = 2;
+  char **args = NULL, *store = NULL;
+  struct gcb_err err = {0};
+  if (MPI_Comm_size(MPI_COMM_WORLD, &nranks) != MPI_SUCCESS) {
+    gcb__print_error(rank, "MPI_Comm_size of the world failed");
+    return 3;
+  }
+  if (gcb__osu_translate(p, argc, argv, nranks, &args, &nargs, &store, &action,
+                         &err) != GCB_OK)
+    gcb__print_error(rank, err.msg);
+  else if (action != 0) {
+    if (rank == 0 && action == 1)
+      gcb__osu_help(p, stdout);
+    else if (rank == 0)
+      gcb__osu_version(p, false, stdout);
+    code = 0;
+  } else
+    code = bench_command(gcb_bench_find("coll"), nargs, args, rank);
+  free(args);
+  free(store);
+  return code;
+}
+
 int gcb_command_dispatch(int argc, char **argv, int rank) {
   const char *base = argc > 0 ? strrchr(argv[0], '/') : NULL;
   base = base ? base + 1 : argc > 0 ? argv[0] : "";
   if (gcb__coll_nccl_program(base))
     return program_command(base, argc, argv, rank);
+  if (gcb__osu_program(base))
+    return osu_command(gcb__osu_program(base), argc, argv, rank);
   if (argc == 2 &&
       (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0))
     return version_command(argc - 1, argv + 1, rank);

@@ -56,7 +56,8 @@ struct wire {
   struct gcb_rank_result result; /* check.method travels in method[] */
   struct gcb_check check;
   char method[96];
-  long timed; /* iterations timed (the measure hook's word) */
+  long timed;  /* iterations timed (the measure hook's word) */
+  long warmed; /* warm-up iterations run (ditto: OSU's vary by size) */
 };
 
 /* The document is shared with the watchdog thread, which may record a
@@ -327,6 +328,7 @@ static enum gcb_status measure_and_check(struct gcb_harness *h,
                                             &w->result, &h->ctx->err)
                            : measure_samples(h, op, &w->result);
   w->timed = t.timed;
+  w->warmed = t.warmup;
   telemetry_stop(h, &w->result.telemetry);
   gcb_watchdog_phase(h->watchdog, GCB_WD_CHECK);
   if (st == GCB_OK && !h->opts->no_check && op->check)
@@ -349,6 +351,8 @@ static enum gcb_status gather(struct gcb_harness *h, const struct wire *mine,
     /* The record says what was timed, as the hook reports it. */
     if (r == 0 || all[r].timed > rec->iterations)
       rec->iterations = (int)all[r].timed;
+    if (r == 0)
+      rec->warmup = (int)all[r].warmed;
     const struct gcb_check *c = &all[r].check;
     *rr = all[r].result;
     rr->rank = r;

@@ -195,6 +195,11 @@ static enum gcb_status table_record(void *self, const struct gcb_record *rec,
   struct gcb_table *t = self;
   erase_progress(t);
   flush_skips(t);
+  if (rec->layout == GCB_LAYOUT_COLLECTIVE && gcb__table_osu(rec)) {
+    gcb__table_osu_record(t, rec);
+    fflush(t->out);
+    return GCB_OK;
+  }
   if (rec->layout == GCB_LAYOUT_COLLECTIVE) {
     gcb__table_coll_record(t, rec);
     fflush(t->out);

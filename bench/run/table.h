@@ -21,6 +21,11 @@ bool gcb__table_enter(struct gcb_table *t, const char *key);
 void gcb__table_coll_record(struct gcb_table *t, const struct gcb_record *rec);
 void gcb__table_coll_flush(struct gcb_table *t);
 
+/* OSU's layout (table_osu.c): whether a record asks for it, and its row
+ * (with the headers a new group needs). */
+bool gcb__table_osu(const struct gcb_record *rec);
+void gcb__table_osu_record(struct gcb_table *t, const struct gcb_record *rec);
+
 /* Prints a waiting out-of-place half-row on its own. */
 void gcb__table_coll_flush_row(struct gcb_table *t);
 

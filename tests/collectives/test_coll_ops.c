@@ -226,12 +226,23 @@ Test(coll_ops, sources_of_received_elements) {
   expect_source(source("reduce", 64, 9, 1, 4, 3), GCB_COLL_FROM_NONE, 0, 0);
   expect_source(source("sendrecv", 64, 9, 0, 4, 0), GCB_COLL_FROM_RANK, 3, 9);
   /* pairs (0,2) (1,3); with 5 ranks rank 4 sits out */
-  expect_source(source("latency", 8, 1, 0, 4, 0), GCB_COLL_FROM_RANK, 0, 1);
+  /* out of place each receives its partner's input (osu_latency) */
+  expect_source(source("latency", 8, 1, 0, 4, 0), GCB_COLL_FROM_RANK, 2, 1);
   expect_source(source("latency", 8, 1, 3, 4, 0), GCB_COLL_FROM_RANK, 1, 1);
   expect_source(source("latency", 8, 1, 4, 5, 0), GCB_COLL_FROM_NONE, 0, 0);
   expect_source(source("bandwidth", 8, 1, 1, 4, 0), GCB_COLL_FROM_NONE, 0, 0);
   expect_source(source("bandwidth", 8, 1, 3, 4, 0), GCB_COLL_FROM_RANK, 1, 1);
   cr_assert_eq(gcb__coll_partner(0, 2), 1);
+  /* in place (one buffer) the responder echoes: both hold the initiator's */
+  struct gcb_coll_counts c;
+  struct gcb_coll_source in;
+  cr_assert(
+      gcb_coll_desc_counts(find("latency"), 8, GCB_COLL_UINT8, 0, 4, 0, &c));
+  c.inplace = true;
+  find("latency")->source(&c, 1, 0, 4, 0, &in);
+  expect_source(in, GCB_COLL_FROM_RANK, 0, 1);
+  find("latency")->source(&c, 1, 2, 4, 0, &in);
+  expect_source(in, GCB_COLL_FROM_RANK, 0, 1);
   cr_assert_eq(gcb__coll_partner(2, 5), 0);
   cr_assert_eq(gcb__coll_partner(3, 5), 1);
   cr_assert_eq(gcb__coll_partner(4, 5), -1);

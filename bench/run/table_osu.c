@@ -1,0 +1,125 @@
+/*
+ * The live table in OSU's layout (coll --layout osu / osu-full, and the
+ * osu_* programs): what OSU micro-benchmarks 7.4 prints, byte for byte, so
+ * that scripts reading OSU's output read gcbench's. print_preamble (a
+ * blank line, "# OSU MPI Latency Test v7.4"), "# Datatype: MPI_CHAR.",
+ * print_only_header ("%-10s%18s": "# Size", "Avg Latency(us)" or
+ * "Bandwidth (MB/s)"; with -f "Min Latency(us)", "Max Latency(us)" and
+ * "%12s" "Iterations"; with -c "Validation"), then one row per size
+ * ("%-10d%18.2f", print_stats). FIELD_WIDTH is 18 as OSU's configure.ac
+ * defines it, FLOAT_PRECISION 2 (osu_util.h).
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "bench/benches/osu_args.h"
+#include "bench/run/table.h"
+
+#define FIELD_WIDTH 18
+
+static const char *param_str(const struct gcb_record *rec, const char *key) {
+  const struct gcb_param *p = gcb_record_param(rec, key);
+  return p && p->type == GCB_PARAM_STRING ? p->s : "";
+}
+
+static int64_t param_int(const struct gcb_record *rec, const char *key,
+                         int64_t def) {
+  const struct gcb_param *p = gcb_record_param(rec, key);
+  return p && p->type != GCB_PARAM_STRING ? p->i : def;
+}
+
+bool gcb__table_osu(const struct gcb_record *rec) {
+  return strncmp(param_str(rec, "layout"), "osu", 3) == 0;
+}
+
+static bool full(const struct gcb_record *rec) {
+  return strcmp(param_str(rec, "layout"), "osu-full") == 0;
+}
+
+/* MPI's name of gcbench's element type, as "# Datatype:" prints it. */
+static const char *mpi_type(const char *type) {
+  static const char *const names[][2] = {
+      {"int8", "MPI_CHAR"},     {"uint8", "MPI_CHAR"},
+      {"int32", "MPI_INT"},     {"uint32", "MPI_UNSIGNED"},
+      {"int64", "MPI_INT64_T"}, {"uint64", "MPI_UINT64_T"},
+      {"float", "MPI_FLOAT"},   {"double", "MPI_DOUBLE"},
+  };
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+    if (strcmp(names[i][0], type) == 0)
+      return names[i][1];
+  return type;
+}
+
+static enum gcb_osu_kind kind_of(const struct gcb_record *rec) {
+  const struct gcb_osu_program *p = gcb__osu_program_of(param_str(rec, "op"));
+  return p ? p->kind : GCB_OSU_COLL;
+}
+
+/* print_preamble once per collective, then the datatype and the column
+ * line of each type (OSU's -T all prints one block per type). */
+static void print_header(struct gcb_table *t, const struct gcb_record *rec,
+                         bool checked) {
+  const char *op = param_str(rec, "op");
+  const struct gcb_osu_program *p = gcb__osu_program_of(op);
+  bool device = strcmp(rec->backend, "cuda") == 0;
+  if (strcmp(t->osu_op, op) != 0) {
+    snprintf(t->osu_op, sizeof t->osu_op, "%s", op);
+    fprintf(t->out, "\n");
+    if (p)
+      gcb__osu_version(p, device, t->out);
+    else /* no OSU program runs this one: say whose table it is */
+      fprintf(t->out,
+              "# OSU MPI%s %s Latency Test v" GCB_OSU_VERSION
+              " layout (gcbench coll)\n",
+              device ? "-CUDA" : "", op);
+  }
+  if (param_int(rec, "inplace", 0)) /* OSU has no line for it: gcbench's */
+    fprintf(t->out, "# gcbench: in place (one buffer)\n");
+  fprintf(t->out, "# Datatype: %s.\n", mpi_type(param_str(rec, "type")));
+  fprintf(t->out, "%-*s%*s", 10, "# Size", FIELD_WIDTH,
+          kind_of(rec) == GCB_OSU_BW ? "Bandwidth (MB/s)" : "Avg Latency(us)");
+  if (full(rec)) {
+    fprintf(t->out, "%*s", FIELD_WIDTH, "Min Latency(us)");
+    fprintf(t->out, "%*s", FIELD_WIDTH, "Max Latency(us)");
+    fprintf(t->out, "%*s", 12, "Iterations");
+  }
+  if (checked)
+    fprintf(t->out, "%*s", FIELD_WIDTH, "Validation");
+  fprintf(t->out, "\n");
+}
+
+/* The time OSU prints: rank 0's for its point-to-point tests (coll -a 0),
+ * the mean over ranks of each rank's mean for its collectives. */
+static double shown_time(const struct gcb_record *rec,
+                         const struct gcb_record_summary *s) {
+  if (param_int(rec, "average", 1) == 0 && rec->nranks > 0)
+    return rec->ranks[0].time_s;
+  return s->time.mean;
+}
+
+void gcb__table_osu_record(struct gcb_table *t, const struct gcb_record *rec) {
+  struct gcb_record_summary s;
+  gcb_record_summarize(rec, &s);
+  char group[sizeof t->group];
+  snprintf(group, sizeof group, "%s %s %s %s %" PRId64, rec->bench,
+           param_str(rec, "op"), param_str(rec, "split"),
+           param_str(rec, "type"), param_int(rec, "inplace", 0));
+  if (gcb__table_enter(t, group))
+    print_header(t, rec, s.checked);
+  uint64_t size =
+      gcb__osu_size(param_str(rec, "op"), (uint64_t)param_int(rec, "size", 0),
+                    (int)param_int(rec, "comm_size", rec->nranks));
+  double time = shown_time(rec, &s);
+  fprintf(t->out, "%-*" PRIu64, 10, size);
+  if (kind_of(rec) == GCB_OSU_BW) /* osu_bw: size / 1e6 per message time */
+    fprintf(t->out, "%*.*f", FIELD_WIDTH, 2,
+            time > 0 ? (double)size / 1e6 / time : 0.0);
+  else
+    fprintf(t->out, "%*.*f", FIELD_WIDTH, 2, 1e6 * time);
+  if (full(rec))
+    fprintf(t->out, "%*.*f%*.*f%*d", FIELD_WIDTH, 2, 1e6 * s.time.min,
+            FIELD_WIDTH, 2, 1e6 * s.time.max, 12, rec->iterations);
+  if (s.checked)
+    fprintf(t->out, "%*s", FIELD_WIDTH, s.wrong > 0 ? "Fail" : "Pass");
+  fprintf(t->out, "\n");
+}

@@ -1,0 +1,274 @@
+/*
+ * OSU's command line as gcbench takes it (bench/benches/osu_args.c): the
+ * program table is sound (unique names, every runnable program a
+ * collective of the table, every other refused with a reason), real OSU
+ * command lines from public scripts and OSU's README (tests/data/osu)
+ * translate into coll options that parse with coll's table and mean what
+ * OSU means (sizes, OSU 7.4's per-size iteration defaults, -i/-x for every
+ * size, -f, -c, -T, -d), and the rest is refused with one line.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/bench.h"
+#include "bench/benches/coll.h"
+#include "bench/benches/osu_args.h"
+#include "bench/run/harness.h"
+#include "collectives/comm.h"
+
+struct parsed {
+  struct gcb_run_opts run;
+  struct coll_opts coll;
+  enum gcb_status st;
+  struct gcb_err err;
+  int action;
+};
+
+/* Translates `line` ("osu_latency -m 8:64 ...", words split on blanks) on
+ * `nranks` ranks, then parses the result with coll's table. */
+static void translate(const char *line, int nranks, struct parsed *p) {
+  memset(p, 0, sizeof *p);
+  static char buf[512];
+  snprintf(buf, sizeof buf, "%s", line);
+  char *argv[64];
+  int argc = 0;
+  for (char *save, *w = strtok_r(buf, " ", &save); w && argc < 63;
+       w = strtok_r(NULL, " ", &save))
+    argv[argc++] = w;
+  argv[argc] = NULL;
+  const struct gcb_osu_program *prog = gcb__osu_program(argv[0]);
+  cr_assert_not_null(prog, "%s", argv[0]);
+  char **out = NULL, *store = NULL;
+  int n = 0;
+  p->st = gcb__osu_translate(prog, argc, argv, nranks, &out, &n, &store,
+                             &p->action, &p->err);
+  if (p->st == GCB_OK && p->action == 0) {
+    const struct gcb_bench *coll = gcb_bench_find("coll");
+    struct gcb_option_group groups[] = {
+        {"run options", gcb_run_options, &p->run},
+        {"coll", coll->options, &p->coll}};
+    bool help = false;
+    p->st = gcb_options_parse(groups, 2, n, out, &help, NULL, 0, NULL, &p->err);
+    if (p->st == GCB_OK)
+      p->st = gcb__coll_osu_validate(&p->coll, &p->err);
+  }
+  free(out);
+  free(store);
+}
+
+/* The iterations and warm-up coll runs for an OSU size under p. */
+static void iters_at(const struct parsed *p, uint64_t size, long *iters,
+                     long *warmup) {
+  *iters = *warmup = -1;
+  gcb__coll_osu_iters(&p->coll, size, iters, warmup);
+}
+
+Test(osu_args, the_program_table_is_sound) {
+  size_t n = 0;
+  for (const struct gcb_osu_program *p; (p = gcb__osu_program_at(n)); n++) {
+    cr_assert(strncmp(p->name, "osu_", 4) == 0, "%s", p->name);
+    cr_assert(p->title && strstr(p->title, "Test") != NULL, "%s", p->name);
+    cr_assert((p->op == NULL) != (p->refused == NULL),
+              "%s: a collective or a reason, not both", p->name);
+    if (p->op)
+      cr_assert_not_null(gcb_coll_find(p->op), "%s: %s", p->name, p->op);
+    for (size_t j = 0; j < n; j++)
+      cr_assert_str_neq(gcb__osu_program_at(j)->name, p->name);
+    cr_assert_eq(gcb__osu_program(p->name), p);
+  }
+  cr_assert_geq(n, 8);
+  /* a path names the same program; nccl-tests' names are not OSU's */
+  cr_assert_str_eq(gcb__osu_program("/opt/omb/pt2pt/osu_latency")->op,
+                   "latency");
+  cr_assert_null(gcb__osu_program("all_reduce_perf"));
+  cr_assert_null(gcb__osu_program("osu_latencyx"));
+}
+
+/* osu_util.h 7.4: LAT/BW/COLL loops and skips, small and large. */
+Test(osu_args, defaults_are_osu_7_4s) {
+  long i, w;
+  gcb__osu_defaults(GCB_OSU_LAT, false, &i, &w);
+  cr_assert(i == 10000 && w == 100);
+  gcb__osu_defaults(GCB_OSU_LAT, true, &i, &w);
+  cr_assert(i == 1000 && w == 10);
+  gcb__osu_defaults(GCB_OSU_BW, false, &i, &w);
+  cr_assert(i == 100 && w == 10);
+  gcb__osu_defaults(GCB_OSU_BW, true, &i, &w);
+  cr_assert(i == 20 && w == 2);
+  gcb__osu_defaults(GCB_OSU_COLL, false, &i, &w);
+  cr_assert(i == 1000 && w == 100);
+  gcb__osu_defaults(GCB_OSU_COLL, true, &i, &w);
+  cr_assert(i == 100 && w == 10);
+}
+
+/* aws/aws-parallelcluster osu_pt2pt_submit_openmpi.sh: plain osu_latency */
+Test(osu_args, plain_osu_latency_is_osus_latency_test) {
+  struct parsed p;
+  translate("osu_latency", 2, &p);
+  cr_assert_eq(p.st, GCB_OK, "%s", p.err.msg);
+  cr_assert_eq(p.coll.ops, 1u << GCB_COLLOP_LATENCY);
+  cr_assert_eq(p.coll.minbytes, 1); /* 0 has no element: 7.4 skips it */
+  cr_assert_eq(p.coll.maxbytes, UINT64_C(1) << 22);
+  cr_assert_float_eq(p.coll.stepfactor, 2.0, 1e-12);
+  cr_assert_eq(p.coll.blocking, 4, "each round trip timed alone, summed");
+  cr_assert_eq(p.coll.average, 0, "rank 0's figure");
+  cr_assert_eq(p.coll.placement, 1, "out of place: separate buffers");
+  cr_assert_eq(p.coll.check, 0, "OSU validates only with -c");
+  cr_assert_eq(p.coll.layout, 2);
+  cr_assert_str_eq(p.run.backend, "host");
+  long i, w;
+  iters_at(&p, 8192, &i, &w);
+  cr_assert(i == 10000 && w == 100, "%ld %ld", i, w);
+  iters_at(&p, 8193, &i, &w);
+  cr_assert(i == 1000 && w == 10, "%ld %ld", i, w);
+}
+
+/* shyhuai/dl_scheduling network_contention/osu_mpi.sh */
+Test(osu_args, dl_scheduling_line_sets_one_size_and_every_sizes_iterations) {
+  struct parsed p;
+  translate("osu_allreduce -m 65536:65536 -i 1000", 4, &p);
+  cr_assert_eq(p.st, GCB_OK, "%s", p.err.msg);
+  cr_assert_eq(p.coll.ops, 1u << GCB_COLLOP_ALLREDUCE);
+  cr_assert(p.coll.minbytes == 65536 && p.coll.maxbytes == 65536);
+  cr_assert_eq(p.coll.blocking, 3, "barrier outside the timed region");
+  cr_assert_eq(p.coll.average, 1, "the mean over ranks");
+  cr_assert_eq(p.coll.dtypes, 1u << GCB_COLL_INT8, "MPI_CHAR");
+  long i, w;
+  iters_at(&p, 65536, &i, &w);
+  cr_assert(i == 1000 && w == 10, "-i sets both, -x left: %ld %ld", i, w);
+  iters_at(&p, 8, &i, &w);
+  cr_assert(i == 1000 && w == 100);
+}
+
+/* nwtnni/collective experiments/wisc-c220g5/allreduce-cxl-diff-numa */
+Test(osu_args, collective_line_sets_full_statistics_and_float) {
+  struct parsed p;
+  translate("osu_allreduce --full --type mpi_float", 8, &p);
+  cr_assert_eq(p.st, GCB_OK, "%s", p.err.msg);
+  cr_assert_eq(p.coll.layout, 3, "osu-full");
+  cr_assert_eq(p.coll.dtypes, 1u << GCB_COLL_FLOAT);
+  cr_assert_eq(p.coll.minbytes, 4, "1 and 2 bytes hold no float: skipped");
+  cr_assert_eq(p.coll.maxbytes, UINT64_C(1) << 20);
+  translate("osu_allreduce -T all -c -x 3", 2, &p);
+  cr_assert_eq(p.st, GCB_OK, "%s", p.err.msg);
+  cr_assert_eq(p.coll.dtypes, (1u << GCB_COLL_INT8) | (1u << GCB_COLL_INT32) |
+                                  (1u << GCB_COLL_FLOAT));
+  cr_assert_eq(p.coll.check, 1);
+  long i, w;
+  iters_at(&p, 1 << 20, &i, &w);
+  cr_assert(i == 100 && w == 3, "%ld %ld", i, w);
+}
+
+/* OSU's README: osu_latency D D (device buffers on both ranks), and
+ * -d cuda for collectives */
+Test(osu_args, device_buffers_select_the_cuda_backend) {
+  struct parsed p;
+  translate("osu_latency D D", 2, &p);
+  cr_assert_eq(p.st, GCB_OK, "%s", p.err.msg);
+  cr_assert_str_eq(p.run.backend, "cuda");
+  translate("osu_alltoall -d cuda -m 1:1024", 4, &p);
+  cr_assert_eq(p.st, GCB_OK, "%s", p.err.msg);
+  cr_assert_str_eq(p.run.backend, "cuda");
+  /* alltoall's OSU size is each rank's block: nccl-tests' S is 4 times it */
+  cr_assert(p.coll.minbytes == 4 && p.coll.maxbytes == 4096);
+  cr_assert_eq(gcb__osu_size("alltoall", 4096, 4), 1024);
+  cr_assert_eq(gcb__osu_size("allreduce", 4096, 4), 4096);
+  translate("osu_latency -d host", 2, &p);
+  cr_assert_str_eq(p.run.backend, "host");
+}
+
+Test(osu_args, message_sizes_as_osus_set_message_size) {
+  struct parsed p;
+  translate("osu_bw -m 128", 2, &p);
+  cr_assert(p.coll.minbytes == 1 && p.coll.maxbytes == 128);
+  translate("osu_bw -m 2:128", 2, &p);
+  cr_assert(p.coll.minbytes == 2 && p.coll.maxbytes == 128);
+  translate("osu_bw -m 2:", 2, &p);
+  cr_assert(p.coll.minbytes == 2 && p.coll.maxbytes == UINT64_C(1) << 22);
+  translate("osu_bw -m :64", 2, &p);
+  cr_assert(p.coll.minbytes == 1 && p.coll.maxbytes == 64);
+  translate("osu_bw --message-size=8:16 --iterations=5 --warmup=0", 2, &p);
+  cr_assert_eq(p.st, GCB_OK, "%s", p.err.msg);
+  long i, w;
+  iters_at(&p, 16, &i, &w);
+  cr_assert(i == 5 && w == 0);
+}
+
+/* The one line a refused command line gets. */
+static void refused(const char *line, int nranks, const char *words) {
+  struct parsed p;
+  translate(line, nranks, &p);
+  cr_assert_eq(p.st, GCB_EUSAGE, "%s: accepted", line);
+  cr_assert(strstr(p.err.msg, words) != NULL, "%s: %s", line, p.err.msg);
+  cr_assert_null(strchr(p.err.msg, '\n'), "%s", p.err.msg);
+}
+
+Test(osu_args, what_osu_means_and_gcbench_cannot_do_is_refused) {
+  refused("osu_latency -m 0:8", 2, "Invalid Message Size");
+  refused("osu_latency -m -4", 2, "Invalid Message Size");
+  refused("osu_latency -m 8:x", 2, "Invalid Message Size");
+  refused("osu_latency -i 0", 2, "-i '0'");
+  refused("osu_latency -x -1", 2, "-x '-1'");
+  refused("osu_latency -f", 2, "not an option of osu_latency");
+  refused("osu_bw D H", 2, "both buffers in one place");
+  refused("osu_latency -T mpi_int", 2, "mpi_char only");
+  refused("osu_allreduce -T mpi_double", 2, "-T/--type 'mpi_double'");
+  refused("osu_allreduce -d managed", 2, "-d/--accelerator 'managed'");
+  refused("osu_allreduce --validation=log:dir", 2, "validation logs");
+  refused("osu_allreduce -M 1000", 2, "-M: not supported");
+  refused("osu_allreduce -z", 2, "-z: not supported");
+  refused("osu_allreduce extra", 2, "unexpected argument 'extra'");
+  refused("osu_bw -W 32", 2, "64 messages");
+  refused("osu_latency -Y", 2, "unknown option '-Y'");
+  refused("osu_latency -m", 2, "needs a value");
+  refused("osu_latency", 4, "exactly two processes");
+  refused("osu_bibw", 2, "osu_bibw: not supported");
+  refused("osu_barrier", 2, "gcbench coll --collective barrier");
+}
+
+Test(osu_args, help_and_version_run_nothing) {
+  struct parsed p;
+  translate("osu_latency -h", 2, &p);
+  cr_assert(p.st == GCB_OK && p.action == 1);
+  translate("osu_allreduce --version", 2, &p);
+  cr_assert(p.st == GCB_OK && p.action == 2);
+  char buf[128];
+  FILE *f = fmemopen(buf, sizeof buf, "w");
+  gcb__osu_version(gcb__osu_program("osu_alltoall"), true, f);
+  fclose(f);
+  cr_assert_str_eq(
+      buf,
+      "# OSU MPI-CUDA All-to-All Personalized Exchange Latency Test v7.4\n");
+}
+
+/* Every line of tests/data/osu/command-lines.txt does what it says. */
+Test(osu_args, public_command_lines_translate) {
+  FILE *f = fopen(GCB_TEST_DATA "/osu/command-lines.txt", "r");
+  cr_assert_not_null(f);
+  char line[1024];
+  int n = 0;
+  while (fgets(line, sizeof line, f)) {
+    if (line[0] == '#' || line[0] == '\n')
+      continue;
+    char *bar = strchr(line, '|'), *bar2 = bar ? strchr(bar + 1, '|') : NULL;
+    cr_assert(bar && bar2, "bad line: %s", line);
+    *bar = *bar2 = '\0';
+    char outcome[128], cmd[512];
+    sscanf(line, " %127[^\n]", outcome);
+    for (char *e = outcome + strlen(outcome); e > outcome && e[-1] == ' ';)
+      *--e = '\0';
+    snprintf(cmd, sizeof cmd, "%s", bar + 1);
+    struct parsed p;
+    translate(cmd, 2, &p);
+    if (strcmp(outcome, "ok") == 0)
+      cr_assert_eq(p.st, GCB_OK, "%s: %s", cmd, p.err.msg);
+    else
+      cr_assert(p.st == GCB_EUSAGE && strstr(p.err.msg, outcome), "%s: %s", cmd,
+                p.err.msg);
+    n++;
+  }
+  fclose(f);
+  cr_assert_geq(n, 5);
+}
