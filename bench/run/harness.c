@@ -245,8 +245,9 @@ enum gcb_status gcb_harness_begin(struct gcb_harness *h, struct gcb_ctx *ctx,
   if (rc != MPI_SUCCESS)
     return unclaim(h->output, claimed,
                    gcb_mpi_err(&ctx->err, rc, "MPI_Bcast of the run id"));
+  char blas[sizeof h->table.blas];
   st = gcb__header_build(ctx, h->document.results, command, argc, argv, run_id,
-                         &h->rank_names, &h->device_lines);
+                         &h->rank_names, &h->device_lines, blas, sizeof blas);
   if (st != GCB_OK)
     return unclaim(h->output, claimed, st);
   if (ctx->rank == 0) {
@@ -257,6 +258,7 @@ enum gcb_status gcb_harness_begin(struct gcb_harness *h, struct gcb_ctx *ctx,
         .rank_names = h->rank_names,
         .device_lines = (const char(*)[GCB_DEVICE_LINE])h->device_lines,
         .nranks = ctx->size};
+    snprintf(h->table.blas, sizeof h->table.blas, "%s", blas);
     h->sinks[h->nsinks++] = gcb_table_sink(&h->table);
     h->table.progress = h->progress;
     h->sinks[h->nsinks++] = gcb_document_sink(&h->document);

@@ -208,11 +208,14 @@ static void identify(const struct gcb_ctx *ctx, struct gcb_identity *me) {
   me->device.threads = ctx->device.threads;
 }
 
-/* The variables that explain a figure: whole prefixes of NCCL and the MPI
- * libraries' tunables, and single names from the scheduler and CUDA. */
+/* The variables that explain a figure: whole prefixes of NCCL's, the MPI
+ * libraries' and the BLAS's tunables (OPENBLAS_CORETYPE forces a kernel,
+ * OPENBLAS_NUM_THREADS/OMP_NUM_THREADS/GOTO_NUM_THREADS its threads), and
+ * single names from the scheduler and CUDA. */
 static const char *const env_prefixes[] = {
     "NCCL_",     "UCX_",   "MPIR_CVAR_", "FI_",    "OMPI_MCA_",
-    "PMIX_MCA_", "HYDRA_", "PMI_",       "I_MPI_", NULL};
+    "PMIX_MCA_", "HYDRA_", "PMI_",       "I_MPI_", "OPENBLAS_",
+    "GOTO_",     "OMP_",   NULL};
 static const char *const env_names[] = {"SLURM_JOB_ID",
                                         "SLURM_JOB_NODELIST",
                                         "SLURM_NODELIST",
@@ -266,19 +269,37 @@ const char **gcb__launch_env(char **env) {
   return out;
 }
 
+/* The backend's library versions ("OpenBLAS 0.3.21 ..."; with NCCL's on
+ * a GPU backend) and, when it runs OpenBLAS, what OpenBLAS says it runs. */
+static bool backend_versions(struct gcb_ctx *ctx, char *backend, size_t len,
+                             struct gcb_blas_info *blas) {
+  backend[0] = '\0';
+  if (ctx->backend_ops->versions)
+    ctx->backend_ops->versions(ctx->backend, backend, len);
+  bool openblas = strstr(backend, "OpenBLAS") != NULL;
+  if (openblas)
+    gcb__blas_probe(blas);
+  return openblas;
+}
+
 /* Rank 0: the header sections from what was gathered. */
 static enum gcb_status
 set_header(struct gcb_ctx *ctx, struct gcb_results *results,
            const struct gcb_identity *ids, const char *command, int argc,
-           char **argv, const char *run_id, const struct snapshots *snaps) {
-  char mpi[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+           char **argv, const char *run_id, const struct snapshots *snaps,
+           char *blas_line, size_t blas_len) {
+  char mpi[MPI_MAX_LIBRARY_VERSION_STRING] = "", device[64];
   int len = 0;
-  MPI_Get_library_version(mpi, &len);
+  if (MPI_Get_library_version(mpi, &len) != MPI_SUCCESS)
+    mpi[0] = '\0';
+  gcb__mpi_device(mpi, device, sizeof device);
   mpi[strcspn(mpi, "\n")] = '\0'; /* MPICH prints a whole page */
-  char hwloc[32], backend[512] = "";
+  char hwloc[32], backend[512];
   gcb_topo_hwloc_version(hwloc, sizeof hwloc);
-  if (ctx->backend_ops->versions)
-    ctx->backend_ops->versions(ctx->backend, backend, sizeof backend);
+  struct gcb_blas_info blas;
+  bool has_blas = backend_versions(ctx, backend, sizeof backend, &blas);
+  if (has_blas)
+    gcb__blas_describe(&blas, blas_line, blas_len);
   char nccl[64];
   nccl_version(nccl, sizeof nccl);
   if (ctx->backend_ops->health != NULL && nccl[0] != '\0') {
@@ -297,7 +318,9 @@ set_header(struct gcb_ctx *ctx, struct gcb_results *results,
                              .nodes = ctx->node_count,
                              .mpi = mpi,
                              .hwloc = hwloc,
-                             .backend_versions = backend};
+                             .backend_versions = backend,
+                             .blas = has_blas ? &blas : NULL,
+                             .mpi_device = device};
   enum gcb_status st = gcb_results_set_header(results, &run, ids, snaps->text,
                                               snaps->n, &ctx->err);
   free(env);
@@ -308,9 +331,12 @@ enum gcb_status gcb__header_build(struct gcb_ctx *ctx,
                                   struct gcb_results *results,
                                   const char *command, int argc, char **argv,
                                   const char *run_id, char (**names)[96],
-                                  char (**devices)[GCB_DEVICE_LINE]) {
+                                  char (**devices)[GCB_DEVICE_LINE], char *blas,
+                                  size_t blas_len) {
   *names = NULL;
   *devices = NULL;
+  if (blas_len > 0)
+    blas[0] = '\0';
   struct gcb_identity me;
   identify(ctx, &me);
   struct gcb_identity *ids = NULL;
@@ -327,7 +353,8 @@ enum gcb_status gcb__header_build(struct gcb_ctx *ctx,
   if (st == GCB_OK)
     st = gather_topologies(ctx, &snaps);
   if (st == GCB_OK && ctx->rank == 0) {
-    st = set_header(ctx, results, ids, command, argc, argv, run_id, &snaps);
+    st = set_header(ctx, results, ids, command, argc, argv, run_id, &snaps,
+                    blas, blas_len);
     *names = rank_names(ids, ctx->size);
     *devices = device_lines(ids, ctx->size);
   }

@@ -17,13 +17,15 @@
  * sections of `results` (NULL on other ranks). Collective. On rank 0,
  * *names receives "host, device" per rank and *devices each rank's line
  * of nccl-tests' device list ("#  Rank  0 Group  0 Pid ..."; caller frees
- * both); NULL elsewhere.
+ * both); NULL elsewhere. On rank 0, blas receives the BLAS line of the
+ * live table (gcb__blas_describe) when the backend runs OpenBLAS, else "".
  */
 enum gcb_status gcb__header_build(struct gcb_ctx *ctx,
                                   struct gcb_results *results,
                                   const char *command, int argc, char **argv,
                                   const char *run_id, char (**names)[96],
-                                  char (**devices)[GCB_DEVICE_LINE]);
+                                  char (**devices)[GCB_DEVICE_LINE], char *blas,
+                                  size_t blas_len);
 
 /* Sets run.status and run.end_time (now). */
 enum gcb_status gcb__header_finish(struct gcb_results *results,
@@ -32,12 +34,23 @@ enum gcb_status gcb__header_finish(struct gcb_results *results,
 /*
  * The "NAME=VALUE" entries of env (environ) that the document records as
  * the launch context: Slurm's job, node list and step, NCCL_*, UCX_*,
- * MPIR_CVAR_*, FI_*, OMPI_MCA_*, HYDRA_*, PMI_*, I_MPI_*,
- * CUDA_VISIBLE_DEVICES; never one whose name holds TOKEN, KEY, SECRET,
- * PASSWORD, PASSWD, CRED or AUTH. Sorted, NULL-terminated, pointing into
- * env; the caller frees the array. NULL on ENOMEM.
+ * MPIR_CVAR_*, FI_*, OMPI_MCA_*, HYDRA_*, PMI_*, I_MPI_*, OPENBLAS_*,
+ * GOTO_*, OMP_*, CUDA_VISIBLE_DEVICES; never one whose name holds TOKEN, KEY,
+ * SECRET, PASSWORD, PASSWD, CRED or AUTH. Sorted, NULL-terminated, pointing
+ * into env; the caller frees the array. NULL on ENOMEM.
  */
 const char **gcb__launch_env(char **env);
+
+/* This rank's BLAS as OpenBLAS tells it (core, threads, threading) and
+ * the widest vector ISA its CPU offers (provenance.c). */
+void gcb__blas_probe(struct gcb_blas_info *out);
+
+/* "OpenBLAS Haswell kernels, 2 threads (pthreads)", for the live table. */
+void gcb__blas_describe(const struct gcb_blas_info *b, char *buf, size_t len);
+
+/* The device in MPICH's library version text ("MPICH Device:\tch4:ucx"
+ * gives "ch4:ucx"); "" for a text without one (other MPI libraries). */
+void gcb__mpi_device(const char *version, char *out, size_t len);
 
 /* "20261129-153000-<pid>": UTC start time and pid of rank 0. */
 void gcb__run_id(char *buf, size_t len);

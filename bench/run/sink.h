@@ -64,6 +64,9 @@ struct gcb_table {
   int nranks;
   /* nccl-tests' "#  Rank  0 Group  0 Pid ..." line by rank; may be NULL */
   const char (*device_lines)[GCB_DEVICE_LINE];
+  /* the BLAS gemm ran on ("OpenBLAS Haswell kernels, 2 threads
+   * (pthreads)"), for its header line; "" when not known */
+  char blas[96];
   /* collective layout: the out-of-place half waiting for its in-place one */
   bool pending;
   bool devices_shown; /* the device list is printed once per run */

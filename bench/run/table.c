@@ -147,22 +147,39 @@ bool gcb__table_enter(struct gcb_table *t, const char *key) {
   return true;
 }
 
+/* " (OpenBLAS Haswell kernels, 2 threads (pthreads))" for GEMM, whose
+ * figures are the BLAS's: the kernel that ran is named where they are. */
+static void print_library(const struct gcb_table *t,
+                          const struct gcb_record *rec) {
+  if (t->blas[0] != '\0' && strcmp(rec->bench, "gemm") == 0)
+    fprintf(t->out, " (%s)", t->blas);
+}
+
+/* The header of a rate benchmark. Which statistic each column is, in the
+ * names of docs/results-schema.md ("Statistics"): "time" is the median
+ * over ranks of each rank's figure time (its median iteration); median,
+ * min and max are of the rank figures, over ranks; imbal is of the figure
+ * times, (max - mean) / max. */
 static void print_header(struct gcb_table *t, const struct gcb_record *rec) {
   if (!gcb__table_enter(t, rec->bench))
     return;
+  fprintf(t->out, "\n# %s on %s", rec->bench, rec->backend);
+  print_library(t, rec);
   fprintf(t->out,
-          "\n# %s on %s: %d rank(s), %d timed iterations after %d warm-up; "
-          "figures in %s (%s)\n#",
-          rec->bench, rec->backend, rec->nranks, rec->iterations, rec->warmup,
-          rec->figure.unit, rec->figure.counted);
+          ": %d rank(s), %d timed iterations after %d warm-up; figures in %s "
+          "(%s)\n",
+          rec->nranks, rec->iterations, rec->warmup, rec->figure.unit,
+          rec->figure.counted);
+  fprintf(t->out, "# time: median over ranks of each rank's median "
+                  "iteration; median/min/max: the rank figures over ranks\n#");
   for (int i = 0; i < rec->nparams; i++)
     fprintf(t->out, " %*s", param_width(&rec->params[i]), rec->params[i].key);
-  fprintf(t->out, " %12s %10s %10s %10s %7s  %s\n", "time(med)", "median",
-          "min", "max", "imbal", "check");
+  fprintf(t->out, " %12s %10s %10s %10s %7s  %s\n", "time", "median", "min",
+          "max", "imbal", "check");
   fprintf(t->out, "#");
   for (int i = 0; i < rec->nparams; i++)
     fprintf(t->out, " %*s", param_width(&rec->params[i]), "");
-  fprintf(t->out, " %12s %10s %10s %10s %7s\n", "per rank", rec->figure.unit,
+  fprintf(t->out, " %12s %10s %10s %10s %7s\n", "(med/ranks)", rec->figure.unit,
           rec->figure.unit, rec->figure.unit, "%");
 }
 

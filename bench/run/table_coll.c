@@ -65,6 +65,19 @@ static void print_devices(struct gcb_table *t) {
   }
 }
 
+/* Which statistic the time columns show, in the names of
+ * docs/results-schema.md ("Statistics"): the loop time (each rank's mean
+ * per operation over its timed loop, summary.time_s) taken over ranks as
+ * -a asks (nccl-tests' -a: 0 rank 0, 1 mean, 2 min, 3 max). */
+static const char *time_rule(const struct gcb_record *rec) {
+  static const char *const over[] = {"rank 0's loop time",
+                                     "mean over ranks of each rank's loop time",
+                                     "min over ranks of each rank's loop time",
+                                     "max over ranks of each rank's loop time"};
+  int64_t a = param_int(rec, "average", 1);
+  return over[a >= 0 && a <= 3 ? a : 1];
+}
+
 static void print_header(struct gcb_table *t, const struct gcb_record *rec) {
   const char *split = param_str(rec, "split");
   char within[96] = "";
@@ -76,9 +89,9 @@ static void print_header(struct gcb_table *t, const struct gcb_record *rec) {
           program_of(param_str(rec, "op")));
   fprintf(t->out,
           "# gcbench %s %s on %s%s: %d rank(s), %d iterations after %d "
-          "warm-up\n#\n",
+          "warm-up; time: %s\n#\n",
           rec->bench, param_str(rec, "op"), rec->backend, within, rec->nranks,
-          rec->iterations, rec->warmup);
+          rec->iterations, rec->warmup, time_rule(rec));
   print_devices(t);
   bool extra = strcmp(param_str(rec, "layout"), "gcbench") == 0;
   const char *time = "time";

@@ -343,6 +343,7 @@ static const struct {
     {"network-link", gcb__rule_netmap},
     {"network-path", gcb__rule_netmap},
     {"pattern", gcb__rule_pattern},
+    {"blas-kernel", gcb__rule_blas_kernel},
     {"placement-remote", gcb__rule_topo_placement},
     {"placement-partial", gcb__rule_topo_placement},
     {"placement-unbound", gcb__rule_topo_placement},

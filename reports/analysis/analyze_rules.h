@@ -74,6 +74,9 @@ const char *gcb__p2p_arrow(const json_t *c);
  * kind ("network-link", "network-path") says which. */
 enum gcb_status gcb__rule_netmap(const struct gcb__rule_ctx *cx);
 
+/* The BLAS kernels below the CPU or forced (rules_blas.c). */
+enum gcb_status gcb__rule_blas_kernel(const struct gcb__rule_ctx *cx);
+
 /* Training patterns (rules_pattern.c; docs/PATTERNS.md): stragglers,
  * overlap, tensor-parallel placement, routing skew, pipeline bubble. */
 enum gcb_status gcb__rule_pattern(const struct gcb__rule_ctx *cx);

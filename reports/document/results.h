@@ -134,6 +134,17 @@ struct gcb_identity {
   struct gcb_topo_summary machine;
 };
 
+/* The BLAS library as it said at run time (software.blas_run, written when
+ * the backend runs OpenBLAS; docs/results-schema.md): rank 0's. */
+struct gcb_blas_info {
+  char library[16];  /* "OpenBLAS" */
+  char core[32];     /* openblas_get_corename(): the kernels that run */
+  int threads;       /* openblas_get_num_threads() */
+  char parallel[16]; /* "sequential", "pthreads", "openmp" */
+  char cpu_isa[16];  /* widest vector ISA of the CPU: "avx512", "avx2",
+                        "avx", "sse3", "sse2"; "" when not known */
+};
+
 /* The run as the command line and the context know it. */
 struct gcb_run_info {
   const char *command; /* "coll", "suite", ... */
@@ -142,8 +153,10 @@ struct gcb_run_info {
   const char *run_id;
   const char *backend, *backend_reason;
   int ranks, nodes;
-  const char *mpi, *hwloc;      /* library versions */
-  const char *backend_versions; /* written under the backend's name */
+  const char *mpi, *hwloc;          /* library versions */
+  const char *backend_versions;     /* written under the backend's name */
+  const struct gcb_blas_info *blas; /* software.blas_run; NULL: not recorded */
+  const char *mpi_device; /* software.mpi_device ("ch4:ucx"); NULL, "": none */
   /* run.environment: "NAME=VALUE" entries, NULL-terminated (NULL: none
    * recorded), already filtered of secrets by the caller. */
   const char *const *environment;

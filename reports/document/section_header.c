@@ -1,6 +1,7 @@
 /*
  * The run's header in the results document: the "tool", "run", "options"
- * and "software" sections with their schema rows, and the whole header set
+ * and "software" sections (with the BLAS and MPI library as they said at
+ * run time) with their schema rows, and the whole header set
  * at once from what the run engine gathered (section_nodes.c writes
  * "nodes" and "ranks"). Read back through view.c.
  */
@@ -15,7 +16,42 @@
 /* Option values: scalars, lists (sets of choices) and, in a suite, one
  * nested object per benchmark; checked no further. */
 const struct gcb__node gcb__n_options = {.types = T_OBJ};
-const struct gcb__node gcb__n_software = {.types = T_OBJ, .items = &gcb__n_str};
+
+/* software: library name -> version string, and two members that say
+ * more (docs/results-schema.md): "blas_run", what the BLAS said at run time,
+ * and "mpi_device", the MPI library's device. Documents before them load
+ * unchanged: both are optional. */
+static const char *const blas_parallel[] = {"sequential", "pthreads", "openmp",
+                                            "unknown", NULL};
+static const struct gcb__field blas_fields[] = {
+    REQ("library", &gcb__n_str),
+    REQ("core", &gcb__n_str),
+    REQ("threads", &gcb__n_int),
+    REQ("parallel", NODE(.types = T_STR, .choices = blas_parallel)),
+    OPT("cpu_isa", &gcb__n_str),
+    {0},
+};
+static const struct gcb__field software_fields[] = {
+    OPT("blas_run", OBJ(blas_fields)),
+    OPT("mpi_device", &gcb__n_str),
+    {0},
+};
+
+/* Every other member of software is a version string. */
+static enum gcb_status check_versions(struct gcb__walk *w, const json_t *v) {
+  const char *key;
+  const json_t *m;
+  json_object_foreach((json_t *)v, key, m) {
+    if (strcmp(key, "blas_run") != 0 && !json_is_string(m)) {
+      enum gcb_status rc = gcb__schema_check_child(w, key, 0, m, &gcb__n_str);
+      if (rc != GCB_OK)
+        return rc;
+    }
+  }
+  return GCB_OK;
+}
+const struct gcb__node gcb__n_software = {
+    .types = T_OBJ, .fields = software_fields, .check = check_versions};
 
 static const char *const run_states[] = {"running", "complete",    "failed",
                                          "timeout", "interrupted", NULL};
@@ -119,9 +155,26 @@ static json_t *run_json(const struct gcb_run_info *run) {
   return o;
 }
 
+static json_t *blas_json(const struct gcb_blas_info *b) {
+  json_t *o =
+      json_pack("{s:s, s:s, s:i, s:s}", "library", b->library, "core", b->core,
+                "threads", b->threads, "parallel", b->parallel);
+  if (o != NULL && b->cpu_isa[0] != '\0' &&
+      json_object_set_new(o, "cpu_isa", json_string(b->cpu_isa)) != 0)
+    json_decrefp(&o);
+  return o;
+}
+
 static json_t *software_json(const struct gcb_run_info *run) {
-  return json_pack("{s:s, s:s, s:s}", "mpi", run->mpi, "hwloc", run->hwloc,
-                   run->backend, run->backend_versions);
+  json_t *o = json_pack("{s:s, s:s, s:s}", "mpi", run->mpi, "hwloc", run->hwloc,
+                        run->backend, run->backend_versions);
+  if (o != NULL && run->mpi_device != NULL && run->mpi_device[0] != '\0' &&
+      json_object_set_new(o, "mpi_device", json_string(run->mpi_device)) != 0)
+    json_decrefp(&o);
+  if (o != NULL && run->blas != NULL &&
+      json_object_set_new(o, "blas_run", blas_json(run->blas)) != 0)
+    json_decrefp(&o);
+  return o;
 }
 
 /* Every node's snapshot parsed, in node order (unparsable ones left out,

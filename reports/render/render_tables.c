@@ -219,6 +219,38 @@ static void launch_table(struct gcb__tb *b) {
   }
 }
 
+/* The MPI and BLAS libraries as they said at run time (software.mpi and
+ * mpi_device, software.blas_run): what a figure ran on. No rows (dropped) for
+ * documents that record neither device nor BLAS (before they were). */
+static void libraries_table(struct gcb__tb *b) {
+  static const char *const h[] = {"#", "library", "as it ran", NULL};
+  struct gcb_rtable *t = gcb__table_new(b, "libraries", "Libraries",
+                                        "the MPI device and the BLAS kernels "
+                                        "the run used (docs/results-schema.md)",
+                                        h);
+  for (size_t d = 0; t != NULL && d < b->rep->ndocs; d++) {
+    const json_t *sw = gcb_view_obj(b->rep->docs[d].root, "software");
+    const json_t *blas = gcb_view_obj(sw, "blas_run");
+    const char *device = gcb_view_str(sw, "mpi_device");
+    if (device[0] != '\0') {
+      char **r = gcb__table_row(b, t, NULL);
+      gcb__cell(b, r, 0, "%zu", d + 1);
+      gcb__cell(b, r, 1, "%s", gcb_view_str(sw, "mpi"));
+      gcb__cell(b, r, 2, "device %s", device);
+    }
+    if (blas != NULL) {
+      char **r = gcb__table_row(b, t, NULL);
+      gcb__cell(b, r, 0, "%zu", d + 1);
+      gcb__cell(b, r, 1, "%s", gcb_view_str(blas, "library"));
+      gcb__cell(b, r, 2, "%s kernels, %lld thread(s) (%s); CPU offers %s",
+                gcb_view_str(blas, "core"), gcb_view_int(blas, "threads", 0),
+                gcb_view_str(blas, "parallel"),
+                gcb_view_str(blas, "cpu_isa")[0] ? gcb_view_str(blas, "cpu_isa")
+                                                 : "(not recorded)");
+    }
+  }
+}
+
 static void findings_table(struct gcb__tb *b) {
   static const char *const h[] = {
       "severity", "kind", "where",       "case",       "measured",
@@ -413,6 +445,7 @@ enum gcb_status gcb_report_tables(const struct gcb_report *rep,
   gcb__verdict_tables(&b);
   runs_table(&b);
   launch_table(&b);
+  libraries_table(&b);
   findings_table(&b);
   checks_table(&b);
   comparison_table(&b);

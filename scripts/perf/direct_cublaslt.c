@@ -43,25 +43,29 @@ static uint16_t to_bf16(float f) {
   return (uint16_t)((v.u + 0x7fff + ((v.u >> 16) & 1)) >> 16);
 }
 
-int main(int argc, char **argv) {
-  if (argc != 4 && argc != 5) {
-    fprintf(stderr, "usage: direct_cublaslt N ITERS WARMUP [BATCH]\n");
-    return 2;
-  }
-  int64_t n = atoll(argv[1]);
-  int iters = atoi(argv[2]), warmup = atoi(argv[3]);
-  int batch = argc == 5 ? atoi(argv[4]) : 10;
-  if (n < 16 || iters < 1 || warmup < 0 || batch < 1) {
-    fprintf(stderr, "direct_cublaslt: bad N, ITERS, WARMUP or BATCH\n");
-    return 2;
-  }
-  size_t elems = (size_t)n * (size_t)n, ws_bytes = (size_t)32 << 20;
+/* One multiply's plan: the handle, descriptors, the algorithm and the
+ * device buffers, so that each step below takes one argument. */
+struct plan {
+  int64_t n;
+  size_t ws_bytes;
+  void *a, *b, *c, *ws;
+  cublasLtHandle_t lt;
+  cublasLtMatmulDesc_t desc;
+  cublasLtMatrixLayout_t la, lb, lc;
+  cublasLtMatmulHeuristicResult_t heur;
+  cudaStream_t st;
+  cudaEvent_t e0, e1;
+};
+
+/* A and B on the device, from different streams of the generator: AB,
+ * not A^T A. */
+static void upload_inputs(struct plan *p) {
+  size_t elems = (size_t)p->n * (size_t)p->n;
   uint16_t *h = malloc(elems * 2), *h2 = malloc(elems * 2);
   if (h == NULL || h2 == NULL) {
     fprintf(stderr, "direct_cublaslt: out of host memory\n");
-    return 1;
+    exit(1);
   }
-  /* A and B from different streams of the generator: AB, not A^T A. */
   uint64_t s = 42, s2 = 4242;
   for (size_t i = 0; i < elems; i++) {
     s = s * 6364136223846793005u + 1442695040888963407u;
@@ -69,73 +73,89 @@ int main(int argc, char **argv) {
     h[i] = to_bf16((float)((double)(s >> 11) * 0x1.0p-52 - 1.0));
     h2[i] = to_bf16((float)((double)(s2 >> 11) * 0x1.0p-52 - 1.0));
   }
-  void *a, *b, *c, *ws;
-  CK(cudaMalloc(&a, elems * 2));
-  CK(cudaMalloc(&b, elems * 2));
-  CK(cudaMalloc(&c, elems * 2));
-  CK(cudaMalloc(&ws, ws_bytes));
-  CK(cudaMemcpy(a, h, elems * 2, cudaMemcpyHostToDevice));
-  CK(cudaMemcpy(b, h2, elems * 2, cudaMemcpyHostToDevice));
-  cublasLtHandle_t lt;
-  cublasLtMatmulDesc_t desc;
-  cublasLtMatrixLayout_t la, lb, lc;
+  CK(cudaMalloc(&p->a, elems * 2));
+  CK(cudaMalloc(&p->b, elems * 2));
+  CK(cudaMalloc(&p->c, elems * 2));
+  CK(cudaMalloc(&p->ws, p->ws_bytes));
+  CK(cudaMemcpy(p->a, h, elems * 2, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(p->b, h2, elems * 2, cudaMemcpyHostToDevice));
+  free(h);
+  free(h2);
+}
+
+/* TN bf16 layouts, fp32 compute, the first heuristic algorithm for the
+ * workspace; a stream and an event pair to time it. */
+static void make_plan(struct plan *p) {
   cublasLtMatmulPreference_t pref;
   cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
-  CK(cublasLtCreate(&lt));
-  CK(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
-  CK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta,
+  CK(cublasLtCreate(&p->lt));
+  CK(cublasLtMatmulDescCreate(&p->desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+  CK(cublasLtMatmulDescSetAttribute(p->desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta,
                                     sizeof ta));
-  CK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb,
+  CK(cublasLtMatmulDescSetAttribute(p->desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb,
                                     sizeof tb));
-  CK(cublasLtMatrixLayoutCreate(&la, CUDA_R_16BF, n, n, n));
-  CK(cublasLtMatrixLayoutCreate(&lb, CUDA_R_16BF, n, n, n));
-  CK(cublasLtMatrixLayoutCreate(&lc, CUDA_R_16BF, n, n, n));
+  CK(cublasLtMatrixLayoutCreate(&p->la, CUDA_R_16BF, p->n, p->n, p->n));
+  CK(cublasLtMatrixLayoutCreate(&p->lb, CUDA_R_16BF, p->n, p->n, p->n));
+  CK(cublasLtMatrixLayoutCreate(&p->lc, CUDA_R_16BF, p->n, p->n, p->n));
   CK(cublasLtMatmulPreferenceCreate(&pref));
   CK(cublasLtMatmulPreferenceSetAttribute(
-      pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws_bytes,
-      sizeof ws_bytes));
-  cublasLtMatmulHeuristicResult_t heur;
+      pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &p->ws_bytes,
+      sizeof p->ws_bytes));
   int found = 0;
-  CK(cublasLtMatmulAlgoGetHeuristic(lt, desc, la, lb, lc, lc, pref, 1, &heur,
-                                    &found));
+  CK(cublasLtMatmulAlgoGetHeuristic(p->lt, p->desc, p->la, p->lb, p->lc, p->lc,
+                                    pref, 1, &p->heur, &found));
   if (found == 0) {
     fprintf(stderr, "direct_cublaslt: no algorithm\n");
-    return 1;
+    exit(1);
   }
-  float alpha = 1.0f, beta = 0.0f;
-  cudaStream_t st;
-  cudaEvent_t e0, e1;
-  CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
-  CK(cudaEventCreate(&e0));
-  CK(cudaEventCreate(&e1));
-  double *t = calloc((size_t)iters, sizeof *t);
+  CK(cudaStreamCreateWithFlags(&p->st, cudaStreamNonBlocking));
+  CK(cudaEventCreate(&p->e0));
+  CK(cudaEventCreate(&p->e1));
+}
+
+/* Seconds of GPU time for `count` multiplies queued between one event
+ * pair. */
+static double timed(const struct plan *p, int count) {
+  float alpha = 1.0f, beta = 0.0f, ms = 0;
+  CK(cudaEventRecord(p->e0, p->st));
+  for (int j = 0; j < count; j++)
+    CK(cublasLtMatmul(p->lt, p->desc, &alpha, p->a, p->la, p->b, p->lb, &beta,
+                      p->c, p->lc, p->c, p->lc, &p->heur.algo, p->ws,
+                      p->heur.workspaceSize, p->st));
+  CK(cudaEventRecord(p->e1, p->st));
+  CK(cudaEventSynchronize(p->e1));
+  CK(cudaEventElapsedTime(&ms, p->e0, p->e1));
+  return ms * 1e-3;
+}
+
+int main(int argc, char **argv) {
+  if (argc != 4 && argc != 5) {
+    fprintf(stderr, "usage: direct_cublaslt N ITERS WARMUP [BATCH]\n");
+    return 2;
+  }
+  struct plan p = {.n = atoll(argv[1]), .ws_bytes = (size_t)32 << 20};
+  int iters = atoi(argv[2]), warmup = atoi(argv[3]);
+  int batch = argc == 5 ? atoi(argv[4]) : 10;
+  if (p.n < 16 || iters < 1 || warmup < 0 || batch < 1) {
+    fprintf(stderr, "direct_cublaslt: bad N, ITERS, WARMUP or BATCH\n");
+    return 2;
+  }
+  upload_inputs(&p);
+  make_plan(&p);
   /* Warm-up: at least WARMUP multiplies and 0.5 s of GPU time. */
   double warm = 0.0;
-  for (int i = 0; i < warmup || warm < 0.5; i++) {
-    float ms = 0;
-    CK(cudaEventRecord(e0, st));
-    CK(cublasLtMatmul(lt, desc, &alpha, a, la, b, lb, &beta, c, lc, c, lc,
-                      &heur.algo, ws, heur.workspaceSize, st));
-    CK(cudaEventRecord(e1, st));
-    CK(cudaEventSynchronize(e1));
-    CK(cudaEventElapsedTime(&ms, e0, e1));
-    warm += ms * 1e-3;
-    if (i > 100000)
-      break;
+  for (int i = 0; (i < warmup || warm < 0.5) && i <= 100000; i++)
+    warm += timed(&p, 1);
+  double *t = calloc((size_t)iters, sizeof *t);
+  if (t == NULL) {
+    fprintf(stderr, "direct_cublaslt: out of host memory\n");
+    return 1;
   }
-  for (int i = 0; i < iters; i++) {
-    float ms = 0;
-    CK(cudaEventRecord(e0, st));
-    for (int j = 0; j < batch; j++)
-      CK(cublasLtMatmul(lt, desc, &alpha, a, la, b, lb, &beta, c, lc, c, lc,
-                        &heur.algo, ws, heur.workspaceSize, st));
-    CK(cudaEventRecord(e1, st));
-    CK(cudaEventSynchronize(e1));
-    CK(cudaEventElapsedTime(&ms, e0, e1));
-    t[i] = ms * 1e-3 / batch;
-  }
+  for (int i = 0; i < iters; i++)
+    t[i] = timed(&p, batch) / batch;
   qsort(t, (size_t)iters, sizeof *t, cmp);
   double med = iters % 2 ? t[iters / 2] : (t[iters / 2 - 1] + t[iters / 2]) / 2;
-  printf("%.2f\n", 2.0 * (double)n * (double)n * (double)n / med / 1e12);
+  printf("%.2f\n", 2.0 * (double)p.n * (double)p.n * (double)p.n / med / 1e12);
+  free(t);
   return 0;
 }

@@ -1,0 +1,250 @@
+/*
+ * What the results header records about the libraries under a figure
+ * (bench/run/provenance.c, header.c, section_header.c): the MPI device read
+ * from real MPI_Get_library_version texts (tests/data/mpi/README.md), the
+ * BLAS as OpenBLAS reports it, the BLAS/OpenMP variables among the launch
+ * environment, and software.blas_run / software.mpi_device written into a
+ * document that reads back.
+ */
+#include <cblas.h>
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/run/header.h"
+#include "bench/run/sink.h"
+
+static char *slurp(const char *name) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/mpi/%s", GCB_TEST_DATA, name);
+  FILE *f = fopen(path, "rb");
+  cr_assert_not_null(f, "%s", path);
+  static char buf[8192];
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = '\0';
+  return buf;
+}
+
+Test(provenance, the_mpi_device_comes_from_real_mpich_version_texts) {
+  static const struct {
+    const char *file, *device;
+  } cases[] = {
+      {"mpich-3.4.3-ch4-ofi.txt", "ch4:ofi"},          /* "Device:ch4:ofi" */
+      {"mpich-4.0.2-debian12-ch4-ucx.txt", "ch4:ucx"}, /* "Device:\tch4:ucx" */
+      {"cray-mpich-8.1.22.txt", ""},                   /* names none */
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    char device[64] = "x";
+    gcb__mpi_device(slurp(cases[i].file), device, sizeof device);
+    cr_expect_str_eq(device, cases[i].device, "%s", cases[i].file);
+  }
+}
+
+Test(provenance, a_text_without_a_device_or_none_at_all_gives_an_empty_one) {
+  char device[16] = "x";
+  gcb__mpi_device("Open MPI v4.1.6, package: Debian OpenMPI", device,
+                  sizeof device);
+  cr_expect_str_eq(device, "");
+  gcb__mpi_device(NULL, device, sizeof device);
+  cr_expect_str_eq(device, "");
+  gcb__mpi_device("MPICH Device:   \n", device, sizeof device);
+  cr_expect_str_eq(device, "", "an empty value is no device");
+  gcb__mpi_device("MPICH Device: ch4:a-very-long-netmod-name", device,
+                  sizeof device);
+  cr_expect_eq(strlen(device), sizeof device - 1, "truncated, terminated");
+}
+
+Test(provenance, the_blas_is_described_as_openblas_reports_it) {
+  struct gcb_blas_info b;
+  gcb__blas_probe(&b);
+  cr_expect_str_eq(b.library, "OpenBLAS");
+  cr_expect_str_eq(b.core, openblas_get_corename());
+  cr_expect_eq(b.threads, openblas_get_num_threads());
+  cr_expect_geq(b.threads, 1);
+  static const char *const models[] = {"sequential", "pthreads", "openmp"};
+  cr_expect_str_eq(b.parallel, models[openblas_get_parallel()]);
+#if defined(__x86_64__)
+  const char *isas = " sse2 sse3 avx avx2 avx512 ";
+  char word[20];
+  snprintf(word, sizeof word, " %s ", b.cpu_isa);
+  cr_expect(b.cpu_isa[0] != '\0' && strstr(isas, word) != NULL, "'%s'",
+            b.cpu_isa);
+  cr_expect_eq(strcmp(b.cpu_isa, "avx512") == 0,
+               __builtin_cpu_supports("avx512f") &&
+                   __builtin_cpu_supports("avx512vl") &&
+                   __builtin_cpu_supports("avx512bw") &&
+                   __builtin_cpu_supports("avx512dq"));
+#endif
+  char line[96];
+  struct gcb_blas_info two = {.library = "OpenBLAS",
+                              .core = "Haswell",
+                              .threads = 2,
+                              .parallel = "pthreads"};
+  gcb__blas_describe(&two, line, sizeof line);
+  cr_expect_str_eq(line, "OpenBLAS Haswell kernels, 2 threads (pthreads)");
+  two.threads = 1;
+  gcb__blas_describe(&two, line, sizeof line);
+  cr_expect_str_eq(line, "OpenBLAS Haswell kernels, 1 thread (pthreads)");
+}
+
+Test(provenance, the_blas_and_openmp_variables_are_part_of_the_launch_context) {
+  char *env[] = {"OPENBLAS_CORETYPE=Haswell",
+                 "OMP_NUM_THREADS=4",
+                 "GOTO_NUM_THREADS=2",
+                 "OPENBLAS_NUM_THREADS=8",
+                 "MPIR_CVAR_CH4_NETMOD=ofi",
+                 "UCX_TLS=rc,sm",
+                 "FI_PROVIDER=efa",
+                 "HOME=/root",
+                 "OMP_AUTH_TOKEN=hidden",
+                 "OMPI_X=1",
+                 NULL};
+  const char **got = gcb__launch_env(env);
+  cr_assert_not_null(got);
+  const char *want[] = {"FI_PROVIDER=efa",
+                        "GOTO_NUM_THREADS=2",
+                        "MPIR_CVAR_CH4_NETMOD=ofi",
+                        "OMP_NUM_THREADS=4",
+                        "OPENBLAS_CORETYPE=Haswell",
+                        "OPENBLAS_NUM_THREADS=8",
+                        "UCX_TLS=rc,sm",
+                        NULL};
+  size_t n = 0;
+  for (; got[n] != NULL; n++)
+    cr_expect(want[n] != NULL && strcmp(got[n], want[n]) == 0, "%zu: %s", n,
+              got[n]);
+  cr_expect_eq(n, 7, "HOME, OMPI_X (not OMPI_MCA_) and a secret left out");
+  free(got);
+}
+
+/* A header with the libraries' provenance, dumped and read back. */
+static json_t *header_doc(const struct gcb_blas_info *blas, const char *dev) {
+  struct gcb_identity id = {.rank = 0, .cpu_threads = 2, .bound_pus = 2};
+  snprintf(id.hostname, sizeof id.hostname, "vm");
+  id.device.index = -1;
+  char *argv[] = {"gcbench", "gemm"};
+  struct gcb_run_info run = {.command = "gemm",
+                             .argc = 2,
+                             .argv = argv,
+                             .run_id = "20261201-000000-1",
+                             .backend = "host",
+                             .backend_reason = "test",
+                             .ranks = 1,
+                             .nodes = 1,
+                             .mpi = "MPICH Version:\t4.0.2",
+                             .hwloc = "2.9.0",
+                             .backend_versions = "OpenBLAS 0.3.21",
+                             .blas = blas,
+                             .mpi_device = dev};
+  struct gcb_results *r = gcb_results_new();
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_results_set_header(r, &run, &id, NULL, 0, &err), GCB_OK,
+               "%s", err.msg);
+  char *text = json_dumps(gcb_results_json(r), JSON_INDENT(1));
+  gcb_results_free(r);
+  struct gcb_results *back = NULL;
+  cr_assert_eq(gcb_results_parse(text, strlen(text), "t.json", &back, &err),
+               GCB_OK, "%s", err.msg);
+  free(text);
+  json_t *doc = json_incref(gcb_results_json(back));
+  gcb_results_free(back);
+  return doc;
+}
+
+Test(provenance, software_records_the_blas_and_the_mpi_device_and_reads_back) {
+  struct gcb_blas_info b = {.library = "OpenBLAS",
+                            .core = "Prescott",
+                            .threads = 2,
+                            .parallel = "pthreads",
+                            .cpu_isa = "avx512"};
+  json_t *doc = header_doc(&b, "ch4:ucx");
+  json_t *sw = json_object_get(doc, "software");
+  cr_expect_str_eq(json_string_value(json_object_get(sw, "mpi_device")),
+                   "ch4:ucx");
+  json_t *blas = json_object_get(sw, "blas_run");
+  cr_expect_str_eq(json_string_value(json_object_get(blas, "core")),
+                   "Prescott");
+  cr_expect_eq(json_integer_value(json_object_get(blas, "threads")), 2);
+  cr_expect_str_eq(json_string_value(json_object_get(blas, "parallel")),
+                   "pthreads");
+  cr_expect_str_eq(json_string_value(json_object_get(blas, "cpu_isa")),
+                   "avx512");
+  json_decref(doc);
+  b.cpu_isa[0] = '\0'; /* off x86: no ISA, no member */
+  doc = header_doc(&b, "");
+  sw = json_object_get(doc, "software");
+  cr_expect_null(json_object_get(sw, "mpi_device"), "no device, no member");
+  cr_expect_null(json_object_get(json_object_get(sw, "blas_run"), "cpu_isa"));
+  json_decref(doc);
+  doc = header_doc(NULL, NULL);
+  cr_expect_null(json_object_get(json_object_get(doc, "software"), "blas_run"));
+  json_decref(doc);
+}
+
+/* The live table's header lines for one record, with `blas` as the
+ * harness hands it over. */
+static char *table_header(struct gcb_record *rec, const char *blas) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *out = open_memstream(&text, &len);
+  struct gcb_table table = {.out = out, .nranks = 1};
+  snprintf(table.blas, sizeof table.blas, "%s", blas);
+  struct gcb_sink sink = gcb_table_sink(&table);
+  struct gcb_err err = {0};
+  struct gcb_rank_result rank = {.rank = 0};
+  double t[3] = {1e-3, 2e-3, 3e-3};
+  gcb_stats_compute(t, 3, &rank.seconds);
+  rank.time_s = rank.seconds.median;
+  rec->nranks = 1;
+  rec->ranks = &rank;
+  cr_assert_eq(sink.record(sink.self, rec, &err), GCB_OK);
+  cr_assert_eq(sink.finish(sink.self, &err), GCB_OK);
+  fclose(out);
+  return text;
+}
+
+Test(provenance, gemm_names_its_kernels_and_every_table_its_time_statistic) {
+  struct gcb_record rec = {
+      .bench = "gemm",
+      .backend = "host",
+      .iterations = 3,
+      .warmup = 1,
+      .work_per_op = 2e6,
+      .figure = {.unit = "GFLOP/s", .scale = 1e9, .counted = "flops"}};
+  gcb_record_param_str(&rec, "dtype", "fp32");
+  char *text = table_header(&rec, "OpenBLAS Haswell kernels, 2 threads "
+                                  "(pthreads)");
+  cr_expect(strstr(text, "# gemm on host (OpenBLAS Haswell kernels, 2 threads "
+                         "(pthreads)): 1 rank(s)") != NULL,
+            "%s", text);
+  cr_expect(strstr(text, "# time: median over ranks of each rank's median "
+                         "iteration") != NULL,
+            "%s", text);
+  cr_expect(strstr(text, "(med/ranks)") != NULL, "%s", text);
+  free(text);
+  rec.bench = "membw"; /* not the BLAS's figure: no kernel named */
+  text = table_header(&rec, "OpenBLAS Haswell kernels, 2 threads (pthreads)");
+  cr_expect(strstr(text, "# membw on host: 1 rank(s)") != NULL, "%s", text);
+  free(text);
+  struct gcb_record coll = {
+      .bench = "coll",
+      .backend = "host",
+      .iterations = 3,
+      .warmup = 1,
+      .layout = GCB_LAYOUT_COLLECTIVE,
+      .work_per_op = 8,
+      .figure = {
+          .unit = "GB/s", .scale = 1e9, .counted = "bytes", .bus_factor = 1}};
+  snprintf(coll.label, sizeof coll.label, "allreduce float sum 8B");
+  gcb_record_param_str(&coll, "op", "allreduce");
+  gcb_record_param_size(&coll, "size", 8);
+  gcb_record_param_int(&coll, "inplace", 0);
+  gcb_record_param_int(&coll, "average", 3);
+  text = table_header(&coll, "");
+  cr_expect(strstr(text, "time: max over ranks of each rank's loop time\n") !=
+                NULL,
+            "%s", text);
+  free(text);
+}

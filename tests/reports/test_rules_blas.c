@@ -1,0 +1,152 @@
+/*
+ * The blas-kernel rule (reports/analysis/rules_blas.c): OpenBLAS kernels
+ * below the CPU's vector ISA, or chosen by OPENBLAS_CORETYPE, are a
+ * finding; the kernels the CPU would pick are none. Also the schema of
+ * software.blas_run: a document without it loads, a wrong one is refused.
+ */
+#include "reports/analysis/analyze.h"
+#include "tests/reports/report_fixture.h"
+
+/* A one-rank document: software.blas_run {core, cpu_isa} (core NULL: none),
+ * OPENBLAS_CORETYPE=forced when forced is not NULL, a gemm case if asked. */
+static json_t *blas_doc(const char *core, const char *isa, const char *forced,
+                        bool gemm) {
+  json_t *doc = fx_doc(1, 1, 8, "Test CPU");
+  if (core != NULL)
+    json_object_set_new(json_object_get(doc, "software"), "blas_run",
+                        json_pack("{s:s, s:s, s:i, s:s, s:s}", "library",
+                                  "OpenBLAS", "core", core, "threads", 2,
+                                  "parallel", "pthreads", "cpu_isa", isa));
+  if (forced != NULL)
+    json_object_set_new(json_object_get(doc, "run"), "environment",
+                        json_pack("{s:s}", "OPENBLAS_CORETYPE", forced));
+  const double figs[] = {100};
+  if (gemm)
+    fx_add_case(doc, fx_case("gemm", "fp32 1024", "{\"dtype\": \"fp32\"}",
+                             "GFLOP/s", figs, 1, 0.01, NULL));
+  else
+    fx_add_case(doc, fx_case("membw", "copy", "{\"kernel\": \"copy\"}", "GB/s",
+                             figs, 1, 0.01, NULL));
+  fx_check_valid(doc);
+  return doc;
+}
+
+/* The blas-kernel findings of doc (at most 4) and how many. */
+static size_t blas_findings(json_t *doc, struct gcb_finding *out) {
+  struct gcb_thresholds t;
+  gcb_thresholds_default(&t);
+  struct gcb_doc d = {.name = "t.json", .root = doc};
+  struct gcb_findings fs = {0};
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_analyze(&d, 1, &t, &fs, &err), GCB_OK, "%s", err.msg);
+  size_t n = 0;
+  for (size_t i = 0; i < fs.n; i++)
+    if (strcmp(fs.items[i].kind, "blas-kernel") == 0 && n < 4)
+      out[n++] = fs.items[i];
+  gcb_findings_free(&fs);
+  json_decref(doc);
+  return n;
+}
+
+Test(rules_blas, openblas_choosing_sse3_kernels_on_an_avx512_cpu_is_a_warning) {
+  struct gcb_finding f[4];
+  cr_assert_eq(blas_findings(blas_doc("Prescott", "avx512", NULL, true), f), 1);
+  cr_expect_eq(f[0].severity, GCB_SEV_WARN);
+  cr_expect_eq(f[0].where.rank, 0);
+  cr_expect(strstr(f[0].explanation, "Prescott kernels (sse3)") != NULL, "%s",
+            f[0].explanation);
+  cr_expect(strstr(f[0].explanation, "OpenBLAS's own choice") != NULL, "%s",
+            f[0].explanation);
+  cr_expect(strstr(f[0].suggestion, "OPENBLAS_CORETYPE=SkylakeX") != NULL, "%s",
+            f[0].suggestion);
+}
+
+Test(rules_blas, a_forced_haswell_kernel_on_an_avx512_cpu_names_the_variable) {
+  struct gcb_finding f[4];
+  cr_assert_eq(blas_findings(blas_doc("Haswell", "avx512", "Haswell", true), f),
+               1);
+  cr_expect_eq(f[0].severity, GCB_SEV_WARN);
+  cr_expect(strstr(f[0].explanation, "forced by OPENBLAS_CORETYPE=Haswell") !=
+                NULL,
+            "%s", f[0].explanation);
+  cr_expect(strstr(f[0].suggestion, "unset OPENBLAS_CORETYPE") != NULL, "%s",
+            f[0].suggestion);
+}
+
+Test(rules_blas, core_names_match_in_any_case_as_static_builds_print_them) {
+  struct gcb_finding f[4];
+  cr_expect_eq(blas_findings(blas_doc("HASWELL", "avx512", NULL, true), f), 1);
+  cr_expect_eq(blas_findings(blas_doc("SKYLAKEX", "avx512", NULL, true), f), 0);
+}
+
+Test(rules_blas, without_gemm_figures_a_slow_kernel_is_only_information) {
+  struct gcb_finding f[4];
+  cr_assert_eq(blas_findings(blas_doc("Haswell", "avx512", NULL, false), f), 1);
+  cr_expect_eq(f[0].severity, GCB_SEV_INFO);
+}
+
+Test(rules_blas, a_forced_kernel_the_cpu_would_pick_anyway_is_information) {
+  struct gcb_finding f[4];
+  cr_assert_eq(
+      blas_findings(blas_doc("SkylakeX", "avx512", "SkylakeX", true), f), 1);
+  cr_expect_eq(f[0].severity, GCB_SEV_INFO);
+  cr_expect(strstr(f[0].explanation, "OPENBLAS_CORETYPE=SkylakeX") != NULL,
+            "%s", f[0].explanation);
+}
+
+Test(rules_blas, the_kernels_the_cpu_offers_or_unknown_ones_are_no_finding) {
+  struct gcb_finding f[4];
+  cr_expect_eq(blas_findings(blas_doc("SkylakeX", "avx512", NULL, true), f), 0);
+  cr_expect_eq(blas_findings(blas_doc("Zen", "avx2", NULL, true), f), 0);
+  cr_expect_eq(blas_findings(blas_doc("ARMV8", "", NULL, true), f), 0,
+               "a core outside the table is not judged");
+  cr_expect_eq(blas_findings(blas_doc("Haswell", "", NULL, true), f), 0,
+               "without the CPU's ISA nothing is below it");
+}
+
+Test(rules_blas, documents_from_before_software_blas_run_load_and_say_nothing) {
+  struct gcb_finding f[4];
+  cr_expect_eq(blas_findings(blas_doc(NULL, NULL, NULL, true), f), 0);
+  /* software.blas was, and stays, a version string beside blas_run */
+  json_t *doc = blas_doc("Prescott", "avx512", NULL, true);
+  json_object_set_new(json_object_get(doc, "software"), "blas",
+                      json_string("OpenBLAS 0.3.21"));
+  fx_check_valid(doc);
+  cr_expect_eq(blas_findings(doc, f), 1);
+}
+
+/* The schema refuses a software.blas_run of the wrong shape, and a version
+ * that is not a string, with a located message. */
+Test(rules_blas, the_schema_checks_software_blas_and_the_version_strings) {
+  static const struct {
+    const char *member, *json, *what;
+  } bad[] = {
+      {"blas_run",
+       "{\"library\": \"OpenBLAS\", \"core\": \"Haswell\", \"threads\": \"2\", "
+       "\"parallel\": \"pthreads\"}",
+       "software.blas_run.threads"},
+      {"blas_run",
+       "{\"library\": \"OpenBLAS\", \"core\": \"Haswell\", \"threads\": 2, "
+       "\"parallel\": \"tbb\"}",
+       "software.blas_run.parallel"},
+      {"blas_run", "{\"library\": \"OpenBLAS\"}",
+       "missing required field 'core'"},
+      {"hwloc", "29", "software.hwloc"},
+      {"mpi_device", "4", "software.mpi_device"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    json_t *doc = fx_doc(1, 1, 8, "Test CPU");
+    json_object_set_new(json_object_get(doc, "software"), bad[i].member,
+                        json_loads(bad[i].json, JSON_DECODE_ANY, NULL));
+    char *text = json_dumps(doc, JSON_INDENT(1));
+    struct gcb_results *r = NULL;
+    struct gcb_err err = {0};
+    cr_expect_eq(gcb_results_parse(text, strlen(text), "t.json", &r, &err),
+                 GCB_EINPUT, "%s accepted", bad[i].json);
+    cr_expect(strstr(err.msg, bad[i].what) != NULL, "%s: %s", bad[i].what,
+              err.msg);
+    gcb_results_free(r);
+    free(text);
+    json_decref(doc);
+  }
+}
