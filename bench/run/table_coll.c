@@ -15,17 +15,6 @@
 #include "bench/cli/options.h"
 #include "bench/run/table.h"
 
-static const char *param_str(const struct gcb_record *rec, const char *key) {
-  const struct gcb_param *p = gcb_record_param(rec, key);
-  return p && p->type == GCB_PARAM_STRING ? p->s : "";
-}
-
-static int64_t param_int(const struct gcb_record *rec, const char *key,
-                         int64_t def) {
-  const struct gcb_param *p = gcb_record_param(rec, key);
-  return p && p->type != GCB_PARAM_STRING ? p->i : def;
-}
-
 /* nccl-tests' program for a collective, for its "test starting" line. */
 static const char *program_of(const char *op) {
   static const char *const names[][2] = {
@@ -74,29 +63,29 @@ static const char *time_rule(const struct gcb_record *rec) {
                                      "mean over ranks of each rank's loop time",
                                      "min over ranks of each rank's loop time",
                                      "max over ranks of each rank's loop time"};
-  int64_t a = param_int(rec, "average", 1);
+  int64_t a = gcb_record_int(rec, "average", 1);
   return over[a >= 0 && a <= 3 ? a : 1];
 }
 
 static void print_header(struct gcb_table *t, const struct gcb_record *rec) {
-  const char *split = param_str(rec, "split");
+  const char *split = gcb_record_text(rec, "split");
   char within[96] = "";
   if (*split && strcmp(split, "none") != 0)
     snprintf(within, sizeof within,
              ", split %s (communicators of %" PRId64 " ranks)", split,
-             param_int(rec, "comm_size", 0));
+             gcb_record_int(rec, "comm_size", 0));
   fprintf(t->out, "# Collective test starting: %s\n",
-          program_of(param_str(rec, "op")));
+          program_of(gcb_record_text(rec, "op")));
   fprintf(t->out,
           "# gcbench %s %s on %s%s: %d rank(s), %d iterations after %d "
           "warm-up; time: %s\n#\n",
-          rec->bench, param_str(rec, "op"), rec->backend, within, rec->nranks,
-          rec->iterations, rec->warmup, time_rule(rec));
+          rec->bench, gcb_record_text(rec, "op"), rec->backend, within,
+          rec->nranks, rec->iterations, rec->warmup, time_rule(rec));
   print_devices(t);
-  bool extra = strcmp(param_str(rec, "layout"), "gcbench") == 0;
+  bool extra = strcmp(gcb_record_text(rec, "layout"), "gcbench") == 0;
   const char *time = "time";
   snprintf(t->coll.program, sizeof t->coll.program, "%s",
-           program_of(param_str(rec, "op")));
+           program_of(gcb_record_text(rec, "op")));
   fprintf(t->out, "#\n");
   fprintf(t->out,
           "# %10s  %12s  %8s  %6s  %6s           out-of-place               "
@@ -119,7 +108,7 @@ static void print_header(struct gcb_table *t, const struct gcb_record *rec) {
 /* The time -a picks: rank 0's, the mean, the min or the max over ranks. */
 static double shown_time(const struct gcb_record *rec,
                          const struct gcb_record_summary *s) {
-  switch (param_int(rec, "average", 1)) {
+  switch (gcb_record_int(rec, "average", 1)) {
   case 0:
     return rec->nranks > 0 ? rec->ranks[0].time_s : s->time.mean;
   case 2:
@@ -166,23 +155,23 @@ static void format_half(struct gcb_table *t, const struct gcb_record *rec,
 /* Row key: everything but the in-place flag. */
 static void row_key(const struct gcb_record *rec, char *buf, size_t len) {
   snprintf(buf, len, "%s %s %s %" PRId64 " %" PRId64 " %s %" PRId64,
-           param_str(rec, "op"), param_str(rec, "type"),
-           param_str(rec, "redop"), param_int(rec, "size", 0),
-           param_int(rec, "root", 0), param_str(rec, "split"),
-           param_int(rec, "cycle", 1));
+           gcb_record_text(rec, "op"), gcb_record_text(rec, "type"),
+           gcb_record_text(rec, "redop"), gcb_record_int(rec, "size", 0),
+           gcb_record_int(rec, "root", 0), gcb_record_text(rec, "split"),
+           gcb_record_int(rec, "cycle", 1));
 }
 
 /* nccl-tests' writeBenchmarkLinePreamble. */
 static void row_start(const struct gcb_record *rec, char *buf, size_t len) {
   char root[32];
-  snprintf(root, sizeof root, "%6" PRId64, param_int(rec, "root", 0));
+  snprintf(root, sizeof root, "%6" PRId64, gcb_record_int(rec, "root", 0));
   snprintf(buf, len, "%12" PRId64 "  %12" PRId64 "  %8s  %6s  %6s",
-           param_int(rec, "size", 0), param_int(rec, "count", 0),
-           param_str(rec, "type"), param_str(rec, "redop"), root);
+           gcb_record_int(rec, "size", 0), gcb_record_int(rec, "count", 0),
+           gcb_record_text(rec, "type"), gcb_record_text(rec, "redop"), root);
 }
 
 static bool extra_columns(const struct gcb_record *rec) {
-  return strcmp(param_str(rec, "layout"), "gcbench") == 0;
+  return strcmp(gcb_record_text(rec, "layout"), "gcbench") == 0;
 }
 
 /* A half nccl-tests leaves out: blanks as wide as one (its NullBody). */
@@ -198,12 +187,12 @@ void gcb__table_coll_flush_row(struct gcb_table *t) {
 
 void gcb__table_coll_record(struct gcb_table *t, const struct gcb_record *rec) {
   char group[64], key[96], half[96], extra[64];
-  snprintf(group, sizeof group, "%s %s %s", rec->bench, param_str(rec, "op"),
-           param_str(rec, "split"));
+  snprintf(group, sizeof group, "%s %s %s", rec->bench,
+           gcb_record_text(rec, "op"), gcb_record_text(rec, "split"));
   if (gcb__table_enter(t, group))
     print_header(t, rec);
   row_key(rec, key, sizeof key);
-  bool inplace = param_int(rec, "inplace", 0) != 0;
+  bool inplace = gcb_record_int(rec, "inplace", 0) != 0;
   if (t->pending && (!inplace || strcmp(key, t->pending_key) != 0))
     gcb__table_coll_flush_row(t);
   format_half(t, rec, half, sizeof half, extra, sizeof extra);

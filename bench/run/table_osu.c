@@ -17,23 +17,12 @@
 
 #define FIELD_WIDTH 18
 
-static const char *param_str(const struct gcb_record *rec, const char *key) {
-  const struct gcb_param *p = gcb_record_param(rec, key);
-  return p && p->type == GCB_PARAM_STRING ? p->s : "";
-}
-
-static int64_t param_int(const struct gcb_record *rec, const char *key,
-                         int64_t def) {
-  const struct gcb_param *p = gcb_record_param(rec, key);
-  return p && p->type != GCB_PARAM_STRING ? p->i : def;
-}
-
 bool gcb__table_osu(const struct gcb_record *rec) {
-  return strncmp(param_str(rec, "layout"), "osu", 3) == 0;
+  return strncmp(gcb_record_text(rec, "layout"), "osu", 3) == 0;
 }
 
 static bool full(const struct gcb_record *rec) {
-  return strcmp(param_str(rec, "layout"), "osu-full") == 0;
+  return strcmp(gcb_record_text(rec, "layout"), "osu-full") == 0;
 }
 
 /* MPI's name of gcbench's element type, as "# Datatype:" prints it. */
@@ -51,7 +40,8 @@ static const char *mpi_type(const char *type) {
 }
 
 static enum gcb_osu_kind kind_of(const struct gcb_record *rec) {
-  const struct gcb_osu_program *p = gcb__osu_program_of(param_str(rec, "op"));
+  const struct gcb_osu_program *p =
+      gcb__osu_program_of(gcb_record_text(rec, "op"));
   return p ? p->kind : GCB_OSU_COLL;
 }
 
@@ -59,7 +49,7 @@ static enum gcb_osu_kind kind_of(const struct gcb_record *rec) {
  * line of each type (OSU's -T all prints one block per type). */
 static void print_header(struct gcb_table *t, const struct gcb_record *rec,
                          bool checked) {
-  const char *op = param_str(rec, "op");
+  const char *op = gcb_record_text(rec, "op");
   const struct gcb_osu_program *p = gcb__osu_program_of(op);
   bool device = strcmp(rec->backend, "cuda") == 0;
   if (strcmp(t->osu_op, op) != 0) {
@@ -73,9 +63,9 @@ static void print_header(struct gcb_table *t, const struct gcb_record *rec,
               " layout (gcbench coll)\n",
               device ? "-CUDA" : "", op);
   }
-  if (param_int(rec, "inplace", 0)) /* OSU has no line for it: gcbench's */
+  if (gcb_record_int(rec, "inplace", 0)) /* OSU has no line for it: gcbench's */
     fprintf(t->out, "# gcbench: in place (one buffer)\n");
-  fprintf(t->out, "# Datatype: %s.\n", mpi_type(param_str(rec, "type")));
+  fprintf(t->out, "# Datatype: %s.\n", mpi_type(gcb_record_text(rec, "type")));
   fprintf(t->out, "%-*s%*s", 10, "# Size", FIELD_WIDTH,
           kind_of(rec) == GCB_OSU_BW ? "Bandwidth (MB/s)" : "Avg Latency(us)");
   if (full(rec)) {
@@ -92,7 +82,7 @@ static void print_header(struct gcb_table *t, const struct gcb_record *rec,
  * the mean over ranks of each rank's mean for its collectives. */
 static double shown_time(const struct gcb_record *rec,
                          const struct gcb_record_summary *s) {
-  if (param_int(rec, "average", 1) == 0 && rec->nranks > 0)
+  if (gcb_record_int(rec, "average", 1) == 0 && rec->nranks > 0)
     return rec->ranks[0].time_s;
   return s->time.mean;
 }
@@ -102,13 +92,13 @@ void gcb__table_osu_record(struct gcb_table *t, const struct gcb_record *rec) {
   gcb_record_summarize(rec, &s);
   char group[sizeof t->group];
   snprintf(group, sizeof group, "%s %s %s %s %" PRId64, rec->bench,
-           param_str(rec, "op"), param_str(rec, "split"),
-           param_str(rec, "type"), param_int(rec, "inplace", 0));
+           gcb_record_text(rec, "op"), gcb_record_text(rec, "split"),
+           gcb_record_text(rec, "type"), gcb_record_int(rec, "inplace", 0));
   if (gcb__table_enter(t, group))
     print_header(t, rec, s.checked);
-  uint64_t size =
-      gcb__osu_size(param_str(rec, "op"), (uint64_t)param_int(rec, "size", 0),
-                    (int)param_int(rec, "comm_size", rec->nranks));
+  uint64_t size = gcb__osu_size(
+      gcb_record_text(rec, "op"), (uint64_t)gcb_record_int(rec, "size", 0),
+      (int)gcb_record_int(rec, "comm_size", rec->nranks));
   double time = shown_time(rec, &s);
   fprintf(t->out, "%-*" PRIu64, 10, size);
   if (kind_of(rec) == GCB_OSU_BW) /* osu_bw: size / 1e6 per message time */

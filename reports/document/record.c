@@ -62,6 +62,17 @@ static struct gcb_param *next_param(struct gcb_record *rec, const char *key) {
   return p;
 }
 
+const char *gcb_record_text(const struct gcb_record *rec, const char *key) {
+  const struct gcb_param *p = gcb_record_param(rec, key);
+  return p && p->type == GCB_PARAM_STRING ? p->s : "";
+}
+
+int64_t gcb_record_int(const struct gcb_record *rec, const char *key,
+                       int64_t def) {
+  const struct gcb_param *p = gcb_record_param(rec, key);
+  return p && p->type != GCB_PARAM_STRING ? p->i : def;
+}
+
 void gcb_record_param_int(struct gcb_record *rec, const char *key, int64_t v) {
   struct gcb_param *p = next_param(rec, key);
   if (p) {

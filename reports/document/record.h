@@ -25,7 +25,7 @@ enum gcb_param_type {
 
 /* One case parameter (dtype=fp32, m=2048, kernel=triad). */
 struct gcb_param {
-  const char *key;            /* static string */
+  const char *key; /* static string */
   enum gcb_param_type type;
   int64_t i;
   double d;
@@ -39,7 +39,7 @@ struct gcb_validation {
   uint64_t wrong;
   double max_error;
   double tolerance;
-  const char *method;         /* static string, or NULL */
+  const char *method; /* static string, or NULL */
 };
 
 struct gcb_rank_result {
@@ -47,8 +47,8 @@ struct gcb_rank_result {
   /* The time the figure comes from: the median sample, or the mean of an
    * aggregated loop (collectives, as nccl-tests reports them). */
   double time_s;
-  struct gcb_stats seconds;   /* time of one operation, over samples */
-  struct gcb_stats late;      /* arrival lateness; n == 0: not measured */
+  struct gcb_stats seconds; /* time of one operation, over samples */
+  struct gcb_stats late;    /* arrival lateness; n == 0: not measured */
   struct gcb_validation check;
   struct gcb_telemetry telemetry; /* the GPU during the case; !available:
                                      none (host backend, no NVML) */
@@ -56,10 +56,10 @@ struct gcb_rank_result {
 
 /* How a case's figure is derived: work per operation over time. */
 struct gcb_figure_spec {
-  const char *unit;           /* "GFLOP/s", "GB/s" */
-  double scale;               /* work units per figure unit (1e9) */
-  const char *counted;        /* what was counted, in words */
-  double bus_factor;          /* collectives: busbw = algbw * factor; 0: none */
+  const char *unit;    /* "GFLOP/s", "GB/s" */
+  double scale;        /* work units per figure unit (1e9) */
+  const char *counted; /* what was counted, in words */
+  double bus_factor;   /* collectives: busbw = algbw * factor; 0: none */
 };
 
 /* How the live table lays a record out: a rate row, or nccl-tests' row
@@ -67,18 +67,18 @@ struct gcb_figure_spec {
 enum gcb_layout { GCB_LAYOUT_RATE, GCB_LAYOUT_COLLECTIVE };
 
 struct gcb_record {
-  const char *bench;          /* descriptor name, static */
+  const char *bench; /* descriptor name, static */
   enum gcb_layout layout;
-  const char *backend;        /* backend name, static */
-  char label[96];             /* human label of the case */
+  const char *backend; /* backend name, static */
+  char label[96];      /* human label of the case */
   struct gcb_param params[GCB_MAX_PARAMS];
   int nparams;
-  double work_per_op;         /* flops or bytes one operation performs */
+  double work_per_op; /* flops or bytes one operation performs */
   struct gcb_figure_spec figure;
-  int iterations;             /* timed samples per rank */
+  int iterations; /* timed samples per rank */
   int warmup;
   int nranks;
-  struct gcb_rank_result *ranks;   /* nranks entries, by rank; not owned */
+  struct gcb_rank_result *ranks; /* nranks entries, by rank; not owned */
 };
 
 /* Cross-rank summary of the per-rank figures (rate at each rank's time). */
@@ -106,6 +106,11 @@ void gcb_record_summarize(const struct gcb_record *rec,
 /* The parameter named key, or NULL. */
 const struct gcb_param *gcb_record_param(const struct gcb_record *rec,
                                          const char *key);
+/* The text parameter named key, or "" when there is none or it is a
+ * number; the number named key, or def when there is none or it is text. */
+const char *gcb_record_text(const struct gcb_record *rec, const char *key);
+int64_t gcb_record_int(const struct gcb_record *rec, const char *key,
+                       int64_t def);
 
 /* Adds a parameter; silently ignores more than GCB_MAX_PARAMS (a
  * programming error caught by the registry tests). */
