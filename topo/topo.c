@@ -54,6 +54,13 @@ static enum gcb_status open_hwloc(struct gcb_topo *t, const char *xml_path,
                                          HWLOC_TYPE_FILTER_KEEP_IMPORTANT) != 0)
     return gcb_err_set(err, GCB_EHWLOC,
                        "hwloc_topology_set_io_types_filter failed");
+  /* A saved topology is a whole machine's, not the cgroup lstopo ran in;
+   * and hwloc 2.9 crashes removing every PU of an XML whose allowed_cpuset
+   * is empty (found by fuzz_topo). */
+  if (xml &&
+      hwloc_topology_set_flags(t->topology,
+                               HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED) != 0)
+    return gcb_err_set(err, GCB_EHWLOC, "hwloc_topology_set_flags failed");
   /* the size hwloc wants counts the NUL, as its export gives it */
   if (xml && (len >= INT_MAX ||
               hwloc_topology_set_xmlbuffer(t->topology, xml, (int)len + 1)))

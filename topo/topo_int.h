@@ -46,6 +46,10 @@ enum gcb_status gcb__topo_xml_read(const char *path, char **xml, size_t *len,
  * declarations and quoted attribute values skipped), stopping as soon as
  * it exceeds max; *line is the line where it did (else the line count). */
 int gcb__topo_xml_depth(const char *xml, size_t len, int max, int *line);
+/* 0 when every <object> has its cpuset and nodeset attributes paired with
+ * their complete_ ones (hwloc dereferences the missing one); else 1 (a
+ * cpuset pair) or 2 (a nodeset pair), with *line that object's line. */
+int gcb__topo_xml_unpaired_set(const char *xml, size_t len, int *line);
 
 /* binding.c: whether a CPU list is digits, ',' and '-' with every CPU at
  * most GCB_TOPO_CPU_MAX (*bad: the first one past it, else 0), before

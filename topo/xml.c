@@ -5,9 +5,14 @@
  * refused by gcb_file_read), in an XML format this hwloc reads, and with
  * elements nested no deeper than a real machine's. hwloc's own XML parser
  * recurses once per nested element, so 20,000 nested <object>s overflow
- * its stack; the depth is counted here, without recursion, first.
+ * its stack; the depth is counted here, without recursion, first. And
+ * hwloc 2.9 dereferences a NULL set when an object has a cpuset without
+ * its complete_cpuset (or a nodeset without its complete_nodeset): such
+ * objects are refused here too (found by fuzz_topo).
  */
+#include <expat.h>
 #include <hwloc.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,6 +65,59 @@ int gcb__topo_xml_depth(const char *xml, size_t len, int max, int *line) {
   return deepest;
 }
 
+/* Whether the tag [tag, end) has the attribute name (name=" after a space). */
+static bool has_attr(const char *tag, const char *end, const char *name) {
+  size_t n = strlen(name);
+  for (const char *p = tag; p + n + 2 < end; p++)
+    if ((p[0] == ' ' || p[0] == '\t' || p[0] == '\n' || p[0] == '\r') &&
+        strncmp(p + 1, name, n) == 0 && p[1 + n] == '=')
+      return true;
+  return false;
+}
+
+int gcb__topo_xml_unpaired_set(const char *xml, size_t len, int *line) {
+  static const char *const pairs[][2] = {{"cpuset", "complete_cpuset"},
+                                         {"nodeset", "complete_nodeset"}};
+  const char *p = xml, *end = xml + len;
+  *line = 1;
+  while (p < end) {
+    const char *lt = memchr(p, '<', (size_t)(end - p));
+    for (; p < (lt ? lt : end); p++)
+      *line += *p == '\n';
+    if (lt == NULL)
+      break;
+    int at = *line;
+    const char *next = skip_markup(lt, end, line);
+    for (size_t i = 0; strncmp(lt, "<object", 7) == 0 && i < 2; i++)
+      if (has_attr(lt, next, pairs[i][0]) != has_attr(lt, next, pairs[i][1])) {
+        *line = at;
+        return (int)i + 1;
+      }
+    p = next;
+  }
+  return 0;
+}
+
+/* Well-formed XML, checked by expat before hwloc's own minimal parser sees
+ * it: hwloc 2.9 dereferences NULL on some malformed text (21 bytes,
+ * `<topologyversion="2.0`, found by fuzz_topo, end it with SIGSEGV).
+ * expat fetches no external DTD and caps entity expansion. */
+static enum gcb_status check_well_formed(const char *path, const char *xml,
+                                         size_t len, struct gcb_err *err) {
+  XML_Parser parser = XML_ParserCreate(NULL);
+  if (parser == NULL)
+    return gcb_err_set(err, GCB_ENOMEM, "%s: out of memory", path);
+  enum gcb_status st = GCB_OK;
+  if (len > INT_MAX || XML_Parse(parser, xml, (int)len, 1) != XML_STATUS_OK)
+    st = gcb_err_set(err, GCB_EINPUT,
+                     "%s:%lu: not a valid hwloc XML topology (not well-formed "
+                     "XML: %s)",
+                     path, (unsigned long)XML_GetCurrentLineNumber(parser),
+                     XML_ErrorString(XML_GetErrorCode(parser)));
+  XML_ParserFree(parser);
+  return st;
+}
+
 /* <topology version="3.0">: hwloc 2.x rejects format 3 without a word. */
 static enum gcb_status check_version(const char *path, const char *xml,
                                      struct gcb_err *err) {
@@ -88,6 +146,8 @@ enum gcb_status gcb__topo_xml_read(const char *path, char **xml, size_t *len,
                      path, strlen(*xml));
   else if (st == GCB_OK)
     st = check_version(path, *xml, err);
+  if (st == GCB_OK)
+    st = check_well_formed(path, *xml, *len, err);
   if (st == GCB_OK &&
       (depth = gcb__topo_xml_depth(*xml, *len, GCB_TOPO_XML_MAX_DEPTH, &line)) >
           GCB_TOPO_XML_MAX_DEPTH)
@@ -95,6 +155,16 @@ enum gcb_status gcb__topo_xml_read(const char *path, char **xml, size_t *len,
                      "%s:%d: elements nested more than %d deep: not a "
                      "machine's topology",
                      path, line, GCB_TOPO_XML_MAX_DEPTH);
+  int unpaired =
+      st == GCB_OK ? gcb__topo_xml_unpaired_set(*xml, *len, &line) : 0;
+  if (unpaired != 0)
+    st = gcb_err_set(err, GCB_EINPUT,
+                     "%s:%d: an object with a %s but no complete_%s, or the "
+                     "other way round: not a valid hwloc XML topology (hwloc "
+                     "%d.x would crash on it)",
+                     path, line, unpaired == 1 ? "cpuset" : "nodeset",
+                     unpaired == 1 ? "cpuset" : "nodeset",
+                     HWLOC_API_VERSION >> 16);
   if (st != GCB_OK) {
     free(*xml);
     *xml = NULL;

@@ -26,9 +26,23 @@ struct parsed {
   int action;
 };
 
+/* The last translation's strings: the parsed options point into them, so
+ * they live until the next translation or the test's end. */
+static char **held_out, *held_store;
+
+static void release_held(void) {
+  free(held_out);
+  free(held_store);
+  held_out = NULL;
+  held_store = NULL;
+}
+
+TestSuite(osu_args, .fini = release_held);
+
 /* Translates `line` ("osu_latency -m 8:64 ...", words split on blanks) on
  * `nranks` ranks, then parses the result with coll's table. */
 static void translate(const char *line, int nranks, struct parsed *p) {
+  release_held();
   memset(p, 0, sizeof *p);
   static char buf[512];
   snprintf(buf, sizeof buf, "%s", line);
@@ -54,8 +68,8 @@ static void translate(const char *line, int nranks, struct parsed *p) {
     if (p->st == GCB_OK)
       p->st = gcb__coll_osu_validate(&p->coll, &p->err);
   }
-  free(out);
-  free(store);
+  held_out = out;
+  held_store = store;
 }
 
 /* The iterations and warm-up coll runs for an OSU size under p. */
