@@ -25,13 +25,19 @@ static const struct refused refused[] = {
 /* -t/-g N: the command that gives every GPU its own process instead. */
 static enum gcb_status per_process(const struct coll_opts *o, size_t i,
                                    int nranks, struct gcb_err *err) {
-  long gpus = o->nccl[0] * o->nccl[1];
+  long gpus, procs;
+  if (__builtin_mul_overflow(o->nccl[0], o->nccl[1], &gpus) ||
+      __builtin_mul_overflow(gpus, (long)nranks, &procs))
+    return gcb_err_set(err, GCB_EUSAGE,
+                       "-%c/--%s %ld: not supported: gcbench drives one GPU "
+                       "per process (-t 1 -g 1)",
+                       refused[i].letter, refused[i].name, o->nccl[i]);
   return gcb_err_set(err, GCB_EUSAGE,
                      "-%c/--%s %ld: not supported: gcbench drives one GPU "
                      "per process; run %ld process(es) per one here "
                      "instead: mpiexec -n %ld %s ... -t 1 -g 1",
                      refused[i].letter, refused[i].name, o->nccl[i], gpus,
-                     gpus * nranks, o->program ? o->program : "gcbench coll");
+                     procs, o->program ? o->program : "gcbench coll");
 }
 
 enum gcb_status gcb__coll_nccl_validate(const struct coll_opts *o, int nranks,
