@@ -22,6 +22,12 @@
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 
+/* Device i of the GPUs then the NICs. */
+static struct gcb_topo_ref device_ref(int ngpu, int i) {
+  return i < ngpu ? (struct gcb_topo_ref){GCB_TOPO_GPU, i}
+                  : (struct gcb_topo_ref){GCB_TOPO_NIC, i - ngpu};
+}
+
 /* An expected bandwidth: a figure, or 0 when unknown; never NaN. */
 static void expect_figure(const struct gcb_topo *t, struct gcb_topo_ref a,
                           struct gcb_topo_ref b, struct gcb_err *err) {
@@ -39,10 +45,7 @@ static void walk_pairs(const struct gcb_topo *t, struct gcb_err *err) {
   int n = ngpu + nnic;
   for (int a = 0; a < n && a < 64; a++)
     for (int b = 0; b < n && b < 64; b++) {
-      struct gcb_topo_ref ra = {a < ngpu ? GCB_TOPO_GPU : GCB_TOPO_NIC,
-                                a < ngpu ? a : a - ngpu};
-      struct gcb_topo_ref rb = {b < ngpu ? GCB_TOPO_GPU : GCB_TOPO_NIC,
-                                b < ngpu ? b : b - ngpu};
+      struct gcb_topo_ref ra = device_ref(ngpu, a), rb = device_ref(ngpu, b);
       struct gcb_topo_path p;
       char label[32];
       if (gcb_topo_path(t, ra, rb, &p, err) != GCB_OK)
@@ -51,9 +54,7 @@ static void walk_pairs(const struct gcb_topo *t, struct gcb_err *err) {
       expect_figure(t, ra, rb, err);
     }
   for (int a = 0; a < n && a < 64; a++) /* each device's host link */
-    expect_figure(t,
-                  (struct gcb_topo_ref){a < ngpu ? GCB_TOPO_GPU : GCB_TOPO_NIC,
-                                        a < ngpu ? a : a - ngpu},
+    expect_figure(t, device_ref(ngpu, a),
                   (struct gcb_topo_ref){GCB_TOPO_HOST, -1}, err);
   for (int g = 0; g < ngpu; g++) {
     int nics[16];
