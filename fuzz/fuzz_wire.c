@@ -9,7 +9,7 @@
  * contract, checked after every step: the table stays bounded and
  * consistent (pending counts, one connection per rank), a rank is heard
  * of or connected only if a sealed hello for it was sent, a signal is
- * taken only from a sealed signal message, and the lines that name ranks
+ * taken only from a sealed message carrying a signal that stops a run, and the lines that name ranks
  * stay in bounds. Authenticated connections are never closed from the
  * peer's side (that ends the run, by design: "rank died").
  */
@@ -33,7 +33,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 struct model {
   bool hello[MAX_RANKS];   /* a sealed hello was sent for the rank */
   uint64_t top[MAX_RANKS]; /* the highest sealed counter sent for it */
-  bool signal;             /* a sealed SIGINT/SIGTERM was sent */
+  bool signal;             /* a sealed stop signal (SIGINT, TERM, PIPE) was sent */
 };
 
 static _Noreturn void broken(const char *what) {
@@ -155,7 +155,7 @@ static void send_sealed(struct gcb_watchdog *w, int fd, unsigned op,
       m->hello[rank] = true;
     if (counter > m->top[rank])
       m->top[rank] = counter;
-    if (msg.type == GCB__WD_SIGNAL && (msg.a == SIGINT || msg.a == SIGTERM))
+    if (msg.type == GCB__WD_SIGNAL && gcb__wd_stop_signal_known((int)msg.a))
       m->signal = true;
   }
   (void)gcb__wd_send(w, fd, &msg, dir, rank, counter);
