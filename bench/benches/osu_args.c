@@ -536,6 +536,9 @@ void gcb__osu_help(const struct gcb_osu_program *p, FILE *out) {
           p->kind == GCB_OSU_LAT  ? "100, 10 above 8192 bytes"
           : p->kind == GCB_OSU_BW ? "10, 2 above 8192 bytes"
                                   : "100, 10 above 8192 bytes");
+  if (gcb__osu_sizeless(p))
+    fprintf(out, "  (a barrier has no message: -m is taken and ignored, and "
+                 "the defaults are always 1000 and 100)\n");
   if (coll)
     fprintf(out, "  -f, --full                      min, max and iterations "
                  "columns\n");
