@@ -484,9 +484,11 @@ Test(dropin_osu, pt2pt_programs_match_real_osu_output_column_by_column) {
   free(out);
 }
 
-/* The number after `key` in the document's first case, or -1. */
+/* The number after `key` in the document's first case (past the run's
+ * own options, which echo --iters and --warmup), or -1. */
 static long doc_int(const char *json, const char *key) {
-  const char *p = strstr(json, key);
+  const char *cases = strstr(json, "\"cases\"");
+  const char *p = cases ? strstr(cases, key) : NULL;
   return p ? strtol(p + strlen(key), NULL, 10) : -1;
 }
 
