@@ -16,6 +16,7 @@
 #include "bench/benches/coll.h"
 #include "bench/benches/osu_args.h"
 #include "bench/run/harness.h"
+#include "bench/run/table.h"
 #include "collectives/comm.h"
 
 struct parsed {
@@ -287,6 +288,22 @@ Test(osu_args, osu_mbw_mr_is_every_pairs_window) {
                    "# OSU MPI Multiple Bandwidth / Message Rate Test "
                    "v7.4\n",
                    "its HEADER has no accelerator");
+}
+
+/* -a 4: osu_multi_lat's and osu_mbw_mr's figure is the mean over the
+ * senders (ranks below n/2), not over every rank: the responders' times
+ * (here 10 and 20) do not count. */
+Test(osu_args, the_multi_pair_figure_is_the_initiators_mean) {
+  struct gcb_rank_result ranks[4] = {{.rank = 0, .time_s = 1},
+                                     {.rank = 1, .time_s = 2},
+                                     {.rank = 2, .time_s = 10},
+                                     {.rank = 3, .time_s = 20}};
+  struct gcb_record rec = {.nranks = 4, .ranks = ranks};
+  cr_assert_float_eq(gcb__table_initiators_mean(&rec), 1.5, 1e-12);
+  rec.nranks = 3; /* the odd last rank sits out: rank 0 is the one sender */
+  cr_assert_float_eq(gcb__table_initiators_mean(&rec), 1.0, 1e-12);
+  rec.nranks = 1;
+  cr_assert_float_eq(gcb__table_initiators_mean(&rec), 1.0, 1e-12);
 }
 
 /* The one line a refused command line gets. */

@@ -563,6 +563,22 @@ Test(dropin_osu, bibw_validation_catches_a_corrupted_element) {
     cr_assert(strstr(json, "\"wrong\": 1\n") != NULL, "%s", json);
     free(json);
   }
+  /* -a 4 (the pairs' initiators) counts world ranks: no split */
+  const char *split[] = {"coll",
+                         "--collective",
+                         "latency",
+                         "-a",
+                         "4",
+                         "--split",
+                         "node",
+                         "--output",
+                         gcb_test_path("sp.json"),
+                         NULL};
+  cr_assert_eq(gcb_test_run(2, split, 240, NULL), 2);
+  char *why = gcb_test_slurp("stderr");
+  cr_assert(strstr(why, "-a 4 (the pairs' initiators) needs --split none"),
+            "%s", why);
+  free(why);
   /* in place bibw cannot be: skipped with the reason, visibly */
   const char *inplace[] = {"coll",
                            "--collective",
