@@ -501,6 +501,16 @@ static enum gcb_status coll_fits(const struct gcb_ctx *ctx,
   return ctx->backend_ops->fits(ctx->backend, largest, what, err);
 }
 
+/* Whether an operation of the sweep sends a window of messages. */
+static bool windowed(const struct coll_opts *o) {
+  for (int i = 0; coll_op_names[i]; i++) {
+    const struct gcb_coll_desc *d = gcb_coll_find(coll_op_names[i]);
+    if ((ops_of(o) & (1u << i)) && d != NULL && d->window > 0)
+      return true;
+  }
+  return false;
+}
+
 /* Everything about the options that needs no MPI, before the run. */
 static enum gcb_status coll_validate(const struct gcb_ctx *ctx,
                                      const void *opts, struct gcb_err *err) {
@@ -548,6 +558,11 @@ static enum gcb_status coll_validate(const struct gcb_ctx *ctx,
     return gcb_err_set(err, GCB_EUSAGE, "--root %ld: only %d rank(s)", o->root,
                        ctx->size);
   enum gcb_status st = split_set(ctx, o->split, &splits, err);
+  if (st == GCB_OK && o->window > 0 && !windowed(o))
+    st = gcb_err_set(err, GCB_EUSAGE,
+                     "--window %ld: none of the sweep's operations has a "
+                     "window (bandwidth and bibw have)",
+                     o->window);
   if (st == GCB_OK && o->average == 4 && splits != 1u << COLL_SPLIT_NONE)
     st = gcb_err_set(err, GCB_EUSAGE,
                      "-a 4 (the pairs' initiators) needs --split none: the "

@@ -121,7 +121,8 @@ static void print_header(struct gcb_table *t, const struct gcb_record *rec,
 }
 
 /* The time OSU prints: rank 0's for its point-to-point tests (coll -a 0),
- * the mean over ranks of each rank's mean for its collectives. */
+ * the mean over ranks of each rank's mean for its collectives, the mean
+ * over the initiators for osu_multi_lat and osu_mbw_mr (-a 4). */
 static double shown_time(const struct gcb_record *rec,
                          const struct gcb_record_summary *s) {
   int64_t a = gcb_record_int(rec, "average", 1);

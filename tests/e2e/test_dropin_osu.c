@@ -579,6 +579,15 @@ Test(dropin_osu, bibw_validation_catches_a_corrupted_element) {
   cr_assert(strstr(why, "-a 4 (the pairs' initiators) needs --split none"),
             "%s", why);
   free(why);
+  /* --window where no operation has one is refused, not ignored */
+  const char *nowin[] = {
+      "coll",     "--collective",           "allreduce", "--window", "8",
+      "--output", gcb_test_path("nw.json"), NULL};
+  cr_assert_eq(gcb_test_run(2, nowin, 240, NULL), 2);
+  why = gcb_test_slurp("stderr");
+  cr_assert(strstr(why, "--window 8: none of the sweep's operations"), "%s",
+            why);
+  free(why);
   /* in place bibw cannot be: skipped with the reason, visibly */
   const char *inplace[] = {"coll",
                            "--collective",
