@@ -97,7 +97,8 @@ struct gcb_coll_counts {
   X(BANDWIDTH)                                                                 \
   X(BARRIER)                                                                   \
   X(GATHER)                                                                    \
-  X(SCATTER)
+  X(SCATTER)                                                                   \
+  X(BIBW)
 
 enum gcb_coll_op {
 #define GCB__OP_ENUM(id) GCB_COLLOP_##id,
@@ -228,7 +229,14 @@ struct gcb_coll_call {
   void *recv;
   size_t param; /* counts.param: the count the library call
                    takes (the runner fills it in) */
+  int window;   /* messages per window of a windowed pattern (OSU's -W);
+                   0: the pattern's own (desc->window) */
 };
+
+/* The window a call runs: its own, else its pattern's. */
+static inline int gcb_coll_call_window(const struct gcb_coll_call *k) {
+  return k->window > 0 ? k->window : k->desc->window;
+}
 
 struct gcb_coll_ops {
   const char *name;

@@ -73,7 +73,7 @@ static enum mpi_form mpi_form(size_t count) {
 #endif
 
 /* Tags of the point-to-point patterns (on our own communicator). */
-enum { TAG_RING = 1, TAG_PING, TAG_PONG, TAG_WINDOW, TAG_ACK };
+enum { TAG_RING = 1, TAG_PING, TAG_PONG, TAG_WINDOW, TAG_ACK, TAG_BIBW };
 
 struct gcb_comm {
   MPI_Comm comm; /* duplicate of the caller's communicator */
@@ -199,11 +199,17 @@ static bool mpi_supports(const struct gcb_comm *c,
 
 /* MPI_Reduce_scatter_block in place reads the whole buffer and leaves the
  * result at its start (MPI standard, 6.10.1), where nccl-tests expects
- * block `rank`. */
+ * block `rank`. bibw has no in-place form (neither has osu_bibw). */
 static bool mpi_inplace(const struct gcb_comm *c, const struct gcb_coll_desc *d,
                         struct gcb_coll_counts *counts, char *why,
                         size_t why_len) {
-  (void)c, (void)why, (void)why_len;
+  (void)c;
+  if (d->op == GCB_COLLOP_BIBW) { /* MPI: a pending send's buffer is
+                                     not to be written (3.7.3) */
+    snprintf(why, why_len,
+             "bibw sends and receives at once: it has no in-place form");
+    return false;
+  }
   if (d->op == GCB_COLLOP_REDUCESCATTER)
     counts->recv_inplace_offset = 0;
   return true;
@@ -375,7 +381,7 @@ static int wait_all(int n, MPI_Request *reqs) {
  * does, all into) the same buffer, then the receiver's zero-byte ack. */
 static int run_window(struct gcb_comm *c, const struct gcb_coll_call *k,
                       MPI_Datatype dt, int peer, const char **call) {
-  int w = k->desc->window, rc = MPI_SUCCESS;
+  int w = gcb_coll_call_window(k), rc = MPI_SUCCESS;
   char ack = 0;
   bool sender = c->rank < peer;
   for (int i = 0; i < w && rc == MPI_SUCCESS; i++) {
@@ -396,21 +402,69 @@ static int run_window(struct gcb_comm *c, const struct gcb_coll_call *k,
                 : MPI_Send(&ack, 0, MPI_BYTE, peer, TAG_ACK, c->comm);
 }
 
+/* Room for n requests; grows once, outside timed loops (the warm-up's
+ * first operation). */
+static int reserve_reqs(struct gcb_comm *c, int n, const char **call) {
+  if (c->nreqs >= n)
+    return MPI_SUCCESS;
+  MPI_Request *r = realloc(c->reqs, sizeof *r * (size_t)n);
+  *call = "realloc";
+  if (r == NULL)
+    return MPI_ERR_NO_MEM;
+  c->reqs = r;
+  c->nreqs = n;
+  return MPI_SUCCESS;
+}
+
 static int run_bandwidth(struct gcb_comm *c, const struct gcb_coll_call *k,
                          MPI_Datatype dt, MPI_Op op, const char **call) {
   (void)op;
   int peer = gcb__coll_partner(c->rank, c->size);
   if (peer < 0)
     return MPI_SUCCESS;
-  if (c->nreqs < k->desc->window) { /* grows once, outside timed loops */
-    MPI_Request *r = realloc(c->reqs, sizeof *r * (size_t)k->desc->window);
-    *call = "realloc";
-    if (r == NULL)
-      return MPI_ERR_NO_MEM;
-    c->reqs = r;
-    c->nreqs = k->desc->window;
-  }
-  return run_window(c, k, dt, peer, call);
+  int rc = reserve_reqs(c, gcb_coll_call_window(k), call);
+  return rc == MPI_SUCCESS ? run_window(c, k, dt, peer, call) : rc;
+}
+
+/* `w` non-blocking calls of one kind into reqs: receives into recv (one
+ * buffer, as osu_bibw's default -b single) or sends from send. */
+static int post_window(struct gcb_comm *c, const struct gcb_coll_call *k,
+                       MPI_Datatype dt, int peer, bool send, int w,
+                       MPI_Request *reqs, const char **call) {
+  int rc = MPI_SUCCESS;
+  mpi_count n = (mpi_count)k->param;
+  *call = send ? "MPI_Isend" : "MPI_Irecv";
+  for (int i = 0; i < w && rc == MPI_SUCCESS; i++)
+    rc = send ? MPI_COUNTED(MPI_Isend, k->param, k->send, n, dt, peer, TAG_BIBW,
+                            c->comm, &reqs[i])
+              : MPI_COUNTED(MPI_Irecv, k->param, k->recv, n, dt, peer, TAG_BIBW,
+                            c->comm, &reqs[i]);
+  return rc;
+}
+
+/* osu_bibw's window (osu_bibw.c 7.4): both partners post `window`
+ * MPI_Irecv, then `window` MPI_Isend; the lower rank (OSU's rank 0) waits
+ * for its sends and then its receives, the higher one for its receives
+ * and then its sends. No acknowledgement. */
+static int run_bibw(struct gcb_comm *c, const struct gcb_coll_call *k,
+                    MPI_Datatype dt, MPI_Op op, const char **call) {
+  (void)op;
+  int peer = gcb__coll_partner(c->rank, c->size), w = gcb_coll_call_window(k);
+  if (peer < 0)
+    return MPI_SUCCESS;
+  int rc = reserve_reqs(c, 2 * w, call);
+  MPI_Request *recvs = c->reqs, *sends = c->reqs + w;
+  if (rc == MPI_SUCCESS)
+    rc = post_window(c, k, dt, peer, false, w, recvs, call);
+  if (rc == MPI_SUCCESS)
+    rc = post_window(c, k, dt, peer, true, w, sends, call);
+  bool lower = c->rank < peer;
+  *call = "MPI_Waitall";
+  if (rc == MPI_SUCCESS)
+    rc = wait_all(w, lower ? sends : recvs);
+  if (rc == MPI_SUCCESS)
+    rc = wait_all(w, lower ? recvs : sends);
+  return rc;
 }
 
 /* The receive buffer is read only at the root (NULL elsewhere, as
@@ -462,6 +516,7 @@ static run_fn *const runners[GCB_COLLOP_COUNT] = {
     [GCB_COLLOP_BARRIER] = run_barrier,
     [GCB_COLLOP_GATHER] = run_gather,
     [GCB_COLLOP_SCATTER] = run_scatter,
+    [GCB_COLLOP_BIBW] = run_bibw,
 };
 
 static enum gcb_status mpi_start(struct gcb_comm *c,

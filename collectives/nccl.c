@@ -387,6 +387,11 @@ static bool nccl_inplace(const struct gcb_comm *c,
                          struct gcb_coll_counts *counts, char *why,
                          size_t why_len) {
   (void)c, (void)counts;
+  if (d->op == GCB_COLLOP_BIBW) {
+    snprintf(why, why_len,
+             "bibw sends and receives at once: it has no in-place form");
+    return false;
+  }
   if (d->op != GCB_COLLOP_ALLTOALL && d->op != GCB_COLLOP_SENDRECV)
     return true;
   snprintf(why, why_len, "NCCL has no in-place %s (nccl-tests reports N/A)",
@@ -624,13 +629,32 @@ static ncclResult_t enq_bandwidth(struct enq *e) {
   ncclResult_t rc = group_start(e);
   if (rc != ncclSuccess)
     return rc;
-  for (int i = 0; i < k->desc->window && rc == ncclSuccess; i++)
+  for (int i = 0; i < gcb_coll_call_window(k) && rc == ncclSuccess; i++)
     rc = sender ? send_to(e, k->send, k->param, peer)
                 : recv_from(e, k->recv, k->param, peer);
   if ((rc = group_end(e, rc)) != ncclSuccess)
     return rc;
   return sender ? recv_from(e, e->c->scratch, 0, peer)
                 : send_to(e, e->c->scratch, 0, peer);
+}
+
+/* osu_bibw's window: both partners' `window` receives and sends in one
+ * group (nccl-tests' sendrecv groups its send and receive the same way),
+ * so that both directions are in flight together; no acknowledgement. */
+static ncclResult_t enq_bibw(struct enq *e) {
+  const struct gcb_coll_call *k = e->k;
+  int peer = gcb__coll_partner(e->c->rank, e->c->size);
+  int w = gcb_coll_call_window(k);
+  if (peer < 0)
+    return ncclSuccess;
+  ncclResult_t rc = group_start(e);
+  if (rc != ncclSuccess)
+    return rc;
+  for (int i = 0; i < w && rc == ncclSuccess; i++)
+    rc = recv_from(e, k->recv, k->param, peer);
+  for (int i = 0; i < w && rc == ncclSuccess; i++)
+    rc = send_to(e, k->send, k->param, peer);
+  return group_end(e, rc);
 }
 
 static ncclResult_t enq_barrier(struct enq *e) {
@@ -652,6 +676,7 @@ static ncclResult_t (*const enqueuers[GCB_COLLOP_COUNT])(struct enq *) = {
     [GCB_COLLOP_BARRIER] = enq_barrier,
     [GCB_COLLOP_GATHER] = enq_gather,
     [GCB_COLLOP_SCATTER] = enq_scatter,
+    [GCB_COLLOP_BIBW] = enq_bibw,
 };
 
 static enum gcb_status nccl_start(struct gcb_comm *c,

@@ -262,6 +262,18 @@ static void src_scatter(const struct gcb_coll_counts *c, size_t j, int rank,
   from_rank(s, root, (size_t)rank * c->param + j);
 }
 
+/* Both ways at once, as osu_bibw: each partner receives the other's
+ * input (bibw has no in-place form: the transports refuse it). */
+static void src_bibw(const struct gcb_coll_counts *c, size_t j, int rank,
+                     int nranks, int root, struct gcb_coll_source *s) {
+  (void)c, (void)root;
+  int partner = gcb__coll_partner(rank, nranks);
+  if (partner < 0)
+    from_none(s);
+  else
+    from_rank(s, partner, j);
+}
+
 static void src_none(const struct gcb_coll_counts *c, size_t j, int rank,
                      int nranks, int root, struct gcb_coll_source *s) {
   (void)c, (void)j, (void)rank, (void)nranks, (void)root;
@@ -393,19 +405,29 @@ static const struct gcb_coll_desc desc_scatter = {.name = "scatter",
                                                   .time_scale = 1,
                                                   .source = src_scatter};
 
-const struct gcb_coll_desc *const gcb_coll_descs[] = {&desc_allreduce,
-                                                      &desc_allgather,
-                                                      &desc_reducescatter,
-                                                      &desc_broadcast,
-                                                      &desc_reduce,
-                                                      &desc_alltoall,
-                                                      &desc_sendrecv,
-                                                      &desc_latency,
-                                                      &desc_bandwidth,
-                                                      &desc_barrier,
-                                                      &desc_gather,
-                                                      &desc_scatter,
-                                                      NULL};
+/* osu_bibw (OSU 7.4 c/mpi/pt2pt/standard/osu_bibw.c): both partners post
+ * a window of receives, then a window of sends, and wait for both; no
+ * acknowledgement. One operation moves 2 * window messages, so the
+ * reported time is per message (time_scale 1 / (2 window)) and algbw =
+ * 2 * window * size / time, osu_bibw's size * window * 2 / t. */
+static const struct gcb_coll_desc desc_bibw = {.name = "bibw",
+                                               .op = GCB_COLLOP_BIBW,
+                                               .pairwise = true,
+                                               .window = OSU_WINDOW,
+                                               .counts = counts_whole,
+                                               .bus_factor = factor_one,
+                                               .time_scale =
+                                                   1.0 / (2 * OSU_WINDOW),
+                                               .source = src_bibw};
+
+const struct gcb_coll_desc *const gcb_coll_descs[] = {
+    &desc_allreduce,     &desc_allgather,
+    &desc_reducescatter, &desc_broadcast,
+    &desc_reduce,        &desc_alltoall,
+    &desc_sendrecv,      &desc_latency,
+    &desc_bandwidth,     &desc_barrier,
+    &desc_gather,        &desc_scatter,
+    &desc_bibw,          NULL};
 
 const struct gcb_coll_desc *gcb_coll_find(const char *name) {
   for (int i = 0; name != NULL && gcb_coll_descs[i] != NULL; i++)

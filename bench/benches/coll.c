@@ -21,7 +21,7 @@ static const char *const coll_op_names[] = {
     "allreduce", "allgather", "reducescatter", "broadcast",
     "reduce",    "alltoall",  "sendrecv",      "latency",
     "bandwidth", "barrier",   "gather",        "scatter",
-    NULL};
+    "bibw",      NULL};
 
 static const char *const coll_dtype_names[] = {
 #define GCB__CD_NAME(id, name, bytes) name,
@@ -40,8 +40,8 @@ static const char *const coll_redop_names[] = {
 
 /* --layout values: nccl-tests' columns exactly, or with gcbench's min and
  * max over ranks trailing each row. */
-static const char *const coll_layout_names[] = {"nccl", "gcbench", "osu",
-                                                "osu-full", NULL};
+static const char *const coll_layout_names[] = {"nccl",     "gcbench",   "osu",
+                                                "osu-full", "osu-multi", NULL};
 
 /* --placement values: which halves of each size run. */
 static const char *const coll_placement_names[] = {"both", "out-of-place",
@@ -116,14 +116,18 @@ static const struct gcb_option coll_options[] = {
     GCB_OPT_ALIAS_ROW("output_file", 'J', "output",
                       "as --output: gcbench's results document (JSON, not "
                       "nccl-tests' schema)"),
-    {"average", 'a', GCB_OPT_INT, OPT(average), "1", "0-3",
-     "time the table shows: 0 rank 0's, 1 mean, 2 min, 3 max over ranks", NULL,
-     0, 3},
+    {"average", 'a', GCB_OPT_INT, OPT(average), "1", "0-4",
+     "time the table shows: 0 rank 0's, 1 mean, 2 min, 3 max over ranks; "
+     "gcbench adds 4: mean over the ranks that start each pair's exchange "
+     "(the lower half: osu_multi_lat, osu_mbw_mr)",
+     NULL, 0, 4},
     GCB_COLL_NCCL_LIST(NCCL_ROW){
         "layout", 0, GCB_OPT_CHOICE, OPT(layout), "nccl", "NAME",
         "table rows: nccl (nccl-tests' columns exactly), gcbench (min and "
         "max over ranks trailing each half), osu (OSU's layout, one row per "
-        "size and placement) or osu-full (with OSU -f's columns)",
+        "size and placement), osu-full (with OSU -f's columns) or osu-multi "
+        "(osu_multi_lat's and osu_mbw_mr's: N/2 pairs, MB/s and Messages/s "
+        "summed over the pairs)",
         coll_layout_names, 0, 0},
     GCB_OPT_ALIAS_ROW("format", 0, "layout", "as --layout (--format osu)"),
     {"placement", 0, GCB_OPT_CHOICE, OPT(placement), "both", "NAME",
@@ -136,6 +140,10 @@ static const struct gcb_option coll_options[] = {
      NULL, 0, 0},
     {"osu-warmup", 0, GCB_OPT_STRING, OPT(osu_warmup), NULL, "SMALL[:LARGE]",
      "warm-up iterations by size, as OSU (instead of --warmup)", NULL, 0, 0},
+    {"window", 0, GCB_OPT_INT, OPT(window), "0", "N",
+     "messages per window of bandwidth and bibw (OSU's -W; 0: 64, OSU's "
+     "default)",
+     NULL, 0, 1 << 20},
     {"program", 0, GCB_OPT_STRING, OPT(program), NULL, "NAME",
      "behave as nccl-tests' program NAME (all_reduce_perf ...): its "
      "collective, and without -f the step -i (1M by default) as there",
@@ -494,6 +502,16 @@ static enum gcb_status coll_fits(const struct gcb_ctx *ctx,
   return ctx->backend_ops->fits(ctx->backend, largest, what, err);
 }
 
+/* Whether an operation of the sweep sends a window of messages. */
+static bool windowed(const struct coll_opts *o) {
+  for (int i = 0; coll_op_names[i]; i++) {
+    const struct gcb_coll_desc *d = gcb_coll_find(coll_op_names[i]);
+    if ((ops_of(o) & (1u << i)) && d != NULL && d->window > 0)
+      return true;
+  }
+  return false;
+}
+
 /* Everything about the options that needs no MPI, before the run. */
 static enum gcb_status coll_validate(const struct gcb_ctx *ctx,
                                      const void *opts, struct gcb_err *err) {
@@ -541,6 +559,15 @@ static enum gcb_status coll_validate(const struct gcb_ctx *ctx,
     return gcb_err_set(err, GCB_EUSAGE, "--root %ld: only %d rank(s)", o->root,
                        ctx->size);
   enum gcb_status st = split_set(ctx, o->split, &splits, err);
+  if (st == GCB_OK && o->window > 0 && !windowed(o))
+    st = gcb_err_set(err, GCB_EUSAGE,
+                     "--window %ld: none of the sweep's operations has a "
+                     "window (bandwidth and bibw have)",
+                     o->window);
+  if (st == GCB_OK && o->average == 4 && splits != 1u << COLL_SPLIT_NONE)
+    st = gcb_err_set(err, GCB_EUSAGE,
+                     "-a 4 (the pairs' initiators) needs --split none: the "
+                     "pairs of split communicators are not world ranks");
   /* Counted only up to the limit: a walk of at most MAX_CASES steps. */
   struct coll_spec spec;
   int per_cycle = o->cycles > 1 ? MAX_CASES / (int)o->cycles : MAX_CASES;
@@ -641,6 +668,9 @@ static void describe_run(const struct coll_opts *o, int cycle,
     gcb_record_param_int(rec, "average", o->average);
   if (o->layout != 0)
     gcb_record_param_str(rec, "layout", coll_layout_names[o->layout]);
+  const struct gcb_coll_desc *d = gcb_coll_find(gcb_record_text(rec, "op"));
+  if (o->window > 0 && d != NULL && d->window > 0)
+    gcb_record_param_int(rec, "window", o->window);
 }
 
 static enum gcb_status coll_run(void *state, int reps, double *seconds,
@@ -718,6 +748,10 @@ static enum gcb_status coll_setup(struct gcb_ctx *ctx, const void *opts,
   c->state = s;
   c->comm = cc->env.comm;
   c->time_scale = sp.desc->time_scale > 0 ? sp.desc->time_scale : 1;
+  if (o->window > 0 && sp.desc->window > 0) { /* per message, as OSU */
+    c->time_scale *= (double)sp.desc->window / (double)o->window;
+    shape.window = (int)o->window;
+  }
   c->agg = o->agg;
   c->osu_size = gcb__osu_size(sp.desc->name, counts.bytes, cc->env.size);
   c->check = (int)o->check;

@@ -30,11 +30,14 @@ struct coll_opts {
   long cycles;   /* -N: sweeps, each printed (0: until interrupted) */
   long nccl_parallel; /* -p: accepted, no effect (one thread per process) */
   int layout;    /* --layout: 0 nccl-tests' columns, 1 with min/max, 2 OSU's,
-                    3 OSU's with -f's min/max/iterations (coll_layout_names) */
+                    3 OSU's with -f's min/max/iterations, 4 OSU's multi-pair
+                    programs' (coll_layout_names) */
   int placement; /* 0 both, 1 out of place only, 2 in place only */
   const char *osu_iters;  /* --osu-iters SMALL[:LARGE], or NULL */
   const char *osu_warmup; /* --osu-warmup SMALL[:LARGE], or NULL */
-  long average;           /* -a: time shown: 0 rank 0, 1 mean, 2 min, 3 max */
+  long average;           /* -a: time shown: 0 rank 0, 1 mean, 2 min, 3 max,
+                             4 mean over the pairs' initiators */
+  long window;            /* --window: messages per window; 0: the pattern's */
   long nccl[GCB_COLL_NCCL_REFUSED]; /* nccl-tests options refused unless at
                                        their default (coll_nccl.c) */
   const char *program;   /* --program: a nccl-tests program name, or NULL */

@@ -29,14 +29,12 @@ static const struct gcb_osu_program programs[] = {
     {"osu_reduce", "reduce", "Reduce Latency Test", GCB_OSU_COLL, NULL, false},
     {"osu_reduce_scatter", "reducescatter", "Reduce_scatter Latency Test",
      GCB_OSU_COLL, NULL, false},
-    {"osu_bibw", NULL, "Bi-Directional Bandwidth Test", GCB_OSU_BW,
-     "gcbench has no bidirectional window pattern (osu_bw, one way, runs)",
+    {"osu_bibw", "bibw", "Bi-Directional Bandwidth Test", GCB_OSU_BW, NULL,
      false},
-    {"osu_multi_lat", NULL, "Multi Latency Test", GCB_OSU_LAT,
-     "run gcbench coll --collective latency on N ranks: N/2 pairs at once",
+    {"osu_multi_lat", "latency", "Multi Latency Test", GCB_OSU_LAT, NULL,
      false},
-    {"osu_mbw_mr", NULL, "Multiple Bandwidth / Message Rate Test", GCB_OSU_BW,
-     "gcbench reports no message rate (osu_bw runs)", false},
+    {"osu_mbw_mr", "bandwidth", "Multiple Bandwidth / Message Rate Test",
+     GCB_OSU_BW, NULL, false},
     {"osu_barrier", "barrier", "Barrier Latency Test", GCB_OSU_COLL, NULL,
      false},
     {"osu_gather", "gather", "Gather Latency Test", GCB_OSU_COLL, NULL, true},
@@ -60,14 +58,38 @@ const struct gcb_osu_program *gcb__osu_program_at(size_t i) {
 }
 
 const struct gcb_osu_program *gcb__osu_program_of(const char *op) {
-  for (size_t i = 0; i < NPROGRAMS; i++)
-    if (programs[i].op && strcmp(programs[i].op, op) == 0)
+  for (size_t i = 0; i < NPROGRAMS; i++) /* multi-pair: see _multi() */
+    if (programs[i].op && !gcb__osu_multi_pair(&programs[i]) &&
+        strcmp(programs[i].op, op) == 0)
       return &programs[i];
   return NULL;
 }
 
 bool gcb__osu_sizeless(const struct gcb_osu_program *p) {
   return p != NULL && p->op != NULL && strcmp(p->op, "barrier") == 0;
+}
+
+/* The programs that run N/2 pairs at once (see the header). */
+static const char *const multi_pair_names[] = {"osu_multi_lat", "osu_mbw_mr"};
+
+bool gcb__osu_multi_pair(const struct gcb_osu_program *p) {
+  for (size_t i = 0;
+       p && i < sizeof multi_pair_names / sizeof *multi_pair_names; i++)
+    if (strcmp(p->name, multi_pair_names[i]) == 0)
+      return true;
+  return false;
+}
+
+const struct gcb_osu_program *gcb__osu_program_multi(const char *op) {
+  for (size_t i = 0; i < NPROGRAMS; i++)
+    if (gcb__osu_multi_pair(&programs[i]) && programs[i].op &&
+        strcmp(programs[i].op, op) == 0)
+      return &programs[i];
+  return NULL;
+}
+
+bool gcb__osu_is_mbw_mr(const struct gcb_osu_program *p) {
+  return p != NULL && gcb__osu_multi_pair(p) && p->kind == GCB_OSU_BW;
 }
 
 uint64_t gcb__osu_size(const char *op, uint64_t bytes, int nranks) {
@@ -100,7 +122,9 @@ struct osu_req {
   int elt;           /* the smallest element size among them */
   const char *output;
   bool force;
-  long root; /* -k fixed:N; -1: OSU's default, rank 0 */
+  long root;   /* -k fixed:N; -1: OSU's default, rank 0 */
+  long window; /* -W; 0: OSU's default, 64 */
+  long pairs;  /* osu_mbw_mr -p; 0: not given */
 };
 
 /* OSU's -m: "MAX", "MIN:MAX", "MIN:" or ":MAX" (set_message_size: a
@@ -222,6 +246,27 @@ static enum gcb_status root_arg(const char *prog, const char *arg,
                      prog, arg);
 }
 
+/* osu_mbw_mr's own options (osu_util.c 7.4, process_options): -p pairs,
+ * which osu_mbw_mr.c overrides with numprocs / 2 right after (so only
+ * that value means what it says), -R 0|1 the Messages/s column, -V the
+ * varied-window table. */
+static enum gcb_status mbw_mr_option(const char *prog, int c, const char *arg,
+                                     struct osu_req *r, struct gcb_err *err) {
+  if (c == 'p')
+    return count_arg(prog, 'p', arg, 1, &r->pairs, err);
+  if (c == 'R' && strcmp(arg, "1") == 0)
+    return GCB_OK;
+  if (c == 'R')
+    return gcb_err_set(err, GCB_EUSAGE,
+                       "%s: -R %s: gcbench always prints the Messages/s "
+                       "column (-R 1, OSU's default)",
+                       prog, arg);
+  return gcb_err_set(err, GCB_EUSAGE,
+                     "%s: -V: no varied-window table (give one window "
+                     "with -W)",
+                     prog);
+}
+
 /* OSU options gcbench refuses, each with its reason. */
 static const struct {
   char letter;
@@ -267,6 +312,9 @@ static const struct option long_options[] = {
     {"in-place", no_argument, 0, 'l'},
     {"tail-lat", optional_argument, 0, 'z'},
     {"root-rank", required_argument, 0, 'k'},
+    {"num-pairs", required_argument, 0, 'p'},
+    {"print-rate", required_argument, 0, 'R'},
+    {"vary-window", required_argument, 0, 'V'},
     /* gcbench's own, long only: where the results document goes */
     {"output", required_argument, 0, 1},
     {"force", no_argument, 0, 2},
@@ -312,13 +360,16 @@ static enum gcb_status one_option(const struct gcb_osu_program *p, int c,
     return device_arg(prog, arg, r, err);
   case 'T':
     return type_arg(prog, arg, r, err);
-  case 'W':
-    if (p->kind == GCB_OSU_BW && strcmp(arg, "64") == 0)
-      return GCB_OK;
-    return gcb_err_set(err, GCB_EUSAGE,
-                       "%s: -W/--window-size %s: gcbench's window is OSU's "
-                       "default, 64 messages",
-                       prog, arg);
+  case 'W': /* OSU's PT2PT BW and MBW_MR option strings have it */
+    if (p->kind == GCB_OSU_BW)
+      return count_arg(prog, 'W', arg, 1, &r->window, err);
+    break;
+  case 'p': /* osu_mbw_mr only, as its -R and -V */
+  case 'R':
+  case 'V':
+    if (gcb__osu_is_mbw_mr(p))
+      return mbw_mr_option(prog, c, arg, r, err);
+    break;
   case 1:
     r->output = arg;
     return GCB_OK;
@@ -382,7 +433,7 @@ static enum gcb_status parse(const struct gcb_osu_program *p, int argc,
   opterr = 0;
   while (st == GCB_OK && (c = getopt_long(argc, argv,
                                           "+:hvfm:W:t:i:x:a:M:d:r:c::b:u:G:"
-                                          "P:D:T:Ilz::k:",
+                                          "P:D:T:Ilz::k:p:R:V",
                                           long_options, NULL)) != -1) {
     if (c == 'h' || c == 'v') {
       *action = c == 'h' ? 1 : 2;
@@ -413,7 +464,7 @@ static unsigned long long first_size(const struct osu_req *r) {
 
 /* Room for the numbers the translated command line spells. */
 struct store {
-  char b[32], e[32], iters[48], warmup[48], root[24];
+  char b[32], e[32], iters[48], warmup[48], root[24], window[24];
 };
 
 static void iteration_rule(const struct gcb_osu_program *p,
@@ -433,24 +484,39 @@ static void iteration_rule(const struct gcb_osu_program *p,
 static int build(const struct gcb_osu_program *p, const struct osu_req *r,
                  int nranks, char *argv0, struct store *s, char **a) {
   unsigned long long scale = p->per_rank_size ? (unsigned long long)nranks : 1;
-  bool coll = p->kind == GCB_OSU_COLL;
+  bool coll = p->kind == GCB_OSU_COLL, multi = gcb__osu_multi_pair(p);
   int n = 0;
   snprintf(s->b, sizeof s->b, "%llu", first_size(r) * scale);
   snprintf(s->e, sizeof s->e, "%llu", r->max * scale);
   iteration_rule(p, r, s);
   const char *fixed[] = {
-      argv0, "--collective", p->op, "--layout", r->full ? "osu-full" : "osu",
+      argv0, "--collective", p->op, "--layout",
+      r->full ? "osu-full"
+      : multi ? "osu-multi"
+              : "osu",
       "--placement", "out-of-place", "-b", s->b, "-e", s->e, "-f", "2",
       "--osu-iters", s->iters, "--osu-warmup", s->warmup, "-c",
       r->validate ? "1" : "0",
       /* OSU's loops: collectives with a barrier outside the timed region
        * (-z 3), pt2pt each operation timed alone, no barrier (-z 4), and
        * so is osu_barrier's (a barrier is its own separator); the figure
-       * every rank's mean (collectives) or rank 0's (pt2pt). */
-      "-z", coll && !gcb__osu_sizeless(p) ? "3" : "4", "-a", coll ? "1" : "0",
-      "--backend", r->device ? "cuda" : "host", "--datatype", r->types, NULL};
+       * every rank's mean (collectives) or rank 0's (pt2pt). The
+       * multi-pair programs put a barrier before each exchange (-z 3) and
+       * average over the pairs' initiators (-a 4). */
+      "-z", (coll && !gcb__osu_sizeless(p)) || multi ? "3" : "4", "-a",
+      coll    ? "1"
+      : multi ? "4"
+              : "0",
+      "--backend", r->device ? "cuda" : "host", "--datatype", r->types,
+      /* OSU measures the world, never a split of it */
+      "--split", "none", NULL};
   for (int i = 0; fixed[i]; i++)
     a[n++] = (char *)fixed[i];
+  if (r->window > 0) {
+    snprintf(s->window, sizeof s->window, "%ld", r->window);
+    a[n++] = "--window";
+    a[n++] = s->window;
+  }
   if (r->output) {
     a[n++] = "--output";
     a[n++] = (char *)r->output;
@@ -464,6 +530,36 @@ static int build(const struct gcb_osu_program *p, const struct osu_req *r,
   }
   a[n] = NULL;
   return n;
+}
+
+/* The process counts of the multi-pair programs: osu_mbw_mr needs two
+ * (an odd last rank sits out, as there); osu_multi_lat an even count,
+ * since its odd last rank would wait forever for a partner (rank
+ * 2 * pairs pairs with rank `pairs`, which answers rank 0 only:
+ * osu_multi_lat.c 7.4). osu_mbw_mr's -p means only n / 2 (see
+ * mbw_mr_option). */
+static enum gcb_status pairs_check(const struct gcb_osu_program *p,
+                                   const struct osu_req *r, int nranks,
+                                   struct gcb_err *err) {
+  if (!gcb__osu_multi_pair(p))
+    return GCB_OK;
+  if (nranks < 2)
+    return gcb_err_set(err, GCB_EUSAGE,
+                       "%s: This test requires at least two processes",
+                       p->name);
+  if (p->kind == GCB_OSU_LAT && nranks % 2 != 0)
+    return gcb_err_set(err, GCB_EUSAGE,
+                       "%s: an even number of processes is needed (%d here): "
+                       "OSU pairs rank i with i + n/2 and its odd last rank "
+                       "would wait forever",
+                       p->name, nranks);
+  if (r->pairs > 0 && r->pairs != nranks / 2)
+    return gcb_err_set(err, GCB_EUSAGE,
+                       "%s: -p %ld: OSU 7.4 runs n/2 = %d pairs whatever -p "
+                       "says (osu_mbw_mr.c sets pairs = numprocs / 2); give "
+                       "-p %d or leave it out",
+                       p->name, r->pairs, nranks / 2, nranks / 2);
+  return GCB_OK;
 }
 
 enum gcb_status gcb__osu_translate(const struct gcb_osu_program *p, int argc,
@@ -485,7 +581,7 @@ enum gcb_status gcb__osu_translate(const struct gcb_osu_program *p, int argc,
                        "%s: -T: gcbench's point-to-point messages are bytes "
                        "(mpi_char only)",
                        p->name);
-  if (p->kind != GCB_OSU_COLL && nranks != 2)
+  if (p->kind != GCB_OSU_COLL && !gcb__osu_multi_pair(p) && nranks != 2)
     return gcb_err_set(err, GCB_EUSAGE,
                        "%s: This test requires exactly two processes (%d "
                        "here; gcbench coll --collective %s runs pairs on any "
@@ -496,6 +592,8 @@ enum gcb_status gcb__osu_translate(const struct gcb_osu_program *p, int argc,
                        "%s: -k fixed:%ld: Root rank('-k') cannot be more than "
                        "number of processes (%d here)",
                        p->name, r.root, nranks);
+  if ((st = pairs_check(p, &r, nranks, err)) != GCB_OK)
+    return st;
   if (r.max > (1ull << 40))
     return gcb_err_set(err, GCB_EUSAGE, "%s: -m: %llu bytes is too large",
                        p->name, r.max);
@@ -512,9 +610,12 @@ enum gcb_status gcb__osu_translate(const struct gcb_osu_program *p, int argc,
   return GCB_OK;
 }
 
+/* osu_mbw_mr's HEADER has no place for the accelerator (its BENCHMARK
+ * string has no %s, osu_mbw_mr.c 7.4); the others' print_preamble puts
+ * "-CUDA" after "MPI". */
 void gcb__osu_version(const struct gcb_osu_program *p, bool device, FILE *out) {
-  fprintf(out, "# OSU MPI%s %s v" GCB_OSU_VERSION "\n", device ? "-CUDA" : "",
-          p->title);
+  fprintf(out, "# OSU MPI%s %s v" GCB_OSU_VERSION "\n",
+          device && !gcb__osu_is_mbw_mr(p) ? "-CUDA" : "", p->title);
 }
 
 void gcb__osu_help(const struct gcb_osu_program *p, FILE *out) {
@@ -539,6 +640,14 @@ void gcb__osu_help(const struct gcb_osu_program *p, FILE *out) {
   if (gcb__osu_sizeless(p))
     fprintf(out, "  (a barrier has no message: -m is taken and ignored, and "
                  "the defaults are always 1000 and 100)\n");
+  if (p->kind == GCB_OSU_BW)
+    fprintf(out, "  -W, --window-size    SIZE       messages per window "
+                 "(default 64)\n");
+  if (gcb__osu_is_mbw_mr(p))
+    fprintf(out, "  -p, --num-pairs      PAIRS      n/2, as OSU 7.4 sets it "
+                 "whatever -p says\n"
+                 "  -R, --print-rate     1          the Messages/s column "
+                 "(always)\n");
   if (coll)
     fprintf(out, "  -f, --full                      min, max and iterations "
                  "columns\n");

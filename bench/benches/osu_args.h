@@ -56,6 +56,21 @@ bool gcb__osu_sizeless(const struct gcb_osu_program *p);
 /* The program that prints collective `op` in OSU's layout, or NULL. */
 const struct gcb_osu_program *gcb__osu_program_of(const char *op);
 
+/* Whether `p` runs N/2 pairs at once, rank i with i + N/2 (osu_multi_lat,
+ * osu_mbw_mr): a barrier before each exchange, outside the timed region,
+ * and the figure over the pairs' initiators (coll -z 3 -a 4 --layout
+ * osu-multi). */
+bool gcb__osu_multi_pair(const struct gcb_osu_program *p);
+
+/* The multi-pair program (osu_multi_lat, osu_mbw_mr) of `op`, whose
+ * layout coll's --layout osu-multi prints, or NULL. */
+const struct gcb_osu_program *gcb__osu_program_multi(const char *op);
+
+/* Whether `p` is osu_mbw_mr: its own title lines (no blank line, no
+ * accelerator in the title, the pairs and window line) and its MB/s and
+ * Messages/s columns. */
+bool gcb__osu_is_mbw_mr(const struct gcb_osu_program *p);
+
 /* The message size OSU prints for a case of collective `op` moving `bytes`
  * (nccl-tests' S, as coll's -b/-e count it) on nranks: each rank's block
  * for allgather, alltoall, gather and scatter, else the same. */

@@ -25,6 +25,10 @@ void gcb__table_coll_flush(struct gcb_table *t);
  * (with the headers a new group needs). */
 bool gcb__table_osu(const struct gcb_record *rec);
 void gcb__table_osu_record(struct gcb_table *t, const struct gcb_record *rec);
+/* The mean loop time of the ranks that start each pair's exchange (the
+ * lower half, ranks below nranks / 2: coll -a 4, as osu_multi_lat and
+ * osu_mbw_mr average over their senders); rank 0's with fewer than 2. */
+double gcb__table_initiators_mean(const struct gcb_record *rec);
 
 /* Prints a waiting out-of-place half-row on its own. */
 void gcb__table_coll_flush_row(struct gcb_table *t);

@@ -61,12 +61,14 @@ static void print_devices(struct gcb_table *t) {
  * per operation over its timed loop, summary.time_s) taken over ranks as
  * -a asks (nccl-tests' -a: 0 rank 0, 1 mean, 2 min, 3 max). */
 static const char *time_rule(const struct gcb_record *rec) {
-  static const char *const over[] = {"rank 0's loop time",
-                                     "mean over ranks of each rank's loop time",
-                                     "min over ranks of each rank's loop time",
-                                     "max over ranks of each rank's loop time"};
+  static const char *const over[] = {
+      "rank 0's loop time", "mean over ranks of each rank's loop time",
+      "min over ranks of each rank's loop time",
+      "max over ranks of each rank's loop time",
+      "mean over the pairs' initiators (the lower half of the ranks) of each "
+      "one's loop time"};
   int64_t a = gcb_record_int(rec, "average", 1);
-  return over[a >= 0 && a <= 3 ? a : 1];
+  return over[a >= 0 && a <= 4 ? a : 1];
 }
 
 static void print_header(struct gcb_table *t, const struct gcb_record *rec) {
@@ -117,6 +119,8 @@ static double shown_time(const struct gcb_record *rec,
     return s->time.min;
   case 3:
     return s->time.max;
+  case 4:
+    return gcb__table_initiators_mean(rec);
   default:
     return s->time.mean;
   }

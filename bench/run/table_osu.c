@@ -7,15 +7,18 @@
  * "Bandwidth (MB/s)"; with -f "Min Latency(us)", "Max Latency(us)" and
  * "%12s" "Iterations"; with -c "Validation"), then one row per size
  * ("%-10d%18.2f", print_stats). FIELD_WIDTH is 18 as OSU's configure.ac
- * defines it, FLOAT_PRECISION 2 (osu_util.h). osu_barrier has no size
- * (show_size 0): no datatype line, "# Avg Latency(us)" and one "%17.2f"
- * row.
+ * defines it, FLOAT_PRECISION 2 (osu_util.h). osu_mbw_mr prints its own
+ * title lines (no blank line, then "# [ pairs: N ] [ window size: W ]")
+ * and "MB/s", "Messages/s" columns ("%-10d%18.2f%18.2f"). osu_barrier has
+ * no size (show_size 0): no datatype line, "# Avg Latency(us)" and one
+ * "%17.2f" row.
  */
 #include <inttypes.h>
 #include <string.h>
 
 #include "bench/benches/osu_args.h"
 #include "bench/run/table.h"
+#include "collectives/comm.h"
 
 #define FIELD_WIDTH 18
 
@@ -41,29 +44,69 @@ static const char *mpi_type(const char *type) {
   return type;
 }
 
+/* The program whose layout the record asks for: the multi-pair one of
+ * its operation under --layout osu-multi (osu_multi_lat, osu_mbw_mr). */
+static const struct gcb_osu_program *program(const struct gcb_record *rec) {
+  const char *op = gcb_record_text(rec, "op");
+  const struct gcb_osu_program *p = NULL;
+  if (strcmp(gcb_record_text(rec, "layout"), "osu-multi") == 0)
+    p = gcb__osu_program_multi(op);
+  return p ? p : gcb__osu_program_of(op);
+}
+
 static enum gcb_osu_kind kind_of(const struct gcb_record *rec) {
-  const struct gcb_osu_program *p =
-      gcb__osu_program_of(gcb_record_text(rec, "op"));
+  const struct gcb_osu_program *p = program(rec);
   return p ? p->kind : GCB_OSU_COLL;
 }
 
+/* osu_mbw_mr's pairs: n / 2 of the communicator, as osu_mbw_mr.c. */
+static int pairs_of(const struct gcb_record *rec) {
+  return (int)gcb_record_int(rec, "comm_size", rec->nranks) / 2;
+}
+
+/* osu_mbw_mr's title lines (osu_mbw_mr.c 7.4: HEADER, then "# [ pairs: %d
+ * ] [ window size: %d ]"), with no blank line before them. */
+static void print_mbw_mr_title(struct gcb_table *t,
+                               const struct gcb_osu_program *p,
+                               const struct gcb_record *rec) {
+  const struct gcb_coll_desc *d = gcb_coll_find(gcb_record_text(rec, "op"));
+  int64_t window = gcb_record_int(rec, "window", d ? d->window : 0);
+  gcb__osu_version(p, false, t->out);
+  fprintf(t->out, "# [ pairs: %d ] [ window size: %" PRId64 " ]\n",
+          pairs_of(rec), window);
+}
+
+/* The column line's figure columns: "%18s" each (print_only_header). */
+static void print_columns(struct gcb_table *t, const struct gcb_record *rec) {
+  if (gcb__osu_is_mbw_mr(program(rec)))
+    fprintf(t->out, "%*s%*s", FIELD_WIDTH, "MB/s", FIELD_WIDTH, "Messages/s");
+  else
+    fprintf(t->out, "%*s", FIELD_WIDTH,
+            kind_of(rec) == GCB_OSU_BW ? "Bandwidth (MB/s)"
+                                       : "Avg Latency(us)");
+}
+
 /* print_preamble (osu_util_mpi.c 7.4), once per collective: a blank line
- * and the title. */
+ * and the title; osu_mbw_mr's own title lines instead. */
 static void print_preamble(struct gcb_table *t, const struct gcb_record *rec) {
   const char *op = gcb_record_text(rec, "op");
-  const struct gcb_osu_program *p = gcb__osu_program_of(op);
+  const struct gcb_osu_program *p = program(rec);
   bool device = strcmp(rec->backend, "cuda") == 0;
-  if (strcmp(t->osu_op, op) != 0) {
-    snprintf(t->osu_op, sizeof t->osu_op, "%s", op);
-    fprintf(t->out, "\n");
-    if (p)
-      gcb__osu_version(p, device, t->out);
-    else /* no OSU program runs this one: say whose table it is */
-      fprintf(t->out,
-              "# OSU MPI%s %s Latency Test v" GCB_OSU_VERSION
-              " layout (gcbench coll)\n",
-              device ? "-CUDA" : "", op);
+  if (strcmp(t->osu_op, op) == 0)
+    return;
+  snprintf(t->osu_op, sizeof t->osu_op, "%s", op);
+  if (gcb__osu_is_mbw_mr(p)) {
+    print_mbw_mr_title(t, p, rec);
+    return;
   }
+  fprintf(t->out, "\n");
+  if (p)
+    gcb__osu_version(p, device, t->out);
+  else /* no OSU program runs this one: say whose table it is */
+    fprintf(t->out,
+            "# OSU MPI%s %s Latency Test v" GCB_OSU_VERSION
+            " layout (gcbench coll)\n",
+            device ? "-CUDA" : "", op);
 }
 
 /* print_preamble, then the datatype and the column line of each type
@@ -74,8 +117,8 @@ static void print_header(struct gcb_table *t, const struct gcb_record *rec,
   if (gcb_record_int(rec, "inplace", 0)) /* OSU has no line for it: gcbench's */
     fprintf(t->out, "# gcbench: in place (one buffer)\n");
   fprintf(t->out, "# Datatype: %s.\n", mpi_type(gcb_record_text(rec, "type")));
-  fprintf(t->out, "%-*s%*s", 10, "# Size", FIELD_WIDTH,
-          kind_of(rec) == GCB_OSU_BW ? "Bandwidth (MB/s)" : "Avg Latency(us)");
+  fprintf(t->out, "%-*s", 10, "# Size");
+  print_columns(t, rec);
   if (full(rec)) {
     fprintf(t->out, "%*s", FIELD_WIDTH, "Min Latency(us)");
     fprintf(t->out, "%*s", FIELD_WIDTH, "Max Latency(us)");
@@ -87,12 +130,45 @@ static void print_header(struct gcb_table *t, const struct gcb_record *rec,
 }
 
 /* The time OSU prints: rank 0's for its point-to-point tests (coll -a 0),
- * the mean over ranks of each rank's mean for its collectives. */
+ * the mean over ranks of each rank's mean for its collectives, the mean
+ * over the initiators for osu_multi_lat and osu_mbw_mr (-a 4). */
 static double shown_time(const struct gcb_record *rec,
                          const struct gcb_record_summary *s) {
-  if (gcb_record_int(rec, "average", 1) == 0 && rec->nranks > 0)
+  int64_t a = gcb_record_int(rec, "average", 1);
+  if (a == 0 && rec->nranks > 0)
     return rec->ranks[0].time_s;
+  if (a == 4)
+    return gcb__table_initiators_mean(rec);
   return s->time.mean;
+}
+
+double gcb__table_initiators_mean(const struct gcb_record *rec) {
+  int half = rec->nranks / 2;
+  double sum = 0;
+  if (half < 1)
+    return rec->nranks > 0 ? rec->ranks[0].time_s : 0;
+  for (int r = 0; r < half; r++)
+    sum += rec->ranks[r].time_s;
+  return sum / half;
+}
+
+/* The figure columns of one row: osu_mbw_mr's MB/s and Messages/s summed
+ * over the pairs (osu_mbw_mr.c 7.4: bw = size / 1e6 * pairs * iterations
+ * * window / the senders' mean time, rate = 1e6 * bw / size; with the
+ * time per message that is pairs * size / 1e6 / time and pairs / time),
+ * osu_bw's and osu_bibw's MB/s (size / 1e6 per message time), or the
+ * latency in microseconds. */
+static void print_figures(struct gcb_table *t, const struct gcb_record *rec,
+                          uint64_t size, double time) {
+  double per_s = time > 0 ? 1 / time : 0;
+  if (gcb__osu_is_mbw_mr(program(rec)))
+    fprintf(t->out, "%*.*f%*.*f", FIELD_WIDTH, 2,
+            pairs_of(rec) * (double)size / 1e6 * per_s, FIELD_WIDTH, 2,
+            pairs_of(rec) * per_s);
+  else if (kind_of(rec) == GCB_OSU_BW)
+    fprintf(t->out, "%*.*f", FIELD_WIDTH, 2, (double)size / 1e6 * per_s);
+  else
+    fprintf(t->out, "%*.*f", FIELD_WIDTH, 2, 1e6 * time);
 }
 
 /* Whether the record's OSU program has no message size (osu_barrier). */
@@ -145,11 +221,7 @@ void gcb__table_osu_record(struct gcb_table *t, const struct gcb_record *rec) {
       (int)gcb_record_int(rec, "comm_size", rec->nranks));
   double time = shown_time(rec, &s);
   fprintf(t->out, "%-*" PRIu64, 10, size);
-  if (kind_of(rec) == GCB_OSU_BW) /* osu_bw: size / 1e6 per message time */
-    fprintf(t->out, "%*.*f", FIELD_WIDTH, 2,
-            time > 0 ? (double)size / 1e6 / time : 0.0);
-  else
-    fprintf(t->out, "%*.*f", FIELD_WIDTH, 2, 1e6 * time);
+  print_figures(t, rec, size, time);
   if (full(rec))
     fprintf(t->out, "%*.*f%*.*f%*d", FIELD_WIDTH, 2, 1e6 * s.time.min,
             FIELD_WIDTH, 2, 1e6 * s.time.max, 12, rec->iterations);

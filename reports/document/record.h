@@ -13,7 +13,7 @@
 #include "common/telemetry.h"
 #include "reports/document/stats.h"
 
-#define GCB_MAX_PARAMS 12
+#define GCB_MAX_PARAMS 16 /* coll: 9 per case, -N, -a, --layout, --window */
 
 /* SIZE is an integer count of bytes, shown with a suffix ("64M"). */
 enum gcb_param_type {

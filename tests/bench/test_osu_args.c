@@ -16,6 +16,7 @@
 #include "bench/benches/coll.h"
 #include "bench/benches/osu_args.h"
 #include "bench/run/harness.h"
+#include "bench/run/table.h"
 #include "collectives/comm.h"
 
 struct parsed {
@@ -210,6 +211,101 @@ Test(osu_args, message_sizes_as_osus_set_message_size) {
   cr_assert(i == 5 && w == 0);
 }
 
+/* osu_bibw.c 7.4: two processes, a window of 64 (-W) both ways, each
+ * window timed alone on rank 0 and summed, BW's iteration defaults;
+ * ukri-excalibur/excalibur-tests' job runs it plain (command-lines.txt). */
+Test(osu_args, osu_bibw_is_the_bidirectional_window) {
+  struct parsed p;
+  translate("osu_bibw", 2, &p);
+  cr_assert_eq(p.st, GCB_OK, "%s", p.err.msg);
+  cr_assert_eq(p.coll.ops, 1u << GCB_COLLOP_BIBW);
+  cr_assert_eq(p.coll.blocking, 4, "each window timed alone, summed");
+  cr_assert_eq(p.coll.average, 0, "rank 0's figure");
+  cr_assert_eq(p.coll.layout, 2, "osu");
+  cr_assert_eq(p.coll.window, 0, "the pattern's 64");
+  cr_assert(p.coll.minbytes == 1 && p.coll.maxbytes == UINT64_C(1) << 22);
+  long i, w;
+  iters_at(&p, 8192, &i, &w);
+  cr_assert(i == 100 && w == 10, "BW_LOOP_SMALL, BW_SKIP_SMALL");
+  iters_at(&p, 16384, &i, &w);
+  cr_assert(i == 20 && w == 2, "BW_LOOP_LARGE, BW_SKIP_LARGE");
+  translate("osu_bibw -W 16 -m 8:64 -i 7 -x 3", 2, &p);
+  cr_assert_eq(p.st, GCB_OK, "%s", p.err.msg);
+  cr_assert_eq(p.coll.window, 16);
+  iters_at(&p, 64, &i, &w);
+  cr_assert(i == 7 && w == 3);
+  translate("osu_bw --window-size=8", 2, &p);
+  cr_assert_eq(p.st, GCB_OK, "%s", p.err.msg);
+  cr_assert_eq(p.coll.window, 8, "osu_bw takes -W as OSU's does");
+}
+
+/* osu_multi_lat.c 7.4: n/2 pairs (i, i + n/2) at once, a barrier before
+ * each round trip, outside the timed region, the mean over the senders
+ * (its barrier_comm's reduce) of the summed round trips / 2. */
+Test(osu_args, osu_multi_lat_is_latency_over_every_pair) {
+  struct parsed p;
+  translate("osu_multi_lat -m 1:1024", 4, &p);
+  cr_assert_eq(p.st, GCB_OK, "%s", p.err.msg);
+  cr_assert_eq(p.coll.ops, 1u << GCB_COLLOP_LATENCY);
+  cr_assert_eq(p.coll.blocking, 3, "barrier before each, outside the time");
+  cr_assert_eq(p.coll.average, 4, "mean over the pairs' initiators");
+  cr_assert_eq(p.coll.layout, 4, "osu-multi");
+  cr_assert_str_eq(p.coll.split, "none");
+  long i, w;
+  iters_at(&p, 8, &i, &w);
+  cr_assert(i == 10000 && w == 100, "LAT_LOOP_SMALL, LAT_SKIP_SMALL");
+  iters_at(&p, 16384, &i, &w);
+  cr_assert(i == 1000 && w == 10);
+  cr_assert_eq(gcb__osu_program_multi("latency"),
+               gcb__osu_program("osu_multi_lat"));
+  cr_assert_eq(gcb__osu_program_of("latency"), gcb__osu_program("osu_latency"),
+               "the plain layout stays osu_latency's");
+}
+
+/* osu_mbw_mr.c 7.4: n/2 senders with a window each (-W), a barrier
+ * before each window, the pairs' sum; -p only as n/2. */
+Test(osu_args, osu_mbw_mr_is_every_pairs_window) {
+  struct parsed p;
+  translate("osu_mbw_mr -W 32 -p 2 -R 1", 4, &p);
+  cr_assert_eq(p.st, GCB_OK, "%s", p.err.msg);
+  cr_assert_eq(p.coll.ops, 1u << GCB_COLLOP_BANDWIDTH);
+  cr_assert_eq(p.coll.blocking, 3);
+  cr_assert_eq(p.coll.average, 4);
+  cr_assert_eq(p.coll.layout, 4, "osu-multi");
+  cr_assert_eq(p.coll.window, 32);
+  long i, w;
+  iters_at(&p, 8, &i, &w);
+  cr_assert(i == 100 && w == 10, "BW's defaults");
+  translate("osu_mbw_mr", 3, &p); /* the odd last rank sits out, as OSU */
+  cr_assert_eq(p.st, GCB_OK, "%s", p.err.msg);
+  cr_assert(gcb__osu_is_mbw_mr(gcb__osu_program("osu_mbw_mr")));
+  cr_assert(!gcb__osu_is_mbw_mr(gcb__osu_program("osu_bw")));
+  char buf[128];
+  FILE *f = fmemopen(buf, sizeof buf, "w");
+  gcb__osu_version(gcb__osu_program("osu_mbw_mr"), true, f);
+  fclose(f);
+  cr_assert_str_eq(buf,
+                   "# OSU MPI Multiple Bandwidth / Message Rate Test "
+                   "v7.4\n",
+                   "its HEADER has no accelerator");
+}
+
+/* -a 4: osu_multi_lat's and osu_mbw_mr's figure is the mean over the
+ * senders (ranks below n/2), not over every rank: the responders' times
+ * (here 10 and 20) do not count. */
+Test(osu_args, the_multi_pair_figure_is_the_initiators_mean) {
+  struct gcb_rank_result ranks[4] = {{.rank = 0, .time_s = 1},
+                                     {.rank = 1, .time_s = 2},
+                                     {.rank = 2, .time_s = 10},
+                                     {.rank = 3, .time_s = 20}};
+  struct gcb_record rec = {.nranks = 4, .ranks = ranks};
+  cr_assert_float_eq(gcb__table_initiators_mean(&rec), 1.5, 1e-12);
+  rec.nranks = 3; /* the odd last rank sits out: rank 0 is the one sender */
+  cr_assert_float_eq(gcb__table_initiators_mean(&rec), 1.0, 1e-12);
+  rec.nranks = 1;
+  cr_assert_float_eq(gcb__table_initiators_mean(&rec), 1.0, 1e-12);
+}
+
 /* The one line a refused command line gets. */
 static void refused(const char *line, int nranks, const char *words) {
   struct parsed p;
@@ -234,11 +330,21 @@ Test(osu_args, what_osu_means_and_gcbench_cannot_do_is_refused) {
   refused("osu_allreduce -M 1000", 2, "-M: not supported");
   refused("osu_allreduce -z", 2, "-z: not supported");
   refused("osu_allreduce extra", 2, "unexpected argument 'extra'");
-  refused("osu_bw -W 32", 2, "64 messages");
+  refused("osu_bw -W 0", 2, "-W '0'");
+  refused("osu_latency -W 32", 2, "unknown option");
+  refused("osu_multi_lat -W 32", 2, "unknown option");
+  refused("osu_bibw -p 1", 2, "unknown option");
+  refused("osu_bibw -f", 2, "not an option of osu_bibw");
+  refused("osu_bibw", 4, "exactly two processes");
+  refused("osu_multi_lat", 3, "even number of processes");
+  refused("osu_multi_lat", 1, "at least two processes");
+  refused("osu_mbw_mr", 1, "at least two processes");
+  refused("osu_mbw_mr -p 1", 4, "-p 1: OSU 7.4 runs n/2 = 2 pairs");
+  refused("osu_mbw_mr -R 0", 2, "Messages/s");
+  refused("osu_mbw_mr -V", 2, "-V: no varied-window table");
   refused("osu_latency -Y", 2, "unknown option '-Y'");
   refused("osu_latency -m", 2, "needs a value");
   refused("osu_latency", 4, "exactly two processes");
-  refused("osu_bibw", 2, "osu_bibw: not supported");
 }
 
 /* wu-kan/wu-kan.github.io _posts/2021-03-07-osu-micro-benchmarks.md

@@ -32,10 +32,10 @@ static struct gcb_coll_counts counts(const char *op, size_t count,
 /* ---- registry ------------------------------------------------------------ */
 
 Test(coll_ops, registry_is_well_formed) {
-  static const char *const names[] = {"allreduce", "allgather", "reducescatter",
-                                      "broadcast", "reduce",    "alltoall",
-                                      "sendrecv",  "latency",   "bandwidth",
-                                      "barrier",   "gather",    "scatter"};
+  static const char *const names[] = {
+      "allreduce", "allgather", "reducescatter", "broadcast", "reduce",
+      "alltoall",  "sendrecv",  "latency",       "bandwidth", "barrier",
+      "gather",    "scatter",   "bibw"};
   int n = 0;
   for (; gcb_coll_descs[n] != NULL; n++) {
     const struct gcb_coll_desc *d = gcb_coll_descs[n];
@@ -67,6 +67,10 @@ Test(coll_ops, flags) {
   cr_assert_float_eq(find("latency")->time_scale, 0.5, 1e-15);
   cr_assert_eq(find("bandwidth")->window, 64);
   cr_assert_float_eq(find("bandwidth")->time_scale, 1.0 / 64, 1e-15);
+  /* osu_bibw: 2 * 64 messages per operation, both ways */
+  cr_assert(find("bibw")->pairwise);
+  cr_assert_eq(find("bibw")->window, 64);
+  cr_assert_float_eq(find("bibw")->time_scale, 1.0 / 128, 1e-15);
 }
 
 /* ---- bus factors --------------------------------------------------------- */
@@ -277,6 +281,10 @@ Test(coll_ops, sources_of_received_elements) {
   expect_source(source("latency", 8, 1, 4, 5, 0), GCB_COLL_FROM_NONE, 0, 0);
   expect_source(source("bandwidth", 8, 1, 1, 4, 0), GCB_COLL_FROM_NONE, 0, 0);
   expect_source(source("bandwidth", 8, 1, 3, 4, 0), GCB_COLL_FROM_RANK, 1, 1);
+  /* osu_bibw: both ways, each receives its partner's input */
+  expect_source(source("bibw", 8, 1, 1, 4, 0), GCB_COLL_FROM_RANK, 3, 1);
+  expect_source(source("bibw", 8, 5, 3, 4, 0), GCB_COLL_FROM_RANK, 1, 5);
+  expect_source(source("bibw", 8, 1, 4, 5, 0), GCB_COLL_FROM_NONE, 0, 0);
   cr_assert_eq(gcb__coll_partner(0, 2), 1);
   /* in place (one buffer) the responder echoes: both hold the initiator's */
   struct gcb_coll_counts c;

@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE /* memmem */
 #include <criterion/criterion.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,20 +60,28 @@ static const struct {
      "# OSU MPI Reduce_scatter Latency Test v7.4\n"},
     {"osu_gather", "gather", "# OSU MPI Gather Latency Test v7.4\n"},
     {"osu_scatter", "scatter", "# OSU MPI Scatter Latency Test v7.4\n"},
+    {"osu_bibw", "bibw", "# OSU MPI Bi-Directional Bandwidth Test v7.4\n"},
+    {"osu_multi_lat", "latency", "# OSU MPI Multi Latency Test v7.4\n"},
+    /* osu_mbw_mr prints no blank line before its title: see below */
+    {"osu_mbw_mr", "bandwidth",
+     "# OSU MPI Multiple Bandwidth / Message Rate Test v7.4\n# [ pairs: 1 ] "
+     "[ window size: 64 ]\n"},
 };
 
 Test(dropin_osu, every_program_name_runs_its_collective_in_osu_layout) {
   for (size_t i = 0; i < sizeof programs / sizeof *programs; i++) {
-    char doc[64], op[64], head[160];
+    char doc[64], op[64], head[200];
     snprintf(doc, sizeof doc, "%s.json", programs[i].program);
     const char *args[] = {"-m",       "64:128",           "-i", "3", "-x", "1",
                           "--output", gcb_test_path(doc), NULL};
     cr_assert_eq(run_program(2, programs[i].program, args), 0, "%s: %s",
                  programs[i].program, gcb_test_slurp("stderr"));
     char *out = gcb_test_slurp("stdout");
-    /* print_preamble's blank line, the title, the datatype line */
-    snprintf(head, sizeof head, "\n%s# Datatype: MPI_CHAR.\n# Size ",
-             programs[i].title);
+    /* print_preamble's blank line, the title, the datatype line (osu_mbw_mr:
+     * its HEADER right after gcbench's line, then the pairs line) */
+    bool mbw = strcmp(programs[i].program, "osu_mbw_mr") == 0;
+    snprintf(head, sizeof head, "%s\n%s# Datatype: MPI_CHAR.\n# Size ",
+             mbw ? "" : "\n", programs[i].title);
     cr_assert(strstr(out, head) != NULL, "%s:\n%s", programs[i].program, out);
     /* OSU's sizes (each rank's block for allgather and alltoall) */
     cr_assert(strstr(out, "\n64        ") && strstr(out, "\n128       "), "%s",
@@ -333,12 +342,12 @@ static void refused(const char *program, const char *const *args, int ranks,
 }
 
 Test(dropin_osu, what_gcbench_cannot_do_is_refused_in_one_line) {
-  refused("osu_bibw", (const char *[]){NULL}, 2,
-          "osu_bibw: not supported: gcbench has no bidirectional");
   refused("osu_gather", (const char *[]){"-k", "rotate", NULL}, 2,
           "osu_gather: -k rotate: not supported");
   refused("osu_barrier", (const char *[]){"-c", NULL}, 2,
           "-c: not an option of osu_barrier");
+  refused("osu_mbw_mr", (const char *[]){"-V", NULL}, 2,
+          "osu_mbw_mr: -V: no varied-window table");
   refused("osu_latency", (const char *[]){"-f", NULL}, 2,
           "-f/--full: not an option of osu_latency");
   refused("osu_latency", (const char *[]){"-m", "0:8", NULL}, 2,
@@ -347,8 +356,8 @@ Test(dropin_osu, what_gcbench_cannot_do_is_refused_in_one_line) {
           "This test requires exactly two processes");
   refused("osu_allreduce", (const char *[]){"-G", "png", NULL}, 2,
           "-G: not supported");
-  refused("osu_bw", (const char *[]){"-W", "16", NULL}, 2,
-          "gcbench's window is OSU's default, 64");
+  refused("osu_multi_lat", (const char *[]){"-W", "16", NULL}, 2,
+          "osu_multi_lat: unknown option");
   refused("osu_allreduce", (const char *[]){"-d", "rocm", NULL}, 2,
           "-d/--accelerator 'rocm'");
   refused("osu_latency", (const char *[]){"-d", "cuda", "H", "D", NULL}, 2,
@@ -528,4 +537,190 @@ Test(dropin_osu, barrier_matches_real_osu_output) {
     cr_assert(strstr(json, "\"iterations\": 20,") != NULL);
     free(json);
   }
+}
+
+/* The figure columns' ends of `row`, from its second field on. */
+static void expect_ends(const char *out, const char *row_start, int fields,
+                        const int *want) {
+  const char *row = strstr(out, row_start);
+  cr_assert_not_null(row, "no row '%s' in:\n%s", row_start, out);
+  char line[200];
+  snprintf(line, sizeof line, "%.*s", (int)strcspn(row + 1, "\n"), row + 1);
+  int ends[8];
+  cr_assert_eq(ends_of(line, ends, 8), fields, "'%s'", line);
+  for (int f = 1; f < fields; f++)
+    cr_assert_eq(ends[f], want[f - 1], "'%s': field %d", line, f + 1);
+}
+
+/* osu_bibw, osu_multi_lat and osu_mbw_mr against real OSU output: the
+ * column line byte for byte and every row's columns (OSU 5.6.2 runs kept
+ * by ukri-excalibur/excalibur-tests, 5.3.2 by hpc-cofc/generic-benchmarks),
+ * and OSU 7.4's header lines (NVIDIA/cloudai's fixtures of real 7.4
+ * output) byte for byte. */
+Test(dropin_osu, pt2pt_programs_match_real_osu_output_column_by_column) {
+  const char *bibw[] = {"-m", "1:64", "-i",       "3",
+                        "-x", "1",    "--output", gcb_test_path("bibw.json"),
+                        NULL};
+  free(compare_with("osu_bibw", bibw,
+                    GCB_TEST_DATA "/osu/excalibur-5.6.2-osu_bibw.txt",
+                    "# Size      Bandwidth (MB/s)"));
+  const char *mbw[] = {"-m", "1:64", "-i",       "3",
+                       "-x", "1",    "--output", gcb_test_path("mbw.json"),
+                       NULL};
+  char *out =
+      compare_with("osu_mbw_mr", mbw,
+                   GCB_TEST_DATA "/osu/excalibur-5.6.2-osu_mbw_mr-8pairs.txt",
+                   "# Size                  MB/s        Messages/s");
+  /* OSU 7.4: title, pairs line, datatype, column line, as cloudai's */
+  char *ref = gcb_test_read(GCB_TEST_DATA "/osu/cloudai-7.4-osu_mbw_mr.txt");
+  size_t head = strstr(ref, "Messages/s\n") + 11 - ref;
+  cr_assert(memmem(out, strlen(out), ref, head) != NULL, "%s", out);
+  /* "%-10d%18.2f%18.2f": MB/s ends at 28, Messages/s at 46 */
+  expect_ends(out, "\n64 ", 3, (const int[]){28, 46});
+  free(ref);
+  free(out);
+  const char *ml[] = {"-m", "1:64", "-i",       "3",
+                      "-x", "1",    "--output", gcb_test_path("ml.json"),
+                      NULL};
+  free(compare_with("osu_multi_lat", ml,
+                    GCB_TEST_DATA "/osu/cofc-5.3.2-osu_multi_lat.txt", NULL));
+  const char *ml7[] = {"-m", "1:32", "-i",       "3",
+                       "-x", "1",    "--output", gcb_test_path("ml7.json"),
+                       NULL};
+  out = compare_with("osu_multi_lat", ml7,
+                     GCB_TEST_DATA "/osu/cloudai-7.4-osu_multi_lat.txt",
+                     "# Size       Avg Latency(us)");
+  ref = gcb_test_read(GCB_TEST_DATA "/osu/cloudai-7.4-osu_multi_lat.txt");
+  head = strstr(ref, "Latency(us)\n") + 12 - ref;
+  cr_assert(memmem(out, strlen(out), ref, head) != NULL, "%s", out);
+  free(ref);
+  free(out);
+}
+
+/* The number after `key` in the document's first case (past the run's
+ * own options, which echo --iters and --warmup), or -1. */
+static long doc_int(const char *json, const char *key) {
+  const char *cases = strstr(json, "\"cases\"");
+  const char *p = cases ? strstr(cases, key) : NULL;
+  return p ? strtol(p + strlen(key), NULL, 10) : -1;
+}
+
+Test(dropin_osu, window_iterations_and_validation_take_effect) {
+  /* -W: the window the document records and osu_mbw_mr's title shows */
+  const char *bibw[] = {"-W",
+                        "8",
+                        "-m",
+                        "64:128",
+                        "-i",
+                        "4",
+                        "-x",
+                        "2",
+                        "-c",
+                        "--output",
+                        gcb_test_path("w.json"),
+                        NULL};
+  cr_assert_eq(run_program(2, "osu_bibw", bibw), 0, "%s",
+               gcb_test_slurp("stderr"));
+  char *out = gcb_test_slurp("stdout");
+  char head[160];
+  snprintf(head, sizeof head, "\n%-10s%18s%18s\n", "# Size", "Bandwidth (MB/s)",
+           "Validation");
+  cr_assert(strstr(out, head) != NULL, "%s", out);
+  expect_ends(out, "\n128 ", 3, (const int[]){28, 46});
+  cr_assert(strstr(out, "Pass\n") && !strstr(out, "Fail"), "%s", out);
+  free(out);
+  char *json = gcb_test_slurp("w.json");
+  cr_assert_eq(doc_int(json, "\"window\": "), 8, "%s", json);
+  cr_assert_eq(doc_int(json, "\"iterations\": "), 4);
+  cr_assert_eq(doc_int(json, "\"warmup\": "), 2);
+  cr_assert(strstr(json, "\"checked\": true") != NULL, "-c validates");
+  cr_assert_eq(doc_int(json, "\"wrong\": "), 0);
+  free(json);
+  const char *mbw[] = {"-W", "16", "-m",       "8:8",
+                       "-i", "2",  "--output", gcb_test_path("m.json"),
+                       NULL};
+  cr_assert_eq(run_program(2, "osu_mbw_mr", mbw), 0, "%s",
+               gcb_test_slurp("stderr"));
+  out = gcb_test_slurp("stdout");
+  cr_assert(strstr(out, "\n# [ pairs: 1 ] [ window size: 16 ]\n") != NULL, "%s",
+            out);
+  free(out);
+  /* osu_multi_lat: LAT's defaults, 10000 round trips up to 8192 bytes */
+  const char *ml[] = {
+      "-m", "2:2", "-x", "3", "--output", gcb_test_path("l.json"), NULL};
+  cr_assert_eq(run_program(2, "osu_multi_lat", ml), 0, "%s",
+               gcb_test_slurp("stderr"));
+  json = gcb_test_slurp("l.json");
+  cr_assert_eq(doc_int(json, "\"iterations\": "), 10000, "%s", json);
+  cr_assert_eq(doc_int(json, "\"warmup\": "), 3);
+  free(json);
+}
+
+/* bibw's receive-source rule: each partner receives the other's input,
+ * so one flipped bit on either rank is one wrong element, and the run
+ * fails (exit 1) as every corrupted collective does. */
+Test(dropin_osu, bibw_validation_catches_a_corrupted_element) {
+  for (int rank = 0; rank < 2; rank++) {
+    char who[4], doc[32];
+    snprintf(who, sizeof who, "%d", rank);
+    snprintf(doc, sizeof doc, "bad%d.json", rank);
+    const char *args[] = {"coll",        "--collective", "bibw",
+                          "-b",          "64",           "-e",
+                          "64",          "--iters",      "2",
+                          "--placement", "out-of-place", "--corrupt-rank",
+                          who,           "--output",     gcb_test_path(doc),
+                          NULL};
+    cr_assert_eq(gcb_test_run(2, args, 240, NULL), 1, "rank %d: %s", rank,
+                 gcb_test_slurp("stderr"));
+    char *json = gcb_test_slurp(doc);
+    cr_assert(strstr(json, "\"wrong\": 1\n") != NULL, "%s", json);
+    free(json);
+  }
+  /* -a 4 (the pairs' initiators) counts world ranks: no split */
+  const char *split[] = {"coll",
+                         "--collective",
+                         "latency",
+                         "-a",
+                         "4",
+                         "--split",
+                         "node",
+                         "--output",
+                         gcb_test_path("sp.json"),
+                         NULL};
+  cr_assert_eq(gcb_test_run(2, split, 240, NULL), 2);
+  char *why = gcb_test_slurp("stderr");
+  cr_assert(strstr(why, "-a 4 (the pairs' initiators) needs --split none"),
+            "%s", why);
+  free(why);
+  /* --window where no operation has one is refused, not ignored */
+  const char *nowin[] = {
+      "coll",     "--collective",           "allreduce", "--window", "8",
+      "--output", gcb_test_path("nw.json"), NULL};
+  cr_assert_eq(gcb_test_run(2, nowin, 240, NULL), 2);
+  why = gcb_test_slurp("stderr");
+  cr_assert(strstr(why, "--window 8: none of the sweep's operations"), "%s",
+            why);
+  free(why);
+  /* in place bibw cannot be: skipped with the reason, visibly */
+  const char *inplace[] = {"coll",
+                           "--collective",
+                           "bibw",
+                           "-b",
+                           "64",
+                           "-e",
+                           "64",
+                           "--iters",
+                           "2",
+                           "--placement",
+                           "in-place",
+                           "--output",
+                           gcb_test_path("ip.json"),
+                           NULL};
+  gcb_test_run(2, inplace, 240, NULL);
+  char *all = gcb_test_slurp("stdout");
+  char *err = gcb_test_slurp("stderr");
+  cr_assert(strstr(all, "no in-place form") || strstr(err, "no in-place form"),
+            "%s%s", all, err);
+  free(all);
+  free(err);
 }
