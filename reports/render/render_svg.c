@@ -327,13 +327,13 @@ void gcb__svg_peers(FILE *out, const struct gcb__svg_pic *p, double x, double y,
 
 /* The worst state of machine m: its GPUs' cells and its own root causes. */
 static enum gcb_cell machine_state(const struct gcb_diagnosis *d,
-                                   const struct gcb_matrix *mx, size_t m) {
+                                   const struct gcb_matrix *mx,
+                                   const struct gather *g, size_t m) {
   enum gcb_cell st = GCB_CELL_NONE;
-  for (size_t r = 0; r < mx->n; r++)
-    for (size_t k = 0; mx->rows[r].node == (long long)m && k < GCB_MATRIX_COLS;
-         k++)
-      if (mx->rows[r].cell[k].state > st)
-        st = mx->rows[r].cell[k].state;
+  for (size_t j = g->row_first[m]; j < g->row_first[m + 1]; j++)
+    for (size_t k = 0; k < GCB_MATRIX_COLS; k++)
+      if (mx->rows[g->row_of[j]].cell[k].state > st)
+        st = mx->rows[g->row_of[j]].cell[k].state;
   for (size_t i = 0; i < d->n; i++)
     if (d->items[i].comp.node == (long long)m &&
         gcb__svg_rc_cell(&d->items[i]) > st)
@@ -350,12 +350,13 @@ static double fabric_height(const struct gcb_diagnosis *d) {
 
 /* One box per machine under a bar for the network between them. */
 static void fabric(FILE *out, const struct gcb_diagnosis *d,
-                   const struct gcb_matrix *mx, double y) {
+                   const struct gcb_matrix *mx, const struct gather *g,
+                   double y) {
   fprintf(out, "<g class=\"fabric\" transform=\"translate(0,%.0f)\">\n", y);
   gcb__svg_text(out, 16, 20, "font-size=\"15\" font-weight=\"600\"",
                 "fabric: every node");
   for (size_t m = 0; m < d->nmachines; m++) {
-    enum gcb_cell st = machine_state(d, mx, m);
+    enum gcb_cell st = machine_state(d, mx, g, m);
     double x = 16 + (m % 8) * (FAB_W + 12), yy = 40 + (m / 8) * (FAB_H + 40);
     fprintf(out,
             "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" "
@@ -439,14 +440,14 @@ static enum gcb_status draw(FILE *out, const struct gcb_report *rep,
         height += h;
         width = width > 16 + 8 * (FAB_W + 12) ? width : 16 + 8 * (FAB_W + 12);
       } else if (standalone) {
-        fabric(out, d, &mx, y);
+        fabric(out, d, &mx, &gat, y);
       } else {
         fprintf(out,
                 "<figure class=\"topology\">\n<svg "
                 "xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %.0f\" "
                 "width=\"%d\" font-family=\"sans-serif\" role=\"img\">\n",
                 16 + 8 * (FAB_W + 12), h, 16 + 8 * (FAB_W + 12));
-        fabric(out, d, &mx, 0);
+        fabric(out, d, &mx, &gat, 0);
         fputs("</svg>\n<figcaption>the fabric</figcaption>\n</figure>\n", out);
       }
     }
