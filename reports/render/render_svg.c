@@ -306,19 +306,20 @@ void gcb__svg_peers(FILE *out, const struct gcb__svg_pic *p, double x, double y,
       enum gcb_cell st = a == b ? GCB_CELL_NONE : p->edge[a][b];
       double cx = x + (b + 1) * c, cy = y + (a + 1) * c;
       fprintf(out,
-              "<rect class=\"edge %s\" id=\"topo-%zu-p2p-%zu-%zu\" x=\"%.0f\" "
-              "y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"%s\" "
+              "<rect class=\"edge %s\" id=\"topo-%zu-p2p-%zu-%zu\" x=\"%s\" "
+              "y=\"%s\" width=\"%s\" height=\"%s\" fill=\"%s\" "
               "stroke=\"%s\" stroke-width=\"%d\"/>\n",
-              gcb_cell_name(st), p->machine, a, b, cx, cy, c - 2, c - 2,
+              gcb_cell_name(st), p->machine, a, b, gcb__svg_n0(cx).s,
+              gcb__svg_n0(cy).s, gcb__svg_n0(c - 2).s, gcb__svg_n0(c - 2).s,
               gcb__svg_fill(st), gcb__svg_stroke(st),
               st >= GCB_CELL_WARN ? 2 : 1);
       if (a == b || isnan(p->p2p[a][b]))
         continue;
-      snprintf(line, sizeof line, "%.0f", p->p2p[a][b]);
+      snprintf(line, sizeof line, "%s", gcb__svg_n0(p->p2p[a][b]).s);
       gcb__svg_text(out, cx + 4, cy + (p->n <= 8 ? 24 : 24), "font-size=\"11\"",
                     line);
       if (p->n <= 8 && !isnan(p->expect[a][b])) {
-        snprintf(line, sizeof line, "/%.0f", p->expect[a][b]);
+        snprintf(line, sizeof line, "/%s", gcb__svg_n0(p->expect[a][b]).s);
         gcb__svg_text(out, cx + 4, cy + 40, "font-size=\"10\" fill=\"#555\"",
                       line);
       }
@@ -352,22 +353,24 @@ static double fabric_height(const struct gcb_diagnosis *d) {
 static void fabric(FILE *out, const struct gcb_diagnosis *d,
                    const struct gcb_matrix *mx, const struct gather *g,
                    double y) {
-  fprintf(out, "<g class=\"fabric\" transform=\"translate(0,%.0f)\">\n", y);
+  fprintf(out, "<g class=\"fabric\" transform=\"translate(0,%s)\">\n",
+          gcb__svg_n0(y).s);
   gcb__svg_text(out, 16, 20, "font-size=\"15\" font-weight=\"600\"",
                 "fabric: every node");
   for (size_t m = 0; m < d->nmachines; m++) {
     enum gcb_cell st = machine_state(d, mx, g, m);
     double x = 16 + (m % 8) * (FAB_W + 12), yy = 40 + (m / 8) * (FAB_H + 40);
     fprintf(out,
-            "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" "
+            "<line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" "
             "stroke=\"#8a94a0\" stroke-width=\"2\"/>\n",
-            x + FAB_W / 2.0, yy - 12, x + FAB_W / 2.0, yy);
+            gcb__svg_n0(x + FAB_W / 2.0).s, gcb__svg_n0(yy - 12).s,
+            gcb__svg_n0(x + FAB_W / 2.0).s, gcb__svg_n0(yy).s);
     fprintf(out,
-            "<rect class=\"node %s\" id=\"fabric-node-%zu\" x=\"%.0f\" "
-            "y=\"%.0f\" width=\"%d\" height=\"%d\" rx=\"6\" fill=\"%s\" "
+            "<rect class=\"node %s\" id=\"fabric-node-%zu\" x=\"%s\" "
+            "y=\"%s\" width=\"%d\" height=\"%d\" rx=\"6\" fill=\"%s\" "
             "stroke=\"%s\"/>\n",
-            gcb_cell_name(st), m, x, yy, FAB_W, FAB_H, gcb__svg_fill(st),
-            gcb__svg_stroke(st));
+            gcb_cell_name(st), m, gcb__svg_n0(x).s, gcb__svg_n0(yy).s, FAB_W,
+            FAB_H, gcb__svg_fill(st), gcb__svg_stroke(st));
     char line[200];
     snprintf(line, sizeof line, "node %zu: %s", m, d->machines[m].hostname);
     gcb__svg_text(out, x + 8, yy + 18, "font-size=\"12\" font-weight=\"600\"",
@@ -406,10 +409,11 @@ static enum gcb_status draw(FILE *out, const struct gcb_report *rep,
                     "no node topology recorded in these results");
     } else if (pass == 1 && standalone)
       fprintf(out,
-              "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
-              "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+              "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%s\" "
+              "height=\"%s\" viewBox=\"0 0 %s %s\" "
               "font-family=\"sans-serif\">\n",
-              width, height, width, height);
+              gcb__svg_n0(width).s, gcb__svg_n0(height).s, gcb__svg_n0(width).s,
+              gcb__svg_n0(height).s);
     for (size_t m = 0; m < d->nmachines && !oom; m++) {
       pic_fill(p, &gat, d, &mx, m);
       if (p->topo == NULL)
@@ -423,10 +427,10 @@ static enum gcb_status draw(FILE *out, const struct gcb_report *rep,
       } else {
         fprintf(out,
                 "<figure class=\"topology\">\n<svg "
-                "xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %.0f "
-                "%.0f\" width=\"%.0f\" font-family=\"sans-serif\" "
+                "xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %s "
+                "%s\" width=\"%s\" font-family=\"sans-serif\" "
                 "role=\"img\">\n",
-                w, h, w);
+                gcb__svg_n0(w).s, gcb__svg_n0(h).s, gcb__svg_n0(w).s);
         gcb__svg_machine(out, p, 0);
         fputs("</svg>\n<figcaption>", out);
         gcb_escape_xml(out, p->hostname);
@@ -444,9 +448,9 @@ static enum gcb_status draw(FILE *out, const struct gcb_report *rep,
       } else {
         fprintf(out,
                 "<figure class=\"topology\">\n<svg "
-                "xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %.0f\" "
+                "xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %s\" "
                 "width=\"%d\" font-family=\"sans-serif\" role=\"img\">\n",
-                16 + 8 * (FAB_W + 12), h, 16 + 8 * (FAB_W + 12));
+                16 + 8 * (FAB_W + 12), gcb__svg_n0(h).s, 16 + 8 * (FAB_W + 12));
         fabric(out, d, &mx, &gat, 0);
         fputs("</svg>\n<figcaption>the fabric</figcaption>\n</figure>\n", out);
       }
