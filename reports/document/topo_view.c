@@ -78,11 +78,16 @@ double gcb_topo_view_host_gbps(const json_t *gpu) {
  * normally the index itself), or -1. */
 static long long device_slot(const json_t *paths, long long index) {
   const json_t *devs = json_object_get(paths, "devices"), *d;
-  char name[32];
+  char name[32], digits[24], *at = digits + sizeof digits;
   size_t i;
   if (index < 0)
     return -1;
-  snprintf(name, sizeof name, "GPU%lld", index);
+  /* "GPU%lld" without printf: asked for every GPU pair of every node */
+  *--at = '\0';
+  for (long long v = index; at == digits + sizeof digits - 1 || v > 0; v /= 10)
+    *--at = (char)('0' + v % 10);
+  memcpy(name, "GPU", 3);
+  memcpy(name + 3, at, (size_t)(digits + sizeof digits - at));
   d = json_array_get(devs, (size_t)index);
   if (d != NULL && json_is_string(d) && strcmp(json_string_value(d), name) == 0)
     return index;
