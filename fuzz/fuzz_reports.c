@@ -11,11 +11,18 @@
  * the report), and outputs their readers take: findings.json parses,
  * junit.xml is well-formed XML (expat), results.csv has balanced quotes,
  * metrics.prom ends with "# EOF", and every output is valid UTF-8.
+ * OpenMetrics has no C parser to link: with GCB_FUZZ_PROM_DIR set, each
+ * metrics.prom of a new shape (its text without digits: the families,
+ * labels and keys, not the figures) is written there, and scripts/fuzz
+ * hands a sample of them to the real consumers (tests/outputs/
+ * check-metrics: promtool, prometheus_client, Prometheus' own parser)
+ * after running the corpus the fuzzer grew.
  */
 #define _GNU_SOURCE /* open_memstream */
 #if GCB_FUZZ_HAVE_EXPAT
 #include <expat.h>
 #endif
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +78,25 @@ static bool csv_quotes_balanced(const char *s, size_t n) {
   return !quoted;
 }
 
+/* metrics.prom into GCB_FUZZ_PROM_DIR, named by its shape (FNV-1a over
+ * the text without digits), so that a shape is kept once. */
+static void keep_prom(const char *out, size_t len) {
+  const char *dir = getenv("GCB_FUZZ_PROM_DIR");
+  if (dir == NULL || dir[0] == '\0')
+    return;
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < len; i++)
+    if (out[i] < '0' || out[i] > '9')
+      h = (h ^ (unsigned char)out[i]) * 1099511628211ull;
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%016llx.prom", dir, (unsigned long long)h);
+  FILE *f = fopen(path, "wx");
+  if (f == NULL)
+    return; /* this shape is kept already */
+  fwrite(out, 1, len, f);
+  fclose(f);
+}
+
 static void check_output(const char *name, const char *out, size_t len) {
   if (!utf8_ok((const unsigned char *)out, len))
     broken("output is not valid UTF-8", out, len);
@@ -95,6 +121,7 @@ static void check_output(const char *name, const char *out, size_t len) {
   } else if (strcmp(name, "openmetrics") == 0) {
     if (len < 6 || memcmp(out + len - 6, "# EOF\n", 6) != 0)
       broken("metrics.prom does not end with # EOF", out, len);
+    keep_prom(out, len);
   }
 }
 

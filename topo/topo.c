@@ -40,11 +40,9 @@ static enum gcb_status discover(struct gcb_topo *t, struct gcb_err *err) {
   return st;
 }
 
-/* hwloc init, the I/O filter, the XML source if any (xml: its checked
- * text, which hwloc reads during the load), and the load. */
-static enum gcb_status open_hwloc(struct gcb_topo *t, const char *xml_path,
-                                  const char *xml, size_t len,
-                                  struct gcb_err *err) {
+enum gcb_status gcb__topo_open_hwloc(struct gcb_topo *t, const char *xml_path,
+                                     const char *xml, size_t len,
+                                     struct gcb_err *err) {
   if (hwloc_topology_init(&t->topology) != 0) {
     t->topology = NULL;
     return gcb_err_set(err, GCB_EHWLOC, "hwloc_topology_init failed");
@@ -57,9 +55,8 @@ static enum gcb_status open_hwloc(struct gcb_topo *t, const char *xml_path,
   /* A saved topology is a whole machine's, not the cgroup lstopo ran in;
    * and hwloc 2.9 crashes removing every PU of an XML whose allowed_cpuset
    * is empty (found by fuzz_topo). */
-  if (xml &&
-      hwloc_topology_set_flags(t->topology,
-                               HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED) != 0)
+  if (xml && hwloc_topology_set_flags(
+                 t->topology, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED) != 0)
     return gcb_err_set(err, GCB_EHWLOC, "hwloc_topology_set_flags failed");
   /* the size hwloc wants counts the NUL, as its export gives it */
   if (xml && (len >= INT_MAX ||
@@ -85,8 +82,10 @@ enum gcb_status gcb_topo_load(const char *xml_path, struct gcb_topo **out,
   size_t len = 0;
   enum gcb_status st =
       xml_path ? gcb__topo_xml_read(xml_path, &xml, &len, err) : GCB_OK;
+  if (st == GCB_OK && xml_path)
+    st = gcb__topo_xml_trial(xml_path, xml, len, err);
   if (st == GCB_OK)
-    st = open_hwloc(t, xml_path, xml, len, err);
+    st = gcb__topo_open_hwloc(t, xml_path, xml, len, err);
   free(xml);
   if (st == GCB_OK)
     st = discover(t, err);

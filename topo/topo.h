@@ -24,8 +24,8 @@
 #define GCB_TOPO_H
 
 #include <stddef.h>
-#include <stdio.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "common/busid.h"
 #include "common/status.h"
@@ -50,6 +50,8 @@ struct gcb_topo_summary {
 #define GCB_TOPO_XML_MAX_BYTES ((size_t)64 << 20)
 #define GCB_TOPO_XML_MAX_DEPTH 256
 #define GCB_TOPO_XML_WAIT_MS 10000
+/* hwloc's first reading, in a child process (see gcb_topo_load) */
+#define GCB_TOPO_XML_TRIAL_MS 20000
 
 /*
  * Loads the topology of this machine (xml_path == NULL) or of a saved hwloc
@@ -61,8 +63,10 @@ struct gcb_topo_summary {
  * file that cannot be opened, a device or directory, one larger than
  * GCB_TOPO_XML_MAX_BYTES, a pipe silent for GCB_TOPO_XML_WAIT_MS, elements
  * nested deeper than GCB_TOPO_XML_MAX_DEPTH (which would overflow hwloc's
- * recursive parser), an hwloc-3-format or malformed file; GCB_EHWLOC for
- * other hwloc failures; GCB_ENOMEM. *out is NULL on failure.
+ * recursive parser), an hwloc-3-format or malformed file, and one that
+ * hwloc, reading it first in a child process, crashed on or did not finish
+ * within GCB_TOPO_XML_TRIAL_MS; GCB_EHWLOC for other hwloc failures;
+ * GCB_ENOMEM. *out is NULL on failure.
  */
 enum gcb_status gcb_topo_load(const char *xml_path, struct gcb_topo **out,
                               struct gcb_err *err);
@@ -427,7 +431,6 @@ struct gcb_topo_fact {
 
 int gcb_topo_fact_count(const struct gcb_topo *t);
 const struct gcb_topo_fact *gcb_topo_fact(const struct gcb_topo *t, int i);
-
 
 /* ---- text for a person (text.c) ------------------------------------------ */
 

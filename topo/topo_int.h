@@ -51,6 +51,20 @@ int gcb__topo_xml_depth(const char *xml, size_t len, int max, int *line);
  * cpuset pair) or 2 (a nodeset pair), with *line that object's line. */
 int gcb__topo_xml_unpaired_set(const char *xml, size_t len, int *line);
 
+/* topo.c: hwloc init, the I/O filter, the XML source if any (xml: its
+ * checked text, which hwloc reads during the load), and the load into
+ * t->topology (set, to be destroyed, even when this fails). */
+enum gcb_status gcb__topo_open_hwloc(struct gcb_topo *t, const char *xml_path,
+                                     const char *xml, size_t len,
+                                     struct gcb_err *err);
+
+/* xml_trial.c: GCB_OK when hwloc, in a child process, loaded the checked
+ * text or refused it with an error; GCB_EINPUT naming path when the child
+ * crashed or ran past GCB_TOPO_XML_TRIAL_MS; GCB_EHWLOC when no child
+ * could be made. */
+enum gcb_status gcb__topo_xml_trial(const char *path, const char *xml,
+                                    size_t len, struct gcb_err *err);
+
 /* binding.c: whether a CPU list is digits, ',' and '-' with every CPU at
  * most GCB_TOPO_CPU_MAX (*bad: the first one past it, else 0), before
  * hwloc parses it. */

@@ -5,8 +5,11 @@
  * launcher that forwards every rank's output to it: MPICH's and Open MPI's
  * mpiexec give each rank a pipe, so rank 0 looks up its ancestors in
  * /proc for the nearest launcher and at what that launcher's stderr is.
- * A launcher on another machine (Slurm's srun, mpiexec over ssh) cannot
- * be seen from here: --progress or GCB_PROGRESS=1 then asks for the line.
+ * Slurm's srun is no ancestor (slurmstepd starts the ranks); when it runs
+ * on this machine it is found by the port it told the ranks
+ * (progress_srun.c). A launcher on another machine (srun from a login
+ * node, mpiexec over ssh) cannot be seen from here: --progress or
+ * GCB_PROGRESS=1 then asks for the line.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +17,7 @@
 #include <unistd.h>
 
 #include "bench/run/harness.h"
+#include "bench/run/progress_int.h"
 
 /* Launchers that forward the ranks' stderr to their own, by the name
  * /proc/PID/stat gives them (15 characters at most). */
@@ -88,6 +92,15 @@ static bool launcher_has_terminal(void) {
   return false;
 }
 
+/* The srun that launched this rank runs here, with a terminal on its
+ * stderr. */
+static bool srun_has_terminal(void) {
+  long pid = gcb__progress_srun_pid(), ppid = 0;
+  char name[64];
+  return pid > 0 && parent_of(pid, &ppid, name, sizeof name) &&
+         strcmp(name, "srun") == 0 && stderr_is_terminal(pid);
+}
+
 enum gcb_status gcb_progress_wanted(const struct gcb_run_opts *opts, bool *out,
                                     struct gcb_err *err) {
   *out = false;
@@ -108,6 +121,7 @@ enum gcb_status gcb_progress_wanted(const struct gcb_run_opts *opts, bool *out,
     *out = env[0] == '1';
     return GCB_OK;
   }
-  *out = isatty(STDERR_FILENO) || launcher_has_terminal();
+  *out =
+      isatty(STDERR_FILENO) || launcher_has_terminal() || srun_has_terminal();
   return GCB_OK;
 }

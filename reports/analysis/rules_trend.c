@@ -150,6 +150,16 @@ static struct gcb_finding *push_row(const struct gcb__rule_ctx *cx,
 /* ---- sweep-trend ---------------------------------------------------------
  */
 
+/* A ratio as "12.3" and, past a million (imported files can hold 1e308),
+ * in exponent form, so that the sentence stays a sentence. */
+static const char *times(double ratio, int decimals, char *buf, size_t size) {
+  if (ratio < 1e6)
+    snprintf(buf, size, "%.*f", decimals, ratio);
+  else
+    snprintf(buf, size, "%.3g", ratio);
+  return buf;
+}
+
 /* The time the log-log line through a and b gives at size s. */
 static double on_line(const struct row *a, const struct row *b, double s) {
   double w = (log(s) - log(a->size)) / (log(b->size) - log(a->size));
@@ -162,7 +172,7 @@ static enum gcb_status trend_finding(const struct gcb__rule_ctx *cx,
   struct gcb_finding *f = push_row(cx, x, line);
   if (f == NULL)
     return GCB_ENOMEM;
-  char ts[32], ls[32], as[32], bs[32], bw[96] = "";
+  char ts[32], ls[32], as[32], bs[32], bw[96] = "", k[32];
   gcb_view_fmt_time(x->t, ts, sizeof ts);
   gcb_view_fmt_time(line, ls, sizeof ls);
   gcb_view_fmt_time(a->t, as, sizeof as);
@@ -170,14 +180,14 @@ static enum gcb_status trend_finding(const struct gcb__rule_ctx *cx,
   if (x->busbw > 0)
     snprintf(bw, sizeof bw, "; busbw %.4g GB/s against %.4g GB/s on that line",
              x->busbw, x->busbw * x->t / line);
-  gcb_finding_explain(f,
-                      "%s %s at %.0f B%s takes %s, %.2fx the %s of the "
-                      "log-log line through its neighbours (%.0f B: %s, "
-                      "%.0f B: %s)%s",
-                      gcb_view_param_str(x->c, "op"),
-                      gcb_view_str(x->c, "backend"), x->size,
-                      gcb_analyze_in_place(x->c) ? " in place" : "", ts,
-                      x->t / line, ls, a->size, as, b->size, bs, bw);
+  gcb_finding_explain(
+      f,
+      "%s %s at %.0f B%s takes %s, %sx the %s of the "
+      "log-log line through its neighbours (%.0f B: %s, "
+      "%.0f B: %s)%s",
+      gcb_view_param_str(x->c, "op"), gcb_view_str(x->c, "backend"), x->size,
+      gcb_analyze_in_place(x->c) ? " in place" : "", ts,
+      times(x->t / line, 2, k, sizeof k), ls, a->size, as, b->size, bs, bw);
   gcb_finding_suggest(f, "rerun this size alone with more iterations; a dip "
                          "that repeats is a protocol or algorithm switch at "
                          "that size (NCCL_PROTO, NCCL_ALGO; MPI eager/"
@@ -215,17 +225,17 @@ static enum gcb_status floor_finding(const struct gcb__rule_ctx *cx,
   struct gcb_finding *f = push_row(cx, x, floor);
   if (f == NULL)
     return GCB_ENOMEM;
-  char ts[32], fs[32], as[32], bs[32], title[160];
+  char ts[32], fs[32], as[32], bs[32], title[160], k[32];
   gcb_view_fmt_time(x->t, ts, sizeof ts);
   gcb_view_fmt_time(floor, fs, sizeof fs);
   gcb_view_fmt_time(alpha->t, as, sizeof as);
   gcb_view_fmt_time(bwt, bs, sizeof bs);
   gcb_view_case_title(alpha->c, title, sizeof title);
   gcb_finding_explain(f,
-                      "a %.0f B message takes %s, %.1fx its floor of %s: the "
+                      "a %.0f B message takes %s, %sx its floor of %s: the "
                       "fastest %s this run measured on %s (%s, %s) plus %s "
                       "for its bytes at the sweep's best bus bandwidth",
-                      x->size, ts, x->t / floor, fs,
+                      x->size, ts, times(x->t / floor, 1, k, sizeof k), fs,
                       gcb_view_param_str(x->c, "op"),
                       gcb_view_str(x->c, "backend"), title, as, bs);
   gcb_finding_suggest(f, "a small message should take about the transport's "

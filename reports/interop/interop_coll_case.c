@@ -143,7 +143,7 @@ void gcb__coll_add_rank(struct gcb__coll_log *x, long long rank,
 
 static bool integer(const char *s, double *out) {
   return gcb__token_number(s, out) && *out >= 0 && *out == floor(*out) &&
-         strchr(s, '*') == NULL;
+         *out <= GCB__MAX_COUNT && strchr(s, '*') == NULL;
 }
 
 /* time algbw busbw #wrong at tok; NULL or what is wrong. */

@@ -125,6 +125,9 @@ double gcb__conv_number(const json_t *v);
 /* ---- text lines ---------------------------------------------------------- */
 
 #define GCB__MAX_TOKENS 300
+/* The largest byte or element count a row may give: 2^53, the last integer
+ * a double holds exactly (and 8 PiB, more than any one message). */
+#define GCB__MAX_COUNT 9007199254740992.0
 
 /* One line of a text input, with what launchers put before it removed. */
 struct gcb__line {

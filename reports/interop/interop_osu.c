@@ -184,6 +184,11 @@ static enum gcb_status row(struct osu *o, const struct gcb__line *l,
   if (n == 0 || !gcb__token_number(tok[0], &size) || size < 0 ||
       size != floor(size))
     return GCB_OK; /* not a row: MPI warnings, blank lines */
+  if (size > GCB__MAX_COUNT)
+    return gcb__conv_bad_line(o->cv, l->number,
+                              "%s: size %.3g B is not a message size (more "
+                              "than 2^53)",
+                              o->bench, size);
   if (n != o->ncols) {
     bool rest_blank = true;
     for (size_t p = next; p < o->cv->len && rest_blank; p++)

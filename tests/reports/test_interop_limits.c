@@ -352,3 +352,29 @@ Test(interop_limits, a_json_object_of_no_format_names_the_formats) {
                             "nccl-tests JSON: no \"results\"") != NULL,
             "%s", err.msg);
 }
+
+/* A size no message has (1e26 B) is refused where it is, not turned into
+ * a case labelled "100000000000000004764729344B". */
+Test(interop_limits, a_size_past_2_to_the_53_is_a_located_error) {
+  struct text t = {0};
+  struct gcb_results *r;
+  struct gcb_err err = {0};
+  add(&t, "# OSU MPI Latency Test v7.4\n# Size          Latency (us)\n");
+  add(&t, "8                      21.85\n");
+  add(&t, "99999999999999999999999999              2080.41\n");
+  cr_expect_eq(parse(&t, "osu.txt", &r, &err), GCB_EINPUT);
+  cr_expect_null(r);
+  cr_expect(strstr(err.msg, "osu.txt:4:") != NULL &&
+                strstr(err.msg, "not a message size") != NULL,
+            "%s", err.msg);
+  free(t.s);
+  t = (struct text){0};
+  add(&t, "%s", header);
+  row(&t, 8);
+  add(&t, "99999999999999999999999 2 float sum -1 12.34 1.00 1.75 0 12.30 "
+          "1.00 1.75 0\n");
+  row(&t, 64);
+  cr_expect_eq(parse(&t, "nccl.log", &r, &err), GCB_EINPUT, "%s", err.msg);
+  cr_expect_null(r);
+  free(t.s);
+}

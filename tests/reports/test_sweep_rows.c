@@ -203,6 +203,22 @@ Test(sweep_rows, a_small_message_far_above_its_latency_floor) {
   done(&r);
 }
 
+/* An imported file can say an 8 B message took 1e6 s (or 1e300): the sentence
+ * gives the ratio in exponent form, not as 300 digits cut off. */
+Test(sweep_rows, an_absurd_time_keeps_the_explanation_short) {
+  struct run r = new_run();
+  sweep(&r, 4, false, 0, 1);
+  sweep(&r, 4, true, 8, 1e6 / model(8));
+  analyse(&r);
+  const struct gcb_finding *f = NULL;
+  cr_assert_eq(of_kind(&r.f, "latency-floor", &f), 1);
+  cr_expect(strstr(f->explanation, "e+1") != NULL, "%s", f->explanation);
+  cr_expect(strstr(f->explanation, "at the sweep's best bus bandwidth") !=
+                NULL,
+            "the sentence ends: %s", f->explanation);
+  done(&r);
+}
+
 /* A point-to-point latency sweep (op latency, OSU's osu_latency) whose
  * time jumps at one size: off its neighbours' trend. */
 Test(sweep_rows, a_latency_jump_between_its_neighbours) {
