@@ -95,7 +95,9 @@ struct gcb_coll_counts {
   X(SENDRECV)                                                                  \
   X(LATENCY)                                                                   \
   X(BANDWIDTH)                                                                 \
-  X(BARRIER)
+  X(BARRIER)                                                                   \
+  X(GATHER)                                                                    \
+  X(SCATTER)
 
 enum gcb_coll_op {
 #define GCB__OP_ENUM(id) GCB_COLLOP_##id,
@@ -108,8 +110,8 @@ enum gcb_coll_op {
  * Where the expected value of one received element comes from, for
  * validation: element `elem` of rank `rank`'s input (data movement), the
  * reduction over every rank of input element `elem`, or nothing: the
- * operation must leave the element as it was (reduce on non-root ranks,
- * the sender's buffer of a bandwidth test).
+ * operation must leave the element as it was (reduce and gather on
+ * non-root ranks, the sender's buffer of a bandwidth test).
  */
 enum gcb_coll_from {
   GCB_COLL_FROM_RANK,

@@ -13,7 +13,9 @@
  * allgather, reduce_scatter_block, reduce at the root, alltoall),
  * MPI_Sendrecv_replace for sendrecv, and a broadcast buffer is in place by
  * nature (out of place, the root first copies send to receive, since NCCL's
- * broadcast also leaves the data in the root's receive buffer).
+ * broadcast also leaves the data in the root's receive buffer). Gather and
+ * scatter are MPI_Gather and MPI_Scatter (osu_gather.c, osu_scatter.c),
+ * in place with MPI_IN_PLACE at the root, as OSU's -l.
  *
  * Traffic runs on a duplicate of the caller's communicator, so its messages
  * can never match the harness's own. Every MPI return code is checked (the
@@ -411,6 +413,35 @@ static int run_bandwidth(struct gcb_comm *c, const struct gcb_coll_call *k,
   return run_window(c, k, dt, peer, call);
 }
 
+/* The receive buffer is read only at the root (NULL elsewhere, as
+ * osu_gather.c's in-place call passes); in place the root's own block
+ * already sits at recv + root * param, nccl-tests' layout and the MPI
+ * standard's for MPI_IN_PLACE. */
+static int run_gather(struct gcb_comm *c, const struct gcb_coll_call *k,
+                      MPI_Datatype dt, MPI_Op op, const char **call) {
+  (void)op;
+  bool root = c->rank == k->root;
+  mpi_count n = (mpi_count)k->param;
+  *call = "MPI_Gather";
+  return MPI_COUNTED(MPI_Gather, k->param,
+                     root && k->inplace ? MPI_IN_PLACE : k->send, n, dt,
+                     root ? k->recv : NULL, n, dt, k->root, c->comm);
+}
+
+/* The send buffer is read only at the root; in place the root's block
+ * stays where it is (recv = send + root * param) and MPI_IN_PLACE stands
+ * for its receive buffer, as osu_scatter.c's -l. */
+static int run_scatter(struct gcb_comm *c, const struct gcb_coll_call *k,
+                       MPI_Datatype dt, MPI_Op op, const char **call) {
+  (void)op;
+  bool root = c->rank == k->root;
+  mpi_count n = (mpi_count)k->param;
+  *call = "MPI_Scatter";
+  return MPI_COUNTED(MPI_Scatter, k->param, root ? k->send : NULL, n, dt,
+                     root && k->inplace ? MPI_IN_PLACE : k->recv, n, dt,
+                     k->root, c->comm);
+}
+
 static int run_barrier(struct gcb_comm *c, const struct gcb_coll_call *k,
                        MPI_Datatype dt, MPI_Op op, const char **call) {
   (void)k, (void)dt, (void)op;
@@ -429,6 +460,8 @@ static run_fn *const runners[GCB_COLLOP_COUNT] = {
     [GCB_COLLOP_LATENCY] = run_latency,
     [GCB_COLLOP_BANDWIDTH] = run_bandwidth,
     [GCB_COLLOP_BARRIER] = run_barrier,
+    [GCB_COLLOP_GATHER] = run_gather,
+    [GCB_COLLOP_SCATTER] = run_scatter,
 };
 
 static enum gcb_status mpi_start(struct gcb_comm *c,

@@ -10,7 +10,10 @@
  * peer ends in an error rather than a hang. Collectives map one to one;
  * alltoall is ncclAlltoAll where the library has it (2.28+) and otherwise
  * grouped ncclSend/ncclRecv to every peer, both as nccl-tests; sendrecv is
- * the grouped ring exchange; the point-to-point patterns are ncclSend /
+ * the grouped ring exchange; gather and scatter are ncclGather and
+ * ncclScatter where the library has them (2.28+), else grouped
+ * ncclSend/ncclRecv between the root and every rank, both as nccl-tests'
+ * src/gather.cu and scatter.cu; the point-to-point patterns are ncclSend /
  * ncclRecv ping-pong and an osu_bw-style window closed by a zero-byte
  * acknowledgement (zero-byte transfers synchronise since NCCL 2.12.10).
  * NCCL has no barrier: a one-element allreduce stands in for it.
@@ -51,6 +54,8 @@
  * symbol resolved and the loaded library's version has it. */
 #if GCB_NCCL_HAS(2, 28, 0)
 #pragma weak ncclAlltoAll
+#pragma weak ncclGather
+#pragma weak ncclScatter
 #endif
 #if GCB_NCCL_HAS(2, 18, 0)
 #pragma weak ncclCommSplit
@@ -534,6 +539,51 @@ static ncclResult_t enq_alltoall(struct enq *e) {
   return group_end(e, rc);
 }
 
+/* As nccl-tests' src/gather.cu: ncclGather where the loaded library has
+ * it, otherwise a group in which every rank sends its block to the root
+ * and the root receives block r from every rank r, itself included. */
+static ncclResult_t enq_gather(struct enq *e) {
+  const struct gcb_coll_call *k = e->k;
+#if GCB_NCCL_HAS(2, 28, 0)
+  if (ncclGather != NULL && e->c->version >= NCCL_VERSION(2, 28, 0))
+    return named(e, "ncclGather",
+                 ncclGather(k->send, k->recv, k->param, e->dt, k->root,
+                            e->c->nccl, e->c->stream));
+#endif
+  size_t block = k->param * gcb_coll_dtype_size(k->dtype);
+  ncclResult_t rc = group_start(e);
+  if (rc != ncclSuccess)
+    return rc;
+  rc = send_to(e, k->send, k->param, k->root);
+  for (int r = 0; e->c->rank == k->root && r < e->c->size && rc == ncclSuccess;
+       r++)
+    rc = recv_from(e, (char *)k->recv + (size_t)r * block, k->param, r);
+  return group_end(e, rc);
+}
+
+/* As nccl-tests' src/scatter.cu: ncclScatter where the loaded library has
+ * it, otherwise a group in which the root sends block r to every rank r,
+ * itself included, and every rank receives its block from the root. */
+static ncclResult_t enq_scatter(struct enq *e) {
+  const struct gcb_coll_call *k = e->k;
+#if GCB_NCCL_HAS(2, 28, 0)
+  if (ncclScatter != NULL && e->c->version >= NCCL_VERSION(2, 28, 0))
+    return named(e, "ncclScatter",
+                 ncclScatter(k->send, k->recv, k->param, e->dt, k->root,
+                             e->c->nccl, e->c->stream));
+#endif
+  size_t block = k->param * gcb_coll_dtype_size(k->dtype);
+  ncclResult_t rc = group_start(e);
+  if (rc != ncclSuccess)
+    return rc;
+  for (int r = 0; e->c->rank == k->root && r < e->c->size && rc == ncclSuccess;
+       r++)
+    rc = send_to(e, (const char *)k->send + (size_t)r * block, k->param, r);
+  if (rc == ncclSuccess)
+    rc = recv_from(e, k->recv, k->param, k->root);
+  return group_end(e, rc);
+}
+
 /* nccl-tests' ring: send to rank + 1, receive from rank - 1, grouped. */
 static ncclResult_t enq_sendrecv(struct enq *e) {
   int n = e->c->size, next = (e->c->rank + 1) % n;
@@ -600,6 +650,8 @@ static ncclResult_t (*const enqueuers[GCB_COLLOP_COUNT])(struct enq *) = {
     [GCB_COLLOP_LATENCY] = enq_latency,
     [GCB_COLLOP_BANDWIDTH] = enq_bandwidth,
     [GCB_COLLOP_BARRIER] = enq_barrier,
+    [GCB_COLLOP_GATHER] = enq_gather,
+    [GCB_COLLOP_SCATTER] = enq_scatter,
 };
 
 static enum gcb_status nccl_start(struct gcb_comm *c,

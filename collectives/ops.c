@@ -10,7 +10,8 @@
  *   algbw       = S / t, S = getBw's count * typesize [* nranks]
  *   busbw       = algbw * factor
  * The newest nccl-tests rounds every per-rank block of allgather,
- * reducescatter and alltoall down to 16 bytes ((count/nranks) &
+ * reducescatter, alltoall, gather and scatter down to 16 bytes ((count/nranks)
+ * &
  * -(16/eltSize)); that is align_bytes, applied by gcb_coll_desc_counts().
  *
  * Point-to-point patterns pair rank i with i + n/2 (the second half of the
@@ -84,6 +85,20 @@ static bool counts_alltoall(size_t count, int rank, int nranks, int root,
   return per > 0;
 }
 
+/* GatherGetCollByteCount (gather.cu) is AllGatherGetCollByteCount's
+ * shape: send base = (count/nranks) & -(16/eltSize), receive base * nranks
+ * on every rank (only the root's is written), in place the send block is
+ * block `rank` of the receive buffer (sendInplaceOffset = base,
+ * recvInplaceOffset = 0), param = base. GatherGetBw: S = base * nranks *
+ * typesize. So gather's row takes counts_allgather. */
+
+/* ScatterGetCollByteCount (scatter.cu) is ReduceScatterGetCollByteCount's
+ * shape: receive base, send base * nranks (only the root's is read), in
+ * place the received block is block `rank` of the send buffer
+ * (sendInplaceOffset = 0, recvInplaceOffset = base), param = base.
+ * ScatterGetBw: S = base * nranks * typesize. Scatter's row takes
+ * counts_reducescatter. */
+
 /* No data at all, whatever the size asked. */
 static bool counts_none(size_t count, int rank, int nranks, int root,
                         struct gcb_coll_counts *o) {
@@ -120,7 +135,8 @@ static double factor_allreduce(int n) {
   return 2.0 * (n - 1) / n;
 }
 
-/* AllGatherGetBw, ReduceScatterGetBw, AlltoAllGetBw: (n-1)/n. */
+/* AllGatherGetBw, ReduceScatterGetBw, AlltoAllGetBw, GatherGetBw,
+ * ScatterGetBw: (n-1)/n. */
 static double factor_gather(int n) {
   return (double)(n - 1) / n;
 }
@@ -224,6 +240,26 @@ static void src_bandwidth(const struct gcb_coll_counts *c, size_t j, int rank,
     from_none(s);
   else
     from_rank(s, partner, j);
+}
+
+/* The root's block b is rank b's send buffer; the other ranks' receive
+ * buffers must stay as they were (nccl-tests' GatherInitData: their
+ * expected buffer is a copy of the receive buffer before the operation). */
+static void src_gather(const struct gcb_coll_counts *c, size_t j, int rank,
+                       int nranks, int root, struct gcb_coll_source *s) {
+  (void)nranks;
+  if (rank == root)
+    from_rank(s, (int)(j / c->param), j % c->param);
+  else
+    from_none(s);
+}
+
+/* Rank r receives block r of the root's send buffer (ScatterInitData:
+ * expected = the root's input from element rank * recvcount on). */
+static void src_scatter(const struct gcb_coll_counts *c, size_t j, int rank,
+                        int nranks, int root, struct gcb_coll_source *s) {
+  (void)nranks;
+  from_rank(s, root, (size_t)rank * c->param + j);
 }
 
 static void src_none(const struct gcb_coll_counts *c, size_t j, int rank,
@@ -335,6 +371,28 @@ static const struct gcb_coll_desc desc_barrier = {.name = "barrier",
                                                   .time_scale = 1,
                                                   .source = src_none};
 
+/* nccl-tests' gather_perf and scatter_perf (src/gather.cu, scatter.cu):
+ * rooted (-r, root 0 by default; nccl-tests' -r -1, every root in turn,
+ * is not taken), no reduction, 16-byte blocks, bus factor (n-1)/n. */
+static const struct gcb_coll_desc desc_gather = {.name = "gather",
+                                                 .op = GCB_COLLOP_GATHER,
+                                                 .rooted = true,
+                                                 .align_bytes = 16,
+                                                 .counts = counts_allgather,
+                                                 .bus_factor = factor_gather,
+                                                 .time_scale = 1,
+                                                 .source = src_gather};
+
+static const struct gcb_coll_desc desc_scatter = {.name = "scatter",
+                                                  .op = GCB_COLLOP_SCATTER,
+                                                  .rooted = true,
+                                                  .align_bytes = 16,
+                                                  .counts =
+                                                      counts_reducescatter,
+                                                  .bus_factor = factor_gather,
+                                                  .time_scale = 1,
+                                                  .source = src_scatter};
+
 const struct gcb_coll_desc *const gcb_coll_descs[] = {&desc_allreduce,
                                                       &desc_allgather,
                                                       &desc_reducescatter,
@@ -345,6 +403,8 @@ const struct gcb_coll_desc *const gcb_coll_descs[] = {&desc_allreduce,
                                                       &desc_latency,
                                                       &desc_bandwidth,
                                                       &desc_barrier,
+                                                      &desc_gather,
+                                                      &desc_scatter,
                                                       NULL};
 
 const struct gcb_coll_desc *gcb_coll_find(const char *name) {

@@ -18,8 +18,9 @@
 
 /* Names of the collectives table's rows, in order (checked by a test). */
 static const char *const coll_op_names[] = {
-    "allreduce", "allgather", "reducescatter", "broadcast", "reduce",
-    "alltoall",  "sendrecv",  "latency",       "bandwidth", "barrier",
+    "allreduce", "allgather", "reducescatter", "broadcast",
+    "reduce",    "alltoall",  "sendrecv",      "latency",
+    "bandwidth", "barrier",   "gather",        "scatter",
     NULL};
 
 static const char *const coll_dtype_names[] = {
@@ -103,7 +104,7 @@ static const struct gcb_option coll_options[] = {
     {"datatype", 'd', GCB_OPT_SET, OPT(dtypes), "float", "LIST",
      "element types", coll_dtype_names, 0, 0},
     {"root", 'r', GCB_OPT_INT, OPT(root), "0", "RANK",
-     "root of broadcast and reduce", NULL, 0, 0},
+     "root of broadcast, reduce, gather and scatter", NULL, 0, 0},
     {"blocking", 'z', GCB_OPT_INT, OPT(blocking), "0", "0-4",
      "0: operations back to back (nccl-tests); 1: wait and barrier after "
      "each, timed; 2: wait after each; 3: barrier before each, outside the "

@@ -63,7 +63,7 @@ enum gcb_status gcb__coll_nccl_validate(const struct coll_opts *o, int nranks,
 }
 
 /* nccl-tests' programs (its src/Makefile's list) and the collective each
- * is; gather, scatter, hypercube and alltoallv have no collective here. */
+ * is; hypercube and alltoallv have no collective here. */
 static const struct {
   const char *program, *collective;
 } programs[] = {
@@ -74,6 +74,8 @@ static const struct {
     {"reduce_perf", "reduce"},
     {"alltoall_perf", "alltoall"},
     {"sendrecv_perf", "sendrecv"},
+    {"gather_perf", "gather"},
+    {"scatter_perf", "scatter"},
 };
 
 /* nccl-tests' Makefile names them with NAME_SUFFIX, e.g. all_reduce_perf_mpi

@@ -37,13 +37,11 @@ static const struct gcb_osu_program programs[] = {
      false},
     {"osu_mbw_mr", NULL, "Multiple Bandwidth / Message Rate Test", GCB_OSU_BW,
      "gcbench reports no message rate (osu_bw runs)", false},
-    {"osu_barrier", NULL, "Barrier Latency Test", GCB_OSU_COLL,
-     "run gcbench coll --collective barrier (its table has no size column)",
+    {"osu_barrier", "barrier", "Barrier Latency Test", GCB_OSU_COLL, NULL,
      false},
-    {"osu_gather", NULL, "Gather Latency Test", GCB_OSU_COLL,
-     "gcbench has no gather (osu_allgather runs)", false},
-    {"osu_scatter", NULL, "Scatter Latency Test", GCB_OSU_COLL,
-     "gcbench has no scatter (osu_alltoall runs)", false},
+    {"osu_gather", "gather", "Gather Latency Test", GCB_OSU_COLL, NULL, true},
+    {"osu_scatter", "scatter", "Scatter Latency Test", GCB_OSU_COLL, NULL,
+     true},
 };
 
 #define NPROGRAMS (sizeof programs / sizeof *programs)
@@ -66,6 +64,10 @@ const struct gcb_osu_program *gcb__osu_program_of(const char *op) {
     if (programs[i].op && strcmp(programs[i].op, op) == 0)
       return &programs[i];
   return NULL;
+}
+
+bool gcb__osu_sizeless(const struct gcb_osu_program *p) {
+  return p != NULL && p->op != NULL && strcmp(p->op, "barrier") == 0;
 }
 
 uint64_t gcb__osu_size(const char *op, uint64_t bytes, int nranks) {
@@ -98,6 +100,7 @@ struct osu_req {
   int elt;           /* the smallest element size among them */
   const char *output;
   bool force;
+  long root; /* -k fixed:N; -1: OSU's default, rank 0 */
 };
 
 /* OSU's -m: "MAX", "MIN:MAX", "MIN:" or ":MAX" (set_message_size: a
@@ -186,6 +189,39 @@ static enum gcb_status device_arg(const char *prog, const char *arg,
                      prog, arg);
 }
 
+/* Whether OSU's program takes -k (osu_util_options.h 7.4: the option
+ * strings of reduce, gather and scatter end in "k:"). */
+static bool takes_root(const struct gcb_osu_program *p) {
+  static const char *const rooted[] = {"reduce", "gather", "scatter"};
+  for (size_t i = 0; p->op && i < sizeof rooted / sizeof *rooted; i++)
+    if (strcmp(p->op, rooted[i]) == 0)
+      return true;
+  return false;
+}
+
+/* -k/--root-rank as osu_util.c 7.4 reads it: "fixed:N" is root N for
+ * every iteration (gcbench's --root); "rotate" (root i % nprocs in
+ * iteration i) is refused: gcbench's case has one root. */
+static enum gcb_status root_arg(const char *prog, const char *arg,
+                                struct osu_req *r, struct gcb_err *err) {
+  char *end;
+  if (strncasecmp(arg, "fixed:", 6) == 0) {
+    long v = strtol(arg + 6, &end, 10);
+    if (arg[6] != '\0' && *end == '\0' && v >= 0 && v <= 1000000000L) {
+      r->root = v;
+      return GCB_OK;
+    }
+  }
+  if (strncasecmp(arg, "rotate", 6) == 0)
+    return gcb_err_set(err, GCB_EUSAGE,
+                       "%s: -k rotate: not supported: gcbench keeps one root "
+                       "for a whole case (-k fixed:N)",
+                       prog);
+  return gcb_err_set(err, GCB_EUSAGE,
+                     "%s: -k/--root-rank '%s': expected fixed:N or rotate",
+                     prog, arg);
+}
+
 /* OSU options gcbench refuses, each with its reason. */
 static const struct {
   char letter;
@@ -242,6 +278,13 @@ static enum gcb_status one_option(const struct gcb_osu_program *p, int c,
                                   const char *arg, struct osu_req *r,
                                   struct gcb_err *err) {
   const char *prog = p->name;
+  if (gcb__osu_sizeless(p) && (c == 'c' || c == 'T' || c == 'k' || c == 'l'))
+    return gcb_err_set(err, GCB_EUSAGE,
+                       "%s: -%c: not an option of %s (OSU's barrier moves no "
+                       "data: no type, validation, root or in place)",
+                       prog, c, prog);
+  if (c == 'k' && takes_root(p))
+    return root_arg(prog, arg, r, err);
   switch (c) {
   case 'm':
     return message_size(prog, arg, r, err);
@@ -324,7 +367,8 @@ static void defaults(const struct gcb_osu_program *p, struct osu_req *r) {
                         .iters = -1,
                         .warmup = -1,
                         .types = "int8",
-                        .elt = 1};
+                        .elt = 1,
+                        .root = -1};
 }
 
 static enum gcb_status parse(const struct gcb_osu_program *p, int argc,
@@ -369,7 +413,7 @@ static unsigned long long first_size(const struct osu_req *r) {
 
 /* Room for the numbers the translated command line spells. */
 struct store {
-  char b[32], e[32], iters[48], warmup[48];
+  char b[32], e[32], iters[48], warmup[48], root[24];
 };
 
 static void iteration_rule(const struct gcb_osu_program *p,
@@ -400,10 +444,11 @@ static int build(const struct gcb_osu_program *p, const struct osu_req *r,
       "--osu-iters", s->iters, "--osu-warmup", s->warmup, "-c",
       r->validate ? "1" : "0",
       /* OSU's loops: collectives with a barrier outside the timed region
-       * (-z 3), pt2pt each operation timed alone, no barrier (-z 4); the
-       * figure every rank's mean (collectives) or rank 0's (pt2pt). */
-      "-z", coll ? "3" : "4", "-a", coll ? "1" : "0", "--backend",
-      r->device ? "cuda" : "host", "--datatype", r->types, NULL};
+       * (-z 3), pt2pt each operation timed alone, no barrier (-z 4), and
+       * so is osu_barrier's (a barrier is its own separator); the figure
+       * every rank's mean (collectives) or rank 0's (pt2pt). */
+      "-z", coll && !gcb__osu_sizeless(p) ? "3" : "4", "-a", coll ? "1" : "0",
+      "--backend", r->device ? "cuda" : "host", "--datatype", r->types, NULL};
   for (int i = 0; fixed[i]; i++)
     a[n++] = (char *)fixed[i];
   if (r->output) {
@@ -412,6 +457,11 @@ static int build(const struct gcb_osu_program *p, const struct osu_req *r,
   }
   if (r->force)
     a[n++] = "--force";
+  if (r->root >= 0) {
+    snprintf(s->root, sizeof s->root, "%ld", r->root);
+    a[n++] = "--root";
+    a[n++] = s->root;
+  }
   a[n] = NULL;
   return n;
 }
@@ -441,6 +491,11 @@ enum gcb_status gcb__osu_translate(const struct gcb_osu_program *p, int argc,
                        "here; gcbench coll --collective %s runs pairs on any "
                        "even count)",
                        p->name, nranks, p->op);
+  if (r.root >= nranks)
+    return gcb_err_set(err, GCB_EUSAGE,
+                       "%s: -k fixed:%ld: Root rank('-k') cannot be more than "
+                       "number of processes (%d here)",
+                       p->name, r.root, nranks);
   if (r.max > (1ull << 40))
     return gcb_err_set(err, GCB_EUSAGE, "%s: -m: %llu bytes is too large",
                        p->name, r.max);
@@ -481,14 +536,22 @@ void gcb__osu_help(const struct gcb_osu_program *p, FILE *out) {
           p->kind == GCB_OSU_LAT  ? "100, 10 above 8192 bytes"
           : p->kind == GCB_OSU_BW ? "10, 2 above 8192 bytes"
                                   : "100, 10 above 8192 bytes");
+  if (gcb__osu_sizeless(p))
+    fprintf(out, "  (a barrier has no message: -m is taken and ignored, and "
+                 "the defaults are always 1000 and 100)\n");
   if (coll)
     fprintf(out, "  -f, --full                      min, max and iterations "
-                 "columns\n"
-                 "  -T, --type           TYPE       mpi_char, mpi_int, "
+                 "columns\n");
+  if (coll && !gcb__osu_sizeless(p))
+    fprintf(out, "  -T, --type           TYPE       mpi_char, mpi_int, "
                  "mpi_float or all\n");
+  if (takes_root(p))
+    fprintf(out, "  -k, --root-rank      fixed:N    root rank N (default "
+                 "fixed:0; rotate is not supported)\n");
+  if (!gcb__osu_sizeless(p))
+    fprintf(out, "  -c, --validation                check every size's result "
+                 "(Validation column)\n");
   fprintf(out,
-          "  -c, --validation                check every size's result "
-          "(Validation column)\n"
           "  -d, --accelerator    cuda|host  buffers in device memory (over "
           "NCCL) or host memory (MPI, the default)\n"
           "      --output         FILE       gcbench's results document\n"

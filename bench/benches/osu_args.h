@@ -31,7 +31,8 @@ struct gcb_osu_program {
   enum gcb_osu_kind kind;
   const char *refused; /* why gcbench cannot be this program, or NULL */
   bool per_rank_size;  /* OSU's size is each rank's block (allgather,
-                          alltoall), nccl-tests' the whole buffer */
+                          alltoall, gather, scatter), nccl-tests' the whole
+                          buffer */
 };
 
 /* The version of OSU whose layout and defaults are reproduced. */
@@ -47,12 +48,17 @@ const struct gcb_osu_program *gcb__osu_program(const char *name);
 /* The i-th program of the table; NULL past the end. */
 const struct gcb_osu_program *gcb__osu_program_at(size_t i);
 
+/* Whether `p` moves no message at all (osu_barrier): no size column, no
+ * -c, -T, -k or -l, and each operation timed alone, as OSU's barrier loop
+ * (no barrier around a barrier). */
+bool gcb__osu_sizeless(const struct gcb_osu_program *p);
+
 /* The program that prints collective `op` in OSU's layout, or NULL. */
 const struct gcb_osu_program *gcb__osu_program_of(const char *op);
 
 /* The message size OSU prints for a case of collective `op` moving `bytes`
  * (nccl-tests' S, as coll's -b/-e count it) on nranks: each rank's block
- * for allgather and alltoall, else the same. */
+ * for allgather, alltoall, gather and scatter, else the same. */
 uint64_t gcb__osu_size(const char *op, uint64_t bytes, int nranks);
 
 /* OSU's default timed iterations and warm-up (its "skip") of a kind for

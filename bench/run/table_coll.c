@@ -24,7 +24,9 @@ static const char *program_of(const char *op) {
       {"broadcast", "broadcast_perf"},
       {"reduce", "reduce_perf"},
       {"alltoall", "alltoall_perf"},
-      {"sendrecv", "sendrecv_perf"}};
+      {"sendrecv", "sendrecv_perf"},
+      {"gather", "gather_perf"},
+      {"scatter", "scatter_perf"}};
   for (size_t i = 0; i < sizeof names / sizeof *names; i++)
     if (strcmp(names[i][0], op) == 0)
       return names[i][1];

@@ -7,7 +7,9 @@
  * "Bandwidth (MB/s)"; with -f "Min Latency(us)", "Max Latency(us)" and
  * "%12s" "Iterations"; with -c "Validation"), then one row per size
  * ("%-10d%18.2f", print_stats). FIELD_WIDTH is 18 as OSU's configure.ac
- * defines it, FLOAT_PRECISION 2 (osu_util.h).
+ * defines it, FLOAT_PRECISION 2 (osu_util.h). osu_barrier has no size
+ * (show_size 0): no datatype line, "# Avg Latency(us)" and one "%17.2f"
+ * row.
  */
 #include <inttypes.h>
 #include <string.h>
@@ -45,10 +47,9 @@ static enum gcb_osu_kind kind_of(const struct gcb_record *rec) {
   return p ? p->kind : GCB_OSU_COLL;
 }
 
-/* print_preamble once per collective, then the datatype and the column
- * line of each type (OSU's -T all prints one block per type). */
-static void print_header(struct gcb_table *t, const struct gcb_record *rec,
-                         bool checked) {
+/* print_preamble (osu_util_mpi.c 7.4), once per collective: a blank line
+ * and the title. */
+static void print_preamble(struct gcb_table *t, const struct gcb_record *rec) {
   const char *op = gcb_record_text(rec, "op");
   const struct gcb_osu_program *p = gcb__osu_program_of(op);
   bool device = strcmp(rec->backend, "cuda") == 0;
@@ -63,6 +64,13 @@ static void print_header(struct gcb_table *t, const struct gcb_record *rec,
               " layout (gcbench coll)\n",
               device ? "-CUDA" : "", op);
   }
+}
+
+/* print_preamble, then the datatype and the column line of each type
+ * (OSU's -T all prints one block per type). */
+static void print_header(struct gcb_table *t, const struct gcb_record *rec,
+                         bool checked) {
+  print_preamble(t, rec);
   if (gcb_record_int(rec, "inplace", 0)) /* OSU has no line for it: gcbench's */
     fprintf(t->out, "# gcbench: in place (one buffer)\n");
   fprintf(t->out, "# Datatype: %s.\n", mpi_type(gcb_record_text(rec, "type")));
@@ -87,9 +95,45 @@ static double shown_time(const struct gcb_record *rec,
   return s->time.mean;
 }
 
+/* Whether the record's OSU program has no message size (osu_barrier). */
+static bool sizeless(const struct gcb_record *rec) {
+  return gcb__osu_sizeless(gcb__osu_program_of(gcb_record_text(rec, "op")));
+}
+
+/* osu_barrier.c 7.4: print_preamble, print_only_header with show_size 0
+ * ("# Avg Latency(us)"; -f: "%18s%18s%12s" Min, Max, Iterations), then
+ * print_stats' row: "%17.2f" and with -f "%18.2f%18.2f%12lu". OSU's
+ * barrier validates nothing: no Validation column. */
+static void barrier_record(struct gcb_table *t, const struct gcb_record *rec,
+                           const struct gcb_record_summary *s) {
+  char group[sizeof t->group];
+  snprintf(group, sizeof group, "%s %s %s %" PRId64, rec->bench,
+           gcb_record_text(rec, "op"), gcb_record_text(rec, "split"),
+           gcb_record_int(rec, "inplace", 0));
+  if (gcb__table_enter(t, group)) {
+    print_preamble(t, rec);
+    if (gcb_record_int(rec, "inplace", 0))
+      fprintf(t->out, "# gcbench: in place (one buffer)\n");
+    fprintf(t->out, "# Avg Latency(us)");
+    if (full(rec))
+      fprintf(t->out, "%*s%*s%*s", FIELD_WIDTH, "Min Latency(us)", FIELD_WIDTH,
+              "Max Latency(us)", 12, "Iterations");
+    fprintf(t->out, "\n");
+  }
+  fprintf(t->out, "%*.*f", 17, 2, 1e6 * shown_time(rec, s));
+  if (full(rec))
+    fprintf(t->out, "%*.*f%*.*f%*d", FIELD_WIDTH, 2, 1e6 * s->time.min,
+            FIELD_WIDTH, 2, 1e6 * s->time.max, 12, rec->iterations);
+  fprintf(t->out, "\n");
+}
+
 void gcb__table_osu_record(struct gcb_table *t, const struct gcb_record *rec) {
   struct gcb_record_summary s;
   gcb_record_summarize(rec, &s);
+  if (sizeless(rec)) {
+    barrier_record(t, rec, &s);
+    return;
+  }
   char group[sizeof t->group];
   snprintf(group, sizeof group, "%s %s %s %s %" PRId64, rec->bench,
            gcb_record_text(rec, "op"), gcb_record_text(rec, "split"),

@@ -263,6 +263,24 @@ static bool at_rank(const struct gcb__dx *x, size_t i, struct gcb_component *c,
   return true;
 }
 
+/* The BLAS kernels a node's host GEMM ran (rules_blas.c, from the header
+ * of the node's first rank): the node's CPU and its library, not a rank;
+ * a component of its own ("BLAS" in link), which takes no consequence:
+ * the same library on every rank makes none of them wait for another. */
+static bool at_node(const struct gcb__dx *x, size_t i, struct gcb_component *c,
+                    enum gcb_family *fam) {
+  const struct gcb_finding *f = fnd(x, i);
+  *fam = GCB_FAM_GEMM;
+  if (f->where.doc < 0)
+    return false;
+  blank(c, GCB_COMP_NODE);
+  c->node = gcb__dx_machine(x, f->where.doc, f->where.node);
+  set_host(x, c);
+  snprintf(c->link, sizeof c->link, "BLAS");
+  snprintf(c->name, sizeof c->name, "node %s BLAS", c->hostname);
+  return true;
+}
+
 /* A per-rank acceptance check: the rank's GPU, its host link (pcie), its
  * pair (p2p) or the rank itself (collectives). */
 static bool at_check_rank(const struct gcb__dx *x, size_t i,
@@ -362,7 +380,8 @@ static bool at_slowest(const struct gcb__dx *x, size_t i,
     }
   }
   for (size_t k = 0; k < x->ncomps; k++) /* a node-wide cause, later */
-    if (x->comps[k].c.kind == GCB_COMP_NODE && x->comps[k].c.node == g.node) {
+    if (x->comps[k].c.kind == GCB_COMP_NODE && x->comps[k].c.node == g.node &&
+        x->comps[k].c.link[0] == '\0') {
       *c = x->comps[k].c;
       return true;
     }
@@ -423,6 +442,7 @@ static const struct group_rule {
     {"late-arrival", NULL, false, at_rank},
     {"placement-", NULL, false, at_rank},
     {"oversubscribed", NULL, false, at_rank},
+    {"blas-kernel", NULL, false, at_node},
     {"criterion", "per_rank", false, at_check_rank},
     {"criterion", "time_us", false, at_check_rank},
     {"criterion", "late_us", false, at_late_rank},

@@ -92,7 +92,7 @@ Test(osu_args, the_program_table_is_sound) {
       cr_assert_str_neq(gcb__osu_program_at(j)->name, p->name);
     cr_assert_eq(gcb__osu_program(p->name), p);
   }
-  cr_assert_geq(n, 8);
+  cr_assert_geq(n, 11);
   /* a path names the same program; nccl-tests' names are not OSU's */
   cr_assert_str_eq(gcb__osu_program("/opt/omb/pt2pt/osu_latency")->op,
                    "latency");
@@ -239,7 +239,66 @@ Test(osu_args, what_osu_means_and_gcbench_cannot_do_is_refused) {
   refused("osu_latency -m", 2, "needs a value");
   refused("osu_latency", 4, "exactly two processes");
   refused("osu_bibw", 2, "osu_bibw: not supported");
-  refused("osu_barrier", 2, "gcbench coll --collective barrier");
+}
+
+/* wu-kan/wu-kan.github.io _posts/2021-03-07-osu-micro-benchmarks.md
+ * (run_osu.sh: plain osu_gather and osu_scatter on 8 ranks): OSU's size
+ * is each rank's block, MPI_CHAR, a barrier outside the timed region. */
+Test(osu_args, gather_and_scatter_are_osus_with_per_rank_sizes) {
+  struct parsed p;
+  translate("osu_gather", 8, &p);
+  cr_assert_eq(p.st, GCB_OK, "%s", p.err.msg);
+  cr_assert_eq(p.coll.ops, 1u << GCB_COLLOP_GATHER);
+  /* 1 B to 1 MiB per rank: nccl-tests' S is 8 times it */
+  cr_assert(p.coll.minbytes == 8 && p.coll.maxbytes == UINT64_C(8) << 20);
+  cr_assert_eq(gcb__osu_size("gather", 8192, 8), 1024);
+  cr_assert_eq(gcb__osu_size("scatter", 8192, 8), 1024);
+  cr_assert_eq(p.coll.blocking, 3);
+  cr_assert_eq(p.coll.average, 1);
+  cr_assert_eq(p.coll.root, 0, "OSU's default root: fixed:0");
+  translate("osu_scatter -m 16:64 -f -c", 2, &p);
+  cr_assert_eq(p.st, GCB_OK, "%s", p.err.msg);
+  cr_assert_eq(p.coll.ops, 1u << GCB_COLLOP_SCATTER);
+  cr_assert(p.coll.minbytes == 32 && p.coll.maxbytes == 128);
+  cr_assert(p.coll.layout == 3 && p.coll.check == 1);
+  /* -k fixed:N is the root (osu_util.c 7.4); reduce takes it too */
+  translate("osu_gather -k fixed:1", 2, &p);
+  cr_assert_eq(p.st, GCB_OK, "%s", p.err.msg);
+  cr_assert_eq(p.coll.root, 1);
+  translate("osu_reduce --root-rank=FIXED:2", 4, &p);
+  cr_assert_eq(p.st, GCB_OK, "%s", p.err.msg);
+  cr_assert_eq(p.coll.root, 2);
+  refused("osu_scatter -k rotate", 2, "-k rotate: not supported");
+  refused("osu_scatter -k fixed:2", 2, "Root rank('-k') cannot be more");
+  refused("osu_gather -k 1", 2, "expected fixed:N or rotate");
+  refused("osu_bcast -k fixed:1", 2, "-k: not supported");
+}
+
+/* osu_barrier.c 7.4: no message; each barrier timed alone and summed (no
+ * barrier around it), the mean over ranks; OSU_COLL's 1000 / 100.
+ * UNINETTSigma2/documentation jobs/arm-perf/osu.md: osu_barrier -i 100000 */
+Test(osu_args, barrier_is_osus_barrier_loop) {
+  struct parsed p;
+  translate("osu_barrier -i 100000", 2, &p);
+  cr_assert_eq(p.st, GCB_OK, "%s", p.err.msg);
+  cr_assert_eq(p.coll.ops, 1u << GCB_COLLOP_BARRIER);
+  cr_assert_eq(p.coll.blocking, 4, "each barrier timed alone, summed");
+  cr_assert_eq(p.coll.average, 1, "the mean over ranks");
+  cr_assert_eq(p.coll.check, 0);
+  long i, w;
+  iters_at(&p, 0, &i, &w);
+  cr_assert(i == 100000 && w == 100, "%ld %ld", i, w);
+  translate("osu_barrier -f -m 8", 4, &p);
+  cr_assert_eq(p.st, GCB_OK, "-m is taken (and means nothing), as OSU");
+  cr_assert_eq(p.coll.layout, 3);
+  iters_at(&p, 0, &i, &w);
+  cr_assert(i == 1000 && w == 100, "%ld %ld", i, w);
+  cr_assert(gcb__osu_sizeless(gcb__osu_program("osu_barrier")));
+  cr_assert_not(gcb__osu_sizeless(gcb__osu_program("osu_gather")));
+  /* OSU's barrier option string has no c, T, k or l */
+  refused("osu_barrier -c", 2, "-c: not an option of osu_barrier");
+  refused("osu_barrier -T mpi_int", 2, "-T: not an option of osu_barrier");
+  refused("osu_barrier -k fixed:0", 2, "-k: not an option of osu_barrier");
 }
 
 Test(osu_args, help_and_version_run_nothing) {

@@ -114,6 +114,16 @@ ncclResult_t ncclAlltoAll(const void *s, void *r, size_t n, ncclDataType_t t,
   (void)s, (void)r, (void)n, (void)t, (void)stream;
   return logged("ncclAlltoAll", comm);
 }
+ncclResult_t ncclGather(const void *s, void *r, size_t n, ncclDataType_t t,
+                        int root, ncclComm_t comm, cudaStream_t stream) {
+  (void)s, (void)r, (void)n, (void)t, (void)root, (void)stream;
+  return logged("ncclGather", comm);
+}
+ncclResult_t ncclScatter(const void *s, void *r, size_t n, ncclDataType_t t,
+                         int root, ncclComm_t comm, cudaStream_t stream) {
+  (void)s, (void)r, (void)n, (void)t, (void)root, (void)stream;
+  return logged("ncclScatter", comm);
+}
 ncclResult_t ncclSend(const void *s, size_t n, ncclDataType_t t, int peer,
                       ncclComm_t comm, cudaStream_t stream) {
   (void)s, (void)n, (void)t, (void)peer, (void)stream;

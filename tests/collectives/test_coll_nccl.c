@@ -9,6 +9,9 @@
  *   blocking from the start;
  * - ncclAlltoAll is called only where the loaded library has it (2.28+),
  *   else grouped sends and receives, as nccl-tests' src/alltoall.cu;
+ *   ncclGather and ncclScatter likewise, else the root's grouped receives
+ *   from (sends to) every rank and every rank's one send to (receive
+ *   from) the root, as src/gather.cu and src/scatter.cu;
  * - the pure plan (gcb_coll_nccl_plan) for every version.
  */
 #include <criterion/criterion.h>
@@ -20,15 +23,27 @@
 
 extern const struct gcb_coll_ops gcb_coll_nccl;
 
-static struct gcb_comm *open_at(int version, int size) {
+static struct gcb_comm *open_as(int version, int rank, int size) {
   fake_cuda_reset();
   fake_nccl_reset(version);
   struct gcb_coll_env env = {
-      .comm = MPI_COMM_WORLD, .rank = 0, .size = size, .device = 0};
+      .comm = MPI_COMM_WORLD, .rank = rank, .size = size, .device = 0};
   struct gcb_err err = {0};
   struct gcb_comm *c = NULL;
   cr_assert_eq(gcb_coll_nccl.open(&env, &c, &err), GCB_OK, "%s", err.msg);
   return c;
+}
+
+static struct gcb_comm *open_at(int version, int size) {
+  return open_as(version, 0, size);
+}
+
+/* Calls named `name` in the log. */
+static int calls(const char *name) {
+  int n = 0;
+  while (fake_nccl_find(name, n) >= 0)
+    n++;
+  return n;
 }
 
 /* The communicator the last call named `name` ran on, and its blocking. */
@@ -110,4 +125,42 @@ Test(coll_nccl, plan_for_every_version) {
     cr_expect_eq(p.init_nonblocking, cases[i].nonblocking_init, "case %zu", i);
     cr_expect_eq(p.split_blocking, p.init_nonblocking, "case %zu", i);
   }
+}
+
+/* Rank `rank` of 3 runs `op` (root 0) on NCCL `version`. */
+static void run_as(int version, int rank, const char *op) {
+  struct gcb_comm *c = open_as(version, rank, 3);
+  run(c, op, 3);
+  gcb_coll_nccl.close(c);
+}
+
+Test(coll_nccl, gather_and_scatter_grouped_before_2_28_as_nccl_tests) {
+  run_as(22703, 0, "gather"); /* the root: its send, a receive per rank */
+  cr_expect_eq(calls("ncclGather"), 0);
+  cr_expect_eq(calls("ncclSend"), 1);
+  cr_expect_eq(calls("ncclRecv"), 3);
+  cr_expect_lt(fake_nccl_find("ncclGroupStart", 0),
+               fake_nccl_find("ncclSend", 0));
+  cr_expect_gt(fake_nccl_find("ncclGroupEnd", 0),
+               fake_nccl_find("ncclRecv", 2));
+  run_as(22703, 2, "gather"); /* another rank: one send to the root */
+  cr_expect_eq(calls("ncclSend"), 1);
+  cr_expect_eq(calls("ncclRecv"), 0);
+  run_as(22703, 0, "scatter"); /* the root: a send per rank, its receive */
+  cr_expect_eq(calls("ncclScatter"), 0);
+  cr_expect_eq(calls("ncclSend"), 3);
+  cr_expect_eq(calls("ncclRecv"), 1);
+  run_as(22703, 1, "scatter");
+  cr_expect_eq(calls("ncclSend"), 0);
+  cr_expect_eq(calls("ncclRecv"), 1);
+}
+
+Test(coll_nccl, gather_and_scatter_are_ncclgather_ncclscatter_from_2_28) {
+  run_as(22809, 0, "gather");
+  cr_expect_eq(calls("ncclGather"), 1);
+  cr_expect_eq(calls("ncclSend") + calls("ncclRecv"), 0);
+  cr_expect_eq(blocking_of_last("ncclGather"), 1, "on the timed communicator");
+  run_as(22809, 1, "scatter");
+  cr_expect_eq(calls("ncclScatter"), 1);
+  cr_expect_eq(calls("ncclSend") + calls("ncclRecv"), 0);
 }

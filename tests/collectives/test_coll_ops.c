@@ -32,9 +32,10 @@ static struct gcb_coll_counts counts(const char *op, size_t count,
 /* ---- registry ------------------------------------------------------------ */
 
 Test(coll_ops, registry_is_well_formed) {
-  static const char *const names[] = {
-      "allreduce", "allgather", "reducescatter", "broadcast", "reduce",
-      "alltoall",  "sendrecv",  "latency",       "bandwidth", "barrier"};
+  static const char *const names[] = {"allreduce", "allgather", "reducescatter",
+                                      "broadcast", "reduce",    "alltoall",
+                                      "sendrecv",  "latency",   "bandwidth",
+                                      "barrier",   "gather",    "scatter"};
   int n = 0;
   for (; gcb_coll_descs[n] != NULL; n++) {
     const struct gcb_coll_desc *d = gcb_coll_descs[n];
@@ -56,6 +57,10 @@ Test(coll_ops, flags) {
             find("reducescatter")->reduces);
   cr_assert(!find("allgather")->reduces && !find("alltoall")->reduces);
   cr_assert(find("broadcast")->rooted && find("reduce")->rooted);
+  /* gather.cu, scatter.cu: a root (TimeTest's root), no reduction */
+  cr_assert(find("gather")->rooted && find("scatter")->rooted);
+  cr_assert(!find("gather")->reduces && !find("scatter")->reduces);
+  cr_assert(!find("gather")->pairwise && !find("scatter")->pairwise);
   cr_assert(!find("allreduce")->rooted);
   cr_assert(find("latency")->pairwise && find("bandwidth")->pairwise);
   cr_assert(!find("sendrecv")->pairwise);
@@ -73,6 +78,9 @@ Test(coll_ops, bus_factors_follow_nccl_tests) {
     cr_assert_float_eq(find("allgather")->bus_factor(n), ag, 1e-15);
     cr_assert_float_eq(find("reducescatter")->bus_factor(n), ag, 1e-15);
     cr_assert_float_eq(find("alltoall")->bus_factor(n), ag, 1e-15);
+    /* GatherGetBw, ScatterGetBw: (nranks-1)/nranks */
+    cr_assert_float_eq(find("gather")->bus_factor(n), ag, 1e-15);
+    cr_assert_float_eq(find("scatter")->bus_factor(n), ag, 1e-15);
     cr_assert_float_eq(find("broadcast")->bus_factor(n), 1, 1e-15);
     cr_assert_float_eq(find("reduce")->bus_factor(n), 1, 1e-15);
     cr_assert_float_eq(find("sendrecv")->bus_factor(n), 1, 1e-15);
@@ -116,6 +124,15 @@ Test(coll_ops, counts_literal_table) {
       {"latency", GCB_COLL_UINT8, 8, 2, 1, 8, 8, 8, 8, 0, 0},
       {"bandwidth", GCB_COLL_UINT8, 4096, 4, 0, 4096, 4096, 4096, 4096, 0, 0},
       {"barrier", GCB_COLL_UINT8, 0, 4, 0, 0, 0, 0, 0, 0, 0},
+      /* gather.cu: sendcount = (1000/3) & ~(16/4-1) = 332, recvcount 996,
+       * sendInplaceOffset = sendcount (times rank 2); S = 332*3*4 */
+      {"gather", GCB_COLL_FLOAT, 1000, 3, 2, 332, 996, 332, 3984, 664, 0},
+      {"gather", GCB_COLL_UINT8, 1000, 3, 1, 320, 960, 320, 960, 320, 0},
+      /* scatter.cu: recvcount 332, sendcount 996, recvInplaceOffset =
+       * recvcount (times rank 2) */
+      {"scatter", GCB_COLL_FLOAT, 1000, 3, 2, 996, 332, 332, 3984, 0, 664},
+      /* double on 8 ranks: (4096/8) & ~1 = 512, S = 512*8*8 */
+      {"scatter", GCB_COLL_DOUBLE, 4096, 8, 7, 4096, 512, 512, 32768, 0, 3584},
   };
   for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
     const struct literal *r = &rows[i];
@@ -159,6 +176,19 @@ Test(coll_ops, counts_for_one_to_eight_ranks) {
           cr_assert(c.send == b * n && c.recv == b && c.param == b &&
                     c.bytes == b * n * elt &&
                     c.recv_inplace_offset == b * (size_t)(n - 1));
+        ok = gcb_coll_desc_counts(find("gather"), count, t, n - 1, n, 0, &c);
+        cr_assert_eq(ok, b > 0, "gather n %d t %d size %zu", n, t, sizes[s]);
+        if (ok) /* GatherGetCollByteCount */
+          cr_assert(c.send == b && c.recv == b * n && c.param == b &&
+                    c.bytes == b * n * elt &&
+                    c.inplace_offset == b * (size_t)(n - 1) &&
+                    c.recv_inplace_offset == 0);
+        ok = gcb_coll_desc_counts(find("scatter"), count, t, n - 1, n, 0, &c);
+        cr_assert_eq(ok, b > 0);
+        if (ok) /* ScatterGetCollByteCount */
+          cr_assert(c.send == b * n && c.recv == b && c.param == b &&
+                    c.bytes == b * n * elt && c.inplace_offset == 0 &&
+                    c.recv_inplace_offset == b * (size_t)(n - 1));
         ok = gcb_coll_desc_counts(find("alltoall"), count, t, 0, n, 0, &c);
         cr_assert_eq(ok, b > 0);
         if (ok)
@@ -179,6 +209,12 @@ Test(coll_ops, rounding_to_nothing_is_refused) {
       gcb_coll_desc_counts(find("allgather"), 2, GCB_COLL_FLOAT, 0, 2, 0, &c));
   cr_assert_not(
       gcb_coll_desc_counts(find("alltoall"), 15, GCB_COLL_UINT8, 0, 1, 0, &c));
+  /* gather and scatter round as nccl-tests: 31 uint8 on 2 ranks is 15
+   * per rank, no 16-byte block */
+  cr_assert_not(
+      gcb_coll_desc_counts(find("gather"), 31, GCB_COLL_UINT8, 0, 2, 0, &c));
+  cr_assert(
+      gcb_coll_desc_counts(find("scatter"), 32, GCB_COLL_UINT8, 1, 2, 0, &c));
   cr_assert(
       gcb_coll_desc_counts(find("alltoall"), 16, GCB_COLL_UINT8, 0, 1, 0, &c));
   cr_assert_not(
@@ -225,6 +261,15 @@ Test(coll_ops, sources_of_received_elements) {
   expect_source(source("reduce", 64, 9, 3, 4, 3), GCB_COLL_FROM_ALL, 0, 9);
   expect_source(source("reduce", 64, 9, 1, 4, 3), GCB_COLL_FROM_NONE, 0, 0);
   expect_source(source("sendrecv", 64, 9, 0, 4, 0), GCB_COLL_FROM_RANK, 3, 9);
+  /* gather to root 3: its block 2 is rank 2's input; rank 1's receive
+   * buffer stays as it was (GatherInitData: expected = the buffer) */
+  expect_source(source("gather", 64, 37, 3, 4, 3), GCB_COLL_FROM_RANK, 2, 5);
+  expect_source(source("gather", 64, 3, 3, 4, 3), GCB_COLL_FROM_RANK, 0, 3);
+  expect_source(source("gather", 64, 37, 1, 4, 3), GCB_COLL_FROM_NONE, 0, 0);
+  /* scatter from root 2: rank 1 gets the root's elements 16..31
+   * (ScatterInitData: expected from rank * recvcount on) */
+  expect_source(source("scatter", 64, 5, 1, 4, 2), GCB_COLL_FROM_RANK, 2, 21);
+  expect_source(source("scatter", 64, 0, 2, 4, 2), GCB_COLL_FROM_RANK, 2, 32);
   /* pairs (0,2) (1,3); with 5 ranks rank 4 sits out */
   /* out of place each receives its partner's input (osu_latency) */
   expect_source(source("latency", 8, 1, 0, 4, 0), GCB_COLL_FROM_RANK, 2, 1);

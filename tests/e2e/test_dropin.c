@@ -42,7 +42,9 @@ static const char *const programs[][2] = {
     {"broadcast_perf", "broadcast"},
     {"reduce_perf", "reduce"},
     {"alltoall_perf", "alltoall"},
-    {"sendrecv_perf", "sendrecv"}};
+    {"sendrecv_perf", "sendrecv"},
+    {"gather_perf", "gather"},
+    {"scatter_perf", "scatter"}};
 
 Test(dropin, every_program_name_runs_its_collective_and_writes_a_document) {
   for (size_t i = 0; i < sizeof programs / sizeof *programs; i++) {
@@ -270,4 +272,93 @@ Test(dropin, several_gpus_per_process_is_refused_with_the_mpiexec_line) {
   cr_assert(strstr(err, "mpiexec -n 16 all_reduce_perf ... -t 1 -g 1") != NULL,
             "%s", err);
   free(err);
+}
+
+/* The first data row of `lines` (a line starting with blanks and a digit). */
+static const char *first_row(char **lines, int n) {
+  for (int i = 0; i < n; i++)
+    if (lines[i][0] == ' ' && strspn(lines[i], " ") < strlen(lines[i]) &&
+        lines[i][strspn(lines[i], " ")] >= '0' &&
+        lines[i][strspn(lines[i], " ")] <= '9')
+      return lines[i];
+  return NULL;
+}
+
+/* gather_perf and scatter_perf (nccl-tests' src/gather.cu, scatter.cu)
+ * against a real gather_perf log (NVIDIA/nccl-tests#350, tests/data/nccl):
+ * the same command line's first size, its size, count (each rank's block),
+ * type, redop and root text, and its fields ending in the same columns up
+ * to busbw. That log's nccl-tests printed #wrong one column narrower than
+ * 2.19.6, which gcbench follows (the allreduce test above), so the
+ * fields after busbw are counted, not placed. No public scatter_perf log
+ * was found: scatter_perf's row is held to the same columns. */
+Test(dropin, gather_and_scatter_match_a_real_gather_perf_log) {
+  const char *args[] = {"--minbytes",
+                        "128M",
+                        "--maxbytes",
+                        "128M",
+                        "--stepbytes",
+                        "128M",
+                        "--ngpus",
+                        "1",
+                        "--warmup_iters",
+                        "0",
+                        "--iters",
+                        "1",
+                        "--output",
+                        gcb_test_path("gp.json"),
+                        NULL};
+  cr_assert_eq(run_program(2, "gather_perf", args), 0, "%s",
+               gcb_test_slurp("stderr"));
+  char *mine_text = gcb_test_slurp("stdout");
+  char *ref_text =
+      gcb_test_read(GCB_TEST_DATA "/nccl/nccl-tests-350-gather-a100-cut.txt");
+  char *mine[100], *ref[100];
+  int nm = lines_of(mine_text, mine, 100), nr = lines_of(ref_text, ref, 100);
+  static const char *const fixed[] = {"# Collective test starting: gather_perf",
+                                      "#       size", "#        (B)"};
+  for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++) {
+    const char *a = find_line(mine, nm, fixed[i]),
+               *b = find_line(ref, nr, fixed[i]);
+    cr_assert(a && b, "no line '%s'", fixed[i]);
+    size_t upto = i == 0 ? strlen(b) : 77; /* through "busbw" / "(GB/s)" */
+    cr_assert(strlen(a) >= upto && strncmp(a, b, upto) == 0, "'%s' vs '%s'", a,
+              b);
+  }
+  const char *rows[2] = {first_row(mine, nm), NULL};
+  const char *want = first_row(ref, nr);
+  cr_assert(rows[0] && want, "%s", gcb_test_slurp("stdout"));
+  const char *sargs[] = {"-b", "1M", "-e", "1M",       "-n",
+                         "1",  "-w", "0",  "--output", gcb_test_path("sp.json"),
+                         NULL};
+  cr_assert_eq(run_program(2, "scatter_perf", sargs), 0, "%s",
+               gcb_test_slurp("stderr"));
+  char *s_text = gcb_test_slurp("stdout"), *s_lines[100];
+  rows[1] = first_row(s_lines, lines_of(s_text, s_lines, 100));
+  cr_assert_not_null(rows[1]);
+  int re[20], me[20];
+  char rw[20][32], mw[20][32];
+  int rn = fields_of(want, re, rw, 20);
+  cr_assert_eq(rn, 13);
+  for (int r = 0; r < 2; r++) {
+    int mn = fields_of(rows[r], me, mw, 20);
+    cr_assert_eq(mn, rn, "'%s' vs '%s'", rows[r], want);
+    for (int f = 0; f < 8; f++)
+      cr_assert_eq(me[f], re[f], "field %d ends at %d, nccl-tests: %d\n%s\n%s",
+                   f + 1, me[f], re[f], rows[r], want);
+    for (int f = r == 0 ? 0 : 2; f < 5; f++) /* scatter's size differs */
+      cr_assert_str_eq(mw[f], rw[f], "field %d", f + 1);
+    cr_assert_str_eq(mw[8], "0", "no wrong elements");
+  }
+  /* scatter_perf's count is each rank's block too: 1 MiB / 4 B / 2 ranks */
+  cr_assert(strstr(rows[1], "     1048576        131072     float    none"
+                            "       0 ") == rows[1],
+            "'%s'", rows[1]);
+  free(s_text);
+  free(mine_text);
+  free(ref_text);
+  char *json = gcb_test_slurp("gp.json");
+  cr_assert(strstr(json, "\"op\": \"gather\"") != NULL);
+  cr_assert(strstr(json, "\"op\": \"scatter\"") == NULL);
+  free(json);
 }

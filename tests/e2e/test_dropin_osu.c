@@ -57,6 +57,8 @@ static const struct {
     {"osu_reduce", "reduce", "# OSU MPI Reduce Latency Test v7.4\n"},
     {"osu_reduce_scatter", "reducescatter",
      "# OSU MPI Reduce_scatter Latency Test v7.4\n"},
+    {"osu_gather", "gather", "# OSU MPI Gather Latency Test v7.4\n"},
+    {"osu_scatter", "scatter", "# OSU MPI Scatter Latency Test v7.4\n"},
 };
 
 Test(dropin_osu, every_program_name_runs_its_collective_in_osu_layout) {
@@ -333,7 +335,10 @@ static void refused(const char *program, const char *const *args, int ranks,
 Test(dropin_osu, what_gcbench_cannot_do_is_refused_in_one_line) {
   refused("osu_bibw", (const char *[]){NULL}, 2,
           "osu_bibw: not supported: gcbench has no bidirectional");
-  refused("osu_gather", (const char *[]){NULL}, 2, "osu_gather: not supported");
+  refused("osu_gather", (const char *[]){"-k", "rotate", NULL}, 2,
+          "osu_gather: -k rotate: not supported");
+  refused("osu_barrier", (const char *[]){"-c", NULL}, 2,
+          "-c: not an option of osu_barrier");
   refused("osu_latency", (const char *[]){"-f", NULL}, 2,
           "-f/--full: not an option of osu_latency");
   refused("osu_latency", (const char *[]){"-m", "0:8", NULL}, 2,
@@ -415,4 +420,112 @@ Test(dropin_osu, coll_format_osu_in_place_is_named) {
   char *json = gcb_test_slurp("i.json");
   cr_assert(strstr(json, "\"inplace\": 0") == NULL, "%s", json);
   free(json);
+}
+
+/* osu_gather and osu_scatter against OSU 7.4's own output (-f -c: every
+ * column) and OSU 5.6.3's from a public log: the column line byte for
+ * byte, the rows' columns where OSU's end. */
+Test(dropin_osu, gather_and_scatter_match_real_osu_output) {
+  static const struct {
+    const char *program, *real, *column;
+    bool full;
+  } refs[] = {
+      {"osu_gather", "osu-7.4-osu_gather-f-c-mpich-vm.txt",
+       "# Size       Avg Latency(us)   Min Latency(us)   Max Latency(us)  "
+       "Iterations        Validation",
+       true},
+      {"osu_scatter", "osu-7.4-osu_scatter-f-c-mpich-vm.txt",
+       "# Size       Avg Latency(us)   Min Latency(us)   Max Latency(us)  "
+       "Iterations        Validation",
+       true},
+      {"osu_gather", "osu-7.4-osu_gather-mpich-vm.txt",
+       "# Size       Avg Latency(us)", false},
+      {"osu_gather", "osu-5.6.3-osu_gather-openmpi-wukan.txt",
+       "# Size       Avg Latency(us)", false},
+      {"osu_scatter", "osu-5.6.3-osu_scatter-openmpi-wukan.txt",
+       "# Size       Avg Latency(us)", false},
+  };
+  for (size_t i = 0; i < sizeof refs / sizeof *refs; i++) {
+    char real[256], doc[64];
+    snprintf(real, sizeof real, GCB_TEST_DATA "/osu/%s", refs[i].real);
+    snprintf(doc, sizeof doc, "gs%zu.json", i);
+    const char *plain[] = {"-m", "16:64", "-i",       "3",
+                           "-x", "1",     "--output", gcb_test_path(doc),
+                           NULL};
+    const char *full[] = {"-m", "16:64", "-f", "-c",       "-i",
+                          "3",  "-x",    "1",  "--output", gcb_test_path(doc),
+                          NULL};
+    char *out = compare_with(refs[i].program, refs[i].full ? full : plain, real,
+                             refs[i].column);
+    /* OSU's sizes (each rank's block), and -c's verdict */
+    cr_assert(strstr(out, "\n64        ") != NULL, "%s", out);
+    cr_assert(!refs[i].full || strstr(out, "Pass\n") != NULL, "%s", out);
+    free(out);
+    char *json = gcb_test_slurp(doc);
+    cr_assert(refs[i].full == (strstr(json, "\"checked\": true") != NULL), "%s",
+              doc);
+    free(json);
+  }
+}
+
+/* osu_barrier against OSU 7.4's own output (plain and -f) and OSU 5.6.3's:
+ * no datatype line, the "# Avg Latency(us)" column line byte for byte,
+ * and the one row's fields ending where OSU's end ("%17.2f", with -f
+ * "%18.2f%18.2f%12lu"). */
+Test(dropin_osu, barrier_matches_real_osu_output) {
+  static const struct {
+    const char *real;
+    bool full;
+  } refs[] = {{"osu-7.4-osu_barrier-mpich-vm.txt", false},
+              {"osu-7.4-osu_barrier-f-mpich-vm.txt", true},
+              {"osu-5.6.3-osu_barrier-openmpi-wukan.txt", false}};
+  for (size_t i = 0; i < sizeof refs / sizeof *refs; i++) {
+    char real[256];
+    snprintf(real, sizeof real, GCB_TEST_DATA "/osu/%s", refs[i].real);
+    const char *plain[] = {"-i",      "20",       "-x",
+                           "2",       "--output", gcb_test_path("bar.json"),
+                           "--force", NULL};
+    const char *full[] = {
+        "-f",      "-i", "20", "-x", "2", "--output", gcb_test_path("bar.json"),
+        "--force", NULL};
+    cr_assert_eq(run_program(2, "osu_barrier", refs[i].full ? full : plain), 0,
+                 "%s", gcb_test_slurp("stderr"));
+    char *text = gcb_test_slurp("stdout"), *ref_text = gcb_test_read(real);
+    char *mine[40], *ref[40];
+    int nm = lines_of(text, mine, 40), nr = lines_of(ref_text, ref, 40);
+    const char *a = find_line(mine, nm, "# Avg Latency(us)"),
+               *b = find_line(ref, nr, "# Avg Latency(us)");
+    cr_assert(a && b, "no column line");
+    cr_assert_str_eq(a, b, "%s", refs[i].real);
+    cr_assert_null(find_line(mine, nm, "# Datatype"), "OSU's barrier has none");
+    cr_assert_null(find_line(mine, nm, "# Size"));
+    int rows = 0, want[8], nw = 0;
+    for (int j = 0; j < nr && nw == 0; j++)
+      if (ref[j][0] != '#')
+        nw = ends_of(ref[j], want, 8);
+    cr_assert_eq(nw, refs[i].full ? 4 : 1);
+    cr_assert_eq(want[0], 17, "OSU's %%17.2f");
+    for (int j = 0; j < nm; j++) {
+      if (mine[j][0] == '#')
+        continue;
+      int got[8];
+      cr_assert_eq(ends_of(mine[j], got, 8), nw, "'%s'", mine[j]);
+      for (int f = 0; f < nw; f++)
+        cr_assert_eq(got[f], want[f], "'%s': field %d", mine[j], f + 1);
+      rows++;
+    }
+    cr_assert_eq(rows, 1, "one row");
+    free(text);
+    free(ref_text);
+    /* print_preamble's blank line and 7.4's title, then the column line */
+    text = gcb_test_slurp("stdout");
+    cr_assert(strstr(text, "\n\n# OSU MPI Barrier Latency Test v7.4\n# Avg "
+                           "Latency(us)") != NULL,
+              "%s", text);
+    free(text);
+    char *json = gcb_test_slurp("bar.json");
+    cr_assert(strstr(json, "\"op\": \"barrier\"") != NULL);
+    cr_assert(strstr(json, "\"iterations\": 20,") != NULL);
+    free(json);
+  }
 }

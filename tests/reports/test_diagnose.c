@@ -240,6 +240,36 @@ Test(diagnose, a_node_whose_gpus_are_all_slow_is_one_node_root_cause) {
   done(&x);
 }
 
+/* OpenBLAS falling back to its Prescott kernels on an AVX-512 CPU makes
+ * every host GEMM figure several times too low: a root cause at the node,
+ * beside whatever else the run shows, not one more piece of the run's
+ * evidence hidden under a worse finding. */
+Test(diagnose, a_blas_below_the_cpu_is_a_root_cause_at_its_node) {
+  json_t *doc = fx_doc(2, 1, 8, "Test CPU");
+  json_object_set_new(json_object_get(doc, "software"), "blas_run",
+                      json_pack("{s:s, s:s, s:i, s:s, s:s}", "library",
+                                "OpenBLAS", "core", "Prescott", "threads", 1,
+                                "parallel", "pthreads", "cpu_isa", "avx512"));
+  const double figs[] = {30, 20}; /* and rank 1 a third slower */
+  fx_add_case(doc, fx_case("gemm", "fp32 1024", "{\"dtype\": \"fp32\"}",
+                           "GFLOP/s", figs, 2, 0.01, NULL));
+  struct dx x;
+  one_doc(&x, doc);
+  diagnose(&x);
+  const struct gcb_root_cause *rc = NULL;
+  for (size_t i = 0; i < x.d.n; i++)
+    if (strstr(x.d.items[i].summary, "Prescott") != NULL)
+      rc = &x.d.items[i];
+  cr_assert_not_null(rc, "no root cause names the kernels (%zu causes)", x.d.n);
+  cr_expect_eq(rc->comp.kind, GCB_COMP_NODE);
+  cr_expect_eq(rc->severity, GCB_SEV_WARN);
+  cr_expect_eq(rc->nevidence, 1,
+               "the kernels' finding alone: one library "
+               "on every rank makes no rank wait");
+  cr_expect_gt(x.d.n, 1, "rank 1's slowness is a cause of its own");
+  done(&x);
+}
+
 Test(diagnose, a_gpu_slow_on_gemm_and_device_memory_is_one_root_cause) {
   const double g[] = {1000000, 1000000, 600000, 1000000, 1000000, 1000000};
   const double m[] = {4000, 4000, 2500, 4000, 4000, 4000};
