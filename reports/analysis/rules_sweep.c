@@ -70,31 +70,111 @@ static struct gcb_finding *push_at(const struct gcb__rule_ctx *cx,
 
 /* ---- imbalance ----------------------------------------------------------- */
 
-/* Whether an earlier rule already named the rank in this case. */
-static bool explained(const struct gcb__rule_ctx *cx, const json_t *c,
-                      long long rank) {
-  char title[sizeof cx->out->items[0].where.subject];
-  gcb_view_case_title(c, title, sizeof title);
+/*
+ * What the per-case loops ask of every case, computed once per document:
+ * asked per case or per finding, each was a walk over every case or
+ * finding, and a 20,000-case document took over ten minutes.
+ */
+
+/* The findings of earlier rules that explain a case's imbalance (a slow
+ * rank, a slow link) of this document, by rank and case title. */
+struct explainers {
+  const struct gcb_finding **f;
+  size_t n;
+};
+
+static int cmp_explainer(const void *a, const void *b) {
+  const struct gcb_finding *x = *(const struct gcb_finding *const *)a;
+  const struct gcb_finding *y = *(const struct gcb_finding *const *)b;
+  if (x->where.rank != y->where.rank)
+    return x->where.rank < y->where.rank ? -1 : 1;
+  return strcmp(x->where.subject, y->where.subject);
+}
+
+/* false on ENOMEM. The findings must not move while it is used. */
+static bool explainers_of(const struct gcb__rule_ctx *cx,
+                          struct explainers *e) {
+  e->n = 0;
+  e->f = malloc((cx->out->n + 1) * sizeof *e->f);
+  if (e->f == NULL)
+    return false;
   for (size_t i = 0; i < cx->out->n; i++) {
     const struct gcb_finding *f = &cx->out->items[i];
-    if (f->where.doc == cx->index && f->where.rank == rank &&
-        (strcmp(f->kind, "slow-rank") == 0 ||
-         strcmp(f->kind, "link-bandwidth") == 0) &&
-        strcmp(f->where.subject, title) == 0)
-      return true;
+    if (f->where.doc == cx->index && (strcmp(f->kind, "slow-rank") == 0 ||
+                                      strcmp(f->kind, "link-bandwidth") == 0))
+      e->f[e->n++] = f;
   }
-  return false;
+  if (e->n > 1)
+    qsort(e->f, e->n, sizeof *e->f, cmp_explainer);
+  return true;
+}
+
+/* Whether an earlier rule already named the rank in this case. */
+static bool explained(const struct explainers *e, const json_t *c,
+                      long long rank) {
+  struct gcb_finding key;
+  const struct gcb_finding *k = &key;
+  if (e->n == 0)
+    return false;
+  key.where.rank = rank;
+  gcb_view_case_title(c, key.where.subject, sizeof key.where.subject);
+  return bsearch(&k, e->f, e->n, sizeof *e->f, cmp_explainer) != NULL;
+}
+
+/* The sweep keys of the cases that have two ranks or more, sorted. */
+struct sweep_keys {
+  char **k;
+  size_t n;
+};
+
+static int cmp_key(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void sweep_keys_free(struct sweep_keys *s) {
+  for (size_t i = 0; i < s->n; i++)
+    free(s->k[i]);
+  free(s->k);
+  *s = (struct sweep_keys){0};
+}
+
+/* false on ENOMEM. */
+static bool sweep_keys_of(const json_t *cases, struct sweep_keys *s) {
+  const json_t *c;
+  size_t i;
+  char k[GCB_VIEW_SWEEP_KEY];
+  *s = (struct sweep_keys){
+      .k = malloc((json_array_size(cases) + 1) * sizeof *s->k)};
+  if (s->k == NULL)
+    return false;
+  json_array_foreach(cases, i, c) {
+    if (gcb_ranks_count(c) < 2)
+      continue;
+    gcb_view_sweep_key(c, k, sizeof k);
+    if ((s->k[s->n] = strdup(k)) == NULL) {
+      sweep_keys_free(s);
+      return false;
+    }
+    s->n++;
+  }
+  if (s->n > 1)
+    qsort(s->k, s->n, sizeof *s->k, cmp_key);
+  return true;
 }
 
 /* Cases of the document in the sweep `key` that have two ranks or more. */
-static size_t sweep_cases(const json_t *cases, const char *key) {
-  const json_t *c;
-  size_t i, n = 0;
-  char k[GCB_VIEW_SWEEP_KEY];
-  json_array_foreach(cases, i, c) {
-    gcb_view_sweep_key(c, k, sizeof k);
-    n += strcmp(k, key) == 0 && gcb_ranks_count(c) >= 2;
+static size_t sweep_cases(const struct sweep_keys *s, const char *key) {
+  size_t lo = 0, hi = s->n;
+  while (lo < hi) { /* the first key >= key */
+    size_t mid = lo + (hi - lo) / 2;
+    if (strcmp(s->k[mid], key) < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
+  size_t n = 0;
+  while (lo + n < s->n && strcmp(s->k[lo + n], key) == 0)
+    n++;
   return n;
 }
 
@@ -129,13 +209,14 @@ static enum gcb_status imbalance_finding(const struct gcb__rule_ctx *cx,
   return GCB_OK;
 }
 
-/* Reports each group of hits [i, j) by its largest value. */
+/* Reports each group of hits [i, j) by its largest value; arg: what the
+ * rule computed once for all its groups. */
 typedef enum gcb_status (*group_fn)(const struct gcb__rule_ctx *cx,
                                     const struct hit *worst, size_t seen,
-                                    const json_t *cases);
+                                    const void *arg);
 
 static enum gcb_status each_group(const struct gcb__rule_ctx *cx,
-                                  struct hits *h, const json_t *cases,
+                                  struct hits *h, const void *arg,
                                   group_fn report) {
   enum gcb_status st = GCB_OK;
   if (h->n > 1) /* items is NULL without hits, which qsort must not see */
@@ -145,26 +226,29 @@ static enum gcb_status each_group(const struct gcb__rule_ctx *cx,
     for (j = i; j < h->n && strcmp(h->items[j].group, h->items[i].group) == 0;
          j++)
       worst = h->items[j].value > h->items[worst].value ? j : worst;
-    st = report(cx, &h->items[worst], j - i, cases);
+    st = report(cx, &h->items[worst], j - i, arg);
   }
   return st;
 }
 
 static enum gcb_status report_imbalance(const struct gcb__rule_ctx *cx,
                                         const struct hit *worst, size_t seen,
-                                        const json_t *cases) {
-  return imbalance_finding(cx, worst, seen, sweep_cases(cases, worst->group));
+                                        const void *keys) {
+  return imbalance_finding(cx, worst, seen, sweep_cases(keys, worst->group));
 }
 
 enum gcb_status gcb__rule_imbalance(const struct gcb__rule_ctx *cx) {
   const json_t *cases = json_object_get(cx->doc->root, "cases"), *c;
   struct hits h = {0};
+  struct explainers e = {0};
+  struct sweep_keys keys = {0};
   size_t i;
+  h.oom = !explainers_of(cx, &e) || !sweep_keys_of(cases, &keys);
   json_array_foreach(cases, i, c) {
     struct gcb_imbalance im;
-    if (!gcb_analyze_imbalance(c, &im) || im.ranks < 2 ||
+    if (h.oom || !gcb_analyze_imbalance(c, &im) || im.ranks < 2 ||
         im.imbalance * 100 <= cx->t->imbalance_pct ||
-        explained(cx, c, im.max_rank))
+        explained(&e, c, im.max_rank))
       continue;
     struct hit *x = add_hit(&h);
     if (x == NULL)
@@ -173,9 +257,11 @@ enum gcb_status gcb__rule_imbalance(const struct gcb__rule_ctx *cx) {
         .c = c, .rank = im.max_rank, .value = im.imbalance, .order = i};
     gcb_view_sweep_key(c, x->group, sizeof x->group);
   }
+  free(e.f); /* the findings move from here on */
   enum gcb_status st =
       h.oom ? gcb_err_set(cx->err, GCB_ENOMEM, "analysis: out of memory")
-            : each_group(cx, &h, cases, report_imbalance);
+            : each_group(cx, &h, &keys, report_imbalance);
+  sweep_keys_free(&keys);
   free(h.items);
   return st;
 }
@@ -192,9 +278,9 @@ static bool lateness(const struct gcb_ranks *pr, double *x) {
   return true;
 }
 
-static enum gcb_status report_late(const struct gcb__rule_ctx *cx,
-                                   const struct hit *h, size_t seen,
-                                   const json_t *cases) {
+/* The document's cases that measured lateness (counted once, not per
+ * late rank). */
+static size_t late_cases(const json_t *cases) {
   size_t of = 0, i;
   const json_t *c;
   json_array_foreach(cases, i, c) {
@@ -202,6 +288,13 @@ static enum gcb_status report_late(const struct gcb__rule_ctx *cx,
     gcb_ranks_of(c, &pr);
     of += !isnan(gcb_ranks_num(&pr, GCB_RC_LATE_MEAN, 0));
   }
+  return of;
+}
+
+static enum gcb_status report_late(const struct gcb__rule_ctx *cx,
+                                   const struct hit *h, size_t seen,
+                                   const void *late) {
+  size_t of = *(const size_t *)late;
   struct gcb_finding *f = push_at(cx, h);
   if (f == NULL)
     return GCB_ENOMEM;
@@ -274,9 +367,10 @@ enum gcb_status gcb__rule_late_arrival(const struct gcb__rule_ctx *cx) {
     if (!h.oom && !late_hits(cx, c, i, x, flags, &h))
       h.oom = true;
   }
+  size_t of = late_cases(cases);
   enum gcb_status st =
       h.oom ? gcb_err_set(cx->err, GCB_ENOMEM, "analysis: out of memory")
-            : each_group(cx, &h, cases, report_late);
+            : each_group(cx, &h, &of, report_late);
   free(x);
   free(flags);
   free(h.items);

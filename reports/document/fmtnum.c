@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 static const double exact_pow10[] = {
     1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
@@ -113,4 +114,19 @@ size_t gcb_fmtnum_g(char *buf, double x, int precision) {
   }
   *o = '\0';
   return (size_t)(o - buf);
+}
+
+size_t gcb_fmtnum_ll(char *buf, long long v) {
+  char digits[24], *at = digits + sizeof digits;
+  unsigned long long u =
+      v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+  do
+    *--at = (char)('0' + u % 10);
+  while ((u /= 10) != 0);
+  if (v < 0)
+    *--at = '-';
+  size_t n = (size_t)(digits + sizeof digits - at);
+  memcpy(buf, at, n);
+  buf[n] = '\0';
+  return n;
 }

@@ -20,4 +20,8 @@
  */
 size_t gcb_fmtnum_g(char *buf, double x, int precision);
 
+/* Writes v as snprintf(buf, GCB_FMTNUM_MAX, "%lld", v) would; returns the
+ * length. */
+size_t gcb_fmtnum_ll(char *buf, long long v);
+
 #endif

@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 const struct gcb_rank_column gcb_rank_columns[GCB_RC_COUNT] = {
 #define GCB_RANK_COL_ROW(id, g, f, k, req)                                     \
@@ -19,22 +20,25 @@ const struct gcb_rank_column gcb_rank_columns[GCB_RC_COUNT] = {
 #undef GCB_RANK_COL_ROW
 };
 
-/* The column's array in per_rank (NULL if absent or not an array). */
-static const json_t *column_in(const json_t *per_rank,
-                               const struct gcb_rank_column *c) {
-  const json_t *holder =
-      c->group != NULL ? json_object_get(per_rank, c->group) : per_rank;
-  const json_t *a = json_object_get(holder, c->field);
-  return json_is_array(a) ? a : NULL;
-}
-
 void gcb_ranks_of(const json_t *c, struct gcb_ranks *out) {
   const json_t *pr = json_object_get(c, "per_rank");
   *out = (struct gcb_ranks){0};
   if (!json_is_object(pr))
     return;
-  for (size_t i = 0; i < GCB_RC_COUNT; i++)
-    out->col[i] = column_in(pr, &gcb_rank_columns[i]);
+  /* Each group looked up once, not once per column: the table lists a
+   * group's columns one after the other. */
+  const char *group = NULL;
+  const json_t *holder = pr;
+  for (size_t i = 0; i < GCB_RC_COUNT; i++) {
+    const struct gcb_rank_column *col = &gcb_rank_columns[i];
+    if (col->group == NULL)
+      holder = pr, group = NULL;
+    else if (group == NULL || strcmp(group, col->group) != 0)
+      holder = json_object_get(pr, group = col->group);
+    const json_t *a =
+        holder != NULL ? json_object_get(holder, col->field) : NULL;
+    out->col[i] = json_is_array(a) ? a : NULL;
+  }
   out->n = json_array_size(out->col[GCB_RC_RANK]);
 }
 

@@ -100,10 +100,44 @@ static const double pow10_d[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                  1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
                                  1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
+#ifdef __SIZEOF_INT128__
+typedef unsigned __int128 u128;
+
+static int bits128(u128 v) {
+  uint64_t hi = (uint64_t)(v >> 64);
+  return hi != 0  ? 128 - __builtin_clzll(hi)
+         : v != 0 ? 64 - __builtin_clzll((uint64_t)v)
+                  : 0;
+}
+
+/* q × 2^e2 rounded to the nearest double (ties to even), sticky: the
+ * exact value is a little above q (a remainder was dropped). q >= 2^54,
+ * and the result a normal double (the callers' ranges). */
+static double round_scaled(u128 q, bool sticky, int e2) {
+  int shift = bits128(q) - 53;
+  uint64_t mant = (uint64_t)(q >> shift);
+  u128 rest = q & (((u128)1 << shift) - 1), half = (u128)1 << (shift - 1);
+  if (rest > half || (rest == half && (sticky || (mant & 1))))
+    mant++; /* 2^53 at most, which ldexp takes as it is */
+  return ldexp((double)mant, shift + e2);
+}
+
+/* 5^k for k <= 27: below 2^63. */
+static uint64_t pow5(int k) {
+  uint64_t p = 1;
+  while (k-- > 0)
+    p *= 5;
+  return p;
+}
+#endif
+
 /*
  * w × 10^e10 rounded to the nearest double, when that can be done
  * exactly without strtod: Clinger's fast path (w < 2^53, |e10| <= 22,
- * one correctly rounded operation). false: ask strtod.
+ * one correctly rounded operation), else, for |e10| <= 27, the exact
+ * product or quotient by 5^|e10| in 128-bit integers and one rounding
+ * (the shortest form of most doubles has 17 digits, past 2^53, and
+ * strtod was a tenth of a large report's time). false: ask strtod.
  */
 static bool exact_double(uint64_t w, int e10, double *out) {
   if (w == 0) {
@@ -114,9 +148,24 @@ static bool exact_double(uint64_t w, int e10, double *out) {
     *out = e10 < 0 ? (double)w / pow10_d[-e10] : (double)w * pow10_d[e10];
     return true;
   }
-  /* Past Clinger's fast path strtod decides: an x87 long-double road
-   * was exact on the hardware but not under valgrind, which computes long
-   * doubles in 53 bits, nor where long double is double. */
+#ifdef __SIZEOF_INT128__
+  if (w >= ((uint64_t)1 << 53) && e10 >= 0 && e10 <= 27) {
+    /* w 5^e10 2^e10: exact in 128 bits, at least 54 bits long */
+    *out = round_scaled((u128)w * pow5(e10), false, e10);
+    return true;
+  }
+  if (w >= ((uint64_t)1 << 53) && e10 < 0 && e10 >= -27) {
+    /* (w 2^64 / 5^k) 2^(-64-k): the quotient has at least 54 bits (w >=
+     * 2^53, 5^k < 2^63), the remainder says whether any is dropped */
+    uint64_t d = pow5(-e10);
+    u128 n = (u128)w << 64;
+    *out = round_scaled(n / d, n % d != 0, -64 + e10);
+    return true;
+  }
+#endif
+  /* Otherwise strtod decides: an x87 long-double road was exact on the
+   * hardware but not under valgrind, which computes long doubles in 53
+   * bits, nor where long double is double. */
   return false;
 }
 

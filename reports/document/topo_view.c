@@ -30,15 +30,24 @@ const json_t *gcb_topo_view_gpu(const json_t *topo, long long index) {
   return NULL;
 }
 
+/* Whether text names the PCI function want: the same as comparing the
+ * canonical forms (the form is one-to-one), without formatting either,
+ * which was a tenth of a 16,384-rank report (a lookup per rank and GPU). */
+static bool same_busid(const struct gcb_busid *want, const char *text) {
+  struct gcb_busid have;
+  return gcb_busid_parse(text, &have, NULL) == GCB_OK &&
+         have.domain == want->domain && have.bus == want->bus &&
+         have.dev == want->dev && have.func == want->func;
+}
+
 long long gcb_topo_view_gpu_by_busid(const json_t *topo, const char *busid) {
-  char want[32], have[32];
+  struct gcb_busid want;
   const json_t *g;
   size_t i;
-  if (!gcb_busid_canon(busid, want, sizeof want))
+  if (topo == NULL || gcb_busid_parse(busid, &want, NULL) != GCB_OK)
     return -1;
   json_array_foreach(json_object_get(topo, "gpus"), i, g) {
-    if (gcb_busid_canon(gcb_view_str(g, "busid"), have, sizeof have) &&
-        strcmp(want, have) == 0)
+    if (same_busid(&want, gcb_view_str(g, "busid")))
       return gcb_view_int(g, "index", (long long)i);
   }
   return -1;
@@ -69,11 +78,16 @@ double gcb_topo_view_host_gbps(const json_t *gpu) {
  * normally the index itself), or -1. */
 static long long device_slot(const json_t *paths, long long index) {
   const json_t *devs = json_object_get(paths, "devices"), *d;
-  char name[32];
+  char name[32], digits[24], *at = digits + sizeof digits;
   size_t i;
   if (index < 0)
     return -1;
-  snprintf(name, sizeof name, "GPU%lld", index);
+  /* "GPU%lld" without printf: asked for every GPU pair of every node */
+  *--at = '\0';
+  for (long long v = index; at == digits + sizeof digits - 1 || v > 0; v /= 10)
+    *--at = (char)('0' + v % 10);
+  memcpy(name, "GPU", 3);
+  memcpy(name + 3, at, (size_t)(digits + sizeof digits - at));
   d = json_array_get(devs, (size_t)index);
   if (d != NULL && json_is_string(d) && strcmp(json_string_value(d), name) == 0)
     return index;
@@ -113,14 +127,13 @@ const json_t *gcb_topo_view_hop(const json_t *gpu, size_t i) {
 
 const json_t *gcb_topo_view_health(const json_t *root, long long node,
                                    const char *busid) {
-  char want[32], have[32];
+  struct gcb_busid want;
   const json_t *g;
   size_t i;
-  if (!gcb_busid_canon(busid, want, sizeof want))
+  if (gcb_busid_parse(busid, &want, NULL) != GCB_OK)
     return NULL;
   json_array_foreach(json_object_get(gcb_view_node(root, node), "gpus"), i, g) {
-    if (gcb_busid_canon(gcb_view_str(g, "bus_id"), have, sizeof have) &&
-        strcmp(want, have) == 0)
+    if (same_busid(&want, gcb_view_str(g, "bus_id")))
       return g;
   }
   return NULL;

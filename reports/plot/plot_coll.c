@@ -50,32 +50,76 @@ static double coll_bytes(const json_t *c) {
   return isnan(b) ? gcb_view_param_num(c, "bytes") : b;
 }
 
-/* Whether case `i` is the first of its sweep (and of the sweep's in-place
- * half, when want_ip says which half counts). */
-static bool first_of_sweep(const json_t *cases, size_t i, const char *key) {
-  char other[GCB_VIEW_SWEEP_KEY];
-  for (size_t j = 0; j < i; j++) {
-    const json_t *o = json_array_get(cases, j);
-    if (!is_coll(o))
+/*
+ * The sweep key of every collective case of a document (NULL for other
+ * cases) and whether each is the first of its sweep, computed once per
+ * document: asked per case, each was a walk over the cases before it
+ * formatting their keys again, quadratic in the cases (a 2,000-case
+ * document spent most of its report here).
+ */
+struct sweeps {
+  char **key;
+  bool *first;
+  size_t n;
+};
+
+static void sweeps_free(struct sweeps *s) {
+  for (size_t i = 0; s->key != NULL && i < s->n; i++)
+    free(s->key[i]);
+  free(s->key);
+  free(s->first);
+  *s = (struct sweeps){0};
+}
+
+struct keyed {
+  const char *key;
+  size_t i;
+};
+
+static int by_key(const void *a, const void *b) {
+  const struct keyed *x = a, *y = b;
+  int c = strcmp(x->key, y->key);
+  return c != 0 ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+/* false on ENOMEM. */
+static bool sweeps_of(const json_t *cases, struct sweeps *s) {
+  size_t n = json_array_size(cases), m = 0;
+  *s = (struct sweeps){.key = calloc(n + 1, sizeof *s->key),
+                       .first = calloc(n + 1, sizeof *s->first),
+                       .n = n};
+  struct keyed *order = malloc((n + 1) * sizeof *order);
+  bool ok = s->key != NULL && s->first != NULL && order != NULL;
+  for (size_t i = 0; ok && i < n; i++) {
+    char k[GCB_VIEW_SWEEP_KEY];
+    const json_t *c = json_array_get(cases, i);
+    if (!is_coll(c))
       continue;
-    gcb_view_sweep_key(o, other, sizeof other);
-    if (strcmp(key, other) == 0)
-      return false;
+    gcb_view_sweep_key(c, k, sizeof k);
+    ok = (s->key[i] = strdup(k)) != NULL;
+    order[m++] = (struct keyed){s->key[i], i};
   }
-  return true;
+  if (ok && m > 1)
+    qsort(order, m, sizeof *order, by_key);
+  for (size_t j = 0; ok && j < m; j++)
+    s->first[order[j].i] =
+        j == 0 || strcmp(order[j].key, order[j - 1].key) != 0;
+  free(order);
+  if (!ok)
+    sweeps_free(s);
+  return ok;
 }
 
 /* Writes (or with f NULL, counts) the points of one half of a sweep:
  * size, algbw, busbw. Zero bytes (a barrier) has no place on a log axis. */
-static size_t bw_points(FILE *f, const json_t *cases, const char *key,
-                        bool ip) {
+static size_t bw_points(FILE *f, const json_t *cases, const struct sweeps *sw,
+                        const char *key, bool ip) {
   const json_t *c;
   size_t i, n = 0;
-  char k[GCB_VIEW_SWEEP_KEY];
   json_array_foreach(cases, i, c) {
-    if (!is_coll(c) || in_place(c) != ip)
+    if (sw->key[i] == NULL || in_place(c) != ip)
       continue;
-    gcb_view_sweep_key(c, k, sizeof k);
+    const char *k = sw->key[i];
     const json_t *s = gcb_view_obj(c, "summary");
     double bytes = coll_bytes(c), alg = gcb_view_num(s, "algbw");
     double bus = gcb_view_num(s, "busbw");
@@ -91,9 +135,10 @@ static size_t bw_points(FILE *f, const json_t *cases, const char *key,
 }
 
 static void bw_plot(struct gcb__plotter *p, const json_t *cases,
-                    const json_t *first, const char *key) {
-  size_t nop = bw_points(NULL, cases, key, false);
-  size_t nip = bw_points(NULL, cases, key, true);
+                    const struct sweeps *sw, const json_t *first,
+                    const char *key) {
+  size_t nop = bw_points(NULL, cases, sw, key, false);
+  size_t nip = bw_points(NULL, cases, sw, key, true);
   char title[320];
   if (nop + nip == 0)
     return; /* an empty plot is a gnuplot error, and says nothing */
@@ -110,7 +155,7 @@ static void bw_plot(struct gcb__plotter *p, const json_t *cases,
     if ((ip ? nip : nop) == 0)
       continue;
     fprintf(p->f, "$bw%zu%c << EOD\n", id, ip ? 'i' : 'o');
-    bw_points(p->f, cases, key, ip);
+    bw_points(p->f, cases, sw, key, ip);
     fprintf(p->f, "EOD\n");
   }
   const char *sep = "plot";
@@ -134,15 +179,17 @@ void gcb__plot_bandwidth(struct gcb__plotter *p, const struct gcb_doc *docs,
                          size_t ndocs) {
   for (size_t d = 0; d < ndocs && !p->oom; d++) {
     const json_t *cases = json_object_get(docs[d].root, "cases"), *c;
+    struct sweeps sw;
     size_t i;
-    json_array_foreach(cases, i, c) {
-      char key[GCB_VIEW_SWEEP_KEY];
-      if (!is_coll(c))
-        continue;
-      gcb_view_sweep_key(c, key, sizeof key);
-      if (first_of_sweep(cases, i, key))
-        bw_plot(p, cases, c, key);
+    if (!sweeps_of(cases, &sw)) {
+      p->oom = true;
+      break;
     }
+    json_array_foreach(cases, i, c) {
+      if (sw.key[i] != NULL && sw.first[i])
+        bw_plot(p, cases, &sw, c, sw.key[i]);
+    }
+    sweeps_free(&sw);
   }
 }
 
@@ -150,15 +197,14 @@ void gcb__plot_bandwidth(struct gcb__plotter *p, const struct gcb_doc *docs,
 
 /* The out-of-place case of the sweep with the largest size and per-rank
  * samples, or NULL. */
-static const json_t *largest(const json_t *cases, const char *key) {
+static const json_t *largest(const json_t *cases, const struct sweeps *sw,
+                             const char *key) {
   const json_t *c, *best = NULL;
   size_t i;
-  char k[GCB_VIEW_SWEEP_KEY];
   json_array_foreach(cases, i, c) {
-    if (!is_coll(c) || in_place(c) || gcb_ranks_count(c) < 2)
+    if (sw->key[i] == NULL || in_place(c) || gcb_ranks_count(c) < 2)
       continue;
-    gcb_view_sweep_key(c, k, sizeof k);
-    if (strcmp(k, key) == 0 &&
+    if (strcmp(sw->key[i], key) == 0 &&
         (best == NULL || coll_bytes(c) > coll_bytes(best)))
       best = c;
   }
@@ -215,16 +261,19 @@ void gcb__plot_rank_times(struct gcb__plotter *p, const struct gcb_doc *docs,
                           size_t ndocs) {
   for (size_t d = 0; d < ndocs && !p->oom; d++) {
     const json_t *cases = json_object_get(docs[d].root, "cases"), *c;
+    struct sweeps sw;
     size_t i;
+    if (!sweeps_of(cases, &sw)) {
+      p->oom = true;
+      break;
+    }
     json_array_foreach(cases, i, c) {
-      char key[GCB_VIEW_SWEEP_KEY];
-      if (!is_coll(c))
-        continue;
-      gcb_view_sweep_key(c, key, sizeof key);
-      const json_t *big =
-          first_of_sweep(cases, i, key) ? largest(cases, key) : NULL;
+      const json_t *big = sw.key[i] != NULL && sw.first[i]
+                              ? largest(cases, &sw, sw.key[i])
+                              : NULL;
       if (big != NULL && coll_bytes(big) > 0)
         times_plot(p, big);
     }
+    sweeps_free(&sw);
   }
 }

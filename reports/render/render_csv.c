@@ -241,9 +241,9 @@ static void row_text(struct row *r, const char *s) {
 }
 
 static void row_int(struct row *r, long long v) {
-  char s[32] = ",";
-  int n = v < 0 ? 0 : snprintf(s + 1, sizeof s - 1, "%lld", v);
-  row_raw(r, s, (size_t)n + 1);
+  char s[GCB_FMTNUM_MAX + 1] = ",";
+  size_t n = v < 0 ? 0 : gcb_fmtnum_ll(s + 1, v);
+  row_raw(r, s, n + 1);
 }
 
 /* Where every rank of a document runs, escaped for CSV once: the

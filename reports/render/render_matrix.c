@@ -33,11 +33,14 @@ struct rows {
 /* The row of GPU `bus` (any form) on machine `node`, or NULL. */
 static struct gcb_matrix_row *row_at(const struct rows *r, long long node,
                                      const char *bus) {
-  char b[32];
-  if (node < 0 || !gcb_busid_canon(bus, b, sizeof b))
+  struct gcb_busid want, have;
+  /* parsed and compared, not formatted: a lookup per rank and family */
+  if (node < 0 || gcb_busid_parse(bus, &want, NULL) != GCB_OK)
     return NULL;
   for (size_t i = r->first[node]; i < r->first[node + 1]; i++)
-    if (strcmp(r->m->rows[i].bus_id, b) == 0)
+    if (gcb_busid_parse(r->m->rows[i].bus_id, &have, NULL) == GCB_OK &&
+        have.domain == want.domain && have.bus == want.bus &&
+        have.dev == want.dev && have.func == want.func)
       return &r->m->rows[i];
   return NULL;
 }

@@ -26,19 +26,57 @@
 
 /* Every case parameter as a label (render_openmetrics_names.c makes the
  * names valid and distinct). */
-static void param_labels(struct gcb__om_sample *s, const json_t *c) {
+/* A case's parameters as label text, formatted once for all its ranks. */
+struct param_texts {
+  size_t n;
+  const char **key;
+  char (*text)[256];
+};
+
+static void param_texts_free(struct param_texts *t) {
+  free(t->key);
+  free(t->text);
+  *t = (struct param_texts){0};
+}
+
+/* false on ENOMEM. */
+static bool param_texts_of(struct param_texts *t, const json_t *c) {
+  const json_t *params = json_object_get(c, "params"), *v;
+  size_t n = json_object_size(params);
   const char *k;
-  const json_t *v;
-  json_object_foreach(json_object_get(c, "params"), k, v) {
-    char text[256];
+  *t = (struct param_texts){.key = malloc((n + 1) * sizeof *t->key),
+                            .text = malloc((n + 1) * sizeof *t->text)};
+  if (t->key == NULL || t->text == NULL) {
+    param_texts_free(t);
+    return false;
+  }
+  json_object_foreach((json_t *)params, k, v) {
+    char *text = t->text[t->n];
     if (json_is_string(v))
-      gcb_view_copy(text, sizeof text, json_string_value(v));
+      gcb_view_copy(text, sizeof t->text[0], json_string_value(v));
     else if (json_is_number(v))
-      snprintf(text, sizeof text, "%.17g", json_number_value(v));
+      snprintf(text, sizeof t->text[0], "%.17g", json_number_value(v));
     else /* the reader allows strings and numbers only */
       text[0] = '\0';
-    gcb__om_param(s, k, text);
+    t->key[t->n++] = k;
   }
+  return true;
+}
+
+static void param_labels_of(struct gcb__om_sample *s,
+                            const struct param_texts *t) {
+  for (size_t i = 0; i < t->n; i++)
+    gcb__om_param(s, t->key[i], t->text[i]);
+}
+
+static void param_labels(struct gcb__om_sample *s, const json_t *c) {
+  struct param_texts t;
+  if (!param_texts_of(&t, c)) {
+    s->oom = true;
+    return;
+  }
+  param_labels_of(s, &t);
+  param_texts_free(&t);
 }
 
 static struct gcb__om_sample start(size_t doc) {
@@ -117,6 +155,8 @@ static void rank_samples(FILE *out, const struct gcb_report *rep, size_t d,
                   gcb_view_num(gcb_view_obj(c, "summary"), "median") / div);
     return;
   }
+  struct param_texts params;
+  bool oom = !param_texts_of(&params, c);
   for (size_t i = 0; i < pr.n; i++) {
     double x = gcb_ranks_num(&pr, GCB_RC_FIG_MEDIAN, i);
     long long rank = gcb_ranks_int(&pr, GCB_RC_RANK, i, (long long)i);
@@ -125,14 +165,16 @@ static void rank_samples(FILE *out, const struct gcb_report *rep, size_t d,
       continue;
     gcb_view_place(root, rank, &p);
     struct gcb__om_sample s = start(d);
+    s.oom = s.oom || oom;
     gcb__om_label(&s, "host", p.hostname);
     gcb__om_label_int(&s, "node", p.node);
     gcb__om_label_int(&s, "rank", rank);
     gcb__om_label_int(&s, "gpu", p.gpu);
     gcb__om_label(&s, "bus_id", p.bus_id);
-    param_labels(&s, c);
+    param_labels_of(&s, &params);
     gcb__om_write(out, f->name, series, &s, x / div);
   }
+  param_texts_free(&params);
 }
 
 static double case_value(enum kind k, const json_t *c) {

@@ -25,46 +25,156 @@ bool gcb_svg_topology_any(const struct gcb_report *rep) {
   return false;
 }
 
-/* The first topology with GPUs of machine m. */
-static const json_t *machine_topo(const struct gcb_report *rep,
-                                  const struct gcb_diagnosis *d, size_t m) {
+/*
+ * What every machine's picture takes from the documents, gathered once
+ * per drawing rather than once per machine: each machine's first topology
+ * with GPUs, its matrix rows (by machine, in matrix order) and the P2P
+ * measurements of all documents (by machine). Looked up per machine, each
+ * was a walk over every node, row or case: quadratic in the nodes, most
+ * of a 16,384-rank report.
+ */
+struct p2p_seen {
+  long long machine, src, dst;
+  size_t order; /* as measured: a stable sort */
+  double value;
+};
+
+struct gather {
+  const json_t **topo;  /* [machine]: its first topology with GPUs, or NULL */
+  size_t *row_first;    /* [machine + 1]: rows[row_of[..]] of the machine */
+  size_t *row_of;       /* matrix row indices by machine, in matrix order */
+  struct p2p_seen *p2p; /* by machine */
+  size_t np2p;
+};
+
+static void gather_free(struct gather *g) {
+  free(g->topo);
+  free(g->row_first);
+  free(g->row_of);
+  free(g->p2p);
+  *g = (struct gather){0};
+}
+
+static int by_machine(const void *a, const void *b) {
+  const struct p2p_seen *x = a, *y = b;
+  if (x->machine != y->machine)
+    return x->machine < y->machine ? -1 : 1;
+  return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* The first topology with GPUs of each machine, in document and node
+ * order. */
+static void gather_topos(struct gather *g, const struct gcb_report *rep,
+                         const struct gcb_diagnosis *d) {
   for (size_t doc = 0; doc < rep->ndocs; doc++) {
     const json_t *nodes = json_object_get(rep->docs[doc].root, "nodes");
     for (size_t i = 0; i < json_array_size(nodes); i++) {
       const json_t *t = gcb_topo_view(rep->docs[doc].root, (long long)i);
-      if (json_array_size(json_object_get(t, "gpus")) > 0 &&
-          gcb_diagnosis_machine(d, rep->docs, (int)doc, (long long)i) ==
-              (long long)m)
-        return t;
+      if (json_array_size(json_object_get(t, "gpus")) == 0)
+        continue;
+      long long m = gcb_diagnosis_machine(d, rep->docs, (int)doc, (long long)i);
+      if (m >= 0 && (size_t)m < d->nmachines && g->topo[m] == NULL)
+        g->topo[m] = t;
     }
   }
-  return NULL;
 }
 
-static void take_p2p(struct gcb__svg_pic *p, const struct gcb_report *rep,
-                     const struct gcb_diagnosis *d, bool *oom) {
+/* The matrix rows of each machine, in matrix order (a counting sort). */
+static void gather_rows(struct gather *g, const struct gcb_diagnosis *d,
+                        const struct gcb_matrix *mx) {
+  for (size_t r = 0; r < mx->n; r++)
+    if (mx->rows[r].node >= 0 && (size_t)mx->rows[r].node < d->nmachines)
+      g->row_first[mx->rows[r].node + 1]++;
+  for (size_t m = 0; m < d->nmachines; m++)
+    g->row_first[m + 1] += g->row_first[m];
+  size_t *next = g->row_first; /* filled from each machine's start */
+  for (size_t r = 0, k; r < mx->n; r++) {
+    long long m = mx->rows[r].node;
+    if (m < 0 || (size_t)m >= d->nmachines)
+      continue;
+    k = next[m]++;
+    g->row_of[k] = r;
+  }
+  /* next[] moved each start to its end, which is the next one's start */
+  for (size_t m = d->nmachines; m > 0; m--)
+    g->row_first[m] = g->row_first[m - 1];
+  g->row_first[0] = 0;
+}
+
+/* Every P2P measurement of every document with its machine. */
+static bool gather_p2p(struct gather *g, const struct gcb_report *rep,
+                       const struct gcb_diagnosis *d) {
+  size_t cap = 0;
   for (size_t doc = 0; doc < rep->ndocs; doc++) {
     const json_t *root = rep->docs[doc].root, *c;
     size_t i, nseen;
     bool *seen = gcb__p2p_scratch(root, &nseen);
-    *oom |= seen == NULL;
+    if (seen == NULL)
+      return false;
     json_array_foreach(json_object_get(root, "cases"), i, c) {
       struct gcb__p2p_iter it;
       struct gcb__p2p e;
-      if (seen == NULL || !gcb__p2p_begin(&it, root, c, seen, nseen))
+      if (!gcb__p2p_begin(&it, root, c, seen, nseen))
         continue;
       while (gcb__p2p_next(&it, &e)) {
-        if (gcb_diagnosis_machine(d, rep->docs, (int)doc, e.node) !=
-                (long long)p->machine ||
-            e.src < 0 || e.dst < 0 || (size_t)e.src >= p->n ||
-            (size_t)e.dst >= p->n)
-          continue;
-        double *v = &p->p2p[e.src][e.dst];
-        if (isnan(*v) || e.value < *v)
-          *v = e.value;
+        if (g->np2p == cap) {
+          size_t ncap = cap ? 2 * cap : 64;
+          struct p2p_seen *q = realloc(g->p2p, ncap * sizeof *q);
+          if (q == NULL) {
+            free(seen);
+            return false;
+          }
+          g->p2p = q;
+          cap = ncap;
+        }
+        g->p2p[g->np2p] = (struct p2p_seen){
+            .machine = gcb_diagnosis_machine(d, rep->docs, (int)doc, e.node),
+            .src = e.src,
+            .dst = e.dst,
+            .order = g->np2p,
+            .value = e.value};
+        g->np2p++;
       }
     }
     free(seen);
+  }
+  if (g->np2p > 1)
+    qsort(g->p2p, g->np2p, sizeof *g->p2p, by_machine);
+  return true;
+}
+
+static bool gather(struct gather *g, const struct gcb_report *rep,
+                   const struct gcb_diagnosis *d, const struct gcb_matrix *mx) {
+  size_t nm = d->nmachines;
+  *g = (struct gather){.topo = calloc(nm + 1, sizeof *g->topo),
+                       .row_first = calloc(nm + 1, sizeof *g->row_first),
+                       .row_of = malloc((mx->n + 1) * sizeof *g->row_of)};
+  if (g->topo == NULL || g->row_first == NULL || g->row_of == NULL)
+    return false;
+  gather_topos(g, rep, d);
+  gather_rows(g, d, mx);
+  return gather_p2p(g, rep, d);
+}
+
+/* The lowest figure of each pair measured on machine p->machine. */
+static void take_p2p(struct gcb__svg_pic *p, const struct gather *g) {
+  size_t lo = 0, hi = g->np2p;
+  while (lo < hi) { /* the machine's first measurement */
+    size_t mid = lo + (hi - lo) / 2;
+    if (g->p2p[mid].machine < (long long)p->machine)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  for (size_t i = lo; i < g->np2p && g->p2p[i].machine == (long long)p->machine;
+       i++) {
+    const struct p2p_seen *e = &g->p2p[i];
+    if (e->src < 0 || e->dst < 0 || (size_t)e->src >= p->n ||
+        (size_t)e->dst >= p->n)
+      continue;
+    double *v = &p->p2p[e->src][e->dst];
+    if (isnan(*v) || e->value < *v)
+      *v = e->value;
   }
 }
 
@@ -108,12 +218,12 @@ static void take_links(struct gcb__svg_pic *p, const struct gcb_diagnosis *d) {
   }
 }
 
-static void pic_fill(struct gcb__svg_pic *p, const struct gcb_report *rep,
+static void pic_fill(struct gcb__svg_pic *p, const struct gather *gat,
                      const struct gcb_diagnosis *d, const struct gcb_matrix *m,
-                     size_t machine, bool *oom) {
+                     size_t machine) {
   memset(p, 0, sizeof *p);
   p->machine = machine;
-  p->topo = machine_topo(rep, d, machine);
+  p->topo = gat->topo[machine];
   snprintf(p->hostname, sizeof p->hostname, "%s",
            d->machines[machine].hostname);
   snprintf(p->model, sizeof p->model, "%s", d->machines[machine].model);
@@ -129,10 +239,10 @@ static void pic_fill(struct gcb__svg_pic *p, const struct gcb_report *rep,
     char bus[32];
     if (!gcb_busid_canon(gcb_view_str(g, "busid"), bus, sizeof bus))
       continue;
-    for (size_t r = 0; r < m->n; r++)
-      if (m->rows[r].node == (long long)machine &&
-          strcmp(m->rows[r].bus_id, bus) == 0)
-        p->row[idx] = &m->rows[r];
+    for (size_t k = gat->row_first[machine]; k < gat->row_first[machine + 1];
+         k++)
+      if (strcmp(m->rows[gat->row_of[k]].bus_id, bus) == 0)
+        p->row[idx] = &m->rows[gat->row_of[k]];
   }
   p->nnics = json_array_size(json_object_get(p->topo, "nics"));
   for (size_t a = 0; a < p->n; a++)
@@ -141,7 +251,7 @@ static void pic_fill(struct gcb__svg_pic *p, const struct gcb_report *rep,
       p->expect[a][b] =
           gcb_topo_view_pair_gbps(p->topo, (long long)a, (long long)b);
     }
-  take_p2p(p, rep, d, oom);
+  take_p2p(p, gat);
   take_links(p, d);
   p->diag = d;
 }
@@ -196,19 +306,20 @@ void gcb__svg_peers(FILE *out, const struct gcb__svg_pic *p, double x, double y,
       enum gcb_cell st = a == b ? GCB_CELL_NONE : p->edge[a][b];
       double cx = x + (b + 1) * c, cy = y + (a + 1) * c;
       fprintf(out,
-              "<rect class=\"edge %s\" id=\"topo-%zu-p2p-%zu-%zu\" x=\"%.0f\" "
-              "y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"%s\" "
+              "<rect class=\"edge %s\" id=\"topo-%zu-p2p-%zu-%zu\" x=\"%s\" "
+              "y=\"%s\" width=\"%s\" height=\"%s\" fill=\"%s\" "
               "stroke=\"%s\" stroke-width=\"%d\"/>\n",
-              gcb_cell_name(st), p->machine, a, b, cx, cy, c - 2, c - 2,
+              gcb_cell_name(st), p->machine, a, b, gcb__svg_n0(cx).s,
+              gcb__svg_n0(cy).s, gcb__svg_n0(c - 2).s, gcb__svg_n0(c - 2).s,
               gcb__svg_fill(st), gcb__svg_stroke(st),
               st >= GCB_CELL_WARN ? 2 : 1);
       if (a == b || isnan(p->p2p[a][b]))
         continue;
-      snprintf(line, sizeof line, "%.0f", p->p2p[a][b]);
+      snprintf(line, sizeof line, "%s", gcb__svg_n0(p->p2p[a][b]).s);
       gcb__svg_text(out, cx + 4, cy + (p->n <= 8 ? 24 : 24), "font-size=\"11\"",
                     line);
       if (p->n <= 8 && !isnan(p->expect[a][b])) {
-        snprintf(line, sizeof line, "/%.0f", p->expect[a][b]);
+        snprintf(line, sizeof line, "/%s", gcb__svg_n0(p->expect[a][b]).s);
         gcb__svg_text(out, cx + 4, cy + 40, "font-size=\"10\" fill=\"#555\"",
                       line);
       }
@@ -217,13 +328,13 @@ void gcb__svg_peers(FILE *out, const struct gcb__svg_pic *p, double x, double y,
 
 /* The worst state of machine m: its GPUs' cells and its own root causes. */
 static enum gcb_cell machine_state(const struct gcb_diagnosis *d,
-                                   const struct gcb_matrix *mx, size_t m) {
+                                   const struct gcb_matrix *mx,
+                                   const struct gather *g, size_t m) {
   enum gcb_cell st = GCB_CELL_NONE;
-  for (size_t r = 0; r < mx->n; r++)
-    for (size_t k = 0; mx->rows[r].node == (long long)m && k < GCB_MATRIX_COLS;
-         k++)
-      if (mx->rows[r].cell[k].state > st)
-        st = mx->rows[r].cell[k].state;
+  for (size_t j = g->row_first[m]; j < g->row_first[m + 1]; j++)
+    for (size_t k = 0; k < GCB_MATRIX_COLS; k++)
+      if (mx->rows[g->row_of[j]].cell[k].state > st)
+        st = mx->rows[g->row_of[j]].cell[k].state;
   for (size_t i = 0; i < d->n; i++)
     if (d->items[i].comp.node == (long long)m &&
         gcb__svg_rc_cell(&d->items[i]) > st)
@@ -240,23 +351,26 @@ static double fabric_height(const struct gcb_diagnosis *d) {
 
 /* One box per machine under a bar for the network between them. */
 static void fabric(FILE *out, const struct gcb_diagnosis *d,
-                   const struct gcb_matrix *mx, double y) {
-  fprintf(out, "<g class=\"fabric\" transform=\"translate(0,%.0f)\">\n", y);
+                   const struct gcb_matrix *mx, const struct gather *g,
+                   double y) {
+  fprintf(out, "<g class=\"fabric\" transform=\"translate(0,%s)\">\n",
+          gcb__svg_n0(y).s);
   gcb__svg_text(out, 16, 20, "font-size=\"15\" font-weight=\"600\"",
                 "fabric: every node");
   for (size_t m = 0; m < d->nmachines; m++) {
-    enum gcb_cell st = machine_state(d, mx, m);
+    enum gcb_cell st = machine_state(d, mx, g, m);
     double x = 16 + (m % 8) * (FAB_W + 12), yy = 40 + (m / 8) * (FAB_H + 40);
     fprintf(out,
-            "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" "
+            "<line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" "
             "stroke=\"#8a94a0\" stroke-width=\"2\"/>\n",
-            x + FAB_W / 2.0, yy - 12, x + FAB_W / 2.0, yy);
+            gcb__svg_n0(x + FAB_W / 2.0).s, gcb__svg_n0(yy - 12).s,
+            gcb__svg_n0(x + FAB_W / 2.0).s, gcb__svg_n0(yy).s);
     fprintf(out,
-            "<rect class=\"node %s\" id=\"fabric-node-%zu\" x=\"%.0f\" "
-            "y=\"%.0f\" width=\"%d\" height=\"%d\" rx=\"6\" fill=\"%s\" "
+            "<rect class=\"node %s\" id=\"fabric-node-%zu\" x=\"%s\" "
+            "y=\"%s\" width=\"%d\" height=\"%d\" rx=\"6\" fill=\"%s\" "
             "stroke=\"%s\"/>\n",
-            gcb_cell_name(st), m, x, yy, FAB_W, FAB_H, gcb__svg_fill(st),
-            gcb__svg_stroke(st));
+            gcb_cell_name(st), m, gcb__svg_n0(x).s, gcb__svg_n0(yy).s, FAB_W,
+            FAB_H, gcb__svg_fill(st), gcb__svg_stroke(st));
     char line[200];
     snprintf(line, sizeof line, "node %zu: %s", m, d->machines[m].hostname);
     gcb__svg_text(out, x + 8, yy + 18, "font-size=\"12\" font-weight=\"600\"",
@@ -277,13 +391,14 @@ static enum gcb_status draw(FILE *out, const struct gcb_report *rep,
   struct gcb_diagnosis own = {0};
   const struct gcb_diagnosis *d;
   struct gcb_matrix mx = {0};
+  struct gather gat = {0};
   struct gcb__svg_pic *p = malloc(sizeof *p);
   enum gcb_status st = p ? gcb_report_diagnosis_use(rep, &own, &d, err)
                          : gcb_err_set(err, GCB_ENOMEM, "topology picture");
   if (st == GCB_OK)
     st = gcb_matrix_build(rep, d, &mx, err);
   double width = 0, height = 0;
-  bool oom = false;
+  bool oom = st == GCB_OK && !gather(&gat, rep, d, &mx);
   for (int pass = 0; st == GCB_OK && pass < 2 && !oom; pass++) {
     double y = 0;
     if (pass == 1 && standalone && height == 0) {
@@ -294,12 +409,13 @@ static enum gcb_status draw(FILE *out, const struct gcb_report *rep,
                     "no node topology recorded in these results");
     } else if (pass == 1 && standalone)
       fprintf(out,
-              "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
-              "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+              "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%s\" "
+              "height=\"%s\" viewBox=\"0 0 %s %s\" "
               "font-family=\"sans-serif\">\n",
-              width, height, width, height);
+              gcb__svg_n0(width).s, gcb__svg_n0(height).s, gcb__svg_n0(width).s,
+              gcb__svg_n0(height).s);
     for (size_t m = 0; m < d->nmachines && !oom; m++) {
-      pic_fill(p, rep, d, &mx, m, &oom);
+      pic_fill(p, &gat, d, &mx, m);
       if (p->topo == NULL)
         continue;
       double w = gcb__svg_width(p), h = gcb__svg_height(p);
@@ -311,10 +427,10 @@ static enum gcb_status draw(FILE *out, const struct gcb_report *rep,
       } else {
         fprintf(out,
                 "<figure class=\"topology\">\n<svg "
-                "xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %.0f "
-                "%.0f\" width=\"%.0f\" font-family=\"sans-serif\" "
+                "xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %s "
+                "%s\" width=\"%s\" font-family=\"sans-serif\" "
                 "role=\"img\">\n",
-                w, h, w);
+                gcb__svg_n0(w).s, gcb__svg_n0(h).s, gcb__svg_n0(w).s);
         gcb__svg_machine(out, p, 0);
         fputs("</svg>\n<figcaption>", out);
         gcb_escape_xml(out, p->hostname);
@@ -328,14 +444,14 @@ static enum gcb_status draw(FILE *out, const struct gcb_report *rep,
         height += h;
         width = width > 16 + 8 * (FAB_W + 12) ? width : 16 + 8 * (FAB_W + 12);
       } else if (standalone) {
-        fabric(out, d, &mx, y);
+        fabric(out, d, &mx, &gat, y);
       } else {
         fprintf(out,
                 "<figure class=\"topology\">\n<svg "
-                "xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %.0f\" "
+                "xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %s\" "
                 "width=\"%d\" font-family=\"sans-serif\" role=\"img\">\n",
-                16 + 8 * (FAB_W + 12), h, 16 + 8 * (FAB_W + 12));
-        fabric(out, d, &mx, 0);
+                16 + 8 * (FAB_W + 12), gcb__svg_n0(h).s, 16 + 8 * (FAB_W + 12));
+        fabric(out, d, &mx, &gat, 0);
         fputs("</svg>\n<figcaption>the fabric</figcaption>\n</figure>\n", out);
       }
     }
@@ -345,6 +461,7 @@ static enum gcb_status draw(FILE *out, const struct gcb_report *rep,
   if (st == GCB_OK && oom)
     st = gcb_err_set(err, GCB_ENOMEM, "topology picture");
   gcb_matrix_free(&mx);
+  gather_free(&gat);
   gcb_diagnosis_free(&own);
   free(p);
   return st;

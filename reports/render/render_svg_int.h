@@ -25,6 +25,15 @@ struct gcb__svg_pic {
   const struct gcb_diagnosis *diag; /* its NIC root causes */
 };
 
+/* printf's "%.0f" of x, character for character, without printf's
+ * arbitrary-precision arithmetic (the pictures print tens of coordinates
+ * per GPU, on every node): gcb__svg_n0(x).s, valid to the end of the
+ * full expression. */
+struct gcb__svg_n0 {
+  char s[320]; /* DBL_MAX has 309 digits */
+};
+struct gcb__svg_n0 gcb__svg_n0(double x);
+
 const char *gcb__svg_fill(enum gcb_cell c);
 const char *gcb__svg_stroke(enum gcb_cell c);
 enum gcb_cell gcb__svg_rc_cell(const struct gcb_root_cause *rc);

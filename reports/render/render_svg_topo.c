@@ -57,10 +57,31 @@ enum gcb_cell gcb__svg_rc_cell(const struct gcb_root_cause *rc) {
                                         : GCB_CELL_INFO;
 }
 
+struct gcb__svg_n0 gcb__svg_n0(double x) {
+  struct gcb__svg_n0 n;
+  /* nearbyint rounds the exact value half to even, as printf does in the
+   * default rounding mode; -0.3 is "-0" for both */
+  double r = nearbyint(x);
+  if (!(fabs(r) < 0x1p62)) { /* NaN, infinities, huge: printf's own */
+    snprintf(n.s, sizeof n.s, "%.0f", x);
+    return n;
+  }
+  unsigned long long u = (unsigned long long)fabs(r);
+  char *at = n.s + sizeof n.s;
+  *--at = '\0';
+  do
+    *--at = (char)('0' + u % 10);
+  while ((u /= 10) != 0);
+  if (signbit(r))
+    *--at = '-';
+  memmove(n.s, at, (size_t)(n.s + sizeof n.s - at));
+  return n;
+}
+
 void gcb__svg_text(FILE *out, double x, double y, const char *attrs,
                    const char *s) {
-  fprintf(out, "<text x=\"%.0f\" y=\"%.0f\"%s%s>", x, y, attrs[0] ? " " : "",
-          attrs);
+  fprintf(out, "<text x=\"%s\" y=\"%s\"%s%s>", gcb__svg_n0(x).s,
+          gcb__svg_n0(y).s, attrs[0] ? " " : "", attrs);
   gcb_escape_xml(out, s);
   fputs("</text>\n", out);
 }
@@ -145,9 +166,10 @@ static void numa_bands(FILE *out, const struct gcb__svg_pic *p) {
     else
       snprintf(label, sizeof label, "host (NUMA node not recorded)");
     fprintf(out,
-            "<rect class=\"numa\" x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" "
+            "<rect class=\"numa\" x=\"%s\" y=\"%s\" width=\"%s\" "
             "height=\"%d\" rx=\"4\" fill=\"#eef1f4\" stroke=\"#8a94a0\"/>\n",
-            x, row_y(p, i), w, BAND_H - 4);
+            gcb__svg_n0(x).s, gcb__svg_n0(row_y(p, i)).s, gcb__svg_n0(w).s,
+            BAND_H - 4);
     gcb__svg_text(out, x + 8, row_y(p, i) + 16, "font-size=\"12\"", label);
     i = j;
   }
@@ -187,10 +209,11 @@ static void host_link(FILE *out, const struct gcb__svg_pic *p, size_t i) {
   double x = box_x(p, i) + 14, y0 = row_y(p, i) + BAND_H - 4 + sw_h(p);
   double top = gpu_switch(p, i) >= 0 ? y0 : row_y(p, i) + BAND_H - 4;
   fprintf(out,
-          "<line class=\"hostlink %s\" id=\"topo-%zu-host-%zu\" x1=\"%.0f\" "
-          "y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"%s\" "
+          "<line class=\"hostlink %s\" id=\"topo-%zu-host-%zu\" x1=\"%s\" "
+          "y1=\"%s\" x2=\"%s\" y2=\"%s\" stroke=\"%s\" "
           "stroke-width=\"%d\"/>\n",
-          gcb_cell_name(st), p->machine, i, x, top, x, y0 + LINK_H + 4,
+          gcb_cell_name(st), p->machine, i, gcb__svg_n0(x).s,
+          gcb__svg_n0(top).s, gcb__svg_n0(x).s, gcb__svg_n0(y0 + LINK_H + 4).s,
           gcb__svg_stroke(st), st >= GCB_CELL_WARN ? 5 : 3);
   char label[160];
   double exp = gcb_topo_view_host_gbps(p->gpu[i]);
@@ -236,11 +259,12 @@ static void gpu_box(FILE *out, const struct gcb__svg_pic *p, size_t i) {
   enum gcb_cell st = gpu_state(r);
   double x = box_x(p, i), y = row_y(p, i) + BAND_H + sw_h(p) + LINK_H;
   fprintf(out,
-          "<g class=\"gpu %s\" id=\"topo-%zu-gpu-%zu\">\n<rect x=\"%.0f\" "
-          "y=\"%.0f\" width=\"%d\" height=\"%d\" rx=\"6\" fill=\"%s\" "
+          "<g class=\"gpu %s\" id=\"topo-%zu-gpu-%zu\">\n<rect x=\"%s\" "
+          "y=\"%s\" width=\"%d\" height=\"%d\" rx=\"6\" fill=\"%s\" "
           "stroke=\"%s\" stroke-width=\"%d\"/>\n",
-          gcb_cell_name(st), p->machine, i, x, y, BOX_W, BOX_H,
-          gcb__svg_fill(st), gcb__svg_stroke(st), st >= GCB_CELL_WARN ? 3 : 1);
+          gcb_cell_name(st), p->machine, i, gcb__svg_n0(x).s, gcb__svg_n0(y).s,
+          BOX_W, BOX_H, gcb__svg_fill(st), gcb__svg_stroke(st),
+          st >= GCB_CELL_WARN ? 3 : 1);
   char line[160];
   const char *bus = gcb_view_str(p->gpu[i], "busid");
   snprintf(line, sizeof line, "GPU %zu  %s", i, bus ? bus : "");
@@ -278,11 +302,13 @@ static void edge_arcs(FILE *out, const struct gcb__svg_pic *p, double y0) {
       double x1 = box_x(p, a) + BOX_W / 2.0, x2 = box_x(p, b) + BOX_W / 2.0;
       double depth = 24 + 22.0 * k++;
       fprintf(out,
-              "<path class=\"edge %s\" id=\"topo-%zu-arc-%zu-%zu\" d=\"M%.0f "
-              "%.0f Q%.0f %.0f %.0f %.0f\" fill=\"none\" stroke=\"%s\" "
+              "<path class=\"edge %s\" id=\"topo-%zu-arc-%zu-%zu\" d=\"M%s "
+              "%s Q%s %s %s %s\" fill=\"none\" stroke=\"%s\" "
               "stroke-width=\"3\"/>\n",
-              gcb_cell_name(st), p->machine, a, b, x1, y0, (x1 + x2) / 2,
-              y0 + 2 * depth, x2, y0, gcb__svg_stroke(st));
+              gcb_cell_name(st), p->machine, a, b, gcb__svg_n0(x1).s,
+              gcb__svg_n0(y0).s, gcb__svg_n0((x1 + x2) / 2).s,
+              gcb__svg_n0(y0 + 2 * depth).s, gcb__svg_n0(x2).s,
+              gcb__svg_n0(y0).s, gcb__svg_stroke(st));
       char label[160], fig[96];
       gcb_fmt_scaled_pair(p->p2p[a][b], p->expect[a][b], "GB/s", fig,
                           sizeof fig);
@@ -359,11 +385,11 @@ static void switch_boxes(FILE *out, const struct gcb__svg_pic *p) {
     double y = row_y(p, i) + BAND_H;
     fprintf(out,
             "<rect class=\"switch %s\" id=\"topo-%zu-switch-%lld-%zu\" "
-            "x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%d\" rx=\"4\" "
+            "x=\"%s\" y=\"%s\" width=\"%s\" height=\"%d\" rx=\"4\" "
             "fill=\"%s\" stroke=\"%s\" stroke-width=\"%d\"/>\n",
-            gcb_cell_name(st), p->machine, k, i, x, y, w, SW_H - 6,
-            gcb__svg_fill(st), gcb__svg_stroke(st),
-            st >= GCB_CELL_WARN ? 3 : 1);
+            gcb_cell_name(st), p->machine, k, i, gcb__svg_n0(x).s,
+            gcb__svg_n0(y).s, gcb__svg_n0(w).s, SW_H - 6, gcb__svg_fill(st),
+            gcb__svg_stroke(st), st >= GCB_CELL_WARN ? 3 : 1);
     char label[160];
     const char *bus = gcb_view_str(sw, "busid");
     double up = gcb_view_num(sw, "uplink_gbps");
@@ -396,11 +422,12 @@ static void nic_line(FILE *out, const struct gcb__svg_pic *p, double y) {
       snprintf(label + n, sizeof label - (size_t)n, " \xc2\xb7 %s",
                gcb_cell_name(st));
     fprintf(out,
-            "<rect class=\"nic %s\" id=\"topo-%zu-nic-%zu\" x=\"%.0f\" "
-            "y=\"%.0f\" width=\"%d\" height=\"24\" rx=\"4\" fill=\"%s\" "
+            "<rect class=\"nic %s\" id=\"topo-%zu-nic-%zu\" x=\"%s\" "
+            "y=\"%s\" width=\"%d\" height=\"24\" rx=\"4\" fill=\"%s\" "
             "stroke=\"%s\" stroke-width=\"%d\"/>\n",
-            gcb_cell_name(st), p->machine, i, x, y, NIC_W, gcb__svg_fill(st),
-            gcb__svg_stroke(st), st >= GCB_CELL_WARN ? 3 : 1);
+            gcb_cell_name(st), p->machine, i, gcb__svg_n0(x).s,
+            gcb__svg_n0(y).s, NIC_W, gcb__svg_fill(st), gcb__svg_stroke(st),
+            st >= GCB_CELL_WARN ? 3 : 1);
     gcb__svg_text(out, x + 6, y + 16, "font-size=\"11\"", label);
     x += NIC_W + 10;
     if (x + NIC_W > gcb__svg_width(p))
@@ -409,7 +436,8 @@ static void nic_line(FILE *out, const struct gcb__svg_pic *p, double y) {
 }
 
 void gcb__svg_machine(FILE *out, const struct gcb__svg_pic *p, double y) {
-  fprintf(out, "<g class=\"machine\" transform=\"translate(0,%.0f)\">\n", y);
+  fprintf(out, "<g class=\"machine\" transform=\"translate(0,%s)\">\n",
+          gcb__svg_n0(y).s);
   char title[320];
   snprintf(title, sizeof title, "node %zu: %s (%zu GPUs%s%s)", p->machine,
            p->hostname, p->n, p->model[0] ? " \xc2\xb7 " : "", p->model);

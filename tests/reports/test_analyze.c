@@ -4,8 +4,8 @@
  */
 #include <math.h>
 
-#include "tests/reports/report_fixture.h"
 #include "reports/analysis/analyze.h"
+#include "tests/reports/report_fixture.h"
 
 struct run {
   json_t *doc;
@@ -198,6 +198,58 @@ Test(analyze, imbalance_above_threshold_names_the_straggler) {
   r = gemm_run(even, 4);
   analyse(&r, NULL);
   cr_expect_eq(of_kind(&r, "imbalance", f, 8), 0);
+  done(&r);
+}
+
+/* One finding per sweep at its worst case, counting the sweep's cases,
+ * whatever the order of the cases; imbalances a slow GPU explains stay
+ * silent (the per-document indexes of rules_sweep.c give what the walks
+ * per case gave). */
+Test(analyze, imbalance_is_one_finding_per_sweep_with_its_counts) {
+  const double uneven[] = {100, 100, 100, 80}, worse[] = {100, 100, 100, 60},
+               even[] = {100, 99, 101, 100};
+  struct run r = {.doc = fx_doc(4, 1, 64, "Test CPU")};
+  static const struct {
+    const char *op;
+    int size;
+  } rows[] = {{"allgather", 8},
+              {"allreduce", 8},
+              {"allreduce", 1024},
+              {"allgather", 1024},
+              {"allreduce", 65536}};
+  const double *figs[] = {uneven, uneven, even, worse, worse};
+  for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+    char label[64], params[128];
+    snprintf(label, sizeof label, "%s %dB", rows[i].op, rows[i].size);
+    snprintf(params, sizeof params, "{\"op\": \"%s\", \"size\": %d}",
+             rows[i].op, rows[i].size);
+    fx_add_case(r.doc,
+                fx_case("coll", label, params, "GB/s", figs[i], 4, 0.01, NULL));
+  }
+  for (int k = 0; k < 3; k++) { /* slow GPU: explained, not an imbalance */
+    char params[64];
+    snprintf(params, sizeof params, "{\"dtype\": \"fp%d\"}", 16 << k);
+    fx_add_case(r.doc, fx_case("gemm", "gemm", params, "GFLOP/s", worse, 4,
+                               0.01, NULL));
+  }
+  analyse(&r, NULL);
+  const struct gcb_finding *f[8];
+  cr_assert_eq(of_kind(&r, "imbalance", f, 8), 2);
+  cr_expect_eq(of_kind(&r, "slow-rank", f + 2, 6), 3);
+  for (int i = 0; i < 2; i++) {
+    cr_expect_eq(f[i]->where.rank, 3);
+    cr_expect_float_eq(f[i]->measured,
+                       100 * (5.0 / 3 - 1.1666666666666667) / (5.0 / 3), 1e-6);
+  }
+  bool gather = strstr(f[0]->where.subject, "allgather") != NULL;
+  const struct gcb_finding *ag = gather ? f[0] : f[1],
+                           *ar = gather ? f[1] : f[0];
+  cr_expect(strstr(ag->explanation, "in 2 of the sweep's 2 cases") != NULL,
+            "%s", ag->explanation);
+  cr_expect(strstr(ar->explanation, "in 2 of the sweep's 3 cases") != NULL,
+            "%s", ar->explanation);
+  cr_expect(strstr(ar->where.subject, "65536") != NULL, "%s",
+            ar->where.subject);
   done(&r);
 }
 

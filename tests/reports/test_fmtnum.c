@@ -6,6 +6,7 @@
  */
 #include <criterion/criterion.h>
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -50,12 +51,37 @@ Test(fmtnum, measurement_like_values_match_printf) {
 }
 
 Test(fmtnum, boundaries_of_style_and_rounding_match_printf) {
-  static const double values[] = {
-      0.0,     -0.0,    1,        9.9999999995, 9.99999999949,  99999.5,
-      1e-4,    9.9e-5,  0.0001,   0.00009999999999, 1e10,       9999999999.5,
-      1e15,    1e16,    1e22,     1e23,     1e-22,    1e-23,    5e-324,
-      DBL_MAX, DBL_MIN, 0.5,      1.5,      2.5,      0.125,    1.0 / 3,
-      2.0 / 3, 123456789012345678.0, INFINITY, -INFINITY, NAN};
+  static const double values[] = {0.0,
+                                  -0.0,
+                                  1,
+                                  9.9999999995,
+                                  9.99999999949,
+                                  99999.5,
+                                  1e-4,
+                                  9.9e-5,
+                                  0.0001,
+                                  0.00009999999999,
+                                  1e10,
+                                  9999999999.5,
+                                  1e15,
+                                  1e16,
+                                  1e22,
+                                  1e23,
+                                  1e-22,
+                                  1e-23,
+                                  5e-324,
+                                  DBL_MAX,
+                                  DBL_MIN,
+                                  0.5,
+                                  1.5,
+                                  2.5,
+                                  0.125,
+                                  1.0 / 3,
+                                  2.0 / 3,
+                                  123456789012345678.0,
+                                  INFINITY,
+                                  -INFINITY,
+                                  NAN};
   for (size_t i = 0; i < sizeof values / sizeof values[0]; i++)
     for (int p = 1; p <= 17; p++)
       expect_same(values[i], p);
@@ -67,4 +93,26 @@ Test(fmtnum, exact_halves_are_rounded_as_printf_rounds_them) {
     expect_same(k + 0.5, (int)floor(log10(k + 1.0)) + 1);
     expect_same((k + 0.5) / 1024, 6);
   }
+}
+
+Test(fmtnum, integers_match_printf) {
+  static const long long edge[] = {
+      0,         1,         -1,           9, 10, -10, 999999999999LL,
+      LLONG_MAX, LLONG_MIN, LLONG_MIN + 1};
+  char got[GCB_FMTNUM_MAX], want[GCB_FMTNUM_MAX];
+  for (size_t i = 0; i < sizeof edge / sizeof *edge; i++) {
+    snprintf(want, sizeof want, "%lld", edge[i]);
+    cr_expect_eq(gcb_fmtnum_ll(got, edge[i]), strlen(want));
+    cr_expect_str_eq(got, want);
+  }
+  unsigned long long x = 88172645463325252ull;
+  size_t wrong = 0;
+  for (int i = 0; i < 100000; i++) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    long long v = (long long)(x >> (x % 60));
+    v = i % 2 ? -v : v;
+    snprintf(want, sizeof want, "%lld", v);
+    wrong += gcb_fmtnum_ll(got, v) != strlen(want) || strcmp(got, want) != 0;
+  }
+  cr_expect_eq(wrong, 0, "%zu of 100000 integers differ from printf", wrong);
 }

@@ -61,10 +61,45 @@ Test(read_fast, numbers_are_what_strtod_and_jansson_make_of_them) {
       "4.9406564584124654e-324, 2.2250738585072014e-308, 1e-400, "
       "9007199254740993, 12345678901234567890123456789.5, "
       "0.000012345678901234567, 1.2345678901234567e-05, 380.12345678901234, "
-      "1e22, 1e23, 8.589973e9, 0.1e-30, 5e-324, 1234567890123456789e-10";
+      "1e22, 1e23, 8.589973e9, 0.1e-30, 5e-324, 1234567890123456789e-10, "
+      /* ties past 2^53, to even either way, and just off them */
+      "9007199254740993.0, 9007199254740995.0, 9007199254740993e0, "
+      "18014398509481985e0, 18014398509481986e0, 18014398509481990e0, "
+      "1.8014398509481990e16, 9007199254740993.0000001, "
+      "9007199254740992.9999999, 1.2345678901234567e27, "
+      "1.2345678901234567e-27, 9999999999999999999e-27";
   char *text = doc_with(numbers);
   expect_same_tree(text, "edge numbers");
   free(text);
+}
+
+/* How many of the N comma-separated numbers of elements the quick road
+ * reads otherwise than strtod (bit for bit, integer or real as jansson). */
+static size_t differ_from_strtod(const char *elements, size_t n) {
+  char *text = doc_with(elements);
+  json_t *fast = NULL;
+  size_t entries = 0;
+  cr_assert(gcb__read_fast(text, strlen(text), any_size, &fast, &entries));
+  cr_expect_eq(entries, n);
+  json_t *col = json_object_get(
+      json_object_get(json_array_get(json_object_get(fast, "cases"), 0),
+                      "per_rank"),
+      "rank");
+  const char *p = elements;
+  size_t wrong = 0;
+  for (size_t i = 0; i < n; i++) {
+    char *end;
+    double want = strtod(p, &end);
+    bool integer = strcspn(p, ".eE,") == strcspn(p, ",");
+    const json_t *v = json_array_get(col, i);
+    double got = json_number_value(v);
+    if (integer != json_is_integer(v) || memcmp(&got, &want, sizeof got) != 0)
+      wrong++;
+    p = end + (*end == ',');
+  }
+  json_decref(fast);
+  free(text);
+  return wrong;
 }
 
 /* Random doubles written as gcbench (%.17g) and Python (shortest) write
@@ -82,30 +117,43 @@ Test(read_fast, a_hundred_thousand_random_doubles_bit_for_bit) {
     at += (size_t)snprintf(elements + at, 32, fmt, d);
     elements[at++] = i + 1 < N ? ',' : '\0';
   }
-  char *text = doc_with(elements);
-  json_t *fast = NULL;
-  size_t entries = 0;
-  cr_assert(gcb__read_fast(text, strlen(text), any_size, &fast, &entries));
-  cr_expect_eq(entries, N);
-  json_t *col = json_object_get(
-      json_object_get(json_array_get(json_object_get(fast, "cases"), 0),
-                      "per_rank"),
-      "rank");
-  char *p = elements;
-  size_t wrong = 0;
-  for (size_t i = 0; i < N; i++) {
-    char *end;
-    double want = strtod(p, &end);
-    bool integer = strcspn(p, ".eE,") == strcspn(p, ",");
-    const json_t *v = json_array_get(col, i);
-    double got = json_number_value(v);
-    if (integer != json_is_integer(v) || memcmp(&got, &want, sizeof got) != 0)
-      wrong++;
-    p = end + (*end == ',');
-  }
+  size_t wrong = differ_from_strtod(elements, N);
   cr_expect_eq(wrong, 0, "%zu of %d numbers differ from strtod", wrong, N);
-  json_decref(fast);
-  free(text);
+  free(elements);
+}
+
+/* Decimals of 16 to 19 digits (past 2^53: the 128-bit road) with every
+ * exponent from -30 to 30, as fractions and with exponents, and the
+ * digits of doubles' halfway points cut to 19: bit for bit strtod's. */
+Test(read_fast, long_decimals_past_two_to_the_53_bit_for_bit) {
+  enum { N = 100000 };
+  char *elements = malloc((size_t)N * 48);
+  size_t at = 0;
+  unsigned long long x = 2463534242ull;
+  for (int i = 0; i < N; i++) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    int digits = 16 + (int)(x % 4), e = (int)((x >> 8) % 61) - 30;
+    unsigned long long w = x >> 1;
+    while (w >= 10000000000000000000ull ||
+           w / 1000000000000000ull >= (digits == 16   ? 10ull
+                                       : digits == 17 ? 100ull
+                                       : digits == 18 ? 1000ull
+                                                      : 10000ull))
+      w /= 10;
+    if (i % 4 == 3) { /* a double's neighbour written with 19 digits */
+      double d = ldexp((double)((x >> 11) | 1ull << 52), e - 60);
+      char buf[64];
+      snprintf(buf, sizeof buf, "%.18e", nextafter(d, INFINITY));
+      at += (size_t)snprintf(elements + at, 48, "%s", buf);
+    } else if (i % 2)
+      at += (size_t)snprintf(elements + at, 48, "%llue%d", w, e);
+    else
+      at += (size_t)snprintf(elements + at, 48, "%llu.%03llue%d", w / 1000,
+                             w % 1000, e);
+    elements[at++] = i + 1 < N ? ',' : '\0';
+  }
+  size_t wrong = differ_from_strtod(elements, N);
+  cr_expect_eq(wrong, 0, "%zu of %d numbers differ from strtod", wrong, N);
   free(elements);
 }
 

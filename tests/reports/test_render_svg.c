@@ -16,6 +16,7 @@
 #include "reports/criteria/criteria.h"
 #include "reports/interop/interop.h"
 #include "reports/render/render_svg.h"
+#include "reports/render/render_svg_int.h"
 #include "tests/reports/report_fixture.h"
 #include "topo/topo.h"
 
@@ -285,4 +286,31 @@ Test(render_svg, switches_and_nics_are_boxes_coloured_by_their_verdict) {
   free(svg);
   done(&x);
   json_decref(doc);
+}
+
+/* The pictures' "%.0f" without printf: the same text for halves (to
+ * even), negative values that round to -0, large and odd values. */
+Test(render_svg, coordinates_are_printed_as_printf_prints_them) {
+  static const double edge[] = {0.0,        -0.0,
+                                0.5,        1.5,
+                                2.5,        -0.5,
+                                -0.3,       -2.5,
+                                1e15 + 0.5, 4503599627370497.0,
+                                1e300,      -1e19,
+                                0x1p62,     12345.4999999999};
+  char want[512];
+  size_t wrong = 0;
+  for (size_t i = 0; i < sizeof edge / sizeof *edge; i++) {
+    snprintf(want, sizeof want, "%.0f", edge[i]);
+    cr_expect_str_eq(gcb__svg_n0(edge[i]).s, want, "%.17g", edge[i]);
+  }
+  unsigned long long x = 88172645463325252ull;
+  for (int i = 0; i < 200000; i++) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    double d = (double)(long long)(x % 2000001) / 4.0 - 250000.0 +
+               (i % 7 == 0 ? (double)(x >> 40) * 1e-6 : 0);
+    snprintf(want, sizeof want, "%.0f", d);
+    wrong += strcmp(gcb__svg_n0(d).s, want) != 0;
+  }
+  cr_expect_eq(wrong, 0, "%zu of 200000 coordinates differ from printf", wrong);
 }
