@@ -27,7 +27,7 @@
 #include "bench/bench.h"
 #include "bench/benches/netmap_rounds.h"
 #include "bench/run/watchdog.h"
-#include "reports/document/stats.h"
+#include "reports/reports.h"
 
 #define LATENCY_BYTES 8
 #define LATENCY_TRIPS 8 /* round trips per latency sample */
