@@ -215,7 +215,11 @@ static enum gcb_status line(struct osu *o, const struct gcb__line *l,
   if (!o->started)
     return GCB_OK;
   if (gcb__line_starts(l, "# Datatype: MPI_")) {
-    const char *t = strstr(l->at, "MPI_") + 4;
+    /* the line's own bytes only: a line is not NUL-terminated */
+    const char *t = l->at;
+    while (*t == ' ' || *t == '\t') /* as gcb__line_starts skips them */
+      t++;
+    t += strlen("# Datatype: MPI_");
     size_t k = 0;
     while (k + 1 < sizeof o->type && t + k < l->at + l->len &&
            isalpha((unsigned char)t[k])) {
