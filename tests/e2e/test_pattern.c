@@ -208,9 +208,12 @@ Test(pattern, criteria_bound_the_pattern_figures) {
   cr_expect_not_null(strstr(junit, "no bubble at all"));
   free(junit);
   /* Bounds no measurement can break besides the impossible one: the
-   * exposed share is at most 100 % (compute time is never negative). */
-  cr_expect_eq(findings("pprep", "criterion", -1), 2, "one per stage: %s",
-               gcb_test_slurp("pprep/findings.json"));
+   * exposed share is at most 100 % (compute time is never negative). The
+   * impossible one fails on each stage with a bubble: one of two stages
+   * always waits, the other's can measure 0 on a loaded machine. */
+  int missed = findings("pprep", "criterion", -1);
+  cr_expect(missed >= 1 && missed <= 2, "one per stage with a bubble: %s",
+            gcb_test_slurp("pprep/findings.json"));
 }
 
 Test(pattern, bad_options_end_with_one_line) {
