@@ -20,6 +20,7 @@
  * text with json_loadb, so every message about a bad file is the one it
  * always was.
  */
+#include "reports/document/ranks.h"
 #include "reports/document/results_int.h"
 
 #include <float.h>
@@ -35,7 +36,10 @@
 
 struct lex {
   const char *base, *p, *end;
-  bool bad; /* gave up: the caller takes jansson's road */
+  bool bad;           /* gave up: the caller takes jansson's road */
+  size_t compact_min; /* the fewest elements a compact column has */
+  unsigned char *buf; /* a compact column being read: 8 bytes each */
+  size_t cap;         /* elements buf holds */
 };
 
 /* A per_rank value found in the text: where, and which case it is. */
@@ -169,17 +173,17 @@ static bool exact_double(uint64_t w, int e10, double *out) {
   return false;
 }
 
-/* A number as jansson reads it: an integer when it has neither fraction
- * nor exponent, else a real. NULL (with l->bad) for what this road
- * leaves to jansson: a malformed or out-of-range number, over 19 digits
- * of integer. */
-static json_t *number(struct lex *l) {
+/* A number as jansson reads it: an integer (*real false, *iv) when it has
+ * neither fraction nor exponent, else a real (*d). false (with l->bad)
+ * for what this road leaves to jansson: a malformed or out-of-range
+ * number, over 18 digits of integer. */
+static bool lex_number(struct lex *l, bool *real, double *d, int64_t *iv) {
   const char *b = l->p, *q = l->p, *e = l->end;
   bool neg = q < e && *q == '-';
   q += neg;
   if (q == e || *q < '0' || *q > '9' ||
       (*q == '0' && q + 1 < e && q[1] >= '0' && q[1] <= '9'))
-    return l->bad = true, NULL;
+    return l->bad = true, false;
   uint64_t w = 0;
   int digits = 0, e10 = 0;
   for (; q < e && *q >= '0' && *q <= '9'; q++)
@@ -187,9 +191,9 @@ static json_t *number(struct lex *l) {
       w = w * 10 + (uint64_t)(*q - '0'), digits++;
     else if (w != 0)
       e10++, digits = 20; /* a digit dropped: strtod decides */
-  bool real = false;
+  *real = false;
   if (q < e && *q == '.') {
-    real = true;
+    *real = true;
     const char *f = ++q;
     for (; q < e && *q >= '0' && *q <= '9'; q++)
       if (digits < 19 && (w != 0 || *q != '0'))
@@ -199,10 +203,10 @@ static json_t *number(struct lex *l) {
       else
         digits = 20;
     if (q == f)
-      return l->bad = true, NULL;
+      return l->bad = true, false;
   }
   if (q < e && (*q == 'e' || *q == 'E')) {
-    real = true;
+    *real = true;
     q++;
     bool eneg = q < e && *q == '-';
     q += q < e && (*q == '-' || *q == '+');
@@ -211,29 +215,40 @@ static json_t *number(struct lex *l) {
     for (; q < e && *q >= '0' && *q <= '9'; q++)
       x = x < 100000 ? x * 10 + (*q - '0') : x;
     if (q == f)
-      return l->bad = true, NULL;
+      return l->bad = true, false;
     e10 += eneg ? -x : x;
   }
   l->p = q;
-  if (!real) {
+  if (!*real) {
     if (digits > 18)
-      return l->bad = true, NULL; /* jansson words the overflow */
-    return json_integer(neg ? -(json_int_t)w : (json_int_t)w);
+      return l->bad = true, false; /* jansson words the overflow */
+    *iv = neg ? -(int64_t)w : (int64_t)w;
+    return true;
   }
+  if (digits <= 19 && exact_double(w, e10, d)) {
+    *d = neg ? -*d : *d;
+    return true;
+  }
+  char buf[64];
+  size_t n = (size_t)(q - b);
+  if (n >= sizeof buf)
+    return l->bad = true, false;
+  memcpy(buf, b, n);
+  buf[n] = '\0';
+  *d = strtod(buf, NULL);
+  if (isinf(*d))
+    return l->bad = true, false; /* jansson: "real number overflow" */
+  return true;
+}
+
+/* A number as a jansson value; NULL (with l->bad) as lex_number. */
+static json_t *number(struct lex *l) {
+  bool real;
   double d;
-  if (digits > 19 || !exact_double(w, e10, &d)) {
-    char buf[64];
-    size_t n = (size_t)(q - b);
-    if (n >= sizeof buf)
-      return l->bad = true, NULL;
-    memcpy(buf, b, n);
-    buf[n] = '\0';
-    d = strtod(buf, NULL);
-    if (isinf(d))
-      return l->bad = true, NULL; /* jansson: "real number overflow" */
-    return json_real(d);
-  }
-  return json_real(neg ? -d : d);
+  int64_t iv;
+  if (!lex_number(l, &real, &d, &iv))
+    return NULL;
+  return real ? json_real(d) : json_integer((json_int_t)iv);
 }
 
 /* One element of a column; prev/prev_text: the element before it, shared
@@ -306,10 +321,119 @@ fail:
   return NULL;
 }
 
+/* The kind the table gives column `field` of `group` (NULL: per_rank
+ * itself); false for a column it does not name. */
+static bool table_kind(const char *group, size_t glen, const char *field,
+                       size_t flen, enum gcb_rank_kind *kind) {
+  for (size_t i = 0; i < GCB_RC_COUNT; i++) {
+    const struct gcb_rank_column *c = &gcb_rank_columns[i];
+    if ((c->group == NULL) != (group == NULL) ||
+        (group != NULL &&
+         (strlen(c->group) != glen || memcmp(c->group, group, glen) != 0)) ||
+        strlen(c->field) != flen || memcmp(c->field, field, flen) != 0)
+      continue;
+    *kind = c->kind;
+    return true;
+  }
+  return false;
+}
+
+/* How a column of this kind is kept compact (GCB_RS_JSON: it is not:
+ * strings), and whether it may hold null. */
+static enum gcb_rank_store store_of(enum gcb_rank_kind kind, bool *nullable) {
+  *nullable = kind == GCB_RK_NUM_NULLABLE || kind == GCB_RK_INT_NULLABLE ||
+              kind == GCB_RK_BOOL_NULLABLE;
+  switch (kind) {
+  case GCB_RK_NUM:
+  case GCB_RK_NUM_NULLABLE:
+    return GCB_RS_REAL;
+  case GCB_RK_INT:
+  case GCB_RK_INT_NULLABLE:
+    return GCB_RS_INT;
+  case GCB_RK_BOOL:
+  case GCB_RK_BOOL_NULLABLE:
+    return GCB_RS_BOOL;
+  default:
+    return GCB_RS_JSON;
+  }
+}
+
+/* One element of a compact column into *out (8 bytes); false when it is
+ * not what the column's kind allows (then the column is read as an array,
+ * and the schema walker words what is wrong with it), or bad. */
+static bool compact_element(struct lex *l, enum gcb_rank_store store,
+                            bool nullable, bool *has_null, void *out) {
+  ws(l);
+  int64_t iv;
+  double d;
+  bool real;
+  if (l->end - l->p >= 4 && memcmp(l->p, "null", 4) == 0) {
+    l->p += 4;
+    *has_null = true;
+    iv = GCB_RANKS_NULL_INT;
+    d = NAN;
+    if (!nullable)
+      return false;
+  } else if (store == GCB_RS_BOOL) {
+    bool t = l->end - l->p >= 4 && memcmp(l->p, "true", 4) == 0;
+    bool f = !t && l->end - l->p >= 5 && memcmp(l->p, "false", 5) == 0;
+    if (!t && !f)
+      return false;
+    l->p += t ? 4 : 5;
+    iv = t;
+  } else if (l->p == l->end || *l->p == '"' || *l->p == 't' || *l->p == 'f' ||
+             !lex_number(l, &real, &d, &iv) || real != (store == GCB_RS_REAL)) {
+    return false; /* a string, a boolean, bad, or an integer among reals */
+  }
+  memcpy(out, store == GCB_RS_REAL ? (const void *)&d : (const void *)&iv, 8);
+  return true;
+}
+
+/* Room in l->buf for element n; false on ENOMEM. */
+static bool room(struct lex *l, size_t n) {
+  if (n < l->cap)
+    return true;
+  size_t cap = l->cap ? 2 * l->cap : 4096;
+  unsigned char *b = cap < SIZE_MAX / 8 ? realloc(l->buf, 8 * cap) : NULL;
+  if (b == NULL)
+    return false;
+  l->buf = b;
+  l->cap = cap;
+  return true;
+}
+
+/* A column the table names: compact when every element is what its kind
+ * allows and there are compact_min of them or more, else (read again) a
+ * jansson array. New reference, NULL when giving up. */
+static json_t *table_column(struct lex *l, enum gcb_rank_kind kind) {
+  bool nullable, has_null = false;
+  enum gcb_rank_store store = store_of(kind, &nullable);
+  const char *start = l->p;
+  size_t n = 0;
+  bool ok = store != GCB_RS_JSON && eat(l, '[') && !eat(l, ']');
+  if (ok) {
+    do
+      ok = room(l, n) &&
+           compact_element(l, store, nullable, &has_null, l->buf + 8 * n++);
+    while (ok && eat(l, ','));
+    ok = ok && eat(l, ']') && n >= l->compact_min;
+  }
+  if (!ok) {
+    l->p = start;
+    l->bad = false; /* the array road decides (and words nothing) */
+    return column(l);
+  }
+  json_t *v = gcb__ranks_compact_new(store, has_null, l->buf, n);
+  if (v == NULL)
+    l->bad = true;
+  return v;
+}
+
 /* An object of columns (depth 0: per_rank itself, whose members may also
  * be groups of columns; depth 1: a group). Keys once each, as
  * JSON_REJECT_DUPLICATES wants. New reference, NULL when giving up. */
-static json_t *columns(struct lex *l, int depth) {
+static json_t *columns(struct lex *l, const char *group, size_t glen,
+                       int depth) {
   json_t *o = json_object();
   const char *keys[MAX_KEYS];
   size_t lens[MAX_KEYS], nkeys = 0;
@@ -328,8 +452,11 @@ static json_t *columns(struct lex *l, int depth) {
     keys[nkeys] = k;
     lens[nkeys++] = n;
     ws(l);
-    json_t *v =
-        l->p < l->end && *l->p == '{' && depth == 0 ? columns(l, 1) : column(l);
+    enum gcb_rank_kind kind;
+    json_t *v = l->p < l->end && *l->p == '{' && depth == 0
+                    ? columns(l, k, n, 1)
+                : table_kind(group, glen, k, n, &kind) ? table_column(l, kind)
+                                                       : column(l);
     if (v == NULL || json_object_setn_new_nocheck(o, k, n, v) != 0)
       goto fail;
   } while (eat(l, ','));
@@ -413,7 +540,7 @@ static void scan_case(struct lex *l, size_t index, struct spans *s) {
     }
     ws(l);
     struct span sp = {.begin = (size_t)(l->p - l->base), .index = index};
-    sp.value = columns(l, 0);
+    sp.value = columns(l, NULL, 0, 0);
     sp.end = (size_t)(l->p - l->base);
     if (sp.value != NULL && !push_span(s, sp)) {
       json_decref(sp.value);
@@ -500,17 +627,20 @@ static bool put_back(json_t *root, struct spans *s) {
 }
 
 bool gcb__read_fast(const char *text, size_t len,
-                    bool (*fits)(size_t len, size_t entries), json_t **root,
-                    size_t *entries) {
+                    bool (*fits)(size_t len, size_t entries),
+                    size_t compact_min, json_t **root, size_t *entries) {
   *root = NULL;
   *entries = 0;
-  struct lex l = {.base = text, .p = text, .end = text + len};
+  struct lex l = {
+      .base = text, .p = text, .end = text + len, .compact_min = compact_min};
   struct spans s = {0};
   scan(&l, &s);
   ws(&l);
+  free(l.buf);
   bool taken = false;
   for (size_t i = 0; i < s.n; i++)
-    *entries += json_array_size(json_object_get(s.items[i].value, "rank"));
+    *entries +=
+        gcb_ranks_column_size(json_object_get(s.items[i].value, "rank"));
   if (!l.bad && l.p == l.end && s.n > 0 && fits(len, *entries)) {
     struct feed f = {.text = text, .len = len, .s = &s};
     json_error_t je;
