@@ -241,3 +241,37 @@ Test(read_fast, size_limit_follows_the_shape) {
   free(text);
   cr_expect_null(r);
 }
+
+/* Nodes whose topology is written byte for byte alike share one parsed
+ * value; one written otherwise (even only a -0.0 for a 0.0, which
+ * json_equal would call equal) has its own; the tree dumps as jansson's. */
+Test(read_fast, topologies_written_alike_are_shared) {
+  static const char text[] =
+      "{\"nodes\": [{\"index\": 0, \"topology\": {\"gpus\": [{\"bw\": 0.0}]}},"
+      " {\"index\": 1, \"topology\": {\"gpus\": [{\"bw\": 0.0}]}},"
+      " {\"index\": 2, \"topology\": {\"gpus\": [{\"bw\": -0.0}]}},"
+      " {\"index\": 3, \"topology\": null}, {\"index\": 4},"
+      " {\"index\": 5, \"topology\": {\"gpus\": [{\"bw\": 0.0}]}}],"
+      " \"cases\": [{\"per_rank\": {\"rank\": [0]}}]}";
+  json_t *fast = NULL;
+  size_t entries = 0;
+  cr_assert(
+      gcb__read_fast(text, strlen(text), any_size, SIZE_MAX, &fast, &entries));
+  const json_t *nodes = json_object_get(fast, "nodes");
+  const json_t *t[6];
+  for (size_t i = 0; i < 6; i++)
+    t[i] = json_object_get(json_array_get(nodes, i), "topology");
+  cr_expect(t[0] == t[1] && t[0] == t[5], "written alike: one value");
+  cr_expect(t[2] != t[0], "-0.0 is not 0.0");
+  cr_expect(json_is_null(t[3]));
+  cr_expect_null(t[4]);
+  json_decref(fast);
+  expect_same_tree(text, "topologies");
+  /* a topology jansson refuses: the whole text goes to jansson */
+  static const char bad[] =
+      "{\"nodes\": [{\"topology\": {\"a\": 1, \"a\": 2}}], \"cases\": "
+      "[{\"per_rank\": {\"rank\": [0]}}]}";
+  cr_expect(
+      !gcb__read_fast(bad, strlen(bad), any_size, SIZE_MAX, &fast, &entries));
+  cr_expect_null(fast);
+}
