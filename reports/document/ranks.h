@@ -210,4 +210,8 @@ json_t *gcb__ranks_compact_expand(const struct gcb_ranks_compact *c);
  * array, for a caller that walks or writes the tree itself; -1 on ENOMEM. */
 int gcb__ranks_expand_document(json_t *root);
 
+/* Case c as a tree without compact columns (c itself, or a copy with
+ * them expanded): what a writer dumps. New reference; NULL on ENOMEM. */
+json_t *gcb__ranks_case_plain(const json_t *c);
+
 #endif

@@ -117,6 +117,27 @@ static int expand_members(json_t *obj, int depth) {
   return rc;
 }
 
+json_t *gcb__ranks_case_plain(const json_t *c) {
+  const json_t *pr = json_object_get(c, "per_rank");
+  struct gcb_ranks r;
+  gcb_ranks_of(c, &r);
+  bool compact = false;
+  for (size_t k = 0; k < GCB_RC_COUNT; k++)
+    compact |= r.store[k] != GCB_RS_JSON;
+  if (!compact)
+    return json_incref((json_t *)c);
+  /* a copy of the case and of per_rank's objects; the columns shared,
+   * the compact ones expanded */
+  json_t *copy = json_copy((json_t *)c);
+  json_t *prc = json_deep_copy(pr);
+  if (copy == NULL || prc == NULL || expand_members(prc, 0) != 0 ||
+      json_object_set_new(copy, "per_rank", prc) != 0) {
+    json_decref(copy);
+    return NULL;
+  }
+  return copy;
+}
+
 int gcb__ranks_expand_document(json_t *root) {
   size_t i;
   json_t *c;

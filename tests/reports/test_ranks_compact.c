@@ -339,3 +339,53 @@ Test(ranks_compact, large_documents_are_read_compact) {
     free(text);
   }
 }
+
+/* The whole file's bytes. */
+static char *file_bytes(const char *path, size_t *len) {
+  char *text = NULL;
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_file_read(path, GCB_FILE_MAX_BYTES, &text, len, &err),
+               GCB_OK, "%s", err.msg);
+  return text;
+}
+
+/* A document read compact is written byte for byte as the same document
+ * read as arrays, and gcb_results_plain gives the tree json_loadb gives. */
+Test(ranks_compact, written_back_byte_for_byte) {
+  char *text = with_ranks(GCB__COMPACT_MIN_RANKS + 3);
+  struct gcb_results *c = NULL, *p = NULL;
+  parse_both(text, strlen(text), &c, &p);
+  size_t before = compact_columns(gcb_results_json(c));
+  cr_assert_gt(before, 10);
+  char dir[] = "/tmp/gcb-compact-XXXXXX";
+  cr_assert_not_null(mkdtemp(dir));
+  char pc[64], pp[64];
+  snprintf(pc, sizeof pc, "%s/c.json", dir);
+  snprintf(pp, sizeof pp, "%s/p.json", dir);
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_results_write(c, pc, &err), GCB_OK, "%s", err.msg);
+  cr_assert_eq(gcb_results_write(p, pp, &err), GCB_OK, "%s", err.msg);
+  size_t lc, lp;
+  char *bc = file_bytes(pc, &lc), *bp = file_bytes(pp, &lp);
+  cr_expect_eq(lc, lp);
+  cr_expect(lc == lp && memcmp(bc, bp, lc) == 0, "the same bytes");
+  cr_expect_eq(compact_columns(gcb_results_json(c)), before,
+               "writing leaves the tree as it was");
+  cr_assert_eq(gcb_results_plain(c, &err), GCB_OK);
+  cr_expect_eq(compact_columns(gcb_results_json(c)), 0);
+  char *a =
+      json_dumps(gcb_results_json(c), JSON_COMPACT | JSON_REAL_PRECISION(17));
+  char *b =
+      json_dumps(gcb_results_json(p), JSON_COMPACT | JSON_REAL_PRECISION(17));
+  cr_expect_str_eq(a, b);
+  free(a);
+  free(b);
+  free(bc);
+  free(bp);
+  remove(pc);
+  remove(pp);
+  remove(dir);
+  gcb_results_free(c);
+  gcb_results_free(p);
+  free(text);
+}
