@@ -132,12 +132,53 @@ static double round_scaled(u128 q, bool sticky, int e2) {
   return ldexp((double)mant, shift + e2);
 }
 
-/* 5^k for k <= 27: below 2^63. */
+/* 5^k for k <= 27: below 2^63 (a table: a loop of up to 27 products per
+ * number was a tenth of the lexer). */
 static uint64_t pow5(int k) {
-  uint64_t p = 1;
-  while (k-- > 0)
-    p *= 5;
-  return p;
+  static const uint64_t p[28] = {1ull,
+                                 5ull,
+                                 25ull,
+                                 125ull,
+                                 625ull,
+                                 3125ull,
+                                 15625ull,
+                                 78125ull,
+                                 390625ull,
+                                 1953125ull,
+                                 9765625ull,
+                                 48828125ull,
+                                 244140625ull,
+                                 1220703125ull,
+                                 6103515625ull,
+                                 30517578125ull,
+                                 152587890625ull,
+                                 762939453125ull,
+                                 3814697265625ull,
+                                 19073486328125ull,
+                                 95367431640625ull,
+                                 476837158203125ull,
+                                 2384185791015625ull,
+                                 11920928955078125ull,
+                                 59604644775390625ull,
+                                 298023223876953125ull,
+                                 1490116119384765625ull,
+                                 7450580596923828125ull};
+  return p[k];
+}
+
+/* w 2^64 / d and whether a remainder is left, in two 64-bit divisions
+ * (the 128-bit one of the compiler's library was a fifth of the lexer):
+ * w / d, then (w mod d) 2^64 / d, whose quotient fits 64 bits. */
+static u128 div_shifted(uint64_t w, uint64_t d, bool *rest) {
+  uint64_t q1 = w / d, r1 = w % d, q0, r0;
+#if defined(__x86_64__)
+  __asm__("divq %4" : "=a"(q0), "=d"(r0) : "a"((uint64_t)0), "d"(r1), "rm"(d));
+#else
+  u128 n = (u128)r1 << 64;
+  q0 = (uint64_t)(n / d), r0 = (uint64_t)(n % d);
+#endif
+  *rest = r0 != 0;
+  return (u128)q1 << 64 | q0;
 }
 #endif
 
@@ -167,9 +208,9 @@ static bool exact_double(uint64_t w, int e10, double *out) {
   if (w >= ((uint64_t)1 << 53) && e10 < 0 && e10 >= -27) {
     /* (w 2^64 / 5^k) 2^(-64-k): the quotient has at least 54 bits (w >=
      * 2^53, 5^k < 2^63), the remainder says whether any is dropped */
-    uint64_t d = pow5(-e10);
-    u128 n = (u128)w << 64;
-    *out = round_scaled(n / d, n % d != 0, -64 + e10);
+    bool rest;
+    u128 q = div_shifted(w, pow5(-e10), &rest);
+    *out = round_scaled(q, rest, -64 + e10);
     return true;
   }
 #endif
