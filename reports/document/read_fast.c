@@ -220,6 +220,30 @@ static bool exact_double(uint64_t w, int e10, double *out) {
   return false;
 }
 
+/* Whether the 8 bytes at p (before end) are all digits, and *v their
+ * value: one word's arithmetic instead of eight steps (the fractions of
+ * a document's numbers are most of its bytes). */
+static bool eight_digits(const char *p, const char *end, uint64_t *v) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  uint64_t x;
+  if (end - p < 8)
+    return false;
+  memcpy(&x, p, 8);
+  if (((x & 0xF0F0F0F0F0F0F0F0ull) |
+       (((x + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) >> 4)) !=
+      0x3333333333333333ull)
+    return false;
+  x -= 0x3030303030303030ull;
+  x = (x * 10 + (x >> 8)) & 0x00FF00FF00FF00FFull;
+  x = (x * 100 + (x >> 16)) & 0x0000FFFF0000FFFFull;
+  *v = (x * 10000 + (x >> 32)) & 0xFFFFFFFFull;
+  return true;
+#else
+  (void)p, (void)end, (void)v;
+  return false;
+#endif
+}
+
 /* A number as jansson reads it: an integer (*real false, *iv) when it has
  * neither fraction nor exponent, else a real (*d). false (with l->bad)
  * for what this road leaves to jansson: a malformed or out-of-range
@@ -242,13 +266,16 @@ static bool lex_number(struct lex *l, bool *real, double *d, int64_t *iv) {
   if (q < e && *q == '.') {
     *real = true;
     const char *f = ++q;
-    for (; q < e && *q >= '0' && *q <= '9'; q++)
-      if (digits < 19 && (w != 0 || *q != '0'))
-        w = w * 10 + (uint64_t)(*q - '0'), digits++, e10--;
+    uint64_t eight;
+    while (q < e && *q >= '0' && *q <= '9')
+      if (w != 0 && digits <= 11 && eight_digits(q, e, &eight))
+        w = w * 100000000 + eight, digits += 8, e10 -= 8, q += 8;
+      else if (digits < 19 && (w != 0 || *q != '0'))
+        w = w * 10 + (uint64_t)(*q++ - '0'), digits++, e10--;
       else if (w == 0)
-        e10--;
+        e10--, q++;
       else
-        digits = 20;
+        digits = 20, q++;
     if (q == f)
       return l->bad = true, false;
   }
