@@ -1,9 +1,11 @@
 /*
- * OSU outputs of the programs gcbench also runs (osu_gather, osu_scatter,
- * osu_barrier, osu_bibw, osu_multi_lat, osu_mbw_mr, osu_latency) read as
- * the cases gcbench's own drop-in writes for them, on real files: OSU
- * 5.3.2 to 7.4 output from public repositories (tests/data/osu/README.md
- * names each) and gcbench's own runs of the same programs on this VM
+ * Outputs of the programs gcbench also runs as drop-ins, read as the cases
+ * gcbench's own run of that program writes: OSU's osu_gather,
+ * osu_scatter, osu_barrier, osu_bibw, osu_multi_lat, osu_mbw_mr and
+ * osu_latency, and nccl-tests' gather_perf and scatter_perf. Real files:
+ * OSU 5.3.2 to 7.4 and nccl-tests output from public repositories and
+ * issue threads (tests/data/osu/README.md, tests/data/nccl/README.md name
+ * each), and gcbench's own runs of the same programs on this VM
  * (gcbench-vm-*: its stdout and its results document), which `gcbench
  * compare` must pair case by case. Each figure is checked against the
  * file's own text, read here with a parser of its own.
@@ -16,16 +18,21 @@
 #include "tests/reports/report_fixture.h"
 
 #define OSU(name) GCB_TEST_DATA "/osu/" name
+#define NCCL(name) GCB_TEST_DATA "/nccl/" name
 #define MAXTOK 16
 
-static struct gcb_results *load(const char *path) {
+static struct gcb_results *load_as(const char *path, enum gcb_format want) {
   struct gcb_results *r = NULL;
   struct gcb_err err = {0};
   enum gcb_format f;
   cr_assert_eq(gcb_interop_read(path, NULL, 0, &r, &f, &err), GCB_OK, "%s",
                err.msg);
-  cr_assert_eq(f, GCB_FORMAT_OSU, "%s read as %s", path, gcb_format_name(f));
+  cr_assert_eq(f, want, "%s read as %s", path, gcb_format_name(f));
   return r;
+}
+
+static struct gcb_results *load(const char *path) {
+  return load_as(path, GCB_FORMAT_OSU);
 }
 
 static struct gcb_results *parse(const char *text, const char *name,
@@ -63,14 +70,16 @@ static double time_us(const json_t *c, const char *key) {
 }
 
 /* A table row of the file: the numbers of a line whose first token is a
- * whole number (sized) or of every all-numeric line (sizeless). */
+ * whole number (sized) or of every all-numeric line (sizeless); with
+ * words, a row's words (nccl-tests' type and redop, OSU's Pass) are
+ * passed over. */
 struct row {
   double v[MAXTOK];
   size_t n;
 };
 
-static size_t rows_of(const char *path, bool sizeless, struct row *out,
-                      size_t max) {
+static size_t rows_of(const char *path, bool sizeless, bool words,
+                      struct row *out, size_t max) {
   size_t len, n = 0;
   char *text = fx_slurp(path, &len), *save = NULL;
   cr_assert_not_null(text);
@@ -81,9 +90,10 @@ static size_t rows_of(const char *path, bool sizeless, struct row *out,
     bool numeric = true;
     for (char *t = strtok_r(l, " \t\r", &s2); t && r.n < MAXTOK;
          t = strtok_r(NULL, " \t\r", &s2)) {
-      if (strcmp(t, "Pass") == 0 || strcmp(t, "Fail") == 0)
-        continue; /* -c's Validation column */
-      r.v[r.n++] = strtod(t, &end);
+      double v = strtod(t, &end);
+      if (words && r.n > 0 && (end == t || *end != '\0'))
+        continue;
+      r.v[r.n++] = v;
       numeric = numeric && *end == '\0';
     }
     /* strtok_r cut l after its first token: l is that token now */
@@ -114,7 +124,7 @@ static void expect_layout(const json_t *c, const char *op, const char *type,
 
 static void check_rooted(const char *file, const char *op, size_t want_rows) {
   struct row rows[64];
-  size_t n = rows_of(file, false, rows, 64);
+  size_t n = rows_of(file, false, false, rows, 64);
   struct gcb_results *r = load(file);
   cr_expect_eq(n, want_rows, "%s", file);
   cr_expect_eq(json_array_size(cases_of(r)), n, "%s: one case per row", file);
@@ -132,22 +142,22 @@ static void check_rooted(const char *file, const char *op, size_t want_rows) {
   gcb_results_free(r);
 }
 
-Test(interop_osu, gather_and_scatter_5_6_3_become_rooted_collectives) {
+Test(interop_dropin, gather_and_scatter_5_6_3_become_rooted_collectives) {
   check_rooted(OSU("osu-5.6.3-osu_gather-openmpi-wukan.txt"), "gather", 21);
   check_rooted(OSU("osu-5.6.3-osu_scatter-openmpi-wukan.txt"), "scatter", 21);
 }
 
-Test(interop_osu, gather_and_scatter_7_4_become_rooted_collectives) {
+Test(interop_dropin, gather_and_scatter_7_4_become_rooted_collectives) {
   check_rooted(OSU("osu-7.4-osu_gather-mpich-vm.txt"), "gather", 5);
   check_rooted(OSU("osu-7.4-osu_scatter-mpich-vm.txt"), "scatter", 5);
 }
 
 /* -f's Min/Max/Iterations and -c's Validation: min and max over ranks,
  * OSU's iterations, checked; the layout osu-full, as gcbench's -f. */
-Test(interop_osu, gather_full_and_validated_keeps_min_max_and_checks) {
+Test(interop_dropin, gather_full_and_validated_keeps_min_max_and_checks) {
   const char *file = OSU("osu-7.4-osu_gather-f-c-mpich-vm.txt");
   struct row rows[16];
-  size_t n = rows_of(file, false, rows, 16);
+  size_t n = rows_of(file, false, true, rows, 16);
   struct gcb_results *r = load(file);
   cr_assert_gt(n, 0);
   for (size_t i = 0; i < n; i++) {
@@ -167,7 +177,7 @@ Test(interop_osu, gather_full_and_validated_keeps_min_max_and_checks) {
 /* "mpiexec -n 8" above the output (the run the 5.6.3 file comes from):
  * gcbench's S is each rank's block times 8, comm_size 8, busbw algbw *
  * 7/8 (GatherGetBw). */
-Test(interop_osu, a_launcher_line_gives_the_rank_count_and_nccl_tests_size) {
+Test(interop_dropin, a_launcher_line_gives_the_rank_count_and_nccl_tests_size) {
   size_t len = 0;
   char *osu = fx_slurp(OSU("osu-5.6.3-osu_gather-openmpi-wukan.txt"), &len);
   char *text = malloc(len + 64);
@@ -197,13 +207,13 @@ static const json_t *only_case(struct gcb_results *r) {
   return json_array_get(cases_of(r), 0);
 }
 
-Test(interop_osu, barrier_is_one_case_of_no_bytes_with_its_time) {
+Test(interop_dropin, barrier_is_one_case_of_no_bytes_with_its_time) {
   static const char *const files[] = {
       OSU("osu-5.6.3-osu_barrier-openmpi-wukan.txt"),
       OSU("osu-7.4-osu_barrier-mpich-vm.txt")};
   for (size_t i = 0; i < 2; i++) {
     struct row rows[4];
-    cr_assert_eq(rows_of(files[i], true, rows, 4), 1, "%s", files[i]);
+    cr_assert_eq(rows_of(files[i], true, false, rows, 4), 1, "%s", files[i]);
     struct gcb_results *r = load(files[i]);
     const json_t *c = only_case(r);
     expect_layout(c, "barrier", "uint8", "none", -1, "osu");
@@ -215,10 +225,10 @@ Test(interop_osu, barrier_is_one_case_of_no_bytes_with_its_time) {
   }
 }
 
-Test(interop_osu, barrier_full_keeps_min_max_and_iterations) {
+Test(interop_dropin, barrier_full_keeps_min_max_and_iterations) {
   const char *file = OSU("osu-7.4-osu_barrier-f-mpich-vm.txt");
   struct row rows[4];
-  cr_assert_eq(rows_of(file, true, rows, 4), 1);
+  cr_assert_eq(rows_of(file, true, false, rows, 4), 1);
   struct gcb_results *r = load(file);
   const json_t *c = only_case(r);
   expect_layout(c, "barrier", "uint8", "none", -1, "osu-full");
@@ -230,7 +240,7 @@ Test(interop_osu, barrier_full_keeps_min_max_and_iterations) {
 
 /* A whole-number latency ("2.00" reads as 2) is still the time, never a
  * size; a second row is a located error. */
-Test(interop_osu, a_barrier_value_is_never_read_as_a_size) {
+Test(interop_dropin, a_barrier_value_is_never_read_as_a_size) {
   struct gcb_err err = {0};
   struct gcb_results *r =
       parse("# OSU MPI Barrier Latency Test v7.4\n# Avg Latency(us)\n"
@@ -252,10 +262,10 @@ Test(interop_osu, a_barrier_value_is_never_read_as_a_size) {
 
 /* ---- point-to-point and multi-pair -------------------------------------- */
 
-Test(interop_osu, bibw_is_gcbenchs_bibw_of_two_ranks_in_gb_per_s) {
+Test(interop_dropin, bibw_is_gcbenchs_bibw_of_two_ranks_in_gb_per_s) {
   const char *file = OSU("excalibur-5.6.2-osu_bibw.txt");
   struct row rows[32];
-  size_t n = rows_of(file, false, rows, 32);
+  size_t n = rows_of(file, false, false, rows, 32);
   struct gcb_results *r = load(file);
   cr_assert_gt(n, 20);
   cr_expect_eq(json_array_size(cases_of(r)), n);
@@ -277,7 +287,7 @@ Test(interop_osu, bibw_is_gcbenchs_bibw_of_two_ranks_in_gb_per_s) {
  * each pair's algbw; OSU's MB/s is pairs * algbw, never Messages/s. */
 static void check_mbw_mr(const char *file, double pairs, size_t min_rows) {
   struct row rows[32];
-  size_t n = rows_of(file, false, rows, 32);
+  size_t n = rows_of(file, false, false, rows, 32);
   struct gcb_results *r = load(file);
   cr_assert_geq(n, min_rows, "%s", file);
   for (size_t i = 0; i < n; i++) {
@@ -300,19 +310,19 @@ static void check_mbw_mr(const char *file, double pairs, size_t min_rows) {
   gcb_results_free(r);
 }
 
-Test(interop_osu, mbw_mr_reads_pairs_and_both_columns) {
+Test(interop_dropin, mbw_mr_reads_pairs_and_both_columns) {
   check_mbw_mr(OSU("excalibur-5.6.2-osu_mbw_mr-8pairs.txt"), 8, 20);
   check_mbw_mr(OSU("cloudai-7.4-osu_mbw_mr.txt"), 1, 2);
 }
 
 /* 5.3.2's "Latency (us)" and 7.4's "Avg Latency(us)"; 5.x's 0-byte row
  * is skipped with its time (no bytes, no bandwidth), as osu_latency's. */
-Test(interop_osu, multi_lat_is_gcbenchs_multi_pair_latency) {
+Test(interop_dropin, multi_lat_is_gcbenchs_multi_pair_latency) {
   static const char *const files[] = {OSU("cofc-5.3.2-osu_multi_lat.txt"),
                                       OSU("cloudai-7.4-osu_multi_lat.txt")};
   for (size_t f = 0; f < 2; f++) {
     struct row rows[32];
-    size_t n = rows_of(files[f], false, rows, 32), zero = 0;
+    size_t n = rows_of(files[f], false, false, rows, 32), zero = 0;
     struct gcb_results *r = load(files[f]);
     cr_assert_gt(n, 5);
     for (size_t i = 0; i < n; i++) {
@@ -335,41 +345,94 @@ Test(interop_osu, multi_lat_is_gcbenchs_multi_pair_latency) {
 
 /* ---- against gcbench's own runs ----------------------------------------- */
 
-/* gcbench's drop-in run of the program (its results document) and its
- * stdout read as OSU's: every case of each pairs with one of the other. */
-static void check_pairs(const char *program) {
-  char txt[512], doc[512];
-  snprintf(txt, sizeof txt, OSU("gcbench-vm-%s.txt"), program);
-  snprintf(doc, sizeof doc, OSU("gcbench-vm-%s.json"), program);
-  struct gcb_results *osu = load(txt), *own = NULL;
+/* gcbench's drop-in run of a program (its results document, doc) and its
+ * stdout (txt) read as the tool's output (format): every case of each
+ * pairs with one of the other; only the tool's summary figures
+ * (nccl-tests' Avg bus bandwidth, an imported case) have no partner. */
+static void check_pairs(const char *txt, const char *doc,
+                        enum gcb_format format) {
+  struct gcb_results *tool = load_as(txt, format), *own = NULL;
   struct gcb_err err = {0};
   cr_assert_eq(gcb_interop_read(doc, NULL, 0, &own, NULL, &err), GCB_OK, "%s",
                err.msg);
   struct gcb_thresholds t;
   gcb_thresholds_default(&t);
-  struct gcb_doc o = {.name = txt, .root = gcb_results_json(osu)};
+  struct gcb_doc o = {.name = txt, .root = gcb_results_json(tool)};
   struct gcb_doc n = {.name = doc, .root = gcb_results_json(own)};
   struct gcb_comparison cmp = {0};
   cr_assert_eq(gcb_compare(&o, &n, &t, &cmp, &err), GCB_OK, "%s", err.msg);
-  size_t paired = 0;
-  for (size_t i = 0; i < cmp.ndeltas; i++) {
-    cr_expect(cmp.deltas[i].verdict != GCB_VERDICT_ONLY_OLD &&
-                  cmp.deltas[i].verdict != GCB_VERDICT_ONLY_NEW,
-              "%s: %s in one run only", program, cmp.deltas[i].key);
+  size_t paired = 0, coll = 0;
+  const json_t *c;
+  size_t i;
+  for (i = 0; i < cmp.ndeltas; i++) {
+    bool imported = strncmp(cmp.deltas[i].key, "imported ", 9) == 0;
+    cr_expect(imported || (cmp.deltas[i].verdict != GCB_VERDICT_ONLY_OLD &&
+                           cmp.deltas[i].verdict != GCB_VERDICT_ONLY_NEW),
+              "%s: %s in one run only", txt, cmp.deltas[i].key);
     paired +=
         !isnan(cmp.deltas[i].old_value) && !isnan(cmp.deltas[i].new_value);
   }
-  cr_expect_gt(paired, 0, "%s: nothing compared", program);
-  cr_expect_eq(json_array_size(cases_of(osu)), json_array_size(cases_of(own)),
-               "%s", program);
+  json_array_foreach(cases_of(tool), i, c) {
+    coll += strcmp(gcb_view_str(c, "bench"), "coll") == 0;
+  }
+  cr_expect_gt(paired, 0, "%s: nothing compared", txt);
+  cr_expect_eq(coll, json_array_size(cases_of(own)), "%s", txt);
   gcb_comparison_free(&cmp);
-  gcb_results_free(osu);
+  gcb_results_free(tool);
   gcb_results_free(own);
 }
 
-Test(interop_osu, compare_pairs_osu_output_with_gcbenchs_run) {
+Test(interop_dropin, compare_pairs_osu_output_with_gcbenchs_run) {
   static const char *const programs[] = {
       "osu_bibw", "osu_mbw_mr", "osu_latency", "osu_barrier", "osu_gather"};
-  for (size_t i = 0; i < sizeof programs / sizeof *programs; i++)
-    check_pairs(programs[i]);
+  for (size_t i = 0; i < sizeof programs / sizeof *programs; i++) {
+    char txt[512], doc[512];
+    snprintf(txt, sizeof txt, OSU("gcbench-vm-%s.txt"), programs[i]);
+    snprintf(doc, sizeof doc, OSU("gcbench-vm-%s.json"), programs[i]);
+    check_pairs(txt, doc, GCB_FORMAT_OSU);
+  }
+}
+
+/* ---- nccl-tests gather_perf and scatter_perf ----------------------------- */
+
+/* NVIDIA/nccl-tests#350's gather_perf on 2 x A100: each row's two halves
+ * as gather cases with root 0 and redop none, the communicator of the two
+ * ranks its device list shows; the printed time, algbw and busbw kept. */
+Test(interop_dropin, gather_perf_log_rows_are_rooted_gather_cases) {
+  const char *file = NCCL("nccl-tests-350-gather-a100-cut.txt");
+  struct row rows[16];
+  size_t n = rows_of(file, false, true, rows, 16);
+  struct gcb_results *r = load_as(file, GCB_FORMAT_NCCL_TESTS);
+  cr_assert_eq(n, 8, "the thread's first 8 rows");
+  cr_expect_eq(json_array_size(cases_of(r)), 2 * n, "two halves a row");
+  for (size_t i = 0; i < n; i++)
+    for (int h = 0; h < 2; h++) {
+      const json_t *c = NULL, *x;
+      size_t k;
+      json_array_foreach(cases_of(r), k, x) {
+        if (gcb_view_param_num(x, "size") == rows[i].v[0] &&
+            gcb_view_param_num(x, "inplace") == h)
+          c = x;
+      }
+      cr_assert_not_null(c, "%g B half %d", rows[i].v[0], h);
+      cr_expect_str_eq(gcb_view_param_str(c, "op"), "gather");
+      cr_expect_str_eq(gcb_view_param_str(c, "type"), "float");
+      cr_expect_str_eq(gcb_view_param_str(c, "redop"), "none");
+      cr_expect_eq(gcb_view_param_num(c, "root"), 0);
+      cr_expect_eq(gcb_view_param_num(c, "count"), rows[i].v[1]);
+      cr_expect_str_eq(gcb_view_param_str(c, "split"), "none");
+      cr_expect_eq(gcb_view_param_num(c, "comm_size"), 2);
+      const double *v = rows[i].v + 3 + 4 * h; /* size count root | ... */
+      cr_expect_float_eq(time_us(c, "mean"), v[0], 1e-9 * v[0]);
+      cr_expect_float_eq(sum(c, "algbw"), v[1], 1e-12);
+      cr_expect_float_eq(sum(c, "busbw"), v[2], 1e-12);
+    }
+  gcb_results_free(r);
+}
+
+Test(interop_dropin, compare_pairs_gather_and_scatter_perf_with_gcbenchs_run) {
+  check_pairs(NCCL("gcbench-vm-gather_perf.txt"),
+              NCCL("gcbench-vm-gather_perf.json"), GCB_FORMAT_NCCL_TESTS);
+  check_pairs(NCCL("gcbench-vm-scatter_perf.txt"),
+              NCCL("gcbench-vm-scatter_perf.json"), GCB_FORMAT_NCCL_TESTS);
 }
