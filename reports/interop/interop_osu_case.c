@@ -148,7 +148,11 @@ enum gcb_status gcb__osu_known_row(struct gcb__osu *o, char **tok, double size,
                                    int line) {
   const struct gcb__osu_op *k = o->known;
   long long n = o->ranks;
-  double bytes;
+  double bytes, v;
+  for (size_t c = o->sizeless ? 0 : 1; c < o->ncols; c++)
+    if (strcmp(o->col[c], "Validation") != 0 && !gcb__token_number(tok[c], &v))
+      return gcb__conv_bad_line(o->cv, line, "%s: %s '%.20s' is not a number",
+                                o->bench, o->col[c], tok[c]);
   struct gcb__coll_row r = {
       .root = k->rooted ? 0 : -1, .line = line, .no_bytes = k->sizeless};
   snprintf(r.type, sizeof r.type, "%s", type_of(o, &bytes));

@@ -315,6 +315,47 @@ Test(interop_dropin, mbw_mr_reads_pairs_and_both_columns) {
   check_mbw_mr(OSU("cloudai-7.4-osu_mbw_mr.txt"), 1, 2);
 }
 
+/* -W 32 is in the pairs line: gcbench's run with --window 32 writes it;
+ * OSU's default 64 is not written, as gcbench's default. */
+Test(interop_dropin, mbw_mr_window_other_than_64_is_a_param) {
+  struct gcb_err err = {0};
+  struct gcb_results *r =
+      parse("# OSU MPI Multiple Bandwidth / Message Rate Test v7.4\n"
+            "# [ pairs: 4 ] [ window size: 32 ]\n"
+            "# Size                  MB/s        Messages/s\n"
+            "1                       4.00        4000000.00\n",
+            "w.txt", &err);
+  cr_assert_not_null(r, "%s", err.msg);
+  const json_t *c = at_size(r, "bandwidth", 1);
+  cr_assert_not_null(c);
+  cr_expect_eq(gcb_view_param_num(c, "window"), 32);
+  cr_expect_eq(gcb_view_param_num(c, "comm_size"), 8);
+  cr_expect_float_eq(time_us(c, "mean"), 1.0, 1e-12, "4 pairs / 4e6 per s");
+  gcb_results_free(r);
+  r = load(OSU("excalibur-5.6.2-osu_mbw_mr-8pairs.txt"));
+  cr_expect(isnan(gcb_view_param_num(json_array_get(cases_of(r), 0), "window")),
+            "window size 64 is OSU's and gcbench's default");
+  gcb_results_free(r);
+}
+
+/* A value that is no number in a table gcbench reads is one located
+ * line, not a figure made up from the other column. */
+Test(interop_dropin, a_value_that_is_not_a_number_is_a_located_error) {
+  struct gcb_err err = {0};
+  struct gcb_results *r =
+      parse("# OSU MPI Multiple Bandwidth / Message Rate Test v7.4\n"
+            "# [ pairs: 4 ] [ window size: 64 ]\n"
+            "# Size                  MB/s        Messages/s\n"
+            "1                       4.00        4000000.00\n"
+            "2                          x        4000000.00\n"
+            "4                      16.00        4000000.00\n",
+            "m.txt", &err);
+  cr_expect_null(r);
+  cr_expect(strstr(err.msg, "m.txt:5:") != NULL &&
+                strstr(err.msg, "MB/s 'x' is not a number") != NULL,
+            "%s", err.msg);
+}
+
 /* 5.3.2's "Latency (us)" and 7.4's "Avg Latency(us)"; 5.x's 0-byte row
  * is skipped with its time (no bytes, no bandwidth), as osu_latency's. */
 Test(interop_dropin, multi_lat_is_gcbenchs_multi_pair_latency) {
