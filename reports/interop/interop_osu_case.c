@@ -158,6 +158,11 @@ enum gcb_status gcb__osu_known_row(struct gcb__osu *o, char **tok, double size,
   snprintf(r.type, sizeof r.type, "%s", type_of(o, &bytes));
   snprintf(r.redop, sizeof r.redop, "%s", k->reduces ? "sum" : "none");
   r.size = k->per_rank && n > 0 ? size * (double)n : size;
+  if (r.size > GCB__MAX_COUNT)
+    return gcb__conv_bad_line(o->cv, line,
+                              "%s: %.0f B per rank on %lld ranks is %.3g B, "
+                              "not a message size (more than 2^53)",
+                              o->bench, size, n, r.size);
   r.count = floor((k->per_rank ? size : r.size) / bytes);
   if (strcmp(k->op, "reducescatter") == 0 && n > 0)
     r.count = floor(r.count / (double)n); /* each rank's, as nccl-tests */

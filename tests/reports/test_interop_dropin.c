@@ -198,6 +198,22 @@ Test(interop_dropin, a_launcher_line_gives_the_rank_count_and_nccl_tests_size) {
   gcb_results_free(r);
 }
 
+/* A size within 2^53 whose S on the launcher's ranks is past it: the
+ * same located error as a size past 2^53. */
+Test(interop_dropin, a_per_rank_size_past_2_to_the_53_on_n_ranks_is_refused) {
+  struct gcb_err err = {0};
+  struct gcb_results *r = parse("mpirun -np 1024 ./osu_gather\n"
+                                "# OSU MPI Gather Latency Test v7.4\n"
+                                "# Size       Avg Latency(us)\n"
+                                "1                       0.40\n"
+                                "9007199254740992        0.50\n",
+                                "g.txt", &err);
+  cr_expect_null(r);
+  cr_expect(strstr(err.msg, "g.txt:5:") != NULL &&
+                strstr(err.msg, "more than 2^53") != NULL,
+            "%s", err.msg);
+}
+
 /* ---- osu_barrier: no size column ---------------------------------------- */
 
 static const json_t *only_case(struct gcb_results *r) {
