@@ -206,6 +206,48 @@ static void parse_both(const char *text, size_t len, struct gcb_results **c,
       GCB_OK, "%s", err.msg);
 }
 
+/* Each array of per_rank and of its groups replaced by what f makes of
+ * it (named by its key). */
+static void for_each_column(json_t *pr,
+                            json_t *(*f)(const char *key, const json_t *col,
+                                         const void *arg),
+                            const void *arg) {
+  const char *k, *k2;
+  json_t *v, *w;
+  void *t, *t2;
+  json_object_foreach_safe(pr, t, k, v) {
+    if (json_is_array(v)) {
+      json_object_set_new(pr, k, f(k, v, arg));
+      continue;
+    }
+    json_t *group = v;
+    json_object_foreach_safe(group, t2, k2, w) {
+      if (json_is_array(w))
+        json_object_set_new(group, k2, f(k2, w, arg));
+    }
+  }
+}
+
+static json_t *reversed(const char *key, const json_t *col, const void *arg) {
+  (void)key, (void)arg;
+  json_t *rev = json_array();
+  for (size_t i = json_array_size(col); i-- > 0;)
+    json_array_append(rev, json_array_get(col, i));
+  return rev;
+}
+
+/* Rank i for "rank", else the first rank's value, for *(size_t *)arg
+ * ranks. */
+static json_t *widened(const char *key, const json_t *col, const void *arg) {
+  size_t ranks = *(const size_t *)arg;
+  json_t *out = json_array();
+  for (size_t i = 0; i < ranks; i++)
+    json_array_append_new(out, strcmp(key, "rank") == 0
+                                   ? json_integer((json_int_t)i)
+                                   : json_incref(json_array_get(col, 0)));
+  return out;
+}
+
 /* results-valid-v2.json with its per-rank columns reversed and its ranks
  * given out of order: ordered the same way on both roads. */
 static char *shuffled_v2(void) {
@@ -215,19 +257,7 @@ static char *shuffled_v2(void) {
   free(text);
   json_t *pr = json_object_get(json_array_get(json_object_get(doc, "cases"), 0),
                                "per_rank");
-  const char *k, *k2;
-  json_t *v, *w;
-  json_object_foreach(pr, k, v) {
-    json_t *holder = json_is_object(v) ? v : pr;
-    json_object_foreach(json_is_object(v) ? v : pr, k2, w) {
-      if (!json_is_array(w) || (holder == pr && strcmp(k2, k) != 0))
-        continue;
-      json_t *rev = json_array();
-      for (size_t i = json_array_size(w); i-- > 0;)
-        json_array_append(rev, json_array_get(w, i));
-      json_object_set_new(holder, k2, rev);
-    }
-  }
+  for_each_column(pr, reversed, NULL);
   text = json_dumps(doc, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
   json_decref(doc);
   return text;
@@ -296,21 +326,7 @@ static char *with_ranks(size_t ranks) {
   free(text);
   json_t *pr = json_object_get(json_array_get(json_object_get(doc, "cases"), 0),
                                "per_rank");
-  const char *k, *k2;
-  json_t *v, *w;
-  json_object_foreach(pr, k, v) {
-    json_t *holder = json_is_object(v) ? v : pr;
-    json_object_foreach(json_is_object(v) ? v : pr, k2, w) {
-      if (!json_is_array(w) || (holder == pr && strcmp(k2, k) != 0))
-        continue;
-      json_t *col = json_array();
-      for (size_t i = 0; i < ranks; i++)
-        json_array_append_new(col, strcmp(k2, "rank") == 0
-                                       ? json_integer((json_int_t)i)
-                                       : json_incref(json_array_get(w, 0)));
-      json_object_set_new(holder, k2, col);
-    }
-  }
+  for_each_column(pr, widened, &ranks);
   text = json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(17));
   json_decref(doc);
   return text;
