@@ -321,20 +321,33 @@ Test(render_svg, coordinates_are_printed_as_printf_prints_them) {
  * 20 nodes of 2 GPUs, node07's second GPU at a third of the others' GEMM
  * figure. The page draws node07 and the first healthy node and names the
  * 18 other healthy ones under the pictures; topology.svg draws all 20. */
-Test(render_svg, the_page_folds_healthy_machines_of_one_shape_beyond_16) {
-  double figs[40];
-  for (int i = 0; i < 40; i++)
-    figs[i] = i == 15 ? 33 : 100 * (1 + (i % 3) * 0.002);
-  json_t *doc = fx_doc(40, 20, 4, "Test CPU");
+/* nodes nodes of 2 GPUs, one GEMM case, rank `slow` (-1: none) at a third
+ * of the others' figure; diagnosed into x, the document its only one. */
+static void two_gpu_nodes(struct fx *x, int nodes, int slow) {
+  double figs[64];
+  cr_assert_leq(2 * nodes, 64);
+  for (int i = 0; i < 2 * nodes; i++)
+    figs[i] = i == slow ? 33 : 100 * (1 + (i % 3) * 0.002);
+  json_t *doc = fx_doc(2 * nodes, nodes, 4, "Test CPU");
   fx_add_topology(doc, 2, 4);
   fx_add_case(doc, fx_case("gemm", "bf16", "{\"dtype\": \"bf16\"}", "GFLOP/s",
-                           figs, 40, 0.01, NULL));
+                           figs, (size_t)(2 * nodes), 0.01, NULL));
   fx_check_valid(doc);
+  x->docs[0] = (struct gcb_doc){.name = "nodes.json", .root = doc};
+  x->ndocs = 1;
+  gcb_thresholds_default(&x->th);
+  diagnose(x);
+}
+
+static void two_gpu_nodes_done(struct fx *x) {
+  gcb_diagnosis_free(&x->d);
+  gcb_findings_free(&x->f);
+  json_decref((json_t *)x->docs[0].root);
+}
+
+Test(render_svg, the_page_folds_healthy_machines_of_one_shape_beyond_16) {
   struct fx x = {0};
-  x.docs[0] = (struct gcb_doc){.name = "many.json", .root = doc};
-  x.ndocs = 1;
-  gcb_thresholds_default(&x.th);
-  diagnose(&x);
+  two_gpu_nodes(&x, 20, 15);
   size_t len;
   char *page = draw(&x.rep, false, &len);
   cr_expect_eq(count(page, "<figcaption>"), 3,
@@ -356,31 +369,17 @@ Test(render_svg, the_page_folds_healthy_machines_of_one_shape_beyond_16) {
   cr_expect_eq(count(svg, "class=\"gpu "), 40, "topology.svg draws every GPU");
   cr_expect_null(strstr(svg, "folded"));
   free(svg);
-  gcb_diagnosis_free(&x.d);
-  gcb_findings_free(&x.f);
-  json_decref(doc);
+  two_gpu_nodes_done(&x);
 }
 
 /* At 16 machines or fewer every machine is drawn, healthy or not. */
 Test(render_svg, the_page_draws_every_machine_up_to_16) {
-  double figs[32];
-  for (int i = 0; i < 32; i++)
-    figs[i] = 100 * (1 + (i % 3) * 0.002);
-  json_t *doc = fx_doc(32, 16, 4, "Test CPU");
-  fx_add_topology(doc, 2, 4);
-  fx_add_case(doc, fx_case("gemm", "bf16", "{\"dtype\": \"bf16\"}", "GFLOP/s",
-                           figs, 32, 0.01, NULL));
   struct fx x = {0};
-  x.docs[0] = (struct gcb_doc){.name = "sixteen.json", .root = doc};
-  x.ndocs = 1;
-  gcb_thresholds_default(&x.th);
-  diagnose(&x);
+  two_gpu_nodes(&x, 16, -1);
   size_t len;
   char *page = draw(&x.rep, false, &len);
   cr_expect_eq(count(page, "<figcaption>"), 17, "16 nodes and the fabric");
   cr_expect_null(strstr(page, "folded"));
   free(page);
-  gcb_diagnosis_free(&x.d);
-  gcb_findings_free(&x.f);
-  json_decref(doc);
+  two_gpu_nodes_done(&x);
 }
