@@ -11,10 +11,20 @@
  *  - the core's ISA below the CPU's: warn when the run has host GEMM
  *    figures (gemm, pattern), else info;
  *  - OPENBLAS_CORETYPE set, the core not below the CPU: info.
+ * Where the ranks[] entries carry their own BLAS (ranks[].blas: every
+ * rank's core, threads and CPU ISA) and they do not all agree, the rule
+ * judges each rank instead, one finding per node naming its ranks: those
+ * whose core sits below their own CPU (unless every rank's does, with the
+ * same core and CPU: one finding for the run, as above), and those whose
+ * core or thread count differs from most ranks' (a rank launched with
+ * OPENBLAS_NUM_THREADS=1 or its own OPENBLAS_CORETYPE, or a node whose CPU
+ * OpenBLAS knows less well: its GEMM is slower, and a synchronous job
+ * waits for it). Same severities.
  * The core → ISA table is OpenBLAS's x86 core list (driver/others/
  * dynamic.c, corename[]); a core it does not know is not judged.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -96,7 +106,189 @@ static void below_cpu(struct gcb_finding *f, const char *lib, const char *core,
                         best_core[could]);
 }
 
-enum gcb_status gcb__rule_blas_kernel(const struct gcb__rule_ctx *cx) {
+/* ---- per rank (ranks[].blas) -------------------------------------------- */
+
+/* One rank's BLAS as its ranks[] entry records it. */
+struct rank_blas {
+  long long rank, node;
+  const char *core;
+  long long threads;
+  int have, could; /* ISA indices of the core and of the rank's CPU; -1 */
+  int combo;       /* index into the run's distinct (core, threads) */
+};
+
+/* Distinct (core, threads) pairs tracked; more are lumped with the last. */
+#define BLAS_COMBOS 16
+
+struct blas_ranks {
+  struct rank_blas *r;
+  size_t n;
+  int ncombos, majority; /* the pair most ranks run */
+  size_t count[BLAS_COMBOS];
+  bool all_below_alike; /* every rank below its CPU, one core, one CPU
+                           ISA (thread counts may differ) */
+  bool uniform;         /* one core, one thread count, one CPU ISA */
+};
+
+static int combo_of(struct blas_ranks *b, size_t i) {
+  for (size_t j = 0; j < i; j++)
+    if (b->r[j].threads == b->r[i].threads &&
+        strcasecmp(b->r[j].core, b->r[i].core) == 0)
+      return b->r[j].combo;
+  return b->ncombos < BLAS_COMBOS ? b->ncombos++ : BLAS_COMBOS - 1;
+}
+
+/* How the ranks' BLAS compare: combos, majority, uniformity. */
+static void blas_survey(struct blas_ranks *b) {
+  b->all_below_alike = b->uniform = true;
+  for (size_t i = 0; i < b->n; i++) {
+    struct rank_blas *r = &b->r[i];
+    r->combo = combo_of(b, i);
+    b->count[r->combo]++;
+    bool below = r->have >= 0 && r->could >= 0 && r->have < r->could;
+    bool same_cpu = r->could == b->r[0].could;
+    b->uniform &= r->combo == b->r[0].combo && same_cpu;
+    b->all_below_alike &=
+        below && same_cpu && strcasecmp(r->core, b->r[0].core) == 0;
+  }
+  for (int c = 1; c < b->ncombos; c++)
+    if (b->count[c] > b->count[b->majority])
+      b->majority = c;
+}
+
+static int by_node(const void *a, const void *b) {
+  const struct rank_blas *x = a, *y = b;
+  if (x->node != y->node)
+    return x->node < y->node ? -1 : 1;
+  return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* Every ranks[] entry with a "blas" object, sorted by node then rank;
+ * NULL (n 0) when there are none. */
+static enum gcb_status blas_read(const json_t *root, struct blas_ranks *b) {
+  const json_t *ranks = json_object_get(root, "ranks"), *e;
+  size_t i;
+  *b = (struct blas_ranks){0};
+  if (json_array_size(ranks) == 0)
+    return GCB_OK;
+  b->r = calloc(json_array_size(ranks), sizeof *b->r);
+  if (b->r == NULL)
+    return GCB_ENOMEM;
+  json_array_foreach(ranks, i, e) {
+    const json_t *blas = gcb_view_obj(e, "blas");
+    if (blas == NULL)
+      continue;
+    const char *core = gcb_view_str(blas, "core");
+    b->r[b->n++] =
+        (struct rank_blas){.rank = gcb_view_int(e, "rank", (long long)i),
+                           .node = gcb_view_int(e, "node", 0),
+                           .core = core,
+                           .threads = gcb_view_int(blas, "threads", 0),
+                           .have = core_isa(core),
+                           .could = isa_index(gcb_view_str(blas, "cpu_isa"))};
+  }
+  qsort(b->r, b->n, sizeof *b->r, by_node);
+  blas_survey(b);
+  return GCB_OK;
+}
+
+/* A finding at the node of r[0..n), naming those ranks. */
+static struct gcb_finding *node_finding(const struct gcb__rule_ctx *cx,
+                                        enum gcb_severity sev,
+                                        const struct rank_blas *r, size_t n) {
+  struct gcb_finding *f = gcb__rule_push(cx, sev);
+  if (f == NULL)
+    return NULL;
+  gcb_finding_at_rank(f, cx->index, cx->doc->root, r[0].rank);
+  long long *ids = calloc(n, sizeof *ids);
+  for (size_t i = 0; ids && i < n; i++)
+    ids[i] = r[i].rank;
+  if (ids != NULL)
+    gcb_view_ranges(ids, n, f->where.ranks, sizeof f->where.ranks);
+  free(ids);
+  return f;
+}
+
+/* The ranks of one node (r[0..n)) that fit `pick`, gathered into out. */
+static size_t pick_ranks(const struct rank_blas *r, size_t n, bool below,
+                         int majority, struct rank_blas *out) {
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++) {
+    bool is_below = r[i].have >= 0 && r[i].could >= 0 && r[i].have < r[i].could;
+    if (below ? is_below : r[i].combo != majority)
+      out[k++] = r[i];
+  }
+  return k;
+}
+
+/* The findings of one node's ranks r[0..n). */
+static enum gcb_status node_findings(const struct gcb__rule_ctx *cx,
+                                     const struct blas_ranks *b,
+                                     const struct rank_blas *r, size_t n,
+                                     enum gcb_severity sev,
+                                     struct rank_blas *tmp) {
+  const char *lib = gcb_view_str(
+      gcb_view_obj(gcb_view_obj(cx->doc->root, "software"), "blas_run"),
+      "library");
+  lib = lib[0] ? lib : "OpenBLAS";
+  size_t k = b->all_below_alike ? 0 : pick_ranks(r, n, true, -1, tmp);
+  struct gcb_finding *f;
+  if (k > 0) {
+    if ((f = node_finding(cx, sev, tmp, k)) == NULL)
+      return GCB_ENOMEM;
+    gcb_finding_explain(
+        f,
+        "%s runs its %s kernels (%s) on rank%s %s, whose CPU offers %s: "
+        "their GEMM figures are those of the older kernels",
+        lib, tmp[0].core, isas[tmp[0].have], k == 1 ? "" : "s", f->where.ranks,
+        isas[tmp[0].could]);
+    gcb_finding_suggest(f,
+                        "check OPENBLAS_CORETYPE in these ranks' environment "
+                        "(unset it or set %s), or use an OpenBLAS that knows "
+                        "this CPU, and rerun",
+                        best_core[tmp[0].could]);
+  }
+  if (b->ncombos < 2 || (k = pick_ranks(r, n, false, b->majority, tmp)) == 0)
+    return GCB_OK;
+  const struct rank_blas *most = NULL;
+  for (size_t i = 0; most == NULL && i < b->n; i++)
+    most = b->r[i].combo == b->majority ? &b->r[i] : NULL;
+  if ((f = node_finding(cx, sev, tmp, k)) == NULL)
+    return GCB_ENOMEM;
+  gcb_finding_explain(
+      f,
+      "rank%s %s run%s %s's %s kernels with %lld thread%s, where %zu of the "
+      "run's %zu ranks run %s with %lld: a slower GEMM on %s, which a "
+      "synchronous job waits for",
+      k == 1 ? "" : "s", f->where.ranks, k == 1 ? "s" : "", lib, tmp[0].core,
+      tmp[0].threads, tmp[0].threads == 1 ? "" : "s", b->count[b->majority],
+      b->n, most->core, most->threads, k == 1 ? "it" : "them");
+  gcb_finding_suggest(f, "launch every rank with the same OPENBLAS_CORETYPE "
+                         "and OPENBLAS_NUM_THREADS/OMP_NUM_THREADS (or none), "
+                         "and rerun");
+  return GCB_OK;
+}
+
+/* Per-rank findings, one node at a time. */
+static enum gcb_status rank_findings(const struct gcb__rule_ctx *cx,
+                                     const struct blas_ranks *b) {
+  enum gcb_severity sev =
+      has_blas_figures(cx->doc->root) ? GCB_SEV_WARN : GCB_SEV_INFO;
+  struct rank_blas *tmp = calloc(b->n, sizeof *tmp);
+  enum gcb_status st = tmp == NULL ? GCB_ENOMEM : GCB_OK;
+  for (size_t i = 0, j; st == GCB_OK && i < b->n; i = j) {
+    for (j = i; j < b->n && b->r[j].node == b->r[i].node; j++)
+      ;
+    st = node_findings(cx, b, &b->r[i], j - i, sev, tmp);
+  }
+  free(tmp);
+  return st;
+}
+
+/* ---- the run's BLAS (software.blas_run, rank 0's) ------------------------ */
+
+static enum gcb_status header_finding(const struct gcb__rule_ctx *cx,
+                                      bool every_rank) {
   const json_t *root = cx->doc->root;
   const json_t *blas = gcb_view_obj(gcb_view_obj(root, "software"), "blas_run");
   if (blas == NULL)
@@ -117,6 +309,8 @@ enum gcb_status gcb__rule_blas_kernel(const struct gcb__rule_ctx *cx) {
   gcb_finding_at_rank(f, cx->index, root, 0); /* the header is rank 0's */
   if (below) {
     below_cpu(f, lib, core, have, could, forced);
+    if (every_rank) /* the ranks[] entries agree: the whole run's */
+      snprintf(f->where.ranks, sizeof f->where.ranks, "all");
     return GCB_OK;
   }
   gcb_finding_explain(f,
@@ -126,4 +320,19 @@ enum gcb_status gcb__rule_blas_kernel(const struct gcb__rule_ctx *cx) {
   gcb_finding_suggest(f, "unset OPENBLAS_CORETYPE unless a comparison needs "
                          "this kernel");
   return GCB_OK;
+}
+
+enum gcb_status gcb__rule_blas_kernel(const struct gcb__rule_ctx *cx) {
+  struct blas_ranks b;
+  if (blas_read(cx->doc->root, &b) != GCB_OK)
+    return gcb_err_set(cx->err, GCB_ENOMEM, "blas-kernel: out of memory");
+  enum gcb_status st = GCB_OK;
+  if (b.n == 0 || b.uniform || b.all_below_alike) /* one finding: the run's */
+    st = header_finding(cx, b.n > 1 && b.all_below_alike);
+  if (st == GCB_OK && b.n > 0 && !b.uniform)
+    st = rank_findings(cx, &b);
+  free(b.r);
+  return st == GCB_ENOMEM
+             ? gcb_err_set(cx->err, GCB_ENOMEM, "blas-kernel: out of memory")
+             : st;
 }
