@@ -248,3 +248,137 @@ Test(provenance, gemm_names_its_kernels_and_every_table_its_time_statistic) {
             "%s", text);
   free(text);
 }
+
+/* ---- the start-up MPI probe (mpi_probe.c, run.mpi_probe) ----------------- */
+
+Test(provenance, the_mpi_probe_pairs_rank_0_with_a_local_and_a_remote_peer) {
+  int peers[2] = {-1, -1};
+  const int one[] = {0};
+  cr_expect_eq(gcb__probe_peers(one, 1, peers), 0, "one rank: no pair");
+  const int local[] = {0, 0};
+  cr_assert_eq(gcb__probe_peers(local, 2, peers), 1);
+  cr_expect_eq(peers[0], 1);
+  /* rank 1 beside rank 0: the first rank of another node is the second */
+  const int two_nodes[] = {0, 0, 0, 1, 1, 1};
+  cr_assert_eq(gcb__probe_peers(two_nodes, 6, peers), 2);
+  cr_expect(peers[0] == 1 && peers[1] == 3, "%d %d", peers[0], peers[1]);
+  /* ranks placed round-robin: rank 1 elsewhere, rank 2 beside rank 0 */
+  const int round_robin[] = {0, 1, 0, 1};
+  cr_assert_eq(gcb__probe_peers(round_robin, 4, peers), 2);
+  cr_expect(peers[0] == 1 && peers[1] == 2, "%d %d", peers[0], peers[1]);
+  const int one_each[] = {0, 1, 2};
+  cr_expect_eq(gcb__probe_peers(one_each, 3, peers), 1, "no second local");
+}
+
+Test(provenance, the_mpi_probe_latency_is_half_a_round_trip_median_and_min) {
+  /* batches of 20 round trips: 8 us per batch is 0.2 us one way */
+  const double batch_s[] = {8e-6, 18e-6, 9e-6, 4000e-6, 10e-6};
+  double median = 0, min = 0;
+  gcb__probe_summarize(batch_s, 5, 20, &median, &min);
+  cr_expect_float_eq(min, 0.2, 1e-9);
+  cr_expect_float_eq(median, 0.25, 1e-9,
+                     "a descheduled batch moves no "
+                     "median: %g",
+                     median);
+  gcb__probe_summarize(batch_s, 4, 20, &median, &min);
+  cr_expect_float_eq(median, (0.225 + 0.45) / 2, 1e-9, "%g", median);
+}
+
+/* A one-rank header with the probe given, dumped and read back. */
+static json_t *probe_doc(const struct gcb_mpi_probe *probe) {
+  struct gcb_identity id = {.rank = 0, .cpu_threads = 2, .bound_pus = 2};
+  snprintf(id.hostname, sizeof id.hostname, "vm");
+  snprintf(id.blas.core, sizeof id.blas.core, "Haswell");
+  snprintf(id.blas.cpu_isa, sizeof id.blas.cpu_isa, "avx512");
+  id.blas.threads = 2;
+  id.device.index = -1;
+  char *argv[] = {"gcbench", "coll"};
+  struct gcb_run_info run = {.command = "coll",
+                             .argc = 2,
+                             .argv = argv,
+                             .run_id = "20261201-000000-1",
+                             .backend = "host",
+                             .backend_reason = "test",
+                             .ranks = 1,
+                             .nodes = 1,
+                             .mpi = "MPICH Version:\t4.0.2",
+                             .hwloc = "2.9.0",
+                             .backend_versions = "OpenBLAS 0.3.21",
+                             .mpi_probe = probe};
+  struct gcb_results *r = gcb_results_new();
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_results_set_header(r, &run, &id, NULL, 0, &err), GCB_OK,
+               "%s", err.msg);
+  char *text = json_dumps(gcb_results_json(r), JSON_INDENT(1));
+  gcb_results_free(r);
+  struct gcb_results *back = NULL;
+  cr_assert_eq(gcb_results_parse(text, strlen(text), "t.json", &back, &err),
+               GCB_OK, "%s", err.msg);
+  free(text);
+  json_t *doc = json_incref(gcb_results_json(back));
+  gcb_results_free(back);
+  return doc;
+}
+
+Test(provenance, the_run_records_the_mpi_probe_and_each_ranks_blas) {
+  struct gcb_mpi_probe p = {
+      .bytes = 8,
+      .round_trips = 200,
+      .batches = 10,
+      .npairs = 2,
+      .pair = {{1, true, 0.45, 0.41}, {3, false, 2.5, 2.25}}};
+  json_t *doc = probe_doc(&p);
+  json_t *probe = json_object_get(json_object_get(doc, "run"), "mpi_probe");
+  cr_assert_not_null(probe);
+  cr_expect_eq(json_integer_value(json_object_get(probe, "bytes")), 8);
+  cr_expect_eq(json_integer_value(json_object_get(probe, "round_trips")), 200);
+  json_t *pairs = json_object_get(probe, "pairs");
+  cr_assert_eq(json_array_size(pairs), 2);
+  json_t *second = json_array_get(pairs, 1);
+  cr_expect_eq(
+      json_integer_value(json_array_get(json_object_get(second, "ranks"), 1)),
+      3);
+  cr_expect(json_is_false(json_object_get(second, "same_node")));
+  cr_expect_float_eq(json_real_value(json_object_get(second, "median_us")), 2.5,
+                     1e-12);
+  cr_expect_float_eq(json_real_value(json_object_get(second, "min_us")), 2.25,
+                     1e-12);
+  json_t *blas =
+      json_object_get(json_array_get(json_object_get(doc, "ranks"), 0), "blas");
+  cr_expect_str_eq(json_string_value(json_object_get(blas, "core")), "Haswell");
+  cr_expect_eq(json_integer_value(json_object_get(blas, "threads")), 2);
+  cr_expect_str_eq(json_string_value(json_object_get(blas, "cpu_isa")),
+                   "avx512");
+  json_decref(doc);
+  p.npairs = 0; /* one rank: nothing to probe, no member */
+  doc = probe_doc(&p);
+  cr_expect_null(json_object_get(json_object_get(doc, "run"), "mpi_probe"));
+  json_decref(doc);
+  doc = probe_doc(NULL);
+  cr_expect_null(json_object_get(json_object_get(doc, "run"), "mpi_probe"));
+  json_decref(doc);
+}
+
+Test(provenance, the_schema_refuses_an_mpi_probe_of_the_wrong_shape) {
+  struct gcb_mpi_probe p = {.bytes = 8,
+                            .round_trips = 200,
+                            .batches = 10,
+                            .npairs = 1,
+                            .pair = {{1, true, 0.45, 0.41}}};
+  json_t *doc = probe_doc(&p);
+  json_t *pair = json_array_get(
+      json_object_get(json_object_get(json_object_get(doc, "run"), "mpi_probe"),
+                      "pairs"),
+      0);
+  json_object_set_new(pair, "median_us", json_string("0.45"));
+  char *text = json_dumps(doc, JSON_INDENT(1));
+  struct gcb_results *r = NULL;
+  struct gcb_err err = {0};
+  cr_expect_eq(gcb_results_parse(text, strlen(text), "t.json", &r, &err),
+               GCB_EINPUT);
+  cr_expect(strstr(err.msg, "run.mpi_probe.pairs[0].median_us") != NULL, "%s",
+            err.msg);
+  gcb_results_free(r);
+  free(text);
+  json_decref(doc);
+}

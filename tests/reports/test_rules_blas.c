@@ -150,3 +150,117 @@ Test(rules_blas, the_schema_checks_software_blas_and_the_version_strings) {
     json_decref(doc);
   }
 }
+
+/* ---- every rank's BLAS (ranks[].blas) ------------------------------------ */
+
+/* A document of n ranks on two nodes (ranks 0..n/2-1 on node00), each with
+ * ranks[].blas {core[r], threads[r], cpu_isa[r]}, and a gemm case; rank
+ * 0's as software.blas_run, as the run engine writes it. */
+static json_t *ranks_doc(int n, const char *const *core, const int *threads,
+                         const char *const *isa) {
+  json_t *doc = fx_doc(n, 2, 8, "Test CPU");
+  json_t *ranks = json_object_get(doc, "ranks");
+  for (int r = 0; r < n; r++)
+    json_object_set_new(json_array_get(ranks, (size_t)r), "blas",
+                        json_pack("{s:s, s:i, s:s}", "core", core[r], "threads",
+                                  threads[r], "cpu_isa", isa[r]));
+  json_object_set_new(json_object_get(doc, "software"), "blas_run",
+                      json_pack("{s:s, s:s, s:i, s:s, s:s}", "library",
+                                "OpenBLAS", "core", core[0], "threads",
+                                threads[0], "parallel", "pthreads", "cpu_isa",
+                                isa[0]));
+  const double figs[] = {100, 100, 100, 100};
+  fx_add_case(doc, fx_case("gemm", "fp32 1024", "{\"dtype\": \"fp32\"}",
+                           "GFLOP/s", figs, (size_t)n, 0.01, NULL));
+  fx_check_valid(doc);
+  return doc;
+}
+
+static const char *const avx512[] = {"avx512", "avx512", "avx512", "avx512"};
+
+Test(rules_blas, a_rank_with_one_thread_where_the_others_have_two_is_named) {
+  const char *const core[] = {"SkylakeX", "SkylakeX", "SkylakeX", "SkylakeX"};
+  const int threads[] = {2, 2, 2, 1};
+  struct gcb_finding f[4];
+  cr_assert_eq(blas_findings(ranks_doc(4, core, threads, avx512), f), 1);
+  cr_expect_eq(f[0].severity, GCB_SEV_WARN);
+  cr_expect_eq(f[0].where.node, 1, "at the rank's node");
+  cr_expect_str_eq(f[0].where.hostname, "node01");
+  cr_expect_str_eq(f[0].where.ranks, "3");
+  cr_expect(strstr(f[0].explanation,
+                   "rank 3 runs OpenBLAS's SkylakeX "
+                   "kernels with 1 thread, where 3 of the "
+                   "run's 4 ranks run SkylakeX with 2") != NULL,
+            "%s", f[0].explanation);
+  cr_expect(strstr(f[0].suggestion, "OPENBLAS_NUM_THREADS") != NULL);
+}
+
+Test(rules_blas, a_rank_forced_below_its_cpu_is_named_below_it_and_apart) {
+  const char *const core[] = {"SkylakeX", "SkylakeX", "Haswell", "Haswell"};
+  const int threads[] = {2, 2, 2, 2};
+  const char *const isa[] = {"avx512", "avx512", "avx512", "avx512"};
+  struct gcb_finding f[4];
+  /* a tie: the pair rank 0 runs is the others' */
+  cr_assert_eq(blas_findings(ranks_doc(4, core, threads, isa), f), 2);
+  for (int i = 0; i < 2; i++) {
+    cr_expect_eq(f[i].where.node, 1);
+    cr_expect_str_eq(f[i].where.ranks, "2-3");
+  }
+  cr_expect(strstr(f[0].explanation, "Haswell kernels (avx2) on ranks 2-3, "
+                                     "whose CPU offers avx512") != NULL,
+            "%s", f[0].explanation);
+  cr_expect(strstr(f[0].suggestion, "SkylakeX") != NULL, "%s", f[0].suggestion);
+  cr_expect(strstr(f[1].explanation, "ranks 2-3 run OpenBLAS's Haswell") !=
+                NULL,
+            "%s", f[1].explanation);
+}
+
+Test(rules_blas, every_rank_below_its_cpu_alike_is_one_finding_for_the_run) {
+  const char *const core[] = {"Prescott", "Prescott", "Prescott", "Prescott"};
+  const int same[] = {1, 1, 1, 1}, odd[] = {1, 1, 1, 2};
+  struct gcb_finding f[4];
+  cr_assert_eq(blas_findings(ranks_doc(4, core, same, avx512), f), 1);
+  cr_expect_str_eq(f[0].where.ranks, "all");
+  cr_expect_eq(f[0].where.rank, 0);
+  cr_expect(strstr(f[0].explanation, "Prescott kernels (sse3)") != NULL);
+  /* a thread count apart adds its own finding, not one per node */
+  cr_assert_eq(blas_findings(ranks_doc(4, core, odd, avx512), f), 2);
+  cr_expect_str_eq(f[0].where.ranks, "all");
+  cr_expect_str_eq(f[1].where.ranks, "3");
+  cr_expect(strstr(f[1].explanation, "with 2 threads, where 3") != NULL, "%s",
+            f[1].explanation);
+}
+
+Test(rules_blas, ranks_that_agree_on_the_kernels_their_cpu_offers_say_nothing) {
+  const char *const core[] = {"SkylakeX", "SKYLAKEX", "SkylakeX", "SkylakeX"};
+  const int threads[] = {2, 2, 2, 2};
+  struct gcb_finding f[4];
+  cr_expect_eq(blas_findings(ranks_doc(4, core, threads, avx512), f), 0);
+  /* a node whose CPU has no AVX-512 runs Haswell kernels: not below its
+   * CPU, but apart from the others, which the report says */
+  const char *const mixed[] = {"SkylakeX", "SkylakeX", "SkylakeX", "Haswell"};
+  const char *const isa[] = {"avx512", "avx512", "avx512", "avx2"};
+  cr_assert_eq(blas_findings(ranks_doc(4, mixed, threads, isa), f), 1);
+  cr_expect_str_eq(f[0].where.ranks, "3");
+  cr_expect(strstr(f[0].explanation, "Haswell kernels with 2 threads") != NULL,
+            "%s", f[0].explanation);
+}
+
+/* ranks[].blas is optional (documents before it load, as fx_doc's do) and
+ * checked when present. */
+Test(rules_blas, the_schema_checks_ranks_blas_and_accepts_documents_without) {
+  json_t *doc = fx_doc(2, 1, 8, "Test CPU");
+  fx_check_valid(doc); /* no ranks[].blas */
+  json_object_set_new(
+      json_array_get(json_object_get(doc, "ranks"), 1), "blas",
+      json_pack("{s:s, s:s}", "core", "Haswell", "threads", "2"));
+  char *text = json_dumps(doc, JSON_INDENT(1));
+  struct gcb_results *r = NULL;
+  struct gcb_err err = {0};
+  cr_expect_eq(gcb_results_parse(text, strlen(text), "t.json", &r, &err),
+               GCB_EINPUT);
+  cr_expect(strstr(err.msg, "ranks[1].blas.threads") != NULL, "%s", err.msg);
+  gcb_results_free(r);
+  free(text);
+  json_decref(doc);
+}
