@@ -183,14 +183,16 @@ Test(provenance, software_records_the_blas_and_the_mpi_device_and_reads_back) {
   json_decref(doc);
 }
 
-/* The live table's header lines for one record, with `blas` as the
- * harness hands it over. */
-static char *table_header(struct gcb_record *rec, const char *blas) {
+/* The live table's header lines for one record, with `blas` and `mpi` as
+ * the harness hands them over. */
+static char *table_lines(struct gcb_record *rec, const char *blas,
+                         const char *mpi) {
   char *text = NULL;
   size_t len = 0;
   FILE *out = open_memstream(&text, &len);
   struct gcb_table table = {.out = out, .nranks = 1};
   snprintf(table.blas, sizeof table.blas, "%s", blas);
+  snprintf(table.mpi, sizeof table.mpi, "%s", mpi);
   struct gcb_sink sink = gcb_table_sink(&table);
   struct gcb_err err = {0};
   struct gcb_rank_result rank = {.rank = 0};
@@ -203,6 +205,10 @@ static char *table_header(struct gcb_record *rec, const char *blas) {
   cr_assert_eq(sink.finish(sink.self, &err), GCB_OK);
   fclose(out);
   return text;
+}
+
+static char *table_header(struct gcb_record *rec, const char *blas) {
+  return table_lines(rec, blas, "");
 }
 
 Test(provenance, gemm_names_its_kernels_and_every_table_its_time_statistic) {
@@ -381,4 +387,100 @@ Test(provenance, the_schema_refuses_an_mpi_probe_of_the_wrong_shape) {
   gcb_results_free(r);
   free(text);
   json_decref(doc);
+}
+
+/* ---- the MPI library in the collective tables' headers ------------------- */
+
+/* A header whose software.mpi is the first line of a real version text
+ * (tests/data/mpi, as the run engine records it), its device, and env. */
+static json_t *mpi_doc(const char *file, const char *env_json) {
+  char *text = slurp(file), device[64];
+  gcb__mpi_device(text, device, sizeof device);
+  text[strcspn(text, "\n")] = '\0';
+  json_t *doc = json_pack("{s:{s:s, s:s}, s:{}}", "software", "mpi", text,
+                          "mpi_device", device, "run");
+  if (env_json != NULL)
+    json_object_set_new(json_object_get(doc, "run"), "environment",
+                        json_loads(env_json, 0, NULL));
+  return doc;
+}
+
+Test(provenance, the_mpi_line_names_library_device_and_transport_settings) {
+  static const struct {
+    const char *file, *env, *line;
+  } cases[] = {
+      {"mpich-4.0.2-debian12-ch4-ucx.txt", NULL, "MPICH 4.0.2 ch4:ucx"},
+      {"mpich-4.0.2-debian12-ch4-ucx.txt",
+       "{\"UCX_TLS\": \"sm,self\", \"UCX_RNDV_THRESH\": \"8k\", "
+       "\"MPIR_CVAR_CH4_NETMOD\": \"ucx\"}",
+       "MPICH 4.0.2 ch4:ucx; MPIR_CVAR_CH4_NETMOD=ucx, UCX_TLS=sm,self"},
+      {"mpich-3.4.3-ch4-ofi.txt", "{\"FI_PROVIDER\": \"efa\"}",
+       "MPICH 3.4.3 ch4:ofi; FI_PROVIDER=efa"},
+      {"cray-mpich-8.1.22.txt", NULL, "CRAY MPICH version 8.1.22.12"},
+  };
+  char line[192];
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    json_t *doc = mpi_doc(cases[i].file, cases[i].env);
+    gcb_view_mpi_line(doc, line, sizeof line);
+    cr_expect_str_eq(line, cases[i].line, "%s", cases[i].file);
+    json_decref(doc);
+  }
+  json_t *open_mpi = json_pack(
+      "{s:{s:s}}", "software", "mpi",
+      "Open MPI v4.1.6, package: Debian OpenMPI, ident: 4.1.6, repo rev: "
+      "v4.1.6, Sep 30, 2023");
+  gcb_view_mpi_line(open_mpi, line, sizeof line);
+  cr_expect_str_eq(line, "Open MPI v4.1.6");
+  json_decref(open_mpi);
+  json_t *none = json_pack("{s:{}}", "software");
+  gcb_view_mpi_line(none, line, sizeof line);
+  cr_expect_str_eq(line, "", "a document that records no MPI: no line");
+  json_decref(none);
+}
+
+/* A collective record of the given layout on the given backend. */
+static void coll_record(struct gcb_record *coll, const char *backend,
+                        const char *layout) {
+  *coll = (struct gcb_record){
+      .bench = "coll",
+      .backend = backend,
+      .iterations = 3,
+      .warmup = 1,
+      .layout = GCB_LAYOUT_COLLECTIVE,
+      .work_per_op = 8,
+      .figure = {
+          .unit = "GB/s", .scale = 1e9, .counted = "bytes", .bus_factor = 1}};
+  snprintf(coll->label, sizeof coll->label, "allreduce float sum 8B");
+  gcb_record_param_str(coll, "op", "allreduce");
+  gcb_record_param_size(coll, "size", 8);
+  gcb_record_param_str(coll, "type", "float");
+  gcb_record_param_int(coll, "inplace", 0);
+  gcb_record_param_str(coll, "layout", layout);
+}
+
+Test(provenance, the_live_collective_header_names_mpi_but_osu_layouts_do_not) {
+  static const char mpi[] = "MPICH 4.0.2 ch4:ucx; UCX_TLS=sm,self";
+  struct gcb_record coll;
+  coll_record(&coll, "host", "nccl");
+  char *text = table_lines(&coll, "", mpi);
+  cr_expect(strstr(text, "loop time\n# gcbench MPI: MPICH 4.0.2 ch4:ucx; "
+                         "UCX_TLS=sm,self\n#\n") != NULL,
+            "%s", text);
+  free(text);
+  coll_record(&coll, "host", "gcbench");
+  text = table_lines(&coll, "", mpi);
+  cr_expect(strstr(text, "# gcbench MPI: MPICH 4.0.2") != NULL, "%s", text);
+  free(text);
+  coll_record(&coll, "cuda", "nccl"); /* NCCL's collectives: no MPI line */
+  text = table_lines(&coll, "", mpi);
+  cr_expect(strstr(text, "MPICH") == NULL, "%s", text);
+  free(text);
+  static const char *const osu[] = {"osu", "osu-full"};
+  for (size_t i = 0; i < 2; i++) { /* OSU's own bytes, nothing added */
+    coll_record(&coll, "host", osu[i]);
+    text = table_lines(&coll, "", mpi);
+    cr_expect(strstr(text, "MPICH") == NULL, "%s: %s", osu[i], text);
+    cr_expect(strstr(text, "# OSU MPI") != NULL, "%s: %s", osu[i], text);
+    free(text);
+  }
 }

@@ -3,8 +3,12 @@
  * below the CPU's vector ISA, or chosen by OPENBLAS_CORETYPE, are a
  * finding; the kernels the CPU would pick are none. Also the schema of
  * software.blas_run: a document without it loads, a wrong one is refused.
+ * Every rank's BLAS (ranks[].blas): ranks apart from the others or below
+ * their CPU named at their node. And the library provenance the report's
+ * collective tables show (the MPI library in their titles).
  */
 #include "reports/analysis/analyze.h"
+#include "reports/render/render.h"
 #include "tests/reports/report_fixture.h"
 
 /* A one-rank document: software.blas_run {core, cpu_isa} (core NULL: none),
@@ -262,5 +266,49 @@ Test(rules_blas, the_schema_checks_ranks_blas_and_accepts_documents_without) {
   cr_expect(strstr(err.msg, "ranks[1].blas.threads") != NULL, "%s", err.msg);
   gcb_results_free(r);
   free(text);
+  json_decref(doc);
+}
+
+/* ---- the MPI library in the report's collective tables ------------------- */
+
+/* The title of the report's first collective table for doc. */
+static void coll_title(json_t *doc, char *buf, size_t size) {
+  struct gcb_doc d = {.name = "t.json", .root = doc};
+  struct gcb_findings fs = {0};
+  struct gcb_thresholds t;
+  gcb_thresholds_default(&t);
+  struct gcb_report rep = {
+      .docs = &d, .ndocs = 1, .findings = &fs, .thresholds = &t};
+  struct gcb_rtables tables = {0};
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_report_tables(&rep, &tables, &err), GCB_OK, "%s", err.msg);
+  buf[0] = '\0';
+  for (size_t i = 0; i < tables.n; i++)
+    if (strcmp(tables.items[i].id, "coll-1") == 0)
+      snprintf(buf, size, "%s", tables.items[i].title);
+  gcb_rtables_free(&tables);
+}
+
+Test(rules_blas, the_reports_collective_title_names_the_mpi_under_host_sweeps) {
+  json_t *doc = fx_doc(2, 1, 8, "Test CPU");
+  json_t *sw = json_object_get(doc, "software");
+  json_object_set_new(sw, "mpi", json_string("MPICH Version:\t4.0.2"));
+  json_object_set_new(sw, "mpi_device", json_string("ch4:ucx"));
+  json_object_set_new(json_object_get(doc, "run"), "environment",
+                      json_pack("{s:s}", "UCX_TLS", "sm,self"));
+  const double figs[] = {1, 1};
+  fx_add_case(doc, fx_case("coll", "allreduce float sum 8B",
+                           "{\"op\": \"allreduce\", \"type\": \"float\", "
+                           "\"redop\": \"sum\", \"size\": 8, \"inplace\": 0}",
+                           "GB/s", figs, 2, 1e-6, NULL));
+  fx_check_valid(doc);
+  char title[320];
+  coll_title(doc, title, sizeof title);
+  cr_expect_str_eq(title, "Collective allreduce float sum (host: MPICH 4.0.2 "
+                          "ch4:ucx; UCX_TLS=sm,self)");
+  json_object_set_new(json_array_get(json_object_get(doc, "cases"), 0),
+                      "backend", json_string("cuda")); /* NCCL's */
+  coll_title(doc, title, sizeof title);
+  cr_expect_str_eq(title, "Collective allreduce float sum (cuda)");
   json_decref(doc);
 }
