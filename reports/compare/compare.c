@@ -24,10 +24,10 @@
 #include "reports/document/ranks.h"
 
 const char *gcb_verdict_name(enum gcb_verdict v) {
-  static const char *const names[] = {"same",        "within noise",
-                                      "better",      "REGRESSION",
-                                      "only in old", "only in new"};
-  return v <= GCB_VERDICT_ONLY_NEW ? names[v] : "?";
+  static const char *const names[] = {
+      "same",        "within noise", "better",  "REGRESSION",
+      "only in old", "only in new",  "MPI mode"};
+  return v <= GCB_VERDICT_MODE ? names[v] : "?";
 }
 
 /* Units where a smaller number is better (times); figures are rates. */
@@ -308,6 +308,8 @@ enum gcb_status gcb_compare(const struct gcb_doc *old,
   enum gcb_status st = gcb__compare_notes(old->root, new_->root, out, err);
   if (st == GCB_OK)
     st = compare_cases(out, old->root, new_->root, t, err);
+  if (st == GCB_OK) /* the launches' MPI mode (compare_notes.c) */
+    st = gcb__compare_mode(old->root, new_->root, out, err);
   return st;
 }
 
