@@ -243,14 +243,13 @@ enum gcb_status gcb__compare_mode(const json_t *old, const json_t *new_,
     bool slower = n > o;
     size_t marked = mark_mode(new_, cmp, slower);
     char what[96], was[160], now[160];
-    snprintf(what, sizeof what, "MPI mode (run.mpi_probe, 8 B, %s pair)",
-             same_node ? "same-node" : "inter-node");
-    snprintf(was, sizeof was, "%.3g us (ranks 0-%lld)", o, op);
+    snprintf(what, sizeof what, "MPI mode (8 B probe, %s pair 0-%lld)",
+             same_node ? "same-node" : "inter-node", np);
+    snprintf(was, sizeof was, "%.3g us", o);
     snprintf(now, sizeof now,
-             "%.3g us (ranks 0-%lld), %.2fx %s: the launches' MPI modes "
-             "differ; %zu small-message row(s) marked 'MPI mode'",
-             n, np, slower ? n / o : o / n, slower ? "slower" : "faster",
-             marked);
+             "%.3g us: %.2fx %s; %zu small-message rows "
+             "'MPI mode'",
+             n, slower ? n / o : o / n, slower ? "slower" : "faster", marked);
     json_t *a = json_string(was), *b = json_string(now);
     enum gcb_status st =
         a && b ? note(cmp, what, a, b, err)
