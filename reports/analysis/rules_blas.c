@@ -117,6 +117,10 @@ struct rank_blas {
   int combo;       /* index into the run's distinct (core, threads) */
 };
 
+static bool is_below(const struct rank_blas *r) {
+  return r->have >= 0 && r->could >= 0 && r->have < r->could;
+}
+
 /* Distinct (core, threads) pairs tracked; more are lumped with the last. */
 #define BLAS_COMBOS 16
 
@@ -145,7 +149,7 @@ static void blas_survey(struct blas_ranks *b) {
     struct rank_blas *r = &b->r[i];
     r->combo = combo_of(b, i);
     b->count[r->combo]++;
-    bool below = r->have >= 0 && r->could >= 0 && r->have < r->could;
+    bool below = is_below(r);
     bool same_cpu = r->could == b->r[0].could;
     b->uniform &= r->combo == b->r[0].combo && same_cpu;
     b->all_below_alike &=
@@ -209,51 +213,64 @@ static struct gcb_finding *node_finding(const struct gcb__rule_ctx *cx,
   return f;
 }
 
-/* The ranks of one node (r[0..n)) that fit `pick`, gathered into out. */
-static size_t pick_ranks(const struct rank_blas *r, size_t n, bool below,
-                         int majority, struct rank_blas *out) {
+/* Whether r is of the group of `ref`: below its CPU with ref's core and
+ * CPU (below), or running ref's (core, threads) apart from the majority's
+ * (not below). */
+static bool in_group(const struct rank_blas *r, const struct rank_blas *ref,
+                     bool below, int majority) {
+  if (below)
+    return is_below(r) && r->could == ref->could &&
+           strcasecmp(r->core, ref->core) == 0;
+  return r->combo != majority && r->combo == ref->combo;
+}
+
+/* The ranks of one node (r[0..n)) in the group of r[i], gathered into out;
+ * 0 when r[i] is in none, or an earlier rank already led its group. */
+static size_t group_of(const struct rank_blas *r, size_t n, size_t i,
+                       bool below, int majority, struct rank_blas *out) {
+  if (!in_group(&r[i], &r[i], below, majority))
+    return 0;
+  for (size_t j = 0; j < i; j++)
+    if (in_group(&r[j], &r[i], below, majority))
+      return 0;
   size_t k = 0;
-  for (size_t i = 0; i < n; i++) {
-    bool is_below = r[i].have >= 0 && r[i].could >= 0 && r[i].have < r[i].could;
-    if (below ? is_below : r[i].combo != majority)
-      out[k++] = r[i];
-  }
+  for (size_t j = i; j < n; j++)
+    if (in_group(&r[j], &r[i], below, majority))
+      out[k++] = r[j];
   return k;
 }
 
-/* The findings of one node's ranks r[0..n). */
-static enum gcb_status node_findings(const struct gcb__rule_ctx *cx,
+/* Ranks tmp[0..k) run kernels below their CPU's. */
+static enum gcb_status below_finding(const struct gcb__rule_ctx *cx,
+                                     const char *lib, enum gcb_severity sev,
+                                     const struct rank_blas *tmp, size_t k) {
+  struct gcb_finding *f = node_finding(cx, sev, tmp, k);
+  if (f == NULL)
+    return GCB_ENOMEM;
+  gcb_finding_explain(
+      f,
+      "%s runs its %s kernels (%s) on rank%s %s, whose CPU offers %s: "
+      "their GEMM figures are those of the older kernels",
+      lib, tmp[0].core, isas[tmp[0].have], k == 1 ? "" : "s", f->where.ranks,
+      isas[tmp[0].could]);
+  gcb_finding_suggest(f,
+                      "check OPENBLAS_CORETYPE in these ranks' environment "
+                      "(unset it or set %s), or use an OpenBLAS that knows "
+                      "this CPU, and rerun",
+                      best_core[tmp[0].could]);
+  return GCB_OK;
+}
+
+/* Ranks tmp[0..k) run a (core, threads) apart from most ranks'. */
+static enum gcb_status apart_finding(const struct gcb__rule_ctx *cx,
                                      const struct blas_ranks *b,
-                                     const struct rank_blas *r, size_t n,
-                                     enum gcb_severity sev,
-                                     struct rank_blas *tmp) {
-  const char *lib = gcb_view_str(
-      gcb_view_obj(gcb_view_obj(cx->doc->root, "software"), "blas_run"),
-      "library");
-  lib = lib[0] ? lib : "OpenBLAS";
-  size_t k = b->all_below_alike ? 0 : pick_ranks(r, n, true, -1, tmp);
-  struct gcb_finding *f;
-  if (k > 0) {
-    if ((f = node_finding(cx, sev, tmp, k)) == NULL)
-      return GCB_ENOMEM;
-    gcb_finding_explain(
-        f,
-        "%s runs its %s kernels (%s) on rank%s %s, whose CPU offers %s: "
-        "their GEMM figures are those of the older kernels",
-        lib, tmp[0].core, isas[tmp[0].have], k == 1 ? "" : "s", f->where.ranks,
-        isas[tmp[0].could]);
-    gcb_finding_suggest(f,
-                        "check OPENBLAS_CORETYPE in these ranks' environment "
-                        "(unset it or set %s), or use an OpenBLAS that knows "
-                        "this CPU, and rerun",
-                        best_core[tmp[0].could]);
-  }
-  if (b->ncombos < 2 || (k = pick_ranks(r, n, false, b->majority, tmp)) == 0)
-    return GCB_OK;
+                                     const char *lib, enum gcb_severity sev,
+                                     const struct rank_blas *tmp, size_t k) {
   const struct rank_blas *most = NULL;
   for (size_t i = 0; most == NULL && i < b->n; i++)
     most = b->r[i].combo == b->majority ? &b->r[i] : NULL;
-  if ((f = node_finding(cx, sev, tmp, k)) == NULL)
+  struct gcb_finding *f = node_finding(cx, sev, tmp, k);
+  if (f == NULL)
     return GCB_ENOMEM;
   gcb_finding_explain(
       f,
@@ -267,6 +284,31 @@ static enum gcb_status node_findings(const struct gcb__rule_ctx *cx,
                          "and OPENBLAS_NUM_THREADS/OMP_NUM_THREADS (or none), "
                          "and rerun");
   return GCB_OK;
+}
+
+/* The findings of one node's ranks r[0..n): a finding per group of ranks
+ * below their CPU alike, then per group apart from the majority alike. */
+static enum gcb_status node_findings(const struct gcb__rule_ctx *cx,
+                                     const struct blas_ranks *b,
+                                     const struct rank_blas *r, size_t n,
+                                     enum gcb_severity sev,
+                                     struct rank_blas *tmp) {
+  const char *lib = gcb_view_str(
+      gcb_view_obj(gcb_view_obj(cx->doc->root, "software"), "blas_run"),
+      "library");
+  lib = lib[0] ? lib : "OpenBLAS";
+  enum gcb_status st = GCB_OK;
+  for (size_t i = 0; st == GCB_OK && !b->all_below_alike && i < n; i++) {
+    size_t k = group_of(r, n, i, true, b->majority, tmp);
+    if (k > 0)
+      st = below_finding(cx, lib, sev, tmp, k);
+  }
+  for (size_t i = 0; st == GCB_OK && b->ncombos > 1 && i < n; i++) {
+    size_t k = group_of(r, n, i, false, b->majority, tmp);
+    if (k > 0)
+      st = apart_finding(cx, b, lib, sev, tmp, k);
+  }
+  return st;
 }
 
 /* Per-rank findings, one node at a time. */

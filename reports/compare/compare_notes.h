@@ -16,9 +16,9 @@ enum gcb_status gcb__compare_notes(const json_t *old, const json_t *new_,
 
 /*
  * The launches' MPI mode: when both runs carry run.mpi_probe and a pair's
- * probe latency (same-node pair with same-node pair, the other with the
- * other) differs by GCB_MPI_MODE_RATIO or more, appends a note naming both
- * probe values, and re-marks as GCB_VERDICT_MODE each regressed (new probe
+ * least probe latency (min_us) (same-node pair with same-node pair, the other
+ * with the other) differs by GCB_MPI_MODE_RATIO or more, appends a note naming
+ * both probe values, and re-marks as GCB_VERDICT_MODE each regressed (new probe
  * slower) or better (new probe faster) row of an MPI case of at most
  * GCB_MPI_MODE_BYTES (bench coll on the host backend), taking the
  * regressions off cmp->regressions. Rules in docs/REPORTS.md ("MPI mode").

@@ -312,3 +312,22 @@ Test(rules_blas, the_reports_collective_title_names_the_mpi_under_host_sweeps) {
   cr_expect_str_eq(title, "Collective allreduce float sum (cuda)");
   json_decref(doc);
 }
+
+Test(rules_blas, ranks_below_their_cpu_with_other_cores_are_named_apart) {
+  const char *const core[] = {"SkylakeX", "SkylakeX", "Haswell", "Prescott"};
+  const int threads[] = {2, 2, 2, 2};
+  struct gcb_finding f[4];
+  cr_assert_eq(blas_findings(ranks_doc(4, core, threads, avx512), f), 4);
+  cr_expect_str_eq(f[0].where.ranks, "2");
+  cr_expect(strstr(f[0].explanation, "Haswell kernels (avx2) on rank 2,") !=
+                NULL,
+            "%s", f[0].explanation);
+  cr_expect_str_eq(f[1].where.ranks, "3");
+  cr_expect(strstr(f[1].explanation, "Prescott kernels (sse3) on rank 3,") !=
+                NULL,
+            "%s", f[1].explanation);
+  cr_expect(strstr(f[2].explanation, "rank 2 runs OpenBLAS's Haswell") != NULL,
+            "%s", f[2].explanation);
+  cr_expect(strstr(f[3].explanation, "rank 3 runs OpenBLAS's Prescott") != NULL,
+            "%s", f[3].explanation);
+}
