@@ -272,14 +272,30 @@ static enum gcb_status apart_finding(const struct gcb__rule_ctx *cx,
   struct gcb_finding *f = node_finding(cx, sev, tmp, k);
   if (f == NULL)
     return GCB_ENOMEM;
+  /* slower or faster than most ranks, where the ISAs and threads say */
+  int by = tmp[0].have < 0 || most->have < 0 ? 0
+           : tmp[0].have != most->have       ? tmp[0].have - most->have
+                                       : (int)(tmp[0].threads - most->threads);
+  const char *them = k == 1 ? "it" : "them";
+  char effect[128];
+  if (by < 0)
+    snprintf(effect, sizeof effect,
+             "a slower GEMM on %s, which a synchronous job waits for", them);
+  else if (by > 0)
+    snprintf(effect, sizeof effect,
+             "the others' GEMM is the slower, and a synchronous job runs at "
+             "theirs");
+  else
+    snprintf(effect, sizeof effect,
+             "GEMM figures on %s that are not the others'", them);
   gcb_finding_explain(
       f,
       "rank%s %s run%s %s's %s kernels with %lld thread%s, where %zu of the "
-      "run's %zu ranks run %s with %lld: a slower GEMM on %s, which a "
-      "synchronous job waits for",
+      "run's %zu ranks run%s %s with %lld: %s",
       k == 1 ? "" : "s", f->where.ranks, k == 1 ? "s" : "", lib, tmp[0].core,
       tmp[0].threads, tmp[0].threads == 1 ? "" : "s", b->count[b->majority],
-      b->n, most->core, most->threads, k == 1 ? "it" : "them");
+      b->n, b->count[b->majority] == 1 ? "s" : "", most->core, most->threads,
+      effect);
   gcb_finding_suggest(f, "launch every rank with the same OPENBLAS_CORETYPE "
                          "and OPENBLAS_NUM_THREADS/OMP_NUM_THREADS (or none), "
                          "and rerun");

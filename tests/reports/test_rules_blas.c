@@ -194,7 +194,8 @@ Test(rules_blas, a_rank_with_one_thread_where_the_others_have_two_is_named) {
   cr_expect(strstr(f[0].explanation,
                    "rank 3 runs OpenBLAS's SkylakeX "
                    "kernels with 1 thread, where 3 of the "
-                   "run's 4 ranks run SkylakeX with 2") != NULL,
+                   "run's 4 ranks run SkylakeX with 2: a slower GEMM on "
+                   "it") != NULL,
             "%s", f[0].explanation);
   cr_expect(strstr(f[0].suggestion, "OPENBLAS_NUM_THREADS") != NULL);
 }
@@ -248,6 +249,17 @@ Test(rules_blas, ranks_that_agree_on_the_kernels_their_cpu_offers_say_nothing) {
   cr_expect_str_eq(f[0].where.ranks, "3");
   cr_expect(strstr(f[0].explanation, "Haswell kernels with 2 threads") != NULL,
             "%s", f[0].explanation);
+  cr_expect(strstr(f[0].explanation, "a slower GEMM on it") != NULL, "%s",
+            f[0].explanation);
+  /* one rank on better kernels than the others': they are the slow ones */
+  const char *const better[] = {"Prescott", "Prescott", "Prescott", "Haswell"};
+  const char *const isa4[] = {"avx2", "avx2", "avx2", "avx2"};
+  /* ranks 0-1 (node00) and 2 (node01) below their CPU, 3 apart */
+  cr_assert_eq(blas_findings(ranks_doc(4, better, threads, isa4), f), 3);
+  cr_expect_str_eq(f[0].where.ranks, "0-1");
+  cr_expect_str_eq(f[1].where.ranks, "2");
+  cr_expect(strstr(f[2].explanation, "the others' GEMM is the slower") != NULL,
+            "%s", f[2].explanation);
 }
 
 /* ranks[].blas is optional (documents before it load, as fx_doc's do) and
