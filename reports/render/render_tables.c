@@ -219,14 +219,39 @@ static void launch_table(struct gcb__tb *b) {
   }
 }
 
+/* The start-up MPI probe's pairs (run.mpi_probe): the launch's MPI mode,
+ * which compare reads (docs/REPORTS.md, "MPI mode"). */
+static void probe_rows(struct gcb__tb *b, struct gcb_rtable *t, size_t d) {
+  const json_t *probe =
+      gcb_view_obj(gcb_view_obj(b->rep->docs[d].root, "run"), "mpi_probe");
+  const json_t *pairs = json_object_get(probe, "pairs"), *p;
+  size_t i;
+  json_array_foreach(pairs, i, p) {
+    char **r = gcb__table_row(b, t, NULL);
+    gcb__cell(b, r, 0, "%zu", d + 1);
+    gcb__cell(b, r, 1, "MPI probe, %lld B, ranks 0-%lld (%s)",
+              gcb_view_int(probe, "bytes", 8),
+              (long long)json_integer_value(
+                  json_array_get(json_object_get(p, "ranks"), 1)),
+              json_is_true(json_object_get(p, "same_node")) ? "same node"
+                                                            : "two nodes");
+    gcb__cell(b, r, 2,
+              "one-way %.3g us (least of %lld batches; median %.3g us)",
+              gcb_view_num(p, "min_us"), gcb_view_int(probe, "batches", 0),
+              gcb_view_num(p, "median_us"));
+  }
+}
+
 /* The MPI and BLAS libraries as they said at run time (software.mpi and
- * mpi_device, software.blas_run): what a figure ran on. No rows (dropped) for
- * documents that record neither device nor BLAS (before they were). */
+ * mpi_device, software.blas_run), and the MPI probe: what a figure ran on.
+ * No rows (dropped) for documents that record none of them (before they
+ * were). */
 static void libraries_table(struct gcb__tb *b) {
   static const char *const h[] = {"#", "library", "as it ran", NULL};
   struct gcb_rtable *t = gcb__table_new(b, "libraries", "Libraries",
-                                        "the MPI device and the BLAS kernels "
-                                        "the run used (docs/results-schema.md)",
+                                        "the MPI device, the BLAS kernels and "
+                                        "the MPI probe of the run "
+                                        "(docs/results-schema.md)",
                                         h);
   for (size_t d = 0; t != NULL && d < b->rep->ndocs; d++) {
     const json_t *sw = gcb_view_obj(b->rep->docs[d].root, "software");
@@ -248,6 +273,7 @@ static void libraries_table(struct gcb__tb *b) {
                 gcb_view_str(blas, "cpu_isa")[0] ? gcb_view_str(blas, "cpu_isa")
                                                  : "(not recorded)");
     }
+    probe_rows(b, t, d);
   }
 }
 
