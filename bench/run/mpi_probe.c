@@ -8,7 +8,8 @@
  * 0.45 us in most, docs/REPORTS.md "MPI mode"): two runs' small-message
  * figures can differ 2x with nothing else changed, and `compare` needs the
  * probe to tell that from a regression. It costs well under a millisecond
- * (250 round trips per pair) and one allgather of node indices. Part of
+ * (250 round trips per pair) and one allgather of node indices, and at
+ * most PROBE_BUDGET_S per pair on a machine too busy to run it whole. Part of
  * the header's job (bench/run/header.h), in a file of its own.
  */
 #include "bench/run/header.h"
@@ -25,6 +26,10 @@ enum {
   PROBE_BATCH = 20, /* round trips per timed batch */
   PROBE_TAG = 7401,
 };
+/* Per pair, whatever the machine: on two busy cores both ranks can share
+ * one, and each message then waits for a time slice (5-7 ms on the
+ * development VM): 250 of them would take seconds. */
+#define PROBE_BUDGET_S 0.010
 
 /* The peers of rank 0 (the same on every rank, from each rank's node
  * index): rank 1, and the lowest rank of the kind rank 1 is not. */
@@ -60,31 +65,62 @@ void gcb__probe_summarize(const double *batch_s, int nbatches, int per_batch,
   *min_us = n == 0 ? 0 : us[0];
 }
 
-/* One side of the ping-pong: rank 0 sends first and times each batch
- * (batch_s, PROBE_BATCHES of them), the peer echoes with its own buffer,
+/* One round trip; rank 0 sends first, the peer echoes with its own buffer,
  * as osu_latency's responder does. */
-static int ping_pong(MPI_Comm comm, int me, int other, double *batch_s) {
+static int round_trip(MPI_Comm comm, int me, int other, char *out, char *in) {
+  int rc;
+  if (me == 0) {
+    rc = MPI_Send(out, PROBE_BYTES, MPI_BYTE, other, PROBE_TAG, comm);
+    if (rc == MPI_SUCCESS)
+      rc = MPI_Recv(in, PROBE_BYTES, MPI_BYTE, other, PROBE_TAG, comm,
+                    MPI_STATUS_IGNORE);
+  } else {
+    rc = MPI_Recv(in, PROBE_BYTES, MPI_BYTE, other, PROBE_TAG, comm,
+                  MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS)
+      rc = MPI_Send(out, PROBE_BYTES, MPI_BYTE, other, PROBE_TAG, comm);
+  }
+  return rc;
+}
+
+/* Rank 0's side: warm-up, then the timed batches (batch_s, *done of them
+ * whole) until they are all done or the budget is spent; the first byte
+ * of each message tells the peer whether another follows (0: the last).
+ * The clock is read every 4 round trips, not each, to stay out of the
+ * figure. When not one batch was whole, batch_s[0] is the time of all the
+ * round trips made, *trips of them. */
+static int ping(MPI_Comm comm, int other, double *batch_s, int *done,
+                int *trips_made) {
   char out[PROBE_BYTES] = {1}, in[PROBE_BYTES];
   int rc = MPI_SUCCESS;
-  for (int b = -1; rc == MPI_SUCCESS && b < PROBE_BATCHES; b++) {
-    int trips = b < 0 ? PROBE_WARMUP : PROBE_BATCH;
+  bool stop = false;
+  double start = MPI_Wtime();
+  *done = *trips_made = 0;
+  for (int b = -1; rc == MPI_SUCCESS && !stop && b < PROBE_BATCHES; b++) {
+    int trips = b < 0 ? PROBE_WARMUP : PROBE_BATCH, i = 0;
     double t0 = MPI_Wtime();
-    for (int i = 0; rc == MPI_SUCCESS && i < trips; i++) {
-      if (me == 0) {
-        rc = MPI_Send(out, PROBE_BYTES, MPI_BYTE, other, PROBE_TAG, comm);
-        if (rc == MPI_SUCCESS)
-          rc = MPI_Recv(in, PROBE_BYTES, MPI_BYTE, other, PROBE_TAG, comm,
-                        MPI_STATUS_IGNORE);
-      } else {
-        rc = MPI_Recv(in, PROBE_BYTES, MPI_BYTE, other, PROBE_TAG, comm,
-                      MPI_STATUS_IGNORE);
-        if (rc == MPI_SUCCESS)
-          rc = MPI_Send(out, PROBE_BYTES, MPI_BYTE, other, PROBE_TAG, comm);
-      }
+    for (; rc == MPI_SUCCESS && !stop && i < trips; i++) {
+      bool final = b == PROBE_BATCHES - 1 && i == trips - 1;
+      stop = final || ((i % 4 == 3 || i == trips - 1) &&
+                       MPI_Wtime() - start > PROBE_BUDGET_S);
+      out[0] = !stop;
+      rc = round_trip(comm, 0, other, out, in);
+      *trips_made += rc == MPI_SUCCESS;
     }
-    if (b >= 0)
-      batch_s[b] = MPI_Wtime() - t0;
+    if (b >= 0 && i == trips && rc == MPI_SUCCESS)
+      batch_s[(*done)++] = MPI_Wtime() - t0;
   }
+  if (*done == 0)
+    batch_s[0] = MPI_Wtime() - start;
+  return rc;
+}
+
+/* The peer's side: echo until rank 0 says it sent the last. */
+static int pong(MPI_Comm comm) {
+  char out[PROBE_BYTES] = {1}, in[PROBE_BYTES] = {1};
+  int rc = MPI_SUCCESS;
+  while (rc == MPI_SUCCESS && in[0] != 0)
+    rc = round_trip(comm, 1, 0, out, in);
   return rc;
 }
 
@@ -106,17 +142,20 @@ enum gcb_status gcb__mpi_probe(struct gcb_ctx *ctx, struct gcb_mpi_probe *out) {
     if (ctx->rank != 0 && ctx->rank != peers[i])
       continue;
     double batch_s[PROBE_BATCHES];
-    rc = ping_pong(ctx->world, ctx->rank, ctx->rank == 0 ? peers[i] : 0,
-                   batch_s);
+    int done = 0, trips = 0;
+    rc = ctx->rank == 0 ? ping(ctx->world, peers[i], batch_s, &done, &trips)
+                        : pong(ctx->world);
     if ((st = gcb_mpi_err(&ctx->err, rc, "MPI ping-pong (MPI probe)")) !=
             GCB_OK ||
-        ctx->rank != 0)
+        ctx->rank != 0 || trips == 0)
       continue;
     out->pair[out->npairs].peer = peers[i];
     out->pair[out->npairs].same_node = node_of[peers[i]] == node_of[0];
-    gcb__probe_summarize(batch_s, PROBE_BATCHES, PROBE_BATCH,
-                         &out->pair[out->npairs].median_us,
-                         &out->pair[out->npairs].min_us);
+    out->pair[out->npairs].batches = done;
+    /* cut short before a whole batch: the round trips made, as one */
+    gcb__probe_summarize(
+        batch_s, done > 0 ? done : 1, done > 0 ? PROBE_BATCH : trips,
+        &out->pair[out->npairs].median_us, &out->pair[out->npairs].min_us);
     out->npairs++;
   }
   free(node_of);

@@ -244,14 +244,22 @@ enum gcb_status gcb__compare_mode(const json_t *old, const json_t *new_,
       continue;
     bool slower = n > o;
     size_t marked = mark_mode(new_, cmp, slower);
-    char what[96], was[160], now[160];
+    char what[96], was[160], now[160], told[32];
+    double ratio = slower ? n / o : o / n;
     snprintf(what, sizeof what, "MPI mode (8 B probe, %s pair 0-%lld)",
              same_node ? "same-node" : "inter-node", np);
-    snprintf(was, sizeof was, "%.3g us", o);
+    gcb_view_fmt_time(o * 1e-6, was, sizeof was);
+    gcb_view_fmt_time(n * 1e-6, told, sizeof told);
+    /* 20x and more is no mode of one transport: a rank that waited for a
+     * CPU (both ranks on one busy core: milliseconds a message), or
+     * another transport (TCP for RDMA) */
     snprintf(now, sizeof now,
-             "%.3g us: %.2fx %s; %zu small-message rows "
-             "'MPI mode'",
-             n, slower ? n / o : o / n, slower ? "slower" : "faster", marked);
+             "%s: %.*fx %s%s; %zu small-message rows 'MPI "
+             "mode'",
+             told, ratio < 20 ? 2 : 0, ratio, slower ? "slower" : "faster",
+             ratio >= 20 ? " (a rank waiting for a CPU, or another transport)"
+                         : "",
+             marked);
     json_t *a = json_string(was), *b = json_string(now);
     enum gcb_status st =
         a && b ? note(cmp, what, a, b, err)

@@ -173,6 +173,7 @@ struct gcb_mpi_probe {
   struct {
     int peer;                 /* rank 0's partner */
     bool same_node;           /* the pair shares a node */
+    int batches;              /* whole batches timed within the budget */
     double median_us, min_us; /* one-way latency: each batch's time over
                                  2 x its round trips, median and min */
   } pair[GCB_PROBE_PAIRS];

@@ -69,6 +69,7 @@ const struct gcb__node gcb__n_tool = {.types = T_OBJ, .fields = tool_fields};
 static const struct gcb__field probe_pair_fields[] = {
     REQ("ranks", &gcb__n_int_array),
     REQ("same_node", &gcb__n_bool),
+    REQ("batches", &gcb__n_int),
     REQ("median_us", &gcb__n_num),
     REQ("min_us", &gcb__n_num),
     {0},
@@ -165,8 +166,9 @@ static json_t *probe_json(const struct gcb_mpi_probe *p) {
   for (int i = 0; pairs != NULL && i < p->npairs; i++)
     if (json_array_append_new(
             pairs,
-            json_pack("{s:[i,i], s:b, s:f, s:f}", "ranks", 0, p->pair[i].peer,
-                      "same_node", p->pair[i].same_node, "median_us",
+            json_pack("{s:[i,i], s:b, s:i, s:f, s:f}", "ranks", 0,
+                      p->pair[i].peer, "same_node", p->pair[i].same_node,
+                      "batches", p->pair[i].batches, "median_us",
                       p->pair[i].median_us, "min_us", p->pair[i].min_us)) != 0)
       json_decrefp(&pairs);
   return pairs == NULL ? NULL

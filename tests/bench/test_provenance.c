@@ -332,7 +332,7 @@ Test(provenance, the_run_records_the_mpi_probe_and_each_ranks_blas) {
       .round_trips = 200,
       .batches = 10,
       .npairs = 2,
-      .pair = {{1, true, 0.45, 0.41}, {3, false, 2.5, 2.25}}};
+      .pair = {{1, true, 10, 0.45, 0.41}, {3, false, 4, 2.5, 2.25}}};
   json_t *doc = probe_doc(&p);
   json_t *probe = json_object_get(json_object_get(doc, "run"), "mpi_probe");
   cr_assert_not_null(probe);
@@ -345,6 +345,8 @@ Test(provenance, the_run_records_the_mpi_probe_and_each_ranks_blas) {
       json_integer_value(json_array_get(json_object_get(second, "ranks"), 1)),
       3);
   cr_expect(json_is_false(json_object_get(second, "same_node")));
+  cr_expect_eq(json_integer_value(json_object_get(second, "batches")), 4,
+               "cut short by the budget: the batches that were whole");
   cr_expect_float_eq(json_real_value(json_object_get(second, "median_us")), 2.5,
                      1e-12);
   cr_expect_float_eq(json_real_value(json_object_get(second, "min_us")), 2.25,
@@ -370,7 +372,7 @@ Test(provenance, the_schema_refuses_an_mpi_probe_of_the_wrong_shape) {
                             .round_trips = 200,
                             .batches = 10,
                             .npairs = 1,
-                            .pair = {{1, true, 0.45, 0.41}}};
+                            .pair = {{1, true, 10, 0.45, 0.41}}};
   json_t *doc = probe_doc(&p);
   json_t *pair = json_array_get(
       json_object_get(json_object_get(json_object_get(doc, "run"), "mpi_probe"),

@@ -665,6 +665,8 @@ Test(e2e, the_run_records_its_mpi_probe_each_ranks_blas_and_names_its_mpi) {
   double lo = json_number_value(json_object_get(pair, "min_us")),
          med = json_number_value(json_object_get(pair, "median_us"));
   cr_expect(lo > 0 && med >= lo, "min %g median %g", lo, med);
+  long long whole = json_integer_value(json_object_get(pair, "batches"));
+  cr_expect(whole >= 0 && whole <= 10, "batches %lld", whole);
   json_t *ranks = gcb_test_section(r, "ranks");
   const char *core[2];
   for (int i = 0; i < 2; i++) {

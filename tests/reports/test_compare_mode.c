@@ -33,10 +33,10 @@ static json_t *run(double probe_us, double speed, double speed64) {
   if (probe_us > 0)
     json_object_set_new(
         json_object_get(doc, "run"), "mpi_probe",
-        json_pack("{s:i, s:i, s:i, s:[{s:[i,i], s:b, s:f, s:f}]}", "bytes", 8,
-                  "round_trips", 200, "batches", 10, "pairs", "ranks", 0, 1,
-                  "same_node", 1, "median_us", probe_us * 1.05, "min_us",
-                  probe_us));
+        json_pack("{s:i, s:i, s:i, s:[{s:[i,i], s:b, s:i, s:f, s:f}]}", "bytes",
+                  8, "round_trips", 200, "batches", 10, "pairs", "ranks", 0, 1,
+                  "same_node", 1, "batches", 10, "median_us", probe_us * 1.05,
+                  "min_us", probe_us));
   fx_add_case(doc, coll_case(8, 0.04 * speed));
   fx_add_case(doc, coll_case(64, 0.3 * speed64));
   fx_add_case(doc, coll_case(1 << 20, 10 * speed));
@@ -96,9 +96,9 @@ Test(compare_mode, a_slower_mpi_mode_marks_small_messages_mode_not_regressed) {
   cr_expect_eq(r.vgemm, GCB_VERDICT_REGRESSION, "not MPI: judged");
   cr_expect_eq(r.regressions, 2 + 2,
                "1 MiB's and gemm's two rows each (a figure, the slowest)");
-  cr_expect_str_eq(r.note[0], "0.19 us");
+  cr_expect_str_eq(r.note[0], "190 ns");
   cr_expect_str_eq(r.note[1],
-                   "0.45 us: 2.37x slower; 2 small-message rows 'MPI mode'");
+                   "450 ns: 2.37x slower; 2 small-message rows 'MPI mode'");
   cr_expect_str_eq(gcb_verdict_name(GCB_VERDICT_MODE), "MPI mode");
 }
 
@@ -125,4 +125,13 @@ Test(compare_mode, runs_without_a_probe_are_judged_as_before) {
   cr_expect_str_eq(r.note[0], "");
   r = compare_runs(run(0.19, 1, 1), run(0, 0.5, 1));
   cr_expect_eq(r.v8, GCB_VERDICT_REGRESSION);
+}
+
+Test(compare_mode, a_probe_milliseconds_slower_says_a_rank_waited_for_a_cpu) {
+  /* the loaded VM: both ranks on one core, 6.2 ms a message */
+  struct outcome r = compare_runs(run(0.41, 1, 1), run(6202, 0.5, 1));
+  cr_expect_eq(r.v8, GCB_VERDICT_MODE);
+  cr_expect_str_eq(r.note[1], "6.202 ms: 15127x slower (a rank waiting for a "
+                              "CPU, or another transport); 2 small-message "
+                              "rows 'MPI mode'");
 }
