@@ -348,6 +348,8 @@ static const char *verdict_class(enum gcb_verdict v) {
     return "warn";
   case GCB_VERDICT_BETTER:
     return "ok";
+  case GCB_VERDICT_MODE: /* the launches' MPI mode: see the notes */
+    return "info";
   default:
     return NULL;
   }
