@@ -343,3 +343,47 @@ Test(rules_blas, ranks_below_their_cpu_with_other_cores_are_named_apart) {
   cr_expect(strstr(f[3].explanation, "rank 3 runs OpenBLAS's Prescott") != NULL,
             "%s", f[3].explanation);
 }
+
+/* ranks[].cpu_threads of doc set to `cpu[r]`. */
+static json_t *with_cpu_threads(json_t *doc, const int *cpu) {
+  json_t *ranks = json_object_get(doc, "ranks");
+  for (size_t r = 0; r < json_array_size(ranks); r++)
+    json_object_set_new(json_array_get(ranks, r), "cpu_threads",
+                        json_integer(cpu[r]));
+  fx_check_valid(doc);
+  return doc;
+}
+
+Test(rules_blas, a_rank_with_fewer_blas_threads_than_its_cpus_is_named) {
+  const char *const core[] = {"SkylakeX", "SkylakeX", "SkylakeX", "SkylakeX"};
+  const int threads[] = {1, 1, 1, 1}, cpu[] = {1, 1, 1, 4};
+  struct gcb_finding f[4];
+  cr_assert_eq(
+      blas_findings(with_cpu_threads(ranks_doc(4, core, threads, avx512), cpu),
+                    f),
+      1);
+  cr_expect_str_eq(f[0].where.ranks, "3");
+  cr_expect_eq(f[0].where.node, 1);
+  cr_expect_float_eq(f[0].measured, 1, 1e-12);
+  cr_expect_float_eq(f[0].expected, 4, 1e-12);
+  cr_expect(strstr(f[0].explanation, "OpenBLAS runs 1 thread on rank 3, "
+                                     "which was given 4 CPU threads") != NULL,
+            "%s", f[0].explanation);
+  cr_expect(strstr(f[0].explanation, "25%") != NULL, "%s", f[0].explanation);
+}
+
+Test(rules_blas, every_rank_with_too_few_blas_threads_alike_is_one_finding) {
+  const char *const core[] = {"SkylakeX", "SkylakeX", "SkylakeX", "SkylakeX"};
+  const int threads[] = {1, 1, 1, 1}, cpu[] = {4, 4, 4, 4};
+  struct gcb_finding f[4];
+  cr_assert_eq(
+      blas_findings(with_cpu_threads(ranks_doc(4, core, threads, avx512), cpu),
+                    f),
+      1);
+  cr_expect_str_eq(f[0].where.ranks, "all");
+  cr_expect(strstr(f[0].explanation,
+                   "1 thread on every rank, which were given 4 CPU threads") !=
+                NULL,
+            "%s", f[0].explanation);
+  cr_expect(strstr(f[0].suggestion, "OPENBLAS_NUM_THREADS") != NULL);
+}
