@@ -235,10 +235,18 @@ static void probe_rows(struct gcb__tb *b, struct gcb_rtable *t, size_t d) {
                   json_array_get(json_object_get(p, "ranks"), 1)),
               json_is_true(json_object_get(p, "same_node")) ? "same node"
                                                             : "two nodes");
-    gcb__cell(b, r, 2,
-              "one-way %.3g us (least of %lld batches; median %.3g us)",
-              gcb_view_num(p, "min_us"), gcb_view_int(probe, "batches", 0),
-              gcb_view_num(p, "median_us"));
+    char lo[32], med[32];
+    gcb_view_fmt_time(gcb_view_num(p, "min_us") * 1e-6, lo, sizeof lo);
+    gcb_view_fmt_time(gcb_view_num(p, "median_us") * 1e-6, med, sizeof med);
+    long long whole = gcb_view_int(p, "batches", 0);
+    if (whole > 0)
+      gcb__cell(b, r, 2, "one-way %s (least of %lld batches; median %s)", lo,
+                whole, med);
+    else /* the 10 ms ran out before one batch: the round trips made */
+      gcb__cell(b, r, 2,
+                "one-way %s (cut short: the round trips made in "
+                "10 ms)",
+                lo);
   }
 }
 
