@@ -387,3 +387,50 @@ Test(rules_blas, every_rank_with_too_few_blas_threads_alike_is_one_finding) {
             "%s", f[0].explanation);
   cr_expect(strstr(f[0].suggestion, "OPENBLAS_NUM_THREADS") != NULL);
 }
+
+/* Whether the report's table `id` for doc has a cell holding `text`. */
+static bool table_has(json_t *doc, const char *id, const char *text) {
+  struct gcb_doc d = {.name = "t.json", .root = doc};
+  struct gcb_findings fs = {0};
+  struct gcb_thresholds t;
+  gcb_thresholds_default(&t);
+  struct gcb_report rep = {
+      .docs = &d, .ndocs = 1, .findings = &fs, .thresholds = &t};
+  struct gcb_rtables tables = {0};
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_report_tables(&rep, &tables, &err), GCB_OK, "%s", err.msg);
+  bool found = false;
+  for (size_t i = 0; i < tables.n; i++) {
+    const struct gcb_rtable *tb = &tables.items[i];
+    for (size_t c = 0;
+         strcmp(tb->id, id) == 0 && c < (tb->nrows + 1) * tb->ncols; c++)
+      found |= tb->cells[c] != NULL && strcmp(tb->cells[c], text) == 0;
+  }
+  gcb_rtables_free(&tables);
+  return found;
+}
+
+Test(rules_blas, the_reports_libraries_table_shows_the_mpi_probe) {
+  json_t *doc = fx_doc(2, 1, 8, "Test CPU");
+  json_object_set_new(
+      json_object_get(doc, "run"), "mpi_probe",
+      json_pack("{s:i, s:i, s:i, s:[{s:[i,i], s:b, s:i, s:f, s:f}, "
+                "{s:[i,i], s:b, s:i, s:f, s:f}]}",
+                "bytes", 8, "round_trips", 200, "batches", 10, "pairs", "ranks",
+                0, 1, "same_node", 1, "batches", 10, "median_us", 0.43,
+                "min_us", 0.41, "ranks", 0, 3, "same_node", 0, "batches", 0,
+                "median_us", 6200.0, "min_us", 6200.0));
+  fx_check_valid(doc);
+  cr_expect(table_has(doc, "libraries",
+                      "MPI probe, 8 B, ranks 0-1 (same "
+                      "node)"));
+  cr_expect(table_has(doc, "libraries",
+                      "one-way 410 ns (least of 10 batches; median 430 ns)"));
+  cr_expect(table_has(doc, "libraries",
+                      "MPI probe, 8 B, ranks 0-3 (two "
+                      "nodes)"));
+  cr_expect(table_has(doc, "libraries",
+                      "one-way 6.2 ms (cut short: the round "
+                      "trips made in 10 ms)"));
+  json_decref(doc);
+}
