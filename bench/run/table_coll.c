@@ -78,8 +78,12 @@ static const char *time_rule(const struct gcb_record *rec) {
  * host backend's transport; the cuda backend's is NCCL (with --transport
  * mpi there, the line is not printed: the record does not say). */
 static void print_mpi(struct gcb_table *t, const struct gcb_record *rec) {
-  if (t->mpi[0] != '\0' && strcmp(rec->backend, "host") == 0)
+  if (strcmp(rec->backend, "host") != 0)
+    return;
+  if (t->mpi[0] != '\0')
     fprintf(t->out, "# gcbench MPI: %s\n", t->mpi);
+  if (t->mpi_probe[0] != '\0') /* this launch's MPI mode (run.mpi_probe) */
+    fprintf(t->out, "# gcbench MPI probe: %s\n", t->mpi_probe);
 }
 
 static void print_header(struct gcb_table *t, const struct gcb_record *rec) {

@@ -5,7 +5,8 @@
  * (render_tables_coll.c) name it. MPI_Get_library_version's first line is
  * the library's own words ("MPICH Version:\t4.0.2", "Open MPI v4.1.6,
  * package: ...", "MPI VERSION    : CRAY MPICH version 8.1.22.12 (ANL base
- * 3.4a2)"); the line keeps its name and version only.
+ * 3.4a2)"); the line keeps its name and version only. And the start-up
+ * MPI probe's reading (gcb_view_mpi_probe_line), for the live table.
  */
 #include <stdio.h>
 #include <string.h>
@@ -72,4 +73,28 @@ void gcb_view_mpi_line(const json_t *root, char *buf, size_t size) {
     sep = ", ";
   }
   gcb_view_copy(buf, size, line); /* cut at a character, not in one */
+}
+
+void gcb_view_mpi_probe_line(const json_t *root, char *buf, size_t size) {
+  const json_t *probe = gcb_view_obj(gcb_view_obj(root, "run"), "mpi_probe");
+  const json_t *pairs = json_object_get(probe, "pairs"), *p;
+  char line[512] = "";
+  size_t at = 0, i;
+  json_array_foreach(pairs, i, p) {
+    char t[32];
+    gcb_view_fmt_time(gcb_view_num(p, "min_us") * 1e-6, t, sizeof t);
+    if (at == 0)
+      at = (size_t)snprintf(line, sizeof line, "%lld B one-way ",
+                            gcb_view_int(probe, "bytes", 8));
+    if (at < sizeof line)
+      at += (size_t)snprintf(
+          line + at, sizeof line - at, "%s%s (ranks 0-%lld, %s%s)",
+          i > 0 ? "; " : "", t,
+          (long long)json_integer_value(
+              json_array_get(json_object_get(p, "ranks"), 1)),
+          json_is_true(json_object_get(p, "same_node")) ? "same node"
+                                                        : "two nodes",
+          gcb_view_int(p, "batches", 0) > 0 ? "" : ", cut short");
+  }
+  gcb_view_copy(buf, size, line);
 }

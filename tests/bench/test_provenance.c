@@ -185,14 +185,15 @@ Test(provenance, software_records_the_blas_and_the_mpi_device_and_reads_back) {
 
 /* The live table's header lines for one record, with `blas` and `mpi` as
  * the harness hands them over. */
-static char *table_lines(struct gcb_record *rec, const char *blas,
-                         const char *mpi) {
+static char *table_lines_probe(struct gcb_record *rec, const char *blas,
+                               const char *mpi, const char *probe) {
   char *text = NULL;
   size_t len = 0;
   FILE *out = open_memstream(&text, &len);
   struct gcb_table table = {.out = out, .nranks = 1};
   snprintf(table.blas, sizeof table.blas, "%s", blas);
   snprintf(table.mpi, sizeof table.mpi, "%s", mpi);
+  snprintf(table.mpi_probe, sizeof table.mpi_probe, "%s", probe);
   struct gcb_sink sink = gcb_table_sink(&table);
   struct gcb_err err = {0};
   struct gcb_rank_result rank = {.rank = 0};
@@ -205,6 +206,11 @@ static char *table_lines(struct gcb_record *rec, const char *blas,
   cr_assert_eq(sink.finish(sink.self, &err), GCB_OK);
   fclose(out);
   return text;
+}
+
+static char *table_lines(struct gcb_record *rec, const char *blas,
+                         const char *mpi) {
+  return table_lines_probe(rec, blas, mpi, "");
 }
 
 static char *table_header(struct gcb_record *rec, const char *blas) {
@@ -485,4 +491,36 @@ Test(provenance, the_live_collective_header_names_mpi_but_osu_layouts_do_not) {
     cr_expect(strstr(text, "# OSU MPI") != NULL, "%s: %s", osu[i], text);
     free(text);
   }
+}
+
+Test(provenance, the_live_collective_header_shows_the_launchs_mpi_probe) {
+  json_t *doc =
+      json_pack("{s:{s:{s:i, s:i, s:i, s:[{s:[i,i], s:b, s:i, s:f, s:f}, "
+                "{s:[i,i], s:b, s:i, s:f, s:f}]}}}",
+                "run", "mpi_probe", "bytes", 8, "round_trips", 200, "batches",
+                10, "pairs", "ranks", 0, 1, "same_node", 1, "batches", 10,
+                "median_us", 0.43, "min_us", 0.41, "ranks", 0, 4, "same_node",
+                0, "batches", 0, "median_us", 2500.0, "min_us", 2500.0);
+  char probe[160];
+  gcb_view_mpi_probe_line(doc, probe, sizeof probe);
+  cr_expect_str_eq(probe, "8 B one-way 410 ns (ranks 0-1, same node); 2.5 ms "
+                          "(ranks 0-4, two nodes, cut short)");
+  json_decref(doc);
+  struct gcb_record coll;
+  coll_record(&coll, "host", "nccl");
+  char *text = table_lines_probe(&coll, "", "MPICH 4.0.2 ch4:ucx", probe);
+  cr_expect(strstr(text,
+                   "# gcbench MPI: MPICH 4.0.2 ch4:ucx\n# gcbench MPI "
+                   "probe: 8 B one-way 410 ns (ranks 0-1, same node); "
+                   "2.5 ms (ranks 0-4, two nodes, cut short)\n#\n") != NULL,
+            "%s", text);
+  free(text);
+  coll_record(&coll, "host", "osu");
+  text = table_lines_probe(&coll, "", "MPICH 4.0.2 ch4:ucx", probe);
+  cr_expect(strstr(text, "probe") == NULL, "OSU's layout: %s", text);
+  free(text);
+  json_t *none = json_pack("{s:{}}", "run");
+  gcb_view_mpi_probe_line(none, probe, sizeof probe);
+  cr_expect_str_eq(probe, "", "no probe, no line");
+  json_decref(none);
 }

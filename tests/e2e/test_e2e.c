@@ -700,6 +700,9 @@ Test(e2e, the_run_records_its_mpi_probe_each_ranks_blas_and_names_its_mpi) {
   snprintf(want, sizeof want, "\n# gcbench MPI: %s\n", line);
   char *out = gcb_test_slurp("stdout");
   cr_expect(strstr(out, want) != NULL, "%s not in: %s", want, out);
+  gcb_view_mpi_probe_line(gcb_results_json(r), line, sizeof line);
+  snprintf(want, sizeof want, "\n# gcbench MPI probe: %s\n", line);
+  cr_expect(strstr(out, want) != NULL, "%s not in: %s", want, out);
   free(out);
   gcb_results_free(r);
 }
