@@ -37,18 +37,32 @@ static const char *skip_markup(const char *p, const char *end, int *line) {
   return end;
 }
 
+/* The markup constructs of a text in order, with the line each starts on:
+ * the depth and the paired-set checks walk the same way. */
+struct tag_walk {
+  const char *p, *end;
+  int line;
+};
+
+/* The next construct [*lt, *next) and its line *at; false at the end. */
+static bool tag_next(struct tag_walk *w, const char **lt, const char **next,
+                     int *at) {
+  const char *open = memchr(w->p, '<', (size_t)(w->end - w->p));
+  for (; w->p < (open ? open : w->end); w->p++)
+    w->line += *w->p == '\n';
+  if (open == NULL)
+    return false;
+  *at = w->line;
+  *lt = open;
+  *next = w->p = skip_markup(open, w->end, &w->line);
+  return true;
+}
+
 int gcb__topo_xml_depth(const char *xml, size_t len, int max, int *line) {
-  const char *p = xml, *end = xml + len;
-  int depth = 0, deepest = 0;
-  *line = 1;
-  while (p < end) {
-    const char *lt = memchr(p, '<', (size_t)(end - p));
-    for (; p < (lt ? lt : end); p++)
-      *line += *p == '\n';
-    if (lt == NULL)
-      break;
-    int at = *line;
-    const char *next = skip_markup(lt, end, line);
+  struct tag_walk w = {xml, xml + len, 1};
+  const char *lt, *next;
+  int depth = 0, deepest = 0, at;
+  while (tag_next(&w, &lt, &next, &at)) {
     bool closing = lt[1] == '/', special = lt[1] == '?' || lt[1] == '!';
     bool empty = next - lt >= 2 && next[-1] == '>' && next[-2] == '/';
     if (closing && depth > 0)
@@ -60,8 +74,8 @@ int gcb__topo_xml_depth(const char *xml, size_t len, int max, int *line) {
         return deepest;
       }
     }
-    p = next;
   }
+  *line = w.line;
   return deepest;
 }
 
@@ -78,23 +92,16 @@ static bool has_attr(const char *tag, const char *end, const char *name) {
 int gcb__topo_xml_unpaired_set(const char *xml, size_t len, int *line) {
   static const char *const pairs[][2] = {{"cpuset", "complete_cpuset"},
                                          {"nodeset", "complete_nodeset"}};
-  const char *p = xml, *end = xml + len;
-  *line = 1;
-  while (p < end) {
-    const char *lt = memchr(p, '<', (size_t)(end - p));
-    for (; p < (lt ? lt : end); p++)
-      *line += *p == '\n';
-    if (lt == NULL)
-      break;
-    int at = *line;
-    const char *next = skip_markup(lt, end, line);
+  struct tag_walk w = {xml, xml + len, 1};
+  const char *lt, *next;
+  int at;
+  while (tag_next(&w, &lt, &next, &at))
     for (size_t i = 0; strncmp(lt, "<object", 7) == 0 && i < 2; i++)
       if (has_attr(lt, next, pairs[i][0]) != has_attr(lt, next, pairs[i][1])) {
         *line = at;
         return (int)i + 1;
       }
-    p = next;
-  }
+  *line = w.line;
   return 0;
 }
 

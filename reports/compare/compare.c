@@ -254,8 +254,9 @@ static char (*case_keys(const json_t *root, size_t *n))[192] {
   if (keys == NULL)
     return NULL;
   /* A collective's element count per rank depends on the rank count
-   * (allgather, reducescatter): runs at another scale match by size. */
-  static const char *const coll_skip[] = {"count", NULL};
+   * (allgather, reducescatter), and its communicator's size is the rank
+   * count: runs at another scale match by size. */
+  static const char *const coll_skip[] = {"count", "comm_size", NULL};
   json_array_foreach(cases, i, c) {
     if (strcmp(gcb_view_str(c, "bench"), "coll") == 0)
       gcb_view_case_key_except(c, coll_skip, keys[i], sizeof keys[i]);

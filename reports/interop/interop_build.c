@@ -251,7 +251,8 @@ json_t *gcb__conv_case(const char *bench, const char *label, json_t *params,
   struct spread s = {.min = fig0, .median = fig0, .mean = fig0, .max = fig0};
   json_t *per = json_array();
   bool ok = per != NULL &&
-            (n == 0 ? isfinite(fig0) && fig0 > 0 : spread_of(fig, n, &s));
+            (n == 0 ? isfinite(fig0) && (fig0 > 0 || (fig0 == 0 && work == 0))
+                    : spread_of(fig, n, &s));
   for (size_t i = 0; ok && i < n; i++)
     ok = isfinite(fig[i]) && fig[i] > 0 &&
          json_array_append_new(per,

@@ -26,6 +26,9 @@ struct gcb__coll_row {
   long long iterations;          /* 0: the test's */
   struct gcb__coll_half half[2]; /* [0] out-of-place, [1] in-place */
   int line;
+  bool no_bytes;       /* moves no message (a barrier): kept at 0 GB/s */
+  const json_t *extra; /* more params the case carries (OSU's layout,
+                          comm_size), or NULL */
 };
 
 /* One test of a log: its column header's layout and its rows so far. */

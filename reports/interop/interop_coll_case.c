@@ -25,6 +25,14 @@ static json_t *half_case(const char *op, const struct gcb__coll_row *r,
       json_pack("{s:s, s:f, s:f, s:s, s:s, s:I, s:i}", "op", op, "size",
                 r->size, "count", r->count, "type", r->type, "redop", r->redop,
                 "root", (json_int_t)r->root, "inplace", (int)h);
+  /* gcbench's coll names the communicator too (the whole world: these
+   * tools split none), so that compare pairs a tool's row with gcbench's */
+  if (params != NULL && r->extra != NULL)
+    json_object_update(params, (json_t *)r->extra);
+  else if (params != NULL && ranks > 0) {
+    json_object_set_new(params, "split", json_string("none"));
+    json_object_set_new(params, "comm_size", json_integer(ranks));
+  }
   json_t *c = gcb__conv_case("coll", label, params, r->size,
                              "bytes as the tool counts them (its size column)",
                              NULL, NULL, 0, fig, m->checked ? method : NULL);
@@ -76,10 +84,10 @@ enum gcb_status gcb__coll_row_cases(struct gcb__conv *cv, json_t *doc,
                                             : 0;
     if (!(m->us > 0))
       snprintf(why, sizeof why, "%s printed no finite time", cv->format);
-    else if (!(fig > 0))
+    else if (!(fig > 0) && !r->no_bytes)
       snprintf(why, sizeof why, "0 bytes: %.2f us, no bandwidth to report",
                m->us);
-    bool kept = m->us > 0 && fig > 0;
+    bool kept = m->us > 0 && (fig > 0 || r->no_bytes);
     json_t *item = kept ? half_case(op, r, h, fig, ranks, iterations, warmup,
                                     method, label)
                         : gcb__conv_skip("coll", label, why);

@@ -201,7 +201,8 @@ json_t *gcb__conv_node(long long index, const char *host, json_t *ranks);
  * rank[i], each the rate of moving `work` bytes; with n == 0 (a tool that
  * reports only the average over ranks) the summary holds `fig0` and
  * per_rank is empty. params is stolen. `method` says how the values were
- * validated (NULL: not validated). NULL on ENOMEM or a non-finite figure.
+ * validated (NULL: not validated). NULL on ENOMEM or a non-finite figure;
+ * fig0 may be 0 only where work is 0 (a barrier moves no bytes).
  */
 json_t *gcb__conv_case(const char *bench, const char *label, json_t *params,
                        double work, const char *counted, const long long *rank,

@@ -4,16 +4,19 @@
  * "# Datatype: MPI_CHAR." or "# [ pairs: 48 ] [ window size: 64 ]", a
  * column line ("# Size      Bandwidth (MB/s)"; with -f "# Size  Avg
  * Latency(us)  Min Latency(us)  Max Latency(us)  Iterations"; with -c a
- * "Validation" column), then rows. Columns are separated by two or more
- * blanks, as OSU prints them.
+ * "Validation" column; osu_barrier's has no Size: "# Avg Latency(us)"
+ * and rows of one value, four with -f), then rows. Columns are separated
+ * by two or more blanks, as OSU prints them.
  *
- * Collectives that gcbench's coll benchmark also runs (allreduce,
- * allgather, alltoall, broadcast, reduce, reduce-scatter, gather,
- * scatter) become "coll" cases: the average latency is the time (min and
- * max over ranks with -f), algbw is size / time; OSU prints neither the
- * rank count nor a bus bandwidth, so none is made up. Every other column
- * (point-to-point bandwidth and latency, message rates, barriers,
- * non-blocking variants) is an imported figure with OSU's name and unit.
+ * The programs gcbench also runs (osu_latency, osu_bw, osu_bibw,
+ * osu_multi_lat, osu_mbw_mr, the blocking collectives, osu_barrier)
+ * become the "coll" cases gcbench's own drop-in of that program writes
+ * (interop_osu_case.c). The rank count, which OSU does not print, is 2
+ * for point-to-point tests, twice osu_mbw_mr's pairs, or what a launcher
+ * line in the file says ("mpirun -np 8 ..."); without it the per-rank
+ * sizes stay OSU's, and no busbw is made up. Every other table (non-
+ * blocking variants, one-sided, OpenSHMEM ...) is kept as imported
+ * figures with OSU's names and units.
  */
 #include <ctype.h>
 #include <math.h>
@@ -21,38 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "reports/interop/interop_coll.h"
-
-#define MAX_COLS 12
-
-struct osu {
-  struct gcb__conv *cv;
-  json_t *doc;
-  char bench[96];         /* "Allreduce Latency", from the title line */
-  char op[32];            /* gcbench's name when it is a collective, or "" */
-  char type[24];          /* from "# Datatype: MPI_INT." */
-  char col[MAX_COLS][40]; /* column names, [0] "Size" */
-  size_t ncols;
-  bool started;
-  size_t rows;
-  int cut_line;
-};
-
-/* OSU's collective titles and gcbench's operation names; longest first. */
-static const struct {
-  const char *title, *op;
-} collectives[] = {
-    {"Reduce_scatter Latency", "reducescatter"},
-    {"Reduce Scatter Latency", "reducescatter"},
-    {"All-to-All Personalized Exchange Latency", "alltoall"},
-    {"All-to-All Latency", "alltoall"},
-    {"Allreduce Latency", "allreduce"},
-    {"Allgather Latency", "allgather"},
-    {"Broadcast Latency", "broadcast"},
-    {"Reduce Latency", "reduce"},
-    {"Gather Latency", "gather"},
-    {"Scatter Latency", "scatter"},
-};
+#include "reports/interop/interop_osu.h"
 
 static int detect(const struct gcb__sniff *s, char *why, size_t size) {
   size_t win = s->len < GCB__DETECT_WINDOW ? s->len : GCB__DETECT_WINDOW;
@@ -63,7 +35,7 @@ static int detect(const struct gcb__sniff *s, char *why, size_t size) {
 }
 
 /* "# OSU MPI Allreduce Latency Test v5.7.1" (also "MPI-CUDA", "OpenSHMEM"). */
-static void title(struct osu *o, const struct gcb__line *l) {
+static void title(struct gcb__osu *o, const struct gcb__line *l) {
   char t[160];
   snprintf(t, sizeof t, "%.*s", (int)(l->len < 159 ? l->len : 159), l->at);
   char *p = strstr(t, "OSU "), *end = strstr(t, " Test");
@@ -72,21 +44,25 @@ static void title(struct osu *o, const struct gcb__line *l) {
     snprintf(o->bench, sizeof o->bench, "%s", t);
   else
     snprintf(o->bench, sizeof o->bench, "%.*s", (int)(end - p - 1), p + 1);
-  o->op[0] = o->type[0] = '\0';
+  o->type[0] = '\0';
   o->ncols = 0;
   o->started = true;
+  o->sizeless = false;
   o->rows = 0;
-  for (size_t i = 0; i < sizeof collectives / sizeof *collectives; i++)
-    if (strcmp(o->bench, collectives[i].title) == 0)
-      snprintf(o->op, sizeof o->op, "%s", collectives[i].op);
+  o->pairs = o->window = 0;
+  o->known = gcb__osu_op_of(o->bench);
+  /* OSU's point-to-point tests need exactly two processes */
+  o->ranks = o->known && o->known->kind == GCB__OSU_PT2PT ? 2 : o->next_ranks;
+  o->next_ranks = 0;
 }
 
-/* "# Size   Avg Latency(us)   Min ..." split at runs of 2+ blanks. */
-static bool columns(struct osu *o, const struct gcb__line *l) {
+/* "# Size   Avg Latency(us)   Min ..." (or osu_barrier's "# Avg
+ * Latency(us) ..." without Size) split at runs of 2+ blanks. */
+static bool columns(struct gcb__osu *o, const struct gcb__line *l) {
   size_t i = 0, n = 0;
   while (i < l->len && (l->at[i] == '#' || l->at[i] == ' '))
     i++;
-  while (i < l->len && n < MAX_COLS) {
+  while (i < l->len && n < GCB__OSU_MAX_COLS) {
     size_t s = i;
     while (i < l->len &&
            !(l->at[i] == ' ' && i + 1 < l->len && l->at[i + 1] == ' ') &&
@@ -100,9 +76,12 @@ static bool columns(struct osu *o, const struct gcb__line *l) {
     while (i < l->len && (l->at[i] == ' ' || l->at[i] == '\t'))
       i++;
   }
-  if (n < 2 || strcmp(o->col[0], "Size") != 0)
+  bool sized = n >= 2 && strcmp(o->col[0], "Size") == 0;
+  bool sizeless = n >= 1 && strncmp(o->col[0], "Avg Latency", 11) == 0;
+  if (!sized && !sizeless)
     return false;
   o->ncols = n;
+  o->sizeless = sizeless;
   return true;
 }
 
@@ -115,52 +94,12 @@ static void unit_of(const char *col, char *unit, size_t size) {
     snprintf(unit, size, "%s", strchr(col, '/') ? col : "count");
 }
 
-static int find_col(const struct osu *o, const char *prefix) {
-  for (size_t i = 1; i < o->ncols; i++)
-    if (strncmp(o->col[i], prefix, strlen(prefix)) == 0)
-      return (int)i;
-  return -1;
-}
-
-/* A collective's row as a coll case. */
-static enum gcb_status coll_row(struct osu *o, char **tok, double size,
-                                int line) {
-  int avg = find_col(o, "Avg Latency"), mn = find_col(o, "Min Latency"),
-      mx = find_col(o, "Max Latency"), it = find_col(o, "Iterations"),
-      val = find_col(o, "Validation");
-  avg = avg < 0 ? 1 : avg;
-  struct gcb__coll_row r = {.size = size, .root = -1, .line = line};
-  bool reduces = strstr(o->op, "reduce") != NULL;
-  const char *type = o->type[0] ? o->type : reduces ? "float" : "char";
-  double bytes = strcmp(type, "char") == 0     ? 1
-                 : strcmp(type, "double") == 0 ? 8
-                                               : 4;
-  snprintf(r.type, sizeof r.type, "%s", type);
-  snprintf(r.redop, sizeof r.redop, "%s", reduces ? "sum" : "");
-  r.count = floor(size / bytes);
-  struct gcb__coll_half *h = &r.half[0];
-  *h = (struct gcb__coll_half){.present = true, .alg = NAN, .bus = NAN};
-  gcb__token_number(tok[avg], &h->us);
-  if (mn > 0)
-    gcb__token_number(tok[mn], &h->us_min);
-  if (mx > 0)
-    gcb__token_number(tok[mx], &h->us_max);
-  double iters = 0;
-  if (it > 0 && gcb__token_number(tok[it], &iters) && iters >= 0 &&
-      iters < 9e15)
-    r.iterations = (long long)iters;
-  if (val > 0) {
-    h->checked = true;
-    h->wrong = strcmp(tok[val], "Pass") != 0;
-  }
-  return gcb__coll_row_cases(o->cv, o->doc, o->op, &r, 0, 0, 0, "OSU -c");
-}
-
-/* Any other row: one imported figure per numeric column. */
-static enum gcb_status figure_row(struct osu *o, char **tok, double size,
+/* A table gcbench has no program for: one imported figure per numeric
+ * column (tok[0] is the size, or the first value where sizeless). */
+static enum gcb_status figure_row(struct gcb__osu *o, char **tok, double size,
                                   int line) {
   enum gcb_status st = GCB_OK;
-  for (size_t c = 1; c < o->ncols && st == GCB_OK; c++) {
+  for (size_t c = o->sizeless ? 0 : 1; c < o->ncols && st == GCB_OK; c++) {
     double v;
     if (strcmp(o->col[c], "Iterations") == 0 || !gcb__token_number(tok[c], &v))
       continue;
@@ -176,13 +115,36 @@ static enum gcb_status figure_row(struct osu *o, char **tok, double size,
   return st;
 }
 
-static enum gcb_status row(struct osu *o, const struct gcb__line *l,
+/* Whether only blank lines follow `next`: a short row there is a cut. */
+static bool rest_blank(const struct gcb__osu *o, const struct gcb__line *l,
+                       size_t next) {
+  if (l->last)
+    return true;
+  for (size_t p = next; p < o->cv->len; p++)
+    if (!isspace((unsigned char)o->cv->text[p]))
+      return false;
+  return true;
+}
+
+/* Whether every token is a number: a row of a table without sizes. */
+static bool all_numbers(char **tok, size_t n) {
+  double v;
+  for (size_t i = 0; i < n; i++)
+    if (!gcb__token_number(tok[i], &v))
+      return false;
+  return n > 0;
+}
+
+static enum gcb_status row(struct gcb__osu *o, const struct gcb__line *l,
                            size_t next) {
   char buf[512], *tok[GCB__MAX_TOKENS + 1];
   size_t n = gcb__line_tokens(l, buf, sizeof buf, tok);
-  double size;
-  if (n == 0 || !gcb__token_number(tok[0], &size) || size < 0 ||
-      size != floor(size))
+  double size = 0;
+  if (n > GCB__MAX_TOKENS)
+    return GCB_OK; /* no OSU row has that many columns */
+  if (o->sizeless ? !all_numbers(tok, n)
+                  : n == 0 || !gcb__token_number(tok[0], &size) || size < 0 ||
+                        size != floor(size))
     return GCB_OK; /* not a row: MPI warnings, blank lines */
   if (size > GCB__MAX_COUNT)
     return gcb__conv_bad_line(o->cv, l->number,
@@ -190,10 +152,7 @@ static enum gcb_status row(struct osu *o, const struct gcb__line *l,
                               "than 2^53)",
                               o->bench, size);
   if (n != o->ncols) {
-    bool rest_blank = true;
-    for (size_t p = next; p < o->cv->len && rest_blank; p++)
-      rest_blank = isspace((unsigned char)o->cv->text[p]);
-    if (l->last || rest_blank) {
+    if (rest_blank(o, l, next)) {
       o->cut_line = l->number;
       return GCB_OK;
     }
@@ -201,45 +160,128 @@ static enum gcb_status row(struct osu *o, const struct gcb__line *l,
                               "%s: row %zu has %zu columns, expected %zu",
                               o->bench, o->rows + 1, n, o->ncols);
   }
+  if (o->sizeless && o->rows > 0)
+    return gcb__conv_bad_line(o->cv, l->number,
+                              "%s: a second row in a table without sizes "
+                              "(OSU prints one)",
+                              o->bench);
   o->rows++;
-  return o->op[0] ? coll_row(o, tok, size, l->number)
-                  : figure_row(o, tok, size, l->number);
+  /* a known program's table has its columns: else kept as figures */
+  bool known = o->known != NULL && o->known->sizeless == o->sizeless;
+  return known ? gcb__osu_known_row(o, tok, size, l->number)
+               : figure_row(o, tok, size, l->number);
 }
 
-static enum gcb_status line(struct osu *o, const struct gcb__line *l,
+/* A number after `key` in the line ("pairs:" 8), or -1. */
+static long long number_after(const struct gcb__line *l, const char *key) {
+  char buf[512], *tok[GCB__MAX_TOKENS + 1];
+  size_t n = gcb__line_tokens(l, buf, sizeof buf, tok);
+  double v;
+  for (size_t i = 0; n <= GCB__MAX_TOKENS && i + 1 < n; i++)
+    if (strcmp(tok[i], key) == 0 && gcb__token_number(tok[i + 1], &v) &&
+        v >= 1 && v <= 1 << 24 && v == floor(v))
+      return (long long)v;
+  return -1;
+}
+
+/* "mpirun -np 16 ./osu_mbw_mr", "mpiexec -n 2 ...", "srun --ntasks=8":
+ * the rank count of the benchmark that follows, or 0. */
+static long long launcher_ranks(const struct gcb__line *l) {
+  static const char *const launchers[] = {"mpirun", "mpiexec", "srun",
+                                          "orterun"};
+  static const char *const flags[] = {"-np", "-n", "--np", "--n", "--ntasks"};
+  char buf[512], *tok[GCB__MAX_TOKENS + 1];
+  size_t n = gcb__line_tokens(l, buf, sizeof buf, tok), i = 0;
+  for (bool found = false; n <= GCB__MAX_TOKENS && i < n && !found; i++) {
+    const char *base = strrchr(tok[i], '/');
+    base = base ? base + 1 : tok[i];
+    for (size_t k = 0; k < sizeof launchers / sizeof *launchers; k++)
+      found = found || strcmp(base, launchers[k]) == 0;
+  }
+  for (; n <= GCB__MAX_TOKENS && i < n; i++)
+    for (size_t k = 0; k < sizeof flags / sizeof *flags; k++) {
+      size_t f = strlen(flags[k]);
+      const char *v = NULL;
+      if (strcmp(tok[i], flags[k]) == 0 && i + 1 < n)
+        v = tok[i + 1];
+      else if (strncmp(tok[i], flags[k], f) == 0 && tok[i][f] == '=')
+        v = tok[i] + f + 1;
+      double x;
+      if (v != NULL && gcb__token_number(v, &x) && x >= 1 && x <= 1 << 24 &&
+          x == floor(x))
+        return (long long)x;
+    }
+  return 0;
+}
+
+/* "# Datatype: MPI_INT." as "int"; the line's own bytes only: a line is
+ * not NUL-terminated. */
+static void datatype(struct gcb__osu *o, const struct gcb__line *l) {
+  const char *t = l->at;
+  while (*t == ' ' || *t == '\t') /* as gcb__line_starts skips them */
+    t++;
+  t += strlen("# Datatype: MPI_");
+  size_t k = 0;
+  while (k + 1 < sizeof o->type && t + k < l->at + l->len &&
+         isalpha((unsigned char)t[k])) {
+    o->type[k] = (char)tolower((unsigned char)t[k]);
+    k++;
+  }
+  o->type[k] = '\0';
+}
+
+static enum gcb_status line(struct gcb__osu *o, const struct gcb__line *l,
                             size_t next) {
   if (gcb__line_starts(l, "# OSU ")) {
     title(o, l);
     return GCB_OK;
   }
+  long long ranks = launcher_ranks(l);
+  if (ranks > 0) {
+    o->next_ranks = ranks;
+    return GCB_OK;
+  }
   if (!o->started)
     return GCB_OK;
   if (gcb__line_starts(l, "# Datatype: MPI_")) {
-    /* the line's own bytes only: a line is not NUL-terminated */
-    const char *t = l->at;
-    while (*t == ' ' || *t == '\t') /* as gcb__line_starts skips them */
-      t++;
-    t += strlen("# Datatype: MPI_");
-    size_t k = 0;
-    while (k + 1 < sizeof o->type && t + k < l->at + l->len &&
-           isalpha((unsigned char)t[k])) {
-      o->type[k] = (char)tolower((unsigned char)t[k]);
-      k++;
-    }
-    o->type[k] = '\0';
+    datatype(o, l);
     return GCB_OK;
   }
-  if (gcb__line_starts(l, "# Size") || gcb__line_starts(l, "#Size"))
+  if (gcb__line_starts(l, "# [ pairs:")) {
+    o->pairs = number_after(l, "pairs:");
+    o->window = number_after(l, "size:");
+    if (o->pairs > 0 && o->ranks == 0)
+      o->ranks = 2 * o->pairs; /* osu_mbw_mr: pairs = numprocs / 2 */
+    return GCB_OK;
+  }
+  if (gcb__line_starts(l, "# Size") || gcb__line_starts(l, "#Size") ||
+      (o->ncols == 0 && gcb__line_starts(l, "# Avg Latency")))
     return columns(o, l)
                ? GCB_OK
                : gcb__conv_bad_line(o->cv, l->number, "unreadable column line");
+  if (o->ncols > 0 && o->ranks > o->max_ranks)
+    o->max_ranks = o->ranks;
   return o->ncols > 0 ? row(o, l, next) : GCB_OK;
+}
+
+/* The file ends inside a row: the rows before stay, the cut is said. */
+static enum gcb_status cut(struct gcb__osu *o) {
+  char msg[200];
+  snprintf(msg, sizeof msg,
+           "the output ends at line %d inside a row of %s (a timeout or a "
+           "truncated copy): the rows before are kept",
+           o->cut_line, o->bench);
+  json_t *run = json_object_get(o->doc, "run");
+  json_object_set_new(run, "status", json_string("timeout"));
+  json_object_set_new(run, "end_time", json_null());
+  return gcb__conv_add(o->cv, o->doc, "errors",
+                       gcb__conv_error("osu", o->bench, "ETIMEOUT", msg), 0);
 }
 
 static enum gcb_status convert(struct gcb__conv *cv, const json_t *root,
                                json_t **doc) {
   (void)root;
-  struct osu o = {.cv = cv};
+  struct gcb__osu o = {.cv = cv};
   char reason[600];
   snprintf(reason, sizeof reason, "converted from OSU output (%s)", cv->name);
   o.doc = gcb__conv_doc(gcb__conv_base_name(cv->name), "OSU", "", NULL, "", "",
@@ -253,21 +295,14 @@ static enum gcb_status convert(struct gcb__conv *cv, const json_t *root,
   while (st == GCB_OK && o.cut_line == 0 &&
          gcb__line_next(cv->text, cv->len, &pos, &number, &l))
     st = line(&o, &l, pos);
-  if (st == GCB_OK && o.cut_line) {
-    char msg[200];
-    snprintf(msg, sizeof msg,
-             "the output ends at line %d inside a row of %s (a timeout or a "
-             "truncated copy): the rows before are kept",
-             o.cut_line, o.bench);
-    json_t *run = json_object_get(o.doc, "run");
-    json_object_set_new(run, "status", json_string("timeout"));
-    json_object_set_new(run, "end_time", json_null());
-    st = gcb__conv_add(cv, o.doc, "errors",
-                       gcb__conv_error("osu", o.bench, "ETIMEOUT", msg), 0);
-  }
+  if (st == GCB_OK && o.cut_line)
+    st = cut(&o);
   if (st == GCB_OK && json_array_size(json_object_get(o.doc, "cases")) == 0 &&
       json_array_size(json_object_get(o.doc, "skipped")) == 0)
     st = gcb__conv_bad_line(cv, number, "no result rows");
+  if (st == GCB_OK)
+    json_object_set_new(json_object_get(o.doc, "run"), "ranks",
+                        json_integer(o.max_ranks));
   *doc = st == GCB_OK ? o.doc : NULL;
   if (st != GCB_OK)
     json_decref(o.doc);

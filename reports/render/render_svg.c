@@ -399,8 +399,13 @@ static enum gcb_status draw(FILE *out, const struct gcb_report *rep,
     st = gcb_matrix_build(rep, d, &mx, err);
   double width = 0, height = 0;
   bool oom = st == GCB_OK && !gather(&gat, rep, d, &mx);
+  struct gcb__svg_fold *fold = NULL;
   for (int pass = 0; st == GCB_OK && pass < 2 && !oom; pass++) {
     double y = 0;
+    /* the page folds healthy machines; topology.svg draws each */
+    gcb__svg_fold_free(fold);
+    fold = gcb__svg_fold_new(standalone ? 0 : d->nmachines);
+    oom = fold == NULL;
     if (pass == 1 && standalone && height == 0) {
       fputs("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"420\" "
             "height=\"30\" font-family=\"sans-serif\">\n",
@@ -416,7 +421,7 @@ static enum gcb_status draw(FILE *out, const struct gcb_report *rep,
               gcb__svg_n0(height).s);
     for (size_t m = 0; m < d->nmachines && !oom; m++) {
       pic_fill(p, &gat, d, &mx, m);
-      if (p->topo == NULL)
+      if (p->topo == NULL || gcb__svg_fold_take(fold, p))
         continue;
       double w = gcb__svg_width(p), h = gcb__svg_height(p);
       if (pass == 0) {
@@ -438,6 +443,8 @@ static enum gcb_status draw(FILE *out, const struct gcb_report *rep,
       }
       y += h;
     }
+    if (pass == 1 && !standalone && !oom)
+      gcb__svg_fold_write(out, fold);
     if (d->nmachines > 1) {
       double h = fabric_height(d);
       if (pass == 0) {
@@ -462,6 +469,7 @@ static enum gcb_status draw(FILE *out, const struct gcb_report *rep,
     st = gcb_err_set(err, GCB_ENOMEM, "topology picture");
   gcb_matrix_free(&mx);
   gather_free(&gat);
+  gcb__svg_fold_free(fold);
   gcb_diagnosis_free(&own);
   free(p);
   return st;

@@ -49,4 +49,18 @@ void gcb__svg_machine(FILE *out, const struct gcb__svg_pic *p, double y);
 void gcb__svg_peers(FILE *out, const struct gcb__svg_pic *p, double x, double y,
                     double c);
 
+/* Folding healthy machines out of the report page (render_svg_fold.c):
+ * beyond GCB__SVG_DRAW_ALL machines, one picture per shape of machine
+ * with no finding, the others named under the pictures. */
+#define GCB__SVG_DRAW_ALL 16
+struct gcb__svg_fold;
+/* NULL on ENOMEM. Folds nothing for nmachines <= GCB__SVG_DRAW_ALL. */
+struct gcb__svg_fold *gcb__svg_fold_new(size_t nmachines);
+void gcb__svg_fold_free(struct gcb__svg_fold *f);
+/* True when machine p is folded (not drawn); records it. Call once per
+ * machine, in order. */
+bool gcb__svg_fold_take(struct gcb__svg_fold *f, const struct gcb__svg_pic *p);
+/* The paragraphs naming the folded machines, one per shape. */
+void gcb__svg_fold_write(FILE *out, const struct gcb__svg_fold *f);
+
 #endif

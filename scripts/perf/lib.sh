@@ -57,13 +57,15 @@ PY
 }
 
 # perf_row WHAT UNIT GCBENCH DIRECT [OP GOAL]: one table row with the ratio
-# GCBENCH / DIRECT against the goal (default ">= 0.95"); returns 1 when the
-# goal is missed.
+# GCBENCH / DIRECT against the goal (default ">= 0.95"; OP "within" means
+# |ratio - 1| <= GOAL); returns 1 when the goal is missed.
 perf_row() {
   local op=${5:->=} goal=${6:-$PERF_GOAL} ratio
   ratio=$(python3 -c "print(f'{$3 / $4:.3f}')")
   local ok
-  ok=$(python3 -c "print('ok' if $ratio $op $goal else 'MISSES GOAL')")
+  local test="$ratio $op $goal"
+  [[ $op == within ]] && test="abs($ratio - 1) <= $goal"
+  ok=$(python3 -c "print('ok' if $test else 'MISSES GOAL')")
   printf '%-34s %-8s %10.3f %10.3f %7s  %s %s %s\n' "$1" "$2" "$3" "$4" \
     "$ratio" "$op" "$goal" "$ok"
   [[ $ok == ok ]]

@@ -330,8 +330,9 @@ static json_t *coll_run(int n, const char *op, double size, double count,
     figs[i] = size / t / 1e9;
   char params[160];
   snprintf(params, sizeof params,
-           "{\"op\": \"%s\", \"size\": %.0f, \"count\": %.0f}", op, size,
-           count);
+           "{\"op\": \"%s\", \"size\": %.0f, \"count\": %.0f, "
+           "\"split\": \"none\", \"comm_size\": %d}",
+           op, size, count, n);
   json_t *doc = fx_doc(n, 1, 2 * n, "Test CPU");
   json_t *c = fx_case("coll", op, params, "GB/s", figs, (size_t)n, 0.001, NULL);
   json_object_set_new(json_object_get(c, "summary"), "busbw", json_real(busbw));
@@ -343,8 +344,10 @@ static json_t *coll_run(int n, const char *op, double size, double count,
 }
 
 Test(compare, runs_at_another_scale_compare_on_busbw) {
-  /* allgather's count per rank halves from 4 to 8 ranks: matched by size,
-   * compared on busbw alone (a rank's algbw changes with the scale). */
+  /* allgather's count per rank halves from 4 to 8 ranks and its
+   * communicator doubles (count, comm_size, as gcbench writes them):
+   * matched by size, compared on busbw alone (a rank's algbw changes with
+   * the scale). */
   struct pair p = {.old = coll_run(4, "allgather", 1 << 20, 65536, 100, 1e-4),
                    .new_ = coll_run(8, "allgather", 1 << 20, 32768, 80, 2e-4)};
   compare(&p, NULL);

@@ -277,7 +277,8 @@ Test(interop_limits, osu_full_format_and_validation_columns) {
   cr_assert_eq(json_array_size(cases), 3);
   const json_t *c = json_array_get(cases, 0);
   const json_t *t = gcb_view_obj(gcb_view_obj(c, "summary"), "time_s");
-  cr_expect_str_eq(gcb_view_param_str(c, "type"), "char");
+  cr_expect_str_eq(gcb_view_param_str(c, "type"), "int8"); /* gcbench's */
+  cr_expect_str_eq(gcb_view_param_str(c, "layout"), "osu-full");
   cr_expect_float_eq(gcb_view_num(t, "min") * 1e6, 135.35, 1e-9);
   cr_expect_float_eq(gcb_view_num(t, "mean") * 1e6, 174.36, 1e-9);
   cr_expect_float_eq(gcb_view_num(t, "max") * 1e6, 221.55, 1e-9);

@@ -9,6 +9,8 @@
  * script and no external reference in either. A crafted node with a bad
  * host link under one switch and a degraded NIC under another draws both
  * switches and the NIC as boxes in their verdict's colour, and is XML.
+ * Beyond 16 machines the page folds the healthy ones of one shape into
+ * the first (named under the pictures); topology.svg still draws each.
  */
 #include <unistd.h>
 
@@ -313,4 +315,72 @@ Test(render_svg, coordinates_are_printed_as_printf_prints_them) {
     wrong += strcmp(gcb__svg_n0(d).s, want) != 0;
   }
   cr_expect_eq(wrong, 0, "%zu of 200000 coordinates differ from printf", wrong);
+}
+
+/* ---- many machines ---------------------------------------------------------
+ * 20 nodes of 2 GPUs, node07's second GPU at a third of the others' GEMM
+ * figure. The page draws node07 and the first healthy node and names the
+ * 18 other healthy ones under the pictures; topology.svg draws all 20. */
+Test(render_svg, the_page_folds_healthy_machines_of_one_shape_beyond_16) {
+  double figs[40];
+  for (int i = 0; i < 40; i++)
+    figs[i] = i == 15 ? 33 : 100 * (1 + (i % 3) * 0.002);
+  json_t *doc = fx_doc(40, 20, 4, "Test CPU");
+  fx_add_topology(doc, 2, 4);
+  fx_add_case(doc, fx_case("gemm", "bf16", "{\"dtype\": \"bf16\"}", "GFLOP/s",
+                           figs, 40, 0.01, NULL));
+  fx_check_valid(doc);
+  struct fx x = {0};
+  x.docs[0] = (struct gcb_doc){.name = "many.json", .root = doc};
+  x.ndocs = 1;
+  gcb_thresholds_default(&x.th);
+  diagnose(&x);
+  size_t len;
+  char *page = draw(&x.rep, false, &len);
+  cr_expect_eq(count(page, "<figcaption>"), 3,
+               "node07, the first healthy node and the fabric: %zu",
+               count(page, "<figcaption>"));
+  cr_expect_not_null(strstr(page, "<figcaption>node07: topology"));
+  cr_expect_not_null(strstr(page, "<figcaption>node00: topology"));
+  cr_expect_null(strstr(page, "<figcaption>node01: topology"));
+  const char *fold = strstr(page, "<p class=\"folded\">");
+  cr_assert_not_null(fold, "the folded machines are named");
+  static const char head[] = "18 more machine(s) of the shape of node00 (2 x "
+                             "NVIDIA H200, 0 NIC(s)) have no finding";
+  cr_expect(strncmp(fold + 18, head, sizeof head - 1) == 0, "%.200s", fold);
+  cr_expect_not_null(strstr(fold, ": node01, node02, node03, node04, node05, "
+                                  "node06, node08, node09 and 10 more.</p>"),
+                     "%.400s", fold);
+  free(page);
+  char *svg = draw(&x.rep, true, &len);
+  cr_expect_eq(count(svg, "class=\"gpu "), 40, "topology.svg draws every GPU");
+  cr_expect_null(strstr(svg, "folded"));
+  free(svg);
+  gcb_diagnosis_free(&x.d);
+  gcb_findings_free(&x.f);
+  json_decref(doc);
+}
+
+/* At 16 machines or fewer every machine is drawn, healthy or not. */
+Test(render_svg, the_page_draws_every_machine_up_to_16) {
+  double figs[32];
+  for (int i = 0; i < 32; i++)
+    figs[i] = 100 * (1 + (i % 3) * 0.002);
+  json_t *doc = fx_doc(32, 16, 4, "Test CPU");
+  fx_add_topology(doc, 2, 4);
+  fx_add_case(doc, fx_case("gemm", "bf16", "{\"dtype\": \"bf16\"}", "GFLOP/s",
+                           figs, 32, 0.01, NULL));
+  struct fx x = {0};
+  x.docs[0] = (struct gcb_doc){.name = "sixteen.json", .root = doc};
+  x.ndocs = 1;
+  gcb_thresholds_default(&x.th);
+  diagnose(&x);
+  size_t len;
+  char *page = draw(&x.rep, false, &len);
+  cr_expect_eq(count(page, "<figcaption>"), 17, "16 nodes and the fabric");
+  cr_expect_null(strstr(page, "folded"));
+  free(page);
+  gcb_diagnosis_free(&x.d);
+  gcb_findings_free(&x.f);
+  json_decref(doc);
 }
