@@ -210,14 +210,13 @@ static bool small_mpi(const json_t *c) {
  * (slower: regressions; faster: improvements). Returns how many. */
 static size_t mark_mode(const json_t *new_, struct gcb_comparison *cmp,
                         bool slower) {
-  static const char *const coll_skip[] = {"count", NULL}; /* as compare.c */
   const json_t *cases = json_object_get(new_, "cases"), *c;
   size_t i, marked = 0;
   char key[192];
   json_array_foreach(cases, i, c) {
     if (!small_mpi(c))
       continue;
-    gcb_view_case_key_except(c, coll_skip, key, sizeof key);
+    gcb__compare_case_key(c, key, sizeof key); /* the rows' key */
     for (size_t d = 0; d < cmp->ndeltas; d++) {
       struct gcb_delta *x = &cmp->deltas[d];
       enum gcb_verdict moved =

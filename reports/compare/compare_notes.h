@@ -24,6 +24,11 @@ enum gcb_status gcb__compare_notes(const json_t *old, const json_t *new_,
  * regressions off cmp->regressions. Rules in docs/REPORTS.md ("MPI mode").
  * GCB_ENOMEM.
  */
+/* The key compare matches a case by (compare.c): its gcb_view_case_key,
+ * a collective's without the params that follow the rank count. The
+ * delta rows carry it. */
+void gcb__compare_case_key(const json_t *c, char *buf, size_t size);
+
 #define GCB_MPI_MODE_RATIO 1.5
 #define GCB_MPI_MODE_BYTES 8192
 enum gcb_status gcb__compare_mode(const json_t *old, const json_t *new_,
