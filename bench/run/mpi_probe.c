@@ -28,8 +28,10 @@ enum {
 };
 /* Per pair, whatever the machine: on two busy cores both ranks can share
  * one, and each message then waits for a time slice (5-7 ms on the
- * development VM): 250 of them would take seconds. */
-#define PROBE_BUDGET_S 0.010
+ * development VM): 250 of them would take seconds. 10 ms was too little
+ * there: one time slice lost in the warm-up spent it, where the least of
+ * a few more batches still read the launch's latency. */
+#define PROBE_BUDGET_S 0.050
 
 /* The peers of rank 0 (the same on every rank, from each rank's node
  * index): rank 1, and the lowest rank of the kind rank 1 is not. */
@@ -88,14 +90,16 @@ static int round_trip(MPI_Comm comm, int me, int other, char *out, char *in) {
  * of each message tells the peer whether another follows (0: the last).
  * The clock is read every 4 round trips, not each, to stay out of the
  * figure. When not one batch was whole, batch_s[0] is the time of all the
- * round trips made, *trips of them. */
+ * round trips made after the first, *trips of them. */
 static int ping(MPI_Comm comm, int other, double *batch_s, int *done,
                 int *trips_made) {
   char out[PROBE_BYTES] = {1}, in[PROBE_BYTES];
-  int rc = MPI_SUCCESS;
+  *done = *trips_made = 0;
+  /* the peer may arrive late (it was busy, or waiting for a CPU): the
+   * budget starts once it answers */
+  int rc = round_trip(comm, 0, other, out, in);
   bool stop = false;
   double start = MPI_Wtime();
-  *done = *trips_made = 0;
   for (int b = -1; rc == MPI_SUCCESS && !stop && b < PROBE_BATCHES; b++) {
     int trips = b < 0 ? PROBE_WARMUP : PROBE_BATCH, i = 0;
     double t0 = MPI_Wtime();

@@ -242,10 +242,10 @@ static void probe_rows(struct gcb__tb *b, struct gcb_rtable *t, size_t d) {
     if (whole > 0)
       gcb__cell(b, r, 2, "one-way %s (least of %lld batches; median %s)", lo,
                 whole, med);
-    else /* the 10 ms ran out before one batch: the round trips made */
+    else /* its time ran out before one batch: the round trips made */
       gcb__cell(b, r, 2,
-                "one-way %s (cut short: the round trips made in "
-                "10 ms)",
+                "one-way %s (cut short before a whole batch: the "
+                "round trips made)",
                 lo);
   }
 }

@@ -430,7 +430,7 @@ Test(rules_blas, the_reports_libraries_table_shows_the_mpi_probe) {
                       "MPI probe, 8 B, ranks 0-3 (two "
                       "nodes)"));
   cr_expect(table_has(doc, "libraries",
-                      "one-way 6.2 ms (cut short: the round "
-                      "trips made in 10 ms)"));
+                      "one-way 6.2 ms (cut short before a whole batch: "
+                      "the round trips made)"));
   json_decref(doc);
 }
