@@ -141,25 +141,39 @@ static enum gcb_status write_file(const struct gcb_outdir *d, const char *name,
   return st;
 }
 
+/* Whether a renderer shows the plots (markdown and HTML: they wait for
+ * gnuplot). */
+static bool shows_plots(const struct gcb_renderer *r) {
+  return r == &gcb_render_md || r == &gcb_render_html;
+}
+
 /* Every file into the directory -o names (created with its parents, locked
- * while written so that two reports into it cannot mix), plots first (the
- * HTML inlines them), the table model once for all renderers. */
+ * while written so that two reports into it cannot mix), the table model
+ * once for all renderers. gnuplot draws while the files without plots are
+ * written (at 16,384 ranks it was a quarter of a report's time, alone);
+ * the markdown and the HTML, which show the plots, come after it. */
 static enum gcb_status write_report(const struct report_opts *ro,
                                     const struct gcb_inputs *in,
                                     struct outcome *o, struct gcb_report *rep,
                                     struct gcb_err *err) {
   struct gcb_outdir d;
+  struct gcb_plot_job *job = NULL;
   enum gcb_status st =
       gcb_outdir_open(ro->output, "--output", true, true, &d, err);
   if (st == GCB_OK)
-    st = gcb_plots_make(ro->output, in->docs, in->ndocs, &o->th, ro->png,
-                        &o->plots, err);
+    st = gcb_plots_start(ro->output, in->docs, in->ndocs, &o->th, ro->png,
+                         &o->plots, &job, err);
   if (st == GCB_OK)
     st = gcb_report_tables(rep, &o->tables, err);
   rep->tables = st == GCB_OK ? &o->tables : NULL;
-  for (size_t i = 0; st == GCB_OK && gcb_renderers[i]; i++)
-    if (gcb_renderer_applies(gcb_renderers[i], rep))
-      st = write_file(&d, gcb_renderers[i]->file, gcb_renderers[i], rep, err);
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass == 1)
+      gcb_plots_finish(&job, &o->plots);
+    for (size_t i = 0; st == GCB_OK && gcb_renderers[i]; i++)
+      if (shows_plots(gcb_renderers[i]) == (pass == 1) &&
+          gcb_renderer_applies(gcb_renderers[i], rep))
+        st = write_file(&d, gcb_renderers[i]->file, gcb_renderers[i], rep, err);
+  }
   gcb_outdir_close(&d);
   return st;
 }

@@ -172,7 +172,7 @@ enum gcb_status gcb__print_comparison(FILE *out, const struct gcb_doc *new_doc,
                            .baseline = baseline,
                            .thresholds = t};
   struct gcb_rtables ts = {0};
-  enum gcb_status st = gcb_report_tables(&rep, &ts, err);
+  enum gcb_status st = gcb_report_comparison_tables(&rep, &ts, err);
   if (st == GCB_OK) {
     static const struct col dcols[] = {{0, 48}, {1, 8},  {2, 20}, {3, 20},
                                        {4, 8},  {5, 28}, {7, 12}};

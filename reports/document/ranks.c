@@ -20,8 +20,21 @@ const struct gcb_rank_column gcb_rank_columns[GCB_RC_COUNT] = {
 #undef GCB_RANK_COL_ROW
 };
 
-void gcb_ranks_of(const json_t *c, struct gcb_ranks *out) {
-  const json_t *pr = json_object_get(c, "per_rank");
+/* Column i of out taken from a, an array or a compact column. */
+static void take_column(struct gcb_ranks *out, size_t i, const json_t *a) {
+  struct gcb_ranks_compact c;
+  if (json_is_array(a)) {
+    out->col[i] = a;
+  } else if (gcb__ranks_compact_of(a, &c)) {
+    out->col[i] = a;
+    out->store[i] = (unsigned char)c.store;
+    out->data[i] = c.data;
+    out->len[i] = c.n;
+  }
+}
+
+/* The columns of a per_rank object. */
+static void ranks_of_per_rank(const json_t *pr, struct gcb_ranks *out) {
   *out = (struct gcb_ranks){0};
   if (!json_is_object(pr))
     return;
@@ -35,34 +48,83 @@ void gcb_ranks_of(const json_t *c, struct gcb_ranks *out) {
       holder = pr, group = NULL;
     else if (group == NULL || strcmp(group, col->group) != 0)
       holder = json_object_get(pr, group = col->group);
-    const json_t *a =
-        holder != NULL ? json_object_get(holder, col->field) : NULL;
-    out->col[i] = json_is_array(a) ? a : NULL;
+    take_column(out, i,
+                holder != NULL ? json_object_get(holder, col->field) : NULL);
   }
-  out->n = json_array_size(out->col[GCB_RC_RANK]);
+  out->n = gcb_ranks_column_size(out->col[GCB_RC_RANK]);
+}
+
+void gcb_ranks_of(const json_t *c, struct gcb_ranks *out) {
+  ranks_of_per_rank(json_object_get(c, "per_rank"), out);
+}
+
+size_t gcb_ranks_column_size(const json_t *col) {
+  struct gcb_ranks_compact c;
+  if (json_is_array(col))
+    return json_array_size(col);
+  return gcb__ranks_compact_of(col, &c) ? c.n : 0;
 }
 
 size_t gcb_ranks_count(const json_t *c) {
   const json_t *pr = json_object_get(c, "per_rank");
-  return json_array_size(json_object_get(pr, "rank"));
+  return gcb_ranks_column_size(json_object_get(pr, "rank"));
+}
+
+/* Element i of a compact column col as 8 bytes; false when i is past it. */
+static bool compact_at(const struct gcb_ranks *r, enum gcb_rank_col col,
+                       size_t i, void *out) {
+  if (i >= r->len[col])
+    return false;
+  memcpy(out, r->data[col] + 8 * i, 8);
+  return true;
 }
 
 double gcb_ranks_num(const struct gcb_ranks *r, enum gcb_rank_col col,
                      size_t i) {
+  if (r->store[col] == GCB_RS_REAL) {
+    double d;
+    return compact_at(r, col, i, &d) ? d : NAN; /* null is NaN already */
+  }
+  if (r->store[col] != GCB_RS_JSON) {
+    int64_t v;
+    return r->store[col] == GCB_RS_INT && compact_at(r, col, i, &v) &&
+                   v != GCB_RANKS_NULL_INT
+               ? (double)v
+               : NAN;
+  }
   const json_t *v = json_array_get(r->col[col], i);
   return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
 long long gcb_ranks_int(const struct gcb_ranks *r, enum gcb_rank_col col,
                         size_t i, long long def) {
+  if (r->store[col] != GCB_RS_JSON) {
+    int64_t v;
+    return r->store[col] == GCB_RS_INT && compact_at(r, col, i, &v) &&
+                   v != GCB_RANKS_NULL_INT
+               ? (long long)v
+               : def;
+  }
   const json_t *v = json_array_get(r->col[col], i);
   return json_is_integer(v) ? (long long)json_integer_value(v) : def;
 }
 
 const char *gcb_ranks_str(const struct gcb_ranks *r, enum gcb_rank_col col,
                           size_t i) {
-  const char *s = json_string_value(json_array_get(r->col[col], i));
+  /* compact columns hold no strings */
+  const char *s = r->store[col] == GCB_RS_JSON
+                      ? json_string_value(json_array_get(r->col[col], i))
+                      : NULL;
   return s != NULL ? s : "";
+}
+
+bool gcb_ranks_true(const struct gcb_ranks *r, enum gcb_rank_col col,
+                    size_t i) {
+  if (r->store[col] != GCB_RS_JSON) {
+    int64_t v;
+    return r->store[col] == GCB_RS_BOOL && compact_at(r, col, i, &v) && v == 1;
+  }
+  return json_is_true(json_array_get(r->col[col], i));
 }
 
 long long gcb_ranks_rank(const struct gcb_ranks *r, size_t i) {
@@ -70,7 +132,7 @@ long long gcb_ranks_rank(const struct gcb_ranks *r, size_t i) {
 }
 
 bool gcb_ranks_checked(const struct gcb_ranks *r, size_t i) {
-  return json_is_true(json_array_get(r->col[GCB_RC_CHECKED], i));
+  return gcb_ranks_true(r, GCB_RC_CHECKED, i);
 }
 
 /* The first of n sorted keys that is >= want (n when none). */
@@ -129,9 +191,29 @@ static struct keyed *order_of(struct keyed *keys, size_t n) {
   return keys;
 }
 
-/* Array a (n elements) in the order perm gives; -1 on ENOMEM. */
+/* A compact column in the order perm gives (new reference, NULL on
+ * ENOMEM). */
+static json_t *permuted_compact(const struct gcb_ranks_compact *c,
+                                const struct keyed *perm, size_t n) {
+  unsigned char *b = malloc(n ? 8 * n : 1);
+  if (b == NULL)
+    return NULL;
+  for (size_t i = 0; i < n; i++)
+    memcpy(b + 8 * i, c->data + 8 * perm[i].index, 8);
+  json_t *out = gcb__ranks_compact_new(c->store, c->has_null, b, n);
+  free(b);
+  return out;
+}
+
+/* Column a (n elements, an array or a compact column) in the order perm
+ * gives; -1 on ENOMEM. */
 static int permute(json_t *holder, const char *name, json_t *a,
                    const struct keyed *perm, size_t n) {
+  struct gcb_ranks_compact c;
+  if (gcb__ranks_compact_of(a, &c) && c.n == n) {
+    json_t *out = permuted_compact(&c, perm, n);
+    return out != NULL ? json_object_set_new(holder, name, out) : -1;
+  }
   if (!json_is_array(a) || json_array_size(a) != n)
     return 0;
   json_t *out = json_array();
@@ -144,16 +226,14 @@ static int permute(json_t *holder, const char *name, json_t *a,
 /* Every column of per_rank (its members and its groups' members) in rank
  * order. */
 static int sort_per_rank(json_t *per_rank) {
-  const json_t *ranks = json_object_get(per_rank, "rank");
-  size_t n = json_array_size(ranks);
+  struct gcb_ranks r;
+  ranks_of_per_rank(per_rank, &r);
+  size_t n = r.n;
   struct keyed *keys = malloc((n ? n : 1) * sizeof *keys);
   if (keys == NULL)
     return -1;
-  for (size_t i = 0; i < n; i++) {
-    const json_t *v = json_array_get(ranks, i);
-    keys[i] = (struct keyed){
-        json_is_integer(v) ? (long long)json_integer_value(v) : LLONG_MAX, i};
-  }
+  for (size_t i = 0; i < n; i++)
+    keys[i] = (struct keyed){gcb_ranks_int(&r, GCB_RC_RANK, i, LLONG_MAX), i};
   const struct keyed *perm = order_of(keys, n);
   int rc = 0;
   const char *name, *inner;

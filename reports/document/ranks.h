@@ -15,6 +15,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Kinds of column element. NULLABLE kinds allow null (written for NaN,
  * or for a rank that has no value, such as no lateness samples). */
@@ -89,10 +90,33 @@ struct gcb_rank_column {
 /* The table, indexed by enum gcb_rank_col. */
 extern const struct gcb_rank_column gcb_rank_columns[GCB_RC_COUNT];
 
+/*
+ * How a column is held. A document read from a file keeps its large
+ * numeric and boolean columns compact (ranks_compact.c): 8 bytes an
+ * element in one block, which the tree holds in place of the array (a
+ * string of binary that only these functions read). At 16,384 ranks a
+ * document's 14 million per-rank values as jansson reals were 580 MB and
+ * most of the parse; compact they are 112 MB. Every consumer reads
+ * columns through gcb_ranks_* and sees the values the array would give.
+ */
+enum gcb_rank_store {
+  GCB_RS_JSON, /* a jansson array (documents built in memory, small ones) */
+  GCB_RS_REAL, /* doubles; NaN for null */
+  GCB_RS_INT,  /* int64; GCB_RANKS_NULL_INT for null */
+  GCB_RS_BOOL, /* int64 0 or 1; GCB_RANKS_NULL_INT for null */
+};
+
+/* The null of an integer or boolean compact column (a JSON integer of 19
+ * digits never becomes one: the reader leaves those to jansson). */
+#define GCB_RANKS_NULL_INT INT64_MIN
+
 /* A case's per-rank columns, looked up once. */
 struct gcb_ranks {
-  size_t n;                        /* ranks (the length of every column) */
-  const json_t *col[GCB_RC_COUNT]; /* NULL for an absent optional column */
+  size_t n;                          /* ranks (the length of every column) */
+  const json_t *col[GCB_RC_COUNT];   /* NULL for an absent optional column */
+  unsigned char store[GCB_RC_COUNT]; /* enum gcb_rank_store */
+  const unsigned char *data[GCB_RC_COUNT]; /* a compact column's elements */
+  size_t len[GCB_RC_COUNT];                /* a compact column's length */
 };
 
 /* Looks up the columns of case c (a validated schema-2 case); n = 0 when
@@ -113,6 +137,13 @@ long long gcb_ranks_int(const struct gcb_ranks *r, enum gcb_rank_col col,
 /* The string of rank i in column col, or "" (null, absent). */
 const char *gcb_ranks_str(const struct gcb_ranks *r, enum gcb_rank_col col,
                           size_t i);
+
+/* Whether rank i's value in column col is true (false, null, absent: no). */
+bool gcb_ranks_true(const struct gcb_ranks *r, enum gcb_rank_col col, size_t i);
+
+/* The elements of a column value (an array or a compact column); 0 for
+ * anything else. */
+size_t gcb_ranks_column_size(const json_t *col);
 
 /* The rank number of entry i (-1 if none). */
 long long gcb_ranks_rank(const struct gcb_ranks *r, size_t i);
@@ -147,5 +178,40 @@ int gcb_ranks_set_column(json_t *per_rank, enum gcb_rank_col col,
  * NULL on ENOMEM.
  */
 json_t *gcb_ranks_from_rows(const json_t *rows);
+
+/* ---- compact columns (ranks_compact.c) ---------------------------------- */
+
+/* What a compact column holds. */
+struct gcb_ranks_compact {
+  enum gcb_rank_store store; /* never GCB_RS_JSON */
+  bool has_null;
+  size_t n;
+  const unsigned char *data; /* n 8-byte elements, native byte order */
+};
+
+/* A compact column of n elements (values: n doubles or int64s as store
+ * says), as a value the tree holds in place of the array; new reference,
+ * NULL on ENOMEM. */
+json_t *gcb__ranks_compact_new(enum gcb_rank_store store, bool has_null,
+                               const void *values, size_t n);
+
+/* Whether v is a compact column; *out describes it. */
+bool gcb__ranks_compact_of(const json_t *v, struct gcb_ranks_compact *out);
+
+/* Element i of a compact column, as 8 bytes (a double or an int64). */
+double gcb__ranks_compact_real(const struct gcb_ranks_compact *c, size_t i);
+int64_t gcb__ranks_compact_int(const struct gcb_ranks_compact *c, size_t i);
+
+/* The jansson array a compact column stands for (the one json_loadb
+ * builds from the same text); new reference, NULL on ENOMEM. */
+json_t *gcb__ranks_compact_expand(const struct gcb_ranks_compact *c);
+
+/* Every compact column of a document's cases replaced by its jansson
+ * array, for a caller that walks or writes the tree itself; -1 on ENOMEM. */
+int gcb__ranks_expand_document(json_t *root);
+
+/* Case c as a tree without compact columns (c itself, or a copy with
+ * them expanded): what a writer dumps. New reference; NULL on ENOMEM. */
+json_t *gcb__ranks_case_plain(const json_t *c);
 
 #endif

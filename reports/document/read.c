@@ -117,16 +117,17 @@ static enum gcb_status too_large(const char *name, size_t len, size_t entries,
 /* The tree of the text: the quick road when it takes the text, jansson's
  * otherwise (which words what is wrong with it). */
 static enum gcb_status load(const char *text, size_t len, const char *name,
-                            json_t **root, struct gcb_err *err) {
+                            size_t compact_min, json_t **root, bool *fast,
+                            struct gcb_err *err) {
   size_t entries = 0;
-  bool fast = len <= GCB_RESULTS_MAX_BYTES &&
-              gcb__read_fast(text, len, size_fits, root, &entries);
+  *fast = len <= GCB_RESULTS_MAX_BYTES &&
+          gcb__read_fast(text, len, size_fits, compact_min, root, &entries);
   if (!size_fits(len, entries)) {
     json_decref(*root);
     *root = NULL;
     return too_large(name, len, entries, err);
   }
-  if (fast)
+  if (*fast)
     return GCB_OK;
   if (all_blank(text, len))
     return gcb_err_set(err, GCB_EINPUT,
@@ -143,11 +144,22 @@ static enum gcb_status load(const char *text, size_t len, const char *name,
 enum gcb_status gcb_results_parse(const char *text, size_t len,
                                   const char *name, struct gcb_results **out,
                                   struct gcb_err *err) {
+  return gcb__results_parse_compact(text, len, name, GCB__COMPACT_MIN_RANKS,
+                                    out, err);
+}
+
+enum gcb_status gcb__results_parse_compact(const char *text, size_t len,
+                                           const char *name, size_t compact_min,
+                                           struct gcb_results **out,
+                                           struct gcb_err *err) {
   *out = NULL;
   name = name != NULL ? name : "<buffer>";
   json_t *root = NULL;
-  enum gcb_status rc = load(text, len, name, &root, err);
-  struct gcb__walk w = {.text = text, .len = len, .name = name, .err = err};
+  bool fast = false;
+  enum gcb_status rc = load(text, len, name, compact_min, &root, &fast, err);
+  /* compact columns only where the quick road made them */
+  struct gcb__walk w = {
+      .text = text, .len = len, .name = name, .err = err, .compact = fast};
   const struct gcb__node *root_node = NULL;
   if (rc == GCB_OK)
     rc = check_schema(&w, root, &root_node);

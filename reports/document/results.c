@@ -121,6 +121,12 @@ json_t *gcb_results_json(const struct gcb_results *r) {
   return r->root;
 }
 
+enum gcb_status gcb_results_plain(struct gcb_results *r, struct gcb_err *err) {
+  return gcb__ranks_expand_document(r->root) == 0
+             ? GCB_OK
+             : gcb_err_set(err, GCB_ENOMEM, "results: out of memory");
+}
+
 static const struct gcb__node *section_node(const char *section) {
   for (const char *const *s = settable; *s != NULL; s++)
     if (strcmp(*s, section) == 0)

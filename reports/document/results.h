@@ -45,8 +45,16 @@ void gcb_results_free(struct gcb_results *r);
 #define GCB_RESULTS_KEEP_ENTRIES ((size_t)200000)
 void gcb_results_release(struct gcb_results *r);
 
-/* The JSON tree (borrowed). */
+/* The JSON tree (borrowed). A document read from a file keeps the
+ * per-rank columns of its large cases compact (reports/document/ranks.h),
+ * which gcb_ranks_* read like arrays but jansson sees as strings: a caller
+ * that walks or dumps the columns itself calls gcb_results_plain first.
+ * gcb_results_write writes them as the arrays they stand for. */
 json_t *gcb_results_json(const struct gcb_results *r);
+
+/* Replaces the compact per-rank columns of r's tree by jansson arrays
+ * (the tree json_loadb builds); GCB_ENOMEM. */
+enum gcb_status gcb_results_plain(struct gcb_results *r, struct gcb_err *err);
 
 /*
  * Sets a top-level section ("tool", "run", "options", "software", "nodes",

@@ -14,6 +14,7 @@
 #define GCB_DOCUMENT_SCHEMA_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "common/status.h"
@@ -75,6 +76,7 @@ struct gcb__walk {
   struct gcb_json_step path[GCB__SCHEMA_MAX_DEPTH];
   size_t depth;
   struct gcb_err *err;
+  bool compact; /* per-rank columns may be compact ones (ranks.h) */
 };
 
 /* Checks v against n at the walker's path; the first problem, located. */

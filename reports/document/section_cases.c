@@ -164,12 +164,12 @@ const struct gcb__node gcb__n_case_v1 = {.types = T_OBJ,
 /* Every per-rank column has one element per rank (the length of "rank"). */
 static enum gcb_status check_column_lengths(struct gcb__walk *w,
                                             const json_t *v) {
-  size_t ranks = json_array_size(json_object_get(v, "rank"));
+  size_t ranks = gcb_ranks_column_size(json_object_get(v, "rank"));
   for (size_t i = 0; i < GCB_RC_COUNT; i++) {
     const struct gcb_rank_column *c = &gcb_rank_columns[i];
     const json_t *holder = c->group ? json_object_get(v, c->group) : v;
     const json_t *col = json_object_get(holder, c->field);
-    if (col == NULL || json_array_size(col) == ranks)
+    if (col == NULL || gcb_ranks_column_size(col) == ranks)
       continue;
     size_t depth = w->depth;
     if (c->group != NULL)
@@ -177,7 +177,7 @@ static enum gcb_status check_column_lengths(struct gcb__walk *w,
     w->path[w->depth++] = (struct gcb_json_step){.key = c->field};
     enum gcb_status rc = gcb__schema_problem(
         w, "%zu entries, expected %zu (one per rank, as \"rank\")",
-        json_array_size(col), ranks);
+        gcb_ranks_column_size(col), ranks);
     w->depth = depth;
     return rc;
   }

@@ -7,6 +7,7 @@
 /* O_TMPFILE (Linux 3.11+): the new document is written to an unnamed file
  * and only linked into the directory once complete. */
 #define _GNU_SOURCE
+#include "reports/document/ranks.h"
 #include "reports/document/results_int.h"
 
 #include <dirent.h>
@@ -258,7 +259,10 @@ static void remove_stale(const char *path) {
 /* Case c as it stands in the document: dumped alone, then indented by
  * the two levels of "cases": [ ... ] (strings hold no raw newline). */
 static char *case_text(const json_t *c, size_t *len) {
-  char *flat = json_dumps(c, DUMP_FLAGS);
+  /* a case read compact is written as the arrays it stands for */
+  json_t *plain = gcb__ranks_case_plain(c);
+  char *flat = plain != NULL ? json_dumps(plain, DUMP_FLAGS) : NULL;
+  json_decref(plain);
   if (flat == NULL)
     return NULL;
   size_t lines = 0, n = strlen(flat);

@@ -48,6 +48,20 @@ enum gcb_status gcb_plots_make(const char *dir, const struct gcb_doc *docs,
                                bool png, struct gcb_plots *out,
                                struct gcb_err *err);
 
+/*
+ * gcb_plots_make in two halves, so that gnuplot draws while the report
+ * writes its other files: start writes the script and starts gnuplot
+ * (*job: what finish needs; on failure already finished and NULL); finish
+ * waits for it and does the rest (out->items[i].svg read back, the notes).
+ * finish on a NULL *job is a no-op; it sets *job to NULL.
+ */
+struct gcb_plot_job;
+enum gcb_status gcb_plots_start(const char *dir, const struct gcb_doc *docs,
+                                size_t ndocs, const struct gcb_thresholds *t,
+                                bool png, struct gcb_plots *out,
+                                struct gcb_plot_job **job, struct gcb_err *err);
+void gcb_plots_finish(struct gcb_plot_job **job, struct gcb_plots *out);
+
 /* Frees the list; NULL is a no-op; the struct is zeroed. */
 void gcb_plots_free(struct gcb_plots *p);
 

@@ -104,25 +104,42 @@ static int script_fd(int work, const char *text, size_t len) {
   return fd;
 }
 
-/* Runs gnuplot ($GCB_GNUPLOT or "gnuplot") on the script; 0 when it exited
- * with 0, else -1 with why in note ("gnuplot not found: ..."). */
-static int run_gnuplot(const struct plot_dirs *p, const char *text, size_t len,
-                       char *note, size_t size) {
-  const char *prog = getenv("GCB_GNUPLOT");
-  prog = prog != NULL && prog[0] != '\0' ? prog : "gnuplot";
-  int script = script_fd(p->work, text, len);
-  int log = openat(p->work, GCB_PLOT_LOG,
-                   O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+/* A gnuplot started on a report's plots (gcb_plots_start), and what
+ * gcb_plots_finish needs to keep what it drew. */
+struct gcb_plot_job {
+  struct plot_dirs p;
+  bool png;
+  const char *prog;
   pid_t pid;
-  int status = 0;
-  int rc =
-      script < 0 || log < 0 ? errno : spawn(prog, p->work, script, log, &pid);
+  int rc; /* of the start: 0 or an errno */
+  size_t planned;
+};
+
+/* Starts gnuplot ($GCB_GNUPLOT or "gnuplot") on the script; j->rc: 0 or
+ * why it did not start. */
+static void start_gnuplot(struct gcb_plot_job *j, const char *text,
+                          size_t len) {
+  const char *prog = getenv("GCB_GNUPLOT");
+  j->prog = prog != NULL && prog[0] != '\0' ? prog : "gnuplot";
+  int script = script_fd(j->p.work, text, len);
+  int log = openat(j->p.work, GCB_PLOT_LOG,
+                   O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  j->rc = script < 0 || log < 0
+              ? errno
+              : spawn(j->prog, j->p.work, script, log, &j->pid);
   if (script >= 0)
     close(script);
   if (log >= 0)
     close(log);
+}
+
+/* Waits for the gnuplot of j; 0 when it exited with 0, else -1 with why
+ * in note ("gnuplot not found: ..."). */
+static int wait_gnuplot(const struct gcb_plot_job *j, char *note, size_t size) {
+  const char *prog = j->prog;
+  int rc = j->rc, status = 0;
   if (rc == 0)
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+    while (waitpid(j->pid, &status, 0) < 0 && errno == EINTR)
       ;
   /* 127: a wrapper (valgrind, env) started but found no program. */
   bool missing = rc == ENOENT ||
@@ -208,15 +225,22 @@ static size_t keep_drawn(const struct plot_dirs *p, bool png,
   return out->n = k;
 }
 
-/* Runs gnuplot in the private directory and keeps what it drew. */
-static void draw(struct plot_dirs *p, const char *text, size_t len, bool png,
-                 struct gcb_plots *out) {
+/* Starts gnuplot in the private directory. */
+static void draw_start(struct gcb_plot_job *j, const char *text, size_t len,
+                       struct gcb_plots *out) {
   /* Plots left by an earlier report in dir must not pass for new ones. */
   for (size_t i = 0; i < out->n; i++)
-    unlinkat(p->out.fd, out->items[i].file, 0);
-  size_t planned = out->n;
-  bool failed = run_gnuplot(p, text, len, out->note, sizeof out->note) != 0;
-  size_t drawn = keep_drawn(p, png, out), used = strlen(out->note);
+    unlinkat(j->p.out.fd, out->items[i].file, 0);
+  j->planned = out->n;
+  start_gnuplot(j, text, len);
+}
+
+/* Waits for gnuplot and keeps what it drew. */
+static void draw_finish(struct gcb_plot_job *j, struct gcb_plots *out) {
+  struct plot_dirs *p = &j->p;
+  size_t planned = j->planned;
+  bool failed = wait_gnuplot(j, out->note, sizeof out->note) != 0;
+  size_t drawn = keep_drawn(p, j->png, out), used = strlen(out->note);
   if (failed && drawn > 0)
     snprintf(out->note + used, sizeof out->note - used,
              ": %zu of %zu plots drawn", drawn, planned);
@@ -229,29 +253,60 @@ static void draw(struct plot_dirs *p, const char *text, size_t len, bool png,
     unlinkat(p->out.fd, GCB_PLOT_LOG, 0);
 }
 
-enum gcb_status gcb_plots_make(const char *dir, const struct gcb_doc *docs,
-                               size_t ndocs, const struct gcb_thresholds *t,
-                               bool png, struct gcb_plots *out,
-                               struct gcb_err *err) {
-  struct plot_dirs p = {.work = -1};
+enum gcb_status gcb_plots_start(const char *dir, const struct gcb_doc *docs,
+                                size_t ndocs, const struct gcb_thresholds *t,
+                                bool png, struct gcb_plots *out,
+                                struct gcb_plot_job **job,
+                                struct gcb_err *err) {
+  *job = NULL;
+  struct gcb_plot_job *j = calloc(1, sizeof *j);
+  if (j == NULL)
+    return gcb_err_set(err, GCB_ENOMEM, "plots: out of memory");
+  j->p.work = -1;
+  j->p.out.fd = j->p.out.lock_fd = -1;
+  j->png = png;
+  j->rc = -1; /* nothing started */
   char *text = NULL;
   size_t len = 0;
   enum gcb_status st =
-      gcb_outdir_open(dir, "--output", false, false, &p.out, err);
+      gcb_outdir_open(dir, "--output", false, false, &j->p.out, err);
   if (st == GCB_OK)
     st = make_script(docs, ndocs, t, png, out, &text, &len, err);
   if (st == GCB_OK && out->n == 0)
-    unlinkat(p.out.fd, GCB_PLOT_SCRIPT, 0);
+    unlinkat(j->p.out.fd, GCB_PLOT_SCRIPT, 0);
   else if (st == GCB_OK)
-    st = save_script(&p.out, text, len, err);
-  if (st == GCB_OK && out->n > 0 && open_work(&p) != 0)
+    st = save_script(&j->p.out, text, len, err);
+  if (st == GCB_OK && out->n > 0 && open_work(&j->p) != 0)
     st = gcb_err_set(err, GCB_EIO,
                      "%s: cannot make a directory for gnuplot (%s)", dir,
                      strerror(errno));
   if (st == GCB_OK && out->n > 0)
-    draw(&p, text, len, png, out);
-  close_work(&p);
-  gcb_outdir_close(&p.out);
+    draw_start(j, text, len, out);
   free(text);
+  *job = j;
+  if (st != GCB_OK)
+    gcb_plots_finish(job, out);
+  return st;
+}
+
+void gcb_plots_finish(struct gcb_plot_job **job, struct gcb_plots *out) {
+  struct gcb_plot_job *j = *job;
+  if (j == NULL)
+    return;
+  if (j->rc != -1) /* started, or tried to */
+    draw_finish(j, out);
+  close_work(&j->p);
+  gcb_outdir_close(&j->p.out);
+  free(j);
+  *job = NULL;
+}
+
+enum gcb_status gcb_plots_make(const char *dir, const struct gcb_doc *docs,
+                               size_t ndocs, const struct gcb_thresholds *t,
+                               bool png, struct gcb_plots *out,
+                               struct gcb_err *err) {
+  struct gcb_plot_job *j = NULL;
+  enum gcb_status st = gcb_plots_start(dir, docs, ndocs, t, png, out, &j, err);
+  gcb_plots_finish(&j, out);
   return st;
 }

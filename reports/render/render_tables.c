@@ -474,6 +474,16 @@ static void mark_numeric(struct gcb_rtable *t) {
   }
 }
 
+/* The tables built: empty ones dropped, numeric columns marked. */
+static enum gcb_status tables_done(struct gcb__tb *b, struct gcb_err *err) {
+  if (b->oom)
+    return gcb_err_set(err, GCB_ENOMEM, "report tables: out of memory");
+  drop_empty(b->out);
+  for (size_t i = 0; i < b->out->n; i++)
+    mark_numeric(&b->out->items[i]);
+  return GCB_OK;
+}
+
 enum gcb_status gcb_report_tables(const struct gcb_report *rep,
                                   struct gcb_rtables *out,
                                   struct gcb_err *err) {
@@ -493,12 +503,16 @@ enum gcb_status gcb_report_tables(const struct gcb_report *rep,
   gcb__coll_tables(&b);
   gcb__netmap_tables(&b);
   gcb__pattern_tables(&b);
-  if (b.oom)
-    return gcb_err_set(err, GCB_ENOMEM, "report tables: out of memory");
-  drop_empty(out);
-  for (size_t i = 0; i < out->n; i++)
-    mark_numeric(&out->items[i]);
-  return GCB_OK;
+  return tables_done(&b, err);
+}
+
+enum gcb_status gcb_report_comparison_tables(const struct gcb_report *rep,
+                                             struct gcb_rtables *out,
+                                             struct gcb_err *err) {
+  struct gcb__tb b = {.rep = rep, .out = out};
+  comparison_table(&b);
+  notes_table(&b);
+  return tables_done(&b, err);
 }
 
 enum gcb_status gcb_report_tables_use(const struct gcb_report *rep,

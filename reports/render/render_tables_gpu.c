@@ -196,8 +196,7 @@ static void telemetry_cell(struct gcb__tb *b, char **r, size_t at,
     if (k < 0 || gcb_ranks_int(&pr, GCB_RC_TELEM_SAMPLES, (size_t)k, -1) < 0)
       continue;
     n++;
-    short_n +=
-        json_is_true(json_array_get(pr.col[GCB_RC_TELEM_TOO_SHORT], (size_t)k));
+    short_n += gcb_ranks_true(&pr, GCB_RC_TELEM_TOO_SHORT, (size_t)k);
     sm = fmin(sm, gcb_ranks_num(&pr, GCB_RC_TELEM_SM_MIN, (size_t)k));
     watts = fmax(watts, gcb_ranks_num(&pr, GCB_RC_TELEM_POWER_MAX, (size_t)k));
   }
