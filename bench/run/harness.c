@@ -259,6 +259,10 @@ enum gcb_status gcb_harness_begin(struct gcb_harness *h, struct gcb_ctx *ctx,
         .device_lines = (const char(*)[GCB_DEVICE_LINE])h->device_lines,
         .nranks = ctx->size};
     snprintf(h->table.blas, sizeof h->table.blas, "%s", blas);
+    gcb_view_mpi_line(gcb_results_json(h->document.results), h->table.mpi,
+                      sizeof h->table.mpi);
+    gcb_view_mpi_probe_line(gcb_results_json(h->document.results),
+                            h->table.mpi_probe, sizeof h->table.mpi_probe);
     h->sinks[h->nsinks++] = gcb_table_sink(&h->table);
     h->table.progress = h->progress;
     h->sinks[h->nsinks++] = gcb_document_sink(&h->document);

@@ -206,6 +206,18 @@ static void identify(const struct gcb_ctx *ctx, struct gcb_identity *me) {
   me->device.index = ctx->device.index;
   me->device.memory_bytes = ctx->device.memory_bytes;
   me->device.threads = ctx->device.threads;
+  char versions[512] = "";
+  if (ctx->backend_ops->versions)
+    ctx->backend_ops->versions(ctx->backend, versions, sizeof versions);
+  if (strstr(versions, "OpenBLAS") != NULL) {
+    /* every rank's own kernels: another node's CPU, or a rank launched with
+     * OPENBLAS_CORETYPE or OPENBLAS_NUM_THREADS, picks others */
+    struct gcb_blas_info blas;
+    gcb__blas_probe(&blas);
+    snprintf(me->blas.core, sizeof me->blas.core, "%s", blas.core);
+    snprintf(me->blas.cpu_isa, sizeof me->blas.cpu_isa, "%s", blas.cpu_isa);
+    me->blas.threads = blas.threads;
+  }
 }
 
 /* The variables that explain a figure: whole prefixes of NCCL's, the MPI
@@ -287,7 +299,8 @@ static enum gcb_status
 set_header(struct gcb_ctx *ctx, struct gcb_results *results,
            const struct gcb_identity *ids, const char *command, int argc,
            char **argv, const char *run_id, const struct snapshots *snaps,
-           char *blas_line, size_t blas_len) {
+           const struct gcb_mpi_probe *probe, char *blas_line,
+           size_t blas_len) {
   char mpi[MPI_MAX_LIBRARY_VERSION_STRING] = "", device[64];
   int len = 0;
   if (MPI_Get_library_version(mpi, &len) != MPI_SUCCESS)
@@ -320,7 +333,8 @@ set_header(struct gcb_ctx *ctx, struct gcb_results *results,
                              .hwloc = hwloc,
                              .backend_versions = backend,
                              .blas = has_blas ? &blas : NULL,
-                             .mpi_device = device};
+                             .mpi_device = device,
+                             .mpi_probe = probe};
   enum gcb_status st = gcb_results_set_header(results, &run, ids, snaps->text,
                                               snaps->n, &ctx->err);
   free(env);
@@ -350,11 +364,14 @@ enum gcb_status gcb__header_build(struct gcb_ctx *ctx,
                         : gcb_err_set(&ctx->err, GCB_EMPI,
                                       "MPI_Gather of rank identities failed");
   struct snapshots snaps = {0};
+  struct gcb_mpi_probe probe = {0};
   if (st == GCB_OK)
     st = gather_topologies(ctx, &snaps);
+  if (st == GCB_OK)
+    st = gcb__mpi_probe(ctx, &probe);
   if (st == GCB_OK && ctx->rank == 0) {
     st = set_header(ctx, results, ids, command, argc, argv, run_id, &snaps,
-                    blas, blas_len);
+                    &probe, blas, blas_len);
     *names = rank_names(ids, ctx->size);
     *devices = device_lines(ids, ctx->size);
   }

@@ -52,6 +52,25 @@ void gcb__blas_describe(const struct gcb_blas_info *b, char *buf, size_t len);
  * gives "ch4:ucx"); "" for a text without one (other MPI libraries). */
 void gcb__mpi_device(const char *version, char *out, size_t len);
 
+/*
+ * The start-up MPI probe (mpi_probe.c): 8-byte ping-pongs between rank 0
+ * and its peers (gcb__probe_peers), their one-way latency in *out on rank
+ * 0 (npairs 0 on one rank). Collective over ctx->world. GCB_EMPI naming
+ * the call when an MPI call fails, GCB_ENOMEM.
+ */
+enum gcb_status gcb__mpi_probe(struct gcb_ctx *ctx, struct gcb_mpi_probe *out);
+
+/* Rank 0's probe peers from every rank's node index: rank 1 and the
+ * lowest rank whose node-sharing with rank 0 differs from rank 1's (the
+ * intra-node pair and an inter-node one, where there are both). Returns
+ * how many (0 for one rank, at most GCB_PROBE_PAIRS). */
+int gcb__probe_peers(const int *node_of, int size, int peers[2]);
+
+/* One-way latency of timed batches (seconds per batch of per_batch round
+ * trips): median and min over the batches, in microseconds. */
+void gcb__probe_summarize(const double *batch_s, int nbatches, int per_batch,
+                          double *median_us, double *min_us);
+
 /* "20261129-153000-<pid>": UTC start time and pid of rank 0. */
 void gcb__run_id(char *buf, size_t len);
 

@@ -67,6 +67,12 @@ struct gcb_table {
   /* the BLAS gemm ran on ("OpenBLAS Haswell kernels, 2 threads
    * (pthreads)"), for its header line; "" when not known */
   char blas[96];
+  /* the MPI library the collectives ran on, as the document records it
+   * (gcb_view_mpi_line: "MPICH 4.0.2 ch4:ucx; UCX_TLS=sm"), for their
+   * header; "" when not known */
+  char mpi[192];
+  /* the start-up MPI probe's reading (gcb_view_mpi_probe_line), beside it */
+  char mpi_probe[160];
   /* collective layout: the out-of-place half waiting for its in-place one */
   bool pending;
   bool devices_shown; /* the device list is printed once per run */

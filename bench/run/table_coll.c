@@ -71,6 +71,21 @@ static const char *time_rule(const struct gcb_record *rec) {
   return over[a >= 0 && a <= 4 ? a : 1];
 }
 
+/* gcbench's line on the MPI library under an MPI collective, as the
+ * document records it (the harness reads it with gcb_view_mpi_line): the
+ * same small message takes 2-4x longer over one device or transport than
+ * another, and nothing in nccl-tests' columns says which ran. MPI is the
+ * host backend's transport; the cuda backend's is NCCL (with --transport
+ * mpi there, the line is not printed: the record does not say). */
+static void print_mpi(struct gcb_table *t, const struct gcb_record *rec) {
+  if (strcmp(rec->backend, "host") != 0)
+    return;
+  if (t->mpi[0] != '\0')
+    fprintf(t->out, "# gcbench MPI: %s\n", t->mpi);
+  if (t->mpi_probe[0] != '\0') /* this launch's MPI mode (run.mpi_probe) */
+    fprintf(t->out, "# gcbench MPI probe: %s\n", t->mpi_probe);
+}
+
 static void print_header(struct gcb_table *t, const struct gcb_record *rec) {
   const char *split = gcb_record_text(rec, "split");
   char within[96] = "";
@@ -82,9 +97,11 @@ static void print_header(struct gcb_table *t, const struct gcb_record *rec) {
           program_of(gcb_record_text(rec, "op")));
   fprintf(t->out,
           "# gcbench %s %s on %s%s: %d rank(s), %d iterations after %d "
-          "warm-up; time: %s\n#\n",
+          "warm-up; time: %s\n",
           rec->bench, gcb_record_text(rec, "op"), rec->backend, within,
           rec->nranks, rec->iterations, rec->warmup, time_rule(rec));
+  print_mpi(t, rec);
+  fprintf(t->out, "#\n");
   print_devices(t);
   bool extra = strcmp(gcb_record_text(rec, "layout"), "gcbench") == 0;
   const char *time = "time";

@@ -24,10 +24,10 @@
 #include "reports/document/ranks.h"
 
 const char *gcb_verdict_name(enum gcb_verdict v) {
-  static const char *const names[] = {"same",        "within noise",
-                                      "better",      "REGRESSION",
-                                      "only in old", "only in new"};
-  return v <= GCB_VERDICT_ONLY_NEW ? names[v] : "?";
+  static const char *const names[] = {
+      "same",        "within noise", "better",  "REGRESSION",
+      "only in old", "only in new",  "MPI mode"};
+  return v <= GCB_VERDICT_MODE ? names[v] : "?";
 }
 
 /* Units where a smaller number is better (times); figures are rates. */
@@ -245,6 +245,17 @@ static enum gcb_status one_sided(struct gcb_comparison *cmp, const json_t *c,
   return GCB_OK;
 }
 
+void gcb__compare_case_key(const json_t *c, char *buf, size_t size) {
+  /* A collective's element count per rank depends on the rank count
+   * (allgather, reducescatter), and its communicator's size is the rank
+   * count: runs at another scale match by size. */
+  static const char *const coll_skip[] = {"count", "comm_size", NULL};
+  if (strcmp(gcb_view_str(c, "bench"), "coll") == 0)
+    gcb_view_case_key_except(c, coll_skip, buf, size);
+  else
+    gcb_view_case_key(c, buf, size);
+}
+
 /* Keys of every case of a document, in document order. */
 static char (*case_keys(const json_t *root, size_t *n))[192] {
   const json_t *cases = json_object_get(root, "cases"), *c;
@@ -253,16 +264,8 @@ static char (*case_keys(const json_t *root, size_t *n))[192] {
   char(*keys)[192] = malloc(*n * sizeof *keys + 1);
   if (keys == NULL)
     return NULL;
-  /* A collective's element count per rank depends on the rank count
-   * (allgather, reducescatter), and its communicator's size is the rank
-   * count: runs at another scale match by size. */
-  static const char *const coll_skip[] = {"count", "comm_size", NULL};
-  json_array_foreach(cases, i, c) {
-    if (strcmp(gcb_view_str(c, "bench"), "coll") == 0)
-      gcb_view_case_key_except(c, coll_skip, keys[i], sizeof keys[i]);
-    else
-      gcb_view_case_key(c, keys[i], sizeof keys[i]);
-  }
+  json_array_foreach(cases, i, c)
+      gcb__compare_case_key(c, keys[i], sizeof keys[i]);
   return keys;
 }
 
@@ -309,6 +312,8 @@ enum gcb_status gcb_compare(const struct gcb_doc *old,
   enum gcb_status st = gcb__compare_notes(old->root, new_->root, out, err);
   if (st == GCB_OK)
     st = compare_cases(out, old->root, new_->root, t, err);
+  if (st == GCB_OK) /* the launches' MPI mode (compare_notes.c) */
+    st = gcb__compare_mode(old->root, new_->root, out, err);
   return st;
 }
 

@@ -21,9 +21,15 @@ enum gcb_verdict {
   GCB_VERDICT_REGRESSION, /* worse beyond threshold and noise */
   GCB_VERDICT_ONLY_OLD,   /* case only in the baseline */
   GCB_VERDICT_ONLY_NEW,   /* case only in the new run */
+  GCB_VERDICT_MODE,       /* a small MPI message's change in the direction
+                             the two launches' MPI probes moved, when they
+                             differ by GCB_MPI_MODE_RATIO or more: the
+                             machine's MPI mode, not a regression
+                             (compare_notes.c) */
 };
 
-/* "same", "within noise", "better", "REGRESSION", "only in old", ... */
+/* "same", "within noise", "better", "REGRESSION", "only in old", ...,
+ * "MPI mode". */
 const char *gcb_verdict_name(enum gcb_verdict v);
 
 /* One metric of one case in both runs. */

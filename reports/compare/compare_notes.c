@@ -5,6 +5,7 @@
  * GPUs give one line, not 4096. Hostnames, run ids, times and the output
  * path are identity, not conditions, and are not compared.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -173,4 +174,98 @@ enum gcb_status gcb__compare_notes(const json_t *old, const json_t *new_,
   if (st == GCB_OK)
     st = diff_entries(cmp, "ranks", "rank", rank_fields, old, new_, err);
   return st;
+}
+
+/* ---- the launches' MPI mode (run.mpi_probe) ------------------------------ */
+
+/* The probe's least batch latency of the pair whose node-sharing is
+ * same_node (min_us: on a busy machine a rank descheduled in most batches
+ * moves the median by milliseconds, the least by nothing); NAN when the
+ * run has none. */
+static double probe_us(const json_t *root, bool same_node, long long *peer) {
+  const json_t *pairs = json_object_get(
+      gcb_view_obj(gcb_view_obj(root, "run"), "mpi_probe"), "pairs");
+  const json_t *p;
+  size_t i;
+  json_array_foreach(pairs, i, p) {
+    if (json_is_true(json_object_get(p, "same_node")) != same_node)
+      continue;
+    *peer = json_integer_value(json_array_get(json_object_get(p, "ranks"), 1));
+    return gcb_view_num(p, "min_us");
+  }
+  return NAN;
+}
+
+/* Whether a case of the new run is a small message over MPI: a collective
+ * (or point-to-point latency) of gcbench's coll on the host backend, whose
+ * transport is MPI, at GCB_MPI_MODE_BYTES or less. */
+static bool small_mpi(const json_t *c) {
+  double size = gcb_view_param_num(c, "size");
+  return strcmp(gcb_view_str(c, "bench"), "coll") == 0 &&
+         strcmp(gcb_view_str(c, "backend"), "host") == 0 && !isnan(size) &&
+         size <= GCB_MPI_MODE_BYTES;
+}
+
+/* Re-marks the rows of the small MPI cases that moved the probes' way
+ * (slower: regressions; faster: improvements). Returns how many. */
+static size_t mark_mode(const json_t *new_, struct gcb_comparison *cmp,
+                        bool slower) {
+  const json_t *cases = json_object_get(new_, "cases"), *c;
+  size_t i, marked = 0;
+  char key[192];
+  json_array_foreach(cases, i, c) {
+    if (!small_mpi(c))
+      continue;
+    gcb__compare_case_key(c, key, sizeof key); /* the rows' key */
+    for (size_t d = 0; d < cmp->ndeltas; d++) {
+      struct gcb_delta *x = &cmp->deltas[d];
+      enum gcb_verdict moved =
+          slower ? GCB_VERDICT_REGRESSION : GCB_VERDICT_BETTER;
+      if (x->verdict != moved || strcmp(x->key, key) != 0)
+        continue;
+      x->verdict = GCB_VERDICT_MODE;
+      cmp->regressions -= slower && cmp->regressions > 0;
+      marked++;
+    }
+  }
+  return marked;
+}
+
+enum gcb_status gcb__compare_mode(const json_t *old, const json_t *new_,
+                                  struct gcb_comparison *cmp,
+                                  struct gcb_err *err) {
+  for (int same_node = 1; same_node >= 0; same_node--) {
+    long long op = -1, np = -1;
+    double o = probe_us(old, same_node, &op),
+           n = probe_us(new_, same_node, &np);
+    if (!(o > 0 && n > 0) ||
+        (n < GCB_MPI_MODE_RATIO * o && o < GCB_MPI_MODE_RATIO * n))
+      continue;
+    bool slower = n > o;
+    size_t marked = mark_mode(new_, cmp, slower);
+    char what[96], was[160], now[160], told[32];
+    double ratio = slower ? n / o : o / n;
+    snprintf(what, sizeof what, "MPI mode (8 B probe, %s pair 0-%lld)",
+             same_node ? "same-node" : "inter-node", np);
+    gcb_view_fmt_time(o * 1e-6, was, sizeof was);
+    gcb_view_fmt_time(n * 1e-6, told, sizeof told);
+    /* 20x and more is no mode of one transport: a rank that waited for a
+     * CPU (both ranks on one busy core: milliseconds a message), or
+     * another transport (TCP for RDMA) */
+    snprintf(now, sizeof now,
+             "%s: %.*fx %s%s; %zu small-message rows 'MPI "
+             "mode'",
+             told, ratio < 20 ? 2 : 0, ratio, slower ? "slower" : "faster",
+             ratio >= 20 ? " (a rank waiting for a CPU, or another transport)"
+                         : "",
+             marked);
+    json_t *a = json_string(was), *b = json_string(now);
+    enum gcb_status st =
+        a && b ? note(cmp, what, a, b, err)
+               : gcb_err_set(err, GCB_ENOMEM, "compare: out of memory");
+    json_decref(a);
+    json_decref(b);
+    return st; /* one pair's verdict: the first that differs */
+  }
+  return GCB_OK;
 }

@@ -1,7 +1,7 @@
 /*
  * Internal to compare: the list of differences between two runs that make
  * their numbers hard to compare (hardware, software, backend, ranks,
- * options, CPU binding, devices).
+ * options, CPU binding, devices), and the launches' MPI mode.
  */
 #ifndef GCB_COMPARE_NOTES_H
 #define GCB_COMPARE_NOTES_H
@@ -13,5 +13,26 @@
 enum gcb_status gcb__compare_notes(const json_t *old, const json_t *new_,
                                    struct gcb_comparison *cmp,
                                    struct gcb_err *err);
+
+/*
+ * The launches' MPI mode: when both runs carry run.mpi_probe and a pair's
+ * least probe latency (min_us) (same-node pair with same-node pair, the other
+ * with the other) differs by GCB_MPI_MODE_RATIO or more, appends a note naming
+ * both probe values, and re-marks as GCB_VERDICT_MODE each regressed (new probe
+ * slower) or better (new probe faster) row of an MPI case of at most
+ * GCB_MPI_MODE_BYTES (bench coll on the host backend), taking the
+ * regressions off cmp->regressions. Rules in docs/REPORTS.md ("MPI mode").
+ * GCB_ENOMEM.
+ */
+/* The key compare matches a case by (compare.c): its gcb_view_case_key,
+ * a collective's without the params that follow the rank count. The
+ * delta rows carry it. */
+void gcb__compare_case_key(const json_t *c, char *buf, size_t size);
+
+#define GCB_MPI_MODE_RATIO 1.5
+#define GCB_MPI_MODE_BYTES 8192
+enum gcb_status gcb__compare_mode(const json_t *old, const json_t *new_,
+                                  struct gcb_comparison *cmp,
+                                  struct gcb_err *err);
 
 #endif

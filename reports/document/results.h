@@ -151,6 +151,13 @@ struct gcb_identity {
     int threads;
   } device;
   struct gcb_topo_summary machine;
+  /* This rank's BLAS as it said at run time (ranks[].blas); core "" when
+   * the backend runs no OpenBLAS. */
+  struct {
+    char core[32];
+    int threads;
+    char cpu_isa[16];
+  } blas;
 };
 
 /* The BLAS library as it said at run time (software.blas_run, written when
@@ -162,6 +169,22 @@ struct gcb_blas_info {
   char parallel[16]; /* "sequential", "pthreads", "openmp" */
   char cpu_isa[16];  /* widest vector ISA of the CPU: "avx512", "avx2",
                         "avx", "sse3", "sse2"; "" when not known */
+};
+
+/* The start-up MPI probe (run.mpi_probe; docs/results-schema.md): 8-byte
+ * ping-pongs between rank 0 and a peer, so that a launch's MPI mode
+ * (the same small-message latency 2x apart between launches) is told. */
+#define GCB_PROBE_PAIRS 2
+struct gcb_mpi_probe {
+  int bytes, round_trips, batches; /* timed round trips, in batches */
+  int npairs;
+  struct {
+    int peer;                 /* rank 0's partner */
+    bool same_node;           /* the pair shares a node */
+    int batches;              /* whole batches timed within the budget */
+    double median_us, min_us; /* one-way latency: each batch's time over
+                                 2 x its round trips, median and min */
+  } pair[GCB_PROBE_PAIRS];
 };
 
 /* The run as the command line and the context know it. */
@@ -179,6 +202,7 @@ struct gcb_run_info {
   /* run.environment: "NAME=VALUE" entries, NULL-terminated (NULL: none
    * recorded), already filtered of secrets by the caller. */
   const char *const *environment;
+  const struct gcb_mpi_probe *mpi_probe; /* run.mpi_probe; NULL: none */
 };
 
 /*

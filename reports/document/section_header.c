@@ -64,6 +64,24 @@ static const struct gcb__field tool_fields[] = {
 };
 const struct gcb__node gcb__n_tool = {.types = T_OBJ, .fields = tool_fields};
 
+/* run.mpi_probe: the start-up ping-pongs (gcb_mpi_probe); optional, as
+ * documents before it had none. */
+static const struct gcb__field probe_pair_fields[] = {
+    REQ("ranks", &gcb__n_int_array),
+    REQ("same_node", &gcb__n_bool),
+    REQ("batches", &gcb__n_int),
+    REQ("median_us", &gcb__n_num),
+    REQ("min_us", &gcb__n_num),
+    {0},
+};
+static const struct gcb__field probe_fields[] = {
+    REQ("bytes", &gcb__n_int),
+    REQ("round_trips", &gcb__n_int),
+    REQ("batches", &gcb__n_int),
+    REQ("pairs", ARR(OBJ(probe_pair_fields))),
+    {0},
+};
+
 static const struct gcb__field run_fields[] = {
     REQ("id", &gcb__n_str),
     REQ("command", &gcb__n_str),
@@ -76,6 +94,7 @@ static const struct gcb__field run_fields[] = {
     REQ("ranks", &gcb__n_int),
     REQ("nodes", &gcb__n_int),
     OPT("environment", NODE(.types = T_OBJ, .items = &gcb__n_str)),
+    OPT("mpi_probe", OBJ(probe_fields)),
     {0},
 };
 const struct gcb__node gcb__n_run = {.types = T_OBJ, .fields = run_fields};
@@ -142,16 +161,33 @@ static json_t *run_fields_json(const struct gcb_run_info *run,
                    "nodes", run->nodes);
 }
 
+static json_t *probe_json(const struct gcb_mpi_probe *p) {
+  json_t *pairs = json_array();
+  for (int i = 0; pairs != NULL && i < p->npairs; i++)
+    if (json_array_append_new(
+            pairs,
+            json_pack("{s:[i,i], s:b, s:i, s:f, s:f}", "ranks", 0,
+                      p->pair[i].peer, "same_node", p->pair[i].same_node,
+                      "batches", p->pair[i].batches, "median_us",
+                      p->pair[i].median_us, "min_us", p->pair[i].min_us)) != 0)
+      json_decrefp(&pairs);
+  return pairs == NULL ? NULL
+                       : json_pack("{s:i, s:i, s:i, s:o}", "bytes", p->bytes,
+                                   "round_trips", p->round_trips, "batches",
+                                   p->batches, "pairs", pairs);
+}
+
 static json_t *run_json(const struct gcb_run_info *run) {
   char start[32];
   utc_now(start, sizeof start);
   json_t *o = run_fields_json(run, start);
   if (o != NULL && run->environment != NULL &&
       json_object_set_new(o, "environment",
-                          environment_json(run->environment)) != 0) {
-    json_decref(o);
-    o = NULL;
-  }
+                          environment_json(run->environment)) != 0)
+    json_decrefp(&o);
+  if (o != NULL && run->mpi_probe != NULL && run->mpi_probe->npairs > 0 &&
+      json_object_set_new(o, "mpi_probe", probe_json(run->mpi_probe)) != 0)
+    json_decrefp(&o);
   return o;
 }
 

@@ -35,6 +35,15 @@ static const struct gcb__field device_fields[] = {
     {0},
 };
 
+/* ranks[].blas: what the rank's BLAS said at run time (gcb_identity's
+ * blas); optional, as documents before it had none. */
+static const struct gcb__field rank_blas_fields[] = {
+    REQ("core", &gcb__n_str),
+    REQ("threads", &gcb__n_int),
+    OPT("cpu_isa", &gcb__n_str),
+    {0},
+};
+
 static const struct gcb__field rank_fields[] = {
     REQ("rank", &gcb__n_int),
     REQ("node", &gcb__n_int),
@@ -45,6 +54,7 @@ static const struct gcb__field rank_fields[] = {
     REQ("bound_pus", &gcb__n_int),
     REQ("cpu_threads", &gcb__n_int),
     OPT("device", NODE(.types = T_OBJ | T_NULL, .fields = device_fields)),
+    OPT("blas", OBJ(rank_blas_fields)),
     {0},
 };
 const struct gcb__node gcb__n_ranks = {.types = T_ARR,
@@ -60,11 +70,18 @@ static json_t *device_json(const struct gcb_identity *id) {
 }
 
 static json_t *rank_json(const struct gcb_identity *id) {
-  return json_pack("{s:i, s:i, s:s, s:i, s:i, s:s, s:i, s:i, s:o}", "rank",
-                   id->rank, "node", id->node, "hostname", id->hostname,
-                   "local_rank", id->local_rank, "pid", id->pid, "cpu_binding",
-                   id->cpu_binding, "bound_pus", id->bound_pus, "cpu_threads",
-                   id->cpu_threads, "device", device_json(id));
+  json_t *o = json_pack(
+      "{s:i, s:i, s:s, s:i, s:i, s:s, s:i, s:i, s:o}", "rank", id->rank, "node",
+      id->node, "hostname", id->hostname, "local_rank", id->local_rank, "pid",
+      id->pid, "cpu_binding", id->cpu_binding, "bound_pus", id->bound_pus,
+      "cpu_threads", id->cpu_threads, "device", device_json(id));
+  if (o != NULL && id->blas.core[0] != '\0' &&
+      json_object_set_new(o, "blas",
+                          json_pack("{s:s, s:i, s:s}", "core", id->blas.core,
+                                    "threads", id->blas.threads, "cpu_isa",
+                                    id->blas.cpu_isa)) != 0)
+    json_decrefp(&o);
+  return o;
 }
 
 static json_t *node_json(const struct gcb_identity *ids, int n, int node) {

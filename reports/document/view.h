@@ -81,6 +81,21 @@ double gcb_view_param_num(const json_t *c, const char *key);
  * converted. */
 const char *gcb_view_param_str(const json_t *c, const char *key);
 
+/*
+ * The MPI library a run used, as its header recorded it (view_mpi.c), for
+ * the collective tables' headers, live and in the report: the library's
+ * name and version from software.mpi ("MPICH 4.0.2"), software.mpi_device
+ * ("ch4:ucx"), and the run.environment settings that choose a transport
+ * (UCX_TLS, MPIR_CVAR_CH4_NETMOD, FI_PROVIDER, ...) where they were set:
+ * "MPICH 4.0.2 ch4:ucx; UCX_TLS=sm,self". "" when software.mpi is absent.
+ */
+void gcb_view_mpi_line(const json_t *root, char *buf, size_t size);
+
+/* The start-up MPI probe's reading (run.mpi_probe), per pair: "8 B
+ * one-way 410 ns (ranks 0-1, same node); 2.1 us (ranks 0-4, two nodes)",
+ * the least batch of each; "" without a probe. */
+void gcb_view_mpi_probe_line(const json_t *root, char *buf, size_t size);
+
 /* "bench: label" for tables and messages; truncated like the key. */
 void gcb_view_case_title(const json_t *c, char *buf, size_t size);
 

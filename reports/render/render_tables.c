@@ -219,14 +219,47 @@ static void launch_table(struct gcb__tb *b) {
   }
 }
 
+/* The start-up MPI probe's pairs (run.mpi_probe): the launch's MPI mode,
+ * which compare reads (docs/REPORTS.md, "MPI mode"). */
+static void probe_rows(struct gcb__tb *b, struct gcb_rtable *t, size_t d) {
+  const json_t *probe =
+      gcb_view_obj(gcb_view_obj(b->rep->docs[d].root, "run"), "mpi_probe");
+  const json_t *pairs = json_object_get(probe, "pairs"), *p;
+  size_t i;
+  json_array_foreach(pairs, i, p) {
+    char **r = gcb__table_row(b, t, NULL);
+    gcb__cell(b, r, 0, "%zu", d + 1);
+    gcb__cell(b, r, 1, "MPI probe, %lld B, ranks 0-%lld (%s)",
+              gcb_view_int(probe, "bytes", 8),
+              (long long)json_integer_value(
+                  json_array_get(json_object_get(p, "ranks"), 1)),
+              json_is_true(json_object_get(p, "same_node")) ? "same node"
+                                                            : "two nodes");
+    char lo[32], med[32];
+    gcb_view_fmt_time(gcb_view_num(p, "min_us") * 1e-6, lo, sizeof lo);
+    gcb_view_fmt_time(gcb_view_num(p, "median_us") * 1e-6, med, sizeof med);
+    long long whole = gcb_view_int(p, "batches", 0);
+    if (whole > 0)
+      gcb__cell(b, r, 2, "one-way %s (least of %lld batches; median %s)", lo,
+                whole, med);
+    else /* its time ran out before one batch: the round trips made */
+      gcb__cell(b, r, 2,
+                "one-way %s (cut short before a whole batch: the "
+                "round trips made)",
+                lo);
+  }
+}
+
 /* The MPI and BLAS libraries as they said at run time (software.mpi and
- * mpi_device, software.blas_run): what a figure ran on. No rows (dropped) for
- * documents that record neither device nor BLAS (before they were). */
+ * mpi_device, software.blas_run), and the MPI probe: what a figure ran on.
+ * No rows (dropped) for documents that record none of them (before they
+ * were). */
 static void libraries_table(struct gcb__tb *b) {
   static const char *const h[] = {"#", "library", "as it ran", NULL};
   struct gcb_rtable *t = gcb__table_new(b, "libraries", "Libraries",
-                                        "the MPI device and the BLAS kernels "
-                                        "the run used (docs/results-schema.md)",
+                                        "the MPI device, the BLAS kernels and "
+                                        "the MPI probe of the run "
+                                        "(docs/results-schema.md)",
                                         h);
   for (size_t d = 0; t != NULL && d < b->rep->ndocs; d++) {
     const json_t *sw = gcb_view_obj(b->rep->docs[d].root, "software");
@@ -248,6 +281,7 @@ static void libraries_table(struct gcb__tb *b) {
                 gcb_view_str(blas, "cpu_isa")[0] ? gcb_view_str(blas, "cpu_isa")
                                                  : "(not recorded)");
     }
+    probe_rows(b, t, d);
   }
 }
 
@@ -322,6 +356,8 @@ static const char *verdict_class(enum gcb_verdict v) {
     return "warn";
   case GCB_VERDICT_BETTER:
     return "ok";
+  case GCB_VERDICT_MODE: /* the launches' MPI mode: see the notes */
+    return "info";
   default:
     return NULL;
   }

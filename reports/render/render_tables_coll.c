@@ -74,17 +74,24 @@ static bool row_note(struct gcb__tb *b, char **r, size_t col, size_t d,
   return marked;
 }
 
-static void sweep_title(const json_t *c, size_t run, size_t nruns, char *buf,
-                        size_t size) {
+/* "Collective allreduce float sum (host: MPICH 4.0.2 ch4:ucx; UCX_TLS=sm)":
+ * on the host backend, whose transport is MPI, the library, device and
+ * transport settings the document records (gcb_view_mpi_line, as the live
+ * table's header names them). */
+static void sweep_title(const json_t *root, const json_t *c, size_t run,
+                        size_t nruns, char *buf, size_t size) {
   const char *redop = gcb_view_param_str(c, "redop");
-  char pre[32] = "";
+  const char *backend = gcb_view_str(c, "backend");
+  char pre[32] = "", mpi[192] = "";
   if (nruns > 1)
     snprintf(pre, sizeof pre, "run %zu: ", run + 1);
-  snprintf(buf, size, "%sCollective %s %s%s%s (%s)", pre,
+  if (strcmp(backend, "host") == 0)
+    gcb_view_mpi_line(root, mpi, sizeof mpi);
+  snprintf(buf, size, "%sCollective %s %s%s%s (%s%s%s)", pre,
            gcb_view_param_str(c, "op"), gcb_view_param_str(c, "type"),
            redop[0] && strcmp(redop, "none") ? " " : "",
-           redop[0] && strcmp(redop, "none") ? redop : "",
-           gcb_view_str(c, "backend"));
+           redop[0] && strcmp(redop, "none") ? redop : "", backend,
+           mpi[0] ? ": " : "", mpi);
 }
 
 /* The row of size `bytes` in t (rows are kept in order of first sight),
@@ -195,11 +202,12 @@ static void sweep_table(struct gcb__tb *b, size_t d, const json_t *first,
   bool marks = sweep_marked(b, d, key);
   hs[17] = marks ? "note" : NULL;
   hs[18] = NULL;
-  char id[32], title[200], k[512];
+  char id[32], title[320], k[512];
   const json_t *cases = json_object_get(b->rep->docs[d].root, "cases"), *c;
   size_t i;
   snprintf(id, sizeof id, "coll-%zu", index + 1);
-  sweep_title(first, d, b->rep->ndocs, title, sizeof title);
+  sweep_title(b->rep->docs[d].root, first, d, b->rep->ndocs, title,
+              sizeof title);
   struct gcb_rtable *t = gcb__table_new_named(
       b, id, title,
       marks ? INTRO "; \xe2\x96\xb2 marks a row far off its neighbours' "

@@ -183,14 +183,17 @@ Test(provenance, software_records_the_blas_and_the_mpi_device_and_reads_back) {
   json_decref(doc);
 }
 
-/* The live table's header lines for one record, with `blas` as the
- * harness hands it over. */
-static char *table_header(struct gcb_record *rec, const char *blas) {
+/* The live table's header lines for one record, with `blas` and `mpi` as
+ * the harness hands them over. */
+static char *table_lines_probe(struct gcb_record *rec, const char *blas,
+                               const char *mpi, const char *probe) {
   char *text = NULL;
   size_t len = 0;
   FILE *out = open_memstream(&text, &len);
   struct gcb_table table = {.out = out, .nranks = 1};
   snprintf(table.blas, sizeof table.blas, "%s", blas);
+  snprintf(table.mpi, sizeof table.mpi, "%s", mpi);
+  snprintf(table.mpi_probe, sizeof table.mpi_probe, "%s", probe);
   struct gcb_sink sink = gcb_table_sink(&table);
   struct gcb_err err = {0};
   struct gcb_rank_result rank = {.rank = 0};
@@ -203,6 +206,15 @@ static char *table_header(struct gcb_record *rec, const char *blas) {
   cr_assert_eq(sink.finish(sink.self, &err), GCB_OK);
   fclose(out);
   return text;
+}
+
+static char *table_lines(struct gcb_record *rec, const char *blas,
+                         const char *mpi) {
+  return table_lines_probe(rec, blas, mpi, "");
+}
+
+static char *table_header(struct gcb_record *rec, const char *blas) {
+  return table_lines(rec, blas, "");
 }
 
 Test(provenance, gemm_names_its_kernels_and_every_table_its_time_statistic) {
@@ -247,4 +259,268 @@ Test(provenance, gemm_names_its_kernels_and_every_table_its_time_statistic) {
                 NULL,
             "%s", text);
   free(text);
+}
+
+/* ---- the start-up MPI probe (mpi_probe.c, run.mpi_probe) ----------------- */
+
+Test(provenance, the_mpi_probe_pairs_rank_0_with_a_local_and_a_remote_peer) {
+  int peers[2] = {-1, -1};
+  const int one[] = {0};
+  cr_expect_eq(gcb__probe_peers(one, 1, peers), 0, "one rank: no pair");
+  const int local[] = {0, 0};
+  cr_assert_eq(gcb__probe_peers(local, 2, peers), 1);
+  cr_expect_eq(peers[0], 1);
+  /* rank 1 beside rank 0: the first rank of another node is the second */
+  const int two_nodes[] = {0, 0, 0, 1, 1, 1};
+  cr_assert_eq(gcb__probe_peers(two_nodes, 6, peers), 2);
+  cr_expect(peers[0] == 1 && peers[1] == 3, "%d %d", peers[0], peers[1]);
+  /* ranks placed round-robin: rank 1 elsewhere, rank 2 beside rank 0 */
+  const int round_robin[] = {0, 1, 0, 1};
+  cr_assert_eq(gcb__probe_peers(round_robin, 4, peers), 2);
+  cr_expect(peers[0] == 1 && peers[1] == 2, "%d %d", peers[0], peers[1]);
+  const int one_each[] = {0, 1, 2};
+  cr_expect_eq(gcb__probe_peers(one_each, 3, peers), 1, "no second local");
+}
+
+Test(provenance, the_mpi_probe_latency_is_half_a_round_trip_median_and_min) {
+  /* batches of 20 round trips: 8 us per batch is 0.2 us one way */
+  const double batch_s[] = {8e-6, 18e-6, 9e-6, 4000e-6, 10e-6};
+  double median = 0, min = 0;
+  gcb__probe_summarize(batch_s, 5, 20, &median, &min);
+  cr_expect_float_eq(min, 0.2, 1e-9);
+  cr_expect_float_eq(median, 0.25, 1e-9,
+                     "a descheduled batch moves no "
+                     "median: %g",
+                     median);
+  gcb__probe_summarize(batch_s, 4, 20, &median, &min);
+  cr_expect_float_eq(median, (0.225 + 0.45) / 2, 1e-9, "%g", median);
+}
+
+/* A one-rank header with the probe given, dumped and read back. */
+static json_t *probe_doc(const struct gcb_mpi_probe *probe) {
+  struct gcb_identity id = {.rank = 0, .cpu_threads = 2, .bound_pus = 2};
+  snprintf(id.hostname, sizeof id.hostname, "vm");
+  snprintf(id.blas.core, sizeof id.blas.core, "Haswell");
+  snprintf(id.blas.cpu_isa, sizeof id.blas.cpu_isa, "avx512");
+  id.blas.threads = 2;
+  id.device.index = -1;
+  char *argv[] = {"gcbench", "coll"};
+  struct gcb_run_info run = {.command = "coll",
+                             .argc = 2,
+                             .argv = argv,
+                             .run_id = "20261201-000000-1",
+                             .backend = "host",
+                             .backend_reason = "test",
+                             .ranks = 1,
+                             .nodes = 1,
+                             .mpi = "MPICH Version:\t4.0.2",
+                             .hwloc = "2.9.0",
+                             .backend_versions = "OpenBLAS 0.3.21",
+                             .mpi_probe = probe};
+  struct gcb_results *r = gcb_results_new();
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_results_set_header(r, &run, &id, NULL, 0, &err), GCB_OK,
+               "%s", err.msg);
+  char *text = json_dumps(gcb_results_json(r), JSON_INDENT(1));
+  gcb_results_free(r);
+  struct gcb_results *back = NULL;
+  cr_assert_eq(gcb_results_parse(text, strlen(text), "t.json", &back, &err),
+               GCB_OK, "%s", err.msg);
+  free(text);
+  json_t *doc = json_incref(gcb_results_json(back));
+  gcb_results_free(back);
+  return doc;
+}
+
+Test(provenance, the_run_records_the_mpi_probe_and_each_ranks_blas) {
+  struct gcb_mpi_probe p = {
+      .bytes = 8,
+      .round_trips = 200,
+      .batches = 10,
+      .npairs = 2,
+      .pair = {{1, true, 10, 0.45, 0.41}, {3, false, 4, 2.5, 2.25}}};
+  json_t *doc = probe_doc(&p);
+  json_t *probe = json_object_get(json_object_get(doc, "run"), "mpi_probe");
+  cr_assert_not_null(probe);
+  cr_expect_eq(json_integer_value(json_object_get(probe, "bytes")), 8);
+  cr_expect_eq(json_integer_value(json_object_get(probe, "round_trips")), 200);
+  json_t *pairs = json_object_get(probe, "pairs");
+  cr_assert_eq(json_array_size(pairs), 2);
+  json_t *second = json_array_get(pairs, 1);
+  cr_expect_eq(
+      json_integer_value(json_array_get(json_object_get(second, "ranks"), 1)),
+      3);
+  cr_expect(json_is_false(json_object_get(second, "same_node")));
+  cr_expect_eq(json_integer_value(json_object_get(second, "batches")), 4,
+               "cut short by the budget: the batches that were whole");
+  cr_expect_float_eq(json_real_value(json_object_get(second, "median_us")), 2.5,
+                     1e-12);
+  cr_expect_float_eq(json_real_value(json_object_get(second, "min_us")), 2.25,
+                     1e-12);
+  json_t *blas =
+      json_object_get(json_array_get(json_object_get(doc, "ranks"), 0), "blas");
+  cr_expect_str_eq(json_string_value(json_object_get(blas, "core")), "Haswell");
+  cr_expect_eq(json_integer_value(json_object_get(blas, "threads")), 2);
+  cr_expect_str_eq(json_string_value(json_object_get(blas, "cpu_isa")),
+                   "avx512");
+  json_decref(doc);
+  p.npairs = 0; /* one rank: nothing to probe, no member */
+  doc = probe_doc(&p);
+  cr_expect_null(json_object_get(json_object_get(doc, "run"), "mpi_probe"));
+  json_decref(doc);
+  doc = probe_doc(NULL);
+  cr_expect_null(json_object_get(json_object_get(doc, "run"), "mpi_probe"));
+  json_decref(doc);
+}
+
+Test(provenance, the_schema_refuses_an_mpi_probe_of_the_wrong_shape) {
+  struct gcb_mpi_probe p = {.bytes = 8,
+                            .round_trips = 200,
+                            .batches = 10,
+                            .npairs = 1,
+                            .pair = {{1, true, 10, 0.45, 0.41}}};
+  json_t *doc = probe_doc(&p);
+  json_t *pair = json_array_get(
+      json_object_get(json_object_get(json_object_get(doc, "run"), "mpi_probe"),
+                      "pairs"),
+      0);
+  json_object_set_new(pair, "median_us", json_string("0.45"));
+  char *text = json_dumps(doc, JSON_INDENT(1));
+  struct gcb_results *r = NULL;
+  struct gcb_err err = {0};
+  cr_expect_eq(gcb_results_parse(text, strlen(text), "t.json", &r, &err),
+               GCB_EINPUT);
+  cr_expect(strstr(err.msg, "run.mpi_probe.pairs[0].median_us") != NULL, "%s",
+            err.msg);
+  gcb_results_free(r);
+  free(text);
+  json_decref(doc);
+}
+
+/* ---- the MPI library in the collective tables' headers ------------------- */
+
+/* A header whose software.mpi is the first line of a real version text
+ * (tests/data/mpi, as the run engine records it), its device, and env. */
+static json_t *mpi_doc(const char *file, const char *env_json) {
+  char *text = slurp(file), device[64];
+  gcb__mpi_device(text, device, sizeof device);
+  text[strcspn(text, "\n")] = '\0';
+  json_t *doc = json_pack("{s:{s:s, s:s}, s:{}}", "software", "mpi", text,
+                          "mpi_device", device, "run");
+  if (env_json != NULL)
+    json_object_set_new(json_object_get(doc, "run"), "environment",
+                        json_loads(env_json, 0, NULL));
+  return doc;
+}
+
+Test(provenance, the_mpi_line_names_library_device_and_transport_settings) {
+  static const struct {
+    const char *file, *env, *line;
+  } cases[] = {
+      {"mpich-4.0.2-debian12-ch4-ucx.txt", NULL, "MPICH 4.0.2 ch4:ucx"},
+      {"mpich-4.0.2-debian12-ch4-ucx.txt",
+       "{\"UCX_TLS\": \"sm,self\", \"UCX_RNDV_THRESH\": \"8k\", "
+       "\"MPIR_CVAR_CH4_NETMOD\": \"ucx\"}",
+       "MPICH 4.0.2 ch4:ucx; MPIR_CVAR_CH4_NETMOD=ucx, UCX_TLS=sm,self"},
+      {"mpich-3.4.3-ch4-ofi.txt", "{\"FI_PROVIDER\": \"efa\"}",
+       "MPICH 3.4.3 ch4:ofi; FI_PROVIDER=efa"},
+      {"cray-mpich-8.1.22.txt", NULL, "CRAY MPICH version 8.1.22.12"},
+  };
+  char line[192];
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    json_t *doc = mpi_doc(cases[i].file, cases[i].env);
+    gcb_view_mpi_line(doc, line, sizeof line);
+    cr_expect_str_eq(line, cases[i].line, "%s", cases[i].file);
+    json_decref(doc);
+  }
+  json_t *open_mpi = json_pack(
+      "{s:{s:s}}", "software", "mpi",
+      "Open MPI v4.1.6, package: Debian OpenMPI, ident: 4.1.6, repo rev: "
+      "v4.1.6, Sep 30, 2023");
+  gcb_view_mpi_line(open_mpi, line, sizeof line);
+  cr_expect_str_eq(line, "Open MPI v4.1.6");
+  json_decref(open_mpi);
+  json_t *none = json_pack("{s:{}}", "software");
+  gcb_view_mpi_line(none, line, sizeof line);
+  cr_expect_str_eq(line, "", "a document that records no MPI: no line");
+  json_decref(none);
+}
+
+/* A collective record of the given layout on the given backend. */
+static void coll_record(struct gcb_record *coll, const char *backend,
+                        const char *layout) {
+  *coll = (struct gcb_record){
+      .bench = "coll",
+      .backend = backend,
+      .iterations = 3,
+      .warmup = 1,
+      .layout = GCB_LAYOUT_COLLECTIVE,
+      .work_per_op = 8,
+      .figure = {
+          .unit = "GB/s", .scale = 1e9, .counted = "bytes", .bus_factor = 1}};
+  snprintf(coll->label, sizeof coll->label, "allreduce float sum 8B");
+  gcb_record_param_str(coll, "op", "allreduce");
+  gcb_record_param_size(coll, "size", 8);
+  gcb_record_param_str(coll, "type", "float");
+  gcb_record_param_int(coll, "inplace", 0);
+  gcb_record_param_str(coll, "layout", layout);
+}
+
+Test(provenance, the_live_collective_header_names_mpi_but_osu_layouts_do_not) {
+  static const char mpi[] = "MPICH 4.0.2 ch4:ucx; UCX_TLS=sm,self";
+  struct gcb_record coll;
+  coll_record(&coll, "host", "nccl");
+  char *text = table_lines(&coll, "", mpi);
+  cr_expect(strstr(text, "loop time\n# gcbench MPI: MPICH 4.0.2 ch4:ucx; "
+                         "UCX_TLS=sm,self\n#\n") != NULL,
+            "%s", text);
+  free(text);
+  coll_record(&coll, "host", "gcbench");
+  text = table_lines(&coll, "", mpi);
+  cr_expect(strstr(text, "# gcbench MPI: MPICH 4.0.2") != NULL, "%s", text);
+  free(text);
+  coll_record(&coll, "cuda", "nccl"); /* NCCL's collectives: no MPI line */
+  text = table_lines(&coll, "", mpi);
+  cr_expect(strstr(text, "MPICH") == NULL, "%s", text);
+  free(text);
+  static const char *const osu[] = {"osu", "osu-full"};
+  for (size_t i = 0; i < 2; i++) { /* OSU's own bytes, nothing added */
+    coll_record(&coll, "host", osu[i]);
+    text = table_lines(&coll, "", mpi);
+    cr_expect(strstr(text, "MPICH") == NULL, "%s: %s", osu[i], text);
+    cr_expect(strstr(text, "# OSU MPI") != NULL, "%s: %s", osu[i], text);
+    free(text);
+  }
+}
+
+Test(provenance, the_live_collective_header_shows_the_launchs_mpi_probe) {
+  json_t *doc =
+      json_pack("{s:{s:{s:i, s:i, s:i, s:[{s:[i,i], s:b, s:i, s:f, s:f}, "
+                "{s:[i,i], s:b, s:i, s:f, s:f}]}}}",
+                "run", "mpi_probe", "bytes", 8, "round_trips", 200, "batches",
+                10, "pairs", "ranks", 0, 1, "same_node", 1, "batches", 10,
+                "median_us", 0.43, "min_us", 0.41, "ranks", 0, 4, "same_node",
+                0, "batches", 0, "median_us", 2500.0, "min_us", 2500.0);
+  char probe[160];
+  gcb_view_mpi_probe_line(doc, probe, sizeof probe);
+  cr_expect_str_eq(probe, "8 B one-way 410 ns (ranks 0-1, same node); 2.5 ms "
+                          "(ranks 0-4, two nodes, cut short)");
+  json_decref(doc);
+  struct gcb_record coll;
+  coll_record(&coll, "host", "nccl");
+  char *text = table_lines_probe(&coll, "", "MPICH 4.0.2 ch4:ucx", probe);
+  cr_expect(strstr(text,
+                   "# gcbench MPI: MPICH 4.0.2 ch4:ucx\n# gcbench MPI "
+                   "probe: 8 B one-way 410 ns (ranks 0-1, same node); "
+                   "2.5 ms (ranks 0-4, two nodes, cut short)\n#\n") != NULL,
+            "%s", text);
+  free(text);
+  coll_record(&coll, "host", "osu");
+  text = table_lines_probe(&coll, "", "MPICH 4.0.2 ch4:ucx", probe);
+  cr_expect(strstr(text, "probe") == NULL, "OSU's layout: %s", text);
+  free(text);
+  json_t *none = json_pack("{s:{}}", "run");
+  gcb_view_mpi_probe_line(none, probe, sizeof probe);
+  cr_expect_str_eq(probe, "", "no probe, no line");
+  json_decref(none);
 }

@@ -8,6 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <strings.h>
+#include <sys/wait.h>
+
+#include "reports/analysis/analyze.h"
 #include "reports/document/ranks.h"
 #include "reports/document/results.h"
 #include "tests/e2e/run_gcbench.h"
@@ -620,4 +624,85 @@ Test(e2e, launch_context_is_recorded_without_secrets) {
             "NCCL_DEBUG not in index.html");
   cr_expect(strstr(html, "hunter2") == NULL, "a secret in index.html");
   free(html);
+}
+
+/* The libraries under the figures, as a real run gathers them: the start-up
+ * MPI probe, every rank's own BLAS (rank 1 launched with
+ * OPENBLAS_CORETYPE=Haswell), and the MPI line of the live collective
+ * header, which is the document's (gcb_view_mpi_line). */
+Test(e2e, the_run_records_its_mpi_probe_each_ranks_blas_and_names_its_mpi) {
+  const char *wrap[] = {"sh", "-c",
+                        "[ \"$PMI_RANK\" = 1 ] && export "
+                        "OPENBLAS_CORETYPE=Haswell; exec \"$0\" \"$@\"",
+                        NULL};
+  const char *args[] = {"coll",
+                        "--collective",
+                        "latency",
+                        "-b",
+                        "8",
+                        "-e",
+                        "8",
+                        "--iters",
+                        "5",
+                        "--warmup",
+                        "1",
+                        "--output",
+                        gcb_test_path("prov.json"),
+                        NULL};
+  struct gcb_test_job job = gcb_test_start(2, NULL, wrap, args);
+  int rc = gcb_test_finish(job, 120, NULL);
+  cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 0, "stderr: %s",
+            gcb_test_slurp("stderr"));
+  struct gcb_results *r = gcb_test_load("prov.json");
+  json_t *probe = json_object_get(gcb_test_section(r, "run"), "mpi_probe");
+  json_t *pair = json_array_get(json_object_get(probe, "pairs"), 0);
+  cr_assert_not_null(pair, "run.mpi_probe.pairs[0]");
+  cr_expect_eq(json_array_size(json_object_get(probe, "pairs")), 1,
+               "one node: the same-node pair only");
+  cr_expect_eq(
+      json_integer_value(json_array_get(json_object_get(pair, "ranks"), 1)), 1);
+  cr_expect(json_is_true(json_object_get(pair, "same_node")));
+  double lo = json_number_value(json_object_get(pair, "min_us")),
+         med = json_number_value(json_object_get(pair, "median_us"));
+  cr_expect(lo > 0 && med >= lo, "min %g median %g", lo, med);
+  long long whole = json_integer_value(json_object_get(pair, "batches"));
+  cr_expect(whole >= 0 && whole <= 10, "batches %lld", whole);
+  json_t *ranks = gcb_test_section(r, "ranks");
+  const char *core[2];
+  for (int i = 0; i < 2; i++) {
+    json_t *blas = json_object_get(json_array_get(ranks, (size_t)i), "blas");
+    core[i] = json_string_value(json_object_get(blas, "core"));
+    cr_assert_not_null(core[i], "ranks[%d].blas.core", i);
+    cr_expect_geq(json_integer_value(json_object_get(blas, "threads")), 1);
+  }
+  if (strcasecmp(core[1], "Haswell") != 0)
+    cr_log_warn("OPENBLAS_CORETYPE not honoured (an OpenBLAS without "
+                "DYNAMIC_ARCH): rank 1 runs %s, per-rank difference not seen",
+                core[1]);
+  else if (strcasecmp(core[0], "Haswell") != 0) {
+    struct gcb_doc d = {.name = "prov.json", .root = gcb_results_json(r)};
+    struct gcb_thresholds t;
+    gcb_thresholds_default(&t);
+    struct gcb_findings fs = {0};
+    struct gcb_err err = {0};
+    cr_assert_eq(gcb_analyze(&d, 1, &t, &fs, &err), GCB_OK, "%s", err.msg);
+    bool named = false;
+    for (size_t i = 0; i < fs.n; i++)
+      named |= strcmp(fs.items[i].kind, "blas-kernel") == 0 &&
+               strcmp(fs.items[i].where.ranks, "1") == 0 &&
+               strstr(fs.items[i].explanation, "Haswell") != NULL;
+    cr_expect(named, "no blas-kernel finding names rank 1's Haswell kernels");
+    gcb_findings_free(&fs);
+  }
+  char line[256], want[300];
+  gcb_view_mpi_line(gcb_results_json(r), line, sizeof line);
+  cr_assert(line[0] != '\0', "software.mpi recorded");
+  snprintf(want, sizeof want, "\n# gcbench MPI: %s\n", line);
+  char *out = gcb_test_slurp("stdout");
+  cr_expect(strstr(out, want) != NULL, "%s not in: %s", want, out);
+  gcb_view_mpi_probe_line(gcb_results_json(r), line, sizeof line);
+  snprintf(want, sizeof want, "\n# gcbench MPI probe: %s\n", line);
+  cr_expect(strstr(out, want) != NULL, "%s not in: %s", want, out);
+  free(out);
+  gcb_results_free(r);
 }

@@ -1,0 +1,100 @@
+/*
+ * The MPI library a run used, in one line, read from the document's header
+ * (gcb_view_mpi_line, view.h): the one road by which the live collective
+ * table (bench/run/table_coll.c) and the report's collective tables
+ * (render_tables_coll.c) name it. MPI_Get_library_version's first line is
+ * the library's own words ("MPICH Version:\t4.0.2", "Open MPI v4.1.6,
+ * package: ...", "MPI VERSION    : CRAY MPICH version 8.1.22.12 (ANL base
+ * 3.4a2)"); the line keeps its name and version only. And the start-up
+ * MPI probe's reading (gcb_view_mpi_probe_line), for the live table.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "reports/document/view.h"
+
+/* The settings that choose MPI's transport, in the order shown: UCX's and
+ * libfabric's for MPICH's ch4 netmods, MPICH's netmod itself, Intel MPI's
+ * and Open MPI's. */
+static const char *const transport_vars[] = {
+    "MPIR_CVAR_CH4_NETMOD", "UCX_TLS",      "UCX_NET_DEVICES", "FI_PROVIDER",
+    "I_MPI_FABRICS",        "OMPI_MCA_pml", "OMPI_MCA_btl",    NULL};
+
+static size_t trimmed(const char *s, size_t n) {
+  while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+    n--;
+  return n;
+}
+
+/* "MPICH 4.0.2" from "MPICH Version:\t4.0.2"; "CRAY MPICH version
+ * 8.1.22.12" from Cray's "MPI VERSION : ..."; else the text up to its
+ * first comma or " (" ("Open MPI v4.1.6"; Intel's "Intel(R) MPI Library
+ * 2021.10 for Linux* OS" whole). */
+static void library_name(const char *text, char *buf, size_t size) {
+  const char *key = strstr(text, " Version:");
+  if (key != NULL) {
+    const char *v = key + strlen(" Version:");
+    v += strspn(v, " \t");
+    snprintf(buf, size, "%.*s %.*s", (int)(key - text), text,
+             (int)trimmed(v, strcspn(v, "\r\n")), v);
+    return;
+  }
+  if (strncmp(text, "MPI VERSION", 11) == 0 && strchr(text, ':') != NULL) {
+    text = strchr(text, ':') + 1;
+    text += strspn(text, " \t");
+  }
+  size_t n = strcspn(text, ",\r\n");
+  const char *paren = strstr(text, " (");
+  if (paren != NULL && (size_t)(paren - text) < n)
+    n = (size_t)(paren - text);
+  snprintf(buf, size, "%.*s", (int)trimmed(text, n), text);
+}
+
+void gcb_view_mpi_line(const json_t *root, char *buf, size_t size) {
+  const json_t *sw = gcb_view_obj(root, "software");
+  const char *mpi = gcb_view_str(sw, "mpi"),
+             *device = gcb_view_str(sw, "mpi_device");
+  char line[1024], name[96];
+  if (mpi[0] == '\0') {
+    gcb_view_copy(buf, size, "");
+    return;
+  }
+  library_name(mpi, name, sizeof name);
+  size_t at = (size_t)snprintf(line, sizeof line, "%s%s%s", name,
+                               device[0] ? " " : "", device);
+  const json_t *env = gcb_view_obj(gcb_view_obj(root, "run"), "environment");
+  const char *sep = "; ";
+  for (size_t i = 0; transport_vars[i] != NULL && at < sizeof line; i++) {
+    const json_t *v = json_object_get(env, transport_vars[i]);
+    if (!json_is_string(v))
+      continue;
+    at += (size_t)snprintf(line + at, sizeof line - at, "%s%s=%s", sep,
+                           transport_vars[i], json_string_value(v));
+    sep = ", ";
+  }
+  gcb_view_copy(buf, size, line); /* cut at a character, not in one */
+}
+
+void gcb_view_mpi_probe_line(const json_t *root, char *buf, size_t size) {
+  const json_t *probe = gcb_view_obj(gcb_view_obj(root, "run"), "mpi_probe");
+  const json_t *pairs = json_object_get(probe, "pairs"), *p;
+  char line[512] = "";
+  size_t at = 0, i;
+  json_array_foreach(pairs, i, p) {
+    char t[32];
+    gcb_view_fmt_time(gcb_view_num(p, "min_us") * 1e-6, t, sizeof t);
+    if (at == 0)
+      at = (size_t)snprintf(line, sizeof line, "%lld B one-way ",
+                            gcb_view_int(probe, "bytes", 8));
+    if (at < sizeof line)
+      at += (size_t)snprintf(
+          line + at, sizeof line - at, "%s%s (ranks 0-%lld, %s%s)",
+          i > 0 ? "; " : "", t,
+          (long long)json_integer_value(
+              json_array_get(json_object_get(p, "ranks"), 1)),
+          json_is_true(json_object_get(p, "same_node")) ? "same node"
+                                                        : "two nodes",
+          gcb_view_int(p, "batches", 0) > 0 ? "" : ", cut short");
+  }
+  gcb_view_copy(buf, size, line);
+}
