@@ -367,8 +367,16 @@ enum gcb_status gcb__header_build(struct gcb_ctx *ctx,
   struct gcb_mpi_probe probe = {0};
   if (st == GCB_OK)
     st = gather_topologies(ctx, &snaps);
-  if (st == GCB_OK)
-    st = gcb__mpi_probe(ctx, &probe);
+  /* the probe pairs rank 0 with one or two peers: a rank that failed
+   * above must not leave them waiting in a ping-pong it never joins */
+  enum gcb_status agreed = gcb_context_agree(ctx, st);
+  if (agreed != GCB_OK) {
+    free(snaps.text);
+    free(snaps.all);
+    free(ids);
+    return agreed; /* agreed once: the message carries one rank prefix */
+  }
+  st = gcb__mpi_probe(ctx, &probe);
   if (st == GCB_OK && ctx->rank == 0) {
     st = set_header(ctx, results, ids, command, argc, argv, run_id, &snaps,
                     &probe, blas, blas_len);
