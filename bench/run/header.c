@@ -354,15 +354,20 @@ enum gcb_status gcb__header_build(struct gcb_ctx *ctx,
   struct gcb_identity me;
   identify(ctx, &me);
   struct gcb_identity *ids = NULL;
+  enum gcb_status st = GCB_OK;
   if (ctx->rank == 0 && (ids = calloc((size_t)ctx->size, sizeof *ids)) == NULL)
-    return gcb_context_agree(ctx, gcb_err_set(&ctx->err, GCB_ENOMEM,
-                                              "results header: out of memory"));
+    st = gcb_err_set(&ctx->err, GCB_ENOMEM, "results header: out of memory");
+  /* every rank agrees before the gather: rank 0 without its buffer must
+   * not leave the others in an MPI_Gather it never joins */
+  if ((st = gcb_context_agree(ctx, st)) != GCB_OK) {
+    free(ids);
+    return st;
+  }
   int rc = MPI_Gather(&me, (int)sizeof me, MPI_BYTE, ids, (int)sizeof me,
                       MPI_BYTE, 0, ctx->world);
-  enum gcb_status st =
-      rc == MPI_SUCCESS ? GCB_OK
-                        : gcb_err_set(&ctx->err, GCB_EMPI,
-                                      "MPI_Gather of rank identities failed");
+  st = rc == MPI_SUCCESS ? GCB_OK
+                         : gcb_err_set(&ctx->err, GCB_EMPI,
+                                       "MPI_Gather of rank identities failed");
   struct snapshots snaps = {0};
   struct gcb_mpi_probe probe = {0};
   if (st == GCB_OK)
