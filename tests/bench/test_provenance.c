@@ -119,6 +119,24 @@ Test(provenance, the_blas_and_openmp_variables_are_part_of_the_launch_context) {
   free(got);
 }
 
+/* The header of run and id, dumped and read back as a reader sees it. */
+static json_t *round_trip(const struct gcb_run_info *run,
+                          const struct gcb_identity *id) {
+  struct gcb_results *r = gcb_results_new();
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_results_set_header(r, run, id, NULL, 0, &err), GCB_OK, "%s",
+               err.msg);
+  char *text = json_dumps(gcb_results_json(r), JSON_INDENT(1));
+  gcb_results_free(r);
+  struct gcb_results *back = NULL;
+  cr_assert_eq(gcb_results_parse(text, strlen(text), "t.json", &back, &err),
+               GCB_OK, "%s", err.msg);
+  free(text);
+  json_t *doc = json_incref(gcb_results_json(back));
+  gcb_results_free(back);
+  return doc;
+}
+
 /* A header with the libraries' provenance, dumped and read back. */
 static json_t *header_doc(const struct gcb_blas_info *blas, const char *dev) {
   struct gcb_identity id = {.rank = 0, .cpu_threads = 2, .bound_pus = 2};
@@ -138,19 +156,7 @@ static json_t *header_doc(const struct gcb_blas_info *blas, const char *dev) {
                              .backend_versions = "OpenBLAS 0.3.21",
                              .blas = blas,
                              .mpi_device = dev};
-  struct gcb_results *r = gcb_results_new();
-  struct gcb_err err = {0};
-  cr_assert_eq(gcb_results_set_header(r, &run, &id, NULL, 0, &err), GCB_OK,
-               "%s", err.msg);
-  char *text = json_dumps(gcb_results_json(r), JSON_INDENT(1));
-  gcb_results_free(r);
-  struct gcb_results *back = NULL;
-  cr_assert_eq(gcb_results_parse(text, strlen(text), "t.json", &back, &err),
-               GCB_OK, "%s", err.msg);
-  free(text);
-  json_t *doc = json_incref(gcb_results_json(back));
-  gcb_results_free(back);
-  return doc;
+  return round_trip(&run, &id);
 }
 
 Test(provenance, software_records_the_blas_and_the_mpi_device_and_reads_back) {
@@ -317,19 +323,7 @@ static json_t *probe_doc(const struct gcb_mpi_probe *probe) {
                              .hwloc = "2.9.0",
                              .backend_versions = "OpenBLAS 0.3.21",
                              .mpi_probe = probe};
-  struct gcb_results *r = gcb_results_new();
-  struct gcb_err err = {0};
-  cr_assert_eq(gcb_results_set_header(r, &run, &id, NULL, 0, &err), GCB_OK,
-               "%s", err.msg);
-  char *text = json_dumps(gcb_results_json(r), JSON_INDENT(1));
-  gcb_results_free(r);
-  struct gcb_results *back = NULL;
-  cr_assert_eq(gcb_results_parse(text, strlen(text), "t.json", &back, &err),
-               GCB_OK, "%s", err.msg);
-  free(text);
-  json_t *doc = json_incref(gcb_results_json(back));
-  gcb_results_free(back);
-  return doc;
+  return round_trip(&run, &id);
 }
 
 Test(provenance, the_run_records_the_mpi_probe_and_each_ranks_blas) {
