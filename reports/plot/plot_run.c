@@ -1,7 +1,10 @@
 /*
  * Running gnuplot without trusting the report directory: the script is
  * handed to gnuplot on its standard input (a descriptor, never a path
- * another writer of the directory could swap), gnuplot runs in a private
+ * another writer of the directory could swap) and named to it as
+ * /dev/fd/0, the same open file: gnuplot reads a script on its standard
+ * input a byte per read(2), 5 MB at 16,384 ranks in 2.4 s against 0.7 s
+ * through stdio's buffer from a named file. gnuplot runs in a private
  * directory made inside DIR (mode 0700, entered by its descriptor), so the
  * plots it writes cannot be redirected by a planted symlink; the drawn
  * plots are then renamed into DIR, and its output goes to DIR/gnuplot.log,
@@ -72,7 +75,7 @@ static void close_work(struct plot_dirs *p) {
 /* Starts prog in the private directory, its script on standard input,
  * standard output and error to log; 0 or an errno. */
 static int spawn(const char *prog, int work, int script, int log, pid_t *pid) {
-  char *argv[] = {(char *)prog, NULL};
+  char *argv[] = {(char *)prog, "/dev/fd/0", NULL};
   posix_spawn_file_actions_t fa;
   int rc = posix_spawn_file_actions_init(&fa);
   if (rc != 0)

@@ -94,8 +94,8 @@ Test(output, gnuplot_reads_its_script_from_stdin_outside_the_directory) {
   snprintf(out, sizeof out, "%s", gcb_test_dir());
   char script[2048];
   snprintf(script, sizeof script,
-           "#!/bin/sh\necho \"$#\" > '%s/argc'\npwd > '%s/pwd'\n"
-           "cat > '%s/script'\nexit 0\n",
+           "#!/bin/sh\necho \"$# $1\" > '%s/argc'\npwd > '%s/pwd'\n"
+           "cat \"$1\" > '%s/script'\nexit 0\n",
            out, out, out);
   put(fake, script);
   cr_assert_eq(chmod(fake, 0755), 0);
@@ -106,7 +106,8 @@ Test(output, gnuplot_reads_its_script_from_stdin_outside_the_directory) {
   cr_expect(code == 0 || code == 1, "exit %d", code);
   char *argc = gcb_test_slurp("argc"), *pwd = gcb_test_slurp("pwd"),
        *seen = gcb_test_slurp("script");
-  cr_expect_str_eq(argc, "0\n", "no script path on the command line");
+  cr_expect_str_eq(argc, "1 /dev/fd/0\n",
+                   "the script is named only as its standard input");
   cr_expect(strncmp(seen, "# gcbench plots", 15) == 0, "stdin: %.60s", seen);
   cr_expect(strstr(seen, "set terminal svg") != NULL);
   pwd[strcspn(pwd, "\n")] = '\0';
