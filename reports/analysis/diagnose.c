@@ -494,7 +494,7 @@ double gcb_unit_scale(double a, const char *unit, const char **shown) {
 }
 
 void gcb_fmt_scaled(double x, const char *unit, char *buf, size_t size) {
-  char num[32];
+  char text[128];
   const char *shown;
   if (isnan(x)) {
     snprintf(buf, size, "-");
@@ -505,8 +505,21 @@ void gcb_fmt_scaled(double x, const char *unit, char *buf, size_t size) {
     return;
   }
   double k = gcb_unit_scale(fabs(x), unit, &shown);
-  gcb_view_fmt(x * k, num, sizeof num);
-  snprintf(buf, size, "%s%s%s", num, shown[0] ? " " : "", shown);
+  gcb_view_fmt(x * k, text, 32); /* the number: 31 bytes at most */
+  size_t n = strlen(text), u = strlen(shown);
+  if (n + 1 + u >= sizeof text || size == 0) {
+    snprintf(buf, size, "%s%s%s", text, shown[0] ? " " : "", shown);
+    return;
+  }
+  /* snprintf's "%s%s%s" without printf: the matrix formats a figure per
+   * GPU and check family, for each file that shows it */
+  if (u > 0)
+    text[n++] = ' ';
+  memcpy(text + n, shown, u);
+  n += u;
+  n = n < size ? n : size - 1;
+  memcpy(buf, text, n);
+  buf[n] = '\0';
 }
 
 void gcb_fmt_scaled_pair(double a, double b, const char *unit, char *buf,

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reports/document/fmtnum.h"
+
 #define MAX_KEY_PARAMS 32
 
 const char *gcb_view_str(const json_t *obj, const char *key) {
@@ -202,16 +204,48 @@ void gcb_view_case_title(const json_t *c, char *buf, size_t size) {
   trim_partial(buf);
 }
 
+/* text[0..n) into buf as snprintf(buf, size, "%s", text) would leave it:
+ * cut at size - 1 bytes (the texts here are ASCII). */
+static void put_text(char *buf, size_t size, const char *text, size_t n) {
+  if (size == 0)
+    return;
+  n = n < size ? n : size - 1;
+  memcpy(buf, text, n);
+  buf[n] = '\0';
+}
+
+/* printf's "%.0f" for |x| >= 1000 or x == 0, from nearbyint (which rounds
+ * as printf does, to nearest and ties to even) where the integer fits;
+ * 0 when it does not (the caller prints it). */
+static size_t whole_text(double x, char *out) {
+  if (x == 0) {
+    memcpy(out, signbit(x) ? "-0" : "0", signbit(x) ? 3 : 2);
+    return signbit(x) ? 2 : 1;
+  }
+  if (!(fabs(x) < 0x1p62))
+    return 0;
+  return gcb_fmtnum_ll(out, (long long)nearbyint(x));
+}
+
+/* The figures of a report at 16,384 ranks are formatted by the hundred
+ * thousand: printf's text without printf (gcb_fmtnum), the same bytes. */
 void gcb_view_fmt(double x, char *buf, size_t size) {
+  char text[GCB_FMTNUM_MAX];
   double a = fabs(x);
-  if (isnan(x))
-    snprintf(buf, size, "-");
-  else if (a >= 1000 || a == 0)
-    snprintf(buf, size, "%.0f", x);
-  else if (a >= 1)
-    snprintf(buf, size, "%.4g", x);
-  else
-    snprintf(buf, size, "%.3g", x);
+  size_t n;
+  if (isnan(x)) {
+    put_text(buf, size, "-", 1);
+    return;
+  }
+  if (a >= 1000 || a == 0) {
+    if ((n = whole_text(x, text)) == 0) {
+      snprintf(buf, size, "%.0f", x);
+      return;
+    }
+  } else {
+    n = gcb_fmtnum_g(text, x, a >= 1 ? 4 : 3);
+  }
+  put_text(buf, size, text, n);
 }
 
 void gcb_view_fmt_time(double seconds, char *buf, size_t size) {
@@ -222,10 +256,17 @@ void gcb_view_fmt_time(double seconds, char *buf, size_t size) {
   size_t i = 0;
   while (i + 1 < sizeof units / sizeof *units && fabs(seconds) < units[i].scale)
     i++;
-  if (isnan(seconds))
-    snprintf(buf, size, "-");
-  else
-    snprintf(buf, size, "%.4g %s", seconds / units[i].scale, units[i].unit);
+  if (isnan(seconds)) {
+    put_text(buf, size, "-", 1);
+    return;
+  }
+  /* "%.4g %s" */
+  char text[GCB_FMTNUM_MAX + 4];
+  size_t n = gcb_fmtnum_g(text, seconds / units[i].scale, 4);
+  text[n++] = ' ';
+  size_t u = strlen(units[i].unit);
+  memcpy(text + n, units[i].unit, u);
+  put_text(buf, size, text, n + u);
 }
 
 void gcb_view_ranges(const long long *v, size_t n, char *buf, size_t size) {

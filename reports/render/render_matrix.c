@@ -24,24 +24,35 @@ const char *gcb_cell_name(enum gcb_cell c) {
   return c <= GCB_CELL_FAIL ? names[c] : "?";
 }
 
-/* Rows by machine: rows first[m] .. first[m + 1] - 1 are machine m's. */
+/* Rows by machine: rows first[m] .. first[m + 1] - 1 are machine m's.
+ * Each row's bus id is parsed once (bus_ok false: it is not one), and the
+ * row of each rank once per document (rank_row[doc][rank], by rank number
+ * below nranks[doc]): the figures ask for a rank's row once per family,
+ * and at 16,384 ranks those lookups were most of the matrix. */
 struct rows {
   struct gcb_matrix *m;
   const size_t *first;
+  struct gcb_busid *bus;
+  bool *bus_ok;
+  long long **rank_row; /* ROW_UNSET until asked; -1: no row */
+  size_t *nranks;
 };
+
+#define ROW_UNSET (-2)
 
 /* The row of GPU `bus` (any form) on machine `node`, or NULL. */
 static struct gcb_matrix_row *row_at(const struct rows *r, long long node,
                                      const char *bus) {
-  struct gcb_busid want, have;
+  struct gcb_busid want;
   /* parsed and compared, not formatted: a lookup per rank and family */
   if (node < 0 || gcb_busid_parse(bus, &want, NULL) != GCB_OK)
     return NULL;
-  for (size_t i = r->first[node]; i < r->first[node + 1]; i++)
-    if (gcb_busid_parse(r->m->rows[i].bus_id, &have, NULL) == GCB_OK &&
-        have.domain == want.domain && have.bus == want.bus &&
-        have.dev == want.dev && have.func == want.func)
+  for (size_t i = r->first[node]; i < r->first[node + 1]; i++) {
+    const struct gcb_busid *have = &r->bus[i];
+    if (r->bus_ok[i] && have->domain == want.domain && have->bus == want.bus &&
+        have->dev == want.dev && have->func == want.func)
       return &r->m->rows[i];
+  }
   return NULL;
 }
 
@@ -50,9 +61,18 @@ static struct gcb_matrix_row *row_of_rank(const struct rows *r,
                                           const struct gcb_report *rep,
                                           const struct gcb_diagnosis *d,
                                           int doc, long long rank) {
+  long long *slot = rank >= 0 && (size_t)rank < r->nranks[doc]
+                        ? &r->rank_row[doc][rank]
+                        : NULL;
+  if (slot != NULL && *slot != ROW_UNSET)
+    return *slot >= 0 ? &r->m->rows[*slot] : NULL;
   struct gcb_place p;
   gcb_view_place(rep->docs[doc].root, rank, &p);
-  return row_at(r, gcb_diagnosis_machine(d, rep->docs, doc, p.node), p.bus_id);
+  struct gcb_matrix_row *row =
+      row_at(r, gcb_diagnosis_machine(d, rep->docs, doc, p.node), p.bus_id);
+  if (slot != NULL)
+    *slot = row != NULL ? (long long)(row - r->m->rows) : -1;
+  return row;
 }
 
 /* The case of family f to quote: the most work per operation; pcie only
@@ -73,21 +93,27 @@ static const json_t *headline(const json_t *cases, enum gcb_family f) {
   return best;
 }
 
+/* What fill needs of a case, looked up once per case, not per rank. */
+struct headline_case {
+  const json_t *c;
+  const char *unit, *dtype;
+  double iterations;
+  enum gcb_family f;
+};
+
 /* A cell's figure from entry i of a case: its median, and the time the
  * timed loop took (the entry's time per operation times the iterations). */
-static void fill(struct gcb_matrix_cell *cell, const json_t *c,
-                 const struct gcb_ranks *pr, size_t i, enum gcb_family f) {
+static void fill(struct gcb_matrix_cell *cell, const struct headline_case *h,
+                 const struct gcb_ranks *pr, size_t i) {
   double fig = gcb_ranks_num(pr, GCB_RC_FIG_MEDIAN, i);
   double t = gcb_ranks_num(pr, GCB_RC_FIGURE_TIME, i);
   if (isnan(t))
     t = gcb_ranks_num(pr, GCB_RC_TIME_MEDIAN, i);
-  cell->time_s = isnan(t) ? 0 : t * (double)gcb_view_int(c, "iterations", 1);
-  gcb_fmt_scaled(fig, gcb_view_str(c, "unit"), cell->figure,
-                 sizeof cell->figure);
-  if (f == GCB_FAM_GEMM) {
+  cell->time_s = isnan(t) ? 0 : t * h->iterations;
+  gcb_fmt_scaled(fig, h->unit, cell->figure, sizeof cell->figure);
+  if (h->f == GCB_FAM_GEMM) {
     char with[64];
-    snprintf(with, sizeof with, "%s (%s)", cell->figure,
-             gcb_view_param_str(c, "dtype"));
+    snprintf(with, sizeof with, "%s (%s)", cell->figure, h->dtype);
     gcb_view_copy(cell->figure, sizeof cell->figure, with);
   }
 }
@@ -103,13 +129,19 @@ static void device_figures(const struct gcb_report *rep,
     for (size_t k = 0; k < sizeof fams / sizeof *fams; k++) {
       const json_t *c =
           headline(json_object_get(rep->docs[doc].root, "cases"), fams[k]);
+      struct headline_case h = {.c = c,
+                                .unit = gcb_view_str(c, "unit"),
+                                .dtype = gcb_view_param_str(c, "dtype"),
+                                .iterations =
+                                    (double)gcb_view_int(c, "iterations", 1),
+                                .f = fams[k]};
       struct gcb_ranks pr;
       gcb_ranks_of(c, &pr);
       for (size_t i = 0; c != NULL && i < pr.n; i++) {
         long long rank = gcb_ranks_int(&pr, GCB_RC_RANK, i, (long long)i);
         struct gcb_matrix_row *row = row_of_rank(r, rep, d, (int)doc, rank);
         if (row != NULL && row->cell[fams[k]].figure[0] == '\0')
-          fill(&row->cell[fams[k]], c, &pr, i, fams[k]);
+          fill(&row->cell[fams[k]], &h, &pr, i);
       }
     }
 }
@@ -202,6 +234,39 @@ static void judge(const struct gcb_diagnosis *d, struct gcb_matrix_row *row) {
   }
 }
 
+static void rows_free(struct rows *r, size_t ndocs) {
+  for (size_t doc = 0; r->rank_row != NULL && doc < ndocs; doc++)
+    free(r->rank_row[doc]);
+  free(r->rank_row);
+  free(r->nranks);
+  free(r->bus);
+  free(r->bus_ok);
+}
+
+/* The lookups of r over the n rows already in m; false on ENOMEM. */
+static bool rows_init(struct rows *r, const struct gcb_report *rep, size_t n) {
+  r->bus = malloc((n + 1) * sizeof *r->bus);
+  r->bus_ok = malloc((n + 1) * sizeof *r->bus_ok);
+  r->rank_row = calloc(rep->ndocs + 1, sizeof *r->rank_row);
+  r->nranks = calloc(rep->ndocs + 1, sizeof *r->nranks);
+  if (r->bus == NULL || r->bus_ok == NULL || r->rank_row == NULL ||
+      r->nranks == NULL)
+    return false;
+  for (size_t i = 0; i < n; i++)
+    r->bus_ok[i] =
+        gcb_busid_parse(r->m->rows[i].bus_id, &r->bus[i], NULL) == GCB_OK;
+  for (size_t doc = 0; doc < rep->ndocs; doc++) {
+    size_t k = json_array_size(json_object_get(rep->docs[doc].root, "ranks"));
+    r->rank_row[doc] = malloc((k + 1) * sizeof **r->rank_row);
+    if (r->rank_row[doc] == NULL)
+      return false;
+    r->nranks[doc] = k;
+    for (size_t i = 0; i < k; i++)
+      r->rank_row[doc][i] = ROW_UNSET;
+  }
+  return true;
+}
+
 enum gcb_status gcb_matrix_build(const struct gcb_report *rep,
                                  const struct gcb_diagnosis *d,
                                  struct gcb_matrix *out, struct gcb_err *err) {
@@ -214,6 +279,7 @@ enum gcb_status gcb_matrix_build(const struct gcb_report *rep,
   }
   out->rows = calloc(n + 1, sizeof *out->rows);
   double *low = malloc((n + 1) * sizeof *low);
+  struct rows r = {.m = out, .first = first};
   if (first == NULL || out->rows == NULL || low == NULL) {
     free(first);
     free(low);
@@ -228,15 +294,19 @@ enum gcb_status gcb_matrix_build(const struct gcb_report *rep,
       row->gpu = (long long)g;
       gcb_view_copy(row->bus_id, sizeof row->bus_id, d->machines[m].bus_ids[g]);
     }
-  struct rows r = {.m = out, .first = first};
-  device_figures(rep, d, &r);
-  peer_figures(rep, d, &r, low);
-  host_figures(rep, d, &r);
-  for (size_t i = 0; i < out->n; i++)
-    judge(d, &out->rows[i]);
+  bool ok = rows_init(&r, rep, n);
+  if (ok) {
+    device_figures(rep, d, &r);
+    peer_figures(rep, d, &r, low);
+    host_figures(rep, d, &r);
+    for (size_t i = 0; i < out->n; i++)
+      judge(d, &out->rows[i]);
+  }
+  rows_free(&r, rep->ndocs);
   free(first);
   free(low);
-  return GCB_OK;
+  return ok ? GCB_OK
+            : gcb_err_set(err, GCB_ENOMEM, "component matrix: out of memory");
 }
 
 void gcb_matrix_free(struct gcb_matrix *m) {

@@ -8,6 +8,8 @@
  * collectives, and one cause naming both sources that disagree.
  */
 #include <math.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "bench/cli/report_text.h"
 #include "reports/analysis/diagnose.h"
@@ -401,6 +403,35 @@ Test(diagnose, a_clean_run_passes_with_no_root_cause) {
 
 /* ---- formatting -----------------------------------------------------------
  */
+
+/* gcb_fmt_scaled joins number and unit without printf: the same bytes as
+ * snprintf's "%s%s%s" of them, at every buffer size and unit length. */
+Test(diagnose, scaled_figures_match_printf_at_every_size) {
+  static const char *const units[] = {
+      "GFLOP/s",
+      "GB/s",
+      "us",
+      "ms",
+      "",
+      "%",
+      "a unit far longer than any real one, to make the joined text overflow "
+      "every buffer it is written to, in \u00b5s"};
+  static const double xs[] = {1449783, 870.58, 0.0004, -3.5, 0, 1e300, 999.96};
+  for (size_t u = 0; u < sizeof units / sizeof *units; u++)
+    for (size_t i = 0; i < sizeof xs / sizeof *xs; i++)
+      for (size_t size = 0; size <= 200; size += size < 24 ? 1 : 44) {
+        char fast[256], slow[256], num[32];
+        const char *shown;
+        memset(fast, 'x', sizeof fast);
+        memset(slow, 'x', sizeof slow);
+        gcb_fmt_scaled(xs[i], units[u], fast, size);
+        double k = gcb_unit_scale(fabs(xs[i]), units[u], &shown);
+        gcb_view_fmt(xs[i] * k, num, sizeof num);
+        snprintf(slow, size, "%s%s%s", num, shown[0] ? " " : "", shown);
+        cr_expect(memcmp(fast, slow, sizeof fast) == 0, "%g %s at %zu", xs[i],
+                  units[u], size);
+      }
+}
 
 Test(diagnose, figures_are_scaled_to_their_size) {
   static const struct {

@@ -4,6 +4,12 @@
 #include <criterion/criterion.h>
 #include <jansson.h>
 
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
 #include "reports/document/view.h"
 
 /* The one definition of a sweep (reports/document/view.h): the sizes and
@@ -38,4 +44,93 @@ Test(sweep, sizes_and_halves_share_a_key_other_parameters_do_not) {
   json_decref(b);
   json_decref(other_type);
   json_decref(other_backend);
+}
+
+/* ---- figures formatted without printf: the same bytes as with it ------- */
+
+/* gcb_view_fmt and gcb_view_fmt_time as they were written with snprintf,
+ * the reference the faster ones must match byte for byte. */
+static void fmt_printf(double x, char *buf, size_t size) {
+  double a = fabs(x);
+  if (isnan(x))
+    snprintf(buf, size, "-");
+  else if (a >= 1000 || a == 0)
+    snprintf(buf, size, "%.0f", x);
+  else if (a >= 1)
+    snprintf(buf, size, "%.4g", x);
+  else
+    snprintf(buf, size, "%.3g", x);
+}
+
+static void fmt_time_printf(double seconds, char *buf, size_t size) {
+  static const struct {
+    double scale;
+    const char *unit;
+  } units[] = {{1, "s"}, {1e-3, "ms"}, {1e-6, "us"}, {1e-9, "ns"}};
+  size_t i = 0;
+  while (i + 1 < sizeof units / sizeof *units && fabs(seconds) < units[i].scale)
+    i++;
+  if (isnan(seconds))
+    snprintf(buf, size, "-");
+  else
+    snprintf(buf, size, "%.4g %s", seconds / units[i].scale, units[i].unit);
+}
+
+static uint64_t fmt_state = 0x2545f4914f6cdd1dull;
+
+static uint64_t fmt_next(void) {
+  fmt_state ^= fmt_state << 13;
+  fmt_state ^= fmt_state >> 7;
+  fmt_state ^= fmt_state << 17;
+  return fmt_state;
+}
+
+static void expect_fmt(double x, size_t size) {
+  char fast[400], slow[400];
+  memset(fast, 'x', sizeof fast);
+  memset(slow, 'x', sizeof slow);
+  gcb_view_fmt(x, fast, size);
+  fmt_printf(x, slow, size);
+  cr_expect(memcmp(fast, slow, sizeof fast) == 0,
+            "gcb_view_fmt(%a, %zu): %s vs %s", x, size, size ? fast : "",
+            size ? slow : "");
+  memset(fast, 'x', sizeof fast);
+  memset(slow, 'x', sizeof slow);
+  gcb_view_fmt_time(x, fast, size);
+  fmt_time_printf(x, slow, size);
+  cr_expect(memcmp(fast, slow, sizeof fast) == 0,
+            "gcb_view_fmt_time(%a, %zu): %s vs %s", x, size, size ? fast : "",
+            size ? slow : "");
+}
+
+/* A value of every kind the tables see: random bits, magnitudes from
+ * 1e-12 to 1e18 (figures, times, byte counts), integers and halves around
+ * the switch at 1000, where "%.0f" rounds half to even. */
+static double fmt_value(int i) {
+  uint64_t bits = fmt_next();
+  double u = (double)(bits >> 11) / 0x1p53, x;
+  switch (i % 4) {
+  case 0:
+    memcpy(&x, &bits, sizeof x);
+    return x;
+  case 1:
+    return (bits & 1 ? -1 : 1) * pow(10, -12 + 30 * u);
+  case 2:
+    return (double)(bits % 200000) / 2 + (bits & 2 ? 0.5 : 0);
+  default:
+    return (bits & 1 ? -1 : 1) * (999 + 2 * u);
+  }
+}
+
+Test(view_fmt, matches_printf_byte_for_byte) {
+  static const double edge[] = {
+      0.0,    -0.0,    1000,   -1000,    999.95,    999.94999, 999.5,
+      1000.5, 1001.5,  2500.5, 0.5,      -0.5,      1.0,       0.99995,
+      9.9995, 99.995,  1e-5,   1e15,     1e300,     -1e300,    0x1p62,
+      0x1p63, DBL_MIN, 5e-324, INFINITY, -INFINITY, NAN};
+  for (size_t i = 0; i < sizeof edge / sizeof *edge; i++)
+    for (size_t size = 0; size < 12; size++)
+      expect_fmt(edge[i], size == 11 ? 64 : size);
+  for (int i = 0; i < 400000; i++)
+    expect_fmt(fmt_value(i), i % 97 == 0 ? (size_t)(fmt_next() % 12) : 48);
 }
