@@ -60,8 +60,11 @@ void gcb__cell_run(struct gcb__tb *b, char **row, size_t d);
 /* "-" for an unknown (negative) index, else the number. */
 void gcb__cell_id(struct gcb__tb *b, char **row, size_t col, long long v);
 
-/* The figure (median) of `rank` in a case; NAN when the case has none. */
-double gcb__rank_figure(const json_t *c, long long rank);
+/* The figure (median) of `rank` in a case's per-rank columns (looked up
+ * once per case with gcb_ranks_of, not once per row); NAN when the case
+ * has none. */
+struct gcb_ranks;
+double gcb__ranks_figure(const struct gcb_ranks *pr, long long rank);
 
 /* The findings of one document counted by rank, or by node and GPU, so
  * that tables of thousands of rows look them up in O(log n) rather than

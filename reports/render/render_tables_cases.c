@@ -30,16 +30,15 @@ void gcb__cell_id(struct gcb__tb *b, char **r, size_t col, long long v) {
     gcb__cell(b, r, col, "-");
 }
 
-double gcb__rank_figure(const json_t *c, long long rank) {
-  struct gcb_ranks pr;
-  gcb_ranks_of(c, &pr);
-  long long i = gcb_ranks_find(&pr, rank);
-  return i >= 0 ? gcb_ranks_num(&pr, GCB_RC_FIG_MEDIAN, (size_t)i) : NAN;
+double gcb__ranks_figure(const struct gcb_ranks *pr, long long rank) {
+  long long i = gcb_ranks_find(pr, rank);
+  return i >= 0 ? gcb_ranks_num(pr, GCB_RC_FIG_MEDIAN, (size_t)i) : NAN;
 }
 
 struct figcol {
   size_t doc;
   const json_t *c;
+  struct gcb_ranks pr; /* c's per-rank columns, looked up once */
   char head[200];
   double scale; /* to the unit the heading shows */
 };
@@ -58,6 +57,7 @@ static size_t fig_columns(const struct gcb_report *rep, struct figcol *cols) {
       const char *unit;
       gcb_view_case_title(c, title, sizeof title);
       cols[n] = (struct figcol){.doc = d, .c = c};
+      gcb_ranks_of(c, &cols[n].pr);
       cols[n].scale = gcb_unit_scale(
           fabs(gcb_view_num(gcb_view_obj(c, "summary"), "median")),
           gcb_view_str(c, "unit"), &unit);
@@ -158,7 +158,7 @@ static void rank_row(struct gcb__tb *b, struct gcb_rtable *t, size_t d,
   gcb__cell(b, r, o + 4, "%s", p.bus_id[0] ? p.bus_id : "-");
   gcb__cell_id(b, r, o + 5, p.numa);
   for (size_t k = 0; k < ncols; k++) {
-    double x = cols[k].doc == d ? gcb__rank_figure(cols[k].c, rank) : NAN;
+    double x = cols[k].doc == d ? gcb__ranks_figure(&cols[k].pr, rank) : NAN;
     gcb__cell_num(b, r, o + 6 + k, x * cols[k].scale, NULL);
   }
   gcb__cell(b, r, o + 6 + ncols, "%zu", slowest);

@@ -32,8 +32,19 @@ struct gcol {
   const json_t *cases[8]; /* per document (the first 8) */
   const json_t *first[8]; /* the first case of the column per document */
   size_t shapes[8];       /* cases of another shape than the first's */
+  struct gcb_ranks pr[8]; /* cases[d]'s per-rank columns, looked up once */
   double scale;           /* to the unit the heading shows (TFLOP/s) */
   bool best;
+};
+
+/* A document's cases as the rows ask for them, looked up once per table
+ * rather than once per GPU (16,384 rows): each case's column ("" when it
+ * has none) and per-rank columns. */
+struct doc_cases {
+  const json_t *cases;
+  size_t n;
+  char (*name)[96];
+  struct gcb_ranks *pr;
 };
 
 /* The column a case belongs in ("GEMM bf16"), or false. pcie cases go in
@@ -140,22 +151,20 @@ static size_t best_columns(struct gcol *cols, size_t n, size_t ndocs) {
   return out;
 }
 
-/* The best median of `rank` over document `cases`' cases of column
- * `col` and the shape that reached it ("760.2 @ 8192x8192x4096"). */
+/* The best median of `rank` over the document's cases of column `col` and
+ * the shape that reached it ("760.2 @ 8192x8192x4096"). */
 static void best_cell(struct gcb__tb *b, char **r, size_t at,
-                      const struct gcol *col, const json_t *cases,
+                      const struct gcol *col, const struct doc_cases *dc,
                       long long rank) {
-  const json_t *c, *best = NULL;
+  const json_t *best = NULL;
   double top = NAN;
-  size_t i;
-  json_array_foreach(cases, i, c) {
-    char name[96];
-    double scale, x;
-    if (!column_of(cases, c, name, sizeof name, &scale) ||
-        strcmp(name, col->name) != 0 || isnan(x = gcb__rank_figure(c, rank)))
+  for (size_t i = 0; i < dc->n; i++) {
+    double x;
+    if (strcmp(dc->name[i], col->name) != 0 ||
+        isnan(x = gcb__ranks_figure(&dc->pr[i], rank)))
       continue;
     if (best == NULL || x > top)
-      best = c, top = x;
+      best = json_array_get(dc->cases, i), top = x;
   }
   if (best == NULL) {
     gcb__cell(b, r, at, "-");
@@ -185,20 +194,18 @@ static bool has_telemetry(const struct gcb_report *rep) {
 /* What NVML said about `rank`'s GPU over the document's cases: its lowest
  * SM clock, highest power, and the cases too short to sample. */
 static void telemetry_cell(struct gcb__tb *b, char **r, size_t at,
-                           const json_t *cases, long long rank) {
+                           const struct doc_cases *dc, long long rank) {
   double sm = INFINITY, watts = -INFINITY;
-  size_t n = 0, short_n = 0, i;
-  const json_t *c;
-  json_array_foreach(cases, i, c) {
-    struct gcb_ranks pr;
-    gcb_ranks_of(c, &pr);
-    long long k = gcb_ranks_find(&pr, rank);
-    if (k < 0 || gcb_ranks_int(&pr, GCB_RC_TELEM_SAMPLES, (size_t)k, -1) < 0)
+  size_t n = 0, short_n = 0;
+  for (size_t i = 0; i < dc->n; i++) {
+    const struct gcb_ranks *pr = &dc->pr[i];
+    long long k = gcb_ranks_find(pr, rank);
+    if (k < 0 || gcb_ranks_int(pr, GCB_RC_TELEM_SAMPLES, (size_t)k, -1) < 0)
       continue;
     n++;
-    short_n += gcb_ranks_true(&pr, GCB_RC_TELEM_TOO_SHORT, (size_t)k);
-    sm = fmin(sm, gcb_ranks_num(&pr, GCB_RC_TELEM_SM_MIN, (size_t)k));
-    watts = fmax(watts, gcb_ranks_num(&pr, GCB_RC_TELEM_POWER_MAX, (size_t)k));
+    short_n += gcb_ranks_true(pr, GCB_RC_TELEM_TOO_SHORT, (size_t)k);
+    sm = fmin(sm, gcb_ranks_num(pr, GCB_RC_TELEM_SM_MIN, (size_t)k));
+    watts = fmax(watts, gcb_ranks_num(pr, GCB_RC_TELEM_POWER_MAX, (size_t)k));
   }
   char text[160] = "-";
   int used = 0;
@@ -225,13 +232,23 @@ struct grow {
   size_t nranks;
 };
 
-static void gpu_row(struct gcb__tb *b, struct gcb_rtable *t,
-                    const struct grow *g, const struct gcol *cols, size_t ncols,
-                    bool telemetry, const struct gcb__tallies *tally) {
+/* What every row of the table shares. */
+struct gtab {
+  struct gcb__tb *b;
+  struct gcb_rtable *t;
+  const struct gcol *cols;
+  size_t ncols;
+  bool telemetry;
+  const struct gcb__tallies *tally; /* of the row's document */
+  const struct doc_cases *dc;       /* of the row's document */
+};
+
+static void gpu_row(const struct gtab *x, const struct grow *g) {
+  struct gcb__tb *b = x->b;
   const char *cls;
-  size_t nf = gcb__tallies_get(tally, g->node, g->gpu, &cls);
+  size_t nf = gcb__tallies_get(x->tally, g->node, g->gpu, &cls);
   size_t o = gcb__run_col(b);
-  char **r = gcb__table_row(b, t, cls);
+  char **r = gcb__table_row(b, x->t, cls);
   char ranks[64];
   gcb_view_ranges(g->ranks, g->nranks, ranks, sizeof ranks);
   gcb__cell_run(b, r, g->doc);
@@ -242,53 +259,67 @@ static void gpu_row(struct gcb__tb *b, struct gcb_rtable *t,
   gcb__cell_id(b, r, o + 4, g->numa);
   gcb__cell(b, r, o + 5, "%s", g->model[0] ? g->model : "-");
   gcb__cell(b, r, o + 6, "%s", g->nranks ? ranks : "idle");
-  const json_t *cases = json_object_get(b->rep->docs[g->doc].root, "cases");
-  for (size_t k = 0; k < ncols; k++) {
-    const json_t *c = g->doc < 8 ? cols[k].cases[g->doc] : NULL;
-    double x = c && g->nranks ? gcb__rank_figure(c, g->ranks[0]) : NAN;
-    if (cols[k].best && c != NULL && g->nranks)
-      best_cell(b, r, o + 7 + k, &cols[k], cases, g->ranks[0]);
+  for (size_t k = 0; k < x->ncols; k++) {
+    const struct gcol *col = &x->cols[k];
+    const json_t *c = g->doc < 8 ? col->cases[g->doc] : NULL;
+    double v =
+        c && g->nranks ? gcb__ranks_figure(&col->pr[g->doc], g->ranks[0]) : NAN;
+    if (col->best && c != NULL && g->nranks)
+      best_cell(b, r, o + 7 + k, col, x->dc, g->ranks[0]);
     else
-      gcb__cell_num(b, r, o + 7 + k, x * cols[k].scale, NULL);
+      gcb__cell_num(b, r, o + 7 + k, v * col->scale, NULL);
   }
-  size_t at = o + 7 + ncols;
-  if (telemetry && g->nranks)
-    telemetry_cell(b, r, at, cases, g->ranks[0]);
-  else if (telemetry)
+  size_t at = o + 7 + x->ncols;
+  if (x->telemetry && g->nranks)
+    telemetry_cell(b, r, at, x->dc, g->ranks[0]);
+  else if (x->telemetry)
     gcb__cell(b, r, at, "-");
-  gcb__cell(b, r, at + telemetry, "%zu", nf);
+  gcb__cell(b, r, at + x->telemetry, "%zu", nf);
 }
 
-/* The ranks of a node that use GPU gpu (topology index), at most 4. */
-static void gpu_ranks(const json_t *root, const json_t *node, long long gpu,
-                      struct grow *g) {
+/* Most ranks a node's GPUs are looked up for at once; a node with more
+ * looks each further rank up per GPU, as before. */
+#define NODE_RANKS 64
+
+/* The ranks of a node that use GPU gpu (topology index), at most 4, from
+ * the topology GPU of each of the node's ranks (gpu_of, -2 past the
+ * first NODE_RANKS). */
+static void gpu_ranks(const json_t *root, const json_t *node,
+                      const long long *gpu_of, long long gpu, struct grow *g) {
   const json_t *e;
   size_t i;
   g->nranks = 0;
   json_array_foreach(json_object_get(node, "ranks"), i, e) {
     long long r = (long long)json_integer_value(e);
-    if (g->nranks < 4 && gcb_topo_view_rank_gpu(root, r, NULL) == gpu)
+    long long at =
+        i < NODE_RANKS ? gpu_of[i] : gcb_topo_view_rank_gpu(root, r, NULL);
+    if (g->nranks < 4 && at == gpu)
       g->ranks[g->nranks++] = r;
   }
 }
 
 /* Rows of one node: its topology's GPUs, else its ranks' devices. */
-static void node_rows(struct gcb__tb *b, struct gcb_rtable *t, size_t d,
-                      const json_t *node, const struct gcol *cols, size_t ncols,
-                      bool telemetry, const struct gcb__tallies *tally) {
-  const json_t *root = b->rep->docs[d].root, *e;
+static void node_rows(const struct gtab *x, size_t d, const json_t *node) {
+  const json_t *root = x->b->rep->docs[d].root, *e;
   const json_t *topo = gcb_view_obj(node, "topology");
   struct grow g = {.doc = d,
                    .node = gcb_view_int(node, "index", -1),
                    .host = gcb_view_str(node, "hostname")};
+  long long gpu_of[NODE_RANKS];
   size_t i;
+  /* each rank's GPU once per node, not once per GPU of the node */
+  json_array_foreach(json_object_get(node, "ranks"), i, e) {
+    if (i < NODE_RANKS)
+      gpu_of[i] =
+          gcb_topo_view_rank_gpu(root, (long long)json_integer_value(e), NULL);
+  }
   json_array_foreach(json_object_get(topo, "gpus"), i, e) {
     g.gpu = gcb_view_int(e, "index", (long long)i);
     g.bus = gcb_view_str(e, "busid");
     g.model = gcb_view_str(e, "model");
     g.numa = gcb_view_int(e, "numa", -1);
-    gpu_ranks(root, node, g.gpu, &g);
-    gpu_row(b, t, &g, cols, ncols, telemetry, tally);
+    gpu_ranks(root, node, gpu_of, g.gpu, &g);
+    gpu_row(x, &g);
   }
   if (json_array_size(json_object_get(topo, "gpus")) > 0)
     return;
@@ -308,8 +339,28 @@ static void node_rows(struct gcb__tb *b, struct gcb_rtable *t, size_t d,
                       .numa = p.numa,
                       .ranks = {r},
                       .nranks = 1};
-    gpu_row(b, t, &g, cols, ncols, telemetry, tally);
+    gpu_row(x, &g);
   }
+}
+
+/* Document d's cases for the rows; false on ENOMEM. */
+static bool doc_cases_of(const struct gcb_report *rep, size_t d,
+                         struct doc_cases *dc) {
+  const json_t *c;
+  size_t i;
+  dc->cases = json_object_get(rep->docs[d].root, "cases");
+  dc->n = json_array_size(dc->cases);
+  dc->name = malloc((dc->n + 1) * sizeof *dc->name);
+  dc->pr = malloc((dc->n + 1) * sizeof *dc->pr);
+  if (dc->name == NULL || dc->pr == NULL)
+    return false;
+  json_array_foreach(dc->cases, i, c) {
+    double scale;
+    if (!column_of(dc->cases, c, dc->name[i], sizeof dc->name[i], &scale))
+      dc->name[i][0] = '\0';
+    gcb_ranks_of(c, &dc->pr[i]);
+  }
+  return true;
 }
 
 void gcb__gpus_table(struct gcb__tb *b) {
@@ -319,8 +370,11 @@ void gcb__gpus_table(struct gcb__tb *b) {
   const char *h[8 + MAX_COLS + 3] = {"run",    "node", "host",  "GPU",
                                      "bus id", "NUMA", "model", "ranks"};
   size_t nh = 8;
-  for (size_t k = 0; k < ncols; k++)
+  for (size_t k = 0; k < ncols; k++) {
     h[nh++] = cols[k].head;
+    for (size_t d = 0; d < b->rep->ndocs && d < 8; d++)
+      gcb_ranks_of(cols[k].cases[d], &cols[k].pr[d]);
+  }
   if (telemetry)
     h[nh++] = "telemetry (NVML)";
   h[nh++] = "findings";
@@ -334,12 +388,23 @@ void gcb__gpus_table(struct gcb__tb *b) {
     const json_t *node;
     size_t i;
     struct gcb__tallies tally;
+    struct doc_cases dc = {0};
+    struct gtab x = {.b = b,
+                     .t = t,
+                     .cols = cols,
+                     .ncols = ncols,
+                     .telemetry = telemetry,
+                     .tally = &tally,
+                     .dc = &dc};
     gcb__tallies_build(b, d, true, &tally);
+    b->oom |= !doc_cases_of(b->rep, d, &dc);
     json_array_foreach(json_object_get(b->rep->docs[d].root, "nodes"), i,
                        node) {
       if (!b->oom)
-        node_rows(b, t, d, node, cols, ncols, telemetry, &tally);
+        node_rows(&x, d, node);
     }
     gcb__tallies_free(&tally);
+    free(dc.name);
+    free(dc.pr);
   }
 }
