@@ -14,6 +14,7 @@
 
 #include "reports/analysis/analyze_rules.h"
 #include "reports/document/ranks.h"
+#include "reports/document/stats.h"
 
 /* ---- findings list ------------------------------------------------------ */
 
@@ -171,17 +172,11 @@ double gcb_thresholds_regression(const struct gcb_thresholds *t,
 
 /* ---- statistics helpers ------------------------------------------------- */
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-/* Median of x[0..n), sorting x in place; NAN when n == 0. */
+/* Median of x[0..n), reordering x; NAN when n == 0. A selection, not a
+ * sort: two medians per case of 16,384 ranks were a sixth of the
+ * analysis (gcb_stats_median gives the sort's result, NaN included). */
 static double median_inplace(double *x, size_t n) {
-  if (n == 0)
-    return NAN;
-  qsort(x, n, sizeof *x, cmp_double);
-  return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+  return gcb_stats_median(x, n);
 }
 
 size_t gcb_analyze_outliers(const double *x, size_t n, int dir,

@@ -1,7 +1,10 @@
-/* Summary statistics: sort once, then read order statistics off the array. */
+/* Summary statistics: sort once, then read order statistics off the array;
+ * a median alone by selection, without the sort. */
 #include "reports/document/stats.h"
 
 #include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,4 +52,78 @@ void gcb_stats_compute(double *x, size_t n, struct gcb_stats *out) {
 
 double gcb_stats_cv(const struct gcb_stats *s) {
   return s->mean != 0 ? s->stdev / s->mean : 0.0;
+}
+
+/* x[a] and x[b] in order (a swap when x[b] < x[a]). */
+static void order2(double *x, ptrdiff_t a, ptrdiff_t b) {
+  if (x[b] < x[a]) {
+    double t = x[a];
+    x[a] = x[b];
+    x[b] = t;
+  }
+}
+
+/* Quickselect: median-of-three pivot, Hoare partition (which splits runs
+ * of equal values evenly). Past the budget of rounds (an input built
+ * against the pivot rule), the rest is sorted, which orders it as well. */
+void gcb__stats_select(double *x, size_t n, size_t kth, int budget) {
+  if (n == 0 || kth >= n || n > PTRDIFF_MAX)
+    return;
+  ptrdiff_t lo = 0, hi = (ptrdiff_t)n - 1, k = (ptrdiff_t)kth;
+  while (hi - lo >= 16) {
+    if (budget-- == 0) {
+      qsort(x + lo, (size_t)(hi - lo + 1), sizeof *x, cmp_double);
+      return;
+    }
+    ptrdiff_t mid = lo + (hi - lo) / 2, i = lo, j = hi;
+    order2(x, lo, mid);
+    order2(x, mid, hi);
+    order2(x, lo, mid);
+    double p = x[mid];
+    while (i <= j) {
+      while (x[i] < p)
+        i++;
+      while (x[j] > p)
+        j--;
+      if (i <= j)
+        order2(x, i++, j--); /* a swap: x[i] >= p >= x[j] */
+    }
+    if (k <= j)
+      hi = j;
+    else if (k >= i)
+      lo = i;
+    else
+      return; /* x[j + 1 .. i - 1] all equal the pivot */
+  }
+  for (ptrdiff_t a = lo + 1; a <= hi; a++) { /* insertion sort */
+    double v = x[a];
+    ptrdiff_t b = a;
+    for (; b > lo && x[b - 1] > v; b--)
+      x[b] = x[b - 1];
+    x[b] = v;
+  }
+}
+
+double gcb_stats_median(double *x, size_t n) {
+  if (n == 0)
+    return NAN;
+  /* Without NaN (which the sort's comparison calls equal to everything)
+   * and without -0 (equal to +0 but printed apart), the values in sorted
+   * order are fixed by the values alone, so any selection finds the ones
+   * the sort would put in the middle. With either, sort as before. */
+  bool plain = true;
+  for (size_t i = 0; i < n && plain; i++)
+    plain = !isnan(x[i]) && !(x[i] == 0 && signbit(x[i]));
+  if (!plain) {
+    qsort(x, n, sizeof *x, cmp_double);
+    return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+  }
+  size_t k = n / 2;
+  gcb__stats_select(x, n, k, 128);
+  if (n % 2)
+    return x[k];
+  double below = x[0]; /* the largest of x[0..k): the sort's x[k - 1] */
+  for (size_t i = 1; i < k; i++)
+    below = x[i] > below ? x[i] : below;
+  return (below + x[k]) / 2;
 }

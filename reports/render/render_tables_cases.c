@@ -10,6 +10,7 @@
 
 #include "reports/analysis/diagnose.h"
 #include "reports/document/ranks.h"
+#include "reports/document/stats.h"
 #include "reports/render/render_tables.h"
 
 #define MAX_FIG_COLS 10
@@ -222,11 +223,6 @@ struct spread {
   long long min_rank, max_rank;
 };
 
-static int cmp_time(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 /* The median of the ranks' times (the time each figure comes from). */
 static double rank_time_median(const json_t *c) {
   struct gcb_ranks pr;
@@ -239,10 +235,8 @@ static double rank_time_median(const json_t *c) {
     if (!isnan(x))
       t[n++] = x;
   }
-  if (n > 0) {
-    qsort(t, n, sizeof *t, cmp_time);
-    m = n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
-  }
+  if (t != NULL)
+    m = gcb_stats_median(t, n); /* the sort's median, by selection */
   free(t);
   return m;
 }
