@@ -76,6 +76,28 @@ static double rank_expected(const json_t *root, long long rank,
   return gcb_topo_view_host_gbps(g);
 }
 
+/* rank_expected per rank number, each looked up once for all the cases
+ * that ask (h2d and d2h ask for every rank). */
+struct expected {
+  const json_t *root;
+  size_t n;     /* rank numbers below n are kept */
+  double *gbps; /* per rank number, once seen[] */
+  const char **basis;
+  bool *seen;
+};
+
+static double expected_of(struct expected *x, long long rank,
+                          const char **basis) {
+  if (rank < 0 || (size_t)rank >= x->n)
+    return rank_expected(x->root, rank, basis);
+  if (!x->seen[rank]) {
+    x->gbps[rank] = rank_expected(x->root, rank, &x->basis[rank]);
+    x->seen[rank] = true;
+  }
+  *basis = x->basis[rank];
+  return x->gbps[rank];
+}
+
 static enum gcb_status link_finding(const struct gcb__rule_ctx *cx,
                                     const json_t *c, long long rank, double x,
                                     double expected, const char *basis,
@@ -148,7 +170,8 @@ static enum gcb_status against_peers(const struct gcb__rule_ctx *cx,
 }
 
 static enum gcb_status link_case(const struct gcb__rule_ctx *cx,
-                                 const json_t *cases, const json_t *c) {
+                                 const json_t *cases, const json_t *c,
+                                 struct expected *ex) {
   struct gcb_ranks pr;
   gcb_ranks_of(c, &pr);
   size_t n = pr.n, known = 0;
@@ -160,7 +183,7 @@ static enum gcb_status link_case(const struct gcb__rule_ctx *cx,
     return gcb_err_set(cx->err, GCB_ENOMEM, "analysis: out of memory");
   for (size_t i = 0; i < n && st == GCB_OK; i++) {
     const char *basis;
-    double e = rank_expected(cx->doc->root, entry_rank(&pr, i), &basis);
+    double e = expected_of(ex, entry_rank(&pr, i), &basis);
     known += !isnan(e);
     if (!isnan(e) && x[i] < e * cx->t->link_pct / 100)
       st = link_finding(cx, c, entry_rank(&pr, i), x[i], e, basis, false);
@@ -172,12 +195,23 @@ static enum gcb_status link_case(const struct gcb__rule_ctx *cx,
 }
 
 enum gcb_status gcb__rule_link_bandwidth(const struct gcb__rule_ctx *cx) {
-  const json_t *cases = json_object_get(cx->doc->root, "cases"), *c;
-  size_t i;
+  const json_t *root = cx->doc->root;
+  const json_t *cases = json_object_get(root, "cases"), *c;
+  size_t i, n = json_array_size(json_object_get(root, "ranks"));
+  struct expected ex = {.root = root,
+                        .n = n,
+                        .gbps = malloc((n + 1) * sizeof *ex.gbps),
+                        .basis = malloc((n + 1) * sizeof *ex.basis),
+                        .seen = calloc(n + 1, sizeof *ex.seen)};
+  enum gcb_status st = GCB_OK;
+  if (ex.gbps == NULL || ex.basis == NULL || ex.seen == NULL)
+    st = gcb_err_set(cx->err, GCB_ENOMEM, "analysis: out of memory");
   json_array_foreach(cases, i, c) {
-    enum gcb_status st = link_case(cx, cases, c);
-    if (st != GCB_OK)
-      return st;
+    if (st == GCB_OK)
+      st = link_case(cx, cases, c, &ex);
   }
-  return GCB_OK;
+  free(ex.gbps);
+  free(ex.basis);
+  free(ex.seen);
+  return st;
 }
