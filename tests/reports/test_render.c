@@ -9,11 +9,15 @@
  * and review the diff of tests/data/golden/ before committing it.
  */
 #include <dirent.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "reports/plot/plot.h"
 #include "reports/render/render.h"
+#include "reports/render/render_tables.h"
 #include "tests/reports/report_fixture.h"
 
 #define DATA(name) GCB_TEST_DATA "/" name
@@ -520,4 +524,56 @@ Test(render, junit_skips_component_checks_with_no_measurement) {
                                  "skipped=\"16\""));
   free(out);
   fixture_free(&fx);
+}
+
+/* Table cells in %s, %zu and %lld are written without vsnprintf: the
+ * same text as it writes, cut at 511 bytes as it cuts, for every mix of
+ * them with literal text; other formats still go to vsnprintf. */
+Test(render, table_cells_read_as_printf_writes_them) {
+  struct gcb_rtables out = {0};
+  struct gcb__tb b = {.out = &out};
+  static const char *const h[] = {"a", NULL};
+  struct gcb_rtable *t = gcb__table_new(&b, "t", "T", NULL, h);
+  char **r = gcb__table_row(&b, t, NULL);
+  cr_assert(r != NULL);
+  char big[700], want[512];
+  memset(big, 'x', sizeof big - 1);
+  big[sizeof big - 1] = '\0';
+  memcpy(big + 505, "\u00b5\u00b5\u00b5", 6); /* cut in the middle of one */
+  const struct {
+    const char *fmt;
+    const char *s;
+    long long v;
+  } rows[] = {
+      {"%s", "plain", 0}, {"%s", "", 0},
+      {"%s", big, 0},     {"%lld", NULL, -9223372036854775807LL - 1},
+      {"%lld", NULL, 42}, {"%zu", NULL, 7},
+  };
+  for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+    if (strcmp(rows[i].fmt, "%s") == 0) {
+      gcb__cell(&b, r, 0, "%s", rows[i].s);
+      snprintf(want, sizeof want, "%s", rows[i].s);
+    } else if (strcmp(rows[i].fmt, "%lld") == 0) {
+      gcb__cell(&b, r, 0, "%lld", rows[i].v);
+      snprintf(want, sizeof want, "%lld", rows[i].v);
+    } else {
+      gcb__cell(&b, r, 0, "%zu", (size_t)rows[i].v);
+      snprintf(want, sizeof want, "%zu", (size_t)rows[i].v);
+    }
+    cr_expect_str_eq(r[0], want, "row %zu", i);
+  }
+  gcb__cell(&b, r, 0, "%s%s%s", "fail", " ", "12 GB/s");
+  cr_expect_str_eq(r[0], "fail 12 GB/s");
+  gcb__cell(&b, r, 0, "node %zu: %lld rank(s) on %s", (size_t)3, -2LL, "h0");
+  cr_expect_str_eq(r[0], "node 3: -2 rank(s) on h0");
+  gcb__cell(&b, r, 0, "[%s] %zu", big, SIZE_MAX);
+  snprintf(want, sizeof want, "[%s] %zu", big, SIZE_MAX);
+  cr_expect_str_eq(r[0], want);
+  gcb__cell(&b, r, 0, "%zu %s%s", SIZE_MAX, big, "tail");
+  snprintf(want, sizeof want, "%zu %s%s", SIZE_MAX, big, "tail");
+  cr_expect_str_eq(r[0], want);
+  gcb__cell(&b, r, 0, "%.1f%% of %s", 12.25, "x"); /* vsnprintf's */
+  cr_expect_str_eq(r[0], "12.2% of x");
+  cr_expect(!b.oom);
+  gcb_rtables_free(&out);
 }
