@@ -31,26 +31,40 @@ const char *gcb_family_name(enum gcb_family f) {
 /* ---- machines ----------------------------------------------------------- */
 
 /* A node's GPUs as canonical bus ids: its topology's, else its ranks'. */
+/* The most GPUs a node is mapped by. */
+#define NODE_GPUS 256
+
+/* A node's GPUs as canonical bus ids (at most NODE_GPUS): its topology's,
+ * else its ranks'. */
 static size_t node_busids(const json_t *root, const json_t *node,
-                          char (*out)[32], size_t max) {
+                          char (*out)[32]) {
   const json_t *g, *r;
   size_t i, n = 0;
+  struct gcb_busid ids[NODE_GPUS]; /* out[k] parsed */
   json_array_foreach(json_object_get(gcb_view_obj(node, "topology"), "gpus"), i,
                      g) {
-    if (n < max && gcb_busid_canon(gcb_view_str(g, "busid"), out[n], 32))
+    if (n < NODE_GPUS &&
+        gcb_busid_canon(gcb_view_str(g, "busid"), out[n], 32)) {
+      gcb_busid_parse(out[n], &ids[n], NULL);
       n++;
+    }
   }
   json_array_foreach(json_object_get(node, "ranks"), i, r) {
     const json_t *dev =
         gcb_view_obj(gcb_view_rank(root, json_integer_value(r)), "device");
-    char b[32];
+    struct gcb_busid id;
     bool seen = false;
-    if (!gcb_busid_canon(gcb_view_str(dev, "bus_id"), b, sizeof b))
+    if (gcb_busid_parse(gcb_view_str(dev, "bus_id"), &id, NULL) != GCB_OK)
       continue;
+    /* compared parsed and formatted only when new (the canonical form is
+     * one to one): a rank's GPU is mostly one of the topology's */
     for (size_t k = 0; k < n && !seen; k++)
-      seen = strcmp(out[k], b) == 0;
-    if (!seen && n < max)
-      memcpy(out[n++], b, sizeof b);
+      seen = ids[k].domain == id.domain && ids[k].bus == id.bus &&
+             ids[k].dev == id.dev && ids[k].func == id.func;
+    if (!seen && n < NODE_GPUS) {
+      ids[n] = id;
+      gcb_busid_format(&id, out[n++], 32);
+    }
   }
   return n;
 }
@@ -117,8 +131,8 @@ static enum gcb_status map_doc(struct gcb__dx *x, size_t doc) {
   if (x->out->machine_of[doc] == NULL)
     return gcb_err_set(x->err, GCB_ENOMEM, "diagnosis: out of memory");
   json_array_foreach(nodes, i, node) {
-    char b[256][32];
-    size_t n = node_busids(x->docs[doc].root, node, b, 256);
+    char b[NODE_GPUS][32];
+    size_t n = node_busids(x->docs[doc].root, node, b);
     const char *host = gcb_view_str(node, "hostname");
     long long m = -1;
     for (size_t k = 0; k < x->out->nmachines && m < 0; k++)

@@ -147,9 +147,13 @@ static void under_load(const struct gcb__dx *x, long long m, const char *bus,
         long long r = gcb_ranks_int(&pr, GCB_RC_RANK, k, (long long)k);
         struct gcb_place p;
         char b[32];
+        /* the rank's node first, the rest of its place only on machine m:
+         * this runs over every rank of the copy cases */
+        long long node = gcb_view_int(gcb_view_rank(root, r), "node", -1);
+        if (gcb__dx_machine(x, (int)d, node) != m)
+          continue;
         gcb_view_place(root, r, &p);
-        if (gcb__dx_machine(x, (int)d, p.node) != m ||
-            !gcb_busid_canon(p.bus_id, b, sizeof b) || strcmp(b, bus) != 0)
+        if (!gcb_busid_canon(p.bus_id, b, sizeof b) || strcmp(b, bus) != 0)
           continue;
         const json_t *topo;
         long long g = gcb_topo_view_rank_gpu(root, r, &topo);
