@@ -514,13 +514,49 @@ static void drop_empty(struct gcb_rtables *ts) {
 
 /* A number, optionally signed, optionally followed by '%' or by one space
  * and a one-word unit ("70 GFLOP/s", "+3.2%", "262.7 us"), or "-". */
+static bool digit(char c) {
+  return c >= '0' && c <= '9';
+}
+
+/* Decimal numbers are read here (the tables' millions of cells), the
+ * forms a sign or digit may also start (hex, inf, nan) by strtod. */
+const char *gcb__number_end(const char *s) {
+  const char *p = s + (s[0] == '+' || s[0] == '-');
+  char *end;
+  if ((p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) ||
+      (*p != '\0' && strchr("iInN", *p) != NULL)) {
+    strtod(s, &end);
+    return end;
+  }
+  const char *first = p;
+  while (digit(*p))
+    p++;
+  bool any = p > first;
+  if (*p == '.') {
+    const char *frac = ++p;
+    while (digit(*p))
+      p++;
+    any |= p > frac;
+  }
+  if (!any)
+    return s; /* no number: strtod converts nothing */
+  if (*p == 'e' || *p == 'E') {
+    const char *q = p + 1 + (p[1] == '+' || p[1] == '-');
+    if (digit(*q)) {
+      while (digit(*q))
+        q++;
+      p = q;
+    }
+  }
+  return p;
+}
+
 static bool looks_numeric(const char *s) {
   if (s == NULL || strcmp(s, "-") == 0)
     return true;
-  char *end;
   if (strchr("+-0123456789", s[0]) == NULL || s[0] == '\0')
     return false;
-  strtod(s, &end);
+  const char *end = gcb__number_end(s);
   if (end == s)
     return false;
   if (*end == '%')

@@ -60,6 +60,10 @@ void gcb__cell_run(struct gcb__tb *b, char **row, size_t d);
 /* "-" for an unknown (negative) index, else the number. */
 void gcb__cell_id(struct gcb__tb *b, char **row, size_t col, long long v);
 
+/* Where strtod(s, &end) would set end (in the C locale), for s starting
+ * with a sign or a digit. */
+const char *gcb__number_end(const char *s);
+
 /* The figure (median) of `rank` in a case's per-rank columns (looked up
  * once per case with gcb_ranks_of, not once per row); NAN when the case
  * has none. */

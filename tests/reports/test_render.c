@@ -577,3 +577,40 @@ Test(render, table_cells_read_as_printf_writes_them) {
   cr_expect(!b.oom);
   gcb_rtables_free(&out);
 }
+
+/* Which columns are numeric is decided on where strtod ends a cell's
+ * number: read without strtod, it must end in the same place. */
+Test(render, number_end_is_where_strtod_ends) {
+  static const char *const cells[] = {
+      "0",        "-0",           "+1.5",  "12.",
+      ".5",       "-.5",          ".",     "-",
+      "+",        "1e5",          "1e",    "1e+",
+      "1E-3x",    "2.5e+07 GB/s", "0x1p3", "0X",
+      "-inf",     "+nan",         "Inf",   "nan(1)",
+      "1,000",    "3.2%",         "+-1",   "0000:3b:00.0",
+      "262.7 us", "1.5.5",        "9e999", "00012",
+      "1e-400",   "-0x",          "5 e3",  "",
+      "e5"};
+  for (size_t i = 0; i < sizeof cells / sizeof *cells; i++) {
+    char *end;
+    strtod(cells[i], &end);
+    cr_expect_eq(gcb__number_end(cells[i]) - cells[i], end - cells[i], "\"%s\"",
+                 cells[i]);
+  }
+  /* and on random strings of the characters numbers are made of, each
+   * starting as the cells it is asked about do (a sign or a digit) */
+  static const char alphabet[] = "0123456789+-.eExXpinfaN %";
+  unsigned seed = 12345;
+  for (int k = 0; k < 200000; k++) {
+    char s[12];
+    size_t n = 1 + (seed = seed * 1103515245u + 12345u) % 10;
+    for (size_t i = 0; i < n; i++) {
+      seed = seed * 1103515245u + 12345u;
+      s[i] = alphabet[(seed >> 16) % (i == 0 ? 12 : sizeof alphabet - 1)];
+    }
+    s[n] = '\0';
+    char *end;
+    strtod(s, &end);
+    cr_expect_eq(gcb__number_end(s) - s, end - s, "\"%s\"", s);
+  }
+}
