@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "reports/analysis/analyze_rules.h"
+#include "reports/document/fmtnum.h"
 #include "reports/document/p2p_view.h"
 #include "reports/document/ranks.h"
 #include "reports/document/topo_view.h"
@@ -93,6 +94,22 @@ static const json_t *headline(const json_t *cases, enum gcb_family f) {
   return best;
 }
 
+/* snprintf(dst, size, "%s%s%s", a, b, c) without printf (a figure per GPU
+ * and family): the same bytes, cut at size - 1 as it cuts. */
+static void cat3(char *dst, size_t size, const char *a, const char *b,
+                 const char *c) {
+  const char *parts[] = {a, b, c};
+  size_t n = 0;
+  if (size == 0)
+    return;
+  for (size_t i = 0; i < 3; i++) {
+    size_t len = strnlen(parts[i], size - 1 - n);
+    memcpy(dst + n, parts[i], len);
+    n += len;
+  }
+  dst[n] = '\0';
+}
+
 /* What fill needs of a case, looked up once per case, not per rank. */
 struct headline_case {
   const json_t *c;
@@ -113,7 +130,8 @@ static void fill(struct gcb_matrix_cell *cell, const struct headline_case *h,
   gcb_fmt_scaled(fig, h->unit, cell->figure, sizeof cell->figure);
   if (h->f == GCB_FAM_GEMM) {
     char with[64];
-    snprintf(with, sizeof with, "%s (%s)", cell->figure, h->dtype);
+    cat3(with, sizeof with, cell->figure, " (", h->dtype);
+    cat3(with + strlen(with), sizeof with - strlen(with), ")", "", "");
     gcb_view_copy(cell->figure, sizeof cell->figure, with);
   }
 }
@@ -199,17 +217,21 @@ static void host_figures(const struct gcb_report *rep,
       struct gcb_matrix_row *row = row_of_rank(r, rep, d, (int)doc, rank);
       if (row == NULL)
         continue;
-      const json_t *topo;
-      long long g = gcb_topo_view_rank_gpu(root, rank, &topo);
-      const char *link = gcb_view_str(
-          gcb_topo_view_hop(gcb_topo_view_gpu(topo, g), 0), "link");
       struct gcb_matrix_cell *h = &row->cell[GCB_FAM_HEALTH];
       struct gcb_matrix_cell *p = &row->cell[GCB_FAM_PLACEMENT];
+      if (h->figure[0] == '\0') { /* the first rank on the GPU says */
+        const json_t *topo;
+        long long g = gcb_topo_view_rank_gpu(root, rank, &topo);
+        const char *link = gcb_view_str(
+            gcb_topo_view_hop(gcb_topo_view_gpu(topo, g), 0), "link");
+        cat3(h->figure, sizeof h->figure, link, "", "");
+      }
       const char *cpus = gcb_view_str(e, "cpu_binding");
-      if (h->figure[0] == '\0' && link[0])
-        snprintf(h->figure, sizeof h->figure, "%s", link);
-      if (p->figure[0] == '\0' && cpus[0])
-        snprintf(p->figure, sizeof p->figure, "rank %lld, CPUs %s", rank, cpus);
+      if (p->figure[0] == '\0' && cpus[0]) {
+        char num[GCB_FMTNUM_MAX + 8] = "rank ";
+        gcb_fmtnum_ll(num + 5, rank);
+        cat3(p->figure, sizeof p->figure, num, ", CPUs ", cpus);
+      }
     }
   }
 }
