@@ -58,6 +58,45 @@ static int round_digits(double a, int p, uint64_t *m, int *exp10) {
   return 0;
 }
 
+/*
+ * a (> 0) to 17 digits, exactly: with p = 10^k exact, hi = a * p rounded
+ * and lo = fma(a, p, -hi) its exact error, so hi + lo IS a * 10^k. The
+ * 17-digit range [10^16, 10^17) lies above 2^53, where every double is a
+ * whole number: hi is the integer part give or take lo (|lo| <= 8), and
+ * floor(lo) and lo - floor(lo) are exact too. Only an exact half is left
+ * to snprintf (its tie rule), and magnitudes outside 10^-6 .. 10^17.
+ */
+static int round_digits17(double a, uint64_t *m, int *exp10) {
+  int b;
+  frexp(a, &b);
+  int e = (int)floor((b - 1) * 0.30102999566398120);
+  for (int tries = 0; tries < 3; tries++) {
+    int k = 16 - e;
+    if (k > MAX_EXACT || k < 0)
+      return 0;
+    double hi = a * exact_pow10[k], lo = fma(a, exact_pow10[k], -hi);
+    if (hi < 1e16 || (hi == 1e16 && lo < 0)) {
+      e--;
+      continue;
+    }
+    if (hi > 1e17 || (hi == 1e17 && lo >= 0)) {
+      e++;
+      continue;
+    }
+    double below = floor(lo), frac = lo - below;
+    if (frac == 0.5)
+      return 0;
+    *m = (uint64_t)((int64_t)hi + (int64_t)below) + (frac > 0.5);
+    if (*m == 100000000000000000ull) { /* 9.99..95 rounds up to 10 */
+      *m /= 10;
+      e++;
+    }
+    *exp10 = e;
+    return 1;
+  }
+  return 0;
+}
+
 static char *put_exponent(char *o, int e) {
   *o++ = 'e';
   *o++ = e < 0 ? '-' : '+';
@@ -77,10 +116,13 @@ static char *put_exponent(char *o, int e) {
 size_t gcb_fmtnum_g(char *buf, double x, int precision) {
   uint64_t m;
   int e;
-  if (precision < 1 || precision > MAX_PRECISION || !isfinite(x) || x == 0 ||
-      !round_digits(fabs(x), precision, &m, &e))
+  if (precision == 17) {
+    if (!isfinite(x) || x == 0 || !round_digits17(fabs(x), &m, &e))
+      return slow(buf, x, precision);
+  } else if (precision < 1 || precision > MAX_PRECISION || !isfinite(x) ||
+             x == 0 || !round_digits(fabs(x), precision, &m, &e))
     return slow(buf, x, precision);
-  char d[MAX_PRECISION];
+  char d[17];
   for (int i = precision - 1; i >= 0; i--, m /= 10)
     d[i] = (char)('0' + m % 10);
   int last = precision - 1; /* trailing zeros are dropped, as %g does */
