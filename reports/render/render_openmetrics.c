@@ -31,11 +31,13 @@ struct param_texts {
   size_t n;
   const char **key;
   char (*text)[256];
+  char (*name)[GCB_OM_NAME_MAX]; /* param_names_of: the label names */
 };
 
 static void param_texts_free(struct param_texts *t) {
   free(t->key);
   free(t->text);
+  free(t->name);
   *t = (struct param_texts){0};
 }
 
@@ -69,6 +71,41 @@ static void param_labels_of(struct gcb__om_sample *s,
     gcb__om_param(s, t->key[i], t->text[i]);
 }
 
+static struct gcb__om_sample start(size_t doc) {
+  struct gcb__om_sample s = {0};
+  gcb__om_label_int(&s, "run", (long long)doc + 1);
+  return s;
+}
+
+/* The labels of a rank's sample before its parameters (rank_samples). */
+static void place_labels(struct gcb__om_sample *s, const struct gcb_place *p,
+                         long long rank) {
+  gcb__om_label(s, "host", p->hostname);
+  gcb__om_label_int(s, "node", p->node);
+  gcb__om_label_int(s, "rank", rank);
+  gcb__om_label_int(s, "gpu", p->gpu);
+  gcb__om_label(s, "bus_id", p->bus_id);
+}
+
+/* The names gcb__om_param gives the parameters after place_labels: they
+ * depend on the names before them only, the same for every rank, so they
+ * are made once per case rather than per rank. false on ENOMEM. */
+static bool param_names_of(struct param_texts *t) {
+  struct gcb__om_sample proto = start(0);
+  struct gcb_place p = {.hostname = "", .bus_id = ""};
+  place_labels(&proto, &p, 0);
+  size_t first = proto.n;
+  param_labels_of(&proto, t);
+  t->name = malloc((t->n + 1) * sizeof *t->name);
+  bool ok = !proto.oom && t->name != NULL && proto.n == first + t->n;
+  for (size_t i = 0; ok && i < t->n; i++) {
+    const char *name = gcb__om_label_name(&proto, first + i);
+    memcpy(t->name[i], name, strlen(name) + 1); /* < GCB_OM_NAME_MAX */
+  }
+  gcb__om_sample_free(&proto);
+  return ok;
+}
+
 static void param_labels(struct gcb__om_sample *s, const json_t *c) {
   struct param_texts t;
   if (!param_texts_of(&t, c)) {
@@ -77,12 +114,6 @@ static void param_labels(struct gcb__om_sample *s, const json_t *c) {
   }
   param_labels_of(s, &t);
   param_texts_free(&t);
-}
-
-static struct gcb__om_sample start(size_t doc) {
-  struct gcb__om_sample s = {0};
-  gcb__om_label_int(&s, "run", (long long)doc + 1);
-  return s;
 }
 
 /* ---- families ----------------------------------------------------------- */
@@ -156,7 +187,7 @@ static void rank_samples(FILE *out, const struct gcb_report *rep, size_t d,
     return;
   }
   struct param_texts params;
-  bool oom = !param_texts_of(&params, c);
+  bool oom = !param_texts_of(&params, c) || !param_names_of(&params);
   for (size_t i = 0; i < pr.n; i++) {
     double x = gcb_ranks_num(&pr, GCB_RC_FIG_MEDIAN, i);
     long long rank = gcb_ranks_int(&pr, GCB_RC_RANK, i, (long long)i);
@@ -166,12 +197,9 @@ static void rank_samples(FILE *out, const struct gcb_report *rep, size_t d,
     gcb_view_place(root, rank, &p);
     struct gcb__om_sample s = start(d);
     s.oom = s.oom || oom;
-    gcb__om_label(&s, "host", p.hostname);
-    gcb__om_label_int(&s, "node", p.node);
-    gcb__om_label_int(&s, "rank", rank);
-    gcb__om_label_int(&s, "gpu", p.gpu);
-    gcb__om_label(&s, "bus_id", p.bus_id);
-    param_labels_of(&s, &params);
+    place_labels(&s, &p, rank);
+    for (size_t k = 0; !oom && k < params.n; k++)
+      gcb__om_label(&s, params.name[k], params.text[k]);
     gcb__om_write(out, f->name, series, &s, x / div);
   }
   param_texts_free(&params);

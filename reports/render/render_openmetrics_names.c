@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "common/status.h"
+#include "reports/document/fmtnum.h"
 #include "reports/render/render_openmetrics.h"
 
 /* ---- a string set with a number per key --------------------------------- */
@@ -392,10 +393,20 @@ void gcb__om_param(struct gcb__om_sample *s, const char *key,
   push(s, tried, value);
 }
 
-static int by_name(const void *a, const void *b) {
-  const struct gcb__om_label *x = *(const struct gcb__om_label *const *)a;
-  const struct gcb__om_label *y = *(const struct gcb__om_label *const *)b;
-  return strcmp(x->name, y->name);
+const char *gcb__om_label_name(const struct gcb__om_sample *s, size_t i) {
+  return s->labels[i].name;
+}
+
+/* Sorts the labels by name: insertion, as a sample has a dozen (names are
+ * distinct, so any sort gives the same order). */
+static void sort_by_name(const struct gcb__om_label **order, size_t n) {
+  for (size_t i = 1; i < n; i++) {
+    const struct gcb__om_label *x = order[i];
+    size_t j = i;
+    for (; j > 0 && strcmp(order[j - 1]->name, x->name) > 0; j--)
+      order[j] = order[j - 1];
+    order[j] = x;
+  }
 }
 
 /* The label set as one string, whatever the order the labels came in
@@ -414,7 +425,7 @@ static char *label_set(const struct gcb__om_sample *s) {
     free(order);
     return NULL;
   }
-  qsort(order, s->n, sizeof *order, by_name);
+  sort_by_name(order, s->n);
   for (size_t i = 0; i < s->n; i++) {
     size_t a = strlen(order[i]->name), b = strlen(order[i]->value);
     memcpy(at, order[i]->name, a);
@@ -435,6 +446,43 @@ void gcb__om_sample_free(struct gcb__om_sample *s) {
   *s = (struct gcb__om_sample){0};
 }
 
+static char *put_str(char *at, const char *s) {
+  size_t n = strlen(s);
+  memcpy(at, s, n);
+  return at + n;
+}
+
+/* "family{name="value",...} value\n" put together in memory and written
+ * with one fwrite, the value as "%.17g" (gcb_fmtnum_g): a line per rank
+ * and case, which stdio and printf would take a dozen calls to write. */
+static bool write_line(FILE *out, const char *family,
+                       const struct gcb__om_sample *s, double value) {
+  size_t len = strlen(family) + GCB_FMTNUM_MAX + 8;
+  for (size_t i = 0; i < s->n; i++)
+    len += strlen(s->labels[i].name) + strlen(s->labels[i].value) + 4;
+  char small[2048], *buf = len <= sizeof small ? small : malloc(len);
+  if (buf == NULL)
+    return false;
+  char *at = put_str(buf, family);
+  for (size_t i = 0; i < s->n; i++) {
+    *at++ = i ? ',' : '{';
+    at = put_str(at, s->labels[i].name);
+    at = put_str(at, "=\"");
+    at = put_str(at, s->labels[i].value);
+    *at++ = '"';
+  }
+  at = put_str(at, s->n ? "} " : " ");
+  if (isinf(value))
+    at = put_str(at, value > 0 ? "+Inf" : "-Inf");
+  else
+    at += gcb_fmtnum_g(at, value, 17);
+  *at++ = '\n';
+  fwrite(buf, 1, (size_t)(at - buf), out);
+  if (buf != small)
+    free(buf);
+  return true;
+}
+
 /* OpenMetrics 1.0: "Metrics are defined by a unique LabelSet within a
  * MetricFamily"; two cases with the same parameters (gemm --shapes
  * 64,64) are two measurements, so the second is kept as repeat="2". */
@@ -451,18 +499,7 @@ void gcb__om_write(FILE *out, const char *family, struct gcb__om_set *series,
   free(set);
   if (seen >= 1)
     gcb__om_label_int(s, "repeat", seen + 1);
-  fputs(family, out);
-  for (size_t i = 0; i < s->n; i++) {
-    fputc(i ? ',' : '{', out);
-    fputs(s->labels[i].name, out);
-    fputs("=\"", out);
-    fputs(s->labels[i].value, out);
-    fputc('"', out);
-  }
-  if (isinf(value))
-    fprintf(out, "%s %s\n", s->n ? "}" : "", value > 0 ? "+Inf" : "-Inf");
-  else
-    fprintf(out, "%s %.17g\n", s->n ? "}" : "", value);
-  series->oom = series->oom || s->oom;
+  bool wrote = write_line(out, family, s, value);
+  series->oom = series->oom || s->oom || !wrote;
   gcb__om_sample_free(s);
 }
