@@ -169,9 +169,39 @@ static double divisor(const json_t *c) {
   return u.divisor;
 }
 
+/* Where each rank of a document runs, looked up once for all its cases
+ * (a sample per rank and case): by rank, for ranks 0 to n - 1. */
+struct places {
+  struct gcb_place *at;
+  size_t n;
+};
+
+static void places_free(struct places *pl, size_t ndocs) {
+  for (size_t d = 0; pl != NULL && d < ndocs; d++)
+    free(pl[d].at);
+  free(pl);
+}
+
+/* One per document; NULL on ENOMEM. */
+static struct places *places_of(const struct gcb_report *rep) {
+  struct places *pl = calloc(rep->ndocs + 1, sizeof *pl);
+  for (size_t d = 0; pl != NULL && d < rep->ndocs; d++) {
+    const json_t *root = rep->docs[d].root;
+    size_t n = json_array_size(json_object_get(root, "ranks"));
+    if ((pl[d].at = malloc((n + 1) * sizeof *pl[d].at)) == NULL) {
+      places_free(pl, d);
+      return NULL;
+    }
+    pl[d].n = n;
+    for (size_t r = 0; r < n; r++)
+      gcb_view_place(root, (long long)r, &pl[d].at[r]);
+  }
+  return pl;
+}
+
 static void rank_samples(FILE *out, const struct gcb_report *rep, size_t d,
                          const json_t *c, const struct family *f,
-                         struct gcb__om_set *series) {
+                         const struct places *pl, struct gcb__om_set *series) {
   const json_t *root = rep->docs[d].root;
   struct gcb_ranks pr;
   double div = divisor(c);
@@ -194,7 +224,10 @@ static void rank_samples(FILE *out, const struct gcb_report *rep, size_t d,
     struct gcb_place p;
     if (isnan(x))
       continue;
-    gcb_view_place(root, rank, &p);
+    if (rank >= 0 && (size_t)rank < pl->n)
+      p = pl->at[rank];
+    else
+      gcb_view_place(root, rank, &p);
     struct gcb__om_sample s = start(d);
     s.oom = s.oom || oom;
     place_labels(&s, &p, rank);
@@ -289,7 +322,7 @@ static void family_head(FILE *out, const char *name, const char *help,
  * (refs are sorted by family). */
 static void bench_body(FILE *out, const struct gcb_report *rep,
                        const struct om *om, size_t f, size_t *r,
-                       struct gcb__om_set *series) {
+                       const struct places *pl, struct gcb__om_set *series) {
   const struct family *fam = &om->fams[f];
   size_t doc = SIZE_MAX, nseen = 0;
   bool *seen = NULL;
@@ -298,7 +331,7 @@ static void bench_body(FILE *out, const struct gcb_report *rep,
     const json_t *c = json_array_get(
         json_object_get(rep->docs[x->doc].root, "cases"), x->idx);
     if (fam->kind == K_RANKS) {
-      rank_samples(out, rep, x->doc, c, fam, series);
+      rank_samples(out, rep, x->doc, c, fam, &pl[x->doc], series);
       continue;
     }
     if (x->doc != doc) { /* the pair scratch is per document */
@@ -505,16 +538,17 @@ static void bench_help(const struct family *f, char *help, size_t size) {
 static bool write_families(FILE *out, const struct gcb_report *rep,
                            struct om *om) {
   struct gcb__om_set series = {0};
-  bool oom = false;
+  struct places *pl = places_of(rep);
+  bool oom = pl == NULL;
   run_info(out, rep, &series);
   oom |= series.oom;
   gcb__om_set_free(&series);
   verdict(out, rep);
-  for (size_t f = 0, r = 0; f < om->nfams; f++) {
+  for (size_t f = 0, r = 0; pl != NULL && f < om->nfams; f++) {
     char help[512];
     bench_help(&om->fams[f], help, sizeof help);
     family_head(out, om->fams[f].name, help, om->fams[f].u.suffix);
-    bench_body(out, rep, om, f, &r, &series);
+    bench_body(out, rep, om, f, &r, pl, &series);
     oom |= series.oom;
     gcb__om_set_free(&series);
   }
@@ -527,6 +561,7 @@ static bool write_families(FILE *out, const struct gcb_report *rep,
     oom |= series.oom;
     gcb__om_set_free(&series);
   }
+  places_free(pl, rep->ndocs);
   return !oom;
 }
 

@@ -19,6 +19,7 @@
 
 struct gcb__om_slot {
   char *key;
+  uint64_t h; /* hash(key): compared before the key, kept for growing */
   long v;
 };
 
@@ -29,11 +30,13 @@ static uint64_t hash(const char *s) { /* FNV-1a */
   return h;
 }
 
-/* The slot holding key, or the empty one where it would go; cap > 0. */
+/* The slot holding key (of hash h), or the empty one where it would go;
+ * cap > 0. */
 static struct gcb__om_slot *slot_of(const struct gcb__om_set *s,
-                                    const char *key) {
-  size_t i = (size_t)hash(key) & (s->cap - 1);
-  while (s->slots[i].key && strcmp(s->slots[i].key, key) != 0)
+                                    const char *key, uint64_t h) {
+  size_t i = (size_t)h & (s->cap - 1);
+  while (s->slots[i].key &&
+         (s->slots[i].h != h || strcmp(s->slots[i].key, key) != 0))
     i = (i + 1) & (s->cap - 1);
   return &s->slots[i];
 }
@@ -41,7 +44,7 @@ static struct gcb__om_slot *slot_of(const struct gcb__om_set *s,
 long gcb__om_set_get(const struct gcb__om_set *s, const char *key) {
   if (s->cap == 0)
     return -1;
-  const struct gcb__om_slot *sl = slot_of(s, key);
+  const struct gcb__om_slot *sl = slot_of(s, key, hash(key));
   return sl->key ? sl->v : -1;
 }
 
@@ -52,27 +55,53 @@ static bool grow(struct gcb__om_set *s) {
     return false;
   for (size_t i = 0; i < s->cap; i++)
     if (s->slots[i].key)
-      *slot_of(&g, s->slots[i].key) = s->slots[i];
+      *slot_of(&g, s->slots[i].key, s->slots[i].h) = s->slots[i];
   free(s->slots);
   s->slots = g.slots;
   s->cap = g.cap;
   return true;
 }
 
-void gcb__om_set_put(struct gcb__om_set *s, const char *key, long v) {
+/* The slot for key, added (number 0) if it was not there: *added says
+ * which; NULL (and s->oom) when out of memory. */
+static struct gcb__om_slot *slot_put(struct gcb__om_set *s, const char *key,
+                                     bool *added) {
   if (s->oom || ((s->n + 1) * 2 > s->cap && !grow(s))) {
     s->oom = true;
-    return;
+    return NULL;
   }
-  struct gcb__om_slot *sl = slot_of(s, key);
-  if (sl->key == NULL) {
+  uint64_t h = hash(key);
+  struct gcb__om_slot *sl = slot_of(s, key, h);
+  *added = sl->key == NULL;
+  if (*added) {
     if ((sl->key = strdup(key)) == NULL) {
       s->oom = true;
-      return;
+      return NULL;
     }
+    sl->h = h;
+    sl->v = 0;
     s->n++;
   }
-  sl->v = v;
+  return sl;
+}
+
+void gcb__om_set_put(struct gcb__om_set *s, const char *key, long v) {
+  bool added;
+  struct gcb__om_slot *sl = slot_put(s, key, &added);
+  if (sl != NULL)
+    sl->v = v;
+}
+
+/* Counts key once more: its number before (-1 when new), as get then put
+ * of get + 1 would, in one lookup (a label set per rank and case). */
+static long set_bump(struct gcb__om_set *s, const char *key) {
+  bool added;
+  struct gcb__om_slot *sl = slot_put(s, key, &added);
+  if (sl == NULL) /* out of memory: the rendering fails (s->oom) */
+    return -1;
+  long before = added ? -1 : sl->v;
+  sl->v = added ? 1 : sl->v + 1;
+  return before;
 }
 
 void gcb__om_set_free(struct gcb__om_set *s) {
@@ -494,8 +523,7 @@ void gcb__om_write(FILE *out, const char *family, struct gcb__om_set *series,
     gcb__om_sample_free(s);
     return;
   }
-  long seen = gcb__om_set_get(series, set);
-  gcb__om_set_put(series, set, seen < 0 ? 1 : seen + 1);
+  long seen = set_bump(series, set);
   free(set);
   if (seen >= 1)
     gcb__om_label_int(s, "repeat", seen + 1);
