@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "reports/render/render.h"
+#include "reports/render/render_rows.h"
 #include "reports/render/render_svg.h"
 
 static const char css[] =
@@ -77,41 +78,11 @@ static const char *cell_state(const char *s) {
 
 static void html_plots_at(FILE *out, const struct gcb_plots *p, const char *id);
 
-/* Table rows put together in memory (the rank table has a row per rank)
- * and written in large pieces, instead of three stdio calls per cell. */
-struct rows {
-  FILE *out;
-  size_t n;
-  char buf[16384];
-};
+/* gcb_escape_xml leaves printable ASCII alone but for these. */
+static const char xml_special[] = "&<>\"'";
 
-static void rows_flush(struct rows *b) {
-  fwrite(b->buf, 1, b->n, b->out);
-  b->n = 0;
-}
-
-static void rows_put(struct rows *b, const char *s) {
-  size_t n = strlen(s);
-  if (b->n + n > sizeof b->buf)
-    rows_flush(b);
-  if (n > sizeof b->buf) {
-    fwrite(s, 1, n, b->out);
-    return;
-  }
-  memcpy(b->buf + b->n, s, n);
-  b->n += n;
-}
-
-/* Text that gcb_escape_xml would write as it is (printable ASCII but
- * & < > " ') is copied; anything else goes through gcb_escape_xml. */
-static void rows_text(struct rows *b, const char *s) {
-  for (const char *c = s; *c; c++)
-    if (*c < 0x20 || *c > 0x7e || strchr("&<>\"'", *c) != NULL) {
-      rows_flush(b);
-      gcb_escape_xml(b->out, s);
-      return;
-    }
-  rows_put(b, s);
+static void rows_text(struct gcb__rows *b, const char *s) {
+  gcb__rows_text(b, s, xml_special, gcb_escape_xml);
 }
 
 static enum gcb_status html_table(FILE *out, const struct gcb_report *rep,
@@ -139,30 +110,30 @@ static enum gcb_status html_table(FILE *out, const struct gcb_report *rep,
     fputs("</th>", out);
   }
   fputs("</tr></thead>\n<tbody>\n", out);
-  struct rows b = {.out = out};
+  struct gcb__rows b = {.out = out};
   for (size_t r = 1; r <= t->nrows; r++) {
     const char *cls = t->row_class[r - 1];
     if (cls != NULL) {
-      rows_put(&b, "<tr class=\"");
-      rows_put(&b, cls);
-      rows_put(&b, "\">");
+      gcb__rows_put(&b, "<tr class=\"");
+      gcb__rows_put(&b, cls);
+      gcb__rows_put(&b, "\">");
     } else
-      rows_put(&b, "<tr>");
+      gcb__rows_put(&b, "<tr>");
     for (size_t c = 0; c < t->ncols; c++) {
       const char *s = t->cells[r * t->ncols + c];
       const char *state = t->state_cells ? cell_state(s) : NULL;
       if (state != NULL) {
-        rows_put(&b, "<td class=\"s-");
-        rows_put(&b, state);
-        rows_put(&b, "\">");
+        gcb__rows_put(&b, "<td class=\"s-");
+        gcb__rows_put(&b, state);
+        gcb__rows_put(&b, "\">");
       } else
-        rows_put(&b, t->numeric >> c & 1 ? "<td class=\"n\">" : "<td>");
+        gcb__rows_put(&b, t->numeric >> c & 1 ? "<td class=\"n\">" : "<td>");
       rows_text(&b, s ? s : "");
-      rows_put(&b, "</td>");
+      gcb__rows_put(&b, "</td>");
     }
-    rows_put(&b, "</tr>\n");
+    gcb__rows_put(&b, "</tr>\n");
   }
-  rows_flush(&b);
+  gcb__rows_flush(&b);
   fputs("</tbody>\n</table></div>\n", out);
   html_plots_at(out, plots, t->id);
   /* The network map's heatmap under its matrix (render_svg_netmap.c). */
