@@ -9,6 +9,7 @@
  */
 #include "reports/document/fmtnum.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -85,6 +86,9 @@ static int round_digits(double a, int p, uint64_t *m, int *exp10) {
  * to snprintf (its tie rule), and magnitudes outside 10^-6 .. 10^17.
  */
 static int round_digits17(double a, uint64_t *m, int *exp10) {
+#if !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0
+  return 0; /* hi must be rounded to double (x87 keeps 64-bit products) */
+#endif
   int e = guess_exp10(a);
   for (int tries = 0; tries < 3; tries++) {
     int k = 16 - e;
