@@ -9,6 +9,7 @@
  */
 #include "reports/document/fmtnum.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -20,6 +21,12 @@ static const double exact_pow10[] = {
 #define MAX_EXACT 22
 #define MAX_PRECISION 15
 
+static const char pairs[] = "00010203040506070809101112131415161718192021222"
+                            "32425262728293031323334353637383940414243444546"
+                            "47484950515253545556575859606162636465666768697"
+                            "07172737475767778798081828384858687888990919293"
+                            "949596979899";
+
 static size_t slow(char *buf, double x, int precision) {
   int n = snprintf(buf, GCB_FMTNUM_MAX, "%.*g", precision, x);
   return n > 0 ? (size_t)n : 0;
@@ -27,10 +34,21 @@ static size_t slow(char *buf, double x, int precision) {
 
 /* a (> 0) as digits: *m in [10^(p-1), 10^p) and the decimal exponent of
  * its first digit; false when the fast path cannot be sure. */
+/* The decimal exponent of a (> 0, finite), or one less: floor(log10(2)
+ * times the binary exponent), from the bits (frexp for subnormals), with
+ * 78913 / 2^18 for log10(2) (off by one at most, which callers retry). */
+static int guess_exp10(double a) {
+  uint64_t bits;
+  memcpy(&bits, &a, sizeof bits);
+  int b = (int)((bits >> 52) & 0x7ff) - 1023;
+  if (b == -1023)
+    frexp(a, &b), b--;
+  long t = (long)b * 78913;
+  return (int)(t >= 0 ? t >> 18 : -((-t + (1L << 18) - 1) >> 18));
+}
+
 static int round_digits(double a, int p, uint64_t *m, int *exp10) {
-  int b;
-  frexp(a, &b); /* a in [2^(b-1), 2^b): e is off by one at most */
-  int e = (int)floor((b - 1) * 0.30102999566398120);
+  int e = guess_exp10(a);
   for (int tries = 0; tries < 3; tries++) {
     int k = p - 1 - e;
     if (k > MAX_EXACT || k < -MAX_EXACT)
@@ -44,11 +62,52 @@ static int round_digits(double a, int p, uint64_t *m, int *exp10) {
       e++;
       continue;
     }
-    double whole = floor(s), frac = s - whole;
+    uint64_t whole = (uint64_t)s; /* s > 0: truncation is floor */
+    double frac = s - (double)whole;
     if (fabs(frac - 0.5) <= s * 0x1p-50)
       return 0; /* too close to a half to round without the exact value */
-    *m = (uint64_t)whole + (frac > 0.5);
+    *m = whole + (frac > 0.5);
     if (*m == (uint64_t)exact_pow10[p]) { /* 9.99..95 rounds up to 10 */
+      *m /= 10;
+      e++;
+    }
+    *exp10 = e;
+    return 1;
+  }
+  return 0;
+}
+
+/*
+ * a (> 0) to 17 digits, exactly: with p = 10^k exact, hi = a * p rounded
+ * and lo = fma(a, p, -hi) its exact error, so hi + lo IS a * 10^k. The
+ * 17-digit range [10^16, 10^17) lies above 2^53, where every double is a
+ * whole number: hi is the integer part give or take lo (|lo| <= 8), and
+ * floor(lo) and lo - floor(lo) are exact too. Only an exact half is left
+ * to snprintf (its tie rule), and magnitudes outside 10^-6 .. 10^17.
+ */
+static int round_digits17(double a, uint64_t *m, int *exp10) {
+#if !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0
+  return 0; /* hi must be rounded to double (x87 keeps 64-bit products) */
+#endif
+  int e = guess_exp10(a);
+  for (int tries = 0; tries < 3; tries++) {
+    int k = 16 - e;
+    if (k > MAX_EXACT || k < 0)
+      return 0;
+    double hi = a * exact_pow10[k], lo = fma(a, exact_pow10[k], -hi);
+    if (hi < 1e16 || (hi == 1e16 && lo < 0)) {
+      e--;
+      continue;
+    }
+    if (hi > 1e17 || (hi == 1e17 && lo >= 0)) {
+      e++;
+      continue;
+    }
+    double below = floor(lo), frac = lo - below;
+    if (frac == 0.5)
+      return 0;
+    *m = (uint64_t)((int64_t)hi + (int64_t)below) + (frac > 0.5);
+    if (*m == 100000000000000000ull) { /* 9.99..95 rounds up to 10 */
       *m /= 10;
       e++;
     }
@@ -77,12 +136,18 @@ static char *put_exponent(char *o, int e) {
 size_t gcb_fmtnum_g(char *buf, double x, int precision) {
   uint64_t m;
   int e;
-  if (precision < 1 || precision > MAX_PRECISION || !isfinite(x) || x == 0 ||
-      !round_digits(fabs(x), precision, &m, &e))
+  if (precision == 17) {
+    if (!isfinite(x) || x == 0 || !round_digits17(fabs(x), &m, &e))
+      return slow(buf, x, precision);
+  } else if (precision < 1 || precision > MAX_PRECISION || !isfinite(x) ||
+             x == 0 || !round_digits(fabs(x), precision, &m, &e))
     return slow(buf, x, precision);
-  char d[MAX_PRECISION];
-  for (int i = precision - 1; i >= 0; i--, m /= 10)
-    d[i] = (char)('0' + m % 10);
+  char d[18];
+  int j = precision;
+  for (; j >= 2; j -= 2, m /= 100) /* two digits a division */
+    memcpy(d + j - 2, pairs + 2 * (m % 100), 2);
+  if (j == 1)
+    d[0] = (char)('0' + m);
   int last = precision - 1; /* trailing zeros are dropped, as %g does */
   while (last > 0 && d[last] == '0')
     last--;

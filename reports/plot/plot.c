@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reports/document/fmtnum.h"
 #include "reports/plot/plot_int.h"
 
 /* Safe for a single-quoted gnuplot string and for SVG text: no quotes,
@@ -25,6 +26,20 @@ void gcb__plot_label(const char *in, char *out, size_t size) {
     out[n++] = alnum || (c != 0 && strchr(ok, c)) ? (char)c : '?';
   }
   out[n] = '\0';
+}
+
+char *gcb__plot_num(char *at, double x) {
+  char tmp[GCB_FMTNUM_MAX];
+  size_t n = gcb_fmtnum_g(tmp, x, 10);
+  memcpy(at, tmp, n);
+  return at + n;
+}
+
+char *gcb__plot_int(char *at, long long v) {
+  char tmp[GCB_FMTNUM_MAX];
+  size_t n = gcb_fmtnum_ll(tmp, v);
+  memcpy(at, tmp, n);
+  return at + n;
 }
 
 size_t gcb__plot_begin(struct gcb__plotter *p, const char *suffix,

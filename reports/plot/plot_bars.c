@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "reports/analysis/analyze_rules.h"
-#include "reports/plot/plot_int.h"
 #include "reports/document/ranks.h"
+#include "reports/plot/plot_int.h"
 
 /* "r3/1b:00" for a rank with a GPU, "r3" without; safe characters. */
 static void bar_label(const json_t *root, long long rank, char *buf,
@@ -20,10 +20,15 @@ static void bar_label(const json_t *root, long long rank, char *buf,
   char raw[64];
   gcb_view_place(root, rank, &pl);
   const char *bus = pl.bus_id;
-  if (strlen(bus) >= 12) /* "0000:1b:00.0" -> "1b:00" */
-    snprintf(raw, sizeof raw, "r%lld/%.5s", rank, bus + 5);
-  else
-    snprintf(raw, sizeof raw, "r%lld", rank);
+  char *at = raw;
+  *at++ = 'r'; /* "r%lld/%.5s", without printf: a label per rank */
+  at = gcb__plot_int(at, rank);
+  if (strlen(bus) >= 12) { /* "0000:1b:00.0" -> "1b:00" */
+    *at++ = '/';
+    memcpy(at, bus + 5, 5);
+    at += 5;
+  }
+  *at = '\0';
   gcb__plot_label(raw, buf, size);
 }
 
@@ -39,7 +44,16 @@ static void bars_body(struct gcb__plotter *p, size_t id, const json_t *root,
     long long rank = gcb_ranks_int(pr, GCB_RC_RANK, i, (long long)i);
     char label[48];
     bar_label(root, rank, label, sizeof label);
-    fprintf(p->f, "%lld %.10g %d %s\n", rank, x[i], slow[i], label);
+    char line[sizeof label + 64], *at = gcb__plot_int(line, rank);
+    *at++ = ' '; /* "%lld %.10g %d %s\n" */
+    at = gcb__plot_num(at, x[i]);
+    *at++ = ' ';
+    *at++ = slow[i] ? '1' : '0';
+    *at++ = ' ';
+    size_t k = strlen(label);
+    memcpy(at, label, k);
+    at[k] = '\n';
+    fwrite(line, 1, (size_t)(at + k + 1 - line), p->f);
     sum += x[i];
     nslow += slow[i];
   }

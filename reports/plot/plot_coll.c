@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reports/document/fmtnum.h"
 #include "reports/document/ranks.h"
 #include "reports/plot/plot_int.h"
 
@@ -219,12 +220,19 @@ static void times_body(struct gcb__plotter *p, size_t id, const json_t *c) {
   for (size_t i = 0; i < pr.n; i++) {
     double l = gcb_ranks_num(&pr, GCB_RC_LATE_MEAN, i);
     late |= !isnan(l);
-    fprintf(p->f, "%lld %.10g %.10g %.10g %.10g %.10g\n",
-            gcb_ranks_int(&pr, GCB_RC_RANK, i, (long long)i),
-            gcb_ranks_num(&pr, GCB_RC_TIME_MIN, i) * 1e6,
-            gcb_ranks_num(&pr, GCB_RC_TIME_MEDIAN, i) * 1e6,
-            gcb_ranks_num(&pr, GCB_RC_TIME_P99, i) * 1e6,
-            gcb_ranks_num(&pr, GCB_RC_TIME_MAX, i) * 1e6, l * 1e6);
+    const double v[] = {gcb_ranks_num(&pr, GCB_RC_TIME_MIN, i) * 1e6,
+                        gcb_ranks_num(&pr, GCB_RC_TIME_MEDIAN, i) * 1e6,
+                        gcb_ranks_num(&pr, GCB_RC_TIME_P99, i) * 1e6,
+                        gcb_ranks_num(&pr, GCB_RC_TIME_MAX, i) * 1e6, l * 1e6};
+    char line[8 * GCB_FMTNUM_MAX]; /* "%lld %.10g x5\n", without printf */
+    char *at =
+        gcb__plot_int(line, gcb_ranks_int(&pr, GCB_RC_RANK, i, (long long)i));
+    for (size_t k = 0; k < sizeof v / sizeof *v; k++) {
+      *at++ = ' ';
+      at = gcb__plot_num(at, v[k]);
+    }
+    *at++ = '\n';
+    fwrite(line, 1, (size_t)(at - line), p->f);
   }
   fprintf(p->f,
           "EOD\nplot $t%zu using 1:3:2:5:4 with candlesticks whiskerbars "

@@ -29,6 +29,12 @@ void gcb__plot_label(const char *in, char *out, size_t size);
 size_t gcb__plot_begin(struct gcb__plotter *p, const char *suffix,
                        const char *title);
 
+/* Data lines without printf (a line per rank: 16,384 of them per plot):
+ * x as "%.10g" and v as "%lld" written at `at`, which has room
+ * (GCB_FMTNUM_MAX); each returns the end, not NUL-terminated. */
+char *gcb__plot_num(char *at, double x);
+char *gcb__plot_int(char *at, long long v);
+
 /* The plot kinds: each writes zero or more plots for the documents. */
 void gcb__plot_rank_bars(struct gcb__plotter *p, const struct gcb_doc *docs,
                          size_t ndocs);

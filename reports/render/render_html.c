@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "reports/render/render.h"
+#include "reports/render/render_rows.h"
 #include "reports/render/render_svg.h"
 
 static const char css[] =
@@ -77,6 +78,13 @@ static const char *cell_state(const char *s) {
 
 static void html_plots_at(FILE *out, const struct gcb_plots *p, const char *id);
 
+/* gcb_escape_xml leaves printable ASCII alone but for these. */
+static const char xml_special[] = "&<>\"'";
+
+static void rows_text(struct gcb__rows *b, const char *s) {
+  gcb__rows_text(b, s, xml_special, gcb_escape_xml);
+}
+
 static enum gcb_status html_table(FILE *out, const struct gcb_report *rep,
                                   const struct gcb_rtable *t,
                                   struct gcb_err *err) {
@@ -102,24 +110,30 @@ static enum gcb_status html_table(FILE *out, const struct gcb_report *rep,
     fputs("</th>", out);
   }
   fputs("</tr></thead>\n<tbody>\n", out);
+  struct gcb__rows b = {.out = out};
   for (size_t r = 1; r <= t->nrows; r++) {
     const char *cls = t->row_class[r - 1];
-    if (cls != NULL)
-      fprintf(out, "<tr class=\"%s\">", cls);
-    else
-      fputs("<tr>", out);
+    if (cls != NULL) {
+      gcb__rows_put(&b, "<tr class=\"");
+      gcb__rows_put(&b, cls);
+      gcb__rows_put(&b, "\">");
+    } else
+      gcb__rows_put(&b, "<tr>");
     for (size_t c = 0; c < t->ncols; c++) {
       const char *s = t->cells[r * t->ncols + c];
       const char *state = t->state_cells ? cell_state(s) : NULL;
-      if (state != NULL)
-        fprintf(out, "<td class=\"s-%s\">", state);
-      else
-        fputs(t->numeric >> c & 1 ? "<td class=\"n\">" : "<td>", out);
-      gcb_escape_xml(out, s ? s : "");
-      fputs("</td>", out);
+      if (state != NULL) {
+        gcb__rows_put(&b, "<td class=\"s-");
+        gcb__rows_put(&b, state);
+        gcb__rows_put(&b, "\">");
+      } else
+        gcb__rows_put(&b, t->numeric >> c & 1 ? "<td class=\"n\">" : "<td>");
+      rows_text(&b, s ? s : "");
+      gcb__rows_put(&b, "</td>");
     }
-    fputs("</tr>\n", out);
+    gcb__rows_put(&b, "</tr>\n");
   }
+  gcb__rows_flush(&b);
   fputs("</tbody>\n</table></div>\n", out);
   html_plots_at(out, plots, t->id);
   /* The network map's heatmap under its matrix (render_svg_netmap.c). */

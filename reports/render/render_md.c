@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "reports/render/render.h"
+#include "reports/render/render_rows.h"
 #include "reports/render/render_svg.h"
 
 static void md_table(FILE *out, const struct gcb_rtable *t) {
@@ -24,6 +25,9 @@ static void md_table(FILE *out, const struct gcb_rtable *t) {
     fprintf(out, "None.\n\n");
     return;
   }
+  /* gcb_escape_md leaves printable ASCII alone but for these. */
+  static const char md_special[] = "<>&\\`*_[]|~";
+  struct gcb__rows w = {.out = out};
   for (size_t r = 0; r <= t->nrows; r++) {
     /* A marked row (a sweep row off its trend) is bold; its note says why. */
     const char *cls = r > 0 ? t->row_class[r - 1] : NULL;
@@ -31,18 +35,19 @@ static void md_table(FILE *out, const struct gcb_rtable *t) {
     for (size_t c = 0; c < t->ncols; c++) {
       const char *s = t->cells[r * t->ncols + c];
       bool b = bold && s != NULL && s[0] != '\0';
-      fputs(c == 0 ? "| " : " | ", out);
-      fputs(b ? "**" : "", out);
-      gcb_escape_md(out, s != NULL ? s : "");
-      fputs(b ? "**" : "", out);
+      gcb__rows_put(&w, c == 0 ? "| " : " | ");
+      gcb__rows_put(&w, b ? "**" : "");
+      gcb__rows_text(&w, s != NULL ? s : "", md_special, gcb_escape_md);
+      gcb__rows_put(&w, b ? "**" : "");
     }
-    fputs(" |\n", out);
+    gcb__rows_put(&w, " |\n");
     for (size_t c = 0; r == 0 && c < t->ncols; c++)
-      fputs(t->numeric >> c & 1 ? "| ---: " : "| --- ", out);
+      gcb__rows_put(&w, t->numeric >> c & 1 ? "| ---: " : "| --- ");
     if (r == 0)
-      fputs("|\n", out);
+      gcb__rows_put(&w, "|\n");
   }
-  fputc('\n', out);
+  gcb__rows_put(&w, "\n");
+  gcb__rows_flush(&w);
 }
 
 static void md_plots(FILE *out, const struct gcb_plots *p) {

@@ -31,11 +31,13 @@ struct param_texts {
   size_t n;
   const char **key;
   char (*text)[256];
+  char (*name)[GCB_OM_NAME_MAX]; /* param_names_of: the label names */
 };
 
 static void param_texts_free(struct param_texts *t) {
   free(t->key);
   free(t->text);
+  free(t->name);
   *t = (struct param_texts){0};
 }
 
@@ -69,6 +71,41 @@ static void param_labels_of(struct gcb__om_sample *s,
     gcb__om_param(s, t->key[i], t->text[i]);
 }
 
+static struct gcb__om_sample start(size_t doc) {
+  struct gcb__om_sample s = {0};
+  gcb__om_label_int(&s, "run", (long long)doc + 1);
+  return s;
+}
+
+/* The labels of a rank's sample before its parameters (rank_samples). */
+static void place_labels(struct gcb__om_sample *s, const struct gcb_place *p,
+                         long long rank) {
+  gcb__om_label(s, "host", p->hostname);
+  gcb__om_label_int(s, "node", p->node);
+  gcb__om_label_int(s, "rank", rank);
+  gcb__om_label_int(s, "gpu", p->gpu);
+  gcb__om_label(s, "bus_id", p->bus_id);
+}
+
+/* The names gcb__om_param gives the parameters after place_labels: they
+ * depend on the names before them only, the same for every rank, so they
+ * are made once per case rather than per rank. false on ENOMEM. */
+static bool param_names_of(struct param_texts *t) {
+  struct gcb__om_sample proto = start(0);
+  struct gcb_place p = {.hostname = "", .bus_id = ""};
+  place_labels(&proto, &p, 0);
+  size_t first = proto.n;
+  param_labels_of(&proto, t);
+  t->name = malloc((t->n + 1) * sizeof *t->name);
+  bool ok = !proto.oom && t->name != NULL && proto.n == first + t->n;
+  for (size_t i = 0; ok && i < t->n; i++) {
+    const char *name = gcb__om_label_name(&proto, first + i);
+    memcpy(t->name[i], name, strlen(name) + 1); /* < GCB_OM_NAME_MAX */
+  }
+  gcb__om_sample_free(&proto);
+  return ok;
+}
+
 static void param_labels(struct gcb__om_sample *s, const json_t *c) {
   struct param_texts t;
   if (!param_texts_of(&t, c)) {
@@ -77,12 +114,6 @@ static void param_labels(struct gcb__om_sample *s, const json_t *c) {
   }
   param_labels_of(s, &t);
   param_texts_free(&t);
-}
-
-static struct gcb__om_sample start(size_t doc) {
-  struct gcb__om_sample s = {0};
-  gcb__om_label_int(&s, "run", (long long)doc + 1);
-  return s;
 }
 
 /* ---- families ----------------------------------------------------------- */
@@ -138,9 +169,39 @@ static double divisor(const json_t *c) {
   return u.divisor;
 }
 
+/* Where each rank of a document runs, looked up once for all its cases
+ * (a sample per rank and case): by rank, for ranks 0 to n - 1. */
+struct places {
+  struct gcb_place *at;
+  size_t n;
+};
+
+static void places_free(struct places *pl, size_t ndocs) {
+  for (size_t d = 0; pl != NULL && d < ndocs; d++)
+    free(pl[d].at);
+  free(pl);
+}
+
+/* One per document; NULL on ENOMEM. */
+static struct places *places_of(const struct gcb_report *rep) {
+  struct places *pl = calloc(rep->ndocs + 1, sizeof *pl);
+  for (size_t d = 0; pl != NULL && d < rep->ndocs; d++) {
+    const json_t *root = rep->docs[d].root;
+    size_t n = json_array_size(json_object_get(root, "ranks"));
+    if ((pl[d].at = malloc((n + 1) * sizeof *pl[d].at)) == NULL) {
+      places_free(pl, d);
+      return NULL;
+    }
+    pl[d].n = n;
+    for (size_t r = 0; r < n; r++)
+      gcb_view_place(root, (long long)r, &pl[d].at[r]);
+  }
+  return pl;
+}
+
 static void rank_samples(FILE *out, const struct gcb_report *rep, size_t d,
                          const json_t *c, const struct family *f,
-                         struct gcb__om_set *series) {
+                         const struct places *pl, struct gcb__om_set *series) {
   const json_t *root = rep->docs[d].root;
   struct gcb_ranks pr;
   double div = divisor(c);
@@ -156,22 +217,22 @@ static void rank_samples(FILE *out, const struct gcb_report *rep, size_t d,
     return;
   }
   struct param_texts params;
-  bool oom = !param_texts_of(&params, c);
+  bool oom = !param_texts_of(&params, c) || !param_names_of(&params);
   for (size_t i = 0; i < pr.n; i++) {
     double x = gcb_ranks_num(&pr, GCB_RC_FIG_MEDIAN, i);
     long long rank = gcb_ranks_int(&pr, GCB_RC_RANK, i, (long long)i);
     struct gcb_place p;
     if (isnan(x))
       continue;
-    gcb_view_place(root, rank, &p);
+    if (rank >= 0 && (size_t)rank < pl->n)
+      p = pl->at[rank];
+    else
+      gcb_view_place(root, rank, &p);
     struct gcb__om_sample s = start(d);
     s.oom = s.oom || oom;
-    gcb__om_label(&s, "host", p.hostname);
-    gcb__om_label_int(&s, "node", p.node);
-    gcb__om_label_int(&s, "rank", rank);
-    gcb__om_label_int(&s, "gpu", p.gpu);
-    gcb__om_label(&s, "bus_id", p.bus_id);
-    param_labels_of(&s, &params);
+    place_labels(&s, &p, rank);
+    for (size_t k = 0; !oom && k < params.n; k++)
+      gcb__om_label(&s, params.name[k], params.text[k]);
     gcb__om_write(out, f->name, series, &s, x / div);
   }
   param_texts_free(&params);
@@ -261,7 +322,7 @@ static void family_head(FILE *out, const char *name, const char *help,
  * (refs are sorted by family). */
 static void bench_body(FILE *out, const struct gcb_report *rep,
                        const struct om *om, size_t f, size_t *r,
-                       struct gcb__om_set *series) {
+                       const struct places *pl, struct gcb__om_set *series) {
   const struct family *fam = &om->fams[f];
   size_t doc = SIZE_MAX, nseen = 0;
   bool *seen = NULL;
@@ -270,7 +331,7 @@ static void bench_body(FILE *out, const struct gcb_report *rep,
     const json_t *c = json_array_get(
         json_object_get(rep->docs[x->doc].root, "cases"), x->idx);
     if (fam->kind == K_RANKS) {
-      rank_samples(out, rep, x->doc, c, fam, series);
+      rank_samples(out, rep, x->doc, c, fam, &pl[x->doc], series);
       continue;
     }
     if (x->doc != doc) { /* the pair scratch is per document */
@@ -477,16 +538,17 @@ static void bench_help(const struct family *f, char *help, size_t size) {
 static bool write_families(FILE *out, const struct gcb_report *rep,
                            struct om *om) {
   struct gcb__om_set series = {0};
-  bool oom = false;
+  struct places *pl = places_of(rep);
+  bool oom = pl == NULL;
   run_info(out, rep, &series);
   oom |= series.oom;
   gcb__om_set_free(&series);
   verdict(out, rep);
-  for (size_t f = 0, r = 0; f < om->nfams; f++) {
+  for (size_t f = 0, r = 0; pl != NULL && f < om->nfams; f++) {
     char help[512];
     bench_help(&om->fams[f], help, sizeof help);
     family_head(out, om->fams[f].name, help, om->fams[f].u.suffix);
-    bench_body(out, rep, om, f, &r, &series);
+    bench_body(out, rep, om, f, &r, pl, &series);
     oom |= series.oom;
     gcb__om_set_free(&series);
   }
@@ -499,6 +561,7 @@ static bool write_families(FILE *out, const struct gcb_report *rep,
     oom |= series.oom;
     gcb__om_set_free(&series);
   }
+  places_free(pl, rep->ndocs);
   return !oom;
 }
 

@@ -72,6 +72,8 @@ void gcb__om_label_int(struct gcb__om_sample *s, const char *name, long long v);
  * lint-clean name distinct from the sample's other labels. */
 void gcb__om_param(struct gcb__om_sample *s, const char *key,
                    const char *value);
+/* The name of s's label i (i < s->n). */
+const char *gcb__om_label_name(const struct gcb__om_sample *s, size_t i);
 
 /*
  * Writes "family{labels} value\n" and clears s. The label set is made

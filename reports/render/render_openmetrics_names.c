@@ -12,12 +12,14 @@
 #include <string.h>
 
 #include "common/status.h"
+#include "reports/document/fmtnum.h"
 #include "reports/render/render_openmetrics.h"
 
 /* ---- a string set with a number per key --------------------------------- */
 
 struct gcb__om_slot {
   char *key;
+  uint64_t h; /* hash(key): compared before the key, kept for growing */
   long v;
 };
 
@@ -28,11 +30,13 @@ static uint64_t hash(const char *s) { /* FNV-1a */
   return h;
 }
 
-/* The slot holding key, or the empty one where it would go; cap > 0. */
+/* The slot holding key (of hash h), or the empty one where it would go;
+ * cap > 0. */
 static struct gcb__om_slot *slot_of(const struct gcb__om_set *s,
-                                    const char *key) {
-  size_t i = (size_t)hash(key) & (s->cap - 1);
-  while (s->slots[i].key && strcmp(s->slots[i].key, key) != 0)
+                                    const char *key, uint64_t h) {
+  size_t i = (size_t)h & (s->cap - 1);
+  while (s->slots[i].key &&
+         (s->slots[i].h != h || strcmp(s->slots[i].key, key) != 0))
     i = (i + 1) & (s->cap - 1);
   return &s->slots[i];
 }
@@ -40,7 +44,7 @@ static struct gcb__om_slot *slot_of(const struct gcb__om_set *s,
 long gcb__om_set_get(const struct gcb__om_set *s, const char *key) {
   if (s->cap == 0)
     return -1;
-  const struct gcb__om_slot *sl = slot_of(s, key);
+  const struct gcb__om_slot *sl = slot_of(s, key, hash(key));
   return sl->key ? sl->v : -1;
 }
 
@@ -51,27 +55,53 @@ static bool grow(struct gcb__om_set *s) {
     return false;
   for (size_t i = 0; i < s->cap; i++)
     if (s->slots[i].key)
-      *slot_of(&g, s->slots[i].key) = s->slots[i];
+      *slot_of(&g, s->slots[i].key, s->slots[i].h) = s->slots[i];
   free(s->slots);
   s->slots = g.slots;
   s->cap = g.cap;
   return true;
 }
 
-void gcb__om_set_put(struct gcb__om_set *s, const char *key, long v) {
+/* The slot for key, added (number 0) if it was not there: *added says
+ * which; NULL (and s->oom) when out of memory. */
+static struct gcb__om_slot *slot_put(struct gcb__om_set *s, const char *key,
+                                     bool *added) {
   if (s->oom || ((s->n + 1) * 2 > s->cap && !grow(s))) {
     s->oom = true;
-    return;
+    return NULL;
   }
-  struct gcb__om_slot *sl = slot_of(s, key);
-  if (sl->key == NULL) {
+  uint64_t h = hash(key);
+  struct gcb__om_slot *sl = slot_of(s, key, h);
+  *added = sl->key == NULL;
+  if (*added) {
     if ((sl->key = strdup(key)) == NULL) {
       s->oom = true;
-      return;
+      return NULL;
     }
+    sl->h = h;
+    sl->v = 0;
     s->n++;
   }
-  sl->v = v;
+  return sl;
+}
+
+void gcb__om_set_put(struct gcb__om_set *s, const char *key, long v) {
+  bool added;
+  struct gcb__om_slot *sl = slot_put(s, key, &added);
+  if (sl != NULL)
+    sl->v = v;
+}
+
+/* Counts key once more: its number before (-1 when new), as get then put
+ * of get + 1 would, in one lookup (a label set per rank and case). */
+static long set_bump(struct gcb__om_set *s, const char *key) {
+  bool added;
+  struct gcb__om_slot *sl = slot_put(s, key, &added);
+  if (sl == NULL) /* out of memory: the rendering fails (s->oom) */
+    return -1;
+  long before = added ? -1 : sl->v;
+  sl->v = added ? 1 : sl->v + 1;
+  return before;
 }
 
 void gcb__om_set_free(struct gcb__om_set *s) {
@@ -392,10 +422,20 @@ void gcb__om_param(struct gcb__om_sample *s, const char *key,
   push(s, tried, value);
 }
 
-static int by_name(const void *a, const void *b) {
-  const struct gcb__om_label *x = *(const struct gcb__om_label *const *)a;
-  const struct gcb__om_label *y = *(const struct gcb__om_label *const *)b;
-  return strcmp(x->name, y->name);
+const char *gcb__om_label_name(const struct gcb__om_sample *s, size_t i) {
+  return s->labels[i].name;
+}
+
+/* Sorts the labels by name: insertion, as a sample has a dozen (names are
+ * distinct, so any sort gives the same order). */
+static void sort_by_name(const struct gcb__om_label **order, size_t n) {
+  for (size_t i = 1; i < n; i++) {
+    const struct gcb__om_label *x = order[i];
+    size_t j = i;
+    for (; j > 0 && strcmp(order[j - 1]->name, x->name) > 0; j--)
+      order[j] = order[j - 1];
+    order[j] = x;
+  }
 }
 
 /* The label set as one string, whatever the order the labels came in
@@ -414,7 +454,7 @@ static char *label_set(const struct gcb__om_sample *s) {
     free(order);
     return NULL;
   }
-  qsort(order, s->n, sizeof *order, by_name);
+  sort_by_name(order, s->n);
   for (size_t i = 0; i < s->n; i++) {
     size_t a = strlen(order[i]->name), b = strlen(order[i]->value);
     memcpy(at, order[i]->name, a);
@@ -435,6 +475,43 @@ void gcb__om_sample_free(struct gcb__om_sample *s) {
   *s = (struct gcb__om_sample){0};
 }
 
+static char *put_str(char *at, const char *s) {
+  size_t n = strlen(s);
+  memcpy(at, s, n);
+  return at + n;
+}
+
+/* "family{name="value",...} value\n" put together in memory and written
+ * with one fwrite, the value as "%.17g" (gcb_fmtnum_g): a line per rank
+ * and case, which stdio and printf would take a dozen calls to write. */
+static bool write_line(FILE *out, const char *family,
+                       const struct gcb__om_sample *s, double value) {
+  size_t len = strlen(family) + GCB_FMTNUM_MAX + 8;
+  for (size_t i = 0; i < s->n; i++)
+    len += strlen(s->labels[i].name) + strlen(s->labels[i].value) + 4;
+  char small[2048], *buf = len <= sizeof small ? small : malloc(len);
+  if (buf == NULL)
+    return false;
+  char *at = put_str(buf, family);
+  for (size_t i = 0; i < s->n; i++) {
+    *at++ = i ? ',' : '{';
+    at = put_str(at, s->labels[i].name);
+    at = put_str(at, "=\"");
+    at = put_str(at, s->labels[i].value);
+    *at++ = '"';
+  }
+  at = put_str(at, s->n ? "} " : " ");
+  if (isinf(value))
+    at = put_str(at, value > 0 ? "+Inf" : "-Inf");
+  else
+    at += gcb_fmtnum_g(at, value, 17);
+  *at++ = '\n';
+  fwrite(buf, 1, (size_t)(at - buf), out);
+  if (buf != small)
+    free(buf);
+  return true;
+}
+
 /* OpenMetrics 1.0: "Metrics are defined by a unique LabelSet within a
  * MetricFamily"; two cases with the same parameters (gemm --shapes
  * 64,64) are two measurements, so the second is kept as repeat="2". */
@@ -446,23 +523,11 @@ void gcb__om_write(FILE *out, const char *family, struct gcb__om_set *series,
     gcb__om_sample_free(s);
     return;
   }
-  long seen = gcb__om_set_get(series, set);
-  gcb__om_set_put(series, set, seen < 0 ? 1 : seen + 1);
+  long seen = set_bump(series, set);
   free(set);
   if (seen >= 1)
     gcb__om_label_int(s, "repeat", seen + 1);
-  fputs(family, out);
-  for (size_t i = 0; i < s->n; i++) {
-    fputc(i ? ',' : '{', out);
-    fputs(s->labels[i].name, out);
-    fputs("=\"", out);
-    fputs(s->labels[i].value, out);
-    fputc('"', out);
-  }
-  if (isinf(value))
-    fprintf(out, "%s %s\n", s->n ? "}" : "", value > 0 ? "+Inf" : "-Inf");
-  else
-    fprintf(out, "%s %.17g\n", s->n ? "}" : "", value);
-  series->oom = series->oom || s->oom;
+  bool wrote = write_line(out, family, s, value);
+  series->oom = series->oom || s->oom || !wrote;
   gcb__om_sample_free(s);
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reports/document/fmtnum.h"
 #include "reports/document/p2p_view.h"
 #include "reports/document/topo_view.h"
 #include "reports/document/view.h"
@@ -305,14 +306,17 @@ void gcb__svg_peers(FILE *out, const struct gcb__svg_pic *p, double x, double y,
     for (size_t b = 0; b < p->n; b++) {
       enum gcb_cell st = a == b ? GCB_CELL_NONE : p->edge[a][b];
       double cx = x + (b + 1) * c, cy = y + (a + 1) * c;
-      fprintf(out,
-              "<rect class=\"edge %s\" id=\"topo-%zu-p2p-%zu-%zu\" x=\"%s\" "
-              "y=\"%s\" width=\"%s\" height=\"%s\" fill=\"%s\" "
-              "stroke=\"%s\" stroke-width=\"%d\"/>\n",
-              gcb_cell_name(st), p->machine, a, b, gcb__svg_n0(cx).s,
-              gcb__svg_n0(cy).s, gcb__svg_n0(c - 2).s, gcb__svg_n0(c - 2).s,
-              gcb__svg_fill(st), gcb__svg_stroke(st),
-              st >= GCB_CELL_WARN ? 2 : 1);
+      char ma[GCB_FMTNUM_MAX], as[GCB_FMTNUM_MAX], bs[GCB_FMTNUM_MAX];
+      gcb_fmtnum_ll(ma, (long long)p->machine); /* "%zu" */
+      gcb_fmtnum_ll(as, (long long)a);
+      gcb_fmtnum_ll(bs, (long long)b);
+      gcb__svg_cat(
+          out, "<rect class=\"edge ", gcb_cell_name(st), "\" id=\"topo-", ma,
+          "-p2p-", as, "-", bs, "\" x=\"", gcb__svg_n0(cx).s, "\" y=\"",
+          gcb__svg_n0(cy).s, "\" width=\"", gcb__svg_n0(c - 2).s,
+          "\" height=\"", gcb__svg_n0(c - 2).s, "\" fill=\"", gcb__svg_fill(st),
+          "\" stroke=\"", gcb__svg_stroke(st), "\" stroke-width=\"",
+          st >= GCB_CELL_WARN ? "2" : "1", "\"/>\n", (const char *)NULL);
       if (a == b || isnan(p->p2p[a][b]))
         continue;
       snprintf(line, sizeof line, "%s", gcb__svg_n0(p->p2p[a][b]).s);

@@ -34,6 +34,12 @@ struct gcb__svg_n0 {
 };
 struct gcb__svg_n0 gcb__svg_n0(double x);
 
+/* Writes the strings up to a NULL one after the other, as fprintf's "%s"
+ * would, in one fwrite: the elements written per GPU pair, without printf
+ * (whose slow positional path this process takes, libquadmath having
+ * registered %Q). */
+void gcb__svg_cat(FILE *out, ...);
+
 const char *gcb__svg_fill(enum gcb_cell c);
 const char *gcb__svg_stroke(enum gcb_cell c);
 enum gcb_cell gcb__svg_rc_cell(const struct gcb_root_cause *rc);

@@ -18,6 +18,7 @@
  * document always gives the same picture.
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -78,10 +79,32 @@ struct gcb__svg_n0 gcb__svg_n0(double x) {
   return n;
 }
 
+void gcb__svg_cat(FILE *out, ...) {
+  char buf[1024];
+  size_t used = 0;
+  va_list ap;
+  va_start(ap, out);
+  for (const char *s; (s = va_arg(ap, const char *)) != NULL;) {
+    size_t n = strlen(s);
+    if (used + n > sizeof buf) {
+      fwrite(buf, 1, used, out);
+      used = 0;
+    }
+    if (n > sizeof buf)
+      fwrite(s, 1, n, out);
+    else {
+      memcpy(buf + used, s, n);
+      used += n;
+    }
+  }
+  va_end(ap);
+  fwrite(buf, 1, used, out);
+}
+
 void gcb__svg_text(FILE *out, double x, double y, const char *attrs,
                    const char *s) {
-  fprintf(out, "<text x=\"%s\" y=\"%s\"%s%s>", gcb__svg_n0(x).s,
-          gcb__svg_n0(y).s, attrs[0] ? " " : "", attrs);
+  gcb__svg_cat(out, "<text x=\"", gcb__svg_n0(x).s, "\" y=\"", gcb__svg_n0(y).s,
+               "\"", attrs[0] ? " " : "", attrs, ">", (const char *)NULL);
   gcb_escape_xml(out, s);
   fputs("</text>\n", out);
 }

@@ -50,6 +50,42 @@ Test(fmtnum, measurement_like_values_match_printf) {
   }
 }
 
+Test(fmtnum, seventeen_digits_match_printf) {
+  /* metrics.prom's "%.17g": random bit patterns (most outside the fast
+   * path's range), values of every magnitude it covers, and integers and
+   * dyadic fractions near whole numbers, where exact halves are. */
+  for (int i = 0; i < 400000; i++) {
+    uint64_t bits = next();
+    double x;
+    memcpy(&x, &bits, sizeof x);
+    expect_same(x, 17);
+    expect_same(ldexp((double)(next() >> 11), (int)(next() % 120) - 113), 17);
+    expect_same(-ldexp((double)(next() >> 11), (int)(next() % 12) - 53), 17);
+  }
+  for (int k = 0; k < 100000; k++) {
+    double x = (double)(next() >> (11 + next() % 40));
+    expect_same(x, 17);
+    expect_same(x + 0.5, 17);
+    expect_same(x / 64, 17);
+    expect_same(nextafter(x + 0.5, 0), 17);
+  }
+}
+
+Test(fmtnum, seventeen_digits_at_the_edges_match_printf) {
+  /* Where the exponent guess, the power of ten or the carry changes. */
+  for (int e = -8; e <= 19; e++) {
+    double p = pow(10, e);
+    for (int s = -40; s <= 40; s++) {
+      double x = p;
+      for (int k = 0; k < (s < 0 ? -s : s); k++)
+        x = nextafter(x, s < 0 ? 0 : INFINITY);
+      expect_same(x, 17);
+      expect_same(x * 0.99999999999999995, 17);
+      expect_same(x * 9.9999999999999995, 17);
+    }
+  }
+}
+
 Test(fmtnum, boundaries_of_style_and_rounding_match_printf) {
   static const double values[] = {0.0,
                                   -0.0,

@@ -1,0 +1,28 @@
+/*
+ * Table rows put together in memory and written in large pieces, for the
+ * renderers whose tables have a row per rank (index.html, report.md):
+ * three stdio calls and an escape pass per cell were most of their cost.
+ * Internal to reports/render.
+ */
+#ifndef GCB_RENDER_ROWS_H
+#define GCB_RENDER_ROWS_H
+
+#include <stdio.h>
+
+struct gcb__rows {
+  FILE *out;
+  size_t n;
+  char buf[16384];
+};
+
+/* Writes what is buffered; the buffer is then empty. */
+void gcb__rows_flush(struct gcb__rows *b);
+/* Appends s as it is. */
+void gcb__rows_put(struct gcb__rows *b, const char *s);
+/* Appends s as escape (gcb_escape_xml, gcb_escape_md) would write it: as
+ * it is when every byte is printable ASCII not in `special` (characters
+ * that escape leaves alone), else through escape itself. */
+void gcb__rows_text(struct gcb__rows *b, const char *s, const char *special,
+                    void (*escape)(FILE *, const char *));
+
+#endif
