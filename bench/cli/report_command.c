@@ -92,6 +92,7 @@ struct outcome {
   struct gcb_plots plots;
   struct gcb_rtables tables; /* built once, shared by the renderers */
   struct gcb_diagnosis diag; /* the root causes, shared likewise */
+  struct gcb_matrix matrix;  /* their component matrix, likewise */
 };
 
 static enum gcb_status analyse(const struct gcb_inputs *in, struct outcome *o,
@@ -123,6 +124,7 @@ static void free_outcome(struct outcome *o) {
   gcb_rtables_free(&o->tables);
   gcb_findings_free(&o->findings);
   gcb_diagnosis_free(&o->diag);
+  gcb_matrix_free(&o->matrix);
   free(o->checks);
   gcb_comparison_free(&o->cmp);
   gcb_plots_free(&o->plots);
@@ -178,7 +180,8 @@ static void *write_side_files(void *arg) {
  * thread building the tables and then, once gnuplot is done, writing the
  * markdown and the HTML (at 16,384 ranks, one after the other, the files
  * without plots were half a report's time and gnuplot a sixth). When
- * there is no second thread, this one writes those files too. */
+ * there is no second thread, this one writes those files too. The
+ * component matrix, which four of the files draw, is built first, once. */
 static enum gcb_status write_report(const struct report_opts *ro,
                                     const struct gcb_inputs *in,
                                     struct outcome *o, struct gcb_report *rep,
@@ -189,6 +192,13 @@ static enum gcb_status write_report(const struct report_opts *ro,
       gcb_outdir_open(ro->output, "--output", true, true, &d, err);
   if (st != GCB_OK)
     return st;
+  if (rep->diagnosis != NULL)
+    st = gcb_matrix_build(rep, rep->diagnosis, &o->matrix, err);
+  rep->matrix = st == GCB_OK && rep->diagnosis != NULL ? &o->matrix : NULL;
+  if (st != GCB_OK) {
+    gcb_outdir_close(&d);
+    return st;
+  }
   struct side_files side = {.d = &d, .rep = *rep, .st = GCB_OK};
   side.rep.tables = NULL;
   side.rep.plots = NULL;

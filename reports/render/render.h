@@ -51,6 +51,10 @@ struct gcb_report {
   const struct gcb_diagnosis *diagnosis; /* the root causes, built once by
                                             the caller, or NULL: built on
                                             use */
+  const struct gcb_matrix *matrix;       /* the component matrix of the
+                                            diagnosis, likewise (the verdict
+                                            tables, both topology pictures
+                                            and junit.xml draw it) */
 };
 
 struct gcb_renderer {
@@ -216,6 +220,15 @@ enum gcb_status gcb_matrix_build(const struct gcb_report *rep,
 
 /* NULL is a no-op; the struct is zeroed. */
 void gcb_matrix_free(struct gcb_matrix *m);
+
+/* The matrix of d: rep->matrix when the caller built it (of the same
+ * diagnosis), else built into *own (zeroed by the caller, freed with
+ * gcb_matrix_free after use, also after failure). GCB_ENOMEM. */
+enum gcb_status gcb_matrix_use(const struct gcb_report *rep,
+                               const struct gcb_diagnosis *d,
+                               struct gcb_matrix *own,
+                               const struct gcb_matrix **out,
+                               struct gcb_err *err);
 
 /* The verdict's tables -- root causes (with the n/a checks), the
  * component matrix, nodes and links -- appended to out, the first tables

@@ -231,12 +231,13 @@ static void component_test(struct suite *s, const char *cls, const char *name,
 static void components_suite(struct suite *s, const struct gcb_report *rep) {
   struct gcb_diagnosis own = {0};
   const struct gcb_diagnosis *d;
-  struct gcb_matrix m = {0};
+  struct gcb_matrix own_m = {0};
+  const struct gcb_matrix *m;
   struct gcb_err err = {0};
   if (gcb_report_diagnosis_use(rep, &own, &d, &err) == GCB_OK &&
-      gcb_matrix_build(rep, d, &m, &err) == GCB_OK) {
-    for (size_t i = 0; i < m.n; i++) {
-      const struct gcb_matrix_row *r = &m.rows[i];
+      gcb_matrix_use(rep, d, &own_m, &m, &err) == GCB_OK) {
+    for (size_t i = 0; i < m->n; i++) {
+      const struct gcb_matrix_row *r = &m->rows[i];
       const char *host = d->machines[r->node].hostname;
       char cls[192], name[320];
       char gpu[GCB_FMTNUM_MAX];
@@ -275,7 +276,7 @@ static void components_suite(struct suite *s, const struct gcb_report *rep) {
       component_test(s, "gcbench.components", name, st, fig, rc, 0);
     }
   }
-  gcb_matrix_free(&m);
+  gcb_matrix_free(&own_m);
   gcb_diagnosis_free(&own);
 }
 

@@ -331,6 +331,19 @@ enum gcb_status gcb_matrix_build(const struct gcb_report *rep,
             : gcb_err_set(err, GCB_ENOMEM, "component matrix: out of memory");
 }
 
+enum gcb_status gcb_matrix_use(const struct gcb_report *rep,
+                               const struct gcb_diagnosis *d,
+                               struct gcb_matrix *own,
+                               const struct gcb_matrix **out,
+                               struct gcb_err *err) {
+  *out = rep->matrix;
+  if (*out != NULL && d == rep->diagnosis)
+    return GCB_OK;
+  enum gcb_status st = gcb_matrix_build(rep, d, own, err);
+  *out = st == GCB_OK ? own : NULL;
+  return st;
+}
+
 void gcb_matrix_free(struct gcb_matrix *m) {
   if (m == NULL)
     return;

@@ -394,15 +394,16 @@ static enum gcb_status draw(FILE *out, const struct gcb_report *rep,
                             bool standalone, struct gcb_err *err) {
   struct gcb_diagnosis own = {0};
   const struct gcb_diagnosis *d;
-  struct gcb_matrix mx = {0};
+  struct gcb_matrix own_mx = {0};
+  const struct gcb_matrix *mx = NULL;
   struct gather gat = {0};
   struct gcb__svg_pic *p = malloc(sizeof *p);
   enum gcb_status st = p ? gcb_report_diagnosis_use(rep, &own, &d, err)
                          : gcb_err_set(err, GCB_ENOMEM, "topology picture");
   if (st == GCB_OK)
-    st = gcb_matrix_build(rep, d, &mx, err);
+    st = gcb_matrix_use(rep, d, &own_mx, &mx, err);
   double width = 0, height = 0;
-  bool oom = st == GCB_OK && !gather(&gat, rep, d, &mx);
+  bool oom = st == GCB_OK && !gather(&gat, rep, d, mx);
   struct gcb__svg_fold *fold = NULL;
   for (int pass = 0; st == GCB_OK && pass < 2 && !oom; pass++) {
     double y = 0;
@@ -424,7 +425,7 @@ static enum gcb_status draw(FILE *out, const struct gcb_report *rep,
               gcb__svg_n0(width).s, gcb__svg_n0(height).s, gcb__svg_n0(width).s,
               gcb__svg_n0(height).s);
     for (size_t m = 0; m < d->nmachines && !oom; m++) {
-      pic_fill(p, &gat, d, &mx, m);
+      pic_fill(p, &gat, d, mx, m);
       if (p->topo == NULL || gcb__svg_fold_take(fold, p))
         continue;
       double w = gcb__svg_width(p), h = gcb__svg_height(p);
@@ -455,14 +456,14 @@ static enum gcb_status draw(FILE *out, const struct gcb_report *rep,
         height += h;
         width = width > 16 + 8 * (FAB_W + 12) ? width : 16 + 8 * (FAB_W + 12);
       } else if (standalone) {
-        fabric(out, d, &mx, &gat, y);
+        fabric(out, d, mx, &gat, y);
       } else {
         fprintf(out,
                 "<figure class=\"topology\">\n<svg "
                 "xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %s\" "
                 "width=\"%d\" font-family=\"sans-serif\" role=\"img\">\n",
                 16 + 8 * (FAB_W + 12), gcb__svg_n0(h).s, 16 + 8 * (FAB_W + 12));
-        fabric(out, d, &mx, &gat, 0);
+        fabric(out, d, mx, &gat, 0);
         fputs("</svg>\n<figcaption>the fabric</figcaption>\n</figure>\n", out);
       }
     }
@@ -471,7 +472,7 @@ static enum gcb_status draw(FILE *out, const struct gcb_report *rep,
   }
   if (st == GCB_OK && oom)
     st = gcb_err_set(err, GCB_ENOMEM, "topology picture");
-  gcb_matrix_free(&mx);
+  gcb_matrix_free(&own_mx);
   gather_free(&gat);
   gcb__svg_fold_free(fold);
   gcb_diagnosis_free(&own);

@@ -151,17 +151,18 @@ static void components_table(struct gcb__tb *b, const struct gcb_diagnosis *d) {
 void gcb__verdict_tables(struct gcb__tb *b) {
   struct gcb_diagnosis own = {0};
   const struct gcb_diagnosis *d;
-  struct gcb_matrix m = {0};
+  struct gcb_matrix own_m = {0};
+  const struct gcb_matrix *m;
   struct gcb_err err = {0};
   if (gcb_report_diagnosis_use(b->rep, &own, &d, &err) != GCB_OK ||
-      gcb_matrix_build(b->rep, d, &m, &err) != GCB_OK) {
+      gcb_matrix_use(b->rep, d, &own_m, &m, &err) != GCB_OK) {
     b->oom = true;
   } else {
     causes_table(b, d);
-    matrix_table(b, d, &m);
+    matrix_table(b, d, m);
     components_table(b, d);
   }
-  gcb_matrix_free(&m);
+  gcb_matrix_free(&own_m);
   gcb_diagnosis_free(&own);
 }
 
