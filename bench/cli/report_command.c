@@ -17,6 +17,7 @@
 #include "bench/cli/options.h"
 #include "bench/cli/report_text.h"
 #include "common/outfile.h"
+#include "reports/render/render_svg.h"
 #include "reports/reports.h"
 
 #define MAX_DOCS GCB_LOAD_MAX_DOCS
@@ -95,12 +96,16 @@ struct outcome {
   struct gcb_matrix matrix;  /* their component matrix, likewise */
 };
 
-static enum gcb_status analyse(const struct gcb_inputs *in, struct outcome *o,
-                               struct gcb_err *err) {
+/* The thresholds: the criteria's, else the defaults. */
+static void thresholds_of(const struct gcb_inputs *in, struct outcome *o) {
   if (in->cr != NULL)
     o->th = in->cr->thresholds;
   else
     gcb_thresholds_default(&o->th);
+}
+
+static enum gcb_status analyse(const struct gcb_inputs *in, struct outcome *o,
+                               struct gcb_err *err) {
   enum gcb_status st =
       gcb_analyze(in->docs, in->ndocs, &o->th, &o->findings, err);
   if (st == GCB_OK && in->cr != NULL) {
@@ -144,18 +149,25 @@ static enum gcb_status write_file(const struct gcb_outdir *d, const char *name,
   return st;
 }
 
-/* Whether a renderer shows the plots (markdown and HTML: they wait for
- * gnuplot, and they are the ones that read the shared tables). */
-static bool shows_plots(const struct gcb_renderer *r) {
-  return r == &gcb_render_md || r == &gcb_render_html;
+/* Where each file of a report is written (write_report): on the side
+ * thread; on this one while gnuplot draws (after the tables); or on this
+ * one once gnuplot is done (markdown and HTML: they show the plots, and
+ * they are the ones that read the shared tables). At 16,384 ranks the
+ * side thread's files are the most work, so the topology picture, which
+ * would be its last, is drawn here while this thread would wait. */
+enum lane { LANE_SIDE, LANE_WHILE_PLOTS, LANE_AFTER_PLOTS };
+
+static enum lane lane_of(const struct gcb_renderer *r) {
+  if (r == &gcb_render_md || r == &gcb_render_html)
+    return LANE_AFTER_PLOTS;
+  return r == &gcb_render_topology ? LANE_WHILE_PLOTS : LANE_SIDE;
 }
 
-/* The files written beside the main thread: every one that applies and
- * shows no plots (the CSV, JUnit, OpenMetrics, findings and topology
- * files), in the renderers' order, stopping at the first failure. They
- * read the documents, the findings and the diagnosis, all finished and
- * no longer written to, and none of the tables or plots the main thread
- * is still making; the report they see is a copy of its own. */
+/* The files written beside the main thread: every one of LANE_SIDE that
+ * applies, in the renderers' order, stopping at the first failure. They
+ * read the documents, the findings, the diagnosis and its matrix, all
+ * finished and no longer written to, and none of the tables or plots the
+ * main thread is still making; the report they see is a copy of its own. */
 struct side_files {
   const struct gcb_outdir *d;
   struct gcb_report rep;
@@ -163,57 +175,87 @@ struct side_files {
   struct gcb_err err;
 };
 
+/* The files of one lane that apply, in the renderers' order, until one
+ * fails. */
+static enum gcb_status write_lane(const struct gcb_outdir *d, enum lane lane,
+                                  const struct gcb_report *rep,
+                                  struct gcb_err *err) {
+  enum gcb_status st = GCB_OK;
+  for (size_t i = 0; st == GCB_OK && gcb_renderers[i]; i++)
+    if (lane_of(gcb_renderers[i]) == lane &&
+        gcb_renderer_applies(gcb_renderers[i], rep))
+      st = write_file(d, gcb_renderers[i]->file, gcb_renderers[i], rep, err);
+  return st;
+}
+
 static void *write_side_files(void *arg) {
   struct side_files *s = arg;
-  for (size_t i = 0; s->st == GCB_OK && gcb_renderers[i]; i++)
-    if (!shows_plots(gcb_renderers[i]) &&
-        gcb_renderer_applies(gcb_renderers[i], &s->rep))
-      s->st = write_file(s->d, gcb_renderers[i]->file, gcb_renderers[i],
-                         &s->rep, &s->err);
+  s->st = write_lane(s->d, LANE_SIDE, &s->rep, &s->err);
   return NULL;
 }
 
-/* Every file into the directory -o names (created with its parents, locked
- * while written so that two reports into it cannot mix), the table model
- * once for the two renderers that show it. Three things run at once: the
- * files without plots on a thread of their own, gnuplot drawing, and this
- * thread building the tables and then, once gnuplot is done, writing the
- * markdown and the HTML (at 16,384 ranks, one after the other, the files
- * without plots were half a report's time and gnuplot a sixth). When
- * there is no second thread, this one writes those files too. The
- * component matrix, which four of the files draw, is built first, once. */
-static enum gcb_status write_report(const struct report_opts *ro,
-                                    const struct gcb_inputs *in,
-                                    struct outcome *o, struct gcb_report *rep,
-                                    struct gcb_err *err) {
+/* The directory -o names (created with its parents, locked while written
+ * so that two reports into it cannot mix) and the gnuplot drawing into
+ * it, started before the analysis: the plots need only the documents and
+ * the thresholds, and gnuplot then draws on a second CPU while the
+ * analysis runs on this one. */
+struct report_dir {
   struct gcb_outdir d;
-  struct gcb_plot_job *job = NULL;
+  bool open;
+  struct gcb_plot_job *job; /* NULL once finished */
+};
+
+static enum gcb_status report_dir_open(const struct report_opts *ro,
+                                       const struct gcb_inputs *in,
+                                       struct outcome *o, struct report_dir *rd,
+                                       struct gcb_err *err) {
   enum gcb_status st =
-      gcb_outdir_open(ro->output, "--output", true, true, &d, err);
-  if (st != GCB_OK)
-    return st;
+      gcb_outdir_open(ro->output, "--output", true, true, &rd->d, err);
+  rd->open = st == GCB_OK;
+  if (st == GCB_OK)
+    st = gcb_plots_start(ro->output, in->docs, in->ndocs, &o->th, ro->png,
+                         &o->plots, &rd->job, err);
+  return st;
+}
+
+/* Waits for gnuplot if it still draws, and unlocks the directory. */
+static void report_dir_close(struct report_dir *rd, struct outcome *o) {
+  gcb_plots_finish(&rd->job, &o->plots);
+  if (rd->open)
+    gcb_outdir_close(&rd->d);
+  rd->open = false;
+}
+
+/* Every file into the report's directory, the table model once for the
+ * two renderers that show it. Three things run at once (lane_of): most
+ * files without plots on a thread of their own, gnuplot drawing, and this
+ * thread building the tables and the topology picture and then, once
+ * gnuplot is done, writing the markdown and the HTML (at 16,384 ranks,
+ * one after the other, the files without plots were half a report's time
+ * and gnuplot a sixth). When there is no second thread, this one writes
+ * the side's files too. The component matrix, which four of the files
+ * draw, is built first, once. */
+static enum gcb_status write_report(struct report_dir *rd, struct outcome *o,
+                                    struct gcb_report *rep,
+                                    struct gcb_err *err) {
+  enum gcb_status st = GCB_OK;
   if (rep->diagnosis != NULL)
     st = gcb_matrix_build(rep, rep->diagnosis, &o->matrix, err);
   rep->matrix = st == GCB_OK && rep->diagnosis != NULL ? &o->matrix : NULL;
-  if (st != GCB_OK) {
-    gcb_outdir_close(&d);
+  if (st != GCB_OK)
     return st;
-  }
-  struct side_files side = {.d = &d, .rep = *rep, .st = GCB_OK};
+  struct side_files side = {.d = &rd->d, .rep = *rep, .st = GCB_OK};
   side.rep.tables = NULL;
   side.rep.plots = NULL;
   pthread_t tid;
   bool threaded = pthread_create(&tid, NULL, write_side_files, &side) == 0;
-  st = gcb_plots_start(ro->output, in->docs, in->ndocs, &o->th, ro->png,
-                       &o->plots, &job, err);
-  if (st == GCB_OK)
-    st = gcb_report_tables(rep, &o->tables, err);
+  st = gcb_report_tables(rep, &o->tables, err);
   rep->tables = st == GCB_OK ? &o->tables : NULL;
-  gcb_plots_finish(&job, &o->plots);
-  for (size_t i = 0; st == GCB_OK && gcb_renderers[i]; i++)
-    if (shows_plots(gcb_renderers[i]) &&
-        gcb_renderer_applies(gcb_renderers[i], rep))
-      st = write_file(&d, gcb_renderers[i]->file, gcb_renderers[i], rep, err);
+  if (st == GCB_OK)
+    st = write_lane(&rd->d, LANE_WHILE_PLOTS, rep, err);
+  gcb_plots_finish(&rd->job, &o->plots);
+  if (st == GCB_OK)
+    st = write_lane(&rd->d, LANE_AFTER_PLOTS, rep, err);
   if (threaded)
     pthread_join(tid, NULL);
   else
@@ -222,7 +264,6 @@ static enum gcb_status write_report(const struct report_opts *ro,
     st = side.st;
     *err = side.err;
   }
-  gcb_outdir_close(&d);
   return st;
 }
 
@@ -267,8 +308,14 @@ static int report(const struct report_opts *ro, const char **files, size_t n,
   struct gcb_inputs in = {0};
   struct outcome o = {0};
   struct gcb_err err = {0};
+  struct report_dir rd = {0};
+  bool one = ro->format != 0;
   enum gcb_status st =
       gcb_inputs_load(files, n, ro->baseline, ro->criteria, &in, &err);
+  if (st == GCB_OK)
+    thresholds_of(&in, &o);
+  if (st == GCB_OK && rank == 0 && !one)
+    st = report_dir_open(ro, &in, &o, &rd, &err);
   if (st == GCB_OK)
     st = analyse(&in, &o, &err);
   struct gcb_report rep = {.docs = in.docs,
@@ -281,10 +328,10 @@ static int report(const struct report_opts *ro, const char **files, size_t n,
                            .plots = &o.plots,
                            .thresholds = &o.th,
                            .diagnosis = st == GCB_OK ? &o.diag : NULL};
-  bool one = ro->format != 0;
   if (st == GCB_OK && rank == 0)
     st = one ? write_one_format(ro, &rep, &err)
-             : write_report(ro, &in, &o, &rep, &err);
+             : write_report(&rd, &o, &rep, &err);
+  report_dir_close(&rd, &o);
   int code = exit_code(st);
   if (st != GCB_OK)
     say(rank, err.msg);
