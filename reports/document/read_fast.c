@@ -7,14 +7,16 @@
  *
  * This file scans the text once for the per_rank values of the cases
  * and the topologies of the nodes. It reads each per_rank with a lexer
- * made for columns of scalars (numbers converted without strtod where
- * that is exact): a large numeric or boolean column into a compact column
- * (ranks.h: 8 bytes an element, not a jansson value each), any other into
- * a jansson array in which a value equal to the one before it is shared,
- * not allocated again. Each topology is parsed by jansson once for each
- * distinct text and shared by the nodes written alike. jansson is handed
- * the rest of the text with each of those values replaced by `{}`, and
- * they are then put back. The tree that comes out is the one json_loadb
+ * made for columns of scalars (read_lex.c: numbers converted without
+ * strtod where that is exact; a large numeric or boolean column into a
+ * compact column, ranks.h: 8 bytes an element, not a jansson value each;
+ * any other into a jansson array in which a value equal to the one before
+ * it is shared, not allocated again), or takes the one a thread read
+ * ahead at that byte (read_ahead.c, for a large text on more than one
+ * CPU). Each topology is parsed by jansson once for each distinct text
+ * and shared by the nodes written alike. jansson is handed the rest of
+ * the text with each of those values replaced by `{}`, and they are then
+ * put back. The tree that comes out is the one json_loadb
  * would have built, value for value (compact columns expanded:
  * gcb__ranks_expand_document).
  *
