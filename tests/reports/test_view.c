@@ -85,22 +85,24 @@ static uint64_t fmt_next(void) {
   return fmt_state;
 }
 
-static void expect_fmt(double x, size_t size) {
+typedef void fmt_fn(double x, char *buf, size_t size);
+
+/* fast and its printf form write the same bytes into a buffer of size,
+ * and nothing past it. */
+static void expect_same(const char *what, fmt_fn *fast_fn, fmt_fn *slow_fn,
+                        double x, size_t size) {
   char fast[400], slow[400];
   memset(fast, 'x', sizeof fast);
   memset(slow, 'x', sizeof slow);
-  gcb_view_fmt(x, fast, size);
-  fmt_printf(x, slow, size);
-  cr_expect(memcmp(fast, slow, sizeof fast) == 0,
-            "gcb_view_fmt(%a, %zu): %s vs %s", x, size, size ? fast : "",
-            size ? slow : "");
-  memset(fast, 'x', sizeof fast);
-  memset(slow, 'x', sizeof slow);
-  gcb_view_fmt_time(x, fast, size);
-  fmt_time_printf(x, slow, size);
-  cr_expect(memcmp(fast, slow, sizeof fast) == 0,
-            "gcb_view_fmt_time(%a, %zu): %s vs %s", x, size, size ? fast : "",
-            size ? slow : "");
+  fast_fn(x, fast, size);
+  slow_fn(x, slow, size);
+  cr_expect(memcmp(fast, slow, sizeof fast) == 0, "%s(%a, %zu): %s vs %s", what,
+            x, size, size ? fast : "", size ? slow : "");
+}
+
+static void expect_fmt(double x, size_t size) {
+  expect_same("gcb_view_fmt", gcb_view_fmt, fmt_printf, x, size);
+  expect_same("gcb_view_fmt_time", gcb_view_fmt_time, fmt_time_printf, x, size);
 }
 
 /* A value of every kind the tables see: random bits, magnitudes from
