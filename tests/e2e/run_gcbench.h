@@ -51,7 +51,7 @@ int gcb_test_finish(struct gcb_test_job job, double limit, double *elapsed);
 int gcb_test_run(int ranks, const char *const *args, double limit,
                  double *elapsed);
 
-/* Waits (up to 30 s) until the running job's document dir/name holds `n`
+/* Waits (up to 90 s) until the running job's document dir/name holds `n`
  * cases; returns the pid of rank `rank` it records. Fails the test when
  * the job ends first. */
 long gcb_test_pid_after(const char *name, size_t n, int rank,
