@@ -15,6 +15,7 @@
 #include "reports/document/fmtnum.h"
 #include "reports/document/ranks.h"
 #include "reports/render/render.h"
+#include "reports/render/render_rows.h"
 
 /* The parameters of every benchmark family, one column each (empty where
  * the case's family has no such parameter), so a spreadsheet or pandas
@@ -195,39 +196,16 @@ static char *case_prefix(size_t d, const json_t *root, const json_t *c) {
 }
 
 /* Rows being built: half a million of them at 4096 ranks, so fields go
- * into a buffer rather than through stdio, and the buffer goes out in
- * 64 KiB writes (stdio's own would be 4 KiB system calls). */
-struct row {
-  FILE *out;
-  size_t used;
-  char buf[64 * 1024];
-};
-
-static void row_flush(struct row *r) {
-  fwrite(r->buf, 1, r->used, r->out);
-  r->used = 0;
-}
-
-static void row_raw(struct row *r, const char *s, size_t n) {
-  if (r->used + n > sizeof r->buf)
-    row_flush(r);
-  if (n > sizeof r->buf) {
-    fwrite(s, 1, n, r->out);
-    return;
-  }
-  memcpy(r->buf + r->used, s, n);
-  r->used += n;
-}
-
-static void row_num(struct row *r, double x) {
+ * into a buffer rather than through stdio (render_rows.h). */
+static void row_num(struct gcb__rows *r, double x) {
   char s[GCB_FMTNUM_MAX + 1] = ",";
   size_t n = isnan(x) ? 0 : gcb_fmtnum_g(s + 1, x, 10);
-  row_raw(r, s, n + 1);
+  gcb__rows_putn(r, s, n + 1);
 }
 
 /* A text field, escaped (empty: nothing to escape, as for most rows). */
-static void row_text(struct row *r, const char *s) {
-  row_raw(r, ",", 1);
+static void row_text(struct gcb__rows *r, const char *s) {
+  gcb__rows_putn(r, ",", 1);
   if (s[0] == '\0')
     return;
   char *buf = NULL;
@@ -236,15 +214,15 @@ static void row_text(struct row *r, const char *s) {
   if (m != NULL) {
     gcb_escape_csv(m, s);
     if (fclose(m) == 0)
-      row_raw(r, buf, len);
+      gcb__rows_putn(r, buf, len);
   }
   free(buf);
 }
 
-static void row_int(struct row *r, long long v) {
+static void row_int(struct gcb__rows *r, long long v) {
   char s[GCB_FMTNUM_MAX + 1] = ",";
   size_t n = v < 0 ? 0 : gcb_fmtnum_ll(s + 1, v);
-  row_raw(r, s, n + 1);
+  gcb__rows_putn(r, s, n + 1);
 }
 
 /* Where every rank of a document runs, escaped for CSV once: the
@@ -294,35 +272,35 @@ static bool places_of(const json_t *root, struct places *pl) {
   return true;
 }
 
-static void rank_row(struct row *r, const char *prefix, const json_t *root,
-                     const struct places *pl, const struct gcb_ranks *pr,
-                     size_t i) {
+static void rank_row(struct gcb__rows *r, const char *prefix,
+                     const json_t *root, const struct places *pl,
+                     const struct gcb_ranks *pr, size_t i) {
   static const enum gcb_rank_col nums[] = {
       GCB_RC_TIME_MEDIAN, GCB_RC_TIME_MIN,   GCB_RC_TIME_MEAN,
       GCB_RC_TIME_MAX,    GCB_RC_TIME_STDEV, GCB_RC_FIGURE_TIME,
       GCB_RC_FIG_MEDIAN,  GCB_RC_FIG_BEST,   GCB_RC_FIG_WORST,
       GCB_RC_LATE_MEAN};
   long long rank = gcb_ranks_int(pr, GCB_RC_RANK, i, -1);
-  row_raw(r, prefix, strlen(prefix));
+  gcb__rows_putn(r, prefix, strlen(prefix));
   row_int(r, rank);
   char *where = rank >= 0 && (size_t)rank < pl->n ? pl->text[rank] : NULL;
   char *own = where == NULL ? place_text(root, rank) : NULL;
   if (where != NULL || own != NULL)
-    row_raw(r, where ? where : own, strlen(where ? where : own));
+    gcb__rows_putn(r, where ? where : own, strlen(where ? where : own));
   else
-    row_raw(r, ",,,,", 4);
+    gcb__rows_putn(r, ",,,,", 4);
   free(own);
   row_int(r, gcb_ranks_int(pr, GCB_RC_TIME_N, i, -1));
   for (size_t k = 0; k < sizeof nums / sizeof nums[0]; k++)
     row_num(r, gcb_ranks_num(pr, nums[k], i));
-  row_raw(r, gcb_ranks_checked(pr, i) ? ",true" : ",false",
-          gcb_ranks_checked(pr, i) ? 5 : 6);
+  gcb__rows_putn(r, gcb_ranks_checked(pr, i) ? ",true" : ",false",
+                 gcb_ranks_checked(pr, i) ? 5 : 6);
   row_int(r, gcb_ranks_int(pr, GCB_RC_WRONG, i, -1));
   /* The GPU while the case ran (empty without telemetry). */
   row_num(r, gcb_ranks_num(pr, GCB_RC_TELEM_SM_MEAN, i));
   row_num(r, gcb_ranks_num(pr, GCB_RC_TELEM_POWER_MAX, i));
   row_text(r, gcb_ranks_str(pr, GCB_RC_TELEM_THROTTLE, i));
-  row_raw(r, "\n", 1);
+  gcb__rows_putn(r, "\n", 1);
 }
 
 /* A case without per-rank entries (nccl-tests reports only the average
@@ -362,7 +340,8 @@ static void header(FILE *out) {
   fputc('\n', out);
 }
 
-static enum gcb_status write_csv(struct row *r, const struct gcb_report *rep,
+static enum gcb_status write_csv(struct gcb__rows *r,
+                                 const struct gcb_report *rep,
                                  struct gcb_err *err) {
   FILE *out = r->out;
   header(out);
@@ -382,7 +361,7 @@ static enum gcb_status write_csv(struct row *r, const struct gcb_report *rep,
       gcb_ranks_of(c, &pr);
       for (size_t j = 0; j < pr.n; j++)
         rank_row(r, prefix, root, &pl, &pr, j);
-      row_flush(r); /* before stdio writes again */
+      gcb__rows_flush(r); /* before stdio writes again */
       if (pr.n == 0)
         summary_row(out, prefix, c);
       free(prefix);
@@ -394,11 +373,11 @@ static enum gcb_status write_csv(struct row *r, const struct gcb_report *rep,
 
 static enum gcb_status render_csv(FILE *out, const struct gcb_report *rep,
                                   struct gcb_err *err) {
-  struct row *r = malloc(sizeof *r);
+  struct gcb__rows *r = malloc(sizeof *r);
   if (r == NULL)
     return gcb_err_set(err, GCB_ENOMEM, "results.csv: out of memory");
   r->out = out;
-  r->used = 0;
+  r->n = 0;
   enum gcb_status st = write_csv(r, rep, err);
   free(r);
   return st;

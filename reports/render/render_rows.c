@@ -13,7 +13,10 @@ void gcb__rows_flush(struct gcb__rows *b) {
 }
 
 void gcb__rows_put(struct gcb__rows *b, const char *s) {
-  size_t n = strlen(s);
+  gcb__rows_putn(b, s, strlen(s));
+}
+
+void gcb__rows_putn(struct gcb__rows *b, const char *s, size_t n) {
   if (b->n + n > sizeof b->buf)
     gcb__rows_flush(b);
   if (n > sizeof b->buf) {

@@ -19,6 +19,8 @@ struct gcb__rows {
 void gcb__rows_flush(struct gcb__rows *b);
 /* Appends s as it is. */
 void gcb__rows_put(struct gcb__rows *b, const char *s);
+/* n bytes of s, as they are. */
+void gcb__rows_putn(struct gcb__rows *b, const char *s, size_t n);
 /* Appends s as escape (gcb_escape_xml, gcb_escape_md) would write it: as
  * it is when every byte is printable ASCII not in `special` (characters
  * that escape leaves alone), else through escape itself. */
