@@ -24,13 +24,15 @@
 
 /* --format's choices: every file into a directory, or one renderer's
  * output into a file (or "-", standard output). */
-static const char *const formats[] = {"all",   "markdown", "html",        "csv",
-                                      "junit", "findings", "openmetrics", NULL};
+static const char *const formats[] = {
+    "all",      "markdown",    "html",  "csv",    "junit",
+    "findings", "openmetrics", "drain", "cordon", NULL};
 
 struct report_opts {
   const char *output;
   const char *baseline;
   const char *criteria;
+  const char *drain_list;
   bool png;
   int format; /* index into formats[]; 0: all files into -o DIR */
 };
@@ -47,12 +49,18 @@ static const struct gcb_option report_options[] = {
     {"criteria", 'c', GCB_OPT_STRING, offsetof(struct report_opts, criteria),
      NULL, "SPEC.json", "acceptance criteria (docs/criteria-schema.md)", NULL,
      0, 0},
+    {"drain-list", 0, GCB_OPT_STRING, offsetof(struct report_opts, drain_list),
+     NULL, "FILE",
+     "also write the nodes whose verdict is fail, NODE<TAB>REASON per line, "
+     "into FILE (as --format drain; scripts/gcbench.sbatch --drain reads it)",
+     NULL, 0, 0},
     {"png", 0, GCB_OPT_FLAG, offsetof(struct report_opts, png), NULL, NULL,
      "plots as PNG files (default: SVG, inlined in index.html)", NULL, 0, 0},
     {"format", 'f', GCB_OPT_CHOICE, offsetof(struct report_opts, format), "all",
      "FMT",
      "all: every file into -o DIR; otherwise only this format, into the "
-     "file -o names (openmetrics: a Prometheus textfile)",
+     "file -o names (openmetrics: a Prometheus textfile; drain: the failing "
+     "nodes; cordon: kubectl commands that cordon them)",
      formats, 0, 0},
     {0},
 };
@@ -270,15 +278,15 @@ static enum gcb_status write_report(struct report_dir *rd, struct outcome *o,
 /* One renderer's output into the file path names, its directory created
  * (not locked: one rename publishes the file, and a lock file would be
  * left in a directory that is not gcbench's, a node_exporter's say). */
-static enum gcb_status write_one_file(const char *path,
+static enum gcb_status write_one_file(const char *path, const char *what,
                                       const struct gcb_renderer *r,
                                       const struct gcb_report *rep,
                                       struct gcb_err *err) {
   char dir[4096], base[4096];
   if (gcb_outfile_split(path, dir, base) != 0)
-    return gcb_err_set(err, GCB_EUSAGE, "--output %s: not a file name", path);
+    return gcb_err_set(err, GCB_EUSAGE, "%s %s: not a file name", what, path);
   struct gcb_outdir d;
-  enum gcb_status st = gcb_outdir_open(dir, "--output", true, false, &d, err);
+  enum gcb_status st = gcb_outdir_open(dir, what, true, false, &d, err);
   if (st == GCB_OK)
     st = write_file(&d, base, r, rep, err);
   gcb_outdir_close(&d);
@@ -296,7 +304,7 @@ static enum gcb_status write_one_format(const struct report_opts *ro,
     return gcb_err_set(err, GCB_EINTERNAL, "no renderer %s",
                        formats[ro->format]);
   if (strcmp(ro->output, "-") != 0)
-    return write_one_file(ro->output, r, rep, err);
+    return write_one_file(ro->output, "--output", r, rep, err);
   enum gcb_status st = r->render(stdout, rep, err);
   return st == GCB_OK && fflush(stdout) != 0
              ? gcb_err_set(err, GCB_EIO, "standard output: write failed")
@@ -331,6 +339,9 @@ static int report(const struct report_opts *ro, const char **files, size_t n,
   if (st == GCB_OK && rank == 0)
     st = one ? write_one_format(ro, &rep, &err)
              : write_report(&rd, &o, &rep, &err);
+  if (st == GCB_OK && rank == 0 && ro->drain_list != NULL)
+    st = write_one_file(ro->drain_list, "--drain-list", &gcb_render_drain, &rep,
+                        &err);
   report_dir_close(&rd, &o);
   int code = exit_code(st);
   if (st != GCB_OK)

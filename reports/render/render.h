@@ -69,7 +69,8 @@ struct gcb_renderer {
 };
 
 extern const struct gcb_renderer gcb_render_md, gcb_render_html, gcb_render_csv,
-    gcb_render_junit, gcb_render_findings, gcb_render_openmetrics;
+    gcb_render_junit, gcb_render_findings, gcb_render_openmetrics,
+    gcb_render_drain, gcb_render_cordon;
 
 /* The renderer named `name` ("markdown", "openmetrics"), or NULL. */
 const struct gcb_renderer *gcb_renderer_find(const char *name);
