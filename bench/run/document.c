@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bench/run/header.h"
 #include "bench/run/sink.h"
 #include "bench/run/table.h"
 
@@ -92,6 +93,30 @@ enum gcb_status gcb_document_write_last(struct gcb_document *d,
                                         struct gcb_err *err) {
   give_up_room(d);
   return gcb_results_write(d->results, d->path, err);
+}
+
+enum gcb_status gcb_document_write_first(struct gcb_document *d,
+                                         struct gcb_err *err) {
+  enum gcb_status st = gcb_results_write(d->results, d->path, err);
+  if (st != GCB_OK)
+    return st; /* written atomically: nothing of it is there */
+  struct stat sb;
+  if (stat(d->path, &sb) == 0)
+    st = grow_room(d, (long long)sb.st_size, err);
+  d->written_at = gcb__table_now();
+  if (st == GCB_OK)
+    return st;
+  /* The document says "running" with no case: it must say why it ended. */
+  struct gcb_err again = {0};
+  enum gcb_status st2 =
+      gcb_results_add_error(d->results, "", "", -1, st, err->msg, &again);
+  if (st2 == GCB_OK)
+    st2 = gcb__header_finish(d->results, "failed", &again);
+  if (st2 == GCB_OK)
+    st2 = gcb_document_write_last(d, &again);
+  if (st2 != GCB_OK)
+    unlink(d->path);
+  return st;
 }
 
 /* Rewrites the document after a change, or leaves it for later when the

@@ -125,6 +125,18 @@ struct gcb_document {
 #define GCB_DOC_RESERVE_MIN (64 << 10)
 enum gcb_status gcb_document_write(struct gcb_document *d, struct gcb_err *err);
 
+/*
+ * The run's first write (its header, no case yet), complete and truthful
+ * or none: when the document cannot be written, nothing of it is (the
+ * caller removes the empty file that claimed the path); when it is
+ * written but no room can be held beside it (a disk nearly full), the
+ * error goes into errors[] and run.status becomes "failed" in a second
+ * write, and when even that fails the "running" document is removed.
+ * Returns the first failure (GCB_EIO), err saying it.
+ */
+enum gcb_status gcb_document_write_first(struct gcb_document *d,
+                                         struct gcb_err *err);
+
 /* The run's last write (its end, whoever ends it): the room is given up
  * first, so that its bytes and its descriptor are this write's. */
 enum gcb_status gcb_document_write_last(struct gcb_document *d,
