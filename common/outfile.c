@@ -38,12 +38,40 @@ static int make_parents(const char *path) {
   }
 }
 
+/* "DIR/NAME: not a regular file ...", or GCB_OK: the one refusal of every
+ * name (a FIFO would block or be replaced, a device opened). */
+static enum gcb_status check_name(int dirfd, const char *shown,
+                                  const char *name, struct gcb_err *err) {
+  struct stat sb;
+  if (fstatat(dirfd, name, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+      !S_ISREG(sb.st_mode) && !S_ISLNK(sb.st_mode))
+    return gcb_err_set(err, GCB_EUSAGE,
+                       "%s: not a regular file; a report will not replace it",
+                       shown);
+  return GCB_OK;
+}
+
 static enum gcb_status lock_dir(struct gcb_outdir *d, struct gcb_err *err) {
-  d->lock_fd = openat(d->fd, GCB_OUTDIR_LOCK,
-                      O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+  char shown[4200];
+  snprintf(shown, sizeof shown, "%s/%s", d->path, GCB_OUTDIR_LOCK);
+  enum gcb_status st = check_name(d->fd, shown, GCB_OUTDIR_LOCK, err);
+  if (st != GCB_OK)
+    return st;
+  /* O_NONBLOCK: a FIFO put there since the check does not hang the open. */
+  d->lock_fd =
+      openat(d->fd, GCB_OUTDIR_LOCK,
+             O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
   if (d->lock_fd < 0)
     return gcb_err_set(err, GCB_EIO, "%s/%s: cannot open the lock file (%s)",
                        d->path, GCB_OUTDIR_LOCK, strerror(errno));
+  struct stat sb;
+  if (fstat(d->lock_fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+    close(d->lock_fd);
+    d->lock_fd = -1;
+    return gcb_err_set(err, GCB_EUSAGE,
+                       "%s: not a regular file; a report will not replace it",
+                       shown);
+  }
   if (flock(d->lock_fd, LOCK_EX | LOCK_NB) == 0)
     return GCB_OK;
   int e = errno;
@@ -122,6 +150,16 @@ static int create_tmp(struct gcb_outfile *o) {
   return -1;
 }
 
+enum gcb_status gcb_outfile_check(const struct gcb_outdir *d, const char *name,
+                                  struct gcb_err *err) {
+  char shown[4200];
+  if (strcmp(d->path, ".") == 0)
+    snprintf(shown, sizeof shown, "%s", name);
+  else
+    snprintf(shown, sizeof shown, "%s/%s", d->path, name);
+  return check_name(d->fd, shown, name, err);
+}
+
 enum gcb_status gcb_outfile_begin(const struct gcb_outdir *d, const char *name,
                                   struct gcb_outfile *o, struct gcb_err *err) {
   memset(o, 0, sizeof *o);
@@ -134,12 +172,9 @@ enum gcb_status gcb_outfile_begin(const struct gcb_outdir *d, const char *name,
       strlen(name) >= sizeof o->name)
     return gcb_err_set(err, GCB_EINTERNAL, "%s: not a file name", o->shown);
   snprintf(o->name, sizeof o->name, "%s", name);
-  struct stat sb;
-  if (fstatat(d->fd, name, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
-      !S_ISREG(sb.st_mode) && !S_ISLNK(sb.st_mode))
-    return gcb_err_set(err, GCB_EUSAGE,
-                       "%s: not a regular file; a report will not replace it",
-                       o->shown);
+  enum gcb_status st = check_name(d->fd, o->shown, name, err);
+  if (st != GCB_OK)
+    return st;
   int fd = create_tmp(o);
   if (fd < 0)
     return gcb_err_set(err, GCB_EIO, "%s: cannot create a temporary file (%s)",

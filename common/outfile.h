@@ -34,7 +34,8 @@ struct gcb_outdir {
  * message, e.g. "--output"). create: it and its parents are created when
  * missing (mode 0777 less the umask). lock: an exclusive, non-blocking
  * flock on its lock file for as long as it is open; another holder is
- * GCB_EUSAGE ("another gcbench is writing into DIR"). A path that cannot
+ * GCB_EUSAGE ("another gcbench is writing into DIR"), and so is a lock
+ * name that is not a regular file (gcb_outfile_check). A path that cannot
  * be created or opened, or is not a directory, is GCB_EUSAGE naming `what`.
  */
 enum gcb_status gcb_outdir_open(const char *path, const char *what, bool create,
@@ -59,10 +60,19 @@ struct gcb_outfile {
 };
 
 /*
+ * Whether d's `name` may be replaced or removed by a writer: GCB_OK when
+ * it is missing, a regular file or a symlink (the name is replaced, never
+ * the target); GCB_EUSAGE "DIR/NAME: not a regular file; a report will not
+ * replace it" for a FIFO, a device, a socket or a directory. Every name a
+ * report writes, renames over or removes passes here first.
+ */
+enum gcb_status gcb_outfile_check(const struct gcb_outdir *d, const char *name,
+                                  struct gcb_err *err);
+
+/*
  * Starts writing d's file `name` (one component, no '/'): refuses a final
- * name that exists and is neither a regular file nor a symlink (GCB_EUSAGE:
- * "not a regular file; a report will not replace it"), then creates the
- * temporary "NAME.tmp.PID[.N]" exclusively. GCB_EIO when it cannot.
+ * name gcb_outfile_check refuses, then creates the temporary
+ * "NAME.tmp.PID[.N]" exclusively. GCB_EIO when it cannot.
  */
 enum gcb_status gcb_outfile_begin(const struct gcb_outdir *d, const char *name,
                                   struct gcb_outfile *o, struct gcb_err *err);
