@@ -120,8 +120,8 @@ enum gcb_status gcb__progress_decide(const struct gcb_run_opts *opts,
 enum gcb_status gcb_progress_wanted(const struct gcb_run_opts *opts, bool *out,
                                     struct gcb_err *err) {
   const char *env = getenv("GCB_PROGRESS");
-  bool asked = opts->progress || opts->no_progress ||
-               (env != NULL && env[0] != '\0');
+  bool asked =
+      opts->progress || opts->no_progress || (env != NULL && env[0] != '\0');
   /* The terminals are looked at only when nothing was asked. */
   bool tty = !asked && isatty(STDERR_FILENO);
   bool launcher = !asked && !tty && launcher_has_terminal();

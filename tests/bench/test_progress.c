@@ -6,6 +6,7 @@
  * SLURM_SRUN_COMM_PORT with a terminal on its stderr, once made a root
  * gcbench write its progress lines into a file.
  */
+#define _GNU_SOURCE /* posix_openpt, ptsname */
 #include <criterion/criterion.h>
 #include <fcntl.h>
 #include <netinet/in.h>
