@@ -13,7 +13,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bench/run/header.h"
 #include "bench/run/sink.h"
 #include "bench/run/table.h"
 
@@ -97,25 +96,22 @@ enum gcb_status gcb_document_write_last(struct gcb_document *d,
 
 enum gcb_status gcb_document_write_first(struct gcb_document *d,
                                          struct gcb_err *err) {
+  double start = gcb__table_now();
   enum gcb_status st = gcb_results_write(d->results, d->path, err);
   if (st != GCB_OK)
-    return st; /* written atomically: nothing of it is there */
+    return st; /* written atomically: none of it is there */
   struct stat sb;
   if (stat(d->path, &sb) == 0)
     st = grow_room(d, (long long)sb.st_size, err);
   d->written_at = gcb__table_now();
-  if (st == GCB_OK)
-    return st;
-  /* The document says "running" with no case: it must say why it ended. */
-  struct gcb_err again = {0};
-  enum gcb_status st2 =
-      gcb_results_add_error(d->results, "", "", -1, st, err->msg, &again);
-  if (st2 == GCB_OK)
-    st2 = gcb__header_finish(d->results, "failed", &again);
-  if (st2 == GCB_OK)
-    st2 = gcb_document_write_last(d, &again);
-  if (st2 != GCB_OK)
+  d->write_s = d->written_at - start;
+  if (st != GCB_OK) {
+    /* Written, but with no room held its end may not be: the "running"
+     * header goes, and the run's last write (whoever ends it) says why
+     * in its place, in the bytes this one freed. */
+    give_up_room(d);
     unlink(d->path);
+  }
   return st;
 }
 

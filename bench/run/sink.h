@@ -126,13 +126,13 @@ struct gcb_document {
 enum gcb_status gcb_document_write(struct gcb_document *d, struct gcb_err *err);
 
 /*
- * The run's first write (its header, no case yet), complete and truthful
- * or none: when the document cannot be written, nothing of it is (the
- * caller removes the empty file that claimed the path); when it is
- * written but no room can be held beside it (a disk nearly full), the
- * error goes into errors[] and run.status becomes "failed" in a second
- * write, and when even that fails the "running" document is removed.
- * Returns the first failure (GCB_EIO), err saying it.
+ * The run's first write (its header, no case yet), as gcb_document_write.
+ * When it fails nothing half-written stays: a document that cannot be
+ * written leaves nothing of it (the caller removes the empty file that
+ * claimed the path), and one written with no room to hold beside it (a
+ * disk nearly full) is removed, so that the run's last write says in its
+ * bytes how the run ended, or nothing is there. Returns the failure
+ * (GCB_EIO), err saying it.
  */
 enum gcb_status gcb_document_write_first(struct gcb_document *d,
                                          struct gcb_err *err);
