@@ -38,31 +38,6 @@ struct plot_dirs {
   char work_name[64];
 };
 
-/* Whether the directory open at fd is the one mkdirat just made: this
- * user's, closed to others (0700 less the umask), empty. A writer of DIR can
- * swap the name for a directory of its own (full of symlinks) between the
- * mkdirat and the openat; gnuplot must never run in that one. */
-static bool is_made(int fd) {
-  struct stat sb;
-  if (fstat(fd, &sb) != 0 || !S_ISDIR(sb.st_mode) || sb.st_uid != geteuid() ||
-      (sb.st_mode & 07077) != 0)
-    return false;
-  int dup_fd = dup(fd);
-  DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
-  if (d == NULL) {
-    if (dup_fd >= 0)
-      close(dup_fd);
-    return false;
-  }
-  bool empty = true;
-  struct dirent *e;
-  while (empty && (e = readdir(d)) != NULL)
-    empty = strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0;
-  rewinddir(d); /* the offset is fd's too: close_work reads it again */
-  closedir(d);
-  return empty;
-}
-
 /* Makes and opens the private directory; 0, or -1 with errno (EPERM: the
  * name was swapped for another directory, which is left alone). */
 static int open_work(struct plot_dirs *p) {
@@ -72,7 +47,7 @@ static int open_work(struct plot_dirs *p) {
     if (mkdirat(p->out.fd, p->work_name, 0700) == 0) {
       int fd = openat(p->out.fd, p->work_name,
                       O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-      if (fd >= 0 && !is_made(fd)) {
+      if (fd >= 0 && !gcb_outdir_is_made(fd, true)) {
         close(fd);
         errno = EPERM;
         return -1;

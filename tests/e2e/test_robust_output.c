@@ -7,7 +7,10 @@
  * two reports into one directory cannot mix (the second is refused in one
  * line); `-o a/b/c` creates the directories; a directory that cannot be
  * created is bad usage naming --output (exit 2); a run claims its results
- * path so that a second run without --force is refused.
+ * path so that a second run without --force is refused. Issue 31, items 4
+ * and 9: a directory gcbench makes (the report's, gnuplot's private one)
+ * and another user swaps before it is opened is refused; a FIFO or a
+ * device at any name a report writes is refused, not replaced.
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
@@ -198,43 +201,52 @@ Test(output, a_results_path_is_claimed_so_a_second_run_is_refused) {
                GCB_OK);
 }
 
-/* Issue 31 item 4: a writer of the report directory swaps gnuplot's
- * private directory for one of its own, full of symlinks, between
- * gcbench's mkdirat and its openat. The race is made certain rather than
- * likely: a seccomp filter hands gcbench's mkdirat of the private
- * directory to a thread of this test (SECCOMP_RET_USER_NOTIF), which
- * plays the attacker's part (a directory of another user, or at least
- * open to every user, with plot-*.svg linked to a file outside -o, made
- * under that name) and answers "made". gcbench must refuse that
- * directory, so gnuplot never writes through its links. */
+/* Issue 31 item 4: a writer of the directory gcbench makes a directory in
+ * swaps the one made for its own between gcbench's mkdirat and its
+ * openat (renameat2 RENAME_EXCHANGE on an inotify event). The race is made
+ * certain rather than likely: a seccomp filter hands gcbench's mkdirat
+ * (and mkdir) to a thread of this test (SECCOMP_RET_USER_NOTIF), which
+ * plays the attacker's part (puts its own directory, or a symlink to one,
+ * at that name) and answers "made". */
 struct attacker {
-  atomic_int listener;      /* -1 until the filter is set */
-  const char *rep;          /* the report directory */
-  const char *const *plots; /* plot names to link to victim */
+  atomic_int listener; /* -1 until the filter is set */
+  const char *in;      /* the directory the name is made in */
+  const char *name;    /* the name, or its start when it ends in '*' */
+  /* What is put there: a symlink to dir, or else a directory open to
+   * every user (nobody's when this test runs as root) holding a symlink
+   * to victim at each of links. */
+  const char *dir;
+  const char *const *links;
   const char *victim;
   atomic_bool done;
   atomic_int swapped;
 };
 
-/* The attacker's directory at rep/name: mode 0777, nobody's when this
- * test runs as root, each plot name a symlink to the victim. */
+static bool is_target(const struct attacker *a, const char *name) {
+  size_t n = strlen(a->name);
+  return a->name[n - 1] == '*' ? strncmp(name, a->name, n - 1) == 0
+                               : strcmp(name, a->name) == 0;
+}
+
 static int plant(const struct attacker *a, const char *name) {
   char path[1024], link[1400];
-  snprintf(path, sizeof path, "%s/%s", a->rep, name);
+  snprintf(path, sizeof path, "%s/%s", a->in, name);
+  if (a->dir != NULL)
+    return symlink(a->dir, path);
   if (mkdir(path, 0777) != 0 || chmod(path, 0777) != 0)
     return -1;
   if (geteuid() == 0 && chown(path, 65534, 65534) != 0)
     return -1;
-  for (size_t i = 0; a->plots[i]; i++) {
-    snprintf(link, sizeof link, "%s/%s", path, a->plots[i]);
+  for (size_t i = 0; a->links[i]; i++) {
+    snprintf(link, sizeof link, "%s/%s", path, a->links[i]);
     if (symlink(a->victim, link) != 0)
       return -1;
   }
   return 0;
 }
 
-/* Answers every mkdirat of the filtered processes: the private plot
- * directory's with the attacker's, any other by letting it run. */
+/* Answers every mkdirat and mkdir of the filtered processes: the target
+ * name's with the attacker's, any other by letting it run. */
 static void *attack(void *arg) {
   struct attacker *a = arg;
   struct seccomp_notif *req = calloc(1, 4096);
@@ -249,15 +261,17 @@ static void *attack(void *arg) {
     memset(req, 0, 4096);
     if (ioctl(fd, SECCOMP_IOCTL_NOTIF_RECV, req) != 0)
       continue;
-    char name[256] = "";
-    struct iovec local = {name, sizeof name - 1},
-                 remote = {(void *)(uintptr_t)req->data.args[1],
-                           sizeof name - 1};
+    char path[4096] = "";
+    bool at = req->data.nr == __NR_mkdirat;
+    struct iovec local = {path, sizeof path - 1},
+                 remote = {(void *)(uintptr_t)req->data.args[at ? 1 : 0],
+                           sizeof path - 1};
     if (process_vm_readv(req->pid, &local, 1, &remote, 1, 0) < 0)
-      name[0] = '\0';
+      path[0] = '\0';
+    const char *slash = strrchr(path, '/'), *name = slash ? slash + 1 : path;
     memset(resp, 0, sizeof *resp);
     resp->id = req->id;
-    if (strncmp(name, ".gcbench-plot.", 14) == 0 && strchr(name, '/') == NULL) {
+    if (name[0] != '\0' && is_target(a, name)) {
       resp->error = plant(a, name) == 0 ? 0 : -EIO;
       atomic_fetch_add(&a->swapped, 1);
     } else {
@@ -270,8 +284,8 @@ static void *attack(void *arg) {
   return NULL;
 }
 
-/* Sends this thread's mkdirat (and its children's) to a listener; -1
- * when the kernel or the sandbox allows no such filter. */
+/* Sends this thread's mkdirat and mkdir (and its children's) to a
+ * listener; -1 when the kernel or the sandbox allows no such filter. */
 static int filter_mkdirat(void) {
 #if defined(__x86_64__)
   const unsigned arch = AUDIT_ARCH_X86_64;
@@ -280,12 +294,18 @@ static int filter_mkdirat(void) {
 #else
   return -1;
 #endif
+#ifdef __NR_mkdir
+  const unsigned mkdir_nr = __NR_mkdir;
+#else
+  const unsigned mkdir_nr = __NR_mkdirat; /* none: mkdir is mkdirat */
+#endif
   struct sock_filter code[] = {
       BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
       BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, arch, 1, 0),
       BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
       BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_mkdirat, 0, 1),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_mkdirat, 1, 0),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, mkdir_nr, 0, 1),
       BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
       BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
   };
@@ -294,6 +314,31 @@ static int filter_mkdirat(void) {
     return -1;
   return (int)syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER,
                       SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+}
+
+/* Runs `gcbench args` with a's attacker answering its mkdirat and mkdir;
+ * its exit code. Skips the test where no seccomp listener can be set. */
+static int attacked(struct attacker *a, const char *const *args) {
+  atomic_init(&a->listener, -1);
+  atomic_init(&a->done, false);
+  atomic_init(&a->swapped, 0);
+  /* The attacker's thread first: a filter binds the thread that sets it
+   * and what that thread starts afterwards, not the threads before. */
+  pthread_t tid;
+  cr_assert_eq(pthread_create(&tid, NULL, attack, a), 0);
+  int listener = filter_mkdirat();
+  if (listener < 0) {
+    atomic_store(&a->done, true);
+    pthread_join(tid, NULL);
+    cr_skip_test("no seccomp listener here (%s)", strerror(errno));
+  }
+  atomic_store(&a->listener, listener);
+  int code = gcb_test_gcbench(0, args);
+  atomic_store(&a->done, true);
+  pthread_join(tid, NULL);
+  close(listener); /* this thread's mkdirat now fails rather than waits */
+  cr_assert_eq(atomic_load(&a->swapped), 1, "the swap did not happen");
+  return code;
 }
 
 /* The plot files a report of the fixture draws, as names (NULL-ended). */
@@ -312,6 +357,9 @@ static size_t plot_names(const char *ref, char names[][64], size_t max) {
   return n;
 }
 
+/* The private directory gnuplot runs in, swapped for a directory of
+ * plot-*.svg links to a file outside -o: a root report's gnuplot once
+ * wrote through them. Refused, nothing drawn. */
 Test(output, a_private_plot_directory_swapped_for_another_is_refused) {
   char ref[512], rep[512], victim[512], names[64][64];
   snprintf(ref, sizeof ref, "%s", gcb_test_path("ref"));
@@ -326,33 +374,44 @@ Test(output, a_private_plot_directory_swapped_for_another_is_refused) {
   put(victim, "secret\n");
   cr_assert_eq(mkdir(rep, 0777), 0);
   cr_assert_eq(chmod(rep, 0777), 0);
-  struct attacker a = {.rep = rep, .plots = plots, .victim = victim};
-  atomic_init(&a.listener, -1);
-  atomic_init(&a.done, false);
-  atomic_init(&a.swapped, 0);
-  /* The attacker's thread first: a filter binds the thread that sets it
-   * and what that thread starts afterwards, not the threads before. */
-  pthread_t tid;
-  cr_assert_eq(pthread_create(&tid, NULL, attack, &a), 0);
-  int listener = filter_mkdirat();
-  if (listener < 0) {
-    atomic_store(&a.done, true);
-    pthread_join(tid, NULL);
-    cr_skip_test("no seccomp listener here (%s)", strerror(errno));
-  }
-  atomic_store(&a.listener, listener);
+  struct attacker a = {
+      .in = rep, .name = ".gcbench-plot.*", .links = plots, .victim = victim};
   const char *args[] = {"report", FIXTURE, "-o", rep, NULL};
-  int code = gcb_test_gcbench(0, args);
-  atomic_store(&a.done, true);
-  pthread_join(tid, NULL);
-  close(listener); /* this thread's mkdirat now fails rather than waits */
+  int code = attacked(&a, args);
   char *err = gcb_test_slurp("stderr"), *text = gcb_test_read(victim);
-  cr_assert_eq(atomic_load(&a.swapped), 1, "the swap did not happen");
   cr_expect_str_eq(text, "secret\n", "gnuplot wrote through the links");
   cr_expect_neq(code, 0, "exit %d", code);
   cr_expect(strstr(err, "not the directory gcbench made") != NULL, "%s", err);
   free(err);
   free(text);
+}
+
+/* The report directory -o makes in a directory every user writes,
+ * swapped for a symlink to another directory: the report was once
+ * written there. Refused in one line, exit 2; nothing written there. */
+Test(output, a_report_directory_swapped_for_a_link_is_refused) {
+  char shared[512], rep[600], elsewhere[512];
+  snprintf(shared, sizeof shared, "%s", gcb_test_path("shared"));
+  snprintf(elsewhere, sizeof elsewhere, "%s", gcb_test_path("elsewhere"));
+  snprintf(rep, sizeof rep, "%s/rep", shared);
+  cr_assert_eq(mkdir(shared, 0777), 0);
+  cr_assert_eq(chmod(shared, 0777), 0);
+  cr_assert_eq(mkdir(elsewhere, 0755), 0);
+  struct attacker a = {.in = shared, .name = "rep", .dir = elsewhere};
+  const char *args[] = {"report", FIXTURE, "-o", rep, NULL};
+  int code = attacked(&a, args);
+  char *err = gcb_test_slurp("stderr");
+  cr_expect_eq(code, 2, "exit %d: %s", code, err);
+  cr_expect(strstr(err, "replaced by another") != NULL, "%s", err);
+  free(err);
+  DIR *d = opendir(elsewhere);
+  cr_assert_not_null(d);
+  struct dirent *e;
+  int n = 0;
+  while ((e = readdir(d)) != NULL)
+    n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+  closedir(d);
+  cr_expect_eq(n, 0, "%d files written through the link", n);
 }
 
 /* Issue 31 item 9: a FIFO or a device node at any name a report writes,
