@@ -17,33 +17,98 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* mkdir -p: each component of path, stopping at the first failure other
- * than "exists" (what exists is checked when the directory is opened). */
-static int make_parents(const char *path) {
-  char dir[4096];
-  size_t n = strlen(path);
-  if (n >= sizeof dir)
-    return ENAMETOOLONG;
-  memcpy(dir, path, n + 1);
-  for (char *p = dir + 1;; p++) {
-    if (*p != '/' && *p != '\0')
-      continue;
-    char c = *p;
-    *p = '\0';
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
-      return errno;
-    if (c == '\0')
-      return 0;
-    *p = c;
+bool gcb_outdir_is_made(int fd, bool closed) {
+  struct stat sb;
+  if (fstat(fd, &sb) != 0 || !S_ISDIR(sb.st_mode) || sb.st_uid != geteuid() ||
+      (closed && (sb.st_mode & 07077) != 0))
+    return false;
+  int dup_fd = dup(fd);
+  DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+  if (d == NULL) {
+    if (dup_fd >= 0)
+      close(dup_fd);
+    return false;
   }
+  bool empty = true;
+  struct dirent *e;
+  while (empty && (e = readdir(d)) != NULL)
+    empty = strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0;
+  rewinddir(d); /* the offset is fd's too */
+  closedir(d);
+  return empty;
+}
+
+/* The directory at path, its missing components created (mkdir -p) when
+ * create: each component is opened from its parent's descriptor, one made
+ * here without following a symlink and only when gcb_outdir_is_made says
+ * it is the one made (a writer of its parent can swap it between the
+ * mkdirat and the openat: *swapped); those that were there are followed
+ * as the path names them. A descriptor, or -1 with errno. */
+static int open_dir(const char *path, bool create, bool *swapped) {
+  *swapped = false;
+  if (!create)
+    return open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  char buf[4096];
+  snprintf(buf, sizeof buf, "%s", path);
+  int fd = open(path[0] == '/' ? "/" : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  char *save = NULL;
+  for (char *c = strtok_r(buf, "/", &save); c != NULL && fd >= 0;
+       c = strtok_r(NULL, "/", &save)) {
+    bool made = mkdirat(fd, c, 0777) == 0;
+    int e = made || errno == EEXIST ? 0 : errno;
+    int next = e != 0 ? -1
+                      : openat(fd, c,
+                               O_RDONLY | O_DIRECTORY | O_CLOEXEC |
+                                   (made ? O_NOFOLLOW : 0));
+    e = e != 0 ? e : next < 0 ? errno : 0;
+    if (made && (next < 0 || !gcb_outdir_is_made(next, false))) {
+      if (next >= 0)
+        close(next);
+      next = -1;
+      e = EPERM;
+      *swapped = true; /* a symlink, or a directory not made here */
+    }
+    close(fd);
+    fd = next;
+    errno = e;
+  }
+  return fd;
+}
+
+/* "DIR/NAME: not a regular file ...", or GCB_OK: the one refusal of every
+ * name (a FIFO would block or be replaced, a device opened). */
+static enum gcb_status check_name(int dirfd, const char *shown,
+                                  const char *name, struct gcb_err *err) {
+  struct stat sb;
+  if (fstatat(dirfd, name, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+      !S_ISREG(sb.st_mode) && !S_ISLNK(sb.st_mode))
+    return gcb_err_set(err, GCB_EUSAGE,
+                       "%s: not a regular file; a report will not replace it",
+                       shown);
+  return GCB_OK;
 }
 
 static enum gcb_status lock_dir(struct gcb_outdir *d, struct gcb_err *err) {
-  d->lock_fd = openat(d->fd, GCB_OUTDIR_LOCK,
-                      O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+  char shown[4200];
+  snprintf(shown, sizeof shown, "%s/%s", d->path, GCB_OUTDIR_LOCK);
+  enum gcb_status st = check_name(d->fd, shown, GCB_OUTDIR_LOCK, err);
+  if (st != GCB_OK)
+    return st;
+  /* O_NONBLOCK: a FIFO put there since the check does not hang the open. */
+  d->lock_fd =
+      openat(d->fd, GCB_OUTDIR_LOCK,
+             O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
   if (d->lock_fd < 0)
     return gcb_err_set(err, GCB_EIO, "%s/%s: cannot open the lock file (%s)",
                        d->path, GCB_OUTDIR_LOCK, strerror(errno));
+  struct stat sb;
+  if (fstat(d->lock_fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+    close(d->lock_fd);
+    d->lock_fd = -1;
+    return gcb_err_set(err, GCB_EUSAGE,
+                       "%s: not a regular file; a report will not replace it",
+                       shown);
+  }
   if (flock(d->lock_fd, LOCK_EX | LOCK_NB) == 0)
     return GCB_OK;
   int e = errno;
@@ -66,11 +131,14 @@ enum gcb_status gcb_outdir_open(const char *path, const char *what, bool create,
   if (path[0] == '\0' || strlen(path) >= sizeof d->path)
     return gcb_err_set(err, GCB_EUSAGE, "%s: %s path", what,
                        path[0] ? "too long a" : "empty");
-  int e = create ? make_parents(path) : 0;
-  if (e == 0) {
-    d->fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    e = d->fd < 0 ? errno : 0;
-  }
+  bool swapped;
+  d->fd = open_dir(path, create, &swapped);
+  int e = d->fd < 0 ? errno : 0;
+  if (swapped)
+    return gcb_err_set(err, GCB_EUSAGE,
+                       "%s %s: a directory made for it was replaced by "
+                       "another (another user writes where it is made)",
+                       what, path);
   if (e != 0)
     return gcb_err_set(err, GCB_EUSAGE, "%s %s: cannot %s directory (%s)", what,
                        path, create ? "create the" : "open the",
@@ -122,6 +190,16 @@ static int create_tmp(struct gcb_outfile *o) {
   return -1;
 }
 
+enum gcb_status gcb_outfile_check(const struct gcb_outdir *d, const char *name,
+                                  struct gcb_err *err) {
+  char shown[4200];
+  if (strcmp(d->path, ".") == 0)
+    snprintf(shown, sizeof shown, "%s", name);
+  else
+    snprintf(shown, sizeof shown, "%s/%s", d->path, name);
+  return check_name(d->fd, shown, name, err);
+}
+
 enum gcb_status gcb_outfile_begin(const struct gcb_outdir *d, const char *name,
                                   struct gcb_outfile *o, struct gcb_err *err) {
   memset(o, 0, sizeof *o);
@@ -134,12 +212,9 @@ enum gcb_status gcb_outfile_begin(const struct gcb_outdir *d, const char *name,
       strlen(name) >= sizeof o->name)
     return gcb_err_set(err, GCB_EINTERNAL, "%s: not a file name", o->shown);
   snprintf(o->name, sizeof o->name, "%s", name);
-  struct stat sb;
-  if (fstatat(d->fd, name, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
-      !S_ISREG(sb.st_mode) && !S_ISLNK(sb.st_mode))
-    return gcb_err_set(err, GCB_EUSAGE,
-                       "%s: not a regular file; a report will not replace it",
-                       o->shown);
+  enum gcb_status st = check_name(d->fd, o->shown, name, err);
+  if (st != GCB_OK)
+    return st;
   int fd = create_tmp(o);
   if (fd < 0)
     return gcb_err_set(err, GCB_EIO, "%s: cannot create a temporary file (%s)",

@@ -433,9 +433,23 @@ static int skip_gpu(hwloc_obj_t o) {
   return is_gpu(o);
 }
 
+/* More devices of a kind than max (GCB_TOPO_MAX_GPUS, _NICS): refused
+ * before any figure of their pairs is made. */
+static enum gcb_status too_many(const struct gcb_topo *t, int n, int max,
+                                const char *what, struct gcb_err *err) {
+  if (n <= max)
+    return GCB_OK;
+  return gcb_err_set(err, GCB_EINPUT,
+                     "%s: %d %s in one machine; gcbench reads at most %d "
+                     "(no real machine holds more)",
+                     t->source ? t->source : "this machine", n, what, max);
+}
+
 static enum gcb_status find_gpus(struct gcb_topo *t, struct gcb_err *err) {
   enum gcb_status st =
       collect(t->topology, is_gpu, NULL, &t->gpu_objs, &t->ngpus, err);
+  if (st == GCB_OK)
+    st = too_many(t, t->ngpus, GCB_TOPO_MAX_GPUS, "GPUs", err);
   if (st != GCB_OK || t->ngpus == 0)
     return st;
   t->gpus = calloc((size_t)t->ngpus, sizeof *t->gpus);
@@ -462,6 +476,8 @@ int gcb__topo_gpu_of(const struct gcb_topo *t, hwloc_obj_t o) {
 static enum gcb_status find_nics(struct gcb_topo *t, struct gcb_err *err) {
   enum gcb_status st =
       collect(t->topology, is_nic, skip_gpu, &t->nic_objs, &t->nnics, err);
+  if (st == GCB_OK)
+    st = too_many(t, t->nnics, GCB_TOPO_MAX_NICS, "NICs", err);
   if (st != GCB_OK || t->nnics == 0)
     return st;
   t->nics = calloc((size_t)t->nnics, sizeof *t->nics);

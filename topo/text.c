@@ -57,9 +57,54 @@ static void matrix_row(FILE *out, const struct gcb_topo *t, int a, int n,
   affinity(out, t, device_ref(t, a), width);
 }
 
+/* Past GCB_TOPO_MATRIX_MAX devices: the pairs counted per path class, in
+ * the order the classes are first met (--format json has every pair). */
+static void print_matrix_summary(FILE *out, const struct gcb_topo *t, int n,
+                                 int pcie) {
+  struct {
+    char label[16];
+    long count;
+  } kinds[32];
+  int nk = 0;
+  long other = 0;
+  for (int a = 0; a < n; a++)
+    for (int b = a + 1; b < n; b++) {
+      struct gcb_topo_path p = {GCB_TOPO_SYS, GCB_TOPO_SYS, 0};
+      char label[16];
+      gcb_topo_path(t, device_ref(t, a), device_ref(t, b), &p, NULL);
+      if (pcie)
+        p.cls = p.pcie;
+      gcb_topo_path_label(&p, label, sizeof label);
+      int k = 0;
+      while (k < nk && strcmp(kinds[k].label, label) != 0)
+        k++;
+      if (k == nk && nk == 32) {
+        other++;
+        continue;
+      }
+      if (k == nk) {
+        snprintf(kinds[k].label, sizeof kinds[k].label, "%s", label);
+        kinds[nk++].count = 0;
+      }
+      kinds[k].count++;
+    }
+  fprintf(out,
+          "%d devices: too many for a matrix a person reads (more than %d); "
+          "the %ld pairs by path class (--format json has each pair):\n",
+          n, GCB_TOPO_MATRIX_MAX, (long)n * (n - 1) / 2);
+  for (int k = 0; k < nk; k++)
+    fprintf(out, "  %-5s %ld pairs\n", kinds[k].label, kinds[k].count);
+  if (other > 0)
+    fprintf(out, "  other %ld pairs\n", other);
+}
+
 static void print_matrix(FILE *out, const struct gcb_topo *t, int pcie) {
   int n = gcb_topo_gpu_count(t) + gcb_topo_nic_count(t);
   char name[16];
+  if (n > GCB_TOPO_MATRIX_MAX) {
+    print_matrix_summary(out, t, n, pcie);
+    return;
+  }
   /* As wide as the longest CPU list ("0-1,8-9,16-17,24-25"), so that the
    * NUMA column stays a column. */
   int width = 14;

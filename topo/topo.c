@@ -78,6 +78,7 @@ enum gcb_status gcb_topo_load(const char *xml_path, struct gcb_topo **out,
   if (t == NULL)
     return gcb_err_set(err, GCB_ENOMEM, "topology: out of memory");
   t->from_xml = xml_path != NULL;
+  t->source = xml_path;
   char *xml = NULL;
   size_t len = 0;
   enum gcb_status st =
@@ -89,6 +90,7 @@ enum gcb_status gcb_topo_load(const char *xml_path, struct gcb_topo **out,
   free(xml);
   if (st == GCB_OK)
     st = discover(t, err);
+  t->source = NULL; /* the caller's string */
   if (st != GCB_OK) {
     gcb_topo_free(t);
     return st;

@@ -52,6 +52,16 @@ struct gcb_topo_summary {
 #define GCB_TOPO_XML_WAIT_MS 10000
 /* hwloc's first reading, in a child process (see gcb_topo_load) */
 #define GCB_TOPO_XML_TRIAL_MS 20000
+/* GPUs and NICs in one machine, at most: no real one holds more (a DGX-2
+ * 16 GPUs; NICs count SR-IOV virtual functions, a few hundred on a host
+ * that hands them to VMs). The pair figures and the matrices grow with
+ * the square of the count: 10,000 GPUs once took 24 GB. More is refused
+ * (GCB_EINPUT, naming the source and the count). */
+#define GCB_TOPO_MAX_GPUS 128
+#define GCB_TOPO_MAX_NICS 1024
+/* Devices (GPUs and NICs) beyond which the text matrix is summarised
+ * (pairs per path class): a wider one is no longer read by a person. */
+#define GCB_TOPO_MATRIX_MAX 32
 
 /*
  * Loads the topology of this machine (xml_path == NULL) or of a saved hwloc

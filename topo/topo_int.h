@@ -15,6 +15,7 @@
 struct gcb_topo {
   hwloc_topology_t topology;
   int from_xml;
+  const char *source; /* the XML's path while loading; NULL: this machine */
   struct gcb_topo_vm vm;
 
   struct gcb_topo_gpu *gpus;

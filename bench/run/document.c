@@ -94,6 +94,27 @@ enum gcb_status gcb_document_write_last(struct gcb_document *d,
   return gcb_results_write(d->results, d->path, err);
 }
 
+enum gcb_status gcb_document_write_first(struct gcb_document *d,
+                                         struct gcb_err *err) {
+  double start = gcb__table_now();
+  enum gcb_status st = gcb_results_write(d->results, d->path, err);
+  if (st != GCB_OK)
+    return st; /* written atomically: none of it is there */
+  struct stat sb;
+  if (stat(d->path, &sb) == 0)
+    st = grow_room(d, (long long)sb.st_size, err);
+  d->written_at = gcb__table_now();
+  d->write_s = d->written_at - start;
+  if (st != GCB_OK) {
+    /* Written, but with no room held its end may not be: the "running"
+     * header goes, and the run's last write (whoever ends it) says why
+     * in its place, in the bytes this one freed. */
+    give_up_room(d);
+    unlink(d->path);
+  }
+  return st;
+}
+
 /* Rewrites the document after a change, or leaves it for later when the
  * last rewrite was slow and recent (see sink.h). */
 static enum gcb_status refresh(struct gcb_document *d, struct gcb_err *err) {

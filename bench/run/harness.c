@@ -175,7 +175,7 @@ enum gcb_status gcb_harness_validate(struct gcb_ctx *ctx,
  * any benchmark runs. */
 static enum gcb_status first_write(struct gcb_harness *h, const char *command) {
   struct gcb_ctx *ctx = h->ctx;
-  enum gcb_status st = gcb_document_write(&h->document, &ctx->err);
+  enum gcb_status st = gcb_document_write_first(&h->document, &ctx->err);
   if (st == GCB_EIO) {
     gcb_err_prefix(&ctx->err, "--output");
     st = ctx->err.code = GCB_EUSAGE;
@@ -269,7 +269,7 @@ enum gcb_status gcb_harness_begin(struct gcb_harness *h, struct gcb_ctx *ctx,
     st = first_write(h, command);
   }
   if ((st = gcb_context_agree(ctx, st)) != GCB_OK)
-    return st;
+    return unclaim(h->output, claimed, st);
   return start_watchdog(h);
 }
 

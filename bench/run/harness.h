@@ -34,10 +34,10 @@ struct gcb_run_opts {
  * Whether rank 0 shows the progress line (bench/run/progress.c):
  * --progress or --no-progress when given (not both: GCB_EUSAGE), else
  * GCB_PROGRESS=1 or 0 from the environment (another value: GCB_EUSAGE),
- * else when this process's stderr is a terminal, or when a launcher it
- * runs under (mpiexec, mpirun: the nearest such ancestor process; srun
- * when it runs on this machine) has a terminal on its stderr, which it
- * forwards the ranks' stderr to. Quiet when piped or redirected.
+ * else when this process's stderr is a terminal, or when the launcher it
+ * runs under (mpiexec, mpirun: the nearest such ancestor process) has a
+ * terminal on its stderr, which it forwards the ranks' stderr to. Quiet
+ * when piped or redirected, and under srun (no ancestor) unless asked.
  */
 enum gcb_status gcb_progress_wanted(const struct gcb_run_opts *opts, bool *out,
                                     struct gcb_err *err);

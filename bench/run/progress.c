@@ -4,12 +4,12 @@
  * 0's own stderr (a bare process, `srun --pty`) or on the stderr of the
  * launcher that forwards every rank's output to it: MPICH's and Open MPI's
  * mpiexec give each rank a pipe, so rank 0 looks up its ancestors in
- * /proc for the nearest launcher and at what that launcher's stderr is.
- * Slurm's srun is no ancestor (slurmstepd starts the ranks); when it runs
- * on this machine it is found by the port it told the ranks
- * (progress_srun.c). A launcher on another machine (srun from a login
- * node, mpiexec over ssh) cannot be seen from here: --progress or
- * GCB_PROGRESS=1 then asks for the line.
+ * /proc for the nearest launcher and at what that launcher's stderr is
+ * (an ancestor: no other user's process can pose as one). Slurm's srun is
+ * no ancestor (slurmstepd starts the ranks) and is not looked for: a
+ * process found by a port or a name could be anyone's. As fio's
+ * skip_eta(), the rest is a flag: --progress or GCB_PROGRESS=1 asks for
+ * the line (srun, mpiexec over ssh), `srun --pty` gives rank 0 a terminal.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,17 +92,10 @@ static bool launcher_has_terminal(void) {
   return false;
 }
 
-/* The srun that launched this rank runs here, with a terminal on its
- * stderr. */
-static bool srun_has_terminal(void) {
-  long pid = gcb__progress_srun_pid(), ppid = 0;
-  char name[64];
-  return pid > 0 && parent_of(pid, &ppid, name, sizeof name) &&
-         strcmp(name, "srun") == 0 && stderr_is_terminal(pid);
-}
-
-enum gcb_status gcb_progress_wanted(const struct gcb_run_opts *opts, bool *out,
-                                    struct gcb_err *err) {
+enum gcb_status gcb__progress_decide(const struct gcb_run_opts *opts,
+                                     const char *env, bool stderr_terminal,
+                                     bool launcher_terminal, bool *out,
+                                     struct gcb_err *err) {
   *out = false;
   if (opts->progress && opts->no_progress)
     return gcb_err_set(err, GCB_EUSAGE,
@@ -111,7 +104,6 @@ enum gcb_status gcb_progress_wanted(const struct gcb_run_opts *opts, bool *out,
     *out = opts->progress;
     return GCB_OK;
   }
-  const char *env = getenv("GCB_PROGRESS");
   if (env != NULL && env[0] != '\0') {
     if (strcmp(env, "0") != 0 && strcmp(env, "1") != 0)
       return gcb_err_set(err, GCB_EUSAGE,
@@ -121,7 +113,17 @@ enum gcb_status gcb_progress_wanted(const struct gcb_run_opts *opts, bool *out,
     *out = env[0] == '1';
     return GCB_OK;
   }
-  *out =
-      isatty(STDERR_FILENO) || launcher_has_terminal() || srun_has_terminal();
+  *out = stderr_terminal || launcher_terminal;
   return GCB_OK;
+}
+
+enum gcb_status gcb_progress_wanted(const struct gcb_run_opts *opts, bool *out,
+                                    struct gcb_err *err) {
+  const char *env = getenv("GCB_PROGRESS");
+  bool asked =
+      opts->progress || opts->no_progress || (env != NULL && env[0] != '\0');
+  /* The terminals are looked at only when nothing was asked. */
+  bool tty = !asked && isatty(STDERR_FILENO);
+  bool launcher = !asked && !tty && launcher_has_terminal();
+  return gcb__progress_decide(opts, env, tty, launcher, out, err);
 }

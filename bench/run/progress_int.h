@@ -1,19 +1,24 @@
 /*
- * What progress.c and progress_srun.c share, and what their tests reach:
- * finding the srun that launched this rank when it runs on this machine.
+ * What progress.c's tests reach: the decision of whether rank 0 shows the
+ * progress line, apart from the looking at terminals.
  */
 #ifndef GCB_PROGRESS_INT_H
 #define GCB_PROGRESS_INT_H
 
 #include <stdbool.h>
 
-/* The pid of the process holding the socket that SLURM_SRUN_COMM_PORT
- * names, when it listens on this machine; else 0 (not under srun, srun on
- * another machine, or nothing readable). The caller checks its name. */
-long gcb__progress_srun_pid(void);
+#include "bench/run/harness.h"
 
-/* The inode of the socket listening on TCP port `port` in `table`, the
- * text of /proc/net/tcp or /proc/net/tcp6; 0 when none. */
-unsigned long gcb__progress_listen_inode(const char *table, unsigned port);
+/*
+ * The progress line or not, as gcb_progress_wanted decides it, from what
+ * it looked at: opts' --progress/--no-progress first (both: GCB_EUSAGE),
+ * then env (GCB_PROGRESS's value, NULL or "" when unset; a value other
+ * than "0" or "1": GCB_EUSAGE), then whether rank 0's stderr or the
+ * nearest launcher's among its ancestors is a terminal.
+ */
+enum gcb_status gcb__progress_decide(const struct gcb_run_opts *opts,
+                                     const char *env, bool stderr_terminal,
+                                     bool launcher_terminal, bool *out,
+                                     struct gcb_err *err);
 
 #endif

@@ -125,6 +125,18 @@ struct gcb_document {
 #define GCB_DOC_RESERVE_MIN (64 << 10)
 enum gcb_status gcb_document_write(struct gcb_document *d, struct gcb_err *err);
 
+/*
+ * The run's first write (its header, no case yet), as gcb_document_write.
+ * When it fails nothing half-written stays: a document that cannot be
+ * written leaves nothing of it (the caller removes the empty file that
+ * claimed the path), and one written with no room to hold beside it (a
+ * disk nearly full) is removed, so that the run's last write says in its
+ * bytes how the run ended, or nothing is there. Returns the failure
+ * (GCB_EIO), err saying it.
+ */
+enum gcb_status gcb_document_write_first(struct gcb_document *d,
+                                         struct gcb_err *err);
+
 /* The run's last write (its end, whoever ends it): the room is given up
  * first, so that its bytes and its descriptor are this write's. */
 enum gcb_status gcb_document_write_last(struct gcb_document *d,

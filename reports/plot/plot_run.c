@@ -38,14 +38,22 @@ struct plot_dirs {
   char work_name[64];
 };
 
+/* Makes and opens the private directory; 0, or -1 with errno (EPERM: the
+ * name was swapped for another directory, which is left alone). */
 static int open_work(struct plot_dirs *p) {
   for (int k = 0; k < 100; k++) {
     snprintf(p->work_name, sizeof p->work_name, ".gcbench-plot.%ld.%d",
              (long)getpid(), k);
     if (mkdirat(p->out.fd, p->work_name, 0700) == 0) {
-      p->work = openat(p->out.fd, p->work_name,
-                       O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-      return p->work >= 0 ? 0 : -1;
+      int fd = openat(p->out.fd, p->work_name,
+                      O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (fd >= 0 && !gcb_outdir_is_made(fd, true)) {
+        close(fd);
+        errno = EPERM;
+        return -1;
+      }
+      p->work = fd;
+      return fd >= 0 ? 0 : -1;
     }
     if (errno != EEXIST)
       return -1;
@@ -256,6 +264,20 @@ static void draw_finish(struct gcb_plot_job *j, struct gcb_plots *out) {
     unlinkat(p->out.fd, GCB_PLOT_LOG, 0);
 }
 
+/* Every name of DIR the plots write, rename over or remove, refused as
+ * every report file is when it is not a regular file (a FIFO, a device):
+ * plots.gp, and with plots gnuplot.log and each plot. */
+static enum gcb_status check_names(const struct gcb_outdir *d,
+                                   const struct gcb_plots *out,
+                                   struct gcb_err *err) {
+  enum gcb_status st = gcb_outfile_check(d, GCB_PLOT_SCRIPT, err);
+  if (st == GCB_OK && out->n > 0)
+    st = gcb_outfile_check(d, GCB_PLOT_LOG, err);
+  for (size_t i = 0; st == GCB_OK && i < out->n; i++)
+    st = gcb_outfile_check(d, out->items[i].file, err);
+  return st;
+}
+
 enum gcb_status gcb_plots_start(const char *dir, const struct gcb_doc *docs,
                                 size_t ndocs, const struct gcb_thresholds *t,
                                 bool png, struct gcb_plots *out,
@@ -275,14 +297,21 @@ enum gcb_status gcb_plots_start(const char *dir, const struct gcb_doc *docs,
       gcb_outdir_open(dir, "--output", false, false, &j->p.out, err);
   if (st == GCB_OK)
     st = make_script(docs, ndocs, t, png, out, &text, &len, err);
+  if (st == GCB_OK)
+    st = check_names(&j->p.out, out, err);
   if (st == GCB_OK && out->n == 0)
     unlinkat(j->p.out.fd, GCB_PLOT_SCRIPT, 0);
   else if (st == GCB_OK)
     st = save_script(&j->p.out, text, len, err);
   if (st == GCB_OK && out->n > 0 && open_work(&j->p) != 0)
-    st = gcb_err_set(err, GCB_EIO,
-                     "%s: cannot make a directory for gnuplot (%s)", dir,
-                     strerror(errno));
+    st = errno == EPERM
+             ? gcb_err_set(err, GCB_EIO,
+                           "%s/%s: not the directory gcbench made for "
+                           "gnuplot (another user writes into %s?); refused",
+                           dir, j->p.work_name, dir)
+             : gcb_err_set(err, GCB_EIO,
+                           "%s: cannot make a directory for gnuplot (%s)", dir,
+                           strerror(errno));
   if (st == GCB_OK && out->n > 0)
     draw_start(j, text, len, out);
   free(text);

@@ -12,6 +12,7 @@
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,6 +94,101 @@ Test(state, a_disk_that_fills_up_ends_the_run_failed_naming_the_error) {
   free(err);
   cr_expect_eq(others, 0, "no temporary file is left on the full disk");
   expect_failed_saying("full.json", "No space left on device");
+}
+
+/* Mounts a 256 KiB tmpfs at dir/name and fills it, leaving `free_kib`
+ * free; false (the test skips) when this test may not mount. */
+static bool mount_nearly_full(const char *mnt, int free_kib) {
+  cr_assert_eq(mkdir(mnt, 0755), 0);
+  if (mount("tmpfs", mnt, "tmpfs", 0, "size=256k") != 0) {
+    rmdir(mnt);
+    return false;
+  }
+  char path[600];
+  snprintf(path, sizeof path, "%s/filler", mnt);
+  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+  cr_assert_geq(fd, 0);
+  static const char block[4096];
+  off_t size = 0;
+  ssize_t n;
+  while ((n = write(fd, block, sizeof block)) > 0)
+    size += n;
+  cr_assert_eq(errno, ENOSPC);
+  cr_assert_gt(size, (off_t)free_kib << 10);
+  cr_assert_eq(ftruncate(fd, size - ((off_t)free_kib << 10)), 0);
+  close(fd);
+  return true;
+}
+
+/* How many names the disk holds besides the filler. */
+static int others_on(const char *mnt) {
+  DIR *d = opendir(mnt);
+  struct dirent *e;
+  int others = 0;
+  while (d != NULL && (e = readdir(d)) != NULL)
+    others += e->d_name[0] != '.' && strcmp(e->d_name, "filler") != 0;
+  if (d != NULL)
+    closedir(d);
+  return others;
+}
+
+/* The document at dir/name says "failed", with no case, and errors[]
+ * names ENOSPC. */
+static void expect_failed_at_start(const char *name) {
+  struct gcb_results *r = gcb_test_load(name);
+  const json_t *run = gcb_test_section(r, "run");
+  cr_expect_str_eq(json_string_value(json_object_get(run, "status")), "failed");
+  cr_expect_eq(json_array_size(gcb_test_section(r, "cases")), 0);
+  const json_t *e = json_array_get(gcb_test_section(r, "errors"), 0);
+  const char *m = json_string_value(json_object_get(e, "message"));
+  cr_expect(m != NULL && strstr(m, "No space left on device") != NULL,
+            "errors[0]: %s", m ? m : "none");
+  cr_expect_eq(json_array_size(gcb_test_section(r, "errors")), 1);
+  gcb_results_free(r);
+}
+
+/* Issue 31 item 8: a disk full at the start of a run, refused in one line
+ * (exit 2), leaves a complete document saying "failed" and why, or
+ * nothing. Full: nothing (it once left the empty file that claimed the
+ * path). Room for one header, not two: it once left the header saying
+ * "running" with empty errors[] (the end could not be written beside it).
+ * Room for the header, none for what is held beside it: "failed". */
+Test(state, a_disk_full_at_the_start_leaves_nothing_or_the_truth) {
+  static const int free_kib[] = {0, 4, 40};
+  for (int i = 0; i < 3; i++) {
+    char mnt[600], out[700], copy[64];
+    snprintf(mnt, sizeof mnt, "%s/full%d", gcb_test_dir(), i);
+    if (!mount_nearly_full(mnt, free_kib[i]))
+      cr_skip_test("cannot mount a small tmpfs here (%s): needs root",
+                   strerror(errno));
+    snprintf(out, sizeof out, "%s/r.json", mnt);
+    const char *args[] = {"null", "--backend", "null", "--cases",
+                          "10",   "--iters",   "1",    "--warmup",
+                          "0",    "--output",  out,    NULL};
+    int code = gcb_test_run(0, args, 120, NULL);
+    char *doc = access(out, F_OK) == 0 ? gcb_test_read(out) : NULL;
+    int others = others_on(mnt);
+    cr_assert_eq(umount(mnt), 0, "%s", strerror(errno));
+    char *err = gcb_test_slurp("stderr");
+    cr_expect_eq(code, 2, "%d KiB free: exit %d: %s", free_kib[i], code, err);
+    cr_expect(strstr(err, "No space left on device") != NULL, "%s", err);
+    free(err);
+    cr_expect_eq(others, doc != NULL, "%d KiB free: %d files left", free_kib[i],
+                 others);
+    if (i == 0)
+      cr_expect_null(doc, "a full disk keeps a document: '%s'", doc);
+    if (i == 2)
+      cr_expect_not_null(doc, "no document with 40 KiB free");
+    if (doc == NULL)
+      continue;
+    snprintf(copy, sizeof copy, "start%d.json", i);
+    FILE *f = fopen(gcb_test_path(copy), "w");
+    cr_assert_not_null(f);
+    fputs(doc, f);
+    fclose(f);
+    free(doc);
+    expect_failed_at_start(copy);
+  }
 }
 
 /* The lowest descriptor number process pid does not hold: with its
