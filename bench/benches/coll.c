@@ -158,10 +158,10 @@ static const struct gcb_option coll_options[] = {
      NULL, 0, 0},
     {"delay-rank", 0, GCB_OPT_STRING, OPT(delay), NULL, "RANK:US",
      "test only: RANK sleeps US microseconds before each operation", NULL, 0,
-     0},
+     0, .hidden = true},
     {"corrupt-rank", 0, GCB_OPT_INT, OPT(corrupt_rank), "-1", "RANK",
      "test only: RANK corrupts one received element before each validation",
-     NULL, -1, 0},
+     NULL, -1, 0, .hidden = true},
     GCB_OPT_GIVEN_ROW(struct coll_opts, given),
     {0},
 };

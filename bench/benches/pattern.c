@@ -90,7 +90,7 @@ static const struct gcb_option pattern_options[] = {
     {"delay-rank", 0, GCB_OPT_STRING, OPT(delay), NULL, "RANK:US",
      "test only: RANK sleeps US microseconds in each step's compute (a "
      "straggler)",
-     NULL, 0, 0},
+     NULL, 0, 0, .hidden = true},
     {0},
 };
 #undef OPT

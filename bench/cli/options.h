@@ -49,6 +49,9 @@ struct gcb_option {
   const char *const *choices; /* NULL-terminated, CHOICE and SET only */
   double min;                 /* INT/SIZE/DOUBLE lower bound (inclusive) */
   double max;                 /* upper bound; 0 = none */
+  /* A test's fault injection (--stall-rank, --delay-rank): parsed and
+   * echoed as any row, left out of --help (docs/ROBUSTNESS.md, "Fault injection", lists them). */
+  bool hidden;
 };
 
 /* An alias row: `-short, --name` for --target of another table. */

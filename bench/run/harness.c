@@ -47,7 +47,7 @@ const struct gcb_option gcb_run_options[] = {
      NULL, "RANK:CASE",
      "test only: RANK stops making progress in case CASE (from 0) until the "
      "watchdog ends the run",
-     NULL, 0, 0},
+     NULL, 0, 0, .hidden = true},
     {"progress", 0, GCB_OPT_FLAG, offsetof(struct gcb_run_opts, progress), NULL,
      NULL,
      "show the progress line on rank 0's stderr even when it is not a "
