@@ -156,12 +156,13 @@ static const struct gcb_option coll_options[] = {
      "rank across nodes: the network), all; auto: none on one node, all on "
      "several",
      NULL, 0, 0},
-    {"delay-rank", 0, GCB_OPT_STRING, OPT(delay), NULL, "RANK:US",
-     "test only: RANK sleeps US microseconds before each operation", NULL, 0,
-     0, .hidden = true},
-    {"corrupt-rank", 0, GCB_OPT_INT, OPT(corrupt_rank), "-1", "RANK",
-     "test only: RANK corrupts one received element before each validation",
-     NULL, -1, 0, .hidden = true},
+    /* Test only (no help: left out of --help): RANK sleeps US
+     * microseconds before each operation; RANK corrupts one received
+     * element before each validation. */
+    {"delay-rank", 0, GCB_OPT_STRING, OPT(delay), NULL, "RANK:US", NULL, NULL,
+     0, 0},
+    {"corrupt-rank", 0, GCB_OPT_INT, OPT(corrupt_rank), "-1", "RANK", NULL,
+     NULL, -1, 0},
     GCB_OPT_GIVEN_ROW(struct coll_opts, given),
     {0},
 };

@@ -153,6 +153,28 @@ void gcb_pattern_group_derive(struct gcb_pattern_group *g) {
   g->bubble_mean = mean_of(g, offsetof(struct gcb_pattern_rank, bubble));
 }
 
+void gcb_pattern_fmt_ms(double seconds, char *buf, size_t len) {
+  if (isnan(seconds))
+    snprintf(buf, len, "-");
+  else
+    snprintf(buf, len, "%.4g", seconds * 1e3);
+}
+
+void gcb_pattern_fmt_overlap(bool measurable, double overlap, double noise,
+                             char *buf, size_t len) {
+  if (!measurable || isnan(overlap))
+    snprintf(buf, len, "none measurable");
+  else
+    snprintf(buf, len, "%.2f \xc2\xb1 %.2f", overlap, noise);
+}
+
+void gcb_pattern_fmt_pct(double frac, char *buf, size_t len) {
+  if (isnan(frac))
+    snprintf(buf, len, "-");
+  else
+    snprintf(buf, len, "%.1f%%", 100 * frac);
+}
+
 /* Per-rank part times from the group's cases, then the figures. */
 static enum gcb_status derive(struct gcb_pattern_group *g,
                               struct gcb_err *err) {

@@ -107,4 +107,13 @@ void gcb_pattern_rank_derive(struct gcb_pattern_rank *r, bool pipeline);
  * the same figures. */
 void gcb_pattern_group_derive(struct gcb_pattern_group *g);
 
+/* The cells the terminal and the report both print, so that they read
+ * alike: milliseconds as "%.4g" ("-" for NAN); an overlap as "0.42 ±
+ * 0.05" (a fraction of 1, with its noise) or "none measurable" (the
+ * hidden time within its noise); the straggler's cost as "%.1f%%". */
+void gcb_pattern_fmt_ms(double seconds, char *buf, size_t len);
+void gcb_pattern_fmt_overlap(bool measurable, double overlap, double noise,
+                             char *buf, size_t len);
+void gcb_pattern_fmt_pct(double frac, char *buf, size_t len);
+
 #endif

@@ -75,8 +75,12 @@ Test(registry, option_tables_have_no_collisions_and_valid_defaults) {
     struct gcb_err err = {0};
     cr_expect_eq(gcb_options_defaults(&g, 1, &err), GCB_OK, "%s: %s",
                  (*b)->name, err.msg);
+    /* No help only for a test's fault injection (--delay-rank ...),
+     * which --help leaves out (docs/ROBUSTNESS.md). */
     for (const struct gcb_option *o = (*b)->options; o->name; o++)
-      cr_expect(o->help && *o->help, "%s --%s has no help", (*b)->name, o->name);
+      cr_expect((o->help && *o->help) ||
+                    (o->help == NULL && strstr(o->name, "-rank") != NULL),
+                "%s --%s has no help", (*b)->name, o->name);
     free(opts);
   }
 }
