@@ -18,10 +18,9 @@
 
 /* Names of the collectives table's rows, in order (checked by a test). */
 static const char *const coll_op_names[] = {
-    "allreduce", "allgather", "reducescatter", "broadcast",
-    "reduce",    "alltoall",  "sendrecv",      "latency",
-    "bandwidth", "barrier",   "gather",        "scatter",
-    "bibw",      NULL};
+    "allreduce", "allgather", "reducescatter", "broadcast", "reduce",
+    "alltoall",  "sendrecv",  "latency",       "bandwidth", "barrier",
+    "gather",    "scatter",   "bibw",          NULL};
 
 static const char *const coll_dtype_names[] = {
 #define GCB__CD_NAME(id, name, bytes) name,

@@ -223,9 +223,9 @@ static enum gcb_status build(struct gcb_ctx *ctx, const struct pattern_opts *o,
   if (st == GCB_OK)
     st = gcb_context_agree(ctx, find_span(ctx, s, err));
   if (st == GCB_OK)
-    st = gcb_context_agree(
-        ctx, gcb__pat_prepare(ctx, &s->res, s->gemm_type, s->coll_type,
-                              s->poll_flops, err));
+    st = gcb_context_agree(ctx,
+                           gcb__pat_prepare(ctx, &s->res, s->gemm_type,
+                                            s->coll_type, s->poll_flops, err));
   return st;
 }
 

@@ -31,8 +31,7 @@ static void sleep_s(double s) {
   nanosleep(&ts, NULL);
 }
 
-uint64_t gcb__pat_tile_rows(uint64_t m, uint64_t n, uint64_t k,
-                           double budget) {
+uint64_t gcb__pat_tile_rows(uint64_t m, uint64_t n, uint64_t k, double budget) {
   double row = 2.0 * (double)n * (double)k;
   double fit = row > 0 ? budget / row : (double)m;
   uint64_t rows = fit >= (double)m ? m : (uint64_t)fit;

@@ -55,11 +55,10 @@ static void header(struct gcb_table *t, const struct gcb_record *rec) {
           "computes the most within the step, its cost (max - mean) / max "
           "of that compute (docs/PATTERNS.md)\n");
   fprintf(t->out, "# %-12s %-16s %-10s %9s %9s %9s %9s %-17s %9s %9s\n",
-          "pattern", "layout", "groups", "step", "compute", "comm",
-          "exposed", "overlap", "straggler", "cost");
-  fprintf(t->out, "# %-12s %-16s %-10s %9s %9s %9s %9s %-17s %9s %9s\n", "",
-          "", "", "(ms)", "(ms)", "(ms)", "comm (ms)", "(0-1)", "(rank)",
-          "(%)");
+          "pattern", "layout", "groups", "step", "compute", "comm", "exposed",
+          "overlap", "straggler", "cost");
+  fprintf(t->out, "# %-12s %-16s %-10s %9s %9s %9s %9s %-17s %9s %9s\n", "", "",
+          "", "(ms)", "(ms)", "(ms)", "comm (ms)", "(0-1)", "(rank)", "(%)");
 }
 
 /* Prints the row of the variant held, if any, and lets it go. */
@@ -70,9 +69,8 @@ static void print_variant(struct gcb_table *t) {
   char pattern[32];
   snprintf(pattern, sizeof pattern, "%s", pl->key);
   pattern[strcspn(pattern, " ")] = '\0';
-  struct gcb_pattern_group g = {.pattern = pattern,
-                                .nranks = (size_t)pl->nranks,
-                                .ranks = pl->ranks};
+  struct gcb_pattern_group g = {
+      .pattern = pattern, .nranks = (size_t)pl->nranks, .ranks = pl->ranks};
   gcb_pattern_group_derive(&g);
   char step[32], comp[32], comm[32], exp[32], ov[48], cost[32], who[32];
   gcb_pattern_fmt_ms(g.step_mean, step, sizeof step);
@@ -88,9 +86,9 @@ static void print_variant(struct gcb_table *t) {
     snprintf(who, sizeof who, "-");
   /* "±" is two bytes and one column: pad by what the eye sees. */
   int pad = strstr(ov, "\xc2\xb1") != NULL ? 18 : 17;
-  fprintf(t->out, "  %-12s %-16s %-10s %9s %9s %9s %9s %-*s %9s %9s\n",
-          pl->key, pl->layout, pl->span[0] ? pl->span : "-", step, comp, comm,
-          exp, pad, ov, who, cost);
+  fprintf(t->out, "  %-12s %-16s %-10s %9s %9s %9s %9s %-*s %9s %9s\n", pl->key,
+          pl->layout, pl->span[0] ? pl->span : "-", step, comp, comm, exp, pad,
+          ov, who, cost);
   free(pl->ranks);
   pl->ranks = NULL;
   pl->nranks = 0;
@@ -115,7 +113,7 @@ static void keep_part(struct gcb_table *t, const struct gcb_record *rec,
     snprintf(check, sizeof check, "%s (%" PRIu64 " wrong)",
              sum.wrong ? "FAILED" : "ok", sum.wrong);
   snprintf(pl->parts[pl->nparts++], sizeof pl->parts[0],
-           "  %-12s %-13s %9s %12.2f %-8s %s", variant, part_names[part], time,
+           "  %-12s %-13s %9s %12.4g %-8s %s", variant, part_names[part], time,
            sum.figure.median, rec->figure.unit, check);
 }
 

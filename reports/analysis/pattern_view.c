@@ -108,8 +108,7 @@ static double mean_of(const struct gcb_pattern_group *g, size_t offset) {
   return n ? sum / (double)n : NAN;
 }
 
-#define PART_AT(p)                                                             \
-  (offsetof(struct gcb_pattern_rank, t) + (p) * sizeof(double))
+#define PART_AT(p) (offsetof(struct gcb_pattern_rank, t) + (p) * sizeof(double))
 
 /* The straggler and the imbalances, over ranks. */
 static void imbalances(struct gcb_pattern_group *g) {

@@ -40,10 +40,10 @@ struct gcb_pattern_rank {
   double hidden;             /* tc + tm - ts */
   double hidden_noise;       /* 2 sqrt(sum of sd^2 / n of the three) */
   bool measurable;           /* hidden > hidden_noise: overlap is shown */
-  double overlap;       /* hidden / min(tc, tm) within [0, 1]; NAN when not
-                           measurable */
-  double overlap_noise; /* hidden_noise / min(tc, tm) */
-  double comp_slowdown; /* step-compute / compute - 1 */
+  double overlap;            /* hidden / min(tc, tm) within [0, 1]; NAN when not
+                                measurable */
+  double overlap_noise;      /* hidden_noise / min(tc, tm) */
+  double comp_slowdown;      /* step-compute / compute - 1 */
   double comm_slowdown; /* step-comm / comm - 1 (step-comm a lower bound) */
   double bubble;        /* pp: max(0, exposed - tm) / ts; NAN else */
   /* The step broken down, summing to t[STEP]: compute (ts - exposed),

@@ -119,21 +119,23 @@ static enum gcb_status overlap(const struct gcb__rule_ctx *cx,
   f->expected = 100 * limits.overlap_min;
   snprintf(f->unit, sizeof f->unit, "%%");
   f->cost = g->exposed_share;
-  char how[160];
   if (g->measurable)
-    snprintf(how, sizeof how, "hides %.0f%% (\xc2\xb1 %.0f%%) of what it could",
-             100 * g->overlap, 100 * g->overlap_noise);
+    gcb_finding_explain(f,
+                        "%s hides %.0f%% (\xc2\xb1 %.0f%%) of what it could of "
+                        "its communication behind compute (overlap, below "
+                        "%.0f%%); exposed communication %.3g ms of a %.3g ms "
+                        "step",
+                        g->title, 100 * g->overlap, 100 * g->overlap_noise,
+                        100 * limits.overlap_min, g->exposed * 1e3,
+                        g->step_mean * 1e3);
   else
-    snprintf(how, sizeof how,
-             "hides no overlap measurable (at most %.0f%% of what it could, "
-             "within the noise)",
-             100 * seen);
-  gcb_finding_explain(f,
-                      "%s %s of its communication behind compute (overlap, "
-                      "below %.0f%%); exposed communication %.3g ms of a "
-                      "%.3g ms step",
-                      g->title, how, 100 * limits.overlap_min,
-                      g->exposed * 1e3, g->step_mean * 1e3);
+    gcb_finding_explain(f,
+                        "%s: no overlap measurable; within the noise it hides "
+                        "at most %.0f%% of what it could of its communication "
+                        "(below %.0f%%); exposed communication %.3g ms of a "
+                        "%.3g ms step",
+                        g->title, 100 * seen, 100 * limits.overlap_min,
+                        g->exposed * 1e3, g->step_mean * 1e3);
   gcb_finding_suggest(f, "larger buckets or earlier starts; on MPI, an "
                          "asynchronous progress thread "
                          "(MPIR_CVAR_ASYNC_PROGRESS=1); on NCCL, check that "

@@ -225,9 +225,9 @@ Test(options, a_hidden_row_parses_but_is_not_helped) {
   struct gcb_err err = {0};
   struct gcb_option_group g = {"demo", rows, &d};
   const char *argv[] = {"demo", "--stall", "1:2", NULL};
-  cr_assert_eq(gcb_options_parse(&g, 1, 3, (char **)argv, &help, NULL, 0, NULL,
-                                 &err),
-               GCB_OK, "%s", err.msg);
+  cr_assert_eq(
+      gcb_options_parse(&g, 1, 3, (char **)argv, &help, NULL, 0, NULL, &err),
+      GCB_OK, "%s", err.msg);
   cr_expect_str_eq(d.name, "1:2");
   char *text = NULL;
   size_t len = 0;

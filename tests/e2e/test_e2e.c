@@ -237,8 +237,8 @@ Test(e2e, help_describes_every_command_and_option) {
     const char *hidden[] = {"stall-rank", "delay-rank", "corrupt-rank",
                             "test only"};
     for (size_t k = 0; k < sizeof hidden / sizeof *hidden; k++)
-      cr_expect(strstr(out, hidden[k]) == NULL, "%s --help shows %s",
-                cmds[i], hidden[k]);
+      cr_expect(strstr(out, hidden[k]) == NULL, "%s --help shows %s", cmds[i],
+                hidden[k]);
     free(out);
   }
 }
