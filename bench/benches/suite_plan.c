@@ -63,6 +63,8 @@ struct plan_in {
 
 struct plan_out {
   double seconds;
+  int cases;        /* the cases that will run (count() less the skipped) */
+  char left[192];   /* what the backend will skip, when some are left out */
   char sizes[1024]; /* what its cases range over */
   char skip[192];   /* non-empty: every case would be skipped, why */
 };
@@ -77,13 +79,60 @@ static void add(char *buf, size_t len, const char *fmt, const char *text) {
     snprintf(buf + have, len - have, fmt, text);
 }
 
-/* "a, b, c" from a set option's echo (an array of names). */
-static void add_names(char *buf, size_t len, const char *what, json_t *set) {
+/* "a, b, c" from a set option's echo (an array of names), only those
+ * `keep` (given `arg`) says will run, when it is given; the others are
+ * named in out->left. Returns how many are kept, of how many. */
+static int add_names_kept(char *buf, size_t len, const char *what, json_t *set,
+                          bool (*keep)(const char *, void *), void *arg,
+                          struct plan_out *out, int *of) {
   size_t i;
   json_t *v;
+  int kept = 0;
   add(buf, len, "%s ", what);
   json_array_foreach(set, i, v) {
-    add(buf, len, i ? ", %s" : "%s", json_string_value(v));
+    const char *name = json_string_value(v);
+    if (keep != NULL && !keep(name, arg)) {
+      add(out->left, sizeof out->left, out->left[0] ? ", %s" : "%s", name);
+      continue;
+    }
+    add(buf, len, kept++ ? ", %s" : "%s", name);
+  }
+  *of = (int)json_array_size(set);
+  return kept;
+}
+
+static void add_names(char *buf, size_t len, const char *what, json_t *set) {
+  int of;
+  (void)add_names_kept(buf, len, what, set, NULL, NULL, NULL, &of);
+}
+
+/* The backend's answers for a gemm type and a membw kernel, by name. */
+static bool gemm_keeps(const char *name, void *arg) {
+  const struct gcb_backend_ops *b = arg;
+  for (int t = 0; t < GCB_DTYPE_COUNT; t++)
+    if (strcmp(gcb_dtype_name((enum gcb_dtype)t), name) == 0)
+      return b->gemm_has == NULL || b->gemm_has((enum gcb_dtype)t);
+  return true;
+}
+
+static bool membw_keeps(const char *name, void *arg) {
+  const struct gcb_backend_ops *b = arg;
+  for (int k = 0; k < GCB_MEMKERNEL_COUNT; k++)
+    if (strcmp(gcb_memkernel_info((enum gcb_memkernel)k)->name, name) == 0)
+      return b->stream_has == NULL || b->stream_has((enum gcb_memkernel)k);
+  return true;
+}
+
+/* Scales the plan's cases to the names kept (the cases spread evenly over
+ * them) and says what is left out. */
+static void keep_share(const struct plan_in *in, struct plan_out *out, int kept,
+                       int of, const char *what) {
+  out->cases = of > 0 ? in->cases / of * kept : in->cases;
+  if (out->left[0]) {
+    char left[192];
+    snprintf(left, sizeof left, "%s", out->left);
+    snprintf(out->left, sizeof out->left, "no %s %s on the %s backend", left,
+             what, in->ctx->backend_ops->name);
   }
 }
 
@@ -124,8 +173,10 @@ static void plan_gemm(const struct plan_in *in, struct plan_out *out) {
            k = (uint64_t)echo_int(in->echo, "k");
   m = m ? m : d, n = n ? n : m, k = k ? k : m;
   const char *shapes = json_string_value(json_object_get(in->echo, "shapes"));
-  add_names(out->sizes, sizeof out->sizes, "types",
-            json_object_get(in->echo, "dtype"));
+  int of, kept = add_names_kept(out->sizes, sizeof out->sizes, "types",
+                                json_object_get(in->echo, "dtype"), gemm_keeps,
+                                (void *)in->ctx->backend_ops, out, &of);
+  keep_share(in, out, kept, of, "GEMM of type(s)");
   if (shapes)
     add(out->sizes, sizeof out->sizes, "; shapes %s", shapes);
   add_size(out->sizes, sizeof out->sizes, "; m %s", m);
@@ -133,14 +184,17 @@ static void plan_gemm(const struct plan_in *in, struct plan_out *out) {
   add_size(out->sizes, sizeof out->sizes, " k %s", k);
   double op = 2.0 * (double)m * (double)n * (double)k / in->r->flops;
   out->seconds =
-      in->cases * ((in->iters + in->warmup + 1) * op + in->r->case_s);
+      out->cases * ((in->iters + in->warmup + 1) * op + in->r->case_s);
 }
 
 /* membw: three arrays streamed per operation (triad's traffic). */
 static void plan_membw(const struct plan_in *in, struct plan_out *out) {
   uint64_t size = (uint64_t)echo_int(in->echo, "size");
-  add_names(out->sizes, sizeof out->sizes, "kernels",
-            json_object_get(in->echo, "kernel"));
+  int of,
+      kept = add_names_kept(out->sizes, sizeof out->sizes, "kernels",
+                            json_object_get(in->echo, "kernel"), membw_keeps,
+                            (void *)in->ctx->backend_ops, out, &of);
+  keep_share(in, out, kept, of, "kernel(s)");
   if (size == 0) { /* the benchmark's default: 4x the last-level cache */
     uint64_t c = in->ctx->device.cache_bytes ? in->ctx->device.cache_bytes
                                              : in->ctx->machine.llc_bytes;
@@ -152,7 +206,7 @@ static void plan_membw(const struct plan_in *in, struct plan_out *out) {
   add_size(out->sizes, sizeof out->sizes, " %s bytes", size);
   double op = 3.0 * (double)size / in->r->mem_bw;
   out->seconds =
-      in->cases * ((in->iters + in->warmup + 2) * op + in->r->case_s);
+      out->cases * ((in->iters + in->warmup + 2) * op + in->r->case_s);
 }
 
 /* pcie: a copy of each size at the assumed copy bandwidth. */
@@ -283,7 +337,7 @@ static double plan_bench(const struct gcb__suite_plan *p, size_t i,
                        .iters = (double)p->ro->iters,
                        .warmup = (double)p->ro->warmup,
                        .cases = b->count(ctx, p->opts[i])};
-  struct plan_out out = {0};
+  struct plan_out out = {.cases = in.cases};
   size_t m = 0;
   while (models[m].bench && strcmp(models[m].bench, b->name) != 0)
     m++;
@@ -300,8 +354,11 @@ static double plan_bench(const struct gcb__suite_plan *p, size_t i,
   }
   char took[32];
   format_duration(out.seconds, took, sizeof took);
-  printf("%-8s %d case(s), about %s\n         options: %s\n", b->name, in.cases,
-         took, words);
+  printf("%-8s %d case(s), about %s\n         options: %s\n", b->name,
+         out.cases, took, words);
+  if (out.left[0])
+    printf("         left out: %s (%d case(s) skipped)\n", out.left,
+           in.cases - out.cases);
   if (out.sizes[0])
     printf("         %s\n", out.sizes);
   return out.seconds;

@@ -86,9 +86,9 @@ static void print_variant(struct gcb_table *t) {
     snprintf(who, sizeof who, "-");
   /* "±" is two bytes and one column: pad by what the eye sees. */
   int pad = strstr(ov, "\xc2\xb1") != NULL ? 18 : 17;
-  fprintf(t->out, "  %-12s %-16s %-10s %9s %9s %9s %9s %-*s %9s %9s\n", pl->key,
-          pl->layout, pl->span[0] ? pl->span : "-", step, comp, comm, exp, pad,
-          ov, who, cost);
+  fprintf(t->out, "  %-12s  %-16s  %-10s  %9s  %9s  %9s  %9s  %-*s  %9s  %9s\n",
+          pl->key, pl->layout, pl->span[0] ? pl->span : "-", step, comp, comm,
+          exp, pad, ov, who, cost);
   free(pl->ranks);
   pl->ranks = NULL;
   pl->nranks = 0;
@@ -113,8 +113,8 @@ static void keep_part(struct gcb_table *t, const struct gcb_record *rec,
     snprintf(check, sizeof check, "%s (%" PRIu64 " wrong)",
              sum.wrong ? "FAILED" : "ok", sum.wrong);
   snprintf(pl->parts[pl->nparts++], sizeof pl->parts[0],
-           "  %-12s %-13s %9s %12.4g %-8s %s", variant, part_names[part], time,
-           sum.figure.median, rec->figure.unit, check);
+           "  %-12s  %-13s  %9s  %12.4g  %-8s  %s", variant, part_names[part],
+           time, sum.figure.median, rec->figure.unit, check);
 }
 
 void gcb__table_pattern_record(struct gcb_table *t,
@@ -163,7 +163,7 @@ void gcb__table_pattern_flush(struct gcb_table *t) {
                     "rate it reaches, in the part's unit (compute: 2*m*n*k "
                     "flops of the step's GEMMs; comm: bytes of its "
                     "collectives, nccl-tests S)\n");
-    fprintf(t->out, "# %-12s %-13s %9s %12s %-8s %s\n", "pattern", "part",
+    fprintf(t->out, "# %-12s  %-13s  %9s  %12s  %-8s  %s\n", "pattern", "part",
             "time (ms)", "rate", "unit", "check");
   }
   for (int i = 0; i < pl->nparts; i++)
