@@ -131,8 +131,8 @@ static void keep_share(const struct plan_in *in, struct plan_out *out, int kept,
   if (out->left[0]) {
     char left[192];
     snprintf(left, sizeof left, "%s", out->left);
-    snprintf(out->left, sizeof out->left, "no %s %s on the %s backend", left,
-             what, in->ctx->backend_ops->name);
+    snprintf(out->left, sizeof out->left, "%s (the %s backend has no such %s)",
+             left, in->ctx->backend_ops->name, what);
   }
 }
 
@@ -176,7 +176,7 @@ static void plan_gemm(const struct plan_in *in, struct plan_out *out) {
   int of, kept = add_names_kept(out->sizes, sizeof out->sizes, "types",
                                 json_object_get(in->echo, "dtype"), gemm_keeps,
                                 (void *)in->ctx->backend_ops, out, &of);
-  keep_share(in, out, kept, of, "GEMM of type(s)");
+  keep_share(in, out, kept, of, "GEMM type");
   if (shapes)
     add(out->sizes, sizeof out->sizes, "; shapes %s", shapes);
   add_size(out->sizes, sizeof out->sizes, "; m %s", m);
@@ -194,7 +194,7 @@ static void plan_membw(const struct plan_in *in, struct plan_out *out) {
       kept = add_names_kept(out->sizes, sizeof out->sizes, "kernels",
                             json_object_get(in->echo, "kernel"), membw_keeps,
                             (void *)in->ctx->backend_ops, out, &of);
-  keep_share(in, out, kept, of, "kernel(s)");
+  keep_share(in, out, kept, of, "kernel");
   if (size == 0) { /* the benchmark's default: 4x the last-level cache */
     uint64_t c = in->ctx->device.cache_bytes ? in->ctx->device.cache_bytes
                                              : in->ctx->machine.llc_bytes;
