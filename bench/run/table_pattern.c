@@ -54,11 +54,14 @@ static void header(struct gcb_table *t, const struct gcb_record *rec) {
           "measurable\" when the noise is larger; straggler: the rank that "
           "computes the most within the step, its cost (max - mean) / max "
           "of that compute (docs/PATTERNS.md)\n");
-  fprintf(t->out, "# %-12s %-16s %-10s %9s %9s %9s %9s %-17s %9s %9s\n",
+  fprintf(t->out,
+          "# %-12s  %-16s  %-10s  %9s  %9s  %9s  %9s  %-17s  %9s  %9s\n",
           "pattern", "layout", "groups", "step", "compute", "comm", "exposed",
           "overlap", "straggler", "cost");
-  fprintf(t->out, "# %-12s %-16s %-10s %9s %9s %9s %9s %-17s %9s %9s\n", "", "",
-          "", "(ms)", "(ms)", "(ms)", "comm (ms)", "(0-1)", "(rank)", "(%)");
+  fprintf(t->out,
+          "# %-12s  %-16s  %-10s  %9s  %9s  %9s  %9s  %-17s  %9s  %9s\n", "",
+          "", "", "(ms)", "(ms)", "(ms)", "comm (ms)", "(0-1)", "(rank)",
+          "(%)");
 }
 
 /* Prints the row of the variant held, if any, and lets it go. */
