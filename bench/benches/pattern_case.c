@@ -246,7 +246,9 @@ static double prog_bytes(const struct pattern_state *s,
              (double)gcb_coll_dtype_size(s->coll_type);
   for (size_t k = 0; k < prog->ngemms; k++) {
     const struct gcb_pat_gemm *g = &prog->gemms[k];
-    bytes += ((double)g->m * (double)g->k + (double)g->k * (double)g->n +
+    /* Tiles of rows of m share nothing: a last, shorter tile holds its
+     * own B (pattern_exec.c). */
+    bytes += ((double)g->m * (double)g->k + 2 * (double)g->k * (double)g->n +
               (double)g->m * (double)g->n) *
              (double)gcb_dtype_bytes(s->gemm_type);
   }
