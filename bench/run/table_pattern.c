@@ -50,16 +50,16 @@ static void header(struct gcb_table *t, const struct gcb_record *rec) {
   fprintf(t->out,
           "# times: mean over ranks of each rank's median; exposed comm = "
           "step - compute, at least 0; overlap = (compute + comm - step) / "
-          "min(compute, comm) within [0, 1], +- its noise, \"none "
+          "min(compute, comm) within [0, 1], +- its noise, \"no overlap "
           "measurable\" when the noise is larger; straggler: the rank that "
           "computes the most within the step, its cost (max - mean) / max "
           "of that compute (docs/PATTERNS.md)\n");
   fprintf(t->out,
-          "# %-12s  %-16s  %-10s  %9s  %9s  %9s  %9s  %-17s  %9s  %9s\n",
+          "# %-12s  %-16s  %-10s  %9s  %9s  %9s  %9s  %-21s  %9s  %9s\n",
           "pattern", "layout", "groups", "step", "compute", "comm", "exposed",
           "overlap", "straggler", "cost");
   fprintf(t->out,
-          "# %-12s  %-16s  %-10s  %9s  %9s  %9s  %9s  %-17s  %9s  %9s\n", "",
+          "# %-12s  %-16s  %-10s  %9s  %9s  %9s  %9s  %-21s  %9s  %9s\n", "",
           "", "", "(ms)", "(ms)", "(ms)", "comm (ms)", "(0-1)", "(rank)",
           "(%)");
 }
@@ -88,7 +88,7 @@ static void print_variant(struct gcb_table *t) {
   else
     snprintf(who, sizeof who, "-");
   /* "±" is two bytes and one column: pad by what the eye sees. */
-  int pad = strstr(ov, "\xc2\xb1") != NULL ? 18 : 17;
+  int pad = strstr(ov, "\xc2\xb1") != NULL ? 22 : 21;
   fprintf(t->out, "  %-12s  %-16s  %-10s  %9s  %9s  %9s  %9s  %-*s  %9s  %9s\n",
           pl->key, pl->layout, pl->span[0] ? pl->span : "-", step, comp, comm,
           exp, pad, ov, who, cost);

@@ -102,7 +102,7 @@ static void rank_table(struct gcb__tb *b, size_t d, size_t index,
       "compute, exposed communication and bubble of one step (# = . in the "
       "bar, scaled to the slowest step); exposed comm = step - compute "
       "alone, at least 0; overlap = (compute + comm - step) / min(compute, "
-      "comm) within [0, 1] with its noise, none measurable when the noise "
+      "comm) within [0, 1] with its noise, no overlap measurable when the noise "
       "is larger (docs/PATTERNS.md); slowdowns: each part within the step "
       "against it alone",
       h);

@@ -296,7 +296,7 @@ static double part_mean(json_t *cases, const char *pattern, const char *part) {
 
 /* The terminal prints, per pattern, step, compute, communication,
  * exposed communication (step - compute, at least 0), overlap (a fraction
- * in [0, 1] or none measurable: on two cores, none), the straggler and its
+ * in [0, 1] or no overlap measurable: on two cores, none), the straggler and its
  * cost, each column with its unit, the model as given, and the part rows
  * after it in their own units; the report's summary row holds the same
  * cells, and both are the document's per-rank medians through
@@ -348,7 +348,7 @@ Test(pattern, terminal_report_and_document_show_the_same_figures) {
     cr_expect_geq(exposed, 0);
     cr_expect_float_eq(exposed, ts > tc ? (ts - tc) * 1e3 : 0,
                        1e-3 * ts * 1e3 + 1e-9);
-    if (strcmp(term[6], "none measurable") != 0) {
+    if (strcmp(term[6], "no overlap measurable") != 0) {
       double o = strtod(term[6], NULL);
       cr_expect(o >= 0 && o <= 1, "overlap %s", term[6]);
     }

@@ -232,7 +232,7 @@ Test(pattern_view, overlap_is_clipped_exposed_never_negative_noise_shown) {
   cr_expect_not(n->measurable);
   gcb_pattern_fmt_overlap(n->measurable, n->overlap, n->overlap_noise, text,
                           sizeof text);
-  cr_expect_str_eq(text, "none measurable");
+  cr_expect_str_eq(text, "no overlap measurable");
   cr_expect_not(gs.items[2].measurable);
   cr_expect_float_eq(gs.items[2].exposed, 0.0045, 1e-9);
   gcb_pattern_groups_free(&gs);
