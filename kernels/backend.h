@@ -336,6 +336,15 @@ struct gcb_backend_ops {
    */
   enum gcb_status (*fits)(const struct gcb_backend *b, uint64_t bytes,
                           const char *what, struct gcb_err *err);
+
+  /*
+   * Optional: whether gemm takes element type t, and stream has kernel k,
+   * on this backend (false: the call returns GCB_EUNSUPPORTED before it
+   * allocates anything), so that a plan (suite --dry-run) lists only what
+   * will run. NULL: every type, every kernel.
+   */
+  bool (*gemm_has)(enum gcb_dtype t);
+  bool (*stream_has)(enum gcb_memkernel k);
 };
 
 /* Every backend compiled in, NULL-terminated. */

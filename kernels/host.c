@@ -115,7 +115,9 @@ static enum gcb_status host_open(const struct gcb_backend_args *args,
   return GCB_OK;
 }
 
-static void host_close(struct gcb_backend *b) { free(b); }
+static void host_close(struct gcb_backend *b) {
+  free(b);
+}
 
 /* The "model name" line of /proc/cpuinfo (x86); other architectures have
  * no such line and get "unknown CPU". */
@@ -250,11 +252,16 @@ static enum gcb_status gemm_check(void *state, struct gcb_check *out,
   return GCB_OK;
 }
 
+/* OpenBLAS has dgemm and sgemm only. */
+static bool host_gemm_has(enum gcb_dtype t) {
+  return t == GCB_DTYPE_FP32 || t == GCB_DTYPE_FP64;
+}
+
 /* Dimensions, dtype and memory, all before anything is allocated. */
 static enum gcb_status gemm_validate(const struct gcb_backend *b,
                                      const struct gcb_gemm_params *p,
                                      struct gcb_err *err) {
-  if (p->dtype != GCB_DTYPE_FP32 && p->dtype != GCB_DTYPE_FP64)
+  if (!host_gemm_has(p->dtype))
     return gcb_err_set(err, GCB_EUNSUPPORTED,
                        "host backend has no %s GEMM (fp32, fp64 only)",
                        gcb_dtype_name(p->dtype));
@@ -443,6 +450,10 @@ static enum gcb_status stream_check(void *state, struct gcb_check *out,
   return GCB_OK;
 }
 
+static bool host_stream_has(enum gcb_memkernel k) {
+  return (int)k >= 0 && k < GCB_MEMKERNEL_COUNT && memkernels[k] != NULL;
+}
+
 static enum gcb_status host_stream(struct gcb_backend *b,
                                    const struct gcb_stream_params *p,
                                    struct gcb_op *op, struct gcb_err *err) {
@@ -505,4 +516,6 @@ const struct gcb_backend_ops gcb_backend_host = {
     .gemm = host_gemm,
     .stream = host_stream,
     .fits = check_memory,
+    .gemm_has = host_gemm_has,
+    .stream_has = host_stream_has,
 };

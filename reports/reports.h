@@ -14,6 +14,7 @@
 #define GCB_REPORTS_H
 
 #include "reports/analysis/analyze.h"
+#include "reports/analysis/pattern_view.h"
 #include "reports/compare/compare.h"
 #include "reports/criteria/criteria.h"
 #include "reports/document/record.h"

@@ -18,10 +18,9 @@
 
 /* Names of the collectives table's rows, in order (checked by a test). */
 static const char *const coll_op_names[] = {
-    "allreduce", "allgather", "reducescatter", "broadcast",
-    "reduce",    "alltoall",  "sendrecv",      "latency",
-    "bandwidth", "barrier",   "gather",        "scatter",
-    "bibw",      NULL};
+    "allreduce", "allgather", "reducescatter", "broadcast", "reduce",
+    "alltoall",  "sendrecv",  "latency",       "bandwidth", "barrier",
+    "gather",    "scatter",   "bibw",          NULL};
 
 static const char *const coll_dtype_names[] = {
 #define GCB__CD_NAME(id, name, bytes) name,
@@ -156,11 +155,12 @@ static const struct gcb_option coll_options[] = {
      "rank across nodes: the network), all; auto: none on one node, all on "
      "several",
      NULL, 0, 0},
-    {"delay-rank", 0, GCB_OPT_STRING, OPT(delay), NULL, "RANK:US",
-     "test only: RANK sleeps US microseconds before each operation", NULL, 0,
-     0},
-    {"corrupt-rank", 0, GCB_OPT_INT, OPT(corrupt_rank), "-1", "RANK",
-     "test only: RANK corrupts one received element before each validation",
+    /* Test only (no help: left out of --help): RANK sleeps US
+     * microseconds before each operation; RANK corrupts one received
+     * element before each validation. */
+    {"delay-rank", 0, GCB_OPT_STRING, OPT(delay), NULL, "RANK:US", NULL, NULL,
+     0, 0},
+    {"corrupt-rank", 0, GCB_OPT_INT, OPT(corrupt_rank), "-1", "RANK", NULL,
      NULL, -1, 0},
     GCB_OPT_GIVEN_ROW(struct coll_opts, given),
     {0},

@@ -10,6 +10,7 @@
  * from them (reports/analysis/pattern_view.c; formulas in docs/PATTERNS.md).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,10 +88,10 @@ static const struct gcb_option pattern_options[] = {
      64},
     {"transport", 0, GCB_OPT_STRING, OPT(transport), "auto", "NAME",
      "mpi, nccl or auto (nccl on the cuda backend, else mpi)", NULL, 0, 0},
-    {"delay-rank", 0, GCB_OPT_STRING, OPT(delay), NULL, "RANK:US",
-     "test only: RANK sleeps US microseconds in each step's compute (a "
-     "straggler)",
-     NULL, 0, 0},
+    /* Test only (no help: left out of --help): RANK sleeps US
+     * microseconds in each step's compute (a straggler). */
+    {"delay-rank", 0, GCB_OPT_STRING, OPT(delay), NULL, "RANK:US", NULL, NULL,
+     0, 0},
     {0},
 };
 #undef OPT
@@ -151,11 +152,13 @@ static int dtype_index(const struct gcb_ctx *ctx, int choice) {
   return -1;
 }
 
-/* The model: the preset, then each dimension given on the command line. */
+/* The model: the preset, then each dimension given on the command line,
+ * named as given: "llama2-7b (1 layer)", "tiny (hidden=256, seq=128)"
+ * (name, of `len` bytes, holds the text m->name points to). */
 static enum gcb_status resolve_model(const struct gcb_ctx *ctx,
                                      const struct pattern_opts *o,
-                                     struct gcb_pat_model *m,
-                                     struct gcb_err *err) {
+                                     struct gcb_pat_model *m, char *name_buf,
+                                     size_t len, struct gcb_err *err) {
   const char *name = gcb__pat_model_names[o->model];
   if (strcmp(name, "auto") == 0)
     name = strcmp(ctx->backend_ops->name, "cuda") == 0 ? "gpt2" : "tiny";
@@ -166,15 +169,30 @@ static enum gcb_status resolve_model(const struct gcb_ctx *ctx,
                        "llama2-7b, llama3-8b, gpt3-175b)",
                        name);
   *m = *p;
+  static const char *const keys[] = {"hidden", "layers", "heads", "kv-heads",
+                                     "ffn",    "seq",    "batch"};
   const uint64_t given[] = {o->hidden, o->layers, o->heads, o->kv_heads,
                             o->ffn,    o->seq,    o->batch};
   uint64_t *dst[] = {&m->hidden, &m->layers, &m->heads, &m->kv_heads,
                      &m->ffn,    &m->seq,    &m->batch};
-  for (size_t i = 0; i < sizeof given / sizeof *given; i++)
-    if (given[i] > 0) {
-      *dst[i] = given[i];
-      m->name = "custom";
-    }
+  int n = snprintf(name_buf, len, "%s", p->name);
+  for (size_t i = 0; i < sizeof given / sizeof *given; i++) {
+    if (given[i] == 0)
+      continue;
+    *dst[i] = given[i];
+    char part[48];
+    if (dst[i] == &m->layers)
+      snprintf(part, sizeof part, "%" PRIu64 " layer%s", given[i],
+               given[i] == 1 ? "" : "s");
+    else
+      snprintf(part, sizeof part, "%s=%" PRIu64, keys[i], given[i]);
+    if (n >= 0 && (size_t)n < len)
+      n += snprintf(name_buf + n, len - (size_t)n, "%s%s",
+                    n == (int)strlen(p->name) ? " (" : ", ", part);
+  }
+  if (n > (int)strlen(p->name) && n >= 0 && (size_t)n + 1 < len)
+    snprintf(name_buf + n, len - (size_t)n, ")");
+  m->name = name_buf;
   if (o->heads > 0 && o->kv_heads == 0)
     m->kv_heads = m->heads;
   return GCB_OK;
@@ -246,8 +264,8 @@ static enum gcb_status pattern_validate(const struct gcb_ctx *ctx,
   struct gcb_pat_layout l;
   int rank;
   double s;
-  char why[200];
-  enum gcb_status st = resolve_model(ctx, o, &m, err);
+  char why[200], name[64];
+  enum gcb_status st = resolve_model(ctx, o, &m, name, sizeof name, err);
   if (st == GCB_OK)
     st = gcb__pat_resolve_layout(ctx, o, &l, err);
   if (st == GCB_OK)
@@ -282,8 +300,14 @@ static enum gcb_status pattern_open(struct gcb_ctx *ctx, const void *opts,
     return gcb_err_set(err, GCB_ENOMEM, "pattern: out of memory");
   *state = s;
   s->current = -1;
+  s->sampled = -1;
   gcb__pat_res_free(&s->res);
-  enum gcb_status st = resolve_model(ctx, o, &s->model, err);
+  enum gcb_status st = resolve_model(ctx, o, &s->model, s->model_name,
+                                     sizeof s->model_name, err);
+  /* Tiles of about 0.3 ms between tests of the transports. */
+  s->poll_flops = strcmp(ctx->backend_ops->name, "cuda") == 0
+                      ? GCB_PAT_POLL_FLOPS_GPU
+                      : GCB_PAT_POLL_FLOPS_HOST;
   if (st == GCB_OK)
     st = parse_delay(o->delay, ctx->size, &s->delay_rank, &s->delay_s, err);
   int d = dtype_index(ctx, o->dtype);
@@ -313,6 +337,8 @@ static void pattern_close(void *state) {
   if (s == NULL)
     return;
   gcb__pat_res_free(&s->res);
+  for (int k = 0; k < GCB_PAT_PARTS; k++)
+    free(s->samples[k]);
   free(s);
 }
 

@@ -47,7 +47,14 @@ struct pattern_state {
   struct gcb_pat_res res;
   struct gcb_pat_plan plan; /* of the variant held */
   struct gcb_pat_layout layout;
-  char span[16]; /* intra-node, inter-node or mixed */
+  char span[16];     /* intra-node, inter-node or mixed */
+  double poll_flops; /* a GEMM tile between two tests of the transports */
+  /* The samples of the five parts of the variant `sampled` (-1: none),
+   * measured interleaved by its first part's case. */
+  double *samples[GCB_PAT_PARTS];
+  long nsamples;
+  int sampled;
+  char model_name[32]; /* "llama2-7b (1 layer)": the preset as given */
 };
 
 /* The index-th variant of the options, in pattern order; false past

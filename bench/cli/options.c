@@ -447,7 +447,7 @@ void gcb_options_help(FILE *out, const struct gcb_option_group *groups,
     fprintf(out, "\n%s:\n", groups[g].title);
     for (const struct gcb_option *o = groups[g].options; o->name; o++) {
       struct flat alias = {0};
-      if (o->type == GCB_OPT_GIVEN ||
+      if (o->type == GCB_OPT_GIVEN || o->help == NULL ||
           (o->type == GCB_OPT_ALIAS && !resolve(groups, ngroups, o, &alias)))
         continue;
       help_line(out, o, o->type == GCB_OPT_ALIAS ? alias.opt : o);

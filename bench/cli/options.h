@@ -45,6 +45,10 @@ struct gcb_option {
   const char *def;     /* default, parsed like the command line; NULL:
                           zero / false / NULL */
   const char *metavar; /* "BYTES", "N"; NULL for flags */
+  /* NULL: a test's fault injection (--stall-rank, --delay-rank), parsed,
+   * checked and echoed as any row but left out of --help (docs/ROBUSTNESS.md,
+   * "Fault injection", lists them; a comment beside the row says what it
+   * does). */
   const char *help;
   const char *const *choices; /* NULL-terminated, CHOICE and SET only */
   double min;                 /* INT/SIZE/DOUBLE lower bound (inclusive) */

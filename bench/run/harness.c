@@ -43,11 +43,10 @@ const struct gcb_option gcb_run_options[] = {
      "line names the ranks that had not finished, the document keeps every "
      "finished case, exit code 4; 0: never",
      NULL, 0, 0},
+    /* Test only (no help: left out of --help): RANK stops making
+     * progress in case CASE (from 0) until the watchdog ends the run. */
     {"stall-rank", 0, GCB_OPT_STRING, offsetof(struct gcb_run_opts, stall),
-     NULL, "RANK:CASE",
-     "test only: RANK stops making progress in case CASE (from 0) until the "
-     "watchdog ends the run",
-     NULL, 0, 0},
+     NULL, "RANK:CASE", NULL, NULL, 0, 0},
     {"progress", 0, GCB_OPT_FLAG, offsetof(struct gcb_run_opts, progress), NULL,
      NULL,
      "show the progress line on rank 0's stderr even when it is not a "

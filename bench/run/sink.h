@@ -52,6 +52,21 @@ struct gcb_sweep_best {
 };
 #define GCB_TABLE_SWEEPS 8
 
+/* The pattern benchmark's rows in the live table (table_pattern.c): the
+ * parts of the variant under way, and the part rows printed after the
+ * summary. */
+#define GCB_TABLE_PATTERN_PARTS 64
+struct gcb_pattern_live {
+  char key[96];    /* the variant's title ("tp inner"); "" none held */
+  char layout[32]; /* "tp2 pp1 dp1 ep2" */
+  char span[16];
+  struct gcb_pattern_rank *ranks; /* nranks, owned */
+  int nranks;
+  bool header;
+  char parts[GCB_TABLE_PATTERN_PARTS][160];
+  int nparts, dropped;
+};
+
 /* Live table state: one header per group (a benchmark, or one collective
  * of coll), one aligned row per case. */
 struct gcb_table {
@@ -84,6 +99,7 @@ struct gcb_table {
   int nsweeps;
   char sweep_unit[16]; /* the sweep's figure unit ("GFLOP/s") */
   char osu_op[32]; /* OSU's layout: the collective whose title was printed */
+  struct gcb_pattern_live pattern;
   /* identical skip reasons in a row are counted, not repeated */
   char last_skip[GCB_ERRMSG_MAX];
   int skip_repeats;

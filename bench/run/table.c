@@ -135,6 +135,7 @@ static void sweep_flush(struct gcb_table *t, const char *unit) {
 
 void gcb__table_flush(struct gcb_table *t) {
   gcb__table_coll_flush(t);
+  gcb__table_pattern_flush(t);
   sweep_flush(t, t->sweep_unit);
   flush_skips(t);
 }
@@ -202,6 +203,11 @@ static enum gcb_status table_record(void *self, const struct gcb_record *rec,
   }
   if (rec->layout == GCB_LAYOUT_COLLECTIVE) {
     gcb__table_coll_record(t, rec);
+    fflush(t->out);
+    return GCB_OK;
+  }
+  if (strcmp(rec->bench, "pattern") == 0) {
+    gcb__table_pattern_record(t, rec);
     fflush(t->out);
     return GCB_OK;
   }

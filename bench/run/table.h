@@ -30,6 +30,12 @@ void gcb__table_osu_record(struct gcb_table *t, const struct gcb_record *rec);
  * osu_mbw_mr average over their senders); rank 0's with fewer than 2. */
 double gcb__table_initiators_mean(const struct gcb_record *rec);
 
+/* The pattern benchmark's layout (table_pattern.c): its record, and the
+ * end of its group (the variant under way, then the part rows). */
+void gcb__table_pattern_record(struct gcb_table *t,
+                               const struct gcb_record *rec);
+void gcb__table_pattern_flush(struct gcb_table *t);
+
 /* Prints a waiting out-of-place half-row on its own. */
 void gcb__table_coll_flush_row(struct gcb_table *t);
 

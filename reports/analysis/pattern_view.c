@@ -28,33 +28,52 @@ static double fmin2(double a, double b) {
   return a < b ? a : b;
 }
 
+/* The overlap of a hidden time against the shorter half: shown within
+ * [0, 1] when the hidden time exceeds its noise, else NAN (no overlap
+ * measurable: on two host cores the ranks' noise is larger than any). */
+static void overlap_of(double hidden, double noise, double lo, bool *shown,
+                       double *overlap, double *overlap_noise) {
+  *shown = lo > 0 && hidden > noise;
+  *overlap_noise = lo > 0 ? noise / lo : NAN;
+  *overlap = NAN;
+  if (*shown)
+    *overlap = hidden / lo > 1 ? 1 : hidden / lo;
+}
+
+/* sd^2 / n of one part: the variance of its median's estimate (n unknown
+ * counts as one sample). */
+static double var_of(const struct gcb_pattern_rank *r, int p) {
+  double sd = isnan(r->sd[p]) ? 0 : r->sd[p];
+  return sd * sd / (r->n[p] >= 1 ? r->n[p] : 1);
+}
+
 void gcb_pattern_rank_derive(struct gcb_pattern_rank *r, bool pipeline) {
   const double *t = r->t;
   double tc = t[GCB_PART_COMPUTE], tm = t[GCB_PART_COMM], ts = t[GCB_PART_STEP],
          busy = t[GCB_PART_STEP_COMPUTE];
-  double lo = fmin2(tc, tm);
-  /* Below -1 the step is longer than compute and communication back to
-   * back by more than the shorter of them: waiting, not a lack of
-   * overlap; the figure stops at -100 % so that one number stays
-   * readable. Above 1 (noise) it stops at 100 %. */
-  r->overlap = lo > 0 ? (tc + tm - ts) / lo : NAN;
-  if (r->overlap < -1)
-    r->overlap = -1;
-  else if (r->overlap > 1)
-    r->overlap = 1;
-  r->exposed = ts > 0 ? (ts - tc) / ts : NAN;
+  r->exposed = ts - tc > 0 ? ts - tc : 0;
+  if (isnan(ts) || isnan(tc))
+    r->exposed = NAN;
+  r->exposed_share = ts > 0 ? r->exposed / ts : NAN;
+  /* Compute and communication alone were measured interleaved with the
+   * step, so drift cancels in the medians; what remains is their noise. */
+  r->hidden = tc + tm - ts;
+  r->hidden_noise =
+      2 * sqrt(var_of(r, GCB_PART_COMPUTE) + var_of(r, GCB_PART_COMM) +
+               var_of(r, GCB_PART_STEP));
+  overlap_of(r->hidden, r->hidden_noise, fmin2(tc, tm), &r->measurable,
+             &r->overlap, &r->overlap_noise);
   r->comp_slowdown = tc > 0 ? busy / tc - 1 : NAN;
   r->comm_slowdown = tm > 0 ? t[GCB_PART_STEP_COMM] / tm - 1 : NAN;
-  r->bubble = pipeline && ts > 0 ? 1 - busy / ts : NAN;
-  /* The breakdown: compute within the step, never more than the step;
-   * what is left is communication the step waited for, and in a
-   * pipeline beyond the communication's own time, the bubble. */
-  r->bar_compute = fmin2(busy, ts);
-  double idle = ts - r->bar_compute;
-  r->bar_exposed = pipeline ? fmin2(idle, tm) : idle;
-  r->bar_bubble = pipeline ? idle - r->bar_exposed : 0;
-  if (isnan(busy) || isnan(ts))
-    r->bar_compute = r->bar_exposed = r->bar_bubble = NAN;
+  /* The breakdown: compute alone, never more than the step; what is left
+   * is communication the step waited for, and in a pipeline beyond the
+   * communication's own time, the bubble. */
+  r->bar_compute = ts - r->exposed;
+  r->bar_exposed = pipeline ? fmin2(r->exposed, tm) : r->exposed;
+  r->bar_bubble = pipeline ? r->exposed - r->bar_exposed : 0;
+  r->bubble = pipeline && ts > 0 ? r->bar_bubble / ts : NAN;
+  if (isnan(r->exposed))
+    r->bar_compute = r->bar_exposed = r->bar_bubble = r->bubble = NAN;
 }
 
 /* The per-rank median time of a case (the figure's time). */
@@ -89,7 +108,73 @@ static double mean_of(const struct gcb_pattern_group *g, size_t offset) {
   return n ? sum / (double)n : NAN;
 }
 
-/* Per-rank figures and the group's, once its cases are known. */
+#define PART_AT(p) (offsetof(struct gcb_pattern_rank, t) + (p) * sizeof(double))
+
+/* The straggler and the imbalances, over ranks. */
+static void imbalances(struct gcb_pattern_group *g) {
+  size_t n = g->nranks, k = 0, ignored;
+  double *busy = calloc(n + 1, sizeof *busy),
+         *step = calloc(n + 1, sizeof *step);
+  g->busy_imbalance = g->step_imbalance = NAN;
+  g->straggler = -1;
+  if (busy != NULL && step != NULL) {
+    for (size_t i = 0; i < n; i++) {
+      busy[i] = g->ranks[i].t[GCB_PART_STEP_COMPUTE];
+      step[i] = g->ranks[i].t[GCB_PART_STEP];
+    }
+    g->busy_imbalance = imbalance(busy, n, &k);
+    g->straggler = n > 0 && !isnan(g->busy_imbalance) ? g->ranks[k].rank : -1;
+    g->step_imbalance = imbalance(step, n, &ignored);
+  }
+  free(busy);
+  free(step);
+}
+
+void gcb_pattern_group_derive(struct gcb_pattern_group *g) {
+  bool pipe = g->pattern != NULL && strcmp(g->pattern, "pp") == 0;
+  double noise2 = 0;
+  for (size_t i = 0; i < g->nranks; i++) {
+    gcb_pattern_rank_derive(&g->ranks[i], pipe);
+    double e = g->ranks[i].hidden_noise;
+    noise2 += isnan(e) ? 0 : e * e;
+  }
+  imbalances(g);
+  g->step_mean = mean_of(g, PART_AT(GCB_PART_STEP));
+  g->compute_mean = mean_of(g, PART_AT(GCB_PART_COMPUTE));
+  g->comm_mean = mean_of(g, PART_AT(GCB_PART_COMM));
+  double ts = g->step_mean, tc = g->compute_mean, tm = g->comm_mean;
+  g->exposed = isnan(ts) || isnan(tc) ? NAN : ts - tc > 0 ? ts - tc : 0;
+  g->exposed_share = ts > 0 ? g->exposed / ts : NAN;
+  g->hidden = tc + tm - ts;
+  g->hidden_noise = g->nranks ? sqrt(noise2) / (double)g->nranks : NAN;
+  overlap_of(g->hidden, g->hidden_noise, fmin2(tc, tm), &g->measurable,
+             &g->overlap, &g->overlap_noise);
+  g->bubble_mean = mean_of(g, offsetof(struct gcb_pattern_rank, bubble));
+}
+
+void gcb_pattern_fmt_ms(double seconds, char *buf, size_t len) {
+  if (isnan(seconds))
+    snprintf(buf, len, "-");
+  else
+    snprintf(buf, len, "%.4g", seconds * 1e3);
+}
+
+void gcb_pattern_fmt_overlap(bool measurable, double overlap, double noise,
+                             char *buf, size_t len) {
+  if (!measurable || isnan(overlap))
+    snprintf(buf, len, "no overlap measurable");
+  else
+    snprintf(buf, len, "%.2f \xc2\xb1 %.2f", overlap, noise);
+}
+
+void gcb_pattern_fmt_pct(double frac, char *buf, size_t len) {
+  if (isnan(frac))
+    snprintf(buf, len, "-");
+  else
+    snprintf(buf, len, "%.1f%%", 100 * frac);
+}
+
+/* Per-rank part times from the group's cases, then the figures. */
 static enum gcb_status derive(struct gcb_pattern_group *g,
                               struct gcb_err *err) {
   struct gcb_ranks pr[GCB_PART_COUNT];
@@ -100,39 +185,24 @@ static enum gcb_status derive(struct gcb_pattern_group *g,
       n = pr[p].n;
   }
   g->ranks = calloc(n + 1, sizeof *g->ranks);
-  double *busy = calloc(n + 1, sizeof *busy),
-         *step = calloc(n + 1, sizeof *step);
-  if (g->ranks == NULL || busy == NULL || step == NULL) {
-    free(busy), free(step);
+  if (g->ranks == NULL)
     return gcb_err_set(err, GCB_ENOMEM, "pattern view: out of memory");
-  }
   g->nranks = n;
-  bool pipe = strcmp(g->pattern, "pp") == 0;
   for (size_t i = 0; i < n; i++) {
     struct gcb_pattern_rank *r = &g->ranks[i];
     r->rank = (long long)i;
     for (int p = 0; p < GCB_PART_COUNT; p++) {
-      r->t[p] = NAN;
+      r->t[p] = r->sd[p] = NAN;
+      r->n[p] = 0;
       if (g->cases[p] == NULL || i >= pr[p].n)
         continue;
       r->t[p] = rank_time(&pr[p], i);
+      r->sd[p] = gcb_ranks_num(&pr[p], GCB_RC_TIME_STDEV, i);
+      r->n[p] = (double)gcb_ranks_int(&pr[p], GCB_RC_TIME_N, i, 0);
       r->rank = gcb_ranks_rank(&pr[p], i);
     }
-    gcb_pattern_rank_derive(r, pipe);
-    busy[i] = r->t[GCB_PART_STEP_COMPUTE];
-    step[i] = r->t[GCB_PART_STEP];
   }
-  size_t k = 0, ignored;
-  g->busy_imbalance = imbalance(busy, n, &k);
-  g->straggler = n > 0 && !isnan(g->busy_imbalance) ? g->ranks[k].rank : -1;
-  g->step_imbalance = imbalance(step, n, &ignored);
-  g->step_mean = mean_of(g, offsetof(struct gcb_pattern_rank, t) +
-                                GCB_PART_STEP * sizeof(double));
-  g->overlap_mean = mean_of(g, offsetof(struct gcb_pattern_rank, overlap));
-  g->exposed_mean = mean_of(g, offsetof(struct gcb_pattern_rank, exposed));
-  g->bubble_mean = mean_of(g, offsetof(struct gcb_pattern_rank, bubble));
-  free(busy);
-  free(step);
+  gcb_pattern_group_derive(g);
   return GCB_OK;
 }
 

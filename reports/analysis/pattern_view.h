@@ -27,23 +27,33 @@ enum gcb_pattern_part {
 };
 
 /* One rank's figures; NAN where a part is missing. Seconds, or fractions
- * of 1 (overlap, exposed, slowdowns, bubble). */
+ * of 1 (overlap, exposed share, slowdowns, bubble). docs/PATTERNS.md
+ * defines each; the terminal, the report and the criteria read them
+ * from here. */
 struct gcb_pattern_rank {
   long long rank;
-  double t[GCB_PART_COUNT]; /* median time of each part */
-  double overlap;           /* (tc + tm - ts) / min(tc, tm) */
-  double exposed;           /* (ts - tc) / ts */
-  double comp_slowdown;     /* step-compute / compute - 1 */
-  double comm_slowdown;     /* step-comm / comm - 1 */
-  double bubble;            /* pp: 1 - step-compute / step; NAN else */
-  /* The step broken down, summing to t[STEP]: compute within it, exposed
-   * communication (pp: at most the communication alone), bubble (pp: the
-   * rest, waiting on other stages). */
+  double t[GCB_PART_COUNT];  /* median time of each part */
+  double sd[GCB_PART_COUNT]; /* standard deviation of its samples */
+  double n[GCB_PART_COUNT];  /* how many samples (0: unknown) */
+  double exposed;            /* max(0, ts - tc) */
+  double exposed_share;      /* exposed / ts */
+  double hidden;             /* tc + tm - ts */
+  double hidden_noise;       /* 2 sqrt(sum of sd^2 / n of the three) */
+  bool measurable;           /* hidden > hidden_noise: overlap is shown */
+  double overlap;            /* hidden / min(tc, tm) within [0, 1]; NAN when not
+                                measurable */
+  double overlap_noise;      /* hidden_noise / min(tc, tm) */
+  double comp_slowdown;      /* step-compute / compute - 1 */
+  double comm_slowdown; /* step-comm / comm - 1 (step-comm a lower bound) */
+  double bubble;        /* pp: max(0, exposed - tm) / ts; NAN else */
+  /* The step broken down, summing to t[STEP]: compute (ts - exposed),
+   * exposed communication (pp: at most the communication alone), bubble
+   * (pp: the rest, waiting on other stages). */
   double bar_compute, bar_exposed, bar_bubble;
 };
 
 struct gcb_pattern_group {
-  const json_t *cases[GCB_PART_COUNT]; /* NULL: missing */
+  const json_t *cases[GCB_PART_COUNT]; /* NULL: missing (or the terminal's) */
   const char *pattern;                 /* "dp" ... */
   const char *span;                    /* intra-node, inter-node, mixed */
   const char *placement;               /* tp: inner or outer; "" */
@@ -52,11 +62,20 @@ struct gcb_pattern_group {
   char title[96];                      /* "tp inner", "ep skew 1" */
   size_t nranks;
   struct gcb_pattern_rank *ranks;
-  double step_mean;      /* over ranks */
+  /* Means over ranks of each rank's median part times. */
+  double step_mean, compute_mean, comm_mean;
+  /* The group's figures from those means, as a rank's from its times:
+   * exposed = max(0, step - compute); overlap = (compute + comm - step) /
+   * min(compute, comm) in [0, 1], shown only when that hidden time exceeds
+   * its noise (the ranks' noises combined: sqrt(sum noise^2) / ranks). */
+  double exposed, exposed_share, hidden, hidden_noise;
+  bool measurable;
+  double overlap, overlap_noise;
   double step_imbalance; /* (max - mean) / max of step */
-  double busy_imbalance; /* (max - mean) / max of step-compute */
+  double busy_imbalance; /* (max - mean) / max of step-compute: the
+                            straggler's cost */
   long long straggler;   /* rank with the most compute in the step; -1 */
-  double overlap_mean, exposed_mean, bubble_mean;
+  double bubble_mean;
   double skew_cost;      /* ep skewed: step over the uniform one's - 1 */
   double placement_cost; /* tp outer: step over the inner one's - 1 */
 };
@@ -79,7 +98,22 @@ const struct gcb_pattern_group *
 gcb_pattern_group_of(const struct gcb_pattern_groups *g, const json_t *c);
 
 /* The figures of one rank of a group from its part times (exposed for
- * tests and for the metrics): fills everything after t[]. */
+ * tests and for the metrics): fills everything after t[], sd[], n[]. */
 void gcb_pattern_rank_derive(struct gcb_pattern_rank *r, bool pipeline);
+
+/* The group's figures from g->ranks (t, sd, n and rank filled) and
+ * g->pattern: every rank's, then the means, imbalances, the straggler and
+ * the overlap. Used by the view and by the live table, so that both show
+ * the same figures. */
+void gcb_pattern_group_derive(struct gcb_pattern_group *g);
+
+/* The cells the terminal and the report both print, so that they read
+ * alike: milliseconds as "%.4g" ("-" for NAN); an overlap as "0.42 ±
+ * 0.05" (a fraction of 1, with its noise) or "no overlap measurable" (the
+ * hidden time within its noise); the straggler's cost as "%.1f%%". */
+void gcb_pattern_fmt_ms(double seconds, char *buf, size_t len);
+void gcb_pattern_fmt_overlap(bool measurable, double overlap, double noise,
+                             char *buf, size_t len);
+void gcb_pattern_fmt_pct(double frac, char *buf, size_t len);
 
 #endif

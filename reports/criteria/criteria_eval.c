@@ -121,7 +121,8 @@ const struct gcb_metric gcb_metrics[] = {
      NULL, m_figure, NULL},
     /* Training patterns (docs/PATTERNS.md), on any part case of a
      * pattern variant (NAN elsewhere). */
-    {"pattern_overlap_pct", "overlap efficiency per rank (pattern)", true, "%",
+    {"pattern_overlap_pct",
+     "overlap per rank, 0-100 (pattern; none when not measurable)", true, "%",
      NULL, gcb__m_pattern_overlap},
     {"pattern_exposed_pct",
      "exposed communication share of the step per "

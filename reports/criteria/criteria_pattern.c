@@ -28,7 +28,7 @@ static double rank_value(const struct gcb_pattern_rank *r, enum pick p) {
   case OVERLAP:
     return r->overlap;
   case EXPOSED:
-    return r->exposed;
+    return r->exposed_share;
   case COMP_SLOW:
     return r->comp_slowdown;
   case COMM_SLOW:

@@ -210,6 +210,35 @@ Test(options, help_lists_every_option_with_default_and_choices) {
   free(text);
 }
 
+/* A row without help (a test's fault injection) parses like any other
+ * and is left out of --help. Fails on the old code: help printed it. */
+Test(options, a_hidden_row_parses_but_is_not_helped) {
+  static const struct gcb_option rows[] = {
+      {"count", 'c', GCB_OPT_INT, offsetof(struct demo, count), "10", "N",
+       "a count", NULL, 1, 100},
+      {"stall", 0, GCB_OPT_STRING, offsetof(struct demo, name), NULL, "R:C",
+       NULL, NULL, 0, 0},
+      {0},
+  };
+  struct demo d;
+  bool help;
+  struct gcb_err err = {0};
+  struct gcb_option_group g = {"demo", rows, &d};
+  const char *argv[] = {"demo", "--stall", "1:2", NULL};
+  cr_assert_eq(
+      gcb_options_parse(&g, 1, 3, (char **)argv, &help, NULL, 0, NULL, &err),
+      GCB_OK, "%s", err.msg);
+  cr_expect_str_eq(d.name, "1:2");
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  gcb_options_help(f, &g, 1);
+  fclose(f);
+  cr_expect(strstr(text, "--count") != NULL, "%s", text);
+  cr_expect(strstr(text, "stall") == NULL, "%s", text);
+  free(text);
+}
+
 Test(options, echo_holds_every_resolved_value) {
   struct demo d;
   bool help;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "bench/benches/pattern.h"
+#include "bench/benches/pattern_exec.h"
 
 static struct gcb_pat_model tiny(void) {
   return *gcb__pat_preset("tiny");
@@ -325,4 +326,32 @@ Test(pattern_plan, bad_plans_are_refused) {
   pl.microbatches = 0;
   cr_expect_not(gcb__pat_build(&pl, &p));
   gcb__pat_prog_free(NULL);
+}
+
+/* ---- tiles --------------------------------------------------------------- */
+
+/* GEMMs run in tiles within the poll budget, so that the transports are
+ * tested every ~0.3 ms of compute: rows of m (at least 16, at most m),
+ * and repetitions of a batched GEMM per test (at least 1). */
+Test(pattern_plan, gemm_tiles_stay_within_the_poll_budget) {
+  static const struct {
+    uint64_t m, n, k;
+    double budget;
+    uint64_t rows;
+  } rows[] = {
+      {128, 512, 128, 8.0 * (1 << 20), 64},  /* 16.8 MFLOP: two tiles */
+      {128, 128, 128, 8.0 * (1 << 20), 128}, /* 4.2 MFLOP: whole */
+      {4096, 4096, 4096, 64.0 * (1 << 30), 2048},
+      {1000, 100000, 100000, 1e6, 16}, /* never below 16 rows */
+      {8, 100000, 100000, 1e6, 8},     /* nor above m */
+  };
+  for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+    uint64_t r =
+        gcb__pat_tile_rows(rows[i].m, rows[i].n, rows[i].k, rows[i].budget);
+    cr_expect_eq(r, rows[i].rows, "row %zu: %llu", i, (unsigned long long)r);
+  }
+  /* Attention on tiny: 64 x 64 x 32 per head, 0.26 MFLOP: 32 a test. */
+  cr_expect_eq(gcb__pat_tile_chunk(64, 64, 32, 8, 8.0 * (1 << 20)), 8);
+  cr_expect_eq(gcb__pat_tile_chunk(64, 64, 32, 100, 8.0 * (1 << 20)), 32);
+  cr_expect_eq(gcb__pat_tile_chunk(4096, 4096, 128, 64, 1e6), 1);
 }

@@ -226,6 +226,21 @@ Test(e2e, help_describes_every_command_and_option) {
   for (size_t i = 0; i < sizeof want / sizeof *want; i++)
     cr_expect(strstr(out, want[i]) != NULL, "gemm --help lacks %s", want[i]);
   free(out);
+  /* Help is for users: the tests' fault injection is not in it, though
+   * it still parses (test_robust.c, test_pattern.c use it). */
+  const char *cmds[] = {"coll", "pattern", "suite", "gemm"};
+  for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+    const char *args[] = {cmds[i], "--help", NULL};
+    cr_assert_eq(gcb_test_gcbench(0, args), 0, "%s --help", cmds[i]);
+    out = gcb_test_slurp("stdout");
+    cr_expect(strstr(out, "--backend") != NULL, "%s --help: %s", cmds[i], out);
+    const char *hidden[] = {"stall-rank", "delay-rank", "corrupt-rank",
+                            "test only"};
+    for (size_t k = 0; k < sizeof hidden / sizeof *hidden; k++)
+      cr_expect(strstr(out, hidden[k]) == NULL, "%s --help shows %s", cmds[i],
+                hidden[k]);
+    free(out);
+  }
 }
 
 /* ---- coll

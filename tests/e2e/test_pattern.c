@@ -243,3 +243,117 @@ Test(pattern, bad_options_end_with_one_line) {
     free(err);
   }
 }
+
+/* The cells of the row of `variant` in text: the terminal's (two spaces,
+ * then the variant, columns apart by spaces) or report.md's ("| variant
+ * |"). Fills up to max cells after the variant; returns how many. */
+static int row_cells(const char *text, const char *variant, bool markdown,
+                     char cells[][48], int max) {
+  char head[64];
+  snprintf(head, sizeof head, markdown ? "\n| %s |" : "\n  %s ", variant);
+  const char *at = strstr(text, head);
+  cr_assert_not_null(at, "no row for %s", variant);
+  at += strlen(head);
+  const char *end = strchr(at, '\n');
+  int n = 0;
+  while (at < end && n < max) {
+    while (at < end && (*at == ' ' || *at == '|'))
+      at++;
+    /* A markdown cell runs to its bar, a terminal cell to two spaces
+     * (the layout and the overlap hold single ones). */
+    const char *stop = at;
+    while (stop < end &&
+           (markdown ? *stop != '|' : !(stop[0] == ' ' && stop[1] == ' ')))
+      stop++;
+    size_t len = (size_t)(stop - at);
+    while (len > 0 && at[len - 1] == ' ')
+      len--;
+    if (len > 0)
+      snprintf(cells[n++], 48, "%.*s", (int)len, at);
+    at = stop;
+  }
+  return n;
+}
+
+/* The mean over ranks of a part's per-rank median (figure time). */
+static double part_mean(json_t *cases, const char *pattern, const char *part) {
+  size_t i;
+  json_t *c;
+  json_array_foreach(cases, i, c) {
+    if (strcmp(param(c, "pattern"), pattern) != 0 ||
+        strcmp(param(c, "part"), part) != 0)
+      continue;
+    json_t *t =
+        json_object_get(json_object_get(c, "per_rank"), "figure_time_s");
+    double sum = 0;
+    for (size_t r = 0; r < json_array_size(t); r++)
+      sum += json_number_value(json_array_get(t, r));
+    return sum / (double)json_array_size(t);
+  }
+  cr_assert_fail("no %s %s case", pattern, part);
+  return 0;
+}
+
+/* The terminal prints, per pattern, step, compute, communication,
+ * exposed communication (step - compute, at least 0), overlap (a fraction
+ * in [0, 1] or no overlap measurable: on two cores, none), the straggler and its
+ * cost, each column with its unit, the model as given, and the part rows
+ * after it in their own units; the report's summary row holds the same
+ * cells, and both are the document's per-rank medians through
+ * docs/PATTERNS.md's formulas. Fails on the old code: the terminal had
+ * one rate row per part under "figures in GFLOP/s" and named the model
+ * "custom". */
+Test(pattern, terminal_report_and_document_show_the_same_figures) {
+  const char *args[] = {"pattern", "--backend",  "host",
+                        "--model", "tiny",       "--layers",
+                        "1",       "--patterns", "dp,tp",
+                        "--iters", "3",          "-w",
+                        "1",       "--output",   gcb_test_path("same.json"),
+                        NULL};
+  cr_assert_eq(gcb_test_run(2, args, 240, NULL), 0, "%s",
+               gcb_test_slurp("stderr"));
+  char *out = gcb_test_slurp("stdout");
+  cr_expect_not_null(strstr(out, "model tiny (1 layer)"), "%s", out);
+  cr_expect_null(strstr(out, "custom"), "%s", out);
+  cr_expect_null(strstr(out, "figures in GFLOP/s"), "%s", out);
+  cr_expect_not_null(strstr(out, "(ms)"), "%s", out);
+  cr_expect_not_null(strstr(out, "(0-1)"), "%s", out);
+  cr_expect_not_null(strstr(out, "  dp            comm "), "%s", out);
+  cr_expect_not_null(strstr(out, " GB/s "), "the comm part's unit: %s", out);
+  cr_expect_not_null(strstr(out, " GFLOP/s "), "%s", out);
+  cr_assert_lt(report("same.json", "samerep", NULL), 2);
+  char *md = gcb_test_slurp("samerep/report.md");
+  struct gcb_results *r = gcb_test_load("same.json");
+  json_t *cases = gcb_test_section(r, "cases");
+  static const char *const variants[] = {"dp", "tp inner"};
+  static const char *const patterns[] = {"dp", "tp"};
+  for (int v = 0; v < 2; v++) {
+    char term[10][48], rep[16][48];
+    /* layout groups step compute comm exposed overlap straggler cost */
+    int nt = row_cells(out, variants[v], false, term, 10);
+    /* groups ranks step compute comm exposed overlap straggler cost */
+    int nr = row_cells(md, variants[v], true, rep, 16);
+    cr_assert_geq(nt, 9, "%s: %d cells in %s", variants[v], nt, out);
+    cr_assert_geq(nr, 9, "%s", md);
+    for (int k = 0; k < 5; k++) /* step, compute, comm, exposed, overlap */
+      cr_expect_str_eq(term[2 + k], rep[2 + k], "%s column %d", variants[v], k);
+    cr_expect_eq(strncmp(rep[7], term[7], strlen(term[7])), 0,
+                 "straggler: %s vs %s", term[7], rep[7]);
+    cr_expect_str_eq(term[8], rep[8], "straggler cost");
+    double ts = part_mean(cases, patterns[v], "step"),
+           tc = part_mean(cases, patterns[v], "compute");
+    cr_expect_float_eq(strtod(term[2], NULL), ts * 1e3, ts * 1e3 * 1e-3);
+    cr_expect_float_eq(strtod(term[3], NULL), tc * 1e3, tc * 1e3 * 1e-3);
+    double exposed = strtod(term[5], NULL);
+    cr_expect_geq(exposed, 0);
+    cr_expect_float_eq(exposed, ts > tc ? (ts - tc) * 1e3 : 0,
+                       1e-3 * ts * 1e3 + 1e-9);
+    if (strcmp(term[6], "no overlap measurable") != 0) {
+      double o = strtod(term[6], NULL);
+      cr_expect(o >= 0 && o <= 1, "overlap %s", term[6]);
+    }
+  }
+  gcb_results_free(r);
+  free(md);
+  free(out);
+}

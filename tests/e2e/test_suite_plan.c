@@ -75,6 +75,26 @@ Test(plan, acceptance_dry_run_prints_the_plan_and_runs_nothing) {
   free(se);
 }
 
+/* The plan lists only what will run: the host has no read, write or
+ * memcpy kernel and only fp64 and fp32 GEMMs, so the acceptance profile's
+ * "all" is 4 kernels and 2 types there, the rest named as left out. Fails
+ * on the old plan: 7 kernels, 7 types, 7 cases each. */
+Test(plan, the_plan_lists_only_the_cases_the_backend_runs) {
+  const char *args[] = {"suite", "--profile", "acceptance", "--dry-run", NULL};
+  cr_assert_eq(gcb_test_gcbench(2, args), 0, "%s", gcb_test_slurp("stderr"));
+  char *so = gcb_test_slurp("stdout");
+  cr_expect(strstr(bench_line(so, "membw"), "membw    4 case(s)") != NULL,
+            "'%s'", bench_line(so, "membw"));
+  cr_expect(strstr(so, "kernels copy, scale, add, triad;") != NULL, "%s", so);
+  cr_expect(strstr(so, "left out: read, write, memcpy (the host backend has "
+                       "no such kernel) (3 case(s) skipped)") != NULL,
+            "%s", so);
+  cr_expect(strstr(bench_line(so, "gemm"), "gemm     2 case(s)") != NULL,
+            "'%s'", bench_line(so, "gemm"));
+  cr_expect(strstr(so, "types fp64, fp32;") != NULL, "%s", so);
+  free(so);
+}
+
 Test(plan, the_users_run_options_win_and_bad_ones_are_refused) {
   /* acceptance: small arrays on the host, whatever memory is free. */
   const char *args[] = {"suite",   "--profile", "acceptance", "--dry-run",

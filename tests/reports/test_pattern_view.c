@@ -12,9 +12,10 @@
 static const char *const parts[GCB_PART_COUNT] = {"compute", "comm", "step",
                                                   "step-compute", "step-comm"};
 
-/* Adds the five cases of one variant: t[part][rank] seconds. */
-static void add_variant(json_t *doc, const char *pattern, const char *extra,
-                        const double t[GCB_PART_COUNT][2]) {
+/* Adds the five cases of one variant: t[part][rank] seconds, each with
+ * a relative stdev of rel_sd over 10 samples. */
+static void add_variant_sd(json_t *doc, const char *pattern, const char *extra,
+                           const double t[GCB_PART_COUNT][2], double rel_sd) {
   for (int p = 0; p < GCB_PART_COUNT; p++) {
     char params[256], label[64];
     snprintf(params, sizeof params,
@@ -24,8 +25,13 @@ static void add_variant(json_t *doc, const char *pattern, const char *extra,
     const double figs[2] = {1 / t[p][0], 1 / t[p][1]};
     fx_add_case(doc, fx_case("pattern", label, params,
                              p == 1 || p == 4 ? "GB/s" : "GFLOP/s", figs, 2,
-                             0.01, NULL));
+                             rel_sd, NULL));
   }
+}
+
+static void add_variant(json_t *doc, const char *pattern, const char *extra,
+                        const double t[GCB_PART_COUNT][2]) {
+  add_variant_sd(doc, pattern, extra, t, 0.01);
 }
 
 /* dp: rank 0 overlaps 75 % (10 + 4 - 11 = 3 of 4 ms); rank 1 computes 50 %
@@ -35,11 +41,11 @@ static const double dp_t[GCB_PART_COUNT][2] = {{0.010, 0.010},
                                                {0.011, 0.016},
                                                {0.010, 0.015},
                                                {0.005, 0.004}};
-/* pp: a 20 ms step, 12 ms computing, 2 ms of transfers: bubble 40 %
- * (rank 1: 13 ms, 35 %; the mean 37.5 %). */
+/* pp: a 25 ms step, 12 ms computing alone, 2 ms of transfers: 13 ms
+ * exposed, 2 of them transfers, 11 the bubble (44 %). */
 static const double pp_t[GCB_PART_COUNT][2] = {{0.012, 0.012},
                                                {0.002, 0.002},
-                                               {0.020, 0.020},
+                                               {0.025, 0.025},
                                                {0.012, 0.013},
                                                {0.008, 0.002}};
 
@@ -73,22 +79,37 @@ Test(pattern_view, groups_and_figures_match_the_formulas) {
   for (int p = 0; p < GCB_PART_COUNT; p++)
     cr_expect_not_null(dp->cases[p], "part %d", p);
   const struct gcb_pattern_rank *r0 = &dp->ranks[0];
+  cr_expect(r0->measurable);
   cr_expect_float_eq(r0->overlap, 0.75, 1e-6);
-  cr_expect_float_eq(r0->exposed, 1.0 / 11, 1e-6);
+  cr_expect_float_eq(r0->exposed, 0.001, 1e-9);
+  cr_expect_float_eq(r0->exposed_share, 1.0 / 11, 1e-6);
+  /* Noise: 2 sqrt((0.1^2 + 0.04^2 + 0.11^2) / 10) ms, over 4 ms. */
+  double noise = 2 * sqrt((1e-8 + 1.6e-9 + 1.21e-8) / 10);
+  cr_expect_float_eq(r0->hidden_noise, noise, 1e-12);
+  cr_expect_float_eq(r0->overlap_noise, noise / 0.004, 1e-9);
   cr_expect_float_eq(r0->comp_slowdown, 0, 1e-6);
   cr_expect_float_eq(r0->comm_slowdown, 0.25, 1e-6);
   cr_expect(isnan(r0->bubble));
-  /* Rank 1: 10 + 4 - 16 = -2 of 4 ms: the step waits, -50 %. */
-  cr_expect_float_eq(dp->ranks[1].overlap, -0.5, 1e-6);
+  /* Rank 1: 10 + 4 - 16 = -2 of 4 ms: nothing hidden, no overlap shown
+   * (the old figure read -50 %); 6 ms exposed. */
+  cr_expect_not(dp->ranks[1].measurable);
+  cr_expect(isnan(dp->ranks[1].overlap));
+  cr_expect_float_eq(dp->ranks[1].exposed, 0.006, 1e-9);
   cr_expect_eq(dp->straggler, 1);
   cr_expect_float_eq(dp->busy_imbalance, (0.015 - 0.0125) / 0.015, 1e-6);
   cr_expect_float_eq(dp->step_imbalance, (0.016 - 0.0135) / 0.016, 1e-6);
-  /* pp rank 0: 12 ms compute, 2 ms exposed transfers, 6 ms bubble. */
+  /* The group from the means: 13.5 ms step, 10 compute, 4 comm: 3.5 ms
+   * exposed, 0.5 hidden of 4, overlap 0.125. */
+  cr_expect_float_eq(dp->step_mean, 0.0135, 1e-9);
+  cr_expect_float_eq(dp->exposed, 0.0035, 1e-9);
+  cr_expect(dp->measurable);
+  cr_expect_float_eq(dp->overlap, 0.125, 1e-6);
+  /* pp rank 0: 12 ms compute, 2 ms exposed transfers, 11 ms bubble. */
   cr_expect_str_eq(pp->title, "pp");
-  cr_expect_float_eq(pp->ranks[0].bubble, 0.4, 1e-6);
+  cr_expect_float_eq(pp->ranks[0].bubble, 0.44, 1e-6);
   cr_expect_float_eq(pp->ranks[0].bar_compute, 0.012, 1e-9);
   cr_expect_float_eq(pp->ranks[0].bar_exposed, 0.002, 1e-9);
-  cr_expect_float_eq(pp->ranks[0].bar_bubble, 0.006, 1e-9);
+  cr_expect_float_eq(pp->ranks[0].bar_bubble, 0.011, 1e-9);
   cr_expect_float_eq(pp->ideal_bubble, 0.2, 1e-12);
   /* The costs: 13 against 10 ms. */
   cr_expect_str_eq(gs.items[3].title, "ep skew 1");
@@ -130,7 +151,7 @@ Test(pattern_view, findings_name_the_straggler_skew_placement_and_bubble) {
   cr_expect_eq(count_kind(&f, "pattern-skew", -1, &sev), 1);
   cr_expect_eq(sev, GCB_SEV_WARN);
   cr_expect_eq(count_kind(&f, "pattern-tp-placement", -1, &sev), 1);
-  cr_expect_eq(count_kind(&f, "pattern-bubble", -1, &sev), 1, "37.5 > 20 + 15");
+  cr_expect_eq(count_kind(&f, "pattern-bubble", -1, &sev), 1, "44 > 20 + 15");
   /* dp overlaps (0.75 - 0.5) / 2 = 12.5 % on average: below 50 %. */
   cr_expect_eq(count_kind(&f, "pattern-overlap", -1, &sev), 1);
   gcb_findings_free(&f);
@@ -147,11 +168,94 @@ Test(pattern_view, criteria_metrics_read_the_same_figures) {
                      100 * (0.015 - 0.0125) / 0.015, 1e-4);
   cr_expect(isnan(gcb__m_pattern_bubble(doc, dp_step, 0)), "dp has none");
   const json_t *pp_comm = json_array_get(cases, 6);
-  cr_expect_float_eq(gcb__m_pattern_bubble(doc, pp_comm, 0), 40, 1e-4);
+  cr_expect_float_eq(gcb__m_pattern_bubble(doc, pp_comm, 0), 44, 1e-4);
+  cr_expect_float_eq(gcb__m_pattern_exposed(doc, dp_step, 0), 100.0 / 11, 1e-4);
   const json_t *ep_hot = json_array_get(cases, 17);
   cr_expect_float_eq(gcb__m_pattern_skew_cost(doc, ep_hot, 0), 30, 1e-4);
   /* Not a pattern case, or no document: NAN, which meets no bound. */
   cr_expect(isnan(gcb__m_pattern_overlap(doc, doc, 0)));
   cr_expect(isnan(gcb__m_pattern_overlap(NULL, dp_step, 0)));
+  json_decref(doc);
+}
+
+/* Figures that cannot be manufactured: overlap stays within [0, 1],
+ * exposed communication is never negative, and a hidden time within the
+ * noise shows no overlap at all. Each failed on the old derivation
+ * (overlap up to 1 only after noise, down to -1; exposed negative). */
+Test(pattern_view, overlap_is_clipped_exposed_never_negative_noise_shown) {
+  json_t *doc = fx_doc(2, 1, 4, "Test CPU");
+  /* 10 + 4 - 9 = 5 ms hidden of 4 possible: overlap 1, nothing exposed
+   * (the step is shorter than compute alone). */
+  static const double quick[GCB_PART_COUNT][2] = {{0.010, 0.010},
+                                                  {0.004, 0.004},
+                                                  {0.009, 0.009},
+                                                  {0.009, 0.009},
+                                                  {0.004, 0.004}};
+  /* 1 ms hidden, but 30 % noise on 10 samples: 3.2 ms of noise. */
+  static const double noisy[GCB_PART_COUNT][2] = {{0.010, 0.010},
+                                                  {0.004, 0.004},
+                                                  {0.013, 0.013},
+                                                  {0.010, 0.010},
+                                                  {0.004, 0.004}};
+  /* 10 + 4 - 14.5: the step waits half a millisecond beyond both. */
+  static const double slow[GCB_PART_COUNT][2] = {{0.010, 0.010},
+                                                 {0.004, 0.004},
+                                                 {0.0145, 0.0145},
+                                                 {0.010, 0.010},
+                                                 {0.004, 0.004}};
+  add_variant(doc, "dp", ", \"span\": \"intra-node\"", quick);
+  add_variant_sd(doc, "fsdp", ", \"span\": \"intra-node\"", noisy, 0.3);
+  add_variant(doc, "dp", ", \"span\": \"mixed\"", slow);
+  fx_check_valid(doc);
+  struct gcb_pattern_groups gs;
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_pattern_groups_build(doc, &gs, &err), GCB_OK);
+  cr_assert_eq(gs.n, 3);
+  const struct gcb_pattern_group *q = &gs.items[0], *n = &gs.items[1];
+  for (size_t i = 0; i < 2; i++) {
+    cr_expect_float_eq(q->ranks[i].overlap, 1, 1e-12);
+    cr_expect_eq(q->ranks[i].exposed, 0);
+    cr_expect_eq(q->ranks[i].exposed_share, 0);
+    cr_expect_float_eq(q->ranks[i].bar_compute, 0.009, 1e-12);
+  }
+  cr_expect_float_eq(q->overlap, 1, 1e-12);
+  cr_expect_eq(q->exposed, 0);
+  char text[64];
+  gcb_pattern_fmt_overlap(q->measurable, q->overlap, q->overlap_noise, text,
+                          sizeof text);
+  cr_expect(strncmp(text, "1.00 \xc2\xb1 0.0", 10) == 0, "%s", text);
+  cr_expect_float_eq(n->ranks[0].hidden, 0.001, 1e-9);
+  cr_expect_float_eq(n->ranks[0].hidden_noise,
+                     2 * sqrt((9e-6 + 1.44e-6 + 1.521e-5) / 10), 1e-12);
+  cr_expect_not(n->ranks[0].measurable);
+  cr_expect(isnan(n->ranks[0].overlap));
+  cr_expect_not(n->measurable);
+  gcb_pattern_fmt_overlap(n->measurable, n->overlap, n->overlap_noise, text,
+                          sizeof text);
+  cr_expect_str_eq(text, "no overlap measurable");
+  cr_expect_not(gs.items[2].measurable);
+  cr_expect_float_eq(gs.items[2].exposed, 0.0045, 1e-9);
+  gcb_pattern_groups_free(&gs);
+  /* The report's sentence says so, never a negative or manufactured
+   * percentage. */
+  struct gcb_doc d = {"run.json", doc};
+  struct gcb_thresholds t;
+  gcb_thresholds_default(&t);
+  struct gcb_findings f = {0};
+  cr_assert_eq(gcb_analyze(&d, 1, &t, &f, &err), GCB_OK, "%s", err.msg);
+  size_t overlap = 0;
+  for (size_t i = 0; i < f.n; i++) {
+    if (strncmp(f.items[i].kind, "pattern", 7) == 0)
+      cr_expect_null(strstr(f.items[i].explanation, "-"), "%s",
+                     f.items[i].explanation);
+    if (strcmp(f.items[i].kind, "pattern-overlap") != 0)
+      continue;
+    overlap++; /* the waiting dp only: the noisy fsdp may hide enough */
+    cr_expect_not_null(strstr(f.items[i].explanation, "dp: no overlap "
+                                                      "measurable"),
+                       "%s", f.items[i].explanation);
+  }
+  cr_expect_eq(overlap, 1);
+  gcb_findings_free(&f);
   json_decref(doc);
 }
