@@ -22,10 +22,14 @@
  * 12 stores, kernels.cu). As there, the main loop runs full rounds only
  * (all UNROLL elements of the thread exist), so no load or store carries a
  * predicate; with predicated accesses ptxas paired each load with its
- * store (scale: LDG, STG, LDG, STG), one load in flight. A short tail loop
- * takes what is left, one element at a time. tests/kernels/check-sass
- * checks the order in the sm_90 SASS (every LDG of the main loop before its
- * first STG); scripts/gpu-check repeats it on the device machine.
+ * store (scale: LDG, STG, LDG, STG), one load in flight. And, as there, the
+ * pointers are not __restrict__: a store may then alias any later load, so
+ * neither the compiler nor ptxas moves a round's loads below its stores
+ * (with __restrict__, read-only LDG.CONSTANT loads, ptxas interleaved them
+ * again in scale, add and triad). A short tail loop takes what is left,
+ * one element at a time. tests/kernels/check-sass checks the order in the
+ * sm_90 SASS (every LDG of the main loop before its first STG);
+ * scripts/gpu-check repeats it on the device machine.
  */
 #define UNROLL GCB_CUDA_UNROLL
 
@@ -36,9 +40,10 @@
 /* Full rounds: the thread's j-th element of this round is i + j * st, all
  * UNROLL of them below n; i is left at the first element of the tail. */
 #define FULL_ROUNDS(i, st, n)                                                  \
-  for (; (i) + (size_t)(UNROLL - 1) * (st) < (n); (i) += (st) * UNROLL)
-/* The tail: what the full rounds left, fewer than UNROLL per thread. */
-#define TAIL(i, st, n) for (; (i) < (n); (i) += (st))
+  for (; (i) + (size_t)(UNROLL - 1) * (st) < (n); (i) += UNROLL * (st))
+/* One element per step: what the full rounds left (fewer than UNROLL per
+ * thread), and write's whole loop (stores only, nothing to keep ahead). */
+#define SINGLES(i, st, n) for (; (i) < (n); (i) += (st))
 
 #define FIRST_THREAD (blockIdx.x == 0 && threadIdx.x == 0)
 
@@ -55,8 +60,7 @@ __device__ double2 add2(double2 x, double2 y) {
   return make_double2(__dadd_rn(x.x, y.x), __dadd_rn(x.y, y.y));
 }
 
-__global__ void stream_copy(const double2 *a,
-                            double2 *c, size_t n) {
+__global__ void stream_copy(const double2 *a, double2 *c, size_t n) {
   size_t i = FIRST_INDEX, st = GRID_STRIDE;
   FULL_ROUNDS(i, st, n / 2) {
     double2 x[UNROLL];
@@ -67,14 +71,14 @@ __global__ void stream_copy(const double2 *a,
     for (int j = 0; j < UNROLL; j++)
       c[i + j * st] = x[j];
   }
-  TAIL(i, st, n / 2) { c[i] = a[i]; }
+  SINGLES(i, st, n / 2) {
+    c[i] = a[i];
+  }
   if (FIRST_THREAD && (n & 1))
     ((double *)c)[n - 1] = ((const double *)a)[n - 1];
 }
 
-__global__ void stream_scale(double2 *b,
-                             const double2 *c, double s,
-                             size_t n) {
+__global__ void stream_scale(double2 *b, const double2 *c, double s, size_t n) {
   size_t i = FIRST_INDEX, st = GRID_STRIDE;
   FULL_ROUNDS(i, st, n / 2) {
     double2 x[UNROLL];
@@ -85,14 +89,15 @@ __global__ void stream_scale(double2 *b,
     for (int j = 0; j < UNROLL; j++)
       b[i + j * st] = scale2(s, x[j]);
   }
-  TAIL(i, st, n / 2) { b[i] = scale2(s, c[i]); }
+  SINGLES(i, st, n / 2) {
+    b[i] = scale2(s, c[i]);
+  }
   if (FIRST_THREAD && (n & 1))
     ((double *)b)[n - 1] = __dmul_rn(s, ((const double *)c)[n - 1]);
 }
 
-__global__ void stream_add(const double2 *a,
-                           const double2 *b,
-                           double2 *c, size_t n) {
+__global__ void stream_add(const double2 *a, const double2 *b, double2 *c,
+                           size_t n) {
   size_t i = FIRST_INDEX, st = GRID_STRIDE;
   FULL_ROUNDS(i, st, n / 2) {
     double2 x[UNROLL], y[UNROLL];
@@ -105,16 +110,16 @@ __global__ void stream_add(const double2 *a,
     for (int j = 0; j < UNROLL; j++)
       c[i + j * st] = add2(x[j], y[j]);
   }
-  TAIL(i, st, n / 2) { c[i] = add2(a[i], b[i]); }
+  SINGLES(i, st, n / 2) {
+    c[i] = add2(a[i], b[i]);
+  }
   if (FIRST_THREAD && (n & 1))
     ((double *)c)[n - 1] =
         __dadd_rn(((const double *)a)[n - 1], ((const double *)b)[n - 1]);
 }
 
-__global__ void stream_triad(double2 *a,
-                             const double2 *b,
-                             const double2 *c, double s,
-                             size_t n) {
+__global__ void stream_triad(double2 *a, const double2 *b, const double2 *c,
+                             double s, size_t n) {
   size_t i = FIRST_INDEX, st = GRID_STRIDE;
   FULL_ROUNDS(i, st, n / 2) {
     double2 x[UNROLL], y[UNROLL];
@@ -127,7 +132,9 @@ __global__ void stream_triad(double2 *a,
     for (int j = 0; j < UNROLL; j++)
       a[i + j * st] = add2(x[j], scale2(s, y[j]));
   }
-  TAIL(i, st, n / 2) { a[i] = add2(b[i], scale2(s, c[i])); }
+  SINGLES(i, st, n / 2) {
+    a[i] = add2(b[i], scale2(s, c[i]));
+  }
   if (FIRST_THREAD && (n & 1))
     ((double *)a)[n - 1] = __dadd_rn(((const double *)b)[n - 1],
                                      __dmul_rn(s, ((const double *)c)[n - 1]));
@@ -135,8 +142,7 @@ __global__ void stream_triad(double2 *a,
 
 /* Each thread sums its elements and stores the sum: the store is what
  * keeps the compiler from dropping the loads. */
-__global__ void stream_read(const double2 *a,
-                            double *partial, size_t n) {
+__global__ void stream_read(const double2 *a, double *partial, size_t n) {
   double sum = 0.0;
   size_t i = FIRST_INDEX, st = GRID_STRIDE;
   FULL_ROUNDS(i, st, n / 2) {
@@ -148,7 +154,9 @@ __global__ void stream_read(const double2 *a,
     for (int j = 0; j < UNROLL; j++)
       sum = __dadd_rn(sum, __dadd_rn(x[j].x, x[j].y));
   }
-  TAIL(i, st, n / 2) { sum = __dadd_rn(sum, __dadd_rn(a[i].x, a[i].y)); }
+  SINGLES(i, st, n / 2) {
+    sum = __dadd_rn(sum, __dadd_rn(a[i].x, a[i].y));
+  }
   if (FIRST_THREAD && (n & 1))
     sum = __dadd_rn(sum, ((const double *)a)[n - 1]);
   partial[FIRST_INDEX] = sum;
@@ -156,13 +164,14 @@ __global__ void stream_read(const double2 *a,
 
 __global__ void stream_write(double2 *c, double s, size_t n) {
   size_t i = FIRST_INDEX, st = GRID_STRIDE;
-  TAIL(i, st, n / 2) { c[i] = make_double2(s, s); }
+  SINGLES(i, st, n / 2) {
+    c[i] = make_double2(s, s);
+  }
   if (FIRST_THREAD && (n & 1))
     ((double *)c)[n - 1] = s;
 }
 
-__global__ void copy16(uint4 *dst, const uint4 *src,
-                       size_t bytes) {
+__global__ void copy16(uint4 *dst, const uint4 *src, size_t bytes) {
   size_t i = FIRST_INDEX, st = GRID_STRIDE;
   FULL_ROUNDS(i, st, bytes / 16) {
     uint4 x[UNROLL];
@@ -173,7 +182,9 @@ __global__ void copy16(uint4 *dst, const uint4 *src,
     for (int j = 0; j < UNROLL; j++)
       dst[i + j * st] = x[j];
   }
-  TAIL(i, st, bytes / 16) { dst[i] = src[i]; }
+  SINGLES(i, st, bytes / 16) {
+    dst[i] = src[i];
+  }
   if (FIRST_THREAD)
     for (size_t i = bytes / 16 * 16; i < bytes; i++)
       ((unsigned char *)dst)[i] = ((const unsigned char *)src)[i];
