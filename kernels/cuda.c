@@ -9,6 +9,7 @@
  * cuda_p2p.c, cuda_launch.c, cuda_health.c (NVML health and telemetry).
  * Kernels are in the .cu files, behind cuda_kernels.h.
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,16 +119,73 @@ static enum gcb_status plain_end(struct gcb_backend *b, enum gcb_status st,
   return st;
 }
 
-/* The enqueued part: stream2 forked after b->start, the calls, the join. */
+/* The second host thread of a split call (t->work2). */
+struct helper {
+  pthread_t thread;
+  struct gcb_backend *b;
+  const struct gcb__cuda_timed *t;
+  long calls;
+  pthread_barrier_t go; /* both pass it once b->start is recorded */
+  bool cancel;          /* set before `go`: the start failed, enqueue none */
+  bool joined;
+  enum gcb_status st;
+  struct gcb_err err;
+};
+
+static void *helper_main(void *arg) {
+  struct helper *h = arg;
+
+  /* The current device belongs to the host thread: a new one is on 0. */
+  h->st = gcb__cuda_use(h->b, &h->err);
+  (void)pthread_barrier_wait(&h->go);
+  for (long i = 0; i < h->calls && h->st == GCB_OK && !h->cancel; i++)
+    h->st = h->t->work2(h->t->state, &h->err);
+  return NULL;
+}
+
+static enum gcb_status helper_start(struct helper *h, struct gcb_err *err) {
+  int rc = pthread_barrier_init(&h->go, NULL, 2);
+
+  if (rc == 0 && (rc = pthread_create(&h->thread, NULL, helper_main, h)) != 0)
+    (void)pthread_barrier_destroy(&h->go);
+  if (rc != 0)
+    return gcb_err_set(err, GCB_EINTERNAL, "cuda: second copy thread: %s",
+                       strerror(rc));
+  return GCB_OK;
+}
+
+/* Joins the helper once; its failure becomes st's when st is still OK. */
+static enum gcb_status helper_join(struct helper *h, enum gcb_status st,
+                                   struct gcb_err *err) {
+  if (h == NULL || h->joined)
+    return st;
+  (void)pthread_join(h->thread, NULL);
+  (void)pthread_barrier_destroy(&h->go);
+  h->joined = true;
+  if (st == GCB_OK && h->st != GCB_OK) {
+    *err = h->err;
+    st = h->st;
+  }
+  return st;
+}
+
+/* The enqueued part: stream2 forked after b->start (and the helper
+ * released), the calls, the join. */
 static enum gcb_status timed_body(struct gcb_backend *b,
                                   const struct gcb__cuda_timed *t, long calls,
-                                  struct gcb_err *err) {
+                                  struct helper *h, struct gcb_err *err) {
   enum gcb_status st = GCB_OK;
 
   if (t->stream2)
     st = CUDA_CHECK(err, cudaStreamWaitEvent(b->stream2, b->start, 0));
+  if (h != NULL) {
+    h->cancel = st != GCB_OK;
+    (void)pthread_barrier_wait(&h->go);
+  }
   for (long i = 0; i < calls && st == GCB_OK; i++)
     st = t->work(t->state, err);
+  if (h != NULL && t->join)
+    st = helper_join(h, st, err);
   if (st == GCB_OK && t->stream2 && t->join &&
       (st = CUDA_CHECK(err, cudaEventRecord(b->mid, b->stream2))) == GCB_OK)
     st = CUDA_CHECK(err, cudaStreamWaitEvent(b->stream, b->mid, 0));
@@ -138,19 +196,32 @@ enum gcb_status gcb__cuda_time_gated(struct gcb_backend *b,
                                      const struct gcb__cuda_timed *t, int reps,
                                      double *seconds, struct gcb_err *err) {
   int batch = t->batch > 0 ? t->batch : 1;
+  long calls = (long)reps * batch;
+  struct helper helper = {.b = b, .t = t, .calls = calls};
+  struct helper *h = t->work2 != NULL ? &helper : NULL;
   enum gcb_status st = gcb__cuda_use(b, err);
 
   if (st == GCB_OK && reps < 1)
     st = gcb_err_set(err, GCB_EUSAGE, "cuda: %d repetitions", reps);
   if (st == GCB_OK && t->prepare != NULL)
     st = t->prepare(t->state, err);
-  if (st != GCB_OK ||
-      (st = t->ungated ? plain_begin(b, err) : gcb__cuda_gate_begin(b, err)) !=
-          GCB_OK)
+  if (st == GCB_OK && h != NULL)
+    st = helper_start(h, err);
+  if (st != GCB_OK)
     return st;
-  st = timed_body(b, t, (long)reps * batch, err);
+  st = t->ungated ? plain_begin(b, err) : gcb__cuda_gate_begin(b, err);
+  if (st != GCB_OK) {
+    if (h != NULL) {
+      h->cancel = true;
+      (void)pthread_barrier_wait(&h->go);
+    }
+    return helper_join(h, st, err);
+  }
+  st = timed_body(b, t, calls, h, err);
   st = t->ungated ? plain_end(b, st, seconds, err)
                   : gcb__cuda_gate_end(b, st, seconds, err);
+  /* Not joined: the other direction ran on, timed out of the figure. */
+  st = helper_join(h, st, err);
   /* An unjoined stream2 ends its sample before the next one starts. */
   if (t->stream2) {
     cudaError_t rc = cudaStreamSynchronize(b->stream2);

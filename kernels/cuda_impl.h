@@ -89,6 +89,14 @@ struct gcb__cuda_timed {
                    out of the figure, and synchronised after b->stop) */
   bool ungated; /* pageable host copies: the driver stages them from the
                    calling thread, so a gate would block the caller */
+  /* stream2's call, enqueued from a second host thread while this one
+   * enqueues `work` (then b->stream's call only). Pageable copies need it:
+   * a D2H cudaMemcpyAsync from pageable memory returns only when the copy
+   * is done, so from one thread the two directions take turns. The thread
+   * is made before b->start and released together with this one behind it;
+   * it is joined before the join (join) or after b->stop (not joined, the
+   * other direction then timed out of the figure). NULL: none. */
+  gcb__cuda_enqueue_fn *work2;
 };
 enum gcb_status gcb__cuda_time_gated(struct gcb_backend *b,
                                      const struct gcb__cuda_timed *t, int reps,

@@ -20,6 +20,9 @@
  * both at once, until both finish), and h2d_bidir / d2h_bidir: one
  * direction timed on its own stream while the other, twice as long, runs
  * on the second (nvbandwidth's host_to_device_bidirectional_memcpy_ce).
+ * Pageable copies of two directions are enqueued from two host threads,
+ * one per stream: a pageable D2H cudaMemcpyAsync returns only when the
+ * copy is done, so from one thread the directions would run in turn.
  *
  * Validation: the device buffer an H2D copy writes starts as a fill byte,
  * the host buffer a D2H copy writes as another; after the timed runs both
@@ -160,38 +163,66 @@ static void pcie_release(void *state) {
   free(p);
 }
 
-/* One call: each direction the case uses, the timed one (BIDIR: h2d) on
- * b->stream, the other on stream2 (cuda.c forks and joins it). */
+/* One copy of one pair on stream s. */
+static enum gcb_status pair_copy(const struct cuda_pcie *p, int pair,
+                                 cudaStream_t s, struct gcb_err *err) {
+  size_t n = pair_bytes(p, pair);
+
+  return pair == TO_DEV
+             ? CUDA_CHECK(err, cudaMemcpyAsync(p->dev[TO_DEV], p->host[TO_DEV],
+                                               n, cudaMemcpyHostToDevice, s))
+             : CUDA_CHECK(err,
+                          cudaMemcpyAsync(p->host[TO_HOST], p->dev[TO_HOST], n,
+                                          cudaMemcpyDeviceToHost, s));
+}
+
+/* The pair on b->stream (BIDIR: h2d) and the other. */
+static int main_pair(const struct cuda_pcie *p) {
+  return timed_pair(p->dir) < 0 ? TO_DEV : timed_pair(p->dir);
+}
+
+/* Pageable copies of both directions are split between two host threads
+ * (a pageable D2H returns only when done: from one thread the directions
+ * would take turns, and the timed stream would include the other's copy);
+ * pinned ones return at once and are enqueued from one. */
+static bool split(const struct cuda_pcie *p) {
+  return both(p) && !p->pinned;
+}
+
+/* One call: each direction the case uses, main_pair on b->stream, the
+ * other on stream2 (cuda.c forks and joins it); when split, b->stream's
+ * only, stream2's from the second thread (pcie_copy2). */
 static enum gcb_status pcie_copy(void *state, struct gcb_err *err) {
   const struct cuda_pcie *p = state;
-  struct gcb_backend *b = p->b;
-  int timed = timed_pair(p->dir) < 0 ? TO_DEV : timed_pair(p->dir);
+  int timed = main_pair(p);
   enum gcb_status st = GCB_OK;
 
-  for (int pair = 0; pair < PAIRS && st == GCB_OK; pair++) {
-    if (!uses(p, pair))
-      continue;
-    cudaStream_t s = pair == timed ? b->stream : b->stream2;
-    st =
-        pair == TO_DEV
-            ? CUDA_CHECK(err, cudaMemcpyAsync(p->dev[TO_DEV], p->host[TO_DEV],
-                                              pair_bytes(p, pair),
-                                              cudaMemcpyHostToDevice, s))
-            : CUDA_CHECK(err, cudaMemcpyAsync(p->host[TO_HOST], p->dev[TO_HOST],
-                                              pair_bytes(p, pair),
-                                              cudaMemcpyDeviceToHost, s));
-  }
+  for (int pair = 0; pair < PAIRS && st == GCB_OK; pair++)
+    if (uses(p, pair) && (pair == timed || !split(p)))
+      st =
+          pair_copy(p, pair, pair == timed ? p->b->stream : p->b->stream2, err);
   return st;
+}
+
+static enum gcb_status pcie_copy2(void *state, struct gcb_err *err) {
+  const struct cuda_pcie *p = state;
+
+  return pair_copy(p, main_pair(p) == TO_DEV ? TO_HOST : TO_DEV, p->b->stream2,
+                   err);
 }
 
 /* GCB__CUDA_COPIES_PER_SAMPLE copies per sample (nvbandwidth's loopCount),
  * pinned behind the gate; BIDIR joins stream2 before the stop event (the
- * total of both), *_BIDIR times b->stream's direction alone. */
+ * total of both: nvbandwidth's TOTAL_BW, bytes of both over the time from
+ * the start to the end of the last), *_BIDIR times b->stream's direction
+ * alone (nvbandwidth's USE_FIRST_BW: the first copy's bytes over its own
+ * stream's time). */
 static enum gcb_status pcie_run(void *state, int reps, double *seconds,
                                 struct gcb_err *err) {
   struct cuda_pcie *p = state;
   const struct gcb__cuda_timed t = {.state = p,
                                     .work = pcie_copy,
+                                    .work2 = split(p) ? pcie_copy2 : NULL,
                                     .batch = GCB__CUDA_COPIES_PER_SAMPLE,
                                     .stream2 = both(p),
                                     .join = p->dir == GCB_PCIE_BIDIR,

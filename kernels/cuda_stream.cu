@@ -14,28 +14,36 @@
 #include "kernels/backend.h"
 #include "kernels/cuda_kernels.h"
 
-/* Grid-stride indices; size_t because arrays may exceed 2^31 elements. */
-#define GRID_STRIDE_LOOP(i, n)                                                 \
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < (n);      \
-       i += (size_t)gridDim.x * blockDim.x)
-
 /*
  * UNROLL independent 16-byte loads in flight per thread before any store:
  * one load per thread per iteration leaves HBM latency exposed (a wave of
  * resident threads then has too few bytes in flight to cover it), which
  * nvbandwidth's stridingMemcpyKernel avoids the same way (12 loads, then
- * 12 stores, kernels.cu). The device check counts the LDG.E.128 in the
- * SASS (scripts/gpu-check); tests/kernels/check-sass does it here.
+ * 12 stores, kernels.cu). As there, the main loop runs full rounds only
+ * (all UNROLL elements of the thread exist), so no load or store carries a
+ * predicate; with predicated accesses ptxas paired each load with its
+ * store (scale: LDG, STG, LDG, STG), one load in flight. And, as there, the
+ * pointers are not __restrict__: a store may then alias any later load, so
+ * neither the compiler nor ptxas moves a round's loads below its stores
+ * (with __restrict__, read-only LDG.CONSTANT loads, ptxas interleaved them
+ * again in scale, add and triad). A short tail loop takes what is left,
+ * one element at a time. tests/kernels/check-sass checks the order in the
+ * sm_90 SASS (every LDG of the main loop before its first STG);
+ * scripts/gpu-check repeats it on the device machine.
  */
 #define UNROLL GCB_CUDA_UNROLL
 
-/* The unrolled grid-stride frame: the thread's j-th element of this round
- * is base + j * stride; the last round is cut short by `valid`. */
-#define UNROLLED_LOOP(base, stride, n)                                         \
-  for (size_t stride = (size_t)gridDim.x * blockDim.x,                       \
-              base = blockIdx.x * (size_t)blockDim.x + threadIdx.x;          \
-       base < (n); base += stride * UNROLL)
-#define VALID(base, stride, j, n) ((base) + (size_t)(j) * (stride) < (n))
+/* The thread's first element and the grid's stride. */
+#define FIRST_INDEX (blockIdx.x * (size_t)blockDim.x + threadIdx.x)
+#define GRID_STRIDE ((size_t)gridDim.x * blockDim.x)
+
+/* Full rounds: the thread's j-th element of this round is i + j * st, all
+ * UNROLL of them below n; i is left at the first element of the tail. */
+#define FULL_ROUNDS(i, st, n)                                                  \
+  for (; (i) + (size_t)(UNROLL - 1) * (st) < (n); (i) += UNROLL * (st))
+/* One element per step: what the full rounds left (fewer than UNROLL per
+ * thread), and write's whole loop (stores only, nothing to keep ahead). */
+#define SINGLES(i, st, n) for (; (i) < (n); (i) += (st))
 
 #define FIRST_THREAD (blockIdx.x == 0 && threadIdx.x == 0)
 
@@ -52,78 +60,80 @@ __device__ double2 add2(double2 x, double2 y) {
   return make_double2(__dadd_rn(x.x, y.x), __dadd_rn(x.y, y.y));
 }
 
-__global__ void stream_copy(const double2 *__restrict__ a,
-                            double2 *__restrict__ c, size_t n) {
-  UNROLLED_LOOP(i, st, n / 2) {
+__global__ void stream_copy(const double2 *a, double2 *c, size_t n) {
+  size_t i = FIRST_INDEX, st = GRID_STRIDE;
+  FULL_ROUNDS(i, st, n / 2) {
     double2 x[UNROLL];
 #pragma unroll
     for (int j = 0; j < UNROLL; j++)
-      if (VALID(i, st, j, n / 2))
-        x[j] = a[i + j * st];
+      x[j] = a[i + j * st];
 #pragma unroll
     for (int j = 0; j < UNROLL; j++)
-      if (VALID(i, st, j, n / 2))
-        c[i + j * st] = x[j];
+      c[i + j * st] = x[j];
+  }
+  SINGLES(i, st, n / 2) {
+    c[i] = a[i];
   }
   if (FIRST_THREAD && (n & 1))
     ((double *)c)[n - 1] = ((const double *)a)[n - 1];
 }
 
-__global__ void stream_scale(double2 *__restrict__ b,
-                             const double2 *__restrict__ c, double s,
-                             size_t n) {
-  UNROLLED_LOOP(i, st, n / 2) {
+__global__ void stream_scale(double2 *b, const double2 *c, double s, size_t n) {
+  size_t i = FIRST_INDEX, st = GRID_STRIDE;
+  FULL_ROUNDS(i, st, n / 2) {
     double2 x[UNROLL];
 #pragma unroll
     for (int j = 0; j < UNROLL; j++)
-      if (VALID(i, st, j, n / 2))
-        x[j] = c[i + j * st];
+      x[j] = c[i + j * st];
 #pragma unroll
     for (int j = 0; j < UNROLL; j++)
-      if (VALID(i, st, j, n / 2))
-        b[i + j * st] = scale2(s, x[j]);
+      b[i + j * st] = scale2(s, x[j]);
+  }
+  SINGLES(i, st, n / 2) {
+    b[i] = scale2(s, c[i]);
   }
   if (FIRST_THREAD && (n & 1))
     ((double *)b)[n - 1] = __dmul_rn(s, ((const double *)c)[n - 1]);
 }
 
-__global__ void stream_add(const double2 *__restrict__ a,
-                           const double2 *__restrict__ b,
-                           double2 *__restrict__ c, size_t n) {
-  UNROLLED_LOOP(i, st, n / 2) {
+__global__ void stream_add(const double2 *a, const double2 *b, double2 *c,
+                           size_t n) {
+  size_t i = FIRST_INDEX, st = GRID_STRIDE;
+  FULL_ROUNDS(i, st, n / 2) {
     double2 x[UNROLL], y[UNROLL];
 #pragma unroll
-    for (int j = 0; j < UNROLL; j++)
-      if (VALID(i, st, j, n / 2)) {
-        x[j] = a[i + j * st];
-        y[j] = b[i + j * st];
-      }
+    for (int j = 0; j < UNROLL; j++) {
+      x[j] = a[i + j * st];
+      y[j] = b[i + j * st];
+    }
 #pragma unroll
     for (int j = 0; j < UNROLL; j++)
-      if (VALID(i, st, j, n / 2))
-        c[i + j * st] = add2(x[j], y[j]);
+      c[i + j * st] = add2(x[j], y[j]);
+  }
+  SINGLES(i, st, n / 2) {
+    c[i] = add2(a[i], b[i]);
   }
   if (FIRST_THREAD && (n & 1))
     ((double *)c)[n - 1] =
         __dadd_rn(((const double *)a)[n - 1], ((const double *)b)[n - 1]);
 }
 
-__global__ void stream_triad(double2 *__restrict__ a,
-                             const double2 *__restrict__ b,
-                             const double2 *__restrict__ c, double s,
-                             size_t n) {
-  UNROLLED_LOOP(i, st, n / 2) {
+__global__ void stream_triad(double2 *a, const double2 *b, const double2 *c,
+                             double s, size_t n) {
+  size_t i = FIRST_INDEX, st = GRID_STRIDE;
+  FULL_ROUNDS(i, st, n / 2) {
     double2 x[UNROLL], y[UNROLL];
 #pragma unroll
-    for (int j = 0; j < UNROLL; j++)
-      if (VALID(i, st, j, n / 2)) {
-        x[j] = b[i + j * st];
-        y[j] = c[i + j * st];
-      }
+    for (int j = 0; j < UNROLL; j++) {
+      x[j] = b[i + j * st];
+      y[j] = c[i + j * st];
+    }
 #pragma unroll
     for (int j = 0; j < UNROLL; j++)
-      if (VALID(i, st, j, n / 2))
-        a[i + j * st] = add2(x[j], scale2(s, y[j]));
+      a[i + j * st] = add2(x[j], scale2(s, y[j]));
+  }
+  SINGLES(i, st, n / 2) {
+    a[i] = add2(b[i], scale2(s, c[i]));
   }
   if (FIRST_THREAD && (n & 1))
     ((double *)a)[n - 1] = __dadd_rn(((const double *)b)[n - 1],
@@ -132,43 +142,48 @@ __global__ void stream_triad(double2 *__restrict__ a,
 
 /* Each thread sums its elements and stores the sum: the store is what
  * keeps the compiler from dropping the loads. */
-__global__ void stream_read(const double2 *__restrict__ a,
-                            double *__restrict__ partial, size_t n) {
+__global__ void stream_read(const double2 *a, double *partial, size_t n) {
   double sum = 0.0;
-  UNROLLED_LOOP(i, st, n / 2) {
+  size_t i = FIRST_INDEX, st = GRID_STRIDE;
+  FULL_ROUNDS(i, st, n / 2) {
     double2 x[UNROLL];
 #pragma unroll
     for (int j = 0; j < UNROLL; j++)
-      x[j] = VALID(i, st, j, n / 2) ? a[i + j * st] : make_double2(0.0, 0.0);
+      x[j] = a[i + j * st];
 #pragma unroll
     for (int j = 0; j < UNROLL; j++)
       sum = __dadd_rn(sum, __dadd_rn(x[j].x, x[j].y));
   }
+  SINGLES(i, st, n / 2) {
+    sum = __dadd_rn(sum, __dadd_rn(a[i].x, a[i].y));
+  }
   if (FIRST_THREAD && (n & 1))
     sum = __dadd_rn(sum, ((const double *)a)[n - 1]);
-  partial[blockIdx.x * (size_t)blockDim.x + threadIdx.x] = sum;
+  partial[FIRST_INDEX] = sum;
 }
 
-__global__ void stream_write(double2 *__restrict__ c, double s, size_t n) {
-  GRID_STRIDE_LOOP(i, n / 2) {
+__global__ void stream_write(double2 *c, double s, size_t n) {
+  size_t i = FIRST_INDEX, st = GRID_STRIDE;
+  SINGLES(i, st, n / 2) {
     c[i] = make_double2(s, s);
   }
   if (FIRST_THREAD && (n & 1))
     ((double *)c)[n - 1] = s;
 }
 
-__global__ void copy16(uint4 *__restrict__ dst, const uint4 *__restrict__ src,
-                       size_t bytes) {
-  UNROLLED_LOOP(i, st, bytes / 16) {
+__global__ void copy16(uint4 *dst, const uint4 *src, size_t bytes) {
+  size_t i = FIRST_INDEX, st = GRID_STRIDE;
+  FULL_ROUNDS(i, st, bytes / 16) {
     uint4 x[UNROLL];
 #pragma unroll
     for (int j = 0; j < UNROLL; j++)
-      if (VALID(i, st, j, bytes / 16))
-        x[j] = src[i + j * st];
+      x[j] = src[i + j * st];
 #pragma unroll
     for (int j = 0; j < UNROLL; j++)
-      if (VALID(i, st, j, bytes / 16))
-        dst[i + j * st] = x[j];
+      dst[i + j * st] = x[j];
+  }
+  SINGLES(i, st, bytes / 16) {
+    dst[i] = src[i];
   }
   if (FIRST_THREAD)
     for (size_t i = bytes / 16 * 16; i < bytes; i++)

@@ -8,6 +8,7 @@
  */
 #include "tests/kernels/fake_cuda.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +21,14 @@
 
 struct fake_cuda fake_cuda;
 
-static int current_device;
+/* The current device belongs to the host thread, as in CUDA: a new thread
+ * starts on device 0 until it calls cudaSetDevice. */
+static _Thread_local int current_device;
+/* The log is appended from every thread (pcie's second copy thread). */
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Thread_local int my_last = -1; /* this thread's last log entry */
+static _Thread_local int my_id = -1;   /* this thread's number (fake_call) */
+static int threads_seen;
 static volatile int *gate_flag; /* the last gate launched */
 static int last_algo;           /* of the last cublasLtMatmul */
 
@@ -57,7 +65,14 @@ int fake_count(const char *name, int lo, int hi) {
 
 /* Logs a call; returns the injected error when this is the one to fail. */
 static cudaError_t logged(const char *name, const void *what, size_t bytes) {
+  cudaError_t rc = cudaSuccess;
+
+  pthread_mutex_lock(&log_lock);
+  if (my_id < 0)
+    my_id = threads_seen++;
+  my_last = -1;
   if (fake_cuda.n < FAKE_LOG_MAX) {
+    my_last = fake_cuda.n;
     struct fake_call *c = &fake_cuda.log[fake_cuda.n++];
     memset(c, 0, sizeof *c);
     snprintf(c->name, sizeof c->name, "%s", name);
@@ -69,18 +84,26 @@ static cudaError_t logged(const char *name, const void *what, size_t bytes) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     c->t = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    c->t_end = c->t;
+    c->thread = my_id;
   }
   if (fake_cuda.fail_nth > 0 && strcmp(name, fake_cuda.fail_name) == 0 &&
       ++fake_cuda.fail_seen == fake_cuda.fail_nth)
-    return fake_cuda.fail_rc;
-  return cudaSuccess;
+    rc = fake_cuda.fail_rc;
+  pthread_mutex_unlock(&log_lock);
+  return rc;
+}
+
+/* This thread's last entry (a scratch one when the log is full). */
+static struct fake_call *my_call(void) {
+  static _Thread_local struct fake_call scratch;
+  return my_last >= 0 ? &fake_cuda.log[my_last] : &scratch;
 }
 
 static cudaError_t on_stream(const char *name, cudaStream_t s, size_t bytes) {
   cudaError_t rc = logged(name, s, bytes);
-  if (s != NULL && fake_cuda.n > 0 && fake_cuda.n <= FAKE_LOG_MAX)
-    fake_cuda.log[fake_cuda.n - 1].stream_device =
-        ((struct fake_stream *)s)->device;
+  if (s != NULL)
+    my_call()->stream_device = ((struct fake_stream *)s)->device;
   return rc;
 }
 
@@ -154,7 +177,7 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e,
                                 unsigned int flags) {
   (void)flags;
   cudaError_t rc = on_stream("cudaStreamWaitEvent", s, 0);
-  fake_cuda.log[fake_cuda.n - 1].event = e;
+  my_call()->event = e;
   return rc;
 }
 cudaError_t cudaStreamQuery(cudaStream_t s) {
@@ -173,7 +196,7 @@ cudaError_t cudaEventDestroy(cudaEvent_t e) {
 }
 cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
   cudaError_t rc = on_stream("cudaEventRecord", s, 0);
-  fake_cuda.log[fake_cuda.n - 1].event = e;
+  my_call()->event = e;
   return rc;
 }
 cudaError_t cudaEventSynchronize(cudaEvent_t e) {
@@ -258,9 +281,37 @@ cudaError_t cudaIpcCloseMemHandle(void *p) {
   free(p);
   return rc;
 }
+/* Host memory the driver knows (cudaHostAlloc, cudaHostRegister): copies
+ * from or to anything else are pageable. */
+static struct {
+  const char *p;
+  size_t bytes;
+} pinned[64];
+
+static void pin(const void *p, size_t bytes, bool on) {
+  pthread_mutex_lock(&log_lock);
+  for (size_t i = 0; i < sizeof pinned / sizeof *pinned; i++)
+    if (on ? pinned[i].p == NULL : pinned[i].p == p) {
+      pinned[i].p = on ? p : NULL, pinned[i].bytes = bytes;
+      break;
+    }
+  pthread_mutex_unlock(&log_lock);
+}
+
+static bool is_pinned(const void *p) {
+  bool yes = false;
+  pthread_mutex_lock(&log_lock);
+  for (size_t i = 0; i < sizeof pinned / sizeof *pinned && !yes; i++)
+    yes = pinned[i].p != NULL && (const char *)p >= pinned[i].p &&
+          (const char *)p < pinned[i].p + pinned[i].bytes;
+  pthread_mutex_unlock(&log_lock);
+  return yes;
+}
+
 cudaError_t cudaHostAlloc(void **p, size_t bytes, unsigned int flags) {
   (void)flags;
   *p = calloc(1, bytes);
+  pin(*p, bytes, true);
   return cudaSuccess;
 }
 cudaError_t cudaHostGetDevicePointer(void **dev, void *host,
@@ -270,15 +321,17 @@ cudaError_t cudaHostGetDevicePointer(void **dev, void *host,
   return cudaSuccess;
 }
 cudaError_t cudaFreeHost(void *p) {
+  pin(p, 0, false);
   free(p);
   return cudaSuccess;
 }
 cudaError_t cudaHostRegister(void *p, size_t bytes, unsigned int flags) {
   (void)flags;
+  pin(p, bytes, true);
   return logged("cudaHostRegister", p, bytes);
 }
 cudaError_t cudaHostUnregister(void *p) {
-  (void)p;
+  pin(p, 0, false);
   return cudaSuccess;
 }
 cudaError_t cudaMemset(void *p, int v, size_t bytes) {
@@ -295,12 +348,30 @@ cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes,
   memmove(dst, src, bytes);
   return logged("cudaMemcpy", dst, bytes);
 }
+/* A copy from or to pageable host memory keeps the calling thread for
+ * pageable_ms (CUDA runtime API, "API synchronization behavior": a
+ * pageable D2H returns only when the copy is done, a pageable H2D once
+ * the driver has staged it); the entry's t..t_end spans the wait. */
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes,
                             enum cudaMemcpyKind kind, cudaStream_t s) {
-  (void)kind;
+  const void *host = kind == cudaMemcpyDeviceToHost   ? dst
+                     : kind == cudaMemcpyHostToDevice ? src
+                                                      : NULL;
   cudaError_t rc = on_stream("cudaMemcpyAsync", s, bytes);
+  struct fake_call *c = my_call();
+
+  c->kind = (int)kind;
+  c->pageable = host != NULL && !is_pinned(host);
   if (rc == cudaSuccess)
     memmove(dst, src, bytes);
+  if (c->pageable && fake_cuda.pageable_ms > 0) {
+    struct timespec d = {fake_cuda.pageable_ms / 1000,
+                         (long)(fake_cuda.pageable_ms % 1000) * 1000000L};
+    nanosleep(&d, NULL);
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    c->t_end = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+  }
   return rc;
 }
 cudaError_t cudaDeviceCanAccessPeer(int *can, int device, int peer) {
@@ -398,7 +469,7 @@ cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t d,
   snprintf(name, sizeof name, "matmul_attr_%d", (int)a);
   (void)logged(name, buf, size);
   if (a == CUBLASLT_MATMUL_DESC_FAST_ACCUM && size == 1)
-    fake_cuda.log[fake_cuda.n - 1].bytes = *(const int8_t *)buf;
+    my_call()->bytes = *(const int8_t *)buf;
   return CUBLAS_STATUS_SUCCESS;
 }
 cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *l,

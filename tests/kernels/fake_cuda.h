@@ -9,8 +9,9 @@
  * nothing but log, and events report fake_cuda.elapsed_ms.
  *
  * Every call is appended to a log: its name, the stream (or event) it
- * used, a size, and the state of the gate flag at that moment (open or
- * closed), so a test can check the order of gate, events and work.
+ * used, a size, the host thread, and the state of the gate flag at that
+ * moment (open or closed), so a test can check the order of gate, events
+ * and work. The current device is per host thread, as in CUDA.
  */
 #ifndef GCB_FAKE_CUDA_H
 #define GCB_FAKE_CUDA_H
@@ -38,6 +39,11 @@ struct fake_call {
   int gate;          /* the gate flag at the call: 1 open, 0 closed, -1 none */
   double t;          /* CLOCK_MONOTONIC seconds at the call (after any
                         delay it injects): comparable across processes */
+  double t_end;      /* when it returned, for the calls that take time
+                        (pageable copies); else t */
+  int thread;        /* the calling host thread: 0 the first to call, ... */
+  int kind;          /* copies: the cudaMemcpyKind */
+  bool pageable;     /* copies: to or from pageable host memory */
 };
 
 struct fake_cuda {
@@ -51,6 +57,7 @@ struct fake_cuda {
                          processes of one test can see different GPUs */
   int close_delay_ms; /* cudaIpcCloseMemHandle takes this long (a peer
                          still mapping the buffer while its owner goes on) */
+  int pageable_ms;    /* a pageable copy keeps its caller this long */
   /* Fault injection: the `fail_nth`-th call (1-based) named `fail_name`
    * returns fail_rc. */
   char fail_name[40];

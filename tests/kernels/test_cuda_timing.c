@@ -11,6 +11,9 @@
  *   loopCount) and report their mean;
  * - pcie h2d_bidir times its own stream alone while d2h runs on the other,
  *   twice as long; bidir is the total, stream 2 joined before the stop;
+ *   pageable copies of both directions come from two host threads, one per
+ *   stream (a pageable D2H returns only when done: from one thread the
+ *   directions would take turns), the second on the backend's device;
  * - p2p bidir drives each leg from its source GPU; bidir_leg times the
  *   first leg alone (the second forked, not joined, drained after the
  *   stop: nvbandwidth's per-direction figures); a failed p2p sample
@@ -19,6 +22,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <string.h>
+#include <time.h>
 
 #include "kernels/cuda_impl.h"
 #include "kernels/cuda_pure.h"
@@ -266,6 +270,138 @@ Test(cuda_timing, pcie_bidirectional_as_nvbandwidth_counts_it) {
   cr_expect_eq(fake_count("cudaStreamWaitEvent", lo, hi), 2,
                "the total: stream 2 joined back before the stop event");
   gcb_op_release(&op);
+}
+
+/* The sample's copies by stream: [0] b->stream, [1] stream2, each on one
+ * host thread (-1: none, -2: several) with one kind; first/last log
+ * index; whether some copy of each overlapped one of the other in time. */
+struct by_stream {
+  int n[2], thread[2], kind[2], device2_wrong, first[2], last[2];
+  bool overlap;
+};
+
+static struct by_stream pageable_copies(void) {
+  struct by_stream r = {.thread = {-1, -1},
+                        .kind = {-1, -1},
+                        .first = {-1, -1},
+                        .last = {-1, -1}};
+  for (int i = 0; i < fake_cuda.n; i++) {
+    const struct fake_call *c = &fake_cuda.log[i];
+    if (strcmp(c->name, "cudaMemcpyAsync") != 0)
+      continue;
+    int k = c->what == (const void *)backend->stream2;
+    cr_assert(k || c->what == (const void *)backend->stream);
+    cr_expect(c->pageable);
+    r.n[k]++;
+    r.thread[k] =
+        r.thread[k] == -1 || r.thread[k] == c->thread ? c->thread : -2;
+    r.kind[k] = r.kind[k] == -1 || r.kind[k] == c->kind ? c->kind : -2;
+    r.device2_wrong += k && c->device != backend->device;
+    r.first[k] = r.first[k] < 0 ? i : r.first[k];
+    r.last[k] = i;
+    for (int j = 0; j < i && !r.overlap; j++) {
+      const struct fake_call *d = &fake_cuda.log[j];
+      r.overlap = strcmp(d->name, "cudaMemcpyAsync") == 0 &&
+                  d->what != c->what && d->t < c->t_end && c->t < d->t_end;
+    }
+  }
+  return r;
+}
+
+/* Index of the last record of event e on stream s (NULL: any), or -1. */
+static int last_record(const void *e, const void *s) {
+  int at = -1;
+  for (int i = 0; i < fake_cuda.n; i++)
+    if (strcmp(fake_cuda.log[i].name, "cudaEventRecord") == 0 &&
+        fake_cuda.log[i].event == e &&
+        (s == NULL || fake_cuda.log[i].what == s))
+      at = i;
+  return at;
+}
+
+/* Fails on the one-thread code: all 32 copies came from the thread that
+ * recorded the start, one after the other, never at the same time. */
+Test(cuda_timing, pcie_pageable_bidir_copies_each_direction_from_its_thread) {
+  /* Device 1, so the second thread must choose it (a thread starts on 0). */
+  gcb_backend_cuda.close(backend);
+  struct gcb_backend_args args = {.local_rank = 1};
+  cr_assert_eq(gcb_backend_cuda.open(&args, &backend, &err), GCB_OK);
+  cr_assert_eq(backend->device, 1);
+  fake_cuda.pageable_ms = 2;
+  const enum gcb_pcie_dir dirs[] = {GCB_PCIE_BIDIR, GCB_PCIE_H2D_BIDIR,
+                                    GCB_PCIE_D2H_BIDIR};
+  for (size_t d = 0; d < sizeof dirs / sizeof *dirs; d++) {
+    struct gcb_op op;
+    pcie_case(dirs[d], false, &op);
+    double s = 0;
+    cr_assert_eq(op.run(op.state, 1, &s, &err), GCB_OK, "%s", err.msg);
+    struct by_stream r = pageable_copies();
+    int start = last_record(backend->start, backend->stream);
+    int stop = last_record(backend->stop, backend->stream);
+    cr_assert(start >= 0 && stop > start);
+    cr_expect(r.n[0] == 16 && r.n[1] == 16, "16 copies each way: %d, %d",
+              r.n[0], r.n[1]);
+    cr_expect_eq(r.thread[0], fake_cuda.log[start].thread,
+                 "b->stream's copies from the thread that times them");
+    cr_expect(r.thread[1] >= 0 && r.thread[1] != r.thread[0],
+              "stream 2's copies all from one other thread (%d, %d)",
+              r.thread[0], r.thread[1]);
+    cr_expect_eq(r.device2_wrong, 0, "the second thread on device 1");
+    cr_expect(r.overlap, "the two directions copied at the same time");
+    int timed_kind = dirs[d] == GCB_PCIE_D2H_BIDIR ? cudaMemcpyDeviceToHost
+                                                   : cudaMemcpyHostToDevice;
+    cr_expect_eq(r.kind[0], timed_kind, "the timed direction on b->stream");
+    cr_expect_eq(r.kind[1], timed_kind == cudaMemcpyHostToDevice
+                                ? cudaMemcpyDeviceToHost
+                                : cudaMemcpyHostToDevice);
+    int fork = fake_find("cudaStreamWaitEvent", start, 0);
+    cr_expect(fork > start && fork < r.first[1] &&
+                  fake_cuda.log[fork].what == (const void *)backend->stream2,
+              "stream 2 waits for the start before its first copy");
+    int mid = last_record(backend->mid, backend->stream2);
+    if (dirs[d] == GCB_PCIE_BIDIR) {
+      /* The total (nvbandwidth's TOTAL_BW): stream 2 joined before stop. */
+      cr_expect(mid > r.last[1] && mid < stop, "stream 2's end after its "
+                                               "last copy, before the stop");
+      int join = fake_find("cudaStreamWaitEvent", mid, 0);
+      cr_expect(join > mid && join < stop &&
+                fake_cuda.log[join].what == (const void *)backend->stream);
+    } else {
+      /* One direction alone (USE_FIRST_BW): stop after its own copies. */
+      cr_expect_eq(fake_count("cudaStreamWaitEvent", start, stop), 1,
+                   "not joined");
+      cr_expect_gt(stop, r.last[0]);
+    }
+    struct gcb_check check;
+    cr_assert_eq(op.check(op.state, &check, &err), GCB_OK);
+    cr_expect_eq(check.wrong, 0);
+    gcb_op_release(&op);
+  }
+}
+
+/* A failure in the second thread fails the sample with its message (its
+ * cudaSetDevice: the second call of the sample, after the timing thread's),
+ * and the thread is joined before the call returns. */
+Test(cuda_timing, pcie_pageable_bidir_second_thread_failure) {
+  for (int d = 0; d < 2; d++) {
+    struct gcb_op op;
+    pcie_case(d ? GCB_PCIE_H2D_BIDIR : GCB_PCIE_BIDIR, false, &op);
+    snprintf(fake_cuda.fail_name, sizeof fake_cuda.fail_name, "cudaSetDevice");
+    fake_cuda.fail_nth = 2;
+    fake_cuda.fail_seen = 0;
+    fake_cuda.fail_rc = cudaErrorInvalidDevice;
+    double s = 0;
+    cr_assert_eq(op.run(op.state, 1, &s, &err), GCB_ECUDA);
+    cr_expect(strstr(err.msg, "cudaSetDevice") != NULL, "%s", err.msg);
+    struct by_stream r = pageable_copies();
+    cr_expect(r.n[0] == 16 && r.n[1] == 0, "%d, %d", r.n[0], r.n[1]);
+    int n = fake_cuda.n;
+    struct timespec pause = {0, 20000000L};
+    nanosleep(&pause, NULL);
+    cr_expect_eq(fake_cuda.n, n, "nothing logged after the call returned");
+    fake_cuda.fail_nth = 0;
+    gcb_op_release(&op);
+  }
 }
 
 static void p2p_case(enum gcb_p2p_dir dir, struct gcb_op *op) {
