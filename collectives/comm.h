@@ -207,6 +207,9 @@ struct gcb_coll_nccl_plan {
   bool init_nonblocking; /* ncclConfig_t.blocking = 0 for the first */
   bool split_blocking;   /* then ncclCommSplit with blocking = 1 */
   bool timed_blocking;   /* the communicator operations run on */
+  bool nvlink_centric;   /* config.nvlinkCentricSched = 1 on every
+                            communicator: the header is 2.28+ (nccl-tests'
+                            initComms, by the header as it does) */
 };
 struct gcb_coll_nccl_plan gcb_coll_nccl_plan(int header_code, int library_code,
                                              bool have_split);
