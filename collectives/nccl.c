@@ -769,6 +769,16 @@ static enum gcb_status nccl_start(struct gcb_comm *c,
   return nccl_check(c, err, rc, e.call);
 }
 
+/* nccl-tests' -m: one iteration's operations in one NCCL group. */
+static enum gcb_status nccl_group_begin(struct gcb_comm *c,
+                                        struct gcb_err *err) {
+  return NCCL_CHECK(c, err, ncclGroupStart());
+}
+
+static enum gcb_status nccl_group_end(struct gcb_comm *c, struct gcb_err *err) {
+  return NCCL_CHECK(c, err, ncclGroupEnd());
+}
+
 /* nccl-tests' testStreamSynchronize: poll the stream, and NCCL's
  * asynchronous error, which a blocking synchronise would never see. */
 static enum gcb_status nccl_wait(struct gcb_comm *c, struct gcb_err *err) {
@@ -830,6 +840,8 @@ const struct gcb_coll_ops gcb_coll_nccl = {
     .download = nccl_download,
     .start = nccl_start,
     .wait = nccl_wait,
+    .group_begin = nccl_group_begin,
+    .group_end = nccl_group_end,
     .istart = nccl_start,
     .test = nccl_test,
     .version = nccl_version,

@@ -18,10 +18,9 @@
 
 /* Names of the collectives table's rows, in order (checked by a test). */
 static const char *const coll_op_names[] = {
-    "allreduce", "allgather", "reducescatter", "broadcast",
-    "reduce",    "alltoall",  "sendrecv",      "latency",
-    "bandwidth", "barrier",   "gather",        "scatter",
-    "bibw",      NULL};
+    "allreduce", "allgather", "reducescatter", "broadcast", "reduce",
+    "alltoall",  "sendrecv",  "latency",       "bandwidth", "barrier",
+    "gather",    "scatter",   "bibw",          NULL};
 
 static const char *const coll_dtype_names[] = {
 #define GCB__CD_NAME(id, name, bytes) name,
@@ -677,7 +676,7 @@ static enum gcb_status coll_run(void *state, int reps, double *seconds,
                                 struct gcb_err *err) {
   struct coll_op *c = state;
   double t0 = gcb__coll_now();
-  enum gcb_status st = gcb_coll_case_run(c->k, reps * (int)c->agg, err);
+  enum gcb_status st = gcb_coll_case_run_agg(c->k, reps, (int)c->agg, err);
   *seconds = (gcb__coll_now() - t0) * c->time_scale / (double)c->agg;
   return st;
 }

@@ -299,3 +299,39 @@ Test(coll_nccl, nvlink_centric_scheduling_as_nccl_tests_from_2_28) {
     gcb_coll_nccl.close(c);
   }
 }
+
+/* nccl-tests' -m (common.cu: ncclGroupStart, agg_iters startColl,
+ * ncclGroupEnd per timed iteration): each iteration's operations in one
+ * group; with -m 1 no group at all. */
+Test(coll_nccl, aggregated_iterations_are_one_nccl_group_each) {
+  struct gcb_comm *c = open_at(22809, 1);
+  struct gcb_coll_env env = {
+      .comm = MPI_COMM_WORLD, .rank = 0, .size = 1, .device = 0};
+  struct gcb_coll_call shape = {.desc = gcb_coll_find("allreduce"),
+                                .dtype = GCB_COLL_FLOAT,
+                                .redop = GCB_REDOP_SUM,
+                                .count = 256};
+  struct gcb_coll_case *k = NULL;
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_coll_case_new(&gcb_coll_nccl, c, &env, &shape, &k, &err),
+               GCB_OK, "%s", err.msg);
+  int before = fake_nccl.n;
+  cr_assert_eq(gcb_coll_case_run_agg(k, 2, 3, &err), GCB_OK, "%s", err.msg);
+  static const char *const want[] = {
+      "ncclGroupStart", "ncclAllReduce",  "ncclAllReduce", "ncclAllReduce",
+      "ncclGroupEnd",   "ncclGroupStart", "ncclAllReduce", "ncclAllReduce",
+      "ncclAllReduce",  "ncclGroupEnd"};
+  int n = (int)(sizeof want / sizeof *want);
+  cr_assert_eq(fake_nccl.n - before, n, "%d calls", fake_nccl.n - before);
+  for (int i = 0; i < n; i++)
+    cr_expect_str_eq(fake_nccl.log[before + i].name, want[i], "call %d", i);
+  cr_expect(fake_nccl.log[before + 2].in_group);
+  before = fake_nccl.n;
+  cr_assert_eq(gcb_coll_case_run_agg(k, 2, 1, &err), GCB_OK, "%s", err.msg);
+  cr_expect_eq(fake_nccl.n - before, 2, "-m 1: two operations, no group");
+  cr_expect_eq(calls("ncclGroupStart"), 2);
+  cr_expect_eq(fake_nccl.depth, 0, "every group closed");
+  gcb_coll_case_free(k);
+  gcb_coll_nccl.close(c);
+  cr_expect_eq(fake_nccl.misuse, 0);
+}
