@@ -211,6 +211,7 @@ enum gcb_status gcb__coll_measure(struct gcb_ctx *ctx, const void *opts,
   gcb_watchdog_step(ctx->watchdog);
   enum gcb_status st =
       warmup > 0 ? gcb_coll_case_run(c->k, (int)warmup, err) : GCB_OK;
+  gcb_timing_warmed(t);
   gcb_watchdog_step(ctx->watchdog);
   if (st == GCB_OK)
     st = gcb_mpi_err(err, MPI_Barrier(c->comm), "MPI_Barrier");

@@ -393,6 +393,7 @@ enum gcb_status gcb__pat_measure(struct gcb_ctx *ctx, const void *opts,
     gcb_watchdog_step(ctx->watchdog);
     st = gcb__pat_step(&s->res, mode, delay, &t, err);
   }
+  gcb_timing_warmed(timing);
   for (long i = 0; i < iters && st == GCB_OK; i++) {
     gcb_watchdog_step(ctx->watchdog);
     int rc = MPI_Barrier(ctx->world);
