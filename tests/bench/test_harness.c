@@ -417,3 +417,54 @@ Test(harness, coll_telemetry_starts_after_its_warm_up) {
   cr_expect_not_null(strchr(start, 'A'), "the timed ones after: %s", events);
   cr_expect_eq(strchr(events, 'T') > start, true, "stopped after: %s", events);
 }
+
+/* gemm decides its unit per element type, in one place: int8 multiplies
+ * are integer operations, in TOPS; the floating types in GFLOP/s. The
+ * live table says when the unit changes under one header. */
+Test(harness, int8_gemm_is_in_tops_and_the_table_says_so) {
+  extern const struct gcb_bench gcb_bench_gemm;
+  const char *argv[] = {"gemm", "--dtype", "fp16,int8", "-m", "64",
+                        "-n",   "64",      "-k",        "64"};
+  void *opts = calloc(1, gcb_bench_gemm.opts_size);
+  struct gcb_option_group g = {"gemm", gcb_bench_gemm.options, opts};
+  bool help;
+  struct gcb_err err = {0};
+  cr_assert_eq(
+      gcb_options_parse(&g, 1, 9, (char **)argv, &help, NULL, 0, NULL, &err),
+      GCB_OK, "%s", err.msg);
+  struct gcb_ctx ctx = {.size = 1, .backend_ops = gcb_backend_find("null")};
+  struct gcb_record rec[2];
+  struct gcb_rank_result rank = {.time_s = 1e-3};
+  for (int i = 0; i < 2; i++) {
+    struct gcb_op op = {0};
+    rec[i] = (struct gcb_record){.bench = "gemm",
+                                 .backend = "null",
+                                 .iterations = 4,
+                                 .warmup = 1,
+                                 .nranks = 1,
+                                 .ranks = &rank};
+    /* The null backend has no GEMM: the case is described all the same. */
+    cr_expect_eq(gcb_bench_gemm.setup(&ctx, opts, NULL, i, &rec[i], &op, &err),
+                 GCB_EUNSUPPORTED);
+  }
+  cr_expect_str_eq(rec[0].figure.unit, "GFLOP/s", "%s", rec[0].label);
+  cr_expect_str_eq(rec[1].figure.unit, "TOPS", "%s", rec[1].label);
+  cr_expect_eq(rec[1].figure.scale, 1e12);
+  free(opts);
+  char *text = NULL;
+  size_t len = 0;
+  FILE *out = open_memstream(&text, &len);
+  struct gcb_table table = {.out = out, .nranks = 1};
+  struct gcb_sink sink = gcb_table_sink(&table);
+  for (int i = 0; i < 2; i++)
+    cr_assert_eq(sink.record(sink.self, &rec[i], &err), GCB_OK);
+  if (sink.finish)
+    sink.finish(sink.self, &err);
+  fclose(out);
+  const char *fp16 = strstr(text, "figures in GFLOP/s");
+  const char *int8 = strstr(text, "# figures in TOPS (2*m*n*k int8");
+  cr_expect_not_null(fp16, "%s", text);
+  cr_expect_not_null(int8, "%s", text);
+  cr_expect(int8 > fp16 && int8 < strstr(text, " int8 "), "%s", text);
+  free(text);
+}
