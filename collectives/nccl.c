@@ -25,7 +25,9 @@
  * Operations are timed on a blocking communicator, as nccl-tests times
  * them. Where NCCL can split (2.18+) it is split from a non-blocking one
  * whose creation is polled through ncclCommGetAsyncError, so set-up cannot
- * block the rank for good; any call that returns ncclInProgress is polled
+ * block the rank for good; NCCL writes the child from its own thread into
+ * struct gcb_comm, read once the parent has settled (split_timed, and
+ * docs/COLLECTIVES.md); any call that returns ncclInProgress is polled
  * likewise, and wait() polls the stream and the asynchronous error. Each poll
  * gives up at the deadline the caller gives (env->deadline: the
  * watchdog's for the case or set-up the rank is in): GCB_ETIMEOUT naming
