@@ -181,7 +181,7 @@ static void nccl_close(struct gcb_comm *c) {
   /* Teardown errors are ignored: there is nothing left to do about them. */
   (void)cudaSetDevice(c->device);
   if (c->splitting) {
-    /* The split did not settle: NCCL's thread may still write the child
+    /* The split did not succeed: NCCL's thread may still write the child
      * into c->nccl. Aborting the parent joins that thread (NCCL
      * src/init.cc ncclCommAbort: ncclCommEnsureReady, ncclGroupJobAbort),
      * after which the child, if it appeared, is read and aborted too. */
@@ -288,8 +288,8 @@ static ncclConfig_t base_config(const struct gcb_coll_nccl_plan *plan,
  * (src/init.cc ncclCommInitChildComm: "*newcomm should be NCCL_COMM_NULL
  * until comm split fully complete"; src/group.cc). So the parent is polled
  * until it settles, and only then is the child read, and polled too. Past
- * the deadline c->splitting stays set, and close() aborts the parent
- * before it looks at the child. */
+ * the deadline, or after a failure, c->splitting stays set, and close()
+ * aborts the parent before it looks at the child. */
 static enum gcb_status split_timed(struct gcb_comm *c,
                                    const struct gcb_coll_nccl_plan *plan,
                                    struct gcb_err *err) {
@@ -301,11 +301,9 @@ static enum gcb_status split_timed(struct gcb_comm *c,
   enum gcb_status st =
       check_on(c, c->init, err,
                ncclCommSplit(c->init, 0, c->rank, &c->nccl, &timed), call);
-  if (st == GCB_ETIMEOUT)
-    return st;          /* still NCCL's: close() aborts the parent first */
-  c->splitting = false; /* settled: NCCL's thread has written c->nccl */
   if (st != GCB_OK)
-    return st;
+    return st; /* maybe still NCCL's: close() aborts the parent first */
+  c->splitting = false; /* settled: NCCL's thread has written c->nccl */
   if (c->nccl == NULL) {
     c->failed = true;
     return gcb_err_set(err, GCB_ENCCL, "%s: no communicator", call);

@@ -27,6 +27,7 @@ struct ncclComm {
   int blocking;
   int serial;
   int nvlink_centric;
+  bool split_child;  /* made by ncclCommSplit */
   _Atomic int state; /* ncclResult_t: what ncclCommGetAsyncError reports */
   atomic_bool abort;
   /* The asynchronous job on this communicator, if one was started. */
@@ -171,6 +172,7 @@ ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key,
   if (rc != ncclSuccess)
     return rc;
   ncclComm_t child = make(config);
+  child->split_child = true;
   if (!comm->blocking)
     return start_job(comm, fake_nccl.split_result, child, newcomm);
   atomic_store(&child->state, fake_nccl.split_result);
@@ -183,6 +185,7 @@ ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *state) {
     return ncclInvalidArgument;
   }
   *state = state_of(comm);
+  fake_nccl.child_polls += comm->split_child;
   if (*state != ncclInProgress)
     join(comm); /* NCCL's ncclGroupJobComplete */
   if (*state == ncclSuccess && comm->blocking &&

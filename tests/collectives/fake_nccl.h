@@ -36,11 +36,12 @@ struct fake_nccl_call {
 struct fake_nccl {
   struct fake_nccl_call log[FAKE_NCCL_LOG_MAX];
   int n;
-  int version; /* ncclGetVersion's answer */
-  int comms;   /* communicators made */
-  int live;    /* made and not yet destroyed or aborted */
-  int misuse;  /* calls NCCL would refuse (in-progress or NULL comm) */
-  int depth;   /* ncclGroupStart nesting */
+  int version;     /* ncclGetVersion's answer */
+  int comms;       /* communicators made */
+  int live;        /* made and not yet destroyed or aborted */
+  int misuse;      /* calls NCCL would refuse (in-progress or NULL comm) */
+  int depth;       /* ncclGroupStart nesting */
+  int child_polls; /* ncclCommGetAsyncError calls on a split's child */
   /* The asynchronous jobs (non-blocking init, split, finalize): */
   int delay_ms;              /* how long each takes (reset: 5 ms) */
   bool hold_split;           /* set: a split never finishes until aborted */

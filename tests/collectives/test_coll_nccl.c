@@ -207,6 +207,7 @@ Test(coll_nccl, a_split_nccl_finishes_later_opens_and_times_on_the_child) {
   struct gcb_comm *c = NULL;
   struct gcb_err err = {0};
   cr_assert_eq(try_open(60, &c, &err), GCB_OK, "%s", err.msg);
+  cr_expect_geq(fake_nccl.child_polls, 1, "the child polled as well");
   run(c, "allreduce", 1);
   int at = fake_nccl_find("ncclAllReduce", 0);
   cr_expect_neq(fake_nccl.log[at].comm, parent(), "timed on the child");
