@@ -25,7 +25,23 @@ struct gcb_timing {
   long warmup; /* untimed iterations before them; a hook that runs another
                   number (coll under OSU's rules, by size) says so here */
   long timed;  /* out: iterations timed (the hook's seconds.n) */
+  /* Set by the harness: what gcb_timing_warmed() calls (it starts the
+   * case's telemetry). */
+  void (*warmed)(void *arg);
+  void *warmed_arg;
 };
+
+/* A measure hook calls this once its warm-up is done, before it times:
+ * the case's telemetry starts here, as it does after the harness's own
+ * warm-up (a sample of the idle GPU would read as the case's minimum
+ * clock). Later calls do nothing; a hook that never calls it gets its
+ * telemetry started when it returns. */
+static inline void gcb_timing_warmed(struct gcb_timing *t) {
+  void (*warmed)(void *) = t->warmed;
+  t->warmed = NULL;
+  if (warmed != NULL)
+    warmed(t->warmed_arg);
+}
 
 struct gcb_bench {
   const char *name;    /* command-line name = file name = descriptor suffix */

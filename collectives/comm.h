@@ -207,6 +207,9 @@ struct gcb_coll_nccl_plan {
   bool init_nonblocking; /* ncclConfig_t.blocking = 0 for the first */
   bool split_blocking;   /* then ncclCommSplit with blocking = 1 */
   bool timed_blocking;   /* the communicator operations run on */
+  bool nvlink_centric;   /* config.nvlinkCentricSched = 1 on every
+                            communicator: the header is 2.28+ (nccl-tests'
+                            initComms, by the header as it does) */
 };
 struct gcb_coll_nccl_plan gcb_coll_nccl_plan(int header_code, int library_code,
                                              bool have_split);
@@ -274,6 +277,15 @@ struct gcb_coll_ops {
   /* Waits until every started operation has completed. */
   enum gcb_status (*wait)(struct gcb_comm *c, struct gcb_err *err);
   /*
+   * Optional (NULL: none, as MPI has). Bracket the operations of one
+   * aggregated iteration (nccl-tests' -m: ncclGroupStart, agg_iters
+   * startColl, ncclGroupEnd), so the library launches them together.
+   * group_end() follows every group_begin() that succeeded, whatever
+   * happened between.
+   */
+  enum gcb_status (*group_begin)(struct gcb_comm *c, struct gcb_err *err);
+  enum gcb_status (*group_end)(struct gcb_comm *c, struct gcb_err *err);
+  /*
    * Optional non-blocking pair, for overlap of communication with compute
    * (the pattern benchmark). istart() starts one operation and returns
    * before it completes (MPI: the MPI_I* call; NCCL: start(), which only
@@ -322,6 +334,12 @@ gcb_coll_case_counts(const struct gcb_coll_case *k);
 /* Starts `reps` operations back to back, then waits for them. */
 enum gcb_status gcb_coll_case_run(struct gcb_coll_case *k, int reps,
                                   struct gcb_err *err);
+
+/* nccl-tests' timed loop with -m: `iters` iterations of `agg` operations
+ * each, every iteration in one group of the transport's (group_begin /
+ * group_end) when agg > 1, then one wait for them all. */
+enum gcb_status gcb_coll_case_run_agg(struct gcb_coll_case *k, int iters,
+                                      int agg, struct gcb_err *err);
 
 /* Starts one operation (no wait): the caller times and waits. */
 enum gcb_status gcb_coll_case_start(struct gcb_coll_case *k,

@@ -25,7 +25,9 @@
  * Operations are timed on a blocking communicator, as nccl-tests times
  * them. Where NCCL can split (2.18+) it is split from a non-blocking one
  * whose creation is polled through ncclCommGetAsyncError, so set-up cannot
- * block the rank for good; any call that returns ncclInProgress is polled
+ * block the rank for good; NCCL writes the child from its own thread into
+ * struct gcb_comm, read once the parent has settled (split_timed, and
+ * docs/COLLECTIVES.md); any call that returns ncclInProgress is polled
  * likewise, and wait() polls the stream and the asynchronous error. Each poll
  * gives up at the deadline the caller gives (env->deadline: the
  * watchdog's for the case or set-up the rank is in): GCB_ETIMEOUT naming
@@ -63,9 +65,14 @@
 
 struct gcb_comm {
   ncclComm_t nccl; /* the communicator operations are timed on:
-                      blocking, as nccl-tests times */
+                      blocking, as nccl-tests times. A split's child:
+                      NCCL's thread writes it here (this struct outlives
+                      the split), read only once `init` has settled or
+                      been aborted */
   ncclComm_t init; /* the non-blocking one it was split from (its
                       set-up could be polled and aborted); NULL */
+  bool splitting;  /* ncclCommSplit is running on NCCL's thread: `nccl`
+                      is NCCL's to write until `init` settles */
   cudaStream_t stream;
   int rank, size, device;
   int cc_major, cc_minor; /* compute capability: fp8 needs 9.0 */
@@ -121,9 +128,13 @@ static ncclResult_t settle(struct gcb_comm *c, ncclResult_t rc) {
   return settle_on(c, c != NULL ? c->nccl : NULL, rc);
 }
 
-static enum gcb_status nccl_check(struct gcb_comm *c, struct gcb_err *err,
-                                  ncclResult_t rc, const char *call) {
-  rc = settle(c, rc);
+/* A call's return code, settled on `comm` (the communicator whose state
+ * tells how the call ends) and named in err; NCCL's last error comes
+ * from the same communicator. */
+static enum gcb_status check_on(struct gcb_comm *c, ncclComm_t comm,
+                                struct gcb_err *err, ncclResult_t rc,
+                                const char *call) {
+  rc = settle_on(c, comm, rc);
   if (rc == ncclSuccess)
     return GCB_OK;
 #if GCB_NCCL_HAS(2, 14, 0)
@@ -133,12 +144,16 @@ static enum gcb_status nccl_check(struct gcb_comm *c, struct gcb_err *err,
                        "%s: still in progress at the deadline", call);
   }
 #endif
-  const char *last =
-      c != NULL && c->nccl != NULL ? ncclGetLastError(c->nccl) : "";
+  const char *last = comm != NULL ? ncclGetLastError(comm) : "";
   if (c != NULL)
     c->failed = true;
   return gcb_err_set(err, GCB_ENCCL, "%s: %s%s%s", call, ncclGetErrorString(rc),
                      last && *last ? ": " : "", last ? last : "");
+}
+
+static enum gcb_status nccl_check(struct gcb_comm *c, struct gcb_err *err,
+                                  ncclResult_t rc, const char *call) {
+  return check_on(c, c != NULL ? c->nccl : NULL, err, rc, call);
 }
 
 #define CUDA_CHECK(err, call) cuda_check((err), (call), #call)
@@ -165,6 +180,16 @@ static void nccl_close(struct gcb_comm *c) {
     return;
   /* Teardown errors are ignored: there is nothing left to do about them. */
   (void)cudaSetDevice(c->device);
+  if (c->splitting) {
+    /* The split did not succeed: NCCL's thread may still write the child
+     * into c->nccl. Aborting the parent joins that thread (NCCL
+     * src/init.cc ncclCommAbort: ncclCommEnsureReady, ncclGroupJobAbort),
+     * after which the child, if it appeared, is read and aborted too. */
+    (void)ncclCommAbort(c->init);
+    c->init = NULL;
+    c->splitting = false;
+    c->failed = true;
+  }
   ncclComm_t comms[2] = {c->nccl, c->init};
   for (int i = 0; i < 2; i++) {
     if (comms[i] == NULL)
@@ -235,6 +260,58 @@ static bool have_split(void) {
 #endif
 }
 
+/* A config as nccl-tests' initComms makes it: NCCL_CONFIG_INITIALIZER,
+ * and nvlinkCentricSched = 1 where the header has it (2.28+; a library
+ * older than the header reads only the fields it knows, NCCL
+ * src/init.cc parseCommConfig; NCCL_NVLINK_UTIL_CENTRIC_SCHED_ENABLE in
+ * the environment still overrides it). */
+#if GCB_NCCL_HAS(2, 14, 0)
+static ncclConfig_t base_config(const struct gcb_coll_nccl_plan *plan,
+                                int blocking) {
+  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+  config.blocking = blocking;
+#if GCB_NCCL_HAS(2, 28, 0)
+  if (plan->nvlink_centric)
+    config.nvlinkCentricSched = 1;
+#else
+  (void)plan;
+#endif
+  return config;
+}
+#endif
+
+#if GCB_NCCL_HAS(2, 18, 0)
+/* The blocking child for the timed path, split from the settled
+ * non-blocking c->init. On a non-blocking parent ncclCommSplit returns
+ * ncclInProgress and leaves the child NULL; NCCL's thread writes it into
+ * c->nccl (which outlives this call) and then sets the parent's state
+ * (src/init.cc ncclCommInitChildComm: "*newcomm should be NCCL_COMM_NULL
+ * until comm split fully complete"; src/group.cc). So the parent is polled
+ * until it settles, and only then is the child read, and polled too. Past
+ * the deadline, or after a failure, c->splitting stays set, and close()
+ * aborts the parent before it looks at the child. */
+static enum gcb_status split_timed(struct gcb_comm *c,
+                                   const struct gcb_coll_nccl_plan *plan,
+                                   struct gcb_err *err) {
+  static const char call[] = "ncclCommSplit (blocking, for timing)";
+  ncclConfig_t timed = base_config(plan, 1);
+  c->init = c->nccl;
+  c->nccl = NULL;
+  c->splitting = true;
+  enum gcb_status st =
+      check_on(c, c->init, err,
+               ncclCommSplit(c->init, 0, c->rank, &c->nccl, &timed), call);
+  if (st != GCB_OK)
+    return st; /* maybe still NCCL's: close() aborts the parent first */
+  c->splitting = false; /* settled: NCCL's thread has written c->nccl */
+  if (c->nccl == NULL) {
+    c->failed = true;
+    return gcb_err_set(err, GCB_ENCCL, "%s: no communicator", call);
+  }
+  return check_on(c, c->nccl, err, ncclInProgress, call);
+}
+#endif
+
 /* The communicator set-up gcb_coll_nccl_plan() chooses for the loaded
  * library: where NCCL can split (2.18+), a non-blocking communicator whose
  * set-up is polled within the deadline and aborted past it, then a
@@ -250,8 +327,9 @@ static enum gcb_status init_comm(struct gcb_comm *c, ncclUniqueId id,
       gcb_coll_nccl_plan(NCCL_VERSION_CODE, c->version, have_split());
   enum gcb_status st;
 #if GCB_NCCL_HAS(2, 14, 0)
-  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
-  config.blocking = plan.init_nonblocking ? 0 : 1;
+  /* NCCL sets the handle before its thread runs (src/init.cc
+   * ncclCommInitRankDev), so a non-blocking set-up is polled on it. */
+  ncclConfig_t config = base_config(&plan, plan.init_nonblocking ? 0 : 1);
   st = nccl_check(
       c, err, ncclCommInitRankConfig(&c->nccl, c->size, id, c->rank, &config),
       "ncclCommInitRankConfig");
@@ -260,15 +338,8 @@ static enum gcb_status init_comm(struct gcb_comm *c, ncclUniqueId id,
                   "ncclCommInitRank");
 #endif
 #if GCB_NCCL_HAS(2, 18, 0)
-  if (st == GCB_OK && plan.split_blocking) {
-    ncclConfig_t timed = NCCL_CONFIG_INITIALIZER;
-    ncclComm_t child = NULL;
-    timed.blocking = 1;
-    c->init = c->nccl;
-    ncclResult_t rc = ncclCommSplit(c->init, 0, c->rank, &child, &timed);
-    c->nccl = child; /* polled (if at all) on the child, then timed on */
-    st = nccl_check(c, err, rc, "ncclCommSplit (blocking, for timing)");
-  }
+  if (st == GCB_OK && plan.split_blocking)
+    st = split_timed(c, &plan, err);
 #endif
   return st;
 }
@@ -698,6 +769,16 @@ static enum gcb_status nccl_start(struct gcb_comm *c,
   return nccl_check(c, err, rc, e.call);
 }
 
+/* nccl-tests' -m: one iteration's operations in one NCCL group. */
+static enum gcb_status nccl_group_begin(struct gcb_comm *c,
+                                        struct gcb_err *err) {
+  return NCCL_CHECK(c, err, ncclGroupStart());
+}
+
+static enum gcb_status nccl_group_end(struct gcb_comm *c, struct gcb_err *err) {
+  return NCCL_CHECK(c, err, ncclGroupEnd());
+}
+
 /* nccl-tests' testStreamSynchronize: poll the stream, and NCCL's
  * asynchronous error, which a blocking synchronise would never see. */
 static enum gcb_status nccl_wait(struct gcb_comm *c, struct gcb_err *err) {
@@ -759,6 +840,8 @@ const struct gcb_coll_ops gcb_coll_nccl = {
     .download = nccl_download,
     .start = nccl_start,
     .wait = nccl_wait,
+    .group_begin = nccl_group_begin,
+    .group_end = nccl_group_end,
     .istart = nccl_start,
     .test = nccl_test,
     .version = nccl_version,

@@ -48,7 +48,7 @@ struct gcb_coll_case {
   uint64_t iter;                   /* operations started: slot = iter % slots */
   unsigned char *stage;
   size_t stage_elems;
-  bool corrupt; /* test-only fault armed for the next check */
+  bool corrupt;     /* test-only fault armed for the next check */
   bool nonblocking; /* runs and checks start with istart() */
 };
 
@@ -275,9 +275,8 @@ enum gcb_status gcb_coll_case_wait(struct gcb_coll_case *k,
 enum gcb_status gcb_coll_case_istart(struct gcb_coll_case *k,
                                      struct gcb_err *err) {
   if (k->ops->istart == NULL)
-    return gcb_err_set(err, GCB_EUNSUPPORTED,
-                       "%s: no non-blocking form of %s", k->ops->name,
-                       k->call.desc->name);
+    return gcb_err_set(err, GCB_EUNSUPPORTED, "%s: no non-blocking form of %s",
+                       k->ops->name, k->call.desc->name);
   return k->ops->istart(k->comm, &k->call, err);
 }
 
@@ -297,8 +296,34 @@ bool gcb_coll_case_use_istart(struct gcb_coll_case *k) {
 
 enum gcb_status gcb_coll_case_run(struct gcb_coll_case *k, int reps,
                                   struct gcb_err *err) {
-  for (int i = 0; i < reps; i++) {
-    enum gcb_status st = start_next(k, err);
+  return gcb_coll_case_run_agg(k, reps, 1, err);
+}
+
+/* One iteration of `agg` operations, grouped where the transport groups
+ * (nccl-tests common.cu: "if (agg_iters>1) NCCLCHECK(ncclGroupStart())");
+ * the group is closed even after a failed start, the first failure
+ * reported. */
+static enum gcb_status start_group(struct gcb_coll_case *k, int agg,
+                                   struct gcb_err *err) {
+  bool grouped = agg > 1 && k->ops->group_begin != NULL;
+  enum gcb_status st = grouped ? k->ops->group_begin(k->comm, err) : GCB_OK;
+  if (st != GCB_OK)
+    return st;
+  for (int i = 0; i < agg && st == GCB_OK; i++)
+    st = start_next(k, err);
+  if (grouped) {
+    struct gcb_err later = {0};
+    enum gcb_status end =
+        k->ops->group_end(k->comm, st == GCB_OK ? err : &later);
+    st = st != GCB_OK ? st : end;
+  }
+  return st;
+}
+
+enum gcb_status gcb_coll_case_run_agg(struct gcb_coll_case *k, int iters,
+                                      int agg, struct gcb_err *err) {
+  for (int i = 0; i < iters; i++) {
+    enum gcb_status st = start_group(k, agg, err);
     if (st != GCB_OK)
       return st;
   }

@@ -55,9 +55,11 @@ struct gcb_coll_nccl_plan gcb_coll_nccl_plan(int header_code, int library_code,
                                              bool have_split) {
   int code = header_code < library_code ? header_code : library_code;
   bool split = have_split && code >= 21800; /* NCCL_VERSION(2, 18, 0) */
-  return (struct gcb_coll_nccl_plan){.init_nonblocking = split,
-                                     .split_blocking = split,
-                                     .timed_blocking = true};
+  return (struct gcb_coll_nccl_plan){
+      .init_nonblocking = split,
+      .split_blocking = split,
+      .timed_blocking = true,
+      .nvlink_centric = header_code >= 22800}; /* NCCL_VERSION(2, 28, 0) */
 }
 
 static const struct {

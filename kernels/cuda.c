@@ -68,9 +68,9 @@ enum gcb_status gcb__cuda_gate_begin(struct gcb_backend *b,
       "gate kernel launch");
   if (st == GCB_OK)
     st = CUDA_CHECK(err, cudaEventRecord(b->start, b->stream));
-  if (st != GCB_OK)
-    *b->gate = 1;
-  return st;
+  /* A gate kernel that may be spinning is released and both streams
+   * drained, as _end does after a failure: no gate is left open. */
+  return st == GCB_OK ? st : gcb__cuda_gate_end(b, st, NULL, err);
 }
 
 enum gcb_status gcb__cuda_gate_end(struct gcb_backend *b, enum gcb_status st,

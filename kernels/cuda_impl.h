@@ -58,7 +58,8 @@ enum gcb_status gcb__cuda_use(const struct gcb_backend *b, struct gcb_err *err);
  * b->start (cudaStreamWaitEvent) and be joined to b->stream before _end.
  * Call _end after a successful _begin whatever happened in between, with
  * the status so far: when st is not GCB_OK it only opens the gate, drains
- * both streams and returns st (err untouched).
+ * both streams and returns st (err untouched). A _begin that fails has
+ * done that itself: no _end follows it.
  */
 enum gcb_status gcb__cuda_gate_begin(struct gcb_backend *b,
                                      struct gcb_err *err);

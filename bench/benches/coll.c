@@ -677,7 +677,7 @@ static enum gcb_status coll_run(void *state, int reps, double *seconds,
                                 struct gcb_err *err) {
   struct coll_op *c = state;
   double t0 = gcb__coll_now();
-  enum gcb_status st = gcb_coll_case_run(c->k, reps * (int)c->agg, err);
+  enum gcb_status st = gcb_coll_case_run_agg(c->k, reps, (int)c->agg, err);
   *seconds = (gcb__coll_now() - t0) * c->time_scale / (double)c->agg;
   return st;
 }

@@ -106,12 +106,12 @@ static enum gcb_status time_aggregated(struct gcb_ctx *ctx, struct coll_op *c,
   double t0 = gcb__coll_now();
   if (c->state->delay_rank < 0) {
     gcb_watchdog_step(ctx->watchdog);
-    st = gcb_coll_case_run(c->k, (int)(iters * c->agg), err);
+    st = gcb_coll_case_run_agg(c->k, (int)iters, (int)c->agg, err);
   } else {
     for (long i = 0; i < iters && st == GCB_OK; i++) {
       straggle(c->state, ctx->rank);
       gcb_watchdog_step(ctx->watchdog);
-      st = gcb_coll_case_run(c->k, (int)c->agg, err);
+      st = gcb_coll_case_run_agg(c->k, 1, (int)c->agg, err);
     }
   }
   *mean = (gcb__coll_now() - t0) / (double)(iters * c->agg);
@@ -127,7 +127,7 @@ static enum gcb_status time_waited(struct gcb_ctx *ctx, struct coll_op *c,
   for (long i = 0; i < iters && st == GCB_OK; i++) {
     straggle(c->state, ctx->rank);
     gcb_watchdog_step(ctx->watchdog);
-    st = gcb_coll_case_run(c->k, (int)c->agg, &ctx->err);
+    st = gcb_coll_case_run_agg(c->k, 1, (int)c->agg, &ctx->err);
     if (st == GCB_OK && barrier)
       st = gcb_mpi_err(&ctx->err, MPI_Barrier(c->comm), "MPI_Barrier");
   }
@@ -152,7 +152,7 @@ static enum gcb_status time_blocking(struct gcb_ctx *ctx, struct coll_op *c,
     gcb_watchdog_step(ctx->watchdog);
     double t0 = gcb__coll_now();
     if (st == GCB_OK)
-      st = gcb_coll_case_run(c->k, (int)c->agg, &ctx->err);
+      st = gcb_coll_case_run_agg(c->k, 1, (int)c->agg, &ctx->err);
     sum += gcb__coll_now() - t0;
   }
   *mean = sum / (double)(iters * c->agg);
@@ -211,6 +211,7 @@ enum gcb_status gcb__coll_measure(struct gcb_ctx *ctx, const void *opts,
   gcb_watchdog_step(ctx->watchdog);
   enum gcb_status st =
       warmup > 0 ? gcb_coll_case_run(c->k, (int)warmup, err) : GCB_OK;
+  gcb_timing_warmed(t);
   gcb_watchdog_step(ctx->watchdog);
   if (st == GCB_OK)
     st = gcb_mpi_err(err, MPI_Barrier(c->comm), "MPI_Barrier");

@@ -195,6 +195,17 @@ static int gemm_count(const struct gcb_ctx *ctx, const void *opts) {
 }
 
 /* The index-th element type in the set, in table order. */
+/* The figure of a multiply of element type t, decided here only: integer
+ * multiplies are operations, not floating-point ones, in TOPS (NVIDIA's
+ * datasheets: "INT8 Tensor Core ... TOPS"); the others in GFLOP/s. */
+static struct gcb_figure_spec gemm_figure(enum gcb_dtype t) {
+  if (t == GCB_DTYPE_INT8)
+    return (struct gcb_figure_spec){
+        .unit = "TOPS", .scale = 1e12, .counted = "2*m*n*k int8 operations"};
+  return (struct gcb_figure_spec){
+      .unit = "GFLOP/s", .scale = 1e9, .counted = "2*m*n*k flops"};
+}
+
 static enum gcb_dtype nth_dtype(uint32_t set, int index) {
   for (int t = 0; t < GCB_DTYPE_COUNT; t++)
     if ((set & (1u << t)) && index-- == 0)
@@ -244,8 +255,7 @@ static enum gcb_status gemm_setup(struct gcb_ctx *ctx, const void *opts,
   if (p.autotune)
     gcb_record_param_str(rec, "algorithm", "autotuned");
   rec->work_per_op = 2.0 * (double)p.m * (double)p.n * (double)p.k;
-  rec->figure = (struct gcb_figure_spec){
-      .unit = "GFLOP/s", .scale = 1e9, .counted = "2*m*n*k flops"};
+  rec->figure = gemm_figure(p.dtype);
   if (ctx->backend_ops->gemm == NULL)
     return gcb_err_set(err, GCB_EUNSUPPORTED, "the %s backend has no GEMM",
                        ctx->backend_ops->name);
@@ -254,7 +264,8 @@ static enum gcb_status gemm_setup(struct gcb_ctx *ctx, const void *opts,
 
 const struct gcb_bench gcb_bench_gemm = {
     .name = "gemm",
-    .summary = "matrix-multiply throughput per rank (GFLOP/s), validated",
+    .summary = "matrix-multiply throughput per rank (GFLOP/s; int8 TOPS), "
+               "validated",
     .options = gemm_options,
     .opts_size = sizeof(struct gemm_opts),
     .validate = gemm_validate,

@@ -412,6 +412,7 @@ static enum gcb_status netmap_measure(struct gcb_ctx *ctx, const void *opts,
   int rc = times ? MPI_SUCCESS : MPI_ERR_NO_MEM;
   for (long i = 0; i < warmup && rc == MPI_SUCCESS; i++)
     rc = sample(ctx, c, &ignored);
+  gcb_timing_warmed(timing);
   for (long i = 0; i < iters && rc == MPI_SUCCESS; i++)
     rc = sample(ctx, c, &times[i]);
   if (rc == MPI_SUCCESS && ctx->rank == t->src) {

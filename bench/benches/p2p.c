@@ -255,7 +255,7 @@ struct outcome {
 struct p2p_case {
   struct gcb_op inner, holder;
   bool measures;
-  int root; /* measuring local rank; -1: this node lacks the pair */
+  int root;      /* measuring local rank; -1: this node lacks the pair */
   bool ipc;      /* the peer buffer travels by CUDA IPC over `node` */
   MPI_Comm node; /* ... whose ranks all release the case together */
   struct outcome out;
@@ -387,8 +387,9 @@ static enum gcb_status p2p_setup(struct gcb_ctx *ctx, const void *opts,
 }
 
 /* The measuring rank: warm-up, `iters` single timed runs, then the check. */
-static void measure_here(struct gcb_ctx *ctx, struct p2p_case *c, long iters,
-                         long warmup, struct gcb_err *err) {
+static void measure_here(struct gcb_ctx *ctx, struct p2p_case *c,
+                         struct gcb_timing *timing, struct gcb_err *err) {
+  long iters = timing->iters, warmup = timing->warmup;
   struct outcome *o = &c->out;
   double ignored, *t = calloc((size_t)iters, sizeof *t);
   enum gcb_status st =
@@ -396,6 +397,7 @@ static void measure_here(struct gcb_ctx *ctx, struct p2p_case *c, long iters,
   (void)ctx;
   for (long i = 0; i < warmup && st == GCB_OK; i++)
     st = c->inner.run(c->inner.state, 1, &ignored, err);
+  gcb_timing_warmed(timing);
   for (long i = 0; i < iters && st == GCB_OK; i++)
     st = c->inner.run(c->inner.state, 1, &t[i], err);
   if (st == GCB_OK) {
@@ -421,7 +423,9 @@ static enum gcb_status p2p_measure(struct gcb_ctx *ctx, const void *opts,
   struct p2p_case *c = op->state;
   t->timed = t->iters;
   if (c->measures)
-    measure_here(ctx, c, t->iters, t->warmup, err);
+    measure_here(ctx, c, t, err);
+  else /* its GPU may be the pair's other end: sampled throughout */
+    gcb_timing_warmed(t);
   if (c->root >= 0 && MPI_Bcast(&c->out, (int)sizeof c->out, MPI_BYTE, c->root,
                                 ctx->node) != MPI_SUCCESS)
     return gcb_err_set(err, GCB_EMPI, "p2p: MPI_Bcast of a result failed");

@@ -374,8 +374,9 @@ enum gcb_status gcb__pat_setup(struct gcb_ctx *ctx, const void *opts,
  * step are measured interleaved, so that a drift of the machine (clocks,
  * other load) reaches all three alike and cancels in the overlap. */
 static enum gcb_status interleave(struct gcb_ctx *ctx, struct pattern_state *s,
-                                  long iters, long warmup, double delay,
+                                  struct gcb_timing *timing, double delay,
                                   struct gcb_err *err) {
+  long iters = timing->iters, warmup = timing->warmup;
   static const enum gcb_pat_mode modes[3] = {
       GCB_PAT_RUN_COMPUTE, GCB_PAT_RUN_COMM, GCB_PAT_RUN_BOTH};
   struct gcb_pat_times t;
@@ -385,6 +386,7 @@ static enum gcb_status interleave(struct gcb_ctx *ctx, struct pattern_state *s,
       gcb_watchdog_step(ctx->watchdog);
       st = gcb__pat_step(&s->res, modes[j], delay, &t, err);
     }
+  gcb_timing_warmed(timing);
   for (long i = 0; i < iters && st == GCB_OK; i++)
     for (int j = 0; j < 3 && st == GCB_OK; j++) {
       int m = (int)((i + j) % 3);
@@ -432,7 +434,7 @@ enum gcb_status gcb__pat_measure(struct gcb_ctx *ctx, const void *opts,
     if (st != GCB_OK)
       return gcb_err_set(err, GCB_ENOMEM, "pattern: out of memory");
     s->nsamples = iters;
-    st = interleave(ctx, s, iters, timing->warmup, delay, err);
+    st = interleave(ctx, s, timing, delay, err);
     s->sampled = st == GCB_OK ? s->current : -1;
   }
   if (st == GCB_OK) {

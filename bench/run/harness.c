@@ -288,6 +288,10 @@ static void telemetry_stop(struct gcb_harness *h, struct gcb_telemetry *out) {
     ops->telemetry_stop(h->ctx->backend, out);
 }
 
+static void warmed(void *h) {
+  telemetry_start(h);
+}
+
 /* Warm-up, then `iters` timed samples of one operation each. */
 static enum gcb_status measure(struct gcb_harness *h, struct gcb_op *op,
                                double *samples) {
@@ -332,15 +336,19 @@ static enum gcb_status measure_and_check(struct gcb_harness *h,
                                          const struct gcb_bench *bench,
                                          const void *bench_opts, void *state,
                                          struct gcb_op *op, struct wire *w) {
+  /* A hook warms up itself and starts the telemetry through
+   * gcb_timing_warmed() when it is done. */
   struct gcb_timing t = {.iters = h->opts->iters,
                          .warmup = h->opts->warmup,
-                         .timed = h->opts->iters};
-  if (bench->measure) /* its own warm-up inside: the whole case sampled */
-    telemetry_start(h);
+                         .timed = h->opts->iters,
+                         .warmed = warmed,
+                         .warmed_arg = h};
   enum gcb_status st = bench->measure
                            ? bench->measure(h->ctx, bench_opts, state, op, &t,
                                             &w->result, &h->ctx->err)
                            : measure_samples(h, op, &w->result);
+  if (bench->measure)
+    gcb_timing_warmed(&t); /* started and stopped in pairs */
   w->timed = t.timed;
   w->warmed = t.warmup;
   telemetry_stop(h, &w->result.telemetry);

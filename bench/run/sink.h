@@ -97,7 +97,7 @@ struct gcb_table {
   struct gcb_coll_totals coll;
   struct gcb_sweep_best sweep[GCB_TABLE_SWEEPS];
   int nsweeps;
-  char sweep_unit[16]; /* the sweep's figure unit ("GFLOP/s") */
+  char sweep_unit[16]; /* the last rate row's unit: the sweep's ("GFLOP/s") */
   char osu_op[32]; /* OSU's layout: the collective whose title was printed */
   struct gcb_pattern_live pattern;
   /* identical skip reasons in a row are counted, not repeated */

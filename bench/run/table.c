@@ -162,8 +162,15 @@ static void print_library(const struct gcb_table *t,
  * min and max are of the rank figures, over ranks; imbal is of the figure
  * times, (max - mean) / max. */
 static void print_header(struct gcb_table *t, const struct gcb_record *rec) {
-  if (!gcb__table_enter(t, rec->bench))
+  if (!gcb__table_enter(t, rec->bench)) {
+    /* The rows above were in another unit (gemm: int8 in TOPS after the
+     * floating types in GFLOP/s): say so before the first of these. */
+    if (t->sweep_unit[0] != '\0' &&
+        strcmp(t->sweep_unit, rec->figure.unit) != 0)
+      fprintf(t->out, "# figures in %s (%s)\n", rec->figure.unit,
+              rec->figure.counted);
     return;
+  }
   fprintf(t->out, "\n# %s on %s", rec->bench, rec->backend);
   print_library(t, rec);
   fprintf(t->out,

@@ -77,20 +77,55 @@ static enum gcb_status short_measure(struct gcb_ctx *ctx, const void *opts,
   return GCB_OK;
 }
 
-/* One run of `bench` (null's options from argv) into out.json, the live
- * table into table.txt; returns the harness's status. */
-static enum gcb_status run_null(const struct gcb_bench *bench, int argc,
-                                const char **argv, long iters,
-                                struct gcb_run_totals *totals) {
+/* The null backend with telemetry hooks (run_on's `ops`), and what
+ * happened in order: 'S' telemetry started, 'T' stopped, 'A' an
+ * MPI_Allreduce of 1024 floats (coll's operation at -b 4096). */
+static char events[512];
+static int nevents;
+
+static void event(char e) {
+  if (nevents < (int)sizeof events - 1)
+    events[nevents++] = e;
+}
+
+int MPI_Allreduce(const void *s, void *r, int n, MPI_Datatype t, MPI_Op op,
+                  MPI_Comm comm) {
+  if (t == MPI_FLOAT && n == 1024)
+    event('A');
+  return PMPI_Allreduce(s, r, n, t, op, comm);
+}
+
+static enum gcb_status telemetry_on(struct gcb_backend *b,
+                                    struct gcb_err *err) {
+  (void)b, (void)err;
+  event('S');
+  return GCB_OK;
+}
+
+static void telemetry_off(struct gcb_backend *b, struct gcb_telemetry *out) {
+  (void)b;
+  event('T');
+  *out = (struct gcb_telemetry){.available = false};
+}
+
+/* One run of `bench` (its options from argv) into out.json, the live
+ * table into table.txt, on the null backend or `ops` (a copy of it);
+ * returns the harness's status. */
+static enum gcb_status run_on(const struct gcb_backend_ops *ops,
+                              const struct gcb_bench *bench, int argc,
+                              const char **argv, long iters, long warmup,
+                              struct gcb_run_totals *totals) {
   cr_assert_eq(MPI_Init(NULL, NULL), MPI_SUCCESS);
   struct gcb_ctx ctx;
   cr_assert_eq(gcb_context_init(&ctx), GCB_OK, "%s", ctx.err.msg);
   cr_assert_eq(gcb_context_open_backend(&ctx, "null"), GCB_OK, "%s",
                ctx.err.msg);
   cr_expect_str_eq(ctx.backend_ops->name, "null");
+  if (ops != NULL)
+    ctx.backend_ops = ops;
   struct gcb_run_opts ro = {.backend = "null",
                             .iters = iters,
-                            .warmup = 1,
+                            .warmup = warmup,
                             .output = path("out.json"),
                             .seed = 1,
                             .timeout = 30};
@@ -120,6 +155,13 @@ static enum gcb_status run_null(const struct gcb_bench *bench, int argc,
   gcb_context_free(&ctx);
   MPI_Finalize();
   return st != GCB_OK ? st : end;
+}
+
+/* One run of `bench` (null's options from argv) on the null backend. */
+static enum gcb_status run_null(const struct gcb_bench *bench, int argc,
+                                const char **argv, long iters,
+                                struct gcb_run_totals *totals) {
+  return run_on(NULL, bench, argc, argv, iters, 1, totals);
 }
 
 /* Every case says `n` iterations, and its rank's time_s.n is n. */
@@ -348,5 +390,81 @@ Test(harness, names_in_table_lines_are_escaped) {
   cr_expect(strstr(text, "no\\x1b[31m") != NULL, "%s", text);
   cr_expect_null(strchr(text, '\033'), "no raw escape: %s", text);
   cr_expect_null(strstr(text, "\nRANK 0 OK"), "no raw newline: %s", text);
+  free(text);
+}
+
+/* coll warms up inside its own measure hook: the telemetry must start
+ * after that warm-up (as the harness's own loop starts it), not before,
+ * where its first sample would catch the idle GPU. */
+Test(harness, coll_telemetry_starts_after_its_warm_up) {
+  extern const struct gcb_bench gcb_bench_coll;
+  struct gcb_backend_ops ops = *gcb_backend_find("null");
+  ops.telemetry_start = telemetry_on;
+  ops.telemetry_stop = telemetry_off;
+  const char *argv[] = {"coll", "--collective", "allreduce", "-b",   "4096",
+                        "-e",   "4096",         "-d",        "float"};
+  struct gcb_run_totals t;
+  cr_assert_eq(run_on(&ops, &gcb_bench_coll, 9, argv, 2, 3, &t), GCB_OK);
+  char *table = slurp(path("table.txt"));
+  cr_assert_eq(t.cases, 2, "in and out of place: %s", table);
+  free(table);
+  const char *start = strchr(events, 'S');
+  cr_assert_not_null(start, "%s", events);
+  int before = 0;
+  for (const char *e = events; e < start; e++)
+    before += *e == 'A';
+  cr_expect_geq(before, 3, "the 3 warm-up operations before it: %s", events);
+  cr_expect_not_null(strchr(start, 'A'), "the timed ones after: %s", events);
+  cr_expect_eq(strchr(events, 'T') > start, true, "stopped after: %s", events);
+}
+
+/* gemm decides its unit per element type, in one place: int8 multiplies
+ * are integer operations, in TOPS; the floating types in GFLOP/s. The
+ * live table says when the unit changes under one header. */
+Test(harness, int8_gemm_is_in_tops_and_the_table_says_so) {
+  extern const struct gcb_bench gcb_bench_gemm;
+  const char *argv[] = {"gemm", "--dtype", "fp16,int8", "-m", "64",
+                        "-n",   "64",      "-k",        "64"};
+  void *opts = calloc(1, gcb_bench_gemm.opts_size);
+  struct gcb_option_group g = {"gemm", gcb_bench_gemm.options, opts};
+  bool help;
+  struct gcb_err err = {0};
+  cr_assert_eq(
+      gcb_options_parse(&g, 1, 9, (char **)argv, &help, NULL, 0, NULL, &err),
+      GCB_OK, "%s", err.msg);
+  struct gcb_ctx ctx = {.size = 1, .backend_ops = gcb_backend_find("null")};
+  struct gcb_record rec[2];
+  struct gcb_rank_result rank = {.time_s = 1e-3};
+  for (int i = 0; i < 2; i++) {
+    struct gcb_op op = {0};
+    rec[i] = (struct gcb_record){.bench = "gemm",
+                                 .backend = "null",
+                                 .iterations = 4,
+                                 .warmup = 1,
+                                 .nranks = 1,
+                                 .ranks = &rank};
+    /* The null backend has no GEMM: the case is described all the same. */
+    cr_expect_eq(gcb_bench_gemm.setup(&ctx, opts, NULL, i, &rec[i], &op, &err),
+                 GCB_EUNSUPPORTED);
+  }
+  cr_expect_str_eq(rec[0].figure.unit, "GFLOP/s", "%s", rec[0].label);
+  cr_expect_str_eq(rec[1].figure.unit, "TOPS", "%s", rec[1].label);
+  cr_expect_eq(rec[1].figure.scale, 1e12);
+  free(opts);
+  char *text = NULL;
+  size_t len = 0;
+  FILE *out = open_memstream(&text, &len);
+  struct gcb_table table = {.out = out, .nranks = 1};
+  struct gcb_sink sink = gcb_table_sink(&table);
+  for (int i = 0; i < 2; i++)
+    cr_assert_eq(sink.record(sink.self, &rec[i], &err), GCB_OK);
+  if (sink.finish)
+    sink.finish(sink.self, &err);
+  fclose(out);
+  const char *fp16 = strstr(text, "figures in GFLOP/s");
+  const char *int8 = strstr(text, "# figures in TOPS (2*m*n*k int8");
+  cr_expect_not_null(fp16, "%s", text);
+  cr_expect_not_null(int8, "%s", text);
+  cr_expect(int8 > fp16 && int8 < strstr(text, " int8 "), "%s", text);
   free(text);
 }

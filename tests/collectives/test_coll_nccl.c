@@ -12,10 +12,19 @@
  *   ncclGather and ncclScatter likewise, else the root's grouped receives
  *   from (sends to) every rank and every rank's one send to (receive
  *   from) the root, as src/gather.cu and src/scatter.cu;
- * - the pure plan (gcb_coll_nccl_plan) for every version.
+ * - the pure plan (gcb_coll_nccl_plan) for every version;
+ * - a split that NCCL finishes later, on its own thread (the fake models
+ *   NCCL's ncclInProgress and the child handle written afterwards): the
+ *   open polls the parent and the child until they settle; past the
+ *   deadline the parent is aborted first (which joins NCCL's thread) and
+ *   the child that then appears is aborted too; asynchronous errors of
+ *   the set-up and of an operation fail the call that meets them, and no
+ *   communicator is left behind.
  */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "collectives/comm.h"
 #include "tests/collectives/fake_nccl.h"
@@ -32,6 +41,24 @@ static struct gcb_comm *open_as(int version, int rank, int size) {
   struct gcb_comm *c = NULL;
   cr_assert_eq(gcb_coll_nccl.open(&env, &c, &err), GCB_OK, "%s", err.msg);
   return c;
+}
+
+/* Opens rank 0 of 1 on a fake NCCL already set up (fake_nccl_reset and
+ * its knobs), giving up `timeout_s` from now (0: never); the status. */
+static enum gcb_status try_open(double timeout_s, struct gcb_comm **c,
+                                struct gcb_err *err) {
+  static volatile double deadline;
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  deadline = timeout_s > 0
+                 ? (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec + timeout_s
+                 : 0;
+  struct gcb_coll_env env = {.comm = MPI_COMM_WORLD,
+                             .rank = 0,
+                             .size = 1,
+                             .device = 0,
+                             .deadline = &deadline};
+  return gcb_coll_nccl.open(&env, c, err);
 }
 
 static struct gcb_comm *open_at(int version, int size) {
@@ -124,6 +151,7 @@ Test(coll_nccl, plan_for_every_version) {
     cr_expect(p.timed_blocking, "always timed on a blocking communicator");
     cr_expect_eq(p.init_nonblocking, cases[i].nonblocking_init, "case %zu", i);
     cr_expect_eq(p.split_blocking, p.init_nonblocking, "case %zu", i);
+    cr_expect_eq(p.nvlink_centric, cases[i].header >= 22800, "case %zu", i);
   }
 }
 
@@ -163,4 +191,148 @@ Test(coll_nccl, gather_and_scatter_are_ncclgather_ncclscatter_from_2_28) {
   run_as(22809, 1, "scatter");
   cr_expect_eq(calls("ncclScatter"), 1);
   cr_expect_eq(calls("ncclSend") + calls("ncclRecv"), 0);
+}
+
+/* The communicator ncclCommInitRankConfig made (the parent of a split). */
+static ncclComm_t parent(void) {
+  int at = fake_nccl_find("ncclCommInitRankConfig", 0);
+  cr_assert_geq(at, 0);
+  return fake_nccl.log[at].comm;
+}
+
+Test(coll_nccl, a_split_nccl_finishes_later_opens_and_times_on_the_child) {
+  fake_cuda_reset();
+  fake_nccl_reset(22809);
+  fake_nccl.delay_ms = 20; /* NCCL's thread writes the child after 20 ms */
+  struct gcb_comm *c = NULL;
+  struct gcb_err err = {0};
+  cr_assert_eq(try_open(60, &c, &err), GCB_OK, "%s", err.msg);
+  cr_expect_geq(fake_nccl.child_polls, 1, "the child polled as well");
+  run(c, "allreduce", 1);
+  int at = fake_nccl_find("ncclAllReduce", 0);
+  cr_expect_neq(fake_nccl.log[at].comm, parent(), "timed on the child");
+  cr_expect_not_null(fake_nccl.log[at].comm);
+  cr_expect_eq(fake_nccl.log[at].blocking, 1);
+  gcb_coll_nccl.close(c);
+  cr_expect_eq(fake_nccl.misuse, 0, "no call on an unsettled communicator");
+  cr_expect_eq(fake_nccl.live, 0, "both communicators freed");
+  cr_expect_eq(fake_nccl_find("ncclCommAbort", 0), -1, "none aborted");
+}
+
+Test(coll_nccl, a_split_past_the_deadline_aborts_the_parent_then_the_child) {
+  fake_cuda_reset();
+  fake_nccl_reset(22809);
+  fake_nccl.hold_split = true; /* the split never finishes on its own */
+  struct gcb_comm *c = NULL;
+  struct gcb_err err = {0};
+  cr_assert_eq(try_open(1.0, &c, &err), GCB_ETIMEOUT, "%s", err.msg);
+  cr_expect_null(c);
+  cr_expect_not_null(strstr(err.msg, "ncclCommSplit"), "%s", err.msg);
+  /* NCCL's ncclCommAbort joins the thread that writes the child; the
+   * child it wrote is then aborted as well. */
+  int first = fake_nccl_find("ncclCommAbort", 0);
+  int second = fake_nccl_find("ncclCommAbort", 1);
+  cr_assert_geq(first, 0);
+  cr_expect_eq(fake_nccl.log[first].comm, parent(), "the parent first");
+  cr_assert_geq(second, 0, "the child that appeared is aborted too");
+  cr_expect_neq(fake_nccl.log[second].comm, parent());
+  cr_expect_eq(fake_nccl.live, 0, "no communicator left behind");
+  cr_expect_eq(fake_nccl.misuse, 0);
+}
+
+Test(coll_nccl, an_asynchronous_error_of_the_set_up_fails_the_open) {
+  static const struct {
+    bool split;
+    const char *call;
+  } cases[] = {{false, "ncclCommInitRankConfig"}, {true, "ncclCommSplit"}};
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    fake_cuda_reset();
+    fake_nccl_reset(22809);
+    if (cases[i].split)
+      fake_nccl.split_result = ncclRemoteError;
+    else
+      fake_nccl.init_result = ncclSystemError;
+    struct gcb_comm *c = NULL;
+    struct gcb_err err = {0};
+    cr_expect_eq(try_open(60, &c, &err), GCB_ENCCL, "%s", err.msg);
+    cr_expect_not_null(strstr(err.msg, cases[i].call), "%s", err.msg);
+    cr_expect_eq(fake_nccl.live, 0, "%s: nothing left behind", cases[i].call);
+    cr_expect_eq(fake_nccl.misuse, 0, "%s", cases[i].call);
+  }
+}
+
+Test(coll_nccl, an_asynchronous_error_while_waiting_ends_the_wait) {
+  struct gcb_comm *c = open_at(22809, 1);
+  static char buf[256];
+  struct gcb_coll_call k = {.desc = gcb_coll_find("allreduce"),
+                            .dtype = GCB_COLL_FLOAT,
+                            .redop = GCB_REDOP_SUM,
+                            .count = 16,
+                            .send = buf,
+                            .recv = buf + 128,
+                            .param = 16};
+  struct gcb_err err = {0};
+  snprintf(fake_cuda.fail_name, sizeof fake_cuda.fail_name, "cudaStreamQuery");
+  fake_cuda.fail_nth = 1;
+  fake_cuda.fail_rc = cudaErrorNotReady;   /* still running ... */
+  fake_nccl.async_error = ncclRemoteError; /* ... when a peer fails */
+  cr_assert_eq(gcb_coll_nccl.start(c, &k, &err), GCB_OK, "%s", err.msg);
+  cr_expect_eq(gcb_coll_nccl.wait(c, &err), GCB_ENCCL, "%s", err.msg);
+  cr_expect_not_null(strstr(err.msg, "asynchronous"), "%s", err.msg);
+  gcb_coll_nccl.close(c);
+  cr_expect_eq(fake_nccl_find("ncclCommAbort", 1) >= 0, true,
+               "both aborted after the failure");
+  cr_expect_eq(fake_nccl.live, 0);
+}
+
+Test(coll_nccl, nvlink_centric_scheduling_as_nccl_tests_from_2_28) {
+  static const int versions[] = {22809, 21703};
+  for (size_t i = 0; i < 2; i++) {
+    struct gcb_comm *c = open_at(versions[i], 1);
+    run(c, "allreduce", 1);
+    cr_expect_eq(fake_nccl.log[fake_nccl_find("ncclCommInitRankConfig", 0)]
+                     .nvlink_centric,
+                 1, "library %d", versions[i]);
+    cr_expect_eq(blocking_of_last("ncclAllReduce"), 1);
+    int at = fake_nccl_find("ncclAllReduce", 0);
+    cr_expect_eq(fake_nccl.log[at].nvlink_centric, 1,
+                 "the timed communicator too (library %d)", versions[i]);
+    gcb_coll_nccl.close(c);
+  }
+}
+
+/* nccl-tests' -m (common.cu: ncclGroupStart, agg_iters startColl,
+ * ncclGroupEnd per timed iteration): each iteration's operations in one
+ * group; with -m 1 no group at all. */
+Test(coll_nccl, aggregated_iterations_are_one_nccl_group_each) {
+  struct gcb_comm *c = open_at(22809, 1);
+  struct gcb_coll_env env = {
+      .comm = MPI_COMM_WORLD, .rank = 0, .size = 1, .device = 0};
+  struct gcb_coll_call shape = {.desc = gcb_coll_find("allreduce"),
+                                .dtype = GCB_COLL_FLOAT,
+                                .redop = GCB_REDOP_SUM,
+                                .count = 256};
+  struct gcb_coll_case *k = NULL;
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_coll_case_new(&gcb_coll_nccl, c, &env, &shape, &k, &err),
+               GCB_OK, "%s", err.msg);
+  int before = fake_nccl.n;
+  cr_assert_eq(gcb_coll_case_run_agg(k, 2, 3, &err), GCB_OK, "%s", err.msg);
+  static const char *const want[] = {
+      "ncclGroupStart", "ncclAllReduce",  "ncclAllReduce", "ncclAllReduce",
+      "ncclGroupEnd",   "ncclGroupStart", "ncclAllReduce", "ncclAllReduce",
+      "ncclAllReduce",  "ncclGroupEnd"};
+  int n = (int)(sizeof want / sizeof *want);
+  cr_assert_eq(fake_nccl.n - before, n, "%d calls", fake_nccl.n - before);
+  for (int i = 0; i < n; i++)
+    cr_expect_str_eq(fake_nccl.log[before + i].name, want[i], "call %d", i);
+  cr_expect(fake_nccl.log[before + 2].in_group);
+  before = fake_nccl.n;
+  cr_assert_eq(gcb_coll_case_run_agg(k, 2, 1, &err), GCB_OK, "%s", err.msg);
+  cr_expect_eq(fake_nccl.n - before, 2, "-m 1: two operations, no group");
+  cr_expect_eq(calls("ncclGroupStart"), 2);
+  cr_expect_eq(fake_nccl.depth, 0, "every group closed");
+  gcb_coll_case_free(k);
+  gcb_coll_nccl.close(c);
+  cr_expect_eq(fake_nccl.misuse, 0);
 }

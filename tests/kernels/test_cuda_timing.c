@@ -512,3 +512,30 @@ Test(cuda_timing, p2p_failure_drains_after_opening_the_gate) {
   cr_expect_eq(fake_cuda.log[drained].gate, 1, "with the gate open");
   gcb_op_release(&op);
 }
+
+/* A gate that closed but whose start event could not be recorded: the
+ * sample fails, and the gate kernel is released and the streams drained
+ * before it returns, so nothing spins on into the next sample. */
+Test(cuda_timing, a_failed_gate_begin_opens_the_gate_and_drains) {
+  struct gcb_stream_params p = {
+      .kernel = GCB_MEMKERNEL_TRIAD, .elements = 4096, .seed = 3};
+  struct gcb_op op;
+  cr_assert_eq(gcb_backend_cuda.stream(backend, &p, &op, &err), GCB_OK, "%s",
+               err.msg);
+  fake_cuda_clear_log();
+  snprintf(fake_cuda.fail_name, sizeof fake_cuda.fail_name, "cudaEventRecord");
+  fake_cuda.fail_nth = 1;
+  fake_cuda.fail_seen = 0;
+  fake_cuda.fail_rc = cudaErrorLaunchFailure;
+  double s = 0;
+  cr_assert_eq(op.run(op.state, 1, &s, &err), GCB_ECUDA);
+  int gate = fake_find("gate", 0, 0);
+  int failed = fake_find("cudaEventRecord", gate, 0);
+  cr_assert(gate >= 0 && failed > gate, "the gate closed, then the record");
+  cr_expect_eq(fake_count("stream_kernel", 0, fake_cuda.n), 0,
+               "no work queued behind it");
+  int drained = fake_find("cudaStreamSynchronize", failed, 0);
+  cr_assert_gt(drained, failed, "the streams are drained after the failure");
+  cr_expect_eq(fake_cuda.log[drained].gate, 1, "with the gate open");
+  gcb_op_release(&op);
+}
