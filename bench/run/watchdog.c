@@ -17,7 +17,7 @@
 
 #include "bench/run/watchdog_internal.h"
 
-#define RETRY_MIN_S 1.0
+#define RETRY_MIN_S 0.25
 
 static const char *const phase_names[] = {
 #define GCB__WD_NAME(id, words) words,
@@ -160,6 +160,24 @@ void gcb_watchdog_stop(struct gcb_watchdog *w) {
   free(w);
 }
 
+/* Test only (docs/ROBUSTNESS.md): GCB_TEST_WD_ACCEPT_DELAY=SECONDS holds
+ * rank 0's first accept back, as a loaded node would;
+ * GCB_TEST_WD_CONNECT_DELAY=RANK:SECONDS holds that rank's first dial
+ * back. Anything else in them is ignored. */
+static void test_delays(struct gcb_watchdog *w) {
+  const char *accept = getenv("GCB_TEST_WD_ACCEPT_DELAY");
+  const char *dial = getenv("GCB_TEST_WD_CONNECT_DELAY");
+  char *end;
+  double s;
+  if (w->rank == 0 && accept != NULL && (s = strtod(accept, &end)) > 0 &&
+      s < 3600 && *end == '\0')
+    w->listen_pause = w->started_at + s;
+  long r = dial != NULL ? strtol(dial, &end, 10) : -1;
+  if (r == w->rank && r > 0 && *end == ':' && (s = strtod(end + 1, &end)) > 0 &&
+      s < 3600 && *end == '\0')
+    w->next_try = w->started_at + s;
+}
+
 static struct gcb_watchdog *alloc_watchdog(const struct gcb_ctx *ctx,
                                            const struct gcb_watchdog_opts *o) {
   struct gcb_watchdog *w = calloc(1, sizeof *w);
@@ -171,7 +189,8 @@ static struct gcb_watchdog *alloc_watchdog(const struct gcb_ctx *ctx,
                              .opts = *o,
                              .wake = {-1, -1},
                              .fd = -1,
-                             .retry = RETRY_MIN_S};
+                             .retry = RETRY_MIN_S,
+                             .jitter = (uint64_t)ctx->rank};
   pthread_mutex_init(&w->lock, NULL);
   if (ctx->rank != 0)
     return w;
@@ -212,6 +231,8 @@ enum gcb_status gcb_watchdog_start(struct gcb_ctx *ctx,
   const struct gcb__wd_where *o = &w->where0;
   w->gone = w->rank != 0 && o->loopback_port == 0 && o->naddrs == 0 &&
             o->any_port == 0;
+  w->started_at = gcb__wd_now();
+  test_delays(w);
   int rc = pipe2(w->wake, O_CLOEXEC | O_NONBLOCK);
   if (rc == 0)
     rc = pthread_create(&w->thread, NULL, run, w);

@@ -56,6 +56,27 @@ void gcb__wd_name_rank(char *buf, size_t len, int r, const char (*names)[96],
     gcb__wd_append(buf, len, " in %s", gcb_watchdog_phase_name(st->phase));
 }
 
+int gcb__wd_name_unconnected(const struct gcb_watchdog *w, char *buf,
+                             size_t len, int *first) {
+  int k = 0;
+  *first = -1;
+  for (int r = 1; r < w->size; r++) {
+    if (w->peers[r].connected || w->peers[r].bye)
+      continue;
+    if (k == 0)
+      *first = r;
+    if (k < NAMED_MAX) {
+      gcb__wd_append(buf, len, "%srank %d", k > 0 ? ", " : "", r);
+      if (w->opts.rank_names != NULL)
+        gcb__wd_append(buf, len, " (%s)", w->opts.rank_names[r]);
+    }
+    k++;
+  }
+  if (k > NAMED_MAX)
+    gcb__wd_append(buf, len, " and %d more", k - NAMED_MAX);
+  return k;
+}
+
 void gcb__watchdog_timeout_message(char *buf, size_t len, const char *bench,
                                    const char *label, double timeout_s,
                                    const struct gcb__wd_rank *ranks, int n,
@@ -115,7 +136,7 @@ void gcb__wd_check_deadline(struct gcb_watchdog *w, double now) {
              "timeout: rank %d: %s %s did not finish within %g s and rank 0 "
              "did not end the run; ending this rank",
              w->rank, a.bench, a.desc, w->opts.timeout_s);
-    gcb__wd_say(w, line);
+    gcb__wd_say(w, "error", line);
     _exit(gcb_status_exit_code(GCB_ETIMEOUT));
   }
 }

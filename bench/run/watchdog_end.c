@@ -14,7 +14,8 @@
 
 #define ABORT_WAIT_MS 3000
 
-void gcb__wd_say(const struct gcb_watchdog *w, const char *line) {
+void gcb__wd_say(const struct gcb_watchdog *w, const char *kind,
+                 const char *line) {
   if (ftrylockfile(stdout) == 0) {
     fflush(stdout);
     funlockfile(stdout);
@@ -26,8 +27,8 @@ void gcb__wd_say(const struct gcb_watchdog *w, const char *line) {
   /* The progress line, where shown (a terminal, maybe behind mpiexec's
    * pipe), is erased first, as the table's rows erase it. */
   bool erase = isatty(STDERR_FILENO) || w->opts.progress;
-  int n = snprintf(buf, sizeof buf, "%sgcbench: error: %s\n",
-                   erase ? "\r\033[K" : "", shown);
+  int n = snprintf(buf, sizeof buf, "%sgcbench: %s: %s\n",
+                   erase ? "\r\033[K" : "", kind, shown);
   if (n > (int)sizeof buf - 1)
     n = (int)sizeof buf - 1;
   ssize_t rc = write(STDERR_FILENO, buf, (size_t)n);
@@ -49,7 +50,7 @@ _Noreturn void gcb__wd_end_run_as(struct gcb_watchdog *w, enum gcb_status code,
                 : "the results document could not be updated; its last "
                   "complete version is",
            w->opts.results_path ? w->opts.results_path : "(none)");
-  gcb__wd_say(w, line);
+  gcb__wd_say(w, "error", line);
   /* Only now the others: a launcher ends the whole job when the first
    * process ends, and that must not be another rank before this line. */
   struct gcb__wd_msg abort = {.type = GCB__WD_ABORT, .a = (uint32_t)exit_code};

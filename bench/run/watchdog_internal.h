@@ -22,8 +22,10 @@
 #define GCB__WD_MAX_ADDRS 4
 #define GCB__WD_MAX_LISTEN (GCB__WD_MAX_ADDRS + 2)
 #define GCB__WD_KEY_BYTES 32
-#define GCB__WD_PENDING_MAX 16   /* connections not yet authenticated */
-#define GCB__WD_HELLO_WAIT_S 2.0 /* for a new connection's first message */
+#define GCB__WD_PENDING_MAX 16    /* room beyond a connection per rank */
+#define GCB__WD_HELLO_WAIT_S 2.0  /* for a new connection's first message */
+#define GCB__WD_ADMIT_WAIT_S 10.0 /* rank 0 names the ranks not heard by then  \
+                                   */
 
 enum gcb__wd_msg_type {
   GCB__WD_HELLO = 1,
@@ -100,6 +102,7 @@ struct gcb_watchdog {
   int stop_signal;    /* SIGINT, SIGTERM or SIGPIPE received (rank 0: by
                          any rank) */
   int signal_rank;    /* which rank received it */
+  double started_at;  /* when the thread started */
   double signal_at;   /* when this rank received it; 0: not yet */
   bool signal_told;   /* rank 0 has been told */
 
@@ -124,14 +127,16 @@ struct gcb_watchdog {
   int nlisten;
   double listen_pause;        /* accept errors (EMFILE): no accept until then */
   struct gcb__wd_conn *conns; /* capconns: a rank each + PENDING_MAX */
-  int nconns, capconns, pending;
+  int nconns, capconns;
+  bool unheard_said; /* the ranks not heard after ADMIT_WAIT_S were named */
   struct gcb__wd_rank *ranks;
   struct gcb__wd_peer *peers;
 
   /* Other ranks. */
   int fd;
-  bool gone; /* rank 0 closed the connection or never listened */
-  double next_try, retry;
+  bool gone;              /* rank 0 never listened */
+  double next_try, retry; /* the next dial, and the back-off before it */
+  uint64_t jitter;        /* state of the back-off's random spread */
   uint64_t tx, rx; /* counters of messages sent to and taken from rank 0 */
   struct gcb__wd_msg sent;
   size_t got;
@@ -154,6 +159,11 @@ void gcb__wd_append(char *buf, size_t len, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void gcb__wd_name_rank(char *buf, size_t len, int r, const char (*names)[96],
                        const struct gcb__wd_rank *st);
+/* Rank 0: appends the ranks it has no connection from (not heard, or
+ * reconnecting, and not gone with a goodbye), 8 named at most, then "and
+ * N more"; returns how many there are, the first in *first. */
+int gcb__wd_name_unconnected(const struct gcb_watchdog *w, char *buf,
+                             size_t len, int *first);
 /* Rank 0 ends the run past the deadline; the others a grace period
  * later, where rank 0 cannot. */
 void gcb__wd_check_deadline(struct gcb_watchdog *w, double now);
@@ -198,7 +208,9 @@ bool gcb__wd_tell0(struct gcb_watchdog *w, struct gcb__wd_msg *m);
 void gcb__wd_goodbye(struct gcb_watchdog *w);
 
 /* watchdog_end.c */
-void gcb__wd_say(const struct gcb_watchdog *w, const char *line);
+/* One line on stderr, "gcbench: <kind>: <line>" ("error", "warning"). */
+void gcb__wd_say(const struct gcb_watchdog *w, const char *kind,
+                 const char *line);
 _Noreturn void gcb__wd_end_run_as(struct gcb_watchdog *w, enum gcb_status code,
                                   const char *run_status, int exit_code,
                                   const char *what, int rank, const char *bench,

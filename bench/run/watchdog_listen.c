@@ -10,6 +10,7 @@
 #define _GNU_SOURCE /* getifaddrs */
 #include <arpa/inet.h>
 #include <ifaddrs.h>
+#include <limits.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -48,14 +49,16 @@ static void interfaces(struct iface *o) {
 }
 
 /* A listening socket on addr (network order), its port in *port; -1 when
- * it cannot be made. */
-static int listen_on(uint32_t addr, uint16_t *port) {
+ * it cannot be made. The backlog holds every rank of the job connecting
+ * at once (the kernel caps it at net.core.somaxconn; past that a rank
+ * whose connection is not taken dials again). */
+static int listen_on(uint32_t addr, int backlog, uint16_t *port) {
   struct sockaddr_in sa = {.sin_family = AF_INET};
   sa.sin_addr.s_addr = addr;
   socklen_t len = sizeof sa;
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0 ||
-      listen(fd, SOMAXCONN) != 0 ||
+      listen(fd, backlog) != 0 ||
       getsockname(fd, (struct sockaddr *)&sa, &len) != 0) {
     if (fd >= 0)
       close(fd);
@@ -67,7 +70,13 @@ static int listen_on(uint32_t addr, uint16_t *port) {
 
 static bool add_listener(struct gcb_watchdog *w, uint32_t addr,
                          uint16_t *port) {
-  int fd = w->nlisten < GCB__WD_MAX_LISTEN ? listen_on(addr, port) : -1;
+  int backlog = w->size < INT_MAX - GCB__WD_PENDING_MAX
+                    ? w->size + GCB__WD_PENDING_MAX
+                    : INT_MAX;
+  if (backlog < SOMAXCONN)
+    backlog = SOMAXCONN;
+  int fd =
+      w->nlisten < GCB__WD_MAX_LISTEN ? listen_on(addr, backlog, port) : -1;
   if (fd >= 0)
     w->listen[w->nlisten++] = fd;
   return fd >= 0;

@@ -4,8 +4,11 @@
  * address rank 0 listens on, then its host name where it listens on every
  * interface), says a sealed hello, sends its progress whenever it
  * changes, at most once per tick, and ends when rank 0 says so in a
- * message sealed for this rank. A connection that fails is retried with a
- * growing delay and leaves this rank silent, never the run broken.
+ * message sealed for this rank. A dial that fails, and a connection
+ * that rank 0 closes (it had no room, or it never took the connection
+ * from its backlog), are tried again after a back-off that doubles up to
+ * a few seconds, spread at random so that the ranks of a large job do not
+ * dial in step; until then this rank is silent, never the run broken.
  */
 #define _GNU_SOURCE /* MSG_NOSIGNAL */
 #include <arpa/inet.h>
@@ -20,7 +23,7 @@
 
 #include "bench/run/watchdog_internal.h"
 
-#define RETRY_MAX_S 30.0
+#define RETRY_MAX_S 5.0
 
 static int dial(const struct sockaddr *sa, socklen_t len) {
   int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -74,11 +77,19 @@ bool gcb__wd_tell0(struct gcb_watchdog *w, struct gcb__wd_msg *m) {
          gcb__wd_send(w, w->fd, m, GCB__WD_TO0, (uint32_t)w->rank, ++w->tx);
 }
 
+/* The next dial: the back-off, spread over its upper half at random
+ * (a 64-bit linear congruential step), then doubled for the one after. */
+static void retry_later(struct gcb_watchdog *w, double now) {
+  w->jitter = w->jitter * 6364136223846793005ULL + 1442695040888963407ULL;
+  double u = (double)(w->jitter >> 11) / 9007199254740992.0; /* [0, 1) */
+  w->next_try = now + w->retry * (0.5 + 0.5 * u);
+  w->retry = w->retry * 2 < RETRY_MAX_S ? w->retry * 2 : RETRY_MAX_S;
+}
+
 static void connect_rank0(struct gcb_watchdog *w, double now) {
   int fd = dial_rank0(w);
-  w->next_try = now + w->retry;
   if (fd < 0) {
-    w->retry = w->retry * 2 < RETRY_MAX_S ? w->retry * 2 : RETRY_MAX_S;
+    retry_later(w, now);
     return;
   }
   fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
@@ -87,6 +98,7 @@ static void connect_rank0(struct gcb_watchdog *w, double now) {
   if (!gcb__wd_tell0(w, &hello)) {
     close(fd);
     w->fd = -1;
+    retry_later(w, now);
     return;
   }
   w->sent = (struct gcb__wd_msg){0};
@@ -120,10 +132,11 @@ void gcb__wd_report(struct gcb_watchdog *w, int wait_ms) {
   int rc;
   while ((rc = gcb__wd_recv(w->fd, w->buf, &w->got, &m)) == 1)
     take(w, &m);
-  if (rc < 0) {
+  if (rc < 0) { /* rank 0 had no room, or is ending: dial again */
     close(w->fd);
     w->fd = -1;
-    w->gone = true;
+    w->got = 0;
+    retry_later(w, gcb__wd_now());
   }
 }
 

@@ -2,12 +2,18 @@
  * Rank 0's side of the progress connections (see watchdog.h). A new
  * connection must prove itself with its first message, a hello sealed
  * with the run's secret for a rank that has no connection yet, within a
- * couple of seconds; anything else is closed at once and changes
- * nothing. The table is bounded (a connection per rank, and a few
- * waiting for their hello: more are closed as they come), closed
- * connections leave it, and an accept error such as EMFILE pauses
+ * couple of seconds; anything else is closed and changes nothing. The
+ * hello is read the moment the connection is accepted (a rank sends it
+ * as soon as it has connected), so that a whole job's worth of ranks
+ * queued in the backlog is admitted in one pass. The table is bounded (a
+ * connection per rank and a few more) and never refuses a newcomer: when
+ * it is full, the connection that has waited longest for its hello makes
+ * room, so that idle connections of another process cannot lock a rank
+ * out (and a rank whose connection was closed dials again). Closed
+ * connections leave the table, and an accept error such as EMFILE pauses
  * accepting instead of spinning. A rank whose authenticated connection
- * closes without a goodbye is named at once.
+ * closes without a goodbye is named at once; ranks still not heard a few
+ * seconds into the run are named in one line.
  */
 #define _GNU_SOURCE /* accept4 */
 #include <errno.h>
@@ -26,32 +32,8 @@
 static void drop(struct gcb_watchdog *w, struct gcb__wd_conn *c) {
   close(c->fd);
   c->fd = -1;
-  if (c->rank < 0)
-    w->pending--;
-  else
+  if (c->rank >= 0)
     w->peers[c->rank].connected = false;
-}
-
-static void accept_from(struct gcb_watchdog *w, int lfd, double now) {
-  for (int k = 0; k < ACCEPT_BURST; k++) {
-    int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-    if (fd < 0 && (errno == EINTR || errno == ECONNABORTED || errno == EPROTO))
-      continue;
-    if (fd < 0) {
-      /* Out of descriptors or memory: the backlog stays readable, so
-       * wait before trying again rather than spin on the error. */
-      if (errno != EAGAIN && errno != EWOULDBLOCK)
-        w->listen_pause = now + LISTEN_PAUSE_S;
-      return;
-    }
-    if (w->pending >= GCB__WD_PENDING_MAX || w->nconns >= w->capconns) {
-      close(fd);
-      continue;
-    }
-    w->conns[w->nconns++] =
-        (struct gcb__wd_conn){.fd = fd, .rank = -1, .since = now};
-    w->pending++;
-  }
 }
 
 static _Noreturn void dead_rank0(struct gcb_watchdog *w, int r) {
@@ -81,7 +63,6 @@ static bool admit(struct gcb_watchdog *w, struct gcb__wd_conn *c,
     return false;
   c->rank = (int)m->rank;
   p->connected = true;
-  w->pending--;
   return true;
 }
 
@@ -132,6 +113,47 @@ static void read_conn(struct gcb_watchdog *w, struct gcb__wd_conn *c) {
   }
 }
 
+/* A slot for a new connection: the end of the table, a closed entry, or
+ * the entry of the connection that has waited longest for its hello,
+ * closed for it; NULL when every entry is an authenticated rank's. */
+static struct gcb__wd_conn *slot(struct gcb_watchdog *w) {
+  if (w->nconns < w->capconns)
+    return &w->conns[w->nconns++];
+  struct gcb__wd_conn *oldest = NULL;
+  for (int i = 0; i < w->nconns; i++) {
+    struct gcb__wd_conn *c = &w->conns[i];
+    if (c->fd < 0)
+      return c;
+    if (c->rank < 0 && (oldest == NULL || c->since < oldest->since))
+      oldest = c;
+  }
+  if (oldest != NULL)
+    drop(w, oldest);
+  return oldest;
+}
+
+static void accept_from(struct gcb_watchdog *w, int lfd, double now) {
+  for (int k = 0; k < ACCEPT_BURST; k++) {
+    int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0 && (errno == EINTR || errno == ECONNABORTED || errno == EPROTO))
+      continue;
+    if (fd < 0) {
+      /* Out of descriptors or memory: the backlog stays readable, so
+       * wait before trying again rather than spin on the error. */
+      if (errno != EAGAIN && errno != EWOULDBLOCK)
+        w->listen_pause = now + LISTEN_PAUSE_S;
+      return;
+    }
+    struct gcb__wd_conn *c = slot(w);
+    if (c == NULL) {
+      close(fd);
+      continue;
+    }
+    *c = (struct gcb__wd_conn){.fd = fd, .rank = -1, .since = now};
+    read_conn(w, c); /* the hello, where it has come with the connection */
+  }
+}
+
 /* Closes connections that never said hello in time; keeps the table
  * dense. */
 static void sweep(struct gcb_watchdog *w, double now) {
@@ -144,6 +166,23 @@ static void sweep(struct gcb_watchdog *w, double now) {
       w->conns[k++] = *c;
   }
   w->nconns = k;
+}
+
+/* Names, once, the ranks not heard from a few seconds into the run: they
+ * keep dialling, and a timeout names them as silent. */
+static void name_unheard(struct gcb_watchdog *w, double now) {
+  if (w->unheard_said || w->size < 2 ||
+      now < w->started_at + GCB__WD_ADMIT_WAIT_S)
+    return;
+  w->unheard_said = true;
+  char line[1024] = "the watchdog has no connection from ";
+  int first, n = gcb__wd_name_unconnected(w, line, sizeof line, &first);
+  gcb__wd_append(line, sizeof line,
+                 " after %g s; still listening (a rank not heard from when "
+                 "the run stops is named as silent)",
+                 GCB__WD_ADMIT_WAIT_S);
+  if (n > 0)
+    gcb__wd_say(w, "warning", line);
 }
 
 void gcb__wd_serve(struct gcb_watchdog *w, int wait_ms) {
@@ -170,7 +209,9 @@ void gcb__wd_serve(struct gcb_watchdog *w, int wait_ms) {
         accept_from(w, w->listen[i], now);
   }
   free(p);
-  sweep(w, gcb__wd_now());
+  now = gcb__wd_now();
+  sweep(w, now);
+  name_unheard(w, now);
 }
 
 void gcb__wd_tell_all(struct gcb_watchdog *w, struct gcb__wd_msg *m) {

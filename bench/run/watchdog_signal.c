@@ -161,13 +161,15 @@ void gcb__wd_check_signal(struct gcb_watchdog *w, double now) {
              "interrupted: rank %d received %s and rank 0 did not end the "
              "run; ending this rank",
              w->rank, name);
-    gcb__wd_say(w, line);
+    gcb__wd_say(w, "error", line);
     _exit(code);
   }
 }
 
 /* The launcher said a process ended. Rank 0 names it from its closed
- * connection, which normally arrives first; the others wait for rank 0. */
+ * connection, which normally arrives first; failing that, the ranks it
+ * has no connection from (the one, where there is one, goes into the
+ * document). The others wait for rank 0. */
 void gcb__wd_check_failed(struct gcb_watchdog *w, double now) {
   if (w->peer_failed == 0 || now < w->peer_failed + FAILED_GRACE_S)
     return;
@@ -175,16 +177,25 @@ void gcb__wd_check_failed(struct gcb_watchdog *w, double now) {
     return;
   struct gcb__wd_armed a;
   gcb__wd_armed(w, &a);
-  char message[512];
+  char message[1024];
   snprintf(message, sizeof message,
            "%sa process of the job ended (the launcher said so)%s%s%s%s",
            w->rank == 0 ? "" : "rank 0 did not end the run: ",
            a.bench[0] ? (a.active ? " during " : " after ") : "", a.bench,
            a.bench[0] ? " " : "", a.desc);
-  if (w->rank == 0)
-    gcb__wd_end_run(w, GCB_EMPI, "rank died", -1, a.bench, a.label, message);
-  char line[600];
+  if (w->rank == 0) {
+    int first = -1;
+    size_t at = strlen(message);
+    gcb__wd_append(message, sizeof message,
+                   "; rank 0's watchdog has no connection from ");
+    int n = gcb__wd_name_unconnected(w, message, sizeof message, &first);
+    if (n == 0)
+      message[at] = '\0';
+    gcb__wd_end_run(w, GCB_EMPI, "rank died", n == 1 ? first : -1, a.bench,
+                    a.label, message);
+  }
+  char line[1100];
   snprintf(line, sizeof line, "rank %d: %s", w->rank, message);
-  gcb__wd_say(w, line);
+  gcb__wd_say(w, "error", line);
   _exit(gcb_status_exit_code(GCB_EMPI));
 }
