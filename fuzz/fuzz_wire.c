@@ -1,6 +1,6 @@
 /*
  * libFuzzer target: the watchdog's wire protocol as rank 0 hears it
- * (bench/run/watchdog_serve.c, watchdog_wire.c). Rank 0's watchdog state
+ * (bench/run/watchdog.c: rank 0's side, the messages). Rank 0's watchdog state
  * is made by hand around a listening socket (an abstract Unix socket: the
  * code only accepts and reads), and the input drives peers that connect
  * and send what an attacker on the port could: raw bytes cut anywhere,
