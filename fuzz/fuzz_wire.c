@@ -26,9 +26,9 @@
 #include "bench/run/watchdog_internal.h"
 
 #define MAX_RANKS 8
-#define MAX_PEERS                                                              \
-  24 /* more than PENDING_MAX + ranks: the table fills and                     \
-        makes room */
+/* More than the table holds (a connection per rank and SPARE_CONNS): it
+ * fills, and makes room. */
+#define MAX_PEERS 24
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 
@@ -110,7 +110,7 @@ static void make_rank0(struct gcb_watchdog *w, int size, int lfd,
   w->size = size;
   w->listen[0] = lfd;
   w->nlisten = 1;
-  w->capconns = size - 1 + GCB__WD_PENDING_MAX;
+  w->capconns = size - 1 + GCB__WD_SPARE_CONNS;
   w->ranks = calloc((size_t)size, sizeof *w->ranks);
   w->peers = calloc((size_t)size, sizeof *w->peers);
   w->conns = calloc((size_t)w->capconns, sizeof *w->conns);

@@ -698,8 +698,8 @@ static int listen_on(uint32_t addr, int backlog, uint16_t *port) {
 
 static bool add_listener(struct gcb_watchdog *w, uint32_t addr,
                          uint16_t *port) {
-  int backlog = w->size < INT_MAX - GCB__WD_PENDING_MAX
-                    ? w->size + GCB__WD_PENDING_MAX
+  int backlog = w->size < INT_MAX - GCB__WD_SPARE_CONNS
+                    ? w->size + GCB__WD_SPARE_CONNS
                     : INT_MAX;
   if (backlog < SOMAXCONN)
     backlog = SOMAXCONN;
@@ -722,7 +722,7 @@ static bool same_subnet(uint32_t a, uint32_t ma, const struct iface *peer) {
 /* Rank 0 keeps a connection per rank: make room under the file limit. */
 static void raise_fd_limit(int size) {
   struct rlimit rl;
-  rlim_t want = (rlim_t)size + GCB__WD_PENDING_MAX + 64;
+  rlim_t want = (rlim_t)size + GCB__WD_SPARE_CONNS + 64;
   if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < want) {
     rl.rlim_cur = rl.rlim_max < want ? rl.rlim_max : want;
     setrlimit(RLIMIT_NOFILE, &rl);
@@ -1212,8 +1212,8 @@ static struct gcb_watchdog *alloc_watchdog(const struct gcb_ctx *ctx,
   pthread_mutex_init(&w->lock, NULL);
   if (ctx->rank != 0)
     return w;
-  /* Bounded from the start: a connection per rank, a few waiting. */
-  w->capconns = ctx->size - 1 + GCB__WD_PENDING_MAX;
+  /* Bounded from the start: a connection per rank and a few more. */
+  w->capconns = ctx->size - 1 + GCB__WD_SPARE_CONNS;
   w->ranks = calloc((size_t)ctx->size, sizeof *w->ranks);
   w->peers = calloc((size_t)ctx->size, sizeof *w->peers);
   w->conns = calloc((size_t)w->capconns, sizeof *w->conns);

@@ -18,11 +18,9 @@
 #define GCB__WD_MAX_ADDRS 4
 #define GCB__WD_MAX_LISTEN (GCB__WD_MAX_ADDRS + 2)
 #define GCB__WD_KEY_BYTES 32
-#define GCB__WD_PENDING_MAX 16   /* room beyond a connection per rank */
-#define GCB__WD_HELLO_WAIT_S 2.0 /* for a new connection's first message */
-#define GCB__WD_ADMIT_WAIT_S                                                   \
-  10.0 /* rank 0 names the ranks not heard by then                             \
-        */
+#define GCB__WD_SPARE_CONNS 16    /* room beyond a connection per rank */
+#define GCB__WD_HELLO_WAIT_S 2.0  /* for a new connection's first message */
+#define GCB__WD_ADMIT_WAIT_S 10.0 /* the ranks not heard by then are named */
 
 enum gcb__wd_msg_type {
   GCB__WD_HELLO = 1,
@@ -123,7 +121,7 @@ struct gcb_watchdog {
   int listen[GCB__WD_MAX_LISTEN];
   int nlisten;
   double listen_pause;        /* accept errors (EMFILE): no accept until then */
-  struct gcb__wd_conn *conns; /* capconns: a rank each + PENDING_MAX */
+  struct gcb__wd_conn *conns; /* capconns: a rank each + SPARE_CONNS */
   int nconns, capconns;
   bool unheard_said; /* the ranks not heard after ADMIT_WAIT_S were named */
   struct gcb__wd_rank *ranks;

@@ -199,7 +199,7 @@ Test(wdauth, a_flood_of_connections_neither_exhausts_descriptors_nor_spins) {
   double wall = (double)(t1.tv_sec - t0.tv_sec) +
                 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
   cr_expect_gt(held, 100, "the flood connected (%d)", held);
-  /* A connection per rank and 16 waiting for their hello at most. */
+  /* A connection per rank and 16 more at most. */
   cr_expect_lt(most, before + 40, "rank 0 held %d descriptors (%d before)",
                most, before);
   /* Spinning on accept errors cost ~40 % of a core; draining a flood
