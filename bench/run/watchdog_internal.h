@@ -1,11 +1,7 @@
 /*
- * Internal to the watchdog (watchdog.h is its face): the state its files
- * share and the calls between them. watchdog.c holds the public calls, the
- * thread and its start and stop; watchdog_deadline.c who had not finished
- * and the timeout; watchdog_signal.c the signal handlers and what the
- * thread does about them; watchdog_wire.c the messages; watchdog_serve.c
- * rank 0's side of the connections, watchdog_report.c every other rank's;
- * watchdog_end.c the last line and the end of the process.
+ * The watchdog's state (watchdog.h is its face; watchdog.c its one file):
+ * the messages, the connection tables and the calls that fuzz/fuzz_wire.c
+ * drives on a rank 0 it makes by hand.
  */
 #ifndef GCB_WATCHDOG_INTERNAL_H
 #define GCB_WATCHDOG_INTERNAL_H
@@ -22,8 +18,9 @@
 #define GCB__WD_MAX_ADDRS 4
 #define GCB__WD_MAX_LISTEN (GCB__WD_MAX_ADDRS + 2)
 #define GCB__WD_KEY_BYTES 32
-#define GCB__WD_PENDING_MAX 16   /* connections not yet authenticated */
-#define GCB__WD_HELLO_WAIT_S 2.0 /* for a new connection's first message */
+#define GCB__WD_SPARE_CONNS 16    /* room beyond a connection per rank */
+#define GCB__WD_HELLO_WAIT_S 2.0  /* for a new connection's first message */
+#define GCB__WD_ADMIT_WAIT_S 10.0 /* the ranks not heard by then are named */
 
 enum gcb__wd_msg_type {
   GCB__WD_HELLO = 1,
@@ -100,6 +97,7 @@ struct gcb_watchdog {
   int stop_signal;    /* SIGINT, SIGTERM or SIGPIPE received (rank 0: by
                          any rank) */
   int signal_rank;    /* which rank received it */
+  double started_at;  /* when the thread started */
   double signal_at;   /* when this rank received it; 0: not yet */
   bool signal_told;   /* rank 0 has been told */
 
@@ -123,90 +121,43 @@ struct gcb_watchdog {
   int listen[GCB__WD_MAX_LISTEN];
   int nlisten;
   double listen_pause;        /* accept errors (EMFILE): no accept until then */
-  struct gcb__wd_conn *conns; /* capconns: a rank each + PENDING_MAX */
-  int nconns, capconns, pending;
+  struct gcb__wd_conn *conns; /* capconns: a rank each + SPARE_CONNS */
+  int nconns, capconns;
+  bool unheard_said; /* the ranks not heard after ADMIT_WAIT_S were named */
   struct gcb__wd_rank *ranks;
   struct gcb__wd_peer *peers;
 
   /* Other ranks. */
   int fd;
-  bool gone; /* rank 0 closed the connection or never listened */
-  double next_try, retry;
+  bool gone;              /* rank 0 never listened */
+  double next_try, retry; /* the next dial, and the back-off before it */
+  uint64_t jitter;        /* state of the back-off's random spread */
   uint64_t tx, rx; /* counters of messages sent to and taken from rank 0 */
   struct gcb__wd_msg sent;
   size_t got;
   unsigned char buf[sizeof(struct gcb__wd_msg)];
 };
 
-/* A copy of the armed case. */
-struct gcb__wd_armed {
-  double deadline; /* 0: none */
-  bool active;     /* inside a case or set-up */
-  char bench[32], label[128], desc[160];
-};
+/* The calls the wire fuzzer makes (fuzz/fuzz_wire.c). */
 
-/* watchdog.c */
+/* CLOCK_MONOTONIC seconds. */
 double gcb__wd_now(void);
-void gcb__wd_armed(struct gcb_watchdog *w, struct gcb__wd_armed *a);
 
-/* watchdog_deadline.c */
-void gcb__wd_append(char *buf, size_t len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-void gcb__wd_name_rank(char *buf, size_t len, int r, const char (*names)[96],
-                       const struct gcb__wd_rank *st);
-/* Rank 0 ends the run past the deadline; the others a grace period
- * later, where rank 0 cannot. */
-void gcb__wd_check_deadline(struct gcb_watchdog *w, double now);
-
-/* watchdog_signal.c */
-void gcb__wd_signals_install(struct gcb_watchdog *w, bool usr1);
-void gcb__wd_signals_restore(struct gcb_watchdog *w);
-void gcb__wd_drain(struct gcb_watchdog *w, double now);
-void gcb__wd_check_signal(struct gcb_watchdog *w, double now);
-void gcb__wd_check_failed(struct gcb_watchdog *w, double now);
-/* Whether sig is one that stops a run (SIGINT, SIGTERM, SIGPIPE): what a
- * rank may tell rank 0 it received. */
-bool gcb__wd_stop_signal_known(int sig);
-
-/* watchdog_wire.c */
 /* Fills m's direction, rank and counter, seals it with the run's MAC and
  * sends it without blocking; false when it did not go whole. */
 bool gcb__wd_send(const struct gcb_watchdog *w, int fd, struct gcb__wd_msg *m,
                   enum gcb__wd_dir dir, uint32_t rank, uint64_t counter);
-/* Whether m's MAC is right for direction dir under the run's secret. */
-bool gcb__wd_authentic(const struct gcb_watchdog *w,
-                       const struct gcb__wd_msg *m, enum gcb__wd_dir dir);
-/* The run's secret, from the kernel's random source; false without one. */
-bool gcb__wd_new_key(uint8_t key[GCB__WD_KEY_BYTES]);
-/* 1: a whole message in *m; 0: more to come; -1: end of file or error. */
-int gcb__wd_recv(int fd, unsigned char *buf, size_t *got,
-                 struct gcb__wd_msg *m);
-struct gcb__wd_msg gcb__wd_own_progress(struct gcb_watchdog *w, uint8_t type);
 
-/* watchdog_listen.c: where rank 0 listens (collective over the world). */
-enum gcb_status gcb__wd_listen(struct gcb_watchdog *w, struct gcb_ctx *ctx);
-
-/* watchdog_serve.c (rank 0) */
+/* Rank 0: one pass of its thread over the connections (waits up to
+ * wait_ms for one to have something). */
 void gcb__wd_serve(struct gcb_watchdog *w, int wait_ms);
-/* Rank 0's word to every rank it has heard from (ABORT). */
-void gcb__wd_tell_all(struct gcb_watchdog *w, struct gcb__wd_msg *m);
 
-/* watchdog_report.c (other ranks) */
-void gcb__wd_report(struct gcb_watchdog *w, int wait_ms);
-/* A message to rank 0, sealed; false when it did not go. */
-bool gcb__wd_tell0(struct gcb_watchdog *w, struct gcb__wd_msg *m);
-void gcb__wd_goodbye(struct gcb_watchdog *w);
+/* Whether sig is one that stops a run (SIGINT, SIGTERM, SIGPIPE): what a
+ * rank may tell rank 0 it received. */
+bool gcb__wd_stop_signal_known(int sig);
 
-/* watchdog_end.c */
-void gcb__wd_say(const struct gcb_watchdog *w, const char *line);
-_Noreturn void gcb__wd_end_run_as(struct gcb_watchdog *w, enum gcb_status code,
-                                  const char *run_status, int exit_code,
-                                  const char *what, int rank, const char *bench,
-                                  const char *label, const char *message);
-/* A timeout or a dead rank: the status's own exit code. */
-_Noreturn void gcb__wd_end_run(struct gcb_watchdog *w, enum gcb_status code,
-                               const char *what, int rank, const char *bench,
-                               const char *label, const char *message);
-_Noreturn void gcb__wd_end_after_rank0(struct gcb_watchdog *w, int code);
+/* Appends "rank R (name) <state>" to buf. */
+void gcb__wd_name_rank(char *buf, size_t len, int r, const char (*names)[96],
+                       const struct gcb__wd_rank *st);
 
 #endif

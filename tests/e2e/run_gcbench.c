@@ -1,13 +1,19 @@
 /* Running the gcbench executable from tests; see run_gcbench.h. */
 #include "tests/e2e/run_gcbench.h"
 
+#include <arpa/inet.h>
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -203,4 +209,74 @@ struct gcb_results *gcb_test_load(const char *name) {
 
 json_t *gcb_test_section(struct gcb_results *r, const char *name) {
   return json_object_get(gcb_results_json(r), name);
+}
+
+/* The socket inodes process pid holds. */
+static int socket_inodes(long pid, unsigned long *inodes, int max) {
+  char dir[64], link[300], target[64];
+  int n = 0;
+  snprintf(dir, sizeof dir, "/proc/%ld/fd", pid);
+  DIR *d = opendir(dir);
+  for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL && n < max;) {
+    snprintf(link, sizeof link, "%s/%s", dir, e->d_name);
+    ssize_t len = readlink(link, target, sizeof target - 1);
+    target[len > 0 ? len : 0] = '\0';
+    if (sscanf(target, "socket:[%lu]", &inodes[n]) == 1)
+      n++;
+  }
+  if (d != NULL)
+    closedir(d);
+  return n;
+}
+
+/* Loopback TCP sockets of pid in state st (0x0A listening: local port;
+ * 0x01 established: remote port). */
+static int loopback_ports(long pid, unsigned st_want, bool remote, int *ports,
+                          int max) {
+  unsigned long inodes[512];
+  int ninodes = socket_inodes(pid, inodes, 512), n = 0;
+  FILE *f = fopen("/proc/net/tcp", "r");
+  char line[512];
+  while (f && fgets(line, sizeof line, f) && n < max) {
+    unsigned laddr, lport, raddr, rport, st;
+    unsigned long ino;
+    if (sscanf(line, " %*d: %x:%x %x:%x %x %*s %*s %*s %*d %*d %lu", &laddr,
+               &lport, &raddr, &rport, &st, &ino) != 6 ||
+        st != st_want || (remote ? raddr : laddr) != 0x0100007F)
+      continue;
+    for (int i = 0; i < ninodes; i++)
+      if (inodes[i] == ino)
+        ports[n++] = (int)(remote ? rport : lport);
+  }
+  if (f)
+    fclose(f);
+  return n;
+}
+
+int gcb_test_watchdog_port(long pid0, long pid1) {
+  int listening[16], connected[64];
+  int nl = loopback_ports(pid0, 0x0A, false, listening, 16);
+  int nc = loopback_ports(pid1, 0x01, true, connected, 64);
+  int found = -1, count = 0;
+  for (int i = 0; i < nl; i++)
+    for (int j = 0; j < nc; j++)
+      if (listening[i] == connected[j] && found != listening[i]) {
+        found = listening[i];
+        count++;
+      }
+  return count == 1 ? found : -1;
+}
+
+/* ---- the watchdog's port --------------------------------------------------*/
+
+int gcb_test_connect(int port) {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  struct sockaddr_in sa = {.sin_family = AF_INET,
+                           .sin_port = htons((uint16_t)port)};
+  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
 }

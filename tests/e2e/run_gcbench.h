@@ -84,4 +84,14 @@ struct gcb_results *gcb_test_load(const char *name);
 /* A top-level section of a document (borrowed). */
 json_t *gcb_test_section(struct gcb_results *r, const char *name);
 
+/* The port of rank 0's watchdog (pid0): the one loopback port pid0
+ * listens on that pid1's watchdog is connected to (MPI's ranks on one node
+ * talk through shared memory, and MPI's own listeners are left alone:
+ * flooding them is MPI's problem, not gcbench's); -1 while there is not
+ * exactly one. */
+int gcb_test_watchdog_port(long pid0, long pid1);
+
+/* A connection to the loopback port; -1 when it fails. */
+int gcb_test_connect(int port);
+
 #endif

@@ -37,7 +37,7 @@ TestSuite(wdauth, .init = make_dir, .fini = gcb_test_dir_remove,
 static const char *const run_args[] = {
     "null",   "--backend", "null", "--cases",  "30", "--sleep-us",
     "100000", "--iters",   "1",    "--warmup", "0",  "--timeout",
-    "60",     "--output",        NULL,   NULL};
+    "60",     "--output",  NULL,   NULL};
 
 static struct gcb_test_job start_run(void) {
   static const char *args[sizeof run_args / sizeof *run_args];
@@ -46,82 +46,9 @@ static struct gcb_test_job start_run(void) {
   return gcb_test_start(2, NULL, NULL, args);
 }
 
-/* The socket inodes process pid holds. */
-static int socket_inodes(long pid, unsigned long *inodes, int max) {
-  char dir[64], link[300], target[64];
-  int n = 0;
-  snprintf(dir, sizeof dir, "/proc/%ld/fd", pid);
-  DIR *d = opendir(dir);
-  cr_assert_not_null(d, "%s", dir);
-  for (struct dirent *e; (e = readdir(d)) != NULL && n < max;) {
-    snprintf(link, sizeof link, "%s/%s", dir, e->d_name);
-    ssize_t len = readlink(link, target, sizeof target - 1);
-    target[len > 0 ? len : 0] = '\0';
-    if (sscanf(target, "socket:[%lu]", &inodes[n]) == 1)
-      n++;
-  }
-  closedir(d);
-  return n;
-}
-
-/* Loopback TCP sockets of pid in state st (0x0A listening: local port;
- * 0x01 established: remote port). */
-static int loopback_ports(long pid, unsigned st_want, bool remote, int *ports,
-                          int max) {
-  unsigned long inodes[512];
-  int ninodes = socket_inodes(pid, inodes, 512), n = 0;
-  FILE *f = fopen("/proc/net/tcp", "r");
-  char line[512];
-  while (f && fgets(line, sizeof line, f) && n < max) {
-    unsigned laddr, lport, raddr, rport, st;
-    unsigned long ino;
-    if (sscanf(line, " %*d: %x:%x %x:%x %x %*s %*s %*s %*d %*d %lu", &laddr,
-               &lport, &raddr, &rport, &st, &ino) != 6 ||
-        st != st_want || (remote ? raddr : laddr) != 0x0100007F)
-      continue;
-    for (int i = 0; i < ninodes; i++)
-      if (inodes[i] == ino)
-        ports[n++] = (int)(remote ? rport : lport);
-  }
-  if (f)
-    fclose(f);
-  return n;
-}
-
-/* The port of rank 0's watchdog: a loopback port rank 0 listens on that
- * rank 1's watchdog is connected to (MPI's ranks on one node talk through
- * shared memory, and MPI's own listeners are left alone: flooding them is
- * MPI's problem, not gcbench's). */
-static int watchdog_port(long pid0, long pid1) {
-  int listening[16], connected[64];
-  int nl = loopback_ports(pid0, 0x0A, false, listening, 16);
-  int nc = loopback_ports(pid1, 0x01, true, connected, 64);
-  int found = -1, count = 0;
-  for (int i = 0; i < nl; i++)
-    for (int j = 0; j < nc; j++)
-      if (listening[i] == connected[j] && found != listening[i]) {
-        found = listening[i];
-        count++;
-      }
-  cr_assert_eq(count, 1, "one watchdog port (%d candidates)", count);
-  return found;
-}
-
-static int connect_to(int port) {
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  struct sockaddr_in sa = {.sin_family = AF_INET,
-                           .sin_port = htons((uint16_t)port)};
-  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
-    close(fd);
-    return -1;
-  }
-  return fd;
-}
-
 /* Sends `len` bytes on a fresh connection and closes it. */
 static void say_once(int port, const void *bytes, size_t len) {
-  int fd = connect_to(port);
+  int fd = gcb_test_connect(port);
   cr_assert_geq(fd, 0, "connect to port %d", port);
   cr_expect_eq(send(fd, bytes, len, MSG_NOSIGNAL), (ssize_t)len);
   struct timespec ts = {.tv_nsec = 50000000};
@@ -165,7 +92,8 @@ Test(wdauth, forged_hello_signal_and_progress_change_nothing) {
   struct gcb_test_job job = start_run();
   long pid0 = gcb_test_pid_after("out.json", 1, 0, job);
   long pid1 = gcb_test_pid_after("out.json", 1, 1, job);
-  int ports[1] = {watchdog_port(pid0, pid1)};
+  int ports[1] = {gcb_test_watchdog_port(pid0, pid1)};
+  cr_assert_geq(ports[0], 0, "one watchdog port");
   for (int i = 0; i < 1; i++) {
     const struct old_msg old[] = {
         {.type = 1, .a = 1},              /* HELLO for rank 1, then close */
@@ -241,7 +169,8 @@ Test(wdauth, a_flood_of_connections_neither_exhausts_descriptors_nor_spins) {
   struct gcb_test_job job = start_run();
   long pid0 = gcb_test_pid_after("out.json", 1, 0, job);
   long pid1 = gcb_test_pid_after("out.json", 1, 1, job);
-  int ports[1] = {watchdog_port(pid0, pid1)}, nports = 1;
+  int ports[1] = {gcb_test_watchdog_port(pid0, pid1)}, nports = 1;
+  cr_assert_geq(ports[0], 0, "one watchdog port");
   int before = open_fds(pid0);
   double cpu0 = watchdog_cpu(pid0);
   cr_assert_geq(cpu0, 0, "the watchdog thread is found by its name");
@@ -251,7 +180,7 @@ Test(wdauth, a_flood_of_connections_neither_exhausts_descriptors_nor_spins) {
   static int fds[FLOOD];
   int held = 0, most = 0;
   for (int i = 0; i < FLOOD; i++) {
-    fds[i] = connect_to(ports[i % nports]);
+    fds[i] = gcb_test_connect(ports[i % nports]);
     held += fds[i] >= 0;
     if (i % 200 == 0) {
       int now = open_fds(pid0);
@@ -270,7 +199,7 @@ Test(wdauth, a_flood_of_connections_neither_exhausts_descriptors_nor_spins) {
   double wall = (double)(t1.tv_sec - t0.tv_sec) +
                 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
   cr_expect_gt(held, 100, "the flood connected (%d)", held);
-  /* A connection per rank and 16 waiting for their hello at most. */
+  /* A connection per rank and 16 more at most. */
   cr_expect_lt(most, before + 40, "rank 0 held %d descriptors (%d before)",
                most, before);
   /* Spinning on accept errors cost ~40 % of a core; draining a flood
