@@ -278,7 +278,9 @@ static json_t *number(struct gcb__lex *l) {
 
 /* One element of a column; prev/prev_text: the element before it, shared
  * when this one is written the same (a column of iteration counts or
- * tolerances is one value 16,384 times). */
+ * tolerances is one value 16,384 times). A literal is the element before
+ * the next one too: `[3, null, 3]` once read as `[3, null, null]`, the
+ * second 3 compared with the text of the first and given the null. */
 static json_t *element(struct gcb__lex *l, json_t *prev, const char **prev_text,
                        size_t *prev_len) {
   gcb__lex_ws(l);
@@ -297,13 +299,13 @@ static json_t *element(struct gcb__lex *l, json_t *prev, const char **prev_text,
     v = json_stringn_nocheck(s, n);
   } else if (l->end - l->p >= 4 && memcmp(l->p, "true", 4) == 0) {
     l->p += 4;
-    return json_true();
+    v = json_true();
   } else if (l->end - l->p >= 5 && memcmp(l->p, "false", 5) == 0) {
     l->p += 5;
-    return json_false();
+    v = json_false();
   } else if (l->end - l->p >= 4 && memcmp(l->p, "null", 4) == 0) {
     l->p += 4;
-    return json_null();
+    v = json_null();
   } else {
     const char *q = l->p;
     while (q < l->end && ((*q >= '0' && *q <= '9') || *q == '-' || *q == '+' ||

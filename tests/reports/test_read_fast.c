@@ -186,6 +186,34 @@ Test(read_fast, documents_gcbench_writes_are_taken_and_built_the_same) {
                    "columns of every kind");
 }
 
+/* A literal between two elements written alike: each keeps its own
+ * value. The element after a null, true or false was compared with the
+ * text of the element before the literal and given the literal (rank 2's
+ * late_mean_s, sm_clock and throttle_reasons read as null), in a column
+ * read as an array (a short one, or one of a kind the table does not
+ * make compact). */
+Test(read_fast, a_literal_between_elements_written_alike_changes_neither) {
+  static const char *const columns[] = {
+      "[0.5, null, 0.5]",     "[7, null, 7]",          "[7, true, 7]",
+      "[7, false, 7]",        "[true, null, true]",    "[\"a\", null, \"a\"]",
+      "[1e-3, true, 1e-3]",   "[0, null, 0, null, 0]", "[-0.0, false, -0.0]",
+      "[\"a\", true, \"a\"]",
+  };
+  static const char *const keys[] = {"late_mean_s", "sm_clock",
+                                     "throttle_reasons", "x"};
+  for (size_t k = 0; k < sizeof keys / sizeof *keys; k++)
+    for (size_t i = 0; i < sizeof columns / sizeof *columns; i++) {
+      char text[512], what[128];
+      snprintf(text, sizeof text,
+               "{\"cases\": [{\"per_rank\": {\"rank\": [0, 1, 2], "
+               "\"%s\": %s, \"time_s\": {\"mean\": %s}, \"late_s\": "
+               "{\"mean\": %s}}}]}",
+               keys[k], columns[i], columns[i], columns[i]);
+      snprintf(what, sizeof what, "%s: %s", keys[k], columns[i]);
+      expect_same_tree(text, what);
+    }
+}
+
 /* Whatever it does not know, it leaves to jansson (false): the caller
  * then parses with json_loadb, whose message is the one users see. */
 Test(read_fast, gives_up_on_what_jansson_must_word) {
