@@ -129,8 +129,8 @@ static enum gcb_status load(const char *text, size_t len, const char *name,
     *root = NULL;
     return too_large(name, len, entries, err);
   }
-  if (*fast)
-    return gcb_json_no_nul(err, text, len, name);
+  if (*fast) /* a text with a NUL byte it gives up on (read_lex.h) */
+    return GCB_OK;
   if (all_blank(text, len))
     return gcb_err_set(err, GCB_EINPUT,
                        "%s:1:1: empty file, not a gcbench results document",

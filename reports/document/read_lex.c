@@ -518,9 +518,12 @@ void gcb__lex_skip_value(struct gcb__lex *l) {
       depth--, l->p++;
     } else if (c == ',' || c == ':')
       l->p++;
-    else /* a number or a literal, to the next delimiter */
-      while (l->p < l->end && !memchr(",:]} \t\r\n\"", *l->p, 9))
+    else { /* a number or a literal, to the next delimiter; a NUL gives
+            * up (jansson would drop one after a number: read.c) */
+      while (l->p < l->end && !memchr(",:]} \t\r\n\"", *l->p, 10))
         l->p++;
+      l->bad = l->p < l->end && *l->p == '\0';
+    }
   } while (depth > 0 && !l->bad);
 }
 
