@@ -4,6 +4,7 @@
  * pipe) and doubles as it fills, so a regular file is read with one
  * allocation and a pipe or a file that grows is still read whole.
  */
+#define _GNU_SOURCE /* SEEK_HOLE */
 #include "common/file.h"
 
 #include <errno.h>
@@ -70,10 +71,11 @@ static enum gcb_status read_fd(int fd, const char *path, size_t guess,
     ssize_t n = ready < 0 ? -1 : read(fd, buf + used, cap - 1 - used);
     if (n < 0 && (errno == EINTR || errno == EAGAIN))
       continue;
-    if (n < 0) {
+    if (n < 0) { /* an input that cannot be read is bad input (exit 2):
+                    /proc/self/mem, a file on a failing disk */
       int e = errno;
       free(buf);
-      return gcb_err_set(err, GCB_EIO, "%s: cannot read (%s)", path,
+      return gcb_err_set(err, GCB_EINPUT, "%s: cannot read (%s)", path,
                          strerror(e));
     }
     if (n == 0)
@@ -93,7 +95,22 @@ static enum gcb_status read_fd(int fd, const char *path, size_t guess,
 
 enum gcb_status gcb_file_read(const char *path, size_t limit, char **text,
                               size_t *len, struct gcb_err *err) {
-  return gcb_file_read_wait(path, limit, -1, text, len, err);
+  return gcb_file_read_wait(path, limit, GCB_FILE_WAIT_MS, text, len, err);
+}
+
+/* Where a regular file of more than GCB_FILE_MAX_BYTES has a hole (bytes
+ * never written, which read as NULs): -1 for none, or where the
+ * filesystem cannot tell. Only a results document is read past that size,
+ * and a sparse one is no document: a 2 GiB sparse file was read whole
+ * (10 s, 2 GB) before its shape refused it. */
+static long long hole_at(int fd, const struct stat *sb) {
+  if (!S_ISREG(sb->st_mode) ||
+      (unsigned long long)sb->st_size <= GCB_FILE_MAX_BYTES)
+    return -1;
+  off_t hole = lseek(fd, 0, SEEK_HOLE);
+  if (lseek(fd, 0, SEEK_SET) != 0)
+    return -1; /* cannot happen on a regular file; read as before */
+  return hole >= 0 && hole < sb->st_size ? (long long)hole : -1;
 }
 
 enum gcb_status gcb_file_read_wait(const char *path, size_t limit, int wait_ms,
@@ -110,13 +127,19 @@ enum gcb_status gcb_file_read_wait(const char *path, size_t limit, int wait_ms,
   struct stat sb;
   enum gcb_status st;
   const char *kind = NULL;
+  long long hole = -1;
   if (fstat(fd, &sb) != 0)
-    st = gcb_err_set(err, GCB_EIO, "%s: cannot read (%s)", path,
+    st = gcb_err_set(err, GCB_EINPUT, "%s: cannot read (%s)", path,
                      strerror(errno));
   else if ((kind = refused_kind(sb.st_mode)) != NULL)
     st = gcb_err_set(err, GCB_EINPUT, "%s: is %s, not a file", path, kind);
   else if (S_ISREG(sb.st_mode) && (unsigned long long)sb.st_size > limit)
     st = too_large(path, "", (unsigned long long)sb.st_size, limit, err);
+  else if ((hole = hole_at(fd, &sb)) >= 0)
+    st = gcb_err_set(err, GCB_EINPUT,
+                     "%s: a sparse file of %llu bytes (a hole at byte %lld "
+                     "reads as NUL bytes), not a document",
+                     path, (unsigned long long)sb.st_size, hole);
   else
     st = read_fd(fd, path, S_ISREG(sb.st_mode) ? (size_t)sb.st_size : 1 << 16,
                  limit, wait_ms, text, len, err);

@@ -5,13 +5,13 @@
  */
 #include "reports/criteria/criteria.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/file.h"
 #include "reports/document/jsonpos.h"
 
 #define CRITERIA_MAX_BYTES ((size_t)16 << 20)
@@ -378,7 +378,9 @@ enum gcb_status gcb_criteria_parse(const char *text, size_t len,
       cr->root == NULL
           ? gcb_err_set(err, GCB_EINPUT, "%s:%d:%d: %s", name, je.line,
                         je.column > 0 ? je.column : 1, je.text)
-          : read_root(&p, cr);
+          : gcb_json_no_nul(err, text, len, name);
+  if (st == GCB_OK)
+    st = read_root(&p, cr);
   if (st != GCB_OK) {
     gcb_criteria_free(cr);
     return st;
@@ -387,48 +389,14 @@ enum gcb_status gcb_criteria_parse(const char *text, size_t len,
   return GCB_OK;
 }
 
-/* Reads the whole stream, refusing more than the size limit. */
-static enum gcb_status slurp(FILE *f, const char *path, char **buf, size_t *len,
-                             struct gcb_err *err) {
-  size_t cap = 1 << 14, used = 0, n;
-  char *b = malloc(cap);
-  while (b != NULL && (n = fread(b + used, 1, cap - used, f)) > 0) {
-    used += n;
-    char *grown =
-        used == cap && cap <= CRITERIA_MAX_BYTES ? realloc(b, cap *= 2) : b;
-    if (grown == NULL)
-      free(b);
-    b = grown;
-  }
-  enum gcb_status st = GCB_OK;
-  if (b == NULL)
-    st = gcb_err_set(err, GCB_ENOMEM, "%s: out of memory", path);
-  else if (ferror(f))
-    st = gcb_err_set(err, GCB_EINPUT, "%s: cannot read (%s)", path,
-                     strerror(errno));
-  else if (used > CRITERIA_MAX_BYTES)
-    st = gcb_err_set(err, GCB_EINPUT, "%s: too large (limit %zu MiB)", path,
-                     CRITERIA_MAX_BYTES >> 20);
-  if (st != GCB_OK) {
-    free(b);
-    return st;
-  }
-  *buf = b;
-  *len = used;
-  return GCB_OK;
-}
-
 enum gcb_status gcb_criteria_read(const char *path, struct gcb_criteria **out,
                                   struct gcb_err *err) {
   *out = NULL;
-  FILE *f = fopen(path, "rb");
-  if (f == NULL)
-    return gcb_err_set(err, GCB_EINPUT, "%s: cannot open (%s)", path,
-                       strerror(errno));
   char *buf = NULL;
   size_t len = 0;
-  enum gcb_status st = slurp(f, path, &buf, &len, err);
-  fclose(f);
+  /* as every input: a FIFO with no writer, a device, a sparse file refused
+   * (fopen and fread once waited for ever on a FIFO) */
+  enum gcb_status st = gcb_file_read(path, CRITERIA_MAX_BYTES, &buf, &len, err);
   if (st == GCB_OK)
     st = gcb_criteria_parse(buf, len, path, out, err);
   free(buf);

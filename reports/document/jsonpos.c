@@ -301,3 +301,17 @@ enum gcb_status gcb_json_located(struct gcb_err *err, const char *text,
   return gcb_err_set(err, GCB_EINPUT, "%s:%d:%d: %s%s%s", name, line, col,
                      where, where[0] ? ": " : "", what);
 }
+
+enum gcb_status gcb_json_no_nul(struct gcb_err *err, const char *text,
+                                size_t len, const char *name) {
+  const char *nul = memchr(text, '\0', len);
+  if (nul == NULL)
+    return GCB_OK;
+  struct scan s = {(const unsigned char *)text, (const unsigned char *)nul, 1,
+                   0};
+  while (!at_end(&s))
+    advance(&s);
+  return gcb_err_set(err, GCB_EINPUT,
+                     "%s:%d:%d: a NUL byte, which JSON text never holds", name,
+                     s.line, s.chars + 1);
+}

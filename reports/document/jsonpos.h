@@ -50,4 +50,15 @@ enum gcb_status gcb_json_located(struct gcb_err *err, const char *text,
                                  const struct gcb_json_step *path, size_t depth,
                                  const char *what);
 
+/*
+ * GCB_OK when text[0..len) holds no NUL byte; else GCB_EINPUT with
+ * "name:line:col: a NUL byte, ..." at the first one. jansson drops a NUL
+ * that follows a number or a literal (`"iterations": 20<NUL>,` reads as
+ * 20), so a text it parsed is no proof that there is none: the JSON
+ * readers ask this once the text has parsed (jansson's own message comes
+ * first for any other fault).
+ */
+enum gcb_status gcb_json_no_nul(struct gcb_err *err, const char *text,
+                                size_t len, const char *name);
+
 #endif

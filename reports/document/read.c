@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "common/file.h"
+#include "reports/document/jsonpos.h"
 #include "reports/document/ranks.h"
 
 /* The schema field first: tells a results document of another version
@@ -115,7 +116,8 @@ static enum gcb_status too_large(const char *name, size_t len, size_t entries,
 }
 
 /* The tree of the text: the quick road when it takes the text, jansson's
- * otherwise (which words what is wrong with it). */
+ * otherwise (which words what is wrong with it); then a NUL byte, which
+ * jansson may have dropped, refused. */
 static enum gcb_status load(const char *text, size_t len, const char *name,
                             size_t compact_min, json_t **root, bool *fast,
                             struct gcb_err *err) {
@@ -127,7 +129,7 @@ static enum gcb_status load(const char *text, size_t len, const char *name,
     *root = NULL;
     return too_large(name, len, entries, err);
   }
-  if (*fast)
+  if (*fast) /* a text with a NUL byte it gives up on (read_lex.h) */
     return GCB_OK;
   if (all_blank(text, len))
     return gcb_err_set(err, GCB_EINPUT,
@@ -138,7 +140,7 @@ static enum gcb_status load(const char *text, size_t len, const char *name,
   if (*root == NULL)
     return gcb_err_set(err, GCB_EINPUT, "%s:%d:%d: %s", name, je.line,
                        je.column > 0 ? je.column : 1, je.text);
-  return GCB_OK;
+  return gcb_json_no_nul(err, text, len, name);
 }
 
 enum gcb_status gcb_results_parse(const char *text, size_t len,

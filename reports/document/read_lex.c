@@ -278,7 +278,9 @@ static json_t *number(struct gcb__lex *l) {
 
 /* One element of a column; prev/prev_text: the element before it, shared
  * when this one is written the same (a column of iteration counts or
- * tolerances is one value 16,384 times). */
+ * tolerances is one value 16,384 times). A literal is the element before
+ * the next one too: `[3, null, 3]` once read as `[3, null, null]`, the
+ * second 3 compared with the text of the first and given the null. */
 static json_t *element(struct gcb__lex *l, json_t *prev, const char **prev_text,
                        size_t *prev_len) {
   gcb__lex_ws(l);
@@ -297,13 +299,13 @@ static json_t *element(struct gcb__lex *l, json_t *prev, const char **prev_text,
     v = json_stringn_nocheck(s, n);
   } else if (l->end - l->p >= 4 && memcmp(l->p, "true", 4) == 0) {
     l->p += 4;
-    return json_true();
+    v = json_true();
   } else if (l->end - l->p >= 5 && memcmp(l->p, "false", 5) == 0) {
     l->p += 5;
-    return json_false();
+    v = json_false();
   } else if (l->end - l->p >= 4 && memcmp(l->p, "null", 4) == 0) {
     l->p += 4;
-    return json_null();
+    v = json_null();
   } else {
     const char *q = l->p;
     while (q < l->end && ((*q >= '0' && *q <= '9') || *q == '-' || *q == '+' ||
@@ -516,9 +518,12 @@ void gcb__lex_skip_value(struct gcb__lex *l) {
       depth--, l->p++;
     } else if (c == ',' || c == ':')
       l->p++;
-    else /* a number or a literal, to the next delimiter */
-      while (l->p < l->end && !memchr(",:]} \t\r\n\"", *l->p, 9))
+    else { /* a number or a literal, to the next delimiter; a NUL gives
+            * up (jansson would drop one after a number: read.c) */
+      while (l->p < l->end && !memchr(",:]} \t\r\n\"", *l->p, 10))
         l->p++;
+      l->bad = l->p < l->end && *l->p == '\0';
+    }
   } while (depth > 0 && !l->bad);
 }
 

@@ -43,7 +43,10 @@ json_t *gcb__lex_per_rank(struct gcb__lex *l);
 
 /* Skips one value, or one string at its opening quote (escapes included),
  * for the scan of the rest of the document, which jansson reads and
- * checks itself; l->bad when the text ends first. */
+ * checks itself; l->bad when the text ends first, or at a NUL byte outside
+ * a string (which jansson would drop after a number or a literal: with the
+ * columns' lexer, which takes none, a text this road takes has no NUL
+ * byte; one inside a string jansson refuses). */
 void gcb__lex_skip_value(struct gcb__lex *l);
 void gcb__lex_skip_string(struct gcb__lex *l);
 

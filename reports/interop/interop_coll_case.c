@@ -82,11 +82,17 @@ enum gcb_status gcb__coll_row_cases(struct gcb__conv *cv, json_t *doc,
     double fig = m->alg > 0                 ? m->alg
                  : r->size > 0 && m->us > 0 ? r->size / (m->us * 1e3)
                                             : 0;
+    /* two decimals as the tools print a time, but an absurd one (OSU's
+     * 1e308 ran to 160 characters) in exponent form */
+    char us[32];
+    snprintf(us, sizeof us, m->us < 1e9 ? "%.2f" : "%.3g", m->us);
     if (!(m->us > 0))
       snprintf(why, sizeof why, "%s printed no finite time", cv->format);
-    else if (!(fig > 0) && !r->no_bytes)
-      snprintf(why, sizeof why, "0 bytes: %.2f us, no bandwidth to report",
-               m->us);
+    else if (!(fig > 0) && !r->no_bytes && !(r->size > 0))
+      snprintf(why, sizeof why, "0 bytes: %s us, no bandwidth to report", us);
+    else if (!(fig > 0) && !r->no_bytes) /* S/t came to 0: t past 1e305 */
+      snprintf(why, sizeof why,
+               "%.0f B in %s us: a time too long for a bandwidth", r->size, us);
     bool kept = m->us > 0 && (fig > 0 || r->no_bytes);
     json_t *item = kept ? half_case(op, r, h, fig, ranks, iterations, warmup,
                                     method, label)

@@ -1,5 +1,7 @@
 /* gcb_file_read: what is read whole, what is refused before a byte is read. */
+#define _GNU_SOURCE /* SEEK_HOLE */
 #include <criterion/criterion.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,4 +82,54 @@ Test(file, a_silent_pipe_is_given_up_after_the_wait) {
   cr_expect_str_eq(text, "abc");
   free(text);
   close(fds[0]);
+}
+
+/* An input that cannot be read is bad input (exit 2), not an I/O error
+ * (exit 3): /proc/self/mem is a regular file of size 0 whose first read
+ * fails (EIO). */
+Test(file, a_file_that_cannot_be_read_is_bad_input) {
+  char *text = NULL;
+  size_t len = 0;
+  struct gcb_err err = {0};
+  cr_expect_eq(gcb_file_read("/proc/self/mem", 1 << 20, &text, &len, &err),
+               GCB_EINPUT, "%s", err.msg);
+  cr_expect(strstr(err.msg, "/proc/self/mem: cannot read (") == err.msg, "%s",
+            err.msg);
+  cr_expect_null(text);
+}
+
+/* A sparse file past GCB_FILE_MAX_BYTES (only a results document is read
+ * past it, up to 2 GiB, and none has holes) is refused before a byte is
+ * read: a 2 GiB one was read whole (10 s, 2 GB) before its shape refused
+ * it. A small sparse file (a log truncated under its writer) is read. */
+Test(file, a_sparse_file_past_the_default_limit_is_refused_before_reading) {
+  char path[] = "/tmp/gcb-file-XXXXXX";
+  int fd = mkstemp(path);
+  cr_assert_geq(fd, 0);
+  cr_assert_eq(ftruncate(fd, (off_t)2 << 30), 0);
+  off_t hole = lseek(fd, 0, SEEK_HOLE);
+  close(fd);
+  if (hole != 0) {
+    unlink(path);
+    cr_skip_test("%s: the filesystem does not report holes", path);
+  }
+  char *text = NULL;
+  size_t len = 0;
+  struct gcb_err err = {0};
+  cr_expect_eq(gcb_file_read(path, (size_t)2 << 30, &text, &len, &err),
+               GCB_EINPUT);
+  cr_expect_null(text);
+  cr_expect(strstr(err.msg, "a sparse file of 2147483648 bytes (a hole at "
+                            "byte 0 reads as NUL bytes)") != NULL,
+            "%s", err.msg);
+  /* 1 MiB of hole, then text: read whole */
+  fd = open(path, O_WRONLY | O_TRUNC);
+  cr_assert_geq(fd, 0);
+  cr_assert_eq(pwrite(fd, "log\n", 4, 1 << 20), 4);
+  close(fd);
+  cr_expect_eq(gcb_file_read(path, (size_t)2 << 30, &text, &len, &err), GCB_OK,
+               "%s", err.msg);
+  cr_expect_eq(len, (1u << 20) + 4);
+  free(text);
+  unlink(path);
 }

@@ -8,6 +8,7 @@
  * syntax in output names, names that are not UTF-8) stays data. Each table
  * here is a row of docs/ROBUSTNESS.md.
  */
+#define _GNU_SOURCE /* SEEK_HOLE */
 #include <criterion/criterion.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -172,6 +173,10 @@ static const struct bad_doc bad_results[] = {
     {"truncated.json", "{\"schema\": \"gcbench.results/1\", \"cases\": [{",
      ":1:", 0},
     {"binary.json", "\x89PNG\r\n\x1a\n\0\0\0", ":1:", 11},
+    /* a valid document but for a NUL after a number, which jansson drops:
+     * it was read as if the NUL were not there */
+    {"results-nul-byte.json", NULL,
+     ":39:20: a NUL byte, which JSON text never holds", 0},
 };
 
 static const char *doc_path(const struct bad_doc *d) {
@@ -237,7 +242,8 @@ Test(cli, deep_nesting_huge_files_and_non_files_are_refused) {
   char *err = gcb_test_slurp("stderr");
   cr_expect(strstr(err, "maximum parsing depth") != NULL, "%s", err);
   free(err);
-  /* Over the size limit: refused before reading (sparse, no disk used). */
+  /* Over 256 MiB with a hole: refused before reading (it was read whole,
+   * then refused as over the limit of a document with no entries). */
   char huge[512];
   snprintf(huge, sizeof huge, "%s", gcb_test_path("huge.json"));
   int fd = creat(huge, 0644);
@@ -245,7 +251,7 @@ Test(cli, deep_nesting_huge_files_and_non_files_are_refused) {
   cr_assert_eq(ftruncate(fd, 300L << 20), 0);
   close(fd);
   const char *big[] = {"compare", huge, DATA("results-valid.json"), NULL};
-  expect_refused(big, "256 MiB", "huge");
+  expect_refused(big, "a sparse file of 314572800 bytes", "huge");
   const char *missing[] = {"report", gcb_test_path("nope.json"), "--output",
                            gcb_test_path("rep"), NULL};
   expect_refused(missing, "nope.json: cannot open (No such file", "missing");
@@ -257,6 +263,46 @@ Test(cli, deep_nesting_huge_files_and_non_files_are_refused) {
   const char *report_dir[] = {"report", gcb_test_dir(), "--output",
                               gcb_test_path("rep"), NULL};
   expect_refused(report_dir, says, "a directory to report");
+}
+
+/* Inputs that cannot be read, or whose bytes never come: each is bad
+ * input, refused in one line with exit 2. A FIFO nobody writes to was
+ * waited on for ever (report, --criteria); /proc/self/mem exited 3; a
+ * 2 GiB sparse file was read whole (10 s, 2 GB) before it was refused. */
+Test(cli, unreadable_silent_and_sparse_inputs_exit_2) {
+  const char *rep = gcb_test_path("rep");
+  const char *mem[] = {"report", "/proc/self/mem", "--output", rep, NULL};
+  expect_refused(mem, "/proc/self/mem: cannot read (", "/proc/self/mem");
+  char sparse[512];
+  snprintf(sparse, sizeof sparse, "%s", gcb_test_path("sparse.json"));
+  int fd = creat(sparse, 0644);
+  cr_assert_geq(fd, 0);
+  cr_assert_eq(ftruncate(fd, (off_t)2 << 30), 0);
+  bool holes = lseek(fd, 0, SEEK_HOLE) == 0;
+  close(fd);
+  const char *big[] = {"report", sparse, "--output", rep, NULL};
+  if (holes) /* else the filesystem cannot say, and it is read */
+    expect_refused(big, "a sparse file of 2147483648 bytes", "2 GiB sparse");
+  unlink(sparse);
+  char fifo[512];
+  snprintf(fifo, sizeof fifo, "%s", gcb_test_path("fifo.json"));
+  cr_assert_eq(mkfifo(fifo, 0644), 0);
+  const char *report[] = {"report", fifo, "--output", rep, NULL};
+  const char *criteria[] = {
+      "report", DATA("results-valid.json"), "--criteria", fifo, "--output", rep,
+      NULL};
+  const char *const *runs[] = {report, criteria};
+  for (size_t i = 0; i < 2; i++) {
+    double took = 0;
+    int code = gcb_test_run(0, runs[i], 60, &took);
+    char *err = gcb_test_slurp("stderr");
+    cr_expect_eq(code, 2, "a FIFO with no writer (%zu): exit %d: %s", i, code,
+                 err);
+    cr_expect(strstr(err, "fifo.json: nothing to read for 10 s") != NULL &&
+                  strchr(err, '\n') == err + strlen(err) - 1,
+              "%s", err);
+    free(err);
+  }
 }
 
 /* gcb_file_read (report, compare) and gcb_results_read on pipes:
@@ -355,6 +401,13 @@ static const struct bad_doc bad_criteria[] = {
      "{\"schema\": \"gcbench.criteria/1\",\n \"bad\\nkey\\u001b[31m\": 1, "
      "\"checks\": []}",
      ":2:24: bad\\x0akey\\x1b[31m: unknown field 'bad\\x0akey\\x1b[31m'", 0},
+    {"c-nul.json",
+     "{\"schema\": \"gcbench.criteria/1\", \"thresholds\": {\"slow_rank_pct\": "
+     "10\0}, \"checks\": []}",
+     ":1:68: a NUL byte, which JSON text never holds",
+     sizeof "{\"schema\": \"gcbench.criteria/1\", \"thresholds\": "
+            "{\"slow_rank_pct\": 10\0}, \"checks\": []}" -
+         1},
 };
 
 Test(cli, bad_criteria_files_are_located) {
@@ -362,8 +415,8 @@ Test(cli, bad_criteria_files_are_located) {
     char path[512];
     snprintf(path, sizeof path, "%s", doc_path(&bad_criteria[i]));
     const char *args[] = {
-        "report", DATA("results-valid.json"), "--criteria", path,
-        "--output",     gcb_test_path("rep"),       NULL};
+        "report",   DATA("results-valid.json"), "--criteria", path,
+        "--output", gcb_test_path("rep"),       NULL};
     expect_located(args, path, bad_criteria[i].says, bad_criteria[i].name);
   }
   char deep[512];
@@ -377,8 +430,8 @@ Test(cli, bad_criteria_files_are_located) {
   write_file(deep, text, (size_t)head + 2 * n + 1);
   free(text);
   const char *args[] = {
-      "report", DATA("results-valid.json"), "--criteria", deep,
-      "--output",     gcb_test_path("rep"),       NULL};
+      "report",   DATA("results-valid.json"), "--criteria", deep,
+      "--output", gcb_test_path("rep"),       NULL};
   expect_located(args, deep, ":1:", "deep criteria");
 }
 
@@ -473,7 +526,7 @@ Test(cli, output_names_are_paths_never_commands) {
   char name[512];
   snprintf(name, sizeof name, "%s/o u t;$(touch pwned4)`touch pwned5`.json",
            gcb_test_dir());
-  const char *run[] = {"membw",    "--size", "4K", "--iters", "1",
+  const char *run[] = {"membw",    "--size", "4K",       "--iters", "1",
                        "--warmup", "0",      "--output", name,      NULL};
   cr_assert_eq(gcb_test_gcbench(0, run), 0, "%s", gcb_test_slurp("stderr"));
   cr_expect(exists(name), "the document is not at the literal path");
@@ -499,7 +552,7 @@ Test(cli, output_names_are_paths_never_commands) {
 Test(cli, an_output_name_that_is_not_utf8_is_used_as_it_is) {
   char name[512];
   snprintf(name, sizeof name, "%s/x\xf7y.json", gcb_test_dir());
-  const char *run[] = {"membw",    "--size", "4K", "--iters", "1",
+  const char *run[] = {"membw",    "--size", "4K",       "--iters", "1",
                        "--warmup", "0",      "--output", name,      NULL};
   cr_assert_eq(gcb_test_gcbench(0, run), 0, "%s", gcb_test_slurp("stderr"));
   char *doc = gcb_test_read(name);
@@ -531,7 +584,8 @@ Test(cli, a_results_file_named_not_utf8_is_reported) {
   snprintf(want, sizeof want, "%s/r\xef\xbf\xbds.json", gcb_test_dir());
   write_file(name, text, strlen(text));
   free(text);
-  const char *args[] = {"report", name, "--baseline", name, "--output", rep, NULL};
+  const char *args[] = {"report",   name, "--baseline", name,
+                        "--output", rep,  NULL};
   int code = gcb_test_gcbench(0, args);
   cr_expect(code == 0 || code == 1, "exit %d: %s", code,
             gcb_test_slurp("stderr"));

@@ -379,3 +379,28 @@ Test(interop_limits, a_size_past_2_to_the_53_is_a_located_error) {
   cr_expect_null(r);
   free(t.s);
 }
+
+/* An absurd time (1e308 us) leaves no bandwidth: the row is skipped
+ * saying so, its bytes and time in a few characters. It was skipped as
+ * "0 bytes: 1000000000000000010979..." cut at 160 characters. */
+Test(interop_limits, an_absurd_time_is_skipped_for_its_time_not_its_bytes) {
+  struct text t = {0};
+  struct gcb_results *r;
+  struct gcb_err err = {0};
+  add(&t, "# OSU MPI Latency Test v7.4\n# Size          Latency (us)\n");
+  add(&t, "0                      1e308\n");
+  add(&t, "8                      1e308\n");
+  add(&t, "16                     21.85\n");
+  cr_assert_eq(parse(&t, "osu.txt", &r, &err), GCB_OK, "%s", err.msg);
+  const json_t *skipped = json_object_get(gcb_results_json(r), "skipped");
+  cr_assert_eq(json_array_size(skipped), 2);
+  static const char *const want[] = {
+      "0 bytes: 1e+308 us, no bandwidth to report",
+      "8 B in 1e+308 us: a time too long for a bandwidth"};
+  for (size_t i = 0; i < 2; i++)
+    cr_expect_str_eq(gcb_view_str(json_array_get(skipped, i), "reason"),
+                     want[i]);
+  cr_expect_eq(count(r, "coll"), 1);
+  gcb_results_free(r);
+  free(t.s);
+}

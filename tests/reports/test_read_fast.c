@@ -186,6 +186,34 @@ Test(read_fast, documents_gcbench_writes_are_taken_and_built_the_same) {
                    "columns of every kind");
 }
 
+/* A literal between two elements written alike: each keeps its own
+ * value. The element after a null, true or false was compared with the
+ * text of the element before the literal and given the literal (rank 2's
+ * late_mean_s, sm_clock and throttle_reasons read as null), in a column
+ * read as an array (a short one, or one of a kind the table does not
+ * make compact). */
+Test(read_fast, a_literal_between_elements_written_alike_changes_neither) {
+  static const char *const columns[] = {
+      "[0.5, null, 0.5]",     "[7, null, 7]",          "[7, true, 7]",
+      "[7, false, 7]",        "[true, null, true]",    "[\"a\", null, \"a\"]",
+      "[1e-3, true, 1e-3]",   "[0, null, 0, null, 0]", "[-0.0, false, -0.0]",
+      "[\"a\", true, \"a\"]",
+  };
+  static const char *const keys[] = {"late_mean_s", "sm_clock",
+                                     "throttle_reasons", "x"};
+  for (size_t k = 0; k < sizeof keys / sizeof *keys; k++)
+    for (size_t i = 0; i < sizeof columns / sizeof *columns; i++) {
+      char text[512], what[128];
+      snprintf(text, sizeof text,
+               "{\"cases\": [{\"per_rank\": {\"rank\": [0, 1, 2], "
+               "\"%s\": %s, \"time_s\": {\"mean\": %s}, \"late_s\": "
+               "{\"mean\": %s}}}]}",
+               keys[k], columns[i], columns[i], columns[i]);
+      snprintf(what, sizeof what, "%s: %s", keys[k], columns[i]);
+      expect_same_tree(text, what);
+    }
+}
+
 /* Whatever it does not know, it leaves to jansson (false): the caller
  * then parses with json_loadb, whose message is the one users see. */
 Test(read_fast, gives_up_on_what_jansson_must_word) {
@@ -213,6 +241,47 @@ Test(read_fast, gives_up_on_what_jansson_must_word) {
               "%s", texts[i]);
     cr_expect_null(root, "%s", texts[i]);
   }
+}
+
+/* text without its '@' marks, but for the one at `keep`, which becomes a
+ * NUL byte (none when keep is past the text); *len: its length. */
+static char *with_nul_at(const char *text, size_t keep, size_t *len) {
+  char *t = malloc(strlen(text) + 1), *w = t;
+  for (const char *p = text; *p; p++)
+    if (*p != '@' || (size_t)(p - text) == keep)
+      *w++ = *p == '@' ? '\0' : *p;
+  *len = (size_t)(w - t);
+  return t;
+}
+
+/* A NUL byte outside a string, which jansson drops after a number or a
+ * literal, makes the quick road give up wherever it is (the reader looks
+ * for one on jansson's road only: read.c); without it the text is taken.
+ * The marks: skipped values, a column (compact or not), a topology. */
+Test(read_fast, a_nul_byte_anywhere_gives_up) {
+  static const char text[] =
+      "{\"cases\": [{\"iterations\": 20@, \"ok\": true@, \"per_rank\": "
+      "{\"rank\": [1@, 2], \"x\": [null@], \"late_s\": {\"n\": [3@]}}}], "
+      "\"nodes\": [{\"topology\": {\"n\": 1@}}]@}";
+  static const size_t compact_from[] = {1, SIZE_MAX};
+  size_t marks = 0, len;
+  for (size_t at = 0; at <= sizeof text; at++) {
+    if (at < sizeof text && text[at] != '@')
+      continue;
+    char *t = with_nul_at(text, at, &len);
+    for (size_t k = 0; k < 2; k++) {
+      json_t *root = NULL;
+      size_t entries = 0;
+      bool taken =
+          gcb__read_fast(t, len, any_size, compact_from[k], &root, &entries);
+      cr_expect_eq(taken, at == sizeof text, "mark %zu, compact from %zu",
+                   marks, compact_from[k]);
+      json_decref(root);
+    }
+    free(t);
+    marks++;
+  }
+  cr_expect_eq(marks, 8);
 }
 
 /* Over 256 MiB a document must have the per-rank entries to show for
