@@ -18,10 +18,9 @@
 
 /* Names of the collectives table's rows, in order (checked by a test). */
 static const char *const coll_op_names[] = {
-    "allreduce", "allgather", "reducescatter", "broadcast",
-    "reduce",    "alltoall",  "sendrecv",      "latency",
-    "bandwidth", "barrier",   "gather",        "scatter",
-    "bibw",      NULL};
+    "allreduce", "allgather", "reducescatter", "broadcast", "reduce",
+    "alltoall",  "sendrecv",  "latency",       "bandwidth", "barrier",
+    "gather",    "scatter",   "bibw",          NULL};
 
 static const char *const coll_dtype_names[] = {
 #define GCB__CD_NAME(id, name, bytes) name,
@@ -113,9 +112,18 @@ static const struct gcb_option coll_options[] = {
      NULL, 0, 4},
     GCB_OPT_ALIAS_ROW("timeout", 'T', "timeout",
                       "seconds before a case is ended, as nccl-tests -T"),
-    GCB_OPT_ALIAS_ROW("output_file", 'J', "output",
-                      "as --output: gcbench's results document (JSON, not "
-                      "nccl-tests' schema)"),
+    {"output_file", 'J', GCB_OPT_STRING, OPT(json), NULL, "FILE",
+     "nccl-tests' JSON document (its -J layout, version 3; FILE.0, FILE.1 "
+     "... when FILE exists); gcbench's own document is --output's",
+     NULL, 0, 0},
+    {"per_iter_timing", 'I', GCB_OPT_INT, OPT(per_iter), "0", "0|1",
+     "per-iteration timing, as nccl-tests -I 1: i_min, i_max, i_p99 and "
+     "i_cv% after each half (the max over ranks of each iteration), and "
+     "every rank's times in -J's document",
+     NULL, 0, 1},
+    {"per_iter_skip", 'K', GCB_OPT_INT, OPT(per_iter_skip), "0", "N",
+     "leading iterations -I's summary leaves out (nccl-tests -K; needs -I 1)",
+     NULL, 0, 1e9},
     {"average", 'a', GCB_OPT_INT, OPT(average), "1", "0-4",
      "time the table shows: 0 rank 0's, 1 mean, 2 min, 3 max over ranks; "
      "gcbench adds 4: mean over the ranks that start each pair's exchange "
@@ -385,10 +393,29 @@ static enum gcb_status pick_transport(const struct gcb_ctx *ctx,
   return st;
 }
 
+/* What nccl-tests' "# nThread ..." line and -J's config say of the sweep;
+ * the iterations are the harness's, filled in by the first case's
+ * measure (gcb__coll_measure). */
+static void describe_shape(const struct coll_opts *o,
+                           struct gcb_sweep_shape *out) {
+  *out = (struct gcb_sweep_shape){.minbytes = o->minbytes,
+                                  .maxbytes = o->maxbytes,
+                                  .stepbytes = step_bytes(o),
+                                  .stepfactor = o->stepfactor,
+                                  .agg = o->agg,
+                                  .check = o->check,
+                                  .blocking = o->blocking,
+                                  .per_iter = o->per_iter,
+                                  .per_iter_skip = o->per_iter_skip,
+                                  .program = o->program,
+                                  .json_path = o->json};
+}
+
 static void coll_close(void *state) {
   struct coll_state *s = state;
   if (s == NULL)
     return;
+  free(s->iter.s);
   for (int i = 0; i < COLL_SPLIT_COUNT; i++) {
     if (s->ops && s->split[i].comm)
       s->ops->close(s->split[i].comm);
@@ -542,6 +569,11 @@ static enum gcb_status coll_validate(const struct gcb_ctx *ctx,
     nst = gcb__coll_osu_validate(o, err);
   if (nst != GCB_OK)
     return nst;
+  if (o->per_iter_skip > 0 && o->per_iter != 1)
+    return gcb_err_set(err, GCB_EUSAGE,
+                       "-K/--per_iter_skip %ld: needs -I 1 (per-iteration "
+                       "timing), as in nccl-tests",
+                       o->per_iter_skip);
   if (o->program == NULL && gcb_option_given(coll_options, o, "stepfactor") &&
       gcb_option_given(coll_options, o, "stepbytes"))
     return gcb_err_set(err, GCB_EUSAGE,
@@ -604,6 +636,7 @@ static enum gcb_status coll_open(struct gcb_ctx *ctx, const void *opts,
       st = open_split(ctx, s, (enum coll_split)i, err);
   if (st == GCB_OK)
     st = gcb__coll_clock_offset(ctx, &s->clock_offset);
+  describe_shape(o, &s->shape);
   return st;
 }
 
@@ -724,6 +757,9 @@ static enum gcb_status coll_setup(struct gcb_ctx *ctx, const void *opts,
   struct gcb_coll_counts counts = case_counts(&sp, &cc->env, (int)o->root);
   describe(&sp, cc->env.size, (int)o->root, &counts, rec);
   describe_run(o, cycle, rec);
+  rec->shape = &s->shape;
+  s->iter.n = 0; /* until this case's measure gathers its own */
+  rec->iter = o->per_iter == 1 ? &s->iter : NULL;
   if (cc->skip[0])
     return gcb_err_set(err, GCB_EUNSUPPORTED, "%s", cc->skip);
   if (sp.desc->rooted && o->root >= cc->env.size)
