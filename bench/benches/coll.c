@@ -569,11 +569,6 @@ static enum gcb_status coll_validate(const struct gcb_ctx *ctx,
     nst = gcb__coll_osu_validate(o, err);
   if (nst != GCB_OK)
     return nst;
-  if (o->per_iter_skip > 0 && o->per_iter != 1)
-    return gcb_err_set(err, GCB_EUSAGE,
-                       "-K/--per_iter_skip %ld: needs -I 1 (per-iteration "
-                       "timing), as in nccl-tests",
-                       o->per_iter_skip);
   if (o->program == NULL && gcb_option_given(coll_options, o, "stepfactor") &&
       gcb_option_given(coll_options, o, "stepbytes"))
     return gcb_err_set(err, GCB_EUSAGE,
