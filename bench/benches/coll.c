@@ -152,6 +152,10 @@ static const struct gcb_option coll_options[] = {
      "messages per window of bandwidth and bibw (OSU's -W; 0: 64, OSU's "
      "default)",
      NULL, 0, 1 << 20},
+    {"tail-lat", 0, GCB_OPT_STRING, OPT(tail_lat), NULL, "P[,P...]",
+     "OSU's layout: tail latency columns at these percentiles (OSU -z: up "
+     "to 5, each 1..100; osu_* -z alone is 50,90,99)",
+     NULL, 0, 0},
     {"program", 0, GCB_OPT_STRING, OPT(program), NULL, "NAME",
      "behave as nccl-tests' program NAME (all_reduce_perf ...): its "
      "collective, and without -f the step -i (1M by default) as there",
@@ -393,6 +397,33 @@ static enum gcb_status pick_transport(const struct gcb_ctx *ctx,
   return st;
 }
 
+/* --tail-lat P[,P...] as OSU's -z reads it (osu_util.c 7.4: at most
+ * OMB_STAT_MAX_NUM, 5; each 0..100, where 0 would index before its
+ * array: 1..100 here). */
+static enum gcb_status tail_lat(const char *text, int *tail, int *ntail,
+                                struct gcb_err *err) {
+  *ntail = 0;
+  if (text == NULL)
+    return GCB_OK;
+  const char *p = text;
+  while (*p) {
+    char *end;
+    errno = 0;
+    long v = strtol(p, &end, 10);
+    if (errno || end == p || v < 1 || v > 100 || *ntail == 5 ||
+        (*end != ',' && *end != '\0'))
+      return gcb_err_set(err, GCB_EUSAGE,
+                         "--tail-lat '%s': up to 5 percentiles, each 1..100, "
+                         "comma-separated",
+                         text);
+    tail[(*ntail)++] = (int)v;
+    p = *end == ',' ? end + 1 : end;
+  }
+  return *ntail > 0
+             ? GCB_OK
+             : gcb_err_set(err, GCB_EUSAGE, "--tail-lat '': no percentile");
+}
+
 /* What nccl-tests' "# nThread ..." line and -J's config say of the sweep;
  * the iterations are the harness's, filled in by the first case's
  * measure (gcb__coll_measure). */
@@ -409,6 +440,7 @@ static void describe_shape(const struct coll_opts *o,
                                   .per_iter_skip = o->per_iter_skip,
                                   .program = o->program,
                                   .json_path = o->json};
+  (void)tail_lat(o->tail_lat, out->tail, &out->ntail, NULL);
 }
 
 static void coll_close(void *state) {
@@ -564,6 +596,13 @@ static enum gcb_status coll_validate(const struct gcb_ctx *ctx,
                        "--collective: %s runs %s only (run gcbench coll "
                        "--collective LIST for others)",
                        o->program, gcb__coll_nccl_program(o->program));
+  int tail[5], ntail;
+  if (tail_lat(o->tail_lat, tail, &ntail, err) != GCB_OK)
+    return GCB_EUSAGE;
+  if (ntail > 0 && (o->layout < 2 || o->layout > 3))
+    return gcb_err_set(err, GCB_EUSAGE,
+                       "--tail-lat: OSU's columns, for --layout osu or "
+                       "osu-full only");
   enum gcb_status nst = gcb__coll_nccl_validate(o, ctx->size, err);
   if (nst == GCB_OK)
     nst = gcb__coll_osu_validate(o, err);
@@ -754,7 +793,7 @@ static enum gcb_status coll_setup(struct gcb_ctx *ctx, const void *opts,
   describe_run(o, cycle, rec);
   rec->shape = &s->shape;
   s->iter.n = 0; /* until this case's measure gathers its own */
-  rec->iter = o->per_iter == 1 ? &s->iter : NULL;
+  rec->iter = o->per_iter == 1 || s->shape.ntail > 0 ? &s->iter : NULL;
   if (cc->skip[0])
     return gcb_err_set(err, GCB_EUNSUPPORTED, "%s", cc->skip);
   if (sp.desc->rooted && o->root >= cc->env.size)

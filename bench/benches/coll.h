@@ -43,6 +43,7 @@ struct coll_opts {
   long per_iter;         /* -I: 1 per-iteration columns (and in -J's file) */
   long per_iter_skip;    /* -K: leading iterations -I's summary leaves out */
   const char *json;      /* -J: nccl-tests' JSON document, or NULL */
+  const char *tail_lat;  /* --tail-lat P[,P...]: OSU -z's percentiles */
   const char *program;   /* --program: a nccl-tests program name, or NULL */
   const char *transport; /* auto, mpi, nccl */
   const char *split;     /* auto, or a list of none, node, cross */

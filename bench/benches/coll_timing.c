@@ -254,7 +254,7 @@ enum gcb_status gcb__coll_measure(struct gcb_ctx *ctx, const void *opts,
   out->time_s = mean * c->time_scale;
   if (st == GCB_OK)
     st = time_each(ctx, c, iters, buf, buf + iters);
-  if (st == GCB_OK && o->per_iter == 1)
+  if (st == GCB_OK && (o->per_iter == 1 || s->shape.ntail > 0))
     st = gather_iters(ctx, s, buf, iters);
   if (st == GCB_OK)
     st = lateness(ctx, c, iters, buf + iters, buf + 2 * iters);

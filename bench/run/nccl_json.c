@@ -321,7 +321,7 @@ static enum gcb_status json_record(void *self, const struct gcb_record *rec,
       json_pack("{s:f, s:f, s:f, s:o}", "time", 1e6 * f.time_s, "alg_bw",
                 f.algbw, "bus_bw", f.busbw, "nwrong",
                 f.checked ? json_real((double)f.wrong) : json_null()));
-  if (rec->iter != NULL) {
+  if (rec->iter != NULL && rec->shape->per_iter == 1) {
     json_t *pi = per_iter_of(rec);
     if (pi != NULL)
       json_object_set_new(

@@ -173,7 +173,7 @@ static void print_header(struct gcb_table *t, const struct gcb_record *rec) {
   snprintf(t->coll.program, sizeof t->coll.program, "%s",
            program_of(gcb_record_text(rec, "op")));
   fprintf(t->out, "#\n");
-  if (rec->iter != NULL) {
+  if (sh && sh->per_iter == 1) {
     print_per_iter_columns(t);
     return;
   }
@@ -264,7 +264,7 @@ static void format_half(struct gcb_table *t, const struct gcb_record *rec,
     snprintf(buf, len, "  %7s  %6s  %6s  %6g", ts, as, bs, (double)s.wrong);
   else
     snprintf(buf, len, "  %7s  %6s  %6s    N/A", ts, as, bs);
-  if (rec->iter != NULL) {
+  if (rec->shape && rec->shape->per_iter == 1) {
     size_t used = strlen(buf);
     format_per_iter(rec, buf + used, len - used);
   }

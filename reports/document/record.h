@@ -74,8 +74,10 @@ struct gcb_sweep_shape {
   uint64_t stepbytes; /* 0: the sizes multiply by stepfactor */
   double stepfactor;
   long warmup, iters, agg, check, blocking;
-  long per_iter;         /* -I: 1 per-iteration columns and JSON */
-  long per_iter_skip;    /* -K: leading iterations the summary leaves out */
+  long per_iter;      /* -I: 1 per-iteration columns and JSON */
+  long per_iter_skip; /* -K: leading iterations the summary leaves out */
+  int tail[5];        /* OSU -z: the percentiles (1..100) of its tail columns */
+  int ntail;          /* 0: none */
   const char *program;   /* nccl-tests' program name run as, or NULL */
   const char *json_path; /* -J: nccl-tests' JSON document, or NULL */
 };
