@@ -504,3 +504,33 @@ Test(dropin, per_iteration_json_is_nccl_tests_layout) {
     cr_assert_not_null(strstr(a, want[k]), "no '%s' in:\n%s", want[k], a);
   free(a);
 }
+
+/* In a run of several collectives, a case skipped as too small is told
+ * inside its own collective's block (after its "test starting" line),
+ * never inside the block of the collective before it. Failed before: the
+ * alltoall skip lines came before allreduce's footer. */
+Test(dropin, skipped_cases_are_told_in_their_own_collective_block) {
+  const char *args[] = {"coll",
+                        "--collective",
+                        "allreduce,alltoall",
+                        "-b",
+                        "8",
+                        "-e",
+                        "8",
+                        "--iters",
+                        "2",
+                        "--warmup",
+                        "0",
+                        "--output",
+                        gcb_test_path("sk.json"),
+                        NULL};
+  cr_assert_eq(gcb_test_gcbench(2, args), 0, "%s", gcb_test_slurp("stderr"));
+  char *out = gcb_test_slurp("stdout");
+  const char *ar_end =
+      strstr(out, "# Collective test concluded: all_reduce_perf");
+  const char *a2a = strstr(out, "# Collective test starting: alltoall_perf");
+  const char *skip = strstr(out, "# skipped coll alltoall");
+  cr_assert(ar_end && a2a && skip, "%s", out);
+  cr_assert(ar_end < a2a && a2a < skip, "%s", out);
+  free(out);
+}
