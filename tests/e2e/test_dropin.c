@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reports/interop/interop.h"
+#include "reports/reports.h"
 #include "tests/e2e/run_gcbench.h"
 
 static void make_dir(void) {
@@ -393,6 +395,7 @@ Test(dropin, header_lines_are_nccl_tests_and_gcbench_lines_go_to_stderr) {
   char *mine[200], *ref[200];
   int nm = lines_of(mine_text, mine, 200), nr = lines_of(ref_text, ref, 200);
   cr_assert_gt(nm, 5);
+  cr_assert_gt(nr, 5);
   cr_assert(strncmp(mine[0], "# nccl-tests version 2.19.6 nccl-headers=", 41) ==
                 0,
             "first line: %s", mine[0]);
@@ -480,6 +483,17 @@ Test(dropin, per_iteration_json_is_nccl_tests_layout) {
     cr_assert_not_null(json_object_get(r, "in_place_per_iter"));
   }
   json_decref(d);
+  /* gcbench reads its own -J file back as nccl-tests' (version 3): a
+   * case per half of each size. Failed before: "gcbench reads 1 and 2". */
+  struct gcb_results *back = NULL;
+  struct gcb_err rerr = {0};
+  enum gcb_format fmt;
+  cr_assert_eq(
+      gcb_interop_read(gcb_test_path("nccl.json"), NULL, 0, &back, &fmt, &rerr),
+      GCB_OK, "%s", rerr.msg);
+  /* two sizes, two halves each (and the average bus bandwidth's figure) */
+  cr_assert_geq(json_array_size(gcb_test_section(back, "cases")), 4);
+  gcb_results_free(back);
   char *own = gcb_test_read(gcb_test_path("own.json"));
   cr_assert_not_null(strstr(own, "gcbench.results/"));
   free(own);
