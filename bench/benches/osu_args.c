@@ -672,6 +672,9 @@ void gcb__osu_help(const struct gcb_osu_program *p, FILE *out) {
   if (!gcb__osu_sizeless(p))
     fprintf(out, "  -c, --validation                check every size's result "
                  "(Validation column)\n");
+  if (p->kind != GCB_OSU_BW && !gcb__osu_multi_pair(p))
+    fprintf(out, "  -z, --tail-lat       [P,...]    tail latency columns at "
+                 "these percentiles (default 50,90,99)\n");
   fprintf(out,
           "  -d, --accelerator    cuda|host  buffers in device memory (over "
           "NCCL) or host memory (MPI, the default)\n"
