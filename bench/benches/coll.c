@@ -671,6 +671,8 @@ static enum gcb_status coll_open(struct gcb_ctx *ctx, const void *opts,
   if (st == GCB_OK)
     st = gcb__coll_clock_offset(ctx, &s->clock_offset);
   describe_shape(o, &s->shape);
+  if (st == GCB_OK && s->ops->version_codes)
+    s->ops->version_codes(&s->shape.nccl_headers, &s->shape.nccl_library);
   return st;
 }
 

@@ -149,7 +149,8 @@ static json_t *head_of(const struct gcb_nccl_json *j,
   free(vars);
   return json_pack("{s:i, s:o, s:o*, s:o*, s:i, s:o*, s:[]}", "version", 3,
                    "start_time", now_text(), "args", args, "env", env,
-                   "nccl_version", 0, "config", config_of(j, rec), "results");
+                   "nccl_version", rec->shape->nccl_library, "config",
+                   config_of(j, rec), "results");
 }
 
 /* Claims the path as nccl-tests' jsonOutputInit does: created anew

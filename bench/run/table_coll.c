@@ -154,8 +154,9 @@ static void print_header(struct gcb_table *t, const struct gcb_record *rec) {
              gcb_record_int(rec, "comm_size", 0));
   const struct gcb_sweep_shape *sh = rec->shape;
   if (sh) /* nccl-tests' layout: 2.19.6 is the version it follows */
-    fprintf(t->out, "# nccl-tests version 2.19.6 nccl-headers=0 "
-                    "nccl-library=0\n");
+    fprintf(t->out,
+            "# nccl-tests version 2.19.6 nccl-headers=%d nccl-library=%d\n",
+            sh->nccl_headers, sh->nccl_library);
   fprintf(t->out, "# Collective test starting: %s\n",
           program_of(gcb_record_text(rec, "op")));
   fprintf(own(t),

@@ -78,8 +78,9 @@ struct gcb_sweep_shape {
   long per_iter_skip; /* -K: leading iterations the summary leaves out */
   int tail[5];        /* OSU -z: the percentiles (1..100) of its tail columns */
   int ntail;          /* 0: none */
-  const char *program;   /* nccl-tests' program name run as, or NULL */
-  const char *json_path; /* -J: nccl-tests' JSON document, or NULL */
+  int nccl_headers, nccl_library; /* NCCL's version codes; 0: not NCCL */
+  const char *program;            /* nccl-tests' program name run as, or NULL */
+  const char *json_path;          /* -J: nccl-tests' JSON document, or NULL */
 };
 
 /* One case's per-iteration times (nccl-tests -I 1), each rank's row of n
