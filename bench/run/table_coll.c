@@ -124,25 +124,28 @@ static void print_config(struct gcb_table *t, const struct gcb_record *rec,
   }
 }
 
-/* nccl-tests' column header with -I 1 (writeResultHeader). */
-static void print_per_iter_columns(struct gcb_table *t) {
+/* nccl-tests' column header with -I 1 (writeResultHeader); with --layout
+ * gcbench the min and max over ranks trail it, as without -I. */
+static void print_per_iter_columns(struct gcb_table *t, bool extra) {
   fprintf(t->out,
           "# %10s  %12s  %8s  %6s  %6s              out-of-place (+ "
           "per-iteration)                                in-place (+ "
-          "per-iteration)\n",
-          "", "", "", "", "");
+          "per-iteration)%s\n",
+          "", "", "", "", "", extra ? "    out-of-place      in-place" : "");
   fprintf(t->out,
           "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %7s  %7s  "
-          "%7s  %7s  %6s  %6s  %6s  %7s  %7s  %7s  %7s %*s\n",
+          "%7s  %7s  %6s  %6s  %6s  %7s  %7s  %7s  %7s %*s%s\n",
           "size", "count", "type", "redop", "root", "time", "algbw", "busbw",
           "#wrong", "i_min", "i_max", "i_p99", "i_cv%", "time", "algbw",
-          "busbw", "#wrong", "i_min", "i_max", "i_p99", "i_cv%", 0, "");
+          "busbw", "#wrong", "i_min", "i_max", "i_p99", "i_cv%", 0, "",
+          extra ? "     min      max      min      max" : "");
   fprintf(t->out,
           "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %7s  %7s  "
-          "%7s  %7s  %6s  %6s  %6s  %7s  %7s  %7s  %7s %*s\n",
+          "%7s  %7s  %6s  %6s  %6s  %7s  %7s  %7s  %7s %*s%s\n",
           "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "",
           "(us)", "(us)", "(us)", "(%)", "(us)", "(GB/s)", "(GB/s)", "", "(us)",
-          "(us)", "(us)", "(%)", 0, "");
+          "(us)", "(us)", "(%)", 0, "",
+          extra ? "    (us)     (us)     (us)     (us)" : "");
 }
 
 static void print_header(struct gcb_table *t, const struct gcb_record *rec) {
@@ -175,7 +178,7 @@ static void print_header(struct gcb_table *t, const struct gcb_record *rec) {
            program_of(gcb_record_text(rec, "op")));
   fprintf(t->out, "#\n");
   if (sh && sh->per_iter == 1) {
-    print_per_iter_columns(t);
+    print_per_iter_columns(t, extra);
     return;
   }
   fprintf(t->out,
