@@ -233,7 +233,8 @@ static enum gcb_status table_skip(void *self, const struct gcb_record *rec,
   erase_progress(t);
   if (rec->layout == GCB_LAYOUT_COLLECTIVE) {
     gcb__table_coll_flush_row(t);
-    if (!gcb__table_osu(rec))
+    /* a case's skip (not a whole benchmark's: no operation) */
+    if (!gcb__table_osu(rec) && *gcb_record_text(rec, "op") != '\0')
       gcb__table_coll_begin(t, rec);
   }
   if (strcmp(t->last_skip, reason) == 0) {
