@@ -301,6 +301,10 @@ struct gcb_coll_ops {
   enum gcb_status (*test)(struct gcb_comm *c, bool *done, struct gcb_err *err);
   /* Library version, e.g. "MPICH 4.0.2" or "NCCL 2.28.9". */
   void (*version)(char *buf, size_t len);
+  /* NCCL's version codes, as nccl-tests' first line prints them
+   * (nccl-headers: NCCL_VERSION_CODE built against, nccl-library:
+   * ncclGetVersion, 0 when it fails). NULL: the transport is not NCCL. */
+  void (*version_codes)(int *headers, int *library);
 };
 
 /* Every transport compiled in, NULL-terminated. */

@@ -386,6 +386,12 @@ static void nccl_version(char *buf, size_t len) {
   snprintf(buf, len, "NCCL %s", number);
 }
 
+static void nccl_version_codes(int *headers, int *library) {
+  *headers = NCCL_VERSION_CODE;
+  if (ncclGetVersion(library) != ncclSuccess)
+    *library = 0;
+}
+
 /* ---- capabilities -------------------------------------------------------- */
 
 /* NCCL's types and operators, where the header gcbench was compiled
@@ -845,4 +851,5 @@ const struct gcb_coll_ops gcb_coll_nccl = {
     .istart = nccl_start,
     .test = nccl_test,
     .version = nccl_version,
+    .version_codes = nccl_version_codes,
 };

@@ -112,9 +112,18 @@ static const struct gcb_option coll_options[] = {
      NULL, 0, 4},
     GCB_OPT_ALIAS_ROW("timeout", 'T', "timeout",
                       "seconds before a case is ended, as nccl-tests -T"),
-    GCB_OPT_ALIAS_ROW("output_file", 'J', "output",
-                      "as --output: gcbench's results document (JSON, not "
-                      "nccl-tests' schema)"),
+    {"output_file", 'J', GCB_OPT_STRING, OPT(json), NULL, "FILE",
+     "nccl-tests' JSON document (its -J layout, version 3; FILE.0, FILE.1 "
+     "... when FILE exists); gcbench's own document is --output's",
+     NULL, 0, 0},
+    {"per_iter_timing", 'I', GCB_OPT_INT, OPT(per_iter), "0", "0|1",
+     "per-iteration timing, as nccl-tests -I 1: i_min, i_max, i_p99 and "
+     "i_cv% after each half (the max over ranks of each iteration), and "
+     "every rank's times in -J's document",
+     NULL, 0, 1},
+    {"per_iter_skip", 'K', GCB_OPT_INT, OPT(per_iter_skip), "0", "N",
+     "leading iterations -I's summary leaves out (nccl-tests -K; needs -I 1)",
+     NULL, 0, 1e9},
     {"average", 'a', GCB_OPT_INT, OPT(average), "1", "0-4",
      "time the table shows: 0 rank 0's, 1 mean, 2 min, 3 max over ranks; "
      "gcbench adds 4: mean over the ranks that start each pair's exchange "
@@ -143,6 +152,10 @@ static const struct gcb_option coll_options[] = {
      "messages per window of bandwidth and bibw (OSU's -W; 0: 64, OSU's "
      "default)",
      NULL, 0, 1 << 20},
+    {"tail-lat", 0, GCB_OPT_STRING, OPT(tail_lat), NULL, "P[,P...]",
+     "OSU's layout: tail latency columns at these percentiles (OSU -z: up "
+     "to 5, each 1..100; osu_* -z alone is 50,90,99)",
+     NULL, 0, 0},
     {"program", 0, GCB_OPT_STRING, OPT(program), NULL, "NAME",
      "behave as nccl-tests' program NAME (all_reduce_perf ...): its "
      "collective, and without -f the step -i (1M by default) as there",
@@ -385,10 +398,57 @@ static enum gcb_status pick_transport(const struct gcb_ctx *ctx,
   return st;
 }
 
+/* --tail-lat P[,P...] as OSU's -z reads it (osu_util.c 7.4: at most
+ * OMB_STAT_MAX_NUM, 5; each 0..100, where 0 would index before its
+ * array: 1..100 here). */
+static enum gcb_status tail_lat(const char *text, int *tail, int *ntail,
+                                struct gcb_err *err) {
+  *ntail = 0;
+  if (text == NULL)
+    return GCB_OK;
+  const char *p = text;
+  while (*p) {
+    char *end;
+    errno = 0;
+    long v = strtol(p, &end, 10);
+    if (errno || end == p || v < 1 || v > 100 || *ntail == 5 ||
+        (*end != ',' && *end != '\0'))
+      return gcb_err_set(err, GCB_EUSAGE,
+                         "--tail-lat '%s': up to 5 percentiles, each 1..100, "
+                         "comma-separated",
+                         text);
+    tail[(*ntail)++] = (int)v;
+    p = *end == ',' ? end + 1 : end;
+  }
+  return *ntail > 0
+             ? GCB_OK
+             : gcb_err_set(err, GCB_EUSAGE, "--tail-lat '': no percentile");
+}
+
+/* What nccl-tests' "# nThread ..." line and -J's config say of the sweep;
+ * the iterations are the harness's, filled in by the first case's
+ * measure (gcb__coll_measure). */
+static void describe_shape(const struct coll_opts *o,
+                           struct gcb_sweep_shape *out) {
+  *out = (struct gcb_sweep_shape){.minbytes = o->minbytes,
+                                  .maxbytes = o->maxbytes,
+                                  .stepbytes = step_bytes(o),
+                                  .stepfactor = o->stepfactor,
+                                  .agg = o->agg,
+                                  .check = o->check,
+                                  .blocking = o->blocking,
+                                  .per_iter = o->per_iter,
+                                  .per_iter_skip = o->per_iter_skip,
+                                  .program = o->program,
+                                  .json_path = o->json};
+  (void)tail_lat(o->tail_lat, out->tail, &out->ntail, NULL);
+}
+
 static void coll_close(void *state) {
   struct coll_state *s = state;
   if (s == NULL)
     return;
+  free(s->iter.s);
   for (int i = 0; i < COLL_SPLIT_COUNT; i++) {
     if (s->ops && s->split[i].comm)
       s->ops->close(s->split[i].comm);
@@ -537,6 +597,13 @@ static enum gcb_status coll_validate(const struct gcb_ctx *ctx,
                        "--collective: %s runs %s only (run gcbench coll "
                        "--collective LIST for others)",
                        o->program, gcb__coll_nccl_program(o->program));
+  int tail[5], ntail;
+  if (tail_lat(o->tail_lat, tail, &ntail, err) != GCB_OK)
+    return GCB_EUSAGE;
+  if (ntail > 0 && (o->layout < 2 || o->layout > 3))
+    return gcb_err_set(err, GCB_EUSAGE,
+                       "--tail-lat: OSU's columns, for --layout osu or "
+                       "osu-full only");
   enum gcb_status nst = gcb__coll_nccl_validate(o, ctx->size, err);
   if (nst == GCB_OK)
     nst = gcb__coll_osu_validate(o, err);
@@ -604,6 +671,9 @@ static enum gcb_status coll_open(struct gcb_ctx *ctx, const void *opts,
       st = open_split(ctx, s, (enum coll_split)i, err);
   if (st == GCB_OK)
     st = gcb__coll_clock_offset(ctx, &s->clock_offset);
+  describe_shape(o, &s->shape);
+  if (st == GCB_OK && s->ops->version_codes)
+    s->ops->version_codes(&s->shape.nccl_headers, &s->shape.nccl_library);
   return st;
 }
 
@@ -724,6 +794,9 @@ static enum gcb_status coll_setup(struct gcb_ctx *ctx, const void *opts,
   struct gcb_coll_counts counts = case_counts(&sp, &cc->env, (int)o->root);
   describe(&sp, cc->env.size, (int)o->root, &counts, rec);
   describe_run(o, cycle, rec);
+  rec->shape = &s->shape;
+  s->iter.n = 0; /* until this case's measure gathers its own */
+  rec->iter = o->per_iter == 1 || s->shape.ntail > 0 ? &s->iter : NULL;
   if (cc->skip[0])
     return gcb_err_set(err, GCB_EUNSUPPORTED, "%s", cc->skip);
   if (sp.desc->rooted && o->root >= cc->env.size)

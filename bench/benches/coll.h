@@ -14,7 +14,7 @@
 #include "collectives/comm.h"
 
 /* How many nccl-tests options coll takes only at their default value. */
-#define GCB_COLL_NCCL_REFUSED 14
+#define GCB_COLL_NCCL_REFUSED 12
 
 struct coll_opts {
   uint32_t ops; /* bit set over coll_op_names */
@@ -40,6 +40,10 @@ struct coll_opts {
   long window;            /* --window: messages per window; 0: the pattern's */
   long nccl[GCB_COLL_NCCL_REFUSED]; /* nccl-tests options refused unless at
                                        their default (coll_nccl.c) */
+  long per_iter;         /* -I: 1 per-iteration columns (and in -J's file) */
+  long per_iter_skip;    /* -K: leading iterations -I's summary leaves out */
+  const char *json;      /* -J: nccl-tests' JSON document, or NULL */
+  const char *tail_lat;  /* --tail-lat P[,P...]: OSU -z's percentiles */
   const char *program;   /* --program: a nccl-tests program name, or NULL */
   const char *transport; /* auto, mpi, nccl */
   const char *split;     /* auto, or a list of none, node, cross */
@@ -72,6 +76,9 @@ struct coll_state {
   int delay_rank; /* -1: none */
   double delay_s;
   double clock_offset; /* add to local CLOCK_MONOTONIC to get rank 0's */
+  struct gcb_sweep_shape shape; /* what each record points at */
+  struct gcb_iter_times iter;   /* -I 1: the case's per-iteration times, on
+                                   rank 0 (every rank's row) */
 };
 
 /* One prepared case: what the harness's gcb_op carries. */
@@ -126,12 +133,7 @@ uint64_t gcb__coll_next_size(const struct coll_opts *o, uint64_t size);
   X(10, "memory", 'M', "0", "memory usage report (nccl-tests -M)",             \
     "gcbench records no memory report; leave -M 0")                            \
   X(11, "unalign", 'u', "0", "misaligned buffers (nccl-tests -u)",             \
-    "gcbench's buffers are aligned; leave -u 0")                               \
-  X(12, "per_iter_timing", 'I', "0", "per-iteration timing (nccl-tests -I)",   \
-    "gcbench times every iteration always: p50/p99 are in the results "        \
-    "document and the --layout gcbench table; leave -I 0")                     \
-  X(13, "per_iter_skip", 'K', "0", "samples -I skips (nccl-tests -K)",         \
-    "use -w (warm-up iterations) to leave out the first iterations")
+    "gcbench's buffers are aligned; leave -u 0")
 
 enum gcb_status gcb__coll_nccl_validate(const struct coll_opts *o, int nranks,
                                         struct gcb_err *err);

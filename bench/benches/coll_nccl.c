@@ -54,6 +54,11 @@ enum gcb_status gcb__coll_nccl_validate(const struct coll_opts *o, int nranks,
       return gcb_err_set(err, GCB_EUSAGE, "-%c/--%s %ld: not supported: %s",
                          refused[i].letter, refused[i].name, o->nccl[i],
                          refused[i].instead);
+  if (o->per_iter_skip > 0 && o->per_iter != 1)
+    return gcb_err_set(err, GCB_EUSAGE,
+                       "-K/--per_iter_skip %ld: needs -I 1 (per-iteration "
+                       "timing), as in nccl-tests",
+                       o->per_iter_skip);
   if (o->cycles == 0)
     return gcb_err_set(err, GCB_EUSAGE,
                        "-N/--run_cycles 0 (run until interrupted) is not "

@@ -192,15 +192,46 @@ static enum gcb_status lateness(struct gcb_ctx *ctx, const struct coll_op *c,
   return st;
 }
 
+/* -I 1: every rank's per-iteration times onto rank 0 (nccl-tests gathers
+ * each process's row, GatherProcessMaxIterTimes), before the statistics
+ * sort them. The world: every rank measures every case. */
+static enum gcb_status gather_iters(struct gcb_ctx *ctx, struct coll_state *s,
+                                    const double *duration, long iters) {
+  s->iter.n = 0;
+  if (ctx->rank == 0) {
+    double *all =
+        realloc(s->iter.s, (size_t)ctx->size * (size_t)iters * sizeof *all);
+    if (all == NULL)
+      return gcb_err_set(&ctx->err, GCB_ENOMEM,
+                         "-I 1: per-iteration times: out of memory");
+    s->iter.s = all;
+  }
+  gcb_watchdog_step(ctx->watchdog);
+  enum gcb_status st =
+      gcb_mpi_err(&ctx->err,
+                  MPI_Gather(duration, (int)iters, MPI_DOUBLE, s->iter.s,
+                             (int)iters, MPI_DOUBLE, 0, ctx->world),
+                  "MPI_Gather of per-iteration times");
+  if (st == GCB_OK && ctx->rank == 0) {
+    s->iter.nranks = ctx->size;
+    s->iter.n = iters;
+  }
+  return st;
+}
+
 enum gcb_status gcb__coll_measure(struct gcb_ctx *ctx, const void *opts,
                                   void *state, struct gcb_op *op,
                                   struct gcb_timing *t,
                                   struct gcb_rank_result *out,
                                   struct gcb_err *err) {
-  (void)state;
   const struct coll_opts *o = opts;
+  struct coll_state *s = state;
   struct coll_op *c = op->state;
   long iters = t->iters, warmup = t->warmup;
+  if (s->shape.iters == 0) { /* the run's, as nccl-tests' header says */
+    s->shape.iters = iters;
+    s->shape.warmup = warmup;
+  }
   gcb__coll_osu_iters(o, c->osu_size, &iters, &warmup);
   t->iters = iters;
   t->warmup = warmup;
@@ -224,6 +255,8 @@ enum gcb_status gcb__coll_measure(struct gcb_ctx *ctx, const void *opts,
   out->time_s = mean * c->time_scale;
   if (st == GCB_OK)
     st = time_each(ctx, c, iters, buf, buf + iters);
+  if (st == GCB_OK && (o->per_iter == 1 || s->shape.ntail > 0))
+    st = gather_iters(ctx, s, buf, iters);
   if (st == GCB_OK)
     st = lateness(ctx, c, iters, buf + iters, buf + 2 * iters);
   if (st == GCB_OK) {

@@ -122,9 +122,10 @@ struct osu_req {
   int elt;           /* the smallest element size among them */
   const char *output;
   bool force;
-  long root;   /* -k fixed:N; -1: OSU's default, rank 0 */
-  long window; /* -W; 0: OSU's default, 64 */
-  long pairs;  /* osu_mbw_mr -p; 0: not given */
+  long root;        /* -k fixed:N; -1: OSU's default, rank 0 */
+  long window;      /* -W; 0: OSU's default, 64 */
+  long pairs;       /* osu_mbw_mr -p; 0: not given */
+  const char *tail; /* -z: the percentiles ("50,90,99" alone); NULL */
 };
 
 /* OSU's -m: "MAX", "MIN:MAX", "MIN:" or ":MAX" (set_message_size: a
@@ -282,7 +283,6 @@ static const struct {
     {'I', "no MPI sessions (-I)"},
     {'l', "the OSU road runs out of place (-l: gcbench coll --placement "
           "in-place)"},
-    {'z', "no tail latencies (-z): p50/p99 are in the results document"},
     {'k', "the root stays rank 0 (-k: gcbench coll --root RANK)"},
     {'b', "one buffer per window only (-b single)"},
     {'r', "no CUDA kernel target (-r)"},
@@ -355,6 +355,14 @@ static enum gcb_status one_option(const struct gcb_osu_program *p, int c,
                          "-c alone",
                          prog, arg);
     r->validate = true;
+    return GCB_OK;
+  case 'z': /* osu_util.c 7.4: alone 50,90,99; else P[,P...] */
+    if (p->kind == GCB_OSU_BW || gcb__osu_multi_pair(p))
+      return gcb_err_set(err, GCB_EUSAGE,
+                         "%s: -z: not supported: gcbench's tail columns are "
+                         "latencies (osu_latency and the collectives)",
+                         prog);
+    r->tail = arg ? arg : "50,90,99";
     return GCB_OK;
   case 'd':
     return device_arg(prog, arg, r, err);
@@ -523,6 +531,10 @@ static int build(const struct gcb_osu_program *p, const struct osu_req *r,
   }
   if (r->force)
     a[n++] = "--force";
+  if (r->tail) {
+    a[n++] = "--tail-lat";
+    a[n++] = (char *)r->tail;
+  }
   if (r->root >= 0) {
     snprintf(s->root, sizeof s->root, "%ld", r->root);
     a[n++] = "--root";
@@ -597,7 +609,7 @@ enum gcb_status gcb__osu_translate(const struct gcb_osu_program *p, int argc,
   if (r.max > (1ull << 40))
     return gcb_err_set(err, GCB_EUSAGE, "%s: -m: %llu bytes is too large",
                        p->name, r.max);
-  char **a = calloc(40, sizeof *a);
+  char **a = calloc(48, sizeof *a);
   struct store *s = calloc(1, sizeof *s);
   if (a == NULL || s == NULL) {
     free(a);
@@ -660,6 +672,9 @@ void gcb__osu_help(const struct gcb_osu_program *p, FILE *out) {
   if (!gcb__osu_sizeless(p))
     fprintf(out, "  -c, --validation                check every size's result "
                  "(Validation column)\n");
+  if (p->kind != GCB_OSU_BW && !gcb__osu_multi_pair(p))
+    fprintf(out, "  -z, --tail-lat       [P,...]    tail latency columns at "
+                 "these percentiles (default 50,90,99)\n");
   fprintf(out,
           "  -d, --accelerator    cuda|host  buffers in device memory (over "
           "NCCL) or host memory (MPI, the default)\n"

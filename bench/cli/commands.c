@@ -32,9 +32,11 @@ static int run_exit_code(const struct gcb_run_totals *t) {
 
 static void print_totals(const struct gcb_harness *h) {
   const struct gcb_run_totals *t = &h->totals;
-  printf("# results: %s (%d case(s), %d with wrong results, %d skipped, %d "
-         "failed)\n",
-         h->output, t->cases, t->invalid, t->skipped, t->failed);
+  /* another tool's program: after its last line, on stderr */
+  fprintf(h->opts->dropin ? stderr : stdout,
+          "# results: %s (%d case(s), %d with wrong results, %d skipped, %d "
+          "failed)\n",
+          h->output, t->cases, t->invalid, t->skipped, t->failed);
 }
 
 /* Context, backend, header, the benchmarks, footer: one run. */
@@ -83,7 +85,7 @@ static void bench_usage(int rank, const char *name, const char *summary,
 }
 
 static int bench_command(const struct gcb_bench *b, int argc, char **argv,
-                         int rank) {
+                         int rank, bool dropin) {
   struct gcb_run_opts ro;
   void *bo = calloc(1, b->opts_size ? b->opts_size : 1);
   if (bo == NULL) {
@@ -104,6 +106,7 @@ static int bench_command(const struct gcb_bench *b, int argc, char **argv,
   } else if (help) {
     bench_usage(rank, b->name, b->summary, groups, 2);
   } else {
+    ro.dropin = dropin;
     const struct gcb_bench *benches[] = {b, NULL};
     void *opts[] = {bo, NULL};
     code = gcb__run(b->name, argc, argv, &ro, benches, opts,
@@ -196,7 +199,7 @@ static int program_command(const char *name, int argc, char **argv, int rank) {
     args[n++] = (char *)nccl_defaults[i];
   for (int i = 1; i < argc; i++)
     args[n++] = argv[i];
-  int code = bench_command(b, n, args, rank);
+  int code = bench_command(b, n, args, rank, true);
   free(args);
   return code;
 }
@@ -222,7 +225,7 @@ static int osu_command(const struct gcb_osu_program *p, int argc, char **argv,
       gcb__osu_version(p, false, stdout);
     code = 0;
   } else
-    code = bench_command(gcb_bench_find("coll"), nargs, args, rank);
+    code = bench_command(gcb_bench_find("coll"), nargs, args, rank, true);
   free(args);
   free(store);
   return code;
@@ -246,7 +249,7 @@ int gcb_command_dispatch(int argc, char **argv, int rank) {
   }
   const struct gcb_bench *b = gcb_bench_find(argv[1]);
   if (b)
-    return bench_command(b, argc - 1, argv + 1, rank);
+    return bench_command(b, argc - 1, argv + 1, rank, false);
   for (const struct gcb_command *c = commands; c->name; c++)
     if (strcmp(c->name, argv[1]) == 0)
       return c->run(argc - 1, argv + 1, rank);

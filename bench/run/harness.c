@@ -180,8 +180,9 @@ static enum gcb_status first_write(struct gcb_harness *h, const char *command) {
     st = ctx->err.code = GCB_EUSAGE;
   }
   if (st == GCB_OK)
-    printf("# gcbench %s: %d rank(s) on %d node(s); backend %s\n", command,
-           ctx->size, ctx->node_count, ctx->backend_reason);
+    fprintf(h->opts->dropin ? stderr : stdout,
+            "# gcbench %s: %d rank(s) on %d node(s); backend %s\n", command,
+            ctx->size, ctx->node_count, ctx->backend_reason);
   return st;
 }
 
@@ -257,6 +258,15 @@ enum gcb_status gcb_harness_begin(struct gcb_harness *h, struct gcb_ctx *ctx,
         .rank_names = h->rank_names,
         .device_lines = (const char(*)[GCB_DEVICE_LINE])h->device_lines,
         .nranks = ctx->size};
+    if (opts->dropin)
+      h->table.own = stderr;
+    h->nccl_json = (struct gcb_nccl_json){
+        .out = stdout,
+        .argc = argc,
+        .argv = argv,
+        .device_lines = (const char(*)[GCB_DEVICE_LINE])h->device_lines,
+        .nranks = ctx->size};
+    h->sinks[h->nsinks++] = gcb_nccl_json_sink(&h->nccl_json);
     snprintf(h->table.blas, sizeof h->table.blas, "%s", blas);
     gcb_view_mpi_line(gcb_results_json(h->document.results), h->table.mpi,
                       sizeof h->table.mpi);
@@ -547,6 +557,7 @@ enum gcb_status gcb_harness_end(struct gcb_harness *h, enum gcb_status status) {
   for (int i = 0; ctx->rank == 0 && i < h->nsinks; i++)
     if (h->sinks[i].finish)
       h->sinks[i].finish(h->sinks[i].self, &ctx->err);
+  gcb_nccl_json_free(&h->nccl_json);
   free(h->rank_names);
   h->rank_names = NULL;
   free(h->device_lines);

@@ -28,6 +28,10 @@ struct gcb_run_opts {
   const char *stall; /* test only: "RANK:CASE" */
   bool progress;     /* --progress: the progress line, wherever stderr goes */
   bool no_progress;  /* --no-progress: never */
+  /* Not an option: set when gcbench runs as another tool's program
+   * (all_reduce_perf, osu_latency ...). gcbench's own lines then go to
+   * stderr, so that stdout holds the tool's lines alone. */
+  bool dropin;
 };
 
 /*
@@ -64,7 +68,8 @@ struct gcb_harness {
   char (*rank_names)[96];        /* "host, device" by rank */
   char (*device_lines)[GCB_DEVICE_LINE]; /* nccl-tests' device list */
   struct gcb_document document;
-  struct gcb_sink sinks[2];
+  struct gcb_nccl_json nccl_json; /* -J: nccl-tests' document */
+  struct gcb_sink sinks[3];
   int nsinks;
   struct gcb_run_totals totals;
   bool progress; /* gcb_progress_wanted's answer */

@@ -165,8 +165,9 @@ static char (*rank_names(const struct gcb_identity *ids, int n))[96] {
 }
 
 /* nccl-tests' device list line (src/util.cu, writeDeviceReport): rank,
- * group 0, pid, host, device and its PCI domain:bus:device, name. On the
- * host backend there is no device: -1, [-] and the CPUs bound. */
+ * group 0, pid, host, device and its PCI domain:bus:device, name. A host
+ * rank's device is its CPUs: its local rank as the index (nccl-tests'
+ * device is localRank there), [host] for the bus and the CPUs bound. */
 static char (*device_lines(const struct gcb_identity *ids,
                            int n))[GCB_DEVICE_LINE] {
   char(*lines)[GCB_DEVICE_LINE] = calloc((size_t)n, sizeof *lines);
@@ -178,13 +179,17 @@ static char (*device_lines(const struct gcb_identity *ids,
         sscanf(id->device.bus_id, "%x:%x:%x", &dom, &bus, &dev) == 3)
       snprintf(pci, sizeof pci, "%04x:%02x:%02x", dom & 0xffffu, bus & 0xffu,
                dev & 0xffu);
-    if (id->device.index >= 0)
+    int index = id->device.index;
+    if (index >= 0) {
       snprintf(name, sizeof name, "%s", id->device.name);
-    else
-      snprintf(name, sizeof name, "host CPUs %s", id->cpu_binding);
+    } else {
+      snprintf(pci, sizeof pci, "host");
+      snprintf(name, sizeof name, "CPUs %s", id->cpu_binding);
+      index = id->local_rank;
+    }
     snprintf(lines[r], sizeof lines[r],
              "#  Rank %2d Group %2d Pid %6d on %10s device %2d [%s] %s", r, 0,
-             id->pid, id->hostname, id->device.index, pci, name);
+             id->pid, id->hostname, index, pci, name);
   }
   return lines;
 }

@@ -71,6 +71,10 @@ struct gcb_pattern_live {
  * of coll), one aligned row per case. */
 struct gcb_table {
   FILE *out;
+  /* gcbench's own lines in another tool's layout (the run, the MPI
+   * library, the latest arrival): stderr under that tool's program name,
+   * so that `out` carries the tool's lines alone; NULL: out */
+  FILE *own;
   bool tty;           /* stdout is a terminal */
   bool progress;      /* stderr is a terminal: progress line allowed */
   double bench_start; /* when the current benchmark's first case began */
@@ -168,6 +172,28 @@ enum gcb_status gcb_document_write_last(struct gcb_document *d,
 #define GCB_DOC_QUICK_S 0.05
 #define GCB_DOC_SPACING 10.0
 struct gcb_sink gcb_document_sink(struct gcb_document *d);
+
+/* nccl-tests' -J document (nccl_json.c): rank 0's state. */
+struct gcb_nccl_json {
+  FILE *out; /* nccl-tests' "# Writing JSON output to" line */
+  int argc;  /* the command line, as nccl-tests' "args" */
+  char **argv;
+  const char (*device_lines)[GCB_DEVICE_LINE]; /* "config"'s "devices" */
+  int nranks;
+  char *path; /* the file claimed; NULL until a record asks */
+  bool off;   /* it could not be claimed: no JSON, as nccl-tests */
+  struct json_t *doc, *row, *errors;
+  char key[128]; /* the row waiting for its in-place half */
+  int row_iterations;
+  int halves;
+  double busbw_sum;
+  uint64_t wrong;
+};
+
+/* The -J document as a sink over `j` (borrowed); gcb_nccl_json_free
+ * releases what it holds. */
+struct gcb_sink gcb_nccl_json_sink(struct gcb_nccl_json *j);
+void gcb_nccl_json_free(struct gcb_nccl_json *j);
 
 /* Formats seconds with an adaptive unit ("12.3 µs", "1.25 s"). */
 void gcb_format_seconds(double s, char *buf, size_t len);

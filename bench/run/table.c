@@ -64,7 +64,8 @@ static void erase_progress(struct gcb_table *t) {
 
 static void flush_skips(struct gcb_table *t) {
   if (t->skip_repeats > 0)
-    fprintf(t->out, "#   (and %d more case(s) skipped for the same reason)\n",
+    fprintf(t->own ? t->own : t->out,
+            "#   (and %d more case(s) skipped for the same reason)\n",
             t->skip_repeats);
   t->skip_repeats = 0;
   t->last_skip[0] = '\0';
@@ -243,8 +244,12 @@ static enum gcb_status table_skip(void *self, const struct gcb_record *rec,
   (void)err;
   struct gcb_table *t = self;
   erase_progress(t);
-  if (rec->layout == GCB_LAYOUT_COLLECTIVE)
+  if (rec->layout == GCB_LAYOUT_COLLECTIVE) {
     gcb__table_coll_flush_row(t);
+    /* a case's skip (not a whole benchmark's: no operation) */
+    if (!gcb__table_osu(rec) && *gcb_record_text(rec, "op") != '\0')
+      gcb__table_coll_begin(t, rec);
+  }
   if (strcmp(t->last_skip, reason) == 0) {
     t->skip_repeats++;
     return GCB_OK;
@@ -254,7 +259,9 @@ static enum gcb_status table_skip(void *self, const struct gcb_record *rec,
   gcb_text_shown(label, sizeof label, rec->label);
   char why[2 * GCB_ERRMSG_MAX];
   gcb_text_shown(why, sizeof why, reason);
-  fprintf(t->out, "# skipped %s %s: %s\n", rec->bench, label, why);
+  /* gcbench's line: beside another tool's layout, on its own stream */
+  fprintf(rec->layout == GCB_LAYOUT_COLLECTIVE && t->own ? t->own : t->out,
+          "# skipped %s %s: %s\n", rec->bench, label, why);
   snprintf(t->last_skip, sizeof t->last_skip, "%s", reason);
   fflush(t->out);
   return GCB_OK;

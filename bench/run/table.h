@@ -17,7 +17,10 @@ void gcb__table_flush(struct gcb_table *t);
  * a new header is due. */
 bool gcb__table_enter(struct gcb_table *t, const char *key);
 
-/* The collective layout's record and footer. */
+/* The collective layout's record and footer; _begin starts the record's
+ * collective (its footer of the one before, its header) when it is new,
+ * so that a skipped case is told in its own collective's block. */
+void gcb__table_coll_begin(struct gcb_table *t, const struct gcb_record *rec);
 void gcb__table_coll_record(struct gcb_table *t, const struct gcb_record *rec);
 void gcb__table_coll_flush(struct gcb_table *t);
 
@@ -35,6 +38,34 @@ double gcb__table_initiators_mean(const struct gcb_record *rec);
 void gcb__table_pattern_record(struct gcb_table *t,
                                const struct gcb_record *rec);
 void gcb__table_pattern_flush(struct gcb_table *t);
+
+/* One half's figures as the nccl-tests table shows them (-a's time, algbw
+ * and busbw in GB/s, the wrong elements summed over ranks), for the table
+ * and nccl-tests' -J document alike. */
+struct gcb_coll_figures {
+  double time_s, algbw, busbw;
+  uint64_t wrong;
+  bool checked;
+};
+void gcb__table_coll_figures(const struct gcb_record *rec,
+                             struct gcb_coll_figures *f);
+
+/* nccl-tests' per-iteration summary (src/util.cu computeIterStats) of a
+ * case's times: each iteration's max over the ranks into row[0..n), then
+ * min, max, mean, p50 = sorted[n / 2], p95 and p99 at index
+ * min(n - 1, ceil(n * p / 100) - 1), the population stdev and cv = stdev /
+ * mean in %, over the iterations after the first `skip` (all of them when
+ * skip >= n, as nccl-tests disables -K then). Seconds. false: no times. */
+struct gcb_iter_summary {
+  double min, max, avg, p50, p95, p99, stdev, cv_pct;
+  long skipped;
+};
+bool gcb__iter_summary(const struct gcb_iter_times *it, long skip, double *row,
+                       struct gcb_iter_summary *out);
+
+/* nccl-tests' -J document as a sink (nccl_json.c): writes only for
+ * records whose shape names a file. */
+struct gcb_nccl_json;
 
 /* Prints a waiting out-of-place half-row on its own. */
 void gcb__table_coll_flush_row(struct gcb_table *t);

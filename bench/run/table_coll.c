@@ -15,6 +15,11 @@
 #include "bench/cli/options.h"
 #include "bench/run/table.h"
 
+/* Where gcbench's own lines go (stderr under a nccl-tests program name). */
+static FILE *own(const struct gcb_table *t) {
+  return t->own ? t->own : t->out;
+}
+
 /* nccl-tests' program for a collective, for its "test starting" line. */
 static const char *program_of(const char *op) {
   static const char *const names[][2] = {
@@ -81,9 +86,66 @@ static void print_mpi(struct gcb_table *t, const struct gcb_record *rec) {
   if (strcmp(rec->backend, "host") != 0)
     return;
   if (t->mpi[0] != '\0')
-    fprintf(t->out, "# gcbench MPI: %s\n", t->mpi);
+    fprintf(own(t), "# gcbench MPI: %s\n", t->mpi);
   if (t->mpi_probe[0] != '\0') /* this launch's MPI mode (run.mpi_probe) */
-    fprintf(t->out, "# gcbench MPI probe: %s\n", t->mpi_probe);
+    fprintf(own(t), "# gcbench MPI probe: %s\n", t->mpi_probe);
+}
+
+/* nccl-tests' run line and the notes after it (src/util.cu
+ * writeDeviceReport): one thread, one GPU per process, the sweep, the
+ * iterations; graph and unalign are never used here. */
+static void print_config(struct gcb_table *t, const struct gcb_record *rec,
+                         const struct gcb_sweep_shape *sh) {
+  bool factor = sh->stepbytes == 0;
+  fprintf(t->out,
+          "# nThread 1 nGpus 1 minBytes %" PRIu64 " maxBytes %" PRIu64
+          " step: %" PRIu64 "(%s) warmup iters: %d iters: %d agg iters: %ld "
+          "validation: %ld graph: 0 unalign: 0\n",
+          sh->minbytes, sh->maxbytes,
+          factor ? (uint64_t)sh->stepfactor : sh->stepbytes,
+          factor ? "factor" : "bytes", rec->warmup, rec->iterations, sh->agg,
+          sh->check);
+  if (sh->blocking == 1)
+    fprintf(t->out, "# Blocking Enabled: wait and barrier after each inner "
+                    "iteration (-m) \n");
+  if (sh->blocking == 2)
+    fprintf(t->out, "# Blocking Enabled: wait after each inner iteration "
+                    "(-m), no barrier \n");
+  if (sh->blocking == 3)
+    fprintf(t->out, "# Blocking Enabled: wait and barrier after each outer "
+                    "iteration (-n); time excludes barrier \n");
+  if (sh->per_iter == 1) {
+    fprintf(t->out, "# Per-Iteration Report: host clock timing; i_* uses max "
+                    "over process rows");
+    if (sh->per_iter_skip > 0)
+      fprintf(t->out, "; summary skips first %ld iterations",
+              sh->per_iter_skip);
+    fprintf(t->out, " \n");
+  }
+}
+
+/* nccl-tests' column header with -I 1 (writeResultHeader); with --layout
+ * gcbench the min and max over ranks trail it, as without -I. */
+static void print_per_iter_columns(struct gcb_table *t, bool extra) {
+  fprintf(t->out,
+          "# %10s  %12s  %8s  %6s  %6s              out-of-place (+ "
+          "per-iteration)                                in-place (+ "
+          "per-iteration)%s\n",
+          "", "", "", "", "", extra ? "    out-of-place      in-place" : "");
+  fprintf(t->out,
+          "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %7s  %7s  "
+          "%7s  %7s  %6s  %6s  %6s  %7s  %7s  %7s  %7s %*s%s\n",
+          "size", "count", "type", "redop", "root", "time", "algbw", "busbw",
+          "#wrong", "i_min", "i_max", "i_p99", "i_cv%", "time", "algbw",
+          "busbw", "#wrong", "i_min", "i_max", "i_p99", "i_cv%", 0, "",
+          extra ? "     min      max      min      max" : "");
+  fprintf(t->out,
+          "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %7s  %7s  "
+          "%7s  %7s  %6s  %6s  %6s  %7s  %7s  %7s  %7s %*s%s\n",
+          "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "",
+          "(us)", "(us)", "(us)", "(%)", "(us)", "(GB/s)", "(GB/s)", "", "(us)",
+          "(us)", "(us)", "(%)", 0, "",
+          extra ? "    (us)     (us)     (us)     (us)" : "");
 }
 
 static void print_header(struct gcb_table *t, const struct gcb_record *rec) {
@@ -93,14 +155,21 @@ static void print_header(struct gcb_table *t, const struct gcb_record *rec) {
     snprintf(within, sizeof within,
              ", split %s (communicators of %" PRId64 " ranks)", split,
              gcb_record_int(rec, "comm_size", 0));
+  const struct gcb_sweep_shape *sh = rec->shape;
+  if (sh) /* nccl-tests' layout: 2.19.6 is the version it follows */
+    fprintf(t->out,
+            "# nccl-tests version 2.19.6 nccl-headers=%d nccl-library=%d\n",
+            sh->nccl_headers, sh->nccl_library);
   fprintf(t->out, "# Collective test starting: %s\n",
           program_of(gcb_record_text(rec, "op")));
-  fprintf(t->out,
+  fprintf(own(t),
           "# gcbench %s %s on %s%s: %d rank(s), %d iterations after %d "
           "warm-up; time: %s\n",
           rec->bench, gcb_record_text(rec, "op"), rec->backend, within,
           rec->nranks, rec->iterations, rec->warmup, time_rule(rec));
   print_mpi(t, rec);
+  if (sh)
+    print_config(t, rec, sh);
   fprintf(t->out, "#\n");
   print_devices(t);
   bool extra = strcmp(gcb_record_text(rec, "layout"), "gcbench") == 0;
@@ -108,6 +177,10 @@ static void print_header(struct gcb_table *t, const struct gcb_record *rec) {
   snprintf(t->coll.program, sizeof t->coll.program, "%s",
            program_of(gcb_record_text(rec, "op")));
   fprintf(t->out, "#\n");
+  if (sh && sh->per_iter == 1) {
+    print_per_iter_columns(t, extra);
+    return;
+  }
   fprintf(t->out,
           "# %10s  %12s  %8s  %6s  %6s           out-of-place               "
           "        in-place          %s\n",
@@ -143,15 +216,50 @@ static double shown_time(const struct gcb_record *rec,
   }
 }
 
+void gcb__table_coll_figures(const struct gcb_record *rec,
+                             struct gcb_coll_figures *f) {
+  struct gcb_record_summary s;
+  gcb_record_summarize(rec, &s);
+  double time = shown_time(rec, &s);
+  double algbw = time > 0 ? rec->work_per_op / time / 1e9 : 0;
+  *f = (struct gcb_coll_figures){.time_s = time,
+                                 .algbw = algbw,
+                                 .busbw = algbw * rec->figure.bus_factor,
+                                 .wrong = s.wrong,
+                                 .checked = s.checked};
+}
+
+/* -I 1's columns after a half (nccl-tests' writePerIterReport). */
+static void format_per_iter(const struct gcb_record *rec, char *buf,
+                            size_t len) {
+  struct gcb_iter_summary is;
+  double *row = rec->iter && rec->iter->n > 0
+                    ? malloc((size_t)rec->iter->n * sizeof *row)
+                    : NULL;
+  buf[0] = '\0';
+  if (row == NULL)
+    return;
+  if (gcb__iter_summary(rec->iter, rec->shape ? rec->shape->per_iter_skip : 0,
+                        row, &is)) {
+    char lo[16], hi[16], p99[16], cv[16];
+    float_str(1e6 * is.min, 7, lo, sizeof lo);
+    float_str(1e6 * is.max, 7, hi, sizeof hi);
+    float_str(1e6 * is.p99, 7, p99, sizeof p99);
+    float_str(is.cv_pct, 7, cv, sizeof cv);
+    snprintf(buf, len, "  %7s  %7s  %7s  %7s", lo, hi, p99, cv);
+  }
+  free(row);
+}
+
 /* The half of a row one record fills (nccl-tests' writeBenchmarkLineBody),
  * its trailing min/max, and its share of the footer. */
 static void format_half(struct gcb_table *t, const struct gcb_record *rec,
                         char *buf, size_t len, char *extra, size_t elen) {
   struct gcb_record_summary s;
   gcb_record_summarize(rec, &s);
-  double time = shown_time(rec, &s);
-  double algbw = time > 0 ? rec->work_per_op / time / 1e9 : 0;
-  double busbw = algbw * rec->figure.bus_factor;
+  struct gcb_coll_figures f;
+  gcb__table_coll_figures(rec, &f);
+  double time = f.time_s, busbw = f.busbw, algbw = f.algbw;
   char ts[16], as[16], bs[16];
   float_str(1e6 * time, 7, ts, sizeof ts);
   float_str(algbw, 6, as, sizeof as);
@@ -160,6 +268,10 @@ static void format_half(struct gcb_table *t, const struct gcb_record *rec,
     snprintf(buf, len, "  %7s  %6s  %6s  %6g", ts, as, bs, (double)s.wrong);
   else
     snprintf(buf, len, "  %7s  %6s  %6s    N/A", ts, as, bs);
+  if (rec->shape && rec->shape->per_iter == 1) {
+    size_t used = strlen(buf);
+    format_per_iter(rec, buf + used, len - used);
+  }
   char lo[16], hi[16];
   float_str(1e6 * s.time.min, 7, lo, sizeof lo);
   float_str(1e6 * s.time.max, 7, hi, sizeof hi);
@@ -208,12 +320,17 @@ void gcb__table_coll_flush_row(struct gcb_table *t) {
   t->pending = false;
 }
 
-void gcb__table_coll_record(struct gcb_table *t, const struct gcb_record *rec) {
-  char group[64], key[96], half[96], extra[64];
+void gcb__table_coll_begin(struct gcb_table *t, const struct gcb_record *rec) {
+  char group[64];
   snprintf(group, sizeof group, "%s %s %s", rec->bench,
            gcb_record_text(rec, "op"), gcb_record_text(rec, "split"));
   if (gcb__table_enter(t, group))
     print_header(t, rec);
+}
+
+void gcb__table_coll_record(struct gcb_table *t, const struct gcb_record *rec) {
+  char key[96], half[160], extra[64];
+  gcb__table_coll_begin(t, rec);
   row_key(rec, key, sizeof key);
   bool inplace = gcb_record_int(rec, "inplace", 0) != 0;
   if (t->pending && (!inplace || strcmp(key, t->pending_key) != 0))
@@ -259,7 +376,7 @@ void gcb__table_coll_flush(struct gcb_table *t) {
     char who[200] = "";
     if (t->rank_names && c->late_rank < t->nranks)
       gcb_text_shown(who, sizeof who, t->rank_names[c->late_rank]);
-    fprintf(t->out,
+    fprintf(own(t),
             "# Latest arrival       : rank %d%s%s%s, %.2f us late on average "
             "(max %.2f us)\n",
             c->late_rank, *who ? " (" : "", who, *who ? ")" : "",

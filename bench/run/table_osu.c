@@ -14,6 +14,7 @@
  * "%17.2f" row.
  */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bench/benches/osu_args.h"
@@ -86,6 +87,52 @@ static void print_columns(struct gcb_table *t, const struct gcb_record *rec) {
                                        : "Avg Latency(us)");
 }
 
+/* -z's column titles (print_only_header, osu_util_mpi.c 7.4): "P50 Tail
+ * Lat(us)" right-aligned in FIELD_WIDTH, "Tail BW(MB/s)" for bandwidth. */
+static void print_tail_columns(struct gcb_table *t,
+                               const struct gcb_record *rec) {
+  const struct gcb_sweep_shape *sh = rec->shape;
+  bool bw = kind_of(rec) == GCB_OSU_BW;
+  const char *what = bw ? "Px Tail BW(MB/s)" : "Px Tail Lat(us)";
+  for (int i = 0; sh && i < sh->ntail; i++)
+    fprintf(t->out, "%*sP%d Tail %s",
+            FIELD_WIDTH - (int)strlen(what) - (sh->tail[i] > 9), "",
+            sh->tail[i], bw ? "BW(MB/s)" : "Lat(us)");
+}
+
+static int by_value(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* -z's figures (omb_get_stats, omb_calculate_tail_lat, osu_util_mpi.c
+ * 7.4): each iteration's latency, rank 0's for the point-to-point tests
+ * (-a 0) or the mean over the ranks for the collectives (OSU sums them
+ * with MPI_Reduce and divides by the ranks), sorted; percentile P is
+ * element iterations * P / 100 - 1 (integer division, as there). */
+static void print_tails(struct gcb_table *t, const struct gcb_record *rec) {
+  const struct gcb_sweep_shape *sh = rec->shape;
+  const struct gcb_iter_times *it = rec->iter;
+  if (sh == NULL || sh->ntail == 0)
+    return;
+  double *v = it && it->n > 0 ? calloc((size_t)it->n, sizeof *v) : NULL;
+  bool rank0 = gcb_record_int(rec, "average", 1) == 0;
+  int rows = rank0 ? 1 : it ? it->nranks : 0;
+  for (long i = 0; v && i < it->n; i++) {
+    for (int r = 0; r < rows; r++)
+      v[i] += it->s[(size_t)r * (size_t)it->n + (size_t)i];
+    v[i] /= rows;
+  }
+  if (v)
+    qsort(v, (size_t)it->n, sizeof *v, by_value);
+  for (int k = 0; k < sh->ntail; k++) {
+    long at = v ? it->n * sh->tail[k] / 100 - 1 : 0;
+    double x = v ? v[at < 0 ? 0 : at] : 0;
+    fprintf(t->out, "%*.*f", FIELD_WIDTH, 2, 1e6 * x);
+  }
+  free(v);
+}
+
 /* print_preamble (osu_util_mpi.c 7.4), once per collective: a blank line
  * and the title; osu_mbw_mr's own title lines instead. */
 static void print_preamble(struct gcb_table *t, const struct gcb_record *rec) {
@@ -126,6 +173,7 @@ static void print_header(struct gcb_table *t, const struct gcb_record *rec,
   }
   if (checked)
     fprintf(t->out, "%*s", FIELD_WIDTH, "Validation");
+  print_tail_columns(t, rec);
   fprintf(t->out, "\n");
 }
 
@@ -194,12 +242,14 @@ static void barrier_record(struct gcb_table *t, const struct gcb_record *rec,
     if (full(rec))
       fprintf(t->out, "%*s%*s%*s", FIELD_WIDTH, "Min Latency(us)", FIELD_WIDTH,
               "Max Latency(us)", 12, "Iterations");
+    print_tail_columns(t, rec);
     fprintf(t->out, "\n");
   }
   fprintf(t->out, "%*.*f", 17, 2, 1e6 * shown_time(rec, s));
   if (full(rec))
     fprintf(t->out, "%*.*f%*.*f%*d", FIELD_WIDTH, 2, 1e6 * s->time.min,
             FIELD_WIDTH, 2, 1e6 * s->time.max, 12, rec->iterations);
+  print_tails(t, rec);
   fprintf(t->out, "\n");
 }
 
@@ -227,5 +277,6 @@ void gcb__table_osu_record(struct gcb_table *t, const struct gcb_record *rec) {
             FIELD_WIDTH, 2, 1e6 * s.time.max, 12, rec->iterations);
   if (s.checked)
     fprintf(t->out, "%*s", FIELD_WIDTH, s.wrong > 0 ? "Fail" : "Pass");
+  print_tails(t, rec);
   fprintf(t->out, "\n");
 }

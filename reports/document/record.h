@@ -66,6 +66,31 @@ struct gcb_figure_spec {
  * (out-of-place and in-place halves side by side). */
 enum gcb_layout { GCB_LAYOUT_RATE, GCB_LAYOUT_COLLECTIVE };
 
+/* The sweep as nccl-tests states it once per run (its "# nThread ..." line
+ * and the "config" of its -J document): coll fills one in its run-wide
+ * state and points each record at it; NULL for other benchmarks. */
+struct gcb_sweep_shape {
+  uint64_t minbytes, maxbytes;
+  uint64_t stepbytes; /* 0: the sizes multiply by stepfactor */
+  double stepfactor;
+  long warmup, iters, agg, check, blocking;
+  long per_iter;      /* -I: 1 per-iteration columns and JSON */
+  long per_iter_skip; /* -K: leading iterations the summary leaves out */
+  int tail[5];        /* OSU -z: the percentiles (1..100) of its tail columns */
+  int ntail;          /* 0: none */
+  int nccl_headers, nccl_library; /* NCCL's version codes; 0: not NCCL */
+  const char *program;            /* nccl-tests' program name run as, or NULL */
+  const char *json_path;          /* -J: nccl-tests' JSON document, or NULL */
+};
+
+/* One case's per-iteration times (nccl-tests -I 1), each rank's row of n
+ * seconds, gathered on rank 0 by the benchmark; n == 0: none. */
+struct gcb_iter_times {
+  int nranks;
+  long n;
+  double *s; /* nranks * n: rank r's iteration i at s[r * n + i] */
+};
+
 struct gcb_record {
   const char *bench; /* descriptor name, static */
   enum gcb_layout layout;
@@ -78,7 +103,9 @@ struct gcb_record {
   int iterations; /* timed samples per rank */
   int warmup;
   int nranks;
-  struct gcb_rank_result *ranks; /* nranks entries, by rank; not owned */
+  struct gcb_rank_result *ranks;       /* nranks entries, by rank; not owned */
+  const struct gcb_sweep_shape *shape; /* coll only, else NULL; not owned */
+  const struct gcb_iter_times *iter;   /* coll -I 1 only, else NULL */
 };
 
 /* Cross-rank summary of the per-rank figures (rate at each rank's time). */

@@ -1,6 +1,9 @@
 /*
  * nccl-tests' JSON output (`all_reduce_perf ... -J out.json`; the writer is
- * src/util.cu, JSON_FILE_VERSION 2) as a gcbench document. The file holds
+ * src/util.cu, JSON_FILE_VERSION 2, and 3 since its -I per-iteration
+ * timing: config's per_iter_timing and per_iter_skip, each row's
+ * out_of_place_per_iter and in_place_per_iter, which this reader leaves
+ * aside) as a gcbench document. The file holds
  * version, start_time, args, env, nccl_version, config (the options and
  * devices[]: rank, group, pid, hostname, device, device_hex, device_info),
  * results[] (one row per size: size, count, type, redop, root as a padded
@@ -243,10 +246,11 @@ static enum gcb_status header(struct nccl *x, const json_t *root,
                           &file_version)))
     return st;
   double fv = json_number_value(file_version);
-  if (file_version != NULL && !(fv >= 1 && fv <= 2)) {
-    /* JSON_FILE_VERSION 2 is the newest this reader knows. */
+  if (file_version != NULL && !(fv >= 1 && fv <= 3)) {
+    /* JSON_FILE_VERSION 3 (nccl-tests 2.19.6) is the newest this reader
+     * knows. */
     gcb__conv_enter(cv, "version", 0);
-    st = gcb__conv_bad(cv, "nccl-tests JSON version %g: gcbench reads 1 and 2",
+    st = gcb__conv_bad(cv, "nccl-tests JSON version %g: gcbench reads 1 to 3",
                        fv);
     gcb__conv_leave(cv);
     return st;

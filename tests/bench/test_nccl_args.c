@@ -115,8 +115,9 @@ Test(nccl_args, nvidia_tools_line_is_refused_for_its_two_gpus_only) {
  * the same; none means anything else. */
 Test(nccl_args, letters_mean_what_they_mean_in_nccl_tests) {
   struct parsed p;
-  parse("-o prod -r 1 -N 2 -c 3 -a 2 -z 1 -m 4 -p 1 -T 30 -J r.json", false,
-        &p);
+  parse("-o prod -r 1 -N 2 -c 3 -a 2 -z 1 -m 4 -p 1 -T 30 -J r.json -I 1 "
+        "-K 2",
+        false, &p);
   cr_assert_eq(p.st, GCB_OK, "%s", p.err.msg);
   cr_assert_eq(p.coll.redops, 1u << GCB_REDOP_PROD);
   cr_assert_eq(p.coll.root, 1);
@@ -126,10 +127,15 @@ Test(nccl_args, letters_mean_what_they_mean_in_nccl_tests) {
   cr_assert_eq(p.coll.blocking, 1);
   cr_assert_eq(p.coll.agg, 4);
   cr_assert_float_eq(p.run.timeout, 30.0, 1e-12);
-  cr_assert_str_eq(p.run.output, "r.json");
+  /* -J is nccl-tests' JSON document; gcbench's own is --output's */
+  cr_assert_str_eq(p.coll.json, "r.json");
+  cr_assert_null(p.run.output);
+  cr_assert_eq(p.coll.per_iter, 1);
+  cr_assert_eq(p.coll.per_iter_skip, 2);
   parse("--op max --root 2 --run_cycles 3 --check 0 --average 0 "
         "--blocking 3 --agg_iters 2 --iters 7 --warmup_iters 4 "
-        "--datatype all --output_file s.json --nthreads 1 --ngpus 1",
+        "--datatype all --output_file s.json --nthreads 1 --ngpus 1 "
+        "--per_iter_timing 1 --per_iter_skip 1",
         false, &p);
   cr_assert_eq(p.st, GCB_OK, "%s", p.err.msg);
   cr_assert_eq(p.coll.redops, 1u << GCB_REDOP_MAX);
@@ -138,15 +144,15 @@ Test(nccl_args, letters_mean_what_they_mean_in_nccl_tests) {
   cr_assert_eq(p.run.iters, 7);
   cr_assert_eq(p.run.warmup, 4);
   cr_assert_eq(p.coll.dtypes, (1u << GCB_COLL_DTYPE_COUNT) - 1);
-  cr_assert_str_eq(p.run.output, "s.json");
+  cr_assert_str_eq(p.coll.json, "s.json");
+  cr_assert_eq(p.coll.per_iter_skip, 1);
 }
 
 /* The options nccl-tests has that mean nothing here: refused, naming what
  * to do instead, never ignored. */
 Test(nccl_args, meaningless_options_are_refused_not_ignored) {
-  const char *lines[] = {"-y 1", "-G 10", "-C 1", "-S 1", "-R 1",
-                         "-x 0", "-D 1",  "-V 8", "-M 1", "-u 1",
-                         "-I 1", "-K 2",  "-t 2", "-N 0"};
+  const char *lines[] = {"-y 1", "-G 10", "-C 1", "-S 1", "-R 1", "-x 0",
+                         "-D 1", "-V 8",  "-M 1", "-u 1", "-t 2", "-N 0"};
   for (size_t i = 0; i < sizeof lines / sizeof *lines; i++) {
     struct parsed p;
     parse(lines[i], true, &p);
@@ -154,6 +160,17 @@ Test(nccl_args, meaningless_options_are_refused_not_ignored) {
     cr_assert(strstr(p.err.msg, "not supported") != NULL, "%s: %s", lines[i],
               p.err.msg);
   }
+}
+
+/* -K without -I 1, and -I other than 0 or 1, are refused (nccl-tests
+ * disables them with a warning; here nothing given is ignored). */
+Test(nccl_args, per_iteration_skip_needs_per_iteration_timing) {
+  struct parsed p;
+  parse("-K 2", true, &p);
+  cr_assert_eq(p.st, GCB_EUSAGE);
+  cr_assert(strstr(p.err.msg, "needs -I 1") != NULL, "%s", p.err.msg);
+  parse("-I 2", true, &p);
+  cr_assert_eq(p.st, GCB_EUSAGE, "-I 2 was accepted");
 }
 
 /* gcbench's run options no longer take nccl-tests' letters -o and -N. */

@@ -306,6 +306,22 @@ Test(osu_args, the_multi_pair_figure_is_the_initiators_mean) {
   cr_assert_float_eq(gcb__table_initiators_mean(&rec), 1.0, 1e-12);
 }
 
+/* OSU -z (osu_util.c 7.4): alone P50, P90 and P99; -zLIST those
+ * percentiles; coll's --tail-lat carries them. Failed before: -z was
+ * refused. */
+Test(osu_args, tail_latency_percentiles_as_osu_reads_them) {
+  struct parsed p;
+  translate("osu_latency -z", 2, &p);
+  cr_assert_eq(p.st, GCB_OK, "%s", p.err.msg);
+  cr_assert_str_eq(p.coll.tail_lat, "50,90,99");
+  translate("osu_allreduce -f -z50,99", 2, &p);
+  cr_assert_eq(p.st, GCB_OK, "%s", p.err.msg);
+  cr_assert_str_eq(p.coll.tail_lat, "50,99");
+  translate("osu_allreduce --tail-lat=95", 2, &p);
+  cr_assert_eq(p.st, GCB_OK, "%s", p.err.msg);
+  cr_assert_str_eq(p.coll.tail_lat, "95");
+}
+
 /* The one line a refused command line gets. */
 static void refused(const char *line, int nranks, const char *words) {
   struct parsed p;
@@ -328,7 +344,9 @@ Test(osu_args, what_osu_means_and_gcbench_cannot_do_is_refused) {
   refused("osu_allreduce -d managed", 2, "-d/--accelerator 'managed'");
   refused("osu_allreduce --validation=log:dir", 2, "validation logs");
   refused("osu_allreduce -M 1000", 2, "-M: not supported");
-  refused("osu_allreduce -z", 2, "-z: not supported");
+  refused("osu_bw -z", 2, "-z: not supported");
+  refused("osu_mbw_mr -z", 2, "-z: not supported");
+  refused("osu_multi_lat -z", 2, "-z: not supported");
   refused("osu_allreduce extra", 2, "unexpected argument 'extra'");
   refused("osu_bw -W 0", 2, "-W '0'");
   refused("osu_latency -W 32", 2, "unknown option");

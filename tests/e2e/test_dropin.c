@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reports/interop/interop.h"
+#include "reports/reports.h"
 #include "tests/e2e/run_gcbench.h"
 
 static void make_dir(void) {
@@ -361,4 +363,188 @@ Test(dropin, gather_and_scatter_match_a_real_gather_perf_log) {
   cr_assert(strstr(json, "\"op\": \"gather\"") != NULL);
   cr_assert(strstr(json, "\"op\": \"scatter\"") == NULL);
   free(json);
+}
+
+/* nccl-tests' parseRankInfo (src/util.cu 2.19.6): how its -J and the
+ * scripts after it read a device line; every field, device >= 0. */
+static bool rank_info(const char *line) {
+  int rank, group, pid, device, end = 0;
+  char host[1025], hex[129], info[1025];
+  int n = sscanf(line,
+                 "#  Rank %d Group %d Pid %d on %1024s device %d [%128[^]]] "
+                 "%1024[^\n]%n",
+                 &rank, &group, &pid, host, &device, hex, info, &end);
+  return n == 7 && device >= 0 && end > 0;
+}
+
+/* The header lines as nccl-tests 2.19.6 writes them (writeDeviceReport),
+ * the device lines as parseRankInfo reads them, and on stdout from the
+ * first line to the last nothing but nccl-tests' lines: gcbench's own
+ * (the run, the MPI library, the latest arrival, the results path) are on
+ * stderr. Failed before: no version or nThread line, "device -1 [-]",
+ * and "# gcbench coll:" first and "# results:" last on stdout. */
+Test(dropin, header_lines_are_nccl_tests_and_gcbench_lines_go_to_stderr) {
+  const char *args[] = {"-b", "500000", "-e",       "1500000",
+                        "-i", "100000", "--output", gcb_test_path("h.json"),
+                        NULL};
+  cr_assert_eq(run_program(2, "all_reduce_perf", args), 0, "%s",
+               gcb_test_slurp("stderr"));
+  char *mine_text = gcb_test_slurp("stdout"), *err = gcb_test_slurp("stderr");
+  char *ref_text =
+      gcb_test_read(GCB_TEST_DATA "/nccl/nccl-tests-2.18.3-allreduce-h100.log");
+  char *mine[200], *ref[200];
+  int nm = lines_of(mine_text, mine, 200), nr = lines_of(ref_text, ref, 200);
+  cr_assert_gt(nm, 5);
+  cr_assert_gt(nr, 5);
+  cr_assert(strncmp(mine[0], "# nccl-tests version 2.19.6 nccl-headers=", 41) ==
+                0,
+            "first line: %s", mine[0]);
+  /* the same command line as the log's: the same run line, letter for
+   * letter (its iterations are nccl-tests' defaults, 20 after 1) */
+  for (int i = 1; i < 5; i++)
+    cr_assert_str_eq(mine[i], ref[i]);
+  int devices = 0;
+  for (int i = 0; i < nm; i++) {
+    cr_assert(strncmp(mine[i], "# gcbench", 9) != 0 &&
+                  strncmp(mine[i], "# results", 9) != 0 &&
+                  strncmp(mine[i], "# Latest arrival", 16) != 0,
+              "gcbench's line on stdout: %s", mine[i]);
+    if (strncmp(mine[i], "#  Rank ", 8) == 0) {
+      cr_assert(rank_info(mine[i]), "device line: %s", mine[i]);
+      devices++;
+    }
+  }
+  cr_assert_eq(devices, 2);
+  cr_assert_str_eq(mine[nm - 1],
+                   "# Collective test concluded: all_reduce_perf");
+  cr_assert_not_null(strstr(err, "# gcbench coll: 2 rank(s)"));
+  cr_assert_not_null(strstr(err, "# results: "));
+  free(mine_text);
+  free(err);
+  free(ref_text);
+}
+
+/* -I 1 -J FILE: nccl-tests' per-iteration columns and its JSON document
+ * with the keys its tools/analyze_perf_json.py reads (results[].size,
+ * out_of_place_per_iter: avg_us, min_us, max_us, p99_us, cv_pct,
+ * times_us, per_process_max_times_us; config.iterations and
+ * config.devices[].hostname), times_us the max over the process rows as
+ * its consistency check wants; gcbench's document stays --output's.
+ * Failed before: -I 1 was refused and -J wrote gcbench's document. With
+ * GCB_NCCL_TESTS naming a nccl-tests checkout (2.19.6), its script runs on
+ * the file and must print every analysis. */
+Test(dropin, per_iteration_json_is_nccl_tests_layout) {
+  const char *args[] = {"-b",       "8",
+                        "-e",       "64",
+                        "-f",       "4",
+                        "-n",       "4",
+                        "-w",       "1",
+                        "-I",       "1",
+                        "-J",       gcb_test_path("nccl.json"),
+                        "--output", gcb_test_path("own.json"),
+                        NULL};
+  cr_assert_eq(run_program(2, "all_reduce_perf", args), 0, "%s",
+               gcb_test_slurp("stderr"));
+  char *out = gcb_test_slurp("stdout");
+  cr_assert_not_null(strstr(out, "i_min    i_max    i_p99    i_cv%"), "%s",
+                     out);
+  json_error_t je;
+  json_t *d = json_load_file(gcb_test_path("nccl.json"), 0, &je);
+  cr_assert_not_null(d, "%s", je.text);
+  cr_assert_eq(json_integer_value(json_object_get(d, "version")), 3);
+  json_t *cfg = json_object_get(d, "config");
+  cr_assert_eq(json_integer_value(json_object_get(cfg, "iterations")), 4);
+  json_t *devs = json_object_get(cfg, "devices");
+  cr_assert_eq(json_array_size(devs), 2);
+  cr_assert(
+      json_is_string(json_object_get(json_array_get(devs, 1), "hostname")));
+  json_t *results = json_object_get(d, "results");
+  cr_assert_eq(json_array_size(results), 2); /* 8 and 32 bytes */
+  size_t i;
+  json_t *r;
+  json_array_foreach(results, i, r) {
+    cr_assert(json_is_integer(json_object_get(r, "size")));
+    json_t *pi = json_object_get(r, "out_of_place_per_iter");
+    const char *keys[] = {"avg_us", "min_us", "max_us", "p99_us", "cv_pct"};
+    for (size_t k = 0; k < 5; k++)
+      cr_assert(json_is_number(json_object_get(pi, keys[k])), "%s", keys[k]);
+    json_t *times = json_object_get(pi, "times_us");
+    json_t *procs = json_object_get(pi, "per_process_max_times_us");
+    cr_assert_eq(json_array_size(times), 4);
+    cr_assert_eq(json_array_size(procs), 2);
+    for (size_t it = 0; it < 4; it++) {
+      double a =
+          json_number_value(json_array_get(json_array_get(procs, 0), it));
+      double b =
+          json_number_value(json_array_get(json_array_get(procs, 1), it));
+      cr_assert_float_eq(json_number_value(json_array_get(times, it)),
+                         a > b ? a : b, 1e-9);
+    }
+    cr_assert_not_null(json_object_get(r, "in_place_per_iter"));
+  }
+  json_decref(d);
+  /* gcbench reads its own -J file back as nccl-tests' (version 3): a
+   * case per half of each size. Failed before: "gcbench reads 1 and 2". */
+  struct gcb_results *back = NULL;
+  struct gcb_err rerr = {0};
+  enum gcb_format fmt;
+  cr_assert_eq(
+      gcb_interop_read(gcb_test_path("nccl.json"), NULL, 0, &back, &fmt, &rerr),
+      GCB_OK, "%s", rerr.msg);
+  /* two sizes, two halves each (and the average bus bandwidth's figure) */
+  cr_assert_geq(json_array_size(gcb_test_section(back, "cases")), 4);
+  gcb_results_free(back);
+  char *own = gcb_test_read(gcb_test_path("own.json"));
+  cr_assert_not_null(strstr(own, "gcbench.results/"));
+  free(own);
+  free(out);
+  const char *tools = getenv("GCB_NCCL_TESTS");
+  if (tools == NULL || *tools == '\0')
+    return; /* the script is nccl-tests' code, not kept here */
+  char cmd[1024];
+  snprintf(cmd, sizeof cmd,
+           "python3 '%s/tools/analyze_perf_json.py' --all '%s' > '%s' 2>&1",
+           tools, gcb_test_path("nccl.json"), gcb_test_path("analysis.txt"));
+  cr_assert_eq(system(cmd), 0, "%s", gcb_test_slurp("analysis.txt"));
+  char *a = gcb_test_slurp("analysis.txt");
+  const char *want[] = {"PER-ITERATION STATS (OOP)",
+                        "PER-PROCESS STRAGGLER ANALYSIS (OOP)",
+                        "SPIKE ANALYSIS (>1.5x avg, OOP)",
+                        "ITERATION 0 WARMUP IMPACT",
+                        "PER-NODE ANALYSIS (1 nodes",
+                        "Consistency (times_us == max over process rows, OOP): "
+                        "PASS"};
+  for (size_t k = 0; k < sizeof want / sizeof *want; k++)
+    cr_assert_not_null(strstr(a, want[k]), "no '%s' in:\n%s", want[k], a);
+  free(a);
+}
+
+/* In a run of several collectives, a case skipped as too small is told
+ * inside its own collective's block (after its "test starting" line),
+ * never inside the block of the collective before it. Failed before: the
+ * alltoall skip lines came before allreduce's footer. */
+Test(dropin, skipped_cases_are_told_in_their_own_collective_block) {
+  const char *args[] = {"coll",
+                        "--collective",
+                        "allreduce,alltoall",
+                        "-b",
+                        "8",
+                        "-e",
+                        "8",
+                        "--iters",
+                        "2",
+                        "--warmup",
+                        "0",
+                        "--output",
+                        gcb_test_path("sk.json"),
+                        NULL};
+  cr_assert_eq(gcb_test_gcbench(2, args), 0, "%s", gcb_test_slurp("stderr"));
+  char *out = gcb_test_slurp("stdout");
+  const char *ar_end =
+      strstr(out, "# Collective test concluded: all_reduce_perf");
+  const char *a2a = strstr(out, "# Collective test starting: alltoall_perf");
+  const char *skip = strstr(out, "# skipped coll alltoall");
+  cr_assert(ar_end && a2a && skip, "%s", out);
+  cr_assert(ar_end < a2a && a2a < skip, "%s", out);
+  free(out);
 }

@@ -277,7 +277,7 @@ Test(interop, structural_problems_name_the_field) {
        "required field 'status'"},
       {"{\"version\":99,\"nccl_version\":22703,\"results\":[]}",
        "x.json:1:12: nccl-tests JSON: version: nccl-tests JSON version 99: "
-       "gcbench reads 1 and 2"},
+       "gcbench reads 1 to 3"},
       {"{\"version\":2,\"nccl_version\":22703,\"results\":[{\"size\":8,"
        "\"count\":2,\"type\":\"float\",\"redop\":\"sum\",\"root\":\"1e300\"}]}",
        "x.json:1:102: nccl-tests JSON: results[0].root: expected a rank"},
