@@ -93,9 +93,11 @@ static long long node_ranks(const struct gcb__rule_ctx *cx,
               ? (int)json_array_size(json_object_get(cx->doc->root, "ranks"))
               : m->n;
   for (int r = 0; r < n && len + 12 < size; r++) {
-    struct gcb_place p = {.node = m->node[r]};
-    if (m->by_node)
+    struct gcb_place p = {.node = -1};
+    if (m->by_node) /* rows are nodes: the document's ranks */
       gcb_view_place(cx->doc->root, r, &p);
+    else
+      p.node = m->node[r];
     if (p.node == node) {
       len += (size_t)snprintf(buf + len, size - len, "%s%d", len ? "," : "", r);
       first = first < 0 ? r : first;
