@@ -197,6 +197,10 @@ static enum gcb_status netmap_open(struct gcb_ctx *ctx, const void *opts,
                        "network map runs across nodes (4 n (n-1) cases over "
                        "n ranks)",
                        ctx->node_count, o->min_nodes);
+  if (!(o->schedules & ((1u << RANK_SCHEDULES) - 1)) && ctx->node_count < 2)
+    return gcb_err_set(err, GCB_EUNSUPPORTED,
+                       "the ranks share one node: no pair of nodes to map "
+                       "(--schedule nodepairs)");
   enum gcb_status st = pick_transport(ctx, o, s, err);
   if (st != GCB_OK)
     return st;

@@ -371,3 +371,25 @@ Test(multinode, node_pairs_pair_every_local_rank) {
   expect_node_pairs(r, 2, 2);
   gcb_results_free(r);
 }
+
+/* Node pairs on one node: skipped with the reason, never 0 cases said
+ * nothing about. */
+Test(multinode, node_pairs_on_one_node_are_skipped_with_the_reason) {
+  const char *args[] = {"netmap",
+                        "--schedule",
+                        "nodepairs",
+                        "--iters",
+                        "1",
+                        "--output",
+                        gcb_test_path("np1.json"),
+                        NULL};
+  cr_assert_eq(gcb_test_gcbench(2, args), 0, "stderr: %s",
+               gcb_test_slurp("stderr"));
+  struct gcb_results *r = gcb_test_load("np1.json");
+  json_t *skipped = gcb_test_section(r, "skipped");
+  cr_assert_eq(json_array_size(skipped), 1);
+  char *text = json_dumps(skipped, 0);
+  cr_expect(strstr(text, "no pair of nodes to map") != NULL, "%s", text);
+  free(text);
+  gcb_results_free(r);
+}
