@@ -448,8 +448,9 @@ static void node_role(const struct gcb_ctx *ctx, const struct netmap_state *s,
 static enum gcb_status case_buffers(const struct gcb_ctx *ctx,
                                     struct netmap_case *c,
                                     struct gcb_err *err) {
-  bool lat = c->spec.measure == MEASURE_LATENCY;
-  bool both = c->spec.schedule == SCHEDULE_NODEPAIRS || lat;
+  /* Node pairs and ping-pongs send and receive on both ends. */
+  bool both = c->spec.schedule == SCHEDULE_NODEPAIRS ||
+              c->spec.measure == MEASURE_LATENCY;
   int src = c->sends ? ctx->rank : c->peer,
       dst = c->sends ? c->peer : ctx->rank;
   unsigned char mine = pattern_of(ctx->seed, src, dst);
@@ -458,8 +459,7 @@ static enum gcb_status case_buffers(const struct gcb_ctx *ctx,
   c->expect = c->spec.schedule == SCHEDULE_NODEPAIRS
                   ? pattern_of(ctx->seed, c->peer, ctx->rank)
                   : mine;
-  c->rlen =
-      (size_t)c->bytes * (lat || both || c->sends ? 1 : (size_t)c->window);
+  c->rlen = (size_t)c->bytes * (both || c->sends ? 1 : (size_t)c->window);
   enum gcb_status st = GCB_OK;
   if (c->sends || both)
     st = buffer(c, (size_t)c->bytes, mine, &c->sbuf, err);
