@@ -241,6 +241,21 @@ static inline int gcb_coll_call_window(const struct gcb_coll_call *k) {
   return k->window > 0 ? k->window : k->desc->window;
 }
 
+/*
+ * Point-to-point with one peer (netmap): `sends` messages of `bytes` from
+ * `send` (the same buffer each time) and `recvs` messages into consecutive
+ * blocks of `bytes` of `recv`, all in flight together. Buffers come from
+ * the transport's alloc().
+ */
+struct gcb_coll_xfer {
+  int peer; /* rank in the transport's communicator, not this rank */
+  const void *send;
+  int sends;
+  void *recv;
+  int recvs;
+  size_t bytes;
+};
+
 struct gcb_coll_ops {
   const char *name;
   const char *description;
@@ -299,6 +314,15 @@ struct gcb_coll_ops {
                             const struct gcb_coll_call *call,
                             struct gcb_err *err);
   enum gcb_status (*test)(struct gcb_comm *c, bool *done, struct gcb_err *err);
+  /*
+   * Optional (NULL: the transport has no point-to-point; netmap says so).
+   * One exchange with one peer, complete when it returns: NCCL
+   * ncclGroupStart, the sends, the receives, ncclGroupEnd, then the
+   * stream synchronised (nccl-tests' sendrecv); MPI MPI_Isend / MPI_Irecv,
+   * then a wait for each. GCB_EINTERNAL for a peer out of range or itself.
+   */
+  enum gcb_status (*exchange)(struct gcb_comm *c, const struct gcb_coll_xfer *x,
+                              struct gcb_err *err);
   /* Library version, e.g. "MPICH 4.0.2" or "NCCL 2.28.9". */
   void (*version)(char *buf, size_t len);
   /* NCCL's version codes, as nccl-tests' first line prints them

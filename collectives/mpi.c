@@ -73,7 +73,15 @@ static enum mpi_form mpi_form(size_t count) {
 #endif
 
 /* Tags of the point-to-point patterns (on our own communicator). */
-enum { TAG_RING = 1, TAG_PING, TAG_PONG, TAG_WINDOW, TAG_ACK, TAG_BIBW };
+enum {
+  TAG_RING = 1,
+  TAG_PING,
+  TAG_PONG,
+  TAG_WINDOW,
+  TAG_ACK,
+  TAG_BIBW,
+  TAG_XFER
+};
 
 struct gcb_comm {
   MPI_Comm comm; /* duplicate of the caller's communicator */
@@ -678,6 +686,43 @@ static enum gcb_status mpi_wait(struct gcb_comm *c, struct gcb_err *err) {
   return rc == MPI_SUCCESS ? GCB_OK : gcb_mpi_err(err, rc, "MPI_Waitall");
 }
 
+/* netmap's exchange with one peer: every receive and send posted at
+ * once, then each waited for; the first failure is the one reported. */
+static enum gcb_status mpi_exchange(struct gcb_comm *c,
+                                    const struct gcb_coll_xfer *x,
+                                    struct gcb_err *err) {
+  const char *call = "MPI_Irecv";
+  if (x->peer < 0 || x->peer >= c->size || x->peer == c->rank || x->sends < 0 ||
+      x->recvs < 0)
+    return gcb_err_set(err, GCB_EINTERNAL, "mpi: exchange with rank %d of %d",
+                       x->peer, c->size);
+  if (mpi_form(x->bytes) == MPI_FORM_TOO_LARGE)
+    return gcb_err_set(err, GCB_EUNSUPPORTED,
+                       "mpi: %zu bytes exceed this MPI's count limit %zu",
+                       x->bytes, MPI_COUNT_LIMIT);
+  int n = x->sends + x->recvs, posted = 0;
+  int rc = reserve_reqs(c, n > 0 ? n : 1, &call);
+  mpi_count len = (mpi_count)x->bytes;
+  for (int i = 0; rc == MPI_SUCCESS && i < x->recvs; i++)
+    if ((rc = MPI_COUNTED(MPI_Irecv, x->bytes,
+                          (char *)x->recv + (size_t)i * x->bytes, len, MPI_BYTE,
+                          x->peer, TAG_XFER, c->comm, &c->reqs[posted])) ==
+        MPI_SUCCESS)
+      posted++;
+  if (rc == MPI_SUCCESS)
+    call = "MPI_Isend";
+  for (int i = 0; rc == MPI_SUCCESS && i < x->sends; i++)
+    if ((rc = MPI_COUNTED(MPI_Isend, x->bytes, x->send, len, MPI_BYTE, x->peer,
+                          TAG_XFER, c->comm, &c->reqs[posted])) == MPI_SUCCESS)
+      posted++;
+  /* What was posted completes before the buffers can go, even after a
+   * failure. */
+  int w = posted > 0 ? wait_all(posted, c->reqs) : MPI_SUCCESS;
+  if (rc == MPI_SUCCESS && w != MPI_SUCCESS)
+    rc = w, call = "MPI_Waitall";
+  return rc == MPI_SUCCESS ? GCB_OK : gcb_mpi_err(err, rc, call);
+}
+
 const struct gcb_coll_ops gcb_coll_mpi = {
     .name = "mpi",
     .description = "MPI collectives on host memory",
@@ -694,5 +739,6 @@ const struct gcb_coll_ops gcb_coll_mpi = {
     .wait = mpi_wait,
     .istart = mpi_istart,
     .test = mpi_test,
+    .exchange = mpi_exchange,
     .version = mpi_version,
 };

@@ -831,6 +831,31 @@ static enum gcb_status nccl_test(struct gcb_comm *c, bool *done,
                       : st;
 }
 
+/* netmap's exchange with one peer, as nccl-tests' sendrecv carries a
+ * pair: its sends and receives in one group (both directions in flight
+ * together, GPUDirect where NCCL's transport uses it), then the stream
+ * synchronised (nccl_wait: polled, NCCL's asynchronous error seen). */
+static enum gcb_status nccl_exchange(struct gcb_comm *c,
+                                     const struct gcb_coll_xfer *x,
+                                     struct gcb_err *err) {
+  static const struct gcb_coll_call bytes = {.dtype = GCB_COLL_UINT8};
+  struct enq e = {.c = c, .k = &bytes, .dt = ncclUint8, .call = "?"};
+  if (x->peer < 0 || x->peer >= c->size || x->peer == c->rank)
+    return gcb_err_set(err, GCB_EINTERNAL, "nccl: exchange with rank %d of %d",
+                       x->peer, c->size);
+  ncclResult_t rc = group_start(&e);
+  if (rc != ncclSuccess)
+    return nccl_check(c, err, rc, e.call);
+  for (int i = 0; i < x->sends && rc == ncclSuccess; i++)
+    rc = send_to(&e, x->send, x->bytes, x->peer);
+  for (int i = 0; i < x->recvs && rc == ncclSuccess; i++)
+    rc = recv_from(&e, (char *)x->recv + (size_t)i * x->bytes, x->bytes,
+                   x->peer);
+  rc = group_end(&e, rc);
+  enum gcb_status st = nccl_check(c, err, rc, e.call);
+  return st != GCB_OK ? st : nccl_wait(c, err);
+}
+
 const struct gcb_coll_ops gcb_coll_nccl = {
     .name = "nccl",
     .description = "NCCL collectives on device memory, one GPU per rank",
@@ -850,6 +875,7 @@ const struct gcb_coll_ops gcb_coll_nccl = {
     .group_end = nccl_group_end,
     .istart = nccl_start,
     .test = nccl_test,
+    .exchange = nccl_exchange,
     .version = nccl_version,
     .version_codes = nccl_version_codes,
 };

@@ -271,6 +271,10 @@ struct gcb_backend_ops {
   const char *description;
   uint64_t gemm_default_dim; /* default m = n = k on this backend */
   bool hidden;               /* never picked by "auto" nor listed (null) */
+  /* The collectives transport (collectives/comm.h) whose buffers live
+   * where this backend computes: "nccl" (device memory), "mpi" (host);
+   * point-to-point benchmarks take it for "auto". */
+  const char *transport;
 
   /* Whether this backend can run here; false with a one-line reason. */
   bool (*usable)(char *why, size_t why_len);

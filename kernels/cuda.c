@@ -457,6 +457,7 @@ static enum gcb_status cuda_fits(const struct gcb_backend *b, uint64_t bytes,
 
 const struct gcb_backend_ops gcb_backend_cuda = {
     .name = "cuda",
+    .transport = "nccl",
     .description = "NVIDIA GPU per rank: cuBLASLt GEMM, CUDA memory kernels "
                    "and copies, CUDA events, NVML health",
     .gemm_default_dim = 8192,

@@ -506,6 +506,7 @@ static enum gcb_status host_stream(struct gcb_backend *b,
 
 const struct gcb_backend_ops gcb_backend_host = {
     .name = "host",
+    .transport = "mpi",
     .description = "CPUs: OpenBLAS GEMM, STREAM-style memory kernels",
     .gemm_default_dim = 2048,
     .usable = host_usable,

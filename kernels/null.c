@@ -50,6 +50,7 @@ static void null_versions(struct gcb_backend *b, char *buf, size_t len) {
 
 const struct gcb_backend_ops gcb_backend_null = {
     .name = "null",
+    .transport = "mpi",
     .description = "does nothing (tests the harness; asked for by name only)",
     .gemm_default_dim = 1,
     .hidden = true,

@@ -1,7 +1,8 @@
 /*
  * The network map as matrices (netmap_matrix.h): netmap cases keyed by
  * params.schedule, .measure, .src and .dst; the figure is the case's
- * median (every rank's entry repeats the pair's), latency its time.
+ * median (every rank's entry repeats the pair's), latency its time. Node
+ * pairs are keyed by params.src_node and .dst_node.
  */
 #include "reports/analysis/netmap_matrix.h"
 
@@ -34,6 +35,7 @@ void gcb_netmap_free(struct gcb_netmap *m) {
   free(m->lat);
   free(m->node);
   free(m->host);
+  free(m->rank);
   memset(m, 0, sizeof *m);
 }
 
@@ -49,10 +51,13 @@ static bool alloc(struct gcb_netmap *m, int n) {
   m->lat = malloc(cells * sizeof *m->lat);
   m->node = calloc((size_t)n, sizeof *m->node);
   m->host = calloc((size_t)n, sizeof *m->host);
-  if (!m->bw || !m->lat || !m->node || !m->host)
+  m->rank = calloc((size_t)n, sizeof *m->rank);
+  if (!m->bw || !m->lat || !m->node || !m->host || !m->rank)
     return false;
   for (size_t i = 0; i < cells; i++)
     m->bw[i] = m->lat[i] = NAN;
+  for (int i = 0; i < n; i++)
+    m->rank[i] = i;
   return true;
 }
 
@@ -70,6 +75,48 @@ static void places(const json_t *root, struct gcb_netmap *m) {
   }
 }
 
+/* Node index of rank r per the document, clamped as places() does. */
+static int node_of(const json_t *root, int r, int n, const char **host) {
+  struct gcb_place p;
+  gcb_view_place(root, r, &p);
+  *host = p.hostname;
+  return p.node >= 0 && p.node < n ? (int)p.node : 0;
+}
+
+/* The node x node map of the node pairs: rows are nodes, each named by
+ * its first rank's host; a pair's busbw in both of its cells. */
+static bool read_nodes(const json_t *root, struct gcb_netmap *m) {
+  const json_t *cases = json_object_get(root, "cases"), *c;
+  int ranks = (int)json_array_size(json_object_get(root, "ranks")), nodes = 0;
+  size_t i;
+  const char *host;
+  if (ranks < 2 || ranks > 65536)
+    return false;
+  for (int r = 0; r < ranks; r++) {
+    int x = node_of(root, r, ranks, &host);
+    nodes = x + 1 > nodes ? x + 1 : nodes;
+  }
+  if (nodes < 2 || nodes > 4096 || !alloc(m, nodes))
+    return false;
+  m->by_node = true;
+  m->nodes = nodes;
+  for (int r = ranks - 1; r >= 0; r--) { /* the first rank wins */
+    int x = node_of(root, r, ranks, &host);
+    m->node[x] = x, m->host[x] = host, m->rank[x] = r;
+  }
+  json_array_foreach(cases, i, c) {
+    double a = gcb_view_param_num(c, "src_node"),
+           b = gcb_view_param_num(c, "dst_node");
+    if (!is_ours(c, "nodepairs") ||
+        !(a >= 0 && a < nodes && b >= 0 && b < nodes && a != b))
+      continue;
+    double v = gcb_view_num(gcb_view_obj(c, "summary"), "median");
+    m->bw[(size_t)a * (size_t)nodes + (size_t)b] = v;
+    m->bw[(size_t)b * (size_t)nodes + (size_t)a] = v;
+  }
+  return true;
+}
+
 bool gcb_netmap_read(const json_t *root, const char *schedule,
                      struct gcb_netmap *m) {
   memset(m, 0, sizeof *m);
@@ -78,7 +125,10 @@ bool gcb_netmap_read(const json_t *root, const char *schedule,
   const json_t *c;
   int n = (int)json_array_size(json_object_get(root, "ranks"));
   json_array_foreach(cases, i, c) seen += is_ours(c, schedule);
-  if (seen == 0 || n < 2 || n > 4096 || !alloc(m, n)) {
+  bool nodes = strcmp(schedule, "nodepairs") == 0;
+  if (seen > 0 && nodes && read_nodes(root, m))
+    return true;
+  if (seen == 0 || nodes || n < 2 || n > 4096 || !alloc(m, n)) {
     gcb_netmap_free(m);
     return false;
   }
@@ -95,6 +145,15 @@ bool gcb_netmap_read(const json_t *root, const char *schedule,
       m->bw[cell] = gcb_view_num(sum, "median");
   }
   return true;
+}
+
+int gcb_netmap_row(const struct gcb_netmap *m, long long rank) {
+  if (!m->by_node)
+    return rank >= 0 && rank < m->n ? (int)rank : -1;
+  for (int i = 0; i < m->n; i++)
+    if (m->rank[i] == rank)
+      return i;
+  return -1;
 }
 
 static bool touches(const struct gcb_netmap *m, int s, int d, long long node) {

@@ -2,8 +2,11 @@
  * The network map of a results document (gcbench netmap, docs/MULTINODE.md)
  * as matrices: for one schedule ("alone" or "together"), the bandwidth
  * (GB/s) and one-way latency (seconds) of every ordered pair of ranks,
- * each rank's node and host, and each node's aggregates. The finding rule
- * (rules_netmap.c) and the report's table (render_netmap.c) read it alike.
+ * each rank's node and host, and each node's aggregates. For "nodepairs"
+ * (SuperBench's node pairs) the rows are nodes, not ranks: the node x node
+ * matrix of each pair's sendrecv busbw, the same both ways, no latency. The
+ * finding rule (rules_netmap.c) and the report's table (render_netmap.c) read
+ * it alike.
  */
 #ifndef GCB_NETMAP_MATRIX_H
 #define GCB_NETMAP_MATRIX_H
@@ -17,12 +20,19 @@ struct gcb_netmap {
   long long *node;   /* per rank */
   const char **host; /* per rank, borrowed from the document */
   int nodes;         /* 1 + the largest node index */
+  bool by_node;      /* rows are nodes (schedule "nodepairs") */
+  int *rank;         /* per row: the world rank it stands for (a node:
+                        its first rank) */
 };
 
 /* The map of `schedule` in the document: false (and *m zeroed) when the
  * document has no netmap case of that schedule or memory runs out. */
 bool gcb_netmap_read(const json_t *root, const char *schedule,
                      struct gcb_netmap *m);
+
+/* The row that world rank `rank` stands for (by_node: the row of the
+ * node whose first rank it is), or -1. */
+int gcb_netmap_row(const struct gcb_netmap *m, long long rank);
 
 /* Frees what gcb_netmap_read allocated; a zeroed map is a no-op. */
 void gcb_netmap_free(struct gcb_netmap *m);

@@ -16,6 +16,12 @@
  * one node, or between nodes whose links are fine), which needs
  * outlier_min_ranks pairs. A pair fails only when the other schedule, if
  * measured, finds it slow too: one noisy sample is a warning.
+ *
+ * The node pairs (schedule "nodepairs", SuperBench's pattern) are judged
+ * apart, on their node x node matrix, by the same two rules: a node whose
+ * every pair is slow has a slow link of its own; one slow pair of nodes
+ * whose other pairs are fine is the link between them (a NIC, cable or
+ * switch port on their path), one finding naming both hosts.
  */
 #include <math.h>
 #include <stdio.h>
@@ -42,13 +48,19 @@ static void judge_free(struct netmap_judge *j) {
   free(j->bad_link);
 }
 
-/* False when the document has no network map (nothing to judge). */
-static bool judge_open(const struct gcb__rule_ctx *cx, struct netmap_judge *j) {
+/* False when the document has no network map of the kind asked for
+ * (nothing to judge): the ranks' ("alone", else "together"), or the node
+ * pairs'. */
+static bool judge_open(const struct gcb__rule_ctx *cx, bool node_pairs,
+                       struct netmap_judge *j) {
   memset(j, 0, sizeof *j);
   j->warn = cx->t->link_pct / 100.0;
   j->fail = cx->t->link_fail_pct / 100.0;
-  j->schedule = "alone";
-  if (!gcb_netmap_read(cx->doc->root, "alone", &j->map)) {
+  j->schedule = node_pairs ? "nodepairs" : "alone";
+  if (node_pairs) {
+    if (!gcb_netmap_read(cx->doc->root, "nodepairs", &j->map))
+      return false;
+  } else if (!gcb_netmap_read(cx->doc->root, "alone", &j->map)) {
     j->schedule = "together";
     if (!gcb_netmap_read(cx->doc->root, "together", &j->map))
       return false;
@@ -71,16 +83,26 @@ static bool judge_open(const struct gcb__rule_ctx *cx, struct netmap_judge *j) {
 }
 
 /* The node's ranks as ranges, and its first rank. */
-static long long node_ranks(const struct gcb_netmap *m, int node, char *buf,
+static long long node_ranks(const struct gcb__rule_ctx *cx,
+                            const struct gcb_netmap *m, int node, char *buf,
                             size_t size) {
   long long first = -1;
   size_t len = 0;
   buf[0] = '\0';
-  for (int r = 0; r < m->n && len + 12 < size; r++)
-    if (m->node[r] == node) {
+  int n = m->by_node
+              ? (int)json_array_size(json_object_get(cx->doc->root, "ranks"))
+              : m->n;
+  for (int r = 0; r < n && len + 12 < size; r++) {
+    struct gcb_place p = {.node = -1};
+    if (m->by_node) /* rows are nodes: the document's ranks */
+      gcb_view_place(cx->doc->root, r, &p);
+    else
+      p.node = m->node[r];
+    if (p.node == node) {
       len += (size_t)snprintf(buf + len, size - len, "%s%d", len ? "," : "", r);
       first = first < 0 ? r : first;
     }
+  }
   return first;
 }
 
@@ -93,7 +115,7 @@ static enum gcb_status report_link(const struct gcb__rule_ctx *cx,
   if (f == NULL)
     return GCB_ENOMEM;
   char ranks[96], got[32], want[32];
-  long long first = node_ranks(&j->map, node, ranks, sizeof ranks);
+  long long first = node_ranks(cx, &j->map, node, ranks, sizeof ranks);
   gcb_finding_at_rank(f, cx->index, cx->doc->root, first);
   f->where.rank = -1;
   gcb_view_copy(f->where.ranks, sizeof f->where.ranks, ranks);
@@ -102,6 +124,7 @@ static enum gcb_status report_link(const struct gcb__rule_ctx *cx,
   snprintf(f->where.subject, sizeof f->where.subject,
            "netmap: bandwidth %s, pairs with %.100s", j->schedule,
            f->where.hostname);
+  const char *what = j->map.by_node ? "node pairs" : "pairs";
   f->measured = x->bw_median;
   f->expected = x->others_median;
   snprintf(f->unit, sizeof f->unit, "GB/s");
@@ -110,10 +133,11 @@ static enum gcb_status report_link(const struct gcb__rule_ctx *cx,
   gcb_view_fmt(x->others_median, want, sizeof want);
   gcb_finding_explain(
       f,
-      "%s's link: all %d pairs between it and other hosts are slow, both "
+      "%s's link: all %d %s between it and other hosts are slow, both "
       "ways (median %s GB/s against %s GB/s between the other hosts): its "
       "own link, not a path",
-      f->where.hostname, x->pairs, got, want);
+      f->where.hostname, j->map.by_node ? x->pairs / 2 : x->pairs, what, got,
+      want);
   gcb_finding_suggest(f,
                       "check %s's NIC, cable and switch port (ip -s link, "
                       "ethtool -S, the port's counters) and any rate limit "
@@ -149,6 +173,33 @@ static double class_median(const struct netmap_judge *j,
   return med;
 }
 
+/* Where, what and why of a slow pair of nodes (a node map's cell):
+ * named by both hosts, at the first rank of each. */
+static void explain_node_pair(const struct gcb__rule_ctx *cx,
+                              const struct netmap_judge *j,
+                              struct gcb_finding *f, int s, int d,
+                              const char *got, const char *want) {
+  const struct gcb_netmap *m = &j->map;
+  gcb_finding_at_rank(f, cx->index, cx->doc->root, m->rank[s]);
+  snprintf(f->where.ranks, sizeof f->where.ranks, "%d,%d", m->rank[s],
+           m->rank[d]);
+  snprintf(f->where.link, sizeof f->where.link, "%.24s <-> %.24s", m->host[s],
+           m->host[d]);
+  snprintf(f->where.subject, sizeof f->where.subject,
+           "netmap: bandwidth nodepairs %.40s<->%.40s", m->host[s], m->host[d]);
+  gcb_finding_explain(f,
+                      "link between %s and %s: sendrecv busbw %s GB/s "
+                      "against a median of %s GB/s for the other node "
+                      "pairs, while both nodes are fine with the others: a "
+                      "NIC, cable or switch port on the path between them",
+                      m->host[s], m->host[d], got, want);
+  gcb_finding_suggest(f,
+                      "check the NICs, cables and switch ports between %s "
+                      "and %s (ibstat, ethtool -S, the ports' error "
+                      "counters); rerun netmap --schedule nodepairs",
+                      m->host[s], m->host[d]);
+}
+
 static enum gcb_status report_path(const struct gcb__rule_ctx *cx,
                                    const struct netmap_judge *j, int s, int d,
                                    double ref, bool fail) {
@@ -159,6 +210,16 @@ static enum gcb_status report_path(const struct gcb__rule_ctx *cx,
   if (f == NULL)
     return GCB_ENOMEM;
   char got[32], want[32];
+  f->measured = x;
+  f->expected = ref;
+  snprintf(f->unit, sizeof f->unit, "GB/s");
+  f->cost = 1.0 - x / ref;
+  gcb_view_fmt(x, got, sizeof got);
+  gcb_view_fmt(ref, want, sizeof want);
+  if (m->by_node) {
+    explain_node_pair(cx, j, f, s, d, got, want);
+    return GCB_OK;
+  }
   gcb_finding_at_rank(f, cx->index, cx->doc->root, s);
   snprintf(f->where.ranks, sizeof f->where.ranks, "%d,%d", s < d ? s : d,
            s < d ? d : s);
@@ -166,12 +227,6 @@ static enum gcb_status report_path(const struct gcb__rule_ctx *cx,
            m->host[d]);
   snprintf(f->where.subject, sizeof f->where.subject,
            "netmap: bandwidth %s %d->%d", j->schedule, s, d);
-  f->measured = x;
-  f->expected = ref;
-  snprintf(f->unit, sizeof f->unit, "GB/s");
-  f->cost = 1.0 - x / ref;
-  gcb_view_fmt(x, got, sizeof got);
-  gcb_view_fmt(ref, want, sizeof want);
   gcb_finding_explain(f,
                       "path rank %d (%s) -> rank %d (%s): %s GB/s against a "
                       "median of %s GB/s for its peers, while both ends are "
@@ -201,7 +256,8 @@ static enum gcb_status judge_paths(const struct gcb__rule_ctx *cx,
   double ref[2] = {class_median(j, m, 0, min), class_median(j, m, 1, min)};
   for (int s = 0; s < m->n; s++)
     for (int d = 0; d < m->n; d++) {
-      int cls = s == d ? -1 : pair_class(j, s, d);
+      /* A node pair is one measurement, in both of its cells. */
+      int cls = s == d || (m->by_node && s > d) ? -1 : pair_class(j, s, d);
       double x = cls < 0 ? NAN : m->bw[s * m->n + d];
       if (cls < 0 || isnan(x) || isnan(ref[cls]) || !(x < j->warn * ref[cls]))
         continue;
@@ -213,18 +269,26 @@ static enum gcb_status judge_paths(const struct gcb__rule_ctx *cx,
   return GCB_OK;
 }
 
-enum gcb_status gcb__rule_netmap(const struct gcb__rule_ctx *cx) {
-  struct netmap_judge j;
-  if (!judge_open(cx, &j))
-    return GCB_OK;
+/* One map's findings of cx->kind. */
+static enum gcb_status judge(const struct gcb__rule_ctx *cx,
+                             struct netmap_judge *j) {
   enum gcb_status st = GCB_OK;
   if (strcmp(cx->kind, "network-link") == 0) {
-    for (int i = 0; st == GCB_OK && i < j.map.nodes; i++)
-      if (j.bad_link[i])
-        st = report_link(cx, &j, i);
+    for (int i = 0; st == GCB_OK && i < j->map.nodes; i++)
+      if (j->bad_link[i])
+        st = report_link(cx, j, i);
   } else {
-    st = judge_paths(cx, &j);
+    st = judge_paths(cx, j);
   }
-  judge_free(&j);
+  judge_free(j);
+  return st;
+}
+
+enum gcb_status gcb__rule_netmap(const struct gcb__rule_ctx *cx) {
+  struct netmap_judge j;
+  enum gcb_status st = GCB_OK;
+  for (int pairs = 0; pairs < 2 && st == GCB_OK; pairs++)
+    if (judge_open(cx, pairs == 1, &j))
+      st = judge(cx, &j);
   return st;
 }

@@ -34,7 +34,7 @@
 #define LEGEND_W 230
 #define LEGEND_H 236
 
-static const char *const schedules[] = {"alone", "together"};
+static const char *const schedules[] = {"alone", "together", "nodepairs"};
 
 /* One heatmap: its rows (units: ranks, or nodes), values, marks and
  * geometry. */
@@ -193,11 +193,16 @@ static void mark_findings(struct heat *h, const struct gcb_report *rep,
       continue;
     }
     int a = -1, b = -1;
-    long long s = f->where.rank;
-    if (link || sscanf(f->where.ranks, "%d,%d", &a, &b) != 2 || s < 0 ||
-        s >= m->n || a < 0 || b < 0 || a >= m->n || b >= m->n)
+    if (link || sscanf(f->where.ranks, "%d,%d", &a, &b) != 2)
       continue;
-    mark(h, (int)s, s == a ? b : a, st);
+    /* Ranks to rows (a node map's rows are nodes, named by first ranks). */
+    int s = gcb_netmap_row(m, f->where.rank);
+    a = gcb_netmap_row(m, a), b = gcb_netmap_row(m, b);
+    if (s < 0 || a < 0 || b < 0)
+      continue;
+    mark(h, s, s == a ? b : a, st);
+    if (m->by_node) /* one pair of nodes, both of its cells */
+      mark(h, s == a ? b : a, s, st);
   }
 }
 
@@ -250,7 +255,7 @@ static void make_label(struct heat *h, int u, size_t domain, size_t max) {
     snprintf(name, sizeof name, "%.*s\xe2\x80\xa6%.*s", (int)head, host,
              (int)(tail < len ? tail : 0), host + len - tail);
   }
-  if (h->by_node)
+  if (h->by_node || h->m->by_node)
     snprintf(h->label[u], sizeof h->label[u], "%s", name);
   else
     snprintf(h->label[u], sizeof h->label[u], "%d %s", r, name);
@@ -465,7 +470,7 @@ static void draw_heat(FILE *out, const struct heat *h, double y0) {
   char title[200];
   snprintf(title, sizeof title, "Network map: %s, %s (run %zu), %s",
            h->lat ? "latency" : "bandwidth", h->schedule, h->doc + 1,
-           h->by_node ? "node to node" : "rank to rank");
+           h->by_node || h->m->by_node ? "node to node" : "rank to rank");
   fprintf(out, "<g class=\"netmap\" transform=\"translate(0,%.0f)\">\n", y0);
   gcb__svg_text(out, 16, 20, "font-size=\"14\" font-weight=\"600\"", title);
   double gx = 16 + h->left, gy = 34 + h->top;
@@ -478,8 +483,10 @@ static void draw_heat(FILE *out, const struct heat *h, double y0) {
       cell(out, h, u, w, gx + w * h->c, gy + u * h->c);
   node_lines(out, h, gx, gy);
   gcb__svg_text(out, 16, gy + h->body + 24, "font-size=\"11\" fill=\"#555\"",
-                h->lat ? "row: sender, column: receiver; one-way latency"
-                       : "row: sender, column: receiver");
+                h->m->by_node
+                    ? "every node pair once: its sendrecv busbw, both ways"
+                : h->lat ? "row: sender, column: receiver; one-way latency"
+                         : "row: sender, column: receiver");
   legend(out, h, gx + h->k * h->c + 20, gy);
   fputs("</g>\n", out);
 }
@@ -516,7 +523,8 @@ static enum gcb_status draw(FILE *out, const struct gcb_report *rep,
         bool here = home == NULL ||
                     (gcb__netmap_home(&m, d, schedules[s], id, sizeof id) &&
                      strcmp(id, home) == 0);
-        for (int lat = 0; here && lat < 2 && !oom; lat++) {
+        /* Node pairs have bandwidth only. */
+        for (int lat = 0; here && lat < (m.by_node ? 1 : 2) && !oom; lat++) {
           struct heat h;
           int ready = heat_open(&h, &m, d, schedules[s], lat, rep, dx);
           oom = ready < 0;

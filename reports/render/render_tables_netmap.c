@@ -5,6 +5,8 @@
  * then each node's aggregates over its pairs with other nodes against the
  * pairs without it, which is how a slow host link stands out from one slow
  * path. Matrices stop at MAX_MATRIX ranks (the per-node table does not).
+ * The node pairs (SuperBench's pattern) are one node x node matrix of
+ * sendrecv busbw, the same both ways, and their per-node table.
  */
 #include <math.h>
 #include <stdio.h>
@@ -15,7 +17,7 @@
 
 #define MAX_MATRIX 64
 
-static const char *const schedules[] = {"alone", "together"};
+static const char *const schedules[] = {"alone", "together", "nodepairs"};
 
 /* One matrix: `lat` picks latency (seconds) over bandwidth (GB/s). */
 static void matrix(struct gcb__tb *b, size_t d, const char *schedule,
@@ -28,9 +30,14 @@ static void matrix(struct gcb__tb *b, size_t d, const char *schedule,
     free(names), free(h);
     return;
   }
-  h[0] = lat ? "latency, row to column" : "GB/s, row to column";
+  h[0] = lat          ? "latency, row to column"
+         : m->by_node ? "busbw GB/s, node pair"
+                      : "GB/s, row to column";
   for (int r = 0; r < n; r++) {
-    snprintf(names[r], sizeof names[r], "%d %.40s", r, m->host[r]);
+    if (m->by_node)
+      snprintf(names[r], sizeof names[r], "%.40s", m->host[r]);
+    else
+      snprintf(names[r], sizeof names[r], "%d %.40s", r, m->host[r]);
     h[r + 1] = names[r];
   }
   snprintf(id, sizeof id, "netmap-%s-%s-%zu", lat ? "lat" : "bw", schedule, d);
@@ -40,6 +47,10 @@ static void matrix(struct gcb__tb *b, size_t d, const char *schedule,
       b, id, title,
       lat ? "one-way latency (half a ping-pong) from the row's rank to the "
             "column's"
+      : m->by_node
+          ? "every node pair once (SuperBench's node pairs): sendrecv busbw "
+            "between the row's node and the column's, local rank i to local "
+            "rank i"
           : "bandwidth from the row's rank to the column's, one way",
       h);
   for (int s = 0; t != NULL && s < n; s++) {
@@ -91,7 +102,7 @@ static void nodes_table(struct gcb__tb *b, size_t d, const char *schedule,
       if (m->node[r] == i) {
         host = m->host[r];
         len += (size_t)snprintf(ranks + len, sizeof ranks - len, "%s%d",
-                                len ? "," : "", r);
+                                len ? "," : "", m->rank ? m->rank[r] : r);
       }
     gcb__cell_id(b, row, 0, i);
     gcb__cell(b, row, 1, "%s", host);
@@ -123,7 +134,8 @@ void gcb__netmap_tables(struct gcb__tb *b) {
         continue;
       if (m.n <= MAX_MATRIX) {
         matrix(b, d, schedules[s], &m, false);
-        matrix(b, d, schedules[s], &m, true);
+        if (!m.by_node) /* node pairs: bandwidth only */
+          matrix(b, d, schedules[s], &m, true);
       }
       if (m.nodes >= 2)
         nodes_table(b, d, schedules[s], &m);

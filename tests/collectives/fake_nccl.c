@@ -66,6 +66,8 @@ static void logged(const char *name, ncclComm_t comm) {
     c->blocking = comm ? comm->blocking : -1;
     c->nvlink_centric = comm ? comm->nvlink_centric : -1;
     c->in_group = fake_nccl.depth > 0;
+    c->peer = -1;
+    c->count = 0;
   }
 }
 
@@ -255,15 +257,28 @@ ncclResult_t ncclScatter(const void *s, void *r, size_t n, ncclDataType_t t,
   (void)s, (void)r, (void)n, (void)t, (void)root, (void)stream;
   return call_on("ncclScatter", comm);
 }
+/* A point-to-point call: logged with its peer and count, refused as any
+ * call on an unready communicator, or failed on request (p2p_fail_at). */
+static ncclResult_t p2p(const char *name, size_t n, int peer, ncclComm_t comm) {
+  ncclResult_t rc = call_on(name, comm);
+  if (fake_nccl.n > 0 && fake_nccl.n <= FAKE_NCCL_LOG_MAX) {
+    fake_nccl.log[fake_nccl.n - 1].peer = peer;
+    fake_nccl.log[fake_nccl.n - 1].count = n;
+  }
+  if (++fake_nccl.p2p_calls == fake_nccl.p2p_fail_at && rc == ncclSuccess)
+    rc = fake_nccl.p2p_result;
+  return rc;
+}
+
 ncclResult_t ncclSend(const void *s, size_t n, ncclDataType_t t, int peer,
                       ncclComm_t comm, cudaStream_t stream) {
-  (void)s, (void)n, (void)t, (void)peer, (void)stream;
-  return call_on("ncclSend", comm);
+  (void)s, (void)t, (void)stream;
+  return p2p("ncclSend", n, peer, comm);
 }
 ncclResult_t ncclRecv(void *r, size_t n, ncclDataType_t t, int peer,
                       ncclComm_t comm, cudaStream_t stream) {
-  (void)r, (void)n, (void)t, (void)peer, (void)stream;
-  return call_on("ncclRecv", comm);
+  (void)r, (void)t, (void)stream;
+  return p2p("ncclRecv", n, peer, comm);
 }
 ncclResult_t ncclGroupStart(void) {
   logged("ncclGroupStart", NULL);

@@ -31,6 +31,8 @@ struct fake_nccl_call {
   int blocking;       /* of comm; -1 without one */
   int nvlink_centric; /* comm's config.nvlinkCentricSched; -1 without */
   bool in_group;      /* called between ncclGroupStart and ncclGroupEnd */
+  int peer;           /* ncclSend, ncclRecv: the peer; else -1 */
+  size_t count;       /* ncclSend, ncclRecv: the element count */
 };
 
 struct fake_nccl {
@@ -51,6 +53,11 @@ struct fake_nccl {
    * communicator reports this once (an asynchronous error); success
    * when ncclSuccess. */
   ncclResult_t async_error;
+  /* The p2p_fail_at-th ncclSend or ncclRecv (1: the first) returns
+   * p2p_result instead of running (0: none fails). */
+  int p2p_fail_at;
+  ncclResult_t p2p_result;
+  int p2p_calls; /* ncclSend and ncclRecv calls so far */
 };
 
 extern struct fake_nccl fake_nccl;

@@ -193,6 +193,47 @@ static void refusals(const struct gcb_coll_ops *ops, struct gcb_comm *comm,
   EXPECT(k == NULL, "no case on failure");
 }
 
+/* netmap's exchange: ranks paired (0-1, 2-3, ...; an odd last rank
+ * rests), each sending its pattern three times while it receives three
+ * messages into consecutive blocks, both ways at once; then a one-way
+ * window; a peer out of range or itself is refused before any call. */
+static void exchanges(const struct gcb_coll_ops *ops, struct gcb_comm *comm) {
+  enum { LEN = 1000, W = 3 };
+  static unsigned char send[LEN], recv[W * LEN];
+  struct gcb_err err = {0};
+  int peer = rank ^ 1;
+  struct gcb_coll_xfer bad = {.peer = rank, .bytes = 1};
+  EXPECT(ops->exchange(comm, &bad, &err) == GCB_EINTERNAL, "with itself");
+  bad.peer = nranks;
+  EXPECT(ops->exchange(comm, &bad, &err) == GCB_EINTERNAL, "out of range");
+  if (peer >= nranks)
+    return;
+  memset(send, 'a' + rank, LEN);
+  memset(recv, 0, sizeof recv);
+  struct gcb_coll_xfer x = {.peer = peer,
+                            .send = send,
+                            .sends = W,
+                            .recv = recv,
+                            .recvs = W,
+                            .bytes = LEN};
+  EXPECT(ops->exchange(comm, &x, &err) == GCB_OK, "both ways: %s", err.msg);
+  size_t wrong = 0;
+  for (size_t i = 0; i < sizeof recv; i++)
+    wrong += recv[i] != 'a' + peer;
+  EXPECT(wrong == 0, "both ways: %zu bytes wrong", wrong);
+  memset(recv, 0, sizeof recv);
+  struct gcb_coll_xfer one = {.peer = peer, .bytes = LEN};
+  if (rank < peer)
+    one.send = send, one.sends = W;
+  else
+    one.recv = recv, one.recvs = W;
+  EXPECT(ops->exchange(comm, &one, &err) == GCB_OK, "one way: %s", err.msg);
+  wrong = 0;
+  for (size_t i = 0; rank > peer && i < sizeof recv; i++)
+    wrong += recv[i] != 'a' + peer;
+  EXPECT(wrong == 0, "one way: %zu bytes wrong", wrong);
+}
+
 #if GCB_HAVE_CUDA
 #include <cuda_runtime_api.h>
 
@@ -257,6 +298,7 @@ int main(int argc, char **argv) {
     for (int i = 0; gcb_coll_descs[i] != NULL; i++)
       run_desc(ops, comm, &env, gcb_coll_descs[i], &m);
     refusals(ops, comm, &env);
+    exchanges(ops, comm);
     /* The non-blocking forms the pattern benchmark starts. */
     static const char *const nb_ops[] = {
         "allreduce", "allgather", "reducescatter", "broadcast", "alltoall"};

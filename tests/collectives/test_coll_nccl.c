@@ -27,6 +27,7 @@
 #include <time.h>
 
 #include "collectives/comm.h"
+#include "kernels/backend.h"
 #include "tests/collectives/fake_nccl.h"
 #include "tests/kernels/fake_cuda.h"
 
@@ -335,4 +336,99 @@ Test(coll_nccl, aggregated_iterations_are_one_nccl_group_each) {
   gcb_coll_case_free(k);
   gcb_coll_nccl.close(c);
   cr_expect_eq(fake_nccl.misuse, 0);
+}
+
+/* netmap's exchange (collectives/comm.h): nccl-tests' sendrecv for one
+ * pair, the sends and receives in one group, then the stream polled to
+ * completion, once per pair; each pair has its peer and byte count. */
+Test(coll_nccl, exchange_is_one_group_then_the_stream_per_pair) {
+  struct gcb_comm *c = open_as(22809, 0, 3);
+  struct gcb_err err = {0};
+  void *send = NULL, *recv = NULL;
+  cr_assert_eq(gcb_coll_nccl.alloc(c, 4096, &send, &err), GCB_OK);
+  cr_assert_eq(gcb_coll_nccl.alloc(c, 4096, &recv, &err), GCB_OK);
+  for (int peer = 1; peer <= 2; peer++) {
+    int before = fake_nccl.n;
+    fake_cuda_clear_log();
+    struct gcb_coll_xfer x = {.peer = peer,
+                              .send = send,
+                              .sends = 1,
+                              .recv = recv,
+                              .recvs = 1,
+                              .bytes = 4096};
+    cr_assert_eq(gcb_coll_nccl.exchange(c, &x, &err), GCB_OK, "%s", err.msg);
+    static const char *const want[] = {"ncclGroupStart", "ncclSend", "ncclRecv",
+                                       "ncclGroupEnd"};
+    cr_assert_eq(fake_nccl.n - before, 4, "%d calls", fake_nccl.n - before);
+    for (int i = 0; i < 4; i++)
+      cr_expect_str_eq(fake_nccl.log[before + i].name, want[i], "call %d", i);
+    for (int i = 1; i <= 2; i++) {
+      cr_expect(fake_nccl.log[before + i].in_group, "call %d grouped", i);
+      cr_expect_eq(fake_nccl.log[before + i].peer, peer);
+      cr_expect_eq(fake_nccl.log[before + i].count, 4096, "uint8 elements");
+      cr_expect_eq(fake_nccl.log[before + i].blocking, 1,
+                   "on the timed (blocking) communicator");
+    }
+    cr_expect_geq(fake_find("cudaStreamQuery", 0, 0), 0,
+                  "the stream waited on after the group");
+  }
+  /* A window one way: its sends in one group, no receive. */
+  int before = fake_nccl.n;
+  struct gcb_coll_xfer w = {
+      .peer = 1, .send = send, .sends = 4, .recvs = 0, .bytes = 512};
+  cr_assert_eq(gcb_coll_nccl.exchange(c, &w, &err), GCB_OK, "%s", err.msg);
+  cr_expect_eq(fake_nccl.n - before, 6, "group, 4 sends, end");
+  cr_expect_eq(fake_count("ncclRecv", 0, FAKE_LOG_MAX), 0);
+  cr_expect_eq(fake_nccl.depth, 0);
+  gcb_coll_nccl.free(c, send);
+  gcb_coll_nccl.free(c, recv);
+  gcb_coll_nccl.close(c);
+  cr_expect_eq(fake_nccl.misuse, 0);
+}
+
+/* A failing ncclRecv fails the exchange, naming the call; the group is
+ * still ended (NCCL's group state left clean) and the stream is not
+ * waited on; an exchange with itself calls nothing. */
+Test(coll_nccl, exchange_errors_are_reported_and_the_group_closed) {
+  struct gcb_comm *c = open_as(22809, 0, 2);
+  struct gcb_err err = {0};
+  static char buf[64];
+  fake_nccl.p2p_fail_at = 2, fake_nccl.p2p_result = ncclRemoteError;
+  fake_cuda_clear_log();
+  struct gcb_coll_xfer x = {.peer = 1,
+                            .send = buf,
+                            .sends = 1,
+                            .recv = buf + 32,
+                            .recvs = 1,
+                            .bytes = 32};
+  cr_expect_eq(gcb_coll_nccl.exchange(c, &x, &err), GCB_ENCCL);
+  cr_expect(strstr(err.msg, "ncclRecv") != NULL, "%s", err.msg);
+  cr_expect_eq(fake_nccl.depth, 0, "the group ended after the failure");
+  cr_expect_geq(fake_nccl_find("ncclGroupEnd", 0), 0);
+  cr_expect_eq(fake_find("cudaStreamQuery", 0, 0), -1,
+               "no wait on a failed group");
+  gcb_coll_nccl.close(c);
+  c = open_as(22809, 0, 2);
+  int before = fake_nccl.n;
+  x.peer = 0;
+  cr_expect_eq(gcb_coll_nccl.exchange(c, &x, &err), GCB_EINTERNAL);
+  x.peer = 2;
+  cr_expect_eq(gcb_coll_nccl.exchange(c, &x, &err), GCB_EINTERNAL);
+  cr_expect_eq(fake_nccl.n, before, "no NCCL call for a bad peer");
+  gcb_coll_nccl.close(c);
+}
+
+/* netmap's --transport auto takes the backend's: NCCL, with its
+ * exchange, on the cuda backend; MPI on the host's. */
+extern const struct gcb_backend_ops gcb_backend_cuda, gcb_backend_host;
+Test(coll_nccl, cuda_backend_maps_the_network_over_nccl) {
+  cr_assert_str_eq(gcb_backend_cuda.transport, "nccl");
+  cr_expect_eq(gcb_coll_transport_find(gcb_backend_cuda.transport),
+               &gcb_coll_nccl);
+  cr_expect_not_null(gcb_coll_nccl.exchange);
+  const struct gcb_coll_ops *h =
+      gcb_coll_transport_find(gcb_backend_host.transport);
+  cr_assert_not_null(h);
+  cr_expect_str_eq(h->name, "mpi");
+  cr_expect_not_null(h->exchange);
 }

@@ -118,11 +118,22 @@ static void count_splits(struct gcb_results *r, struct split_seen *want,
 
 Test(multinode, four_ranks_as_two_nodes_measure_intra_and_inter_node_apart) {
   cr_assert_eq(setenv("GCB_NODE_MAP", "nodeA:" XML_A ",nodeB:" XML_B, 1), 0);
-  const char *args[] = {
-      "coll", "--collective",     "allreduce", "-b",  "64",
-      "-e",   "64",       "--split",   "all", "--iters",
-      "2",    "--warmup", "0",         "--output",  gcb_test_path("two.json"),
-      NULL};
+  const char *args[] = {"coll",
+                        "--collective",
+                        "allreduce",
+                        "-b",
+                        "64",
+                        "-e",
+                        "64",
+                        "--split",
+                        "all",
+                        "--iters",
+                        "2",
+                        "--warmup",
+                        "0",
+                        "--output",
+                        gcb_test_path("two.json"),
+                        NULL};
   cr_assert_eq(gcb_test_gcbench(4, args), 0, "stderr: %s",
                gcb_test_slurp("stderr"));
   struct gcb_results *r = gcb_test_load("two.json");
@@ -236,11 +247,22 @@ Test(multinode, bad_override_exits_with_one_line_naming_it) {
 }
 
 Test(multinode, split_on_one_node_is_skipped_or_refused_with_a_reason) {
-  const char *args[] = {
-      "coll", "--collective",     "allreduce", "-b",    "64",
-      "-e",   "64",       "--split",   "cross", "--iters",
-      "1",    "--warmup", "0",         "--output",    gcb_test_path("one.json"),
-      NULL};
+  const char *args[] = {"coll",
+                        "--collective",
+                        "allreduce",
+                        "-b",
+                        "64",
+                        "-e",
+                        "64",
+                        "--split",
+                        "cross",
+                        "--iters",
+                        "1",
+                        "--warmup",
+                        "0",
+                        "--output",
+                        gcb_test_path("one.json"),
+                        NULL};
   cr_assert_eq(gcb_test_gcbench(2, args), 0, "stderr: %s",
                gcb_test_slurp("stderr"));
   struct gcb_results *r = gcb_test_load("one.json");
@@ -257,4 +279,117 @@ Test(multinode, split_on_one_node_is_skipped_or_refused_with_a_reason) {
   char *err = gcb_test_slurp("stderr");
   cr_expect(strstr(err, "--split: unknown value 'nodes'") != NULL, "%s", err);
   free(err);
+}
+
+/* netmap --schedule nodepairs (SuperBench's node pairs): every pair of
+ * nodes exactly once, local rank i to local rank i, each case checked,
+ * over the host backend's transport (MPI). n nodes of `per` ranks. */
+static void expect_node_pairs(struct gcb_results *r, int nodes, int per) {
+  int seen[8][8] = {{0}}, cases = 0;
+  size_t i;
+  json_t *c;
+  json_array_foreach(gcb_test_section(r, "cases"), i, c) {
+    if (strcmp(param(c, "schedule"), "nodepairs") != 0)
+      continue;
+    json_t *p = json_object_get(c, "params");
+    int a = (int)integer(p, "src_node"), b = (int)integer(p, "dst_node");
+    cr_assert(a >= 0 && b > a && b < nodes, "pair %d, %d", a, b);
+    seen[a][b]++, cases++;
+    cr_expect_str_eq(param(c, "measure"), "sendrecv");
+    cr_expect_str_eq(param(c, "transport"), "mpi");
+    cr_expect_eq(integer(p, "rank_pairs"), per);
+    cr_expect_eq(integer(p, "src"), a * per, "the node's first rank");
+    cr_expect_eq(integer(p, "dst"), b * per);
+    json_t *s = json_object_get(c, "summary");
+    cr_expect_eq(integer(s, "wrong"), 0, "%s", str(c, "label"));
+    cr_expect_gt(json_number_value(json_object_get(s, "median")), 0);
+    cr_expect(json_is_true(
+                  json_object_get(json_object_get(c, "validation"), "checked")),
+              "%s: payload checked", str(c, "label"));
+  }
+  cr_expect_eq(cases, nodes * (nodes - 1) / 2);
+  for (int a = 0; a < nodes; a++)
+    for (int b = a + 1; b < nodes; b++)
+      cr_expect_eq(seen[a][b], 1, "nodes %d and %d once", a, b);
+}
+
+Test(multinode, node_pairs_map_every_pair_of_nodes_once) {
+  cr_assert_eq(setenv("GCB_NODE_MAP", "n1,n2,n3,n4", 1), 0);
+  const char *args[] = {"netmap",
+                        "--schedule",
+                        "nodepairs",
+                        "--size",
+                        "4K",
+                        "--iters",
+                        "2",
+                        "--warmup",
+                        "1",
+                        "--output",
+                        gcb_test_path("np4.json"),
+                        NULL};
+  cr_assert_eq(gcb_test_gcbench(4, args), 0, "stderr: %s",
+               gcb_test_slurp("stderr"));
+  struct gcb_results *r = gcb_test_load("np4.json");
+  expect_node_pairs(r, 4, 1);
+  gcb_results_free(r);
+  /* The report draws the node x node matrix (its verdict on this shared
+   * machine's noise is not asserted). */
+  const char *rep[] = {"report", gcb_test_path("np4.json"), "-o",
+                       gcb_test_path("rep"), NULL};
+  int rc = gcb_test_gcbench(0, rep);
+  cr_expect(rc == 0 || rc == 1, "report exit %d: %s", rc,
+            gcb_test_slurp("stderr"));
+  char *md = gcb_test_slurp("rep/report.md"),
+       *svg = gcb_test_slurp("rep/netmap.svg");
+  cr_expect_not_null(strstr(md, "Network map: bandwidth, nodepairs"));
+  cr_expect_not_null(strstr(svg, "nodepairs (run 1), node to node"));
+  free(md);
+  free(svg);
+}
+
+Test(multinode, node_pairs_pair_every_local_rank) {
+  cr_assert_eq(setenv("GCB_FAKE_NODES", "2", 1), 0);
+  const char *args[] = {"netmap",
+                        "--schedule",
+                        "all",
+                        "--measure",
+                        "bandwidth",
+                        "--size",
+                        "4K",
+                        "--iters",
+                        "2",
+                        "--warmup",
+                        "0",
+                        "--output",
+                        gcb_test_path("np2.json"),
+                        NULL};
+  cr_assert_eq(gcb_test_gcbench(4, args), 0, "stderr: %s",
+               gcb_test_slurp("stderr"));
+  struct gcb_results *r = gcb_test_load("np2.json");
+  cr_expect_eq(json_array_size(gcb_test_section(r, "cases")),
+               (size_t)(2 * 12 + 1), "12 ordered pairs x 2 schedules + 1");
+  expect_node_pairs(r, 2, 2);
+  gcb_results_free(r);
+}
+
+/* Node pairs on one node: skipped with the reason, never 0 cases said
+ * nothing about. */
+Test(multinode, node_pairs_on_one_node_are_skipped_with_the_reason) {
+  const char *args[] = {"netmap",
+                        "--schedule",
+                        "nodepairs",
+                        "--iters",
+                        "1",
+                        "--output",
+                        gcb_test_path("np1.json"),
+                        NULL};
+  cr_assert_eq(gcb_test_gcbench(2, args), 0, "stderr: %s",
+               gcb_test_slurp("stderr"));
+  struct gcb_results *r = gcb_test_load("np1.json");
+  json_t *skipped = gcb_test_section(r, "skipped");
+  cr_assert_eq(json_array_size(skipped), 1);
+  char *text = json_dumps(skipped, 0);
+  cr_expect(strstr(text, "no pair of nodes to map") != NULL, "%s", text);
+  free(text);
+  gcb_results_free(r);
 }

@@ -4,11 +4,16 @@
  * one network-link finding for that host and no path; one slow pair is a
  * network-path finding and no link; two nodes cannot tell a link from a
  * path; a pair slow in one schedule only is a warning. And the matrix
- * reader keeps out-of-range node indices inside its arrays.
+ * reader keeps out-of-range node indices inside its arrays. The node
+ * pairs (SuperBench's pattern): a planted slow pair of nodes, at 40 % of
+ * noisy others, is one failing root cause naming both hosts, for several
+ * node counts and seeds; healthy noisy node matrices give nothing; the
+ * node x node matrix reads both ways and is in the report.
  */
 #include <math.h>
 
 #include "reports/analysis/analyze.h"
+#include "reports/analysis/diagnose.h"
 #include "reports/analysis/netmap_matrix.h"
 #include "reports/render/render.h"
 #include "tests/reports/report_fixture.h"
@@ -199,6 +204,168 @@ Test(netmap_rule, the_report_has_the_matrix_and_the_per_node_table) {
   cr_expect_str_eq(n->row_class[2], "fail");
   cr_expect_null(n->row_class[0]);
   cr_expect_null(table(&ts, "netmap-bw-together-0"));
+  gcb_rtables_free(&ts);
+  done(&r);
+}
+
+/* ---- node pairs (SuperBench's pattern: every node pair once) ----------- */
+
+#define BUSBW 12.0
+
+/* Uniform in [-1, 1) from a seeded LCG: the noise of one pair. */
+static double noise(unsigned *seed) {
+  *seed = *seed * 1103515245u + 12345u;
+  return (double)(*seed >> 8 & 0xffff) / 32768.0 - 1.0;
+}
+
+/* Node pairs of `nodes` nodes x `per` ranks: every pair once, its busbw
+ * BUSBW within +-spread (seeded), the pair (slow_a, slow_b) at `share` of
+ * it (slow_a < 0: none). */
+static void add_node_pairs(json_t *doc, int nodes, int per, unsigned seed,
+                           double spread, int slow_a, int slow_b,
+                           double share) {
+  for (int a = 0; a < nodes; a++)
+    for (int b = a + 1; b < nodes; b++) {
+      double v = BUSBW * (1 + spread * noise(&seed));
+      if (a == slow_a && b == slow_b)
+        v = BUSBW * share;
+      double figs[FX_MAX_RANKS];
+      for (int r = 0; r < nodes * per; r++)
+        figs[r] = v;
+      char params[320], label[64];
+      snprintf(params, sizeof params,
+               "{\"measure\": \"sendrecv\", \"schedule\": \"nodepairs\", "
+               "\"transport\": \"nccl\", \"src\": %d, \"dst\": %d, "
+               "\"src_node\": %d, \"dst_node\": %d, \"src_host\": "
+               "\"node%02d\", \"dst_host\": \"node%02d\", \"rank_pairs\": %d}",
+               a * per, b * per, a, b, a, b, per);
+      snprintf(label, sizeof label, "sendrecv nodepairs n%d<->n%d", a, b);
+      fx_add_case(doc, fx_case("netmap", label, params, "GB/s", figs,
+                               (size_t)(nodes * per), 0.01, NULL));
+    }
+}
+
+static size_t network_findings(const struct run *r) {
+  return count(r, "network-path", NULL) + count(r, "network-link", NULL);
+}
+
+Test(netmap_rule, a_planted_slow_node_pair_is_one_root_cause_naming_both) {
+  static const int node_counts[] = {3, 4, 5, 8};
+  for (size_t i = 0; i < sizeof node_counts / sizeof *node_counts; i++)
+    for (unsigned seed = 1; seed <= 4; seed++) {
+      int nodes = node_counts[i], slow_b = nodes - 1;
+      struct run r = {.doc = fx_doc(2 * nodes, nodes, 8, "Test CPU")};
+      add_node_pairs(r.doc, nodes, 2, seed, 0.05, 1, slow_b, 0.4);
+      analyse(&r);
+      const struct gcb_finding *f = NULL;
+      cr_expect_eq(count(&r, "network-link", NULL), 0, "%d nodes", nodes);
+      cr_assert_eq(count(&r, "network-path", &f), 1, "%d nodes, seed %u", nodes,
+                   seed);
+      char link[64];
+      snprintf(link, sizeof link, "node01 <-> node%02d", slow_b);
+      cr_expect_str_eq(f->where.link, link);
+      cr_expect_eq(f->severity, GCB_SEV_FAIL, "40 %%: below link_fail_pct");
+      cr_expect_float_eq(f->measured, 0.4 * BUSBW, 1e-9);
+      cr_expect_eq(f->where.rank, 2, "node01's first rank");
+      struct gcb_thresholds t;
+      gcb_thresholds_default(&t);
+      struct gcb_doc d = {.name = "test.json", .root = r.doc};
+      struct gcb_diagnosis dx = {0};
+      struct gcb_err err = {0};
+      cr_assert_eq(gcb_diagnose(&d, 1, &r.f, &t, &dx, &err), GCB_OK, "%s",
+                   err.msg);
+      cr_assert_eq(gcb_diagnosis_count(&dx, GCB_SEV_FAIL), 1);
+      cr_expect_eq(gcb_diagnosis_count(&dx, GCB_SEV_WARN), 0);
+      const struct gcb_root_cause *c = &dx.items[0];
+      cr_expect(strstr(c->comp.name, "node01") != NULL &&
+                    strstr(c->comp.name, link + 11) != NULL,
+                "the root cause names both hosts: %s", c->comp.name);
+      gcb_diagnosis_free(&dx);
+      done(&r);
+    }
+}
+
+Test(netmap_rule, healthy_node_pairs_with_noise_give_no_warning) {
+  for (int nodes = 2; nodes <= 8; nodes++)
+    for (unsigned seed = 1; seed <= 12; seed++) {
+      struct run r = {.doc = fx_doc(2 * nodes, nodes, 8, "Test CPU")};
+      add_node_pairs(r.doc, nodes, 2, seed * 7919u, 0.10, -1, -1, 1);
+      analyse(&r);
+      cr_expect_eq(network_findings(&r), 0, "%d nodes, seed %u", nodes, seed);
+      done(&r);
+    }
+}
+
+Test(netmap_rule, a_node_slow_with_every_other_is_its_link) {
+  struct run r = {.doc = fx_doc(8, 4, 8, "Test CPU")};
+  add_node_pairs(r.doc, 4, 2, 3, 0.05, -1, -1, 1);
+  /* node 2's three pairs at 30 %. */
+  size_t i;
+  json_t *c;
+  json_array_foreach(json_object_get(r.doc, "cases"), i, c) {
+    json_t *p = json_object_get(c, "params");
+    if (json_integer_value(json_object_get(p, "src_node")) != 2 &&
+        json_integer_value(json_object_get(p, "dst_node")) != 2)
+      continue;
+    json_t *s = json_object_get(c, "summary");
+    json_object_set_new(s, "median", json_real(0.3 * BUSBW));
+  }
+  analyse(&r);
+  const struct gcb_finding *f = NULL;
+  cr_assert_eq(count(&r, "network-link", &f), 1);
+  cr_expect_eq(count(&r, "network-path", NULL), 0);
+  cr_expect_str_eq(f->where.link, "node02 link");
+  cr_expect_str_eq(f->where.ranks, "4,5");
+  done(&r);
+}
+
+Test(netmap_rule, the_node_matrix_is_nodes_by_nodes_both_ways) {
+  json_t *doc = fx_doc(6, 3, 8, "Test CPU");
+  add_node_pairs(doc, 3, 2, 1, 0, 0, 2, 0.5);
+  struct gcb_netmap m;
+  cr_assert(gcb_netmap_read(doc, "nodepairs", &m));
+  cr_expect(m.by_node);
+  cr_assert_eq(m.n, 3);
+  cr_expect_eq(m.nodes, 3);
+  cr_expect_float_eq(m.bw[0 * 3 + 2], 0.5 * BUSBW, 1e-9);
+  cr_expect_float_eq(m.bw[2 * 3 + 0], 0.5 * BUSBW, 1e-9);
+  cr_expect_float_eq(m.bw[0 * 3 + 1], BUSBW, 1e-9);
+  cr_expect(isnan(m.bw[1 * 3 + 1]));
+  cr_expect(isnan(m.lat[0 * 3 + 1]), "no latency in node pairs");
+  cr_expect_str_eq(m.host[1], "node01");
+  cr_expect_eq(m.rank[2], 4, "a node's row stands for its first rank");
+  cr_expect_eq(gcb_netmap_row(&m, 4), 2);
+  cr_expect_eq(gcb_netmap_row(&m, 5), -1);
+  struct gcb_netmap ranks;
+  cr_expect_not(gcb_netmap_read(doc, "alone", &ranks), "no rank map");
+  gcb_netmap_free(&m);
+  gcb_netmap_free(&ranks);
+  json_decref(doc);
+}
+
+Test(netmap_rule, the_report_has_the_node_matrix) {
+  struct run r = {.doc = fx_doc(8, 4, 8, "Test CPU")};
+  add_node_pairs(r.doc, 4, 2, 1, 0, 1, 3, 0.4);
+  analyse(&r);
+  struct gcb_thresholds t;
+  gcb_thresholds_default(&t);
+  struct gcb_doc d = {.name = "test.json", .root = r.doc};
+  struct gcb_report rep = {
+      .docs = &d, .ndocs = 1, .findings = &r.f, .thresholds = &t};
+  struct gcb_rtables ts = {0};
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_report_tables(&rep, &ts, &err), GCB_OK, "%s", err.msg);
+  const struct gcb_rtable *m = table(&ts, "netmap-bw-nodepairs-0");
+  cr_assert_not_null(m);
+  cr_assert_eq(m->ncols, 5);
+  cr_assert_eq(m->nrows, 4);
+  cr_expect_str_eq(m->cells[2], "node01"); /* header, column 2 */
+  cr_expect_str_eq(m->cells[2 * 5 + 0], "node01");
+  cr_expect_str_eq(m->cells[2 * 5 + 4], "4.8"); /* node01 <-> node03 */
+  cr_expect_str_eq(m->cells[4 * 5 + 2], "4.8"); /* both ways */
+  cr_expect_str_eq(m->cells[1 * 5 + 2], "12");
+  cr_expect_null(table(&ts, "netmap-lat-nodepairs-0"), "bandwidth only");
+  cr_expect_not_null(table(&ts, "netmap-nodes-nodepairs-0"));
   gcb_rtables_free(&ts);
   done(&r);
 }

@@ -341,3 +341,47 @@ Test(render_netmap, no_map_no_file) {
   free(md);
   done(&r);
 }
+
+/* Node pairs (SuperBench's pattern): 4 nodes x 2 ranks, every pair once,
+ * the pair node01 <-> node03 at 40 %: the node x node map, its two cells
+ * outlined, no latency map. */
+Test(render_netmap, a_slow_node_pair_is_its_two_cells_in_the_node_map) {
+  struct run r = {.doc = fx_doc(8, 4, 8, "Test CPU")};
+  for (int a = 0; a < 4; a++)
+    for (int b = a + 1; b < 4; b++) {
+      double figs[8], v = a == 1 && b == 3 ? 4.0 : 10.0 + 0.1 * (a + b);
+      for (int k = 0; k < 8; k++)
+        figs[k] = v;
+      char params[256];
+      snprintf(params, sizeof params,
+               "{\"measure\": \"sendrecv\", \"schedule\": \"nodepairs\", "
+               "\"src\": %d, \"dst\": %d, \"src_node\": %d, \"dst_node\": %d}",
+               2 * a, 2 * b, a, b);
+      fx_add_case(r.doc, fx_case("netmap", "sendrecv nodepairs", params, "GB/s",
+                                 figs, 8, 0.01, NULL));
+    }
+  analyse(&r);
+  cr_assert(gcb_svg_netmap_any(&r.rep));
+  size_t len;
+  char *svg = render(&gcb_render_netmap, &r.rep, &len);
+  expect_xml(svg, len);
+  cr_expect_not_null(
+      strstr(svg, "Network map: bandwidth, nodepairs (run 1), node to node"));
+  cr_expect_null(strstr(svg, "latency, nodepairs"), "bandwidth only");
+  for (int u = 0; u < 4; u++)
+    for (int w = 0; w < 4; w++) {
+      char id[64], cls[32] = "";
+      snprintf(id, sizeof id, "id=\"netmap-0-nodepairs-bw-%d-%d\"", u, w);
+      const char *at = strstr(svg, id);
+      cr_assert_not_null(at, "cell %d, %d", u, w);
+      while (at > svg && strncmp(at, "class=\"", 7) != 0)
+        at--;
+      sscanf(at, "class=\"cell %31[^\"]", cls);
+      bool slow = (u == 1 && w == 3) || (u == 3 && w == 1);
+      cr_expect_str_eq(cls, slow ? "fail" : "-", "cell %d, %d", u, w);
+    }
+  cr_expect_eq(count(svg, "class=\"cell fail\""), 2, "one pair, both cells");
+  cr_expect_geq(count(svg, ">node01<"), 2, "rows and columns are hosts");
+  free(svg);
+  done(&r);
+}
