@@ -23,6 +23,8 @@
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static struct {
+  const void *linked_backend, *linked_coll; /* gcb_cudamod_link_in() */
+  bool linked;
   void *lib;
   bool ok; /* the module is of this build */
   char why[512];
@@ -106,8 +108,23 @@ static void load(void) {
   /* When refused, the library stays open: dlclose could run its code. */
 }
 
+void gcb_cudamod_link_in(const void *backend_table, const void *coll_table) {
+  mod.linked_backend = backend_table;
+  mod.linked_coll = coll_table;
+  mod.linked = true;
+}
+
 const void *gcb_cudamod_symbol(const char *name, size_t ops_size, char *why,
                                size_t why_len) {
+  if (mod.linked) {
+    const void *t = strcmp(name, "gcb_backend_cuda") == 0 ? mod.linked_backend
+                    : strcmp(name, "gcb_coll_nccl") == 0  ? mod.linked_coll
+                                                          : NULL;
+    if (t == NULL)
+      snprintf(why, why_len, "%s is not linked in", name);
+    (void)ops_size;
+    return t;
+  }
   if (pthread_once(&once, load) != 0) {
     snprintf(why, why_len, "%s: pthread_once failed", GCB_CUDAMOD_FILE);
     return NULL;
@@ -152,6 +169,10 @@ static void cu_error(void *lib, int rc, char *buf, size_t len) {
 }
 
 bool gcb_cudamod_driver_devices(char *why, size_t why_len) {
+  if (mod.linked) {
+    snprintf(why, why_len, "the CUDA code is linked in");
+    return true;
+  }
   void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
   if (lib == NULL) {
     const char *e = dlerror();

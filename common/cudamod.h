@@ -38,10 +38,20 @@ const void *gcb_cudamod_symbol(const char *name, size_t ops_size, char *why,
                                size_t why_len);
 
 /*
+ * For a program that links the CUDA code in itself (the tests against the
+ * fake CUDA and NCCL layers, tests/kernels/fake_cuda.c): from this call
+ * on, the rows resolve to these two tables (either may be NULL), and
+ * neither the driver nor the module is asked. Call it before any row is
+ * used, from one thread.
+ */
+void gcb_cudamod_link_in(const void *backend_table, const void *coll_table);
+
+/*
  * Whether the CUDA driver sees a device, asked of libcuda.so.1 through
  * dlopen (cuInit, cuDeviceGetCount) without the CUDA runtime or the
  * module: the cheap first question of `--backend auto`. false with one
- * line in why (no driver library, no device, the driver's error).
+ * line in why (no driver library, no device, the driver's error). true
+ * without asking after gcb_cudamod_link_in().
  */
 bool gcb_cudamod_driver_devices(char *why, size_t why_len);
 
