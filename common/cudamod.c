@@ -97,8 +97,8 @@ static void load(void) {
   }
   const char *build = dlsym(mod.lib, GCB_CUDAMOD_BUILD_SYMBOL);
   if (build == NULL)
-    snprintf(mod.why, sizeof mod.why, "%s: no %s (not a gcbench module)",
-             path, GCB_CUDAMOD_BUILD_SYMBOL);
+    snprintf(mod.why, sizeof mod.why, "%s: no %s (not a gcbench module)", path,
+             GCB_CUDAMOD_BUILD_SYMBOL);
   else if (strncmp(build, GCB_CUDAMOD_BUILD, 200) != 0)
     snprintf(mod.why, sizeof mod.why,
              "%s is of gcbench %.96s, this is %s: rebuild or reinstall both",
@@ -151,7 +151,8 @@ const void *gcb_cudamod_symbol(const char *name, size_t ops_size, char *why,
   return sym;
 }
 
-/* ---- the driver's own answer ---------------------------------------------- */
+/* ---- the driver's own answer ----------------------------------------------
+ */
 
 typedef int (*cu_init_fn)(unsigned int);
 typedef int (*cu_count_fn)(int *);

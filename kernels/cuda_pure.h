@@ -15,7 +15,7 @@
 /* The cuda backend's name row facts, shared by its table in the CUDA
  * module (cuda.c) and its row in gcbench (cuda_row.c). */
 #define GCB_CUDA_DESCRIPTION                                                   \
-  "NVIDIA GPU per rank: cuBLASLt GEMM, CUDA memory kernels and copies, CUDA " \
+  "NVIDIA GPU per rank: cuBLASLt GEMM, CUDA memory kernels and copies, CUDA "  \
   "events, NVML health"
 #define GCB_CUDA_GEMM_DEFAULT_DIM 8192
 

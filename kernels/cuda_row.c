@@ -33,8 +33,7 @@ static bool row_usable(char *why, size_t why_len) {
 }
 
 static enum gcb_status row_open(const struct gcb_backend_args *args,
-                                struct gcb_backend **out,
-                                struct gcb_err *err) {
+                                struct gcb_backend **out, struct gcb_err *err) {
   char why[512];
   const struct gcb_backend_ops *m = real(why, sizeof why);
   *out = NULL;
@@ -102,9 +101,8 @@ static enum gcb_status row_p2p_export(struct gcb_backend *b, int ordinal,
   return opened()->p2p_export(b, ordinal, bytes, seed, out, holder, err);
 }
 
-static enum gcb_status row_health(struct gcb_backend *b,
-                                  struct gcb_health *out, int max, int *count,
-                                  struct gcb_err *err) {
+static enum gcb_status row_health(struct gcb_backend *b, struct gcb_health *out,
+                                  int max, int *count, struct gcb_err *err) {
   return opened()->health(b, out, max, count, err);
 }
 

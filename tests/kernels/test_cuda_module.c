@@ -80,9 +80,8 @@ Test(cuda_module, the_rows_resolve_through_the_module) {
 Test(cuda_module, a_module_of_another_build_or_place_is_one_line) {
   char why[512] = "";
   cr_assert_eq(setenv("GCB_CUDA_MODULE", "gcbench-cuda.so", 1), 0);
-  cr_expect_null(gcb_cudamod_symbol("gcb_backend_cuda",
-                                    sizeof(struct gcb_backend_ops), why,
-                                    sizeof why));
+  cr_expect_null(gcb_cudamod_symbol(
+      "gcb_backend_cuda", sizeof(struct gcb_backend_ops), why, sizeof why));
   cr_expect(strstr(why, "not an absolute path") != NULL, "%s", why);
   cr_expect_null(strchr(why, '\n'));
 }
@@ -106,13 +105,13 @@ Test(cuda_module, auto_without_a_device_loads_nothing) {
   cr_expect_not(mapped("libnccl"));
 }
 
-/* ---- a driver that sees a device, and no module ---------------------------- */
+/* ---- a driver that sees a device, and no module ----------------------------
+ */
 
 static void missing(void) {
   if (getenv("GCB_TEST_FAKE_DRIVER") == NULL)
     cr_skip_test("needs the fake driver (ctest unit.cuda_module_missing)");
-  cr_assert_eq(setenv("GCB_CUDA_MODULE", "/nonexistent/gcbench-cuda.so", 1),
-               0);
+  cr_assert_eq(setenv("GCB_CUDA_MODULE", "/nonexistent/gcbench-cuda.so", 1), 0);
 }
 
 Test(cuda_module_missing, auto_picks_host_and_says_why) {
