@@ -151,8 +151,7 @@ const void *gcb_cudamod_symbol(const char *name, size_t ops_size, char *why,
   return sym;
 }
 
-/* ---- the driver's own answer ----------------------------------------------
- */
+/* ---- the driver's own answer ------------------------------------------- */
 
 typedef int (*cu_init_fn)(unsigned int);
 typedef int (*cu_count_fn)(int *);

@@ -12,7 +12,7 @@
 
 #include "kernels/backend.h"
 
-/* The cuda backend's name row facts, shared by its table in the CUDA
+/* The cuda backend's row facts, shared by its table in the CUDA
  * module (cuda.c) and its row in gcbench (cuda_row.c). */
 #define GCB_CUDA_DESCRIPTION                                                   \
   "NVIDIA GPU per rank: cuBLASLt GEMM, CUDA memory kernels and copies, CUDA "  \
