@@ -331,6 +331,11 @@ struct gcb_coll_ops {
   void (*version_codes)(int *headers, int *library);
 };
 
+/* The nccl transport's description, shared by its table in the CUDA
+ * module (nccl.c) and its row in gcbench (nccl_row.c). */
+#define GCB_COLL_NCCL_DESCRIPTION                                              \
+  "NCCL collectives on device memory, one GPU per rank"
+
 /* Every transport compiled in, NULL-terminated. */
 extern const struct gcb_coll_ops *const gcb_coll_transports[];
 const struct gcb_coll_ops *gcb_coll_transport_find(const char *name);

@@ -858,7 +858,7 @@ static enum gcb_status nccl_exchange(struct gcb_comm *c,
 
 const struct gcb_coll_ops gcb_coll_nccl = {
     .name = "nccl",
-    .description = "NCCL collectives on device memory, one GPU per rank",
+    .description = GCB_COLL_NCCL_DESCRIPTION,
     .device_memory = true,
     .usable = nccl_usable,
     .open = nccl_open,

@@ -16,13 +16,13 @@
 #include "collectives/comm.h"
 
 #if GCB_HAVE_CUDA
-extern const struct gcb_coll_ops gcb_coll_nccl;
+extern const struct gcb_coll_ops gcb_coll_nccl_row;
 #endif
 extern const struct gcb_coll_ops gcb_coll_mpi;
 
 const struct gcb_coll_ops *const gcb_coll_transports[] = {
 #if GCB_HAVE_CUDA
-    &gcb_coll_nccl,
+    &gcb_coll_nccl_row,
 #endif
     &gcb_coll_mpi,
     NULL,

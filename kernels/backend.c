@@ -52,7 +52,8 @@ void gcb_op_release(struct gcb_op *op) {
 /* ---- registry ------------------------------------------------------------ */
 
 #if GCB_HAVE_CUDA
-extern const struct gcb_backend_ops gcb_backend_cuda;
+/* The cuda row resolves through the CUDA module (cuda_row.c). */
+extern const struct gcb_backend_ops gcb_backend_cuda_row;
 #endif
 extern const struct gcb_backend_ops gcb_backend_host;
 extern const struct gcb_backend_ops gcb_backend_null;
@@ -60,7 +61,7 @@ extern const struct gcb_backend_ops gcb_backend_null;
 /* In order of preference for "auto". */
 const struct gcb_backend_ops *const gcb_backends[] = {
 #if GCB_HAVE_CUDA
-    &gcb_backend_cuda,
+    &gcb_backend_cuda_row,
 #endif
     &gcb_backend_null, /* hidden: by name only, never "auto" */
     &gcb_backend_host, /* last: what "auto" falls back to */

@@ -21,6 +21,7 @@
 #include "kernels/backend.h"
 #include "kernels/cuda_impl.h"
 #include "kernels/cuda_kernels.h"
+#include "kernels/cuda_pure.h"
 
 enum gcb_status gcb__cuda_check(struct gcb_err *err, cudaError_t rc,
                                 const char *call) {
@@ -458,9 +459,8 @@ static enum gcb_status cuda_fits(const struct gcb_backend *b, uint64_t bytes,
 const struct gcb_backend_ops gcb_backend_cuda = {
     .name = "cuda",
     .transport = "nccl",
-    .description = "NVIDIA GPU per rank: cuBLASLt GEMM, CUDA memory kernels "
-                   "and copies, CUDA events, NVML health",
-    .gemm_default_dim = 8192,
+    .description = GCB_CUDA_DESCRIPTION,
+    .gemm_default_dim = GCB_CUDA_GEMM_DEFAULT_DIM,
     .usable = cuda_usable,
     .open = cuda_open,
     .close = cuda_close,

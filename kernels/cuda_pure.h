@@ -12,6 +12,13 @@
 
 #include "kernels/backend.h"
 
+/* The cuda backend's row facts, shared by its table in the CUDA
+ * module (cuda.c) and its row in gcbench (cuda_row.c). */
+#define GCB_CUDA_DESCRIPTION                                                   \
+  "NVIDIA GPU per rank: cuBLASLt GEMM, CUDA memory kernels and copies, CUDA "  \
+  "events, NVML health"
+#define GCB_CUDA_GEMM_DEFAULT_DIM 8192
+
 /*
  * Unit roundoffs that bound one GEMM entry's error, per element type:
  *   u_in   rounding of the inputs inside the GEMM (tf32 rounds fp32 inputs

@@ -318,9 +318,12 @@ set_header(struct gcb_ctx *ctx, struct gcb_results *results,
   bool has_blas = backend_versions(ctx, backend, sizeof backend, &blas);
   if (has_blas)
     gcb__blas_describe(&blas, blas_line, blas_len);
-  char nccl[64];
-  nccl_version(nccl, sizeof nccl);
-  if (ctx->backend_ops->health != NULL && nccl[0] != '\0') {
+  /* Asked only on a backend with GPUs: the answer opens the CUDA module,
+   * which a host run never loads. */
+  char nccl[64] = "";
+  if (ctx->backend_ops->health != NULL)
+    nccl_version(nccl, sizeof nccl);
+  if (nccl[0] != '\0') {
     size_t at = strlen(backend);
     snprintf(backend + at, sizeof backend - at, "; %s", nccl);
   }

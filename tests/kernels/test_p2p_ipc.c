@@ -25,7 +25,12 @@
 #include <unistd.h>
 
 #include "bench/cli/commands.h"
+#include "common/cudamod.h"
+#include "kernels/backend.h"
 #include "tests/kernels/fake_cuda.h"
+
+/* The cuda backend linked in here, over the fake CUDA layer. */
+extern const struct gcb_backend_ops gcb_backend_cuda;
 
 #define MAX_EVENTS 64
 
@@ -116,6 +121,9 @@ int main(int argc, char **argv) {
   fake_cuda.device_count = 1;
   fake_cuda.bus_base = 0x19 + 0x20 * rank;
   fake_cuda.close_delay_ms = 300;
+  /* The cuda row of the backend table resolves to the table linked in
+   * here, not to gcbench-cuda.so and the real CUDA runtime. */
+  gcb_cudamod_link_in(&gcb_backend_cuda, NULL);
   char dir[64] = "/tmp/gcb-p2p-ipc-XXXXXX";
   int made = rank != 0 || mkdtemp(dir) != NULL;
   MPI_Bcast(&made, 1, MPI_INT, 0, MPI_COMM_WORLD);
