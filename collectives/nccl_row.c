@@ -100,6 +100,31 @@ static enum gcb_status row_test(struct gcb_comm *c, bool *done,
   return opened()->test(c, done, err);
 }
 
+static enum gcb_status row_group_begin(struct gcb_comm *c,
+                                       struct gcb_err *err) {
+  return opened()->group_begin(c, err);
+}
+
+static enum gcb_status row_group_end(struct gcb_comm *c, struct gcb_err *err) {
+  return opened()->group_end(c, err);
+}
+
+static enum gcb_status row_exchange(struct gcb_comm *c,
+                                    const struct gcb_coll_xfer *x,
+                                    struct gcb_err *err) {
+  return opened()->exchange(c, x, err);
+}
+
+/* The codes nccl-tests' first line prints; 0 and 0 when the module
+ * cannot be loaded. */
+static void row_version_codes(int *headers, int *library) {
+  char why[8];
+  const struct gcb_coll_ops *m = real(why, sizeof why);
+  *headers = *library = 0;
+  if (m != NULL && m->version_codes != NULL)
+    m->version_codes(headers, library);
+}
+
 /* The version is asked of the library, which needs the module; "" when
  * it cannot be loaded (the results header then names no NCCL). */
 static void row_version(char *buf, size_t len) {
@@ -126,7 +151,11 @@ const struct gcb_coll_ops gcb_coll_nccl_row = {
     .download = row_download,
     .start = row_start,
     .wait = row_wait,
+    .group_begin = row_group_begin,
+    .group_end = row_group_end,
     .istart = row_istart,
     .test = row_test,
+    .exchange = row_exchange,
     .version = row_version,
+    .version_codes = row_version_codes,
 };

@@ -125,6 +125,7 @@ static enum gcb_status row_fits(const struct gcb_backend *b, uint64_t bytes,
  * that listing backends loads nothing. */
 const struct gcb_backend_ops gcb_backend_cuda_row = {
     .name = "cuda",
+    .transport = "nccl",
     .description = GCB_CUDA_DESCRIPTION,
     .gemm_default_dim = GCB_CUDA_GEMM_DEFAULT_DIM,
     .usable = row_usable,
