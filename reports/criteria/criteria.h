@@ -76,6 +76,9 @@ struct gcb_criteria {
   struct gcb_criterion *checks;
   size_t nchecks;
   json_t *root; /* owns every borrowed string */
+  /* Built-in expectations (expect.h): a check or bound that nothing
+   * measured is n/a, not a miss; they judge only what the run measured. */
+  bool builtin;
 };
 
 /*

@@ -233,6 +233,8 @@ static json_t *report_json(const struct gcb_report *rep, bool *ok) {
   put(root, "findings", list, ok);
   if (rep->criteria != NULL)
     put(root, "checks", checks_json(rep, ok), ok);
+  if (rep->expectations != NULL)
+    put(root, "expectations", json_string(rep->expectations), ok);
   if (rep->comparison != NULL)
     put(root, "comparison", comparison_json(rep, ok), ok);
   return root;
