@@ -40,6 +40,9 @@ static void model_add(struct models *m, const char *name) {
 static void models_of(const json_t *root, struct models *m) {
   size_t before = m->n, i, j;
   const json_t *r, *node, *gpu;
+  /* The host backend's device is the CPU: no GPU figure was measured. */
+  if (strcmp(gcb_view_str(gcb_view_obj(root, "run"), "backend"), "host") == 0)
+    return;
   json_array_foreach(json_object_get(root, "ranks"), i, r) {
     model_add(m, gcb_view_str(gcb_view_obj(r, "device"), "name"));
   }
