@@ -422,8 +422,11 @@ static enum gcb_status never_judged(struct eval *ev) {
   for (size_t b = 0; b < k->nbounds; b++) {
     if (ev->judged[b])
       continue;
+    /* Said once: a source that lacks the figure already is n/a for it. */
     if (ev->cr->builtin) {
-      enum gcb_status st = builtin_na(ev, k->bounds[b].metric->name);
+      enum gcb_status st = ev->result->na > 0
+                               ? GCB_OK
+                               : builtin_na(ev, k->bounds[b].metric->name);
       if (st != GCB_OK)
         return st;
       continue;
