@@ -451,6 +451,13 @@ static enum gcb_status never_judged(struct eval *ev) {
   return GCB_OK;
 }
 
+enum gcb_check_outcome gcb_check_outcome(const struct gcb_criteria *cr,
+                                         const struct gcb_check_result *r) {
+  if (r->failed > 0 || (r->matched == 0 && !cr->builtin))
+    return GCB_CHECK_FAIL;
+  return r->matched == 0 ? GCB_CHECK_NA : GCB_CHECK_PASS;
+}
+
 enum gcb_status gcb_criteria_evaluate(const struct gcb_criteria *cr,
                                       const struct gcb_doc *docs, size_t ndocs,
                                       struct gcb_check_result *results,

@@ -137,6 +137,22 @@ Test(expect, the_h200_fixture_is_judged_by_the_h200_datasheet) {
   cr_expect(strstr(findings, "matched no case") == NULL,
             "nothing unmeasured fails");
   free(findings);
+  /* In junit.xml and the acceptance table, that check is n/a: skipped. */
+  char *junit = gcb_test_slurp("rep/junit.xml");
+  cr_expect(strstr(junit,
+                   "(not measured at m &gt;= 4096)\" time=\"0.000000\">\n"
+                   "      <skipped message=\"n/a: the run did not "
+                   "measure it") != NULL,
+            "%s", junit);
+  cr_expect(strstr(junit,
+                   "<testsuite name=\"gcbench.criteria\" tests=\"9\" "
+                   "failures=\"4\" errors=\"0\" skipped=\"1\">") != NULL);
+  free(junit);
+  char *md = gcb_test_slurp("rep/report.md");
+  cr_expect(strstr(md, "\n\nExpectations: H200 expectations, built in") !=
+            NULL);
+  cr_expect(strstr(md, "(not measured at m &gt;= 4096) | n/a |") != NULL);
+  free(md);
   free(out);
 }
 
