@@ -41,8 +41,6 @@ struct gcb_report {
   size_t ndocs;
   const struct gcb_findings *findings;     /* sorted, fail first */
   const struct gcb_criteria *criteria;     /* NULL: no --criteria */
-  const char *expectations; /* without --criteria: the built-in expectations
-                               used, or why none applies; NULL: not said */
   const struct gcb_check_result *checks;   /* criteria->nchecks entries */
   const struct gcb_comparison *comparison; /* NULL: no --baseline */
   const char *baseline;                    /* baseline file name, or NULL */
@@ -57,6 +55,9 @@ struct gcb_report {
                                             diagnosis, likewise (the verdict
                                             tables, both topology pictures
                                             and junit.xml draw it) */
+  /* Without --criteria: the built-in expectations used, or why none
+   * applies (reports/criteria/expect.h); NULL: not said. */
+  const char *expectations;
 };
 
 struct gcb_renderer {
