@@ -106,6 +106,10 @@ Test(skus, a_file_is_chosen_by_the_exact_model_name) {
     bool judged;
   } rows[] = {
       {"cuda", "NVIDIA H200", "H200 expectations, built in (NVIDIA H200", true},
+      {"cuda", "NVIDIA H100 80GB HBM3",
+       "H100 SXM expectations, built in (NVIDIA H100 80GB HBM3", true},
+      {"cuda", "NVIDIA H100 PCIe", "H100 PCIe expectations, built in", true},
+      {"cuda", "AMD Instinct MI300X", "MI300X expectations, built in", true},
       {"cuda", "NVIDIA H200 NVL", "no built-in expectation for NVIDIA H200 NVL",
        false},
       {"cuda", "NVIDIA A100-SXM4-40GB",
@@ -126,7 +130,7 @@ Test(skus, a_file_is_chosen_by_the_exact_model_name) {
     cr_expect_eq(cr != NULL, rows[r].judged, "%s", rows[r].model);
     if (cr != NULL) {
       cr_expect(cr->builtin);
-      cr_expect_str_eq(cr->name, "H200 expectations, built in");
+      cr_expect(strncmp(line, cr->name, strlen(cr->name)) == 0, "%s", line);
       /* Nothing measured: every check is the n/a kind (matches nothing). */
       cr_expect_gt(cr->nchecks, 5);
     }
