@@ -148,6 +148,10 @@ Test(expect, the_h200_fixture_is_judged_by_the_h200_datasheet) {
                    "<testsuite name=\"gcbench.criteria\" tests=\"9\" "
                    "failures=\"4\" errors=\"0\" skipped=\"1\">") != NULL);
   free(junit);
+  char *html = gcb_test_slurp("rep/index.html");
+  cr_expect(strstr(html, "<p id=\"expectations\">Expectations: H200 "
+                         "expectations, built in") != NULL);
+  free(html);
   char *md = gcb_test_slurp("rep/report.md");
   cr_expect(strstr(md, "\n\nExpectations: H200 expectations, built in") !=
             NULL);
