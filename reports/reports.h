@@ -17,6 +17,7 @@
 #include "reports/analysis/pattern_view.h"
 #include "reports/compare/compare.h"
 #include "reports/criteria/criteria.h"
+#include "reports/criteria/expect.h"
 #include "reports/document/record.h"
 #include "reports/document/results.h"
 #include "reports/document/stats.h"

@@ -31,6 +31,7 @@ struct profile {
   const char *summary;
   const char *run_args; /* run options, before the user's */
   struct bench_args benches[12];
+  const char *only; /* the benchmarks it runs, by name; NULL: all */
 };
 
 /* Words every profile gives, before its own: the network map joins a
@@ -47,7 +48,8 @@ static const struct profile profiles[] = {
      "every benchmark with its own defaults (pattern: the tiny model, a short "
      "case)",
      "",
-     {{"pattern", "--model tiny", NULL}, {0}}},
+     {{"pattern", "--model tiny", NULL}, {0}},
+     NULL},
     {"quick",
      "every benchmark at modest sizes: under two minutes on a 2-core machine",
      "--iters 5 --warmup 1",
@@ -58,7 +60,8 @@ static const struct profile profiles[] = {
        "sendrecv,latency,barrier -b 8 -e 1M -f 16",
        NULL},
       {"pattern", "--model tiny --patterns dp,tp,pp,ep", NULL},
-      {0}}},
+      {0}},
+     NULL},
     /* The shipped criteria (tests/data/criteria-h200.json) judge coll at
      * 8 B and 1 GiB: on a GPU the sweep doubles up to 8 GiB, past the
      * busbw plateau; the host backend stops at 1 MiB and small arrays,
@@ -77,19 +80,40 @@ static const struct profile profiles[] = {
       {"coll", "-e 1M -f 4", "host"},
       {"coll", "-e 8G -f 2", "cuda"},
       {"pattern", "--model tiny --patterns dp,tp,pp", "host"},
-      {0}}},
+      {0}},
+     NULL},
+    /* A Slurm prolog or HealthCheckProgram (docs/SLURM.md), as LBNL NHC
+     * and DCGM's r1/r2 are used: under 60 s a node; the sizes are those
+     * at which the built-in expectations judge (reports/criteria/
+     * expect.h: GEMM m >= 4096, copies >= 64 MiB), so `gcbench report`
+     * without --criteria judges it against the GPU model's datasheet. */
+    {"health",
+     "a node health check for a Slurm prolog or HealthCheckProgram, under "
+     "60 s a node: GEMM, memory, PCIe and NVLink at sizes that reach the "
+     "peak; gcbench report judges it by the GPU model's built-in "
+     "expectations",
+     "--iters 5 --warmup 1",
+     {{"gemm", "-m 256 --dtype fp64", "host"},
+      {"gemm", "-m 8192 --dtype fp64,tf32,bf16,fp8", "cuda"},
+      {"membw", "--kernel triad --size 64M", "host"},
+      {"membw", "--kernel triad --size 1G", "cuda"},
+      {"pcie", "--direction h2d,d2h --memory pinned -b 256M -e 256M", "cuda"},
+      {"p2p", "--size 256M --direction uni", "cuda"},
+      {0}},
+     "gemm,membw,pcie,p2p"},
     {"full",
      "everything: every type and operator, dense sweeps",
      "--iters 50 --warmup 5",
      {{"gemm", "--dtype all", NULL},
       {"membw", "--kernel all", NULL},
       {"coll", "--collective all -d all -o all -b 8 -e 1G -f 2 -c 1", NULL},
-      {0}}},
+      {0}},
+     NULL},
     {0},
 };
 
 static const char *const profile_names[] = {"default", "quick", "acceptance",
-                                            "full", NULL};
+                                            "health",  "full",  NULL};
 
 struct suite_opts {
   int profile;
@@ -100,7 +124,8 @@ static const struct gcb_option suite_options[] = {
     {"profile", 'P', GCB_OPT_CHOICE, offsetof(struct suite_opts, profile),
      "default", "NAME",
      "default: each benchmark's defaults; quick: modest sizes; acceptance: "
-     "what a delivery must pass; full: everything",
+     "what a delivery must pass; health: a node check under 60 s; "
+     "full: everything",
      profile_names, 0, 0},
     {"dry-run", 0, GCB_OPT_FLAG, offsetof(struct suite_opts, dry_run), NULL,
      NULL,
@@ -276,7 +301,20 @@ static void suite_run_free(struct suite_run *r) {
   free(r->benches);
 }
 
-/* Every benchmark but the hidden ones (null), in registry order, with
+/* Whether profile p runs benchmark `name` (its `only` list, by whole
+ * names). */
+static bool runs(const struct profile *p, const char *name) {
+  size_t len = strlen(name);
+  for (const char *s = p->only; s != NULL; s = strchr(s, ',')) {
+    s += *s == ',';
+    if (strncmp(s, name, len) == 0 && (s[len] == ',' || s[len] == '\0'))
+      return true;
+  }
+  return p->only == NULL;
+}
+
+/* Every benchmark but the hidden ones (null) and those the profile leaves
+ * out, in registry order, with
  * its options from profile p on `backend`: 0, 2 (a bad profile word, in
  * err) or 3 (out of memory). */
 static int suite_run_make(struct suite_run *r, const struct profile *p,
@@ -295,7 +333,7 @@ static int suite_run_make(struct suite_run *r, const struct profile *p,
     return 3;
   }
   for (size_t i = 0; i < all; i++)
-    if (!gcb_benches[i]->hidden)
+    if (!gcb_benches[i]->hidden && runs(p, gcb_benches[i]->name))
       r->benches[r->n++] = gcb_benches[i];
   for (size_t i = 0; i < r->n; i++) {
     const struct gcb_bench *b = r->benches[i];

@@ -318,8 +318,13 @@ static int report(const struct report_opts *ro, const char **files, size_t n,
   struct gcb_err err = {0};
   struct report_dir rd = {0};
   bool one = ro->format != 0;
+  char expect[256] = "";
   enum gcb_status st =
       gcb_inputs_load(files, n, ro->baseline, ro->criteria, &in, &err);
+  /* No criteria: the GPUs are judged against their model's datasheet. */
+  if (st == GCB_OK && ro->criteria == NULL)
+    st = gcb_expect_builtin(in.docs, in.ndocs, &in.cr, expect, sizeof expect,
+                            &err);
   if (st == GCB_OK)
     thresholds_of(&in, &o);
   if (st == GCB_OK && rank == 0 && !one)
@@ -330,6 +335,7 @@ static int report(const struct report_opts *ro, const char **files, size_t n,
                            .ndocs = in.ndocs,
                            .findings = &o.findings,
                            .criteria = in.cr,
+                           .expectations = expect[0] ? expect : NULL,
                            .checks = o.checks,
                            .comparison = in.base.root ? &o.cmp : NULL,
                            .baseline = ro->baseline,

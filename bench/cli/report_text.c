@@ -140,6 +140,11 @@ void gcb__print_report_summary(FILE *out, const struct gcb_report *rep,
   gcb_report_verdict(rep, verdict, sizeof verdict);
   put(out, verdict, 0, 4096, false);
   fputc('\n', out);
+  if (rep->expectations != NULL) {
+    fputs("expectations: ", out);
+    put(out, rep->expectations, 0, 4096, false);
+    fputc('\n', out);
+  }
   if (gcb_report_diagnosis_use(rep, &own, &d, &err) == GCB_OK) {
     print_causes(out, d);
     print_na(out, rep, d);

@@ -76,6 +76,9 @@ struct gcb_criteria {
   struct gcb_criterion *checks;
   size_t nchecks;
   json_t *root; /* owns every borrowed string */
+  /* Built-in expectations (expect.h): a check or bound that nothing
+   * measured is n/a, not a miss; they judge only what the run measured. */
+  bool builtin;
 };
 
 /*
@@ -102,6 +105,14 @@ struct gcb_check_result {
   size_t failed;  /* bounds missed (per rank for per-rank metrics) */
   size_t na;      /* sources that do not measure a bound's metric: n/a */
 };
+
+/* What a check came to: fail when a bound was missed, or when it matched
+ * no case (a criteria file's check must be run); n/a when built-in
+ * expectations' check matched none (nothing judged that was not
+ * measured); pass otherwise. Every renderer asks this. */
+enum gcb_check_outcome { GCB_CHECK_PASS, GCB_CHECK_FAIL, GCB_CHECK_NA };
+enum gcb_check_outcome gcb_check_outcome(const struct gcb_criteria *cr,
+                                         const struct gcb_check_result *r);
 
 /* True when a case matches a check: same bench (or the check's bench is
  * "*"), every check param present with an equal value (numbers compared as

@@ -375,10 +375,32 @@ static enum gcb_status eval_docs(struct eval *ev, const struct gcb_doc *docs,
   return GCB_OK;
 }
 
+/* Under built-in expectations, a check or bound nothing measured is n/a:
+ * they hold a check for every figure of the GPU model, and a run that did
+ * not measure one (a health check runs no NVLink copy) is not failed. */
+static enum gcb_status builtin_na(struct eval *ev, const char *metric) {
+  const struct gcb_criterion *k = &ev->cr->checks[ev->check];
+  struct gcb_finding *f =
+      gcb_findings_push(ev->out, GCB_SEV_INFO, "criterion-na");
+  if (f == NULL)
+    return gcb_err_set(ev->err, GCB_ENOMEM, "criteria: out of memory");
+  ev->result->na++;
+  f->check = (int)ev->check;
+  f->metric = metric;
+  gcb_view_copy(f->where.subject, sizeof f->where.subject, k->name);
+  gcb_finding_explain(f, "check '%s': n/a, the run did not measure it",
+                      k->name);
+  gcb_finding_suggest(f, "run the benchmark at that size to be judged on it "
+                         "(gcbench suite --profile acceptance)");
+  return GCB_OK;
+}
+
 /* A check that matched nothing fails: acceptance must not pass because
  * the benchmark it asks about was never run. */
 static enum gcb_status unmatched(struct eval *ev) {
   const struct gcb_criterion *k = &ev->cr->checks[ev->check];
+  if (ev->cr->builtin)
+    return builtin_na(ev, NULL);
   struct gcb_finding *f = gcb_findings_push(ev->out, GCB_SEV_FAIL, "criterion");
   if (f == NULL)
     return gcb_err_set(ev->err, GCB_ENOMEM, "criteria: out of memory");
@@ -400,6 +422,15 @@ static enum gcb_status never_judged(struct eval *ev) {
   for (size_t b = 0; b < k->nbounds; b++) {
     if (ev->judged[b])
       continue;
+    /* Said once: a source that lacks the figure already is n/a for it. */
+    if (ev->cr->builtin) {
+      enum gcb_status st = ev->result->na > 0
+                               ? GCB_OK
+                               : builtin_na(ev, k->bounds[b].metric->name);
+      if (st != GCB_OK)
+        return st;
+      continue;
+    }
     struct gcb_finding *f =
         gcb_findings_push(ev->out, GCB_SEV_FAIL, "criterion");
     if (f == NULL)
@@ -418,6 +449,13 @@ static enum gcb_status never_judged(struct eval *ev) {
                            "measures it");
   }
   return GCB_OK;
+}
+
+enum gcb_check_outcome gcb_check_outcome(const struct gcb_criteria *cr,
+                                         const struct gcb_check_result *r) {
+  if (r->failed > 0 || (r->matched == 0 && !cr->builtin))
+    return GCB_CHECK_FAIL;
+  return r->matched == 0 ? GCB_CHECK_NA : GCB_CHECK_PASS;
 }
 
 enum gcb_status gcb_criteria_evaluate(const struct gcb_criteria *cr,

@@ -55,6 +55,9 @@ struct gcb_report {
                                             diagnosis, likewise (the verdict
                                             tables, both topology pictures
                                             and junit.xml draw it) */
+  /* Without --criteria: the built-in expectations used, or why none
+   * applies (reports/criteria/expect.h); NULL: not said. */
+  const char *expectations;
 };
 
 struct gcb_renderer {

@@ -154,8 +154,8 @@ static json_t *checks_json(const struct gcb_report *rep, bool *ok) {
     const struct gcb_check_result *r = &rep->checks[i];
     json_t *c = json_pack(
         "{s:s, s:b, s:I, s:I, s:I}", "name", rep->criteria->checks[i].name,
-        "passed", r->matched > 0 && r->failed == 0, "matched",
-        (json_int_t)r->matched, "misses", (json_int_t)r->failed,
+        "passed", gcb_check_outcome(rep->criteria, r) == GCB_CHECK_PASS,
+        "matched", (json_int_t)r->matched, "misses", (json_int_t)r->failed,
         "not_applicable", (json_int_t)r->na);
     if (c == NULL || json_array_append_new(a, c) != 0)
       *ok = false;
@@ -233,6 +233,8 @@ static json_t *report_json(const struct gcb_report *rep, bool *ok) {
   put(root, "findings", list, ok);
   if (rep->criteria != NULL)
     put(root, "checks", checks_json(rep, ok), ok);
+  if (rep->expectations != NULL)
+    put(root, "expectations", json_string(rep->expectations), ok);
   if (rep->comparison != NULL)
     put(root, "comparison", comparison_json(rep, ok), ok);
   return root;

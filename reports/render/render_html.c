@@ -51,7 +51,13 @@ static void html_head(FILE *out, const struct gcb_report *rep,
           "<p class=\"verdict %s\" id=\"verdict\">",
           css, gcb_report_failed(rep) ? "fail" : "pass");
   gcb_escape_xml(out, verdict);
-  fputs("</p>\n<nav>", out);
+  fputs("</p>\n", out);
+  if (rep->expectations != NULL) {
+    fputs("<p id=\"expectations\">Expectations: ", out);
+    gcb_escape_xml(out, rep->expectations);
+    fputs("</p>\n", out);
+  }
+  fputs("<nav>", out);
   for (size_t i = 0; i < ts->n; i++) {
     fprintf(out, "<a href=\"#%s\">", ts->items[i].id);
     gcb_escape_xml(out, ts->items[i].title);

@@ -81,6 +81,11 @@ static enum gcb_status render_md(FILE *out, const struct gcb_report *rep,
   fputs("# gcbench report\n\n**", out);
   gcb_escape_md(out, verdict);
   fputs("**\n\n", out);
+  if (rep->expectations != NULL) {
+    fputs("Expectations: ", out);
+    gcb_escape_md(out, rep->expectations);
+    fputs("\n\n", out);
+  }
   bool topo = gcb_svg_topology_any(rep), netmap = gcb_svg_netmap_any(rep);
   for (size_t i = 0; i < tables->n; i++) {
     md_table(out, &tables->items[i]);

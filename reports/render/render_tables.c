@@ -405,12 +405,14 @@ static void checks_table(struct gcb__tb *b) {
       gcb__table_new(b, "checks", "Acceptance checks", cr->path, h);
   for (size_t i = 0; t != NULL && i < cr->nchecks; i++) {
     const struct gcb_check_result *res = &b->rep->checks[i];
-    bool pass = res->matched > 0 && res->failed == 0;
+    static const char *const cls[] = {"ok", "fail", "info"};
+    static const char *const said[] = {"pass", "FAIL", "n/a"};
+    enum gcb_check_outcome o = gcb_check_outcome(cr, res);
     char bounds[256];
     bounds_text(&cr->checks[i], bounds, sizeof bounds);
-    char **r = gcb__table_row(b, t, pass ? "ok" : "fail");
+    char **r = gcb__table_row(b, t, cls[o]);
     gcb__cell(b, r, 0, "%s", cr->checks[i].name);
-    gcb__cell(b, r, 1, "%s", pass ? "pass" : "FAIL");
+    gcb__cell(b, r, 1, "%s", said[o]);
     gcb__cell(b, r, 2, "%s", bounds);
     gcb__cell(b, r, 3, "%zu", res->matched);
     gcb__cell(b, r, 4, "%zu", res->failed);

@@ -347,3 +347,32 @@ Test(criteria, a_bound_no_document_can_evaluate_fails) {
   gcb_criteria_free(cr);
   json_decref(a);
 }
+
+/* Built-in expectations (reports/criteria/expect.h) hold a check for
+ * every figure of a GPU model: what the run did not measure, a benchmark
+ * it did not run or a figure its source lacks, is n/a there, never a
+ * failure; the same checks from a criteria file fail. */
+Test(criteria, built_in_expectations_judge_only_what_was_measured) {
+  json_t *a = coll_doc(false);
+  struct gcb_doc d = {.name = "run.json", .root = a};
+  for (int builtin = 0; builtin < 2; builtin++) {
+    struct gcb_criteria *cr = parse_ok(
+        "{\"schema\": \"gcbench.criteria/1\", \"checks\": ["
+        "{\"name\": \"gemm\", \"bench\": \"gemm\", \"min\": {\"per_rank\": 1}},"
+        "{\"name\": \"late\", \"bench\": \"coll\", \"max\": {\"late_us\": 20}},"
+        "{\"name\": \"busbw\", \"bench\": \"coll\", \"min\": {\"median\": 5}}"
+        "]}");
+    cr->builtin = builtin;
+    struct gcb_check_result res[3];
+    struct gcb_findings f = {0};
+    struct gcb_err err = {0};
+    cr_assert_eq(gcb_criteria_evaluate(cr, &d, 1, res, &f, &err), GCB_OK);
+    cr_expect_eq(gcb_findings_count(&f, GCB_SEV_FAIL), builtin ? 0 : 2,
+                 "builtin %d", builtin);
+    cr_expect_eq(res[0].na + res[1].na, builtin ? 2 : 1, "builtin %d", builtin);
+    cr_expect_eq(res[2].failed, 0, "what was measured and met passes");
+    gcb_findings_free(&f);
+    gcb_criteria_free(cr);
+  }
+  json_decref(a);
+}

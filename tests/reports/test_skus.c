@@ -1,0 +1,154 @@
+/*
+ * The built-in expectation files (reports/criteria/skus/, compiled in by
+ * cmake/embed_skus.cmake): the SKUs the issue asks for are all there,
+ * every figure names a source the file describes with a title and an
+ * address, fractions are fractions, and no model is claimed twice. And
+ * gcb_expect_builtin picks a file by exact model name only.
+ */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <math.h>
+#include <string.h>
+
+#include "reports/criteria/expect.h"
+
+static json_t *load(const struct gcb__sku_file *f) {
+  json_error_t je;
+  json_t *sku = json_loadb(f->text, f->len, JSON_REJECT_DUPLICATES, &je);
+  cr_assert_not_null(sku, "%s: %s", f->name, je.text);
+  return sku;
+}
+
+/* A figure's source: a key of the file's "sources" with a title and url. */
+static void sourced(const char *file, const json_t *sku, const json_t *fig,
+                    const char *what) {
+  const char *id = json_string_value(json_object_get(fig, "source"));
+  cr_assert_not_null(id, "%s: %s has no source", file, what);
+  const json_t *src = json_object_get(json_object_get(sku, "sources"), id);
+  cr_assert_not_null(src, "%s: %s names source '%s', not in sources", file,
+                     what, id);
+  cr_expect(json_string_length(json_object_get(src, "title")) > 10, "%s: %s",
+            file, id);
+  if (strcmp(id, "gcbench") != 0)
+    cr_expect(strncmp(json_string_value(json_object_get(src, "url")),
+                      "https://", 8) == 0,
+              "%s: %s has no address", file, id);
+}
+
+Test(skus, the_asked_for_skus_are_compiled_in) {
+  const char *want[] = {"A100 SXM 80GB", "A100 PCIe 80GB", "H100 SXM",
+                        "H100 PCIe",     "H200",           "B200",
+                        "L40S",          "MI300X"};
+  for (size_t w = 0; w < sizeof want / sizeof *want; w++) {
+    bool found = false;
+    for (const struct gcb__sku_file *f = gcb__skus; f->name && !found; f++) {
+      json_t *sku = load(f);
+      found =
+          strcmp(json_string_value(json_object_get(sku, "sku")), want[w]) == 0;
+      json_decref(sku);
+    }
+    cr_expect(found, "no built-in expectations for %s", want[w]);
+  }
+}
+
+Test(skus, every_figure_names_its_source) {
+  for (const struct gcb__sku_file *f = gcb__skus; f->name; f++) {
+    json_t *sku = load(f), *g;
+    size_t i;
+    cr_expect_str_eq(json_string_value(json_object_get(sku, "schema")),
+                     "gcbench.sku/1", "%s", f->name);
+    json_array_foreach(json_object_get(sku, "gemm"), i, g) {
+      cr_expect_gt(json_number_value(json_object_get(g, "peak_tflops")), 0);
+      sourced(f->name, sku, g, "a GEMM peak");
+    }
+    const char *parts[] = {"membw", "pcie", "nvlink", "fractions"};
+    for (size_t p = 0; p < 4; p++) {
+      const json_t *part = json_object_get(sku, parts[p]);
+      if (part != NULL)
+        sourced(f->name, sku, part, parts[p]);
+    }
+    const char *fr[] = {"gemm", "membw", "pcie", "nvlink"};
+    for (size_t k = 0; k < 4; k++) {
+      double x = json_number_value(
+          json_object_get(json_object_get(sku, "fractions"), fr[k]));
+      cr_expect(x > 0.3 && x < 1, "%s: fraction %s %g", f->name, fr[k], x);
+    }
+    json_decref(sku);
+  }
+}
+
+Test(skus, no_model_is_claimed_twice) {
+  for (const struct gcb__sku_file *f = gcb__skus; f->name; f++)
+    for (const struct gcb__sku_file *o = f + 1; o->name; o++) {
+      json_t *a = load(f), *b = load(o), *m, *n;
+      size_t i, j;
+      json_array_foreach(json_object_get(a, "models"), i, m) {
+        json_array_foreach(json_object_get(b, "models"), j, n) {
+          cr_expect(!json_equal(m, n), "%s in %s and %s", json_string_value(m),
+                    f->name, o->name);
+        }
+      }
+      json_decref(a);
+      json_decref(b);
+    }
+}
+
+/* A document of one rank on `backend` whose device is `model`. */
+static json_t *doc_of(const char *backend, const char *model) {
+  return json_pack("{s:{s:s}, s:[{s:i, s:{s:s}}], s:[]}", "run", "backend",
+                   backend, "ranks", "rank", 0, "device", "name", model,
+                   "cases");
+}
+
+Test(skus, a_file_is_chosen_by_the_exact_model_name) {
+  static const struct {
+    const char *backend, *model, *line;
+    bool judged;
+  } rows[] = {
+      {"cuda", "NVIDIA H200", "H200 expectations, built in (NVIDIA H200", true},
+      {"cuda", "NVIDIA H100 80GB HBM3",
+       "H100 SXM expectations, built in (NVIDIA H100 80GB HBM3", true},
+      {"cuda", "NVIDIA H100 PCIe", "H100 PCIe expectations, built in", true},
+      {"cuda", "AMD Instinct MI300X", "MI300X expectations, built in", true},
+      {"cuda", "NVIDIA H200 NVL", "no built-in expectation for NVIDIA H200 NVL",
+       false},
+      {"cuda", "NVIDIA A100-SXM4-40GB",
+       "no built-in expectation for NVIDIA A100-SXM4-40GB", false},
+      {"host", "Intel(R) Xeon(R) Processor",
+       "no built-in expectation applies: the run names no GPU model", false},
+  };
+  for (size_t r = 0; r < sizeof rows / sizeof *rows; r++) {
+    json_t *root = doc_of(rows[r].backend, rows[r].model);
+    struct gcb_doc d = {.name = "doc.json", .root = root};
+    struct gcb_criteria *cr = NULL;
+    struct gcb_err err = {0};
+    char line[256];
+    cr_assert_eq(gcb_expect_builtin(&d, 1, &cr, line, sizeof line, &err),
+                 GCB_OK, "%s", err.msg);
+    cr_expect(strncmp(line, rows[r].line, strlen(rows[r].line)) == 0, "%s",
+              line);
+    cr_expect_eq(cr != NULL, rows[r].judged, "%s", rows[r].model);
+    if (cr != NULL) {
+      cr_expect(cr->builtin);
+      cr_expect(strncmp(line, cr->name, strlen(cr->name)) == 0, "%s", line);
+      /* Nothing measured: every check is the n/a kind (matches nothing). */
+      cr_expect_gt(cr->nchecks, 5);
+    }
+    gcb_criteria_free(cr);
+    json_decref(root);
+  }
+}
+
+Test(skus, two_models_in_one_run_are_not_judged_by_either) {
+  json_t *a = doc_of("cuda", "NVIDIA H200"), *b = doc_of("cuda", "NVIDIA B200");
+  struct gcb_doc d[2] = {{.name = "a", .root = a}, {.name = "b", .root = b}};
+  struct gcb_criteria *cr = NULL;
+  struct gcb_err err = {0};
+  char line[256];
+  cr_assert_eq(gcb_expect_builtin(d, 2, &cr, line, sizeof line, &err), GCB_OK);
+  cr_expect_null(cr);
+  cr_expect(strstr(line, "mixes GPU models (NVIDIA H200, NVIDIA B200)"), "%s",
+            line);
+  json_decref(a);
+  json_decref(b);
+}
