@@ -145,18 +145,25 @@ with_list(FILE *out, const struct gcb_report *rep, struct gcb_err *err,
   return st;
 }
 
-/* drain.txt: "# ..." comments, then NODE<TAB>REASON per failing node. */
-static void emit_drain(FILE *out, const struct drain_list *l) {
-  fputs("# gcbench drain list: the nodes whose verdict is fail, one per line:"
-        " NODE<TAB>REASON\n",
-        out);
+/* The comment lines both files share: the failing nodes left out, or
+ * `none` when no node fails. */
+static void emit_unlisted(FILE *out, const struct drain_list *l,
+                          const char *none) {
   if (l->unnamed)
     fprintf(out,
             "# %zu failing node(s) not listed: the document's name for "
             "them is not a host name\n",
             l->unnamed);
   if (l->n == 0 && l->unnamed == 0)
-    fputs("# no node fails\n", out);
+    fputs(none, out);
+}
+
+/* drain.txt: "# ..." comments, then NODE<TAB>REASON per failing node. */
+static void emit_drain(FILE *out, const struct drain_list *l) {
+  fputs("# gcbench drain list: the nodes whose verdict is fail, one per line:"
+        " NODE<TAB>REASON\n",
+        out);
+  emit_unlisted(out, l, "# no node fails\n");
   char reason[REASON_MAX + 64];
   for (size_t i = 0; i < l->n; i++) {
     reason_text(&l->nodes[i], reason, sizeof reason);
@@ -182,18 +189,12 @@ static void emit_cordon(FILE *out, const struct drain_list *l) {
         "node_of() { kubectl get pod \"$1\" -o jsonpath='{.spec.nodeName}' "
         "2>/dev/null || echo \"$1\"; }\n",
         out);
-  if (l->unnamed)
-    fprintf(out,
-            "# %zu failing node(s) not listed: the document's name for "
-            "them is not a host name\n",
-            l->unnamed);
-  if (l->n == 0 && l->unnamed == 0)
-    fputs("# no node fails: nothing to cordon\n", out);
+  emit_unlisted(out, l, "# no node fails: nothing to cordon\n");
   char reason[REASON_MAX + 64];
   for (size_t i = 0; i < l->n; i++) {
     const char *h = l->nodes[i].hostname;
     reason_text(&l->nodes[i], reason, sizeof reason);
-    /* the reason holds no ' (reason_text), so single quotes keep it whole */
+    /* no ' left in the reason, so single quotes keep it whole */
     for (char *p = reason; *p; p++)
       if (*p == '\'')
         *p = ' ';
