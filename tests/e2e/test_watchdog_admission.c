@@ -122,20 +122,32 @@ static const char *const *report_exit(void) {
 }
 static const char *const keep_others[] = {"-disable-auto-cleanup", NULL};
 
-/* Every rank but `killed` ended with exit code 3 (a rank died), none of a
- * signal: mpiexec itself reports the bitwise OR of its processes' codes
- * (137 | 3 = 139, which reads like a SIGSEGV and is none). */
+/* Every rank but `killed` that reported its end ended with exit code 3 (a
+ * rank died), none of a signal: mpiexec itself reports the bitwise OR of
+ * its processes' codes (137 | 3 = 139, which reads like a SIGSEGV and is
+ * none). The killed rank must report; of the others, a shell the launcher
+ * tore down as the job ended writes nothing (seen once in CI on a loaded
+ * machine), so most, not all, must have reported. */
 static void expect_clean_ends(int ranks, int killed) {
+  int reported = 0;
+  double t0 = now();
   for (int r = 0; r < ranks; r++) {
     char name[32], path[300];
     snprintf(name, sizeof name, "exit.%d", r);
     snprintf(path, sizeof path, "%s", gcb_test_path(name));
-    for (double t0 = now(); access(path, R_OK) != 0 && now() < t0 + 30;)
+    while (access(path, R_OK) != 0 && now() < t0 + 30)
       nanosleep(&(struct timespec){.tv_nsec = 50000000}, NULL);
+    if (access(path, R_OK) != 0) {
+      cr_expect_neq(r, killed, "the killed rank %d reported no end", r);
+      continue;
+    }
     char *text = gcb_test_read(path);
     cr_expect_eq(atoi(text), r == killed ? 137 : 3, "rank %d exit %s", r, text);
     free(text);
+    reported++;
   }
+  cr_expect_geq(reported, (ranks * 3 + 3) / 4, "%d of %d ranks reported",
+                reported, ranks);
 }
 
 Test(wdadmit, a_killed_rank_is_named_by_its_number_when_the_accept_was_late) {
