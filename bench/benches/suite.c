@@ -255,7 +255,7 @@ static void run_backend(const char *name, char *out, size_t len) {
 
 /* Finds the profile first: it decides the run options' starting point. */
 static int chosen_profile(int argc, char **argv, struct gcb_err *err) {
-  struct gcb_run_opts ro;
+  struct gcb_run_opts ro = {0};
   struct suite_opts so;
   struct gcb_option_group groups[] = {{"run options", gcb_run_options, &ro},
                                       {"suite options", suite_options, &so}};
@@ -383,7 +383,7 @@ static int suite_go(const struct profile *p, const struct suite_opts *so,
 
 int gcb__suite_command(int argc, char **argv, int rank) {
   struct gcb_err err = {0};
-  struct gcb_run_opts ro;
+  struct gcb_run_opts ro = {0};
   struct suite_opts so;
   struct gcb_option_group groups[] = {{"run options", gcb_run_options, &ro},
                                       {"suite options", suite_options, &so}};

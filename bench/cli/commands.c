@@ -86,7 +86,7 @@ static void bench_usage(int rank, const char *name, const char *summary,
 
 static int bench_command(const struct gcb_bench *b, int argc, char **argv,
                          int rank, bool dropin) {
-  struct gcb_run_opts ro;
+  struct gcb_run_opts ro = {0};
   void *bo = calloc(1, b->opts_size ? b->opts_size : 1);
   if (bo == NULL) {
     gcb__print_error(rank, "out of memory");
