@@ -198,6 +198,16 @@ static void print_params(struct gcb_table *t, const struct gcb_record *rec) {
     print_param(t->out, &rec->params[i]);
 }
 
+/* The validation cell: "ok (0 wrong)", "FAILED (3 wrong)", "not checked". */
+void gcb__table_check_cell(const struct gcb_record_summary *sum, char *buf,
+                           size_t len) {
+  if (!sum->checked)
+    snprintf(buf, len, "not checked");
+  else
+    snprintf(buf, len, "%s (%" PRIu64 " wrong)", sum->wrong ? "FAILED" : "ok",
+             sum->wrong);
+}
+
 static enum gcb_status table_record(void *self, const struct gcb_record *rec,
                                     struct gcb_err *err) {
   (void)err;
@@ -223,11 +233,7 @@ static enum gcb_status table_record(void *self, const struct gcb_record *rec,
   gcb_record_summarize(rec, &sum);
   char time[32], check[48];
   gcb_format_seconds(sum.time.median, time, sizeof time);
-  if (!sum.checked)
-    snprintf(check, sizeof check, "not checked");
-  else
-    snprintf(check, sizeof check, "%s (%" PRIu64 " wrong)",
-             sum.wrong ? "FAILED" : "ok", sum.wrong);
+  gcb__table_check_cell(&sum, check, sizeof check);
   print_header(t, rec);
   print_params(t, rec);
   fprintf(t->out, " %12s %10.2f %10.2f %10.2f %6.1f%%  %s\n", time,

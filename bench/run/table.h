@@ -13,6 +13,12 @@ double gcb__table_now(void);
 /* Ends the current group: pending half-row, footers, repeated skips. */
 void gcb__table_flush(struct gcb_table *t);
 
+/* The validation cell of a row: "ok (0 wrong)", "FAILED (3 wrong)",
+ * "not checked". */
+struct gcb_record_summary;
+void gcb__table_check_cell(const struct gcb_record_summary *sum, char *buf,
+                           size_t len);
+
 /* Starts group `key` when it differs from the current one; returns whether
  * a new header is due. */
 bool gcb__table_enter(struct gcb_table *t, const char *key);

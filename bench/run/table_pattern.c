@@ -110,11 +110,7 @@ static void keep_part(struct gcb_table *t, const struct gcb_record *rec,
   gcb_record_summarize(rec, &sum);
   char time[32], check[48];
   gcb_pattern_fmt_ms(sum.time.median, time, sizeof time);
-  if (!sum.checked)
-    snprintf(check, sizeof check, "not checked");
-  else
-    snprintf(check, sizeof check, "%s (%" PRIu64 " wrong)",
-             sum.wrong ? "FAILED" : "ok", sum.wrong);
+  gcb__table_check_cell(&sum, check, sizeof check);
   snprintf(pl->parts[pl->nparts++], sizeof pl->parts[0],
            "  %-12s  %-13s  %9s  %12.4g  %-8s  %s", variant, part_names[part],
            time, sum.figure.median, rec->figure.unit, check);

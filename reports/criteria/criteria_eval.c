@@ -313,18 +313,28 @@ static bool measured_in(const struct gcb_criterion *k,
 }
 
 /* One info finding per check, bound and source that cannot evaluate it. */
-static enum gcb_status not_applicable(struct eval *ev, const struct gcb_doc *d,
-                                      const struct gcb_bound *b) {
+/* The "criterion-na" finding of the current check, counted, named after
+ * the check and its metric; NULL when memory runs out. */
+static struct gcb_finding *push_na(struct eval *ev, const char *metric) {
   const struct gcb_criterion *k = &ev->cr->checks[ev->check];
   struct gcb_finding *f =
       gcb_findings_push(ev->out, GCB_SEV_INFO, "criterion-na");
   if (f == NULL)
-    return gcb_err_set(ev->err, GCB_ENOMEM, "criteria: out of memory");
+    return NULL;
   ev->result->na++;
-  f->where.doc = ev->doc;
   f->check = (int)ev->check;
-  f->metric = b->metric->name;
+  f->metric = metric;
   gcb_view_copy(f->where.subject, sizeof f->where.subject, k->name);
+  return f;
+}
+
+static enum gcb_status not_applicable(struct eval *ev, const struct gcb_doc *d,
+                                      const struct gcb_bound *b) {
+  const struct gcb_criterion *k = &ev->cr->checks[ev->check];
+  struct gcb_finding *f = push_na(ev, b->metric->name);
+  if (f == NULL)
+    return gcb_err_set(ev->err, GCB_ENOMEM, "criteria: out of memory");
+  f->where.doc = ev->doc;
   gcb_finding_explain(f, "check '%s': n/a for %s, which does not measure %s",
                       k->name, d->name, b->metric->name);
   gcb_finding_suggest(f,
@@ -380,14 +390,9 @@ static enum gcb_status eval_docs(struct eval *ev, const struct gcb_doc *docs,
  * not measure one (a health check runs no NVLink copy) is not failed. */
 static enum gcb_status builtin_na(struct eval *ev, const char *metric) {
   const struct gcb_criterion *k = &ev->cr->checks[ev->check];
-  struct gcb_finding *f =
-      gcb_findings_push(ev->out, GCB_SEV_INFO, "criterion-na");
+  struct gcb_finding *f = push_na(ev, metric);
   if (f == NULL)
     return gcb_err_set(ev->err, GCB_ENOMEM, "criteria: out of memory");
-  ev->result->na++;
-  f->check = (int)ev->check;
-  f->metric = metric;
-  gcb_view_copy(f->where.subject, sizeof f->where.subject, k->name);
   gcb_finding_explain(f, "check '%s': n/a, the run did not measure it",
                       k->name);
   gcb_finding_suggest(f, "run the benchmark at that size to be judged on it "
