@@ -476,5 +476,6 @@ const struct gcb_backend_ops gcb_backend_cuda = {
     .health = gcb__cuda_health,
     .telemetry_start = gcb__cuda_telemetry_start,
     .telemetry_stop = gcb__cuda_telemetry_stop,
+    .burn_read = gcb__cuda_burn_read,
     .fits = cuda_fits,
 };

@@ -17,6 +17,16 @@
  * behind the gate kernel (cuda.c's gcb__cuda_time_gated), after an untimed
  * L2 flush and rewrite of C (on by default on this backend), and setup
  * warms the GPU up to steady clocks first.
+ *
+ * With `burn` (gcbench burn), gpu-burn's shape (wilicc/gpu-burn,
+ * gpu_burn-drv.cpp): one A and one B, and as many result slots as 90 % of
+ * the device memory then free holds (its USEMEM 0.9 of cuMemGetInfo's
+ * free bytes, initBuffers()); each run() multiplies into the next slot in
+ * turn, untimed extras (L2 flush, C rewrite) left out, and check() compares
+ * the products written since the last check with the one in slot 0 on the
+ * device (gpu-burn's compare.cu: a product of the same inputs by the same
+ * algorithm must come out bit for bit the same, so any element further
+ * than gpu-burn's EPSILON from the first is a silent error).
  */
 #include <math.h>
 #include <stdint.h>
@@ -30,6 +40,13 @@
 
 #define WORKSPACE_BYTES ((size_t)32 << 20)
 #define CHECK_SAMPLES 256
+/* gpu_burn-drv.cpp: "#define USEMEM 0.9 // Try to allocate 90% of memory",
+ * of the free memory (availMemory() is cuMemGetInfo's free). */
+#define BURN_USE_FREE 0.9
+/* compare.cu: EPSILON 0.001f for floats, EPSILOND 0.0000001 for doubles;
+ * integers (int8's int32 products) compare exactly. */
+#define BURN_EPS_FLOAT 0.001
+#define BURN_EPS_DOUBLE 0.0000001
 
 /* Per-backend cuBLASLt state, made by the first GEMM. */
 struct gcb__cuda_gemm_ctx {
@@ -81,6 +98,13 @@ struct cuda_gemm {
     float f;
     int32_t i;
   } alpha, beta;
+  /* burn: c holds nslots products; run() writes slot `next` and moves on;
+   * `dirty` slots (at most nslots) written since the last check, ending
+   * just before `next`, are the ones the next check compares */
+  bool burn, plant_pending;
+  uint64_t nslots, next, dirty;
+  unsigned long long *slot_faults;     /* device, one per slot */
+  struct gcb_cuda_burn_faults *faults; /* device */
 };
 
 static enum gcb_status lt_check(struct gcb_err *err, cublasStatus_t rc,
@@ -174,6 +198,8 @@ static void gemm_release(void *state) {
   (void)cudaFree(g->a);
   (void)cudaFree(g->bm);
   (void)cudaFree(g->c);
+  (void)cudaFree(g->slot_faults);
+  (void)cudaFree(g->faults);
   free(g);
 }
 
@@ -197,14 +223,42 @@ static enum gcb_status gemm_prepare(void *state, struct gcb_err *err) {
   return st;
 }
 
+static size_t product_bytes(const struct cuda_gemm *g) {
+  return (size_t)(g->m * g->n) * lt_types[g->dtype].cd_bytes;
+}
+
+/* Where run() writes: C, or with burn the next slot. */
+static void *product(const struct cuda_gemm *g, uint64_t slot) {
+  return g->burn ? (char *)g->c + slot * product_bytes(g) : g->c;
+}
+
+/* GCB_TEST_BURN_WRONG's planted error: the first element of a product
+ * overwritten with 0x7f bytes (a huge value, or a NaN for fp16), behind
+ * the multiply on the same stream. */
+static enum gcb_status plant_into(struct cuda_gemm *g, uint64_t slot,
+                                  struct gcb_err *err) {
+  g->plant_pending = false;
+  return CUDA_CHECK(err,
+                    cudaMemsetAsync(product(g, slot), 0x7f,
+                                    lt_types[g->dtype].cd_bytes, g->b->stream));
+}
+
 static enum gcb_status gemm_once(void *state, struct gcb_err *err) {
   struct cuda_gemm *g = state;
   struct gcb__cuda_gemm_ctx *ctx = g->b->gemm;
+  uint64_t slot = g->next;
+  void *d = product(g, slot);
+  enum gcb_status st = LT_CHECK(
+      err, cublasLtMatmul(ctx->lt, g->desc, &g->alpha, g->a, g->la, g->bm,
+                          g->lb, &g->beta, d, g->lc, d, g->lc, &g->algo,
+                          ctx->workspace, g->ws_bytes, g->b->stream));
 
-  return LT_CHECK(err, cublasLtMatmul(ctx->lt, g->desc, &g->alpha, g->a, g->la,
-                                      g->bm, g->lb, &g->beta, g->c, g->lc, g->c,
-                                      g->lc, &g->algo, ctx->workspace,
-                                      g->ws_bytes, g->b->stream));
+  if (st != GCB_OK || !g->burn)
+    return st;
+  g->next = (slot + 1) % g->nslots;
+  g->dirty = g->dirty < g->nslots ? g->dirty + 1 : g->nslots;
+  /* Slot 0 is the reference: a plant waits for a product compared. */
+  return g->plant_pending && slot != 0 ? plant_into(g, slot, err) : GCB_OK;
 }
 
 /* Timed behind the gate (cuda.c), so cuBLASLt's enqueue (several us) is
@@ -212,8 +266,12 @@ static enum gcb_status gemm_once(void *state, struct gcb_err *err) {
 static enum gcb_status gemm_run(void *state, int reps, double *seconds,
                                 struct gcb_err *err) {
   struct cuda_gemm *g = state;
-  const struct gcb__cuda_timed t = {
-      .state = g, .prepare = gemm_prepare, .work = gemm_once, .batch = 1};
+  /* burn: no flush nor rewrite between products (gpu-burn queues its
+   * multiplies back to back; a slot is written whole by its multiply). */
+  const struct gcb__cuda_timed t = {.state = g,
+                                    .prepare = g->burn ? NULL : gemm_prepare,
+                                    .work = gemm_once,
+                                    .batch = 1};
 
   return gcb__cuda_time_gated(g->b, &t, reps, seconds, err);
 }
@@ -284,9 +342,96 @@ static enum gcb_status check_entry(const struct cuda_gemm *g, uint64_t i,
   return GCB_OK;
 }
 
+/* The stored output type as the burn compare reads it, and its EPSILON. */
+static enum gcb_cuda_elem burn_elem(enum gcb_dtype t, double *eps) {
+  *eps = BURN_EPS_FLOAT;
+  switch (t) {
+  case GCB_DTYPE_FP64:
+    *eps = BURN_EPS_DOUBLE;
+    return GCB_CUDA_ELEM_F64;
+  case GCB_DTYPE_FP16:
+    return GCB_CUDA_ELEM_F16;
+  case GCB_DTYPE_BF16:
+  case GCB_DTYPE_FP8: /* stored as bf16 */
+    return GCB_CUDA_ELEM_BF16;
+  case GCB_DTYPE_INT8: /* stored as int32 */
+    *eps = 0.0;
+    return GCB_CUDA_ELEM_I32;
+  default: /* fp32, tf32 */
+    return GCB_CUDA_ELEM_F32;
+  }
+}
+
+/* Whether slot 0 is among the `dirty` slots that end before `next`. */
+static bool dirty_has_first(const struct cuda_gemm *g, uint64_t first) {
+  return g->dirty > 0 && (first == 0 || first + g->dirty > g->nslots);
+}
+
+/* gpu-burn's check: the products written since the last check against
+ * slot 0's, on the device; samples and wrong count products. */
+static enum gcb_status burn_check(struct cuda_gemm *g, struct gcb_check *out,
+                                  struct gcb_err *err) {
+  uint64_t first = (g->next + g->nslots - g->dirty) % g->nslots;
+  struct gcb_cuda_burn_faults found = {0};
+  double eps = 0.0;
+  enum gcb_cuda_elem elem = burn_elem(g->dtype, &eps);
+  enum gcb_status st = gcb__cuda_use(g->b, err);
+
+  *out = (struct gcb_check){
+      .checked = true,
+      .samples = g->dirty - (dirty_has_first(g, first) ? 1 : 0),
+      .tolerance = eps,
+      .method = "each product against the first on the device, |C - C1| "
+                "per element (gpu-burn's compare); a product is wrong when "
+                "any element is beyond the tolerance",
+  };
+  if (st != GCB_OK || out->samples == 0) {
+    g->dirty = 0;
+    return st;
+  }
+  st = CUDA_CHECK(err, cudaMemsetAsync(g->slot_faults, 0,
+                                       g->nslots * sizeof *g->slot_faults,
+                                       g->b->stream));
+  if (st == GCB_OK)
+    st = CUDA_CHECK(
+        err, cudaMemsetAsync(g->faults, 0, sizeof *g->faults, g->b->stream));
+  if (st == GCB_OK)
+    st = gcb__cuda_launched(
+        err,
+        gcb__cuda_burn_compare((int)elem, g->c, (size_t)(g->m * g->n), first,
+                               g->dirty, g->nslots, eps, g->slot_faults,
+                               g->faults, g->b->stream),
+        "burn compare kernel launch");
+  if (st == GCB_OK)
+    st = CUDA_CHECK(err, cudaMemcpyAsync(&found, g->faults, sizeof found,
+                                         cudaMemcpyDeviceToHost, g->b->stream));
+  if (st == GCB_OK)
+    st = CUDA_CHECK(err, cudaStreamSynchronize(g->b->stream));
+  if (st == GCB_OK) {
+    out->wrong = found.products;
+    memcpy(&out->max_error, &found.max_bits, sizeof out->max_error);
+    g->dirty = 0;
+  }
+  return st;
+}
+
+/* The op's plant (GCB_TEST_BURN_WRONG): into the last product when the
+ * next check compares it, else into the next one that it will. */
+static void gemm_plant(void *state) {
+  struct cuda_gemm *g = state;
+  uint64_t last = (g->next + g->nslots - 1) % g->nslots;
+  struct gcb_err err = {0};
+
+  g->plant_pending = true;
+  if (g->dirty > 0 && last != 0)
+    (void)plant_into(g, last, &err); /* a hook: nothing to report to */
+}
+
 static enum gcb_status gemm_check(void *state, struct gcb_check *out,
                                   struct gcb_err *err) {
   struct cuda_gemm *g = state;
+  if (g->burn)
+    return burn_check(g, out, err);
   uint64_t entries = g->m * g->n;
   bool all = entries <= CHECK_SAMPLES;
   double pick[CHECK_SAMPLES];
@@ -359,7 +504,10 @@ static enum gcb_status gemm_alloc(struct cuda_gemm *g, struct gcb_err *err) {
   const struct lt_types *lt = &lt_types[g->dtype];
   size_t mk = g->m * g->k, kn = g->k * g->n, mn = g->m * g->n;
   size_t staging = (mk > kn ? mk : kn) * sizeof(float);
-  size_t need = (mk + kn) * lt->ab_bytes + mn * lt->cd_bytes + staging;
+  /* burn: C is the slots, made after the inputs (burn_slots), two at
+   * least */
+  size_t need = (mk + kn) * lt->ab_bytes +
+                (g->burn ? 2 : 1) * mn * lt->cd_bytes + staging;
   char what[96];
   void *a = NULL, *bm = NULL, *c = NULL;
   enum gcb_status st;
@@ -374,12 +522,46 @@ static enum gcb_status gemm_alloc(struct cuda_gemm *g, struct gcb_err *err) {
   if ((st = CUDA_CHECK(err, cudaMalloc(&bm, kn * lt->ab_bytes))) != GCB_OK)
     return st;
   g->bm = bm;
+  if (g->burn)
+    return GCB_OK;
   if ((st = CUDA_CHECK(err, cudaMalloc(&c, mn * lt->cd_bytes))) != GCB_OK)
     return st;
   g->c = c;
   /* Zero C, so a check before any run fails instead of reading garbage. */
   return CUDA_CHECK(err,
                     cudaMemsetAsync(g->c, 0, mn * lt->cd_bytes, g->b->stream));
+}
+
+/* burn: the slots, 90 % of the memory free once A and B are in place
+ * (gpu-burn's USEMEM of availMemory(), after its A and B: it takes them
+ * out of the same 90 %; here they are already allocated), each with its
+ * fault counter; fewer than two is GCB_ENOMEM. */
+static enum gcb_status burn_slots(struct cuda_gemm *g, struct gcb_err *err) {
+  size_t free_b = 0, total = 0, one = product_bytes(g);
+  void *c = NULL, *sf = NULL, *f = NULL;
+  enum gcb_status st = CUDA_CHECK(err, cudaMemGetInfo(&free_b, &total));
+
+  if (st != GCB_OK)
+    return st;
+  g->nslots = (uint64_t)((double)free_b * BURN_USE_FREE) /
+              (one + sizeof *g->slot_faults);
+  if (g->nslots < 2)
+    return gcb_err_set(err, GCB_ENOMEM,
+                       "burn needs two products of %zu bytes in 90%% of the "
+                       "free device memory; %zu of %zu bytes are free",
+                       one, free_b, total);
+  if ((st = CUDA_CHECK(err, cudaMalloc(&c, g->nslots * one))) != GCB_OK)
+    return st;
+  g->c = c;
+  if ((st = CUDA_CHECK(err,
+                       cudaMalloc(&sf, g->nslots * sizeof(*g->slot_faults)))) !=
+      GCB_OK)
+    return st;
+  g->slot_faults = sf;
+  if ((st = CUDA_CHECK(err, cudaMalloc(&f, sizeof *g->faults))) != GCB_OK)
+    return st;
+  g->faults = f;
+  return GCB_OK;
 }
 
 /* One input matrix: random values drawn on the host, uploaded, and rounded
@@ -576,7 +758,9 @@ enum gcb_status gcb__cuda_gemm(struct gcb_backend *b,
                           .seed = p->seed,
                           .flush = p->flush_l2,
                           .fast_accum = p->fp8_fast_accum,
-                          .autotune = p->autotune};
+                          .autotune = p->autotune,
+                          .burn = p->burn,
+                          .nslots = 1};
   set_scalars(g);
   /* Seeds of A and B derived as the host backend derives them. */
   if ((st = gemm_describe(g, err)) != GCB_OK ||
@@ -588,14 +772,19 @@ enum gcb_status gcb__cuda_gemm(struct gcb_backend *b,
       (st = gemm_fill(g, g->bm, g->k * g->n,
                       p->seed ^ (2 * UINT64_C(0xd1b54a32d192ed03)), err)) !=
           GCB_OK ||
+      (g->burn && (st = burn_slots(g, err)) != GCB_OK) ||
       (st = gemm_tune(g, err)) != GCB_OK ||
       (st = gemm_warm(g, err)) != GCB_OK) {
     gemm_release(g);
     return st;
   }
+  /* burn: the first timed run writes slot 0, the reference, with the
+   * algorithm kept (autotune's others would round differently). */
+  g->next = g->dirty = 0;
   *op = (struct gcb_op){.state = g,
                         .run = gemm_run,
                         .check = gemm_check,
-                        .release = gemm_release};
+                        .release = gemm_release,
+                        .plant = g->burn ? gemm_plant : NULL};
   return GCB_OK;
 }

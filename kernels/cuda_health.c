@@ -13,6 +13,12 @@
  * temperature, clock-event reasons), so that a figure can carry the
  * conditions it was measured under. NVML is thread-safe (nvml.h: "all
  * NVML functions are thread-safe"), and the sampler makes no CUDA calls.
+ *
+ * burn_read(): one reading of the rank's GPU for the burn-in timeline,
+ * on the same NVML device as telemetry: clocks, temperature, power,
+ * clock-event reasons, volatile ECC totals, PCIe replays (nvml.c), and
+ * the Xid events seen since the first reading (an NVML event set,
+ * polled without waiting at each reading).
  */
 #include <math.h>
 #include <pthread.h>
@@ -40,6 +46,10 @@ struct gcb__cuda_telemetry {
   uint64_t reasons;
   bool reasons_known;
   struct timespec started;
+  /* burn_read's Xid events, registered at the first reading; touched by
+   * the caller's thread only (the sampler never reads them) */
+  struct gcb_nvml_xids *xids;
+  bool xids_tried;
 };
 
 static double since(const struct timespec *t0) {
@@ -271,9 +281,40 @@ void gcb__cuda_telemetry_close(struct gcb_backend *b) {
   if (t == NULL)
     return;
   halt(t);
+  gcb_nvml_xids_close(t->xids);
   gcb_nvml_close(t->nvml);
   pthread_cond_destroy(&t->wake);
   pthread_mutex_destroy(&t->lock);
   free(t);
   b->telemetry = NULL;
+}
+
+/* ---- burn-in reading ------------------------------------------------------
+ */
+
+void gcb__cuda_burn_read(struct gcb_backend *b, struct gcb_burn_reading *out) {
+  struct gcb__cuda_telemetry *t;
+  struct gcb_err err = {0};
+
+  *out = (struct gcb_burn_reading){
+      .cpu_mhz = (double)NAN,
+      .temp_c = (double)NAN,
+      .power_w = (double)NAN,
+      .sm_clock_mhz = (double)NAN,
+      .mem_clock_mhz = (double)NAN,
+      .ecc_sbe = -1,
+      .ecc_dbe = -1,
+      .pcie_replay = -1,
+      .xid = -1,
+  };
+  /* Never fails: without NVML (or its device) every field stays unread. */
+  if (telemetry_init(b, &err) != GCB_OK || (t = b->telemetry)->nvml == NULL)
+    return;
+  gcb_nvml_burn_read(t->nvml, t->dev, out);
+  if (!t->xids_tried) {
+    char why[160];
+    t->xids = gcb_nvml_xids_open(t->nvml, t->dev, why, sizeof why);
+    t->xids_tried = true;
+  }
+  out->xid = gcb_nvml_xids_poll(t->xids);
 }

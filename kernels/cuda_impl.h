@@ -148,6 +148,7 @@ enum gcb_status gcb__cuda_telemetry_start(struct gcb_backend *b,
                                           struct gcb_err *err);
 void gcb__cuda_telemetry_stop(struct gcb_backend *b, struct gcb_telemetry *out);
 void gcb__cuda_telemetry_close(struct gcb_backend *b);
+void gcb__cuda_burn_read(struct gcb_backend *b, struct gcb_burn_reading *out);
 
 /* "13.0" from the CUDA driver's and runtime's integer encoding. */
 void gcb__cuda_format_version(char *buf, size_t len, int v);

@@ -64,6 +64,39 @@ int gcb__cuda_copy16_blocks(size_t bytes, unsigned int *blocks);
 int gcb__cuda_convert(int dtype, const float *src, void *dst, size_t n,
                       cudaStream_t stream);
 
+/* Element types a burn compare reads (a GEMM's stored output). */
+enum gcb_cuda_elem {
+  GCB_CUDA_ELEM_F64,
+  GCB_CUDA_ELEM_F32,
+  GCB_CUDA_ELEM_F16,
+  GCB_CUDA_ELEM_BF16,
+  GCB_CUDA_ELEM_I32
+};
+
+/* What a burn compare found, in device memory, zeroed by the caller. */
+struct gcb_cuda_burn_faults {
+  unsigned long long products; /* products with any element differing */
+  unsigned long long elements; /* elements differing */
+  unsigned long long max_bits; /* largest |difference| seen, the bits of a
+                                  non-negative double (they order as the
+                                  values do, so atomicMax on them works) */
+};
+
+/*
+ * gpu-burn's compare (compare.cu): products `count` slots long starting
+ * at slot `first` (wrapping at `nslots`) of the result array `slots`
+ * (nslots x elems elements of type `elem`) are compared element by element
+ * with slot 0; an element differs when |x - x0| > eps or either is not a
+ * number. Per slot the differing elements are added to slot_faults[slot]
+ * (zeroed by the caller), and *faults is updated. Slot 0 itself is
+ * skipped.
+ */
+int gcb__cuda_burn_compare(int elem, const void *slots, size_t elems,
+                           uint64_t first, uint64_t count, uint64_t nslots,
+                           double eps, unsigned long long *slot_faults,
+                           struct gcb_cuda_burn_faults *faults,
+                           cudaStream_t stream);
+
 /* One empty kernel, one thread: what launch latency measures. */
 int gcb__cuda_empty_launch(cudaStream_t stream);
 

@@ -116,6 +116,10 @@ static void row_telemetry_stop(struct gcb_backend *b,
   opened()->telemetry_stop(b, out);
 }
 
+static void row_burn_read(struct gcb_backend *b, struct gcb_burn_reading *out) {
+  opened()->burn_read(b, out);
+}
+
 static enum gcb_status row_fits(const struct gcb_backend *b, uint64_t bytes,
                                 const char *what, struct gcb_err *err) {
   return opened()->fits(b, bytes, what, err);
@@ -143,5 +147,6 @@ const struct gcb_backend_ops gcb_backend_cuda_row = {
     .health = row_health,
     .telemetry_start = row_telemetry_start,
     .telemetry_stop = row_telemetry_stop,
+    .burn_read = row_burn_read,
     .fits = row_fits,
 };

@@ -55,6 +55,21 @@ typedef struct {
   nvmlValue_t value;
 } nvmlFieldValue_t;
 #define NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE 80
+/* nvml.h, nvmlReturn_t: the codes the burn reading tells apart. */
+enum { NVML_ERROR_NOT_SUPPORTED = 3, NVML_ERROR_TIMEOUT = 10 };
+/* nvml.h, "Event Types": nvmlEventTypeXidCriticalError 0x08LL, and the
+ * event record nvmlEventSetWait_v2 fills (nvmlEventData_st, its C ABI
+ * layout: device, eventType, eventData (the Xid; 999 unknown),
+ * gpuInstanceId, computeInstanceId). */
+#define NVML_EVENT_TYPE_XID_CRITICAL_ERROR 0x0000000000000008ULL
+typedef struct nvmlEventSet_st *nvmlEventSet_t;
+typedef struct {
+  nvmlDevice_t device;
+  unsigned long long eventType;
+  unsigned long long eventData;
+  unsigned int gpuInstanceId;
+  unsigned int computeInstanceId;
+} nvmlEventData_t;
 
 /* Every function used: name, return, parameter list. */
 #define NVML_FUNCTIONS(X)                                                      \
@@ -92,7 +107,16 @@ typedef struct {
   X(nvmlDeviceGetCurrentClocksEventReasons, nvmlReturn_t,                      \
     (nvmlDevice_t, unsigned long long *))                                      \
   X(nvmlDeviceGetCurrentClocksThrottleReasons, nvmlReturn_t,                   \
-    (nvmlDevice_t, unsigned long long *))
+    (nvmlDevice_t, unsigned long long *))                                      \
+  /* the burn reading: PCIe replays and Xid events (nvml.h) */                 \
+  X(nvmlDeviceGetPcieReplayCounter, nvmlReturn_t,                              \
+    (nvmlDevice_t, unsigned int *))                                            \
+  X(nvmlEventSetCreate, nvmlReturn_t, (nvmlEventSet_t *))                      \
+  X(nvmlDeviceRegisterEvents, nvmlReturn_t,                                    \
+    (nvmlDevice_t, unsigned long long, nvmlEventSet_t))                        \
+  X(nvmlEventSetWait_v2, nvmlReturn_t,                                         \
+    (nvmlEventSet_t, nvmlEventData_t *, unsigned int))                         \
+  X(nvmlEventSetFree, nvmlReturn_t, (nvmlEventSet_t))
 
 struct gcb_nvml {
   void *lib;
@@ -348,4 +372,120 @@ void gcb_nvml_sample(struct gcb_nvml *n, void *dev, struct gcb_nvml_sample *s) {
       n->nvmlDeviceGetCurrentClocksEventReasons != NULL &&
       n->nvmlDeviceGetCurrentClocksEventReasons(d, &reasons) == NVML_SUCCESS;
   s->reasons = s->reasons_known ? (uint64_t)reasons : 0;
+}
+
+/* ---- the burn-in reading ------------------------------------------------ */
+
+/* A volatile ECC count (nvml.h NVML_VOLATILE_ECC: "reset each time the
+ * driver loads"); -1 when not reported (ECC off: NOT_SUPPORTED). */
+static long long read_ecc_count(struct gcb_nvml *n, nvmlDevice_t d, int type) {
+  unsigned long long count = 0;
+  return n->nvmlDeviceGetTotalEccErrors != NULL &&
+                 n->nvmlDeviceGetTotalEccErrors(d, type, NVML_VOLATILE_ECC,
+                                                &count) == NVML_SUCCESS
+             ? (long long)count
+             : -1;
+}
+
+void gcb_nvml_burn_read(struct gcb_nvml *n, void *dev,
+                        struct gcb_burn_reading *out) {
+  nvmlDevice_t d = dev;
+  int sm = read_clock(n->nvmlDeviceGetClockInfo, d, NVML_CLOCK_SM);
+  int mem = read_clock(n->nvmlDeviceGetClockInfo, d, NVML_CLOCK_MEM);
+  unsigned int temp = 0, replays = 0;
+  unsigned long long reasons = 0;
+
+  out->sm_clock_mhz = sm >= 0 ? sm : (double)NAN;
+  out->mem_clock_mhz = mem >= 0 ? mem : (double)NAN;
+  out->temp_c = n->nvmlDeviceGetTemperature != NULL &&
+                        n->nvmlDeviceGetTemperature(d, NVML_TEMPERATURE_GPU,
+                                                    &temp) == NVML_SUCCESS
+                    ? (double)temp
+                    : (double)NAN;
+  /* nvmlDeviceGetPowerUsage: on Ampere (except GA100) and newer "power
+   * averaged over 1 sec interval" (nvml.h), not the instant of field 186
+   * that telemetry takes: a reading stands for an interval of about a
+   * second, and an instant would alias the GEMM's phases. */
+  out->power_w = read_watts(n->nvmlDeviceGetPowerUsage, d);
+  out->throttle_known =
+      n->nvmlDeviceGetCurrentClocksEventReasons != NULL &&
+      n->nvmlDeviceGetCurrentClocksEventReasons(d, &reasons) == NVML_SUCCESS;
+  out->throttle_reasons = out->throttle_known ? (uint64_t)reasons : 0;
+  out->ecc_sbe = read_ecc_count(n, d, NVML_MEMORY_ERROR_TYPE_CORRECTED);
+  out->ecc_dbe = read_ecc_count(n, d, NVML_MEMORY_ERROR_TYPE_UNCORRECTED);
+  out->pcie_replay =
+      n->nvmlDeviceGetPcieReplayCounter != NULL &&
+              n->nvmlDeviceGetPcieReplayCounter(d, &replays) == NVML_SUCCESS
+          ? (long long)replays
+          : -1;
+}
+
+/* Events drained per poll at most: a storm of Xids must not hold the
+ * burn loop; what is left is counted at the next reading. */
+#define XID_DRAIN_MAX 256
+
+struct gcb_nvml_xids {
+  struct gcb_nvml *n;
+  nvmlEventSet_t set;
+  long long seen;
+  bool lost; /* the set failed for good (GPU lost, unknown error) */
+};
+
+struct gcb_nvml_xids *gcb_nvml_xids_open(struct gcb_nvml *n, void *dev,
+                                         char *why, size_t why_len) {
+  struct gcb_nvml_xids *x;
+  nvmlEventSet_t set = NULL;
+  nvmlReturn_t rc;
+
+  if (n->nvmlEventSetCreate == NULL || n->nvmlDeviceRegisterEvents == NULL ||
+      n->nvmlEventSetWait_v2 == NULL || n->nvmlEventSetFree == NULL) {
+    snprintf(why, why_len, "NVML lacks the event functions");
+    return NULL;
+  }
+  if ((rc = n->nvmlEventSetCreate(&set)) != NVML_SUCCESS) {
+    snprintf(why, why_len, "nvmlEventSetCreate: %s", n->nvmlErrorString(rc));
+    return NULL;
+  }
+  /* nvml.h: after NOT_SUPPORTED the set is usable but holds none of the
+   * types, after UNKNOWN it is undefined; either way it is freed here. */
+  rc =
+      n->nvmlDeviceRegisterEvents(dev, NVML_EVENT_TYPE_XID_CRITICAL_ERROR, set);
+  if (rc != NVML_SUCCESS || (x = calloc(1, sizeof *x)) == NULL) {
+    snprintf(why, why_len, "nvmlDeviceRegisterEvents(Xid): %s",
+             rc != NVML_SUCCESS ? n->nvmlErrorString(rc) : "out of memory");
+    (void)n->nvmlEventSetFree(set);
+    return NULL;
+  }
+  *x = (struct gcb_nvml_xids){.n = n, .set = set};
+  return x;
+}
+
+long long gcb_nvml_xids_poll(struct gcb_nvml_xids *x) {
+  if (x == NULL)
+    return -1;
+  /* Timeout 0: only what is already queued. NVML_ERROR_TIMEOUT is the
+   * normal "nothing more"; any other failure (GPU lost) ends polling,
+   * with what was seen so far kept. */
+  for (int i = 0; i < XID_DRAIN_MAX && !x->lost; i++) {
+    nvmlEventData_t e;
+    nvmlReturn_t rc;
+    memset(&e, 0, sizeof e);
+    rc = x->n->nvmlEventSetWait_v2(x->set, &e, 0);
+    if (rc == NVML_ERROR_TIMEOUT)
+      break;
+    if (rc != NVML_SUCCESS) {
+      x->lost = true;
+      break;
+    }
+    if (e.eventType & NVML_EVENT_TYPE_XID_CRITICAL_ERROR)
+      x->seen++;
+  }
+  return x->seen;
+}
+
+void gcb_nvml_xids_close(struct gcb_nvml_xids *x) {
+  if (x == NULL)
+    return;
+  (void)x->n->nvmlEventSetFree(x->set);
+  free(x);
 }

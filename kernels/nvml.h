@@ -67,5 +67,30 @@ void gcb_nvml_sample(struct gcb_nvml *n, void *dev, struct gcb_nvml_sample *s);
  */
 void gcb_nvml_health_unavailable(struct gcb_health *h, const char *why);
 
+/*
+ * The NVML fields of a burn-in reading of dev, read now: SM and memory
+ * clocks (nvmlDeviceGetClockInfo), GPU temperature, power
+ * (nvmlDeviceGetPowerUsage), current clock-event reasons, volatile ECC
+ * corrected (sbe) and uncorrected (dbe) totals, PCIe replays. Each field
+ * the GPU or the driver does not report is NAN or -1 on its own (NVML
+ * answers NOT_SUPPORTED field by field). Leaves cpu_mhz and xid alone.
+ */
+void gcb_nvml_burn_read(struct gcb_nvml *n, void *dev,
+                        struct gcb_burn_reading *out);
+
+/*
+ * Xid events of one device: gcb_nvml_xids_open registers for
+ * nvmlEventTypeXidCriticalError (nvmlDeviceRegisterEvents; only events
+ * after it are recorded) and returns NULL with why when NVML cannot (old
+ * driver, NOT_SUPPORTED, inside some containers). gcb_nvml_xids_poll
+ * takes the events queued so far without waiting and returns the Xids
+ * seen since the open; -1 for NULL. Close before gcb_nvml_close; NULL is
+ * a no-op.
+ */
+struct gcb_nvml_xids;
+struct gcb_nvml_xids *gcb_nvml_xids_open(struct gcb_nvml *n, void *dev,
+                                         char *why, size_t why_len);
+long long gcb_nvml_xids_poll(struct gcb_nvml_xids *x);
+void gcb_nvml_xids_close(struct gcb_nvml_xids *x);
 
 #endif

@@ -8,6 +8,7 @@
  */
 #include "tests/kernels/fake_cuda.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -214,7 +215,7 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b) {
  */
 
 cudaError_t cudaMemGetInfo(size_t *free_b, size_t *total) {
-  *free_b = (size_t)64 << 30;
+  *free_b = fake_cuda.free_bytes ? fake_cuda.free_bytes : (size_t)64 << 30;
   *total = (size_t)80 << 30;
   return cudaSuccess;
 }
@@ -422,6 +423,47 @@ int gcb__cuda_convert(int dtype, const float *src, void *dst, size_t n,
   (void)dtype, (void)src, (void)dst;
   return (int)on_stream("convert", stream, n);
 }
+/* gpu-burn's compare on the host (the fake's device memory is host
+ * memory), with the launcher's contract: slots first .. first + count - 1
+ * (wrapping at nslots) against slot 0, slot 0 skipped, NaN wrong. */
+static double elem_at(int elem, const void *p, size_t i) {
+  switch (elem) {
+  case GCB_CUDA_ELEM_F64:
+    return ((const double *)p)[i];
+  case GCB_CUDA_ELEM_F32:
+    return ((const float *)p)[i];
+  default:
+    return ((const int32_t *)p)[i];
+  }
+}
+int gcb__cuda_burn_compare(int elem, const void *slots, size_t elems,
+                           uint64_t first, uint64_t count, uint64_t nslots,
+                           double eps, unsigned long long *slot_faults,
+                           struct gcb_cuda_burn_faults *faults,
+                           cudaStream_t stream) {
+  size_t esz = elem == GCB_CUDA_ELEM_F64 ? 8 : 4;
+  double worst;
+  if (elem != GCB_CUDA_ELEM_F64 && elem != GCB_CUDA_ELEM_F32 &&
+      elem != GCB_CUDA_ELEM_I32)
+    return (int)cudaErrorInvalidValue;
+  memcpy(&worst, &faults->max_bits, sizeof worst);
+  for (uint64_t j = 0; j < count; j++) {
+    uint64_t slot = (first + j) % nslots;
+    const char *x = (const char *)slots + slot * elems * esz;
+    unsigned long long wrong = 0;
+    for (size_t i = 0; slot != 0 && i < elems; i++) {
+      double d = fabs(elem_at(elem, x, i) - elem_at(elem, slots, i));
+      wrong += !(d <= eps);
+      worst = d > worst ? d : worst;
+    }
+    if (wrong > 0 && slot_faults[slot] == 0)
+      faults->products++;
+    slot_faults[slot] += wrong;
+    faults->elements += wrong;
+  }
+  memcpy(&faults->max_bits, &worst, sizeof worst);
+  return (int)on_stream("burn_compare", stream, (size_t)count);
+}
 int gcb__cuda_chase_launch(const uint64_t *chain, uint64_t steps, uint64_t *out,
                            cudaStream_t stream) {
   (void)chain;
@@ -472,11 +514,27 @@ cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t d,
     my_call()->bytes = *(const int8_t *)buf;
   return CUBLAS_STATUS_SUCCESS;
 }
+/* A layout keeps its bytes (data[0]), so a multiply can write its D. */
+static uint64_t type_bytes(cudaDataType type) {
+  switch (type) {
+  case CUDA_R_64F:
+    return 8;
+  case CUDA_R_32F:
+  case CUDA_R_32I:
+    return 4;
+  case CUDA_R_16F:
+  case CUDA_R_16BF:
+    return 2;
+  default:
+    return 1;
+  }
+}
 cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *l,
                                           cudaDataType type, uint64_t rows,
                                           uint64_t cols, int64_t ld) {
-  (void)type, (void)rows, (void)cols, (void)ld;
+  (void)ld;
   *l = calloc(1, sizeof **l);
+  (*l)->data[0] = rows * cols * type_bytes(type);
   return CUBLAS_STATUS_SUCCESS;
 }
 cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t l) {
@@ -521,10 +579,13 @@ cublasStatus_t cublasLtMatmul(cublasLtHandle_t h, cublasLtMatmulDesc_t d,
                               const cublasLtMatmulAlgo_t *algo, void *ws,
                               size_t ws_bytes, cudaStream_t s) {
   (void)h, (void)d, (void)alpha, (void)A, (void)la, (void)B, (void)lb;
-  (void)beta, (void)C, (void)lc, (void)D, (void)ld, (void)algo, (void)ws;
+  (void)beta, (void)C, (void)lc, (void)algo, (void)ws;
   (void)ws_bytes;
   last_algo = (int)algo->data[0];
-  return on_stream("matmul", s, (size_t)algo->data[0]) == cudaSuccess
-             ? CUBLAS_STATUS_SUCCESS
-             : CUBLAS_STATUS_EXECUTION_FAILED;
+  cudaError_t rc = on_stream("matmul", s, (size_t)algo->data[0]);
+  my_call()->dst = D;
+  if (rc == cudaSuccess && D != NULL)
+    memset(D, 0x3f, (size_t)ld->data[0]);
+  return rc == cudaSuccess ? CUBLAS_STATUS_SUCCESS
+                           : CUBLAS_STATUS_EXECUTION_FAILED;
 }

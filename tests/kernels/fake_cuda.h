@@ -6,7 +6,10 @@
  * symbol interposition by the executable); the launchers of
  * kernels/cuda_kernels.h are the boundary to the .cu files, none of which
  * is linked. Device memory is host memory, copies really copy, kernels do
- * nothing but log, and events report fake_cuda.elapsed_ms.
+ * nothing but log, and events report fake_cuda.elapsed_ms. A multiply
+ * writes its whole D with the byte 0x3f (the same product every time, as
+ * the same inputs and algorithm give on a GPU); the burn compare really
+ * compares (fp64, fp32 and int32 elements).
  *
  * Every call is appended to a log: its name, the stream (or event) it
  * used, a size, the host thread, and the state of the gate flag at that
@@ -44,6 +47,7 @@ struct fake_call {
   int thread;        /* the calling host thread: 0 the first to call, ... */
   int kind;          /* copies: the cudaMemcpyKind */
   bool pageable;     /* copies: to or from pageable host memory */
+  const void *dst;   /* cublasLtMatmul: the D it wrote */
 };
 
 struct fake_cuda {
@@ -58,6 +62,7 @@ struct fake_cuda {
   int close_delay_ms; /* cudaIpcCloseMemHandle takes this long (a peer
                          still mapping the buffer while its owner goes on) */
   int pageable_ms;    /* a pageable copy keeps its caller this long */
+  size_t free_bytes;  /* what cudaMemGetInfo says is free (0: 64 GiB) */
   /* Fault injection: the `fail_nth`-th call (1-based) named `fail_name`
    * returns fail_rc. */
   char fail_name[40];

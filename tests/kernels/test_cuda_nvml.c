@@ -106,6 +106,55 @@ Test(cuda_nvml, optional_functions_missing_leave_fields_unavailable) {
   gcb_nvml_close(n);
 }
 
+/* A driver without the burn's functions (the minimal library exports only
+ * the four required ones): every burn field unread, no Xid events. */
+Test(cuda_nvml, burn_reading_without_the_functions_is_unread) {
+  char why[256] = "";
+  struct gcb_nvml *n = gcb_nvml_open(GCB_FAKE_NVML_MINIMAL, why, sizeof why);
+  cr_assert_not_null(n, "%s", why);
+  void *dev = NULL;
+  cr_assert(gcb_nvml_device(n, "0000:19:00.0", &dev, why, sizeof why));
+  struct gcb_burn_reading r;
+  memset(&r, 0, sizeof r);
+  r.xid = 7;
+  gcb_nvml_burn_read(n, dev, &r);
+  cr_expect(isnan(r.sm_clock_mhz) && isnan(r.mem_clock_mhz));
+  cr_expect(isnan(r.temp_c) && isnan(r.power_w));
+  cr_expect_not(r.throttle_known);
+  cr_expect(r.ecc_sbe == -1 && r.ecc_dbe == -1 && r.pcie_replay == -1);
+  cr_expect_eq(r.xid, 7, "left to the Xid poll");
+  why[0] = '\0';
+  struct gcb_nvml_xids *x = gcb_nvml_xids_open(n, dev, why, sizeof why);
+  cr_expect_null(x);
+  cr_expect(strstr(why, "event functions") != NULL, "%s", why);
+  cr_expect_eq(gcb_nvml_xids_poll(NULL), -1);
+  gcb_nvml_xids_close(NULL); /* a no-op */
+  gcb_nvml_close(n);
+}
+
+/* The recorded values through the burn reading: power is the average
+ * (nvmlDeviceGetPowerUsage), not telemetry's instant. */
+Test(cuda_nvml, burn_reading_decodes_the_recorded_values) {
+  char why[256] = "";
+  struct gcb_nvml *n = gcb_nvml_open(GCB_FAKE_NVML, why, sizeof why);
+  cr_assert_not_null(n, "%s", why);
+  void *dev = NULL;
+  cr_assert(gcb_nvml_device(n, "0000:19:00.0", &dev, why, sizeof why));
+  struct gcb_burn_reading r;
+  memset(&r, 0, sizeof r);
+  gcb_nvml_burn_read(n, dev, &r);
+  cr_expect_eq(r.sm_clock_mhz, 1755.0);
+  cr_expect_eq(r.mem_clock_mhz, 3201.0);
+  cr_expect_eq(r.temp_c, 41.0);
+  cr_expect_float_eq(r.power_w, 123.456, 1e-9);
+  cr_expect(r.throttle_known);
+  cr_expect_eq(r.throttle_reasons, 0x44);
+  cr_expect_eq(r.ecc_sbe, 3);
+  cr_expect_eq(r.ecc_dbe, 0);
+  cr_expect_eq(r.pcie_replay, 0);
+  gcb_nvml_close(n);
+}
+
 struct reason_case {
   uint64_t mask;
   const char *text;
