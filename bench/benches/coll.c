@@ -142,12 +142,14 @@ static const struct gcb_option coll_options[] = {
      "halves of each size: both, out-of-place or in-place (--format osu: "
      "out-of-place unless given)",
      coll_placement_names, 0, 0},
-    {"osu-iters", 0, GCB_OPT_STRING, OPT(osu_iters), NULL, "SMALL[:LARGE]",
-     "timed iterations by size, as OSU: SMALL up to 8192 bytes (OSU's "
-     "size), LARGE beyond (instead of --iters)",
-     NULL, 0, 0},
-    {"osu-warmup", 0, GCB_OPT_STRING, OPT(osu_warmup), NULL, "SMALL[:LARGE]",
-     "warm-up iterations by size, as OSU (instead of --warmup)", NULL, 0, 0},
+    {"iters-large", 0, GCB_OPT_INT, OPT(iters_large), "-1", "N",
+     "timed iterations of sizes above 8192 bytes (OSU's size), as OSU's "
+     "iterations_large; -1: --iters, which counts the sizes up to it",
+     NULL, -1, 1e9},
+    {"warmup-large", 0, GCB_OPT_INT, OPT(warmup_large), "-1", "N",
+     "warm-up iterations of sizes above 8192 bytes (OSU's skip_large); -1: "
+     "--warmup",
+     NULL, -1, 1e9},
     {"window", 0, GCB_OPT_INT, OPT(window), "0", "N",
      "messages per window of bandwidth and bibw (OSU's -W; 0: 64, OSU's "
      "default)",
