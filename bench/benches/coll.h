@@ -33,11 +33,15 @@ struct coll_opts {
                     3 OSU's with -f's min/max/iterations, 4 OSU's multi-pair
                     programs' (coll_layout_names) */
   int placement; /* 0 both, 1 out of place only, 2 in place only */
-  const char *osu_iters;  /* --osu-iters SMALL[:LARGE], or NULL */
-  const char *osu_warmup; /* --osu-warmup SMALL[:LARGE], or NULL */
-  long average;           /* -a: time shown: 0 rank 0, 1 mean, 2 min, 3 max,
-                             4 mean over the pairs' initiators */
-  long window;            /* --window: messages per window; 0: the pattern's */
+  /* --iters-large, --warmup-large: the counts of sizes above OSU's
+   * LARGE_MESSAGE_SIZE (8192 bytes of OSU's size, gcb__osu_size), OSU's
+   * iterations_large and skip_large; -1: --iters' and --warmup's, which
+   * count every size up to it (one field per value: the harness's) */
+  long iters_large;
+  long warmup_large;
+  long average; /* -a: time shown: 0 rank 0, 1 mean, 2 min, 3 max,
+                   4 mean over the pairs' initiators */
+  long window;  /* --window: messages per window; 0: the pattern's */
   long nccl[GCB_COLL_NCCL_REFUSED]; /* nccl-tests options refused unless at
                                        their default (coll_nccl.c) */
   long per_iter;         /* -I: 1 per-iteration columns (and in -J's file) */
@@ -145,9 +149,10 @@ const char *gcb__coll_nccl_program(const char *name);
 /* The i-th nccl-tests program name gcbench answers to; NULL past the end. */
 const char *gcb__coll_nccl_program_at(size_t i);
 
-/* OSU's rules (osu_coll.c): --osu-iters/--osu-warmup checked; the
- * iterations and warm-up of a size as OSU counts it (gcb__osu_size), left
- * as they are without the options. */
+/* OSU's rules (osu_coll.c): nothing to check beyond the option table's
+ * bounds; the iterations and warm-up of a size as OSU counts it
+ * (gcb__osu_size): --iters-large and --warmup-large above 8192 bytes where
+ * given, else left as they are (--iters, --warmup). */
 enum gcb_status gcb__coll_osu_validate(const struct coll_opts *o,
                                        struct gcb_err *err);
 void gcb__coll_osu_iters(const struct coll_opts *o, uint64_t osu_size,

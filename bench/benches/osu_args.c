@@ -472,7 +472,8 @@ static unsigned long long first_size(const struct osu_req *r) {
 
 /* Room for the numbers the translated command line spells. */
 struct store {
-  char b[32], e[32], iters[48], warmup[48], root[24], window[24];
+  char b[32], e[32], iters[24], iters_large[24], warmup[24], warmup_large[24],
+      root[24], window[24];
 };
 
 static void iteration_rule(const struct gcb_osu_program *p,
@@ -484,8 +485,13 @@ static void iteration_rule(const struct gcb_osu_program *p,
     small_i = large_i = r->iters; /* set_num_iterations: both */
   if (r->warmup >= 0)
     small_w = large_w = r->warmup; /* set_num_warmup: both */
-  snprintf(s->iters, sizeof s->iters, "%ld:%ld", small_i, large_i);
-  snprintf(s->warmup, sizeof s->warmup, "%ld:%ld", small_w, large_w);
+  /* the harness's --iters and --warmup count every size up to OSU's
+   * LARGE_MESSAGE_SIZE, coll's --iters-large and --warmup-large the sizes
+   * beyond: each count once, so the options echo records what ran */
+  snprintf(s->iters, sizeof s->iters, "%ld", small_i);
+  snprintf(s->iters_large, sizeof s->iters_large, "%ld", large_i);
+  snprintf(s->warmup, sizeof s->warmup, "%ld", small_w);
+  snprintf(s->warmup_large, sizeof s->warmup_large, "%ld", large_w);
 }
 
 /* The coll command line that is this request. */
@@ -503,7 +509,8 @@ static int build(const struct gcb_osu_program *p, const struct osu_req *r,
       : multi ? "osu-multi"
               : "osu",
       "--placement", "out-of-place", "-b", s->b, "-e", s->e, "-f", "2",
-      "--osu-iters", s->iters, "--osu-warmup", s->warmup, "-c",
+      "--iters", s->iters, "--iters-large", s->iters_large, "--warmup",
+      s->warmup, "--warmup-large", s->warmup_large, "-c",
       r->validate ? "1" : "0",
       /* OSU's loops: collectives with a barrier outside the timed region
        * (-z 3), pt2pt each operation timed alone, no barrier (-z 4), and

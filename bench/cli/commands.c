@@ -32,6 +32,8 @@ static int run_exit_code(const struct gcb_run_totals *t) {
 
 static void print_totals(const struct gcb_harness *h) {
   const struct gcb_run_totals *t = &h->totals;
+  if (h->opts->quiet && t->invalid == 0 && t->failed == 0)
+    return;
   /* another tool's program: after its last line, on stderr */
   fprintf(h->opts->dropin ? stderr : stdout,
           "# results: %s (%d case(s), %d with wrong results, %d skipped, %d "
@@ -84,8 +86,10 @@ static void bench_usage(int rank, const char *name, const char *summary,
   gcb_options_help(stdout, g, ng);
 }
 
+/* dropin: under another tool's program name; quiet: under OSU's (see
+ * struct gcb_run_opts). */
 static int bench_command(const struct gcb_bench *b, int argc, char **argv,
-                         int rank, bool dropin) {
+                         int rank, bool dropin, bool quiet) {
   struct gcb_run_opts ro = {0};
   void *bo = calloc(1, b->opts_size ? b->opts_size : 1);
   if (bo == NULL) {
@@ -107,6 +111,7 @@ static int bench_command(const struct gcb_bench *b, int argc, char **argv,
     bench_usage(rank, b->name, b->summary, groups, 2);
   } else {
     ro.dropin = dropin;
+    ro.quiet = quiet;
     const struct gcb_bench *benches[] = {b, NULL};
     void *opts[] = {bo, NULL};
     code = gcb__run(b->name, argc, argv, &ro, benches, opts,
@@ -199,7 +204,7 @@ static int program_command(const char *name, int argc, char **argv, int rank) {
     args[n++] = (char *)nccl_defaults[i];
   for (int i = 1; i < argc; i++)
     args[n++] = argv[i];
-  int code = bench_command(b, n, args, rank, true);
+  int code = bench_command(b, n, args, rank, true, false);
   free(args);
   return code;
 }
@@ -225,7 +230,7 @@ static int osu_command(const struct gcb_osu_program *p, int argc, char **argv,
       gcb__osu_version(p, false, stdout);
     code = 0;
   } else
-    code = bench_command(gcb_bench_find("coll"), nargs, args, rank, true);
+    code = bench_command(gcb_bench_find("coll"), nargs, args, rank, true, true);
   free(args);
   free(store);
   return code;
@@ -249,7 +254,7 @@ int gcb_command_dispatch(int argc, char **argv, int rank) {
   }
   const struct gcb_bench *b = gcb_bench_find(argv[1]);
   if (b)
-    return bench_command(b, argc - 1, argv + 1, rank, false);
+    return bench_command(b, argc - 1, argv + 1, rank, false, false);
   for (const struct gcb_command *c = commands; c->name; c++)
     if (strcmp(c->name, argv[1]) == 0)
       return c->run(argc - 1, argv + 1, rank);

@@ -179,7 +179,7 @@ static enum gcb_status first_write(struct gcb_harness *h, const char *command) {
     gcb_err_prefix(&ctx->err, "--output");
     st = ctx->err.code = GCB_EUSAGE;
   }
-  if (st == GCB_OK)
+  if (st == GCB_OK && !h->opts->quiet)
     fprintf(h->opts->dropin ? stderr : stdout,
             "# gcbench %s: %d rank(s) on %d node(s); backend %s\n", command,
             ctx->size, ctx->node_count, ctx->backend_reason);

@@ -32,6 +32,15 @@ struct gcb_run_opts {
    * (all_reduce_perf, osu_latency ...). gcbench's own lines then go to
    * stderr, so that stdout holds the tool's lines alone. */
   bool dropin;
+  /* Under OSU's program names: OSU writes nothing but its table, and a
+   * job's or pod's log holds both streams, where any line of gcbench's
+   * sits among OSU's rows (a parser that reads every line after the
+   * column header as a row then fails: converged-computing/
+   * metrics-operator's osu_benchmark.py). gcbench's opening and closing
+   * lines are left out of a run that went well (the results document
+   * holds what they say); a run with wrong results or failures still ends
+   * with its "# results:" line on stderr. */
+  bool quiet;
 };
 
 /*

@@ -290,12 +290,14 @@ static bool opened(struct gcb_nccl_json *j, const struct gcb_record *rec) {
   return true;
 }
 
-static enum gcb_status json_record(void *self, const struct gcb_record *rec,
-                                   struct gcb_err *err) {
-  struct gcb_nccl_json *j = self;
-  if (rec->layout != GCB_LAYOUT_COLLECTIVE || rec->shape == NULL ||
-      rec->shape->json_path == NULL || !opened(j, rec))
-    return GCB_OK;
+/* Puts one half (figures f) into its row; a case with no element
+ * (rec->empty, which gcbench skips) has size and count 0 and no
+ * per-iteration times, as nccl-tests' row of it. */
+static enum gcb_status add_half(struct gcb_nccl_json *j,
+                                const struct gcb_record *rec,
+                                const struct gcb_coll_figures *fig,
+                                struct gcb_err *err) {
+  const struct gcb_coll_figures f = *fig;
   char key[128];
   snprintf(key, sizeof key, "%s %s %s %" PRId64 " %" PRId64 " %s %" PRId64,
            gcb_record_text(rec, "op"), gcb_record_text(rec, "type"),
@@ -311,18 +313,20 @@ static enum gcb_status json_record(void *self, const struct gcb_record *rec,
   if (j->row == NULL) {
     if ((j->row = row_of(rec)) == NULL)
       return gcb_err_set(err, GCB_ENOMEM, "-J: out of memory");
+    if (rec->empty) {
+      json_object_set_new(j->row, "size", json_integer(0));
+      json_object_set_new(j->row, "count", json_integer(0));
+    }
     snprintf(j->key, sizeof j->key, "%s", key);
     if (inplace) /* writeBenchMarkLineNullBody */
       json_object_set_new(j->row, "out_of_place", json_null());
   }
-  struct gcb_coll_figures f;
-  gcb__table_coll_figures(rec, &f);
   json_object_set_new(
       j->row, inplace ? "in_place" : "out_of_place",
       json_pack("{s:f, s:f, s:f, s:o}", "time", 1e6 * f.time_s, "alg_bw",
                 f.algbw, "bus_bw", f.busbw, "nwrong",
                 f.checked ? json_real((double)f.wrong) : json_null()));
-  if (rec->iter != NULL && rec->shape->per_iter == 1) {
+  if (!rec->empty && rec->iter != NULL && rec->shape->per_iter == 1) {
     json_t *pi = per_iter_of(rec);
     if (pi != NULL)
       json_object_set_new(
@@ -335,13 +339,32 @@ static enum gcb_status json_record(void *self, const struct gcb_record *rec,
   return inplace ? end_row(j, err) : GCB_OK;
 }
 
+static bool wanted(struct gcb_nccl_json *j, const struct gcb_record *rec) {
+  return rec->layout == GCB_LAYOUT_COLLECTIVE && rec->shape != NULL &&
+         rec->shape->json_path != NULL && opened(j, rec);
+}
+
+static enum gcb_status json_record(void *self, const struct gcb_record *rec,
+                                   struct gcb_err *err) {
+  struct gcb_nccl_json *j = self;
+  if (!wanted(j, rec))
+    return GCB_OK;
+  struct gcb_coll_figures f;
+  gcb__table_coll_figures(rec, &f);
+  return add_half(j, rec, &f, err);
+}
+
+/* A skipped case is in nccl-tests' document only when nccl-tests would
+ * have printed it: a case with no element, all figures 0 (table_coll.c,
+ * gcb__table_coll_empty). */
 static enum gcb_status json_skip(void *self, const struct gcb_record *rec,
                                  const char *reason, struct gcb_err *err) {
-  (void)self;
-  (void)rec;
+  struct gcb_nccl_json *j = self;
   (void)reason;
-  (void)err;
-  return GCB_OK;
+  if (!rec->empty || !wanted(j, rec))
+    return GCB_OK;
+  struct gcb_coll_figures f = {.checked = rec->shape->check > 0};
+  return add_half(j, rec, &f, err);
 }
 
 /* A case that failed: its message in nccl-tests' "errors" list. */

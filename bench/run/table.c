@@ -135,10 +135,10 @@ static void sweep_flush(struct gcb_table *t, const char *unit) {
 }
 
 void gcb__table_flush(struct gcb_table *t) {
+  flush_skips(t); /* the block's own skips, before its footer */
   gcb__table_coll_flush(t);
   gcb__table_pattern_flush(t);
   sweep_flush(t, t->sweep_unit);
-  flush_skips(t);
 }
 
 bool gcb__table_enter(struct gcb_table *t, const char *key) {
@@ -245,29 +245,53 @@ static enum gcb_status table_record(void *self, const struct gcb_record *rec,
   return GCB_OK;
 }
 
+static void print_skip(struct gcb_table *t, FILE *to,
+                       const struct gcb_record *rec, const char *reason) {
+  (void)t;
+  char label[sizeof rec->label * 4];
+  gcb_text_shown(label, sizeof label, rec->label);
+  char why[2 * GCB_ERRMSG_MAX];
+  gcb_text_shown(why, sizeof why, reason);
+  fprintf(to, "# skipped %s %s: %s\n", rec->bench, label, why);
+}
+
 static enum gcb_status table_skip(void *self, const struct gcb_record *rec,
                                   const char *reason, struct gcb_err *err) {
   (void)err;
   struct gcb_table *t = self;
   erase_progress(t);
   if (rec->layout == GCB_LAYOUT_COLLECTIVE) {
-    gcb__table_coll_flush_row(t);
-    /* a case's skip (not a whole benchmark's: no operation) */
-    if (!gcb__table_osu(rec) && *gcb_record_text(rec, "op") != '\0')
-      gcb__table_coll_begin(t, rec);
+    bool osu = gcb__table_osu(rec);
+    /* nccl-tests prints a case with no element as a 0 0 row: so does its
+     * layout, gcbench's reason going to gcbench's own stream only */
+    if (rec->empty && !osu) {
+      flush_skips(t);
+      gcb__table_coll_empty(t, rec);
+      if (t->own)
+        print_skip(t, t->own, rec, reason);
+      fflush(t->out);
+      return GCB_OK;
+    }
+    if (!osu)
+      gcb__table_coll_flush_row(t);
+    /* a case's skip (not a whole benchmark's: no operation) is told in its
+     * collective's block */
+    if (*gcb_record_text(rec, "op") != '\0') {
+      if (osu)
+        gcb__table_osu_begin(t, rec);
+      else
+        gcb__table_coll_begin(t, rec);
+    }
   }
   if (strcmp(t->last_skip, reason) == 0) {
     t->skip_repeats++;
     return GCB_OK;
   }
   flush_skips(t);
-  char label[sizeof rec->label * 4];
-  gcb_text_shown(label, sizeof label, rec->label);
-  char why[2 * GCB_ERRMSG_MAX];
-  gcb_text_shown(why, sizeof why, reason);
   /* gcbench's line: beside another tool's layout, on its own stream */
-  fprintf(rec->layout == GCB_LAYOUT_COLLECTIVE && t->own ? t->own : t->out,
-          "# skipped %s %s: %s\n", rec->bench, label, why);
+  print_skip(t,
+             rec->layout == GCB_LAYOUT_COLLECTIVE && t->own ? t->own : t->out,
+             rec, reason);
   snprintf(t->last_skip, sizeof t->last_skip, "%s", reason);
   fflush(t->out);
   return GCB_OK;

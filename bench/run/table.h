@@ -28,6 +28,12 @@ bool gcb__table_enter(struct gcb_table *t, const char *key);
  * so that a skipped case is told in its own collective's block. */
 void gcb__table_coll_begin(struct gcb_table *t, const struct gcb_record *rec);
 void gcb__table_coll_record(struct gcb_table *t, const struct gcb_record *rec);
+/* nccl-tests' row of a case with no element (rec->empty): size 0, count 0,
+ * figures 0, as nccl-tests prints it where gcbench skips the case. */
+void gcb__table_coll_empty(struct gcb_table *t, const struct gcb_record *rec);
+/* OSU's layout: starts the block of a skipped case's collective (its
+ * title), so that the skip is told in that block, not the one before. */
+void gcb__table_osu_begin(struct gcb_table *t, const struct gcb_record *rec);
 void gcb__table_coll_flush(struct gcb_table *t);
 
 /* OSU's layout (table_osu.c): whether a record asks for it, and its row

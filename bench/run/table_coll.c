@@ -296,12 +296,15 @@ static void row_key(const struct gcb_record *rec, char *buf, size_t len) {
            gcb_record_int(rec, "cycle", 1));
 }
 
-/* nccl-tests' writeBenchmarkLinePreamble. */
+/* nccl-tests' writeBenchmarkLinePreamble: size and count as the record
+ * has them, or 0 and 0 for a case with no element (nccl-tests prints
+ * max(sendBytes, expectedBytes) and nbytes / wordSize, both 0 then). */
 static void row_start(const struct gcb_record *rec, char *buf, size_t len) {
   char root[32];
   snprintf(root, sizeof root, "%6" PRId64, gcb_record_int(rec, "root", 0));
   snprintf(buf, len, "%12" PRId64 "  %12" PRId64 "  %8s  %6s  %6s",
-           gcb_record_int(rec, "size", 0), gcb_record_int(rec, "count", 0),
+           rec->empty ? 0 : gcb_record_int(rec, "size", 0),
+           rec->empty ? 0 : gcb_record_int(rec, "count", 0),
            gcb_record_text(rec, "type"), gcb_record_text(rec, "redop"), root);
 }
 
@@ -328,14 +331,16 @@ void gcb__table_coll_begin(struct gcb_table *t, const struct gcb_record *rec) {
     print_header(t, rec);
 }
 
-void gcb__table_coll_record(struct gcb_table *t, const struct gcb_record *rec) {
-  char key[96], half[160], extra[64];
+/* Puts one half into its row: an out-of-place half waits for its
+ * in-place half, which completes the row. */
+static void place_half(struct gcb_table *t, const struct gcb_record *rec,
+                       const char *half, char *extra) {
+  char key[96];
   gcb__table_coll_begin(t, rec);
   row_key(rec, key, sizeof key);
   bool inplace = gcb_record_int(rec, "inplace", 0) != 0;
   if (t->pending && (!inplace || strcmp(key, t->pending_key) != 0))
     gcb__table_coll_flush_row(t);
-  format_half(t, rec, half, sizeof half, extra, sizeof extra);
   if (!extra_columns(rec))
     extra[0] = '\0';
   if (!inplace) {
@@ -357,6 +362,43 @@ void gcb__table_coll_record(struct gcb_table *t, const struct gcb_record *rec) {
   row_start(rec, start, sizeof start);
   fprintf(t->out, "%s" HALF_BLANK "%s%s%s\n", start, half,
           *extra ? "                  " : "", extra);
+}
+
+void gcb__table_coll_record(struct gcb_table *t, const struct gcb_record *rec) {
+  char half[160], extra[64];
+  gcb__table_coll_begin(t, rec);
+  format_half(t, rec, half, sizeof half, extra, sizeof extra);
+  place_half(t, rec, half, extra);
+}
+
+/*
+ * A case with no element (rec->empty), which gcbench does not run: the
+ * half nccl-tests prints for it. nccl-tests 2.19.6 runs it (TimeTest:
+ * setupArgs gives count 0, NCCL returns at once) and prints its row with
+ * writeBenchmarkLinePreamble(0, 0, type, redop, root) and
+ * writeBenchmarkLineBody: algbw and busbw 0 (getBw of 0 bytes), #wrong 0
+ * (CheckData over no element) or N/A without -c; the time is what it took
+ * to call nothing, here 0.00 since nothing ran. The row counts in the
+ * footer's average bus bandwidth as there (args->bw_count++).
+ */
+void gcb__table_coll_empty(struct gcb_table *t, const struct gcb_record *rec) {
+  char half[160], extra[64], zero[16];
+  gcb__table_coll_begin(t, rec);
+  float_str(0.0, 7, zero, sizeof zero);
+  bool checked = rec->shape == NULL || rec->shape->check > 0;
+  if (checked)
+    snprintf(half, sizeof half, "  %7s  %6s  %6s  %6g", zero, "0.00", "0.00",
+             0.0);
+  else
+    snprintf(half, sizeof half, "  %7s  %6s  %6s    N/A", zero, "0.00", "0.00");
+  if (rec->shape && rec->shape->per_iter == 1) {
+    size_t used = strlen(half);
+    snprintf(half + used, sizeof half - used, "  %7s  %7s  %7s  %7s", zero,
+             zero, zero, zero);
+  }
+  snprintf(extra, sizeof extra, "  %7s  %7s", zero, zero);
+  t->coll.rows++;
+  place_half(t, rec, half, extra);
 }
 
 void gcb__table_coll_flush(struct gcb_table *t) {

@@ -280,3 +280,15 @@ void gcb__table_osu_record(struct gcb_table *t, const struct gcb_record *rec) {
   print_tails(t, rec);
   fprintf(t->out, "\n");
 }
+
+void gcb__table_osu_begin(struct gcb_table *t, const struct gcb_record *rec) {
+  if (strcmp(t->osu_op, gcb_record_text(rec, "op")) == 0)
+    return;
+  char group[sizeof t->group];
+  /* a group of its own: the collective's first record still prints its
+   * datatype and column lines (print_preamble prints the title once) */
+  snprintf(group, sizeof group, "%s %s (skipped)", rec->bench,
+           gcb_record_text(rec, "op"));
+  gcb__table_enter(t, group);
+  print_preamble(t, rec);
+}

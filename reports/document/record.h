@@ -106,6 +106,11 @@ struct gcb_record {
   struct gcb_rank_result *ranks;       /* nranks entries, by rank; not owned */
   const struct gcb_sweep_shape *shape; /* coll only, else NULL; not owned */
   const struct gcb_iter_times *iter;   /* coll -I 1 only, else NULL */
+  /* A collective's case skipped because its count rounds to no element
+   * on these ranks (nccl-tests' (count/nranks) & -(16/eltSize) is 0):
+   * nccl-tests still prints it, as a row of size 0 and count 0, and so
+   * does gcbench's nccl-tests layout (table_coll.c). */
+  bool empty;
 };
 
 /* Cross-rank summary of the per-rank figures (rate at each rank's time). */

@@ -76,7 +76,8 @@ static void translate(const char *line, int nranks, struct parsed *p) {
 /* The iterations and warm-up coll runs for an OSU size under p. */
 static void iters_at(const struct parsed *p, uint64_t size, long *iters,
                      long *warmup) {
-  *iters = *warmup = -1;
+  *iters = p->run.iters; /* the harness's: every size up to 8192 bytes */
+  *warmup = p->run.warmup;
   gcb__coll_osu_iters(&p->coll, size, iters, warmup);
 }
 
@@ -468,4 +469,55 @@ Test(osu_args, public_command_lines_translate) {
   }
   fclose(f);
   cr_assert_geq(n, 5);
+}
+
+/* The options echo of the results document under OSU's names records the
+ * counts that ran, each once: the harness's iters and warmup (every size
+ * up to OSU's LARGE_MESSAGE_SIZE, 8192) and coll's iters-large and
+ * warmup-large (the sizes beyond). Failed before: the echo said "iters":
+ * 10 and "warmup": 2 (the harness's defaults, which no OSU case ran) beside
+ * "osu-iters": "10000:1000". OSU 7.4 util/osu_util.h: LAT_LOOP_SMALL 10000,
+ * LAT_SKIP_SMALL 100, LAT_LOOP_LARGE 1000, LAT_SKIP_LARGE 10,
+ * COLL_LOOP_SMALL 1000, COLL_LOOP_LARGE 100; -i and -x set both sizes'
+ * (osu_util.c set_num_iterations, set_num_warmup). */
+Test(osu_args, the_options_echo_states_the_per_size_counts_that_ran) {
+  static const struct {
+    const char *line;
+    long iters, warmup, iters_large, warmup_large;
+  } cases[] = {
+      {"osu_latency", 10000, 100, 1000, 10},
+      {"osu_bw", 100, 10, 20, 2},
+      {"osu_allreduce", 1000, 100, 100, 10},
+      {"osu_allreduce -i 500 -x 7", 500, 7, 500, 7},
+      {"osu_latency -i 30", 30, 100, 30, 10},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+    struct parsed p;
+    translate(cases[k].line, 2, &p);
+    cr_assert_eq(p.st, GCB_OK, "%s: %s", cases[k].line, p.err.msg);
+    const struct gcb_bench *coll = gcb_bench_find("coll");
+    struct gcb_option_group groups[] = {
+        {"run options", gcb_run_options, &p.run},
+        {"coll", coll->options, &p.coll}};
+    json_t *echo = gcb_options_to_json(groups, 2);
+    cr_assert_not_null(echo);
+    long ran_i, ran_w, big_i, big_w;
+    iters_at(&p, 8192, &ran_i, &ran_w);
+    iters_at(&p, 8193, &big_i, &big_w);
+    cr_assert(ran_i == cases[k].iters && ran_w == cases[k].warmup &&
+                  big_i == cases[k].iters_large &&
+                  big_w == cases[k].warmup_large,
+              "%s ran %ld/%ld and %ld/%ld", cases[k].line, ran_i, ran_w, big_i,
+              big_w);
+    cr_assert_eq(json_integer_value(json_object_get(echo, "iters")), ran_i,
+                 "%s", cases[k].line);
+    cr_assert_eq(json_integer_value(json_object_get(echo, "warmup")), ran_w,
+                 "%s", cases[k].line);
+    cr_assert_eq(json_integer_value(json_object_get(echo, "iters-large")),
+                 big_i, "%s", cases[k].line);
+    cr_assert_eq(json_integer_value(json_object_get(echo, "warmup-large")),
+                 big_w, "%s", cases[k].line);
+    cr_assert_null(json_object_get(echo, "osu-iters"), "one field per value");
+    json_decref(echo);
+  }
 }
