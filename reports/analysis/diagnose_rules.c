@@ -354,6 +354,30 @@ static bool at_extreme(const struct gcb__dx *x, size_t i,
   return true;
 }
 
+/* Burn-in (rules_burn.c): the rank's GPU (or the rank on the host
+ * backend), its throughput as GEMM and its error counters as health. */
+static bool at_burn(const struct gcb__dx *x, size_t i, struct gcb_component *c,
+                    enum gcb_family *fam) {
+  bool ok = at_gpu(x, i, c, fam);
+  *fam = strcmp(fnd(x, i)->kind, "burn-counters") == 0 ? GCB_FAM_HEALTH
+                                                       : GCB_FAM_GEMM;
+  return ok;
+}
+
+/* burn-node: every rank of one node fell together: the node. */
+static bool at_burn_node(const struct gcb__dx *x, size_t i,
+                         struct gcb_component *c, enum gcb_family *fam) {
+  const struct gcb_finding *f = fnd(x, i);
+  *fam = GCB_FAM_GEMM;
+  if (f->where.doc < 0 || f->where.node < 0)
+    return false;
+  blank(c, GCB_COMP_NODE);
+  c->node = gcb__dx_machine(x, f->where.doc, f->where.node);
+  set_host(x, c);
+  snprintf(c->name, sizeof c->name, "node %s", c->hostname);
+  return true;
+}
+
 /* ---- second pass: consequences ------------------------------------------- */
 
 /* The slowest rank of the finding's case (the rank whose time is longest:
@@ -433,6 +457,8 @@ static const struct group_rule {
     {"run-status", NULL, false, at_run},
     {"run-error", NULL, false, at_run},
     {"validation", NULL, false, at_gpu},
+    {"burn-node", NULL, false, at_burn_node},
+    {"burn-", NULL, false, at_burn},
     {"slow-rank", NULL, false, at_gpu},
     {"link-bandwidth", NULL, false, at_link},
     {"degraded-link", NULL, false, at_link},
