@@ -142,6 +142,12 @@ void gcb_burn_fmt_reasons(unsigned long long mask, char *buf, size_t size) {
 
 /* ---- one rank's series -------------------------------------------------- */
 
+/* The fewest intervals on each side of a fall: fewer after it is no
+ * evidence that it stays down (three dips among the last five intervals
+ * happen in long noisy burns); fewer before it leaves no level to fall
+ * from. */
+#define EDGE 5
+
 /* Median of the non-NAN values of x[from..to) (copied into tmp); NAN when
  * none. */
 static double median_of(const double *x, size_t from, size_t to,
@@ -298,6 +304,16 @@ static bool stays_down(const double *m, size_t n, size_t k, double mid) {
   return true;
 }
 
+/* The same test on the raw intervals from the onset: four fifths below
+ * mid. A level that fell holds it; a few dips gathered at the end of a
+ * burn, which the filter's shrunken window lets through, do not. */
+static bool stays_down_raw(const double *x, size_t n, size_t o, double mid) {
+  size_t below = 0;
+  for (size_t i = o; i < n; i++)
+    below += x[i] < mid;
+  return 5 * below >= 4 * (n - o);
+}
+
 /* The first interval of the fall near the split k: the earliest, from
  * three before k on, that is below mid with the one after it (so that a
  * single dip before the fall does not start it). */
@@ -313,7 +329,7 @@ static void judge_fall(const struct gcb_burn_timeline *tl, size_t r,
                        const double *x, const size_t *at, const double *m,
                        size_t n, double min_drop, double k_noise, double *tmp,
                        struct gcb_burn_rank *out) {
-  size_t k = change_point(m, n, 3);
+  size_t k = change_point(m, n, EDGE);
   if (k == 0)
     return;
   double before = median_of(x, 0, k, tmp), after = median_of(x, k, n, tmp);
@@ -323,6 +339,8 @@ static void judge_fall(const struct gcb_burn_timeline *tl, size_t r,
       !stays_down(m, n, k, mid))
     return;
   size_t o = onset_near(x, n, k, mid);
+  if (!stays_down_raw(x, n, o, mid))
+    return;
   before = median_of(x, 0, o, tmp);
   after = median_of(x, o, n, tmp);
   out->onset = (long)at[o];
@@ -366,7 +384,7 @@ bool gcb_burn_rank_judge(const struct gcb_burn_timeline *tl, size_t r,
       res[i] = fabs(x[i] - m[i]);
     out->noise = 1.4826 * median_of(res, 0, n, tmp) / out->sustained;
   }
-  if (n >= 8)
+  if (n >= 2 * EDGE)
     judge_fall(tl, r, x, at, m, n, min_drop, k_noise, tmp, out);
   free(x);
   free(at);

@@ -117,9 +117,10 @@ struct gcb_burn_rank {
  * when its median-filtered throughput (window 5, so one dip or spike
  * changes nothing) steps down at one change point, by more than
  * min_drop (a fraction) and more than k_noise times the per-interval
- * noise, with at least 3 intervals on each side, and stays down: at least
+ * noise, with at least 5 intervals on each side, and stays down: at least
  * four fifths of the filtered intervals after it, and the last three, are
- * below the midpoint of the two levels. The cause is read from the same
+ * below the midpoint of the two levels, and four fifths of the raw
+ * intervals from its onset on. The cause is read from the same
  * rank's telemetry before and after the onset. False when memory ran
  * out (then *out holds no fall).
  */

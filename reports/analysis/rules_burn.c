@@ -573,10 +573,12 @@ static enum gcb_status sustained(const struct burn_case *b) {
     double limit = PEAK_PCT / 100;
     double k = b->cx->t->outlier_mads * r->noise;
     limit = k > limit ? k : limit;
-    if (slow[i])
-      st = sustained_finding(b, i, median, true);
-    else if (r->sustained < r->p95 * (1 - limit))
+    /* Below its own peak first: a rank that reaches its peers' figure
+     * in some intervals and not in others throttles, it is not slow. */
+    if (r->sustained < r->p95 * (1 - limit))
       st = sustained_finding(b, i, r->p95, false);
+    else if (slow[i])
+      st = sustained_finding(b, i, median, true);
   }
 done:
   free(x);
