@@ -95,6 +95,23 @@ double gcb_burn_at(const struct gcb_burn_timeline *tl, enum gcb_burn_series s,
   return tl->v[s][r * tl->nt + i];
 }
 
+double gcb_burn_growth(const struct gcb_burn_timeline *tl,
+                       enum gcb_burn_series s, size_t r, double *when) {
+  double first = NAN, last = NAN;
+  *when = NAN;
+  for (size_t k = 0; k < tl->nt; k++) {
+    double v = gcb_burn_at(tl, s, r, k);
+    if (isnan(v) || v < 0)
+      continue; /* not read (-1) */
+    if (isnan(first))
+      first = v;
+    else if (v > last && isnan(*when))
+      *when = tl->t_s[k] - tl->interval_s;
+    last = v;
+  }
+  return isnan(first) ? 0 : last - first;
+}
+
 const char *gcb_burn_cause_name(enum gcb_burn_cause c) {
   static const char *const names[] = {"",          "CPU time", "thermal",
                                       "power",     "frequency", "unknown"};

@@ -76,6 +76,13 @@ void gcb_burn_timeline_free(struct gcb_burn_timeline *tl);
 double gcb_burn_at(const struct gcb_burn_timeline *tl, enum gcb_burn_series s,
                    size_t r, size_t i);
 
+/* How much cumulative series s (a counter) of rank r grew over the burn
+ * (last reading minus first; readings of -1, not reported, skipped; 0
+ * without any), and when it first grew: the start of that interval into
+ * *when, NAN when it did not. */
+double gcb_burn_growth(const struct gcb_burn_timeline *tl,
+                       enum gcb_burn_series s, size_t r, double *when);
+
 /* Why a rank's throughput fell, from its own telemetry over the same
  * intervals. */
 enum gcb_burn_cause {

@@ -279,25 +279,6 @@ static enum gcb_status silent_errors(const struct burn_case *b) {
 
 /* ---- burn-counters ------------------------------------------------------ */
 
-/* How much cumulative series s of rank i grew, and the start of the
- * interval it first grew in (*when, NAN when it did not). */
-static double grew(const struct burn_case *b, enum gcb_burn_series s, size_t i,
-                   double *when) {
-  double first = NAN, last = NAN;
-  *when = NAN;
-  for (size_t k = 0; k < b->tl.nt; k++) {
-    double v = gcb_burn_at(&b->tl, s, i, k);
-    if (isnan(v) || v < 0)
-      continue; /* not read (-1) */
-    if (isnan(first))
-      first = v;
-    else if (v > last && isnan(*when))
-      *when = b->tl.t_s[k] - b->tl.interval_s;
-    last = v;
-  }
-  return isnan(first) ? 0 : last - first;
-}
-
 static enum gcb_status counters(const struct burn_case *b) {
   static const struct {
     enum gcb_burn_series s;
@@ -315,7 +296,7 @@ static enum gcb_status counters(const struct burn_case *b) {
     enum gcb_severity sev = GCB_SEV_INFO;
     double worst = 0, first = NAN;
     for (size_t k = 0; k < sizeof rows / sizeof *rows; k++) {
-      double when, d = grew(b, rows[k].s, i, &when);
+      double when, d = gcb_burn_growth(&b->tl, rows[k].s, i, &when);
       if (!(d > 0))
         continue;
       if (worst == 0) /* rows run from the worst kind down */
