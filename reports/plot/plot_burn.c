@@ -171,12 +171,13 @@ static void timeline_plot(struct gcb__plotter *p, const json_t *root,
     rank_id[i] = gcb_ranks_int(&pr, GCB_RC_RANK, i, (long long)i);
   char title[224], label[160];
   gcb_view_case_title(c, label, sizeof label);
-  snprintf(title, sizeof title, "burn-in %s: each rank over time", label);
+  const char *what = strncmp(label, "burn: ", 6) == 0 ? label + 6 : label;
+  snprintf(title, sizeof title, "burn-in %s: each rank over time", what);
   size_t id = gcb__plot_begin(p, "burn", title);
   if (id == 0)
     goto done;
   double span = tl->t_s[tl->nt - 1];
-  double xscale = span > 600 ? 60 : 1;
+  double xscale = span >= 600 ? 60 : 1; /* ten minutes and more: in minutes */
   for (size_t k = 0; k < np; k++)
     data_block(p, id, k, tl, panels[k].s, xscale, tmp);
   gcb__plot_size(p, 720, 180 * (int)np + 60);

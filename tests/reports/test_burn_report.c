@@ -10,7 +10,11 @@
 #include "reports/analysis/analyze.h"
 #include "reports/analysis/burn.h"
 #include "reports/analysis/diagnose.h"
+#include "reports/plot/plot.h"
+#include "reports/render/render.h"
 #include "tests/reports/burn_fixture.h"
+
+#define BURN_DATA(name) GCB_TEST_DATA "/burn/" name
 
 struct run {
   json_t *doc;
@@ -412,4 +416,138 @@ Test(burn_report, durations_read_as_people_say_them) {
     gcb_burn_fmt_duration(rows[i].s, buf, sizeof buf);
     cr_expect_str_eq(buf, rows[i].text);
   }
+}
+
+/* ---- the independent fixtures of tests/data/burn (gen_burn.py) ----------- */
+
+/* Reads a fixture file through the real reader (the document stays owned
+ * by *res). */
+static json_t *load(const char *path, struct gcb_results **res) {
+  size_t len;
+  char *text = fx_slurp(path, &len);
+  struct gcb_err err = {0};
+  cr_assert_not_null(text, "%s", path);
+  cr_assert_eq(gcb_results_parse(text, len, "burn.json", res, &err), GCB_OK,
+               "%s", err.msg);
+  free(text);
+  json_t *doc = gcb_results_json(*res);
+  json_incref(doc);
+  return doc;
+}
+
+Test(burn_report, the_healthy_fixture_files_give_no_warning) {
+  static const char *const files[] = {BURN_DATA("burn-healthy-gpu6.json"),
+                                      BURN_DATA("burn-healthy-host5.json"),
+                                      BURN_DATA("burn-healthy-host2.json")};
+  for (size_t i = 0; i < 3; i++) {
+    struct gcb_results *res;
+    struct run x;
+    run(load(files[i], &res), &x);
+    char why[2048];
+    dump(&x, why, sizeof why);
+    cr_expect_eq(not_info(&x), 0, "%s:%s", files[i], why);
+    cr_expect_eq(causes(&x), 0, "%s", files[i]);
+    done(&x);
+    gcb_results_free(res);
+  }
+}
+
+Test(burn_report, the_thermal_fixture_file_names_gpu_1_of_burn03) {
+  struct gcb_results *res;
+  struct run x;
+  run(load(BURN_DATA("burn-gpu6-thermal.json"), &res), &x);
+  cr_assert_eq(causes(&x), 1);
+  const struct gcb_root_cause *rc = &x.dx.items[0];
+  cr_expect_eq(rc->comp.kind, GCB_COMP_GPU);
+  cr_expect_eq(rc->comp.gpu, 1);
+  cr_expect_str_eq(rc->comp.hostname, "burn03");
+  cr_expect(strstr(rc->summary, "GPU 1 (burn03) falls 1") == rc->summary, "%s",
+            rc->summary);
+  cr_expect(strstr(rc->summary, "after 4 min 10 s") != NULL, "%s",
+            rc->summary);
+  cr_expect(strstr(rc->summary, "hw_thermal at 87 C") != NULL, "%s",
+            rc->summary);
+  done(&x);
+  gcb_results_free(res);
+}
+
+Test(burn_report, the_hog_fixture_file_names_rank_1_from_second_10) {
+  struct gcb_results *res;
+  struct run x;
+  run(load(BURN_DATA("burn-host4-hog.json"), &res), &x);
+  cr_assert_eq(causes(&x), 1);
+  const struct gcb_root_cause *rc = &x.dx.items[0];
+  cr_expect_eq(rc->comp.rank, 1, "%s", rc->comp.name);
+  cr_expect_eq(rc->severity, GCB_SEV_FAIL);
+  cr_expect(strstr(rc->summary, "after 10 s: it got 50 % of the CPU time") !=
+                NULL,
+            "%s", rc->summary);
+  done(&x);
+  gcb_results_free(res);
+}
+
+/* report.md of the thermal fixture, byte for byte (the burn-in table, its
+ * root cause and finding among the report's other tables). */
+Test(burn_report, the_markdown_report_of_the_thermal_fixture_is_golden) {
+  struct gcb_results *res;
+  struct run x;
+  run(load(BURN_DATA("burn-gpu6-thermal.json"), &res), &x);
+  struct gcb_thresholds t;
+  gcb_thresholds_default(&t);
+  struct gcb_report rep = {.docs = &x.d,
+                           .ndocs = 1,
+                           .findings = &x.f,
+                           .thresholds = &t,
+                           .diagnosis = &x.dx};
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream(&buf, &len);
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_render_md.render(m, &rep, &err), GCB_OK, "%s", err.msg);
+  fclose(m);
+  cr_expect(strstr(buf, "## Burn-in bf16 8192x8192x8192, 300 intervals of 2 s "
+                        "(10 min)") != NULL);
+  cr_expect(strstr(buf, "| 5 | burn03 | 1 |") != NULL);
+  fx_golden("burn/report.md", buf, len);
+  free(buf);
+  done(&x);
+  gcb_results_free(res);
+}
+
+/* The timeline plot: four panels on one time axis in minutes, the
+ * throttled GPU named and its onset dashed; its script is golden too. */
+Test(burn_report, the_timeline_plot_shares_one_time_axis_and_names_the_outlier) {
+  struct gcb_results *res;
+  json_t *doc = load(BURN_DATA("burn-gpu6-thermal.json"), &res);
+  struct gcb_doc d = {.name = "burn.json", .root = doc};
+  struct gcb_thresholds t;
+  gcb_thresholds_default(&t);
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream(&buf, &len);
+  struct gcb_plots plots = {0};
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_plot_script(m, &d, 1, &t, false, &plots, &err), GCB_OK);
+  fclose(m);
+  size_t burn = plots.n;
+  for (size_t i = 0; i < plots.n; i++)
+    if (strstr(plots.items[i].file, "-burn.svg") != NULL)
+      burn = i;
+  cr_assert_lt(burn, plots.n, "a burn-in plot");
+  cr_expect(strstr(plots.items[burn].title, "burn-in") != NULL);
+  cr_expect(strstr(buf, "set multiplot layout 4,1") != NULL);
+  cr_expect(strstr(buf, "set ylabel 'SM clock (MHz)'") != NULL);
+  cr_expect(strstr(buf, "set ylabel 'temperature (C)'") != NULL);
+  cr_expect(strstr(buf, "set xlabel 'minutes since the start'") != NULL);
+  cr_expect(strstr(buf, "title 'rank 5 (GPU 1 burn03)'") != NULL);
+  cr_expect(strstr(buf, "set arrow from 4.166666667, graph 0") != NULL);
+  cr_expect(strstr(buf, "set terminal svg size 720,780") != NULL);
+  cr_expect(strstr(buf, "unset multiplot\nset terminal svg size 720,360") !=
+                NULL,
+            "the default size is back for the plots after it");
+  fx_golden("burn/plots.gp", buf, len);
+  gcb_plots_free(&plots);
+  free(buf);
+  json_decref(doc);
+  gcb_results_free(res);
 }
