@@ -14,6 +14,7 @@
 
 #include "reports/analysis/analyze.h"
 #include "reports/analysis/burn.h"
+#include "reports/analysis/diagnose.h"
 #include "reports/document/ranks.h"
 #include "reports/document/stats.h"
 #include "reports/plot/plot_int.h"
@@ -86,13 +87,14 @@ static size_t outliers(const struct gcb_burn_rank *r, size_t n,
  * rank (NaN where not measured). */
 static void data_block(struct gcb__plotter *p, size_t id, size_t panel,
                        const struct gcb_burn_timeline *tl,
-                       enum gcb_burn_series s, double xscale, double *tmp) {
+                       enum gcb_burn_series s, double xscale, double yscale,
+                       double *tmp) {
   fprintf(p->f, "$burn%zu_%zu << EOD\n", id, panel);
   for (size_t i = 0; i < tl->nt; i++) {
     char line[80], *at = gcb__plot_num(line, tl->t_s[i] / xscale);
     size_t k = 0;
     for (size_t r = 0; r < tl->nranks; r++) {
-      double v = gcb_burn_at(tl, s, r, i);
+      double v = gcb_burn_at(tl, s, r, i) * yscale;
       if (!isnan(v))
         tmp[k++] = v;
     }
@@ -102,7 +104,7 @@ static void data_block(struct gcb__plotter *p, size_t id, size_t panel,
       memcpy(at, "NaN", 3), at += 3;
     fwrite(line, 1, (size_t)(at - line), p->f);
     for (size_t r = 0; r < tl->nranks; r++) {
-      double v = gcb_burn_at(tl, s, r, i);
+      double v = gcb_burn_at(tl, s, r, i) * yscale;
       char cell[40], *c = cell;
       *c++ = ' ';
       if (isnan(v))
@@ -178,12 +180,20 @@ static void timeline_plot(struct gcb__plotter *p, const json_t *root,
     goto done;
   double span = tl->t_s[tl->nt - 1];
   double xscale = span >= 600 ? 60 : 1; /* ten minutes and more: in minutes */
+  /* The throughput in the unit that suits it (TFLOP/s, not 500000
+   * GFLOP/s), as the tables show it. */
+  const char *shown;
+  double yscale = gcb_unit_scale(r[0].sustained, gcb_view_str(c, "unit"),
+                                 &shown);
+  panels[0].label = shown;
   for (size_t k = 0; k < np; k++)
-    data_block(p, id, k, tl, panels[k].s, xscale, tmp);
+    data_block(p, id, k, tl, panels[k].s, xscale, k == 0 ? yscale : 1, tmp);
   gcb__plot_size(p, 720, 180 * (int)np + 60);
   fprintf(p->f, "set multiplot layout %zu,1 title '%s'\nunset title\n", np,
           p->out->items[id - 1].title);
-  fprintf(p->f, "set xrange [0:%.10g]\nset key top right horizontal\n",
+  /* Fixed margins: every panel's plot area starts at the same x, so the
+   * time axis is one axis down the page. */
+  fprintf(p->f, "set xrange [0:%.10g]\nset lmargin 12\nset rmargin 3\n",
           span / xscale);
   for (size_t k = 0; k < nout; k++)
     if (r[out[k]].onset >= 0)
