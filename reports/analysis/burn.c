@@ -15,10 +15,9 @@
 #include "reports/document/stats.h"
 
 const char *const gcb_burn_series_names[GCB_BS_COUNT] = {
-    "figure",   "checked",      "wrong",         "cpu_util",
-    "cpu_mhz",  "temp_c",       "power_w",       "sm_clock_mhz",
-    "mem_clock_mhz", "throttle_reasons", "ecc_sbe", "ecc_dbe",
-    "pcie_replay",   "xid",
+    "figure",  "checked", "wrong",        "cpu_util",      "cpu_mhz",
+    "temp_c",  "power_w", "sm_clock_mhz", "mem_clock_mhz", "throttle_reasons",
+    "ecc_sbe", "ecc_dbe", "pcie_replay",  "xid",
 };
 
 bool gcb_burn_is_case(const json_t *c) {
@@ -113,8 +112,8 @@ double gcb_burn_growth(const struct gcb_burn_timeline *tl,
 }
 
 const char *gcb_burn_cause_name(enum gcb_burn_cause c) {
-  static const char *const names[] = {"",          "CPU time", "thermal",
-                                      "power",     "frequency", "unknown"};
+  static const char *const names[] = {"",      "CPU time",  "thermal",
+                                      "power", "frequency", "unknown"};
   return c <= GCB_BURN_CAUSE_UNKNOWN ? names[c] : "?";
 }
 
@@ -167,8 +166,7 @@ void gcb_burn_fmt_reasons(unsigned long long mask, char *buf, size_t size) {
 
 /* Median of the non-NAN values of x[from..to) (copied into tmp); NAN when
  * none. */
-static double median_of(const double *x, size_t from, size_t to,
-                        double *tmp) {
+static double median_of(const double *x, size_t from, size_t to, double *tmp) {
   size_t n = 0;
   for (size_t i = from; i < to; i++)
     if (!isnan(x[i]))

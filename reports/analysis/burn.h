@@ -107,14 +107,14 @@ struct gcb_burn_rank {
   double noise; /* per-interval noise, relative: 1.4826 MAD of the
                    residuals from the median-filtered series / level */
   /* The fall, when one is found (onset >= 0): */
-  long onset;             /* index of the first interval of the fall; -1 */
-  double onset_s;         /* when it began: start of that interval */
-  double before, after;   /* median figure before the onset and after */
-  double drop;            /* 1 - after / before */
+  long onset;           /* index of the first interval of the fall; -1 */
+  double onset_s;       /* when it began: start of that interval */
+  double before, after; /* median figure before the onset and after */
+  double drop;          /* 1 - after / before */
   enum gcb_burn_cause cause;
-  double cpu_util_after;  /* median over the fall; NAN when not measured */
+  double cpu_util_after; /* median over the fall; NAN when not measured */
   double mhz_before, mhz_after; /* the clock that fell (SM or CPU); NAN */
-  bool gpu_clock;         /* mhz_* are the SM clock, not the CPU's */
+  bool gpu_clock;               /* mhz_* are the SM clock, not the CPU's */
   double temp_after, power_before, power_after; /* medians; NAN */
   unsigned long long reasons; /* throttle reasons seen during the fall */
 };

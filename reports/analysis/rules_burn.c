@@ -115,8 +115,9 @@ static void cause_text(const struct gcb_burn_rank *r, char *buf, size_t size) {
     snprintf(buf, size, "%s with no thermal or power reason reported", clk);
     break;
   default:
-    snprintf(buf, size, "its CPU time, clocks, temperature and power show no "
-                        "cause");
+    snprintf(buf, size,
+             "its CPU time, clocks, temperature and power show no "
+             "cause");
   }
 }
 
@@ -268,8 +269,8 @@ static enum gcb_status silent_errors(const struct burn_case *b) {
                           "the first after %s: silent data corruption",
                           w, wrong, of, intervals, at);
     else
-      gcb_finding_explain(f, "%s: %.0f wrong product(s)%s during the burn",
-                          w, wrong, of);
+      gcb_finding_explain(f, "%s: %.0f wrong product(s)%s during the burn", w,
+                          wrong, of);
     gcb_finding_suggest(f, "a product that differs from the first is a "
                            "hardware fault until shown otherwise: check ECC "
                            "and Xid, rerun; replace the part if it repeats");
@@ -304,9 +305,8 @@ static enum gcb_status counters(const struct burn_case *b) {
       sev = rows[k].sev > sev ? rows[k].sev : sev;
       first = isnan(first) || when < first ? when : first;
       if (used < sizeof text)
-        used += (size_t)snprintf(text + used, sizeof text - used,
-                                 "%s%s +%.0f", used ? ", " : "", rows[k].what,
-                                 d);
+        used += (size_t)snprintf(text + used, sizeof text - used, "%s%s +%.0f",
+                                 used ? ", " : "", rows[k].what, d);
     }
     if (sev == GCB_SEV_INFO)
       continue;
@@ -403,7 +403,8 @@ static enum gcb_status node_finding(struct burn_case *b, long long node,
   size_t v = node_voice(b, node);
   const struct gcb_burn_rank *r = &b->ranks[v];
   struct gcb_finding *f = push_at(
-      b, drop * 100 > b->cx->t->slow_rank_fail_pct ? GCB_SEV_FAIL : GCB_SEV_WARN,
+      b,
+      drop * 100 > b->cx->t->slow_rank_fail_pct ? GCB_SEV_FAIL : GCB_SEV_WARN,
       v);
   if (f == NULL)
     return GCB_ENOMEM;
@@ -422,8 +423,7 @@ static enum gcb_status node_finding(struct burn_case *b, long long node,
                       "node %s: all %zu %s fall %.0f %% together after %s: "
                       "%s (%s); one cause on the node, not %zu",
                       f->where.hostname, n, b->gpu ? "GPUs" : "ranks",
-                      drop * 100, at, gcb_burn_cause_name(r->cause), why,
-                      n);
+                      drop * 100, at, gcb_burn_cause_name(r->cause), why, n);
   gcb_finding_suggest(f,
                       "every device of the node at once: the node's power "
                       "(supply, PDU, power limits) or cooling (fans, inlet "
@@ -455,11 +455,11 @@ static enum gcb_status falloff(const struct burn_case *b, size_t i) {
   double peers = peers_at(b, i, o, b->tl.nt);
   double below = peers > 0 ? 1 - r->after / peers : NAN;
   double cost = !isnan(below) && below > 0 ? below : r->drop;
-  struct gcb_finding *f = push_at(
-      b,
-      r->drop * 100 > b->cx->t->slow_rank_fail_pct ? GCB_SEV_FAIL
-                                                   : GCB_SEV_WARN,
-      i);
+  struct gcb_finding *f =
+      push_at(b,
+              r->drop * 100 > b->cx->t->slow_rank_fail_pct ? GCB_SEV_FAIL
+                                                           : GCB_SEV_WARN,
+              i);
   if (f == NULL)
     return GCB_ENOMEM;
   const char *unit = gcb_view_str(b->c, "unit");

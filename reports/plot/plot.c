@@ -74,7 +74,8 @@ void gcb__plot_size(struct gcb__plotter *p, int width, int height) {
     fprintf(p->f,
             "set terminal pngcairo size %d,%d noenhanced font "
             "'sans,10' background '#ffffff'\n",
-            width > 0 ? width * 10 / 9 : 800, height > 0 ? height * 10 / 9 : 400);
+            width > 0 ? width * 10 / 9 : 800,
+            height > 0 ? height * 10 / 9 : 400);
   else
     fprintf(p->f,
             "set terminal svg size %d,%d dynamic noenhanced font "

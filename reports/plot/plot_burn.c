@@ -120,16 +120,15 @@ static void data_block(struct gcb__plotter *p, size_t id, size_t panel,
 
 static void panel_plot(struct gcb__plotter *p, size_t id, size_t panel,
                        const struct gcb_burn_timeline *tl, const json_t *root,
-                       const long long *rank_id, const size_t *out,
-                       size_t nout, bool legend) {
+                       const long long *rank_id, const size_t *out, size_t nout,
+                       bool legend) {
   fprintf(p->f, "plot ");
   if (tl->nranks <= THIN_RANKS)
     fprintf(p->f,
             "for [c=3:%zu] $burn%zu_%zu using 1:c with lines lw 0.6 lc rgb "
             "'#d0d0d0' notitle, ",
             tl->nranks + 2, id, panel);
-  fprintf(p->f,
-          "$burn%zu_%zu using 1:2 with lines lw 2 lc rgb '#7f7f7f' %s",
+  fprintf(p->f, "$burn%zu_%zu using 1:2 with lines lw 2 lc rgb '#7f7f7f' %s",
           id, panel, legend ? "title 'median of ranks'" : "notitle");
   for (size_t k = 0; k < nout; k++) {
     struct gcb_place pl;
@@ -139,8 +138,7 @@ static void panel_plot(struct gcb__plotter *p, size_t id, size_t panel,
       snprintf(raw, sizeof raw, "rank %lld (GPU %lld %s)", rank_id[out[k]],
                pl.gpu, pl.hostname);
     else
-      snprintf(raw, sizeof raw, "rank %lld (%s)", rank_id[out[k]],
-               pl.hostname);
+      snprintf(raw, sizeof raw, "rank %lld (%s)", rank_id[out[k]], pl.hostname);
     gcb__plot_label(raw, label, sizeof label);
     fprintf(p->f, ", $burn%zu_%zu using 1:%zu with lines lw 1.8 lc rgb '%s' ",
             id, panel, out[k] + 3, colours[k]);
@@ -183,8 +181,8 @@ static void timeline_plot(struct gcb__plotter *p, const json_t *root,
   /* The throughput in the unit that suits it (TFLOP/s, not 500000
    * GFLOP/s), as the tables show it. */
   const char *shown;
-  double yscale = gcb_unit_scale(r[0].sustained, gcb_view_str(c, "unit"),
-                                 &shown);
+  double yscale =
+      gcb_unit_scale(r[0].sustained, gcb_view_str(c, "unit"), &shown);
   panels[0].label = shown;
   for (size_t k = 0; k < np; k++)
     data_block(p, id, k, tl, panels[k].s, xscale, k == 0 ? yscale : 1, tmp);

@@ -104,8 +104,8 @@ static void rank_row(struct gcb__tb *b, struct gcb_rtable *t, size_t d,
 static void burn_table(struct gcb__tb *b, size_t d, size_t index,
                        const json_t *c) {
   static const char *const h[] = {
-      "run",   "rank",   "host", "GPU",   "sustained", "peak",   "of peak",
-      "vs peers", "onset", "drop", "cause", "wrong",  "counters", NULL};
+      "run",      "rank",  "host", "GPU",   "sustained", "peak",     "of peak",
+      "vs peers", "onset", "drop", "cause", "wrong",     "counters", NULL};
   struct gcb_burn_timeline tl;
   struct gcb_err err = {0};
   if (gcb_burn_timeline_read(c, &tl, &err) != GCB_OK) {
@@ -124,8 +124,8 @@ static void burn_table(struct gcb__tb *b, size_t d, size_t index,
   if (r == NULL || sus == NULL)
     b->oom = true;
   for (size_t i = 0; !b->oom && i < n; i++) {
-    if (!gcb_burn_rank_judge(&tl, i, th->slow_rank_pct / 100,
-                             th->outlier_mads, &r[i]))
+    if (!gcb_burn_rank_judge(&tl, i, th->slow_rank_pct / 100, th->outlier_mads,
+                             &r[i]))
       b->oom = true;
     sus[i] = r[i].sustained;
   }

@@ -22,12 +22,27 @@
 
 /* The series, in the document's names. */
 static const char *const bx_names[BX_SERIES] = {
-    "figure",  "checked",      "wrong",         "cpu_util",
-    "cpu_mhz", "temp_c",       "power_w",       "sm_clock_mhz",
-    "mem_clock_mhz", "throttle_reasons", "ecc_sbe", "ecc_dbe",
-    "pcie_replay",   "xid"};
-enum { BX_FIG, BX_CHK, BX_WRONG, BX_UTIL, BX_CMHZ, BX_TEMP, BX_POW, BX_SM,
-       BX_MEM, BX_THR, BX_SBE, BX_DBE, BX_REPLAY, BX_XID };
+    "figure",           "checked",      "wrong",
+    "cpu_util",         "cpu_mhz",      "temp_c",
+    "power_w",          "sm_clock_mhz", "mem_clock_mhz",
+    "throttle_reasons", "ecc_sbe",      "ecc_dbe",
+    "pcie_replay",      "xid"};
+enum {
+  BX_FIG,
+  BX_CHK,
+  BX_WRONG,
+  BX_UTIL,
+  BX_CMHZ,
+  BX_TEMP,
+  BX_POW,
+  BX_SM,
+  BX_MEM,
+  BX_THR,
+  BX_SBE,
+  BX_DBE,
+  BX_REPLAY,
+  BX_XID
+};
 
 struct bx {
   int nranks, nnodes, nt;
@@ -54,17 +69,19 @@ static inline double bx_normal(struct bx *b) {
  * GFLOP/s on 3,000 MHz cores, or H200-like GPUs at 740 TFLOP/s (740,000
  * GFLOP/s) with a 1,980 MHz SM clock. dip: the probability that an
  * interval dips. Allocated: free() it. */
-static inline struct bx *bx_new(int nranks, int nnodes, int nt,
-                                double interval, bool gpu, unsigned seed,
-                                double dip) {
+static inline struct bx *bx_new(int nranks, int nnodes, int nt, double interval,
+                                bool gpu, unsigned seed, double dip) {
   struct bx *b = calloc(1, sizeof *b);
   cr_assert_not_null(b);
   cr_assert(nranks <= FX_MAX_RANKS && nt <= BX_MAX_T);
-  *b = (struct bx){.nranks = nranks, .nnodes = nnodes, .nt = nt,
-                   .interval = interval, .gpu = gpu,
+  *b = (struct bx){.nranks = nranks,
+                   .nnodes = nnodes,
+                   .nt = nt,
+                   .interval = interval,
+                   .gpu = gpu,
                    .rng = 0x9e3779b97f4a7c15ull ^ (seed * 2654435761ull + 1)};
-  int gpu_only[] = {BX_TEMP, BX_POW, BX_SM, BX_MEM, BX_THR, BX_SBE, BX_DBE,
-                    BX_REPLAY, BX_XID};
+  int gpu_only[] = {BX_TEMP, BX_POW, BX_SM,     BX_MEM, BX_THR,
+                    BX_SBE,  BX_DBE, BX_REPLAY, BX_XID};
   for (int s = 0; s < BX_SERIES; s++)
     b->has[s] = true;
   if (!gpu) /* a host without hwmon or powercap: no temperature or power */
@@ -184,7 +201,8 @@ static inline json_t *bx_timeline(const struct bx *b) {
     json_array_append_new(t, json_real((i + 1) * b->interval));
   for (int s = 0; s < BX_SERIES; s++) {
     if (!b->has[s]) {
-      json_object_set_new(na, bx_names[s], json_string("not read by the host backend"));
+      json_object_set_new(na, bx_names[s],
+                          json_string("not read by the host backend"));
       continue;
     }
     json_t *ranks = json_array();

@@ -67,8 +67,7 @@ static void dump(const struct run *x, char *buf, size_t size) {
     if (x->f.items[i].severity != GCB_SEV_INFO)
       used += (size_t)snprintf(buf + used, size - used, "\n  %s %s: %s",
                                gcb_severity_name(x->f.items[i].severity),
-                               x->f.items[i].kind,
-                               x->f.items[i].explanation);
+                               x->f.items[i].kind, x->f.items[i].explanation);
 }
 
 static size_t not_info(const struct run *x) {
@@ -87,9 +86,9 @@ Test(burn_report, healthy_noisy_burns_of_2_to_8_ranks_give_no_warning) {
     double interval;
     bool gpu;
   } shapes[] = {
-      {2, 1, 60, 1, false},  {4, 1, 120, 1, false}, {8, 2, 90, 2, false},
-      {2, 1, 600, 1, true},  {4, 1, 300, 2, true},  {8, 2, 600, 1, true},
-      {3, 1, 20, 1, false},  {8, 1, 45, 1, true},
+      {2, 1, 60, 1, false}, {4, 1, 120, 1, false}, {8, 2, 90, 2, false},
+      {2, 1, 600, 1, true}, {4, 1, 300, 2, true},  {8, 2, 600, 1, true},
+      {3, 1, 20, 1, false}, {8, 1, 45, 1, true},
   };
   for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
     for (unsigned seed = 1; seed <= 6; seed++) {
@@ -210,16 +209,14 @@ Test(burn_report, a_thermal_throttle_at_4_min_10_s_is_one_cause_with_evidence) {
             f->explanation);
   cr_expect(strstr(f->explanation, "hw_thermal at 8") != NULL, "%s",
             f->explanation);
-  cr_expect(strstr(f->explanation, "clocks 1,9") != NULL, "%s",
-            f->explanation);
+  cr_expect(strstr(f->explanation, "clocks 1,9") != NULL, "%s", f->explanation);
   cr_expect_eq(f->severity, GCB_SEV_WARN, "18 %% warns");
   cr_assert_eq(causes(&x), 1, "%s", why);
   const struct gcb_root_cause *rc = &x.dx.items[0];
   cr_expect_eq(rc->comp.kind, GCB_COMP_GPU);
   cr_expect_eq(rc->comp.gpu, 3);
   cr_expect_str_eq(rc->comp.hostname, "node01");
-  cr_expect(strstr(rc->summary, "after 4 min 10 s") != NULL, "%s",
-            rc->summary);
+  cr_expect(strstr(rc->summary, "after 4 min 10 s") != NULL, "%s", rc->summary);
   cr_expect(strstr(rc->summary, "hw_thermal") != NULL, "%s", rc->summary);
   done(&x);
   free(b);
@@ -375,7 +372,8 @@ Test(burn_report, a_rank_slow_from_the_start_is_below_its_peers) {
   free(b);
 }
 
-/* ---- reading -------------------------------------------------------------- */
+/* ---- reading --------------------------------------------------------------
+ */
 
 Test(burn_report, an_interrupted_burn_with_nulls_is_judged_on_what_it_has) {
   struct bx *b = bx_new(2, 1, 60, 1, false, 41, 0.03);
@@ -409,8 +407,8 @@ Test(burn_report, durations_read_as_people_say_them) {
   static const struct {
     double s;
     const char *text;
-  } rows[] = {{10, "10 s"},          {250, "4 min 10 s"}, {120, "2 min"},
-              {2.5, "2.5 s"},        {3720, "1 h 2 min"}, {0, "0 s"}};
+  } rows[] = {{10, "10 s"},   {250, "4 min 10 s"}, {120, "2 min"},
+              {2.5, "2.5 s"}, {3720, "1 h 2 min"}, {0, "0 s"}};
   for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
     char buf[32];
     gcb_burn_fmt_duration(rows[i].s, buf, sizeof buf);
@@ -463,8 +461,7 @@ Test(burn_report, the_thermal_fixture_file_names_gpu_1_of_burn03) {
   cr_expect_str_eq(rc->comp.hostname, "burn03");
   cr_expect(strstr(rc->summary, "GPU 1 (burn03) falls 1") == rc->summary, "%s",
             rc->summary);
-  cr_expect(strstr(rc->summary, "after 4 min 10 s") != NULL, "%s",
-            rc->summary);
+  cr_expect(strstr(rc->summary, "after 4 min 10 s") != NULL, "%s", rc->summary);
   cr_expect(strstr(rc->summary, "hw_thermal at 87 C") != NULL, "%s",
             rc->summary);
   done(&x);
@@ -516,7 +513,8 @@ Test(burn_report, the_markdown_report_of_the_thermal_fixture_is_golden) {
 
 /* The timeline plot: four panels on one time axis in minutes, the
  * throttled GPU named and its onset dashed; its script is golden too. */
-Test(burn_report, the_timeline_plot_shares_one_time_axis_and_names_the_outlier) {
+Test(burn_report,
+     the_timeline_plot_shares_one_time_axis_and_names_the_outlier) {
   struct gcb_results *res;
   json_t *doc = load(BURN_DATA("burn-gpu6-thermal.json"), &res);
   struct gcb_doc d = {.name = "burn.json", .root = doc};
