@@ -43,7 +43,7 @@ def healthy(rng, ranks, nt, dt, gpu):
     """Per rank: a dict of series (lists of nt numbers)."""
     out = []
     for _ in range(ranks):
-        level = (512000.0 if gpu else 41.5) * (1 + rng.uniform(-0.012, 0.012))
+        level = (702000.0 if gpu else 41.5) * (1 + rng.uniform(-0.012, 0.012))
         noise = ar1(rng, nt, 0.025)
         s = {k: [] for k in ("figure", "checked", "wrong", "cpu_util",
                              "cpu_mhz", "temp_c", "power_w", "sm_clock_mhz",
