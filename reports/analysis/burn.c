@@ -291,7 +291,12 @@ static void read_cause(const struct gcb_burn_timeline *tl, size_t r,
   const unsigned long long power =
       GCB_BURN_SW_POWER_CAP | GCB_BURN_HW_POWER_BRAKE;
   bool clocks_fell = out->mhz_after < out->mhz_before * 0.93;
-  if (ua < ub * 0.85 && ub - ua > 0.1)
+  bool cpu_lost = ua < ub * 0.85 && ub - ua > 0.1;
+  /* On a host rank the CPU does the work: lost CPU time explains a fall
+   * before anything else. A GPU rank's CPU time may move with its GPU
+   * (a blocking wait sleeps longer when kernels take longer), so the
+   * GPU's own reasons and clock come first there. */
+  if (cpu_lost && !out->gpu_clock)
     out->cause = GCB_BURN_CAUSE_CPU_TIME;
   else if ((out->reasons & thermal) ||
            (clocks_fell && ta - tb >= 5 && (out->reasons & power) == 0 &&
@@ -301,6 +306,8 @@ static void read_cause(const struct gcb_burn_timeline *tl, size_t r,
     out->cause = GCB_BURN_CAUSE_POWER;
   else if (clocks_fell)
     out->cause = GCB_BURN_CAUSE_FREQUENCY;
+  else if (cpu_lost)
+    out->cause = GCB_BURN_CAUSE_CPU_TIME;
   else
     out->cause = GCB_BURN_CAUSE_UNKNOWN;
 }

@@ -420,9 +420,9 @@ static enum gcb_status node_finding(struct burn_case *b, long long node,
   gcb_burn_fmt_duration(onset, at, sizeof at);
   cause_text(r, why, sizeof why);
   gcb_finding_explain(f,
-                      "node %s: all %zu %s fall %.0f %% together after %s: "
-                      "%s (%s); one cause on the node, not %zu",
-                      f->where.hostname, n, b->gpu ? "GPUs" : "ranks",
+                      "all %zu %s of node %s fall %.0f %% together after "
+                      "%s: %s (%s); one cause on the node, not %zu",
+                      n, b->gpu ? "GPUs" : "ranks", f->where.hostname,
                       drop * 100, at, gcb_burn_cause_name(r->cause), why, n);
   gcb_finding_suggest(f,
                       "every device of the node at once: the node's power "

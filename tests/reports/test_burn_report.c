@@ -234,7 +234,7 @@ Test(burn_report, a_node_wide_power_fall_is_one_cause_on_the_node) {
   cr_assert_eq(count_kind(&x, "burn-node"), 1, "%s", why);
   const struct gcb_finding *f = first_kind(&x, "burn-node");
   cr_expect_str_eq(f->where.ranks, "4-7");
-  cr_expect(strstr(f->explanation, "node node01: all 4 GPUs fall") != NULL,
+  cr_expect(strstr(f->explanation, "all 4 GPUs of node node01 fall") != NULL,
             "%s", f->explanation);
   cr_expect(strstr(f->explanation, "after 2 min") != NULL, "%s",
             f->explanation);
@@ -562,8 +562,8 @@ Test(burn_report, the_sku_expectation_judges_the_sustained_figure) {
   struct gcb_criteria *cr = NULL;
   char line[256];
   struct gcb_err err = {0};
-  cr_assert_eq(gcb_expect_builtin(&d, 1, &cr, line, sizeof line, &err),
-               GCB_OK, "%s", err.msg);
+  cr_assert_eq(gcb_expect_builtin(&d, 1, &cr, line, sizeof line, &err), GCB_OK,
+               "%s", err.msg);
   cr_assert_not_null(cr, "%s", line);
   struct gcb_check_result checks[64];
   cr_assert_leq(cr->nchecks, 64);
@@ -597,4 +597,31 @@ Test(burn_report, the_sku_expectation_judges_the_sustained_figure) {
   gcb_criteria_free(cr);
   json_decref(doc);
   gcb_results_free(res);
+}
+
+/* On a GPU, a hog on the rank's core that takes its CPU time without
+ * touching the GPU's clock is still CPU time; a thermal GPU whose CPU
+ * time also fell (its wait sleeps longer) is thermal. */
+Test(burn_report, on_a_gpu_the_gpus_own_reasons_come_before_cpu_time) {
+  struct bx *b = bx_new(4, 1, 200, 1, true, 51, 0.03);
+  bx_hog(b, 0, 60, 0.5);
+  bx_thermal(b, 2, 80, 1600, 1);
+  for (int i = 80; i < 200; i++)
+    b->v[BX_UTIL][2][i] = 0.6;
+  struct run x;
+  run(bx_doc(b), &x);
+  cr_assert_eq(count_kind(&x, "burn-falloff"), 2);
+  for (size_t i = 0; i < x.f.n; i++) {
+    const struct gcb_finding *f = &x.f.items[i];
+    if (strcmp(f->kind, "burn-falloff") != 0)
+      continue;
+    if (f->where.rank == 0)
+      cr_expect(strstr(f->explanation, "of the CPU time it asked for") != NULL,
+                "%s", f->explanation);
+    else
+      cr_expect(strstr(f->explanation, "hw_thermal") != NULL, "%s",
+                f->explanation);
+  }
+  done(&x);
+  free(b);
 }
