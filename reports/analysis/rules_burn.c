@@ -436,11 +436,15 @@ static enum gcb_status node_finding(struct burn_case *b, long long node,
  * once per node. */
 static enum gcb_status nodes(struct burn_case *b, bool report) {
   for (size_t i = 0; i < b->tl.nranks; i++) {
+    /* A node is judged at its first rank, and only when that rank falls
+     * (every rank must): a healthy run of 16,384 ranks stays linear. */
+    if (b->ranks[i].onset < 0 || b->node[i] < 0)
+      continue;
     bool first = true;
     for (size_t j = 0; j < i && first; j++)
       first = b->node[j] != b->node[i];
     size_t n;
-    if (!first || b->node[i] < 0 || !node_falls(b, b->node[i], &n))
+    if (!first || !node_falls(b, b->node[i], &n))
       continue;
     enum gcb_status st = node_finding(b, b->node[i], n, report);
     if (st != GCB_OK)
