@@ -14,7 +14,7 @@
 
 #include "reports/document/stats.h"
 
-const char *const gcb_burn_series_names[GCB_BS_COUNT] = {
+const char *const gcb_burnview_series_names[GCB_BV_COUNT] = {
     "figure",  "checked", "wrong",        "cpu_util",      "cpu_mhz",
     "temp_c",  "power_w", "sm_clock_mhz", "mem_clock_mhz", "throttle_reasons",
     "ecc_sbe", "ecc_dbe", "pcie_replay",  "xid",
@@ -32,9 +32,9 @@ static double num_or_nan(const json_t *v) {
 
 /* Series s of the timeline's "series" object into tl->v[s]; false on
  * ENOMEM. An absent or malformed series stays NULL. */
-static bool read_series(const json_t *series, enum gcb_burn_series s,
-                        struct gcb_burn_timeline *tl) {
-  const json_t *ranks = json_object_get(series, gcb_burn_series_names[s]);
+static bool read_series(const json_t *series, enum gcb_burnview_series s,
+                        struct gcb_burnview *tl) {
+  const json_t *ranks = json_object_get(series, gcb_burnview_series_names[s]);
   if (!json_is_array(ranks) || json_array_size(ranks) == 0)
     return true;
   double *v = malloc(tl->nranks * tl->nt * sizeof *v + 1);
@@ -49,9 +49,8 @@ static bool read_series(const json_t *series, enum gcb_burn_series s,
   return true;
 }
 
-enum gcb_status gcb_burn_timeline_read(const json_t *c,
-                                       struct gcb_burn_timeline *out,
-                                       struct gcb_err *err) {
+enum gcb_status gcb_burnview_read(const json_t *c, struct gcb_burnview *out,
+                                  struct gcb_err *err) {
   memset(out, 0, sizeof *out);
   const json_t *tl = json_object_get(c, "timeline");
   const json_t *t = json_object_get(tl, "t_s");
@@ -69,37 +68,37 @@ enum gcb_status gcb_burn_timeline_read(const json_t *c,
     out->t_s[i] = num_or_nan(json_array_get(t, i));
   if (!(out->interval_s > 0)) /* older or odd writers: the first step */
     out->interval_s = out->nt > 1 ? out->t_s[1] - out->t_s[0] : out->t_s[0];
-  for (int s = 0; s < GCB_BS_COUNT; s++)
-    if (!read_series(series, (enum gcb_burn_series)s, out))
+  for (int s = 0; s < GCB_BV_COUNT; s++)
+    if (!read_series(series, (enum gcb_burnview_series)s, out))
       goto oom;
   return GCB_OK;
 oom:
-  gcb_burn_timeline_free(out);
+  gcb_burnview_free(out);
   return gcb_err_set(err, GCB_ENOMEM, "burn timeline: out of memory");
 }
 
-void gcb_burn_timeline_free(struct gcb_burn_timeline *tl) {
+void gcb_burnview_free(struct gcb_burnview *tl) {
   if (tl == NULL)
     return;
   free(tl->t_s);
-  for (int s = 0; s < GCB_BS_COUNT; s++)
+  for (int s = 0; s < GCB_BV_COUNT; s++)
     free(tl->v[s]);
   memset(tl, 0, sizeof *tl);
 }
 
-double gcb_burn_at(const struct gcb_burn_timeline *tl, enum gcb_burn_series s,
-                   size_t r, size_t i) {
+double gcb_burnview_at(const struct gcb_burnview *tl,
+                       enum gcb_burnview_series s, size_t r, size_t i) {
   if (tl->v[s] == NULL || r >= tl->nranks || i >= tl->nt)
     return NAN;
   return tl->v[s][r * tl->nt + i];
 }
 
-double gcb_burn_growth(const struct gcb_burn_timeline *tl,
-                       enum gcb_burn_series s, size_t r, double *when) {
+double gcb_burn_growth(const struct gcb_burnview *tl,
+                       enum gcb_burnview_series s, size_t r, double *when) {
   double first = NAN, last = NAN;
   *when = NAN;
   for (size_t k = 0; k < tl->nt; k++) {
-    double v = gcb_burn_at(tl, s, r, k);
+    double v = gcb_burnview_at(tl, s, r, k);
     if (isnan(v) || v < 0)
       continue; /* not read (-1) */
     if (isnan(first))
@@ -222,11 +221,11 @@ static double percentile(double *x, size_t n, double p) {
 
 /* Rank r's figure series without its gaps: values into x, their interval
  * indices into at; returns how many. */
-static size_t compact_figure(const struct gcb_burn_timeline *tl, size_t r,
-                             double *x, size_t *at) {
+static size_t compact_figure(const struct gcb_burnview *tl, size_t r, double *x,
+                             size_t *at) {
   size_t n = 0;
   for (size_t i = 0; i < tl->nt; i++) {
-    double v = gcb_burn_at(tl, GCB_BS_FIGURE, r, i);
+    double v = gcb_burnview_at(tl, GCB_BV_FIGURE, r, i);
     if (!isnan(v)) {
       x[n] = v;
       at[n++] = i;
@@ -237,8 +236,8 @@ static size_t compact_figure(const struct gcb_burn_timeline *tl, size_t r,
 
 /* Median of series s of rank r over intervals [from, to) of the
  * timeline. */
-static double series_median(const struct gcb_burn_timeline *tl,
-                            enum gcb_burn_series s, size_t r, size_t from,
+static double series_median(const struct gcb_burnview *tl,
+                            enum gcb_burnview_series s, size_t r, size_t from,
                             size_t to, double *tmp) {
   if (tl->v[s] == NULL)
     return NAN;
@@ -247,31 +246,31 @@ static double series_median(const struct gcb_burn_timeline *tl,
 
 /* The cause of a fall at interval `onset` of rank r, with the telemetry
  * that shows it, into out. */
-static void read_cause(const struct gcb_burn_timeline *tl, size_t r,
-                       size_t onset, double *tmp, struct gcb_burn_rank *out) {
+static void read_cause(const struct gcb_burnview *tl, size_t r, size_t onset,
+                       double *tmp, struct gcb_burn_rank *out) {
   size_t nt = tl->nt;
-  double ub = series_median(tl, GCB_BS_CPU_UTIL, r, 0, onset, tmp);
-  double ua = series_median(tl, GCB_BS_CPU_UTIL, r, onset, nt, tmp);
-  double sb = series_median(tl, GCB_BS_SM_CLOCK, r, 0, onset, tmp);
-  double sa = series_median(tl, GCB_BS_SM_CLOCK, r, onset, nt, tmp);
-  double cb = series_median(tl, GCB_BS_CPU_MHZ, r, 0, onset, tmp);
-  double ca = series_median(tl, GCB_BS_CPU_MHZ, r, onset, nt, tmp);
-  double tb = series_median(tl, GCB_BS_TEMP, r, 0, onset, tmp);
-  double ta = series_median(tl, GCB_BS_TEMP, r, onset, nt, tmp);
+  double ub = series_median(tl, GCB_BV_CPU_UTIL, r, 0, onset, tmp);
+  double ua = series_median(tl, GCB_BV_CPU_UTIL, r, onset, nt, tmp);
+  double sb = series_median(tl, GCB_BV_SM_CLOCK, r, 0, onset, tmp);
+  double sa = series_median(tl, GCB_BV_SM_CLOCK, r, onset, nt, tmp);
+  double cb = series_median(tl, GCB_BV_CPU_MHZ, r, 0, onset, tmp);
+  double ca = series_median(tl, GCB_BV_CPU_MHZ, r, onset, nt, tmp);
+  double tb = series_median(tl, GCB_BV_TEMP, r, 0, onset, tmp);
+  double ta = series_median(tl, GCB_BV_TEMP, r, onset, nt, tmp);
   out->cpu_util_after = ua;
   out->gpu_clock = !isnan(sb);
   out->mhz_before = out->gpu_clock ? sb : cb;
   out->mhz_after = out->gpu_clock ? sa : ca;
   out->temp_after = ta;
-  out->power_before = series_median(tl, GCB_BS_POWER, r, 0, onset, tmp);
-  out->power_after = series_median(tl, GCB_BS_POWER, r, onset, nt, tmp);
+  out->power_before = series_median(tl, GCB_BV_POWER, r, 0, onset, tmp);
+  out->power_after = series_median(tl, GCB_BV_POWER, r, onset, nt, tmp);
   /* A reason counts when it is set in most intervals of the fall, and
    * was not already set before it (an always-on bit explains no change). */
   unsigned long long before = 0, after = 0;
   size_t nafter = 0;
   unsigned counts[64] = {0};
   for (size_t i = 0; i < nt; i++) {
-    double m = gcb_burn_at(tl, GCB_BS_THROTTLE, r, i);
+    double m = gcb_burnview_at(tl, GCB_BV_THROTTLE, r, i);
     if (isnan(m) || m < 0)
       continue;
     unsigned long long bits = (unsigned long long)m;
@@ -347,9 +346,9 @@ static size_t onset_near(const double *x, size_t n, size_t k, double mid) {
   return k;
 }
 
-static void judge_fall(const struct gcb_burn_timeline *tl, size_t r,
-                       const double *x, const size_t *at, const double *m,
-                       size_t n, double min_drop, double k_noise, double *tmp,
+static void judge_fall(const struct gcb_burnview *tl, size_t r, const double *x,
+                       const size_t *at, const double *m, size_t n,
+                       double min_drop, double k_noise, double *tmp,
                        struct gcb_burn_rank *out) {
   size_t k = change_point(m, n, EDGE);
   if (k == 0)
@@ -375,7 +374,7 @@ static void judge_fall(const struct gcb_burn_timeline *tl, size_t r,
   read_cause(tl, r, at[o], tmp, out);
 }
 
-bool gcb_burn_rank_judge(const struct gcb_burn_timeline *tl, size_t r,
+bool gcb_burn_rank_judge(const struct gcb_burnview *tl, size_t r,
                          double min_drop, double k_noise,
                          struct gcb_burn_rank *out) {
   memset(out, 0, sizeof *out);

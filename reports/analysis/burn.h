@@ -1,6 +1,8 @@
 /*
  * The burn-in timeline of a `gcbench burn` case (docs/results-schema.md,
- * case field "timeline"), read once from the case into typed arrays, and
+ * case field "timeline"), as the report reads it (a "burn view": the
+ * document's own typed timeline, struct gcb_burn_timeline of
+ * reports/document/record.h, belongs to its writer), and
  * what the report makes of each rank's series: the sustained figure, the
  * peak, and the onset, size and cause of a fall that stays down. The
  * finding rules (rules_burn.c), the per-rank table
@@ -16,27 +18,27 @@
 #include "common/status.h"
 #include "reports/document/view.h"
 
-/* The series of the timeline, in the order of gcb_burn_series_names. */
-enum gcb_burn_series {
-  GCB_BS_FIGURE,   /* the case unit: throughput in the interval */
-  GCB_BS_CHECKED,  /* products compared in the interval */
-  GCB_BS_WRONG,    /* products wrong in the interval */
-  GCB_BS_CPU_UTIL, /* CPU time got / wall time / threads asked for */
-  GCB_BS_CPU_MHZ,
-  GCB_BS_TEMP,
-  GCB_BS_POWER,
-  GCB_BS_SM_CLOCK,
-  GCB_BS_MEM_CLOCK,
-  GCB_BS_THROTTLE, /* NVML clock-event reasons (a mask, exact in a double) */
-  GCB_BS_ECC_SBE,  /* cumulative counters from here on */
-  GCB_BS_ECC_DBE,
-  GCB_BS_PCIE_REPLAY,
-  GCB_BS_XID,
-  GCB_BS_COUNT
+/* The series of the timeline, in the order of gcb_burnview_series_names. */
+enum gcb_burnview_series {
+  GCB_BV_FIGURE,   /* the case unit: throughput in the interval */
+  GCB_BV_CHECKED,  /* products compared in the interval */
+  GCB_BV_WRONG,    /* products wrong in the interval */
+  GCB_BV_CPU_UTIL, /* CPU time got / wall time / threads asked for */
+  GCB_BV_CPU_MHZ,
+  GCB_BV_TEMP,
+  GCB_BV_POWER,
+  GCB_BV_SM_CLOCK,
+  GCB_BV_MEM_CLOCK,
+  GCB_BV_THROTTLE, /* NVML clock-event reasons (a mask, exact in a double) */
+  GCB_BV_ECC_SBE,  /* cumulative counters from here on */
+  GCB_BV_ECC_DBE,
+  GCB_BV_PCIE_REPLAY,
+  GCB_BV_XID,
+  GCB_BV_COUNT
 };
 
 /* The JSON key of each series ("figure", "cpu_util", ...). */
-extern const char *const gcb_burn_series_names[GCB_BS_COUNT];
+extern const char *const gcb_burnview_series_names[GCB_BV_COUNT];
 
 /* NVML clock-event reason bits the report names (nvml.h's
  * nvmlClocksEventReason*). */
@@ -50,11 +52,11 @@ extern const char *const gcb_burn_series_names[GCB_BS_COUNT];
  * v[s] is NULL for a series the document does not carry, else nranks * nt
  * values, rank r's interval i at v[s][r * nt + i]; NAN where the document
  * has null (not measured, or the burn had stopped). */
-struct gcb_burn_timeline {
+struct gcb_burnview {
   double interval_s;
   size_t nt, nranks;
   double *t_s; /* end of each interval, seconds since the start barrier */
-  double *v[GCB_BS_COUNT];
+  double *v[GCB_BV_COUNT];
 };
 
 /*
@@ -63,25 +65,24 @@ struct gcb_burn_timeline {
  * series), gives nt == 0 and GCB_OK: the burn rules then find nothing.
  * Values that are not numbers read as NAN; a rank's array shorter than
  * t_s is NAN past its end. GCB_ENOMEM (err set). Free with
- * gcb_burn_timeline_free, also after failure.
+ * gcb_burnview_free, also after failure.
  */
-enum gcb_status gcb_burn_timeline_read(const json_t *c,
-                                       struct gcb_burn_timeline *out,
-                                       struct gcb_err *err);
+enum gcb_status gcb_burnview_read(const json_t *c, struct gcb_burnview *out,
+                                  struct gcb_err *err);
 
 /* NULL is a no-op; the struct is zeroed. */
-void gcb_burn_timeline_free(struct gcb_burn_timeline *tl);
+void gcb_burnview_free(struct gcb_burnview *tl);
 
 /* Rank r's value of series s at interval i; NAN when absent. */
-double gcb_burn_at(const struct gcb_burn_timeline *tl, enum gcb_burn_series s,
-                   size_t r, size_t i);
+double gcb_burnview_at(const struct gcb_burnview *tl,
+                       enum gcb_burnview_series s, size_t r, size_t i);
 
 /* How much cumulative series s (a counter) of rank r grew over the burn
  * (last reading minus first; readings of -1, not reported, skipped; 0
  * without any), and when it first grew: the start of that interval into
  * *when, NAN when it did not. */
-double gcb_burn_growth(const struct gcb_burn_timeline *tl,
-                       enum gcb_burn_series s, size_t r, double *when);
+double gcb_burn_growth(const struct gcb_burnview *tl,
+                       enum gcb_burnview_series s, size_t r, double *when);
 
 /* Why a rank's throughput fell, from its own telemetry over the same
  * intervals. */
@@ -131,7 +132,7 @@ struct gcb_burn_rank {
  * rank's telemetry before and after the onset. False when memory ran
  * out (then *out holds no fall).
  */
-bool gcb_burn_rank_judge(const struct gcb_burn_timeline *tl, size_t r,
+bool gcb_burn_rank_judge(const struct gcb_burnview *tl, size_t r,
                          double min_drop, double k_noise,
                          struct gcb_burn_rank *out);
 

@@ -42,7 +42,7 @@
 struct burn_case {
   const struct gcb__rule_ctx *cx;
   const json_t *c;
-  struct gcb_burn_timeline tl;
+  struct gcb_burnview tl;
   struct gcb_burn_rank *ranks; /* tl.nranks */
   long long *rank_id;          /* the MPI rank of each per_rank entry */
   long long *node;             /* its node index */
@@ -151,7 +151,7 @@ static const char *cause_advice(enum gcb_burn_cause c, bool gpu) {
 /* ---- the case ----------------------------------------------------------- */
 
 static void case_free(struct burn_case *b) {
-  gcb_burn_timeline_free(&b->tl);
+  gcb_burnview_free(&b->tl);
   free(b->ranks);
   free(b->rank_id);
   free(b->node);
@@ -163,7 +163,7 @@ static enum gcb_status case_read(const struct gcb__rule_ctx *cx,
   memset(b, 0, sizeof *b);
   b->cx = cx;
   b->c = c;
-  enum gcb_status st = gcb_burn_timeline_read(c, &b->tl, cx->err);
+  enum gcb_status st = gcb_burnview_read(c, &b->tl, cx->err);
   size_t n = b->tl.nranks;
   if (st != GCB_OK || n == 0)
     return st;
@@ -214,7 +214,7 @@ static double peers_at(const struct burn_case *b, size_t self, size_t from,
       continue;
     size_t j = 0;
     for (size_t i = from; i < to; i++) {
-      double v = gcb_burn_at(&b->tl, GCB_BS_FIGURE, r, i);
+      double v = gcb_burnview_at(&b->tl, GCB_BV_FIGURE, r, i);
       if (!isnan(v))
         tmp[j++] = v;
     }
@@ -237,8 +237,8 @@ static enum gcb_status silent_errors(const struct burn_case *b) {
     double wrong = 0, checked = 0, first = NAN;
     size_t intervals = 0;
     for (size_t k = 0; k < b->tl.nt; k++) {
-      double w = gcb_burn_at(&b->tl, GCB_BS_WRONG, i, k);
-      double ch = gcb_burn_at(&b->tl, GCB_BS_CHECKED, i, k);
+      double w = gcb_burnview_at(&b->tl, GCB_BV_WRONG, i, k);
+      double ch = gcb_burnview_at(&b->tl, GCB_BV_CHECKED, i, k);
       checked += isnan(ch) ? 0 : ch;
       if (!(w > 0))
         continue;
@@ -247,7 +247,7 @@ static enum gcb_status silent_errors(const struct burn_case *b) {
       if (isnan(first))
         first = b->tl.t_s[k] - b->tl.interval_s;
     }
-    if (b->tl.v[GCB_BS_WRONG] == NULL) /* the per-rank validation then */
+    if (b->tl.v[GCB_BV_WRONG] == NULL) /* the per-rank validation then */
       wrong = (double)gcb_ranks_int(&pr, GCB_RC_WRONG, i, 0);
     if (!(wrong > 0))
       continue;
@@ -282,14 +282,14 @@ static enum gcb_status silent_errors(const struct burn_case *b) {
 
 static enum gcb_status counters(const struct burn_case *b) {
   static const struct {
-    enum gcb_burn_series s;
+    enum gcb_burnview_series s;
     const char *what;
     enum gcb_severity sev;
   } rows[] = {
-      {GCB_BS_ECC_DBE, "uncorrected (double-bit) ECC errors", GCB_SEV_FAIL},
-      {GCB_BS_XID, "Xid events", GCB_SEV_FAIL},
-      {GCB_BS_ECC_SBE, "corrected (single-bit) ECC errors", GCB_SEV_WARN},
-      {GCB_BS_PCIE_REPLAY, "PCIe replays", GCB_SEV_WARN},
+      {GCB_BV_ECC_DBE, "uncorrected (double-bit) ECC errors", GCB_SEV_FAIL},
+      {GCB_BV_XID, "Xid events", GCB_SEV_FAIL},
+      {GCB_BV_ECC_SBE, "corrected (single-bit) ECC errors", GCB_SEV_WARN},
+      {GCB_BV_PCIE_REPLAY, "PCIe replays", GCB_SEV_WARN},
   };
   for (size_t i = 0; i < b->tl.nranks; i++) {
     char text[256] = "";

@@ -29,28 +29,28 @@ static const char *const colours[MAX_OUTLIERS] = {
 
 /* A panel: its series and the y axis label. */
 struct panel {
-  enum gcb_burn_series s;
+  enum gcb_burnview_series s;
   const char *label;
 };
 
 /* The panels the timeline has, in order, at most PANELS; the first is
  * always the throughput. */
-static size_t panels_of(const struct gcb_burn_timeline *tl, const char *unit,
+static size_t panels_of(const struct gcb_burnview *tl, const char *unit,
                         struct panel *out) {
   static const struct panel candidates[] = {
-      {GCB_BS_SM_CLOCK, "SM clock (MHz)"},
-      {GCB_BS_CPU_MHZ, "CPU clock (MHz)"},
-      {GCB_BS_TEMP, "temperature (C)"},
-      {GCB_BS_POWER, "power (W)"},
-      {GCB_BS_CPU_UTIL, "CPU time got / asked"},
+      {GCB_BV_SM_CLOCK, "SM clock (MHz)"},
+      {GCB_BV_CPU_MHZ, "CPU clock (MHz)"},
+      {GCB_BV_TEMP, "temperature (C)"},
+      {GCB_BV_POWER, "power (W)"},
+      {GCB_BV_CPU_UTIL, "CPU time got / asked"},
   };
   size_t n = 0;
-  out[n++] = (struct panel){GCB_BS_FIGURE, unit};
+  out[n++] = (struct panel){GCB_BV_FIGURE, unit};
   bool clock = false;
   for (size_t k = 0; k < sizeof candidates / sizeof *candidates && n < PANELS;
        k++) {
-    enum gcb_burn_series s = candidates[k].s;
-    bool is_clock = s == GCB_BS_SM_CLOCK || s == GCB_BS_CPU_MHZ;
+    enum gcb_burnview_series s = candidates[k].s;
+    bool is_clock = s == GCB_BV_SM_CLOCK || s == GCB_BV_CPU_MHZ;
     if (tl->v[s] == NULL || (is_clock && clock))
       continue;
     clock |= is_clock;
@@ -86,15 +86,15 @@ static size_t outliers(const struct gcb_burn_rank *r, size_t n,
 /* The data block of one series: time, the median over ranks, then every
  * rank (NaN where not measured). */
 static void data_block(struct gcb__plotter *p, size_t id, size_t panel,
-                       const struct gcb_burn_timeline *tl,
-                       enum gcb_burn_series s, double xscale, double yscale,
+                       const struct gcb_burnview *tl,
+                       enum gcb_burnview_series s, double xscale, double yscale,
                        double *tmp) {
   fprintf(p->f, "$burn%zu_%zu << EOD\n", id, panel);
   for (size_t i = 0; i < tl->nt; i++) {
     char line[80], *at = gcb__plot_num(line, tl->t_s[i] / xscale);
     size_t k = 0;
     for (size_t r = 0; r < tl->nranks; r++) {
-      double v = gcb_burn_at(tl, s, r, i) * yscale;
+      double v = gcb_burnview_at(tl, s, r, i) * yscale;
       if (!isnan(v))
         tmp[k++] = v;
     }
@@ -104,7 +104,7 @@ static void data_block(struct gcb__plotter *p, size_t id, size_t panel,
       memcpy(at, "NaN", 3), at += 3;
     fwrite(line, 1, (size_t)(at - line), p->f);
     for (size_t r = 0; r < tl->nranks; r++) {
-      double v = gcb_burn_at(tl, s, r, i) * yscale;
+      double v = gcb_burnview_at(tl, s, r, i) * yscale;
       char cell[40], *c = cell;
       *c++ = ' ';
       if (isnan(v))
@@ -119,7 +119,7 @@ static void data_block(struct gcb__plotter *p, size_t id, size_t panel,
 }
 
 static void panel_plot(struct gcb__plotter *p, size_t id, size_t panel,
-                       const struct gcb_burn_timeline *tl, const json_t *root,
+                       const struct gcb_burnview *tl, const json_t *root,
                        const long long *rank_id, const size_t *out, size_t nout,
                        bool legend) {
   fprintf(p->f, "plot ");
@@ -151,7 +151,7 @@ static void panel_plot(struct gcb__plotter *p, size_t id, size_t panel,
 }
 
 static void timeline_plot(struct gcb__plotter *p, const json_t *root,
-                          const json_t *c, const struct gcb_burn_timeline *tl,
+                          const json_t *c, const struct gcb_burnview *tl,
                           const struct gcb_burn_rank *r) {
   struct panel panels[PANELS];
   size_t np = panels_of(tl, gcb_view_str(c, "unit"), panels);
@@ -220,9 +220,9 @@ done:
 
 static void case_plot(struct gcb__plotter *p, const json_t *root,
                       const json_t *c) {
-  struct gcb_burn_timeline tl;
+  struct gcb_burnview tl;
   struct gcb_err err = {0};
-  if (gcb_burn_timeline_read(c, &tl, &err) != GCB_OK) {
+  if (gcb_burnview_read(c, &tl, &err) != GCB_OK) {
     p->oom = true;
     return;
   }
@@ -236,7 +236,7 @@ static void case_plot(struct gcb__plotter *p, const json_t *root,
   if (!p->oom && tl.nt > 0 && tl.nranks > 0)
     timeline_plot(p, root, c, &tl, r);
   free(r);
-  gcb_burn_timeline_free(&tl);
+  gcb_burnview_free(&tl);
 }
 
 void gcb__plot_burn(struct gcb__plotter *p, const struct gcb_doc *docs,

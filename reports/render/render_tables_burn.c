@@ -37,15 +37,15 @@ static const char *rank_class(const struct gcb__tb *b, const json_t *c,
 }
 
 /* "DBE +2, SBE +5" for the counters of rank r that grew; "-". */
-static void counters_text(const struct gcb_burn_timeline *tl, size_t r,
-                          char *buf, size_t size) {
+static void counters_text(const struct gcb_burnview *tl, size_t r, char *buf,
+                          size_t size) {
   static const struct {
-    enum gcb_burn_series s;
+    enum gcb_burnview_series s;
     const char *name;
-  } rows[] = {{GCB_BS_ECC_DBE, "DBE"},
-              {GCB_BS_XID, "Xid"},
-              {GCB_BS_ECC_SBE, "SBE"},
-              {GCB_BS_PCIE_REPLAY, "replay"}};
+  } rows[] = {{GCB_BV_ECC_DBE, "DBE"},
+              {GCB_BV_XID, "Xid"},
+              {GCB_BV_ECC_SBE, "SBE"},
+              {GCB_BV_PCIE_REPLAY, "replay"}};
   size_t used = 0;
   buf[0] = '\0';
   for (size_t k = 0; k < sizeof rows / sizeof *rows && used < size; k++) {
@@ -58,18 +58,18 @@ static void counters_text(const struct gcb_burn_timeline *tl, size_t r,
     snprintf(buf, size, "-");
 }
 
-static double wrong_of(const struct gcb_burn_timeline *tl, size_t r) {
+static double wrong_of(const struct gcb_burnview *tl, size_t r) {
   double w = 0;
   for (size_t i = 0; i < tl->nt; i++) {
-    double v = gcb_burn_at(tl, GCB_BS_WRONG, r, i);
+    double v = gcb_burnview_at(tl, GCB_BV_WRONG, r, i);
     w += v > 0 ? v : 0;
   }
   return w;
 }
 
 static void rank_row(struct gcb__tb *b, struct gcb_rtable *t, size_t d,
-                     const json_t *c, const struct gcb_burn_timeline *tl,
-                     size_t i, const struct gcb_burn_rank *r, long long rank,
+                     const json_t *c, const struct gcb_burnview *tl, size_t i,
+                     const struct gcb_burn_rank *r, long long rank,
                      double peers) {
   const json_t *root = b->rep->docs[d].root;
   struct gcb_place p;
@@ -106,9 +106,9 @@ static void burn_table(struct gcb__tb *b, size_t d, size_t index,
   static const char *const h[] = {
       "run",      "rank",  "host", "GPU",   "sustained", "peak",     "of peak",
       "vs peers", "onset", "drop", "cause", "wrong",     "counters", NULL};
-  struct gcb_burn_timeline tl;
+  struct gcb_burnview tl;
   struct gcb_err err = {0};
-  if (gcb_burn_timeline_read(c, &tl, &err) != GCB_OK) {
+  if (gcb_burnview_read(c, &tl, &err) != GCB_OK) {
     b->oom = true;
     return;
   }
@@ -152,7 +152,7 @@ static void burn_table(struct gcb__tb *b, size_t d, size_t index,
   }
   free(r);
   free(sus);
-  gcb_burn_timeline_free(&tl);
+  gcb_burnview_free(&tl);
 }
 
 void gcb__burn_tables(struct gcb__tb *b) {

@@ -155,10 +155,10 @@ Test(burn_report, the_onset_is_the_hogs_second_within_one_interval) {
   struct bx *b = bx_new(4, 1, 120, 1, false, 5, 0.03);
   bx_hog(b, 1, 10, 0.48);
   json_t *doc = bx_doc(b);
-  struct gcb_burn_timeline tl;
+  struct gcb_burnview tl;
   struct gcb_err err = {0};
   json_t *c = json_array_get(json_object_get(doc, "cases"), 0);
-  cr_assert_eq(gcb_burn_timeline_read(c, &tl, &err), GCB_OK);
+  cr_assert_eq(gcb_burnview_read(c, &tl, &err), GCB_OK);
   cr_assert_eq(tl.nt, 120);
   cr_assert_eq(tl.nranks, 4);
   struct gcb_burn_rank r;
@@ -169,7 +169,7 @@ Test(burn_report, the_onset_is_the_hogs_second_within_one_interval) {
   cr_assert(gcb_burn_rank_judge(&tl, 0, 0.1, 3, &r));
   cr_expect_eq(r.onset, -1, "rank 0 holds");
   cr_expect(r.noise > 0.01 && r.noise < 0.04, "noise %g", r.noise);
-  gcb_burn_timeline_free(&tl);
+  gcb_burnview_free(&tl);
   json_decref(doc);
   free(b);
 }
@@ -395,12 +395,12 @@ Test(burn_report, an_interrupted_burn_with_nulls_is_judged_on_what_it_has) {
 
 Test(burn_report, a_case_without_a_timeline_reads_as_empty) {
   json_t *c = json_pack("{s:s}", "bench", "burn");
-  struct gcb_burn_timeline tl;
+  struct gcb_burnview tl;
   struct gcb_err err = {0};
-  cr_expect_eq(gcb_burn_timeline_read(c, &tl, &err), GCB_OK);
+  cr_expect_eq(gcb_burnview_read(c, &tl, &err), GCB_OK);
   cr_expect_eq(tl.nt, 0);
   cr_expect_eq(tl.nranks, 0);
-  gcb_burn_timeline_free(&tl);
+  gcb_burnview_free(&tl);
   json_decref(c);
 }
 
