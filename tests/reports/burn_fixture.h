@@ -189,8 +189,11 @@ static inline json_t *bx_row(const struct bx *b, int s, int r) {
   for (int i = 0; i < b->nt; i++) {
     double x = b->v[s][r][i];
     bool integral = s == BX_CHK || s == BX_WRONG || s >= BX_THR;
-    json_array_append_new(a, integral ? json_integer((json_int_t)llround(x))
-                                      : json_real(round(x * 1000) / 1000));
+    /* NAN: not measured, null (a counter not reported, too: the
+     * document has null where the reading said -1) */
+    json_array_append_new(a, isnan(x)   ? json_null()
+                             : integral ? json_integer((json_int_t)llround(x))
+                                        : json_real(round(x * 1000) / 1000));
   }
   return a;
 }

@@ -329,7 +329,8 @@ Test(burn_report, counters_dbe_and_xid_fail_sbe_and_replays_warn) {
 Test(burn_report, counters_that_were_never_read_say_nothing) {
   struct bx *b = bx_new(2, 1, 60, 1, true, 23, 0);
   for (int i = 0; i < 60; i++)
-    b->v[BX_DBE][0][i] = -1; /* not reported */
+    b->v[BX_DBE][0][i] = NAN; /* not reported: null */
+  b->v[BX_SBE][1][30] = NAN;  /* one reading missed */
   struct run x;
   run(bx_doc(b), &x);
   cr_expect_eq(count_kind(&x, "burn-counters"), 0);
