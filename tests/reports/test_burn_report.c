@@ -656,3 +656,24 @@ Test(burn_report, a_node_whose_ranks_all_lose_cpu_time_is_other_load) {
   done(&x);
   free(b);
 }
+
+/* Real documents of the burn writer on this project's VM (see
+ * tests/data/burn/gen_burn.py): the quiet one has no burn finding, the
+ * hogged one one node cause of CPU time from about second 10. */
+Test(burn_report, real_burns_on_a_shared_vm_read_as_they_happened) {
+  struct gcb_results *res;
+  struct run x;
+  run(load(BURN_DATA("burn-real-vm-healthy.json"), &res), &x);
+  for (size_t i = 0; i < x.f.n; i++)
+    cr_expect(strncmp(x.f.items[i].kind, "burn-", 5) != 0, "%s: %s",
+              x.f.items[i].kind, x.f.items[i].explanation);
+  done(&x);
+  gcb_results_free(res);
+  run(load(BURN_DATA("burn-real-vm-hog.json"), &res), &x);
+  cr_assert_eq(count_kind(&x, "burn-node"), 1);
+  const struct gcb_finding *f = first_kind(&x, "burn-node");
+  cr_expect(strstr(f->explanation, "after 10 s: CPU time") != NULL, "%s",
+            f->explanation);
+  done(&x);
+  gcb_results_free(res);
+}

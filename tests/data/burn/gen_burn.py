@@ -20,6 +20,14 @@ rewrites the same bytes.
                            (hw_thermal) from 4 min 10 s, clocks -18 %
   burn-host4-hog.json      4 host ranks; another process takes half of
                            rank 1's core from second 10
+
+Not written by this script: two real documents of `gcbench burn` (the
+burnbench branch's writer, host backend, 2 ranks, this project's shared
+2-core VM, 2026-12-02), kept as they came out:
+  burn-real-vm-healthy.json  20 s, nothing planted
+  burn-real-vm-hog.json      30 s, mpiexec -bind-to core; a busy loop pinned
+                             to core 1 from second 11 (the VM's other load
+                             moves ranks, so both ranks lose CPU time)
 """
 import json
 import math
