@@ -131,6 +131,24 @@ static void print_na(FILE *out, const struct gcb_report *rep,
   }
 }
 
+/* The burn-in tables (a row per rank: sustained, peak, onset and cause
+ * of a fall), whole: a burn's answer per rank is short enough. */
+static void print_burn(FILE *out, const struct gcb_report *rep) {
+  const struct gcb_rtables *ts = rep->tables;
+  for (size_t i = 0; ts != NULL && i < ts->n; i++) {
+    const struct gcb_rtable *t = &ts->items[i];
+    if (strncmp(t->id, "burn-", 5) != 0)
+      continue;
+    struct col cols[16];
+    size_t n = t->ncols < 16 ? t->ncols : 16;
+    for (size_t k = 0; k < n; k++)
+      cols[k] = (struct col){.index = k, .maxw = 32};
+    put(out, t->title, 0, 4096, false);
+    fputc('\n', out);
+    print_table(out, t, cols, n, t->nrows);
+  }
+}
+
 void gcb__print_report_summary(FILE *out, const struct gcb_report *rep,
                                const char *dir) {
   char verdict[320];
@@ -150,6 +168,7 @@ void gcb__print_report_summary(FILE *out, const struct gcb_report *rep,
     print_na(out, rep, d);
   }
   gcb_diagnosis_free(&own);
+  print_burn(out, rep);
   fprintf(out, "%zu per-case finding(s)", rep->findings->n);
   if (rep->criteria != NULL)
     fprintf(out, " and %zu criteria check(s)", rep->criteria->nchecks);

@@ -319,13 +319,21 @@ static enum gcb_status rule_skipped(const struct gcb__rule_ctx *cx) {
  * the topology's own check where the document has it, else by the older
  * rule; each rule skips what the other covers. imbalance runs after the
  * rules that name a slow rank, and stays silent when one explains it;
- * degraded-link adds its evidence to a measured slow link. */
+ * degraded-link adds its evidence to a measured slow link. The burn-in
+ * rows come before validation: a burn's wrong products are also a
+ * validation finding, and the root cause quotes the burn's, which says
+ * when. */
 static const struct {
   const char *kind;
   enum gcb_status (*run)(const struct gcb__rule_ctx *cx);
 } rules[] = {
     {"run-status", rule_run_status},
     {"run-error", rule_errors},
+    {"burn-silent-error", gcb__rule_burn},
+    {"burn-counters", gcb__rule_burn},
+    {"burn-node", gcb__rule_burn},
+    {"burn-falloff", gcb__rule_burn},
+    {"burn-sustained", gcb__rule_burn},
     {"validation", gcb__rule_validation},
     {"slow-rank", gcb__rule_slow_rank},
     {"link-bandwidth", gcb__rule_link_bandwidth},

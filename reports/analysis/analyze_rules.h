@@ -81,4 +81,9 @@ enum gcb_status gcb__rule_blas_kernel(const struct gcb__rule_ctx *cx);
  * overlap, tensor-parallel placement, routing skew, pipeline bubble. */
 enum gcb_status gcb__rule_pattern(const struct gcb__rule_ctx *cx);
 
+/* Burn-in (rules_burn.c; docs/REPORTS.md, "Burn-in"): one function for
+ * the kinds burn-silent-error, burn-counters, burn-node, burn-falloff and
+ * burn-sustained; the kind says which it reports. */
+enum gcb_status gcb__rule_burn(const struct gcb__rule_ctx *cx);
+
 #endif

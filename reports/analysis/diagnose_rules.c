@@ -49,11 +49,10 @@ enum gcb_family gcb_case_family(const json_t *c) {
   static const struct {
     const char *bench;
     enum gcb_family fam;
-  } by_bench[] = {{"gemm", GCB_FAM_GEMM},
-                  {"membw", GCB_FAM_DEVMEM},
-                  {"p2p", GCB_FAM_PEERS},
-                  {"coll", GCB_FAM_COLL},
-                  {"pattern", GCB_FAM_COLL}};
+  } by_bench[] = {
+      {"gemm", GCB_FAM_GEMM},    {"burn", GCB_FAM_GEMM}, /* a sustained GEMM */
+      {"membw", GCB_FAM_DEVMEM}, {"p2p", GCB_FAM_PEERS},
+      {"coll", GCB_FAM_COLL},    {"pattern", GCB_FAM_COLL}};
   const char *bench = gcb_view_str(c, "bench");
   if (strcmp(bench, "pcie") == 0)
     return strcmp(gcb_view_param_str(c, "direction"), "d2h") == 0 ? GCB_FAM_D2H
@@ -354,6 +353,30 @@ static bool at_extreme(const struct gcb__dx *x, size_t i,
   return true;
 }
 
+/* Burn-in (rules_burn.c): the rank's GPU (or the rank on the host
+ * backend), its throughput as GEMM and its error counters as health. */
+static bool at_burn(const struct gcb__dx *x, size_t i, struct gcb_component *c,
+                    enum gcb_family *fam) {
+  bool ok = at_gpu(x, i, c, fam);
+  *fam = strcmp(fnd(x, i)->kind, "burn-counters") == 0 ? GCB_FAM_HEALTH
+                                                       : GCB_FAM_GEMM;
+  return ok;
+}
+
+/* burn-node: every rank of one node fell together: the node. */
+static bool at_burn_node(const struct gcb__dx *x, size_t i,
+                         struct gcb_component *c, enum gcb_family *fam) {
+  const struct gcb_finding *f = fnd(x, i);
+  *fam = GCB_FAM_GEMM;
+  if (f->where.doc < 0 || f->where.node < 0)
+    return false;
+  blank(c, GCB_COMP_NODE);
+  c->node = gcb__dx_machine(x, f->where.doc, f->where.node);
+  set_host(x, c);
+  snprintf(c->name, sizeof c->name, "node %s", c->hostname);
+  return true;
+}
+
 /* ---- second pass: consequences ------------------------------------------- */
 
 /* The slowest rank of the finding's case (the rank whose time is longest:
@@ -433,6 +456,8 @@ static const struct group_rule {
     {"run-status", NULL, false, at_run},
     {"run-error", NULL, false, at_run},
     {"validation", NULL, false, at_gpu},
+    {"burn-node", NULL, false, at_burn_node},
+    {"burn-", NULL, false, at_burn},
     {"slow-rank", NULL, false, at_gpu},
     {"link-bandwidth", NULL, false, at_link},
     {"degraded-link", NULL, false, at_link},

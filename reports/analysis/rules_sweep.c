@@ -101,7 +101,9 @@ static bool explainers_of(const struct gcb__rule_ctx *cx,
   for (size_t i = 0; i < cx->out->n; i++) {
     const struct gcb_finding *f = &cx->out->items[i];
     if (f->where.doc == cx->index && (strcmp(f->kind, "slow-rank") == 0 ||
-                                      strcmp(f->kind, "link-bandwidth") == 0))
+                                      strcmp(f->kind, "link-bandwidth") == 0 ||
+                                      strcmp(f->kind, "burn-falloff") == 0 ||
+                                      strcmp(f->kind, "burn-sustained") == 0))
       e->f[e->n++] = f;
   }
   if (e->n > 1)

@@ -69,6 +69,20 @@ size_t gcb__plot_begin(struct gcb__plotter *p, const char *suffix,
   return id;
 }
 
+void gcb__plot_size(struct gcb__plotter *p, int width, int height) {
+  if (p->png)
+    fprintf(p->f,
+            "set terminal pngcairo size %d,%d noenhanced font "
+            "'sans,10' background '#ffffff'\n",
+            width > 0 ? width * 10 / 9 : 800,
+            height > 0 ? height * 10 / 9 : 400);
+  else
+    fprintf(p->f,
+            "set terminal svg size %d,%d dynamic noenhanced font "
+            "'sans,11' background '#ffffff'\n",
+            width > 0 ? width : 720, height > 0 ? height : 360);
+}
+
 /* ---- the script --------------------------------------------------------- */
 
 static const struct {
@@ -81,6 +95,7 @@ static const struct {
     {"per-rank time of a collective", gcb__plot_rank_times},
     {"P2P heatmap", gcb__plot_p2p},
     {"training-pattern breakdown", gcb__plot_patterns},
+    {"burn-in timeline", gcb__plot_burn},
 };
 
 enum gcb_status gcb_plot_script(FILE *script, const struct gcb_doc *docs,
@@ -92,12 +107,7 @@ enum gcb_status gcb_plot_script(FILE *script, const struct gcb_doc *docs,
           "# gcbench plots; to redraw them, run in the report "
           "directory: gnuplot %s\n",
           GCB_PLOT_SCRIPT);
-  if (png)
-    fprintf(script, "set terminal pngcairo size 800,400 noenhanced font "
-                    "'sans,10' background '#ffffff'\n");
-  else
-    fprintf(script, "set terminal svg size 720,360 dynamic noenhanced font "
-                    "'sans,11' background '#ffffff'\n");
+  gcb__plot_size(&p, 0, 0);
   for (size_t k = 0; k < sizeof kinds / sizeof *kinds && !p.oom; k++)
     kinds[k].plot(&p, docs, ndocs);
   if (p.oom)

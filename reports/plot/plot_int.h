@@ -35,6 +35,11 @@ size_t gcb__plot_begin(struct gcb__plotter *p, const char *suffix,
 char *gcb__plot_num(char *at, double x);
 char *gcb__plot_int(char *at, long long v);
 
+/* Sets the terminal's size for the plots that follow (width, height in
+ * SVG pixels; 0, 0: the default, 720 x 360, which every plot but a
+ * taller one that restores it afterwards uses). */
+void gcb__plot_size(struct gcb__plotter *p, int width, int height);
+
 /* The plot kinds: each writes zero or more plots for the documents. */
 void gcb__plot_rank_bars(struct gcb__plotter *p, const struct gcb_doc *docs,
                          size_t ndocs);
@@ -47,5 +52,10 @@ void gcb__plot_p2p(struct gcb__plotter *p, const struct gcb_doc *docs,
 /* Training patterns (plot_pattern.c): the step per rank, stacked. */
 void gcb__plot_patterns(struct gcb__plotter *p, const struct gcb_doc *docs,
                         size_t ndocs);
+
+/* Burn-in (plot_burn.c): each rank's throughput and telemetry over time,
+ * panels on one time axis, outliers named. */
+void gcb__plot_burn(struct gcb__plotter *p, const struct gcb_doc *docs,
+                    size_t ndocs);
 
 #endif

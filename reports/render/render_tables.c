@@ -610,6 +610,7 @@ enum gcb_status gcb_report_tables(const struct gcb_report *rep,
   gcb__coll_tables(&b);
   gcb__netmap_tables(&b);
   gcb__pattern_tables(&b);
+  gcb__burn_tables(&b);
   return tables_done(&b, err);
 }
 

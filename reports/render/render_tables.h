@@ -107,6 +107,10 @@ void gcb__coll_tables(struct gcb__tb *b);
  * the step per rank for each pattern variant. */
 void gcb__pattern_tables(struct gcb__tb *b);
 
+/* Burn-in (render_tables_burn.c): a table per burn case, a row per rank:
+ * sustained vs peak and peers, the onset and cause of a fall, errors. */
+void gcb__burn_tables(struct gcb__tb *b);
+
 /* The network map's matrices and per-node table (render_tables_netmap.c). */
 void gcb__netmap_tables(struct gcb__tb *b);
 

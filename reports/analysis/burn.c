@@ -1,0 +1,419 @@
+/*
+ * The burn-in timeline (burn.h): read from a case once into typed arrays,
+ * and each rank's series judged on its own: sustained (median) and peak,
+ * the per-interval noise, and a fall that stays down, found as the one
+ * change point of the median-filtered series, with its cause read from
+ * the rank's own telemetry over the same intervals.
+ */
+#include "reports/analysis/burn.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reports/document/stats.h"
+
+const char *const gcb_burnview_series_names[GCB_BV_COUNT] = {
+    "figure",  "checked", "wrong",        "cpu_util",      "cpu_mhz",
+    "temp_c",  "power_w", "sm_clock_mhz", "mem_clock_mhz", "throttle_reasons",
+    "ecc_sbe", "ecc_dbe", "pcie_replay",  "xid",
+};
+
+bool gcb_burn_is_case(const json_t *c) {
+  return strcmp(gcb_view_str(c, "bench"), "burn") == 0;
+}
+
+/* ---- reading ------------------------------------------------------------ */
+
+static double num_or_nan(const json_t *v) {
+  return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* Series s of the timeline's "series" object into tl->v[s]; false on
+ * ENOMEM. An absent or malformed series stays NULL. */
+static bool read_series(const json_t *series, enum gcb_burnview_series s,
+                        struct gcb_burnview *tl) {
+  const json_t *ranks = json_object_get(series, gcb_burnview_series_names[s]);
+  if (!json_is_array(ranks) || json_array_size(ranks) == 0)
+    return true;
+  double *v = malloc(tl->nranks * tl->nt * sizeof *v + 1);
+  if (v == NULL)
+    return false;
+  for (size_t r = 0; r < tl->nranks; r++) {
+    const json_t *row = json_array_get(ranks, r);
+    for (size_t i = 0; i < tl->nt; i++)
+      v[r * tl->nt + i] = num_or_nan(json_array_get(row, i));
+  }
+  tl->v[s] = v;
+  return true;
+}
+
+enum gcb_status gcb_burnview_read(const json_t *c, struct gcb_burnview *out,
+                                  struct gcb_err *err) {
+  memset(out, 0, sizeof *out);
+  const json_t *tl = json_object_get(c, "timeline");
+  const json_t *t = json_object_get(tl, "t_s");
+  const json_t *series = json_object_get(tl, "series");
+  const json_t *fig = json_object_get(series, "figure");
+  if (!json_is_array(t) || json_array_size(t) == 0 || !json_is_array(fig))
+    return GCB_OK; /* no timeline: nothing to judge */
+  out->nt = json_array_size(t);
+  out->nranks = json_array_size(fig);
+  out->interval_s = gcb_view_num(tl, "interval_s");
+  out->t_s = malloc(out->nt * sizeof *out->t_s);
+  if (out->t_s == NULL)
+    goto oom;
+  for (size_t i = 0; i < out->nt; i++)
+    out->t_s[i] = num_or_nan(json_array_get(t, i));
+  if (!(out->interval_s > 0)) /* older or odd writers: the first step */
+    out->interval_s = out->nt > 1 ? out->t_s[1] - out->t_s[0] : out->t_s[0];
+  for (int s = 0; s < GCB_BV_COUNT; s++)
+    if (!read_series(series, (enum gcb_burnview_series)s, out))
+      goto oom;
+  return GCB_OK;
+oom:
+  gcb_burnview_free(out);
+  return gcb_err_set(err, GCB_ENOMEM, "burn timeline: out of memory");
+}
+
+void gcb_burnview_free(struct gcb_burnview *tl) {
+  if (tl == NULL)
+    return;
+  free(tl->t_s);
+  for (int s = 0; s < GCB_BV_COUNT; s++)
+    free(tl->v[s]);
+  memset(tl, 0, sizeof *tl);
+}
+
+double gcb_burnview_at(const struct gcb_burnview *tl,
+                       enum gcb_burnview_series s, size_t r, size_t i) {
+  if (tl->v[s] == NULL || r >= tl->nranks || i >= tl->nt)
+    return NAN;
+  return tl->v[s][r * tl->nt + i];
+}
+
+double gcb_burn_growth(const struct gcb_burnview *tl,
+                       enum gcb_burnview_series s, size_t r, double *when) {
+  double first = NAN, last = NAN;
+  *when = NAN;
+  for (size_t k = 0; k < tl->nt; k++) {
+    double v = gcb_burnview_at(tl, s, r, k);
+    if (isnan(v) || v < 0)
+      continue; /* not read (-1) */
+    if (isnan(first))
+      first = v;
+    else if (v > last && isnan(*when))
+      *when = tl->t_s[k] - tl->interval_s;
+    last = v;
+  }
+  return isnan(first) ? 0 : last - first;
+}
+
+const char *gcb_burn_cause_name(enum gcb_burn_cause c) {
+  static const char *const names[] = {"",      "CPU time",  "thermal",
+                                      "power", "frequency", "unknown"};
+  return c <= GCB_BURN_CAUSE_UNKNOWN ? names[c] : "?";
+}
+
+/* ---- formatting --------------------------------------------------------- */
+
+void gcb_burn_fmt_duration(double s, char *buf, size_t size) {
+  if (isnan(s) || s < 0) {
+    snprintf(buf, size, "-");
+    return;
+  }
+  long long whole = llround(s);
+  if (s < 60 && fabs(s - (double)whole) > 0.05)
+    snprintf(buf, size, "%.1f s", s);
+  else if (whole < 60)
+    snprintf(buf, size, "%lld s", whole);
+  else if (whole < 3600 && whole % 60 == 0)
+    snprintf(buf, size, "%lld min", whole / 60);
+  else if (whole < 3600)
+    snprintf(buf, size, "%lld min %lld s", whole / 60, whole % 60);
+  else
+    snprintf(buf, size, "%lld h %lld min", whole / 3600, whole % 3600 / 60);
+}
+
+void gcb_burn_fmt_reasons(unsigned long long mask, char *buf, size_t size) {
+  static const struct {
+    unsigned long long bit;
+    const char *name;
+  } bits[] = {
+      {GCB_BURN_HW_THERMAL, "hw_thermal"},
+      {GCB_BURN_SW_THERMAL, "sw_thermal"},
+      {GCB_BURN_HW_POWER_BRAKE, "hw_power_brake"},
+      {GCB_BURN_SW_POWER_CAP, "sw_power_cap"},
+      {GCB_BURN_HW_SLOWDOWN, "hw_slowdown"},
+  };
+  size_t used = 0;
+  buf[0] = '\0';
+  for (size_t k = 0; k < sizeof bits / sizeof *bits && used < size; k++)
+    if (mask & bits[k].bit)
+      used += (size_t)snprintf(buf + used, size - used, "%s%s",
+                               used ? ", " : "", bits[k].name);
+}
+
+/* ---- one rank's series -------------------------------------------------- */
+
+/* The fewest intervals on each side of a fall: fewer after it is no
+ * evidence that it stays down (three dips among the last five intervals
+ * happen in long noisy burns); fewer before it leaves no level to fall
+ * from. */
+#define EDGE 5
+
+/* Median of the non-NAN values of x[from..to) (copied into tmp); NAN when
+ * none. */
+static double median_of(const double *x, size_t from, size_t to, double *tmp) {
+  size_t n = 0;
+  for (size_t i = from; i < to; i++)
+    if (!isnan(x[i]))
+      tmp[n++] = x[i];
+  return n ? gcb_stats_median(tmp, n) : NAN;
+}
+
+/* The running median of x[0..n) over a window of 5 (shrunk at the ends),
+ * into m; one interval's dip or spike moves none of it. */
+static void median_filter(const double *x, size_t n, double *m) {
+  for (size_t i = 0; i < n; i++) {
+    double w[5];
+    size_t lo = i >= 2 ? i - 2 : 0, hi = i + 3 < n ? i + 3 : n, k = 0;
+    for (size_t j = lo; j < hi; j++)
+      w[k++] = x[j];
+    m[i] = gcb_stats_median(w, k);
+  }
+}
+
+/* The split k of m[0..n) where the mean steps down the most, weighted as
+ * a two-sample statistic ((mean before - mean after) * sqrt(k (n - k) /
+ * n)); 0 when no split of at least `edge` intervals a side steps down. */
+static size_t change_point(const double *m, size_t n, size_t edge) {
+  double total = 0, left = 0, best = 0;
+  size_t at = 0;
+  for (size_t i = 0; i < n; i++)
+    total += m[i];
+  for (size_t k = 1; k < n; k++) {
+    left += m[k - 1];
+    if (k < edge || n - k < edge)
+      continue;
+    double a = left / (double)k, b = (total - left) / (double)(n - k);
+    double stat = (a - b) * sqrt((double)k * (double)(n - k) / (double)n);
+    if (stat > best) {
+      best = stat;
+      at = k;
+    }
+  }
+  return at;
+}
+
+/* A value of x at the percentile p (0..1) of its n values (sorted
+ * in place). */
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double percentile(double *x, size_t n, double p) {
+  qsort(x, n, sizeof *x, cmp_double);
+  return x[(size_t)floor(p * (double)(n - 1) + 0.5)];
+}
+
+/* Rank r's figure series without its gaps: values into x, their interval
+ * indices into at; returns how many. */
+static size_t compact_figure(const struct gcb_burnview *tl, size_t r, double *x,
+                             size_t *at) {
+  size_t n = 0;
+  for (size_t i = 0; i < tl->nt; i++) {
+    double v = gcb_burnview_at(tl, GCB_BV_FIGURE, r, i);
+    if (!isnan(v)) {
+      x[n] = v;
+      at[n++] = i;
+    }
+  }
+  return n;
+}
+
+/* Median of series s of rank r over intervals [from, to) of the
+ * timeline. */
+static double series_median(const struct gcb_burnview *tl,
+                            enum gcb_burnview_series s, size_t r, size_t from,
+                            size_t to, double *tmp) {
+  if (tl->v[s] == NULL)
+    return NAN;
+  return median_of(tl->v[s] + r * tl->nt, from, to, tmp);
+}
+
+/* The cause of a fall at interval `onset` of rank r, with the telemetry
+ * that shows it, into out. */
+static void read_cause(const struct gcb_burnview *tl, size_t r, size_t onset,
+                       double *tmp, struct gcb_burn_rank *out) {
+  size_t nt = tl->nt;
+  double ub = series_median(tl, GCB_BV_CPU_UTIL, r, 0, onset, tmp);
+  double ua = series_median(tl, GCB_BV_CPU_UTIL, r, onset, nt, tmp);
+  double sb = series_median(tl, GCB_BV_SM_CLOCK, r, 0, onset, tmp);
+  double sa = series_median(tl, GCB_BV_SM_CLOCK, r, onset, nt, tmp);
+  double cb = series_median(tl, GCB_BV_CPU_MHZ, r, 0, onset, tmp);
+  double ca = series_median(tl, GCB_BV_CPU_MHZ, r, onset, nt, tmp);
+  double tb = series_median(tl, GCB_BV_TEMP, r, 0, onset, tmp);
+  double ta = series_median(tl, GCB_BV_TEMP, r, onset, nt, tmp);
+  out->cpu_util_after = ua;
+  out->gpu_clock = !isnan(sb);
+  out->mhz_before = out->gpu_clock ? sb : cb;
+  out->mhz_after = out->gpu_clock ? sa : ca;
+  out->temp_after = ta;
+  out->power_before = series_median(tl, GCB_BV_POWER, r, 0, onset, tmp);
+  out->power_after = series_median(tl, GCB_BV_POWER, r, onset, nt, tmp);
+  /* A reason counts when it is set in most intervals of the fall, and
+   * was not already set before it (an always-on bit explains no change). */
+  unsigned long long before = 0, after = 0;
+  size_t nafter = 0;
+  unsigned counts[64] = {0};
+  for (size_t i = 0; i < nt; i++) {
+    double m = gcb_burnview_at(tl, GCB_BV_THROTTLE, r, i);
+    if (isnan(m) || m < 0)
+      continue;
+    unsigned long long bits = (unsigned long long)m;
+    if (i < onset)
+      before |= bits;
+    else {
+      nafter++;
+      for (int b = 0; b < 64; b++)
+        counts[b] += (unsigned)(bits >> b & 1);
+    }
+  }
+  for (int b = 0; b < 64; b++)
+    if (nafter > 0 && 2 * counts[b] > nafter)
+      after |= 1ull << b;
+  out->reasons = after & ~before;
+  const unsigned long long thermal = GCB_BURN_HW_THERMAL | GCB_BURN_SW_THERMAL;
+  const unsigned long long power =
+      GCB_BURN_SW_POWER_CAP | GCB_BURN_HW_POWER_BRAKE;
+  bool clocks_fell = out->mhz_after < out->mhz_before * 0.93;
+  /* CPU time lost: a tenth or more of what the rank got before, and
+   * enough to explain at least 40 % of the fall. Relative, not absolute:
+   * a rank on a loaded VM gets 0.28 of what it asks for from the start,
+   * and a hog takes it to 0.24 (a real burn on this project's VM). */
+  double drop = out->drop;
+  bool cpu_lost =
+      ua < ub * 0.9 && (ub - ua) / ub >= 0.4 * (isnan(drop) ? 0 : drop);
+  /* On a host rank the CPU does the work: lost CPU time explains a fall
+   * before anything else. A GPU rank's CPU time may move with its GPU
+   * (a blocking wait sleeps longer when kernels take longer), so the
+   * GPU's own reasons and clock come first there. */
+  if (cpu_lost && !out->gpu_clock)
+    out->cause = GCB_BURN_CAUSE_CPU_TIME;
+  else if ((out->reasons & thermal) ||
+           (clocks_fell && ta - tb >= 5 && (out->reasons & power) == 0 &&
+            ta >= 80))
+    out->cause = GCB_BURN_CAUSE_THERMAL;
+  else if (out->reasons & (power | GCB_BURN_HW_SLOWDOWN))
+    out->cause = GCB_BURN_CAUSE_POWER;
+  else if (clocks_fell)
+    out->cause = GCB_BURN_CAUSE_FREQUENCY;
+  else if (cpu_lost)
+    out->cause = GCB_BURN_CAUSE_CPU_TIME;
+  else
+    out->cause = GCB_BURN_CAUSE_UNKNOWN;
+}
+
+/* Whether the fall at split k of the filtered series m[0..n) stays down:
+ * four fifths of the intervals after it, and the last three, below mid. */
+static bool stays_down(const double *m, size_t n, size_t k, double mid) {
+  size_t below = 0;
+  for (size_t i = k; i < n; i++)
+    below += m[i] < mid;
+  if (5 * below < 4 * (n - k))
+    return false;
+  for (size_t i = n - 3; i < n; i++)
+    if (!(m[i] < mid))
+      return false;
+  return true;
+}
+
+/* The same test on the raw intervals from the onset: four fifths below
+ * mid. A level that fell holds it; a few dips gathered at the end of a
+ * burn, which the filter's shrunken window lets through, do not. */
+static bool stays_down_raw(const double *x, size_t n, size_t o, double mid) {
+  size_t below = 0;
+  for (size_t i = o; i < n; i++)
+    below += x[i] < mid;
+  return 5 * below >= 4 * (n - o);
+}
+
+/* The first interval of the fall near the split k: the earliest, from
+ * three before k on, that is below mid with the one after it (so that a
+ * single dip before the fall does not start it). */
+static size_t onset_near(const double *x, size_t n, size_t k, double mid) {
+  size_t from = k >= 3 ? k - 3 : 0, to = k + 3 < n ? k + 3 : n;
+  for (size_t i = from; i < to; i++)
+    if (x[i] < mid && (i + 1 >= n || x[i + 1] < mid))
+      return i;
+  return k;
+}
+
+static void judge_fall(const struct gcb_burnview *tl, size_t r, const double *x,
+                       const size_t *at, const double *m, size_t n,
+                       double min_drop, double k_noise, double *tmp,
+                       struct gcb_burn_rank *out) {
+  size_t k = change_point(m, n, EDGE);
+  if (k == 0)
+    return;
+  double before = median_of(x, 0, k, tmp), after = median_of(x, k, n, tmp);
+  double drop = 1 - after / before;
+  double mid = (before + after) / 2;
+  if (!(before > 0) || !(drop > min_drop) || !(drop > k_noise * out->noise) ||
+      !stays_down(m, n, k, mid))
+    return;
+  size_t o = onset_near(x, n, k, mid);
+  if (!stays_down_raw(x, n, o, mid))
+    return;
+  before = median_of(x, 0, o, tmp);
+  after = median_of(x, o, n, tmp);
+  out->onset = (long)at[o];
+  out->onset_s = tl->t_s[at[o]] - tl->interval_s;
+  if (!(out->onset_s >= 0))
+    out->onset_s = 0;
+  out->before = before;
+  out->after = after;
+  out->drop = 1 - after / before;
+  read_cause(tl, r, at[o], tmp, out);
+}
+
+bool gcb_burn_rank_judge(const struct gcb_burnview *tl, size_t r,
+                         double min_drop, double k_noise,
+                         struct gcb_burn_rank *out) {
+  memset(out, 0, sizeof *out);
+  out->onset = -1;
+  out->onset_s = out->before = out->after = out->drop = NAN;
+  out->sustained = out->peak = out->p95 = out->worst = out->noise = NAN;
+  out->cpu_util_after = out->mhz_before = out->mhz_after = NAN;
+  out->temp_after = out->power_before = out->power_after = NAN;
+  size_t nt = tl->nt;
+  double *x = malloc(4 * nt * sizeof *x + 1);
+  size_t *at = malloc(nt * sizeof *at + 1);
+  if (x == NULL || at == NULL) {
+    free(x);
+    free(at);
+    return false;
+  }
+  double *m = x + nt, *tmp = x + 2 * nt, *res = x + 3 * nt;
+  size_t n = compact_figure(tl, r, x, at);
+  out->n = n;
+  if (n > 0) {
+    out->sustained = median_of(x, 0, n, tmp);
+    memcpy(tmp, x, n * sizeof *tmp);
+    out->p95 = percentile(tmp, n, 0.95);
+    out->peak = tmp[n - 1];
+    out->worst = tmp[0];
+    median_filter(x, n, m);
+    for (size_t i = 0; i < n; i++)
+      res[i] = fabs(x[i] - m[i]);
+    out->noise = 1.4826 * median_of(res, 0, n, tmp) / out->sustained;
+  }
+  if (n >= 2 * EDGE)
+    judge_fall(tl, r, x, at, m, n, min_drop, k_noise, tmp, out);
+  free(x);
+  free(at);
+  return true;
+}

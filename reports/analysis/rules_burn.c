@@ -1,0 +1,613 @@
+/*
+ * The burn-in rules: over each `gcbench burn` case's timeline (burn.h),
+ *  - burn-silent-error: a rank whose products differed from the first
+ *    (wrong > 0): fail, with the count and when;
+ *  - burn-counters: ECC, PCIe replay or Xid counters that grew during the
+ *    burn: fail for double-bit ECC errors and Xid events, warn for
+ *    corrected ECC errors and PCIe replays, with the amounts;
+ *  - burn-falloff: a rank whose throughput falls and stays down, with its
+ *    onset, the drop against its own first intervals and against its
+ *    peers at the same time, and the cause its own telemetry shows;
+ *  - burn-node: every rank of a node falling together (within a few
+ *    intervals): one cause on the node (its power or cooling) instead of
+ *    one per GPU;
+ *  - burn-sustained: a rank without a fall whose sustained (median)
+ *    figure lies well below its own peak (it oscillates: throttles on and
+ *    off) or below its peers by the slow-rank rule.
+ * One function for every kind (the rule context's kind says which it
+ * reports): the node rule needs every rank's fall before the falloff rule
+ * can leave a node's ranks to it. Thresholds and sentences:
+ * docs/REPORTS.md ("Burn-in").
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reports/analysis/analyze_rules.h"
+#include "reports/analysis/burn.h"
+#include "reports/analysis/diagnose.h"
+#include "reports/document/ranks.h"
+#include "reports/document/stats.h"
+
+/* A sustained figure this far below its own p95 peak is a rank that
+ * throttles on and off (healthy noise of +-5 % leaves it near 0.95). */
+#define PEAK_PCT 15.0
+/* Ranks of one node fall "together" within this many intervals, or this
+ * fraction of the burn, whichever is longer. */
+#define NODE_INTERVALS 5
+#define NODE_FRACTION 0.05
+
+/* Everything the rules of one case share. */
+struct burn_case {
+  const struct gcb__rule_ctx *cx;
+  const json_t *c;
+  struct gcb_burnview tl;
+  struct gcb_burn_rank *ranks; /* tl.nranks */
+  long long *rank_id;          /* the MPI rank of each per_rank entry */
+  long long *node;             /* its node index */
+  bool *in_node;               /* its fall is its node's (burn-node) */
+  bool gpu;                    /* cuda: ranks are GPUs */
+  size_t nnodes;               /* of the document */
+};
+
+/* ---- words -------------------------------------------------------------- */
+
+/* x rounded, with thousands separators ("1,980"). */
+static void thousands(double x, char *buf, size_t size) {
+  char digits[32];
+  snprintf(digits, sizeof digits, "%.0f", fabs(x));
+  size_t n = strlen(digits), k = 0;
+  if (x <= -0.5 && k + 1 < size)
+    buf[k++] = '-';
+  for (size_t i = 0; i < n && k + 2 < size; i++) {
+    buf[k++] = digits[i];
+    if ((n - i - 1) % 3 == 0 && i + 1 < n)
+      buf[k++] = ',';
+  }
+  buf[k] = '\0';
+}
+
+/* "GPU 3 (node01)", "rank 1", "rank 1 (node01)" on several nodes. */
+static void who(const struct burn_case *b, size_t i, char *buf, size_t size) {
+  struct gcb_place p;
+  gcb_view_place(b->cx->doc->root, b->rank_id[i], &p);
+  if (b->gpu && p.gpu >= 0)
+    snprintf(buf, size, "GPU %lld (%s)", p.gpu, p.hostname);
+  else if (b->nnodes > 1)
+    snprintf(buf, size, "rank %lld (%s)", b->rank_id[i], p.hostname);
+  else
+    snprintf(buf, size, "rank %lld", b->rank_id[i]);
+}
+
+/* "clocks 1,980 -> 1,410 MHz" when the rank's clock was read; "". */
+static int clocks(const struct gcb_burn_rank *r, char *buf, size_t size) {
+  if (isnan(r->mhz_before) || isnan(r->mhz_after))
+    return snprintf(buf, size, "%s", "");
+  char a[32], b[32];
+  thousands(r->mhz_before, a, sizeof a);
+  thousands(r->mhz_after, b, sizeof b);
+  return snprintf(buf, size, "clocks %s -> %s MHz", a, b);
+}
+
+/* What the rank's telemetry says about its fall. */
+static void cause_text(const struct gcb_burn_rank *r, char *buf, size_t size) {
+  char clk[64], why[96];
+  int n = clocks(r, clk, sizeof clk);
+  gcb_burn_fmt_reasons(r->reasons, why, sizeof why);
+  const char *sep = n > 0 ? ", " : "";
+  switch (r->cause) {
+  case GCB_BURN_CAUSE_CPU_TIME:
+    snprintf(buf, size, "it got %.0f %% of the CPU time it asked for",
+             r->cpu_util_after * 100);
+    break;
+  case GCB_BURN_CAUSE_THERMAL:
+    snprintf(buf, size, "%s%s%s at %.0f C", clk, sep,
+             why[0] ? why : "temperature", r->temp_after);
+    break;
+  case GCB_BURN_CAUSE_POWER:
+    if (!isnan(r->power_after))
+      snprintf(buf, size, "%s%s%s at %.0f W", clk, sep, why, r->power_after);
+    else
+      snprintf(buf, size, "%s%s%s", clk, sep, why);
+    break;
+  case GCB_BURN_CAUSE_FREQUENCY:
+    snprintf(buf, size, "%s with no thermal or power reason reported", clk);
+    break;
+  default:
+    snprintf(buf, size,
+             "its CPU time, clocks, temperature and power show no "
+             "cause");
+  }
+}
+
+static const char *cause_advice(enum gcb_burn_cause c, bool gpu) {
+  switch (c) {
+  case GCB_BURN_CAUSE_CPU_TIME:
+    return "another process took the rank's cores, or a CPU limit (cgroup "
+           "cpu.max, a container quota): look with top -H or pidstat -t, "
+           "and bind the rank to cores of its own";
+  case GCB_BURN_CAUSE_THERMAL:
+    return gpu ? "check the GPU's cooling: fans, airflow, inlet temperature "
+                 "(nvidia-smi -q -d TEMPERATURE,PERFORMANCE)"
+               : "check the CPU's cooling: fans, heatsink, inlet "
+                 "temperature (sensors)";
+  case GCB_BURN_CAUSE_POWER:
+    return gpu ? "check the power limit and the node's power supply "
+                 "(nvidia-smi -q -d POWER,PERFORMANCE)"
+               : "check the package power limit (powercap, BIOS) and the "
+                 "node's power supply";
+  case GCB_BURN_CAUSE_FREQUENCY:
+    return gpu ? "check locked or application clocks (nvidia-smi -q -d "
+                 "CLOCK)"
+               : "check the CPU frequency governor and limits (cpupower "
+                 "frequency-info)";
+  default:
+    return "rerun the burn with telemetry readable on this rank, and look "
+           "for other load on the node";
+  }
+}
+
+/* ---- the case ----------------------------------------------------------- */
+
+static void case_free(struct burn_case *b) {
+  gcb_burnview_free(&b->tl);
+  free(b->ranks);
+  free(b->rank_id);
+  free(b->node);
+  free(b->in_node);
+}
+
+static enum gcb_status case_read(const struct gcb__rule_ctx *cx,
+                                 const json_t *c, struct burn_case *b) {
+  memset(b, 0, sizeof *b);
+  b->cx = cx;
+  b->c = c;
+  enum gcb_status st = gcb_burnview_read(c, &b->tl, cx->err);
+  size_t n = b->tl.nranks;
+  if (st != GCB_OK || n == 0)
+    return st;
+  b->ranks = calloc(n, sizeof *b->ranks);
+  b->rank_id = calloc(n, sizeof *b->rank_id);
+  b->node = calloc(n, sizeof *b->node);
+  b->in_node = calloc(n, sizeof *b->in_node);
+  if (!b->ranks || !b->rank_id || !b->node || !b->in_node)
+    return gcb_err_set(cx->err, GCB_ENOMEM, "analysis: out of memory");
+  struct gcb_ranks pr;
+  gcb_ranks_of(c, &pr);
+  b->gpu = strcmp(gcb_view_str(c, "backend"), "cuda") == 0;
+  b->nnodes = json_array_size(json_object_get(cx->doc->root, "nodes"));
+  double min_drop = cx->t->slow_rank_pct / 100;
+  for (size_t i = 0; i < n; i++) {
+    b->rank_id[i] = gcb_ranks_int(&pr, GCB_RC_RANK, i, (long long)i);
+    b->node[i] =
+        gcb_view_int(gcb_view_rank(cx->doc->root, b->rank_id[i]), "node", -1);
+    if (!gcb_burn_rank_judge(&b->tl, i, min_drop, cx->t->outlier_mads,
+                             &b->ranks[i]))
+      return gcb_err_set(cx->err, GCB_ENOMEM, "analysis: out of memory");
+  }
+  return GCB_OK;
+}
+
+static struct gcb_finding *push_at(const struct burn_case *b,
+                                   enum gcb_severity sev, size_t i) {
+  struct gcb_finding *f = gcb__rule_push(b->cx, sev);
+  if (f == NULL)
+    return NULL;
+  if (i < b->tl.nranks)
+    gcb_finding_at_rank(f, b->cx->index, b->cx->doc->root, b->rank_id[i]);
+  gcb_view_case_title(b->c, f->where.subject, sizeof f->where.subject);
+  f->case_json = b->c;
+  return f;
+}
+
+/* The median of the other ranks' figures over intervals [from, to) of
+ * the burn, each rank's own median first; NAN without peers. */
+static double peers_at(const struct burn_case *b, size_t self, size_t from,
+                       size_t to) {
+  size_t n = b->tl.nranks, k = 0;
+  double *per = malloc((n + 1) * sizeof *per);
+  double *tmp = malloc((to - from + 1) * sizeof *tmp);
+  double m = NAN;
+  for (size_t r = 0; per != NULL && tmp != NULL && r < n; r++) {
+    if (r == self)
+      continue;
+    size_t j = 0;
+    for (size_t i = from; i < to; i++) {
+      double v = gcb_burnview_at(&b->tl, GCB_BV_FIGURE, r, i);
+      if (!isnan(v))
+        tmp[j++] = v;
+    }
+    if (j > 0)
+      per[k++] = gcb_stats_median(tmp, j);
+  }
+  if (k > 0)
+    m = gcb_stats_median(per, k);
+  free(per);
+  free(tmp);
+  return m;
+}
+
+/* ---- burn-silent-error -------------------------------------------------- */
+
+static enum gcb_status silent_errors(const struct burn_case *b) {
+  struct gcb_ranks pr;
+  gcb_ranks_of(b->c, &pr);
+  for (size_t i = 0; i < b->tl.nranks; i++) {
+    double wrong = 0, checked = 0, first = NAN;
+    size_t intervals = 0;
+    for (size_t k = 0; k < b->tl.nt; k++) {
+      double w = gcb_burnview_at(&b->tl, GCB_BV_WRONG, i, k);
+      double ch = gcb_burnview_at(&b->tl, GCB_BV_CHECKED, i, k);
+      checked += isnan(ch) ? 0 : ch;
+      if (!(w > 0))
+        continue;
+      wrong += w;
+      intervals++;
+      if (isnan(first))
+        first = b->tl.t_s[k] - b->tl.interval_s;
+    }
+    if (b->tl.v[GCB_BV_WRONG] == NULL) /* the per-rank validation then */
+      wrong = (double)gcb_ranks_int(&pr, GCB_RC_WRONG, i, 0);
+    if (!(wrong > 0))
+      continue;
+    struct gcb_finding *f = push_at(b, GCB_SEV_FAIL, i);
+    if (f == NULL)
+      return GCB_ENOMEM;
+    f->measured = wrong;
+    f->expected = 0;
+    snprintf(f->unit, sizeof f->unit, "products");
+    char w[96], at[32] = "", of[64] = "";
+    who(b, i, w, sizeof w);
+    if (!isnan(first))
+      gcb_burn_fmt_duration(first < 0 ? 0 : first, at, sizeof at);
+    if (checked > 0)
+      snprintf(of, sizeof of, " of %.0f compared", checked);
+    if (intervals > 0)
+      gcb_finding_explain(f,
+                          "%s: %.0f wrong product(s)%s in %zu interval(s), "
+                          "the first after %s: silent data corruption",
+                          w, wrong, of, intervals, at);
+    else
+      gcb_finding_explain(f, "%s: %.0f wrong product(s)%s during the burn", w,
+                          wrong, of);
+    gcb_finding_suggest(f, "a product that differs from the first is a "
+                           "hardware fault until shown otherwise: check ECC "
+                           "and Xid, rerun; replace the part if it repeats");
+  }
+  return GCB_OK;
+}
+
+/* ---- burn-counters ------------------------------------------------------ */
+
+static enum gcb_status counters(const struct burn_case *b) {
+  static const struct {
+    enum gcb_burnview_series s;
+    const char *what;
+    enum gcb_severity sev;
+  } rows[] = {
+      {GCB_BV_ECC_DBE, "uncorrected (double-bit) ECC errors", GCB_SEV_FAIL},
+      {GCB_BV_XID, "Xid events", GCB_SEV_FAIL},
+      {GCB_BV_ECC_SBE, "corrected (single-bit) ECC errors", GCB_SEV_WARN},
+      {GCB_BV_PCIE_REPLAY, "PCIe replays", GCB_SEV_WARN},
+  };
+  for (size_t i = 0; i < b->tl.nranks; i++) {
+    char text[256] = "";
+    size_t used = 0;
+    enum gcb_severity sev = GCB_SEV_INFO;
+    double worst = 0, first = NAN;
+    for (size_t k = 0; k < sizeof rows / sizeof *rows; k++) {
+      double when, d = gcb_burn_growth(&b->tl, rows[k].s, i, &when);
+      if (!(d > 0))
+        continue;
+      if (worst == 0) /* rows run from the worst kind down */
+        worst = d;
+      sev = rows[k].sev > sev ? rows[k].sev : sev;
+      first = isnan(first) || when < first ? when : first;
+      if (used < sizeof text)
+        used += (size_t)snprintf(text + used, sizeof text - used, "%s%s +%.0f",
+                                 used ? ", " : "", rows[k].what, d);
+    }
+    if (sev == GCB_SEV_INFO)
+      continue;
+    struct gcb_finding *f = push_at(b, sev, i);
+    if (f == NULL)
+      return GCB_ENOMEM;
+    f->measured = worst;
+    f->expected = 0;
+    snprintf(f->unit, sizeof f->unit, "errors");
+    char w[96], at[32];
+    who(b, i, w, sizeof w);
+    gcb_burn_fmt_duration(first, at, sizeof at);
+    gcb_finding_explain(f, "%s: %s during the burn, the first after %s", w,
+                        text, at);
+    gcb_finding_suggest(
+        f, sev == GCB_SEV_FAIL
+               ? "uncorrected memory errors and Xid events are faults: "
+                 "drain the GPU, read the kernel log (Xid) and "
+                 "nvidia-smi -q -d ECC,PAGE_RETIREMENT; replace if it repeats"
+               : "corrected errors and replays that grow under load foretell "
+                 "faults: watch the counters, reseat or replace the part if "
+                 "they keep growing");
+  }
+  return GCB_OK;
+}
+
+/* ---- burn-node and burn-falloff ----------------------------------------- */
+
+/* The ranks of node `node` in the case (indices into ranks[]), how many,
+ * and whether every one of them falls with onsets within the window. */
+static bool node_falls(const struct burn_case *b, long long node, size_t *n) {
+  double lo = INFINITY, hi = -INFINITY;
+  bool all = true;
+  *n = 0;
+  for (size_t i = 0; i < b->tl.nranks; i++) {
+    if (b->node[i] != node)
+      continue;
+    (*n)++;
+    const struct gcb_burn_rank *r = &b->ranks[i];
+    if (r->onset < 0) {
+      all = false;
+      continue;
+    }
+    lo = r->onset_s < lo ? r->onset_s : lo;
+    hi = r->onset_s > hi ? r->onset_s : hi;
+  }
+  double span = b->tl.nt * b->tl.interval_s;
+  double window = NODE_INTERVALS * b->tl.interval_s;
+  window = span * NODE_FRACTION > window ? span * NODE_FRACTION : window;
+  return all && *n >= 2 && hi - lo <= window;
+}
+
+/* The most common cause among the node's ranks, and the rank (index)
+ * that shows it with the median drop. */
+static size_t node_voice(const struct burn_case *b, long long node) {
+  size_t votes[GCB_BURN_CAUSE_UNKNOWN + 1] = {0}, pick = 0;
+  for (size_t i = 0; i < b->tl.nranks; i++)
+    if (b->node[i] == node)
+      votes[b->ranks[i].cause]++;
+  enum gcb_burn_cause top = GCB_BURN_CAUSE_UNKNOWN;
+  for (int k = GCB_BURN_CAUSE_CPU_TIME; k <= GCB_BURN_CAUSE_UNKNOWN; k++)
+    if (votes[k] > votes[top])
+      top = (enum gcb_burn_cause)k;
+  double best = INFINITY, mid = 0;
+  size_t n = 0;
+  for (size_t i = 0; i < b->tl.nranks; i++)
+    if (b->node[i] == node && b->ranks[i].cause == top)
+      mid += b->ranks[i].drop, n++;
+  mid /= (double)(n ? n : 1);
+  for (size_t i = 0; i < b->tl.nranks; i++)
+    if (b->node[i] == node && b->ranks[i].cause == top &&
+        fabs(b->ranks[i].drop - mid) < best) {
+      best = fabs(b->ranks[i].drop - mid);
+      pick = i;
+    }
+  return pick;
+}
+
+static enum gcb_status node_finding(struct burn_case *b, long long node,
+                                    size_t n, bool report) {
+  double drop = 0, onset = INFINITY;
+  long long ids[256];
+  size_t k = 0;
+  for (size_t i = 0; i < b->tl.nranks; i++)
+    if (b->node[i] == node) {
+      b->in_node[i] = true;
+      drop += b->ranks[i].drop / (double)n;
+      onset = b->ranks[i].onset_s < onset ? b->ranks[i].onset_s : onset;
+      if (k < 256)
+        ids[k++] = b->rank_id[i];
+    }
+  if (!report)
+    return GCB_OK;
+  size_t v = node_voice(b, node);
+  const struct gcb_burn_rank *r = &b->ranks[v];
+  struct gcb_finding *f = push_at(
+      b,
+      drop * 100 > b->cx->t->slow_rank_fail_pct ? GCB_SEV_FAIL : GCB_SEV_WARN,
+      v);
+  if (f == NULL)
+    return GCB_ENOMEM;
+  f->where.rank = -1;
+  f->where.gpu = -1;
+  f->where.bus_id[0] = '\0';
+  gcb_view_ranges(ids, k, f->where.ranks, sizeof f->where.ranks);
+  f->measured = r->after;
+  f->expected = r->before;
+  f->cost = drop;
+  gcb_view_copy(f->unit, sizeof f->unit, gcb_view_str(b->c, "unit"));
+  char at[32], why[192];
+  gcb_burn_fmt_duration(onset, at, sizeof at);
+  cause_text(r, why, sizeof why);
+  gcb_finding_explain(f,
+                      "all %zu %s of node %s fall %.0f %% together after "
+                      "%s: %s (%s); one cause on the node, not %zu",
+                      n, b->gpu ? "GPUs" : "ranks", f->where.hostname,
+                      drop * 100, at, gcb_burn_cause_name(r->cause), why, n);
+  if (r->cause == GCB_BURN_CAUSE_CPU_TIME)
+    gcb_finding_suggest(f,
+                        "every rank of the node lost CPU time at once: other "
+                        "load on the node (another job, a daemon) or the "
+                        "job's CPU limit, not the ranks; %s",
+                        cause_advice(r->cause, b->gpu));
+  else
+    gcb_finding_suggest(f,
+                        "every device of the node at once: the node's power "
+                        "(supply, PDU, power limits) or cooling (fans, inlet "
+                        "air), not the devices; %s",
+                        cause_advice(r->cause, b->gpu));
+  return GCB_OK;
+}
+
+/* Marks the ranks whose node falls as a whole and, when report, says so
+ * once per node. */
+static enum gcb_status nodes(struct burn_case *b, bool report) {
+  for (size_t i = 0; i < b->tl.nranks; i++) {
+    /* A node is judged at its first rank, and only when that rank falls
+     * (every rank must): a healthy run of 16,384 ranks stays linear. */
+    if (b->ranks[i].onset < 0 || b->node[i] < 0)
+      continue;
+    bool first = true;
+    for (size_t j = 0; j < i && first; j++)
+      first = b->node[j] != b->node[i];
+    size_t n;
+    if (!first || !node_falls(b, b->node[i], &n))
+      continue;
+    enum gcb_status st = node_finding(b, b->node[i], n, report);
+    if (st != GCB_OK)
+      return st;
+  }
+  return GCB_OK;
+}
+
+static enum gcb_status falloff(const struct burn_case *b, size_t i) {
+  const struct gcb_burn_rank *r = &b->ranks[i];
+  size_t o = (size_t)r->onset;
+  double peers = peers_at(b, i, o, b->tl.nt);
+  double below = peers > 0 ? 1 - r->after / peers : NAN;
+  double cost = !isnan(below) && below > 0 ? below : r->drop;
+  struct gcb_finding *f =
+      push_at(b,
+              r->drop * 100 > b->cx->t->slow_rank_fail_pct ? GCB_SEV_FAIL
+                                                           : GCB_SEV_WARN,
+              i);
+  if (f == NULL)
+    return GCB_ENOMEM;
+  const char *unit = gcb_view_str(b->c, "unit");
+  f->measured = r->after;
+  f->expected = r->before;
+  f->cost = cost;
+  gcb_view_copy(f->unit, sizeof f->unit, unit);
+  char w[96], at[32], why[192], fig[64], vs[64] = "";
+  who(b, i, w, sizeof w);
+  gcb_burn_fmt_duration(r->onset_s, at, sizeof at);
+  cause_text(r, why, sizeof why);
+  gcb_fmt_scaled_pair(r->before, r->after, unit, fig, sizeof fig);
+  if (!isnan(below))
+    snprintf(vs, sizeof vs, ", %.0f %% %s its peers at the same time",
+             fabs(below) * 100, below >= 0 ? "below" : "above");
+  /* "740 vs 607 TFLOP/s" reads before -> after here. */
+  char *v = strstr(fig, " vs ");
+  if (v != NULL) {
+    char tail[64];
+    snprintf(tail, sizeof tail, "%s", v + 4);
+    snprintf(v, sizeof fig - (size_t)(v - fig), " -> %s", tail);
+  }
+  gcb_finding_explain(f,
+                      "%s falls %.0f %% after %s: %s (%s against its own "
+                      "first %s%s)",
+                      w, r->drop * 100, at, why, fig, at, vs);
+  gcb_finding_suggest(f, "%s", cause_advice(r->cause, b->gpu));
+  return GCB_OK;
+}
+
+static enum gcb_status falloffs(struct burn_case *b) {
+  enum gcb_status st = nodes(b, false);
+  for (size_t i = 0; i < b->tl.nranks && st == GCB_OK; i++)
+    if (b->ranks[i].onset >= 0 && !b->in_node[i])
+      st = falloff(b, i);
+  return st;
+}
+
+/* ---- burn-sustained ----------------------------------------------------- */
+
+static enum gcb_status sustained_finding(const struct burn_case *b, size_t i,
+                                         double against, bool peers) {
+  const struct gcb_burn_rank *r = &b->ranks[i];
+  struct gcb_finding *f = push_at(b, GCB_SEV_WARN, i);
+  if (f == NULL)
+    return GCB_ENOMEM;
+  const char *unit = gcb_view_str(b->c, "unit");
+  f->measured = r->sustained;
+  f->expected = against;
+  f->cost = 1 - r->sustained / against;
+  gcb_view_copy(f->unit, sizeof f->unit, unit);
+  char w[96], s[32], a[32];
+  who(b, i, w, sizeof w);
+  gcb_fmt_scaled(r->sustained, unit, s, sizeof s);
+  gcb_fmt_scaled(against, unit, a, sizeof a);
+  if (peers)
+    gcb_finding_explain(f,
+                        "%s sustains %s, %.0f %% below the median of its "
+                        "%zu peers (%s), from the start of the burn",
+                        w, s, f->cost * 100, b->tl.nranks, a);
+  else
+    gcb_finding_explain(f,
+                        "%s sustains %s, %.0f %% below its own peak (%s, "
+                        "95th percentile of its intervals): it does not "
+                        "hold its clocks",
+                        w, s, f->cost * 100, a);
+  gcb_finding_suggest(f, "%s",
+                      peers ? cause_advice(GCB_BURN_CAUSE_UNKNOWN, b->gpu)
+                            : "look at the timeline plot: a rank that "
+                              "throttles on and off (power or thermal "
+                              "limits) or shares its cores in bursts");
+  return GCB_OK;
+}
+
+static enum gcb_status sustained(const struct burn_case *b) {
+  size_t n = b->tl.nranks;
+  double *x = malloc((n + 1) * sizeof *x);
+  bool *slow = malloc((n + 1) * sizeof *slow);
+  enum gcb_status st = GCB_OK;
+  if (x == NULL || slow == NULL) {
+    st = gcb_err_set(b->cx->err, GCB_ENOMEM, "analysis: out of memory");
+    goto done;
+  }
+  for (size_t i = 0; i < n; i++)
+    x[i] = b->ranks[i].sustained;
+  double median;
+  gcb_analyze_slow(x, n, b->cx->t, slow, &median);
+  for (size_t i = 0; i < n && st == GCB_OK; i++) {
+    const struct gcb_burn_rank *r = &b->ranks[i];
+    if (r->onset >= 0 || r->n < 8)
+      continue; /* its fall says more */
+    double limit = PEAK_PCT / 100;
+    double k = b->cx->t->outlier_mads * r->noise;
+    limit = k > limit ? k : limit;
+    /* Below its own peak first: a rank that reaches its peers' figure
+     * in some intervals and not in others throttles, it is not slow. */
+    if (r->sustained < r->p95 * (1 - limit))
+      st = sustained_finding(b, i, r->p95, false);
+    else if (slow[i])
+      st = sustained_finding(b, i, median, true);
+  }
+done:
+  free(x);
+  free(slow);
+  return st;
+}
+
+/* ---- the rule ------------------------------------------------------------ */
+
+static enum gcb_status one_case(const struct gcb__rule_ctx *cx,
+                                const json_t *c) {
+  struct burn_case b;
+  enum gcb_status st = case_read(cx, c, &b);
+  if (st == GCB_OK && b.tl.nranks > 0 && b.tl.nt > 0) {
+    const char *k = cx->kind;
+    if (strcmp(k, "burn-silent-error") == 0)
+      st = silent_errors(&b);
+    else if (strcmp(k, "burn-counters") == 0)
+      st = counters(&b);
+    else if (strcmp(k, "burn-node") == 0)
+      st = nodes(&b, true);
+    else if (strcmp(k, "burn-falloff") == 0)
+      st = falloffs(&b);
+    else if (strcmp(k, "burn-sustained") == 0)
+      st = sustained(&b);
+  }
+  case_free(&b);
+  return st;
+}
+
+enum gcb_status gcb__rule_burn(const struct gcb__rule_ctx *cx) {
+  const json_t *c;
+  size_t i;
+  enum gcb_status st = GCB_OK;
+  json_array_foreach(json_object_get(cx->doc->root, "cases"), i, c) {
+    if (gcb_burn_is_case(c) && (st = one_case(cx, c)) != GCB_OK)
+      break;
+  }
+  return st;
+}

@@ -1,0 +1,252 @@
+/*
+ * Burn-in timelines: one plot per `gcbench burn` case, panels stacked on
+ * one shared time axis -- throughput, then the clock (the GPU's SM clock,
+ * else the CPU's), temperature, power and CPU time, those the document
+ * measured, four at most. Every panel draws the median over ranks as a
+ * grey line, each rank as a thin light line when there are 16 or fewer,
+ * and the outliers in colour, named: a rank whose throughput falls and
+ * stays down (with a dashed line at its onset) or sustains well below
+ * its peers (the report's burn-in rules, reports/analysis/burn.h).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reports/analysis/analyze.h"
+#include "reports/analysis/burn.h"
+#include "reports/analysis/diagnose.h"
+#include "reports/document/ranks.h"
+#include "reports/document/stats.h"
+#include "reports/plot/plot_int.h"
+
+#define PANELS 4
+#define THIN_RANKS 16
+#define MAX_OUTLIERS 8
+
+static const char *const colours[MAX_OUTLIERS] = {
+    "#e15759", "#f28e2b", "#4e79a7", "#76b7b2",
+    "#59a14f", "#edc948", "#b07aa1", "#ff9da7"};
+
+/* A panel: its series and the y axis label. */
+struct panel {
+  enum gcb_burnview_series s;
+  const char *label;
+};
+
+/* The panels the timeline has, in order, at most PANELS; the first is
+ * always the throughput. */
+static size_t panels_of(const struct gcb_burnview *tl, const char *unit,
+                        struct panel *out) {
+  static const struct panel candidates[] = {
+      {GCB_BV_SM_CLOCK, "SM clock (MHz)"},
+      {GCB_BV_CPU_MHZ, "CPU clock (MHz)"},
+      {GCB_BV_TEMP, "temperature (C)"},
+      {GCB_BV_POWER, "power (W)"},
+      {GCB_BV_CPU_UTIL, "CPU time got / asked"},
+  };
+  size_t n = 0;
+  out[n++] = (struct panel){GCB_BV_FIGURE, unit};
+  bool clock = false;
+  for (size_t k = 0; k < sizeof candidates / sizeof *candidates && n < PANELS;
+       k++) {
+    enum gcb_burnview_series s = candidates[k].s;
+    bool is_clock = s == GCB_BV_SM_CLOCK || s == GCB_BV_CPU_MHZ;
+    if (tl->v[s] == NULL || (is_clock && clock))
+      continue;
+    clock |= is_clock;
+    out[n++] = candidates[k];
+  }
+  return n;
+}
+
+/* The outlier ranks (indices), at most MAX_OUTLIERS: a fall first, then
+ * the slow-rank rule on the sustained figures. */
+static size_t outliers(const struct gcb_burn_rank *r, size_t n,
+                       const struct gcb_thresholds *t, size_t *out) {
+  size_t k = 0;
+  for (size_t i = 0; i < n && k < MAX_OUTLIERS; i++)
+    if (r[i].onset >= 0)
+      out[k++] = i;
+  double *x = malloc((n + 1) * sizeof *x);
+  bool *slow = malloc((n + 1) * sizeof *slow);
+  if (x != NULL && slow != NULL) {
+    double median;
+    for (size_t i = 0; i < n; i++)
+      x[i] = r[i].sustained;
+    gcb_analyze_slow(x, n, t, slow, &median);
+    for (size_t i = 0; i < n && k < MAX_OUTLIERS; i++)
+      if (slow[i] && r[i].onset < 0)
+        out[k++] = i;
+  }
+  free(x);
+  free(slow);
+  return k;
+}
+
+/* The data block of one series: time, the median over ranks, then every
+ * rank (NaN where not measured). */
+static void data_block(struct gcb__plotter *p, size_t id, size_t panel,
+                       const struct gcb_burnview *tl,
+                       enum gcb_burnview_series s, double xscale, double yscale,
+                       double *tmp) {
+  fprintf(p->f, "$burn%zu_%zu << EOD\n", id, panel);
+  for (size_t i = 0; i < tl->nt; i++) {
+    char line[80], *at = gcb__plot_num(line, tl->t_s[i] / xscale);
+    size_t k = 0;
+    for (size_t r = 0; r < tl->nranks; r++) {
+      double v = gcb_burnview_at(tl, s, r, i) * yscale;
+      if (!isnan(v))
+        tmp[k++] = v;
+    }
+    *at++ = ' ';
+    at = k ? gcb__plot_num(at, gcb_stats_median(tmp, k)) : at;
+    if (k == 0)
+      memcpy(at, "NaN", 3), at += 3;
+    fwrite(line, 1, (size_t)(at - line), p->f);
+    for (size_t r = 0; r < tl->nranks; r++) {
+      double v = gcb_burnview_at(tl, s, r, i) * yscale;
+      char cell[40], *c = cell;
+      *c++ = ' ';
+      if (isnan(v))
+        memcpy(c, "NaN", 3), c += 3;
+      else
+        c = gcb__plot_num(c, v);
+      fwrite(cell, 1, (size_t)(c - cell), p->f);
+    }
+    fputc('\n', p->f);
+  }
+  fprintf(p->f, "EOD\n");
+}
+
+static void panel_plot(struct gcb__plotter *p, size_t id, size_t panel,
+                       const struct gcb_burnview *tl, const json_t *root,
+                       const long long *rank_id, const size_t *out, size_t nout,
+                       bool legend) {
+  fprintf(p->f, "plot ");
+  if (tl->nranks <= THIN_RANKS)
+    fprintf(p->f,
+            "for [c=3:%zu] $burn%zu_%zu using 1:c with lines lw 0.6 lc rgb "
+            "'#d0d0d0' notitle, ",
+            tl->nranks + 2, id, panel);
+  fprintf(p->f, "$burn%zu_%zu using 1:2 with lines lw 2 lc rgb '#7f7f7f' %s",
+          id, panel, legend ? "title 'median of ranks'" : "notitle");
+  for (size_t k = 0; k < nout; k++) {
+    struct gcb_place pl;
+    char raw[160], label[160];
+    gcb_view_place(root, rank_id[out[k]], &pl);
+    if (pl.gpu >= 0)
+      snprintf(raw, sizeof raw, "rank %lld (GPU %lld %s)", rank_id[out[k]],
+               pl.gpu, pl.hostname);
+    else
+      snprintf(raw, sizeof raw, "rank %lld (%s)", rank_id[out[k]], pl.hostname);
+    gcb__plot_label(raw, label, sizeof label);
+    fprintf(p->f, ", $burn%zu_%zu using 1:%zu with lines lw 1.8 lc rgb '%s' ",
+            id, panel, out[k] + 3, colours[k]);
+    if (legend)
+      fprintf(p->f, "title '%s'", label);
+    else
+      fprintf(p->f, "notitle");
+  }
+  fputc('\n', p->f);
+}
+
+static void timeline_plot(struct gcb__plotter *p, const json_t *root,
+                          const json_t *c, const struct gcb_burnview *tl,
+                          const struct gcb_burn_rank *r) {
+  struct panel panels[PANELS];
+  size_t np = panels_of(tl, gcb_view_str(c, "unit"), panels);
+  size_t out[MAX_OUTLIERS];
+  size_t nout = outliers(r, tl->nranks, p->t, out);
+  long long *rank_id = malloc((tl->nranks + 1) * sizeof *rank_id);
+  double *tmp = malloc((tl->nranks + 1) * sizeof *tmp);
+  if (rank_id == NULL || tmp == NULL) {
+    p->oom = true;
+    free(rank_id);
+    free(tmp);
+    return;
+  }
+  struct gcb_ranks pr;
+  gcb_ranks_of(c, &pr);
+  for (size_t i = 0; i < tl->nranks; i++)
+    rank_id[i] = gcb_ranks_int(&pr, GCB_RC_RANK, i, (long long)i);
+  char title[224], label[160];
+  gcb_view_case_title(c, label, sizeof label);
+  const char *what = strncmp(label, "burn: ", 6) == 0 ? label + 6 : label;
+  snprintf(title, sizeof title, "burn-in %s: each rank over time", what);
+  size_t id = gcb__plot_begin(p, "burn", title);
+  if (id == 0)
+    goto done;
+  double span = tl->t_s[tl->nt - 1];
+  double xscale = span >= 600 ? 60 : 1; /* ten minutes and more: in minutes */
+  /* The throughput in the unit that suits it (TFLOP/s, not 500000
+   * GFLOP/s), as the tables show it. */
+  const char *shown;
+  double yscale =
+      gcb_unit_scale(r[0].sustained, gcb_view_str(c, "unit"), &shown);
+  panels[0].label = shown;
+  for (size_t k = 0; k < np; k++)
+    data_block(p, id, k, tl, panels[k].s, xscale, k == 0 ? yscale : 1, tmp);
+  gcb__plot_size(p, 720, 180 * (int)np + 60);
+  fprintf(p->f, "set multiplot layout %zu,1 title '%s'\nunset title\n", np,
+          p->out->items[id - 1].title);
+  /* Fixed margins: every panel's plot area starts at the same x, so the
+   * time axis is one axis down the page. */
+  fprintf(p->f, "set xrange [0:%.10g]\nset lmargin 12\nset rmargin 3\n",
+          span / xscale);
+  for (size_t k = 0; k < nout; k++)
+    if (r[out[k]].onset >= 0)
+      fprintf(p->f,
+              "set arrow from %.10g, graph 0 to %.10g, graph 1 nohead dt 2 "
+              "lc rgb '%s'\n",
+              r[out[k]].onset_s / xscale, r[out[k]].onset_s / xscale,
+              colours[k]);
+  for (size_t k = 0; k < np; k++) {
+    char yl[64];
+    gcb__plot_label(panels[k].label, yl, sizeof yl);
+    fprintf(p->f, "set ylabel '%s'\n", yl);
+    if (k + 1 == np)
+      fprintf(p->f, "set xlabel '%s since the start'\n",
+              xscale > 1 ? "minutes" : "seconds");
+    panel_plot(p, id, k, tl, root, rank_id, out, nout, k == 0);
+    if (k == 0)
+      fprintf(p->f, "unset key\n");
+  }
+  fprintf(p->f, "unset multiplot\n");
+  gcb__plot_size(p, 0, 0);
+done:
+  free(rank_id);
+  free(tmp);
+}
+
+static void case_plot(struct gcb__plotter *p, const json_t *root,
+                      const json_t *c) {
+  struct gcb_burnview tl;
+  struct gcb_err err = {0};
+  if (gcb_burnview_read(c, &tl, &err) != GCB_OK) {
+    p->oom = true;
+    return;
+  }
+  struct gcb_burn_rank *r = calloc(tl.nranks + 1, sizeof *r);
+  if (r == NULL)
+    p->oom = true;
+  for (size_t i = 0; r != NULL && i < tl.nranks; i++)
+    if (!gcb_burn_rank_judge(&tl, i, p->t->slow_rank_pct / 100,
+                             p->t->outlier_mads, &r[i]))
+      p->oom = true;
+  if (!p->oom && tl.nt > 0 && tl.nranks > 0)
+    timeline_plot(p, root, c, &tl, r);
+  free(r);
+  gcb_burnview_free(&tl);
+}
+
+void gcb__plot_burn(struct gcb__plotter *p, const struct gcb_doc *docs,
+                    size_t ndocs) {
+  for (size_t d = 0; d < ndocs && !p->oom; d++) {
+    const json_t *c;
+    size_t i;
+    json_array_foreach(json_object_get(docs[d].root, "cases"), i, c) {
+      if (gcb_burn_is_case(c) && !p->oom)
+        case_plot(p, docs[d].root, c);
+    }
+  }
+}
