@@ -111,6 +111,11 @@ struct gcb_op {
   enum gcb_status (*check)(void *state, struct gcb_check *out,
                            struct gcb_err *err);
   void (*release)(void *state);
+  /* Optional test hook (GCB_TEST_BURN_WRONG, burn only): makes one entry
+   * of the last product wrong, one that the next check() compares, so
+   * that a planted silent error travels the road a real one would. NULL:
+   * the operation has none. */
+  void (*plant)(void *state);
 };
 
 /* Releases op's state and zeroes it; NULL or zeroed op is a no-op. */
@@ -123,6 +128,9 @@ struct gcb_gemm_params {
   bool flush_l2;       /* GPU: evict L2 before each timed run (untimed) */
   bool fp8_fast_accum; /* GPU fp8: cuBLASLt's fast accumulation */
   bool autotune; /* GPU: time the heuristic's top algorithms, keep the best */
+  bool burn;     /* burn-in: fill most of device memory with operand sets
+                    and compare every product with the first, gpu-burn's
+                    way (cuda); the host backend ignores it */
 };
 
 struct gcb_stream_params {
@@ -257,6 +265,25 @@ struct gcb_gpu_ident {
   char name[96];
 };
 
+/* A reading of the rank's device (or CPU) for the burn-in timeline.
+ * Values not reported: NAN (reals) or -1 (counters). Counters are
+ * cumulative since the device's driver load (the timeline keeps the
+ * readings; the report takes differences). */
+struct gcb_burn_reading {
+  double cpu_mhz;                     /* host: mean current frequency of the
+                                         rank's cores */
+  double temp_c;                      /* host: hottest readable hwmon/thermal
+                                         zone; cuda: GPU */
+  double power_w;                     /* host: package power (powercap energy
+                                         delta); cuda: GPU */
+  double sm_clock_mhz, mem_clock_mhz; /* cuda */
+  uint64_t throttle_reasons;          /* cuda: NVML clock-event reasons now */
+  bool throttle_known;
+  long long ecc_sbe, ecc_dbe; /* cuda: volatile corrected/uncorrected */
+  long long pcie_replay;      /* cuda: nvmlDeviceGetPcieReplayCounter */
+  long long xid;              /* cuda: Xid events seen so far */
+};
+
 /* Arguments a backend is opened with. */
 struct gcb_backend_args {
   int local_rank;  /* rank on this node: selects the device */
@@ -329,6 +356,12 @@ struct gcb_backend_ops {
   enum gcb_status (*telemetry_start)(struct gcb_backend *b,
                                      struct gcb_err *err);
   void (*telemetry_stop)(struct gcb_backend *b, struct gcb_telemetry *out);
+
+  /* Optional: a reading for the burn-in timeline (struct
+   * gcb_burn_reading), taken at each interval's end, so it must be cheap
+   * (a few small file reads, a few NVML calls) and never fail: what it
+   * cannot read is NAN or -1. NULL when the backend reads nothing. */
+  void (*burn_read)(struct gcb_backend *b, struct gcb_burn_reading *out);
 
   /*
    * Optional: whether one operation of this rank needing `bytes` can fit

@@ -114,3 +114,24 @@ const struct gcb_param *gcb_record_param(const struct gcb_record *rec,
       return &rec->params[i];
   return NULL;
 }
+
+static const struct {
+  const char *name;
+  enum gcb_burn_kind kind;
+} burn_series[] = {
+#define GCB__BURN_ROW(id, name, kind) {name, GCB_BURN_##kind},
+    GCB_BURN_SERIES_LIST(GCB__BURN_ROW)
+#undef GCB__BURN_ROW
+};
+
+const char *gcb_burn_series_name(int series) {
+  return series >= 0 && series < GCB_BURN_SERIES_COUNT
+             ? burn_series[series].name
+             : NULL;
+}
+
+enum gcb_burn_kind gcb_burn_series_kind(int series) {
+  return series >= 0 && series < GCB_BURN_SERIES_COUNT
+             ? burn_series[series].kind
+             : GCB_BURN_RATE;
+}
