@@ -483,6 +483,10 @@ static enum gcb_status burn_measure(struct gcb_ctx *ctx, const void *opts,
           : gcb_err_set(err, GCB_ENOMEM, "burn: out of memory");
   for (size_t i = 0; r.rows && i < (size_t)GCB_BURN_SERIES_COUNT * r.nmax; i++)
     r.rows[i] = NAN;
+  /* The burn is meant to take --duration: --timeout is for the rest; a
+   * stop asked (Ctrl-C, the deadline) ends it at a boundary, recorded. */
+  gcb_watchdog_extend(ctx->watchdog, o->duration);
+  gcb_watchdog_soft(ctx->watchdog, &stop, 2 * o->interval + SOFT_GRACE_S);
   t->warmup = 1; /* one GEMM: the first touches its buffers */
   if (st == GCB_OK)
     st = r.b->gemm.run(r.b->gemm.state, 1, &seconds, err);
@@ -494,9 +498,6 @@ static enum gcb_status burn_measure(struct gcb_ctx *ctx, const void *opts,
       st = gcb_err_set(err, GCB_EIO, "--with memory: cannot start a thread");
   }
   st = gcb_context_agree(ctx, st);
-  /* The burn is meant to take --duration: --timeout is for the rest. */
-  gcb_watchdog_extend(ctx->watchdog, o->duration);
-  gcb_watchdog_soft(ctx->watchdog, &stop, 2 * o->interval + SOFT_GRACE_S);
   if (st == GCB_OK)
     st = burn_loop(&r, t, &stop);
   streamer_stop(&m);

@@ -112,6 +112,7 @@ void gcb_watchdog_soft(struct gcb_watchdog *w, atomic_int *flag,
   w->soft_grace = grace_s;
   w->soft_asked = 0;
   w->soft_done = false;
+  w->soft_timeout = false;
   pthread_mutex_unlock(&w->lock);
 }
 
@@ -457,19 +458,38 @@ static _Noreturn void timeout_rank0(struct gcb_watchdog *w,
 
 /* Rank 0 ends the run past the deadline; the others a grace period
  * later, where rank 0 cannot. */
+static bool soft_hold(struct gcb_watchdog *w, double now);
+
+/* The deadline of a case that ends itself (gcb_watchdog_soft): asked
+ * there, the end waits for the case's record, then is a timeout. True
+ * while that holds the end back. */
+static bool soft_deadline(struct gcb_watchdog *w, double now) {
+  bool hold = soft_hold(w, now);
+  w->soft_timeout = w->soft_timeout || hold;
+  return hold;
+}
+
 static void check_deadline(struct gcb_watchdog *w, double now) {
   struct armed_case a;
   armed(w, &a);
+  if (w->soft_timeout) { /* the case and its label are kept until then */
+    if (!soft_deadline(w, now) && w->rank == 0)
+      timeout_rank0(w, &a);
+    return;
+  }
   if (a.deadline <= 0)
     return;
   if (w->rank == 0) {
-    if (now > a.deadline)
+    if (now > a.deadline && !soft_deadline(w, now))
       timeout_rank0(w, &a);
     return;
   }
   /* Rank 0 ends the run at its deadline; this is for a rank 0 that
-   * cannot (frozen, unreachable). */
+   * cannot (frozen, unreachable). A case that ends itself is asked at
+   * this rank's own deadline and given its grace. */
   double grace = 5 + 0.1 * w->opts.timeout_s;
+  if (now > a.deadline && soft_deadline(w, now))
+    return;
   if (now > a.deadline + grace) {
     char line[512];
     snprintf(line, sizeof line,
