@@ -131,7 +131,7 @@ static enum gcb_status burn_open(struct gcb_ctx *ctx, const void *opts,
 static void burn_close(void *state) {
   struct burn_state *s = state;
   if (s != NULL)
-    free(s->tl.v);
+    gcb_burn_timeline_free(&s->tl);
   free(s);
 }
 
@@ -223,7 +223,8 @@ static enum gcb_status burn_setup(struct gcb_ctx *ctx, const void *opts,
           : (struct gcb_figure_spec){
                 .unit = "GFLOP/s", .scale = 1e9, .counted = "2*m*n*k flops"};
   s->scale = rec->figure.scale;
-  s->tl = (struct gcb_burn_timeline){.interval_s = o->interval, .v = s->tl.v};
+  gcb_burn_timeline_free(&s->tl);
+  s->tl = (struct gcb_burn_timeline){.interval_s = o->interval};
   unavailable_reasons(&s->tl, ops);
   rec->timeline = &s->tl;
   if (ops->gemm == NULL)
@@ -425,25 +426,36 @@ static enum gcb_status gather_rows(struct burn_run *r) {
            r->rows + (size_t)s * (size_t)r->nmax,
            (size_t)r->n * sizeof *packed);
   struct gcb_burn_timeline *tl = &r->s->tl;
+  double *all = NULL;
   enum gcb_status st = GCB_OK;
   if (ctx->rank == 0) {
-    double *all =
-        realloc(tl->v, (per ? per : 1) * (size_t)ctx->size * sizeof *all);
-    if (all == NULL)
+    all = malloc((per ? per : 1) * (size_t)ctx->size * sizeof *all);
+    for (int s = 0; all != NULL && s < GCB_BURN_SERIES_COUNT; s++)
+      tl->v[s] =
+          malloc(((size_t)ctx->size * (size_t)r->n + 1) * sizeof(double));
+    for (int s = 0; all != NULL && s < GCB_BURN_SERIES_COUNT; s++)
+      if (tl->v[s] == NULL)
+        st = GCB_ENOMEM;
+    if (all == NULL || st != GCB_OK)
       st = gcb_err_set(&ctx->err, GCB_ENOMEM, "burn: timeline: out of memory");
-    else
-      tl->v = all;
   }
   st = gcb_context_agree(ctx, st);
   if (st == GCB_OK)
     st = gcb_mpi_err(&ctx->err,
-                     MPI_Gather(packed, (int)per, MPI_DOUBLE, tl->v, (int)per,
+                     MPI_Gather(packed, (int)per, MPI_DOUBLE, all, (int)per,
                                 MPI_DOUBLE, 0, ctx->world),
                      "MPI_Gather of the burn timeline");
+  /* rank r's rows, series after series, into one array a series */
+  for (int q = 0; st == GCB_OK && ctx->rank == 0 && q < ctx->size; q++)
+    for (int s = 0; s < GCB_BURN_SERIES_COUNT; s++)
+      memcpy(tl->v[s] + (size_t)q * (size_t)r->n,
+             all + (size_t)q * per + (size_t)s * (size_t)r->n,
+             (size_t)r->n * sizeof *all);
   if (st == GCB_OK && ctx->rank == 0) {
     tl->nranks = ctx->size;
     tl->n = r->n;
   }
+  free(all);
   free(packed);
   return st;
 }

@@ -2,6 +2,7 @@
 #include "reports/document/record.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 double gcb_record_figure(const struct gcb_record *rec, double seconds) {
@@ -134,4 +135,11 @@ enum gcb_burn_kind gcb_burn_series_kind(int series) {
   return series >= 0 && series < GCB_BURN_SERIES_COUNT
              ? burn_series[series].kind
              : GCB_BURN_RATE;
+}
+
+void gcb_burn_timeline_free(struct gcb_burn_timeline *t) {
+  for (int s = 0; t != NULL && s < GCB_BURN_SERIES_COUNT; s++) {
+    free(t->v[s]);
+    t->v[s] = NULL;
+  }
 }

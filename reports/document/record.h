@@ -7,6 +7,7 @@
 #ifndef GCB_RECORD_H
 #define GCB_RECORD_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -130,26 +131,33 @@ const char *gcb_burn_series_name(int series);
 enum gcb_burn_kind gcb_burn_series_kind(int series);
 
 /* The most intervals a timeline holds (written or read): a week of
- * one-second intervals; a reader refuses more before it looks further. */
+ * one-second intervals; and the most points (ranks x intervals) a series
+ * holds, so that a reader's arrays stay bounded (128 MiB a series of
+ * doubles: 2,048 ranks for 2 h, 8 ranks for the week). A reader refuses
+ * more before it looks further. */
 #define GCB_BURN_MAX_INTERVALS 604800L
+#define GCB_BURN_MAX_POINTS (16L << 20)
 
 struct gcb_burn_timeline {
   double interval_s;
   int nranks;
-  long n;    /* intervals; t_s[i] = (i + 1) * interval_s */
-  double *v; /* value of series s, rank r, interval i at
-                v[((size_t)r * GCB_BURN_SERIES_COUNT + s) * n + i] */
+  long n; /* intervals; t_s[i] = (i + 1) * interval_s */
+  /* Series s: rank r's interval i at v[s][r * n + i], NAN where not
+   * measured; NULL: the series was measured on no rank. */
+  double *v[GCB_BURN_SERIES_COUNT];
   /* Why a series would be absent when no rank measured it (one line);
    * "": the writer says "measured on no rank". */
   char unavailable[GCB_BURN_SERIES_COUNT][160];
 };
 
-/* The slot of series s, rank r, interval i. */
-static inline double *gcb_burn_at(const struct gcb_burn_timeline *t, int s,
-                                  int r, long i) {
-  return &t->v[((size_t)r * GCB_BURN_SERIES_COUNT + (size_t)s) * (size_t)t->n +
-               (size_t)i];
+/* Series s, rank r, interval i: NAN for a series that is NULL. */
+static inline double gcb_burn_value(const struct gcb_burn_timeline *t, int s,
+                                    int r, long i) {
+  return t->v[s] != NULL ? t->v[s][(size_t)r * (size_t)t->n + (size_t)i] : NAN;
 }
+
+/* Frees every series and NULLs them; NULL t is a no-op. */
+void gcb_burn_timeline_free(struct gcb_burn_timeline *t);
 
 struct gcb_record {
   const char *bench; /* descriptor name, static */

@@ -277,6 +277,12 @@ static enum gcb_status check_timeline(struct gcb__walk *w, const json_t *t,
                             "%lld intervals, more than the %lld a timeline "
                             "may hold",
                             (long long)n, (long long)GCB_BURN_MAX_INTERVALS);
+  if (ranks > 0 && n > (size_t)GCB_BURN_MAX_POINTS / ranks)
+    return timeline_problem(w, "t_s", NULL, -1,
+                            "%lld intervals of %lld ranks, more than the %lld "
+                            "points a series may hold",
+                            (long long)n, (long long)ranks,
+                            (long long)GCB_BURN_MAX_POINTS);
   if (json_number_value(json_object_get(t, "interval_s")) <= 0)
     return timeline_problem(w, "interval_s", NULL, -1,
                             "expected a number above 0");
@@ -538,7 +544,7 @@ static json_t *summary_json(const struct gcb_record *rec,
 static bool series_measured(const struct gcb_burn_timeline *t, int s) {
   for (int r = 0; r < t->nranks; r++)
     for (long i = 0; i < t->n; i++)
-      if (!isnan(*gcb_burn_at(t, s, r, i)))
+      if (!isnan(gcb_burn_value(t, s, r, i)))
         return true;
   return false;
 }
@@ -549,7 +555,7 @@ static json_t *series_json(const struct gcb_burn_timeline *t, int s) {
   for (int r = 0; rows != NULL && r < t->nranks; r++) {
     json_t *row = json_array();
     for (long i = 0; row != NULL && i < t->n; i++) {
-      double x = *gcb_burn_at(t, s, r, i);
+      double x = gcb_burn_value(t, s, r, i);
       json_t *e = !isfinite(x) || (integer && x < 0) ? json_null()
                   : integer ? json_integer((json_int_t)x)
                             : json_real(x);
@@ -616,6 +622,43 @@ static json_t *case_json(const struct gcb_record *rec) {
       json_object_set_new(o, "timeline", timeline_json(rec->timeline)) != 0)
     json_decrefp(&o);
   return o;
+}
+
+/* ---- reading ------------------------------------------------------------ */
+
+bool gcb_results_burn_timeline(const json_t *c, struct gcb_burn_timeline *out) {
+  *out = (struct gcb_burn_timeline){0};
+  const json_t *t = json_object_get(c, "timeline");
+  if (t == NULL)
+    return false;
+  const json_t *series = json_object_get(t, "series");
+  out->interval_s = json_number_value(json_object_get(t, "interval_s"));
+  out->n = (long)json_array_size(json_object_get(t, "t_s"));
+  out->nranks = (int)gcb_ranks_column_size(
+      json_object_get(json_object_get(c, "per_rank"), "rank"));
+  for (int s = 0; s < GCB_BURN_SERIES_COUNT; s++) {
+    const char *name = gcb_burn_series_name(s);
+    const char *why = json_string_value(
+        json_object_get(json_object_get(t, "unavailable"), name));
+    snprintf(out->unavailable[s], sizeof out->unavailable[s], "%s",
+             why ? why : "");
+    const json_t *rows = json_object_get(series, name);
+    size_t points = (size_t)out->nranks * (size_t)out->n;
+    if (rows == NULL || points == 0)
+      continue;
+    if ((out->v[s] = malloc(points * sizeof *out->v[s])) == NULL) {
+      gcb_burn_timeline_free(out);
+      return false;
+    }
+    for (int r = 0; r < out->nranks; r++)
+      for (long i = 0; i < out->n; i++) {
+        const json_t *x =
+            json_array_get(json_array_get(rows, (size_t)r), (size_t)i);
+        out->v[s][(size_t)r * (size_t)out->n + (size_t)i] =
+            json_is_number(x) ? json_number_value(x) : NAN;
+      }
+  }
+  return true;
 }
 
 enum gcb_status gcb_results_add_record(struct gcb_results *r,

@@ -10,8 +10,12 @@
 
 #define NI 3 /* intervals */
 
-static double values[2 * GCB_BURN_SERIES_COUNT * NI];
+static double values[GCB_BURN_SERIES_COUNT][2 * NI];
 static struct gcb_burn_timeline tl;
+
+static double *at(int s, int r, long i) {
+  return &tl.v[s][r * NI + i];
+}
 
 /* Two ranks, three intervals: throughput, checks (rank 1 wrong once in
  * interval 2), CPU time with rank 1's last interval not measured, a
@@ -19,19 +23,22 @@ static struct gcb_burn_timeline tl;
 static void build_timeline(void) {
   build_record();
   rec.bench = "burn";
-  tl = (struct gcb_burn_timeline){
-      .interval_s = 1.0, .nranks = 2, .n = NI, .v = values};
-  for (size_t i = 0; i < sizeof values / sizeof values[0]; i++)
-    values[i] = NAN;
+  tl = (struct gcb_burn_timeline){.interval_s = 1.0, .nranks = 2, .n = NI};
+  for (int s = 0; s < GCB_BURN_SERIES_COUNT; s++) {
+    /* a series of nothing but NAN is measured on no rank, as a NULL one */
+    tl.v[s] = s == GCB_BURN_XID ? NULL : values[s];
+    for (int i = 0; i < 2 * NI; i++)
+      values[s][i] = NAN;
+  }
   for (int r = 0; r < 2; r++)
     for (long i = 0; i < NI; i++) {
-      *gcb_burn_at(&tl, GCB_BURN_FIGURE, r, i) = 10.0 * (r + 1) + (double)i / 3;
-      *gcb_burn_at(&tl, GCB_BURN_CHECKED, r, i) = 1;
-      *gcb_burn_at(&tl, GCB_BURN_WRONG, r, i) = r == 1 && i == 1;
-      *gcb_burn_at(&tl, GCB_BURN_CPU_UTIL, r, i) = 0.5;
+      *at(GCB_BURN_FIGURE, r, i) = 10.0 * (r + 1) + (double)i / 3;
+      *at(GCB_BURN_CHECKED, r, i) = 1;
+      *at(GCB_BURN_WRONG, r, i) = r == 1 && i == 1;
+      *at(GCB_BURN_CPU_UTIL, r, i) = 0.5;
     }
-  *gcb_burn_at(&tl, GCB_BURN_CPU_UTIL, 1, 2) = NAN;
-  *gcb_burn_at(&tl, GCB_BURN_TEMP_C, 0, 0) = 41.5;
+  *at(GCB_BURN_CPU_UTIL, 1, 2) = NAN;
+  *at(GCB_BURN_TEMP_C, 0, 0) = 41.5;
   snprintf(tl.unavailable[GCB_BURN_POWER_W], sizeof tl.unavailable[0],
            "no readable powercap package energy counter");
   rec.timeline = &tl;
@@ -78,6 +85,32 @@ Test(results_file, a_timeline_reads_back_value_for_value) {
   cr_expect_null(json_object_get(un, "figure"));
   cr_expect_eq(json_object_size(series) + json_object_size(un),
                GCB_BURN_SERIES_COUNT);
+  /* The typed reader: the series present, the absent ones NULL with why. */
+  struct gcb_burn_timeline got;
+  const json_t *c =
+      json_array_get(json_object_get(gcb_results_json(back), "cases"), 0);
+  cr_assert(gcb_results_burn_timeline(c, &got));
+  cr_expect_eq(got.n, NI);
+  cr_expect_eq(got.nranks, 2);
+  cr_expect_eq(got.interval_s, 1.0);
+  for (int s = 0; s < GCB_BURN_SERIES_COUNT; s++)
+    for (int r = 0; r < 2; r++)
+      for (long i = 0; i < NI; i++) {
+        double want = gcb_burn_value(&tl, s, r, i),
+               have = gcb_burn_value(&got, s, r, i);
+        cr_expect(isnan(want) ? isnan(have) : want == have,
+                  "%s rank %d interval %ld: %g, expected %g",
+                  gcb_burn_series_name(s), r, i, have, want);
+      }
+  cr_expect_null(got.v[GCB_BURN_POWER_W]);
+  cr_expect_not_null(got.v[GCB_BURN_TEMP_C]);
+  cr_expect_str_eq(got.unavailable[GCB_BURN_POWER_W],
+                   "no readable powercap package energy counter");
+  gcb_burn_timeline_free(&got);
+  json_t *plain = json_object();
+  cr_expect_not(gcb_results_burn_timeline(plain, &got),
+                "a case without a timeline has none");
+  json_decref(plain);
   gcb_results_free(back);
   gcb_results_free(r);
 }
