@@ -110,10 +110,18 @@ static enum gcb_status burn_validate(const struct gcb_ctx *ctx,
     return gcb_err_set(err, GCB_EUSAGE,
                        "--interval %g s is longer than --duration %g s",
                        o->interval, o->duration);
-  if (o->duration / o->interval > (double)GCB_BURN_MAX_INTERVALS)
+  double intervals = ceil(o->duration / o->interval - 1e-9);
+  if (intervals > (double)GCB_BURN_MAX_INTERVALS)
     return gcb_err_set(err, GCB_EUSAGE,
                        "--duration / --interval: more than %ld intervals",
                        GCB_BURN_MAX_INTERVALS);
+  /* what a reader takes (record.h): refused now, not after the burn */
+  if (intervals * ctx->size > (double)GCB_BURN_MAX_POINTS)
+    return gcb_err_set(err, GCB_EUSAGE,
+                       "--duration / --interval: %.0f intervals of %d ranks "
+                       "are more than the %ld points a timeline series holds; "
+                       "a longer --interval",
+                       intervals, ctx->size, GCB_BURN_MAX_POINTS);
   if (shape_m(ctx, o) > (1ull << 31) || o->n > (1ull << 31) ||
       o->k > (1ull << 31))
     return gcb_err_set(err, GCB_EUSAGE, "burn: GEMM sizes go up to 2^31");
