@@ -51,7 +51,8 @@ static const struct profile profiles[] = {
      {{"pattern", "--model tiny", NULL}, {0}},
      NULL},
     {"quick",
-     "every benchmark at modest sizes: under two minutes on a 2-core machine",
+     "every benchmark at modest sizes and a 20 s burn: about two minutes on "
+     "a 2-core machine",
      "--iters 5 --warmup 1",
      {{"gemm", "-m 1024 --dtype fp64,fp32", NULL},
       {"membw", "--kernel copy,triad", NULL},

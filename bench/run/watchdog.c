@@ -639,6 +639,7 @@ static bool soft_hold(struct gcb_watchdog *w, double now) {
     /* recorded: the grace of a rank that waits for rank 0 starts now */
     w->soft_done = false;
     w->soft_asked = 0;
+    w->soft_kept = true;
     w->signal_at = w->signal_at > 0 ? now : 0;
   }
   pthread_mutex_unlock(&w->lock);
@@ -665,8 +666,9 @@ static void check_signal(struct gcb_watchdog *w, double now) {
     append(message, sizeof message, "rank %d received %s", w->signal_rank,
            name);
     if (a.bench[0] != '\0')
-      append(message, sizeof message, " %s %s %s",
-             a.active ? "during" : "after", a.bench, a.desc);
+      append(message, sizeof message, " %s %s %s%s",
+             a.active || w->soft_kept ? "during" : "after", a.bench, a.desc,
+             w->soft_kept ? " (it stopped at a boundary and is recorded)" : "");
     end_run_as(w, GCB_EINTR, "interrupted", code, "interrupted", -1, a.bench,
                a.active ? a.label : "(between cases)", message);
   }

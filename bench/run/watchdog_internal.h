@@ -117,6 +117,7 @@ struct gcb_watchdog {
   double soft_asked; /* when the flag was set; 0: not asked */
   bool soft_done;    /* the case ended (disarmed) after it was asked */
   bool soft_timeout; /* asked at the deadline: a timeout once recorded */
+  bool soft_kept;    /* a case asked to stop was recorded (the words) */
 
   /* This rank's progress: the watched thread writes, the thread reads. */
   atomic_uint seq;
