@@ -39,9 +39,10 @@
 #define BURN_MAX_RAPL 8
 struct burn_sensors {
   bool found;
+  char root[96]; /* "" (the machine's); tests point it at a fake /sys */
   int ntemps, nrapl;
-  char temps[BURN_MAX_TEMPS][128];  /* millidegrees C */
-  char rapl[BURN_MAX_RAPL][128];    /* package energy, microjoules */
+  char temps[BURN_MAX_TEMPS][192];  /* millidegrees C */
+  char rapl[BURN_MAX_RAPL][192];    /* package energy, microjoules */
   double rapl_range[BURN_MAX_RAPL]; /* max_energy_range_uj: the wrap */
   double last_uj[BURN_MAX_RAPL];    /* previous reading; NAN: none */
   double last_t;                    /* when it was taken */
@@ -564,7 +565,7 @@ static double read_number(const char *path) {
 /* Adds dir/<entry>/<file> for each entry of dir whose name starts with
  * prefix (and, for rapl, has no second ':': a package, not a sub-zone). */
 static int find_files(const char *dir, const char *prefix, const char *file,
-                      bool packages_only, char (*out)[128], int max, int n) {
+                      bool packages_only, char (*out)[192], int max, int n) {
   DIR *d = opendir(dir);
   if (d == NULL)
     return n;
@@ -574,7 +575,7 @@ static int find_files(const char *dir, const char *prefix, const char *file,
     if (strncmp(e->d_name, prefix, plen) != 0 ||
         (packages_only && strchr(e->d_name + plen, ':') != NULL))
       continue;
-    char path[128];
+    char path[192];
     if (snprintf(path, sizeof path, "%s/%s/%s", dir, e->d_name, file) <
             (int)sizeof path &&
         access(path, R_OK) == 0)
@@ -586,15 +587,19 @@ static int find_files(const char *dir, const char *prefix, const char *file,
 
 /* hwmon's temp*_input files of every chip. */
 static int find_hwmon_temps(struct burn_sensors *s) {
-  DIR *d = opendir("/sys/class/hwmon");
+  char top[128];
+  snprintf(top, sizeof top, "%s/sys/class/hwmon", s->root);
+  DIR *d = opendir(top);
   if (d == NULL)
     return s->ntemps;
   struct dirent *e;
   while (s->ntemps < BURN_MAX_TEMPS && (e = readdir(d)) != NULL) {
     if (strncmp(e->d_name, "hwmon", 5) != 0)
       continue;
-    char dir[96];
-    snprintf(dir, sizeof dir, "/sys/class/hwmon/%.40s", e->d_name);
+    char dir[160];
+    if (snprintf(dir, sizeof dir, "%s/%.40s", top, e->d_name) >=
+        (int)sizeof dir)
+      continue;
     DIR *c = opendir(dir);
     struct dirent *f;
     while (c != NULL && s->ntemps < BURN_MAX_TEMPS &&
@@ -613,15 +618,18 @@ static int find_hwmon_temps(struct burn_sensors *s) {
 }
 
 static void find_sensors(struct burn_sensors *s) {
+  char thermal[128], powercap[128];
+  snprintf(thermal, sizeof thermal, "%s/sys/class/thermal", s->root);
+  snprintf(powercap, sizeof powercap, "%s/sys/class/powercap", s->root);
   s->found = true;
   s->ntemps = 0;
   find_hwmon_temps(s);
-  s->ntemps = find_files("/sys/class/thermal", "thermal_zone", "temp", false,
-                         s->temps, BURN_MAX_TEMPS, s->ntemps);
-  s->nrapl = find_files("/sys/class/powercap", "intel-rapl:", "energy_uj", true,
-                        s->rapl, BURN_MAX_RAPL, 0);
+  s->ntemps = find_files(thermal, "thermal_zone", "temp", false, s->temps,
+                         BURN_MAX_TEMPS, s->ntemps);
+  s->nrapl = find_files(powercap, "intel-rapl:", "energy_uj", true, s->rapl,
+                        BURN_MAX_RAPL, 0);
   for (int i = 0; i < s->nrapl; i++) {
-    char range[128];
+    char range[192];
     snprintf(range, sizeof range, "%.*s/max_energy_range_uj",
              (int)(strlen(s->rapl[i]) - strlen("/energy_uj")), s->rapl[i]);
     s->rapl_range[i] = read_number(range);
@@ -630,7 +638,7 @@ static void find_sensors(struct burn_sensors *s) {
 }
 
 /* Mean scaling_cur_freq (kHz) of the CPUs this process may run on, in MHz. */
-static double bound_cpu_mhz(void) {
+static double bound_cpu_mhz(const char *root) {
   cpu_set_t set;
   if (sched_getaffinity(0, sizeof set, &set) != 0)
     return NAN;
@@ -639,9 +647,10 @@ static double bound_cpu_mhz(void) {
   for (int c = 0; c < CPU_SETSIZE && n < CPU_COUNT(&set); c++) {
     if (!CPU_ISSET(c, &set))
       continue;
-    char path[96];
+    char path[192];
     snprintf(path, sizeof path,
-             "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_cur_freq", c);
+             "%s/sys/devices/system/cpu/cpu%d/cpufreq/scaling_cur_freq", root,
+             c);
     double khz = read_number(path);
     if (!isfinite(khz))
       return NAN; /* a mean of some of the cores would hide the others */
@@ -690,7 +699,7 @@ static void host_burn_read(struct gcb_backend *b,
   struct burn_sensors *s = &b->burn;
   if (!s->found)
     find_sensors(s);
-  *out = (struct gcb_burn_reading){.cpu_mhz = bound_cpu_mhz(),
+  *out = (struct gcb_burn_reading){.cpu_mhz = bound_cpu_mhz(s->root),
                                    .temp_c = hottest_c(s),
                                    .power_w = package_watts(s),
                                    .sm_clock_mhz = NAN,
