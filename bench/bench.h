@@ -21,10 +21,11 @@
  * --warmup, or a benchmark's alias of them), and what a measure hook
  * reports it timed. */
 struct gcb_timing {
-  long iters;  /* timed iterations asked for */
-  long warmup; /* untimed iterations before them; a hook that runs another
-                  number (coll under OSU's rules, by size) says so here */
-  long timed;  /* out: iterations timed (the hook's seconds.n) */
+  long iters;    /* timed iterations asked for */
+  long warmup;   /* untimed iterations before them; a hook that runs another
+                    number (coll under OSU's rules, by size) says so here */
+  long timed;    /* out: iterations timed (the hook's seconds.n) */
+  bool no_check; /* --no-check: a hook that validates as it goes does not */
   /* Set by the harness: what gcb_timing_warmed() calls (it starts the
    * case's telemetry). */
   void (*warmed)(void *arg);

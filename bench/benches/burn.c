@@ -179,6 +179,12 @@ static void unavailable_reasons(struct gcb_burn_timeline *tl,
              ops->burn_read == NULL ? "the %s backend has no burn-in readings"
                                     : "not reported by the %s backend",
              ops->name);
+  for (int s = GCB_BURN_CHECKED; s <= GCB_BURN_WRONG; s++)
+    snprintf(tl->unavailable[s], sizeof tl->unavailable[s],
+             "no check (--no-check, or the %s backend's GEMM has none)",
+             ops->name);
+  tl->unavailable[GCB_BURN_FIGURE][0] = '\0';
+  tl->unavailable[GCB_BURN_CPU_UTIL][0] = '\0';
   if (ops->burn_read == NULL)
     return;
   snprintf(tl->unavailable[GCB_BURN_CPU_MHZ], sizeof tl->unavailable[0],
@@ -305,6 +311,7 @@ struct burn_run {
   double *rows;     /* GCB_BURN_SERIES_COUNT rows of nmax */
   double *per_gemm; /* each interval's wall / GEMMs finished */
   double plant_at;  /* -1: none */
+  bool no_check;    /* --no-check: no interval checks */
   bool planted;
   float *coll; /* --with collectives: the allreduce's buffer */
   int threads; /* what cpu_util divides by */
@@ -322,7 +329,7 @@ static double counter(long long v) {
  * the planted error, at its second). */
 static enum gcb_status interval_check(struct burn_run *r, long i) {
   struct gcb_op *g = &r->b->gemm;
-  if (g->check == NULL)
+  if (g->check == NULL || r->no_check)
     return GCB_OK;
   if (r->plant_at >= 0 && !r->planted &&
       (double)(i + 1) * r->o->interval >= r->plant_at && g->plant != NULL) {
@@ -487,6 +494,7 @@ static enum gcb_status burn_measure(struct gcb_ctx *ctx, const void *opts,
                        .b = op->state,
                        .nmax = (long)ceil(o->duration / o->interval - 1e-9),
                        .plant_at = planted_at(ctx->rank),
+                       .no_check = t->no_check,
                        .threads = ctx->cpu_threads +
                                   ((o->with & WITH_MEMORY) ? 1 : 0)};
   struct streamer m = {.op = &r.b->stream};
