@@ -636,6 +636,10 @@ bool gcb_results_burn_timeline(const json_t *c, struct gcb_burn_timeline *out) {
   out->n = (long)json_array_size(json_object_get(t, "t_s"));
   out->nranks = (int)gcb_ranks_column_size(
       json_object_get(json_object_get(c, "per_rank"), "rank"));
+  /* the bounds the schema holds a current document to, whatever c is */
+  if (out->n > GCB_BURN_MAX_INTERVALS || out->nranks < 0 ||
+      (out->nranks > 0 && out->n > GCB_BURN_MAX_POINTS / out->nranks))
+    return false;
   for (int s = 0; s < GCB_BURN_SERIES_COUNT; s++) {
     const char *name = gcb_burn_series_name(s);
     const char *why = json_string_value(
