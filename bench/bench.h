@@ -21,15 +21,28 @@
  * --warmup, or a benchmark's alias of them), and what a measure hook
  * reports it timed. */
 struct gcb_timing {
-  long iters;  /* timed iterations asked for */
-  long warmup; /* untimed iterations before them; a hook that runs another
-                  number (coll under OSU's rules, by size) says so here */
-  long timed;  /* out: iterations timed (the hook's seconds.n) */
+  long iters;    /* timed iterations asked for */
+  long warmup;   /* untimed iterations before them; a hook that runs another
+                    number (coll under OSU's rules, by size) says so here */
+  long timed;    /* out: iterations timed (the hook's seconds.n) */
+  bool no_check; /* --no-check: a hook that validates as it goes does not */
   /* Set by the harness: what gcb_timing_warmed() calls (it starts the
    * case's telemetry). */
   void (*warmed)(void *arg);
   void *warmed_arg;
+  /* Set by the harness: what gcb_timing_progress() calls. */
+  void (*progress)(void *arg, double done_s, double total_s);
+  void *progress_arg;
 };
+
+/* A long measurement (burn) says how far it is, done_s of total_s
+ * seconds, on every rank: rank 0's progress line shows the time left
+ * where the progress line is shown (bench/run/progress.c). */
+static inline void gcb_timing_progress(struct gcb_timing *t, double done_s,
+                                       double total_s) {
+  if (t->progress != NULL)
+    t->progress(t->progress_arg, done_s, total_s);
+}
 
 /* A measure hook calls this once its warm-up is done, before it times:
  * the case's telemetry starts here, as it does after the harness's own
@@ -98,6 +111,9 @@ struct gcb_bench {
   /* Left out of `list`, the usage text and `suite`: the null benchmark,
    * there to test the harness, runs only when named. */
   bool hidden;
+  /* In a suite only where the profile has a row for it: burn, which
+   * takes as long as it is told, joins the profiles that say how long. */
+  bool suite_opt_in;
 };
 
 /* Every benchmark, NULL-terminated, in suite order. */

@@ -15,24 +15,44 @@
  * space RLIMIT_AS leaves it, fails with GCB_ENOMEM instead of waking the
  * OOM killer halfway through or leaving OpenBLAS retrying mmap for ever.
  */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT: the rank's cores */
 #include "kernels/backend.h"
 
 #include <cblas.h>
+#include <dirent.h>
 #include <float.h>
 #include <inttypes.h>
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "common/file.h"
 #include "common/hostmem.h"
+
+/* Where burn_read finds the machine's sensors: looked up at its first
+ * call, so that each later reading only reads a few small files. */
+#define BURN_MAX_TEMPS 64
+#define BURN_MAX_RAPL 8
+struct burn_sensors {
+  bool found;
+  char root[96]; /* "" (the machine's); tests point it at a fake /sys */
+  int ntemps, nrapl;
+  char temps[BURN_MAX_TEMPS][192];  /* millidegrees C */
+  char rapl[BURN_MAX_RAPL][192];    /* package energy, microjoules */
+  double rapl_range[BURN_MAX_RAPL]; /* max_energy_range_uj: the wrap */
+  double last_uj[BURN_MAX_RAPL];    /* previous reading; NAN: none */
+  double last_t;                    /* when it was taken */
+};
 
 struct gcb_backend {
   int threads;            /* BLAS threads of this rank */
   struct gcb_hostmem mem; /* the node's memory when the backend opened */
   int local_size;
+  struct burn_sensors burn;
 };
 
 /* Address space OpenBLAS maps per thread for its packing buffers, on
@@ -252,6 +272,23 @@ static enum gcb_status gemm_check(void *state, struct gcb_check *out,
   return GCB_OK;
 }
 
+/* Test hook (struct gcb_op's plant): the entry the check compares first
+ * becomes wrong, far beyond any tolerance. */
+static void gemm_plant(void *state) {
+  struct host_gemm *g = state;
+  uint64_t entries = (uint64_t)g->m * (uint64_t)g->n, idx = 0;
+  if (entries > GEMM_CHECK_SAMPLES) { /* the check's first position */
+    double pick[GEMM_CHECK_SAMPLES];
+    gcb_fill_random(pick, GEMM_CHECK_SAMPLES, stream_seed(g->seed, 3));
+    idx = (uint64_t)((pick[0] + 1.0) / 2 * (double)entries);
+    idx = idx < entries ? idx : entries - 1;
+  }
+  if (g->dtype == GCB_DTYPE_FP32)
+    ((float *)g->c)[idx] = ((float *)g->c)[idx] * 2.0f + 1.0f;
+  else
+    ((double *)g->c)[idx] = ((double *)g->c)[idx] * 2.0 + 1.0;
+}
+
 /* OpenBLAS has dgemm and sgemm only. */
 static bool host_gemm_has(enum gcb_dtype t) {
   return t == GCB_DTYPE_FP32 || t == GCB_DTYPE_FP64;
@@ -333,7 +370,8 @@ static enum gcb_status host_gemm(struct gcb_backend *b,
   *op = (struct gcb_op){.state = g,
                         .run = gemm_run,
                         .check = gemm_check,
-                        .release = gemm_release};
+                        .release = gemm_release,
+                        .plant = gemm_plant};
   return GCB_OK;
 }
 
@@ -504,6 +542,174 @@ static enum gcb_status host_stream(struct gcb_backend *b,
   return GCB_OK;
 }
 
+/* ---- burn-in readings -----------------------------------------------------
+ */
+
+/* One number from a small sysfs file (bounded read, common/file.h); NAN
+ * when it cannot be read or is not a number. */
+static double read_number(const char *path) {
+  char *text = NULL;
+  size_t len = 0;
+  struct gcb_err ignored = {0};
+  double v = NAN;
+  if (gcb_file_read(path, 64, &text, &len, &ignored) == GCB_OK) {
+    char *end;
+    double x = strtod(text, &end);
+    if (end != text)
+      v = x;
+  }
+  free(text);
+  return v;
+}
+
+/* Adds dir/<entry>/<file> for each entry of dir whose name starts with
+ * prefix (and, for rapl, has no second ':': a package, not a sub-zone). */
+static int find_files(const char *dir, const char *prefix, const char *file,
+                      bool packages_only, char (*out)[192], int max, int n) {
+  DIR *d = opendir(dir);
+  if (d == NULL)
+    return n;
+  struct dirent *e;
+  size_t plen = strlen(prefix);
+  while (n < max && (e = readdir(d)) != NULL) {
+    if (strncmp(e->d_name, prefix, plen) != 0 ||
+        (packages_only && strchr(e->d_name + plen, ':') != NULL))
+      continue;
+    char path[192];
+    if (snprintf(path, sizeof path, "%s/%s/%s", dir, e->d_name, file) <
+            (int)sizeof path &&
+        access(path, R_OK) == 0)
+      snprintf(out[n++], sizeof out[0], "%s", path);
+  }
+  closedir(d);
+  return n;
+}
+
+/* hwmon's temp*_input files of every chip. */
+static int find_hwmon_temps(struct burn_sensors *s) {
+  char top[128];
+  snprintf(top, sizeof top, "%s/sys/class/hwmon", s->root);
+  DIR *d = opendir(top);
+  if (d == NULL)
+    return s->ntemps;
+  struct dirent *e;
+  while (s->ntemps < BURN_MAX_TEMPS && (e = readdir(d)) != NULL) {
+    if (strncmp(e->d_name, "hwmon", 5) != 0)
+      continue;
+    char dir[160];
+    if (snprintf(dir, sizeof dir, "%s/%.40s", top, e->d_name) >=
+        (int)sizeof dir)
+      continue;
+    DIR *c = opendir(dir);
+    struct dirent *f;
+    while (c != NULL && s->ntemps < BURN_MAX_TEMPS &&
+           (f = readdir(c)) != NULL) {
+      size_t len = strlen(f->d_name);
+      if (strncmp(f->d_name, "temp", 4) == 0 && len > 6 &&
+          strcmp(f->d_name + len - 6, "_input") == 0)
+        snprintf(s->temps[s->ntemps++], sizeof s->temps[0], "%s/%.30s", dir,
+                 f->d_name);
+    }
+    if (c != NULL)
+      closedir(c);
+  }
+  closedir(d);
+  return s->ntemps;
+}
+
+static void find_sensors(struct burn_sensors *s) {
+  char thermal[128], powercap[128];
+  snprintf(thermal, sizeof thermal, "%s/sys/class/thermal", s->root);
+  snprintf(powercap, sizeof powercap, "%s/sys/class/powercap", s->root);
+  s->found = true;
+  s->ntemps = 0;
+  find_hwmon_temps(s);
+  s->ntemps = find_files(thermal, "thermal_zone", "temp", false, s->temps,
+                         BURN_MAX_TEMPS, s->ntemps);
+  s->nrapl = find_files(powercap, "intel-rapl:", "energy_uj", true, s->rapl,
+                        BURN_MAX_RAPL, 0);
+  for (int i = 0; i < s->nrapl; i++) {
+    char range[192];
+    snprintf(range, sizeof range, "%.*s/max_energy_range_uj",
+             (int)(strlen(s->rapl[i]) - strlen("/energy_uj")), s->rapl[i]);
+    s->rapl_range[i] = read_number(range);
+    s->last_uj[i] = NAN;
+  }
+}
+
+/* Mean scaling_cur_freq (kHz) of the CPUs this process may run on, in MHz. */
+static double bound_cpu_mhz(const char *root) {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) != 0)
+    return NAN;
+  double sum = 0;
+  int n = 0;
+  for (int c = 0; c < CPU_SETSIZE && n < CPU_COUNT(&set); c++) {
+    if (!CPU_ISSET(c, &set))
+      continue;
+    char path[192];
+    snprintf(path, sizeof path,
+             "%s/sys/devices/system/cpu/cpu%d/cpufreq/scaling_cur_freq", root,
+             c);
+    double khz = read_number(path);
+    if (!isfinite(khz))
+      return NAN; /* a mean of some of the cores would hide the others */
+    sum += khz / 1000.0;
+    n++;
+  }
+  return n > 0 ? sum / n : NAN;
+}
+
+/* Hottest readable sensor, degrees C. */
+static double hottest_c(const struct burn_sensors *s) {
+  double hot = NAN;
+  for (int i = 0; i < s->ntemps; i++) {
+    double c = read_number(s->temps[i]) / 1000.0;
+    if (isfinite(c) && (!isfinite(hot) || c > hot))
+      hot = c;
+  }
+  return hot;
+}
+
+/* Package power since the previous reading, summed over packages, W:
+ * the energy counters' increase (modulo their range) over the time. The
+ * first reading has nothing to take a difference from: NAN. */
+static double package_watts(struct burn_sensors *s) {
+  double t = now_seconds(), joules = 0;
+  bool all = s->nrapl > 0 && s->last_t > 0;
+  for (int i = 0; i < s->nrapl; i++) {
+    double uj = read_number(s->rapl[i]);
+    if (!isfinite(uj) || !isfinite(s->last_uj[i])) {
+      all = false;
+    } else {
+      double d = uj - s->last_uj[i];
+      if (d < 0 && isfinite(s->rapl_range[i]))
+        d += s->rapl_range[i];
+      joules += d / 1e6;
+    }
+    s->last_uj[i] = uj;
+  }
+  double dt = t - s->last_t;
+  s->last_t = t;
+  return all && dt > 0 ? joules / dt : NAN;
+}
+
+static void host_burn_read(struct gcb_backend *b,
+                           struct gcb_burn_reading *out) {
+  struct burn_sensors *s = &b->burn;
+  if (!s->found)
+    find_sensors(s);
+  *out = (struct gcb_burn_reading){.cpu_mhz = bound_cpu_mhz(s->root),
+                                   .temp_c = hottest_c(s),
+                                   .power_w = package_watts(s),
+                                   .sm_clock_mhz = NAN,
+                                   .mem_clock_mhz = NAN,
+                                   .ecc_sbe = -1,
+                                   .ecc_dbe = -1,
+                                   .pcie_replay = -1,
+                                   .xid = -1};
+}
+
 const struct gcb_backend_ops gcb_backend_host = {
     .name = "host",
     .transport = "mpi",
@@ -517,6 +723,7 @@ const struct gcb_backend_ops gcb_backend_host = {
     .gemm = host_gemm,
     .stream = host_stream,
     .fits = check_memory,
+    .burn_read = host_burn_read,
     .gemm_has = host_gemm_has,
     .stream_has = host_stream_has,
 };

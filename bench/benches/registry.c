@@ -11,6 +11,7 @@ extern const struct gcb_bench gcb_bench_p2p;
 extern const struct gcb_bench gcb_bench_netmap;
 extern const struct gcb_bench gcb_bench_launch;
 extern const struct gcb_bench gcb_bench_pattern;
+extern const struct gcb_bench gcb_bench_burn;
 extern const struct gcb_bench gcb_bench_null;
 
 const struct gcb_bench *const gcb_benches[] = {
@@ -22,6 +23,7 @@ const struct gcb_bench *const gcb_benches[] = {
     &gcb_bench_launch,
     &gcb_bench_coll,
     &gcb_bench_pattern,
+    &gcb_bench_burn,
     &gcb_bench_null, /* hidden: tests the harness */
     NULL,
 };

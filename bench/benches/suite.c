@@ -30,7 +30,7 @@ struct profile {
   const char *name;
   const char *summary;
   const char *run_args; /* run options, before the user's */
-  struct bench_args benches[12];
+  struct bench_args benches[16];
   const char *only; /* the benchmarks it runs, by name; NULL: all */
 };
 
@@ -51,7 +51,8 @@ static const struct profile profiles[] = {
      {{"pattern", "--model tiny", NULL}, {0}},
      NULL},
     {"quick",
-     "every benchmark at modest sizes: under two minutes on a 2-core machine",
+     "every benchmark at modest sizes and a 20 s burn: about two minutes on "
+     "a 2-core machine",
      "--iters 5 --warmup 1",
      {{"gemm", "-m 1024 --dtype fp64,fp32", NULL},
       {"membw", "--kernel copy,triad", NULL},
@@ -60,6 +61,7 @@ static const struct profile profiles[] = {
        "sendrecv,latency,barrier -b 8 -e 1M -f 16",
        NULL},
       {"pattern", "--model tiny --patterns dp,tp,pp,ep", NULL},
+      {"burn", "--duration 20s", NULL},
       {0}},
      NULL},
     /* The shipped criteria (tests/data/criteria-h200.json) judge coll at
@@ -80,6 +82,8 @@ static const struct profile profiles[] = {
       {"coll", "-e 1M -f 4", "host"},
       {"coll", "-e 8G -f 2", "cuda"},
       {"pattern", "--model tiny --patterns dp,tp,pp", "host"},
+      {"burn", "--duration 10m", NULL},
+      {"burn", "--duration 60s", "host"},
       {0}},
      NULL},
     /* A Slurm prolog or HealthCheckProgram (docs/SLURM.md), as LBNL NHC
@@ -313,8 +317,16 @@ static bool runs(const struct profile *p, const char *name) {
   return p->only == NULL;
 }
 
+/* Whether profile p has a row for benchmark `name` (suite_opt_in). */
+static bool named(const struct profile *p, const char *name) {
+  for (const struct bench_args *a = p->benches; a->bench != NULL; a++)
+    if (strcmp(a->bench, name) == 0)
+      return true;
+  return false;
+}
+
 /* Every benchmark but the hidden ones (null) and those the profile leaves
- * out, in registry order, with
+ * out (burn where it has no row), in registry order, with
  * its options from profile p on `backend`: 0, 2 (a bad profile word, in
  * err) or 3 (out of memory). */
 static int suite_run_make(struct suite_run *r, const struct profile *p,
@@ -333,7 +345,8 @@ static int suite_run_make(struct suite_run *r, const struct profile *p,
     return 3;
   }
   for (size_t i = 0; i < all; i++)
-    if (!gcb_benches[i]->hidden && runs(p, gcb_benches[i]->name))
+    if (!gcb_benches[i]->hidden && runs(p, gcb_benches[i]->name) &&
+        (!gcb_benches[i]->suite_opt_in || named(p, gcb_benches[i]->name)))
       r->benches[r->n++] = gcb_benches[i];
   for (size_t i = 0; i < r->n; i++) {
     const struct gcb_bench *b = r->benches[i];

@@ -319,6 +319,17 @@ static void plan_pattern(const struct plan_in *in, struct plan_out *out) {
                  in->cases / 5.0 * 3 * (in->iters + in->warmup) * in->r->step_s;
 }
 
+/* burn: as long as it is told (the watchdog and the set-up aside). */
+static void plan_burn(const struct plan_in *in, struct plan_out *out) {
+  double duration = json_number_value(json_object_get(in->echo, "duration")),
+         interval = json_number_value(json_object_get(in->echo, "interval"));
+  char text[96];
+  snprintf(text, sizeof text, "%g s of GEMMs, a point every %g s", duration,
+           interval);
+  add(out->sizes, sizeof out->sizes, "%s", text);
+  out->seconds = in->cases * (duration + in->r->case_s);
+}
+
 static void plan_other(const struct plan_in *in, struct plan_out *out) {
   plan_steps(in, out, 1e-3);
 }
@@ -330,7 +341,8 @@ static const struct {
 } models[] = {
     {"coll", plan_coll},     {"gemm", plan_gemm},       {"membw", plan_membw},
     {"pcie", plan_pcie},     {"netmap", plan_netmap},   {"p2p", plan_p2p},
-    {"launch", plan_launch}, {"pattern", plan_pattern}, {NULL, plan_other},
+    {"launch", plan_launch}, {"pattern", plan_pattern}, {"burn", plan_burn},
+    {NULL, plan_other},
 };
 
 static void format_duration(double s, char *buf, size_t len) {

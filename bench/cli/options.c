@@ -165,6 +165,34 @@ static enum gcb_status parse_number(const struct gcb_option *o,
   return check_range(o, *v, text, err);
 }
 
+/* A duration: a number, then s, m or h (seconds when none). */
+static enum gcb_status parse_seconds(const struct gcb_option *o,
+                                     const char *text, double *v,
+                                     struct gcb_err *err) {
+  errno = 0;
+  char *end;
+  *v = strtod(text, &end);
+  static const struct {
+    char unit;
+    double seconds;
+  } units[] = {{'s', 1}, {'m', 60}, {'h', 3600}};
+  bool ok = end != text && errno != ERANGE && isfinite(*v);
+  if (ok && *end != '\0') {
+    ok = false;
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+      if (end[0] == units[i].unit && end[1] == '\0') {
+        *v *= units[i].seconds;
+        ok = true;
+      }
+  }
+  if (!ok)
+    return gcb_err_set(err, GCB_EUSAGE,
+                       "--%s: '%s' is not a duration (a number of seconds, "
+                       "or one with s, m or h: 90, 90s, 10m, 1h)",
+                       o->name, SHOW(text));
+  return check_range(o, *v, text, err);
+}
+
 static enum gcb_status parse_value(const struct gcb_option_group *g,
                                    const struct gcb_option *o, const char *text,
                                    struct gcb_err *err) {
@@ -185,6 +213,11 @@ static enum gcb_status parse_value(const struct gcb_option_group *g,
       *(long *)dst = (long)d;
     else
       *(double *)dst = d;
+    break;
+  case GCB_OPT_SECONDS:
+    if ((st = parse_seconds(o, text, &d, err)) != GCB_OK)
+      return st;
+    *(double *)dst = d;
     break;
   case GCB_OPT_SIZE:
     if ((st = gcb_parse_size(text, &size, err)) != GCB_OK) {
@@ -253,6 +286,7 @@ static size_t value_size(enum gcb_opt_type type) {
   case GCB_OPT_SIZE:
     return sizeof(uint64_t);
   case GCB_OPT_DOUBLE:
+  case GCB_OPT_SECONDS:
     return sizeof(double);
   case GCB_OPT_STRING:
     return sizeof(const char *);
@@ -489,6 +523,7 @@ static json_t *value_to_json(const struct gcb_option_group *g,
   case GCB_OPT_SIZE:
     return json_integer((json_int_t) * (const uint64_t *)p);
   case GCB_OPT_DOUBLE:
+  case GCB_OPT_SECONDS:
     return json_real(*(const double *)p);
   case GCB_OPT_STRING:
     return *(const char *const *)p ? text_json(*(const char *const *)p)

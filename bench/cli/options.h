@@ -21,6 +21,9 @@ enum gcb_opt_type {
   GCB_OPT_INT,    /* long, plain integer */
   GCB_OPT_SIZE,   /* uint64_t, with K/M/G/T suffixes (powers of 1024) */
   GCB_OPT_DOUBLE, /* double */
+  /* double, seconds: a number with an optional unit s, m or h ("90",
+   * "90s", "1.5m", "10m", "1h"); echoed as the number of seconds */
+  GCB_OPT_SECONDS,
   GCB_OPT_STRING, /* const char * into argv or the default */
   GCB_OPT_CHOICE, /* int, index into choices[] */
   GCB_OPT_SET,    /* uint32_t bit set over choices[]; "all" = every bit */

@@ -302,6 +302,13 @@ static void warmed(void *h) {
   telemetry_start(h);
 }
 
+/* A long measurement's progress: rank 0's line, where it is shown. */
+static void progress_tick(void *arg, double done_s, double total_s) {
+  struct gcb_harness *h = arg;
+  if (h->ctx->rank == 0 && h->current != NULL)
+    gcb_table_progress_time(&h->table, h->current, done_s, total_s);
+}
+
 /* Warm-up, then `iters` timed samples of one operation each. */
 static enum gcb_status measure(struct gcb_harness *h, struct gcb_op *op,
                                double *samples) {
@@ -351,8 +358,11 @@ static enum gcb_status measure_and_check(struct gcb_harness *h,
   struct gcb_timing t = {.iters = h->opts->iters,
                          .warmup = h->opts->warmup,
                          .timed = h->opts->iters,
+                         .no_check = h->opts->no_check,
                          .warmed = warmed,
-                         .warmed_arg = h};
+                         .warmed_arg = h,
+                         .progress = progress_tick,
+                         .progress_arg = h};
   enum gcb_status st = bench->measure
                            ? bench->measure(h->ctx, bench_opts, state, op, &t,
                                             &w->result, &h->ctx->err)
@@ -446,9 +456,11 @@ static enum gcb_status run_case(struct gcb_harness *h,
   gcb_watchdog_phase(h->watchdog, GCB_WD_MEASURE);
   if (st == GCB_OK && ctx->rank == h->stall_rank && index == h->stall_case)
     stall();
+  h->current = &rec;
   if (st == GCB_OK)
     st = gcb_context_agree(
         ctx, measure_and_check(h, bench, bench_opts, state, &op, &mine));
+  h->current = NULL;
   gcb_op_release(&op);
   enum gcb_status sink = GCB_OK;
   gcb_watchdog_phase(h->watchdog, GCB_WD_GATHER);

@@ -81,7 +81,8 @@ struct gcb_harness {
   struct gcb_sink sinks[3];
   int nsinks;
   struct gcb_run_totals totals;
-  bool progress; /* gcb_progress_wanted's answer */
+  bool progress;                    /* gcb_progress_wanted's answer */
+  const struct gcb_record *current; /* the case being measured (its line) */
 };
 
 /*

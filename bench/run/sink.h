@@ -116,6 +116,10 @@ struct gcb_sink gcb_table_sink(struct gcb_table *t);
  * and estimated remaining time; erased by the next row. */
 void gcb_table_progress(struct gcb_table *t, const struct gcb_record *rec,
                         int index, int count);
+/* The progress line of a long case (burn): done_s of total_s seconds and
+ * the time left; same terminal rule as gcb_table_progress. */
+void gcb_table_progress_time(struct gcb_table *t, const struct gcb_record *rec,
+                             double done_s, double total_s);
 
 /* Results document state: the document and where it is rewritten. */
 struct gcb_document {

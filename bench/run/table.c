@@ -357,3 +357,15 @@ void gcb_table_progress(struct gcb_table *t, const struct gcb_record *rec,
           rec->bench, label, index + 1, count, elapsed, eta);
   fflush(stderr);
 }
+
+void gcb_table_progress_time(struct gcb_table *t, const struct gcb_record *rec,
+                             double done_s, double total_s) {
+  if (!t->progress)
+    return;
+  char label[sizeof rec->label * 4];
+  gcb_text_shown(label, sizeof label, rec->label);
+  double left = total_s > done_s ? total_s - done_s : 0;
+  fprintf(stderr, "\r\033[K  %s %s: %.0f s of %.0f s, %.0f s left", rec->bench,
+          label, done_s, total_s, left);
+  fflush(stderr);
+}

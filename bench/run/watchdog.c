@@ -103,14 +103,44 @@ void gcb_watchdog_phase(struct gcb_watchdog *w, enum gcb_watchdog_phase phase) {
   atomic_fetch_add_explicit(&w->step, 1, memory_order_relaxed);
 }
 
+void gcb_watchdog_soft(struct gcb_watchdog *w, atomic_int *flag,
+                       double grace_s) {
+  if (w == NULL)
+    return;
+  pthread_mutex_lock(&w->lock);
+  w->soft_flag = flag;
+  w->soft_grace = grace_s;
+  w->soft_asked = 0;
+  w->soft_done = false;
+  w->soft_timeout = false;
+  pthread_mutex_unlock(&w->lock);
+}
+
+void gcb_watchdog_extend(struct gcb_watchdog *w, double seconds) {
+  if (w == NULL)
+    return;
+  pthread_mutex_lock(&w->lock);
+  if (w->deadline > 0)
+    w->deadline += seconds;
+  pthread_mutex_unlock(&w->lock);
+}
+
 void gcb_watchdog_disarm(struct gcb_watchdog *w) {
   if (w == NULL)
     return;
   pthread_mutex_lock(&w->lock);
   w->deadline = 0;
   w->active = false;
+  bool asked = w->soft_asked > 0;
+  w->soft_done = asked;
+  w->soft_flag = NULL;
   pthread_mutex_unlock(&w->lock);
   gcb_watchdog_phase(w, GCB_WD_IDLE);
+  /* The watchdog ends the run now that the case is recorded; the rest
+   * of the run must not begin meanwhile. */
+  struct timespec tenth = {.tv_nsec = 100000000};
+  for (int i = 0; asked && i < 600; i++)
+    nanosleep(&tenth, NULL);
 }
 
 const volatile double *gcb_watchdog_deadline(const struct gcb_watchdog *w) {
@@ -428,19 +458,38 @@ static _Noreturn void timeout_rank0(struct gcb_watchdog *w,
 
 /* Rank 0 ends the run past the deadline; the others a grace period
  * later, where rank 0 cannot. */
+static bool soft_hold(struct gcb_watchdog *w, double now);
+
+/* The deadline of a case that ends itself (gcb_watchdog_soft): asked
+ * there, the end waits for the case's record, then is a timeout. True
+ * while that holds the end back. */
+static bool soft_deadline(struct gcb_watchdog *w, double now) {
+  bool hold = soft_hold(w, now);
+  w->soft_timeout = w->soft_timeout || hold;
+  return hold;
+}
+
 static void check_deadline(struct gcb_watchdog *w, double now) {
   struct armed_case a;
   armed(w, &a);
+  if (w->soft_timeout) { /* the case and its label are kept until then */
+    if (!soft_deadline(w, now) && w->rank == 0)
+      timeout_rank0(w, &a);
+    return;
+  }
   if (a.deadline <= 0)
     return;
   if (w->rank == 0) {
-    if (now > a.deadline)
+    if (now > a.deadline && !soft_deadline(w, now))
       timeout_rank0(w, &a);
     return;
   }
   /* Rank 0 ends the run at its deadline; this is for a rank 0 that
-   * cannot (frozen, unreachable). */
+   * cannot (frozen, unreachable). A case that ends itself is asked at
+   * this rank's own deadline and given its grace. */
   double grace = 5 + 0.1 * w->opts.timeout_s;
+  if (now > a.deadline && soft_deadline(w, now))
+    return;
   if (now > a.deadline + grace) {
     char line[512];
     snprintf(line, sizeof line,
@@ -574,9 +623,40 @@ static void drain(struct gcb_watchdog *w, double now) {
  * naming the case that was running, and ends every rank with 128 + the
  * signal (the shell's convention); another rank tells rank 0 and waits
  * for it, ending itself a few seconds later if rank 0 cannot. */
+/* A stop signal during a case that ends itself (gcb_watchdog_soft): asks
+ * it, and holds the end of the run until it is recorded or its grace has
+ * passed. True while held. */
+static bool soft_hold(struct gcb_watchdog *w, double now) {
+  pthread_mutex_lock(&w->lock);
+  bool hold = false;
+  if (w->soft_flag != NULL) {
+    if (w->soft_asked == 0) {
+      w->soft_asked = now;
+      atomic_store(w->soft_flag, 1);
+    }
+    hold = now < w->soft_asked + w->soft_grace;
+  } else if (w->soft_done) {
+    /* recorded: the grace of a rank that waits for rank 0 starts now */
+    w->soft_done = false;
+    w->soft_asked = 0;
+    w->soft_kept = true;
+    w->signal_at = w->signal_at > 0 ? now : 0;
+  }
+  pthread_mutex_unlock(&w->lock);
+  return hold;
+}
+
 static void check_signal(struct gcb_watchdog *w, double now) {
   if (w->stop_signal == 0)
     return;
+  if (soft_hold(w, now)) {
+    if (w->rank != 0 && w->signal_at > 0 && w->fd >= 0 && !w->signal_told) {
+      struct gcb__wd_msg m = {.type = GCB__WD_SIGNAL,
+                              .a = (uint32_t)w->stop_signal};
+      w->signal_told = tell0(w, &m);
+    }
+    return;
+  }
   const char *name = stop_name(w->stop_signal);
   int code = 128 + w->stop_signal;
   struct armed_case a;
@@ -586,8 +666,9 @@ static void check_signal(struct gcb_watchdog *w, double now) {
     append(message, sizeof message, "rank %d received %s", w->signal_rank,
            name);
     if (a.bench[0] != '\0')
-      append(message, sizeof message, " %s %s %s",
-             a.active ? "during" : "after", a.bench, a.desc);
+      append(message, sizeof message, " %s %s %s%s",
+             a.active || w->soft_kept ? "during" : "after", a.bench, a.desc,
+             w->soft_kept ? " (it stopped at a boundary and is recorded)" : "");
     end_run_as(w, GCB_EINTR, "interrupted", code, "interrupted", -1, a.bench,
                a.active ? a.label : "(between cases)", message);
   }

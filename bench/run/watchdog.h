@@ -27,6 +27,7 @@
 #ifndef GCB_WATCHDOG_H
 #define GCB_WATCHDOG_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -107,7 +108,24 @@ void gcb_watchdog_phase(struct gcb_watchdog *w, enum gcb_watchdog_phase phase);
  * Written by the watched thread only. */
 const volatile double *gcb_watchdog_deadline(const struct gcb_watchdog *w);
 
-/* The case is over: no deadline until the next arm. */
+/*
+ * The armed case can end early by itself and still be recorded (burn's
+ * intervals): on a stop signal (SIGINT, SIGTERM) the watchdog sets *flag
+ * to 1 instead of ending the run at once, and ends it as it would (the run
+ * "interrupted", 128 + the signal) once the case is disarmed, or grace_s
+ * after it asked where the case never gets there. The case polls *flag.
+ * Cleared by gcb_watchdog_disarm(); NULL w: no-op.
+ */
+void gcb_watchdog_soft(struct gcb_watchdog *w, atomic_int *flag,
+                       double grace_s);
+
+/* Moves the armed deadline `seconds` later: a case that is meant to take
+ * that long (burn's --duration) keeps --timeout for what it does beyond. */
+void gcb_watchdog_extend(struct gcb_watchdog *w, double seconds);
+
+/* The case is over: no deadline until the next arm. A case whose soft
+ * stop was asked (gcb_watchdog_soft) does not return from here: the
+ * watchdog ends the run (it returns after 60 s where that never comes). */
 void gcb_watchdog_disarm(struct gcb_watchdog *w);
 
 /*

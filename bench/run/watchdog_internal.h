@@ -109,6 +109,15 @@ struct gcb_watchdog {
   double deadline; /* CLOCK_MONOTONIC seconds; 0: none (disarmed, or no
                       --timeout) */
   bool active;     /* armed: inside a case or a set-up */
+  /* gcb_watchdog_soft: the armed case ends on its own when asked (burn).
+   * soft_flag is set to 1 on a stop signal; the end of the run waits
+   * until the case is recorded (disarm), or soft_grace seconds. */
+  atomic_int *soft_flag; /* NULL: not registered */
+  double soft_grace;
+  double soft_asked; /* when the flag was set; 0: not asked */
+  bool soft_done;    /* the case ended (disarmed) after it was asked */
+  bool soft_timeout; /* asked at the deadline: a timeout once recorded */
+  bool soft_kept;    /* a case asked to stop was recorded (the words) */
 
   /* This rank's progress: the watched thread writes, the thread reads. */
   atomic_uint seq;

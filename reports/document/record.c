@@ -2,6 +2,7 @@
 #include "reports/document/record.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 double gcb_record_figure(const struct gcb_record *rec, double seconds) {
@@ -113,4 +114,32 @@ const struct gcb_param *gcb_record_param(const struct gcb_record *rec,
     if (strcmp(rec->params[i].key, key) == 0)
       return &rec->params[i];
   return NULL;
+}
+
+static const struct {
+  const char *name;
+  enum gcb_burn_kind kind;
+} burn_series[] = {
+#define GCB__BURN_ROW(id, name, kind) {name, GCB_BURN_##kind},
+    GCB_BURN_SERIES_LIST(GCB__BURN_ROW)
+#undef GCB__BURN_ROW
+};
+
+const char *gcb_burn_series_name(int series) {
+  return series >= 0 && series < GCB_BURN_SERIES_COUNT
+             ? burn_series[series].name
+             : NULL;
+}
+
+enum gcb_burn_kind gcb_burn_series_kind(int series) {
+  return series >= 0 && series < GCB_BURN_SERIES_COUNT
+             ? burn_series[series].kind
+             : GCB_BURN_RATE;
+}
+
+void gcb_burn_timeline_free(struct gcb_burn_timeline *t) {
+  for (int s = 0; t != NULL && s < GCB_BURN_SERIES_COUNT; s++) {
+    free(t->v[s]);
+    t->v[s] = NULL;
+  }
 }

@@ -7,6 +7,7 @@
 #ifndef GCB_RECORD_H
 #define GCB_RECORD_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -91,6 +92,73 @@ struct gcb_iter_times {
   double *s; /* nranks * n: rank r's iteration i at s[r * n + i] */
 };
 
+/*
+ * The burn-in timeline (burn only; docs/results-schema.md, "timeline"):
+ * one row a rank of one value an interval for each series below, NAN where
+ * a value was not measured (written as null). The series, in the order the
+ * document writes them, with their kind: RATE a number, COUNT an integer
+ * of the interval (products compared, wrong), INT an integer reading (a
+ * mask, a cumulative counter). Gathered on rank 0 by the benchmark.
+ */
+#define GCB_BURN_SERIES_LIST(X)                                                \
+  X(FIGURE, "figure", RATE)                                                    \
+  X(CHECKED, "checked", COUNT)                                                 \
+  X(WRONG, "wrong", COUNT)                                                     \
+  X(CPU_UTIL, "cpu_util", RATE)                                                \
+  X(CPU_MHZ, "cpu_mhz", RATE)                                                  \
+  X(TEMP_C, "temp_c", RATE)                                                    \
+  X(POWER_W, "power_w", RATE)                                                  \
+  X(SM_CLOCK_MHZ, "sm_clock_mhz", RATE)                                        \
+  X(MEM_CLOCK_MHZ, "mem_clock_mhz", RATE)                                      \
+  X(THROTTLE_REASONS, "throttle_reasons", INT)                                 \
+  X(ECC_SBE, "ecc_sbe", INT)                                                   \
+  X(ECC_DBE, "ecc_dbe", INT)                                                   \
+  X(PCIE_REPLAY, "pcie_replay", INT)                                           \
+  X(XID, "xid", INT)
+
+enum gcb_burn_series {
+#define GCB__BURN_ENUM(id, name, kind) GCB_BURN_##id,
+  GCB_BURN_SERIES_LIST(GCB__BURN_ENUM)
+#undef GCB__BURN_ENUM
+      GCB_BURN_SERIES_COUNT
+};
+
+enum gcb_burn_kind { GCB_BURN_RATE, GCB_BURN_COUNT, GCB_BURN_INT };
+
+/* A series's name in the document and its kind; NULL name outside the
+ * list. */
+const char *gcb_burn_series_name(int series);
+enum gcb_burn_kind gcb_burn_series_kind(int series);
+
+/* The most intervals a timeline holds (written or read): a week of
+ * one-second intervals; and the most points (ranks x intervals) a series
+ * holds, so that a reader's arrays stay bounded (128 MiB a series of
+ * doubles: 2,048 ranks for 2 h, 8 ranks for the week). A reader refuses
+ * more before it looks further. */
+#define GCB_BURN_MAX_INTERVALS 604800L
+#define GCB_BURN_MAX_POINTS (16L << 20)
+
+struct gcb_burn_timeline {
+  double interval_s;
+  int nranks;
+  long n; /* intervals; t_s[i] = (i + 1) * interval_s */
+  /* Series s: rank r's interval i at v[s][r * n + i], NAN where not
+   * measured; NULL: the series was measured on no rank. */
+  double *v[GCB_BURN_SERIES_COUNT];
+  /* Why a series would be absent when no rank measured it (one line);
+   * "": the writer says "measured on no rank". */
+  char unavailable[GCB_BURN_SERIES_COUNT][160];
+};
+
+/* Series s, rank r, interval i: NAN for a series that is NULL. */
+static inline double gcb_burn_value(const struct gcb_burn_timeline *t, int s,
+                                    int r, long i) {
+  return t->v[s] != NULL ? t->v[s][(size_t)r * (size_t)t->n + (size_t)i] : NAN;
+}
+
+/* Frees every series and NULLs them; NULL t is a no-op. */
+void gcb_burn_timeline_free(struct gcb_burn_timeline *t);
+
 struct gcb_record {
   const char *bench; /* descriptor name, static */
   enum gcb_layout layout;
@@ -111,6 +179,7 @@ struct gcb_record {
    * nccl-tests still prints it, as a row of size 0 and count 0, and so
    * does gcbench's nccl-tests layout (table_coll.c). */
   bool empty;
+  const struct gcb_burn_timeline *timeline; /* burn only, else NULL */
 };
 
 /* Cross-rank summary of the per-rank figures (rate at each rank's time). */

@@ -66,6 +66,15 @@ enum gcb_status gcb_results_plain(struct gcb_results *r, struct gcb_err *err);
 enum gcb_status gcb_results_set(struct gcb_results *r, const char *section,
                                 json_t *value, struct gcb_err *err);
 
+/*
+ * The burn-in timeline of case c of a document that was read (validated:
+ * sizes agree and are bounded, section_cases.c) into *out, one array per
+ * series present (NAN for null), the absent ones NULL with their reason:
+ * free with gcb_burn_timeline_free(). false when c has no timeline, or on
+ * ENOMEM (*out then holds nothing to free).
+ */
+bool gcb_results_burn_timeline(const json_t *c, struct gcb_burn_timeline *out);
+
 /* Appends a finished case built from rec (per-rank statistics, figures,
  * validation, cross-rank summary). Non-finite numbers are written as null
  * where the schema allows it (max_error, tolerance); elsewhere (a NaN time)

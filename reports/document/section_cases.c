@@ -9,6 +9,7 @@
 #include "reports/document/results_int.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -140,6 +141,20 @@ static const struct gcb__field per_rank_columns[] = {
 static enum gcb_status check_column_lengths(struct gcb__walk *w,
                                             const json_t *v);
 
+/* The burn-in timeline (record.h): the rows here, the rest by
+ * check_timeline, which the case's check runs once the per-rank columns
+ * have told how many ranks there are. */
+static const struct gcb__node n_series_rows = {
+    .types = T_ARR, .items = NODE(.types = T_ARR, .items = &gcb__n_num_null)};
+static const struct gcb__field timeline_fields[] = {
+    REQ("interval_s", &gcb__n_num),
+    REQ("t_s", NODE(.types = T_ARR, .items = &gcb__n_num)),
+    REQ("series", NODE(.types = T_OBJ, .items = &n_series_rows)),
+    OPT("unavailable", NODE(.types = T_OBJ, .items = &gcb__n_str)),
+    {0},
+};
+static enum gcb_status check_case(struct gcb__walk *w, const json_t *v);
+
 #define CASE_FIELDS(per_rank_node)                                             \
   REQ("bench", &gcb__n_str), REQ("backend", &gcb__n_str),                      \
       REQ("label", &gcb__n_str), REQ("params", &n_params),                     \
@@ -148,14 +163,15 @@ static enum gcb_status check_column_lengths(struct gcb__walk *w,
       REQ("iterations", &gcb__n_int), REQ("warmup", &gcb__n_int),              \
       REQ("summary", OBJ(summary_fields)),                                     \
       REQ("validation", OBJ(case_check_fields)),                               \
-      REQ("per_rank", per_rank_node), {                                        \
+      REQ("per_rank", per_rank_node), OPT("timeline", OBJ(timeline_fields)), { \
     0                                                                          \
   }
 
 static const struct gcb__field case_fields[] = {
     CASE_FIELDS(NODE(.types = T_OBJ, .fields = per_rank_columns,
                      .check = check_column_lengths))};
-const struct gcb__node gcb__n_case = {.types = T_OBJ, .fields = case_fields};
+const struct gcb__node gcb__n_case = {
+    .types = T_OBJ, .fields = case_fields, .check = check_case};
 static const struct gcb__field case_fields_v1[] = {
     CASE_FIELDS(ARR(OBJ(per_rank_fields)))};
 const struct gcb__node gcb__n_case_v1 = {.types = T_OBJ,
@@ -182,6 +198,125 @@ static enum gcb_status check_column_lengths(struct gcb__walk *w,
     return rc;
   }
   return GCB_OK;
+}
+
+/* Index of the series named `name`, or -1. */
+static int series_index(const char *name) {
+  for (int s = 0; s < GCB_BURN_SERIES_COUNT; s++)
+    if (strcmp(gcb_burn_series_name(s), name) == 0)
+      return s;
+  return -1;
+}
+
+/* A problem at timeline.<key>[.<key2>][<index>]. */
+static enum gcb_status timeline_problem(struct gcb__walk *w, const char *key,
+                                        const char *key2, long index,
+                                        const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static enum gcb_status timeline_problem(struct gcb__walk *w, const char *key,
+                                        const char *key2, long index,
+                                        const char *fmt, ...) {
+  char what[200];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  size_t depth = w->depth;
+  w->path[w->depth++] = (struct gcb_json_step){.key = "timeline"};
+  w->path[w->depth++] = (struct gcb_json_step){.key = key};
+  if (key2 != NULL)
+    w->path[w->depth++] = (struct gcb_json_step){.key = key2};
+  if (index >= 0)
+    w->path[w->depth++] = (struct gcb_json_step){.index = (size_t)index};
+  enum gcb_status rc = gcb__schema_problem(w, "%s", what);
+  w->depth = depth;
+  return rc;
+}
+
+/* One series: a row per rank, each of n values, integers where its kind
+ * says so (counts and counters are never negative). */
+static enum gcb_status check_series(struct gcb__walk *w, const char *name,
+                                    const json_t *rows, size_t ranks,
+                                    size_t n) {
+  int s = series_index(name);
+  if (s < 0)
+    return timeline_problem(w, "series", name, -1, "unknown series");
+  if (json_array_size(rows) != ranks)
+    return timeline_problem(w, "series", name, -1,
+                            "%lld rows, expected %lld (one per rank)",
+                            (long long)json_array_size(rows), (long long)ranks);
+  bool integer = gcb_burn_series_kind(s) != GCB_BURN_RATE;
+  for (size_t r = 0; r < ranks; r++) {
+    const json_t *row = json_array_get(rows, r);
+    if (json_array_size(row) != n)
+      return timeline_problem(w, "series", name, (long)r,
+                              "%lld values, expected %lld (one per t_s)",
+                              (long long)json_array_size(row), (long long)n);
+    for (size_t i = 0; integer && i < n; i++) {
+      const json_t *x = json_array_get(row, i);
+      if (!json_is_null(x) &&
+          (!json_is_integer(x) || json_integer_value(x) < 0))
+        return timeline_problem(w, "series", name, (long)r,
+                                "value %zu: expected an integer >= 0 or "
+                                "null",
+                                i);
+    }
+  }
+  return GCB_OK;
+}
+
+/* The timeline's sizes agree (t_s, a row per rank, a value per t_s),
+ * bounded, so that a reader can size its arrays from t_s; t_s rises;
+ * "unavailable" names series that are absent. */
+static enum gcb_status check_timeline(struct gcb__walk *w, const json_t *t,
+                                      size_t ranks) {
+  const json_t *ts = json_object_get(t, "t_s");
+  size_t n = json_array_size(ts);
+  if (n > (size_t)GCB_BURN_MAX_INTERVALS)
+    return timeline_problem(w, "t_s", NULL, -1,
+                            "%lld intervals, more than the %lld a timeline "
+                            "may hold",
+                            (long long)n, (long long)GCB_BURN_MAX_INTERVALS);
+  if (ranks > 0 && n > (size_t)GCB_BURN_MAX_POINTS / ranks)
+    return timeline_problem(w, "t_s", NULL, -1,
+                            "%lld intervals of %lld ranks, more than the %lld "
+                            "points a series may hold",
+                            (long long)n, (long long)ranks,
+                            (long long)GCB_BURN_MAX_POINTS);
+  if (json_number_value(json_object_get(t, "interval_s")) <= 0)
+    return timeline_problem(w, "interval_s", NULL, -1,
+                            "expected a number above 0");
+  for (size_t i = 1; i < n; i++)
+    if (!(json_number_value(json_array_get(ts, i)) >
+          json_number_value(json_array_get(ts, i - 1))))
+      return timeline_problem(w, "t_s", NULL, (long)i,
+                              "not after the value before it");
+  const char *key;
+  const json_t *rows;
+  json_object_foreach((json_t *)json_object_get(t, "series"), key, rows) {
+    enum gcb_status rc = check_series(w, key, rows, ranks, n);
+    if (rc != GCB_OK)
+      return rc;
+  }
+  const json_t *why;
+  json_object_foreach((json_t *)json_object_get(t, "unavailable"), key, why) {
+    if (series_index(key) < 0 ||
+        json_object_get(json_object_get(t, "series"), key) != NULL)
+      return timeline_problem(w, "unavailable", key, -1,
+                              "not an absent series");
+  }
+  return GCB_OK;
+}
+
+/* What a case's rows cannot say alone: the timeline's rows against the
+ * per-rank columns' ranks. */
+static enum gcb_status check_case(struct gcb__walk *w, const json_t *v) {
+  const json_t *t = json_object_get(v, "timeline");
+  if (t == NULL)
+    return GCB_OK;
+  size_t ranks = gcb_ranks_column_size(
+      json_object_get(json_object_get(v, "per_rank"), "rank"));
+  return check_timeline(w, t, ranks);
 }
 
 /* ---- building ----------------------------------------------------------- */
@@ -405,6 +540,64 @@ static json_t *summary_json(const struct gcb_record *rec,
   return o;
 }
 
+/* Whether some rank measured series s in some interval. */
+static bool series_measured(const struct gcb_burn_timeline *t, int s) {
+  for (int r = 0; r < t->nranks; r++)
+    for (long i = 0; i < t->n; i++)
+      if (!isnan(gcb_burn_value(t, s, r, i)))
+        return true;
+  return false;
+}
+
+static json_t *series_json(const struct gcb_burn_timeline *t, int s) {
+  bool integer = gcb_burn_series_kind(s) != GCB_BURN_RATE;
+  json_t *rows = json_array();
+  for (int r = 0; rows != NULL && r < t->nranks; r++) {
+    json_t *row = json_array();
+    for (long i = 0; row != NULL && i < t->n; i++) {
+      double x = gcb_burn_value(t, s, r, i);
+      json_t *e = !isfinite(x) || (integer && x < 0) ? json_null()
+                  : integer ? json_integer((json_int_t)x)
+                            : json_real(x);
+      if (json_array_append_new(row, e) != 0)
+        json_decrefp(&row);
+    }
+    if (json_array_append_new(rows, row) != 0)
+      json_decrefp(&rows);
+  }
+  return rows;
+}
+
+/* The "timeline" of a burn case (docs/results-schema.md); NULL on ENOMEM. */
+static json_t *timeline_json(const struct gcb_burn_timeline *t) {
+  json_t *o = json_object(), *ts = json_array(), *series = json_object(),
+         *unavailable = json_object();
+  int rc = o == NULL || ts == NULL || series == NULL || unavailable == NULL;
+  for (long i = 0; rc == 0 && i < t->n; i++)
+    rc = json_array_append_new(ts, json_real((double)(i + 1) * t->interval_s));
+  for (int s = 0; rc == 0 && s < GCB_BURN_SERIES_COUNT; s++) {
+    const char *name = gcb_burn_series_name(s);
+    if (series_measured(t, s))
+      rc = json_object_set_new(series, name, series_json(t, s));
+    else
+      rc = json_object_set_new(unavailable, name,
+                               json_string(t->unavailable[s][0]
+                                               ? t->unavailable[s]
+                                               : "measured on no rank"));
+  }
+  if (rc == 0)
+    rc = json_object_set_new(o, "interval_s", json_real(t->interval_s)) |
+         json_object_set(o, "t_s", ts) | json_object_set(o, "series", series);
+  if (rc == 0 && json_object_size(unavailable) > 0)
+    rc = json_object_set(o, "unavailable", unavailable);
+  json_decref(ts);
+  json_decref(series);
+  json_decref(unavailable);
+  if (rc != 0)
+    json_decrefp(&o);
+  return o;
+}
+
 static json_t *case_json(const struct gcb_record *rec) {
   struct gcb_record_summary s;
   gcb_record_summarize(rec, &s);
@@ -425,7 +618,51 @@ static json_t *case_json(const struct gcb_record *rec) {
     json_decref(o);
     o = NULL;
   }
+  if (o != NULL && rec->timeline != NULL &&
+      json_object_set_new(o, "timeline", timeline_json(rec->timeline)) != 0)
+    json_decrefp(&o);
   return o;
+}
+
+/* ---- reading ------------------------------------------------------------ */
+
+bool gcb_results_burn_timeline(const json_t *c, struct gcb_burn_timeline *out) {
+  *out = (struct gcb_burn_timeline){0};
+  const json_t *t = json_object_get(c, "timeline");
+  if (t == NULL)
+    return false;
+  const json_t *series = json_object_get(t, "series");
+  out->interval_s = json_number_value(json_object_get(t, "interval_s"));
+  out->n = (long)json_array_size(json_object_get(t, "t_s"));
+  out->nranks = (int)gcb_ranks_column_size(
+      json_object_get(json_object_get(c, "per_rank"), "rank"));
+  /* the bounds the schema holds a current document to, whatever c is */
+  if (out->n > GCB_BURN_MAX_INTERVALS || out->nranks < 0 ||
+      (out->nranks > 0 && out->n > GCB_BURN_MAX_POINTS / out->nranks))
+    return false;
+  for (int s = 0; s < GCB_BURN_SERIES_COUNT; s++) {
+    const char *name = gcb_burn_series_name(s);
+    const char *why = json_string_value(
+        json_object_get(json_object_get(t, "unavailable"), name));
+    snprintf(out->unavailable[s], sizeof out->unavailable[s], "%s",
+             why ? why : "");
+    const json_t *rows = json_object_get(series, name);
+    size_t points = (size_t)out->nranks * (size_t)out->n;
+    if (rows == NULL || points == 0)
+      continue;
+    if ((out->v[s] = malloc(points * sizeof *out->v[s])) == NULL) {
+      gcb_burn_timeline_free(out);
+      return false;
+    }
+    for (int r = 0; r < out->nranks; r++)
+      for (long i = 0; i < out->n; i++) {
+        const json_t *x =
+            json_array_get(json_array_get(rows, (size_t)r), (size_t)i);
+        out->v[s][(size_t)r * (size_t)out->n + (size_t)i] =
+            json_is_number(x) ? json_number_value(x) : NAN;
+      }
+  }
+  return true;
 }
 
 enum gcb_status gcb_results_add_record(struct gcb_results *r,

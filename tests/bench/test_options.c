@@ -341,3 +341,52 @@ Test(options, an_alias_is_helped_and_never_echoed) {
   cr_expect_null(json_object_get(echo, "iterations"));
   json_decref(echo);
 }
+
+/* A duration (burn's --duration, --interval): seconds, or a number with
+ * s, m or h; echoed as seconds; anything else one usage line. */
+static const struct gcb_option duration_options[] = {
+    {"duration", 0, GCB_OPT_SECONDS, 0, "60", "TIME", "how long", NULL, 1,
+     3600},
+    {0},
+};
+
+Test(options, durations_take_seconds_minutes_and_hours) {
+  static const struct {
+    const char *text;
+    double seconds;
+    const char *error; /* NULL: parses */
+  } rows[] = {
+      {"90", 90, NULL},
+      {"90s", 90, NULL},
+      {"1.5m", 90, NULL},
+      {"10m", 600, NULL},
+      {"1h", 3600, NULL},
+      {"0.5s", 0, "--duration: 0.5s is below the minimum 1"},
+      {"2h", 0, "--duration: 2h is above the maximum 3600"},
+      {"10min", 0, "--duration: '10min' is not a duration"},
+      {"m", 0, "--duration: 'm' is not a duration"},
+      {"5d", 0, "--duration: '5d' is not a duration"},
+      {"", 0, "is not a duration"},
+  };
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+    double d = -1;
+    struct gcb_option_group g = {"burn", duration_options, &d};
+    struct gcb_err err = {0};
+    const char *argv[] = {"burn", "--duration", rows[i].text, NULL};
+    enum gcb_status st = gcb_options_parse(&g, 1, 3, (char **)argv, &(bool){0},
+                                           NULL, 0, NULL, &err);
+    if (rows[i].error == NULL) {
+      cr_expect_eq(st, GCB_OK, "%s: %s", rows[i].text, err.msg);
+      cr_expect_float_eq(d, rows[i].seconds, 1e-9, "%s", rows[i].text);
+      json_t *echo = gcb_options_to_json(&g, 1);
+      cr_expect_float_eq(json_real_value(json_object_get(echo, "duration")),
+                         rows[i].seconds, 1e-9, "echoed in seconds");
+      json_decref(echo);
+    } else {
+      cr_expect_eq(st, GCB_EUSAGE, "%s", rows[i].text);
+      cr_expect(strstr(err.msg, rows[i].error) != NULL, "%s: '%s'",
+                rows[i].text, err.msg);
+      cr_expect_null(strchr(err.msg, '\n'));
+    }
+  }
+}

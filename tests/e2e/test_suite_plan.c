@@ -52,8 +52,8 @@ Test(plan, acceptance_dry_run_prints_the_plan_and_runs_nothing) {
   cr_expect(strstr(so, "# 2 rank(s) on 1 node(s); backend host") != NULL);
   cr_expect(strstr(so, "every case: 5 warm-up then 20 timed iteration(s)"),
             "%s", so);
-  const char *ran[] = {"gemm", "membw", "coll", "pattern"};
-  for (size_t i = 0; i < 4; i++)
+  const char *ran[] = {"gemm", "membw", "coll", "pattern", "burn"};
+  for (size_t i = 0; i < 5; i++)
     cr_expect(strstr(bench_line(so, ran[i]), " case(s), about ") != NULL,
               "%s: '%s'", ran[i], bench_line(so, ran[i]));
   const char *skipped[] = {"pcie", "p2p", "launch", "netmap"};
@@ -66,6 +66,12 @@ Test(plan, acceptance_dry_run_prints_the_plan_and_runs_nothing) {
   cr_expect(strstr(so, "sizes (bytes) 8 32 128 512 2K 8K 32K 128K 512K\n"),
             "%s", so);
   cr_expect(strstr(so, "options: --dtype all -m 512") != NULL);
+  /* burn: the host's row after every backend's, its duration counted */
+  cr_expect(strstr(so, "options: --duration 10m --duration 60s") != NULL,
+            "%s", so);
+  cr_expect(strstr(so, "60 s of GEMMs, a point every 1 s") != NULL, "%s", so);
+  cr_expect(strstr(bench_line(so, "burn"), "about 1 min") != NULL, "'%s'",
+            bench_line(so, "burn"));
   cr_expect(strstr(so, "# estimated time: about ") != NULL);
   cr_expect(strstr(so, "An estimate from a cost model, not a measurement: "
                        "it assumes") != NULL);

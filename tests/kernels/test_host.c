@@ -12,6 +12,7 @@
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #if defined(__has_include) && __has_include(<valgrind/valgrind.h>)
 #include <valgrind/valgrind.h>
 #endif
@@ -383,4 +384,129 @@ Test(backend, fill_random_f32_range_and_determinism) {
               (double)x[i]);
   gcb_fill_random_f32(y, FILL_N, 1);
   cr_expect_neq(memcmp(x, y, sizeof x), 0);
+}
+
+/* ---- burn_read against a fake /sys ----------------------------------------
+ */
+
+static char sysroot[64];
+
+static void put_file(const char *rel, const char *text) {
+  char path[256], dir[256];
+  snprintf(path, sizeof path, "%s/%s", sysroot, rel);
+  snprintf(dir, sizeof dir, "%s", path);
+  for (char *p = dir + strlen(sysroot) + 1; (p = strchr(p, '/')) != NULL; p++) {
+    *p = '\0';
+    mkdir(dir, 0755);
+    *p = '/';
+  }
+  FILE *f = fopen(path, "w");
+  cr_assert_not_null(f, "%s", path);
+  fputs(text, f);
+  fclose(f);
+}
+
+/* The CPUs this process may run on, each at `khz`. */
+static void put_cpufreq(long khz) {
+  cpu_set_t set;
+  cr_assert_eq(sched_getaffinity(0, sizeof set, &set), 0);
+  for (int c = 0; c < CPU_SETSIZE; c++)
+    if (CPU_ISSET(c, &set)) {
+      char rel[128], text[32];
+      snprintf(rel, sizeof rel,
+               "sys/devices/system/cpu/cpu%d/cpufreq/scaling_cur_freq", c);
+      snprintf(text, sizeof text, "%ld\n", khz);
+      put_file(rel, text);
+    }
+}
+
+static struct gcb_backend *fake_sys_backend(void) {
+  strcpy(sysroot, "/tmp/gcb-test-sys-XXXXXX");
+  cr_assert_not_null(mkdtemp(sysroot));
+  struct gcb_backend_args args = {.local_size = 1, .cpu_threads = 1};
+  struct gcb_backend *b;
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_backend_host.open(&args, &b, &err), GCB_OK, "%s", err.msg);
+  snprintf(b->burn.root, sizeof b->burn.root, "%s", sysroot);
+  return b;
+}
+
+static void remove_sysroot(void) {
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", sysroot);
+  cr_expect_eq(system(cmd), 0);
+}
+
+Test(host,
+     burn_read_takes_the_rank_cores_the_hottest_sensor_and_package_power) {
+  struct gcb_backend *b = fake_sys_backend();
+  put_cpufreq(2400000);
+  put_file("sys/class/hwmon/hwmon0/temp1_input", "45000\n");
+  put_file("sys/class/hwmon/hwmon0/temp2_input", "71500\n");
+  put_file("sys/class/hwmon/hwmon1/temp1_label", "not a reading\n");
+  put_file("sys/class/thermal/thermal_zone0/temp", "50000\n");
+  put_file("sys/class/powercap/intel-rapl:0/energy_uj", "1000000\n");
+  put_file("sys/class/powercap/intel-rapl:0/max_energy_range_uj", "4000000\n");
+  /* a sub-zone (core, dram) is inside the package's count: left out */
+  put_file("sys/class/powercap/intel-rapl:0:0/energy_uj", "999999999\n");
+  struct gcb_burn_reading rd;
+  gcb_backend_host.burn_read(b, &rd);
+  cr_expect_float_eq(rd.cpu_mhz, 2400.0, 1e-9);
+  cr_expect_float_eq(rd.temp_c, 71.5, 1e-9);
+  cr_expect(isnan(rd.power_w), "nothing to take a difference from yet");
+  cr_expect(isnan(rd.sm_clock_mhz) && isnan(rd.mem_clock_mhz));
+  cr_expect(!rd.throttle_known);
+  cr_expect(rd.ecc_sbe == -1 && rd.ecc_dbe == -1 && rd.pcie_replay == -1 &&
+            rd.xid == -1);
+  /* 0.5 J later; then across the counter's wrap (range 4 J): 1.5 -> 0.5
+   * is 3 J more */
+  struct timespec t0, t1, pause = {.tv_nsec = 200000000};
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  nanosleep(&pause, NULL);
+  put_file("sys/class/powercap/intel-rapl:0/energy_uj", "1500000\n");
+  gcb_backend_host.burn_read(b, &rd);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  double dt =
+      (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (t1.tv_nsec - t0.tv_nsec);
+  cr_expect(rd.power_w > 0.5 / (dt + 0.05) && rd.power_w < 0.5 / 0.2,
+            "%g W over about %g s", rd.power_w, dt);
+  nanosleep(&pause, NULL);
+  put_file("sys/class/powercap/intel-rapl:0/energy_uj", "500000\n");
+  gcb_backend_host.burn_read(b, &rd);
+  cr_expect(rd.power_w > 3.0 / 0.4 && rd.power_w <= 3.0 / 0.2,
+            "%g W across the wrap", rd.power_w);
+  gcb_backend_host.close(b);
+  remove_sysroot();
+}
+
+Test(host, burn_read_says_nan_for_what_is_not_there) {
+  struct gcb_backend *b = fake_sys_backend();
+  put_file("sys/class/thermal/thermal_zone0/temp", "garbage\n");
+  struct gcb_burn_reading rd;
+  gcb_backend_host.burn_read(b, &rd);
+  gcb_backend_host.burn_read(b, &rd);
+  cr_expect(isnan(rd.cpu_mhz), "no cpufreq: %g", rd.cpu_mhz);
+  cr_expect(isnan(rd.temp_c), "no number: %g", rd.temp_c);
+  cr_expect(isnan(rd.power_w), "no powercap: %g", rd.power_w);
+  gcb_backend_host.close(b);
+  remove_sysroot();
+}
+
+/* The burn test hook: one planted entry is one wrong entry in the next
+ * check, on a product small enough to check whole and on one sampled. */
+Test(host, a_planted_error_is_one_wrong_entry) {
+  struct gcb_backend *b = open_host();
+  const int dims[][3] = {{8, 8, 8}, {256, 256, 64}};
+  for (size_t d = 0; d < 2; d++) {
+    struct gcb_op op = make_gemm(b, d ? GCB_DTYPE_FP64 : GCB_DTYPE_FP32,
+                                 dims[d][0], dims[d][1], dims[d][2]);
+    struct gcb_check c = run_and_check(&op);
+    cr_expect_eq(c.wrong, 0);
+    cr_assert_not_null(op.plant);
+    op.plant(op.state);
+    cr_assert_eq(op.check(op.state, &c, NULL), GCB_OK);
+    cr_expect_eq(c.wrong, 1, "%zu: %llu wrong", d, (unsigned long long)c.wrong);
+    gcb_op_release(&op);
+  }
+  gcb_backend_host.close(b);
 }
