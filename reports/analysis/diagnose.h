@@ -31,26 +31,10 @@ enum gcb_comp_kind {
 /* "gpu", "link", "rank", "node", "run". */
 const char *gcb_comp_kind_name(enum gcb_comp_kind k);
 
-/* The check families of the component matrix, in its column order. */
-enum gcb_family {
-  GCB_FAM_GEMM,
-  GCB_FAM_DEVMEM,
-  GCB_FAM_H2D,
-  GCB_FAM_D2H,
-  GCB_FAM_PEERS,
-  GCB_FAM_HEALTH,
-  GCB_FAM_PLACEMENT,
-  GCB_FAM_COLL,
-  GCB_FAM_RUN, /* not a matrix column: the run's own status, criteria */
-  GCB_FAM_COUNT
-};
+/* The check families (enum gcb_family) are in kinds.h. */
 
 /* Column heading: "GEMM", "device memory", "H2D", ... */
 const char *gcb_family_name(enum gcb_family f);
-
-/* The family of a case's benchmark: gemm GEMM, membw device memory, pcie
- * H2D or D2H by direction, p2p GPU peers, coll collectives; else run. */
-enum gcb_family gcb_case_family(const json_t *c);
 
 /* Where a root cause is. node is the machine index of the diagnosis
  * (machines are nodes merged across documents by hostname or, for a

@@ -102,7 +102,7 @@ struct case_fails {
 
 static bool case_fail(const struct gcb_finding *f) {
   return f->severity == GCB_SEV_FAIL && f->check < 0 &&
-         strcmp(f->kind, "regression") != 0;
+         f->kind != GCB_KIND(REGRESSION);
 }
 
 static int cmp_fail(const void *x, const void *y) {
@@ -164,11 +164,11 @@ static void case_findings(struct suite *s, const struct gcb_report *rep,
     gcb_report_where(rep, f, where, sizeof where);
     if (n++ == 0) {
       s->failures++;
-      fprintf(s->f, "      <failure type=\"%s\" message=\"", f->kind);
+      fprintf(s->f, "      <failure type=\"%s\" message=\"", f->kind->name);
       gcb_escape_xml(s->f, f->explanation);
       fputs("\">", s->f);
     }
-    fprintf(s->f, "%s: ", f->kind);
+    fprintf(s->f, "%s: ", f->kind->name);
     gcb_escape_xml(s->f, where);
     fputs(": ", s->f);
     gcb_escape_xml(s->f, f->explanation);
@@ -385,7 +385,7 @@ static void components_suite(struct suite *s, const struct gcb_report *rep) {
 }
 
 static bool is_na(const struct gcb_finding *f) {
-  return strcmp(f->kind, "criterion-na") == 0;
+  return f->kind == GCB_KIND(CRITERION_NA);
 }
 
 /* A check's bounds that a source does not measure (criterion-na): one

@@ -1,0 +1,326 @@
+/*
+ * The benchmark kinds and the finding kinds, one row each (kinds.h). The
+ * rows are data: the rules live in rules_*.c and placement.c, the placing
+ * and wording functions each row names by value live in diagnose.c.
+ * Names are looked up here, where a file's text becomes a kind, and
+ * nowhere else.
+ */
+#include "reports/analysis/kinds.h"
+
+#include <string.h>
+
+#include "reports/analysis/analyze_rules.h"
+
+/* ---- benchmark kinds ----------------------------------------------------- */
+
+const struct gcb_bench_desc gcb_bench_kinds[GCB_BENCH_COUNT] = {
+    [GCB_BENCH_UNKNOWN] = {.id = GCB_BENCH_UNKNOWN,
+                           .name = "",
+                           .unit = "",
+                           .family = GCB_FAM_RUN},
+    [GCB_BENCH_GEMM] =
+        {.id = GCB_BENCH_GEMM,
+         .name = "gemm",
+         .unit = "GFLOP/s", /* TOPS for int8 */
+         .per_device = true,
+         .family = GCB_FAM_GEMM,
+         .slow_hint = "check the GPU's clocks, throttle reasons, power and "
+                      "temperature (nvidia-smi -q -d PERFORMANCE), or other "
+                      "load on the node"},
+    [GCB_BENCH_MEMBW] =
+        {.id = GCB_BENCH_MEMBW,
+         .name = "membw",
+         .unit = "GB/s",
+         .per_device = true,
+         .family = GCB_FAM_DEVMEM,
+         .slow_hint = "check memory clocks, ECC/row-remapping state and NUMA "
+                      "placement of the rank, or other load on the node"},
+    [GCB_BENCH_PCIE] = {.id = GCB_BENCH_PCIE,
+                        .name = "pcie",
+                        .unit = "GB/s",
+                        .family = GCB_FAM_H2D},
+    [GCB_BENCH_P2P] = {.id = GCB_BENCH_P2P,
+                       .name = "p2p",
+                       .unit = "GB/s",
+                       .family = GCB_FAM_PEERS},
+    [GCB_BENCH_COLL] = {.id = GCB_BENCH_COLL,
+                        .name = "coll",
+                        .unit = "GB/s",
+                        .family = GCB_FAM_COLL},
+    [GCB_BENCH_PATTERN] = {.id = GCB_BENCH_PATTERN,
+                           .name = "pattern",
+                           .unit = "GB/s", /* GFLOP/s for compute parts */
+                           .family = GCB_FAM_COLL},
+    [GCB_BENCH_LAUNCH] = {.id = GCB_BENCH_LAUNCH,
+                          .name = "launch",
+                          .unit = "klaunch/s",
+                          .family = GCB_FAM_RUN},
+    [GCB_BENCH_NETMAP] = {.id = GCB_BENCH_NETMAP,
+                          .name = "netmap",
+                          .unit = "GB/s",
+                          .family = GCB_FAM_RUN},
+    [GCB_BENCH_NULL] = {.id = GCB_BENCH_NULL,
+                        .name = "null",
+                        .unit = "Mop/s",
+                        .family = GCB_FAM_RUN},
+    [GCB_BENCH_IMPORTED] = {.id = GCB_BENCH_IMPORTED,
+                            .name = "imported",
+                            .unit = "",
+                            .family = GCB_FAM_RUN},
+};
+
+enum gcb_bench_kind gcb_bench_kind_find(const char *name) {
+  for (int k = GCB_BENCH_UNKNOWN + 1; k < GCB_BENCH_COUNT; k++)
+    if (strcmp(gcb_bench_kinds[k].name, name) == 0)
+      return (enum gcb_bench_kind)k;
+  return GCB_BENCH_UNKNOWN;
+}
+
+enum gcb_bench_kind gcb_bench_kind_of(const json_t *c) {
+  return gcb_bench_kind_find(gcb_view_str(c, "bench"));
+}
+
+const struct gcb_bench_desc *gcb_bench_kind_desc(enum gcb_bench_kind k) {
+  return &gcb_bench_kinds[(unsigned)k < GCB_BENCH_COUNT ? k
+                                                        : GCB_BENCH_UNKNOWN];
+}
+
+enum gcb_family gcb_case_family(const json_t *c) {
+  enum gcb_bench_kind b = gcb_bench_kind_of(c);
+  if (b == GCB_BENCH_PCIE &&
+      strcmp(gcb_view_param_str(c, "direction"), "d2h") == 0)
+    return GCB_FAM_D2H;
+  return gcb_bench_kinds[b].family;
+}
+
+/* ---- finding kinds ------------------------------------------------------- */
+
+/* The benchmarks whose per-rank figure is the rank's own device. */
+#define PER_DEVICE                                                             \
+  (GCB_BENCH_BIT(GCB_BENCH_GEMM) | GCB_BENCH_BIT(GCB_BENCH_MEMBW))
+
+#define ROW(ID, NAME) [GCB_KIND_##ID] = {.id = GCB_KIND_##ID, .name = NAME
+
+/* Rows run in this order (enum gcb_kind_id). A kind with two rules is
+ * judged from the topology's own check where the document has it, else by
+ * the older rule; each rule skips what the other covers. imbalance runs
+ * after the rules that name a slow rank, and stays silent when one
+ * explains it; degraded-link adds its evidence to a measured slow link. */
+const struct gcb_kind gcb_kinds[GCB_KIND_COUNT] =
+    {ROW(RUN_STATUS, "run-status"),
+     .family = GCB_FAM_RUN,
+     .rule = {gcb__rule_run_status},
+     .thresholds = "",
+     .group = GCB_GROUP_RUN,
+     .suggestion = "see errors[] and the job's log; rerun the missing "
+                   "cases"},
+                      ROW(RUN_ERROR, "run-error"), .family = GCB_FAM_OF_CASE,
+                      .rule = {gcb__rule_errors}, .thresholds = "",
+                      .group = GCB_GROUP_RUN,
+                      .suggestion = "fix the cause above and rerun the case"
+}
+, ROW(VALIDATION, "validation"),
+    .family = GCB_FAM_OF_CASE, .rule = {gcb__rule_validation}, .thresholds = "",
+    .group = GCB_GROUP_GPU, .say = GCB_SAY_WRONG,
+    .suggestion = "wrong results are hardware or driver faults until "
+                  "shown otherwise: check ECC errors and rerun"
+}
+, ROW(SLOW_RANK, "slow-rank"),
+    .family = GCB_FAM_OF_CASE, .rule = {gcb__rule_slow_rank},
+    .thresholds = "slow_rank_pct,slow_rank_fail_pct,outlier_mads,"
+                  "outlier_min_ranks",
+    .benches = PER_DEVICE, .group = GCB_GROUP_GPU, .say = GCB_SAY_BELOW_PEERS,
+    .suggestion = NULL /* its benchmark's slow_hint */
+}
+, ROW(LINK_BANDWIDTH, "link-bandwidth"),
+    .family = GCB_FAM_OF_CASE, .rule = {gcb__rule_link_bandwidth},
+    .thresholds = "link_pct,link_fail_pct,slow_rank_fail_pct,"
+                  "outlier_mads,outlier_min_ranks",
+    .benches = GCB_BENCH_BIT(GCB_BENCH_PCIE), .group = GCB_GROUP_HOST_LINK,
+    .say = GCB_SAY_SOURCES,
+    .suggestion = "check the link under load (nvidia-smi -q -d PCI: "
+                  "current vs max gen and width); reseat the card or "
+                  "try another slot if it stays low"
+}
+, ROW(IMBALANCE, "imbalance"),
+    .family = GCB_FAM_OF_CASE, .rule = {gcb__rule_imbalance},
+    .thresholds = "imbalance_pct", .group = GCB_GROUP_SLOWEST,
+    .secondary = true, .suggestion = NULL /* names the slowest rank */
+}
+, ROW(LATE_ARRIVAL, "late-arrival"),
+    .family = GCB_FAM_COLL, .rule = {gcb__rule_late_arrival},
+    .thresholds = "late_pct,outlier_mads,outlier_min_ranks",
+    .benches = GCB_BENCH_BIT(GCB_BENCH_COLL), .group = GCB_GROUP_RANK,
+    .say = GCB_SAY_LATE, .suggestion = NULL /* names the late rank */
+}
+, ROW(SWEEP_TREND, "sweep-trend"),
+    .family = GCB_FAM_COLL, .rule = {gcb__rule_sweep_rows},
+    .thresholds = "trend_pct",
+    .benches = GCB_BENCH_BIT(GCB_BENCH_COLL) | GCB_BENCH_BIT(GCB_BENCH_P2P),
+    .group = GCB_GROUP_FABRIC,
+    .suggestion = "rerun this size alone with more iterations; a dip "
+                  "that repeats is a protocol or algorithm switch at "
+                  "that size (NCCL_PROTO, NCCL_ALGO; MPI eager/"
+                  "rendezvous limits) or a slow path taken only there"
+}
+, ROW(LATENCY_FLOOR, "latency-floor"),
+    .family = GCB_FAM_COLL, .rule = {gcb__rule_sweep_rows},
+    .thresholds = "latency_floor_x",
+    .benches = GCB_BENCH_BIT(GCB_BENCH_COLL) | GCB_BENCH_BIT(GCB_BENCH_P2P),
+    .group = GCB_GROUP_FABRIC,
+    .suggestion = "a small message should take about the transport's "
+                  "latency: look for too little warm-up, ranks spinning "
+                  "on shared cores, or a fallback to a slower path "
+                  "(NCCL_DEBUG=INFO; MPI's shared-memory and network "
+                  "modules)"
+}
+, ROW(DEGRADED_LINK, "degraded-link"),
+    .family = GCB_FAM_HEALTH, .rule = {gcb__rule_degraded_link},
+    .thresholds = "", .group = GCB_GROUP_HOST_LINK, .say = GCB_SAY_AT_REST,
+    .suggestion = "idle GPUs downtrain: confirm under load (nvidia-smi "
+                  "-q -d PCI: current vs max; lspci -vv: LnkSta vs "
+                  "LnkCap) before replacing anything"
+}
+, ROW(P2P_BANDWIDTH, "p2p-bandwidth"),
+    .family = GCB_FAM_PEERS, .rule = {gcb__rule_p2p_bandwidth},
+    .thresholds = "link_pct,link_fail_pct,slow_rank_fail_pct,"
+                  "outlier_mads,outlier_min_ranks",
+    .benches = GCB_BENCH_BIT(GCB_BENCH_P2P), .group = GCB_GROUP_GPU_PAIR,
+    .say = GCB_SAY_PATH,
+    .suggestion = "check the pair's links (nvidia-smi nvlink -s, "
+                  "nvidia-smi topo -m) and whether peer access is "
+                  "enabled or traffic is routed through the host"
+}
+, ROW(NETWORK_LINK, "network-link"),
+    .family = GCB_FAM_PEERS, .rule = {gcb__rule_netmap},
+    .thresholds = "link_pct,link_fail_pct,outlier_min_ranks",
+    .benches = GCB_BENCH_BIT(GCB_BENCH_NETMAP), .group = GCB_GROUP_NETWORK,
+    .suggestion = NULL /* names the host */
+}
+, ROW(NETWORK_PATH, "network-path"),
+    .family = GCB_FAM_PEERS, .rule = {gcb__rule_netmap},
+    .thresholds = "link_pct,link_fail_pct,outlier_min_ranks",
+    .benches = GCB_BENCH_BIT(GCB_BENCH_NETMAP), .group = GCB_GROUP_NETWORK,
+    .suggestion = NULL /* names both hosts */
+}
+, ROW(PATTERN_STRAGGLER, "pattern-straggler"),
+    .family = GCB_FAM_OF_CASE,
+    /* finds the four pattern kinds below too: one pass over the
+     * pattern groups keeps their findings in group order */
+    .rule = {gcb__rule_pattern}, .thresholds = "imbalance_pct",
+    .benches = GCB_BENCH_BIT(GCB_BENCH_PATTERN), .group = GCB_GROUP_RUN,
+    .suggestion = NULL /* names the rank */
+}
+, ROW(PATTERN_OVERLAP, "pattern-overlap"),
+    .family = GCB_FAM_OF_CASE, .thresholds = "",
+    .benches = GCB_BENCH_BIT(GCB_BENCH_PATTERN), .group = GCB_GROUP_RUN
+}
+, ROW(PATTERN_TP_PLACEMENT, "pattern-tp-placement"),
+    .family = GCB_FAM_OF_CASE, .thresholds = "",
+    .benches = GCB_BENCH_BIT(GCB_BENCH_PATTERN), .group = GCB_GROUP_RUN
+}
+, ROW(PATTERN_SKEW, "pattern-skew"),
+    .family = GCB_FAM_OF_CASE, .thresholds = "",
+    .benches = GCB_BENCH_BIT(GCB_BENCH_PATTERN), .group = GCB_GROUP_RUN
+}
+, ROW(PATTERN_BUBBLE, "pattern-bubble"),
+    .family = GCB_FAM_OF_CASE, .thresholds = "",
+    .benches = GCB_BENCH_BIT(GCB_BENCH_PATTERN), .group = GCB_GROUP_RUN
+}
+, ROW(BLAS_KERNEL, "blas-kernel"),
+    .family = GCB_FAM_GEMM, .rule = {gcb__rule_blas_kernel}, .thresholds = "",
+    .benches = GCB_BENCH_BIT(GCB_BENCH_GEMM) | GCB_BENCH_BIT(GCB_BENCH_PATTERN),
+    .group = GCB_GROUP_NODE_BLAS,
+    .suggestion = NULL /* names the kernel to use */
+}
+, ROW(PLACEMENT_REMOTE, "placement-remote"),
+    .family = GCB_FAM_PLACEMENT, .rule = {gcb__rule_topo_placement},
+    .thresholds = "", .group = GCB_GROUP_RANK,
+    .suggestion = NULL /* the topology check's own fix */
+}
+, ROW(PLACEMENT_PARTIAL, "placement-partial"),
+    .family = GCB_FAM_PLACEMENT, .rule = {gcb__rule_topo_placement},
+    .thresholds = "", .group = GCB_GROUP_RANK,
+    .suggestion = NULL /* the topology check's own fix */
+}
+, ROW(PLACEMENT_UNBOUND, "placement-unbound"),
+    .family = GCB_FAM_PLACEMENT,
+    .rule = {gcb__rule_topo_placement, gcb__rule_unbound}, .thresholds = "",
+    .group = GCB_GROUP_RANK,
+    /* the older rule's; the topology check words its own fix */
+    .suggestion = "bind ranks to cores (mpiexec -bind-to core, srun "
+                  "--cpu-bind=cores), near their GPU's NUMA node"
+}
+, ROW(PLACEMENT_SHARED_CPUS, "placement-shared-cpus"),
+    .family = GCB_FAM_PLACEMENT, .rule = {gcb__rule_shared_cpus},
+    .thresholds = "", .group = GCB_GROUP_RANK,
+    .suggestion = "give each rank its own cores (mpiexec -bind-to "
+                  "core -map-by numa, srun --cpu-bind=cores)"
+}
+, ROW(PLACEMENT_SHARED_GPU, "placement-shared-gpu"),
+    .family = GCB_FAM_PLACEMENT,
+    .rule = {gcb__rule_topo_placement, gcb__rule_shared_gpu}, .thresholds = "",
+    .group = GCB_GROUP_RANK,
+    .suggestion = "run one rank per GPU (ranks per node = GPUs per "
+                  "node), or check CUDA_VISIBLE_DEVICES"
+}
+, ROW(PLACEMENT_IDLE_GPU, "placement-idle-gpu"),
+    .family = GCB_FAM_PLACEMENT, .rule = {gcb__rule_topo_placement},
+    .thresholds = "", .group = GCB_GROUP_RANK,
+    .suggestion = NULL /* the topology check's own fix */
+}
+, ROW(OVERSUBSCRIBED, "oversubscribed"),
+    .family = GCB_FAM_PLACEMENT,
+    .rule = {gcb__rule_topo_placement, gcb__rule_oversubscribed},
+    .thresholds = "", .group = GCB_GROUP_RANK,
+    .suggestion = "run at most one rank per core (fewer ranks per "
+                  "node, or more nodes)"
+}
+, ROW(NOT_VALIDATED, "not-validated"),
+    .family = GCB_FAM_OF_CASE, .rule = {gcb__rule_not_validated},
+    .thresholds = "", .group = GCB_GROUP_RUN,
+    .suggestion = "rerun without --no-check to validate results"
+}
+, ROW(SKIPPED, "skipped"), .family = GCB_FAM_OF_CASE,
+                           .rule = {gcb__rule_skipped}, .thresholds = "",
+                           .group = GCB_GROUP_RUN
+}
+, ROW(REGRESSION, "regression"),
+    .family = GCB_FAM_OF_CASE, .thresholds = "regression_pct,noise_sigmas",
+    .group = GCB_GROUP_REGRESSION, .relative = true,
+    .tally_one = "regression against the baseline",
+    .tally_many = "regressions against the baseline"
+}
+, ROW(NOT_COMPARABLE, "not-comparable"),
+    .family = GCB_FAM_OF_CASE, .thresholds = "", .group = GCB_GROUP_BASELINE,
+    .tally_one = "difference from the baseline's run",
+    .tally_many = "differences from the baseline's run"
+}
+, ROW(MISSING_CASE, "missing-case"),
+    .family = GCB_FAM_OF_CASE, .thresholds = "", .group = GCB_GROUP_BASELINE,
+    .tally_one = "case missing from one of the runs",
+    .tally_many = "cases missing from one of the runs"
+}
+, ROW(CRITERION, "criterion"), .family = GCB_FAM_OF_CASE, .thresholds = "",
+                               .group = GCB_GROUP_CHECK, .say = GCB_SAY_CHECK,
+                               .secondary = true,
+                               .tally_one = "acceptance check miss",
+                               .tally_many = "acceptance check misses"
+}
+, ROW(CRITERION_NA, "criterion-na"), .family = GCB_FAM_RUN, .thresholds = "",
+                                     .group = GCB_GROUP_RUN
+}
+,
+}
+;
+
+const struct gcb_kind *gcb_kind_find(const char *name) {
+  for (size_t k = 0; k < GCB_KIND_COUNT; k++)
+    if (strcmp(gcb_kinds[k].name, name) == 0)
+      return &gcb_kinds[k];
+  return NULL;
+}
+
+bool gcb_kind_applies(const struct gcb_kind *k, enum gcb_bench_kind b) {
+  return k->benches == 0 || (k->benches & GCB_BENCH_BIT(b)) != 0;
+}
