@@ -265,9 +265,9 @@ struct gcb_finding *gcb__rule_push(const struct gcb__rule_ctx *cx,
   return f;
 }
 
-void gcb__rule_suggest(const struct gcb__rule_ctx *cx, struct gcb_finding *f) {
+void gcb__rule_suggest(struct gcb_finding *f) {
   gcb_view_copy(f->suggestion, sizeof f->suggestion,
-                cx->kind->suggestion ? cx->kind->suggestion : "");
+                f->kind->suggestion ? f->kind->suggestion : "");
 }
 
 enum gcb_status gcb__rule_run_status(const struct gcb__rule_ctx *cx) {
@@ -282,7 +282,7 @@ enum gcb_status gcb__rule_run_status(const struct gcb__rule_ctx *cx) {
       f, "the run's status is \"%s\", not \"complete\"%s", status,
       strcmp(status, "running") == 0 ? ": it was killed or is still running"
                                      : "");
-  gcb__rule_suggest(cx, f);
+  gcb__rule_suggest(f);
   return GCB_OK;
 }
 
@@ -299,7 +299,7 @@ enum gcb_status gcb__rule_errors(const struct gcb__rule_ctx *cx) {
     gcb_view_case_title(e, f->where.subject, sizeof f->where.subject);
     gcb_finding_explain(f, "%s: %s", gcb_view_str(e, "status"),
                         gcb_view_str(e, "message"));
-    gcb__rule_suggest(cx, f);
+    gcb__rule_suggest(f);
   }
   return GCB_OK;
 }

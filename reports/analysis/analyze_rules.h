@@ -22,8 +22,8 @@ struct gcb__rule_ctx {
 struct gcb_finding *gcb__rule_push(const struct gcb__rule_ctx *cx,
                                    enum gcb_severity sev);
 
-/* Sets the finding's suggestion to its kind's (kinds.c). */
-void gcb__rule_suggest(const struct gcb__rule_ctx *cx, struct gcb_finding *f);
+/* Sets the finding's suggestion to its kind's (kinds.c; "" for none). */
+void gcb__rule_suggest(struct gcb_finding *f);
 
 /* The run's status, its errors[] and its skipped[] (analyze.c). */
 enum gcb_status gcb__rule_run_status(const struct gcb__rule_ctx *cx);

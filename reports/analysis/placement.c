@@ -129,7 +129,7 @@ static enum gcb_status report_unbound(const struct gcb__rule_ctx *cx,
                       "disturbs timings",
                       n, gcb_view_str(node, "hostname"),
                       gcb_view_int(node, "pus", 0));
-  gcb__rule_suggest(cx, f);
+  gcb__rule_suggest(f);
   return GCB_OK;
 }
 
@@ -179,7 +179,7 @@ static enum gcb_status report_shared_cpus(const struct gcb__rule_ctx *cx,
                       "%zu ranks on %s are bound to the same PUs (%s): "
                       "they time-share those cores",
                       n, gcb_view_str(node, "hostname"), key);
-  gcb__rule_suggest(cx, f);
+  gcb__rule_suggest(f);
   return GCB_OK;
 }
 
@@ -213,7 +213,7 @@ static enum gcb_status report_shared_gpu(const struct gcb__rule_ctx *cx,
                       "%zu ranks share the GPU at %s on %s: each gets a "
                       "fraction of it, and other GPUs may sit idle",
                       n, key, gcb_view_str(node, "hostname"));
-  gcb__rule_suggest(cx, f);
+  gcb__rule_suggest(f);
   return GCB_OK;
 }
 
@@ -244,7 +244,7 @@ enum gcb_status gcb__rule_oversubscribed(const struct gcb__rule_ctx *cx) {
                         "%zu ranks on %s, which has %lld cores: ranks "
                         "wait for a core, so every figure on the node is low",
                         n, gcb_view_str(node, "hostname"), cores);
-    gcb__rule_suggest(cx, f);
+    gcb__rule_suggest(f);
   }
   return GCB_OK;
 }

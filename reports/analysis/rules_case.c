@@ -66,7 +66,7 @@ static enum gcb_status wrong_case(const struct gcb__rule_ctx *cx,
                         gcb_ranks_num(&pr, GCB_RC_MAX_ERROR, i),
                         gcb_ranks_num(&pr, GCB_RC_TOLERANCE, i),
                         gcb_ranks_str(&pr, GCB_RC_METHOD, i));
-    gcb__rule_suggest(cx, f);
+    gcb__rule_suggest(f);
   }
   long long total = gcb_view_int(gcb_view_obj(c, "summary"), "wrong", 0);
   if (total > 0 && ranks_wrong == 0) {
@@ -97,7 +97,7 @@ static enum gcb_status unchecked_case(const struct gcb__rule_ctx *cx,
   if (f == NULL)
     return GCB_ENOMEM;
   gcb_finding_explain(f, "the case's results were not checked on every rank");
-  gcb__rule_suggest(cx, f);
+  gcb__rule_suggest(f);
   return GCB_OK;
 }
 

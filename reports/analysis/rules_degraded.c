@@ -120,7 +120,7 @@ static enum gcb_status report_gpu(const struct gcb__rule_ctx *cx,
   f->expected = ev->expected;
   snprintf(f->unit, sizeof f->unit, "GB/s");
   gcb_finding_explain(f, "%s", ev->text);
-  gcb__rule_suggest(cx, f);
+  gcb__rule_suggest(f);
   return GCB_OK;
 }
 
@@ -158,7 +158,7 @@ static enum gcb_status topo_nic(const struct gcb__rule_ctx *cx,
   f->expected = ev.expected;
   snprintf(f->unit, sizeof f->unit, "GB/s");
   gcb_finding_explain(f, "%s", ev.text);
-  gcb__rule_suggest(cx, f);
+  gcb__rule_suggest(f);
   return GCB_OK;
 }
 

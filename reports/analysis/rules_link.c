@@ -132,7 +132,7 @@ static enum gcb_status link_finding(const struct gcb__rule_ctx *cx,
                         "%s reaches %s GB/s, %.0f%% of the %s GB/s the link "
                         "should carry (%s)",
                         dir, xs, ratio * 100, es, basis);
-  gcb__rule_suggest(cx, f);
+  gcb__rule_suggest(f);
   return GCB_OK;
 }
 

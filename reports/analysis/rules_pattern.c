@@ -137,10 +137,7 @@ static enum gcb_status overlap(const struct gcb__rule_ctx *cx,
                         "%.3g ms step",
                         g->title, 100 * seen, 100 * limits.overlap_min,
                         g->exposed * 1e3, g->step_mean * 1e3);
-  gcb_finding_suggest(f, "larger buckets or earlier starts; on MPI, an "
-                         "asynchronous progress thread "
-                         "(MPIR_CVAR_ASYNC_PROGRESS=1); on NCCL, check that "
-                         "compute and NCCL kernels share the GPU");
+  gcb__rule_suggest(f);
   return GCB_OK;
 }
 
@@ -168,9 +165,7 @@ static enum gcb_status placement(const struct gcb__rule_ctx *cx,
                       "activation collectives cross the network, exposed "
                       "communication %.3g ms of a %.3g ms step%s",
                       g->span, g->exposed * 1e3, g->step_mean * 1e3, cost);
-  gcb_finding_suggest(f, "keep tensor parallelism inside a node (tp <= GPUs "
-                         "per node, ranks ordered tp first); span nodes "
-                         "with data or pipeline parallelism");
+  gcb__rule_suggest(f);
   return GCB_OK;
 }
 
@@ -192,8 +187,7 @@ static enum gcb_status skew(const struct gcb__rule_ctx *cx,
                       "slower than uniform routing; rank %lld holds the hot "
                       "experts",
                       g->skew, 100 * g->skew_cost, g->straggler);
-  gcb_finding_suggest(f, "a load-balancing loss or capacity factor; more "
-                         "experts per rank spread the hot ones");
+  gcb__rule_suggest(f);
   return GCB_OK;
 }
 
@@ -214,8 +208,7 @@ static enum gcb_status bubble(const struct gcb__rule_ctx *cx,
                       "ideal (p - 1) / (m + p - 1) = %.0f%%: stages wait on "
                       "transfers or on a slower stage",
                       100 * g->bubble_mean, 100 * g->ideal_bubble);
-  gcb_finding_suggest(f, "more micro-batches, balanced stages, pipeline "
-                         "peers inside a node");
+  gcb__rule_suggest(f);
   return GCB_OK;
 }
 

@@ -109,8 +109,7 @@ static struct row *rows_of(const json_t *cases, size_t *n) {
     const json_t *s = gcb_view_obj(c, "summary");
     double t = gcb_view_num(gcb_view_obj(s, "time_s"), "mean");
     double size = gcb_view_param_num(c, "size");
-    if (gcb_bench_kind_of(c) != GCB_BENCH_COLL || !(t > 0) ||
-        !(size >= 0))
+    if (gcb_bench_kind_of(c) != GCB_BENCH_COLL || !(t > 0) || !(size >= 0))
       continue;
     struct row *x = &r[(*n)++];
     *x = (struct row){.c = c, .size = size, .t = t, .order = i};
@@ -188,7 +187,7 @@ static enum gcb_status trend_finding(const struct gcb__rule_ctx *cx,
       gcb_view_param_str(x->c, "op"), gcb_view_str(x->c, "backend"), x->size,
       gcb_analyze_in_place(x->c) ? " in place" : "", ts,
       times(x->t / line, 2, k, sizeof k), ls, a->size, as, b->size, bs, bw);
-  gcb__rule_suggest(cx, f);
+  gcb__rule_suggest(f);
   return GCB_OK;
 }
 
@@ -235,7 +234,7 @@ static enum gcb_status floor_finding(const struct gcb__rule_ctx *cx,
                       x->size, ts, times(x->t / floor, 1, k, sizeof k), fs,
                       gcb_view_param_str(x->c, "op"),
                       gcb_view_str(x->c, "backend"), title, as, bs);
-  gcb__rule_suggest(cx, f);
+  gcb__rule_suggest(f);
   return GCB_OK;
 }
 

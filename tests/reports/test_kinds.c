@@ -78,7 +78,7 @@ static enum gcb_status rule_too_hot(const struct gcb__rule_ctx *cx) {
     f->expected = 85;
     snprintf(f->unit, sizeof f->unit, "C");
     gcb_finding_explain(f, "rank 1 ran its GPU at 97 C, above 85 C");
-    gcb__rule_suggest(cx, f);
+    gcb__rule_suggest(f);
   }
   return GCB_OK;
 }
