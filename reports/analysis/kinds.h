@@ -1,10 +1,6 @@
 /*
- * What a benchmark and a finding kind mean, each in one row.
- *
- * A benchmark kind (gcb_bench_kinds[]) says what a case's "bench" name is:
- * its usual unit, whether its per-rank figure measures the rank's own
- * device (per-GPU tables and plots, the slow-rank rule), the check family
- * its cases belong to, and what to check when one rank of it is slow.
+ * What a finding kind means, in one row (benchmark kinds, one row each
+ * too, are in reports/document/bench_kind.h).
  *
  * A finding kind (gcb_kinds[]) says everything the reports know about one
  * kind of finding: its name as written to files ("slow-rank"), its check
@@ -12,12 +8,11 @@
  * diagnosis groups its findings into a component, the sentence form of
  * the root cause it leads, its one suggestion, and the benchmarks it
  * applies to. A finding carries a pointer to its row. Names are compared
- * only where a file is read (gcb_kind_find, gcb_bench_kind_find); everything
+ * only where a file is read (gcb_kind_find); everything
  * else compares rows or ids.
  *
- * Adding a benchmark kind is one enum value and one row; adding a finding
- * kind is one enum value, one row and its rule file (docs/ARCHITECTURE.md,
- * "A new finding kind").
+ * Adding a finding kind is one enum value, one row and its rule file
+ * (docs/ARCHITECTURE.md, "Recipe: a new finding kind").
  */
 #ifndef GCB_KINDS_H
 #define GCB_KINDS_H
@@ -26,70 +21,11 @@
 #include <stddef.h>
 
 #include "common/status.h"
+#include "reports/document/bench_kind.h"
 #include "reports/document/view.h"
-
-/* ---- check families ------------------------------------------------------ */
-
-/* The check families of the component matrix, in its column order. */
-enum gcb_family {
-  GCB_FAM_GEMM,
-  GCB_FAM_DEVMEM,
-  GCB_FAM_H2D,
-  GCB_FAM_D2H,
-  GCB_FAM_PEERS,
-  GCB_FAM_HEALTH,
-  GCB_FAM_PLACEMENT,
-  GCB_FAM_COLL,
-  GCB_FAM_RUN, /* not a matrix column: the run's own status, criteria */
-  GCB_FAM_COUNT
-};
 
 /* A finding kind's family when it is the family of the finding's case. */
 #define GCB_FAM_OF_CASE GCB_FAM_COUNT
-
-/* ---- benchmark kinds ----------------------------------------------------- */
-
-enum gcb_bench_kind {
-  GCB_BENCH_UNKNOWN, /* a name no row has: another writer's, a newer one */
-  GCB_BENCH_GEMM,
-  GCB_BENCH_MEMBW,
-  GCB_BENCH_PCIE,
-  GCB_BENCH_P2P,
-  GCB_BENCH_COLL,
-  GCB_BENCH_PATTERN,
-  GCB_BENCH_LAUNCH,
-  GCB_BENCH_NETMAP,
-  GCB_BENCH_NULL,
-  GCB_BENCH_IMPORTED, /* another tool's figure the converter could not map */
-  GCB_BENCH_COUNT
-};
-
-struct gcb_bench_desc {
-  enum gcb_bench_kind id;
-  const char *name;       /* the case's "bench" ("gemm"); "" for UNKNOWN */
-  const char *unit;       /* its usual figure's unit (the case's own counts) */
-  bool per_device;        /* the per-rank figure measures the rank's own device
-                             (or CPU socket): per-GPU tables and plots, and a low
-                             one names a slow GPU */
-  enum gcb_family family; /* pcie: H2D (D2H by its direction param) */
-  const char *slow_hint;  /* per_device: what to check when one rank's
-                             figure is low; NULL otherwise */
-};
-
-/* Indexed by enum gcb_bench_kind. */
-extern const struct gcb_bench_desc gcb_bench_kinds[GCB_BENCH_COUNT];
-
-/* The kind named `name` (a case's "bench"); GCB_BENCH_UNKNOWN for none. */
-enum gcb_bench_kind gcb_bench_kind_find(const char *name);
-
-/* The kind of a case object (its "bench"); GCB_BENCH_UNKNOWN. */
-enum gcb_bench_kind gcb_bench_kind_of(const json_t *c);
-
-/* Its row (the UNKNOWN row for an id out of range). */
-const struct gcb_bench_desc *gcb_bench_kind_desc(enum gcb_bench_kind k);
-
-/* The family of a case: its benchmark's, pcie by direction (d2h: D2H). */
-enum gcb_family gcb_case_family(const json_t *c);
 
 /* ---- finding kinds ------------------------------------------------------- */
 

@@ -12,13 +12,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reports/document/bench_kind.h"
 #include "reports/document/ranks.h"
 #include "reports/document/topo_view.h"
 #include "reports/interop/interop_int.h"
 
-/* ---- the conversion context --------------------------------------------- */
+    /* ---- the conversion context ---------------------------------------------
+     */
 
-void gcb__conv_enter(struct gcb__conv *cv, const char *key, size_t index) {
+    void
+    gcb__conv_enter(struct gcb__conv *cv, const char *key, size_t index) {
   if (cv->depth < GCB__CONV_DEPTH)
     cv->path[cv->depth] = (struct gcb_json_step){.key = key, .index = index};
   cv->depth++;
@@ -355,7 +358,7 @@ static void pair_classes(json_t *doc, const json_t *topo) {
     long long b =
         gcb_topo_view_gpu_by_busid(topo, gcb_view_str(params, "dst_bus_id"));
     const char *cls = gcb_topo_view_pair_class(topo, a, b);
-    if (strcmp(gcb_view_str(c, "bench"), "p2p") == 0 && cls[0] != '\0')
+    if (gcb_bench_kind_of(c) == GCB_BENCH_P2P && cls[0] != '\0')
       json_object_set_new(params, "path", json_string(cls));
   }
 }

@@ -192,7 +192,8 @@ static void status_test(struct suite *s, const struct gcb_report *rep,
   open_test(s, "gcbench.run", name);
   if (strcmp(status, "complete") != 0) {
     s->failures++;
-    child(s, "failure", "run-status", status, "the run did not complete");
+    child(s, "failure", GCB_KIND(RUN_STATUS)->name, status,
+          "the run did not complete");
   }
   close_test(s);
 }
@@ -423,7 +424,8 @@ static void criteria_suite(struct suite *s, const struct gcb_report *rep) {
     }
     if (gcb_check_outcome(cr, res) == GCB_CHECK_FAIL) {
       s->failures++;
-      fputs("      <failure type=\"criterion\" message=\"", s->f);
+      fprintf(s->f, "      <failure type=\"%s\" message=\"",
+              GCB_KIND(CRITERION)->name);
       gcb_escape_xml(s->f, cr->checks[i].name);
       fputs(" not met\">", s->f);
       for (size_t k = 0; k < rep->findings->n; k++) {
@@ -454,7 +456,7 @@ static void baseline_suite(struct suite *s, const struct gcb_report *rep) {
       s->failures++;
       snprintf(msg, sizeof msg, "%+.1f%% (threshold %.1f%%, noise %.1f%%)",
                d->change * 100, d->threshold * 100, d->noise * 100);
-      child(s, "failure", "regression", msg, "");
+      child(s, "failure", GCB_KIND(REGRESSION)->name, msg, "");
     }
     close_test(s);
   }
