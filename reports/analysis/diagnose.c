@@ -1271,9 +1271,10 @@ static enum gcb_status collect_na(struct dx *x) {
   for (size_t i = 0; i < x->fs->n; i++)
     if (x->fs->items[i].kind == GCB_KIND(CRITERION_NA))
       d->na[d->nna++] = i;
-  for (size_t i = 0; i < x->fs->n; i++)
+  for (size_t i = 0; i < x->fs->n; i++) /* a kind whose row has no group */
     d->unexplained +=
-        x->fs->items[i].severity != GCB_SEV_INFO && x->comp_of[i] < 0;
+        x->fs->items[i].severity != GCB_SEV_INFO &&
+        (x->comp_of[i] < 0 || x->fs->items[i].kind->group == GCB_GROUP_UNSET);
   return GCB_OK;
 }
 

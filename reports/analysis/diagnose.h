@@ -82,7 +82,8 @@ struct gcb_diagnosis {
   size_t nmachines;
   size_t *na; /* indices of the "criterion-na" findings */
   size_t nna;
-  size_t unexplained;     /* warn/fail findings no rule took (0 by design) */
+  size_t unexplained;     /* warn/fail findings of a kind whose row names
+                             no grouping (placed at the run; 0 by design) */
   long long **machine_of; /* internal: [doc][node position] -> machine */
   size_t *nnodes, ndocs;  /* internal */
 };

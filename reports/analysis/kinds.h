@@ -73,6 +73,8 @@ enum gcb_kind_id {
 /* How the diagnosis places a finding of the kind at a component
  * (diagnose.c holds one placing function per value). */
 enum gcb_group {
+  GCB_GROUP_UNSET,      /* a row that forgot its grouping: its findings go
+                           to the run, counted as unexplained */
   GCB_GROUP_RUN,        /* the run itself */
   GCB_GROUP_GPU,        /* the device of where.rank (the rank on a host) */
   GCB_GROUP_HOST_LINK,  /* the GPU's link to its host; a NIC (where.link) */

@@ -23,6 +23,8 @@ Test(kinds, every_built_in_row_is_whole_and_found_by_its_name) {
                  row->name);
     cr_expect_eq(gcb_kind_find(row->name), row, "%s", row->name);
     cr_expect_not_null(row->thresholds, "%s", row->name);
+    cr_expect_neq(row->group, GCB_GROUP_UNSET, "%s: placed somewhere",
+                  row->name);
     cr_expect((row->tally_one == NULL) == (row->tally_many == NULL), "%s",
               row->name);
     for (size_t j = 0; j < k; j++)
@@ -161,6 +163,37 @@ Test(kinds, a_kind_added_as_one_row_and_one_rule_is_grouped_worded_rendered) {
   char *json = render(&rep, gcb_render_findings.render);
   cr_expect_not_null(strstr(json, "\"kind\": \"gpu-too-hot\""), "%s", json);
   free(json);
+  gcb_diagnosis_free(&d);
+  gcb_findings_free(&f);
+  json_decref(doc);
+}
+
+/* A row that names no grouping is not silently at the run: the diagnosis
+ * places its findings there and counts them as unexplained. */
+Test(kinds, a_row_without_a_grouping_is_counted_as_unexplained) {
+  static const struct gcb_kind ungrouped = {
+      .id = GCB_KIND_EXTRA,
+      .name = "ungrouped",
+      .family = GCB_FAM_HEALTH,
+      .rule = {rule_too_hot},
+      .thresholds = "",
+  };
+  json_t *doc = fx_doc(4, 1, 8, "Test CPU");
+  const double figs[] = {1000, 1001, 1002, 1003};
+  fx_add_case(doc, fx_case("gemm", "fp32 1024", "{\"dtype\": \"fp32\"}",
+                           "GFLOP/s", figs, 4, 0.005, NULL));
+  struct gcb_doc docs[] = {{.name = "run.json", .root = doc}};
+  struct gcb_thresholds t;
+  struct gcb_err err = {0};
+  struct gcb_findings f = {0};
+  struct gcb_diagnosis d = {0};
+  gcb_thresholds_default(&t);
+  cr_assert_eq(gcb_analyze_kinds(&ungrouped, 1, docs, 1, &t, &f, &err), GCB_OK);
+  cr_assert_eq(f.n, 1);
+  cr_assert_eq(gcb_diagnose(docs, 1, &f, &t, &d, &err), GCB_OK, "%s", err.msg);
+  cr_expect_eq(d.unexplained, 1);
+  cr_assert_eq(d.n, 1);
+  cr_expect_eq(d.items[0].comp.kind, GCB_COMP_RUN);
   gcb_diagnosis_free(&d);
   gcb_findings_free(&f);
   json_decref(doc);
