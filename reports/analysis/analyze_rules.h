@@ -1,7 +1,7 @@
 /*
- * Internal to the analysis: what a rule sees, and the rules that live
- * outside analyze.c (rules_case.c, placement.c). A rule examines one document
- * and appends findings; it returns GCB_ENOMEM only when memory runs out.
+ * Internal to the analysis: what a rule sees, and the rules the rows of
+ * gcb_kinds[] (kinds.c) name. A rule examines one document and appends
+ * findings; it returns GCB_ENOMEM only when memory runs out.
  */
 #ifndef GCB_ANALYZE_RULES_H
 #define GCB_ANALYZE_RULES_H

@@ -217,7 +217,7 @@ static bool same_comp(const struct comp *a, const struct gcb_component *c,
     return a->doc == doc && k->rank == c->rank &&
            strcmp(k->ranks, c->ranks) == 0;
   case GCB_COMP_RUN:  /* the run, or the run against its baseline */
-  case GCB_COMP_NODE: /* the node, or its BLAS (diagnose_rules.c) */
+  case GCB_COMP_NODE: /* the node, or its BLAS (at_node, below) */
     return strcmp(k->link, c->link) == 0;
   default:
     return true;

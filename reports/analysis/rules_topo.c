@@ -2,8 +2,8 @@
  * Placement findings from the topology's own binding check: the
  * nodes[].topology.placement[] problems the run recorded (ranks bound off
  * their GPU's NUMA node, partly off it, unbound, sharing a GPU, idle GPUs,
- * oversubscribed cores). Each problem kind is one row of the rule table
- * with its own finding kind; problems of one kind on one node become one
+ * oversubscribed cores). Each problem kind is one row of the table below
+ * with its own finding kind (whose row in kinds.c names this rule); problems of one kind on one node become one
  * finding listing the ranks (one per shared GPU), so a launcher mistake on
  * thousands of ranks reads as a few lines. Nodes without a placement array
  * are left to the older rules in placement.c, which skip nodes that have
