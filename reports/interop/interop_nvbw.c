@@ -29,11 +29,11 @@
 #define WORK 1e9
 #define COUNTED "1 GB at the measured rate (nvbandwidth records no size)"
 
-    /* How a testcase maps onto a gcbench case, in the params gcbench's own
-     * pcie and p2p benchmarks write (docs/GPU.md): pcie direction h2d/d2h
-     * (traffic bidir: measured while the other direction runs), p2p direction
-     * uni/bidir, copy read/write, and mode ce (copy engine) or sm (kernel). */
-    static const struct {
+/* How a testcase maps onto a gcbench case, in the params gcbench's own
+ * pcie and p2p benchmarks write (docs/GPU.md): pcie direction h2d/d2h
+ * (traffic bidir: measured while the other direction runs), p2p direction
+ * uni/bidir, copy read/write, and mode ce (copy engine) or sm (kernel). */
+static const struct {
   const char *name;
   enum gcb_bench_kind bench;
   const char *dir, *both, *mode;
@@ -207,9 +207,8 @@ static enum gcb_status pcie(struct gcb__nvbw *x, size_t t, const char *name,
   if (n == 0)
     return GCB_OK;
   return gcb__conv_add(x->cv, x->doc, "cases",
-                       gcb__conv_case(gcb_bench_kinds[GCB_BENCH_PCIE].name,
-                                      name, params(t, name), WORK, COUNTED,
-                                      rank, fig, n, 0, NULL),
+                       gcb__conv_case(GCB_BENCH_PCIE, name, params(t, name),
+                                      WORK, COUNTED, rank, fig, n, 0, NULL),
                        line);
 }
 
@@ -243,9 +242,9 @@ static enum gcb_status p2p(struct gcb__nvbw *x, size_t t, const char *name,
       snprintf(label, sizeof label, "%s GPU%zu->GPU%zu", name, a, b);
       long long rank = (long long)a;
       st = gcb__conv_add(x->cv, x->doc, "cases",
-                         gcb__conv_case(gcb_bench_kinds[GCB_BENCH_P2P].name,
-                                        label, pair_params(x, t, name, a, b),
-                                        WORK, COUNTED, &rank, &v, 1, 0, NULL),
+                         gcb__conv_case(GCB_BENCH_P2P, label,
+                                        pair_params(x, t, name, a, b), WORK,
+                                        COUNTED, &rank, &v, 1, 0, NULL),
                          line);
     }
   return st;
