@@ -489,6 +489,20 @@ static bool at_rank(const struct dx *x, size_t i, struct gcb_component *c,
   return true;
 }
 
+/* A finding about a whole node (where.node): every rank of it, not one. */
+static bool at_whole_node(const struct dx *x, size_t i, struct gcb_component *c,
+                          enum gcb_family *fam) {
+  const struct gcb_finding *f = fnd(x, i);
+  *fam = family_of(x, f, GCB_FAM_RUN);
+  if (f->where.doc < 0 || f->where.node < 0)
+    return false;
+  blank(c, GCB_COMP_NODE);
+  c->node = dx_machine(x, f->where.doc, f->where.node);
+  set_host(x, c);
+  snprintf(c->name, sizeof c->name, "node %s", c->hostname);
+  return true;
+}
+
 /* The BLAS kernels a node's host GEMM ran (rules_blas.c, from the header
  * of the node's first rank): the node's CPU and its library, not a rank;
  * a component of its own ("BLAS" in link), which takes no consequence:
@@ -666,6 +680,7 @@ static const struct group_rule {
     {GCB_GROUP_GPU_PAIR, NULL, false, at_pair},
     {GCB_GROUP_NETWORK, NULL, false, at_network},
     {GCB_GROUP_RANK, NULL, false, at_rank},
+    {GCB_GROUP_NODE, NULL, false, at_whole_node},
     {GCB_GROUP_NODE_BLAS, NULL, false, at_node},
     {GCB_GROUP_CHECK, "per_rank", false, at_check_rank},
     {GCB_GROUP_CHECK, "time_us", false, at_check_rank},

@@ -57,6 +57,7 @@ const struct gcb_kind gcb_kinds[GCB_KIND_COUNT] = {
                                 "slow_rank_pct,slow_rank_fail_pct,outlier_mads,"
                                 "outlier_min_ranks",
                             .benches = PER_DEVICE,
+                            .explains_imbalance = true,
                             .group = GCB_GROUP_GPU,
                             .say = GCB_SAY_BELOW_PEERS,
                             .suggestion = NULL /* its benchmark's slow_hint */},
@@ -68,6 +69,7 @@ const struct gcb_kind gcb_kinds[GCB_KIND_COUNT] = {
          .thresholds = "link_pct,link_fail_pct,slow_rank_fail_pct,"
                        "outlier_mads,outlier_min_ranks",
          .benches = GCB_BENCH_BIT(GCB_BENCH_PCIE),
+         .explains_imbalance = true,
          .group = GCB_GROUP_HOST_LINK,
          .say = GCB_SAY_SOURCES,
          .suggestion = "check the link under load (nvidia-smi -q -d PCI: "

@@ -81,6 +81,7 @@ enum gcb_group {
   GCB_GROUP_GPU_PAIR,   /* the GPU pair of the finding's p2p case */
   GCB_GROUP_NETWORK,    /* a host's network link or one path (where.link) */
   GCB_GROUP_RANK,       /* a rank, ranks of a node, an idle GPU, a node */
+  GCB_GROUP_NODE,       /* the node where.node names (all of its GPUs) */
   GCB_GROUP_NODE_BLAS,  /* a node's BLAS library */
   GCB_GROUP_CHECK,      /* an acceptance check: by the bound's metric */
   GCB_GROUP_BASELINE,   /* the run against its baseline */
@@ -129,8 +130,11 @@ struct gcb_kind {
                      after a rule's finding */
   bool relative;  /* says worse than before (a regression): quoted after
                      one that says against what it should reach */
-  const char *suggestion; /* the one suggestion; NULL when the rule words
-                             it from the data (a host, a rank, a fix) */
+  bool explains_imbalance; /* names a slow rank: the imbalance rule stays
+                              silent about a case one of these explains
+                              (its rows run before imbalance's) */
+  const char *suggestion;  /* the one suggestion; NULL when the rule words
+                              it from the data (a host, a rank, a fix) */
   /* Counted after a root cause's statement ("; 2 more regressions against
    * the baseline"); NULL: not counted. */
   const char *tally_one, *tally_many;

@@ -198,3 +198,45 @@ Test(kinds, a_row_without_a_grouping_is_counted_as_unexplained) {
   gcb_findings_free(&f);
   json_decref(doc);
 }
+
+/* A rule that reports a whole node (node 0, no rank). */
+static enum gcb_status rule_node_hot(const struct gcb__rule_ctx *cx) {
+  struct gcb_finding *f = gcb__rule_push(cx, GCB_SEV_FAIL);
+  if (f == NULL)
+    return GCB_ENOMEM;
+  f->where.node = 0;
+  gcb_finding_explain(f, "every GPU of the node ran hot together");
+  return GCB_OK;
+}
+
+/* The burn-in's node-wide fall is this shape: one row naming the node
+ * grouping places it at the node, not at one of its GPUs or the run. */
+Test(kinds, a_row_grouped_at_the_node_makes_a_node_root_cause) {
+  static const struct gcb_kind node_hot = {
+      .id = GCB_KIND_EXTRA,
+      .name = "node-hot",
+      .family = GCB_FAM_HEALTH,
+      .rule = {rule_node_hot},
+      .thresholds = "",
+      .group = GCB_GROUP_NODE,
+  };
+  json_t *doc = fx_doc(4, 2, 8, "Test CPU");
+  struct gcb_doc docs[] = {{.name = "run.json", .root = doc}};
+  struct gcb_thresholds t;
+  struct gcb_err err = {0};
+  struct gcb_findings f = {0};
+  struct gcb_diagnosis d = {0};
+  gcb_thresholds_default(&t);
+  cr_assert_eq(gcb_analyze_kinds(&node_hot, 1, docs, 1, &t, &f, &err), GCB_OK);
+  cr_assert_eq(gcb_diagnose(docs, 1, &f, &t, &d, &err), GCB_OK, "%s", err.msg);
+  cr_expect_eq(d.unexplained, 0);
+  cr_assert_eq(d.n, 1);
+  cr_expect_eq(d.items[0].comp.kind, GCB_COMP_NODE);
+  cr_expect_eq(d.items[0].comp.node, 0);
+  cr_expect_eq(d.items[0].families, 1u << GCB_FAM_HEALTH);
+  cr_expect_eq(strncmp(d.items[0].comp.name, "node ", 5), 0, "%s",
+               d.items[0].comp.name);
+  gcb_diagnosis_free(&d);
+  gcb_findings_free(&f);
+  json_decref(doc);
+}
