@@ -1,8 +1,9 @@
 /*
- * Analysis: the findings list, the thresholds table and the rules. Each
- * finding kind is one row of `rules` below: a function over one document
- * that finds nothing when the data it needs is absent. Adding a kind (late
- * arrivals at collectives, degraded links) is one function and one row.
+ * Analysis: the findings list, the thresholds table, the run's own rules
+ * and the loop that runs every finding kind's rules (gcb_kinds[], kinds.c)
+ * over every document. A rule is a function over one document that finds
+ * nothing when the data it needs is absent; adding a kind is one rule
+ * and one row of the kinds table.
  */
 #include "reports/analysis/analyze.h"
 
@@ -24,7 +25,8 @@ const char *gcb_severity_name(enum gcb_severity s) {
 }
 
 struct gcb_finding *gcb_findings_push(struct gcb_findings *l,
-                                      enum gcb_severity sev, const char *kind) {
+                                      enum gcb_severity sev,
+                                      const struct gcb_kind *kind) {
   if (l->n == l->cap) {
     size_t cap = l->cap ? 2 * l->cap : 16;
     struct gcb_finding *grown = realloc(l->items, cap * sizeof *grown);
@@ -263,7 +265,12 @@ struct gcb_finding *gcb__rule_push(const struct gcb__rule_ctx *cx,
   return f;
 }
 
-static enum gcb_status rule_run_status(const struct gcb__rule_ctx *cx) {
+void gcb__rule_suggest(struct gcb_finding *f) {
+  gcb_view_copy(f->suggestion, sizeof f->suggestion,
+                f->kind->suggestion ? f->kind->suggestion : "");
+}
+
+enum gcb_status gcb__rule_run_status(const struct gcb__rule_ctx *cx) {
   const json_t *run = gcb_view_obj(cx->doc->root, "run");
   const char *status = gcb_view_str(run, "status");
   if (strcmp(status, "complete") == 0)
@@ -275,12 +282,11 @@ static enum gcb_status rule_run_status(const struct gcb__rule_ctx *cx) {
       f, "the run's status is \"%s\", not \"complete\"%s", status,
       strcmp(status, "running") == 0 ? ": it was killed or is still running"
                                      : "");
-  gcb_finding_suggest(f, "see errors[] and the job's log; rerun the missing "
-                         "cases");
+  gcb__rule_suggest(f);
   return GCB_OK;
 }
 
-static enum gcb_status rule_errors(const struct gcb__rule_ctx *cx) {
+enum gcb_status gcb__rule_errors(const struct gcb__rule_ctx *cx) {
   const json_t *e;
   size_t i;
   json_array_foreach(json_object_get(cx->doc->root, "errors"), i, e) {
@@ -293,12 +299,12 @@ static enum gcb_status rule_errors(const struct gcb__rule_ctx *cx) {
     gcb_view_case_title(e, f->where.subject, sizeof f->where.subject);
     gcb_finding_explain(f, "%s: %s", gcb_view_str(e, "status"),
                         gcb_view_str(e, "message"));
-    gcb_finding_suggest(f, "fix the cause above and rerun the case");
+    gcb__rule_suggest(f);
   }
   return GCB_OK;
 }
 
-static enum gcb_status rule_skipped(const struct gcb__rule_ctx *cx) {
+enum gcb_status gcb__rule_skipped(const struct gcb__rule_ctx *cx) {
   const json_t *e;
   size_t i;
   json_array_foreach(json_object_get(cx->doc->root, "skipped"), i, e) {
@@ -311,68 +317,29 @@ static enum gcb_status rule_skipped(const struct gcb__rule_ctx *cx) {
   return GCB_OK;
 }
 
-/* ---- the rule table ----------------------------------------------------- */
+/* ---- the analysis ------------------------------------------------------ */
 
-/* Each row: the kind its findings carry (docs/REPORTS.md explains each) and
- * the function that looks for it. Rows run in this order, which is also the
- * order of findings within a severity. A kind with two rows is judged from
- * the topology's own check where the document has it, else by the older
- * rule; each rule skips what the other covers. imbalance runs after the
- * rules that name a slow rank, and stays silent when one explains it;
- * degraded-link adds its evidence to a measured slow link. The burn-in
- * rows come before validation: a burn's wrong products are also a
- * validation finding, and the root cause quotes the burn's, which says
- * when. */
-static const struct {
-  const char *kind;
-  enum gcb_status (*run)(const struct gcb__rule_ctx *cx);
-} rules[] = {
-    {"run-status", rule_run_status},
-    {"run-error", rule_errors},
-    {"burn-silent-error", gcb__rule_burn},
-    {"burn-counters", gcb__rule_burn},
-    {"burn-node", gcb__rule_burn},
-    {"burn-falloff", gcb__rule_burn},
-    {"burn-sustained", gcb__rule_burn},
-    {"validation", gcb__rule_validation},
-    {"slow-rank", gcb__rule_slow_rank},
-    {"link-bandwidth", gcb__rule_link_bandwidth},
-    {"imbalance", gcb__rule_imbalance},
-    {"late-arrival", gcb__rule_late_arrival},
-    {"sweep-trend", gcb__rule_sweep_rows},
-    {"latency-floor", gcb__rule_sweep_rows},
-    {"degraded-link", gcb__rule_degraded_link},
-    {"p2p-bandwidth", gcb__rule_p2p_bandwidth},
-    {"network-link", gcb__rule_netmap},
-    {"network-path", gcb__rule_netmap},
-    {"pattern", gcb__rule_pattern},
-    {"blas-kernel", gcb__rule_blas_kernel},
-    {"placement-remote", gcb__rule_topo_placement},
-    {"placement-partial", gcb__rule_topo_placement},
-    {"placement-unbound", gcb__rule_topo_placement},
-    {"placement-unbound", gcb__rule_unbound},
-    {"placement-shared-cpus", gcb__rule_shared_cpus},
-    {"placement-shared-gpu", gcb__rule_topo_placement},
-    {"placement-shared-gpu", gcb__rule_shared_gpu},
-    {"placement-idle-gpu", gcb__rule_topo_placement},
-    {"oversubscribed", gcb__rule_topo_placement},
-    {"oversubscribed", gcb__rule_oversubscribed},
-    {"not-validated", gcb__rule_not_validated},
-    {"skipped", rule_skipped},
-};
+enum gcb_status gcb_analyze_kinds(const struct gcb_kind *kinds, size_t nkinds,
+                                  const struct gcb_doc *docs, size_t ndocs,
+                                  const struct gcb_thresholds *t,
+                                  struct gcb_findings *out,
+                                  struct gcb_err *err) {
+  for (size_t d = 0; d < ndocs; d++) {
+    struct gcb__rule_ctx cx = {
+        .doc = &docs[d], .index = (int)d, .t = t, .out = out, .err = err};
+    for (size_t k = 0; k < nkinds; k++)
+      for (size_t r = 0; r < 2 && kinds[k].rule[r] != NULL; r++) {
+        cx.kind = &kinds[k];
+        enum gcb_status st = kinds[k].rule[r](&cx);
+        if (st != GCB_OK)
+          return st;
+      }
+  }
+  return GCB_OK;
+}
 
 enum gcb_status gcb_analyze(const struct gcb_doc *docs, size_t ndocs,
                             const struct gcb_thresholds *t,
                             struct gcb_findings *out, struct gcb_err *err) {
-  for (size_t d = 0; d < ndocs; d++) {
-    struct gcb__rule_ctx cx = {
-        .doc = &docs[d], .index = (int)d, .t = t, .out = out, .err = err};
-    for (size_t r = 0; r < sizeof rules / sizeof *rules; r++) {
-      cx.kind = rules[r].kind;
-      enum gcb_status st = rules[r].run(&cx);
-      if (st != GCB_OK)
-        return st;
-    }
-  }
-  return GCB_OK;
+  return gcb_analyze_kinds(gcb_kinds, GCB_KIND_COUNT, docs, ndocs, t, out, err);
 }

@@ -4,7 +4,7 @@
  * placement, wrong results, a failed run), how bad it is (measured against
  * expected), and what to do about it.
  *
- * Each kind of finding is one row in a table of rules (analyze.c); a rule
+ * Each kind of finding is one row of gcb_kinds[] (kinds.h); its rule
  * looks for its data in the documents and simply finds nothing when the
  * data is absent, so documents from older or newer writers analyse alike.
  * Criteria checks (criteria.h) and baseline regressions (compare.h) add
@@ -17,6 +17,7 @@
 #include <stddef.h>
 
 #include "common/status.h"
+#include "reports/analysis/kinds.h"
 #include "reports/document/view.h"
 
 enum gcb_severity { GCB_SEV_INFO, GCB_SEV_WARN, GCB_SEV_FAIL };
@@ -39,7 +40,7 @@ struct gcb_location {
 
 struct gcb_finding {
   enum gcb_severity severity;
-  const char *kind; /* static string ("slow-rank"); see docs/REPORTS.md */
+  const struct gcb_kind *kind; /* its row (kinds.h); docs/REPORTS.md */
   struct gcb_location where;
   double measured;         /* NAN when not a number */
   double expected;         /* NAN when there is no expectation */
@@ -61,13 +62,14 @@ struct gcb_findings {
 };
 
 /*
- * Appends a finding with the given severity and kind (a static string),
+ * Appends a finding with the given severity and kind (its row, kinds.h),
  * every location part unknown, measured/expected/cost NAN, check -1, and
  * empty texts. Returns the new entry (valid until the next push), or NULL
  * when memory runs out (the list is unchanged).
  */
 struct gcb_finding *gcb_findings_push(struct gcb_findings *l,
-                                      enum gcb_severity sev, const char *kind);
+                                      enum gcb_severity sev,
+                                      const struct gcb_kind *kind);
 
 /* printf into the finding's explanation / suggestion (truncated at a
  * UTF-8 boundary). */
@@ -153,6 +155,17 @@ enum gcb_status gcb_analyze(const struct gcb_doc *docs, size_t ndocs,
                             struct gcb_findings *out, struct gcb_err *err);
 
 /*
+ * gcb_analyze over the rules of kinds[0..nkinds) instead of gcb_kinds[]:
+ * a test adds a kind of its own (id GCB_KIND_EXTRA) this way. Same
+ * failures as gcb_analyze.
+ */
+enum gcb_status gcb_analyze_kinds(const struct gcb_kind *kinds, size_t nkinds,
+                                  const struct gcb_doc *docs, size_t ndocs,
+                                  const struct gcb_thresholds *t,
+                                  struct gcb_findings *out,
+                                  struct gcb_err *err);
+
+/*
  * Robust outliers on x[0..n): flags[i] is set when dir * (x[i] - median)
  * exceeds outlier_mads * 1.4826 * MAD (dir -1: below the median, +1:
  * above). Nothing is flagged with fewer than outlier_min_ranks values, or
@@ -173,10 +186,6 @@ size_t gcb_analyze_outliers(const double *x, size_t n, int dir,
 size_t gcb_analyze_slow(const double *x, size_t n,
                         const struct gcb_thresholds *t, bool *flags,
                         double *median);
-
-/* True for benchmarks whose per-rank figure measures the rank's own device
- * (gemm, membw): the ones the slow-rank rule and per-GPU tables use. */
-bool gcb_analyze_per_device(const char *bench);
 
 /* True when a case ran in place (params.inplace true, non-zero, "1",
  * "yes" or "true"): its sweep is the in-place half of the table. */

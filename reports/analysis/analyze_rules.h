@@ -1,7 +1,7 @@
 /*
- * Internal to the analysis: what a rule sees, and the rules that live
- * outside analyze.c (rules_case.c, placement.c). A rule examines one document
- * and appends findings; it returns GCB_ENOMEM only when memory runs out.
+ * Internal to the analysis: what a rule sees, and the rules the rows of
+ * gcb_kinds[] (kinds.c) name. A rule examines one document and appends
+ * findings; it returns GCB_ENOMEM only when memory runs out.
  */
 #ifndef GCB_ANALYZE_RULES_H
 #define GCB_ANALYZE_RULES_H
@@ -9,7 +9,7 @@
 #include "reports/analysis/analyze.h"
 
 struct gcb__rule_ctx {
-  const char *kind; /* the rule's kind, which its findings carry */
+  const struct gcb_kind *kind; /* the rule's kind: its findings carry it */
   const struct gcb_doc *doc;
   int index; /* the document's index among those analysed */
   const struct gcb_thresholds *t;
@@ -21,6 +21,14 @@ struct gcb__rule_ctx {
  * ENOMEM in the context's err and returns NULL. */
 struct gcb_finding *gcb__rule_push(const struct gcb__rule_ctx *cx,
                                    enum gcb_severity sev);
+
+/* Sets the finding's suggestion to its kind's (kinds.c; "" for none). */
+void gcb__rule_suggest(struct gcb_finding *f);
+
+/* The run's status, its errors[] and its skipped[] (analyze.c). */
+enum gcb_status gcb__rule_run_status(const struct gcb__rule_ctx *cx);
+enum gcb_status gcb__rule_errors(const struct gcb__rule_ctx *cx);
+enum gcb_status gcb__rule_skipped(const struct gcb__rule_ctx *cx);
 
 /* Per-case rules (rules_case.c) and rules reported per sweep or per rank
  * (rules_sweep.c); see docs/REPORTS.md. */
@@ -51,8 +59,8 @@ enum gcb_status gcb__rule_topo_placement(const struct gcb__rule_ctx *cx);
 bool gcb__topo_placement_known(const json_t *node);
 
 /* The topology problem kind ("remote-binding") behind a finding kind
- * ("placement-remote"), or NULL. */
-const char *gcb__topo_problem_of(const char *kind);
+ * (placement-remote), or NULL. */
+const char *gcb__topo_problem_of(const struct gcb_kind *kind);
 
 /* "h2d" or "d2h" for a pcie case the link rule judges against the link's
  * rate (pinned local host memory, one direction, the largest size of its

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reports/document/bench_kind.h"
 #include "reports/document/stats.h"
 
 const char *const gcb_burnview_series_names[GCB_BV_COUNT] = {
@@ -21,7 +22,7 @@ const char *const gcb_burnview_series_names[GCB_BV_COUNT] = {
 };
 
 bool gcb_burn_is_case(const json_t *c) {
-  return strcmp(gcb_view_str(c, "bench"), "burn") == 0;
+  return gcb_bench_kind_of(c) == GCB_BENCH_BURN;
 }
 
 /* ---- reading ------------------------------------------------------------ */

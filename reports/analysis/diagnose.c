@@ -1,20 +1,52 @@
 /*
- * The diagnosis: machines (nodes merged across documents), components
- * (each GPU, link, rank, node and the run once), the root causes built
- * from the findings placed at them (diagnose_rules.c) and stated
- * (diagnose_text.c), and the small formatting helpers every output of the
- * verdict shares (units scaled to the figure, enough digits to show why a
- * limit is missed).
+ * The diagnosis: from findings (evidence) to root causes (the answer), in
+ * one pass through four steps that call only downwards:
+ *   1. machines: nodes merged across documents (by hostname, or a one-node
+ *      document of another tool by its GPUs' bus ids);
+ *   2. placing: each warn/fail finding at the component it implicates, by
+ *      the grouping its kind's descriptor names (kinds.h: gcb_group); a
+ *      second pass attaches consequences (imbalance, collective bandwidth)
+ *      to a component the first found; node-wide symptoms collapse into
+ *      one node;
+ *   3. statements: each component's worst evidence stated once, in the
+ *      sentence form its kind's descriptor names (gcb_say), sources that
+ *      measured one quantity reconciled, links at rest judged under load;
+ *   4. the root causes built, ordered, and the small formatting helpers
+ *      every output of the verdict shares (units scaled to the figure,
+ *      enough digits to show why a limit is missed).
  */
 #include "reports/analysis/diagnose.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "reports/analysis/diagnose_int.h"
+#include "reports/analysis/analyze_rules.h"
+#include "reports/document/p2p_view.h"
+#include "reports/document/ranks.h"
 #include "reports/document/topo_view.h"
+
+/* A component being built: its key and the findings assigned to it. */
+struct comp {
+  struct gcb_component c;
+  int doc; /* ranks are per document; -1 for the other kinds */
+  bool live;
+};
+
+struct dx {
+  const struct gcb_doc *docs;
+  size_t ndocs;
+  const struct gcb_findings *fs;
+  const struct gcb_thresholds *t;
+  struct gcb_diagnosis *out;
+  struct comp *comps;
+  size_t ncomps, capcomps;
+  long *comp_of; /* per finding: component index, -1 */
+  enum gcb_family *fam_of;
+  struct gcb_err *err;
+};
 
 const char *gcb_comp_kind_name(enum gcb_comp_kind k) {
   static const char *const names[] = {"gpu", "link", "rank", "node", "run"};
@@ -83,8 +115,7 @@ static const char *node_model(const json_t *root, const json_t *node) {
 /* The machine a one-node document of another tool ran on: the only
  * earlier machine holding every one of its GPUs (by bus id), as the
  * converter joined its topology; -1. */
-static long long machine_by_gpus(const struct gcb__dx *x, char (*b)[32],
-                                 size_t n) {
+static long long machine_by_gpus(const struct dx *x, char (*b)[32], size_t n) {
   long long found = -1;
   for (size_t m = 0; m < x->out->nmachines && n > 0; m++) {
     size_t hit = 0;
@@ -100,7 +131,7 @@ static long long machine_by_gpus(const struct gcb__dx *x, char (*b)[32],
   return found;
 }
 
-static long long add_machine(struct gcb__dx *x, const json_t *root,
+static long long add_machine(struct dx *x, const json_t *root,
                              const json_t *node, char (*b)[32], size_t n) {
   struct gcb_diagnosis *d = x->out;
   size_t m = d->nmachines;
@@ -123,7 +154,7 @@ static long long add_machine(struct gcb__dx *x, const json_t *root,
   return (long long)m;
 }
 
-static enum gcb_status map_doc(struct gcb__dx *x, size_t doc) {
+static enum gcb_status map_doc(struct dx *x, size_t doc) {
   const json_t *nodes = json_object_get(x->docs[doc].root, "nodes"), *node;
   size_t i, nn = json_array_size(nodes);
   x->out->machine_of[doc] = calloc(nn + 1, sizeof **x->out->machine_of);
@@ -165,13 +196,13 @@ long long gcb_diagnosis_machine(const struct gcb_diagnosis *d,
   return pos < d->nnodes[doc] ? d->machine_of[doc][pos] : -1;
 }
 
-long long gcb__dx_machine(const struct gcb__dx *x, int doc, long long node) {
+static long long dx_machine(const struct dx *x, int doc, long long node) {
   return gcb_diagnosis_machine(x->out, x->docs, doc, node);
 }
 
 /* ---- components ---------------------------------------------------------- */
 
-static bool same_comp(const struct gcb__comp *a, const struct gcb_component *c,
+static bool same_comp(const struct comp *a, const struct gcb_component *c,
                       int doc) {
   const struct gcb_component *k = &a->c;
   if (k->kind != c->kind || k->node != c->node)
@@ -186,20 +217,20 @@ static bool same_comp(const struct gcb__comp *a, const struct gcb_component *c,
     return a->doc == doc && k->rank == c->rank &&
            strcmp(k->ranks, c->ranks) == 0;
   case GCB_COMP_RUN:  /* the run, or the run against its baseline */
-  case GCB_COMP_NODE: /* the node, or its BLAS (diagnose_rules.c) */
+  case GCB_COMP_NODE: /* the node, or its BLAS (at_node, below) */
     return strcmp(k->link, c->link) == 0;
   default:
     return true;
   }
 }
 
-long gcb__dx_comp(struct gcb__dx *x, const struct gcb_component *c, int doc) {
+static long dx_comp(struct dx *x, const struct gcb_component *c, int doc) {
   for (size_t i = 0; i < x->ncomps; i++)
     if (same_comp(&x->comps[i], c, doc))
       return (long)i;
   if (x->ncomps == x->capcomps) {
     size_t cap = x->capcomps ? 2 * x->capcomps : 16;
-    struct gcb__comp *grown = realloc(x->comps, cap * sizeof *grown);
+    struct comp *grown = realloc(x->comps, cap * sizeof *grown);
     if (grown == NULL) {
       gcb_err_set(x->err, GCB_ENOMEM, "diagnosis: out of memory");
       return -1;
@@ -207,13 +238,13 @@ long gcb__dx_comp(struct gcb__dx *x, const struct gcb_component *c, int doc) {
     x->comps = grown;
     x->capcomps = cap;
   }
-  x->comps[x->ncomps] = (struct gcb__comp){
+  x->comps[x->ncomps] = (struct comp){
       .c = *c, .doc = c->kind == GCB_COMP_RANK ? doc : -1, .live = true};
   return (long)x->ncomps++;
 }
 
-long gcb__dx_find(const struct gcb__dx *x, enum gcb_comp_kind k, long long m,
-                  const char *bus) {
+static long dx_find(const struct dx *x, enum gcb_comp_kind k, long long m,
+                    const char *bus) {
   for (size_t i = 0; bus[0] && i < x->ncomps; i++) {
     const struct gcb_component *c = &x->comps[i].c;
     if (c->kind != k || c->node != m || !x->comps[i].live)
@@ -223,6 +254,932 @@ long gcb__dx_find(const struct gcb__dx *x, enum gcb_comp_kind k, long long m,
       return (long)i;
   }
   return -1;
+}
+
+/* ==== placing findings at components ==================================== */
+
+/* Places finding i: the component (filled by the function) and family. */
+typedef bool locate_fn(const struct dx *x, size_t i, struct gcb_component *c,
+                       enum gcb_family *fam);
+
+/* ---- helpers ------------------------------------------------------------- */
+
+static const json_t *dx_case(const struct dx *x, const struct gcb_finding *f) {
+  if (f->case_json != NULL)
+    return f->case_json;
+  if (f->where.doc < 0 || (size_t)f->where.doc >= x->ndocs ||
+      f->where.subject[0] == '\0')
+    return NULL;
+  const json_t *c;
+  size_t i;
+  char title[sizeof f->where.subject];
+  json_array_foreach(json_object_get(x->docs[f->where.doc].root, "cases"), i,
+                     c) {
+    gcb_view_case_title(c, title, sizeof title);
+    if (strcmp(title, f->where.subject) == 0)
+      return c;
+  }
+  return NULL;
+}
+
+static const struct gcb_finding *fnd(const struct dx *x, size_t i) {
+  return &x->fs->items[i];
+}
+
+/* A finding's family: its kind's, else its case's, else `otherwise`. */
+static enum gcb_family family_of(const struct dx *x,
+                                 const struct gcb_finding *f,
+                                 enum gcb_family otherwise) {
+  if (f->kind->family != GCB_FAM_OF_CASE)
+    return f->kind->family;
+  const json_t *cs = dx_case(x, f);
+  return cs != NULL ? gcb_case_family(cs) : otherwise;
+}
+
+static void blank(struct gcb_component *c, enum gcb_comp_kind k) {
+  memset(c, 0, sizeof *c);
+  c->kind = k;
+  c->node = c->rank = c->gpu = -1;
+}
+
+static void set_host(const struct dx *x, struct gcb_component *c) {
+  if (c->node >= 0 && (size_t)c->node < x->out->nmachines)
+    gcb_view_copy(c->hostname, sizeof c->hostname,
+                  x->out->machines[c->node].hostname);
+}
+
+/* The GPU of rank `rank` of document doc. */
+static void gpu_of_rank(const struct dx *x, int doc, long long rank,
+                        struct gcb_component *c) {
+  struct gcb_place p;
+  blank(c, GCB_COMP_GPU);
+  gcb_view_place(x->docs[doc].root, rank, &p);
+  c->node = dx_machine(x, doc, p.node);
+  c->gpu = p.gpu;
+  gcb_busid_canon(p.bus_id, c->bus_id, sizeof c->bus_id);
+  set_host(x, c);
+  snprintf(c->name, sizeof c->name, "GPU %lld %s", c->gpu, c->bus_id);
+}
+
+static void to_host_link(struct gcb_component *c) {
+  c->kind = GCB_COMP_LINK;
+  snprintf(c->link, sizeof c->link, "%s<->host",
+           c->bus_id[0] ? c->bus_id : "GPU");
+  snprintf(c->name, sizeof c->name, "GPU %lld <-> host", c->gpu);
+}
+
+static void rank_comp(const struct dx *x, int doc, long long rank,
+                      struct gcb_component *c) {
+  gpu_of_rank(x, doc, rank, c);
+  c->kind = GCB_COMP_RANK;
+  c->rank = rank;
+  if (c->gpu >= 0)
+    snprintf(c->name, sizeof c->name, "rank %lld (GPU %lld)", rank, c->gpu);
+  else
+    snprintf(c->name, sizeof c->name, "rank %lld", rank);
+}
+
+/* The pair of a p2p case as a link, "src->dst" by bus id ("src<->dst"
+ * for a figure of both directions, gcb__p2p_arrow): node `node`'s
+ * measurement, or with node -1 the lowest one. */
+static bool pair_comp(const struct dx *x, int doc, const json_t *c,
+                      long long node, struct gcb_component *out) {
+  struct gcb__p2p_iter it;
+  struct gcb__p2p m, e;
+  bool found = false;
+  size_t nseen = 0;
+  bool *seen = c != NULL ? gcb__p2p_scratch(x->docs[doc].root, &nseen) : NULL;
+  if (seen == NULL || !gcb__p2p_begin(&it, x->docs[doc].root, c, seen, nseen)) {
+    free(seen);
+    return false;
+  }
+  while (gcb__p2p_next(&it, &e))
+    if (node >= 0 ? e.node == node : !found || e.value < m.value) {
+      m = e;
+      found = true;
+    }
+  free(seen);
+  if (!found)
+    return false;
+  char a[32], b[32], ca[32], cb[32];
+  gcb__p2p_busid(&m, c, false, a, sizeof a);
+  gcb__p2p_busid(&m, c, true, b, sizeof b);
+  blank(out, GCB_COMP_LINK);
+  out->node = dx_machine(x, doc, m.node);
+  out->gpu = m.src;
+  if (!gcb_busid_canon(a, ca, sizeof ca)) /* "GPU2": no bus id known */
+    gcb_view_copy(ca, sizeof ca, a);
+  if (!gcb_busid_canon(b, cb, sizeof cb))
+    gcb_view_copy(cb, sizeof cb, b);
+  gcb_view_copy(out->bus_id, sizeof out->bus_id, ca);
+  const char *arrow = gcb__p2p_arrow(c);
+  snprintf(out->link, sizeof out->link, "%s%s%s", ca, arrow, cb);
+  snprintf(out->name, sizeof out->name, "GPU %lld %s GPU %lld", m.src, arrow,
+           m.dst);
+  set_host(x, out);
+  return true;
+}
+
+/* ---- first pass -----------------------------------------------------------
+ */
+
+static bool at_run(const struct dx *x, size_t i, struct gcb_component *c,
+                   enum gcb_family *fam) {
+  blank(c, GCB_COMP_RUN);
+  snprintf(c->name, sizeof c->name, "run");
+  const json_t *cs = dx_case(x, fnd(x, i)); /* also where others fail */
+  *fam = cs != NULL ? gcb_case_family(cs) : GCB_FAM_RUN;
+  return true;
+}
+
+/* The comparison with a baseline: the run against its past, one cause
+ * (regressions, cases gone, differences that make it less comparable). */
+static bool at_baseline(const struct dx *x, size_t i, struct gcb_component *c,
+                        enum gcb_family *fam) {
+  at_run(x, i, c, fam);
+  snprintf(c->link, sizeof c->link, "baseline");
+  snprintf(c->name, sizeof c->name, "run vs baseline");
+  return true;
+}
+
+/* A finding about a rank's device (validation, slow rank). */
+static bool at_gpu(const struct dx *x, size_t i, struct gcb_component *c,
+                   enum gcb_family *fam) {
+  const struct gcb_finding *f = fnd(x, i);
+  if (f->where.rank < 0 || f->where.doc < 0)
+    return false;
+  gpu_of_rank(x, f->where.doc, f->where.rank, c);
+  if (c->gpu < 0 && c->bus_id[0] == '\0')
+    rank_comp(x, f->where.doc, f->where.rank, c); /* host backend: a rank */
+  *fam = family_of(x, f, GCB_FAM_GEMM);
+  return true;
+}
+
+/* A copy between a GPU and the host, or a link the topology shows slow. */
+static bool at_link(const struct dx *x, size_t i, struct gcb_component *c,
+                    enum gcb_family *fam) {
+  const struct gcb_finding *f = fnd(x, i);
+  const char *host = strstr(f->where.link, "<->host");
+  blank(c, GCB_COMP_LINK);
+  c->node = dx_machine(x, f->where.doc, f->where.node);
+  set_host(x, c);
+  if (host == NULL) { /* a NIC: "mlx5_0 0000:17:00.0" */
+    gcb_view_copy(c->link, sizeof c->link, f->where.link);
+    snprintf(c->name, sizeof c->name, "NIC %s", f->where.link);
+    *fam = GCB_FAM_HEALTH;
+    return f->where.link[0] != '\0';
+  }
+  c->gpu = f->where.gpu;
+  gcb_busid_canon(f->where.bus_id, c->bus_id, sizeof c->bus_id);
+  to_host_link(c);
+  const json_t *cs = dx_case(x, f);
+  *fam = f->kind->family != GCB_FAM_OF_CASE ? f->kind->family
+         : cs != NULL                       ? gcb_case_family(cs)
+                                            : GCB_FAM_H2D;
+  return true;
+}
+
+static bool at_pair(const struct dx *x, size_t i, struct gcb_component *c,
+                    enum gcb_family *fam) {
+  const struct gcb_finding *f = fnd(x, i);
+  *fam = GCB_FAM_PEERS;
+  return f->where.doc >= 0 &&
+         pair_comp(x, f->where.doc, dx_case(x, f), f->where.node, c);
+}
+
+/* The network map (rules_netmap.c): a host's own link ("HOST link") or
+ * one path between two hosts ("A -> B"), named as the finding names it. */
+static bool at_network(const struct dx *x, size_t i, struct gcb_component *c,
+                       enum gcb_family *fam) {
+  const struct gcb_finding *f = fnd(x, i);
+  blank(c, GCB_COMP_LINK);
+  c->node = dx_machine(x, f->where.doc, f->where.node);
+  set_host(x, c);
+  gcb_view_copy(c->link, sizeof c->link, f->where.link);
+  gcb_view_copy(c->name, sizeof c->name, f->where.link);
+  *fam = GCB_FAM_PEERS;
+  return f->where.doc >= 0 && f->where.link[0] != '\0';
+}
+
+/* Lateness and placement: a rank, or several ranks of one node. */
+static bool at_rank(const struct dx *x, size_t i, struct gcb_component *c,
+                    enum gcb_family *fam) {
+  const struct gcb_finding *f = fnd(x, i);
+  *fam = f->kind->family; /* late-arrival: collectives; else placement */
+  if (f->where.doc < 0)
+    return false;
+  if (f->where.ranks[0] == '\0' && f->where.rank >= 0) {
+    rank_comp(x, f->where.doc, f->where.rank, c);
+    return true;
+  }
+  blank(c, GCB_COMP_RANK);
+  c->node = dx_machine(x, f->where.doc, f->where.node);
+  set_host(x, c);
+  gcb_view_copy(c->ranks, sizeof c->ranks, f->where.ranks);
+  if (f->where.ranks[0] == '\0' && f->where.gpu >= 0) { /* an idle GPU */
+    c->kind = GCB_COMP_GPU;
+    c->gpu = f->where.gpu;
+    gcb_busid_canon(f->where.bus_id, c->bus_id, sizeof c->bus_id);
+    snprintf(c->name, sizeof c->name, "GPU %lld %s", c->gpu, c->bus_id);
+  } else if (f->where.ranks[0] == '\0') {
+    c->kind = GCB_COMP_NODE;
+    snprintf(c->name, sizeof c->name, "node %s", c->hostname);
+  } else
+    snprintf(c->name, sizeof c->name, "ranks %s on %s", c->ranks, c->hostname);
+  return true;
+}
+
+/* A finding about a whole node (where.node): every rank of it, not one. */
+static bool at_whole_node(const struct dx *x, size_t i, struct gcb_component *c,
+                          enum gcb_family *fam) {
+  const struct gcb_finding *f = fnd(x, i);
+  *fam = family_of(x, f, GCB_FAM_RUN);
+  if (f->where.doc < 0 || f->where.node < 0)
+    return false;
+  blank(c, GCB_COMP_NODE);
+  c->node = dx_machine(x, f->where.doc, f->where.node);
+  set_host(x, c);
+  snprintf(c->name, sizeof c->name, "node %s", c->hostname);
+  return true;
+}
+
+/* The BLAS kernels a node's host GEMM ran (rules_blas.c, from the header
+ * of the node's first rank): the node's CPU and its library, not a rank;
+ * a component of its own ("BLAS" in link), which takes no consequence:
+ * the same library on every rank makes none of them wait for another. */
+static bool at_node(const struct dx *x, size_t i, struct gcb_component *c,
+                    enum gcb_family *fam) {
+  const struct gcb_finding *f = fnd(x, i);
+  *fam = GCB_FAM_GEMM;
+  if (f->where.doc < 0)
+    return false;
+  blank(c, GCB_COMP_NODE);
+  c->node = dx_machine(x, f->where.doc, f->where.node);
+  set_host(x, c);
+  snprintf(c->link, sizeof c->link, "BLAS");
+  snprintf(c->name, sizeof c->name, "node %s BLAS", c->hostname);
+  return true;
+}
+
+/* A per-rank acceptance check: the rank's GPU, its host link (pcie), its
+ * pair (p2p) or the rank itself (collectives). */
+static bool at_check_rank(const struct dx *x, size_t i, struct gcb_component *c,
+                          enum gcb_family *fam) {
+  const struct gcb_finding *f = fnd(x, i);
+  const json_t *cs = dx_case(x, f);
+  if (f->where.rank < 0 || cs == NULL)
+    return false;
+  *fam = gcb_case_family(cs);
+  if (*fam == GCB_FAM_PEERS)
+    return pair_comp(x, f->where.doc, cs, f->where.node, c);
+  if (*fam == GCB_FAM_COLL || *fam == GCB_FAM_RUN) {
+    rank_comp(x, f->where.doc, f->where.rank, c);
+    return true;
+  }
+  gpu_of_rank(x, f->where.doc, f->where.rank, c);
+  if (*fam == GCB_FAM_H2D || *fam == GCB_FAM_D2H)
+    to_host_link(c);
+  return true;
+}
+
+/* late_us: the rank the case names as the latest. */
+static bool at_late_rank(const struct dx *x, size_t i, struct gcb_component *c,
+                         enum gcb_family *fam) {
+  const struct gcb_finding *f = fnd(x, i);
+  const json_t *cs = dx_case(x, f);
+  long long r = gcb_view_int(gcb_view_obj(cs, "summary"), "late_rank", -1);
+  *fam = GCB_FAM_COLL;
+  if (r < 0)
+    return false;
+  rank_comp(x, f->where.doc, r, c);
+  return true;
+}
+
+/* wrong values in a case: the first rank that had them. */
+static bool at_wrong_rank(const struct dx *x, size_t i, struct gcb_component *c,
+                          enum gcb_family *fam) {
+  const struct gcb_finding *f = fnd(x, i);
+  const json_t *cs = dx_case(x, f);
+  struct gcb_ranks pr;
+  gcb_ranks_of(cs, &pr);
+  for (size_t k = 0; k < pr.n; k++)
+    if (gcb_ranks_int(&pr, GCB_RC_WRONG, k, 0) > 0) {
+      gpu_of_rank(x, f->where.doc,
+                  gcb_ranks_int(&pr, GCB_RC_RANK, k, (long long)k), c);
+      *fam = gcb_case_family(cs);
+      return true;
+    }
+  return false;
+}
+
+/* min/max of a case: the extreme rank's component (its pair for p2p). */
+static bool at_extreme(const struct dx *x, size_t i, struct gcb_component *c,
+                       enum gcb_family *fam) {
+  const struct gcb_finding *f = fnd(x, i);
+  const json_t *cs = dx_case(x, f);
+  if (cs == NULL)
+    return false;
+  *fam = gcb_case_family(cs);
+  if (*fam == GCB_FAM_PEERS)
+    return pair_comp(x, f->where.doc, cs, -1, c);
+  if (*fam == GCB_FAM_COLL || *fam == GCB_FAM_RUN)
+    return false;
+  const char *which = strcmp(f->metric, "max") == 0 ? "max_rank" : "min_rank";
+  long long r = gcb_view_int(gcb_view_obj(cs, "summary"), which, -1);
+  if (r < 0)
+    return false;
+  gpu_of_rank(x, f->where.doc, r, c);
+  if (*fam == GCB_FAM_H2D || *fam == GCB_FAM_D2H)
+    to_host_link(c);
+  return true;
+}
+
+/* ---- second pass: consequences ------------------------------------------- */
+
+/* The slowest rank of the finding's case (the rank whose time is longest:
+ * the lowest figure), at a component the first pass found. */
+static bool at_slowest(const struct dx *x, size_t i, struct gcb_component *c,
+                       enum gcb_family *fam) {
+  const struct gcb_finding *f = fnd(x, i);
+  const json_t *cs = dx_case(x, f);
+  long long r = f->where.rank;
+  if (r < 0)
+    r = gcb_view_int(gcb_view_obj(cs, "summary"), "min_rank", -1);
+  *fam = cs != NULL ? gcb_case_family(cs) : GCB_FAM_RUN;
+  if (r < 0 || f->where.doc < 0)
+    return false;
+  struct gcb_component g;
+  gpu_of_rank(x, f->where.doc, r, &g);
+  static const enum gcb_comp_kind kinds[] = {GCB_COMP_GPU, GCB_COMP_LINK,
+                                             GCB_COMP_RANK};
+  for (size_t k = 0; k < 3; k++) {
+    long hit = dx_find(x, kinds[k], g.node, g.bus_id);
+    if (hit >= 0) {
+      *c = x->comps[hit].c;
+      return true;
+    }
+  }
+  for (size_t k = 0; k < x->ncomps; k++) /* a node-wide cause, later */
+    if (x->comps[k].c.kind == GCB_COMP_NODE && x->comps[k].c.node == g.node &&
+        x->comps[k].c.link[0] == '\0') {
+      *c = x->comps[k].c;
+      return true;
+    }
+  if (f->where.rank < 0)
+    return false;
+  rank_comp(x, f->where.doc, r, c);
+  return true;
+}
+
+/* The slowest rank regressed: the GPU the first pass found slow (its
+ * regression is that slowness seen against the past), else the baseline
+ * comparison. */
+static bool at_slowest_or_baseline(const struct dx *x, size_t i,
+                                   struct gcb_component *c,
+                                   enum gcb_family *fam) {
+  struct gcb_component g;
+  if (at_slowest(x, i, &g, fam) && g.kind != GCB_COMP_RANK) {
+    *c = g;
+    return true;
+  }
+  return at_baseline(x, i, c, fam);
+}
+
+/* A collective's bandwidth: a NIC the first pass found slow (the
+ * inter-node collectives are its symptom), else the run. */
+static bool at_fabric(const struct dx *x, size_t i, struct gcb_component *c,
+                      enum gcb_family *fam) {
+  (void)i;
+  *fam = GCB_FAM_COLL;
+  for (size_t k = 0; k < x->ncomps; k++) {
+    const struct gcb_component *n = &x->comps[k].c;
+    if (n->kind == GCB_COMP_LINK && strncmp(n->name, "NIC ", 4) == 0) {
+      *c = *n;
+      return true;
+    }
+  }
+  return false;
+}
+
+/* ---- the table ------------------------------------------------------------
+ */
+
+/* Each grouping of kinds.h (a kind's .group) and, for acceptance checks
+ * and regressions, the bound's metric: the function that places it. A
+ * grouping several rows share is matched in order; the first row whose
+ * metric matches (NULL: any) places the finding. */
+static const struct group_rule {
+  enum gcb_group group;
+  const char *metric; /* criterion, regression: the metric; NULL: any */
+  bool attach;        /* second pass */
+  locate_fn *locate;
+} group_rules[] = {
+    {GCB_GROUP_RUN, NULL, false, at_run},
+    {GCB_GROUP_GPU, NULL, false, at_gpu},
+    {GCB_GROUP_HOST_LINK, NULL, false, at_link},
+    {GCB_GROUP_GPU_PAIR, NULL, false, at_pair},
+    {GCB_GROUP_NETWORK, NULL, false, at_network},
+    {GCB_GROUP_RANK, NULL, false, at_rank},
+    {GCB_GROUP_NODE, NULL, false, at_whole_node},
+    {GCB_GROUP_NODE_BLAS, NULL, false, at_node},
+    {GCB_GROUP_CHECK, "per_rank", false, at_check_rank},
+    {GCB_GROUP_CHECK, "time_us", false, at_check_rank},
+    {GCB_GROUP_CHECK, "late_us", false, at_late_rank},
+    {GCB_GROUP_CHECK, "wrong", false, at_wrong_rank},
+    {GCB_GROUP_CHECK, "min", false, at_extreme},
+    {GCB_GROUP_CHECK, "max", false, at_extreme},
+    {GCB_GROUP_CHECK, "cv_pct", true, at_slowest},
+    {GCB_GROUP_CHECK, "imbalance_pct", true, at_slowest},
+    {GCB_GROUP_CHECK, "busbw", true, at_fabric},
+    {GCB_GROUP_CHECK, "algbw", true, at_fabric},
+    {GCB_GROUP_CHECK, NULL, false, at_run},
+    {GCB_GROUP_SLOWEST, NULL, true, at_slowest},
+    {GCB_GROUP_FABRIC, NULL, true, at_fabric},
+    {GCB_GROUP_REGRESSION, "slowest", true, at_slowest_or_baseline},
+    {GCB_GROUP_REGRESSION, NULL, false, at_baseline},
+    {GCB_GROUP_BASELINE, NULL, false, at_baseline},
+};
+
+static bool rule_matches(const struct group_rule *r,
+                         const struct gcb_finding *f) {
+  return f->kind->group == r->group &&
+         (r->metric == NULL ||
+          (f->metric != NULL && strcmp(f->metric, r->metric) == 0));
+}
+
+static enum gcb_status place_pass(struct dx *x, bool attach) {
+  for (size_t i = 0; i < x->fs->n; i++) {
+    const struct gcb_finding *f = fnd(x, i);
+    if (f->severity == GCB_SEV_INFO || x->comp_of[i] >= 0)
+      continue;
+    size_t r = 0, nr = sizeof group_rules / sizeof *group_rules;
+    while (r < nr && !rule_matches(&group_rules[r], f))
+      r++;
+    if (r == nr || group_rules[r].attach != attach)
+      continue; /* not this pass (or no row: at the run, below) */
+    struct gcb_component c;
+    enum gcb_family fam = GCB_FAM_RUN;
+    if (!group_rules[r].locate(x, i, &c, &fam))
+      at_run(x, i, &c, &fam);
+    long k = dx_comp(x, &c, f->where.doc);
+    if (k < 0)
+      return GCB_ENOMEM;
+    x->comp_of[i] = k;
+    x->fam_of[i] = fam;
+  }
+  return GCB_OK;
+}
+
+static enum gcb_status dx_place(struct dx *x) {
+  enum gcb_status st = place_pass(x, false);
+  if (st == GCB_OK)
+    st = place_pass(x, true);
+  for (size_t i = 0; st == GCB_OK && i < x->fs->n; i++) {
+    if (fnd(x, i)->severity == GCB_SEV_INFO || x->comp_of[i] >= 0)
+      continue;
+    struct gcb_component c;
+    enum gcb_family fam;
+    at_run(x, i, &c, &fam); /* a grouping no row names: the run */
+    long k = dx_comp(x, &c, -1);
+    if (k < 0)
+      return GCB_ENOMEM;
+    x->comp_of[i] = k;
+    x->fam_of[i] = fam;
+  }
+  return st;
+}
+
+/* ---- node-wide symptoms ---------------------------------------------------
+ */
+
+/* Per component, the families of its warn/fail evidence (a bit each). */
+static unsigned *comp_families(const struct dx *x) {
+  unsigned *fams = calloc(x->ncomps + 1, sizeof *fams);
+  for (size_t i = 0; fams != NULL && i < x->fs->n; i++)
+    if (x->comp_of[i] >= 0 && fnd(x, i)->severity != GCB_SEV_INFO)
+      fams[x->comp_of[i]] |= 1u << x->fam_of[i];
+  return fams;
+}
+
+/* Per machine, its GPUs and host links with evidence of family f. */
+static void count_wide(const struct dx *x, const unsigned *fams,
+                       enum gcb_family f, size_t *per_machine) {
+  memset(per_machine, 0, x->out->nmachines * sizeof *per_machine);
+  for (size_t k = 0; k < x->ncomps; k++) {
+    const struct gcb_component *c = &x->comps[k].c;
+    if (c->node >= 0 && (size_t)c->node < x->out->nmachines &&
+        (c->kind == GCB_COMP_GPU || c->kind == GCB_COMP_LINK) &&
+        (fams[k] >> f & 1))
+      per_machine[c->node]++;
+  }
+}
+
+static bool node_wide(const struct dx *x, long long m, size_t n) {
+  return n >= 2 && 2 * n > x->out->machines[m].ngpus;
+}
+
+static enum gcb_status collapse(struct dx *x, long long m, enum gcb_family f) {
+  struct gcb_component node;
+  blank(&node, GCB_COMP_NODE);
+  node.node = m;
+  set_host(x, &node);
+  snprintf(node.name, sizeof node.name, "node %s", node.hostname);
+  long k = dx_comp(x, &node, -1);
+  if (k < 0)
+    return GCB_ENOMEM;
+  for (size_t i = 0; i < x->fs->n; i++) {
+    long c = x->comp_of[i];
+    if (c < 0 || c == k || x->fam_of[i] != f || x->comps[c].c.node != m)
+      continue;
+    enum gcb_comp_kind kind = x->comps[c].c.kind;
+    if (kind == GCB_COMP_GPU || kind == GCB_COMP_LINK)
+      x->comp_of[i] = k;
+  }
+  return GCB_OK;
+}
+
+static enum gcb_status dx_collapse_nodes(struct dx *x) {
+  static const enum gcb_family fams[] = {
+      GCB_FAM_GEMM, GCB_FAM_DEVMEM, GCB_FAM_H2D, GCB_FAM_D2H, GCB_FAM_HEALTH};
+  size_t nm = x->out->nmachines;
+  if (nm < 2)
+    return GCB_OK;
+  size_t *n = malloc(nm * sizeof *n + 1);
+  enum gcb_status st = GCB_OK;
+  for (size_t k = 0; st == GCB_OK && k < sizeof fams / sizeof *fams; k++) {
+    /* Afresh for each family: a collapse moves evidence and adds a node. */
+    unsigned *has = comp_families(x);
+    if (has == NULL || n == NULL) {
+      free(has);
+      st = gcb_err_set(x->err, GCB_ENOMEM, "diagnosis: out of memory");
+      break;
+    }
+    size_t wide = 0;
+    count_wide(x, has, fams[k], n);
+    free(has);
+    for (size_t m = 0; m < nm; m++)
+      wide += node_wide(x, (long long)m, n[m]);
+    if (wide == 0 || 2 * wide >= nm)
+      continue; /* nobody, or most nodes: not one node's problem */
+    for (size_t m = 0; st == GCB_OK && m < nm; m++)
+      if (node_wide(x, (long long)m, n[m]))
+        st = collapse(x, (long long)m, fams[k]);
+  }
+  free(n);
+  return st;
+}
+
+/* ==== statements ========================================================= */
+
+static void say(struct gcb_root_cause *rc, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void say(struct gcb_root_cause *rc, const char *fmt, ...) {
+  char tmp[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(tmp, sizeof tmp, fmt, ap);
+  va_end(ap);
+  gcb_view_copy(rc->summary, sizeof rc->summary, tmp);
+}
+
+static void suggest(struct gcb_root_cause *rc, const char *text) {
+  gcb_view_copy(rc->suggestion, sizeof rc->suggestion, text);
+}
+
+/* measured / expected folded to at most 1: lower is worse. */
+static double closeness(const struct gcb_finding *f) {
+  double r = f->measured / f->expected;
+  if (!isfinite(r) || r < 0)
+    return 1;
+  return r > 1 ? 1 / r : r;
+}
+
+/* Evidence that says something is off without saying against what the
+ * component measures: checks, consequences (the kind's .secondary). */
+static bool is_secondary(const struct gcb_finding *f) {
+  return f->kind->secondary;
+}
+
+/* A regression says the component got worse, not against what it should
+ * reach: at equal severity, the finding that says so goes first. */
+static bool is_regression(const struct gcb_finding *f) {
+  return f->kind->relative;
+}
+
+/* The evidence the statement quotes: a rule's finding before an
+ * acceptance check's (it says against what), then the worst severity,
+ * then the figure furthest from its expectation. */
+static bool quotes_better(const struct gcb_finding *f,
+                          const struct gcb_finding *b) {
+  if (is_secondary(f) != is_secondary(b))
+    return !is_secondary(f);
+  if (f->severity != b->severity)
+    return f->severity > b->severity;
+  if (is_regression(f) != is_regression(b))
+    return !is_regression(f);
+  return closeness(f) < closeness(b);
+}
+
+static size_t primary(const struct dx *x, const struct gcb_root_cause *rc) {
+  size_t best = rc->evidence[0];
+  for (size_t k = 1; k < rc->nevidence; k++)
+    if (quotes_better(&x->fs->items[rc->evidence[k]], &x->fs->items[best]))
+      best = rc->evidence[k];
+  return best;
+}
+
+/* Evidence of family fam (any with fam GCB_FAM_COUNT) of kind `kind`. */
+static size_t count_of(const struct dx *x, const struct gcb_root_cause *rc,
+                       enum gcb_family fam, const struct gcb_kind *kind) {
+  size_t n = 0;
+  for (size_t k = 0; k < rc->nevidence; k++) {
+    size_t i = rc->evidence[k];
+    n += (fam == GCB_FAM_COUNT || x->fam_of[i] == fam) &&
+         (kind == NULL || x->fs->items[i].kind == kind);
+  }
+  return n;
+}
+
+/* The case's label without its bench ("fp8 8192x8192x8192"). */
+static const char *label_of(const struct gcb_finding *f) {
+  const char *colon = strstr(f->where.subject, ": ");
+  return colon != NULL ? colon + 2 : f->where.subject;
+}
+
+/* Text after a leading "rank N ", "rank N: " or "GPUN: " of an
+ * explanation: the component's name says it already. */
+static const char *after_rank(const char *s) {
+  const char *p = s;
+  if (strncmp(p, "rank ", 5) == 0)
+    p += 5;
+  else if (strncmp(p, "GPU", 3) == 0)
+    p += 3;
+  else
+    return s;
+  if (*p < '0' || *p > '9')
+    return s;
+  while (*p >= '0' && *p <= '9')
+    p++;
+  if (*p == ':')
+    p++;
+  else if (strncmp(s, "GPU", 3) == 0)
+    return s; /* "GPU2 -> GPU6 ...": the subject itself */
+  return *p == ' ' ? p + 1 : p;
+}
+
+/* ---- host links: sources and load -----------------------------------------
+ */
+
+struct load {
+  double value[8];
+  int doc[8];
+  size_t n;
+  double expected;
+};
+
+/* Every source's figure for the copy in direction dir over host link
+ * (machine m, bus), and what the link should carry. */
+static void under_load(const struct dx *x, long long m, const char *bus,
+                       const char *dir, struct load *out) {
+  memset(out, 0, sizeof *out);
+  out->expected = NAN;
+  for (size_t d = 0; d < x->ndocs; d++) {
+    const json_t *root = x->docs[d].root;
+    const json_t *cases = json_object_get(root, "cases"), *c;
+    size_t i;
+    json_array_foreach(cases, i, c) {
+      const char *cd = gcb__pcie_direction(cases, c);
+      struct gcb_ranks pr;
+      if (cd == NULL || strcmp(cd, dir) != 0)
+        continue;
+      gcb_ranks_of(c, &pr);
+      for (size_t k = 0; k < pr.n && out->n < 8; k++) {
+        long long r = gcb_ranks_int(&pr, GCB_RC_RANK, k, (long long)k);
+        struct gcb_place p;
+        char b[32];
+        /* the rank's node first, the rest of its place only on machine m:
+         * this runs over every rank of the copy cases */
+        long long node = gcb_view_int(gcb_view_rank(root, r), "node", -1);
+        if (dx_machine(x, (int)d, node) != m)
+          continue;
+        gcb_view_place(root, r, &p);
+        if (!gcb_busid_canon(p.bus_id, b, sizeof b) || strcmp(b, bus) != 0)
+          continue;
+        const json_t *topo;
+        long long g = gcb_topo_view_rank_gpu(root, r, &topo);
+        double e = gcb_topo_view_host_gbps(gcb_topo_view_gpu(topo, g));
+        if (isnan(out->expected))
+          out->expected = e;
+        out->value[out->n] = gcb_ranks_num(&pr, GCB_RC_FIG_MEDIAN, k);
+        out->doc[out->n++] = (int)d;
+      }
+    }
+  }
+}
+
+static const char *source(const struct dx *x, int doc) {
+  const char *tool =
+      gcb_view_str(gcb_view_obj(x->docs[doc].root, "tool"), "name");
+  return tool[0] ? tool : x->docs[doc].name;
+}
+
+static bool passes(const struct dx *x, double v, double expected) {
+  return !isnan(expected) && v >= expected * x->t->link_pct / 100;
+}
+
+/* A low copy from one source and a good one from another: one statement
+ * with both figures. */
+static bool disagree(const struct dx *x, struct gcb_root_cause *rc,
+                     const struct gcb_finding *low, enum gcb_family fam) {
+  const char *dir = fam == GCB_FAM_D2H ? "d2h" : "h2d";
+  struct load ld;
+  under_load(x, rc->comp.node, rc->comp.bus_id, dir, &ld);
+  for (size_t k = 0; k < ld.n; k++) {
+    if (ld.doc[k] == low->where.doc || !passes(x, ld.value[k], ld.expected))
+      continue;
+    char a[32], b[32];
+    gcb_fmt_scaled(low->measured, "GB/s", a, sizeof a);
+    gcb_fmt_scaled(ld.value[k], "GB/s", b, sizeof b);
+    say(rc, "%s %s (%s) vs %s (%s): sources disagree",
+        fam == GCB_FAM_D2H ? "D2H" : "H2D", a, source(x, low->where.doc), b,
+        source(x, ld.doc[k]));
+    suggest(rc, "rerun both tools on this GPU; if the low figure repeats, "
+                "check the slot and riser (lspci -vv: LnkSta)");
+    return true;
+  }
+  return false;
+}
+
+/* A link that reads slow at rest, judged by its copies under load. */
+static void at_rest(const struct dx *x, struct gcb_root_cause *rc,
+                    const struct gcb_finding *f) {
+  struct load h, d;
+  under_load(x, rc->comp.node, rc->comp.bus_id, "h2d", &h);
+  under_load(x, rc->comp.node, rc->comp.bus_id, "d2h", &d);
+  double worst = INFINITY, e = !isnan(h.expected) ? h.expected : d.expected;
+  for (size_t k = 0; k < h.n; k++)
+    worst = h.value[k] < worst ? h.value[k] : worst;
+  for (size_t k = 0; k < d.n; k++)
+    worst = d.value[k] < worst ? d.value[k] : worst;
+  if (h.n + d.n == 0 || isnan(e)) {
+    say(rc, "%s (read at rest; no copy measured under load)", f->explanation);
+    return;
+  }
+  char w[32], es[32];
+  gcb_fmt_scaled(worst, "GB/s", w, sizeof w);
+  gcb_fmt_scaled(e, "GB/s", es, sizeof es);
+  if (passes(x, worst, e)) {
+    rc->cleared = true;
+    rc->cost = NAN;
+    rc->measured = worst;
+    rc->expected = e;
+    say(rc,
+        "%s at rest; %s under load (%.0f %% of %s): idle downtraining, not "
+        "a fault",
+        after_rank(f->explanation), w, worst / e * 100, es);
+    suggest(rc, "none needed: the link trains up under load");
+  } else {
+    say(rc, "%s, confirmed under load: %s, %.0f %% of %s",
+        after_rank(f->explanation), w, worst / e * 100, es);
+  }
+}
+
+/* ---- statements ------------------------------------------------------------
+ */
+
+static void slow(const struct dx *x, struct gcb_root_cause *rc,
+                 const struct gcb_finding *f, enum gcb_family fam,
+                 const char *against) {
+  char m[64], e[1];
+  const json_t *c = dx_case(x, f);
+  size_t k = count_of(x, rc, fam, f->kind), all = 0;
+  const json_t *cs;
+  size_t i;
+  json_array_foreach(json_object_get(x->docs[f->where.doc].root, "cases"), i,
+                     cs) {
+    all += gcb_bench_kind_of(cs) == gcb_bench_kind_of(c);
+  }
+  gcb_fmt_scaled_pair(f->measured, f->expected, f->unit, m, sizeof m);
+  (void)e;
+  say(rc, "%s %.0f %% below %s in %zu of %zu case(s) (worst %s: %s)",
+      gcb_family_name(fam), (1 - f->measured / f->expected) * 100, against, k,
+      all, label_of(f), m);
+}
+
+static void p2p(struct gcb_root_cause *rc, const struct gcb_finding *f,
+                const json_t *c) {
+  const char *cls = gcb_view_param_str(c, "path");
+  char m[32], e[32];
+  gcb_fmt_scaled(f->measured, f->unit, m, sizeof m);
+  gcb_fmt_scaled(f->expected, f->unit, e, sizeof e);
+  say(rc, "%s %s, %.0f %% of what its %s path carries (%s)",
+      strncmp(cls, "NV", 2) == 0 ? "NVLink" : "P2P", m,
+      f->measured / f->expected * 100, cls[0] ? cls : "unknown", e);
+}
+
+static void late(struct gcb_root_cause *rc, const struct gcb_finding *f) {
+  char m[32], e[32];
+  const char *times = strstr(f->explanation, "late in ");
+  gcb_fmt_scaled(f->measured, f->unit, m, sizeof m);
+  gcb_fmt_scaled(f->expected, f->unit, e, sizeof e);
+  say(rc, "%s late on average at %s (the median rank: %s)%s%s", m, label_of(f),
+      e, times ? "; " : "", times ? times : "");
+}
+
+/* The sentence of the kind's .say, where the data it needs is there;
+ * else the explanation. */
+static void statement(const struct dx *x, struct gcb_root_cause *rc,
+                      const struct gcb_finding *f, enum gcb_family fam) {
+  const json_t *c = dx_case(x, f);
+  switch (f->kind->say) {
+  case GCB_SAY_BELOW_PEERS:
+    slow(x, rc, f, fam,
+         rc->comp.kind == GCB_COMP_NODE ? "the other nodes' GPUs"
+                                        : "its peers");
+    return;
+  case GCB_SAY_WRONG:
+    say(rc, "wrong results in %s: %s", f->where.subject, f->explanation);
+    return;
+  case GCB_SAY_SOURCES:
+    if (rc->comp.bus_id[0] && disagree(x, rc, f, fam))
+      return;
+    break;
+  case GCB_SAY_AT_REST:
+    if (rc->comp.bus_id[0]) {
+      at_rest(x, rc, f);
+      return;
+    }
+    break;
+  case GCB_SAY_PATH:
+    if (c != NULL) {
+      p2p(rc, f, c);
+      return;
+    }
+    break;
+  case GCB_SAY_LATE:
+    late(rc, f);
+    return;
+  case GCB_SAY_CHECK:
+    if (f->case_json != NULL) {
+      say(rc, "%s (%s)", f->explanation, f->where.subject);
+      return;
+    }
+    break;
+  case GCB_SAY_EXPLANATION:
+    break;
+  }
+  say(rc, "%s", after_rank(f->explanation));
+}
+
+/* "; also device memory (2), 3 acceptance check(s) missed". */
+static void also(const struct dx *x, struct gcb_root_cause *rc,
+                 enum gcb_family main) {
+  char buf[200] = "";
+  size_t used = 0;
+  for (int fam = 0; fam < GCB_FAM_COUNT; fam++) {
+    size_t n = 0;
+    for (size_t k = 0; k < rc->nevidence; k++) {
+      const struct gcb_finding *f = &x->fs->items[rc->evidence[k]];
+      n += (int)x->fam_of[rc->evidence[k]] == fam && !is_secondary(f);
+    }
+    if (fam == (int)main || fam == GCB_FAM_RUN || n == 0 || used >= sizeof buf)
+      continue;
+    used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s (%zu)",
+                             used ? ", " : "; also ", gcb_family_name(fam), n);
+  }
+  for (size_t k = 0; k < GCB_KIND_COUNT; k++) { /* the kinds counted */
+    const struct gcb_kind *kind = &gcb_kinds[k];
+    if (kind->tally_one == NULL)
+      continue;
+    size_t n = count_of(x, rc, GCB_FAM_COUNT, kind);
+    bool more = x->fs->items[primary(x, rc)].kind == kind;
+    n -= more; /* the statement is one of them */
+    if (n > 0 && used < sizeof buf)
+      used += (size_t)snprintf(buf + used, sizeof buf - used, "; %zu %s%s", n,
+                               more ? "more " : "",
+                               n == 1 ? kind->tally_one : kind->tally_many);
+  }
+  char tmp[sizeof rc->summary + sizeof buf];
+  snprintf(tmp, sizeof tmp, "%s%s", rc->summary, buf);
+  gcb_view_copy(rc->summary, sizeof rc->summary, tmp);
+}
+
+static void dx_state(const struct dx *x, struct gcb_root_cause *rc) {
+  size_t p = primary(x, rc);
+  const struct gcb_finding *f = &x->fs->items[p];
+  rc->family = x->fam_of[p];
+  rc->measured = f->measured;
+  rc->expected = f->expected;
+  gcb_view_copy(rc->unit, sizeof rc->unit, f->unit);
+  for (size_t k = 0; k < rc->nevidence; k++) {
+    double c = x->fs->items[rc->evidence[k]].cost;
+    if (!isnan(c) && (isnan(rc->cost) || c > rc->cost))
+      rc->cost = c;
+  }
+  suggest(rc, f->suggestion);
+  statement(x, rc, f, rc->family);
+  if (!rc->cleared)
+    also(x, rc, rc->family);
 }
 
 /* ---- root causes --------------------------------------------------------- */
@@ -260,7 +1217,7 @@ static struct gcb_root_cause *new_cause(struct gcb_diagnosis *d,
 
 /* One root cause per component that holds evidence, in the order their
  * first evidence comes; one pass over the findings. */
-static enum gcb_status build(struct gcb__dx *x) {
+static enum gcb_status build(struct dx *x) {
   long *rc_of = malloc(x->ncomps * sizeof *rc_of + 1);
   if (rc_of == NULL)
     return gcb_err_set(x->err, GCB_ENOMEM, "diagnosis: out of memory");
@@ -283,7 +1240,7 @@ static enum gcb_status build(struct gcb__dx *x) {
     rc->families |= 1u << x->fam_of[i];
   }
   for (size_t r = 0; st == GCB_OK && r < x->out->n; r++)
-    gcb__dx_state(x, &x->out->items[r]);
+    dx_state(x, &x->out->items[r]);
   free(rc_of);
   return st;
 }
@@ -318,24 +1275,25 @@ static void sort_causes(struct gcb_diagnosis *d) {
   }
 }
 
-static enum gcb_status collect_na(struct gcb__dx *x) {
+static enum gcb_status collect_na(struct dx *x) {
   struct gcb_diagnosis *d = x->out;
   for (size_t i = 0; i < x->fs->n; i++)
-    d->nna += strcmp(x->fs->items[i].kind, "criterion-na") == 0;
+    d->nna += x->fs->items[i].kind == GCB_KIND(CRITERION_NA);
   d->na = malloc(d->nna * sizeof *d->na + 1);
   if (d->na == NULL)
     return gcb_err_set(x->err, GCB_ENOMEM, "diagnosis: out of memory");
   d->nna = 0;
   for (size_t i = 0; i < x->fs->n; i++)
-    if (strcmp(x->fs->items[i].kind, "criterion-na") == 0)
+    if (x->fs->items[i].kind == GCB_KIND(CRITERION_NA))
       d->na[d->nna++] = i;
-  for (size_t i = 0; i < x->fs->n; i++)
+  for (size_t i = 0; i < x->fs->n; i++) /* a kind whose row has no group */
     d->unexplained +=
-        x->fs->items[i].severity != GCB_SEV_INFO && x->comp_of[i] < 0;
+        x->fs->items[i].severity != GCB_SEV_INFO &&
+        (x->comp_of[i] < 0 || x->fs->items[i].kind->group == GCB_GROUP_UNSET);
   return GCB_OK;
 }
 
-static void free_dx(struct gcb__dx *x) {
+static void free_dx(struct dx *x) {
   free(x->comps);
   free(x->comp_of);
   free(x->fam_of);
@@ -346,12 +1304,12 @@ enum gcb_status gcb_diagnose(const struct gcb_doc *docs, size_t ndocs,
                              const struct gcb_thresholds *t,
                              struct gcb_diagnosis *out, struct gcb_err *err) {
   memset(out, 0, sizeof *out);
-  struct gcb__dx x = {.docs = docs,
-                      .ndocs = ndocs,
-                      .fs = findings,
-                      .t = t,
-                      .out = out,
-                      .err = err};
+  struct dx x = {.docs = docs,
+                 .ndocs = ndocs,
+                 .fs = findings,
+                 .t = t,
+                 .out = out,
+                 .err = err};
   out->machine_of = calloc(ndocs + 1, sizeof *out->machine_of);
   out->nnodes = calloc(ndocs + 1, sizeof *out->nnodes);
   out->ndocs = ndocs;
@@ -365,9 +1323,9 @@ enum gcb_status gcb_diagnose(const struct gcb_doc *docs, size_t ndocs,
   for (size_t d = 0; st == GCB_OK && d < ndocs; d++)
     st = map_doc(&x, d);
   if (st == GCB_OK)
-    st = gcb__dx_place(&x);
+    st = dx_place(&x);
   if (st == GCB_OK)
-    st = gcb__dx_collapse_nodes(&x);
+    st = dx_collapse_nodes(&x);
   if (st == GCB_OK)
     st = build(&x);
   if (st == GCB_OK)

@@ -31,26 +31,10 @@ enum gcb_comp_kind {
 /* "gpu", "link", "rank", "node", "run". */
 const char *gcb_comp_kind_name(enum gcb_comp_kind k);
 
-/* The check families of the component matrix, in its column order. */
-enum gcb_family {
-  GCB_FAM_GEMM,
-  GCB_FAM_DEVMEM,
-  GCB_FAM_H2D,
-  GCB_FAM_D2H,
-  GCB_FAM_PEERS,
-  GCB_FAM_HEALTH,
-  GCB_FAM_PLACEMENT,
-  GCB_FAM_COLL,
-  GCB_FAM_RUN, /* not a matrix column: the run's own status, criteria */
-  GCB_FAM_COUNT
-};
+/* The check families (enum gcb_family) are in kinds.h. */
 
 /* Column heading: "GEMM", "device memory", "H2D", ... */
 const char *gcb_family_name(enum gcb_family f);
-
-/* The family of a case's benchmark: gemm GEMM, membw device memory, pcie
- * H2D or D2H by direction, p2p GPU peers, coll collectives; else run. */
-enum gcb_family gcb_case_family(const json_t *c);
 
 /* Where a root cause is. node is the machine index of the diagnosis
  * (machines are nodes merged across documents by hostname or, for a
@@ -98,7 +82,8 @@ struct gcb_diagnosis {
   size_t nmachines;
   size_t *na; /* indices of the "criterion-na" findings */
   size_t nna;
-  size_t unexplained;     /* warn/fail findings no rule took (0 by design) */
+  size_t unexplained;     /* warn/fail findings of a kind whose row names
+                             no grouping (placed at the run; 0 by design) */
   long long **machine_of; /* internal: [doc][node position] -> machine */
   size_t *nnodes, ndocs;  /* internal */
 };

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reports/analysis/kinds.h"
 #include "reports/document/view.h"
 
 static int by_value(const void *a, const void *b) {
@@ -40,7 +41,7 @@ void gcb_netmap_free(struct gcb_netmap *m) {
 }
 
 static bool is_ours(const json_t *c, const char *schedule) {
-  return strcmp(gcb_view_str(c, "bench"), "netmap") == 0 &&
+  return gcb_bench_kind_of(c) == GCB_BENCH_NETMAP &&
          strcmp(gcb_view_param_str(c, "schedule"), schedule) == 0;
 }
 

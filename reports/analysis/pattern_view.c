@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reports/analysis/kinds.h"
 #include "reports/document/ranks.h"
 #include "reports/document/view.h"
 
@@ -285,7 +286,7 @@ enum gcb_status gcb_pattern_groups_build(const json_t *root,
   enum gcb_status st = GCB_OK;
   json_array_foreach(json_object_get(root, "cases"), i, c) {
     int part = part_of(c);
-    if (strcmp(gcb_view_str(c, "bench"), "pattern") != 0 || part < 0)
+    if (gcb_bench_kind_of(c) != GCB_BENCH_PATTERN || part < 0)
       continue;
     struct gcb_pattern_group *g = group_for(out, &keys, &cap, c);
     if (g == NULL) {

@@ -129,8 +129,7 @@ static enum gcb_status report_unbound(const struct gcb__rule_ctx *cx,
                       "disturbs timings",
                       n, gcb_view_str(node, "hostname"),
                       gcb_view_int(node, "pus", 0));
-  gcb_finding_suggest(f, "bind ranks to cores (mpiexec -bind-to core, srun "
-                         "--cpu-bind=cores), near their GPU's NUMA node");
+  gcb__rule_suggest(f);
   return GCB_OK;
 }
 
@@ -180,8 +179,7 @@ static enum gcb_status report_shared_cpus(const struct gcb__rule_ctx *cx,
                       "%zu ranks on %s are bound to the same PUs (%s): "
                       "they time-share those cores",
                       n, gcb_view_str(node, "hostname"), key);
-  gcb_finding_suggest(f, "give each rank its own cores (mpiexec -bind-to "
-                         "core -map-by numa, srun --cpu-bind=cores)");
+  gcb__rule_suggest(f);
   return GCB_OK;
 }
 
@@ -215,8 +213,7 @@ static enum gcb_status report_shared_gpu(const struct gcb__rule_ctx *cx,
                       "%zu ranks share the GPU at %s on %s: each gets a "
                       "fraction of it, and other GPUs may sit idle",
                       n, key, gcb_view_str(node, "hostname"));
-  gcb_finding_suggest(f, "run one rank per GPU (ranks per node = GPUs per "
-                         "node), or check CUDA_VISIBLE_DEVICES");
+  gcb__rule_suggest(f);
   return GCB_OK;
 }
 
@@ -247,8 +244,7 @@ enum gcb_status gcb__rule_oversubscribed(const struct gcb__rule_ctx *cx) {
                         "%zu ranks on %s, which has %lld cores: ranks "
                         "wait for a core, so every figure on the node is low",
                         n, gcb_view_str(node, "hostname"), cores);
-    gcb_finding_suggest(f, "run at most one rank per core (fewer ranks per "
-                           "node, or more nodes)");
+    gcb__rule_suggest(f);
   }
   return GCB_OK;
 }

@@ -81,8 +81,7 @@ static bool has_blas_figures(const json_t *root) {
   const json_t *c;
   size_t i;
   json_array_foreach(json_object_get(root, "cases"), i, c) {
-    const char *bench = gcb_view_str(c, "bench");
-    if (strcmp(bench, "gemm") == 0 || strcmp(bench, "pattern") == 0)
+    if (gcb_kind_applies(GCB_KIND(BLAS_KERNEL), gcb_bench_kind_of(c)))
       return true;
   }
   return false;

@@ -585,17 +585,25 @@ static enum gcb_status one_case(const struct gcb__rule_ctx *cx,
   struct burn_case b;
   enum gcb_status st = case_read(cx, c, &b);
   if (st == GCB_OK && b.tl.nranks > 0 && b.tl.nt > 0) {
-    const char *k = cx->kind;
-    if (strcmp(k, "burn-silent-error") == 0)
+    switch (cx->kind->id) {
+    case GCB_KIND_BURN_SILENT_ERROR:
       st = silent_errors(&b);
-    else if (strcmp(k, "burn-counters") == 0)
+      break;
+    case GCB_KIND_BURN_COUNTERS:
       st = counters(&b);
-    else if (strcmp(k, "burn-node") == 0)
+      break;
+    case GCB_KIND_BURN_NODE:
       st = nodes(&b, true);
-    else if (strcmp(k, "burn-falloff") == 0)
+      break;
+    case GCB_KIND_BURN_FALLOFF:
       st = falloffs(&b);
-    else if (strcmp(k, "burn-sustained") == 0)
+      break;
+    case GCB_KIND_BURN_SUSTAINED:
       st = sustained(&b);
+      break;
+    default:
+      break;
+    }
   }
   case_free(&b);
   return st;

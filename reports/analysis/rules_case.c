@@ -66,8 +66,7 @@ static enum gcb_status wrong_case(const struct gcb__rule_ctx *cx,
                         gcb_ranks_num(&pr, GCB_RC_MAX_ERROR, i),
                         gcb_ranks_num(&pr, GCB_RC_TOLERANCE, i),
                         gcb_ranks_str(&pr, GCB_RC_METHOD, i));
-    gcb_finding_suggest(f, "wrong results are hardware or driver faults until "
-                           "shown otherwise: check ECC errors and rerun");
+    gcb__rule_suggest(f);
   }
   long long total = gcb_view_int(gcb_view_obj(c, "summary"), "wrong", 0);
   if (total > 0 && ranks_wrong == 0) {
@@ -98,36 +97,12 @@ static enum gcb_status unchecked_case(const struct gcb__rule_ctx *cx,
   if (f == NULL)
     return GCB_ENOMEM;
   gcb_finding_explain(f, "the case's results were not checked on every rank");
-  gcb_finding_suggest(f, "rerun without --no-check to validate results");
+  gcb__rule_suggest(f);
   return GCB_OK;
 }
 
 enum gcb_status gcb__rule_not_validated(const struct gcb__rule_ctx *cx) {
   return each_case(cx, unchecked_case);
-}
-
-/* Benchmarks whose per-rank figure belongs to the rank's own device, so a
- * low one names a slow GPU (or CPU socket on the host backend). */
-static const struct {
-  const char *bench;
-  const char *suggestion;
-} slow_benches[] = {
-    {"gemm", "check the GPU's clocks, throttle reasons, power and "
-             "temperature (nvidia-smi -q -d PERFORMANCE), or other load on "
-             "the node"},
-    {"membw", "check memory clocks, ECC/row-remapping state and NUMA "
-              "placement of the rank, or other load on the node"},
-};
-
-static const char *slow_suggestion(const char *bench) {
-  for (size_t i = 0; i < sizeof slow_benches / sizeof *slow_benches; i++)
-    if (strcmp(slow_benches[i].bench, bench) == 0)
-      return slow_benches[i].suggestion;
-  return NULL;
-}
-
-bool gcb_analyze_per_device(const char *bench) {
-  return slow_suggestion(bench) != NULL;
 }
 
 /* What NVML said about the rank's GPU: while the case ran (its per-rank
@@ -186,7 +161,8 @@ static enum gcb_status slow_finding(const struct gcb__rule_ctx *cx,
                       "of %zu ranks (%s); a synchronous job runs at the "
                       "slowest rank's pace%s",
                       rank, xs, below * 100, n, ms, why);
-  gcb_finding_suggest(f, "%s", slow_suggestion(gcb_view_str(c, "bench")));
+  gcb_finding_suggest(f, "%s",
+                      gcb_bench_kind_desc(gcb_bench_kind_of(c))->slow_hint);
   return GCB_OK;
 }
 
@@ -195,7 +171,7 @@ static enum gcb_status slow_case(const struct gcb__rule_ctx *cx,
   struct gcb_ranks pr;
   gcb_ranks_of(c, &pr);
   size_t i, n = pr.n;
-  if (!gcb_analyze_per_device(gcb_view_str(c, "bench")) || n == 0)
+  if (!gcb_kind_applies(cx->kind, gcb_bench_kind_of(c)) || n == 0)
     return GCB_OK;
   double *x = malloc(n * sizeof *x);
   bool *flags = malloc(n * sizeof *flags);

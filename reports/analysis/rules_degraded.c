@@ -18,10 +18,6 @@
 #include "reports/analysis/analyze_rules.h"
 #include "reports/document/topo_view.h"
 
-#define CONFIRM                                                                \
-  "idle GPUs downtrain: confirm under load (nvidia-smi -q -d PCI: current vs " \
-  "max; lspci -vv: LnkSta vs LnkCap) before replacing anything"
-
 /* GB/s per lane and direction by PCIe generation; NaN when unknown. */
 static double lane_gbps(long long gen) {
   return gen >= 1 && gen <= GCB_PCIE_GEN_MAX ? gcb_pcie_lane_gbps((int)gen)
@@ -90,7 +86,7 @@ static struct gcb_finding *measured_slow(const struct gcb__rule_ctx *cx,
   for (size_t i = 0; i < cx->out->n; i++) {
     struct gcb_finding *f = &cx->out->items[i];
     if (f->where.doc == cx->index && f->where.node == node &&
-        f->where.gpu == gpu && strcmp(f->kind, "link-bandwidth") == 0)
+        f->where.gpu == gpu && f->kind == GCB_KIND(LINK_BANDWIDTH))
       return f;
   }
   return NULL;
@@ -124,7 +120,7 @@ static enum gcb_status report_gpu(const struct gcb__rule_ctx *cx,
   f->expected = ev->expected;
   snprintf(f->unit, sizeof f->unit, "GB/s");
   gcb_finding_explain(f, "%s", ev->text);
-  gcb_finding_suggest(f, "%s", CONFIRM);
+  gcb__rule_suggest(f);
   return GCB_OK;
 }
 
@@ -162,7 +158,7 @@ static enum gcb_status topo_nic(const struct gcb__rule_ctx *cx,
   f->expected = ev.expected;
   snprintf(f->unit, sizeof f->unit, "GB/s");
   gcb_finding_explain(f, "%s", ev.text);
-  gcb_finding_suggest(f, "%s", CONFIRM);
+  gcb__rule_suggest(f);
   return GCB_OK;
 }
 

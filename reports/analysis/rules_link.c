@@ -56,7 +56,7 @@ static bool largest_of_sweep(const json_t *cases, const json_t *c) {
 
 const char *gcb__pcie_direction(const json_t *cases, const json_t *c) {
   const char *dir = gcb_view_param_str(c, "direction");
-  if (strcmp(gcb_view_str(c, "bench"), "pcie") != 0 ||
+  if (gcb_bench_kind_of(c) != GCB_BENCH_PCIE ||
       (strcmp(dir, "h2d") != 0 && strcmp(dir, "d2h") != 0) ||
       by_design_slower(c) || !largest_of_sweep(cases, c))
     return NULL;
@@ -132,9 +132,7 @@ static enum gcb_status link_finding(const struct gcb__rule_ctx *cx,
                         "%s reaches %s GB/s, %.0f%% of the %s GB/s the link "
                         "should carry (%s)",
                         dir, xs, ratio * 100, es, basis);
-  gcb_finding_suggest(f, "check the link under load (nvidia-smi -q -d PCI: "
-                         "current vs max gen and width); reseat the card or "
-                         "try another slot if it stays low");
+  gcb__rule_suggest(f);
   return GCB_OK;
 }
 

@@ -273,7 +273,7 @@ static enum gcb_status judge_paths(const struct gcb__rule_ctx *cx,
 static enum gcb_status judge(const struct gcb__rule_ctx *cx,
                              struct netmap_judge *j) {
   enum gcb_status st = GCB_OK;
-  if (strcmp(cx->kind, "network-link") == 0) {
+  if (cx->kind->id == GCB_KIND_NETWORK_LINK) {
     for (int i = 0; st == GCB_OK && i < j->map.nodes; i++)
       if (j->bad_link[i])
         st = report_link(cx, j, i);

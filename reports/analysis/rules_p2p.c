@@ -96,9 +96,7 @@ static enum gcb_status report(const struct gcb__rule_ctx *cx,
       f, "GPU%lld -> GPU%lld (%s) reaches %s GB/s, %.0f%% of %s GB/s, %s",
       p->m.src, p->m.dst, p->cls[0] ? p->cls : "path unknown", xs,
       p->m.value / expected * 100, es, against);
-  gcb_finding_suggest(f, "check the pair's links (nvidia-smi nvlink -s, "
-                         "nvidia-smi topo -m) and whether peer access is "
-                         "enabled or traffic is routed through the host");
+  gcb__rule_suggest(f);
   return GCB_OK;
 }
 

@@ -23,7 +23,8 @@ static const struct {
 } limits = {0.5, 0.10, 0.15};
 
 static struct gcb_finding *push(const struct gcb__rule_ctx *cx,
-                                enum gcb_severity sev, const char *kind,
+                                enum gcb_severity sev,
+                                const struct gcb_kind *kind,
                                 const struct gcb_pattern_group *g) {
   struct gcb_finding *f = gcb_findings_push(cx->out, sev, kind);
   if (f == NULL) {
@@ -71,7 +72,7 @@ static enum gcb_status straggler(const struct gcb__rule_ctx *cx,
     return GCB_OK;
   struct gcb_finding *f =
       push(cx, times == judged ? GCB_SEV_FAIL : GCB_SEV_WARN,
-           "pattern-straggler", times == judged ? NULL : g);
+           GCB_KIND(PATTERN_STRAGGLER), times == judged ? NULL : g);
   if (f == NULL)
     return GCB_ENOMEM;
   gcb_finding_at_rank(f, cx->index, cx->doc->root, r);
@@ -111,7 +112,7 @@ static enum gcb_status overlap(const struct gcb__rule_ctx *cx,
   double seen = g->measurable ? g->overlap : most;
   if (!data || isnan(seen) || seen >= limits.overlap_min)
     return GCB_OK;
-  struct gcb_finding *f = push(cx, GCB_SEV_WARN, "pattern-overlap", g);
+  struct gcb_finding *f = push(cx, GCB_SEV_WARN, GCB_KIND(PATTERN_OVERLAP), g);
   if (f == NULL)
     return GCB_ENOMEM;
   seen = seen < 0 ? 0 : seen;
@@ -136,10 +137,7 @@ static enum gcb_status overlap(const struct gcb__rule_ctx *cx,
                         "%.3g ms step",
                         g->title, 100 * seen, 100 * limits.overlap_min,
                         g->exposed * 1e3, g->step_mean * 1e3);
-  gcb_finding_suggest(f, "larger buckets or earlier starts; on MPI, an "
-                         "asynchronous progress thread "
-                         "(MPIR_CVAR_ASYNC_PROGRESS=1); on NCCL, check that "
-                         "compute and NCCL kernels share the GPU");
+  gcb__rule_suggest(f);
   return GCB_OK;
 }
 
@@ -149,7 +147,8 @@ static enum gcb_status placement(const struct gcb__rule_ctx *cx,
   if (!tp ||
       (strcmp(g->span, "inter-node") != 0 && strcmp(g->span, "mixed") != 0))
     return GCB_OK;
-  struct gcb_finding *f = push(cx, GCB_SEV_WARN, "pattern-tp-placement", g);
+  struct gcb_finding *f =
+      push(cx, GCB_SEV_WARN, GCB_KIND(PATTERN_TP_PLACEMENT), g);
   if (f == NULL)
     return GCB_ENOMEM;
   f->measured = 100 * g->exposed_share;
@@ -166,9 +165,7 @@ static enum gcb_status placement(const struct gcb__rule_ctx *cx,
                       "activation collectives cross the network, exposed "
                       "communication %.3g ms of a %.3g ms step%s",
                       g->span, g->exposed * 1e3, g->step_mean * 1e3, cost);
-  gcb_finding_suggest(f, "keep tensor parallelism inside a node (tp <= GPUs "
-                         "per node, ranks ordered tp first); span nodes "
-                         "with data or pipeline parallelism");
+  gcb__rule_suggest(f);
   return GCB_OK;
 }
 
@@ -176,7 +173,7 @@ static enum gcb_status skew(const struct gcb__rule_ctx *cx,
                             const struct gcb_pattern_group *g) {
   if (isnan(g->skew_cost) || g->skew_cost <= limits.skew_cost_max)
     return GCB_OK;
-  struct gcb_finding *f = push(cx, GCB_SEV_WARN, "pattern-skew", g);
+  struct gcb_finding *f = push(cx, GCB_SEV_WARN, GCB_KIND(PATTERN_SKEW), g);
   if (f == NULL)
     return GCB_ENOMEM;
   if (g->straggler >= 0)
@@ -190,8 +187,7 @@ static enum gcb_status skew(const struct gcb__rule_ctx *cx,
                       "slower than uniform routing; rank %lld holds the hot "
                       "experts",
                       g->skew, 100 * g->skew_cost, g->straggler);
-  gcb_finding_suggest(f, "a load-balancing loss or capacity factor; more "
-                         "experts per rank spread the hot ones");
+  gcb__rule_suggest(f);
   return GCB_OK;
 }
 
@@ -200,7 +196,7 @@ static enum gcb_status bubble(const struct gcb__rule_ctx *cx,
   if (isnan(g->bubble_mean) || isnan(g->ideal_bubble) ||
       g->bubble_mean <= g->ideal_bubble + limits.bubble_excess)
     return GCB_OK;
-  struct gcb_finding *f = push(cx, GCB_SEV_WARN, "pattern-bubble", g);
+  struct gcb_finding *f = push(cx, GCB_SEV_WARN, GCB_KIND(PATTERN_BUBBLE), g);
   if (f == NULL)
     return GCB_ENOMEM;
   f->measured = 100 * g->bubble_mean;
@@ -212,8 +208,7 @@ static enum gcb_status bubble(const struct gcb__rule_ctx *cx,
                       "ideal (p - 1) / (m + p - 1) = %.0f%%: stages wait on "
                       "transfers or on a slower stage",
                       100 * g->bubble_mean, 100 * g->ideal_bubble);
-  gcb_finding_suggest(f, "more micro-batches, balanced stages, pipeline "
-                         "peers inside a node");
+  gcb__rule_suggest(f);
   return GCB_OK;
 }
 

@@ -100,10 +100,7 @@ static bool explainers_of(const struct gcb__rule_ctx *cx,
     return false;
   for (size_t i = 0; i < cx->out->n; i++) {
     const struct gcb_finding *f = &cx->out->items[i];
-    if (f->where.doc == cx->index && (strcmp(f->kind, "slow-rank") == 0 ||
-                                      strcmp(f->kind, "link-bandwidth") == 0 ||
-                                      strcmp(f->kind, "burn-falloff") == 0 ||
-                                      strcmp(f->kind, "burn-sustained") == 0))
+    if (f->where.doc == cx->index && f->kind->explains_imbalance)
       e->f[e->n++] = f;
   }
   if (e->n > 1)

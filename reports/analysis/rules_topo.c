@@ -2,8 +2,8 @@
  * Placement findings from the topology's own binding check: the
  * nodes[].topology.placement[] problems the run recorded (ranks bound off
  * their GPU's NUMA node, partly off it, unbound, sharing a GPU, idle GPUs,
- * oversubscribed cores). Each problem kind is one row of the rule table
- * with its own finding kind; problems of one kind on one node become one
+ * oversubscribed cores). Each problem kind is one row of the table below
+ * with its own finding kind (whose row in kinds.c names this rule); problems of one kind on one node become one
  * finding listing the ranks (one per shared GPU), so a launcher mistake on
  * thousands of ranks reads as a few lines. Nodes without a placement array
  * are left to the older rules in placement.c, which skip nodes that have
@@ -18,28 +18,29 @@
 
 /* Finding kind -> topology problem kind, severity and what it costs. */
 static const struct {
-  const char *kind, *problem;
+  enum gcb_kind_id kind;
+  const char *problem; /* as the document writes it */
   enum gcb_severity sev;
   const char *why;
 } problem_kinds[] = {
-    {"placement-remote", "remote-binding", GCB_SEV_WARN,
+    {GCB_KIND_PLACEMENT_REMOTE, "remote-binding", GCB_SEV_WARN,
      "host memory and CPU work cross the socket interconnect on every "
      "transfer"},
-    {"placement-partial", "partial-binding", GCB_SEV_WARN,
+    {GCB_KIND_PLACEMENT_PARTIAL, "partial-binding", GCB_SEV_WARN,
      "some of the rank's threads run on the far socket"},
-    {"placement-unbound", "unbound", GCB_SEV_WARN,
+    {GCB_KIND_PLACEMENT_UNBOUND, "unbound", GCB_SEV_WARN,
      "the OS may move the rank anywhere, also away from its GPU"},
-    {"placement-shared-gpu", "shared-gpu", GCB_SEV_WARN,
+    {GCB_KIND_PLACEMENT_SHARED_GPU, "shared-gpu", GCB_SEV_WARN,
      "each rank gets a fraction of the GPU"},
-    {"placement-idle-gpu", "idle-gpu", GCB_SEV_WARN,
+    {GCB_KIND_PLACEMENT_IDLE_GPU, "idle-gpu", GCB_SEV_WARN,
      "the node's capacity is not all measured"},
-    {"oversubscribed", "oversubscribed", GCB_SEV_WARN,
+    {GCB_KIND_OVERSUBSCRIBED, "oversubscribed", GCB_SEV_WARN,
      "ranks wait for a core, so every figure on the node is low"},
 };
 
-static size_t row_of(const char *kind) {
+static size_t row_of(const struct gcb_kind *kind) {
   size_t n = sizeof problem_kinds / sizeof *problem_kinds, i = 0;
-  while (i < n && strcmp(problem_kinds[i].kind, kind) != 0)
+  while (i < n && problem_kinds[i].kind != kind->id)
     i++;
   return i;
 }
@@ -49,7 +50,7 @@ bool gcb__topo_placement_known(const json_t *node) {
       json_object_get(gcb_view_obj(node, "topology"), "placement"));
 }
 
-const char *gcb__topo_problem_of(const char *kind) {
+const char *gcb__topo_problem_of(const struct gcb_kind *kind) {
   size_t i = row_of(kind);
   return i < sizeof problem_kinds / sizeof *problem_kinds
              ? problem_kinds[i].problem
@@ -180,7 +181,7 @@ enum gcb_status gcb__rule_topo_placement(const struct gcb__rule_ctx *cx) {
   size_t i;
   if (problem == NULL)
     return gcb_err_set(cx->err, GCB_EINTERNAL, "no placement rule for %s",
-                       cx->kind);
+                       cx->kind->name);
   json_array_foreach(json_object_get(cx->doc->root, "nodes"), i, node) {
     enum gcb_status st = GCB_OK;
     if (gcb__topo_placement_known(node))

@@ -109,8 +109,7 @@ static struct row *rows_of(const json_t *cases, size_t *n) {
     const json_t *s = gcb_view_obj(c, "summary");
     double t = gcb_view_num(gcb_view_obj(s, "time_s"), "mean");
     double size = gcb_view_param_num(c, "size");
-    if (strcmp(gcb_view_str(c, "bench"), "coll") != 0 || !(t > 0) ||
-        !(size >= 0))
+    if (gcb_bench_kind_of(c) != GCB_BENCH_COLL || !(t > 0) || !(size >= 0))
       continue;
     struct row *x = &r[(*n)++];
     *x = (struct row){.c = c, .size = size, .t = t, .order = i};
@@ -188,10 +187,7 @@ static enum gcb_status trend_finding(const struct gcb__rule_ctx *cx,
       gcb_view_param_str(x->c, "op"), gcb_view_str(x->c, "backend"), x->size,
       gcb_analyze_in_place(x->c) ? " in place" : "", ts,
       times(x->t / line, 2, k, sizeof k), ls, a->size, as, b->size, bs, bw);
-  gcb_finding_suggest(f, "rerun this size alone with more iterations; a dip "
-                         "that repeats is a protocol or algorithm switch at "
-                         "that size (NCCL_PROTO, NCCL_ALGO; MPI eager/"
-                         "rendezvous limits) or a slow path taken only there");
+  gcb__rule_suggest(f);
   return GCB_OK;
 }
 
@@ -238,11 +234,7 @@ static enum gcb_status floor_finding(const struct gcb__rule_ctx *cx,
                       x->size, ts, times(x->t / floor, 1, k, sizeof k), fs,
                       gcb_view_param_str(x->c, "op"),
                       gcb_view_str(x->c, "backend"), title, as, bs);
-  gcb_finding_suggest(f, "a small message should take about the transport's "
-                         "latency: look for too little warm-up, ranks "
-                         "spinning on shared cores, or a fallback to a slower "
-                         "path (NCCL_DEBUG=INFO; MPI's shared-memory and "
-                         "network modules)");
+  gcb__rule_suggest(f);
   return GCB_OK;
 }
 
@@ -275,7 +267,7 @@ static enum gcb_status floors(const struct gcb__rule_ctx *cx, struct row *r,
 /* One function for both kinds (the kind says which it reports): the
  * floor needs the rows the trend flags, so that a row is reported once. */
 enum gcb_status gcb__rule_sweep_rows(const struct gcb__rule_ctx *cx) {
-  bool floor = strcmp(cx->kind, "latency-floor") == 0;
+  bool floor = cx->kind->id == GCB_KIND_LATENCY_FLOOR;
   size_t n;
   struct row *r = rows_of(json_object_get(cx->doc->root, "cases"), &n);
   if (r == NULL)

@@ -250,7 +250,7 @@ void gcb__compare_case_key(const json_t *c, char *buf, size_t size) {
    * (allgather, reducescatter), and its communicator's size is the rank
    * count: runs at another scale match by size. */
   static const char *const coll_skip[] = {"count", "comm_size", NULL};
-  if (strcmp(gcb_view_str(c, "bench"), "coll") == 0)
+  if (gcb_bench_kind_of(c) == GCB_BENCH_COLL)
     gcb_view_case_key_except(c, coll_skip, buf, size);
   else
     gcb_view_case_key(c, buf, size);
@@ -333,8 +333,9 @@ static enum gcb_status delta_finding(const struct gcb_delta *d, int doc,
   enum gcb_severity sev = d->verdict == GCB_VERDICT_REGRESSION ? GCB_SEV_FAIL
                           : vanished                           ? GCB_SEV_WARN
                                                                : GCB_SEV_INFO;
-  const char *kind =
-      d->verdict == GCB_VERDICT_REGRESSION ? "regression" : "missing-case";
+  const struct gcb_kind *kind = d->verdict == GCB_VERDICT_REGRESSION
+                                    ? GCB_KIND(REGRESSION)
+                                    : GCB_KIND(MISSING_CASE);
   struct gcb_finding *f = gcb_findings_push(out, sev, kind);
   if (f == NULL)
     return GCB_ENOMEM;
@@ -381,7 +382,7 @@ enum gcb_status gcb_compare_findings(const struct gcb_comparison *cmp, int doc,
   for (size_t i = 0; i < cmp->nnotes; i++) {
     const struct gcb_note *n = &cmp->notes[i];
     struct gcb_finding *f =
-        gcb_findings_push(out, GCB_SEV_WARN, "not-comparable");
+        gcb_findings_push(out, GCB_SEV_WARN, GCB_KIND(NOT_COMPARABLE));
     if (f == NULL)
       return gcb_err_set(err, GCB_ENOMEM, "compare: out of memory");
     f->where.doc = doc;

@@ -201,7 +201,7 @@ static double probe_us(const json_t *root, bool same_node, long long *peer) {
  * transport is MPI, at GCB_MPI_MODE_BYTES or less. */
 static bool small_mpi(const json_t *c) {
   double size = gcb_view_param_num(c, "size");
-  return strcmp(gcb_view_str(c, "bench"), "coll") == 0 &&
+  return gcb_bench_kind_of(c) == GCB_BENCH_COLL &&
          strcmp(gcb_view_str(c, "backend"), "host") == 0 && !isnan(size) &&
          size <= GCB_MPI_MODE_BYTES;
 }

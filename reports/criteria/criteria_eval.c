@@ -89,7 +89,7 @@ static double m_late_us(const json_t *c, const struct gcb_ranks *r, size_t i) {
  * it can only pass on what the tool printed. */
 static double m_figure(const json_t *c, const struct gcb_ranks *r, size_t i) {
   (void)r, (void)i;
-  return strcmp(gcb_view_str(c, "bench"), "imported") == 0
+  return gcb_bench_kind_of(c) == GCB_BENCH_IMPORTED
              ? gcb_view_num(summary(c), "median")
              : NAN;
 }
@@ -214,7 +214,8 @@ struct eval {
 static enum gcb_status miss(struct eval *ev, const struct gcb_bound *b,
                             double v, long long rank) {
   const struct gcb_criterion *k = &ev->cr->checks[ev->check];
-  struct gcb_finding *f = gcb_findings_push(ev->out, GCB_SEV_FAIL, "criterion");
+  struct gcb_finding *f =
+      gcb_findings_push(ev->out, GCB_SEV_FAIL, GCB_KIND(CRITERION));
   if (f == NULL)
     return gcb_err_set(ev->err, GCB_ENOMEM, "criteria: out of memory");
   ev->result->failed++;
@@ -318,7 +319,7 @@ static bool measured_in(const struct gcb_criterion *k,
 static struct gcb_finding *push_na(struct eval *ev, const char *metric) {
   const struct gcb_criterion *k = &ev->cr->checks[ev->check];
   struct gcb_finding *f =
-      gcb_findings_push(ev->out, GCB_SEV_INFO, "criterion-na");
+      gcb_findings_push(ev->out, GCB_SEV_INFO, GCB_KIND(CRITERION_NA));
   if (f == NULL)
     return NULL;
   ev->result->na++;
@@ -406,7 +407,8 @@ static enum gcb_status unmatched(struct eval *ev) {
   const struct gcb_criterion *k = &ev->cr->checks[ev->check];
   if (ev->cr->builtin)
     return builtin_na(ev, NULL);
-  struct gcb_finding *f = gcb_findings_push(ev->out, GCB_SEV_FAIL, "criterion");
+  struct gcb_finding *f =
+      gcb_findings_push(ev->out, GCB_SEV_FAIL, GCB_KIND(CRITERION));
   if (f == NULL)
     return gcb_err_set(ev->err, GCB_ENOMEM, "criteria: out of memory");
   f->check = (int)ev->check;
@@ -437,7 +439,7 @@ static enum gcb_status never_judged(struct eval *ev) {
       continue;
     }
     struct gcb_finding *f =
-        gcb_findings_push(ev->out, GCB_SEV_FAIL, "criterion");
+        gcb_findings_push(ev->out, GCB_SEV_FAIL, GCB_KIND(CRITERION));
     if (f == NULL)
       return gcb_err_set(ev->err, GCB_ENOMEM, "criteria: out of memory");
     ev->result->failed++;

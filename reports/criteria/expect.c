@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "common/pcie.h"
+#include "reports/analysis/kinds.h"
 #include "reports/document/view.h"
 
 #define MAX_MODELS 8
@@ -85,7 +86,7 @@ static json_t *sku_find(const char *model, struct gcb_err *err,
  * expectation's, measured at `size_key` >= min_size (where the figure
  * reaches its plateau); a check's params are the case's `keys`. */
 struct family {
-  const char *bench;
+  enum gcb_bench_kind bench;
   const char *size_key;
   double min_size;
   const char *keys[5];
@@ -93,22 +94,23 @@ struct family {
 };
 
 static const struct family gemm_family = {
-    "gemm", "m", 4096, {"dtype", "m", "n", "k", NULL}, false};
+    GCB_BENCH_GEMM, "m", 4096, {"dtype", "m", "n", "k", NULL}, false};
 /* A burn's sustained figure (per rank: its median interval) against the
  * same GEMM peak: a GPU that cannot hold its share of the datasheet under
  * sustained load fails as a slow GEMM does. Only for runs that burned. */
 static const struct family burn_family = {
-    "burn", "m", 4096, {"dtype", "m", "n", "k", NULL}, true};
+    GCB_BENCH_BURN, "m", 4096, {"dtype", "m", "n", "k", NULL}, true};
 static const struct family membw_family = {
-    "membw", "bytes", 256.0 * (1 << 20), {"kernel", "bytes", NULL}, false};
+    GCB_BENCH_MEMBW, "bytes", 256.0 * (1 << 20), {"kernel", "bytes", NULL},
+    false};
 static const struct family pcie_family = {
-    "pcie",
+    GCB_BENCH_PCIE,
     "size",
     64.0 * (1 << 20),
     {"direction", "memory", "numa", "size", NULL},
     false};
 static const struct family p2p_family = {
-    "p2p", "size", 16.0 * (1 << 20), {"path", "size", NULL}, false};
+    GCB_BENCH_P2P, "size", 16.0 * (1 << 20), {"path", "size", NULL}, false};
 
 static bool param_equal(const json_t *a, const json_t *b) {
   if (json_is_number(a) && json_is_number(b))
@@ -123,7 +125,7 @@ static bool qualifies(const struct family *fam, const json_t *fixed,
   const json_t *p = gcb_view_obj(c, "params");
   const char *key;
   const json_t *v;
-  if (strcmp(gcb_view_str(c, "bench"), fam->bench) != 0 || p == NULL)
+  if (gcb_bench_kind_of(c) != fam->bench || p == NULL)
     return false;
   json_object_foreach((json_t *)fixed, key, v) {
     if (!param_equal(json_object_get(p, key), v))
@@ -154,12 +156,12 @@ static json_t *params_of(const struct family *fam, const json_t *c) {
   return out;
 }
 
-static bool seen(const json_t *checks, const char *bench,
+static bool seen(const json_t *checks, enum gcb_bench_kind bench,
                  const json_t *params) {
   size_t i;
   const json_t *k;
   json_array_foreach((json_t *)checks, i, k) {
-    if (strcmp(gcb_view_str(k, "bench"), bench) == 0 &&
+    if (gcb_bench_kind_of(k) == bench &&
         json_equal(json_object_get(k, "params"), (json_t *)params))
       return true;
   }
@@ -196,11 +198,11 @@ static bool add_checks(json_t *checks, const struct expectation *e,
       char name[128];
       snprintf(name, sizeof name, "%s, %s %.0f", e->what, e->fam->size_key,
                gcb_view_num(gcb_view_obj(c, "params"), e->fam->size_key));
-      ok = json_array_append_new(checks,
-                                 json_pack("{s:s, s:s, s:o, s:s, s:{s:f}}",
-                                           "name", name, "bench", e->fam->bench,
-                                           "params", params, "unit", e->unit,
-                                           "min", e->metric, e->limit)) == 0;
+      ok = json_array_append_new(
+               checks,
+               json_pack("{s:s, s:s, s:o, s:s, s:{s:f}}", "name", name, "bench",
+                         gcb_bench_kinds[e->fam->bench].name, "params", params,
+                         "unit", e->unit, "min", e->metric, e->limit)) == 0;
     }
   if (!ok || json_array_size(checks) > before || e->fam->optional)
     return ok;
@@ -211,9 +213,10 @@ static bool add_checks(json_t *checks, const struct expectation *e,
   return params != NULL &&
          json_object_set_new(params, e->fam->size_key, json_integer(-1)) == 0 &&
          json_array_append_new(
-             checks, json_pack("{s:s, s:s, s:o, s:s, s:{s:f}}", "name", name,
-                               "bench", e->fam->bench, "params", params, "unit",
-                               e->unit, "min", e->metric, e->limit)) == 0;
+             checks,
+             json_pack("{s:s, s:s, s:o, s:s, s:{s:f}}", "name", name, "bench",
+                       gcb_bench_kinds[e->fam->bench].name, "params", params,
+                       "unit", e->unit, "min", e->metric, e->limit)) == 0;
 }
 
 static double fraction(const json_t *sku, const char *key) {

@@ -4,6 +4,7 @@
  * CUDA_VISIBLE_DEVICES, bus ids do not.
  */
 #include "reports/document/p2p_view.h"
+#include "reports/document/bench_kind.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -24,7 +25,7 @@ bool gcb__p2p_begin(struct gcb__p2p_iter *it, const json_t *root,
       .root = root, .c = c, .seen = seen, .nseen = seen ? nseen : 0};
   /* The bench first: the pictures ask this of every case once per node,
    * and looking up a case's columns is the dearer part. */
-  if (strcmp(gcb_view_str(c, "bench"), "p2p") != 0)
+  if (gcb_bench_kind_of(c) != GCB_BENCH_P2P)
     return false;
   gcb_ranks_of(c, &it->ranks);
   if (seen != NULL)

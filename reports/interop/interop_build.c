@@ -12,11 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reports/document/bench_kind.h"
 #include "reports/document/ranks.h"
 #include "reports/document/topo_view.h"
 #include "reports/interop/interop_int.h"
 
-/* ---- the conversion context --------------------------------------------- */
+/* ---- the conversion context ---------------------------------------------
+ */
 
 void gcb__conv_enter(struct gcb__conv *cv, const char *key, size_t index) {
   if (cv->depth < GCB__CONV_DEPTH)
@@ -244,10 +246,10 @@ static bool spread_of(const double *fig, size_t n, struct spread *s) {
   return true;
 }
 
-json_t *gcb__conv_case(const char *bench, const char *label, json_t *params,
-                       double work, const char *counted, const long long *rank,
-                       const double *fig, size_t n, double fig0,
-                       const char *method) {
+json_t *gcb__conv_case(enum gcb_bench_kind bench, const char *label,
+                       json_t *params, double work, const char *counted,
+                       const long long *rank, const double *fig, size_t n,
+                       double fig0, const char *method) {
   struct spread s = {.min = fig0, .median = fig0, .mean = fig0, .max = fig0};
   json_t *per = json_array();
   bool ok = per != NULL &&
@@ -267,11 +269,11 @@ json_t *gcb__conv_case(const char *bench, const char *label, json_t *params,
       "{s:s, s:s, s:s, s:o, s:s, s:f, s:s, s:i, s:i, "
       "s:{s:I, s:f, s:f, s:f, s:f, s:f, s:I, s:I, s:f, s:i, s:b}, "
       "s:{s:b, s:b, s:i}, s:o}",
-      "bench", bench, "backend", "cuda", "label", label, "params", params,
-      "unit", "GB/s", "work_per_op", work, "counted", counted, "iterations", 1,
-      "warmup", 0, "summary", "ranks", (json_int_t)n, "min", s.min, "median",
-      s.median, "mean", s.mean, "max", s.max, "stdev", s.stdev, "min_rank",
-      (json_int_t)(n ? rank[s.lo] : -1), "max_rank",
+      "bench", gcb_bench_kinds[bench].name, "backend", "cuda", "label", label,
+      "params", params, "unit", "GB/s", "work_per_op", work, "counted", counted,
+      "iterations", 1, "warmup", 0, "summary", "ranks", (json_int_t)n, "min",
+      s.min, "median", s.median, "mean", s.mean, "max", s.max, "stdev", s.stdev,
+      "min_rank", (json_int_t)(n ? rank[s.lo] : -1), "max_rank",
       (json_int_t)(n ? rank[s.hi] : -1), "imbalance", s.imbalance, "wrong", 0,
       "checked", method != NULL, "validation", "checked", method != NULL,
       "passed", method != NULL, "wrong", 0, "per_rank", columns);
@@ -288,16 +290,17 @@ json_t *gcb__conv_figure(const char *source, const char *name,
   json_object_set_new(params, "name", json_string(name));
   char counted[160];
   snprintf(counted, sizeof counted, "as %s printed it", source);
-  return json_pack(
-      "{s:s, s:s, s:s, s:o, s:s, s:f, s:s, s:i, s:i, "
-      "s:{s:i, s:f, s:f, s:f, s:f, s:f, s:i, s:i, s:f, s:i, s:b}, "
-      "s:{s:b, s:b, s:i}, s:o}",
-      "bench", "imported", "backend", "cuda", "label", label, "params", params,
-      "unit", unit, "work_per_op", 0.0, "counted", counted, "iterations", 1,
-      "warmup", 0, "summary", "ranks", 0, "min", value, "median", value, "mean",
-      value, "max", value, "stdev", 0.0, "min_rank", -1, "max_rank", -1,
-      "imbalance", 0.0, "wrong", 0, "checked", 0, "validation", "checked", 0,
-      "passed", 0, "wrong", 0, "per_rank", gcb_ranks_from_rows(NULL));
+  return json_pack("{s:s, s:s, s:s, s:o, s:s, s:f, s:s, s:i, s:i, "
+                   "s:{s:i, s:f, s:f, s:f, s:f, s:f, s:i, s:i, s:f, s:i, s:b}, "
+                   "s:{s:b, s:b, s:i}, s:o}",
+                   "bench", gcb_bench_kinds[GCB_BENCH_IMPORTED].name, "backend",
+                   "cuda", "label", label, "params", params, "unit", unit,
+                   "work_per_op", 0.0, "counted", counted, "iterations", 1,
+                   "warmup", 0, "summary", "ranks", 0, "min", value, "median",
+                   value, "mean", value, "max", value, "stdev", 0.0, "min_rank",
+                   -1, "max_rank", -1, "imbalance", 0.0, "wrong", 0, "checked",
+                   0, "validation", "checked", 0, "passed", 0, "wrong", 0,
+                   "per_rank", gcb_ranks_from_rows(NULL));
 }
 
 json_t *gcb__conv_skip(const char *bench, const char *label, const char *why) {
@@ -355,7 +358,7 @@ static void pair_classes(json_t *doc, const json_t *topo) {
     long long b =
         gcb_topo_view_gpu_by_busid(topo, gcb_view_str(params, "dst_bus_id"));
     const char *cls = gcb_topo_view_pair_class(topo, a, b);
-    if (strcmp(gcb_view_str(c, "bench"), "p2p") == 0 && cls[0] != '\0')
+    if (gcb_bench_kind_of(c) == GCB_BENCH_P2P && cls[0] != '\0')
       json_object_set_new(params, "path", json_string(cls));
   }
 }

@@ -33,7 +33,7 @@ static json_t *half_case(const char *op, const struct gcb__coll_row *r,
     json_object_set_new(params, "split", json_string("none"));
     json_object_set_new(params, "comm_size", json_integer(ranks));
   }
-  json_t *c = gcb__conv_case("coll", label, params, r->size,
+  json_t *c = gcb__conv_case(GCB_BENCH_COLL, label, params, r->size,
                              "bytes as the tool counts them (its size column)",
                              NULL, NULL, 0, fig, m->checked ? method : NULL);
   if (c == NULL)

@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 
+#include "reports/document/bench_kind.h"
 #include "reports/document/jsonpos.h"
 #include "reports/interop/interop.h"
 
@@ -197,17 +198,17 @@ json_t *gcb__conv_rank(long long rank, long long node, const char *host,
 json_t *gcb__conv_node(long long index, const char *host, json_t *ranks);
 
 /*
- * A case in GB/s whose per-rank figures fig[i] were measured by ranks
- * rank[i], each the rate of moving `work` bytes; with n == 0 (a tool that
- * reports only the average over ranks) the summary holds `fig0` and
- * per_rank is empty. params is stolen. `method` says how the values were
+ * A case of benchmark kind `bench` in GB/s whose per-rank figures fig[i] were
+ * measured by ranks rank[i], each the rate of moving `work` bytes; with n == 0
+ * (a tool that reports only the average over ranks) the summary holds `fig0`
+ * and per_rank is empty. params is stolen. `method` says how the values were
  * validated (NULL: not validated). NULL on ENOMEM or a non-finite figure;
  * fig0 may be 0 only where work is 0 (a barrier moves no bytes).
  */
-json_t *gcb__conv_case(const char *bench, const char *label, json_t *params,
-                       double work, const char *counted, const long long *rank,
-                       const double *fig, size_t n, double fig0,
-                       const char *method);
+json_t *gcb__conv_case(enum gcb_bench_kind bench, const char *label,
+                       json_t *params, double work, const char *counted,
+                       const long long *rank, const double *fig, size_t n,
+                       double fig0, const char *method);
 
 /*
  * A figure another tool printed that has no gcbench counterpart, kept as

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reports/document/bench_kind.h"
 #include "reports/document/topo_view.h"
 #include "reports/interop/interop_nvbw.h"
 
@@ -33,28 +34,34 @@
  * (traffic bidir: measured while the other direction runs), p2p direction
  * uni/bidir, copy read/write, and mode ce (copy engine) or sm (kernel). */
 static const struct {
-  const char *name, *bench, *dir, *both, *mode;
+  const char *name;
+  enum gcb_bench_kind bench;
+  const char *dir, *both, *mode;
 } known_tests[] = {
-    {"host_to_device_memcpy_ce", "pcie", "h2d", "uni", "ce"},
-    {"device_to_host_memcpy_ce", "pcie", "d2h", "uni", "ce"},
-    {"host_to_device_bidirectional_memcpy_ce", "pcie", "h2d", "bidir", "ce"},
-    {"device_to_host_bidirectional_memcpy_ce", "pcie", "d2h", "bidir", "ce"},
-    {"device_to_device_memcpy_read_ce", "p2p", "read", "uni", "ce"},
-    {"device_to_device_memcpy_write_ce", "p2p", "write", "uni", "ce"},
-    {"device_to_device_bidirectional_memcpy_read_ce", "p2p", "read", "bidir",
+    {"host_to_device_memcpy_ce", GCB_BENCH_PCIE, "h2d", "uni", "ce"},
+    {"device_to_host_memcpy_ce", GCB_BENCH_PCIE, "d2h", "uni", "ce"},
+    {"host_to_device_bidirectional_memcpy_ce", GCB_BENCH_PCIE, "h2d", "bidir",
      "ce"},
-    {"device_to_device_bidirectional_memcpy_write_ce", "p2p", "write", "bidir",
+    {"device_to_host_bidirectional_memcpy_ce", GCB_BENCH_PCIE, "d2h", "bidir",
      "ce"},
-    {"host_to_device_memcpy_sm", "pcie", "h2d", "uni", "sm"},
-    {"device_to_host_memcpy_sm", "pcie", "d2h", "uni", "sm"},
-    {"host_to_device_bidirectional_memcpy_sm", "pcie", "h2d", "bidir", "sm"},
-    {"device_to_host_bidirectional_memcpy_sm", "pcie", "d2h", "bidir", "sm"},
-    {"device_to_device_memcpy_read_sm", "p2p", "read", "uni", "sm"},
-    {"device_to_device_memcpy_write_sm", "p2p", "write", "uni", "sm"},
-    {"device_to_device_bidirectional_memcpy_read_sm", "p2p", "read", "bidir",
+    {"device_to_device_memcpy_read_ce", GCB_BENCH_P2P, "read", "uni", "ce"},
+    {"device_to_device_memcpy_write_ce", GCB_BENCH_P2P, "write", "uni", "ce"},
+    {"device_to_device_bidirectional_memcpy_read_ce", GCB_BENCH_P2P, "read",
+     "bidir", "ce"},
+    {"device_to_device_bidirectional_memcpy_write_ce", GCB_BENCH_P2P, "write",
+     "bidir", "ce"},
+    {"host_to_device_memcpy_sm", GCB_BENCH_PCIE, "h2d", "uni", "sm"},
+    {"device_to_host_memcpy_sm", GCB_BENCH_PCIE, "d2h", "uni", "sm"},
+    {"host_to_device_bidirectional_memcpy_sm", GCB_BENCH_PCIE, "h2d", "bidir",
      "sm"},
-    {"device_to_device_bidirectional_memcpy_write_sm", "p2p", "write", "bidir",
+    {"device_to_host_bidirectional_memcpy_sm", GCB_BENCH_PCIE, "d2h", "bidir",
      "sm"},
+    {"device_to_device_memcpy_read_sm", GCB_BENCH_P2P, "read", "uni", "sm"},
+    {"device_to_device_memcpy_write_sm", GCB_BENCH_P2P, "write", "uni", "sm"},
+    {"device_to_device_bidirectional_memcpy_read_sm", GCB_BENCH_P2P, "read",
+     "bidir", "sm"},
+    {"device_to_device_bidirectional_memcpy_write_sm", GCB_BENCH_P2P, "write",
+     "bidir", "sm"},
 };
 #define NKNOWN (sizeof known_tests / sizeof *known_tests)
 
@@ -155,7 +162,7 @@ const char *gcb__nvbw_matrix_row(struct gcb__nvbw *x, const double *v,
 /* ---- cases -------------------------------------------------------------- */
 
 static json_t *params(size_t t, const char *name) {
-  if (strcmp(known_tests[t].bench, "pcie") == 0)
+  if (known_tests[t].bench == GCB_BENCH_PCIE)
     return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "direction",
                      known_tests[t].dir, "memory", "pinned", "numa", "local",
                      "traffic", known_tests[t].both, "mode",
@@ -200,8 +207,8 @@ static enum gcb_status pcie(struct gcb__nvbw *x, size_t t, const char *name,
   if (n == 0)
     return GCB_OK;
   return gcb__conv_add(x->cv, x->doc, "cases",
-                       gcb__conv_case("pcie", name, params(t, name), WORK,
-                                      COUNTED, rank, fig, n, 0, NULL),
+                       gcb__conv_case(GCB_BENCH_PCIE, name, params(t, name),
+                                      WORK, COUNTED, rank, fig, n, 0, NULL),
                        line);
 }
 
@@ -235,7 +242,7 @@ static enum gcb_status p2p(struct gcb__nvbw *x, size_t t, const char *name,
       snprintf(label, sizeof label, "%s GPU%zu->GPU%zu", name, a, b);
       long long rank = (long long)a;
       st = gcb__conv_add(x->cv, x->doc, "cases",
-                         gcb__conv_case("p2p", label,
+                         gcb__conv_case(GCB_BENCH_P2P, label,
                                         pair_params(x, t, name, a, b), WORK,
                                         COUNTED, &rank, &v, 1, 0, NULL),
                          line);
@@ -249,7 +256,7 @@ enum gcb_status gcb__nvbw_emit(struct gcb__nvbw *x, const char *name,
   size_t t = 0;
   while (t < NKNOWN && strcmp(known_tests[t].name, name) != 0)
     t++;
-  bool is_pcie = t < NKNOWN && strcmp(known_tests[t].bench, "pcie") == 0;
+  bool is_pcie = t < NKNOWN && known_tests[t].bench == GCB_BENCH_PCIE;
   bool is_p2p = t < NKNOWN && !is_pcie && m->rows >= m->cols;
   enum gcb_status st = GCB_OK;
   if (primary && is_pcie && m->rows > 0)

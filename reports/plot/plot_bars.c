@@ -114,7 +114,7 @@ void gcb__plot_rank_bars(struct gcb__plotter *p, const struct gcb_doc *docs,
     const json_t *cases = json_object_get(docs[d].root, "cases"), *c;
     size_t i;
     json_array_foreach(cases, i, c) {
-      bool per_gpu = gcb_analyze_per_device(gcb_view_str(c, "bench")) ||
+      bool per_gpu = gcb_bench_kinds[gcb_bench_kind_of(c)].per_device ||
                      gcb__pcie_direction(cases, c) != NULL;
       if (per_gpu && gcb_ranks_count(c) >= 2)
         rank_bars(p, docs[d].root, c);

@@ -16,7 +16,7 @@
 #include "reports/plot/plot_int.h"
 
 static bool is_coll(const json_t *c) {
-  return strcmp(gcb_view_str(c, "bench"), "coll") == 0;
+  return gcb_bench_kind_of(c) == GCB_BENCH_COLL;
 }
 
 /* In-place as the writer put it: true, a non-zero number or "yes". */

@@ -67,7 +67,7 @@ static json_t *finding_json(const struct gcb_report *rep,
     return NULL;
   }
   put(o, "severity", json_string(gcb_severity_name(f->severity)), ok);
-  put(o, "kind", json_string(f->kind), ok);
+  put(o, "kind", json_string(f->kind->name), ok);
   put(o, "location", location_json(&f->where, ok), ok);
   put(o, "measured", number_or_null(f->measured), ok);
   put(o, "expected", number_or_null(f->expected), ok);

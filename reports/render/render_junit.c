@@ -102,7 +102,7 @@ struct case_fails {
 
 static bool case_fail(const struct gcb_finding *f) {
   return f->severity == GCB_SEV_FAIL && f->check < 0 &&
-         strcmp(f->kind, "regression") != 0;
+         f->kind != GCB_KIND(REGRESSION);
 }
 
 static int cmp_fail(const void *x, const void *y) {
@@ -164,11 +164,11 @@ static void case_findings(struct suite *s, const struct gcb_report *rep,
     gcb_report_where(rep, f, where, sizeof where);
     if (n++ == 0) {
       s->failures++;
-      fprintf(s->f, "      <failure type=\"%s\" message=\"", f->kind);
+      fprintf(s->f, "      <failure type=\"%s\" message=\"", f->kind->name);
       gcb_escape_xml(s->f, f->explanation);
       fputs("\">", s->f);
     }
-    fprintf(s->f, "%s: ", f->kind);
+    fprintf(s->f, "%s: ", f->kind->name);
     gcb_escape_xml(s->f, where);
     fputs(": ", s->f);
     gcb_escape_xml(s->f, f->explanation);
@@ -192,7 +192,8 @@ static void status_test(struct suite *s, const struct gcb_report *rep,
   open_test(s, "gcbench.run", name);
   if (strcmp(status, "complete") != 0) {
     s->failures++;
-    child(s, "failure", "run-status", status, "the run did not complete");
+    child(s, "failure", GCB_KIND(RUN_STATUS)->name, status,
+          "the run did not complete");
   }
   close_test(s);
 }
@@ -385,7 +386,7 @@ static void components_suite(struct suite *s, const struct gcb_report *rep) {
 }
 
 static bool is_na(const struct gcb_finding *f) {
-  return strcmp(f->kind, "criterion-na") == 0;
+  return f->kind == GCB_KIND(CRITERION_NA);
 }
 
 /* A check's bounds that a source does not measure (criterion-na): one
@@ -423,7 +424,8 @@ static void criteria_suite(struct suite *s, const struct gcb_report *rep) {
     }
     if (gcb_check_outcome(cr, res) == GCB_CHECK_FAIL) {
       s->failures++;
-      fputs("      <failure type=\"criterion\" message=\"", s->f);
+      fprintf(s->f, "      <failure type=\"%s\" message=\"",
+              GCB_KIND(CRITERION)->name);
       gcb_escape_xml(s->f, cr->checks[i].name);
       fputs(" not met\">", s->f);
       for (size_t k = 0; k < rep->findings->n; k++) {
@@ -454,7 +456,7 @@ static void baseline_suite(struct suite *s, const struct gcb_report *rep) {
       s->failures++;
       snprintf(msg, sizeof msg, "%+.1f%% (threshold %.1f%%, noise %.1f%%)",
                d->change * 100, d->threshold * 100, d->noise * 100);
-      child(s, "failure", "regression", msg, "");
+      child(s, "failure", GCB_KIND(REGRESSION)->name, msg, "");
     }
     close_test(s);
   }

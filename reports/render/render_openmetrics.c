@@ -155,11 +155,11 @@ struct om {
 };
 
 static bool coll(const json_t *c) {
-  return strcmp(gcb_view_str(c, "bench"), "coll") == 0;
+  return gcb_bench_kind_of(c) == GCB_BENCH_COLL;
 }
 
 static bool p2p(const json_t *c) {
-  return strcmp(gcb_view_str(c, "bench"), "p2p") == 0;
+  return gcb_bench_kind_of(c) == GCB_BENCH_P2P;
 }
 
 /* What case c's figures are divided by to be in its family's unit. */
@@ -526,7 +526,7 @@ static void take_fixed_names(struct om *om) {
 static void bench_help(const struct family *f, char *help, size_t size) {
   const char *what =
       f->kind == K_P2P ? "peer-to-peer bandwidth of a GPU pair"
-      : strcmp(f->bench, "imported") == 0
+      : gcb_bench_kind_find(f->bench) == GCB_BENCH_IMPORTED
           ? "figures as the source tool printed them (per GPU or its own "
             "summary)"
           : "per-rank figure (the rank's median)";

@@ -177,8 +177,8 @@ static void mark_findings(struct heat *h, const struct gcb_report *rep,
   const struct gcb_netmap *m = h->m;
   for (size_t i = 0; !h->lat && rep->findings && i < rep->findings->n; i++) {
     const struct gcb_finding *f = &rep->findings->items[i];
-    bool link = strcmp(f->kind, "network-link") == 0;
-    if ((!link && strcmp(f->kind, "network-path") != 0) ||
+    bool link = f->kind == GCB_KIND(NETWORK_LINK);
+    if ((!link && f->kind != GCB_KIND(NETWORK_PATH)) ||
         f->where.doc != (int)h->doc || !judged_on(f, h->schedule))
       continue;
     enum gcb_cell st = finding_state(rep, dx, i);

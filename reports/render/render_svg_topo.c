@@ -343,7 +343,7 @@ static void edge_arcs(FILE *out, const struct gcb__svg_pic *p, double y0) {
 }
 
 /* Whether a root cause is about this NIC: the diagnosis names a NIC
- * link "NAME BUSID" (diagnose_rules.c); by bus id, else by name. */
+ * link "NAME BUSID" (diagnose.c, at_link); by bus id, else by name. */
 static bool names_nic(const struct gcb_root_cause *rc, const json_t *nic) {
   const char *name = gcb_view_str(nic, "name");
   const char *bus = gcb_view_str(nic, "busid");

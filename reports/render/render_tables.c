@@ -366,7 +366,7 @@ static void findings_table(struct gcb__tb *b) {
     gcb_report_where(b->rep, f, where, sizeof where);
     char **r = gcb__table_row(b, t, gcb_severity_name(f->severity));
     gcb__cell(b, r, 0, "%s", gcb_severity_name(f->severity));
-    gcb__cell(b, r, 1, "%s", f->kind);
+    gcb__cell(b, r, 1, "%s", f->kind->name);
     gcb__cell(b, r, 2, "%s", where);
     gcb__cell(b, r, 3, "%s", f->where.subject[0] ? f->where.subject : "-");
     gcb__cell_figure(b, r, 4, f->measured, f->expected, f->unit);

@@ -25,10 +25,11 @@ static const char *rank_class(const struct gcb__tb *b, const json_t *c,
   const struct gcb_findings *fs = b->rep->findings;
   for (size_t i = 0; fs != NULL && i < fs->n; i++) {
     const struct gcb_finding *f = &fs->items[i];
-    if (f->case_json != c || strncmp(f->kind, "burn-", 5) != 0 ||
+    if (f->case_json != c ||
+        f->kind->benches != GCB_BENCH_BIT(GCB_BENCH_BURN) ||
         f->severity == GCB_SEV_INFO)
       continue;
-    bool mine = strcmp(f->kind, "burn-node") == 0 ? f->where.node == node
+    bool mine = f->kind->id == GCB_KIND_BURN_NODE ? f->where.node == node
                                                   : f->where.rank == rank;
     if (mine && (int)f->severity > worst)
       worst = (int)f->severity;

@@ -52,7 +52,7 @@ static size_t fig_columns(const struct gcb_report *rep, struct figcol *cols) {
     size_t i;
     json_array_foreach(json_object_get(rep->docs[d].root, "cases"), i, c) {
       if (n == MAX_FIG_COLS ||
-          !gcb_analyze_per_device(gcb_view_str(c, "bench")))
+          !gcb_bench_kinds[gcb_bench_kind_of(c)].per_device)
         continue;
       char title[160];
       const char *unit;

@@ -19,7 +19,7 @@
 #define MAX_SWEEPS 64
 
 static bool is_coll(const json_t *c) {
-  return strcmp(gcb_view_str(c, "bench"), "coll") == 0;
+  return gcb_bench_kind_of(c) == GCB_BENCH_COLL;
 }
 
 static bool in_place(const json_t *c) {
@@ -29,8 +29,7 @@ static bool in_place(const json_t *c) {
 /* A finding on a sweep row (rules_trend.c): the analysis decides which
  * rows are off; the table only marks them. */
 static bool row_kind(const struct gcb_finding *f) {
-  return strcmp(f->kind, "sweep-trend") == 0 ||
-         strcmp(f->kind, "latency-floor") == 0;
+  return f->kind == GCB_KIND(SWEEP_TREND) || f->kind == GCB_KIND(LATENCY_FLOOR);
 }
 
 /* Whether a finding of document d marks a row of the sweep `key`. */
@@ -63,7 +62,7 @@ static bool row_note(struct gcb__tb *b, char **r, size_t col, size_t d,
     gcb_view_fmt_time(f->measured / 1e6, m, sizeof m);
     gcb_view_fmt_time(f->expected / 1e6, e, sizeof e);
     const char *before = r[col] != NULL ? r[col] : "";
-    bool trend = strcmp(f->kind, "sweep-trend") == 0;
+    bool trend = f->kind == GCB_KIND(SWEEP_TREND);
     gcb__cell(b, r, col, "%s%s\xe2\x96\xb2 %s%s: %s vs %s %s (%.2fx)", before,
               before[0] ? "; " : "", in_place(c) ? "in-place " : "",
               trend ? "off trend" : "above latency floor", m, e,

@@ -51,16 +51,16 @@ struct doc_cases {
  * only when the link rule would judge them (pinned, local, largest). */
 static bool column_of(const json_t *cases, const json_t *c, char *name,
                       size_t size, double *scale) {
-  const char *bench = gcb_view_str(c, "bench");
+  enum gcb_bench_kind bench = gcb_bench_kind_of(c);
   const char *dir = gcb__pcie_direction(cases, c);
   const char *unit;
   /* The unit that suits the figure: 747 TFLOP/s, not 746650 GFLOP/s. */
   *scale =
       gcb_unit_scale(fabs(gcb_view_num(gcb_view_obj(c, "summary"), "median")),
                      gcb_view_str(c, "unit"), &unit);
-  if (strcmp(bench, "gemm") == 0)
+  if (bench == GCB_BENCH_GEMM)
     snprintf(name, size, "GEMM %s (%s)", gcb_view_param_str(c, "dtype"), unit);
-  else if (strcmp(bench, "membw") == 0)
+  else if (bench == GCB_BENCH_MEMBW)
     snprintf(name, size, "membw %s (%s)", gcb_view_param_str(c, "kernel"),
              unit);
   else if (dir != NULL)

@@ -703,7 +703,7 @@ Test(e2e, the_run_records_its_mpi_probe_each_ranks_blas_and_names_its_mpi) {
     cr_assert_eq(gcb_analyze(&d, 1, &t, &fs, &err), GCB_OK, "%s", err.msg);
     bool named = false;
     for (size_t i = 0; i < fs.n; i++)
-      named |= strcmp(fs.items[i].kind, "blas-kernel") == 0 &&
+      named |= strcmp(fs.items[i].kind->name, "blas-kernel") == 0 &&
                strcmp(fs.items[i].where.ranks, "1") == 0 &&
                strstr(fs.items[i].explanation, "Haswell") != NULL;
     cr_expect(named, "no blas-kernel finding names rank 1's Haswell kernels");

@@ -32,7 +32,7 @@ static size_t of_kind(const struct run *r, const char *kind,
                       const struct gcb_finding **out, size_t max) {
   size_t n = 0;
   for (size_t i = 0; i < r->f.n; i++)
-    if (strcmp(r->f.items[i].kind, kind) == 0 && n < max)
+    if (strcmp(r->f.items[i].kind->name, kind) == 0 && n < max)
       out[n++] = &r->f.items[i];
   return n;
 }
@@ -393,9 +393,9 @@ Test(analyze, a_document_without_nodes_or_ranks_finds_no_placement) {
               fx_case("gemm", "x", "{}", "GFLOP/s", figs, 4, 0.01, NULL));
   analyse(&r, NULL);
   for (size_t i = 0; i < r.f.n; i++)
-    cr_expect(strncmp(r.f.items[i].kind, "placement", 9) != 0 &&
-                  strcmp(r.f.items[i].kind, "oversubscribed") != 0,
-              "%s", r.f.items[i].kind);
+    cr_expect(strncmp(r.f.items[i].kind->name, "placement", 9) != 0 &&
+                  strcmp(r.f.items[i].kind->name, "oversubscribed") != 0,
+              "%s", r.f.items[i].kind->name);
   const struct gcb_finding *f[4];
   cr_assert_eq(of_kind(&r, "slow-rank", f, 4), 1);
   cr_expect_eq(f[0]->where.node, -1, "no node known");
@@ -406,7 +406,7 @@ Test(analyze, a_clean_run_has_no_findings) {
   const double figs[] = {100, 101, 99, 100};
   struct run r = gemm_run(figs, 4);
   analyse(&r, NULL);
-  cr_expect_eq(r.f.n, 0, "first: %s", r.f.n ? r.f.items[0].kind : "");
+  cr_expect_eq(r.f.n, 0, "first: %s", r.f.n ? r.f.items[0].kind->name : "");
   done(&r);
 }
 
@@ -442,14 +442,15 @@ Test(analyze, sorting_puts_failures_first_and_keeps_order_within) {
   struct gcb_findings l = {0};
   static const enum gcb_severity sev[] = {GCB_SEV_INFO, GCB_SEV_FAIL,
                                           GCB_SEV_WARN, GCB_SEV_FAIL};
-  static const char *const kind[] = {"a", "b", "c", "d"};
+  static const struct gcb_kind kind[] = {
+      {.name = "a"}, {.name = "b"}, {.name = "c"}, {.name = "d"}};
   for (size_t i = 0; i < 4; i++)
-    cr_assert_not_null(gcb_findings_push(&l, sev[i], kind[i]));
+    cr_assert_not_null(gcb_findings_push(&l, sev[i], &kind[i]));
   gcb_findings_sort(&l);
-  cr_expect_str_eq(l.items[0].kind, "b");
-  cr_expect_str_eq(l.items[1].kind, "d");
-  cr_expect_str_eq(l.items[2].kind, "c");
-  cr_expect_str_eq(l.items[3].kind, "a");
+  cr_expect_str_eq(l.items[0].kind->name, "b");
+  cr_expect_str_eq(l.items[1].kind->name, "d");
+  cr_expect_str_eq(l.items[2].kind->name, "c");
+  cr_expect_str_eq(l.items[3].kind->name, "a");
   cr_expect_eq(gcb_findings_count(&l, GCB_SEV_FAIL), 2);
   gcb_findings_free(&l);
   gcb_findings_free(NULL);

@@ -55,10 +55,10 @@ static const struct gcb_finding *the_one(const struct run *r, const char *kind,
   char bus[32];
   snprintf(bus, sizeof bus, "0000:%02llx:00.0", 0x10 + where);
   cr_assert_eq(r->f.n, 1, "%zu findings (first: %s: %s)", r->f.n,
-               r->f.n ? r->f.items[0].kind : "-",
+               r->f.n ? r->f.items[0].kind->name : "-",
                r->f.n ? r->f.items[0].explanation : "");
   const struct gcb_finding *f = &r->f.items[0];
-  cr_expect_str_eq(f->kind, kind);
+  cr_expect_str_eq(f->kind->name, kind);
   cr_expect_eq(f->where.node, 0);
   cr_expect_str_eq(f->where.hostname, "node00");
   cr_expect_eq(f->where.rank, where, "%s: rank %lld", kind, f->where.rank);
@@ -279,7 +279,7 @@ Test(crafted, one_slow_pair_below_its_class_without_a_model) {
   analyse(&r);
   cr_assert_eq(r.f.n, 1, "%zu findings", r.f.n);
   const struct gcb_finding *f = &r.f.items[0];
-  cr_expect_str_eq(f->kind, "p2p-bandwidth");
+  cr_expect_str_eq(f->kind->name, "p2p-bandwidth");
   cr_expect_eq(f->severity, GCB_SEV_WARN);
   cr_expect_eq(f->where.gpu, 2);
   cr_expect_str_eq(f->where.link, "GPU2->GPU6");
@@ -292,7 +292,7 @@ Test(crafted, an_idle_gpu_is_named_by_its_bus_id) {
   fx_problem(topo0(&r), "idle-gpu", -1, -1, 7, "GPU 7: no rank");
   analyse(&r);
   cr_assert_eq(r.f.n, 1);
-  cr_expect_str_eq(r.f.items[0].kind, "placement-idle-gpu");
+  cr_expect_str_eq(r.f.items[0].kind->name, "placement-idle-gpu");
   cr_expect_eq(r.f.items[0].where.gpu, 7);
   cr_expect_str_eq(r.f.items[0].where.bus_id, "0000:17:00.0");
   done(&r);
@@ -310,10 +310,10 @@ Test(crafted, the_topology_check_wins_over_the_older_rules) {
   fx_problem(topo0(&r), "idle-gpu", -1, -1, 1, "GPU 1: no rank");
   analyse(&r);
   cr_assert_eq(r.f.n, 2, "%zu findings", r.f.n);
-  cr_expect_str_eq(r.f.items[0].kind, "placement-shared-gpu");
+  cr_expect_str_eq(r.f.items[0].kind->name, "placement-shared-gpu");
   cr_expect_str_eq(r.f.items[0].where.ranks, "0-1");
   cr_expect_str_eq(r.f.items[0].where.bus_id, "0000:10:00.0");
-  cr_expect_str_eq(r.f.items[1].kind, "placement-idle-gpu");
+  cr_expect_str_eq(r.f.items[1].kind->name, "placement-idle-gpu");
   done(&r);
 }
 

@@ -48,14 +48,14 @@ static void done(struct run *x) {
 static size_t count_kind(const struct run *x, const char *kind) {
   size_t n = 0;
   for (size_t i = 0; i < x->f.n; i++)
-    n += strcmp(x->f.items[i].kind, kind) == 0;
+    n += strcmp(x->f.items[i].kind->name, kind) == 0;
   return n;
 }
 
 static const struct gcb_finding *first_kind(const struct run *x,
                                             const char *kind) {
   for (size_t i = 0; i < x->f.n; i++)
-    if (strcmp(x->f.items[i].kind, kind) == 0)
+    if (strcmp(x->f.items[i].kind->name, kind) == 0)
       return &x->f.items[i];
   return NULL;
 }
@@ -68,7 +68,7 @@ static void dump(const struct run *x, char *buf, size_t size) {
     if (x->f.items[i].severity != GCB_SEV_INFO)
       used += (size_t)snprintf(buf + used, size - used, "\n  %s %s: %s",
                                gcb_severity_name(x->f.items[i].severity),
-                               x->f.items[i].kind, x->f.items[i].explanation);
+                               x->f.items[i].kind->name, x->f.items[i].explanation);
 }
 
 static size_t not_info(const struct run *x) {
@@ -303,7 +303,7 @@ Test(burn_report, counters_dbe_and_xid_fail_sbe_and_replays_warn) {
   cr_assert_eq(count_kind(&x, "burn-counters"), 2);
   for (size_t i = 0; i < x.f.n; i++) {
     const struct gcb_finding *f = &x.f.items[i];
-    if (strcmp(f->kind, "burn-counters") != 0)
+    if (strcmp(f->kind->name, "burn-counters") != 0)
       continue;
     if (f->where.rank == 1) {
       cr_expect_eq(f->severity, GCB_SEV_FAIL);
@@ -572,7 +572,7 @@ Test(burn_report, the_sku_expectation_judges_the_sustained_figure) {
   cr_assert_eq(gcb_criteria_evaluate(cr, &d, 1, checks, &f, &err), GCB_OK);
   size_t misses = 0;
   for (size_t i = 0; i < f.n; i++)
-    if (strcmp(f.items[i].kind, "criterion") == 0 &&
+    if (strcmp(f.items[i].kind->name, "criterion") == 0 &&
         f.items[i].severity == GCB_SEV_FAIL) {
       misses++;
       cr_expect_eq(f.items[i].where.rank, 5);
@@ -614,7 +614,7 @@ Test(burn_report, on_a_gpu_the_gpus_own_reasons_come_before_cpu_time) {
   cr_assert_eq(count_kind(&x, "burn-falloff"), 2);
   for (size_t i = 0; i < x.f.n; i++) {
     const struct gcb_finding *f = &x.f.items[i];
-    if (strcmp(f->kind, "burn-falloff") != 0)
+    if (strcmp(f->kind->name, "burn-falloff") != 0)
       continue;
     if (f->where.rank == 0)
       cr_expect(strstr(f->explanation, "of the CPU time it asked for") != NULL,
@@ -665,8 +665,8 @@ Test(burn_report, real_burns_on_a_shared_vm_read_as_they_happened) {
   struct run x;
   run(load(BURN_DATA("burn-real-vm-healthy.json"), &res), &x);
   for (size_t i = 0; i < x.f.n; i++)
-    cr_expect(strncmp(x.f.items[i].kind, "burn-", 5) != 0, "%s: %s",
-              x.f.items[i].kind, x.f.items[i].explanation);
+    cr_expect(strncmp(x.f.items[i].kind->name, "burn-", 5) != 0, "%s: %s",
+              x.f.items[i].kind->name, x.f.items[i].explanation);
   done(&x);
   gcb_results_free(res);
   run(load(BURN_DATA("burn-real-vm-hog.json"), &res), &x);

@@ -247,12 +247,12 @@ Test(compare, outcome_becomes_findings) {
   cr_assert_eq(gcb_compare_findings(&p.cmp, 0, &f, &err), GCB_OK);
   size_t regressions = 0, notes = 0;
   for (size_t i = 0; i < f.n; i++) {
-    if (strcmp(f.items[i].kind, "regression") == 0) {
+    if (strcmp(f.items[i].kind->name, "regression") == 0) {
       regressions++;
       cr_expect_eq(f.items[i].severity, GCB_SEV_FAIL);
       cr_expect_str_eq(f.items[i].where.subject, "gemm: fp32 1024");
     }
-    if (strcmp(f.items[i].kind, "not-comparable") == 0) {
+    if (strcmp(f.items[i].kind->name, "not-comparable") == 0) {
       notes++;
       cr_expect_eq(f.items[i].severity, GCB_SEV_WARN);
     }

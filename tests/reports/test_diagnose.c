@@ -151,7 +151,7 @@ Test(diagnose, the_8_gpu_fixture_has_no_spurious_failure) {
     warnfail += x.f.items[i].severity != GCB_SEV_INFO;
     cr_expect(!(x.f.items[i].severity == GCB_SEV_FAIL &&
                 isnan(x.f.items[i].measured) &&
-                strcmp(x.f.items[i].kind, "criterion") == 0),
+                strcmp(x.f.items[i].kind->name, "criterion") == 0),
               "a check failed on a figure the source does not have: %s",
               x.f.items[i].explanation);
   }
@@ -231,7 +231,7 @@ Test(diagnose, a_node_whose_gpus_are_all_slow_is_one_node_root_cause) {
   diagnose(&x);
   size_t slow = 0;
   for (size_t i = 0; i < x.f.n; i++)
-    slow += strcmp(x.f.items[i].kind, "slow-rank") == 0;
+    slow += strcmp(x.f.items[i].kind->name, "slow-rank") == 0;
   cr_expect_eq(slow, 32, "the evidence: 32 slow-rank findings");
   cr_assert_eq(x.d.n, 1, "%zu root causes", x.d.n);
   const struct gcb_root_cause *rc = &x.d.items[0];

@@ -172,7 +172,7 @@ static size_t kind(const struct gcb_findings *f, const char *k,
                    const struct gcb_finding **first) {
   size_t n = 0;
   for (size_t i = 0; i < f->n; i++)
-    if (strcmp(f->items[i].kind, k) == 0 && n++ == 0)
+    if (strcmp(f->items[i].kind->name, k) == 0 && n++ == 0)
       *first = &f->items[i];
   return n;
 }

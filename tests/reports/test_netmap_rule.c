@@ -77,7 +77,7 @@ static size_t count(const struct run *r, const char *kind,
                     const struct gcb_finding **first) {
   size_t n = 0;
   for (size_t i = 0; i < r->f.n; i++)
-    if (strcmp(r->f.items[i].kind, kind) == 0 && n++ == 0 && first)
+    if (strcmp(r->f.items[i].kind->name, kind) == 0 && n++ == 0 && first)
       *first = &r->f.items[i];
   return n;
 }

@@ -126,7 +126,7 @@ static size_t count_kind(const struct gcb_findings *f, const char *kind,
                          long long rank, enum gcb_severity *sev) {
   size_t n = 0;
   for (size_t i = 0; i < f->n; i++)
-    if (strcmp(f->items[i].kind, kind) == 0 &&
+    if (strcmp(f->items[i].kind->name, kind) == 0 &&
         (rank < 0 || f->items[i].where.rank == rank)) {
       n++;
       *sev = f->items[i].severity;
@@ -245,10 +245,10 @@ Test(pattern_view, overlap_is_clipped_exposed_never_negative_noise_shown) {
   cr_assert_eq(gcb_analyze(&d, 1, &t, &f, &err), GCB_OK, "%s", err.msg);
   size_t overlap = 0;
   for (size_t i = 0; i < f.n; i++) {
-    if (strncmp(f.items[i].kind, "pattern", 7) == 0)
+    if (strncmp(f.items[i].kind->name, "pattern", 7) == 0)
       cr_expect_null(strstr(f.items[i].explanation, "-"), "%s",
                      f.items[i].explanation);
-    if (strcmp(f.items[i].kind, "pattern-overlap") != 0)
+    if (strcmp(f.items[i].kind->name, "pattern-overlap") != 0)
       continue;
     overlap++; /* the waiting dp only: the noisy fsdp may hide enough */
     cr_expect_not_null(strstr(f.items[i].explanation, "dp: no overlap "

@@ -45,7 +45,7 @@ static size_t blas_findings(json_t *doc, struct gcb_finding *out) {
   cr_assert_eq(gcb_analyze(&d, 1, &t, &fs, &err), GCB_OK, "%s", err.msg);
   size_t n = 0;
   for (size_t i = 0; i < fs.n; i++)
-    if (strcmp(fs.items[i].kind, "blas-kernel") == 0 && n < 4)
+    if (strcmp(fs.items[i].kind->name, "blas-kernel") == 0 && n < 4)
       out[n++] = fs.items[i];
   gcb_findings_free(&fs);
   json_decref(doc);

@@ -82,7 +82,7 @@ static size_t of_kind(const struct gcb_findings *l, const char *kind,
                       const struct gcb_finding **first) {
   size_t n = 0;
   for (size_t i = 0; i < l->n; i++)
-    if (strcmp(l->items[i].kind, kind) == 0 && n++ == 0 && first != NULL)
+    if (strcmp(l->items[i].kind->name, kind) == 0 && n++ == 0 && first != NULL)
       *first = &l->items[i];
   return n;
 }
@@ -254,11 +254,11 @@ static void real(const char *file, char *out, size_t size) {
   out[0] = '\0';
   for (size_t i = 0; i < f.n; i++) {
     const struct gcb_finding *x = &f.items[i];
-    if (strcmp(x->kind, "sweep-trend") != 0 &&
-        strcmp(x->kind, "latency-floor") != 0)
+    if (strcmp(x->kind->name, "sweep-trend") != 0 &&
+        strcmp(x->kind->name, "latency-floor") != 0)
       continue;
     size_t n = strlen(out);
-    snprintf(out + n, size - n, "%s%s %.0f%s", n ? "; " : "", x->kind,
+    snprintf(out + n, size - n, "%s%s %.0f%s", n ? "; " : "", x->kind->name,
              gcb_view_param_num(x->case_json, "size"),
              gcb_analyze_in_place(x->case_json) ? " in-place" : "");
   }
