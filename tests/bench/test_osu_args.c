@@ -1,5 +1,5 @@
 /*
- * OSU's command line as gcbench takes it (bench/benches/osu_args.c): the
+ * OSU's command line as gcbench takes it (bench/benches/osu_options.c): the
  * program table is sound (unique names, every runnable program a
  * collective of the table, every other refused with a reason), real OSU
  * command lines from public scripts and OSU's README (tests/data/osu)
@@ -14,7 +14,7 @@
 
 #include "bench/bench.h"
 #include "bench/benches/coll.h"
-#include "bench/benches/osu_args.h"
+#include "bench/benches/osu_options.h"
 #include "bench/run/harness.h"
 #include "bench/run/table.h"
 #include "collectives/comm.h"
@@ -22,30 +22,25 @@
 struct parsed {
   struct gcb_run_opts run;
   struct coll_opts coll;
+  struct gcb_osu_cmd cmd;
+  struct gcb_option_group groups[GCB_OSU_NGROUPS];
+  struct gcb_option_dialect osu;
   enum gcb_status st;
   struct gcb_err err;
   int action;
 };
 
-/* The last translation's strings: the parsed options point into them, so
- * they live until the next translation or the test's end. */
-static char **held_out, *held_store;
+/* The last command line's words: the parsed options point into them, so
+ * they live until the next parse or the test's end. */
+static char buf[512];
 
-static void release_held(void) {
-  free(held_out);
-  free(held_store);
-  held_out = NULL;
-  held_store = NULL;
-}
+TestSuite(osu_args);
 
-TestSuite(osu_args, .fini = release_held);
-
-/* Translates `line` ("osu_latency -m 8:64 ...", words split on blanks) on
- * `nranks` ranks, then parses the result with coll's table. */
+/* Parses `line` ("osu_latency -m 8:64 ...", words split on blanks) on
+ * `nranks` ranks with OSU's rows, as commands.c does, then coll's OSU
+ * checks. */
 static void translate(const char *line, int nranks, struct parsed *p) {
-  release_held();
   memset(p, 0, sizeof *p);
-  static char buf[512];
   snprintf(buf, sizeof buf, "%s", line);
   char *argv[64];
   int argc = 0;
@@ -55,22 +50,13 @@ static void translate(const char *line, int nranks, struct parsed *p) {
   argv[argc] = NULL;
   const struct gcb_osu_program *prog = gcb__osu_program(argv[0]);
   cr_assert_not_null(prog, "%s", argv[0]);
-  char **out = NULL, *store = NULL;
-  int n = 0;
-  p->st = gcb__osu_translate(prog, argc, argv, nranks, &out, &n, &store,
-                             &p->action, &p->err);
-  if (p->st == GCB_OK && p->action == 0) {
-    const struct gcb_bench *coll = gcb_bench_find("coll");
-    struct gcb_option_group groups[] = {
-        {"run options", gcb_run_options, &p->run},
-        {"coll", coll->options, &p->coll}};
-    bool help = false;
-    p->st = gcb_options_parse(groups, 2, n, out, &help, NULL, 0, NULL, &p->err);
-    if (p->st == GCB_OK)
-      p->st = gcb__coll_osu_validate(&p->coll, &p->err);
-  }
-  held_out = out;
-  held_store = store;
+  p->cmd = (struct gcb_osu_cmd){.p = prog, .nranks = nranks};
+  gcb__osu_groups(&p->cmd, &p->run, &p->coll, p->groups, &p->osu);
+  bool help = false;
+  p->st = gcb__osu_parse(&p->osu, p->groups, argc, argv, &help, &p->err);
+  p->action = help ? 1 : p->cmd.version ? 2 : 0;
+  if (p->st == GCB_OK && p->action == 0)
+    p->st = gcb__coll_osu_validate(&p->coll, &p->err);
 }
 
 /* The iterations and warm-up coll runs for an OSU size under p. */
@@ -329,6 +315,8 @@ static void refused(const char *line, int nranks, const char *words) {
   translate(line, nranks, &p);
   cr_assert_eq(p.st, GCB_EUSAGE, "%s: accepted", line);
   cr_assert(strstr(p.err.msg, words) != NULL, "%s: %s", line, p.err.msg);
+  cr_assert(strncmp(p.err.msg, line, strcspn(line, " ")) == 0,
+            "names the program: %s", p.err.msg);
   cr_assert_null(strchr(p.err.msg, '\n'), "%s", p.err.msg);
 }
 
@@ -361,7 +349,7 @@ Test(osu_args, what_osu_means_and_gcbench_cannot_do_is_refused) {
   refused("osu_mbw_mr -p 1", 4, "-p 1: OSU 7.4 runs n/2 = 2 pairs");
   refused("osu_mbw_mr -R 0", 2, "Messages/s");
   refused("osu_mbw_mr -V", 2, "-V: no varied-window table");
-  refused("osu_latency -Y", 2, "unknown option '-Y'");
+  refused("osu_latency -Y", 2, "unknown option -Y"); /* the parser's words */
   refused("osu_latency -m", 2, "needs a value");
   refused("osu_latency", 4, "exactly two processes");
 }
@@ -495,11 +483,7 @@ Test(osu_args, the_options_echo_states_the_per_size_counts_that_ran) {
     struct parsed p;
     translate(cases[k].line, 2, &p);
     cr_assert_eq(p.st, GCB_OK, "%s: %s", cases[k].line, p.err.msg);
-    const struct gcb_bench *coll = gcb_bench_find("coll");
-    struct gcb_option_group groups[] = {
-        {"run options", gcb_run_options, &p.run},
-        {"coll", coll->options, &p.coll}};
-    json_t *echo = gcb_options_to_json(groups, 2);
+    json_t *echo = gcb_options_to_json(p.groups, GCB_OSU_NGROUPS);
     cr_assert_not_null(echo);
     long ran_i, ran_w, big_i, big_w;
     iters_at(&p, 8192, &ran_i, &ran_w);
