@@ -505,3 +505,135 @@ Test(osu_args, the_options_echo_states_the_per_size_counts_that_ran) {
     json_decref(echo);
   }
 }
+
+/* OSU 7.4's option letters (osu_util_options.h, the union of the
+ * programs' option strings, -h aside: the parser's own). */
+static const char osu_letters[] = "vfmWtixaMdrcbuGPDTIlzkpRV";
+
+/* Each OSU option is one row of OSU's dialect: one letter, one long name,
+ * and every alias row stands for an option of the harness or coll (whose
+ * rows then hold the value, its bounds and its echo name). */
+Test(osu_args, each_osu_flag_is_exactly_one_row) {
+  struct parsed p;
+  translate("osu_allreduce", 2, &p);
+  cr_assert_eq(p.st, GCB_OK, "%s", p.err.msg);
+  for (const char *l = osu_letters; *l; l++) {
+    int rows = 0;
+    for (const struct gcb_option *o = gcb_osu_options; o->name; o++)
+      rows += o->short_name == *l;
+    cr_assert_eq(rows, 1, "-%c: %d rows", *l, rows);
+  }
+  for (const struct gcb_option *o = gcb_osu_options; o->name; o++) {
+    cr_assert(o->type == GCB_OPT_ALIAS || o->type == GCB_OPT_PARSE,
+              "--%s: OSU's rows store nothing of their own", o->name);
+    cr_assert(o->short_name == 0 || strchr(osu_letters, o->short_name),
+              "--%s: not an OSU letter", o->name);
+    for (const struct gcb_option *q = o + 1; q->name; q++)
+      cr_assert_str_neq(o->name, q->name);
+    if (o->type == GCB_OPT_ALIAS)
+      cr_assert_not_null(gcb_options_value(p.groups, GCB_OSU_NGROUPS, o->def),
+                         "--%s stands for --%s, which no group has", o->name,
+                         o->def);
+  }
+}
+
+/* Under OSU's names OSU's letters own the command line: coll's letters
+ * and long options are not options there (coll's -n, -e, --minbytes). */
+Test(osu_args, colls_own_options_are_not_osus) {
+  refused("osu_allreduce -n 5", 2, "unknown option -n");
+  refused("osu_allreduce -e 8", 2, "unknown option -e");
+  refused("osu_allreduce --minbytes=8", 2, "unknown option '--minbytes=8'");
+  refused("osu_allreduce --collective=broadcast", 2, "unknown option");
+}
+
+/* The options echo under OSU's names is the fields that ran, each under
+ * its own row's name (harness and coll), never an OSU spelling of it. */
+Test(osu_args, the_echo_under_osus_names_equals_what_ran) {
+  static const char *const lines[] = {
+      "osu_alltoall -m 4:64 -T mpi_int -c -f -d cuda", "osu_latency -z95 D D",
+      "osu_bibw -W 16 -x 3", "osu_gather -k fixed:1 --type=all"};
+  const struct gcb_bench *coll = gcb_bench_find("coll");
+  for (size_t k = 0; k < sizeof lines / sizeof *lines; k++) {
+    struct parsed p;
+    translate(lines[k], 2, &p);
+    cr_assert_eq(p.st, GCB_OK, "%s: %s", lines[k], p.err.msg);
+    json_t *echo = gcb_options_to_json(p.groups, GCB_OSU_NGROUPS);
+    cr_assert_not_null(echo);
+    cr_assert_eq(json_integer_value(json_object_get(echo, "minbytes")),
+                 (json_int_t)p.coll.minbytes, "%s", lines[k]);
+    cr_assert_eq(json_integer_value(json_object_get(echo, "maxbytes")),
+                 (json_int_t)p.coll.maxbytes, "%s", lines[k]);
+    cr_assert_eq(json_integer_value(json_object_get(echo, "check")),
+                 p.coll.check, "%s", lines[k]);
+    cr_assert_eq(json_integer_value(json_object_get(echo, "window")),
+                 p.coll.window, "%s", lines[k]);
+    cr_assert_eq(json_integer_value(json_object_get(echo, "root")), p.coll.root,
+                 "%s", lines[k]);
+    cr_assert_str_eq(json_string_value(json_object_get(echo, "backend")),
+                     p.run.backend, "%s", lines[k]);
+    json_t *types = json_object_get(echo, "datatype");
+    uint32_t set = 0;
+    for (size_t i = 0; i < json_array_size(types); i++)
+      for (int t = 0; t < GCB_COLL_DTYPE_COUNT; t++)
+        if (strcmp(gcb_coll_dtype_name((enum gcb_coll_dtype)t),
+                   json_string_value(json_array_get(types, i))) == 0)
+          set |= 1u << t;
+    cr_assert_eq(set, p.coll.dtypes, "%s", lines[k]);
+    /* every key is a harness or coll row; no OSU spelling */
+    const char *key;
+    json_t *v;
+    json_object_foreach(echo, key, v) {
+      bool own = false;
+      for (const struct gcb_option *o = gcb_run_options; o->name; o++)
+        own |= strcmp(o->name, key) == 0;
+      for (const struct gcb_option *o = coll->options; o->name; o++)
+        own |= strcmp(o->name, key) == 0;
+      cr_assert(own, "%s: echo key %s", lines[k], key);
+    }
+    cr_assert_null(json_object_get(echo, "message-size"));
+    cr_assert_null(json_object_get(echo, "full"));
+    json_decref(echo);
+  }
+}
+
+/* --help under an OSU name lists OSU's options that the program takes,
+ * none of coll's. */
+Test(osu_args, help_under_an_osu_name_shows_osus_flags) {
+  static const struct {
+    const char *prog;
+    const char *has[4], *lacks[4];
+  } cases[] = {
+      {"osu_latency",
+       {"-m, --message-size", "-i, --iterations", "-x, --warmup", "-z, --tail"},
+       {"-f, --full", "-W, --window-size", "-b, --minbytes", "-k, --root"}},
+      {"osu_bw",
+       {"-W, --window-size", "-d, --accelerator", "--output", "-v, --version"},
+       {"-z, --tail", "-f, --full", "--collective LIST", "-p, --num-pairs"}},
+      {"osu_gather",
+       {"-k, --root-rank", "-f, --full", "-T, --type", "-c, --validation"},
+       {"-W, --window", "-n, --iterations", "--iters N", "-M, --mem"}},
+      {"osu_barrier",
+       {"-f, --full", "-i, --iterations", "-z, --tail", "-h, --help"},
+       {"-c, --validation", "-T, --type", "-k, --root", "-l, --in"}},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+    struct parsed p;
+    char line[64];
+    snprintf(line, sizeof line, "%s -h", cases[k].prog);
+    translate(line, 2, &p);
+    cr_assert(p.st == GCB_OK && p.action == 1, "%s", p.err.msg);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    gcb__osu_usage(p.cmd.p, f);
+    gcb_options_help_dialect(f, &p.osu, p.groups, GCB_OSU_NGROUPS);
+    fclose(f);
+    for (int i = 0; i < 4; i++) {
+      cr_assert_not_null(strstr(text, cases[k].has[i]), "%s lacks %s:\n%s",
+                         cases[k].prog, cases[k].has[i], text);
+      cr_assert_null(strstr(text, cases[k].lacks[i]), "%s has %s:\n%s",
+                     cases[k].prog, cases[k].lacks[i], text);
+    }
+    free(text);
+  }
+}
