@@ -441,7 +441,8 @@ const struct gcb_option gcb_osu_options[] = {
     GCB_OPT_PARSE_ROW("full", 'f', NULL,
                       "min, max and iterations columns (--layout osu-full)"),
     GCB_OPT_PARSE_ROW("type", 'T', "TYPE",
-                      "mpi_char, mpi_int, mpi_float or all (--datatype)"),
+                      "mpi_char, mpi_int, mpi_float or all (--datatype; "
+                      "point-to-point programs: mpi_char)"),
     GCB_OPT_PARSE_ROW("root-rank", 'k', "fixed:N",
                       "root rank N (--root; default fixed:0; rotate is not "
                       "supported)"),

@@ -3,9 +3,10 @@
  * program table is sound (unique names, every runnable program a
  * collective of the table, every other refused with a reason), real OSU
  * command lines from public scripts and OSU's README (tests/data/osu)
- * translate into coll options that parse with coll's table and mean what
- * OSU means (sizes, OSU 7.4's per-size iteration defaults, -i/-x for every
- * size, -f, -c, -T, -d), and the rest is refused with one line.
+ * parse with OSU's dialect of the option table into coll's and the
+ * harness's own fields and mean what OSU means (sizes, OSU 7.4's per-size
+ * iteration defaults, -i/-x for every size, -f, -c, -T, -d), each OSU flag
+ * is one row, the echo is what ran, and the rest is refused with one line.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
