@@ -124,7 +124,7 @@ static double time_us(const struct gcb__osu *o, char **tok, double size) {
   return mbs > 0 ? pairs * size / mbs : NAN;
 }
 
-/* The params gcbench adds to coll's (describe_run, osu_options.c's defaults). */
+/* The params gcbench adds to coll's (describe_run; osu_options.c). */
 static json_t *layout_params(const struct gcb__osu *o, long long n) {
   bool full = gcb__osu_col(o, "Min Latency") >= 0;
   enum gcb__osu_kind k = o->known->kind;
