@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "bench/benches/coll.h"
-#include "bench/benches/osu_args.h"
+#include "bench/benches/osu_options.h"
 #include "common/mpi_err.h"
 
 /* Names of the collectives table's rows, in order (checked by a test). */

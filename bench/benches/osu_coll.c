@@ -12,7 +12,7 @@
 #include <stdlib.h>
 
 #include "bench/benches/coll.h"
-#include "bench/benches/osu_args.h"
+#include "bench/benches/osu_options.h"
 
 enum gcb_status gcb__coll_osu_validate(const struct coll_opts *o,
                                        struct gcb_err *err) {

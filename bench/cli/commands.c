@@ -11,7 +11,7 @@
 
 #include "bench/bench.h"
 #include "bench/benches/coll.h"
-#include "bench/benches/osu_args.h"
+#include "bench/benches/osu_options.h"
 #include "bench/cli/report_command.h"
 #include "bench/cli/topo_command.h"
 #include "bench/run/harness.h"
@@ -86,10 +86,23 @@ static void bench_usage(int rank, const char *name, const char *summary,
   gcb_options_help(stdout, g, ng);
 }
 
-/* dropin: under another tool's program name; quiet: under OSU's (see
- * struct gcb_run_opts). */
+/* Runs benchmark b with options parsed into `ro` and `bo` by `groups`,
+ * whose echo goes into the document. dropin: under another tool's program
+ * name; quiet: under OSU's (see struct gcb_run_opts). */
+static int run_parsed(const struct gcb_bench *b, int argc, char **argv,
+                      struct gcb_run_opts *ro, void *bo,
+                      const struct gcb_option_group *groups, size_t ngroups,
+                      bool dropin, bool quiet) {
+  ro->dropin = dropin;
+  ro->quiet = quiet;
+  const struct gcb_bench *benches[] = {b, NULL};
+  void *opts[] = {bo, NULL};
+  return gcb__run(b->name, argc, argv, ro, benches, opts,
+                  gcb_options_to_json(groups, ngroups));
+}
+
 static int bench_command(const struct gcb_bench *b, int argc, char **argv,
-                         int rank, bool dropin, bool quiet) {
+                         int rank, bool dropin) {
   struct gcb_run_opts ro = {0};
   void *bo = calloc(1, b->opts_size ? b->opts_size : 1);
   if (bo == NULL) {
@@ -110,12 +123,7 @@ static int bench_command(const struct gcb_bench *b, int argc, char **argv,
   } else if (help) {
     bench_usage(rank, b->name, b->summary, groups, 2);
   } else {
-    ro.dropin = dropin;
-    ro.quiet = quiet;
-    const struct gcb_bench *benches[] = {b, NULL};
-    void *opts[] = {bo, NULL};
-    code = gcb__run(b->name, argc, argv, &ro, benches, opts,
-                    gcb_options_to_json(groups, 2));
+    code = run_parsed(b, argc, argv, &ro, bo, groups, 2, dropin, false);
   }
   free(bo);
   return code;
@@ -204,35 +212,47 @@ static int program_command(const char *name, int argc, char **argv, int rank) {
     args[n++] = (char *)nccl_defaults[i];
   for (int i = 1; i < argc; i++)
     args[n++] = argv[i];
-  int code = bench_command(b, n, args, rank, true, false);
+  int code = bench_command(b, n, args, rank, true);
   free(args);
   return code;
 }
 
-/* Runs as OSU's program `p` (argv[0] osu_latency ...): its command line
- * as `coll` arguments (osu_args.c), or its help and version lines. */
+/* Runs as OSU's program `p` (argv[0] osu_latency ...): coll with its
+ * options parsed by OSU's rows (osu_options.c), which write coll's and the
+ * harness's own fields, or its help and version lines. */
 static int osu_command(const struct gcb_osu_program *p, int argc, char **argv,
                        int rank) {
-  int nranks = 0, nargs = 0, action = 0, code = 2;
-  char **args = NULL, *store = NULL;
-  struct gcb_err err = {0};
-  if (MPI_Comm_size(MPI_COMM_WORLD, &nranks) != MPI_SUCCESS) {
+  const struct gcb_bench *b = gcb_bench_find("coll");
+  struct gcb_osu_cmd cmd = {.p = p};
+  if (MPI_Comm_size(MPI_COMM_WORLD, &cmd.nranks) != MPI_SUCCESS) {
     gcb__print_error(rank, "MPI_Comm_size of the world failed");
     return 3;
   }
-  if (gcb__osu_translate(p, argc, argv, nranks, &args, &nargs, &store, &action,
-                         &err) != GCB_OK)
+  struct gcb_run_opts ro = {0};
+  void *bo = b ? calloc(1, b->opts_size) : NULL;
+  if (bo == NULL) {
+    gcb__print_error(rank, "out of memory");
+    return 3;
+  }
+  struct gcb_option_group groups[GCB_OSU_NGROUPS];
+  struct gcb_option_dialect osu;
+  gcb__osu_groups(&cmd, &ro, bo, groups, &osu);
+  struct gcb_err err = {0};
+  bool help = false;
+  int code = 0;
+  if (gcb__osu_parse(&osu, groups, argc, argv, &help, &err) != GCB_OK) {
     gcb__print_error(rank, err.msg);
-  else if (action != 0) {
-    if (rank == 0 && action == 1)
-      gcb__osu_help(p, stdout);
-    else if (rank == 0)
-      gcb__osu_version(p, false, stdout);
-    code = 0;
-  } else
-    code = bench_command(gcb_bench_find("coll"), nargs, args, rank, true, true);
-  free(args);
-  free(store);
+    code = 2;
+  } else if (help && rank == 0) {
+    gcb__osu_usage(p, stdout);
+    gcb_options_help_dialect(stdout, &osu, groups, GCB_OSU_NGROUPS);
+  } else if (cmd.version && !help && rank == 0) {
+    gcb__osu_version(p, false, stdout);
+  } else if (!help && !cmd.version) {
+    code =
+        run_parsed(b, argc, argv, &ro, bo, groups, GCB_OSU_NGROUPS, true, true);
+  }
+  free(bo);
   return code;
 }
 
@@ -254,7 +274,7 @@ int gcb_command_dispatch(int argc, char **argv, int rank) {
   }
   const struct gcb_bench *b = gcb_bench_find(argv[1]);
   if (b)
-    return bench_command(b, argc - 1, argv + 1, rank, false, false);
+    return bench_command(b, argc - 1, argv + 1, rank, false);
   for (const struct gcb_command *c = commands; c->name; c++)
     if (strcmp(c->name, argv[1]) == 0)
       return c->run(argc - 1, argv + 1, rank);

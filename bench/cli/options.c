@@ -240,6 +240,7 @@ static enum gcb_status parse_value(const struct gcb_option_group *g,
     return parse_set(o, text, (uint32_t *)dst, err);
   case GCB_OPT_GIVEN:
   case GCB_OPT_ALIAS:
+  case GCB_OPT_PARSE:
     break;
   }
   return GCB_OK;
@@ -277,6 +278,13 @@ bool gcb_option_given(const struct gcb_option *table, const void *target,
   return false;
 }
 
+/* Whether a row has storage of its own (not an alias, a parse row or the
+ * record of what was given). */
+static bool stores(const struct gcb_option *o) {
+  return o->type != GCB_OPT_ALIAS && o->type != GCB_OPT_PARSE &&
+         o->type != GCB_OPT_GIVEN;
+}
+
 static size_t value_size(enum gcb_opt_type type) {
   switch (type) {
   case GCB_OPT_FLAG:
@@ -297,6 +305,7 @@ static size_t value_size(enum gcb_opt_type type) {
   case GCB_OPT_GIVEN:
     return sizeof(uint64_t);
   case GCB_OPT_ALIAS:
+  case GCB_OPT_PARSE:
     return 0;
   }
   return 0;
@@ -307,7 +316,7 @@ enum gcb_status gcb_options_defaults(const struct gcb_option_group *groups,
   for (size_t g = 0; g < ngroups; g++)
     for (const struct gcb_option *o = groups[g].options; o->name; o++) {
       memset(field(&groups[g], o), 0, value_size(o->type));
-      enum gcb_status st = o->def && o->type != GCB_OPT_ALIAS
+      enum gcb_status st = o->def && stores(o)
                                ? parse_value(&groups[g], o, o->def, err)
                                : GCB_OK;
       if (st != GCB_OK) {
@@ -316,6 +325,39 @@ enum gcb_status gcb_options_defaults(const struct gcb_option_group *groups,
       }
     }
   return GCB_OK;
+}
+
+/* The row with storage named `name`, in whichever group has it. */
+static const struct gcb_option *
+storage_row(const struct gcb_option_group *groups, size_t ngroups,
+            const char *name, const struct gcb_option_group **group) {
+  for (size_t g = 0; g < ngroups; g++)
+    for (const struct gcb_option *o = groups[g].options; o->name; o++)
+      if (stores(o) && strcmp(o->name, name) == 0) {
+        *group = &groups[g];
+        return o;
+      }
+  return NULL;
+}
+
+enum gcb_status gcb_options_set(const struct gcb_option_group *groups,
+                                size_t ngroups, const char *name,
+                                const char *text, struct gcb_err *err) {
+  const struct gcb_option_group *g = NULL;
+  const struct gcb_option *o = storage_row(groups, ngroups, name, &g);
+  if (o == NULL)
+    return gcb_err_set(err, GCB_EINTERNAL, "no option --%s here", name);
+  enum gcb_status st = parse_value(g, o, text, err);
+  if (st == GCB_OK)
+    mark_given(g, o);
+  return st;
+}
+
+const void *gcb_options_value(const struct gcb_option_group *groups,
+                              size_t ngroups, const char *name) {
+  const struct gcb_option_group *g = NULL;
+  const struct gcb_option *o = storage_row(groups, ngroups, name, &g);
+  return o ? field(g, o) : NULL;
 }
 
 /* --- parsing ---------------------------------------------------------------*/
@@ -331,31 +373,59 @@ static bool resolve(const struct gcb_option_group *groups, size_t ngroups,
                     const struct gcb_option *alias, struct flat *out) {
   for (size_t g = 0; g < ngroups; g++)
     for (const struct gcb_option *o = groups[g].options; o->name; o++)
-      if (o->type != GCB_OPT_ALIAS && o->type != GCB_OPT_GIVEN &&
-          strcmp(o->name, alias->def) == 0) {
+      if (stores(o) && strcmp(o->name, alias->def) == 0) {
         *out = (struct flat){&groups[g], o, alias};
         return true;
       }
   return false;
 }
 
-static size_t flatten(const struct gcb_option_group *groups, size_t ngroups,
-                      struct flat *rows, struct option *longs, char *shorts) {
-  size_t n = 0, s = 0;
+/* getopt's has_arg of row `o` given, which stores into `opt` (a parse
+ * row: itself, its metavar saying; see GCB_OPT_PARSE). */
+static int has_arg(const struct gcb_option *o, const struct gcb_option *opt) {
+  if (o->type == GCB_OPT_PARSE)
+    return o->metavar == NULL     ? no_argument
+           : o->metavar[0] == '[' ? optional_argument
+                                  : required_argument;
+  return opt->type == GCB_OPT_FLAG ? no_argument : required_argument;
+}
+
+/* What one parse works with: the groups that hold the values and the
+ * dialect, if any, whose rows are then the command line's options. */
+struct parser {
+  const struct gcb_option_group *groups;
+  size_t ngroups;
+  const struct gcb_option_dialect *d;
+  struct gcb_option_group dialect; /* d's rows as a group with no storage */
+};
+
+/* The groups whose rows are options of the command line. */
+static const struct gcb_option_group *option_groups(const struct parser *p,
+                                                    size_t *n) {
+  *n = p->d ? 1 : p->ngroups;
+  return p->d ? &p->dialect : p->groups;
+}
+
+static size_t flatten(const struct parser *p, struct flat *rows,
+                      struct option *longs, char *shorts) {
+  size_t n = 0, s = 0, ngroups;
+  const struct gcb_option_group *groups = option_groups(p, &ngroups);
   shorts[s++] = ':'; /* report missing arguments as ':' */
   for (size_t g = 0; g < ngroups; g++)
     for (const struct gcb_option *o = groups[g].options; o->name; o++) {
       if (o->type == GCB_OPT_GIVEN || n + 2 >= MAX_OPTIONS)
         continue;
       rows[n] = (struct flat){&groups[g], o, o};
-      if (o->type == GCB_OPT_ALIAS && !resolve(groups, ngroups, o, &rows[n]))
+      if (o->type == GCB_OPT_ALIAS &&
+          !resolve(p->groups, p->ngroups, o, &rows[n]))
         continue;
-      int arg =
-          rows[n].opt->type == GCB_OPT_FLAG ? no_argument : required_argument;
+      int arg = has_arg(o, rows[n].opt);
       longs[n] = (struct option){o->name, arg, NULL, 256 + (int)n};
       if (o->short_name) {
         shorts[s++] = o->short_name;
-        if (arg == required_argument)
+        if (arg != no_argument)
+          shorts[s++] = ':';
+        if (arg == optional_argument)
           shorts[s++] = ':';
       }
       n++;
@@ -369,11 +439,20 @@ static size_t flatten(const struct gcb_option_group *groups, size_t ngroups,
 
 /* Parses one given option into its row's storage; messages name the
  * option as given (--iterations, not --iters). */
-static enum gcb_status parse_given(const struct flat *row, const char *text,
+static enum gcb_status parse_given(const struct parser *p,
+                                   const struct flat *row, const char *text,
                                    struct gcb_err *err) {
+  const struct gcb_option_dialect *d = p->d;
+  enum gcb_status st;
+  if (d && d->applies && (st = d->applies(row->as, d->target, err)) != GCB_OK)
+    return st;
+  if (row->as->type == GCB_OPT_PARSE) {
+    struct gcb_option_call call = {p->groups, p->ngroups, row->as, d->target};
+    return d->parse(&call, text, err);
+  }
   struct gcb_option named = *row->opt;
   named.name = row->as->name;
-  enum gcb_status st = parse_value(row->group, &named, text, err);
+  st = parse_value(row->group, &named, text, err);
   if (st == GCB_OK)
     mark_given(row->group, row->opt);
   return st;
@@ -386,16 +465,42 @@ static const struct flat *find_short(const struct flat *rows, size_t n, int c) {
   return NULL;
 }
 
+static struct parser parser_of(const struct gcb_option_dialect *d,
+                               const struct gcb_option_group *groups,
+                               size_t ngroups) {
+  struct parser p = {groups, ngroups, d, {0}};
+  if (d)
+    p.dialect = (struct gcb_option_group){d->title, d->options, d->target};
+  return p;
+}
+
 enum gcb_status gcb_options_parse(const struct gcb_option_group *groups,
                                   size_t ngroups, int argc, char **argv,
                                   bool *help, const char **positional,
                                   int max_positional, int *npositional,
                                   struct gcb_err *err) {
+  return gcb_options_parse_dialect(NULL, groups, ngroups, argc, argv, help,
+                                   positional, max_positional, npositional,
+                                   err);
+}
+
+enum gcb_status gcb_options_parse_dialect(const struct gcb_option_dialect *d,
+                                          const struct gcb_option_group *groups,
+                                          size_t ngroups, int argc, char **argv,
+                                          bool *help, const char **positional,
+                                          int max_positional, int *npositional,
+                                          struct gcb_err *err) {
+  struct parser p = parser_of(d, groups, ngroups);
   struct flat rows[MAX_OPTIONS];
   struct option longs[MAX_OPTIONS + 1];
   char shorts[2 * MAX_OPTIONS + 4];
-  size_t n = flatten(groups, ngroups, rows, longs, shorts);
+  size_t n = flatten(&p, rows, longs, shorts);
   enum gcb_status st = gcb_options_defaults(groups, ngroups, err);
+  /* the dialect's defaults after every row's: they write those rows */
+  if (st == GCB_OK && d && d->defaults) {
+    struct gcb_option_call call = {groups, ngroups, NULL, d->target};
+    st = d->defaults(&call, err);
+  }
   if (st != GCB_OK)
     return st;
   *help = false;
@@ -426,8 +531,11 @@ enum gcb_status gcb_options_parse(const struct gcb_option_group *groups,
     row = c >= 256 ? &rows[c - 256] : find_short(rows, n, c);
     if (row == NULL)
       return gcb_err_set(err, GCB_EINTERNAL, "option table out of sync");
-    if ((st = parse_given(row, row->opt->type == GCB_OPT_FLAG ? "1" : optarg,
-                          err)) != GCB_OK)
+    const char *text =
+        row->opt->type == GCB_OPT_FLAG && row->as->type != GCB_OPT_PARSE
+            ? "1"
+            : optarg;
+    if ((st = parse_given(&p, row, text, err)) != GCB_OK)
       return st;
   }
   for (int i = optind; i < argc; i++) {
@@ -457,9 +565,10 @@ static void choices_text(const struct gcb_option *o, char *buf, size_t len) {
 }
 
 /* One option's help line; an alias shows the metavar of what it stands
- * for and says which option that is. */
+ * for and, unless it is a dialect's (whose targets are no options of its
+ * command line), says which option that is. */
 static void help_line(FILE *out, const struct gcb_option *o,
-                      const struct gcb_option *target) {
+                      const struct gcb_option *target, bool dialect) {
   char head[64], extra[256] = "";
   const char *metavar = target->metavar;
   snprintf(head, sizeof head, "%c%c%s--%s%s%s", o->short_name ? '-' : ' ',
@@ -467,7 +576,7 @@ static void help_line(FILE *out, const struct gcb_option *o,
            o->name, metavar ? " " : "", metavar ? metavar : "");
   if (o == target)
     choices_text(o, extra, sizeof extra);
-  else
+  else if (!dialect)
     snprintf(extra, sizeof extra, " (the same as --%s)", target->name);
   fprintf(out, "  %-26s %s%s", head, o->help, extra);
   if (o->def && o == target && o->type != GCB_OPT_FLAG)
@@ -475,19 +584,37 @@ static void help_line(FILE *out, const struct gcb_option *o,
   fputc('\n', out);
 }
 
-void gcb_options_help(FILE *out, const struct gcb_option_group *groups,
-                      size_t ngroups) {
+static void help_of(FILE *out, const struct parser *p) {
+  size_t ngroups;
+  const struct gcb_option_group *groups = option_groups(p, &ngroups);
   for (size_t g = 0; g < ngroups; g++) {
     fprintf(out, "\n%s:\n", groups[g].title);
     for (const struct gcb_option *o = groups[g].options; o->name; o++) {
       struct flat alias = {0};
+      struct gcb_err scratch = {0};
       if (o->type == GCB_OPT_GIVEN || o->help == NULL ||
-          (o->type == GCB_OPT_ALIAS && !resolve(groups, ngroups, o, &alias)))
+          (o->type == GCB_OPT_ALIAS &&
+           !resolve(p->groups, p->ngroups, o, &alias)) ||
+          (p->d && p->d->applies &&
+           p->d->applies(o, p->d->target, &scratch) != GCB_OK))
         continue;
-      help_line(out, o, o->type == GCB_OPT_ALIAS ? alias.opt : o);
+      help_line(out, o, o->type == GCB_OPT_ALIAS ? alias.opt : o, p->d != NULL);
     }
   }
   fprintf(out, "\n  %-26s %s\n", "-h, --help", "show this help and exit");
+}
+
+void gcb_options_help(FILE *out, const struct gcb_option_group *groups,
+                      size_t ngroups) {
+  struct parser p = parser_of(NULL, groups, ngroups);
+  help_of(out, &p);
+}
+
+void gcb_options_help_dialect(FILE *out, const struct gcb_option_dialect *d,
+                              const struct gcb_option_group *groups,
+                              size_t ngroups) {
+  struct parser p = parser_of(d, groups, ngroups);
+  help_of(out, &p);
 }
 
 static json_t *set_to_json(const struct gcb_option *o, uint32_t set) {
@@ -534,6 +661,7 @@ static json_t *value_to_json(const struct gcb_option_group *g,
     return set_to_json(o, *(const uint32_t *)p);
   case GCB_OPT_GIVEN:
   case GCB_OPT_ALIAS:
+  case GCB_OPT_PARSE:
     break;
   }
   return json_null();
@@ -544,9 +672,8 @@ json_t *gcb_options_to_json(const struct gcb_option_group *groups,
   json_t *obj = json_object();
   for (size_t g = 0; obj && g < ngroups; g++)
     for (const struct gcb_option *o = groups[g].options; o->name; o++)
-      if (o->type != GCB_OPT_GIVEN && o->type != GCB_OPT_ALIAS &&
-          json_object_set_new(obj, o->name, value_to_json(&groups[g], o)) !=
-              0) {
+      if (stores(o) && json_object_set_new(obj, o->name,
+                                           value_to_json(&groups[g], o)) != 0) {
         json_decref(obj);
         return NULL;
       }

@@ -38,6 +38,15 @@ enum gcb_opt_type {
    * no echo; where no parsed table has the aliased option, the alias is
    * not an option there. */
   GCB_OPT_ALIAS,
+  /* A row of a dialect (struct gcb_option_dialect) with its own syntax,
+   * as OSU's -m MIN:MAX: no storage of its own; the dialect's parse
+   * function writes the fields it stands for through gcb_options_set, so
+   * each value takes the one road of its own row (the same parse, bounds,
+   * given bit and echo name). No echo, no default. It takes no argument
+   * when its metavar is NULL, an optional one when its metavar is in
+   * brackets ("[P,...]": -zLIST, --tail-lat=LIST or nothing), else a
+   * required one. */
+  GCB_OPT_PARSE,
 };
 
 struct gcb_option {
@@ -57,6 +66,10 @@ struct gcb_option {
   double min;                 /* INT/SIZE/DOUBLE lower bound (inclusive) */
   double max;                 /* upper bound; 0 = none */
 };
+
+/* A dialect's row with its own syntax: `-short, --name METAVAR`. */
+#define GCB_OPT_PARSE_ROW(name, short_name, metavar, help)                     \
+  { name, short_name, GCB_OPT_PARSE, 0, NULL, metavar, help, NULL, 0, 0 }
 
 /* An alias row: `-short, --name` for --target of another table. */
 #define GCB_OPT_ALIAS_ROW(name, short_name, target, help)                      \
@@ -88,6 +101,61 @@ struct gcb_option_group {
   void *target;
 };
 
+/* What a dialect's hooks work with: the groups being parsed (to write
+ * values through gcb_options_set), the dialect's row as given (NULL in
+ * the defaults hook) and the dialect's target. */
+struct gcb_option_call {
+  const struct gcb_option_group *groups;
+  size_t ngroups;
+  const struct gcb_option *row;
+  void *target;
+};
+
+/*
+ * Another program's command line over the same fields: OSU's programs,
+ * whose letters -i -m -f -c -d -T -z are not coll's. Its rows are alias
+ * rows (GCB_OPT_ALIAS) and parse rows (GCB_OPT_PARSE) onto the options of
+ * the groups parsed with it, which then keep their storage, defaults,
+ * bounds, given bits and echo but are not options of this command line
+ * nor lines of its --help: the dialect's rows alone are. One table still
+ * holds every value; the dialect is another way to spell them.
+ */
+struct gcb_option_dialect {
+  const char *title; /* heading in --help */
+  const struct gcb_option *options;
+  void *target; /* the dialect's context (OSU's program and world) */
+  /* Parses `text` (NULL: no argument given) for c->row, a GCB_OPT_PARSE
+   * row; GCB_EUSAGE with one line on bad input. */
+  enum gcb_status (*parse)(const struct gcb_option_call *c, const char *text,
+                           struct gcb_err *err);
+  /* NULL, or whether row `o` is an option here (OSU's -W only under its
+   * bandwidth programs): GCB_OK, or GCB_EUSAGE with the one line that
+   * refuses it; --help lists only the rows that apply. */
+  enum gcb_status (*applies)(const struct gcb_option *o, const void *target,
+                             struct gcb_err *err);
+  /* NULL, or the dialect's own defaults (OSU's per-program sizes and
+   * counts), written through gcb_options_set after every row's default and
+   * before the command line. */
+  enum gcb_status (*defaults)(const struct gcb_option_call *c,
+                              struct gcb_err *err);
+};
+
+/*
+ * Sets option `name` (its long name; a row with storage, in any group)
+ * from `text` exactly as the command line would: its row's
+ * parse and bounds, and its given bit. A STRING row keeps the pointer, so
+ * `text` must outlive the options. GCB_EUSAGE as the command line's
+ * message; GCB_EINTERNAL when no group has the option.
+ */
+enum gcb_status gcb_options_set(const struct gcb_option_group *groups,
+                                size_t ngroups, const char *name,
+                                const char *text, struct gcb_err *err);
+
+/* The storage of option `name` (a row with storage, in any group), or
+ * NULL. */
+const void *gcb_options_value(const struct gcb_option_group *groups,
+                              size_t ngroups, const char *name);
+
 /*
  * Parses a size: a positive integer with an optional K, M, G or T suffix
  * (binary multiples; "B"/"iB" accepted after it), e.g. "8", "4K", "1MiB".
@@ -116,6 +184,24 @@ enum gcb_status gcb_options_parse(const struct gcb_option_group *groups,
                                   bool *help, const char **positional,
                                   int max_positional, int *npositional,
                                   struct gcb_err *err);
+
+/*
+ * gcb_options_parse with `d`'s rows as the options over the groups' fields
+ * (see struct gcb_option_dialect): the groups' defaults, then d's, then the
+ * command line.
+ */
+enum gcb_status gcb_options_parse_dialect(const struct gcb_option_dialect *d,
+                                          const struct gcb_option_group *groups,
+                                          size_t ngroups, int argc, char **argv,
+                                          bool *help, const char **positional,
+                                          int max_positional, int *npositional,
+                                          struct gcb_err *err);
+
+/* --help for a dialect: the rows of d that apply, aliases showing the
+ * metavar of the option they stand for. */
+void gcb_options_help_dialect(FILE *out, const struct gcb_option_dialect *d,
+                              const struct gcb_option_group *groups,
+                              size_t ngroups);
 
 /* Prints --help text for the groups: every option, metavar, default and
  * choices, aligned. */

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/benches/osu_args.h"
+#include "bench/benches/osu_options.h"
 #include "bench/run/table.h"
 #include "collectives/comm.h"
 

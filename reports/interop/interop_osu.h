@@ -13,7 +13,7 @@
 
 #define GCB__OSU_MAX_COLS 12
 
-/* How gcbench runs an OSU program (bench/benches/osu_args.c): a
+/* How gcbench runs an OSU program (bench/benches/osu_options.c): a
  * collective over every rank, a point-to-point test of two ranks, or N/2
  * pairs at once. */
 enum gcb__osu_kind { GCB__OSU_COLL, GCB__OSU_PT2PT, GCB__OSU_MULTI };

@@ -1,7 +1,7 @@
 /*
  * A row of an OSU program that gcbench also runs, as the case gcbench's
- * drop-in of that program writes (bench/benches/osu_args.c builds its
- * coll command line, bench/run/table_osu.c prints OSU's table from the
+ * drop-in of that program writes (bench/benches/osu_options.c sets its
+ * coll options, bench/run/table_osu.c prints OSU's table from the
  * record): bench "coll", params op, size (nccl-tests' S: each rank's block
  * times the ranks for allgather, alltoall, gather and scatter), count,
  * type (MPI_CHAR is int8 for collectives, uint8 for the point-to-point
@@ -124,7 +124,7 @@ static double time_us(const struct gcb__osu *o, char **tok, double size) {
   return mbs > 0 ? pairs * size / mbs : NAN;
 }
 
-/* The params gcbench adds to coll's (describe_run, osu_args.c's build). */
+/* The params gcbench adds to coll's (describe_run; osu_options.c). */
 static json_t *layout_params(const struct gcb__osu *o, long long n) {
   bool full = gcb__osu_col(o, "Min Latency") >= 0;
   enum gcb__osu_kind k = o->known->kind;

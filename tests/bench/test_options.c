@@ -390,3 +390,117 @@ Test(options, durations_take_seconds_minutes_and_hours) {
     }
   }
 }
+
+/* A dialect over the demo table: another program's letters for the same
+ * fields (as OSU's over coll's). -n is an alias of --count; -r RANGE a
+ * parse row writing --count and --size through gcb_options_set; -q an
+ * optional argument; -x a row that does not apply; its defaults hook
+ * sets --mode fast. */
+struct dialect_ctx {
+  int calls;
+};
+
+static enum gcb_status dialect_parse(const struct gcb_option_call *c,
+                                     const char *text, struct gcb_err *err) {
+  ((struct dialect_ctx *)c->target)->calls++;
+  if (c->row->short_name == 'q')
+    return gcb_options_set(c->groups, c->ngroups, "name", text ? text : "none",
+                           err);
+  char count[16], size[16];
+  if (sscanf(text, "%15[^:]:%15s", count, size) != 2)
+    return gcb_err_set(err, GCB_EUSAGE, "-r '%s': expected COUNT:SIZE", text);
+  enum gcb_status st =
+      gcb_options_set(c->groups, c->ngroups, "count", count, err);
+  return st == GCB_OK
+             ? gcb_options_set(c->groups, c->ngroups, "size", size, err)
+             : st;
+}
+
+static enum gcb_status dialect_applies(const struct gcb_option *o,
+                                       const void *target,
+                                       struct gcb_err *err) {
+  (void)target;
+  return o->short_name == 'x'
+             ? gcb_err_set(err, GCB_EUSAGE, "-x: not an option here")
+             : GCB_OK;
+}
+
+static enum gcb_status dialect_defaults(const struct gcb_option_call *c,
+                                        struct gcb_err *err) {
+  return gcb_options_set(c->groups, c->ngroups, "mode", "fast", err);
+}
+
+static const struct gcb_option dialect_rows[] = {
+    GCB_OPT_ALIAS_ROW("number", 'n', "count", "the count"),
+    GCB_OPT_PARSE_ROW("range", 'r', "COUNT:SIZE", "count and size"),
+    GCB_OPT_PARSE_ROW("quiet", 'q', "[NAME]", "a name, or none"),
+    GCB_OPT_PARSE_ROW("extra", 'x', NULL, "never here"),
+    {0},
+};
+
+static enum gcb_status parse_dialect(struct demo *d, struct dialect_ctx *ctx,
+                                     int argc, const char **argv,
+                                     struct gcb_err *err) {
+  struct gcb_option_group g = {"demo", demo_options, d};
+  struct gcb_option_dialect dl = {
+      "dialect",     dialect_rows,    ctx,
+      dialect_parse, dialect_applies, dialect_defaults};
+  bool help;
+  return gcb_options_parse_dialect(&dl, &g, 1, argc, (char **)argv, &help, NULL,
+                                   0, NULL, err);
+}
+
+Test(options, a_dialect_writes_the_tables_fields_through_their_rows) {
+  struct demo d;
+  struct dialect_ctx ctx = {0};
+  struct gcb_err err = {0};
+  const char *argv[] = {"prog", "-n", "5", "-q", NULL};
+  cr_assert_eq(parse_dialect(&d, &ctx, 4, argv, &err), GCB_OK, "%s", err.msg);
+  cr_expect_eq(d.count, 5);
+  cr_expect_str_eq(d.name, "none", "-q with no argument");
+  cr_expect_eq(d.mode, 0, "the dialect's default over the row's");
+  struct gcb_option_group g = {"demo", demo_options, &d};
+  json_t *echo = gcb_options_to_json(&g, 1);
+  cr_expect_eq(json_integer_value(json_object_get(echo, "count")), 5);
+  cr_expect_null(json_object_get(echo, "number"), "the echo is the table's");
+  json_decref(echo);
+
+  const char *range[] = {"prog", "--range=7:4K", "--quiet=x", NULL};
+  cr_assert_eq(parse_dialect(&d, &ctx, 3, range, &err), GCB_OK, "%s", err.msg);
+  cr_expect(d.count == 7 && d.size == 4096 && strcmp(d.name, "x") == 0);
+  /* the row's own bounds apply to the dialect's spelling */
+  const char *big[] = {"prog", "-r", "500:1K", NULL};
+  cr_expect_eq(parse_dialect(&d, &ctx, 3, big, &err), GCB_EUSAGE);
+  cr_expect(strstr(err.msg, "above the maximum 100") != NULL, "%s", err.msg);
+  /* the table's own spellings are not options of the dialect */
+  const char *own[][3] = {{"prog", "-c", "3"}, {"prog", "--count", "3"}};
+  for (int i = 0; i < 2; i++) {
+    cr_expect_eq(parse_dialect(&d, &ctx, 3, (const char **)own[i], &err),
+                 GCB_EUSAGE, "%s", own[i][1]);
+    cr_expect(strstr(err.msg, "unknown option") != NULL, "%s", err.msg);
+  }
+  const char *x[] = {"prog", "-x", NULL};
+  cr_expect_eq(parse_dialect(&d, &ctx, 2, x, &err), GCB_EUSAGE);
+  cr_expect_str_eq(err.msg, "-x: not an option here");
+}
+
+Test(options, a_dialects_help_lists_its_rows_that_apply) {
+  struct demo d;
+  struct dialect_ctx ctx = {0};
+  struct gcb_option_group g = {"demo", demo_options, &d};
+  struct gcb_option_dialect dl = {
+      "dialect",     dialect_rows,    &ctx,
+      dialect_parse, dialect_applies, dialect_defaults};
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  gcb_options_help_dialect(f, &dl, &g, 1);
+  fclose(f);
+  cr_expect(strstr(text, "-n, --number N") != NULL, "%s", text);
+  cr_expect(strstr(text, "-r, --range COUNT:SIZE") != NULL, "%s", text);
+  cr_expect(strstr(text, "-q, --quiet [NAME]") != NULL, "%s", text);
+  cr_expect(strstr(text, "--extra") == NULL, "%s", text);
+  cr_expect(strstr(text, "--count") == NULL, "%s", text);
+  cr_expect(strstr(text, "\ndemo:") == NULL, "%s", text);
+  free(text);
+}

@@ -1,11 +1,12 @@
 /*
- * OSU's command line as gcbench takes it (bench/benches/osu_args.c): the
+ * OSU's command line as gcbench takes it (bench/benches/osu_options.c): the
  * program table is sound (unique names, every runnable program a
  * collective of the table, every other refused with a reason), real OSU
  * command lines from public scripts and OSU's README (tests/data/osu)
- * translate into coll options that parse with coll's table and mean what
- * OSU means (sizes, OSU 7.4's per-size iteration defaults, -i/-x for every
- * size, -f, -c, -T, -d), and the rest is refused with one line.
+ * parse with OSU's dialect of the option table into coll's and the
+ * harness's own fields and mean what OSU means (sizes, OSU 7.4's per-size
+ * iteration defaults, -i/-x for every size, -f, -c, -T, -d), each OSU flag
+ * is one row, the echo is what ran, and the rest is refused with one line.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -14,7 +15,7 @@
 
 #include "bench/bench.h"
 #include "bench/benches/coll.h"
-#include "bench/benches/osu_args.h"
+#include "bench/benches/osu_options.h"
 #include "bench/run/harness.h"
 #include "bench/run/table.h"
 #include "collectives/comm.h"
@@ -22,30 +23,25 @@
 struct parsed {
   struct gcb_run_opts run;
   struct coll_opts coll;
+  struct gcb_osu_cmd cmd;
+  struct gcb_option_group groups[GCB_OSU_NGROUPS];
+  struct gcb_option_dialect osu;
   enum gcb_status st;
   struct gcb_err err;
   int action;
 };
 
-/* The last translation's strings: the parsed options point into them, so
- * they live until the next translation or the test's end. */
-static char **held_out, *held_store;
+/* The last command line's words: the parsed options point into them, so
+ * they live until the next parse or the test's end. */
+static char buf[512];
 
-static void release_held(void) {
-  free(held_out);
-  free(held_store);
-  held_out = NULL;
-  held_store = NULL;
-}
+TestSuite(osu_args);
 
-TestSuite(osu_args, .fini = release_held);
-
-/* Translates `line` ("osu_latency -m 8:64 ...", words split on blanks) on
- * `nranks` ranks, then parses the result with coll's table. */
+/* Parses `line` ("osu_latency -m 8:64 ...", words split on blanks) on
+ * `nranks` ranks with OSU's rows, as commands.c does, then coll's OSU
+ * checks. */
 static void translate(const char *line, int nranks, struct parsed *p) {
-  release_held();
   memset(p, 0, sizeof *p);
-  static char buf[512];
   snprintf(buf, sizeof buf, "%s", line);
   char *argv[64];
   int argc = 0;
@@ -55,22 +51,13 @@ static void translate(const char *line, int nranks, struct parsed *p) {
   argv[argc] = NULL;
   const struct gcb_osu_program *prog = gcb__osu_program(argv[0]);
   cr_assert_not_null(prog, "%s", argv[0]);
-  char **out = NULL, *store = NULL;
-  int n = 0;
-  p->st = gcb__osu_translate(prog, argc, argv, nranks, &out, &n, &store,
-                             &p->action, &p->err);
-  if (p->st == GCB_OK && p->action == 0) {
-    const struct gcb_bench *coll = gcb_bench_find("coll");
-    struct gcb_option_group groups[] = {
-        {"run options", gcb_run_options, &p->run},
-        {"coll", coll->options, &p->coll}};
-    bool help = false;
-    p->st = gcb_options_parse(groups, 2, n, out, &help, NULL, 0, NULL, &p->err);
-    if (p->st == GCB_OK)
-      p->st = gcb__coll_osu_validate(&p->coll, &p->err);
-  }
-  held_out = out;
-  held_store = store;
+  p->cmd = (struct gcb_osu_cmd){.p = prog, .nranks = nranks};
+  gcb__osu_groups(&p->cmd, &p->run, &p->coll, p->groups, &p->osu);
+  bool help = false;
+  p->st = gcb__osu_parse(&p->osu, p->groups, argc, argv, &help, &p->err);
+  p->action = help ? 1 : p->cmd.version ? 2 : 0;
+  if (p->st == GCB_OK && p->action == 0)
+    p->st = gcb__coll_osu_validate(&p->coll, &p->err);
 }
 
 /* The iterations and warm-up coll runs for an OSU size under p. */
@@ -329,6 +316,8 @@ static void refused(const char *line, int nranks, const char *words) {
   translate(line, nranks, &p);
   cr_assert_eq(p.st, GCB_EUSAGE, "%s: accepted", line);
   cr_assert(strstr(p.err.msg, words) != NULL, "%s: %s", line, p.err.msg);
+  cr_assert(strncmp(p.err.msg, line, strcspn(line, " ")) == 0,
+            "names the program: %s", p.err.msg);
   cr_assert_null(strchr(p.err.msg, '\n'), "%s", p.err.msg);
 }
 
@@ -361,7 +350,7 @@ Test(osu_args, what_osu_means_and_gcbench_cannot_do_is_refused) {
   refused("osu_mbw_mr -p 1", 4, "-p 1: OSU 7.4 runs n/2 = 2 pairs");
   refused("osu_mbw_mr -R 0", 2, "Messages/s");
   refused("osu_mbw_mr -V", 2, "-V: no varied-window table");
-  refused("osu_latency -Y", 2, "unknown option '-Y'");
+  refused("osu_latency -Y", 2, "unknown option -Y"); /* the parser's words */
   refused("osu_latency -m", 2, "needs a value");
   refused("osu_latency", 4, "exactly two processes");
 }
@@ -495,11 +484,7 @@ Test(osu_args, the_options_echo_states_the_per_size_counts_that_ran) {
     struct parsed p;
     translate(cases[k].line, 2, &p);
     cr_assert_eq(p.st, GCB_OK, "%s: %s", cases[k].line, p.err.msg);
-    const struct gcb_bench *coll = gcb_bench_find("coll");
-    struct gcb_option_group groups[] = {
-        {"run options", gcb_run_options, &p.run},
-        {"coll", coll->options, &p.coll}};
-    json_t *echo = gcb_options_to_json(groups, 2);
+    json_t *echo = gcb_options_to_json(p.groups, GCB_OSU_NGROUPS);
     cr_assert_not_null(echo);
     long ran_i, ran_w, big_i, big_w;
     iters_at(&p, 8192, &ran_i, &ran_w);
@@ -519,5 +504,137 @@ Test(osu_args, the_options_echo_states_the_per_size_counts_that_ran) {
                  big_w, "%s", cases[k].line);
     cr_assert_null(json_object_get(echo, "osu-iters"), "one field per value");
     json_decref(echo);
+  }
+}
+
+/* OSU 7.4's option letters (osu_util_options.h, the union of the
+ * programs' option strings, -h aside: the parser's own). */
+static const char osu_letters[] = "vfmWtixaMdrcbuGPDTIlzkpRV";
+
+/* Each OSU option is one row of OSU's dialect: one letter, one long name,
+ * and every alias row stands for an option of the harness or coll (whose
+ * rows then hold the value, its bounds and its echo name). */
+Test(osu_args, each_osu_flag_is_exactly_one_row) {
+  struct parsed p;
+  translate("osu_allreduce", 2, &p);
+  cr_assert_eq(p.st, GCB_OK, "%s", p.err.msg);
+  for (const char *l = osu_letters; *l; l++) {
+    int rows = 0;
+    for (const struct gcb_option *o = gcb_osu_options; o->name; o++)
+      rows += o->short_name == *l;
+    cr_assert_eq(rows, 1, "-%c: %d rows", *l, rows);
+  }
+  for (const struct gcb_option *o = gcb_osu_options; o->name; o++) {
+    cr_assert(o->type == GCB_OPT_ALIAS || o->type == GCB_OPT_PARSE,
+              "--%s: OSU's rows store nothing of their own", o->name);
+    cr_assert(o->short_name == 0 || strchr(osu_letters, o->short_name),
+              "--%s: not an OSU letter", o->name);
+    for (const struct gcb_option *q = o + 1; q->name; q++)
+      cr_assert_str_neq(o->name, q->name);
+    if (o->type == GCB_OPT_ALIAS)
+      cr_assert_not_null(gcb_options_value(p.groups, GCB_OSU_NGROUPS, o->def),
+                         "--%s stands for --%s, which no group has", o->name,
+                         o->def);
+  }
+}
+
+/* Under OSU's names OSU's letters own the command line: coll's letters
+ * and long options are not options there (coll's -n, -e, --minbytes). */
+Test(osu_args, colls_own_options_are_not_osus) {
+  refused("osu_allreduce -n 5", 2, "unknown option -n");
+  refused("osu_allreduce -e 8", 2, "unknown option -e");
+  refused("osu_allreduce --minbytes=8", 2, "unknown option '--minbytes=8'");
+  refused("osu_allreduce --collective=broadcast", 2, "unknown option");
+}
+
+/* The options echo under OSU's names is the fields that ran, each under
+ * its own row's name (harness and coll), never an OSU spelling of it. */
+Test(osu_args, the_echo_under_osus_names_equals_what_ran) {
+  static const char *const lines[] = {
+      "osu_alltoall -m 4:64 -T mpi_int -c -f -d cuda", "osu_latency -z95 D D",
+      "osu_bibw -W 16 -x 3", "osu_gather -k fixed:1 --type=all"};
+  const struct gcb_bench *coll = gcb_bench_find("coll");
+  for (size_t k = 0; k < sizeof lines / sizeof *lines; k++) {
+    struct parsed p;
+    translate(lines[k], 2, &p);
+    cr_assert_eq(p.st, GCB_OK, "%s: %s", lines[k], p.err.msg);
+    json_t *echo = gcb_options_to_json(p.groups, GCB_OSU_NGROUPS);
+    cr_assert_not_null(echo);
+    cr_assert_eq(json_integer_value(json_object_get(echo, "minbytes")),
+                 (json_int_t)p.coll.minbytes, "%s", lines[k]);
+    cr_assert_eq(json_integer_value(json_object_get(echo, "maxbytes")),
+                 (json_int_t)p.coll.maxbytes, "%s", lines[k]);
+    cr_assert_eq(json_integer_value(json_object_get(echo, "check")),
+                 p.coll.check, "%s", lines[k]);
+    cr_assert_eq(json_integer_value(json_object_get(echo, "window")),
+                 p.coll.window, "%s", lines[k]);
+    cr_assert_eq(json_integer_value(json_object_get(echo, "root")), p.coll.root,
+                 "%s", lines[k]);
+    cr_assert_str_eq(json_string_value(json_object_get(echo, "backend")),
+                     p.run.backend, "%s", lines[k]);
+    json_t *types = json_object_get(echo, "datatype");
+    uint32_t set = 0;
+    for (size_t i = 0; i < json_array_size(types); i++)
+      for (int t = 0; t < GCB_COLL_DTYPE_COUNT; t++)
+        if (strcmp(gcb_coll_dtype_name((enum gcb_coll_dtype)t),
+                   json_string_value(json_array_get(types, i))) == 0)
+          set |= 1u << t;
+    cr_assert_eq(set, p.coll.dtypes, "%s", lines[k]);
+    /* every key is a harness or coll row; no OSU spelling */
+    const char *key;
+    json_t *v;
+    json_object_foreach(echo, key, v) {
+      bool own = false;
+      for (const struct gcb_option *o = gcb_run_options; o->name; o++)
+        own |= strcmp(o->name, key) == 0;
+      for (const struct gcb_option *o = coll->options; o->name; o++)
+        own |= strcmp(o->name, key) == 0;
+      cr_assert(own, "%s: echo key %s", lines[k], key);
+    }
+    cr_assert_null(json_object_get(echo, "message-size"));
+    cr_assert_null(json_object_get(echo, "full"));
+    json_decref(echo);
+  }
+}
+
+/* --help under an OSU name lists OSU's options that the program takes,
+ * none of coll's. */
+Test(osu_args, help_under_an_osu_name_shows_osus_flags) {
+  static const struct {
+    const char *prog;
+    const char *has[4], *lacks[4];
+  } cases[] = {
+      {"osu_latency",
+       {"-m, --message-size", "-i, --iterations", "-x, --warmup", "-z, --tail"},
+       {"-f, --full", "-W, --window-size", "-b, --minbytes", "-k, --root"}},
+      {"osu_bw",
+       {"-W, --window-size", "-d, --accelerator", "--output", "-v, --version"},
+       {"-z, --tail", "-f, --full", "--collective LIST", "-p, --num-pairs"}},
+      {"osu_gather",
+       {"-k, --root-rank", "-f, --full", "-T, --type", "-c, --validation"},
+       {"-W, --window", "-n, --iterations", "--iters N", "-M, --mem"}},
+      {"osu_barrier",
+       {"-f, --full", "-i, --iterations", "-z, --tail", "-h, --help"},
+       {"-c, --validation", "-T, --type", "-k, --root", "-l, --in"}},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+    struct parsed p;
+    char line[64];
+    snprintf(line, sizeof line, "%s -h", cases[k].prog);
+    translate(line, 2, &p);
+    cr_assert(p.st == GCB_OK && p.action == 1, "%s", p.err.msg);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    gcb__osu_usage(p.cmd.p, f);
+    gcb_options_help_dialect(f, &p.osu, p.groups, GCB_OSU_NGROUPS);
+    fclose(f);
+    for (int i = 0; i < 4; i++) {
+      cr_assert_not_null(strstr(text, cases[k].has[i]), "%s lacks %s:\n%s",
+                         cases[k].prog, cases[k].has[i], text);
+      cr_assert_null(strstr(text, cases[k].lacks[i]), "%s has %s:\n%s",
+                     cases[k].prog, cases[k].lacks[i], text);
+    }
+    free(text);
   }
 }

@@ -1,19 +1,21 @@
 /*
  * gcbench as the OSU micro-benchmarks: the programs it answers to by
  * argv[0] (osu_latency, osu_bw, osu_allreduce ...), each one collective of
- * the coll benchmark, and the translation of OSU's command line (-m, -i,
- * -x, -f, -c, -d, -T, -h, -v) into coll's options with OSU's meanings and
- * defaults. Sources: OSU micro-benchmarks 7.4, c/util/osu_util.h,
+ * the coll benchmark, and OSU's dialect of the option table: OSU's letters
+ * (-m, -i, -x, -f, -c, -d, -T, -k, -W, -z, -h, -v) as alias and parse rows
+ * onto coll's and the harness's own options, with OSU's meanings and each
+ * program's defaults. Sources: OSU micro-benchmarks 7.4, c/util/osu_util.h,
  * osu_util.c, osu_util_mpi.c and osu_util_options.h.
  */
-#ifndef GCB_OSU_ARGS_H
-#define GCB_OSU_ARGS_H
+#ifndef GCB_OSU_OPTIONS_H
+#define GCB_OSU_OPTIONS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
+#include "bench/cli/options.h"
 #include "common/status.h"
 
 /* Which of OSU's loops a program runs: its defaults and its layout. */
@@ -81,21 +83,46 @@ uint64_t gcb__osu_size(const char *op, uint64_t bytes, int nranks);
 void gcb__osu_defaults(enum gcb_osu_kind kind, bool large, long *iters,
                        long *warmup);
 
-/*
- * Translates an OSU command line (argv[0] the program) into the arguments
- * of `gcbench coll` (argv[0] kept): *out is a NULL-terminated array the
- * caller frees (its strings are argv's, string literals or held in
- * *store, which the caller also frees). `nranks` is the world's size.
- * *action: 0 run, 1 help printed, 2 version printed. GCB_EUSAGE with one
- * line naming the option on bad or unsupported usage.
- */
-enum gcb_status gcb__osu_translate(const struct gcb_osu_program *p, int argc,
-                                   char **argv, int nranks, char ***out,
-                                   int *nout, char **store, int *action,
-                                   struct gcb_err *err);
+/* OSU's rows: the target of their group is a struct gcb_osu_cmd. */
+extern const struct gcb_option gcb_osu_options[];
 
-/* OSU's --help for `p`: the options gcbench takes and what each does. */
-void gcb__osu_help(const struct gcb_osu_program *p, FILE *out);
+/* What OSU's rows work with: the program and the world (sizes per rank,
+ * -k's bound, -p's one value), and whether -v was given. */
+struct gcb_osu_cmd {
+  const struct gcb_osu_program *p;
+  int nranks;
+  bool version; /* -v/--version: print OSU's version line, run nothing */
+};
+
+/* The groups whose fields an OSU command line fills. */
+#define GCB_OSU_NGROUPS 2
+
+/*
+ * Fills groups with the harness's options (into `run`, a struct
+ * gcb_run_opts) and coll's (into `coll`, coll's options struct), and *d
+ * with OSU's dialect over them for cmd->p: OSU's letters are the options
+ * of the command line; the groups keep storage, defaults, bounds and the
+ * echo (gcb_options_to_json of the groups is what ran).
+ */
+void gcb__osu_groups(struct gcb_osu_cmd *cmd, void *run, void *coll,
+                     struct gcb_option_group groups[GCB_OSU_NGROUPS],
+                     struct gcb_option_dialect *d);
+
+/*
+ * Parses OSU's command line (argv[0] the program) with the dialect and
+ * groups of gcb__osu_groups: the program's defaults, the options, OSU's
+ * buffer places ("D D"), the world's size for the program and the first
+ * size holding an element. *help as gcb_options_parse; cmd->version for
+ * -v. GCB_EUSAGE with one line, "PROGRAM: ...", on bad or unsupported
+ * usage.
+ */
+enum gcb_status gcb__osu_parse(const struct gcb_option_dialect *d,
+                               const struct gcb_option_group *groups, int argc,
+                               char **argv, bool *help, struct gcb_err *err);
+
+/* The head of OSU's --help for `p` (usage and the program's defaults);
+ * gcb_options_help of the groups lists the options. */
+void gcb__osu_usage(const struct gcb_osu_program *p, FILE *out);
 
 /* OSU's --version line: "# OSU MPI Latency Test v7.4". */
 void gcb__osu_version(const struct gcb_osu_program *p, bool device, FILE *out);
