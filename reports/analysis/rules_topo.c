@@ -264,18 +264,20 @@ static bool rank_binding(const json_t *root, const json_t *topo, long long r,
   if (g != NULL && nb > 0 && nl > 0) {
     long long pus = cpus_count(b, nb), near = cpus_common(b, nb, l, nl);
     if (near < pus) {
-      char what[256], fix[256];
+      /* worded as the run's own check words it (topo/binding.c) */
+      char what[384], fix[384];
       const char *kind = near == 0 ? "remote-binding" : "partial-binding";
+      long long numa = gcb_view_int(g, "numa", -1);
       snprintf(what, sizeof what,
-               "rank %lld is bound to PUs %s, %s local to its GPU %lld "
-               "(%s, NUMA node %lld: PUs %s)",
-               r, bound, near == 0 ? "none of them" : "not all of them", gpu,
-               gcb_view_str(g, "busid"), gcb_view_int(g, "numa", -1), local);
+               "rank %lld: its CPUs %s %s GPU%lld's local CPUs %s (NUMA %lld)",
+               r, bound, near == 0 ? "are all outside" : "are partly outside",
+               gpu, local, numa);
       snprintf(fix, sizeof fix,
-               "bind each rank to cores of its GPU's NUMA node (mpiexec "
-               "-bind-to core -map-by numa with GPUs in the same order, or "
-               "srun --cpu-bind=ldoms; hwloc-bind os=%s)",
-               gcb_view_str(g, "busid"));
+               "bind it to GPU%lld's local CPUs %s: numactl "
+               "--physcpubind=%s --membind=%lld for this rank; for all ranks "
+               "at once, mpiexec -bind-to core -map-by numa (MPICH/Hydra) or "
+               "srun --cpu-bind=ldoms (Slurm), GPUs in NUMA order",
+               gpu, local, local, numa);
       ok = json_array_append_new(
                list, json_pack("{s:s, s:I, s:I, s:s, s:s}", "kind", kind,
                                "rank", (json_int_t)r, "gpu", (json_int_t)gpu,
