@@ -5,8 +5,9 @@
  *    imbalance_pct, one finding per sweep (the bench and its params but
  *    size, count and in-place) at its worst case, saying in how many of
  *    the sweep's cases it was seen; silent for a case whose slowest rank
- *    an earlier rule already named (a slow GPU, a slow link): the
- *    imbalance is that finding's consequence;
+ *    an earlier rule already named in the same sweep (a slow GPU, a slow
+ *    link, judged at the sweep's largest size): the imbalance is that
+ *    finding's consequence;
  *    Judged within a communicator: split collectives (params.split
  *    "node", "cross") run independent communicators side by side, whose
  *    loop times differ by their transport, not by ranks waiting; cases
@@ -94,48 +95,70 @@ static struct gcb_finding *push_at(const struct gcb__rule_ctx *cx,
  */
 
 /* The findings of earlier rules that explain a case's imbalance (a slow
- * rank, a slow link) of this document, by rank and case title. */
+ * rank, a slow link) of this document, by rank and sweep: the rules judge
+ * a sweep's largest size (link-bandwidth) or its figure, while the same
+ * slow GPU or link makes the sweep's smaller cases uneven too (the 1 MiB
+ * copies of a link trained at gen4 wait as the 256 MiB ones do). */
+struct explainer {
+  long long rank;
+  char *sweep;
+};
+
 struct explainers {
-  const struct gcb_finding **f;
+  struct explainer *x;
   size_t n;
 };
 
 static int cmp_explainer(const void *a, const void *b) {
-  const struct gcb_finding *x = *(const struct gcb_finding *const *)a;
-  const struct gcb_finding *y = *(const struct gcb_finding *const *)b;
-  if (x->where.rank != y->where.rank)
-    return x->where.rank < y->where.rank ? -1 : 1;
-  return strcmp(x->where.subject, y->where.subject);
+  const struct explainer *x = a, *y = b;
+  if (x->rank != y->rank)
+    return x->rank < y->rank ? -1 : 1;
+  return strcmp(x->sweep, y->sweep);
 }
 
-/* false on ENOMEM. The findings must not move while it is used. */
+static void explainers_free(struct explainers *e) {
+  for (size_t i = 0; i < e->n; i++)
+    free(e->x[i].sweep);
+  free(e->x);
+  *e = (struct explainers){0};
+}
+
+/* false on ENOMEM. */
 static bool explainers_of(const struct gcb__rule_ctx *cx,
                           struct explainers *e) {
-  e->n = 0;
-  e->f = malloc((cx->out->n + 1) * sizeof *e->f);
-  if (e->f == NULL)
+  char key[GCB_VIEW_SWEEP_KEY];
+  *e = (struct explainers){.x = malloc((cx->out->n + 1) * sizeof *e->x)};
+  if (e->x == NULL)
     return false;
   for (size_t i = 0; i < cx->out->n; i++) {
     const struct gcb_finding *f = &cx->out->items[i];
-    if (f->where.doc == cx->index && (strcmp(f->kind, "slow-rank") == 0 ||
-                                      strcmp(f->kind, "link-bandwidth") == 0))
-      e->f[e->n++] = f;
+    if (f->where.doc != cx->index || f->case_json == NULL ||
+        (strcmp(f->kind, "slow-rank") != 0 &&
+         strcmp(f->kind, "link-bandwidth") != 0))
+      continue;
+    gcb_view_sweep_key(f->case_json, key, sizeof key);
+    e->x[e->n] =
+        (struct explainer){.rank = f->where.rank, .sweep = strdup(key)};
+    if (e->x[e->n].sweep == NULL) {
+      explainers_free(e);
+      return false;
+    }
+    e->n++;
   }
   if (e->n > 1)
-    qsort(e->f, e->n, sizeof *e->f, cmp_explainer);
+    qsort(e->x, e->n, sizeof *e->x, cmp_explainer);
   return true;
 }
 
-/* Whether an earlier rule already named the rank in this case. */
+/* Whether an earlier rule already named the rank in this case's sweep. */
 static bool explained(const struct explainers *e, const json_t *c,
                       long long rank) {
-  struct gcb_finding key;
-  const struct gcb_finding *k = &key;
+  char key[GCB_VIEW_SWEEP_KEY];
   if (e->n == 0)
     return false;
-  key.where.rank = rank;
-  gcb_view_case_title(c, key.where.subject, sizeof key.where.subject);
-  return bsearch(&k, e->f, e->n, sizeof *e->f, cmp_explainer) != NULL;
+  gcb_view_sweep_key(c, key, sizeof key);
+  struct explainer k = {.rank = rank, .sweep = key};
+  return bsearch(&k, e->x, e->n, sizeof *e->x, cmp_explainer) != NULL;
 }
 
 /* The sweep keys of the cases that have two ranks or more, sorted. */
@@ -562,7 +585,7 @@ enum gcb_status gcb__rule_imbalance(const struct gcb__rule_ctx *cx) {
         .c = c, .rank = im.max_rank, .value = im.imbalance, .order = i};
     gcb_view_sweep_key(c, x->group, sizeof x->group);
   }
-  free(e.f); /* the findings move from here on */
+  explainers_free(&e);
   free(w.c);
   enum gcb_status st =
       h.oom ? gcb_err_set(cx->err, GCB_ENOMEM, "analysis: out of memory")

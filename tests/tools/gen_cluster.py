@@ -354,7 +354,16 @@ class Gen:
                   "reducescatter": (csize - 1) / csize,
                   "broadcast": 1.0}[op]
         intra = split == "node" or self.nodes == 1
-        lat = 9e-6 if intra else 22e-6
+        # small-message latency: NVLink within a node ~8 us; a 2-4 rank
+        # ring over InfiniBand ~14 us; all ranks across nodes grows with
+        # the ring (NCCL's 8 B allreduce over 16 H100s: ~25 us), over 3x
+        # the node split's, which is why floors compare like with like
+        if intra:
+            lat = 8e-6
+        elif split == "cross":
+            lat = 14e-6
+        else:
+            lat = 18e-6 + 2e-6 * math.log2(n)
         bw = 360e9 if intra else 42e9
         base = lat + size * factor / bw
         times = [None] * n
