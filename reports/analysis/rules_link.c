@@ -1,8 +1,10 @@
 /*
  * `link-bandwidth`: host-to-device and device-to-host copies (bench
  * "pcie", params.direction "h2d" / "d2h") below what the GPU's host link
- * should carry (the topology's host_link.expected_gbps), or, where the
- * document has no topology, below the other GPUs' median. Copies that are
+ * should carry (the topology's host_link.expected_gbps, or the rate at
+ * NVML's maximum generation and width where that is faster: the topology
+ * reads the link at rest), or, where the document has neither, below the
+ * other GPUs' median. Copies that are
  * slower by design (pageable or remote host memory, both directions at
  * once, the small sizes of a sweep) are not judged. What the topology
  * itself shows about a link is rules_degraded.c.
