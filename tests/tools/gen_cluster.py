@@ -22,6 +22,7 @@ Faults (each names one component):
               collective call
   nvlink      node 1 GPUs 4->5: one NVLink pair at 40 % of its peers
   slow-gpu    node 0 GPU 3 throttled (hw_thermal): GEMM 26 % low
+  power-cap   the last node's 8 GPUs capped: GEMM 20 % low in 4 shapes
   idle-gen1   not a fault: every GPU idles at gen1 (NVML and topology at rest)
               and trains up to gen5 under load
 
@@ -263,6 +264,8 @@ class Gen:
             rate = 760e12 * self.offset[r]
             if "slow-gpu" in self.faults and node == 0 and lr == 3:
                 rate *= 0.74
+            if "power-cap" in self.faults and node == self.nodes - 1:
+                rate *= 0.80
             times.append(self.samples(work / rate, r))
         pr = self.per_rank(times, work, 1e9)
         if "slow-gpu" in self.faults:
@@ -283,6 +286,21 @@ class Gen:
         self.add("gemm", "gemm bf16 m=n=k=%d" % m,
                  {"dtype": "bf16", "m": m, "n": m, "k": m}, "GFLOP/s", work,
                  "2mnk flops", pr)
+
+    def gemm_sweep(self):
+        """Three more shapes, so that a node-wide fault spans cases."""
+        for m in (4096, 12288, 16384):
+            work = 2.0 * m * m * m
+            times = []
+            for r in range(self.nranks):
+                node, lr = divmod(r, GPUS)
+                rate = 740e12 * self.offset[r]
+                if "power-cap" in self.faults and node == self.nodes - 1:
+                    rate *= 0.80
+                times.append(self.samples(work / rate, r))
+            self.add("gemm", "gemm bf16 m=n=k=%d" % m,
+                     {"dtype": "bf16", "m": m, "n": m, "k": m}, "GFLOP/s",
+                     work, "2mnk flops", self.per_rank(times, work, 1e9))
 
     def membw(self):
         b = 1 << 30
@@ -422,6 +440,8 @@ class Gen:
 
     def document(self):
         self.gemm()
+        if "power-cap" in self.faults:
+            self.gemm_sweep()
         self.membw()
         self.pcie()
         self.p2p()
@@ -449,7 +469,7 @@ def main():
     ap.add_argument("--iters", type=int, default=20)
     ap.add_argument("--fault", action="append", default=[],
                     choices=["pcie-gen4", "numa", "late", "nvlink",
-                             "slow-gpu", "idle-gen1"])
+                             "slow-gpu", "idle-gen1", "power-cap"])
     a = ap.parse_args()
     doc = Gen(a.nodes, a.seed, a.fault, a.iters).document()
     with (sys.stdout if a.out == "-" else open(a.out, "w")) as f:
