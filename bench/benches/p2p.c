@@ -25,6 +25,7 @@
 
 #include "bench/bench.h"
 #include "reports/reports.h"
+#include "topo/topo.h"
 
 #define MAX_GPUS 16
 #define LATENCY_BYTES 8
@@ -297,9 +298,32 @@ static void case_release(void *state) {
 /* ---- setup and measurement
  * ---------------------------------------------------- */
 
-static void describe(struct gcb_record *rec, const struct node_gpus *g,
-                     const struct p2p_spec *s, uint64_t bytes) {
-  char size[32];
+/* The pair's path class as the rank's topology sees it ("NV18", "PIX",
+ * "PXB", "PHB", "NODE", "SYS", gcb_topo_path_label), or "" when the
+ * topology does not know both GPUs. Every node measures the same pair;
+ * the params are written once, so they carry the writing rank's node's
+ * class (the report prefers each node's topology where it has one). A
+ * run without it read "unknown path" in every p2p finding. */
+static void path_of(const struct gcb_ctx *ctx, const struct node_gpus *g,
+                    const struct p2p_spec *s, char *buf, size_t len) {
+  struct gcb_topo_path p;
+  struct gcb_err err = {0};
+  buf[0] = '\0';
+  if (ctx->topo == NULL || s->src >= g->n || s->dst >= g->n)
+    return;
+  int a = gcb_topo_find_gpu_by_busid(ctx->topo, g->bus[s->src]);
+  int b = gcb_topo_find_gpu_by_busid(ctx->topo, g->bus[s->dst]);
+  if (a < 0 || b < 0 ||
+      gcb_topo_path(ctx->topo, (struct gcb_topo_ref){GCB_TOPO_GPU, a},
+                    (struct gcb_topo_ref){GCB_TOPO_GPU, b}, &p, &err) != GCB_OK)
+    return;
+  gcb_topo_path_label(&p, buf, len);
+}
+
+static void describe(const struct gcb_ctx *ctx, struct gcb_record *rec,
+                     const struct node_gpus *g, const struct p2p_spec *s,
+                     uint64_t bytes) {
+  char size[32], path[32];
   gcb_format_size(bytes, size, sizeof size);
   snprintf(rec->label, sizeof rec->label, "%s %s %d->%d %s",
            mode_names[s->mode], dir_names[s->dir], s->src, s->dst, size);
@@ -310,6 +334,9 @@ static void describe(struct gcb_record *rec, const struct node_gpus *g,
   gcb_record_param_str(rec, "src_bus_id", s->src < g->n ? g->bus[s->src] : "");
   gcb_record_param_str(rec, "dst_bus_id", s->dst < g->n ? g->bus[s->dst] : "");
   gcb_record_param_size(rec, "bytes", (int64_t)bytes);
+  path_of(ctx, g, s, path, sizeof path);
+  if (path[0] != '\0')
+    gcb_record_param_str(rec, "path", path);
   rec->work_per_op = (double)bytes * (s->dir == GCB_P2P_DIR_BIDIR ? 2.0 : 1.0);
   rec->figure = (struct gcb_figure_spec){
       .unit = "GB/s",
@@ -357,7 +384,7 @@ static enum gcb_status p2p_setup(struct gcb_ctx *ctx, const void *opts,
 
   nth_case(o, g->max, index, &s);
   uint64_t bytes = s.dir == GCB_P2P_DIR_LATENCY ? LATENCY_BYTES : o->size;
-  describe(rec, g, &s, bytes);
+  describe(ctx, rec, g, &s, bytes);
   if (c == NULL)
     return gcb_err_set(err, GCB_ENOMEM, "p2p: out of memory");
   *op = (struct gcb_op){.state = c,

@@ -1,8 +1,10 @@
 /*
  * `link-bandwidth`: host-to-device and device-to-host copies (bench
  * "pcie", params.direction "h2d" / "d2h") below what the GPU's host link
- * should carry (the topology's host_link.expected_gbps), or, where the
- * document has no topology, below the other GPUs' median. Copies that are
+ * should carry (the topology's host_link.expected_gbps, or the rate at
+ * NVML's maximum generation and width where that is faster: the topology
+ * reads the link at rest), or, where the document has neither, below the
+ * other GPUs' median. Copies that are
  * slower by design (pageable or remote host memory, both directions at
  * once, the small sizes of a sweep) are not judged. What the topology
  * itself shows about a link is rules_degraded.c.
@@ -12,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/pcie.h"
 #include "reports/analysis/analyze_rules.h"
 #include "reports/document/ranks.h"
 #include "reports/document/topo_view.h"
@@ -65,15 +68,52 @@ const char *gcb__pcie_direction(const json_t *cases, const json_t *c) {
 
 /* ---- link-bandwidth ------------------------------------------------------ */
 
+/* The link rate at the generation and width the GPU supports in its slot,
+ * from NVML's reading in the node's GPU health (pcie_gen_max is
+ * nvmlDeviceGetMaxPcieLinkGeneration: the most "possible with this device
+ * and system", so a gen4 slot caps it; pcie_width_max likewise;
+ * a missing width is taken as the current one, a missing current width as
+ * x16); NAN without a maximum generation. */
+static double nvml_max_gbps(const json_t *health) {
+  long long mgen = gcb_view_int(health, "pcie_gen_max", 0);
+  long long width = gcb_view_int(health, "pcie_width_max", 0);
+  if (width <= 0)
+    width = gcb_view_int(health, "pcie_width", 16);
+  if (mgen < 1 || mgen > GCB_PCIE_GEN_MAX || width <= 0)
+    return NAN;
+  return gcb_pcie_link_gbps((int)mgen, (int)width);
+}
+
 /* The expected host link of the rank's GPU (NAN when unknown) and its
- * basis. */
+ * basis. The topology's figure is the link as it was read at rest, when
+ * GPUs downtrain (hwloc and NVML report the current speed): a link that
+ * trained at gen4 on a gen5 GPU would be judged against gen4 and pass at
+ * 25 GB/s. So when NVML says the GPU supports a faster link, that faster
+ * rate is the expectation: a copy under load must reach it, and only a
+ * copy that does clears a slow reading at rest as idle downtraining. */
 static double rank_expected(const json_t *root, long long rank,
-                            const char **basis) {
+                            const char **basis, char *buf, size_t size) {
   const json_t *topo;
   long long gpu = gcb_topo_view_rank_gpu(root, rank, &topo);
   const json_t *g = gcb_topo_view_gpu(topo, gpu);
+  struct gcb_place p;
+  gcb_view_place(root, rank, &p);
+  const json_t *health = gcb_topo_view_health(root, p.node, p.bus_id);
+  double e = gcb_topo_view_host_gbps(g), m = nvml_max_gbps(health);
   *basis = gcb_view_str(gcb_view_obj(g, "host_link"), "basis");
-  return gcb_topo_view_host_gbps(g);
+  /* a route whose slowest link is not the GPU's own (a switch uplink, a
+   * root port) stays the topology's: only the GPU's end is scaled */
+  double own = gcb_view_num(gcb_topo_view_hop(g, 0), "gbps");
+  if (!isnan(m) && (isnan(e) || (m > e && !(own > 0 && e < own)))) {
+    snprintf(buf, size, "PCIe gen%lld x%lld, the maximum NVML reports",
+             gcb_view_int(health, "pcie_gen_max", 0),
+             gcb_view_int(health, "pcie_width_max", 0) > 0
+                 ? gcb_view_int(health, "pcie_width_max", 0)
+                 : gcb_view_int(health, "pcie_width", 16));
+    *basis = buf;
+    return m;
+  }
+  return e;
 }
 
 /* rank_expected per rank number, each looked up once for all the cases
@@ -83,15 +123,18 @@ struct expected {
   size_t n;     /* rank numbers below n are kept */
   double *gbps; /* per rank number, once seen[] */
   const char **basis;
+  char (*text)[96]; /* a basis written here (NVML's maximum) */
   bool *seen;
+  char spare[96]; /* for ranks beyond n */
 };
 
 static double expected_of(struct expected *x, long long rank,
                           const char **basis) {
   if (rank < 0 || (size_t)rank >= x->n)
-    return rank_expected(x->root, rank, basis);
+    return rank_expected(x->root, rank, basis, x->spare, sizeof x->spare);
   if (!x->seen[rank]) {
-    x->gbps[rank] = rank_expected(x->root, rank, &x->basis[rank]);
+    x->gbps[rank] = rank_expected(x->root, rank, &x->basis[rank], x->text[rank],
+                                  sizeof x->text[rank]);
     x->seen[rank] = true;
   }
   *basis = x->basis[rank];
@@ -200,9 +243,10 @@ enum gcb_status gcb__rule_link_bandwidth(const struct gcb__rule_ctx *cx) {
                         .n = n,
                         .gbps = malloc((n + 1) * sizeof *ex.gbps),
                         .basis = malloc((n + 1) * sizeof *ex.basis),
+                        .text = malloc((n + 1) * sizeof *ex.text),
                         .seen = calloc(n + 1, sizeof *ex.seen)};
   enum gcb_status st = GCB_OK;
-  if (ex.gbps == NULL || ex.basis == NULL || ex.seen == NULL)
+  if (ex.gbps == NULL || ex.basis == NULL || ex.text == NULL || ex.seen == NULL)
     st = gcb_err_set(cx->err, GCB_ENOMEM, "analysis: out of memory");
   json_array_foreach(cases, i, c) {
     if (st == GCB_OK)
@@ -210,6 +254,7 @@ enum gcb_status gcb__rule_link_bandwidth(const struct gcb__rule_ctx *cx) {
   }
   free(ex.gbps);
   free(ex.basis);
+  free(ex.text);
   free(ex.seen);
   return st;
 }

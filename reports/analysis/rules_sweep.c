@@ -5,10 +5,20 @@
  *    imbalance_pct, one finding per sweep (the bench and its params but
  *    size, count and in-place) at its worst case, saying in how many of
  *    the sweep's cases it was seen; silent for a case whose slowest rank
- *    an earlier rule already named (a slow GPU, a slow link): the
- *    imbalance is that finding's consequence;
+ *    an earlier rule already named in the same sweep (a slow GPU, a slow
+ *    link, judged at the sweep's largest size): the imbalance is that
+ *    finding's consequence;
+ *    Judged within a communicator: split collectives (params.split
+ *    "node", "cross") run independent communicators side by side, whose
+ *    loop times differ by their transport, not by ranks waiting; cases
+ *    whose per-rank entries are not the ranks' own figures (p2p repeats a
+ *    node's figure on its ranks, netmap a pair's) are not judged; nor is
+ *    a case in which a late rank (below) made the others wait;
  *  - `late-arrival`: a rank whose mean arrival lateness at a collective
- *    is a robust high outlier and above late_pct of the operation's time,
+ *    is a robust high outlier and whose median lateness is above late_pct
+ *    of the operation's time (late at most calls, not one delayed call
+ *    whose wait inflated the mean), in at least LATE_SHARE of the
+ *    document's collective cases (late once in 168 cases is OS noise);
  *    one finding per rank at its worst case, saying in how many of the
  *    document's collective cases it was late.
  */
@@ -19,6 +29,14 @@
 
 #include "reports/analysis/analyze_rules.h"
 #include "reports/document/ranks.h"
+
+/* The share of a document's collective cases a rank must be late in to
+ * be a late rank: OS noise (a daemon waking on one core) makes a rank
+ * late at one call in hundreds, so at one case now and then; a rank that
+ * is late for a reason (its binding, work before the collective) is late
+ * wherever the call is short enough to show it. 1 of 1 case still
+ * counts. */
+#define LATE_SHARE 0.10
 
 /* One case where the rule holds. */
 struct hit {
@@ -77,47 +95,69 @@ static struct gcb_finding *push_at(const struct gcb__rule_ctx *cx,
  */
 
 /* The findings of earlier rules that explain a case's imbalance (a slow
- * rank, a slow link) of this document, by rank and case title. */
+ * rank, a slow link) of this document, by rank and sweep: the rules judge
+ * a sweep's largest size (link-bandwidth) or its figure, while the same
+ * slow GPU or link makes the sweep's smaller cases uneven too (the 1 MiB
+ * copies of a link trained at gen4 wait as the 256 MiB ones do). */
+struct explainer {
+  long long rank;
+  char *sweep;
+};
+
 struct explainers {
-  const struct gcb_finding **f;
+  struct explainer *x;
   size_t n;
 };
 
 static int cmp_explainer(const void *a, const void *b) {
-  const struct gcb_finding *x = *(const struct gcb_finding *const *)a;
-  const struct gcb_finding *y = *(const struct gcb_finding *const *)b;
-  if (x->where.rank != y->where.rank)
-    return x->where.rank < y->where.rank ? -1 : 1;
-  return strcmp(x->where.subject, y->where.subject);
+  const struct explainer *x = a, *y = b;
+  if (x->rank != y->rank)
+    return x->rank < y->rank ? -1 : 1;
+  return strcmp(x->sweep, y->sweep);
 }
 
-/* false on ENOMEM. The findings must not move while it is used. */
+static void explainers_free(struct explainers *e) {
+  for (size_t i = 0; i < e->n; i++)
+    free(e->x[i].sweep);
+  free(e->x);
+  *e = (struct explainers){0};
+}
+
+/* false on ENOMEM. */
 static bool explainers_of(const struct gcb__rule_ctx *cx,
                           struct explainers *e) {
-  e->n = 0;
-  e->f = malloc((cx->out->n + 1) * sizeof *e->f);
-  if (e->f == NULL)
+  char key[GCB_VIEW_SWEEP_KEY];
+  *e = (struct explainers){.x = malloc((cx->out->n + 1) * sizeof *e->x)};
+  if (e->x == NULL)
     return false;
   for (size_t i = 0; i < cx->out->n; i++) {
     const struct gcb_finding *f = &cx->out->items[i];
-    if (f->where.doc == cx->index && f->kind->explains_imbalance)
-      e->f[e->n++] = f;
+    if (f->where.doc != cx->index || f->case_json == NULL ||
+        !f->kind->explains_imbalance)
+      continue;
+    gcb_view_sweep_key(f->case_json, key, sizeof key);
+    e->x[e->n] =
+        (struct explainer){.rank = f->where.rank, .sweep = strdup(key)};
+    if (e->x[e->n].sweep == NULL) {
+      explainers_free(e);
+      return false;
+    }
+    e->n++;
   }
   if (e->n > 1)
-    qsort(e->f, e->n, sizeof *e->f, cmp_explainer);
+    qsort(e->x, e->n, sizeof *e->x, cmp_explainer);
   return true;
 }
 
-/* Whether an earlier rule already named the rank in this case. */
+/* Whether an earlier rule already named the rank in this case's sweep. */
 static bool explained(const struct explainers *e, const json_t *c,
                       long long rank) {
-  struct gcb_finding key;
-  const struct gcb_finding *k = &key;
+  char key[GCB_VIEW_SWEEP_KEY];
   if (e->n == 0)
     return false;
-  key.where.rank = rank;
-  gcb_view_case_title(c, key.where.subject, sizeof key.where.subject);
-  return bsearch(&k, e->f, e->n, sizeof *e->f, cmp_explainer) != NULL;
+  gcb_view_sweep_key(c, key, sizeof key);
+  struct explainer k = {.rank = rank, .sweep = key};
+  return bsearch(&k, e->x, e->n, sizeof *e->x, cmp_explainer) != NULL;
 }
 
 /* The sweep keys of the cases that have two ranks or more, sorted. */
@@ -177,11 +217,112 @@ static size_t sweep_cases(const struct sweep_keys *s, const char *key) {
   return n;
 }
 
+/* Benchmarks whose per-rank entries are not the ranks' own figures: p2p
+ * repeats the measuring rank's figure on every rank of its node (one
+ * figure per node and pair), netmap one per rank pair. Their spread is
+ * between nodes or pairs, which rules_p2p.c and rules_netmap.c judge;
+ * read as ranks waiting, it named a node's first rank as the slowest. */
+static bool per_rank_figures(const json_t *c) {
+  const char *b = gcb_view_str(c, "bench");
+  return strcmp(b, "p2p") != 0 && strcmp(b, "netmap") != 0;
+}
+
+/* A rank's figure time (as gcb_analyze_imbalance takes it) and its
+ * communicator in a split collective: its node for "node", its local rank
+ * for "cross" (docs/results-schema.md, params.split). */
+struct member_time {
+  long long comm, rank;
+  double t;
+};
+
+static int cmp_member_time(const void *a, const void *b) {
+  const struct member_time *x = a, *y = b;
+  if (x->comm != y->comm)
+    return x->comm < y->comm ? -1 : 1;
+  return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+static long long comm_of(const json_t *root, const char *split,
+                         long long rank) {
+  const json_t *r = gcb_view_rank(root, rank);
+  if (strcmp(split, "node") == 0)
+    return gcb_view_int(r, "node", -1);
+  return gcb_view_int(r, "local_rank", -1); /* "cross" */
+}
+
+/* The imbalance of the members [from, to), into out. */
+static void group_imbalance(const struct member_time *m, size_t from, size_t to,
+                            struct gcb_imbalance *out) {
+  double sum = 0, sum2 = 0;
+  *out = (struct gcb_imbalance){.min = INFINITY, .max = -INFINITY};
+  for (size_t i = from; i < to; i++) {
+    sum += m[i].t;
+    sum2 += m[i].t * m[i].t;
+    if (m[i].t < out->min)
+      out->min = m[i].t, out->min_rank = m[i].rank;
+    if (m[i].t > out->max)
+      out->max = m[i].t, out->max_rank = m[i].rank;
+  }
+  size_t n = to - from;
+  out->ranks = n;
+  out->total = sum;
+  out->mean = sum / (double)n;
+  out->imbalance = out->max > 0 ? (out->max - out->mean) / out->max : 0;
+  double var = n > 1 ? (sum2 - sum * out->mean) / (double)(n - 1) : 0;
+  out->cv = out->mean > 0 && var > 0 ? sqrt(var) / out->mean : 0;
+}
+
+/*
+ * The case's imbalance among ranks that wait for each other: the whole
+ * case, or for a split collective the worst of its communicators (ranks
+ * of different communicators never wait for each other; the node and
+ * cross communicators of one sweep differ by 5-10 % from their transport
+ * alone). false when the case has no ranks; *oom on ENOMEM.
+ */
+static bool case_imbalance(const json_t *root, const json_t *c,
+                           struct gcb_imbalance *out, bool *oom) {
+  const char *split = gcb_view_param_str(c, "split");
+  if (strcmp(split, "node") != 0 && strcmp(split, "cross") != 0)
+    return gcb_analyze_imbalance(c, out);
+  struct gcb_ranks pr;
+  gcb_ranks_of(c, &pr);
+  memset(out, 0, sizeof *out);
+  if (pr.n == 0)
+    return false;
+  struct member_time *m = malloc(pr.n * sizeof *m);
+  if (m == NULL) {
+    *oom = true;
+    return false;
+  }
+  for (size_t i = 0; i < pr.n; i++) {
+    double t = gcb_ranks_num(&pr, GCB_RC_FIGURE_TIME, i);
+    long long r = gcb_ranks_int(&pr, GCB_RC_RANK, i, (long long)i);
+    m[i] = (struct member_time){
+        .comm = comm_of(root, split, r),
+        .rank = r,
+        .t = isnan(t) ? gcb_ranks_num(&pr, GCB_RC_TIME_MEDIAN, i) : t};
+  }
+  qsort(m, pr.n, sizeof *m, cmp_member_time);
+  for (size_t i = 0, j; i < pr.n; i = j) {
+    struct gcb_imbalance g;
+    for (j = i; j < pr.n && m[j].comm == m[i].comm; j++)
+      ;
+    group_imbalance(m, i, j, &g);
+    if (i == 0 || g.imbalance > out->imbalance)
+      *out = g;
+  }
+  free(m);
+  return true;
+}
+
 static enum gcb_status imbalance_finding(const struct gcb__rule_ctx *cx,
                                          const struct hit *h, size_t seen,
                                          size_t of) {
   struct gcb_imbalance im;
-  gcb_analyze_imbalance(h->c, &im);
+  bool oom = false;
+  case_imbalance(cx->doc->root, h->c, &im, &oom);
+  if (oom)
+    return GCB_ENOMEM;
   struct gcb_finding *f = push_at(cx, h);
   if (f == NULL)
     return GCB_ENOMEM;
@@ -196,11 +337,14 @@ static enum gcb_status imbalance_finding(const struct gcb__rule_ctx *cx,
   if (of > 1)
     snprintf(more, sizeof more, "; above %g%% in %zu of the sweep's %zu cases",
              cx->t->imbalance_pct, seen, of);
+  const char *split = gcb_view_param_str(h->c, "split");
+  bool comm = strcmp(split, "node") == 0 || strcmp(split, "cross") == 0;
   gcb_finding_explain(f,
-                      "per-rank times %s to %s (mean %s, CV %.1f%%): ranks "
+                      "per-rank times %s to %s (mean %s, CV %.1f%%)%s: ranks "
                       "wait %.1f%% of the slowest rank's time (rank %lld)%s",
-                      lo, hi, mean, im.cv * 100, im.imbalance * 100,
-                      im.max_rank, more);
+                      lo, hi, mean, im.cv * 100,
+                      comm ? " within one communicator" : "",
+                      im.imbalance * 100, im.max_rank, more);
   gcb_finding_suggest(f,
                       "look for a slow-rank or placement finding on rank "
                       "%lld; otherwise rerun with more iterations",
@@ -236,41 +380,14 @@ static enum gcb_status report_imbalance(const struct gcb__rule_ctx *cx,
   return imbalance_finding(cx, worst, seen, sweep_cases(keys, worst->group));
 }
 
-enum gcb_status gcb__rule_imbalance(const struct gcb__rule_ctx *cx) {
-  const json_t *cases = json_object_get(cx->doc->root, "cases"), *c;
-  struct hits h = {0};
-  struct explainers e = {0};
-  struct sweep_keys keys = {0};
-  size_t i;
-  h.oom = !explainers_of(cx, &e) || !sweep_keys_of(cases, &keys);
-  json_array_foreach(cases, i, c) {
-    struct gcb_imbalance im;
-    if (h.oom || !gcb_analyze_imbalance(c, &im) || im.ranks < 2 ||
-        im.imbalance * 100 <= cx->t->imbalance_pct ||
-        explained(&e, c, im.max_rank))
-      continue;
-    struct hit *x = add_hit(&h);
-    if (x == NULL)
-      break;
-    *x = (struct hit){
-        .c = c, .rank = im.max_rank, .value = im.imbalance, .order = i};
-    gcb_view_sweep_key(c, x->group, sizeof x->group);
-  }
-  free(e.f); /* the findings move from here on */
-  enum gcb_status st =
-      h.oom ? gcb_err_set(cx->err, GCB_ENOMEM, "analysis: out of memory")
-            : each_group(cx, &h, &keys, report_imbalance);
-  sweep_keys_free(&keys);
-  free(h.items);
-  return st;
-}
-
 /* ---- late arrivals ------------------------------------------------------- */
 
-/* Each rank's mean arrival lateness, when the case measured it. */
-static bool lateness(const struct gcb_ranks *pr, double *x) {
+/* Each rank's mean and median arrival lateness, when the case measured
+ * them. */
+static bool lateness(const struct gcb_ranks *pr, double *x, double *med) {
   for (size_t i = 0; i < pr->n; i++) {
     x[i] = gcb_ranks_num(pr, GCB_RC_LATE_MEAN, i);
+    med[i] = gcb_ranks_num(pr, GCB_RC_LATE_MEDIAN, i);
     if (isnan(x[i]))
       return false;
   }
@@ -290,10 +407,18 @@ static size_t late_cases(const json_t *cases) {
   return of;
 }
 
+/* Whether a rank late in `seen` of the document's `of` collective cases
+ * is late for a reason rather than by noise. */
+static bool sustained(size_t seen, size_t of) {
+  return (double)seen >= ceil(LATE_SHARE * (double)of - 1e-9);
+}
+
 static enum gcb_status report_late(const struct gcb__rule_ctx *cx,
                                    const struct hit *h, size_t seen,
                                    const void *late) {
   size_t of = *(const size_t *)late;
+  if (!sustained(seen, of))
+    return GCB_OK;
   struct gcb_finding *f = push_at(cx, h);
   if (f == NULL)
     return GCB_ENOMEM;
@@ -321,20 +446,31 @@ static enum gcb_status report_late(const struct gcb__rule_ctx *cx,
   return GCB_OK;
 }
 
-/* Adds a hit for every late rank of the case. */
+/* Scratch space for late_hits, sized for the document's largest case. */
+struct late_buf {
+  double *x, *med;
+  bool *flags;
+};
+
+/* Adds a hit for every rank of the case that is late at most calls: its
+ * mean lateness a robust outlier among the ranks', and its median
+ * lateness (one delayed call does not move it) above late_pct of the
+ * operation's time. */
 static bool late_hits(const struct gcb__rule_ctx *cx, const json_t *c,
-                      size_t order, double *x, bool *flags, struct hits *h) {
+                      size_t order, struct late_buf *b, struct hits *h) {
   struct gcb_ranks pr;
   gcb_ranks_of(c, &pr);
   size_t n = pr.n;
   double op =
       gcb_view_num(gcb_view_obj(gcb_view_obj(c, "summary"), "time_s"), "mean");
-  double median;
-  if (n == 0 || !(op > 0) || !lateness(&pr, x))
+  double median, limit = op * cx->t->late_pct / 100;
+  if (n == 0 || !(op > 0) || !lateness(&pr, b->x, b->med))
     return true;
-  gcb_analyze_outliers(x, n, +1, cx->t, flags, &median);
+  gcb_analyze_outliers(b->x, n, +1, cx->t, b->flags, &median);
   for (size_t i = 0; i < n; i++) {
-    if (!flags[i] || !(x[i] > op * cx->t->late_pct / 100))
+    /* a document without per-call medians keeps the mean's test */
+    double typical = isnan(b->med[i]) ? b->x[i] : b->med[i];
+    if (!b->flags[i] || !(b->x[i] > limit) || !(typical > limit))
       continue;
     struct hit *y = add_hit(h);
     if (y == NULL)
@@ -342,7 +478,7 @@ static bool late_hits(const struct gcb__rule_ctx *cx, const json_t *c,
     long long rank = gcb_ranks_int(&pr, GCB_RC_RANK, i, (long long)i);
     *y = (struct hit){.c = c,
                       .rank = rank,
-                      .value = x[i],
+                      .value = b->x[i],
                       .ref = median,
                       .op = op,
                       .order = order};
@@ -351,27 +487,109 @@ static bool late_hits(const struct gcb__rule_ctx *cx, const json_t *c,
   return true;
 }
 
-enum gcb_status gcb__rule_late_arrival(const struct gcb__rule_ctx *cx) {
+/* The late hits of every case of the document, and how many cases
+ * measured lateness; false on ENOMEM. */
+static bool late_collect(const struct gcb__rule_ctx *cx, struct hits *h,
+                         size_t *of) {
   const json_t *cases = json_object_get(cx->doc->root, "cases"), *c;
-  struct hits h = {0};
   size_t i, most = 0;
   json_array_foreach(cases, i, c) {
     size_t n = gcb_ranks_count(c);
     most = n > most ? n : most;
   }
-  double *x = malloc(most * sizeof *x + 1);
-  bool *flags = malloc(most * sizeof *flags + 1);
-  h.oom = x == NULL || flags == NULL;
+  struct late_buf b = {.x = malloc(most * sizeof *b.x + 1),
+                       .med = malloc(most * sizeof *b.med + 1),
+                       .flags = malloc(most * sizeof *b.flags + 1)};
+  h->oom = b.x == NULL || b.med == NULL || b.flags == NULL;
   json_array_foreach(cases, i, c) {
-    if (!h.oom && !late_hits(cx, c, i, x, flags, &h))
-      h.oom = true;
+    if (!h->oom && !late_hits(cx, c, i, &b, h))
+      h->oom = true;
   }
-  size_t of = late_cases(cases);
+  *of = late_cases(cases);
+  free(b.x);
+  free(b.med);
+  free(b.flags);
+  return !h->oom;
+}
+
+/* The cases in which a sustained late rank made the others wait, sorted
+ * (by address, for bsearch); false on ENOMEM. */
+struct waited {
+  const json_t **c;
+  size_t n;
+};
+
+static int cmp_ptr(const void *a, const void *b) {
+  const json_t *x = *(const json_t *const *)a, *y = *(const json_t *const *)b;
+  return (x > y) - (x < y);
+}
+
+static bool waited_of(const struct gcb__rule_ctx *cx, struct waited *w) {
+  struct hits h = {0};
+  size_t of;
+  *w = (struct waited){0};
+  bool ok = late_collect(cx, &h, &of);
+  if (ok && h.n > 1)
+    qsort(h.items, h.n, sizeof *h.items, cmp_hit);
+  w->c = malloc((h.n + 1) * sizeof *w->c);
+  ok = ok && w->c != NULL;
+  for (size_t i = 0, j; ok && i < h.n; i = j) {
+    for (j = i; j < h.n && strcmp(h.items[j].group, h.items[i].group) == 0; j++)
+      ;
+    for (size_t k = i; sustained(j - i, of) && k < j; k++)
+      w->c[w->n++] = h.items[k].c;
+  }
+  if (ok && w->n > 1)
+    qsort(w->c, w->n, sizeof *w->c, cmp_ptr);
+  free(h.items);
+  return ok;
+}
+
+static bool waited(const struct waited *w, const json_t *c) {
+  return w->n > 0 && bsearch(&c, w->c, w->n, sizeof *w->c, cmp_ptr) != NULL;
+}
+
+enum gcb_status gcb__rule_late_arrival(const struct gcb__rule_ctx *cx) {
+  struct hits h = {0};
+  size_t of = 0;
+  enum gcb_status st =
+      !late_collect(cx, &h, &of)
+          ? gcb_err_set(cx->err, GCB_ENOMEM, "analysis: out of memory")
+          : each_group(cx, &h, &of, report_late);
+  free(h.items);
+  return st;
+}
+
+enum gcb_status gcb__rule_imbalance(const struct gcb__rule_ctx *cx) {
+  const json_t *root = cx->doc->root;
+  const json_t *cases = json_object_get(root, "cases"), *c;
+  struct hits h = {0};
+  struct explainers e = {0};
+  struct sweep_keys keys = {0};
+  struct waited w = {0};
+  size_t i;
+  h.oom = !explainers_of(cx, &e) || !sweep_keys_of(cases, &keys) ||
+          !waited_of(cx, &w);
+  json_array_foreach(cases, i, c) {
+    struct gcb_imbalance im;
+    if (h.oom || !per_rank_figures(c) ||
+        !case_imbalance(root, c, &im, &h.oom) || im.ranks < 2 ||
+        im.imbalance * 100 <= cx->t->imbalance_pct ||
+        explained(&e, c, im.max_rank) || waited(&w, c))
+      continue;
+    struct hit *x = add_hit(&h);
+    if (x == NULL)
+      break;
+    *x = (struct hit){
+        .c = c, .rank = im.max_rank, .value = im.imbalance, .order = i};
+    gcb_view_sweep_key(c, x->group, sizeof x->group);
+  }
+  explainers_free(&e);
+  free(w.c);
   enum gcb_status st =
       h.oom ? gcb_err_set(cx->err, GCB_ENOMEM, "analysis: out of memory")
-            : each_group(cx, &h, &of, report_late);
-  free(x);
-  free(flags);
+            : each_group(cx, &h, &keys, report_imbalance);
+  sweep_keys_free(&keys);
   free(h.items);
   return st;
 }

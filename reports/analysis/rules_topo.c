@@ -7,7 +7,9 @@
  * finding listing the ranks (one per shared GPU), so a launcher mistake on
  * thousands of ranks reads as a few lines. Nodes without a placement array
  * are left to the older rules in placement.c, which skip nodes that have
- * one: no problem is reported twice.
+ * one: no problem is reported twice; for them the binding kinds (remote,
+ * partial) are derived here from each rank's binding and its GPU's local
+ * CPUs.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,13 +141,12 @@ static enum gcb_status report(const struct gcb__rule_ctx *cx,
   return GCB_OK;
 }
 
-/* Groups the node's problems of the rule's kind (shared GPUs: one group
- * per GPU, in order of first appearance) and reports each group. */
+/* Groups the node's problems of the rule's kind in list (shared GPUs: one
+ * group per GPU, in order of first appearance) and reports each group. */
 static enum gcb_status node_problems(const struct gcb__rule_ctx *cx,
-                                     const json_t *node, const char *problem) {
-  const json_t *list =
-                   json_object_get(gcb_view_obj(node, "topology"), "placement"),
-               *p;
+                                     const json_t *node, const json_t *list,
+                                     const char *problem) {
+  const json_t *p;
   size_t n = json_array_size(list), i;
   bool by_gpu = strcmp(problem, "shared-gpu") == 0;
   bool *done = calloc(n + 1, sizeof *done);
@@ -175,6 +176,139 @@ static enum gcb_status node_problems(const struct gcb__rule_ctx *cx,
   return st;
 }
 
+/* ---- binding derived from the document ----------------------------------
+ *
+ * A run that did not write topology.placement (an older gcbench, a
+ * converted file, a run without --cpuset) still has each rank's binding
+ * (ranks[].cpu_binding) and its GPU's local CPUs (nodes[].topology.gpus[]
+ * .cpus, else its NUMA node's): the same check as the run's own
+ * (topo/topo.h gcb_topo_check_binding), made here. Only the binding
+ * kinds are derived; unbound ranks, shared GPUs and oversubscription
+ * have their own rules in placement.c for such nodes.
+ */
+
+#define MAX_RANGES 256
+
+/* "0-7,16,18-19" as inclusive ranges; the count, or -1 when malformed or
+ * longer than max ranges. */
+static int cpus_parse(const char *s, long long (*r)[2], int max) {
+  int n = 0;
+  while (*s != '\0') {
+    char *end;
+    long long a = strtoll(s, &end, 10), b = a;
+    if (end == s || a < 0 || n == max)
+      return -1;
+    if (*end == '-') {
+      s = end + 1;
+      b = strtoll(s, &end, 10);
+      if (end == s || b < a)
+        return -1;
+    }
+    r[n][0] = a;
+    r[n++][1] = b;
+    if (*end == ',')
+      end++;
+    else if (*end != '\0')
+      return -1;
+    s = end;
+  }
+  return n;
+}
+
+static long long cpus_count(long long (*r)[2], int n) {
+  long long k = 0;
+  for (int i = 0; i < n; i++)
+    k += r[i][1] - r[i][0] + 1;
+  return k;
+}
+
+/* PUs of a that are in b. */
+static long long cpus_common(long long (*a)[2], int na, long long (*b)[2],
+                             int nb) {
+  long long k = 0;
+  for (int i = 0; i < na; i++)
+    for (int j = 0; j < nb; j++) {
+      long long lo = a[i][0] > b[j][0] ? a[i][0] : b[j][0];
+      long long hi = a[i][1] < b[j][1] ? a[i][1] : b[j][1];
+      k += hi >= lo ? hi - lo + 1 : 0;
+    }
+  return k;
+}
+
+/* The GPU's local CPUs: its own cpus, else its NUMA node's; "" unknown. */
+static const char *gpu_cpus(const json_t *topo, const json_t *g) {
+  const char *own = gcb_view_str(g, "cpus");
+  const json_t *m;
+  size_t i;
+  if (own[0] != '\0')
+    return own;
+  json_array_foreach(json_object_get(topo, "numa_nodes"), i, m) {
+    if (gcb_view_int(m, "os_index", -2) == gcb_view_int(g, "numa", -1))
+      return gcb_view_str(m, "cpus");
+  }
+  return "";
+}
+
+/* Appends the rank's binding problem, if it has one, to list. */
+static bool rank_binding(const json_t *root, const json_t *topo, long long r,
+                         json_t *list) {
+  long long(*b)[2] = malloc(2 * MAX_RANGES * sizeof *b);
+  long long(*l)[2] = b + MAX_RANGES;
+  const json_t *rank = gcb_view_rank(root, r);
+  long long gpu = gcb_topo_view_rank_gpu(root, r, NULL);
+  const json_t *g = gcb_topo_view_gpu(topo, gpu);
+  const char *bound = gcb_view_str(rank, "cpu_binding");
+  const char *local = gpu_cpus(topo, g);
+  int nb = b ? cpus_parse(bound, b, MAX_RANGES) : -1;
+  int nl = b ? cpus_parse(local, l, MAX_RANGES) : -1;
+  bool ok = true;
+  if (g != NULL && nb > 0 && nl > 0) {
+    long long pus = cpus_count(b, nb), near = cpus_common(b, nb, l, nl);
+    if (near < pus) {
+      /* worded as the run's own check words it (topo/binding.c) */
+      char what[384], fix[384];
+      const char *kind = near == 0 ? "remote-binding" : "partial-binding";
+      long long numa = gcb_view_int(g, "numa", -1);
+      snprintf(what, sizeof what,
+               "rank %lld: its CPUs %s %s GPU%lld's local CPUs %s (NUMA %lld)",
+               r, bound, near == 0 ? "are all outside" : "are partly outside",
+               gpu, local, numa);
+      snprintf(fix, sizeof fix,
+               "bind it to GPU%lld's local CPUs %s: numactl "
+               "--physcpubind=%s --membind=%lld for this rank; for all ranks "
+               "at once, mpiexec -bind-to core -map-by numa (MPICH/Hydra) or "
+               "srun --cpu-bind=ldoms (Slurm), GPUs in NUMA order",
+               gpu, local, local, numa);
+      ok = json_array_append_new(
+               list, json_pack("{s:s, s:I, s:I, s:s, s:s}", "kind", kind,
+                               "rank", (json_int_t)r, "gpu", (json_int_t)gpu,
+                               "what", what, "fix", fix)) == 0;
+    }
+  }
+  free(b);
+  return ok;
+}
+
+/* The node's binding problems derived from its ranks; NULL on ENOMEM. */
+static json_t *derived_placement(const json_t *root, const json_t *node) {
+  const json_t *topo = gcb_view_obj(node, "topology"), *e;
+  json_t *list = json_array();
+  size_t i;
+  json_array_foreach(json_object_get(node, "ranks"), i, e) {
+    if (list != NULL &&
+        !rank_binding(root, topo, (long long)json_integer_value(e), list)) {
+      json_decref(list);
+      list = NULL;
+    }
+  }
+  return list;
+}
+
+static bool derivable(const char *problem) {
+  return strcmp(problem, "remote-binding") == 0 ||
+         strcmp(problem, "partial-binding") == 0;
+}
+
 enum gcb_status gcb__rule_topo_placement(const struct gcb__rule_ctx *cx) {
   const char *problem = gcb__topo_problem_of(cx->kind);
   const json_t *node;
@@ -184,8 +318,18 @@ enum gcb_status gcb__rule_topo_placement(const struct gcb__rule_ctx *cx) {
                        cx->kind->name);
   json_array_foreach(json_object_get(cx->doc->root, "nodes"), i, node) {
     enum gcb_status st = GCB_OK;
-    if (gcb__topo_placement_known(node))
-      st = node_problems(cx, node, problem);
+    if (gcb__topo_placement_known(node)) {
+      st = node_problems(
+          cx, node,
+          json_object_get(gcb_view_obj(node, "topology"), "placement"),
+          problem);
+    } else if (derivable(problem) && gcb_view_obj(node, "topology") != NULL) {
+      json_t *list = derived_placement(cx->doc->root, node);
+      st = list == NULL
+               ? gcb_err_set(cx->err, GCB_ENOMEM, "analysis: out of memory")
+               : node_problems(cx, node, list, problem);
+      json_decref(list); /* the findings copied its text */
+    }
     if (st != GCB_OK)
       return st;
   }

@@ -15,8 +15,9 @@
  *    noise, protocol switches and real faults do;
  *  - `latency-floor`: a small message (64 KiB or less) whose time is more
  *    than latency_floor_x times its floor: the fastest time the run
- *    measured for the same operation on the same transport and rank
- *    count (any size, type or in-place: no message of that operation is
+ *    measured for the same operation on the same transport, communicator
+ *    size and split (params.comm_size, else the case's ranks; any size,
+ *    type or in-place: no message of that operation is
  *    faster than the transport's latency) plus the row's bytes at the
  *    best bandwidth of its sweep (Hockney's alpha + n / beta, both
  *    measured); latency_floor_x 3 leaves room for the knee between the two
@@ -118,9 +119,16 @@ static struct row *rows_of(const json_t *cases, size_t *n) {
     gcb_view_sweep_key(c, key, sizeof key);
     snprintf(x->sweep, sizeof x->sweep, "%s|%s", key,
              gcb_analyze_in_place(c) ? "in" : "out");
-    snprintf(x->floor, sizeof x->floor, "%s|%s|%lld",
+    /* the communicator's size, not the case's ranks: a split sweep's
+     * 2-rank communicators (cross) run side by side under one 16-rank
+     * case, and their latency is no floor for the 16-rank sweep; and the
+     * split, whose communicators take another transport (node: NVLink,
+     * cross: the network) */
+    double comm = gcb_view_param_num(c, "comm_size");
+    snprintf(x->floor, sizeof x->floor, "%s|%s|%lld|%s",
              gcb_view_param_str(c, "op"), gcb_view_str(c, "backend"),
-             gcb_view_int(s, "ranks", -1));
+             comm > 0 ? (long long)comm : gcb_view_int(s, "ranks", -1),
+             gcb_view_param_str(c, "split"));
   }
   if (*n > 1)
     qsort(r, *n, sizeof *r, cmp_row);
