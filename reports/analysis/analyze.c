@@ -275,9 +275,18 @@ enum gcb_status gcb__rule_run_status(const struct gcb__rule_ctx *cx) {
   const char *status = gcb_view_str(run, "status");
   if (strcmp(status, "complete") == 0)
     return GCB_OK;
-  struct gcb_finding *f = gcb__rule_push(cx, GCB_SEV_FAIL);
+  bool unknown = !gcb_view_status_failed(status);
+  struct gcb_finding *f =
+      gcb__rule_push(cx, unknown ? GCB_SEV_INFO : GCB_SEV_FAIL);
   if (f == NULL)
     return GCB_ENOMEM;
+  if (unknown) { /* a converted excerpt: judged on the rows it has */
+    gcb_finding_explain(f, "the run's status is unknown: %s",
+                        gcb_view_str(run, "status_reason"));
+    gcb_finding_suggest(f, "judge the whole log to know whether the run "
+                           "finished");
+    return GCB_OK;
+  }
   gcb_finding_explain(
       f, "the run's status is \"%s\", not \"complete\"%s", status,
       strcmp(status, "running") == 0 ? ": it was killed or is still running"

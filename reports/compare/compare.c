@@ -6,10 +6,12 @@
  * the median did not move.
  *
  * The noise rule (docs/REPORTS.md): a run's relative noise for a case is
- * the larger of the robust cross-rank spread of the figures and the median
- * over ranks of each rank's relative stdev of its sample times (case_noise);
- * the band is noise_sigmas * sqrt(old^2 + new^2). A change is a regression only
- * when it is worse than both the threshold and the band. The run-to-run
+ * the largest noise the documents themselves show: the robust cross-rank
+ * spread of the figures, each rank's spread of its samples, a loop timed
+ * far outside its own calls, in this case or in any case of its
+ * benchmark in the run (noise_band, the one place the band is made); the
+ * band is noise_sigmas * sqrt(old^2 + new^2). A change is a regression
+ * only when it is worse than both the threshold and the band. The run-to-run
  * differences (notes) are in compare_notes.c.
  */
 #include "reports/compare/compare.h"
@@ -61,39 +63,107 @@ static double median(double *x, size_t n) {
   return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
 }
 
+/* How far rank i's figure time lies above the slowest of its own samples
+ * (figure_time / max - 1; 0 when within them). A collective's figure is
+ * the mean of a timed loop and its samples a separate per-call pass: a
+ * loop far above every call of that pass caught a time slice the calls
+ * did not (7 ms against 2 us per call on the shared development VM). A
+ * rate benchmark's figure time is its median sample: always 0. */
+static double loop_off(const struct gcb_ranks *pr, size_t i) {
+  double fig_t = gcb_ranks_num(pr, GCB_RC_FIGURE_TIME, i);
+  double max = gcb_ranks_num(pr, GCB_RC_TIME_MAX, i);
+  return fig_t > max && max > 0 ? fig_t / max - 1 : 0;
+}
+
 /*
- * One run's relative noise for a case: the larger of
+ * One run's relative noise for a case (*loop: its largest loop_off over
+ * ranks), the largest of what the case recorded:
  *  - the cross-rank spread, 1.4826 * MAD / median of the ranks' figures
  *    (a robust stdev: one slow rank is a finding, not noise, and must not
- *    widen the band that hides a drop of every other rank), and
- *  - the median over ranks of each rank's stdev / median of its sample
- *    times (how much one measurement of this case wanders).
+ *    widen the band that hides a drop of every other rank);
+ *  - the largest over ranks of each rank's stdev / median of its sample
+ *    times (how much one measurement of this case wanders; the largest, as
+ *    the "slowest" metric follows the worst rank, and a rank whose
+ *    samples wander is noise where one whose median is off is a finding);
+ *  - *loop, which no second measurement of the case can confirm.
  */
-static double case_noise(const json_t *c) {
+static double case_noise(const json_t *c, double *loop) {
   struct gcb_ranks pr;
   gcb_ranks_of(c, &pr);
-  size_t i, n = pr.n, m = 0;
-  double *fig = malloc(n * sizeof *fig + 1), *rel = malloc(n * sizeof *rel + 1);
-  double noise = 0;
-  if (fig == NULL || rel == NULL)
+  size_t i, n = pr.n;
+  double *fig = malloc(n * sizeof *fig + 1), noise = 0, iters = 0;
+  *loop = 0;
+  if (fig == NULL)
     goto done; /* no band: the threshold alone decides */
   for (i = 0; i < n; i++) {
     double med = gcb_ranks_num(&pr, GCB_RC_TIME_MEDIAN, i);
     double sd = gcb_ranks_num(&pr, GCB_RC_TIME_STDEV, i);
     fig[i] = gcb_ranks_num(&pr, GCB_RC_FIG_MEDIAN, i);
     if (med > 0 && sd >= 0)
-      rel[m++] = sd / med;
+      iters = fmax(iters, sd / med);
+    *loop = fmax(*loop, loop_off(&pr, i));
   }
   double center = median(fig, n);
   for (i = 0; i < n; i++)
     fig[i] = fabs(fig[i] - center);
   double ranks = center > 0 ? 1.4826 * median(fig, n) / center : 0;
-  double iters = median(rel, m);
-  noise = ranks > iters ? ranks : iters;
+  noise = fmax(ranks, fmax(iters, *loop));
 done:
   free(fig);
-  free(rel);
   return noise;
+}
+
+/* The largest loop_off of any case of each benchmark of a run. */
+#define RUN_BENCHES 16
+struct run_noise {
+  char bench[RUN_BENCHES][24];
+  double loop[RUN_BENCHES];
+  size_t n;
+};
+
+static void run_noise_of(const json_t *root, struct run_noise *out) {
+  const json_t *c;
+  size_t i, b;
+  memset(out, 0, sizeof *out);
+  json_array_foreach(json_object_get(root, "cases"), i, c) {
+    const char *bench = gcb_view_str(c, "bench");
+    for (b = 0; b < out->n && strcmp(out->bench[b], bench) != 0; b++)
+      ;
+    if (b == out->n && out->n == RUN_BENCHES)
+      continue; /* more benchmarks than any run has: no run term */
+    if (b == out->n)
+      gcb_view_copy(out->bench[out->n++], sizeof out->bench[0], bench);
+    struct gcb_ranks pr;
+    gcb_ranks_of(c, &pr);
+    for (size_t r = 0; r < pr.n; r++)
+      out->loop[b] = fmax(out->loop[b], loop_off(&pr, r));
+  }
+}
+
+static double run_loop(const struct run_noise *rn, const char *bench) {
+  for (size_t b = 0; b < rn->n; b++)
+    if (strcmp(rn->bench[b], bench) == 0)
+      return rn->loop[b];
+  return 0;
+}
+
+/*
+ * The noise band of a case compared across two runs, as a fraction of
+ * the value: noise_sigmas * sqrt(old^2 + new^2) of each run's noise, which
+ * is the larger of case_noise and the run's own loop disturbance for the
+ * case's benchmark (a run whose collective loops were off their calls by
+ * K x somewhere cannot tell a K x change of another collective from
+ * noise; a quiet machine's loops are within their calls, and add nothing).
+ * docs/REPORTS.md, "compare".
+ */
+static double noise_band(const json_t *oc, const json_t *nc,
+                         const struct run_noise *ro, const struct run_noise *rn,
+                         const struct gcb_thresholds *t) {
+  double loop;
+  const char *bench = gcb_view_str(nc, "bench");
+  double no = fmax(case_noise(oc, &loop), run_loop(ro, bench));
+  double nn = fmax(case_noise(nc, &loop), run_loop(rn, bench));
+  return t->noise_sigmas * sqrt(no * no + nn * nn);
 }
 
 static struct gcb_delta *push_delta(struct gcb_comparison *cmp,
@@ -194,7 +264,7 @@ static enum gcb_status row(struct gcb_comparison *cmp, const json_t *nc,
 
 static enum gcb_status compare_case(struct gcb_comparison *cmp,
                                     const json_t *oc, const json_t *nc,
-                                    const char *key,
+                                    const char *key, const struct run_noise *rn,
                                     const struct gcb_thresholds *t,
                                     struct gcb_err *err) {
   const char *unit = gcb_view_str(nc, "unit");
@@ -202,8 +272,7 @@ static enum gcb_status compare_case(struct gcb_comparison *cmp,
                *ns = gcb_view_obj(nc, "summary");
   enum basis by = basis_of(nc);
   bool lower = lower_is_better(unit);
-  double no = case_noise(oc), nn = case_noise(nc);
-  double noise = t->noise_sigmas * sqrt(no * no + nn * nn);
+  double noise = noise_band(oc, nc, &rn[0], &rn[1], t);
   double threshold = gcb_thresholds_regression(t, gcb_view_str(nc, "bench"),
                                                by == BY_TIME ? "us" : unit) /
                      100;
@@ -284,6 +353,9 @@ static enum gcb_status compare_cases(struct gcb_comparison *cmp,
     st = gcb_err_set(err, GCB_ENOMEM, "compare: out of memory");
   const json_t *ocases = json_object_get(oroot, "cases");
   const json_t *ncases = json_object_get(nroot, "cases");
+  struct run_noise rn[2];
+  run_noise_of(oroot, &rn[0]);
+  run_noise_of(nroot, &rn[1]);
   for (size_t j = 0; st == GCB_OK && j < nn; j++) {
     size_t i = 0;
     while (i < no && (used[i] || strcmp(okeys[i], nkeys[j]) != 0))
@@ -294,7 +366,7 @@ static enum gcb_status compare_cases(struct gcb_comparison *cmp,
       continue;
     }
     used[i] = true;
-    st = compare_case(cmp, json_array_get(ocases, i), nc, nkeys[j], t, err);
+    st = compare_case(cmp, json_array_get(ocases, i), nc, nkeys[j], rn, t, err);
   }
   for (size_t i = 0; st == GCB_OK && i < no; i++)
     if (!used[i])

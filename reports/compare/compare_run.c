@@ -3,7 +3,9 @@
  * (reports/compare/compare.h, gcb_compare_run_check): a run that kept 2 of
  * 70 cases and says "failed" has nothing regressed among the 2, and must
  * not compare as a pass. Missing baseline cases, a run status other than
- * "complete" and cases whose results failed validation each fail it.
+ * "complete" (or "unknown": a converted excerpt) and cases whose results
+ * were checked and failed validation each fail it; a case not validated
+ * does not.
  */
 #include <stdio.h>
 #include <string.h>
@@ -11,9 +13,14 @@
 #include "reports/compare/compare.h"
 #include "reports/document/view.h"
 
+/* A case checked and found wrong. One not checked (checked false: a tool
+ * that validates nothing, nccl-tests without -c, --no-check) was not
+ * validated: that is no failure of the run, or a log compared with itself
+ * would fail. */
 static bool case_invalid(const json_t *c) {
   const json_t *v = gcb_view_obj(c, "validation");
-  return json_is_false(json_object_get(v, "passed")) ||
+  bool checked = json_is_true(json_object_get(v, "checked"));
+  return (checked && json_is_false(json_object_get(v, "passed"))) ||
          gcb_view_int(v, "wrong", 0) > 0;
 }
 
@@ -29,14 +36,14 @@ void gcb_compare_run_check(const struct gcb_comparison *cmp,
   const char *status = gcb_view_str(gcb_view_obj(new_->root, "run"), "status");
   gcb_view_copy(out->status, sizeof out->status, status);
   out->failed = out->missing > 0 || out->invalid > 0 ||
-                strcmp(out->status, "complete") != 0;
+                gcb_view_status_failed(out->status);
 }
 
 void gcb_compare_run_why(const struct gcb_run_check *rc, char *buf,
                          size_t size) {
   int n = snprintf(buf, size, "the new run fails the comparison:");
   size_t used = n > 0 && (size_t)n < size ? (size_t)n : size - 1;
-  if (strcmp(rc->status, "complete") != 0 && used < size)
+  if (gcb_view_status_failed(rc->status) && used < size)
     used += (size_t)snprintf(buf + used, size - used, " run status \"%s\";",
                              rc->status[0] ? rc->status : "(none)");
   if (rc->missing > 0 && used < size)

@@ -53,8 +53,10 @@ static enum gcb_status check_versions(struct gcb__walk *w, const json_t *v) {
 const struct gcb__node gcb__n_software = {
     .types = T_OBJ, .fields = software_fields, .check = check_versions};
 
-static const char *const run_states[] = {"running", "complete",    "failed",
-                                         "timeout", "interrupted", NULL};
+/* "unknown": only converted documents, whose output does not say whether
+ * the run finished (an excerpt: rows without the tool's summary). */
+static const char *const run_states[] = {
+    "running", "complete", "failed", "timeout", "interrupted", "unknown", NULL};
 
 static const struct gcb__field tool_fields[] = {
     REQ("name", &gcb__n_str),
@@ -67,12 +69,9 @@ const struct gcb__node gcb__n_tool = {.types = T_OBJ, .fields = tool_fields};
 /* run.mpi_probe: the start-up ping-pongs (gcb_mpi_probe); optional, as
  * documents before it had none. */
 static const struct gcb__field probe_pair_fields[] = {
-    REQ("ranks", &gcb__n_int_array),
-    REQ("same_node", &gcb__n_bool),
-    REQ("batches", &gcb__n_int),
-    REQ("median_us", &gcb__n_num),
-    REQ("min_us", &gcb__n_num),
-    {0},
+    REQ("ranks", &gcb__n_int_array), REQ("same_node", &gcb__n_bool),
+    REQ("batches", &gcb__n_int),     REQ("median_us", &gcb__n_num),
+    REQ("min_us", &gcb__n_num),      {0},
 };
 static const struct gcb__field probe_fields[] = {
     REQ("bytes", &gcb__n_int),
@@ -95,6 +94,7 @@ static const struct gcb__field run_fields[] = {
     REQ("nodes", &gcb__n_int),
     OPT("environment", NODE(.types = T_OBJ, .items = &gcb__n_str)),
     OPT("mpi_probe", OBJ(probe_fields)),
+    OPT("status_reason", &gcb__n_str),
     {0},
 };
 const struct gcb__node gcb__n_run = {.types = T_OBJ, .fields = run_fields};

@@ -35,6 +35,10 @@ const json_t *gcb_view_obj(const json_t *obj, const char *key) {
   return json_is_object(v) ? v : NULL;
 }
 
+bool gcb_view_status_failed(const char *status) {
+  return strcmp(status, "complete") != 0 && strcmp(status, "unknown") != 0;
+}
+
 /* Entry of array `section` whose `field` equals `want` (the first, when
  * two have it): ranks and nodes are written in order, and a document read
  * back is kept in that order (gcb__ranks_order_document), so index `want`

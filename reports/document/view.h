@@ -33,6 +33,10 @@ long long gcb_view_int(const json_t *obj, const char *key, long long def);
 /* Object member, or NULL when absent or not an object. */
 const json_t *gcb_view_obj(const json_t *obj, const char *key);
 
+/* Whether a run.status says the run did not finish: anything but
+ * "complete" and "unknown" (a converted excerpt that cannot say). */
+bool gcb_view_status_failed(const char *status);
+
 /* The ranks[] entry of `rank` (fast path: ranks[rank]); NULL if none. */
 const json_t *gcb_view_rank(const json_t *root, long long rank);
 

@@ -94,8 +94,15 @@ static void sniff(struct gcb__sniff *s, const char *text, size_t len) {
   json_part(s);
   if (s->json_len == 0 || s->json_len > GCB_INTEROP_MAX_JSON)
     return;
-  s->root = json_loadb(text + s->json_at, s->json_len, JSON_REJECT_DUPLICATES,
+  /* The value ends where its closing brace is, not at the last line that
+   * ends with one: DCGM runs nvbandwidth -j and keeps the WARNING lines
+   * printed after the JSON, some of which end in '}' ("... {{{}}}}}"). */
+  s->root = json_loadb(text + s->json_at, s->json_len,
+                       JSON_REJECT_DUPLICATES | JSON_DISABLE_EOF_CHECK,
                        &s->json_error);
+  if (s->root != NULL && s->json_error.position > 0 &&
+      (size_t)s->json_error.position <= s->json_len)
+    s->json_len = (size_t)s->json_error.position;
 }
 
 /* Text that goes to the results reader when no row takes it, so that its
@@ -159,9 +166,33 @@ static enum gcb_status none_matched(const char *name, char (*why)[WHY_MAX],
                      "%s: not a format gcbench reads (tried %s)", name, list);
 }
 
+/* A file that yields no case is refused, whatever else it held: a report
+ * of nothing would read PASS and pass the CI job whose benchmark never
+ * ran. Says what the file did hold (skipped tests, the first error). */
+static enum gcb_status no_measurement(struct gcb__conv *cv, const json_t *doc) {
+  const json_t *skipped = json_object_get(doc, "skipped");
+  const json_t *errors = json_object_get(doc, "errors");
+  const json_t *first = json_array_get(errors, 0);
+  char held[400] = "";
+  int n = 0;
+  if (json_array_size(skipped) > 0)
+    n = snprintf(held, sizeof held, "; %zu skipped", json_array_size(skipped));
+  if (first != NULL && n >= 0 && (size_t)n < sizeof held)
+    snprintf(held + n, sizeof held - (size_t)n, "; %zu error(s), the first: %s",
+             json_array_size(errors), gcb_view_str(first, "message"));
+  return gcb_err_set(cv->err, GCB_EINPUT,
+                     "%s: no measurements in %s (read as %s: no case%s)",
+                     cv->name, cv->name, cv->format, held);
+}
+
 /* Dumps the converted document and reads it back as any results file. */
 static enum gcb_status finish(struct gcb__conv *cv, const char *format,
                               json_t *doc, struct gcb_results **out) {
+  if (json_array_size(json_object_get(doc, "cases")) == 0) {
+    enum gcb_status st = no_measurement(cv, doc);
+    json_decref(doc);
+    return st;
+  }
   gcb__conv_join_topology(cv, doc);
   char *text = json_dumps(doc, JSON_COMPACT);
   json_decref(doc);

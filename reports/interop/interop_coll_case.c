@@ -337,12 +337,32 @@ static enum gcb_status cut(struct gcb__coll_log *x, int line) {
       gcb__conv_error("coll", t->op[0] ? t->op : "log", "ETIMEOUT", msg), 0);
 }
 
+/* The file ends after a whole row, without the test's summary: a pasted
+ * excerpt as often as a stopped run, and nothing in it says which. Its
+ * rows are what they are; the run's status is unknown (an info in the
+ * report), not a timeout. */
+static void excerpt(struct gcb__coll_log *x, int line) { /* its last row */
+  char msg[256];
+  const struct gcb__coll_table *t = &x->table;
+  snprintf(msg, sizeof msg,
+           "%s is an excerpt: it ends at line %d after %zu row(s) of the test "
+           "whose header is line %d, without the summary (# Avg bus "
+           "bandwidth) a finished run prints",
+           gcb__conv_base_name(x->cv->name), line, t->rows, t->line);
+  json_t *run = json_object_get(x->doc, "run");
+  json_object_set_new(run, "status", json_string("unknown"));
+  json_object_set_new(run, "status_reason", json_string(msg));
+}
+
 enum gcb_status gcb__coll_log_end(struct gcb__coll_log *x, int last_line) {
   enum gcb_status st = GCB_OK;
   bool open = x->table.started && !x->table.closed;
   int header = x->table.line;
-  if (open)
+  /* cut inside a row (or before any): cut; after a whole row: an excerpt */
+  if (open && (x->cut_line || x->table.rows == 0))
     st = cut(x, x->cut_line ? x->cut_line : last_line);
+  else if (open)
+    excerpt(x, x->table.row[x->table.rows - 1].line);
   if (st == GCB_OK)
     st = gcb__coll_table_end(x, last_line);
   json_t *run = json_object_get(x->doc, "run");

@@ -5,9 +5,11 @@
  * of its own (rank i = GPU i) on one node. Host-device tests (CPU row, GPU
  * columns) become "pcie" cases with one figure per GPU (nvbandwidth's host
  * buffers are pinned and, with its default CPU affinity, local);
- * device-device tests (row the GPU named first in the description, column
- * its peer) one "p2p" case per pair with src = row and dst = column,
- * measured by the src GPU; the bidirectional device-device tests' JSON
+ * device-device tests (row the GPU whose context runs the copy, column its
+ * peer) one "p2p" case per pair with src the GPU the data leaves and dst
+ * the one it reaches (a write test's row writes its column, a read test's
+ * row reads its column: src = column), listed under the src GPU's rank;
+ * the bidirectional device-device tests' JSON
  * holds three matrices in one (read1/write1, read2/write2, total), whose
  * last N rows, the total, make the pairs. Every other value nvbandwidth
  * printed (latency tests in ns, all-to-host and host-to-all, further rows
@@ -224,20 +226,36 @@ static json_t *pair_params(struct gcb__nvbw *x, size_t t, const char *name,
   return p;
 }
 
+/*
+ * Which way the data of cell (row, column) moved, as nvbandwidth's code
+ * copies it (testcases_ce.cpp, testcases_sm.cpp): every device-device test
+ * runs in the row GPU's context, a write test copying row -> column
+ * (doMemcpy(srcBuffer, peerBuffer)), a read test column -> row
+ * (doMemcpy(peerBuffer, srcBuffer): the row GPU reads its peer). The
+ * descriptions' arrows do not say this ("GPU(row) -> GPU(column)" heads
+ * the read matrix), so the direction is the test's, not the arrow's. The
+ * bidirectional totals are both ways at once: row, then column.
+ */
+static bool reads_column(size_t t) {
+  return strcmp(known_tests[t].dir, "read") == 0 &&
+         strcmp(known_tests[t].both, "uni") == 0;
+}
+
 /* The last N rows of an N x N device-device matrix: one case per pair. */
 static enum gcb_status p2p(struct gcb__nvbw *x, size_t t, const char *name,
                            int line) {
   size_t n = x->m.cols, first = x->m.rows - n;
   enum gcb_status st = GCB_OK;
-  for (size_t a = 0; a < n && st == GCB_OK; a++)
-    for (size_t b = 0; b < n && st == GCB_OK; b++) {
-      double v = cell(&x->m, first + a, b);
-      if (a == b && isnan(v))
+  for (size_t r = 0; r < n && st == GCB_OK; r++)
+    for (size_t c = 0; c < n && st == GCB_OK; c++) {
+      double v = cell(&x->m, first + r, c);
+      if (r == c && isnan(v))
         continue; /* the diagonal: N/A */
-      if (a == b || !(v > 0)) {
-        st = imported(x, name, 0, first + a, b, line);
+      if (r == c || !(v > 0)) {
+        st = imported(x, name, 0, first + r, c, line);
         continue;
       }
+      size_t a = reads_column(t) ? c : r, b = reads_column(t) ? r : c;
       char label[160];
       snprintf(label, sizeof label, "%s GPU%zu->GPU%zu", name, a, b);
       long long rank = (long long)a;

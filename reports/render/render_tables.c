@@ -244,7 +244,7 @@ static void runs_table(struct gcb__tb *b) {
     const json_t *tool = gcb_view_obj(root, "tool");
     const char *status = gcb_view_str(run, "status");
     char **r =
-        gcb__table_row(b, t, strcmp(status, "complete") == 0 ? NULL : "fail");
+        gcb__table_row(b, t, gcb_view_status_failed(status) ? "fail" : NULL);
     gcb__cell(b, r, 0, "%zu", d + 1);
     gcb__cell(b, r, 1, "%s", b->rep->docs[d].name);
     gcb__cell(b, r, 2, "%s", gcb_view_str(run, "id"));

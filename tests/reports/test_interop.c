@@ -12,6 +12,7 @@
 
 #include "common/file.h"
 #include "reports/analysis/analyze.h"
+#include "reports/compare/compare.h"
 #include "reports/document/ranks.h"
 #include "reports/document/topo_view.h"
 #include "reports/interop/interop.h"
@@ -332,4 +333,154 @@ Test(interop, directories_and_huge_files_are_refused) {
   cr_expect(strstr(err.msg, "limit 256 MiB)") != NULL, "%s", err.msg);
   cr_expect_null(text);
   unlink(huge);
+}
+
+/* ---- issue 26: real files of other tools -------------------------------- */
+
+/* The GB/s of the p2p case of testcase name from src to dst; NAN if none. */
+static double pair_figure(const struct loaded *l, const char *name, int src,
+                          int dst) {
+  const json_t *c;
+  size_t i;
+  json_array_foreach(cases(l), i, c) {
+    if (strcmp(gcb_view_str(c, "bench"), "p2p") == 0 &&
+        strcmp(gcb_view_param_str(c, "testcase"), name) == 0 &&
+        gcb_view_param_num(c, "src") == src &&
+        gcb_view_param_num(c, "dst") == dst)
+      return gcb_view_num(gcb_view_obj(c, "summary"), "median");
+  }
+  return NAN;
+}
+
+/* DCGM's nvbandwidth plugin keeps the WARNING lines nvbandwidth -j prints
+ * around its JSON, some ending in '{' or '}' (the layout of NVIDIA/DCGM
+ * nvvs/plugin_src/nvbandwidth/tests/NVBandwidthTestsInputs.cpp,
+ * verboseFullOutputWithErrors; the fixture's content is our own): the JSON
+ * is still read, every testcase with it, and both GPUs by bus id. */
+Test(interop, dcgm_warning_lines_around_nvbandwidth_json_are_passed_over) {
+  struct loaded l;
+  load(DATA("interop/dcgm-warnings-nvbandwidth-2gpu.json"), NULL, 0, &l);
+  cr_expect_eq(l.format, GCB_FORMAT_NVBANDWIDTH);
+  const json_t *h2d = find_case(&l, "pcie", "direction", "h2d");
+  cr_assert_not_null(h2d, "the host-device test was read");
+  cr_expect_float_eq(gcb_view_num(gcb_view_obj(h2d, "summary"), "max"), 24.13,
+                     1e-9);
+  cr_expect_eq(json_array_size(json_object_get(l.doc.root, "ranks")), 2);
+  struct gcb_place p;
+  gcb_view_place(l.doc.root, 1, &p);
+  cr_expect_str_eq(p.bus_id, "0000:0f:00.0");
+  cr_expect_str_eq(p.hostname, "dgx-a100-03");
+  cr_expect_eq(json_array_size(json_object_get(l.doc.root, "skipped")), 1,
+               "the waived test");
+  gcb_results_free(l.res);
+}
+
+/* Which GPU's data goes where, per testcase kind, as nvbandwidth's code
+ * copies (testcases_ce.cpp, testcases_sm.cpp): every device-device test
+ * runs in the row GPU's context; a read test's row reads its column
+ * (column -> row), a write test's row writes its column (row -> column),
+ * whatever arrow the description prints; a bidirectional total is both
+ * ways, kept row -> column. */
+Test(interop, nvbandwidth_pairs_go_the_way_the_data_went) {
+  static const struct {
+    const char *test;
+    int src, dst;
+    double gbps; /* the cell [row][col] with row 0, col 1 unless said */
+  } want[] = {
+      {"device_to_device_memcpy_read_ce", 1, 0, 101.5},
+      {"device_to_device_memcpy_read_ce", 0, 1, 102.5}, /* [1][0] */
+      {"device_to_device_memcpy_write_ce", 0, 1, 201.5},
+      {"device_to_device_memcpy_write_ce", 1, 0, 202.5},
+      {"device_to_device_memcpy_read_sm", 1, 0, 111.5},
+      {"device_to_device_memcpy_write_sm", 0, 1, 211.5},
+      {"device_to_device_bidirectional_memcpy_read_ce", 0, 1, 300.4},
+      {"device_to_device_bidirectional_memcpy_read_ce", 1, 0, 300.6},
+  };
+  struct loaded l;
+  load(DATA("interop/dcgm-warnings-nvbandwidth-2gpu.json"), NULL, 0, &l);
+  for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+    cr_expect_float_eq(pair_figure(&l, want[i].test, want[i].src, want[i].dst),
+                       want[i].gbps, 1e-9, "%s GPU%d -> GPU%d", want[i].test,
+                       want[i].src, want[i].dst);
+  gcb_results_free(l.res);
+  /* The same in nvbandwidth's stdout. */
+  static const char text[] =
+      "Running device_to_device_memcpy_read_ce.\n"
+      "memcpy CE GPU(row) -> GPU(column) bandwidth (GB/s)\n"
+      "           0         1\n"
+      " 0       N/A     101.5\n"
+      " 1     102.5       N/A\n"
+      "\n"
+      "SUM device_to_device_memcpy_read_ce 204.00\n";
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_interop_parse(text, strlen(text), "read.txt", NULL, 0,
+                                 &l.res, &l.format, &err),
+               GCB_OK, "%s", err.msg);
+  l.doc.root = gcb_results_json(l.res);
+  cr_expect_float_eq(pair_figure(&l, "device_to_device_memcpy_read_ce", 1, 0),
+                     101.5, 1e-9, "GPU 0 read GPU 1: the data went 1 -> 0");
+  gcb_results_free(l.res);
+}
+
+/* A file that yields no measurement is refused in one line (exit 2 in the
+ * report), never a document a report would call PASS. */
+Test(interop, a_file_with_no_measurement_is_refused) {
+  static const struct {
+    const char *text, *says;
+  } files[] = {
+      {"WARNING: x\n{\"nvbandwidth\": {\"version\": \"v0.8\", \"testcases\": "
+       "[{\"name\": \"host_to_device_memcpy_ce\", \"status\": "
+       "\"Waived\"}]}}\n",
+       "none.json: no measurements in none.json (read as nvbandwidth JSON: no "
+       "case; 1 skipped)"},
+      {"{\"nvbandwidth\": {\"version\": \"v0.8\", \"error\": \"no CUDA "
+       "device\", \"testcases\": []}}\n",
+       "none.json: no measurements in none.json (read as nvbandwidth JSON: no "
+       "case; 1 error(s), the first: no CUDA device)"},
+  };
+  for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+    struct gcb_results *r = NULL;
+    struct gcb_err err = {0};
+    cr_expect_eq(gcb_interop_parse(files[i].text, strlen(files[i].text),
+                                   "none.json", NULL, 0, &r, NULL, &err),
+                 GCB_EINPUT);
+    cr_expect_null(r);
+    cr_expect_str_eq(err.msg, files[i].says);
+  }
+}
+
+/* A nccl-tests log run without -c validates nothing: compared with itself
+ * it passes (issue 26: its cases' passed=false failed the self-compare). */
+Test(interop, a_log_without_validation_compares_clean_with_itself) {
+  struct loaded a, b;
+  load(DATA("interop/superbench-nccl_allreduce.log"), NULL, 0, &a);
+  load(DATA("interop/superbench-nccl_allreduce.log"), NULL, 0, &b);
+  const json_t *c = find_case(&b, "coll", "op", "allreduce");
+  cr_assert_not_null(c);
+  cr_expect(
+      !json_is_true(json_object_get(gcb_view_obj(c, "validation"), "checked")),
+      "no -c: not validated");
+  struct gcb_thresholds th;
+  struct gcb_comparison cmp = {0};
+  struct gcb_run_check rc;
+  struct gcb_err err = {0};
+  gcb_thresholds_default(&th);
+  cr_assert_eq(gcb_compare(&a.doc, &b.doc, &th, &cmp, &err), GCB_OK, "%s",
+               err.msg);
+  gcb_compare_run_check(&cmp, &b.doc, &rc);
+  cr_expect_eq(cmp.regressions, 0);
+  cr_expect_eq(rc.invalid, 0, "not validated is not invalid");
+  cr_expect(!rc.failed, "status %s", rc.status);
+  gcb_comparison_free(&cmp);
+  /* A case checked and found wrong still fails it. */
+  json_t *v = json_object_get((json_t *)c, "validation");
+  json_object_set_new(v, "checked", json_true());
+  json_object_set_new(v, "wrong", json_integer(2));
+  cr_assert_eq(gcb_compare(&a.doc, &b.doc, &th, &cmp, &err), GCB_OK);
+  gcb_compare_run_check(&cmp, &b.doc, &rc);
+  cr_expect_eq(rc.invalid, 1);
+  cr_expect(rc.failed);
+  gcb_comparison_free(&cmp);
+  gcb_results_free(a.res);
+  gcb_results_free(b.res);
 }

@@ -9,6 +9,7 @@
  */
 #include <stdarg.h>
 
+#include "reports/analysis/analyze.h"
 #include "reports/document/view.h"
 #include "reports/interop/interop.h"
 #include "tests/reports/report_fixture.h"
@@ -95,6 +96,44 @@ Test(interop_limits, a_log_cut_inside_a_row_keeps_the_rows_before) {
   const json_t *e = json_array_get(json_object_get(root, "errors"), 0);
   cr_expect(strstr(gcb_view_str(e, "message"), "ends at line 4") != NULL, "%s",
             gcb_view_str(e, "message"));
+  gcb_results_free(r);
+  free(t.s);
+}
+
+/* A pasted excerpt: whole rows, no "# Avg bus bandwidth" after them. It
+ * is no timeout: its rows are imported, no error is made, and the run's
+ * status is "unknown" with the reason, which the report shows as an info
+ * (issue 26: such a paste was failed as "the run's status is timeout"). */
+Test(interop_limits, an_excerpt_is_imported_with_its_status_unknown) {
+  struct text t = {0};
+  struct gcb_results *r;
+  struct gcb_err err = {0};
+  add(&t, "%s", header);
+  row(&t, 8);
+  row(&t, 16);
+  cr_assert_eq(parse(&t, "paste.log", &r, &err), GCB_OK, "%s", err.msg);
+  const json_t *root = gcb_results_json(r), *run = gcb_view_obj(root, "run");
+  cr_expect_eq(count(r, "coll"), 4, "2 rows, 2 halves each");
+  cr_expect_eq(json_array_size(json_object_get(root, "errors")), 0);
+  cr_expect_str_eq(gcb_view_str(run, "status"), "unknown");
+  cr_expect_str_eq(gcb_view_str(run, "status_reason"),
+                   "paste.log is an excerpt: it ends at line 3 after 2 row(s) "
+                   "of the test whose header is line 1, without the summary "
+                   "(# Avg bus bandwidth) a finished run prints");
+  struct gcb_doc d = {.name = "paste.log", .root = root};
+  struct gcb_thresholds th;
+  struct gcb_findings f = {0};
+  gcb_thresholds_default(&th);
+  cr_assert_eq(gcb_analyze(&d, 1, &th, &f, &err), GCB_OK, "%s", err.msg);
+  cr_expect_eq(gcb_findings_count(&f, GCB_SEV_FAIL), 0,
+               "an excerpt is no "
+               "failure");
+  bool said = false;
+  for (size_t i = 0; i < f.n; i++)
+    said |= strcmp(f.items[i].kind, "run-status") == 0 &&
+            f.items[i].severity == GCB_SEV_INFO;
+  cr_expect(said, "the unknown status is an info");
+  gcb_findings_free(&f);
   gcb_results_free(r);
   free(t.s);
 }

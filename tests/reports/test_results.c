@@ -396,7 +396,7 @@ Test(results_read, schema_violations_are_named_and_located) {
   static const struct edit edits[] = {
       {"\"status\": \"running\"", "\"status\": \"paused\"",
        "run.status: expected one of running, complete, failed, timeout, "
-       "interrupted, got \"paused\"",
+       "interrupted, unknown, got \"paused\"",
        NULL},
       {"\"end_time\": null", "\"end_time\": 0",
        "run.end_time: expected a string or null, got integer", NULL},
