@@ -130,7 +130,7 @@ Test(interop_limits, an_excerpt_is_imported_with_its_status_unknown) {
                "failure");
   bool said = false;
   for (size_t i = 0; i < f.n; i++)
-    said |= strcmp(f.items[i].kind, "run-status") == 0 &&
+    said |= strcmp(f.items[i].kind->name, "run-status") == 0 &&
             f.items[i].severity == GCB_SEV_INFO;
   cr_expect(said, "the unknown status is an info");
   gcb_findings_free(&f);
