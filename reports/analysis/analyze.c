@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "reports/analysis/analyze_rules.h"
+#include "reports/analysis/burn.h"
 #include "reports/document/ranks.h"
 #include "reports/document/stats.h"
 
@@ -364,15 +365,23 @@ static const struct {
 enum gcb_status gcb_analyze(const struct gcb_doc *docs, size_t ndocs,
                             const struct gcb_thresholds *t,
                             struct gcb_findings *out, struct gcb_err *err) {
-  for (size_t d = 0; d < ndocs; d++) {
+  enum gcb_status st = GCB_OK;
+  for (size_t d = 0; d < ndocs && st == GCB_OK; d++) {
+    /* The burn cases, read once for the five burn rules, unless the
+     * caller read them for its tables and plots too. */
+    struct gcb_burn_doc own;
+    struct gcb_doc doc = docs[d];
+    const struct gcb_burn_doc *burn = gcb_burn_doc_of(&doc, t, &own, err);
+    if (burn == NULL)
+      return GCB_ENOMEM;
+    doc.burn = burn;
     struct gcb__rule_ctx cx = {
-        .doc = &docs[d], .index = (int)d, .t = t, .out = out, .err = err};
-    for (size_t r = 0; r < sizeof rules / sizeof *rules; r++) {
+        .doc = &doc, .index = (int)d, .t = t, .out = out, .err = err};
+    for (size_t r = 0; r < sizeof rules / sizeof *rules && st == GCB_OK; r++) {
       cx.kind = rules[r].kind;
-      enum gcb_status st = rules[r].run(&cx);
-      if (st != GCB_OK)
-        return st;
+      st = rules[r].run(&cx);
     }
+    gcb_burn_doc_free(&own);
   }
-  return GCB_OK;
+  return st;
 }
