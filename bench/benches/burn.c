@@ -32,6 +32,7 @@
 #include <time.h>
 
 #include "bench/bench.h"
+#include "bench/benches/burn.h"
 #include "bench/run/watchdog.h"
 #include "common/mpi_err.h"
 
@@ -365,18 +366,26 @@ static void interval_points(struct burn_run *r, long i, long count, double wall,
   if (ops->burn_read == NULL)
     return;
   struct gcb_burn_reading rd;
+  double point[GCB_BURN_SERIES_COUNT];
   ops->burn_read(r->ctx->backend, &rd);
-  put(r, GCB_BURN_CPU_MHZ, i, rd.cpu_mhz);
-  put(r, GCB_BURN_TEMP_C, i, rd.temp_c);
-  put(r, GCB_BURN_POWER_W, i, rd.power_w);
-  put(r, GCB_BURN_SM_CLOCK_MHZ, i, rd.sm_clock_mhz);
-  put(r, GCB_BURN_MEM_CLOCK_MHZ, i, rd.mem_clock_mhz);
-  put(r, GCB_BURN_THROTTLE_REASONS, i,
-      rd.throttle_known ? (double)rd.throttle_reasons : NAN);
-  put(r, GCB_BURN_ECC_SBE, i, counter(rd.ecc_sbe));
-  put(r, GCB_BURN_ECC_DBE, i, counter(rd.ecc_dbe));
-  put(r, GCB_BURN_PCIE_REPLAY, i, counter(rd.pcie_replay));
-  put(r, GCB_BURN_XID, i, counter(rd.xid));
+  gcb__burn_reading_points(&rd, point);
+  for (int s = GCB_BURN_CPU_MHZ; s <= GCB_BURN_XID; s++)
+    put(r, s, i, point[s]);
+}
+
+void gcb__burn_reading_points(const struct gcb_burn_reading *rd,
+                              double point[GCB_BURN_SERIES_COUNT]) {
+  point[GCB_BURN_CPU_MHZ] = rd->cpu_mhz;
+  point[GCB_BURN_TEMP_C] = rd->temp_c;
+  point[GCB_BURN_POWER_W] = rd->power_w;
+  point[GCB_BURN_SM_CLOCK_MHZ] = rd->sm_clock_mhz;
+  point[GCB_BURN_MEM_CLOCK_MHZ] = rd->mem_clock_mhz;
+  point[GCB_BURN_THROTTLE_REASONS] =
+      rd->throttle_known ? (double)rd->throttle_reasons : NAN;
+  point[GCB_BURN_ECC_SBE] = counter(rd->ecc_sbe);
+  point[GCB_BURN_ECC_DBE] = counter(rd->ecc_dbe);
+  point[GCB_BURN_PCIE_REPLAY] = counter(rd->pcie_replay);
+  point[GCB_BURN_XID] = counter(rd->xid);
 }
 
 /* The intervals, until --duration or until the ranks agree to stop. */

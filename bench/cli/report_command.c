@@ -17,6 +17,7 @@
 #include "bench/cli/options.h"
 #include "bench/cli/report_text.h"
 #include "common/outfile.h"
+#include "reports/analysis/burn.h"
 #include "reports/render/render_svg.h"
 #include "reports/reports.h"
 
@@ -102,6 +103,9 @@ struct outcome {
   struct gcb_rtables tables; /* built once, shared by the renderers */
   struct gcb_diagnosis diag; /* the root causes, shared likewise */
   struct gcb_matrix matrix;  /* their component matrix, likewise */
+  /* Each document's burn cases, read and judged once for the rules, the
+   * tables and the plots (in->docs[i].burn points here). */
+  struct gcb_burn_doc burn[GCB_LOAD_MAX_DOCS];
 };
 
 /* The thresholds: the criteria's, else the defaults. */
@@ -110,6 +114,18 @@ static void thresholds_of(const struct gcb_inputs *in, struct outcome *o) {
     o->th = in->cr->thresholds;
   else
     gcb_thresholds_default(&o->th);
+}
+
+/* The burn cases of every document, read once (reports/analysis/burn.h):
+ * the plots, the rules and the tables all take them from the docs. */
+static enum gcb_status burn_read(struct gcb_inputs *in, struct outcome *o,
+                                 struct gcb_err *err) {
+  enum gcb_status st = GCB_OK;
+  for (size_t i = 0; i < in->ndocs && st == GCB_OK; i++) {
+    st = gcb_burn_doc_read(in->docs[i].root, &o->th, &o->burn[i], err);
+    in->docs[i].burn = &o->burn[i];
+  }
+  return st;
 }
 
 static enum gcb_status analyse(const struct gcb_inputs *in, struct outcome *o,
@@ -141,6 +157,8 @@ static void free_outcome(struct outcome *o) {
   free(o->checks);
   gcb_comparison_free(&o->cmp);
   gcb_plots_free(&o->plots);
+  for (size_t i = 0; i < GCB_LOAD_MAX_DOCS; i++)
+    gcb_burn_doc_free(&o->burn[i]);
 }
 
 /* Renders into a fresh temporary beside the file, then renames it over the
@@ -327,6 +345,8 @@ static int report(const struct report_opts *ro, const char **files, size_t n,
                             &err);
   if (st == GCB_OK)
     thresholds_of(&in, &o);
+  if (st == GCB_OK)
+    st = burn_read(&in, &o, &err);
   if (st == GCB_OK && rank == 0 && !one)
     st = report_dir_open(ro, &in, &o, &rd, &err);
   if (st == GCB_OK)

@@ -75,6 +75,7 @@ void gcb_watchdog_arm(struct gcb_watchdog *w, const char *bench,
   snprintf(w->label, sizeof w->label, "%s", label);
   snprintf(w->desc, sizeof w->desc, "%s", label);
   w->deadline = w->opts.timeout_s > 0 ? gcb__wd_now() + w->opts.timeout_s : 0;
+  w->extended = 0;
   w->active = true;
   atomic_fetch_add_explicit(&w->seq, 1, memory_order_relaxed);
   atomic_store_explicit(&w->step, 0, memory_order_relaxed);
@@ -120,8 +121,10 @@ void gcb_watchdog_extend(struct gcb_watchdog *w, double seconds) {
   if (w == NULL)
     return;
   pthread_mutex_lock(&w->lock);
-  if (w->deadline > 0)
+  if (w->deadline > 0) {
     w->deadline += seconds;
+    w->extended += seconds;
+  }
   pthread_mutex_unlock(&w->lock);
 }
 
@@ -155,6 +158,7 @@ void gcb_watchdog_step(struct gcb_watchdog *w) {
 /* A copy of the armed case. */
 struct armed_case {
   double deadline; /* 0: none */
+  double limit;    /* the case's whole limit: --timeout and its extension */
   bool active;     /* inside a case or set-up */
   char bench[32], label[128], desc[160];
 };
@@ -162,6 +166,7 @@ struct armed_case {
 static void armed(struct gcb_watchdog *w, struct armed_case *a) {
   pthread_mutex_lock(&w->lock);
   a->deadline = w->deadline;
+  a->limit = w->opts.timeout_s + w->extended;
   a->active = w->active;
   memcpy(a->bench, w->bench, sizeof a->bench);
   memcpy(a->label, w->label, sizeof a->label);
@@ -445,8 +450,10 @@ static _Noreturn void timeout_rank0(struct gcb_watchdog *w,
   w->ranks[0] = (struct gcb__wd_rank){
       .heard = true, .seq = mine.a, .step = mine.b, .phase = mine.phase};
   char message[1536];
+  /* The limit the case had: a burn's --duration is added to --timeout
+   * (gcb_watchdog_extend), and "within 3 s" of a 30 s burn misleads. */
   gcb__watchdog_timeout_message(message, sizeof message, a->bench, a->desc,
-                                w->opts.timeout_s, w->ranks, w->size,
+                                a->limit, w->ranks, w->size,
                                 w->opts.rank_names);
   /* The errors[] entry names the rank when exactly one is behind. */
   int *late = malloc(sizeof *late * (size_t)w->size), rank = -1;
@@ -495,7 +502,7 @@ static void check_deadline(struct gcb_watchdog *w, double now) {
     snprintf(line, sizeof line,
              "timeout: rank %d: %s %s did not finish within %g s and rank 0 "
              "did not end the run; ending this rank",
-             w->rank, a.bench, a.desc, w->opts.timeout_s);
+             w->rank, a.bench, a.desc, a.limit);
     say(w, "error", line);
     _exit(gcb_status_exit_code(GCB_ETIMEOUT));
   }

@@ -108,6 +108,8 @@ struct gcb_watchdog {
   char desc[160];  /* for the line: "case 'label'", "set-up" */
   double deadline; /* CLOCK_MONOTONIC seconds; 0: none (disarmed, or no
                       --timeout) */
+  double extended; /* seconds gcb_watchdog_extend added to --timeout: the
+                      limit a timeout's line names is their sum */
   bool active;     /* armed: inside a case or a set-up */
   /* gcb_watchdog_soft: the armed case ends on its own when asked (burn).
    * soft_flag is set to 1 on a stop signal; the end of the run waits

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "reports/analysis/analyze_rules.h"
+#include "reports/analysis/burn.h"
 #include "reports/document/ranks.h"
 #include "reports/document/stats.h"
 
@@ -333,18 +334,27 @@ enum gcb_status gcb_analyze_kinds(const struct gcb_kind *kinds, size_t nkinds,
                                   const struct gcb_thresholds *t,
                                   struct gcb_findings *out,
                                   struct gcb_err *err) {
-  for (size_t d = 0; d < ndocs; d++) {
+  enum gcb_status st = GCB_OK;
+  for (size_t d = 0; d < ndocs && st == GCB_OK; d++) {
+    /* The burn cases, read once for the five burn rules, unless the
+     * caller read them for its tables and plots too. */
+    struct gcb_burn_doc own;
+    struct gcb_doc doc = docs[d];
+    const struct gcb_burn_doc *burn = gcb_burn_doc_of(&doc, t, &own, err);
+    if (burn == NULL)
+      return GCB_ENOMEM;
+    doc.burn = burn;
     struct gcb__rule_ctx cx = {
-        .doc = &docs[d], .index = (int)d, .t = t, .out = out, .err = err};
-    for (size_t k = 0; k < nkinds; k++)
-      for (size_t r = 0; r < 2 && kinds[k].rule[r] != NULL; r++) {
+        .doc = &doc, .index = (int)d, .t = t, .out = out, .err = err};
+    for (size_t k = 0; k < nkinds && st == GCB_OK; k++)
+      for (size_t r = 0; r < 2 && kinds[k].rule[r] != NULL && st == GCB_OK;
+           r++) {
         cx.kind = &kinds[k];
-        enum gcb_status st = kinds[k].rule[r](&cx);
-        if (st != GCB_OK)
-          return st;
+        st = kinds[k].rule[r](&cx);
       }
+    gcb_burn_doc_free(&own);
   }
-  return GCB_OK;
+  return st;
 }
 
 enum gcb_status gcb_analyze(const struct gcb_doc *docs, size_t ndocs,

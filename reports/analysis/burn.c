@@ -1,9 +1,10 @@
 /*
- * The burn-in timeline (burn.h): read from a case once into typed arrays,
- * and each rank's series judged on its own: sustained (median) and peak,
- * the per-interval noise, and a fall that stays down, found as the one
- * change point of the median-filtered series, with its cause read from
- * the rank's own telemetry over the same intervals.
+ * The burn-in timeline (burn.h): each burn case of a document read once,
+ * through the document's reader, and each rank's series judged on its
+ * own: sustained (median) and peak, the per-interval noise, and a fall
+ * that stays down, found as the one change point of the median-filtered
+ * series, with its cause read from the rank's own telemetry over the same
+ * intervals.
  */
 #include "reports/analysis/burn.h"
 
@@ -13,99 +14,36 @@
 #include <string.h>
 
 #include "reports/document/bench_kind.h"
+#include "reports/document/results.h"
 #include "reports/document/stats.h"
-
-const char *const gcb_burnview_series_names[GCB_BV_COUNT] = {
-    "figure",  "checked", "wrong",        "cpu_util",      "cpu_mhz",
-    "temp_c",  "power_w", "sm_clock_mhz", "mem_clock_mhz", "throttle_reasons",
-    "ecc_sbe", "ecc_dbe", "pcie_replay",  "xid",
-};
 
 bool gcb_burn_is_case(const json_t *c) {
   return gcb_bench_kind_of(c) == GCB_BENCH_BURN;
 }
 
-/* ---- reading ------------------------------------------------------------ */
-
-static double num_or_nan(const json_t *v) {
-  return json_is_number(v) ? json_number_value(v) : NAN;
+/* Series s of rank r at interval i (NAN: not measured, or not there). */
+static double value_at(const struct gcb_burn_timeline *tl,
+                       enum gcb_burn_series s, size_t r, size_t i) {
+  return gcb_burn_value(tl, (int)s, (int)r, (long)i);
 }
 
-/* Series s of the timeline's "series" object into tl->v[s]; false on
- * ENOMEM. An absent or malformed series stays NULL. */
-static bool read_series(const json_t *series, enum gcb_burnview_series s,
-                        struct gcb_burnview *tl) {
-  const json_t *ranks = json_object_get(series, gcb_burnview_series_names[s]);
-  if (!json_is_array(ranks) || json_array_size(ranks) == 0)
-    return true;
-  double *v = malloc(tl->nranks * tl->nt * sizeof *v + 1);
-  if (v == NULL)
-    return false;
-  for (size_t r = 0; r < tl->nranks; r++) {
-    const json_t *row = json_array_get(ranks, r);
-    for (size_t i = 0; i < tl->nt; i++)
-      v[r * tl->nt + i] = num_or_nan(json_array_get(row, i));
-  }
-  tl->v[s] = v;
-  return true;
+/* The start of interval i, seconds since the start barrier. */
+static double start_of(const struct gcb_burn_timeline *tl, size_t i) {
+  return gcb_burn_end_s(tl, (long)i) - tl->interval_s;
 }
 
-enum gcb_status gcb_burnview_read(const json_t *c, struct gcb_burnview *out,
-                                  struct gcb_err *err) {
-  memset(out, 0, sizeof *out);
-  const json_t *tl = json_object_get(c, "timeline");
-  const json_t *t = json_object_get(tl, "t_s");
-  const json_t *series = json_object_get(tl, "series");
-  const json_t *fig = json_object_get(series, "figure");
-  if (!json_is_array(t) || json_array_size(t) == 0 || !json_is_array(fig))
-    return GCB_OK; /* no timeline: nothing to judge */
-  out->nt = json_array_size(t);
-  out->nranks = json_array_size(fig);
-  out->interval_s = gcb_view_num(tl, "interval_s");
-  out->t_s = malloc(out->nt * sizeof *out->t_s);
-  if (out->t_s == NULL)
-    goto oom;
-  for (size_t i = 0; i < out->nt; i++)
-    out->t_s[i] = num_or_nan(json_array_get(t, i));
-  if (!(out->interval_s > 0)) /* older or odd writers: the first step */
-    out->interval_s = out->nt > 1 ? out->t_s[1] - out->t_s[0] : out->t_s[0];
-  for (int s = 0; s < GCB_BV_COUNT; s++)
-    if (!read_series(series, (enum gcb_burnview_series)s, out))
-      goto oom;
-  return GCB_OK;
-oom:
-  gcb_burnview_free(out);
-  return gcb_err_set(err, GCB_ENOMEM, "burn timeline: out of memory");
-}
-
-void gcb_burnview_free(struct gcb_burnview *tl) {
-  if (tl == NULL)
-    return;
-  free(tl->t_s);
-  for (int s = 0; s < GCB_BV_COUNT; s++)
-    free(tl->v[s]);
-  memset(tl, 0, sizeof *tl);
-}
-
-double gcb_burnview_at(const struct gcb_burnview *tl,
-                       enum gcb_burnview_series s, size_t r, size_t i) {
-  if (tl->v[s] == NULL || r >= tl->nranks || i >= tl->nt)
-    return NAN;
-  return tl->v[s][r * tl->nt + i];
-}
-
-double gcb_burn_growth(const struct gcb_burnview *tl,
-                       enum gcb_burnview_series s, size_t r, double *when) {
+double gcb_burn_growth(const struct gcb_burn_timeline *tl,
+                       enum gcb_burn_series s, size_t r, double *when) {
   double first = NAN, last = NAN;
   *when = NAN;
-  for (size_t k = 0; k < tl->nt; k++) {
-    double v = gcb_burnview_at(tl, s, r, k);
+  for (size_t k = 0; k < (size_t)tl->n; k++) {
+    double v = value_at(tl, s, r, k);
     if (isnan(v) || v < 0)
       continue; /* not read (-1) */
     if (isnan(first))
       first = v;
     else if (v > last && isnan(*when))
-      *when = tl->t_s[k] - tl->interval_s;
+      *when = start_of(tl, k);
     last = v;
   }
   return isnan(first) ? 0 : last - first;
@@ -222,11 +160,11 @@ static double percentile(double *x, size_t n, double p) {
 
 /* Rank r's figure series without its gaps: values into x, their interval
  * indices into at; returns how many. */
-static size_t compact_figure(const struct gcb_burnview *tl, size_t r, double *x,
-                             size_t *at) {
+static size_t compact_figure(const struct gcb_burn_timeline *tl, size_t r,
+                             double *x, size_t *at) {
   size_t n = 0;
-  for (size_t i = 0; i < tl->nt; i++) {
-    double v = gcb_burnview_at(tl, GCB_BV_FIGURE, r, i);
+  for (size_t i = 0; i < (size_t)tl->n; i++) {
+    double v = value_at(tl, GCB_BURN_FIGURE, r, i);
     if (!isnan(v)) {
       x[n] = v;
       at[n++] = i;
@@ -237,41 +175,41 @@ static size_t compact_figure(const struct gcb_burnview *tl, size_t r, double *x,
 
 /* Median of series s of rank r over intervals [from, to) of the
  * timeline. */
-static double series_median(const struct gcb_burnview *tl,
-                            enum gcb_burnview_series s, size_t r, size_t from,
+static double series_median(const struct gcb_burn_timeline *tl,
+                            enum gcb_burn_series s, size_t r, size_t from,
                             size_t to, double *tmp) {
   if (tl->v[s] == NULL)
     return NAN;
-  return median_of(tl->v[s] + r * tl->nt, from, to, tmp);
+  return median_of(tl->v[s] + r * (size_t)tl->n, from, to, tmp);
 }
 
 /* The cause of a fall at interval `onset` of rank r, with the telemetry
  * that shows it, into out. */
-static void read_cause(const struct gcb_burnview *tl, size_t r, size_t onset,
-                       double *tmp, struct gcb_burn_rank *out) {
-  size_t nt = tl->nt;
-  double ub = series_median(tl, GCB_BV_CPU_UTIL, r, 0, onset, tmp);
-  double ua = series_median(tl, GCB_BV_CPU_UTIL, r, onset, nt, tmp);
-  double sb = series_median(tl, GCB_BV_SM_CLOCK, r, 0, onset, tmp);
-  double sa = series_median(tl, GCB_BV_SM_CLOCK, r, onset, nt, tmp);
-  double cb = series_median(tl, GCB_BV_CPU_MHZ, r, 0, onset, tmp);
-  double ca = series_median(tl, GCB_BV_CPU_MHZ, r, onset, nt, tmp);
-  double tb = series_median(tl, GCB_BV_TEMP, r, 0, onset, tmp);
-  double ta = series_median(tl, GCB_BV_TEMP, r, onset, nt, tmp);
+static void read_cause(const struct gcb_burn_timeline *tl, size_t r,
+                       size_t onset, double *tmp, struct gcb_burn_rank *out) {
+  size_t nt = (size_t)tl->n;
+  double ub = series_median(tl, GCB_BURN_CPU_UTIL, r, 0, onset, tmp);
+  double ua = series_median(tl, GCB_BURN_CPU_UTIL, r, onset, nt, tmp);
+  double sb = series_median(tl, GCB_BURN_SM_CLOCK_MHZ, r, 0, onset, tmp);
+  double sa = series_median(tl, GCB_BURN_SM_CLOCK_MHZ, r, onset, nt, tmp);
+  double cb = series_median(tl, GCB_BURN_CPU_MHZ, r, 0, onset, tmp);
+  double ca = series_median(tl, GCB_BURN_CPU_MHZ, r, onset, nt, tmp);
+  double tb = series_median(tl, GCB_BURN_TEMP_C, r, 0, onset, tmp);
+  double ta = series_median(tl, GCB_BURN_TEMP_C, r, onset, nt, tmp);
   out->cpu_util_after = ua;
   out->gpu_clock = !isnan(sb);
   out->mhz_before = out->gpu_clock ? sb : cb;
   out->mhz_after = out->gpu_clock ? sa : ca;
   out->temp_after = ta;
-  out->power_before = series_median(tl, GCB_BV_POWER, r, 0, onset, tmp);
-  out->power_after = series_median(tl, GCB_BV_POWER, r, onset, nt, tmp);
+  out->power_before = series_median(tl, GCB_BURN_POWER_W, r, 0, onset, tmp);
+  out->power_after = series_median(tl, GCB_BURN_POWER_W, r, onset, nt, tmp);
   /* A reason counts when it is set in most intervals of the fall, and
    * was not already set before it (an always-on bit explains no change). */
   unsigned long long before = 0, after = 0;
   size_t nafter = 0;
   unsigned counts[64] = {0};
   for (size_t i = 0; i < nt; i++) {
-    double m = gcb_burnview_at(tl, GCB_BV_THROTTLE, r, i);
+    double m = value_at(tl, GCB_BURN_THROTTLE_REASONS, r, i);
     if (isnan(m) || m < 0)
       continue;
     unsigned long long bits = (unsigned long long)m;
@@ -353,9 +291,9 @@ static size_t onset_near(const double *x, size_t n, size_t k, double mid) {
   return k;
 }
 
-static void judge_fall(const struct gcb_burnview *tl, size_t r, const double *x,
-                       const size_t *at, const double *m, size_t n,
-                       double min_drop, double k_noise, double *tmp,
+static void judge_fall(const struct gcb_burn_timeline *tl, size_t r,
+                       const double *x, const size_t *at, const double *m,
+                       size_t n, double min_drop, double k_noise, double *tmp,
                        struct gcb_burn_rank *out) {
   size_t k = change_point(m, n, EDGE);
   if (k == 0)
@@ -372,7 +310,7 @@ static void judge_fall(const struct gcb_burnview *tl, size_t r, const double *x,
   before = median_of(x, 0, o, tmp);
   after = median_of(x, o, n, tmp);
   out->onset = (long)at[o];
-  out->onset_s = tl->t_s[at[o]] - tl->interval_s;
+  out->onset_s = start_of(tl, at[o]);
   if (!(out->onset_s >= 0))
     out->onset_s = 0;
   out->before = before;
@@ -381,7 +319,7 @@ static void judge_fall(const struct gcb_burnview *tl, size_t r, const double *x,
   read_cause(tl, r, at[o], tmp, out);
 }
 
-bool gcb_burn_rank_judge(const struct gcb_burnview *tl, size_t r,
+bool gcb_burn_rank_judge(const struct gcb_burn_timeline *tl, size_t r,
                          double min_drop, double k_noise,
                          struct gcb_burn_rank *out) {
   memset(out, 0, sizeof *out);
@@ -390,7 +328,7 @@ bool gcb_burn_rank_judge(const struct gcb_burnview *tl, size_t r,
   out->sustained = out->peak = out->p95 = out->worst = out->noise = NAN;
   out->cpu_util_after = out->mhz_before = out->mhz_after = NAN;
   out->temp_after = out->power_before = out->power_after = NAN;
-  size_t nt = tl->nt;
+  size_t nt = (size_t)tl->n;
   double *x = malloc(4 * nt * sizeof *x + 1);
   size_t *at = malloc(nt * sizeof *at + 1);
   if (x == NULL || at == NULL) {
@@ -417,4 +355,82 @@ bool gcb_burn_rank_judge(const struct gcb_burnview *tl, size_t r,
   free(x);
   free(at);
   return true;
+}
+
+/* ---- a document's burn cases -------------------------------------------- */
+
+void gcb_burn_doc_free(struct gcb_burn_doc *b) {
+  if (b == NULL)
+    return;
+  for (size_t i = 0; i < b->n; i++) {
+    gcb_burn_timeline_free(&b->cases[i].tl);
+    free(b->cases[i].ranks);
+  }
+  free(b->cases);
+  memset(b, 0, sizeof *b);
+}
+
+/* Case c into *k: false on ENOMEM. k->ranks stays NULL for a case
+ * without a timeline to judge (no intervals, no rank, no throughput). */
+static bool case_read(const json_t *c, size_t index, double min_drop,
+                      double k_noise, struct gcb_burn_case *k) {
+  *k = (struct gcb_burn_case){.c = c, .index = index};
+  if (json_object_get(c, "timeline") == NULL)
+    return true;
+  /* The reader says false for a timeline it holds to more than the
+   * schema's bounds too, which a validated document cannot have. */
+  if (!gcb_results_burn_timeline(c, &k->tl))
+    return false;
+  size_t n = (size_t)k->tl.nranks;
+  if (k->tl.n <= 0 || n == 0 || k->tl.v[GCB_BURN_FIGURE] == NULL)
+    return true;
+  if ((k->ranks = calloc(n, sizeof *k->ranks)) == NULL)
+    return false;
+  for (size_t r = 0; r < n; r++)
+    if (!gcb_burn_rank_judge(&k->tl, r, min_drop, k_noise, &k->ranks[r]))
+      return false;
+  return true;
+}
+
+enum gcb_status gcb_burn_doc_read(const json_t *root,
+                                  const struct gcb_thresholds *t,
+                                  struct gcb_burn_doc *out,
+                                  struct gcb_err *err) {
+  *out = (struct gcb_burn_doc){.min_drop = t->slow_rank_pct / 100,
+                               .k_noise = t->outlier_mads};
+  const json_t *cases = json_object_get(root, "cases"), *c;
+  size_t i, n = 0;
+  json_array_foreach(cases, i, c) n += gcb_burn_is_case(c);
+  if (n == 0)
+    return GCB_OK;
+  if ((out->cases = calloc(n, sizeof *out->cases)) == NULL)
+    goto oom;
+  json_array_foreach(cases, i, c) {
+    if (!gcb_burn_is_case(c))
+      continue;
+    struct gcb_burn_case *k = &out->cases[out->n];
+    bool ok = case_read(c, i, out->min_drop, out->k_noise, k);
+    if (k->ranks != NULL || !ok)
+      out->n++; /* kept, or freed with the rest */
+    else
+      gcb_burn_timeline_free(&k->tl);
+    if (!ok)
+      goto oom;
+  }
+  return GCB_OK;
+oom:
+  gcb_burn_doc_free(out);
+  return gcb_err_set(err, GCB_ENOMEM, "burn timeline: out of memory");
+}
+
+const struct gcb_burn_doc *gcb_burn_doc_of(const struct gcb_doc *doc,
+                                           const struct gcb_thresholds *t,
+                                           struct gcb_burn_doc *own,
+                                           struct gcb_err *err) {
+  *own = (struct gcb_burn_doc){0};
+  const struct gcb_burn_doc *b = doc->burn;
+  if (b != NULL && b->min_drop == t->slow_rank_pct / 100 &&
+      b->k_noise == t->outlier_mads)
+    return b;
+  return gcb_burn_doc_read(doc->root, t, own, err) == GCB_OK ? own : NULL;
 }

@@ -1,13 +1,12 @@
 /*
- * The burn-in timeline of a `gcbench burn` case (docs/results-schema.md,
- * case field "timeline"), as the report reads it (a "burn view": the
- * document's own typed timeline, struct gcb_burn_timeline of
- * reports/document/record.h, belongs to its writer), and
- * what the report makes of each rank's series: the sustained figure, the
- * peak, and the onset, size and cause of a fall that stays down. The
- * finding rules (rules_burn.c), the per-rank table
- * (render_tables_burn.c) and the timeline plot (plot_burn.c) all read
- * the timeline through this face, never the JSON tree.
+ * What the report makes of the burn-in timeline of a `gcbench burn` case
+ * (docs/results-schema.md, case field "timeline"): each rank's sustained
+ * figure, its peak, and the onset, size and cause of a fall that stays
+ * down. The timeline is read by the document's own reader
+ * (gcb_results_burn_timeline, reports/document/results.h: one reader of
+ * the format), once per case into struct gcb_burn_doc, which the finding
+ * rules (rules_burn.c), the per-rank table (render_tables_burn.c) and the
+ * timeline plot (plot_burn.c) all share through struct gcb_doc's `burn`.
  */
 #ifndef GCB_BURN_H
 #define GCB_BURN_H
@@ -16,29 +15,9 @@
 #include <stddef.h>
 
 #include "common/status.h"
+#include "reports/analysis/analyze.h"
+#include "reports/document/record.h"
 #include "reports/document/view.h"
-
-/* The series of the timeline, in the order of gcb_burnview_series_names. */
-enum gcb_burnview_series {
-  GCB_BV_FIGURE,   /* the case unit: throughput in the interval */
-  GCB_BV_CHECKED,  /* products compared in the interval */
-  GCB_BV_WRONG,    /* products wrong in the interval */
-  GCB_BV_CPU_UTIL, /* CPU time got / wall time / threads asked for */
-  GCB_BV_CPU_MHZ,
-  GCB_BV_TEMP,
-  GCB_BV_POWER,
-  GCB_BV_SM_CLOCK,
-  GCB_BV_MEM_CLOCK,
-  GCB_BV_THROTTLE, /* NVML clock-event reasons (a mask, exact in a double) */
-  GCB_BV_ECC_SBE,  /* cumulative counters from here on */
-  GCB_BV_ECC_DBE,
-  GCB_BV_PCIE_REPLAY,
-  GCB_BV_XID,
-  GCB_BV_COUNT
-};
-
-/* The JSON key of each series ("figure", "cpu_util", ...). */
-extern const char *const gcb_burnview_series_names[GCB_BV_COUNT];
 
 /* NVML clock-event reason bits the report names (nvml.h's
  * nvmlClocksEventReason*). */
@@ -48,41 +27,12 @@ extern const char *const gcb_burnview_series_names[GCB_BV_COUNT];
 #define GCB_BURN_HW_THERMAL 0x40ull
 #define GCB_BURN_HW_POWER_BRAKE 0x80ull
 
-/* A case's timeline: nt intervals of nranks ranks (per_rank order).
- * v[s] is NULL for a series the document does not carry, else nranks * nt
- * values, rank r's interval i at v[s][r * nt + i]; NAN where the document
- * has null (not measured, or the burn had stopped). */
-struct gcb_burnview {
-  double interval_s;
-  size_t nt, nranks;
-  double *t_s; /* end of each interval, seconds since the start barrier */
-  double *v[GCB_BV_COUNT];
-};
-
-/*
- * Reads case c's "timeline" into *out (zeroed first). A case without one,
- * or with one this reader cannot make sense of (no t_s, no figure
- * series), gives nt == 0 and GCB_OK: the burn rules then find nothing.
- * Values that are not numbers read as NAN; a rank's array shorter than
- * t_s is NAN past its end. GCB_ENOMEM (err set). Free with
- * gcb_burnview_free, also after failure.
- */
-enum gcb_status gcb_burnview_read(const json_t *c, struct gcb_burnview *out,
-                                  struct gcb_err *err);
-
-/* NULL is a no-op; the struct is zeroed. */
-void gcb_burnview_free(struct gcb_burnview *tl);
-
-/* Rank r's value of series s at interval i; NAN when absent. */
-double gcb_burnview_at(const struct gcb_burnview *tl,
-                       enum gcb_burnview_series s, size_t r, size_t i);
-
 /* How much cumulative series s (a counter) of rank r grew over the burn
  * (last reading minus first; readings of -1, not reported, skipped; 0
  * without any), and when it first grew: the start of that interval into
  * *when, NAN when it did not. */
-double gcb_burn_growth(const struct gcb_burnview *tl,
-                       enum gcb_burnview_series s, size_t r, double *when);
+double gcb_burn_growth(const struct gcb_burn_timeline *tl,
+                       enum gcb_burn_series s, size_t r, double *when);
 
 /* Why a rank's throughput fell, from its own telemetry over the same
  * intervals. */
@@ -132,7 +82,7 @@ struct gcb_burn_rank {
  * rank's telemetry before and after the onset. False when memory ran
  * out (then *out holds no fall).
  */
-bool gcb_burn_rank_judge(const struct gcb_burnview *tl, size_t r,
+bool gcb_burn_rank_judge(const struct gcb_burn_timeline *tl, size_t r,
                          double min_drop, double k_noise,
                          struct gcb_burn_rank *out);
 
@@ -145,5 +95,48 @@ void gcb_burn_fmt_reasons(unsigned long long mask, char *buf, size_t size);
 
 /* True for a case of `gcbench burn`. */
 bool gcb_burn_is_case(const json_t *c);
+
+/* A burn case of a document, read once and judged once. */
+struct gcb_burn_case {
+  const json_t *c;             /* the case, in the document */
+  size_t index;                /* its index in the document's cases[] */
+  struct gcb_burn_timeline tl; /* its timeline, as the document reads */
+  struct gcb_burn_rank *ranks; /* tl.nranks judgements, per_rank order */
+};
+
+/* The burn cases of one document that have a timeline to judge (some
+ * intervals, some rank, a throughput series), in document order, and the
+ * thresholds their ranks were judged by. */
+struct gcb_burn_doc {
+  struct gcb_burn_case *cases;
+  size_t n;
+  double min_drop, k_noise; /* slow_rank_pct / 100, outlier_mads */
+};
+
+/*
+ * Reads every burn case of the document `root` (validated: reports/load.h)
+ * and judges each rank with t's slow_rank_pct (the least fall) and
+ * outlier_mads (the least fall in noise units). A burn case without a
+ * timeline is left out. GCB_ENOMEM (err set). Free with
+ * gcb_burn_doc_free, also after failure.
+ */
+enum gcb_status gcb_burn_doc_read(const json_t *root,
+                                  const struct gcb_thresholds *t,
+                                  struct gcb_burn_doc *out,
+                                  struct gcb_err *err);
+
+/* NULL is a no-op; the struct is zeroed. */
+void gcb_burn_doc_free(struct gcb_burn_doc *b);
+
+/*
+ * The burn cases of doc: doc->burn when the caller read them with the
+ * same thresholds (a report reads them once for its rules, tables and
+ * plots), else read now into *own, which the caller frees with
+ * gcb_burn_doc_free either way. NULL on ENOMEM (err set).
+ */
+const struct gcb_burn_doc *gcb_burn_doc_of(const struct gcb_doc *doc,
+                                           const struct gcb_thresholds *t,
+                                           struct gcb_burn_doc *own,
+                                           struct gcb_err *err);
 
 #endif

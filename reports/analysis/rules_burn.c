@@ -42,13 +42,14 @@
 struct burn_case {
   const struct gcb__rule_ctx *cx;
   const json_t *c;
-  struct gcb_burnview tl;
-  struct gcb_burn_rank *ranks; /* tl.nranks */
-  long long *rank_id;          /* the MPI rank of each per_rank entry */
-  long long *node;             /* its node index */
-  bool *in_node;               /* its fall is its node's (burn-node) */
-  bool gpu;                    /* cuda: ranks are GPUs */
-  size_t nnodes;               /* of the document */
+  const struct gcb_burn_timeline *tl; /* the case's, read once */
+  const struct gcb_burn_rank *ranks;  /* nranks, judged once */
+  size_t nranks, nt;
+  long long *rank_id; /* the MPI rank of each per_rank entry */
+  long long *node;    /* its node index */
+  bool *in_node;      /* its fall is its node's (burn-node) */
+  bool gpu;           /* cuda: ranks are GPUs */
+  size_t nnodes;      /* of the document */
 };
 
 /* ---- words -------------------------------------------------------------- */
@@ -151,40 +152,34 @@ static const char *cause_advice(enum gcb_burn_cause c, bool gpu) {
 /* ---- the case ----------------------------------------------------------- */
 
 static void case_free(struct burn_case *b) {
-  gcb_burnview_free(&b->tl);
-  free(b->ranks);
   free(b->rank_id);
   free(b->node);
   free(b->in_node);
 }
 
-static enum gcb_status case_read(const struct gcb__rule_ctx *cx,
-                                 const json_t *c, struct burn_case *b) {
-  memset(b, 0, sizeof *b);
-  b->cx = cx;
-  b->c = c;
-  enum gcb_status st = gcb_burnview_read(c, &b->tl, cx->err);
-  size_t n = b->tl.nranks;
-  if (st != GCB_OK || n == 0)
-    return st;
-  b->ranks = calloc(n, sizeof *b->ranks);
+static enum gcb_status case_open(const struct gcb__rule_ctx *cx,
+                                 const struct gcb_burn_case *k,
+                                 struct burn_case *b) {
+  size_t n = (size_t)k->tl.nranks;
+  *b = (struct burn_case){.cx = cx,
+                          .c = k->c,
+                          .tl = &k->tl,
+                          .ranks = k->ranks,
+                          .nranks = n,
+                          .nt = (size_t)k->tl.n};
   b->rank_id = calloc(n, sizeof *b->rank_id);
   b->node = calloc(n, sizeof *b->node);
   b->in_node = calloc(n, sizeof *b->in_node);
-  if (!b->ranks || !b->rank_id || !b->node || !b->in_node)
+  if (!b->rank_id || !b->node || !b->in_node)
     return gcb_err_set(cx->err, GCB_ENOMEM, "analysis: out of memory");
   struct gcb_ranks pr;
-  gcb_ranks_of(c, &pr);
-  b->gpu = strcmp(gcb_view_str(c, "backend"), "cuda") == 0;
+  gcb_ranks_of(b->c, &pr);
+  b->gpu = strcmp(gcb_view_str(b->c, "backend"), "cuda") == 0;
   b->nnodes = json_array_size(json_object_get(cx->doc->root, "nodes"));
-  double min_drop = cx->t->slow_rank_pct / 100;
   for (size_t i = 0; i < n; i++) {
     b->rank_id[i] = gcb_ranks_int(&pr, GCB_RC_RANK, i, (long long)i);
     b->node[i] =
         gcb_view_int(gcb_view_rank(cx->doc->root, b->rank_id[i]), "node", -1);
-    if (!gcb_burn_rank_judge(&b->tl, i, min_drop, cx->t->outlier_mads,
-                             &b->ranks[i]))
-      return gcb_err_set(cx->err, GCB_ENOMEM, "analysis: out of memory");
   }
   return GCB_OK;
 }
@@ -194,7 +189,7 @@ static struct gcb_finding *push_at(const struct burn_case *b,
   struct gcb_finding *f = gcb__rule_push(b->cx, sev);
   if (f == NULL)
     return NULL;
-  if (i < b->tl.nranks)
+  if (i < b->nranks)
     gcb_finding_at_rank(f, b->cx->index, b->cx->doc->root, b->rank_id[i]);
   gcb_view_case_title(b->c, f->where.subject, sizeof f->where.subject);
   f->case_json = b->c;
@@ -205,7 +200,7 @@ static struct gcb_finding *push_at(const struct burn_case *b,
  * the burn, each rank's own median first; NAN without peers. */
 static double peers_at(const struct burn_case *b, size_t self, size_t from,
                        size_t to) {
-  size_t n = b->tl.nranks, k = 0;
+  size_t n = b->nranks, k = 0;
   double *per = malloc((n + 1) * sizeof *per);
   double *tmp = malloc((to - from + 1) * sizeof *tmp);
   double m = NAN;
@@ -214,7 +209,7 @@ static double peers_at(const struct burn_case *b, size_t self, size_t from,
       continue;
     size_t j = 0;
     for (size_t i = from; i < to; i++) {
-      double v = gcb_burnview_at(&b->tl, GCB_BV_FIGURE, r, i);
+      double v = gcb_burn_value(b->tl, GCB_BURN_FIGURE, (int)r, (long)i);
       if (!isnan(v))
         tmp[j++] = v;
     }
@@ -233,21 +228,21 @@ static double peers_at(const struct burn_case *b, size_t self, size_t from,
 static enum gcb_status silent_errors(const struct burn_case *b) {
   struct gcb_ranks pr;
   gcb_ranks_of(b->c, &pr);
-  for (size_t i = 0; i < b->tl.nranks; i++) {
+  for (size_t i = 0; i < b->nranks; i++) {
     double wrong = 0, checked = 0, first = NAN;
     size_t intervals = 0;
-    for (size_t k = 0; k < b->tl.nt; k++) {
-      double w = gcb_burnview_at(&b->tl, GCB_BV_WRONG, i, k);
-      double ch = gcb_burnview_at(&b->tl, GCB_BV_CHECKED, i, k);
+    for (size_t k = 0; k < b->nt; k++) {
+      double w = gcb_burn_value(b->tl, GCB_BURN_WRONG, (int)i, (long)k);
+      double ch = gcb_burn_value(b->tl, GCB_BURN_CHECKED, (int)i, (long)k);
       checked += isnan(ch) ? 0 : ch;
       if (!(w > 0))
         continue;
       wrong += w;
       intervals++;
       if (isnan(first))
-        first = b->tl.t_s[k] - b->tl.interval_s;
+        first = gcb_burn_end_s(b->tl, (long)k) - b->tl->interval_s;
     }
-    if (b->tl.v[GCB_BV_WRONG] == NULL) /* the per-rank validation then */
+    if (b->tl->v[GCB_BURN_WRONG] == NULL) /* the per-rank validation then */
       wrong = (double)gcb_ranks_int(&pr, GCB_RC_WRONG, i, 0);
     if (!(wrong > 0))
       continue;
@@ -282,22 +277,22 @@ static enum gcb_status silent_errors(const struct burn_case *b) {
 
 static enum gcb_status counters(const struct burn_case *b) {
   static const struct {
-    enum gcb_burnview_series s;
+    enum gcb_burn_series s;
     const char *what;
     enum gcb_severity sev;
   } rows[] = {
-      {GCB_BV_ECC_DBE, "uncorrected (double-bit) ECC errors", GCB_SEV_FAIL},
-      {GCB_BV_XID, "Xid events", GCB_SEV_FAIL},
-      {GCB_BV_ECC_SBE, "corrected (single-bit) ECC errors", GCB_SEV_WARN},
-      {GCB_BV_PCIE_REPLAY, "PCIe replays", GCB_SEV_WARN},
+      {GCB_BURN_ECC_DBE, "uncorrected (double-bit) ECC errors", GCB_SEV_FAIL},
+      {GCB_BURN_XID, "Xid events", GCB_SEV_FAIL},
+      {GCB_BURN_ECC_SBE, "corrected (single-bit) ECC errors", GCB_SEV_WARN},
+      {GCB_BURN_PCIE_REPLAY, "PCIe replays", GCB_SEV_WARN},
   };
-  for (size_t i = 0; i < b->tl.nranks; i++) {
+  for (size_t i = 0; i < b->nranks; i++) {
     char text[256] = "";
     size_t used = 0;
     enum gcb_severity sev = GCB_SEV_INFO;
     double worst = 0, first = NAN;
     for (size_t k = 0; k < sizeof rows / sizeof *rows; k++) {
-      double when, d = gcb_burn_growth(&b->tl, rows[k].s, i, &when);
+      double when, d = gcb_burn_growth(b->tl, rows[k].s, i, &when);
       if (!(d > 0))
         continue;
       if (worst == 0) /* rows run from the worst kind down */
@@ -341,7 +336,7 @@ static bool node_falls(const struct burn_case *b, long long node, size_t *n) {
   double lo = INFINITY, hi = -INFINITY;
   bool all = true;
   *n = 0;
-  for (size_t i = 0; i < b->tl.nranks; i++) {
+  for (size_t i = 0; i < b->nranks; i++) {
     if (b->node[i] != node)
       continue;
     (*n)++;
@@ -353,8 +348,8 @@ static bool node_falls(const struct burn_case *b, long long node, size_t *n) {
     lo = r->onset_s < lo ? r->onset_s : lo;
     hi = r->onset_s > hi ? r->onset_s : hi;
   }
-  double span = b->tl.nt * b->tl.interval_s;
-  double window = NODE_INTERVALS * b->tl.interval_s;
+  double span = b->nt * b->tl->interval_s;
+  double window = NODE_INTERVALS * b->tl->interval_s;
   window = span * NODE_FRACTION > window ? span * NODE_FRACTION : window;
   return all && *n >= 2 && hi - lo <= window;
 }
@@ -363,7 +358,7 @@ static bool node_falls(const struct burn_case *b, long long node, size_t *n) {
  * that shows it with the median drop. */
 static size_t node_voice(const struct burn_case *b, long long node) {
   size_t votes[GCB_BURN_CAUSE_UNKNOWN + 1] = {0}, pick = 0;
-  for (size_t i = 0; i < b->tl.nranks; i++)
+  for (size_t i = 0; i < b->nranks; i++)
     if (b->node[i] == node)
       votes[b->ranks[i].cause]++;
   enum gcb_burn_cause top = GCB_BURN_CAUSE_UNKNOWN;
@@ -372,11 +367,11 @@ static size_t node_voice(const struct burn_case *b, long long node) {
       top = (enum gcb_burn_cause)k;
   double best = INFINITY, mid = 0;
   size_t n = 0;
-  for (size_t i = 0; i < b->tl.nranks; i++)
+  for (size_t i = 0; i < b->nranks; i++)
     if (b->node[i] == node && b->ranks[i].cause == top)
       mid += b->ranks[i].drop, n++;
   mid /= (double)(n ? n : 1);
-  for (size_t i = 0; i < b->tl.nranks; i++)
+  for (size_t i = 0; i < b->nranks; i++)
     if (b->node[i] == node && b->ranks[i].cause == top &&
         fabs(b->ranks[i].drop - mid) < best) {
       best = fabs(b->ranks[i].drop - mid);
@@ -390,7 +385,7 @@ static enum gcb_status node_finding(struct burn_case *b, long long node,
   double drop = 0, onset = INFINITY;
   long long ids[256];
   size_t k = 0;
-  for (size_t i = 0; i < b->tl.nranks; i++)
+  for (size_t i = 0; i < b->nranks; i++)
     if (b->node[i] == node) {
       b->in_node[i] = true;
       drop += b->ranks[i].drop / (double)n;
@@ -442,7 +437,7 @@ static enum gcb_status node_finding(struct burn_case *b, long long node,
 /* Marks the ranks whose node falls as a whole and, when report, says so
  * once per node. */
 static enum gcb_status nodes(struct burn_case *b, bool report) {
-  for (size_t i = 0; i < b->tl.nranks; i++) {
+  for (size_t i = 0; i < b->nranks; i++) {
     /* A node is judged at its first rank, and only when that rank falls
      * (every rank must): a healthy run of 16,384 ranks stays linear. */
     if (b->ranks[i].onset < 0 || b->node[i] < 0)
@@ -463,7 +458,7 @@ static enum gcb_status nodes(struct burn_case *b, bool report) {
 static enum gcb_status falloff(const struct burn_case *b, size_t i) {
   const struct gcb_burn_rank *r = &b->ranks[i];
   size_t o = (size_t)r->onset;
-  double peers = peers_at(b, i, o, b->tl.nt);
+  double peers = peers_at(b, i, o, b->nt);
   double below = peers > 0 ? 1 - r->after / peers : NAN;
   double cost = !isnan(below) && below > 0 ? below : r->drop;
   struct gcb_finding *f =
@@ -503,7 +498,7 @@ static enum gcb_status falloff(const struct burn_case *b, size_t i) {
 
 static enum gcb_status falloffs(struct burn_case *b) {
   enum gcb_status st = nodes(b, false);
-  for (size_t i = 0; i < b->tl.nranks && st == GCB_OK; i++)
+  for (size_t i = 0; i < b->nranks && st == GCB_OK; i++)
     if (b->ranks[i].onset >= 0 && !b->in_node[i])
       st = falloff(b, i);
   return st;
@@ -530,7 +525,7 @@ static enum gcb_status sustained_finding(const struct burn_case *b, size_t i,
     gcb_finding_explain(f,
                         "%s sustains %s, %.0f %% below the median of its "
                         "%zu peers (%s), from the start of the burn",
-                        w, s, f->cost * 100, b->tl.nranks, a);
+                        w, s, f->cost * 100, b->nranks, a);
   else
     gcb_finding_explain(f,
                         "%s sustains %s, %.0f %% below its own peak (%s, "
@@ -546,7 +541,7 @@ static enum gcb_status sustained_finding(const struct burn_case *b, size_t i,
 }
 
 static enum gcb_status sustained(const struct burn_case *b) {
-  size_t n = b->tl.nranks;
+  size_t n = b->nranks;
   double *x = malloc((n + 1) * sizeof *x);
   bool *slow = malloc((n + 1) * sizeof *slow);
   enum gcb_status st = GCB_OK;
@@ -581,10 +576,10 @@ done:
 /* ---- the rule ------------------------------------------------------------ */
 
 static enum gcb_status one_case(const struct gcb__rule_ctx *cx,
-                                const json_t *c) {
+                                const struct gcb_burn_case *k) {
   struct burn_case b;
-  enum gcb_status st = case_read(cx, c, &b);
-  if (st == GCB_OK && b.tl.nranks > 0 && b.tl.nt > 0) {
+  enum gcb_status st = case_open(cx, k, &b);
+  if (st == GCB_OK)
     switch (cx->kind->id) {
     case GCB_KIND_BURN_SILENT_ERROR:
       st = silent_errors(&b);
@@ -604,18 +599,17 @@ static enum gcb_status one_case(const struct gcb__rule_ctx *cx,
     default:
       break;
     }
-  }
   case_free(&b);
   return st;
 }
 
 enum gcb_status gcb__rule_burn(const struct gcb__rule_ctx *cx) {
-  const json_t *c;
-  size_t i;
-  enum gcb_status st = GCB_OK;
-  json_array_foreach(json_object_get(cx->doc->root, "cases"), i, c) {
-    if (gcb_burn_is_case(c) && (st = one_case(cx, c)) != GCB_OK)
-      break;
-  }
+  struct gcb_burn_doc own;
+  const struct gcb_burn_doc *bd =
+      gcb_burn_doc_of(cx->doc, cx->t, &own, cx->err);
+  enum gcb_status st = bd != NULL ? GCB_OK : GCB_ENOMEM;
+  for (size_t i = 0; bd != NULL && i < bd->n && st == GCB_OK; i++)
+    st = one_case(cx, &bd->cases[i]);
+  gcb_burn_doc_free(&own);
   return st;
 }

@@ -156,6 +156,13 @@ static inline double gcb_burn_value(const struct gcb_burn_timeline *t, int s,
   return t->v[s] != NULL ? t->v[s][(size_t)r * (size_t)t->n + (size_t)i] : NAN;
 }
 
+/* When interval i ended, in seconds since the start barrier: the
+ * document's t_s[i], which the writer writes and the reader does not
+ * keep. */
+static inline double gcb_burn_end_s(const struct gcb_burn_timeline *t, long i) {
+  return (double)(i + 1) * t->interval_s;
+}
+
 /* Frees every series and NULLs them; NULL t is a no-op. */
 void gcb_burn_timeline_free(struct gcb_burn_timeline *t);
 

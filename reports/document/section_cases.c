@@ -574,7 +574,7 @@ static json_t *timeline_json(const struct gcb_burn_timeline *t) {
          *unavailable = json_object();
   int rc = o == NULL || ts == NULL || series == NULL || unavailable == NULL;
   for (long i = 0; rc == 0 && i < t->n; i++)
-    rc = json_array_append_new(ts, json_real((double)(i + 1) * t->interval_s));
+    rc = json_array_append_new(ts, json_real(gcb_burn_end_s(t, i)));
   for (int s = 0; rc == 0 && s < GCB_BURN_SERIES_COUNT; s++) {
     const char *name = gcb_burn_series_name(s);
     if (series_measured(t, s))

@@ -15,10 +15,16 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct gcb_burn_doc;
+
 /* One loaded document and the name it is shown by (its path). */
 struct gcb_doc {
   const char *name;
   const json_t *root;
+  /* Its burn cases, read and judged once by whoever loaded it (the
+   * report command: reports/analysis/burn.h); NULL: each reader of them
+   * reads its own. Not owned. */
+  const struct gcb_burn_doc *burn;
 };
 
 /* String member, or "" when absent or not a string. */

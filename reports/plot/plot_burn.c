@@ -29,28 +29,28 @@ static const char *const colours[MAX_OUTLIERS] = {
 
 /* A panel: its series and the y axis label. */
 struct panel {
-  enum gcb_burnview_series s;
+  enum gcb_burn_series s;
   const char *label;
 };
 
 /* The panels the timeline has, in order, at most PANELS; the first is
  * always the throughput. */
-static size_t panels_of(const struct gcb_burnview *tl, const char *unit,
+static size_t panels_of(const struct gcb_burn_timeline *tl, const char *unit,
                         struct panel *out) {
   static const struct panel candidates[] = {
-      {GCB_BV_SM_CLOCK, "SM clock (MHz)"},
-      {GCB_BV_CPU_MHZ, "CPU clock (MHz)"},
-      {GCB_BV_TEMP, "temperature (C)"},
-      {GCB_BV_POWER, "power (W)"},
-      {GCB_BV_CPU_UTIL, "CPU time got / asked"},
+      {GCB_BURN_SM_CLOCK_MHZ, "SM clock (MHz)"},
+      {GCB_BURN_CPU_MHZ, "CPU clock (MHz)"},
+      {GCB_BURN_TEMP_C, "temperature (C)"},
+      {GCB_BURN_POWER_W, "power (W)"},
+      {GCB_BURN_CPU_UTIL, "CPU time got / asked"},
   };
   size_t n = 0;
-  out[n++] = (struct panel){GCB_BV_FIGURE, unit};
+  out[n++] = (struct panel){GCB_BURN_FIGURE, unit};
   bool clock = false;
   for (size_t k = 0; k < sizeof candidates / sizeof *candidates && n < PANELS;
        k++) {
-    enum gcb_burnview_series s = candidates[k].s;
-    bool is_clock = s == GCB_BV_SM_CLOCK || s == GCB_BV_CPU_MHZ;
+    enum gcb_burn_series s = candidates[k].s;
+    bool is_clock = s == GCB_BURN_SM_CLOCK_MHZ || s == GCB_BURN_CPU_MHZ;
     if (tl->v[s] == NULL || (is_clock && clock))
       continue;
     clock |= is_clock;
@@ -86,15 +86,15 @@ static size_t outliers(const struct gcb_burn_rank *r, size_t n,
 /* The data block of one series: time, the median over ranks, then every
  * rank (NaN where not measured). */
 static void data_block(struct gcb__plotter *p, size_t id, size_t panel,
-                       const struct gcb_burnview *tl,
-                       enum gcb_burnview_series s, double xscale, double yscale,
+                       const struct gcb_burn_timeline *tl,
+                       enum gcb_burn_series s, double xscale, double yscale,
                        double *tmp) {
   fprintf(p->f, "$burn%zu_%zu << EOD\n", id, panel);
-  for (size_t i = 0; i < tl->nt; i++) {
-    char line[80], *at = gcb__plot_num(line, tl->t_s[i] / xscale);
+  for (long i = 0; i < tl->n; i++) {
+    char line[80], *at = gcb__plot_num(line, gcb_burn_end_s(tl, i) / xscale);
     size_t k = 0;
-    for (size_t r = 0; r < tl->nranks; r++) {
-      double v = gcb_burnview_at(tl, s, r, i) * yscale;
+    for (int r = 0; r < tl->nranks; r++) {
+      double v = gcb_burn_value(tl, (int)s, r, i) * yscale;
       if (!isnan(v))
         tmp[k++] = v;
     }
@@ -103,8 +103,8 @@ static void data_block(struct gcb__plotter *p, size_t id, size_t panel,
     if (k == 0)
       memcpy(at, "NaN", 3), at += 3;
     fwrite(line, 1, (size_t)(at - line), p->f);
-    for (size_t r = 0; r < tl->nranks; r++) {
-      double v = gcb_burnview_at(tl, s, r, i) * yscale;
+    for (int r = 0; r < tl->nranks; r++) {
+      double v = gcb_burn_value(tl, (int)s, r, i) * yscale;
       char cell[40], *c = cell;
       *c++ = ' ';
       if (isnan(v))
@@ -119,7 +119,7 @@ static void data_block(struct gcb__plotter *p, size_t id, size_t panel,
 }
 
 static void panel_plot(struct gcb__plotter *p, size_t id, size_t panel,
-                       const struct gcb_burnview *tl, const json_t *root,
+                       const struct gcb_burn_timeline *tl, const json_t *root,
                        const long long *rank_id, const size_t *out, size_t nout,
                        bool legend) {
   fprintf(p->f, "plot ");
@@ -127,7 +127,7 @@ static void panel_plot(struct gcb__plotter *p, size_t id, size_t panel,
     fprintf(p->f,
             "for [c=3:%zu] $burn%zu_%zu using 1:c with lines lw 0.6 lc rgb "
             "'#d0d0d0' notitle, ",
-            tl->nranks + 2, id, panel);
+            (size_t)tl->nranks + 2, id, panel);
   fprintf(p->f, "$burn%zu_%zu using 1:2 with lines lw 2 lc rgb '#7f7f7f' %s",
           id, panel, legend ? "title 'median of ranks'" : "notitle");
   for (size_t k = 0; k < nout; k++) {
@@ -151,14 +151,15 @@ static void panel_plot(struct gcb__plotter *p, size_t id, size_t panel,
 }
 
 static void timeline_plot(struct gcb__plotter *p, const json_t *root,
-                          const json_t *c, const struct gcb_burnview *tl,
+                          const json_t *c, const struct gcb_burn_timeline *tl,
                           const struct gcb_burn_rank *r) {
   struct panel panels[PANELS];
   size_t np = panels_of(tl, gcb_view_str(c, "unit"), panels);
   size_t out[MAX_OUTLIERS];
-  size_t nout = outliers(r, tl->nranks, p->t, out);
-  long long *rank_id = malloc((tl->nranks + 1) * sizeof *rank_id);
-  double *tmp = malloc((tl->nranks + 1) * sizeof *tmp);
+  size_t nranks = (size_t)tl->nranks;
+  size_t nout = outliers(r, nranks, p->t, out);
+  long long *rank_id = malloc((nranks + 1) * sizeof *rank_id);
+  double *tmp = malloc((nranks + 1) * sizeof *tmp);
   if (rank_id == NULL || tmp == NULL) {
     p->oom = true;
     free(rank_id);
@@ -167,7 +168,7 @@ static void timeline_plot(struct gcb__plotter *p, const json_t *root,
   }
   struct gcb_ranks pr;
   gcb_ranks_of(c, &pr);
-  for (size_t i = 0; i < tl->nranks; i++)
+  for (size_t i = 0; i < nranks; i++)
     rank_id[i] = gcb_ranks_int(&pr, GCB_RC_RANK, i, (long long)i);
   char title[224], label[160];
   gcb_view_case_title(c, label, sizeof label);
@@ -176,7 +177,7 @@ static void timeline_plot(struct gcb__plotter *p, const json_t *root,
   size_t id = gcb__plot_begin(p, "burn", title);
   if (id == 0)
     goto done;
-  double span = tl->t_s[tl->nt - 1];
+  double span = gcb_burn_end_s(tl, tl->n - 1);
   double xscale = span >= 600 ? 60 : 1; /* ten minutes and more: in minutes */
   /* The throughput in the unit that suits it (TFLOP/s, not 500000
    * GFLOP/s), as the tables show it. */
@@ -218,35 +219,16 @@ done:
   free(tmp);
 }
 
-static void case_plot(struct gcb__plotter *p, const json_t *root,
-                      const json_t *c) {
-  struct gcb_burnview tl;
-  struct gcb_err err = {0};
-  if (gcb_burnview_read(c, &tl, &err) != GCB_OK) {
-    p->oom = true;
-    return;
-  }
-  struct gcb_burn_rank *r = calloc(tl.nranks + 1, sizeof *r);
-  if (r == NULL)
-    p->oom = true;
-  for (size_t i = 0; r != NULL && i < tl.nranks; i++)
-    if (!gcb_burn_rank_judge(&tl, i, p->t->slow_rank_pct / 100,
-                             p->t->outlier_mads, &r[i]))
-      p->oom = true;
-  if (!p->oom && tl.nt > 0 && tl.nranks > 0)
-    timeline_plot(p, root, c, &tl, r);
-  free(r);
-  gcb_burnview_free(&tl);
-}
-
 void gcb__plot_burn(struct gcb__plotter *p, const struct gcb_doc *docs,
                     size_t ndocs) {
   for (size_t d = 0; d < ndocs && !p->oom; d++) {
-    const json_t *c;
-    size_t i;
-    json_array_foreach(json_object_get(docs[d].root, "cases"), i, c) {
-      if (gcb_burn_is_case(c) && !p->oom)
-        case_plot(p, docs[d].root, c);
-    }
+    struct gcb_burn_doc own;
+    struct gcb_err err = {0};
+    const struct gcb_burn_doc *bd = gcb_burn_doc_of(&docs[d], p->t, &own, &err);
+    p->oom = bd == NULL;
+    for (size_t i = 0; bd != NULL && i < bd->n && !p->oom; i++)
+      timeline_plot(p, docs[d].root, bd->cases[i].c, &bd->cases[i].tl,
+                    bd->cases[i].ranks);
+    gcb_burn_doc_free(&own);
   }
 }

@@ -38,15 +38,15 @@ static const char *rank_class(const struct gcb__tb *b, const json_t *c,
 }
 
 /* "DBE +2, SBE +5" for the counters of rank r that grew; "-". */
-static void counters_text(const struct gcb_burnview *tl, size_t r, char *buf,
-                          size_t size) {
+static void counters_text(const struct gcb_burn_timeline *tl, size_t r,
+                          char *buf, size_t size) {
   static const struct {
-    enum gcb_burnview_series s;
+    enum gcb_burn_series s;
     const char *name;
-  } rows[] = {{GCB_BV_ECC_DBE, "DBE"},
-              {GCB_BV_XID, "Xid"},
-              {GCB_BV_ECC_SBE, "SBE"},
-              {GCB_BV_PCIE_REPLAY, "replay"}};
+  } rows[] = {{GCB_BURN_ECC_DBE, "DBE"},
+              {GCB_BURN_XID, "Xid"},
+              {GCB_BURN_ECC_SBE, "SBE"},
+              {GCB_BURN_PCIE_REPLAY, "replay"}};
   size_t used = 0;
   buf[0] = '\0';
   for (size_t k = 0; k < sizeof rows / sizeof *rows && used < size; k++) {
@@ -59,18 +59,18 @@ static void counters_text(const struct gcb_burnview *tl, size_t r, char *buf,
     snprintf(buf, size, "-");
 }
 
-static double wrong_of(const struct gcb_burnview *tl, size_t r) {
+static double wrong_of(const struct gcb_burn_timeline *tl, size_t r) {
   double w = 0;
-  for (size_t i = 0; i < tl->nt; i++) {
-    double v = gcb_burnview_at(tl, GCB_BV_WRONG, r, i);
+  for (long i = 0; i < tl->n; i++) {
+    double v = gcb_burn_value(tl, GCB_BURN_WRONG, (int)r, i);
     w += v > 0 ? v : 0;
   }
   return w;
 }
 
 static void rank_row(struct gcb__tb *b, struct gcb_rtable *t, size_t d,
-                     const json_t *c, const struct gcb_burnview *tl, size_t i,
-                     const struct gcb_burn_rank *r, long long rank,
+                     const json_t *c, const struct gcb_burn_timeline *tl,
+                     size_t i, const struct gcb_burn_rank *r, long long rank,
                      double peers) {
   const json_t *root = b->rep->docs[d].root;
   struct gcb_place p;
@@ -103,66 +103,57 @@ static void rank_row(struct gcb__tb *b, struct gcb_rtable *t, size_t d,
 }
 
 static void burn_table(struct gcb__tb *b, size_t d, size_t index,
-                       const json_t *c) {
+                       const struct gcb_burn_case *k) {
   static const char *const h[] = {
       "run",      "rank",  "host", "GPU",   "sustained", "peak",     "of peak",
       "vs peers", "onset", "drop", "cause", "wrong",     "counters", NULL};
-  struct gcb_burnview tl;
-  struct gcb_err err = {0};
-  if (gcb_burnview_read(c, &tl, &err) != GCB_OK) {
+  const struct gcb_burn_timeline *tl = &k->tl;
+  const struct gcb_burn_rank *r = k->ranks;
+  size_t n = (size_t)tl->nranks;
+  double *sus = calloc(n + 1, sizeof *sus);
+  if (sus == NULL) {
     b->oom = true;
     return;
   }
-  struct gcb_thresholds own;
-  const struct gcb_thresholds *th = b->rep->thresholds;
-  if (th == NULL) {
-    gcb_thresholds_default(&own);
-    th = &own;
-  }
-  size_t n = tl.nranks;
-  struct gcb_burn_rank *r = calloc(n + 1, sizeof *r);
-  double *sus = calloc(n + 1, sizeof *sus);
-  if (r == NULL || sus == NULL)
-    b->oom = true;
-  for (size_t i = 0; !b->oom && i < n; i++) {
-    if (!gcb_burn_rank_judge(&tl, i, th->slow_rank_pct / 100, th->outlier_mads,
-                             &r[i]))
-      b->oom = true;
+  for (size_t i = 0; i < n; i++)
     sus[i] = r[i].sustained;
-  }
-  if (!b->oom && n > 0) {
-    double peers = gcb_stats_median(sus, n);
-    char id[48], title[288], label[160], span[32];
-    gcb_view_case_title(c, label, sizeof label);
-    const char *what = strncmp(label, "burn: ", 6) == 0 ? label + 6 : label;
-    gcb_burn_fmt_duration(tl.t_s[tl.nt - 1], span, sizeof span);
-    snprintf(id, sizeof id, "burn-%zu-%zu", d, index);
-    snprintf(title, sizeof title, "Burn-in %s, %zu intervals of %g s (%s)",
-             what, tl.nt, tl.interval_s, span);
-    struct gcb_rtable *t = gcb__table_new_named(
-        b, id, title,
-        "per rank: sustained is the median interval, peak the best one; "
-        "onset, drop and cause of a fall that stays down, wrong products "
-        "and the error counters that grew (docs/REPORTS.md, Burn-in)",
-        h + 1 - gcb__run_col(b));
-    struct gcb_ranks pr;
-    gcb_ranks_of(c, &pr);
-    for (size_t i = 0; t != NULL && i < n; i++)
-      rank_row(b, t, d, c, &tl, i, &r[i],
-               gcb_ranks_int(&pr, GCB_RC_RANK, i, (long long)i), peers);
-  }
-  free(r);
+  double peers = gcb_stats_median(sus, n);
+  char id[48], title[288], label[160], span[32];
+  gcb_view_case_title(k->c, label, sizeof label);
+  const char *what = strncmp(label, "burn: ", 6) == 0 ? label + 6 : label;
+  gcb_burn_fmt_duration(gcb_burn_end_s(tl, tl->n - 1), span, sizeof span);
+  snprintf(id, sizeof id, "burn-%zu-%zu", d, index);
+  snprintf(title, sizeof title, "Burn-in %s, %ld intervals of %g s (%s)", what,
+           tl->n, tl->interval_s, span);
+  struct gcb_rtable *t = gcb__table_new_named(
+      b, id, title,
+      "per rank: sustained is the median interval, peak the best one; "
+      "onset, drop and cause of a fall that stays down, wrong products "
+      "and the error counters that grew (docs/REPORTS.md, Burn-in)",
+      h + 1 - gcb__run_col(b));
+  struct gcb_ranks pr;
+  gcb_ranks_of(k->c, &pr);
+  for (size_t i = 0; t != NULL && i < n; i++)
+    rank_row(b, t, d, k->c, tl, i, &r[i],
+             gcb_ranks_int(&pr, GCB_RC_RANK, i, (long long)i), peers);
   free(sus);
-  gcb_burnview_free(&tl);
 }
 
 void gcb__burn_tables(struct gcb__tb *b) {
+  struct gcb_thresholds own_t;
+  const struct gcb_thresholds *th = b->rep->thresholds;
+  if (th == NULL) {
+    gcb_thresholds_default(&own_t);
+    th = &own_t;
+  }
   for (size_t d = 0; d < b->rep->ndocs && !b->oom; d++) {
-    const json_t *c;
-    size_t i;
-    json_array_foreach(json_object_get(b->rep->docs[d].root, "cases"), i, c) {
-      if (gcb_burn_is_case(c))
-        burn_table(b, d, i, c);
-    }
+    struct gcb_burn_doc own;
+    struct gcb_err err = {0};
+    const struct gcb_burn_doc *bd =
+        gcb_burn_doc_of(&b->rep->docs[d], th, &own, &err);
+    b->oom = bd == NULL;
+    for (size_t i = 0; bd != NULL && i < bd->n && !b->oom; i++)
+      burn_table(b, d, bd->cases[i].index, &bd->cases[i]);
+    gcb_burn_doc_free(&own);
   }
 }

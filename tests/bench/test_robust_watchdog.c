@@ -241,6 +241,30 @@ Test(watchdog, a_case_past_its_deadline_ends_the_process_with_exit_4) {
   cr_expect(strstr(err, "results so far in r.json") != NULL, "%s", err);
 }
 
+/* A case meant to take 0.4 s (burn's --duration) under --timeout 0.3:
+ * its limit is 0.7 s, and the timeout line says so, not "0.3 s". */
+static void extend_and_hang(struct gcb_watchdog_opts *wo) {
+  struct gcb_ctx ctx = {.rank = 0, .size = 1};
+  struct gcb_watchdog *w = NULL;
+  if (gcb_watchdog_start(&ctx, wo, &w) != GCB_OK)
+    _exit(99);
+  gcb_watchdog_arm(w, "burn", "case 1 of 1");
+  gcb_watchdog_label(w, "burn 0");
+  gcb_watchdog_extend(w, 0.4);
+  gcb_watchdog_phase(w, GCB_WD_MEASURE);
+  nap_ms(5000);
+  _exit(98);
+}
+
+Test(watchdog, an_extended_case_names_its_whole_limit) {
+  char log[2048], err[2048];
+  int code = in_child(extend_and_hang, log, err, sizeof log);
+  cr_expect_eq(code, 4, "exit %d: %s", code, err);
+  cr_expect(strstr(log, "burn case 'burn 0' did not finish within 0.7 s") !=
+                NULL,
+            "%s", log);
+}
+
 Test(watchdog, cases_that_finish_in_time_and_the_time_between_are_left_alone) {
   char log[2048], err[2048];
   int code = in_child(disarm_in_time, log, err, sizeof log);

@@ -8,14 +8,23 @@
  * - the gpu-burn-shaped GEMM against fake CUDA (fake_cuda.c): product
  *   slots in 90 % of the free memory, one slot per run in turn, each
  *   check comparing the products since the last one with the first, a
- *   planted error found.
+ *   planted error found;
+ * - a thermal clock drop read through burn_read, written into a results
+ *   document and judged by the report: one root cause with its onset
+ *   (what is real and what fake: at the test).
  */
 #include <criterion/criterion.h>
 #include <dlfcn.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "bench/benches/burn.h"
 #include "kernels/cuda_impl.h"
+#include "reports/analysis/analyze.h"
+#include "reports/analysis/diagnose.h"
+#include "reports/document/results.h"
 #include "tests/kernels/fake_cuda.h"
 #include "tests/kernels/fake_nvml.h"
 
@@ -452,4 +461,154 @@ Test(cuda_burn_gemm, a_plant_into_the_reference_waits_for_the_next_product) {
   cr_expect_eq(c.samples, 2);
   cr_expect_eq(c.wrong, 1);
   gcb_op_release(&op);
+}
+
+/* ---- from the GPU's reading to the report's root cause ------------------ */
+
+/*
+ * A GPU that throttles, from NVML's reading to the report's root cause,
+ * through the functions a real `gcbench burn` calls on the cuda backend:
+ * cuda's burn_read over the fake NVML (scripted: SM clock 1980 -> 1410 MHz
+ * with hw_thermal at 87 C from second 30 of 60), the burn loop's
+ * conversion of each reading into the timeline's points
+ * (gcb__burn_reading_points), the results document's writer and its
+ * validating reader (gcb_results_add_record, _write, _read), then the
+ * report's rules and diagnosis (gcb_analyze, gcb_diagnose).
+ * What is fake: NVML and CUDA (fake_nvml.c, fake_cuda.c); one fake GPU
+ * read for both ranks, scripted before each reading; the throughput of
+ * each interval, made here in proportion to the SM clock with 1 % noise
+ * (the fake GEMM takes no time worth timing); the ranks' per-rank
+ * statistics. Not run: mpiexec, the burn loop's timing and gather.
+ */
+#define NT 60
+#define ONSET 30
+
+TestSuite(cuda_burn_report, .init = setup, .fini = teardown);
+
+/* Rank r's moment at interval i: rank 1 throttles from ONSET on. */
+static struct moment moment_at(int r, long i) {
+  bool hot = r == 1 && i >= ONSET;
+  unsigned warm = 70 + (unsigned)(i < 10 ? i : 10); /* 70 -> 80 C */
+  return (struct moment){.sm = hot ? 1410 : 1980,
+                         .temp = hot ? 87 : warm,
+                         .power_mw = hot ? 560000 : 690000,
+                         .reasons = hot ? HW_THERMAL : 0};
+}
+
+/* A document of the two ranks' timeline, written and read back; owned by
+ * the caller. */
+static struct gcb_results *burn_document(struct gcb_burn_timeline *tl) {
+  static struct gcb_rank_result ranks[2];
+  for (int r = 0; r < 2; r++)
+    ranks[r] = (struct gcb_rank_result){
+        .rank = r,
+        .time_s = 1e-3,
+        .seconds = {.n = NT,
+                    .min = 1e-3,
+                    .median = 1e-3,
+                    .mean = 1e-3,
+                    .max = 1.4e-3,
+                    .stdev = 1e-4,
+                    .p99 = 1.4e-3},
+        .check = {.checked = true, .samples = NT, .method = "compare"}};
+  struct gcb_record rec = {
+      .bench = "burn",
+      .backend = "cuda",
+      .label = "burn bf16 8192x8192x8192 60s gemm",
+      .work_per_op = 2.0 * 8192 * 8192 * 8192,
+      .figure = {.unit = "GFLOP/s", .scale = 1e9, .counted = "2mnk flops"},
+      .iterations = NT,
+      .warmup = 1,
+      .nranks = 2,
+      .ranks = ranks,
+      .timeline = tl};
+  gcb_record_param_str(&rec, "dtype", "bf16");
+  gcb_record_param_int(&rec, "m", 8192);
+  struct gcb_results *doc = gcb_results_new(), *back = NULL;
+  cr_assert_not_null(doc);
+  cr_assert_eq(
+      gcb_results_set(
+          doc, "run",
+          json_pack("{s:s, s:s, s:[s,s], s:s, s:s, s:s, s:s, s:s, s:i, s:i}",
+                    "id", "r1", "command", "burn", "command_line", "gcbench",
+                    "burn", "start_time", "2026-01-01T00:00:00Z", "end_time",
+                    "2026-01-01T00:01:00Z", "status", "complete", "backend",
+                    "cuda", "backend_reason", "--backend cuda", "ranks", 2,
+                    "nodes", 1),
+          &err),
+      GCB_OK, "%s", err.msg);
+  cr_assert_eq(
+      gcb_results_set(doc, "tool",
+                      json_pack("{s:s, s:s, s:s}", "name", "gcbench", "version",
+                                "0.1.0", "git_revision", "abc"),
+                      &err),
+      GCB_OK, "%s", err.msg);
+  cr_assert_eq(gcb_results_add_record(doc, &rec, &err), GCB_OK, "%s", err.msg);
+  char path[] = "/tmp/gcb-cuda-burn-XXXXXX";
+  int fd = mkstemp(path);
+  cr_assert_geq(fd, 0);
+  close(fd);
+  cr_assert_eq(gcb_results_write(doc, path, &err), GCB_OK, "%s", err.msg);
+  cr_assert_eq(gcb_results_read(path, &back, &err), GCB_OK, "%s", err.msg);
+  unlink(path);
+  gcb_results_free(doc);
+  return back;
+}
+
+Test(cuda_burn_report, a_thermal_clock_drop_is_one_root_cause_with_its_onset) {
+  open_backend();
+  static double v[GCB_BURN_SERIES_COUNT][2 * NT];
+  struct gcb_burn_timeline tl = {.interval_s = 1.0, .nranks = 2, .n = NT};
+  for (int s = 0; s < GCB_BURN_SERIES_COUNT; s++)
+    tl.v[s] = v[s];
+  unsigned seed = 27;
+  for (long i = 0; i < NT; i++)
+    for (int r = 0; r < 2; r++) {
+      struct moment m = moment_at(r, i);
+      struct gcb_burn_reading rd;
+      double point[GCB_BURN_SERIES_COUNT];
+      script(&m);
+      gcb_backend_cuda.burn_read(backend, &rd);
+      gcb__burn_reading_points(&rd, point);
+      for (int s = GCB_BURN_CPU_MHZ; s <= GCB_BURN_XID; s++)
+        v[s][r * NT + i] = point[s];
+      seed = seed * 1103515245u + 12345u;
+      double noise = 0.01 * ((double)(seed >> 16 & 0x7fff) / 0x7fff - 0.5);
+      v[GCB_BURN_FIGURE][r * NT + i] =
+          700e3 * point[GCB_BURN_SM_CLOCK_MHZ] / 1980 * (1 + noise);
+      v[GCB_BURN_CHECKED][r * NT + i] = 1;
+      v[GCB_BURN_WRONG][r * NT + i] = 0;
+      v[GCB_BURN_CPU_UTIL][r * NT + i] = 1.0;
+    }
+  cr_expect_eq(v[GCB_BURN_SM_CLOCK_MHZ][1 * NT + ONSET], 1410.0);
+  cr_expect_eq(v[GCB_BURN_THROTTLE_REASONS][1 * NT + ONSET],
+               (double)HW_THERMAL);
+  struct gcb_results *res = burn_document(&tl);
+  struct gcb_doc doc = {.name = "burn.json", .root = gcb_results_json(res)};
+  struct gcb_thresholds t;
+  gcb_thresholds_default(&t);
+  struct gcb_findings f = {0};
+  struct gcb_diagnosis dx = {0};
+  cr_assert_eq(gcb_analyze(&doc, 1, &t, &f, &err), GCB_OK, "%s", err.msg);
+  gcb_findings_sort(&f);
+  cr_assert_eq(gcb_diagnose(&doc, 1, &f, &t, &dx, &err), GCB_OK, "%s", err.msg);
+  size_t burn = 0;
+  for (size_t i = 0; i < f.n; i++)
+    if (strncmp(f.items[i].kind, "burn-", 5) == 0 &&
+        f.items[i].severity != GCB_SEV_INFO) {
+      burn++;
+      cr_expect_str_eq(f.items[i].kind, "burn-falloff", "%s",
+                       f.items[i].explanation);
+      cr_expect_eq(f.items[i].where.rank, 1, "%s", f.items[i].explanation);
+    }
+  cr_expect_eq(burn, 1, "one burn finding");
+  cr_assert_eq(dx.n - gcb_diagnosis_cleared(&dx), 1, "one root cause");
+  const char *s = dx.items[0].summary;
+  cr_expect_eq(dx.items[0].comp.rank, 1, "%s", s);
+  cr_expect(strstr(s, "falls 29 % after 30 s") != NULL, "%s", s);
+  cr_expect(strstr(s, "clocks 1,980 -> 1,410 MHz, hw_thermal at 87 C") != NULL,
+            "%s", s);
+  gcb_diagnosis_free(&dx);
+  gcb_findings_free(&f);
+  gcb_results_free(res);
 }

@@ -155,11 +155,10 @@ Test(burn_report, the_onset_is_the_hogs_second_within_one_interval) {
   struct bx *b = bx_new(4, 1, 120, 1, false, 5, 0.03);
   bx_hog(b, 1, 10, 0.48);
   json_t *doc = bx_doc(b);
-  struct gcb_burnview tl;
-  struct gcb_err err = {0};
+  struct gcb_burn_timeline tl;
   json_t *c = json_array_get(json_object_get(doc, "cases"), 0);
-  cr_assert_eq(gcb_burnview_read(c, &tl, &err), GCB_OK);
-  cr_assert_eq(tl.nt, 120);
+  cr_assert(gcb_results_burn_timeline(c, &tl));
+  cr_assert_eq(tl.n, 120);
   cr_assert_eq(tl.nranks, 4);
   struct gcb_burn_rank r;
   cr_assert(gcb_burn_rank_judge(&tl, 1, 0.1, 3, &r));
@@ -169,7 +168,7 @@ Test(burn_report, the_onset_is_the_hogs_second_within_one_interval) {
   cr_assert(gcb_burn_rank_judge(&tl, 0, 0.1, 3, &r));
   cr_expect_eq(r.onset, -1, "rank 0 holds");
   cr_expect(r.noise > 0.01 && r.noise < 0.04, "noise %g", r.noise);
-  gcb_burnview_free(&tl);
+  gcb_burn_timeline_free(&tl);
   json_decref(doc);
   free(b);
 }
@@ -394,15 +393,36 @@ Test(burn_report, an_interrupted_burn_with_nulls_is_judged_on_what_it_has) {
   free(b);
 }
 
-Test(burn_report, a_case_without_a_timeline_reads_as_empty) {
-  json_t *c = json_pack("{s:s}", "bench", "burn");
-  struct gcb_burnview tl;
+/* A burn case without a timeline (or whose throughput no rank measured)
+ * is left out of the document's burn cases; the burn cases are read once
+ * and the report's readers take the caller's reading. */
+Test(burn_report, burn_cases_are_read_once_and_shared) {
+  struct bx *b = bx_new(2, 1, 30, 1, false, 7, 0.03);
+  json_t *doc = bx_doc(b);
+  json_t *cases = json_object_get(doc, "cases");
+  json_t *bare = json_pack("{s:s}", "bench", "burn");
+  json_array_append_new(cases, bare);
+  struct gcb_thresholds t;
+  gcb_thresholds_default(&t);
+  struct gcb_burn_doc bd;
   struct gcb_err err = {0};
-  cr_expect_eq(gcb_burnview_read(c, &tl, &err), GCB_OK);
-  cr_expect_eq(tl.nt, 0);
-  cr_expect_eq(tl.nranks, 0);
-  gcb_burnview_free(&tl);
-  json_decref(c);
+  cr_assert_eq(gcb_burn_doc_read(doc, &t, &bd, &err), GCB_OK, "%s", err.msg);
+  cr_assert_eq(bd.n, 1, "the case without a timeline is left out");
+  cr_expect_eq(bd.cases[0].index, 0);
+  cr_expect_eq(bd.cases[0].tl.n, 30);
+  cr_expect_eq(bd.cases[0].ranks[1].onset, -1);
+  struct gcb_doc d = {.name = "burn.json", .root = doc, .burn = &bd};
+  struct gcb_burn_doc own;
+  cr_expect_eq(gcb_burn_doc_of(&d, &t, &own, &err), &bd, "the caller's");
+  cr_expect_eq(own.n, 0);
+  t.slow_rank_pct += 1; /* judged by other thresholds: read anew */
+  const struct gcb_burn_doc *again = gcb_burn_doc_of(&d, &t, &own, &err);
+  cr_expect(again == &own && own.n == 1);
+  gcb_burn_doc_free(&own);
+  gcb_burn_doc_free(&bd);
+  cr_expect_eq(bd.n, 0);
+  json_decref(doc);
+  free(b);
 }
 
 Test(burn_report, durations_read_as_people_say_them) {
