@@ -21,7 +21,8 @@
 
 #include "reports/analysis/diagnose.h"
 #include "reports/compare/compare_notes.h"
-#include "reports/document/ranks.h"
+#include "reports/document/model.h"
+#include "reports/document/view.h"
 
 const char *gcb_verdict_name(enum gcb_verdict v) {
   static const char *const names[] = {
@@ -40,13 +41,20 @@ static bool lower_is_better(const char *unit) {
 }
 
 /* Compared metrics: summary fields for higher- and lower-is-better units. */
+enum metric_field { F_MEDIAN, F_MIN, F_MAX };
+
 static const struct {
   const char *name;
-  const char *higher, *lower;
+  enum metric_field higher, lower;
 } metrics[] = {
-    {"median", "median", "median"},
-    {"slowest", "min", "max"},
+    {"median", F_MEDIAN, F_MEDIAN},
+    {"slowest", F_MIN, F_MAX},
 };
+
+static double summary_field(const struct gcb_model_summary *s,
+                            enum metric_field f) {
+  return f == F_MEDIAN ? s->median : f == F_MIN ? s->min : s->max;
+}
 
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
@@ -69,18 +77,16 @@ static double median(double *x, size_t n) {
  *  - the median over ranks of each rank's stdev / median of its sample
  *    times (how much one measurement of this case wanders).
  */
-static double case_noise(const json_t *c) {
-  struct gcb_ranks pr;
-  gcb_ranks_of(c, &pr);
-  size_t i, n = pr.n, m = 0;
+static double case_noise(const struct gcb_model_case *c) {
+  size_t i, n = c->ranks.n, m = 0;
   double *fig = malloc(n * sizeof *fig + 1), *rel = malloc(n * sizeof *rel + 1);
   double noise = 0;
   if (fig == NULL || rel == NULL)
     goto done; /* no band: the threshold alone decides */
   for (i = 0; i < n; i++) {
-    double med = gcb_ranks_num(&pr, GCB_RC_TIME_MEDIAN, i);
-    double sd = gcb_ranks_num(&pr, GCB_RC_TIME_STDEV, i);
-    fig[i] = gcb_ranks_num(&pr, GCB_RC_FIG_MEDIAN, i);
+    double med = gcb_model_col(c, GCB_RC_TIME_MEDIAN, i);
+    double sd = gcb_model_col(c, GCB_RC_TIME_STDEV, i);
+    fig[i] = gcb_model_col(c, GCB_RC_FIG_MEDIAN, i);
     if (med > 0 && sd >= 0)
       rel[m++] = sd / med;
   }
@@ -115,10 +121,11 @@ static struct gcb_delta *push_delta(struct gcb_comparison *cmp,
   return d;
 }
 
-static void describe(struct gcb_delta *d, const json_t *c, const char *key) {
-  gcb_view_case_title(c, d->title, sizeof d->title);
+static void describe(struct gcb_delta *d, const struct gcb_model_case *c,
+                     const char *key) {
+  gcb_model_case_title(c, d->title, sizeof d->title);
   gcb_view_copy(d->key, sizeof d->key, key);
-  gcb_view_copy(d->unit, sizeof d->unit, gcb_view_str(c, "unit"));
+  gcb_view_copy(d->unit, sizeof d->unit, c->unit);
 }
 
 static enum gcb_verdict judge(double change, bool lower, double threshold,
@@ -137,43 +144,39 @@ static enum gcb_verdict judge(double change, bool lower, double threshold,
  * bus bandwidth, which nccl-tests defined to compare across rank counts. */
 enum basis { BY_FIGURE, BY_TIME, BY_BUSBW };
 
-static enum basis basis_of(const json_t *c) {
-  if (gcb_case_is_latency(c))
+static enum basis basis_of(const struct gcb_model_case *c) {
+  if (gcb_model_case_is_latency(c))
     return BY_TIME;
-  if (!isnan(gcb_view_num(gcb_view_obj(c, "summary"), "busbw")))
+  if (!isnan(c->summary.busbw))
     return BY_BUSBW;
   return BY_FIGURE;
 }
 
 /* The median (or, slowest, the longest) of the ranks' times, in us. */
-static double rank_time_us(const json_t *c, bool slowest) {
-  struct gcb_ranks pr;
-  gcb_ranks_of(c, &pr);
-  double *t = malloc(pr.n * sizeof *t + 1), v = NAN;
+static double rank_time_us(const struct gcb_model_case *c, bool slowest) {
+  double *t = malloc(c->ranks.n * sizeof *t + 1), v = NAN;
   size_t n = 0;
-  for (size_t i = 0; t != NULL && i < pr.n; i++) {
-    double x = gcb_ranks_num(&pr, GCB_RC_FIGURE_TIME, i);
+  for (size_t i = 0; t != NULL && i < c->ranks.n; i++) {
+    double x = gcb_model_col(c, GCB_RC_FIGURE_TIME, i);
     if (isnan(x))
-      x = gcb_ranks_num(&pr, GCB_RC_TIME_MEDIAN, i);
+      x = gcb_model_col(c, GCB_RC_TIME_MEDIAN, i);
     if (!isnan(x))
       t[n++] = x * 1e6;
   }
   if (n > 0)
     v = slowest ? (qsort(t, n, sizeof *t, cmp_double), t[n - 1]) : median(t, n);
   if (n == 0 && !slowest) /* a tool's average over ranks only */
-    v = gcb_view_num(gcb_view_obj(gcb_view_obj(c, "summary"), "time_s"),
-                     "mean") *
-        1e6;
+    v = c->summary.time_mean * 1e6;
   free(t);
   return v;
 }
 
 /* One compared row: metric `name` with the two values. */
-static enum gcb_status row(struct gcb_comparison *cmp, const json_t *nc,
-                           const char *key, const char *name, const char *unit,
-                           double old_v, double new_v, bool lower,
-                           double threshold, double noise,
-                           struct gcb_err *err) {
+static enum gcb_status row(struct gcb_comparison *cmp,
+                           const struct gcb_model_case *nc, const char *key,
+                           const char *name, const char *unit, double old_v,
+                           double new_v, bool lower, double threshold,
+                           double noise, struct gcb_err *err) {
   struct gcb_delta *d = push_delta(cmp, err);
   if (d == NULL)
     return GCB_ENOMEM;
@@ -192,23 +195,20 @@ static enum gcb_status row(struct gcb_comparison *cmp, const json_t *nc,
   return GCB_OK;
 }
 
-static enum gcb_status compare_case(struct gcb_comparison *cmp,
-                                    const json_t *oc, const json_t *nc,
-                                    const char *key,
-                                    const struct gcb_thresholds *t,
-                                    struct gcb_err *err) {
-  const char *unit = gcb_view_str(nc, "unit");
-  const json_t *os = gcb_view_obj(oc, "summary"),
-               *ns = gcb_view_obj(nc, "summary");
+static enum gcb_status
+compare_case(struct gcb_comparison *cmp, const struct gcb_model_case *oc,
+             const struct gcb_model_case *nc, const char *key,
+             const struct gcb_thresholds *t, struct gcb_err *err) {
+  const char *unit = nc->unit;
+  const struct gcb_model_summary *os = &oc->summary, *ns = &nc->summary;
   enum basis by = basis_of(nc);
   bool lower = lower_is_better(unit);
   double no = case_noise(oc), nn = case_noise(nc);
   double noise = t->noise_sigmas * sqrt(no * no + nn * nn);
-  double threshold = gcb_thresholds_regression(t, gcb_view_str(nc, "bench"),
-                                               by == BY_TIME ? "us" : unit) /
-                     100;
-  bool same_scale =
-      gcb_view_int(os, "ranks", -1) == gcb_view_int(ns, "ranks", -1);
+  double threshold =
+      gcb_thresholds_regression(t, nc->bench, by == BY_TIME ? "us" : unit) /
+      100;
+  bool same_scale = os->ranks == ns->ranks;
   enum gcb_status st = GCB_OK;
   if (by == BY_TIME)
     for (int slow = 0; slow < 2 && st == GCB_OK; slow++)
@@ -216,27 +216,28 @@ static enum gcb_status compare_case(struct gcb_comparison *cmp,
                rank_time_us(oc, slow), rank_time_us(nc, slow), true, threshold,
                noise, err);
   if (by == BY_BUSBW)
-    st = row(cmp, nc, key, "busbw", "GB/s", gcb_view_num(os, "busbw"),
-             gcb_view_num(ns, "busbw"), false, threshold, noise, err);
+    st = row(cmp, nc, key, "busbw", "GB/s", os->busbw, ns->busbw, false,
+             threshold, noise, err);
   /* At another scale only busbw compares; a rank's figure does not. */
   for (size_t m = 0; by != BY_TIME && st == GCB_OK && m < 2; m++) {
     if (by == BY_BUSBW && (m == 0 || !same_scale))
       continue;
-    const char *field = lower ? metrics[m].lower : metrics[m].higher;
-    st = row(cmp, nc, key, metrics[m].name, unit, gcb_view_num(os, field),
-             gcb_view_num(ns, field), lower, threshold, noise, err);
+    enum metric_field field = lower ? metrics[m].lower : metrics[m].higher;
+    st = row(cmp, nc, key, metrics[m].name, unit, summary_field(os, field),
+             summary_field(ns, field), lower, threshold, noise, err);
   }
   return st;
 }
 
-static enum gcb_status one_sided(struct gcb_comparison *cmp, const json_t *c,
+static enum gcb_status one_sided(struct gcb_comparison *cmp,
+                                 const struct gcb_model_case *c,
                                  const char *key, bool old_side,
                                  struct gcb_err *err) {
   struct gcb_delta *d = push_delta(cmp, err);
   if (d == NULL)
     return GCB_ENOMEM;
   describe(d, c, key);
-  double v = gcb_view_num(gcb_view_obj(c, "summary"), "median");
+  double v = c->summary.median;
   if (old_side)
     d->old_value = v;
   else
@@ -245,60 +246,58 @@ static enum gcb_status one_sided(struct gcb_comparison *cmp, const json_t *c,
   return GCB_OK;
 }
 
-void gcb__compare_case_key(const json_t *c, char *buf, size_t size) {
+void gcb__compare_case_key(const struct gcb_model_case *c, char *buf,
+                           size_t size) {
   /* A collective's element count per rank depends on the rank count
    * (allgather, reducescatter), and its communicator's size is the rank
    * count: runs at another scale match by size. */
   static const char *const coll_skip[] = {"count", "comm_size", NULL};
-  if (strcmp(gcb_view_str(c, "bench"), "coll") == 0)
-    gcb_view_case_key_except(c, coll_skip, buf, size);
+  if (c->kind == GCB_BENCH_COLL)
+    gcb_model_case_key_except(c, coll_skip, buf, size);
   else
-    gcb_view_case_key(c, buf, size);
+    gcb_model_case_key(c, buf, size);
 }
 
 /* Keys of every case of a document, in document order. */
-static char (*case_keys(const json_t *root, size_t *n))[192] {
-  const json_t *cases = json_object_get(root, "cases"), *c;
-  size_t i;
-  *n = json_array_size(cases);
+static char (*case_keys(const struct gcb_model *m, size_t *n))[192] {
+  *n = m->ncases;
   char(*keys)[192] = malloc(*n * sizeof *keys + 1);
   if (keys == NULL)
     return NULL;
-  json_array_foreach(cases, i, c)
-      gcb__compare_case_key(c, keys[i], sizeof keys[i]);
+  for (size_t i = 0; i < *n; i++)
+    gcb__compare_case_key(&m->cases[i], keys[i], sizeof keys[i]);
   return keys;
 }
 
 /* Pairs cases by key (each new case with the first unused old one), in the
  * new run's order, then lists the old cases left over. */
 static enum gcb_status compare_cases(struct gcb_comparison *cmp,
-                                     const json_t *oroot, const json_t *nroot,
+                                     const struct gcb_model *old_m,
+                                     const struct gcb_model *new_m,
                                      const struct gcb_thresholds *t,
                                      struct gcb_err *err) {
   size_t no, nn;
-  char(*okeys)[192] = case_keys(oroot, &no);
-  char(*nkeys)[192] = case_keys(nroot, &nn);
+  char(*okeys)[192] = case_keys(old_m, &no);
+  char(*nkeys)[192] = case_keys(new_m, &nn);
   bool *used = calloc(no + 1, sizeof *used);
   enum gcb_status st = GCB_OK;
   if (okeys == NULL || nkeys == NULL || used == NULL)
     st = gcb_err_set(err, GCB_ENOMEM, "compare: out of memory");
-  const json_t *ocases = json_object_get(oroot, "cases");
-  const json_t *ncases = json_object_get(nroot, "cases");
   for (size_t j = 0; st == GCB_OK && j < nn; j++) {
     size_t i = 0;
     while (i < no && (used[i] || strcmp(okeys[i], nkeys[j]) != 0))
       i++;
-    const json_t *nc = json_array_get(ncases, j);
+    const struct gcb_model_case *nc = &new_m->cases[j];
     if (i == no) {
       st = one_sided(cmp, nc, nkeys[j], false, err);
       continue;
     }
     used[i] = true;
-    st = compare_case(cmp, json_array_get(ocases, i), nc, nkeys[j], t, err);
+    st = compare_case(cmp, &old_m->cases[i], nc, nkeys[j], t, err);
   }
   for (size_t i = 0; st == GCB_OK && i < no; i++)
     if (!used[i])
-      st = one_sided(cmp, json_array_get(ocases, i), okeys[i], true, err);
+      st = one_sided(cmp, &old_m->cases[i], okeys[i], true, err);
   free(okeys);
   free(nkeys);
   free(used);
@@ -309,11 +308,11 @@ enum gcb_status gcb_compare(const struct gcb_doc *old,
                             const struct gcb_doc *new_,
                             const struct gcb_thresholds *t,
                             struct gcb_comparison *out, struct gcb_err *err) {
-  enum gcb_status st = gcb__compare_notes(old->root, new_->root, out, err);
+  enum gcb_status st = gcb__compare_notes(old->model, new_->model, out, err);
   if (st == GCB_OK)
-    st = compare_cases(out, old->root, new_->root, t, err);
+    st = compare_cases(out, old->model, new_->model, t, err);
   if (st == GCB_OK) /* the launches' MPI mode (compare_notes.c) */
-    st = gcb__compare_mode(old->root, new_->root, out, err);
+    st = gcb__compare_mode(old->model, new_->model, out, err);
   return st;
 }
 

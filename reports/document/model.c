@@ -205,20 +205,19 @@ static void build_run(struct gcb__model_arena *a, const json_t *root,
                       struct gcb_model_run *run) {
   const json_t *tool = json_object_get(root, "tool"),
                *r = json_object_get(root, "run");
-  *run = (struct gcb_model_run){
-      .schema = str(root, "schema"),
-      .tool = str(tool, "name"),
-      .version = str(tool, "version"),
-      .git_revision = str(tool, "git_revision"),
-      .id = str(r, "id"),
-      .command = str(r, "command"),
-      .start_time = str(r, "start_time"),
-      .end_time = str(r, "end_time"),
-      .status = str(r, "status"),
-      .backend = str(r, "backend"),
-      .backend_reason = str(r, "backend_reason"),
-      .ranks = int_or(r, "ranks", -1),
-      .nodes = int_or(r, "nodes", -1)};
+  *run = (struct gcb_model_run){.schema = str(root, "schema"),
+                                .tool = str(tool, "name"),
+                                .version = str(tool, "version"),
+                                .git_revision = str(tool, "git_revision"),
+                                .id = str(r, "id"),
+                                .command = str(r, "command"),
+                                .start_time = str(r, "start_time"),
+                                .end_time = str(r, "end_time"),
+                                .status = str(r, "status"),
+                                .backend = str(r, "backend"),
+                                .backend_reason = str(r, "backend_reason"),
+                                .ranks = int_or(r, "ranks", -1),
+                                .nodes = int_or(r, "nodes", -1)};
   mvalue_of(a, r, &run->run);
   mvalue_of(a, gcb_view_obj(r, "environment"), &run->environment);
   mvalue_of(a, json_object_get(root, "software"), &run->software);
@@ -264,18 +263,17 @@ static void build_topology(struct gcb__model_arena *a, const json_t *topo,
     return;
   json_array_foreach(gpus, i, e) {
     struct gcb_model_gpu *g = &n->gpus[i];
-    *g = (struct gcb_model_gpu){
-        .node = n->index,
-        .index = int_or(e, "index", -1),
-        .busid = str(e, "busid"),
-        .model = str(e, "model"),
-        .arch = str(e, "arch"),
-        .cpus = str(e, "cpus"),
-        .numa = int_or(e, "numa", -1),
-        .link_gbps = num(e, "link_gbps"),
-        .host_gbps = gcb_topo_view_host_gbps(e),
-        .nvlinks = int_or(e, "nvlinks", -1),
-        .source = e};
+    *g = (struct gcb_model_gpu){.node = n->index,
+                                .index = int_or(e, "index", -1),
+                                .busid = str(e, "busid"),
+                                .model = str(e, "model"),
+                                .arch = str(e, "arch"),
+                                .cpus = str(e, "cpus"),
+                                .numa = int_or(e, "numa", -1),
+                                .link_gbps = num(e, "link_gbps"),
+                                .host_gbps = gcb_topo_view_host_gbps(e),
+                                .nvlinks = int_or(e, "nvlinks", -1),
+                                .source = e};
     build_hops(a, json_object_get(e, "pcie_path"), g);
   }
   json_array_foreach(nics, i, e) {
@@ -283,7 +281,9 @@ static void build_topology(struct gcb__model_arena *a, const json_t *topo,
                                         .busid = str(e, "busid"),
                                         .numa = int_or(e, "numa", -1)};
   }
-  json_array_foreach(numa, i, e) { n->numa[i] = int_or(e, "os_index", -1); }
+  json_array_foreach(numa, i, e) {
+    n->numa[i] = int_or(e, "os_index", -1);
+  }
 }
 
 static void build_health(struct gcb__model_arena *a, const json_t *gpus,
@@ -344,21 +344,21 @@ static void build_node(struct gcb__model_arena *a, const json_t *e,
 
 static void build_rank(const json_t *e, struct gcb_model_rank *r) {
   const json_t *dev = gcb_view_obj(e, "device");
-  *r = (struct gcb_model_rank){
-      .rank = int_or(e, "rank", -1),
-      .node = int_or(e, "node", -1),
-      .local_rank = int_or(e, "local_rank", -1),
-      .pid = int_or(e, "pid", -1),
-      .hostname = str(e, "hostname"),
-      .cpu_binding = str(e, "cpu_binding"),
-      .bound_pus = int_or(e, "bound_pus", -1),
-      .cpu_threads = int_or(e, "cpu_threads", -1),
-      .numa = int_or(e, "numa", -1),
-      .has_device = dev != NULL,
-      .device_index = int_or(dev, "index", -1),
-      .device_bus_id = str(dev, "bus_id"),
-      .device_name = str_or(dev, "name", NULL),
-      .device_memory_bytes = int_or(dev, "memory_bytes", -1)};
+  *r = (struct gcb_model_rank){.rank = int_or(e, "rank", -1),
+                               .node = int_or(e, "node", -1),
+                               .local_rank = int_or(e, "local_rank", -1),
+                               .pid = int_or(e, "pid", -1),
+                               .hostname = str(e, "hostname"),
+                               .cpu_binding = str(e, "cpu_binding"),
+                               .bound_pus = int_or(e, "bound_pus", -1),
+                               .cpu_threads = int_or(e, "cpu_threads", -1),
+                               .numa = int_or(e, "numa", -1),
+                               .has_device = dev != NULL,
+                               .device_index = int_or(dev, "index", -1),
+                               .device_bus_id = str(dev, "bus_id"),
+                               .device_name = str_or(dev, "name", NULL),
+                               .device_memory_bytes =
+                                   int_or(dev, "memory_bytes", -1)};
   /* Later documents may record the GPU's NUMA node with the device. */
   if (r->numa < 0)
     r->numa = int_or(dev, "numa_node", -1);
@@ -449,8 +449,8 @@ static void build_case(struct gcb__model_arena *a, const json_t *e,
       .validation = {.present = v != NULL,
                      .checked = json_is_true(json_object_get(v, "checked")),
                      .passed = json_is_true(json_object_get(v, "passed")),
-                     .passed_present = json_is_boolean(
-                         json_object_get(v, "passed")),
+                     .passed_present =
+                         json_is_boolean(json_object_get(v, "passed")),
                      .wrong = int_or(v, "wrong", 0)},
       .source = e};
   c->kind = gcb_bench_kind_of(c->bench);
@@ -519,9 +519,15 @@ static void build(struct gcb__model_arena *a, const json_t *root,
   m->cases = arena_calloc(a, m->ncases, sizeof *m->cases);
   if (a->failed)
     return;
-  json_array_foreach(nodes, i, e) { build_node(a, e, &m->nodes[i]); }
-  json_array_foreach(ranks, i, e) { build_rank(e, &m->ranks[i]); }
-  json_array_foreach(cases, i, e) { build_case(a, e, i, &m->cases[i]); }
+  json_array_foreach(nodes, i, e) {
+    build_node(a, e, &m->nodes[i]);
+  }
+  json_array_foreach(ranks, i, e) {
+    build_rank(e, &m->ranks[i]);
+  }
+  json_array_foreach(cases, i, e) {
+    build_case(a, e, i, &m->cases[i]);
+  }
   build_lists(a, root, m);
 }
 
@@ -550,8 +556,7 @@ enum gcb_status gcb_model_from_json(const json_t *root, const char *name,
 }
 
 enum gcb_status gcb_model_from_results(const struct gcb_results *res,
-                                       const char *name,
-                                       struct gcb_model **out,
+                                       const char *name, struct gcb_model **out,
                                        struct gcb_err *err) {
   return gcb_model_from_json(gcb_results_json(res), name, out, err);
 }
@@ -605,8 +610,8 @@ const struct gcb_model_node *gcb_model_node(const struct gcb_model *m,
 void gcb_model_place(const struct gcb_model *m, long long rank,
                      struct gcb_place *out) {
   const struct gcb_model_rank *r = gcb_model_rank(m, rank);
-  *out = (struct gcb_place){.node = -1, .hostname = "", .gpu = -1,
-                            .bus_id = "", .numa = -1};
+  *out = (struct gcb_place){
+      .node = -1, .hostname = "", .gpu = -1, .bus_id = "", .numa = -1};
   if (r == NULL)
     return;
   *out = (struct gcb_place){.node = r->node,

@@ -26,8 +26,8 @@
 #include "common/status.h"
 #include "reports/document/ranks.h"
 
-struct json_t;            /* jansson's tree, for the migration bridge only */
-struct gcb_results;       /* reports/document/results.h */
+struct json_t;      /* jansson's tree, for the migration bridge only */
+struct gcb_results; /* reports/document/results.h */
 
 /* ---- benchmarks -------------------------------------------------------- */
 
@@ -117,7 +117,7 @@ struct gcb_model_probe_pair {
 };
 
 struct gcb_model_run {
-  const char *schema;          /* "gcbench.results/2" */
+  const char *schema; /* "gcbench.results/2" */
   const char *tool, *version, *git_revision;
   const char *id, *command, *start_time, *end_time; /* "" when absent/null */
   const char *status;  /* "complete", "failed", ... */
@@ -148,7 +148,7 @@ struct gcb_model_gpu {
   long long node;
   long long index; /* topology index (bus id order) */
   const char *busid, *model, *arch, *cpus;
-  long long numa; /* -1 when unknown */
+  long long numa;              /* -1 when unknown */
   double link_gbps, host_gbps; /* NAN when unknown */
   long long nvlinks;           /* -1 when unknown */
   struct gcb_model_hop *hops;
@@ -161,8 +161,8 @@ struct gcb_model_health {
   long long ordinal;
   const char *bus_id, *name;
   bool nvml;
-  double temp_c, power_w, power_limit_w;       /* NAN when null/absent */
-  double sm_clock_mhz, sm_clock_max_mhz;       /* NAN when null/absent */
+  double temp_c, power_w, power_limit_w;           /* NAN when null/absent */
+  double sm_clock_mhz, sm_clock_max_mhz;           /* NAN when null/absent */
   long long ecc_uncorrected, pcie_gen, pcie_width; /* -1 when null/absent */
   bool throttle_slowed;
 };
@@ -219,11 +219,11 @@ struct gcb_model_columns {
 };
 
 struct gcb_model_summary {
-  long long ranks, min_rank, max_rank, late_rank; /* -1 when absent */
+  long long ranks, min_rank, max_rank, late_rank;  /* -1 when absent */
   double min, median, mean, max, stdev, imbalance; /* NAN when absent */
   double wrong;                                    /* NAN when absent */
   bool checked;
-  double time_min, time_mean, time_max; /* summary.time_s; NAN */
+  double time_min, time_mean, time_max;         /* summary.time_s; NAN */
   double algbw, busbw, late_mean_s, late_max_s; /* NAN */
 };
 
@@ -276,7 +276,7 @@ struct gcb_model {
   size_t nerrors;
   struct gcb_model_skip *skips;
   size_t nskips;
-  const struct json_t *source; /* migration bridge: the document's root */
+  const struct json_t *source;    /* migration bridge: the document's root */
   struct gcb__model_arena *arena; /* what the model owns */
 };
 
@@ -288,14 +288,13 @@ struct gcb_model {
  * status is GCB_ENOMEM, the only way it fails (with its message in err).
  */
 enum gcb_status gcb_model_from_results(const struct gcb_results *res,
-                                       const char *name,
-                                       struct gcb_model **out,
+                                       const char *name, struct gcb_model **out,
                                        struct gcb_err *err);
 
 /* The same from a validated tree (one built in memory, a converted
  * tool's document): root as gcb_results_json gives it. */
-enum gcb_status gcb_model_from_json(const struct json_t *root,
-                                    const char *name, struct gcb_model **out,
+enum gcb_status gcb_model_from_json(const struct json_t *root, const char *name,
+                                    struct gcb_model **out,
                                     struct gcb_err *err);
 
 /* NULL is a no-op. */
@@ -325,11 +324,9 @@ long long gcb_model_col_rank(const struct gcb_model_case *c, size_t i,
 
 /* The keys and titles of view.h over a typed case, byte for byte:
  * gcb_view_case_key, _except, gcb_view_sweep_key, gcb_view_case_title. */
-void gcb_model_case_key(const struct gcb_model_case *c, char *buf,
-                        size_t size);
+void gcb_model_case_key(const struct gcb_model_case *c, char *buf, size_t size);
 void gcb_model_case_key_except(const struct gcb_model_case *c,
-                               const char *const *skip, char *buf,
-                               size_t size);
+                               const char *const *skip, char *buf, size_t size);
 void gcb_model_sweep_key(const struct gcb_model_case *c, char *buf,
                          size_t size);
 void gcb_model_case_title(const struct gcb_model_case *c, char *buf,

@@ -15,10 +15,17 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* One loaded document and the name it is shown by (its path). */
+struct gcb_model; /* reports/document/model.h */
+
+/* One loaded document and the name it is shown by (its path): its tree,
+ * and its typed model (model.h), which the converted modules (compare,
+ * criteria) read instead of the tree. Whoever loads a document builds the
+ * model once (reports/load.c); the tree goes when every module reads the
+ * model (docs/ARCHITECTURE.md, "The typed model"). */
 struct gcb_doc {
   const char *name;
   const json_t *root;
+  const struct gcb_model *model;
 };
 
 /* String member, or "" when absent or not a string. */
