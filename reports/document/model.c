@@ -635,34 +635,8 @@ long long gcb_model_col_rank(const struct gcb_model_case *c, size_t i,
 
 /* ---- keys (view.c's, over typed params) --------------------------------- */
 
-#define MAX_KEY_PARAMS 32
-
-static void append(char *buf, size_t size, size_t *used, const char *fmt,
-                   const char *a, const char *b) {
-  if (*used + 1 >= size)
-    return;
-  int n = snprintf(buf + *used, size - *used, fmt, a, b);
-  *used += n > 0 ? (size_t)n : 0;
-}
-
-/* Removes an incomplete UTF-8 sequence left at the end by truncation. */
-static void trim_partial(char *s) {
-  size_t n = strlen(s), p = n;
-  while (p > 0 && n - p < 4 && ((unsigned char)s[p - 1] & 0xC0) == 0x80)
-    p--;
-  if (p == 0)
-    return;
-  unsigned char lead = (unsigned char)s[p - 1];
-  size_t want = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
-  if (n - (p - 1) < want)
-    s[p - 1] = '\0';
-}
-
-static int cmp_kv(const void *a, const void *b) {
-  return strcmp((*(const struct gcb_mkv *const *)a)->key,
-                (*(const struct gcb_mkv *const *)b)->key);
-}
-
+/* A parameter's text in a key, as view.c writes it: numbers with %.17g,
+ * strings as they are, anything else "?". */
 static void scalar_text(const struct gcb_mvalue *v, char *buf, size_t size) {
   if (v->type == GCB_MV_INT || v->type == GCB_MV_REAL)
     snprintf(buf, size, "%.17g", v->num);
@@ -680,23 +654,17 @@ static bool skipped(const char *key, const char *const *skip) {
 void gcb_model_case_key_except(const struct gcb_model_case *c,
                                const char *const *skip, char *buf,
                                size_t size) {
-  const struct gcb_mkv *keys[MAX_KEY_PARAMS];
-  size_t n = 0, used = 0;
-  if (size == 0)
-    return;
-  for (size_t i = 0; i < c->params.n; i++)
-    if (n < MAX_KEY_PARAMS && !skipped(c->params.members[i].key, skip))
-      keys[n++] = &c->params.members[i];
-  qsort(keys, n, sizeof *keys, cmp_kv);
-  buf[0] = '\0';
-  append(buf, size, &used, "%s%s", c->bench, "");
-  for (size_t i = 0; i < n; i++) {
-    char val[128];
-    scalar_text(&keys[i]->value, val, sizeof val);
-    append(buf, size, &used, " %s=%s", keys[i]->key, val);
+  struct gcb__key_param p[GCB__KEY_PARAMS];
+  size_t n = 0;
+  for (size_t i = 0; i < c->params.n; i++) {
+    const struct gcb_mkv *kv = &c->params.members[i];
+    if (n < GCB__KEY_PARAMS && !skipped(kv->key, skip)) {
+      p[n].key = kv->key;
+      scalar_text(&kv->value, p[n].val, sizeof p[n].val);
+      n++;
+    }
   }
-  append(buf, size, &used, " [%s]%s", c->unit, "");
-  trim_partial(buf);
+  gcb__view_key(c->bench, c->unit, p, n, buf, size);
 }
 
 void gcb_model_case_key(const struct gcb_model_case *c, char *buf,
@@ -713,7 +681,7 @@ void gcb_model_sweep_key(const struct gcb_model_case *c, char *buf,
     return;
   gcb_model_case_key_except(c, varied, key, sizeof key);
   snprintf(buf, size, "%s %s", key, c->backend);
-  trim_partial(buf);
+  gcb__view_trim_partial(buf);
 }
 
 void gcb_model_case_title(const struct gcb_model_case *c, char *buf,
@@ -721,7 +689,7 @@ void gcb_model_case_title(const struct gcb_model_case *c, char *buf,
   if (size == 0)
     return;
   snprintf(buf, size, "%s: %s", c->bench, c->label);
-  trim_partial(buf);
+  gcb__view_trim_partial(buf);
 }
 
 double gcb_model_param_num(const struct gcb_model_case *c, const char *key) {
