@@ -231,12 +231,21 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
   if (res == NULL || (nul != NULL && first + 1 < size && base == NULL))
     goto done;
   struct run o = {0};
-  o.doc = (struct gcb_doc){.name = "new.json", .root = gcb_results_json(res)};
-  o.base =
-      base != NULL
-          ? (struct gcb_doc){.name = "old.json", .root = gcb_results_json(base)}
-          : (struct gcb_doc){.name = "new.json", .root = o.doc.root};
+  struct gcb_model *models[2] = {NULL, NULL};
+  struct gcb_err err = {0};
+  if (gcb_model_from_results(res, "new.json", &models[0], &err) != GCB_OK ||
+      (base != NULL &&
+       gcb_model_from_results(base, "old.json", &models[1], &err) != GCB_OK))
+    gcb_fuzz_fail(&err);
+  o.doc = (struct gcb_doc){
+      .name = "new.json", .root = gcb_results_json(res), .model = models[0]};
+  o.base = base != NULL ? (struct gcb_doc){.name = "old.json",
+                                           .root = gcb_results_json(base),
+                                           .model = models[1]}
+                        : o.doc;
   report(&o, cr);
+  gcb_model_free(models[0]);
+  gcb_model_free(models[1]);
   gcb_rtables_free(&o.tables);
   gcb_findings_free(&o.findings);
   gcb_diagnosis_free(&o.diag);

@@ -116,6 +116,23 @@ static enum gcb_status place_files(struct input_file *f, size_t n,
   return st;
 }
 
+/* The typed model of every document loaded, once: compare and criteria
+ * read it (and, as they are converted, every other module). */
+static enum gcb_status build_models(struct gcb_inputs *in,
+                                    struct gcb_err *err) {
+  enum gcb_status st = GCB_OK;
+  for (size_t i = 0; i < in->ndocs && st == GCB_OK; i++)
+    if ((st = gcb_model_from_results(in->res[i], in->docs[i].name,
+                                     &in->models[i], err)) == GCB_OK)
+      in->docs[i].model = in->models[i];
+  if (st == GCB_OK && in->base.root != NULL &&
+      (st = gcb_model_from_results(in->res[GCB_LOAD_MAX_DOCS], in->base.name,
+                                   &in->models[GCB_LOAD_MAX_DOCS], err)) ==
+          GCB_OK)
+    in->base.model = in->models[GCB_LOAD_MAX_DOCS];
+  return st;
+}
+
 enum gcb_status gcb_inputs_load(const char *const *files, size_t n,
                                 const char *baseline, const char *criteria,
                                 struct gcb_inputs *in, struct gcb_err *err) {
@@ -135,13 +152,17 @@ enum gcb_status gcb_inputs_load(const char *const *files, size_t n,
     free(f[i].text);
   free(f);
   free(jobs);
+  if (st == GCB_OK)
+    st = build_models(in, err);
   if (st == GCB_OK && criteria != NULL)
     st = gcb_criteria_read(criteria, &in->cr, err);
   return st;
 }
 
 void gcb_inputs_free(struct gcb_inputs *in) {
-  for (size_t i = 0; i <= GCB_LOAD_MAX_DOCS; i++)
+  for (size_t i = 0; i <= GCB_LOAD_MAX_DOCS; i++) {
+    gcb_model_free(in->models[i]);   /* before the tree it borrows from */
     gcb_results_release(in->res[i]); /* the commands exit next */
+  }
   gcb_criteria_free(in->cr);
 }

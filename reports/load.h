@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "reports/criteria/criteria.h"
+#include "reports/document/model.h"
 #include "reports/document/results.h"
 #include "reports/document/view.h"
 
@@ -22,6 +23,7 @@ struct gcb_inputs {
   struct gcb_results *res[GCB_LOAD_MAX_DOCS + 1]; /* the last: the baseline */
   struct gcb_doc docs[GCB_LOAD_MAX_DOCS];         /* views of res, in order */
   size_t ndocs;
+  struct gcb_model *models[GCB_LOAD_MAX_DOCS + 1]; /* of res, built once */
   struct gcb_doc base;     /* .root NULL without a baseline */
   struct gcb_criteria *cr; /* NULL without criteria */
 };

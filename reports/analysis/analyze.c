@@ -73,12 +73,17 @@ void gcb_finding_at_rank(struct gcb_finding *f, int doc, const json_t *root,
                          long long rank) {
   struct gcb_place p;
   gcb_view_place(root, rank, &p);
+  gcb_finding_at_place(f, doc, rank, &p);
+}
+
+void gcb_finding_at_place(struct gcb_finding *f, int doc, long long rank,
+                          const struct gcb_place *p) {
   f->where.doc = doc;
   f->where.rank = rank;
-  f->where.node = p.node;
-  f->where.gpu = p.gpu;
-  gcb_view_copy(f->where.hostname, sizeof f->where.hostname, p.hostname);
-  gcb_view_copy(f->where.bus_id, sizeof f->where.bus_id, p.bus_id);
+  f->where.node = p->node;
+  f->where.gpu = p->gpu;
+  gcb_view_copy(f->where.hostname, sizeof f->where.hostname, p->hostname);
+  gcb_view_copy(f->where.bus_id, sizeof f->where.bus_id, p->bus_id);
 }
 
 /* Merge sort by severity, descending: qsort is not stable, and the order

@@ -83,6 +83,11 @@ void gcb_finding_suggest(struct gcb_finding *f, const char *fmt, ...)
 void gcb_finding_at_rank(struct gcb_finding *f, int doc, const json_t *root,
                          long long rank);
 
+/* The same from a place already looked up (gcb_model_place, for modules
+ * that read the typed model). */
+void gcb_finding_at_place(struct gcb_finding *f, int doc, long long rank,
+                          const struct gcb_place *p);
+
 /* Orders findings by severity (fail first), keeping the order in which they
  * were found within a severity. */
 void gcb_findings_sort(struct gcb_findings *l);

@@ -6,12 +6,10 @@
  * the median did not move.
  *
  * The noise rule (docs/REPORTS.md): a run's relative noise for a case is
- * the largest noise the documents themselves show: the robust cross-rank
- * spread of the figures, each rank's spread of its samples, a loop timed
- * far outside its own calls, in this case or in any case of its
- * benchmark in the run (noise_band, the one place the band is made); the
- * band is noise_sigmas * sqrt(old^2 + new^2). A change is a regression
- * only when it is worse than both the threshold and the band. The run-to-run
+ * the larger of the robust cross-rank spread of the figures and the median
+ * over ranks of each rank's relative stdev of its sample times (case_noise);
+ * the band is noise_sigmas * sqrt(old^2 + new^2). A change is a regression only
+ * when it is worse than both the threshold and the band. The run-to-run
  * differences (notes) are in compare_notes.c.
  */
 #include "reports/compare/compare.h"
@@ -23,7 +21,8 @@
 
 #include "reports/analysis/diagnose.h"
 #include "reports/compare/compare_notes.h"
-#include "reports/document/ranks.h"
+#include "reports/document/model.h"
+#include "reports/document/view.h"
 
 const char *gcb_verdict_name(enum gcb_verdict v) {
   static const char *const names[] = {
@@ -42,13 +41,20 @@ static bool lower_is_better(const char *unit) {
 }
 
 /* Compared metrics: summary fields for higher- and lower-is-better units. */
+enum metric_field { F_MEDIAN, F_MIN, F_MAX };
+
 static const struct {
   const char *name;
-  const char *higher, *lower;
+  enum metric_field higher, lower;
 } metrics[] = {
-    {"median", "median", "median"},
-    {"slowest", "min", "max"},
+    {"median", F_MEDIAN, F_MEDIAN},
+    {"slowest", F_MIN, F_MAX},
 };
+
+static double summary_field(const struct gcb_model_summary *s,
+                            enum metric_field f) {
+  return f == F_MEDIAN ? s->median : f == F_MIN ? s->min : s->max;
+}
 
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
@@ -69,15 +75,15 @@ static double median(double *x, size_t n) {
  * loop far above every call of that pass caught a time slice the calls
  * did not (7 ms against 2 us per call on the shared development VM). A
  * rate benchmark's figure time is its median sample: always 0. */
-static double loop_off(const struct gcb_ranks *pr, size_t i) {
-  double fig_t = gcb_ranks_num(pr, GCB_RC_FIGURE_TIME, i);
-  double max = gcb_ranks_num(pr, GCB_RC_TIME_MAX, i);
+static double loop_off(const struct gcb_model_case *c, size_t i) {
+  double fig_t = gcb_model_col(c, GCB_RC_FIGURE_TIME, i);
+  double max = gcb_model_col(c, GCB_RC_TIME_MAX, i);
   return fig_t > max && max > 0 ? fig_t / max - 1 : 0;
 }
 
 /*
- * One run's relative noise for a case (*loop: its largest loop_off over
- * ranks), the largest of what the case recorded:
+ * One run's relative noise for a case, the largest of what the case
+ * recorded:
  *  - the cross-rank spread, 1.4826 * MAD / median of the ranks' figures
  *    (a robust stdev: one slow rank is a finding, not noise, and must not
  *    widen the band that hides a drop of every other rank);
@@ -85,66 +91,44 @@ static double loop_off(const struct gcb_ranks *pr, size_t i) {
  *    times (how much one measurement of this case wanders; the largest, as
  *    the "slowest" metric follows the worst rank, and a rank whose
  *    samples wander is noise where one whose median is off is a finding);
- *  - *loop, which no second measurement of the case can confirm.
+ *  - its largest loop_off over ranks, which no second measurement of the
+ *    case can confirm.
  */
-static double case_noise(const json_t *c, double *loop) {
-  struct gcb_ranks pr;
-  gcb_ranks_of(c, &pr);
-  size_t i, n = pr.n;
-  double *fig = malloc(n * sizeof *fig + 1), noise = 0, iters = 0;
-  *loop = 0;
+static double case_noise(const struct gcb_model_case *c) {
+  size_t i, n = c->ranks.n;
+  double *fig = malloc(n * sizeof *fig + 1), noise = 0, iters = 0, loop = 0;
   if (fig == NULL)
     goto done; /* no band: the threshold alone decides */
   for (i = 0; i < n; i++) {
-    double med = gcb_ranks_num(&pr, GCB_RC_TIME_MEDIAN, i);
-    double sd = gcb_ranks_num(&pr, GCB_RC_TIME_STDEV, i);
-    fig[i] = gcb_ranks_num(&pr, GCB_RC_FIG_MEDIAN, i);
+    double med = gcb_model_col(c, GCB_RC_TIME_MEDIAN, i);
+    double sd = gcb_model_col(c, GCB_RC_TIME_STDEV, i);
+    fig[i] = gcb_model_col(c, GCB_RC_FIG_MEDIAN, i);
     if (med > 0 && sd >= 0)
       iters = fmax(iters, sd / med);
-    *loop = fmax(*loop, loop_off(&pr, i));
+    loop = fmax(loop, loop_off(c, i));
   }
   double center = median(fig, n);
   for (i = 0; i < n; i++)
     fig[i] = fabs(fig[i] - center);
   double ranks = center > 0 ? 1.4826 * median(fig, n) / center : 0;
-  noise = fmax(ranks, fmax(iters, *loop));
+  noise = fmax(ranks, fmax(iters, loop));
 done:
   free(fig);
   return noise;
 }
 
-/* The largest loop_off of any case of each benchmark of a run. */
-#define RUN_BENCHES 16
+/* The largest loop_off of any case of each benchmark kind of a run. */
 struct run_noise {
-  char bench[RUN_BENCHES][24];
-  double loop[RUN_BENCHES];
-  size_t n;
+  double loop[GCB_BENCH_COUNT];
 };
 
-static void run_noise_of(const json_t *root, struct run_noise *out) {
-  const json_t *c;
-  size_t i, b;
+static void run_noise_of(const struct gcb_model *m, struct run_noise *out) {
   memset(out, 0, sizeof *out);
-  json_array_foreach(json_object_get(root, "cases"), i, c) {
-    const char *bench = gcb_view_str(c, "bench");
-    for (b = 0; b < out->n && strcmp(out->bench[b], bench) != 0; b++)
-      ;
-    if (b == out->n && out->n == RUN_BENCHES)
-      continue; /* more benchmarks than any run has: no run term */
-    if (b == out->n)
-      gcb_view_copy(out->bench[out->n++], sizeof out->bench[0], bench);
-    struct gcb_ranks pr;
-    gcb_ranks_of(c, &pr);
-    for (size_t r = 0; r < pr.n; r++)
-      out->loop[b] = fmax(out->loop[b], loop_off(&pr, r));
+  for (size_t i = 0; i < m->ncases; i++) {
+    const struct gcb_model_case *c = &m->cases[i];
+    for (size_t r = 0; r < c->ranks.n; r++)
+      out->loop[c->kind] = fmax(out->loop[c->kind], loop_off(c, r));
   }
-}
-
-static double run_loop(const struct run_noise *rn, const char *bench) {
-  for (size_t b = 0; b < rn->n; b++)
-    if (strcmp(rn->bench[b], bench) == 0)
-      return rn->loop[b];
-  return 0;
 }
 
 /*
@@ -156,13 +140,12 @@ static double run_loop(const struct run_noise *rn, const char *bench) {
  * noise; a quiet machine's loops are within their calls, and add nothing).
  * docs/REPORTS.md, "compare".
  */
-static double noise_band(const json_t *oc, const json_t *nc,
+static double noise_band(const struct gcb_model_case *oc,
+                         const struct gcb_model_case *nc,
                          const struct run_noise *ro, const struct run_noise *rn,
                          const struct gcb_thresholds *t) {
-  double loop;
-  const char *bench = gcb_view_str(nc, "bench");
-  double no = fmax(case_noise(oc, &loop), run_loop(ro, bench));
-  double nn = fmax(case_noise(nc, &loop), run_loop(rn, bench));
+  double no = fmax(case_noise(oc), ro->loop[nc->kind]);
+  double nn = fmax(case_noise(nc), rn->loop[nc->kind]);
   return t->noise_sigmas * sqrt(no * no + nn * nn);
 }
 
@@ -185,10 +168,11 @@ static struct gcb_delta *push_delta(struct gcb_comparison *cmp,
   return d;
 }
 
-static void describe(struct gcb_delta *d, const json_t *c, const char *key) {
-  gcb_view_case_title(c, d->title, sizeof d->title);
+static void describe(struct gcb_delta *d, const struct gcb_model_case *c,
+                     const char *key) {
+  gcb_model_case_title(c, d->title, sizeof d->title);
   gcb_view_copy(d->key, sizeof d->key, key);
-  gcb_view_copy(d->unit, sizeof d->unit, gcb_view_str(c, "unit"));
+  gcb_view_copy(d->unit, sizeof d->unit, c->unit);
 }
 
 static enum gcb_verdict judge(double change, bool lower, double threshold,
@@ -207,43 +191,39 @@ static enum gcb_verdict judge(double change, bool lower, double threshold,
  * bus bandwidth, which nccl-tests defined to compare across rank counts. */
 enum basis { BY_FIGURE, BY_TIME, BY_BUSBW };
 
-static enum basis basis_of(const json_t *c) {
-  if (gcb_case_is_latency(c))
+static enum basis basis_of(const struct gcb_model_case *c) {
+  if (gcb_model_case_is_latency(c))
     return BY_TIME;
-  if (!isnan(gcb_view_num(gcb_view_obj(c, "summary"), "busbw")))
+  if (!isnan(c->summary.busbw))
     return BY_BUSBW;
   return BY_FIGURE;
 }
 
 /* The median (or, slowest, the longest) of the ranks' times, in us. */
-static double rank_time_us(const json_t *c, bool slowest) {
-  struct gcb_ranks pr;
-  gcb_ranks_of(c, &pr);
-  double *t = malloc(pr.n * sizeof *t + 1), v = NAN;
+static double rank_time_us(const struct gcb_model_case *c, bool slowest) {
+  double *t = malloc(c->ranks.n * sizeof *t + 1), v = NAN;
   size_t n = 0;
-  for (size_t i = 0; t != NULL && i < pr.n; i++) {
-    double x = gcb_ranks_num(&pr, GCB_RC_FIGURE_TIME, i);
+  for (size_t i = 0; t != NULL && i < c->ranks.n; i++) {
+    double x = gcb_model_col(c, GCB_RC_FIGURE_TIME, i);
     if (isnan(x))
-      x = gcb_ranks_num(&pr, GCB_RC_TIME_MEDIAN, i);
+      x = gcb_model_col(c, GCB_RC_TIME_MEDIAN, i);
     if (!isnan(x))
       t[n++] = x * 1e6;
   }
   if (n > 0)
     v = slowest ? (qsort(t, n, sizeof *t, cmp_double), t[n - 1]) : median(t, n);
   if (n == 0 && !slowest) /* a tool's average over ranks only */
-    v = gcb_view_num(gcb_view_obj(gcb_view_obj(c, "summary"), "time_s"),
-                     "mean") *
-        1e6;
+    v = c->summary.time_mean * 1e6;
   free(t);
   return v;
 }
 
 /* One compared row: metric `name` with the two values. */
-static enum gcb_status row(struct gcb_comparison *cmp, const json_t *nc,
-                           const char *key, const char *name, const char *unit,
-                           double old_v, double new_v, bool lower,
-                           double threshold, double noise,
-                           struct gcb_err *err) {
+static enum gcb_status row(struct gcb_comparison *cmp,
+                           const struct gcb_model_case *nc, const char *key,
+                           const char *name, const char *unit, double old_v,
+                           double new_v, bool lower, double threshold,
+                           double noise, struct gcb_err *err) {
   struct gcb_delta *d = push_delta(cmp, err);
   if (d == NULL)
     return GCB_ENOMEM;
@@ -262,22 +242,20 @@ static enum gcb_status row(struct gcb_comparison *cmp, const json_t *nc,
   return GCB_OK;
 }
 
-static enum gcb_status compare_case(struct gcb_comparison *cmp,
-                                    const json_t *oc, const json_t *nc,
-                                    const char *key, const struct run_noise *rn,
-                                    const struct gcb_thresholds *t,
-                                    struct gcb_err *err) {
-  const char *unit = gcb_view_str(nc, "unit");
-  const json_t *os = gcb_view_obj(oc, "summary"),
-               *ns = gcb_view_obj(nc, "summary");
+static enum gcb_status
+compare_case(struct gcb_comparison *cmp, const struct gcb_model_case *oc,
+             const struct gcb_model_case *nc, const char *key,
+             const struct run_noise *rn, const struct gcb_thresholds *t,
+             struct gcb_err *err) {
+  const char *unit = nc->unit;
+  const struct gcb_model_summary *os = &oc->summary, *ns = &nc->summary;
   enum basis by = basis_of(nc);
   bool lower = lower_is_better(unit);
   double noise = noise_band(oc, nc, &rn[0], &rn[1], t);
-  double threshold = gcb_thresholds_regression(t, gcb_view_str(nc, "bench"),
-                                               by == BY_TIME ? "us" : unit) /
-                     100;
-  bool same_scale =
-      gcb_view_int(os, "ranks", -1) == gcb_view_int(ns, "ranks", -1);
+  double threshold =
+      gcb_thresholds_regression(t, nc->bench, by == BY_TIME ? "us" : unit) /
+      100;
+  bool same_scale = os->ranks == ns->ranks;
   enum gcb_status st = GCB_OK;
   if (by == BY_TIME)
     for (int slow = 0; slow < 2 && st == GCB_OK; slow++)
@@ -285,27 +263,28 @@ static enum gcb_status compare_case(struct gcb_comparison *cmp,
                rank_time_us(oc, slow), rank_time_us(nc, slow), true, threshold,
                noise, err);
   if (by == BY_BUSBW)
-    st = row(cmp, nc, key, "busbw", "GB/s", gcb_view_num(os, "busbw"),
-             gcb_view_num(ns, "busbw"), false, threshold, noise, err);
+    st = row(cmp, nc, key, "busbw", "GB/s", os->busbw, ns->busbw, false,
+             threshold, noise, err);
   /* At another scale only busbw compares; a rank's figure does not. */
   for (size_t m = 0; by != BY_TIME && st == GCB_OK && m < 2; m++) {
     if (by == BY_BUSBW && (m == 0 || !same_scale))
       continue;
-    const char *field = lower ? metrics[m].lower : metrics[m].higher;
-    st = row(cmp, nc, key, metrics[m].name, unit, gcb_view_num(os, field),
-             gcb_view_num(ns, field), lower, threshold, noise, err);
+    enum metric_field field = lower ? metrics[m].lower : metrics[m].higher;
+    st = row(cmp, nc, key, metrics[m].name, unit, summary_field(os, field),
+             summary_field(ns, field), lower, threshold, noise, err);
   }
   return st;
 }
 
-static enum gcb_status one_sided(struct gcb_comparison *cmp, const json_t *c,
+static enum gcb_status one_sided(struct gcb_comparison *cmp,
+                                 const struct gcb_model_case *c,
                                  const char *key, bool old_side,
                                  struct gcb_err *err) {
   struct gcb_delta *d = push_delta(cmp, err);
   if (d == NULL)
     return GCB_ENOMEM;
   describe(d, c, key);
-  double v = gcb_view_num(gcb_view_obj(c, "summary"), "median");
+  double v = c->summary.median;
   if (old_side)
     d->old_value = v;
   else
@@ -314,63 +293,61 @@ static enum gcb_status one_sided(struct gcb_comparison *cmp, const json_t *c,
   return GCB_OK;
 }
 
-void gcb__compare_case_key(const json_t *c, char *buf, size_t size) {
+void gcb__compare_case_key(const struct gcb_model_case *c, char *buf,
+                           size_t size) {
   /* A collective's element count per rank depends on the rank count
    * (allgather, reducescatter), and its communicator's size is the rank
    * count: runs at another scale match by size. */
   static const char *const coll_skip[] = {"count", "comm_size", NULL};
-  if (gcb_bench_kind_of(c) == GCB_BENCH_COLL)
-    gcb_view_case_key_except(c, coll_skip, buf, size);
+  if (c->kind == GCB_BENCH_COLL)
+    gcb_model_case_key_except(c, coll_skip, buf, size);
   else
-    gcb_view_case_key(c, buf, size);
+    gcb_model_case_key(c, buf, size);
 }
 
 /* Keys of every case of a document, in document order. */
-static char (*case_keys(const json_t *root, size_t *n))[192] {
-  const json_t *cases = json_object_get(root, "cases"), *c;
-  size_t i;
-  *n = json_array_size(cases);
+static char (*case_keys(const struct gcb_model *m, size_t *n))[192] {
+  *n = m->ncases;
   char(*keys)[192] = malloc(*n * sizeof *keys + 1);
   if (keys == NULL)
     return NULL;
-  json_array_foreach(cases, i, c)
-      gcb__compare_case_key(c, keys[i], sizeof keys[i]);
+  for (size_t i = 0; i < *n; i++)
+    gcb__compare_case_key(&m->cases[i], keys[i], sizeof keys[i]);
   return keys;
 }
 
 /* Pairs cases by key (each new case with the first unused old one), in the
  * new run's order, then lists the old cases left over. */
 static enum gcb_status compare_cases(struct gcb_comparison *cmp,
-                                     const json_t *oroot, const json_t *nroot,
+                                     const struct gcb_model *old_m,
+                                     const struct gcb_model *new_m,
                                      const struct gcb_thresholds *t,
                                      struct gcb_err *err) {
   size_t no, nn;
-  char(*okeys)[192] = case_keys(oroot, &no);
-  char(*nkeys)[192] = case_keys(nroot, &nn);
+  char(*okeys)[192] = case_keys(old_m, &no);
+  char(*nkeys)[192] = case_keys(new_m, &nn);
   bool *used = calloc(no + 1, sizeof *used);
   enum gcb_status st = GCB_OK;
   if (okeys == NULL || nkeys == NULL || used == NULL)
     st = gcb_err_set(err, GCB_ENOMEM, "compare: out of memory");
-  const json_t *ocases = json_object_get(oroot, "cases");
-  const json_t *ncases = json_object_get(nroot, "cases");
   struct run_noise rn[2];
-  run_noise_of(oroot, &rn[0]);
-  run_noise_of(nroot, &rn[1]);
+  run_noise_of(old_m, &rn[0]);
+  run_noise_of(new_m, &rn[1]);
   for (size_t j = 0; st == GCB_OK && j < nn; j++) {
     size_t i = 0;
     while (i < no && (used[i] || strcmp(okeys[i], nkeys[j]) != 0))
       i++;
-    const json_t *nc = json_array_get(ncases, j);
+    const struct gcb_model_case *nc = &new_m->cases[j];
     if (i == no) {
       st = one_sided(cmp, nc, nkeys[j], false, err);
       continue;
     }
     used[i] = true;
-    st = compare_case(cmp, json_array_get(ocases, i), nc, nkeys[j], rn, t, err);
+    st = compare_case(cmp, &old_m->cases[i], nc, nkeys[j], rn, t, err);
   }
   for (size_t i = 0; st == GCB_OK && i < no; i++)
     if (!used[i])
-      st = one_sided(cmp, json_array_get(ocases, i), okeys[i], true, err);
+      st = one_sided(cmp, &old_m->cases[i], okeys[i], true, err);
   free(okeys);
   free(nkeys);
   free(used);
@@ -381,11 +358,11 @@ enum gcb_status gcb_compare(const struct gcb_doc *old,
                             const struct gcb_doc *new_,
                             const struct gcb_thresholds *t,
                             struct gcb_comparison *out, struct gcb_err *err) {
-  enum gcb_status st = gcb__compare_notes(old->root, new_->root, out, err);
+  enum gcb_status st = gcb__compare_notes(old->model, new_->model, out, err);
   if (st == GCB_OK)
-    st = compare_cases(out, old->root, new_->root, t, err);
+    st = compare_cases(out, old->model, new_->model, t, err);
   if (st == GCB_OK) /* the launches' MPI mode (compare_notes.c) */
-    st = gcb__compare_mode(old->root, new_->root, out, err);
+    st = gcb__compare_mode(old->model, new_->model, out, err);
   return st;
 }
 

@@ -62,9 +62,10 @@ struct gcb_comparison {
 };
 
 /*
- * Compares `old` (the baseline) with `new_`: every case of either run
- * becomes rows in out->deltas (two metrics for a case in both, one row for
- * a case in only one), every difference in hardware, software, backend,
+ * Compares `old` (the baseline) with `new_`, reading their typed models
+ * (gcb_doc.model, reports/document/model.h; both required): every case of
+ * either run becomes rows in out->deltas (two metrics for a case in both, one
+ * row for a case in only one), every difference in hardware, software, backend,
  * ranks or options a note. Thresholds: gcb_thresholds_regression per case,
  * noise_sigmas. *out must be zeroed; free with gcb_comparison_free (also
  * after failure). GCB_ENOMEM when memory runs out.
@@ -96,7 +97,7 @@ struct gcb_run_check {
   bool failed;     /* any of them, or a status other than "complete" */
 };
 
-/* Fills *out from a comparison and its new run (reports/compare/
+/* Fills *out from a comparison and its new run's model (reports/compare/
  * compare_run.c). Pure. */
 void gcb_compare_run_check(const struct gcb_comparison *cmp,
                            const struct gcb_doc *new_,

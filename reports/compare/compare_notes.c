@@ -17,34 +17,107 @@ static const char *const ignored_options[] = {"output", "force", NULL};
 
 static const char *const run_fields[] = {"backend", "ranks", "nodes", NULL};
 
-static const char *const node_fields[] = {
-    "cpu_model",  "cores",        "pus",       "packages",
-    "numa_nodes", "memory_bytes", "llc_bytes", NULL};
+/* A typed field of a node or a rank as a value, so that a difference is
+ * judged and quoted as any other member is: integers absent at -1,
+ * strings absent at NULL. */
+struct field_value {
+  struct gcb_mvalue v;
+  char text[24];
+};
 
-static const char *const rank_fields[] = {"device.name", "device.memory_bytes",
-                                          "cpu_binding", NULL};
-
-static bool same(const json_t *a, const json_t *b) {
-  return (a == NULL && b == NULL) || json_equal((json_t *)a, (json_t *)b);
+static const struct gcb_mvalue *int_value(struct field_value *f, long long x) {
+  f->v = (struct gcb_mvalue){.type = GCB_MV_ABSENT, .num = NAN};
+  if (x < 0)
+    return &f->v;
+  snprintf(f->text, sizeof f->text, "%lld", x);
+  f->v = (struct gcb_mvalue){
+      .type = GCB_MV_INT, .i = x, .num = (double)x, .text = f->text};
+  return &f->v;
 }
 
-static void value_text(const json_t *v, char *buf, size_t size) {
-  if (v == NULL) {
+static const struct gcb_mvalue *str_value(struct field_value *f,
+                                          const char *s) {
+  f->v = (struct gcb_mvalue){
+      .type = s != NULL ? GCB_MV_STRING : GCB_MV_ABSENT, .num = NAN, .text = s};
+  return &f->v;
+}
+
+/* The compared fields of a node and of a rank. */
+typedef const struct gcb_mvalue *(*node_field_fn)(
+    const struct gcb_model_node *n, struct field_value *f);
+typedef const struct gcb_mvalue *(*rank_field_fn)(
+    const struct gcb_model_rank *r, struct field_value *f);
+
+#define NODE_INT(field)                                                        \
+  static const struct gcb_mvalue *node_##field(const struct gcb_model_node *n, \
+                                               struct field_value *f) {        \
+    return int_value(f, n->field);                                             \
+  }
+NODE_INT(cores)
+NODE_INT(pus)
+NODE_INT(packages)
+NODE_INT(numa_nodes)
+NODE_INT(memory_bytes)
+NODE_INT(llc_bytes)
+#undef NODE_INT
+
+static const struct gcb_mvalue *node_cpu_model(const struct gcb_model_node *n,
+                                               struct field_value *f) {
+  return str_value(f, n->cpu_model);
+}
+
+static const struct {
+  const char *name;
+  node_field_fn get;
+} node_fields[] = {
+    {"cpu_model", node_cpu_model},
+    {"cores", node_cores},
+    {"pus", node_pus},
+    {"packages", node_packages},
+    {"numa_nodes", node_numa_nodes},
+    {"memory_bytes", node_memory_bytes},
+    {"llc_bytes", node_llc_bytes},
+};
+
+static const struct gcb_mvalue *rank_dev_name(const struct gcb_model_rank *r,
+                                              struct field_value *f) {
+  return str_value(f, r->device_name);
+}
+
+static const struct gcb_mvalue *rank_dev_memory(const struct gcb_model_rank *r,
+                                                struct field_value *f) {
+  return int_value(f, r->device_memory_bytes);
+}
+
+static const struct gcb_mvalue *rank_binding(const struct gcb_model_rank *r,
+                                             struct field_value *f) {
+  return str_value(f, r->cpu_binding);
+}
+
+static const struct {
+  const char *name;
+  rank_field_fn get;
+} rank_fields[] = {
+    {"device.name", rank_dev_name},
+    {"device.memory_bytes", rank_dev_memory},
+    {"cpu_binding", rank_binding},
+};
+
+static bool same(const struct gcb_mvalue *a, const struct gcb_mvalue *b) {
+  return gcb_mvalue_equal(a, b);
+}
+
+static void value_text(const struct gcb_mvalue *v, char *buf, size_t size) {
+  if (v->type == GCB_MV_ABSENT) {
     snprintf(buf, size, "(absent)");
     return;
   }
-  if (json_is_string(v)) {
-    gcb_view_copy(buf, size, json_string_value(v));
-    return;
-  }
-  char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-  gcb_view_copy(buf, size, s != NULL ? s : "?");
-  free(s);
+  gcb_view_copy(buf, size, v->text != NULL ? v->text : "?");
 }
 
 static enum gcb_status note(struct gcb_comparison *cmp, const char *what,
-                            const json_t *a, const json_t *b,
-                            struct gcb_err *err) {
+                            const struct gcb_mvalue *a,
+                            const struct gcb_mvalue *b, struct gcb_err *err) {
   if (cmp->nnotes == cmp->caps[1]) {
     size_t cap = cmp->caps[1] ? 2 * cmp->caps[1] : 8;
     struct gcb_note *g = realloc(cmp->notes, cap * sizeof *g);
@@ -69,20 +142,21 @@ static bool ignored(const char *key, const char *const *list) {
 
 /* Every member that differs between objects a and b, recursing into
  * objects present in both (suite options nest per benchmark). */
-static enum gcb_status diff_objects(struct gcb_comparison *cmp,
-                                    const char *prefix, const json_t *a,
-                                    const json_t *b, const char *const *skip,
-                                    struct gcb_err *err) {
-  const char *key;
-  const json_t *va;
+static enum gcb_status
+diff_objects(struct gcb_comparison *cmp, const char *prefix,
+             const struct gcb_mvalue *a, const struct gcb_mvalue *b,
+             const char *const *skip, struct gcb_err *err) {
   char what[96];
   enum gcb_status st = GCB_OK;
-  json_object_foreach((json_t *)a, key, va) {
-    const json_t *vb = json_object_get(b, key);
+  static const struct gcb_mvalue none = {.type = GCB_MV_ABSENT};
+  for (size_t i = 0; a->type == GCB_MV_OBJECT && i < a->n; i++) {
+    const char *key = a->members[i].key;
+    const struct gcb_mvalue *va = &a->members[i].value,
+                            *vb = gcb_mvalue_get(b, key);
     snprintf(what, sizeof what, "%s%s", prefix, key);
     if (ignored(key, skip) || same(va, vb))
       continue;
-    if (json_is_object(va) && json_is_object(vb)) {
+    if (va->type == GCB_MV_OBJECT && vb->type == GCB_MV_OBJECT) {
       char sub[96];
       snprintf(sub, sizeof sub, "%s.", what);
       st = diff_objects(cmp, sub, va, vb, skip, err);
@@ -92,64 +166,91 @@ static enum gcb_status diff_objects(struct gcb_comparison *cmp,
     if (st != GCB_OK)
       return st;
   }
-  json_object_foreach((json_t *)b, key, va) {
+  for (size_t i = 0; b->type == GCB_MV_OBJECT && i < b->n; i++) {
+    const char *key = b->members[i].key;
     snprintf(what, sizeof what, "%s%s", prefix, key);
-    if (!ignored(key, skip) && json_object_get(a, key) == NULL &&
-        (st = note(cmp, what, NULL, va, err)) != GCB_OK)
+    if (!ignored(key, skip) && gcb_mvalue_get(a, key)->type == GCB_MV_ABSENT &&
+        (st = note(cmp, what, &none, &b->members[i].value, err)) != GCB_OK)
       return st;
   }
   return GCB_OK;
 }
 
-/* A field of an entry, "device.name" reaching one level down. */
-static const json_t *field_value(const json_t *entry, const char *field) {
-  const char *dot = strchr(field, '.');
-  if (dot == NULL)
-    return json_object_get(entry, field);
-  char head[32];
-  snprintf(head, sizeof head, "%.*s", (int)(dot - field), field);
-  return json_object_get(json_object_get(entry, head), dot + 1);
+/* The note of one field that differs in count entries, first at index
+ * first (a different count of entries is the run's own note). */
+static enum gcb_status entry_note(struct gcb_comparison *cmp, const char *label,
+                                  const char *field, size_t count, size_t first,
+                                  const struct gcb_mvalue *a,
+                                  const struct gcb_mvalue *b,
+                                  struct gcb_err *err) {
+  char what[96];
+  if (count == 1)
+    snprintf(what, sizeof what, "%s %zu %s", label, first, field);
+  else
+    snprintf(what, sizeof what, "%s of %zu %ss (first: %s %zu)", field, count,
+             label, label, first);
+  return note(cmp, what, a, b, err);
 }
 
-/* One note per field that differs in any pair of entries (paired by
- * position; a different count is the run's own note). */
-static enum gcb_status diff_entries(struct gcb_comparison *cmp,
-                                    const char *section, const char *label,
-                                    const char *const *fields, const json_t *a,
-                                    const json_t *b, struct gcb_err *err) {
-  const json_t *ea = json_object_get(a, section),
-               *eb = json_object_get(b, section);
-  size_t n = json_array_size(ea) < json_array_size(eb) ? json_array_size(ea)
-                                                       : json_array_size(eb);
-  for (const char *const *f = fields; *f; f++) {
+/* One note per field that differs in any pair of entries, paired by
+ * position. */
+static enum gcb_status diff_nodes(struct gcb_comparison *cmp,
+                                  const struct gcb_model *a,
+                                  const struct gcb_model *b,
+                                  struct gcb_err *err) {
+  size_t n = a->nnodes < b->nnodes ? a->nnodes : b->nnodes;
+  for (size_t f = 0; f < sizeof node_fields / sizeof *node_fields; f++) {
     size_t count = 0, first = 0;
+    struct field_value x, y;
     for (size_t i = 0; i < n; i++)
-      if (!same(field_value(json_array_get(ea, i), *f),
-                field_value(json_array_get(eb, i), *f)) &&
+      if (!same(node_fields[f].get(&a->nodes[i], &x),
+                node_fields[f].get(&b->nodes[i], &y)) &&
           count++ == 0)
         first = i;
     if (count == 0)
       continue;
-    char what[96];
-    if (count == 1)
-      snprintf(what, sizeof what, "%s %zu %s", label, first, *f);
-    else
-      snprintf(what, sizeof what, "%s of %zu %ss (first: %s %zu)", *f, count,
-               label, label, first);
     enum gcb_status st =
-        note(cmp, what, field_value(json_array_get(ea, first), *f),
-             field_value(json_array_get(eb, first), *f), err);
+        entry_note(cmp, "node", node_fields[f].name, count, first,
+                   node_fields[f].get(&a->nodes[first], &x),
+                   node_fields[f].get(&b->nodes[first], &y), err);
     if (st != GCB_OK)
       return st;
   }
   return GCB_OK;
 }
 
-static enum gcb_status diff_run(struct gcb_comparison *cmp, const json_t *a,
-                                const json_t *b, struct gcb_err *err) {
-  const json_t *ra = json_object_get(a, "run"), *rb = json_object_get(b, "run");
+static enum gcb_status diff_ranks(struct gcb_comparison *cmp,
+                                  const struct gcb_model *a,
+                                  const struct gcb_model *b,
+                                  struct gcb_err *err) {
+  size_t n = a->nranks < b->nranks ? a->nranks : b->nranks;
+  for (size_t f = 0; f < sizeof rank_fields / sizeof *rank_fields; f++) {
+    size_t count = 0, first = 0;
+    struct field_value x, y;
+    for (size_t i = 0; i < n; i++)
+      if (!same(rank_fields[f].get(&a->ranks[i], &x),
+                rank_fields[f].get(&b->ranks[i], &y)) &&
+          count++ == 0)
+        first = i;
+    if (count == 0)
+      continue;
+    enum gcb_status st =
+        entry_note(cmp, "rank", rank_fields[f].name, count, first,
+                   rank_fields[f].get(&a->ranks[first], &x),
+                   rank_fields[f].get(&b->ranks[first], &y), err);
+    if (st != GCB_OK)
+      return st;
+  }
+  return GCB_OK;
+}
+
+static enum gcb_status diff_run(struct gcb_comparison *cmp,
+                                const struct gcb_model *a,
+                                const struct gcb_model *b,
+                                struct gcb_err *err) {
   for (const char *const *f = run_fields; *f; f++) {
-    const json_t *va = json_object_get(ra, *f), *vb = json_object_get(rb, *f);
+    const struct gcb_mvalue *va = gcb_mvalue_get(&a->run.run, *f),
+                            *vb = gcb_mvalue_get(&b->run.run, *f);
     char what[64];
     snprintf(what, sizeof what, "run %s", *f);
     enum gcb_status st = same(va, vb) ? GCB_OK : note(cmp, what, va, vb, err);
@@ -159,20 +260,21 @@ static enum gcb_status diff_run(struct gcb_comparison *cmp, const json_t *a,
   return GCB_OK;
 }
 
-enum gcb_status gcb__compare_notes(const json_t *old, const json_t *new_,
+enum gcb_status gcb__compare_notes(const struct gcb_model *old,
+                                   const struct gcb_model *new_,
                                    struct gcb_comparison *cmp,
                                    struct gcb_err *err) {
   enum gcb_status st = diff_run(cmp, old, new_, err);
   if (st == GCB_OK)
-    st = diff_objects(cmp, "software ", json_object_get(old, "software"),
-                      json_object_get(new_, "software"), NULL, err);
+    st = diff_objects(cmp, "software ", &old->run.software, &new_->run.software,
+                      NULL, err);
   if (st == GCB_OK)
-    st = diff_objects(cmp, "option ", json_object_get(old, "options"),
-                      json_object_get(new_, "options"), ignored_options, err);
+    st = diff_objects(cmp, "option ", &old->run.options, &new_->run.options,
+                      ignored_options, err);
   if (st == GCB_OK)
-    st = diff_entries(cmp, "nodes", "node", node_fields, old, new_, err);
+    st = diff_nodes(cmp, old, new_, err);
   if (st == GCB_OK)
-    st = diff_entries(cmp, "ranks", "rank", rank_fields, old, new_, err);
+    st = diff_ranks(cmp, old, new_, err);
   return st;
 }
 
@@ -182,16 +284,14 @@ enum gcb_status gcb__compare_notes(const json_t *old, const json_t *new_,
  * same_node (min_us: on a busy machine a rank descheduled in most batches
  * moves the median by milliseconds, the least by nothing); NAN when the
  * run has none. */
-static double probe_us(const json_t *root, bool same_node, long long *peer) {
-  const json_t *pairs = json_object_get(
-      gcb_view_obj(gcb_view_obj(root, "run"), "mpi_probe"), "pairs");
-  const json_t *p;
-  size_t i;
-  json_array_foreach(pairs, i, p) {
-    if (json_is_true(json_object_get(p, "same_node")) != same_node)
+static double probe_us(const struct gcb_model *m, bool same_node,
+                       long long *peer) {
+  for (size_t i = 0; i < m->run.nprobe; i++) {
+    const struct gcb_model_probe_pair *p = &m->run.probe[i];
+    if (p->same_node != same_node)
       continue;
-    *peer = json_integer_value(json_array_get(json_object_get(p, "ranks"), 1));
-    return gcb_view_num(p, "min_us");
+    *peer = p->ranks[1];
+    return p->min_us;
   }
   return NAN;
 }
@@ -199,21 +299,19 @@ static double probe_us(const json_t *root, bool same_node, long long *peer) {
 /* Whether a case of the new run is a small message over MPI: a collective
  * (or point-to-point latency) of gcbench's coll on the host backend, whose
  * transport is MPI, at GCB_MPI_MODE_BYTES or less. */
-static bool small_mpi(const json_t *c) {
-  double size = gcb_view_param_num(c, "size");
-  return gcb_bench_kind_of(c) == GCB_BENCH_COLL &&
-         strcmp(gcb_view_str(c, "backend"), "host") == 0 && !isnan(size) &&
-         size <= GCB_MPI_MODE_BYTES;
+static bool small_mpi(const struct gcb_model_case *c) {
+  return c->kind == GCB_BENCH_COLL && strcmp(c->backend, "host") == 0 &&
+         !isnan(c->size) && c->size <= GCB_MPI_MODE_BYTES;
 }
 
 /* Re-marks the rows of the small MPI cases that moved the probes' way
  * (slower: regressions; faster: improvements). Returns how many. */
-static size_t mark_mode(const json_t *new_, struct gcb_comparison *cmp,
-                        bool slower) {
-  const json_t *cases = json_object_get(new_, "cases"), *c;
-  size_t i, marked = 0;
+static size_t mark_mode(const struct gcb_model *new_,
+                        struct gcb_comparison *cmp, bool slower) {
+  size_t marked = 0;
   char key[192];
-  json_array_foreach(cases, i, c) {
+  for (size_t i = 0; i < new_->ncases; i++) {
+    const struct gcb_model_case *c = &new_->cases[i];
     if (!small_mpi(c))
       continue;
     gcb__compare_case_key(c, key, sizeof key); /* the rows' key */
@@ -231,7 +329,8 @@ static size_t mark_mode(const json_t *new_, struct gcb_comparison *cmp,
   return marked;
 }
 
-enum gcb_status gcb__compare_mode(const json_t *old, const json_t *new_,
+enum gcb_status gcb__compare_mode(const struct gcb_model *old,
+                                  const struct gcb_model *new_,
                                   struct gcb_comparison *cmp,
                                   struct gcb_err *err) {
   for (int same_node = 1; same_node >= 0; same_node--) {
@@ -259,13 +358,9 @@ enum gcb_status gcb__compare_mode(const json_t *old, const json_t *new_,
              ratio >= 20 ? " (a rank waiting for a CPU, or another transport)"
                          : "",
              marked);
-    json_t *a = json_string(was), *b = json_string(now);
-    enum gcb_status st =
-        a && b ? note(cmp, what, a, b, err)
-               : gcb_err_set(err, GCB_ENOMEM, "compare: out of memory");
-    json_decref(a);
-    json_decref(b);
-    return st; /* one pair's verdict: the first that differs */
+    struct field_value a, b;
+    /* one pair's verdict: the first that differs */
+    return note(cmp, what, str_value(&a, was), str_value(&b, now), err);
   }
   return GCB_OK;
 }

@@ -7,10 +7,12 @@
 #define GCB_COMPARE_NOTES_H
 
 #include "reports/compare/compare.h"
+#include "reports/document/model.h"
 
 /* Appends a note per difference between the documents to cmp->notes.
  * GCB_ENOMEM when memory runs out. */
-enum gcb_status gcb__compare_notes(const json_t *old, const json_t *new_,
+enum gcb_status gcb__compare_notes(const struct gcb_model *old,
+                                   const struct gcb_model *new_,
                                    struct gcb_comparison *cmp,
                                    struct gcb_err *err);
 
@@ -27,11 +29,13 @@ enum gcb_status gcb__compare_notes(const json_t *old, const json_t *new_,
 /* The key compare matches a case by (compare.c): its gcb_view_case_key,
  * a collective's without the params that follow the rank count. The
  * delta rows carry it. */
-void gcb__compare_case_key(const json_t *c, char *buf, size_t size);
+void gcb__compare_case_key(const struct gcb_model_case *c, char *buf,
+                           size_t size);
 
 #define GCB_MPI_MODE_RATIO 1.5
 #define GCB_MPI_MODE_BYTES 8192
-enum gcb_status gcb__compare_mode(const json_t *old, const json_t *new_,
+enum gcb_status gcb__compare_mode(const struct gcb_model *old,
+                                  const struct gcb_model *new_,
                                   struct gcb_comparison *cmp,
                                   struct gcb_err *err);
 

@@ -11,17 +11,16 @@
 #include <string.h>
 
 #include "reports/compare/compare.h"
+#include "reports/document/model.h"
 #include "reports/document/view.h"
 
 /* A case checked and found wrong. One not checked (checked false: a tool
  * that validates nothing, nccl-tests without -c, --no-check) was not
  * validated: that is no failure of the run, or a log compared with itself
  * would fail. */
-static bool case_invalid(const json_t *c) {
-  const json_t *v = gcb_view_obj(c, "validation");
-  bool checked = json_is_true(json_object_get(v, "checked"));
-  return (checked && json_is_false(json_object_get(v, "passed"))) ||
-         gcb_view_int(v, "wrong", 0) > 0;
+static bool case_invalid(const struct gcb_model_case *c) {
+  const struct gcb_model_validation *v = &c->validation;
+  return (v->checked && v->passed_present && !v->passed) || v->wrong > 0;
 }
 
 void gcb_compare_run_check(const struct gcb_comparison *cmp,
@@ -30,11 +29,9 @@ void gcb_compare_run_check(const struct gcb_comparison *cmp,
   memset(out, 0, sizeof *out);
   for (size_t i = 0; i < cmp->ndeltas; i++)
     out->missing += cmp->deltas[i].verdict == GCB_VERDICT_ONLY_OLD;
-  const json_t *cases = json_object_get(new_->root, "cases");
-  for (size_t i = 0; i < json_array_size(cases); i++)
-    out->invalid += case_invalid(json_array_get(cases, i));
-  const char *status = gcb_view_str(gcb_view_obj(new_->root, "run"), "status");
-  gcb_view_copy(out->status, sizeof out->status, status);
+  for (size_t i = 0; i < new_->model->ncases; i++)
+    out->invalid += case_invalid(&new_->model->cases[i]);
+  gcb_view_copy(out->status, sizeof out->status, new_->model->run.status);
   out->failed = out->missing > 0 || out->invalid > 0 ||
                 gcb_view_status_failed(out->status);
 }

@@ -235,14 +235,25 @@ static enum gcb_status read_bounds(struct parse *p, const json_t *obj,
   return GCB_OK;
 }
 
-static enum gcb_status check_params(struct parse *p, const json_t *params) {
+/* The check's params, typed: matching reads them against the typed
+ * cases of the documents (model.h), never the file's tree. */
+static enum gcb_status check_params(struct parse *p, const json_t *params,
+                                    struct gcb_criterion *k) {
   const char *key;
   const json_t *v;
+  k->params = calloc(json_object_size(params) + 1, sizeof *k->params);
+  if (k->params == NULL)
+    return gcb_err_set(p->err, GCB_ENOMEM, "%s: out of memory", p->name);
   json_object_foreach((json_t *)params, key, v) {
     enter(p, key, 0);
     if ((type_of(v) & (J_STR | J_NUM)) == 0)
       return bad(p, "expected a string or a number, got %s",
                  json_type_names[json_typeof(v)]);
+    k->params[k->nparams++] = (struct gcb_check_param){
+        .key = key,
+        .is_num = json_is_number(v),
+        .num = json_is_number(v) ? json_number_value(v) : 0,
+        .str = json_string_value(v)};
     leave(p);
   }
   return GCB_OK;
@@ -251,15 +262,14 @@ static enum gcb_status check_params(struct parse *p, const json_t *params) {
 /* "gemm dtype=fp32" for checks without a name. */
 static void default_name(struct gcb_criterion *k) {
   size_t used = (size_t)snprintf(k->name, sizeof k->name, "%s", k->bench);
-  const char *key;
-  const json_t *v;
-  json_object_foreach((json_t *)k->params, key, v) {
+  for (size_t i = 0; i < k->nparams; i++) {
+    const struct gcb_check_param *v = &k->params[i];
     if (used >= sizeof k->name)
       break;
-    int n = json_is_string(v) ? snprintf(k->name + used, sizeof k->name - used,
-                                         " %s=%s", key, json_string_value(v))
-                              : snprintf(k->name + used, sizeof k->name - used,
-                                         " %s=%g", key, json_number_value(v));
+    int n = !v->is_num ? snprintf(k->name + used, sizeof k->name - used,
+                                  " %s=%s", v->key, v->str)
+                       : snprintf(k->name + used, sizeof k->name - used,
+                                  " %s=%g", v->key, v->num);
     used += n > 0 ? (size_t)n : 0;
   }
   gcb_view_copy(k->name, sizeof k->name, k->name);
@@ -296,10 +306,9 @@ static enum gcb_status read_check(struct parse *p, const json_t *obj,
   if ((st = check_members(p, obj, check_spec)) != GCB_OK)
     return st;
   k->bench = json_string_value(json_object_get(obj, "bench"));
-  k->params = json_object_get(obj, "params");
   k->unit = json_string_value(json_object_get(obj, "unit"));
   enter(p, "params", 0);
-  st = k->params ? check_params(p, k->params) : GCB_OK;
+  st = check_params(p, json_object_get(obj, "params"), k);
   leave(p);
   for (int i = 0; st == GCB_OK && i < 2; i++) {
     const char *side = i == 0 ? "min" : "max";
@@ -406,6 +415,9 @@ enum gcb_status gcb_criteria_read(const char *path, struct gcb_criteria **out,
 void gcb_criteria_free(struct gcb_criteria *cr) {
   if (cr == NULL)
     return;
+  /* checks[] has a spare zeroed entry: the one a failed read stopped in */
+  for (size_t i = 0; cr->checks != NULL && i <= cr->nchecks; i++)
+    free(cr->checks[i].params);
   free(cr->checks);
   json_decref(cr->root);
   free(cr);

@@ -16,40 +16,43 @@
 #include <stdbool.h>
 
 #include "reports/analysis/analyze.h"
+#include "reports/document/model.h"
 #include "reports/document/ranks.h"
 
 #define GCB_CRITERIA_SCHEMA "gcbench.criteria/1"
 #define GCB_MAX_BOUNDS 16
 
-/* A figure a check can bound, computed from a case (and, for per-rank
- * metrics, entry i of its per-rank columns; ranks NULL when the case has
- * none). */
+/* A figure a check can bound, computed from a typed case (model.h) and,
+ * for per-rank metrics, entry i of its per-rank columns (ranks NULL when
+ * the case has none). */
 struct gcb_metric {
   const char *name; /* "median", "per_rank", "imbalance_pct" */
   const char *what; /* for docs and messages */
   bool per_rank;    /* evaluated for each rank: failures name the rank */
   const char *unit; /* NULL: the case's unit */
-  double (*value)(const json_t *c, const struct gcb_ranks *ranks, size_t i);
+  double (*value)(const struct gcb_model_case *c,
+                  const struct gcb_model_columns *ranks, size_t i);
   /* Optional, used instead of value when set: figures that join several
-   * cases of the document (the training patterns' parts), given its root
-   * and the index of the rank's per-rank entry. */
-  double (*value_in)(const json_t *root, const json_t *c, size_t i);
+   * cases of the document (the training patterns' parts), given the
+   * document (NULL: none) and the index of the rank's per-rank entry. */
+  double (*value_in)(const struct gcb_model *doc,
+                     const struct gcb_model_case *c, size_t i);
 };
 
 /* Training-pattern metrics (criteria_pattern.c): rows of gcb_metrics. */
-double gcb__m_pattern_overlap(const json_t *root, const json_t *c, size_t i);
-double gcb__m_pattern_exposed(const json_t *root, const json_t *c, size_t i);
-double gcb__m_pattern_comp_slowdown(const json_t *root, const json_t *c,
-                                    size_t i);
-double gcb__m_pattern_comm_slowdown(const json_t *root, const json_t *c,
-                                    size_t i);
-double gcb__m_pattern_bubble(const json_t *root, const json_t *c, size_t i);
-double gcb__m_pattern_imbalance(const json_t *root, const json_t *c, size_t i);
-double gcb__m_pattern_busy_imbalance(const json_t *root, const json_t *c,
-                                     size_t i);
-double gcb__m_pattern_skew_cost(const json_t *root, const json_t *c, size_t i);
-double gcb__m_pattern_placement_cost(const json_t *root, const json_t *c,
-                                     size_t i);
+#define GCB__PATTERN_METRIC(name)                                              \
+  double gcb__m_pattern_##name(const struct gcb_model *doc,                    \
+                               const struct gcb_model_case *c, size_t i);
+GCB__PATTERN_METRIC(overlap)
+GCB__PATTERN_METRIC(exposed)
+GCB__PATTERN_METRIC(comp_slowdown)
+GCB__PATTERN_METRIC(comm_slowdown)
+GCB__PATTERN_METRIC(bubble)
+GCB__PATTERN_METRIC(imbalance)
+GCB__PATTERN_METRIC(busy_imbalance)
+GCB__PATTERN_METRIC(skew_cost)
+GCB__PATTERN_METRIC(placement_cost)
+#undef GCB__PATTERN_METRIC
 
 /* The metrics, terminated by a NULL name. */
 extern const struct gcb_metric gcb_metrics[];
@@ -60,11 +63,20 @@ struct gcb_bound {
   double limit;
 };
 
+/* A parameter a check asks for: a string or a number. */
+struct gcb_check_param {
+  const char *key; /* borrowed from the criteria's JSON */
+  bool is_num;
+  double num;
+  const char *str; /* NULL for a number */
+};
+
 struct gcb_criterion {
-  char name[128];       /* as given, or generated from bench and params */
-  const char *bench;    /* borrowed from the criteria's JSON */
-  const json_t *params; /* object (possibly empty), borrowed */
-  const char *unit;     /* NULL: any unit */
+  char name[128];    /* as given, or generated from bench and params */
+  const char *bench; /* borrowed from the criteria's JSON */
+  struct gcb_check_param *params; /* in the file's order; owned */
+  size_t nparams;
+  const char *unit; /* NULL: any unit */
   struct gcb_bound bounds[GCB_MAX_BOUNDS];
   size_t nbounds;
 };
@@ -99,6 +111,10 @@ enum gcb_status gcb_criteria_parse(const char *text, size_t len,
 /* NULL is a no-op. */
 void gcb_criteria_free(struct gcb_criteria *cr);
 
+/* The check's param `key`, or NULL when it names none. */
+const struct gcb_check_param *gcb_check_param(const struct gcb_criterion *k,
+                                              const char *key);
+
 /* What happened to one check. */
 struct gcb_check_result {
   size_t matched; /* cases the check applied to */
@@ -117,16 +133,19 @@ enum gcb_check_outcome gcb_check_outcome(const struct gcb_criteria *cr,
 /* True when a case matches a check: same bench (or the check's bench is
  * "*"), every check param present with an equal value (numbers compared as
  * numbers), same unit if given. */
-bool gcb_check_matches(const struct gcb_criterion *k, const json_t *c);
+bool gcb_check_matches(const struct gcb_criterion *k,
+                       const struct gcb_model_case *c);
 
-/* The same within a document (root): a p2p case that records no "path"
- * matches a check's path by the class the document's topology gives the
- * pair (on the node that measured it). */
-bool gcb_check_matches_in(const struct gcb_criterion *k, const json_t *c,
-                          const json_t *root);
+/* The same within a document: a p2p case that records no "path" matches
+ * a check's path by the class the document's topology gives the pair (on
+ * the node that measured it). */
+bool gcb_check_matches_in(const struct gcb_criterion *k,
+                          const struct gcb_model_case *c,
+                          const struct gcb_model *doc);
 
 /*
- * Evaluates every check over every case of docs[0..ndocs): results[i] (the
+ * Evaluates every check over every case of docs[0..ndocs), reading their
+ * typed models (gcb_doc.model, required): results[i] (the
  * caller provides nchecks entries) counts what check i matched and missed.
  * Each miss, and each check that matched no case, is appended to `out` as
  * a "criterion" finding at failure level with `check` set to the check's

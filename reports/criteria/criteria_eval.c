@@ -10,88 +10,93 @@
 
 #include "reports/analysis/diagnose.h"
 #include "reports/criteria/criteria.h"
+#include "reports/document/model.h"
 #include "reports/document/p2p_view.h"
 #include "reports/document/ranks.h"
 #include "reports/document/topo_view.h"
 
-static const json_t *summary(const json_t *c) {
-  return gcb_view_obj(c, "summary");
+static double m_median(const struct gcb_model_case *c,
+                       const struct gcb_model_columns *r, size_t i) {
+  (void)r, (void)i;
+  return c->summary.median;
 }
 
-static double m_median(const json_t *c, const struct gcb_ranks *r, size_t i) {
+static double m_mean(const struct gcb_model_case *c,
+                     const struct gcb_model_columns *r, size_t i) {
   (void)r, (void)i;
-  return gcb_view_num(summary(c), "median");
+  return c->summary.mean;
 }
 
-static double m_mean(const json_t *c, const struct gcb_ranks *r, size_t i) {
+static double m_min(const struct gcb_model_case *c,
+                    const struct gcb_model_columns *r, size_t i) {
   (void)r, (void)i;
-  return gcb_view_num(summary(c), "mean");
+  return c->summary.min;
 }
 
-static double m_min(const json_t *c, const struct gcb_ranks *r, size_t i) {
+static double m_max(const struct gcb_model_case *c,
+                    const struct gcb_model_columns *r, size_t i) {
   (void)r, (void)i;
-  return gcb_view_num(summary(c), "min");
-}
-
-static double m_max(const json_t *c, const struct gcb_ranks *r, size_t i) {
-  (void)r, (void)i;
-  return gcb_view_num(summary(c), "max");
+  return c->summary.max;
 }
 
 /* Per-rank metrics get r NULL for a case without per-rank entries (a tool
  * that reports only the average over ranks): the summary stands in. */
-static double m_per_rank(const json_t *c, const struct gcb_ranks *r, size_t i) {
-  return r != NULL ? gcb_ranks_num(r, GCB_RC_FIG_MEDIAN, i)
-                   : gcb_view_num(summary(c), "median");
+static double m_per_rank(const struct gcb_model_case *c,
+                         const struct gcb_model_columns *r, size_t i) {
+  return r != NULL ? gcb_model_col(c, GCB_RC_FIG_MEDIAN, i) : c->summary.median;
 }
 
-static double m_imbalance(const json_t *c, const struct gcb_ranks *r,
-                          size_t i) {
+static double m_imbalance(const struct gcb_model_case *c,
+                          const struct gcb_model_columns *r, size_t i) {
   (void)r, (void)i;
-  return gcb_view_num(summary(c), "imbalance") * 100;
+  return c->summary.imbalance * 100;
 }
 
-static double m_cv(const json_t *c, const struct gcb_ranks *r, size_t i) {
+static double m_cv(const struct gcb_model_case *c,
+                   const struct gcb_model_columns *r, size_t i) {
   (void)r, (void)i;
-  double mean = gcb_view_num(summary(c), "mean");
-  return mean > 0 ? gcb_view_num(summary(c), "stdev") / mean * 100 : 0;
+  double mean = c->summary.mean;
+  return mean > 0 ? c->summary.stdev / mean * 100 : 0;
 }
 
-static double m_time_us(const json_t *c, const struct gcb_ranks *r, size_t i) {
-  return r != NULL
-             ? gcb_ranks_num(r, GCB_RC_TIME_MEDIAN, i) * 1e6
-             : gcb_view_num(gcb_view_obj(summary(c), "time_s"), "mean") * 1e6;
+static double m_time_us(const struct gcb_model_case *c,
+                        const struct gcb_model_columns *r, size_t i) {
+  return r != NULL ? gcb_model_col(c, GCB_RC_TIME_MEDIAN, i) * 1e6
+                   : c->summary.time_mean * 1e6;
 }
 
-static double m_wrong(const json_t *c, const struct gcb_ranks *r, size_t i) {
+static double m_wrong(const struct gcb_model_case *c,
+                      const struct gcb_model_columns *r, size_t i) {
   (void)r, (void)i;
-  return gcb_view_num(summary(c), "wrong");
+  return c->summary.wrong;
 }
 
-static double m_busbw(const json_t *c, const struct gcb_ranks *r, size_t i) {
+static double m_busbw(const struct gcb_model_case *c,
+                      const struct gcb_model_columns *r, size_t i) {
   (void)r, (void)i;
-  return gcb_view_num(summary(c), "busbw");
+  return c->summary.busbw;
 }
 
-static double m_algbw(const json_t *c, const struct gcb_ranks *r, size_t i) {
+static double m_algbw(const struct gcb_model_case *c,
+                      const struct gcb_model_columns *r, size_t i) {
   (void)r, (void)i;
-  return gcb_view_num(summary(c), "algbw");
+  return c->summary.algbw;
 }
 
-static double m_late_us(const json_t *c, const struct gcb_ranks *r, size_t i) {
+static double m_late_us(const struct gcb_model_case *c,
+                        const struct gcb_model_columns *r, size_t i) {
   (void)r, (void)i;
-  return gcb_view_num(summary(c), "late_mean_s") * 1e6;
+  return c->summary.late_mean_s * 1e6;
 }
 
 /* A figure another tool printed (nccl-tests' Avg bus bandwidth,
  * nvbandwidth's SUM and latencies, OSU's point-to-point figures): the
  * value of an "imported" case, NAN for any other, so that a check naming
  * it can only pass on what the tool printed. */
-static double m_figure(const json_t *c, const struct gcb_ranks *r, size_t i) {
+static double m_figure(const struct gcb_model_case *c,
+                       const struct gcb_model_columns *r, size_t i) {
   (void)r, (void)i;
-  return gcb_bench_kind_of(c) == GCB_BENCH_IMPORTED
-             ? gcb_view_num(summary(c), "median")
-             : NAN;
+  return c->kind == GCB_BENCH_IMPORTED ? c->summary.median : NAN;
 }
 
 /* Metrics a check can bound. Collective figures are NAN in other cases,
@@ -153,49 +158,58 @@ const struct gcb_metric gcb_metrics[] = {
     {NULL, NULL, false, NULL, NULL, NULL},
 };
 
-static bool same_value(const json_t *want, const json_t *have) {
-  if (json_is_number(want) && json_is_number(have))
-    return json_number_value(want) == json_number_value(have);
-  return json_is_string(want) && json_is_string(have) &&
-         strcmp(json_string_value(want), json_string_value(have)) == 0;
+static bool same_value(const struct gcb_check_param *want,
+                       const struct gcb_mvalue *have) {
+  if (want->is_num)
+    return (have->type == GCB_MV_INT || have->type == GCB_MV_REAL) &&
+           want->num == have->num;
+  return have->type == GCB_MV_STRING && strcmp(want->str, have->text) == 0;
 }
 
 /* The path class of a p2p case that does not record one, from the
- * topology of the node that measured it (the first); NULL when unknown. */
-static json_t *derived_path(const json_t *root, const json_t *c) {
+ * topology of the node that measured it (the first); "" when unknown. */
+static const char *derived_path(const struct gcb_model *doc,
+                                const struct gcb_model_case *c) {
   struct gcb__p2p_iter it;
   struct gcb__p2p m;
-  if (root == NULL || !gcb__p2p_begin(&it, root, c, NULL, 0) ||
+  /* migration bridge: the p2p walk still reads the tree (p2p_view.h) */
+  if (doc == NULL || !gcb__p2p_begin(&it, doc->source, c->source, NULL, 0) ||
       !gcb__p2p_next(&it, &m))
-    return NULL;
-  const char *cls = gcb_topo_view_pair_class(m.topo, m.src, m.dst);
-  return cls[0] != '\0' ? json_string(cls) : NULL;
+    return "";
+  return gcb_topo_view_pair_class(m.topo, m.src, m.dst);
 }
 
-bool gcb_check_matches_in(const struct gcb_criterion *k, const json_t *c,
-                          const json_t *root) {
+bool gcb_check_matches_in(const struct gcb_criterion *k,
+                          const struct gcb_model_case *c,
+                          const struct gcb_model *doc) {
   /* "*": every benchmark ("no wrong results anywhere"). */
-  if (strcmp(k->bench, "*") != 0 &&
-      strcmp(k->bench, gcb_view_str(c, "bench")) != 0)
+  if (strcmp(k->bench, "*") != 0 && strcmp(k->bench, c->bench) != 0)
     return false;
-  if (k->unit != NULL && strcmp(k->unit, gcb_view_str(c, "unit")) != 0)
+  if (k->unit != NULL && strcmp(k->unit, c->unit) != 0)
     return false;
-  const json_t *params = json_object_get(c, "params");
-  const char *key;
-  const json_t *want;
-  json_object_foreach((json_t *)k->params, key, want) {
-    const json_t *have = json_object_get(params, key);
-    json_t *derived =
-        have == NULL && strcmp(key, "path") == 0 ? derived_path(root, c) : NULL;
-    bool same = same_value(want, derived != NULL ? derived : have);
-    json_decref(derived);
-    if (!same)
+  for (size_t p = 0; p < k->nparams; p++) {
+    const struct gcb_check_param *want = &k->params[p];
+    const struct gcb_mvalue *have = gcb_mvalue_get(&c->params, want->key);
+    struct gcb_mvalue derived = {.type = GCB_MV_STRING, .num = NAN};
+    if (have->type == GCB_MV_ABSENT && strcmp(want->key, "path") == 0 &&
+        (derived.text = derived_path(doc, c))[0] != '\0')
+      have = &derived;
+    if (!same_value(want, have))
       return false;
   }
   return true;
 }
 
-bool gcb_check_matches(const struct gcb_criterion *k, const json_t *c) {
+const struct gcb_check_param *gcb_check_param(const struct gcb_criterion *k,
+                                              const char *key) {
+  for (size_t i = 0; i < k->nparams; i++)
+    if (strcmp(k->params[i].key, key) == 0)
+      return &k->params[i];
+  return NULL;
+}
+
+bool gcb_check_matches(const struct gcb_criterion *k,
+                       const struct gcb_model_case *c) {
   return gcb_check_matches_in(k, c, NULL);
 }
 
@@ -204,7 +218,8 @@ struct eval {
   const struct gcb_criteria *cr;
   size_t check;
   int doc;
-  const json_t *root, *c;
+  const struct gcb_model *m;
+  const struct gcb_model_case *c;
   struct gcb_check_result *result;
   struct gcb_findings *out;
   struct gcb_err *err;
@@ -214,20 +229,21 @@ struct eval {
 static enum gcb_status miss(struct eval *ev, const struct gcb_bound *b,
                             double v, long long rank) {
   const struct gcb_criterion *k = &ev->cr->checks[ev->check];
-  struct gcb_finding *f =
-      gcb_findings_push(ev->out, GCB_SEV_FAIL, GCB_KIND(CRITERION));
+  struct gcb_finding *f = gcb_findings_push(ev->out, GCB_SEV_FAIL, GCB_KIND(CRITERION));
   if (f == NULL)
     return gcb_err_set(ev->err, GCB_ENOMEM, "criteria: out of memory");
   ev->result->failed++;
-  if (rank >= 0)
-    gcb_finding_at_rank(f, ev->doc, ev->root, rank);
+  if (rank >= 0) {
+    struct gcb_place place;
+    gcb_model_place(ev->m, rank, &place);
+    gcb_finding_at_place(f, ev->doc, rank, &place);
+  }
   f->where.doc = ev->doc;
-  gcb_view_case_title(ev->c, f->where.subject, sizeof f->where.subject);
-  const char *unit =
-      b->metric->unit ? b->metric->unit : gcb_view_str(ev->c, "unit");
+  gcb_model_case_title(ev->c, f->where.subject, sizeof f->where.subject);
+  const char *unit = b->metric->unit ? b->metric->unit : ev->c->unit;
   f->check = (int)ev->check;
   f->metric = b->metric->name;
-  f->case_json = ev->c;
+  f->case_json = ev->c->source; /* migration bridge: findings hold trees */
   f->measured = v;
   f->expected = b->limit;
   gcb_view_copy(f->unit, sizeof f->unit, unit);
@@ -262,33 +278,30 @@ static bool meets(const struct gcb_bound *b, double v) {
 }
 
 static enum gcb_status eval_bound(struct eval *ev, const struct gcb_bound *b) {
-  struct gcb_ranks pr;
-  gcb_ranks_of(ev->c, &pr);
-  if (!b->metric->per_rank || pr.n == 0) {
-    double v = b->metric->value_in ? b->metric->value_in(ev->root, ev->c, 0)
+  const struct gcb_model_columns *pr = &ev->c->ranks;
+  if (!b->metric->per_rank || pr->n == 0) {
+    double v = b->metric->value_in ? b->metric->value_in(ev->m, ev->c, 0)
                                    : b->metric->value(ev->c, NULL, 0);
     return meets(b, v) ? GCB_OK : miss(ev, b, v, -1);
   }
-  for (size_t i = 0; i < pr.n; i++) {
-    double v = b->metric->value_in ? b->metric->value_in(ev->root, ev->c, i)
-                                   : b->metric->value(ev->c, &pr, i);
+  for (size_t i = 0; i < pr->n; i++) {
+    double v = b->metric->value_in ? b->metric->value_in(ev->m, ev->c, i)
+                                   : b->metric->value(ev->c, pr, i);
     enum gcb_status st =
         meets(b, v)
             ? GCB_OK
-            : miss(ev, b, v, gcb_ranks_int(&pr, GCB_RC_RANK, i, (long long)i));
+            : miss(ev, b, v, gcb_model_col_rank(ev->c, i, (long long)i));
     if (st != GCB_OK)
       return st;
   }
   return GCB_OK;
 }
 
-static bool has_match(const struct gcb_criterion *k, const json_t *root) {
-  const json_t *c;
-  size_t i;
-  json_array_foreach(json_object_get(root, "cases"), i, c) {
-    if (gcb_check_matches_in(k, c, root))
+static bool has_match(const struct gcb_criterion *k,
+                      const struct gcb_model *m) {
+  for (size_t i = 0; i < m->ncases; i++)
+    if (gcb_check_matches_in(k, &m->cases[i], m))
       return true;
-  }
   return false;
 }
 
@@ -296,17 +309,15 @@ static bool has_match(const struct gcb_criterion *k, const json_t *root) {
  * matches: a source that does not (nccl-tests has no arrival skew, so no
  * late_us) cannot be judged on it, which is "n/a", not a failure. */
 static bool measured_in(const struct gcb_criterion *k,
-                        const struct gcb_bound *b, const json_t *root) {
-  const json_t *c;
-  size_t i;
-  json_array_foreach(json_object_get(root, "cases"), i, c) {
-    if (!gcb_check_matches_in(k, c, root))
+                        const struct gcb_bound *b, const struct gcb_model *m) {
+  for (size_t i = 0; i < m->ncases; i++) {
+    const struct gcb_model_case *c = &m->cases[i];
+    if (!gcb_check_matches_in(k, c, m))
       continue;
-    struct gcb_ranks pr;
-    gcb_ranks_of(c, &pr);
-    const struct gcb_ranks *per = b->metric->per_rank && pr.n > 0 ? &pr : NULL;
-    for (size_t r = 0; r < (per != NULL ? pr.n : 1); r++)
-      if (!isnan(b->metric->value_in ? b->metric->value_in(root, c, r)
+    const struct gcb_model_columns *per =
+        b->metric->per_rank && c->ranks.n > 0 ? &c->ranks : NULL;
+    for (size_t r = 0; r < (per != NULL ? per->n : 1); r++)
+      if (!isnan(b->metric->value_in ? b->metric->value_in(m, c, r)
                                      : b->metric->value(c, per, r)))
         return true;
   }
@@ -348,10 +359,9 @@ static enum gcb_status not_applicable(struct eval *ev, const struct gcb_doc *d,
 static enum gcb_status eval_doc(struct eval *ev, const struct gcb_doc *doc,
                                 const bool *na) {
   const struct gcb_criterion *k = &ev->cr->checks[ev->check];
-  const json_t *c;
-  size_t i;
-  json_array_foreach(json_object_get(doc->root, "cases"), i, c) {
-    if (!gcb_check_matches_in(k, c, ev->root))
+  for (size_t i = 0; i < doc->model->ncases; i++) {
+    const struct gcb_model_case *c = &doc->model->cases[i];
+    if (!gcb_check_matches_in(k, c, ev->m))
       continue;
     ev->c = c;
     ev->result->matched++;
@@ -371,11 +381,11 @@ static enum gcb_status eval_docs(struct eval *ev, const struct gcb_doc *docs,
     bool na[GCB_MAX_BOUNDS] = {false};
     enum gcb_status st = GCB_OK;
     ev->doc = (int)d;
-    ev->root = docs[d].root;
+    ev->m = docs[d].model;
     for (size_t b = 0; b < k->nbounds && st == GCB_OK; b++) {
-      na[b] = !measured_in(k, &k->bounds[b], ev->root);
+      na[b] = !measured_in(k, &k->bounds[b], ev->m);
       ev->judged[b] |= !na[b];
-      if (na[b] && has_match(k, ev->root))
+      if (na[b] && has_match(k, ev->m))
         st = not_applicable(ev, &docs[d], &k->bounds[b]);
     }
     if (st == GCB_OK)
@@ -407,8 +417,7 @@ static enum gcb_status unmatched(struct eval *ev) {
   const struct gcb_criterion *k = &ev->cr->checks[ev->check];
   if (ev->cr->builtin)
     return builtin_na(ev, NULL);
-  struct gcb_finding *f =
-      gcb_findings_push(ev->out, GCB_SEV_FAIL, GCB_KIND(CRITERION));
+  struct gcb_finding *f = gcb_findings_push(ev->out, GCB_SEV_FAIL, GCB_KIND(CRITERION));
   if (f == NULL)
     return gcb_err_set(ev->err, GCB_ENOMEM, "criteria: out of memory");
   f->check = (int)ev->check;

@@ -51,13 +51,14 @@ static double group_value(const struct gcb_pattern_group *g, enum pick p) {
   }
 }
 
-static double value(const json_t *root, const json_t *c, size_t i,
-                    enum pick p) {
+static double value(const struct gcb_model *doc, const struct gcb_model_case *c,
+                    size_t i, enum pick p) {
   struct gcb_pattern_groups gs;
   struct gcb_err err = {0};
-  if (root == NULL || gcb_pattern_groups_build(root, &gs, &err) != GCB_OK)
+  /* migration bridge: the pattern view still reads the tree */
+  if (doc == NULL || gcb_pattern_groups_build(doc->source, &gs, &err) != GCB_OK)
     return NAN;
-  const struct gcb_pattern_group *g = gcb_pattern_group_of(&gs, c);
+  const struct gcb_pattern_group *g = gcb_pattern_group_of(&gs, c->source);
   double v = NAN;
   if (g != NULL && p >= IMBALANCE)
     v = group_value(g, p);
@@ -67,42 +68,18 @@ static double value(const json_t *root, const json_t *c, size_t i,
   return v * 100;
 }
 
-double gcb__m_pattern_overlap(const json_t *root, const json_t *c, size_t i) {
-  return value(root, c, i, OVERLAP);
-}
-
-double gcb__m_pattern_exposed(const json_t *root, const json_t *c, size_t i) {
-  return value(root, c, i, EXPOSED);
-}
-
-double gcb__m_pattern_comp_slowdown(const json_t *root, const json_t *c,
-                                    size_t i) {
-  return value(root, c, i, COMP_SLOW);
-}
-
-double gcb__m_pattern_comm_slowdown(const json_t *root, const json_t *c,
-                                    size_t i) {
-  return value(root, c, i, COMM_SLOW);
-}
-
-double gcb__m_pattern_bubble(const json_t *root, const json_t *c, size_t i) {
-  return value(root, c, i, BUBBLE);
-}
-
-double gcb__m_pattern_imbalance(const json_t *root, const json_t *c, size_t i) {
-  return value(root, c, i, IMBALANCE);
-}
-
-double gcb__m_pattern_busy_imbalance(const json_t *root, const json_t *c,
-                                     size_t i) {
-  return value(root, c, i, BUSY_IMBALANCE);
-}
-
-double gcb__m_pattern_skew_cost(const json_t *root, const json_t *c, size_t i) {
-  return value(root, c, i, SKEW);
-}
-
-double gcb__m_pattern_placement_cost(const json_t *root, const json_t *c,
-                                     size_t i) {
-  return value(root, c, i, PLACEMENT);
-}
+#define METRIC(name, pick)                                                     \
+  double gcb__m_pattern_##name(const struct gcb_model *doc,                    \
+                               const struct gcb_model_case *c, size_t i) {     \
+    return value(doc, c, i, pick);                                             \
+  }
+METRIC(overlap, OVERLAP)
+METRIC(exposed, EXPOSED)
+METRIC(comp_slowdown, COMP_SLOW)
+METRIC(comm_slowdown, COMM_SLOW)
+METRIC(bubble, BUBBLE)
+METRIC(imbalance, IMBALANCE)
+METRIC(busy_imbalance, BUSY_IMBALANCE)
+METRIC(skew_cost, SKEW)
+METRIC(placement_cost, PLACEMENT)
+#undef METRIC

@@ -13,6 +13,7 @@
 
 #include "common/pcie.h"
 #include "reports/analysis/kinds.h"
+#include "reports/document/model.h"
 #include "reports/document/view.h"
 
 #define MAX_MODELS 8
@@ -38,23 +39,18 @@ static void model_add(struct models *m, const char *name) {
     m->name[m->n++] = name;
 }
 
-static void models_of(const json_t *root, struct models *m) {
-  size_t before = m->n, i, j;
-  const json_t *r, *node, *gpu;
+static void models_of(const struct gcb_model *doc, struct models *m) {
+  size_t before = m->n;
   /* The host backend's device is the CPU: no GPU figure was measured. */
-  if (strcmp(gcb_view_str(gcb_view_obj(root, "run"), "backend"), "host") == 0)
+  if (strcmp(doc->run.backend, "host") == 0)
     return;
-  json_array_foreach(json_object_get(root, "ranks"), i, r) {
-    model_add(m, gcb_view_str(gcb_view_obj(r, "device"), "name"));
-  }
+  for (size_t i = 0; i < doc->nranks; i++)
+    model_add(m, doc->ranks[i].device_name);
   if (m->n > before)
     return;
-  json_array_foreach(json_object_get(root, "nodes"), i, node) {
-    const json_t *topo = gcb_view_obj(node, "topology");
-    json_array_foreach(json_object_get(topo, "gpus"), j, gpu) {
-      model_add(m, gcb_view_str(gpu, "model"));
-    }
-  }
+  for (size_t i = 0; i < doc->nnodes; i++)
+    for (size_t j = 0; j < doc->nodes[i].ngpus; j++)
+      model_add(m, doc->nodes[i].gpus[j].model);
 }
 
 /* The data file whose "models" lists `model` exactly; NULL if none. */
@@ -112,43 +108,66 @@ static const struct family pcie_family = {
 static const struct family p2p_family = {
     GCB_BENCH_P2P, "size", 16.0 * (1 << 20), {"path", "size", NULL}, false};
 
-static bool param_equal(const json_t *a, const json_t *b) {
-  if (json_is_number(a) && json_is_number(b))
-    return json_number_value(a) == json_number_value(b);
-  return json_equal((json_t *)a, (json_t *)b);
+/* A fixed param of the SKU's (a string or a number) against a case's. */
+static bool param_equal(const struct gcb_mvalue *have, const json_t *want) {
+  if (json_is_number(want))
+    return (have->type == GCB_MV_INT || have->type == GCB_MV_REAL) &&
+           have->num == json_number_value(want);
+  return json_is_string(want) && have->type == GCB_MV_STRING &&
+         strcmp(have->text, json_string_value(want)) == 0;
+}
+
+/* A number param as the documents' number (an integer stays one). */
+static double num_param(const struct gcb_model_case *c, const char *key) {
+  const struct gcb_mvalue *v = gcb_mvalue_get(&c->params, key);
+  return v->type == GCB_MV_INT || v->type == GCB_MV_REAL ? v->num : NAN;
 }
 
 /* Whether case c is of the family, has every fixed param (a case's NUMA
  * placement, when it has one, must be local) and a size that counts. */
 static bool qualifies(const struct family *fam, const json_t *fixed,
-                      const json_t *c) {
-  const json_t *p = gcb_view_obj(c, "params");
+                      const struct gcb_model_case *c) {
   const char *key;
   const json_t *v;
-  if (gcb_bench_kind_of(c) != fam->bench || p == NULL)
+  if (c->kind != fam->bench || c->params.type != GCB_MV_OBJECT)
     return false;
   json_object_foreach((json_t *)fixed, key, v) {
-    if (!param_equal(json_object_get(p, key), v))
+    if (!param_equal(gcb_mvalue_get(&c->params, key), v))
       return false;
   }
-  const char *numa = gcb_view_str(p, "numa");
+  const char *numa = gcb_model_param_str(c, "numa");
   if (numa[0] != '\0' && strcmp(numa, "local") != 0)
     return false;
-  double size = gcb_view_num(p, fam->size_key);
+  double size = num_param(c, fam->size_key);
   bool sized = !isnan(size) && size >= fam->min_size;
   if (sized && fam == &gemm_family)
-    sized = gcb_view_num(p, "n") >= fam->min_size &&
-            gcb_view_num(p, "k") >= fam->min_size;
+    sized = num_param(c, "n") >= fam->min_size &&
+            num_param(c, "k") >= fam->min_size;
   return sized;
 }
 
+/* A case's param as a member of the criteria document being written. */
+static json_t *param_json(const struct gcb_mvalue *v) {
+  switch (v->type) {
+  case GCB_MV_INT:
+    return json_integer(v->i);
+  case GCB_MV_REAL:
+    return json_real(v->num);
+  case GCB_MV_STRING:
+    return json_string(v->text);
+  default: /* the schema allows strings and numbers only */
+    return json_null();
+  }
+}
+
 /* The params of a check for case c: its values of the family's keys. */
-static json_t *params_of(const struct family *fam, const json_t *c) {
-  const json_t *p = gcb_view_obj(c, "params");
+static json_t *params_of(const struct family *fam,
+                         const struct gcb_model_case *c) {
   json_t *out = json_object();
   for (size_t i = 0; out != NULL && fam->keys[i]; i++) {
-    json_t *v = json_object_get(p, fam->keys[i]);
-    if (v != NULL && json_object_set(out, fam->keys[i], v) != 0) {
+    const struct gcb_mvalue *v = gcb_mvalue_get(&c->params, fam->keys[i]);
+    if (v->type != GCB_MV_ABSENT &&
+        json_object_set_new(out, fam->keys[i], param_json(v)) != 0) {
       json_decref(out);
       return NULL;
     }
@@ -182,11 +201,11 @@ struct expectation {
  * case (its size -1), which the built-in evaluation reports as n/a. */
 static bool add_checks(json_t *checks, const struct expectation *e,
                        const struct gcb_doc *docs, size_t ndocs) {
-  size_t before = json_array_size(checks), i;
-  const json_t *c;
+  size_t before = json_array_size(checks);
   bool ok = true;
   for (size_t d = 0; d < ndocs && ok; d++)
-    json_array_foreach(json_object_get(docs[d].root, "cases"), i, c) {
+    for (size_t i = 0; i < docs[d].model->ncases; i++) {
+      const struct gcb_model_case *c = &docs[d].model->cases[i];
       if (!ok || !qualifies(e->fam, e->fixed, c))
         continue;
       json_t *params = params_of(e->fam, c);
@@ -197,7 +216,7 @@ static bool add_checks(json_t *checks, const struct expectation *e,
       }
       char name[128];
       snprintf(name, sizeof name, "%s, %s %.0f", e->what, e->fam->size_key,
-               gcb_view_num(gcb_view_obj(c, "params"), e->fam->size_key));
+               num_param(c, e->fam->size_key));
       ok = json_array_append_new(
                checks,
                json_pack("{s:s, s:s, s:o, s:s, s:{s:f}}", "name", name, "bench",
@@ -351,7 +370,7 @@ enum gcb_status gcb_expect_builtin(const struct gcb_doc *docs, size_t ndocs,
   enum gcb_status st = GCB_OK;
   *out = NULL;
   for (size_t d = 0; d < ndocs; d++)
-    models_of(docs[d].root, &m);
+    models_of(docs[d].model, &m);
   if (m.n == 0) {
     snprintf(line, size,
              "no built-in expectation applies: the run names no "

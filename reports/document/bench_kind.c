@@ -71,7 +71,7 @@ const struct gcb_bench_desc gcb_bench_kinds[GCB_BENCH_COUNT] = {
 };
 
 enum gcb_bench_kind gcb_bench_kind_find(const char *name) {
-  for (int k = GCB_BENCH_UNKNOWN + 1; k < GCB_BENCH_COUNT; k++)
+  for (int k = GCB_BENCH_UNKNOWN + 1; name != NULL && k < GCB_BENCH_COUNT; k++)
     if (strcmp(gcb_bench_kinds[k].name, name) == 0)
       return (enum gcb_bench_kind)k;
   return GCB_BENCH_UNKNOWN;

@@ -13,8 +13,6 @@
 
 #include "reports/document/fmtnum.h"
 
-#define MAX_KEY_PARAMS 32
-
 const char *gcb_view_str(const json_t *obj, const char *key) {
   const char *s = json_string_value(json_object_get(obj, key));
   return s != NULL ? s : "";
@@ -128,8 +126,9 @@ static void trim_partial(char *s) {
     s[p - 1] = '\0';
 }
 
-static int cmp_str(const void *a, const void *b) {
-  return strcmp(*(const char *const *)a, *(const char *const *)b);
+static int cmp_param(const void *a, const void *b) {
+  return strcmp(((const struct gcb__key_param *)a)->key,
+                ((const struct gcb__key_param *)b)->key);
 }
 
 static void scalar_text(const json_t *v, char *buf, size_t size) {
@@ -164,29 +163,39 @@ const char *gcb_view_param_str(const json_t *c, const char *key) {
   return gcb_view_str(json_object_get(c, "params"), key);
 }
 
-void gcb_view_case_key_except(const json_t *c, const char *const *skip,
-                              char *buf, size_t size) {
-  const json_t *params = json_object_get(c, "params");
-  const char *keys[MAX_KEY_PARAMS];
-  size_t n = 0, used = 0;
-  const char *k;
-  const json_t *v;
+void gcb__view_key(const char *bench, const char *unit,
+                   struct gcb__key_param *p, size_t n, char *buf, size_t size) {
+  size_t used = 0;
   if (size == 0)
     return;
-  json_object_foreach((json_t *)params, k, v) {
-    if (n < MAX_KEY_PARAMS && !skipped(k, skip))
-      keys[n++] = k;
-  }
-  qsort(keys, n, sizeof *keys, cmp_str);
+  qsort(p, n, sizeof *p, cmp_param);
   buf[0] = '\0';
-  append(buf, size, &used, "%s%s", gcb_view_str(c, "bench"), "");
-  for (size_t i = 0; i < n; i++) {
-    char val[128];
-    scalar_text(json_object_get(params, keys[i]), val, sizeof val);
-    append(buf, size, &used, " %s=%s", keys[i], val);
-  }
-  append(buf, size, &used, " [%s]%s", gcb_view_str(c, "unit"), "");
+  append(buf, size, &used, "%s%s", bench, "");
+  for (size_t i = 0; i < n; i++)
+    append(buf, size, &used, " %s=%s", p[i].key, p[i].val);
+  append(buf, size, &used, " [%s]%s", unit, "");
   trim_partial(buf);
+}
+
+void gcb__view_trim_partial(char *s) {
+  trim_partial(s);
+}
+
+void gcb_view_case_key_except(const json_t *c, const char *const *skip,
+                              char *buf, size_t size) {
+  struct gcb__key_param p[GCB__KEY_PARAMS];
+  size_t n = 0;
+  const char *k;
+  const json_t *v;
+  json_object_foreach(json_object_get(c, "params"), k, v) {
+    if (n < GCB__KEY_PARAMS && !skipped(k, skip)) {
+      p[n].key = k;
+      scalar_text(v, p[n].val, sizeof p[n].val);
+      n++;
+    }
+  }
+  gcb__view_key(gcb_view_str(c, "bench"), gcb_view_str(c, "unit"), p, n, buf,
+                size);
 }
 
 void gcb_view_sweep_key(const json_t *c, char *buf, size_t size) {

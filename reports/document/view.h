@@ -16,11 +16,17 @@
 #include <stddef.h>
 
 struct gcb_burn_doc;
+struct gcb_model; /* reports/document/model.h */
 
-/* One loaded document and the name it is shown by (its path). */
+/* One loaded document and the name it is shown by (its path): its tree,
+ * and its typed model (model.h), which the converted modules (compare,
+ * criteria) read instead of the tree. Whoever loads a document builds the
+ * model once (reports/load.c); the tree goes when every module reads the
+ * model (docs/ARCHITECTURE.md, "The typed model"). */
 struct gcb_doc {
   const char *name;
   const json_t *root;
+  const struct gcb_model *model;
   /* Its burn cases, read and judged once by whoever loaded it (the
    * report command: reports/analysis/burn.h); NULL: each reader of them
    * reads its own. Not owned. */
@@ -105,6 +111,20 @@ void gcb_view_mpi_line(const json_t *root, char *buf, size_t size);
  * one-way 410 ns (ranks 0-1, same node); 2.1 us (ranks 0-4, two nodes)",
  * the least batch of each; "" without a probe. */
 void gcb_view_mpi_probe_line(const json_t *root, char *buf, size_t size);
+
+/* Internal, shared with the typed model (model.c) so that both give the
+ * key byte for byte: the key text of a case from its bench, unit and the
+ * params it keeps (p[0..n), in any order: sorted here by key), each value
+ * already as text; and the cut of an incomplete UTF-8 sequence at the end
+ * of a truncated text. */
+#define GCB__KEY_PARAMS 32
+struct gcb__key_param {
+  const char *key;
+  char val[128];
+};
+void gcb__view_key(const char *bench, const char *unit,
+                   struct gcb__key_param *p, size_t n, char *buf, size_t size);
+void gcb__view_trim_partial(char *s);
 
 /* "bench: label" for tables and messages; truncated like the key. */
 void gcb_view_case_title(const json_t *c, char *buf, size_t size);

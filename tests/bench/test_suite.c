@@ -108,22 +108,20 @@ Test(suite, acceptance_on_cuda_reaches_every_size_the_shipped_criteria_judge) {
     const struct gcb_criterion *c = &cr->checks[i];
     if (strcmp(c->bench, "coll") != 0)
       continue;
-    json_t *op = json_object_get(c->params, "op"),
-           *size = json_object_get(c->params, "size"),
-           *type = json_object_get(c->params, "type");
+    const struct gcb_check_param *op = gcb_check_param(c, "op"),
+                                 *size = gcb_check_param(c, "size"),
+                                 *type = gcb_check_param(c, "type");
     if (op)
-      cr_expect(
-          in_set(json_object_get(echo, "collective"), json_string_value(op)),
-          "%s: op %s", c->name, json_string_value(op));
+      cr_expect(in_set(json_object_get(echo, "collective"), op->str),
+                "%s: op %s", c->name, op->str);
     if (type)
-      cr_expect(
-          in_set(json_object_get(echo, "datatype"), json_string_value(type)),
-          "%s: type", c->name);
+      cr_expect(in_set(json_object_get(echo, "datatype"), type->str),
+                "%s: type", c->name);
     if (size) {
       sized++;
-      cr_expect(in_sweep(&o, (uint64_t)json_integer_value(size)),
+      cr_expect(in_sweep(&o, (uint64_t)size->num),
                 "%s: size %lld is no case of the sweep", c->name,
-                (long long)json_integer_value(size));
+                (long long)size->num);
     }
   }
   cr_expect_geq(sized, 2, "the criteria judge 8 B and 1 GiB");

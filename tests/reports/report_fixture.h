@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reports/document/model.h"
 #include "reports/document/ranks.h"
 #include "reports/document/results.h"
 #include "reports/document/stats.h"
@@ -214,6 +215,35 @@ static inline void fx_check_valid(const json_t *doc) {
                GCB_OK, "fixture is not a valid document: %s", err.msg);
   gcb_results_free(r);
   free(text);
+}
+
+/* A loaded document as the report commands make one: the tree and its
+ * typed model (reports/document/model.h), which compare and criteria
+ * read. Free the model with fx_doc_free. */
+static inline struct gcb_doc fx_doc_of(const char *name, const json_t *root) {
+  struct gcb_model *m = NULL;
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_model_from_json(root, name, &m, &err), GCB_OK, "%s",
+               err.msg);
+  return (struct gcb_doc){.name = name, .root = root, .model = m};
+}
+
+static inline void fx_doc_free(struct gcb_doc *d) {
+  gcb_model_free((struct gcb_model *)d->model);
+  d->model = NULL;
+}
+
+/* The models of docs[0..n) that have none, for a call that reads them;
+ * fx_docs_free frees them again. */
+static inline void fx_docs_model(struct gcb_doc *d, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (d[i].model == NULL)
+      d[i] = fx_doc_of(d[i].name, d[i].root);
+}
+
+static inline void fx_docs_free(struct gcb_doc *d, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    fx_doc_free(&d[i]);
 }
 
 /* Writes the tree to path (for command tests). */

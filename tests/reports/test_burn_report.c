@@ -579,7 +579,7 @@ Test(burn_report,
 Test(burn_report, the_sku_expectation_judges_the_sustained_figure) {
   struct gcb_results *res;
   json_t *doc = load(BURN_DATA("burn-gpu6-thermal.json"), &res);
-  struct gcb_doc d = {.name = "burn.json", .root = doc};
+  struct gcb_doc d = fx_doc_of("burn.json", doc);
   struct gcb_criteria *cr = NULL;
   char line[256];
   struct gcb_err err = {0};
@@ -618,6 +618,7 @@ Test(burn_report, the_sku_expectation_judges_the_sustained_figure) {
   gcb_criteria_free(cr);
   json_decref(doc);
   gcb_results_free(res);
+  fx_doc_free(&d);
 }
 
 /* On a GPU, a hog on the rank's core that takes its CPU time without

@@ -65,8 +65,8 @@ static enum gcb_verdict verdict_of(const struct gcb_comparison *cmp,
 }
 
 static struct outcome compare_runs(json_t *old, json_t *new_) {
-  struct gcb_doc o = {.name = "old.json", .root = old},
-                 n = {.name = "new.json", .root = new_};
+  struct gcb_doc o = fx_doc_of("old.json", old),
+                 n = fx_doc_of("new.json", new_);
   struct gcb_thresholds t;
   gcb_thresholds_default(&t);
   struct gcb_comparison cmp = {0};
@@ -83,6 +83,8 @@ static struct outcome compare_runs(json_t *old, json_t *new_) {
       snprintf(out.note[1], sizeof out.note[1], "%s", cmp.notes[i].new_value);
     }
   gcb_comparison_free(&cmp);
+  fx_doc_free(&o);
+  fx_doc_free(&n);
   json_decref(old);
   json_decref(new_);
   return out;

@@ -194,7 +194,7 @@ Test(criteria, checks_pass_fail_or_match_nothing) {
   fx_add_case(doc,
               fx_case("gemm", "fp32 256", "{\"dtype\": \"fp32\", \"m\": 256}",
                       "GFLOP/s", figs, 4, 0.01, NULL));
-  struct gcb_doc d = {.name = "run.json", .root = doc};
+  struct gcb_doc d = fx_doc_of("run.json", doc);
   for (size_t i = 0; i < sizeof eval_cases / sizeof *eval_cases; i++) {
     const struct eval_case *c = &eval_cases[i];
     char text[512];
@@ -219,6 +219,7 @@ Test(criteria, checks_pass_fail_or_match_nothing) {
     gcb_findings_free(&f);
     gcb_criteria_free(cr);
   }
+  fx_doc_free(&d);
   json_decref(doc);
 }
 
@@ -226,8 +227,10 @@ Test(criteria, every_metric_has_a_name_and_a_value) {
   const double figs[] = {100, 100};
   json_t *c = fx_case("gemm", "x", "{}", "GFLOP/s", figs, 2, 0.01, NULL);
   fx_columns(c);
-  struct gcb_ranks pr;
-  gcb_ranks_of(c, &pr);
+  json_t *doc = fx_doc(2, 1, 4, "Test CPU");
+  fx_add_case(doc, c);
+  struct gcb_doc d = fx_doc_of("x.json", doc);
+  const struct gcb_model_case *mc = &d.model->cases[0];
   for (const struct gcb_metric *m = gcb_metrics; m->name; m++) {
     cr_expect_not_null(m->what);
     bool collective_only = strcmp(m->name, "busbw") == 0 ||
@@ -237,11 +240,12 @@ Test(criteria, every_metric_has_a_name_and_a_value) {
     /* Pattern metrics join a pattern's cases: NAN on a gemm case. */
     bool pattern_only = strncmp(m->name, "pattern_", 8) == 0;
     cr_expect(m->value != NULL || m->value_in != NULL, "%s", m->name);
-    double v = m->value_in ? m->value_in(NULL, c, 0)
-                           : m->value(c, m->per_rank ? &pr : NULL, 0);
+    double v = m->value_in ? m->value_in(NULL, mc, 0)
+                           : m->value(mc, m->per_rank ? &mc->ranks : NULL, 0);
     cr_expect(isnan(v) == (collective_only || pattern_only), "%s", m->name);
   }
-  json_decref(c);
+  fx_doc_free(&d);
+  json_decref(doc);
 }
 
 /* gcbench's p2p cases name their GPUs, not their path class: a check per
@@ -266,7 +270,7 @@ Test(criteria, path_classes_come_from_the_topology_and_star_takes_all) {
                "{\"bench\": \"p2p\", \"params\": {\"path\": \"SYS\"}, "
                "\"min\": {\"min\": 10}},"
                "{\"bench\": \"*\", \"max\": {\"wrong\": 0}}]}");
-  struct gcb_doc d = {.name = "x.json", .root = doc};
+  struct gcb_doc d = fx_doc_of("x.json", doc);
   struct gcb_check_result res[3];
   struct gcb_findings f = {0};
   struct gcb_err err = {0};
@@ -278,6 +282,7 @@ Test(criteria, path_classes_come_from_the_topology_and_star_takes_all) {
   cr_expect_eq(res[2].failed, 1, "the gemm case has a wrong value");
   gcb_findings_free(&f);
   gcb_criteria_free(cr);
+  fx_doc_free(&d);
   json_decref(doc);
 }
 
@@ -298,8 +303,8 @@ static json_t *coll_doc(bool with_late) {
 
 Test(criteria, a_metric_a_source_does_not_measure_is_na_for_it_once) {
   json_t *a = coll_doc(true), *b = coll_doc(false);
-  struct gcb_doc d[2] = {{.name = "gcbench.json", .root = a},
-                         {.name = "nccl-tests.json", .root = b}};
+  struct gcb_doc d[2] = {fx_doc_of("gcbench.json", a),
+                         fx_doc_of("nccl-tests.json", b)};
   struct gcb_criteria *cr = parse_ok(
       "{\"schema\": \"gcbench.criteria/1\", \"checks\": [{\"name\": "
       "\"stragglers\", \"bench\": \"coll\", \"max\": {\"late_us\": 20}}]}");
@@ -323,13 +328,15 @@ Test(criteria, a_metric_a_source_does_not_measure_is_na_for_it_once) {
       miss->explanation);
   gcb_findings_free(&f);
   gcb_criteria_free(cr);
+  fx_doc_free(&d[0]);
+  fx_doc_free(&d[1]);
   json_decref(a);
   json_decref(b);
 }
 
 Test(criteria, a_bound_no_document_can_evaluate_fails) {
   json_t *a = coll_doc(false);
-  struct gcb_doc d = {.name = "nccl-tests.json", .root = a};
+  struct gcb_doc d = fx_doc_of("nccl-tests.json", a);
   struct gcb_criteria *cr = parse_ok(
       "{\"schema\": \"gcbench.criteria/1\", \"checks\": [{\"name\": "
       "\"stragglers\", \"bench\": \"coll\", \"max\": {\"late_us\": 20}}]}");
@@ -345,6 +352,7 @@ Test(criteria, a_bound_no_document_can_evaluate_fails) {
   cr_expect_eq(fails, 1);
   gcb_findings_free(&f);
   gcb_criteria_free(cr);
+  fx_doc_free(&d);
   json_decref(a);
 }
 
@@ -354,7 +362,7 @@ Test(criteria, a_bound_no_document_can_evaluate_fails) {
  * failure; the same checks from a criteria file fail. */
 Test(criteria, built_in_expectations_judge_only_what_was_measured) {
   json_t *a = coll_doc(false);
-  struct gcb_doc d = {.name = "run.json", .root = a};
+  struct gcb_doc d = fx_doc_of("run.json", a);
   for (int builtin = 0; builtin < 2; builtin++) {
     struct gcb_criteria *cr = parse_ok(
         "{\"schema\": \"gcbench.criteria/1\", \"checks\": ["
@@ -374,5 +382,6 @@ Test(criteria, built_in_expectations_judge_only_what_was_measured) {
     gcb_findings_free(&f);
     gcb_criteria_free(cr);
   }
+  fx_doc_free(&d);
   json_decref(a);
 }

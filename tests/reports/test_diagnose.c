@@ -38,10 +38,13 @@ static void diagnose(struct dx *x) {
   const struct gcb_thresholds *t = x->cr ? &x->cr->thresholds : &def;
   cr_assert_eq(gcb_analyze(x->docs, x->ndocs, t, &x->f, &err), GCB_OK, "%s",
                err.msg);
-  if (x->cr != NULL)
+  if (x->cr != NULL) {
+    fx_docs_model(x->docs, x->ndocs);
     cr_assert_eq(
         gcb_criteria_evaluate(x->cr, x->docs, x->ndocs, x->checks, &x->f, &err),
         GCB_OK, "%s", err.msg);
+    fx_docs_free(x->docs, x->ndocs);
+  }
   gcb_findings_sort(&x->f);
   cr_assert_eq(gcb_diagnose(x->docs, x->ndocs, &x->f, t, &x->d, &err), GCB_OK,
                "%s", err.msg);

@@ -541,7 +541,7 @@ Test(interop_corpus, avg_bus_bandwidth_is_nameable_in_criteria) {
                GCB_OK, "%s", err.msg);
   struct gcb_results *r =
       load(DATA("a3mega-h100-16rank-allreduce.md"), GCB_FORMAT_NCCL_TESTS);
-  struct gcb_doc doc = {.name = "a3mega", .root = gcb_results_json(r)};
+  struct gcb_doc doc = fx_doc_of("a3mega", gcb_results_json(r));
   struct gcb_check_result res[3] = {{0}};
   struct gcb_findings f = {0};
   cr_assert_eq(gcb_criteria_evaluate(cr, &doc, 1, res, &f, &err), GCB_OK);
@@ -552,6 +552,7 @@ Test(interop_corpus, avg_bus_bandwidth_is_nameable_in_criteria) {
             "a measured case is no imported figure");
   gcb_findings_free(&f);
   gcb_criteria_free(cr);
+  fx_doc_free(&doc);
   gcb_results_free(r);
 }
 

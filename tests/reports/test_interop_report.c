@@ -50,9 +50,11 @@ static void fixture_load(struct fixture *fx) {
   cr_assert_eq(
       gcb_analyze(fx->docs, NDOCS, &fx->cr->thresholds, &fx->findings, &err),
       GCB_OK);
+  fx_docs_model(fx->docs, NDOCS);
   cr_assert_eq(gcb_criteria_evaluate(fx->cr, fx->docs, NDOCS, fx->checks,
                                      &fx->findings, &err),
                GCB_OK);
+  fx_docs_free(fx->docs, NDOCS);
   gcb_findings_sort(&fx->findings);
   fx->rep = (struct gcb_report){.docs = fx->docs,
                                 .ndocs = NDOCS,

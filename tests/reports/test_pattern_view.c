@@ -136,7 +136,7 @@ static size_t count_kind(const struct gcb_findings *f, const char *kind,
 
 Test(pattern_view, findings_name_the_straggler_skew_placement_and_bubble) {
   json_t *doc = doc_with_patterns();
-  struct gcb_doc d = {"run.json", doc};
+  struct gcb_doc d = {.name = "run.json", .root = doc};
   struct gcb_thresholds t;
   gcb_thresholds_default(&t);
   struct gcb_findings f = {0};
@@ -160,21 +160,24 @@ Test(pattern_view, findings_name_the_straggler_skew_placement_and_bubble) {
 
 Test(pattern_view, criteria_metrics_read_the_same_figures) {
   json_t *doc = doc_with_patterns();
-  const json_t *cases = json_object_get(doc, "cases");
-  const json_t *dp_step = json_array_get(cases, 2);
-  cr_expect_float_eq(gcb__m_pattern_overlap(doc, dp_step, 0), 75, 1e-4);
-  cr_expect_float_eq(gcb__m_pattern_comm_slowdown(doc, dp_step, 0), 25, 1e-4);
-  cr_expect_float_eq(gcb__m_pattern_busy_imbalance(doc, dp_step, 0),
+  struct gcb_doc d = fx_doc_of("run.json", doc);
+  const struct gcb_model *m = d.model;
+  const struct gcb_model_case *dp_step = &m->cases[2];
+  cr_expect_float_eq(gcb__m_pattern_overlap(m, dp_step, 0), 75, 1e-4);
+  cr_expect_float_eq(gcb__m_pattern_comm_slowdown(m, dp_step, 0), 25, 1e-4);
+  cr_expect_float_eq(gcb__m_pattern_busy_imbalance(m, dp_step, 0),
                      100 * (0.015 - 0.0125) / 0.015, 1e-4);
-  cr_expect(isnan(gcb__m_pattern_bubble(doc, dp_step, 0)), "dp has none");
-  const json_t *pp_comm = json_array_get(cases, 6);
-  cr_expect_float_eq(gcb__m_pattern_bubble(doc, pp_comm, 0), 44, 1e-4);
-  cr_expect_float_eq(gcb__m_pattern_exposed(doc, dp_step, 0), 100.0 / 11, 1e-4);
-  const json_t *ep_hot = json_array_get(cases, 17);
-  cr_expect_float_eq(gcb__m_pattern_skew_cost(doc, ep_hot, 0), 30, 1e-4);
+  cr_expect(isnan(gcb__m_pattern_bubble(m, dp_step, 0)), "dp has none");
+  const struct gcb_model_case *pp_comm = &m->cases[6];
+  cr_expect_float_eq(gcb__m_pattern_bubble(m, pp_comm, 0), 44, 1e-4);
+  cr_expect_float_eq(gcb__m_pattern_exposed(m, dp_step, 0), 100.0 / 11, 1e-4);
+  const struct gcb_model_case *ep_hot = &m->cases[17];
+  cr_expect_float_eq(gcb__m_pattern_skew_cost(m, ep_hot, 0), 30, 1e-4);
   /* Not a pattern case, or no document: NAN, which meets no bound. */
-  cr_expect(isnan(gcb__m_pattern_overlap(doc, doc, 0)));
+  const struct gcb_model_case other = {.bench = "gemm", .source = doc};
+  cr_expect(isnan(gcb__m_pattern_overlap(m, &other, 0)));
   cr_expect(isnan(gcb__m_pattern_overlap(NULL, dp_step, 0)));
+  fx_doc_free(&d);
   json_decref(doc);
 }
 
@@ -238,7 +241,7 @@ Test(pattern_view, overlap_is_clipped_exposed_never_negative_noise_shown) {
   gcb_pattern_groups_free(&gs);
   /* The report's sentence says so, never a negative or manufactured
    * percentage. */
-  struct gcb_doc d = {"run.json", doc};
+  struct gcb_doc d = {.name = "run.json", .root = doc};
   struct gcb_thresholds t;
   gcb_thresholds_default(&t);
   struct gcb_findings f = {0};

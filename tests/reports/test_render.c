@@ -43,7 +43,7 @@ static void load_doc(const char *path, const char *name, struct gcb_results **r,
   cr_assert_not_null(text, "%s", path);
   cr_assert_eq(gcb_results_parse(text, len, name, r, &err), GCB_OK, "%s",
                err.msg);
-  *d = (struct gcb_doc){.name = name, .root = gcb_results_json(*r)};
+  *d = fx_doc_of(name, gcb_results_json(*r));
   free(text);
 }
 
@@ -98,6 +98,8 @@ static void fixture_load(struct fixture *fx, const char *doc_path) {
 }
 
 static void fixture_free(struct fixture *fx) {
+  fx_doc_free(&fx->doc);
+  fx_doc_free(&fx->base);
   gcb_results_free(fx->res[0]);
   gcb_results_free(fx->res[1]);
   gcb_criteria_free(fx->cr);

@@ -61,10 +61,13 @@ static void load(struct fx *x, size_t ndocs, bool criteria) {
 static void diagnose(struct fx *x) {
   struct gcb_err err = {0};
   cr_assert_eq(gcb_analyze(x->docs, x->ndocs, &x->th, &x->f, &err), GCB_OK);
-  if (x->cr != NULL)
+  if (x->cr != NULL) {
+    fx_docs_model(x->docs, x->ndocs);
     cr_assert_eq(
         gcb_criteria_evaluate(x->cr, x->docs, x->ndocs, x->checks, &x->f, &err),
         GCB_OK, "%s", err.msg);
+    fx_docs_free(x->docs, x->ndocs);
+  }
   gcb_findings_sort(&x->f);
   cr_assert_eq(gcb_diagnose(x->docs, x->ndocs, &x->f, &x->th, &x->d, &err),
                GCB_OK);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "reports/criteria/expect.h"
+#include "tests/reports/report_fixture.h"
 
 static json_t *load(const struct gcb__sku_file *f) {
   json_error_t je;
@@ -119,7 +120,7 @@ Test(skus, a_file_is_chosen_by_the_exact_model_name) {
   };
   for (size_t r = 0; r < sizeof rows / sizeof *rows; r++) {
     json_t *root = doc_of(rows[r].backend, rows[r].model);
-    struct gcb_doc d = {.name = "doc.json", .root = root};
+    struct gcb_doc d = fx_doc_of("doc.json", root);
     struct gcb_criteria *cr = NULL;
     struct gcb_err err = {0};
     char line[256];
@@ -135,13 +136,14 @@ Test(skus, a_file_is_chosen_by_the_exact_model_name) {
       cr_expect_gt(cr->nchecks, 5);
     }
     gcb_criteria_free(cr);
+    fx_doc_free(&d);
     json_decref(root);
   }
 }
 
 Test(skus, two_models_in_one_run_are_not_judged_by_either) {
   json_t *a = doc_of("cuda", "NVIDIA H200"), *b = doc_of("cuda", "NVIDIA B200");
-  struct gcb_doc d[2] = {{.name = "a", .root = a}, {.name = "b", .root = b}};
+  struct gcb_doc d[2] = {fx_doc_of("a", a), fx_doc_of("b", b)};
   struct gcb_criteria *cr = NULL;
   struct gcb_err err = {0};
   char line[256];
@@ -149,6 +151,8 @@ Test(skus, two_models_in_one_run_are_not_judged_by_either) {
   cr_expect_null(cr);
   cr_expect(strstr(line, "mixes GPU models (NVIDIA H200, NVIDIA B200)"), "%s",
             line);
+  fx_doc_free(&d[0]);
+  fx_doc_free(&d[1]);
   json_decref(a);
   json_decref(b);
 }

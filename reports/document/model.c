@@ -1,0 +1,736 @@
+/*
+ * Building the typed model (model.h) from a validated results tree, and
+ * its lookups. Each section has one builder that reads the members the
+ * schema (schema.c, section_*.c) defines, with the fallbacks view.h gives
+ * for optional ones. Everything the model allocates is recorded in one
+ * arena and freed together; strings and compact columns of doubles are
+ * borrowed from the tree.
+ */
+#include "reports/document/model.h"
+
+#include <jansson.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/busid.h"
+#include "reports/document/results.h"
+#include "reports/document/topo_view.h"
+#include "reports/document/view.h"
+
+
+/* ---- the arena ---------------------------------------------------------- */
+
+/* Every block the model owns, freed by gcb_model_free. */
+struct gcb__model_arena {
+  void **blocks;
+  size_t n, cap;
+  bool failed; /* sticky: one check at the end of the build */
+};
+
+static void *arena_keep(struct gcb__model_arena *a, void *p) {
+  if (p == NULL) {
+    a->failed = true;
+    return NULL;
+  }
+  if (a->n == a->cap) {
+    size_t cap = a->cap ? 2 * a->cap : 64;
+    void **b = realloc(a->blocks, cap * sizeof *b);
+    if (b == NULL) {
+      free(p);
+      a->failed = true;
+      return NULL;
+    }
+    a->blocks = b;
+    a->cap = cap;
+  }
+  return a->blocks[a->n++] = p;
+}
+
+/* n zeroed elements of size each (n may be 0: a valid pointer is not
+ * needed then, NULL is returned without failing). */
+static void *arena_calloc(struct gcb__model_arena *a, size_t n, size_t size) {
+  if (n == 0 || a->failed)
+    return NULL;
+  return arena_keep(a, calloc(n, size));
+}
+
+/* ---- member readers (view.h's fallbacks) -------------------------------- */
+
+static const char *str_or(const json_t *o, const char *key, const char *def) {
+  const char *s = json_string_value(json_object_get(o, key));
+  return s != NULL ? s : def;
+}
+
+static const char *str(const json_t *o, const char *key) {
+  return str_or(o, key, "");
+}
+
+static double num(const json_t *o, const char *key) {
+  return gcb_view_num(o, key);
+}
+
+static long long int_or(const json_t *o, const char *key, long long def) {
+  return gcb_view_int(o, key, def);
+}
+
+/* ---- free-form values --------------------------------------------------- */
+
+static void mvalue_of(struct gcb__model_arena *a, const json_t *v,
+                      struct gcb_mvalue *out);
+
+static void mvalue_object(struct gcb__model_arena *a, const json_t *v,
+                          struct gcb_mvalue *out) {
+  const char *key;
+  const json_t *m;
+  size_t i = 0;
+  out->n = json_object_size(v);
+  out->members = arena_calloc(a, out->n, sizeof *out->members);
+  if (out->members == NULL) {
+    out->n = 0;
+    return;
+  }
+  json_object_foreach((json_t *)v, key, m) {
+    out->members[i].key = key;
+    mvalue_of(a, m, &out->members[i].value);
+    i++;
+  }
+}
+
+static void mvalue_of(struct gcb__model_arena *a, const json_t *v,
+                      struct gcb_mvalue *out) {
+  static const enum gcb_mv_type types[] = {
+      [JSON_OBJECT] = GCB_MV_OBJECT, [JSON_ARRAY] = GCB_MV_ARRAY,
+      [JSON_STRING] = GCB_MV_STRING, [JSON_INTEGER] = GCB_MV_INT,
+      [JSON_REAL] = GCB_MV_REAL,     [JSON_TRUE] = GCB_MV_BOOL,
+      [JSON_FALSE] = GCB_MV_BOOL,    [JSON_NULL] = GCB_MV_NULL};
+  *out = (struct gcb_mvalue){.type = GCB_MV_ABSENT, .num = NAN};
+  if (v == NULL)
+    return;
+  out->type = types[json_typeof(v)];
+  out->b = json_is_true(v);
+  out->i = json_is_integer(v) ? (long long)json_integer_value(v) : 0;
+  if (json_is_number(v))
+    out->num = json_number_value(v);
+  if (json_is_string(v)) {
+    out->text = json_string_value(v);
+    return;
+  }
+  /* The text a message quotes, as compare's notes always printed it. */
+  out->text = arena_keep(a, json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY));
+  if (json_is_object(v))
+    mvalue_object(a, v, out);
+}
+
+static const struct gcb_mvalue absent = {.type = GCB_MV_ABSENT, .num = NAN};
+
+const struct gcb_mvalue *gcb_mvalue_get(const struct gcb_mvalue *v,
+                                        const char *key) {
+  for (size_t i = 0; v != NULL && v->type == GCB_MV_OBJECT && i < v->n; i++)
+    if (strcmp(v->members[i].key, key) == 0)
+      return &v->members[i].value;
+  return &absent;
+}
+
+bool gcb_mvalue_equal(const struct gcb_mvalue *a, const struct gcb_mvalue *b) {
+  if (a->type != b->type)
+    return false;
+  switch (a->type) {
+  case GCB_MV_ABSENT:
+  case GCB_MV_NULL:
+    return true;
+  case GCB_MV_BOOL:
+    return a->b == b->b;
+  case GCB_MV_INT:
+    return a->i == b->i;
+  case GCB_MV_REAL:
+    return a->num == b->num;
+  case GCB_MV_STRING:
+  case GCB_MV_ARRAY:
+    return strcmp(a->text, b->text) == 0;
+  case GCB_MV_OBJECT:
+    if (a->n != b->n)
+      return false;
+    for (size_t i = 0; i < a->n; i++)
+      if (!gcb_mvalue_equal(&a->members[i].value,
+                            gcb_mvalue_get(b, a->members[i].key)))
+        return false;
+    return true;
+  }
+  return false;
+}
+
+/* ---- the run ------------------------------------------------------------ */
+
+static void build_probe(struct gcb__model_arena *a, const json_t *probe,
+                        struct gcb_model_run *run) {
+  const json_t *pairs = json_object_get(probe, "pairs"), *p;
+  size_t i;
+  run->has_probe = json_is_object(probe);
+  run->probe_bytes = int_or(probe, "bytes", 8);
+  run->nprobe = json_array_size(pairs);
+  run->probe = arena_calloc(a, run->nprobe, sizeof *run->probe);
+  if (run->probe == NULL) {
+    run->nprobe = 0;
+    return;
+  }
+  json_array_foreach(pairs, i, p) {
+    const json_t *ranks = json_object_get(p, "ranks");
+    run->probe[i] = (struct gcb_model_probe_pair){
+        .ranks = {(long long)json_integer_value(json_array_get(ranks, 0)),
+                  (long long)json_integer_value(json_array_get(ranks, 1))},
+        .same_node = json_is_true(json_object_get(p, "same_node")),
+        .min_us = num(p, "min_us"),
+        .median_us = num(p, "median_us"),
+        .batches = int_or(p, "batches", 0)};
+  }
+}
+
+static void build_run(struct gcb__model_arena *a, const json_t *root,
+                      struct gcb_model_run *run) {
+  const json_t *tool = json_object_get(root, "tool"),
+               *r = json_object_get(root, "run");
+  *run = (struct gcb_model_run){.schema = str(root, "schema"),
+                                .tool = str(tool, "name"),
+                                .version = str(tool, "version"),
+                                .git_revision = str(tool, "git_revision"),
+                                .id = str(r, "id"),
+                                .command = str(r, "command"),
+                                .start_time = str(r, "start_time"),
+                                .end_time = str(r, "end_time"),
+                                .status = str(r, "status"),
+                                .backend = str(r, "backend"),
+                                .backend_reason = str(r, "backend_reason"),
+                                .ranks = int_or(r, "ranks", -1),
+                                .nodes = int_or(r, "nodes", -1)};
+  mvalue_of(a, r, &run->run);
+  mvalue_of(a, gcb_view_obj(r, "environment"), &run->environment);
+  mvalue_of(a, json_object_get(root, "software"), &run->software);
+  mvalue_of(a, json_object_get(root, "options"), &run->options);
+  build_probe(a, gcb_view_obj(r, "mpi_probe"), run);
+}
+
+/* ---- nodes -------------------------------------------------------------- */
+
+static void build_hops(struct gcb__model_arena *a, const json_t *path,
+                       struct gcb_model_gpu *g) {
+  const json_t *h;
+  size_t i;
+  g->nhops = json_array_size(path);
+  g->hops = arena_calloc(a, g->nhops, sizeof *g->hops);
+  if (g->hops == NULL) {
+    g->nhops = 0;
+    return;
+  }
+  json_array_foreach(path, i, h) {
+    g->hops[i] = (struct gcb_model_hop){.busid = str(h, "busid"),
+                                        .gen = int_or(h, "gen", -1),
+                                        .width = int_or(h, "width", -1),
+                                        .gbps = num(h, "gbps")};
+  }
+}
+
+static void build_topology(struct gcb__model_arena *a, const json_t *topo,
+                           struct gcb_model_node *n) {
+  const json_t *gpus = json_object_get(topo, "gpus"),
+               *nics = json_object_get(topo, "nics"),
+               *numa = json_object_get(topo, "numa_nodes"), *e;
+  size_t i;
+  n->topology = topo;
+  n->has_topology = topo != NULL;
+  n->ngpus = json_array_size(gpus);
+  n->gpus = arena_calloc(a, n->ngpus, sizeof *n->gpus);
+  n->nnics = json_array_size(nics);
+  n->nics = arena_calloc(a, n->nnics, sizeof *n->nics);
+  n->nnuma = json_array_size(numa);
+  n->numa = arena_calloc(a, n->nnuma, sizeof *n->numa);
+  if (a->failed)
+    return;
+  json_array_foreach(gpus, i, e) {
+    struct gcb_model_gpu *g = &n->gpus[i];
+    *g = (struct gcb_model_gpu){.node = n->index,
+                                .index = int_or(e, "index", -1),
+                                .busid = str(e, "busid"),
+                                .model = str(e, "model"),
+                                .arch = str(e, "arch"),
+                                .cpus = str(e, "cpus"),
+                                .numa = int_or(e, "numa", -1),
+                                .link_gbps = num(e, "link_gbps"),
+                                .host_gbps = gcb_topo_view_host_gbps(e),
+                                .nvlinks = int_or(e, "nvlinks", -1),
+                                .source = e};
+    build_hops(a, json_object_get(e, "pcie_path"), g);
+  }
+  json_array_foreach(nics, i, e) {
+    n->nics[i] = (struct gcb_model_nic){.name = str(e, "name"),
+                                        .busid = str(e, "busid"),
+                                        .numa = int_or(e, "numa", -1)};
+  }
+  json_array_foreach(numa, i, e) {
+    n->numa[i] = int_or(e, "os_index", -1);
+  }
+}
+
+static void build_health(struct gcb__model_arena *a, const json_t *gpus,
+                         struct gcb_model_node *n) {
+  const json_t *e;
+  size_t i;
+  n->nhealth = json_array_size(gpus);
+  n->health = arena_calloc(a, n->nhealth, sizeof *n->health);
+  if (n->health == NULL) {
+    n->nhealth = 0;
+    return;
+  }
+  json_array_foreach(gpus, i, e) {
+    n->health[i] = (struct gcb_model_health){
+        .ordinal = int_or(e, "ordinal", -1),
+        .bus_id = str(e, "bus_id"),
+        .name = str(e, "name"),
+        .nvml = json_is_true(json_object_get(e, "nvml")),
+        .temp_c = num(e, "temp_c"),
+        .power_w = num(e, "power_w"),
+        .power_limit_w = num(e, "power_limit_w"),
+        .sm_clock_mhz = num(e, "sm_clock_mhz"),
+        .sm_clock_max_mhz = num(e, "sm_clock_max_mhz"),
+        .ecc_uncorrected = int_or(e, "ecc_uncorrected", -1),
+        .pcie_gen = int_or(e, "pcie_gen", -1),
+        .pcie_width = int_or(e, "pcie_width", -1),
+        .throttle_slowed = json_is_true(
+            json_object_get(json_object_get(e, "throttle"), "slowed"))};
+  }
+}
+
+static void build_node(struct gcb__model_arena *a, const json_t *e,
+                       struct gcb_model_node *n) {
+  const json_t *ranks = json_object_get(e, "ranks"), *r;
+  size_t i;
+  *n = (struct gcb_model_node){.index = int_or(e, "index", -1),
+                               .hostname = str(e, "hostname"),
+                               .cpu_model = str_or(e, "cpu_model", NULL),
+                               .cores = int_or(e, "cores", -1),
+                               .pus = int_or(e, "pus", -1),
+                               .packages = int_or(e, "packages", -1),
+                               .numa_nodes = int_or(e, "numa_nodes", -1),
+                               .llc_bytes = int_or(e, "llc_bytes", -1),
+                               .memory_bytes = int_or(e, "memory_bytes", -1)};
+  n->nranks = json_array_size(ranks);
+  n->ranks = arena_calloc(a, n->nranks, sizeof *n->ranks);
+  if (n->ranks == NULL)
+    n->nranks = 0;
+  json_array_foreach(ranks, i, r) {
+    if (n->ranks != NULL)
+      n->ranks[i] = (long long)json_integer_value(r);
+  }
+  build_topology(a, gcb_view_obj(e, "topology"), n);
+  build_health(a, json_object_get(e, "gpus"), n);
+}
+
+/* ---- ranks -------------------------------------------------------------- */
+
+static void build_rank(const json_t *e, struct gcb_model_rank *r) {
+  const json_t *dev = gcb_view_obj(e, "device");
+  *r = (struct gcb_model_rank){.rank = int_or(e, "rank", -1),
+                               .node = int_or(e, "node", -1),
+                               .local_rank = int_or(e, "local_rank", -1),
+                               .pid = int_or(e, "pid", -1),
+                               .hostname = str(e, "hostname"),
+                               .cpu_binding = str(e, "cpu_binding"),
+                               .bound_pus = int_or(e, "bound_pus", -1),
+                               .cpu_threads = int_or(e, "cpu_threads", -1),
+                               .numa = int_or(e, "numa", -1),
+                               .has_device = dev != NULL,
+                               .device_index = int_or(dev, "index", -1),
+                               .device_bus_id = str(dev, "bus_id"),
+                               .device_name = str_or(dev, "name", NULL),
+                               .device_memory_bytes =
+                                   int_or(dev, "memory_bytes", -1)};
+  /* Later documents may record the GPU's NUMA node with the device. */
+  if (r->numa < 0)
+    r->numa = int_or(dev, "numa_node", -1);
+}
+
+/* ---- cases -------------------------------------------------------------- */
+
+/* Column i of a case as doubles: borrowed when the document holds it as a
+ * compact column of doubles (aligned, as jansson's allocations are),
+ * converted once otherwise. */
+static void build_column(struct gcb__model_arena *a, const struct gcb_ranks *r,
+                         size_t col, struct gcb_model_columns *out) {
+  size_t n = r->n;
+  enum gcb_rank_kind kind = gcb_rank_columns[col].kind;
+  if (r->col[col] == NULL || n == 0)
+    return;
+  if (kind == GCB_RK_STR_NULLABLE) {
+    const char **s = arena_calloc(a, n, sizeof *s);
+    for (size_t i = 0; s != NULL && i < n; i++)
+      s[i] = json_string_value(json_array_get(r->col[col], i));
+    out->str[col] = s;
+    return;
+  }
+  if (r->store[col] == GCB_RS_REAL && r->len[col] >= n &&
+      (uintptr_t)r->data[col] % _Alignof(double) == 0) {
+    out->num[col] = (const double *)(const void *)r->data[col];
+    return;
+  }
+  double *v = arena_calloc(a, n, sizeof *v);
+  for (size_t i = 0; v != NULL && i < n; i++) {
+    if (r->store[col] == GCB_RS_JSON) {
+      const json_t *x = json_array_get(r->col[col], i);
+      v[i] = json_is_number(x)  ? json_number_value(x)
+             : json_is_true(x)  ? 1
+             : json_is_false(x) ? 0
+                                : NAN;
+    } else if (r->store[col] == GCB_RS_REAL) {
+      v[i] = gcb_ranks_num(r, (enum gcb_rank_col)col, i);
+    } else { /* INT and BOOL: int64, GCB_RANKS_NULL_INT for null */
+      int64_t x = GCB_RANKS_NULL_INT;
+      if (i < r->len[col])
+        memcpy(&x, r->data[col] + 8 * i, sizeof x);
+      v[i] = x == GCB_RANKS_NULL_INT ? NAN : (double)x;
+    }
+  }
+  out->num[col] = v;
+}
+
+static void build_summary(const json_t *s, struct gcb_model_summary *out) {
+  const json_t *t = gcb_view_obj(s, "time_s");
+  *out = (struct gcb_model_summary){
+      .ranks = int_or(s, "ranks", -1),
+      .min_rank = int_or(s, "min_rank", -1),
+      .max_rank = int_or(s, "max_rank", -1),
+      .late_rank = int_or(s, "late_rank", -1),
+      .min = num(s, "min"),
+      .median = num(s, "median"),
+      .mean = num(s, "mean"),
+      .max = num(s, "max"),
+      .stdev = num(s, "stdev"),
+      .imbalance = num(s, "imbalance"),
+      .wrong = num(s, "wrong"),
+      .checked = json_is_true(json_object_get(s, "checked")),
+      .time_min = num(t, "min"),
+      .time_mean = num(t, "mean"),
+      .time_max = num(t, "max"),
+      .algbw = num(s, "algbw"),
+      .busbw = num(s, "busbw"),
+      .late_mean_s = num(s, "late_mean_s"),
+      .late_max_s = num(s, "late_max_s")};
+}
+
+static void build_case(struct gcb__model_arena *a, const json_t *e,
+                       size_t index, struct gcb_model_case *c) {
+  const json_t *p = json_object_get(e, "params"),
+               *v = gcb_view_obj(e, "validation");
+  *c = (struct gcb_model_case){
+      .index = index,
+      .bench = str(e, "bench"),
+      .backend = str(e, "backend"),
+      .label = str(e, "label"),
+      .unit = str(e, "unit"),
+      .counted = str(e, "counted"),
+      .work_per_op = num(e, "work_per_op"),
+      .bus_factor = num(e, "bus_factor"),
+      .iterations = int_or(e, "iterations", -1),
+      .warmup = int_or(e, "warmup", -1),
+      .validation = {.present = v != NULL,
+                     .checked = json_is_true(json_object_get(v, "checked")),
+                     .passed = json_is_true(json_object_get(v, "passed")),
+                     .passed_present =
+                         json_is_boolean(json_object_get(v, "passed")),
+                     .wrong = int_or(v, "wrong", 0)},
+      .source = e};
+  c->kind = gcb_bench_kind_find(c->bench);
+  mvalue_of(a, p, &c->params);
+  c->size = gcb_model_param_num(c, "size");
+  c->bytes = gcb_model_param_num(c, "bytes");
+  c->count = gcb_model_param_num(c, "count");
+  c->m = gcb_model_param_num(c, "m");
+  c->n = gcb_model_param_num(c, "n");
+  c->k = gcb_model_param_num(c, "k");
+  c->src = gcb_model_param_num(c, "src");
+  c->dst = gcb_model_param_num(c, "dst");
+  c->dtype = gcb_model_param_str(c, "dtype");
+  c->op = gcb_model_param_str(c, "op");
+  c->direction = gcb_model_param_str(c, "direction");
+  c->memory = gcb_model_param_str(c, "memory");
+  c->kernel = gcb_model_param_str(c, "kernel");
+  c->path = gcb_model_param_str(c, "path");
+  build_summary(gcb_view_obj(e, "summary"), &c->summary);
+  struct gcb_ranks r;
+  gcb_ranks_of(e, &r);
+  c->ranks.n = r.n;
+  for (size_t col = 0; col < GCB_RC_COUNT; col++)
+    build_column(a, &r, col, &c->ranks);
+}
+
+/* ---- errors, skips, the whole ------------------------------------------- */
+
+static void build_lists(struct gcb__model_arena *a, const json_t *root,
+                        struct gcb_model *m) {
+  const json_t *errors = json_object_get(root, "errors"),
+               *skips = json_object_get(root, "skipped"), *e;
+  size_t i;
+  m->nerrors = json_array_size(errors);
+  m->errors = arena_calloc(a, m->nerrors, sizeof *m->errors);
+  m->nskips = json_array_size(skips);
+  m->skips = arena_calloc(a, m->nskips, sizeof *m->skips);
+  if (a->failed)
+    return;
+  json_array_foreach(errors, i, e) {
+    m->errors[i] = (struct gcb_model_error){.rank = int_or(e, "rank", -1),
+                                            .bench = str(e, "bench"),
+                                            .label = str(e, "label"),
+                                            .status = str(e, "status"),
+                                            .message = str(e, "message")};
+  }
+  json_array_foreach(skips, i, e) {
+    m->skips[i] = (struct gcb_model_skip){.bench = str(e, "bench"),
+                                          .label = str(e, "label"),
+                                          .reason = str(e, "reason")};
+  }
+}
+
+static void build(struct gcb__model_arena *a, const json_t *root,
+                  struct gcb_model *m) {
+  const json_t *nodes = json_object_get(root, "nodes"),
+               *ranks = json_object_get(root, "ranks"),
+               *cases = json_object_get(root, "cases"), *e;
+  size_t i;
+  build_run(a, root, &m->run);
+  m->nnodes = json_array_size(nodes);
+  m->nodes = arena_calloc(a, m->nnodes, sizeof *m->nodes);
+  m->nranks = json_array_size(ranks);
+  m->ranks = arena_calloc(a, m->nranks, sizeof *m->ranks);
+  m->ncases = json_array_size(cases);
+  m->cases = arena_calloc(a, m->ncases, sizeof *m->cases);
+  if (a->failed)
+    return;
+  json_array_foreach(nodes, i, e) {
+    build_node(a, e, &m->nodes[i]);
+  }
+  json_array_foreach(ranks, i, e) {
+    build_rank(e, &m->ranks[i]);
+  }
+  json_array_foreach(cases, i, e) {
+    build_case(a, e, i, &m->cases[i]);
+  }
+  build_lists(a, root, m);
+}
+
+enum gcb_status gcb_model_from_json(const json_t *root, const char *name,
+                                    struct gcb_model **out,
+                                    struct gcb_err *err) {
+  struct gcb_model *m = calloc(1, sizeof *m);
+  struct gcb__model_arena *a = calloc(1, sizeof *a);
+  *out = NULL;
+  if (m != NULL && a != NULL) {
+    m->arena = a;
+    m->name = name != NULL ? name : "";
+    m->source = root;
+    build(a, root, m);
+    if (!a->failed) {
+      *out = m;
+      return GCB_OK;
+    }
+  } else {
+    free(a);
+    free(m);
+    m = NULL;
+  }
+  gcb_model_free(m);
+  return gcb_err_set(err, GCB_ENOMEM, "model: out of memory");
+}
+
+enum gcb_status gcb_model_from_results(const struct gcb_results *res,
+                                       const char *name, struct gcb_model **out,
+                                       struct gcb_err *err) {
+  return gcb_model_from_json(gcb_results_json(res), name, out, err);
+}
+
+void gcb_model_free(struct gcb_model *m) {
+  if (m == NULL)
+    return;
+  if (m->arena != NULL) {
+    for (size_t i = 0; i < m->arena->n; i++)
+      free(m->arena->blocks[i]);
+    free(m->arena->blocks);
+    free(m->arena);
+  }
+  free(m);
+}
+
+/* ---- lookups ------------------------------------------------------------ */
+
+/* view.c's find_indexed over typed entries: index `want` first, then a
+ * binary search, entries without the key (-1) last. */
+#define FIND_INDEXED(arr, n, field, want)                                      \
+  do {                                                                         \
+    if ((want) < 0 || (n) == 0)                                                \
+      return NULL;                                                             \
+    size_t w_ = (size_t)(want);                                                \
+    if (w_ < (n) && (arr)[w_].field == (want) &&                               \
+        (w_ == 0 || KEY((arr)[w_ - 1].field) < (want)))                        \
+      return &(arr)[w_];                                                       \
+    size_t lo_ = 0, hi_ = (n);                                                 \
+    while (lo_ < hi_) {                                                        \
+      size_t mid_ = lo_ + (hi_ - lo_) / 2;                                     \
+      if (KEY((arr)[mid_].field) < (want))                                     \
+        lo_ = mid_ + 1;                                                        \
+      else                                                                     \
+        hi_ = mid_;                                                            \
+    }                                                                          \
+    return lo_ < (n) && (arr)[lo_].field == (want) ? &(arr)[lo_] : NULL;       \
+  } while (0)
+#define KEY(v) ((v) >= 0 ? (v) : LLONG_MAX)
+
+const struct gcb_model_rank *gcb_model_rank(const struct gcb_model *m,
+                                            long long rank) {
+  FIND_INDEXED(m->ranks, m->nranks, rank, rank);
+}
+
+const struct gcb_model_node *gcb_model_node(const struct gcb_model *m,
+                                            long long index) {
+  FIND_INDEXED(m->nodes, m->nnodes, index, index);
+}
+
+void gcb_model_place(const struct gcb_model *m, long long rank,
+                     struct gcb_place *out) {
+  const struct gcb_model_rank *r = gcb_model_rank(m, rank);
+  *out = (struct gcb_place){
+      .node = -1, .hostname = "", .gpu = -1, .bus_id = "", .numa = -1};
+  if (r == NULL)
+    return;
+  *out = (struct gcb_place){.node = r->node,
+                            .hostname = r->hostname,
+                            .gpu = r->device_index,
+                            .bus_id = r->device_bus_id,
+                            .numa = r->numa};
+}
+
+double gcb_model_col(const struct gcb_model_case *c, enum gcb_rank_col col,
+                     size_t i) {
+  const double *v = c->ranks.num[col];
+  return v != NULL && i < c->ranks.n ? v[i] : NAN;
+}
+
+long long gcb_model_col_rank(const struct gcb_model_case *c, size_t i,
+                             long long def) {
+  double v = gcb_model_col(c, GCB_RC_RANK, i);
+  return isnan(v) ? def : (long long)v;
+}
+
+/* ---- keys (view.c's, over typed params) --------------------------------- */
+
+/* A parameter's text in a key, as view.c writes it: numbers with %.17g,
+ * strings as they are, anything else "?". */
+static void scalar_text(const struct gcb_mvalue *v, char *buf, size_t size) {
+  if (v->type == GCB_MV_INT || v->type == GCB_MV_REAL)
+    snprintf(buf, size, "%.17g", v->num);
+  else
+    gcb_view_copy(buf, size, v->type == GCB_MV_STRING ? v->text : "?");
+}
+
+static bool skipped(const char *key, const char *const *skip) {
+  for (; skip != NULL && *skip != NULL; skip++)
+    if (strcmp(*skip, key) == 0)
+      return true;
+  return false;
+}
+
+void gcb_model_case_key_except(const struct gcb_model_case *c,
+                               const char *const *skip, char *buf,
+                               size_t size) {
+  struct gcb__key_param p[GCB__KEY_PARAMS];
+  size_t n = 0;
+  for (size_t i = 0; i < c->params.n; i++) {
+    const struct gcb_mkv *kv = &c->params.members[i];
+    if (n < GCB__KEY_PARAMS && !skipped(kv->key, skip)) {
+      p[n].key = kv->key;
+      scalar_text(&kv->value, p[n].val, sizeof p[n].val);
+      n++;
+    }
+  }
+  gcb__view_key(c->bench, c->unit, p, n, buf, size);
+}
+
+void gcb_model_case_key(const struct gcb_model_case *c, char *buf,
+                        size_t size) {
+  gcb_model_case_key_except(c, NULL, buf, size);
+}
+
+void gcb_model_sweep_key(const struct gcb_model_case *c, char *buf,
+                         size_t size) {
+  static const char *const varied[] = {"size", "bytes", "count", "inplace",
+                                       NULL};
+  char key[GCB_VIEW_SWEEP_KEY];
+  if (size == 0)
+    return;
+  gcb_model_case_key_except(c, varied, key, sizeof key);
+  snprintf(buf, size, "%s %s", key, c->backend);
+  gcb__view_trim_partial(buf);
+}
+
+void gcb_model_case_title(const struct gcb_model_case *c, char *buf,
+                          size_t size) {
+  if (size == 0)
+    return;
+  snprintf(buf, size, "%s: %s", c->bench, c->label);
+  gcb__view_trim_partial(buf);
+}
+
+double gcb_model_param_num(const struct gcb_model_case *c, const char *key) {
+  const struct gcb_mvalue *v = gcb_mvalue_get(&c->params, key);
+  if (v->type == GCB_MV_INT || v->type == GCB_MV_REAL)
+    return v->num;
+  if (v->type != GCB_MV_STRING || v->text[0] == '\0')
+    return NAN;
+  char *end;
+  double x = strtod(v->text, &end);
+  return *end == '\0' ? x : NAN;
+}
+
+const char *gcb_model_param_str(const struct gcb_model_case *c,
+                                const char *key) {
+  const struct gcb_mvalue *v = gcb_mvalue_get(&c->params, key);
+  return v->type == GCB_MV_STRING ? v->text : "";
+}
+
+bool gcb_model_case_is_latency(const struct gcb_model_case *c) {
+  const struct gcb_mvalue *size = gcb_mvalue_get(&c->params, "size");
+  return strcmp(c->op, "latency") == 0 || strcmp(c->op, "barrier") == 0 ||
+         strcmp(c->direction, "latency") == 0 ||
+         ((size->type == GCB_MV_INT || size->type == GCB_MV_REAL) &&
+          size->num == 0);
+}
+
+/* ---- GPUs --------------------------------------------------------------- */
+
+const struct gcb_model_gpu *gcb_model_gpu(const struct gcb_model *m,
+                                          long long node, long long index) {
+  const struct gcb_model_node *n = gcb_model_node(m, node);
+  if (n == NULL || index < 0)
+    return NULL;
+  if ((size_t)index < n->ngpus && n->gpus[index].index == index)
+    return &n->gpus[index];
+  for (size_t i = 0; i < n->ngpus; i++)
+    if (n->gpus[i].index == index)
+      return &n->gpus[i];
+  return NULL;
+}
+
+const struct gcb_model_gpu *gcb_model_gpu_by_busid(const struct gcb_model *m,
+                                                   long long node,
+                                                   const char *busid) {
+  const struct gcb_model_node *n = gcb_model_node(m, node);
+  struct gcb_busid want, have;
+  if (n == NULL || gcb_busid_parse(busid, &want, NULL) != GCB_OK)
+    return NULL;
+  for (size_t i = 0; i < n->ngpus; i++)
+    if (gcb_busid_parse(n->gpus[i].busid, &have, NULL) == GCB_OK &&
+        have.domain == want.domain && have.bus == want.bus &&
+        have.dev == want.dev && have.func == want.func)
+      return &n->gpus[i];
+  return NULL;
+}

@@ -1,0 +1,327 @@
+/*
+ * The typed model of a results document: what a loaded document says, as C
+ * structs, built once from the validated jansson tree
+ * (gcb_model_from_results), so that the report modules work on fields and
+ * arrays, not on a JSON tree (docs/ARCHITECTURE.md, "The typed model").
+ *
+ * The model borrows: every string and every per-rank column that the
+ * document already holds in the right form (a compact column of doubles,
+ * reports/document/ranks.h) points into the document, which must outlive
+ * the model. Columns held in another form (jansson arrays, integer and
+ * boolean columns) are converted once into arrays of doubles the model
+ * owns. Lookups give the values and fallbacks of reports/document/view.h
+ * and ranks.h, field for field: -1 for an unknown index, "" for an absent
+ * string, NAN for an absent number (tests/reports/test_model.c compares
+ * them on the committed fixtures).
+ *
+ * Migration state: a few consumers (findings, the pattern view) still take
+ * the tree; `source` members hand it on until they are converted.
+ */
+#ifndef GCB_MODEL_H
+#define GCB_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "reports/document/bench_kind.h"
+#include "common/status.h"
+#include "reports/document/ranks.h"
+
+struct json_t;      /* jansson's tree, for the migration bridge only */
+struct gcb_results; /* reports/document/results.h */
+
+/* ---- benchmarks -------------------------------------------------------- */
+
+/* A case's benchmark is an enum gcb_bench_kind with its descriptor row
+ * (reports/document/bench_kind.h). */
+
+/* ---- free-form values (options, software, parameters) ------------------ */
+
+/* Sections whose members the schema leaves open (options echo each
+ * command's option table, software each library found, params each
+ * benchmark's) are typed values: scalars as such, objects as key/value
+ * lists. */
+enum gcb_mv_type {
+  GCB_MV_ABSENT, /* no such member */
+  GCB_MV_NULL,
+  GCB_MV_BOOL,
+  GCB_MV_INT,
+  GCB_MV_REAL,
+  GCB_MV_STRING,
+  GCB_MV_ARRAY, /* kept as its JSON text only */
+  GCB_MV_OBJECT,
+};
+
+struct gcb_mkv;
+
+struct gcb_mvalue {
+  enum gcb_mv_type type;
+  bool b;
+  long long i;
+  double num; /* INT and REAL: the number; NAN otherwise */
+  /* STRING: the string; any other present type: its compact JSON text
+   * (what a message quotes), NULL for ABSENT. */
+  const char *text;
+  struct gcb_mkv *members; /* OBJECT: in document order */
+  size_t n;
+};
+
+struct gcb_mkv {
+  const char *key;
+  struct gcb_mvalue value;
+};
+
+/* The member `key` of an object value; a value of type ABSENT when there
+ * is none (or v is not an object). Never NULL. */
+const struct gcb_mvalue *gcb_mvalue_get(const struct gcb_mvalue *v,
+                                        const char *key);
+
+/* Whether two values are equal as jansson's json_equal says (types equal,
+ * objects member for member in any order; arrays by their text). Two
+ * ABSENT values are equal. */
+bool gcb_mvalue_equal(const struct gcb_mvalue *a, const struct gcb_mvalue *b);
+
+/* ---- the run ----------------------------------------------------------- */
+
+struct gcb_model_probe_pair {
+  long long ranks[2];
+  bool same_node;
+  double min_us, median_us; /* NAN when absent */
+  long long batches;        /* 0 when absent */
+};
+
+struct gcb_model_run {
+  const char *schema; /* "gcbench.results/2" */
+  const char *tool, *version, *git_revision;
+  const char *id, *command, *start_time, *end_time; /* "" when absent/null */
+  const char *status;  /* "complete", "failed", ... */
+  const char *backend; /* "host", "cuda" */
+  const char *backend_reason;
+  long long ranks, nodes;
+  struct gcb_mvalue run;         /* the whole run object (notes compare it) */
+  struct gcb_mvalue environment; /* object of strings, or ABSENT */
+  struct gcb_mvalue software;    /* object, or ABSENT */
+  struct gcb_mvalue options;     /* object, or ABSENT */
+  bool has_probe;                /* run.mpi_probe present */
+  long long probe_bytes;         /* 8 when absent */
+  struct gcb_model_probe_pair *probe;
+  size_t nprobe;
+};
+
+/* ---- nodes, GPUs, ranks ------------------------------------------------ */
+
+/* A PCIe hop of a GPU's path (nodes[].topology.gpus[].pcie_path[]). */
+struct gcb_model_hop {
+  const char *busid;
+  long long gen, width; /* -1 when unknown */
+  double gbps;          /* NAN when unknown */
+};
+
+/* A GPU of a node's topology. Its identity is (node, busid). */
+struct gcb_model_gpu {
+  long long node;
+  long long index; /* topology index (bus id order) */
+  const char *busid, *model, *arch, *cpus;
+  long long numa;              /* -1 when unknown */
+  double link_gbps, host_gbps; /* NAN when unknown */
+  long long nvlinks;           /* -1 when unknown */
+  struct gcb_model_hop *hops;
+  size_t nhops;
+  const struct json_t *source; /* migration bridge: the topology entry */
+};
+
+/* A GPU's health as NVML saw it (nodes[].gpus[]). */
+struct gcb_model_health {
+  long long ordinal;
+  const char *bus_id, *name;
+  bool nvml;
+  double temp_c, power_w, power_limit_w;           /* NAN when null/absent */
+  double sm_clock_mhz, sm_clock_max_mhz;           /* NAN when null/absent */
+  long long ecc_uncorrected, pcie_gen, pcie_width; /* -1 when null/absent */
+  bool throttle_slowed;
+};
+
+struct gcb_model_nic {
+  const char *name, *busid;
+  long long numa; /* -1 when unknown */
+};
+
+struct gcb_model_node {
+  long long index;
+  const char *hostname, *cpu_model;
+  long long cores, pus, packages, numa_nodes, llc_bytes, memory_bytes;
+  long long *ranks; /* the ranks placed on it */
+  size_t nranks;
+  bool has_topology;
+  struct gcb_model_gpu *gpus; /* topology GPUs, in document order */
+  size_t ngpus;
+  struct gcb_model_nic *nics;
+  size_t nnics;
+  long long *numa; /* topology NUMA nodes' os_index */
+  size_t nnuma;
+  struct gcb_model_health *health; /* nodes[].gpus[] */
+  size_t nhealth;
+  const struct json_t *topology; /* migration bridge; NULL without */
+};
+
+struct gcb_model_rank {
+  long long rank, node, local_rank, pid;
+  const char *hostname;
+  const char *cpu_binding; /* "" when unbound */
+  long long bound_pus, cpu_threads;
+  long long numa; /* ranks[].numa, else device.numa_node; -1 */
+  bool has_device;
+  /* The device: index -1, "" and -1 when absent. device_name is NULL and
+   * device_memory_bytes -1 when the member is absent (compare tells an
+   * absent member from an empty one). */
+  long long device_index;
+  const char *device_bus_id;
+  const char *device_name;
+  long long device_memory_bytes;
+};
+
+/* ---- cases ------------------------------------------------------------- */
+
+/* A case's per-rank results: column c is num[c], n doubles (NaN for null;
+ * a boolean column 1 or 0), or NULL when the document has no such column;
+ * text columns (validation.method, telemetry.throttle_reasons) are str[c]
+ * (NULL elements for null). */
+struct gcb_model_columns {
+  size_t n;
+  const double *num[GCB_RC_COUNT];
+  const char *const *str[GCB_RC_COUNT];
+};
+
+struct gcb_model_summary {
+  long long ranks, min_rank, max_rank, late_rank;  /* -1 when absent */
+  double min, median, mean, max, stdev, imbalance; /* NAN when absent */
+  double wrong;                                    /* NAN when absent */
+  bool checked;
+  double time_min, time_mean, time_max;         /* summary.time_s; NAN */
+  double algbw, busbw, late_mean_s, late_max_s; /* NAN */
+};
+
+struct gcb_model_validation {
+  bool present;
+  bool checked;
+  bool passed, passed_present; /* passed_present: the member exists */
+  long long wrong;             /* 0 when absent */
+};
+
+struct gcb_model_case {
+  size_t index; /* in cases[] */
+  enum gcb_bench_kind kind;
+  const char *bench, *backend, *label, *unit, *counted;
+  double work_per_op, bus_factor; /* NAN when absent */
+  long long iterations, warmup;   /* -1 when absent */
+  /* Known parameters; NAN and "" when absent (or of another type). */
+  double size, bytes, count, m, n, k, src, dst;
+  const char *dtype, *op, *direction, *memory, *kernel, *path;
+  struct gcb_mvalue params; /* all of them, as an object (ABSENT: none) */
+  struct gcb_model_summary summary;
+  struct gcb_model_validation validation;
+  struct gcb_model_columns ranks;
+  const struct json_t *source; /* migration bridge: the case's tree */
+};
+
+/* ---- errors and skips -------------------------------------------------- */
+
+struct gcb_model_error {
+  long long rank; /* -1 when absent */
+  const char *bench, *label, *status, *message;
+};
+
+struct gcb_model_skip {
+  const char *bench, *label, *reason;
+};
+
+/* ---- the document ------------------------------------------------------ */
+
+struct gcb_model {
+  const char *name; /* the name it is shown by (its path) */
+  struct gcb_model_run run;
+  struct gcb_model_node *nodes; /* ordered by index */
+  size_t nnodes;
+  struct gcb_model_rank *ranks; /* ordered by rank */
+  size_t nranks;
+  struct gcb_model_case *cases; /* document order */
+  size_t ncases;
+  struct gcb_model_error *errors;
+  size_t nerrors;
+  struct gcb_model_skip *skips;
+  size_t nskips;
+  const struct json_t *source;    /* migration bridge: the document's root */
+  struct gcb__model_arena *arena; /* what the model owns */
+};
+
+/*
+ * Builds the model of a document gcb_results_read (or gcb_results_parse)
+ * accepted, shown by `name` (borrowed; NULL: ""). The document must
+ * outlive the model and not change while it lives. On success *out owns
+ * the model (free with gcb_model_free); on failure *out is NULL and the
+ * status is GCB_ENOMEM, the only way it fails (with its message in err).
+ */
+enum gcb_status gcb_model_from_results(const struct gcb_results *res,
+                                       const char *name, struct gcb_model **out,
+                                       struct gcb_err *err);
+
+/* The same from a validated tree (one built in memory, a converted
+ * tool's document): root as gcb_results_json gives it. */
+enum gcb_status gcb_model_from_json(const struct json_t *root, const char *name,
+                                    struct gcb_model **out,
+                                    struct gcb_err *err);
+
+/* NULL is a no-op. */
+void gcb_model_free(struct gcb_model *m);
+
+/* ---- lookups (the semantics of view.h over the model) ------------------ */
+
+/* The rank entry of `rank`, the node with `index`; NULL if none. */
+const struct gcb_model_rank *gcb_model_rank(const struct gcb_model *m,
+                                            long long rank);
+const struct gcb_model_node *gcb_model_node(const struct gcb_model *m,
+                                            long long index);
+
+/* Where a rank runs, as gcb_view_place gives it (view.h). */
+struct gcb_place;
+void gcb_model_place(const struct gcb_model *m, long long rank,
+                     struct gcb_place *out);
+
+/* Element i of column col of case c: NAN when null, absent or past the
+ * end (gcb_ranks_num); a boolean column's elements are 1 and 0. */
+double gcb_model_col(const struct gcb_model_case *c, enum gcb_rank_col col,
+                     size_t i);
+
+/* The rank number of entry i (column rank), or def. */
+long long gcb_model_col_rank(const struct gcb_model_case *c, size_t i,
+                             long long def);
+
+/* The keys and titles of view.h over a typed case, byte for byte:
+ * gcb_view_case_key, _except, gcb_view_sweep_key, gcb_view_case_title. */
+void gcb_model_case_key(const struct gcb_model_case *c, char *buf, size_t size);
+void gcb_model_case_key_except(const struct gcb_model_case *c,
+                               const char *const *skip, char *buf, size_t size);
+void gcb_model_sweep_key(const struct gcb_model_case *c, char *buf,
+                         size_t size);
+void gcb_model_case_title(const struct gcb_model_case *c, char *buf,
+                          size_t size);
+
+/* A parameter as gcb_view_param_num / gcb_view_param_str read it. */
+double gcb_model_param_num(const struct gcb_model_case *c, const char *key);
+const char *gcb_model_param_str(const struct gcb_model_case *c,
+                                const char *key);
+
+/* Whether a case times latency rather than a rate (an op "latency" or
+ * "barrier", a direction "latency", a numeric size 0): the definition of
+ * gcb_case_is_latency (reports/analysis/diagnose.h) over the model. */
+bool gcb_model_case_is_latency(const struct gcb_model_case *c);
+
+/* The topology GPU of node `node` with that index, or by bus id (any form
+ * common/busid.h parses); NULL if none. */
+const struct gcb_model_gpu *gcb_model_gpu(const struct gcb_model *m,
+                                          long long node, long long index);
+const struct gcb_model_gpu *gcb_model_gpu_by_busid(const struct gcb_model *m,
+                                                   long long node,
+                                                   const char *busid);
+
+#endif

@@ -1,0 +1,366 @@
+/*
+ * The typed model of a results document (reports/document/model.h): on the
+ * committed fixtures (schema 1 and 2, gcbench's own and a converted
+ * tool's, read with per-rank columns as arrays and compact), every case,
+ * every column element and every rank gives what view.h, ranks.h and
+ * topo_view.h give; compact columns of doubles are borrowed, not copied;
+ * absent optional sections read as their documented fallbacks.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "reports/analysis/diagnose.h"
+#include "reports/document/model.h"
+#include "reports/document/results_int.h"
+#include "reports/document/topo_view.h"
+#include "reports/interop/interop.h"
+#include "tests/reports/report_fixture.h"
+
+/* NAN equals NAN; otherwise bit for bit (the model copies, never
+ * recomputes). */
+static bool same_num(double a, double b) {
+  return (isnan(a) && isnan(b)) || memcmp(&a, &b, sizeof a) == 0;
+}
+
+static void expect_keys(const json_t *c, const struct gcb_model_case *mc,
+                        const char *doc) {
+  char a[GCB_VIEW_SWEEP_KEY], b[GCB_VIEW_SWEEP_KEY];
+  gcb_view_case_key(c, a, sizeof a);
+  gcb_model_case_key(mc, b, sizeof b);
+  cr_expect_str_eq(b, a, "%s: case key", doc);
+  gcb_view_sweep_key(c, a, sizeof a);
+  gcb_model_sweep_key(mc, b, sizeof b);
+  cr_expect_str_eq(b, a, "%s: sweep key", doc);
+  gcb_view_case_title(c, a, sizeof a);
+  gcb_model_case_title(mc, b, sizeof b);
+  cr_expect_str_eq(b, a, "%s: title", doc);
+  /* truncated keys cut at the same byte */
+  gcb_view_case_key(c, a, 12);
+  gcb_model_case_key(mc, b, 12);
+  cr_expect_str_eq(b, a, "%s: short key", doc);
+}
+
+static void expect_params(const json_t *c, const struct gcb_model_case *mc,
+                          const char *doc) {
+  const char *key;
+  const json_t *v;
+  size_t n = 0;
+  json_object_foreach(json_object_get(c, "params"), key, v) {
+    cr_expect(
+        same_num(gcb_model_param_num(mc, key), gcb_view_param_num(c, key)),
+        "%s: param %s", doc, key);
+    cr_expect_str_eq(gcb_model_param_str(mc, key), gcb_view_param_str(c, key),
+                     "%s: param %s", doc, key);
+    n++;
+  }
+  cr_expect_eq(mc->params.n, n, "%s: params", doc);
+  static const char *const known[] = {"size",      "m",    "dtype", "op",
+                                      "direction", "path", "nope"};
+  for (size_t i = 0; i < sizeof known / sizeof *known; i++)
+    cr_expect(same_num(gcb_model_param_num(mc, known[i]),
+                       gcb_view_param_num(c, known[i])),
+              "%s: %s", doc, known[i]);
+  cr_expect(same_num(mc->size, gcb_view_param_num(c, "size")));
+  cr_expect_str_eq(mc->op, gcb_view_param_str(c, "op"));
+  cr_expect_eq(gcb_model_case_is_latency(mc), gcb_case_is_latency(c), "%s",
+               doc);
+}
+
+static void expect_summary(const json_t *c, const struct gcb_model_case *mc,
+                           const char *doc) {
+  const json_t *s = gcb_view_obj(c, "summary");
+  static const char *const fields[] = {"min",   "median", "mean",
+                                       "max",   "stdev",  "imbalance",
+                                       "busbw", "algbw",  "late_mean_s"};
+  const double got[] = {
+      mc->summary.min,   mc->summary.median, mc->summary.mean,
+      mc->summary.max,   mc->summary.stdev,  mc->summary.imbalance,
+      mc->summary.busbw, mc->summary.algbw,  mc->summary.late_mean_s};
+  for (size_t i = 0; i < sizeof fields / sizeof *fields; i++)
+    cr_expect(same_num(got[i], gcb_view_num(s, fields[i])), "%s: summary.%s",
+              doc, fields[i]);
+  cr_expect_eq(mc->summary.ranks, gcb_view_int(s, "ranks", -1));
+  cr_expect(same_num(mc->summary.time_mean,
+                     gcb_view_num(gcb_view_obj(s, "time_s"), "mean")));
+}
+
+/* Every element of every column, as ranks.h reads it. */
+static void expect_columns(const json_t *c, const struct gcb_model_case *mc,
+                           const char *doc) {
+  struct gcb_ranks r;
+  gcb_ranks_of(c, &r);
+  cr_assert_eq(mc->ranks.n, r.n, "%s: ranks", doc);
+  for (size_t col = 0; col < GCB_RC_COUNT; col++) {
+    enum gcb_rank_kind kind = gcb_rank_columns[col].kind;
+    bool present = r.col[col] != NULL && r.n > 0;
+    cr_expect_eq(mc->ranks.num[col] != NULL || mc->ranks.str[col] != NULL,
+                 present, "%s: column %zu present", doc, col);
+    for (size_t i = 0; i < r.n + 1; i++) { /* one past the end too */
+      if (kind == GCB_RK_STR_NULLABLE) {
+        const char *s =
+            mc->ranks.str[col] && i < r.n ? mc->ranks.str[col][i] : NULL;
+        cr_expect_str_eq(s ? s : "", gcb_ranks_str(&r, col, i), "%s: %zu/%zu",
+                         doc, col, i);
+      } else if (kind == GCB_RK_BOOL || kind == GCB_RK_BOOL_NULLABLE) {
+        cr_expect_eq(gcb_model_col(mc, col, i) == 1, gcb_ranks_true(&r, col, i),
+                     "%s: %zu/%zu", doc, col, i);
+      } else {
+        cr_expect(
+            same_num(gcb_model_col(mc, col, i), gcb_ranks_num(&r, col, i)),
+            "%s: %zu/%zu", doc, col, i);
+      }
+    }
+  }
+  for (size_t i = 0; i < r.n; i++)
+    cr_expect_eq(gcb_model_col_rank(mc, i, -7),
+                 gcb_ranks_int(&r, GCB_RC_RANK, i, -7));
+}
+
+static void expect_place(const json_t *root, const struct gcb_model *m,
+                         long long rank, const char *doc) {
+  struct gcb_place a, b;
+  gcb_view_place(root, rank, &a);
+  gcb_model_place(m, rank, &b);
+  cr_expect_eq(b.node, a.node, "%s: rank %lld node", doc, rank);
+  cr_expect_eq(b.gpu, a.gpu, "%s: rank %lld gpu", doc, rank);
+  cr_expect_eq(b.numa, a.numa, "%s: rank %lld numa", doc, rank);
+  cr_expect_str_eq(b.hostname, a.hostname, "%s: rank %lld", doc, rank);
+  cr_expect_str_eq(b.bus_id, a.bus_id, "%s: rank %lld", doc, rank);
+}
+
+static void expect_nodes(const json_t *root, const struct gcb_model *m,
+                         const char *doc) {
+  cr_expect_eq(m->nnodes, json_array_size(json_object_get(root, "nodes")));
+  for (size_t i = 0; i < m->nnodes; i++) {
+    const struct gcb_model_node *n = &m->nodes[i];
+    const json_t *topo = gcb_topo_view(root, n->index);
+    cr_expect_eq(gcb_model_node(m, n->index), n, "%s: node %zu", doc, i);
+    cr_expect_str_eq(n->hostname,
+                     gcb_view_str(gcb_view_node(root, n->index), "hostname"));
+    cr_expect_eq(n->has_topology, topo != NULL);
+    cr_expect_eq(n->ngpus, json_array_size(json_object_get(topo, "gpus")));
+    for (long long g = -1; g <= (long long)n->ngpus; g++) {
+      const json_t *tg = gcb_topo_view_gpu(topo, g);
+      const struct gcb_model_gpu *mg = gcb_model_gpu(m, n->index, g);
+      cr_expect_eq(mg != NULL, tg != NULL, "%s: node %zu gpu %lld", doc, i, g);
+      if (mg == NULL || tg == NULL)
+        continue;
+      cr_expect_str_eq(mg->busid, gcb_view_str(tg, "busid"));
+      cr_expect_eq(mg->node, n->index, "a GPU is (node, bus id)");
+      cr_expect(same_num(mg->host_gbps, gcb_topo_view_host_gbps(tg)));
+      cr_expect_eq(gcb_model_gpu_by_busid(m, n->index, mg->busid), mg);
+      cr_expect_eq(gcb_topo_view_gpu_by_busid(topo, mg->busid), mg->index);
+    }
+  }
+}
+
+/* The whole document against the view. */
+static void expect_model(const json_t *root, const char *doc) {
+  struct gcb_doc d = fx_doc_of(doc, root);
+  const struct gcb_model *m = d.model;
+  const json_t *cases = json_object_get(root, "cases"), *c;
+  size_t i;
+  cr_assert_eq(m->ncases, json_array_size(cases), "%s", doc);
+  cr_expect_str_eq(m->run.status,
+                   gcb_view_str(gcb_view_obj(root, "run"), "status"));
+  cr_expect_str_eq(m->run.backend,
+                   gcb_view_str(gcb_view_obj(root, "run"), "backend"));
+  cr_expect_str_eq(m->run.schema, gcb_view_str(root, "schema"));
+  json_array_foreach(cases, i, c) {
+    const struct gcb_model_case *mc = &m->cases[i];
+    cr_expect_eq(mc->source, c);
+    cr_expect_str_eq(mc->bench, gcb_view_str(c, "bench"), "%s", doc);
+    cr_expect_str_eq(mc->unit, gcb_view_str(c, "unit"), "%s", doc);
+    cr_expect_str_eq(mc->backend, gcb_view_str(c, "backend"), "%s", doc);
+    cr_expect_eq(mc->kind, gcb_bench_kind_find(mc->bench));
+    expect_keys(c, mc, doc);
+    expect_params(c, mc, doc);
+    expect_summary(c, mc, doc);
+    expect_columns(c, mc, doc);
+  }
+  for (long long r = -1; r <= (long long)m->nranks + 2; r++)
+    expect_place(root, m, r, doc);
+  expect_nodes(root, m, doc);
+  cr_expect_eq(m->nerrors, json_array_size(json_object_get(root, "errors")));
+  cr_expect_eq(m->nskips, json_array_size(json_object_get(root, "skipped")));
+  fx_doc_free(&d);
+}
+
+static const char *const fixtures[] = {
+    "report-fixture.json",   /* schema 1, several benches */
+    "report-baseline.json",  /* schema 1 */
+    "report-gpu8.json",      /* schema 1, topology, 8 GPUs */
+    "results-valid.json",    /* schema 1 */
+    "results-valid-v2.json", /* schema 2 */
+};
+
+Test(model, gives_the_views_values_on_every_fixture_arrays_and_compact) {
+  for (size_t f = 0; f < sizeof fixtures / sizeof *fixtures; f++) {
+    char path[512];
+    size_t len;
+    snprintf(path, sizeof path, "%s/%s", GCB_TEST_DATA, fixtures[f]);
+    char *text = fx_slurp(path, &len);
+    cr_assert_not_null(text, "%s", path);
+    /* compact_min 1: every numeric column compact; SIZE_MAX: none */
+    const size_t compact[] = {SIZE_MAX, 1};
+    for (size_t k = 0; k < 2; k++) {
+      struct gcb_results *r = NULL;
+      struct gcb_err err = {0};
+      cr_assert_eq(gcb__results_parse_compact(text, len, fixtures[f],
+                                              compact[k], &r, &err),
+                   GCB_OK, "%s", err.msg);
+      expect_model(gcb_results_json(r), fixtures[f]);
+      gcb_results_free(r);
+    }
+    free(text);
+  }
+}
+
+Test(model, gives_the_views_values_on_a_converted_tools_document) {
+  static const char *const files[] = {
+      "interop/nccl-tests-allreduce.json",
+      "interop/dcgm-nvbandwidth-v0.5-1gpu.json"};
+  for (size_t f = 0; f < sizeof files / sizeof *files; f++) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", GCB_TEST_DATA, files[f]);
+    struct gcb_results *r = NULL;
+    struct gcb_err err = {0};
+    cr_assert_eq(gcb_interop_read(path, NULL, 0, &r, NULL, &err), GCB_OK, "%s",
+                 err.msg);
+    expect_model(gcb_results_json(r), files[f]);
+    gcb_results_free(r);
+  }
+}
+
+/* A compact column of doubles is the document's own block, not a copy;
+ * integer columns become doubles. */
+Test(model, compact_columns_of_doubles_are_borrowed) {
+  char path[512];
+  size_t len = 0;
+  snprintf(path, sizeof path, "%s/results-valid-v2.json", GCB_TEST_DATA);
+  char *text = fx_slurp(path, &len);
+  struct gcb_results *r = NULL;
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb__results_parse_compact(text, len, "v2.json", 1, &r, &err),
+               GCB_OK, "%s", err.msg);
+  struct gcb_model *m = NULL;
+  cr_assert_eq(gcb_model_from_results(r, "v2.json", &m, &err), GCB_OK);
+  const json_t *c =
+      json_array_get(json_object_get(gcb_results_json(r), "cases"), 0);
+  struct gcb_ranks pr;
+  gcb_ranks_of(c, &pr);
+  cr_assert_eq(pr.store[GCB_RC_TIME_MEDIAN], GCB_RS_REAL);
+  cr_expect_eq((const void *)m->cases[0].ranks.num[GCB_RC_TIME_MEDIAN],
+               (const void *)pr.data[GCB_RC_TIME_MEDIAN]);
+  cr_assert_eq(pr.store[GCB_RC_RANK], GCB_RS_INT);
+  cr_expect_neq((const void *)m->cases[0].ranks.num[GCB_RC_RANK],
+                (const void *)pr.data[GCB_RC_RANK]);
+  for (size_t i = 0; i < pr.n; i++)
+    cr_expect_eq(gcb_model_col(&m->cases[0], GCB_RC_RANK, i),
+                 (double)gcb_ranks_int(&pr, GCB_RC_RANK, i, -1));
+  gcb_model_free(m);
+  gcb_results_free(r);
+  free(text);
+}
+
+/* A document without the optional parts: no topology, no lateness, no
+ * telemetry, no probe, a rank without a device. */
+Test(model, absent_optional_fields_read_as_their_fallbacks) {
+  const double figs[] = {100, 90};
+  json_t *doc = fx_doc(2, 1, 4, "Test CPU");
+  fx_add_case(doc, fx_case("gemm", "fp32", "{\"dtype\": \"fp32\", \"m\": 64}",
+                           "GFLOP/s", figs, 2, 0.01, NULL));
+  json_object_del(json_array_get(json_object_get(doc, "ranks"), 1), "device");
+  fx_check_valid(doc);
+  struct gcb_doc d = fx_doc_of("x.json", doc);
+  const struct gcb_model *m = d.model;
+  const struct gcb_model_case *c = &m->cases[0];
+  cr_expect_null(c->ranks.num[GCB_RC_LATE_MEDIAN]);
+  cr_expect_null(c->ranks.num[GCB_RC_TELEM_SM_MEAN]);
+  cr_expect(isnan(gcb_model_col(c, GCB_RC_LATE_MEDIAN, 0)));
+  cr_expect(isnan(gcb_model_col(c, GCB_RC_TIME_MEDIAN, 99)), "past the end");
+  cr_expect(isnan(c->summary.busbw));
+  cr_expect(isnan(c->size), "no size param");
+  cr_expect_str_eq(c->op, "");
+  cr_expect_eq(c->m, 64);
+  cr_expect_eq(c->kind, GCB_BENCH_GEMM);
+  cr_expect_not(m->run.has_probe);
+  cr_expect_eq(m->run.nprobe, 0);
+  cr_expect_eq(m->run.probe_bytes, 8);
+  cr_expect_not(m->nodes[0].has_topology);
+  cr_expect_null(gcb_model_gpu(m, 0, 0));
+  cr_expect_null(gcb_model_node(m, 5));
+  cr_expect_null(gcb_model_rank(m, -1));
+  const struct gcb_model_rank *r1 = gcb_model_rank(m, 1);
+  cr_assert_not_null(r1);
+  cr_expect_not(r1->has_device);
+  cr_expect_null(r1->device_name, "absent, not empty");
+  cr_expect_eq(r1->device_index, -1);
+  cr_expect_eq(r1->device_memory_bytes, -1);
+  struct gcb_place p;
+  gcb_model_place(m, 1, &p);
+  cr_expect_eq(p.gpu, -1);
+  cr_expect_str_eq(p.bus_id, "");
+  gcb_model_place(m, 9, &p);
+  cr_expect_eq(p.node, -1);
+  cr_expect_str_eq(p.hostname, "");
+  cr_expect_eq(gcb_mvalue_get(&m->run.software, "nope")->type, GCB_MV_ABSENT);
+  fx_doc_free(&d);
+  json_decref(doc);
+}
+
+/* Free-form values compare as json_equal does and quote as compare's
+ * notes always quoted them. */
+Test(model, free_form_values_compare_as_jansson_does) {
+  static const struct {
+    const char *a, *b;
+    bool equal;
+  } rows[] = {
+      {"1", "1", true},
+      {"1", "1.0", false}, /* an integer is no real */
+      {"\"x\"", "\"x\"", true},
+      {"\"x\"", "\"y\"", false},
+      {"{\"a\": 1, \"b\": [1, 2]}", "{\"b\": [1, 2], \"a\": 1}", true},
+      {"{\"a\": 1}", "{\"a\": 1, \"b\": 2}", false},
+      {"null", "false", false},
+      {"true", "true", true},
+      {"[1, 2]", "[2, 1]", false},
+  };
+  for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+    char text[256];
+    snprintf(text, sizeof text, "{\"a\": %s, \"b\": %s}", rows[i].a, rows[i].b);
+    json_t *opts = json_loads(text, JSON_DECODE_ANY, NULL);
+    cr_assert_not_null(opts, "%s", text);
+    json_t *doc = fx_doc(1, 1, 2, "Test CPU");
+    json_object_set_new(doc, "options", opts);
+    struct gcb_doc d = fx_doc_of("x.json", doc);
+    const struct gcb_mvalue *o = &d.model->run.options;
+    const struct gcb_mvalue *a = gcb_mvalue_get(o, "a"),
+                            *b = gcb_mvalue_get(o, "b");
+    cr_expect_eq(gcb_mvalue_equal(a, b), rows[i].equal, "%s vs %s", rows[i].a,
+                 rows[i].b);
+    cr_expect_eq(
+        gcb_mvalue_equal(a, b),
+        json_equal(json_object_get(opts, "a"), json_object_get(opts, "b")) != 0,
+        "as json_equal: %s vs %s", rows[i].a, rows[i].b);
+    char *dump =
+        json_dumps(json_object_get(opts, "a"), JSON_COMPACT | JSON_ENCODE_ANY);
+    if (!json_is_string(json_object_get(opts, "a")))
+      cr_expect_str_eq(a->text, dump);
+    free(dump);
+    fx_doc_free(&d);
+    json_decref(doc);
+  }
+}
+
+Test(model, bench_kinds_have_unique_names_that_read_back) {
+  for (size_t k = 1; k < GCB_BENCH_COUNT; k++) {
+    cr_expect_neq(gcb_bench_kinds[k].name[0], '\0');
+    cr_expect_eq(gcb_bench_kind_find(gcb_bench_kinds[k].name), k, "%s",
+                 gcb_bench_kinds[k].name);
+  }
+  cr_expect_eq(gcb_bench_kind_find("no-such-bench"), GCB_BENCH_UNKNOWN);
+  
+}
