@@ -594,10 +594,10 @@ Test(cuda_burn_report, a_thermal_clock_drop_is_one_root_cause_with_its_onset) {
   cr_assert_eq(gcb_diagnose(&doc, 1, &f, &t, &dx, &err), GCB_OK, "%s", err.msg);
   size_t burn = 0;
   for (size_t i = 0; i < f.n; i++)
-    if (strncmp(f.items[i].kind, "burn-", 5) == 0 &&
+    if (strncmp(f.items[i].kind->name, "burn-", 5) == 0 &&
         f.items[i].severity != GCB_SEV_INFO) {
       burn++;
-      cr_expect_str_eq(f.items[i].kind, "burn-falloff", "%s",
+      cr_expect_str_eq(f.items[i].kind->name, "burn-falloff", "%s",
                        f.items[i].explanation);
       cr_expect_eq(f.items[i].where.rank, 1, "%s", f.items[i].explanation);
     }
