@@ -202,6 +202,51 @@ static long long dx_machine(const struct dx *x, int doc, long long node) {
 
 /* ---- components ---------------------------------------------------------- */
 
+/* The two GPUs of a pair link ("a->b" or "a<->b", by bus id or "GPU2"),
+ * whatever its direction; false for a host link, a NIC or a network path. */
+static bool pair_ends(const char *link, char *a, char *b, size_t size) {
+  const char *arrow = strstr(link, "<->"), *rest;
+  if (arrow != NULL)
+    rest = arrow + 3;
+  else if ((arrow = strstr(link, "->")) != NULL)
+    rest = arrow + 2;
+  else
+    return false;
+  size_t n = (size_t)(arrow - link);
+  if (n == 0 || n >= size || rest[0] == '\0' || strlen(rest) >= size ||
+      strcmp(rest, "host") == 0 || strchr(link, ' ') != NULL)
+    return false;
+  memcpy(a, link, n);
+  a[n] = '\0';
+  strcpy(b, rest);
+  return true;
+}
+
+/* Whether two links are one GPU pair: a pair is unordered, its directions
+ * and uni/bidir figures are evidence of the one pair. */
+static bool same_pair(const char *l1, const char *l2) {
+  char a1[32], b1[32], a2[32], b2[32];
+  if (!pair_ends(l1, a1, b1, sizeof a1) || !pair_ends(l2, a2, b2, sizeof a2))
+    return false;
+  return (strcmp(a1, a2) == 0 && strcmp(b1, b2) == 0) ||
+         (strcmp(a1, b2) == 0 && strcmp(b1, a2) == 0);
+}
+
+/* A pair seen in another direction (or uni and bidir) than its name says
+ * is named for both: "GPU 2 <-> GPU 6", "a<->b". */
+static void both_ways(struct gcb_component *k) {
+  char a[32], b[32], tmp[sizeof k->name];
+  const char *one = strstr(k->name, " -> ");
+  if (strstr(k->link, "<->") != NULL || !pair_ends(k->link, a, b, sizeof a))
+    return;
+  snprintf(k->link, sizeof k->link, "%s<->%s", a, b);
+  if (one != NULL) {
+    snprintf(tmp, sizeof tmp, "%.*s <-> %s", (int)(one - k->name), k->name,
+             one + 4);
+    gcb_view_copy(k->name, sizeof k->name, tmp);
+  }
+}
+
 static bool same_comp(const struct comp *a, const struct gcb_component *c,
                       int doc) {
   const struct gcb_component *k = &a->c;
@@ -212,7 +257,7 @@ static bool same_comp(const struct comp *a, const struct gcb_component *c,
     return c->bus_id[0] ? strcmp(k->bus_id, c->bus_id) == 0
                         : k->gpu == c->gpu && k->bus_id[0] == '\0';
   case GCB_COMP_LINK:
-    return strcmp(k->link, c->link) == 0;
+    return strcmp(k->link, c->link) == 0 || same_pair(k->link, c->link);
   case GCB_COMP_RANK:
     return a->doc == doc && k->rank == c->rank &&
            strcmp(k->ranks, c->ranks) == 0;
@@ -226,8 +271,11 @@ static bool same_comp(const struct comp *a, const struct gcb_component *c,
 
 static long dx_comp(struct dx *x, const struct gcb_component *c, int doc) {
   for (size_t i = 0; i < x->ncomps; i++)
-    if (same_comp(&x->comps[i], c, doc))
+    if (same_comp(&x->comps[i], c, doc)) {
+      if (c->kind == GCB_COMP_LINK && strcmp(x->comps[i].c.link, c->link))
+        both_ways(&x->comps[i].c);
       return (long)i;
+    }
   if (x->ncomps == x->capcomps) {
     size_t cap = x->capcomps ? 2 * x->capcomps : 16;
     struct comp *grown = realloc(x->comps, cap * sizeof *grown);
@@ -900,6 +948,30 @@ static size_t count_of(const struct dx *x, const struct gcb_root_cause *rc,
   return n;
 }
 
+/* The distinct cases of document doc among the evidence of family fam and
+ * kind `kind`: a case measured on 8 GPUs is one case, not 8, so the count
+ * set against that document's cases of the bench never exceeds them. */
+static size_t cases_of(const struct dx *x, const struct gcb_root_cause *rc,
+                       enum gcb_family fam, const struct gcb_kind *kind,
+                       int doc) {
+  size_t n = 0;
+  for (size_t k = 0; k < rc->nevidence; k++) {
+    const struct gcb_finding *f = &x->fs->items[rc->evidence[k]];
+    if (x->fam_of[rc->evidence[k]] != fam || f->kind != kind ||
+        f->where.doc != doc)
+      continue;
+    bool seen = false;
+    for (size_t j = 0; j < k && !seen; j++) {
+      const struct gcb_finding *g = &x->fs->items[rc->evidence[j]];
+      seen = x->fam_of[rc->evidence[j]] == fam && g->kind == kind &&
+             g->where.doc == doc &&
+             strcmp(g->where.subject, f->where.subject) == 0;
+    }
+    n += !seen;
+  }
+  return n;
+}
+
 /* The case's label without its bench ("fp8 8192x8192x8192"). */
 static const char *label_of(const struct gcb_finding *f) {
   const char *colon = strstr(f->where.subject, ": ");
@@ -1052,7 +1124,7 @@ static void slow(const struct dx *x, struct gcb_root_cause *rc,
                  const char *against) {
   char m[64], e[1];
   const json_t *c = dx_case(x, f);
-  size_t k = count_of(x, rc, fam, f->kind), all = 0;
+  size_t k = cases_of(x, rc, fam, f->kind, f->where.doc), all = 0;
   const json_t *cs;
   size_t i;
   json_array_foreach(json_object_get(x->docs[f->where.doc].root, "cases"), i,
@@ -1215,6 +1287,19 @@ static struct gcb_root_cause *new_cause(struct gcb_diagnosis *d,
   return rc;
 }
 
+/* A component's name as a person reads it: with its host whenever the
+ * documents hold more than one node, since a GPU is (node, bus id) and two
+ * nodes have the same "GPU 5 0000:bb:00.0". A name that says its host
+ * already ("node h1", "ranks 2-3 on h1") and one node's names stay. */
+static void name_host(const struct dx *x, struct gcb_component *c) {
+  if (x->out->nmachines < 2 || c->hostname[0] == '\0' ||
+      strstr(c->name, c->hostname) != NULL)
+    return;
+  char tmp[sizeof c->name + sizeof c->hostname + 4];
+  snprintf(tmp, sizeof tmp, "%s on %s", c->name, c->hostname);
+  gcb_view_copy(c->name, sizeof c->name, tmp);
+}
+
 /* One root cause per component that holds evidence, in the order their
  * first evidence comes; one pass over the findings. */
 static enum gcb_status build(struct dx *x) {
@@ -1239,8 +1324,10 @@ static enum gcb_status build(struct dx *x) {
     rc->severity = f->severity > rc->severity ? f->severity : rc->severity;
     rc->families |= 1u << x->fam_of[i];
   }
-  for (size_t r = 0; st == GCB_OK && r < x->out->n; r++)
+  for (size_t r = 0; st == GCB_OK && r < x->out->n; r++) {
     dx_state(x, &x->out->items[r]);
+    name_host(x, &x->out->items[r].comp);
+  }
   free(rc_of);
   return st;
 }

@@ -48,8 +48,9 @@ struct gcb_component {
   char ranks[96];
   long long gpu;
   char bus_id[32];
-  char link[64]; /* "0000:bb:00.0<->host", "0000:4c:00.0->0000:cb:00.0" */
-  char name[96]; /* as shown: "GPU 1 0000:3b:00.0", "GPU 5 <-> host" */
+  char link[64];  /* "0000:bb:00.0<->host", "0000:4c:00.0->0000:cb:00.0" */
+  char name[240]; /* as shown: "GPU 1 0000:3b:00.0", "GPU 5 <-> host";
+                     with " on HOST" when there is more than one node */
 };
 
 struct gcb_root_cause {

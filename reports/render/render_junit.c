@@ -370,8 +370,10 @@ static void components_suite(struct suite *s, const struct gcb_report *rep) {
       char name[320], fig[48];
       if (rc->comp.bus_id[0] != '\0')
         continue; /* a GPU row above holds it */
+      /* with several nodes the diagnosis's name says the host already */
+      bool named = rc->comp.hostname[0] == '\0' || d->nmachines > 1;
       snprintf(name, sizeof name, "%s%s%s %s", rc->comp.name,
-               rc->comp.hostname[0] ? " on " : "", rc->comp.hostname,
+               named ? "" : " on ", named ? "" : rc->comp.hostname,
                gcb_family_name(rc->family));
       gcb_fmt_scaled(rc->measured, rc->unit, fig, sizeof fig);
       enum gcb_cell st = rc->cleared                    ? GCB_CELL_CLEARED

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench/cli/report_text.h"
 #include "reports/analysis/diagnose.h"
@@ -245,6 +246,180 @@ Test(diagnose, a_node_whose_gpus_are_all_slow_is_one_node_root_cause) {
   done(&x);
 }
 
+/* "in k of n case(s)" counts cases, not findings: a node of 8 slow GPUs
+ * in every gemm case is 8 findings per case, and k never exceeds n. */
+Test(diagnose, a_slowdown_counts_the_cases_it_was_seen_in_not_its_findings) {
+  static const struct {
+    size_t ncases;    /* gemm cases, node 2 slow in each */
+    int slow_node;    /* -1: one GPU (rank 5) slow instead */
+    const char *says; /* in the summary */
+  } want[] = {
+      {4, 2, "in 4 of 4 case(s)"},
+      {2, 2, "in 2 of 2 case(s)"},
+      {3, -1, "in 3 of 3 case(s)"},
+  };
+  static const char *const dtypes[] = {"fp64", "tf32", "bf16", "fp8"};
+  for (size_t w = 0; w < sizeof want / sizeof want[0]; w++) {
+    double figs[32];
+    for (int r = 0; r < 32; r++) {
+      bool slow = want[w].slow_node >= 0 ? r / 8 == want[w].slow_node : r == 5;
+      figs[r] = (slow ? 820000 : 1000000) + 500.0 * (r % 3);
+    }
+    json_t *doc = fx_doc(32, 4, 16, "Test CPU");
+    for (size_t k = 0; k < want[w].ncases; k++) {
+      char params[64];
+      snprintf(params, sizeof params, "{\"dtype\": \"%s\"}", dtypes[k]);
+      fx_add_case(doc, fx_case("gemm", dtypes[k], params, "GFLOP/s", figs, 32,
+                               0.005, NULL));
+    }
+    struct dx x;
+    one_doc(&x, doc);
+    diagnose(&x);
+    cr_assert_eq(x.d.n, 1, "row %zu: %zu root causes", w, x.d.n);
+    cr_expect_not_null(strstr(x.d.items[0].summary, want[w].says),
+                       "row %zu: %s", w, x.d.items[0].summary);
+    done(&x);
+  }
+}
+
+/* A GPU is (node, bus id): the same GPU index and bus id slow on two nodes
+ * is two root causes, and with more than one node each name says its
+ * host; on one node the name is the GPU alone. */
+Test(diagnose,
+     the_same_gpu_slow_on_two_nodes_is_two_causes_each_naming_its_host) {
+  static const struct {
+    int nranks, nnodes;
+    int slow[2]; /* ranks; -1 none */
+    const char *names[2];
+    const char *hosts[2];
+  } want[] = {
+      {8,
+       2,
+       {1, 5},
+       {"GPU 1 0000:11:00.0 on node00", "GPU 1 0000:11:00.0 on node01"},
+       {"node00", "node01"}},
+      {4, 1, {1, -1}, {"GPU 1 0000:11:00.0", NULL}, {"node00", NULL}},
+  };
+  for (size_t w = 0; w < sizeof want / sizeof want[0]; w++) {
+    double figs[8];
+    for (int r = 0; r < want[w].nranks; r++)
+      figs[r] =
+          (r == want[w].slow[0] || r == want[w].slow[1] ? 600000 : 1000000) +
+          500.0 * (r % 3);
+    json_t *doc = fx_doc(want[w].nranks, want[w].nnodes, 16, "Test CPU");
+    fx_add_case(doc, gemm(figs, (size_t)want[w].nranks));
+    struct dx x;
+    one_doc(&x, doc);
+    diagnose(&x);
+    size_t n = want[w].names[1] != NULL ? 2 : 1;
+    cr_assert_eq(x.d.n, n, "row %zu: %zu root causes", w, x.d.n);
+    for (size_t k = 0; k < n; k++) {
+      const struct gcb_root_cause *rc = cause(&x, want[w].names[k]);
+      cr_assert_not_null(rc, "row %zu: no cause named %s (first: %s)", w,
+                         want[w].names[k], x.d.items[0].comp.name);
+      cr_expect_eq(rc->comp.kind, GCB_COMP_GPU);
+      cr_expect_str_eq(rc->comp.hostname, want[w].hosts[k]);
+      cr_expect_str_eq(rc->comp.bus_id, "0000:11:00.0");
+    }
+    done(&x);
+  }
+}
+
+/* Scales a p2p case's figures by f (and its times by 1/f). */
+static void slow_p2p(json_t *c, double f) {
+  json_t *sum = json_object_get(c, "summary"), *r;
+  static const char *const keys[] = {"min", "median", "mean", "max"};
+  for (size_t k = 0; k < 4; k++)
+    json_object_set_new(
+        sum, keys[k],
+        json_real(json_number_value(json_object_get(sum, keys[k])) * f));
+  size_t i;
+  json_array_foreach(json_object_get(c, "per_rank"), i, r) {
+    json_t *fig = json_object_get(r, "figure");
+    static const char *const figs[] = {"median", "best", "worst"};
+    for (size_t k = 0; k < 3; k++)
+      json_object_set_new(
+          fig, figs[k],
+          json_real(json_number_value(json_object_get(fig, figs[k])) * f));
+    json_object_set_new(
+        r, "figure_time_s",
+        json_real(json_number_value(json_object_get(r, "figure_time_s")) / f));
+  }
+}
+
+/* A GPU pair is unordered: pair (2,6) slow in both directions, one way and
+ * both ways at once, is one root cause named for both directions, each
+ * direction's finding its evidence. */
+Test(diagnose, a_pair_slow_both_ways_is_one_root_cause_with_each_direction) {
+  static const struct {
+    const char *label; /* the case made slow */
+    bool bidir;        /* a copy of it measured both ways at once */
+  } slow[] = {
+      {"GPU2->GPU6", false}, {"GPU6->GPU2", false}, {"GPU2->GPU6", true}};
+  json_error_t jerr;
+  json_t *doc = json_load_file(DATA("report-gpu8.json"), 0, &jerr);
+  cr_assert_not_null(doc, "%s", jerr.text);
+  json_t *cases = json_object_get(doc, "cases"), *c;
+  for (size_t k = 0; k < sizeof slow / sizeof slow[0]; k++) {
+    size_t i;
+    json_t *found = NULL;
+    json_array_foreach(cases, i, c) {
+      if (strcmp(json_string_value(json_object_get(c, "label")),
+                 slow[k].label) == 0)
+        found = c;
+    }
+    cr_assert_not_null(found, "%s", slow[k].label);
+    if (slow[k].bidir) {
+      found = json_deep_copy(found);
+      json_object_set_new(found, "label", json_string("GPU2<->GPU6"));
+      json_object_set_new(json_object_get(found, "params"), "direction",
+                          json_string("bidir"));
+      json_array_append_new(cases, found);
+    }
+    slow_p2p(found, 0.35);
+  }
+  /* read back as a file is, like the 8-GPU fixture */
+  char path[] = "/tmp/gcb-pair-XXXXXX";
+  int fd = mkstemp(path);
+  cr_assert_geq(fd, 0);
+  close(fd);
+  fx_write(doc, path);
+  json_decref(doc);
+  struct dx x;
+  struct gcb_err err = {0};
+  memset(&x, 0, sizeof x);
+  cr_assert_eq(gcb_interop_read(path, x.docs, 0, &x.res[0], NULL, &err), GCB_OK,
+               "%s", err.msg);
+  unlink(path);
+  x.docs[0] =
+      (struct gcb_doc){.name = "pair.json", .root = gcb_results_json(x.res[0])};
+  x.ndocs = 1;
+  diagnose(&x);
+  const struct gcb_root_cause *pair = NULL;
+  size_t pairs = 0;
+  for (size_t i = 0; i < x.d.n; i++) {
+    const struct gcb_root_cause *rc = &x.d.items[i];
+    if (rc->comp.kind == GCB_COMP_LINK && strstr(rc->comp.name, "GPU 2") &&
+        strstr(rc->comp.name, "GPU 6")) {
+      pairs++;
+      pair = rc;
+    }
+  }
+  cr_assert_eq(pairs, 1, "pair (2,6): %zu root causes", pairs);
+  cr_expect_str_eq(pair->comp.name, "GPU 2 <-> GPU 6");
+  cr_expect_not_null(strstr(pair->comp.link, "<->"), "%s", pair->comp.link);
+  size_t dirs = 0;
+  for (size_t k = 0; k < pair->nevidence; k++) {
+    const struct gcb_finding *f = &x.f.items[pair->evidence[k]];
+    dirs += strstr(f->where.subject, "GPU2->GPU6") != NULL ||
+            strstr(f->where.subject, "GPU6->GPU2") != NULL ||
+            strstr(f->where.subject, "GPU2<->GPU6") != NULL;
+  }
+  cr_expect_geq(dirs, 3, "each direction is evidence (%zu of %zu)", dirs,
+                pair->nevidence);
+  done(&x);
+}
+
 /* OpenBLAS falling back to its Prescott kernels on an AVX-512 CPU makes
  * every host GEMM figure several times too low: a root cause at the node,
  * beside whatever else the run shows, not one more piece of the run's
@@ -340,7 +515,7 @@ Test(diagnose, a_bad_nic_seen_only_in_inter_node_collectives_is_the_nic) {
   cr_assert_eq(x.d.n, 1, "%zu root causes", x.d.n);
   const struct gcb_root_cause *rc = &x.d.items[0];
   cr_expect_eq(rc->comp.kind, GCB_COMP_LINK);
-  cr_expect_str_eq(rc->comp.name, "NIC mlx5_0 0000:17:00.0");
+  cr_expect_str_eq(rc->comp.name, "NIC mlx5_0 0000:17:00.0 on node01");
   cr_expect_str_eq(rc->comp.hostname, "node01");
   cr_expect_str_eq(gcb_root_cause_state(rc), "fail",
                    "the collective's miss confirms it");
