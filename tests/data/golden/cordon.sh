@@ -4,13 +4,13 @@
 # A name that is a pod (an MPIJob worker) resolves to its node.
 set -e
 node_of() { kubectl get pod "$1" -o jsonpath='{.spec.nodeName}' 2>/dev/null || echo "$1"; }
-# gpu-node-01: gcbench: GPU 1 0000:2c:00.0 on gpu-node-01: wrong results in gemm: fp16 8192x8192x8192: 2 of 256 checked values wrong (largest error 0.5, tolerance 3e-05;
+# gpu-node-01: gcbench: GPU 1 0000:2c:00.0: wrong results in gemm: fp16 8192x8192x8192: 2 of 256 checked values wrong (largest error 0.5, tolerance 3e-05; relative error vs
 n=$(node_of 'gpu-node-01')
 kubectl cordon "$n"
 kubectl taint nodes "$n" gcbench=fail:NoSchedule --overwrite
-kubectl annotate node "$n" gcbench/reason='gcbench: GPU 1 0000:2c:00.0 on gpu-node-01: wrong results in gemm: fp16 8192x8192x8192: 2 of 256 checked values wrong (largest error 0.5, tolerance 3e-05;' --overwrite
-# gpu-node-02: gcbench: GPU 0 0000:1b:00.0 on gpu-node-02: GEMM 30 % below its peers in 1 of 2 case(s) (worst fp32 8192x8192x8192: 455 vs 651 TFLOP/s); 1 regression against
+kubectl annotate node "$n" gcbench/reason='gcbench: GPU 1 0000:2c:00.0: wrong results in gemm: fp16 8192x8192x8192: 2 of 256 checked values wrong (largest error 0.5, tolerance 3e-05; relative error vs' --overwrite
+# gpu-node-02: gcbench: GPU 0 0000:1b:00.0: GEMM 30 % below its peers in 1 of 2 case(s) (worst fp32 8192x8192x8192: 455 vs 651 TFLOP/s); 1 regression against the baseline; 2
 n=$(node_of 'gpu-node-02')
 kubectl cordon "$n"
 kubectl taint nodes "$n" gcbench=fail:NoSchedule --overwrite
-kubectl annotate node "$n" gcbench/reason='gcbench: GPU 0 0000:1b:00.0 on gpu-node-02: GEMM 30 % below its peers in 1 of 2 case(s) (worst fp32 8192x8192x8192: 455 vs 651 TFLOP/s); 1 regression against' --overwrite
+kubectl annotate node "$n" gcbench/reason='gcbench: GPU 0 0000:1b:00.0: GEMM 30 % below its peers in 1 of 2 case(s) (worst fp32 8192x8192x8192: 455 vs 651 TFLOP/s); 1 regression against the baseline; 2' --overwrite
