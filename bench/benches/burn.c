@@ -16,9 +16,9 @@
  * interval and the timeline so far is recorded.
  *
  * --with memory runs the backend's memory stream (triad) in a thread of
- * the rank beside the GEMM; --with collectives runs an allreduce of 1 MiB
- * over MPI at every interval boundary (docs/BURN.md says what each
- * loads). GCB_TEST_BURN_WRONG=RANK:SECOND (a test hook) makes RANK's
+ * the rank beside the GEMM; --with collectives keeps a non-blocking 1 MiB
+ * MPI allreduce in flight beside the GEMMs (coll_step; docs/BURN.md says
+ * what each loads). GCB_TEST_BURN_WRONG=RANK:SECOND (a test hook) makes RANK's
  * product wrong once, checked at the first boundary at or after SECOND.
  */
 #include <errno.h>
@@ -80,8 +80,8 @@ static const struct gcb_option burn_options[] = {
      "columns of A, rows of B (default: m)", NULL, 1, 0},
     {"with", 0, GCB_OPT_SET, offsetof(struct burn_opts, with), NULL, "LIST",
      "load beside the GEMM: memory (the backend's triad stream in a thread "
-     "of the rank), collectives (a 1 MiB MPI allreduce at each interval's "
-     "end)",
+     "of the rank), collectives (1 MiB MPI allreduces back to back, "
+     "non-blocking, beside the GEMMs)",
      with_names, 0, 0},
     {0},
 };
@@ -315,6 +315,12 @@ struct burn_run {
   bool no_check;    /* --no-check: no interval checks */
   bool planted;
   float *coll; /* --with collectives: the allreduce's buffer */
+  /* --with collectives: the allreduces' own communicator (so that their
+   * order never meets the stop vote's on the world), the one in flight,
+   * and how many this rank started. */
+  MPI_Comm coll_comm;
+  MPI_Request coll_req;
+  long coll_started;
   int threads; /* what cpu_util divides by */
 };
 
@@ -388,6 +394,53 @@ void gcb__burn_reading_points(const struct gcb_burn_reading *rd,
   point[GCB_BURN_XID] = counter(rd->xid);
 }
 
+/*
+ * --with collectives: keeps one 1 MiB allreduce in flight beside the
+ * GEMMs, as a data-parallel job overlaps its gradients' allreduce with
+ * compute: tested after each GEMM (MPI here is funneled through this
+ * thread, so it progresses when tested, as a framework's polling does),
+ * and the next started when one completes. Ranks start them at their own
+ * pace, but each needs every rank's previous one, so their counts differ
+ * by one at most (coll_drain).
+ */
+static enum gcb_status coll_step(struct burn_run *r) {
+  int done = 1;
+  if (r->coll_req != MPI_REQUEST_NULL) {
+    int rc = MPI_Test(&r->coll_req, &done, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS)
+      return gcb_mpi_err(&r->ctx->err, rc, "MPI_Test (--with collectives)");
+  }
+  if (!done)
+    return GCB_OK;
+  r->coll_started++;
+  return gcb_mpi_err(&r->ctx->err,
+                     MPI_Iallreduce(MPI_IN_PLACE, r->coll, COLL_FLOATS,
+                                    MPI_FLOAT, MPI_SUM, r->coll_comm,
+                                    &r->coll_req),
+                     "MPI_Iallreduce (--with collectives)");
+}
+
+/* After the burn: the ranks that started one allreduce fewer start it,
+ * so that every one in flight completes. Collective. */
+static enum gcb_status coll_drain(struct burn_run *r) {
+  if (r->coll_comm == MPI_COMM_NULL)
+    return GCB_OK;
+  long most = 0;
+  enum gcb_status st = gcb_mpi_err(
+      &r->ctx->err,
+      MPI_Allreduce(&r->coll_started, &most, 1, MPI_LONG, MPI_MAX,
+                    r->ctx->world),
+      "MPI_Allreduce (--with collectives: the allreduces started)");
+  if (st == GCB_OK && r->coll_started < most) {
+    if (r->coll_req != MPI_REQUEST_NULL)
+      MPI_Wait(&r->coll_req, MPI_STATUS_IGNORE);
+    st = coll_step(r);
+  }
+  if (r->coll_req != MPI_REQUEST_NULL)
+    MPI_Wait(&r->coll_req, MPI_STATUS_IGNORE);
+  return st;
+}
+
 /* The intervals, until --duration or until the ranks agree to stop. */
 static enum gcb_status burn_loop(struct burn_run *r, struct gcb_timing *t,
                                  atomic_int *stop) {
@@ -406,13 +459,10 @@ static enum gcb_status burn_loop(struct burn_run *r, struct gcb_timing *t,
     while (st == GCB_OK && (now = now_s(CLOCK_MONOTONIC)) < end) {
       st = g->run(g->state, 1, &seconds, &ctx->err);
       count++;
+      if (st == GCB_OK && r->coll != NULL)
+        st = coll_step(r);
       gcb_watchdog_step(ctx->watchdog);
     }
-    if (st == GCB_OK && r->coll != NULL)
-      st = gcb_mpi_err(&ctx->err,
-                       MPI_Allreduce(MPI_IN_PLACE, r->coll, COLL_FLOATS,
-                                     MPI_FLOAT, MPI_SUM, ctx->world),
-                       "MPI_Allreduce (--with collectives)");
     now = now_s(CLOCK_MONOTONIC);
     double cpu = now_s(CLOCK_PROCESS_CPUTIME_ID);
     interval_points(r, i, count, now - prev, cpu - cpu_prev);
@@ -506,6 +556,8 @@ static enum gcb_status burn_measure(struct gcb_ctx *ctx, const void *opts,
                        .no_check = t->no_check,
                        .threads = ctx->cpu_threads +
                                   ((o->with & WITH_MEMORY) ? 1 : 0)};
+  r.coll_comm = MPI_COMM_NULL;
+  r.coll_req = MPI_REQUEST_NULL;
   struct streamer m = {.op = &r.b->stream};
   atomic_int stop = 0;
   double seconds;
@@ -535,9 +587,20 @@ static enum gcb_status burn_measure(struct gcb_ctx *ctx, const void *opts,
       st = gcb_err_set(err, GCB_EIO, "--with memory: cannot start a thread");
   }
   st = gcb_context_agree(ctx, st);
+  if (st == GCB_OK && r.coll != NULL)
+    st = gcb_mpi_err(err, MPI_Comm_dup(ctx->world, &r.coll_comm),
+                     "MPI_Comm_dup (--with collectives)");
+  st = gcb_context_agree(ctx, st);
   if (st == GCB_OK)
     st = burn_loop(&r, t, &stop);
   streamer_stop(&m);
+  if (r.coll_comm != MPI_COMM_NULL) {
+    /* Every rank reaches this (an error on one is agreed on below only
+     * after): the allreduces in flight complete before their buffer goes. */
+    enum gcb_status drained = coll_drain(&r);
+    st = st == GCB_OK ? drained : st;
+    MPI_Comm_free(&r.coll_comm);
+  }
   st = gcb_context_agree(ctx, st);
   if (st == GCB_OK)
     st = gather_rows(&r);
