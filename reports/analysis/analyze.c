@@ -45,7 +45,7 @@ struct gcb_finding *gcb_findings_push(struct gcb_findings *l,
   f->measured = f->expected = f->cost = NAN;
   f->check = -1;
   f->metric = NULL;
-  f->case_json = NULL;
+  f->bench_case = NULL;
   return f;
 }
 

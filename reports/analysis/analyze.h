@@ -18,6 +18,7 @@
 
 #include "common/status.h"
 #include "reports/analysis/kinds.h"
+#include "reports/document/model.h"
 #include "reports/document/view.h"
 
 enum gcb_severity { GCB_SEV_INFO, GCB_SEV_WARN, GCB_SEV_FAIL };
@@ -48,8 +49,9 @@ struct gcb_finding {
   double cost;             /* fraction of a synchronous job's time lost; NAN */
   int check;               /* index of the criteria check; -1 */
   const char *metric;      /* criterion: the missed bound's metric; NULL */
-  const json_t *case_json; /* the case, borrowed from its document; NULL
-                              when the rule did not record it */
+  /* The case, borrowed from its document's model; NULL when the rule did
+   * not record it. */
+  const struct gcb_model_case *bench_case;
   char explanation[320];
   char suggestion[320];
 };

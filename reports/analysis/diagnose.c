@@ -313,8 +313,8 @@ typedef bool locate_fn(const struct dx *x, size_t i, struct gcb_component *c,
 /* ---- helpers ------------------------------------------------------------- */
 
 static const json_t *dx_case(const struct dx *x, const struct gcb_finding *f) {
-  if (f->case_json != NULL)
-    return f->case_json;
+  if (f->bench_case != NULL)
+    return f->bench_case->source;
   if (f->where.doc < 0 || (size_t)f->where.doc >= x->ndocs ||
       f->where.subject[0] == '\0')
     return NULL;
@@ -1192,7 +1192,7 @@ static void statement(const struct dx *x, struct gcb_root_cause *rc,
     late(rc, f);
     return;
   case GCB_SAY_CHECK:
-    if (f->case_json != NULL) {
+    if (f->bench_case != NULL) {
       say(rc, "%s (%s)", f->explanation, f->where.subject);
       return;
     }

@@ -192,7 +192,7 @@ static struct gcb_finding *push_at(const struct burn_case *b,
   if (i < b->nranks)
     gcb_finding_at_rank(f, b->cx->index, b->cx->doc->root, b->rank_id[i]);
   gcb_view_case_title(b->c, f->where.subject, sizeof f->where.subject);
-  f->case_json = b->c;
+  f->bench_case = gcb_model_case_of_source(b->cx->doc->model, b->c);
   return f;
 }
 

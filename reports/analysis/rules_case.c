@@ -37,7 +37,7 @@ static struct gcb_finding *case_push(const struct gcb__rule_ctx *cx,
     gcb_finding_at_rank(f, cx->index, cx->doc->root, rank);
   if (f != NULL) {
     gcb_view_case_title(c, f->where.subject, sizeof f->where.subject);
-    f->case_json = c;
+    f->bench_case = gcb_model_case_of_source(cx->doc->model, c);
   }
   return f;
 }

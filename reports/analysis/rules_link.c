@@ -155,7 +155,7 @@ static enum gcb_status link_finding(const struct gcb__rule_ctx *cx,
   const char *dir = gcb_view_param_str(c, "direction");
   gcb_finding_at_rank(f, cx->index, cx->doc->root, rank);
   gcb_view_case_title(c, f->where.subject, sizeof f->where.subject);
-  f->case_json = c;
+  f->bench_case = gcb_model_case_of_source(cx->doc->model, c);
   snprintf(f->where.link, sizeof f->where.link, "%s<->host",
            f->where.bus_id[0] ? f->where.bus_id : "GPU");
   f->measured = x;

@@ -85,7 +85,7 @@ static enum gcb_status report(const struct gcb__rule_ctx *cx,
   snprintf(f->where.link, sizeof f->where.link, "%s%s%s", a,
            gcb__p2p_arrow(p->c), b);
   gcb_view_case_title(p->c, f->where.subject, sizeof f->where.subject);
-  f->case_json = p->c;
+  f->bench_case = gcb_model_case_of_source(cx->doc->model, p->c);
   f->measured = p->m.value;
   f->expected = expected;
   f->cost = 1 - p->m.value / expected;

@@ -81,7 +81,7 @@ static struct gcb_finding *push_at(const struct gcb__rule_ctx *cx,
   if (f != NULL) {
     gcb_finding_at_rank(f, cx->index, cx->doc->root, h->rank);
     gcb_view_case_title(h->c, f->where.subject, sizeof f->where.subject);
-    f->case_json = h->c;
+    f->bench_case = gcb_model_case_of_source(cx->doc->model, h->c);
   }
   return f;
 }
@@ -132,10 +132,10 @@ static bool explainers_of(const struct gcb__rule_ctx *cx,
     return false;
   for (size_t i = 0; i < cx->out->n; i++) {
     const struct gcb_finding *f = &cx->out->items[i];
-    if (f->where.doc != cx->index || f->case_json == NULL ||
+    if (f->where.doc != cx->index || f->bench_case == NULL ||
         !f->kind->explains_imbalance)
       continue;
-    gcb_view_sweep_key(f->case_json, key, sizeof key);
+    gcb_model_sweep_key(f->bench_case, key, sizeof key);
     e->x[e->n] =
         (struct explainer){.rank = f->where.rank, .sweep = strdup(key)};
     if (e->x[e->n].sweep == NULL) {

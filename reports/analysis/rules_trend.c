@@ -146,7 +146,7 @@ static struct gcb_finding *push_row(const struct gcb__rule_ctx *cx,
     return NULL;
   f->where.doc = cx->index;
   gcb_view_case_title(x->c, f->where.subject, sizeof f->where.subject);
-  f->case_json = x->c;
+  f->bench_case = gcb_model_case_of_source(cx->doc->model, x->c);
   f->measured = x->t * 1e6;
   f->expected = expected * 1e6;
   f->cost = 1 - expected / x->t;

@@ -243,7 +243,7 @@ static enum gcb_status miss(struct eval *ev, const struct gcb_bound *b,
   const char *unit = b->metric->unit ? b->metric->unit : ev->c->unit;
   f->check = (int)ev->check;
   f->metric = b->metric->name;
-  f->case_json = ev->c->source; /* migration bridge: findings hold trees */
+  f->bench_case = ev->c;
   f->measured = v;
   f->expected = b->limit;
   gcb_view_copy(f->unit, sizeof f->unit, unit);

@@ -707,6 +707,14 @@ bool gcb_model_case_is_latency(const struct gcb_model_case *c) {
 
 /* ---- GPUs --------------------------------------------------------------- */
 
+const struct gcb_model_case *
+gcb_model_case_of_source(const struct gcb_model *m, const struct json_t *c) {
+  for (size_t i = 0; m != NULL && c != NULL && i < m->ncases; i++)
+    if (m->cases[i].source == c)
+      return &m->cases[i];
+  return NULL;
+}
+
 const struct gcb_model_gpu *gcb_model_gpu(const struct gcb_model *m,
                                           long long node, long long index) {
   const struct gcb_model_node *n = gcb_model_node(m, node);

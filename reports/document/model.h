@@ -316,6 +316,10 @@ const char *gcb_model_param_str(const struct gcb_model_case *c,
  * gcb_case_is_latency (reports/analysis/diagnose.h) over the model. */
 bool gcb_model_case_is_latency(const struct gcb_model_case *c);
 
+/* Migration bridge: the case whose tree is c (its `source`), or NULL. */
+const struct gcb_model_case *
+gcb_model_case_of_source(const struct gcb_model *m, const struct json_t *c);
+
 /* The topology GPU of node `node` with that index, or by bus id (any form
  * common/busid.h parses); NULL if none. */
 const struct gcb_model_gpu *gcb_model_gpu(const struct gcb_model *m,

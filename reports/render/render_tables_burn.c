@@ -25,7 +25,7 @@ static const char *rank_class(const struct gcb__tb *b, const json_t *c,
   const struct gcb_findings *fs = b->rep->findings;
   for (size_t i = 0; fs != NULL && i < fs->n; i++) {
     const struct gcb_finding *f = &fs->items[i];
-    if (f->case_json != c ||
+    if (f->bench_case == NULL || f->bench_case->source != c ||
         f->kind->benches != GCB_BENCH_BIT(GCB_BENCH_BURN) ||
         f->severity == GCB_SEV_INFO)
       continue;

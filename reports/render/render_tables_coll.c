@@ -38,9 +38,9 @@ static bool sweep_marked(const struct gcb__tb *b, size_t d, const char *key) {
   char k[GCB_VIEW_SWEEP_KEY];
   for (size_t i = 0; fs != NULL && i < fs->n; i++) {
     const struct gcb_finding *f = &fs->items[i];
-    if (!row_kind(f) || f->where.doc != (int)d || f->case_json == NULL)
+    if (!row_kind(f) || f->where.doc != (int)d || f->bench_case == NULL)
       continue;
-    gcb_view_sweep_key(f->case_json, k, sizeof k);
+    gcb_model_sweep_key(f->bench_case, k, sizeof k);
     if (strcmp(k, key) == 0)
       return true;
   }
@@ -56,7 +56,8 @@ static bool row_note(struct gcb__tb *b, char **r, size_t col, size_t d,
   bool marked = false;
   for (size_t i = 0; fs != NULL && i < fs->n; i++) {
     const struct gcb_finding *f = &fs->items[i];
-    if (!row_kind(f) || f->where.doc != (int)d || f->case_json != c)
+    if (!row_kind(f) || f->where.doc != (int)d || f->bench_case == NULL ||
+        f->bench_case->source != c)
       continue;
     char m[32], e[32];
     gcb_view_fmt_time(f->measured / 1e6, m, sizeof m);

@@ -28,7 +28,7 @@ struct run {
 static void run(json_t *doc, struct run *x) {
   memset(x, 0, sizeof *x);
   x->doc = doc;
-  x->d = (struct gcb_doc){.name = "burn.json", .root = doc};
+  x->d = fx_doc_of("burn.json", doc);
   struct gcb_thresholds t;
   gcb_thresholds_default(&t);
   struct gcb_err err = {0};
@@ -42,6 +42,7 @@ static void run(json_t *doc, struct run *x) {
 static void done(struct run *x) {
   gcb_diagnosis_free(&x->dx);
   gcb_findings_free(&x->f);
+  fx_doc_free(&x->d);
   json_decref(x->doc);
 }
 

@@ -37,15 +37,13 @@ static void diagnose(struct dx *x) {
   struct gcb_err err = {0};
   gcb_thresholds_default(&def);
   const struct gcb_thresholds *t = x->cr ? &x->cr->thresholds : &def;
+  fx_docs_model(x->docs, x->ndocs);
   cr_assert_eq(gcb_analyze(x->docs, x->ndocs, t, &x->f, &err), GCB_OK, "%s",
                err.msg);
-  if (x->cr != NULL) {
-    fx_docs_model(x->docs, x->ndocs);
+  if (x->cr != NULL)
     cr_assert_eq(
         gcb_criteria_evaluate(x->cr, x->docs, x->ndocs, x->checks, &x->f, &err),
         GCB_OK, "%s", err.msg);
-    fx_docs_free(x->docs, x->ndocs);
-  }
   gcb_findings_sort(&x->f);
   cr_assert_eq(gcb_diagnose(x->docs, x->ndocs, &x->f, t, &x->d, &err), GCB_OK,
                "%s", err.msg);
@@ -56,6 +54,7 @@ static void done(struct dx *x) {
   gcb_diagnosis_free(&x->d);
   gcb_findings_free(&x->f);
   gcb_criteria_free(x->cr);
+  fx_docs_free(x->docs, 3);
   for (size_t i = 0; i < 3; i++) {
     gcb_results_free(x->res[i]);
     json_decref(x->own[i]);

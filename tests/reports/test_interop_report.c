@@ -47,14 +47,13 @@ static void fixture_load(struct fixture *fx) {
       GCB_OK, "%s", err.msg);
   free(text);
   cr_assert_leq(fx->cr->nchecks, 32);
+  fx_docs_model(fx->docs, NDOCS);
   cr_assert_eq(
       gcb_analyze(fx->docs, NDOCS, &fx->cr->thresholds, &fx->findings, &err),
       GCB_OK);
-  fx_docs_model(fx->docs, NDOCS);
   cr_assert_eq(gcb_criteria_evaluate(fx->cr, fx->docs, NDOCS, fx->checks,
                                      &fx->findings, &err),
                GCB_OK);
-  fx_docs_free(fx->docs, NDOCS);
   gcb_findings_sort(&fx->findings);
   fx->rep = (struct gcb_report){.docs = fx->docs,
                                 .ndocs = NDOCS,
@@ -65,6 +64,7 @@ static void fixture_load(struct fixture *fx) {
 }
 
 static void fixture_free(struct fixture *fx) {
+  fx_docs_free(fx->docs, NDOCS);
   for (size_t i = 0; i < NDOCS; i++)
     gcb_results_free(fx->res[i]);
   gcb_criteria_free(fx->cr);

@@ -75,7 +75,7 @@ static enum gcb_status rule_too_hot(const struct gcb__rule_ctx *cx) {
       return GCB_ENOMEM;
     gcb_finding_at_rank(f, cx->index, cx->doc->root, 1);
     gcb_view_case_title(c, f->where.subject, sizeof f->where.subject);
-    f->case_json = c;
+    f->bench_case = gcb_model_case_of_source(cx->doc->model, c);
     f->measured = 97;
     f->expected = 85;
     snprintf(f->unit, sizeof f->unit, "C");

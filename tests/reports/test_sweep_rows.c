@@ -25,6 +25,7 @@
 
 struct run {
   json_t *doc;
+  struct gcb_doc d; /* with its model, kept while findings point into it */
   struct gcb_findings f;
 };
 
@@ -72,10 +73,11 @@ static struct run new_run(void) {
 static void analyse(struct run *r) {
   struct gcb_thresholds t;
   gcb_thresholds_default(&t);
-  struct gcb_doc d = {.name = "sweep.json", .root = r->doc};
   struct gcb_err err = {0};
   fx_check_valid(r->doc);
-  cr_assert_eq(gcb_analyze(&d, 1, &t, &r->f, &err), GCB_OK, "%s", err.msg);
+  fx_doc_free(&r->d);
+  r->d = fx_doc_of("sweep.json", r->doc);
+  cr_assert_eq(gcb_analyze(&r->d, 1, &t, &r->f, &err), GCB_OK, "%s", err.msg);
 }
 
 static size_t of_kind(const struct gcb_findings *l, const char *kind,
@@ -89,6 +91,7 @@ static size_t of_kind(const struct gcb_findings *l, const char *kind,
 
 static void done(struct run *r) {
   gcb_findings_free(&r->f);
+  fx_doc_free(&r->d);
   json_decref(r->doc);
 }
 
@@ -114,7 +117,7 @@ Test(sweep_rows, one_size_below_its_neighbours_trend_is_flagged) {
   cr_assert_eq(of_kind(&r.f, "sweep-trend", &f), 1);
   cr_expect_eq(of_kind(&r.f, "latency-floor", NULL), 0);
   cr_expect_eq(f->severity, GCB_SEV_WARN);
-  cr_expect_float_eq(gcb_view_param_num(f->case_json, "size"), 1048576, 0);
+  cr_expect_float_eq(gcb_model_param_num(f->bench_case, "size"), 1048576, 0);
   cr_expect_float_eq(f->measured, model(1048576) * 2 * 1e6, 1e-6);
   /* the line through 512 KiB and 2 MiB in log-log, at 1 MiB */
   double line = sqrt(model(524288) * model(2097152)) * 1e6;
@@ -133,9 +136,8 @@ Test(sweep_rows, the_collective_table_marks_the_flagged_row) {
   gcb_findings_sort(&r.f);
   struct gcb_thresholds t;
   gcb_thresholds_default(&t);
-  struct gcb_doc d = {.name = "sweep.json", .root = r.doc};
   struct gcb_report rep = {
-      .docs = &d, .ndocs = 1, .findings = &r.f, .thresholds = &t};
+      .docs = &r.d, .ndocs = 1, .findings = &r.f, .thresholds = &t};
   struct gcb_rtables ts = {0};
   struct gcb_err err = {0};
   cr_assert_eq(gcb_report_tables(&rep, &ts, &err), GCB_OK);
@@ -192,8 +194,8 @@ Test(sweep_rows, a_small_message_far_above_its_latency_floor) {
   const struct gcb_finding *f = NULL;
   cr_assert_eq(of_kind(&r.f, "latency-floor", &f), 1);
   cr_expect_eq(of_kind(&r.f, "sweep-trend", NULL), 0);
-  cr_expect_float_eq(gcb_view_param_num(f->case_json, "size"), 8, 0);
-  cr_expect(gcb_analyze_in_place(f->case_json));
+  cr_expect_float_eq(gcb_model_param_num(f->bench_case, "size"), 8, 0);
+  cr_expect(gcb_analyze_in_place(f->bench_case->source));
   cr_expect_float_eq(f->measured, 919, 1e-6);
   /* the out-of-place 8 B time plus 8 B at the sweep's best bandwidth */
   double best = 1073741824.0 / model(1073741824.0);
@@ -229,7 +231,7 @@ Test(sweep_rows, a_latency_jump_between_its_neighbours) {
   analyse(&r);
   const struct gcb_finding *f = NULL;
   cr_assert_eq(of_kind(&r.f, "sweep-trend", &f), 1);
-  cr_expect_float_eq(gcb_view_param_num(f->case_json, "size"), 4096, 0);
+  cr_expect_float_eq(gcb_model_param_num(f->bench_case, "size"), 4096, 0);
   cr_expect_gt(f->measured, 2.5 * f->expected);
   done(&r);
 }
@@ -246,7 +248,7 @@ static void real(const char *file, char *out, size_t size) {
   struct gcb_err err = {0};
   cr_assert_eq(gcb_interop_read(path, docs, 0, &res, NULL, &err), GCB_OK,
                "%s: %s", file, err.msg);
-  docs[0] = (struct gcb_doc){.name = file, .root = gcb_results_json(res)};
+  docs[0] = fx_doc_of(file, gcb_results_json(res));
   struct gcb_thresholds t;
   gcb_thresholds_default(&t);
   struct gcb_findings f = {0};
@@ -259,10 +261,11 @@ static void real(const char *file, char *out, size_t size) {
       continue;
     size_t n = strlen(out);
     snprintf(out + n, size - n, "%s%s %.0f%s", n ? "; " : "", x->kind->name,
-             gcb_view_param_num(x->case_json, "size"),
-             gcb_analyze_in_place(x->case_json) ? " in-place" : "");
+             gcb_model_param_num(x->bench_case, "size"),
+             gcb_analyze_in_place(x->bench_case->source) ? " in-place" : "");
   }
   gcb_findings_free(&f);
+  fx_doc_free(&docs[0]);
   gcb_results_free(res);
 }
 
