@@ -584,7 +584,11 @@ Test(cuda_burn_report, a_thermal_clock_drop_is_one_root_cause_with_its_onset) {
   cr_expect_eq(v[GCB_BURN_THROTTLE_REASONS][1 * NT + ONSET],
                (double)HW_THERMAL);
   struct gcb_results *res = burn_document(&tl);
-  struct gcb_doc doc = {.name = "burn.json", .root = gcb_results_json(res)};
+  struct gcb_model *model = NULL;
+  cr_assert_eq(gcb_model_from_results(res, "burn.json", &model, &err), GCB_OK,
+               "%s", err.msg);
+  struct gcb_doc doc = {
+      .name = "burn.json", .root = gcb_results_json(res), .model = model};
   struct gcb_thresholds t;
   gcb_thresholds_default(&t);
   struct gcb_findings f = {0};
@@ -610,5 +614,6 @@ Test(cuda_burn_report, a_thermal_clock_drop_is_one_root_cause_with_its_onset) {
             "%s", s);
   gcb_diagnosis_free(&dx);
   gcb_findings_free(&f);
+  gcb_model_free(model);
   gcb_results_free(res);
 }

@@ -12,6 +12,7 @@
 #include "tests/reports/results_test.h"
 
 #include "bench/run/sink.h"
+#include "reports/document/model.h"
 #include "reports/document/view.h"
 #include "reports/render/render.h"
 
@@ -88,11 +89,15 @@ static const struct gcb_rtable *gpus_table(json_t *root,
   static struct gcb_findings none;
   static struct gcb_doc d;
   gcb_thresholds_default(&t);
-  d = (struct gcb_doc){.name = "gpu8.json", .root = root};
+  struct gcb_err err = {0};
+  struct gcb_model *model = NULL;
+  cr_assert_eq(gcb_model_from_json(root, "gpu8.json", &model, &err), GCB_OK,
+               "%s", err.msg);
+  d = (struct gcb_doc){.name = "gpu8.json", .root = root, .model = model};
   struct gcb_report rep = {
       .docs = &d, .ndocs = 1, .findings = &none, .thresholds = &t};
-  struct gcb_err err = {0};
   cr_assert_eq(gcb_report_tables(&rep, ts, &err), GCB_OK, "%s", err.msg);
+  gcb_model_free(model); /* the tables hold copies of what they show */
   for (size_t i = 0; i < ts->n; i++)
     if (strcmp(ts->items[i].id, "gpus") == 0)
       return &ts->items[i];
