@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tests/test_rounds.h"
 #include "common/smallfloat.h"
 
 /* ---- conversions --------------------------------------------------------- */
@@ -129,7 +130,7 @@ Test(smallfloat, e5m2_rounding_and_edges) {
  * even: a second, independent implementation to agree with. */
 Test(smallfloat, half_agrees_with_float16) {
   srand(12345);
-  for (int i = 0; i < 200000; i++) {
+  for (int i = 0; i < gcb_test_rounds(200000); i++) {
     double v = ldexp((double)rand() / RAND_MAX + 0.5, rand() % 48 - 30);
     v = (rand() & 1) ? -v : v;
     _Float16 h = (_Float16)v;
@@ -144,7 +145,7 @@ Test(smallfloat, half_agrees_with_float16) {
  * reference (single rounding, since floats are exact in double). */
 Test(smallfloat, bf16_agrees_with_float_bits) {
   srand(54321);
-  for (int i = 0; i < 200000; i++) {
+  for (int i = 0; i < gcb_test_rounds(200000); i++) {
     uint32_t b = (uint32_t)rand() << 16 ^ (uint32_t)rand();
     float f;
     memcpy(&f, &b, sizeof f);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "tests/test_rounds.h"
 #include "reports/document/fmtnum.h"
 
 static uint64_t state = 0x9e3779b97f4a7c15ull;
@@ -32,7 +33,7 @@ static void expect_same(double x, int precision) {
 }
 
 Test(fmtnum, random_bit_patterns_match_printf) {
-  for (int i = 0; i < 300000; i++) {
+  for (int i = 0; i < gcb_test_rounds(300000); i++) {
     uint64_t bits = next();
     double x;
     memcpy(&x, &bits, sizeof x);
@@ -43,7 +44,7 @@ Test(fmtnum, random_bit_patterns_match_printf) {
 Test(fmtnum, measurement_like_values_match_printf) {
   /* Times from nanoseconds to minutes, rates up to PFLOP/s: the values
    * results.csv holds, at the precision it uses (10). */
-  for (int i = 0; i < 300000; i++) {
+  for (int i = 0; i < gcb_test_rounds(300000); i++) {
     double x = ldexp((double)(next() >> 11), (int)(next() % 120) - 113);
     expect_same(x, 10);
     expect_same(-x, 6);
@@ -54,7 +55,7 @@ Test(fmtnum, seventeen_digits_match_printf) {
   /* metrics.prom's "%.17g": random bit patterns (most outside the fast
    * path's range), values of every magnitude it covers, and integers and
    * dyadic fractions near whole numbers, where exact halves are. */
-  for (int i = 0; i < 400000; i++) {
+  for (int i = 0; i < gcb_test_rounds(400000); i++) {
     uint64_t bits = next();
     double x;
     memcpy(&x, &bits, sizeof x);
@@ -62,7 +63,7 @@ Test(fmtnum, seventeen_digits_match_printf) {
     expect_same(ldexp((double)(next() >> 11), (int)(next() % 120) - 113), 17);
     expect_same(-ldexp((double)(next() >> 11), (int)(next() % 12) - 53), 17);
   }
-  for (int k = 0; k < 100000; k++) {
+  for (int k = 0; k < gcb_test_rounds(100000); k++) {
     double x = (double)(next() >> (11 + next() % 40));
     expect_same(x, 17);
     expect_same(x + 0.5, 17);
@@ -143,7 +144,7 @@ Test(fmtnum, integers_match_printf) {
   }
   unsigned long long x = 88172645463325252ull;
   size_t wrong = 0;
-  for (int i = 0; i < 100000; i++) {
+  for (int i = 0; i < gcb_test_rounds(100000); i++) {
     x ^= x << 13, x ^= x >> 7, x ^= x << 17;
     long long v = (long long)(x >> (x % 60));
     v = i % 2 ? -v : v;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "tests/test_rounds.h"
 #include "reports/document/view.h"
 
 /* The one definition of a sweep (reports/document/view.h): the sizes and
@@ -133,6 +134,6 @@ Test(view_fmt, matches_printf_byte_for_byte) {
   for (size_t i = 0; i < sizeof edge / sizeof *edge; i++)
     for (size_t size = 0; size < 12; size++)
       expect_fmt(edge[i], size == 11 ? 64 : size);
-  for (int i = 0; i < 400000; i++)
+  for (int i = 0; i < gcb_test_rounds(400000); i++)
     expect_fmt(fmt_value(i), i % 97 == 0 ? (size_t)(fmt_next() % 12) : 48);
 }
