@@ -442,6 +442,7 @@ static void build_case(struct gcb__model_arena *a, const json_t *e,
                      .wrong = int_or(v, "wrong", 0)},
       .source = e};
   c->kind = gcb_bench_kind_find(c->bench);
+  c->nominal_work = json_is_true(json_object_get(e, "nominal_work"));
   mvalue_of(a, p, &c->params);
   c->size = gcb_model_param_num(c, "size");
   c->bytes = gcb_model_param_num(c, "bytes");

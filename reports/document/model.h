@@ -222,6 +222,10 @@ struct gcb_model_case {
   struct gcb_model_validation validation;
   struct gcb_model_columns ranks;
   const struct json_t *source; /* migration bridge: the case's tree */
+  /* The source stated rates only: work_per_op is the converter's nominal
+   * size and every time of the case is derived, not measured
+   * (docs/results-schema.md, `nominal_work`): show none. */
+  bool nominal_work;
 };
 
 /* ---- errors and skips -------------------------------------------------- */

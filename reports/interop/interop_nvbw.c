@@ -26,10 +26,21 @@
 #include "reports/document/topo_view.h"
 #include "reports/interop/interop_nvbw.h"
 
-/* nvbandwidth records no buffer size: the figures are rates, and each is
- * shown as the time to move one gigabyte at that rate. */
+/* nvbandwidth records no buffer size: the figures are rates. A case needs
+ * a work per operation to hold them, so each gets a nominal gigabyte and
+ * says so (`nominal_work`): its times are derived, and no report shows
+ * them as measured. */
 #define WORK 1e9
 #define COUNTED "1 GB at the measured rate (nvbandwidth records no size)"
+
+/* A case of nvbandwidth's rates, marked as holding a nominal size. */
+static json_t *nominal(json_t *c) {
+  if (c != NULL && json_object_set_new(c, "nominal_work", json_true()) != 0) {
+    json_decref(c);
+    return NULL;
+  }
+  return c;
+}
 
 /* How a testcase maps onto a gcbench case, in the params gcbench's own
  * pcie and p2p benchmarks write (docs/GPU.md): pcie direction h2d/d2h
@@ -209,8 +220,9 @@ static enum gcb_status pcie(struct gcb__nvbw *x, size_t t, const char *name,
   if (n == 0)
     return GCB_OK;
   return gcb__conv_add(x->cv, x->doc, "cases",
-                       gcb__conv_case(GCB_BENCH_PCIE, name, params(t, name),
-                                      WORK, COUNTED, rank, fig, n, 0, NULL),
+                       nominal(gcb__conv_case(GCB_BENCH_PCIE, name,
+                                              params(t, name), WORK, COUNTED,
+                                              rank, fig, n, 0, NULL)),
                        line);
 }
 
@@ -260,9 +272,10 @@ static enum gcb_status p2p(struct gcb__nvbw *x, size_t t, const char *name,
       snprintf(label, sizeof label, "%s GPU%zu->GPU%zu", name, a, b);
       long long rank = (long long)a;
       st = gcb__conv_add(x->cv, x->doc, "cases",
-                         gcb__conv_case(GCB_BENCH_P2P, label,
-                                        pair_params(x, t, name, a, b), WORK,
-                                        COUNTED, &rank, &v, 1, 0, NULL),
+                         nominal(gcb__conv_case(GCB_BENCH_P2P, label,
+                                                pair_params(x, t, name, a, b),
+                                                WORK, COUNTED, &rank, &v, 1, 0,
+                                                NULL)),
                          line);
     }
   return st;

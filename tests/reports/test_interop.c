@@ -490,3 +490,30 @@ Test(interop, a_log_without_validation_compares_clean_with_itself) {
   gcb_results_free(a.res);
   gcb_results_free(b.res);
 }
+
+/* nvbandwidth states rates and no size: its copies and pairs say their work
+ * is nominal, so their times are derived (the model carries it); a gcbench
+ * case, which measured its times, does not. */
+Test(interop, nvbandwidth_cases_say_their_size_is_nominal) {
+  struct loaded nv, own;
+  load(DATA("interop/nvbandwidth-h200.json"), NULL, 0, &nv);
+  load(DATA("report-gpu8.json"), NULL, 0, &own);
+  struct gcb_doc a = fx_doc_of("nvbandwidth", nv.doc.root);
+  struct gcb_doc b = fx_doc_of("gcbench", own.doc.root);
+  size_t nominal = 0, copies = 0;
+  for (size_t i = 0; i < a.model->ncases; i++) {
+    const struct gcb_model_case *c = &a.model->cases[i];
+    bool copy = c->kind == GCB_BENCH_PCIE || c->kind == GCB_BENCH_P2P;
+    copies += copy;
+    nominal += c->nominal_work;
+    cr_expect_eq(c->nominal_work, copy, "%s", c->label);
+  }
+  cr_expect_gt(copies, 0);
+  cr_expect_eq(nominal, copies);
+  for (size_t i = 0; i < b.model->ncases; i++)
+    cr_expect(!b.model->cases[i].nominal_work, "%s", b.model->cases[i].label);
+  fx_doc_free(&a);
+  fx_doc_free(&b);
+  gcb_results_free(nv.res);
+  gcb_results_free(own.res);
+}
