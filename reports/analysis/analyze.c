@@ -69,6 +69,14 @@ void gcb_finding_suggest(struct gcb_finding *f, const char *fmt, ...) {
   va_end(ap);
 }
 
+void gcb_finding_at_model_rank(struct gcb_finding *f, int doc,
+                               const struct gcb_model *m, long long rank) {
+  struct gcb_place p;
+  gcb_model_place(m, rank, &p);
+  gcb_finding_at_place(f, doc, rank, &p);
+}
+
+/* migration: json callers remain */
 void gcb_finding_at_rank(struct gcb_finding *f, int doc, const json_t *root,
                          long long rank) {
   struct gcb_place p;
@@ -226,6 +234,39 @@ size_t gcb_analyze_slow(const double *x, size_t n,
   return found;
 }
 
+bool gcb_analyze_case_imbalance(const struct gcb_model_case *c,
+                                struct gcb_imbalance *out) {
+  size_t n = c->ranks.n;
+  memset(out, 0, sizeof *out);
+  if (n == 0)
+    return false;
+  double sum = 0, sum2 = 0;
+  out->min = INFINITY;
+  out->max = -INFINITY;
+  for (size_t i = 0; i < n; i++) {
+    /* The time the figure comes from (a collective's mean over its loop),
+     * else the median sample, as older documents have it. */
+    double s = gcb_model_col(c, GCB_RC_FIGURE_TIME, i);
+    if (isnan(s))
+      s = gcb_model_col(c, GCB_RC_TIME_MEDIAN, i);
+    long long r = gcb_model_col_rank(c, i, (long long)i);
+    sum += s;
+    sum2 += s * s;
+    if (s < out->min)
+      out->min = s, out->min_rank = r;
+    if (s > out->max)
+      out->max = s, out->max_rank = r;
+  }
+  out->ranks = n;
+  out->total = sum;
+  out->mean = sum / (double)n;
+  out->imbalance = out->max > 0 ? (out->max - out->mean) / out->max : 0;
+  double var = n > 1 ? (sum2 - sum * out->mean) / (double)(n - 1) : 0;
+  out->cv = out->mean > 0 && var > 0 ? sqrt(var) / out->mean : 0;
+  return true;
+}
+
+/* migration: json callers remain */
 bool gcb_analyze_imbalance(const json_t *c, struct gcb_imbalance *out) {
   struct gcb_ranks pr;
   gcb_ranks_of(c, &pr);
@@ -276,9 +317,14 @@ void gcb__rule_suggest(struct gcb_finding *f) {
                 f->kind->suggestion ? f->kind->suggestion : "");
 }
 
+const char *gcb__mv_str(const struct gcb_mvalue *v, const char *key) {
+  const struct gcb_mvalue *x = gcb_mvalue_get(v, key);
+  return x->type == GCB_MV_STRING ? x->text : "";
+}
+
 enum gcb_status gcb__rule_run_status(const struct gcb__rule_ctx *cx) {
-  const json_t *run = gcb_view_obj(cx->doc->root, "run");
-  const char *status = gcb_view_str(run, "status");
+  const struct gcb_model_run *run = &cx->doc->model->run;
+  const char *status = run->status;
   if (strcmp(status, "complete") == 0)
     return GCB_OK;
   bool unknown = !gcb_view_status_failed(status);
@@ -288,7 +334,7 @@ enum gcb_status gcb__rule_run_status(const struct gcb__rule_ctx *cx) {
     return GCB_ENOMEM;
   if (unknown) { /* a converted excerpt: judged on the rows it has */
     gcb_finding_explain(f, "the run's status is unknown: %s",
-                        gcb_view_str(run, "status_reason"));
+                        gcb__mv_str(&run->run, "status_reason"));
     gcb_finding_suggest(f, "judge the whole log to know whether the run "
                            "finished");
     return GCB_OK;
@@ -301,33 +347,39 @@ enum gcb_status gcb__rule_run_status(const struct gcb__rule_ctx *cx) {
   return GCB_OK;
 }
 
+/* An error's or a skip's subject, as gcb_model_case_title writes a
+ * case's. */
+static void entry_title(struct gcb_finding *f, const char *bench,
+                        const char *label) {
+  snprintf(f->where.subject, sizeof f->where.subject, "%s: %s", bench, label);
+  gcb__view_trim_partial(f->where.subject);
+}
+
 enum gcb_status gcb__rule_errors(const struct gcb__rule_ctx *cx) {
-  const json_t *e;
-  size_t i;
-  json_array_foreach(json_object_get(cx->doc->root, "errors"), i, e) {
+  const struct gcb_model *m = cx->doc->model;
+  for (size_t i = 0; i < m->nerrors; i++) {
+    const struct gcb_model_error *e = &m->errors[i];
     struct gcb_finding *f = gcb__rule_push(cx, GCB_SEV_FAIL);
     if (f == NULL)
       return GCB_ENOMEM;
-    long long rank = gcb_view_int(e, "rank", -1);
-    if (rank >= 0)
-      gcb_finding_at_rank(f, cx->index, cx->doc->root, rank);
-    gcb_view_case_title(e, f->where.subject, sizeof f->where.subject);
-    gcb_finding_explain(f, "%s: %s", gcb_view_str(e, "status"),
-                        gcb_view_str(e, "message"));
+    if (e->rank >= 0)
+      gcb_finding_at_model_rank(f, cx->index, m, e->rank);
+    entry_title(f, e->bench, e->label);
+    gcb_finding_explain(f, "%s: %s", e->status, e->message);
     gcb__rule_suggest(f);
   }
   return GCB_OK;
 }
 
 enum gcb_status gcb__rule_skipped(const struct gcb__rule_ctx *cx) {
-  const json_t *e;
-  size_t i;
-  json_array_foreach(json_object_get(cx->doc->root, "skipped"), i, e) {
+  const struct gcb_model *m = cx->doc->model;
+  for (size_t i = 0; i < m->nskips; i++) {
+    const struct gcb_model_skip *e = &m->skips[i];
     struct gcb_finding *f = gcb__rule_push(cx, GCB_SEV_INFO);
     if (f == NULL)
       return GCB_ENOMEM;
-    gcb_view_case_title(e, f->where.subject, sizeof f->where.subject);
-    gcb_finding_explain(f, "not run: %s", gcb_view_str(e, "reason"));
+    entry_title(f, e->bench, e->label);
+    gcb_finding_explain(f, "not run: %s", e->reason);
   }
   return GCB_OK;
 }
@@ -341,13 +393,26 @@ enum gcb_status gcb_analyze_kinds(const struct gcb_kind *kinds, size_t nkinds,
                                   struct gcb_err *err) {
   enum gcb_status st = GCB_OK;
   for (size_t d = 0; d < ndocs && st == GCB_OK; d++) {
+    struct gcb_doc doc = docs[d];
+    struct gcb_model *model = NULL;
+    size_t first = out->n;
+    /* migration: callers without a model remain. The rules read the
+     * model; one built here lives only as long as the analysis, so the
+     * findings do not point into it (as before, without a model). */
+    if (doc.model == NULL) {
+      st = gcb_model_from_json(doc.root, doc.name, &model, err);
+      if (st != GCB_OK)
+        return st;
+      doc.model = model;
+    }
     /* The burn cases, read once for the five burn rules, unless the
      * caller read them for its tables and plots too. */
     struct gcb_burn_doc own;
-    struct gcb_doc doc = docs[d];
     const struct gcb_burn_doc *burn = gcb_burn_doc_of(&doc, t, &own, err);
-    if (burn == NULL)
+    if (burn == NULL) {
+      gcb_model_free(model);
       return GCB_ENOMEM;
+    }
     doc.burn = burn;
     struct gcb__rule_ctx cx = {
         .doc = &doc, .index = (int)d, .t = t, .out = out, .err = err};
@@ -358,6 +423,9 @@ enum gcb_status gcb_analyze_kinds(const struct gcb_kind *kinds, size_t nkinds,
         st = kinds[k].rule[r](&cx);
       }
     gcb_burn_doc_free(&own);
+    for (size_t i = first; model != NULL && i < out->n; i++)
+      out->items[i].bench_case = NULL;
+    gcb_model_free(model);
   }
   return st;
 }

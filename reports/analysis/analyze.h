@@ -43,12 +43,12 @@ struct gcb_finding {
   enum gcb_severity severity;
   const struct gcb_kind *kind; /* its row (kinds.h); docs/REPORTS.md */
   struct gcb_location where;
-  double measured;         /* NAN when not a number */
-  double expected;         /* NAN when there is no expectation */
-  char unit[24];           /* unit of measured/expected; "" */
-  double cost;             /* fraction of a synchronous job's time lost; NAN */
-  int check;               /* index of the criteria check; -1 */
-  const char *metric;      /* criterion: the missed bound's metric; NULL */
+  double measured;    /* NAN when not a number */
+  double expected;    /* NAN when there is no expectation */
+  char unit[24];      /* unit of measured/expected; "" */
+  double cost;        /* fraction of a synchronous job's time lost; NAN */
+  int check;          /* index of the criteria check; -1 */
+  const char *metric; /* criterion: the missed bound's metric; NULL */
   /* The case, borrowed from its document's model; NULL when the rule did
    * not record it. */
   const struct gcb_model_case *bench_case;
@@ -80,8 +80,13 @@ void gcb_finding_explain(struct gcb_finding *f, const char *fmt, ...)
 void gcb_finding_suggest(struct gcb_finding *f, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* Fills the location's node, hostname, GPU and bus id from the document's
- * ranks[] and nodes[] for `rank`, and sets doc and rank. */
+/* Fills the location's node, hostname, GPU and bus id from the model's
+ * ranks for `rank` (gcb_model_place), and sets doc and rank. */
+void gcb_finding_at_model_rank(struct gcb_finding *f, int doc,
+                               const struct gcb_model *m, long long rank);
+
+/* The same from the document's tree. */
+/* migration: json callers remain */
 void gcb_finding_at_rank(struct gcb_finding *f, int doc, const json_t *root,
                          long long rank);
 
@@ -196,6 +201,10 @@ size_t gcb_analyze_slow(const double *x, size_t n,
 
 /* True when a case ran in place (params.inplace true, non-zero, "1",
  * "yes" or "true"): its sweep is the in-place half of the table. */
+bool gcb_analyze_case_in_place(const struct gcb_model_case *c);
+
+/* The same for a case's tree. */
+/* migration: json callers remain */
 bool gcb_analyze_in_place(const json_t *c);
 
 /* IPM-style load balance of one case over its ranks' times (the time each
@@ -208,7 +217,12 @@ struct gcb_imbalance {
   double cv;        /* stdev / mean of the times */
 };
 
-/* Computes it for a case object; false when the case has no ranks. */
+/* Computes it for a case; false when the case has no ranks. */
+bool gcb_analyze_case_imbalance(const struct gcb_model_case *c,
+                                struct gcb_imbalance *out);
+
+/* The same for a case's tree. */
+/* migration: json callers remain */
 bool gcb_analyze_imbalance(const json_t *c, struct gcb_imbalance *out);
 
 #endif

@@ -25,6 +25,10 @@ struct gcb_finding *gcb__rule_push(const struct gcb__rule_ctx *cx,
 /* Sets the finding's suggestion to its kind's (kinds.c; "" for none). */
 void gcb__rule_suggest(struct gcb_finding *f);
 
+/* The string member `key` of a free-form object of the model (software,
+ * environment), or "" when it is absent or not a string. */
+const char *gcb__mv_str(const struct gcb_mvalue *v, const char *key);
+
 /* The run's status, its errors[] and its skipped[] (analyze.c). */
 enum gcb_status gcb__rule_run_status(const struct gcb__rule_ctx *cx);
 enum gcb_status gcb__rule_errors(const struct gcb__rule_ctx *cx);

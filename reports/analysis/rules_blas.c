@@ -77,14 +77,16 @@ static int core_isa(const char *core) {
 }
 
 /* Whether the run has figures the host BLAS made. */
-static bool has_blas_figures(const json_t *root) {
-  const json_t *c;
-  size_t i;
-  json_array_foreach(json_object_get(root, "cases"), i, c) {
-    if (gcb_kind_applies(GCB_KIND(BLAS_KERNEL), gcb_bench_kind_of(c)))
+static bool has_blas_figures(const struct gcb_model *m) {
+  for (size_t i = 0; i < m->ncases; i++)
+    if (gcb_kind_applies(GCB_KIND(BLAS_KERNEL), m->cases[i].kind))
       return true;
-  }
   return false;
+}
+
+/* software.blas_run: an object, or ABSENT. */
+static const struct gcb_mvalue *blas_run(const struct gcb_model *m) {
+  return gcb_mvalue_get(&m->run.software, "blas_run");
 }
 
 /* "a CPU with AVX-512" or, forced, "(OPENBLAS_CORETYPE=Haswell)". */
@@ -182,28 +184,27 @@ static int by_node(const void *a, const void *b) {
 
 /* Every ranks[] entry with a "blas" object, sorted by node then rank;
  * NULL (n 0) when there are none. */
-static enum gcb_status blas_read(const json_t *root, struct blas_ranks *b) {
-  const json_t *ranks = json_object_get(root, "ranks"), *e;
-  size_t i;
+static enum gcb_status blas_read(const struct gcb_model *m,
+                                 struct blas_ranks *b) {
   *b = (struct blas_ranks){0};
-  if (json_array_size(ranks) == 0)
+  if (m->nranks == 0)
     return GCB_OK;
-  b->r = calloc(json_array_size(ranks), sizeof *b->r);
+  b->r = calloc(m->nranks, sizeof *b->r);
   if (b->r == NULL)
     return GCB_ENOMEM;
-  json_array_foreach(ranks, i, e) {
-    const json_t *blas = gcb_view_obj(e, "blas");
-    if (blas == NULL)
+  for (size_t i = 0; i < m->nranks; i++) {
+    const struct gcb_model_rank *e = &m->ranks[i];
+    if (!e->has_blas)
       continue;
-    const char *core = gcb_view_str(blas, "core");
-    b->r[b->n++] =
-        (struct rank_blas){.rank = gcb_view_int(e, "rank", (long long)i),
-                           .node = gcb_view_int(e, "node", 0),
-                           .core = core,
-                           .threads = gcb_view_int(blas, "threads", 0),
-                           .cpu_threads = gcb_view_int(e, "cpu_threads", 0),
-                           .have = core_isa(core),
-                           .could = isa_index(gcb_view_str(blas, "cpu_isa"))};
+    /* the model's -1 for an absent member is this rule's 0 (node 0) */
+    b->r[b->n++] = (struct rank_blas){
+        .rank = e->rank >= 0 ? e->rank : (long long)i,
+        .node = e->node >= 0 ? e->node : 0,
+        .core = e->blas_core,
+        .threads = e->blas_threads >= 0 ? e->blas_threads : 0,
+        .cpu_threads = e->cpu_threads >= 0 ? e->cpu_threads : 0,
+        .have = core_isa(e->blas_core),
+        .could = isa_index(e->blas_cpu_isa)};
   }
   qsort(b->r, b->n, sizeof *b->r, by_node);
   blas_survey(b);
@@ -212,15 +213,13 @@ static enum gcb_status blas_read(const json_t *root, struct blas_ranks *b) {
 
 /* The library's name as the header records it. */
 static const char *blas_lib(const struct gcb__rule_ctx *cx) {
-  const char *lib = gcb_view_str(
-      gcb_view_obj(gcb_view_obj(cx->doc->root, "software"), "blas_run"),
-      "library");
+  const char *lib = gcb__mv_str(blas_run(cx->doc->model), "library");
   return lib[0] ? lib : "OpenBLAS";
 }
 
 /* warn where the run has figures the BLAS made, else info. */
 static enum gcb_severity blas_severity(const struct gcb__rule_ctx *cx) {
-  return has_blas_figures(cx->doc->root) ? GCB_SEV_WARN : GCB_SEV_INFO;
+  return has_blas_figures(cx->doc->model) ? GCB_SEV_WARN : GCB_SEV_INFO;
 }
 
 /* A finding at the node of r[0..n), naming those ranks. */
@@ -230,7 +229,7 @@ static struct gcb_finding *node_finding(const struct gcb__rule_ctx *cx,
   struct gcb_finding *f = gcb__rule_push(cx, sev);
   if (f == NULL)
     return NULL;
-  gcb_finding_at_rank(f, cx->index, cx->doc->root, r[0].rank);
+  gcb_finding_at_model_rank(f, cx->index, cx->doc->model, r[0].rank);
   long long *ids = calloc(n, sizeof *ids);
   for (size_t i = 0; ids && i < n; i++)
     ids[i] = r[i].rank;
@@ -417,24 +416,22 @@ static enum gcb_status rank_findings(const struct gcb__rule_ctx *cx,
 
 static enum gcb_status header_finding(const struct gcb__rule_ctx *cx,
                                       bool every_rank) {
-  const json_t *root = cx->doc->root;
-  const json_t *blas = gcb_view_obj(gcb_view_obj(root, "software"), "blas_run");
-  if (blas == NULL)
+  const struct gcb_model *m = cx->doc->model;
+  const struct gcb_mvalue *blas = blas_run(m);
+  if (blas->type != GCB_MV_OBJECT)
     return GCB_OK;
-  const char *core = gcb_view_str(blas, "core");
-  const char *lib = gcb_view_str(blas, "library");
-  const char *forced =
-      gcb_view_str(gcb_view_obj(gcb_view_obj(root, "run"), "environment"),
-                   "OPENBLAS_CORETYPE");
-  int have = core_isa(core), could = isa_index(gcb_view_str(blas, "cpu_isa"));
+  const char *core = gcb__mv_str(blas, "core");
+  const char *lib = gcb__mv_str(blas, "library");
+  const char *forced = gcb__mv_str(&m->run.environment, "OPENBLAS_CORETYPE");
+  int have = core_isa(core), could = isa_index(gcb__mv_str(blas, "cpu_isa"));
   bool below = have >= 0 && could >= 0 && have < could;
   if (!below && forced[0] == '\0')
     return GCB_OK;
   struct gcb_finding *f = gcb__rule_push(
-      cx, below && has_blas_figures(root) ? GCB_SEV_WARN : GCB_SEV_INFO);
+      cx, below && has_blas_figures(m) ? GCB_SEV_WARN : GCB_SEV_INFO);
   if (f == NULL)
     return GCB_ENOMEM;
-  gcb_finding_at_rank(f, cx->index, root, 0); /* the header is rank 0's */
+  gcb_finding_at_model_rank(f, cx->index, m, 0); /* the header: rank 0's */
   if (below) {
     below_cpu(f, lib, core, have, could, forced);
     if (every_rank) /* the ranks[] entries agree: the whole run's */
@@ -452,7 +449,7 @@ static enum gcb_status header_finding(const struct gcb__rule_ctx *cx,
 
 enum gcb_status gcb__rule_blas_kernel(const struct gcb__rule_ctx *cx) {
   struct blas_ranks b;
-  if (blas_read(cx->doc->root, &b) != GCB_OK)
+  if (blas_read(cx->doc->model, &b) != GCB_OK)
     return gcb_err_set(cx->err, GCB_ENOMEM, "blas-kernel: out of memory");
   enum gcb_status st = GCB_OK;
   if (b.n == 0 || b.uniform || b.all_below_alike) /* one finding: the run's */

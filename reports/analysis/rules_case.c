@@ -12,47 +12,54 @@
 
 #include "reports/analysis/analyze_rules.h"
 #include "reports/analysis/diagnose.h"
-#include "reports/document/ranks.h"
-#include "reports/document/topo_view.h"
 
 typedef enum gcb_status (*case_fn)(const struct gcb__rule_ctx *cx,
-                                   const json_t *c);
+                                   const struct gcb_model_case *c);
 
 static enum gcb_status each_case(const struct gcb__rule_ctx *cx, case_fn fn) {
-  const json_t *c;
-  size_t i;
+  const struct gcb_model *m = cx->doc->model;
   enum gcb_status st = GCB_OK;
-  json_array_foreach(json_object_get(cx->doc->root, "cases"), i, c) {
-    if ((st = fn(cx, c)) != GCB_OK)
-      break;
-  }
+  for (size_t i = 0; i < m->ncases && st == GCB_OK; i++)
+    st = fn(cx, &m->cases[i]);
   return st;
 }
 
 static struct gcb_finding *case_push(const struct gcb__rule_ctx *cx,
-                                     const json_t *c, enum gcb_severity sev,
-                                     long long rank) {
+                                     const struct gcb_model_case *c,
+                                     enum gcb_severity sev, long long rank) {
   struct gcb_finding *f = gcb__rule_push(cx, sev);
   if (f != NULL && rank >= 0)
-    gcb_finding_at_rank(f, cx->index, cx->doc->root, rank);
+    gcb_finding_at_model_rank(f, cx->index, cx->doc->model, rank);
   if (f != NULL) {
-    gcb_view_case_title(c, f->where.subject, sizeof f->where.subject);
-    f->bench_case = gcb_model_case_of_source(cx->doc->model, c);
+    gcb_model_case_title(c, f->where.subject, sizeof f->where.subject);
+    f->bench_case = c;
   }
   return f;
 }
 
+/* An integer column's element i, or def when null or absent. */
+static long long col_int(const struct gcb_model_case *c, enum gcb_rank_col col,
+                         size_t i, long long def) {
+  double v = gcb_model_col(c, col, i);
+  return isnan(v) ? def : (long long)v;
+}
+
+/* A text column's element i, or "" when null or absent. */
+static const char *col_str(const struct gcb_model_case *c,
+                           enum gcb_rank_col col, size_t i) {
+  const char *const *v = c->ranks.str[col];
+  return v != NULL && i < c->ranks.n && v[i] != NULL ? v[i] : "";
+}
+
 static enum gcb_status wrong_case(const struct gcb__rule_ctx *cx,
-                                  const json_t *c) {
-  struct gcb_ranks pr;
-  gcb_ranks_of(c, &pr);
+                                  const struct gcb_model_case *c) {
   size_t ranks_wrong = 0;
-  for (size_t i = 0; i < pr.n; i++) {
-    long long wrong = gcb_ranks_int(&pr, GCB_RC_WRONG, i, 0);
+  for (size_t i = 0; i < c->ranks.n; i++) {
+    long long wrong = col_int(c, GCB_RC_WRONG, i, 0);
     if (wrong <= 0)
       continue;
-    struct gcb_finding *f = case_push(
-        cx, c, GCB_SEV_FAIL, gcb_ranks_int(&pr, GCB_RC_RANK, i, (long long)i));
+    struct gcb_finding *f =
+        case_push(cx, c, GCB_SEV_FAIL, gcb_model_col_rank(c, i, (long long)i));
     if (f == NULL)
       return GCB_ENOMEM;
     ranks_wrong++;
@@ -62,13 +69,14 @@ static enum gcb_status wrong_case(const struct gcb__rule_ctx *cx,
     gcb_finding_explain(f,
                         "%lld of %lld checked values wrong (largest error "
                         "%g, tolerance %g; %s)",
-                        wrong, gcb_ranks_int(&pr, GCB_RC_SAMPLES, i, 0),
-                        gcb_ranks_num(&pr, GCB_RC_MAX_ERROR, i),
-                        gcb_ranks_num(&pr, GCB_RC_TOLERANCE, i),
-                        gcb_ranks_str(&pr, GCB_RC_METHOD, i));
+                        wrong, col_int(c, GCB_RC_SAMPLES, i, 0),
+                        gcb_model_col(c, GCB_RC_MAX_ERROR, i),
+                        gcb_model_col(c, GCB_RC_TOLERANCE, i),
+                        col_str(c, GCB_RC_METHOD, i));
     gcb__rule_suggest(f);
   }
-  long long total = gcb_view_int(gcb_view_obj(c, "summary"), "wrong", 0);
+  double wrong = c->summary.wrong;
+  long long total = isnan(wrong) ? 0 : (long long)wrong;
   if (total > 0 && ranks_wrong == 0) {
     struct gcb_finding *f = case_push(cx, c, GCB_SEV_FAIL, -1);
     if (f == NULL)
@@ -85,13 +93,10 @@ enum gcb_status gcb__rule_validation(const struct gcb__rule_ctx *cx) {
 }
 
 static enum gcb_status unchecked_case(const struct gcb__rule_ctx *cx,
-                                      const json_t *c) {
-  const json_t *v = gcb_view_obj(c, "validation");
+                                      const struct gcb_model_case *c) {
   /* Another tool's figures (converted, imported) are shown "not
    * validated" case by case; --no-check is no advice for them. */
-  const char *tool = gcb_view_str(gcb_view_obj(cx->doc->root, "tool"), "name");
-  if (json_is_true(json_object_get(v, "checked")) ||
-      strcmp(tool, "gcbench") != 0)
+  if (c->validation.checked || strcmp(cx->doc->model->run.tool, "gcbench") != 0)
     return GCB_OK;
   struct gcb_finding *f = case_push(cx, c, GCB_SEV_INFO, -1);
   if (f == NULL)
@@ -105,21 +110,32 @@ enum gcb_status gcb__rule_not_validated(const struct gcb__rule_ctx *cx) {
   return each_case(cx, unchecked_case);
 }
 
+/* The entry of `rank` among the case's ranks, or -1. */
+static long long entry_of(const struct gcb_model_case *c, long long rank) {
+  if (rank < 0)
+    return -1;
+  if ((size_t)rank < c->ranks.n &&
+      gcb_model_col_rank(c, (size_t)rank, -1) == rank)
+    return rank;
+  for (size_t i = 0; i < c->ranks.n; i++)
+    if (gcb_model_col_rank(c, i, -1) == rank)
+      return (long long)i;
+  return -1;
+}
+
 /* What NVML said about the rank's GPU: while the case ran (its per-rank
  * telemetry: clocks, power, throttle reasons), else when the run started
  * (nodes[].gpus[].throttle, only when it was slowed); "" without either. */
-static void throttle_text(const struct gcb__rule_ctx *cx, const json_t *c,
+static void throttle_text(const struct gcb__rule_ctx *cx,
+                          const struct gcb_model_case *c,
                           const struct gcb_finding *f, char *buf, size_t size) {
-  struct gcb_ranks pr;
-  gcb_ranks_of(c, &pr);
-  long long i = gcb_ranks_find(&pr, f->where.rank);
-  double sm =
-      i >= 0 ? gcb_ranks_num(&pr, GCB_RC_TELEM_SM_MEAN, (size_t)i) : NAN;
+  long long i = entry_of(c, f->where.rank);
+  double sm = i >= 0 ? gcb_model_col(c, GCB_RC_TELEM_SM_MEAN, (size_t)i) : NAN;
   buf[0] = '\0';
   if (!isnan(sm)) {
-    double lo = gcb_ranks_num(&pr, GCB_RC_TELEM_SM_MIN, (size_t)i);
-    double watts = gcb_ranks_num(&pr, GCB_RC_TELEM_POWER_MAX, (size_t)i);
-    const char *why = gcb_ranks_str(&pr, GCB_RC_TELEM_THROTTLE, (size_t)i);
+    double lo = gcb_model_col(c, GCB_RC_TELEM_SM_MIN, (size_t)i);
+    double watts = gcb_model_col(c, GCB_RC_TELEM_POWER_MAX, (size_t)i);
+    const char *why = col_str(c, GCB_RC_TELEM_THROTTLE, (size_t)i);
     int n = snprintf(buf, size,
                      "; during the case its SM clock averaged "
                      "%.0f MHz (lowest %.0f)",
@@ -130,24 +146,23 @@ static void throttle_text(const struct gcb__rule_ctx *cx, const json_t *c,
       snprintf(buf + n, size - (size_t)n, ", NVML throttle reasons: %s", why);
     return;
   }
-  const json_t *h =
-      gcb_topo_view_health(cx->doc->root, f->where.node, f->where.bus_id);
-  const json_t *t = gcb_view_obj(h, "throttle");
-  if (json_is_true(json_object_get(t, "slowed")))
-    snprintf(buf, size, "; NVML throttle reasons: %s",
-             gcb_view_str(t, "reasons"));
+  const struct gcb_model_health *h =
+      gcb_model_health_by_busid(cx->doc->model, f->where.node, f->where.bus_id);
+  if (h != NULL && h->throttle_slowed)
+    snprintf(buf, size, "; NVML throttle reasons: %s", h->throttle_reasons);
 }
 
 static enum gcb_status slow_finding(const struct gcb__rule_ctx *cx,
-                                    const json_t *c, long long rank, double x,
-                                    double median, size_t n) {
+                                    const struct gcb_model_case *c,
+                                    long long rank, double x, double median,
+                                    size_t n) {
   double below = 1 - x / median;
   enum gcb_severity sev =
       below * 100 > cx->t->slow_rank_fail_pct ? GCB_SEV_FAIL : GCB_SEV_WARN;
   struct gcb_finding *f = case_push(cx, c, sev, rank);
   if (f == NULL)
     return GCB_ENOMEM;
-  const char *unit = gcb_view_str(c, "unit");
+  const char *unit = c->unit;
   f->measured = x;
   f->expected = median;
   f->cost = below;
@@ -161,17 +176,14 @@ static enum gcb_status slow_finding(const struct gcb__rule_ctx *cx,
                       "of %zu ranks (%s); a synchronous job runs at the "
                       "slowest rank's pace%s",
                       rank, xs, below * 100, n, ms, why);
-  gcb_finding_suggest(f, "%s",
-                      gcb_bench_kind_desc(gcb_bench_kind_of(c))->slow_hint);
+  gcb_finding_suggest(f, "%s", gcb_bench_kind_desc(c->kind)->slow_hint);
   return GCB_OK;
 }
 
 static enum gcb_status slow_case(const struct gcb__rule_ctx *cx,
-                                 const json_t *c) {
-  struct gcb_ranks pr;
-  gcb_ranks_of(c, &pr);
-  size_t i, n = pr.n;
-  if (!gcb_kind_applies(cx->kind, gcb_bench_kind_of(c)) || n == 0)
+                                 const struct gcb_model_case *c) {
+  size_t i, n = c->ranks.n;
+  if (!gcb_kind_applies(cx->kind, c->kind) || n == 0)
     return GCB_OK;
   double *x = malloc(n * sizeof *x);
   bool *flags = malloc(n * sizeof *flags);
@@ -181,13 +193,13 @@ static enum gcb_status slow_case(const struct gcb__rule_ctx *cx,
     goto done;
   }
   for (i = 0; i < n; i++)
-    x[i] = gcb_ranks_num(&pr, GCB_RC_FIG_MEDIAN, i);
+    x[i] = gcb_model_col(c, GCB_RC_FIG_MEDIAN, i);
   double median;
   gcb_analyze_slow(x, n, cx->t, flags, &median);
   for (i = 0; i < n && st == GCB_OK; i++)
     if (flags[i])
-      st = slow_finding(cx, c, gcb_ranks_int(&pr, GCB_RC_RANK, i, (long long)i),
-                        x[i], median, n);
+      st = slow_finding(cx, c, gcb_model_col_rank(c, i, (long long)i), x[i],
+                        median, n);
 done:
   free(x);
   free(flags);

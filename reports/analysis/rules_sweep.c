@@ -28,7 +28,6 @@
 #include <string.h>
 
 #include "reports/analysis/analyze_rules.h"
-#include "reports/document/ranks.h"
 
 /* The share of a document's collective cases a rank must be late in to
  * be a late rank: OS noise (a daemon waking on one core) makes a rank
@@ -40,7 +39,7 @@
 
 /* One case where the rule holds. */
 struct hit {
-  const json_t *c;
+  const struct gcb_model_case *c;
   long long rank;
   double value, ref, op; /* imbalance (or lateness), median, op time */
   size_t order;          /* the case's position, for stable sorting */
@@ -79,9 +78,9 @@ static struct gcb_finding *push_at(const struct gcb__rule_ctx *cx,
                                    const struct hit *h) {
   struct gcb_finding *f = gcb__rule_push(cx, GCB_SEV_WARN);
   if (f != NULL) {
-    gcb_finding_at_rank(f, cx->index, cx->doc->root, h->rank);
-    gcb_view_case_title(h->c, f->where.subject, sizeof f->where.subject);
-    f->bench_case = gcb_model_case_of_source(cx->doc->model, h->c);
+    gcb_finding_at_model_rank(f, cx->index, cx->doc->model, h->rank);
+    gcb_model_case_title(h->c, f->where.subject, sizeof f->where.subject);
+    f->bench_case = h->c;
   }
   return f;
 }
@@ -150,12 +149,12 @@ static bool explainers_of(const struct gcb__rule_ctx *cx,
 }
 
 /* Whether an earlier rule already named the rank in this case's sweep. */
-static bool explained(const struct explainers *e, const json_t *c,
-                      long long rank) {
+static bool explained(const struct explainers *e,
+                      const struct gcb_model_case *c, long long rank) {
   char key[GCB_VIEW_SWEEP_KEY];
   if (e->n == 0)
     return false;
-  gcb_view_sweep_key(c, key, sizeof key);
+  gcb_model_sweep_key(c, key, sizeof key);
   struct explainer k = {.rank = rank, .sweep = key};
   return bsearch(&k, e->x, e->n, sizeof *e->x, cmp_explainer) != NULL;
 }
@@ -178,18 +177,16 @@ static void sweep_keys_free(struct sweep_keys *s) {
 }
 
 /* false on ENOMEM. */
-static bool sweep_keys_of(const json_t *cases, struct sweep_keys *s) {
-  const json_t *c;
-  size_t i;
+static bool sweep_keys_of(const struct gcb_model *m, struct sweep_keys *s) {
   char k[GCB_VIEW_SWEEP_KEY];
-  *s = (struct sweep_keys){
-      .k = malloc((json_array_size(cases) + 1) * sizeof *s->k)};
+  *s = (struct sweep_keys){.k = malloc((m->ncases + 1) * sizeof *s->k)};
   if (s->k == NULL)
     return false;
-  json_array_foreach(cases, i, c) {
-    if (gcb_ranks_count(c) < 2)
+  for (size_t i = 0; i < m->ncases; i++) {
+    const struct gcb_model_case *c = &m->cases[i];
+    if (c->ranks.n < 2)
       continue;
-    gcb_view_sweep_key(c, k, sizeof k);
+    gcb_model_sweep_key(c, k, sizeof k);
     if ((s->k[s->n] = strdup(k)) == NULL) {
       sweep_keys_free(s);
       return false;
@@ -222,12 +219,12 @@ static size_t sweep_cases(const struct sweep_keys *s, const char *key) {
  * figure per node and pair), netmap one per rank pair. Their spread is
  * between nodes or pairs, which rules_p2p.c and rules_netmap.c judge;
  * read as ranks waiting, it named a node's first rank as the slowest. */
-static bool per_rank_figures(const json_t *c) {
-  const char *b = gcb_view_str(c, "bench");
+static bool per_rank_figures(const struct gcb_model_case *c) {
+  const char *b = c->bench;
   return strcmp(b, "p2p") != 0 && strcmp(b, "netmap") != 0;
 }
 
-/* A rank's figure time (as gcb_analyze_imbalance takes it) and its
+/* A rank's figure time (as gcb_analyze_case_imbalance takes it) and its
  * communicator in a split collective: its node for "node", its local rank
  * for "cross" (docs/results-schema.md, params.split). */
 struct member_time {
@@ -242,12 +239,14 @@ static int cmp_member_time(const void *a, const void *b) {
   return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
-static long long comm_of(const json_t *root, const char *split,
+static long long comm_of(const struct gcb_model *m, const char *split,
                          long long rank) {
-  const json_t *r = gcb_view_rank(root, rank);
+  const struct gcb_model_rank *r = gcb_model_rank(m, rank);
+  if (r == NULL)
+    return -1;
   if (strcmp(split, "node") == 0)
-    return gcb_view_int(r, "node", -1);
-  return gcb_view_int(r, "local_rank", -1); /* "cross" */
+    return r->node;
+  return r->local_rank; /* "cross" */
 }
 
 /* The imbalance of the members [from, to), into out. */
@@ -279,33 +278,33 @@ static void group_imbalance(const struct member_time *m, size_t from, size_t to,
  * cross communicators of one sweep differ by 5-10 % from their transport
  * alone). false when the case has no ranks; *oom on ENOMEM.
  */
-static bool case_imbalance(const json_t *root, const json_t *c,
+static bool case_imbalance(const struct gcb_model *model,
+                           const struct gcb_model_case *c,
                            struct gcb_imbalance *out, bool *oom) {
-  const char *split = gcb_view_param_str(c, "split");
+  const char *split = gcb_model_param_str(c, "split");
   if (strcmp(split, "node") != 0 && strcmp(split, "cross") != 0)
-    return gcb_analyze_imbalance(c, out);
-  struct gcb_ranks pr;
-  gcb_ranks_of(c, &pr);
+    return gcb_analyze_case_imbalance(c, out);
+  size_t n = c->ranks.n;
   memset(out, 0, sizeof *out);
-  if (pr.n == 0)
+  if (n == 0)
     return false;
-  struct member_time *m = malloc(pr.n * sizeof *m);
+  struct member_time *m = malloc(n * sizeof *m);
   if (m == NULL) {
     *oom = true;
     return false;
   }
-  for (size_t i = 0; i < pr.n; i++) {
-    double t = gcb_ranks_num(&pr, GCB_RC_FIGURE_TIME, i);
-    long long r = gcb_ranks_int(&pr, GCB_RC_RANK, i, (long long)i);
+  for (size_t i = 0; i < n; i++) {
+    double t = gcb_model_col(c, GCB_RC_FIGURE_TIME, i);
+    long long r = gcb_model_col_rank(c, i, (long long)i);
     m[i] = (struct member_time){
-        .comm = comm_of(root, split, r),
+        .comm = comm_of(model, split, r),
         .rank = r,
-        .t = isnan(t) ? gcb_ranks_num(&pr, GCB_RC_TIME_MEDIAN, i) : t};
+        .t = isnan(t) ? gcb_model_col(c, GCB_RC_TIME_MEDIAN, i) : t};
   }
-  qsort(m, pr.n, sizeof *m, cmp_member_time);
-  for (size_t i = 0, j; i < pr.n; i = j) {
+  qsort(m, n, sizeof *m, cmp_member_time);
+  for (size_t i = 0, j; i < n; i = j) {
     struct gcb_imbalance g;
-    for (j = i; j < pr.n && m[j].comm == m[i].comm; j++)
+    for (j = i; j < n && m[j].comm == m[i].comm; j++)
       ;
     group_imbalance(m, i, j, &g);
     if (i == 0 || g.imbalance > out->imbalance)
@@ -320,7 +319,7 @@ static enum gcb_status imbalance_finding(const struct gcb__rule_ctx *cx,
                                          size_t of) {
   struct gcb_imbalance im;
   bool oom = false;
-  case_imbalance(cx->doc->root, h->c, &im, &oom);
+  case_imbalance(cx->doc->model, h->c, &im, &oom);
   if (oom)
     return GCB_ENOMEM;
   struct gcb_finding *f = push_at(cx, h);
@@ -337,7 +336,7 @@ static enum gcb_status imbalance_finding(const struct gcb__rule_ctx *cx,
   if (of > 1)
     snprintf(more, sizeof more, "; above %g%% in %zu of the sweep's %zu cases",
              cx->t->imbalance_pct, seen, of);
-  const char *split = gcb_view_param_str(h->c, "split");
+  const char *split = gcb_model_param_str(h->c, "split");
   bool comm = strcmp(split, "node") == 0 || strcmp(split, "cross") == 0;
   gcb_finding_explain(f,
                       "per-rank times %s to %s (mean %s, CV %.1f%%)%s: ranks "
@@ -384,10 +383,10 @@ static enum gcb_status report_imbalance(const struct gcb__rule_ctx *cx,
 
 /* Each rank's mean and median arrival lateness, when the case measured
  * them. */
-static bool lateness(const struct gcb_ranks *pr, double *x, double *med) {
-  for (size_t i = 0; i < pr->n; i++) {
-    x[i] = gcb_ranks_num(pr, GCB_RC_LATE_MEAN, i);
-    med[i] = gcb_ranks_num(pr, GCB_RC_LATE_MEDIAN, i);
+static bool lateness(const struct gcb_model_case *c, double *x, double *med) {
+  for (size_t i = 0; i < c->ranks.n; i++) {
+    x[i] = gcb_model_col(c, GCB_RC_LATE_MEAN, i);
+    med[i] = gcb_model_col(c, GCB_RC_LATE_MEDIAN, i);
     if (isnan(x[i]))
       return false;
   }
@@ -396,14 +395,10 @@ static bool lateness(const struct gcb_ranks *pr, double *x, double *med) {
 
 /* The document's cases that measured lateness (counted once, not per
  * late rank). */
-static size_t late_cases(const json_t *cases) {
-  size_t of = 0, i;
-  const json_t *c;
-  json_array_foreach(cases, i, c) {
-    struct gcb_ranks pr;
-    gcb_ranks_of(c, &pr);
-    of += !isnan(gcb_ranks_num(&pr, GCB_RC_LATE_MEAN, 0));
-  }
+static size_t late_cases(const struct gcb_model *m) {
+  size_t of = 0;
+  for (size_t i = 0; i < m->ncases; i++)
+    of += !isnan(gcb_model_col(&m->cases[i], GCB_RC_LATE_MEAN, 0));
   return of;
 }
 
@@ -456,15 +451,13 @@ struct late_buf {
  * mean lateness a robust outlier among the ranks', and its median
  * lateness (one delayed call does not move it) above late_pct of the
  * operation's time. */
-static bool late_hits(const struct gcb__rule_ctx *cx, const json_t *c,
-                      size_t order, struct late_buf *b, struct hits *h) {
-  struct gcb_ranks pr;
-  gcb_ranks_of(c, &pr);
-  size_t n = pr.n;
-  double op =
-      gcb_view_num(gcb_view_obj(gcb_view_obj(c, "summary"), "time_s"), "mean");
+static bool late_hits(const struct gcb__rule_ctx *cx,
+                      const struct gcb_model_case *c, size_t order,
+                      struct late_buf *b, struct hits *h) {
+  size_t n = c->ranks.n;
+  double op = c->summary.time_mean;
   double median, limit = op * cx->t->late_pct / 100;
-  if (n == 0 || !(op > 0) || !lateness(&pr, b->x, b->med))
+  if (n == 0 || !(op > 0) || !lateness(c, b->x, b->med))
     return true;
   gcb_analyze_outliers(b->x, n, +1, cx->t, b->flags, &median);
   for (size_t i = 0; i < n; i++) {
@@ -475,7 +468,7 @@ static bool late_hits(const struct gcb__rule_ctx *cx, const json_t *c,
     struct hit *y = add_hit(h);
     if (y == NULL)
       return false;
-    long long rank = gcb_ranks_int(&pr, GCB_RC_RANK, i, (long long)i);
+    long long rank = gcb_model_col_rank(c, i, (long long)i);
     *y = (struct hit){.c = c,
                       .rank = rank,
                       .value = b->x[i],
@@ -491,21 +484,18 @@ static bool late_hits(const struct gcb__rule_ctx *cx, const json_t *c,
  * measured lateness; false on ENOMEM. */
 static bool late_collect(const struct gcb__rule_ctx *cx, struct hits *h,
                          size_t *of) {
-  const json_t *cases = json_object_get(cx->doc->root, "cases"), *c;
-  size_t i, most = 0;
-  json_array_foreach(cases, i, c) {
-    size_t n = gcb_ranks_count(c);
-    most = n > most ? n : most;
-  }
+  const struct gcb_model *m = cx->doc->model;
+  size_t most = 0;
+  for (size_t i = 0; i < m->ncases; i++)
+    most = m->cases[i].ranks.n > most ? m->cases[i].ranks.n : most;
   struct late_buf b = {.x = malloc(most * sizeof *b.x + 1),
                        .med = malloc(most * sizeof *b.med + 1),
                        .flags = malloc(most * sizeof *b.flags + 1)};
   h->oom = b.x == NULL || b.med == NULL || b.flags == NULL;
-  json_array_foreach(cases, i, c) {
-    if (!h->oom && !late_hits(cx, c, i, &b, h))
+  for (size_t i = 0; i < m->ncases; i++)
+    if (!h->oom && !late_hits(cx, &m->cases[i], i, &b, h))
       h->oom = true;
-  }
-  *of = late_cases(cases);
+  *of = late_cases(m);
   free(b.x);
   free(b.med);
   free(b.flags);
@@ -515,12 +505,13 @@ static bool late_collect(const struct gcb__rule_ctx *cx, struct hits *h,
 /* The cases in which a sustained late rank made the others wait, sorted
  * (by address, for bsearch); false on ENOMEM. */
 struct waited {
-  const json_t **c;
+  const struct gcb_model_case **c;
   size_t n;
 };
 
 static int cmp_ptr(const void *a, const void *b) {
-  const json_t *x = *(const json_t *const *)a, *y = *(const json_t *const *)b;
+  const struct gcb_model_case *x = *(const struct gcb_model_case *const *)a,
+                              *y = *(const struct gcb_model_case *const *)b;
   return (x > y) - (x < y);
 }
 
@@ -545,7 +536,7 @@ static bool waited_of(const struct gcb__rule_ctx *cx, struct waited *w) {
   return ok;
 }
 
-static bool waited(const struct waited *w, const json_t *c) {
+static bool waited(const struct waited *w, const struct gcb_model_case *c) {
   return w->n > 0 && bsearch(&c, w->c, w->n, sizeof *w->c, cmp_ptr) != NULL;
 }
 
@@ -561,20 +552,18 @@ enum gcb_status gcb__rule_late_arrival(const struct gcb__rule_ctx *cx) {
 }
 
 enum gcb_status gcb__rule_imbalance(const struct gcb__rule_ctx *cx) {
-  const json_t *root = cx->doc->root;
-  const json_t *cases = json_object_get(root, "cases"), *c;
+  const struct gcb_model *m = cx->doc->model;
   struct hits h = {0};
   struct explainers e = {0};
   struct sweep_keys keys = {0};
   struct waited w = {0};
-  size_t i;
-  h.oom = !explainers_of(cx, &e) || !sweep_keys_of(cases, &keys) ||
-          !waited_of(cx, &w);
-  json_array_foreach(cases, i, c) {
+  h.oom =
+      !explainers_of(cx, &e) || !sweep_keys_of(m, &keys) || !waited_of(cx, &w);
+  for (size_t i = 0; i < m->ncases; i++) {
+    const struct gcb_model_case *c = &m->cases[i];
     struct gcb_imbalance im;
-    if (h.oom || !per_rank_figures(c) ||
-        !case_imbalance(root, c, &im, &h.oom) || im.ranks < 2 ||
-        im.imbalance * 100 <= cx->t->imbalance_pct ||
+    if (h.oom || !per_rank_figures(c) || !case_imbalance(m, c, &im, &h.oom) ||
+        im.ranks < 2 || im.imbalance * 100 <= cx->t->imbalance_pct ||
         explained(&e, c, im.max_rank) || waited(&w, c))
       continue;
     struct hit *x = add_hit(&h);
@@ -582,7 +571,7 @@ enum gcb_status gcb__rule_imbalance(const struct gcb__rule_ctx *cx) {
       break;
     *x = (struct hit){
         .c = c, .rank = im.max_rank, .value = im.imbalance, .order = i};
-    gcb_view_sweep_key(c, x->group, sizeof x->group);
+    gcb_model_sweep_key(c, x->group, sizeof x->group);
   }
   explainers_free(&e);
   free(w.c);

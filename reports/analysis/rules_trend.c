@@ -38,7 +38,7 @@
 
 /* One row of a sweep. */
 struct row {
-  const json_t *c;
+  const struct gcb_model_case *c;
   double size, t, busbw; /* bytes, seconds (mean over ranks), GB/s or NAN */
   size_t order;          /* the case's position, for stable sorting */
   bool trend;            /* flagged by the trend rule */
@@ -46,6 +46,16 @@ struct row {
   char sweep[GCB_VIEW_SWEEP_KEY + 8], floor[192];
 };
 
+bool gcb_analyze_case_in_place(const struct gcb_model_case *c) {
+  const struct gcb_mvalue *v = gcb_mvalue_get(&c->params, "inplace");
+  const char *s = v->type == GCB_MV_STRING ? v->text : NULL;
+  return (v->type == GCB_MV_BOOL && v->b) ||
+         ((v->type == GCB_MV_INT || v->type == GCB_MV_REAL) && v->num != 0) ||
+         (s != NULL && (strcmp(s, "1") == 0 || strcmp(s, "yes") == 0 ||
+                        strcmp(s, "true") == 0));
+}
+
+/* migration: json callers remain */
 bool gcb_analyze_in_place(const json_t *c) {
   const json_t *v = json_object_get(json_object_get(c, "params"), "inplace");
   const char *s = json_string_value(v);
@@ -99,36 +109,33 @@ static bool set_alpha(struct row *r, size_t n) {
 }
 
 /* The document's collective rows with a time, sorted by sweep and size. */
-static struct row *rows_of(const json_t *cases, size_t *n) {
-  struct row *r = malloc((json_array_size(cases) + 1) * sizeof *r);
-  const json_t *c;
-  size_t i;
+static struct row *rows_of(const struct gcb_model *m, size_t *n) {
+  struct row *r = malloc((m->ncases + 1) * sizeof *r);
   *n = 0;
   if (r == NULL)
     return NULL;
-  json_array_foreach(cases, i, c) {
-    const json_t *s = gcb_view_obj(c, "summary");
-    double t = gcb_view_num(gcb_view_obj(s, "time_s"), "mean");
-    double size = gcb_view_param_num(c, "size");
-    if (gcb_bench_kind_of(c) != GCB_BENCH_COLL || !(t > 0) || !(size >= 0))
+  for (size_t i = 0; i < m->ncases; i++) {
+    const struct gcb_model_case *c = &m->cases[i];
+    double t = c->summary.time_mean;
+    double size = c->size;
+    if (c->kind != GCB_BENCH_COLL || !(t > 0) || !(size >= 0))
       continue;
     struct row *x = &r[(*n)++];
     *x = (struct row){.c = c, .size = size, .t = t, .order = i};
-    x->busbw = gcb_view_num(s, "busbw");
+    x->busbw = c->summary.busbw;
     char key[GCB_VIEW_SWEEP_KEY];
-    gcb_view_sweep_key(c, key, sizeof key);
+    gcb_model_sweep_key(c, key, sizeof key);
     snprintf(x->sweep, sizeof x->sweep, "%s|%s", key,
-             gcb_analyze_in_place(c) ? "in" : "out");
+             gcb_analyze_case_in_place(c) ? "in" : "out");
     /* the communicator's size, not the case's ranks: a split sweep's
      * 2-rank communicators (cross) run side by side under one 16-rank
      * case, and their latency is no floor for the 16-rank sweep; and the
      * split, whose communicators take another transport (node: NVLink,
      * cross: the network) */
-    double comm = gcb_view_param_num(c, "comm_size");
-    snprintf(x->floor, sizeof x->floor, "%s|%s|%lld|%s",
-             gcb_view_param_str(c, "op"), gcb_view_str(c, "backend"),
-             comm > 0 ? (long long)comm : gcb_view_int(s, "ranks", -1),
-             gcb_view_param_str(c, "split"));
+    double comm = gcb_model_param_num(c, "comm_size");
+    snprintf(x->floor, sizeof x->floor, "%s|%s|%lld|%s", c->op, c->backend,
+             comm > 0 ? (long long)comm : c->summary.ranks,
+             gcb_model_param_str(c, "split"));
   }
   if (*n > 1)
     qsort(r, *n, sizeof *r, cmp_row);
@@ -145,8 +152,8 @@ static struct gcb_finding *push_row(const struct gcb__rule_ctx *cx,
   if (f == NULL)
     return NULL;
   f->where.doc = cx->index;
-  gcb_view_case_title(x->c, f->where.subject, sizeof f->where.subject);
-  f->bench_case = gcb_model_case_of_source(cx->doc->model, x->c);
+  gcb_model_case_title(x->c, f->where.subject, sizeof f->where.subject);
+  f->bench_case = x->c;
   f->measured = x->t * 1e6;
   f->expected = expected * 1e6;
   f->cost = 1 - expected / x->t;
@@ -187,14 +194,14 @@ static enum gcb_status trend_finding(const struct gcb__rule_ctx *cx,
   if (x->busbw > 0)
     snprintf(bw, sizeof bw, "; busbw %.4g GB/s against %.4g GB/s on that line",
              x->busbw, x->busbw * x->t / line);
-  gcb_finding_explain(
-      f,
-      "%s %s at %.0f B%s takes %s, %sx the %s of the "
-      "log-log line through its neighbours (%.0f B: %s, "
-      "%.0f B: %s)%s",
-      gcb_view_param_str(x->c, "op"), gcb_view_str(x->c, "backend"), x->size,
-      gcb_analyze_in_place(x->c) ? " in place" : "", ts,
-      times(x->t / line, 2, k, sizeof k), ls, a->size, as, b->size, bs, bw);
+  gcb_finding_explain(f,
+                      "%s %s at %.0f B%s takes %s, %sx the %s of the "
+                      "log-log line through its neighbours (%.0f B: %s, "
+                      "%.0f B: %s)%s",
+                      x->c->op, x->c->backend, x->size,
+                      gcb_analyze_case_in_place(x->c) ? " in place" : "", ts,
+                      times(x->t / line, 2, k, sizeof k), ls, a->size, as,
+                      b->size, bs, bw);
   gcb__rule_suggest(f);
   return GCB_OK;
 }
@@ -234,14 +241,13 @@ static enum gcb_status floor_finding(const struct gcb__rule_ctx *cx,
   gcb_view_fmt_time(floor, fs, sizeof fs);
   gcb_view_fmt_time(alpha->t, as, sizeof as);
   gcb_view_fmt_time(bwt, bs, sizeof bs);
-  gcb_view_case_title(alpha->c, title, sizeof title);
+  gcb_model_case_title(alpha->c, title, sizeof title);
   gcb_finding_explain(f,
                       "a %.0f B message takes %s, %sx its floor of %s: the "
                       "fastest %s this run measured on %s (%s, %s) plus %s "
                       "for its bytes at the sweep's best bus bandwidth",
                       x->size, ts, times(x->t / floor, 1, k, sizeof k), fs,
-                      gcb_view_param_str(x->c, "op"),
-                      gcb_view_str(x->c, "backend"), title, as, bs);
+                      x->c->op, x->c->backend, title, as, bs);
   gcb__rule_suggest(f);
   return GCB_OK;
 }
@@ -277,7 +283,7 @@ static enum gcb_status floors(const struct gcb__rule_ctx *cx, struct row *r,
 enum gcb_status gcb__rule_sweep_rows(const struct gcb__rule_ctx *cx) {
   bool floor = cx->kind->id == GCB_KIND_LATENCY_FLOOR;
   size_t n;
-  struct row *r = rows_of(json_object_get(cx->doc->root, "cases"), &n);
+  struct row *r = rows_of(cx->doc->model, &n);
   if (r == NULL)
     return gcb_err_set(cx->err, GCB_ENOMEM, "analysis: out of memory");
   enum gcb_status st = GCB_OK;

@@ -299,7 +299,9 @@ static void build_health(struct gcb__model_arena *a, const json_t *gpus,
         .pcie_gen = int_or(e, "pcie_gen", -1),
         .pcie_width = int_or(e, "pcie_width", -1),
         .throttle_slowed = json_is_true(
-            json_object_get(json_object_get(e, "throttle"), "slowed"))};
+            json_object_get(json_object_get(e, "throttle"), "slowed")),
+        /* ---- anA: throttle reasons ---- */
+        .throttle_reasons = str(gcb_view_obj(e, "throttle"), "reasons")};
   }
 }
 
@@ -350,6 +352,12 @@ static void build_rank(const json_t *e, struct gcb_model_rank *r) {
   /* Later documents may record the GPU's NUMA node with the device. */
   if (r->numa < 0)
     r->numa = int_or(dev, "numa_node", -1);
+  /* ---- anA: the rank's own BLAS ---- */
+  const json_t *blas = gcb_view_obj(e, "blas");
+  r->has_blas = blas != NULL;
+  r->blas_core = str(blas, "core");
+  r->blas_cpu_isa = str(blas, "cpu_isa");
+  r->blas_threads = int_or(blas, "threads", -1);
 }
 
 /* ---- cases -------------------------------------------------------------- */
@@ -741,5 +749,22 @@ const struct gcb_model_gpu *gcb_model_gpu_by_busid(const struct gcb_model *m,
         have.domain == want.domain && have.bus == want.bus &&
         have.dev == want.dev && have.func == want.func)
       return &n->gpus[i];
+  return NULL;
+}
+
+/* ---- anA: a GPU's NVML entry -------------------------------------------- */
+
+const struct gcb_model_health *
+gcb_model_health_by_busid(const struct gcb_model *m, long long node,
+                          const char *busid) {
+  const struct gcb_model_node *n = gcb_model_node(m, node);
+  struct gcb_busid want, have;
+  if (n == NULL || gcb_busid_parse(busid, &want, NULL) != GCB_OK)
+    return NULL;
+  for (size_t i = 0; i < n->nhealth; i++)
+    if (gcb_busid_parse(n->health[i].bus_id, &have, NULL) == GCB_OK &&
+        have.domain == want.domain && have.bus == want.bus &&
+        have.dev == want.dev && have.func == want.func)
+      return &n->health[i];
   return NULL;
 }

@@ -139,6 +139,8 @@ struct gcb_model_health {
   double sm_clock_mhz, sm_clock_max_mhz;           /* NAN when null/absent */
   long long ecc_uncorrected, pcie_gen, pcie_width; /* -1 when null/absent */
   bool throttle_slowed;
+  /* ---- anA: the reasons NVML gave (throttle.reasons; "" when absent) -- */
+  const char *throttle_reasons;
 };
 
 struct gcb_model_nic {
@@ -178,6 +180,11 @@ struct gcb_model_rank {
   const char *device_bus_id;
   const char *device_name;
   long long device_memory_bytes;
+  /* ---- anA: the rank's own BLAS (ranks[].blas) ---------------------- */
+  bool has_blas;            /* ranks[].blas is an object */
+  const char *blas_core;    /* its core ("" when absent) */
+  const char *blas_cpu_isa; /* the rank's CPU's widest ISA ("") */
+  long long blas_threads;   /* -1 when absent */
 };
 
 /* ---- cases ------------------------------------------------------------- */
@@ -331,5 +338,14 @@ const struct gcb_model_gpu *gcb_model_gpu(const struct gcb_model *m,
 const struct gcb_model_gpu *gcb_model_gpu_by_busid(const struct gcb_model *m,
                                                    long long node,
                                                    const char *busid);
+
+/* ---- anA: a GPU's NVML entry -------------------------------------------- */
+
+/* The NVML entry (nodes[].gpus[]) of node `node` whose bus id is that GPU's
+ * (any form common/busid.h parses), as gcb_topo_view_health finds it; NULL
+ * if none. */
+const struct gcb_model_health *
+gcb_model_health_by_busid(const struct gcb_model *m, long long node,
+                          const char *busid);
 
 #endif

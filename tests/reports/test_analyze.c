@@ -162,10 +162,11 @@ Test(analyze, slow_rank_rule_ignores_benchmarks_without_per_device_figures) {
 
 Test(analyze, imbalance_follows_ipm_definitions) {
   const double figs[] = {1, 1, 1, 0.5}; /* times 1, 1, 1, 2 s */
-  json_t *c = fx_case("gemm", "x", "{}", "GFLOP/s", figs, 4, 0.01, NULL);
-  fx_columns(c);
+  json_t *doc = fx_doc(4, 1, 64, "Test CPU");
+  fx_add_case(doc, fx_case("gemm", "x", "{}", "GFLOP/s", figs, 4, 0.01, NULL));
+  struct gcb_doc d = fx_doc_of("test.json", doc);
   struct gcb_imbalance im;
-  cr_assert(gcb_analyze_imbalance(c, &im));
+  cr_assert(gcb_analyze_case_imbalance(&d.model->cases[0], &im));
   cr_expect_eq(im.ranks, 4);
   cr_expect_float_eq(im.total, 5, 1e-12);
   cr_expect_float_eq(im.mean, 1.25, 1e-12);
@@ -173,7 +174,8 @@ Test(analyze, imbalance_follows_ipm_definitions) {
   cr_expect_eq(im.min_rank, 0);
   cr_expect_eq(im.max_rank, 3);
   cr_expect_float_eq(im.cv, 0.4, 1e-12);
-  json_decref(c);
+  fx_doc_free(&d);
+  json_decref(doc);
 }
 
 Test(analyze, imbalance_above_threshold_names_the_straggler) {

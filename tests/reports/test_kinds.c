@@ -65,17 +65,17 @@ Test(kinds, every_bench_row_is_found_by_its_name_and_unknown_is_unknown) {
 
 /* The rule: rank 1's GPU of every gemm case runs hot. */
 static enum gcb_status rule_too_hot(const struct gcb__rule_ctx *cx) {
-  const json_t *c;
-  size_t i;
-  json_array_foreach(json_object_get(cx->doc->root, "cases"), i, c) {
-    if (!gcb_kind_applies(cx->kind, gcb_bench_kind_of(c)))
+  const struct gcb_model *m = cx->doc->model;
+  for (size_t i = 0; i < m->ncases; i++) {
+    const struct gcb_model_case *c = &m->cases[i];
+    if (!gcb_kind_applies(cx->kind, c->kind))
       continue;
     struct gcb_finding *f = gcb__rule_push(cx, GCB_SEV_WARN);
     if (f == NULL)
       return GCB_ENOMEM;
-    gcb_finding_at_rank(f, cx->index, cx->doc->root, 1);
-    gcb_view_case_title(c, f->where.subject, sizeof f->where.subject);
-    f->bench_case = gcb_model_case_of_source(cx->doc->model, c);
+    gcb_finding_at_model_rank(f, cx->index, m, 1);
+    gcb_model_case_title(c, f->where.subject, sizeof f->where.subject);
+    f->bench_case = c;
     f->measured = 97;
     f->expected = 85;
     snprintf(f->unit, sizeof f->unit, "C");
@@ -118,7 +118,7 @@ Test(kinds, a_kind_added_as_one_row_and_one_rule_is_grouped_worded_rendered) {
   fx_add_case(doc, fx_case("membw", "copy", "{\"kernel\": \"copy\"}", "GB/s",
                            figs, 4, 0.005, NULL));
   fx_check_valid(doc);
-  struct gcb_doc docs[] = {{.name = "run.json", .root = doc}};
+  struct gcb_doc docs[] = {fx_doc_of("run.json", doc)};
   struct gcb_thresholds t;
   struct gcb_err err = {0};
   struct gcb_findings f = {0};
@@ -165,6 +165,7 @@ Test(kinds, a_kind_added_as_one_row_and_one_rule_is_grouped_worded_rendered) {
   free(json);
   gcb_diagnosis_free(&d);
   gcb_findings_free(&f);
+  fx_doc_free(&docs[0]);
   json_decref(doc);
 }
 
@@ -182,7 +183,7 @@ Test(kinds, a_row_without_a_grouping_is_counted_as_unexplained) {
   const double figs[] = {1000, 1001, 1002, 1003};
   fx_add_case(doc, fx_case("gemm", "fp32 1024", "{\"dtype\": \"fp32\"}",
                            "GFLOP/s", figs, 4, 0.005, NULL));
-  struct gcb_doc docs[] = {{.name = "run.json", .root = doc}};
+  struct gcb_doc docs[] = {fx_doc_of("run.json", doc)};
   struct gcb_thresholds t;
   struct gcb_err err = {0};
   struct gcb_findings f = {0};
@@ -196,6 +197,7 @@ Test(kinds, a_row_without_a_grouping_is_counted_as_unexplained) {
   cr_expect_eq(d.items[0].comp.kind, GCB_COMP_RUN);
   gcb_diagnosis_free(&d);
   gcb_findings_free(&f);
+  fx_doc_free(&docs[0]);
   json_decref(doc);
 }
 
@@ -221,7 +223,7 @@ Test(kinds, a_row_grouped_at_the_node_makes_a_node_root_cause) {
       .group = GCB_GROUP_NODE,
   };
   json_t *doc = fx_doc(4, 2, 8, "Test CPU");
-  struct gcb_doc docs[] = {{.name = "run.json", .root = doc}};
+  struct gcb_doc docs[] = {fx_doc_of("run.json", doc)};
   struct gcb_thresholds t;
   struct gcb_err err = {0};
   struct gcb_findings f = {0};
@@ -238,5 +240,6 @@ Test(kinds, a_row_grouped_at_the_node_makes_a_node_root_cause) {
                d.items[0].comp.name);
   gcb_diagnosis_free(&d);
   gcb_findings_free(&f);
+  fx_doc_free(&docs[0]);
   json_decref(doc);
 }

@@ -364,3 +364,44 @@ Test(model, bench_kinds_have_unique_names_that_read_back) {
   cr_expect_eq(gcb_bench_kind_find("no-such-bench"), GCB_BENCH_UNKNOWN);
   
 }
+
+/* ---- anA: ranks' BLAS, NVML throttle reasons, a GPU's NVML entry -------- */
+
+Test(model, ranks_blas_and_nvml_throttle_read_as_the_views_do) {
+  json_t *doc = fx_doc(2, 1, 4, "Test CPU");
+  json_t *rank1 = json_array_get(json_object_get(doc, "ranks"), 1);
+  json_object_set_new(rank1, "blas",
+                      json_pack("{s:s, s:i, s:s}", "core", "Haswell",
+                                "threads", 3, "cpu_isa", "avx512"));
+  json_object_set_new(
+      json_array_get(json_object_get(doc, "nodes"), 0), "gpus",
+      json_pack("[{s:i, s:s, s:{s:i, s:s, s:b}}, {s:i, s:s}]", "ordinal", 1,
+                "bus_id", "00000000:11:00.0", "throttle", "mask", 40,
+                "reasons", "hw_slowdown", "slowed", 1, "ordinal", 0, "bus_id",
+                "00000000:10:00.0"));
+  fx_check_valid(doc);
+  struct gcb_doc d = fx_doc_of("x.json", doc);
+  const struct gcb_model *m = d.model;
+  cr_expect(!m->ranks[0].has_blas);
+  cr_expect_str_eq(m->ranks[0].blas_core, "");
+  cr_expect_eq(m->ranks[0].blas_threads, -1);
+  cr_expect(m->ranks[1].has_blas);
+  cr_expect_str_eq(m->ranks[1].blas_core, "Haswell");
+  cr_expect_str_eq(m->ranks[1].blas_cpu_isa, "avx512");
+  cr_expect_eq(m->ranks[1].blas_threads, 3);
+  /* any bus id form, as gcb_topo_view_health takes it */
+  const struct gcb_model_health *h =
+      gcb_model_health_by_busid(m, 0, "0000:11:00.0");
+  cr_assert_not_null(h);
+  cr_expect_eq(h->ordinal, 1);
+  cr_expect(h->throttle_slowed);
+  cr_expect_str_eq(h->throttle_reasons, "hw_slowdown");
+  h = gcb_model_health_by_busid(m, 0, "00000000:10:00.0");
+  cr_assert_not_null(h);
+  cr_expect_str_eq(h->throttle_reasons, "");
+  cr_expect_null(gcb_model_health_by_busid(m, 0, "0000:12:00.0"));
+  cr_expect_null(gcb_model_health_by_busid(m, 1, "0000:11:00.0"));
+  cr_expect_null(gcb_model_health_by_busid(m, 0, "not a bus id"));
+  fx_doc_free(&d);
+  json_decref(doc);
+}

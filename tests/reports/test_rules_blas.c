@@ -39,7 +39,7 @@ static json_t *blas_doc(const char *core, const char *isa, const char *forced,
 static size_t blas_findings(json_t *doc, struct gcb_finding *out) {
   struct gcb_thresholds t;
   gcb_thresholds_default(&t);
-  struct gcb_doc d = {.name = "t.json", .root = doc};
+  struct gcb_doc d = fx_doc_of("t.json", doc);
   struct gcb_findings fs = {0};
   struct gcb_err err = {0};
   cr_assert_eq(gcb_analyze(&d, 1, &t, &fs, &err), GCB_OK, "%s", err.msg);
@@ -48,6 +48,7 @@ static size_t blas_findings(json_t *doc, struct gcb_finding *out) {
     if (strcmp(fs.items[i].kind->name, "blas-kernel") == 0 && n < 4)
       out[n++] = fs.items[i];
   gcb_findings_free(&fs);
+  fx_doc_free(&d);
   json_decref(doc);
   return n;
 }
@@ -285,7 +286,7 @@ Test(rules_blas, the_schema_checks_ranks_blas_and_accepts_documents_without) {
 
 /* The title of the report's first collective table for doc. */
 static void coll_title(json_t *doc, char *buf, size_t size) {
-  struct gcb_doc d = {.name = "t.json", .root = doc};
+  struct gcb_doc d = fx_doc_of("t.json", doc);
   struct gcb_findings fs = {0};
   struct gcb_thresholds t;
   gcb_thresholds_default(&t);
@@ -299,6 +300,7 @@ static void coll_title(json_t *doc, char *buf, size_t size) {
     if (strcmp(tables.items[i].id, "coll-1") == 0)
       snprintf(buf, size, "%s", tables.items[i].title);
   gcb_rtables_free(&tables);
+  fx_doc_free(&d);
 }
 
 Test(rules_blas, the_reports_collective_title_names_the_mpi_under_host_sweeps) {
@@ -390,7 +392,7 @@ Test(rules_blas, every_rank_with_too_few_blas_threads_alike_is_one_finding) {
 
 /* Whether the report's table `id` for doc has a cell holding `text`. */
 static bool table_has(json_t *doc, const char *id, const char *text) {
-  struct gcb_doc d = {.name = "t.json", .root = doc};
+  struct gcb_doc d = fx_doc_of("t.json", doc);
   struct gcb_findings fs = {0};
   struct gcb_thresholds t;
   gcb_thresholds_default(&t);
@@ -407,6 +409,7 @@ static bool table_has(json_t *doc, const char *id, const char *text) {
       found |= tb->cells[c] != NULL && strcmp(tb->cells[c], text) == 0;
   }
   gcb_rtables_free(&tables);
+  fx_doc_free(&d);
   return found;
 }
 

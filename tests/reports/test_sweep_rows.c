@@ -195,7 +195,7 @@ Test(sweep_rows, a_small_message_far_above_its_latency_floor) {
   cr_assert_eq(of_kind(&r.f, "latency-floor", &f), 1);
   cr_expect_eq(of_kind(&r.f, "sweep-trend", NULL), 0);
   cr_expect_float_eq(gcb_model_param_num(f->bench_case, "size"), 8, 0);
-  cr_expect(gcb_analyze_in_place(f->bench_case->source));
+  cr_expect(gcb_analyze_case_in_place(f->bench_case));
   cr_expect_float_eq(f->measured, 919, 1e-6);
   /* the out-of-place 8 B time plus 8 B at the sweep's best bandwidth */
   double best = 1073741824.0 / model(1073741824.0);
@@ -215,8 +215,7 @@ Test(sweep_rows, an_absurd_time_keeps_the_explanation_short) {
   const struct gcb_finding *f = NULL;
   cr_assert_eq(of_kind(&r.f, "latency-floor", &f), 1);
   cr_expect(strstr(f->explanation, "e+1") != NULL, "%s", f->explanation);
-  cr_expect(strstr(f->explanation, "at the sweep's best bus bandwidth") !=
-                NULL,
+  cr_expect(strstr(f->explanation, "at the sweep's best bus bandwidth") != NULL,
             "the sentence ends: %s", f->explanation);
   done(&r);
 }
@@ -262,7 +261,7 @@ static void real(const char *file, char *out, size_t size) {
     size_t n = strlen(out);
     snprintf(out + n, size - n, "%s%s %.0f%s", n ? "; " : "", x->kind->name,
              gcb_model_param_num(x->bench_case, "size"),
-             gcb_analyze_in_place(x->bench_case->source) ? " in-place" : "");
+             gcb_analyze_case_in_place(x->bench_case) ? " in-place" : "");
   }
   gcb_findings_free(&f);
   fx_doc_free(&docs[0]);
