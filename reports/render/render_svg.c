@@ -13,7 +13,6 @@
 #include "reports/document/fmtnum.h"
 #include "reports/document/model.h"
 #include "reports/document/p2p_view.h"
-#include "reports/document/view.h"
 #include "reports/render/render_svg_int.h"
 
 bool gcb_svg_topology_any(const struct gcb_report *rep) {

@@ -22,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "reports/document/view.h"
 #include "reports/render/render_svg_int.h"
 
 #define BOX_W 176
