@@ -233,6 +233,10 @@ static void build_hops(struct gcb__model_arena *a, const json_t *path,
   }
 }
 
+/* ---- plot: topology facts for the pictures (defined at the end) ---- */
+static void build_placement(struct gcb__model_arena *a, const json_t *topo,
+                            struct gcb_model_node *n);
+
 static void build_topology(struct gcb__model_arena *a, const json_t *topo,
                            struct gcb_model_node *n) {
   const json_t *gpus = json_object_get(topo, "gpus"),
@@ -272,6 +276,7 @@ static void build_topology(struct gcb__model_arena *a, const json_t *topo,
   json_array_foreach(numa, i, e) {
     n->numa[i] = int_or(e, "os_index", -1);
   }
+  build_placement(a, topo, n);
 }
 
 static void build_health(struct gcb__model_arena *a, const json_t *gpus,
@@ -767,4 +772,107 @@ gcb_model_health_by_busid(const struct gcb_model *m, long long node,
         have.dev == want.dev && have.func == want.func)
       return &n->health[i];
   return NULL;
+/* ---- plot: topology facts for the pictures ---------------------------- */
+
+/* A switch index as the pictures take it: an integer member, else -1. */
+static long long switch_of(const json_t *e) {
+  return int_or(e, "pcie_switch", -1);
+}
+
+/* topology.paths: the devices, and the class and expected GB/s matrices
+ * flattened (a cell absent from a short row reads as absent). */
+static void build_paths(struct gcb__model_arena *a, const json_t *paths,
+                        struct gcb_model_node *n) {
+  const json_t *devs = json_object_get(paths, "devices"),
+               *cls = json_object_get(paths, "matrix"),
+               *gbps = json_object_get(paths, "expected_gbps");
+  size_t k = json_array_size(devs);
+  n->path_devices = arena_calloc(a, k, sizeof *n->path_devices);
+  n->path_class = arena_calloc(a, k * k, sizeof *n->path_class);
+  n->path_gbps = arena_calloc(a, k * k, sizeof *n->path_gbps);
+  if (k == 0 || a->failed)
+    return;
+  n->npaths = k;
+  for (size_t i = 0; i < k; i++) {
+    n->path_devices[i] = json_string_value(json_array_get(devs, i));
+    for (size_t j = 0; j < k; j++) {
+      const json_t *c = json_array_get(json_array_get(cls, i), j),
+                   *v = json_array_get(json_array_get(gbps, i), j);
+      const char *s = json_string_value(c);
+      n->path_class[i * k + j] = s != NULL ? s : "";
+      n->path_gbps[i * k + j] = json_is_number(v) && json_number_value(v) > 0
+                                    ? json_number_value(v)
+                                    : NAN;
+    }
+  }
+}
+
+static void build_placement(struct gcb__model_arena *a, const json_t *topo,
+                            struct gcb_model_node *n) {
+  const json_t *gpus = json_object_get(topo, "gpus"),
+               *nics = json_object_get(topo, "nics"),
+               *sws = json_object_get(topo, "pcie_switches"), *e;
+  size_t i;
+  for (i = 0; i < n->ngpus; i++) {
+    e = json_array_get(gpus, i);
+    n->gpus[i].pcie_switch = switch_of(e);
+    for (size_t h = 0; h < n->gpus[i].nhops; h++)
+      n->gpus[i].hops[h].link =
+          str(json_array_get(json_object_get(e, "pcie_path"), h), "link");
+  }
+  for (i = 0; i < n->nnics; i++)
+    n->nics[i].pcie_switch = switch_of(json_array_get(nics, i));
+  n->nswitches = json_array_size(sws);
+  n->switches = arena_calloc(a, n->nswitches, sizeof *n->switches);
+  if (n->switches == NULL)
+    n->nswitches = 0;
+  for (i = 0; i < n->nswitches; i++) {
+    e = json_array_get(sws, i);
+    n->switches[i] = (struct gcb_model_switch){
+        .busid = str(e, "busid"), .uplink_gbps = num(e, "uplink_gbps")};
+  }
+  build_paths(a, gcb_view_obj(topo, "paths"), n);
+}
+
+/* Whether s is "GPU<index>" as "GPU%lld" writes it (without printf: asked
+ * for every GPU pair of every node). */
+static bool names_gpu(const char *s, long long index) {
+  if (s == NULL || strncmp(s, "GPU", 3) != 0 || s[3] == '\0' ||
+      (s[3] == '0' && s[4] != '\0'))
+    return false;
+  long long v = 0;
+  for (s += 3; *s >= '0' && *s <= '9' && v <= index; s++)
+    v = 10 * v + (*s - '0');
+  return *s == '\0' && v == index;
+}
+
+/* The slot of "GPU<index>" in the node's paths.devices (GPUs come first,
+ * so normally the index itself), or -1: topo_view.c's device_slot. */
+static long long path_slot(const struct gcb_model_node *n, long long index) {
+  if (index < 0)
+    return -1;
+  if ((size_t)index < n->npaths && names_gpu(n->path_devices[index], index))
+    return index;
+  for (size_t i = 0; i < n->npaths; i++)
+    if (names_gpu(n->path_devices[i], index))
+      return (long long)i;
+  return -1;
+}
+
+double gcb_model_pair_gbps(const struct gcb_model_node *n, long long a,
+                           long long b) {
+  long long sa = n != NULL ? path_slot(n, a) : -1;
+  long long sb = n != NULL ? path_slot(n, b) : -1;
+  if (sa < 0 || sb < 0)
+    return NAN;
+  return n->path_gbps[(size_t)sa * n->npaths + (size_t)sb];
+}
+
+const char *gcb_model_pair_class(const struct gcb_model_node *n, long long a,
+                                 long long b) {
+  long long sa = n != NULL ? path_slot(n, a) : -1;
+  long long sb = n != NULL ? path_slot(n, b) : -1;
+  if (sa < 0 || sb < 0)
+    return "";
+  return n->path_class[(size_t)sa * n->npaths + (size_t)sb];
 }

@@ -115,6 +115,8 @@ struct gcb_model_hop {
   const char *busid;
   long long gen, width; /* -1 when unknown */
   double gbps;          /* NAN when unknown */
+  /* ---- plot: topology facts for the pictures ---- */
+  const char *link; /* "gen5 x16"; "" when absent or null */
 };
 
 /* A GPU of a node's topology. Its identity is (node, busid). */
@@ -128,6 +130,8 @@ struct gcb_model_gpu {
   struct gcb_model_hop *hops;
   size_t nhops;
   const struct json_t *source; /* migration bridge: the topology entry */
+  /* ---- plot: topology facts for the pictures ---- */
+  long long pcie_switch; /* index in the node's switches[]; -1 when none */
 };
 
 /* A GPU's health as NVML saw it (nodes[].gpus[]). */
@@ -146,6 +150,8 @@ struct gcb_model_health {
 struct gcb_model_nic {
   const char *name, *busid;
   long long numa; /* -1 when unknown */
+  /* ---- plot: topology facts for the pictures ---- */
+  long long pcie_switch; /* index in the node's switches[]; -1 when none */
 };
 
 struct gcb_model_node {
@@ -164,6 +170,17 @@ struct gcb_model_node {
   struct gcb_model_health *health; /* nodes[].gpus[] */
   size_t nhealth;
   const struct json_t *topology; /* migration bridge; NULL without */
+  /* ---- plot: topology facts for the pictures ---- */
+  struct gcb_model_switch *switches; /* topology.pcie_switches[], in order */
+  size_t nswitches;
+  /* topology.paths: the devices ("GPU0", ..., "NIC0") and, npaths x npaths
+   * row-major, the path class of each pair ("NV18", "PIX"; "" unknown) and
+   * its expected GB/s per direction (NAN unknown); read them with
+   * gcb_model_pair_class and gcb_model_pair_gbps. */
+  size_t npaths;
+  const char **path_devices;
+  const char **path_class;
+  double *path_gbps;
 };
 
 struct gcb_model_rank {
@@ -347,5 +364,23 @@ const struct gcb_model_gpu *gcb_model_gpu_by_busid(const struct gcb_model *m,
 const struct gcb_model_health *
 gcb_model_health_by_busid(const struct gcb_model *m, long long node,
                           const char *busid);
+/* ---- plot: topology facts for the pictures ---- */
+
+/* A PCIe switch of a node's topology (topology.pcie_switches[]). */
+struct gcb_model_switch {
+  const char *busid;  /* "" when absent */
+  double uplink_gbps; /* NAN when unknown */
+};
+
+/* Expected GB/s per direction between GPUs a and b (topology indices) of
+ * node n, as gcb_topo_view_pair_gbps gives it: NAN when unknown (no
+ * paths, a GPU not among them, a cell absent, null or not positive). */
+double gcb_model_pair_gbps(const struct gcb_model_node *n, long long a,
+                           long long b);
+
+/* The path class between GPUs a and b of node n ("NV18", "PIX", "SYS"),
+ * as gcb_topo_view_pair_class gives it; "" when unknown. */
+const char *gcb_model_pair_class(const struct gcb_model_node *n, long long a,
+                                 long long b);
 
 #endif

@@ -3,8 +3,8 @@
  * its plots into one script (one gnuplot process draws them all). Data is
  * inlined as datablocks, so the script is self-contained and a user can
  * rerun or edit it (`gnuplot plots.gp` in the report directory). The kinds
- * live in plot_bars.c, plot_coll.c and plot_p2p.c; running gnuplot is in
- * plot_run.c.
+ * live in plot_bars.c, plot_coll.c, plot_p2p.c, plot_pattern.c and
+ * plot_burn.c (plot_int.h); running gnuplot is in plot_run.c.
  */
 #include <stdlib.h>
 #include <string.h>

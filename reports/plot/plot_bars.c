@@ -10,15 +10,24 @@
 #include <string.h>
 
 #include "reports/analysis/analyze_rules.h"
-#include "reports/document/ranks.h"
+#include "reports/document/model.h"
 #include "reports/plot/plot_int.h"
 
+/* The direction of a pcie case the link rule judges, or NULL. Migration
+ * bridge: gcb__pcie_direction (analyze_rules.h) still reads the tree. */
+static const char *pcie_direction(const struct gcb_model *m,
+                                  const struct gcb_model_case *c) {
+  if (c->kind != GCB_BENCH_PCIE)
+    return NULL; /* what gcb__pcie_direction answers, without the walk */
+  return gcb__pcie_direction(json_object_get(m->source, "cases"), c->source);
+}
+
 /* "r3/1b:00" for a rank with a GPU, "r3" without; safe characters. */
-static void bar_label(const json_t *root, long long rank, char *buf,
+static void bar_label(const struct gcb_model *m, long long rank, char *buf,
                       size_t size) {
   struct gcb_place pl;
   char raw[64];
-  gcb_view_place(root, rank, &pl);
+  gcb_model_place(m, rank, &pl);
   const char *bus = pl.bus_id;
   char *at = raw;
   *at++ = 'r'; /* "r%lld/%.5s", without printf: a label per rank */
@@ -33,17 +42,17 @@ static void bar_label(const json_t *root, long long rank, char *buf,
 }
 
 /* The plot commands of bar chart `id` over x[0..n) (slow[i]: outlier). */
-static void bars_body(struct gcb__plotter *p, size_t id, const json_t *root,
-                      const struct gcb_ranks *pr, const double *x,
-                      const bool *slow, size_t n) {
+static void bars_body(struct gcb__plotter *p, size_t id,
+                      const struct gcb_model *m, const struct gcb_model_case *c,
+                      const double *x, const bool *slow, size_t n) {
   size_t nslow = 0;
   double sum = 0;
   bool labels = n <= 16;
   fprintf(p->f, "$ranks%zu << EOD\n", id);
   for (size_t i = 0; i < n; i++) {
-    long long rank = gcb_ranks_int(pr, GCB_RC_RANK, i, (long long)i);
+    long long rank = gcb_model_col_rank(c, i, (long long)i);
     char label[48];
-    bar_label(root, rank, label, sizeof label);
+    bar_label(m, rank, label, sizeof label);
     char line[sizeof label + 64], *at = gcb__plot_int(line, rank);
     *at++ = ' '; /* "%lld %.10g %d %s\n" */
     at = gcb__plot_num(at, x[i]);
@@ -76,25 +85,23 @@ static void bars_body(struct gcb__plotter *p, size_t id, const json_t *root,
 }
 
 /* Per-rank bars of one case, slow ranks (the analysis' rule) in red. */
-static void rank_bars(struct gcb__plotter *p, const json_t *root,
-                      const json_t *c) {
-  struct gcb_ranks pr;
-  gcb_ranks_of(c, &pr);
-  size_t n = pr.n;
+static void rank_bars(struct gcb__plotter *p, const struct gcb_model *m,
+                      const struct gcb_model_case *c) {
+  size_t n = c->ranks.n;
   double *x = malloc(n * sizeof *x + 1), median;
   bool *slow = malloc(n * sizeof *slow + 1), any = false;
   p->oom |= x == NULL || slow == NULL;
   for (size_t i = 0; i < n; i++) {
     if (!p->oom) {
-      x[i] = gcb_ranks_num(&pr, GCB_RC_FIG_MEDIAN, i);
+      x[i] = gcb_model_col(c, GCB_RC_FIG_MEDIAN, i);
       any |= x[i] > 0; /* all zero: nothing to draw, and a gnuplot error */
     }
   }
   if (!p->oom && any) {
     gcb_analyze_slow(x, n, p->t, slow, &median);
     char title[160], unit[64];
-    gcb_view_case_title(c, title, sizeof title);
-    gcb__plot_label(gcb_view_str(c, "unit"), unit, sizeof unit);
+    gcb_model_case_title(c, title, sizeof title);
+    gcb__plot_label(c->unit, unit, sizeof unit);
     size_t id = gcb__plot_begin(p, "ranks", title);
     /* About 16 ticks, whatever the number of ranks. */
     fprintf(p->f,
@@ -102,7 +109,7 @@ static void rank_bars(struct gcb__plotter *p, const json_t *root,
             "set xrange [-0.5:%zu.5]\nset yrange [0:*]\nset xtics %zu%s\n",
             unit, n - 1, (n + 15) / 16, n <= 16 ? " rotate by -30" : "");
     if (id > 0)
-      bars_body(p, id, root, &pr, x, slow, n);
+      bars_body(p, id, m, c, x, slow, n);
   }
   free(x);
   free(slow);
@@ -111,13 +118,13 @@ static void rank_bars(struct gcb__plotter *p, const json_t *root,
 void gcb__plot_rank_bars(struct gcb__plotter *p, const struct gcb_doc *docs,
                          size_t ndocs) {
   for (size_t d = 0; d < ndocs && !p->oom; d++) {
-    const json_t *cases = json_object_get(docs[d].root, "cases"), *c;
-    size_t i;
-    json_array_foreach(cases, i, c) {
-      bool per_gpu = gcb_bench_kinds[gcb_bench_kind_of(c)].per_device ||
-                     gcb__pcie_direction(cases, c) != NULL;
-      if (per_gpu && gcb_ranks_count(c) >= 2)
-        rank_bars(p, docs[d].root, c);
+    const struct gcb_model *m = docs[d].model;
+    for (size_t i = 0; i < m->ncases; i++) {
+      const struct gcb_model_case *c = &m->cases[i];
+      bool per_gpu =
+          gcb_bench_kinds[c->kind].per_device || pcie_direction(m, c) != NULL;
+      if (per_gpu && c->ranks.n >= 2)
+        rank_bars(p, m, c);
     }
   }
 }

@@ -15,7 +15,7 @@
 #include "reports/analysis/analyze.h"
 #include "reports/analysis/burn.h"
 #include "reports/analysis/diagnose.h"
-#include "reports/document/ranks.h"
+#include "reports/document/model.h"
 #include "reports/document/stats.h"
 #include "reports/plot/plot_int.h"
 
@@ -119,9 +119,9 @@ static void data_block(struct gcb__plotter *p, size_t id, size_t panel,
 }
 
 static void panel_plot(struct gcb__plotter *p, size_t id, size_t panel,
-                       const struct gcb_burn_timeline *tl, const json_t *root,
-                       const long long *rank_id, const size_t *out, size_t nout,
-                       bool legend) {
+                       const struct gcb_burn_timeline *tl,
+                       const struct gcb_model *m, const long long *rank_id,
+                       const size_t *out, size_t nout, bool legend) {
   fprintf(p->f, "plot ");
   if (tl->nranks <= THIN_RANKS)
     fprintf(p->f,
@@ -133,7 +133,7 @@ static void panel_plot(struct gcb__plotter *p, size_t id, size_t panel,
   for (size_t k = 0; k < nout; k++) {
     struct gcb_place pl;
     char raw[160], label[160];
-    gcb_view_place(root, rank_id[out[k]], &pl);
+    gcb_model_place(m, rank_id[out[k]], &pl);
     if (pl.gpu >= 0)
       snprintf(raw, sizeof raw, "rank %lld (GPU %lld %s)", rank_id[out[k]],
                pl.gpu, pl.hostname);
@@ -150,11 +150,12 @@ static void panel_plot(struct gcb__plotter *p, size_t id, size_t panel,
   fputc('\n', p->f);
 }
 
-static void timeline_plot(struct gcb__plotter *p, const json_t *root,
-                          const json_t *c, const struct gcb_burn_timeline *tl,
+static void timeline_plot(struct gcb__plotter *p, const struct gcb_model *m,
+                          const struct gcb_model_case *c,
+                          const struct gcb_burn_timeline *tl,
                           const struct gcb_burn_rank *r) {
   struct panel panels[PANELS];
-  size_t np = panels_of(tl, gcb_view_str(c, "unit"), panels);
+  size_t np = panels_of(tl, c->unit, panels);
   size_t out[MAX_OUTLIERS];
   size_t nranks = (size_t)tl->nranks;
   size_t nout = outliers(r, nranks, p->t, out);
@@ -166,12 +167,10 @@ static void timeline_plot(struct gcb__plotter *p, const json_t *root,
     free(tmp);
     return;
   }
-  struct gcb_ranks pr;
-  gcb_ranks_of(c, &pr);
   for (size_t i = 0; i < nranks; i++)
-    rank_id[i] = gcb_ranks_int(&pr, GCB_RC_RANK, i, (long long)i);
+    rank_id[i] = gcb_model_col_rank(c, i, (long long)i);
   char title[224], label[160];
-  gcb_view_case_title(c, label, sizeof label);
+  gcb_model_case_title(c, label, sizeof label);
   const char *what = strncmp(label, "burn: ", 6) == 0 ? label + 6 : label;
   snprintf(title, sizeof title, "burn-in %s: each rank over time", what);
   size_t id = gcb__plot_begin(p, "burn", title);
@@ -182,8 +181,7 @@ static void timeline_plot(struct gcb__plotter *p, const json_t *root,
   /* The throughput in the unit that suits it (TFLOP/s, not 500000
    * GFLOP/s), as the tables show it. */
   const char *shown;
-  double yscale =
-      gcb_unit_scale(r[0].sustained, gcb_view_str(c, "unit"), &shown);
+  double yscale = gcb_unit_scale(r[0].sustained, c->unit, &shown);
   panels[0].label = shown;
   for (size_t k = 0; k < np; k++)
     data_block(p, id, k, tl, panels[k].s, xscale, k == 0 ? yscale : 1, tmp);
@@ -208,7 +206,7 @@ static void timeline_plot(struct gcb__plotter *p, const json_t *root,
     if (k + 1 == np)
       fprintf(p->f, "set xlabel '%s since the start'\n",
               xscale > 1 ? "minutes" : "seconds");
-    panel_plot(p, id, k, tl, root, rank_id, out, nout, k == 0);
+    panel_plot(p, id, k, tl, m, rank_id, out, nout, k == 0);
     if (k == 0)
       fprintf(p->f, "unset key\n");
   }
@@ -226,8 +224,9 @@ void gcb__plot_burn(struct gcb__plotter *p, const struct gcb_doc *docs,
     struct gcb_err err = {0};
     const struct gcb_burn_doc *bd = gcb_burn_doc_of(&docs[d], p->t, &own, &err);
     p->oom = bd == NULL;
+    const struct gcb_model *m = docs[d].model;
     for (size_t i = 0; bd != NULL && i < bd->n && !p->oom; i++)
-      timeline_plot(p, docs[d].root, bd->cases[i].c, &bd->cases[i].tl,
+      timeline_plot(p, m, &m->cases[bd->cases[i].index], &bd->cases[i].tl,
                     bd->cases[i].ranks);
     gcb_burn_doc_free(&own);
   }

@@ -12,43 +12,43 @@
 #include <string.h>
 
 #include "reports/document/fmtnum.h"
-#include "reports/document/ranks.h"
+#include "reports/document/model.h"
 #include "reports/plot/plot_int.h"
 
-static bool is_coll(const json_t *c) {
-  return gcb_bench_kind_of(c) == GCB_BENCH_COLL;
+static bool is_coll(const struct gcb_model_case *c) {
+  return c->kind == GCB_BENCH_COLL;
 }
 
 /* In-place as the writer put it: true, a non-zero number or "yes". */
-static bool truthy(const json_t *v) {
-  const char *s = json_string_value(v);
-  return json_is_true(v) || (json_is_number(v) && json_number_value(v) != 0) ||
+static bool truthy(const struct gcb_mvalue *v) {
+  const char *s = v->type == GCB_MV_STRING ? v->text : NULL;
+  return (v->type == GCB_MV_BOOL && v->b) ||
+         ((v->type == GCB_MV_INT || v->type == GCB_MV_REAL) && v->num != 0) ||
          (s != NULL && (strcmp(s, "yes") == 0 || strcmp(s, "true") == 0 ||
                         strcmp(s, "1") == 0));
 }
 
-static bool in_place(const json_t *c) {
-  return truthy(json_object_get(json_object_get(c, "params"), "inplace"));
+static bool in_place(const struct gcb_model_case *c) {
+  return truthy(gcb_mvalue_get(&c->params, "inplace"));
 }
 
 /* A sweep's name in plot titles: op, type, reduction, root and transport
- * (which sweep a case is in is gcb_view_sweep_key's to say). */
-static void sweep_title(const json_t *c, char *buf, size_t size) {
-  const char *redop = gcb_view_param_str(c, "redop");
+ * (which sweep a case is in is gcb_model_sweep_key's to say). */
+static void sweep_title(const struct gcb_model_case *c, char *buf,
+                        size_t size) {
+  const char *redop = gcb_model_param_str(c, "redop");
   bool reduces = redop[0] != '\0' && strcmp(redop, "none") != 0;
   char root[32] = "";
-  double r = gcb_view_param_num(c, "root");
+  double r = gcb_model_param_num(c, "root");
   if (r >= 0)
     snprintf(root, sizeof root, " root %.0f", r);
-  snprintf(buf, size, "%s %s%s%s%s %s", gcb_view_param_str(c, "op"),
-           gcb_view_param_str(c, "type"), reduces ? " " : "",
-           reduces ? redop : "", root, gcb_view_str(c, "backend"));
+  snprintf(buf, size, "%s %s%s%s%s %s", c->op, gcb_model_param_str(c, "type"),
+           reduces ? " " : "", reduces ? redop : "", root, c->backend);
 }
 
 /* Message size in bytes: "size" as the coll benchmark writes it. */
-static double coll_bytes(const json_t *c) {
-  double b = gcb_view_param_num(c, "size");
-  return isnan(b) ? gcb_view_param_num(c, "bytes") : b;
+static double coll_bytes(const struct gcb_model_case *c) {
+  return isnan(c->size) ? c->bytes : c->size;
 }
 
 /*
@@ -84,8 +84,8 @@ static int by_key(const void *a, const void *b) {
 }
 
 /* false on ENOMEM. */
-static bool sweeps_of(const json_t *cases, struct sweeps *s) {
-  size_t n = json_array_size(cases), m = 0;
+static bool sweeps_of(const struct gcb_model *doc, struct sweeps *s) {
+  size_t n = doc->ncases, m = 0;
   *s = (struct sweeps){.key = calloc(n + 1, sizeof *s->key),
                        .first = calloc(n + 1, sizeof *s->first),
                        .n = n};
@@ -93,10 +93,10 @@ static bool sweeps_of(const json_t *cases, struct sweeps *s) {
   bool ok = s->key != NULL && s->first != NULL && order != NULL;
   for (size_t i = 0; ok && i < n; i++) {
     char k[GCB_VIEW_SWEEP_KEY];
-    const json_t *c = json_array_get(cases, i);
+    const struct gcb_model_case *c = &doc->cases[i];
     if (!is_coll(c))
       continue;
-    gcb_view_sweep_key(c, k, sizeof k);
+    gcb_model_sweep_key(c, k, sizeof k);
     ok = (s->key[i] = strdup(k)) != NULL;
     order[m++] = (struct keyed){s->key[i], i};
   }
@@ -113,19 +113,18 @@ static bool sweeps_of(const json_t *cases, struct sweeps *s) {
 
 /* Writes (or with f NULL, counts) the points of one half of a sweep:
  * size, algbw, busbw. Zero bytes (a barrier) has no place on a log axis. */
-static size_t bw_points(FILE *f, const json_t *cases, const struct sweeps *sw,
-                        const char *key, bool ip) {
-  const json_t *c;
-  size_t i, n = 0;
-  json_array_foreach(cases, i, c) {
+static size_t bw_points(FILE *f, const struct gcb_model *doc,
+                        const struct sweeps *sw, const char *key, bool ip) {
+  size_t n = 0;
+  for (size_t i = 0; i < doc->ncases; i++) {
+    const struct gcb_model_case *c = &doc->cases[i];
     if (sw->key[i] == NULL || in_place(c) != ip)
       continue;
     const char *k = sw->key[i];
-    const json_t *s = gcb_view_obj(c, "summary");
-    double bytes = coll_bytes(c), alg = gcb_view_num(s, "algbw");
-    double bus = gcb_view_num(s, "busbw");
+    double bytes = coll_bytes(c), alg = c->summary.algbw;
+    double bus = c->summary.busbw;
     if (isnan(alg))
-      alg = gcb_view_num(s, "median");
+      alg = c->summary.median;
     if (strcmp(k, key) != 0 || !(bytes > 0) || !(alg > 0))
       continue;
     n++;
@@ -135,11 +134,11 @@ static size_t bw_points(FILE *f, const json_t *cases, const struct sweeps *sw,
   return n;
 }
 
-static void bw_plot(struct gcb__plotter *p, const json_t *cases,
-                    const struct sweeps *sw, const json_t *first,
+static void bw_plot(struct gcb__plotter *p, const struct gcb_model *doc,
+                    const struct sweeps *sw, const struct gcb_model_case *first,
                     const char *key) {
-  size_t nop = bw_points(NULL, cases, sw, key, false);
-  size_t nip = bw_points(NULL, cases, sw, key, true);
+  size_t nop = bw_points(NULL, doc, sw, key, false);
+  size_t nip = bw_points(NULL, doc, sw, key, true);
   char title[320];
   if (nop + nip == 0)
     return; /* an empty plot is a gnuplot error, and says nothing */
@@ -156,7 +155,7 @@ static void bw_plot(struct gcb__plotter *p, const json_t *cases,
     if ((ip ? nip : nop) == 0)
       continue;
     fprintf(p->f, "$bw%zu%c << EOD\n", id, ip ? 'i' : 'o');
-    bw_points(p->f, cases, sw, key, ip);
+    bw_points(p->f, doc, sw, key, ip);
     fprintf(p->f, "EOD\n");
   }
   const char *sep = "plot";
@@ -179,16 +178,15 @@ static void bw_plot(struct gcb__plotter *p, const json_t *cases,
 void gcb__plot_bandwidth(struct gcb__plotter *p, const struct gcb_doc *docs,
                          size_t ndocs) {
   for (size_t d = 0; d < ndocs && !p->oom; d++) {
-    const json_t *cases = json_object_get(docs[d].root, "cases"), *c;
+    const struct gcb_model *doc = docs[d].model;
     struct sweeps sw;
-    size_t i;
-    if (!sweeps_of(cases, &sw)) {
+    if (!sweeps_of(doc, &sw)) {
       p->oom = true;
       break;
     }
-    json_array_foreach(cases, i, c) {
+    for (size_t i = 0; i < doc->ncases; i++) {
       if (sw.key[i] != NULL && sw.first[i])
-        bw_plot(p, cases, &sw, c, sw.key[i]);
+        bw_plot(p, doc, &sw, &doc->cases[i], sw.key[i]);
     }
     sweeps_free(&sw);
   }
@@ -198,12 +196,12 @@ void gcb__plot_bandwidth(struct gcb__plotter *p, const struct gcb_doc *docs,
 
 /* The out-of-place case of the sweep with the largest size and per-rank
  * samples, or NULL. */
-static const json_t *largest(const json_t *cases, const struct sweeps *sw,
-                             const char *key) {
-  const json_t *c, *best = NULL;
-  size_t i;
-  json_array_foreach(cases, i, c) {
-    if (sw->key[i] == NULL || in_place(c) || gcb_ranks_count(c) < 2)
+static const struct gcb_model_case *
+largest(const struct gcb_model *doc, const struct sweeps *sw, const char *key) {
+  const struct gcb_model_case *best = NULL;
+  for (size_t i = 0; i < doc->ncases; i++) {
+    const struct gcb_model_case *c = &doc->cases[i];
+    if (sw->key[i] == NULL || in_place(c) || c->ranks.n < 2)
       continue;
     if (strcmp(sw->key[i], key) == 0 &&
         (best == NULL || coll_bytes(c) > coll_bytes(best)))
@@ -212,21 +210,19 @@ static const json_t *largest(const json_t *cases, const struct sweeps *sw,
   return best;
 }
 
-static void times_body(struct gcb__plotter *p, size_t id, const json_t *c) {
-  struct gcb_ranks pr;
-  gcb_ranks_of(c, &pr);
+static void times_body(struct gcb__plotter *p, size_t id,
+                       const struct gcb_model_case *c) {
   bool late = false;
   fprintf(p->f, "$t%zu << EOD\n", id);
-  for (size_t i = 0; i < pr.n; i++) {
-    double l = gcb_ranks_num(&pr, GCB_RC_LATE_MEAN, i);
+  for (size_t i = 0; i < c->ranks.n; i++) {
+    double l = gcb_model_col(c, GCB_RC_LATE_MEAN, i);
     late |= !isnan(l);
-    const double v[] = {gcb_ranks_num(&pr, GCB_RC_TIME_MIN, i) * 1e6,
-                        gcb_ranks_num(&pr, GCB_RC_TIME_MEDIAN, i) * 1e6,
-                        gcb_ranks_num(&pr, GCB_RC_TIME_P99, i) * 1e6,
-                        gcb_ranks_num(&pr, GCB_RC_TIME_MAX, i) * 1e6, l * 1e6};
+    const double v[] = {gcb_model_col(c, GCB_RC_TIME_MIN, i) * 1e6,
+                        gcb_model_col(c, GCB_RC_TIME_MEDIAN, i) * 1e6,
+                        gcb_model_col(c, GCB_RC_TIME_P99, i) * 1e6,
+                        gcb_model_col(c, GCB_RC_TIME_MAX, i) * 1e6, l * 1e6};
     char line[8 * GCB_FMTNUM_MAX]; /* "%lld %.10g x5\n", without printf */
-    char *at =
-        gcb__plot_int(line, gcb_ranks_int(&pr, GCB_RC_RANK, i, (long long)i));
+    char *at = gcb__plot_int(line, gcb_model_col_rank(c, i, (long long)i));
     for (size_t k = 0; k < sizeof v / sizeof *v; k++) {
       *at++ = ' ';
       at = gcb__plot_num(at, v[k]);
@@ -247,9 +243,9 @@ static void times_body(struct gcb__plotter *p, size_t id, const json_t *c) {
   fputc('\n', p->f);
 }
 
-static void times_plot(struct gcb__plotter *p, const json_t *c) {
+static void times_plot(struct gcb__plotter *p, const struct gcb_model_case *c) {
   char title[320], size[32];
-  size_t n = gcb_ranks_count(c);
+  size_t n = c->ranks.n;
   gcb_view_fmt(coll_bytes(c), size, sizeof size);
   char name[256];
   sweep_title(c, name, sizeof name);
@@ -268,17 +264,16 @@ static void times_plot(struct gcb__plotter *p, const json_t *c) {
 void gcb__plot_rank_times(struct gcb__plotter *p, const struct gcb_doc *docs,
                           size_t ndocs) {
   for (size_t d = 0; d < ndocs && !p->oom; d++) {
-    const json_t *cases = json_object_get(docs[d].root, "cases"), *c;
+    const struct gcb_model *doc = docs[d].model;
     struct sweeps sw;
-    size_t i;
-    if (!sweeps_of(cases, &sw)) {
+    if (!sweeps_of(doc, &sw)) {
       p->oom = true;
       break;
     }
-    json_array_foreach(cases, i, c) {
-      const json_t *big = sw.key[i] != NULL && sw.first[i]
-                              ? largest(cases, &sw, sw.key[i])
-                              : NULL;
+    for (size_t i = 0; i < doc->ncases; i++) {
+      const struct gcb_model_case *big = sw.key[i] != NULL && sw.first[i]
+                                             ? largest(doc, &sw, sw.key[i])
+                                             : NULL;
       if (big != NULL && coll_bytes(big) > 0)
         times_plot(p, big);
     }

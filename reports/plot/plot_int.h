@@ -1,8 +1,11 @@
 /*
  * Internal to the plots: the state one gnuplot script is written with,
  * and the plot kinds that live in their own files (plot_bars.c,
- * plot_coll.c, plot_p2p.c). Every label taken from input goes through
- * gcb__plot_label before it reaches the script.
+ * plot_coll.c, plot_p2p.c, plot_pattern.c, plot_burn.c), each a row of
+ * plot.c's table of kinds (as lstopo has a file per output behind one
+ * draw interface). Each kind reads the documents' typed models
+ * (doc->model). Every label taken from input goes through gcb__plot_label
+ * before it reaches the script.
  */
 #ifndef GCB_PLOT_INT_H
 #define GCB_PLOT_INT_H

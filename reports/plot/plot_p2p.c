@@ -4,12 +4,15 @@
  * matrix of bandwidths as coloured cells with the value printed in each,
  * rows and columns labelled with the GPU index and PCI bus id, so a slow
  * pair is found on the machine, not only in the matrix. Nvbandwidth's
- * matrices, converted into p2p cases, are drawn the same way.
+ * matrices, converted into p2p cases, are drawn the same way. Migration
+ * bridge: the pairs are walked with p2p_view.h, which still reads the
+ * tree (the model's `source`).
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "reports/document/model.h"
 #include "reports/document/p2p_view.h"
 #include "reports/plot/plot_int.h"
 
@@ -19,12 +22,12 @@
 #define MAX_MAPS 16
 
 /* Cases drawn in one matrix share the node and everything but the ends. */
-static void matrix_key(const struct gcb__p2p *e, const json_t *c, char *buf,
-                       size_t size) {
+static void matrix_key(const struct gcb__p2p *e, const struct gcb_model_case *c,
+                       char *buf, size_t size) {
   static const char *const skip[] = {"src",  "dst",  "src_bus_id", "dst_bus_id",
                                      "path", "node", "testcase",   NULL};
   char key[256];
-  gcb_view_case_key_except(c, skip, key, sizeof key);
+  gcb_model_case_key_except(c, skip, key, sizeof key);
   /* "p2p direction=read ... [GB/s]": the bench and unit go without saying */
   char *unit = strrchr(key, '[');
   if (unit != NULL && unit > key)
@@ -41,33 +44,36 @@ struct matrix {
 };
 
 /* Takes one measurement into the matrix. */
-static void take(struct matrix *m, const json_t *c, const struct gcb__p2p *e) {
+static void take(struct matrix *m, const struct gcb_model_case *c,
+                 const struct gcb__p2p *e) {
   char bus[32];
   m->v[e->src][e->dst] = e->value;
   for (int end = 0; end < 2; end++) {
     long long g = end ? e->dst : e->src;
-    gcb__p2p_busid(e, c, end, bus, sizeof bus);
+    gcb__p2p_busid(e, c->source, end, bus, sizeof bus);
     if (strlen(bus) >= 12) /* "0000:1b:00.0" -> "1b:00" */
       snprintf(m->bus[g], sizeof m->bus[g], "%.5s", bus + 5);
     if ((size_t)g + 1 > m->n)
       m->n = (size_t)g + 1;
   }
-  gcb__plot_label(gcb_view_str(c, "unit"), m->unit, sizeof m->unit);
+  gcb__plot_label(c->unit, m->unit, sizeof m->unit);
 }
 
 /* Fills m from every measurement of the group `key` of one document. */
-static bool collect(const json_t *root, const char *key, struct matrix *m) {
-  const json_t *c;
-  size_t i, nseen;
+static bool collect(const struct gcb_model *doc, const char *key,
+                    struct matrix *m) {
+  size_t nseen;
   char k[320];
-  bool *seen = gcb__p2p_scratch(root, &nseen);
+  bool *seen = gcb__p2p_scratch(doc->source, &nseen);
   for (size_t a = 0; a < MAX_GPUS; a++)
     for (size_t b = 0; b < MAX_GPUS; b++)
       m->v[a][b] = NAN;
-  json_array_foreach(json_object_get(root, "cases"), i, c) {
+  for (size_t i = 0; i < doc->ncases; i++) {
+    const struct gcb_model_case *c = &doc->cases[i];
     struct gcb__p2p_iter it;
     struct gcb__p2p e;
-    if (seen == NULL || !gcb__p2p_begin(&it, root, c, seen, nseen))
+    if (seen == NULL ||
+        !gcb__p2p_begin(&it, doc->source, c->source, seen, nseen))
       continue;
     while (gcb__p2p_next(&it, &e)) {
       matrix_key(&e, c, k, sizeof k);
@@ -91,14 +97,14 @@ static void tics(FILE *f, const char *axis, const struct matrix *m) {
   fprintf(f, ")%s\n", axis[0] == 'x' ? " rotate by -30" : "");
 }
 
-static void heatmap(struct gcb__plotter *p, const json_t *root,
+static void heatmap(struct gcb__plotter *p, const struct gcb_model *doc,
                     const char *key) {
   struct matrix *m = calloc(1, sizeof *m);
   if (m == NULL) {
     p->oom = true;
     return;
   }
-  p->oom |= !collect(root, key, m);
+  p->oom |= !collect(doc, key, m);
   char title[400];
   snprintf(title, sizeof title, "P2P %s, %s", m->unit, key);
   size_t id = m->n >= 2 ? gcb__plot_begin(p, "p2p", title) : 0;
@@ -115,21 +121,23 @@ static void heatmap(struct gcb__plotter *p, const json_t *root,
     for (size_t a = 0; a < m->n; a++)
       for (size_t b = 0; b < m->n; b++)
         fprintf(p->f, "%.10g%c", m->v[a][b], b + 1 < m->n ? ' ' : '\n');
-    fprintf(p->f,
-            "EOD\nplot $p%zu matrix with image pixels notitle, \\\n  $p%zu matrix "
-            "using 1:2:($3 == $3 ? sprintf('%%.0f', $3) : '') with labels "
-            "font ',8' notitle\n",
-            id, id);
+    fprintf(
+        p->f,
+        "EOD\nplot $p%zu matrix with image pixels notitle, \\\n  $p%zu matrix "
+        "using 1:2:($3 == $3 ? sprintf('%%.0f', $3) : '') with labels "
+        "font ',8' notitle\n",
+        id, id);
   }
   free(m);
 }
 
 /* Adds the heatmap keys of case c's measurements not seen before. */
-static void case_keys(const json_t *root, const json_t *c, bool *seen,
-                      size_t nseen, char (*keys)[320], size_t *nkeys) {
+static void case_keys(const struct gcb_model *doc,
+                      const struct gcb_model_case *c, bool *seen, size_t nseen,
+                      char (*keys)[320], size_t *nkeys) {
   struct gcb__p2p_iter it;
   struct gcb__p2p e;
-  if (!gcb__p2p_begin(&it, root, c, seen, nseen))
+  if (!gcb__p2p_begin(&it, doc->source, c->source, seen, nseen))
     return;
   while (*nkeys < MAX_MAPS && gcb__p2p_next(&it, &e)) {
     size_t k = 0;
@@ -145,17 +153,15 @@ void gcb__plot_p2p(struct gcb__plotter *p, const struct gcb_doc *docs,
   char(*keys)[320] = malloc(MAX_MAPS * sizeof *keys);
   p->oom |= keys == NULL;
   for (size_t d = 0; d < ndocs && !p->oom; d++) {
-    const json_t *root = docs[d].root, *c;
-    size_t nkeys = 0, i, nseen;
-    bool *seen = gcb__p2p_scratch(root, &nseen);
+    const struct gcb_model *doc = docs[d].model;
+    size_t nkeys = 0, nseen;
+    bool *seen = gcb__p2p_scratch(doc->source, &nseen);
     p->oom |= seen == NULL;
-    json_array_foreach(json_object_get(root, "cases"), i, c) {
-      if (!p->oom)
-        case_keys(root, c, seen, nseen, keys, &nkeys);
-    }
+    for (size_t i = 0; i < doc->ncases && !p->oom; i++)
+      case_keys(doc, &doc->cases[i], seen, nseen, keys, &nkeys);
     free(seen);
     for (size_t k = 0; k < nkeys && !p->oom; k++)
-      heatmap(p, root, keys[k]);
+      heatmap(p, doc, keys[k]);
   }
   free(keys);
 }

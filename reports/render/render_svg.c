@@ -9,18 +9,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/busid.h"
 #include "reports/document/fmtnum.h"
+#include "reports/document/model.h"
 #include "reports/document/p2p_view.h"
-#include "reports/document/topo_view.h"
-#include "reports/document/view.h"
 #include "reports/render/render_svg_int.h"
 
 bool gcb_svg_topology_any(const struct gcb_report *rep) {
   for (size_t d = 0; d < rep->ndocs; d++) {
-    const json_t *nodes = json_object_get(rep->docs[d].root, "nodes");
-    for (size_t i = 0; i < json_array_size(nodes); i++)
-      if (json_array_size(json_object_get(
-              gcb_topo_view(rep->docs[d].root, (long long)i), "gpus")) > 0)
+    const struct gcb_model *m = rep->docs[d].model;
+    for (size_t i = 0; i < m->nnodes; i++)
+      if (m->nodes[i].ngpus > 0)
         return true;
   }
   return false;
@@ -40,8 +39,14 @@ struct p2p_seen {
   double value;
 };
 
+/* A machine's first topology with GPUs: its node in its document's model. */
+struct topo_at {
+  const struct gcb_model *doc;
+  const struct gcb_model_node *node; /* NULL: none */
+};
+
 struct gather {
-  const json_t **topo;  /* [machine]: its first topology with GPUs, or NULL */
+  struct topo_at *topo; /* [machine] */
   size_t *row_first;    /* [machine + 1]: rows[row_of[..]] of the machine */
   size_t *row_of;       /* matrix row indices by machine, in matrix order */
   struct p2p_seen *p2p; /* by machine */
@@ -68,14 +73,14 @@ static int by_machine(const void *a, const void *b) {
 static void gather_topos(struct gather *g, const struct gcb_report *rep,
                          const struct gcb_diagnosis *d) {
   for (size_t doc = 0; doc < rep->ndocs; doc++) {
-    const json_t *nodes = json_object_get(rep->docs[doc].root, "nodes");
-    for (size_t i = 0; i < json_array_size(nodes); i++) {
-      const json_t *t = gcb_topo_view(rep->docs[doc].root, (long long)i);
-      if (json_array_size(json_object_get(t, "gpus")) == 0)
+    const struct gcb_model *model = rep->docs[doc].model;
+    for (size_t i = 0; i < model->nnodes; i++) {
+      const struct gcb_model_node *n = &model->nodes[i];
+      if (n->ngpus == 0)
         continue;
-      long long m = gcb_diagnosis_machine(d, rep->docs, (int)doc, (long long)i);
-      if (m >= 0 && (size_t)m < d->nmachines && g->topo[m] == NULL)
-        g->topo[m] = t;
+      long long m = gcb_diagnosis_machine(d, rep->docs, (int)doc, n->index);
+      if (m >= 0 && (size_t)m < d->nmachines && g->topo[m].node == NULL)
+        g->topo[m] = (struct topo_at){model, n};
     }
   }
 }
@@ -107,15 +112,17 @@ static bool gather_p2p(struct gather *g, const struct gcb_report *rep,
                        const struct gcb_diagnosis *d) {
   size_t cap = 0;
   for (size_t doc = 0; doc < rep->ndocs; doc++) {
-    const json_t *root = rep->docs[doc].root, *c;
-    size_t i, nseen;
-    bool *seen = gcb__p2p_scratch(root, &nseen);
+    /* migration bridge: the p2p walk (p2p_view.h) reads the tree */
+    const struct gcb_model *model = rep->docs[doc].model;
+    size_t nseen;
+    bool *seen = gcb__p2p_scratch(model->source, &nseen);
     if (seen == NULL)
       return false;
-    json_array_foreach(json_object_get(root, "cases"), i, c) {
+    for (size_t i = 0; i < model->ncases; i++) {
       struct gcb__p2p_iter it;
       struct gcb__p2p e;
-      if (!gcb__p2p_begin(&it, root, c, seen, nseen))
+      if (!gcb__p2p_begin(&it, model->source, model->cases[i].source, seen,
+                          nseen))
         continue;
       while (gcb__p2p_next(&it, &e)) {
         if (g->np2p == cap) {
@@ -179,9 +186,16 @@ static void take_p2p(struct gcb__svg_pic *p, const struct gather *g) {
   }
 }
 
+/* The index of the machine's GPU with that bus id, or -1. */
+static long long gpu_by_busid(const struct gcb__svg_pic *p, const char *bus) {
+  const struct gcb_model_gpu *g =
+      gcb_model_gpu_by_busid(p->doc, p->node->index, bus);
+  return g != NULL ? g->index : -1;
+}
+
 /* "0000:4c:00.0->0000:cb:00.0" or "a<->b": the two GPU indices. */
-static bool link_ends(const json_t *topo, const char *link, long long *a,
-                      long long *b, bool *both) {
+static bool link_ends(const struct gcb__svg_pic *p, const char *link,
+                      long long *a, long long *b, bool *both) {
   const char *arrow = strstr(link, "->");
   char left[64];
   if (arrow == NULL || (size_t)(arrow - link) >= sizeof left)
@@ -190,8 +204,8 @@ static bool link_ends(const json_t *topo, const char *link, long long *a,
   size_t n = (size_t)(arrow - link) - *both;
   memcpy(left, link, n);
   left[n] = '\0';
-  *a = gcb_topo_view_gpu_by_busid(topo, left);
-  *b = gcb_topo_view_gpu_by_busid(topo, arrow + 2);
+  *a = gpu_by_busid(p, left);
+  *b = gpu_by_busid(p, arrow + 2);
   return *a >= 0 && *b >= 0;
 }
 
@@ -205,8 +219,8 @@ static void take_links(struct gcb__svg_pic *p, const struct gcb_diagnosis *d) {
     bool both;
     if (rc->comp.kind != GCB_COMP_LINK ||
         rc->comp.node != (long long)p->machine ||
-        !link_ends(p->topo, rc->comp.link, &a, &b, &both) ||
-        (size_t)a >= p->n || (size_t)b >= p->n)
+        !link_ends(p, rc->comp.link, &a, &b, &both) || (size_t)a >= p->n ||
+        (size_t)b >= p->n)
       continue;
     enum gcb_cell st = gcb__svg_rc_cell(rc);
     if (st > p->edge[a][b])
@@ -224,33 +238,35 @@ static void pic_fill(struct gcb__svg_pic *p, const struct gather *gat,
                      size_t machine) {
   memset(p, 0, sizeof *p);
   p->machine = machine;
-  p->topo = gat->topo[machine];
+  p->doc = gat->topo[machine].doc;
+  p->node = gat->topo[machine].node;
+  if (p->node == NULL)
+    return;
   snprintf(p->hostname, sizeof p->hostname, "%s",
            d->machines[machine].hostname);
   snprintf(p->model, sizeof p->model, "%s", d->machines[machine].model);
-  const json_t *g;
-  size_t i;
-  json_array_foreach(json_object_get(p->topo, "gpus"), i, g) {
-    long long idx = gcb_view_int(g, "index", -1);
+  for (size_t i = 0; i < p->node->ngpus; i++) {
+    const struct gcb_model_gpu *g = &p->node->gpus[i];
+    long long idx = g->index;
     if (idx < 0 || idx >= GCB_SVG_MAX_GPUS)
       continue;
     p->gpu[idx] = g;
     if ((size_t)idx + 1 > p->n)
       p->n = (size_t)idx + 1;
     char bus[32];
-    if (!gcb_busid_canon(gcb_view_str(g, "busid"), bus, sizeof bus))
+    if (!gcb_busid_canon(g->busid, bus, sizeof bus))
       continue;
     for (size_t k = gat->row_first[machine]; k < gat->row_first[machine + 1];
          k++)
       if (strcmp(m->rows[gat->row_of[k]].bus_id, bus) == 0)
         p->row[idx] = &m->rows[gat->row_of[k]];
   }
-  p->nnics = json_array_size(json_object_get(p->topo, "nics"));
+  p->nnics = p->node->nnics;
   for (size_t a = 0; a < p->n; a++)
     for (size_t b = 0; b < p->n; b++) {
       p->p2p[a][b] = NAN;
       p->expect[a][b] =
-          gcb_topo_view_pair_gbps(p->topo, (long long)a, (long long)b);
+          gcb_model_pair_gbps(p->node, (long long)a, (long long)b);
     }
   take_p2p(p, gat);
   take_links(p, d);
@@ -264,8 +280,7 @@ static void classes(const struct gcb__svg_pic *p, char *buf, size_t size) {
   double gbps[8] = {0};
   for (size_t a = 0; a < p->n; a++)
     for (size_t b = a + 1; b < p->n; b++) {
-      const char *c =
-          gcb_topo_view_pair_class(p->topo, (long long)a, (long long)b);
+      const char *c = gcb_model_pair_class(p->node, (long long)a, (long long)b);
       size_t j = 0;
       while (j < k && strcmp(seen[j], c) != 0)
         j++;
@@ -426,7 +441,7 @@ static enum gcb_status draw(FILE *out, const struct gcb_report *rep,
               gcb__svg_n0(height).s);
     for (size_t m = 0; m < d->nmachines && !oom; m++) {
       pic_fill(p, &gat, d, mx, m);
-      if (p->topo == NULL || gcb__svg_fold_take(fold, p))
+      if (p->node == NULL || gcb__svg_fold_take(fold, p))
         continue;
       double w = gcb__svg_width(p), h = gcb__svg_height(p);
       if (pass == 0) {

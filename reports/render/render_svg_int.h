@@ -6,18 +6,18 @@
 #ifndef GCB_RENDER_SVG_INT_H
 #define GCB_RENDER_SVG_INT_H
 
-#include <jansson.h>
-
+#include "reports/document/model.h"
 #include "reports/render/render_svg.h"
 
 #define GCB_SVG_MAX_GPUS 64
 
 struct gcb__svg_pic {
   size_t machine;
-  const json_t *topo; /* the machine's first recorded topology */
+  const struct gcb_model *doc;       /* the document it was recorded in */
+  const struct gcb_model_node *node; /* the machine's first topology */
   char hostname[128], model[64];
   size_t n, nnics; /* GPUs (topology indices 0..n-1), NICs */
-  const json_t *gpu[GCB_SVG_MAX_GPUS];
+  const struct gcb_model_gpu *gpu[GCB_SVG_MAX_GPUS];  /* NULL: no such */
   const struct gcb_matrix_row *row[GCB_SVG_MAX_GPUS]; /* NULL: none */
   double p2p[GCB_SVG_MAX_GPUS][GCB_SVG_MAX_GPUS];     /* lowest; NAN */
   double expect[GCB_SVG_MAX_GPUS][GCB_SVG_MAX_GPUS];  /* GB/s; NAN */

@@ -22,9 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "reports/document/p2p_view.h"
-#include "reports/document/topo_view.h"
-#include "reports/document/view.h"
 #include "reports/render/render_svg_int.h"
 
 #define BOX_W 176
@@ -116,10 +113,13 @@ static size_t per_row(const struct gcb__svg_pic *p) {
 /* The topology's index of the PCIe switch nearest GPU i (the one its
  * host link crosses first), or -1. */
 static long long gpu_switch(const struct gcb__svg_pic *p, size_t i) {
-  const json_t *v = json_object_get(p->gpu[i], "pcie_switch");
-  long long k = json_is_integer(v) ? json_integer_value(v) : -1;
-  size_t n = json_array_size(json_object_get(p->topo, "pcie_switches"));
-  return k >= 0 && (size_t)k < n ? k : -1;
+  long long k = p->gpu[i] != NULL ? p->gpu[i]->pcie_switch : -1;
+  return k >= 0 && (size_t)k < p->node->nswitches ? k : -1;
+}
+
+/* GPU i's NUMA node, -1 unknown (or no GPU i). */
+static long long gpu_numa(const struct gcb__svg_pic *p, size_t i) {
+  return p->gpu[i] != NULL ? p->gpu[i]->numa : -1;
 }
 
 /* The switch band's height: 0 on a machine without switches, whose
@@ -176,16 +176,15 @@ static double row_y(const struct gcb__svg_pic *p, size_t i) {
 static void numa_bands(FILE *out, const struct gcb__svg_pic *p) {
   for (size_t i = 0; i < p->n;) {
     size_t j = i + 1;
-    long long numa = gcb_view_int(p->gpu[i], "numa", -1);
+    long long numa = gpu_numa(p, i);
     while (j < p->n && j / per_row(p) == i / per_row(p) &&
-           gcb_view_int(p->gpu[j], "numa", -1) == numa)
+           gpu_numa(p, j) == numa)
       j++;
     double x = box_x(p, i), w = box_x(p, j - 1) + BOX_W - x;
     char label[128];
-    const char *cpus = gcb_view_str(p->gpu[i], "cpus");
+    const char *cpus = p->gpu[i] != NULL ? p->gpu[i]->cpus : "";
     if (numa >= 0)
-      snprintf(label, sizeof label, "NUMA %lld%s%s", numa,
-               cpus != NULL ? " \xc2\xb7 CPUs " : "", cpus ? cpus : "");
+      snprintf(label, sizeof label, "NUMA %lld \xc2\xb7 CPUs %s", numa, cpus);
     else
       snprintf(label, sizeof label, "host (NUMA node not recorded)");
     fprintf(out,
@@ -239,17 +238,15 @@ static void host_link(FILE *out, const struct gcb__svg_pic *p, size_t i) {
           gcb__svg_n0(top).s, gcb__svg_n0(x).s, gcb__svg_n0(y0 + LINK_H + 4).s,
           gcb__svg_stroke(st), st >= GCB_CELL_WARN ? 5 : 3);
   char label[160];
-  double exp = gcb_topo_view_host_gbps(p->gpu[i]);
+  const struct gcb_model_gpu *g = p->gpu[i];
+  double exp = g != NULL ? g->host_gbps : NAN;
   link_label(h2d, "H2D", exp, label, sizeof label);
   gcb__svg_text(out, x + 8, y0 + 15, "font-size=\"11\"", label);
   link_label(d2h, "D2H", exp, label, sizeof label);
   gcb__svg_text(out, x + 8, y0 + 29, "font-size=\"11\"", label);
-  const json_t *hop = gcb_topo_view_hop(p->gpu[i], 0);
-  const char *sw = gcb_view_str(p->gpu[i], "pcie_switch");
-  const char *link = hop != NULL ? gcb_view_str(hop, "link") : NULL;
-  bool has_sw = sw != NULL && sw[0] != '\0';
-  snprintf(label, sizeof label, "PCIe %s%s%s", link ? link : "?",
-           has_sw ? " via switch " : "", has_sw ? sw : "");
+  /* The GPU's own link, the first hop of its path. */
+  snprintf(label, sizeof label, "PCIe %s",
+           g != NULL && g->nhops > 0 ? g->hops[0].link : "?");
   gcb__svg_text(out, x + 8, y0 + 43, "font-size=\"11\" fill=\"#555\"", label);
 }
 
@@ -289,8 +286,8 @@ static void gpu_box(FILE *out, const struct gcb__svg_pic *p, size_t i) {
           BOX_W, BOX_H, gcb__svg_fill(st), gcb__svg_stroke(st),
           st >= GCB_CELL_WARN ? 3 : 1);
   char line[160];
-  const char *bus = gcb_view_str(p->gpu[i], "busid");
-  snprintf(line, sizeof line, "GPU %zu  %s", i, bus ? bus : "");
+  snprintf(line, sizeof line, "GPU %zu  %s", i,
+           p->gpu[i] != NULL ? p->gpu[i]->busid : "");
   gcb__svg_text(out, x + 8, y + 16, "font-size=\"12\" font-weight=\"600\"",
                 line);
   if (r != NULL) {
@@ -344,14 +341,14 @@ static void edge_arcs(FILE *out, const struct gcb__svg_pic *p, double y0) {
 
 /* Whether a root cause is about this NIC: the diagnosis names a NIC
  * link "NAME BUSID" (diagnose.c, at_link); by bus id, else by name. */
-static bool names_nic(const struct gcb_root_cause *rc, const json_t *nic) {
-  const char *name = gcb_view_str(nic, "name");
-  const char *bus = gcb_view_str(nic, "busid");
+static bool names_nic(const struct gcb_root_cause *rc,
+                      const struct gcb_model_nic *nic) {
+  const char *name = nic->name, *bus = nic->busid;
   if (rc->comp.kind != GCB_COMP_LINK || strncmp(rc->comp.name, "NIC ", 4))
     return false;
-  if (bus != NULL && bus[0] != '\0')
+  if (bus[0] != '\0')
     return strstr(rc->comp.link, bus) != NULL;
-  size_t n = name != NULL ? strlen(name) : 0;
+  size_t n = strlen(name);
   return n > 0 && strncmp(rc->comp.link, name, n) == 0 &&
          (rc->comp.link[n] == ' ' || rc->comp.link[n] == '\0');
 }
@@ -359,7 +356,7 @@ static bool names_nic(const struct gcb_root_cause *rc, const json_t *nic) {
 /* A NIC's verdict: the worst root cause about it; "-" when none judged
  * it (a NIC no finding names has no measurement of its own). */
 static enum gcb_cell nic_state(const struct gcb__svg_pic *p,
-                               const json_t *nic) {
+                               const struct gcb_model_nic *nic) {
   enum gcb_cell st = GCB_CELL_NONE;
   for (size_t i = 0; p->diag != NULL && i < p->diag->n; i++) {
     const struct gcb_root_cause *rc = &p->diag->items[i];
@@ -377,12 +374,10 @@ static enum gcb_cell switch_state(const struct gcb__svg_pic *p, long long k) {
   for (size_t i = 0; i < p->n; i++)
     if (gpu_switch(p, i) == k && host_state(p, i) > st)
       st = host_state(p, i);
-  const json_t *nic;
-  size_t i;
-  json_array_foreach(json_object_get(p->topo, "nics"), i, nic) {
-    const json_t *v = json_object_get(nic, "pcie_switch");
+  for (size_t i = 0; i < p->node->nnics; i++) {
+    const struct gcb_model_nic *nic = &p->node->nics[i];
     enum gcb_cell c = nic_state(p, nic);
-    if (json_is_integer(v) && json_integer_value(v) == k && c > st)
+    if (nic->pcie_switch == k && c > st)
       st = c;
   }
   return st;
@@ -401,8 +396,7 @@ static void switch_boxes(FILE *out, const struct gcb__svg_pic *p) {
       i = j;
       continue;
     }
-    const json_t *sw =
-        json_array_get(json_object_get(p->topo, "pcie_switches"), (size_t)k);
+    const struct gcb_model_switch *sw = &p->node->switches[k];
     enum gcb_cell st = switch_state(p, k);
     double x = box_x(p, i), w = box_x(p, j - 1) + BOX_W - x;
     double y = row_y(p, i) + BAND_H;
@@ -414,9 +408,8 @@ static void switch_boxes(FILE *out, const struct gcb__svg_pic *p) {
             gcb__svg_n0(y).s, gcb__svg_n0(w).s, SW_H - 6, gcb__svg_fill(st),
             gcb__svg_stroke(st), st >= GCB_CELL_WARN ? 3 : 1);
     char label[160];
-    const char *bus = gcb_view_str(sw, "busid");
-    double up = gcb_view_num(sw, "uplink_gbps");
-    int n = snprintf(label, sizeof label, "PCIe switch %s", bus ? bus : "?");
+    double up = sw->uplink_gbps;
+    int n = snprintf(label, sizeof label, "PCIe switch %s", sw->busid);
     if (up > 0 && n > 0 && (size_t)n < sizeof label)
       n += snprintf(label + n, sizeof label - (size_t)n,
                     " \xc2\xb7 uplink %.4g GB/s", up);
@@ -430,15 +423,13 @@ static void switch_boxes(FILE *out, const struct gcb__svg_pic *p) {
 
 /* The NICs in a line under the machine, each coloured by its verdict. */
 static void nic_line(FILE *out, const struct gcb__svg_pic *p, double y) {
-  const json_t *nics = json_object_get(p->topo, "nics"), *nic;
-  size_t i;
   double x = MARGIN;
-  json_array_foreach(nics, i, nic) {
+  for (size_t i = 0; i < p->node->nnics; i++) {
+    const struct gcb_model_nic *nic = &p->node->nics[i];
     char label[128];
-    const char *name = gcb_view_str(nic, "name");
-    long long numa = gcb_view_int(nic, "numa", -1);
+    long long numa = nic->numa;
     enum gcb_cell st = nic_state(p, nic);
-    int n = snprintf(label, sizeof label, "NIC %s", name ? name : "?");
+    int n = snprintf(label, sizeof label, "NIC %s", nic->name);
     if (numa >= 0 && n > 0 && (size_t)n < sizeof label)
       n += snprintf(label + n, sizeof label - (size_t)n, " (NUMA %lld)", numa);
     if (st != GCB_CELL_NONE && n > 0 && (size_t)n < sizeof label)

@@ -540,7 +540,7 @@ Test(burn_report,
      the_timeline_plot_shares_one_time_axis_and_names_the_outlier) {
   struct gcb_results *res;
   json_t *doc = load(BURN_DATA("burn-gpu6-thermal.json"), &res);
-  struct gcb_doc d = {.name = "burn.json", .root = doc};
+  struct gcb_doc d = fx_doc_of("burn.json", doc);
   struct gcb_thresholds t;
   gcb_thresholds_default(&t);
   char *buf = NULL;
@@ -569,6 +569,7 @@ Test(burn_report,
   fx_golden("burn/plots.gp", buf, len);
   gcb_plots_free(&plots);
   free(buf);
+  fx_doc_free(&d);
   json_decref(doc);
   gcb_results_free(res);
 }

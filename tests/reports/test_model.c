@@ -17,6 +17,7 @@
 #include "reports/document/topo_view.h"
 #include "reports/interop/interop.h"
 #include "tests/reports/report_fixture.h"
+#include "topo/topo.h"
 
 /* NAN equals NAN; otherwise bit for bit (the model copies, never
  * recomputes). */
@@ -403,5 +404,77 @@ Test(model, ranks_blas_and_nvml_throttle_read_as_the_views_do) {
   cr_expect_null(gcb_model_health_by_busid(m, 1, "0000:11:00.0"));
   cr_expect_null(gcb_model_health_by_busid(m, 0, "not a bus id"));
   fx_doc_free(&d);
+/* ---- plot: topology facts for the pictures ----
+ * Switches, NIC and GPU switch indices, hop link names and the pair
+ * matrices read as topo_view.h and the tree give them: on the 8-GPU
+ * fixture and on the DGX-2's real topology (16 GPUs under 8 switches),
+ * asked for every pair and for GPUs beyond the node. */
+static void expect_placement(const json_t *root, const char *doc) {
+  struct gcb_doc d = fx_doc_of(doc, root);
+  const struct gcb_model *m = d.model;
+  size_t pairs = 0;
+  for (size_t i = 0; i < m->nnodes; i++) {
+    const struct gcb_model_node *n = &m->nodes[i];
+    const json_t *topo = gcb_topo_view(root, n->index);
+    const json_t *sws = json_object_get(topo, "pcie_switches");
+    cr_assert_eq(n->nswitches, json_array_size(sws), "%s", doc);
+    for (size_t k = 0; k < n->nswitches; k++) {
+      const json_t *s = json_array_get(sws, k);
+      cr_expect_str_eq(n->switches[k].busid, gcb_view_str(s, "busid"));
+      cr_expect(
+          same_num(n->switches[k].uplink_gbps, gcb_view_num(s, "uplink_gbps")));
+    }
+    for (size_t k = 0; k < n->nnics; k++)
+      cr_expect_eq(
+          n->nics[k].pcie_switch,
+          gcb_view_int(json_array_get(json_object_get(topo, "nics"), k),
+                       "pcie_switch", -1));
+    for (size_t g = 0; g < n->ngpus; g++) {
+      const struct gcb_model_gpu *mg = &n->gpus[g];
+      const json_t *tg = json_array_get(json_object_get(topo, "gpus"), g);
+      cr_expect_eq(mg->pcie_switch, gcb_view_int(tg, "pcie_switch", -1));
+      for (size_t h = 0; h < mg->nhops; h++)
+        cr_expect_str_eq(mg->hops[h].link,
+                         gcb_view_str(gcb_topo_view_hop(tg, h), "link"));
+    }
+    for (long long a = -1; a <= (long long)n->ngpus + 1; a++)
+      for (long long b = -1; b <= (long long)n->ngpus + 1; b++) {
+        cr_expect(same_num(gcb_model_pair_gbps(n, a, b),
+                           gcb_topo_view_pair_gbps(topo, a, b)),
+                  "%s: %lld-%lld", doc, a, b);
+        cr_expect_str_eq(gcb_model_pair_class(n, a, b),
+                         gcb_topo_view_pair_class(topo, a, b), "%s", doc);
+        pairs += gcb_model_pair_class(n, a, b)[0] != '\0';
+      }
+  }
+  cr_expect_gt(pairs, 0, "%s: some path classes", doc);
+  fx_doc_free(&d);
+}
+
+Test(model, topology_placement_reads_as_topo_view_gives_it) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/report-gpu8.json", GCB_TEST_DATA);
+  struct gcb_results *r = NULL;
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_results_read(path, &r, &err), GCB_OK, "%s", err.msg);
+  expect_placement(gcb_results_json(r), "report-gpu8.json");
+  gcb_results_free(r);
+
+  struct gcb_topo *t = NULL;
+  snprintf(path, sizeof path, "%s/topo/hwloc-nvidia-dgx2.xml", GCB_TEST_DATA);
+  cr_assert_eq(gcb_topo_load(path, &t, &err), GCB_OK, "%s", err.msg);
+  json_t *doc = fx_doc(16, 1, 48, "Test CPU");
+  json_object_set_new(json_array_get(json_object_get(doc, "nodes"), 0),
+                      "topology", gcb_results_topology_json(t));
+  gcb_topo_free(t);
+  struct gcb_doc d = fx_doc_of("dgx2.json", doc);
+  const struct gcb_model *m = d.model;
+  cr_expect_gt(m->nodes[0].nswitches, 0, "the DGX-2 has switches");
+  size_t under = 0;
+  for (size_t g = 0; g < m->nodes[0].ngpus; g++)
+    under += m->nodes[0].gpus[g].pcie_switch >= 0;
+  cr_expect_eq(under, 16, "every V100 under a switch");
+  fx_doc_free(&d);
+  expect_placement(doc, "dgx2.json");
   json_decref(doc);
 }
