@@ -233,7 +233,7 @@ static const struct escape_case escape_cases[] = {
 
 Test(render, input_text_comes_out_inert_in_every_format) {
   json_t *doc = hostile_doc();
-  struct gcb_doc d = {.name = "<evil>.json", .root = doc};
+  struct gcb_doc d = fx_doc_of("<evil>.json", doc);
   struct gcb_thresholds th;
   struct gcb_findings f = {0};
   struct gcb_err err = {0};
@@ -254,12 +254,13 @@ Test(render, input_text_comes_out_inert_in_every_format) {
     free(out);
   }
   gcb_findings_free(&f);
+  fx_doc_free(&d);
   json_decref(doc);
 }
 
 Test(render, plot_labels_cannot_inject_gnuplot_commands) {
   json_t *doc = hostile_doc();
-  struct gcb_doc d = {.name = "x.json", .root = doc};
+  struct gcb_doc d = fx_doc_of("x.json", doc);
   struct gcb_thresholds th;
   gcb_thresholds_default(&th);
   char *buf = NULL;
@@ -284,6 +285,7 @@ Test(render, plot_labels_cannot_inject_gnuplot_commands) {
       buf);
   gcb_plots_free(&plots);
   free(buf);
+  fx_doc_free(&d);
   json_decref(doc);
 }
 
@@ -493,7 +495,7 @@ Test(render, sweeps_with_nothing_to_draw_get_no_plot) {
   json_t *c = fx_case("coll", "barrier", "{\"op\": \"barrier\", \"size\": 0}",
                       "GB/s", figs, 2, 0.01, NULL);
   fx_add_case(doc, c);
-  struct gcb_doc d = {.name = "x.json", .root = doc};
+  struct gcb_doc d = fx_doc_of("x.json", doc);
   struct gcb_thresholds th;
   gcb_thresholds_default(&th);
   char *buf = NULL;
@@ -506,6 +508,7 @@ Test(render, sweeps_with_nothing_to_draw_get_no_plot) {
   cr_expect_eq(plots.n, 0);
   gcb_plots_free(&plots);
   free(buf);
+  fx_doc_free(&d);
   json_decref(doc);
 }
 
