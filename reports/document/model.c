@@ -230,7 +230,8 @@ static void build_hops(struct gcb__model_arena *a, const json_t *path,
                                         .gen = int_or(h, "gen", -1),
                                         .width = int_or(h, "width", -1),
                                         .gbps = num(h, "gbps"),
-                                        /* ---- rend: the link text ---- */
+                                        /* ---- rend: also filled by plot's
+                                           build_placement: keep one ---- */
                                         .link = str(h, "link")};
   }
 }

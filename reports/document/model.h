@@ -115,8 +115,8 @@ struct gcb_model_hop {
   const char *busid;
   long long gen, width; /* -1 when unknown */
   double gbps;          /* NAN when unknown */
-  /* ---- rend: the hop's link text ---- */
-  const char *link; /* "gen5 x16" as the topology read it; "" when null */
+  /* ---- plot: topology facts for the pictures ---- */
+  const char *link; /* "gen5 x16"; "" when absent or null */
 };
 
 /* A GPU of a node's topology. Its identity is (node, busid). */

@@ -165,7 +165,7 @@ Test(kinds, a_kind_added_as_one_row_and_one_rule_is_grouped_worded_rendered) {
   free(json);
   gcb_diagnosis_free(&d);
   gcb_findings_free(&f);
-  fx_docs_free(docs, 1);
+  fx_doc_free(&docs[0]);
   json_decref(doc);
 }
 
