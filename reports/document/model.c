@@ -229,7 +229,10 @@ static void build_hops(struct gcb__model_arena *a, const json_t *path,
     g->hops[i] = (struct gcb_model_hop){.busid = str(h, "busid"),
                                         .gen = int_or(h, "gen", -1),
                                         .width = int_or(h, "width", -1),
-                                        .gbps = num(h, "gbps")};
+                                        .gbps = num(h, "gbps"),
+                                        /* ---- rend: also filled by plot's
+                                           build_placement: keep one ---- */
+                                        .link = str(h, "link")};
   }
 }
 

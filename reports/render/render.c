@@ -3,6 +3,7 @@
  * input text reaches an output), the verdict and the location text.
  */
 #include "reports/render/render.h"
+#include "reports/render/render_rows.h"
 #include "reports/render/render_svg.h"
 
 #include <errno.h>
@@ -29,6 +30,25 @@ bool gcb_renderer_applies(const struct gcb_renderer *r,
 
 /* ---- escaping ----------------------------------------------------------- */
 
+/* Where escaped text goes: a stream, or the rows being put together in
+ * memory (render_rows.h), whose buffer takes the runs that need no
+ * escaping as they are. */
+struct sink {
+  FILE *f;
+  struct gcb__rows *rows; /* NULL: f */
+};
+
+static void put(const struct sink *o, const char *s, size_t n) {
+  if (o->rows != NULL)
+    gcb__rows_putn(o->rows, s, n);
+  else
+    fwrite(s, 1, n, o->f);
+}
+
+static void put_str(const struct sink *o, const char *s) {
+  put(o, s, strlen(s));
+}
+
 /* What an escaper writes for the character of k bytes at c (k > 0, valid
  * UTF-8); NULL when it goes out as it is. buf has room for 3 bytes. */
 typedef const char *escape_fn(const char *c, size_t k, char *buf);
@@ -37,22 +57,23 @@ typedef const char *escape_fn(const char *c, size_t k, char *buf);
  * that is not part of a valid UTF-8 character becomes U+FFFD, so that no
  * output carries raw invalid bytes (input text need not be UTF-8: a file
  * name, a label from a foreign tool). */
-static void escape_text(FILE *out, const char *s, escape_fn *esc) {
+static void escape_text(const struct sink *out, const char *s, escape_fn *esc) {
   char buf[3];
   const char *run = s;
   while (*s) {
-    size_t k = gcb_utf8_length(s);
+    /* ASCII, most of any table, without the decoder */
+    size_t k = (unsigned char)*s < 0x80 ? 1 : gcb_utf8_length(s);
     const char *with = k == 0 ? "\xEF\xBF\xBD" : esc(s, k, buf);
     if (with == NULL) {
       s += k;
       continue;
     }
-    fwrite(run, 1, (size_t)(s - run), out);
-    fputs(with, out);
+    put(out, run, (size_t)(s - run));
+    put_str(out, with);
     s += k ? k : 1;
     run = s;
   }
-  fwrite(run, 1, (size_t)(s - run), out);
+  put(out, run, (size_t)(s - run));
 }
 
 static const char *xml_char(const char *c, size_t k, char *buf) {
@@ -80,7 +101,11 @@ static const char *xml_char(const char *c, size_t k, char *buf) {
 }
 
 void gcb_escape_xml(FILE *out, const char *s) {
-  escape_text(out, s, xml_char);
+  escape_text(&(struct sink){.f = out}, s, xml_char);
+}
+
+void gcb__rows_xml(struct gcb__rows *b, const char *s) {
+  escape_text(&(struct sink){.rows = b}, s, xml_char);
 }
 
 /* Whether s is all valid UTF-8 (what a spreadsheet can open as such). */
@@ -117,31 +142,39 @@ static bool csv_formula(const char *s) {
   return false;
 }
 
-void gcb_escape_csv(FILE *out, const char *s) {
+static void escape_csv(const struct sink *out, const char *s) {
   bool formula = csv_formula(s);
   bool quote = strpbrk(s, ",\"\r\n") != NULL;
   bool utf8 = all_utf8(s);
   if (!formula && !quote && utf8) {
-    fputs(s, out);
+    put_str(out, s);
     return;
   }
   if (quote)
-    fputc('"', out);
+    put(out, "\"", 1);
   if (formula)
-    fputc('\'', out);
+    put(out, "'", 1);
   for (size_t k; *s; s += k) {
     k = gcb_utf8_length(s);
     if (k == 0) { /* not UTF-8 (a file name): U+FFFD */
-      fputs("\xef\xbf\xbd", out);
+      put(out, "\xef\xbf\xbd", 3);
       k = 1;
       continue;
     }
     if (*s == '"')
-      fputc('"', out);
-    fwrite(s, 1, k, out);
+      put(out, "\"", 1);
+    put(out, s, k);
   }
   if (quote)
-    fputc('"', out);
+    put(out, "\"", 1);
+}
+
+void gcb_escape_csv(FILE *out, const char *s) {
+  escape_csv(&(struct sink){.f = out}, s);
+}
+
+void gcb__rows_csv(struct gcb__rows *b, const char *s) {
+  escape_csv(&(struct sink){.rows = b}, s);
 }
 
 static const char *md_char(const char *c, size_t k, char *buf) {
@@ -167,7 +200,11 @@ static const char *md_char(const char *c, size_t k, char *buf) {
 }
 
 void gcb_escape_md(FILE *out, const char *s) {
-  escape_text(out, s, md_char);
+  escape_text(&(struct sink){.f = out}, s, md_char);
+}
+
+void gcb__rows_md(struct gcb__rows *b, const char *s) {
+  escape_text(&(struct sink){.rows = b}, s, md_char);
 }
 
 /* ---- shared content ----------------------------------------------------- */

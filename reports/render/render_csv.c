@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "reports/document/fmtnum.h"
+#include "reports/document/model.h"
 #include "reports/document/ranks.h"
 #include "reports/render/render.h"
 #include "reports/render/render_rows.h"
@@ -112,48 +113,54 @@ static size_t param_column(const char *key) {
   return NPARAMS;
 }
 
+static bool is_number(const struct gcb_mvalue *v) {
+  return v->type == GCB_MV_INT || v->type == GCB_MV_REAL;
+}
+
 /* One parameter's value: text escaped, a whole number without exponent. */
 static void param_value(FILE *out, const struct param_col *pc,
-                        const json_t *v) {
-  if (json_is_string(v))
-    text(out, json_string_value(v));
-  else if (pc != NULL && pc->flag && json_is_number(v))
-    fputs(json_number_value(v) != 0 ? ",true" : ",false", out);
-  else if (json_is_integer(v))
-    fprintf(out, ",%lld", (long long)json_integer_value(v));
-  else if (json_is_number(v))
-    num(out, json_number_value(v));
-  else if (json_is_boolean(v))
-    fputs(json_is_true(v) ? ",true" : ",false", out);
+                        const struct gcb_mvalue *v) {
+  if (v->type == GCB_MV_STRING)
+    text(out, v->text);
+  else if (pc != NULL && pc->flag && is_number(v))
+    fputs(v->num != 0 ? ",true" : ",false", out);
+  else if (v->type == GCB_MV_INT)
+    fprintf(out, ",%lld", v->i);
+  else if (v->type == GCB_MV_REAL)
+    num(out, v->num);
+  else if (v->type == GCB_MV_BOOL)
+    fputs(v->b ? ",true" : ",false", out);
   else
     fputc(',', out);
 }
 
-static void param_fields(FILE *out, const json_t *c) {
-  const json_t *params = json_object_get(c, "params");
+static void param_fields(FILE *out, const struct gcb_model_case *c) {
   for (size_t i = 0; i < NPARAMS; i++) {
-    const json_t *v = json_object_get(params, param_cols[i].keys[0]);
-    if (v == NULL && param_cols[i].keys[1] != NULL)
-      v = json_object_get(params, param_cols[i].keys[1]);
+    const struct gcb_mvalue *v =
+        gcb_mvalue_get(&c->params, param_cols[i].keys[0]);
+    if (v->type == GCB_MV_ABSENT && param_cols[i].keys[1] != NULL)
+      v = gcb_mvalue_get(&c->params, param_cols[i].keys[1]);
     param_value(out, &param_cols[i], v);
   }
 }
 
 /* Parameters no column holds (an imported file's own), "key=value;..." so
  * that nothing is dropped; empty for gcbench's own benchmarks. */
-static void other_params(FILE *out, const json_t *c) {
+static void other_params(FILE *out, const struct gcb_model_case *c) {
   char buf[512] = "";
   size_t used = 0;
-  const char *k;
-  const json_t *v;
-  json_object_foreach(json_object_get(c, "params"), k, v) {
+  size_t np = c->params.type == GCB_MV_OBJECT ? c->params.n : 0;
+  for (size_t i = 0; i < np; i++) {
+    const char *k = c->params.members[i].key;
+    const struct gcb_mvalue *v = &c->params.members[i].value;
     if (param_column(k) < NPARAMS || used + 1 >= sizeof buf)
       continue;
-    int n = json_is_string(v)
+    /* anything but a string or a number as 0, as jansson reads it */
+    int n = v->type == GCB_MV_STRING
                 ? snprintf(buf + used, sizeof buf - used, "%s%s=%s",
-                           used ? ";" : "", k, json_string_value(v))
+                           used ? ";" : "", k, v->text)
                 : snprintf(buf + used, sizeof buf - used, "%s%s=%.17g",
-                           used ? ";" : "", k, json_number_value(v));
+                           used ? ";" : "", k, is_number(v) ? v->num : 0.0);
     used += n > 0 ? (size_t)n : 0;
     used = used < sizeof buf ? used : sizeof buf - 1;
   }
@@ -164,31 +171,31 @@ static void other_params(FILE *out, const json_t *c) {
 
 /* time_us, algbw and busbw as nccl-tests prints them: the case's mean time
  * over ranks and its bandwidths (empty for other families). */
-static void case_figures(FILE *out, const json_t *c) {
-  const json_t *s = gcb_view_obj(c, "summary");
-  num(out, gcb_view_num(gcb_view_obj(s, "time_s"), "mean") * 1e6);
-  num(out, gcb_view_num(s, "algbw"));
-  num(out, gcb_view_num(s, "busbw"));
+static void case_figures(FILE *out, const struct gcb_model_case *c) {
+  num(out, c->summary.time_mean * 1e6);
+  num(out, c->summary.algbw);
+  num(out, c->summary.busbw);
 }
 
 /* The fields every row of a case shares (run to unit), escaped once into
  * a buffer: at thousands of ranks per case this is most of the text.
  * NULL on ENOMEM. */
-static char *case_prefix(size_t d, const json_t *root, const json_t *c) {
+static char *case_prefix(size_t d, const struct gcb_model *m,
+                         const struct gcb_model_case *c) {
   char *buf = NULL;
   size_t len = 0;
-  FILE *m = open_memstream(&buf, &len);
-  if (m == NULL)
+  FILE *f = open_memstream(&buf, &len);
+  if (f == NULL)
     return NULL;
-  fprintf(m, "%zu", d + 1);
-  text(m, gcb_view_str(gcb_view_obj(root, "run"), "id"));
-  text(m, gcb_view_str(c, "bench"));
-  text(m, gcb_view_str(c, "label"));
-  param_fields(m, c);
-  other_params(m, c);
-  text(m, gcb_view_str(c, "unit"));
-  case_figures(m, c);
-  if (fclose(m) != 0) {
+  fprintf(f, "%zu", d + 1);
+  text(f, m->run.id);
+  text(f, c->bench);
+  text(f, c->label);
+  param_fields(f, c);
+  other_params(f, c);
+  text(f, c->unit);
+  case_figures(f, c);
+  if (fclose(f) != 0) {
     free(buf);
     return NULL;
   }
@@ -203,20 +210,10 @@ static void row_num(struct gcb__rows *r, double x) {
   gcb__rows_putn(r, s, n + 1);
 }
 
-/* A text field, escaped (empty: nothing to escape, as for most rows). */
+/* A text field, escaped. */
 static void row_text(struct gcb__rows *r, const char *s) {
   gcb__rows_putn(r, ",", 1);
-  if (s[0] == '\0')
-    return;
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *m = open_memstream(&buf, &len);
-  if (m != NULL) {
-    gcb_escape_csv(m, s);
-    if (fclose(m) == 0)
-      gcb__rows_putn(r, buf, len);
-  }
-  free(buf);
+  gcb__rows_csv(r, s);
 }
 
 static void row_int(struct gcb__rows *r, long long v) {
@@ -232,19 +229,19 @@ struct places {
   size_t n;
 };
 
-static char *place_text(const json_t *root, long long rank) {
+static char *place_text(const struct gcb_model *m, long long rank) {
   struct gcb_place p;
   char *buf = NULL;
   size_t len = 0;
-  FILE *m = open_memstream(&buf, &len);
-  if (m == NULL)
+  FILE *f = open_memstream(&buf, &len);
+  if (f == NULL)
     return NULL;
-  gcb_view_place(root, rank, &p);
-  integer(m, p.node);
-  text(m, p.hostname);
-  integer(m, p.gpu);
-  text(m, p.bus_id);
-  if (fclose(m) != 0) {
+  gcb_model_place(m, rank, &p);
+  integer(f, p.node);
+  text(f, p.hostname);
+  integer(f, p.gpu);
+  text(f, p.bus_id);
+  if (fclose(f) != 0) {
     free(buf);
     return NULL;
   }
@@ -259,71 +256,78 @@ static void places_free(struct places *pl) {
 }
 
 /* false on ENOMEM. */
-static bool places_of(const json_t *root, struct places *pl) {
-  size_t n = json_array_size(json_object_get(root, "ranks"));
+static bool places_of(const struct gcb_model *m, struct places *pl) {
+  size_t n = m->nranks;
   *pl = (struct places){.text = calloc(n + 1, sizeof *pl->text), .n = n};
   if (pl->text == NULL)
     return false;
   for (size_t r = 0; r < n; r++)
-    if ((pl->text[r] = place_text(root, (long long)r)) == NULL) {
+    if ((pl->text[r] = place_text(m, (long long)r)) == NULL) {
       places_free(pl);
       return false;
     }
   return true;
 }
 
+/* Entry i of integer column col, or -1. */
+static long long col_int(const struct gcb_model_case *c, enum gcb_rank_col col,
+                         size_t i) {
+  double v = gcb_model_col(c, col, i);
+  return isnan(v) ? -1 : (long long)v;
+}
+
 static void rank_row(struct gcb__rows *r, const char *prefix,
-                     const json_t *root, const struct places *pl,
-                     const struct gcb_ranks *pr, size_t i) {
+                     const struct gcb_model *m, const struct places *pl,
+                     const struct gcb_model_case *c, size_t i) {
   static const enum gcb_rank_col nums[] = {
       GCB_RC_TIME_MEDIAN, GCB_RC_TIME_MIN,   GCB_RC_TIME_MEAN,
       GCB_RC_TIME_MAX,    GCB_RC_TIME_STDEV, GCB_RC_FIGURE_TIME,
       GCB_RC_FIG_MEDIAN,  GCB_RC_FIG_BEST,   GCB_RC_FIG_WORST,
       GCB_RC_LATE_MEAN};
-  long long rank = gcb_ranks_int(pr, GCB_RC_RANK, i, -1);
+  long long rank = gcb_model_col_rank(c, i, -1);
   gcb__rows_putn(r, prefix, strlen(prefix));
   row_int(r, rank);
   char *where = rank >= 0 && (size_t)rank < pl->n ? pl->text[rank] : NULL;
-  char *own = where == NULL ? place_text(root, rank) : NULL;
+  char *own = where == NULL ? place_text(m, rank) : NULL;
   if (where != NULL || own != NULL)
     gcb__rows_putn(r, where ? where : own, strlen(where ? where : own));
   else
     gcb__rows_putn(r, ",,,,", 4);
   free(own);
-  row_int(r, gcb_ranks_int(pr, GCB_RC_TIME_N, i, -1));
+  row_int(r, col_int(c, GCB_RC_TIME_N, i));
   for (size_t k = 0; k < sizeof nums / sizeof nums[0]; k++)
-    row_num(r, gcb_ranks_num(pr, nums[k], i));
-  gcb__rows_putn(r, gcb_ranks_checked(pr, i) ? ",true" : ",false",
-                 gcb_ranks_checked(pr, i) ? 5 : 6);
-  row_int(r, gcb_ranks_int(pr, GCB_RC_WRONG, i, -1));
+    row_num(r, gcb_model_col(c, nums[k], i));
+  bool checked = gcb_model_col(c, GCB_RC_CHECKED, i) == 1;
+  gcb__rows_putn(r, checked ? ",true" : ",false", checked ? 5 : 6);
+  row_int(r, col_int(c, GCB_RC_WRONG, i));
   /* The GPU while the case ran (empty without telemetry). */
-  row_num(r, gcb_ranks_num(pr, GCB_RC_TELEM_SM_MEAN, i));
-  row_num(r, gcb_ranks_num(pr, GCB_RC_TELEM_POWER_MAX, i));
-  row_text(r, gcb_ranks_str(pr, GCB_RC_TELEM_THROTTLE, i));
+  row_num(r, gcb_model_col(c, GCB_RC_TELEM_SM_MEAN, i));
+  row_num(r, gcb_model_col(c, GCB_RC_TELEM_POWER_MAX, i));
+  const char *const *throttle = c->ranks.str[GCB_RC_TELEM_THROTTLE];
+  row_text(r, throttle != NULL && throttle[i] != NULL ? throttle[i] : "");
   gcb__rows_putn(r, "\n", 1);
 }
 
 /* A case without per-rank entries (nccl-tests reports only the average
  * over ranks): one row with the rank fields empty and the summary's time
  * and figure, so the case is not missing from the file. */
-static void summary_row(FILE *out, const char *prefix, const json_t *c) {
-  const json_t *s = gcb_view_obj(c, "summary");
-  const json_t *t = gcb_view_obj(s, "time_s");
-  const json_t *v = gcb_view_obj(c, "validation");
+static void summary_row(FILE *out, const char *prefix,
+                        const struct gcb_model_case *c) {
+  const struct gcb_model_summary *s = &c->summary;
   fputs(prefix, out);
   fputs(",,,,,,", out); /* rank, node, hostname, gpu, bus_id, samples */
   num(out, NAN);        /* median time: not recorded */
-  num(out, gcb_view_num(t, "min"));
-  num(out, gcb_view_num(t, "mean"));
-  num(out, gcb_view_num(t, "max"));
+  num(out, s->time_min);
+  num(out, s->time_mean);
+  num(out, s->time_max);
   num(out, NAN);
-  num(out, gcb_view_num(t, "mean"));
-  num(out, gcb_view_num(s, "median"));
+  num(out, s->time_mean);
+  num(out, s->median);
   num(out, NAN);
   num(out, NAN);
-  num(out, gcb_view_num(s, "late_mean_s"));
-  text(out, json_is_true(json_object_get(v, "checked")) ? "true" : "false");
-  integer(out, gcb_view_int(v, "wrong", -1));
+  num(out, s->late_mean_s);
+  text(out, c->validation.checked ? "true" : "false");
+  integer(out, c->validation.present ? c->validation.wrong : -1);
   fputs(",,,", out); /* no per-rank telemetry */
   fputc('\n', out);
 }
@@ -346,23 +350,21 @@ static enum gcb_status write_csv(struct gcb__rows *r,
   FILE *out = r->out;
   header(out);
   for (size_t d = 0; d < rep->ndocs; d++) {
-    const json_t *root = rep->docs[d].root, *c;
-    size_t i;
+    const struct gcb_model *m = rep->docs[d].model;
     struct places pl;
-    if (!places_of(root, &pl))
+    if (!places_of(m, &pl))
       return gcb_err_set(err, GCB_ENOMEM, "results.csv: out of memory");
-    json_array_foreach(json_object_get(root, "cases"), i, c) {
-      char *prefix = case_prefix(d, root, c);
+    for (size_t i = 0; i < m->ncases; i++) {
+      const struct gcb_model_case *c = &m->cases[i];
+      char *prefix = case_prefix(d, m, c);
       if (prefix == NULL) {
         places_free(&pl);
         return gcb_err_set(err, GCB_ENOMEM, "results.csv: out of memory");
       }
-      struct gcb_ranks pr;
-      gcb_ranks_of(c, &pr);
-      for (size_t j = 0; j < pr.n; j++)
-        rank_row(r, prefix, root, &pl, &pr, j);
+      for (size_t j = 0; j < c->ranks.n; j++)
+        rank_row(r, prefix, m, &pl, c, j);
       gcb__rows_flush(r); /* before stdio writes again */
-      if (pr.n == 0)
+      if (c->ranks.n == 0)
         summary_row(out, prefix, c);
       free(prefix);
     }

@@ -3,256 +3,328 @@
  * that act on findings (dashboards, ticketing, drain scripts): the
  * verdict, the documents, the root causes (one per component, with the
  * indices of the findings they explain), every finding with its location,
- * the acceptance checks and the baseline comparison. Location parts that do not
- * apply are left out; numbers that do not apply are null. jansson escapes the
- * strings.
+ * the acceptance checks and the baseline comparison. Location parts that do
+ * not apply are left out; numbers that do not apply are null.
+ *
+ * Written as it is walked, in the layout jansson's json_dumpf gives with
+ * JSON_INDENT(1) | JSON_REAL_PRECISION(10) (members in the order written,
+ * reals with 10 significant digits and a ".0" or exponent, strings escaped
+ * as jansson escapes them), so that the file reads the same as when it was
+ * a tree; text that is not UTF-8 gets U+FFFD for each bad byte.
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "reports/document/model.h"
 #include "reports/render/render.h"
 
 #define FINDINGS_SCHEMA "gcbench.findings/1"
 
-/* Adds value under key, taking ownership; a failed set leaves *ok false. */
-static void put(json_t *obj, const char *key, json_t *value, bool *ok) {
-  if (value == NULL || json_object_set_new(obj, key, value) != 0)
-    *ok = false;
+/* ---- a JSON writer ------------------------------------------------------ */
+
+#define JW_DEPTH 8 /* the deepest nesting the file has is 4 */
+
+struct jw {
+  FILE *f;
+  int depth;
+  bool first[JW_DEPTH]; /* at depth d: no member written yet */
+};
+
+static void jw_newline(struct jw *w, int depth) {
+  fputc('\n', w->f);
+  for (int i = 0; i < depth; i++)
+    fputc(' ', w->f);
 }
 
-/* A file name, which need not be UTF-8: each bad byte becomes U+FFFD. */
-static json_t *name_json(const char *name) {
-  char *clean = gcb_utf8_copy(name);
-  json_t *j = clean != NULL ? json_string(clean) : NULL;
-  free(clean);
-  return j;
+/* Before a member or element: the separator and the indent. */
+static void jw_next(struct jw *w) {
+  if (!w->first[w->depth])
+    fputc(',', w->f);
+  w->first[w->depth] = false;
+  jw_newline(w, w->depth);
 }
 
-static json_t *number_or_null(double x) {
-  return isfinite(x) ? json_real(x) : json_null();
-}
-
-static json_t *location_json(const struct gcb_location *w, bool *ok) {
-  json_t *o = json_object();
-  if (o == NULL) {
-    *ok = false;
-    return NULL;
+static void jw_string(struct jw *w, const char *s) {
+  FILE *f = w->f;
+  fputc('"', f);
+  for (const char *p = s; *p;) {
+    unsigned char c = (unsigned char)*p;
+    size_t k = gcb_utf8_length(p);
+    if (k == 0) { /* not UTF-8: U+FFFD for the byte */
+      fputs("\xEF\xBF\xBD", f);
+      p++;
+      continue;
+    }
+    if (k > 1 || (c >= 0x20 && c != '"' && c != '\\')) {
+      fwrite(p, 1, k, f);
+    } else {
+      static const char esc[] = {
+          ['"'] = '"',  ['\\'] = '\\', ['\b'] = 'b', ['\f'] = 'f',
+          ['\n'] = 'n', ['\r'] = 'r',  ['\t'] = 't'};
+      if (c < sizeof esc && esc[c] != 0)
+        fprintf(f, "\\%c", esc[c]);
+      else
+        fprintf(f, "\\u%04X", c);
+    }
+    p += k;
   }
-  if (w->doc >= 0)
-    put(o, "run", json_integer(w->doc + 1), ok);
-  if (w->node >= 0)
-    put(o, "node", json_integer(w->node), ok);
-  if (w->hostname[0])
-    put(o, "hostname", json_string(w->hostname), ok);
-  if (w->rank >= 0)
-    put(o, "rank", json_integer(w->rank), ok);
-  if (w->ranks[0])
-    put(o, "ranks", json_string(w->ranks), ok);
-  if (w->gpu >= 0)
-    put(o, "gpu", json_integer(w->gpu), ok);
-  if (w->bus_id[0])
-    put(o, "bus_id", json_string(w->bus_id), ok);
-  if (w->link[0])
-    put(o, "link", json_string(w->link), ok);
-  if (w->subject[0])
-    put(o, "case", json_string(w->subject), ok);
-  return o;
+  fputc('"', f);
 }
 
-static json_t *finding_json(const struct gcb_report *rep,
-                            const struct gcb_finding *f, bool *ok) {
-  json_t *o = json_object();
-  if (o == NULL) {
-    *ok = false;
-    return NULL;
+/* A member's key (inside an object) or an element's place (in an array). */
+static void jw_key(struct jw *w, const char *key) {
+  jw_next(w);
+  if (key != NULL) {
+    jw_string(w, key);
+    fputs(": ", w->f);
   }
-  put(o, "severity", json_string(gcb_severity_name(f->severity)), ok);
-  put(o, "kind", json_string(f->kind->name), ok);
-  put(o, "location", location_json(&f->where, ok), ok);
-  put(o, "measured", number_or_null(f->measured), ok);
-  put(o, "expected", number_or_null(f->expected), ok);
-  put(o, "unit", json_string(f->unit), ok);
-  put(o, "cost", number_or_null(f->cost), ok);
+}
+
+static void jw_open(struct jw *w, const char *key, char bracket) {
+  jw_key(w, key);
+  fputc(bracket, w->f);
+  w->depth++;
+  w->first[w->depth] = true;
+}
+
+static void jw_close(struct jw *w, char bracket) {
+  if (!w->first[w->depth])
+    jw_newline(w, w->depth - 1);
+  w->depth--;
+  fputc(bracket, w->f);
+}
+
+static void jw_str(struct jw *w, const char *key, const char *s) {
+  jw_key(w, key);
+  jw_string(w, s);
+}
+
+static void jw_int(struct jw *w, const char *key, long long v) {
+  jw_key(w, key);
+  fprintf(w->f, "%lld", v);
+}
+
+static void jw_bool(struct jw *w, const char *key, bool v) {
+  jw_key(w, key);
+  fputs(v ? "true" : "false", w->f);
+}
+
+/* A real as jansson writes one ("%.10g", then ".0" when it has neither a
+ * point nor an exponent, the exponent without '+' or leading zeros); null
+ * when not finite. */
+static void jw_num(struct jw *w, const char *key, double x) {
+  char buf[64];
+  jw_key(w, key);
+  if (!isfinite(x)) {
+    fputs("null", w->f);
+    return;
+  }
+  int n = snprintf(buf, sizeof buf - 2, "%.10g", x);
+  if (n < 0 || (size_t)n >= sizeof buf - 2)
+    n = 0;
+  buf[n] = '\0';
+  char *e = strchr(buf, 'e');
+  if (strchr(buf, '.') == NULL && e == NULL)
+    strcat(buf, ".0");
+  if (e != NULL) {
+    char *start = e + 1, *end = e + 2;
+    if (*start == '-')
+      start++;
+    while (*end == '0')
+      end++;
+    if (end != start)
+      memmove(start, end, strlen(end) + 1);
+  }
+  fputs(buf, w->f);
+}
+
+/* ---- the report --------------------------------------------------------- */
+
+static void location(struct jw *w, const struct gcb_location *l) {
+  jw_open(w, "location", '{');
+  if (l->doc >= 0)
+    jw_int(w, "run", l->doc + 1);
+  if (l->node >= 0)
+    jw_int(w, "node", l->node);
+  if (l->hostname[0])
+    jw_str(w, "hostname", l->hostname);
+  if (l->rank >= 0)
+    jw_int(w, "rank", l->rank);
+  if (l->ranks[0])
+    jw_str(w, "ranks", l->ranks);
+  if (l->gpu >= 0)
+    jw_int(w, "gpu", l->gpu);
+  if (l->bus_id[0])
+    jw_str(w, "bus_id", l->bus_id);
+  if (l->link[0])
+    jw_str(w, "link", l->link);
+  if (l->subject[0])
+    jw_str(w, "case", l->subject);
+  jw_close(w, '}');
+}
+
+static void finding(struct jw *w, const struct gcb_report *rep,
+                    const struct gcb_finding *f) {
+  jw_open(w, NULL, '{');
+  jw_str(w, "severity", gcb_severity_name(f->severity));
+  jw_str(w, "kind", f->kind->name);
+  location(w, &f->where);
+  jw_num(w, "measured", f->measured);
+  jw_num(w, "expected", f->expected);
+  jw_str(w, "unit", f->unit);
+  jw_num(w, "cost", f->cost);
   if (f->check >= 0 && rep->criteria != NULL)
-    put(o, "check", json_string(rep->criteria->checks[f->check].name), ok);
-  put(o, "explanation", json_string(f->explanation), ok);
-  put(o, "suggestion", json_string(f->suggestion), ok);
-  return o;
+    jw_str(w, "check", rep->criteria->checks[f->check].name);
+  jw_str(w, "explanation", f->explanation);
+  jw_str(w, "suggestion", f->suggestion);
+  jw_close(w, '}');
 }
 
-static json_t *component_json(const struct gcb_component *c, bool *ok) {
-  json_t *o = json_object();
-  if (o == NULL) {
-    *ok = false;
-    return NULL;
-  }
-  put(o, "kind", json_string(gcb_comp_kind_name(c->kind)), ok);
-  put(o, "name", json_string(c->name), ok);
+static void component(struct jw *w, const struct gcb_component *c) {
+  jw_open(w, "component", '{');
+  jw_str(w, "kind", gcb_comp_kind_name(c->kind));
+  jw_str(w, "name", c->name);
   if (c->node >= 0)
-    put(o, "node", json_integer(c->node), ok);
+    jw_int(w, "node", c->node);
   if (c->hostname[0])
-    put(o, "hostname", json_string(c->hostname), ok);
+    jw_str(w, "hostname", c->hostname);
   if (c->rank >= 0)
-    put(o, "rank", json_integer(c->rank), ok);
+    jw_int(w, "rank", c->rank);
   if (c->ranks[0])
-    put(o, "ranks", json_string(c->ranks), ok);
+    jw_str(w, "ranks", c->ranks);
   if (c->gpu >= 0)
-    put(o, "gpu", json_integer(c->gpu), ok);
+    jw_int(w, "gpu", c->gpu);
   if (c->bus_id[0])
-    put(o, "bus_id", json_string(c->bus_id), ok);
+    jw_str(w, "bus_id", c->bus_id);
   if (c->link[0] && c->kind == GCB_COMP_LINK)
-    put(o, "link", json_string(c->link), ok);
-  return o;
+    jw_str(w, "link", c->link);
+  jw_close(w, '}');
 }
 
-static json_t *root_cause_json(const struct gcb_root_cause *rc, bool *ok) {
-  json_t *o = json_object(), *ev = json_array();
-  if (o == NULL || ev == NULL) {
-    json_decref(o);
-    json_decref(ev);
-    *ok = false;
-    return NULL;
-  }
-  put(o, "severity", json_string(gcb_root_cause_state(rc)), ok);
-  put(o, "component", component_json(&rc->comp, ok), ok);
-  put(o, "family", json_string(gcb_family_name(rc->family)), ok);
-  put(o, "summary", json_string(rc->summary), ok);
-  put(o, "measured", number_or_null(rc->measured), ok);
-  put(o, "expected", number_or_null(rc->expected), ok);
-  put(o, "unit", json_string(rc->unit), ok);
-  put(o, "cost", number_or_null(rc->cost), ok);
-  put(o, "suggestion", json_string(rc->suggestion), ok);
+static void root_cause(struct jw *w, const struct gcb_root_cause *rc) {
+  jw_open(w, NULL, '{');
+  jw_str(w, "severity", gcb_root_cause_state(rc));
+  component(w, &rc->comp);
+  jw_str(w, "family", gcb_family_name(rc->family));
+  jw_str(w, "summary", rc->summary);
+  jw_num(w, "measured", rc->measured);
+  jw_num(w, "expected", rc->expected);
+  jw_str(w, "unit", rc->unit);
+  jw_num(w, "cost", rc->cost);
+  jw_str(w, "suggestion", rc->suggestion);
+  jw_open(w, "evidence", '[');
   for (size_t i = 0; i < rc->nevidence; i++)
-    if (json_array_append_new(ev, json_integer((json_int_t)rc->evidence[i])))
-      *ok = false;
-  put(o, "evidence", ev, ok);
-  return o;
+    jw_int(w, NULL, (long long)rc->evidence[i]);
+  jw_close(w, ']');
+  jw_close(w, '}');
 }
 
-static json_t *root_causes_json(const struct gcb_report *rep, bool *ok) {
-  struct gcb_diagnosis own = {0};
-  const struct gcb_diagnosis *d;
-  struct gcb_err err = {0};
-  json_t *a = json_array();
-  if (a == NULL || gcb_report_diagnosis_use(rep, &own, &d, &err) != GCB_OK) {
-    *ok = false;
-    gcb_diagnosis_free(&own);
-    return a;
-  }
-  for (size_t i = 0; i < d->n; i++) {
-    json_t *rc = root_cause_json(&d->items[i], ok);
-    if (rc == NULL || json_array_append_new(a, rc) != 0)
-      *ok = false;
-  }
-  gcb_diagnosis_free(&own);
-  return a;
-}
-
-static json_t *checks_json(const struct gcb_report *rep, bool *ok) {
-  json_t *a = json_array();
-  for (size_t i = 0; a != NULL && i < rep->criteria->nchecks; i++) {
+static void checks(struct jw *w, const struct gcb_report *rep) {
+  jw_open(w, "checks", '[');
+  for (size_t i = 0; i < rep->criteria->nchecks; i++) {
     const struct gcb_check_result *r = &rep->checks[i];
-    json_t *c = json_pack(
-        "{s:s, s:b, s:I, s:I, s:I}", "name", rep->criteria->checks[i].name,
-        "passed", gcb_check_outcome(rep->criteria, r) == GCB_CHECK_PASS,
-        "matched", (json_int_t)r->matched, "misses", (json_int_t)r->failed,
-        "not_applicable", (json_int_t)r->na);
-    if (c == NULL || json_array_append_new(a, c) != 0)
-      *ok = false;
+    jw_open(w, NULL, '{');
+    jw_str(w, "name", rep->criteria->checks[i].name);
+    jw_bool(w, "passed", gcb_check_outcome(rep->criteria, r) == GCB_CHECK_PASS);
+    jw_int(w, "matched", (long long)r->matched);
+    jw_int(w, "misses", (long long)r->failed);
+    jw_int(w, "not_applicable", (long long)r->na);
+    jw_close(w, '}');
   }
-  if (a == NULL)
-    *ok = false;
-  return a;
+  jw_close(w, ']');
 }
 
-static json_t *comparison_json(const struct gcb_report *rep, bool *ok) {
+static void comparison(struct jw *w, const struct gcb_report *rep) {
   const struct gcb_comparison *cmp = rep->comparison;
-  json_t *rows = json_array(), *notes = json_array();
-  for (size_t i = 0; rows != NULL && i < cmp->ndeltas; i++) {
+  jw_open(w, "comparison", '{');
+  jw_str(w, "baseline", rep->baseline ? rep->baseline : "");
+  jw_int(w, "regressions", (long long)cmp->regressions);
+  jw_open(w, "rows", '[');
+  for (size_t i = 0; i < cmp->ndeltas; i++) {
     const struct gcb_delta *d = &cmp->deltas[i];
-    json_t *r = json_pack(
-        "{s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:s}", "case", d->title,
-        "metric", d->metric, "unit", d->unit, "old",
-        number_or_null(d->old_value), "new", number_or_null(d->new_value),
-        "change", number_or_null(d->change), "noise", number_or_null(d->noise),
-        "threshold", number_or_null(d->threshold), "verdict",
-        gcb_verdict_name(d->verdict));
-    if (r == NULL || json_array_append_new(rows, r) != 0)
-      *ok = false;
+    jw_open(w, NULL, '{');
+    jw_str(w, "case", d->title);
+    jw_str(w, "metric", d->metric);
+    jw_str(w, "unit", d->unit);
+    jw_num(w, "old", d->old_value);
+    jw_num(w, "new", d->new_value);
+    jw_num(w, "change", d->change);
+    jw_num(w, "noise", d->noise);
+    jw_num(w, "threshold", d->threshold);
+    jw_str(w, "verdict", gcb_verdict_name(d->verdict));
+    jw_close(w, '}');
   }
-  for (size_t i = 0; notes != NULL && i < cmp->nnotes; i++) {
+  jw_close(w, ']');
+  jw_open(w, "notes", '[');
+  for (size_t i = 0; i < cmp->nnotes; i++) {
     const struct gcb_note *n = &cmp->notes[i];
-    json_t *r = json_pack("{s:s, s:s, s:s}", "what", n->what, "baseline",
-                          n->old_value, "new", n->new_value);
-    if (r == NULL || json_array_append_new(notes, r) != 0)
-      *ok = false;
+    jw_open(w, NULL, '{');
+    jw_str(w, "what", n->what);
+    jw_str(w, "baseline", n->old_value);
+    jw_str(w, "new", n->new_value);
+    jw_close(w, '}');
   }
-  json_t *o =
-      json_pack("{s:o, s:I, s:o, s:o}", "baseline",
-                name_json(rep->baseline ? rep->baseline : ""), "regressions",
-                (json_int_t)cmp->regressions, "rows", rows, "notes", notes);
-  if (o == NULL)
-    *ok = false;
-  return o;
+  jw_close(w, ']');
+  jw_close(w, '}');
 }
 
-static json_t *documents_json(const struct gcb_report *rep, bool *ok) {
-  json_t *a = json_array();
-  for (size_t d = 0; a != NULL && d < rep->ndocs; d++) {
-    const json_t *run = gcb_view_obj(rep->docs[d].root, "run");
-    json_t *o = json_pack(
-        "{s:o, s:s, s:s}", "file", name_json(rep->docs[d].name), "run_id",
-        gcb_view_str(run, "id"), "status", gcb_view_str(run, "status"));
-    if (o == NULL || json_array_append_new(a, o) != 0)
-      *ok = false;
+static void documents(struct jw *w, const struct gcb_report *rep) {
+  jw_open(w, "documents", '[');
+  for (size_t d = 0; d < rep->ndocs; d++) {
+    const struct gcb_model_run *run = &rep->docs[d].model->run;
+    jw_open(w, NULL, '{');
+    jw_str(w, "file", rep->docs[d].name);
+    jw_str(w, "run_id", run->id);
+    jw_str(w, "status", run->status);
+    jw_close(w, '}');
   }
-  if (a == NULL)
-    *ok = false;
-  return a;
+  jw_close(w, ']');
 }
 
-static json_t *report_json(const struct gcb_report *rep, bool *ok) {
-  json_t *root = json_object(), *list = json_array();
-  put(root, "schema", json_string(FINDINGS_SCHEMA), ok);
-  put(root, "verdict", json_string(gcb_report_failed(rep) ? "fail" : "pass"),
-      ok);
-  put(root, "counts",
-      json_pack(
-          "{s:I, s:I, s:I}", "fail",
-          (json_int_t)gcb_findings_count(rep->findings, GCB_SEV_FAIL), "warn",
-          (json_int_t)gcb_findings_count(rep->findings, GCB_SEV_WARN), "info",
-          (json_int_t)gcb_findings_count(rep->findings, GCB_SEV_INFO)),
-      ok);
-  put(root, "documents", documents_json(rep, ok), ok);
-  put(root, "root_causes", root_causes_json(rep, ok), ok);
-  for (size_t i = 0; list != NULL && i < rep->findings->n; i++) {
-    json_t *f = finding_json(rep, &rep->findings->items[i], ok);
-    if (f == NULL || json_array_append_new(list, f) != 0)
-      *ok = false;
-  }
-  put(root, "findings", list, ok);
+/* The root object's members. */
+static void report_members(struct jw *w, const struct gcb_report *rep,
+                           const struct gcb_diagnosis *diag) {
+  jw_str(w, "schema", FINDINGS_SCHEMA);
+  jw_str(w, "verdict", gcb_report_failed(rep) ? "fail" : "pass");
+  jw_open(w, "counts", '{');
+  jw_int(w, "fail", (long long)gcb_findings_count(rep->findings, GCB_SEV_FAIL));
+  jw_int(w, "warn", (long long)gcb_findings_count(rep->findings, GCB_SEV_WARN));
+  jw_int(w, "info", (long long)gcb_findings_count(rep->findings, GCB_SEV_INFO));
+  jw_close(w, '}');
+  documents(w, rep);
+  jw_open(w, "root_causes", '[');
+  for (size_t i = 0; i < diag->n; i++)
+    root_cause(w, &diag->items[i]);
+  jw_close(w, ']');
+  jw_open(w, "findings", '[');
+  for (size_t i = 0; i < rep->findings->n; i++)
+    finding(w, rep, &rep->findings->items[i]);
+  jw_close(w, ']');
   if (rep->criteria != NULL)
-    put(root, "checks", checks_json(rep, ok), ok);
+    checks(w, rep);
   if (rep->expectations != NULL)
-    put(root, "expectations", json_string(rep->expectations), ok);
+    jw_str(w, "expectations", rep->expectations);
   if (rep->comparison != NULL)
-    put(root, "comparison", comparison_json(rep, ok), ok);
-  return root;
+    comparison(w, rep);
 }
 
 static enum gcb_status render_findings(FILE *out, const struct gcb_report *rep,
                                        struct gcb_err *err) {
-  bool ok = true;
-  json_t *root = report_json(rep, &ok);
-  if (!ok || root == NULL) {
-    json_decref(root);
+  struct gcb_diagnosis own = {0};
+  const struct gcb_diagnosis *d;
+  struct gcb_err derr = {0};
+  if (gcb_report_diagnosis_use(rep, &own, &d, &derr) != GCB_OK) {
+    gcb_diagnosis_free(&own);
     return gcb_err_set(err, GCB_ENOMEM, "findings.json: out of memory");
   }
-  int rc = json_dumpf(root, out, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
+  /* The root's opening brace has no separator or indent before it. */
+  struct jw w = {.f = out, .depth = 1, .first = {true, true}};
+  fputc('{', out);
+  report_members(&w, rep, d);
+  jw_close(&w, '}');
   fputc('\n', out);
-  json_decref(root);
-  if (rc != 0)
-    return gcb_err_set(err, GCB_EIO, "findings.json: write failed");
+  gcb_diagnosis_free(&own);
   return gcb__render_done(out, "findings.json", err);
 }
 

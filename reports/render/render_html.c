@@ -84,13 +84,6 @@ static const char *cell_state(const char *s) {
 
 static void html_plots_at(FILE *out, const struct gcb_plots *p, const char *id);
 
-/* gcb_escape_xml leaves printable ASCII alone but for these. */
-static const char xml_special[] = "&<>\"'";
-
-static void rows_text(struct gcb__rows *b, const char *s) {
-  gcb__rows_text(b, s, xml_special, gcb_escape_xml);
-}
-
 static enum gcb_status html_table(FILE *out, const struct gcb_report *rep,
                                   const struct gcb_rtable *t,
                                   struct gcb_err *err) {
@@ -134,7 +127,7 @@ static enum gcb_status html_table(FILE *out, const struct gcb_report *rep,
         gcb__rows_put(&b, "\">");
       } else
         gcb__rows_put(&b, t->numeric >> c & 1 ? "<td class=\"n\">" : "<td>");
-      rows_text(&b, s ? s : "");
+      gcb__rows_xml(&b, s ? s : "");
       gcb__rows_put(&b, "</td>");
     }
     gcb__rows_put(&b, "</tr>\n");

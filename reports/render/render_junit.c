@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "reports/document/fmtnum.h"
+#include "reports/document/model.h"
 #include "reports/render/render.h"
 
 struct suite {
@@ -179,14 +180,13 @@ static void case_findings(struct suite *s, const struct gcb_report *rep,
 }
 
 /* "gcbench.<bench>" for a case, error or skipped entry. */
-static void class_name(const json_t *e, char *buf, size_t size) {
-  snprintf(buf, size, "gcbench.%s", gcb_view_str(e, "bench"));
+static void class_name(const char *bench, char *buf, size_t size) {
+  snprintf(buf, size, "gcbench.%s", bench);
 }
 
 static void status_test(struct suite *s, const struct gcb_report *rep,
                         size_t d) {
-  const char *status =
-      gcb_view_str(gcb_view_obj(rep->docs[d].root, "run"), "status");
+  const char *status = rep->docs[d].model->run.status;
   char name[320];
   snprintf(name, sizeof name, "run %zu status (%s)", d + 1, rep->docs[d].name);
   open_test(s, "gcbench.run", name);
@@ -216,9 +216,9 @@ static int cmp_titled(const void *x, const void *y) {
 
 /* titles[i]: case i's title, dup[i]: the earlier cases with it. false on
  * ENOMEM. */
-static bool case_titles(const json_t *cases, struct titled **titles,
+static bool case_titles(const struct gcb_model *m, struct titled **titles,
                         size_t **dup) {
-  size_t n = json_array_size(cases);
+  size_t n = m->ncases;
   struct titled *sorted = malloc((n ? n : 1) * sizeof *sorted);
   *titles = malloc((n ? n : 1) * sizeof **titles);
   *dup = malloc((n ? n : 1) * sizeof **dup);
@@ -228,8 +228,7 @@ static bool case_titles(const json_t *cases, struct titled **titles,
   }
   for (size_t i = 0; i < n; i++) {
     sorted[i].index = i;
-    gcb_view_case_title(json_array_get(cases, i), sorted[i].title,
-                        sizeof sorted[i].title);
+    gcb_model_case_title(&m->cases[i], sorted[i].title, sizeof sorted[i].title);
     (*titles)[i] = sorted[i];
   }
   qsort(sorted, n, sizeof *sorted, cmp_titled);
@@ -244,27 +243,29 @@ static bool case_titles(const json_t *cases, struct titled **titles,
 
 /* Wall time the case's timed loop took: its slowest rank's time per
  * operation times the iterations. */
-static double case_time(const json_t *c) {
+static double case_time(const struct gcb_model_case *c) {
   struct gcb_imbalance im;
-  if (!gcb_analyze_imbalance(c, &im) || !(im.max >= 0))
+  /* migration: gcb_analyze_imbalance reads the case's tree */
+  if (!gcb_analyze_imbalance(c->source, &im) || !(im.max >= 0))
     return 0;
-  return im.max * (double)gcb_view_int(c, "iterations", 1);
+  return im.max * (double)(c->iterations >= 0 ? c->iterations : 1);
 }
 
 static void case_tests(struct suite *s, const struct gcb_report *rep,
                        const struct case_fails *cf, size_t d) {
-  const json_t *cases = json_object_get(rep->docs[d].root, "cases"), *e;
-  size_t i, *dup = NULL;
+  const struct gcb_model *m = rep->docs[d].model;
+  size_t *dup = NULL;
   struct titled *titles = NULL;
-  if (!case_titles(cases, &titles, &dup)) {
+  if (!case_titles(m, &titles, &dup)) {
     s->oom = true;
     goto done;
   }
-  json_array_foreach(cases, i, e) {
+  for (size_t i = 0; i < m->ncases; i++) {
+    const struct gcb_model_case *e = &m->cases[i];
     char cls[96], name[224];
     const char *title = titles[i].title;
-    class_name(e, cls, sizeof cls);
-    int n = snprintf(name, sizeof name, "%s", gcb_view_str(e, "label"));
+    class_name(e->bench, cls, sizeof cls);
+    int n = snprintf(name, sizeof name, "%s", e->label);
     if (dup[i] > 0 && n > 0 && (size_t)n < sizeof name)
       n += snprintf(name + n, sizeof name - (size_t)n, " #%zu", dup[i] + 1);
     if (rep->ndocs > 1 && n > 0 && (size_t)n < sizeof name)
@@ -279,22 +280,21 @@ done:
 }
 
 /* errors[] as <error>, skipped[] as <skipped>: cases that did not run. */
-static void unrun_tests(struct suite *s, const json_t *root) {
-  const json_t *e;
-  size_t i;
+static void unrun_tests(struct suite *s, const struct gcb_model *m) {
   char cls[96];
-  json_array_foreach(json_object_get(root, "errors"), i, e) {
-    class_name(e, cls, sizeof cls);
-    open_test(s, cls, gcb_view_str(e, "label"));
+  for (size_t i = 0; i < m->nerrors; i++) {
+    const struct gcb_model_error *e = &m->errors[i];
+    class_name(e->bench, cls, sizeof cls);
+    open_test(s, cls, e->label);
     s->errors++;
-    child(s, "error", gcb_view_str(e, "status"), gcb_view_str(e, "message"),
-          "");
+    child(s, "error", e->status, e->message, "");
     close_test(s);
   }
-  json_array_foreach(json_object_get(root, "skipped"), i, e) {
-    class_name(e, cls, sizeof cls);
-    open_test(s, cls, gcb_view_str(e, "label"));
-    skipped(s, gcb_view_str(e, "reason"));
+  for (size_t i = 0; i < m->nskips; i++) {
+    const struct gcb_model_skip *e = &m->skips[i];
+    class_name(e->bench, cls, sizeof cls);
+    open_test(s, cls, e->label);
+    skipped(s, e->reason);
     close_test(s);
   }
 }
@@ -308,7 +308,7 @@ static void run_suite(struct suite *s, const struct gcb_report *rep) {
   for (size_t d = 0; d < rep->ndocs; d++) {
     status_test(s, rep, d);
     case_tests(s, rep, &cf, d);
-    unrun_tests(s, rep->docs[d].root);
+    unrun_tests(s, rep->docs[d].model);
   }
   free(cf.items);
 }

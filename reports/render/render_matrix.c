@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/busid.h"
 #include "reports/analysis/analyze_rules.h"
 #include "reports/document/fmtnum.h"
+#include "reports/document/model.h"
 #include "reports/document/p2p_view.h"
-#include "reports/document/ranks.h"
-#include "reports/document/topo_view.h"
 #include "reports/render/render.h"
 
 const char *gcb_cell_name(enum gcb_cell c) {
@@ -68,7 +68,7 @@ static struct gcb_matrix_row *row_of_rank(const struct rows *r,
   if (slot != NULL && *slot != ROW_UNSET)
     return *slot >= 0 ? &r->m->rows[*slot] : NULL;
   struct gcb_place p;
-  gcb_view_place(rep->docs[doc].root, rank, &p);
+  gcb_model_place(rep->docs[doc].model, rank, &p);
   struct gcb_matrix_row *row =
       row_at(r, gcb_diagnosis_machine(d, rep->docs, doc, p.node), p.bus_id);
   if (slot != NULL)
@@ -78,17 +78,19 @@ static struct gcb_matrix_row *row_of_rank(const struct rows *r,
 
 /* The case of family f to quote: the most work per operation; pcie only
  * where the link rule judges it. */
-static const json_t *headline(const json_t *cases, enum gcb_family f) {
-  const json_t *best = NULL, *c;
-  size_t i;
-  json_array_foreach(cases, i, c) {
-    if (gcb_case_family(c) != f)
+static const struct gcb_model_case *headline(const struct gcb_model *m,
+                                             enum gcb_family f) {
+  const struct gcb_model_case *best = NULL;
+  for (size_t i = 0; i < m->ncases; i++) {
+    const struct gcb_model_case *c = &m->cases[i];
+    /* migration: gcb_case_family and gcb__pcie_direction read the tree */
+    if (gcb_case_family(c->source) != f)
       continue;
     if ((f == GCB_FAM_H2D || f == GCB_FAM_D2H) &&
-        gcb__pcie_direction(cases, c) == NULL)
+        gcb__pcie_direction(json_object_get(m->source, "cases"), c->source) ==
+            NULL)
       continue;
-    if (best == NULL ||
-        gcb_view_num(c, "work_per_op") > gcb_view_num(best, "work_per_op"))
+    if (best == NULL || c->work_per_op > best->work_per_op)
       best = c;
   }
   return best;
@@ -112,7 +114,7 @@ static void cat3(char *dst, size_t size, const char *a, const char *b,
 
 /* What fill needs of a case, looked up once per case, not per rank. */
 struct headline_case {
-  const json_t *c;
+  const struct gcb_model_case *c;
   const char *unit, *dtype;
   double iterations;
   enum gcb_family f;
@@ -121,11 +123,11 @@ struct headline_case {
 /* A cell's figure from entry i of a case: its median, and the time the
  * timed loop took (the entry's time per operation times the iterations). */
 static void fill(struct gcb_matrix_cell *cell, const struct headline_case *h,
-                 const struct gcb_ranks *pr, size_t i) {
-  double fig = gcb_ranks_num(pr, GCB_RC_FIG_MEDIAN, i);
-  double t = gcb_ranks_num(pr, GCB_RC_FIGURE_TIME, i);
+                 size_t i) {
+  double fig = gcb_model_col(h->c, GCB_RC_FIG_MEDIAN, i);
+  double t = gcb_model_col(h->c, GCB_RC_FIGURE_TIME, i);
   if (isnan(t))
-    t = gcb_ranks_num(pr, GCB_RC_TIME_MEDIAN, i);
+    t = gcb_model_col(h->c, GCB_RC_TIME_MEDIAN, i);
   cell->time_s = isnan(t) ? 0 : t * h->iterations;
   gcb_fmt_scaled(fig, h->unit, cell->figure, sizeof cell->figure);
   if (h->f == GCB_FAM_GEMM) {
@@ -145,21 +147,20 @@ static void device_figures(const struct gcb_report *rep,
       GCB_FAM_GEMM, GCB_FAM_DEVMEM, GCB_FAM_H2D, GCB_FAM_D2H, GCB_FAM_COLL};
   for (size_t doc = 0; doc < rep->ndocs; doc++)
     for (size_t k = 0; k < sizeof fams / sizeof *fams; k++) {
-      const json_t *c =
-          headline(json_object_get(rep->docs[doc].root, "cases"), fams[k]);
-      struct headline_case h = {.c = c,
-                                .unit = gcb_view_str(c, "unit"),
-                                .dtype = gcb_view_param_str(c, "dtype"),
-                                .iterations =
-                                    (double)gcb_view_int(c, "iterations", 1),
-                                .f = fams[k]};
-      struct gcb_ranks pr;
-      gcb_ranks_of(c, &pr);
-      for (size_t i = 0; c != NULL && i < pr.n; i++) {
-        long long rank = gcb_ranks_int(&pr, GCB_RC_RANK, i, (long long)i);
+      const struct gcb_model_case *c = headline(rep->docs[doc].model, fams[k]);
+      if (c == NULL)
+        continue;
+      struct headline_case h = {
+          .c = c,
+          .unit = c->unit,
+          .dtype = c->dtype,
+          .iterations = (double)(c->iterations >= 0 ? c->iterations : 1),
+          .f = fams[k]};
+      for (size_t i = 0; i < c->ranks.n; i++) {
+        long long rank = gcb_model_col_rank(c, i, (long long)i);
         struct gcb_matrix_row *row = row_of_rank(r, rep, d, (int)doc, rank);
         if (row != NULL && row->cell[fams[k]].figure[0] == '\0')
-          fill(&row->cell[fams[k]], &h, &pr, i);
+          fill(&row->cell[fams[k]], &h, i);
       }
     }
 }
@@ -170,19 +171,21 @@ static void peer_figures(const struct gcb_report *rep,
                          const struct gcb_diagnosis *d, const struct rows *r,
                          double *low) {
   for (size_t doc = 0; doc < rep->ndocs; doc++) {
-    const json_t *root = rep->docs[doc].root, *c;
-    size_t i, nseen = 0, found = 0;
-    bool *seen = gcb__p2p_scratch(root, &nseen);
-    json_array_foreach(json_object_get(root, "cases"), i, c) {
+    const struct gcb_model *model = rep->docs[doc].model;
+    size_t nseen = 0, found = 0;
+    /* migration: the p2p walk (p2p_view.h) reads the tree */
+    bool *seen = gcb__p2p_scratch(model->source, &nseen);
+    for (size_t i = 0; i < model->ncases; i++) {
+      const struct gcb_model_case *c = &model->cases[i];
       struct gcb__p2p_iter it;
       struct gcb__p2p m;
       char b[32];
-      if (seen == NULL || strcmp(gcb_view_str(c, "unit"), "GB/s") != 0 ||
-          strcmp(gcb_view_param_str(c, "direction"), "latency") == 0 ||
-          !gcb__p2p_begin(&it, root, c, seen, nseen))
+      if (seen == NULL || strcmp(c->unit, "GB/s") != 0 ||
+          strcmp(c->direction, "latency") == 0 ||
+          !gcb__p2p_begin(&it, model->source, c->source, seen, nseen))
         continue;
       while (gcb__p2p_next(&it, &m)) {
-        gcb__p2p_busid(&m, c, false, b, sizeof b);
+        gcb__p2p_busid(&m, c->source, false, b, sizeof b);
         struct gcb_matrix_row *row =
             row_at(r, gcb_diagnosis_machine(d, rep->docs, (int)doc, m.node), b);
         size_t at = row != NULL ? (size_t)(row - r->m->rows) : 0;
@@ -206,27 +209,39 @@ static void peer_figures(const struct gcb_report *rep,
   }
 }
 
+/* The topology GPU rank `rank` uses (gcb_topo_view_rank_gpu): by its
+ * device's bus id, else its index; NULL if none. */
+static const struct gcb_model_gpu *rank_gpu(const struct gcb_model *m,
+                                            long long rank) {
+  const struct gcb_model_rank *r = gcb_model_rank(m, rank);
+  const struct gcb_model_node *n =
+      r != NULL ? gcb_model_node(m, r->node) : NULL;
+  if (n == NULL || !n->has_topology || !r->has_device)
+    return NULL;
+  if (r->device_bus_id[0] != '\0')
+    return gcb_model_gpu_by_busid(m, r->node, r->device_bus_id);
+  return gcb_model_gpu(m, r->node, r->device_index);
+}
+
 /* The link the topology shows, and the CPUs of the rank using the GPU. */
 static void host_figures(const struct gcb_report *rep,
                          const struct gcb_diagnosis *d, const struct rows *r) {
   for (size_t doc = 0; doc < rep->ndocs; doc++) {
-    const json_t *root = rep->docs[doc].root, *e;
-    size_t i;
-    json_array_foreach(json_object_get(root, "ranks"), i, e) {
-      long long rank = gcb_view_int(e, "rank", (long long)i);
+    const struct gcb_model *m = rep->docs[doc].model;
+    for (size_t i = 0; i < m->nranks; i++) {
+      const struct gcb_model_rank *e = &m->ranks[i];
+      long long rank = e->rank;
       struct gcb_matrix_row *row = row_of_rank(r, rep, d, (int)doc, rank);
       if (row == NULL)
         continue;
       struct gcb_matrix_cell *h = &row->cell[GCB_FAM_HEALTH];
       struct gcb_matrix_cell *p = &row->cell[GCB_FAM_PLACEMENT];
       if (h->figure[0] == '\0') { /* the first rank on the GPU says */
-        const json_t *topo;
-        long long g = gcb_topo_view_rank_gpu(root, rank, &topo);
-        const char *link = gcb_view_str(
-            gcb_topo_view_hop(gcb_topo_view_gpu(topo, g), 0), "link");
+        const struct gcb_model_gpu *g = rank_gpu(m, rank);
+        const char *link = g != NULL && g->nhops > 0 ? g->hops[0].link : "";
         cat3(h->figure, sizeof h->figure, link, "", "");
       }
-      const char *cpus = gcb_view_str(e, "cpu_binding");
+      const char *cpus = e->cpu_binding;
       if (p->figure[0] == '\0' && cpus[0]) {
         char num[GCB_FMTNUM_MAX + 8] = "rank ";
         gcb_fmtnum_ll(num + 5, rank);
@@ -278,7 +293,7 @@ static bool rows_init(struct rows *r, const struct gcb_report *rep, size_t n) {
     r->bus_ok[i] =
         gcb_busid_parse(r->m->rows[i].bus_id, &r->bus[i], NULL) == GCB_OK;
   for (size_t doc = 0; doc < rep->ndocs; doc++) {
-    size_t k = json_array_size(json_object_get(rep->docs[doc].root, "ranks"));
+    size_t k = rep->docs[doc].model->nranks;
     r->rank_row[doc] = malloc((k + 1) * sizeof **r->rank_row);
     if (r->rank_row[doc] == NULL)
       return false;

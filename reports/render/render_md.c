@@ -26,7 +26,6 @@ static void md_table(FILE *out, const struct gcb_rtable *t) {
     return;
   }
   /* gcb_escape_md leaves printable ASCII alone but for these. */
-  static const char md_special[] = "<>&\\`*_[]|~";
   struct gcb__rows w = {.out = out};
   for (size_t r = 0; r <= t->nrows; r++) {
     /* A marked row (a sweep row off its trend) is bold; its note says why. */
@@ -37,7 +36,7 @@ static void md_table(FILE *out, const struct gcb_rtable *t) {
       bool b = bold && s != NULL && s[0] != '\0';
       gcb__rows_put(&w, c == 0 ? "| " : " | ");
       gcb__rows_put(&w, b ? "**" : "");
-      gcb__rows_text(&w, s != NULL ? s : "", md_special, gcb_escape_md);
+      gcb__rows_md(&w, s != NULL ? s : "");
       gcb__rows_put(&w, b ? "**" : "");
     }
     gcb__rows_put(&w, " |\n");

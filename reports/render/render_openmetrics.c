@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reports/document/model.h"
 #include "reports/document/p2p_view.h"
-#include "reports/document/ranks.h"
 #include "reports/render/render.h"
 #include "reports/render/render_openmetrics.h"
 
@@ -42,25 +42,25 @@ static void param_texts_free(struct param_texts *t) {
 }
 
 /* false on ENOMEM. */
-static bool param_texts_of(struct param_texts *t, const json_t *c) {
-  const json_t *params = json_object_get(c, "params"), *v;
-  size_t n = json_object_size(params);
-  const char *k;
+static bool param_texts_of(struct param_texts *t,
+                           const struct gcb_model_case *c) {
+  size_t n = c->params.type == GCB_MV_OBJECT ? c->params.n : 0;
   *t = (struct param_texts){.key = malloc((n + 1) * sizeof *t->key),
                             .text = malloc((n + 1) * sizeof *t->text)};
   if (t->key == NULL || t->text == NULL) {
     param_texts_free(t);
     return false;
   }
-  json_object_foreach((json_t *)params, k, v) {
+  for (size_t i = 0; i < n; i++) {
+    const struct gcb_mvalue *v = &c->params.members[i].value;
     char *text = t->text[t->n];
-    if (json_is_string(v))
-      gcb_view_copy(text, sizeof t->text[0], json_string_value(v));
-    else if (json_is_number(v))
-      snprintf(text, sizeof t->text[0], "%.17g", json_number_value(v));
+    if (v->type == GCB_MV_STRING)
+      gcb_view_copy(text, sizeof t->text[0], v->text);
+    else if (v->type == GCB_MV_INT || v->type == GCB_MV_REAL)
+      snprintf(text, sizeof t->text[0], "%.17g", v->num);
     else /* the reader allows strings and numbers only */
       text[0] = '\0';
-    t->key[t->n++] = k;
+    t->key[t->n++] = c->params.members[i].key;
   }
   return true;
 }
@@ -106,7 +106,8 @@ static bool param_names_of(struct param_texts *t) {
   return ok;
 }
 
-static void param_labels(struct gcb__om_sample *s, const json_t *c) {
+static void param_labels(struct gcb__om_sample *s,
+                         const struct gcb_model_case *c) {
   struct param_texts t;
   if (!param_texts_of(&t, c)) {
     s->oom = true;
@@ -154,18 +155,18 @@ struct om {
   bool oom;
 };
 
-static bool coll(const json_t *c) {
-  return gcb_bench_kind_of(c) == GCB_BENCH_COLL;
+static bool coll(const struct gcb_model_case *c) {
+  return c->kind == GCB_BENCH_COLL;
 }
 
-static bool p2p(const json_t *c) {
-  return gcb_bench_kind_of(c) == GCB_BENCH_P2P;
+static bool p2p(const struct gcb_model_case *c) {
+  return c->kind == GCB_BENCH_P2P;
 }
 
 /* What case c's figures are divided by to be in its family's unit. */
-static double divisor(const json_t *c) {
+static double divisor(const struct gcb_model_case *c) {
   struct gcb__om_unit u;
-  gcb__om_unit(gcb_view_str(c, "unit"), &u);
+  gcb__om_unit(c->unit, &u);
   return u.divisor;
 }
 
@@ -186,48 +187,44 @@ static void places_free(struct places *pl, size_t ndocs) {
 static struct places *places_of(const struct gcb_report *rep) {
   struct places *pl = calloc(rep->ndocs + 1, sizeof *pl);
   for (size_t d = 0; pl != NULL && d < rep->ndocs; d++) {
-    const json_t *root = rep->docs[d].root;
-    size_t n = json_array_size(json_object_get(root, "ranks"));
+    const struct gcb_model *m = rep->docs[d].model;
+    size_t n = m->nranks;
     if ((pl[d].at = malloc((n + 1) * sizeof *pl[d].at)) == NULL) {
       places_free(pl, d);
       return NULL;
     }
     pl[d].n = n;
     for (size_t r = 0; r < n; r++)
-      gcb_view_place(root, (long long)r, &pl[d].at[r]);
+      gcb_model_place(m, (long long)r, &pl[d].at[r]);
   }
   return pl;
 }
 
 static void rank_samples(FILE *out, const struct gcb_report *rep, size_t d,
-                         const json_t *c, const struct family *f,
+                         const struct gcb_model_case *c, const struct family *f,
                          const struct places *pl, struct gcb__om_set *series) {
-  const json_t *root = rep->docs[d].root;
-  struct gcb_ranks pr;
   double div = divisor(c);
-  gcb_ranks_of(c, &pr);
-  if (pr.n == 0) { /* a figure imported as its source printed it (an
-                    * nvbandwidth SUM, nccl-tests' Avg bus bandwidth): no
-                    * ranks, one sample, never dropped (issue 15) */
+  if (c->ranks.n == 0) { /* a figure imported as its source printed it (an
+                          * nvbandwidth SUM, nccl-tests' Avg bus bandwidth): no
+                          * ranks, one sample, never dropped (issue 15) */
     struct gcb__om_sample s = start(d);
-    gcb__om_label(&s, "backend", gcb_view_str(c, "backend"));
+    gcb__om_label(&s, "backend", c->backend);
     param_labels(&s, c);
-    gcb__om_write(out, f->name, series, &s,
-                  gcb_view_num(gcb_view_obj(c, "summary"), "median") / div);
+    gcb__om_write(out, f->name, series, &s, c->summary.median / div);
     return;
   }
   struct param_texts params;
   bool oom = !param_texts_of(&params, c) || !param_names_of(&params);
-  for (size_t i = 0; i < pr.n; i++) {
-    double x = gcb_ranks_num(&pr, GCB_RC_FIG_MEDIAN, i);
-    long long rank = gcb_ranks_int(&pr, GCB_RC_RANK, i, (long long)i);
+  for (size_t i = 0; i < c->ranks.n; i++) {
+    double x = gcb_model_col(c, GCB_RC_FIG_MEDIAN, i);
+    long long rank = gcb_model_col_rank(c, i, (long long)i);
     struct gcb_place p;
     if (isnan(x))
       continue;
     if (rank >= 0 && (size_t)rank < pl->n)
       p = pl->at[rank];
     else
-      gcb_view_place(root, rank, &p);
+      gcb_model_place(rep->docs[d].model, rank, &p);
     struct gcb__om_sample s = start(d);
     s.oom = s.oom || oom;
     place_labels(&s, &p, rank);
@@ -238,71 +235,69 @@ static void rank_samples(FILE *out, const struct gcb_report *rep, size_t d,
   param_texts_free(&params);
 }
 
-static double case_value(enum kind k, const json_t *c) {
-  const json_t *s = gcb_view_obj(c, "summary");
+static double case_value(enum kind k, const struct gcb_model_case *c) {
+  const struct gcb_model_summary *s = &c->summary;
   switch (k) {
   case K_COLL_BUS:
-    return gcb_view_num(s, "busbw");
+    return s->busbw;
   case K_COLL_ALG:
-    return gcb_view_num(s, "algbw");
+    return s->algbw;
   case K_COLL_TIME:
-    return gcb_view_num(gcb_view_obj(s, "time_s"), "mean");
+    return s->time_mean;
   case K_COLL_LATE:
-    return gcb_view_num(s, "late_mean_s");
+    return s->late_mean_s;
   case K_WRONG:
-    return gcb_view_num(s, "wrong");
+    return s->wrong;
   case K_IMBALANCE:
-    return gcb_view_num(s, "imbalance");
+    return s->imbalance;
   default:
     return NAN;
   }
 }
 
 /* Whether a case-level (fixed) family takes case c. */
-static bool takes(const struct family *f, const json_t *c) {
+static bool takes(const struct family *f, const struct gcb_model_case *c) {
   switch (f->kind) {
   case K_WRONG: /* only where values were checked: 0 means correct */
-    return json_is_true(
-        json_object_get(gcb_view_obj(c, "validation"), "checked"));
+    return c->validation.checked;
   case K_IMBALANCE: /* one rank is never imbalanced */
-    return gcb_ranks_count(c) >= 2;
+    return c->ranks.n >= 2;
   default:
     return coll(c);
   }
 }
 
-static void case_sample(FILE *out, size_t d, const json_t *c,
+static void case_sample(FILE *out, size_t d, const struct gcb_model_case *c,
                         const struct family *f, struct gcb__om_set *series) {
   double x = case_value(f->kind, c);
   if (isnan(x))
     return;
   struct gcb__om_sample s = start(d);
-  gcb__om_label(&s, "backend", gcb_view_str(c, "backend"));
+  gcb__om_label(&s, "backend", c->backend);
   if (f->kind == K_WRONG || f->kind == K_IMBALANCE)
-    gcb__om_label(&s, "bench", gcb_view_str(c, "bench"));
+    gcb__om_label(&s, "bench", c->bench);
   if (f->kind == K_COLL_LATE)
-    gcb__om_label_int(
-        &s, "late_rank",
-        gcb_view_int(gcb_view_obj(c, "summary"), "late_rank", -1));
+    gcb__om_label_int(&s, "late_rank", c->summary.late_rank);
   param_labels(&s, c);
   gcb__om_write(out, f->name, series, &s, x);
 }
 
 /* One sample per node that measured the pair (p2p_view.h). */
 static void p2p_samples(FILE *out, const struct gcb_report *rep, size_t d,
-                        const json_t *c, const struct family *f,
+                        const struct gcb_model_case *c, const struct family *f,
                         struct gcb__om_set *series, bool *seen, size_t nseen) {
-  const json_t *root = rep->docs[d].root;
+  const struct gcb_model *model = rep->docs[d].model;
   struct gcb__p2p_iter it;
   struct gcb__p2p m;
-  if (!gcb__p2p_begin(&it, root, c, seen, nseen))
+  /* migration: the p2p walk (p2p_view.h) reads the tree */
+  if (!gcb__p2p_begin(&it, model->source, c->source, seen, nseen))
     return;
   while (gcb__p2p_next(&it, &m)) {
+    const struct gcb_model_node *node = gcb_model_node(model, m.node);
     struct gcb__om_sample s = start(d);
-    gcb__om_label(&s, "host",
-                  gcb_view_str(gcb_view_node(root, m.node), "hostname"));
+    gcb__om_label(&s, "host", node != NULL ? node->hostname : "");
     gcb__om_label_int(&s, "node", m.node);
-    gcb__om_label(&s, "backend", gcb_view_str(c, "backend"));
+    gcb__om_label(&s, "backend", c->backend);
     param_labels(&s, c);
     gcb__om_write(out, f->name, series, &s, m.value / divisor(c));
   }
@@ -328,8 +323,7 @@ static void bench_body(FILE *out, const struct gcb_report *rep,
   bool *seen = NULL;
   for (; *r < om->nrefs && om->refs[*r].fam == f; (*r)++) {
     const struct ref *x = &om->refs[*r];
-    const json_t *c = json_array_get(
-        json_object_get(rep->docs[x->doc].root, "cases"), x->idx);
+    const struct gcb_model_case *c = &rep->docs[x->doc].model->cases[x->idx];
     if (fam->kind == K_RANKS) {
       rank_samples(out, rep, x->doc, c, fam, &pl[x->doc], series);
       continue;
@@ -337,7 +331,7 @@ static void bench_body(FILE *out, const struct gcb_report *rep,
     if (x->doc != doc) { /* the pair scratch is per document */
       free(seen);
       doc = x->doc;
-      seen = gcb__p2p_scratch(rep->docs[doc].root, &nseen);
+      seen = gcb__p2p_scratch(rep->docs[doc].model->source, &nseen);
     }
     p2p_samples(out, rep, x->doc, c, fam, series, seen, nseen);
   }
@@ -347,12 +341,10 @@ static void bench_body(FILE *out, const struct gcb_report *rep,
 static void fixed_body(FILE *out, const struct gcb_report *rep,
                        const struct family *f, struct gcb__om_set *series) {
   for (size_t d = 0; d < rep->ndocs; d++) {
-    const json_t *c;
-    size_t i;
-    json_array_foreach(json_object_get(rep->docs[d].root, "cases"), i, c) {
-      if (takes(f, c))
-        case_sample(out, d, c, f, series);
-    }
+    const struct gcb_model *m = rep->docs[d].model;
+    for (size_t i = 0; i < m->ncases; i++)
+      if (takes(f, &m->cases[i]))
+        case_sample(out, d, &m->cases[i], f, series);
   }
 }
 
@@ -375,8 +367,8 @@ static bool grow(void **p, size_t *cap, size_t n, size_t size) {
  * one (us, ns: seconds) share it; other units by their spelling, so
  * "GB-s" and "gb_s" (both gbx_sx) are two families, each saying its unit
  * in its HELP (issue 20: an aliased unit's samples were dropped). */
-static size_t family_of(struct om *om, const json_t *c) {
-  const char *bench = gcb_view_str(c, "bench"), *unit = gcb_view_str(c, "unit");
+static size_t family_of(struct om *om, const struct gcb_model_case *c) {
+  const char *bench = c->bench, *unit = c->unit;
   struct gcb__om_unit u;
   gcb__om_unit(unit, &u);
   const char *same = u.known ? u.suffix : unit;
@@ -416,9 +408,9 @@ static int by_family(const void *a, const void *b) {
  * dropped without a word). */
 static void bench_families(struct om *om, const struct gcb_report *rep) {
   for (size_t d = 0; d < rep->ndocs && !om->oom; d++) {
-    const json_t *c;
-    size_t i;
-    json_array_foreach(json_object_get(rep->docs[d].root, "cases"), i, c) {
+    const struct gcb_model *m = rep->docs[d].model;
+    for (size_t i = 0; i < m->ncases; i++) {
+      const struct gcb_model_case *c = &m->cases[i];
       if (coll(c))
         continue;
       size_t f = family_of(om, c);
@@ -443,13 +435,12 @@ static void run_info(FILE *out, const struct gcb_report *rep,
                      struct gcb__om_set *series) {
   family_head(out, "gcbench_run_info", "the runs the report covers", "");
   for (size_t d = 0; d < rep->ndocs; d++) {
-    const json_t *run = gcb_view_obj(rep->docs[d].root, "run");
-    const json_t *tool = gcb_view_obj(rep->docs[d].root, "tool");
+    const struct gcb_model_run *run = &rep->docs[d].model->run;
     struct gcb__om_sample s = start(d);
-    gcb__om_label(&s, "run_id", gcb_view_str(run, "id"));
-    gcb__om_label(&s, "backend", gcb_view_str(run, "backend"));
-    gcb__om_label(&s, "tool", gcb_view_str(tool, "name"));
-    gcb__om_label(&s, "version", gcb_view_str(tool, "version"));
+    gcb__om_label(&s, "run_id", run->id);
+    gcb__om_label(&s, "backend", run->backend);
+    gcb__om_label(&s, "tool", run->tool);
+    gcb__om_label(&s, "version", run->version);
     gcb__om_write(out, "gcbench_run_info", series, &s, 1);
   }
 }
@@ -470,12 +461,10 @@ static void verdict(FILE *out, const struct gcb_report *rep) {
 
 static bool any_coll(const struct gcb_report *rep) {
   for (size_t d = 0; d < rep->ndocs; d++) {
-    const json_t *c;
-    size_t i;
-    json_array_foreach(json_object_get(rep->docs[d].root, "cases"), i, c) {
-      if (coll(c))
+    const struct gcb_model *m = rep->docs[d].model;
+    for (size_t i = 0; i < m->ncases; i++)
+      if (coll(&m->cases[i]))
         return true;
-    }
   }
   return false;
 }

@@ -1,7 +1,7 @@
 /*
- * Table rows through a buffer (render_rows.h): cells that need no
- * escaping are copied, the others written by the format's own escaper, so
- * the escaping rules stay in render.c alone.
+ * Table rows through a buffer (render_rows.h). The escapers that fill it
+ * with cell text are render.c's (gcb__rows_xml, _md, _csv), so the
+ * escaping rules stay there alone.
  */
 #include "reports/render/render_rows.h"
 
@@ -25,15 +25,4 @@ void gcb__rows_putn(struct gcb__rows *b, const char *s, size_t n) {
   }
   memcpy(b->buf + b->n, s, n);
   b->n += n;
-}
-
-void gcb__rows_text(struct gcb__rows *b, const char *s, const char *special,
-                    void (*escape)(FILE *, const char *)) {
-  for (const char *c = s; *c; c++)
-    if (*c < 0x20 || *c > 0x7e || strchr(special, *c) != NULL) {
-      gcb__rows_flush(b);
-      escape(b->out, s);
-      return;
-    }
-  gcb__rows_put(b, s);
 }

@@ -21,10 +21,11 @@ void gcb__rows_flush(struct gcb__rows *b);
 void gcb__rows_put(struct gcb__rows *b, const char *s);
 /* n bytes of s, as they are. */
 void gcb__rows_putn(struct gcb__rows *b, const char *s, size_t n);
-/* Appends s as escape (gcb_escape_xml, gcb_escape_md) would write it: as
- * it is when every byte is printable ASCII not in `special` (characters
- * that escape leaves alone), else through escape itself. */
-void gcb__rows_text(struct gcb__rows *b, const char *s, const char *special,
-                    void (*escape)(FILE *, const char *));
+/* Appends s as gcb_escape_xml, gcb_escape_md, gcb_escape_csv write it
+ * (render.c: the same escapers, writing into the buffer; what needs no
+ * escaping is copied in runs). */
+void gcb__rows_xml(struct gcb__rows *b, const char *s);
+void gcb__rows_md(struct gcb__rows *b, const char *s);
+void gcb__rows_csv(struct gcb__rows *b, const char *s);
 
 #endif

@@ -619,3 +619,40 @@ Test(render, number_end_is_where_strtod_ends) {
     cr_expect_eq(gcb__number_end(s) - s, end - s, "\"%s\"", s);
   }
 }
+
+/* findings.json is written without jansson, in jansson's layout: read back
+ * and written again by jansson with the flags the file had when jansson
+ * wrote it, it is the same bytes (the report fixture's reals, checks and
+ * comparison; control characters, quotes, backslashes, non-ASCII and a
+ * byte that is not UTF-8 in the text). */
+static void expect_jansson_layout(const char *out) {
+  json_error_t jerr;
+  json_t *back = json_loads(out, 0, &jerr);
+  cr_assert_not_null(back, "%s: %s", jerr.text, out);
+  char *again = json_dumps(back, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
+  size_t n = strlen(again);
+  cr_expect(strncmp(out, again, n) == 0 && strcmp(out + n, "\n") == 0,
+            "%s\n----\n%s", out, again);
+  free(again);
+  json_decref(back);
+}
+
+Test(render, findings_json_is_laid_out_as_jansson_writes_it) {
+  struct fixture fx;
+  fixture_load(&fx, DATA("report-fixture.json"));
+  fx.rep.expectations = "tab\there \"q\" back\\slash \x01 \x1f \x7f / \xc3\xa9";
+  size_t len;
+  char *out = render(&gcb_render_findings, &fx.rep, &len);
+  expect_jansson_layout(out);
+  cr_expect_not_null(strstr(out, "tab\\there \\\"q\\\" back\\\\slash \\u0001 "
+                                 "\\u001F \x7f / \xc3\xa9"),
+                     "%s", out);
+  free(out);
+  fx.rep.baseline = "base\xff.json"; /* not UTF-8: U+FFFD, as before */
+  out = render(&gcb_render_findings, &fx.rep, &len);
+  expect_jansson_layout(out);
+  cr_expect_not_null(strstr(out, "\"baseline\": \"base\xef\xbf\xbd.json\""),
+                     "%s", out);
+  free(out);
+  fixture_free(&fx);
+}
