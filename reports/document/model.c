@@ -230,8 +230,6 @@ static void build_hops(struct gcb__model_arena *a, const json_t *path,
                                         .gen = int_or(h, "gen", -1),
                                         .width = int_or(h, "width", -1),
                                         .gbps = num(h, "gbps"),
-                                        /* ---- rend: also filled by plot's
-                                           build_placement: keep one ---- */
                                         .link = str(h, "link")};
   }
 }
@@ -819,9 +817,6 @@ static void build_placement(struct gcb__model_arena *a, const json_t *topo,
   for (i = 0; i < n->ngpus; i++) {
     e = json_array_get(gpus, i);
     n->gpus[i].pcie_switch = switch_of(e);
-    for (size_t h = 0; h < n->gpus[i].nhops; h++)
-      n->gpus[i].hops[h].link =
-          str(json_array_get(json_object_get(e, "pcie_path"), h), "link");
   }
   for (i = 0; i < n->nnics; i++)
     n->nics[i].pcie_switch = switch_of(json_array_get(nics, i));
