@@ -773,6 +773,8 @@ gcb_model_health_by_busid(const struct gcb_model *m, long long node,
         have.dev == want.dev && have.func == want.func)
       return &n->health[i];
   return NULL;
+}
+
 /* ---- plot: topology facts for the pictures ---------------------------- */
 
 /* A switch index as the pictures take it: an integer member, else -1. */
