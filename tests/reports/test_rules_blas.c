@@ -285,7 +285,7 @@ Test(rules_blas, the_schema_checks_ranks_blas_and_accepts_documents_without) {
 
 /* The title of the report's first collective table for doc. */
 static void coll_title(json_t *doc, char *buf, size_t size) {
-  struct gcb_doc d = {.name = "t.json", .root = doc};
+  struct gcb_doc d = fx_doc_of("t.json", doc);
   struct gcb_findings fs = {0};
   struct gcb_thresholds t;
   gcb_thresholds_default(&t);
@@ -299,6 +299,7 @@ static void coll_title(json_t *doc, char *buf, size_t size) {
     if (strcmp(tables.items[i].id, "coll-1") == 0)
       snprintf(buf, size, "%s", tables.items[i].title);
   gcb_rtables_free(&tables);
+  fx_doc_free(&d);
 }
 
 Test(rules_blas, the_reports_collective_title_names_the_mpi_under_host_sweeps) {
@@ -390,7 +391,7 @@ Test(rules_blas, every_rank_with_too_few_blas_threads_alike_is_one_finding) {
 
 /* Whether the report's table `id` for doc has a cell holding `text`. */
 static bool table_has(json_t *doc, const char *id, const char *text) {
-  struct gcb_doc d = {.name = "t.json", .root = doc};
+  struct gcb_doc d = fx_doc_of("t.json", doc);
   struct gcb_findings fs = {0};
   struct gcb_thresholds t;
   gcb_thresholds_default(&t);
@@ -407,6 +408,7 @@ static bool table_has(json_t *doc, const char *id, const char *text) {
       found |= tb->cells[c] != NULL && strcmp(tb->cells[c], text) == 0;
   }
   gcb_rtables_free(&tables);
+  fx_doc_free(&d);
   return found;
 }
 
