@@ -876,3 +876,44 @@ const char *gcb_model_pair_class(const struct gcb_model_node *n, long long a,
     return "";
   return n->path_class[(size_t)sa * n->npaths + (size_t)sb];
 }
+
+/* ---- rtab: a rank's entry in a case's columns, a rank's topology GPU ---- */
+
+/* The rank of entry i as a sort key: entries without one sort last. */
+static long long col_rank_key(const struct gcb_model_case *c, size_t i) {
+  long long r = gcb_model_col_rank(c, i, -1);
+  return r >= 0 ? r : LLONG_MAX;
+}
+
+long long gcb_model_col_find(const struct gcb_model_case *c, long long rank) {
+  size_t n = c->ranks.n, lo = 0, hi = n;
+  if (rank < 0)
+    return -1;
+  if ((size_t)rank < n && gcb_model_col_rank(c, (size_t)rank, -1) == rank &&
+      (rank == 0 || col_rank_key(c, (size_t)rank - 1) < rank))
+    return rank;
+  while (lo < hi) { /* the first entry whose key is >= rank */
+    size_t mid = lo + (hi - lo) / 2;
+    if (col_rank_key(c, mid) < rank)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < n && gcb_model_col_rank(c, lo, -1) == rank ? (long long)lo : -1;
+}
+
+long long gcb_model_rank_gpu(const struct gcb_model *m, long long rank) {
+  const struct gcb_model_rank *r = gcb_model_rank(m, rank);
+  const struct gcb_model_node *n =
+      r != NULL ? gcb_model_node(m, r->node) : NULL;
+  if (n == NULL || !n->has_topology || !r->has_device)
+    return -1;
+  if (r->device_bus_id[0] != '\0') {
+    const struct gcb_model_gpu *g =
+        gcb_model_gpu_by_busid(m, r->node, r->device_bus_id);
+    /* the topology's index, else its position (topo_view.c's fallback) */
+    return g == NULL ? -1 : g->index >= 0 ? g->index : (long long)(g - n->gpus);
+  }
+  return gcb_model_gpu(m, r->node, r->device_index) != NULL ? r->device_index
+                                                            : -1;
+}

@@ -382,5 +382,17 @@ double gcb_model_pair_gbps(const struct gcb_model_node *n, long long a,
  * as gcb_topo_view_pair_class gives it; "" when unknown. */
 const char *gcb_model_pair_class(const struct gcb_model_node *n, long long a,
                                  long long b);
+/* ---- rtab: a rank's entry in a case's columns, a rank's topology GPU ---- */
+
+/* The entry index of `rank` in c's per-rank columns (the first, when a
+ * rank is there twice), -1 if none: gcb_ranks_find (ranks.h) over the
+ * model, index `rank` tried first, then a binary search (columns are in
+ * rank order). */
+long long gcb_model_col_find(const struct gcb_model_case *c, long long rank);
+
+/* The topology index of the GPU rank `rank` uses (its device matched by
+ * bus id, else by index), -1 when unknown: gcb_topo_view_rank_gpu
+ * (topo_view.h) over the model. */
+long long gcb_model_rank_gpu(const struct gcb_model *m, long long rank);
 
 #endif

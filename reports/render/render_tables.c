@@ -1,237 +1,185 @@
 /*
- * The report's tables as plain text cells, built once and formatted by the
- * Markdown and HTML renderers. Builders here cover the run-level tables
- * (runs, findings, checks, comparison); the per-rank and per-case tables
- * are in render_tables_cases.c. A table with no rows is dropped, so a
- * report without criteria or a baseline simply has no such section.
+ * The report's tables as plain text cells, built once from the documents'
+ * typed models (reports/document/model.h) and formatted by the Markdown
+ * and HTML renderers: the runs and their launch, the findings, checks and
+ * comparison, then the per-GPU, per-rank, per-case and load-balance
+ * tables, the collective sweeps in nccl-tests' layout, the network map,
+ * the training patterns and the burn-in. A table with no rows is dropped
+ * (table_build.c), so a report without criteria or a baseline simply has
+ * no such section. With several documents a leading "run" column says
+ * which one a row comes from.
  */
-#include <limits.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "reports/document/fmtnum.h"
+#include "reports/analysis/analyze_rules.h"
+#include "reports/analysis/burn.h"
+#include "reports/analysis/diagnose.h"
+#include "reports/analysis/netmap_matrix.h"
+#include "reports/analysis/pattern_view.h"
+#include "reports/document/model.h"
+#include "reports/document/stats.h"
 #include "reports/render/render_tables.h"
 
-/* ---- builder ------------------------------------------------------------ */
+/* ---- what every table shares -------------------------------------------- */
 
-/* Makes room for `slots` rows (the header included). */
-static bool reserve(struct gcb__tb *b, struct gcb_rtable *t, size_t slots) {
-  if (slots <= t->cap_rows)
-    return true;
-  size_t cap = t->cap_rows ? 2 * t->cap_rows : 16;
-  char **cells = realloc(t->cells, cap * t->ncols * sizeof *cells);
-  if (cells != NULL)
-    t->cells = cells;
-  const char **cls = realloc(t->row_class, cap * sizeof *cls);
-  if (cls != NULL)
-    t->row_class = cls;
-  if (cells == NULL || cls == NULL) {
-    b->oom = true;
-    return false;
-  }
-  t->cap_rows = cap;
-  return true;
+static const struct gcb_model *model_of(const struct gcb__tb *b, size_t d) {
+  return b->rep->docs[d].model;
 }
 
-struct gcb_rtable *gcb__table_new(struct gcb__tb *b, const char *id,
-                                  const char *title, const char *intro,
-                                  const char *const *headers) {
-  struct gcb_rtables *ts = b->out;
-  if (b->oom)
-    return NULL;
-  if (ts->n == ts->cap) {
-    size_t cap = ts->cap ? 2 * ts->cap : 8;
-    struct gcb_rtable *g = realloc(ts->items, cap * sizeof *g);
-    if (g == NULL) {
-      b->oom = true;
-      return NULL;
-    }
-    ts->items = g;
-    ts->cap = cap;
-  }
-  struct gcb_rtable *t = &ts->items[ts->n++];
-  memset(t, 0, sizeof *t);
-  t->id = id;
-  t->title = title;
-  t->intro = intro;
-  while (headers[t->ncols] != NULL)
-    t->ncols++;
-  if (!reserve(b, t, 1))
-    return NULL;
-  memset(t->cells, 0, t->ncols * sizeof *t->cells);
-  for (size_t i = 0; i < t->ncols; i++)
-    gcb__cell(b, t->cells, i, "%s", headers[i]);
-  return t;
+/* 1 when the report covers several documents (tables then start with a
+ * "run" column), else 0: the offset of the first data column. Tables pass
+ * their headers from h + 1 - run_col(b) to drop the "run" header. */
+static size_t run_col(const struct gcb__tb *b) {
+  return b->rep->ndocs > 1 ? 1 : 0;
 }
 
-struct gcb_rtable *gcb__table_new_named(struct gcb__tb *b, const char *id,
-                                        const char *title, const char *intro,
-                                        const char *const *headers) {
-  size_t li = strlen(id) + 1, lt = strlen(title) + 1;
-  char *owned = b->oom ? NULL : malloc(li + lt);
-  if (owned == NULL) {
-    b->oom = true;
-    return NULL;
-  }
-  memcpy(owned, id, li);
-  memcpy(owned + li, title, lt);
-  struct gcb_rtable *t = gcb__table_new(b, owned, owned + li, intro, headers);
-  if (t == NULL)
-    free(owned);
+/* The run number (d + 1) in column 0 when there is a run column. */
+static void cell_run(struct gcb__tb *b, char **r, size_t d) {
+  if (run_col(b))
+    gcb__cell(b, r, 0, "%zu", d + 1);
+}
+
+/* "-" for an unknown (negative) index, else the number. */
+static void cell_id(struct gcb__tb *b, char **r, size_t col, long long v) {
+  if (v >= 0)
+    gcb__cell(b, r, col, "%lld", v);
   else
-    t->owned = owned;
-  return t;
+    gcb__cell(b, r, col, "-");
 }
 
-char **gcb__table_row(struct gcb__tb *b, struct gcb_rtable *t,
-                      const char *cls) {
-  if (b->oom || t == NULL || !reserve(b, t, t->nrows + 2))
-    return NULL;
-  char **row = &t->cells[(t->nrows + 1) * t->ncols];
-  memset(row, 0, t->ncols * sizeof *row);
-  t->row_class[t->nrows++] = cls;
-  return row;
+/* The figure (median) of `rank` in case c's per-rank columns; NAN when the
+ * case has none. */
+static double rank_figure(const struct gcb_model_case *c, long long rank) {
+  long long i = gcb_model_col_find(c, rank);
+  return i >= 0 ? gcb_model_col(c, GCB_RC_FIG_MEDIAN, (size_t)i) : NAN;
 }
 
-/* Sets the cell to text[0..n), replacing what it held. */
-static void set_cell(struct gcb__tb *b, char **row, size_t col,
-                     const char *text, size_t n) {
-  char *s = malloc(n + 1);
-  if (s == NULL) {
-    b->oom = true;
-    return;
-  }
-  memcpy(s, text, n);
-  s[n] = '\0';
-  free(row[col]);
-  row[col] = s;
+/* ---- migration bridges -------------------------------------------------- */
+
+/* Analysis functions not yet over the model take the tree of a case or a
+ * document (its `source`); each bridge goes when its function is
+ * converted. */
+
+static bool imbalance_of(const struct gcb_model_case *c,
+                         struct gcb_imbalance *im) {
+  return gcb_analyze_imbalance(c->source, im);
 }
 
-/* Whether fmt converts only %s, %lld and %zu (no flags, widths or
- * precisions): the formats most cells use, which simple_format writes
- * without vsnprintf (a 16,384-rank report has millions of cells). */
-static bool simple(const char *fmt) {
-  for (const char *p = strchr(fmt, '%'); p != NULL; p = strchr(p, '%')) {
-    if (p[1] == 's')
-      p += 2;
-    else if (p[1] == 'z' && p[2] == 'u')
-      p += 3;
-    else if (p[1] == 'l' && p[2] == 'l' && p[3] == 'd')
-      p += 4;
-    else
-      return false;
-  }
-  return true;
+static bool in_place(const struct gcb_model_case *c) {
+  return gcb_analyze_in_place(c->source);
 }
 
-/* vsnprintf(out, size, fmt, ap)'s text for a simple fmt: the same bytes,
- * cut at size - 1 as it cuts; returns the length. */
-static size_t simple_format(char *out, size_t size, const char *fmt,
-                            va_list ap) {
-  size_t n = 0;
-  for (const char *p = fmt; *p != '\0' && n + 1 < size;) {
-    char num[GCB_FMTNUM_MAX];
-    const char *text = num;
-    size_t len;
-    if (*p != '%') {
-      const char *next = strchr(p, '%');
-      len = next != NULL ? (size_t)(next - p) : strlen(p);
-      text = p;
-      p += len;
-    } else if (p[1] == 's') {
-      text = va_arg(ap, const char *);
-      text = text != NULL ? text : "(null)";
-      len = strnlen(text, size - 1 - n);
-      p += 2;
-    } else if (p[1] == 'z') {
-      size_t v = va_arg(ap, size_t);
-      len = v <= LLONG_MAX ? gcb_fmtnum_ll(num, (long long)v)
-                           : (size_t)snprintf(num, sizeof num, "%zu", v);
-      p += 3;
-    } else {
-      len = gcb_fmtnum_ll(num, va_arg(ap, long long));
-      p += 4;
-    }
-    len = len < size - 1 - n ? len : size - 1 - n;
-    memcpy(out + n, text, len);
-    n += len;
-  }
-  out[n] = '\0';
-  return n;
+static const char *pcie_direction(const struct gcb_model *m,
+                                  const struct gcb_model_case *c) {
+  return gcb__pcie_direction(json_object_get(m->source, "cases"), c->source);
 }
 
-void gcb__cell(struct gcb__tb *b, char **row, size_t col, const char *fmt,
-               ...) {
-  if (row == NULL || b->oom)
-    return;
-  char tmp[512];
+static void mpi_line(const struct gcb_model *m, char *buf, size_t size) {
+  gcb_view_mpi_line(m->source, buf, size);
+}
+
+static bool netmap_of(const struct gcb_model *m, const char *schedule,
+                      struct gcb_netmap *out) {
+  return gcb_netmap_read(m->source, schedule, out);
+}
+
+static enum gcb_status pattern_groups_of(const struct gcb_model *m,
+                                         struct gcb_pattern_groups *out,
+                                         struct gcb_err *err) {
+  return gcb_pattern_groups_build(m->source, out, err);
+}
+
+/* ---- findings counted by component -------------------------------------- */
+
+/* The findings of one document counted by rank, or by node and GPU, so
+ * that tables of thousands of rows look them up in O(log n) rather than
+ * scanning every finding for every row. */
+struct tally {
+  long long a, b; /* (rank, 0) or (node, gpu) */
   size_t n;
-  va_list ap;
-  va_start(ap, fmt);
-  if (simple(fmt)) {
-    n = simple_format(tmp, sizeof tmp, fmt, ap);
-  } else {
-    vsnprintf(tmp, sizeof tmp, fmt, ap);
-    n = strlen(tmp);
-  }
-  va_end(ap);
-  set_cell(b, row, col, tmp, n);
+  int worst; /* highest severity */
+};
+
+struct tallies {
+  struct tally *items;
+  size_t n;
+};
+
+static int cmp_tally(const void *x, const void *y) {
+  const struct tally *p = x, *q = y;
+  return p->a != q->a ? (p->a > q->a) - (p->a < q->a)
+                      : (p->b > q->b) - (p->b < q->b);
 }
 
-void gcb__cell_num(struct gcb__tb *b, char **row, size_t col, double x,
-                   const char *unit) {
-  char num[48];
-  gcb_view_fmt(x, num, sizeof num);
-  if (isnan(x) || unit == NULL || unit[0] == '\0')
-    gcb__cell(b, row, col, "%s", num);
-  else
-    gcb__cell(b, row, col, "%s %s", num, unit);
-}
-
-void gcb__cell_figure(struct gcb__tb *b, char **row, size_t col, double x,
-                      double limit, const char *unit) {
-  char text[64], num[40];
-  const char *shown;
-  double k = gcb_unit_scale(fabs(x), unit, &shown);
-  if (isnan(x)) {
-    gcb__cell(b, row, col, "-");
+/* Counts the findings of document `doc` that name a rank (by_gpu false)
+ * or a node and GPU (by_gpu true). Sets b->oom on failure. */
+static void tallies_build(struct gcb__tb *b, size_t doc, bool by_gpu,
+                          struct tallies *out) {
+  const struct gcb_findings *fs = b->rep->findings;
+  size_t k = 0;
+  out->items = malloc(fs->n * sizeof *out->items + 1);
+  out->n = 0;
+  if (out->items == NULL) {
+    b->oom = true;
     return;
   }
-  /* Against a limit, enough digits to show which side of it x is. */
-  if (!isnan(limit))
-    gcb_fmt_against(x * k, limit * k, num, sizeof num);
-  else
-    gcb_view_fmt(x * k, num, sizeof num);
-  snprintf(text, sizeof text, "%s%s%s", num, shown[0] ? " " : "", shown);
-  gcb__cell(b, row, col, "%s", text);
-}
-
-void gcb__cell_time(struct gcb__tb *b, char **row, size_t col, double s) {
-  char text[48];
-  gcb_view_fmt_time(s, text, sizeof text);
-  gcb__cell(b, row, col, "%s", text);
-}
-
-void gcb_rtables_free(struct gcb_rtables *ts) {
-  if (ts == NULL)
-    return;
-  for (size_t i = 0; i < ts->n; i++) {
-    struct gcb_rtable *t = &ts->items[i];
-    size_t cells = t->cells != NULL ? (t->nrows + 1) * t->ncols : 0;
-    for (size_t c = 0; c < cells; c++)
-      free(t->cells[c]);
-    free(t->cells);
-    free(t->row_class);
-    free(t->owned);
+  for (size_t i = 0; i < fs->n; i++) {
+    const struct gcb_location *w = &fs->items[i].where;
+    if (w->doc != (int)doc || (by_gpu ? w->gpu < 0 : w->rank < 0))
+      continue;
+    out->items[k++] = (struct tally){.a = by_gpu ? w->node : w->rank,
+                                     .b = by_gpu ? w->gpu : 0,
+                                     .n = 1,
+                                     .worst = (int)fs->items[i].severity};
   }
-  free(ts->items);
-  memset(ts, 0, sizeof *ts);
+  qsort(out->items, k, sizeof *out->items, cmp_tally);
+  for (size_t i = 0; i < k; i++) { /* merge equal keys */
+    struct tally *last = out->n ? &out->items[out->n - 1] : NULL;
+    if (last != NULL && cmp_tally(last, &out->items[i]) == 0) {
+      last->n++;
+      last->worst =
+          out->items[i].worst > last->worst ? out->items[i].worst : last->worst;
+    } else {
+      out->items[out->n++] = out->items[i];
+    }
+  }
+}
+
+/* How many findings carry the key, and the worst one's row class ("fail",
+ * "warn" or NULL). */
+static size_t tallies_get(const struct tallies *t, long long a, long long b,
+                          const char **cls) {
+  struct tally key = {.a = a, .b = b};
+  const struct tally *hit =
+      t->n ? bsearch(&key, t->items, t->n, sizeof key, cmp_tally) : NULL;
+  int worst = hit ? hit->worst : -1;
+  *cls = worst == GCB_SEV_FAIL ? "fail" : worst == GCB_SEV_WARN ? "warn" : NULL;
+  return hit ? hit->n : 0;
+}
+
+static void tallies_free(struct tallies *t) {
+  free(t->items);
+  t->items = NULL;
+  t->n = 0;
 }
 
 /* ---- run-level tables --------------------------------------------------- */
+
+/* The string member `key` of a free-form object value, or "". */
+static const char *mv_str(const struct gcb_mvalue *v, const char *key) {
+  const struct gcb_mvalue *x = gcb_mvalue_get(v, key);
+  return x->type == GCB_MV_STRING ? x->text : "";
+}
+
+/* The integer member `key` of a free-form object value, or def. */
+static long long mv_int(const struct gcb_mvalue *v, const char *key,
+                        long long def) {
+  const struct gcb_mvalue *x = gcb_mvalue_get(v, key);
+  return x->type == GCB_MV_INT ? x->i : def;
+}
 
 static void runs_table(struct gcb__tb *b) {
   static const char *const h[] = {
@@ -239,28 +187,23 @@ static void runs_table(struct gcb__tb *b) {
       "started", "tool", "cases",  "skipped", "errors",  NULL};
   struct gcb_rtable *t = gcb__table_new(b, "runs", "Runs", NULL, h);
   for (size_t d = 0; t != NULL && d < b->rep->ndocs; d++) {
-    const json_t *root = b->rep->docs[d].root;
-    const json_t *run = gcb_view_obj(root, "run");
-    const json_t *tool = gcb_view_obj(root, "tool");
-    const char *status = gcb_view_str(run, "status");
-    char **r =
-        gcb__table_row(b, t, gcb_view_status_failed(status) ? "fail" : NULL);
+    const struct gcb_model *m = model_of(b, d);
+    const struct gcb_model_run *run = &m->run;
+    char **r = gcb__table_row(
+        b, t, gcb_view_status_failed(run->status) ? "fail" : NULL);
     gcb__cell(b, r, 0, "%zu", d + 1);
     gcb__cell(b, r, 1, "%s", b->rep->docs[d].name);
-    gcb__cell(b, r, 2, "%s", gcb_view_str(run, "id"));
-    gcb__cell(b, r, 3, "%s", status);
-    gcb__cell(b, r, 4, "%s", gcb_view_str(run, "backend"));
-    gcb__cell(b, r, 5, "%lld", gcb_view_int(run, "ranks", 0));
-    gcb__cell(b, r, 6, "%lld", gcb_view_int(run, "nodes", 0));
-    gcb__cell(b, r, 7, "%s", gcb_view_str(run, "start_time"));
-    gcb__cell(b, r, 8, "%s %s (%s)", gcb_view_str(tool, "name"),
-              gcb_view_str(tool, "version"),
-              gcb_view_str(tool, "git_revision"));
-    gcb__cell(b, r, 9, "%zu", json_array_size(json_object_get(root, "cases")));
-    gcb__cell(b, r, 10, "%zu",
-              json_array_size(json_object_get(root, "skipped")));
-    gcb__cell(b, r, 11, "%zu",
-              json_array_size(json_object_get(root, "errors")));
+    gcb__cell(b, r, 2, "%s", run->id);
+    gcb__cell(b, r, 3, "%s", run->status);
+    gcb__cell(b, r, 4, "%s", run->backend);
+    gcb__cell(b, r, 5, "%lld", run->ranks >= 0 ? run->ranks : 0);
+    gcb__cell(b, r, 6, "%lld", run->nodes >= 0 ? run->nodes : 0);
+    gcb__cell(b, r, 7, "%s", run->start_time);
+    gcb__cell(b, r, 8, "%s %s (%s)", run->tool, run->version,
+              run->git_revision);
+    gcb__cell(b, r, 9, "%zu", m->ncases);
+    gcb__cell(b, r, 10, "%zu", m->nskips);
+    gcb__cell(b, r, 11, "%zu", m->nerrors);
   }
 }
 
@@ -273,17 +216,14 @@ static void launch_table(struct gcb__tb *b) {
       b, "launch", "Launch context",
       "scheduler, NCCL, MPI and CUDA settings the run was started with", h);
   for (size_t d = 0; t != NULL && d < b->rep->ndocs; d++) {
-    const json_t *env = json_object_get(
-        gcb_view_obj(b->rep->docs[d].root, "run"), "environment");
-    const char *name;
-    const json_t *v;
-    json_object_foreach((json_t *)env, name, v) {
-      if (!json_is_string(v))
+    const struct gcb_mvalue *env = &model_of(b, d)->run.environment;
+    for (size_t i = 0; env->type == GCB_MV_OBJECT && i < env->n; i++) {
+      if (env->members[i].value.type != GCB_MV_STRING)
         continue;
       char **r = gcb__table_row(b, t, NULL);
       gcb__cell(b, r, 0, "%zu", d + 1);
-      gcb__cell(b, r, 1, "%s", name);
-      gcb__cell(b, r, 2, "%s", json_string_value(v));
+      gcb__cell(b, r, 1, "%s", env->members[i].key);
+      gcb__cell(b, r, 2, "%s", env->members[i].value.text);
     }
   }
 }
@@ -291,26 +231,19 @@ static void launch_table(struct gcb__tb *b) {
 /* The start-up MPI probe's pairs (run.mpi_probe): the launch's MPI mode,
  * which compare reads (docs/REPORTS.md, "MPI mode"). */
 static void probe_rows(struct gcb__tb *b, struct gcb_rtable *t, size_t d) {
-  const json_t *probe =
-      gcb_view_obj(gcb_view_obj(b->rep->docs[d].root, "run"), "mpi_probe");
-  const json_t *pairs = json_object_get(probe, "pairs"), *p;
-  size_t i;
-  json_array_foreach(pairs, i, p) {
+  const struct gcb_model_run *run = &model_of(b, d)->run;
+  for (size_t i = 0; i < run->nprobe; i++) {
+    const struct gcb_model_probe_pair *p = &run->probe[i];
     char **r = gcb__table_row(b, t, NULL);
     gcb__cell(b, r, 0, "%zu", d + 1);
-    gcb__cell(b, r, 1, "MPI probe, %lld B, ranks 0-%lld (%s)",
-              gcb_view_int(probe, "bytes", 8),
-              (long long)json_integer_value(
-                  json_array_get(json_object_get(p, "ranks"), 1)),
-              json_is_true(json_object_get(p, "same_node")) ? "same node"
-                                                            : "two nodes");
+    gcb__cell(b, r, 1, "MPI probe, %lld B, ranks 0-%lld (%s)", run->probe_bytes,
+              p->ranks[1], p->same_node ? "same node" : "two nodes");
     char lo[32], med[32];
-    gcb_view_fmt_time(gcb_view_num(p, "min_us") * 1e-6, lo, sizeof lo);
-    gcb_view_fmt_time(gcb_view_num(p, "median_us") * 1e-6, med, sizeof med);
-    long long whole = gcb_view_int(p, "batches", 0);
-    if (whole > 0)
+    gcb_view_fmt_time(p->min_us * 1e-6, lo, sizeof lo);
+    gcb_view_fmt_time(p->median_us * 1e-6, med, sizeof med);
+    if (p->batches > 0)
       gcb__cell(b, r, 2, "one-way %s (least of %lld batches; median %s)", lo,
-                whole, med);
+                p->batches, med);
     else /* its time ran out before one batch: the round trips made */
       gcb__cell(b, r, 2,
                 "one-way %s (cut short before a whole batch: the "
@@ -331,24 +264,23 @@ static void libraries_table(struct gcb__tb *b) {
                                         "(docs/results-schema.md)",
                                         h);
   for (size_t d = 0; t != NULL && d < b->rep->ndocs; d++) {
-    const json_t *sw = gcb_view_obj(b->rep->docs[d].root, "software");
-    const json_t *blas = gcb_view_obj(sw, "blas_run");
-    const char *device = gcb_view_str(sw, "mpi_device");
+    const struct gcb_mvalue *sw = &model_of(b, d)->run.software;
+    const struct gcb_mvalue *blas = gcb_mvalue_get(sw, "blas_run");
+    const char *device = mv_str(sw, "mpi_device");
     if (device[0] != '\0') {
       char **r = gcb__table_row(b, t, NULL);
       gcb__cell(b, r, 0, "%zu", d + 1);
-      gcb__cell(b, r, 1, "%s", gcb_view_str(sw, "mpi"));
+      gcb__cell(b, r, 1, "%s", mv_str(sw, "mpi"));
       gcb__cell(b, r, 2, "device %s", device);
     }
-    if (blas != NULL) {
+    if (blas->type == GCB_MV_OBJECT) {
       char **r = gcb__table_row(b, t, NULL);
+      const char *isa = mv_str(blas, "cpu_isa");
       gcb__cell(b, r, 0, "%zu", d + 1);
-      gcb__cell(b, r, 1, "%s", gcb_view_str(blas, "library"));
+      gcb__cell(b, r, 1, "%s", mv_str(blas, "library"));
       gcb__cell(b, r, 2, "%s kernels, %lld thread(s) (%s); CPU offers %s",
-                gcb_view_str(blas, "core"), gcb_view_int(blas, "threads", 0),
-                gcb_view_str(blas, "parallel"),
-                gcb_view_str(blas, "cpu_isa")[0] ? gcb_view_str(blas, "cpu_isa")
-                                                 : "(not recorded)");
+                mv_str(blas, "core"), mv_int(blas, "threads", 0),
+                mv_str(blas, "parallel"), isa[0] ? isa : "(not recorded)");
     }
     probe_rows(b, t, d);
   }
@@ -487,109 +419,1329 @@ static void notes_table(struct gcb__tb *b) {
   }
 }
 
-void gcb__cell_pct(struct gcb__tb *b, char **row, size_t col, double frac,
-                   bool sign) {
-  if (isnan(frac))
-    gcb__cell(b, row, col, "-");
+/* ---- the per-GPU summary ------------------------------------------------ */
+
+/* One row per GPU of every node (from the node's topology, so an idle GPU
+ * shows as a row without figures; else from the ranks' devices), with its
+ * bus id, NUMA node, the ranks using it, what it reached in GEMM (one
+ * column per dtype), device memory bandwidth, H2D and D2H, and the
+ * findings that name it (by node and GPU index). The figure of a GPU is
+ * that of the first rank using it. Where a document sweeps GEMM shapes, a
+ * column beside each type gives the GPU's best shape (its highest median
+ * over the sweep's shapes, mamf-finder's "best outcome"); where the GPUs
+ * reported NVML telemetry, a column gives its lowest SM clock and highest
+ * power over the cases, and how many cases were too short for the sampler
+ * (its readings are then from their start and end). */
+
+#define MAX_GPU_COLS 10
+#define MAX_COLS (2 * MAX_GPU_COLS)
+
+/* A figure column: which case of each document it shows. A best-shape
+ * column (best) shows, per GPU, the best of the cases of column `name`. */
+struct gcol {
+  char head[96];
+  char name[96];                         /* column_of's name of its cases */
+  const struct gcb_model_case *cases[8]; /* per document (the first 8) */
+  const struct gcb_model_case *first[8]; /* the column's first case */
+  size_t shapes[8]; /* cases of another shape than the first's */
+  double scale;     /* to the unit the heading shows (TFLOP/s) */
+  bool best;
+};
+
+/* A document's cases as the rows ask for them, looked up once per table
+ * rather than once per GPU (16,384 rows): each case's column ("" when it
+ * has none). */
+struct doc_cases {
+  const struct gcb_model *m;
+  char (*name)[96];
+};
+
+/* The column a case belongs in ("GEMM bf16"), or false. pcie cases go in
+ * only when the link rule would judge them (pinned, local, largest). */
+static bool column_of(const struct gcb_model *m, const struct gcb_model_case *c,
+                      char *name, size_t size, double *scale) {
+  const char *dir = pcie_direction(m, c);
+  const char *unit;
+  /* The unit that suits the figure: 747 TFLOP/s, not 746650 GFLOP/s. */
+  *scale = gcb_unit_scale(fabs(c->summary.median), c->unit, &unit);
+  if (c->kind == GCB_BENCH_GEMM)
+    snprintf(name, size, "GEMM %s (%s)", c->dtype, unit);
+  else if (c->kind == GCB_BENCH_MEMBW)
+    snprintf(name, size, "membw %s (%s)", c->kernel, unit);
+  else if (dir != NULL)
+    snprintf(name, size, "%s (%s)", strcmp(dir, "h2d") == 0 ? "H2D" : "D2H",
+             unit);
   else
-    gcb__cell(b, row, col, sign ? "%+.1f%%" : "%.1f%%", frac * 100);
+    return false;
+  return true;
 }
 
-/* Drops tables that got no rows (an empty findings table stays: "no
- * findings" is news). */
-static void drop_empty(struct gcb_rtables *ts) {
-  size_t k = 0;
-  for (size_t i = 0; i < ts->n; i++) {
-    struct gcb_rtable *t = &ts->items[i];
-    if (t->nrows > 0 || strcmp(t->id, "findings") == 0) {
-      ts->items[k++] = *t;
-      continue;
-    }
-    for (size_t c = 0; t->cells != NULL && c < t->ncols; c++)
-      free(t->cells[c]);
-    free(t->cells);
-    free(t->row_class);
-    free(t->owned);
-  }
-  ts->n = k;
+/* Of two cases for one column, the one to show: the most work per
+ * operation (the largest GEMM, the largest copy). */
+static bool better(const struct gcb_model_case *a,
+                   const struct gcb_model_case *b) {
+  return b == NULL || a->work_per_op > b->work_per_op;
 }
 
-/* A number, optionally signed, optionally followed by '%' or by one space
- * and a one-word unit ("70 GFLOP/s", "+3.2%", "262.7 us"), or "-". */
-static bool digit(char c) {
-  return c >= '0' && c <= '9';
-}
-
-/* Decimal numbers are read here (the tables' millions of cells), the
- * forms a sign or digit may also start (hex, inf, nan) by strtod. */
-const char *gcb__number_end(const char *s) {
-  const char *p = s + (s[0] == '+' || s[0] == '-');
-  char *end;
-  if ((p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) ||
-      (*p != '\0' && strchr("iInN", *p) != NULL)) {
-    strtod(s, &end);
-    return end;
-  }
-  const char *first = p;
-  while (digit(*p))
-    p++;
-  bool any = p > first;
-  if (*p == '.') {
-    const char *frac = ++p;
-    while (digit(*p))
-      p++;
-    any |= p > frac;
-  }
-  if (!any)
-    return s; /* no number: strtod converts nothing */
-  if (*p == 'e' || *p == 'E') {
-    const char *q = p + 1 + (p[1] == '+' || p[1] == '-');
-    if (digit(*q)) {
-      while (digit(*q))
-        q++;
-      p = q;
-    }
-  }
-  return p;
-}
-
-static bool looks_numeric(const char *s) {
-  if (s == NULL || strcmp(s, "-") == 0)
+/* membw shows one kernel: triad when the run has it, else the first. */
+static bool wanted(const struct gcol *cols, size_t n, const char *name) {
+  if (strncmp(name, "membw ", 6) != 0)
     return true;
-  if (strchr("+-0123456789", s[0]) == NULL || s[0] == '\0')
-    return false;
-  const char *end = gcb__number_end(s);
-  if (end == s)
-    return false;
-  if (*end == '%')
-    end++;
-  if (*end == ' ' && ((end[1] >= 'A' && end[1] <= 'Z') ||
-                      (end[1] >= 'a' && end[1] <= 'z') || end[1] == '%'))
-    end += 1 + strcspn(end + 1, " ");
-  return *end == '\0';
+  for (size_t k = 0; k < n; k++)
+    if (strncmp(cols[k].head, "membw ", 6) == 0)
+      return strcmp(cols[k].head, name) == 0;
+  return true;
 }
 
-/* Right-aligns columns whose every cell reads as a number ("-" for
- * none), so no table has to declare it. */
-static void mark_numeric(struct gcb_rtable *t) {
-  for (size_t c = 0; c < t->ncols && c < 32; c++) {
-    bool numeric = t->nrows > 0;
-    for (size_t r = 1; numeric && r <= t->nrows; r++)
-      numeric = looks_numeric(t->cells[r * t->ncols + c]);
-    if (numeric)
-      t->numeric |= 1u << c;
+/* Two GEMM cases of one m x n x k. */
+static bool same_shape(const struct gcb_model_case *a,
+                       const struct gcb_model_case *b) {
+  return a->m == b->m && a->n == b->n && a->k == b->k;
+}
+
+static size_t gpu_columns(const struct gcb_report *rep, struct gcol *cols) {
+  size_t n = 0;
+  for (size_t d = 0; d < rep->ndocs && d < 8; d++) {
+    const struct gcb_model *m = rep->docs[d].model;
+    for (size_t i = 0, k; i < m->ncases; i++) {
+      const struct gcb_model_case *c = &m->cases[i];
+      char name[96];
+      double scale;
+      if (!column_of(m, c, name, sizeof name, &scale))
+        continue;
+      for (k = 0; k < n && strcmp(cols[k].head, name) != 0; k++)
+        ;
+      if (k == n && (n == MAX_GPU_COLS || !wanted(cols, n, name)))
+        continue;
+      if (k == n) {
+        memset(&cols[n++], 0, sizeof *cols);
+        cols[k].scale = scale;
+      }
+      gcb_view_copy(cols[k].head, sizeof cols[k].head, name);
+      gcb_view_copy(cols[k].name, sizeof cols[k].name, name);
+      if (cols[k].first[d] == NULL)
+        cols[k].first[d] = c;
+      else if (!same_shape(c, cols[k].first[d]))
+        cols[k].shapes[d]++;
+      if (better(c, cols[k].cases[d]))
+        cols[k].cases[d] = c;
+    }
+  }
+  return n;
+}
+
+/* After each GEMM column whose document holds its cases in more than
+ * one shape (a shape sweep), its best-shape column; returns the new count. */
+static size_t best_columns(struct gcol *cols, size_t n, size_t ndocs) {
+  size_t out = n;
+  for (size_t k = n; k-- > 0;) {
+    size_t most = 0;
+    for (size_t d = 0; d < ndocs && d < 8; d++)
+      most = cols[k].shapes[d] > most ? cols[k].shapes[d] : most;
+    if (strncmp(cols[k].name, "GEMM ", 5) != 0 || most == 0 || out == MAX_COLS)
+      continue;
+    memmove(&cols[k + 2], &cols[k + 1], (out - k - 1) * sizeof *cols);
+    cols[k + 1] = cols[k];
+    cols[k + 1].best = true;
+    /* "GEMM bf16 (TFLOP/s)" -> "GEMM bf16 best shape (TFLOP/s)" */
+    const char *unit = strrchr(cols[k].name, '(');
+    int at = unit ? (int)(unit - cols[k].name) : (int)strlen(cols[k].name);
+    snprintf(cols[k + 1].head, sizeof cols[k + 1].head, "%.*sbest shape %s", at,
+             cols[k].name, unit ? unit : "");
+    out++;
+  }
+  return out;
+}
+
+/* The best median of `rank` over the document's cases of column `col` and
+ * the shape that reached it ("760.2 @ 8192x8192x4096"). */
+static void best_cell(struct gcb__tb *b, char **r, size_t at,
+                      const struct gcol *col, const struct doc_cases *dc,
+                      long long rank) {
+  const struct gcb_model_case *best = NULL;
+  double top = NAN;
+  for (size_t i = 0; i < dc->m->ncases; i++) {
+    double x;
+    if (strcmp(dc->name[i], col->name) != 0 ||
+        isnan(x = rank_figure(&dc->m->cases[i], rank)))
+      continue;
+    if (best == NULL || x > top)
+      best = &dc->m->cases[i], top = x;
+  }
+  if (best == NULL) {
+    gcb__cell(b, r, at, "-");
+    return;
+  }
+  char num[48];
+  gcb_view_fmt(top * col->scale, num, sizeof num);
+  gcb__cell(b, r, at, "%s @ %.0fx%.0fx%.0f", num, best->m, best->n, best->k);
+}
+
+/* Whether a document's cases carry NVML telemetry for some rank. */
+static bool has_telemetry(const struct gcb_report *rep) {
+  for (size_t d = 0; d < rep->ndocs; d++) {
+    const struct gcb_model *m = rep->docs[d].model;
+    for (size_t i = 0; i < m->ncases; i++)
+      if (m->cases[i].ranks.num[GCB_RC_TELEM_SAMPLES] != NULL)
+        return true;
+  }
+  return false;
+}
+
+/* What NVML said about `rank`'s GPU over the document's cases: its lowest
+ * SM clock, highest power, and the cases too short to sample. */
+static void telemetry_cell(struct gcb__tb *b, char **r, size_t at,
+                           const struct doc_cases *dc, long long rank) {
+  double sm = INFINITY, watts = -INFINITY;
+  size_t n = 0, short_n = 0;
+  for (size_t i = 0; i < dc->m->ncases; i++) {
+    const struct gcb_model_case *c = &dc->m->cases[i];
+    long long k = gcb_model_col_find(c, rank);
+    if (k < 0 || !(gcb_model_col(c, GCB_RC_TELEM_SAMPLES, (size_t)k) >= 0))
+      continue;
+    n++;
+    short_n += gcb_model_col(c, GCB_RC_TELEM_TOO_SHORT, (size_t)k) == 1;
+    sm = fmin(sm, gcb_model_col(c, GCB_RC_TELEM_SM_MIN, (size_t)k));
+    watts = fmax(watts, gcb_model_col(c, GCB_RC_TELEM_POWER_MAX, (size_t)k));
+  }
+  char text[160] = "-";
+  int used = 0;
+  if (n > 0 && isfinite(sm))
+    used = snprintf(text, sizeof text, "SM clock %.0f MHz lowest", sm);
+  if (n > 0 && isfinite(watts))
+    used += snprintf(text + used, sizeof text - (size_t)used,
+                     "%spower %.0f W "
+                     "highest",
+                     used ? ", " : "", watts);
+  if (short_n > 0)
+    snprintf(text + used, sizeof text - (size_t)used,
+             "%s%zu of %zu cases too short to sample", used ? "; " : "",
+             short_n, n);
+  gcb__cell(b, r, at, "%s", text);
+}
+
+/* What one row shows. */
+struct grow {
+  size_t doc;
+  long long node, gpu, numa;
+  const char *host, *bus, *model;
+  long long ranks[4];
+  size_t nranks;
+};
+
+/* What every row of the table shares. */
+struct gtab {
+  struct gcb__tb *b;
+  struct gcb_rtable *t;
+  const struct gcol *cols;
+  size_t ncols;
+  bool telemetry;
+  const struct tallies *tally; /* of the row's document */
+  const struct doc_cases *dc;  /* of the row's document */
+};
+
+static void gpu_row(const struct gtab *x, const struct grow *g) {
+  struct gcb__tb *b = x->b;
+  const char *cls;
+  size_t nf = tallies_get(x->tally, g->node, g->gpu, &cls);
+  size_t o = run_col(b);
+  char **r = gcb__table_row(b, x->t, cls);
+  char ranks[64];
+  gcb_view_ranges(g->ranks, g->nranks, ranks, sizeof ranks);
+  cell_run(b, r, g->doc);
+  gcb__cell(b, r, o + 0, "%lld", g->node);
+  gcb__cell(b, r, o + 1, "%s", g->host);
+  cell_id(b, r, o + 2, g->gpu);
+  gcb__cell(b, r, o + 3, "%s", g->bus[0] ? g->bus : "-");
+  cell_id(b, r, o + 4, g->numa);
+  gcb__cell(b, r, o + 5, "%s", g->model[0] ? g->model : "-");
+  gcb__cell(b, r, o + 6, "%s", g->nranks ? ranks : "idle");
+  for (size_t k = 0; k < x->ncols; k++) {
+    const struct gcol *col = &x->cols[k];
+    const struct gcb_model_case *c = g->doc < 8 ? col->cases[g->doc] : NULL;
+    double v = c && g->nranks ? rank_figure(c, g->ranks[0]) : NAN;
+    if (col->best && c != NULL && g->nranks)
+      best_cell(b, r, o + 7 + k, col, x->dc, g->ranks[0]);
+    else
+      gcb__cell_num(b, r, o + 7 + k, v * col->scale, NULL);
+  }
+  size_t at = o + 7 + x->ncols;
+  if (x->telemetry && g->nranks)
+    telemetry_cell(b, r, at, x->dc, g->ranks[0]);
+  else if (x->telemetry)
+    gcb__cell(b, r, at, "-");
+  gcb__cell(b, r, at + x->telemetry, "%zu", nf);
+}
+
+/* Most ranks a node's GPUs are looked up for at once; a node with more
+ * looks each further rank up per GPU, as before. */
+#define NODE_RANKS 64
+
+/* The ranks of a node that use GPU gpu (topology index), at most 4, from
+ * the topology GPU of each of the node's ranks (gpu_of, -2 past the
+ * first NODE_RANKS). */
+static void gpu_ranks(const struct gcb_model *m,
+                      const struct gcb_model_node *node,
+                      const long long *gpu_of, long long gpu, struct grow *g) {
+  g->nranks = 0;
+  for (size_t i = 0; i < node->nranks; i++) {
+    long long r = node->ranks[i];
+    long long at = i < NODE_RANKS ? gpu_of[i] : gcb_model_rank_gpu(m, r);
+    if (g->nranks < 4 && at == gpu)
+      g->ranks[g->nranks++] = r;
   }
 }
 
-/* The tables built: empty ones dropped, numeric columns marked. */
-static enum gcb_status tables_done(struct gcb__tb *b, struct gcb_err *err) {
-  if (b->oom)
-    return gcb_err_set(err, GCB_ENOMEM, "report tables: out of memory");
-  drop_empty(b->out);
-  for (size_t i = 0; i < b->out->n; i++)
-    mark_numeric(&b->out->items[i]);
-  return GCB_OK;
+/* Rows of one node: its topology's GPUs, else its ranks' devices. */
+static void node_rows(const struct gtab *x, size_t d,
+                      const struct gcb_model_node *node) {
+  const struct gcb_model *m = model_of(x->b, d);
+  struct grow g = {.doc = d, .node = node->index, .host = node->hostname};
+  long long gpu_of[NODE_RANKS];
+  /* each rank's GPU once per node, not once per GPU of the node */
+  for (size_t i = 0; i < node->nranks && i < NODE_RANKS; i++)
+    gpu_of[i] = gcb_model_rank_gpu(m, node->ranks[i]);
+  for (size_t i = 0; i < node->ngpus; i++) {
+    const struct gcb_model_gpu *gp = &node->gpus[i];
+    g.gpu = gp->index >= 0 ? gp->index : (long long)i;
+    g.bus = gp->busid;
+    g.model = gp->model;
+    g.numa = gp->numa;
+    gpu_ranks(m, node, gpu_of, g.gpu, &g);
+    gpu_row(x, &g);
+  }
+  if (node->ngpus > 0)
+    return;
+  for (size_t i = 0; i < node->nranks; i++) {
+    long long r = node->ranks[i];
+    const struct gcb_model_rank *mr = gcb_model_rank(m, r);
+    struct gcb_place p;
+    gcb_model_place(m, r, &p);
+    if (p.gpu < 0 && p.bus_id[0] == '\0')
+      continue; /* a host rank: it is in the per-rank table */
+    g = (struct grow){
+        .doc = d,
+        .node = g.node,
+        .host = g.host,
+        .gpu = p.gpu,
+        .bus = p.bus_id,
+        .model = mr != NULL && mr->device_name != NULL ? mr->device_name : "",
+        .numa = p.numa,
+        .ranks = {r},
+        .nranks = 1};
+    gpu_row(x, &g);
+  }
 }
+
+/* Document d's cases for the rows; false on ENOMEM. */
+static bool doc_cases_of(const struct gcb_report *rep, size_t d,
+                         struct doc_cases *dc) {
+  dc->m = rep->docs[d].model;
+  dc->name = malloc((dc->m->ncases + 1) * sizeof *dc->name);
+  if (dc->name == NULL)
+    return false;
+  for (size_t i = 0; i < dc->m->ncases; i++) {
+    double scale;
+    if (!column_of(dc->m, &dc->m->cases[i], dc->name[i], sizeof dc->name[i],
+                   &scale))
+      dc->name[i][0] = '\0';
+  }
+  return true;
+}
+
+static void gpus_table(struct gcb__tb *b) {
+  struct gcol cols[MAX_COLS];
+  size_t ncols = best_columns(cols, gpu_columns(b->rep, cols), b->rep->ndocs);
+  bool telemetry = has_telemetry(b->rep);
+  const char *h[8 + MAX_COLS + 3] = {"run",    "node", "host",  "GPU",
+                                     "bus id", "NUMA", "model", "ranks"};
+  size_t nh = 8;
+  for (size_t k = 0; k < ncols; k++)
+    h[nh++] = cols[k].head;
+  if (telemetry)
+    h[nh++] = "telemetry (NVML)";
+  h[nh++] = "findings";
+  h[nh] = NULL;
+  struct gcb_rtable *t = gcb__table_new(
+      b, "gpus", "Per-GPU summary",
+      "every GPU of every node, idle ones too; figures are the median of "
+      "the (first) rank using the GPU, from the largest case of each kind",
+      h + (1 - run_col(b)));
+  for (size_t d = 0; t != NULL && d < b->rep->ndocs; d++) {
+    const struct gcb_model *m = model_of(b, d);
+    struct tallies tally;
+    struct doc_cases dc = {0};
+    struct gtab x = {.b = b,
+                     .t = t,
+                     .cols = cols,
+                     .ncols = ncols,
+                     .telemetry = telemetry,
+                     .tally = &tally,
+                     .dc = &dc};
+    tallies_build(b, d, true, &tally);
+    b->oom |= !doc_cases_of(b->rep, d, &dc);
+    for (size_t i = 0; i < m->nnodes && !b->oom; i++)
+      node_rows(&x, d, &m->nodes[i]);
+    tallies_free(&tally);
+    free(dc.name);
+  }
+}
+
+/* ---- per-rank and per-case tables --------------------------------------- */
+
+/* The per-rank summary (where each rank runs, what its device reached,
+ * how often it was the slowest), the case table and the IPM-style
+ * load-balance table. */
+
+#define MAX_FIG_COLS 10
+
+struct figcol {
+  size_t doc;
+  const struct gcb_model_case *c;
+  char head[200];
+  double scale; /* to the unit the heading shows */
+};
+
+/* Per-device cases, the per-rank table's figure columns. */
+static size_t fig_columns(const struct gcb_report *rep, struct figcol *cols) {
+  size_t n = 0;
+  for (size_t d = 0; d < rep->ndocs; d++) {
+    const struct gcb_model *m = rep->docs[d].model;
+    for (size_t i = 0; i < m->ncases; i++) {
+      const struct gcb_model_case *c = &m->cases[i];
+      if (n == MAX_FIG_COLS || !gcb_bench_kinds[c->kind].per_device)
+        continue;
+      char title[160];
+      const char *unit;
+      gcb_model_case_title(c, title, sizeof title);
+      cols[n] = (struct figcol){.doc = d, .c = c};
+      cols[n].scale = gcb_unit_scale(fabs(c->summary.median), c->unit, &unit);
+      if (rep->ndocs > 1)
+        snprintf(cols[n].head, sizeof cols[n].head, "run %zu %s (%s)", d + 1,
+                 title, unit);
+      else
+        snprintf(cols[n].head, sizeof cols[n].head, "%s (%s)", title, unit);
+      n++;
+    }
+  }
+  return n;
+}
+
+/* For each rank of a document, in how many cases it was the slowest (the
+ * rank IPM's imbalance points at): a rank that is always last is a
+ * straggler whatever the benchmark. NULL on ENOMEM. */
+static size_t *slowest_counts(const struct gcb_model *m, size_t nranks) {
+  size_t *n = calloc(nranks + 1, sizeof *n);
+  for (size_t i = 0; n != NULL && i < m->ncases; i++) {
+    struct gcb_imbalance im;
+    if (imbalance_of(&m->cases[i], &im) && im.ranks >= 2 && im.imbalance > 0 &&
+        im.max_rank >= 0 && (size_t)im.max_rank < nranks)
+      n[im.max_rank]++;
+  }
+  return n;
+}
+
+static void ranks_row(struct gcb__tb *b, struct gcb_rtable *t, size_t d,
+                      long long rank, const struct figcol *cols, size_t ncols,
+                      size_t slowest, const struct tallies *tally) {
+  struct gcb_place p;
+  const char *cls;
+  gcb_model_place(model_of(b, d), rank, &p);
+  size_t nf = tallies_get(tally, rank, 0, &cls), o = run_col(b);
+  char **r = gcb__table_row(b, t, cls);
+  cell_run(b, r, d);
+  gcb__cell(b, r, o + 0, "%lld", p.node);
+  gcb__cell(b, r, o + 1, "%s", p.hostname);
+  gcb__cell(b, r, o + 2, "%lld", rank);
+  cell_id(b, r, o + 3, p.gpu);
+  gcb__cell(b, r, o + 4, "%s", p.bus_id[0] ? p.bus_id : "-");
+  cell_id(b, r, o + 5, p.numa);
+  for (size_t k = 0; k < ncols; k++) {
+    double x = cols[k].doc == d ? rank_figure(cols[k].c, rank) : NAN;
+    gcb__cell_num(b, r, o + 6 + k, x * cols[k].scale, NULL);
+  }
+  gcb__cell(b, r, o + 6 + ncols, "%zu", slowest);
+  gcb__cell(b, r, o + 7 + ncols, "%zu", nf);
+}
+
+static void ranks_table(struct gcb__tb *b) {
+  struct figcol cols[MAX_FIG_COLS];
+  size_t ncols = fig_columns(b->rep, cols);
+  const char *h[8 + MAX_FIG_COLS + 3] = {"run", "node",   "host", "rank",
+                                         "GPU", "bus id", "NUMA"};
+  size_t nh = 7;
+  for (size_t k = 0; k < ncols; k++)
+    h[nh++] = cols[k].head;
+  h[nh++] = "slowest in";
+  h[nh++] = "findings";
+  h[nh] = NULL;
+  struct gcb_rtable *t =
+      gcb__table_new(b, "ranks", "Per-rank summary",
+                     "figures are each rank's median; slowest in: the cases "
+                     "in which the rank took longest (IPM's max); findings "
+                     "counts those naming the rank",
+                     h + (1 - run_col(b)));
+  for (size_t d = 0; t != NULL && d < b->rep->ndocs; d++) {
+    const struct gcb_model *m = model_of(b, d);
+    size_t n = m->nranks;
+    size_t *slow = slowest_counts(m, n);
+    struct tallies tally;
+    tallies_build(b, d, false, &tally);
+    b->oom |= slow == NULL;
+    for (size_t i = 0; slow != NULL && !b->oom && i < n; i++) {
+      long long rank = m->ranks[i].rank >= 0 ? m->ranks[i].rank : (long long)i;
+      ranks_row(b, t, d, rank, cols, ncols,
+                rank >= 0 && (size_t)rank < n ? slow[rank] : 0, &tally);
+    }
+    free(slow);
+    tallies_free(&tally);
+  }
+}
+
+static void validation_text(struct gcb__tb *b, char **r, size_t col,
+                            const struct gcb_model_case *c) {
+  if (c->validation.wrong > 0)
+    gcb__cell(b, r, col, "FAIL (%lld wrong)", c->validation.wrong);
+  else if (!c->validation.checked)
+    gcb__cell(b, r, col, "not validated");
+  else
+    gcb__cell(b, r, col, "ok");
+}
+
+/* What the cases table shows of a case: its figure over ranks, or for a
+ * latency case (gcb_model_case_is_latency) the ranks' times in us, since
+ * its GB/s says nothing. */
+struct spread {
+  const char *unit;
+  double median, mean, min, max, stdev;
+  long long min_rank, max_rank;
+};
+
+/* The median of the ranks' times (the time each figure comes from). */
+static double rank_time_median(const struct gcb_model_case *c) {
+  double *t = malloc(c->ranks.n * sizeof *t + 1), m = NAN;
+  size_t n = 0;
+  for (size_t i = 0; t != NULL && i < c->ranks.n; i++) {
+    double x = gcb_model_col(c, GCB_RC_FIGURE_TIME, i);
+    x = isnan(x) ? gcb_model_col(c, GCB_RC_TIME_MEDIAN, i) : x;
+    if (!isnan(x))
+      t[n++] = x;
+  }
+  if (t != NULL)
+    m = gcb_stats_median(t, n); /* the sort's median, by selection */
+  free(t);
+  return m;
+}
+
+static void case_spread(const struct gcb_model_case *c, struct spread *v) {
+  const struct gcb_model_summary *s = &c->summary;
+  struct gcb_imbalance im;
+  *v = (struct spread){.unit = c->unit,
+                       .median = s->median,
+                       .mean = s->mean,
+                       .min = s->min,
+                       .max = s->max,
+                       .stdev = s->stdev,
+                       .min_rank = s->min_rank,
+                       .max_rank = s->max_rank};
+  if (!gcb_model_case_is_latency(c) || !imbalance_of(c, &im))
+    return;
+  double sd = im.cv * im.mean;
+  *v = (struct spread){.unit = "us",
+                       .median = rank_time_median(c) * 1e6,
+                       .mean = im.mean * 1e6,
+                       .min = im.min * 1e6,
+                       .max = im.max * 1e6,
+                       .stdev = sd * 1e6,
+                       .min_rank = im.min_rank,
+                       .max_rank = im.max_rank};
+}
+
+static void cases_table(struct gcb__tb *b) {
+  static const char *const h[] = {
+      "run", "case",      "unit",       "ranks",    "median",
+      "min", "min rank",  "max",        "max rank", "stdev",
+      "CV",  "imbalance", "validation", NULL};
+  size_t o = run_col(b);
+  struct gcb_rtable *t = gcb__table_new(
+      b, "cases", "Cases", "figures over ranks, each rank at its median time",
+      h + (1 - o));
+  for (size_t d = 0; t != NULL && d < b->rep->ndocs; d++) {
+    const struct gcb_model *m = model_of(b, d);
+    for (size_t i = 0; i < m->ncases; i++) {
+      const struct gcb_model_case *c = &m->cases[i];
+      const struct gcb_model_summary *s = &c->summary;
+      char **r = gcb__table_row(b, t, s->wrong > 0 ? "fail" : NULL);
+      char title[160];
+      gcb_model_case_title(c, title, sizeof title);
+      struct spread v;
+      case_spread(c, &v);
+      const char *unit;
+      double k = gcb_unit_scale(fabs(v.median), v.unit, &unit);
+      cell_run(b, r, d);
+      gcb__cell(b, r, o + 0, "%s", title);
+      gcb__cell(b, r, o + 1, "%s", unit);
+      gcb__cell(b, r, o + 2, "%lld", s->ranks >= 0 ? s->ranks : 0);
+      gcb__cell_num(b, r, o + 3, v.median * k, NULL);
+      gcb__cell_num(b, r, o + 4, v.min * k, NULL);
+      gcb__cell(b, r, o + 5, "%lld", v.min_rank);
+      gcb__cell_num(b, r, o + 6, v.max * k, NULL);
+      gcb__cell(b, r, o + 7, "%lld", v.max_rank);
+      gcb__cell_num(b, r, o + 8, v.stdev * k, NULL);
+      gcb__cell_pct(b, r, o + 9, v.mean > 0 ? v.stdev / v.mean : NAN, false);
+      gcb__cell_pct(b, r, o + 10, s->imbalance, false);
+      validation_text(b, r, o + 11, c);
+    }
+  }
+}
+
+static void imbalance_table(struct gcb__tb *b) {
+  static const char *const h[] = {
+      "run",      "case", "ranks",    "[total]",   "<avg>", "min",
+      "min rank", "max",  "max rank", "imbalance", "CV",    NULL};
+  size_t o = run_col(b);
+  struct gcb_rtable *t = gcb__table_new(
+      b, "imbalance", "Load balance",
+      "per-rank times as IPM shows them: [total] over ranks, <avg>, min and "
+      "max with their ranks; imbalance = (max - avg) / max",
+      h + (1 - o));
+  for (size_t d = 0; t != NULL && d < b->rep->ndocs; d++) {
+    const struct gcb_model *m = model_of(b, d);
+    for (size_t i = 0; i < m->ncases; i++) {
+      const struct gcb_model_case *c = &m->cases[i];
+      struct gcb_imbalance im;
+      if (!imbalance_of(c, &im) || im.ranks < 2)
+        continue;
+      bool high = im.imbalance * 100 > b->rep->thresholds->imbalance_pct;
+      char **r = gcb__table_row(b, t, high ? "warn" : NULL);
+      char title[160];
+      gcb_model_case_title(c, title, sizeof title);
+      cell_run(b, r, d);
+      gcb__cell(b, r, o + 0, "%s", title);
+      gcb__cell(b, r, o + 1, "%zu", im.ranks);
+      gcb__cell_time(b, r, o + 2, im.total);
+      gcb__cell_time(b, r, o + 3, im.mean);
+      gcb__cell_time(b, r, o + 4, im.min);
+      gcb__cell(b, r, o + 5, "%lld", im.min_rank);
+      gcb__cell_time(b, r, o + 6, im.max);
+      gcb__cell(b, r, o + 7, "%lld", im.max_rank);
+      gcb__cell_pct(b, r, o + 8, im.imbalance, false);
+      gcb__cell_pct(b, r, o + 9, im.cv, false);
+    }
+  }
+}
+
+/* ---- collective sweeps -------------------------------------------------- */
+
+/* In the nccl-tests layout: one table per sweep (one operation, type,
+ * reduction, root and transport of one run), one row per message size,
+ * out-of-place and in-place side by side with nccl-tests' columns (time
+ * in microseconds, algbw, busbw in GB/s, #wrong), followed by what
+ * nccl-tests does not measure: the rank that arrived latest on average,
+ * and by how much; and, where the analysis found a row off its
+ * neighbours' trend or above its latency floor (rules_trend.c), a note
+ * column that marks it. Files converted from nccl-tests' JSON show the
+ * same way. */
+
+#define MAX_SWEEPS 64
+
+/* A finding on a sweep row (rules_trend.c): the analysis decides which
+ * rows are off; the table only marks them. */
+static bool row_kind(const struct gcb_finding *f) {
+  return f->kind == GCB_KIND(SWEEP_TREND) || f->kind == GCB_KIND(LATENCY_FLOOR);
+}
+
+/* Whether a finding of document d marks a row of the sweep `key`. */
+static bool sweep_marked(const struct gcb__tb *b, size_t d, const char *key) {
+  const struct gcb_findings *fs = b->rep->findings;
+  char k[GCB_VIEW_SWEEP_KEY];
+  for (size_t i = 0; fs != NULL && i < fs->n; i++) {
+    const struct gcb_finding *f = &fs->items[i];
+    if (!row_kind(f) || f->where.doc != (int)d || f->bench_case == NULL)
+      continue;
+    gcb_model_sweep_key(f->bench_case, k, sizeof k);
+    if (strcmp(k, key) == 0)
+      return true;
+  }
+  return false;
+}
+
+/* The note on the row's half (out-of-place or in-place): "▲ off trend:
+ * 46 us vs 23 us on its neighbours' line (2.00x)", appended to what the
+ * other half wrote. Returns whether the case is marked. */
+static bool row_note(struct gcb__tb *b, char **r, size_t col, size_t d,
+                     const struct gcb_model_case *c) {
+  const struct gcb_findings *fs = b->rep->findings;
+  bool marked = false;
+  for (size_t i = 0; fs != NULL && i < fs->n; i++) {
+    const struct gcb_finding *f = &fs->items[i];
+    if (!row_kind(f) || f->where.doc != (int)d || f->bench_case != c)
+      continue;
+    char m[32], e[32];
+    gcb_view_fmt_time(f->measured / 1e6, m, sizeof m);
+    gcb_view_fmt_time(f->expected / 1e6, e, sizeof e);
+    const char *before = r[col] != NULL ? r[col] : "";
+    bool trend = f->kind == GCB_KIND(SWEEP_TREND);
+    gcb__cell(b, r, col, "%s%s\xe2\x96\xb2 %s%s: %s vs %s %s (%.2fx)", before,
+              before[0] ? "; " : "", in_place(c) ? "in-place " : "",
+              trend ? "off trend" : "above latency floor", m, e,
+              trend ? "on its neighbours' line" : "floor",
+              f->measured / f->expected);
+    marked = true;
+  }
+  return marked;
+}
+
+/* "Collective allreduce float sum (host: MPICH 4.0.2 ch4:ucx; UCX_TLS=sm)":
+ * on the host backend, whose transport is MPI, the library, device and
+ * transport settings the document records (gcb_view_mpi_line, as the live
+ * table's header names them). */
+static void sweep_title(const struct gcb_model *m,
+                        const struct gcb_model_case *c, size_t run,
+                        size_t nruns, char *buf, size_t size) {
+  const char *redop = gcb_model_param_str(c, "redop");
+  char pre[32] = "", mpi[192] = "";
+  if (nruns > 1)
+    snprintf(pre, sizeof pre, "run %zu: ", run + 1);
+  if (strcmp(c->backend, "host") == 0)
+    mpi_line(m, mpi, sizeof mpi);
+  snprintf(buf, size, "%sCollective %s %s%s%s (%s%s%s)", pre, c->op,
+           gcb_model_param_str(c, "type"),
+           redop[0] && strcmp(redop, "none") ? " " : "",
+           redop[0] && strcmp(redop, "none") ? redop : "", c->backend,
+           mpi[0] ? ": " : "", mpi);
+}
+
+/* The row of size `bytes` in t (rows are kept in order of first sight),
+ * or a new one. */
+static char **size_row(struct gcb__tb *b, struct gcb_rtable *t, double *sizes,
+                       double bytes) {
+  for (size_t r = 0; r < t->nrows; r++)
+    if (sizes[r] == bytes)
+      return &t->cells[(r + 1) * t->ncols];
+  if (t->nrows >= 4096)
+    return NULL;
+  char **row = gcb__table_row(b, t, NULL);
+  if (row != NULL)
+    sizes[t->nrows - 1] = bytes;
+  return row;
+}
+
+static void param_cell(struct gcb__tb *b, char **r, size_t col,
+                       const struct gcb_model_case *c, const char *key) {
+  const struct gcb_mvalue *v = gcb_mvalue_get(&c->params, key);
+  if (v->type == GCB_MV_STRING)
+    gcb__cell(b, r, col, "%s", v->text);
+  else if (v->type == GCB_MV_INT || v->type == GCB_MV_REAL)
+    gcb__cell(b, r, col, "%.17g", v->num);
+  else
+    gcb__cell(b, r, col, "-");
+}
+
+/* A time in microseconds as nccl-tests prints it (2, 1 or 0 decimals as
+ * it grows), so numbers can be compared digit for digit. */
+static void cell_us(struct gcb__tb *b, char **r, size_t col, double us) {
+  if (isnan(us))
+    gcb__cell(b, r, col, "-");
+  else
+    gcb__cell(b, r, col,
+              us >= 10000 ? "%.0f"
+              : us >= 100 ? "%.1f"
+                          : "%.2f",
+              us);
+}
+
+/* A bandwidth with nccl-tests' two decimals. */
+static void cell_bw(struct gcb__tb *b, char **r, size_t col, double gbps) {
+  if (isnan(gbps))
+    gcb__cell(b, r, col, "-");
+  else
+    gcb__cell(b, r, col, "%.2f", gbps);
+}
+
+/* "38.93-39.71": the fastest and slowest rank's time, in microseconds. */
+static void cell_range(struct gcb__tb *b, char **r, size_t col,
+                       const struct gcb_model_summary *s) {
+  double lo = s->time_min * 1e6, hi = s->time_max * 1e6;
+  if (isnan(lo) || isnan(hi))
+    gcb__cell(b, r, col, "-");
+  else
+    gcb__cell(b, r, col, "%.4g-%.4g", lo, hi);
+}
+
+/* Fills one half (out-of-place at 5, in-place at 10) of a size row. */
+static void fill(struct gcb__tb *b, char **r, const struct gcb_model_case *c,
+                 const char **cls) {
+  const struct gcb_model_summary *s = &c->summary;
+  size_t at = in_place(c) ? 10 : 5;
+  static const char *const keys[] = {"size", "count", "type", "redop", "root"};
+  for (size_t k = 0; k < 5; k++)
+    param_cell(b, r, k, c, keys[k]);
+  cell_us(b, r, at, s->time_mean * 1e6);
+  cell_range(b, r, at + 1, s);
+  cell_bw(b, r, at + 2, s->algbw);
+  cell_bw(b, r, at + 3, s->busbw);
+  long long wrong = isnan(s->wrong) ? 0 : (long long)s->wrong;
+  if (c->validation.checked)
+    gcb__cell(b, r, at + 4, "%lld", wrong);
+  else
+    gcb__cell(b, r, at + 4, "N/A");
+  if (wrong > 0)
+    *cls = "fail";
+  if (s->late_rank >= 0 && !in_place(c)) {
+    gcb__cell(b, r, 15, "%lld", s->late_rank);
+    cell_us(b, r, 16, s->late_mean_s * 1e6);
+  }
+}
+
+#define INTRO                                                                  \
+  "nccl-tests layout, out-of-place then in-place: time is the mean over "      \
+  "ranks of each rank's mean, ranks the fastest and slowest rank's, "          \
+  "GB = 1e9 B; latest rank: the one the others waited for (out-of-place)"
+
+static void sweep_table(struct gcb__tb *b, size_t d,
+                        const struct gcb_model_case *first, const char *key,
+                        size_t index) {
+  static const char *const h[] = {"size (B)",      "count (elements)",
+                                  "type",          "redop",
+                                  "root",          "time (us)",
+                                  "ranks (us)",    "algbw (GB/s)",
+                                  "busbw (GB/s)",  "#wrong",
+                                  "time (us)",     "ranks (us)",
+                                  "algbw (GB/s)",  "busbw (GB/s)",
+                                  "#wrong",        "latest rank",
+                                  "lateness (us)", NULL};
+  /* A note column only where the analysis marked a row. */
+  const char *hs[sizeof h / sizeof *h + 1];
+  memcpy(hs, h, sizeof h);
+  bool marks = sweep_marked(b, d, key);
+  hs[17] = marks ? "note" : NULL;
+  hs[18] = NULL;
+  char id[32], title[320], k[512];
+  const struct gcb_model *m = model_of(b, d);
+  snprintf(id, sizeof id, "coll-%zu", index + 1);
+  sweep_title(m, first, d, b->rep->ndocs, title, sizeof title);
+  struct gcb_rtable *t = gcb__table_new_named(
+      b, id, title,
+      marks ? INTRO "; \xe2\x96\xb2 marks a row far off its neighbours' "
+                    "log-log trend or its latency floor (see findings)"
+            : INTRO,
+      hs);
+  double *sizes = malloc(4096 * sizeof *sizes);
+  b->oom |= sizes == NULL;
+  for (size_t i = 0; t != NULL && sizes != NULL && i < m->ncases; i++) {
+    const struct gcb_model_case *c = &m->cases[i];
+    if (c->kind != GCB_BENCH_COLL)
+      continue;
+    gcb_model_sweep_key(c, k, sizeof k);
+    char **r = strcmp(k, key) == 0 ? size_row(b, t, sizes, c->size) : NULL;
+    if (r == NULL)
+      continue;
+    size_t row = (size_t)(r - t->cells) / t->ncols - 1;
+    const char *cls = NULL;
+    fill(b, r, c, &cls);
+    if (cls != NULL)
+      t->row_class[row] = cls;
+    /* The HTML class: the row's state, then off-trend (rendered bold). */
+    if (marks && row_note(b, r, 17, d, c))
+      t->row_class[row] =
+          t->row_class[row] != NULL && strstr(t->row_class[row], "fail")
+              ? "fail off-trend"
+              : "warn off-trend";
+  }
+  free(sizes);
+}
+
+static void coll_tables(struct gcb__tb *b) {
+  size_t index = 0;
+  for (size_t d = 0; d < b->rep->ndocs && !b->oom; d++) {
+    const struct gcb_model *m = model_of(b, d);
+    char keys[MAX_SWEEPS][GCB_VIEW_SWEEP_KEY];
+    size_t nkeys = 0, k;
+    for (size_t i = 0; i < m->ncases; i++) {
+      const struct gcb_model_case *c = &m->cases[i];
+      if (c->kind != GCB_BENCH_COLL || nkeys == MAX_SWEEPS)
+        continue;
+      gcb_model_sweep_key(c, keys[nkeys], sizeof keys[nkeys]);
+      for (k = 0; k < nkeys && strcmp(keys[k], keys[nkeys]) != 0; k++)
+        ;
+      if (k < nkeys)
+        continue;
+      sweep_table(b, d, c, keys[nkeys], index++);
+      nkeys++;
+    }
+  }
+}
+
+/* ---- the network map ---------------------------------------------------- */
+
+/* Netmap cases (docs/MULTINODE.md): per document and schedule, the rank x
+ * rank bandwidth matrix and the latency matrix, rows the sender and
+ * columns the receiver, each named by rank and host; then each node's
+ * aggregates over its pairs with other nodes against the pairs without
+ * it, which is how a slow host link stands out from one slow path.
+ * Matrices stop at MAX_MATRIX ranks (the per-node table does not). The
+ * node pairs (SuperBench's pattern) are one node x node matrix of
+ * sendrecv busbw, the same both ways, and their per-node table. */
+
+#define MAX_MATRIX 64
+
+static const char *const schedules[] = {"alone", "together", "nodepairs"};
+/* One matrix: `lat` picks latency (seconds) over bandwidth (GB/s). */
+static void netmap_matrix(struct gcb__tb *b, size_t d, const char *schedule,
+                          const struct gcb_netmap *m, bool lat) {
+  int n = m->n;
+  char id[48], title[96], (*names)[48] = calloc((size_t)n + 1, sizeof *names);
+  const char **h = calloc((size_t)n + 2, sizeof *h);
+  if (names == NULL || h == NULL) {
+    b->oom = true;
+    free(names), free(h);
+    return;
+  }
+  h[0] = lat          ? "latency, row to column"
+         : m->by_node ? "busbw GB/s, node pair"
+                      : "GB/s, row to column";
+  for (int r = 0; r < n; r++) {
+    if (m->by_node)
+      snprintf(names[r], sizeof names[r], "%.40s", m->host[r]);
+    else
+      snprintf(names[r], sizeof names[r], "%d %.40s", r, m->host[r]);
+    h[r + 1] = names[r];
+  }
+  snprintf(id, sizeof id, "netmap-%s-%s-%zu", lat ? "lat" : "bw", schedule, d);
+  snprintf(title, sizeof title, "Network map: %s, %s (run %zu)",
+           lat ? "latency" : "bandwidth", schedule, d + 1);
+  struct gcb_rtable *t = gcb__table_new_named(
+      b, id, title,
+      lat ? "one-way latency (half a ping-pong) from the row's rank to the "
+            "column's"
+      : m->by_node
+          ? "every node pair once (SuperBench's node pairs): sendrecv busbw "
+            "between the row's node and the column's, local rank i to local "
+            "rank i"
+          : "bandwidth from the row's rank to the column's, one way",
+      h);
+  for (int s = 0; t != NULL && s < n; s++) {
+    char **row = gcb__table_row(b, t, NULL);
+    gcb__cell(b, row, 0, "%s", names[s]);
+    for (int x = 0; x < n; x++) {
+      double v = (lat ? m->lat : m->bw)[s * n + x];
+      if (lat)
+        gcb__cell_time(b, row, (size_t)x + 1, v);
+      else
+        gcb__cell_num(b, row, (size_t)x + 1, v, "");
+      if (s == x)
+        gcb__cell(b, row, (size_t)x + 1, "-");
+    }
+  }
+  free(names);
+  free(h);
+}
+
+static void netmap_nodes_table(struct gcb__tb *b, size_t d,
+                               const char *schedule,
+                               const struct gcb_netmap *m) {
+  static const char *const h[] = {
+      "node",        "host",         "ranks", "pairs",          "slow",
+      "median GB/s", "others' GB/s", "share", "median latency", NULL};
+  struct gcb_netmap_node *agg = calloc((size_t)m->nodes + 1, sizeof *agg);
+  if (agg == NULL) {
+    b->oom = true;
+    return;
+  }
+  double share = b->rep->thresholds ? b->rep->thresholds->link_pct / 100 : 0.75;
+  gcb_netmap_nodes(m, share, agg);
+  char id[48], title[96];
+  snprintf(id, sizeof id, "netmap-nodes-%s-%zu", schedule, d);
+  snprintf(title, sizeof title, "Network map per node: %s (run %zu)", schedule,
+           d + 1);
+  struct gcb_rtable *t = gcb__table_new_named(
+      b, id, title,
+      "each node's pairs with other nodes against the inter-node pairs "
+      "without it; every pair slow is its own link",
+      h);
+  for (int i = 0; t != NULL && i < m->nodes; i++) {
+    const struct gcb_netmap_node *a = &agg[i];
+    bool all = a->pairs > 0 && a->slow == a->pairs && m->nodes >= 3;
+    char **row = gcb__table_row(b, t, all ? "fail" : a->slow ? "warn" : NULL);
+    const char *host = "";
+    char ranks[96] = "";
+    size_t len = 0;
+    for (int r = 0; r < m->n && len + 12 < sizeof ranks; r++)
+      if (m->node[r] == i) {
+        host = m->host[r];
+        len += (size_t)snprintf(ranks + len, sizeof ranks - len, "%s%d",
+                                len ? "," : "", m->rank ? m->rank[r] : r);
+      }
+    cell_id(b, row, 0, i);
+    gcb__cell(b, row, 1, "%s", host);
+    gcb__cell(b, row, 2, "%s", ranks);
+    gcb__cell(b, row, 3, "%d", a->pairs);
+    gcb__cell(b, row, 4, "%d", a->slow);
+    gcb__cell_num(b, row, 5, a->bw_median, "");
+    gcb__cell_num(b, row, 6, a->others_median, "");
+    gcb__cell_pct(b, row, 7, a->bw_median / a->others_median, false);
+    gcb__cell_time(b, row, 8, a->lat_median);
+  }
+  free(agg);
+}
+
+bool gcb__netmap_home(const struct gcb_netmap *m, size_t doc,
+                      const char *schedule, char *id, size_t size) {
+  if (m->n > MAX_MATRIX && m->nodes < 2)
+    return false;
+  snprintf(id, size, "netmap-%s-%s-%zu", m->n <= MAX_MATRIX ? "bw" : "nodes",
+           schedule, doc);
+  return true;
+}
+
+static void netmap_tables(struct gcb__tb *b) {
+  for (size_t d = 0; d < b->rep->ndocs; d++)
+    for (size_t s = 0; s < sizeof schedules / sizeof *schedules; s++) {
+      struct gcb_netmap m;
+      if (!netmap_of(model_of(b, d), schedules[s], &m))
+        continue;
+      if (m.n <= MAX_MATRIX) {
+        netmap_matrix(b, d, schedules[s], &m, false);
+        if (!m.by_node) /* node pairs: bandwidth only */
+          netmap_matrix(b, d, schedules[s], &m, true);
+      }
+      if (m.nodes >= 2)
+        netmap_nodes_table(b, d, schedules[s], &m);
+      gcb_netmap_free(&m);
+    }
+}
+
+/* ---- training patterns -------------------------------------------------- */
+
+/* One summary table (a row per pattern variant: where its group lands,
+ * step, compute, communication, exposed communication, overlap, the
+ * straggler and its cost, imbalance, bubble, the cost of skew and of
+ * placement; the terminal's row, in the same cells), then a section per
+ * variant with the step broken down per rank into compute, exposed
+ * communication and bubble, as a bar of characters (# compute, = exposed
+ * communication, . bubble) scaled to the slowest rank's step, the
+ * straggler marked. Figures come from the pattern view
+ * (reports/analysis/pattern_view.h; docs/PATTERNS.md). */
+
+#define BAR 30
+static void ms_cell(struct gcb__tb *b, char **r, size_t col, double s) {
+  char text[32];
+  gcb_pattern_fmt_ms(s, text, sizeof text);
+  gcb__cell(b, r, col, "%s", text);
+}
+
+static void pattern_row(struct gcb__tb *b, struct gcb_rtable *t, size_t d,
+                        const struct gcb_pattern_group *g) {
+  size_t o = run_col(b);
+  char **r = gcb__table_row(b, t, NULL);
+  cell_run(b, r, d);
+  gcb__cell(b, r, o + 0, "%s", g->title);
+  gcb__cell(b, r, o + 1, "%s", g->span[0] ? g->span : "-");
+  gcb__cell(b, r, o + 2, "%zu", g->nranks);
+  ms_cell(b, r, o + 3, g->step_mean);
+  ms_cell(b, r, o + 4, g->compute_mean);
+  ms_cell(b, r, o + 5, g->comm_mean);
+  ms_cell(b, r, o + 6, g->exposed);
+  char text[48];
+  gcb_pattern_fmt_overlap(g->measurable, g->overlap, g->overlap_noise, text,
+                          sizeof text);
+  gcb__cell(b, r, o + 7, "%s", text);
+  struct gcb_place p;
+  if (g->straggler >= 0) {
+    gcb_model_place(model_of(b, d), g->straggler, &p);
+    char gpu[32] = "";
+    if (p.gpu >= 0)
+      snprintf(gpu, sizeof gpu, ", GPU %lld", p.gpu);
+    gcb__cell(b, r, o + 8, "%lld (%s%s)", g->straggler,
+              p.hostname[0] ? p.hostname : "?", gpu);
+  } else {
+    gcb__cell(b, r, o + 8, "-");
+  }
+  gcb_pattern_fmt_pct(g->busy_imbalance, text, sizeof text);
+  gcb__cell(b, r, o + 9, "%s", text);
+  gcb__cell_pct(b, r, o + 10, g->step_imbalance, false);
+  gcb__cell_pct(b, r, o + 11, g->bubble_mean, false);
+  gcb__cell_pct(b, r, o + 12, g->ideal_bubble, false);
+  gcb__cell_pct(b, r, o + 13, g->skew_cost, true);
+  gcb__cell_pct(b, r, o + 14, g->placement_cost, true);
+}
+
+/* "#####===.." for one rank, scaled to `longest`. */
+static void step_bar(const struct gcb_pattern_rank *r, double longest,
+                     char *out) {
+  const double parts[3] = {r->bar_compute, r->bar_exposed, r->bar_bubble};
+  const char marks[3] = {'#', '=', '.'};
+  size_t n = 0;
+  for (int k = 0; k < 3 && longest > 0; k++) {
+    if (isnan(parts[k]) || parts[k] <= 0)
+      continue;
+    size_t w = (size_t)lround(BAR * parts[k] / longest);
+    for (size_t i = 0; i < w && n < BAR; i++)
+      out[n++] = marks[k];
+  }
+  out[n] = '\0';
+}
+
+static void pattern_rank_table(struct gcb__tb *b, size_t d, size_t index,
+                               const struct gcb_pattern_group *g) {
+  static const char *const h[] = {"rank",
+                                  "node",
+                                  "GPU",
+                                  "compute alone (ms)",
+                                  "comm alone (ms)",
+                                  "step (ms)",
+                                  "exposed comm (ms)",
+                                  "bubble (ms)",
+                                  "step breakdown",
+                                  "overlap (0-1)",
+                                  "compute slowdown",
+                                  "comm slowdown (at least)",
+                                  NULL};
+  char id[48], title[160];
+  snprintf(id, sizeof id, "pattern-%zu-%zu", d + 1, index + 1);
+  snprintf(title, sizeof title, "Pattern %s%s: step per rank", g->title,
+           g->span[0]
+               ? (strcmp(g->span, "intra-node") == 0 ? " (groups inside a node)"
+                                                     : " (groups across nodes)")
+               : "");
+  struct gcb_rtable *t = gcb__table_new_named(
+      b, id, title,
+      "compute, exposed communication and bubble of one step (# = . in the "
+      "bar, scaled to the slowest step); exposed comm = step - compute "
+      "alone, at least 0; overlap = (compute + comm - step) / min(compute, "
+      "comm) within [0, 1] with its noise, no overlap measurable when the "
+      "noise "
+      "is larger (docs/PATTERNS.md); slowdowns: each part within the step "
+      "against it alone",
+      h);
+  double longest = 0;
+  for (size_t i = 0; i < g->nranks; i++)
+    if (g->ranks[i].t[GCB_PART_STEP] > longest)
+      longest = g->ranks[i].t[GCB_PART_STEP];
+  for (size_t i = 0; t != NULL && i < g->nranks; i++) {
+    const struct gcb_pattern_rank *pr = &g->ranks[i];
+    bool slow = pr->rank == g->straggler &&
+                g->busy_imbalance * 100 > b->rep->thresholds->imbalance_pct;
+    char **r = gcb__table_row(b, t, slow ? "warn" : NULL);
+    struct gcb_place p;
+    gcb_model_place(model_of(b, d), pr->rank, &p);
+    char line[BAR + 1];
+    step_bar(pr, longest, line);
+    gcb__cell(b, r, 0, "%lld%s", pr->rank, slow ? " (straggler)" : "");
+    gcb__cell(b, r, 1, "%s", p.hostname[0] ? p.hostname : "-");
+    cell_id(b, r, 2, p.gpu);
+    for (int k = 0; k < 3; k++)
+      ms_cell(b, r, 3 + (size_t)k, pr->t[k]);
+    ms_cell(b, r, 6, pr->bar_exposed);
+    ms_cell(b, r, 7, pr->bar_bubble);
+    gcb__cell(b, r, 8, "|%s", line);
+    char text[48];
+    gcb_pattern_fmt_overlap(pr->measurable, pr->overlap, pr->overlap_noise,
+                            text, sizeof text);
+    gcb__cell(b, r, 9, "%s", text);
+    gcb__cell_pct(b, r, 10, pr->comp_slowdown, true);
+    gcb__cell_pct(b, r, 11, pr->comm_slowdown, true);
+  }
+}
+
+static void pattern_tables(struct gcb__tb *b) {
+  static const char *const h[] = {"run",
+                                  "pattern",
+                                  "groups",
+                                  "ranks",
+                                  "step (ms)",
+                                  "compute (ms)",
+                                  "comm (ms)",
+                                  "exposed comm (ms)",
+                                  "overlap (0-1)",
+                                  "straggler rank",
+                                  "straggler cost",
+                                  "step imbalance",
+                                  "bubble",
+                                  "ideal bubble",
+                                  "skew cost",
+                                  "placement cost",
+                                  NULL};
+  size_t o = run_col(b);
+  struct gcb_rtable *t = gcb__table_new(
+      b, "patterns", "Training patterns",
+      "one training step per pattern (gcbench pattern, the same figures as "
+      "its terminal table): times are means over ranks of each rank's "
+      "median; compute and comm alone were measured interleaved with the "
+      "step; exposed comm = step - compute, at least 0; overlap = (compute "
+      "+ comm - step) / min(compute, comm) within [0, 1] with its noise; "
+      "the straggler computes the most within the step, its cost (max - "
+      "mean) / max of that compute; skew and placement costs compare with "
+      "uniform routing and with tensor parallelism inside a node "
+      "(docs/PATTERNS.md)",
+      h + (1 - o));
+  for (size_t d = 0; t != NULL && d < b->rep->ndocs; d++) {
+    struct gcb_pattern_groups gs;
+    struct gcb_err err = {0};
+    if (pattern_groups_of(model_of(b, d), &gs, &err) != GCB_OK) {
+      b->oom = true;
+      return;
+    }
+    for (size_t i = 0; i < gs.n; i++)
+      pattern_row(b, t, d, &gs.items[i]);
+    for (size_t i = 0; i < gs.n; i++)
+      pattern_rank_table(b, d, i, &gs.items[i]);
+    gcb_pattern_groups_free(&gs);
+  }
+}
+
+/* ---- burn-in ------------------------------------------------------------ */
+
+/* One table per `gcbench burn` case, a row per rank with its sustained
+ * figure (median interval) against its peak (best interval) and against
+ * its peers, the onset, drop and cause of a fall that stays down, its
+ * wrong products and the error counters that grew. Rows are classed by
+ * the rank's burn findings (a burn-node finding classes every rank of its
+ * node), so the table and the findings agree. Figures come from the
+ * timeline (reports/analysis/burn.h). */
+
+/* The worst burn finding about rank `rank` (on node `node`) of case c:
+ * "fail", "warn" or NULL. */
+static const char *burn_class(const struct gcb__tb *b,
+                              const struct gcb_model_case *c, long long rank,
+                              long long node) {
+  int worst = -1;
+  const struct gcb_findings *fs = b->rep->findings;
+  for (size_t i = 0; fs != NULL && i < fs->n; i++) {
+    const struct gcb_finding *f = &fs->items[i];
+    if (f->bench_case != c ||
+        f->kind->benches != GCB_BENCH_BIT(GCB_BENCH_BURN) ||
+        f->severity == GCB_SEV_INFO)
+      continue;
+    bool mine = f->kind->id == GCB_KIND_BURN_NODE ? f->where.node == node
+                                                  : f->where.rank == rank;
+    if (mine && (int)f->severity > worst)
+      worst = (int)f->severity;
+  }
+  return worst < 0 ? NULL : gcb_severity_name((enum gcb_severity)worst);
+}
+
+/* "DBE +2, SBE +5" for the counters of rank r that grew; "-". */
+static void counters_text(const struct gcb_burn_timeline *tl, size_t r,
+                          char *buf, size_t size) {
+  static const struct {
+    enum gcb_burn_series s;
+    const char *name;
+  } rows[] = {{GCB_BURN_ECC_DBE, "DBE"},
+              {GCB_BURN_XID, "Xid"},
+              {GCB_BURN_ECC_SBE, "SBE"},
+              {GCB_BURN_PCIE_REPLAY, "replay"}};
+  size_t used = 0;
+  buf[0] = '\0';
+  for (size_t k = 0; k < sizeof rows / sizeof *rows && used < size; k++) {
+    double when, d = gcb_burn_growth(tl, rows[k].s, r, &when);
+    if (d > 0)
+      used += (size_t)snprintf(buf + used, size - used, "%s%s +%.0f",
+                               used ? ", " : "", rows[k].name, d);
+  }
+  if (used == 0)
+    snprintf(buf, size, "-");
+}
+
+static double wrong_of(const struct gcb_burn_timeline *tl, size_t r) {
+  double w = 0;
+  for (long i = 0; i < tl->n; i++) {
+    double v = gcb_burn_value(tl, GCB_BURN_WRONG, (int)r, i);
+    w += v > 0 ? v : 0;
+  }
+  return w;
+}
+
+static void burn_row(struct gcb__tb *b, struct gcb_rtable *t, size_t d,
+                     const struct gcb_model_case *c,
+                     const struct gcb_burn_timeline *tl, size_t i,
+                     const struct gcb_burn_rank *r, long long rank,
+                     double peers) {
+  struct gcb_place p;
+  gcb_model_place(model_of(b, d), rank, &p);
+  size_t o = run_col(b);
+  char **row = gcb__table_row(b, t, burn_class(b, c, rank, p.node));
+  cell_run(b, row, d);
+  gcb__cell(b, row, o + 0, "%lld", rank);
+  gcb__cell(b, row, o + 1, "%s", p.hostname[0] ? p.hostname : "-");
+  cell_id(b, row, o + 2, p.gpu);
+  gcb__cell_figure(b, row, o + 3, r->sustained, NAN, c->unit);
+  gcb__cell_figure(b, row, o + 4, r->peak, NAN, c->unit);
+  gcb__cell_pct(b, row, o + 5, r->sustained / r->peak, false);
+  gcb__cell_pct(b, row, o + 6, r->sustained / peers - 1, true);
+  char text[64];
+  if (r->onset >= 0) {
+    gcb_burn_fmt_duration(r->onset_s, text, sizeof text);
+    gcb__cell(b, row, o + 7, "%s", text);
+    gcb__cell_pct(b, row, o + 8, -r->drop, true);
+    gcb__cell(b, row, o + 9, "%s", gcb_burn_cause_name(r->cause));
+  } else {
+    gcb__cell(b, row, o + 7, "-");
+    gcb__cell(b, row, o + 8, "-");
+    gcb__cell(b, row, o + 9, "-");
+  }
+  gcb__cell(b, row, o + 10, "%.0f", wrong_of(tl, i));
+  counters_text(tl, i, text, sizeof text);
+  gcb__cell(b, row, o + 11, "%s", text);
+}
+
+static void burn_table(struct gcb__tb *b, size_t d,
+                       const struct gcb_burn_case *k) {
+  static const char *const h[] = {
+      "run",      "rank",  "host", "GPU",   "sustained", "peak",     "of peak",
+      "vs peers", "onset", "drop", "cause", "wrong",     "counters", NULL};
+  const struct gcb_model_case *c = &model_of(b, d)->cases[k->index];
+  const struct gcb_burn_timeline *tl = &k->tl;
+  const struct gcb_burn_rank *r = k->ranks;
+  size_t n = (size_t)tl->nranks;
+  double *sus = calloc(n + 1, sizeof *sus);
+  if (sus == NULL) {
+    b->oom = true;
+    return;
+  }
+  for (size_t i = 0; i < n; i++)
+    sus[i] = r[i].sustained;
+  double peers = gcb_stats_median(sus, n);
+  char id[48], title[288], label[160], span[32];
+  gcb_model_case_title(c, label, sizeof label);
+  const char *what = strncmp(label, "burn: ", 6) == 0 ? label + 6 : label;
+  gcb_burn_fmt_duration(gcb_burn_end_s(tl, tl->n - 1), span, sizeof span);
+  snprintf(id, sizeof id, "burn-%zu-%zu", d, k->index);
+  snprintf(title, sizeof title, "Burn-in %s, %ld intervals of %g s (%s)", what,
+           tl->n, tl->interval_s, span);
+  struct gcb_rtable *t = gcb__table_new_named(
+      b, id, title,
+      "per rank: sustained is the median interval, peak the best one; "
+      "onset, drop and cause of a fall that stays down, wrong products "
+      "and the error counters that grew (docs/REPORTS.md, Burn-in)",
+      h + 1 - run_col(b));
+  for (size_t i = 0; t != NULL && i < n; i++)
+    burn_row(b, t, d, c, tl, i, &r[i], gcb_model_col_rank(c, i, (long long)i),
+             peers);
+  free(sus);
+}
+
+static void burn_tables(struct gcb__tb *b) {
+  struct gcb_thresholds own_t;
+  const struct gcb_thresholds *th = b->rep->thresholds;
+  if (th == NULL) {
+    gcb_thresholds_default(&own_t);
+    th = &own_t;
+  }
+  for (size_t d = 0; d < b->rep->ndocs && !b->oom; d++) {
+    struct gcb_burn_doc own;
+    struct gcb_err err = {0};
+    const struct gcb_burn_doc *bd =
+        gcb_burn_doc_of(&b->rep->docs[d], th, &own, &err);
+    b->oom = bd == NULL;
+    for (size_t i = 0; bd != NULL && i < bd->n && !b->oom; i++)
+      burn_table(b, d, &bd->cases[i]);
+    gcb_burn_doc_free(&own);
+  }
+}
+
+/* ---- the report's tables ------------------------------------------------ */
 
 enum gcb_status gcb_report_tables(const struct gcb_report *rep,
                                   struct gcb_rtables *out,
@@ -603,15 +1755,15 @@ enum gcb_status gcb_report_tables(const struct gcb_report *rep,
   checks_table(&b);
   comparison_table(&b);
   notes_table(&b);
-  gcb__gpus_table(&b);
-  gcb__ranks_table(&b);
-  gcb__cases_table(&b);
-  gcb__imbalance_table(&b);
-  gcb__coll_tables(&b);
-  gcb__netmap_tables(&b);
-  gcb__pattern_tables(&b);
-  gcb__burn_tables(&b);
-  return tables_done(&b, err);
+  gpus_table(&b);
+  ranks_table(&b);
+  cases_table(&b);
+  imbalance_table(&b);
+  coll_tables(&b);
+  netmap_tables(&b);
+  pattern_tables(&b);
+  burn_tables(&b);
+  return gcb__tables_done(&b, err);
 }
 
 enum gcb_status gcb_report_comparison_tables(const struct gcb_report *rep,
@@ -620,7 +1772,7 @@ enum gcb_status gcb_report_comparison_tables(const struct gcb_report *rep,
   struct gcb__tb b = {.rep = rep, .out = out};
   comparison_table(&b);
   notes_table(&b);
-  return tables_done(&b, err);
+  return gcb__tables_done(&b, err);
 }
 
 enum gcb_status gcb_report_tables_use(const struct gcb_report *rep,

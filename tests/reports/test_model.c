@@ -480,3 +480,39 @@ Test(model, topology_placement_reads_as_topo_view_gives_it) {
   expect_placement(doc, "dgx2.json");
   json_decref(doc);
 }
+
+/* rtab: a rank's entry in a case's columns and a rank's topology GPU, as
+ * gcb_ranks_find and gcb_topo_view_rank_gpu give them, on every case and
+ * rank of the fixtures (and ranks that are not there). */
+Test(model, finds_rank_entries_and_rank_gpus_as_the_views_do) {
+  for (size_t f = 0; f < sizeof fixtures / sizeof *fixtures; f++) {
+    char path[512];
+    size_t len;
+    snprintf(path, sizeof path, "%s/%s", GCB_TEST_DATA, fixtures[f]);
+    char *text = fx_slurp(path, &len);
+    cr_assert_not_null(text, "%s", path);
+    struct gcb_results *r = NULL;
+    struct gcb_err err = {0};
+    cr_assert_eq(
+        gcb__results_parse_compact(text, len, fixtures[f], 1, &r, &err), GCB_OK,
+        "%s", err.msg);
+    const json_t *root = gcb_results_json(r);
+    struct gcb_doc d = fx_doc_of(fixtures[f], root);
+    const struct gcb_model *m = d.model;
+    for (size_t i = 0; i < m->ncases; i++) {
+      struct gcb_ranks pr;
+      gcb_ranks_of(json_array_get(json_object_get(root, "cases"), i), &pr);
+      for (long long rank = -1; rank <= (long long)pr.n + 1; rank++)
+        cr_expect_eq(gcb_model_col_find(&m->cases[i], rank),
+                     gcb_ranks_find(&pr, rank), "%s case %zu rank %lld",
+                     fixtures[f], i, rank);
+    }
+    for (long long rank = -1; rank <= (long long)m->nranks; rank++)
+      cr_expect_eq(gcb_model_rank_gpu(m, rank),
+                   gcb_topo_view_rank_gpu(root, rank, NULL), "%s rank %lld",
+                   fixtures[f], rank);
+    fx_doc_free(&d);
+    gcb_results_free(r);
+    free(text);
+  }
+}

@@ -182,7 +182,7 @@ Test(netmap_rule, the_report_has_the_matrix_and_the_per_node_table) {
   analyse(&r);
   struct gcb_thresholds t;
   gcb_thresholds_default(&t);
-  struct gcb_doc d = {.name = "test.json", .root = r.doc};
+  struct gcb_doc d = fx_doc_of("test.json", r.doc);
   struct gcb_report rep = {
       .docs = &d, .ndocs = 1, .findings = &r.f, .thresholds = &t};
   struct gcb_rtables ts = {0};
@@ -205,6 +205,7 @@ Test(netmap_rule, the_report_has_the_matrix_and_the_per_node_table) {
   cr_expect_null(n->row_class[0]);
   cr_expect_null(table(&ts, "netmap-bw-together-0"));
   gcb_rtables_free(&ts);
+  fx_doc_free(&d);
   done(&r);
 }
 
@@ -349,7 +350,7 @@ Test(netmap_rule, the_report_has_the_node_matrix) {
   analyse(&r);
   struct gcb_thresholds t;
   gcb_thresholds_default(&t);
-  struct gcb_doc d = {.name = "test.json", .root = r.doc};
+  struct gcb_doc d = fx_doc_of("test.json", r.doc);
   struct gcb_report rep = {
       .docs = &d, .ndocs = 1, .findings = &r.f, .thresholds = &t};
   struct gcb_rtables ts = {0};
@@ -367,5 +368,6 @@ Test(netmap_rule, the_report_has_the_node_matrix) {
   cr_expect_null(table(&ts, "netmap-lat-nodepairs-0"), "bandwidth only");
   cr_expect_not_null(table(&ts, "netmap-nodes-nodepairs-0"));
   gcb_rtables_free(&ts);
+  fx_doc_free(&d);
   done(&r);
 }

@@ -1,0 +1,335 @@
+/*
+ * The table builder (table_build.h): tables of text cells grown row by
+ * row, cells formatted without vsnprintf where the format allows (a
+ * 16,384-rank report has millions of cells), and the finish every table
+ * set gets: empty tables dropped, numeric columns marked for alignment.
+ */
+#include "reports/render/table_build.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reports/document/fmtnum.h"
+
+/* ---- builder ------------------------------------------------------------ */
+
+/* Makes room for `slots` rows (the header included). */
+static bool reserve(struct gcb__tb *b, struct gcb_rtable *t, size_t slots) {
+  if (slots <= t->cap_rows)
+    return true;
+  size_t cap = t->cap_rows ? 2 * t->cap_rows : 16;
+  char **cells = realloc(t->cells, cap * t->ncols * sizeof *cells);
+  if (cells != NULL)
+    t->cells = cells;
+  const char **cls = realloc(t->row_class, cap * sizeof *cls);
+  if (cls != NULL)
+    t->row_class = cls;
+  if (cells == NULL || cls == NULL) {
+    b->oom = true;
+    return false;
+  }
+  t->cap_rows = cap;
+  return true;
+}
+
+struct gcb_rtable *gcb__table_new(struct gcb__tb *b, const char *id,
+                                  const char *title, const char *intro,
+                                  const char *const *headers) {
+  struct gcb_rtables *ts = b->out;
+  if (b->oom)
+    return NULL;
+  if (ts->n == ts->cap) {
+    size_t cap = ts->cap ? 2 * ts->cap : 8;
+    struct gcb_rtable *g = realloc(ts->items, cap * sizeof *g);
+    if (g == NULL) {
+      b->oom = true;
+      return NULL;
+    }
+    ts->items = g;
+    ts->cap = cap;
+  }
+  struct gcb_rtable *t = &ts->items[ts->n++];
+  memset(t, 0, sizeof *t);
+  t->id = id;
+  t->title = title;
+  t->intro = intro;
+  while (headers[t->ncols] != NULL)
+    t->ncols++;
+  if (!reserve(b, t, 1))
+    return NULL;
+  memset(t->cells, 0, t->ncols * sizeof *t->cells);
+  for (size_t i = 0; i < t->ncols; i++)
+    gcb__cell(b, t->cells, i, "%s", headers[i]);
+  return t;
+}
+
+struct gcb_rtable *gcb__table_new_named(struct gcb__tb *b, const char *id,
+                                        const char *title, const char *intro,
+                                        const char *const *headers) {
+  size_t li = strlen(id) + 1, lt = strlen(title) + 1;
+  char *owned = b->oom ? NULL : malloc(li + lt);
+  if (owned == NULL) {
+    b->oom = true;
+    return NULL;
+  }
+  memcpy(owned, id, li);
+  memcpy(owned + li, title, lt);
+  struct gcb_rtable *t = gcb__table_new(b, owned, owned + li, intro, headers);
+  if (t == NULL)
+    free(owned);
+  else
+    t->owned = owned;
+  return t;
+}
+
+char **gcb__table_row(struct gcb__tb *b, struct gcb_rtable *t,
+                      const char *cls) {
+  if (b->oom || t == NULL || !reserve(b, t, t->nrows + 2))
+    return NULL;
+  char **row = &t->cells[(t->nrows + 1) * t->ncols];
+  memset(row, 0, t->ncols * sizeof *row);
+  t->row_class[t->nrows++] = cls;
+  return row;
+}
+
+/* Sets the cell to text[0..n), replacing what it held. */
+static void set_cell(struct gcb__tb *b, char **row, size_t col,
+                     const char *text, size_t n) {
+  char *s = malloc(n + 1);
+  if (s == NULL) {
+    b->oom = true;
+    return;
+  }
+  memcpy(s, text, n);
+  s[n] = '\0';
+  free(row[col]);
+  row[col] = s;
+}
+
+/* Whether fmt converts only %s, %lld and %zu (no flags, widths or
+ * precisions): the formats most cells use, which simple_format writes
+ * without vsnprintf (a 16,384-rank report has millions of cells). */
+static bool simple(const char *fmt) {
+  for (const char *p = strchr(fmt, '%'); p != NULL; p = strchr(p, '%')) {
+    if (p[1] == 's')
+      p += 2;
+    else if (p[1] == 'z' && p[2] == 'u')
+      p += 3;
+    else if (p[1] == 'l' && p[2] == 'l' && p[3] == 'd')
+      p += 4;
+    else
+      return false;
+  }
+  return true;
+}
+
+/* vsnprintf(out, size, fmt, ap)'s text for a simple fmt: the same bytes,
+ * cut at size - 1 as it cuts; returns the length. */
+static size_t simple_format(char *out, size_t size, const char *fmt,
+                            va_list ap) {
+  size_t n = 0;
+  for (const char *p = fmt; *p != '\0' && n + 1 < size;) {
+    char num[GCB_FMTNUM_MAX];
+    const char *text = num;
+    size_t len;
+    if (*p != '%') {
+      const char *next = strchr(p, '%');
+      len = next != NULL ? (size_t)(next - p) : strlen(p);
+      text = p;
+      p += len;
+    } else if (p[1] == 's') {
+      text = va_arg(ap, const char *);
+      text = text != NULL ? text : "(null)";
+      len = strnlen(text, size - 1 - n);
+      p += 2;
+    } else if (p[1] == 'z') {
+      size_t v = va_arg(ap, size_t);
+      len = v <= LLONG_MAX ? gcb_fmtnum_ll(num, (long long)v)
+                           : (size_t)snprintf(num, sizeof num, "%zu", v);
+      p += 3;
+    } else {
+      len = gcb_fmtnum_ll(num, va_arg(ap, long long));
+      p += 4;
+    }
+    len = len < size - 1 - n ? len : size - 1 - n;
+    memcpy(out + n, text, len);
+    n += len;
+  }
+  out[n] = '\0';
+  return n;
+}
+
+void gcb__cell(struct gcb__tb *b, char **row, size_t col, const char *fmt,
+               ...) {
+  if (row == NULL || b->oom)
+    return;
+  char tmp[512];
+  size_t n;
+  va_list ap;
+  va_start(ap, fmt);
+  if (simple(fmt)) {
+    n = simple_format(tmp, sizeof tmp, fmt, ap);
+  } else {
+    vsnprintf(tmp, sizeof tmp, fmt, ap);
+    n = strlen(tmp);
+  }
+  va_end(ap);
+  set_cell(b, row, col, tmp, n);
+}
+
+void gcb__cell_num(struct gcb__tb *b, char **row, size_t col, double x,
+                   const char *unit) {
+  char num[48];
+  gcb_view_fmt(x, num, sizeof num);
+  if (isnan(x) || unit == NULL || unit[0] == '\0')
+    gcb__cell(b, row, col, "%s", num);
+  else
+    gcb__cell(b, row, col, "%s %s", num, unit);
+}
+
+void gcb__cell_figure(struct gcb__tb *b, char **row, size_t col, double x,
+                      double limit, const char *unit) {
+  char text[64], num[40];
+  const char *shown;
+  double k = gcb_unit_scale(fabs(x), unit, &shown);
+  if (isnan(x)) {
+    gcb__cell(b, row, col, "-");
+    return;
+  }
+  /* Against a limit, enough digits to show which side of it x is. */
+  if (!isnan(limit))
+    gcb_fmt_against(x * k, limit * k, num, sizeof num);
+  else
+    gcb_view_fmt(x * k, num, sizeof num);
+  snprintf(text, sizeof text, "%s%s%s", num, shown[0] ? " " : "", shown);
+  gcb__cell(b, row, col, "%s", text);
+}
+
+void gcb__cell_time(struct gcb__tb *b, char **row, size_t col, double s) {
+  char text[48];
+  gcb_view_fmt_time(s, text, sizeof text);
+  gcb__cell(b, row, col, "%s", text);
+}
+
+void gcb_rtables_free(struct gcb_rtables *ts) {
+  if (ts == NULL)
+    return;
+  for (size_t i = 0; i < ts->n; i++) {
+    struct gcb_rtable *t = &ts->items[i];
+    size_t cells = t->cells != NULL ? (t->nrows + 1) * t->ncols : 0;
+    for (size_t c = 0; c < cells; c++)
+      free(t->cells[c]);
+    free(t->cells);
+    free(t->row_class);
+    free(t->owned);
+  }
+  free(ts->items);
+  memset(ts, 0, sizeof *ts);
+}
+
+void gcb__cell_pct(struct gcb__tb *b, char **row, size_t col, double frac,
+                   bool sign) {
+  if (isnan(frac))
+    gcb__cell(b, row, col, "-");
+  else
+    gcb__cell(b, row, col, sign ? "%+.1f%%" : "%.1f%%", frac * 100);
+}
+
+/* Drops tables that got no rows (an empty findings table stays: "no
+ * findings" is news). */
+static void drop_empty(struct gcb_rtables *ts) {
+  size_t k = 0;
+  for (size_t i = 0; i < ts->n; i++) {
+    struct gcb_rtable *t = &ts->items[i];
+    if (t->nrows > 0 || strcmp(t->id, "findings") == 0) {
+      ts->items[k++] = *t;
+      continue;
+    }
+    for (size_t c = 0; t->cells != NULL && c < t->ncols; c++)
+      free(t->cells[c]);
+    free(t->cells);
+    free(t->row_class);
+    free(t->owned);
+  }
+  ts->n = k;
+}
+
+/* A number, optionally signed, optionally followed by '%' or by one space
+ * and a one-word unit ("70 GFLOP/s", "+3.2%", "262.7 us"), or "-". */
+static bool digit(char c) {
+  return c >= '0' && c <= '9';
+}
+
+/* Decimal numbers are read here (the tables' millions of cells), the
+ * forms a sign or digit may also start (hex, inf, nan) by strtod. */
+const char *gcb__number_end(const char *s) {
+  const char *p = s + (s[0] == '+' || s[0] == '-');
+  char *end;
+  if ((p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) ||
+      (*p != '\0' && strchr("iInN", *p) != NULL)) {
+    strtod(s, &end);
+    return end;
+  }
+  const char *first = p;
+  while (digit(*p))
+    p++;
+  bool any = p > first;
+  if (*p == '.') {
+    const char *frac = ++p;
+    while (digit(*p))
+      p++;
+    any |= p > frac;
+  }
+  if (!any)
+    return s; /* no number: strtod converts nothing */
+  if (*p == 'e' || *p == 'E') {
+    const char *q = p + 1 + (p[1] == '+' || p[1] == '-');
+    if (digit(*q)) {
+      while (digit(*q))
+        q++;
+      p = q;
+    }
+  }
+  return p;
+}
+
+static bool looks_numeric(const char *s) {
+  if (s == NULL || strcmp(s, "-") == 0)
+    return true;
+  if (strchr("+-0123456789", s[0]) == NULL || s[0] == '\0')
+    return false;
+  const char *end = gcb__number_end(s);
+  if (end == s)
+    return false;
+  if (*end == '%')
+    end++;
+  if (*end == ' ' && ((end[1] >= 'A' && end[1] <= 'Z') ||
+                      (end[1] >= 'a' && end[1] <= 'z') || end[1] == '%'))
+    end += 1 + strcspn(end + 1, " ");
+  return *end == '\0';
+}
+
+/* Right-aligns columns whose every cell reads as a number ("-" for
+ * none), so no table has to declare it. */
+static void mark_numeric(struct gcb_rtable *t) {
+  for (size_t c = 0; c < t->ncols && c < 32; c++) {
+    bool numeric = t->nrows > 0;
+    for (size_t r = 1; numeric && r <= t->nrows; r++)
+      numeric = looks_numeric(t->cells[r * t->ncols + c]);
+    if (numeric)
+      t->numeric |= 1u << c;
+  }
+}
+
+enum gcb_status gcb__tables_done(struct gcb__tb *b, struct gcb_err *err) {
+  if (b->oom)
+    return gcb_err_set(err, GCB_ENOMEM, "report tables: out of memory");
+  drop_empty(b->out);
+  for (size_t i = 0; i < b->out->n; i++)
+    mark_numeric(&b->out->items[i]);
+  return GCB_OK;
+}
