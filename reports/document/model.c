@@ -215,22 +215,117 @@ static void build_run(struct gcb__model_arena *a, const json_t *root,
 
 /* ---- nodes -------------------------------------------------------------- */
 
-static void build_hops(struct gcb__model_arena *a, const json_t *path,
-                       struct gcb_model_gpu *g) {
+/* A pcie_path's hops, in order (NULL with *n 0 when empty, or with the
+ * arena's failure recorded). */
+static struct gcb_model_hop *path_hops(struct gcb__model_arena *a,
+                                       const json_t *path, size_t *n) {
   const json_t *h;
   size_t i;
-  g->nhops = json_array_size(path);
-  g->hops = arena_calloc(a, g->nhops, sizeof *g->hops);
-  if (g->hops == NULL) {
-    g->nhops = 0;
-    return;
-  }
+  struct gcb_model_hop *hops =
+      arena_calloc(a, json_array_size(path), sizeof *hops);
+  *n = hops != NULL ? json_array_size(path) : 0;
   json_array_foreach(path, i, h) {
-    g->hops[i] = (struct gcb_model_hop){.busid = str(h, "busid"),
-                                        .gen = int_or(h, "gen", -1),
-                                        .width = int_or(h, "width", -1),
-                                        .gbps = num(h, "gbps")};
+    if (hops != NULL)
+      hops[i] = (struct gcb_model_hop){.busid = str(h, "busid"),
+                                       .gen = int_or(h, "gen", -1),
+                                       .width = int_or(h, "width", -1),
+                                       .gbps = num(h, "gbps")};
   }
+  return hops;
+}
+
+static void build_hops(struct gcb__model_arena *a, const json_t *path,
+                       struct gcb_model_gpu *g) {
+  g->hops = path_hops(a, path, &g->nhops);
+}
+
+/* ---- anB: placement problems, facts, paths, NUMA CPUs ------------------- */
+
+static void build_placement(struct gcb__model_arena *a, const json_t *list,
+                            struct gcb_model_node *n) {
+  const json_t *e;
+  size_t i;
+  n->has_placement = json_is_array(list);
+  n->placement = arena_calloc(a, json_array_size(list), sizeof *n->placement);
+  n->nplacement = n->placement != NULL ? json_array_size(list) : 0;
+  json_array_foreach(list, i, e) {
+    if (n->placement != NULL)
+      n->placement[i] = (struct gcb_model_problem){
+          .kind = str(e, "kind"),
+          .rank = int_or(e, "rank", -1),
+          .other_rank = int_or(e, "other_rank", -1),
+          .gpu = int_or(e, "gpu", -1),
+          .what = str(e, "what"),
+          .fix = str(e, "fix")};
+  }
+}
+
+static void build_facts(struct gcb__model_arena *a, const json_t *list,
+                        struct gcb_model_node *n) {
+  const json_t *e;
+  size_t i;
+  n->facts = arena_calloc(a, json_array_size(list), sizeof *n->facts);
+  n->nfacts = n->facts != NULL ? json_array_size(list) : 0;
+  json_array_foreach(list, i, e) {
+    if (n->facts != NULL)
+      n->facts[i] = (struct gcb_model_fact){.kind = str(e, "kind"),
+                                            .gpu = int_or(e, "gpu", -1),
+                                            .nic = int_or(e, "nic", -1),
+                                            .text = str(e, "text")};
+  }
+}
+
+/* paths.matrix and paths.expected_gbps as full squares over devices[]:
+ * a missing cell is "" and NAN, as topo_view.c reads it. */
+static void build_paths(struct gcb__model_arena *a, const json_t *paths,
+                        struct gcb_model_node *n) {
+  const json_t *devs = json_object_get(paths, "devices"),
+               *cls = json_object_get(paths, "matrix"),
+               *gbps = json_object_get(paths, "expected_gbps");
+  size_t d = json_array_size(devs);
+  n->path_devices = arena_calloc(a, d, sizeof *n->path_devices);
+  n->path_class = arena_calloc(a, d * d, sizeof *n->path_class);
+  n->path_gbps = arena_calloc(a, d * d, sizeof *n->path_gbps);
+  if (n->path_devices == NULL || n->path_class == NULL || n->path_gbps == NULL)
+    return;
+  n->npath_devices = d;
+  for (size_t i = 0; i < d; i++) {
+    const char *name = json_string_value(json_array_get(devs, i));
+    n->path_devices[i] = name != NULL ? name : "";
+    for (size_t k = 0; k < d; k++) {
+      const char *c = json_string_value(
+          json_array_get(json_array_get(cls, i), k));
+      const json_t *v = json_array_get(json_array_get(gbps, i), k);
+      n->path_class[i * d + k] = c != NULL ? c : "";
+      n->path_gbps[i * d + k] =
+          json_is_number(v) && json_number_value(v) > 0 ? json_number_value(v)
+                                                        : NAN;
+    }
+  }
+}
+
+static void build_topology_more(struct gcb__model_arena *a, const json_t *topo,
+                                struct gcb_model_node *n) {
+  const json_t *gpus = json_object_get(topo, "gpus"),
+               *nics = json_object_get(topo, "nics"),
+               *numa = json_object_get(topo, "numa_nodes"), *e;
+  size_t i;
+  json_array_foreach(gpus, i, e) {
+    n->gpus[i].host_basis = str(gcb_view_obj(e, "host_link"), "basis");
+  }
+  json_array_foreach(nics, i, e) {
+    n->nics[i].index = int_or(e, "index", -1);
+    n->nics[i].hops =
+        path_hops(a, json_object_get(e, "pcie_path"), &n->nics[i].nhops);
+  }
+  n->numa_cpus = arena_calloc(a, n->nnuma, sizeof *n->numa_cpus);
+  json_array_foreach(numa, i, e) {
+    if (n->numa_cpus != NULL)
+      n->numa_cpus[i] = str(e, "cpus");
+  }
+  build_placement(a, json_object_get(topo, "placement"), n);
+  build_facts(a, json_object_get(topo, "facts"), n);
+  build_paths(a, gcb_view_obj(topo, "paths"), n);
 }
 
 static void build_topology(struct gcb__model_arena *a, const json_t *topo,
@@ -272,6 +367,7 @@ static void build_topology(struct gcb__model_arena *a, const json_t *topo,
   json_array_foreach(numa, i, e) {
     n->numa[i] = int_or(e, "os_index", -1);
   }
+  build_topology_more(a, topo, n); /* anB */
 }
 
 static void build_health(struct gcb__model_arena *a, const json_t *gpus,
@@ -299,7 +395,10 @@ static void build_health(struct gcb__model_arena *a, const json_t *gpus,
         .pcie_gen = int_or(e, "pcie_gen", -1),
         .pcie_width = int_or(e, "pcie_width", -1),
         .throttle_slowed = json_is_true(
-            json_object_get(json_object_get(e, "throttle"), "slowed"))};
+            json_object_get(json_object_get(e, "throttle"), "slowed")),
+        /* ---- anB: NVML's maximum link ---- */
+        .pcie_gen_max = int_or(e, "pcie_gen_max", -1),
+        .pcie_width_max = int_or(e, "pcie_width_max", -1)};
   }
 }
 
@@ -741,4 +840,91 @@ const struct gcb_model_gpu *gcb_model_gpu_by_busid(const struct gcb_model *m,
         have.dev == want.dev && have.func == want.func)
       return &n->gpus[i];
   return NULL;
+}
+
+/* ---- anB: topology lookups (topo_view.h's, over the model) -------------- */
+
+long long gcb_model_gpu_index(const struct gcb_model *m, long long node,
+                              const char *busid) {
+  const struct gcb_model_node *n = gcb_model_node(m, node);
+  const struct gcb_model_gpu *g = gcb_model_gpu_by_busid(m, node, busid);
+  if (n == NULL || !n->has_topology || g == NULL)
+    return -1;
+  return g->index >= 0 ? g->index : (long long)(g - n->gpus);
+}
+
+long long gcb_model_rank_gpu(const struct gcb_model *m, long long rank,
+                             const struct gcb_model_node **node) {
+  const struct gcb_model_rank *r = gcb_model_rank(m, rank);
+  const struct gcb_model_node *n = gcb_model_node(m, r != NULL ? r->node : -1);
+  if (n != NULL && !n->has_topology)
+    n = NULL;
+  if (node != NULL)
+    *node = n;
+  if (n == NULL || !r->has_device)
+    return -1;
+  if (r->device_bus_id[0] != '\0')
+    return gcb_model_gpu_index(m, n->index, r->device_bus_id);
+  return gcb_model_gpu(m, n->index, r->device_index) != NULL ? r->device_index
+                                                             : -1;
+}
+
+long long gcb_model_gpu_rank(const struct gcb_model *m, long long node,
+                             long long gpu) {
+  const struct gcb_model_node *n = gcb_model_node(m, node);
+  for (size_t i = 0; n != NULL && i < n->nranks; i++)
+    if (gcb_model_rank_gpu(m, n->ranks[i], NULL) == gpu)
+      return n->ranks[i];
+  return -1;
+}
+
+const struct gcb_model_health *
+gcb_model_health_by_busid(const struct gcb_model *m, long long node,
+                          const char *busid) {
+  const struct gcb_model_node *n = gcb_model_node(m, node);
+  struct gcb_busid want, have;
+  if (n == NULL || gcb_busid_parse(busid, &want, NULL) != GCB_OK)
+    return NULL;
+  for (size_t i = 0; i < n->nhealth; i++)
+    if (gcb_busid_parse(n->health[i].bus_id, &have, NULL) == GCB_OK &&
+        have.domain == want.domain && have.bus == want.bus &&
+        have.dev == want.dev && have.func == want.func)
+      return &n->health[i];
+  return NULL;
+}
+
+/* Position of "GPU<index>" in paths.devices (normally the index), or -1. */
+static long long path_slot(const struct gcb_model_node *n, long long index) {
+  char name[32];
+  if (index < 0)
+    return -1;
+  snprintf(name, sizeof name, "GPU%lld", index);
+  if ((size_t)index < n->npath_devices &&
+      strcmp(n->path_devices[index], name) == 0)
+    return index;
+  for (size_t i = 0; i < n->npath_devices; i++)
+    if (strcmp(n->path_devices[i], name) == 0)
+      return (long long)i;
+  return -1;
+}
+
+/* The cell of pair (a, b) in the paths squares, or -1. */
+static long long path_cell(const struct gcb_model_node *n, long long a,
+                           long long b) {
+  if (n == NULL)
+    return -1;
+  long long sa = path_slot(n, a), sb = path_slot(n, b);
+  return sa < 0 || sb < 0 ? -1 : sa * (long long)n->npath_devices + sb;
+}
+
+double gcb_model_pair_gbps(const struct gcb_model_node *n, long long a,
+                           long long b) {
+  long long c = path_cell(n, a, b);
+  return c < 0 ? NAN : n->path_gbps[c];
+}
+
+const char *gcb_model_pair_class(const struct gcb_model_node *n, long long a,
+                                 long long b) {
+  long long c = path_cell(n, a, b);
+  return c < 0 ? "" : n->path_class[c];
 }

@@ -128,6 +128,8 @@ struct gcb_model_gpu {
   struct gcb_model_hop *hops;
   size_t nhops;
   const struct json_t *source; /* migration bridge: the topology entry */
+  /* ---- anB: the host link's basis (host_link.basis; "" when absent) -- */
+  const char *host_basis;
 };
 
 /* A GPU's health as NVML saw it (nodes[].gpus[]). */
@@ -139,11 +141,17 @@ struct gcb_model_health {
   double sm_clock_mhz, sm_clock_max_mhz;           /* NAN when null/absent */
   long long ecc_uncorrected, pcie_gen, pcie_width; /* -1 when null/absent */
   bool throttle_slowed;
+  /* ---- anB: NVML's maximum link (pcie_gen_max, pcie_width_max) ------ */
+  long long pcie_gen_max, pcie_width_max; /* -1 when null/absent */
 };
 
 struct gcb_model_nic {
   const char *name, *busid;
   long long numa; /* -1 when unknown */
+  /* ---- anB: its index and PCIe path (the topology's nics[]) --------- */
+  long long index; /* -1 when unknown */
+  struct gcb_model_hop *hops;
+  size_t nhops;
 };
 
 struct gcb_model_node {
@@ -162,6 +170,20 @@ struct gcb_model_node {
   struct gcb_model_health *health; /* nodes[].gpus[] */
   size_t nhealth;
   const struct json_t *topology; /* migration bridge; NULL without */
+  /* ---- anB: the topology's placement check, facts, paths, NUMA CPUs -- */
+  bool has_placement; /* topology.placement is an array (maybe empty) */
+  struct gcb_model_problem *placement; /* in document order */
+  size_t nplacement;
+  struct gcb_model_fact *facts; /* topology.facts[] */
+  size_t nfacts;
+  const char **numa_cpus; /* parallel to numa[]: its cpus, "" when absent */
+  /* topology.paths: devices ("GPU0", ..., "" for a non-string), and the
+   * class ("NV18", "PIX"; "" unknown) and expected GB/s (NAN unknown) of
+   * each ordered pair, row-major, npath_devices squared */
+  const char **path_devices;
+  size_t npath_devices;
+  const char **path_class;
+  double *path_gbps;
 };
 
 struct gcb_model_rank {
@@ -327,5 +349,53 @@ const struct gcb_model_gpu *gcb_model_gpu(const struct gcb_model *m,
 const struct gcb_model_gpu *gcb_model_gpu_by_busid(const struct gcb_model *m,
                                                    long long node,
                                                    const char *busid);
+
+/* ---- anB: the topology's placement problems and facts, topology lookups */
+
+/* A problem of the run's own placement check (topology.placement[]). */
+struct gcb_model_problem {
+  const char *kind;                 /* "remote-binding", "shared-gpu", ... */
+  long long rank, other_rank, gpu; /* -1 when null/absent */
+  const char *what, *fix;           /* "" when absent */
+};
+
+/* A fact the topology noted (topology.facts[]: "link-mismatch", ...). */
+struct gcb_model_fact {
+  const char *kind;
+  long long gpu, nic; /* -1 when null/absent */
+  const char *text;
+};
+
+/* The topology's GPU index of the GPU with that bus id on node `node` (its
+ * index, else its position), as gcb_topo_view_gpu_by_busid; -1 if none. */
+long long gcb_model_gpu_index(const struct gcb_model *m, long long node,
+                              const char *busid);
+
+/* The topology GPU a rank uses, as gcb_topo_view_rank_gpu: by the rank's
+ * device bus id when both have one, else its device index when the
+ * topology has such a GPU; -1 without either. *node (when not NULL)
+ * receives the rank's node when it has a topology, else NULL. */
+long long gcb_model_rank_gpu(const struct gcb_model *m, long long rank,
+                             const struct gcb_model_node **node);
+
+/* The lowest-listed rank of node `node` using topology GPU `gpu`, or -1
+ * (gcb_topo_view_gpu_rank). */
+long long gcb_model_gpu_rank(const struct gcb_model *m, long long node,
+                             long long gpu);
+
+/* NVML's entry (nodes[].gpus[]) of the node's GPU with that bus id, or
+ * NULL (gcb_topo_view_health). */
+const struct gcb_model_health *
+gcb_model_health_by_busid(const struct gcb_model *m, long long node,
+                          const char *busid);
+
+/* Expected GB/s per direction between GPUs a and b of a node's topology
+ * (paths.expected_gbps), NAN when unknown; their path class ("NV18",
+ * "SYS"), "" when unknown (gcb_topo_view_pair_gbps, _pair_class). n may
+ * be NULL. */
+double gcb_model_pair_gbps(const struct gcb_model_node *n, long long a,
+                           long long b);
+const char *gcb_model_pair_class(const struct gcb_model_node *n, long long a,
+                                 long long b);
 
 #endif
