@@ -118,7 +118,7 @@ Test(kinds, a_kind_added_as_one_row_and_one_rule_is_grouped_worded_rendered) {
   fx_add_case(doc, fx_case("membw", "copy", "{\"kernel\": \"copy\"}", "GB/s",
                            figs, 4, 0.005, NULL));
   fx_check_valid(doc);
-  struct gcb_doc docs[] = {{.name = "run.json", .root = doc}};
+  struct gcb_doc docs[] = {fx_doc_of("run.json", doc)}; /* the rules read it */
   struct gcb_thresholds t;
   struct gcb_err err = {0};
   struct gcb_findings f = {0};
@@ -165,6 +165,7 @@ Test(kinds, a_kind_added_as_one_row_and_one_rule_is_grouped_worded_rendered) {
   free(json);
   gcb_diagnosis_free(&d);
   gcb_findings_free(&f);
+  fx_docs_free(docs, 1);
   json_decref(doc);
 }
 

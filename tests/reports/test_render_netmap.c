@@ -100,7 +100,7 @@ struct run {
 static void analyse(struct run *r) {
   struct gcb_err err = {0};
   gcb_thresholds_default(&r->t);
-  r->d = (struct gcb_doc){.name = "test.json", .root = r->doc};
+  r->d = fx_doc_of("test.json", r->doc); /* kept while the findings live */
   cr_assert_eq(gcb_analyze(&r->d, 1, &r->t, &r->f, &err), GCB_OK, "%s",
                err.msg);
   gcb_findings_sort(&r->f);
@@ -115,6 +115,7 @@ static void analyse(struct run *r) {
 static void done(struct run *r) {
   gcb_diagnosis_free(&r->dx);
   gcb_findings_free(&r->f);
+  fx_doc_free(&r->d);
   json_decref(r->doc);
 }
 

@@ -39,7 +39,7 @@ static json_t *blas_doc(const char *core, const char *isa, const char *forced,
 static size_t blas_findings(json_t *doc, struct gcb_finding *out) {
   struct gcb_thresholds t;
   gcb_thresholds_default(&t);
-  struct gcb_doc d = {.name = "t.json", .root = doc};
+  struct gcb_doc d = fx_doc_of("t.json", doc); /* the rules read it */
   struct gcb_findings fs = {0};
   struct gcb_err err = {0};
   cr_assert_eq(gcb_analyze(&d, 1, &t, &fs, &err), GCB_OK, "%s", err.msg);
@@ -48,6 +48,7 @@ static size_t blas_findings(json_t *doc, struct gcb_finding *out) {
     if (strcmp(fs.items[i].kind->name, "blas-kernel") == 0 && n < 4)
       out[n++] = fs.items[i];
   gcb_findings_free(&fs);
+  fx_doc_free(&d);
   json_decref(doc);
   return n;
 }
