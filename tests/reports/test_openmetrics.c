@@ -18,7 +18,7 @@ static const double figs[] = {100, 101, 99, 100};
 
 /* metrics.prom for doc, also written to GCB_OM_OUT/<name>.prom. */
 static char *render_doc(json_t *doc, const char *name) {
-  struct gcb_doc d = {.name = name, .root = doc};
+  struct gcb_doc d = fx_doc_of(name, doc); /* the rules read it */
   struct gcb_thresholds th;
   struct gcb_findings f = {0};
   struct gcb_err err = {0};
@@ -33,6 +33,7 @@ static char *render_doc(json_t *doc, const char *name) {
                err.msg);
   fclose(m);
   gcb_findings_free(&f);
+  fx_doc_free(&d);
   char path[512];
   mkdir(GCB_OM_OUT, 0755);
   snprintf(path, sizeof path, "%s/%s.prom", GCB_OM_OUT, name);
