@@ -108,9 +108,7 @@ static enum gcb_status each_node_groups(const struct gcb__rule_ctx *cx,
 
 static const char *unbound_key(const struct gcb_model_rank *rank,
                                const struct gcb_model_node *node) {
-  return !binding_unknown(rank) && unbound(rank, node)
-             ? "unbound"
-             : NULL;
+  return !binding_unknown(rank) && unbound(rank, node) ? "unbound" : NULL;
 }
 
 static enum gcb_status report_unbound(const struct gcb__rule_ctx *cx,
@@ -149,8 +147,8 @@ static const char *binding_key(const struct gcb_model_rank *rank,
 
 /* Whether the node's topology check reported one of the ranks as piled
  * up on too few cores: the same problem as sharing a binding. */
-static bool piled_up(const struct gcb_model_node *node,
-                     const long long *ranks, size_t n) {
+static bool piled_up(const struct gcb_model_node *node, const long long *ranks,
+                     size_t n) {
   for (size_t i = 0; i < node->nplacement; i++) {
     const struct gcb_model_problem *p = &node->placement[i];
     if (strcmp(p->kind, "oversubscribed") != 0)

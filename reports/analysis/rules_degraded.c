@@ -14,9 +14,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/busid.h"
 #include "common/pcie.h"
 #include "reports/analysis/analyze_rules.h"
-#include "common/busid.h"
 
 /* GB/s per lane and direction by PCIe generation; NaN when unknown. */
 static double lane_gbps(long long gen) {
@@ -154,8 +154,7 @@ static enum gcb_status topo_nic(const struct gcb__rule_ctx *cx,
     return GCB_ENOMEM;
   f->where.node = node->index;
   gcb_view_copy(f->where.hostname, sizeof f->where.hostname, node->hostname);
-  snprintf(f->where.link, sizeof f->where.link, "%s %s", nic->name,
-           nic->busid);
+  snprintf(f->where.link, sizeof f->where.link, "%s %s", nic->name, nic->busid);
   f->measured = ev.measured;
   f->expected = ev.expected;
   snprintf(f->unit, sizeof f->unit, "GB/s");
@@ -188,10 +187,9 @@ static enum gcb_status health_only(const struct gcb__rule_ctx *cx,
     struct evidence ev;
     if (!nvml_evidence(h, &ev))
       continue;
-    enum gcb_status st =
-        report_gpu(cx, node, h->ordinal,
-                   rank_on_bus(cx->doc->model, node, h->bus_id), h->bus_id,
-                   &ev);
+    enum gcb_status st = report_gpu(
+        cx, node, h->ordinal, rank_on_bus(cx->doc->model, node, h->bus_id),
+        h->bus_id, &ev);
     if (st != GCB_OK)
       return st;
   }

@@ -145,9 +145,8 @@ static double expected_of(struct expected *x, long long rank,
 
 static enum gcb_status link_finding(const struct gcb__rule_ctx *cx,
                                     const struct gcb_model_case *c,
-                                    long long rank, double x,
-                                    double expected, const char *basis,
-                                    bool peers) {
+                                    long long rank, double x, double expected,
+                                    const char *basis, bool peers) {
   double ratio = x / expected;
   bool fail = peers ? (1 - ratio) * 100 > cx->t->slow_rank_fail_pct
                     : ratio * 100 < cx->t->link_fail_pct;

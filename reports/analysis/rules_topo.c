@@ -3,13 +3,13 @@
  * nodes[].topology.placement[] problems the run recorded (ranks bound off
  * their GPU's NUMA node, partly off it, unbound, sharing a GPU, idle GPUs,
  * oversubscribed cores). Each problem kind is one row of the table below
- * with its own finding kind (whose row in kinds.c names this rule); problems of one kind on one node become one
- * finding listing the ranks (one per shared GPU), so a launcher mistake on
- * thousands of ranks reads as a few lines. Nodes without a placement array
- * are left to the older rules in placement.c, which skip nodes that have
- * one: no problem is reported twice; for them the binding kinds (remote,
- * partial) are derived here from each rank's binding and its GPU's local
- * CPUs.
+ * with its own finding kind (whose row in kinds.c names this rule); problems of
+ * one kind on one node become one finding listing the ranks (one per shared
+ * GPU), so a launcher mistake on thousands of ranks reads as a few lines. Nodes
+ * without a placement array are left to the older rules in placement.c, which
+ * skip nodes that have one: no problem is reported twice; for them the binding
+ * kinds (remote, partial) are derived here from each rank's binding and its
+ * GPU's local CPUs.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -276,13 +276,13 @@ static bool rank_binding(const struct gcb_model *m,
            "at once, mpiexec -bind-to core -map-by numa (MPICH/Hydra) or "
            "srun --cpu-bind=ldoms (Slurm), GPUs in NUMA order",
            gpu, local, local, g->numa);
-  d->p = (struct gcb_model_problem){
-      .kind = near == 0 ? "remote-binding" : "partial-binding",
-      .rank = r,
-      .other_rank = -1,
-      .gpu = gpu,
-      .what = d->what,
-      .fix = d->fix};
+  d->p = (struct gcb_model_problem){.kind = near == 0 ? "remote-binding"
+                                                      : "partial-binding",
+                                    .rank = r,
+                                    .other_rank = -1,
+                                    .gpu = gpu,
+                                    .what = d->what,
+                                    .fix = d->fix};
   return true;
 }
 

@@ -250,13 +250,13 @@ static void build_placement(struct gcb__model_arena *a, const json_t *list,
   n->nplacement = n->placement != NULL ? json_array_size(list) : 0;
   json_array_foreach(list, i, e) {
     if (n->placement != NULL)
-      n->placement[i] = (struct gcb_model_problem){
-          .kind = str(e, "kind"),
-          .rank = int_or(e, "rank", -1),
-          .other_rank = int_or(e, "other_rank", -1),
-          .gpu = int_or(e, "gpu", -1),
-          .what = str(e, "what"),
-          .fix = str(e, "fix")};
+      n->placement[i] =
+          (struct gcb_model_problem){.kind = str(e, "kind"),
+                                     .rank = int_or(e, "rank", -1),
+                                     .other_rank = int_or(e, "other_rank", -1),
+                                     .gpu = int_or(e, "gpu", -1),
+                                     .what = str(e, "what"),
+                                     .fix = str(e, "fix")};
   }
 }
 
@@ -293,13 +293,13 @@ static void build_paths(struct gcb__model_arena *a, const json_t *paths,
     const char *name = json_string_value(json_array_get(devs, i));
     n->path_devices[i] = name != NULL ? name : "";
     for (size_t k = 0; k < d; k++) {
-      const char *c = json_string_value(
-          json_array_get(json_array_get(cls, i), k));
+      const char *c =
+          json_string_value(json_array_get(json_array_get(cls, i), k));
       const json_t *v = json_array_get(json_array_get(gbps, i), k);
       n->path_class[i * d + k] = c != NULL ? c : "";
-      n->path_gbps[i * d + k] =
-          json_is_number(v) && json_number_value(v) > 0 ? json_number_value(v)
-                                                        : NAN;
+      n->path_gbps[i * d + k] = json_is_number(v) && json_number_value(v) > 0
+                                    ? json_number_value(v)
+                                    : NAN;
     }
   }
 }

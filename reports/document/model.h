@@ -354,9 +354,9 @@ const struct gcb_model_gpu *gcb_model_gpu_by_busid(const struct gcb_model *m,
 
 /* A problem of the run's own placement check (topology.placement[]). */
 struct gcb_model_problem {
-  const char *kind;                 /* "remote-binding", "shared-gpu", ... */
+  const char *kind;                /* "remote-binding", "shared-gpu", ... */
   long long rank, other_rank, gpu; /* -1 when null/absent */
-  const char *what, *fix;           /* "" when absent */
+  const char *what, *fix;          /* "" when absent */
 };
 
 /* A fact the topology noted (topology.facts[]: "link-mismatch", ...). */

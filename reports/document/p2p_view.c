@@ -168,8 +168,7 @@ void gcb__p2p_pair_busid(const struct gcb__p2p_pair *p,
                          const struct gcb_model_case *c, bool dst, char *buf,
                          size_t size) {
   long long gpu = dst ? p->dst : p->src;
-  const struct gcb_model_gpu *g =
-      p->at != NULL ? node_gpu(p->at, gpu) : NULL;
+  const struct gcb_model_gpu *g = p->at != NULL ? node_gpu(p->at, gpu) : NULL;
   if (g != NULL && g->busid[0] != '\0')
     gcb_view_copy(buf, size, g->busid);
   else if (!gcb_busid_canon(
