@@ -60,7 +60,7 @@ enum gcb_status gcb__rule_topo_placement(const struct gcb__rule_ctx *cx);
 
 /* True when the node's topology carries a placement array: the older
  * rules in placement.c leave such nodes to gcb__rule_topo_placement. */
-bool gcb__topo_placement_known(const json_t *node);
+bool gcb__topo_placement_known(const struct gcb_model_node *node);
 
 /* The topology problem kind ("remote-binding") behind a finding kind
  * (placement-remote), or NULL. */
@@ -68,8 +68,12 @@ const char *gcb__topo_problem_of(const struct gcb_kind *kind);
 
 /* "h2d" or "d2h" for a pcie case the link rule judges against the link's
  * rate (pinned local host memory, one direction, the largest size of its
- * sweep among `cases`); NULL for any other case. */
-const char *gcb__pcie_direction(const json_t *cases, const json_t *c);
+ * sweep among m's cases); NULL for any other case. */
+const char *gcb__case_pcie_direction(const struct gcb_model *m,
+                                     const struct gcb_model_case *c);
+/* migration: json callers remain (the tree versions gcb__pcie_direction
+ * and gcb__p2p_arrow are declared there until their callers are gone) */
+#include "reports/document/p2p_view.h"
 
 /* Links (rules_link.c, rules_degraded.c) and GPU pairs (rules_p2p.c). */
 enum gcb_status gcb__rule_link_bandwidth(const struct gcb__rule_ctx *cx);
@@ -80,7 +84,7 @@ enum gcb_status gcb__rule_p2p_bandwidth(const struct gcb__rule_ctx *cx);
  * figure of both directions at once (direction "bidir"), else "->"
  * (source to destination): findings and root causes name a one-way
  * measurement "A->B", never "A<->B". */
-const char *gcb__p2p_arrow(const json_t *c);
+const char *gcb__case_p2p_arrow(const struct gcb_model_case *c);
 
 /* The network map (rules_netmap.c): a host's own link or one path; the
  * kind ("network-link", "network-path") says which. */

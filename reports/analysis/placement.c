@@ -25,42 +25,41 @@ static int cmp_member(const void *a, const void *b) {
 
 /* A rank whose binding is empty or covers every PU of its node is not
  * bound at all: the OS may move it, and its neighbours share its cores. */
-static bool unbound(const json_t *rank, const json_t *node) {
-  long long pus = gcb_view_int(node, "pus", 0);
-  return gcb_view_str(rank, "cpu_binding")[0] == '\0' ||
-         (pus > 0 && gcb_view_int(rank, "bound_pus", 0) >= pus);
+static bool unbound(const struct gcb_model_rank *rank,
+                    const struct gcb_model_node *node) {
+  return rank->cpu_binding[0] == '\0' ||
+         (node->pus > 0 && rank->bound_pus >= node->pus);
 }
 
 /* An empty binding with no bound PUs is unknown, not unbound: files
  * converted from other tools (nccl-tests, nvbandwidth) do not record it,
  * and a gcbench rank always runs on at least one PU. */
-static bool binding_unknown(const json_t *rank) {
-  return gcb_view_str(rank, "cpu_binding")[0] == '\0' &&
-         gcb_view_int(rank, "bound_pus", 0) == 0;
+static bool binding_unknown(const struct gcb_model_rank *rank) {
+  return rank->cpu_binding[0] == '\0' && rank->bound_pus <= 0;
 }
 
 /* Fills the finding's location with the node and the ranks list. */
-static void at_node(struct gcb_finding *f, const json_t *node,
+static void at_node(struct gcb_finding *f, const struct gcb_model_node *node,
                     const long long *ranks, size_t n) {
-  f->where.node = gcb_view_int(node, "index", -1);
-  gcb_view_copy(f->where.hostname, sizeof f->where.hostname,
-                gcb_view_str(node, "hostname"));
+  f->where.node = node->index;
+  gcb_view_copy(f->where.hostname, sizeof f->where.hostname, node->hostname);
   f->where.rank = n > 0 ? ranks[0] : -1;
   gcb_view_ranges(ranks, n, f->where.ranks, sizeof f->where.ranks);
 }
 
-typedef const char *(*key_fn)(const json_t *rank, const json_t *node);
+typedef const char *(*key_fn)(const struct gcb_model_rank *rank,
+                              const struct gcb_model_node *node);
 typedef enum gcb_status (*group_fn)(const struct gcb__rule_ctx *cx,
-                                    const json_t *node, const char *key,
-                                    const long long *ranks, size_t n);
+                                    const struct gcb_model_node *node,
+                                    const char *key, const long long *ranks,
+                                    size_t n);
 
 /* Calls report() for every group of two or more ranks on one node that
  * share a non-NULL key. */
 static enum gcb_status node_groups(const struct gcb__rule_ctx *cx,
-                                   const json_t *node, key_fn key,
-                                   group_fn report) {
-  const json_t *ids = json_object_get(node, "ranks");
-  size_t n = json_array_size(ids), m = 0;
+                                   const struct gcb_model_node *node,
+                                   key_fn key, group_fn report) {
+  size_t n = node->nranks, m = 0;
   struct member *mem = malloc(n * sizeof *mem + 1);
   long long *group = malloc(n * sizeof *group + 1);
   enum gcb_status st = GCB_OK;
@@ -69,8 +68,9 @@ static enum gcb_status node_groups(const struct gcb__rule_ctx *cx,
     goto done;
   }
   for (size_t i = 0; i < n; i++) {
-    long long r = (long long)json_integer_value(json_array_get(ids, i));
-    const char *k = key(gcb_view_rank(cx->doc->root, r), node);
+    long long r = node->ranks[i];
+    const struct gcb_model_rank *rank = gcb_model_rank(cx->doc->model, r);
+    const char *k = rank != NULL ? key(rank, node) : NULL;
     if (k != NULL)
       mem[m++] = (struct member){.key = k, .rank = r};
   }
@@ -92,9 +92,9 @@ done:
 static enum gcb_status each_node_groups(const struct gcb__rule_ctx *cx,
                                         key_fn key, group_fn report,
                                         bool fallback) {
-  const json_t *node;
-  size_t i;
-  json_array_foreach(json_object_get(cx->doc->root, "nodes"), i, node) {
+  const struct gcb_model *m = cx->doc->model;
+  for (size_t i = 0; i < m->nnodes; i++) {
+    const struct gcb_model_node *node = &m->nodes[i];
     if (fallback && gcb__topo_placement_known(node))
       continue;
     enum gcb_status st = node_groups(cx, node, key, report);
@@ -106,15 +106,15 @@ static enum gcb_status each_node_groups(const struct gcb__rule_ctx *cx,
 
 /* ---- unbound ranks ------------------------------------------------------ */
 
-static const char *unbound_key(const json_t *rank, const json_t *node) {
-  return rank != NULL && !binding_unknown(rank) && unbound(rank, node)
-             ? "unbound"
-             : NULL;
+static const char *unbound_key(const struct gcb_model_rank *rank,
+                               const struct gcb_model_node *node) {
+  return !binding_unknown(rank) && unbound(rank, node) ? "unbound" : NULL;
 }
 
 static enum gcb_status report_unbound(const struct gcb__rule_ctx *cx,
-                                      const json_t *node, const char *key,
-                                      const long long *ranks, size_t n) {
+                                      const struct gcb_model_node *node,
+                                      const char *key, const long long *ranks,
+                                      size_t n) {
   (void)key;
   struct gcb_finding *f = gcb__rule_push(cx, GCB_SEV_WARN);
   if (f == NULL)
@@ -127,8 +127,7 @@ static enum gcb_status report_unbound(const struct gcb__rule_ctx *cx,
                       "%zu ranks on %s may run on any of its %lld PUs: "
                       "they share cores and move between them, which "
                       "disturbs timings",
-                      n, gcb_view_str(node, "hostname"),
-                      gcb_view_int(node, "pus", 0));
+                      n, node->hostname, node->pus);
   gcb__rule_suggest(f);
   return GCB_OK;
 }
@@ -141,30 +140,29 @@ enum gcb_status gcb__rule_unbound(const struct gcb__rule_ctx *cx) {
 
 /* ---- ranks bound to the same CPUs --------------------------------------- */
 
-static const char *binding_key(const json_t *rank, const json_t *node) {
-  return rank != NULL && !unbound(rank, node)
-             ? gcb_view_str(rank, "cpu_binding")
-             : NULL;
+static const char *binding_key(const struct gcb_model_rank *rank,
+                               const struct gcb_model_node *node) {
+  return !unbound(rank, node) ? rank->cpu_binding : NULL;
 }
 
 /* Whether the node's topology check reported one of the ranks as piled
  * up on too few cores: the same problem as sharing a binding. */
-static bool piled_up(const json_t *node, const long long *ranks, size_t n) {
-  const json_t *p;
-  size_t i;
-  json_array_foreach(
-      json_object_get(gcb_view_obj(node, "topology"), "placement"), i, p) {
-    if (strcmp(gcb_view_str(p, "kind"), "oversubscribed") != 0)
+static bool piled_up(const struct gcb_model_node *node, const long long *ranks,
+                     size_t n) {
+  for (size_t i = 0; i < node->nplacement; i++) {
+    const struct gcb_model_problem *p = &node->placement[i];
+    if (strcmp(p->kind, "oversubscribed") != 0)
       continue;
     for (size_t k = 0; k < n; k++)
-      if (gcb_view_int(p, "rank", -1) == ranks[k])
+      if (p->rank == ranks[k])
         return true;
   }
   return false;
 }
 
 static enum gcb_status report_shared_cpus(const struct gcb__rule_ctx *cx,
-                                          const json_t *node, const char *key,
+                                          const struct gcb_model_node *node,
+                                          const char *key,
                                           const long long *ranks, size_t n) {
   if (piled_up(node, ranks, n))
     return GCB_OK;
@@ -178,7 +176,7 @@ static enum gcb_status report_shared_cpus(const struct gcb__rule_ctx *cx,
   gcb_finding_explain(f,
                       "%zu ranks on %s are bound to the same PUs (%s): "
                       "they time-share those cores",
-                      n, gcb_view_str(node, "hostname"), key);
+                      n, node->hostname, key);
   gcb__rule_suggest(f);
   return GCB_OK;
 }
@@ -189,22 +187,22 @@ enum gcb_status gcb__rule_shared_cpus(const struct gcb__rule_ctx *cx) {
 
 /* ---- ranks on the same GPU ---------------------------------------------- */
 
-static const char *gpu_key(const json_t *rank, const json_t *node) {
+static const char *gpu_key(const struct gcb_model_rank *rank,
+                           const struct gcb_model_node *node) {
   (void)node;
-  const char *bus = gcb_view_str(gcb_view_obj(rank, "device"), "bus_id");
-  return bus[0] != '\0' ? bus : NULL;
+  return rank->device_bus_id[0] != '\0' ? rank->device_bus_id : NULL;
 }
 
 static enum gcb_status report_shared_gpu(const struct gcb__rule_ctx *cx,
-                                         const json_t *node, const char *key,
+                                         const struct gcb_model_node *node,
+                                         const char *key,
                                          const long long *ranks, size_t n) {
   struct gcb_finding *f = gcb__rule_push(cx, GCB_SEV_WARN);
   if (f == NULL)
     return GCB_ENOMEM;
   at_node(f, node, ranks, n);
-  const json_t *dev =
-      gcb_view_obj(gcb_view_rank(cx->doc->root, ranks[0]), "device");
-  f->where.gpu = gcb_view_int(dev, "index", -1);
+  const struct gcb_model_rank *first = gcb_model_rank(cx->doc->model, ranks[0]);
+  f->where.gpu = first != NULL ? first->device_index : -1;
   gcb_view_copy(f->where.bus_id, sizeof f->where.bus_id, key);
   f->measured = (double)n;
   f->expected = 1;
@@ -212,7 +210,7 @@ static enum gcb_status report_shared_gpu(const struct gcb__rule_ctx *cx,
   gcb_finding_explain(f,
                       "%zu ranks share the GPU at %s on %s: each gets a "
                       "fraction of it, and other GPUs may sit idle",
-                      n, key, gcb_view_str(node, "hostname"));
+                      n, key, node->hostname);
   gcb__rule_suggest(f);
   return GCB_OK;
 }
@@ -224,26 +222,25 @@ enum gcb_status gcb__rule_shared_gpu(const struct gcb__rule_ctx *cx) {
 /* ---- more ranks than cores ---------------------------------------------- */
 
 enum gcb_status gcb__rule_oversubscribed(const struct gcb__rule_ctx *cx) {
-  const json_t *node;
-  size_t i;
-  json_array_foreach(json_object_get(cx->doc->root, "nodes"), i, node) {
-    size_t n = json_array_size(json_object_get(node, "ranks"));
-    long long cores = gcb_view_int(node, "cores", 0);
+  const struct gcb_model *m = cx->doc->model;
+  for (size_t i = 0; i < m->nnodes; i++) {
+    const struct gcb_model_node *node = &m->nodes[i];
+    size_t n = node->nranks;
+    long long cores = node->cores;
     if (cores <= 0 || (long long)n <= cores || gcb__topo_placement_known(node))
       continue;
     struct gcb_finding *f = gcb__rule_push(cx, GCB_SEV_WARN);
     if (f == NULL)
       return GCB_ENOMEM;
-    f->where.node = gcb_view_int(node, "index", -1);
-    gcb_view_copy(f->where.hostname, sizeof f->where.hostname,
-                  gcb_view_str(node, "hostname"));
+    f->where.node = node->index;
+    gcb_view_copy(f->where.hostname, sizeof f->where.hostname, node->hostname);
     f->measured = (double)n;
     f->expected = (double)cores;
     snprintf(f->unit, sizeof f->unit, "ranks");
     gcb_finding_explain(f,
                         "%zu ranks on %s, which has %lld cores: ranks "
                         "wait for a core, so every figure on the node is low",
-                        n, gcb_view_str(node, "hostname"), cores);
+                        n, node->hostname, cores);
     gcb__rule_suggest(f);
   }
   return GCB_OK;

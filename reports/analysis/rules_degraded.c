@@ -14,9 +14,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/busid.h"
 #include "common/pcie.h"
 #include "reports/analysis/analyze_rules.h"
-#include "reports/document/topo_view.h"
 
 /* GB/s per lane and direction by PCIe generation; NaN when unknown. */
 static double lane_gbps(long long gen) {
@@ -32,11 +32,12 @@ struct evidence {
 };
 
 /* NVML's current link below its maximum, from a GPU health entry. */
-static bool nvml_evidence(const json_t *health, struct evidence *ev) {
-  long long gen = gcb_view_int(health, "pcie_gen", 0);
-  long long width = gcb_view_int(health, "pcie_width", 0);
-  long long mgen = gcb_view_int(health, "pcie_gen_max", 0);
-  long long mwidth = gcb_view_int(health, "pcie_width_max", 0);
+static bool nvml_evidence(const struct gcb_model_health *health,
+                          struct evidence *ev) {
+  long long gen = health != NULL ? health->pcie_gen : 0;
+  long long width = health != NULL ? health->pcie_width : 0;
+  long long mgen = health != NULL ? health->pcie_gen_max : 0;
+  long long mwidth = health != NULL ? health->pcie_width_max : 0;
   if (gen <= 0 || width <= 0 || mgen <= 0 || mwidth <= 0 ||
       (gen >= mgen && width >= mwidth))
     return false;
@@ -50,33 +51,32 @@ static bool nvml_evidence(const json_t *health, struct evidence *ev) {
 }
 
 /* A link-mismatch fact about GPU gpu (or NIC nic when gpu < 0). */
-static const json_t *mismatch_fact(const json_t *topo, long long gpu,
-                                   long long nic) {
-  const json_t *f;
-  size_t i;
-  json_array_foreach(json_object_get(topo, "facts"), i, f) {
-    if (strcmp(gcb_view_str(f, "kind"), "link-mismatch") == 0 &&
-        gcb_view_int(f, "gpu", -1) == gpu && gcb_view_int(f, "nic", -1) == nic)
+static const struct gcb_model_fact *
+mismatch_fact(const struct gcb_model_node *node, long long gpu, long long nic) {
+  for (size_t i = 0; i < node->nfacts; i++) {
+    const struct gcb_model_fact *f = &node->facts[i];
+    if (strcmp(f->kind, "link-mismatch") == 0 && f->gpu == gpu && f->nic == nic)
       return f;
   }
   return NULL;
 }
 
-static bool fact_evidence(const json_t *topo, const json_t *dev_json,
+/* The evidence of a link-mismatch fact about a device whose PCIe path is
+ * hops[0..nhops): its own end against the port above it. */
+static bool fact_evidence(const struct gcb_model_node *node,
+                          const struct gcb_model_hop *hops, size_t nhops,
                           long long gpu, long long nic, struct evidence *ev) {
-  const json_t *f = mismatch_fact(topo, gpu, nic);
+  const struct gcb_model_fact *f = mismatch_fact(node, gpu, nic);
   if (f == NULL)
     return false;
-  const json_t *self = gcb_topo_view_hop(dev_json, 0);
-  const json_t *port = gcb_topo_view_hop(dev_json, 1);
-  ev->measured = gcb_view_num(self, "gbps");
-  ev->expected = gcb_view_num(port, "gbps");
+  ev->measured = nhops > 0 ? hops[0].gbps : NAN;
+  ev->expected = nhops > 1 ? hops[1].gbps : NAN;
   if (ev->expected < ev->measured) { /* the device end is the faster one */
     double t = ev->measured;
     ev->measured = ev->expected;
     ev->expected = t;
   }
-  gcb_view_copy(ev->text, sizeof ev->text, gcb_view_str(f, "text"));
+  gcb_view_copy(ev->text, sizeof ev->text, f->text);
   return true;
 }
 
@@ -93,10 +93,11 @@ static struct gcb_finding *measured_slow(const struct gcb__rule_ctx *cx,
 }
 
 static enum gcb_status report_gpu(const struct gcb__rule_ctx *cx,
-                                  const json_t *node, long long gpu,
-                                  long long rank, const char *busid,
+                                  const struct gcb_model_node *node,
+                                  long long gpu, long long rank,
+                                  const char *busid,
                                   const struct evidence *ev) {
-  long long index = gcb_view_int(node, "index", -1);
+  long long index = node->index;
   struct gcb_finding *slow = measured_slow(cx, index, gpu);
   if (slow != NULL) {
     char text[sizeof slow->explanation];
@@ -108,11 +109,13 @@ static enum gcb_status report_gpu(const struct gcb__rule_ctx *cx,
   struct gcb_finding *f = gcb__rule_push(cx, GCB_SEV_WARN);
   if (f == NULL)
     return GCB_ENOMEM;
-  if (rank >= 0)
-    gcb_finding_at_rank(f, cx->index, cx->doc->root, rank);
+  if (rank >= 0) {
+    struct gcb_place p;
+    gcb_model_place(cx->doc->model, rank, &p);
+    gcb_finding_at_place(f, cx->index, rank, &p);
+  }
   f->where.node = index;
-  gcb_view_copy(f->where.hostname, sizeof f->where.hostname,
-                gcb_view_str(node, "hostname"));
+  gcb_view_copy(f->where.hostname, sizeof f->where.hostname, node->hostname);
   f->where.gpu = gpu;
   gcb_view_copy(f->where.bus_id, sizeof f->where.bus_id, busid);
   snprintf(f->where.link, sizeof f->where.link, "%s<->host", busid);
@@ -125,35 +128,33 @@ static enum gcb_status report_gpu(const struct gcb__rule_ctx *cx,
 }
 
 static enum gcb_status topo_gpu(const struct gcb__rule_ctx *cx,
-                                const json_t *node, const json_t *topo,
-                                const json_t *g) {
-  long long gpu = gcb_view_int(g, "index", -1);
-  long long index = gcb_view_int(node, "index", -1);
-  const json_t *health =
-      gcb_topo_view_health(cx->doc->root, index, gcb_view_str(g, "busid"));
+                                const struct gcb_model_node *node,
+                                const struct gcb_model_gpu *g) {
+  const struct gcb_model *m = cx->doc->model;
+  const struct gcb_model_health *health =
+      gcb_model_health_by_busid(m, node->index, g->busid);
   struct evidence ev = {.measured = NAN, .expected = NAN};
-  if (!nvml_evidence(health, &ev) && !fact_evidence(topo, g, gpu, -1, &ev))
+  if (!nvml_evidence(health, &ev) &&
+      !fact_evidence(node, g->hops, g->nhops, g->index, -1, &ev))
     return GCB_OK;
   /* the rank using it only for a GPU with evidence: a lookup per rank of
    * the node, for each of 16,384 GPUs, was a fifth of the analysis */
-  long long rank = gcb_topo_view_gpu_rank(cx->doc->root, index, gpu);
-  return report_gpu(cx, node, gpu, rank, gcb_view_str(g, "busid"), &ev);
+  long long rank = gcb_model_gpu_rank(m, node->index, g->index);
+  return report_gpu(cx, node, g->index, rank, g->busid, &ev);
 }
 
 static enum gcb_status topo_nic(const struct gcb__rule_ctx *cx,
-                                const json_t *node, const json_t *topo,
-                                const json_t *nic) {
+                                const struct gcb_model_node *node,
+                                const struct gcb_model_nic *nic) {
   struct evidence ev = {.measured = NAN, .expected = NAN};
-  if (!fact_evidence(topo, nic, -1, gcb_view_int(nic, "index", -1), &ev))
+  if (!fact_evidence(node, nic->hops, nic->nhops, -1, nic->index, &ev))
     return GCB_OK;
   struct gcb_finding *f = gcb__rule_push(cx, GCB_SEV_WARN);
   if (f == NULL)
     return GCB_ENOMEM;
-  f->where.node = gcb_view_int(node, "index", -1);
-  gcb_view_copy(f->where.hostname, sizeof f->where.hostname,
-                gcb_view_str(node, "hostname"));
-  snprintf(f->where.link, sizeof f->where.link, "%s %s",
-           gcb_view_str(nic, "name"), gcb_view_str(nic, "busid"));
+  f->where.node = node->index;
+  gcb_view_copy(f->where.hostname, sizeof f->where.hostname, node->hostname);
+  snprintf(f->where.link, sizeof f->where.link, "%s %s", nic->name, nic->busid);
   f->measured = ev.measured;
   f->expected = ev.expected;
   snprintf(f->unit, sizeof f->unit, "GB/s");
@@ -163,36 +164,32 @@ static enum gcb_status topo_nic(const struct gcb__rule_ctx *cx,
 }
 
 /* The rank of the node whose device has that bus id, or -1. */
-static long long rank_on_bus(const json_t *root, const json_t *node,
+static long long rank_on_bus(const struct gcb_model *m,
+                             const struct gcb_model_node *node,
                              const char *busid) {
   char want[32], have[32];
-  const json_t *e;
-  size_t i;
   if (!gcb_busid_canon(busid, want, sizeof want))
     return -1;
-  json_array_foreach(json_object_get(node, "ranks"), i, e) {
-    long long r = (long long)json_integer_value(e);
-    const char *b =
-        gcb_view_str(gcb_view_obj(gcb_view_rank(root, r), "device"), "bus_id");
-    if (gcb_busid_canon(b, have, sizeof have) && strcmp(want, have) == 0)
-      return r;
+  for (size_t i = 0; i < node->nranks; i++) {
+    const struct gcb_model_rank *r = gcb_model_rank(m, node->ranks[i]);
+    if (r != NULL && gcb_busid_canon(r->device_bus_id, have, sizeof have) &&
+        strcmp(want, have) == 0)
+      return node->ranks[i];
   }
   return -1;
 }
 
 /* GPUs of a node without topology: NVML's reading is all there is. */
 static enum gcb_status health_only(const struct gcb__rule_ctx *cx,
-                                   const json_t *node) {
-  const json_t *h;
-  size_t i;
-  json_array_foreach(json_object_get(node, "gpus"), i, h) {
+                                   const struct gcb_model_node *node) {
+  for (size_t i = 0; i < node->nhealth; i++) {
+    const struct gcb_model_health *h = &node->health[i];
     struct evidence ev;
-    const char *bus = gcb_view_str(h, "bus_id");
     if (!nvml_evidence(h, &ev))
       continue;
-    enum gcb_status st =
-        report_gpu(cx, node, gcb_view_int(h, "ordinal", -1),
-                   rank_on_bus(cx->doc->root, node, bus), bus, &ev);
+    enum gcb_status st = report_gpu(
+        cx, node, h->ordinal, rank_on_bus(cx->doc->model, node, h->bus_id),
+        h->bus_id, &ev);
     if (st != GCB_OK)
       return st;
   }
@@ -200,19 +197,14 @@ static enum gcb_status health_only(const struct gcb__rule_ctx *cx,
 }
 
 enum gcb_status gcb__rule_degraded_link(const struct gcb__rule_ctx *cx) {
-  const json_t *node, *d;
-  size_t i, k;
-  json_array_foreach(json_object_get(cx->doc->root, "nodes"), i, node) {
-    const json_t *topo = gcb_view_obj(node, "topology");
-    enum gcb_status st = topo == NULL ? health_only(cx, node) : GCB_OK;
-    json_array_foreach(json_object_get(topo, "gpus"), k, d) {
-      if (st == GCB_OK)
-        st = topo_gpu(cx, node, topo, d);
-    }
-    json_array_foreach(json_object_get(topo, "nics"), k, d) {
-      if (st == GCB_OK)
-        st = topo_nic(cx, node, topo, d);
-    }
+  const struct gcb_model *m = cx->doc->model;
+  for (size_t i = 0; i < m->nnodes; i++) {
+    const struct gcb_model_node *node = &m->nodes[i];
+    enum gcb_status st = !node->has_topology ? health_only(cx, node) : GCB_OK;
+    for (size_t k = 0; k < node->ngpus && st == GCB_OK; k++)
+      st = topo_gpu(cx, node, &node->gpus[k]);
+    for (size_t k = 0; k < node->nnics && st == GCB_OK; k++)
+      st = topo_nic(cx, node, &node->nics[k]);
     if (st != GCB_OK)
       return st;
   }

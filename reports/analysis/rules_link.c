@@ -16,8 +16,6 @@
 
 #include "common/pcie.h"
 #include "reports/analysis/analyze_rules.h"
-#include "reports/document/ranks.h"
-#include "reports/document/topo_view.h"
 
 /* ---- which pcie cases are judged ---------------------------------------- */
 
@@ -25,43 +23,44 @@
  * apply: pageable memory, host memory on a remote NUMA node, traffic in
  * the other direction at the same time (nvbandwidth's bidirectional
  * host tests). gcbench's own "bidir" direction is not judged either. */
-static bool by_design_slower(const json_t *c) {
-  return strcmp(gcb_view_param_str(c, "memory"), "pageable") == 0 ||
-         strcmp(gcb_view_param_str(c, "numa"), "remote") == 0 ||
-         strcmp(gcb_view_param_str(c, "traffic"), "bidir") == 0;
+static bool by_design_slower(const struct gcb_model_case *c) {
+  return strcmp(gcb_model_param_str(c, "memory"), "pageable") == 0 ||
+         strcmp(gcb_model_param_str(c, "numa"), "remote") == 0 ||
+         strcmp(gcb_model_param_str(c, "traffic"), "bidir") == 0;
 }
 
-static double case_size(const json_t *c) {
-  double s = gcb_view_param_num(c, "size");
-  return isnan(s) ? gcb_view_param_num(c, "bytes") : s;
+static double case_size(const struct gcb_model_case *c) {
+  double s = gcb_model_param_num(c, "size");
+  return isnan(s) ? gcb_model_param_num(c, "bytes") : s;
 }
 
 /* Only the largest size of a sweep is judged: small copies are latency
  * bound and never reach the link rate. */
-static bool largest_of_sweep(const json_t *cases, const json_t *c) {
+static bool largest_of_sweep(const struct gcb_model *m,
+                             const struct gcb_model_case *c) {
   static const char *const skip[] = {"size", "bytes", "count", NULL};
   char key[512], other[512];
-  const json_t *o;
-  size_t i;
   double size = case_size(c);
   if (isnan(size))
     return true;
-  gcb_view_case_key_except(c, skip, key, sizeof key);
-  json_array_foreach(cases, i, o) {
+  gcb_model_case_key_except(c, skip, key, sizeof key);
+  for (size_t i = 0; i < m->ncases; i++) {
+    const struct gcb_model_case *o = &m->cases[i];
     if (o == c || !(case_size(o) > size))
       continue;
-    gcb_view_case_key_except(o, skip, other, sizeof other);
+    gcb_model_case_key_except(o, skip, other, sizeof other);
     if (strcmp(key, other) == 0)
       return false;
   }
   return true;
 }
 
-const char *gcb__pcie_direction(const json_t *cases, const json_t *c) {
-  const char *dir = gcb_view_param_str(c, "direction");
-  if (gcb_bench_kind_of(c) != GCB_BENCH_PCIE ||
+const char *gcb__case_pcie_direction(const struct gcb_model *m,
+                                     const struct gcb_model_case *c) {
+  const char *dir = gcb_model_param_str(c, "direction");
+  if (c->kind != GCB_BENCH_PCIE ||
       (strcmp(dir, "h2d") != 0 && strcmp(dir, "d2h") != 0) ||
-      by_design_slower(c) || !largest_of_sweep(cases, c))
+      by_design_slower(c) || !largest_of_sweep(m, c))
     return NULL;
   return dir;
 }
@@ -74,11 +73,15 @@ const char *gcb__pcie_direction(const json_t *cases, const json_t *c) {
  * and system", so a gen4 slot caps it; pcie_width_max likewise;
  * a missing width is taken as the current one, a missing current width as
  * x16); NAN without a maximum generation. */
-static double nvml_max_gbps(const json_t *health) {
-  long long mgen = gcb_view_int(health, "pcie_gen_max", 0);
-  long long width = gcb_view_int(health, "pcie_width_max", 0);
-  if (width <= 0)
-    width = gcb_view_int(health, "pcie_width", 16);
+static long long nvml_max_width(const struct gcb_model_health *health) {
+  if (health->pcie_width_max > 0)
+    return health->pcie_width_max;
+  return health->pcie_width >= 0 ? health->pcie_width : 16;
+}
+
+static double nvml_max_gbps(const struct gcb_model_health *health) {
+  long long mgen = health != NULL ? health->pcie_gen_max : 0;
+  long long width = health != NULL ? nvml_max_width(health) : 0;
   if (mgen < 1 || mgen > GCB_PCIE_GEN_MAX || width <= 0)
     return NAN;
   return gcb_pcie_link_gbps((int)mgen, (int)width);
@@ -91,25 +94,24 @@ static double nvml_max_gbps(const json_t *health) {
  * 25 GB/s. So when NVML says the GPU supports a faster link, that faster
  * rate is the expectation: a copy under load must reach it, and only a
  * copy that does clears a slow reading at rest as idle downtraining. */
-static double rank_expected(const json_t *root, long long rank,
+static double rank_expected(const struct gcb_model *model, long long rank,
                             const char **basis, char *buf, size_t size) {
-  const json_t *topo;
-  long long gpu = gcb_topo_view_rank_gpu(root, rank, &topo);
-  const json_t *g = gcb_topo_view_gpu(topo, gpu);
+  const struct gcb_model_node *node;
+  long long gpu = gcb_model_rank_gpu(model, rank, &node);
+  const struct gcb_model_gpu *g =
+      node != NULL ? gcb_model_gpu(model, node->index, gpu) : NULL;
   struct gcb_place p;
-  gcb_view_place(root, rank, &p);
-  const json_t *health = gcb_topo_view_health(root, p.node, p.bus_id);
-  double e = gcb_topo_view_host_gbps(g), m = nvml_max_gbps(health);
-  *basis = gcb_view_str(gcb_view_obj(g, "host_link"), "basis");
+  gcb_model_place(model, rank, &p);
+  const struct gcb_model_health *health =
+      gcb_model_health_by_busid(model, p.node, p.bus_id);
+  double e = g != NULL ? g->host_gbps : NAN, m = nvml_max_gbps(health);
+  *basis = g != NULL ? g->host_basis : "";
   /* a route whose slowest link is not the GPU's own (a switch uplink, a
    * root port) stays the topology's: only the GPU's end is scaled */
-  double own = gcb_view_num(gcb_topo_view_hop(g, 0), "gbps");
+  double own = g != NULL && g->nhops > 0 ? g->hops[0].gbps : NAN;
   if (!isnan(m) && (isnan(e) || (m > e && !(own > 0 && e < own)))) {
     snprintf(buf, size, "PCIe gen%lld x%lld, the maximum NVML reports",
-             gcb_view_int(health, "pcie_gen_max", 0),
-             gcb_view_int(health, "pcie_width_max", 0) > 0
-                 ? gcb_view_int(health, "pcie_width_max", 0)
-                 : gcb_view_int(health, "pcie_width", 16));
+             health->pcie_gen_max, nvml_max_width(health));
     *basis = buf;
     return m;
   }
@@ -119,7 +121,7 @@ static double rank_expected(const json_t *root, long long rank,
 /* rank_expected per rank number, each looked up once for all the cases
  * that ask (h2d and d2h ask for every rank). */
 struct expected {
-  const json_t *root;
+  const struct gcb_model *m;
   size_t n;     /* rank numbers below n are kept */
   double *gbps; /* per rank number, once seen[] */
   const char **basis;
@@ -131,9 +133,9 @@ struct expected {
 static double expected_of(struct expected *x, long long rank,
                           const char **basis) {
   if (rank < 0 || (size_t)rank >= x->n)
-    return rank_expected(x->root, rank, basis, x->spare, sizeof x->spare);
+    return rank_expected(x->m, rank, basis, x->spare, sizeof x->spare);
   if (!x->seen[rank]) {
-    x->gbps[rank] = rank_expected(x->root, rank, &x->basis[rank], x->text[rank],
+    x->gbps[rank] = rank_expected(x->m, rank, &x->basis[rank], x->text[rank],
                                   sizeof x->text[rank]);
     x->seen[rank] = true;
   }
@@ -142,9 +144,9 @@ static double expected_of(struct expected *x, long long rank,
 }
 
 static enum gcb_status link_finding(const struct gcb__rule_ctx *cx,
-                                    const json_t *c, long long rank, double x,
-                                    double expected, const char *basis,
-                                    bool peers) {
+                                    const struct gcb_model_case *c,
+                                    long long rank, double x, double expected,
+                                    const char *basis, bool peers) {
   double ratio = x / expected;
   bool fail = peers ? (1 - ratio) * 100 > cx->t->slow_rank_fail_pct
                     : ratio * 100 < cx->t->link_fail_pct;
@@ -152,15 +154,17 @@ static enum gcb_status link_finding(const struct gcb__rule_ctx *cx,
       gcb__rule_push(cx, fail ? GCB_SEV_FAIL : GCB_SEV_WARN);
   if (f == NULL)
     return GCB_ENOMEM;
-  const char *dir = gcb_view_param_str(c, "direction");
-  gcb_finding_at_rank(f, cx->index, cx->doc->root, rank);
-  gcb_view_case_title(c, f->where.subject, sizeof f->where.subject);
-  f->bench_case = gcb_model_case_of_source(cx->doc->model, c);
+  const char *dir = gcb_model_param_str(c, "direction");
+  struct gcb_place p;
+  gcb_model_place(cx->doc->model, rank, &p);
+  gcb_finding_at_place(f, cx->index, rank, &p);
+  gcb_model_case_title(c, f->where.subject, sizeof f->where.subject);
+  f->bench_case = c;
   snprintf(f->where.link, sizeof f->where.link, "%s<->host",
            f->where.bus_id[0] ? f->where.bus_id : "GPU");
   f->measured = x;
   f->expected = expected;
-  gcb_view_copy(f->unit, sizeof f->unit, gcb_view_str(c, "unit"));
+  gcb_view_copy(f->unit, sizeof f->unit, c->unit);
   char xs[32], es[32];
   gcb_view_fmt(x, xs, sizeof xs);
   gcb_view_fmt(expected, es, sizeof es);
@@ -180,23 +184,21 @@ static enum gcb_status link_finding(const struct gcb__rule_ctx *cx,
 }
 
 /* Per-rank figures of a case; NULL on ENOMEM. */
-static double *figures(const struct gcb_ranks *pr) {
-  double *x = malloc(pr->n * sizeof *x + 1);
-  for (size_t i = 0; x != NULL && i < pr->n; i++)
-    x[i] = gcb_ranks_num(pr, GCB_RC_FIG_MEDIAN, i);
+static double *figures(const struct gcb_model_case *c) {
+  double *x = malloc(c->ranks.n * sizeof *x + 1);
+  for (size_t i = 0; x != NULL && i < c->ranks.n; i++)
+    x[i] = gcb_model_col(c, GCB_RC_FIG_MEDIAN, i);
   return x;
 }
 
-static long long entry_rank(const struct gcb_ranks *pr, size_t i) {
-  return gcb_ranks_int(pr, GCB_RC_RANK, i, (long long)i);
+static long long entry_rank(const struct gcb_model_case *c, size_t i) {
+  return gcb_model_col_rank(c, i, (long long)i);
 }
 
 /* Without expectations: the slow-rank outlier rule among the GPUs. */
 static enum gcb_status against_peers(const struct gcb__rule_ctx *cx,
-                                     const json_t *c, const double *x,
-                                     size_t n) {
-  struct gcb_ranks pr;
-  gcb_ranks_of(c, &pr);
+                                     const struct gcb_model_case *c,
+                                     const double *x, size_t n) {
   bool *flags = malloc(n * sizeof *flags + 1);
   double median;
   enum gcb_status st = GCB_OK;
@@ -205,29 +207,27 @@ static enum gcb_status against_peers(const struct gcb__rule_ctx *cx,
   gcb_analyze_slow(x, n, cx->t, flags, &median);
   for (size_t i = 0; i < n && st == GCB_OK; i++)
     if (flags[i])
-      st = link_finding(cx, c, entry_rank(&pr, i), x[i], median, "", true);
+      st = link_finding(cx, c, entry_rank(c, i), x[i], median, "", true);
   free(flags);
   return st;
 }
 
 static enum gcb_status link_case(const struct gcb__rule_ctx *cx,
-                                 const json_t *cases, const json_t *c,
+                                 const struct gcb_model_case *c,
                                  struct expected *ex) {
-  struct gcb_ranks pr;
-  gcb_ranks_of(c, &pr);
-  size_t n = pr.n, known = 0;
-  if (n == 0 || gcb__pcie_direction(cases, c) == NULL)
+  size_t n = c->ranks.n, known = 0;
+  if (n == 0 || gcb__case_pcie_direction(cx->doc->model, c) == NULL)
     return GCB_OK;
-  double *x = figures(&pr);
+  double *x = figures(c);
   enum gcb_status st = GCB_OK;
   if (x == NULL)
     return gcb_err_set(cx->err, GCB_ENOMEM, "analysis: out of memory");
   for (size_t i = 0; i < n && st == GCB_OK; i++) {
     const char *basis;
-    double e = expected_of(ex, entry_rank(&pr, i), &basis);
+    double e = expected_of(ex, entry_rank(c, i), &basis);
     known += !isnan(e);
     if (!isnan(e) && x[i] < e * cx->t->link_pct / 100)
-      st = link_finding(cx, c, entry_rank(&pr, i), x[i], e, basis, false);
+      st = link_finding(cx, c, entry_rank(c, i), x[i], e, basis, false);
   }
   if (st == GCB_OK && known == 0)
     st = against_peers(cx, c, x, n);
@@ -236,10 +236,9 @@ static enum gcb_status link_case(const struct gcb__rule_ctx *cx,
 }
 
 enum gcb_status gcb__rule_link_bandwidth(const struct gcb__rule_ctx *cx) {
-  const json_t *root = cx->doc->root;
-  const json_t *cases = json_object_get(root, "cases"), *c;
-  size_t i, n = json_array_size(json_object_get(root, "ranks"));
-  struct expected ex = {.root = root,
+  const struct gcb_model *m = cx->doc->model;
+  size_t n = m->nranks;
+  struct expected ex = {.m = m,
                         .n = n,
                         .gbps = malloc((n + 1) * sizeof *ex.gbps),
                         .basis = malloc((n + 1) * sizeof *ex.basis),
@@ -248,10 +247,8 @@ enum gcb_status gcb__rule_link_bandwidth(const struct gcb__rule_ctx *cx) {
   enum gcb_status st = GCB_OK;
   if (ex.gbps == NULL || ex.basis == NULL || ex.text == NULL || ex.seen == NULL)
     st = gcb_err_set(cx->err, GCB_ENOMEM, "analysis: out of memory");
-  json_array_foreach(cases, i, c) {
-    if (st == GCB_OK)
-      st = link_case(cx, cases, c, &ex);
-  }
+  for (size_t i = 0; i < m->ncases && st == GCB_OK; i++)
+    st = link_case(cx, &m->cases[i], &ex);
   free(ex.gbps);
   free(ex.basis);
   free(ex.text);

@@ -20,11 +20,10 @@
 
 #include "reports/analysis/analyze_rules.h"
 #include "reports/document/p2p_view.h"
-#include "reports/document/topo_view.h"
 
 struct pair {
-  struct gcb__p2p m;
-  const json_t *c;
+  struct gcb__p2p_pair m;
+  const struct gcb_model_case *c;
   double expected;
   const char *cls;
   char group[320];
@@ -34,34 +33,35 @@ struct pair {
 
 /* Both directions at once: their bytes are summed (gcbench's p2p, and
  * nvbandwidth's totals), so the expectation doubles. */
-static bool bidir(const json_t *c) {
-  return strcmp(gcb_view_param_str(c, "direction"), "bidir") == 0;
+static bool bidir(const struct gcb_model_case *c) {
+  return strcmp(gcb_model_param_str(c, "direction"), "bidir") == 0;
 }
 
-const char *gcb__p2p_arrow(const json_t *c) {
+const char *gcb__case_p2p_arrow(const struct gcb_model_case *c) {
   return bidir(c) ? "<->" : "->";
 }
 
 /* Cases the link rate does not apply to: 8-byte latency copies, and
  * copies staged through host memory. */
-static bool rate_applies(const json_t *c) {
-  return strcmp(gcb_view_param_str(c, "direction"), "latency") != 0 &&
-         strcmp(gcb_view_param_str(c, "mode"), "staged") != 0;
+static bool rate_applies(const struct gcb_model_case *c) {
+  return strcmp(gcb_model_param_str(c, "direction"), "latency") != 0 &&
+         strcmp(gcb_model_param_str(c, "mode"), "staged") != 0;
 }
 
-static void make_pair(const json_t *c, const struct gcb__p2p *m, size_t order,
+static void make_pair(const struct gcb_model_case *c,
+                      const struct gcb__p2p_pair *m, size_t order,
                       struct pair *p) {
   static const char *const skip[] = {"src",        "dst",  "src_bus_id",
                                      "dst_bus_id", "path", NULL};
   *p = (struct pair){.m = *m, .c = c, .expected = NAN, .order = order};
   if (rate_applies(c))
     p->expected =
-        gcb_topo_view_pair_gbps(m->topo, m->src, m->dst) * (bidir(c) ? 2 : 1);
-  p->cls = gcb_topo_view_pair_class(m->topo, m->src, m->dst);
+        gcb_model_pair_gbps(m->at, m->src, m->dst) * (bidir(c) ? 2 : 1);
+  p->cls = gcb_model_pair_class(m->at, m->src, m->dst);
   if (p->cls[0] == '\0')
-    p->cls = gcb_view_param_str(c, "path");
+    p->cls = gcb_model_param_str(c, "path");
   char key[256];
-  gcb_view_case_key_except(c, skip, key, sizeof key);
+  gcb_model_case_key_except(c, skip, key, sizeof key);
   snprintf(p->group, sizeof p->group, "%lld %s %s", m->node, p->cls, key);
 }
 
@@ -73,23 +73,23 @@ static enum gcb_status report(const struct gcb__rule_ctx *cx,
   if (f == NULL)
     return GCB_ENOMEM;
   char a[32], b[32], xs[32], es[32];
-  gcb__p2p_busid(&p->m, p->c, false, a, sizeof a);
-  gcb__p2p_busid(&p->m, p->c, true, b, sizeof b);
+  const struct gcb_model_node *node = gcb_model_node(cx->doc->model, p->m.node);
+  gcb__p2p_pair_busid(&p->m, p->c, false, a, sizeof a);
+  gcb__p2p_pair_busid(&p->m, p->c, true, b, sizeof b);
   f->where.rank = p->m.rank;
   f->where.node = p->m.node;
-  gcb_view_copy(
-      f->where.hostname, sizeof f->where.hostname,
-      gcb_view_str(gcb_view_node(cx->doc->root, p->m.node), "hostname"));
+  gcb_view_copy(f->where.hostname, sizeof f->where.hostname,
+                node != NULL ? node->hostname : "");
   f->where.gpu = p->m.src;
   gcb_view_copy(f->where.bus_id, sizeof f->where.bus_id, a);
   snprintf(f->where.link, sizeof f->where.link, "%s%s%s", a,
-           gcb__p2p_arrow(p->c), b);
-  gcb_view_case_title(p->c, f->where.subject, sizeof f->where.subject);
-  f->bench_case = gcb_model_case_of_source(cx->doc->model, p->c);
+           gcb__case_p2p_arrow(p->c), b);
+  gcb_model_case_title(p->c, f->where.subject, sizeof f->where.subject);
+  f->bench_case = p->c;
   f->measured = p->m.value;
   f->expected = expected;
   f->cost = 1 - p->m.value / expected;
-  gcb_view_copy(f->unit, sizeof f->unit, gcb_view_str(p->c, "unit"));
+  gcb_view_copy(f->unit, sizeof f->unit, p->c->unit);
   gcb_view_fmt(p->m.value, xs, sizeof xs);
   gcb_view_fmt(expected, es, sizeof es);
   gcb_finding_explain(
@@ -164,19 +164,20 @@ static enum gcb_status below_class(const struct gcb__rule_ctx *cx,
 
 /* Every node's measurement of every p2p case; NULL (with *n 0) when there
  * is none, or on ENOMEM (*oom). */
-static struct pair *collect(const json_t *root, size_t *n, bool *oom) {
-  const json_t *cases = json_object_get(root, "cases"), *c;
+static struct pair *collect(const struct gcb_model *model, size_t *n,
+                            bool *oom) {
   struct pair *p = NULL;
-  size_t i, cap = 0, nseen;
-  bool *seen = gcb__p2p_scratch(root, &nseen);
+  size_t cap = 0, nseen;
+  bool *seen = gcb__p2p_walk_scratch(model, &nseen);
   *n = 0;
   *oom = seen == NULL;
-  json_array_foreach(cases, i, c) {
-    struct gcb__p2p_iter it;
-    struct gcb__p2p m;
-    if (*oom || !gcb__p2p_begin(&it, root, c, seen, nseen))
+  for (size_t i = 0; i < model->ncases; i++) {
+    const struct gcb_model_case *c = &model->cases[i];
+    struct gcb__p2p_walk it;
+    struct gcb__p2p_pair m;
+    if (*oom || !gcb__p2p_walk_begin(&it, model, c, seen, nseen))
       continue;
-    while (!*oom && gcb__p2p_next(&it, &m)) {
+    while (!*oom && gcb__p2p_walk_next(&it, &m)) {
       if (*n == cap) {
         struct pair *g = realloc(p, (cap = cap ? 2 * cap : 64) * sizeof *g);
         *oom = g == NULL;
@@ -193,7 +194,7 @@ static struct pair *collect(const json_t *root, size_t *n, bool *oom) {
 enum gcb_status gcb__rule_p2p_bandwidth(const struct gcb__rule_ctx *cx) {
   size_t n;
   bool oom;
-  struct pair *p = collect(cx->doc->root, &n, &oom);
+  struct pair *p = collect(cx->doc->model, &n, &oom);
   enum gcb_status st =
       oom ? gcb_err_set(cx->err, GCB_ENOMEM, "analysis: out of memory")
           : below_model(cx, p, n);

@@ -3,20 +3,19 @@
  * nodes[].topology.placement[] problems the run recorded (ranks bound off
  * their GPU's NUMA node, partly off it, unbound, sharing a GPU, idle GPUs,
  * oversubscribed cores). Each problem kind is one row of the table below
- * with its own finding kind (whose row in kinds.c names this rule); problems of one kind on one node become one
- * finding listing the ranks (one per shared GPU), so a launcher mistake on
- * thousands of ranks reads as a few lines. Nodes without a placement array
- * are left to the older rules in placement.c, which skip nodes that have
- * one: no problem is reported twice; for them the binding kinds (remote,
- * partial) are derived here from each rank's binding and its GPU's local
- * CPUs.
+ * with its own finding kind (whose row in kinds.c names this rule); problems of
+ * one kind on one node become one finding listing the ranks (one per shared
+ * GPU), so a launcher mistake on thousands of ranks reads as a few lines. Nodes
+ * without a placement array are left to the older rules in placement.c, which
+ * skip nodes that have one: no problem is reported twice; for them the binding
+ * kinds (remote, partial) are derived here from each rank's binding and its
+ * GPU's local CPUs.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "reports/analysis/analyze_rules.h"
-#include "reports/document/topo_view.h"
 
 /* Finding kind -> topology problem kind, severity and what it costs. */
 static const struct {
@@ -47,9 +46,8 @@ static size_t row_of(const struct gcb_kind *kind) {
   return i;
 }
 
-bool gcb__topo_placement_known(const json_t *node) {
-  return json_is_array(
-      json_object_get(gcb_view_obj(node, "topology"), "placement"));
+bool gcb__topo_placement_known(const struct gcb_model_node *node) {
+  return node->has_placement;
 }
 
 const char *gcb__topo_problem_of(const struct gcb_kind *kind) {
@@ -61,7 +59,7 @@ const char *gcb__topo_problem_of(const struct gcb_kind *kind) {
 
 /* One group: problems of one kind (and for shared GPUs, one GPU). */
 struct group {
-  const json_t *first; /* the first problem, for its text and fix */
+  const struct gcb_model_problem *first; /* for its text and fix */
   long long *ranks;
   size_t nranks, nproblems;
   long long gpu; /* common GPU; -1 none or several */
@@ -84,70 +82,68 @@ static void unique_ranks(struct group *g) {
 
 /* A lone host rank that owns its whole node is the normal host-backend
  * setup, not an unbound rank worth a warning. */
-static bool ignored(const json_t *node, const json_t *p) {
-  return strcmp(gcb_view_str(p, "kind"), "unbound") == 0 &&
-         gcb_view_int(p, "gpu", -1) < 0 &&
-         json_array_size(json_object_get(node, "ranks")) < 2;
+static bool ignored(const struct gcb_model_node *node,
+                    const struct gcb_model_problem *p) {
+  return strcmp(p->kind, "unbound") == 0 && p->gpu < 0 && node->nranks < 2;
 }
 
-static void add_problem(struct group *g, const json_t *p) {
-  long long gpu = gcb_view_int(p, "gpu", -1);
-  long long r = gcb_view_int(p, "rank", -1),
-            o = gcb_view_int(p, "other_rank", -1);
+static void add_problem(struct group *g, const struct gcb_model_problem *p) {
   if (g->nproblems++ == 0) {
     g->first = p;
-    g->gpu = gpu;
-  } else if (g->gpu != gpu) {
+    g->gpu = p->gpu;
+  } else if (g->gpu != p->gpu) {
     g->gpu = -1;
   }
-  if (r >= 0)
-    g->ranks[g->nranks++] = r;
-  if (o >= 0)
-    g->ranks[g->nranks++] = o;
+  if (p->rank >= 0)
+    g->ranks[g->nranks++] = p->rank;
+  if (p->other_rank >= 0)
+    g->ranks[g->nranks++] = p->other_rank;
 }
 
 static enum gcb_status report(const struct gcb__rule_ctx *cx,
-                              const json_t *node, struct group *g) {
-  const json_t *topo = gcb_view_obj(node, "topology");
+                              const struct gcb_model_node *node,
+                              struct group *g) {
+  const struct gcb_model *m = cx->doc->model;
   size_t row = row_of(cx->kind);
   struct gcb_finding *f = gcb__rule_push(cx, problem_kinds[row].sev);
   if (f == NULL)
     return GCB_ENOMEM;
   unique_ranks(g);
-  f->where.node = gcb_view_int(node, "index", -1);
-  gcb_view_copy(f->where.hostname, sizeof f->where.hostname,
-                gcb_view_str(node, "hostname"));
-  if (g->nranks == 1)
-    gcb_finding_at_rank(f, cx->index, cx->doc->root, g->ranks[0]);
-  else if (g->nranks > 1) {
+  f->where.node = node->index;
+  gcb_view_copy(f->where.hostname, sizeof f->where.hostname, node->hostname);
+  if (g->nranks == 1) {
+    struct gcb_place p;
+    gcb_model_place(m, g->ranks[0], &p);
+    gcb_finding_at_place(f, cx->index, g->ranks[0], &p);
+  } else if (g->nranks > 1) {
     f->where.rank = g->ranks[0];
     gcb_view_ranges(g->ranks, g->nranks, f->where.ranks, sizeof f->where.ranks);
   }
   if (g->gpu >= 0) {
+    const struct gcb_model_gpu *gpu = gcb_model_gpu(m, node->index, g->gpu);
     f->where.gpu = g->gpu;
     gcb_view_copy(f->where.bus_id, sizeof f->where.bus_id,
-                  gcb_view_str(gcb_topo_view_gpu(topo, g->gpu), "busid"));
+                  gpu != NULL ? gpu->busid : "");
   }
   f->measured = (double)(g->nranks > 0 ? g->nranks : g->nproblems);
   f->expected = 0;
   snprintf(f->unit, sizeof f->unit, g->nranks > 0 ? "ranks" : "problems");
-  const char *what = gcb_view_str(g->first, "what");
+  const char *what = g->first->what;
   if (g->nproblems > 1)
     gcb_finding_explain(f, "%s (and %zu more like it): %s", what,
                         g->nproblems - 1, problem_kinds[row].why);
   else
     gcb_finding_explain(f, "%s: %s", what, problem_kinds[row].why);
-  gcb_finding_suggest(f, "%s", gcb_view_str(g->first, "fix"));
+  gcb_finding_suggest(f, "%s", g->first->fix);
   return GCB_OK;
 }
 
 /* Groups the node's problems of the rule's kind in list (shared GPUs: one
  * group per GPU, in order of first appearance) and reports each group. */
 static enum gcb_status node_problems(const struct gcb__rule_ctx *cx,
-                                     const json_t *node, const json_t *list,
-                                     const char *problem) {
-  const json_t *p;
-  size_t n = json_array_size(list), i;
+                                     const struct gcb_model_node *node,
+                                     const struct gcb_model_problem *list,
+                                     size_t n, const char *problem) {
   bool by_gpu = strcmp(problem, "shared-gpu") == 0;
   bool *done = calloc(n + 1, sizeof *done);
   struct group g = {.ranks = malloc((2 * n + 1) * sizeof *g.ranks)};
@@ -155,16 +151,14 @@ static enum gcb_status node_problems(const struct gcb__rule_ctx *cx,
   if (done == NULL || g.ranks == NULL)
     st = gcb_err_set(cx->err, GCB_ENOMEM, "analysis: out of memory");
   for (size_t s = 0; s < n && st == GCB_OK; s++) {
-    const json_t *seed = json_array_get(list, s);
-    if (done[s] || strcmp(gcb_view_str(seed, "kind"), problem) != 0 ||
-        ignored(node, seed))
+    const struct gcb_model_problem *seed = &list[s];
+    if (done[s] || strcmp(seed->kind, problem) != 0 || ignored(node, seed))
       continue;
     g.nranks = g.nproblems = 0;
-    json_array_foreach(list, i, p) {
-      if (i < s || done[i] || strcmp(gcb_view_str(p, "kind"), problem) != 0 ||
-          ignored(node, p) ||
-          (by_gpu &&
-           gcb_view_int(p, "gpu", -1) != gcb_view_int(seed, "gpu", -1)))
+    for (size_t i = s; i < n; i++) {
+      const struct gcb_model_problem *p = &list[i];
+      if (done[i] || strcmp(p->kind, problem) != 0 || ignored(node, p) ||
+          (by_gpu && p->gpu != seed->gpu))
         continue;
       done[i] = true;
       add_problem(&g, p);
@@ -236,72 +230,60 @@ static long long cpus_common(long long (*a)[2], int na, long long (*b)[2],
 }
 
 /* The GPU's local CPUs: its own cpus, else its NUMA node's; "" unknown. */
-static const char *gpu_cpus(const json_t *topo, const json_t *g) {
-  const char *own = gcb_view_str(g, "cpus");
-  const json_t *m;
-  size_t i;
-  if (own[0] != '\0')
-    return own;
-  json_array_foreach(json_object_get(topo, "numa_nodes"), i, m) {
-    if (gcb_view_int(m, "os_index", -2) == gcb_view_int(g, "numa", -1))
-      return gcb_view_str(m, "cpus");
-  }
+static const char *gpu_cpus(const struct gcb_model_node *node,
+                            const struct gcb_model_gpu *g) {
+  if (g->cpus[0] != '\0')
+    return g->cpus;
+  for (size_t i = 0; g->numa >= 0 && i < node->nnuma; i++)
+    if (node->numa[i] == g->numa && node->numa_cpus != NULL)
+      return node->numa_cpus[i];
   return "";
 }
 
-/* Appends the rank's binding problem, if it has one, to list. */
-static bool rank_binding(const json_t *root, const json_t *topo, long long r,
-                         json_t *list) {
-  long long(*b)[2] = malloc(2 * MAX_RANGES * sizeof *b);
-  long long(*l)[2] = b + MAX_RANGES;
-  const json_t *rank = gcb_view_rank(root, r);
-  long long gpu = gcb_topo_view_rank_gpu(root, r, NULL);
-  const json_t *g = gcb_topo_view_gpu(topo, gpu);
-  const char *bound = gcb_view_str(rank, "cpu_binding");
-  const char *local = gpu_cpus(topo, g);
-  int nb = b ? cpus_parse(bound, b, MAX_RANGES) : -1;
-  int nl = b ? cpus_parse(local, l, MAX_RANGES) : -1;
-  bool ok = true;
-  if (g != NULL && nb > 0 && nl > 0) {
-    long long pus = cpus_count(b, nb), near = cpus_common(b, nb, l, nl);
-    if (near < pus) {
-      /* worded as the run's own check words it (topo/binding.c) */
-      char what[384], fix[384];
-      const char *kind = near == 0 ? "remote-binding" : "partial-binding";
-      long long numa = gcb_view_int(g, "numa", -1);
-      snprintf(what, sizeof what,
-               "rank %lld: its CPUs %s %s GPU%lld's local CPUs %s (NUMA %lld)",
-               r, bound, near == 0 ? "are all outside" : "are partly outside",
-               gpu, local, numa);
-      snprintf(fix, sizeof fix,
-               "bind it to GPU%lld's local CPUs %s: numactl "
-               "--physcpubind=%s --membind=%lld for this rank; for all ranks "
-               "at once, mpiexec -bind-to core -map-by numa (MPICH/Hydra) or "
-               "srun --cpu-bind=ldoms (Slurm), GPUs in NUMA order",
-               gpu, local, local, numa);
-      ok = json_array_append_new(
-               list, json_pack("{s:s, s:I, s:I, s:s, s:s}", "kind", kind,
-                               "rank", (json_int_t)r, "gpu", (json_int_t)gpu,
-                               "what", what, "fix", fix)) == 0;
-    }
-  }
-  free(b);
-  return ok;
-}
+/* A problem derived from a rank's binding, with its own text. */
+struct derived {
+  struct gcb_model_problem p;
+  char what[384], fix[384];
+};
 
-/* The node's binding problems derived from its ranks; NULL on ENOMEM. */
-static json_t *derived_placement(const json_t *root, const json_t *node) {
-  const json_t *topo = gcb_view_obj(node, "topology"), *e;
-  json_t *list = json_array();
-  size_t i;
-  json_array_foreach(json_object_get(node, "ranks"), i, e) {
-    if (list != NULL &&
-        !rank_binding(root, topo, (long long)json_integer_value(e), list)) {
-      json_decref(list);
-      list = NULL;
-    }
-  }
-  return list;
+/* Fills *d with the rank's binding problem; false when it has none. */
+static bool rank_binding(const struct gcb_model *m,
+                         const struct gcb_model_node *node, long long r,
+                         long long (*b)[2], long long (*l)[2],
+                         struct derived *d) {
+  const struct gcb_model_rank *rank = gcb_model_rank(m, r);
+  long long gpu = gcb_model_rank_gpu(m, r, NULL);
+  const struct gcb_model_gpu *g = gcb_model_gpu(m, node->index, gpu);
+  if (g == NULL)
+    return false;
+  const char *bound = rank != NULL ? rank->cpu_binding : "";
+  const char *local = gpu_cpus(node, g);
+  int nb = cpus_parse(bound, b, MAX_RANGES);
+  int nl = cpus_parse(local, l, MAX_RANGES);
+  if (nb <= 0 || nl <= 0)
+    return false;
+  long long pus = cpus_count(b, nb), near = cpus_common(b, nb, l, nl);
+  if (near >= pus)
+    return false;
+  /* worded as the run's own check words it (topo/binding.c) */
+  snprintf(d->what, sizeof d->what,
+           "rank %lld: its CPUs %s %s GPU%lld's local CPUs %s (NUMA %lld)", r,
+           bound, near == 0 ? "are all outside" : "are partly outside", gpu,
+           local, g->numa);
+  snprintf(d->fix, sizeof d->fix,
+           "bind it to GPU%lld's local CPUs %s: numactl "
+           "--physcpubind=%s --membind=%lld for this rank; for all ranks "
+           "at once, mpiexec -bind-to core -map-by numa (MPICH/Hydra) or "
+           "srun --cpu-bind=ldoms (Slurm), GPUs in NUMA order",
+           gpu, local, local, g->numa);
+  d->p = (struct gcb_model_problem){.kind = near == 0 ? "remote-binding"
+                                                      : "partial-binding",
+                                    .rank = r,
+                                    .other_rank = -1,
+                                    .gpu = gpu,
+                                    .what = d->what,
+                                    .fix = d->fix};
+  return true;
 }
 
 static bool derivable(const char *problem) {
@@ -309,27 +291,45 @@ static bool derivable(const char *problem) {
          strcmp(problem, "partial-binding") == 0;
 }
 
+/* The node's binding problems derived from its ranks, reported. */
+static enum gcb_status derived_problems(const struct gcb__rule_ctx *cx,
+                                        const struct gcb_model_node *node,
+                                        const char *problem) {
+  long long(*b)[2] = malloc(2 * MAX_RANGES * sizeof *b);
+  struct derived *d = malloc((node->nranks + 1) * sizeof *d);
+  struct gcb_model_problem *list = malloc((node->nranks + 1) * sizeof *list);
+  size_t n = 0;
+  enum gcb_status st = GCB_OK;
+  if (b == NULL || d == NULL || list == NULL)
+    st = gcb_err_set(cx->err, GCB_ENOMEM, "analysis: out of memory");
+  for (size_t i = 0; st == GCB_OK && i < node->nranks; i++) {
+    if (rank_binding(cx->doc->model, node, node->ranks[i], b, b + MAX_RANGES,
+                     &d[n])) {
+      list[n] = d[n].p;
+      n++;
+    }
+  }
+  if (st == GCB_OK)
+    st = node_problems(cx, node, list, n, problem);
+  free(b);
+  free(d);
+  free(list);
+  return st;
+}
+
 enum gcb_status gcb__rule_topo_placement(const struct gcb__rule_ctx *cx) {
   const char *problem = gcb__topo_problem_of(cx->kind);
-  const json_t *node;
-  size_t i;
+  const struct gcb_model *m = cx->doc->model;
   if (problem == NULL)
     return gcb_err_set(cx->err, GCB_EINTERNAL, "no placement rule for %s",
                        cx->kind->name);
-  json_array_foreach(json_object_get(cx->doc->root, "nodes"), i, node) {
+  for (size_t i = 0; i < m->nnodes; i++) {
+    const struct gcb_model_node *node = &m->nodes[i];
     enum gcb_status st = GCB_OK;
-    if (gcb__topo_placement_known(node)) {
-      st = node_problems(
-          cx, node,
-          json_object_get(gcb_view_obj(node, "topology"), "placement"),
-          problem);
-    } else if (derivable(problem) && gcb_view_obj(node, "topology") != NULL) {
-      json_t *list = derived_placement(cx->doc->root, node);
-      st = list == NULL
-               ? gcb_err_set(cx->err, GCB_ENOMEM, "analysis: out of memory")
-               : node_problems(cx, node, list, problem);
-      json_decref(list); /* the findings copied its text */
-    }
+    if (gcb__topo_placement_known(node))
+      st = node_problems(cx, node, node->placement, node->nplacement, problem);
+    else if (derivable(problem) && node->has_topology)
+      st = derived_problems(cx, node, problem);
     if (st != GCB_OK)
       return st;
   }

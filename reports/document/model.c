@@ -215,23 +215,88 @@ static void build_run(struct gcb__model_arena *a, const json_t *root,
 
 /* ---- nodes -------------------------------------------------------------- */
 
-static void build_hops(struct gcb__model_arena *a, const json_t *path,
-                       struct gcb_model_gpu *g) {
+/* A pcie_path's hops, in order (NULL with *n 0 when empty, or with the
+ * arena's failure recorded). */
+static struct gcb_model_hop *path_hops(struct gcb__model_arena *a,
+                                       const json_t *path, size_t *n) {
   const json_t *h;
   size_t i;
-  g->nhops = json_array_size(path);
-  g->hops = arena_calloc(a, g->nhops, sizeof *g->hops);
-  if (g->hops == NULL) {
-    g->nhops = 0;
-    return;
-  }
+  struct gcb_model_hop *hops =
+      arena_calloc(a, json_array_size(path), sizeof *hops);
+  *n = hops != NULL ? json_array_size(path) : 0;
   json_array_foreach(path, i, h) {
-    g->hops[i] = (struct gcb_model_hop){.busid = str(h, "busid"),
-                                        .gen = int_or(h, "gen", -1),
-                                        .width = int_or(h, "width", -1),
-                                        .gbps = num(h, "gbps"),
-                                        .link = str(h, "link")};
+    if (hops != NULL)
+      hops[i] = (struct gcb_model_hop){.busid = str(h, "busid"),
+                                       .gen = int_or(h, "gen", -1),
+                                       .width = int_or(h, "width", -1),
+                                       .gbps = num(h, "gbps"),
+                                       .link = str(h, "link")};
   }
+  return hops;
+}
+
+static void build_hops(struct gcb__model_arena *a, const json_t *path,
+                       struct gcb_model_gpu *g) {
+  g->hops = path_hops(a, path, &g->nhops);
+}
+
+/* ---- anB: placement problems, facts, paths, NUMA CPUs ------------------- */
+
+static void build_problems(struct gcb__model_arena *a, const json_t *list,
+                            struct gcb_model_node *n) {
+  const json_t *e;
+  size_t i;
+  n->has_placement = json_is_array(list);
+  n->placement = arena_calloc(a, json_array_size(list), sizeof *n->placement);
+  n->nplacement = n->placement != NULL ? json_array_size(list) : 0;
+  json_array_foreach(list, i, e) {
+    if (n->placement != NULL)
+      n->placement[i] =
+          (struct gcb_model_problem){.kind = str(e, "kind"),
+                                     .rank = int_or(e, "rank", -1),
+                                     .other_rank = int_or(e, "other_rank", -1),
+                                     .gpu = int_or(e, "gpu", -1),
+                                     .what = str(e, "what"),
+                                     .fix = str(e, "fix")};
+  }
+}
+
+static void build_facts(struct gcb__model_arena *a, const json_t *list,
+                        struct gcb_model_node *n) {
+  const json_t *e;
+  size_t i;
+  n->facts = arena_calloc(a, json_array_size(list), sizeof *n->facts);
+  n->nfacts = n->facts != NULL ? json_array_size(list) : 0;
+  json_array_foreach(list, i, e) {
+    if (n->facts != NULL)
+      n->facts[i] = (struct gcb_model_fact){.kind = str(e, "kind"),
+                                            .gpu = int_or(e, "gpu", -1),
+                                            .nic = int_or(e, "nic", -1),
+                                            .text = str(e, "text")};
+  }
+}
+
+static void build_topology_more(struct gcb__model_arena *a, const json_t *topo,
+                                struct gcb_model_node *n) {
+  const json_t *gpus = json_object_get(topo, "gpus"),
+               *nics = json_object_get(topo, "nics"),
+               *numa = json_object_get(topo, "numa_nodes"), *e;
+  size_t i;
+  json_array_foreach(gpus, i, e) {
+    n->gpus[i].host_basis = str(gcb_view_obj(e, "host_link"), "basis");
+  }
+  json_array_foreach(nics, i, e) {
+    n->nics[i].index = int_or(e, "index", -1);
+    n->nics[i].hops =
+        path_hops(a, json_object_get(e, "pcie_path"), &n->nics[i].nhops);
+  }
+  n->numa_cpus = arena_calloc(a, n->nnuma, sizeof *n->numa_cpus);
+  json_array_foreach(numa, i, e) {
+    if (n->numa_cpus != NULL)
+      n->numa_cpus[i] = str(e, "cpus");
+  }
+  build_problems(a, json_object_get(topo, "placement"), n);
+  build_facts(a, json_object_get(topo, "facts"), n);
 }
 
 /* ---- plot: topology facts for the pictures (defined at the end) ---- */
@@ -278,6 +343,7 @@ static void build_topology(struct gcb__model_arena *a, const json_t *topo,
     n->numa[i] = int_or(e, "os_index", -1);
   }
   build_placement(a, topo, n);
+  build_topology_more(a, topo, n); /* anB */
 }
 
 static void build_health(struct gcb__model_arena *a, const json_t *gpus,
@@ -307,7 +373,10 @@ static void build_health(struct gcb__model_arena *a, const json_t *gpus,
         .throttle_slowed = json_is_true(
             json_object_get(json_object_get(e, "throttle"), "slowed")),
         /* ---- anA: throttle reasons ---- */
-        .throttle_reasons = str(gcb_view_obj(e, "throttle"), "reasons")};
+        .throttle_reasons = str(gcb_view_obj(e, "throttle"), "reasons"),
+        /* ---- anB: NVML's maximum link ---- */
+        .pcie_gen_max = int_or(e, "pcie_gen_max", -1),
+        .pcie_width_max = int_or(e, "pcie_width_max", -1)};
   }
 }
 
@@ -797,7 +866,8 @@ static void build_paths(struct gcb__model_arena *a, const json_t *paths,
     return;
   n->npaths = k;
   for (size_t i = 0; i < k; i++) {
-    n->path_devices[i] = json_string_value(json_array_get(devs, i));
+    const char *name = json_string_value(json_array_get(devs, i));
+    n->path_devices[i] = name != NULL ? name : "";
     for (size_t j = 0; j < k; j++) {
       const json_t *c = json_array_get(json_array_get(cls, i), j),
                    *v = json_array_get(json_array_get(gbps, i), j);
@@ -877,7 +947,7 @@ const char *gcb_model_pair_class(const struct gcb_model_node *n, long long a,
   return n->path_class[(size_t)sa * n->npaths + (size_t)sb];
 }
 
-/* ---- rtab: a rank's entry in a case's columns, a rank's topology GPU ---- */
+/* ---- rtab: a rank's entry in a case's columns ---- */
 
 /* The rank of entry i as a sort key: entries without one sort last. */
 static long long col_rank_key(const struct gcb_model_case *c, size_t i) {
@@ -902,18 +972,39 @@ long long gcb_model_col_find(const struct gcb_model_case *c, long long rank) {
   return lo < n && gcb_model_col_rank(c, lo, -1) == rank ? (long long)lo : -1;
 }
 
-long long gcb_model_rank_gpu(const struct gcb_model *m, long long rank) {
-  const struct gcb_model_rank *r = gcb_model_rank(m, rank);
-  const struct gcb_model_node *n =
-      r != NULL ? gcb_model_node(m, r->node) : NULL;
-  if (n == NULL || !n->has_topology || !r->has_device)
+
+/* ---- anB: topology lookups (topo_view.h's, over the model) -------------- */
+
+long long gcb_model_gpu_index(const struct gcb_model *m, long long node,
+                              const char *busid) {
+  const struct gcb_model_node *n = gcb_model_node(m, node);
+  const struct gcb_model_gpu *g = gcb_model_gpu_by_busid(m, node, busid);
+  if (n == NULL || !n->has_topology || g == NULL)
     return -1;
-  if (r->device_bus_id[0] != '\0') {
-    const struct gcb_model_gpu *g =
-        gcb_model_gpu_by_busid(m, r->node, r->device_bus_id);
-    /* the topology's index, else its position (topo_view.c's fallback) */
-    return g == NULL ? -1 : g->index >= 0 ? g->index : (long long)(g - n->gpus);
-  }
-  return gcb_model_gpu(m, r->node, r->device_index) != NULL ? r->device_index
-                                                            : -1;
+  return g->index >= 0 ? g->index : (long long)(g - n->gpus);
+}
+
+long long gcb_model_rank_gpu(const struct gcb_model *m, long long rank,
+                             const struct gcb_model_node **node) {
+  const struct gcb_model_rank *r = gcb_model_rank(m, rank);
+  const struct gcb_model_node *n = gcb_model_node(m, r != NULL ? r->node : -1);
+  if (n != NULL && !n->has_topology)
+    n = NULL;
+  if (node != NULL)
+    *node = n;
+  if (n == NULL || !r->has_device)
+    return -1;
+  if (r->device_bus_id[0] != '\0')
+    return gcb_model_gpu_index(m, n->index, r->device_bus_id);
+  return gcb_model_gpu(m, n->index, r->device_index) != NULL ? r->device_index
+                                                             : -1;
+}
+
+long long gcb_model_gpu_rank(const struct gcb_model *m, long long node,
+                             long long gpu) {
+  const struct gcb_model_node *n = gcb_model_node(m, node);
+  for (size_t i = 0; n != NULL && i < n->nranks; i++)
+    if (gcb_model_rank_gpu(m, n->ranks[i], NULL) == gpu)
+      return n->ranks[i];
+  return -1;
 }

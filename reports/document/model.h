@@ -132,6 +132,8 @@ struct gcb_model_gpu {
   const struct json_t *source; /* migration bridge: the topology entry */
   /* ---- plot: topology facts for the pictures ---- */
   long long pcie_switch; /* index in the node's switches[]; -1 when none */
+  /* ---- anB: the host link's basis (host_link.basis; "" when absent) -- */
+  const char *host_basis;
 };
 
 /* A GPU's health as NVML saw it (nodes[].gpus[]). */
@@ -145,6 +147,8 @@ struct gcb_model_health {
   bool throttle_slowed;
   /* ---- anA: the reasons NVML gave (throttle.reasons; "" when absent) -- */
   const char *throttle_reasons;
+  /* ---- anB: NVML's maximum link (pcie_gen_max, pcie_width_max) ------ */
+  long long pcie_gen_max, pcie_width_max; /* -1 when null/absent */
 };
 
 struct gcb_model_nic {
@@ -152,6 +156,10 @@ struct gcb_model_nic {
   long long numa; /* -1 when unknown */
   /* ---- plot: topology facts for the pictures ---- */
   long long pcie_switch; /* index in the node's switches[]; -1 when none */
+  /* ---- anB: its index and PCIe path (the topology's nics[]) --------- */
+  long long index; /* -1 when unknown */
+  struct gcb_model_hop *hops;
+  size_t nhops;
 };
 
 struct gcb_model_node {
@@ -181,6 +189,13 @@ struct gcb_model_node {
   const char **path_devices;
   const char **path_class;
   double *path_gbps;
+  /* ---- anB: the topology's placement check, facts, NUMA CPUs -------- */
+  bool has_placement; /* topology.placement is an array (maybe empty) */
+  struct gcb_model_problem *placement; /* in document order */
+  size_t nplacement;
+  struct gcb_model_fact *facts; /* topology.facts[] */
+  size_t nfacts;
+  const char **numa_cpus; /* parallel to numa[]: its cpus, "" when absent */
 };
 
 struct gcb_model_rank {
@@ -382,7 +397,7 @@ double gcb_model_pair_gbps(const struct gcb_model_node *n, long long a,
  * as gcb_topo_view_pair_class gives it; "" when unknown. */
 const char *gcb_model_pair_class(const struct gcb_model_node *n, long long a,
                                  long long b);
-/* ---- rtab: a rank's entry in a case's columns, a rank's topology GPU ---- */
+/* ---- rtab: a rank's entry in a case's columns ---- */
 
 /* The entry index of `rank` in c's per-rank columns (the first, when a
  * rank is there twice), -1 if none: gcb_ranks_find (ranks.h) over the
@@ -390,9 +405,37 @@ const char *gcb_model_pair_class(const struct gcb_model_node *n, long long a,
  * rank order). */
 long long gcb_model_col_find(const struct gcb_model_case *c, long long rank);
 
-/* The topology index of the GPU rank `rank` uses (its device matched by
- * bus id, else by index), -1 when unknown: gcb_topo_view_rank_gpu
- * (topo_view.h) over the model. */
-long long gcb_model_rank_gpu(const struct gcb_model *m, long long rank);
+/* ---- anB: the topology's placement problems and facts, topology lookups */
+
+/* A problem of the run's own placement check (topology.placement[]). */
+struct gcb_model_problem {
+  const char *kind;                /* "remote-binding", "shared-gpu", ... */
+  long long rank, other_rank, gpu; /* -1 when null/absent */
+  const char *what, *fix;          /* "" when absent */
+};
+
+/* A fact the topology noted (topology.facts[]: "link-mismatch", ...). */
+struct gcb_model_fact {
+  const char *kind;
+  long long gpu, nic; /* -1 when null/absent */
+  const char *text;
+};
+
+/* The topology's GPU index of the GPU with that bus id on node `node` (its
+ * index, else its position), as gcb_topo_view_gpu_by_busid; -1 if none. */
+long long gcb_model_gpu_index(const struct gcb_model *m, long long node,
+                              const char *busid);
+
+/* The topology GPU a rank uses, as gcb_topo_view_rank_gpu: by the rank's
+ * device bus id when both have one, else its device index when the
+ * topology has such a GPU; -1 without either. *node (when not NULL)
+ * receives the rank's node when it has a topology, else NULL. */
+long long gcb_model_rank_gpu(const struct gcb_model *m, long long rank,
+                             const struct gcb_model_node **node);
+
+/* The lowest-listed rank of node `node` using topology GPU `gpu`, or -1
+ * (gcb_topo_view_gpu_rank). */
+long long gcb_model_gpu_rank(const struct gcb_model *m, long long node,
+                             long long gpu);
 
 #endif

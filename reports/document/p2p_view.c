@@ -88,3 +88,143 @@ void gcb__p2p_busid(const struct gcb__p2p *m, const json_t *c, bool dst,
                size))
     snprintf(buf, size, "GPU%lld", gpu);
 }
+
+/* ---- over the typed model ----------------------------------------------- */
+
+/* The topology GPU of a node with that index, or NULL. */
+static const struct gcb_model_gpu *node_gpu(const struct gcb_model_node *n,
+                                            long long index) {
+  if (index >= 0 && (size_t)index < n->ngpus && n->gpus[index].index == index)
+    return &n->gpus[index];
+  for (size_t i = 0; index >= 0 && i < n->ngpus; i++)
+    if (n->gpus[i].index == index)
+      return &n->gpus[i];
+  return NULL;
+}
+
+bool *gcb__p2p_walk_scratch(const struct gcb_model *m, size_t *n) {
+  *n = m->nnodes + 1;
+  return calloc(*n, sizeof(bool));
+}
+
+bool gcb__p2p_walk_begin(struct gcb__p2p_walk *it, const struct gcb_model *m,
+                         const struct gcb_model_case *c, bool *seen,
+                         size_t nseen) {
+  *it = (struct gcb__p2p_walk){
+      .m = m, .c = c, .seen = seen, .nseen = seen ? nseen : 0};
+  if (c->kind != GCB_BENCH_P2P)
+    return false;
+  if (seen != NULL)
+    memset(seen, 0, nseen * sizeof *seen);
+  return true;
+}
+
+/* A pair end: by bus id when the case names one and the node's topology
+ * has it, else the GPU index. */
+static long long pair_end(const struct gcb__p2p_walk *it, long long node,
+                          const char *bus_key, const char *index_key) {
+  long long g =
+      gcb_model_gpu_index(it->m, node, gcb_model_param_str(it->c, bus_key));
+  double i = gcb_model_param_num(it->c, index_key);
+  return g >= 0 ? g : isnan(i) || i < 0 ? -1 : (long long)i;
+}
+
+/* The node of a per_rank entry: params.node when the case names one,
+ * else the rank's. */
+static long long walk_node(const struct gcb__p2p_walk *it, long long rank) {
+  double n = gcb_model_param_num(it->c, "node");
+  if (!isnan(n))
+    return (long long)n;
+  const struct gcb_model_rank *r = gcb_model_rank(it->m, rank);
+  return r != NULL && r->node >= 0 ? r->node : 0;
+}
+
+bool gcb__p2p_walk_next(struct gcb__p2p_walk *it, struct gcb__p2p_pair *out) {
+  while (it->next < it->c->ranks.n) {
+    size_t i = it->next++;
+    long long rank = gcb_model_col_rank(it->c, i, -1);
+    long long node = walk_node(it, rank);
+    bool known = node >= 0 && (size_t)node < it->nseen;
+    if (known ? it->seen[node] : it->next > 1)
+      continue; /* the node's figure again, for another of its ranks */
+    if (known)
+      it->seen[node] = true;
+    const struct gcb_model_node *at = gcb_model_node(it->m, node);
+    *out = (struct gcb__p2p_pair){
+        .node = node,
+        .rank = rank,
+        .value = gcb_model_col(it->c, GCB_RC_FIG_MEDIAN, i),
+        .at = at != NULL && at->has_topology ? at : NULL};
+    out->src = pair_end(it, node, "src_bus_id", "src");
+    out->dst = pair_end(it, node, "dst_bus_id", "dst");
+    if (out->src >= 0 && out->dst >= 0 && out->src != out->dst &&
+        out->value >= 0)
+      return true;
+  }
+  return false;
+}
+
+void gcb__p2p_pair_busid(const struct gcb__p2p_pair *p,
+                         const struct gcb_model_case *c, bool dst, char *buf,
+                         size_t size) {
+  long long gpu = dst ? p->dst : p->src;
+  const struct gcb_model_gpu *g = p->at != NULL ? node_gpu(p->at, gpu) : NULL;
+  if (g != NULL && g->busid[0] != '\0')
+    gcb_view_copy(buf, size, g->busid);
+  else if (!gcb_busid_canon(
+               gcb_model_param_str(c, dst ? "dst_bus_id" : "src_bus_id"), buf,
+               size))
+    snprintf(buf, size, "GPU%lld", gpu);
+}
+
+/* ---- migration: json callers remain --------------------------------------
+ *
+ * The tree versions of two helpers of the analysis (analyze_rules.h:
+ * gcb__case_p2p_arrow, rules_p2p.c; gcb__case_pcie_direction,
+ * rules_link.c), kept here, out of the analysis, for the renderers, plots
+ * and diagnosis that still pass a tree. Deleted once they read the model.
+ */
+
+const char *gcb__p2p_arrow(const json_t *c) {
+  return strcmp(gcb_view_param_str(c, "direction"), "bidir") == 0 ? "<->"
+                                                                  : "->";
+}
+
+static bool by_design_slower(const json_t *c) {
+  return strcmp(gcb_view_param_str(c, "memory"), "pageable") == 0 ||
+         strcmp(gcb_view_param_str(c, "numa"), "remote") == 0 ||
+         strcmp(gcb_view_param_str(c, "traffic"), "bidir") == 0;
+}
+
+static double case_size(const json_t *c) {
+  double s = gcb_view_param_num(c, "size");
+  return isnan(s) ? gcb_view_param_num(c, "bytes") : s;
+}
+
+static bool largest_of_sweep(const json_t *cases, const json_t *c) {
+  static const char *const skip[] = {"size", "bytes", "count", NULL};
+  char key[512], other[512];
+  const json_t *o;
+  size_t i;
+  double size = case_size(c);
+  if (isnan(size))
+    return true;
+  gcb_view_case_key_except(c, skip, key, sizeof key);
+  json_array_foreach(cases, i, o) {
+    if (o == c || !(case_size(o) > size))
+      continue;
+    gcb_view_case_key_except(o, skip, other, sizeof other);
+    if (strcmp(key, other) == 0)
+      return false;
+  }
+  return true;
+}
+
+const char *gcb__pcie_direction(const json_t *cases, const json_t *c) {
+  const char *dir = gcb_view_param_str(c, "direction");
+  if (gcb_bench_kind_of(c) != GCB_BENCH_PCIE ||
+      (strcmp(dir, "h2d") != 0 && strcmp(dir, "d2h") != 0) ||
+      by_design_slower(c) || !largest_of_sweep(cases, c))
+    return NULL;
+  return dir;
+}

@@ -686,7 +686,7 @@ static void gpu_ranks(const struct gcb_model *m,
   g->nranks = 0;
   for (size_t i = 0; i < node->nranks; i++) {
     long long r = node->ranks[i];
-    long long at = i < NODE_RANKS ? gpu_of[i] : gcb_model_rank_gpu(m, r);
+    long long at = i < NODE_RANKS ? gpu_of[i] : gcb_model_rank_gpu(m, r, NULL);
     if (g->nranks < 4 && at == gpu)
       g->ranks[g->nranks++] = r;
   }
@@ -700,7 +700,7 @@ static void node_rows(const struct gtab *x, size_t d,
   long long gpu_of[NODE_RANKS];
   /* each rank's GPU once per node, not once per GPU of the node */
   for (size_t i = 0; i < node->nranks && i < NODE_RANKS; i++)
-    gpu_of[i] = gcb_model_rank_gpu(m, node->ranks[i]);
+    gpu_of[i] = gcb_model_rank_gpu(m, node->ranks[i], NULL);
   for (size_t i = 0; i < node->ngpus; i++) {
     const struct gcb_model_gpu *gp = &node->gpus[i];
     g.gpu = gp->index >= 0 ? gp->index : (long long)i;

@@ -695,11 +695,15 @@ Test(e2e, the_run_records_its_mpi_probe_each_ranks_blas_and_names_its_mpi) {
                 "DYNAMIC_ARCH): rank 1 runs %s, per-rank difference not seen",
                 core[1]);
   else if (strcasecmp(core[0], "Haswell") != 0) {
-    struct gcb_doc d = {.name = "prov.json", .root = gcb_results_json(r)};
+    struct gcb_model *model = NULL;
     struct gcb_thresholds t;
     gcb_thresholds_default(&t);
     struct gcb_findings fs = {0};
     struct gcb_err err = {0};
+    cr_assert_eq(gcb_model_from_results(r, "prov.json", &model, &err), GCB_OK,
+                 "%s", err.msg); /* the rules read it */
+    struct gcb_doc d = {
+        .name = "prov.json", .root = gcb_results_json(r), .model = model};
     cr_assert_eq(gcb_analyze(&d, 1, &t, &fs, &err), GCB_OK, "%s", err.msg);
     bool named = false;
     for (size_t i = 0; i < fs.n; i++)
@@ -708,6 +712,7 @@ Test(e2e, the_run_records_its_mpi_probe_each_ranks_blas_and_names_its_mpi) {
                strstr(fs.items[i].explanation, "Haswell") != NULL;
     cr_expect(named, "no blas-kernel finding names rank 1's Haswell kernels");
     gcb_findings_free(&fs);
+    gcb_model_free(model);
   }
   char line[256], want[300];
   gcb_view_mpi_line(gcb_results_json(r), line, sizeof line);

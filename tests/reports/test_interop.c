@@ -190,6 +190,7 @@ Test(interop, nvbandwidth_joined_to_a_gcbench_topology_is_judged_by_it) {
   struct gcb_findings f = {0};
   struct gcb_err err = {0};
   gcb_thresholds_default(&t);
+  fx_docs_model(&nv.doc, 1); /* the rules read it */
   cr_assert_eq(gcb_analyze(&nv.doc, 1, &t, &f, &err), GCB_OK);
   const struct gcb_finding *x = NULL;
   cr_assert_eq(kind(&f, "link-bandwidth", &x), 1);
@@ -201,6 +202,7 @@ Test(interop, nvbandwidth_joined_to_a_gcbench_topology_is_judged_by_it) {
   cr_expect_eq(kind(&f, "placement-unbound", &x), 0,
                "bindings nvbandwidth does not record are unknown, not unbound");
   gcb_findings_free(&f);
+  fx_doc_free(&nv.doc);
   gcb_results_free(nv.res);
   gcb_results_free(g.res);
 }
@@ -212,6 +214,7 @@ Test(interop, without_a_topology_the_gpus_are_judged_against_each_other) {
   struct gcb_findings f = {0};
   struct gcb_err err = {0};
   gcb_thresholds_default(&t);
+  fx_docs_model(&nv.doc, 1); /* the rules read it */
   cr_assert_eq(gcb_analyze(&nv.doc, 1, &t, &f, &err), GCB_OK);
   const struct gcb_finding *x = NULL;
   cr_assert_eq(kind(&f, "link-bandwidth", &x), 1);
@@ -219,6 +222,7 @@ Test(interop, without_a_topology_the_gpus_are_judged_against_each_other) {
   cr_assert_eq(kind(&f, "p2p-bandwidth", &x), 1);
   cr_expect_eq(x->where.gpu, 2);
   gcb_findings_free(&f);
+  fx_doc_free(&nv.doc);
   gcb_results_free(nv.res);
 }
 

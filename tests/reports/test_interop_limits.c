@@ -120,7 +120,7 @@ Test(interop_limits, an_excerpt_is_imported_with_its_status_unknown) {
                    "paste.log is an excerpt: it ends at line 3 after 2 row(s) "
                    "of the test whose header is line 1, without the summary "
                    "(# Avg bus bandwidth) a finished run prints");
-  struct gcb_doc d = {.name = "paste.log", .root = root};
+  struct gcb_doc d = fx_doc_of("paste.log", root); /* the rules read it */
   struct gcb_thresholds th;
   struct gcb_findings f = {0};
   gcb_thresholds_default(&th);
@@ -134,6 +134,7 @@ Test(interop_limits, an_excerpt_is_imported_with_its_status_unknown) {
             f.items[i].severity == GCB_SEV_INFO;
   cr_expect(said, "the unknown status is an info");
   gcb_findings_free(&f);
+  fx_doc_free(&d);
   gcb_results_free(r);
   free(t.s);
 }

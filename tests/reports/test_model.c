@@ -508,10 +508,76 @@ Test(model, finds_rank_entries_and_rank_gpus_as_the_views_do) {
                      fixtures[f], i, rank);
     }
     for (long long rank = -1; rank <= (long long)m->nranks; rank++)
-      cr_expect_eq(gcb_model_rank_gpu(m, rank),
+      cr_expect_eq(gcb_model_rank_gpu(m, rank, NULL),
                    gcb_topo_view_rank_gpu(root, rank, NULL), "%s rank %lld",
                    fixtures[f], rank);
     fx_doc_free(&d);
+    gcb_results_free(r);
+    free(text);
+  }
+}
+
+/* ---- anB: the topology lookups give topo_view.h's answers --------------- */
+
+static void expect_topology(const json_t *root, const char *doc) {
+  struct gcb_doc d = fx_doc_of(doc, root);
+  const struct gcb_model *m = d.model;
+  for (size_t r = 0; r < m->nranks; r++) {
+    long long rank = m->ranks[r].rank;
+    const json_t *t;
+    const struct gcb_model_node *n;
+    cr_expect_eq(gcb_model_rank_gpu(m, rank, &n),
+                 gcb_topo_view_rank_gpu(root, rank, &t), "%s: rank %lld", doc,
+                 rank);
+    cr_expect_eq(n != NULL, t != NULL, "%s: rank %lld", doc, rank);
+  }
+  for (size_t i = 0; i < m->nnodes; i++) {
+    const struct gcb_model_node *n = &m->nodes[i];
+    const json_t *topo = gcb_topo_view(root, n->index);
+    cr_expect_eq(n->has_placement,
+                 json_is_array(json_object_get(topo, "placement")));
+    cr_expect_eq(n->nplacement,
+                 json_array_size(json_object_get(topo, "placement")));
+    cr_expect_eq(n->nfacts, json_array_size(json_object_get(topo, "facts")));
+    for (long long a = -1; a <= (long long)n->ngpus; a++) {
+      cr_expect_eq(gcb_model_gpu_rank(m, n->index, a),
+                   gcb_topo_view_gpu_rank(root, n->index, a));
+      for (long long b = -1; b <= (long long)n->ngpus; b++) {
+        double x = gcb_model_pair_gbps(n, a, b),
+               y = gcb_topo_view_pair_gbps(topo, a, b);
+        cr_expect(isnan(x) ? isnan(y) : x == y, "%s: %lld-%lld", doc, a, b);
+        cr_expect_str_eq(gcb_model_pair_class(n, a, b),
+                         gcb_topo_view_pair_class(topo, a, b));
+      }
+    }
+    for (size_t k = 0; k < n->nhealth; k++) {
+      const json_t *h = gcb_topo_view_health(root, n->index, n->health[k].bus_id);
+      cr_expect_eq(
+          gcb_model_health_by_busid(m, n->index, n->health[k].bus_id) != NULL,
+          h != NULL);
+      cr_expect_eq(n->health[k].pcie_gen_max,
+                   gcb_view_int(h, "pcie_gen_max", -1));
+      cr_expect_eq(n->health[k].pcie_width_max,
+                   gcb_view_int(h, "pcie_width_max", -1));
+    }
+  }
+  fx_doc_free(&d);
+}
+
+Test(model, topology_lookups_give_the_topology_views_answers) {
+  static const char *const files[] = {"report-gpu8.json", "report-fixture.json",
+                                      "results-valid-v2.json"};
+  for (size_t f = 0; f < sizeof files / sizeof *files; f++) {
+    char path[512];
+    size_t len;
+    snprintf(path, sizeof path, "%s/%s", GCB_TEST_DATA, files[f]);
+    char *text = fx_slurp(path, &len);
+    cr_assert_not_null(text, "%s", path);
+    struct gcb_results *r = NULL;
+    struct gcb_err err = {0};
+    cr_assert_eq(gcb_results_parse(text, len, files[f], &r, &err), GCB_OK,
+                 "%s", err.msg);
+    expect_topology(gcb_results_json(r), files[f]);
     gcb_results_free(r);
     free(text);
   }

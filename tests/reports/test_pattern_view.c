@@ -136,7 +136,7 @@ static size_t count_kind(const struct gcb_findings *f, const char *kind,
 
 Test(pattern_view, findings_name_the_straggler_skew_placement_and_bubble) {
   json_t *doc = doc_with_patterns();
-  struct gcb_doc d = {.name = "run.json", .root = doc};
+  struct gcb_doc d = fx_doc_of("run.json", doc); /* the rules read it */
   struct gcb_thresholds t;
   gcb_thresholds_default(&t);
   struct gcb_findings f = {0};
@@ -155,6 +155,7 @@ Test(pattern_view, findings_name_the_straggler_skew_placement_and_bubble) {
   /* dp overlaps (0.75 - 0.5) / 2 = 12.5 % on average: below 50 %. */
   cr_expect_eq(count_kind(&f, "pattern-overlap", -1, &sev), 1);
   gcb_findings_free(&f);
+  fx_doc_free(&d);
   json_decref(doc);
 }
 
@@ -241,7 +242,7 @@ Test(pattern_view, overlap_is_clipped_exposed_never_negative_noise_shown) {
   gcb_pattern_groups_free(&gs);
   /* The report's sentence says so, never a negative or manufactured
    * percentage. */
-  struct gcb_doc d = {.name = "run.json", .root = doc};
+  struct gcb_doc d = fx_doc_of("run.json", doc); /* the rules read it */
   struct gcb_thresholds t;
   gcb_thresholds_default(&t);
   struct gcb_findings f = {0};
@@ -260,5 +261,6 @@ Test(pattern_view, overlap_is_clipped_exposed_never_negative_noise_shown) {
   }
   cr_expect_eq(overlap, 1);
   gcb_findings_free(&f);
+  fx_doc_free(&d);
   json_decref(doc);
 }
