@@ -103,60 +103,72 @@ static double m_figure(const struct gcb_model_case *c,
  * and NAN never meets a bound: a busbw check on a gemm case fails loudly
  * rather than passing. */
 const struct gcb_metric gcb_metrics[] = {
-    {"median", "median over ranks of the figure", false, NULL, m_median, NULL},
-    {"mean", "mean over ranks of the figure", false, NULL, m_mean, NULL},
-    {"min", "lowest rank's figure", false, NULL, m_min, NULL},
-    {"max", "highest rank's figure", false, NULL, m_max, NULL},
+    {"median", "median over ranks of the figure", false, NULL, m_median, NULL,
+     GCB_AT_CASE},
+    {"mean", "mean over ranks of the figure", false, NULL, m_mean, NULL,
+     GCB_AT_CASE},
+    {"min", "lowest rank's figure", false, NULL, m_min, NULL, GCB_AT_CASE},
+    {"max", "highest rank's figure", false, NULL, m_max, NULL, GCB_AT_CASE},
     {"per_rank", "every rank's figure (failures name the rank)", true, NULL,
-     m_per_rank, NULL},
+     m_per_rank, NULL, GCB_AT_CASE},
     {"imbalance_pct", "(max - mean) / max of per-rank times", false, "%",
-     m_imbalance, NULL},
-    {"cv_pct", "stdev / mean of the ranks' figures", false, "%", m_cv, NULL},
+     m_imbalance, NULL, GCB_AT_LATE_RANK},
+    {"cv_pct", "stdev / mean of the ranks' figures", false, "%", m_cv, NULL,
+     GCB_AT_CASE},
     {"time_us", "every rank's median time per operation", true, "us", m_time_us,
-     NULL},
-    {"wrong", "wrong values, summed over ranks", false, "values", m_wrong,
-     NULL},
+     NULL, GCB_AT_CASE},
+    {"wrong", "wrong values, summed over ranks", false, "values", m_wrong, NULL,
+     GCB_AT_CASE},
     {"busbw", "bus bandwidth (collectives, nccl-tests)", false, "GB/s", m_busbw,
-     NULL},
-    {"algbw", "algorithm bandwidth (collectives)", false, "GB/s", m_algbw,
-     NULL},
+     NULL, GCB_AT_CASE},
+    {"algbw", "algorithm bandwidth (collectives)", false, "GB/s", m_algbw, NULL,
+     GCB_AT_CASE},
+    /* The diagnosis names a late_us miss's late rank (diagnose.c,
+     * at_late_rank); the finding stays the case's, as the reports show it. */
     {"late_us", "mean lateness of the latest rank (collectives)", false, "us",
-     m_late_us, NULL},
+     m_late_us, NULL, GCB_AT_CASE},
     {"figure", "a figure as another tool printed it (imported cases)", false,
-     NULL, m_figure, NULL},
+     NULL, m_figure, NULL, GCB_AT_CASE},
     /* Training patterns (docs/PATTERNS.md), on any part case of a
      * pattern variant (NAN elsewhere). */
     {"pattern_overlap_pct",
      "overlap per rank, 0-100 (pattern; none when not measurable)", true, "%",
-     NULL, gcb__m_pattern_overlap},
+     NULL, gcb__m_pattern_overlap, GCB_AT_CASE},
     {"pattern_exposed_pct",
      "exposed communication share of the step per "
      "rank (pattern)",
-     true, "%", NULL, gcb__m_pattern_exposed},
+     true, "%", NULL, gcb__m_pattern_exposed, GCB_AT_CASE},
     {"pattern_compute_slowdown_pct",
      "compute slowed by communication, per "
      "rank (pattern)",
-     true, "%", NULL, gcb__m_pattern_comp_slowdown},
+     true, "%", NULL, gcb__m_pattern_comp_slowdown, GCB_AT_CASE},
     {"pattern_comm_slowdown_pct",
      "communication slowed by compute, per "
      "rank (pattern)",
-     true, "%", NULL, gcb__m_pattern_comm_slowdown},
+     true, "%", NULL, gcb__m_pattern_comm_slowdown, GCB_AT_CASE},
     {"pattern_bubble_pct", "pipeline bubble per rank (pattern pp)", true, "%",
-     NULL, gcb__m_pattern_bubble},
+     NULL, gcb__m_pattern_bubble, GCB_AT_CASE},
     {"pattern_imbalance_pct", "step imbalance (max - mean) / max (pattern)",
-     false, "%", NULL, gcb__m_pattern_imbalance},
+     false, "%", NULL, gcb__m_pattern_imbalance, GCB_AT_CASE},
     {"pattern_compute_imbalance_pct",
      "imbalance of compute within the step: "
      "the straggler's margin (pattern)",
-     false, "%", NULL, gcb__m_pattern_busy_imbalance},
+     false, "%", NULL, gcb__m_pattern_busy_imbalance, GCB_AT_CASE},
     {"pattern_skew_cost_pct", "step slowdown under routing skew (pattern ep)",
-     false, "%", NULL, gcb__m_pattern_skew_cost},
+     false, "%", NULL, gcb__m_pattern_skew_cost, GCB_AT_CASE},
     {"pattern_placement_cost_pct",
      "step slowdown of tp across nodes "
      "(pattern tp, outer)",
-     false, "%", NULL, gcb__m_pattern_placement_cost},
-    {NULL, NULL, false, NULL, NULL, NULL},
+     false, "%", NULL, gcb__m_pattern_placement_cost, GCB_AT_CASE},
+    {NULL, NULL, false, NULL, NULL, NULL, GCB_AT_CASE},
 };
+
+const struct gcb_metric *gcb_metric_find(const char *name) {
+  for (const struct gcb_metric *m = gcb_metrics; m->name; m++)
+    if (strcmp(m->name, name) == 0)
+      return m;
+  return NULL;
+}
 
 static bool same_value(const struct gcb_check_param *want,
                        const struct gcb_mvalue *have) {
@@ -226,17 +238,30 @@ struct eval {
   bool judged[GCB_MAX_BOUNDS]; /* some document could evaluate the bound */
 };
 
+/* The rank a case-wide metric's miss lies at: the case's late rank for
+ * lateness and imbalance when the document names one (what the case
+ * states of its communicator, not the rank whose figure is lowest by
+ * noise); -1 (the case, its run) otherwise. */
+static long long case_rank(const struct gcb_metric *m,
+                           const struct gcb_model_case *c) {
+  return m->at == GCB_AT_LATE_RANK ? c->summary.late_rank : -1;
+}
+
+/* A miss of bound b by value v: of entry `rank` for a per-rank metric
+ * (named in the text), -1 for a case-wide one (placed by case_rank). */
 static enum gcb_status miss(struct eval *ev, const struct gcb_bound *b,
                             double v, long long rank) {
   const struct gcb_criterion *k = &ev->cr->checks[ev->check];
-  struct gcb_finding *f = gcb_findings_push(ev->out, GCB_SEV_FAIL, GCB_KIND(CRITERION));
+  struct gcb_finding *f =
+      gcb_findings_push(ev->out, GCB_SEV_FAIL, GCB_KIND(CRITERION));
   if (f == NULL)
     return gcb_err_set(ev->err, GCB_ENOMEM, "criteria: out of memory");
   ev->result->failed++;
-  if (rank >= 0) {
+  long long at = rank >= 0 ? rank : case_rank(b->metric, ev->c);
+  if (at >= 0) {
     struct gcb_place place;
-    gcb_model_place(ev->m, rank, &place);
-    gcb_finding_at_place(f, ev->doc, rank, &place);
+    gcb_model_place(ev->m, at, &place);
+    gcb_finding_at_place(f, ev->doc, at, &place);
   }
   f->where.doc = ev->doc;
   gcb_model_case_title(ev->c, f->where.subject, sizeof f->where.subject);
@@ -417,7 +442,8 @@ static enum gcb_status unmatched(struct eval *ev) {
   const struct gcb_criterion *k = &ev->cr->checks[ev->check];
   if (ev->cr->builtin)
     return builtin_na(ev, NULL);
-  struct gcb_finding *f = gcb_findings_push(ev->out, GCB_SEV_FAIL, GCB_KIND(CRITERION));
+  struct gcb_finding *f =
+      gcb_findings_push(ev->out, GCB_SEV_FAIL, GCB_KIND(CRITERION));
   if (f == NULL)
     return gcb_err_set(ev->err, GCB_ENOMEM, "criteria: out of memory");
   f->check = (int)ev->check;

@@ -8,8 +8,10 @@
 #include <criterion/criterion.h>
 #include <jansson.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "reports/analysis/kinds.h"
 #include "reports/criteria/expect.h"
 #include "tests/reports/report_fixture.h"
 
@@ -155,4 +157,75 @@ Test(skus, two_models_in_one_run_are_not_judged_by_either) {
   fx_doc_free(&d[1]);
   json_decref(a);
   json_decref(b);
+}
+
+/* The NVLink check of an H200 run whose p2p cases carry `fig` at `bytes`
+ * as gcbench's p2p writes them (a "bytes" param, no "size"); `key` the
+ * size param's name. Returns the NVLink check's outcome. */
+static enum gcb_check_outcome nvlink_outcome(const char *key, double bytes,
+                                             double fig, char *name,
+                                             size_t size) {
+  json_t *root = doc_of("cuda", "NVIDIA H200");
+  char params[128];
+  snprintf(params, sizeof params,
+           "{\"mode\": \"ce\", \"src\": 0, \"dst\": 1, \"path\": \"NV18\", "
+           "\"%s\": %.0f}",
+           key, bytes);
+  json_array_append_new(
+      json_object_get(root, "cases"),
+      fx_case("p2p", "ce uni 0->1", params, "GB/s", &fig, 1, 0.01, NULL));
+  struct gcb_doc d = fx_doc_of("doc.json", root);
+  struct gcb_criteria *cr = NULL;
+  struct gcb_err err = {0};
+  char line[256];
+  cr_assert_eq(gcb_expect_builtin(&d, 1, &cr, line, sizeof line, &err), GCB_OK,
+               "%s", err.msg);
+  cr_assert_not_null(cr, "%s", line);
+  size_t k = 0;
+  while (k < cr->nchecks && strncmp(cr->checks[k].name, "NVLink", 6) != 0)
+    k++;
+  cr_assert_lt(k, cr->nchecks, "no NVLink check");
+  snprintf(name, size, "%s", cr->checks[k].name);
+  struct gcb_check_result *res = calloc(cr->nchecks, sizeof *res);
+  struct gcb_findings f = {0};
+  cr_assert_eq(gcb_criteria_evaluate(cr, &d, 1, res, &f, &err), GCB_OK);
+  enum gcb_check_outcome o = gcb_check_outcome(cr, &res[k]);
+  if (o == GCB_CHECK_NA) {
+    bool said = false;
+    for (size_t i = 0; i < f.n; i++)
+      said |= f.items[i].check == (int)k &&
+              f.items[i].kind == GCB_KIND(CRITERION_NA) &&
+              strstr(f.items[i].explanation, "did not measure") != NULL;
+    cr_expect(said, "the n/a is said, not silent");
+  }
+  free(res);
+  gcb_findings_free(&f);
+  gcb_criteria_free(cr);
+  fx_doc_free(&d);
+  json_decref(root);
+  return o;
+}
+
+/* Issue 26: gcbench's p2p writes the copy's size as "bytes", converted
+ * and older documents as "size": the NVLink expectation judges either,
+ * and what was not measured at a size that counts is n/a, said so. */
+Test(skus, the_nvlink_check_reads_a_p2p_size_as_bytes_or_size) {
+  static const struct {
+    const char *key;
+    double bytes, fig;
+    enum gcb_check_outcome want;
+    const char *name;
+  } rows[] = {
+      {"bytes", 268435456, 400, GCB_CHECK_PASS, "bytes 268435456"},
+      {"bytes", 268435456, 100, GCB_CHECK_FAIL, "bytes 268435456"},
+      {"size", 268435456, 100, GCB_CHECK_FAIL, "size 268435456"},
+      {"bytes", 1048576, 400, GCB_CHECK_NA, "not measured"},
+  };
+  for (size_t r = 0; r < sizeof rows / sizeof *rows; r++) {
+    char name[128];
+    enum gcb_check_outcome o = nvlink_outcome(rows[r].key, rows[r].bytes,
+                                              rows[r].fig, name, sizeof name);
+    cr_expect_eq(o, rows[r].want, "row %zu: %s", r, name);
+    cr_expect_not_null(strstr(name, rows[r].name), "row %zu: %s", r, name);
+  }
 }
