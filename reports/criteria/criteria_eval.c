@@ -11,9 +11,7 @@
 #include "reports/analysis/diagnose.h"
 #include "reports/criteria/criteria.h"
 #include "reports/document/model.h"
-#include "reports/document/p2p_view.h"
 #include "reports/document/ranks.h"
-#include "reports/document/topo_view.h"
 
 static double m_median(const struct gcb_model_case *c,
                        const struct gcb_model_columns *r, size_t i) {
@@ -178,17 +176,40 @@ static bool same_value(const struct gcb_check_param *want,
   return have->type == GCB_MV_STRING && strcmp(want->str, have->text) == 0;
 }
 
+/* A pair end of p2p case c measured on `node`: by bus id when the case
+ * names one the node's topology has, else the GPU index param (as
+ * p2p_view.h finds it). */
+static long long end_gpu(const struct gcb_model *doc, long long node,
+                         const struct gcb_model_case *c, const char *bus_key,
+                         const char *index_key) {
+  const struct gcb_model_node *n = gcb_model_node(doc, node);
+  const struct gcb_model_gpu *g =
+      gcb_model_gpu_by_busid(doc, node, gcb_model_param_str(c, bus_key));
+  if (n != NULL && g != NULL)
+    return g->index >= 0 ? g->index : (long long)(g - n->gpus);
+  double i = gcb_model_param_num(c, index_key);
+  return isnan(i) || i < 0 ? -1 : (long long)i;
+}
+
 /* The path class of a p2p case that does not record one, from the
- * topology of the node that measured it (the first); "" when unknown. */
+ * topology of the node that measured it (its first per-rank entry's: the
+ * case's "node" param, else the rank's node); "" when unknown. */
 static const char *derived_path(const struct gcb_model *doc,
                                 const struct gcb_model_case *c) {
-  struct gcb__p2p_iter it;
-  struct gcb__p2p m;
-  /* migration bridge: the p2p walk still reads the tree (p2p_view.h) */
-  if (doc == NULL || !gcb__p2p_begin(&it, doc->source, c->source, NULL, 0) ||
-      !gcb__p2p_next(&it, &m))
+  if (doc == NULL || c->kind != GCB_BENCH_P2P || c->ranks.n == 0)
     return "";
-  return gcb_topo_view_pair_class(m.topo, m.src, m.dst);
+  double pn = gcb_model_param_num(c, "node");
+  const struct gcb_model_rank *r =
+      gcb_model_rank(doc, gcb_model_col_rank(c, 0, -1));
+  long long node = !isnan(pn) ? (long long)pn : r != NULL ? r->node : -1;
+  if (node < 0)
+    node = 0;
+  long long src = end_gpu(doc, node, c, "src_bus_id", "src"),
+            dst = end_gpu(doc, node, c, "dst_bus_id", "dst");
+  if (src < 0 || dst < 0 || src == dst ||
+      !(gcb_model_col(c, GCB_RC_FIG_MEDIAN, 0) >= 0))
+    return "";
+  return gcb_model_pair_class(gcb_model_node(doc, node), src, dst);
 }
 
 bool gcb_check_matches_in(const struct gcb_criterion *k,

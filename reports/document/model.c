@@ -233,6 +233,25 @@ static void build_hops(struct gcb__model_arena *a, const json_t *path,
   }
 }
 
+/* ---- crit: the topology's GPU pair classes ---- */
+static void build_paths(struct gcb__model_arena *a, const json_t *paths,
+                        struct gcb_model_node *n) {
+  const json_t *devs = json_object_get(paths, "devices"),
+               *matrix = json_object_get(paths, "matrix");
+  size_t nd = json_array_size(devs);
+  n->path_devices = arena_calloc(a, nd, sizeof *n->path_devices);
+  n->path_class = arena_calloc(a, nd * nd, sizeof *n->path_class);
+  if (a->failed || nd == 0)
+    return;
+  n->npath_devices = nd;
+  for (size_t i = 0; i < nd; i++) {
+    n->path_devices[i] = json_string_value(json_array_get(devs, i));
+    for (size_t j = 0; j < nd; j++)
+      n->path_class[i * nd + j] =
+          json_string_value(json_array_get(json_array_get(matrix, i), j));
+  }
+}
+
 static void build_topology(struct gcb__model_arena *a, const json_t *topo,
                            struct gcb_model_node *n) {
   const json_t *gpus = json_object_get(topo, "gpus"),
@@ -272,6 +291,7 @@ static void build_topology(struct gcb__model_arena *a, const json_t *topo,
   json_array_foreach(numa, i, e) {
     n->numa[i] = int_or(e, "os_index", -1);
   }
+  build_paths(a, gcb_view_obj(topo, "paths"), n);
 }
 
 static void build_health(struct gcb__model_arena *a, const json_t *gpus,
@@ -707,8 +727,8 @@ bool gcb_model_case_is_latency(const struct gcb_model_case *c) {
 
 /* ---- GPUs --------------------------------------------------------------- */
 
-const struct gcb_model_case *
-gcb_model_case_of_source(const struct gcb_model *m, const struct json_t *c) {
+const struct gcb_model_case *gcb_model_case_of_source(const struct gcb_model *m,
+                                                      const struct json_t *c) {
   for (size_t i = 0; m != NULL && c != NULL && i < m->ncases; i++)
     if (m->cases[i].source == c)
       return &m->cases[i];
@@ -741,4 +761,35 @@ const struct gcb_model_gpu *gcb_model_gpu_by_busid(const struct gcb_model *m,
         have.dev == want.dev && have.func == want.func)
       return &n->gpus[i];
   return NULL;
+}
+
+/* ---- crit: GPU pair classes ---------------------------------------------- */
+
+/* The slot of "GPU<index>" in paths.devices: its own index when it sits
+ * there (the common case), else found by name; -1 when absent. */
+static long long path_slot(const struct gcb_model_node *n, long long index) {
+  char name[32];
+  if (index < 0)
+    return -1;
+  snprintf(name, sizeof name, "GPU%lld", index);
+  const char *at =
+      (size_t)index < n->npath_devices ? n->path_devices[index] : NULL;
+  if (at != NULL && strcmp(at, name) == 0)
+    return index;
+  for (size_t i = 0; i < n->npath_devices; i++)
+    if (n->path_devices[i] != NULL && strcmp(n->path_devices[i], name) == 0)
+      return (long long)i;
+  return -1;
+}
+
+const char *gcb_model_pair_class(const struct gcb_model_node *n, long long a,
+                                 long long b) {
+  if (n == NULL)
+    return "";
+  long long sa = path_slot(n, a), sb = path_slot(n, b);
+  const char *s =
+      sa < 0 || sb < 0
+          ? NULL
+          : n->path_class[(size_t)sa * n->npath_devices + (size_t)sb];
+  return s != NULL ? s : "";
 }

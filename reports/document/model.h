@@ -162,6 +162,12 @@ struct gcb_model_node {
   struct gcb_model_health *health; /* nodes[].gpus[] */
   size_t nhealth;
   const struct json_t *topology; /* migration bridge; NULL without */
+  /* ---- crit: the topology's GPU pair classes (topology.paths) ---- */
+  const char **path_devices; /* paths.devices ("GPU0"; NULL: not a string) */
+  size_t npath_devices;
+  /* paths.matrix, npath_devices x npath_devices row by row: "NV18",
+   * "PIX", ... (NULL where the cell is absent or not a string) */
+  const char **path_class;
 };
 
 struct gcb_model_rank {
@@ -327,5 +333,13 @@ const struct gcb_model_gpu *gcb_model_gpu(const struct gcb_model *m,
 const struct gcb_model_gpu *gcb_model_gpu_by_busid(const struct gcb_model *m,
                                                    long long node,
                                                    const char *busid);
+
+/* ---- crit: GPU pair classes -------------------------------------------- */
+
+/* The path class of GPUs a and b (topology indices) of a node, as
+ * gcb_topo_view_pair_class reads it ("NV18", "PIX", "SYS"); "" when the
+ * node's topology does not know the pair. */
+const char *gcb_model_pair_class(const struct gcb_model_node *n, long long a,
+                                 long long b);
 
 #endif
