@@ -229,3 +229,42 @@ Test(skus, the_nvlink_check_reads_a_p2p_size_as_bytes_or_size) {
     cr_expect_not_null(strstr(name, rows[r].name), "row %zu: %s", r, name);
   }
 }
+
+/* Each embedded file reads into the typed SKU the expectations are built
+ * from, every figure there; a file that is not gcbench.sku/1 is refused,
+ * named. */
+Test(skus, every_file_reads_typed) {
+  for (const struct gcb__sku_file *f = gcb__skus; f->name; f++) {
+    struct gcb_sku s;
+    struct gcb_err err = {0};
+    cr_assert_eq(gcb_sku_parse(f, &s, &err), GCB_OK, "%s", err.msg);
+    json_t *sku = load(f);
+    cr_expect_str_eq(s.sku, json_string_value(json_object_get(sku, "sku")));
+    cr_expect_eq(s.nmodels, json_array_size(json_object_get(sku, "models")),
+                 "%s", f->name);
+    cr_expect_eq(s.ngemm, json_array_size(json_object_get(sku, "gemm")), "%s",
+                 f->name);
+    for (size_t g = 0; g < s.ngemm; g++)
+      cr_expect(s.gemm[g].dtype[0] != '\0' && s.gemm[g].peak_tflops > 0, "%s",
+                f->name);
+    cr_expect_eq(s.has_membw, json_object_get(sku, "membw") != NULL);
+    cr_expect_eq(s.has_pcie, json_object_get(sku, "pcie") != NULL);
+    cr_expect_eq(s.has_nvlink, json_object_get(sku, "nvlink") != NULL);
+    cr_expect(!s.has_membw || s.membw_peak_gbs > 0, "%s", f->name);
+    cr_expect(!s.has_pcie || (s.pcie_gen >= 3 && s.pcie_width > 0), "%s",
+              f->name);
+    cr_expect(!s.has_nvlink || (s.nvlink_links > 0 && s.nvlink_total_gbs > 0),
+              "%s", f->name);
+    const double fr[] = {s.frac_gemm, s.frac_membw, s.frac_pcie, s.frac_nvlink};
+    for (size_t k = 0; k < 4; k++)
+      cr_expect(fr[k] > 0.3 && fr[k] < 1, "%s: fraction %zu", f->name, k);
+    json_decref(sku);
+  }
+  static const char bad[] = "{\"schema\": \"gcbench.criteria/1\"}";
+  const struct gcb__sku_file f = {"bad.json", bad, sizeof bad - 1};
+  struct gcb_sku s;
+  struct gcb_err err = {0};
+  cr_expect_eq(gcb_sku_parse(&f, &s, &err), GCB_EINTERNAL);
+  cr_expect(strstr(err.msg, "bad.json is not gcbench.sku/1") != NULL, "%s",
+            err.msg);
+}
