@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "common/pcie.h"
-#include "reports/analysis/kinds.h"
 #include "reports/document/model.h"
 
 #define MAX_MODELS 8
