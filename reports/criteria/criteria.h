@@ -7,12 +7,14 @@
  *
  * Reading is strict, because the file is written by hand: unknown fields,
  * unknown metrics and misspelt thresholds are errors, each reported as
- * "file:line:column: path: problem".
+ * "file:line:column: path: problem". The file's syntax is read at the edge
+ * (reports/document/criteria_file.c), which fills the typed criteria
+ * below; evaluation (criteria_eval.c) reads only the documents' typed
+ * models.
  */
 #ifndef GCB_CRITERIA_H
 #define GCB_CRITERIA_H
 
-#include <jansson.h>
 #include <stdbool.h>
 
 #include "reports/analysis/analyze.h"
@@ -25,6 +27,13 @@
 /* A figure a check can bound, computed from a typed case (model.h) and,
  * for per-rank metrics, entry i of its per-rank columns (ranks NULL when
  * the case has none). */
+/* Where a miss of a case-wide metric lies. */
+enum gcb_metric_at {
+  GCB_AT_CASE,      /* the case: its document */
+  GCB_AT_LATE_RANK, /* the case's late rank (summary.late_rank) when the
+                       document names one, else the case */
+};
+
 struct gcb_metric {
   const char *name; /* "median", "per_rank", "imbalance_pct" */
   const char *what; /* for docs and messages */
@@ -37,6 +46,11 @@ struct gcb_metric {
    * document (NULL: none) and the index of the rank's per-rank entry. */
   double (*value_in)(const struct gcb_model *doc,
                      const struct gcb_model_case *c, size_t i);
+  /* A case-wide metric's miss (per_rank false): where it lies. Arrival
+   * lateness and imbalance are what the document states of the case (of
+   * its communicator); the rank it blames is its late rank, never the
+   * rank whose figure happens to be lowest. */
+  enum gcb_metric_at at;
 };
 
 /* Training-pattern metrics (criteria_pattern.c): rows of gcb_metrics. */
@@ -57,6 +71,9 @@ GCB__PATTERN_METRIC(placement_cost)
 /* The metrics, terminated by a NULL name. */
 extern const struct gcb_metric gcb_metrics[];
 
+/* The metric named `name`, or NULL. */
+const struct gcb_metric *gcb_metric_find(const char *name);
+
 struct gcb_bound {
   const struct gcb_metric *metric;
   bool is_min; /* true: value >= limit; false: value <= limit */
@@ -65,7 +82,7 @@ struct gcb_bound {
 
 /* A parameter a check asks for: a string or a number. */
 struct gcb_check_param {
-  const char *key; /* borrowed from the criteria's JSON */
+  const char *key; /* owned by the criteria (gcb_criteria_keep) */
   bool is_num;
   double num;
   const char *str; /* NULL for a number */
@@ -73,25 +90,55 @@ struct gcb_check_param {
 
 struct gcb_criterion {
   char name[128];    /* as given, or generated from bench and params */
-  const char *bench; /* borrowed from the criteria's JSON */
+  const char *bench; /* owned by the criteria (gcb_criteria_keep) */
   struct gcb_check_param *params; /* in the file's order; owned */
   size_t nparams;
-  const char *unit; /* NULL: any unit */
+  const char *unit; /* NULL: any unit; owned by the criteria */
   struct gcb_bound bounds[GCB_MAX_BOUNDS];
   size_t nbounds;
 };
 
+struct gcb__criteria_string;
+
 struct gcb_criteria {
-  const char *path;
-  const char *name;                 /* "" when the file has none */
+  const char *path;                 /* owned */
+  const char *name;                 /* "" when the file has none; owned */
   struct gcb_thresholds thresholds; /* defaults, overridden by the file */
   struct gcb_criterion *checks;
   size_t nchecks;
-  json_t *root; /* owns every borrowed string */
+  struct gcb__criteria_string *strings; /* owns every string above */
   /* Built-in expectations (expect.h): a check or bound that nothing
    * measured is n/a, not a miss; they judge only what the run measured. */
   bool builtin;
 };
+
+/* ---- building criteria (the file's reader, built-in expectations) ---- */
+
+/* Empty criteria shown by `path` (copied): no checks, thresholds at
+ * gcb_thresholds_default. NULL when memory runs out. */
+struct gcb_criteria *gcb_criteria_new(const char *path);
+
+/* A copy of s that cr owns (freed with it); NULL when memory runs out. */
+const char *gcb_criteria_keep(struct gcb_criteria *cr, const char *s);
+
+/* A new zeroed check appended to cr->checks (nchecks counts it); NULL when
+ * memory runs out. The pointer lasts until the next check is added. */
+struct gcb_criterion *gcb_criteria_add_check(struct gcb_criteria *cr);
+
+/* Appends a param to check k: a number (str NULL) or a string, key and
+ * string copied into cr. False when memory runs out. */
+bool gcb_criterion_add_param(struct gcb_criteria *cr, struct gcb_criterion *k,
+                             const char *key, double num, const char *str);
+
+/* Names k after its bench and params: "gemm dtype=fp32 m=256". */
+void gcb_criterion_default_name(struct gcb_criterion *k);
+
+/* Whether no run can meet k's bounds (a minimum above the maximum of the
+ * same metric, a negative maximum): `what` says why. */
+bool gcb_criterion_impossible(const struct gcb_criterion *k, char *what,
+                              size_t size);
+
+/* ---- reading (reports/document/criteria_file.c) ----------------------- */
 
 /*
  * Reads and validates a criteria file. Thresholds start from

@@ -11,9 +11,7 @@
 #include "reports/analysis/diagnose.h"
 #include "reports/criteria/criteria.h"
 #include "reports/document/model.h"
-#include "reports/document/p2p_view.h"
 #include "reports/document/ranks.h"
-#include "reports/document/topo_view.h"
 
 static double m_median(const struct gcb_model_case *c,
                        const struct gcb_model_columns *r, size_t i) {
@@ -103,60 +101,72 @@ static double m_figure(const struct gcb_model_case *c,
  * and NAN never meets a bound: a busbw check on a gemm case fails loudly
  * rather than passing. */
 const struct gcb_metric gcb_metrics[] = {
-    {"median", "median over ranks of the figure", false, NULL, m_median, NULL},
-    {"mean", "mean over ranks of the figure", false, NULL, m_mean, NULL},
-    {"min", "lowest rank's figure", false, NULL, m_min, NULL},
-    {"max", "highest rank's figure", false, NULL, m_max, NULL},
+    {"median", "median over ranks of the figure", false, NULL, m_median, NULL,
+     GCB_AT_CASE},
+    {"mean", "mean over ranks of the figure", false, NULL, m_mean, NULL,
+     GCB_AT_CASE},
+    {"min", "lowest rank's figure", false, NULL, m_min, NULL, GCB_AT_CASE},
+    {"max", "highest rank's figure", false, NULL, m_max, NULL, GCB_AT_CASE},
     {"per_rank", "every rank's figure (failures name the rank)", true, NULL,
-     m_per_rank, NULL},
+     m_per_rank, NULL, GCB_AT_CASE},
     {"imbalance_pct", "(max - mean) / max of per-rank times", false, "%",
-     m_imbalance, NULL},
-    {"cv_pct", "stdev / mean of the ranks' figures", false, "%", m_cv, NULL},
+     m_imbalance, NULL, GCB_AT_LATE_RANK},
+    {"cv_pct", "stdev / mean of the ranks' figures", false, "%", m_cv, NULL,
+     GCB_AT_CASE},
     {"time_us", "every rank's median time per operation", true, "us", m_time_us,
-     NULL},
-    {"wrong", "wrong values, summed over ranks", false, "values", m_wrong,
-     NULL},
+     NULL, GCB_AT_CASE},
+    {"wrong", "wrong values, summed over ranks", false, "values", m_wrong, NULL,
+     GCB_AT_CASE},
     {"busbw", "bus bandwidth (collectives, nccl-tests)", false, "GB/s", m_busbw,
-     NULL},
-    {"algbw", "algorithm bandwidth (collectives)", false, "GB/s", m_algbw,
-     NULL},
+     NULL, GCB_AT_CASE},
+    {"algbw", "algorithm bandwidth (collectives)", false, "GB/s", m_algbw, NULL,
+     GCB_AT_CASE},
+    /* The diagnosis names a late_us miss's late rank (diagnose.c,
+     * at_late_rank); the finding stays the case's, as the reports show it. */
     {"late_us", "mean lateness of the latest rank (collectives)", false, "us",
-     m_late_us, NULL},
+     m_late_us, NULL, GCB_AT_CASE},
     {"figure", "a figure as another tool printed it (imported cases)", false,
-     NULL, m_figure, NULL},
+     NULL, m_figure, NULL, GCB_AT_CASE},
     /* Training patterns (docs/PATTERNS.md), on any part case of a
      * pattern variant (NAN elsewhere). */
     {"pattern_overlap_pct",
      "overlap per rank, 0-100 (pattern; none when not measurable)", true, "%",
-     NULL, gcb__m_pattern_overlap},
+     NULL, gcb__m_pattern_overlap, GCB_AT_CASE},
     {"pattern_exposed_pct",
      "exposed communication share of the step per "
      "rank (pattern)",
-     true, "%", NULL, gcb__m_pattern_exposed},
+     true, "%", NULL, gcb__m_pattern_exposed, GCB_AT_CASE},
     {"pattern_compute_slowdown_pct",
      "compute slowed by communication, per "
      "rank (pattern)",
-     true, "%", NULL, gcb__m_pattern_comp_slowdown},
+     true, "%", NULL, gcb__m_pattern_comp_slowdown, GCB_AT_CASE},
     {"pattern_comm_slowdown_pct",
      "communication slowed by compute, per "
      "rank (pattern)",
-     true, "%", NULL, gcb__m_pattern_comm_slowdown},
+     true, "%", NULL, gcb__m_pattern_comm_slowdown, GCB_AT_CASE},
     {"pattern_bubble_pct", "pipeline bubble per rank (pattern pp)", true, "%",
-     NULL, gcb__m_pattern_bubble},
+     NULL, gcb__m_pattern_bubble, GCB_AT_CASE},
     {"pattern_imbalance_pct", "step imbalance (max - mean) / max (pattern)",
-     false, "%", NULL, gcb__m_pattern_imbalance},
+     false, "%", NULL, gcb__m_pattern_imbalance, GCB_AT_CASE},
     {"pattern_compute_imbalance_pct",
      "imbalance of compute within the step: "
      "the straggler's margin (pattern)",
-     false, "%", NULL, gcb__m_pattern_busy_imbalance},
+     false, "%", NULL, gcb__m_pattern_busy_imbalance, GCB_AT_CASE},
     {"pattern_skew_cost_pct", "step slowdown under routing skew (pattern ep)",
-     false, "%", NULL, gcb__m_pattern_skew_cost},
+     false, "%", NULL, gcb__m_pattern_skew_cost, GCB_AT_CASE},
     {"pattern_placement_cost_pct",
      "step slowdown of tp across nodes "
      "(pattern tp, outer)",
-     false, "%", NULL, gcb__m_pattern_placement_cost},
-    {NULL, NULL, false, NULL, NULL, NULL},
+     false, "%", NULL, gcb__m_pattern_placement_cost, GCB_AT_CASE},
+    {NULL, NULL, false, NULL, NULL, NULL, GCB_AT_CASE},
 };
+
+const struct gcb_metric *gcb_metric_find(const char *name) {
+  for (const struct gcb_metric *m = gcb_metrics; m->name; m++)
+    if (strcmp(m->name, name) == 0)
+      return m;
+  return NULL;
+}
 
 static bool same_value(const struct gcb_check_param *want,
                        const struct gcb_mvalue *have) {
@@ -166,17 +176,40 @@ static bool same_value(const struct gcb_check_param *want,
   return have->type == GCB_MV_STRING && strcmp(want->str, have->text) == 0;
 }
 
+/* A pair end of p2p case c measured on `node`: by bus id when the case
+ * names one the node's topology has, else the GPU index param (as
+ * p2p_view.h finds it). */
+static long long end_gpu(const struct gcb_model *doc, long long node,
+                         const struct gcb_model_case *c, const char *bus_key,
+                         const char *index_key) {
+  const struct gcb_model_node *n = gcb_model_node(doc, node);
+  const struct gcb_model_gpu *g =
+      gcb_model_gpu_by_busid(doc, node, gcb_model_param_str(c, bus_key));
+  if (n != NULL && g != NULL)
+    return g->index >= 0 ? g->index : (long long)(g - n->gpus);
+  double i = gcb_model_param_num(c, index_key);
+  return isnan(i) || i < 0 ? -1 : (long long)i;
+}
+
 /* The path class of a p2p case that does not record one, from the
- * topology of the node that measured it (the first); "" when unknown. */
+ * topology of the node that measured it (its first per-rank entry's: the
+ * case's "node" param, else the rank's node); "" when unknown. */
 static const char *derived_path(const struct gcb_model *doc,
                                 const struct gcb_model_case *c) {
-  struct gcb__p2p_iter it;
-  struct gcb__p2p m;
-  /* migration bridge: the p2p walk still reads the tree (p2p_view.h) */
-  if (doc == NULL || !gcb__p2p_begin(&it, doc->source, c->source, NULL, 0) ||
-      !gcb__p2p_next(&it, &m))
+  if (doc == NULL || c->kind != GCB_BENCH_P2P || c->ranks.n == 0)
     return "";
-  return gcb_topo_view_pair_class(m.topo, m.src, m.dst);
+  double pn = gcb_model_param_num(c, "node");
+  const struct gcb_model_rank *r =
+      gcb_model_rank(doc, gcb_model_col_rank(c, 0, -1));
+  long long node = !isnan(pn) ? (long long)pn : r != NULL ? r->node : -1;
+  if (node < 0)
+    node = 0;
+  long long src = end_gpu(doc, node, c, "src_bus_id", "src"),
+            dst = end_gpu(doc, node, c, "dst_bus_id", "dst");
+  if (src < 0 || dst < 0 || src == dst ||
+      !(gcb_model_col(c, GCB_RC_FIG_MEDIAN, 0) >= 0))
+    return "";
+  return gcb_model_pair_class(gcb_model_node(doc, node), src, dst);
 }
 
 bool gcb_check_matches_in(const struct gcb_criterion *k,
@@ -226,17 +259,30 @@ struct eval {
   bool judged[GCB_MAX_BOUNDS]; /* some document could evaluate the bound */
 };
 
+/* The rank a case-wide metric's miss lies at: the case's late rank for
+ * lateness and imbalance when the document names one (what the case
+ * states of its communicator, not the rank whose figure is lowest by
+ * noise); -1 (the case, its run) otherwise. */
+static long long case_rank(const struct gcb_metric *m,
+                           const struct gcb_model_case *c) {
+  return m->at == GCB_AT_LATE_RANK ? c->summary.late_rank : -1;
+}
+
+/* A miss of bound b by value v: of entry `rank` for a per-rank metric
+ * (named in the text), -1 for a case-wide one (placed by case_rank). */
 static enum gcb_status miss(struct eval *ev, const struct gcb_bound *b,
                             double v, long long rank) {
   const struct gcb_criterion *k = &ev->cr->checks[ev->check];
-  struct gcb_finding *f = gcb_findings_push(ev->out, GCB_SEV_FAIL, GCB_KIND(CRITERION));
+  struct gcb_finding *f =
+      gcb_findings_push(ev->out, GCB_SEV_FAIL, GCB_KIND(CRITERION));
   if (f == NULL)
     return gcb_err_set(ev->err, GCB_ENOMEM, "criteria: out of memory");
   ev->result->failed++;
-  if (rank >= 0) {
+  long long at = rank >= 0 ? rank : case_rank(b->metric, ev->c);
+  if (at >= 0) {
     struct gcb_place place;
-    gcb_model_place(ev->m, rank, &place);
-    gcb_finding_at_place(f, ev->doc, rank, &place);
+    gcb_model_place(ev->m, at, &place);
+    gcb_finding_at_place(f, ev->doc, at, &place);
   }
   f->where.doc = ev->doc;
   gcb_model_case_title(ev->c, f->where.subject, sizeof f->where.subject);
@@ -417,7 +463,8 @@ static enum gcb_status unmatched(struct eval *ev) {
   const struct gcb_criterion *k = &ev->cr->checks[ev->check];
   if (ev->cr->builtin)
     return builtin_na(ev, NULL);
-  struct gcb_finding *f = gcb_findings_push(ev->out, GCB_SEV_FAIL, GCB_KIND(CRITERION));
+  struct gcb_finding *f =
+      gcb_findings_push(ev->out, GCB_SEV_FAIL, GCB_KIND(CRITERION));
   if (f == NULL)
     return gcb_err_set(ev->err, GCB_ENOMEM, "criteria: out of memory");
   f->check = (int)ev->check;

@@ -25,6 +25,41 @@ struct gcb__sku_file {
 
 extern const struct gcb__sku_file gcb__skus[];
 
+#define GCB_SKU_SCHEMA "gcbench.sku/1"
+#define GCB_SKU_MAX_MODELS 8
+#define GCB_SKU_MAX_GEMM 12
+
+/* A dense GEMM peak of the SKU's datasheet. */
+struct gcb_sku_gemm {
+  char dtype[16]; /* "bf16"; "" when the file gives none */
+  double peak_tflops;
+};
+
+/* One data file, typed (its figures' sources stay in the file: they are
+ * for the people who read it). Numbers are NAN, integers 0, strings ""
+ * when the file lacks them. */
+struct gcb_sku {
+  char sku[64];                        /* "H200" */
+  char models[GCB_SKU_MAX_MODELS][96]; /* device names, exactly */
+  size_t nmodels;
+  struct gcb_sku_gemm gemm[GCB_SKU_MAX_GEMM];
+  size_t ngemm;
+  bool has_membw, has_pcie, has_nvlink;
+  double membw_peak_gbs;
+  long long pcie_gen, pcie_width;
+  long long nvlink_links;
+  double nvlink_total_gbs; /* both directions together */
+  double frac_gemm, frac_membw, frac_pcie, frac_nvlink;
+};
+
+/*
+ * Reads one embedded data file (reports/document/criteria_file.c, the
+ * edge that reads files): GCB_EINTERNAL with "built-in expectations: NAME
+ * is not gcbench.sku/1 (why)" when it is malformed or outgrows the struct.
+ */
+enum gcb_status gcb_sku_parse(const struct gcb__sku_file *f,
+                              struct gcb_sku *out, struct gcb_err *err);
+
 /*
  * The built-in expectations for the GPUs of docs[0..ndocs): when they all
  * name one model that a data file lists, *out is that SKU's criteria

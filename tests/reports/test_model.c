@@ -582,3 +582,39 @@ Test(model, topology_lookups_give_the_topology_views_answers) {
     free(text);
   }
 }
+
+/* ---- crit: GPU pair classes ---- */
+
+/* The topology's pair class of every GPU pair of every node, as the view
+ * reads it from the tree (out-of-range GPUs too: ""). */
+Test(model, pair_classes_are_the_topology_views) {
+  static const char *const files[] = {"report-gpu8.json",
+                                      "report-fixture.json"};
+  for (size_t f = 0; f < sizeof files / sizeof *files; f++) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", GCB_TEST_DATA, files[f]);
+    struct gcb_results *r = NULL;
+    struct gcb_model *m = NULL;
+    struct gcb_err err = {0};
+    cr_assert_eq(gcb_results_read(path, &r, &err), GCB_OK, "%s", err.msg);
+    cr_assert_eq(gcb_model_from_results(r, files[f], &m, &err), GCB_OK);
+    const json_t *root = gcb_results_json(r);
+    size_t known = 0;
+    for (size_t n = 0; n < m->nnodes; n++) {
+      const struct gcb_model_node *node = &m->nodes[n];
+      const json_t *topo = gcb_topo_view(root, node->index);
+      for (long long a = -1; a <= (long long)node->ngpus; a++)
+        for (long long b = -1; b <= (long long)node->ngpus; b++) {
+          const char *want = gcb_topo_view_pair_class(topo, a, b);
+          cr_expect_str_eq(gcb_model_pair_class(node, a, b), want,
+                           "%s node %zu GPU%lld-GPU%lld", files[f], n, a, b);
+          known += want[0] != '\0';
+        }
+    }
+    if (f == 0)
+      cr_expect_gt(known, 56, "the 8-GPU node's pairs have classes");
+    gcb_model_free(m);
+    gcb_results_free(r);
+  }
+  cr_expect_str_eq(gcb_model_pair_class(NULL, 0, 1), "");
+}

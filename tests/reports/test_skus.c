@@ -8,8 +8,10 @@
 #include <criterion/criterion.h>
 #include <jansson.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "reports/analysis/kinds.h"
 #include "reports/criteria/expect.h"
 #include "tests/reports/report_fixture.h"
 
@@ -155,4 +157,114 @@ Test(skus, two_models_in_one_run_are_not_judged_by_either) {
   fx_doc_free(&d[1]);
   json_decref(a);
   json_decref(b);
+}
+
+/* The NVLink check of an H200 run whose p2p cases carry `fig` at `bytes`
+ * as gcbench's p2p writes them (a "bytes" param, no "size"); `key` the
+ * size param's name. Returns the NVLink check's outcome. */
+static enum gcb_check_outcome nvlink_outcome(const char *key, double bytes,
+                                             double fig, char *name,
+                                             size_t size) {
+  json_t *root = doc_of("cuda", "NVIDIA H200");
+  char params[128];
+  snprintf(params, sizeof params,
+           "{\"mode\": \"ce\", \"src\": 0, \"dst\": 1, \"path\": \"NV18\", "
+           "\"%s\": %.0f}",
+           key, bytes);
+  json_array_append_new(
+      json_object_get(root, "cases"),
+      fx_case("p2p", "ce uni 0->1", params, "GB/s", &fig, 1, 0.01, NULL));
+  struct gcb_doc d = fx_doc_of("doc.json", root);
+  struct gcb_criteria *cr = NULL;
+  struct gcb_err err = {0};
+  char line[256];
+  cr_assert_eq(gcb_expect_builtin(&d, 1, &cr, line, sizeof line, &err), GCB_OK,
+               "%s", err.msg);
+  cr_assert_not_null(cr, "%s", line);
+  size_t k = 0;
+  while (k < cr->nchecks && strncmp(cr->checks[k].name, "NVLink", 6) != 0)
+    k++;
+  cr_assert_lt(k, cr->nchecks, "no NVLink check");
+  snprintf(name, size, "%s", cr->checks[k].name);
+  struct gcb_check_result *res = calloc(cr->nchecks, sizeof *res);
+  struct gcb_findings f = {0};
+  cr_assert_eq(gcb_criteria_evaluate(cr, &d, 1, res, &f, &err), GCB_OK);
+  enum gcb_check_outcome o = gcb_check_outcome(cr, &res[k]);
+  if (o == GCB_CHECK_NA) {
+    bool said = false;
+    for (size_t i = 0; i < f.n; i++)
+      said |= f.items[i].check == (int)k &&
+              f.items[i].kind == GCB_KIND(CRITERION_NA) &&
+              strstr(f.items[i].explanation, "did not measure") != NULL;
+    cr_expect(said, "the n/a is said, not silent");
+  }
+  free(res);
+  gcb_findings_free(&f);
+  gcb_criteria_free(cr);
+  fx_doc_free(&d);
+  json_decref(root);
+  return o;
+}
+
+/* Issue 26: gcbench's p2p writes the copy's size as "bytes", converted
+ * and older documents as "size": the NVLink expectation judges either,
+ * and what was not measured at a size that counts is n/a, said so. */
+Test(skus, the_nvlink_check_reads_a_p2p_size_as_bytes_or_size) {
+  static const struct {
+    const char *key;
+    double bytes, fig;
+    enum gcb_check_outcome want;
+    const char *name;
+  } rows[] = {
+      {"bytes", 268435456, 400, GCB_CHECK_PASS, "bytes 268435456"},
+      {"bytes", 268435456, 100, GCB_CHECK_FAIL, "bytes 268435456"},
+      {"size", 268435456, 100, GCB_CHECK_FAIL, "size 268435456"},
+      {"bytes", 1048576, 400, GCB_CHECK_NA, "not measured"},
+  };
+  for (size_t r = 0; r < sizeof rows / sizeof *rows; r++) {
+    char name[128];
+    enum gcb_check_outcome o = nvlink_outcome(rows[r].key, rows[r].bytes,
+                                              rows[r].fig, name, sizeof name);
+    cr_expect_eq(o, rows[r].want, "row %zu: %s", r, name);
+    cr_expect_not_null(strstr(name, rows[r].name), "row %zu: %s", r, name);
+  }
+}
+
+/* Each embedded file reads into the typed SKU the expectations are built
+ * from, every figure there; a file that is not gcbench.sku/1 is refused,
+ * named. */
+Test(skus, every_file_reads_typed) {
+  for (const struct gcb__sku_file *f = gcb__skus; f->name; f++) {
+    struct gcb_sku s;
+    struct gcb_err err = {0};
+    cr_assert_eq(gcb_sku_parse(f, &s, &err), GCB_OK, "%s", err.msg);
+    json_t *sku = load(f);
+    cr_expect_str_eq(s.sku, json_string_value(json_object_get(sku, "sku")));
+    cr_expect_eq(s.nmodels, json_array_size(json_object_get(sku, "models")),
+                 "%s", f->name);
+    cr_expect_eq(s.ngemm, json_array_size(json_object_get(sku, "gemm")), "%s",
+                 f->name);
+    for (size_t g = 0; g < s.ngemm; g++)
+      cr_expect(s.gemm[g].dtype[0] != '\0' && s.gemm[g].peak_tflops > 0, "%s",
+                f->name);
+    cr_expect_eq(s.has_membw, json_object_get(sku, "membw") != NULL);
+    cr_expect_eq(s.has_pcie, json_object_get(sku, "pcie") != NULL);
+    cr_expect_eq(s.has_nvlink, json_object_get(sku, "nvlink") != NULL);
+    cr_expect(!s.has_membw || s.membw_peak_gbs > 0, "%s", f->name);
+    cr_expect(!s.has_pcie || (s.pcie_gen >= 3 && s.pcie_width > 0), "%s",
+              f->name);
+    cr_expect(!s.has_nvlink || (s.nvlink_links > 0 && s.nvlink_total_gbs > 0),
+              "%s", f->name);
+    const double fr[] = {s.frac_gemm, s.frac_membw, s.frac_pcie, s.frac_nvlink};
+    for (size_t k = 0; k < 4; k++)
+      cr_expect(fr[k] > 0.3 && fr[k] < 1, "%s: fraction %zu", f->name, k);
+    json_decref(sku);
+  }
+  static const char bad[] = "{\"schema\": \"gcbench.criteria/1\"}";
+  const struct gcb__sku_file f = {"bad.json", bad, sizeof bad - 1};
+  struct gcb_sku s;
+  struct gcb_err err = {0};
+  cr_expect_eq(gcb_sku_parse(&f, &s, &err), GCB_EINTERNAL);
+  cr_expect(strstr(err.msg, "bad.json is not gcbench.sku/1") != NULL, "%s",
+            err.msg);
 }

@@ -1,0 +1,459 @@
+/*
+ * Reading an acceptance criteria file (reports/criteria/criteria.h), the
+ * edge where its syntax ends: parse with jansson, check the tree against
+ * the tables below, locating every problem in the text with
+ * gcb_json_locate, and fill the typed criteria (owned copies of every
+ * string; the tree is gone when the read returns). Evaluation lives in
+ * reports/criteria/criteria_eval.c.
+ */
+#include "reports/criteria/criteria.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/file.h"
+#include "reports/criteria/expect.h"
+#include "reports/document/jsonpos.h"
+#include "reports/document/view.h"
+
+#define CRITERIA_MAX_BYTES ((size_t)16 << 20)
+#define SCHEMA_PREFIX "gcbench.criteria/"
+#define MAX_DEPTH 6
+
+enum { J_STR = 1, J_NUM = 2, J_OBJ = 4, J_ARR = 8 };
+
+/* The parser's position: the path from the root, for error locations. */
+struct parse {
+  const char *text;
+  size_t len;
+  const char *name;
+  struct gcb_json_step path[MAX_DEPTH];
+  size_t depth;
+  struct gcb_err *err;
+};
+
+static void enter(struct parse *p, const char *key, size_t index) {
+  if (p->depth < MAX_DEPTH)
+    p->path[p->depth] = (struct gcb_json_step){.key = key, .index = index};
+  p->depth++;
+}
+
+static void leave(struct parse *p) {
+  p->depth--;
+}
+
+/* "name:line:col: path: what", located at the current path. */
+__attribute__((format(printf, 2, 3))) static enum gcb_status
+bad(struct parse *p, const char *fmt, ...) {
+  char what[256];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  size_t depth = p->depth < MAX_DEPTH ? p->depth : MAX_DEPTH;
+  return gcb_json_located(p->err, p->text, p->len, p->name, p->path, depth,
+                          what);
+}
+
+static const char *type_words(int types) {
+  switch (types) {
+  case J_STR:
+    return "a string";
+  case J_NUM:
+    return "a number";
+  case J_OBJ:
+    return "an object";
+  case J_ARR:
+    return "an array";
+  default:
+    return "a string or a number";
+  }
+}
+
+static int type_of(const json_t *v) {
+  return json_is_string(v)   ? J_STR
+         : json_is_number(v) ? J_NUM
+         : json_is_object(v) ? J_OBJ
+         : json_is_array(v)  ? J_ARR
+                             : 0;
+}
+
+/* An object's allowed members and their types. */
+struct member_spec {
+  const char *name;
+  int types;
+  bool required;
+};
+
+static const char *const json_type_names[] = {
+    "an object", "an array",  "a string",  "an integer",
+    "a real",    "a boolean", "a boolean", "null"};
+
+static enum gcb_status check_members(struct parse *p, const json_t *obj,
+                                     const struct member_spec *spec) {
+  const char *key;
+  const json_t *v;
+  json_object_foreach((json_t *)obj, key, v) {
+    const struct member_spec *s = spec;
+    while (s->name != NULL && strcmp(s->name, key) != 0)
+      s++;
+    enter(p, key, 0);
+    if (s->name == NULL) {
+      char list[192] = "";
+      for (s = spec; s->name; s++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
+                 s == spec ? "" : ", ", s->name);
+      return bad(p, "unknown field '%s' (expected one of: %s)", key, list);
+    }
+    if ((type_of(v) & s->types) == 0)
+      return bad(p, "expected %s, got %s", type_words(s->types),
+                 json_type_names[json_typeof(v)]);
+    leave(p);
+  }
+  for (const struct member_spec *s = spec; s->name; s++)
+    if (s->required && json_object_get(obj, s->name) == NULL)
+      return bad(p, "missing required field '%s'", s->name);
+  return GCB_OK;
+}
+
+static const struct member_spec root_spec[] = {
+    {"schema", J_STR, true},
+    {"name", J_STR, false},
+    {"description", J_STR, false},
+    {"thresholds", J_OBJ, false},
+    {"regression_pct_by", J_OBJ, false},
+    {"checks", J_ARR, true},
+    {NULL, 0, false},
+};
+
+static const struct member_spec check_spec[] = {
+    {"name", J_STR, false}, {"bench", J_STR, true}, {"params", J_OBJ, false},
+    {"unit", J_STR, false}, {"min", J_OBJ, false},  {"max", J_OBJ, false},
+    {NULL, 0, false},
+};
+
+static enum gcb_status check_schema(struct parse *p, const json_t *root) {
+  if (!json_is_object(root))
+    return bad(p, "not a gcbench criteria file (expected an object)");
+  const char *s = json_string_value(json_object_get(root, "schema"));
+  if (s != NULL && strcmp(s, GCB_CRITERIA_SCHEMA) == 0)
+    return GCB_OK;
+  if (json_object_get(root, "schema") == NULL)
+    return bad(p, "not a gcbench criteria file (no \"schema\" field)");
+  enter(p, "schema", 0);
+  if (s != NULL && strncmp(s, SCHEMA_PREFIX, strlen(SCHEMA_PREFIX)) == 0)
+    return bad(p, "unsupported criteria version %s (this gcbench reads %s)",
+               s + strlen(SCHEMA_PREFIX), GCB_CRITERIA_SCHEMA);
+  return bad(p, "not a gcbench criteria file (schema is not \"%s\")",
+             GCB_CRITERIA_SCHEMA);
+}
+
+/* A number within [min, max] (max 0: unbounded), at the current path. */
+static enum gcb_status number_in(struct parse *p, const json_t *v, double min,
+                                 double max, double *out) {
+  if (!json_is_number(v))
+    return bad(p, "expected a number, got %s", json_type_names[json_typeof(v)]);
+  double x = json_number_value(v);
+  if (x < min || (max > 0 && x > max))
+    return bad(p, "%g is out of range [%g, %g]", x, min, max);
+  *out = x;
+  return GCB_OK;
+}
+
+static enum gcb_status read_thresholds(struct parse *p, const json_t *obj,
+                                       struct gcb_thresholds *t) {
+  const char *key;
+  const json_t *v;
+  enum gcb_status st = GCB_OK;
+  json_object_foreach((json_t *)obj, key, v) {
+    const struct gcb_threshold_def *d = gcb_threshold_find(key);
+    enter(p, key, 0);
+    if (d == NULL)
+      return bad(p, "unknown threshold '%s' (see docs/criteria-schema.md)",
+                 key);
+    if ((st = number_in(p, v, d->min, d->max,
+                        (double *)((char *)t + d->offset))) != GCB_OK)
+      return st;
+    leave(p);
+  }
+  return GCB_OK;
+}
+
+static enum gcb_status read_overrides(struct parse *p, const json_t *obj,
+                                      struct gcb_thresholds *t) {
+  const char *key;
+  const json_t *v;
+  enum gcb_status st;
+  json_object_foreach((json_t *)obj, key, v) {
+    enter(p, key, 0);
+    if (t->nregression_by == GCB_MAX_OVERRIDES)
+      return bad(p, "more than %d overrides", GCB_MAX_OVERRIDES);
+    struct gcb_override *o = &t->regression_by[t->nregression_by];
+    if (strlen(key) >= sizeof o->key)
+      return bad(p, "key longer than %zu bytes", sizeof o->key - 1);
+    if ((st = number_in(p, v, 0, 1000, &o->pct)) != GCB_OK)
+      return st;
+    snprintf(o->key, sizeof o->key, "%s", key);
+    t->nregression_by++;
+    leave(p);
+  }
+  return GCB_OK;
+}
+
+static enum gcb_status read_bounds(struct parse *p, const json_t *obj,
+                                   bool is_min, struct gcb_criterion *k) {
+  const char *key;
+  const json_t *v;
+  enum gcb_status st;
+  json_object_foreach((json_t *)obj, key, v) {
+    const struct gcb_metric *m = gcb_metric_find(key);
+    enter(p, key, 0);
+    if (m == NULL) {
+      char list[192] = "";
+      /* The pattern_* metrics (docs/PATTERNS.md) would crowd the line. */
+      for (m = gcb_metrics; m->name; m++)
+        if (m->value_in == NULL)
+          snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
+                   m == gcb_metrics ? "" : ", ", m->name);
+      return bad(p, "unknown metric '%s' (expected one of: %s)", key, list);
+    }
+    if (k->nbounds == GCB_MAX_BOUNDS)
+      return bad(p, "more than %d bounds in one check", GCB_MAX_BOUNDS);
+    struct gcb_bound *b = &k->bounds[k->nbounds];
+    if ((st = number_in(p, v, -INFINITY, 0, &b->limit)) != GCB_OK)
+      return st;
+    b->metric = m;
+    b->is_min = is_min;
+    k->nbounds++;
+    leave(p);
+  }
+  return GCB_OK;
+}
+
+/* The check's params, typed: matching reads them against the typed
+ * cases of the documents (model.h), never the file's tree. */
+static enum gcb_status check_params(struct parse *p, struct gcb_criteria *cr,
+                                    const json_t *params,
+                                    struct gcb_criterion *k) {
+  const char *key;
+  const json_t *v;
+  json_object_foreach((json_t *)params, key, v) {
+    enter(p, key, 0);
+    if ((type_of(v) & (J_STR | J_NUM)) == 0)
+      return bad(p, "expected a string or a number, got %s",
+                 json_type_names[json_typeof(v)]);
+    if (!gcb_criterion_add_param(cr, k, key, json_number_value(v),
+                                 json_string_value(v)))
+      return gcb_err_set(p->err, GCB_ENOMEM, "%s: out of memory", p->name);
+    leave(p);
+  }
+  return GCB_OK;
+}
+
+static enum gcb_status impossible_bounds(struct parse *p,
+                                         const struct gcb_criterion *k) {
+  char what[256];
+  return gcb_criterion_impossible(k, what, sizeof what) ? bad(p, "%s", what)
+                                                        : GCB_OK;
+}
+
+/* A string of the check, copied into the criteria; NULL stays NULL. */
+static bool keep(struct gcb_criteria *cr, const json_t *v, const char **out) {
+  const char *s = json_string_value(v);
+  *out = s != NULL ? gcb_criteria_keep(cr, s) : NULL;
+  return s == NULL || *out != NULL;
+}
+
+static enum gcb_status read_check(struct parse *p, struct gcb_criteria *cr,
+                                  const json_t *obj, struct gcb_criterion *k) {
+  enum gcb_status st;
+  if (!json_is_object(obj))
+    return bad(p, "expected an object, got %s",
+               json_type_names[json_typeof(obj)]);
+  if ((st = check_members(p, obj, check_spec)) != GCB_OK)
+    return st;
+  if (!keep(cr, json_object_get(obj, "bench"), &k->bench) ||
+      !keep(cr, json_object_get(obj, "unit"), &k->unit))
+    return gcb_err_set(p->err, GCB_ENOMEM, "%s: out of memory", p->name);
+  enter(p, "params", 0);
+  st = check_params(p, cr, json_object_get(obj, "params"), k);
+  leave(p);
+  for (int i = 0; st == GCB_OK && i < 2; i++) {
+    const char *side = i == 0 ? "min" : "max";
+    enter(p, side, 0);
+    const json_t *b = json_object_get(obj, side);
+    st = b ? read_bounds(p, b, i == 0, k) : GCB_OK;
+    leave(p);
+  }
+  if (st == GCB_OK && k->nbounds == 0)
+    return bad(p, "a check needs at least one bound in \"min\" or \"max\"");
+  if (st == GCB_OK && (st = impossible_bounds(p, k)) != GCB_OK)
+    return st;
+  const char *name = json_string_value(json_object_get(obj, "name"));
+  if (name != NULL)
+    gcb_view_copy(k->name, sizeof k->name, name);
+  else
+    gcb_criterion_default_name(k);
+  return st;
+}
+
+static enum gcb_status read_checks(struct parse *p, const json_t *arr,
+                                   struct gcb_criteria *cr) {
+  size_t n = json_array_size(arr);
+  enter(p, "checks", 0);
+  for (size_t i = 0; i < n; i++) {
+    struct gcb_criterion *k = gcb_criteria_add_check(cr);
+    if (k == NULL)
+      return gcb_err_set(p->err, GCB_ENOMEM, "%s: out of memory", p->name);
+    enter(p, NULL, i);
+    enum gcb_status st = read_check(p, cr, json_array_get(arr, i), k);
+    if (st != GCB_OK)
+      return st;
+    leave(p);
+  }
+  leave(p);
+  return GCB_OK;
+}
+
+static enum gcb_status read_root(struct parse *p, const json_t *root,
+                                 struct gcb_criteria *cr) {
+  enum gcb_status st = check_schema(p, root);
+  if (st == GCB_OK)
+    st = check_members(p, root, root_spec);
+  const json_t *th = json_object_get(root, "thresholds");
+  const json_t *by = json_object_get(root, "regression_pct_by");
+  enter(p, "thresholds", 0);
+  if (st == GCB_OK && th != NULL)
+    st = read_thresholds(p, th, &cr->thresholds);
+  leave(p);
+  enter(p, "regression_pct_by", 0);
+  if (st == GCB_OK && by != NULL)
+    st = read_overrides(p, by, &cr->thresholds);
+  leave(p);
+  if (st == GCB_OK)
+    st = read_checks(p, json_object_get(root, "checks"), cr);
+  const char *name = json_string_value(json_object_get(root, "name"));
+  if (st == GCB_OK && name != NULL &&
+      (cr->name = gcb_criteria_keep(cr, name)) == NULL)
+    st = gcb_err_set(p->err, GCB_ENOMEM, "%s: out of memory", p->name);
+  return st;
+}
+
+enum gcb_status gcb_criteria_parse(const char *text, size_t len,
+                                   const char *name, struct gcb_criteria **out,
+                                   struct gcb_err *err) {
+  struct parse p = {.text = text, .len = len, .name = name, .err = err};
+  json_error_t je;
+  *out = NULL;
+  struct gcb_criteria *cr = gcb_criteria_new(name);
+  if (cr == NULL)
+    return gcb_err_set(err, GCB_ENOMEM, "%s: out of memory", name);
+  json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+  enum gcb_status st =
+      root == NULL ? gcb_err_set(err, GCB_EINPUT, "%s:%d:%d: %s", name, je.line,
+                                 je.column > 0 ? je.column : 1, je.text)
+                   : gcb_json_no_nul(err, text, len, name);
+  if (st == GCB_OK)
+    st = read_root(&p, root, cr);
+  json_decref(root);
+  if (st != GCB_OK) {
+    gcb_criteria_free(cr);
+    return st;
+  }
+  *out = cr;
+  return GCB_OK;
+}
+
+enum gcb_status gcb_criteria_read(const char *path, struct gcb_criteria **out,
+                                  struct gcb_err *err) {
+  *out = NULL;
+  char *buf = NULL;
+  size_t len = 0;
+  /* as every input: a FIFO with no writer, a device, a sparse file refused
+   * (fopen and fread once waited for ever on a FIFO) */
+  enum gcb_status st = gcb_file_read(path, CRITERIA_MAX_BYTES, &buf, &len, err);
+  if (st == GCB_OK)
+    st = gcb_criteria_parse(buf, len, path, out, err);
+  free(buf);
+  return st;
+}
+
+/* ---- built-in expectation files (reports/criteria/skus/) ------------- */
+
+static enum gcb_status sku_bad(struct gcb_err *err, const char *name,
+                               const char *why) {
+  return gcb_err_set(err, GCB_EINTERNAL,
+                     "built-in expectations: %s is not %s (%s)", name,
+                     GCB_SKU_SCHEMA, why);
+}
+
+static void sku_copy(char *dst, size_t size, const json_t *obj,
+                     const char *key) {
+  gcb_view_copy(dst, size, gcb_view_str(obj, key));
+}
+
+static enum gcb_status sku_lists(const struct gcb__sku_file *f,
+                                 const json_t *root, struct gcb_sku *out,
+                                 struct gcb_err *err) {
+  size_t i;
+  const json_t *v;
+  json_array_foreach(json_object_get(root, "models"), i, v) {
+    if (!json_is_string(v))
+      continue;
+    if (out->nmodels == GCB_SKU_MAX_MODELS ||
+        json_string_length(v) >= sizeof out->models[0])
+      return sku_bad(err, f->name, "models");
+    gcb_view_copy(out->models[out->nmodels++], sizeof out->models[0],
+                  json_string_value(v));
+  }
+  json_array_foreach(json_object_get(root, "gemm"), i, v) {
+    if (out->ngemm == GCB_SKU_MAX_GEMM)
+      return sku_bad(err, f->name, "gemm");
+    struct gcb_sku_gemm *g = &out->gemm[out->ngemm++];
+    sku_copy(g->dtype, sizeof g->dtype, v, "dtype");
+    g->peak_tflops = gcb_view_num(v, "peak_tflops");
+  }
+  return GCB_OK;
+}
+
+static void sku_parts(const json_t *root, struct gcb_sku *out) {
+  const json_t *m = gcb_view_obj(root, "membw"),
+               *p = gcb_view_obj(root, "pcie"),
+               *n = gcb_view_obj(root, "nvlink"),
+               *fr = gcb_view_obj(root, "fractions");
+  out->has_membw = m != NULL;
+  out->membw_peak_gbs = gcb_view_num(m, "peak_gbs");
+  out->has_pcie = p != NULL;
+  out->pcie_gen = gcb_view_int(p, "gen", 0);
+  out->pcie_width = gcb_view_int(p, "width", 0);
+  out->has_nvlink = n != NULL;
+  out->nvlink_links = gcb_view_int(n, "links", 0);
+  out->nvlink_total_gbs = gcb_view_num(n, "total_gbs");
+  out->frac_gemm = gcb_view_num(fr, "gemm");
+  out->frac_membw = gcb_view_num(fr, "membw");
+  out->frac_pcie = gcb_view_num(fr, "pcie");
+  out->frac_nvlink = gcb_view_num(fr, "nvlink");
+}
+
+enum gcb_status gcb_sku_parse(const struct gcb__sku_file *f,
+                              struct gcb_sku *out, struct gcb_err *err) {
+  json_error_t je;
+  *out = (struct gcb_sku){0};
+  json_t *root = json_loadb(f->text, f->len, JSON_REJECT_DUPLICATES, &je);
+  const char *schema = json_string_value(json_object_get(root, "schema"));
+  enum gcb_status st = GCB_OK;
+  if (root == NULL || schema == NULL || strcmp(schema, GCB_SKU_SCHEMA) != 0)
+    st = sku_bad(err, f->name, root == NULL ? je.text : "schema");
+  if (st == GCB_OK)
+    st = sku_lists(f, root, out, err);
+  if (st == GCB_OK) {
+    sku_copy(out->sku, sizeof out->sku, root, "sku");
+    sku_parts(root, out);
+  }
+  json_decref(root);
+  return st;
+}
