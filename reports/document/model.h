@@ -222,6 +222,12 @@ struct gcb_model_case {
   struct gcb_model_validation validation;
   struct gcb_model_columns ranks;
   const struct json_t *source; /* migration bridge: the case's tree */
+  /* ---- bpn: the burn-in timeline ---- */
+  /* The case's "timeline" (burn cases: docs/results-schema.md), read once
+   * by the document's reader (gcb_results_burn_timeline) into a struct
+   * the model owns (reports/document/record.h); NULL when the case has
+   * none. */
+  const struct gcb_burn_timeline *timeline;
 };
 
 /* ---- errors and skips -------------------------------------------------- */
