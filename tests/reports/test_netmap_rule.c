@@ -61,16 +61,17 @@ static double all_slow(int s, int d) {
 
 struct run {
   json_t *doc;
+  struct gcb_doc d; /* the document with its model, once analysed */
   struct gcb_findings f;
 };
 
 static void analyse(struct run *r) {
   struct gcb_thresholds t;
   gcb_thresholds_default(&t);
-  struct gcb_doc d = {.name = "test.json", .root = r->doc};
   struct gcb_err err = {0};
   fx_check_valid(r->doc);
-  cr_assert_eq(gcb_analyze(&d, 1, &t, &r->f, &err), GCB_OK, "%s", err.msg);
+  r->d = fx_doc_of("test.json", r->doc);
+  cr_assert_eq(gcb_analyze(&r->d, 1, &t, &r->f, &err), GCB_OK, "%s", err.msg);
 }
 
 static size_t count(const struct run *r, const char *kind,
@@ -84,6 +85,7 @@ static size_t count(const struct run *r, const char *kind,
 
 static void done(struct run *r) {
   gcb_findings_free(&r->f);
+  fx_doc_free(&r->d);
   json_decref(r->doc);
 }
 
@@ -151,8 +153,9 @@ Test(netmap_rule, the_matrix_reads_pairs_and_bounds_node_indices) {
   add_map(doc, 3, "alone", path01);
   json_object_set_new(json_array_get(json_object_get(doc, "ranks"), 1), "node",
                       json_integer(1000000000));
+  struct gcb_doc d = fx_doc_of("test.json", doc);
   struct gcb_netmap m;
-  cr_assert(gcb_netmap_read(doc, "alone", &m));
+  cr_assert(gcb_netmap_read_model(d.model, "alone", &m));
   cr_expect_eq(m.n, 3);
   cr_expect_leq(m.nodes, 3, "node index out of range counted as 0");
   cr_expect_float_eq(m.bw[0 * 3 + 1], SLOW, 1e-9);
@@ -160,9 +163,19 @@ Test(netmap_rule, the_matrix_reads_pairs_and_bounds_node_indices) {
   cr_expect(isnan(m.bw[1 * 3 + 1]));
   cr_expect_str_eq(m.host[2], "node02");
   struct gcb_netmap none;
+  cr_expect_not(gcb_netmap_read_model(d.model, "together", &none));
+  /* migration: json callers remain; goes with gcb_netmap_read */
+  struct gcb_netmap tree;
+  cr_assert(gcb_netmap_read(doc, "alone", &tree));
+  cr_expect_eq(tree.n, m.n);
+  cr_expect_eq(tree.nodes, m.nodes);
+  cr_expect_eq(memcmp(tree.bw, m.bw, 9 * sizeof *m.bw), 0);
+  cr_expect_str_eq(tree.host[2], "node02");
   cr_expect_not(gcb_netmap_read(doc, "together", &none));
+  gcb_netmap_free(&tree);
   gcb_netmap_free(&m);
   gcb_netmap_free(&none);
+  fx_doc_free(&d);
   json_decref(doc);
 }
 
@@ -182,9 +195,8 @@ Test(netmap_rule, the_report_has_the_matrix_and_the_per_node_table) {
   analyse(&r);
   struct gcb_thresholds t;
   gcb_thresholds_default(&t);
-  struct gcb_doc d = {.name = "test.json", .root = r.doc};
   struct gcb_report rep = {
-      .docs = &d, .ndocs = 1, .findings = &r.f, .thresholds = &t};
+      .docs = &r.d, .ndocs = 1, .findings = &r.f, .thresholds = &t};
   struct gcb_rtables ts = {0};
   struct gcb_err err = {0};
   cr_assert_eq(gcb_report_tables(&rep, &ts, &err), GCB_OK, "%s", err.msg);
@@ -269,10 +281,9 @@ Test(netmap_rule, a_planted_slow_node_pair_is_one_root_cause_naming_both) {
       cr_expect_eq(f->where.rank, 2, "node01's first rank");
       struct gcb_thresholds t;
       gcb_thresholds_default(&t);
-      struct gcb_doc d = {.name = "test.json", .root = r.doc};
       struct gcb_diagnosis dx = {0};
       struct gcb_err err = {0};
-      cr_assert_eq(gcb_diagnose(&d, 1, &r.f, &t, &dx, &err), GCB_OK, "%s",
+      cr_assert_eq(gcb_diagnose(&r.d, 1, &r.f, &t, &dx, &err), GCB_OK, "%s",
                    err.msg);
       cr_assert_eq(gcb_diagnosis_count(&dx, GCB_SEV_FAIL), 1);
       cr_expect_eq(gcb_diagnosis_count(&dx, GCB_SEV_WARN), 0);
@@ -322,8 +333,9 @@ Test(netmap_rule, a_node_slow_with_every_other_is_its_link) {
 Test(netmap_rule, the_node_matrix_is_nodes_by_nodes_both_ways) {
   json_t *doc = fx_doc(6, 3, 8, "Test CPU");
   add_node_pairs(doc, 3, 2, 1, 0, 0, 2, 0.5);
+  struct gcb_doc d = fx_doc_of("test.json", doc);
   struct gcb_netmap m;
-  cr_assert(gcb_netmap_read(doc, "nodepairs", &m));
+  cr_assert(gcb_netmap_read_model(d.model, "nodepairs", &m));
   cr_expect(m.by_node);
   cr_assert_eq(m.n, 3);
   cr_expect_eq(m.nodes, 3);
@@ -337,9 +349,10 @@ Test(netmap_rule, the_node_matrix_is_nodes_by_nodes_both_ways) {
   cr_expect_eq(gcb_netmap_row(&m, 4), 2);
   cr_expect_eq(gcb_netmap_row(&m, 5), -1);
   struct gcb_netmap ranks;
-  cr_expect_not(gcb_netmap_read(doc, "alone", &ranks), "no rank map");
+  cr_expect_not(gcb_netmap_read_model(d.model, "alone", &ranks), "no rank map");
   gcb_netmap_free(&m);
   gcb_netmap_free(&ranks);
+  fx_doc_free(&d);
   json_decref(doc);
 }
 
@@ -349,9 +362,8 @@ Test(netmap_rule, the_report_has_the_node_matrix) {
   analyse(&r);
   struct gcb_thresholds t;
   gcb_thresholds_default(&t);
-  struct gcb_doc d = {.name = "test.json", .root = r.doc};
   struct gcb_report rep = {
-      .docs = &d, .ndocs = 1, .findings = &r.f, .thresholds = &t};
+      .docs = &r.d, .ndocs = 1, .findings = &r.f, .thresholds = &t};
   struct gcb_rtables ts = {0};
   struct gcb_err err = {0};
   cr_assert_eq(gcb_report_tables(&rep, &ts, &err), GCB_OK, "%s", err.msg);
