@@ -1,10 +1,10 @@
 /*
- * The burn-in timeline (burn.h): each burn case of a document read once,
- * through the document's reader, and each rank's series judged on its
- * own: sustained (median) and peak, the per-interval noise, and a fall
- * that stays down, found as the one change point of the median-filtered
- * series, with its cause read from the rank's own telemetry over the same
- * intervals.
+ * The burn-in timeline (burn.h): the burn cases of a document's model
+ * (each timeline read once, by the document's reader, when the model was
+ * built), and each rank's series judged on its own: sustained (median)
+ * and peak, the per-interval noise, and a fall that stays down, found as
+ * the one change point of the median-filtered series, with its cause read
+ * from the rank's own telemetry over the same intervals.
  */
 #include "reports/analysis/burn.h"
 
@@ -14,9 +14,13 @@
 #include <string.h>
 
 #include "reports/document/bench_kind.h"
-#include "reports/document/results.h"
 #include "reports/document/stats.h"
 
+bool gcb_burn_is_model_case(const struct gcb_model_case *c) {
+  return c->kind == GCB_BENCH_BURN;
+}
+
+/* migration: json callers remain */
 bool gcb_burn_is_case(const json_t *c) {
   return gcb_bench_kind_of(c) == GCB_BENCH_BURN;
 }
@@ -362,27 +366,25 @@ bool gcb_burn_rank_judge(const struct gcb_burn_timeline *tl, size_t r,
 void gcb_burn_doc_free(struct gcb_burn_doc *b) {
   if (b == NULL)
     return;
-  for (size_t i = 0; i < b->n; i++) {
-    gcb_burn_timeline_free(&b->cases[i].tl);
+  for (size_t i = 0; i < b->n; i++)
     free(b->cases[i].ranks);
-  }
   free(b->cases);
+  gcb_model_free(b->own);
   memset(b, 0, sizeof *b);
 }
 
 /* Case c into *k: false on ENOMEM. k->ranks stays NULL for a case
  * without a timeline to judge (no intervals, no rank, no throughput). */
-static bool case_read(const json_t *c, size_t index, double min_drop,
+static bool case_read(const struct gcb_model_case *c, double min_drop,
                       double k_noise, struct gcb_burn_case *k) {
-  *k = (struct gcb_burn_case){.c = c, .index = index};
-  if (json_object_get(c, "timeline") == NULL)
+  /* migration: json callers remain (c->source) */
+  *k = (struct gcb_burn_case){
+      .bench_case = c, .index = c->index, .c = c->source};
+  if (c->timeline == NULL)
     return true;
-  /* The reader says false for a timeline it holds to more than the
-   * schema's bounds too, which a validated document cannot have. */
-  if (!gcb_results_burn_timeline(c, &k->tl))
-    return false;
+  k->tl = *c->timeline;
   size_t n = (size_t)k->tl.nranks;
-  if (k->tl.n <= 0 || n == 0 || k->tl.v[GCB_BURN_FIGURE] == NULL)
+  if (k->tl.n <= 0 || k->tl.nranks <= 0 || k->tl.v[GCB_BURN_FIGURE] == NULL)
     return true;
   if ((k->ranks = calloc(n, sizeof *k->ranks)) == NULL)
     return false;
@@ -392,28 +394,26 @@ static bool case_read(const json_t *c, size_t index, double min_drop,
   return true;
 }
 
-enum gcb_status gcb_burn_doc_read(const json_t *root,
-                                  const struct gcb_thresholds *t,
-                                  struct gcb_burn_doc *out,
-                                  struct gcb_err *err) {
+enum gcb_status gcb_burn_doc_read_model(const struct gcb_model *m,
+                                        const struct gcb_thresholds *t,
+                                        struct gcb_burn_doc *out,
+                                        struct gcb_err *err) {
   *out = (struct gcb_burn_doc){.min_drop = t->slow_rank_pct / 100,
                                .k_noise = t->outlier_mads};
-  const json_t *cases = json_object_get(root, "cases"), *c;
-  size_t i, n = 0;
-  json_array_foreach(cases, i, c) n += gcb_burn_is_case(c);
+  size_t n = 0;
+  for (size_t i = 0; i < m->ncases; i++)
+    n += gcb_burn_is_model_case(&m->cases[i]);
   if (n == 0)
     return GCB_OK;
   if ((out->cases = calloc(n, sizeof *out->cases)) == NULL)
     goto oom;
-  json_array_foreach(cases, i, c) {
-    if (!gcb_burn_is_case(c))
+  for (size_t i = 0; i < m->ncases; i++) {
+    if (!gcb_burn_is_model_case(&m->cases[i]))
       continue;
     struct gcb_burn_case *k = &out->cases[out->n];
-    bool ok = case_read(c, i, out->min_drop, out->k_noise, k);
+    bool ok = case_read(&m->cases[i], out->min_drop, out->k_noise, k);
     if (k->ranks != NULL || !ok)
       out->n++; /* kept, or freed with the rest */
-    else
-      gcb_burn_timeline_free(&k->tl);
     if (!ok)
       goto oom;
   }
@@ -421,6 +421,23 @@ enum gcb_status gcb_burn_doc_read(const json_t *root,
 oom:
   gcb_burn_doc_free(out);
   return gcb_err_set(err, GCB_ENOMEM, "burn timeline: out of memory");
+}
+
+/* migration: json callers remain */
+enum gcb_status gcb_burn_doc_read(const json_t *root,
+                                  const struct gcb_thresholds *t,
+                                  struct gcb_burn_doc *out,
+                                  struct gcb_err *err) {
+  struct gcb_model *m = NULL;
+  *out = (struct gcb_burn_doc){0};
+  enum gcb_status st = gcb_model_from_json(root, NULL, &m, err);
+  if (st == GCB_OK)
+    st = gcb_burn_doc_read_model(m, t, out, err);
+  if (st == GCB_OK)
+    out->own = m;
+  else
+    gcb_model_free(m);
+  return st;
 }
 
 const struct gcb_burn_doc *gcb_burn_doc_of(const struct gcb_doc *doc,
@@ -432,5 +449,10 @@ const struct gcb_burn_doc *gcb_burn_doc_of(const struct gcb_doc *doc,
   if (b != NULL && b->min_drop == t->slow_rank_pct / 100 &&
       b->k_noise == t->outlier_mads)
     return b;
-  return gcb_burn_doc_read(doc->root, t, own, err) == GCB_OK ? own : NULL;
+  enum gcb_status st =
+      doc->model != NULL
+          ? gcb_burn_doc_read_model(doc->model, t, own, err)
+          /* migration: a document built by hand without its model */
+          : gcb_burn_doc_read(doc->root, t, own, err);
+  return st == GCB_OK ? own : NULL;
 }

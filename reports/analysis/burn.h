@@ -4,9 +4,11 @@
  * figure, its peak, and the onset, size and cause of a fall that stays
  * down. The timeline is read by the document's own reader
  * (gcb_results_burn_timeline, reports/document/results.h: one reader of
- * the format), once per case into struct gcb_burn_doc, which the finding
- * rules (rules_burn.c), the per-rank table (render_tables_burn.c) and the
- * timeline plot (plot_burn.c) all share through struct gcb_doc's `burn`.
+ * the format) when the typed model is built (the case's `timeline`,
+ * model.h), and judged once per case into struct gcb_burn_doc, which the
+ * finding rules (rules_burn.c), the per-rank table (render_tables_burn.c)
+ * and the timeline plot (plot_burn.c) all share through struct gcb_doc's
+ * `burn`.
  */
 #ifndef GCB_BURN_H
 #define GCB_BURN_H
@@ -94,14 +96,18 @@ void gcb_burn_fmt_duration(double s, char *buf, size_t size);
 void gcb_burn_fmt_reasons(unsigned long long mask, char *buf, size_t size);
 
 /* True for a case of `gcbench burn`. */
-bool gcb_burn_is_case(const json_t *c);
+bool gcb_burn_is_model_case(const struct gcb_model_case *c);
+bool gcb_burn_is_case(const json_t *c); /* migration: json callers remain */
 
 /* A burn case of a document, read once and judged once. */
 struct gcb_burn_case {
-  const json_t *c;             /* the case, in the document */
+  const struct gcb_model_case *bench_case; /* the case, in the model read */
   size_t index;                /* its index in the document's cases[] */
-  struct gcb_burn_timeline tl; /* its timeline, as the document reads */
+  struct gcb_burn_timeline tl; /* its timeline: the model's (borrowed) */
   struct gcb_burn_rank *ranks; /* tl.nranks judgements, per_rank order */
+  /* migration: json callers remain (the burn table and plot): the case's
+   * tree, bench_case->source. */
+  const json_t *c;
 };
 
 /* The burn cases of one document that have a timeline to judge (some
@@ -111,15 +117,27 @@ struct gcb_burn_doc {
   struct gcb_burn_case *cases;
   size_t n;
   double min_drop, k_noise; /* slow_rank_pct / 100, outlier_mads */
+  /* migration: json callers remain: the model gcb_burn_doc_read built
+   * from the tree, which the cases point into; NULL otherwise. */
+  struct gcb_model *own;
 };
 
 /*
- * Reads every burn case of the document `root` (validated: reports/load.h)
- * and judges each rank with t's slow_rank_pct (the least fall) and
- * outlier_mads (the least fall in noise units). A burn case without a
- * timeline is left out. GCB_ENOMEM (err set). Free with
- * gcb_burn_doc_free, also after failure.
+ * Reads every burn case of the model m (the timelines its builder read,
+ * model.h) and judges each rank with t's slow_rank_pct (the least fall)
+ * and outlier_mads (the least fall in noise units). A burn case without a
+ * timeline is left out. The cases borrow from m, which must outlive *out.
+ * GCB_ENOMEM (err set). Free with gcb_burn_doc_free, also after failure.
  */
+enum gcb_status gcb_burn_doc_read_model(const struct gcb_model *m,
+                                        const struct gcb_thresholds *t,
+                                        struct gcb_burn_doc *out,
+                                        struct gcb_err *err);
+
+/* The same from the document's tree `root` (validated: reports/load.h),
+ * through a model of its own that *out keeps (its cases point into it,
+ * not into the document's model: match them by index).
+ * migration: json callers remain */
 enum gcb_status gcb_burn_doc_read(const json_t *root,
                                   const struct gcb_thresholds *t,
                                   struct gcb_burn_doc *out,
@@ -131,8 +149,8 @@ void gcb_burn_doc_free(struct gcb_burn_doc *b);
 /*
  * The burn cases of doc: doc->burn when the caller read them with the
  * same thresholds (a report reads them once for its rules, tables and
- * plots), else read now into *own, which the caller frees with
- * gcb_burn_doc_free either way. NULL on ENOMEM (err set).
+ * plots), else read now from doc->model into *own, which the caller frees
+ * with gcb_burn_doc_free either way. NULL on ENOMEM (err set).
  */
 const struct gcb_burn_doc *gcb_burn_doc_of(const struct gcb_doc *doc,
                                            const struct gcb_thresholds *t,

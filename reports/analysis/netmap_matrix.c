@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "reports/analysis/kinds.h"
+#include "reports/document/bench_kind.h"
 #include "reports/document/view.h"
 
 static int by_value(const void *a, const void *b) {
@@ -40,9 +40,9 @@ void gcb_netmap_free(struct gcb_netmap *m) {
   memset(m, 0, sizeof *m);
 }
 
-static bool is_ours(const json_t *c, const char *schedule) {
-  return gcb_bench_kind_of(c) == GCB_BENCH_NETMAP &&
-         strcmp(gcb_view_param_str(c, "schedule"), schedule) == 0;
+static bool is_ours(const struct gcb_model_case *c, const char *schedule) {
+  return c->kind == GCB_BENCH_NETMAP &&
+         strcmp(gcb_model_param_str(c, "schedule"), schedule) == 0;
 }
 
 static bool alloc(struct gcb_netmap *m, int n) {
@@ -63,10 +63,10 @@ static bool alloc(struct gcb_netmap *m, int n) {
 }
 
 /* Ranks, nodes and hosts from the document's ranks[]. */
-static void places(const json_t *root, struct gcb_netmap *m) {
+static void places(const struct gcb_model *doc, struct gcb_netmap *m) {
   for (int r = 0; r < m->n; r++) {
     struct gcb_place p;
-    gcb_view_place(root, r, &p);
+    gcb_model_place(doc, r, &p);
     /* Node indices index arrays here: one out of range (a document that
      * does not say, or says nonsense) counts as node 0. */
     m->node[r] = p.node >= 0 && p.node < m->n ? p.node : 0;
@@ -77,24 +77,23 @@ static void places(const json_t *root, struct gcb_netmap *m) {
 }
 
 /* Node index of rank r per the document, clamped as places() does. */
-static int node_of(const json_t *root, int r, int n, const char **host) {
+static int node_of(const struct gcb_model *doc, int r, int n,
+                   const char **host) {
   struct gcb_place p;
-  gcb_view_place(root, r, &p);
+  gcb_model_place(doc, r, &p);
   *host = p.hostname;
   return p.node >= 0 && p.node < n ? (int)p.node : 0;
 }
 
 /* The node x node map of the node pairs: rows are nodes, each named by
  * its first rank's host; a pair's busbw in both of its cells. */
-static bool read_nodes(const json_t *root, struct gcb_netmap *m) {
-  const json_t *cases = json_object_get(root, "cases"), *c;
-  int ranks = (int)json_array_size(json_object_get(root, "ranks")), nodes = 0;
-  size_t i;
+static bool read_nodes(const struct gcb_model *doc, struct gcb_netmap *m) {
+  int ranks = (int)doc->nranks, nodes = 0;
   const char *host;
-  if (ranks < 2 || ranks > 65536)
+  if (doc->nranks < 2 || doc->nranks > 65536)
     return false;
   for (int r = 0; r < ranks; r++) {
-    int x = node_of(root, r, ranks, &host);
+    int x = node_of(doc, r, ranks, &host);
     nodes = x + 1 > nodes ? x + 1 : nodes;
   }
   if (nodes < 2 || nodes > 4096 || !alloc(m, nodes))
@@ -102,50 +101,64 @@ static bool read_nodes(const json_t *root, struct gcb_netmap *m) {
   m->by_node = true;
   m->nodes = nodes;
   for (int r = ranks - 1; r >= 0; r--) { /* the first rank wins */
-    int x = node_of(root, r, ranks, &host);
+    int x = node_of(doc, r, ranks, &host);
     m->node[x] = x, m->host[x] = host, m->rank[x] = r;
   }
-  json_array_foreach(cases, i, c) {
-    double a = gcb_view_param_num(c, "src_node"),
-           b = gcb_view_param_num(c, "dst_node");
+  for (size_t i = 0; i < doc->ncases; i++) {
+    const struct gcb_model_case *c = &doc->cases[i];
+    double a = gcb_model_param_num(c, "src_node"),
+           b = gcb_model_param_num(c, "dst_node");
     if (!is_ours(c, "nodepairs") ||
         !(a >= 0 && a < nodes && b >= 0 && b < nodes && a != b))
       continue;
-    double v = gcb_view_num(gcb_view_obj(c, "summary"), "median");
+    double v = c->summary.median;
     m->bw[(size_t)a * (size_t)nodes + (size_t)b] = v;
     m->bw[(size_t)b * (size_t)nodes + (size_t)a] = v;
   }
   return true;
 }
 
-bool gcb_netmap_read(const json_t *root, const char *schedule,
-                     struct gcb_netmap *m) {
+bool gcb_netmap_read_model(const struct gcb_model *doc, const char *schedule,
+                           struct gcb_netmap *m) {
   memset(m, 0, sizeof *m);
-  const json_t *cases = json_object_get(root, "cases");
-  size_t i, seen = 0;
-  const json_t *c;
-  int n = (int)json_array_size(json_object_get(root, "ranks"));
-  json_array_foreach(cases, i, c) seen += is_ours(c, schedule);
+  size_t seen = 0;
+  for (size_t i = 0; i < doc->ncases; i++)
+    seen += is_ours(&doc->cases[i], schedule);
   bool nodes = strcmp(schedule, "nodepairs") == 0;
-  if (seen > 0 && nodes && read_nodes(root, m))
+  if (seen > 0 && nodes && read_nodes(doc, m))
     return true;
-  if (seen == 0 || nodes || n < 2 || n > 4096 || !alloc(m, n)) {
+  if (seen == 0 || nodes || doc->nranks < 2 || doc->nranks > 4096 ||
+      !alloc(m, (int)doc->nranks)) {
     gcb_netmap_free(m);
     return false;
   }
-  places(root, m);
-  json_array_foreach(cases, i, c) {
-    double s = gcb_view_param_num(c, "src"), d = gcb_view_param_num(c, "dst");
+  int n = m->n;
+  places(doc, m);
+  for (size_t i = 0; i < doc->ncases; i++) {
+    const struct gcb_model_case *c = &doc->cases[i];
+    double s = c->src, d = c->dst;
     if (!is_ours(c, schedule) || !(s >= 0 && s < n && d >= 0 && d < n))
       continue;
-    const json_t *sum = gcb_view_obj(c, "summary");
     size_t cell = (size_t)s * (size_t)n + (size_t)d;
-    if (strcmp(gcb_view_param_str(c, "measure"), "latency") == 0)
-      m->lat[cell] = gcb_view_num(gcb_view_obj(sum, "time_s"), "mean");
+    if (strcmp(gcb_model_param_str(c, "measure"), "latency") == 0)
+      m->lat[cell] = c->summary.time_mean;
     else
-      m->bw[cell] = gcb_view_num(sum, "median");
+      m->bw[cell] = c->summary.median;
   }
   return true;
+}
+
+/* migration: json callers remain */
+bool gcb_netmap_read(const struct json_t *root, const char *schedule,
+                     struct gcb_netmap *m) {
+  struct gcb_model *doc = NULL;
+  struct gcb_err err = {0};
+  memset(m, 0, sizeof *m);
+  if (gcb_model_from_json(root, NULL, &doc, &err) != GCB_OK)
+    return false;
+  bool ok = gcb_netmap_read_model(doc, schedule, m);
+  gcb_model_free(doc); /* the host names are the document's */
+  return ok;
 }
 
 int gcb_netmap_row(const struct gcb_netmap *m, long long rank) {

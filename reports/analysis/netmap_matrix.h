@@ -11,8 +11,9 @@
 #ifndef GCB_NETMAP_MATRIX_H
 #define GCB_NETMAP_MATRIX_H
 
-#include <jansson.h>
 #include <stdbool.h>
+
+#include "reports/document/model.h"
 
 struct gcb_netmap {
   int n;             /* ranks */
@@ -25,16 +26,22 @@ struct gcb_netmap {
                         its first rank) */
 };
 
-/* The map of `schedule` in the document: false (and *m zeroed) when the
- * document has no netmap case of that schedule or memory runs out. */
-bool gcb_netmap_read(const json_t *root, const char *schedule,
+/* The map of `schedule` in the document's model doc: false (and *m
+ * zeroed) when the document has no netmap case of that schedule or memory
+ * runs out. Host names are borrowed from doc's document. */
+bool gcb_netmap_read_model(const struct gcb_model *doc, const char *schedule,
+                           struct gcb_netmap *m);
+
+/* The same from the document's tree, through a model built for the
+ * call. migration: json callers remain */
+bool gcb_netmap_read(const struct json_t *root, const char *schedule,
                      struct gcb_netmap *m);
 
 /* The row that world rank `rank` stands for (by_node: the row of the
  * node whose first rank it is), or -1. */
 int gcb_netmap_row(const struct gcb_netmap *m, long long rank);
 
-/* Frees what gcb_netmap_read allocated; a zeroed map is a no-op. */
+/* Frees what gcb_netmap_read_model allocated; a zeroed map is a no-op. */
 void gcb_netmap_free(struct gcb_netmap *m);
 
 /* Per node: median bandwidth of the pairs with an end on it and another

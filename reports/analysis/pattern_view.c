@@ -10,15 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "reports/analysis/kinds.h"
-#include "reports/document/ranks.h"
-#include "reports/document/view.h"
+#include "reports/document/bench_kind.h"
 
 static const char *const part_names[GCB_PART_COUNT] = {
     "compute", "comm", "step", "step-compute", "step-comm"};
 
-static int part_of(const json_t *c) {
-  const char *p = gcb_view_param_str(c, "part");
+static int part_of(const struct gcb_model_case *c) {
+  const char *p = gcb_model_param_str(c, "part");
   for (int i = 0; i < GCB_PART_COUNT; i++)
     if (strcmp(p, part_names[i]) == 0)
       return i;
@@ -78,9 +76,16 @@ void gcb_pattern_rank_derive(struct gcb_pattern_rank *r, bool pipeline) {
 }
 
 /* The per-rank median time of a case (the figure's time). */
-static double rank_time(const struct gcb_ranks *pr, size_t i) {
-  double s = gcb_ranks_num(pr, GCB_RC_FIGURE_TIME, i);
-  return isnan(s) ? gcb_ranks_num(pr, GCB_RC_TIME_MEDIAN, i) : s;
+static double rank_time(const struct gcb_model_case *c, size_t i) {
+  double s = gcb_model_col(c, GCB_RC_FIGURE_TIME, i);
+  return isnan(s) ? gcb_model_col(c, GCB_RC_TIME_MEDIAN, i) : s;
+}
+
+/* An integer column's element i, or def (null, absent). */
+static long long col_int(const struct gcb_model_case *c, enum gcb_rank_col col,
+                         size_t i, long long def) {
+  double v = gcb_model_col(c, col, i);
+  return isnan(v) ? def : (long long)v;
 }
 
 static double imbalance(const double *x, size_t n, size_t *arg_max) {
@@ -178,13 +183,10 @@ void gcb_pattern_fmt_pct(double frac, char *buf, size_t len) {
 /* Per-rank part times from the group's cases, then the figures. */
 static enum gcb_status derive(struct gcb_pattern_group *g,
                               struct gcb_err *err) {
-  struct gcb_ranks pr[GCB_PART_COUNT];
   size_t n = 0;
-  for (int p = 0; p < GCB_PART_COUNT; p++) {
-    gcb_ranks_of(g->cases[p], &pr[p]); /* NULL case: n = 0 */
-    if (g->cases[p] != NULL && pr[p].n > n)
-      n = pr[p].n;
-  }
+  for (int p = 0; p < GCB_PART_COUNT; p++)
+    if (g->cases[p] != NULL && g->cases[p]->ranks.n > n)
+      n = g->cases[p]->ranks.n;
   g->ranks = calloc(n + 1, sizeof *g->ranks);
   if (g->ranks == NULL)
     return gcb_err_set(err, GCB_ENOMEM, "pattern view: out of memory");
@@ -193,26 +195,28 @@ static enum gcb_status derive(struct gcb_pattern_group *g,
     struct gcb_pattern_rank *r = &g->ranks[i];
     r->rank = (long long)i;
     for (int p = 0; p < GCB_PART_COUNT; p++) {
+      const struct gcb_model_case *c = g->cases[p];
       r->t[p] = r->sd[p] = NAN;
       r->n[p] = 0;
-      if (g->cases[p] == NULL || i >= pr[p].n)
+      if (c == NULL || i >= c->ranks.n)
         continue;
-      r->t[p] = rank_time(&pr[p], i);
-      r->sd[p] = gcb_ranks_num(&pr[p], GCB_RC_TIME_STDEV, i);
-      r->n[p] = (double)gcb_ranks_int(&pr[p], GCB_RC_TIME_N, i, 0);
-      r->rank = gcb_ranks_rank(&pr[p], i);
+      r->t[p] = rank_time(c, i);
+      r->sd[p] = gcb_model_col(c, GCB_RC_TIME_STDEV, i);
+      r->n[p] = (double)col_int(c, GCB_RC_TIME_N, i, 0);
+      r->rank = col_int(c, GCB_RC_RANK, i, -1);
     }
   }
   gcb_pattern_group_derive(g);
   return GCB_OK;
 }
 
-static void titled(struct gcb_pattern_group *g, const json_t *c) {
-  g->pattern = gcb_view_param_str(c, "pattern");
-  g->span = gcb_view_param_str(c, "span");
-  g->placement = gcb_view_param_str(c, "placement");
-  g->skew = gcb_view_param_num(c, "skew");
-  g->ideal_bubble = gcb_view_param_num(c, "ideal_bubble");
+static void titled(struct gcb_pattern_group *g,
+                   const struct gcb_model_case *c) {
+  g->pattern = gcb_model_param_str(c, "pattern");
+  g->span = gcb_model_param_str(c, "span");
+  g->placement = gcb_model_param_str(c, "placement");
+  g->skew = gcb_model_param_num(c, "skew");
+  g->ideal_bubble = gcb_model_param_num(c, "ideal_bubble");
   g->skew_cost = g->placement_cost = NAN;
   char var[40] = "";
   if (g->placement[0])
@@ -222,38 +226,51 @@ static void titled(struct gcb_pattern_group *g, const json_t *c) {
   snprintf(g->title, sizeof g->title, "%s%s", g->pattern, var);
 }
 
+/* Whether a and b have the same parameters but "part" (the parts differ
+ * in unit too), equal as jansson's json_equal says. */
+static bool same_but_part(const struct gcb_model_case *a,
+                          const struct gcb_model_case *b) {
+  const struct gcb_mvalue *pa = &a->params, *pb = &b->params;
+  size_t na = 0, nb = 0;
+  for (size_t i = 0; i < pa->n; i++) {
+    const struct gcb_mkv *kv = &pa->members[i];
+    if (strcmp(kv->key, "part") == 0)
+      continue;
+    na++;
+    if (!gcb_mvalue_equal(&kv->value, gcb_mvalue_get(pb, kv->key)))
+      return false;
+  }
+  for (size_t i = 0; i < pb->n; i++)
+    nb += strcmp(pb->members[i].key, "part") != 0;
+  return na == nb;
+}
+
+/* The first case of a group (the one it was made for). */
+static const struct gcb_model_case *
+first_case(const struct gcb_pattern_group *g) {
+  for (int p = 0; p < GCB_PART_COUNT; p++)
+    if (g->cases[p] != NULL)
+      return g->cases[p];
+  return NULL;
+}
+
 /* The group of case c, made when new; NULL on ENOMEM. */
 static struct gcb_pattern_group *group_for(struct gcb_pattern_groups *out,
-                                           char (**keys)[512], size_t *cap,
-                                           const json_t *c) {
-  /* Every parameter but the part: the parts differ in unit too. */
-  char key[512] = "";
-  json_t *params = json_deep_copy(json_object_get(c, "params"));
-  if (params != NULL) {
-    json_object_del(params, "part");
-    char *text = json_dumps(params, JSON_SORT_KEYS | JSON_COMPACT);
-    snprintf(key, sizeof key, "%s", text ? text : "");
-    free(text);
-    json_decref(params);
-  }
+                                           size_t *cap,
+                                           const struct gcb_model_case *c) {
   for (size_t i = 0; i < out->n; i++)
-    if (strcmp((*keys)[i], key) == 0)
+    if (same_but_part(first_case(&out->items[i]), c))
       return &out->items[i];
   if (out->n == *cap) {
     size_t n = *cap ? 2 * *cap : 8;
     struct gcb_pattern_group *g = realloc(out->items, n * sizeof *g);
-    if (g != NULL)
-      out->items = g;
-    char(*k)[512] = realloc(*keys, n * sizeof *k);
-    if (k != NULL)
-      *keys = k;
-    if (g == NULL || k == NULL)
+    if (g == NULL)
       return NULL;
+    out->items = g;
     *cap = n;
   }
-  struct gcb_pattern_group *g = &out->items[out->n];
+  struct gcb_pattern_group *g = &out->items[out->n++];
   memset(g, 0, sizeof *g);
-  snprintf((*keys)[out->n++], 512, "%s", key);
   titled(g, c);
   return g;
 }
@@ -276,32 +293,46 @@ static void costs(struct gcb_pattern_groups *gs) {
   }
 }
 
-enum gcb_status gcb_pattern_groups_build(const json_t *root,
-                                         struct gcb_pattern_groups *out,
-                                         struct gcb_err *err) {
+enum gcb_status gcb_pattern_groups_build_model(const struct gcb_model *m,
+                                               struct gcb_pattern_groups *out,
+                                               struct gcb_err *err) {
   memset(out, 0, sizeof *out);
-  char(*keys)[512] = NULL;
-  size_t cap = 0, i;
-  const json_t *c;
+  size_t cap = 0;
   enum gcb_status st = GCB_OK;
-  json_array_foreach(json_object_get(root, "cases"), i, c) {
+  for (size_t i = 0; i < m->ncases; i++) {
+    const struct gcb_model_case *c = &m->cases[i];
     int part = part_of(c);
-    if (gcb_bench_kind_of(c) != GCB_BENCH_PATTERN || part < 0)
+    if (c->kind != GCB_BENCH_PATTERN || part < 0)
       continue;
-    struct gcb_pattern_group *g = group_for(out, &keys, &cap, c);
+    struct gcb_pattern_group *g = group_for(out, &cap, c);
     if (g == NULL) {
       st = gcb_err_set(err, GCB_ENOMEM, "pattern view: out of memory");
       break;
     }
     g->cases[part] = c;
   }
-  free(keys);
-  for (i = 0; st == GCB_OK && i < out->n; i++)
+  for (size_t i = 0; st == GCB_OK && i < out->n; i++)
     st = derive(&out->items[i], err);
   if (st == GCB_OK)
     costs(out);
   else
     gcb_pattern_groups_free(out);
+  return st;
+}
+
+/* migration: json callers remain */
+enum gcb_status gcb_pattern_groups_build(const struct json_t *root,
+                                         struct gcb_pattern_groups *out,
+                                         struct gcb_err *err) {
+  struct gcb_model *m = NULL;
+  memset(out, 0, sizeof *out);
+  enum gcb_status st = gcb_model_from_json(root, NULL, &m, err);
+  if (st == GCB_OK)
+    st = gcb_pattern_groups_build_model(m, out, err);
+  if (st == GCB_OK)
+    out->own = m;
+  else
+    gcb_model_free(m);
   return st;
 }
 
@@ -311,14 +342,27 @@ void gcb_pattern_groups_free(struct gcb_pattern_groups *g) {
   for (size_t i = 0; i < g->n; i++)
     free(g->items[i].ranks);
   free(g->items);
+  gcb_model_free(g->own);
   memset(g, 0, sizeof *g);
 }
 
 const struct gcb_pattern_group *
-gcb_pattern_group_of(const struct gcb_pattern_groups *g, const json_t *c) {
-  for (size_t i = 0; i < g->n; i++)
+gcb_pattern_group_of_case(const struct gcb_pattern_groups *g,
+                          const struct gcb_model_case *c) {
+  for (size_t i = 0; c != NULL && i < g->n; i++)
     for (int p = 0; p < GCB_PART_COUNT; p++)
       if (g->items[i].cases[p] == c)
+        return &g->items[i];
+  return NULL;
+}
+
+/* migration: json callers remain */
+const struct gcb_pattern_group *
+gcb_pattern_group_of(const struct gcb_pattern_groups *g,
+                     const struct json_t *c) {
+  for (size_t i = 0; c != NULL && i < g->n; i++)
+    for (int p = 0; p < GCB_PART_COUNT; p++)
+      if (g->items[i].cases[p] != NULL && g->items[i].cases[p]->source == c)
         return &g->items[i];
   return NULL;
 }

@@ -11,11 +11,11 @@
 #ifndef GCB_PATTERN_VIEW_H
 #define GCB_PATTERN_VIEW_H
 
-#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "common/status.h"
+#include "reports/document/model.h"
 
 enum gcb_pattern_part {
   GCB_PART_COMPUTE,      /* compute alone */
@@ -53,13 +53,15 @@ struct gcb_pattern_rank {
 };
 
 struct gcb_pattern_group {
-  const json_t *cases[GCB_PART_COUNT]; /* NULL: missing (or the terminal's) */
-  const char *pattern;                 /* "dp" ... */
-  const char *span;                    /* intra-node, inter-node, mixed */
-  const char *placement;               /* tp: inner or outer; "" */
-  double skew;                         /* ep: NAN elsewhere */
-  double ideal_bubble;                 /* pp: NAN elsewhere */
-  char title[96];                      /* "tp inner", "ep skew 1" */
+  /* Its cases, in the model it was built from; NULL: missing (or the
+   * terminal's). */
+  const struct gcb_model_case *cases[GCB_PART_COUNT];
+  const char *pattern;   /* "dp" ... */
+  const char *span;      /* intra-node, inter-node, mixed */
+  const char *placement; /* tp: inner or outer; "" */
+  double skew;           /* ep: NAN elsewhere */
+  double ideal_bubble;   /* pp: NAN elsewhere */
+  char title[96];        /* "tp inner", "ep skew 1" */
   size_t nranks;
   struct gcb_pattern_rank *ranks;
   /* Means over ranks of each rank's median part times. */
@@ -83,19 +85,38 @@ struct gcb_pattern_group {
 struct gcb_pattern_groups {
   struct gcb_pattern_group *items;
   size_t n;
+  /* migration: json callers remain: the model gcb_pattern_groups_build
+   * built from the tree, which the groups point into; NULL otherwise. */
+  struct gcb_model *own;
 };
 
-/* Joins the pattern cases of one document (bench "pattern", grouped by
- * every parameter but "part") in document order. GCB_ENOMEM only. */
-enum gcb_status gcb_pattern_groups_build(const json_t *root,
+/* Joins the pattern cases of the model m (bench "pattern", grouped by
+ * every parameter but "part") in document order. The groups borrow from
+ * m, which must outlive them. GCB_ENOMEM only (*out then empty). */
+enum gcb_status gcb_pattern_groups_build_model(const struct gcb_model *m,
+                                               struct gcb_pattern_groups *out,
+                                               struct gcb_err *err);
+
+/* The same from the document's tree, through a model of its own that
+ * *out keeps. migration: json callers remain */
+enum gcb_status gcb_pattern_groups_build(const struct json_t *root,
                                          struct gcb_pattern_groups *out,
                                          struct gcb_err *err);
 
+/* NULL is a no-op; the struct is zeroed. */
 void gcb_pattern_groups_free(struct gcb_pattern_groups *g);
 
-/* The group holding case c, or NULL. */
+/* The group holding case c (of the model the groups were built from), or
+ * NULL. */
 const struct gcb_pattern_group *
-gcb_pattern_group_of(const struct gcb_pattern_groups *g, const json_t *c);
+gcb_pattern_group_of_case(const struct gcb_pattern_groups *g,
+                          const struct gcb_model_case *c);
+
+/* The group holding the case whose tree is c, or NULL.
+ * migration: json callers remain */
+const struct gcb_pattern_group *
+gcb_pattern_group_of(const struct gcb_pattern_groups *g,
+                     const struct json_t *c);
 
 /* The figures of one rank of a group from its part times (exposed for
  * tests and for the metrics): fills everything after t[], sd[], n[]. */

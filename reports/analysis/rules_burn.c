@@ -41,7 +41,9 @@
 /* Everything the rules of one case share. */
 struct burn_case {
   const struct gcb__rule_ctx *cx;
-  const json_t *c;
+  const struct gcb_model *m;      /* the document's */
+  const struct gcb_model_case *c; /* the case, in m */
+  bool own_model; /* m was built here: findings do not point into it */
   const struct gcb_burn_timeline *tl; /* the case's, read once */
   const struct gcb_burn_rank *ranks;  /* nranks, judged once */
   size_t nranks, nt;
@@ -72,7 +74,7 @@ static void thousands(double x, char *buf, size_t size) {
 /* "GPU 3 (node01)", "rank 1", "rank 1 (node01)" on several nodes. */
 static void who(const struct burn_case *b, size_t i, char *buf, size_t size) {
   struct gcb_place p;
-  gcb_view_place(b->cx->doc->root, b->rank_id[i], &p);
+  gcb_model_place(b->m, b->rank_id[i], &p);
   if (b->gpu && p.gpu >= 0)
     snprintf(buf, size, "GPU %lld (%s)", p.gpu, p.hostname);
   else if (b->nnodes > 1)
@@ -157,12 +159,18 @@ static void case_free(struct burn_case *b) {
   free(b->in_node);
 }
 
+/* Case k of the burn cases read from model m (the document's, or one
+ * built from the same tree: the same index), in m. */
 static enum gcb_status case_open(const struct gcb__rule_ctx *cx,
+                                 const struct gcb_model *m, bool own_model,
                                  const struct gcb_burn_case *k,
                                  struct burn_case *b) {
   size_t n = (size_t)k->tl.nranks;
   *b = (struct burn_case){.cx = cx,
-                          .c = k->c,
+                          .m = m,
+                          .c = k->index < m->ncases ? &m->cases[k->index]
+                                                    : k->bench_case,
+                          .own_model = own_model,
                           .tl = &k->tl,
                           .ranks = k->ranks,
                           .nranks = n,
@@ -172,14 +180,12 @@ static enum gcb_status case_open(const struct gcb__rule_ctx *cx,
   b->in_node = calloc(n, sizeof *b->in_node);
   if (!b->rank_id || !b->node || !b->in_node)
     return gcb_err_set(cx->err, GCB_ENOMEM, "analysis: out of memory");
-  struct gcb_ranks pr;
-  gcb_ranks_of(b->c, &pr);
-  b->gpu = strcmp(gcb_view_str(b->c, "backend"), "cuda") == 0;
-  b->nnodes = json_array_size(json_object_get(cx->doc->root, "nodes"));
+  b->gpu = strcmp(b->c->backend, "cuda") == 0;
+  b->nnodes = m->nnodes;
   for (size_t i = 0; i < n; i++) {
-    b->rank_id[i] = gcb_ranks_int(&pr, GCB_RC_RANK, i, (long long)i);
-    b->node[i] =
-        gcb_view_int(gcb_view_rank(cx->doc->root, b->rank_id[i]), "node", -1);
+    b->rank_id[i] = gcb_model_col_rank(b->c, i, (long long)i);
+    const struct gcb_model_rank *r = gcb_model_rank(m, b->rank_id[i]);
+    b->node[i] = r != NULL ? r->node : -1;
   }
   return GCB_OK;
 }
@@ -189,10 +195,13 @@ static struct gcb_finding *push_at(const struct burn_case *b,
   struct gcb_finding *f = gcb__rule_push(b->cx, sev);
   if (f == NULL)
     return NULL;
-  if (i < b->nranks)
-    gcb_finding_at_rank(f, b->cx->index, b->cx->doc->root, b->rank_id[i]);
-  gcb_view_case_title(b->c, f->where.subject, sizeof f->where.subject);
-  f->bench_case = gcb_model_case_of_source(b->cx->doc->model, b->c);
+  if (i < b->nranks) {
+    struct gcb_place p;
+    gcb_model_place(b->m, b->rank_id[i], &p);
+    gcb_finding_at_place(f, b->cx->index, b->rank_id[i], &p);
+  }
+  gcb_model_case_title(b->c, f->where.subject, sizeof f->where.subject);
+  f->bench_case = b->own_model ? NULL : b->c;
   return f;
 }
 
@@ -226,8 +235,6 @@ static double peers_at(const struct burn_case *b, size_t self, size_t from,
 /* ---- burn-silent-error -------------------------------------------------- */
 
 static enum gcb_status silent_errors(const struct burn_case *b) {
-  struct gcb_ranks pr;
-  gcb_ranks_of(b->c, &pr);
   for (size_t i = 0; i < b->nranks; i++) {
     double wrong = 0, checked = 0, first = NAN;
     size_t intervals = 0;
@@ -242,8 +249,10 @@ static enum gcb_status silent_errors(const struct burn_case *b) {
       if (isnan(first))
         first = gcb_burn_end_s(b->tl, (long)k) - b->tl->interval_s;
     }
-    if (b->tl->v[GCB_BURN_WRONG] == NULL) /* the per-rank validation then */
-      wrong = (double)gcb_ranks_int(&pr, GCB_RC_WRONG, i, 0);
+    if (b->tl->v[GCB_BURN_WRONG] == NULL) { /* the per-rank validation */
+      double w = gcb_model_col(b->c, GCB_RC_WRONG, i);
+      wrong = isnan(w) ? 0 : (double)(long long)w;
+    }
     if (!(wrong > 0))
       continue;
     struct gcb_finding *f = push_at(b, GCB_SEV_FAIL, i);
@@ -410,7 +419,7 @@ static enum gcb_status node_finding(struct burn_case *b, long long node,
   f->measured = r->after;
   f->expected = r->before;
   f->cost = drop;
-  gcb_view_copy(f->unit, sizeof f->unit, gcb_view_str(b->c, "unit"));
+  gcb_view_copy(f->unit, sizeof f->unit, b->c->unit);
   char at[32], why[192];
   gcb_burn_fmt_duration(onset, at, sizeof at);
   cause_text(r, why, sizeof why);
@@ -468,7 +477,7 @@ static enum gcb_status falloff(const struct burn_case *b, size_t i) {
               i);
   if (f == NULL)
     return GCB_ENOMEM;
-  const char *unit = gcb_view_str(b->c, "unit");
+  const char *unit = b->c->unit;
   f->measured = r->after;
   f->expected = r->before;
   f->cost = cost;
@@ -512,7 +521,7 @@ static enum gcb_status sustained_finding(const struct burn_case *b, size_t i,
   struct gcb_finding *f = push_at(b, GCB_SEV_WARN, i);
   if (f == NULL)
     return GCB_ENOMEM;
-  const char *unit = gcb_view_str(b->c, "unit");
+  const char *unit = b->c->unit;
   f->measured = r->sustained;
   f->expected = against;
   f->cost = 1 - r->sustained / against;
@@ -576,9 +585,10 @@ done:
 /* ---- the rule ------------------------------------------------------------ */
 
 static enum gcb_status one_case(const struct gcb__rule_ctx *cx,
+                                const struct gcb_model *m, bool own_model,
                                 const struct gcb_burn_case *k) {
   struct burn_case b;
-  enum gcb_status st = case_open(cx, k, &b);
+  enum gcb_status st = case_open(cx, m, own_model, k, &b);
   if (st == GCB_OK)
     switch (cx->kind->id) {
     case GCB_KIND_BURN_SILENT_ERROR:
@@ -605,11 +615,20 @@ static enum gcb_status one_case(const struct gcb__rule_ctx *cx,
 
 enum gcb_status gcb__rule_burn(const struct gcb__rule_ctx *cx) {
   struct gcb_burn_doc own;
-  const struct gcb_burn_doc *bd =
-      gcb_burn_doc_of(cx->doc, cx->t, &own, cx->err);
+  struct gcb_model *built = NULL;
+  struct gcb_doc doc = *cx->doc;
+  /* migration: a document built by hand without its model (tests) is
+   * judged on a model of its own, which no finding may point into. */
+  if (doc.model == NULL &&
+      gcb_model_from_json(doc.root, doc.name, &built, cx->err) != GCB_OK)
+    return GCB_ENOMEM;
+  if (built != NULL)
+    doc.model = built;
+  const struct gcb_burn_doc *bd = gcb_burn_doc_of(&doc, cx->t, &own, cx->err);
   enum gcb_status st = bd != NULL ? GCB_OK : GCB_ENOMEM;
   for (size_t i = 0; bd != NULL && i < bd->n && st == GCB_OK; i++)
-    st = one_case(cx, &bd->cases[i]);
+    st = one_case(cx, doc.model, built != NULL, &bd->cases[i]);
   gcb_burn_doc_free(&own);
+  gcb_model_free(built);
   return st;
 }

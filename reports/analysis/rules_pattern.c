@@ -22,6 +22,14 @@ static const struct {
   double bubble_excess; /* pp: measured bubble above ideal by more: warn */
 } limits = {0.5, 0.10, 0.15};
 
+/* Places finding f at rank r of the document (its model m). */
+static void at_rank(const struct gcb__rule_ctx *cx, const struct gcb_model *m,
+                    struct gcb_finding *f, long long r) {
+  struct gcb_place p;
+  gcb_model_place(m, r, &p);
+  gcb_finding_at_place(f, cx->index, r, &p);
+}
+
 static struct gcb_finding *push(const struct gcb__rule_ctx *cx,
                                 enum gcb_severity sev,
                                 const struct gcb_kind *kind,
@@ -64,6 +72,7 @@ static long long worst_rank(const struct gcb_pattern_groups *gs, double thr,
 }
 
 static enum gcb_status straggler(const struct gcb__rule_ctx *cx,
+                                 const struct gcb_model *m,
                                  const struct gcb_pattern_groups *gs) {
   size_t times, judged;
   const struct gcb_pattern_group *g;
@@ -75,7 +84,7 @@ static enum gcb_status straggler(const struct gcb__rule_ctx *cx,
            GCB_KIND(PATTERN_STRAGGLER), times == judged ? NULL : g);
   if (f == NULL)
     return GCB_ENOMEM;
-  gcb_finding_at_rank(f, cx->index, cx->doc->root, r);
+  at_rank(cx, m, f, r);
   const struct gcb_pattern_rank *w = NULL;
   for (size_t i = 0; i < g->nranks; i++)
     if (g->ranks[i].rank == r)
@@ -170,6 +179,7 @@ static enum gcb_status placement(const struct gcb__rule_ctx *cx,
 }
 
 static enum gcb_status skew(const struct gcb__rule_ctx *cx,
+                            const struct gcb_model *m,
                             const struct gcb_pattern_group *g) {
   if (isnan(g->skew_cost) || g->skew_cost <= limits.skew_cost_max)
     return GCB_OK;
@@ -177,7 +187,7 @@ static enum gcb_status skew(const struct gcb__rule_ctx *cx,
   if (f == NULL)
     return GCB_ENOMEM;
   if (g->straggler >= 0)
-    gcb_finding_at_rank(f, cx->index, cx->doc->root, g->straggler);
+    at_rank(cx, m, f, g->straggler);
   f->measured = 100 * g->skew_cost;
   f->expected = 100 * limits.skew_cost_max;
   snprintf(f->unit, sizeof f->unit, "%%");
@@ -214,15 +224,22 @@ static enum gcb_status bubble(const struct gcb__rule_ctx *cx,
 
 enum gcb_status gcb__rule_pattern(const struct gcb__rule_ctx *cx) {
   struct gcb_pattern_groups gs;
-  enum gcb_status st = gcb_pattern_groups_build(cx->doc->root, &gs, cx->err);
+  const struct gcb_model *m = cx->doc->model;
+  /* migration: a document built by hand without its model (tests) is
+   * read through a model of the groups' own. */
+  enum gcb_status st =
+      m != NULL ? gcb_pattern_groups_build_model(m, &gs, cx->err)
+                : gcb_pattern_groups_build(cx->doc->root, &gs, cx->err);
   if (st != GCB_OK)
     return st;
+  if (m == NULL)
+    m = gs.own;
   if (gs.n > 0)
-    st = straggler(cx, &gs);
+    st = straggler(cx, m, &gs);
   for (size_t i = 0; i < gs.n && st == GCB_OK; i++) {
     const struct gcb_pattern_group *g = &gs.items[i];
     if ((st = overlap(cx, g)) == GCB_OK && (st = placement(cx, g)) == GCB_OK &&
-        (st = skew(cx, g)) == GCB_OK)
+        (st = skew(cx, m, g)) == GCB_OK)
       st = bubble(cx, g);
   }
   gcb_pattern_groups_free(&gs);

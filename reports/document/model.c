@@ -502,6 +502,10 @@ static void build_summary(const json_t *s, struct gcb_model_summary *out) {
       .late_max_s = num(s, "late_max_s")};
 }
 
+/* ---- bpn: the burn-in timeline (defined at the end) ---- */
+static void build_timeline(struct gcb__model_arena *a, const json_t *e,
+                           struct gcb_model_case *c);
+
 static void build_case(struct gcb__model_arena *a, const json_t *e,
                        size_t index, struct gcb_model_case *c) {
   const json_t *p = json_object_get(e, "params"),
@@ -547,6 +551,7 @@ static void build_case(struct gcb__model_arena *a, const json_t *e,
   c->ranks.n = r.n;
   for (size_t col = 0; col < GCB_RC_COUNT; col++)
     build_column(a, &r, col, &c->ranks);
+  build_timeline(a, e, c);
 }
 
 /* ---- errors, skips, the whole ------------------------------------------- */
@@ -1007,4 +1012,32 @@ long long gcb_model_gpu_rank(const struct gcb_model *m, long long node,
     if (gcb_model_rank_gpu(m, n->ranks[i], NULL) == gpu)
       return n->ranks[i];
   return -1;
+}
+
+/* ---- bpn: the burn-in timeline ------------------------------------------ */
+
+/* Case e's timeline through the document's reader, its series kept in the
+ * arena. The reader fails on a timeline beyond the schema's bounds too,
+ * which a validated document cannot hold: that counts as out of memory,
+ * as it did where the report read it. */
+static void build_timeline(struct gcb__model_arena *a, const json_t *e,
+                           struct gcb_model_case *c) {
+  if (json_object_get(e, "timeline") == NULL || a->failed)
+    return;
+  struct gcb_burn_timeline *tl = arena_calloc(a, 1, sizeof *tl);
+  if (tl == NULL)
+    return;
+  if (!gcb_results_burn_timeline(e, tl)) {
+    a->failed = true;
+    return;
+  }
+  for (int s = 0; s < GCB_BURN_SERIES_COUNT; s++) {
+    if (tl->v[s] == NULL)
+      continue;
+    if (a->failed)
+      free(tl->v[s]); /* arena_keep freed the one it could not keep */
+    else
+      arena_keep(a, tl->v[s]);
+  }
+  c->timeline = tl;
 }

@@ -265,6 +265,12 @@ struct gcb_model_case {
    * size and every time of the case is derived, not measured
    * (docs/results-schema.md, `nominal_work`): show none. */
   bool nominal_work;
+  /* ---- bpn: the burn-in timeline ---- */
+  /* The case's "timeline" (burn cases: docs/results-schema.md), read once
+   * by the document's reader (gcb_results_burn_timeline) into a struct
+   * the model owns (reports/document/record.h); NULL when the case has
+   * none. */
+  const struct gcb_burn_timeline *timeline;
 };
 
 /* ---- errors and skips -------------------------------------------------- */

@@ -67,9 +67,10 @@ static void dump(const struct run *x, char *buf, size_t size) {
   buf[0] = '\0';
   for (size_t i = 0; i < x->f.n && used < size; i++)
     if (x->f.items[i].severity != GCB_SEV_INFO)
-      used += (size_t)snprintf(buf + used, size - used, "\n  %s %s: %s",
-                               gcb_severity_name(x->f.items[i].severity),
-                               x->f.items[i].kind->name, x->f.items[i].explanation);
+      used +=
+          (size_t)snprintf(buf + used, size - used, "\n  %s %s: %s",
+                           gcb_severity_name(x->f.items[i].severity),
+                           x->f.items[i].kind->name, x->f.items[i].explanation);
 }
 
 static size_t not_info(const struct run *x) {
@@ -156,20 +157,20 @@ Test(burn_report, the_onset_is_the_hogs_second_within_one_interval) {
   struct bx *b = bx_new(4, 1, 120, 1, false, 5, 0.03);
   bx_hog(b, 1, 10, 0.48);
   json_t *doc = bx_doc(b);
-  struct gcb_burn_timeline tl;
-  json_t *c = json_array_get(json_object_get(doc, "cases"), 0);
-  cr_assert(gcb_results_burn_timeline(c, &tl));
-  cr_assert_eq(tl.n, 120);
-  cr_assert_eq(tl.nranks, 4);
+  struct gcb_doc d = fx_doc_of("burn.json", doc);
+  const struct gcb_burn_timeline *tl = d.model->cases[0].timeline;
+  cr_assert_not_null(tl, "the model holds the case's timeline");
+  cr_assert_eq(tl->n, 120);
+  cr_assert_eq(tl->nranks, 4);
   struct gcb_burn_rank r;
-  cr_assert(gcb_burn_rank_judge(&tl, 1, 0.1, 3, &r));
+  cr_assert(gcb_burn_rank_judge(tl, 1, 0.1, 3, &r));
   cr_expect(fabs(r.onset_s - 10) <= 1, "onset %g", r.onset_s);
   cr_expect(fabs(r.drop - 0.48) < 0.04, "drop %g", r.drop);
   cr_expect_eq(r.cause, GCB_BURN_CAUSE_CPU_TIME);
-  cr_assert(gcb_burn_rank_judge(&tl, 0, 0.1, 3, &r));
+  cr_assert(gcb_burn_rank_judge(tl, 0, 0.1, 3, &r));
   cr_expect_eq(r.onset, -1, "rank 0 holds");
   cr_expect(r.noise > 0.01 && r.noise < 0.04, "noise %g", r.noise);
-  gcb_burn_timeline_free(&tl);
+  fx_doc_free(&d);
   json_decref(doc);
   free(b);
 }
@@ -405,23 +406,41 @@ Test(burn_report, burn_cases_are_read_once_and_shared) {
   json_array_append_new(cases, bare);
   struct gcb_thresholds t;
   gcb_thresholds_default(&t);
+  struct gcb_doc d = fx_doc_of("burn.json", doc);
   struct gcb_burn_doc bd;
   struct gcb_err err = {0};
-  cr_assert_eq(gcb_burn_doc_read(doc, &t, &bd, &err), GCB_OK, "%s", err.msg);
+  cr_assert_eq(gcb_burn_doc_read_model(d.model, &t, &bd, &err), GCB_OK, "%s",
+               err.msg);
   cr_assert_eq(bd.n, 1, "the case without a timeline is left out");
+  cr_expect_null(d.model->cases[1].timeline);
   cr_expect_eq(bd.cases[0].index, 0);
+  cr_expect_eq(bd.cases[0].bench_case, &d.model->cases[0]);
+  cr_expect(gcb_burn_is_model_case(bd.cases[0].bench_case));
   cr_expect_eq(bd.cases[0].tl.n, 30);
+  cr_expect_eq(bd.cases[0].tl.v[0], d.model->cases[0].timeline->v[0],
+               "the model's series, borrowed");
   cr_expect_eq(bd.cases[0].ranks[1].onset, -1);
-  struct gcb_doc d = {.name = "burn.json", .root = doc, .burn = &bd};
+  d.burn = &bd;
   struct gcb_burn_doc own;
   cr_expect_eq(gcb_burn_doc_of(&d, &t, &own, &err), &bd, "the caller's");
   cr_expect_eq(own.n, 0);
   t.slow_rank_pct += 1; /* judged by other thresholds: read anew */
   const struct gcb_burn_doc *again = gcb_burn_doc_of(&d, &t, &own, &err);
   cr_expect(again == &own && own.n == 1);
+  cr_expect_eq(own.cases[0].bench_case, &d.model->cases[0]);
   gcb_burn_doc_free(&own);
+  /* migration: json callers remain; goes with gcb_burn_doc_read. The
+   * tree's reading is the model's, through a model of its own. */
+  struct gcb_burn_doc tree;
+  cr_assert_eq(gcb_burn_doc_read(doc, &t, &tree, &err), GCB_OK, "%s", err.msg);
+  cr_assert_eq(tree.n, 1);
+  cr_expect_not_null(tree.own);
+  cr_expect_eq(tree.cases[0].c, json_array_get(cases, 0));
+  cr_expect_eq(tree.cases[0].tl.n, 30);
+  gcb_burn_doc_free(&tree);
   gcb_burn_doc_free(&bd);
   cr_expect_eq(bd.n, 0);
+  fx_doc_free(&d);
   json_decref(doc);
   free(b);
 }

@@ -618,3 +618,54 @@ Test(model, pair_classes_are_the_topology_views) {
   }
   cr_expect_str_eq(gcb_model_pair_class(NULL, 0, 1), "");
 }
+
+/* ---- bpn: the burn-in timeline ---- */
+
+/* Each case's timeline is what the document's reader gives, series for
+ * series (read with columns as arrays and compact); a case without one
+ * has none. */
+Test(model, a_burn_cases_timeline_is_the_readers) {
+  static const char *const files[] = {"burn/burn-gpu6-thermal.json",
+                                      "burn/burn-host4-hog.json"};
+  for (size_t f = 0; f < sizeof files / sizeof *files; f++)
+    for (int compact = 0; compact < 2; compact++) {
+      char path[512];
+      snprintf(path, sizeof path, "%s/%s", GCB_TEST_DATA, files[f]);
+      size_t len;
+      char *text = fx_slurp(path, &len);
+      cr_assert_not_null(text, "%s", path);
+      struct gcb_results *r = NULL;
+      struct gcb_err err = {0};
+      cr_assert_eq(gcb__results_parse_compact(text, len, files[f],
+                                              compact ? 1 : SIZE_MAX, &r, &err),
+                   GCB_OK, "%s", err.msg);
+      free(text);
+      struct gcb_model *m = NULL;
+      cr_assert_eq(gcb_model_from_results(r, files[f], &m, &err), GCB_OK);
+      size_t burn = 0;
+      for (size_t i = 0; i < m->ncases; i++) {
+        const json_t *c = m->cases[i].source;
+        const struct gcb_burn_timeline *tl = m->cases[i].timeline;
+        struct gcb_burn_timeline want;
+        if (!gcb_results_burn_timeline(c, &want)) {
+          cr_expect_null(tl, "%s case %zu", files[f], i);
+          continue;
+        }
+        burn++;
+        cr_assert_not_null(tl, "%s case %zu", files[f], i);
+        cr_expect_eq(tl->n, want.n);
+        cr_expect_eq(tl->nranks, want.nranks);
+        cr_expect(same_num(tl->interval_s, want.interval_s));
+        for (int s = 0; s < GCB_BURN_SERIES_COUNT; s++) {
+          cr_expect_str_eq(tl->unavailable[s], want.unavailable[s]);
+          cr_expect_eq(tl->v[s] == NULL, want.v[s] == NULL, "series %d", s);
+          for (long k = 0; want.v[s] && k < want.n * want.nranks; k++)
+            cr_expect(same_num(tl->v[s][k], want.v[s][k]), "series %d", s);
+        }
+        gcb_burn_timeline_free(&want);
+      }
+      cr_expect_gt(burn, 0, "%s has a burn case", files[f]);
+      gcb_model_free(m);
+      gcb_results_free(r);
+    }
+}

@@ -154,8 +154,9 @@ Test(netmap_rule, the_matrix_reads_pairs_and_bounds_node_indices) {
   add_map(doc, 3, "alone", path01);
   json_object_set_new(json_array_get(json_object_get(doc, "ranks"), 1), "node",
                       json_integer(1000000000));
+  struct gcb_doc d = fx_doc_of("test.json", doc);
   struct gcb_netmap m;
-  cr_assert(gcb_netmap_read(doc, "alone", &m));
+  cr_assert(gcb_netmap_read_model(d.model, "alone", &m));
   cr_expect_eq(m.n, 3);
   cr_expect_leq(m.nodes, 3, "node index out of range counted as 0");
   cr_expect_float_eq(m.bw[0 * 3 + 1], SLOW, 1e-9);
@@ -163,9 +164,19 @@ Test(netmap_rule, the_matrix_reads_pairs_and_bounds_node_indices) {
   cr_expect(isnan(m.bw[1 * 3 + 1]));
   cr_expect_str_eq(m.host[2], "node02");
   struct gcb_netmap none;
+  cr_expect_not(gcb_netmap_read_model(d.model, "together", &none));
+  /* migration: json callers remain; goes with gcb_netmap_read */
+  struct gcb_netmap tree;
+  cr_assert(gcb_netmap_read(doc, "alone", &tree));
+  cr_expect_eq(tree.n, m.n);
+  cr_expect_eq(tree.nodes, m.nodes);
+  cr_expect_eq(memcmp(tree.bw, m.bw, 9 * sizeof *m.bw), 0);
+  cr_expect_str_eq(tree.host[2], "node02");
   cr_expect_not(gcb_netmap_read(doc, "together", &none));
+  gcb_netmap_free(&tree);
   gcb_netmap_free(&m);
   gcb_netmap_free(&none);
+  fx_doc_free(&d);
   json_decref(doc);
 }
 
@@ -185,9 +196,8 @@ Test(netmap_rule, the_report_has_the_matrix_and_the_per_node_table) {
   analyse(&r);
   struct gcb_thresholds t;
   gcb_thresholds_default(&t);
-  struct gcb_doc d = fx_doc_of("test.json", r.doc);
   struct gcb_report rep = {
-      .docs = &d, .ndocs = 1, .findings = &r.f, .thresholds = &t};
+      .docs = &r.d, .ndocs = 1, .findings = &r.f, .thresholds = &t};
   struct gcb_rtables ts = {0};
   struct gcb_err err = {0};
   cr_assert_eq(gcb_report_tables(&rep, &ts, &err), GCB_OK, "%s", err.msg);
@@ -208,7 +218,6 @@ Test(netmap_rule, the_report_has_the_matrix_and_the_per_node_table) {
   cr_expect_null(n->row_class[0]);
   cr_expect_null(table(&ts, "netmap-bw-together-0"));
   gcb_rtables_free(&ts);
-  fx_doc_free(&d);
   done(&r);
 }
 
@@ -273,10 +282,9 @@ Test(netmap_rule, a_planted_slow_node_pair_is_one_root_cause_naming_both) {
       cr_expect_eq(f->where.rank, 2, "node01's first rank");
       struct gcb_thresholds t;
       gcb_thresholds_default(&t);
-      struct gcb_doc d = {.name = "test.json", .root = r.doc};
       struct gcb_diagnosis dx = {0};
       struct gcb_err err = {0};
-      cr_assert_eq(gcb_diagnose(&d, 1, &r.f, &t, &dx, &err), GCB_OK, "%s",
+      cr_assert_eq(gcb_diagnose(&r.d, 1, &r.f, &t, &dx, &err), GCB_OK, "%s",
                    err.msg);
       cr_assert_eq(gcb_diagnosis_count(&dx, GCB_SEV_FAIL), 1);
       cr_expect_eq(gcb_diagnosis_count(&dx, GCB_SEV_WARN), 0);
@@ -326,8 +334,9 @@ Test(netmap_rule, a_node_slow_with_every_other_is_its_link) {
 Test(netmap_rule, the_node_matrix_is_nodes_by_nodes_both_ways) {
   json_t *doc = fx_doc(6, 3, 8, "Test CPU");
   add_node_pairs(doc, 3, 2, 1, 0, 0, 2, 0.5);
+  struct gcb_doc d = fx_doc_of("test.json", doc);
   struct gcb_netmap m;
-  cr_assert(gcb_netmap_read(doc, "nodepairs", &m));
+  cr_assert(gcb_netmap_read_model(d.model, "nodepairs", &m));
   cr_expect(m.by_node);
   cr_assert_eq(m.n, 3);
   cr_expect_eq(m.nodes, 3);
@@ -341,9 +350,10 @@ Test(netmap_rule, the_node_matrix_is_nodes_by_nodes_both_ways) {
   cr_expect_eq(gcb_netmap_row(&m, 4), 2);
   cr_expect_eq(gcb_netmap_row(&m, 5), -1);
   struct gcb_netmap ranks;
-  cr_expect_not(gcb_netmap_read(doc, "alone", &ranks), "no rank map");
+  cr_expect_not(gcb_netmap_read_model(d.model, "alone", &ranks), "no rank map");
   gcb_netmap_free(&m);
   gcb_netmap_free(&ranks);
+  fx_doc_free(&d);
   json_decref(doc);
 }
 
@@ -353,9 +363,8 @@ Test(netmap_rule, the_report_has_the_node_matrix) {
   analyse(&r);
   struct gcb_thresholds t;
   gcb_thresholds_default(&t);
-  struct gcb_doc d = fx_doc_of("test.json", r.doc);
   struct gcb_report rep = {
-      .docs = &d, .ndocs = 1, .findings = &r.f, .thresholds = &t};
+      .docs = &r.d, .ndocs = 1, .findings = &r.f, .thresholds = &t};
   struct gcb_rtables ts = {0};
   struct gcb_err err = {0};
   cr_assert_eq(gcb_report_tables(&rep, &ts, &err), GCB_OK, "%s", err.msg);
@@ -371,6 +380,5 @@ Test(netmap_rule, the_report_has_the_node_matrix) {
   cr_expect_null(table(&ts, "netmap-lat-nodepairs-0"), "bandwidth only");
   cr_expect_not_null(table(&ts, "netmap-nodes-nodepairs-0"));
   gcb_rtables_free(&ts);
-  fx_doc_free(&d);
   done(&r);
 }

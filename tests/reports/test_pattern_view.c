@@ -70,9 +70,10 @@ static json_t *doc_with_patterns(void) {
 
 Test(pattern_view, groups_and_figures_match_the_formulas) {
   json_t *doc = doc_with_patterns();
+  struct gcb_doc d = fx_doc_of("run.json", doc);
   struct gcb_pattern_groups gs;
   struct gcb_err err = {0};
-  cr_assert_eq(gcb_pattern_groups_build(doc, &gs, &err), GCB_OK);
+  cr_assert_eq(gcb_pattern_groups_build_model(d.model, &gs, &err), GCB_OK);
   cr_assert_eq(gs.n, 6);
   const struct gcb_pattern_group *dp = &gs.items[0], *pp = &gs.items[1];
   cr_expect_str_eq(dp->title, "dp");
@@ -117,8 +118,36 @@ Test(pattern_view, groups_and_figures_match_the_formulas) {
   cr_expect(isnan(gs.items[2].skew_cost));
   cr_expect_str_eq(gs.items[5].title, "tp outer");
   cr_expect_float_eq(gs.items[5].placement_cost, 0.3, 1e-6);
-  cr_expect_eq(gcb_pattern_group_of(&gs, dp->cases[2]), dp);
+  cr_expect_eq(dp->cases[2], &d.model->cases[2]);
+  cr_expect_eq(gcb_pattern_group_of_case(&gs, &d.model->cases[2]), dp);
+  cr_expect_eq(gcb_pattern_group_of_case(&gs, &d.model->cases[7]), pp);
+  cr_expect_null(gcb_pattern_group_of_case(&gs, NULL));
   gcb_pattern_groups_free(&gs);
+  fx_doc_free(&d);
+  json_decref(doc);
+}
+
+/* migration: json callers remain; goes with gcb_pattern_groups_build. The
+ * tree's groups are the model's, and a case's tree finds its group. */
+Test(pattern_view, the_trees_groups_are_the_models) {
+  json_t *doc = doc_with_patterns();
+  struct gcb_doc d = fx_doc_of("run.json", doc);
+  struct gcb_pattern_groups a, b;
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_pattern_groups_build_model(d.model, &a, &err), GCB_OK);
+  cr_assert_eq(gcb_pattern_groups_build(doc, &b, &err), GCB_OK);
+  cr_assert_eq(a.n, b.n);
+  for (size_t i = 0; i < a.n; i++) {
+    cr_expect_str_eq(a.items[i].title, b.items[i].title);
+    cr_expect_eq(a.items[i].nranks, b.items[i].nranks);
+    cr_expect_eq(a.items[i].straggler, b.items[i].straggler);
+    cr_expect(a.items[i].step_mean == b.items[i].step_mean);
+  }
+  const json_t *c = json_array_get(json_object_get(doc, "cases"), 2);
+  cr_expect_eq(gcb_pattern_group_of(&b, c), &b.items[0]);
+  gcb_pattern_groups_free(&a);
+  gcb_pattern_groups_free(&b);
+  fx_doc_free(&d);
   json_decref(doc);
 }
 
@@ -211,9 +240,10 @@ Test(pattern_view, overlap_is_clipped_exposed_never_negative_noise_shown) {
   add_variant_sd(doc, "fsdp", ", \"span\": \"intra-node\"", noisy, 0.3);
   add_variant(doc, "dp", ", \"span\": \"mixed\"", slow);
   fx_check_valid(doc);
+  struct gcb_doc d = fx_doc_of("run.json", doc);
   struct gcb_pattern_groups gs;
   struct gcb_err err = {0};
-  cr_assert_eq(gcb_pattern_groups_build(doc, &gs, &err), GCB_OK);
+  cr_assert_eq(gcb_pattern_groups_build_model(d.model, &gs, &err), GCB_OK);
   cr_assert_eq(gs.n, 3);
   const struct gcb_pattern_group *q = &gs.items[0], *n = &gs.items[1];
   for (size_t i = 0; i < 2; i++) {
@@ -242,7 +272,6 @@ Test(pattern_view, overlap_is_clipped_exposed_never_negative_noise_shown) {
   gcb_pattern_groups_free(&gs);
   /* The report's sentence says so, never a negative or manufactured
    * percentage. */
-  struct gcb_doc d = fx_doc_of("run.json", doc); /* the rules read it */
   struct gcb_thresholds t;
   gcb_thresholds_default(&t);
   struct gcb_findings f = {0};
