@@ -182,7 +182,7 @@ Test(netmap_rule, the_report_has_the_matrix_and_the_per_node_table) {
   analyse(&r);
   struct gcb_thresholds t;
   gcb_thresholds_default(&t);
-  struct gcb_doc d = {.name = "test.json", .root = r.doc};
+  struct gcb_doc d = fx_doc_of("test.json", r.doc);
   struct gcb_report rep = {
       .docs = &d, .ndocs = 1, .findings = &r.f, .thresholds = &t};
   struct gcb_rtables ts = {0};
@@ -205,6 +205,7 @@ Test(netmap_rule, the_report_has_the_matrix_and_the_per_node_table) {
   cr_expect_null(n->row_class[0]);
   cr_expect_null(table(&ts, "netmap-bw-together-0"));
   gcb_rtables_free(&ts);
+  fx_doc_free(&d);
   done(&r);
 }
 
@@ -269,7 +270,7 @@ Test(netmap_rule, a_planted_slow_node_pair_is_one_root_cause_naming_both) {
       cr_expect_eq(f->where.rank, 2, "node01's first rank");
       struct gcb_thresholds t;
       gcb_thresholds_default(&t);
-      struct gcb_doc d = {.name = "test.json", .root = r.doc};
+      struct gcb_doc d = fx_doc_of("test.json", r.doc);
       struct gcb_diagnosis dx = {0};
       struct gcb_err err = {0};
       cr_assert_eq(gcb_diagnose(&d, 1, &r.f, &t, &dx, &err), GCB_OK, "%s",
@@ -281,6 +282,7 @@ Test(netmap_rule, a_planted_slow_node_pair_is_one_root_cause_naming_both) {
                     strstr(c->comp.name, link + 11) != NULL,
                 "the root cause names both hosts: %s", c->comp.name);
       gcb_diagnosis_free(&dx);
+      fx_doc_free(&d);
       done(&r);
     }
 }
@@ -349,7 +351,7 @@ Test(netmap_rule, the_report_has_the_node_matrix) {
   analyse(&r);
   struct gcb_thresholds t;
   gcb_thresholds_default(&t);
-  struct gcb_doc d = {.name = "test.json", .root = r.doc};
+  struct gcb_doc d = fx_doc_of("test.json", r.doc);
   struct gcb_report rep = {
       .docs = &d, .ndocs = 1, .findings = &r.f, .thresholds = &t};
   struct gcb_rtables ts = {0};
@@ -367,5 +369,6 @@ Test(netmap_rule, the_report_has_the_node_matrix) {
   cr_expect_null(table(&ts, "netmap-lat-nodepairs-0"), "bandwidth only");
   cr_expect_not_null(table(&ts, "netmap-nodes-nodepairs-0"));
   gcb_rtables_free(&ts);
+  fx_doc_free(&d);
   done(&r);
 }

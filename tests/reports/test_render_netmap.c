@@ -100,7 +100,7 @@ struct run {
 static void analyse(struct run *r) {
   struct gcb_err err = {0};
   gcb_thresholds_default(&r->t);
-  r->d = (struct gcb_doc){.name = "test.json", .root = r->doc};
+  r->d = fx_doc_of("test.json", r->doc);
   cr_assert_eq(gcb_analyze(&r->d, 1, &r->t, &r->f, &err), GCB_OK, "%s",
                err.msg);
   gcb_findings_sort(&r->f);
@@ -115,6 +115,7 @@ static void analyse(struct run *r) {
 static void done(struct run *r) {
   gcb_diagnosis_free(&r->dx);
   gcb_findings_free(&r->f);
+  fx_doc_free(&r->d);
   json_decref(r->doc);
 }
 
@@ -288,7 +289,7 @@ Test(render_netmap, past_128_ranks_the_map_is_node_to_node) {
   name_hosts(r.doc, NULL);
   add_map(r.doc, 132, "bandwidth", path01, 1);
   gcb_thresholds_default(&r.t);
-  r.d = (struct gcb_doc){.name = "test.json", .root = r.doc};
+  r.d = fx_doc_of("test.json", r.doc);
   r.rep = (struct gcb_report){
       .docs = &r.d, .ndocs = 1, .findings = &r.f, .thresholds = &r.t};
   size_t len;
