@@ -21,6 +21,7 @@
 #include "reports/document/topo_view.h"
 #include "reports/document/view.h"
 
+
 /* ---- the arena ---------------------------------------------------------- */
 
 /* Every block the model owns, freed by gcb_model_free. */
@@ -706,8 +707,8 @@ bool gcb_model_case_is_latency(const struct gcb_model_case *c) {
 
 /* ---- GPUs --------------------------------------------------------------- */
 
-const struct gcb_model_case *gcb_model_case_of_source(const struct gcb_model *m,
-                                                      const struct json_t *c) {
+const struct gcb_model_case *
+gcb_model_case_of_source(const struct gcb_model *m, const struct json_t *c) {
   for (size_t i = 0; m != NULL && c != NULL && i < m->ncases; i++)
     if (m->cases[i].source == c)
       return &m->cases[i];
@@ -742,20 +743,10 @@ const struct gcb_model_gpu *gcb_model_gpu_by_busid(const struct gcb_model *m,
   return NULL;
 }
 
-/* ---- dx: a case's check family, a rank's topology GPU ---- */
+/* ---- dx: a case's check family ---- */
 
 enum gcb_family gcb_model_case_family(const struct gcb_model_case *c) {
   if (c->kind == GCB_BENCH_PCIE && strcmp(c->direction, "d2h") == 0)
     return GCB_FAM_D2H;
   return gcb_bench_kind_desc(c->kind)->family;
-}
-
-const struct gcb_model_gpu *gcb_model_rank_gpu(const struct gcb_model *m,
-                                               long long rank) {
-  const struct gcb_model_rank *r = gcb_model_rank(m, rank);
-  if (r == NULL || !r->has_device)
-    return NULL;
-  if (r->device_bus_id[0] != '\0')
-    return gcb_model_gpu_by_busid(m, r->node, r->device_bus_id);
-  return gcb_model_gpu(m, r->node, r->device_index);
 }

@@ -23,8 +23,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "common/status.h"
 #include "reports/document/bench_kind.h"
+#include "common/status.h"
 #include "reports/document/ranks.h"
 
 struct json_t;      /* jansson's tree, for the migration bridge only */
@@ -317,8 +317,8 @@ const char *gcb_model_param_str(const struct gcb_model_case *c,
 bool gcb_model_case_is_latency(const struct gcb_model_case *c);
 
 /* Migration bridge: the case whose tree is c (its `source`), or NULL. */
-const struct gcb_model_case *gcb_model_case_of_source(const struct gcb_model *m,
-                                                      const struct json_t *c);
+const struct gcb_model_case *
+gcb_model_case_of_source(const struct gcb_model *m, const struct json_t *c);
 
 /* The topology GPU of node `node` with that index, or by bus id (any form
  * common/busid.h parses); NULL if none. */
@@ -328,16 +328,10 @@ const struct gcb_model_gpu *gcb_model_gpu_by_busid(const struct gcb_model *m,
                                                    long long node,
                                                    const char *busid);
 
-/* ---- dx: a case's check family, a rank's topology GPU ---- */
+/* ---- dx: a case's check family ---- */
 
 /* The check family of a case: its benchmark's, a pcie copy's by its
  * direction (d2h: D2H); gcb_case_family (bench_kind.h) over the model. */
 enum gcb_family gcb_model_case_family(const struct gcb_model_case *c);
-
-/* The topology GPU of rank `rank`'s device, as gcb_topo_view_rank_gpu
- * (topo_view.h) finds it: by the device's bus id on the rank's node, else
- * by its index; NULL without a rank, a device or a topology entry. */
-const struct gcb_model_gpu *gcb_model_rank_gpu(const struct gcb_model *m,
-                                               long long rank);
 
 #endif
