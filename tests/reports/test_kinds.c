@@ -118,7 +118,7 @@ Test(kinds, a_kind_added_as_one_row_and_one_rule_is_grouped_worded_rendered) {
   fx_add_case(doc, fx_case("membw", "copy", "{\"kernel\": \"copy\"}", "GB/s",
                            figs, 4, 0.005, NULL));
   fx_check_valid(doc);
-  struct gcb_doc docs[] = {fx_doc_of("run.json", doc)};
+  struct gcb_doc docs[] = {fx_doc_of("run.json", doc)}; /* the rules read it */
   struct gcb_thresholds t;
   struct gcb_err err = {0};
   struct gcb_findings f = {0};
@@ -183,7 +183,7 @@ Test(kinds, a_row_without_a_grouping_is_counted_as_unexplained) {
   const double figs[] = {1000, 1001, 1002, 1003};
   fx_add_case(doc, fx_case("gemm", "fp32 1024", "{\"dtype\": \"fp32\"}",
                            "GFLOP/s", figs, 4, 0.005, NULL));
-  struct gcb_doc docs[] = {fx_doc_of("run.json", doc)};
+  struct gcb_doc docs[] = {fx_doc_of("run.json", doc)}; /* diagnosed */
   struct gcb_thresholds t;
   struct gcb_err err = {0};
   struct gcb_findings f = {0};
@@ -223,7 +223,7 @@ Test(kinds, a_row_grouped_at_the_node_makes_a_node_root_cause) {
       .group = GCB_GROUP_NODE,
   };
   json_t *doc = fx_doc(4, 2, 8, "Test CPU");
-  struct gcb_doc docs[] = {fx_doc_of("run.json", doc)};
+  struct gcb_doc docs[] = {fx_doc_of("run.json", doc)}; /* diagnosed */
   struct gcb_thresholds t;
   struct gcb_err err = {0};
   struct gcb_findings f = {0};

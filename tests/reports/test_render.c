@@ -233,7 +233,7 @@ static const struct escape_case escape_cases[] = {
 
 Test(render, input_text_comes_out_inert_in_every_format) {
   json_t *doc = hostile_doc();
-  struct gcb_doc d = fx_doc_of("<evil>.json", doc);
+  struct gcb_doc d = fx_doc_of("<evil>.json", doc); /* the rules read it */
   struct gcb_thresholds th;
   struct gcb_findings f = {0};
   struct gcb_err err = {0};

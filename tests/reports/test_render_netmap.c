@@ -100,7 +100,7 @@ struct run {
 static void analyse(struct run *r) {
   struct gcb_err err = {0};
   gcb_thresholds_default(&r->t);
-  r->d = fx_doc_of("test.json", r->doc);
+  r->d = fx_doc_of("test.json", r->doc); /* kept while the findings live */
   cr_assert_eq(gcb_analyze(&r->d, 1, &r->t, &r->f, &err), GCB_OK, "%s",
                err.msg);
   gcb_findings_sort(&r->f);
@@ -289,7 +289,7 @@ Test(render_netmap, past_128_ranks_the_map_is_node_to_node) {
   name_hosts(r.doc, NULL);
   add_map(r.doc, 132, "bandwidth", path01, 1);
   gcb_thresholds_default(&r.t);
-  r.d = fx_doc_of("test.json", r.doc);
+  r.d = fx_doc_of("test.json", r.doc); /* the picture diagnoses */
   r.rep = (struct gcb_report){
       .docs = &r.d, .ndocs = 1, .findings = &r.f, .thresholds = &r.t};
   size_t len;

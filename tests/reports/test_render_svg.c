@@ -60,12 +60,13 @@ static void load(struct fx *x, size_t ndocs, bool criteria) {
 
 static void diagnose(struct fx *x) {
   struct gcb_err err = {0};
-  fx_docs_model(x->docs, x->ndocs); /* freed by done: findings point in */
+  fx_docs_model(x->docs, x->ndocs); /* kept while the findings point in */
   cr_assert_eq(gcb_analyze(x->docs, x->ndocs, &x->th, &x->f, &err), GCB_OK);
-  if (x->cr != NULL)
+  if (x->cr != NULL) {
     cr_assert_eq(
         gcb_criteria_evaluate(x->cr, x->docs, x->ndocs, x->checks, &x->f, &err),
         GCB_OK, "%s", err.msg);
+  }
   gcb_findings_sort(&x->f);
   cr_assert_eq(gcb_diagnose(x->docs, x->ndocs, &x->f, &x->th, &x->d, &err),
                GCB_OK);
@@ -81,7 +82,7 @@ static void diagnose(struct fx *x) {
 static void done(struct fx *x) {
   gcb_diagnosis_free(&x->d);
   gcb_findings_free(&x->f);
-  fx_docs_free(x->docs, 3);
+  fx_docs_free(x->docs, x->ndocs);
   gcb_criteria_free(x->cr);
   for (size_t i = 0; i < 3; i++)
     gcb_results_free(x->res[i]);
@@ -344,7 +345,7 @@ static void two_gpu_nodes(struct fx *x, int nodes, int slow) {
 static void two_gpu_nodes_done(struct fx *x) {
   gcb_diagnosis_free(&x->d);
   gcb_findings_free(&x->f);
-  fx_docs_free(x->docs, 1);
+  fx_docs_free(x->docs, x->ndocs);
   json_decref((json_t *)x->docs[0].root);
 }
 
