@@ -23,10 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/busid.h"
 #include "reports/analysis/analyze_rules.h"
 #include "reports/document/p2p_view.h"
-#include "reports/document/ranks.h"
-#include "reports/document/topo_view.h"
 
 /* A component being built: its key and the findings assigned to it. */
 struct comp {
@@ -62,37 +61,36 @@ const char *gcb_family_name(enum gcb_family f) {
 
 /* ---- machines ----------------------------------------------------------- */
 
-/* A node's GPUs as canonical bus ids: its topology's, else its ranks'. */
+/* The model of document doc. */
+static const struct gcb_model *dx_doc(const struct dx *x, int doc) {
+  return x->docs[doc].model;
+}
+
 /* The most GPUs a node is mapped by. */
 #define NODE_GPUS 256
 
 /* A node's GPUs as canonical bus ids (at most NODE_GPUS): its topology's,
  * else its ranks'. */
-static size_t node_busids(const json_t *root, const json_t *node,
-                          char (*out)[32]) {
-  const json_t *g, *r;
-  size_t i, n = 0;
+static size_t node_busids(const struct gcb_model *m,
+                          const struct gcb_model_node *node, char (*out)[32]) {
+  size_t n = 0;
   struct gcb_busid ids[NODE_GPUS]; /* out[k] parsed */
-  json_array_foreach(json_object_get(gcb_view_obj(node, "topology"), "gpus"), i,
-                     g) {
-    if (n < NODE_GPUS &&
-        gcb_busid_canon(gcb_view_str(g, "busid"), out[n], 32)) {
+  for (size_t g = 0; g < node->ngpus; g++)
+    if (n < NODE_GPUS && gcb_busid_canon(node->gpus[g].busid, out[n], 32)) {
       gcb_busid_parse(out[n], &ids[n], NULL);
       n++;
     }
-  }
-  json_array_foreach(json_object_get(node, "ranks"), i, r) {
-    const json_t *dev =
-        gcb_view_obj(gcb_view_rank(root, json_integer_value(r)), "device");
+  for (size_t k = 0; k < node->nranks; k++) {
+    const struct gcb_model_rank *r = gcb_model_rank(m, node->ranks[k]);
     struct gcb_busid id;
     bool seen = false;
-    if (gcb_busid_parse(gcb_view_str(dev, "bus_id"), &id, NULL) != GCB_OK)
+    if (r == NULL || gcb_busid_parse(r->device_bus_id, &id, NULL) != GCB_OK)
       continue;
     /* compared parsed and formatted only when new (the canonical form is
      * one to one): a rank's GPU is mostly one of the topology's */
-    for (size_t k = 0; k < n && !seen; k++)
-      seen = ids[k].domain == id.domain && ids[k].bus == id.bus &&
-             ids[k].dev == id.dev && ids[k].func == id.func;
+    for (size_t i = 0; i < n && !seen; i++)
+      seen = ids[i].domain == id.domain && ids[i].bus == id.bus &&
+             ids[i].dev == id.dev && ids[i].func == id.func;
     if (!seen && n < NODE_GPUS) {
       ids[n] = id;
       gcb_busid_format(&id, out[n++], 32);
@@ -101,15 +99,15 @@ static size_t node_busids(const json_t *root, const json_t *node,
   return n;
 }
 
-static const char *node_model(const json_t *root, const json_t *node) {
-  const json_t *g = json_array_get(
-      json_object_get(gcb_view_obj(node, "topology"), "gpus"), 0);
-  if (g != NULL)
-    return gcb_view_str(g, "model");
-  const json_t *r = json_array_get(json_object_get(node, "ranks"), 0);
-  return gcb_view_str(
-      gcb_view_obj(gcb_view_rank(root, json_integer_value(r)), "device"),
-      "name");
+/* The model of a node's GPUs: its topology's first, else its first
+ * rank's device; "". */
+static const char *node_model(const struct gcb_model *m,
+                              const struct gcb_model_node *node) {
+  if (node->ngpus > 0)
+    return node->gpus[0].model;
+  const struct gcb_model_rank *r =
+      node->nranks > 0 ? gcb_model_rank(m, node->ranks[0]) : NULL;
+  return r != NULL && r->device_name != NULL ? r->device_name : "";
 }
 
 /* The machine a one-node document of another tool ran on: the only
@@ -131,8 +129,9 @@ static long long machine_by_gpus(const struct dx *x, char (*b)[32], size_t n) {
   return found;
 }
 
-static long long add_machine(struct dx *x, const json_t *root,
-                             const json_t *node, char (*b)[32], size_t n) {
+static long long add_machine(struct dx *x, const struct gcb_model *model,
+                             const struct gcb_model_node *node, char (*b)[32],
+                             size_t n) {
   struct gcb_diagnosis *d = x->out;
   size_t m = d->nmachines;
   struct gcb_machine *grown = realloc(d->machines, (m + 1) * sizeof *grown);
@@ -145,34 +144,35 @@ static long long add_machine(struct dx *x, const json_t *root,
   struct gcb_machine *mc = &d->machines[m];
   memset(mc, 0, sizeof *mc);
   mc->bus_ids = mine;
-  gcb_view_copy(mc->hostname, sizeof mc->hostname,
-                gcb_view_str(node, "hostname"));
-  gcb_view_copy(mc->model, sizeof mc->model, node_model(root, node));
+  gcb_view_copy(mc->hostname, sizeof mc->hostname, node->hostname);
+  gcb_view_copy(mc->model, sizeof mc->model, node_model(model, node));
   mc->ngpus = n;
-  mc->nranks = json_array_size(json_object_get(node, "ranks"));
+  mc->nranks = node->nranks;
   d->nmachines++;
   return (long long)m;
 }
 
+/* machine_of[doc][i] is the machine of the model's node i. */
 static enum gcb_status map_doc(struct dx *x, size_t doc) {
-  const json_t *nodes = json_object_get(x->docs[doc].root, "nodes"), *node;
-  size_t i, nn = json_array_size(nodes);
+  const struct gcb_model *model = dx_doc(x, (int)doc);
+  size_t nn = model->nnodes;
   x->out->machine_of[doc] = calloc(nn + 1, sizeof **x->out->machine_of);
   x->out->nnodes[doc] = nn;
   if (x->out->machine_of[doc] == NULL)
     return gcb_err_set(x->err, GCB_ENOMEM, "diagnosis: out of memory");
-  json_array_foreach(nodes, i, node) {
+  for (size_t i = 0; i < nn; i++) {
+    const struct gcb_model_node *node = &model->nodes[i];
     char b[NODE_GPUS][32];
-    size_t n = node_busids(x->docs[doc].root, node, b);
-    const char *host = gcb_view_str(node, "hostname");
+    size_t n = node_busids(model, node, b);
     long long m = -1;
     for (size_t k = 0; k < x->out->nmachines && m < 0; k++)
-      if (host[0] && strcmp(x->out->machines[k].hostname, host) == 0)
+      if (node->hostname[0] &&
+          strcmp(x->out->machines[k].hostname, node->hostname) == 0)
         m = (long long)k;
     if (m < 0 && nn == 1)
       m = machine_by_gpus(x, b, n);
     if (m < 0)
-      m = add_machine(x, x->docs[doc].root, node, b, n);
+      m = add_machine(x, model, node, b, n);
     if (m < 0)
       return gcb_err_set(x->err, GCB_ENOMEM, "diagnosis: out of memory");
     x->out->machine_of[doc][i] = m;
@@ -185,14 +185,9 @@ long long gcb_diagnosis_machine(const struct gcb_diagnosis *d,
                                 long long node) {
   if (doc < 0 || (size_t)doc >= d->ndocs || node < 0 || d->machine_of == NULL)
     return -1;
-  const json_t *nodes = json_object_get(docs[doc].root, "nodes");
-  size_t pos = (size_t)node;
-  /* nodes[] is in index order as written; search when it is not. */
-  if (pos >= d->nnodes[doc] ||
-      gcb_view_int(json_array_get(nodes, pos), "index", -1) != node)
-    for (pos = 0; pos < d->nnodes[doc]; pos++)
-      if (gcb_view_int(json_array_get(nodes, pos), "index", -1) == node)
-        break;
+  const struct gcb_model *m = docs[doc].model;
+  const struct gcb_model_node *n = gcb_model_node(m, node);
+  size_t pos = n != NULL ? (size_t)(n - m->nodes) : d->nnodes[doc];
   return pos < d->nnodes[doc] ? d->machine_of[doc][pos] : -1;
 }
 
@@ -235,15 +230,15 @@ static bool same_pair(const char *l1, const char *l2) {
 /* A pair seen in another direction (or uni and bidir) than its name says
  * is named for both: "GPU 2 <-> GPU 6", "a<->b". */
 static void both_ways(struct gcb_component *k) {
-  char a[32], b[32], tmp[sizeof k->name];
-  const char *one = strstr(k->name, " -> ");
+  char a[32], b[32], tmp[sizeof k->local_name];
+  const char *one = strstr(k->local_name, " -> ");
   if (strstr(k->link, "<->") != NULL || !pair_ends(k->link, a, b, sizeof a))
     return;
   snprintf(k->link, sizeof k->link, "%s<->%s", a, b);
   if (one != NULL) {
-    snprintf(tmp, sizeof tmp, "%.*s <-> %s", (int)(one - k->name), k->name,
-             one + 4);
-    gcb_view_copy(k->name, sizeof k->name, tmp);
+    snprintf(tmp, sizeof tmp, "%.*s <-> %s", (int)(one - k->local_name),
+             k->local_name, one + 4);
+    gcb_view_copy(k->local_name, sizeof k->local_name, tmp);
   }
 }
 
@@ -312,20 +307,22 @@ typedef bool locate_fn(const struct dx *x, size_t i, struct gcb_component *c,
 
 /* ---- helpers ------------------------------------------------------------- */
 
-static const json_t *dx_case(const struct dx *x, const struct gcb_finding *f) {
+/* The case a finding is about: the one it points at, else (a finding
+ * made without it: a test's, an older rule's) the case of its document
+ * whose title is its subject; NULL. */
+static const struct gcb_model_case *dx_case(const struct dx *x,
+                                            const struct gcb_finding *f) {
   if (f->bench_case != NULL)
-    return f->bench_case->source;
+    return f->bench_case;
   if (f->where.doc < 0 || (size_t)f->where.doc >= x->ndocs ||
       f->where.subject[0] == '\0')
     return NULL;
-  const json_t *c;
-  size_t i;
+  const struct gcb_model *m = dx_doc(x, f->where.doc);
   char title[sizeof f->where.subject];
-  json_array_foreach(json_object_get(x->docs[f->where.doc].root, "cases"), i,
-                     c) {
-    gcb_view_case_title(c, title, sizeof title);
+  for (size_t i = 0; i < m->ncases; i++) {
+    gcb_model_case_title(&m->cases[i], title, sizeof title);
     if (strcmp(title, f->where.subject) == 0)
-      return c;
+      return &m->cases[i];
   }
   return NULL;
 }
@@ -340,8 +337,8 @@ static enum gcb_family family_of(const struct dx *x,
                                  enum gcb_family otherwise) {
   if (f->kind->family != GCB_FAM_OF_CASE)
     return f->kind->family;
-  const json_t *cs = dx_case(x, f);
-  return cs != NULL ? gcb_case_family(cs) : otherwise;
+  const struct gcb_model_case *cs = dx_case(x, f);
+  return cs != NULL ? gcb_model_case_family(cs) : otherwise;
 }
 
 static void blank(struct gcb_component *c, enum gcb_comp_kind k) {
@@ -356,24 +353,31 @@ static void set_host(const struct dx *x, struct gcb_component *c) {
                   x->out->machines[c->node].hostname);
 }
 
+/* A node's own name ("node h1", "node h1 BLAS"): it says its host. */
+static void node_name(struct gcb_component *c, const char *what) {
+  snprintf(c->local_name, sizeof c->local_name, "node %s%s", c->hostname, what);
+  c->names_host = true;
+}
+
 /* The GPU of rank `rank` of document doc. */
 static void gpu_of_rank(const struct dx *x, int doc, long long rank,
                         struct gcb_component *c) {
   struct gcb_place p;
   blank(c, GCB_COMP_GPU);
-  gcb_view_place(x->docs[doc].root, rank, &p);
+  gcb_model_place(dx_doc(x, doc), rank, &p);
   c->node = dx_machine(x, doc, p.node);
   c->gpu = p.gpu;
   gcb_busid_canon(p.bus_id, c->bus_id, sizeof c->bus_id);
   set_host(x, c);
-  snprintf(c->name, sizeof c->name, "GPU %lld %s", c->gpu, c->bus_id);
+  snprintf(c->local_name, sizeof c->local_name, "GPU %lld %s", c->gpu,
+           c->bus_id);
 }
 
 static void to_host_link(struct gcb_component *c) {
   c->kind = GCB_COMP_LINK;
   snprintf(c->link, sizeof c->link, "%s<->host",
            c->bus_id[0] ? c->bus_id : "GPU");
-  snprintf(c->name, sizeof c->name, "GPU %lld <-> host", c->gpu);
+  snprintf(c->local_name, sizeof c->local_name, "GPU %lld <-> host", c->gpu);
 }
 
 static void rank_comp(const struct dx *x, int doc, long long rank,
@@ -382,22 +386,28 @@ static void rank_comp(const struct dx *x, int doc, long long rank,
   c->kind = GCB_COMP_RANK;
   c->rank = rank;
   if (c->gpu >= 0)
-    snprintf(c->name, sizeof c->name, "rank %lld (GPU %lld)", rank, c->gpu);
+    snprintf(c->local_name, sizeof c->local_name, "rank %lld (GPU %lld)", rank,
+             c->gpu);
   else
-    snprintf(c->name, sizeof c->name, "rank %lld", rank);
+    snprintf(c->local_name, sizeof c->local_name, "rank %lld", rank);
 }
 
 /* The pair of a p2p case as a link, "src->dst" by bus id ("src<->dst"
  * for a figure of both directions, gcb__p2p_arrow): node `node`'s
- * measurement, or with node -1 the lowest one. */
-static bool pair_comp(const struct dx *x, int doc, const json_t *c,
-                      long long node, struct gcb_component *out) {
+ * measurement, or with node -1 the lowest one. The walk over the case's
+ * measurements (p2p_view.h) and the arrow (rules_p2p.c) read the tree:
+ * migration bridges, the document's and the case's `source`. */
+static bool pair_comp(const struct dx *x, int doc,
+                      const struct gcb_model_case *c, long long node,
+                      struct gcb_component *out) {
+  const struct gcb_model *model = dx_doc(x, doc);
   struct gcb__p2p_iter it;
   struct gcb__p2p m, e;
   bool found = false;
   size_t nseen = 0;
-  bool *seen = c != NULL ? gcb__p2p_scratch(x->docs[doc].root, &nseen) : NULL;
-  if (seen == NULL || !gcb__p2p_begin(&it, x->docs[doc].root, c, seen, nseen)) {
+  bool *seen = c != NULL ? gcb__p2p_scratch(model->source, &nseen) : NULL;
+  if (seen == NULL ||
+      !gcb__p2p_begin(&it, model->source, c->source, seen, nseen)) {
     free(seen);
     return false;
   }
@@ -410,8 +420,8 @@ static bool pair_comp(const struct dx *x, int doc, const json_t *c,
   if (!found)
     return false;
   char a[32], b[32], ca[32], cb[32];
-  gcb__p2p_busid(&m, c, false, a, sizeof a);
-  gcb__p2p_busid(&m, c, true, b, sizeof b);
+  gcb__p2p_busid(&m, c->source, false, a, sizeof a);
+  gcb__p2p_busid(&m, c->source, true, b, sizeof b);
   blank(out, GCB_COMP_LINK);
   out->node = dx_machine(x, doc, m.node);
   out->gpu = m.src;
@@ -420,10 +430,10 @@ static bool pair_comp(const struct dx *x, int doc, const json_t *c,
   if (!gcb_busid_canon(b, cb, sizeof cb))
     gcb_view_copy(cb, sizeof cb, b);
   gcb_view_copy(out->bus_id, sizeof out->bus_id, ca);
-  const char *arrow = gcb__p2p_arrow(c);
+  const char *arrow = gcb__p2p_arrow(c->source);
   snprintf(out->link, sizeof out->link, "%s%s%s", ca, arrow, cb);
-  snprintf(out->name, sizeof out->name, "GPU %lld %s GPU %lld", m.src, arrow,
-           m.dst);
+  snprintf(out->local_name, sizeof out->local_name, "GPU %lld %s GPU %lld",
+           m.src, arrow, m.dst);
   set_host(x, out);
   return true;
 }
@@ -434,9 +444,10 @@ static bool pair_comp(const struct dx *x, int doc, const json_t *c,
 static bool at_run(const struct dx *x, size_t i, struct gcb_component *c,
                    enum gcb_family *fam) {
   blank(c, GCB_COMP_RUN);
-  snprintf(c->name, sizeof c->name, "run");
-  const json_t *cs = dx_case(x, fnd(x, i)); /* also where others fail */
-  *fam = cs != NULL ? gcb_case_family(cs) : GCB_FAM_RUN;
+  snprintf(c->local_name, sizeof c->local_name, "run");
+  /* also where others fail */
+  const struct gcb_model_case *cs = dx_case(x, fnd(x, i));
+  *fam = cs != NULL ? gcb_model_case_family(cs) : GCB_FAM_RUN;
   return true;
 }
 
@@ -446,7 +457,7 @@ static bool at_baseline(const struct dx *x, size_t i, struct gcb_component *c,
                         enum gcb_family *fam) {
   at_run(x, i, c, fam);
   snprintf(c->link, sizeof c->link, "baseline");
-  snprintf(c->name, sizeof c->name, "run vs baseline");
+  snprintf(c->local_name, sizeof c->local_name, "run vs baseline");
   return true;
 }
 
@@ -473,17 +484,14 @@ static bool at_link(const struct dx *x, size_t i, struct gcb_component *c,
   set_host(x, c);
   if (host == NULL) { /* a NIC: "mlx5_0 0000:17:00.0" */
     gcb_view_copy(c->link, sizeof c->link, f->where.link);
-    snprintf(c->name, sizeof c->name, "NIC %s", f->where.link);
+    snprintf(c->local_name, sizeof c->local_name, "NIC %s", f->where.link);
     *fam = GCB_FAM_HEALTH;
     return f->where.link[0] != '\0';
   }
   c->gpu = f->where.gpu;
   gcb_busid_canon(f->where.bus_id, c->bus_id, sizeof c->bus_id);
   to_host_link(c);
-  const json_t *cs = dx_case(x, f);
-  *fam = f->kind->family != GCB_FAM_OF_CASE ? f->kind->family
-         : cs != NULL                       ? gcb_case_family(cs)
-                                            : GCB_FAM_H2D;
+  *fam = family_of(x, f, GCB_FAM_H2D);
   return true;
 }
 
@@ -504,7 +512,8 @@ static bool at_network(const struct dx *x, size_t i, struct gcb_component *c,
   c->node = dx_machine(x, f->where.doc, f->where.node);
   set_host(x, c);
   gcb_view_copy(c->link, sizeof c->link, f->where.link);
-  gcb_view_copy(c->name, sizeof c->name, f->where.link);
+  gcb_view_copy(c->local_name, sizeof c->local_name, f->where.link);
+  c->names_host = true; /* "HOST link", "A -> B" */
   *fam = GCB_FAM_PEERS;
   return f->where.doc >= 0 && f->where.link[0] != '\0';
 }
@@ -528,12 +537,13 @@ static bool at_rank(const struct dx *x, size_t i, struct gcb_component *c,
     c->kind = GCB_COMP_GPU;
     c->gpu = f->where.gpu;
     gcb_busid_canon(f->where.bus_id, c->bus_id, sizeof c->bus_id);
-    snprintf(c->name, sizeof c->name, "GPU %lld %s", c->gpu, c->bus_id);
+    snprintf(c->local_name, sizeof c->local_name, "GPU %lld %s", c->gpu,
+             c->bus_id);
   } else if (f->where.ranks[0] == '\0') {
     c->kind = GCB_COMP_NODE;
-    snprintf(c->name, sizeof c->name, "node %s", c->hostname);
+    node_name(c, "");
   } else
-    snprintf(c->name, sizeof c->name, "ranks %s on %s", c->ranks, c->hostname);
+    snprintf(c->local_name, sizeof c->local_name, "ranks %s", c->ranks);
   return true;
 }
 
@@ -547,7 +557,7 @@ static bool at_whole_node(const struct dx *x, size_t i, struct gcb_component *c,
   blank(c, GCB_COMP_NODE);
   c->node = dx_machine(x, f->where.doc, f->where.node);
   set_host(x, c);
-  snprintf(c->name, sizeof c->name, "node %s", c->hostname);
+  node_name(c, "");
   return true;
 }
 
@@ -565,7 +575,7 @@ static bool at_node(const struct dx *x, size_t i, struct gcb_component *c,
   c->node = dx_machine(x, f->where.doc, f->where.node);
   set_host(x, c);
   snprintf(c->link, sizeof c->link, "BLAS");
-  snprintf(c->name, sizeof c->name, "node %s BLAS", c->hostname);
+  node_name(c, " BLAS");
   return true;
 }
 
@@ -574,10 +584,10 @@ static bool at_node(const struct dx *x, size_t i, struct gcb_component *c,
 static bool at_check_rank(const struct dx *x, size_t i, struct gcb_component *c,
                           enum gcb_family *fam) {
   const struct gcb_finding *f = fnd(x, i);
-  const json_t *cs = dx_case(x, f);
+  const struct gcb_model_case *cs = dx_case(x, f);
   if (f->where.rank < 0 || cs == NULL)
     return false;
-  *fam = gcb_case_family(cs);
+  *fam = gcb_model_case_family(cs);
   if (*fam == GCB_FAM_PEERS)
     return pair_comp(x, f->where.doc, cs, f->where.node, c);
   if (*fam == GCB_FAM_COLL || *fam == GCB_FAM_RUN) {
@@ -594,8 +604,8 @@ static bool at_check_rank(const struct dx *x, size_t i, struct gcb_component *c,
 static bool at_late_rank(const struct dx *x, size_t i, struct gcb_component *c,
                          enum gcb_family *fam) {
   const struct gcb_finding *f = fnd(x, i);
-  const json_t *cs = dx_case(x, f);
-  long long r = gcb_view_int(gcb_view_obj(cs, "summary"), "late_rank", -1);
+  const struct gcb_model_case *cs = dx_case(x, f);
+  long long r = cs != NULL ? cs->summary.late_rank : -1;
   *fam = GCB_FAM_COLL;
   if (r < 0)
     return false;
@@ -607,14 +617,11 @@ static bool at_late_rank(const struct dx *x, size_t i, struct gcb_component *c,
 static bool at_wrong_rank(const struct dx *x, size_t i, struct gcb_component *c,
                           enum gcb_family *fam) {
   const struct gcb_finding *f = fnd(x, i);
-  const json_t *cs = dx_case(x, f);
-  struct gcb_ranks pr;
-  gcb_ranks_of(cs, &pr);
-  for (size_t k = 0; k < pr.n; k++)
-    if (gcb_ranks_int(&pr, GCB_RC_WRONG, k, 0) > 0) {
-      gpu_of_rank(x, f->where.doc,
-                  gcb_ranks_int(&pr, GCB_RC_RANK, k, (long long)k), c);
-      *fam = gcb_case_family(cs);
+  const struct gcb_model_case *cs = dx_case(x, f);
+  for (size_t k = 0; cs != NULL && k < cs->ranks.n; k++)
+    if (gcb_model_col(cs, GCB_RC_WRONG, k) > 0) {
+      gpu_of_rank(x, f->where.doc, gcb_model_col_rank(cs, k, (long long)k), c);
+      *fam = gcb_model_case_family(cs);
       return true;
     }
   return false;
@@ -624,16 +631,16 @@ static bool at_wrong_rank(const struct dx *x, size_t i, struct gcb_component *c,
 static bool at_extreme(const struct dx *x, size_t i, struct gcb_component *c,
                        enum gcb_family *fam) {
   const struct gcb_finding *f = fnd(x, i);
-  const json_t *cs = dx_case(x, f);
+  const struct gcb_model_case *cs = dx_case(x, f);
   if (cs == NULL)
     return false;
-  *fam = gcb_case_family(cs);
+  *fam = gcb_model_case_family(cs);
   if (*fam == GCB_FAM_PEERS)
     return pair_comp(x, f->where.doc, cs, -1, c);
   if (*fam == GCB_FAM_COLL || *fam == GCB_FAM_RUN)
     return false;
-  const char *which = strcmp(f->metric, "max") == 0 ? "max_rank" : "min_rank";
-  long long r = gcb_view_int(gcb_view_obj(cs, "summary"), which, -1);
+  long long r = strcmp(f->metric, "max") == 0 ? cs->summary.max_rank
+                                              : cs->summary.min_rank;
   if (r < 0)
     return false;
   gpu_of_rank(x, f->where.doc, r, c);
@@ -649,11 +656,11 @@ static bool at_extreme(const struct dx *x, size_t i, struct gcb_component *c,
 static bool at_slowest(const struct dx *x, size_t i, struct gcb_component *c,
                        enum gcb_family *fam) {
   const struct gcb_finding *f = fnd(x, i);
-  const json_t *cs = dx_case(x, f);
+  const struct gcb_model_case *cs = dx_case(x, f);
   long long r = f->where.rank;
-  if (r < 0)
-    r = gcb_view_int(gcb_view_obj(cs, "summary"), "min_rank", -1);
-  *fam = cs != NULL ? gcb_case_family(cs) : GCB_FAM_RUN;
+  if (r < 0 && cs != NULL)
+    r = cs->summary.min_rank;
+  *fam = cs != NULL ? gcb_model_case_family(cs) : GCB_FAM_RUN;
   if (r < 0 || f->where.doc < 0)
     return false;
   struct gcb_component g;
@@ -701,7 +708,7 @@ static bool at_fabric(const struct dx *x, size_t i, struct gcb_component *c,
   *fam = GCB_FAM_COLL;
   for (size_t k = 0; k < x->ncomps; k++) {
     const struct gcb_component *n = &x->comps[k].c;
-    if (n->kind == GCB_COMP_LINK && strncmp(n->name, "NIC ", 4) == 0) {
+    if (n->kind == GCB_COMP_LINK && strncmp(n->local_name, "NIC ", 4) == 0) {
       *c = *n;
       return true;
     }
@@ -831,7 +838,7 @@ static enum gcb_status collapse(struct dx *x, long long m, enum gcb_family f) {
   blank(&node, GCB_COMP_NODE);
   node.node = m;
   set_host(x, &node);
-  snprintf(node.name, sizeof node.name, "node %s", node.hostname);
+  node_name(&node, "");
   long k = dx_comp(x, &node, -1);
   if (k < 0)
     return GCB_ENOMEM;
@@ -1009,6 +1016,28 @@ struct load {
   double expected;
 };
 
+/* The direction of a pcie case the link rule judges ("h2d", "d2h"), or
+ * NULL: gcb__pcie_direction (rules_link.c), over the tree of document
+ * m's cases (migration bridge: `source`). */
+static const char *copy_direction(const struct gcb_model *m,
+                                  const struct gcb_model_case *c) {
+  if (c->kind != GCB_BENCH_PCIE)
+    return NULL; /* the bridge only for a copy */
+  return gcb__pcie_direction(json_object_get(m->source, "cases"), c->source);
+}
+
+/* The topology GPU of rank r's device, as gcb_topo_view_rank_gpu finds
+ * it: by bus id on the rank's node, else by index; NULL. (Other branches
+ * add the model lookup of this: use it once merged.) */
+static const struct gcb_model_gpu *rank_gpu(const struct gcb_model *m,
+                                            const struct gcb_model_rank *r) {
+  if (!r->has_device)
+    return NULL;
+  if (r->device_bus_id[0] != '\0')
+    return gcb_model_gpu_by_busid(m, r->node, r->device_bus_id);
+  return gcb_model_gpu(m, r->node, r->device_index);
+}
+
 /* Every source's figure for the copy in direction dir over host link
  * (machine m, bus), and what the link should carry. */
 static void under_load(const struct dx *x, long long m, const char *bus,
@@ -1016,33 +1045,25 @@ static void under_load(const struct dx *x, long long m, const char *bus,
   memset(out, 0, sizeof *out);
   out->expected = NAN;
   for (size_t d = 0; d < x->ndocs; d++) {
-    const json_t *root = x->docs[d].root;
-    const json_t *cases = json_object_get(root, "cases"), *c;
-    size_t i;
-    json_array_foreach(cases, i, c) {
-      const char *cd = gcb__pcie_direction(cases, c);
-      struct gcb_ranks pr;
+    const struct gcb_model *model = dx_doc(x, (int)d);
+    for (size_t i = 0; i < model->ncases; i++) {
+      const struct gcb_model_case *c = &model->cases[i];
+      const char *cd = copy_direction(model, c);
       if (cd == NULL || strcmp(cd, dir) != 0)
         continue;
-      gcb_ranks_of(c, &pr);
-      for (size_t k = 0; k < pr.n && out->n < 8; k++) {
-        long long r = gcb_ranks_int(&pr, GCB_RC_RANK, k, (long long)k);
-        struct gcb_place p;
+      for (size_t k = 0; k < c->ranks.n && out->n < 8; k++) {
+        long long r = gcb_model_col_rank(c, k, (long long)k);
+        const struct gcb_model_rank *rk = gcb_model_rank(model, r);
         char b[32];
-        /* the rank's node first, the rest of its place only on machine m:
-         * this runs over every rank of the copy cases */
-        long long node = gcb_view_int(gcb_view_rank(root, r), "node", -1);
-        if (dx_machine(x, (int)d, node) != m)
+        if (rk == NULL || dx_machine(x, (int)d, rk->node) != m ||
+            !gcb_busid_canon(rk->device_bus_id, b, sizeof b) ||
+            strcmp(b, bus) != 0)
           continue;
-        gcb_view_place(root, r, &p);
-        if (!gcb_busid_canon(p.bus_id, b, sizeof b) || strcmp(b, bus) != 0)
-          continue;
-        const json_t *topo;
-        long long g = gcb_topo_view_rank_gpu(root, r, &topo);
-        double e = gcb_topo_view_host_gbps(gcb_topo_view_gpu(topo, g));
+        const struct gcb_model_gpu *g = rank_gpu(model, rk);
+        double e = g != NULL ? g->host_gbps : NAN;
         if (isnan(out->expected))
           out->expected = e;
-        out->value[out->n] = gcb_ranks_num(&pr, GCB_RC_FIG_MEDIAN, k);
+        out->value[out->n] = gcb_model_col(c, GCB_RC_FIG_MEDIAN, k);
         out->doc[out->n++] = (int)d;
       }
     }
@@ -1050,8 +1071,7 @@ static void under_load(const struct dx *x, long long m, const char *bus,
 }
 
 static const char *source(const struct dx *x, int doc) {
-  const char *tool =
-      gcb_view_str(gcb_view_obj(x->docs[doc].root, "tool"), "name");
+  const char *tool = dx_doc(x, doc)->run.tool;
   return tool[0] ? tool : x->docs[doc].name;
 }
 
@@ -1122,25 +1142,22 @@ static void at_rest(const struct dx *x, struct gcb_root_cause *rc,
 static void slow(const struct dx *x, struct gcb_root_cause *rc,
                  const struct gcb_finding *f, enum gcb_family fam,
                  const char *against) {
-  char m[64], e[1];
-  const json_t *c = dx_case(x, f);
+  char m[64];
+  const struct gcb_model_case *c = dx_case(x, f);
+  const struct gcb_model *model = dx_doc(x, f->where.doc);
+  enum gcb_bench_kind kind = c != NULL ? c->kind : GCB_BENCH_UNKNOWN;
   size_t k = cases_of(x, rc, fam, f->kind, f->where.doc), all = 0;
-  const json_t *cs;
-  size_t i;
-  json_array_foreach(json_object_get(x->docs[f->where.doc].root, "cases"), i,
-                     cs) {
-    all += gcb_bench_kind_of(cs) == gcb_bench_kind_of(c);
-  }
+  for (size_t i = 0; i < model->ncases; i++)
+    all += model->cases[i].kind == kind;
   gcb_fmt_scaled_pair(f->measured, f->expected, f->unit, m, sizeof m);
-  (void)e;
   say(rc, "%s %.0f %% below %s in %zu of %zu case(s) (worst %s: %s)",
       gcb_family_name(fam), (1 - f->measured / f->expected) * 100, against, k,
       all, label_of(f), m);
 }
 
 static void p2p(struct gcb_root_cause *rc, const struct gcb_finding *f,
-                const json_t *c) {
-  const char *cls = gcb_view_param_str(c, "path");
+                const struct gcb_model_case *c) {
+  const char *cls = c->path;
   char m[32], e[32];
   gcb_fmt_scaled(f->measured, f->unit, m, sizeof m);
   gcb_fmt_scaled(f->expected, f->unit, e, sizeof e);
@@ -1162,7 +1179,7 @@ static void late(struct gcb_root_cause *rc, const struct gcb_finding *f) {
  * else the explanation. */
 static void statement(const struct dx *x, struct gcb_root_cause *rc,
                       const struct gcb_finding *f, enum gcb_family fam) {
-  const json_t *c = dx_case(x, f);
+  const struct gcb_model_case *c = dx_case(x, f);
   switch (f->kind->say) {
   case GCB_SAY_BELOW_PEERS:
     slow(x, rc, f, fam,
@@ -1287,17 +1304,14 @@ static struct gcb_root_cause *new_cause(struct gcb_diagnosis *d,
   return rc;
 }
 
-/* A component's name as a person reads it: with its host whenever the
- * documents hold more than one node, since a GPU is (node, bus id) and two
- * nodes have the same "GPU 5 0000:bb:00.0". A name that says its host
- * already ("node h1", "ranks 2-3 on h1") and one node's names stay. */
-static void name_host(const struct dx *x, struct gcb_component *c) {
-  if (x->out->nmachines < 2 || c->hostname[0] == '\0' ||
-      strstr(c->name, c->hostname) != NULL)
-    return;
-  char tmp[sizeof c->name + sizeof c->hostname + 4];
-  snprintf(tmp, sizeof tmp, "%s on %s", c->name, c->hostname);
-  gcb_view_copy(c->name, sizeof c->name, tmp);
+void gcb_component_show(const struct gcb_component *c, bool with_host,
+                        char *buf, size_t size) {
+  char tmp[sizeof c->local_name + sizeof c->hostname + 4];
+  if (with_host && !c->names_host && c->hostname[0] != '\0')
+    snprintf(tmp, sizeof tmp, "%s on %s", c->local_name, c->hostname);
+  else
+    snprintf(tmp, sizeof tmp, "%s", c->local_name);
+  gcb_view_copy(buf, size, tmp);
 }
 
 /* One root cause per component that holds evidence, in the order their
@@ -1325,8 +1339,11 @@ static enum gcb_status build(struct dx *x) {
     rc->families |= 1u << x->fam_of[i];
   }
   for (size_t r = 0; st == GCB_OK && r < x->out->n; r++) {
+    struct gcb_component *c = &x->out->items[r].comp;
     dx_state(x, &x->out->items[r]);
-    name_host(x, &x->out->items[r].comp);
+    /* A GPU is (node, bus id): with several machines two of them have the
+     * same "GPU 5 0000:bb:00.0", so each name shown says its host. */
+    gcb_component_show(c, x->out->nmachines > 1, c->name, sizeof c->name);
   }
   free(rc_of);
   return st;
@@ -1510,13 +1527,12 @@ int gcb_diagnosis_state_at(const struct gcb_diagnosis *d, long long node,
   return worst;
 }
 
+/* migration: json callers remain (render_tables_cases.c, test_model.c) */
 bool gcb_case_is_latency(const json_t *c) {
   const char *op = gcb_view_param_str(c, "op");
-  const json_t *params = json_object_get(c, "params");
-  const json_t *size = json_object_get(params, "size");
   return strcmp(op, "latency") == 0 || strcmp(op, "barrier") == 0 ||
          strcmp(gcb_view_param_str(c, "direction"), "latency") == 0 ||
-         (json_is_number(size) && json_number_value(size) == 0);
+         gcb_view_num(gcb_view_obj(c, "params"), "size") == 0;
 }
 
 /* ---- formatting -----------------------------------------------------------

@@ -39,19 +39,36 @@ const char *gcb_family_name(enum gcb_family f);
 /* Where a root cause is. node is the machine index of the diagnosis
  * (machines are nodes merged across documents by hostname or, for a
  * one-node document of another tool, by its GPUs' bus ids); parts that do
- * not apply are -1 / "". */
+ * not apply are -1 / "". Its identity is its parts: the host is hostname,
+ * never a piece of a name. */
 struct gcb_component {
   enum gcb_comp_kind kind;
   long long node;
-  char hostname[128];
+  char hostname[128]; /* its machine's host */
   long long rank;
   char ranks[96];
   long long gpu;
   char bus_id[32];
-  char link[64];  /* "0000:bb:00.0<->host", "0000:4c:00.0->0000:cb:00.0" */
-  char name[240]; /* as shown: "GPU 1 0000:3b:00.0", "GPU 5 <-> host";
-                     with " on HOST" when there is more than one node */
+  char link[64]; /* "0000:bb:00.0<->host", "0000:4c:00.0->0000:cb:00.0" */
+  /* Its name on its host, never with the host: "GPU 1 0000:3b:00.0",
+   * "GPU 5 <-> host", "ranks 2-3", "NIC mlx5_0 0000:17:00.0"; a node's
+   * name and a network path's say the host(s) themselves ("node h1",
+   * "h1 -> h2"): names_host. What a line already about the host shows
+   * (drain.txt). */
+  char local_name[240];
+  bool names_host;
+  /* As shown (gcb_component_show): local_name, with " on HOST" when the
+   * diagnosis holds more than one machine. */
+  char name[240];
 };
+
+/* Composes c's name for display into buf: its local_name, followed by
+ * " on HOST" when with_host is true, its host is known and the name does
+ * not say it already (names_host). A diagnosis shows its components
+ * with their host when it holds more than one machine (gcb_diagnose fills
+ * name so); a line that must stand alone (a JUnit test name) always. */
+void gcb_component_show(const struct gcb_component *c, bool with_host,
+                        char *buf, size_t size);
 
 struct gcb_root_cause {
   enum gcb_severity severity; /* the worst of its evidence */
@@ -138,7 +155,9 @@ void gcb_fmt_scaled(double x, const char *unit, char *buf, size_t size);
 
 /* True for cases whose figure is a time, whatever their unit says: a
  * collective's latency or barrier op, a copy of direction "latency", a
- * case that moves no bytes. Reports and compare judge them in time. */
+ * case that moves no bytes. Reports and compare judge them in time. The
+ * same over the model: gcb_model_case_is_latency (model.h). */
+/* migration: json callers remain (render_tables_cases.c, test_model.c) */
 bool gcb_case_is_latency(const json_t *c);
 
 /* The factor that scales a figure of magnitude a in unit to the unit

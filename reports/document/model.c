@@ -1041,3 +1041,11 @@ static void build_timeline(struct gcb__model_arena *a, const json_t *e,
   }
   c->timeline = tl;
 }
+
+/* ---- dx: a case's check family ---- */
+
+enum gcb_family gcb_model_case_family(const struct gcb_model_case *c) {
+  if (c->kind == GCB_BENCH_PCIE && strcmp(c->direction, "d2h") == 0)
+    return GCB_FAM_D2H;
+  return gcb_bench_kind_desc(c->kind)->family;
+}

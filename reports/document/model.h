@@ -443,5 +443,10 @@ long long gcb_model_rank_gpu(const struct gcb_model *m, long long rank,
  * (gcb_topo_view_gpu_rank). */
 long long gcb_model_gpu_rank(const struct gcb_model *m, long long node,
                              long long gpu);
+/* ---- dx: a case's check family ---- */
+
+/* The check family of a case: its benchmark's, a pcie copy's by its
+ * direction (d2h: D2H); gcb_case_family (bench_kind.h) over the model. */
+enum gcb_family gcb_model_case_family(const struct gcb_model_case *c);
 
 #endif

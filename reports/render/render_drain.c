@@ -99,14 +99,9 @@ static enum gcb_status drain_list_make(const struct gcb_diagnosis *d,
  * cut at a word boundary to fit a Slurm Reason=. */
 static void reason_text(const struct drain_node *n, char *buf, size_t size) {
   char raw[REASON_MAX * 2];
-  /* The line is the node's: its component without " on NODE", which the
-   * diagnosis adds when the documents hold several nodes. */
-  const char *name = n->worst->comp.name;
-  size_t len = strlen(name), host = strlen(n->hostname);
-  if (len > host + 4 && strcmp(name + len - host, n->hostname) == 0 &&
-      strncmp(name + len - host - 4, " on ", 4) == 0)
-    len -= host + 4;
-  snprintf(raw, sizeof raw, "gcbench: %.*s: %s", (int)len, name,
+  /* The line is the node's (its host is the line's NODE): the component
+   * by its name on the node, which never carries the host. */
+  snprintf(raw, sizeof raw, "gcbench: %s: %s", n->worst->comp.local_name,
            n->worst->summary);
   size_t k = 0;
   for (const char *s = raw; *s && k + 1 < size; s++) {

@@ -240,6 +240,8 @@ Test(diagnose, a_node_whose_gpus_are_all_slow_is_one_node_root_cause) {
   const struct gcb_root_cause *rc = &x.d.items[0];
   cr_expect_eq(rc->comp.kind, GCB_COMP_NODE);
   cr_expect_str_eq(rc->comp.hostname, "node02");
+  cr_expect_str_eq(rc->comp.name, "node node02", "it says its host once");
+  cr_expect(rc->comp.names_host);
   cr_expect_eq(rc->nevidence, 32);
   cr_expect_not_null(strstr(rc->summary, "other nodes"), "%s", rc->summary);
   done(&x);
@@ -560,6 +562,47 @@ Test(diagnose, two_sources_that_disagree_are_one_root_cause_with_both) {
   cr_expect_not_null(strstr(rc->summary, "52.7 GB/s (gcbench)"), "%s",
                      rc->summary);
   cr_expect_not_null(strstr(rc->summary, "sources disagree"));
+  done(&x);
+}
+
+/* Renames node `node` of a fx_doc of `per` ranks a node. */
+static void rename_host(json_t *doc, int node, int per, const char *host) {
+  json_object_set_new(json_array_get(json_object_get(doc, "nodes"), node),
+                      "hostname", json_string(host));
+  for (int r = node * per; r < (node + 1) * per; r++)
+    json_object_set_new(json_array_get(json_object_get(doc, "ranks"), r),
+                        "hostname", json_string(host));
+}
+
+/* Issue 25: a component's host is a part of it (hostname), its name on
+ * the node never holds the host (local_name), and the name shown is the
+ * two composed: with several nodes every name says its host, a host
+ * called like a piece of the name ("host", as in "GPU 1 <-> host")
+ * included; a node's name says it already. */
+Test(diagnose, each_name_shown_says_its_host_whatever_the_host_is_called) {
+  const double figs[] = {52.5, 21.0, 52.4, 52.6, 52.5, 21.5, 52.4, 52.6};
+  json_t *doc = fx_doc(8, 2, 16, "Test CPU");
+  fx_add_topology(doc, 4, 16);
+  rename_host(doc, 0, 4, "host");
+  fx_add_case(doc, h2d(figs, 8));
+  struct dx x;
+  one_doc(&x, doc);
+  diagnose(&x);
+  cr_assert_eq(x.d.n, 2, "%zu root causes", x.d.n);
+  static const char *const hosts[] = {"host", "node01"};
+  for (size_t k = 0; k < 2; k++) {
+    const struct gcb_root_cause *rc = &x.d.items[k];
+    char want[64];
+    snprintf(want, sizeof want, "GPU 1 <-> host on %s", hosts[k]);
+    cr_expect_eq(rc->comp.kind, GCB_COMP_LINK);
+    cr_expect_str_eq(rc->comp.name, want);
+    cr_expect_str_eq(rc->comp.local_name, "GPU 1 <-> host");
+    cr_expect_str_eq(rc->comp.hostname, hosts[k]);
+    cr_expect_not(rc->comp.names_host);
+    char shown[240];
+    gcb_component_show(&rc->comp, false, shown, sizeof shown);
+    cr_expect_str_eq(shown, "GPU 1 <-> host", "one node's name");
+  }
   done(&x);
 }
 

@@ -32,13 +32,20 @@ static void setup(struct dx *x, const char *const names[NODES]) {
   x->rep.diagnosis = &x->d;
 }
 
+/* A root cause on machine `node` as the diagnosis makes it: its name on
+ * the node, the machine's host, and the name shown with the host (the
+ * diagnosis has several machines). */
 static void add(struct dx *x, enum gcb_severity sev, enum gcb_comp_kind kind,
                 long long node, const char *name, const char *summary) {
   struct gcb_root_cause *rc = &x->items[x->d.n++];
   rc->severity = sev;
   rc->comp.kind = kind;
   rc->comp.node = node;
-  snprintf(rc->comp.name, sizeof rc->comp.name, "%s", name);
+  snprintf(rc->comp.local_name, sizeof rc->comp.local_name, "%s", name);
+  if (node >= 0) /* both 128 bytes */
+    memcpy(rc->comp.hostname, x->machines[node].hostname,
+           sizeof rc->comp.hostname);
+  gcb_component_show(&rc->comp, true, rc->comp.name, sizeof rc->comp.name);
   snprintf(rc->summary, sizeof rc->summary, "%s", summary);
 }
 
@@ -80,6 +87,28 @@ Test(drain, lists_each_failing_node_once_with_its_worst_cause) {
                                "% below its peers (+1 more)\n"),
                      "%s", t);
   cr_assert_null(strstr(t, "node-a"), "a warning drains nothing: %s", t);
+  free(t);
+}
+
+/* Issue 25: the line is the node's, so it names the component without its
+ * host, from the component's own parts (its name on the node and its
+ * host), not by cutting " on HOST" off the name shown, whatever the host
+ * is called: one named like a piece of the component's name ("host",
+ * "b1" in bus 0000:b1) included. */
+Test(drain, the_line_names_the_component_on_its_node_whatever_the_host) {
+  static const char *const hosts[NODES] = {"node-a", "host", "b1"};
+  struct dx x;
+  setup(&x, hosts);
+  add(&x, GCB_SEV_FAIL, GCB_COMP_LINK, 1, "GPU 2 <-> host", "H2D 3 GB/s");
+  add(&x, GCB_SEV_FAIL, GCB_COMP_GPU, 2, "GPU 0 0000:b1:00.0", "GEMM 40 % low");
+  cr_assert_str_eq(x.items[0].comp.name, "GPU 2 <-> host on host");
+  cr_assert_str_eq(x.items[1].comp.name, "GPU 0 0000:b1:00.0 on b1");
+  char *t = render(&gcb_render_drain, &x);
+  cr_assert_eq(entries(t), 2, "%s", t);
+  cr_assert_not_null(strstr(t, "\nhost\tgcbench: GPU 2 <-> host: H2D 3 GB/s\n"),
+                     "%s", t);
+  cr_assert_not_null(
+      strstr(t, "\nb1\tgcbench: GPU 0 0000:b1:00.0: GEMM 40 % low\n"), "%s", t);
   free(t);
 }
 

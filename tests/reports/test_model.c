@@ -669,3 +669,26 @@ Test(model, a_burn_cases_timeline_is_the_readers) {
       gcb_results_free(r);
     }
 }
+
+/* ---- dx: a case's check family ---- */
+
+/* gcb_model_case_family is gcb_case_family on every case of the fixtures
+ * (a d2h copy: report-gpu8.json). */
+Test(model, case_family_is_the_views) {
+  for (size_t f = 0; f < sizeof fixtures / sizeof *fixtures; f++) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", GCB_TEST_DATA, fixtures[f]);
+    json_error_t jerr;
+    json_t *root = json_load_file(path, 0, &jerr);
+    cr_assert_not_null(root, "%s: %s", path, jerr.text);
+    struct gcb_doc d = fx_doc_of(fixtures[f], root);
+    const json_t *c;
+    size_t i;
+    json_array_foreach(json_object_get(root, "cases"), i, c) {
+      cr_expect_eq(gcb_model_case_family(&d.model->cases[i]),
+                   gcb_case_family(c), "%s: case %zu", fixtures[f], i);
+    }
+    fx_doc_free(&d);
+    json_decref(root);
+  }
+}
