@@ -172,7 +172,7 @@ static void other_params(FILE *out, const struct gcb_model_case *c) {
 /* time_us, algbw and busbw as nccl-tests prints them: the case's mean time
  * over ranks and its bandwidths (empty for other families). */
 static void case_figures(FILE *out, const struct gcb_model_case *c) {
-  num(out, c->summary.time_mean * 1e6);
+  num(out, c->nominal_work ? NAN : c->summary.time_mean * 1e6);
   num(out, c->summary.algbw);
   num(out, c->summary.busbw);
 }
@@ -295,8 +295,10 @@ static void rank_row(struct gcb__rows *r, const char *prefix,
     gcb__rows_putn(r, ",,,,", 4);
   free(own);
   row_int(r, col_int(c, GCB_RC_TIME_N, i));
+  /* A nominal size (nvbandwidth's rates) makes every time derived: the
+   * first six columns are times, left empty then. */
   for (size_t k = 0; k < sizeof nums / sizeof nums[0]; k++)
-    row_num(r, gcb_model_col(c, nums[k], i));
+    row_num(r, c->nominal_work && k < 6 ? NAN : gcb_model_col(c, nums[k], i));
   bool checked = gcb_model_col(c, GCB_RC_CHECKED, i) == 1;
   gcb__rows_putn(r, checked ? ",true" : ",false", checked ? 5 : 6);
   row_int(r, col_int(c, GCB_RC_WRONG, i));
