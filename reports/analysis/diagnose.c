@@ -393,25 +393,23 @@ static void rank_comp(const struct dx *x, int doc, long long rank,
 }
 
 /* The pair of a p2p case as a link, "src->dst" by bus id ("src<->dst"
- * for a figure of both directions, gcb__p2p_arrow): node `node`'s
- * measurement, or with node -1 the lowest one. The walk over the case's
- * measurements (p2p_view.h) and the arrow (rules_p2p.c) read the tree:
- * migration bridges, the document's and the case's `source`. */
+ * for a figure of both directions, gcb__case_p2p_arrow): node `node`'s
+ * measurement, or with node -1 the lowest one (the walk over the case's
+ * measurements, p2p_view.h). */
 static bool pair_comp(const struct dx *x, int doc,
                       const struct gcb_model_case *c, long long node,
                       struct gcb_component *out) {
   const struct gcb_model *model = dx_doc(x, doc);
-  struct gcb__p2p_iter it;
-  struct gcb__p2p m, e;
+  struct gcb__p2p_walk it;
+  struct gcb__p2p_pair m, e;
   bool found = false;
   size_t nseen = 0;
-  bool *seen = c != NULL ? gcb__p2p_scratch(model->source, &nseen) : NULL;
-  if (seen == NULL ||
-      !gcb__p2p_begin(&it, model->source, c->source, seen, nseen)) {
+  bool *seen = c != NULL ? gcb__p2p_walk_scratch(model, &nseen) : NULL;
+  if (seen == NULL || !gcb__p2p_walk_begin(&it, model, c, seen, nseen)) {
     free(seen);
     return false;
   }
-  while (gcb__p2p_next(&it, &e))
+  while (gcb__p2p_walk_next(&it, &e))
     if (node >= 0 ? e.node == node : !found || e.value < m.value) {
       m = e;
       found = true;
@@ -420,8 +418,8 @@ static bool pair_comp(const struct dx *x, int doc,
   if (!found)
     return false;
   char a[32], b[32], ca[32], cb[32];
-  gcb__p2p_busid(&m, c->source, false, a, sizeof a);
-  gcb__p2p_busid(&m, c->source, true, b, sizeof b);
+  gcb__p2p_pair_busid(&m, c, false, a, sizeof a);
+  gcb__p2p_pair_busid(&m, c, true, b, sizeof b);
   blank(out, GCB_COMP_LINK);
   out->node = dx_machine(x, doc, m.node);
   out->gpu = m.src;
@@ -430,7 +428,7 @@ static bool pair_comp(const struct dx *x, int doc,
   if (!gcb_busid_canon(b, cb, sizeof cb))
     gcb_view_copy(cb, sizeof cb, b);
   gcb_view_copy(out->bus_id, sizeof out->bus_id, ca);
-  const char *arrow = gcb__p2p_arrow(c->source);
+  const char *arrow = gcb__case_p2p_arrow(c);
   snprintf(out->link, sizeof out->link, "%s%s%s", ca, arrow, cb);
   snprintf(out->local_name, sizeof out->local_name, "GPU %lld %s GPU %lld",
            m.src, arrow, m.dst);
@@ -1016,16 +1014,6 @@ struct load {
   double expected;
 };
 
-/* The direction of a pcie case the link rule judges ("h2d", "d2h"), or
- * NULL: gcb__pcie_direction (rules_link.c), over the tree of document
- * m's cases (migration bridge: `source`). */
-static const char *copy_direction(const struct gcb_model *m,
-                                  const struct gcb_model_case *c) {
-  if (c->kind != GCB_BENCH_PCIE)
-    return NULL; /* the bridge only for a copy */
-  return gcb__pcie_direction(json_object_get(m->source, "cases"), c->source);
-}
-
 /* The topology GPU of rank r's device, as gcb_topo_view_rank_gpu finds
  * it: by bus id on the rank's node, else by index; NULL. (Other branches
  * add the model lookup of this: use it once merged.) */
@@ -1048,7 +1036,7 @@ static void under_load(const struct dx *x, long long m, const char *bus,
     const struct gcb_model *model = dx_doc(x, (int)d);
     for (size_t i = 0; i < model->ncases; i++) {
       const struct gcb_model_case *c = &model->cases[i];
-      const char *cd = copy_direction(model, c);
+      const char *cd = gcb__case_pcie_direction(model, c);
       if (cd == NULL || strcmp(cd, dir) != 0)
         continue;
       for (size_t k = 0; k < c->ranks.n && out->n < 8; k++) {

@@ -16,7 +16,6 @@
 #include <stddef.h>
 
 #include "reports/document/model.h"
-#include "reports/document/ranks.h"
 
 /* ---- over the typed model ----------------------------------------------- */
 
@@ -59,45 +58,8 @@ void gcb__p2p_pair_busid(const struct gcb__p2p_pair *p,
 
 /* ---- over the tree (migration: json callers remain) --------------------- */
 
-/* One node's measurement of a pair. */
-struct gcb__p2p {
-  long long node, rank; /* the node, and the rank whose entry it is */
-  long long src, dst;   /* topology GPU indices (by bus id where known) */
-  double value;         /* the entry's figure (its median) */
-  const json_t *topo;   /* the node's topology, or NULL */
-};
-
-/* Walks a case's measurements; seen is scratch for at least nseen node
- * indices (the document's node count + 1); NULL treats every entry as
- * node 0's first. */
-struct gcb__p2p_iter {
-  const json_t *root, *c;
-  struct gcb_ranks ranks;
-  size_t next;
-  bool *seen;
-  size_t nseen;
-};
-
-/* Starts a walk; false when c is not a p2p case. */
-bool gcb__p2p_begin(struct gcb__p2p_iter *it, const json_t *root,
-                    const json_t *c, bool *seen, size_t nseen);
-
-/* The next measurement with two distinct known ends and a figure; false
- * at the end. */
-bool gcb__p2p_next(struct gcb__p2p_iter *it, struct gcb__p2p *out);
-
-/* Scratch for a document's walks (calloc'ed, nodes + 1); NULL on ENOMEM. */
-bool *gcb__p2p_scratch(const json_t *root, size_t *n);
-
-/* The bus id of one end ("0000:1b:00.0"): the node topology's, else the
- * case's src_bus_id / dst_bus_id, else "GPU<n>". */
-void gcb__p2p_busid(const struct gcb__p2p *m, const json_t *c, bool dst,
-                    char *buf, size_t size);
-
-/* migration: json callers remain. The tree versions of
- * gcb__case_p2p_arrow and gcb__case_pcie_direction (analyze_rules.h),
- * for the renderers, plots and diagnosis until they read the model. */
-const char *gcb__p2p_arrow(const json_t *c);
+/* The tree version of gcb__case_pcie_direction (analyze_rules.h), for
+ * render_tables.c until it reads the model. */
 const char *gcb__pcie_direction(const json_t *cases, const json_t *c);
 
 #endif

@@ -13,15 +13,6 @@
 #include "reports/document/model.h"
 #include "reports/plot/plot_int.h"
 
-/* The direction of a pcie case the link rule judges, or NULL. Migration
- * bridge: gcb__pcie_direction (analyze_rules.h) still reads the tree. */
-static const char *pcie_direction(const struct gcb_model *m,
-                                  const struct gcb_model_case *c) {
-  if (c->kind != GCB_BENCH_PCIE)
-    return NULL; /* what gcb__pcie_direction answers, without the walk */
-  return gcb__pcie_direction(json_object_get(m->source, "cases"), c->source);
-}
-
 /* "r3/1b:00" for a rank with a GPU, "r3" without; safe characters. */
 static void bar_label(const struct gcb_model *m, long long rank, char *buf,
                       size_t size) {
@@ -121,8 +112,8 @@ void gcb__plot_rank_bars(struct gcb__plotter *p, const struct gcb_doc *docs,
     const struct gcb_model *m = docs[d].model;
     for (size_t i = 0; i < m->ncases; i++) {
       const struct gcb_model_case *c = &m->cases[i];
-      bool per_gpu =
-          gcb_bench_kinds[c->kind].per_device || pcie_direction(m, c) != NULL;
+      bool per_gpu = gcb_bench_kinds[c->kind].per_device ||
+                     gcb__case_pcie_direction(m, c) != NULL;
       if (per_gpu && c->ranks.n >= 2)
         rank_bars(p, m, c);
     }

@@ -4,9 +4,8 @@
  * matrix of bandwidths as coloured cells with the value printed in each,
  * rows and columns labelled with the GPU index and PCI bus id, so a slow
  * pair is found on the machine, not only in the matrix. Nvbandwidth's
- * matrices, converted into p2p cases, are drawn the same way. Migration
- * bridge: the pairs are walked with p2p_view.h, which still reads the
- * tree (the model's `source`).
+ * matrices, converted into p2p cases, are drawn the same way. The pairs
+ * are walked with p2p_view.h.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -22,8 +21,8 @@
 #define MAX_MAPS 16
 
 /* Cases drawn in one matrix share the node and everything but the ends. */
-static void matrix_key(const struct gcb__p2p *e, const struct gcb_model_case *c,
-                       char *buf, size_t size) {
+static void matrix_key(const struct gcb__p2p_pair *e,
+                       const struct gcb_model_case *c, char *buf, size_t size) {
   static const char *const skip[] = {"src",  "dst",  "src_bus_id", "dst_bus_id",
                                      "path", "node", "testcase",   NULL};
   char key[256];
@@ -45,12 +44,12 @@ struct matrix {
 
 /* Takes one measurement into the matrix. */
 static void take(struct matrix *m, const struct gcb_model_case *c,
-                 const struct gcb__p2p *e) {
+                 const struct gcb__p2p_pair *e) {
   char bus[32];
   m->v[e->src][e->dst] = e->value;
   for (int end = 0; end < 2; end++) {
     long long g = end ? e->dst : e->src;
-    gcb__p2p_busid(e, c->source, end, bus, sizeof bus);
+    gcb__p2p_pair_busid(e, c, end, bus, sizeof bus);
     if (strlen(bus) >= 12) /* "0000:1b:00.0" -> "1b:00" */
       snprintf(m->bus[g], sizeof m->bus[g], "%.5s", bus + 5);
     if ((size_t)g + 1 > m->n)
@@ -64,18 +63,17 @@ static bool collect(const struct gcb_model *doc, const char *key,
                     struct matrix *m) {
   size_t nseen;
   char k[320];
-  bool *seen = gcb__p2p_scratch(doc->source, &nseen);
+  bool *seen = gcb__p2p_walk_scratch(doc, &nseen);
   for (size_t a = 0; a < MAX_GPUS; a++)
     for (size_t b = 0; b < MAX_GPUS; b++)
       m->v[a][b] = NAN;
   for (size_t i = 0; i < doc->ncases; i++) {
     const struct gcb_model_case *c = &doc->cases[i];
-    struct gcb__p2p_iter it;
-    struct gcb__p2p e;
-    if (seen == NULL ||
-        !gcb__p2p_begin(&it, doc->source, c->source, seen, nseen))
+    struct gcb__p2p_walk it;
+    struct gcb__p2p_pair e;
+    if (seen == NULL || !gcb__p2p_walk_begin(&it, doc, c, seen, nseen))
       continue;
-    while (gcb__p2p_next(&it, &e)) {
+    while (gcb__p2p_walk_next(&it, &e)) {
       matrix_key(&e, c, k, sizeof k);
       if (strcmp(k, key) == 0 && e.src < MAX_GPUS && e.dst < MAX_GPUS)
         take(m, c, &e);
@@ -135,11 +133,11 @@ static void heatmap(struct gcb__plotter *p, const struct gcb_model *doc,
 static void case_keys(const struct gcb_model *doc,
                       const struct gcb_model_case *c, bool *seen, size_t nseen,
                       char (*keys)[320], size_t *nkeys) {
-  struct gcb__p2p_iter it;
-  struct gcb__p2p e;
-  if (!gcb__p2p_begin(&it, doc->source, c->source, seen, nseen))
+  struct gcb__p2p_walk it;
+  struct gcb__p2p_pair e;
+  if (!gcb__p2p_walk_begin(&it, doc, c, seen, nseen))
     return;
-  while (*nkeys < MAX_MAPS && gcb__p2p_next(&it, &e)) {
+  while (*nkeys < MAX_MAPS && gcb__p2p_walk_next(&it, &e)) {
     size_t k = 0;
     matrix_key(&e, c, keys[*nkeys], sizeof keys[0]);
     while (k < *nkeys && strcmp(keys[k], keys[*nkeys]) != 0)
@@ -155,7 +153,7 @@ void gcb__plot_p2p(struct gcb__plotter *p, const struct gcb_doc *docs,
   for (size_t d = 0; d < ndocs && !p->oom; d++) {
     const struct gcb_model *doc = docs[d].model;
     size_t nkeys = 0, nseen;
-    bool *seen = gcb__p2p_scratch(doc->source, &nseen);
+    bool *seen = gcb__p2p_walk_scratch(doc, &nseen);
     p->oom |= seen == NULL;
     for (size_t i = 0; i < doc->ncases && !p->oom; i++)
       case_keys(doc, &doc->cases[i], seen, nseen, keys, &nkeys);

@@ -83,12 +83,10 @@ static const struct gcb_model_case *headline(const struct gcb_model *m,
   const struct gcb_model_case *best = NULL;
   for (size_t i = 0; i < m->ncases; i++) {
     const struct gcb_model_case *c = &m->cases[i];
-    /* migration: gcb_case_family and gcb__pcie_direction read the tree */
-    if (gcb_case_family(c->source) != f)
+    if (gcb_model_case_family(c) != f)
       continue;
     if ((f == GCB_FAM_H2D || f == GCB_FAM_D2H) &&
-        gcb__pcie_direction(json_object_get(m->source, "cases"), c->source) ==
-            NULL)
+        gcb__case_pcie_direction(m, c) == NULL)
       continue;
     if (best == NULL || c->work_per_op > best->work_per_op)
       best = c;
@@ -173,19 +171,18 @@ static void peer_figures(const struct gcb_report *rep,
   for (size_t doc = 0; doc < rep->ndocs; doc++) {
     const struct gcb_model *model = rep->docs[doc].model;
     size_t nseen = 0, found = 0;
-    /* migration: the p2p walk (p2p_view.h) reads the tree */
-    bool *seen = gcb__p2p_scratch(model->source, &nseen);
+    bool *seen = gcb__p2p_walk_scratch(model, &nseen);
     for (size_t i = 0; i < model->ncases; i++) {
       const struct gcb_model_case *c = &model->cases[i];
-      struct gcb__p2p_iter it;
-      struct gcb__p2p m;
+      struct gcb__p2p_walk it;
+      struct gcb__p2p_pair m;
       char b[32];
       if (seen == NULL || strcmp(c->unit, "GB/s") != 0 ||
           strcmp(c->direction, "latency") == 0 ||
-          !gcb__p2p_begin(&it, model->source, c->source, seen, nseen))
+          !gcb__p2p_walk_begin(&it, model, c, seen, nseen))
         continue;
-      while (gcb__p2p_next(&it, &m)) {
-        gcb__p2p_busid(&m, c->source, false, b, sizeof b);
+      while (gcb__p2p_walk_next(&it, &m)) {
+        gcb__p2p_pair_busid(&m, c, false, b, sizeof b);
         struct gcb_matrix_row *row =
             row_at(r, gcb_diagnosis_machine(d, rep->docs, (int)doc, m.node), b);
         size_t at = row != NULL ? (size_t)(row - r->m->rows) : 0;

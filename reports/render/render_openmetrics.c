@@ -287,12 +287,11 @@ static void p2p_samples(FILE *out, const struct gcb_report *rep, size_t d,
                         const struct gcb_model_case *c, const struct family *f,
                         struct gcb__om_set *series, bool *seen, size_t nseen) {
   const struct gcb_model *model = rep->docs[d].model;
-  struct gcb__p2p_iter it;
-  struct gcb__p2p m;
-  /* migration: the p2p walk (p2p_view.h) reads the tree */
-  if (!gcb__p2p_begin(&it, model->source, c->source, seen, nseen))
+  struct gcb__p2p_walk it;
+  struct gcb__p2p_pair m;
+  if (!gcb__p2p_walk_begin(&it, model, c, seen, nseen))
     return;
-  while (gcb__p2p_next(&it, &m)) {
+  while (gcb__p2p_walk_next(&it, &m)) {
     const struct gcb_model_node *node = gcb_model_node(model, m.node);
     struct gcb__om_sample s = start(d);
     gcb__om_label(&s, "host", node != NULL ? node->hostname : "");
@@ -331,7 +330,7 @@ static void bench_body(FILE *out, const struct gcb_report *rep,
     if (x->doc != doc) { /* the pair scratch is per document */
       free(seen);
       doc = x->doc;
-      seen = gcb__p2p_scratch(rep->docs[doc].model->source, &nseen);
+      seen = gcb__p2p_walk_scratch(rep->docs[doc].model, &nseen);
     }
     p2p_samples(out, rep, x->doc, c, fam, series, seen, nseen);
   }

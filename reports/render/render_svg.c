@@ -112,19 +112,17 @@ static bool gather_p2p(struct gather *g, const struct gcb_report *rep,
                        const struct gcb_diagnosis *d) {
   size_t cap = 0;
   for (size_t doc = 0; doc < rep->ndocs; doc++) {
-    /* migration bridge: the p2p walk (p2p_view.h) reads the tree */
     const struct gcb_model *model = rep->docs[doc].model;
     size_t nseen;
-    bool *seen = gcb__p2p_scratch(model->source, &nseen);
+    bool *seen = gcb__p2p_walk_scratch(model, &nseen);
     if (seen == NULL)
       return false;
     for (size_t i = 0; i < model->ncases; i++) {
-      struct gcb__p2p_iter it;
-      struct gcb__p2p e;
-      if (!gcb__p2p_begin(&it, model->source, model->cases[i].source, seen,
-                          nseen))
+      struct gcb__p2p_walk it;
+      struct gcb__p2p_pair e;
+      if (!gcb__p2p_walk_begin(&it, model, &model->cases[i], seen, nseen))
         continue;
-      while (gcb__p2p_next(&it, &e)) {
+      while (gcb__p2p_walk_next(&it, &e)) {
         if (g->np2p == cap) {
           size_t ncap = cap ? 2 * cap : 64;
           struct p2p_seen *q = realloc(g->p2p, ncap * sizeof *q);
