@@ -70,7 +70,24 @@ static const struct gcb_model *dx_doc(const struct dx *x, int doc) {
 #define NODE_GPUS 256
 
 /* A node's GPUs as canonical bus ids (at most NODE_GPUS): its topology's,
- * else its ranks'. */
+ * then its ranks'. A rank's GPU that the source names by index alone (an
+ * nvbandwidth matrix without its device lines, a log without bus ids) is
+ * "device N", unless the topology has a GPU N: counted, never matched by
+ * bus id. */
+/* Appends "device N" to out[0..n) unless there; returns 1 when it did
+ * (its parsed form in ids[n] matches no bus id). */
+static size_t by_index(char (*out)[32], size_t n, long long index,
+                       struct gcb_busid *ids) {
+  char name[32];
+  snprintf(name, sizeof name, "device %lld", index);
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(out[i], name) == 0)
+      return 0;
+  memcpy(out[n], name, sizeof name);
+  ids[n] = (struct gcb_busid){.domain = UINT32_MAX};
+  return 1;
+}
+
 static size_t node_busids(const struct gcb_model *m,
                           const struct gcb_model_node *node, char (*out)[32]) {
   size_t n = 0;
@@ -84,8 +101,14 @@ static size_t node_busids(const struct gcb_model *m,
     const struct gcb_model_rank *r = gcb_model_rank(m, node->ranks[k]);
     struct gcb_busid id;
     bool seen = false;
-    if (r == NULL || gcb_busid_parse(r->device_bus_id, &id, NULL) != GCB_OK)
+    if (r == NULL)
       continue;
+    if (gcb_busid_parse(r->device_bus_id, &id, NULL) != GCB_OK) {
+      if (r->has_device && r->device_index >= 0 && n < NODE_GPUS &&
+          gcb_model_gpu(m, node->index, r->device_index) == NULL)
+        n += by_index(out, n, r->device_index, ids);
+      continue;
+    }
     /* compared parsed and formatted only when new (the canonical form is
      * one to one): a rank's GPU is mostly one of the topology's */
     for (size_t i = 0; i < n && !seen; i++)
@@ -115,12 +138,16 @@ static const char *node_model(const struct gcb_model *m,
  * converter joined its topology; -1. */
 static long long machine_by_gpus(const struct dx *x, char (*b)[32], size_t n) {
   long long found = -1;
-  for (size_t m = 0; m < x->out->nmachines && n > 0; m++) {
+  size_t named = 0; /* GPUs known by index alone join nothing */
+  for (size_t i = 0; i < n; i++)
+    named += strncmp(b[i], "device ", 7) != 0;
+  for (size_t m = 0; m < x->out->nmachines && named > 0; m++) {
     size_t hit = 0;
     for (size_t i = 0; i < n; i++)
       for (size_t k = 0; k < x->out->machines[m].ngpus; k++)
-        hit += strcmp(b[i], x->out->machines[m].bus_ids[k]) == 0;
-    if (hit == n) {
+        hit += strncmp(b[i], "device ", 7) != 0 &&
+               strcmp(b[i], x->out->machines[m].bus_ids[k]) == 0;
+    if (hit == named) {
       if (found >= 0)
         return -1; /* two candidates: do not guess */
       found = (long long)m;

@@ -128,7 +128,7 @@ static void device_line(struct gcb__coll_log *x, char **tok, size_t n) {
            bus + (bus[0] == '['));
   if (strchr(raw, ':') == NULL || !gcb_busid_canon(raw, canon, sizeof canon))
     canon[0] = '\0'; /* "[0x00]": the bus number alone says nothing */
-  gcb__coll_add_rank(x, rank, host, pid, gpu[0] ? gpu : "unknown GPU", canon,
+  gcb__coll_add_rank(x, rank, host, pid, gpu, canon,
                      dev);
 }
 

@@ -340,7 +340,7 @@ enum gcb_status gcb__nvbw_machine(struct gcb__nvbw *x) {
     json_array_append_new(
         json_object_get(x->doc, "ranks"),
         gcb__conv_rank((long long)g, 0, host, (long long)g, 0,
-                       d && d->name[0] ? d->name : "unknown GPU",
+                       d != NULL ? d->name : "",
                        d ? d->bus : "", (long long)g));
   }
   json_t *run = json_object_get(x->doc, "run");

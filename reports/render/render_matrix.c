@@ -57,6 +57,21 @@ static struct gcb_matrix_row *row_at(const struct rows *r, long long node,
   return NULL;
 }
 
+/* The row of the GPU with bus id `bus` on machine `node`; else of the GPU
+ * its source names by index alone (diagnose.c's "device N"); NULL. */
+static struct gcb_matrix_row *row_of_gpu(const struct rows *r, long long node,
+                                         const char *bus, long long index) {
+  struct gcb_matrix_row *row = row_at(r, node, bus);
+  if (row != NULL || index < 0 || node < 0)
+    return row;
+  char name[32];
+  snprintf(name, sizeof name, "device %lld", index);
+  for (size_t i = r->first[node]; i < r->first[node + 1]; i++)
+    if (strcmp(r->m->rows[i].bus_id, name) == 0)
+      return &r->m->rows[i];
+  return NULL;
+}
+
 /* The row of the GPU rank `rank` of document doc uses, or NULL. */
 static struct gcb_matrix_row *row_of_rank(const struct rows *r,
                                           const struct gcb_report *rep,
@@ -70,7 +85,8 @@ static struct gcb_matrix_row *row_of_rank(const struct rows *r,
   struct gcb_place p;
   gcb_model_place(rep->docs[doc].model, rank, &p);
   struct gcb_matrix_row *row =
-      row_at(r, gcb_diagnosis_machine(d, rep->docs, doc, p.node), p.bus_id);
+      row_of_gpu(r, gcb_diagnosis_machine(d, rep->docs, doc, p.node),
+                 p.bus_id, p.gpu);
   if (slot != NULL)
     *slot = row != NULL ? (long long)(row - r->m->rows) : -1;
   return row;
@@ -183,8 +199,8 @@ static void peer_figures(const struct gcb_report *rep,
         continue;
       while (gcb__p2p_walk_next(&it, &m)) {
         gcb__p2p_pair_busid(&m, c, false, b, sizeof b);
-        struct gcb_matrix_row *row =
-            row_at(r, gcb_diagnosis_machine(d, rep->docs, (int)doc, m.node), b);
+        struct gcb_matrix_row *row = row_of_gpu(
+            r, gcb_diagnosis_machine(d, rep->docs, (int)doc, m.node), b, m.src);
         size_t at = row != NULL ? (size_t)(row - r->m->rows) : 0;
         if (row != NULL && m.value < low[at]) {
           low[at] = m.value;
@@ -327,6 +343,9 @@ enum gcb_status gcb_matrix_build(const struct gcb_report *rep,
       row->node = (long long)m;
       row->gpu = (long long)g;
       gcb_view_copy(row->bus_id, sizeof row->bus_id, d->machines[m].bus_ids[g]);
+      long long index;
+      if (sscanf(row->bus_id, "device %lld", &index) == 1)
+        row->gpu = index; /* known by its index alone */
     }
   bool ok = rows_init(&r, rep, n);
   if (ok) {
