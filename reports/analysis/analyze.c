@@ -76,14 +76,6 @@ void gcb_finding_at_model_rank(struct gcb_finding *f, int doc,
   gcb_finding_at_place(f, doc, rank, &p);
 }
 
-/* migration: json callers remain */
-void gcb_finding_at_rank(struct gcb_finding *f, int doc, const json_t *root,
-                         long long rank) {
-  struct gcb_place p;
-  gcb_view_place(root, rank, &p);
-  gcb_finding_at_place(f, doc, rank, &p);
-}
-
 void gcb_finding_at_place(struct gcb_finding *f, int doc, long long rank,
                           const struct gcb_place *p) {
   f->where.doc = doc;
@@ -250,40 +242,6 @@ bool gcb_analyze_case_imbalance(const struct gcb_model_case *c,
     if (isnan(s))
       s = gcb_model_col(c, GCB_RC_TIME_MEDIAN, i);
     long long r = gcb_model_col_rank(c, i, (long long)i);
-    sum += s;
-    sum2 += s * s;
-    if (s < out->min)
-      out->min = s, out->min_rank = r;
-    if (s > out->max)
-      out->max = s, out->max_rank = r;
-  }
-  out->ranks = n;
-  out->total = sum;
-  out->mean = sum / (double)n;
-  out->imbalance = out->max > 0 ? (out->max - out->mean) / out->max : 0;
-  double var = n > 1 ? (sum2 - sum * out->mean) / (double)(n - 1) : 0;
-  out->cv = out->mean > 0 && var > 0 ? sqrt(var) / out->mean : 0;
-  return true;
-}
-
-/* migration: json callers remain */
-bool gcb_analyze_imbalance(const json_t *c, struct gcb_imbalance *out) {
-  struct gcb_ranks pr;
-  gcb_ranks_of(c, &pr);
-  size_t n = pr.n;
-  memset(out, 0, sizeof *out);
-  if (n == 0)
-    return false;
-  double sum = 0, sum2 = 0;
-  out->min = INFINITY;
-  out->max = -INFINITY;
-  for (size_t i = 0; i < n; i++) {
-    /* The time the figure comes from (a collective's mean over its loop),
-     * else the median sample, as older documents have it. */
-    double s = gcb_ranks_num(&pr, GCB_RC_FIGURE_TIME, i);
-    if (isnan(s))
-      s = gcb_ranks_num(&pr, GCB_RC_TIME_MEDIAN, i);
-    long long r = gcb_ranks_int(&pr, GCB_RC_RANK, i, (long long)i);
     sum += s;
     sum2 += s * s;
     if (s < out->min)
