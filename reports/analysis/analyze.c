@@ -352,25 +352,16 @@ enum gcb_status gcb_analyze_kinds(const struct gcb_kind *kinds, size_t nkinds,
   enum gcb_status st = GCB_OK;
   for (size_t d = 0; d < ndocs && st == GCB_OK; d++) {
     struct gcb_doc doc = docs[d];
-    struct gcb_model *model = NULL;
-    size_t first = out->n;
-    /* migration: callers without a model remain. The rules read the
-     * model; one built here lives only as long as the analysis, so the
-     * findings do not point into it (as before, without a model). */
-    if (doc.model == NULL) {
-      st = gcb_model_from_json(doc.root, doc.name, &model, err);
-      if (st != GCB_OK)
-        return st;
-      doc.model = model;
-    }
+    /* The rules read the model, which the findings point into. */
+    if (doc.model == NULL)
+      return gcb_err_set(err, GCB_EINPUT, "%s: no model to analyse",
+                         doc.name != NULL ? doc.name : "document");
     /* The burn cases, read once for the five burn rules, unless the
      * caller read them for its tables and plots too. */
     struct gcb_burn_doc own;
     const struct gcb_burn_doc *burn = gcb_burn_doc_of(&doc, t, &own, err);
-    if (burn == NULL) {
-      gcb_model_free(model);
+    if (burn == NULL)
       return GCB_ENOMEM;
-    }
     doc.burn = burn;
     struct gcb__rule_ctx cx = {
         .doc = &doc, .index = (int)d, .t = t, .out = out, .err = err};
@@ -381,9 +372,6 @@ enum gcb_status gcb_analyze_kinds(const struct gcb_kind *kinds, size_t nkinds,
         st = kinds[k].rule[r](&cx);
       }
     gcb_burn_doc_free(&own);
-    for (size_t i = first; model != NULL && i < out->n; i++)
-      out->items[i].bench_case = NULL;
-    gcb_model_free(model);
   }
   return st;
 }
