@@ -122,7 +122,7 @@ static enum gcb_status burn_read(struct gcb_inputs *in, struct outcome *o,
                                  struct gcb_err *err) {
   enum gcb_status st = GCB_OK;
   for (size_t i = 0; i < in->ndocs && st == GCB_OK; i++) {
-    st = gcb_burn_doc_read(in->docs[i].root, &o->th, &o->burn[i], err);
+    st = gcb_burn_doc_read_model(in->docs[i].model, &o->th, &o->burn[i], err);
     in->docs[i].burn = &o->burn[i];
   }
   return st;

@@ -76,14 +76,6 @@ void gcb_finding_at_model_rank(struct gcb_finding *f, int doc,
   gcb_finding_at_place(f, doc, rank, &p);
 }
 
-/* migration: json callers remain */
-void gcb_finding_at_rank(struct gcb_finding *f, int doc, const json_t *root,
-                         long long rank) {
-  struct gcb_place p;
-  gcb_view_place(root, rank, &p);
-  gcb_finding_at_place(f, doc, rank, &p);
-}
-
 void gcb_finding_at_place(struct gcb_finding *f, int doc, long long rank,
                           const struct gcb_place *p) {
   f->where.doc = doc;
@@ -266,40 +258,6 @@ bool gcb_analyze_case_imbalance(const struct gcb_model_case *c,
   return true;
 }
 
-/* migration: json callers remain */
-bool gcb_analyze_imbalance(const json_t *c, struct gcb_imbalance *out) {
-  struct gcb_ranks pr;
-  gcb_ranks_of(c, &pr);
-  size_t n = pr.n;
-  memset(out, 0, sizeof *out);
-  if (n == 0)
-    return false;
-  double sum = 0, sum2 = 0;
-  out->min = INFINITY;
-  out->max = -INFINITY;
-  for (size_t i = 0; i < n; i++) {
-    /* The time the figure comes from (a collective's mean over its loop),
-     * else the median sample, as older documents have it. */
-    double s = gcb_ranks_num(&pr, GCB_RC_FIGURE_TIME, i);
-    if (isnan(s))
-      s = gcb_ranks_num(&pr, GCB_RC_TIME_MEDIAN, i);
-    long long r = gcb_ranks_int(&pr, GCB_RC_RANK, i, (long long)i);
-    sum += s;
-    sum2 += s * s;
-    if (s < out->min)
-      out->min = s, out->min_rank = r;
-    if (s > out->max)
-      out->max = s, out->max_rank = r;
-  }
-  out->ranks = n;
-  out->total = sum;
-  out->mean = sum / (double)n;
-  out->imbalance = out->max > 0 ? (out->max - out->mean) / out->max : 0;
-  double var = n > 1 ? (sum2 - sum * out->mean) / (double)(n - 1) : 0;
-  out->cv = out->mean > 0 && var > 0 ? sqrt(var) / out->mean : 0;
-  return true;
-}
-
 /* ---- rules: the run ----------------------------------------------------- */
 
 struct gcb_finding *gcb__rule_push(const struct gcb__rule_ctx *cx,
@@ -394,25 +352,16 @@ enum gcb_status gcb_analyze_kinds(const struct gcb_kind *kinds, size_t nkinds,
   enum gcb_status st = GCB_OK;
   for (size_t d = 0; d < ndocs && st == GCB_OK; d++) {
     struct gcb_doc doc = docs[d];
-    struct gcb_model *model = NULL;
-    size_t first = out->n;
-    /* migration: callers without a model remain. The rules read the
-     * model; one built here lives only as long as the analysis, so the
-     * findings do not point into it (as before, without a model). */
-    if (doc.model == NULL) {
-      st = gcb_model_from_json(doc.root, doc.name, &model, err);
-      if (st != GCB_OK)
-        return st;
-      doc.model = model;
-    }
+    /* The rules read the model, which the findings point into. */
+    if (doc.model == NULL)
+      return gcb_err_set(err, GCB_EINPUT, "%s: no model to analyse",
+                         doc.name != NULL ? doc.name : "document");
     /* The burn cases, read once for the five burn rules, unless the
      * caller read them for its tables and plots too. */
     struct gcb_burn_doc own;
     const struct gcb_burn_doc *burn = gcb_burn_doc_of(&doc, t, &own, err);
-    if (burn == NULL) {
-      gcb_model_free(model);
+    if (burn == NULL)
       return GCB_ENOMEM;
-    }
     doc.burn = burn;
     struct gcb__rule_ctx cx = {
         .doc = &doc, .index = (int)d, .t = t, .out = out, .err = err};
@@ -423,9 +372,6 @@ enum gcb_status gcb_analyze_kinds(const struct gcb_kind *kinds, size_t nkinds,
         st = kinds[k].rule[r](&cx);
       }
     gcb_burn_doc_free(&own);
-    for (size_t i = first; model != NULL && i < out->n; i++)
-      out->items[i].bench_case = NULL;
-    gcb_model_free(model);
   }
   return st;
 }

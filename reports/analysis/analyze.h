@@ -85,11 +85,6 @@ void gcb_finding_suggest(struct gcb_finding *f, const char *fmt, ...)
 void gcb_finding_at_model_rank(struct gcb_finding *f, int doc,
                                const struct gcb_model *m, long long rank);
 
-/* The same from the document's tree. */
-/* migration: json callers remain */
-void gcb_finding_at_rank(struct gcb_finding *f, int doc, const json_t *root,
-                         long long rank);
-
 /* The same from a place already looked up (gcb_model_place, for modules
  * that read the typed model). */
 void gcb_finding_at_place(struct gcb_finding *f, int doc, long long rank,
@@ -203,10 +198,6 @@ size_t gcb_analyze_slow(const double *x, size_t n,
  * "yes" or "true"): its sweep is the in-place half of the table. */
 bool gcb_analyze_case_in_place(const struct gcb_model_case *c);
 
-/* The same for a case's tree. */
-/* migration: json callers remain */
-bool gcb_analyze_in_place(const json_t *c);
-
 /* IPM-style load balance of one case over its ranks' times (the time each
  * figure comes from: figure_time_s, else the median sample). */
 struct gcb_imbalance {
@@ -220,9 +211,5 @@ struct gcb_imbalance {
 /* Computes it for a case; false when the case has no ranks. */
 bool gcb_analyze_case_imbalance(const struct gcb_model_case *c,
                                 struct gcb_imbalance *out);
-
-/* The same for a case's tree. */
-/* migration: json callers remain */
-bool gcb_analyze_imbalance(const json_t *c, struct gcb_imbalance *out);
 
 #endif

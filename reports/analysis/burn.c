@@ -20,11 +20,6 @@ bool gcb_burn_is_model_case(const struct gcb_model_case *c) {
   return c->kind == GCB_BENCH_BURN;
 }
 
-/* migration: json callers remain */
-bool gcb_burn_is_case(const json_t *c) {
-  return gcb_bench_kind_of(c) == GCB_BENCH_BURN;
-}
-
 /* Series s of rank r at interval i (NAN: not measured, or not there). */
 static double value_at(const struct gcb_burn_timeline *tl,
                        enum gcb_burn_series s, size_t r, size_t i) {
@@ -369,7 +364,6 @@ void gcb_burn_doc_free(struct gcb_burn_doc *b) {
   for (size_t i = 0; i < b->n; i++)
     free(b->cases[i].ranks);
   free(b->cases);
-  gcb_model_free(b->own);
   memset(b, 0, sizeof *b);
 }
 
@@ -377,9 +371,7 @@ void gcb_burn_doc_free(struct gcb_burn_doc *b) {
  * without a timeline to judge (no intervals, no rank, no throughput). */
 static bool case_read(const struct gcb_model_case *c, double min_drop,
                       double k_noise, struct gcb_burn_case *k) {
-  /* migration: json callers remain (c->source) */
-  *k = (struct gcb_burn_case){
-      .bench_case = c, .index = c->index, .c = c->source};
+  *k = (struct gcb_burn_case){.bench_case = c, .index = c->index};
   if (c->timeline == NULL)
     return true;
   k->tl = *c->timeline;
@@ -423,23 +415,6 @@ oom:
   return gcb_err_set(err, GCB_ENOMEM, "burn timeline: out of memory");
 }
 
-/* migration: json callers remain */
-enum gcb_status gcb_burn_doc_read(const json_t *root,
-                                  const struct gcb_thresholds *t,
-                                  struct gcb_burn_doc *out,
-                                  struct gcb_err *err) {
-  struct gcb_model *m = NULL;
-  *out = (struct gcb_burn_doc){0};
-  enum gcb_status st = gcb_model_from_json(root, NULL, &m, err);
-  if (st == GCB_OK)
-    st = gcb_burn_doc_read_model(m, t, out, err);
-  if (st == GCB_OK)
-    out->own = m;
-  else
-    gcb_model_free(m);
-  return st;
-}
-
 const struct gcb_burn_doc *gcb_burn_doc_of(const struct gcb_doc *doc,
                                            const struct gcb_thresholds *t,
                                            struct gcb_burn_doc *own,
@@ -449,10 +424,11 @@ const struct gcb_burn_doc *gcb_burn_doc_of(const struct gcb_doc *doc,
   if (b != NULL && b->min_drop == t->slow_rank_pct / 100 &&
       b->k_noise == t->outlier_mads)
     return b;
-  enum gcb_status st =
-      doc->model != NULL
-          ? gcb_burn_doc_read_model(doc->model, t, own, err)
-          /* migration: a document built by hand without its model */
-          : gcb_burn_doc_read(doc->root, t, own, err);
-  return st == GCB_OK ? own : NULL;
+  if (doc->model == NULL) {
+    gcb_err_set(err, GCB_EINPUT, "%s: no model to read burn cases from",
+                doc->name != NULL ? doc->name : "document");
+    return NULL;
+  }
+  return gcb_burn_doc_read_model(doc->model, t, own, err) == GCB_OK ? own
+                                                                    : NULL;
 }

@@ -97,7 +97,6 @@ void gcb_burn_fmt_reasons(unsigned long long mask, char *buf, size_t size);
 
 /* True for a case of `gcbench burn`. */
 bool gcb_burn_is_model_case(const struct gcb_model_case *c);
-bool gcb_burn_is_case(const json_t *c); /* migration: json callers remain */
 
 /* A burn case of a document, read once and judged once. */
 struct gcb_burn_case {
@@ -105,9 +104,6 @@ struct gcb_burn_case {
   size_t index;                /* its index in the document's cases[] */
   struct gcb_burn_timeline tl; /* its timeline: the model's (borrowed) */
   struct gcb_burn_rank *ranks; /* tl.nranks judgements, per_rank order */
-  /* migration: json callers remain (the burn table and plot): the case's
-   * tree, bench_case->source. */
-  const json_t *c;
 };
 
 /* The burn cases of one document that have a timeline to judge (some
@@ -117,9 +113,6 @@ struct gcb_burn_doc {
   struct gcb_burn_case *cases;
   size_t n;
   double min_drop, k_noise; /* slow_rank_pct / 100, outlier_mads */
-  /* migration: json callers remain: the model gcb_burn_doc_read built
-   * from the tree, which the cases point into; NULL otherwise. */
-  struct gcb_model *own;
 };
 
 /*
@@ -133,15 +126,6 @@ enum gcb_status gcb_burn_doc_read_model(const struct gcb_model *m,
                                         const struct gcb_thresholds *t,
                                         struct gcb_burn_doc *out,
                                         struct gcb_err *err);
-
-/* The same from the document's tree `root` (validated: reports/load.h),
- * through a model of its own that *out keeps (its cases point into it,
- * not into the document's model: match them by index).
- * migration: json callers remain */
-enum gcb_status gcb_burn_doc_read(const json_t *root,
-                                  const struct gcb_thresholds *t,
-                                  struct gcb_burn_doc *out,
-                                  struct gcb_err *err);
 
 /* NULL is a no-op; the struct is zeroed. */
 void gcb_burn_doc_free(struct gcb_burn_doc *b);

@@ -1542,14 +1542,6 @@ int gcb_diagnosis_state_at(const struct gcb_diagnosis *d, long long node,
   return worst;
 }
 
-/* migration: json callers remain (render_tables_cases.c, test_model.c) */
-bool gcb_case_is_latency(const json_t *c) {
-  const char *op = gcb_view_param_str(c, "op");
-  return strcmp(op, "latency") == 0 || strcmp(op, "barrier") == 0 ||
-         strcmp(gcb_view_param_str(c, "direction"), "latency") == 0 ||
-         gcb_view_num(gcb_view_obj(c, "params"), "size") == 0;
-}
-
 /* ---- formatting -----------------------------------------------------------
  */
 

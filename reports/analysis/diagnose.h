@@ -153,13 +153,6 @@ int gcb_diagnosis_state_at(const struct gcb_diagnosis *d, long long node,
  */
 void gcb_fmt_scaled(double x, const char *unit, char *buf, size_t size);
 
-/* True for cases whose figure is a time, whatever their unit says: a
- * collective's latency or barrier op, a copy of direction "latency", a
- * case that moves no bytes. Reports and compare judge them in time. The
- * same over the model: gcb_model_case_is_latency (model.h). */
-/* migration: json callers remain (render_tables_cases.c, test_model.c) */
-bool gcb_case_is_latency(const json_t *c);
-
 /* The factor that scales a figure of magnitude a in unit to the unit
  * *shown (1/1000 and "TFLOP/s" for 1449783 GFLOP/s; 1 and unit itself for
  * units it does not scale). */

@@ -148,19 +148,6 @@ bool gcb_netmap_read_model(const struct gcb_model *doc, const char *schedule,
   return true;
 }
 
-/* migration: json callers remain */
-bool gcb_netmap_read(const struct json_t *root, const char *schedule,
-                     struct gcb_netmap *m) {
-  struct gcb_model *doc = NULL;
-  struct gcb_err err = {0};
-  memset(m, 0, sizeof *m);
-  if (gcb_model_from_json(root, NULL, &doc, &err) != GCB_OK)
-    return false;
-  bool ok = gcb_netmap_read_model(doc, schedule, m);
-  gcb_model_free(doc); /* the host names are the document's */
-  return ok;
-}
-
 int gcb_netmap_row(const struct gcb_netmap *m, long long rank) {
   if (!m->by_node)
     return rank >= 0 && rank < m->n ? (int)rank : -1;

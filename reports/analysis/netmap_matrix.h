@@ -32,11 +32,6 @@ struct gcb_netmap {
 bool gcb_netmap_read_model(const struct gcb_model *doc, const char *schedule,
                            struct gcb_netmap *m);
 
-/* The same from the document's tree, through a model built for the
- * call. migration: json callers remain */
-bool gcb_netmap_read(const struct json_t *root, const char *schedule,
-                     struct gcb_netmap *m);
-
 /* The row that world rank `rank` stands for (by_node: the row of the
  * node whose first rank it is), or -1. */
 int gcb_netmap_row(const struct gcb_netmap *m, long long rank);

@@ -320,29 +320,12 @@ enum gcb_status gcb_pattern_groups_build_model(const struct gcb_model *m,
   return st;
 }
 
-/* migration: json callers remain */
-enum gcb_status gcb_pattern_groups_build(const struct json_t *root,
-                                         struct gcb_pattern_groups *out,
-                                         struct gcb_err *err) {
-  struct gcb_model *m = NULL;
-  memset(out, 0, sizeof *out);
-  enum gcb_status st = gcb_model_from_json(root, NULL, &m, err);
-  if (st == GCB_OK)
-    st = gcb_pattern_groups_build_model(m, out, err);
-  if (st == GCB_OK)
-    out->own = m;
-  else
-    gcb_model_free(m);
-  return st;
-}
-
 void gcb_pattern_groups_free(struct gcb_pattern_groups *g) {
   if (g == NULL)
     return;
   for (size_t i = 0; i < g->n; i++)
     free(g->items[i].ranks);
   free(g->items);
-  gcb_model_free(g->own);
   memset(g, 0, sizeof *g);
 }
 
@@ -352,17 +335,6 @@ gcb_pattern_group_of_case(const struct gcb_pattern_groups *g,
   for (size_t i = 0; c != NULL && i < g->n; i++)
     for (int p = 0; p < GCB_PART_COUNT; p++)
       if (g->items[i].cases[p] == c)
-        return &g->items[i];
-  return NULL;
-}
-
-/* migration: json callers remain */
-const struct gcb_pattern_group *
-gcb_pattern_group_of(const struct gcb_pattern_groups *g,
-                     const struct json_t *c) {
-  for (size_t i = 0; c != NULL && i < g->n; i++)
-    for (int p = 0; p < GCB_PART_COUNT; p++)
-      if (g->items[i].cases[p] != NULL && g->items[i].cases[p]->source == c)
         return &g->items[i];
   return NULL;
 }

@@ -85,9 +85,6 @@ struct gcb_pattern_group {
 struct gcb_pattern_groups {
   struct gcb_pattern_group *items;
   size_t n;
-  /* migration: json callers remain: the model gcb_pattern_groups_build
-   * built from the tree, which the groups point into; NULL otherwise. */
-  struct gcb_model *own;
 };
 
 /* Joins the pattern cases of the model m (bench "pattern", grouped by
@@ -97,12 +94,6 @@ enum gcb_status gcb_pattern_groups_build_model(const struct gcb_model *m,
                                                struct gcb_pattern_groups *out,
                                                struct gcb_err *err);
 
-/* The same from the document's tree, through a model of its own that
- * *out keeps. migration: json callers remain */
-enum gcb_status gcb_pattern_groups_build(const struct json_t *root,
-                                         struct gcb_pattern_groups *out,
-                                         struct gcb_err *err);
-
 /* NULL is a no-op; the struct is zeroed. */
 void gcb_pattern_groups_free(struct gcb_pattern_groups *g);
 
@@ -111,12 +102,6 @@ void gcb_pattern_groups_free(struct gcb_pattern_groups *g);
 const struct gcb_pattern_group *
 gcb_pattern_group_of_case(const struct gcb_pattern_groups *g,
                           const struct gcb_model_case *c);
-
-/* The group holding the case whose tree is c, or NULL.
- * migration: json callers remain */
-const struct gcb_pattern_group *
-gcb_pattern_group_of(const struct gcb_pattern_groups *g,
-                     const struct json_t *c);
 
 /* The figures of one rank of a group from its part times (exposed for
  * tests and for the metrics): fills everything after t[], sd[], n[]. */

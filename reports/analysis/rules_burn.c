@@ -41,9 +41,8 @@
 /* Everything the rules of one case share. */
 struct burn_case {
   const struct gcb__rule_ctx *cx;
-  const struct gcb_model *m;      /* the document's */
-  const struct gcb_model_case *c; /* the case, in m */
-  bool own_model; /* m was built here: findings do not point into it */
+  const struct gcb_model *m;          /* the document's */
+  const struct gcb_model_case *c;     /* the case, in m */
   const struct gcb_burn_timeline *tl; /* the case's, read once */
   const struct gcb_burn_rank *ranks;  /* nranks, judged once */
   size_t nranks, nt;
@@ -162,7 +161,7 @@ static void case_free(struct burn_case *b) {
 /* Case k of the burn cases read from model m (the document's, or one
  * built from the same tree: the same index), in m. */
 static enum gcb_status case_open(const struct gcb__rule_ctx *cx,
-                                 const struct gcb_model *m, bool own_model,
+                                 const struct gcb_model *m,
                                  const struct gcb_burn_case *k,
                                  struct burn_case *b) {
   size_t n = (size_t)k->tl.nranks;
@@ -170,7 +169,6 @@ static enum gcb_status case_open(const struct gcb__rule_ctx *cx,
                           .m = m,
                           .c = k->index < m->ncases ? &m->cases[k->index]
                                                     : k->bench_case,
-                          .own_model = own_model,
                           .tl = &k->tl,
                           .ranks = k->ranks,
                           .nranks = n,
@@ -201,7 +199,7 @@ static struct gcb_finding *push_at(const struct burn_case *b,
     gcb_finding_at_place(f, b->cx->index, b->rank_id[i], &p);
   }
   gcb_model_case_title(b->c, f->where.subject, sizeof f->where.subject);
-  f->bench_case = b->own_model ? NULL : b->c;
+  f->bench_case = b->c;
   return f;
 }
 
@@ -585,10 +583,10 @@ done:
 /* ---- the rule ------------------------------------------------------------ */
 
 static enum gcb_status one_case(const struct gcb__rule_ctx *cx,
-                                const struct gcb_model *m, bool own_model,
+                                const struct gcb_model *m,
                                 const struct gcb_burn_case *k) {
   struct burn_case b;
-  enum gcb_status st = case_open(cx, m, own_model, k, &b);
+  enum gcb_status st = case_open(cx, m, k, &b);
   if (st == GCB_OK)
     switch (cx->kind->id) {
     case GCB_KIND_BURN_SILENT_ERROR:
@@ -615,20 +613,11 @@ static enum gcb_status one_case(const struct gcb__rule_ctx *cx,
 
 enum gcb_status gcb__rule_burn(const struct gcb__rule_ctx *cx) {
   struct gcb_burn_doc own;
-  struct gcb_model *built = NULL;
-  struct gcb_doc doc = *cx->doc;
-  /* migration: a document built by hand without its model (tests) is
-   * judged on a model of its own, which no finding may point into. */
-  if (doc.model == NULL &&
-      gcb_model_from_json(doc.root, doc.name, &built, cx->err) != GCB_OK)
-    return GCB_ENOMEM;
-  if (built != NULL)
-    doc.model = built;
-  const struct gcb_burn_doc *bd = gcb_burn_doc_of(&doc, cx->t, &own, cx->err);
+  const struct gcb_burn_doc *bd =
+      gcb_burn_doc_of(cx->doc, cx->t, &own, cx->err);
   enum gcb_status st = bd != NULL ? GCB_OK : GCB_ENOMEM;
   for (size_t i = 0; bd != NULL && i < bd->n && st == GCB_OK; i++)
-    st = one_case(cx, doc.model, built != NULL, &bd->cases[i]);
+    st = one_case(cx, cx->doc->model, &bd->cases[i]);
   gcb_burn_doc_free(&own);
-  gcb_model_free(built);
   return st;
 }

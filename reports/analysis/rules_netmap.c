@@ -296,19 +296,10 @@ static enum gcb_status judge(const struct gcb__rule_ctx *cx,
 
 enum gcb_status gcb__rule_netmap(const struct gcb__rule_ctx *cx) {
   struct netmap_judge j;
-  struct gcb_model *built = NULL;
   const struct gcb_model *doc = cx->doc->model;
-  /* migration: a document built by hand without its model (tests) is
-   * judged on a model built for the rule; no finding points into it. */
-  if (doc == NULL && gcb_model_from_json(cx->doc->root, cx->doc->name, &built,
-                                         cx->err) != GCB_OK)
-    return GCB_ENOMEM;
-  if (doc == NULL)
-    doc = built;
   enum gcb_status st = GCB_OK;
   for (int pairs = 0; pairs < 2 && st == GCB_OK; pairs++)
     if (judge_open(cx, doc, pairs == 1, &j))
       st = judge(cx, &j);
-  gcb_model_free(built);
   return st;
 }

@@ -225,15 +225,9 @@ static enum gcb_status bubble(const struct gcb__rule_ctx *cx,
 enum gcb_status gcb__rule_pattern(const struct gcb__rule_ctx *cx) {
   struct gcb_pattern_groups gs;
   const struct gcb_model *m = cx->doc->model;
-  /* migration: a document built by hand without its model (tests) is
-   * read through a model of the groups' own. */
-  enum gcb_status st =
-      m != NULL ? gcb_pattern_groups_build_model(m, &gs, cx->err)
-                : gcb_pattern_groups_build(cx->doc->root, &gs, cx->err);
+  enum gcb_status st = gcb_pattern_groups_build_model(m, &gs, cx->err);
   if (st != GCB_OK)
     return st;
-  if (m == NULL)
-    m = gs.own;
   if (gs.n > 0)
     st = straggler(cx, m, &gs);
   for (size_t i = 0; i < gs.n && st == GCB_OK; i++) {

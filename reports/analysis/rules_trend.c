@@ -55,15 +55,6 @@ bool gcb_analyze_case_in_place(const struct gcb_model_case *c) {
                         strcmp(s, "true") == 0));
 }
 
-/* migration: json callers remain */
-bool gcb_analyze_in_place(const json_t *c) {
-  const json_t *v = json_object_get(json_object_get(c, "params"), "inplace");
-  const char *s = json_string_value(v);
-  return json_is_true(v) || (json_is_number(v) && json_number_value(v) != 0) ||
-         (s != NULL && (strcmp(s, "1") == 0 || strcmp(s, "yes") == 0 ||
-                        strcmp(s, "true") == 0));
-}
-
 static int cmp_row(const void *a, const void *b) {
   const struct row *x = a, *y = b;
   int c = strcmp(x->sweep, y->sweep);

@@ -55,10 +55,9 @@ static double value(const struct gcb_model *doc, const struct gcb_model_case *c,
                     size_t i, enum pick p) {
   struct gcb_pattern_groups gs;
   struct gcb_err err = {0};
-  /* migration bridge: the pattern view still reads the tree */
-  if (doc == NULL || gcb_pattern_groups_build(doc->source, &gs, &err) != GCB_OK)
+  if (doc == NULL || gcb_pattern_groups_build_model(doc, &gs, &err) != GCB_OK)
     return NAN;
-  const struct gcb_pattern_group *g = gcb_pattern_group_of(&gs, c->source);
+  const struct gcb_pattern_group *g = gcb_pattern_group_of_case(&gs, c);
   double v = NAN;
   if (g != NULL && p >= IMBALANCE)
     v = group_value(g, p);

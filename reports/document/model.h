@@ -361,8 +361,8 @@ const char *gcb_model_param_str(const struct gcb_model_case *c,
                                 const char *key);
 
 /* Whether a case times latency rather than a rate (an op "latency" or
- * "barrier", a direction "latency", a numeric size 0): the definition of
- * gcb_case_is_latency (reports/analysis/diagnose.h) over the model. */
+ * "barrier", a direction "latency", a numeric size 0). Reports and
+ * compare judge such figures in time, whatever their unit says. */
 bool gcb_model_case_is_latency(const struct gcb_model_case *c);
 
 /* Migration bridge: the case whose tree is c (its `source`), or NULL. */

@@ -107,6 +107,10 @@ const char *gcb_view_param_str(const json_t *c, const char *key);
  */
 void gcb_view_mpi_line(const json_t *root, char *buf, size_t size);
 
+/* The same from the document's model (model.h). */
+struct gcb_model;
+void gcb_view_mpi_line_model(const struct gcb_model *m, char *buf, size_t size);
+
 /* The start-up MPI probe's reading (run.mpi_probe), per pair: "8 B
  * one-way 410 ns (ranks 0-1, same node); 2.1 us (ranks 0-4, two nodes)",
  * the least batch of each; "" without a probe. */

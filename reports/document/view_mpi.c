@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "reports/document/model.h"
 #include "reports/document/view.h"
 
 /* The settings that choose MPI's transport, in the order shown: UCX's and
@@ -70,6 +71,34 @@ void gcb_view_mpi_line(const json_t *root, char *buf, size_t size) {
       continue;
     at += (size_t)snprintf(line + at, sizeof line - at, "%s%s=%s", sep,
                            transport_vars[i], json_string_value(v));
+    sep = ", ";
+  }
+  gcb_view_copy(buf, size, line); /* cut at a character, not in one */
+}
+
+/* The same from the document's model. */
+void gcb_view_mpi_line_model(const struct gcb_model *m, char *buf,
+                             size_t size) {
+  const struct gcb_mvalue *mpi = gcb_mvalue_get(&m->run.software, "mpi"),
+                          *device =
+                              gcb_mvalue_get(&m->run.software, "mpi_device");
+  const char *dev = device->type == GCB_MV_STRING ? device->text : "";
+  char line[1024], name[96];
+  if (mpi->type != GCB_MV_STRING || mpi->text[0] == '\0') {
+    gcb_view_copy(buf, size, "");
+    return;
+  }
+  library_name(mpi->text, name, sizeof name);
+  size_t at = (size_t)snprintf(line, sizeof line, "%s%s%s", name,
+                               dev[0] ? " " : "", dev);
+  const char *sep = "; ";
+  for (size_t i = 0; transport_vars[i] != NULL && at < sizeof line; i++) {
+    const struct gcb_mvalue *v =
+        gcb_mvalue_get(&m->run.environment, transport_vars[i]);
+    if (v->type != GCB_MV_STRING)
+      continue;
+    at += (size_t)snprintf(line + at, sizeof line - at, "%s%s=%s", sep,
+                           transport_vars[i], v->text);
     sep = ", ";
   }
   gcb_view_copy(buf, size, line); /* cut at a character, not in one */

@@ -53,8 +53,7 @@ void gcb__plot_patterns(struct gcb__plotter *p, const struct gcb_doc *docs,
   for (size_t d = 0; d < ndocs && !p->oom; d++) {
     struct gcb_pattern_groups gs;
     struct gcb_err err = {0};
-    /* migration bridge: the pattern view (pattern_view.h) reads the tree */
-    if (gcb_pattern_groups_build(docs[d].model->source, &gs, &err) != GCB_OK) {
+    if (gcb_pattern_groups_build_model(docs[d].model, &gs, &err) != GCB_OK) {
       p->oom = true;
       return;
     }

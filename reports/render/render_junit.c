@@ -245,8 +245,7 @@ static bool case_titles(const struct gcb_model *m, struct titled **titles,
  * operation times the iterations. */
 static double case_time(const struct gcb_model_case *c) {
   struct gcb_imbalance im;
-  /* migration: gcb_analyze_imbalance reads the case's tree */
-  if (!gcb_analyze_imbalance(c->source, &im) || !(im.max >= 0))
+  if (!gcb_analyze_case_imbalance(c, &im) || !(im.max >= 0))
     return 0;
   return im.max * (double)(c->iterations >= 0 ? c->iterations : 1);
 }

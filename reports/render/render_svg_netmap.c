@@ -18,8 +18,8 @@
  * node (the median of the node pairs' ranks), past 128 nodes not at all.
  * The legend's unit is scaled to the largest figure (MB/s, us, ...).
  * Pure SVG, no script, no external reference; text through
- * gcb_escape_xml. Migration bridge: the map is read by gcb_netmap_read
- * (netmap_matrix.h), which still takes the tree (the model's `source`).
+ * gcb_escape_xml. The map is read by gcb_netmap_read_model
+ * (netmap_matrix.h).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -518,7 +518,7 @@ static enum gcb_status draw(FILE *out, const struct gcb_report *rep,
       for (size_t s = 0; s < sizeof schedules / sizeof *schedules; s++) {
         struct gcb_netmap m;
         char id[64];
-        if (!gcb_netmap_read(rep->docs[d].model->source, schedules[s], &m))
+        if (!gcb_netmap_read_model(rep->docs[d].model, schedules[s], &m))
           continue;
         bool here = home == NULL ||
                     (gcb__netmap_home(&m, d, schedules[s], id, sizeof id) &&
@@ -561,7 +561,7 @@ bool gcb_svg_netmap_any(const struct gcb_report *rep) {
   for (size_t d = 0; d < rep->ndocs; d++)
     for (size_t s = 0; s < sizeof schedules / sizeof *schedules; s++) {
       struct gcb_netmap m;
-      if (gcb_netmap_read(rep->docs[d].model->source, schedules[s], &m)) {
+      if (gcb_netmap_read_model(rep->docs[d].model, schedules[s], &m)) {
         gcb_netmap_free(&m);
         return true;
       }

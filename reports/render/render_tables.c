@@ -57,39 +57,14 @@ static double rank_figure(const struct gcb_model_case *c, long long rank) {
   return i >= 0 ? gcb_model_col(c, GCB_RC_FIG_MEDIAN, (size_t)i) : NAN;
 }
 
-/* ---- migration bridges -------------------------------------------------- */
+/* ---- migration bridge --------------------------------------------------- */
 
-/* Analysis functions not yet over the model take the tree of a case or a
- * document (its `source`); each bridge goes when its function is
- * converted. */
-
-static bool imbalance_of(const struct gcb_model_case *c,
-                         struct gcb_imbalance *im) {
-  return gcb_analyze_imbalance(c->source, im);
-}
-
-static bool in_place(const struct gcb_model_case *c) {
-  return gcb_analyze_in_place(c->source);
-}
+/* The PCIe direction (p2p, analyze_rules.h) still reads the tree of the
+ * document and the case (their `source`). */
 
 static const char *pcie_direction(const struct gcb_model *m,
                                   const struct gcb_model_case *c) {
   return gcb__pcie_direction(json_object_get(m->source, "cases"), c->source);
-}
-
-static void mpi_line(const struct gcb_model *m, char *buf, size_t size) {
-  gcb_view_mpi_line(m->source, buf, size);
-}
-
-static bool netmap_of(const struct gcb_model *m, const char *schedule,
-                      struct gcb_netmap *out) {
-  return gcb_netmap_read(m->source, schedule, out);
-}
-
-static enum gcb_status pattern_groups_of(const struct gcb_model *m,
-                                         struct gcb_pattern_groups *out,
-                                         struct gcb_err *err) {
-  return gcb_pattern_groups_build(m->source, out, err);
 }
 
 /* ---- findings counted by component -------------------------------------- */
@@ -834,8 +809,8 @@ static size_t *slowest_counts(const struct gcb_model *m, size_t nranks) {
   size_t *n = calloc(nranks + 1, sizeof *n);
   for (size_t i = 0; n != NULL && i < m->ncases; i++) {
     struct gcb_imbalance im;
-    if (imbalance_of(&m->cases[i], &im) && im.ranks >= 2 && im.imbalance > 0 &&
-        im.max_rank >= 0 && (size_t)im.max_rank < nranks)
+    if (gcb_analyze_case_imbalance(&m->cases[i], &im) && im.ranks >= 2 &&
+        im.imbalance > 0 && im.max_rank >= 0 && (size_t)im.max_rank < nranks)
       n[im.max_rank]++;
   }
   return n;
@@ -944,7 +919,7 @@ static void case_spread(const struct gcb_model_case *c, struct spread *v) {
                        .stdev = s->stdev,
                        .min_rank = s->min_rank,
                        .max_rank = s->max_rank};
-  if (!gcb_model_case_is_latency(c) || !imbalance_of(c, &im))
+  if (!gcb_model_case_is_latency(c) || !gcb_analyze_case_imbalance(c, &im))
     return;
   double sd = im.cv * im.mean;
   *v = (struct spread){.unit = "us",
@@ -1010,7 +985,7 @@ static void imbalance_table(struct gcb__tb *b) {
     for (size_t i = 0; i < m->ncases; i++) {
       const struct gcb_model_case *c = &m->cases[i];
       struct gcb_imbalance im;
-      if (!imbalance_of(c, &im) || im.ranks < 2)
+      if (!gcb_analyze_case_imbalance(c, &im) || im.ranks < 2)
         continue;
       bool high = im.imbalance * 100 > b->rep->thresholds->imbalance_pct;
       char **r = gcb__table_row(b, t, high ? "warn" : NULL);
@@ -1082,11 +1057,11 @@ static bool row_note(struct gcb__tb *b, char **r, size_t col, size_t d,
     gcb_view_fmt_time(f->expected / 1e6, e, sizeof e);
     const char *before = r[col] != NULL ? r[col] : "";
     bool trend = f->kind == GCB_KIND(SWEEP_TREND);
-    gcb__cell(b, r, col, "%s%s\xe2\x96\xb2 %s%s: %s vs %s %s (%.2fx)", before,
-              before[0] ? "; " : "", in_place(c) ? "in-place " : "",
-              trend ? "off trend" : "above latency floor", m, e,
-              trend ? "on its neighbours' line" : "floor",
-              f->measured / f->expected);
+    gcb__cell(
+        b, r, col, "%s%s\xe2\x96\xb2 %s%s: %s vs %s %s (%.2fx)", before,
+        before[0] ? "; " : "", gcb_analyze_case_in_place(c) ? "in-place " : "",
+        trend ? "off trend" : "above latency floor", m, e,
+        trend ? "on its neighbours' line" : "floor", f->measured / f->expected);
     marked = true;
   }
   return marked;
@@ -1104,7 +1079,7 @@ static void sweep_title(const struct gcb_model *m,
   if (nruns > 1)
     snprintf(pre, sizeof pre, "run %zu: ", run + 1);
   if (strcmp(c->backend, "host") == 0)
-    mpi_line(m, mpi, sizeof mpi);
+    gcb_view_mpi_line_model(m, mpi, sizeof mpi);
   snprintf(buf, size, "%sCollective %s %s%s%s (%s%s%s)", pre, c->op,
            gcb_model_param_str(c, "type"),
            redop[0] && strcmp(redop, "none") ? " " : "",
@@ -1173,7 +1148,7 @@ static void cell_range(struct gcb__tb *b, char **r, size_t col,
 static void fill(struct gcb__tb *b, char **r, const struct gcb_model_case *c,
                  const char **cls) {
   const struct gcb_model_summary *s = &c->summary;
-  size_t at = in_place(c) ? 10 : 5;
+  size_t at = gcb_analyze_case_in_place(c) ? 10 : 5;
   static const char *const keys[] = {"size", "count", "type", "redop", "root"};
   for (size_t k = 0; k < 5; k++)
     param_cell(b, r, k, c, keys[k]);
@@ -1188,7 +1163,7 @@ static void fill(struct gcb__tb *b, char **r, const struct gcb_model_case *c,
     gcb__cell(b, r, at + 4, "N/A");
   if (wrong > 0)
     *cls = "fail";
-  if (s->late_rank >= 0 && !in_place(c)) {
+  if (s->late_rank >= 0 && !gcb_analyze_case_in_place(c)) {
     gcb__cell(b, r, 15, "%lld", s->late_rank);
     cell_us(b, r, 16, s->late_mean_s * 1e6);
   }
@@ -1399,7 +1374,7 @@ static void netmap_tables(struct gcb__tb *b) {
   for (size_t d = 0; d < b->rep->ndocs; d++)
     for (size_t s = 0; s < sizeof schedules / sizeof *schedules; s++) {
       struct gcb_netmap m;
-      if (!netmap_of(model_of(b, d), schedules[s], &m))
+      if (!gcb_netmap_read_model(model_of(b, d), schedules[s], &m))
         continue;
       if (m.n <= MAX_MATRIX) {
         netmap_matrix(b, d, schedules[s], &m, false);
@@ -1579,7 +1554,7 @@ static void pattern_tables(struct gcb__tb *b) {
   for (size_t d = 0; t != NULL && d < b->rep->ndocs; d++) {
     struct gcb_pattern_groups gs;
     struct gcb_err err = {0};
-    if (pattern_groups_of(model_of(b, d), &gs, &err) != GCB_OK) {
+    if (gcb_pattern_groups_build_model(model_of(b, d), &gs, &err) != GCB_OK) {
       b->oom = true;
       return;
     }

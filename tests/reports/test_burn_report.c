@@ -429,15 +429,6 @@ Test(burn_report, burn_cases_are_read_once_and_shared) {
   cr_expect(again == &own && own.n == 1);
   cr_expect_eq(own.cases[0].bench_case, &d.model->cases[0]);
   gcb_burn_doc_free(&own);
-  /* migration: json callers remain; goes with gcb_burn_doc_read. The
-   * tree's reading is the model's, through a model of its own. */
-  struct gcb_burn_doc tree;
-  cr_assert_eq(gcb_burn_doc_read(doc, &t, &tree, &err), GCB_OK, "%s", err.msg);
-  cr_assert_eq(tree.n, 1);
-  cr_expect_not_null(tree.own);
-  cr_expect_eq(tree.cases[0].c, json_array_get(cases, 0));
-  cr_expect_eq(tree.cases[0].tl.n, 30);
-  gcb_burn_doc_free(&tree);
   gcb_burn_doc_free(&bd);
   cr_expect_eq(bd.n, 0);
   fx_doc_free(&d);

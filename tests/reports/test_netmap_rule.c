@@ -165,15 +165,6 @@ Test(netmap_rule, the_matrix_reads_pairs_and_bounds_node_indices) {
   cr_expect_str_eq(m.host[2], "node02");
   struct gcb_netmap none;
   cr_expect_not(gcb_netmap_read_model(d.model, "together", &none));
-  /* migration: json callers remain; goes with gcb_netmap_read */
-  struct gcb_netmap tree;
-  cr_assert(gcb_netmap_read(doc, "alone", &tree));
-  cr_expect_eq(tree.n, m.n);
-  cr_expect_eq(tree.nodes, m.nodes);
-  cr_expect_eq(memcmp(tree.bw, m.bw, 9 * sizeof *m.bw), 0);
-  cr_expect_str_eq(tree.host[2], "node02");
-  cr_expect_not(gcb_netmap_read(doc, "together", &none));
-  gcb_netmap_free(&tree);
   gcb_netmap_free(&m);
   gcb_netmap_free(&none);
   fx_doc_free(&d);

@@ -127,30 +127,6 @@ Test(pattern_view, groups_and_figures_match_the_formulas) {
   json_decref(doc);
 }
 
-/* migration: json callers remain; goes with gcb_pattern_groups_build. The
- * tree's groups are the model's, and a case's tree finds its group. */
-Test(pattern_view, the_trees_groups_are_the_models) {
-  json_t *doc = doc_with_patterns();
-  struct gcb_doc d = fx_doc_of("run.json", doc);
-  struct gcb_pattern_groups a, b;
-  struct gcb_err err = {0};
-  cr_assert_eq(gcb_pattern_groups_build_model(d.model, &a, &err), GCB_OK);
-  cr_assert_eq(gcb_pattern_groups_build(doc, &b, &err), GCB_OK);
-  cr_assert_eq(a.n, b.n);
-  for (size_t i = 0; i < a.n; i++) {
-    cr_expect_str_eq(a.items[i].title, b.items[i].title);
-    cr_expect_eq(a.items[i].nranks, b.items[i].nranks);
-    cr_expect_eq(a.items[i].straggler, b.items[i].straggler);
-    cr_expect(a.items[i].step_mean == b.items[i].step_mean);
-  }
-  const json_t *c = json_array_get(json_object_get(doc, "cases"), 2);
-  cr_expect_eq(gcb_pattern_group_of(&b, c), &b.items[0]);
-  gcb_pattern_groups_free(&a);
-  gcb_pattern_groups_free(&b);
-  fx_doc_free(&d);
-  json_decref(doc);
-}
-
 static size_t count_kind(const struct gcb_findings *f, const char *kind,
                          long long rank, enum gcb_severity *sev) {
   size_t n = 0;
