@@ -71,9 +71,6 @@ const char *gcb__topo_problem_of(const struct gcb_kind *kind);
  * sweep among m's cases); NULL for any other case. */
 const char *gcb__case_pcie_direction(const struct gcb_model *m,
                                      const struct gcb_model_case *c);
-/* migration: json callers remain (the tree versions gcb__pcie_direction
- * and gcb__p2p_arrow are declared there until their callers are gone) */
-#include "reports/document/p2p_view.h"
 
 /* Links (rules_link.c, rules_degraded.c) and GPU pairs (rules_p2p.c). */
 enum gcb_status gcb__rule_link_bandwidth(const struct gcb__rule_ctx *cx);

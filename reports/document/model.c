@@ -309,7 +309,6 @@ static void build_topology(struct gcb__model_arena *a, const json_t *topo,
                *nics = json_object_get(topo, "nics"),
                *numa = json_object_get(topo, "numa_nodes"), *e;
   size_t i;
-  n->topology = topo;
   n->has_topology = topo != NULL;
   n->ngpus = json_array_size(gpus);
   n->gpus = arena_calloc(a, n->ngpus, sizeof *n->gpus);
@@ -330,8 +329,7 @@ static void build_topology(struct gcb__model_arena *a, const json_t *topo,
                                 .numa = int_or(e, "numa", -1),
                                 .link_gbps = num(e, "link_gbps"),
                                 .host_gbps = gcb_topo_view_host_gbps(e),
-                                .nvlinks = int_or(e, "nvlinks", -1),
-                                .source = e};
+                                .nvlinks = int_or(e, "nvlinks", -1)};
     build_hops(a, json_object_get(e, "pcie_path"), g);
   }
   json_array_foreach(nics, i, e) {
@@ -526,8 +524,7 @@ static void build_case(struct gcb__model_arena *a, const json_t *e,
                      .passed = json_is_true(json_object_get(v, "passed")),
                      .passed_present =
                          json_is_boolean(json_object_get(v, "passed")),
-                     .wrong = int_or(v, "wrong", 0)},
-      .source = e};
+                     .wrong = int_or(v, "wrong", 0)}};
   c->kind = gcb_bench_kind_find(c->bench);
   c->nominal_work = json_is_true(json_object_get(e, "nominal_work"));
   mvalue_of(a, p, &c->params);
@@ -617,7 +614,6 @@ enum gcb_status gcb_model_from_json(const json_t *root, const char *name,
   if (m != NULL && a != NULL) {
     m->arena = a;
     m->name = name != NULL ? name : "";
-    m->source = root;
     build(a, root, m);
     if (!a->failed) {
       *out = m;
@@ -795,14 +791,6 @@ bool gcb_model_case_is_latency(const struct gcb_model_case *c) {
 }
 
 /* ---- GPUs --------------------------------------------------------------- */
-
-const struct gcb_model_case *
-gcb_model_case_of_source(const struct gcb_model *m, const struct json_t *c) {
-  for (size_t i = 0; m != NULL && c != NULL && i < m->ncases; i++)
-    if (m->cases[i].source == c)
-      return &m->cases[i];
-  return NULL;
-}
 
 const struct gcb_model_gpu *gcb_model_gpu(const struct gcb_model *m,
                                           long long node, long long index) {

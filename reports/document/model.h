@@ -13,9 +13,6 @@
  * and ranks.h, field for field: -1 for an unknown index, "" for an absent
  * string, NAN for an absent number (tests/reports/test_model.c compares
  * them on the committed fixtures).
- *
- * Migration state: a few consumers (findings, the pattern view) still take
- * the tree; `source` members hand it on until they are converted.
  */
 #ifndef GCB_MODEL_H
 #define GCB_MODEL_H
@@ -27,7 +24,7 @@
 #include "common/status.h"
 #include "reports/document/ranks.h"
 
-struct json_t;      /* jansson's tree, for the migration bridge only */
+struct json_t;      /* jansson's tree: what gcb_model_from_json reads */
 struct gcb_results; /* reports/document/results.h */
 
 /* ---- benchmarks -------------------------------------------------------- */
@@ -129,7 +126,6 @@ struct gcb_model_gpu {
   long long nvlinks;           /* -1 when unknown */
   struct gcb_model_hop *hops;
   size_t nhops;
-  const struct json_t *source; /* migration bridge: the topology entry */
   /* ---- plot: topology facts for the pictures ---- */
   long long pcie_switch; /* index in the node's switches[]; -1 when none */
   /* ---- anB: the host link's basis (host_link.basis; "" when absent) -- */
@@ -177,7 +173,6 @@ struct gcb_model_node {
   size_t nnuma;
   struct gcb_model_health *health; /* nodes[].gpus[] */
   size_t nhealth;
-  const struct json_t *topology; /* migration bridge; NULL without */
   /* ---- plot: topology facts for the pictures ---- */
   struct gcb_model_switch *switches; /* topology.pcie_switches[], in order */
   size_t nswitches;
@@ -260,7 +255,6 @@ struct gcb_model_case {
   struct gcb_model_summary summary;
   struct gcb_model_validation validation;
   struct gcb_model_columns ranks;
-  const struct json_t *source; /* migration bridge: the case's tree */
   /* The source stated rates only: work_per_op is the converter's nominal
    * size and every time of the case is derived, not measured
    * (docs/results-schema.md, `nominal_work`): show none. */
@@ -299,7 +293,6 @@ struct gcb_model {
   size_t nerrors;
   struct gcb_model_skip *skips;
   size_t nskips;
-  const struct json_t *source;    /* migration bridge: the document's root */
   struct gcb__model_arena *arena; /* what the model owns */
 };
 
@@ -364,10 +357,6 @@ const char *gcb_model_param_str(const struct gcb_model_case *c,
  * "barrier", a direction "latency", a numeric size 0). Reports and
  * compare judge such figures in time, whatever their unit says. */
 bool gcb_model_case_is_latency(const struct gcb_model_case *c);
-
-/* Migration bridge: the case whose tree is c (its `source`), or NULL. */
-const struct gcb_model_case *
-gcb_model_case_of_source(const struct gcb_model *m, const struct json_t *c);
 
 /* The topology GPU of node `node` with that index, or by bus id (any form
  * common/busid.h parses); NULL if none. */

@@ -11,7 +11,6 @@
 #ifndef GCB_P2P_VIEW_H
 #define GCB_P2P_VIEW_H
 
-#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -55,11 +54,5 @@ bool *gcb__p2p_walk_scratch(const struct gcb_model *m, size_t *n);
 void gcb__p2p_pair_busid(const struct gcb__p2p_pair *p,
                          const struct gcb_model_case *c, bool dst, char *buf,
                          size_t size);
-
-/* ---- over the tree (migration: json callers remain) --------------------- */
-
-/* The tree version of gcb__case_pcie_direction (analyze_rules.h), for
- * render_tables.c until it reads the model. */
-const char *gcb__pcie_direction(const json_t *cases, const json_t *c);
 
 #endif

@@ -57,16 +57,6 @@ static double rank_figure(const struct gcb_model_case *c, long long rank) {
   return i >= 0 ? gcb_model_col(c, GCB_RC_FIG_MEDIAN, (size_t)i) : NAN;
 }
 
-/* ---- migration bridge --------------------------------------------------- */
-
-/* The PCIe direction (p2p, analyze_rules.h) still reads the tree of the
- * document and the case (their `source`). */
-
-static const char *pcie_direction(const struct gcb_model *m,
-                                  const struct gcb_model_case *c) {
-  return gcb__pcie_direction(json_object_get(m->source, "cases"), c->source);
-}
-
 /* ---- findings counted by component -------------------------------------- */
 
 /* The findings of one document counted by rank, or by node and GPU, so
@@ -435,7 +425,7 @@ struct doc_cases {
  * only when the link rule would judge them (pinned, local, largest). */
 static bool column_of(const struct gcb_model *m, const struct gcb_model_case *c,
                       char *name, size_t size, double *scale) {
-  const char *dir = pcie_direction(m, c);
+  const char *dir = gcb__case_pcie_direction(m, c);
   const char *unit;
   /* The unit that suits the figure: 747 TFLOP/s, not 746650 GFLOP/s. */
   *scale = gcb_unit_scale(fabs(c->summary.median), c->unit, &unit);
