@@ -843,3 +843,47 @@ Test(diagnose, junit_writes_na_checks_as_skipped) {
   free(text);
   done(&x);
 }
+
+/* GPUs are counted from every source (issue #26): nvbandwidth's output
+ * with its device lines cut names six GPUs by index alone; they are six
+ * GPUs of the machine ("device N"), each with its row of the component
+ * matrix and its peers' figure, and they join no machine of another
+ * document by their index. */
+Test(diagnose, gpus_known_by_index_alone_are_counted_and_placed) {
+  struct dx x;
+  struct gcb_err err = {0};
+  memset(&x, 0, sizeof x);
+  static const char *const files[] = {
+      DATA("interop/coreweave-gb200-nvl72-allreduce.txt"),
+      DATA("interop/nvbandwidth-50-v0.8-a6000.txt")};
+  for (size_t i = 0; i < 2; i++) {
+    cr_assert_eq(gcb_interop_read(files[i], x.docs, i, &x.res[i], NULL, &err),
+                 GCB_OK, "%s", err.msg);
+    x.docs[i] = (struct gcb_doc){.name = files[i],
+                                 .root = gcb_results_json(x.res[i])};
+  }
+  x.ndocs = 2;
+  diagnose(&x);
+  cr_assert_eq(x.d.nmachines, 2, "two machines: no join by index");
+  cr_expect_eq(x.d.machines[0].ngpus, 1, "the log's rank 71, device 3");
+  cr_expect_eq(x.d.machines[1].ngpus, 6, "nvbandwidth's six GPUs");
+  char scope[128];
+  gcb_diagnosis_scope(&x.d, scope, sizeof scope);
+  cr_expect_str_eq(scope, "2 nodes (7 GPUs)");
+  struct gcb_thresholds t;
+  gcb_thresholds_default(&t);
+  struct gcb_report rep = {
+      .docs = x.docs, .ndocs = 2, .findings = &x.f, .thresholds = &t};
+  struct gcb_matrix m = {0};
+  cr_assert_eq(gcb_matrix_build(&rep, &x.d, &m, &err), GCB_OK, "%s", err.msg);
+  cr_assert_eq(m.n, 7);
+  cr_expect_eq(m.rows[0].gpu, 3, "the GPU's own index");
+  for (size_t i = 1; i < 7; i++) {
+    cr_expect_eq(m.rows[i].gpu, (long long)i - 1);
+    cr_expect(strncmp(m.rows[i].cell[GCB_FAM_PEERS].figure, "min ", 4) == 0,
+              "GPU %zu: its peers measured: '%s'", i - 1,
+              m.rows[i].cell[GCB_FAM_PEERS].figure);
+  }
+  gcb_matrix_free(&m);
+  done(&x);
+}
