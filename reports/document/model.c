@@ -21,7 +21,6 @@
 #include "reports/document/topo_view.h"
 #include "reports/document/view.h"
 
-
 /* ---- the arena ---------------------------------------------------------- */
 
 /* Every block the model owns, freed by gcb_model_free. */
@@ -243,7 +242,7 @@ static void build_hops(struct gcb__model_arena *a, const json_t *path,
 /* ---- anB: placement problems, facts, paths, NUMA CPUs ------------------- */
 
 static void build_problems(struct gcb__model_arena *a, const json_t *list,
-                            struct gcb_model_node *n) {
+                           struct gcb_model_node *n) {
   const json_t *e;
   size_t i;
   n->has_placement = json_is_array(list);
@@ -964,7 +963,6 @@ long long gcb_model_col_find(const struct gcb_model_case *c, long long rank) {
   }
   return lo < n && gcb_model_col_rank(c, lo, -1) == rank ? (long long)lo : -1;
 }
-
 
 /* ---- anB: topology lookups (topo_view.h's, over the model) -------------- */
 

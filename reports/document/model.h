@@ -20,8 +20,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "reports/document/bench_kind.h"
 #include "common/status.h"
+#include "reports/document/bench_kind.h"
 #include "reports/document/ranks.h"
 
 struct json_t;      /* jansson's tree: what gcb_model_from_json reads */

@@ -163,7 +163,7 @@ static enum gcb_status check_case(struct gcb__walk *w, const json_t *v);
       REQ("iterations", &gcb__n_int), REQ("warmup", &gcb__n_int),              \
       REQ("summary", OBJ(summary_fields)),                                     \
       REQ("validation", OBJ(case_check_fields)),                               \
-      REQ("per_rank", per_rank_node), OPT("timeline", OBJ(timeline_fields)), \
+      REQ("per_rank", per_rank_node), OPT("timeline", OBJ(timeline_fields)),   \
       OPT("nominal_work", &gcb__n_bool), {                                     \
     0                                                                          \
   }

@@ -128,8 +128,7 @@ static void device_line(struct gcb__coll_log *x, char **tok, size_t n) {
            bus + (bus[0] == '['));
   if (strchr(raw, ':') == NULL || !gcb_busid_canon(raw, canon, sizeof canon))
     canon[0] = '\0'; /* "[0x00]": the bus number alone says nothing */
-  gcb__coll_add_rank(x, rank, host, pid, gpu, canon,
-                     dev);
+  gcb__coll_add_rank(x, rank, host, pid, gpu, canon, dev);
 }
 
 /* "nThread 1 nGpus 8 ... warmup iters: 5 iters: 20 ... validation: 1". */

@@ -219,11 +219,11 @@ static enum gcb_status pcie(struct gcb__nvbw *x, size_t t, const char *name,
     }
   if (n == 0)
     return GCB_OK;
-  return gcb__conv_add(x->cv, x->doc, "cases",
-                       nominal(gcb__conv_case(GCB_BENCH_PCIE, name,
-                                              params(t, name), WORK, COUNTED,
-                                              rank, fig, n, 0, NULL)),
-                       line);
+  return gcb__conv_add(
+      x->cv, x->doc, "cases",
+      nominal(gcb__conv_case(GCB_BENCH_PCIE, name, params(t, name), WORK,
+                             COUNTED, rank, fig, n, 0, NULL)),
+      line);
 }
 
 static json_t *pair_params(struct gcb__nvbw *x, size_t t, const char *name,
@@ -271,12 +271,12 @@ static enum gcb_status p2p(struct gcb__nvbw *x, size_t t, const char *name,
       char label[160];
       snprintf(label, sizeof label, "%s GPU%zu->GPU%zu", name, a, b);
       long long rank = (long long)a;
-      st = gcb__conv_add(x->cv, x->doc, "cases",
-                         nominal(gcb__conv_case(GCB_BENCH_P2P, label,
-                                                pair_params(x, t, name, a, b),
-                                                WORK, COUNTED, &rank, &v, 1, 0,
-                                                NULL)),
-                         line);
+      st =
+          gcb__conv_add(x->cv, x->doc, "cases",
+                        nominal(gcb__conv_case(
+                            GCB_BENCH_P2P, label, pair_params(x, t, name, a, b),
+                            WORK, COUNTED, &rank, &v, 1, 0, NULL)),
+                        line);
     }
   return st;
 }
@@ -337,11 +337,10 @@ enum gcb_status gcb__nvbw_machine(struct gcb__nvbw *x) {
   for (size_t g = 0; g < n && members != NULL; g++) {
     const struct gcb__nvbw_gpu *d = g < x->ngpus ? &x->gpu[g] : NULL;
     json_array_append_new(members, json_integer((json_int_t)g));
-    json_array_append_new(
-        json_object_get(x->doc, "ranks"),
-        gcb__conv_rank((long long)g, 0, host, (long long)g, 0,
-                       d != NULL ? d->name : "",
-                       d ? d->bus : "", (long long)g));
+    json_array_append_new(json_object_get(x->doc, "ranks"),
+                          gcb__conv_rank((long long)g, 0, host, (long long)g, 0,
+                                         d != NULL ? d->name : "",
+                                         d ? d->bus : "", (long long)g));
   }
   json_t *run = json_object_get(x->doc, "run");
   json_object_set_new(run, "ranks", json_integer((json_int_t)n));

@@ -10,10 +10,17 @@
 #include <string.h>
 
 const struct gcb_renderer *const gcb_renderers[] = {
-    &gcb_render_md,       &gcb_render_html,        &gcb_render_topology,
-    &gcb_render_netmap,   &gcb_render_csv,         &gcb_render_junit,
-    &gcb_render_findings, &gcb_render_openmetrics, &gcb_render_drain,
-    &gcb_render_cordon,   NULL,
+    &gcb_render_md,
+    &gcb_render_html,
+    &gcb_render_topology,
+    &gcb_render_netmap,
+    &gcb_render_csv,
+    &gcb_render_junit,
+    &gcb_render_findings,
+    &gcb_render_openmetrics,
+    &gcb_render_drain,
+    &gcb_render_cordon,
+    NULL,
 };
 
 const struct gcb_renderer *gcb_renderer_find(const char *name) {

@@ -84,9 +84,8 @@ static struct gcb_matrix_row *row_of_rank(const struct rows *r,
     return *slot >= 0 ? &r->m->rows[*slot] : NULL;
   struct gcb_place p;
   gcb_model_place(rep->docs[doc].model, rank, &p);
-  struct gcb_matrix_row *row =
-      row_of_gpu(r, gcb_diagnosis_machine(d, rep->docs, doc, p.node),
-                 p.bus_id, p.gpu);
+  struct gcb_matrix_row *row = row_of_gpu(
+      r, gcb_diagnosis_machine(d, rep->docs, doc, p.node), p.bus_id, p.gpu);
   if (slot != NULL)
     *slot = row != NULL ? (long long)(row - r->m->rows) : -1;
   return row;

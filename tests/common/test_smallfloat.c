@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tests/test_rounds.h"
 #include "common/smallfloat.h"
+#include "tests/test_rounds.h"
 
 /* ---- conversions --------------------------------------------------------- */
 

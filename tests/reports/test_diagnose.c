@@ -859,8 +859,8 @@ Test(diagnose, gpus_known_by_index_alone_are_counted_and_placed) {
   for (size_t i = 0; i < 2; i++) {
     cr_assert_eq(gcb_interop_read(files[i], x.docs, i, &x.res[i], NULL, &err),
                  GCB_OK, "%s", err.msg);
-    x.docs[i] = (struct gcb_doc){.name = files[i],
-                                 .root = gcb_results_json(x.res[i])};
+    x.docs[i] =
+        (struct gcb_doc){.name = files[i], .root = gcb_results_json(x.res[i])};
   }
   x.ndocs = 2;
   diagnose(&x);

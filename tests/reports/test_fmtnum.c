@@ -12,8 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tests/test_rounds.h"
 #include "reports/document/fmtnum.h"
+#include "tests/test_rounds.h"
 
 static uint64_t state = 0x9e3779b97f4a7c15ull;
 

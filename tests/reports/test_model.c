@@ -371,7 +371,6 @@ Test(model, bench_kinds_have_unique_names_that_read_back) {
                  gcb_bench_kinds[k].name);
   }
   cr_expect_eq(gcb_bench_kind_find("no-such-bench"), GCB_BENCH_UNKNOWN);
-  
 }
 
 /* ---- anA: ranks' BLAS, NVML throttle reasons, a GPU's NVML entry -------- */
@@ -380,14 +379,14 @@ Test(model, ranks_blas_and_nvml_throttle_read_as_the_views_do) {
   json_t *doc = fx_doc(2, 1, 4, "Test CPU");
   json_t *rank1 = json_array_get(json_object_get(doc, "ranks"), 1);
   json_object_set_new(rank1, "blas",
-                      json_pack("{s:s, s:i, s:s}", "core", "Haswell",
-                                "threads", 3, "cpu_isa", "avx512"));
-  json_object_set_new(
-      json_array_get(json_object_get(doc, "nodes"), 0), "gpus",
-      json_pack("[{s:i, s:s, s:{s:i, s:s, s:b}}, {s:i, s:s}]", "ordinal", 1,
-                "bus_id", "00000000:11:00.0", "throttle", "mask", 40,
-                "reasons", "hw_slowdown", "slowed", 1, "ordinal", 0, "bus_id",
-                "00000000:10:00.0"));
+                      json_pack("{s:s, s:i, s:s}", "core", "Haswell", "threads",
+                                3, "cpu_isa", "avx512"));
+  json_object_set_new(json_array_get(json_object_get(doc, "nodes"), 0), "gpus",
+                      json_pack("[{s:i, s:s, s:{s:i, s:s, s:b}}, {s:i, s:s}]",
+                                "ordinal", 1, "bus_id", "00000000:11:00.0",
+                                "throttle", "mask", 40, "reasons",
+                                "hw_slowdown", "slowed", 1, "ordinal", 0,
+                                "bus_id", "00000000:10:00.0"));
   fx_check_valid(doc);
   struct gcb_doc d = fx_doc_of("x.json", doc);
   const struct gcb_model *m = d.model;
@@ -559,7 +558,8 @@ static void expect_topology(const json_t *root, const char *doc) {
       }
     }
     for (size_t k = 0; k < n->nhealth; k++) {
-      const json_t *h = gcb_topo_view_health(root, n->index, n->health[k].bus_id);
+      const json_t *h =
+          gcb_topo_view_health(root, n->index, n->health[k].bus_id);
       cr_expect_eq(
           gcb_model_health_by_busid(m, n->index, n->health[k].bus_id) != NULL,
           h != NULL);
@@ -583,8 +583,8 @@ Test(model, topology_lookups_give_the_topology_views_answers) {
     cr_assert_not_null(text, "%s", path);
     struct gcb_results *r = NULL;
     struct gcb_err err = {0};
-    cr_assert_eq(gcb_results_parse(text, len, files[f], &r, &err), GCB_OK,
-                 "%s", err.msg);
+    cr_assert_eq(gcb_results_parse(text, len, files[f], &r, &err), GCB_OK, "%s",
+                 err.msg);
     expect_topology(gcb_results_json(r), files[f]);
     gcb_results_free(r);
     free(text);

@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tests/test_rounds.h"
 #include "reports/document/view.h"
+#include "tests/test_rounds.h"
 
 /* The one definition of a sweep (reports/document/view.h): the sizes and
  * the in-place half of one collective sweep share a key; another type,
