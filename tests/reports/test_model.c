@@ -411,6 +411,7 @@ Test(model, ranks_blas_and_nvml_throttle_read_as_the_views_do) {
   cr_expect_null(gcb_model_health_by_busid(m, 1, "0000:11:00.0"));
   cr_expect_null(gcb_model_health_by_busid(m, 0, "not a bus id"));
   fx_doc_free(&d);
+  json_decref(doc);
 }
 
 /* ---- plot: topology facts for the pictures ----
