@@ -1041,18 +1041,6 @@ struct load {
   double expected;
 };
 
-/* The topology GPU of rank r's device, as gcb_topo_view_rank_gpu finds
- * it: by bus id on the rank's node, else by index; NULL. (Other branches
- * add the model lookup of this: use it once merged.) */
-static const struct gcb_model_gpu *rank_gpu(const struct gcb_model *m,
-                                            const struct gcb_model_rank *r) {
-  if (!r->has_device)
-    return NULL;
-  if (r->device_bus_id[0] != '\0')
-    return gcb_model_gpu_by_busid(m, r->node, r->device_bus_id);
-  return gcb_model_gpu(m, r->node, r->device_index);
-}
-
 /* Every source's figure for the copy in direction dir over host link
  * (machine m, bus), and what the link should carry. */
 static void under_load(const struct dx *x, long long m, const char *bus,
@@ -1074,7 +1062,8 @@ static void under_load(const struct dx *x, long long m, const char *bus,
             !gcb_busid_canon(rk->device_bus_id, b, sizeof b) ||
             strcmp(b, bus) != 0)
           continue;
-        const struct gcb_model_gpu *g = rank_gpu(model, rk);
+        const struct gcb_model_gpu *g =
+            gcb_model_gpu(model, rk->node, gcb_model_rank_gpu(model, r, NULL));
         double e = g != NULL ? g->host_gbps : NAN;
         if (isnan(out->expected))
           out->expected = e;

@@ -804,17 +804,23 @@ const struct gcb_model_gpu *gcb_model_gpu(const struct gcb_model *m,
   return NULL;
 }
 
+/* Whether text is a bus id (any form) equal to want. */
+static bool same_busid(const char *text, const struct gcb_busid *want) {
+  struct gcb_busid have;
+  return gcb_busid_parse(text, &have, NULL) == GCB_OK &&
+         have.domain == want->domain && have.bus == want->bus &&
+         have.dev == want->dev && have.func == want->func;
+}
+
 const struct gcb_model_gpu *gcb_model_gpu_by_busid(const struct gcb_model *m,
                                                    long long node,
                                                    const char *busid) {
   const struct gcb_model_node *n = gcb_model_node(m, node);
-  struct gcb_busid want, have;
+  struct gcb_busid want;
   if (n == NULL || gcb_busid_parse(busid, &want, NULL) != GCB_OK)
     return NULL;
   for (size_t i = 0; i < n->ngpus; i++)
-    if (gcb_busid_parse(n->gpus[i].busid, &have, NULL) == GCB_OK &&
-        have.domain == want.domain && have.bus == want.bus &&
-        have.dev == want.dev && have.func == want.func)
+    if (same_busid(n->gpus[i].busid, &want))
       return &n->gpus[i];
   return NULL;
 }
@@ -825,13 +831,11 @@ const struct gcb_model_health *
 gcb_model_health_by_busid(const struct gcb_model *m, long long node,
                           const char *busid) {
   const struct gcb_model_node *n = gcb_model_node(m, node);
-  struct gcb_busid want, have;
+  struct gcb_busid want;
   if (n == NULL || gcb_busid_parse(busid, &want, NULL) != GCB_OK)
     return NULL;
   for (size_t i = 0; i < n->nhealth; i++)
-    if (gcb_busid_parse(n->health[i].bus_id, &have, NULL) == GCB_OK &&
-        have.domain == want.domain && have.bus == want.bus &&
-        have.dev == want.dev && have.func == want.func)
+    if (same_busid(n->health[i].bus_id, &want))
       return &n->health[i];
   return NULL;
 }
