@@ -25,9 +25,19 @@
 
 /* --format's choices: every file into a directory, or one renderer's
  * output into a file (or "-", standard output). */
-static const char *const formats[] = {
-    "all",      "markdown",    "html",  "csv",    "junit",
-    "findings", "openmetrics", "drain", "cordon", NULL};
+/* --format's choices: "all", then each renderer that is a format of its
+ * own, in the renderers' order (formats_fill: the renderer rows say which,
+ * so a new renderer is a choice without a second list here). */
+static const char *formats[GCB_RENDERERS_MAX + 2];
+
+static void formats_fill(void) {
+  size_t n = 0;
+  formats[n++] = "all";
+  for (size_t i = 0; gcb_renderers[i] != NULL && n < GCB_RENDERERS_MAX + 1; i++)
+    if (!gcb_renderers[i]->directory_only)
+      formats[n++] = gcb_renderers[i]->name;
+  formats[n] = NULL;
+}
 
 struct report_opts {
   const char *output;
@@ -390,6 +400,7 @@ static void usage(const char *line, const char *what,
 }
 
 int gcb__report_command(int argc, char **argv, int rank) {
+  formats_fill();
   struct report_opts ro = {0};
   struct gcb_option_group g = {"report options", report_options, &ro};
   /* One more than allowed, so that a 257th document is named as such,

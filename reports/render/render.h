@@ -69,6 +69,9 @@ struct gcb_renderer {
   /* Whether a report writes this file at all (netmap.svg only for results
    * with a network map); NULL: always. */
   bool (*applies)(const struct gcb_report *rep);
+  /* Only a file of a report's directory (the pictures index.html embeds),
+   * not a format of its own for `report --format`. */
+  bool directory_only;
 };
 
 extern const struct gcb_renderer gcb_render_md, gcb_render_html, gcb_render_csv,
@@ -84,6 +87,8 @@ bool gcb_renderer_applies(const struct gcb_renderer *r,
 
 /* Every renderer, NULL-terminated. */
 extern const struct gcb_renderer *const gcb_renderers[];
+/* How many there are (the length of gcb_renderers without its NULL). */
+#define GCB_RENDERERS_MAX 16
 
 /* ---- escaping ----------------------------------------------------------- */
 

@@ -505,4 +505,7 @@ static enum gcb_status render_topology(FILE *out, const struct gcb_report *rep,
 }
 
 const struct gcb_renderer gcb_render_topology = {
-    .name = "topology", .file = "topology.svg", .render = render_topology};
+    .name = "topology",
+    .file = "topology.svg",
+    .render = render_topology,
+    .directory_only = true};

@@ -585,4 +585,5 @@ static enum gcb_status render_netmap(FILE *out, const struct gcb_report *rep,
 const struct gcb_renderer gcb_render_netmap = {.name = "netmap",
                                                .file = "netmap.svg",
                                                .render = render_netmap,
-                                               .applies = gcb_svg_netmap_any};
+                                               .applies = gcb_svg_netmap_any,
+                                               .directory_only = true};

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "bench/cli/report_command.h"
+#include "reports/render/render.h"
 #include "tests/reports/report_fixture.h"
 
 #define DATA(name) GCB_TEST_DATA "/" name
@@ -227,6 +228,29 @@ Test(report, one_format_goes_to_one_file) {
   cr_expect(!exists(in_dir("index.html")), "only the one format");
   const char *bad[] = {"report", doc, "--format", "pdf", "-o", prom, NULL};
   cr_expect_eq(run(gcb__report_command, 0, bad), 2, "unknown format");
+}
+
+/* --format's choices come from the renderer rows: every renderer that is a
+ * format of its own writes its one file, a picture of the report's
+ * directory is no format (report_command.c, formats_fill). */
+Test(report, every_format_renderer_is_a_format_choice) {
+  char doc[512]; /* in_dir's slots turn over */
+  snprintf(doc, sizeof doc, "%s", clean_doc("clean.json", 100));
+  for (size_t i = 0; gcb_renderers[i]; i++) {
+    const struct gcb_renderer *r = gcb_renderers[i];
+    char name[64];
+    snprintf(name, sizeof name, "one.%s", r->name);
+    const char *out = in_dir(name);
+    const char *args[] = {"report", doc, "--format", r->name, "-o", out, NULL};
+    int code = run(gcb__report_command, 0, args);
+    if (r->directory_only) {
+      cr_expect_eq(code, 2, "%s is no --format", r->name);
+      cr_expect(!exists(out));
+    } else {
+      cr_expect_eq(code, 0, "--format %s", r->name);
+      cr_expect(exists(out), "--format %s writes %s", r->name, out);
+    }
+  }
 }
 
 Test(report, other_tools_files_join_the_report) {
