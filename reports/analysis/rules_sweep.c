@@ -214,14 +214,14 @@ static size_t sweep_cases(const struct sweep_keys *s, const char *key) {
   return n;
 }
 
-/* Benchmarks whose per-rank entries are not the ranks' own figures: p2p
+/* Benchmarks whose per-rank entries are not the ranks' own figures
+ * (their row's shared_figures, bench_kind.c): p2p
  * repeats the measuring rank's figure on every rank of its node (one
  * figure per node and pair), netmap one per rank pair. Their spread is
  * between nodes or pairs, which rules_p2p.c and rules_netmap.c judge;
  * read as ranks waiting, it named a node's first rank as the slowest. */
 static bool per_rank_figures(const struct gcb_model_case *c) {
-  const char *b = c->bench;
-  return strcmp(b, "p2p") != 0 && strcmp(b, "netmap") != 0;
+  return !gcb_bench_kind_desc(c->kind)->shared_figures;
 }
 
 /* A rank's figure time (as gcb_analyze_case_imbalance takes it) and its

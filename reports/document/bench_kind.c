@@ -36,6 +36,7 @@ const struct gcb_bench_desc gcb_bench_kinds[GCB_BENCH_COUNT] = {
     [GCB_BENCH_P2P] = {.id = GCB_BENCH_P2P,
                        .name = "p2p",
                        .unit = "GB/s",
+                       .shared_figures = true,
                        .family = GCB_FAM_PEERS},
     [GCB_BENCH_COLL] = {.id = GCB_BENCH_COLL,
                         .name = "coll",
@@ -52,6 +53,7 @@ const struct gcb_bench_desc gcb_bench_kinds[GCB_BENCH_COUNT] = {
     [GCB_BENCH_NETMAP] = {.id = GCB_BENCH_NETMAP,
                           .name = "netmap",
                           .unit = "GB/s",
+                          .shared_figures = true,
                           .family = GCB_FAM_RUN},
     /* A sustained GEMM (gcbench burn): its per-rank figure is a median
      * interval, judged by the burn-* kinds over its timeline, not by the

@@ -55,6 +55,10 @@ struct gcb_bench_desc {
   bool per_device;        /* the per-rank figure measures the rank's own device
                              (or CPU socket): per-GPU tables and plots, and a low
                              one names a slow GPU */
+  bool shared_figures;    /* the per-rank entries repeat a figure of a node or
+                             a rank pair (p2p: the measuring rank's on every
+                             rank of its node; netmap: one per pair), not the
+                             ranks' own: their spread is no rank waiting */
   enum gcb_family family; /* pcie: H2D (D2H by its direction param) */
   const char *slow_hint;  /* per_device: what to check when one rank's
                              figure is low; NULL otherwise */
