@@ -100,6 +100,31 @@ static void add_problem(struct group *g, const struct gcb_model_problem *p) {
     g->ranks[g->nranks++] = p->other_rank;
 }
 
+static int cpus_parse(const char *s, long long (*r)[2], int max);
+static long long cpus_count(long long (*r)[2], int n);
+static long long cpus_common(long long (*a)[2], int na, long long (*b)[2],
+                             int nb);
+
+/* A pile-up's record names the first rank bound within the cores
+ * (topo/binding.c): the others are the node's ranks bound within that
+ * rank's CPUs, added to the group so that the finding names them all.
+ * g->ranks has room for every rank of the node. */
+static void add_piled_ranks(const struct gcb_model *m,
+                            const struct gcb_model_node *node,
+                            struct group *g) {
+  enum { MAX = 64 };
+  const struct gcb_model_rank *first = gcb_model_rank(m, g->ranks[0]);
+  long long a[MAX][2], b[MAX][2];
+  int na = first != NULL ? cpus_parse(first->cpu_binding, a, MAX) : -1;
+  for (size_t i = 0; na > 0 && i < node->nranks; i++) {
+    const struct gcb_model_rank *r = gcb_model_rank(m, node->ranks[i]);
+    int nb = r != NULL ? cpus_parse(r->cpu_binding, b, MAX) : -1;
+    if (nb > 0 && node->ranks[i] != g->ranks[0] &&
+        cpus_common(b, nb, a, na) == cpus_count(b, nb))
+      g->ranks[g->nranks++] = node->ranks[i];
+  }
+}
+
 static enum gcb_status report(const struct gcb__rule_ctx *cx,
                               const struct gcb_model_node *node,
                               struct group *g) {
@@ -108,6 +133,8 @@ static enum gcb_status report(const struct gcb__rule_ctx *cx,
   struct gcb_finding *f = gcb__rule_push(cx, problem_kinds[row].sev);
   if (f == NULL)
     return GCB_ENOMEM;
+  if (cx->kind == GCB_KIND(OVERSUBSCRIBED) && g->nranks == 1)
+    add_piled_ranks(m, node, g);
   unique_ranks(g);
   f->where.node = node->index;
   gcb_view_copy(f->where.hostname, sizeof f->where.hostname, node->hostname);
@@ -146,7 +173,8 @@ static enum gcb_status node_problems(const struct gcb__rule_ctx *cx,
                                      size_t n, const char *problem) {
   bool by_gpu = strcmp(problem, "shared-gpu") == 0;
   bool *done = calloc(n + 1, sizeof *done);
-  struct group g = {.ranks = malloc((2 * n + 1) * sizeof *g.ranks)};
+  struct group g = {
+      .ranks = malloc((2 * n + node->nranks + 1) * sizeof *g.ranks)};
   enum gcb_status st = GCB_OK;
   if (done == NULL || g.ranks == NULL)
     st = gcb_err_set(cx->err, GCB_ENOMEM, "analysis: out of memory");

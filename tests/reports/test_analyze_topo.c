@@ -350,3 +350,28 @@ Test(crafted, a_slow_gpu_says_what_nvml_saw_throttling_it) {
             "%s", f->explanation);
   done(&r);
 }
+
+/* The run's check records a pile-up at its first rank (topo/binding.c:
+ * "3 ranks are bound within CPUs 40-41 (1 core), starting with rank 2"): the
+ * finding names every rank bound within those CPUs, not rank 2 alone. */
+Test(crafted, a_pile_up_on_one_core_names_every_rank_in_it) {
+  struct run r = node8();
+  json_t *ranks = json_object_get(r.doc, "ranks");
+  for (int i = 2; i <= 4; i += 2)
+    json_object_set_new(json_array_get(ranks, (size_t)i), "cpu_binding",
+                        json_string(i == 2 ? "40-41" : "41"));
+  json_object_set_new(json_array_get(ranks, 3), "cpu_binding",
+                      json_string("40-41"));
+  fx_problem(topo0(&r), "oversubscribed", 2, -1, 2,
+             "3 ranks are bound within CPUs 40-41 (1 core), starting with "
+             "rank 2");
+  analyse(&r);
+  const struct gcb_finding *f = NULL;
+  for (size_t i = 0; i < r.f.n; i++)
+    if (strcmp(r.f.items[i].kind->name, "oversubscribed") == 0)
+      f = &r.f.items[i];
+  cr_assert_not_null(f);
+  cr_expect_str_eq(f->where.ranks, "2-4");
+  cr_expect_eq(f->measured, 3, "%g ranks", f->measured);
+  done(&r);
+}
