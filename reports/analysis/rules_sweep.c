@@ -344,10 +344,19 @@ static enum gcb_status imbalance_finding(const struct gcb__rule_ctx *cx,
                       lo, hi, mean, im.cv * 100,
                       comm ? " within one communicator" : "",
                       im.imbalance * 100, im.max_rank, more);
-  gcb_finding_suggest(f,
-                      "look for a slow-rank or placement finding on rank "
-                      "%lld; otherwise rerun with more iterations",
-                      im.max_rank);
+  if ((double)im.ranks < cx->t->outlier_min_ranks)
+    /* too few ranks for the slow-rank rule: nothing else will name it */
+    gcb_finding_suggest(f,
+                        "rank %lld is the slowest of %zu (too few to judge "
+                        "one against its peers' median): check its core for "
+                        "other load or a CPU quota, and its binding; "
+                        "otherwise rerun with more iterations",
+                        im.max_rank, im.ranks);
+  else
+    gcb_finding_suggest(f,
+                        "look for a slow-rank or placement finding on rank "
+                        "%lld; otherwise rerun with more iterations",
+                        im.max_rank);
   return GCB_OK;
 }
 

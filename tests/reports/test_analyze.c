@@ -206,6 +206,23 @@ Test(analyze, imbalance_above_threshold_names_the_straggler) {
   done(&r);
 }
 
+/* With two ranks no rank is judged against its peers' median (no
+ * slow-rank finding can follow): the imbalance's suggestion says what to
+ * look at on the slowest rank, not for a finding that cannot exist. */
+Test(analyze, a_two_rank_imbalance_suggests_what_to_check_on_its_slowest) {
+  const double uneven[] = {100, 80};
+  struct run r = gemm_run(uneven, 2);
+  analyse(&r, NULL);
+  const struct gcb_finding *f[8];
+  cr_assert_eq(of_kind(&r, "imbalance", f, 8), 1);
+  cr_expect_eq(f[0]->where.rank, 1);
+  cr_expect_null(strstr(f[0]->suggestion, "slow-rank"), "%s",
+                 f[0]->suggestion);
+  cr_expect_not_null(strstr(f[0]->suggestion, "rank 1 is the slowest of 2"),
+                     "%s", f[0]->suggestion);
+  done(&r);
+}
+
 /* One finding per sweep at its worst case, counting the sweep's cases,
  * whatever the order of the cases; imbalances a slow GPU explains stay
  * silent (the per-document indexes of rules_sweep.c give what the walks
