@@ -1,6 +1,13 @@
 /*
- * Internal to the live table: the parts shared by its two layouts (rate
- * rows in table.c, nccl-tests rows in table_coll.c).
+ * The live table (table.c): rank 0's sink of finished cases, in a rate row
+ * or nccl-tests', OSU's or the pattern benchmark's layout. Its sink face
+ * sits in sink.h beside the other sinks: struct gcb_table (its state),
+ * gcb_table_sink, gcb_table_progress, gcb_table_progress_time and
+ * gcb_format_seconds. This header adds what other files of the run engine
+ * read from it: its clock (document.c), nccl-tests' figures of a case
+ * (nccl_json.c writes the table's numbers into -J), and the initiators'
+ * mean (the time of coll -a 4). gcb__iter_summary, the one thing here the
+ * table reads from elsewhere, is nccl_json.c's.
  */
 #ifndef GCB_TABLE_H
 #define GCB_TABLE_H
@@ -10,46 +17,10 @@
 /* CLOCK_MONOTONIC in seconds. */
 double gcb__table_now(void);
 
-/* Ends the current group: pending half-row, footers, repeated skips. */
-void gcb__table_flush(struct gcb_table *t);
-
-/* The validation cell of a row: "ok (0 wrong)", "FAILED (3 wrong)",
- * "not checked". */
-struct gcb_record_summary;
-void gcb__table_check_cell(const struct gcb_record_summary *sum, char *buf,
-                           size_t len);
-
-/* Starts group `key` when it differs from the current one; returns whether
- * a new header is due. */
-bool gcb__table_enter(struct gcb_table *t, const char *key);
-
-/* The collective layout's record and footer; _begin starts the record's
- * collective (its footer of the one before, its header) when it is new,
- * so that a skipped case is told in its own collective's block. */
-void gcb__table_coll_begin(struct gcb_table *t, const struct gcb_record *rec);
-void gcb__table_coll_record(struct gcb_table *t, const struct gcb_record *rec);
-/* nccl-tests' row of a case with no element (rec->empty): size 0, count 0,
- * figures 0, as nccl-tests prints it where gcbench skips the case. */
-void gcb__table_coll_empty(struct gcb_table *t, const struct gcb_record *rec);
-/* OSU's layout: starts the block of a skipped case's collective (its
- * title), so that the skip is told in that block, not the one before. */
-void gcb__table_osu_begin(struct gcb_table *t, const struct gcb_record *rec);
-void gcb__table_coll_flush(struct gcb_table *t);
-
-/* OSU's layout (table_osu.c): whether a record asks for it, and its row
- * (with the headers a new group needs). */
-bool gcb__table_osu(const struct gcb_record *rec);
-void gcb__table_osu_record(struct gcb_table *t, const struct gcb_record *rec);
 /* The mean loop time of the ranks that start each pair's exchange (the
  * lower half, ranks below nranks / 2: coll -a 4, as osu_multi_lat and
  * osu_mbw_mr average over their senders); rank 0's with fewer than 2. */
 double gcb__table_initiators_mean(const struct gcb_record *rec);
-
-/* The pattern benchmark's layout (table_pattern.c): its record, and the
- * end of its group (the variant under way, then the part rows). */
-void gcb__table_pattern_record(struct gcb_table *t,
-                               const struct gcb_record *rec);
-void gcb__table_pattern_flush(struct gcb_table *t);
 
 /* One half's figures as the nccl-tests table shows them (-a's time, algbw
  * and busbw in GB/s, the wrong elements summed over ranks), for the table
@@ -67,19 +38,13 @@ void gcb__table_coll_figures(const struct gcb_record *rec,
  * min, max, mean, p50 = sorted[n / 2], p95 and p99 at index
  * min(n - 1, ceil(n * p / 100) - 1), the population stdev and cv = stdev /
  * mean in %, over the iterations after the first `skip` (all of them when
- * skip >= n, as nccl-tests disables -K then). Seconds. false: no times. */
+ * skip >= n, as nccl-tests disables -K then). Seconds. false: no times.
+ * Defined in nccl_json.c; the table's -I 1 columns read it. */
 struct gcb_iter_summary {
   double min, max, avg, p50, p95, p99, stdev, cv_pct;
   long skipped;
 };
 bool gcb__iter_summary(const struct gcb_iter_times *it, long skip, double *row,
                        struct gcb_iter_summary *out);
-
-/* nccl-tests' -J document as a sink (nccl_json.c): writes only for
- * records whose shape names a file. */
-struct gcb_nccl_json;
-
-/* Prints a waiting out-of-place half-row on its own. */
-void gcb__table_coll_flush_row(struct gcb_table *t);
 
 #endif
