@@ -30,55 +30,6 @@
 
 extern char **environ;
 
-static int by_value(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-/* nccl-tests' percentileIndex. */
-static long pct_index(long n, int p) {
-  long i = (n * p + 99) / 100 - 1;
-  return i < n - 1 ? i : n - 1;
-}
-
-bool gcb__iter_summary(const struct gcb_iter_times *it, long skip, double *row,
-                       struct gcb_iter_summary *out) {
-  if (it == NULL || it->n <= 0 || it->nranks <= 0)
-    return false;
-  long n = it->n;
-  for (long i = 0; i < n; i++) {
-    row[i] = it->s[i];
-    for (int r = 1; r < it->nranks; r++)
-      row[i] = fmax(row[i], it->s[(size_t)r * (size_t)n + (size_t)i]);
-  }
-  if (skip < 0 || skip >= n)
-    skip = 0;
-  long m = n - skip;
-  double *sorted = malloc((size_t)m * sizeof *sorted);
-  if (sorted == NULL)
-    return false;
-  memcpy(sorted, row + skip, (size_t)m * sizeof *sorted);
-  qsort(sorted, (size_t)m, sizeof *sorted, by_value);
-  double sum = 0, var = 0;
-  for (long i = 0; i < m; i++)
-    sum += sorted[i];
-  double avg = sum / (double)m;
-  for (long i = 0; i < m; i++)
-    var += (sorted[i] - avg) * (sorted[i] - avg);
-  double stdev = sqrt(var / (double)m); /* nccl-tests: over n, not n - 1 */
-  *out = (struct gcb_iter_summary){.min = sorted[0],
-                                   .max = sorted[m - 1],
-                                   .avg = avg,
-                                   .p50 = sorted[m / 2],
-                                   .p95 = sorted[pct_index(m, 95)],
-                                   .p99 = sorted[pct_index(m, 99)],
-                                   .stdev = stdev,
-                                   .cv_pct = avg > 0 ? 100 * stdev / avg : 0,
-                                   .skipped = skip};
-  free(sorted);
-  return true;
-}
-
 /* nccl-tests' TIME_STRING_FORMAT, local time. */
 static json_t *now_text(void) {
   char buf[64] = "";
@@ -355,7 +306,7 @@ static enum gcb_status json_record(void *self, const struct gcb_record *rec,
 }
 
 /* A skipped case is in nccl-tests' document only when nccl-tests would
- * have printed it: a case with no element, all figures 0 (table_coll.c,
+ * have printed it: a case with no element, all figures 0 (table.c,
  * gcb__table_coll_empty). */
 static enum gcb_status json_skip(void *self, const struct gcb_record *rec,
                                  const char *reason, struct gcb_err *err) {

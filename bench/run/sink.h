@@ -52,7 +52,7 @@ struct gcb_sweep_best {
 };
 #define GCB_TABLE_SWEEPS 8
 
-/* The pattern benchmark's rows in the live table (table_pattern.c): the
+/* The pattern benchmark's rows in the live table (table.c): the
  * parts of the variant under way, and the part rows printed after the
  * summary. */
 #define GCB_TABLE_PATTERN_PARTS 64

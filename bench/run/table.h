@@ -6,8 +6,8 @@
  * gcb_format_seconds. This header adds what other files of the run engine
  * read from it: its clock (document.c), nccl-tests' figures of a case
  * (nccl_json.c writes the table's numbers into -J), and the initiators'
- * mean (the time of coll -a 4). gcb__iter_summary, the one thing here the
- * table reads from elsewhere, is nccl_json.c's.
+ * mean (the time of coll -a 4), and nccl-tests' per-iteration summary
+ * (the table's -I 1 columns, and -J's).
  */
 #ifndef GCB_TABLE_H
 #define GCB_TABLE_H
@@ -38,8 +38,7 @@ void gcb__table_coll_figures(const struct gcb_record *rec,
  * min, max, mean, p50 = sorted[n / 2], p95 and p99 at index
  * min(n - 1, ceil(n * p / 100) - 1), the population stdev and cv = stdev /
  * mean in %, over the iterations after the first `skip` (all of them when
- * skip >= n, as nccl-tests disables -K then). Seconds. false: no times.
- * Defined in nccl_json.c; the table's -I 1 columns read it. */
+ * skip >= n, as nccl-tests disables -K then). Seconds. false: no times. */
 struct gcb_iter_summary {
   double min, max, avg, p50, p95, p99, stdev, cv_pct;
   long skipped;

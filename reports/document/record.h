@@ -184,7 +184,7 @@ struct gcb_record {
   /* A collective's case skipped because its count rounds to no element
    * on these ranks (nccl-tests' (count/nranks) & -(16/eltSize) is 0):
    * nccl-tests still prints it, as a row of size 0 and count 0, and so
-   * does gcbench's nccl-tests layout (table_coll.c). */
+   * does gcbench's nccl-tests layout (bench/run/table.c). */
   bool empty;
   const struct gcb_burn_timeline *timeline; /* burn only, else NULL */
 };

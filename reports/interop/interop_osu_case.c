@@ -1,7 +1,7 @@
 /*
  * A row of an OSU program that gcbench also runs, as the case gcbench's
  * drop-in of that program writes (bench/benches/osu_options.c sets its
- * coll options, bench/run/table_osu.c prints OSU's table from the
+ * coll options, bench/run/table.c prints OSU's table from the
  * record): bench "coll", params op, size (nccl-tests' S: each rank's block
  * times the ranks for allgather, alltoall, gather and scatter), count,
  * type (MPI_CHAR is int8 for collectives, uint8 for the point-to-point
