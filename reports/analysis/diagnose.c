@@ -69,33 +69,33 @@ static const struct gcb_model *dx_doc(const struct dx *x, int doc) {
 /* The most GPUs a node is mapped by. */
 #define NODE_GPUS 256
 
-/* A node's GPUs as canonical bus ids (at most NODE_GPUS): its topology's,
- * then its ranks'. A rank's GPU that the source names by index alone (an
- * nvbandwidth matrix without its device lines, a log without bus ids) is
- * "device N", unless the topology has a GPU N: counted, never matched by
- * bus id. */
-/* Appends "device N" to out[0..n) unless there; returns 1 when it did
- * (its parsed form in ids[n] matches no bus id). */
-static size_t by_index(char (*out)[32], size_t n, long long index,
+/* A node's GPUs (at most NODE_GPUS): its topology's, then its ranks'. A
+ * rank's GPU that the source names by index alone (an nvbandwidth matrix
+ * without its device lines, a log without bus ids) is known by that
+ * index, unless the topology has a GPU N: counted, never matched by bus
+ * id. */
+/* Appends GPU `index` known by index alone to out[0..n) unless there;
+ * returns 1 when it did (its parsed form in ids[n] matches no bus id). */
+static size_t by_index(struct gcb_machine_gpu *out, size_t n, long long index,
                        struct gcb_busid *ids) {
-  char name[32];
-  snprintf(name, sizeof name, "device %lld", index);
   for (size_t i = 0; i < n; i++)
-    if (strcmp(out[i], name) == 0)
+    if (out[i].bus_id[0] == '\0' && out[i].index == index)
       return 0;
-  memcpy(out[n], name, sizeof name);
+  out[n] = (struct gcb_machine_gpu){.index = index};
   ids[n] = (struct gcb_busid){.domain = UINT32_MAX};
   return 1;
 }
 
-static size_t node_busids(const struct gcb_model *m,
-                          const struct gcb_model_node *node, char (*out)[32]) {
+static size_t node_gpus(const struct gcb_model *m,
+                        const struct gcb_model_node *node,
+                        struct gcb_machine_gpu *out) {
   size_t n = 0;
-  struct gcb_busid ids[NODE_GPUS]; /* out[k] parsed */
+  struct gcb_busid ids[NODE_GPUS]; /* out[k]'s bus id parsed */
   for (size_t g = 0; g < node->ngpus; g++)
-    if (n < NODE_GPUS && gcb_busid_canon(node->gpus[g].busid, out[n], 32)) {
-      gcb_busid_parse(out[n], &ids[n], NULL);
-      n++;
+    if (n < NODE_GPUS && gcb_busid_canon(node->gpus[g].busid, out[n].bus_id,
+                                         sizeof out[n].bus_id)) {
+      gcb_busid_parse(out[n].bus_id, &ids[n], NULL);
+      out[n++].index = -1;
     }
   for (size_t k = 0; k < node->nranks; k++) {
     const struct gcb_model_rank *r = gcb_model_rank(m, node->ranks[k]);
@@ -116,10 +116,19 @@ static size_t node_busids(const struct gcb_model *m,
              ids[i].dev == id.dev && ids[i].func == id.func;
     if (!seen && n < NODE_GPUS) {
       ids[n] = id;
-      gcb_busid_format(&id, out[n++], 32);
+      gcb_busid_format(&id, out[n].bus_id, sizeof out[n].bus_id);
+      out[n++].index = -1;
     }
   }
   return n;
+}
+
+void gcb_machine_gpu_show(const struct gcb_machine_gpu *g, char *buf,
+                          size_t size) {
+  if (g->bus_id[0] != '\0')
+    gcb_view_copy(buf, size, g->bus_id);
+  else
+    snprintf(buf, size, "device %lld", g->index);
 }
 
 /* The model of a node's GPUs: its topology's first, else its first
@@ -136,17 +145,18 @@ static const char *node_model(const struct gcb_model *m,
 /* The machine a one-node document of another tool ran on: the only
  * earlier machine holding every one of its GPUs (by bus id), as the
  * converter joined its topology; -1. */
-static long long machine_by_gpus(const struct dx *x, char (*b)[32], size_t n) {
+static long long machine_by_gpus(const struct dx *x,
+                                 const struct gcb_machine_gpu *b, size_t n) {
   long long found = -1;
   size_t named = 0; /* GPUs known by index alone join nothing */
   for (size_t i = 0; i < n; i++)
-    named += strncmp(b[i], "device ", 7) != 0;
+    named += b[i].bus_id[0] != '\0';
   for (size_t m = 0; m < x->out->nmachines && named > 0; m++) {
+    const struct gcb_machine *mc = &x->out->machines[m];
     size_t hit = 0;
     for (size_t i = 0; i < n; i++)
-      for (size_t k = 0; k < x->out->machines[m].ngpus; k++)
-        hit += strncmp(b[i], "device ", 7) != 0 &&
-               strcmp(b[i], x->out->machines[m].bus_ids[k]) == 0;
+      for (size_t k = 0; k < mc->ngpus && b[i].bus_id[0] != '\0'; k++)
+        hit += strcmp(b[i].bus_id, mc->gpus[k].bus_id) == 0;
     if (hit == named) {
       if (found >= 0)
         return -1; /* two candidates: do not guess */
@@ -157,20 +167,20 @@ static long long machine_by_gpus(const struct dx *x, char (*b)[32], size_t n) {
 }
 
 static long long add_machine(struct dx *x, const struct gcb_model *model,
-                             const struct gcb_model_node *node, char (*b)[32],
-                             size_t n) {
+                             const struct gcb_model_node *node,
+                             const struct gcb_machine_gpu *b, size_t n) {
   struct gcb_diagnosis *d = x->out;
   size_t m = d->nmachines;
   struct gcb_machine *grown = realloc(d->machines, (m + 1) * sizeof *grown);
   if (grown != NULL)
     d->machines = grown;
-  char(*mine)[32] = grown ? malloc(n * sizeof *mine + 1) : NULL;
+  struct gcb_machine_gpu *mine = grown ? malloc(n * sizeof *mine + 1) : NULL;
   if (mine == NULL)
     return -1;
   memcpy(mine, b, n * sizeof *mine);
   struct gcb_machine *mc = &d->machines[m];
   memset(mc, 0, sizeof *mc);
-  mc->bus_ids = mine;
+  mc->gpus = mine;
   gcb_view_copy(mc->hostname, sizeof mc->hostname, node->hostname);
   gcb_view_copy(mc->model, sizeof mc->model, node_model(model, node));
   mc->ngpus = n;
@@ -189,8 +199,8 @@ static enum gcb_status map_doc(struct dx *x, size_t doc) {
     return gcb_err_set(x->err, GCB_ENOMEM, "diagnosis: out of memory");
   for (size_t i = 0; i < nn; i++) {
     const struct gcb_model_node *node = &model->nodes[i];
-    char b[NODE_GPUS][32];
-    size_t n = node_busids(model, node, b);
+    struct gcb_machine_gpu b[NODE_GPUS];
+    size_t n = node_gpus(model, node, b);
     long long m = -1;
     for (size_t k = 0; k < x->out->nmachines && m < 0; k++)
       if (node->hostname[0] &&
@@ -386,6 +396,13 @@ static void node_name(struct gcb_component *c, const char *what) {
   c->names_host = true;
 }
 
+/* A GPU's name on its node: "GPU 1 0000:3b:00.0", or "GPU 3" for one
+ * known by index alone. */
+static void gpu_name(struct gcb_component *c) {
+  snprintf(c->local_name, sizeof c->local_name, "GPU %lld%s%s", c->gpu,
+           c->bus_id[0] ? " " : "", c->bus_id);
+}
+
 /* The GPU of rank `rank` of document doc. */
 static void gpu_of_rank(const struct dx *x, int doc, long long rank,
                         struct gcb_component *c) {
@@ -396,8 +413,7 @@ static void gpu_of_rank(const struct dx *x, int doc, long long rank,
   c->gpu = p.gpu;
   gcb_busid_canon(p.bus_id, c->bus_id, sizeof c->bus_id);
   set_host(x, c);
-  snprintf(c->local_name, sizeof c->local_name, "GPU %lld %s", c->gpu,
-           c->bus_id);
+  gpu_name(c);
 }
 
 static void to_host_link(struct gcb_component *c) {
@@ -562,8 +578,7 @@ static bool at_rank(const struct dx *x, size_t i, struct gcb_component *c,
     c->kind = GCB_COMP_GPU;
     c->gpu = f->where.gpu;
     gcb_busid_canon(f->where.bus_id, c->bus_id, sizeof c->bus_id);
-    snprintf(c->local_name, sizeof c->local_name, "GPU %lld %s", c->gpu,
-             c->bus_id);
+    gpu_name(c);
   } else if (f->where.ranks[0] == '\0') {
     c->kind = GCB_COMP_NODE;
     node_name(c, "");
@@ -1450,7 +1465,7 @@ void gcb_diagnosis_free(struct gcb_diagnosis *d) {
   for (size_t i = 0; i < d->n; i++)
     free(d->items[i].evidence);
   for (size_t i = 0; i < d->nmachines; i++)
-    free(d->machines[i].bus_ids);
+    free(d->machines[i].gpus);
   for (size_t i = 0; d->machine_of != NULL && i < d->ndocs; i++)
     free(d->machine_of[i]);
   free(d->machine_of);
@@ -1500,27 +1515,37 @@ void gcb_diagnosis_scope(const struct gcb_diagnosis *d, char *buf,
     snprintf(buf, size, "%zu node(s)", d->nmachines);
 }
 
-/* Whether root cause rc speaks about family f of the GPU (node, bus). */
+/* Whether component c (of its machine) is at GPU g: by bus id its GPU,
+ * host link, rank, or a pair link naming it; by index alone a component
+ * without a bus id whose GPU index is g's (its GPU, host link, rank). */
+static bool at_gpu_id(const struct gcb_component *c,
+                      const struct gcb_machine_gpu *g) {
+  if (g->bus_id[0] == '\0')
+    return c->bus_id[0] == '\0' && c->gpu >= 0 && c->gpu == g->index;
+  if (c->kind == GCB_COMP_LINK)
+    return strstr(c->link, g->bus_id) != NULL;
+  return strcmp(c->bus_id, g->bus_id) == 0;
+}
+
+/* Whether root cause rc speaks about family f of GPU g of machine node. */
 static bool touches(const struct gcb_root_cause *rc, long long node,
-                    const char *bus, enum gcb_family f) {
+                    const struct gcb_machine_gpu *g, enum gcb_family f) {
   const struct gcb_component *c = &rc->comp;
   if (!(rc->families >> f & 1) || c->node != node)
     return false;
   if (c->kind == GCB_COMP_NODE)
     return true;
-  if (c->kind == GCB_COMP_LINK)
-    return strstr(c->link, bus) != NULL;
-  return strcmp(c->bus_id, bus) == 0;
+  return c->kind != GCB_COMP_RUN && at_gpu_id(c, g);
 }
 
 int gcb_diagnosis_state_at(const struct gcb_diagnosis *d, long long node,
-                           const char *bus_id, enum gcb_family f,
+                           const struct gcb_machine_gpu *gpu, enum gcb_family f,
                            const struct gcb_root_cause **rc) {
   int worst = -1;
   *rc = NULL;
   for (size_t i = 0; i < d->n; i++) {
     const struct gcb_root_cause *r = &d->items[i];
-    if (!touches(r, node, bus_id, f))
+    if (!touches(r, node, gpu, f))
       continue;
     int s = r->cleared ? (int)GCB_SEV_INFO : (int)r->severity;
     if (s > worst) {
@@ -1529,6 +1554,18 @@ int gcb_diagnosis_state_at(const struct gcb_diagnosis *d, long long node,
     }
   }
   return worst;
+}
+
+bool gcb_diagnosis_at_gpu_by_index(const struct gcb_diagnosis *d,
+                                   const struct gcb_component *c) {
+  if (c->node < 0 || (size_t)c->node >= d->nmachines ||
+      c->kind == GCB_COMP_NODE || c->kind == GCB_COMP_RUN)
+    return false;
+  const struct gcb_machine *m = &d->machines[c->node];
+  for (size_t g = 0; g < m->ngpus; g++)
+    if (m->gpus[g].bus_id[0] == '\0' && at_gpu_id(c, &m->gpus[g]))
+      return true;
+  return false;
 }
 
 /* ---- formatting -----------------------------------------------------------

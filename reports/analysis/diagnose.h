@@ -85,12 +85,28 @@ struct gcb_root_cause {
   size_t nevidence, cap;
 };
 
+/* A GPU of a machine. Its identity is its canonical bus id; a GPU its
+ * source names by index alone (an nvbandwidth matrix without its device
+ * lines, a nccl-tests log without bus ids) has none and is its index on
+ * the node: counted and placed, never matched by bus id, and never joins
+ * a machine of another document. */
+struct gcb_machine_gpu {
+  char bus_id[32]; /* canonical; "" when known by index alone */
+  long long index; /* known by index alone: its index; else -1 */
+};
+
+/* Writes how g is shown where a bus id goes: its bus id, or "device N"
+ * for a GPU known by index alone. */
+void gcb_machine_gpu_show(const struct gcb_machine_gpu *g, char *buf,
+                          size_t size);
+
 /* One machine of the diagnosis. */
 struct gcb_machine {
   char hostname[128];
   char model[64]; /* of its GPUs ("NVIDIA H200"), "" */
   size_t ngpus, nranks;
-  char (*bus_ids)[32]; /* its GPUs' canonical bus ids, ngpus; owned */
+  struct gcb_machine_gpu *gpus; /* its GPUs, ngpus: the topology's, then
+                                   its ranks' in rank order; owned */
 };
 
 struct gcb_diagnosis {
@@ -138,13 +154,21 @@ const char *gcb_root_cause_state(const struct gcb_root_cause *rc);
  * (24 GPUs)". */
 void gcb_diagnosis_scope(const struct gcb_diagnosis *d, char *buf, size_t size);
 
-/* The worst state of family f at the component matching (node, bus_id)
- * (a GPU, its host link, or its rank's placement): -1 when no root cause
- * touches it, else a severity (GCB_SEV_INFO for cleared). *rc gets the
- * root cause. For the component matrix. */
+/* The worst state of family f at GPU gpu of machine node (the GPU, its
+ * host link, or its rank's placement; for a GPU known by bus id also a
+ * pair link that names it): -1 when no root cause touches it, else a
+ * severity (GCB_SEV_INFO for cleared). *rc gets the root cause. For the
+ * component matrix. */
 int gcb_diagnosis_state_at(const struct gcb_diagnosis *d, long long node,
-                           const char *bus_id, enum gcb_family f,
+                           const struct gcb_machine_gpu *gpu, enum gcb_family f,
                            const struct gcb_root_cause **rc);
+
+/* Whether component c is at a GPU of its machine that the machine knows by
+ * index alone (the GPU itself, its host link, its rank): its bus id is
+ * "" and its GPU index is one such GPU's. A component with a bus id is at
+ * that GPU; one with neither (a node, a NIC, several ranks) at none. */
+bool gcb_diagnosis_at_gpu_by_index(const struct gcb_diagnosis *d,
+                                   const struct gcb_component *c);
 
 /*
  * Writes x in unit scaled to its size, 3-4 significant digits: GFLOP/s

@@ -367,7 +367,8 @@ static void components_suite(struct suite *s, const struct gcb_report *rep) {
     for (size_t i = 0; i < d->n; i++) {
       const struct gcb_root_cause *rc = &d->items[i];
       char name[320], fig[48];
-      if (rc->comp.bus_id[0] != '\0')
+      if (rc->comp.bus_id[0] != '\0' ||
+          gcb_diagnosis_at_gpu_by_index(d, &rc->comp))
         continue; /* a GPU row above holds it */
       /* with several nodes the diagnosis's name says the host already */
       bool named = rc->comp.hostname[0] == '\0' || d->nmachines > 1;

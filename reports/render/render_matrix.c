@@ -25,14 +25,16 @@ const char *gcb_cell_name(enum gcb_cell c) {
   return c <= GCB_CELL_FAIL ? names[c] : "?";
 }
 
-/* Rows by machine: rows first[m] .. first[m + 1] - 1 are machine m's.
- * Each row's bus id is parsed once (bus_ok false: it is not one), and the
+/* Rows by machine: rows first[m] .. first[m + 1] - 1 are machine m's,
+ * row i its GPU gpu[i] (by bus id or by index alone). Each row's bus id
+ * is parsed once (bus_ok false: the GPU is known by index alone), and the
  * row of each rank once per document (rank_row[doc][rank], by rank number
  * below nranks[doc]): the figures ask for a rank's row once per family,
  * and at 16,384 ranks those lookups were most of the matrix. */
 struct rows {
   struct gcb_matrix *m;
   const size_t *first;
+  const struct gcb_machine_gpu **gpu;
   struct gcb_busid *bus;
   bool *bus_ok;
   long long **rank_row; /* ROW_UNSET until asked; -1: no row */
@@ -58,16 +60,14 @@ static struct gcb_matrix_row *row_at(const struct rows *r, long long node,
 }
 
 /* The row of the GPU with bus id `bus` on machine `node`; else of the GPU
- * its source names by index alone (diagnose.c's "device N"); NULL. */
+ * `index` the machine knows by index alone; NULL. */
 static struct gcb_matrix_row *row_of_gpu(const struct rows *r, long long node,
                                          const char *bus, long long index) {
   struct gcb_matrix_row *row = row_at(r, node, bus);
   if (row != NULL || index < 0 || node < 0)
     return row;
-  char name[32];
-  snprintf(name, sizeof name, "device %lld", index);
   for (size_t i = r->first[node]; i < r->first[node + 1]; i++)
-    if (strcmp(r->m->rows[i].bus_id, name) == 0)
+    if (r->gpu[i]->bus_id[0] == '\0' && r->gpu[i]->index == index)
       return &r->m->rows[i];
   return NULL;
 }
@@ -263,12 +263,12 @@ static void host_figures(const struct gcb_report *rep,
   }
 }
 
-static void judge(const struct gcb_diagnosis *d, struct gcb_matrix_row *row) {
+static void judge(const struct gcb_diagnosis *d, struct gcb_matrix_row *row,
+                  const struct gcb_machine_gpu *gpu) {
   for (int f = 0; f < GCB_MATRIX_COLS; f++) {
     struct gcb_matrix_cell *cell = &row->cell[f];
     const struct gcb_root_cause *rc;
-    int s = gcb_diagnosis_state_at(d, row->node, row->bus_id,
-                                   (enum gcb_family)f, &rc);
+    int s = gcb_diagnosis_state_at(d, row->node, gpu, (enum gcb_family)f, &rc);
     cell->rc = rc;
     if (rc == NULL) {
       cell->state = cell->figure[0] ? GCB_CELL_PASS : GCB_CELL_NONE;
@@ -290,20 +290,28 @@ static void rows_free(struct rows *r, size_t ndocs) {
   free(r->nranks);
   free(r->bus);
   free(r->bus_ok);
+  free(r->gpu);
 }
 
-/* The lookups of r over the n rows already in m; false on ENOMEM. */
-static bool rows_init(struct rows *r, const struct gcb_report *rep, size_t n) {
+/* The lookups of r over the n rows already in m, the GPUs of d's
+ * machines in order; false on ENOMEM. */
+static bool rows_init(struct rows *r, const struct gcb_report *rep,
+                      const struct gcb_diagnosis *d, size_t n) {
   r->bus = malloc((n + 1) * sizeof *r->bus);
   r->bus_ok = malloc((n + 1) * sizeof *r->bus_ok);
+  r->gpu = malloc((n + 1) * sizeof *r->gpu);
   r->rank_row = calloc(rep->ndocs + 1, sizeof *r->rank_row);
   r->nranks = calloc(rep->ndocs + 1, sizeof *r->nranks);
-  if (r->bus == NULL || r->bus_ok == NULL || r->rank_row == NULL ||
-      r->nranks == NULL)
+  if (r->bus == NULL || r->bus_ok == NULL || r->gpu == NULL ||
+      r->rank_row == NULL || r->nranks == NULL)
     return false;
-  for (size_t i = 0; i < n; i++)
+  for (size_t i = 0; i < n; i++) {
+    const struct gcb_machine *mc = &d->machines[r->m->rows[i].node];
+    r->gpu[i] = &mc->gpus[i - r->first[r->m->rows[i].node]];
     r->bus_ok[i] =
-        gcb_busid_parse(r->m->rows[i].bus_id, &r->bus[i], NULL) == GCB_OK;
+        r->gpu[i]->bus_id[0] != '\0' &&
+        gcb_busid_parse(r->gpu[i]->bus_id, &r->bus[i], NULL) == GCB_OK;
+  }
   for (size_t doc = 0; doc < rep->ndocs; doc++) {
     size_t k = rep->docs[doc].model->nranks;
     r->rank_row[doc] = malloc((k + 1) * sizeof **r->rank_row);
@@ -339,20 +347,19 @@ enum gcb_status gcb_matrix_build(const struct gcb_report *rep,
     for (size_t g = 0; g < d->machines[m].ngpus; g++) {
       struct gcb_matrix_row *row = &out->rows[out->n];
       low[out->n++] = INFINITY;
+      const struct gcb_machine_gpu *gpu = &d->machines[m].gpus[g];
       row->node = (long long)m;
-      row->gpu = (long long)g;
-      gcb_view_copy(row->bus_id, sizeof row->bus_id, d->machines[m].bus_ids[g]);
-      long long index;
-      if (sscanf(row->bus_id, "device %lld", &index) == 1)
-        row->gpu = index; /* known by its index alone */
+      /* known by its index alone: that index */
+      row->gpu = gpu->bus_id[0] != '\0' ? (long long)g : gpu->index;
+      gcb_machine_gpu_show(gpu, row->bus_id, sizeof row->bus_id);
     }
-  bool ok = rows_init(&r, rep, n);
+  bool ok = rows_init(&r, rep, d, n);
   if (ok) {
     device_figures(rep, d, &r);
     peer_figures(rep, d, &r, low);
     host_figures(rep, d, &r);
     for (size_t i = 0; i < out->n; i++)
-      judge(d, &out->rows[i]);
+      judge(d, &out->rows[i], r.gpu[i]);
   }
   rows_free(&r, rep->ndocs);
   free(first);

@@ -887,3 +887,109 @@ Test(diagnose, gpus_known_by_index_alone_are_counted_and_placed) {
   gcb_matrix_free(&m);
   done(&x);
 }
+
+static void drain(FILE *out, const struct gcb_report *rep) {
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_render_drain.render(out, rep, &err), GCB_OK);
+}
+
+/* Makes the ranks of node `node` of a fx_doc (`per` ranks a node) name
+ * their GPU by index alone, as a source without bus ids does. */
+static void forget_bus_ids(json_t *doc, int node, int per) {
+  for (int r = node * per; r < (node + 1) * per; r++)
+    json_object_set_new(
+        json_object_get(json_array_get(json_object_get(doc, "ranks"), r),
+                        "device"),
+        "bus_id", json_string(""));
+}
+
+/* The testcase named `name` of a JUnit text: from its name to its end. */
+static bool junit_case(const char *text, const char *name, const char **from,
+                       const char **to) {
+  char attr[320];
+  snprintf(attr, sizeof attr, "name=\"%s\"", name);
+  *from = strstr(text, attr);
+  *to = *from != NULL ? strstr(*from, "</testcase>") : NULL;
+  return *to != NULL;
+}
+
+/* Issue 26: one node whose GPUs are known by bus id, one whose source
+ * names its GPUs by index alone. Each GPU is its machine's, typed (a bus
+ * id, or an index), with its own row of the component matrix shown by its
+ * bus id or as "device N"; a slow GPU on either node reaches its own row,
+ * the drain list names it on its node, and JUnit fails it in its row's
+ * test, never as a test of its own. */
+Test(diagnose, gpus_known_by_bus_id_and_by_index_alone_each_have_their_row) {
+  const double g[] = {1000000, 1000000, 600000,  1000000,
+                      1000000, 600000,  1000000, 1000000};
+  json_t *doc = fx_doc(8, 2, 16, "Test CPU");
+  forget_bus_ids(doc, 1, 4);
+  fx_add_case(doc, gemm(g, 8));
+  struct dx x;
+  one_doc(&x, doc);
+  diagnose(&x);
+  cr_assert_eq(x.d.nmachines, 2);
+  for (size_t i = 0; i < 4; i++) {
+    char bus[32];
+    snprintf(bus, sizeof bus, "0000:%02zx:00.0", 0x10 + i);
+    cr_assert_eq(x.d.machines[0].ngpus, 4);
+    cr_expect_str_eq(x.d.machines[0].gpus[i].bus_id, bus);
+    cr_expect_eq(x.d.machines[0].gpus[i].index, -1);
+    cr_assert_eq(x.d.machines[1].ngpus, 4, "node01's GPUs, by index");
+    cr_expect_str_eq(x.d.machines[1].gpus[i].bus_id, "");
+    cr_expect_eq(x.d.machines[1].gpus[i].index, (long long)i);
+  }
+  cr_assert_eq(x.d.n, 2, "%zu root causes", x.d.n);
+  cr_expect_str_eq(x.d.items[0].comp.name, "GPU 2 0000:12:00.0 on node00");
+  cr_expect_str_eq(x.d.items[1].comp.name, "GPU 1 on node01");
+
+  struct gcb_thresholds t;
+  gcb_thresholds_default(&t);
+  struct gcb_report rep = {.docs = x.docs,
+                           .ndocs = 1,
+                           .findings = &x.f,
+                           .thresholds = &t,
+                           .diagnosis = &x.d};
+  struct gcb_matrix m = {0};
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_matrix_build(&rep, &x.d, &m, &err), GCB_OK, "%s", err.msg);
+  cr_assert_eq(m.n, 8, "a row per GPU");
+  for (size_t i = 0; i < 8; i++) {
+    char bus[32];
+    if (i < 4)
+      snprintf(bus, sizeof bus, "0000:%02zx:00.0", 0x10 + i);
+    else
+      snprintf(bus, sizeof bus, "device %zu", i - 4);
+    const struct gcb_matrix_cell *c = &m.rows[i].cell[GCB_FAM_GEMM];
+    cr_expect_eq(m.rows[i].node, (long long)i / 4);
+    cr_expect_eq(m.rows[i].gpu, (long long)i % 4);
+    cr_expect_str_eq(m.rows[i].bus_id, bus);
+    cr_expect_eq(c->state, i == 2 || i == 5 ? GCB_CELL_FAIL : GCB_CELL_PASS,
+                 "row %zu (%s): %s", i, bus, gcb_cell_name(c->state));
+    cr_expect_eq(c->rc, i == 2 ? &x.d.items[0] : i == 5 ? &x.d.items[1] : NULL);
+    cr_expect_neq(c->figure[0], '\0', "row %zu: its own GEMM figure", i);
+  }
+  gcb_matrix_free(&m);
+
+  char *text = render(&rep, drain);
+  cr_expect_not_null(strstr(text, "node00\tgcbench: GPU 2 0000:12:00.0: GEMM "),
+                     "%s", text);
+  cr_expect_not_null(strstr(text, "node01\tgcbench: GPU 1: GEMM "), "%s", text);
+  free(text);
+
+  text = render(&rep, junit);
+  const char *from, *to;
+  cr_assert(junit_case(text, "node node00 GPU 2 0000:12:00.0 GEMM", &from, &to),
+            "%s", text);
+  cr_expect(strstr(from, "<failure") != NULL && strstr(from, "<failure") < to);
+  cr_assert(junit_case(text, "node node01 GPU 1 device 1 GEMM", &from, &to),
+            "%s", text);
+  cr_expect(strstr(from, "<failure") != NULL && strstr(from, "<failure") < to);
+  cr_assert(junit_case(text, "node node01 GPU 0 device 0 GEMM", &from, &to));
+  cr_expect(strstr(from, "<failure") == NULL || strstr(from, "<failure") > to,
+            "GPU 0 of node01 passes");
+  cr_expect_null(strstr(text, "name=\"GPU 1 on node01"),
+                 "its row holds the cause: no test of its own");
+  free(text);
+  done(&x);
+}
