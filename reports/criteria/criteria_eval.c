@@ -121,10 +121,10 @@ const struct gcb_metric gcb_metrics[] = {
      NULL, GCB_AT_CASE},
     {"algbw", "algorithm bandwidth (collectives)", false, "GB/s", m_algbw, NULL,
      GCB_AT_CASE},
-    /* The diagnosis names a late_us miss's late rank (diagnose.c,
-     * at_late_rank); the finding stays the case's, as the reports show it. */
+    /* The lateness of the latest rank: its miss lies at that rank when the
+     * case names it, as the diagnosis places it (issue 26). */
     {"late_us", "mean lateness of the latest rank (collectives)", false, "us",
-     m_late_us, NULL, GCB_AT_CASE},
+     m_late_us, NULL, GCB_AT_LATE_RANK},
     {"figure", "a figure as another tool printed it (imported cases)", false,
      NULL, m_figure, NULL, GCB_AT_CASE},
     /* Training patterns (docs/PATTERNS.md), on any part case of a

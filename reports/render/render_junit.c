@@ -242,10 +242,11 @@ static bool case_titles(const struct gcb_model *m, struct titled **titles,
 }
 
 /* Wall time the case's timed loop took: its slowest rank's time per
- * operation times the iterations. */
+ * operation times the iterations; 0 (unknown) for nominal work, whose
+ * times would be derived from an assumed size (nvbandwidth). */
 static double case_time(const struct gcb_model_case *c) {
   struct gcb_imbalance im;
-  if (!gcb_analyze_case_imbalance(c, &im) || !(im.max >= 0))
+  if (c->nominal_work || !gcb_analyze_case_imbalance(c, &im) || !(im.max >= 0))
     return 0;
   return im.max * (double)(c->iterations >= 0 ? c->iterations : 1);
 }

@@ -898,6 +898,13 @@ static double rank_time_median(const struct gcb_model_case *c) {
   return m;
 }
 
+/* A time of case c as the tables show it: none (NAN, "-") when its work
+ * is nominal (nvbandwidth states rates at an assumed size, never a time),
+ * since the time would be derived from that size, not measured. */
+static double measured_time(const struct gcb_model_case *c, double s) {
+  return c->nominal_work ? NAN : s;
+}
+
 static void case_spread(const struct gcb_model_case *c, struct spread *v) {
   const struct gcb_model_summary *s = &c->summary;
   struct gcb_imbalance im;
@@ -909,7 +916,8 @@ static void case_spread(const struct gcb_model_case *c, struct spread *v) {
                        .stdev = s->stdev,
                        .min_rank = s->min_rank,
                        .max_rank = s->max_rank};
-  if (!gcb_model_case_is_latency(c) || !gcb_analyze_case_imbalance(c, &im))
+  if (c->nominal_work || !gcb_model_case_is_latency(c) ||
+      !gcb_analyze_case_imbalance(c, &im))
     return;
   double sd = im.cv * im.mean;
   *v = (struct spread){.unit = "us",
@@ -984,11 +992,13 @@ static void imbalance_table(struct gcb__tb *b) {
       cell_run(b, r, d);
       gcb__cell(b, r, o + 0, "%s", title);
       gcb__cell(b, r, o + 1, "%zu", im.ranks);
-      gcb__cell_time(b, r, o + 2, im.total);
-      gcb__cell_time(b, r, o + 3, im.mean);
-      gcb__cell_time(b, r, o + 4, im.min);
+      /* Nominal work: its ranks' times are not shown, their ratios
+       * (imbalance, CV) hold whatever the size. */
+      gcb__cell_time(b, r, o + 2, measured_time(c, im.total));
+      gcb__cell_time(b, r, o + 3, measured_time(c, im.mean));
+      gcb__cell_time(b, r, o + 4, measured_time(c, im.min));
       gcb__cell(b, r, o + 5, "%lld", im.min_rank);
-      gcb__cell_time(b, r, o + 6, im.max);
+      gcb__cell_time(b, r, o + 6, measured_time(c, im.max));
       gcb__cell(b, r, o + 7, "%lld", im.max_rank);
       gcb__cell_pct(b, r, o + 8, im.imbalance, false);
       gcb__cell_pct(b, r, o + 9, im.cv, false);
@@ -1126,8 +1136,9 @@ static void cell_bw(struct gcb__tb *b, char **r, size_t col, double gbps) {
 
 /* "38.93-39.71": the fastest and slowest rank's time, in microseconds. */
 static void cell_range(struct gcb__tb *b, char **r, size_t col,
-                       const struct gcb_model_summary *s) {
-  double lo = s->time_min * 1e6, hi = s->time_max * 1e6;
+                       const struct gcb_model_case *c) {
+  const struct gcb_model_summary *s = &c->summary;
+  double lo = measured_time(c, s->time_min) * 1e6, hi = s->time_max * 1e6;
   if (isnan(lo) || isnan(hi))
     gcb__cell(b, r, col, "-");
   else
@@ -1142,8 +1153,8 @@ static void fill(struct gcb__tb *b, char **r, const struct gcb_model_case *c,
   static const char *const keys[] = {"size", "count", "type", "redop", "root"};
   for (size_t k = 0; k < 5; k++)
     param_cell(b, r, k, c, keys[k]);
-  cell_us(b, r, at, s->time_mean * 1e6);
-  cell_range(b, r, at + 1, s);
+  cell_us(b, r, at, measured_time(c, s->time_mean) * 1e6);
+  cell_range(b, r, at + 1, c);
   cell_bw(b, r, at + 2, s->algbw);
   cell_bw(b, r, at + 3, s->busbw);
   long long wrong = isnan(s->wrong) ? 0 : (long long)s->wrong;

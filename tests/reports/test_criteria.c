@@ -6,6 +6,7 @@
  */
 #include <math.h>
 
+#include "reports/analysis/diagnose.h"
 #include "reports/criteria/criteria.h"
 #include "tests/reports/report_fixture.h"
 
@@ -386,11 +387,11 @@ Test(criteria, built_in_expectations_judge_only_what_was_measured) {
   json_decref(a);
 }
 
-/* Issue 26: imbalance is what the document states of the case (of its
- * communicator), so its miss lies at the case's late rank when it names
- * one, else at the case (the run): never at the rank whose figure is
- * lowest (min_rank, rank 2 here), which in a collective is noise. A late_us
- * miss stays the case's: the diagnosis names its late rank. */
+/* Issue 26: imbalance and lateness are what the document states of the
+ * case (of its communicator), so their misses lie at the case's late rank
+ * when it names one, else at the case (the run): never at the rank whose
+ * figure is lowest (min_rank, rank 2 here), which in a collective is
+ * noise. */
 Test(criteria, lateness_and_imbalance_lie_at_the_late_rank_else_the_case) {
   const double figs[] = {10, 10, 9, 10};
   for (int named = 0; named < 2; named++) {
@@ -416,7 +417,7 @@ Test(criteria, lateness_and_imbalance_lie_at_the_late_rank_else_the_case) {
     cr_assert_eq(f.n, 2, "both bounds missed");
     for (size_t i = 0; i < f.n; i++) {
       const struct gcb_finding *x = &f.items[i];
-      bool at_late = named && strcmp(x->metric, "imbalance_pct") == 0;
+      bool at_late = named;
       cr_expect_eq(x->where.rank, at_late ? 3 : -1, "%s (late rank %s)",
                    x->metric, named ? "named" : "absent");
       cr_expect_eq(x->where.doc, 0);
@@ -430,6 +431,49 @@ Test(criteria, lateness_and_imbalance_lie_at_the_late_rank_else_the_case) {
     fx_doc_free(&d);
     json_decref(doc);
   }
+}
+
+/* Issue 26: a late_us miss is the lateness of the rank the case names as
+ * its latest: the finding carries that rank and its node (rank 3, on the
+ * second node here), and the diagnosis attaches it to that rank, not to
+ * the run. */
+Test(criteria, late_us_miss_lies_at_the_late_rank) {
+  const double figs[] = {10, 10, 10, 10};
+  json_t *doc = fx_doc(4, 2, 8, "Test CPU");
+  json_t *c =
+      fx_case("coll", "allreduce 8B", "{\"op\": \"allreduce\", \"size\": 8}",
+              "GB/s", figs, 4, 0.01, NULL);
+  json_t *s = json_object_get(c, "summary");
+  json_object_set_new(s, "late_mean_s", json_real(30e-6));
+  json_object_set_new(s, "late_max_s", json_real(40e-6));
+  json_object_set_new(s, "late_rank", json_integer(3));
+  fx_add_case(doc, c);
+  struct gcb_doc d = fx_doc_of("run.json", doc);
+  struct gcb_criteria *cr =
+      parse_ok("{\"schema\": \"gcbench.criteria/1\", \"checks\": [{\"bench\": "
+               "\"coll\", \"max\": {\"late_us\": 20}}]}");
+  struct gcb_check_result res;
+  struct gcb_findings f = {0};
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_criteria_evaluate(cr, &d, 1, &res, &f, &err), GCB_OK);
+  cr_assert_eq(f.n, 1);
+  const struct gcb_finding *x = &f.items[0];
+  cr_expect_str_eq(x->metric, "late_us");
+  cr_expect_eq(x->where.rank, 3);
+  cr_expect_eq(x->where.node, 1);
+  cr_expect_str_eq(x->where.hostname, "node01");
+  struct gcb_diagnosis dx = {0};
+  cr_assert_eq(gcb_diagnose(&d, 1, &f, &cr->thresholds, &dx, &err), GCB_OK,
+               "%s", err.msg);
+  cr_assert_eq(dx.n, 1, "one root cause");
+  cr_expect_eq(dx.items[0].comp.kind, GCB_COMP_RANK, "%s",
+               dx.items[0].comp.name);
+  cr_expect_eq(dx.items[0].comp.rank, 3, "%s", dx.items[0].comp.name);
+  gcb_diagnosis_free(&dx);
+  gcb_findings_free(&f);
+  gcb_criteria_free(cr);
+  fx_doc_free(&d);
+  json_decref(doc);
 }
 
 /* The criteria own every string they hold: nothing points into the text

@@ -121,3 +121,80 @@ Test(interop_report, the_h200_criteria_judge_every_kind_of_case) {
                  fx.cr->checks[i].name);
   fixture_free(&fx);
 }
+
+/* The cell of table t at row (0: the header) and the column headed name;
+ * NULL when there is none. */
+static const char *cell_of(const struct gcb_rtable *t, size_t row,
+                           const char *name) {
+  for (size_t k = 0; k < t->ncols; k++)
+    if (strcmp(t->cells[k], name) == 0)
+      return t->cells[row * t->ncols + k];
+  return NULL;
+}
+
+/* Issue 26: nvbandwidth states rates at a nominal size and never a time,
+ * so the tables show no time for its copies ("-", as for a figure that is
+ * missing), while the ratios between its ranks stand; gcbench's own cases,
+ * which measured their times, keep them. */
+Test(interop_report, nvbandwidth_tables_show_no_time_for_a_nominal_size) {
+  struct fixture fx;
+  fixture_load(&fx);
+  struct gcb_rtables ts = {0};
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_report_tables(&fx.rep, &ts, &err), GCB_OK, "%s", err.msg);
+  const struct gcb_rtable *t = NULL;
+  for (size_t i = 0; i < ts.n; i++)
+    if (strcmp(ts.items[i].id, "imbalance") == 0)
+      t = &ts.items[i];
+  cr_assert_not_null(t);
+  static const char *const times[] = {"[total]", "<avg>", "min", "max"};
+  size_t nominal = 0, measured = 0;
+  for (size_t r = 1; r <= t->nrows; r++) {
+    const char *run = cell_of(t, r, "run");
+    cr_assert_not_null(run);
+    bool nvbw = strcmp(run, "3") == 0;
+    nominal += nvbw;
+    measured += strcmp(run, "1") == 0;
+    for (size_t k = 0; k < 4; k++) {
+      const char *x = cell_of(t, r, times[k]);
+      cr_assert_not_null(x, "%s", times[k]);
+      cr_expect_eq(strcmp(x, "-") == 0, nvbw, "run %s %s: %s %s", run,
+                   cell_of(t, r, "case"), times[k], x);
+    }
+    cr_expect_str_neq(cell_of(t, r, "imbalance"), "-", "run %s %s", run,
+                      cell_of(t, r, "case"));
+  }
+  cr_expect_gt(nominal, 0, "nvbandwidth's copies are in the table");
+  cr_expect_gt(measured, 0, "gcbench's cases are in the table");
+  gcb_rtables_free(&ts);
+  fixture_free(&fx);
+}
+
+/* JUnit's time of a test case is the time its timed loop took: none (0)
+ * for nvbandwidth's copies, whose times the size they assume would make
+ * up; gcbench's measured copy keeps its time. */
+Test(interop_report, junit_gives_no_time_for_a_nominal_size) {
+  struct fixture fx;
+  fixture_load(&fx);
+  const struct gcb_renderer *junit = NULL;
+  for (size_t i = 0; gcb_renderers[i]; i++)
+    if (strcmp(gcb_renderers[i]->file, "junit.xml") == 0)
+      junit = gcb_renderers[i];
+  cr_assert_not_null(junit);
+  char *buf = NULL;
+  size_t len = 0;
+  struct gcb_err err = {0};
+  FILE *m = open_memstream(&buf, &len);
+  cr_assert_eq(junit->render(m, &fx.rep, &err), GCB_OK, "%s", err.msg);
+  fclose(m);
+  cr_expect_not_null(strstr(
+      buf, "name=\"host_to_device_memcpy_ce (run 3)\" time=\"0.000000\""));
+  cr_expect_not_null(
+      strstr(buf, "name=\"device_to_device_memcpy_read_ce GPU1-&gt;GPU0 (run "
+                  "3)\" time=\"0.000000\""));
+  cr_expect_null(
+      strstr(buf, "name=\"h2d pinned 1G (run 1)\" time=\"0.000000\""));
+  cr_expect_not_null(strstr(buf, "name=\"h2d pinned 1G (run 1)\" time=\"0."));
+  free(buf);
+  fixture_free(&fx);
+}
