@@ -307,7 +307,7 @@ static enum gcb_status json_record(void *self, const struct gcb_record *rec,
 
 /* A skipped case is in nccl-tests' document only when nccl-tests would
  * have printed it: a case with no element, all figures 0 (table.c,
- * gcb__table_coll_empty). */
+ * coll_empty). */
 static enum gcb_status json_skip(void *self, const struct gcb_record *rec,
                                  const char *reason, struct gcb_err *err) {
   struct gcb_nccl_json *j = self;
