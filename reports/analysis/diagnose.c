@@ -1054,6 +1054,8 @@ struct load {
   int doc[8];
   size_t n;
   double expected;
+  const char *basis; /* of expected ("PCIe gen5 x16 (63.02 GB/s)"); "" */
+  const struct gcb_model_hop *rest; /* the GPU's own link at rest; NULL */
 };
 
 /* Every source's figure for the copy in direction dir over host link
@@ -1062,6 +1064,7 @@ static void under_load(const struct dx *x, long long m, const char *bus,
                        const char *dir, struct load *out) {
   memset(out, 0, sizeof *out);
   out->expected = NAN;
+  out->basis = "";
   for (size_t d = 0; d < x->ndocs; d++) {
     const struct gcb_model *model = dx_doc(x, (int)d);
     for (size_t i = 0; i < model->ncases; i++) {
@@ -1080,8 +1083,11 @@ static void under_load(const struct dx *x, long long m, const char *bus,
         const struct gcb_model_gpu *g =
             gcb_model_gpu(model, rk->node, gcb_model_rank_gpu(model, r, NULL));
         double e = g != NULL ? g->host_gbps : NAN;
-        if (isnan(out->expected))
+        if (isnan(out->expected)) {
           out->expected = e;
+          out->basis = g != NULL && g->host_basis ? g->host_basis : "";
+          out->rest = g != NULL && g->nhops > 0 ? &g->hops[0] : NULL;
+        }
         out->value[out->n] = gcb_model_col(c, GCB_RC_FIG_MEDIAN, k);
         out->doc[out->n++] = (int)d;
       }
@@ -1121,13 +1127,28 @@ static bool disagree(const struct dx *x, struct gcb_root_cause *rc,
   return false;
 }
 
+/* "gen1 x16 (4 GB/s)": the link at rest, from the topology's reading of
+ * the GPU's end, with the rate the finding read (its measured figure). */
+static void rest_text(const struct load *ld, const struct gcb_finding *f,
+                      char *buf, size_t size) {
+  const struct gcb_model_hop *h = ld->rest;
+  double gbps = !isnan(f->measured) ? f->measured : h ? h->gbps : NAN;
+  char r[32];
+  gcb_fmt_scaled(gbps, "GB/s", r, sizeof r);
+  if (h != NULL && h->gen > 0 && h->width > 0)
+    snprintf(buf, size, "gen%lld x%lld (%s)", h->gen, h->width, r);
+  else
+    snprintf(buf, size, "%s", isnan(gbps) ? "a slower link" : r);
+}
+
 /* A link that reads slow at rest, judged by its copies under load. */
 static void at_rest(const struct dx *x, struct gcb_root_cause *rc,
                     const struct gcb_finding *f) {
   struct load h, d;
   under_load(x, rc->comp.node, rc->comp.bus_id, "h2d", &h);
   under_load(x, rc->comp.node, rc->comp.bus_id, "d2h", &d);
-  double worst = INFINITY, e = !isnan(h.expected) ? h.expected : d.expected;
+  const struct load *ex = !isnan(h.expected) ? &h : &d;
+  double worst = INFINITY, e = ex->expected;
   for (size_t k = 0; k < h.n; k++)
     worst = h.value[k] < worst ? h.value[k] : worst;
   for (size_t k = 0; k < d.n; k++)
@@ -1144,10 +1165,14 @@ static void at_rest(const struct dx *x, struct gcb_root_cause *rc,
     rc->cost = NAN;
     rc->measured = worst;
     rc->expected = e;
+    /* what it reached under load, then the reading at rest that had it
+     * looked at */
+    char rest[64];
+    rest_text(ex, f, rest, sizeof rest);
     say(rc,
-        "%s at rest; %s under load (%.0f %% of %s): idle downtraining, not "
-        "a fault",
-        after_rank(f->explanation), w, worst / e * 100, es);
+        "trains up under load to %s, %.0f %% of %s, from %s at rest: idle "
+        "downtraining, not a fault",
+        w, worst / e * 100, ex->basis[0] ? ex->basis : es, rest);
     suggest(rc, "none needed: the link trains up under load");
   } else {
     say(rc, "%s, confirmed under load: %s, %.0f %% of %s",

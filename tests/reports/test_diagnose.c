@@ -190,6 +190,27 @@ Test(diagnose, gpu1_states_its_worst_figure_cost_and_evidence) {
   done(&x);
 }
 
+/* Issue 26: a link that reads slow at rest and trains up under load is
+ * cleared by what it reached under load: the statement opens with that
+ * rate and the link it reaches, and quotes the reading at rest (what had
+ * it looked at) after it; its figures are the ones under load. */
+Test(diagnose, a_cleared_link_quotes_its_rate_under_load) {
+  struct dx x;
+  gpu8(&x);
+  const struct gcb_root_cause *rc = cause(&x, "GPU 4 <-> host");
+  cr_assert_not_null(rc);
+  cr_expect(rc->cleared);
+  const char *lead = "trains up under load to 52.93 GB/s, 84 % of PCIe gen5 "
+                     "x16 (63.02 GB/s)";
+  cr_expect_eq(strncmp(rc->summary, lead, strlen(lead)), 0, "%s", rc->summary);
+  const char *rest = strstr(rc->summary, "from gen1 x16 (4 GB/s) at rest");
+  cr_expect_not_null(rest, "%s", rc->summary);
+  cr_expect_not_null(strstr(rc->summary, "idle downtraining, not a fault"));
+  cr_expect_float_eq(rc->measured, 52.93, 0.01);
+  cr_expect_float_eq(rc->expected, 63.02, 0.01);
+  done(&x);
+}
+
 Test(diagnose, a_failure_text_shows_the_digits_that_fail) {
   struct dx x;
   gpu8(&x);
