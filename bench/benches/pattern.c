@@ -258,8 +258,7 @@ static int pattern_count(const struct gcb_ctx *ctx, const void *opts) {
   return n * GCB_PAT_PARTS;
 }
 
-/* ---- model, types, layout, delay ------------------------------------------
- */
+/* ---- model, types, layout, delay ----------------------------------------- */
 
 /* The row of dtypes[] that --dtype names on this backend; -1 if none. */
 static int dtype_index(const struct gcb_ctx *ctx, int choice) {

@@ -20,6 +20,8 @@
 
 #include "bench/benches/pattern_plan.h"
 
+/* ---- model --------------------------------------------------------------- */
+
 /* Public sizes: GPT-2 (Radford et al. 2019, small and XL), Llama 2 7B and
  * Llama 3 8B (their config.json: hidden_size, num_hidden_layers,
  * num_attention_heads, num_key_value_heads, intermediate_size), GPT-3 175B
