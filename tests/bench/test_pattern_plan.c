@@ -5,8 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "bench/benches/pattern.h"
-#include "bench/benches/pattern_exec.h"
+#include "bench/benches/pattern_plan.h"
 
 static struct gcb_pat_model tiny(void) {
   return *gcb__pat_preset("tiny");

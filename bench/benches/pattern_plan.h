@@ -1,19 +1,21 @@
 /*
- * Internal to the pattern benchmark: training-step patterns as programs.
+ * The pure half of the pattern benchmark: training-step patterns as
+ * programs. Model presets, the layout of parallel groups on ranks, DDP's
+ * bucket assignment, expert routing under skew and one program per
+ * pattern: a model description and group sizes become a list of
+ * instructions for one rank (GEMMs of given shapes, starts of collectives
+ * on one of a few transports, "slots", and waits on a slot), and each
+ * GEMM's tiles within a poll budget. Nothing here touches MPI, a backend
+ * or a transport, so every shape and every order is tested against
+ * hand-computed values (tests/bench/test_pattern_plan.c). pattern.c, the
+ * benchmark, lays the groups out, runs the programs and records the
+ * cases; docs/PATTERNS.md explains each schedule.
  *
- * The pure half (pattern_plan.c: model presets, the layout of groups on
- * ranks, DDP's bucket assignment; pattern_sched.c: one program per
- * pattern) turns a model description and group sizes into a list of
- * instructions for one rank: GEMMs of given shapes, starts of collectives
- * on one of a few transports ("slots"), and waits on a slot. Nothing here
- * touches MPI, a backend or a transport, so every shape and every order is
- * tested against hand-computed values (tests/bench/test_pattern_plan.c).
- * The executor (pattern_exec.c) runs a program on the backend and the
- * transports; pattern.c is the benchmark. docs/PATTERNS.md explains each
- * schedule.
+ * Every function is a function of its arguments; only gcb__pat_build
+ * allocates (the program, freed by gcb__pat_prog_free).
  */
-#ifndef GCB_PATTERN_H
-#define GCB_PATTERN_H
+#ifndef GCB_PATTERN_PLAN_H
+#define GCB_PATTERN_PLAN_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -214,5 +216,14 @@ uint64_t gcb__pat_a2a_block(uint64_t tokens, int group, int experts, int topk,
 
 /* The ideal 1F1B bubble, (p - 1) / (m + p - 1). */
 double gcb__pat_ideal_bubble(int stages, int microbatches);
+
+/* ---- tiles --------------------------------------------------------------- */
+
+/* Rows of a tile of an m x n x k GEMM within `budget` flops (at least 16,
+ * at most m), and the repetitions of a batched one per test (>= 1): the
+ * executor tests the transports between tiles. */
+uint64_t gcb__pat_tile_rows(uint64_t m, uint64_t n, uint64_t k, double budget);
+int gcb__pat_tile_chunk(uint64_t m, uint64_t n, uint64_t k, int reps,
+                        double budget);
 
 #endif
