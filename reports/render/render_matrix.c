@@ -134,14 +134,16 @@ struct headline_case {
 };
 
 /* A cell's figure from entry i of a case: its median, and the time the
- * timed loop took (the entry's time per operation times the iterations). */
+ * timed loop took (the entry's time per operation times the iterations);
+ * none for a case held at a nominal size (its times are derived from a
+ * size the source never states). */
 static void fill(struct gcb_matrix_cell *cell, const struct headline_case *h,
                  size_t i) {
   double fig = gcb_model_col(h->c, GCB_RC_FIG_MEDIAN, i);
   double t = gcb_model_col(h->c, GCB_RC_FIGURE_TIME, i);
   if (isnan(t))
     t = gcb_model_col(h->c, GCB_RC_TIME_MEDIAN, i);
-  cell->time_s = isnan(t) ? 0 : t * h->iterations;
+  cell->time_s = isnan(t) || h->c->nominal_work ? 0 : t * h->iterations;
   gcb_fmt_scaled(fig, h->unit, cell->figure, sizeof cell->figure);
   if (h->f == GCB_FAM_GEMM) {
     char with[64];

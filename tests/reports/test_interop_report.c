@@ -198,3 +198,46 @@ Test(interop_report, junit_gives_no_time_for_a_nominal_size) {
   free(buf);
   fixture_free(&fx);
 }
+
+/* The component matrix of an nvbandwidth file alone: its cells show the
+ * figures but no time, since the file never states a size (junit.xml's
+ * component tests read the cells' times). */
+Test(interop_report, matrix_cells_give_no_time_for_a_nominal_size) {
+  struct gcb_results *res = NULL;
+  struct gcb_doc doc;
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_interop_read(DATA("interop/nvbandwidth-h200.json"), NULL,
+                                0, &res, NULL, &err),
+               GCB_OK, "%s", err.msg);
+  doc = (struct gcb_doc){.name = "nvbandwidth-h200.json",
+                         .root = gcb_results_json(res)};
+  fx_docs_model(&doc, 1);
+  struct gcb_thresholds th;
+  gcb_thresholds_default(&th);
+  struct gcb_findings findings = {0};
+  cr_assert_eq(gcb_analyze(&doc, 1, &th, &findings, &err), GCB_OK, "%s",
+               err.msg);
+  gcb_findings_sort(&findings);
+  struct gcb_report rep = {
+      .docs = &doc, .ndocs = 1, .findings = &findings, .thresholds = &th};
+  struct gcb_diagnosis d = {0};
+  struct gcb_matrix m = {0};
+  cr_assert_eq(gcb_diagnose(&doc, 1, &findings, &th, &d, &err), GCB_OK,
+               "%s", err.msg);
+  cr_assert_eq(gcb_matrix_build(&rep, &d, &m, &err), GCB_OK, "%s", err.msg);
+  size_t figures = 0;
+  for (size_t r = 0; r < m.n; r++)
+    for (size_t c = 0; c < GCB_MATRIX_COLS; c++)
+      if (m.rows[r].cell[c].figure[0] != '\0' &&
+          strstr(m.rows[r].cell[c].figure, "GB/s") != NULL) {
+        figures++;
+        cr_expect_eq(m.rows[r].cell[c].time_s, 0, "row %zu col %zu: %g s", r,
+                     c, m.rows[r].cell[c].time_s);
+      }
+  cr_expect_gt(figures, 0, "the file's GPUs have measured cells");
+  gcb_matrix_free(&m);
+  gcb_diagnosis_free(&d);
+  gcb_findings_free(&findings);
+  fx_docs_free(&doc, 1);
+  gcb_results_free(res);
+}
