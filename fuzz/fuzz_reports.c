@@ -137,8 +137,10 @@ static void render_one(const struct gcb_renderer *r,
   enum gcb_status st = GCB_OK;
   if (r != NULL)
     st = r->render(f, rep, &err);
-  else
-    gcb__print_report_summary(f, rep, "out");
+  else {
+    gcb__print_report_summary(f, rep, "out", 0);
+    gcb__print_report_summary(f, rep, "out", 60); /* wrapped */
+  }
   fclose(f);
   if (st != GCB_OK)
     gcb_fuzz_fail(&err);

@@ -383,7 +383,8 @@ static int report(const struct report_opts *ro, const char **files, size_t n,
   if (st != GCB_OK)
     say(rank, err.msg);
   else if (rank == 0 && !one)
-    gcb__print_report_summary(stdout, &rep, ro->output);
+    gcb__print_report_summary(stdout, &rep, ro->output,
+                              gcb__text_width(stdout));
   if (st == GCB_OK)
     code = gcb_report_failed(&rep) ? 1 : 0;
   free_outcome(&o);

@@ -6,7 +6,10 @@
 #include "bench/cli/report_text.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 /* Characters (not bytes) in a UTF-8 string. */
 static size_t chars(const char *s) {
@@ -89,9 +92,50 @@ static void cost_text(const struct gcb_root_cause *rc, char *buf, size_t n) {
     snprintf(buf, n, "cost %.0f %%", rc->cost * 100);
 }
 
-/* Every root cause on one aligned line: state, component, statement,
- * cost, suggestion. Nothing is cut: this is the answer. */
-static void print_causes(FILE *out, const struct gcb_diagnosis *d) {
+/* Writes text from column *col on, word by word, so that no line passes
+ * width: a word that would is moved to a new line indented by indent
+ * (a word longer than a whole line is written whole: never cut mid-word).
+ * Control characters as '?'. width 0: one line, as it is. */
+static void wrap(FILE *out, const char *text, size_t indent, size_t width,
+                 size_t *col) {
+  const char *s = text != NULL ? text : "";
+  while (*s != '\0') {
+    size_t spaces = strspn(s, " ");
+    const char *w = s + spaces;
+    size_t bytes = strcspn(w, " ");
+    if (bytes == 0)
+      break;
+    size_t n = 0;
+    for (size_t i = 0; i < bytes; i++)
+      n += ((unsigned char)w[i] & 0xC0) != 0x80;
+    if (width > 0 && *col > indent && *col + spaces + n > width) {
+      fputc('\n', out);
+      for (*col = 0; *col < indent; (*col)++)
+        fputc(' ', out);
+      spaces = 0;
+    }
+    for (size_t i = 0; i < spaces; i++)
+      fputc(' ', out);
+    for (size_t i = 0; i < bytes; i++) {
+      unsigned char b = (unsigned char)w[i];
+      fputc(b < 0x20 || b == 0x7f ? '?' : b, out);
+    }
+    *col += spaces + n;
+    s = w + bytes;
+  }
+}
+
+static void pad_to(FILE *out, size_t *col, size_t to) {
+  for (; *col < to; (*col)++)
+    fputc(' ', out);
+}
+
+/* Every root cause: state, component, statement, cost, suggestion.
+ * Nothing is cut: this is the answer. Unwrapped (width 0), each on one
+ * aligned line; within width, the statement wraps under itself and the
+ * cost and suggestion follow on lines of their own, indented alike. */
+static void print_causes(FILE *out, const struct gcb_diagnosis *d,
+                         size_t width) {
   size_t wname = 0, wsum = 0, wcost = 0;
   char cost[32];
   for (size_t i = 0; i < d->n; i++) {
@@ -101,32 +145,59 @@ static void print_causes(FILE *out, const struct gcb_diagnosis *d) {
     wsum = chars(rc->summary) > wsum ? chars(rc->summary) : wsum;
     wcost = chars(cost) > wcost ? chars(cost) : wcost;
   }
+  /* the statement's column: after the names, within half the width */
+  size_t indent = 8 + wname + 2;
+  if (width > 0 && indent > width / 2)
+    indent = width / 2 > 8 ? width / 2 : 8;
   for (size_t i = 0; i < d->n; i++) {
     const struct gcb_root_cause *rc = &d->items[i];
     cost_text(rc, cost, sizeof cost);
     fputs("  ", out);
     put(out, gcb_root_cause_state(rc), 4, 4, false);
     fputs("  ", out);
-    put(out, rc->comp.name, wname, wname, false);
-    fputs("  ", out);
-    put(out, rc->summary, wsum, wsum, false);
-    if (wcost > 0) {
+    if (width == 0) {
+      put(out, rc->comp.name, wname, wname, false);
       fputs("  ", out);
-      put(out, cost, wcost, wcost, false);
+      put(out, rc->summary, wsum, wsum, false);
+      if (wcost > 0) {
+        fputs("  ", out);
+        put(out, cost, wcost, wcost, false);
+      }
+      fputs("  ", out);
+      put(out, rc->suggestion, 0, 4096, false);
+      fputc('\n', out);
+      continue;
     }
-    fputs("  ", out);
-    put(out, rc->suggestion, 0, 4096, false);
+    size_t col = 8;
+    wrap(out, rc->comp.name, 8, width, &col);
+    if (col + 2 > indent) { /* a long name: the statement under it */
+      fputc('\n', out);
+      col = 0;
+    }
+    pad_to(out, &col, indent);
+    wrap(out, rc->summary, indent, width, &col);
+    fputc('\n', out);
+    if (cost[0] == '\0' && rc->suggestion[0] == '\0')
+      continue;
+    char then[4200];
+    snprintf(then, sizeof then, "%s%s%s", cost,
+             cost[0] != '\0' && rc->suggestion[0] != '\0' ? ": " : "",
+             rc->suggestion);
+    col = 0;
+    pad_to(out, &col, indent);
+    wrap(out, then, indent, width, &col);
     fputc('\n', out);
   }
 }
 
 /* Checks a source cannot evaluate, each once. */
 static void print_na(FILE *out, const struct gcb_report *rep,
-                     const struct gcb_diagnosis *d) {
+                     const struct gcb_diagnosis *d, size_t width) {
   for (size_t i = 0; i < d->nna; i++) {
     const struct gcb_finding *f = &rep->findings->items[d->na[i]];
+    size_t col = 8;
     fputs("  n/a   ", out);
-    put(out, f->explanation, 0, 4096, false);
+    wrap(out, f->explanation, 8, width, &col);
     fputc('\n', out);
   }
 }
@@ -149,8 +220,22 @@ static void print_burn(FILE *out, const struct gcb_report *rep) {
   }
 }
 
+size_t gcb__text_width(FILE *out) {
+  const char *env = getenv("COLUMNS");
+  char *end;
+  long n = env != NULL ? strtol(env, &end, 10) : 0;
+  if (env != NULL && end != env && *end == '\0' && n >= 20 && n <= 1000)
+    return (size_t)n;
+  struct winsize ws;
+  int fd = fileno(out);
+  if (fd >= 0 && isatty(fd) && ioctl(fd, TIOCGWINSZ, &ws) == 0 &&
+      ws.ws_col >= 20)
+    return ws.ws_col;
+  return 0;
+}
+
 void gcb__print_report_summary(FILE *out, const struct gcb_report *rep,
-                               const char *dir) {
+                               const char *dir, size_t width) {
   char verdict[320];
   struct gcb_diagnosis own = {0};
   const struct gcb_diagnosis *d;
@@ -159,25 +244,36 @@ void gcb__print_report_summary(FILE *out, const struct gcb_report *rep,
   put(out, verdict, 0, 4096, false);
   fputc('\n', out);
   if (rep->expectations != NULL) {
-    fputs("expectations: ", out);
-    put(out, rep->expectations, 0, 4096, false);
+    char line[1024];
+    size_t col = 0;
+    snprintf(line, sizeof line, "expectations: %s", rep->expectations);
+    wrap(out, line, 2, width, &col);
     fputc('\n', out);
   }
   if (gcb_report_diagnosis_use(rep, &own, &d, &err) == GCB_OK) {
-    print_causes(out, d);
-    print_na(out, rep, d);
+    print_causes(out, d, width);
+    print_na(out, rep, d, width);
   }
   gcb_diagnosis_free(&own);
   print_burn(out, rep);
-  fprintf(out, "%zu per-case finding(s)", rep->findings->n);
+  char files[8192];
+  size_t used = (size_t)snprintf(files, sizeof files, "%zu per-case finding(s)",
+                                 rep->findings->n);
   if (rep->criteria != NULL)
-    fprintf(out, " and %zu criteria check(s)", rep->criteria->nchecks);
-  fprintf(out, ": findings.json; wrote");
-  for (size_t i = 0; gcb_renderers[i]; i++)
+    used += (size_t)snprintf(files + used, sizeof files - used,
+                             " and %zu criteria check(s)",
+                             rep->criteria->nchecks);
+  used += (size_t)snprintf(files + used, sizeof files - used,
+                           ": findings.json; wrote");
+  for (size_t i = 0; gcb_renderers[i] && used < sizeof files; i++)
     if (gcb_renderer_applies(gcb_renderers[i], rep))
-      fprintf(out, " %s", gcb_renderers[i]->file);
-  fprintf(out, "%s to ", rep->plots && rep->plots->n ? " and plots" : "");
-  put(out, dir, 0, 4096, false);
+      used += (size_t)snprintf(files + used, sizeof files - used, " %s",
+                               gcb_renderers[i]->file);
+  if (used < sizeof files)
+    snprintf(files + used, sizeof files - used, "%s to %s",
+             rep->plots && rep->plots->n ? " and plots" : "", dir);
+  size_t col = 0;
+  wrap(out, files, 2, width, &col);
   fputc('\n', out);
   if (rep->plots != NULL && rep->plots->note[0])
     fprintf(out, "note: %s\n", rep->plots->note);

@@ -10,10 +10,16 @@
 
 #include "reports/reports.h"
 
-/* The verdict, the files written to dir, and the findings (at most 20 rows,
- * long cells cut). */
+/* The width text for out wraps at: $COLUMNS when set (20 to 1000), else
+ * the terminal's when out is one, else 0 (not wrapped: a file or a pipe
+ * gets each root cause on one line, for grep). */
+size_t gcb__text_width(FILE *out);
+
+/* The verdict, every root cause (wrapped within width; 0: one line each),
+ * the checks a source cannot evaluate, the burn-in tables and the files
+ * written to dir. */
 void gcb__print_report_summary(FILE *out, const struct gcb_report *rep,
-                               const char *dir);
+                               const char *dir, size_t width);
 
 /* compare's output: the regression table (case, metric, old, new, change,
  * noise, verdict), the not-comparable notes, a one-line summary.

@@ -729,7 +729,11 @@ static char *render(const struct gcb_report *rep,
 }
 
 static void terminal(FILE *out, const struct gcb_report *rep) {
-  gcb__print_report_summary(out, rep, "out");
+  gcb__print_report_summary(out, rep, "out", 0);
+}
+
+static void terminal_100(FILE *out, const struct gcb_report *rep) {
+  gcb__print_report_summary(out, rep, "out", 100);
 }
 
 Test(diagnose, the_terminal_opens_with_the_verdict_and_every_root_cause) {
@@ -754,6 +758,50 @@ Test(diagnose, the_terminal_opens_with_the_verdict_and_every_root_cause) {
            "findings.json",
            x.f.n);
   cr_expect_not_null(strstr(text, count), "%s", text);
+  free(text);
+  done(&x);
+}
+
+/* Within 100 columns every root cause wraps at words: no line passes the
+ * width unless it is one word, every word of the one-line form is there
+ * whole and in order, and the statement's continuation lines are indented
+ * under it. */
+Test(diagnose, the_terminal_wraps_each_root_cause_within_its_width) {
+  struct dx x;
+  gpu8(&x);
+  struct gcb_report rep = report_of(&x);
+  char *wide = render(&rep, terminal), *text = render(&rep, terminal_100);
+  fx_golden("gpu8/terminal-100.txt", text, strlen(text));
+  size_t wrapped = 0;
+  for (char *line = text, *end; *line; line = end + 1) {
+    end = strchr(line, '\n');
+    cr_assert_not_null(end);
+    size_t n = (size_t)(end - line);
+    bool one_word = memchr(line, ' ', n) == NULL ||
+                    strspn(line, " ") + strcspn(line + strspn(line, " "),
+                                                " \n") == n;
+    /* the verdict and the files line are not root causes */
+    bool cause = strncmp(line, "  ", 2) == 0;
+    cr_expect(!cause || n <= 100 || one_word, "%zu columns: %.*s", n, (int)n,
+              line);
+    wrapped += cause && line[2] == ' ';
+  }
+  cr_expect_gt(wrapped, 7, "continuation lines");
+  /* the words, in order, are those of the unwrapped text */
+  char *a = wide, *b = text, *sa, *sb;
+  for (;;) {
+    char *wa = strtok_r(a, " \n", &sa), *wb = strtok_r(b, " \n", &sb);
+    a = b = NULL;
+    if (wa == NULL || wb == NULL) {
+      cr_expect(wa == NULL && wb == NULL, "same number of words");
+      break;
+    }
+    if (strcmp(wa, wb) != 0 && strcmp(wb, "%:") != 0 && strcmp(wa, "%") != 0) {
+      cr_expect_str_eq(wb, wa);
+      break;
+    }
+  }
+  free(wide);
   free(text);
   done(&x);
 }

@@ -156,7 +156,7 @@ Test(kinds, a_kind_added_as_one_row_and_one_rule_is_grouped_worded_rendered) {
   size_t len = 0;
   FILE *m = open_memstream(&buf, &len);
   cr_assert_not_null(m);
-  gcb__print_report_summary(m, &rep, "out");
+  gcb__print_report_summary(m, &rep, "out", 0);
   fclose(m);
   cr_expect_not_null(strstr(buf, "ran its GPU at 97 C, above 85 C"), "%s", buf);
   free(buf);
