@@ -45,6 +45,7 @@
 
 #include "collectives/comm.h"
 #include "collectives/data.h"
+#include "common/clock.h"
 #include "common/mpi_err.h"
 
 #define GCB_NCCL_HAS(a, b, c) (NCCL_VERSION_CODE >= NCCL_VERSION(a, b, c))
@@ -93,14 +94,8 @@ static enum gcb_status cuda_check(struct gcb_err *err, cudaError_t rc,
   return gcb_err_set(err, GCB_ECUDA, "%s: %s", call, cudaGetErrorString(rc));
 }
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static bool past_deadline(const struct gcb_comm *c) {
-  return c != NULL && gcb_coll_deadline_passed(c->deadline, now_s());
+  return c != NULL && gcb_coll_deadline_passed(c->deadline, gcb_now_s());
 }
 
 /* A call that returned ncclInProgress (a non-blocking communicator) is

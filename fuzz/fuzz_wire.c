@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "bench/run/watchdog_internal.h"
+#include "common/clock.h"
 
 #define MAX_RANKS 8
 /* More than the table holds (a connection per rank and SPARE_CONNS): it
@@ -118,7 +119,7 @@ static void make_rank0(struct gcb_watchdog *w, int size, int lfd,
       pipe2(w->wake, O_NONBLOCK | O_CLOEXEC) != 0)
     abort();
   w->ranks[0].heard = true;
-  w->started_at = gcb__wd_now();
+  w->started_at = gcb_now_s();
   w->opts.rank_names = names;
   for (size_t i = 0; i < sizeof w->where0.key; i++)
     w->where0.key[i] = (uint8_t)(i * 37 + 11);

@@ -16,6 +16,7 @@
  * OOM killer halfway through or leaving OpenBLAS retrying mmap for ever.
  */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT: the rank's cores */
+#include "common/clock.h"
 #include "kernels/backend.h"
 
 #include <cblas.h>
@@ -62,12 +63,6 @@ struct gcb_backend {
 #define BLAS_BUFFER_BYTES (UINT64_C(128) << 20)
 
 /* ---- helpers ------------------------------------------------------------- */
-
-static double now_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* a*b into *out; false on uint64 overflow. */
 static bool mul_u64(uint64_t a, uint64_t b, uint64_t *out) {
@@ -209,7 +204,7 @@ static enum gcb_status gemm_run(void *state, int reps, double *seconds,
   const struct host_gemm *g = state;
   if (reps < 1)
     return gcb_err_set(err, GCB_EINTERNAL, "gemm: %d repetitions", reps);
-  double t0 = now_seconds();
+  double t0 = gcb_now_s();
   for (int r = 0; r < reps; r++) {
     if (g->dtype == GCB_DTYPE_FP32)
       cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, g->m, g->n, g->k,
@@ -218,7 +213,7 @@ static enum gcb_status gemm_run(void *state, int reps, double *seconds,
       cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, g->m, g->n, g->k,
                   1.0, g->a, g->m, g->b, g->k, 0.0, g->c, g->m);
   }
-  *seconds = now_seconds() - t0;
+  *seconds = gcb_now_s() - t0;
   return GCB_OK;
 }
 
@@ -443,10 +438,10 @@ static enum gcb_status stream_run(void *state, int reps, double *seconds,
   const struct host_stream *s = state;
   if (reps < 1)
     return gcb_err_set(err, GCB_EINTERNAL, "stream: %d repetitions", reps);
-  double t0 = now_seconds();
+  double t0 = gcb_now_s();
   for (int r = 0; r < reps; r++)
     s->fn(s->a, s->b, s->c, s->n, STREAM_SCALAR);
-  *seconds = now_seconds() - t0;
+  *seconds = gcb_now_s() - t0;
   return GCB_OK;
 }
 
@@ -675,7 +670,7 @@ static double hottest_c(const struct burn_sensors *s) {
  * the energy counters' increase (modulo their range) over the time. The
  * first reading has nothing to take a difference from: NAN. */
 static double package_watts(struct burn_sensors *s) {
-  double t = now_seconds(), joules = 0;
+  double t = gcb_now_s(), joules = 0;
   bool all = s->nrapl > 0 && s->last_t > 0;
   for (int i = 0; i < s->nrapl; i++) {
     double uj = read_number(s->rapl[i]);

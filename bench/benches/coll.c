@@ -14,6 +14,7 @@
 
 #include "bench/benches/coll.h"
 #include "bench/benches/osu_options.h"
+#include "common/clock.h"
 #include "common/mpi_err.h"
 
 /* Names of the collectives table's rows, in order (checked by a test). */
@@ -750,9 +751,9 @@ static void describe_run(const struct coll_opts *o, int cycle,
 static enum gcb_status coll_run(void *state, int reps, double *seconds,
                                 struct gcb_err *err) {
   struct coll_op *c = state;
-  double t0 = gcb__coll_now();
+  double t0 = gcb_now_s();
   enum gcb_status st = gcb_coll_case_run_agg(c->k, reps, (int)c->agg, err);
-  *seconds = (gcb__coll_now() - t0) * c->time_scale / (double)c->agg;
+  *seconds = (gcb_now_s() - t0) * c->time_scale / (double)c->agg;
   return st;
 }
 

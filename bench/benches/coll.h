@@ -98,8 +98,6 @@ struct coll_op {
   bool corrupt;
 };
 
-double gcb__coll_now(void);
-
 /* The sweep's size after `size` (-f multiplies, -i adds, as nccl-tests'
  * programs): what suite --dry-run lists. */
 uint64_t gcb__coll_next_size(const struct coll_opts *o, uint64_t size);

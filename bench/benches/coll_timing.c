@@ -16,15 +16,10 @@
 
 #include "bench/benches/coll.h"
 #include "bench/run/watchdog.h"
+#include "common/clock.h"
 #include "common/mpi_err.h"
 
 #define OFFSET_ROUNDS 16
-
-double gcb__coll_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* Ping-pong with rank 0; the offset of the round trip with the smallest
  * delay is the best estimate (Cristian's algorithm). */
@@ -34,12 +29,12 @@ static enum gcb_status offset_exchange(struct gcb_ctx *ctx, int peer,
   for (int i = 0; i < OFFSET_ROUNDS; i++) {
     int rc;
     if (ctx->rank == 0) {
-      double t0 = gcb__coll_now(), remote;
+      double t0 = gcb_now_s(), remote;
       rc = MPI_Send(&t0, 1, MPI_DOUBLE, peer, 0, ctx->world);
       if (rc == MPI_SUCCESS)
         rc = MPI_Recv(&remote, 1, MPI_DOUBLE, peer, 0, ctx->world,
                       MPI_STATUS_IGNORE);
-      double t1 = gcb__coll_now();
+      double t1 = gcb_now_s();
       if (rc == MPI_SUCCESS && t1 - t0 < best_rtt) {
         best_rtt = t1 - t0;
         t[0] = (t0 + t1) / 2 - remote;
@@ -47,7 +42,7 @@ static enum gcb_status offset_exchange(struct gcb_ctx *ctx, int peer,
     } else {
       double t0, mine;
       rc = MPI_Recv(&t0, 1, MPI_DOUBLE, 0, 0, ctx->world, MPI_STATUS_IGNORE);
-      mine = gcb__coll_now();
+      mine = gcb_now_s();
       if (rc == MPI_SUCCESS)
         rc = MPI_Send(&mine, 1, MPI_DOUBLE, 0, 0, ctx->world);
     }
@@ -103,7 +98,7 @@ static enum gcb_status time_aggregated(struct gcb_ctx *ctx, struct coll_op *c,
                                        long iters, double *mean) {
   struct gcb_err *err = &ctx->err;
   enum gcb_status st = GCB_OK;
-  double t0 = gcb__coll_now();
+  double t0 = gcb_now_s();
   if (c->state->delay_rank < 0) {
     gcb_watchdog_step(ctx->watchdog);
     st = gcb_coll_case_run_agg(c->k, (int)iters, (int)c->agg, err);
@@ -114,7 +109,7 @@ static enum gcb_status time_aggregated(struct gcb_ctx *ctx, struct coll_op *c,
       st = gcb_coll_case_run_agg(c->k, 1, (int)c->agg, err);
     }
   }
-  *mean = (gcb__coll_now() - t0) / (double)(iters * c->agg);
+  *mean = (gcb_now_s() - t0) / (double)(iters * c->agg);
   return st;
 }
 
@@ -123,7 +118,7 @@ static enum gcb_status time_aggregated(struct gcb_ctx *ctx, struct coll_op *c,
 static enum gcb_status time_waited(struct gcb_ctx *ctx, struct coll_op *c,
                                    long iters, bool barrier, double *mean) {
   enum gcb_status st = GCB_OK;
-  double t0 = gcb__coll_now();
+  double t0 = gcb_now_s();
   for (long i = 0; i < iters && st == GCB_OK; i++) {
     straggle(c->state, ctx->rank);
     gcb_watchdog_step(ctx->watchdog);
@@ -131,7 +126,7 @@ static enum gcb_status time_waited(struct gcb_ctx *ctx, struct coll_op *c,
     if (st == GCB_OK && barrier)
       st = gcb_mpi_err(&ctx->err, MPI_Barrier(c->comm), "MPI_Barrier");
   }
-  *mean = (gcb__coll_now() - t0) / (double)(iters * c->agg);
+  *mean = (gcb_now_s() - t0) / (double)(iters * c->agg);
   return st;
 }
 
@@ -150,10 +145,10 @@ static enum gcb_status time_blocking(struct gcb_ctx *ctx, struct coll_op *c,
       st = gcb_mpi_err(&ctx->err, MPI_Barrier(c->comm), "MPI_Barrier");
     straggle(c->state, ctx->rank);
     gcb_watchdog_step(ctx->watchdog);
-    double t0 = gcb__coll_now();
+    double t0 = gcb_now_s();
     if (st == GCB_OK)
       st = gcb_coll_case_run_agg(c->k, 1, (int)c->agg, &ctx->err);
-    sum += gcb__coll_now() - t0;
+    sum += gcb_now_s() - t0;
   }
   *mean = sum / (double)(iters * c->agg);
   return st;
@@ -169,9 +164,9 @@ static enum gcb_status time_each(struct gcb_ctx *ctx, struct coll_op *c,
   for (long i = 0; i < iters && st == GCB_OK; i++) {
     straggle(c->state, ctx->rank);
     gcb_watchdog_step(ctx->watchdog);
-    double t0 = gcb__coll_now();
+    double t0 = gcb_now_s();
     st = gcb_coll_case_run(c->k, 1, &ctx->err);
-    duration[i] = (gcb__coll_now() - t0) * c->time_scale;
+    duration[i] = (gcb_now_s() - t0) * c->time_scale;
     arrival[i] = t0 + c->state->clock_offset;
   }
   return st;

@@ -43,6 +43,7 @@
 #include "bench/benches/netmap_rounds.h"
 #include "bench/run/watchdog.h"
 #include "collectives/comm.h"
+#include "common/clock.h"
 #include "common/mpi_err.h"
 #include "reports/reports.h"
 
@@ -506,12 +507,6 @@ static enum gcb_status netmap_setup(struct gcb_ctx *ctx, const void *opts,
   return c->active ? case_buffers(ctx, c, err) : GCB_OK;
 }
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* One exchange with the case's peer through the transport. */
 static enum gcb_status xfer(const struct netmap_case *c, const void *send,
                             int sends, void *recv, int recvs, size_t bytes,
@@ -580,7 +575,7 @@ static enum gcb_status sample(struct gcb_ctx *ctx, const struct netmap_case *c,
     return gcb_mpi_err(err, rc, "netmap: MPI_Ibarrier");
   if (!c->active)
     return GCB_OK;
-  double t0 = now();
+  double t0 = gcb_now_s();
   enum gcb_status st;
   if (c->spec.schedule == SCHEDULE_NODEPAIRS)
     st = xfer(c, c->sbuf, 1, c->rbuf, 1, c->bytes, err);
@@ -588,7 +583,7 @@ static enum gcb_status sample(struct gcb_ctx *ctx, const struct netmap_case *c,
     st = pingpong(c, err);
   else
     st = window_op(c, err);
-  double dt = now() - t0;
+  double dt = gcb_now_s() - t0;
   *t = c->spec.measure == MEASURE_LATENCY ? dt / (2.0 * (double)c->window) : dt;
   return st;
 }

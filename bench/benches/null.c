@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "bench/bench.h"
+#include "common/clock.h"
 
 struct null_opts {
   long cases;
@@ -32,12 +33,6 @@ static const struct gcb_option null_options[] = {
 };
 #undef OPT
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* The empty operation (or a sleep of --sleep-us): the time the clock
  * says it took. */
 static enum gcb_status null_run(void *state, int reps, double *seconds,
@@ -45,7 +40,7 @@ static enum gcb_status null_run(void *state, int reps, double *seconds,
   (void)err;
   const long *sleep_us = state;
   volatile int sink = 0;
-  double t0 = now_s();
+  double t0 = gcb_now_s();
   for (int i = 0; i < reps; i++) {
     sink = sink + 1;
     if (*sleep_us > 0)
@@ -53,7 +48,7 @@ static enum gcb_status null_run(void *state, int reps, double *seconds,
                                    .tv_nsec = *sleep_us % 1000000 * 1000},
                 NULL);
   }
-  *seconds = now_s() - t0;
+  *seconds = gcb_now_s() - t0;
   return GCB_OK;
 }
 

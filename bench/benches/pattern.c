@@ -28,6 +28,7 @@
 #include "bench/benches/pattern_plan.h"
 #include "bench/run/watchdog.h"
 #include "collectives/comm.h"
+#include "common/clock.h"
 #include "common/mpi_err.h"
 
 /* ---- types --------------------------------------------------------------- */
@@ -574,12 +575,6 @@ static enum gcb_status find_span(struct gcb_ctx *ctx, struct pattern_state *s,
  * communication's own time is seen to within one tile.
  */
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static void sleep_s(double s) {
   struct timespec ts = {.tv_sec = (time_t)s,
                         .tv_nsec = (long)((s - (double)(time_t)s) * 1e9)};
@@ -697,7 +692,7 @@ static enum gcb_status poll_slots(struct flight *f,
     bool done = false;
     if (f->pending[s] == 0)
       continue;
-    double t = now_s();
+    double t = gcb_now_s();
     enum gcb_status st =
         gcb_coll_case_test((struct gcb_coll_case *)any[s], &done, err);
     if (st != GCB_OK)
@@ -721,9 +716,9 @@ static enum gcb_status run_gemm(struct gcb_pat_res *r,
   double ignored;
   enum gcb_status st = GCB_OK;
   if (in->first && delay_s > 0) {
-    double t0 = now_s();
+    double t0 = gcb_now_s();
     sleep_s(delay_s);
-    *compute += now_s() - t0;
+    *compute += gcb_now_s() - t0;
   }
   for (int done = 0; done < in->reps && st == GCB_OK;) {
     int reps = in->reps - done < tl->chunk ? in->reps - done : tl->chunk;
@@ -731,9 +726,9 @@ static enum gcb_status run_gemm(struct gcb_pat_res *r,
       struct gcb_op *op = &tl->op[i < tl->whole ? 0 : 1];
       if (op->run == NULL)
         continue;
-      double t0 = now_s();
+      double t0 = gcb_now_s();
       st = op->run(op->state, reps, &ignored, err);
-      *compute += now_s() - t0;
+      *compute += gcb_now_s() - t0;
       if (st == GCB_OK && f->total > 0)
         st = poll_slots(f, any, err);
     }
@@ -752,7 +747,7 @@ static enum gcb_status res_step(struct gcb_pat_res *r, enum gcb_pat_mode mode,
   enum gcb_status st = GCB_OK;
   bool comp = mode != GCB_PAT_RUN_COMM, comm = mode != GCB_PAT_RUN_COMPUTE;
   *t = (struct gcb_pat_times){0, 0, 0};
-  double t0 = now_s();
+  double t0 = gcb_now_s();
   for (size_t i = 0; i < r->prog.nins && st == GCB_OK; i++) {
     const struct gcb_pat_ins *in = &r->prog.ins[i];
     if (in->op == GCB_PAT_GEMM && comp) {
@@ -760,7 +755,7 @@ static enum gcb_status res_step(struct gcb_pat_res *r, enum gcb_pat_mode mode,
     } else if (in->op == GCB_PAT_START && comm) {
       struct gcb_coll_case *k = r->colls[in->arg];
       int slot = r->prog.colls[in->arg].slot;
-      double at = now_s();
+      double at = gcb_now_s();
       if (f.total == 0)
         f.since = f.until = at;
       st = gcb_coll_case_istart(k, err);
@@ -770,15 +765,15 @@ static enum gcb_status res_step(struct gcb_pat_res *r, enum gcb_pat_mode mode,
       f.total++;
     } else if (in->op == GCB_PAT_WAIT && comm && f.pending[in->arg] > 0) {
       st = gcb_coll_case_wait((struct gcb_coll_case *)any[in->arg], err);
-      landed(&f, in->arg, now_s());
+      landed(&f, in->arg, gcb_now_s());
     }
   }
   for (int s = 0; s < GCB_PAT_SLOTS && st == GCB_OK; s++)
     if (f.pending[s] > 0) { /* a program ends waiting; this is a guard */
       st = gcb_coll_case_wait((struct gcb_coll_case *)any[s], err);
-      landed(&f, s, now_s());
+      landed(&f, s, gcb_now_s());
     }
-  t->step = now_s() - t0;
+  t->step = gcb_now_s() - t0;
   t->comm = f.busy;
   return st;
 }

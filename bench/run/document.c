@@ -15,6 +15,7 @@
 
 #include "bench/run/sink.h"
 #include "bench/run/table.h"
+#include "common/clock.h"
 
 /* An unnamed file in the directory of path (freed by the kernel when the
  * process ends, however it ends); -1 when there can be none. */
@@ -78,12 +79,12 @@ static enum gcb_status grow_room(struct gcb_document *d, long long size,
 
 enum gcb_status gcb_document_write(struct gcb_document *d,
                                    struct gcb_err *err) {
-  double start = gcb__table_now();
+  double start = gcb_now_s();
   enum gcb_status st = gcb_results_write(d->results, d->path, err);
   struct stat sb;
   if (st == GCB_OK && stat(d->path, &sb) == 0)
     st = grow_room(d, (long long)sb.st_size, err);
-  d->written_at = gcb__table_now();
+  d->written_at = gcb_now_s();
   d->write_s = d->written_at - start;
   return st;
 }
@@ -96,14 +97,14 @@ enum gcb_status gcb_document_write_last(struct gcb_document *d,
 
 enum gcb_status gcb_document_write_first(struct gcb_document *d,
                                          struct gcb_err *err) {
-  double start = gcb__table_now();
+  double start = gcb_now_s();
   enum gcb_status st = gcb_results_write(d->results, d->path, err);
   if (st != GCB_OK)
     return st; /* written atomically: none of it is there */
   struct stat sb;
   if (stat(d->path, &sb) == 0)
     st = grow_room(d, (long long)sb.st_size, err);
-  d->written_at = gcb__table_now();
+  d->written_at = gcb_now_s();
   d->write_s = d->written_at - start;
   if (st != GCB_OK) {
     /* Written, but with no room held its end may not be: the "running"
@@ -119,7 +120,7 @@ enum gcb_status gcb_document_write_first(struct gcb_document *d,
  * last rewrite was slow and recent (see sink.h). */
 static enum gcb_status refresh(struct gcb_document *d, struct gcb_err *err) {
   if (d->write_s > GCB_DOC_QUICK_S &&
-      gcb__table_now() - d->written_at < GCB_DOC_SPACING * d->write_s)
+      gcb_now_s() - d->written_at < GCB_DOC_SPACING * d->write_s)
     return GCB_OK;
   return gcb_document_write(d, err);
 }

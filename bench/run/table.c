@@ -14,6 +14,7 @@
  * sends each record to its layout, and the progress line.
  */
 #include "bench/run/table.h"
+#include "common/clock.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -37,12 +38,6 @@ void gcb_format_seconds(double s, char *buf, size_t len) {
   while (i + 1 < sizeof units / sizeof *units && s < units[i].scale)
     i++;
   snprintf(buf, len, "%.4g %s", s / units[i].scale, units[i].unit);
-}
-
-double gcb__table_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 /* Where gcbench's own lines go (stderr under a nccl-tests program name). */
@@ -1321,7 +1316,7 @@ void gcb_table_progress(struct gcb_table *t, const struct gcb_record *rec,
                         int index, int count) {
   if (!t->progress)
     return;
-  double now = gcb__table_now();
+  double now = gcb_now_s();
   if (index == 0)
     t->bench_start = now;
   double elapsed = now - t->bench_start;

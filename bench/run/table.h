@@ -4,7 +4,7 @@
  * sits in sink.h beside the other sinks: struct gcb_table (its state),
  * gcb_table_sink, gcb_table_progress, gcb_table_progress_time and
  * gcb_format_seconds. This header adds what other files of the run engine
- * read from it: its clock (document.c), nccl-tests' figures of a case
+ * read from it: nccl-tests' figures of a case
  * (nccl_json.c writes the table's numbers into -J), and the initiators'
  * mean (the time of coll -a 4), and nccl-tests' per-iteration summary
  * (the table's -I 1 columns, and -J's).
@@ -13,9 +13,6 @@
 #define GCB_TABLE_H
 
 #include "bench/run/sink.h"
-
-/* CLOCK_MONOTONIC in seconds. */
-double gcb__table_now(void);
 
 /* The mean loop time of the ranks that start each pair's exchange (the
  * lower half, ranks below nranks / 2: coll -a 4, as osu_multi_lat and

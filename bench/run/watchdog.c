@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE /* pipe2, accept4, getifaddrs, MSG_NOSIGNAL */
 #include "bench/run/watchdog.h"
+#include "common/clock.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -58,12 +59,6 @@ const char *gcb_watchdog_phase_name(int phase) {
   return phase >= 0 && phase < GCB_WD_PHASE_COUNT ? phase_names[phase] : "?";
 }
 
-double gcb__wd_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* ---- the watched thread's side ------------------------------------------ */
 
 void gcb_watchdog_arm(struct gcb_watchdog *w, const char *bench,
@@ -74,7 +69,7 @@ void gcb_watchdog_arm(struct gcb_watchdog *w, const char *bench,
   snprintf(w->bench, sizeof w->bench, "%s", bench);
   snprintf(w->label, sizeof w->label, "%s", label);
   snprintf(w->desc, sizeof w->desc, "%s", label);
-  w->deadline = w->opts.timeout_s > 0 ? gcb__wd_now() + w->opts.timeout_s : 0;
+  w->deadline = w->opts.timeout_s > 0 ? gcb_now_s() + w->opts.timeout_s : 0;
   w->extended = 0;
   w->active = true;
   atomic_fetch_add_explicit(&w->seq, 1, memory_order_relaxed);
@@ -1053,7 +1048,7 @@ void gcb__wd_serve(struct gcb_watchdog *w, int wait_ms) {
     poll(NULL, 0, wait_ms);
     return;
   }
-  double now = gcb__wd_now();
+  double now = gcb_now_s();
   int nl = now >= w->listen_pause ? w->nlisten : 0, n = w->nconns;
   p[0] = (struct pollfd){.fd = w->wake[0], .events = POLLIN};
   for (int i = 0; i < nl; i++)
@@ -1061,7 +1056,7 @@ void gcb__wd_serve(struct gcb_watchdog *w, int wait_ms) {
   for (int i = 0; i < n; i++)
     p[1 + nl + i] = (struct pollfd){.fd = w->conns[i].fd, .events = POLLIN};
   if (poll(p, (nfds_t)(1 + nl + n), wait_ms) > 0) {
-    now = gcb__wd_now();
+    now = gcb_now_s();
     for (int i = 0; i < n; i++)
       if (p[1 + nl + i].revents && w->conns[i].fd >= 0)
         read_conn(w, &w->conns[i]);
@@ -1070,7 +1065,7 @@ void gcb__wd_serve(struct gcb_watchdog *w, int wait_ms) {
         accept_from(w, w->listen[i], now);
   }
   free(p);
-  now = gcb__wd_now();
+  now = gcb_now_s();
   sweep(w, now);
   name_unheard(w, now);
 }
@@ -1172,7 +1167,7 @@ static void take(struct gcb_watchdog *w, const struct gcb__wd_msg *m) {
 }
 
 static void report(struct gcb_watchdog *w, int wait_ms) {
-  double now = gcb__wd_now();
+  double now = gcb_now_s();
   if (w->fd < 0 && !w->gone && now >= w->next_try)
     connect_rank0(w, now);
   if (w->fd >= 0) {
@@ -1193,7 +1188,7 @@ static void report(struct gcb_watchdog *w, int wait_ms) {
     close(w->fd);
     w->fd = -1;
     w->got = 0;
-    retry_later(w, gcb__wd_now());
+    retry_later(w, gcb_now_s());
   }
 }
 
@@ -1218,7 +1213,7 @@ static int wait_ms(struct gcb_watchdog *w) {
   pthread_mutex_lock(&w->lock);
   double deadline = w->deadline;
   pthread_mutex_unlock(&w->lock);
-  double left = deadline > 0 ? 1e3 * (deadline - gcb__wd_now()) + 1 : 1e9;
+  double left = deadline > 0 ? 1e3 * (deadline - gcb_now_s()) + 1 : 1e9;
   return left < 1 ? 1 : left < GCB__WD_TICK_MS ? (int)left : GCB__WD_TICK_MS;
 }
 
@@ -1231,7 +1226,7 @@ static void *run(void *arg) {
       report(w, wait_ms(w));
     if (atomic_load(&w->stopping))
       break;
-    double now = gcb__wd_now();
+    double now = gcb_now_s();
     drain(w, now);
     check_signal(w, now);
     check_failed(w, now);
@@ -1337,7 +1332,7 @@ enum gcb_status gcb_watchdog_start(struct gcb_ctx *ctx,
   const struct gcb__wd_where *o = &w->where0;
   w->gone = w->rank != 0 && o->loopback_port == 0 && o->naddrs == 0 &&
             o->any_port == 0;
-  w->started_at = gcb__wd_now();
+  w->started_at = gcb_now_s();
   test_delays(w);
   int rc = pipe2(w->wake, O_CLOEXEC | O_NONBLOCK);
   if (rc == 0)

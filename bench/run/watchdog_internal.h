@@ -151,9 +151,6 @@ struct gcb_watchdog {
 
 /* The calls the wire fuzzer makes (fuzz/fuzz_wire.c). */
 
-/* CLOCK_MONOTONIC seconds. */
-double gcb__wd_now(void);
-
 /* Fills m's direction, rank and counter, seals it with the run's MAC and
  * sends it without blocking; false when it did not go whole. */
 bool gcb__wd_send(const struct gcb_watchdog *w, int fd, struct gcb__wd_msg *m,

@@ -18,6 +18,7 @@
 
 #include "bench/run/sink.h"
 #include "bench/run/table.h"
+#include "common/clock.h"
 #include "reports/document/results.h"
 
 static char dir[64];
@@ -267,11 +268,11 @@ Test(robust_files, slow_rewrites_are_spaced_to_a_tenth_of_the_run) {
   /* As if the last rewrite had taken 1 s and just ended: the next case
    * waits in memory... */
   d.write_s = 1.0;
-  d.written_at = gcb__table_now();
+  d.written_at = gcb_now_s();
   cr_assert_eq(s.skip(s.self, &rec, "reason", &err), GCB_OK, "%s", err.msg);
   cr_expect_eq(skipped_in_file(path), 3);
   /* ...until ten times that has passed; then the file has both. */
-  d.written_at = gcb__table_now() - 10.5;
+  d.written_at = gcb_now_s() - 10.5;
   cr_assert_eq(s.skip(s.self, &rec, "reason", &err), GCB_OK, "%s", err.msg);
   cr_expect_eq(skipped_in_file(path), 5);
   gcb_results_free(d.results);
