@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "kernels/cuda_impl.h"
 #include "kernels/cuda_kernels.h"
 
@@ -25,12 +26,6 @@ struct cuda_launch {
   cudaGraph_t graph;
   cudaGraphExec_t exec;
 };
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void launch_release(void *state) {
   struct cuda_launch *l = state;
@@ -75,12 +70,12 @@ static enum gcb_status launch_run(void *state, int reps, double *seconds,
                                   struct gcb_err *err) {
   struct cuda_launch *l = state;
   enum gcb_status st = gcb__cuda_use(l->b, err);
-  double t0 = now();
+  double t0 = gcb_now_s();
 
   for (int r = 0; r < reps && st == GCB_OK; r++)
     st = batch(l, err);
   if (st == GCB_OK)
-    *seconds = (now() - t0) / l->batch;
+    *seconds = (gcb_now_s() - t0) / l->batch;
   return st;
 }
 
