@@ -116,7 +116,12 @@ struct gcb_bench {
   bool suite_opt_in;
 };
 
-/* Every benchmark, NULL-terminated, in suite order. */
+/* Each benchmark's descriptor (bench/benches/<name>.c). */
+extern const struct gcb_bench gcb_bench_gemm, gcb_bench_membw, gcb_bench_coll,
+    gcb_bench_pcie, gcb_bench_p2p, gcb_bench_netmap, gcb_bench_launch,
+    gcb_bench_pattern, gcb_bench_burn, gcb_bench_null;
+
+/* Every benchmark, NULL-terminated, in suite order (registry.c). */
 extern const struct gcb_bench *const gcb_benches[];
 
 /* Benchmark by name, or NULL. */

@@ -3,17 +3,6 @@
 
 #include "bench/bench.h"
 
-extern const struct gcb_bench gcb_bench_gemm;
-extern const struct gcb_bench gcb_bench_membw;
-extern const struct gcb_bench gcb_bench_coll;
-extern const struct gcb_bench gcb_bench_pcie;
-extern const struct gcb_bench gcb_bench_p2p;
-extern const struct gcb_bench gcb_bench_netmap;
-extern const struct gcb_bench gcb_bench_launch;
-extern const struct gcb_bench gcb_bench_pattern;
-extern const struct gcb_bench gcb_bench_burn;
-extern const struct gcb_bench gcb_bench_null;
-
 const struct gcb_bench *const gcb_benches[] = {
     &gcb_bench_gemm,
     &gcb_bench_membw,

@@ -334,15 +334,17 @@ static void plan_other(const struct plan_in *in, struct plan_out *out) {
   plan_steps(in, out, 1e-3);
 }
 
-/* The cost model, one row per benchmark; others take 1 ms an operation. */
+/* The cost model, one row per benchmark (its descriptor, not its name);
+ * others take 1 ms an operation. */
 static const struct {
-  const char *bench;
+  const struct gcb_bench *bench;
   void (*plan)(const struct plan_in *in, struct plan_out *out);
 } models[] = {
-    {"coll", plan_coll},     {"gemm", plan_gemm},       {"membw", plan_membw},
-    {"pcie", plan_pcie},     {"netmap", plan_netmap},   {"p2p", plan_p2p},
-    {"launch", plan_launch}, {"pattern", plan_pattern}, {"burn", plan_burn},
-    {NULL, plan_other},
+    {&gcb_bench_coll, plan_coll},     {&gcb_bench_gemm, plan_gemm},
+    {&gcb_bench_membw, plan_membw},   {&gcb_bench_pcie, plan_pcie},
+    {&gcb_bench_netmap, plan_netmap}, {&gcb_bench_p2p, plan_p2p},
+    {&gcb_bench_launch, plan_launch}, {&gcb_bench_pattern, plan_pattern},
+    {&gcb_bench_burn, plan_burn},     {NULL, plan_other},
 };
 
 static void format_duration(double s, char *buf, size_t len) {
@@ -368,7 +370,7 @@ static double plan_bench(const struct gcb__suite_plan *p, size_t i,
                        .cases = b->count(ctx, p->opts[i])};
   struct plan_out out = {.cases = in.cases};
   size_t m = 0;
-  while (models[m].bench && strcmp(models[m].bench, b->name) != 0)
+  while (models[m].bench != NULL && models[m].bench != b)
     m++;
   models[m].plan(&in, &out);
   json_decref(in.echo);

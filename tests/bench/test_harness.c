@@ -21,8 +21,6 @@
 #include "reports/document/ranks.h"
 #include "reports/document/results.h"
 
-extern const struct gcb_bench gcb_bench_null;
-
 static char dir[64];
 
 static void make_dir(void) {
@@ -397,7 +395,6 @@ Test(harness, names_in_table_lines_are_escaped) {
  * after that warm-up (as the harness's own loop starts it), not before,
  * where its first sample would catch the idle GPU. */
 Test(harness, coll_telemetry_starts_after_its_warm_up) {
-  extern const struct gcb_bench gcb_bench_coll;
   struct gcb_backend_ops ops = *gcb_backend_find("null");
   ops.telemetry_start = telemetry_on;
   ops.telemetry_stop = telemetry_off;
@@ -422,7 +419,6 @@ Test(harness, coll_telemetry_starts_after_its_warm_up) {
  * are integer operations, in TOPS; the floating types in GFLOP/s. The
  * live table says when the unit changes under one header. */
 Test(harness, int8_gemm_is_in_tops_and_the_table_says_so) {
-  extern const struct gcb_bench gcb_bench_gemm;
   const char *argv[] = {"gemm", "--dtype", "fp16,int8", "-m", "64",
                         "-n",   "64",      "-k",        "64"};
   void *opts = calloc(1, gcb_bench_gemm.opts_size);
