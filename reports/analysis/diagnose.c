@@ -1258,6 +1258,12 @@ static void statement(const struct dx *x, struct gcb_root_cause *rc,
       return;
     }
     break;
+  case GCB_SAY_AT_CASE:
+    if (f->bench_case != NULL && f->where.subject[0] != '\0') {
+      say(rc, "%s: %s", f->where.subject, after_rank(f->explanation));
+      return;
+    }
+    break;
   case GCB_SAY_EXPLANATION:
     break;
   }

@@ -120,6 +120,7 @@ const struct gcb_kind gcb_kinds[GCB_KIND_COUNT] = {
                             .rule = {gcb__rule_imbalance},
                             .thresholds = "imbalance_pct",
                             .group = GCB_GROUP_SLOWEST,
+                            .say = GCB_SAY_AT_CASE,
                             .secondary = true,
                             .suggestion = NULL /* names the slowest rank */},
     [GCB_KIND_LATE_ARRIVAL] = {.id = GCB_KIND_LATE_ARRIVAL,

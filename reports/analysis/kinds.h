@@ -109,6 +109,7 @@ enum gcb_say {
                           carries (180 GB/s)" */
   GCB_SAY_LATE,        /* "41 us late on average at <case> (...)" */
   GCB_SAY_CHECK,       /* "<explanation> (<case>)" */
+  GCB_SAY_AT_CASE,     /* "<case>: <explanation>" (its worst case) */
 };
 
 struct gcb__rule_ctx; /* analyze_rules.h */

@@ -238,6 +238,26 @@ static void one_doc(struct dx *x, json_t *doc) {
   x->ndocs = 1;
 }
 
+/* Issue 26: a root cause names the case it comes from. An imbalance's
+ * statement leads with its worst case, so that "rank 3 ... ranks wait"
+ * says at which collective. */
+Test(diagnose, an_imbalance_cause_names_its_case) {
+  const double uneven[] = {100, 100, 100, 80};
+  json_t *doc = fx_doc(4, 1, 64, "Test CPU");
+  fx_add_case(doc, fx_case("coll", "allreduce 1MB",
+                           "{\"op\": \"allreduce\", \"size\": 1048576}",
+                           "GB/s", uneven, 4, 0.01, NULL));
+  struct dx x;
+  one_doc(&x, doc);
+  diagnose(&x);
+  cr_assert_eq(x.d.n, 1);
+  const struct gcb_root_cause *rc = &x.d.items[0];
+  cr_expect_str_eq(rc->comp.name, "rank 3 (GPU 3)");
+  cr_expect_not_null(strstr(rc->summary, "allreduce 1MB: per-rank times"),
+                     "%s", rc->summary);
+  done(&x);
+}
+
 Test(diagnose, a_node_whose_gpus_are_all_slow_is_one_node_root_cause) {
   double figs[32];
   for (int r = 0; r < 32; r++) /* node 2 (ranks 16-23) 18 % slow */
