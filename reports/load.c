@@ -161,8 +161,8 @@ enum gcb_status gcb_inputs_load(const char *const *files, size_t n,
 
 void gcb_inputs_free(struct gcb_inputs *in) {
   for (size_t i = 0; i <= GCB_LOAD_MAX_DOCS; i++) {
-    gcb_model_free(in->models[i]);   /* before the tree it borrows from */
-    gcb_results_release(in->res[i]); /* the commands exit next */
+    gcb_model_free(in->models[i]); /* before the tree it borrows from */
+    gcb_results_free(in->res[i]);
   }
   gcb_criteria_free(in->cr);
 }

@@ -98,25 +98,6 @@ void gcb_results_free(struct gcb_results *r) {
   free(r);
 }
 
-/* The documents gcb_results_release kept, reachable from here until the
- * process exits (so that leak checkers do not count them lost). */
-static struct gcb_results *kept_for_exit;
-
-void gcb_results_release(struct gcb_results *r) {
-  if (r == NULL)
-    return;
-  size_t entries = 0, i;
-  const json_t *c;
-  json_array_foreach(json_object_get(r->root, "cases"), i, c) entries +=
-      gcb_ranks_count(c);
-  if (entries < GCB_RESULTS_KEEP_ENTRIES) {
-    gcb_results_free(r);
-    return;
-  }
-  r->kept = kept_for_exit;
-  kept_for_exit = r;
-}
-
 json_t *gcb_results_json(const struct gcb_results *r) {
   return r->root;
 }

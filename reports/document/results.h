@@ -34,17 +34,6 @@ struct gcb_results *gcb_results_new(void);
 /* Frees the document; NULL is a no-op. */
 void gcb_results_free(struct gcb_results *r);
 
-/*
- * For a reader about to exit (gcbench report and compare): frees a
- * document of fewer than GCB_RESULTS_KEEP_ENTRIES per-rank entries, and
- * keeps a larger one, still reachable, for the process's exit to take
- * back: freeing a 16,384-rank tree one value at a time was a fifth of a
- * report's time, spent just before exit(). NULL is a no-op. Not for a
- * process that goes on reading documents.
- */
-#define GCB_RESULTS_KEEP_ENTRIES ((size_t)200000)
-void gcb_results_release(struct gcb_results *r);
-
 /* The JSON tree (borrowed). A document read from a file keeps the
  * per-rank columns of its large cases compact (reports/document/ranks.h),
  * which gcb_ranks_* read like arrays but jansson sees as strings: a caller

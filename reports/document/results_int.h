@@ -29,7 +29,6 @@ struct gcb__case_cache {
 
 struct gcb_results {
   json_t *root;
-  struct gcb_results *kept;      /* gcb_results_release: the next one kept */
   struct gcb__case_cache *cache; /* allocated with the document, filled by
                                     gcb_results_write (not part of what the
                                     document says, so a const document's
