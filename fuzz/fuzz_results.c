@@ -3,9 +3,8 @@
  * `gcbench report` and `gcbench compare` run it on files from anywhere.
  * Every input must come back as a document or one located error, without
  * a crash, a leak or undefined behaviour; an accepted document must be
- * writable and read back the same. The quick road read on one thread
- * and on three (read_ahead.h) must agree: both give up, or both build
- * the same tree; and a tree it builds must be json_loadb's, value for
+ * writable and read back the same. A tree the quick road builds must be
+ * json_loadb's, value for
  * value (nulls and literals among a column's numbers included: a literal
  * once gave its value to the next element written like the one before).
  */
@@ -32,14 +31,13 @@ static char *dump_of(const json_t *root) {
                     JSON_COMPACT | JSON_REAL_PRECISION(17) | JSON_ENCODE_ANY);
 }
 
-/* The dump of the quick road's tree in `parts` (compact columns from one
- * element, expanded), or NULL when it gives up. */
-static char *quick_in(const unsigned char *data, size_t size, size_t parts) {
+/* The dump of the quick road's tree (compact columns from one element,
+ * expanded), or NULL when it gives up. */
+static char *quick_of(const unsigned char *data, size_t size) {
   json_t *root = NULL;
   size_t entries = 0;
   char *dump = NULL;
-  if (gcb__read_fast_parts((const char *)data, size, any_size, 1, parts, &root,
-                           &entries) &&
+  if (gcb__read_fast((const char *)data, size, any_size, 1, &root, &entries) &&
       gcb__ranks_expand_document(root) == 0)
     dump = dump_of(root);
   json_decref(root);
@@ -58,12 +56,7 @@ static char *jansson_of(const unsigned char *data, size_t size) {
 }
 
 static void roads_agree(const unsigned char *data, size_t size) {
-  char *one = quick_in(data, size, 1), *three = quick_in(data, size, 3);
-  if ((one == NULL) != (three == NULL) ||
-      (one != NULL && strcmp(one, three) != 0)) {
-    fprintf(stderr, "the quick road in 1 and 3 parts disagrees\n");
-    abort();
-  }
+  char *one = quick_of(data, size);
   if (one != NULL && memchr(data, '\0', size) != NULL) {
     fprintf(stderr, "the quick road took a text with a NUL byte\n");
     abort(); /* read.c looks for one on jansson's road only */
@@ -74,7 +67,6 @@ static void roads_agree(const unsigned char *data, size_t size) {
     abort();
   }
   free(one);
-  free(three);
   free(slow);
 }
 

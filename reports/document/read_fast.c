@@ -11,13 +11,11 @@
  * strtod where that is exact; a large numeric or boolean column into a
  * compact column, ranks.h: 8 bytes an element, not a jansson value each;
  * any other into a jansson array in which a value equal to the one before
- * it is shared, not allocated again), or takes the one a thread read
- * ahead at that byte (read_ahead.c, for a large text on more than one
- * CPU). Each topology is parsed by jansson once for each distinct text
- * and shared by the nodes written alike. jansson is handed the rest of
- * the text with each of those values replaced by `{}`, and they are then
- * put back. The tree that comes out is the one json_loadb
- * would have built, value for value (compact columns expanded:
+ * it is shared, not allocated again), on one thread. Each topology is parsed by
+ * jansson once for each distinct text and shared by the nodes written alike.
+ * jansson is handed the rest of the text with each of those values replaced by
+ * `{}`, and they are then put back. The tree that comes out is the one
+ * json_loadb would have built, value for value (compact columns expanded:
  * gcb__ranks_expand_document).
  *
  * It is a road for well-formed documents only: whatever it does not
@@ -28,7 +26,6 @@
  * always was.
  */
 #include "reports/document/ranks.h"
-#include "reports/document/read_ahead.h"
 #include "reports/document/read_lex.h"
 #include "reports/document/results_int.h"
 
@@ -36,7 +33,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* A per_rank value found in the text: where, and which case it is. */
 struct span {
@@ -48,7 +44,6 @@ struct span {
 struct spans {
   struct span *items;
   size_t n, cap;
-  struct gcb__ahead *ahead; /* per_rank values read ahead, or NULL */
 };
 /* Reads a key and its colon: the index of its name in names (NULL
  * terminated), -1 for another (or bad). */
@@ -104,11 +99,7 @@ static void scan_case(struct gcb__lex *l, size_t index, struct spans *s) {
     }
     gcb__lex_ws(l);
     struct span sp = {.begin = (size_t)(l->p - l->base), .index = index};
-    sp.value = gcb__ahead_take(s->ahead, sp.begin, &sp.end);
-    if (sp.value != NULL)
-      l->p = l->base + sp.end;
-    else
-      sp.value = gcb__lex_per_rank(l);
+    sp.value = gcb__lex_per_rank(l);
     sp.end = (size_t)(l->p - l->base);
     if (sp.value != NULL && !push_span(s, sp)) {
       json_decref(sp.value);
@@ -268,17 +259,15 @@ static bool put_back(json_t *root, struct spans *s) {
   return true;
 }
 
-bool gcb__read_fast_parts(const char *text, size_t len,
-                          bool (*fits)(size_t len, size_t entries),
-                          size_t compact_min, size_t parts, json_t **root,
-                          size_t *entries) {
+bool gcb__read_fast(const char *text, size_t len,
+                    bool (*fits)(size_t len, size_t entries),
+                    size_t compact_min, json_t **root, size_t *entries) {
   *root = NULL;
   *entries = 0;
   struct gcb__lex l = {
       .base = text, .p = text, .end = text + len, .compact_min = compact_min};
-  struct spans s = {.ahead = gcb__ahead_start(text, len, compact_min, parts)};
+  struct spans s = {0};
   scan(&l, &s);
-  gcb__ahead_stop(s.ahead);
   gcb__lex_ws(&l);
   free(l.buf);
   bool taken = false;
@@ -302,17 +291,4 @@ bool gcb__read_fast_parts(const char *text, size_t len,
     json_decref(s.items[i].value);
   free(s.items);
   return taken;
-}
-
-/* Below this a document is read on one thread: starting threads costs
- * more than the lexing they would share. */
-#define AHEAD_MIN_BYTES ((size_t)8 << 20)
-
-bool gcb__read_fast(const char *text, size_t len,
-                    bool (*fits)(size_t len, size_t entries),
-                    size_t compact_min, json_t **root, size_t *entries) {
-  long cpus = len >= AHEAD_MIN_BYTES ? sysconf(_SC_NPROCESSORS_ONLN) : 1;
-  size_t parts = cpus > 1 ? (size_t)cpus : 1;
-  return gcb__read_fast_parts(text, len, fits, compact_min, parts, root,
-                              entries);
 }

@@ -54,15 +54,6 @@ bool gcb__read_fast(const char *text, size_t len,
                     bool (*fits)(size_t len, size_t entries),
                     size_t compact_min, json_t **root, size_t *entries);
 
-/* gcb__read_fast with the text cut into `parts` for as many threads
- * (read_ahead.h; 1: one thread), whatever the text's size and the CPUs:
- * the tree is the same for every number of parts. gcb__read_fast takes
- * one part per online CPU for a text of 8 MiB or more. */
-bool gcb__read_fast_parts(const char *text, size_t len,
-                          bool (*fits)(size_t len, size_t entries),
-                          size_t compact_min, size_t parts, json_t **root,
-                          size_t *entries);
-
 /* The fewest ranks whose columns a document read from a file keeps
  * compact: below it a document is small, and its tree stays the one
  * json_loadb builds (which tests and tools compare and walk). */
