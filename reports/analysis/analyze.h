@@ -54,6 +54,9 @@ struct gcb_finding {
   const struct gcb_model_case *bench_case;
   char explanation[320];
   char suggestion[320];
+  /* What the hardware said while it happened (a slow GPU's clocks, power
+   * and throttle reasons), for the root cause it leads; "" */
+  char evidence[160];
 };
 
 /* A growable list of findings. Zero-initialise; free with

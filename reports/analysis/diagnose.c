@@ -1194,9 +1194,9 @@ static void slow(const struct dx *x, struct gcb_root_cause *rc,
   for (size_t i = 0; i < model->ncases; i++)
     all += model->cases[i].kind == kind;
   gcb_fmt_scaled_pair(f->measured, f->expected, f->unit, m, sizeof m);
-  say(rc, "%s %.0f %% below %s in %zu of %zu case(s) (worst %s: %s)",
+  say(rc, "%s %.0f %% below %s in %zu of %zu case(s) (worst %s: %s)%s%s",
       gcb_family_name(fam), (1 - f->measured / f->expected) * 100, against, k,
-      all, label_of(f), m);
+      all, label_of(f), m, f->evidence[0] ? "; " : "", f->evidence);
 }
 
 static void p2p(struct gcb_root_cause *rc, const struct gcb_finding *f,

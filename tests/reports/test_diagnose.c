@@ -238,6 +238,32 @@ static void one_doc(struct dx *x, json_t *doc) {
   x->ndocs = 1;
 }
 
+/* Issue 26: the throttled GPU's root cause carries the evidence of its
+ * finding: its clocks and NVML's throttle reasons while the case ran. */
+Test(diagnose, a_slow_gpu_cause_quotes_its_clocks_and_throttle_reasons) {
+  const double figs[] = {100, 100, 70, 100};
+  json_t *doc = fx_doc(4, 1, 64, "Test CPU");
+  json_t *c = gemm(figs, 4);
+  json_object_set_new(
+      json_array_get(json_object_get(c, "per_rank"), 2), "telemetry",
+      json_pack("{s:i, s:f, s:f, s:f, s:f, s:f, s:f, s:n, s:s, s:b}", "samples",
+                20, "sm_clock_mhz_min", 1005.0, "sm_clock_mhz_mean", 1334.0,
+                "sm_clock_mhz_max", 1980.0, "mem_clock_mhz_mean", 2619.0,
+                "power_w_mean", 520.0, "power_w_max", 700.0, "temp_c_max",
+                "throttle_reasons", "hw_thermal", "slowed", 1));
+  fx_add_case(doc, c);
+  struct dx x;
+  one_doc(&x, doc);
+  diagnose(&x);
+  cr_assert_eq(x.d.n, 1, "%zu causes", x.d.n);
+  const char *sum = x.d.items[0].summary;
+  cr_expect_not_null(strstr(sum, "below its peers"), "%s", sum);
+  cr_expect_not_null(strstr(sum, "SM clock averaged 1334 MHz"), "%s", sum);
+  cr_expect_not_null(strstr(sum, "NVML throttle reasons: hw_thermal"), "%s",
+                     sum);
+  done(&x);
+}
+
 /* Issue 26: a root cause names the case it comes from. An imbalance's
  * statement leads with its worst case, so that "rank 3 ... ranks wait"
  * says at which collective. */
