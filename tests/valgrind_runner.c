@@ -255,8 +255,9 @@ int main(void) {
   unpreload();
   struct criterion_test_set *set = criterion_initialize();
   /* criterion_initialize() turns valgrind's error reporting off for its
-   * runner (the tests ran in other processes); here the tests are this
-   * process. criterion_finalize() turns it on again: a no-op by then. */
+   * runner (its tests run in exec'd processes); forks inherit the setting,
+   * so it is turned on again before the first. (criterion_finalize() turns
+   * it on too: a no-op by then.) */
   VALGRIND_ENABLE_ERROR_REPORTING;
   size_t runs = 0, fails = 0, disabled = 0;
   struct criterion_suite_set *ss;
