@@ -184,6 +184,20 @@ static inline void fx_problem(json_t *topo, const char *kind, int rank,
                 "numactl --cpunodebind=1 --membind=1"));
 }
 
+/* Entry `rank` of a case (rows, before fx_add_case) throttled while it
+ * ran: its per-rank telemetry, SM clock averaging sm_mean MHz (lowest
+ * sm_min), power up to 700 W, NVML's throttle reasons `reasons`. */
+static inline void fx_throttled(json_t *c, size_t rank, double sm_min,
+                                double sm_mean, const char *reasons) {
+  json_object_set_new(
+      json_array_get(json_object_get(c, "per_rank"), rank), "telemetry",
+      json_pack("{s:i, s:f, s:f, s:f, s:f, s:f, s:f, s:n, s:s, s:b}", "samples",
+                20, "sm_clock_mhz_min", sm_min, "sm_clock_mhz_mean", sm_mean,
+                "sm_clock_mhz_max", 1980.0, "mem_clock_mhz_mean", 2619.0,
+                "power_w_mean", 520.0, "power_w_max", 700.0, "temp_c_max",
+                "throttle_reasons", reasons, "slowed", 1));
+}
+
 /* Gives every node of the document the topology of fx_topology. */
 static inline void fx_add_topology(json_t *doc, int gpus, int cores) {
   json_t *node;

@@ -74,13 +74,7 @@ Test(analyze, a_slow_gpu_is_explained_by_its_telemetry_during_the_case) {
   struct run r = {.doc = fx_doc(4, 1, 64, "Test CPU")};
   json_t *c = fx_case("gemm", "fp32 1024", "{\"dtype\": \"fp32\"}", "GFLOP/s",
                       figs, 4, 0.01, NULL);
-  json_object_set_new(
-      json_array_get(json_object_get(c, "per_rank"), 2), "telemetry",
-      json_pack("{s:i, s:f, s:f, s:f, s:f, s:f, s:f, s:n, s:s, s:b}", "samples",
-                20, "sm_clock_mhz_min", 1005.0, "sm_clock_mhz_mean", 1100.0,
-                "sm_clock_mhz_max", 1980.0, "mem_clock_mhz_mean", 2619.0,
-                "power_w_mean", 520.0, "power_w_max", 700.0, "temp_c_max",
-                "throttle_reasons", "hw_thermal", "slowed", 1));
+  fx_throttled(c, 2, 1005, 1100, "hw_thermal");
   fx_add_case(r.doc, c);
   analyse(&r, NULL);
   const struct gcb_finding *f[8];

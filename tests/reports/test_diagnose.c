@@ -244,13 +244,7 @@ Test(diagnose, a_slow_gpu_cause_quotes_its_clocks_and_throttle_reasons) {
   const double figs[] = {100, 100, 70, 100};
   json_t *doc = fx_doc(4, 1, 64, "Test CPU");
   json_t *c = gemm(figs, 4);
-  json_object_set_new(
-      json_array_get(json_object_get(c, "per_rank"), 2), "telemetry",
-      json_pack("{s:i, s:f, s:f, s:f, s:f, s:f, s:f, s:n, s:s, s:b}", "samples",
-                20, "sm_clock_mhz_min", 1005.0, "sm_clock_mhz_mean", 1334.0,
-                "sm_clock_mhz_max", 1980.0, "mem_clock_mhz_mean", 2619.0,
-                "power_w_mean", 520.0, "power_w_max", 700.0, "temp_c_max",
-                "throttle_reasons", "hw_thermal", "slowed", 1));
+  fx_throttled(c, 2, 1005, 1334, "hw_thermal");
   fx_add_case(doc, c);
   struct dx x;
   one_doc(&x, doc);
