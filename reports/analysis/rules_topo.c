@@ -57,6 +57,56 @@ const char *gcb__topo_problem_of(const struct gcb_kind *kind) {
              : NULL;
 }
 
+/* ---- CPU lists ("0-7,16"): the bindings compared below -------------- */
+
+#define MAX_RANGES 256
+
+/* "0-7,16,18-19" as inclusive ranges; the count, or -1 when malformed or
+ * longer than max ranges. */
+static int cpus_parse(const char *s, long long (*r)[2], int max) {
+  int n = 0;
+  while (*s != '\0') {
+    char *end;
+    long long a = strtoll(s, &end, 10), b = a;
+    if (end == s || a < 0 || n == max)
+      return -1;
+    if (*end == '-') {
+      s = end + 1;
+      b = strtoll(s, &end, 10);
+      if (end == s || b < a)
+        return -1;
+    }
+    r[n][0] = a;
+    r[n++][1] = b;
+    if (*end == ',')
+      end++;
+    else if (*end != '\0')
+      return -1;
+    s = end;
+  }
+  return n;
+}
+
+static long long cpus_count(long long (*r)[2], int n) {
+  long long k = 0;
+  for (int i = 0; i < n; i++)
+    k += r[i][1] - r[i][0] + 1;
+  return k;
+}
+
+/* PUs of a that are in b. */
+static long long cpus_common(long long (*a)[2], int na, long long (*b)[2],
+                             int nb) {
+  long long k = 0;
+  for (int i = 0; i < na; i++)
+    for (int j = 0; j < nb; j++) {
+      long long lo = a[i][0] > b[j][0] ? a[i][0] : b[j][0];
+      long long hi = a[i][1] < b[j][1] ? a[i][1] : b[j][1];
+      k += hi >= lo ? hi - lo + 1 : 0;
+    }
+  return k;
+}
+
 /* One group: problems of one kind (and for shared GPUs, one GPU). */
 struct group {
   const struct gcb_model_problem *first; /* for its text and fix */
@@ -100,11 +150,6 @@ static void add_problem(struct group *g, const struct gcb_model_problem *p) {
     g->ranks[g->nranks++] = p->other_rank;
 }
 
-static int cpus_parse(const char *s, long long (*r)[2], int max);
-static long long cpus_count(long long (*r)[2], int n);
-static long long cpus_common(long long (*a)[2], int na, long long (*b)[2],
-                             int nb);
-
 /* A pile-up's record names the first rank bound within the cores
  * (topo/binding.c): the others are the node's ranks bound within that
  * rank's CPUs, added to the group so that the finding names them all.
@@ -112,13 +157,12 @@ static long long cpus_common(long long (*a)[2], int na, long long (*b)[2],
 static void add_piled_ranks(const struct gcb_model *m,
                             const struct gcb_model_node *node,
                             struct group *g) {
-  enum { MAX = 64 };
   const struct gcb_model_rank *first = gcb_model_rank(m, g->ranks[0]);
-  long long a[MAX][2], b[MAX][2];
-  int na = first != NULL ? cpus_parse(first->cpu_binding, a, MAX) : -1;
+  long long a[MAX_RANGES][2], b[MAX_RANGES][2];
+  int na = first != NULL ? cpus_parse(first->cpu_binding, a, MAX_RANGES) : -1;
   for (size_t i = 0; na > 0 && i < node->nranks; i++) {
     const struct gcb_model_rank *r = gcb_model_rank(m, node->ranks[i]);
-    int nb = r != NULL ? cpus_parse(r->cpu_binding, b, MAX) : -1;
+    int nb = r != NULL ? cpus_parse(r->cpu_binding, b, MAX_RANGES) : -1;
     if (nb > 0 && node->ranks[i] != g->ranks[0] &&
         cpus_common(b, nb, a, na) == cpus_count(b, nb))
       g->ranks[g->nranks++] = node->ranks[i];
@@ -173,8 +217,8 @@ static enum gcb_status node_problems(const struct gcb__rule_ctx *cx,
                                      size_t n, const char *problem) {
   bool by_gpu = strcmp(problem, "shared-gpu") == 0;
   bool *done = calloc(n + 1, sizeof *done);
-  struct group g = {
-      .ranks = malloc((2 * n + node->nranks + 1) * sizeof *g.ranks)};
+  struct group g = {.ranks =
+                        malloc((2 * n + node->nranks + 1) * sizeof *g.ranks)};
   enum gcb_status st = GCB_OK;
   if (done == NULL || g.ranks == NULL)
     st = gcb_err_set(cx->err, GCB_ENOMEM, "analysis: out of memory");
@@ -208,54 +252,6 @@ static enum gcb_status node_problems(const struct gcb__rule_ctx *cx,
  * kinds are derived; unbound ranks, shared GPUs and oversubscription
  * have their own rules in placement.c for such nodes.
  */
-
-#define MAX_RANGES 256
-
-/* "0-7,16,18-19" as inclusive ranges; the count, or -1 when malformed or
- * longer than max ranges. */
-static int cpus_parse(const char *s, long long (*r)[2], int max) {
-  int n = 0;
-  while (*s != '\0') {
-    char *end;
-    long long a = strtoll(s, &end, 10), b = a;
-    if (end == s || a < 0 || n == max)
-      return -1;
-    if (*end == '-') {
-      s = end + 1;
-      b = strtoll(s, &end, 10);
-      if (end == s || b < a)
-        return -1;
-    }
-    r[n][0] = a;
-    r[n++][1] = b;
-    if (*end == ',')
-      end++;
-    else if (*end != '\0')
-      return -1;
-    s = end;
-  }
-  return n;
-}
-
-static long long cpus_count(long long (*r)[2], int n) {
-  long long k = 0;
-  for (int i = 0; i < n; i++)
-    k += r[i][1] - r[i][0] + 1;
-  return k;
-}
-
-/* PUs of a that are in b. */
-static long long cpus_common(long long (*a)[2], int na, long long (*b)[2],
-                             int nb) {
-  long long k = 0;
-  for (int i = 0; i < na; i++)
-    for (int j = 0; j < nb; j++) {
-      long long lo = a[i][0] > b[j][0] ? a[i][0] : b[j][0];
-      long long hi = a[i][1] < b[j][1] ? a[i][1] : b[j][1];
-      k += hi >= lo ? hi - lo + 1 : 0;
-    }
-  return k;
-}
 
 /* The GPU's local CPUs: its own cpus, else its NUMA node's; "" unknown. */
 static const char *gpu_cpus(const struct gcb_model_node *node,
