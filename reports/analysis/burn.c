@@ -324,7 +324,7 @@ bool gcb_burn_rank_judge(const struct gcb_burn_timeline *tl, size_t r,
   memset(out, 0, sizeof *out);
   out->onset = -1;
   out->onset_s = out->before = out->after = out->drop = NAN;
-  out->sustained = out->peak = out->p95 = out->worst = out->noise = NAN;
+  out->sustained = out->peak = out->held = out->worst = out->noise = NAN;
   out->cpu_util_after = out->mhz_before = out->mhz_after = NAN;
   out->temp_after = out->power_before = out->power_after = NAN;
   size_t nt = (size_t)tl->n;
@@ -341,10 +341,15 @@ bool gcb_burn_rank_judge(const struct gcb_burn_timeline *tl, size_t r,
   if (n > 0) {
     out->sustained = median_of(x, 0, n, tmp);
     memcpy(tmp, x, n * sizeof *tmp);
-    out->p95 = percentile(tmp, n, 0.95);
+    qsort(tmp, n, sizeof *tmp, cmp_double);
     out->peak = tmp[n - 1];
     out->worst = tmp[0];
     median_filter(x, n, m);
+    /* The level it held: a burst of an interval or two (a VM's neighbour
+     * pausing) is gone from the running median, a throttle cycle of a
+     * few seconds on and off is not. */
+    memcpy(tmp, m, n * sizeof *tmp);
+    out->held = percentile(tmp, n, 0.95);
     for (size_t i = 0; i < n; i++)
       res[i] = fabs(x[i] - m[i]);
     out->noise = 1.4826 * median_of(res, 0, n, tmp) / out->sustained;

@@ -55,7 +55,9 @@ struct gcb_burn_rank {
   size_t n;         /* intervals with a figure */
   double sustained; /* median interval figure */
   double peak;      /* best interval */
-  double p95;       /* 95th percentile: the peak that one spike cannot set */
+  double held;      /* 95th percentile of the running median (window 5):
+                       the peak it held, which a burst of an interval or
+                       two cannot set */
   double worst;
   double noise; /* per-interval noise, relative: 1.4826 MAD of the
                    residuals from the median-filtered series / level */

@@ -12,7 +12,7 @@
  *    intervals): one cause on the node (its power or cooling) instead of
  *    one per GPU;
  *  - burn-sustained: a rank without a fall whose sustained (median)
- *    figure lies well below its own peak (it oscillates: throttles on and
+ *    figure lies well below the peak it held (it oscillates: throttles on and
  *    off) or below its peers by the slow-rank rule.
  * One function for every kind (the rule context's kind says which it
  * reports): the node rule needs every rank's fall before the falloff rule
@@ -30,7 +30,7 @@
 #include "reports/document/ranks.h"
 #include "reports/document/stats.h"
 
-/* A sustained figure this far below its own p95 peak is a rank that
+/* A sustained figure this far below the peak it held is a rank that
  * throttles on and off (healthy noise of +-5 % leaves it near 0.95). */
 #define PEAK_PCT 15.0
 /* Ranks of one node fall "together" within this many intervals, or this
@@ -535,9 +535,9 @@ static enum gcb_status sustained_finding(const struct burn_case *b, size_t i,
                         w, s, f->cost * 100, b->nranks, a);
   else
     gcb_finding_explain(f,
-                        "%s sustains %s, %.0f %% below its own peak (%s, "
-                        "95th percentile of its intervals): it does not "
-                        "hold its clocks",
+                        "%s sustains %s, %.0f %% below the peak it held (%s, "
+                        "95th percentile of its running median): it does "
+                        "not hold its clocks",
                         w, s, f->cost * 100, a);
   gcb_finding_suggest(f, "%s",
                       peers ? cause_advice(GCB_BURN_CAUSE_UNKNOWN, b->gpu)
@@ -569,8 +569,8 @@ static enum gcb_status sustained(const struct burn_case *b) {
     limit = k > limit ? k : limit;
     /* Below its own peak first: a rank that reaches its peers' figure
      * in some intervals and not in others throttles, it is not slow. */
-    if (r->sustained < r->p95 * (1 - limit))
-      st = sustained_finding(b, i, r->p95, false);
+    if (r->sustained < r->held * (1 - limit))
+      st = sustained_finding(b, i, r->held, false);
     else if (slow[i])
       st = sustained_finding(b, i, median, true);
   }

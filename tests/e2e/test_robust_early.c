@@ -294,10 +294,20 @@ static void interrupt(const struct interruption *t, const char *name) {
   cr_assert(WIFEXITED(status), "died of signal %d; %s",
             WIFSIGNALED(status) ? WTERMSIG(status) : 0, err);
   /* A rank's exit code is ours; mpiexec's own, after it forwarded the
-   * signal, is hydra's: 128 + signal most times, 0 now and then. */
-  if (t->whom >= 0)
+   * signal, is hydra's: 128 + signal most times, 0 now and then. When
+   * another rank than 0 was signalled, it tells rank 0 and exits; hydra,
+   * seeing a rank end with 143, kills the ranks still running, and rank 0
+   * may still be on its way out (the document written, its line said)
+   * when the SIGKILL lands: hydra then exits 9, the code of the kill
+   * (seen in CI one run in many). The line and the document, asserted
+   * below, say that rank 0 did its part before. */
+  if (t->whom == 0)
     cr_expect_eq(WEXITSTATUS(status), 128 + t->sig, "exit %d: %s",
                  WEXITSTATUS(status), err);
+  else if (t->whom > 0)
+    cr_expect(WEXITSTATUS(status) == 128 + t->sig ||
+                  WEXITSTATUS(status) == SIGKILL,
+              "exit %d: %s", WEXITSTATUS(status), err);
   cr_expect_lt(took, 60);
   const char *sig = t->sig == SIGINT ? "SIGINT" : "SIGTERM";
   cr_expect_eq(lines(err), 1, "one line: %s", err);
