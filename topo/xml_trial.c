@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "topo/topo_int.h"
 
 /* The child's exit codes: hwloc loaded it, or refused it with an error. */
@@ -54,17 +55,11 @@ static _Noreturn void trial_child(const char *path, const char *xml,
   _exit(st == GCB_OK ? TRIAL_LOADED : TRIAL_REFUSED);
 }
 
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 /* The child's wait status, or -1 when it ran past the deadline (then it
  * is killed and reaped). Polls: a SIGCHLD handler is the program's, not
  * ours, and a rank may have none. */
 static int reap(pid_t pid, int deadline_ms) {
-  double give_up = now_ms() + deadline_ms;
+  double give_up = gcb_now_s() + deadline_ms / 1e3;
   long pause_us = 100;
   for (;;) {
     int status = 0;
@@ -73,7 +68,7 @@ static int reap(pid_t pid, int deadline_ms) {
       return status;
     if (r < 0 && errno != EINTR)
       return status; /* reaped by someone else: nothing to tell */
-    if (now_ms() > give_up) {
+    if (gcb_now_s() > give_up) {
       kill(pid, SIGKILL);
       while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
