@@ -27,6 +27,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "kernels/cuda_impl.h"
 #include "kernels/nvml.h"
 
@@ -45,19 +46,12 @@ struct gcb__cuda_telemetry {
   double sm_min, sm_max, sm_sum, mem_sum, power_sum, power_max, temp_max;
   uint64_t reasons;
   bool reasons_known;
-  struct timespec started;
+  double started_s; /* gcb_now_s() at the start */
   /* burn_read's Xid events, registered at the first reading; touched by
    * the caller's thread only (the sampler never reads them) */
   struct gcb_nvml_xids *xids;
   bool xids_tried;
 };
-
-static double since(const struct timespec *t0) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)(t.tv_sec - t0->tv_sec) +
-         1e-9 * (double)(t.tv_nsec - t0->tv_nsec);
-}
 
 /* ---- health ---------------------------------------------------------------
  */
@@ -215,7 +209,7 @@ enum gcb_status gcb__cuda_telemetry_start(struct gcb_backend *b,
   if (st != GCB_OK || (t = b->telemetry)->nvml == NULL || t->running)
     return st;
   reset(t);
-  clock_gettime(CLOCK_MONOTONIC, &t->started);
+  t->started_s = gcb_now_s();
   /* The state the measurement starts from: the harness starts sampling at
    * the end of the warm-up, so this is a working GPU's, not an idle one's
    * (an idle H200 reads a few hundred MHz). */
@@ -254,7 +248,7 @@ void gcb__cuda_telemetry_stop(struct gcb_backend *b,
     return;
   }
   halt(t);
-  double elapsed = since(&t->started);
+  double elapsed = gcb_now_s() - t->started_s;
   take_sample(t); /* and the state it ends in */
   *out = (struct gcb_telemetry){
       .available = true,
