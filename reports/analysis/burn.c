@@ -325,6 +325,7 @@ bool gcb_burn_rank_judge(const struct gcb_burn_timeline *tl, size_t r,
   out->onset = -1;
   out->onset_s = out->before = out->after = out->drop = NAN;
   out->sustained = out->peak = out->held = out->worst = out->noise = NAN;
+  out->since_held = NAN;
   out->cpu_util_after = out->mhz_before = out->mhz_after = NAN;
   out->temp_after = out->power_before = out->power_after = NAN;
   size_t nt = (size_t)tl->n;
@@ -353,6 +354,14 @@ bool gcb_burn_rank_judge(const struct gcb_burn_timeline *tl, size_t r,
     for (size_t i = 0; i < n; i++)
       res[i] = fabs(x[i] - m[i]);
     out->noise = 1.4826 * median_of(res, 0, n, tmp) / out->sustained;
+    /* From the first time its level reached that peak: a rank whose
+     * level rose and stayed (a peer limited, its core handed over)
+     * holds it from there; one that throttles does not. */
+    double reached = out->held * (1 - fmax(0.05, 2 * out->noise));
+    size_t from = 0;
+    while (from + 1 < n && !(m[from] >= reached))
+      from++;
+    out->since_held = median_of(x, from, n, tmp);
   }
   if (n >= 2 * EDGE)
     judge_fall(tl, r, x, at, m, n, min_drop, k_noise, tmp, out);

@@ -58,6 +58,9 @@ struct gcb_burn_rank {
   double held;      /* 95th percentile of the running median (window 5):
                        the peak it held, which a burst of an interval or
                        two cannot set */
+  double since_held; /* median interval from the first one whose running
+                        median reached the held peak (within 5 % or twice
+                        the noise): what it kept once it had got there */
   double worst;
   double noise; /* per-interval noise, relative: 1.4826 MAD of the
                    residuals from the median-filtered series / level */

@@ -11,9 +11,11 @@
  *  - burn-node: every rank of a node falling together (within a few
  *    intervals): one cause on the node (its power or cooling) instead of
  *    one per GPU;
- *  - burn-sustained: a rank without a fall whose sustained (median)
- *    figure lies well below the peak it held (it oscillates: throttles on and
- *    off) or below its peers by the slow-rank rule.
+ *  - burn-sustained: a rank without a fall whose median figure, from the
+ *    first time it reached the peak it held, lies well below that peak (it
+ *    oscillates: throttles on and off; a level that rose and stayed is
+ *    left alone), or whose sustained figure lies below its peers by the
+ *    slow-rank rule.
  * One function for every kind (the rule context's kind says which it
  * reports): the node rule needs every rank's fall before the falloff rule
  * can leave a node's ranks to it. Thresholds and sentences:
@@ -520,13 +522,16 @@ static enum gcb_status sustained_finding(const struct burn_case *b, size_t i,
   if (f == NULL)
     return GCB_ENOMEM;
   const char *unit = b->c->unit;
-  f->measured = r->sustained;
+  /* Against its peak: what it kept once it had reached it (a level that
+   * rose and stayed is no failure to hold one). */
+  double kept = peers ? r->sustained : r->since_held;
+  f->measured = kept;
   f->expected = against;
-  f->cost = 1 - r->sustained / against;
+  f->cost = 1 - kept / against;
   gcb_view_copy(f->unit, sizeof f->unit, unit);
   char w[96], s[32], a[32];
   who(b, i, w, sizeof w);
-  gcb_fmt_scaled(r->sustained, unit, s, sizeof s);
+  gcb_fmt_scaled(kept, unit, s, sizeof s);
   gcb_fmt_scaled(against, unit, a, sizeof a);
   if (peers)
     gcb_finding_explain(f,
@@ -535,9 +540,9 @@ static enum gcb_status sustained_finding(const struct burn_case *b, size_t i,
                         w, s, f->cost * 100, b->nranks, a);
   else
     gcb_finding_explain(f,
-                        "%s sustains %s, %.0f %% below the peak it held (%s, "
-                        "95th percentile of its running median): it does "
-                        "not hold its clocks",
+                        "%s sustains %s once at its peak, %.0f %% below "
+                        "the peak it held (%s, 95th percentile of its "
+                        "running median): it does not hold its clocks",
                         w, s, f->cost * 100, a);
   gcb_finding_suggest(f, "%s",
                       peers ? cause_advice(GCB_BURN_CAUSE_UNKNOWN, b->gpu)
@@ -569,7 +574,7 @@ static enum gcb_status sustained(const struct burn_case *b) {
     limit = k > limit ? k : limit;
     /* Below its own peak first: a rank that reaches its peers' figure
      * in some intervals and not in others throttles, it is not slow. */
-    if (r->sustained < r->held * (1 - limit))
+    if (r->since_held < r->held * (1 - limit))
       st = sustained_finding(b, i, r->held, false);
     else if (slow[i])
       st = sustained_finding(b, i, median, true);

@@ -399,6 +399,54 @@ Test(burn_report, bursts_of_a_second_or_two_are_not_a_peak_it_held) {
   }
 }
 
+/* A cgroup limit on rank 1 hands its core to rank 0, which steps up by
+ * half and stays up (seen in a live cgroup burn here: rank 0's cpu_util
+ * 1.94, its figure x1.45-1.65). A rise that lasts is no failure to hold
+ * a peak: rank 0 gets no finding, at any place of the step, on several
+ * seeds; rank 1's fall is still the one cause. */
+Test(burn_report, a_rank_that_steps_up_and_stays_up_holds_its_peak) {
+  for (unsigned seed = 50; seed < 56; seed++) {
+    struct bx *b = bx_new(2, 1, 30, 1, false, seed, 0.03);
+    int at = 6 + (int)(seed % 4) * 5; /* 6, 11, 16, 21 */
+    bx_hog(b, 1, at, 0.5);
+    double up = 1.45 + 0.04 * (seed % 5);
+    for (int i = at; i < 30; i++) {
+      b->v[BX_UTIL][0][i] *= 1.94;
+      b->v[BX_FIG][0][i] *= up;
+    }
+    struct run x;
+    run(bx_doc(b), &x);
+    char why[2048];
+    dump(&x, why, sizeof why);
+    for (size_t i = 0; i < x.f.n; i++)
+      cr_expect(x.f.items[i].severity == GCB_SEV_INFO ||
+                    x.f.items[i].where.rank != 0,
+                "seed %u step at %d: %s", seed, at, why);
+    cr_expect_eq(count_kind(&x, "burn-falloff"), 1, "seed %u: %s", seed, why);
+    cr_expect_eq(count_kind(&x, "burn-sustained"), 0, "seed %u: %s", seed,
+                 why);
+    done(&x);
+    free(b);
+  }
+}
+
+/* The same rank stepping down again once it had stepped up is not
+ * holding what it reached: the rule still sees it. */
+Test(burn_report, a_rank_that_reaches_its_peak_then_throttles_is_below_it) {
+  struct bx *b = bx_new(4, 1, 60, 1, true, 57, 0.02);
+  for (int i = 0; i < 60; i++) /* low; from 10 s, 4 s up in every 10 */
+    if (i < 10 || (i - 10) % 10 >= 4)
+      b->v[BX_FIG][3][i] *= 0.7;
+  struct run x;
+  run(bx_doc(b), &x);
+  char why[2048];
+  dump(&x, why, sizeof why);
+  cr_assert_eq(count_kind(&x, "burn-sustained"), 1, "%s", why);
+  cr_expect_eq(first_kind(&x, "burn-sustained")->where.rank, 3);
+  done(&x);
+  free(b);
+}
+
 Test(burn_report, a_rank_slow_from_the_start_is_below_its_peers) {
   struct bx *b = bx_new(8, 1, 120, 1, true, 32, 0.03);
   for (int i = 0; i < 120; i++)
