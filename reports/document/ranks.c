@@ -140,7 +140,8 @@ double gcb_ranks_num(const struct gcb_ranks *r, enum gcb_rank_col col,
 long long gcb_ranks_int(const struct gcb_ranks *r, enum gcb_rank_col col,
                         size_t i, long long def) {
   double x = gcb_ranks_num(r, col, i);
-  return isnan(x) ? def : (long long)x;
+  /* an integer past 2^63 was rounded up to it: def, not an overflow */
+  return x >= -0x1p63 && x < 0x1p63 ? (long long)x : def;
 }
 
 const char *gcb_ranks_str(const struct gcb_ranks *r, enum gcb_rank_col col,
@@ -297,7 +298,7 @@ static json_t *element_json(const struct gcb_ranks *r, size_t col, size_t i) {
   if (isnan(x))
     return json_null();
   if (kind == GCB_RK_INT || kind == GCB_RK_INT_NULLABLE)
-    return json_integer((json_int_t)x);
+    return json_integer(x < 0x1p63 ? (json_int_t)x : INT64_MAX);
   return kind >= GCB_RK_BOOL ? json_boolean(x == 1) : json_real(x);
 }
 

@@ -286,6 +286,7 @@ bool gcb__read_fast(const char *text, size_t len,
   struct spans s = {0};
   scan(&l, &s);
   gcb__lex_ws(&l);
+  free(l.buf);
   bool taken = false;
   for (size_t i = 0; i < s.nranks; i++)
     *entries += s.ranks[i].n;

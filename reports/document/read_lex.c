@@ -265,7 +265,9 @@ static bool lex_number(struct gcb__lex *l, bool *real, double *d, int64_t *iv) {
   return true;
 }
 
-/* A growing column: its elements so far. */
+/* A column being read: its elements so far, in the lexer's buffer (one
+ * for all the columns: a document's columns are then one exact block
+ * each, not what a growing array left behind). */
 struct column {
   double *num;
   char **str;
@@ -273,28 +275,27 @@ struct column {
 };
 
 /* Room for element c->n; false on ENOMEM. */
-static bool room(struct column *c, bool text) {
-  if (c->n < c->cap)
-    return true;
-  size_t cap = c->cap ? 2 * c->cap : 1024;
-  void *p = text ? realloc(c->str, cap * sizeof *c->str)
-                 : realloc(c->num, cap * sizeof *c->num);
-  if (p == NULL)
-    return false;
-  if (text)
-    c->str = p;
-  else
-    c->num = p;
-  c->cap = cap;
+static bool room(struct gcb__lex *l, struct column *c, size_t size) {
+  if (c->n == c->cap) {
+    size_t cap = l->cap > (c->n + 1) * size ? l->cap : 2 * l->cap + 8192;
+    void *p = cap > l->cap ? realloc(l->buf, cap) : l->buf;
+    if (p == NULL)
+      return false;
+    l->buf = p;
+    l->cap = cap;
+  }
+  c->num = (double *)l->buf;
+  c->str = (char **)l->buf;
+  c->cap = l->cap / size;
   return true;
 }
 
 /* Element c->n of a column of this kind into c: NaN (a number column)
  * or NULL (a text one) for null; false for what the kind does not allow
  * (the caller gives up, and the schema walker words it on jansson's
- * road). prev, prev_len: the text of the element before it, whose value
- * is shared when this one is written the same (a column of iteration
- * counts or methods is one value 16,384 times); NULL after a literal. */
+ * road). prev, prev_len: the string before it, whose copy is shared when
+ * this one is the same (a column of methods is one value 16,384 times);
+ * NULL after a null. */
 static bool element(struct gcb__lex *l, struct gcb_ranks *r,
                     enum gcb_rank_kind kind, struct column *c,
                     const char **prev, size_t *prev_len) {
@@ -325,21 +326,11 @@ static bool element(struct gcb__lex *l, struct gcb_ranks *r,
     l->p += 5, d = 0;
   } else if (boolean) {
     return false;
+  } else if (!lex_number(l, &real, &d, &iv) ||
+             (real && (kind == GCB_RK_INT || kind == GCB_RK_INT_NULLABLE))) {
+    return false;
   } else {
-    while (q < l->end && ((*q >= '0' && *q <= '9') || *q == '-' || *q == '+' ||
-                          *q == '.' || *q == 'e' || *q == 'E'))
-      q++;
-    if (*prev != NULL && q > b && *prev_len == (size_t)(q - b) &&
-        memcmp(*prev, b, *prev_len) == 0) {
-      l->p = q;
-      d = c->num[c->n - 1];
-    } else if (!lex_number(l, &real, &d, &iv) ||
-               (real && (kind == GCB_RK_INT || kind == GCB_RK_INT_NULLABLE))) {
-      return false;
-    } else {
-      d = real ? d : (double)iv;
-      *prev = b, *prev_len = (size_t)(l->p - b);
-    }
+    d = real ? d : (double)iv;
   }
   if (text)
     c->str[c->n++] = s;
@@ -354,24 +345,27 @@ static bool table_column(struct gcb__lex *l, struct gcb_ranks *r, int col,
                          size_t *len) {
   enum gcb_rank_kind kind = gcb_rank_columns[col].kind;
   bool text = kind == GCB_RK_STR_NULLABLE;
+  size_t size = text ? sizeof(char *) : sizeof(double);
   struct column c = {0};
   const char *prev = NULL;
   size_t prev_len = 0;
   bool ok = gcb__lex_eat(l, '[');
   if (ok && !gcb__lex_eat(l, ']')) {
     do
-      ok = room(&c, text) && element(l, r, kind, &c, &prev, &prev_len);
+      ok = room(l, &c, size) && element(l, r, kind, &c, &prev, &prev_len);
     while (ok && gcb__lex_eat(l, ','));
     ok = ok && gcb__lex_eat(l, ']');
   }
-  if (ok && c.cap == 0)
-    ok = room(&c, text); /* an empty column is there all the same */
+  /* an empty column is there all the same: a block of one */
+  void *p = ok ? malloc(c.n ? c.n * size : size) : NULL;
+  if (p != NULL && c.n > 0)
+    memcpy(p, l->buf, c.n * size);
   if (text)
-    r->str[col] = c.str;
+    r->str[col] = p;
   else
-    r->num[col] = c.num;
+    r->num[col] = p;
   *len = c.n;
-  return ok;
+  return p != NULL;
 }
 
 /* An object of columns (depth 0: per_rank itself, whose members may also

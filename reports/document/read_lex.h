@@ -14,7 +14,9 @@
 
 struct gcb__lex {
   const char *base, *p, *end;
-  bool bad; /* gave up: the caller takes jansson's road */
+  bool bad;           /* gave up: the caller takes jansson's road */
+  unsigned char *buf; /* the column being read (the caller frees it) */
+  size_t cap;         /* its bytes */
 };
 
 static inline void gcb__lex_ws(struct gcb__lex *l) {
