@@ -3,8 +3,8 @@
  * its lookups. Each section has one builder that reads the members the
  * schema (schema.c, section_*.c) defines, with the fallbacks view.h gives
  * for optional ones. Everything the model allocates is recorded in one
- * arena and freed together; strings and compact columns of doubles are
- * borrowed from the tree.
+ * arena and freed together; strings are borrowed from the tree, per-rank
+ * columns from the arrays a read document holds them in (ranks.h).
  */
 #include "reports/document/model.h"
 
@@ -28,6 +28,9 @@ struct gcb__model_arena {
   void **blocks;
   size_t n, cap;
   bool failed; /* sticky: one check at the end of the build */
+  /* the per-rank columns of a tree built in memory, read once */
+  struct gcb_ranks *ranks;
+  size_t nranks;
 };
 
 static void *arena_keep(struct gcb__model_arena *a, void *p) {
@@ -434,47 +437,6 @@ static void build_rank(const json_t *e, struct gcb_model_rank *r) {
 
 /* ---- cases -------------------------------------------------------------- */
 
-/* Column i of a case as doubles: borrowed when the document holds it as a
- * compact column of doubles (aligned, as jansson's allocations are),
- * converted once otherwise. */
-static void build_column(struct gcb__model_arena *a, const struct gcb_ranks *r,
-                         size_t col, struct gcb_model_columns *out) {
-  size_t n = r->n;
-  enum gcb_rank_kind kind = gcb_rank_columns[col].kind;
-  if (r->col[col] == NULL || n == 0)
-    return;
-  if (kind == GCB_RK_STR_NULLABLE) {
-    const char **s = arena_calloc(a, n, sizeof *s);
-    for (size_t i = 0; s != NULL && i < n; i++)
-      s[i] = json_string_value(json_array_get(r->col[col], i));
-    out->str[col] = s;
-    return;
-  }
-  if (r->store[col] == GCB_RS_REAL && r->len[col] >= n &&
-      (uintptr_t)r->data[col] % _Alignof(double) == 0) {
-    out->num[col] = (const double *)(const void *)r->data[col];
-    return;
-  }
-  double *v = arena_calloc(a, n, sizeof *v);
-  for (size_t i = 0; v != NULL && i < n; i++) {
-    if (r->store[col] == GCB_RS_JSON) {
-      const json_t *x = json_array_get(r->col[col], i);
-      v[i] = json_is_number(x)  ? json_number_value(x)
-             : json_is_true(x)  ? 1
-             : json_is_false(x) ? 0
-                                : NAN;
-    } else if (r->store[col] == GCB_RS_REAL) {
-      v[i] = gcb_ranks_num(r, (enum gcb_rank_col)col, i);
-    } else { /* INT and BOOL: int64, GCB_RANKS_NULL_INT for null */
-      int64_t x = GCB_RANKS_NULL_INT;
-      if (i < r->len[col])
-        memcpy(&x, r->data[col] + 8 * i, sizeof x);
-      v[i] = x == GCB_RANKS_NULL_INT ? NAN : (double)x;
-    }
-  }
-  out->num[col] = v;
-}
-
 static void build_summary(const json_t *s, struct gcb_model_summary *out) {
   const json_t *t = gcb_view_obj(s, "time_s");
   *out = (struct gcb_model_summary){
@@ -503,8 +465,19 @@ static void build_summary(const json_t *s, struct gcb_model_summary *out) {
 static void build_timeline(struct gcb__model_arena *a, const json_t *e,
                            struct gcb_model_case *c);
 
+/* Case e's per-rank columns: r's arrays (borrowed), as they are. */
+static void build_columns(const struct gcb_ranks *r,
+                          struct gcb_model_columns *out) {
+  out->n = r->n;
+  for (size_t col = 0; r->n > 0 && col < GCB_RC_COUNT; col++) {
+    out->num[col] = r->num[col];
+    out->str[col] = (const char *const *)r->str[col];
+  }
+}
+
 static void build_case(struct gcb__model_arena *a, const json_t *e,
-                       size_t index, struct gcb_model_case *c) {
+                       size_t index, const struct gcb_ranks *r,
+                       struct gcb_model_case *c) {
   const json_t *p = json_object_get(e, "params"),
                *v = gcb_view_obj(e, "validation");
   *c = (struct gcb_model_case){
@@ -542,11 +515,7 @@ static void build_case(struct gcb__model_arena *a, const json_t *e,
   c->kernel = gcb_model_param_str(c, "kernel");
   c->path = gcb_model_param_str(c, "path");
   build_summary(gcb_view_obj(e, "summary"), &c->summary);
-  struct gcb_ranks r;
-  gcb_ranks_of(e, &r);
-  c->ranks.n = r.n;
-  for (size_t col = 0; col < GCB_RC_COUNT; col++)
-    build_column(a, &r, col, &c->ranks);
+  build_columns(r, &c->ranks);
   build_timeline(a, e, c);
 }
 
@@ -577,8 +546,22 @@ static void build_lists(struct gcb__model_arena *a, const json_t *root,
   }
 }
 
+/* Case i's per-rank columns: those res holds apart (a document read),
+ * else its tree's, read into the arena's once. */
+static const struct gcb_ranks *case_ranks(struct gcb__model_arena *a,
+                                          const struct gcb_results *res,
+                                          size_t i, const json_t *e) {
+  static const struct gcb_ranks none;
+  const struct gcb_ranks *r = res != NULL ? gcb_results_ranks(res, i) : NULL;
+  if (r != NULL || a->failed)
+    return r != NULL ? r : &none;
+  if (gcb_ranks_of(e, &a->ranks[i]) != 0)
+    a->failed = true;
+  return &a->ranks[i];
+}
+
 static void build(struct gcb__model_arena *a, const json_t *root,
-                  struct gcb_model *m) {
+                  const struct gcb_results *res, struct gcb_model *m) {
   const json_t *nodes = json_object_get(root, "nodes"),
                *ranks = json_object_get(root, "ranks"),
                *cases = json_object_get(root, "cases"), *e;
@@ -590,6 +573,9 @@ static void build(struct gcb__model_arena *a, const json_t *root,
   m->ranks = arena_calloc(a, m->nranks, sizeof *m->ranks);
   m->ncases = json_array_size(cases);
   m->cases = arena_calloc(a, m->ncases, sizeof *m->cases);
+  a->nranks = m->ncases;
+  if (m->ncases > 0 && (a->ranks = calloc(m->ncases, sizeof *a->ranks)) == NULL)
+    a->failed = true;
   if (a->failed)
     return;
   json_array_foreach(nodes, i, e) {
@@ -599,21 +585,23 @@ static void build(struct gcb__model_arena *a, const json_t *root,
     build_rank(e, &m->ranks[i]);
   }
   json_array_foreach(cases, i, e) {
-    build_case(a, e, i, &m->cases[i]);
+    build_case(a, e, i, case_ranks(a, res, i, e), &m->cases[i]);
   }
   build_lists(a, root, m);
 }
 
-enum gcb_status gcb_model_from_json(const json_t *root, const char *name,
-                                    struct gcb_model **out,
-                                    struct gcb_err *err) {
+/* gcb_model_from_results and gcb_model_from_json: res NULL for a tree
+ * alone. */
+static enum gcb_status model_of(const json_t *root,
+                                const struct gcb_results *res, const char *name,
+                                struct gcb_model **out, struct gcb_err *err) {
   struct gcb_model *m = calloc(1, sizeof *m);
   struct gcb__model_arena *a = calloc(1, sizeof *a);
   *out = NULL;
   if (m != NULL && a != NULL) {
     m->arena = a;
     m->name = name != NULL ? name : "";
-    build(a, root, m);
+    build(a, root, res, m);
     if (!a->failed) {
       *out = m;
       return GCB_OK;
@@ -627,10 +615,16 @@ enum gcb_status gcb_model_from_json(const json_t *root, const char *name,
   return gcb_err_set(err, GCB_ENOMEM, "model: out of memory");
 }
 
+enum gcb_status gcb_model_from_json(const json_t *root, const char *name,
+                                    struct gcb_model **out,
+                                    struct gcb_err *err) {
+  return model_of(root, NULL, name, out, err);
+}
+
 enum gcb_status gcb_model_from_results(const struct gcb_results *res,
                                        const char *name, struct gcb_model **out,
                                        struct gcb_err *err) {
-  return gcb_model_from_json(gcb_results_json(res), name, out, err);
+  return model_of(gcb_results_json(res), res, name, out, err);
 }
 
 void gcb_model_free(struct gcb_model *m) {
@@ -640,6 +634,7 @@ void gcb_model_free(struct gcb_model *m) {
     for (size_t i = 0; i < m->arena->n; i++)
       free(m->arena->blocks[i]);
     free(m->arena->blocks);
+    gcb__ranks_free_all(m->arena->ranks, m->arena->nranks);
     free(m->arena);
   }
   free(m);
@@ -1017,7 +1012,7 @@ static void build_timeline(struct gcb__model_arena *a, const json_t *e,
   struct gcb_burn_timeline *tl = arena_calloc(a, 1, sizeof *tl);
   if (tl == NULL)
     return;
-  if (!gcb_results_burn_timeline(e, tl)) {
+  if (!gcb_results_burn_timeline(e, c->ranks.n, tl)) {
     a->failed = true;
     return;
   }

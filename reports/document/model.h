@@ -4,12 +4,11 @@
  * (gcb_model_from_results), so that the report modules work on fields and
  * arrays, not on a JSON tree (docs/ARCHITECTURE.md, "The typed model").
  *
- * The model borrows: every string and every per-rank column that the
- * document already holds in the right form (a compact column of doubles,
- * reports/document/ranks.h) points into the document, which must outlive
- * the model. Columns held in another form (jansson arrays, integer and
- * boolean columns) are converted once into arrays of doubles the model
- * owns. Lookups give the values and fallbacks of reports/document/view.h
+ * The model borrows: every string, and every per-rank column of a
+ * document read (the arrays reports/document/ranks.h reads them into),
+ * points into the document, which must outlive the model. The columns of
+ * a tree built in memory are read once into arrays the model owns.
+ * Lookups give the values and fallbacks of reports/document/view.h
  * and ranks.h, field for field: -1 for an unknown index, "" for an absent
  * string, NAN for an absent number (tests/reports/test_model.c compares
  * them on the committed fixtures).

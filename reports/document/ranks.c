@@ -1,10 +1,12 @@
 /*
- * Per-rank columns: the table, lookups, the transposition of schema-1
- * per-rank objects, and the order a document is kept in once read (every
- * per-rank column, ranks[] and nodes[] by rank or index), which makes each
- * lookup a probe and a binary search whatever order the file had: a
- * shuffled 4,096-rank document once took four times as long as an
- * ordered one, scanning for each rank.
+ * Per-rank columns: the table, the arrays a case's columns are read into
+ * (from a jansson tree here, from the text in read_lex.c) and their
+ * lookups, the way back to JSON, the transposition of schema-1 per-rank
+ * objects, and the order a document is kept in once read (every per-rank
+ * column, ranks[] and nodes[] by rank or index), which makes each lookup
+ * a probe and a binary search whatever order the file had: a shuffled
+ * 4,096-rank document once took four times as long as an ordered one,
+ * scanning for each rank.
  */
 #include "reports/document/ranks.h"
 
@@ -20,111 +22,138 @@ const struct gcb_rank_column gcb_rank_columns[GCB_RC_COUNT] = {
 #undef GCB_RANK_COL_ROW
 };
 
-/* Column i of out taken from a, an array or a compact column. */
-static void take_column(struct gcb_ranks *out, size_t i, const json_t *a) {
-  struct gcb_ranks_compact c;
-  if (json_is_array(a)) {
-    out->col[i] = a;
-  } else if (gcb__ranks_compact_of(a, &c)) {
-    out->col[i] = a;
-    out->store[i] = (unsigned char)c.store;
-    out->data[i] = c.data;
-    out->len[i] = c.n;
+/* ---- the arrays ---------------------------------------------------------- */
+
+/* Strings kept in blocks that never move (a column's pointers stay put
+ * while more are read). */
+struct gcb__ranks_chunk {
+  struct gcb__ranks_chunk *next;
+  size_t used, cap;
+  char data[];
+};
+
+char *gcb__ranks_keep(struct gcb_ranks *r, const char *s, size_t n) {
+  struct gcb__ranks_chunk *c = r->text;
+  if (c == NULL || c->cap - c->used < n + 1) {
+    size_t cap = n + 1 > 65536 ? n + 1 : 65536;
+    if ((c = malloc(sizeof *c + cap)) == NULL)
+      return NULL;
+    *c = (struct gcb__ranks_chunk){.next = r->text, .cap = cap};
+    r->text = c;
   }
+  char *out = c->data + c->used;
+  memcpy(out, s, n);
+  out[n] = '\0';
+  c->used += n + 1;
+  return out;
 }
 
-/* The columns of a per_rank object. */
-static void ranks_of_per_rank(const json_t *pr, struct gcb_ranks *out) {
-  *out = (struct gcb_ranks){0};
-  if (!json_is_object(pr))
+void gcb_ranks_free(struct gcb_ranks *r) {
+  if (r == NULL)
     return;
-  /* Each group looked up once, not once per column: the table lists a
-   * group's columns one after the other. */
-  const char *group = NULL;
-  const json_t *holder = pr;
   for (size_t i = 0; i < GCB_RC_COUNT; i++) {
-    const struct gcb_rank_column *col = &gcb_rank_columns[i];
-    if (col->group == NULL)
-      holder = pr, group = NULL;
-    else if (group == NULL || strcmp(group, col->group) != 0)
-      holder = json_object_get(pr, group = col->group);
-    take_column(out, i,
-                holder != NULL ? json_object_get(holder, col->field) : NULL);
+    free(r->num[i]);
+    free(r->str[i]);
   }
-  out->n = gcb_ranks_column_size(out->col[GCB_RC_RANK]);
+  while (r->text != NULL) {
+    struct gcb__ranks_chunk *next = r->text->next;
+    free(r->text);
+    r->text = next;
+  }
+  *r = (struct gcb_ranks){0};
 }
 
-void gcb_ranks_of(const json_t *c, struct gcb_ranks *out) {
-  ranks_of_per_rank(json_object_get(c, "per_rank"), out);
+void gcb__ranks_free_all(struct gcb_ranks *r, size_t n) {
+  for (size_t i = 0; r != NULL && i < n; i++)
+    gcb_ranks_free(&r[i]);
+  free(r);
 }
 
-size_t gcb_ranks_column_size(const json_t *col) {
-  struct gcb_ranks_compact c;
-  if (json_is_array(col))
-    return json_array_size(col);
-  return gcb__ranks_compact_of(col, &c) ? c.n : 0;
+int gcb__ranks_column_find(const char *group, size_t glen, const char *field,
+                           size_t flen) {
+  for (int i = 0; i < GCB_RC_COUNT; i++) {
+    const struct gcb_rank_column *c = &gcb_rank_columns[i];
+    if ((c->group == NULL) == (group == NULL) &&
+        (group == NULL ||
+         (strlen(c->group) == glen && memcmp(c->group, group, glen) == 0)) &&
+        strlen(c->field) == flen && memcmp(c->field, field, flen) == 0)
+      return i;
+  }
+  return -1;
 }
 
-size_t gcb_ranks_count(const json_t *c) {
+/* Column a (n elements of a validated tree) into r; -1 on ENOMEM. */
+static int column_of(struct gcb_ranks *r, size_t col, const json_t *a,
+                     size_t n) {
+  if (gcb_rank_columns[col].kind == GCB_RK_STR_NULLABLE) {
+    if ((r->str[col] = calloc(n ? n : 1, sizeof *r->str[col])) == NULL)
+      return -1;
+    for (size_t i = 0; i < n; i++) {
+      const json_t *v = json_array_get(a, i);
+      if (json_is_string(v) &&
+          (r->str[col][i] = gcb__ranks_keep(r, json_string_value(v),
+                                            json_string_length(v))) == NULL)
+        return -1;
+    }
+    return 0;
+  }
+  if ((r->num[col] = malloc((n ? n : 1) * sizeof *r->num[col])) == NULL)
+    return -1;
+  for (size_t i = 0; i < n; i++) {
+    const json_t *x = json_array_get(a, i);
+    r->num[col][i] = json_is_number(x)  ? json_number_value(x)
+                     : json_is_true(x)  ? 1
+                     : json_is_false(x) ? 0
+                                        : NAN;
+  }
+  return 0;
+}
+
+/* The array of column col in per_rank, or NULL. */
+static const json_t *column_json(const json_t *per_rank, size_t col) {
+  const struct gcb_rank_column *c = &gcb_rank_columns[col];
+  const json_t *holder =
+      c->group != NULL ? json_object_get(per_rank, c->group) : per_rank;
+  const json_t *a = json_object_get(holder, c->field);
+  return json_is_array(a) ? a : NULL;
+}
+
+int gcb_ranks_of(const json_t *c, struct gcb_ranks *out) {
   const json_t *pr = json_object_get(c, "per_rank");
-  return gcb_ranks_column_size(json_object_get(pr, "rank"));
-}
-
-/* Element i of a compact column col as 8 bytes; false when i is past it. */
-static bool compact_at(const struct gcb_ranks *r, enum gcb_rank_col col,
-                       size_t i, void *out) {
-  if (i >= r->len[col])
-    return false;
-  memcpy(out, r->data[col] + 8 * i, 8);
-  return true;
+  *out = (struct gcb_ranks){0};
+  out->n = json_array_size(column_json(pr, GCB_RC_RANK));
+  for (size_t i = 0; i < GCB_RC_COUNT; i++) {
+    const json_t *a = column_json(pr, i);
+    if (a != NULL && column_of(out, i, a, out->n) != 0) {
+      gcb_ranks_free(out);
+      return -1;
+    }
+  }
+  return 0;
 }
 
 double gcb_ranks_num(const struct gcb_ranks *r, enum gcb_rank_col col,
                      size_t i) {
-  if (r->store[col] == GCB_RS_REAL) {
-    double d;
-    return compact_at(r, col, i, &d) ? d : NAN; /* null is NaN already */
-  }
-  if (r->store[col] != GCB_RS_JSON) {
-    int64_t v;
-    return r->store[col] == GCB_RS_INT && compact_at(r, col, i, &v) &&
-                   v != GCB_RANKS_NULL_INT
-               ? (double)v
-               : NAN;
-  }
-  const json_t *v = json_array_get(r->col[col], i);
-  return json_is_number(v) ? json_number_value(v) : NAN;
+  return r->num[col] != NULL && i < r->n ? r->num[col][i] : NAN;
 }
 
 long long gcb_ranks_int(const struct gcb_ranks *r, enum gcb_rank_col col,
                         size_t i, long long def) {
-  if (r->store[col] != GCB_RS_JSON) {
-    int64_t v;
-    return r->store[col] == GCB_RS_INT && compact_at(r, col, i, &v) &&
-                   v != GCB_RANKS_NULL_INT
-               ? (long long)v
-               : def;
-  }
-  const json_t *v = json_array_get(r->col[col], i);
-  return json_is_integer(v) ? (long long)json_integer_value(v) : def;
+  double x = gcb_ranks_num(r, col, i);
+  /* an integer past 2^63 was rounded up to it: def, not an overflow */
+  return x >= -0x1p63 && x < 0x1p63 ? (long long)x : def;
 }
 
 const char *gcb_ranks_str(const struct gcb_ranks *r, enum gcb_rank_col col,
                           size_t i) {
-  /* compact columns hold no strings */
-  const char *s = r->store[col] == GCB_RS_JSON
-                      ? json_string_value(json_array_get(r->col[col], i))
-                      : NULL;
+  const char *s = r->str[col] != NULL && i < r->n ? r->str[col][i] : NULL;
   return s != NULL ? s : "";
 }
 
 bool gcb_ranks_true(const struct gcb_ranks *r, enum gcb_rank_col col,
                     size_t i) {
-  if (r->store[col] != GCB_RS_JSON) {
-    int64_t v;
-    return r->store[col] == GCB_RS_BOOL && compact_at(r, col, i, &v) && v == 1;
-  }
-  return json_is_true(json_array_get(r->col[col], i));
+  return gcb_rank_columns[col].kind >= GCB_RK_BOOL &&
+         gcb_ranks_num(r, col, i) == 1;
 }
 
 long long gcb_ranks_rank(const struct gcb_ranks *r, size_t i) {
@@ -165,7 +194,7 @@ long long gcb_ranks_find(const struct gcb_ranks *r, long long rank) {
   return i < r->n && gcb_ranks_rank(r, i) == rank ? (long long)i : -1;
 }
 
-/* ---- the order of a document once read ---------------------------------- */
+/* ---- the order of a document once read ----------------------------------- */
 
 struct keyed {
   long long key;
@@ -191,61 +220,43 @@ static struct keyed *order_of(struct keyed *keys, size_t n) {
   return keys;
 }
 
-/* A compact column in the order perm gives (new reference, NULL on
- * ENOMEM). */
-static json_t *permuted_compact(const struct gcb_ranks_compact *c,
-                                const struct keyed *perm, size_t n) {
-  unsigned char *b = malloc(n ? 8 * n : 1);
-  if (b == NULL)
-    return NULL;
-  for (size_t i = 0; i < n; i++)
-    memcpy(b + 8 * i, c->data + 8 * perm[i].index, 8);
-  json_t *out = gcb__ranks_compact_new(c->store, c->has_null, b, n);
-  free(b);
-  return out;
-}
-
-/* Column a (n elements, an array or a compact column) in the order perm
- * gives; -1 on ENOMEM. */
-static int permute(json_t *holder, const char *name, json_t *a,
-                   const struct keyed *perm, size_t n) {
-  struct gcb_ranks_compact c;
-  if (gcb__ranks_compact_of(a, &c) && c.n == n) {
-    json_t *out = permuted_compact(&c, perm, n);
-    return out != NULL ? json_object_set_new(holder, name, out) : -1;
-  }
-  if (!json_is_array(a) || json_array_size(a) != n)
-    return 0;
+/* Array `section` of root in the order perm gives; -1 on ENOMEM. */
+static int permute_section(json_t *root, const char *section, json_t *a,
+                           const struct keyed *perm, size_t n) {
   json_t *out = json_array();
   for (size_t i = 0; out != NULL && i < n; i++)
     if (json_array_append(out, json_array_get(a, perm[i].index)) != 0)
       json_decrefp(&out);
-  return out != NULL ? json_object_set_new(holder, name, out) : -1;
+  return out != NULL ? json_object_set_new(root, section, out) : -1;
 }
 
-/* Every column of per_rank (its members and its groups' members) in rank
- * order. */
-static int sort_per_rank(json_t *per_rank) {
-  struct gcb_ranks r;
-  ranks_of_per_rank(per_rank, &r);
-  size_t n = r.n;
+/* Column v (n elements of size bytes) in the order perm gives, in place;
+ * -1 on ENOMEM. */
+static int permute(void *v, size_t size, const struct keyed *perm, size_t n) {
+  unsigned char *b = malloc(n * size), *c = v;
+  if (b == NULL)
+    return -1;
+  for (size_t i = 0; i < n; i++)
+    memcpy(b + i * size, c + perm[i].index * size, size);
+  memcpy(c, b, n * size);
+  free(b);
+  return 0;
+}
+
+int gcb__ranks_order(struct gcb_ranks *r) {
+  size_t n = r->n;
   struct keyed *keys = malloc((n ? n : 1) * sizeof *keys);
   if (keys == NULL)
     return -1;
   for (size_t i = 0; i < n; i++)
-    keys[i] = (struct keyed){gcb_ranks_int(&r, GCB_RC_RANK, i, LLONG_MAX), i};
+    keys[i] = (struct keyed){gcb_ranks_int(r, GCB_RC_RANK, i, LLONG_MAX), i};
   const struct keyed *perm = order_of(keys, n);
   int rc = 0;
-  const char *name, *inner;
-  json_t *v, *w;
-  void *tmp, *tmp2;
-  json_object_foreach_safe(per_rank, tmp, name, v) {
-    if (perm != NULL && json_is_object(v)) {
-      json_object_foreach_safe(v, tmp2, inner, w) rc |=
-          permute(v, inner, w, perm, n);
-    } else if (perm != NULL) {
-      rc |= permute(per_rank, name, v, perm, n);
-    }
+  for (size_t c = 0; perm != NULL && c < GCB_RC_COUNT; c++) {
+    if (r->num[c] != NULL)
+      rc |= permute(r->num[c], sizeof *r->num[c], perm, n);
+    if (r->str[c] != NULL)
+      rc |= permute(r->str[c], sizeof *r->str[c], perm, n);
   }
   free(keys);
   return rc != 0 ? -1 : 0;
@@ -265,7 +276,7 @@ static int sort_section(json_t *root, const char *section, const char *field) {
         json_is_integer(v) ? (long long)json_integer_value(v) : LLONG_MAX, i};
   }
   const struct keyed *perm = order_of(keys, n);
-  int rc = perm != NULL ? permute(root, section, a, perm, n) : 0;
+  int rc = perm != NULL ? permute_section(root, section, a, perm, n) : 0;
   free(keys);
   return rc;
 }
@@ -273,14 +284,76 @@ static int sort_section(json_t *root, const char *section, const char *field) {
 int gcb__ranks_order_document(json_t *root) {
   int rc = sort_section(root, "ranks", "rank") |
            sort_section(root, "nodes", "index");
-  size_t i;
-  json_t *c;
-  json_array_foreach(json_object_get(root, "cases"), i, c) {
-    json_t *pr = json_object_get(c, "per_rank");
-    if (json_is_object(pr))
-      rc |= sort_per_rank(pr);
-  }
   return rc != 0 ? -1 : 0;
+}
+
+/* ---- back to JSON -------------------------------------------------------- */
+
+/* Element i of column col as the schema has it (new reference). */
+static json_t *element_json(const struct gcb_ranks *r, size_t col, size_t i) {
+  enum gcb_rank_kind kind = gcb_rank_columns[col].kind;
+  if (kind == GCB_RK_STR_NULLABLE)
+    return r->str[col][i] != NULL ? json_string(r->str[col][i]) : json_null();
+  double x = r->num[col][i];
+  if (isnan(x))
+    return json_null();
+  if (kind == GCB_RK_INT || kind == GCB_RK_INT_NULLABLE)
+    return json_integer(x < 0x1p63 ? (json_int_t)x : INT64_MAX);
+  return kind >= GCB_RK_BOOL ? json_boolean(x == 1) : json_real(x);
+}
+
+json_t *gcb_ranks_json(const struct gcb_ranks *r) {
+  json_t *out = json_object();
+  for (size_t c = 0; out != NULL && c < GCB_RC_COUNT; c++) {
+    if (r->num[c] == NULL && r->str[c] == NULL)
+      continue;
+    json_t *a = json_array();
+    for (size_t i = 0; a != NULL && i < r->n; i++)
+      if (json_array_append_new(a, element_json(r, c, i)) != 0)
+        json_decrefp(&a);
+    if (gcb_ranks_set_column(out, (enum gcb_rank_col)c, a) != 0)
+      json_decrefp(&out);
+  }
+  return out;
+}
+
+/* Whether v is what element i of column col holds, of a type its kind
+ * allows. */
+static bool element_equal(const struct gcb_ranks *r, size_t col, size_t i,
+                          const json_t *v) {
+  enum gcb_rank_kind kind = gcb_rank_columns[col].kind;
+  bool nullable = kind == GCB_RK_NUM_NULLABLE || kind == GCB_RK_INT_NULLABLE ||
+                  kind >= GCB_RK_BOOL_NULLABLE;
+  if (kind == GCB_RK_STR_NULLABLE)
+    return json_is_string(v)
+               ? r->str[col][i] != NULL &&
+                     strcmp(json_string_value(v), r->str[col][i]) == 0
+               : json_is_null(v) && r->str[col][i] == NULL;
+  double x = r->num[col][i];
+  if (json_is_null(v))
+    return nullable && isnan(x);
+  if (kind == GCB_RK_BOOL || kind == GCB_RK_BOOL_NULLABLE)
+    return json_is_boolean(v) && x == (json_is_true(v) ? 1 : 0);
+  double want = json_number_value(v);
+  return (kind == GCB_RK_INT || kind == GCB_RK_INT_NULLABLE
+              ? json_is_integer(v)
+              : json_is_number(v)) &&
+         memcmp(&want, &x, sizeof x) == 0;
+}
+
+bool gcb__ranks_equal_json(const struct gcb_ranks *r, const json_t *per_rank) {
+  if (r->n != json_array_size(column_json(per_rank, GCB_RC_RANK)))
+    return false;
+  for (size_t c = 0; c < GCB_RC_COUNT; c++) {
+    const json_t *a = column_json(per_rank, c);
+    if ((a != NULL) != (r->num[c] != NULL || r->str[c] != NULL) ||
+        (a != NULL && json_array_size(a) != r->n))
+      return false;
+    for (size_t i = 0; a != NULL && i < r->n; i++)
+      if (!element_equal(r, c, i, json_array_get(a, i)))
+        return false;
+  }
+  return true;
 }
 
 /* The value of column c in one schema-1 entry (borrowed; NULL if none). */

@@ -91,46 +91,40 @@ struct gcb_rank_column {
 extern const struct gcb_rank_column gcb_rank_columns[GCB_RC_COUNT];
 
 /*
- * How a column is held. A document read from a file keeps its large
- * numeric and boolean columns compact (ranks_compact.c): 8 bytes an
- * element in one block, which the tree holds in place of the array (a
- * string of binary that only these functions read). At 16,384 ranks a
- * document's 14 million per-rank values as jansson reals were 580 MB and
- * most of the parse; compact they are 112 MB. Every consumer reads
- * columns through gcb_ranks_* and sees the values the array would give.
+ * A case's per-rank columns as arrays: what both roads of the reader fill
+ * (read_lex.c from the text, gcb_ranks_of from a jansson tree) and what
+ * the schema walker and the model read. num[c] is a numeric or boolean
+ * column, n doubles (NaN for null; true 1, false 0; integers exact to
+ * 2^53), str[c] a text column, n strings (NULL for null); both are NULL
+ * for a column the case does not have. A read document keeps these
+ * instead of its per_rank trees (results.h, gcb_results_ranks): at 16,384
+ * ranks a document's 14 million per-rank values as jansson reals were
+ * 580 MB and most of the parse.
  */
-enum gcb_rank_store {
-  GCB_RS_JSON, /* a jansson array (documents built in memory, small ones) */
-  GCB_RS_REAL, /* doubles; NaN for null */
-  GCB_RS_INT,  /* int64; GCB_RANKS_NULL_INT for null */
-  GCB_RS_BOOL, /* int64 0 or 1; GCB_RANKS_NULL_INT for null */
-};
-
-/* The null of an integer or boolean compact column (a JSON integer of 19
- * digits never becomes one: the reader leaves those to jansson). */
-#define GCB_RANKS_NULL_INT INT64_MIN
-
-/* A case's per-rank columns, looked up once. */
+struct gcb__ranks_chunk;
 struct gcb_ranks {
-  size_t n;                          /* ranks (the length of every column) */
-  const json_t *col[GCB_RC_COUNT];   /* NULL for an absent optional column */
-  unsigned char store[GCB_RC_COUNT]; /* enum gcb_rank_store */
-  const unsigned char *data[GCB_RC_COUNT]; /* a compact column's elements */
-  size_t len[GCB_RC_COUNT];                /* a compact column's length */
+  size_t n;
+  double *num[GCB_RC_COUNT];
+  char **str[GCB_RC_COUNT];
+  struct gcb__ranks_chunk *text; /* the strings' storage */
 };
 
-/* Looks up the columns of case c (a validated schema-2 case); n = 0 when
- * the case has no per-rank results (converted nccl-tests output). */
-void gcb_ranks_of(const json_t *c, struct gcb_ranks *out);
+/* Case c's per_rank (a validated schema-2 case's object of columns) read
+ * into *out; n = 0 when the case has none (converted nccl-tests output).
+ * 0, or -1 on ENOMEM (*out then empty). Free with gcb_ranks_free. */
+int gcb_ranks_of(const json_t *c, struct gcb_ranks *out);
 
-/* The number of per-rank entries of case c (0: none, or not schema 2). */
-size_t gcb_ranks_count(const json_t *c);
+/* Frees r's columns (r itself is the caller's); NULL is a no-op. */
+void gcb_ranks_free(struct gcb_ranks *r);
+
+/* Frees the columns of n cases and the array holding them. */
+void gcb__ranks_free_all(struct gcb_ranks *r, size_t n);
 
 /* The number of rank i in column col, or NAN (null, absent, i >= n). */
 double gcb_ranks_num(const struct gcb_ranks *r, enum gcb_rank_col col,
                      size_t i);
 
-/* The integer of rank i in column col, or def. */
+/* The integer of rank i in column col, or def (null, absent, i >= n). */
 long long gcb_ranks_int(const struct gcb_ranks *r, enum gcb_rank_col col,
                         size_t i, long long def);
 
@@ -141,10 +135,6 @@ const char *gcb_ranks_str(const struct gcb_ranks *r, enum gcb_rank_col col,
 /* Whether rank i's value in column col is true (false, null, absent: no). */
 bool gcb_ranks_true(const struct gcb_ranks *r, enum gcb_rank_col col, size_t i);
 
-/* The elements of a column value (an array or a compact column); 0 for
- * anything else. */
-size_t gcb_ranks_column_size(const json_t *col);
-
 /* The rank number of entry i (-1 if none). */
 long long gcb_ranks_rank(const struct gcb_ranks *r, size_t i);
 
@@ -152,19 +142,40 @@ long long gcb_ranks_rank(const struct gcb_ranks *r, size_t i);
 bool gcb_ranks_checked(const struct gcb_ranks *r, size_t i);
 
 /* The entry index holding `rank` (the first, when a rank is there twice);
- * -1 if none. per_rank is in rank order (as written, and as every
- * document is kept once read: gcb__ranks_order_document): index `rank` is
- * tried first, then a binary search. */
+ * -1 if none. A read document's columns are in rank order
+ * (gcb__ranks_order): index `rank` is tried first, then a binary search. */
 long long gcb_ranks_find(const struct gcb_ranks *r, long long rank);
 
-/*
- * Puts a validated document in the order its lookups take for granted:
- * each case's per-rank columns by rank, ranks[] by rank and nodes[] by
- * index, each stable (a rank given twice keeps its first entry first) and
- * untouched when in order already. O(n log n). -1 on ENOMEM (the document
- * is then in some order, still valid).
- */
+/* r's columns in rank order, stable (a rank given twice keeps its first
+ * entry first), untouched when in order already. -1 on ENOMEM (r then in
+ * some order, still whole). */
+int gcb__ranks_order(struct gcb_ranks *r);
+
+/* ranks[] by rank and nodes[] by index in a validated document's tree,
+ * the same way; -1 on ENOMEM. */
 int gcb__ranks_order_document(json_t *root);
+
+/* r as the per_rank object of arrays the schema has (integer, real,
+ * boolean and text columns as the table's kinds say, null for null); new
+ * reference, NULL on ENOMEM. */
+json_t *gcb_ranks_json(const struct gcb_ranks *r);
+
+/* Whether r holds what per_rank (a jansson tree) says, value for value:
+ * the same columns, each element the type the column's kind allows
+ * (null only where nullable, an integer where the kind is one) and the
+ * same value. For the fuzzers and tests of the reader. */
+bool gcb__ranks_equal_json(const struct gcb_ranks *r, const json_t *per_rank);
+
+/* ---- filling the columns (read_lex.c, gcb_ranks_of) ---------------------- */
+
+/* The column the table names `field` of `group` (NULL, 0: per_rank
+ * itself); -1 for another. */
+int gcb__ranks_column_find(const char *group, size_t glen, const char *field,
+                           size_t flen);
+
+/* A copy of s (n bytes, NUL added) kept with r's columns; NULL on
+ * ENOMEM. */
+char *gcb__ranks_keep(struct gcb_ranks *r, const char *s, size_t n);
 
 /* Sets column col of a per_rank object being built (creating its group);
  * steals array. -1 on ENOMEM or a NULL array. */
@@ -178,40 +189,5 @@ int gcb_ranks_set_column(json_t *per_rank, enum gcb_rank_col col,
  * NULL on ENOMEM.
  */
 json_t *gcb_ranks_from_rows(const json_t *rows);
-
-/* ---- compact columns (ranks_compact.c) ---------------------------------- */
-
-/* What a compact column holds. */
-struct gcb_ranks_compact {
-  enum gcb_rank_store store; /* never GCB_RS_JSON */
-  bool has_null;
-  size_t n;
-  const unsigned char *data; /* n 8-byte elements, native byte order */
-};
-
-/* A compact column of n elements (values: n doubles or int64s as store
- * says), as a value the tree holds in place of the array; new reference,
- * NULL on ENOMEM. */
-json_t *gcb__ranks_compact_new(enum gcb_rank_store store, bool has_null,
-                               const void *values, size_t n);
-
-/* Whether v is a compact column; *out describes it. */
-bool gcb__ranks_compact_of(const json_t *v, struct gcb_ranks_compact *out);
-
-/* Element i of a compact column, as 8 bytes (a double or an int64). */
-double gcb__ranks_compact_real(const struct gcb_ranks_compact *c, size_t i);
-int64_t gcb__ranks_compact_int(const struct gcb_ranks_compact *c, size_t i);
-
-/* The jansson array a compact column stands for (the one json_loadb
- * builds from the same text); new reference, NULL on ENOMEM. */
-json_t *gcb__ranks_compact_expand(const struct gcb_ranks_compact *c);
-
-/* Every compact column of a document's cases replaced by its jansson
- * array, for a caller that walks or writes the tree itself; -1 on ENOMEM. */
-int gcb__ranks_expand_document(json_t *root);
-
-/* Case c as a tree without compact columns (c itself, or a copy with
- * them expanded): what a writer dumps. New reference; NULL on ENOMEM. */
-json_t *gcb__ranks_case_plain(const json_t *c);
 
 #endif

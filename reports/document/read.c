@@ -115,21 +115,20 @@ static enum gcb_status too_large(const char *name, size_t len, size_t entries,
                      GCB_RESULTS_ENTRY_BYTES >> 10);
 }
 
-/* The tree of the text: the quick road when it takes the text, jansson's
- * otherwise (which words what is wrong with it); then a NUL byte, which
- * jansson may have dropped, refused. */
+/* The tree of the text: the quick road when it takes the text (the
+ * per-rank columns apart in *ranks), jansson's otherwise (which words what
+ * is wrong with it); then a NUL byte, which jansson may have dropped,
+ * refused. */
 static enum gcb_status load(const char *text, size_t len, const char *name,
-                            size_t compact_min, json_t **root, bool *fast,
+                            json_t **root, struct gcb_results *cols,
                             struct gcb_err *err) {
   size_t entries = 0;
-  *fast = len <= GCB_RESULTS_MAX_BYTES &&
-          gcb__read_fast(text, len, size_fits, compact_min, root, &entries);
-  if (!size_fits(len, entries)) {
-    json_decref(*root);
-    *root = NULL;
+  bool fast = len <= GCB_RESULTS_MAX_BYTES &&
+              gcb__read_fast(text, len, size_fits, root, &cols->ranks,
+                             &cols->nranks, &entries);
+  if (!size_fits(len, entries))
     return too_large(name, len, entries, err);
-  }
-  if (*fast) /* a text with a NUL byte it gives up on (read_lex.h) */
+  if (fast) /* a text with a NUL byte it gives up on (read_lex.h) */
     return GCB_OK;
   if (all_blank(text, len))
     return gcb_err_set(err, GCB_EINPUT,
@@ -143,25 +142,38 @@ static enum gcb_status load(const char *text, size_t len, const char *name,
   return gcb_json_no_nul(err, text, len, name);
 }
 
+/* jansson's road, once the tree is valid: each case's per_rank columns
+ * into arrays, as the quick road reads them, and `{}` left in the tree.
+ * -1 on ENOMEM. */
+static int columns_apart(json_t *root, struct gcb_results *cols) {
+  json_t *cases = json_object_get(root, "cases"), *c;
+  size_t i, n = json_array_size(cases);
+  if ((cols->ranks = calloc(n ? n : 1, sizeof *cols->ranks)) == NULL)
+    return -1;
+  cols->nranks = n;
+  json_array_foreach(cases, i, c) {
+    if (gcb_ranks_of(c, &cols->ranks[i]) != 0 ||
+        json_object_set_new(c, "per_rank", json_object()) != 0)
+      return -1;
+  }
+  return 0;
+}
+
 enum gcb_status gcb_results_parse(const char *text, size_t len,
                                   const char *name, struct gcb_results **out,
                                   struct gcb_err *err) {
-  return gcb__results_parse_compact(text, len, name, GCB__COMPACT_MIN_RANKS,
-                                    out, err);
-}
-
-enum gcb_status gcb__results_parse_compact(const char *text, size_t len,
-                                           const char *name, size_t compact_min,
-                                           struct gcb_results **out,
-                                           struct gcb_err *err) {
   *out = NULL;
   name = name != NULL ? name : "<buffer>";
   json_t *root = NULL;
-  bool fast = false;
-  enum gcb_status rc = load(text, len, name, compact_min, &root, &fast, err);
-  /* compact columns only where the quick road made them */
-  struct gcb__walk w = {
-      .text = text, .len = len, .name = name, .err = err, .compact = fast};
+  struct gcb_results cols = {0}; /* the columns, until *out holds them */
+  enum gcb_status rc = load(text, len, name, &root, &cols, err);
+  /* the quick road's cases hold their columns apart */
+  struct gcb__walk w = {.text = text,
+                        .len = len,
+                        .name = name,
+                        .err = err,
+                        .ranks = cols.ranks,
+                        .nranks = cols.nranks};
   const struct gcb__node *root_node = NULL;
   if (rc == GCB_OK)
     rc = check_schema(&w, root, &root_node);
@@ -169,13 +181,22 @@ enum gcb_status gcb__results_parse_compact(const char *text, size_t len,
     rc = gcb__schema_check(&w, root, root_node);
   if (rc == GCB_OK && root_node == &gcb__n_root_v1 && upgrade_v1(root) != 0)
     rc = gcb_err_set(err, GCB_ENOMEM, "%s: out of memory", name);
+  if (rc == GCB_OK && cols.ranks == NULL && columns_apart(root, &cols) != 0)
+    rc = gcb_err_set(err, GCB_ENOMEM, "%s: out of memory", name);
+  for (size_t i = 0; rc == GCB_OK && i < cols.nranks; i++)
+    if (gcb__ranks_order(&cols.ranks[i]) != 0)
+      rc = gcb_err_set(err, GCB_ENOMEM, "%s: out of memory", name);
   if (rc == GCB_OK && gcb__ranks_order_document(root) != 0)
     rc = gcb_err_set(err, GCB_ENOMEM, "%s: out of memory", name);
-  if (rc != GCB_OK) {
+  if (rc == GCB_OK && (*out = gcb__results_wrap(root)) == NULL)
+    rc = gcb_err_set(err, GCB_ENOMEM, "%s: out of memory", name);
+  else if (rc != GCB_OK)
     json_decref(root);
+  if (rc != GCB_OK) {
+    gcb__ranks_free_all(cols.ranks, cols.nranks);
     return rc;
   }
-  if ((*out = gcb__results_wrap(root)) == NULL)
-    return gcb_err_set(err, GCB_ENOMEM, "%s: out of memory", name);
+  (*out)->ranks = cols.ranks;
+  (*out)->nranks = cols.nranks;
   return GCB_OK;
 }

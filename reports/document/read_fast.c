@@ -8,15 +8,13 @@
  * This file scans the text once for the per_rank values of the cases
  * and the topologies of the nodes. It reads each per_rank with a lexer
  * made for columns of scalars (read_lex.c: numbers converted without
- * strtod where that is exact; a large numeric or boolean column into a
- * compact column, ranks.h: 8 bytes an element, not a jansson value each;
- * any other into a jansson array in which a value equal to the one before
- * it is shared, not allocated again), on one thread. Each topology is parsed by
- * jansson once for each distinct text and shared by the nodes written alike.
- * jansson is handed the rest of the text with each of those values replaced by
- * `{}`, and they are then put back. The tree that comes out is the one
- * json_loadb would have built, value for value (compact columns expanded:
- * gcb__ranks_expand_document).
+ * strtod where that is exact) straight into the arrays of a struct
+ * gcb_ranks (ranks.h), which the document keeps instead (results.h). Each
+ * topology is parsed by jansson once for each distinct text and shared by
+ * the nodes written alike. jansson is handed the rest of the text with
+ * each of those values replaced by `{}`; the topologies are put back, the
+ * per_rank objects stay `{}`. The tree and the columns say what
+ * json_loadb's tree says, value for value (gcb__ranks_equal_json).
  *
  * It is a road for well-formed documents only: whatever it does not
  * recognise (an escape or a non-ASCII byte in a string, an unusual
@@ -38,12 +36,14 @@
 struct span {
   size_t begin, end, index; /* index: of the case, or of the node */
   bool topology;            /* a node's topology, not a case's per_rank */
-  json_t *value;            /* the columns, or the topology, built here */
+  json_t *value;            /* the topology, built here */
 };
 
 struct spans {
   struct span *items;
   size_t n, cap;
+  struct gcb_ranks *ranks; /* by case index */
+  size_t nranks, ranks_cap;
 };
 /* Reads a key and its colon: the index of its name in names (NULL
  * terminated), -1 for another (or bad). */
@@ -83,6 +83,22 @@ static bool push_span(struct spans *s, struct span sp) {
   return true;
 }
 
+/* Room for the columns of case `index`; false on ENOMEM. */
+static bool ranks_room(struct spans *s, size_t index) {
+  if (index >= s->ranks_cap) {
+    size_t cap = s->ranks_cap ? 2 * s->ranks_cap : 16;
+    cap = cap > index ? cap : index + 1;
+    struct gcb_ranks *p = realloc(s->ranks, cap * sizeof *p);
+    if (p == NULL)
+      return false;
+    memset(p + s->ranks_cap, 0, (cap - s->ranks_cap) * sizeof *p);
+    s->ranks = p;
+    s->ranks_cap = cap;
+  }
+  s->nranks = s->nranks > index ? s->nranks : index + 1;
+  return true;
+}
+
 /* One case: its per_rank value read into columns, the rest skipped. */
 static void scan_case(struct gcb__lex *l, size_t index, struct spans *s) {
   if (!gcb__lex_eat(l, '{')) {
@@ -99,12 +115,14 @@ static void scan_case(struct gcb__lex *l, size_t index, struct spans *s) {
     }
     gcb__lex_ws(l);
     struct span sp = {.begin = (size_t)(l->p - l->base), .index = index};
-    sp.value = gcb__lex_per_rank(l);
-    sp.end = (size_t)(l->p - l->base);
-    if (sp.value != NULL && !push_span(s, sp)) {
-      json_decref(sp.value);
-      l->bad = true;
+    if (!ranks_room(s, index) || s->ranks[index].num[GCB_RC_RANK] != NULL ||
+        !gcb__lex_per_rank(l, &s->ranks[index])) {
+      l->bad = true; /* a second per_rank: jansson words it */
+      break;
     }
+    sp.end = (size_t)(l->p - l->base);
+    if (!push_span(s, sp))
+      l->bad = true;
   } while (!l->bad && gcb__lex_eat(l, ','));
   if (!l->bad && !gcb__lex_eat(l, '}'))
     l->bad = true;
@@ -241,18 +259,17 @@ static size_t feed_more(void *buffer, size_t size, void *data) {
   return n;
 }
 
-/* Puts each span's columns back in its case; false if the tree jansson
- * built does not have `{}` where a span was (it cannot, but checked). */
+/* Puts each topology back in its node; false if the tree jansson built
+ * does not have `{}` where one was (it cannot, but checked). */
 static bool put_back(json_t *root, struct spans *s) {
-  json_t *cases = json_object_get(root, "cases"),
-         *nodes = json_object_get(root, "nodes");
+  json_t *nodes = json_object_get(root, "nodes");
   for (size_t i = 0; i < s->n; i++) {
-    const char *key = s->items[i].topology ? "topology" : "per_rank";
-    json_t *c =
-        json_array_get(s->items[i].topology ? nodes : cases, s->items[i].index);
-    json_t *pr = json_object_get(c, key);
-    if (!json_is_object(pr) || json_object_size(pr) != 0 ||
-        json_object_set_new(c, key, s->items[i].value) != 0)
+    if (!s->items[i].topology)
+      continue;
+    json_t *c = json_array_get(nodes, s->items[i].index);
+    json_t *t = json_object_get(c, "topology");
+    if (!json_is_object(t) || json_object_size(t) != 0 ||
+        json_object_set_new(c, "topology", s->items[i].value) != 0)
       return false;
     s->items[i].value = NULL;
   }
@@ -260,21 +277,19 @@ static bool put_back(json_t *root, struct spans *s) {
 }
 
 bool gcb__read_fast(const char *text, size_t len,
-                    bool (*fits)(size_t len, size_t entries),
-                    size_t compact_min, json_t **root, size_t *entries) {
+                    bool (*fits)(size_t len, size_t entries), json_t **root,
+                    struct gcb_ranks **ranks, size_t *nranks, size_t *entries) {
   *root = NULL;
-  *entries = 0;
-  struct gcb__lex l = {
-      .base = text, .p = text, .end = text + len, .compact_min = compact_min};
+  *ranks = NULL;
+  *nranks = *entries = 0;
+  struct gcb__lex l = {.base = text, .p = text, .end = text + len};
   struct spans s = {0};
   scan(&l, &s);
   gcb__lex_ws(&l);
   free(l.buf);
   bool taken = false;
-  for (size_t i = 0; i < s.n; i++)
-    if (!s.items[i].topology)
-      *entries +=
-          gcb_ranks_column_size(json_object_get(s.items[i].value, "rank"));
+  for (size_t i = 0; i < s.nranks; i++)
+    *entries += s.ranks[i].n;
   if (!l.bad && l.p == l.end && s.n > 0 && fits(len, *entries) &&
       read_topologies(text, &s)) {
     struct feed f = {.text = text, .len = len, .s = &s};
@@ -290,5 +305,11 @@ bool gcb__read_fast(const char *text, size_t len,
   for (size_t i = 0; i < s.n; i++)
     json_decref(s.items[i].value);
   free(s.items);
+  if (taken) {
+    *ranks = s.ranks;
+    *nranks = s.nranks;
+  } else {
+    gcb__ranks_free_all(s.ranks, s.nranks);
+  }
   return taken;
 }

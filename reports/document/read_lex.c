@@ -5,11 +5,10 @@
  * `cases[i].per_rank`, and jansson's lexer (one character at a time
  * through its stream), strtod and one allocation per number were most of
  * a report's time. Each per_rank is read with a lexer made for columns of
- * scalars (numbers converted without strtod where that is exact): a large
- * numeric or boolean column into a compact column (ranks.h: 8 bytes an
- * element, not a jansson value each), any other into a jansson array in
- * which a value equal to the one before it is shared, not allocated
- * again. Whatever it does not recognise gives up (l->bad).
+ * scalars (numbers converted without strtod where that is exact) straight
+ * into the arrays of a struct gcb_ranks (ranks.h), each element the type
+ * the table's kind for its column allows. Whatever it does not recognise
+ * gives up (l->bad), and jansson's road reads the document.
  */
 #include "reports/document/read_lex.h"
 
@@ -266,234 +265,156 @@ static bool lex_number(struct gcb__lex *l, bool *real, double *d, int64_t *iv) {
   return true;
 }
 
-/* A number as a jansson value; NULL (with l->bad) as lex_number. */
-static json_t *number(struct gcb__lex *l) {
-  bool real;
-  double d;
-  int64_t iv;
-  if (!lex_number(l, &real, &d, &iv))
-    return NULL;
-  return real ? json_real(d) : json_integer((json_int_t)iv);
-}
+/* A column being read: its elements so far, in the lexer's buffer (one
+ * for all the columns: a document's columns are then one exact block
+ * each, not what a growing array left behind). */
+struct column {
+  double *num;
+  char **str;
+  size_t n, cap;
+};
 
-/* One element of a column; prev/prev_text: the element before it, shared
- * when this one is written the same (a column of iteration counts or
- * tolerances is one value 16,384 times). A literal is the element before
- * the next one too: `[3, null, 3]` once read as `[3, null, null]`, the
- * second 3 compared with the text of the first and given the null. */
-static json_t *element(struct gcb__lex *l, json_t *prev, const char **prev_text,
-                       size_t *prev_len) {
-  gcb__lex_ws(l);
-  const char *b = l->p;
-  json_t *v;
-  if (l->p == l->end)
-    return l->bad = true, NULL;
-  if (*l->p == '"') {
-    const char *s;
-    size_t n;
-    if (!plain_string(l, &s, &n))
-      return NULL;
-    if (prev != NULL && *prev_len == (size_t)(l->p - b) &&
-        memcmp(*prev_text, b, *prev_len) == 0)
-      return json_incref(prev);
-    v = json_stringn_nocheck(s, n);
-  } else if (l->end - l->p >= 4 && memcmp(l->p, "true", 4) == 0) {
-    l->p += 4;
-    v = json_true();
-  } else if (l->end - l->p >= 5 && memcmp(l->p, "false", 5) == 0) {
-    l->p += 5;
-    v = json_false();
-  } else if (l->end - l->p >= 4 && memcmp(l->p, "null", 4) == 0) {
-    l->p += 4;
-    v = json_null();
-  } else {
-    const char *q = l->p;
-    while (q < l->end && ((*q >= '0' && *q <= '9') || *q == '-' || *q == '+' ||
-                          *q == '.' || *q == 'e' || *q == 'E'))
-      q++;
-    /* An empty run is no number (number() refuses it); *prev_text is NULL
-     * until a number has been read. */
-    if (prev != NULL && q > b && *prev_text != NULL &&
-        *prev_len == (size_t)(q - b) && memcmp(*prev_text, b, *prev_len) == 0) {
-      l->p = q;
-      return json_incref(prev);
-    }
-    v = number(l);
-  }
-  *prev_text = b;
-  *prev_len = (size_t)(l->p - b);
-  return v;
-}
-
-/* A column: an array of scalars. New reference, NULL when giving up. */
-static json_t *column(struct gcb__lex *l) {
-  json_t *a = json_array(), *prev = NULL;
-  const char *prev_text = NULL;
-  size_t prev_len = 0;
-  if (a == NULL || !gcb__lex_eat(l, '['))
-    goto fail;
-  if (gcb__lex_eat(l, ']'))
-    return a;
-  do {
-    json_t *v = element(l, prev, &prev_text, &prev_len);
-    if (v == NULL || json_array_append_new(a, v) != 0)
-      goto fail;
-    prev = v;
-  } while (gcb__lex_eat(l, ','));
-  if (gcb__lex_eat(l, ']'))
-    return a;
-fail:
-  l->bad = true;
-  json_decref(a);
-  return NULL;
-}
-
-/* The kind the table gives column `field` of `group` (NULL: per_rank
- * itself); false for a column it does not name. */
-static bool table_kind(const char *group, size_t glen, const char *field,
-                       size_t flen, enum gcb_rank_kind *kind) {
-  for (size_t i = 0; i < GCB_RC_COUNT; i++) {
-    const struct gcb_rank_column *c = &gcb_rank_columns[i];
-    if ((c->group == NULL) != (group == NULL) ||
-        (group != NULL &&
-         (strlen(c->group) != glen || memcmp(c->group, group, glen) != 0)) ||
-        strlen(c->field) != flen || memcmp(c->field, field, flen) != 0)
-      continue;
-    *kind = c->kind;
-    return true;
-  }
-  return false;
-}
-
-/* How a column of this kind is kept compact (GCB_RS_JSON: it is not:
- * strings), and whether it may hold null. */
-static enum gcb_rank_store store_of(enum gcb_rank_kind kind, bool *nullable) {
-  *nullable = kind == GCB_RK_NUM_NULLABLE || kind == GCB_RK_INT_NULLABLE ||
-              kind == GCB_RK_BOOL_NULLABLE;
-  switch (kind) {
-  case GCB_RK_NUM:
-  case GCB_RK_NUM_NULLABLE:
-    return GCB_RS_REAL;
-  case GCB_RK_INT:
-  case GCB_RK_INT_NULLABLE:
-    return GCB_RS_INT;
-  case GCB_RK_BOOL:
-  case GCB_RK_BOOL_NULLABLE:
-    return GCB_RS_BOOL;
-  default:
-    return GCB_RS_JSON;
-  }
-}
-
-/* One element of a compact column into *out (8 bytes); false when it is
- * not what the column's kind allows (then the column is read as an array,
- * and the schema walker words what is wrong with it), or bad. */
-static bool compact_element(struct gcb__lex *l, enum gcb_rank_store store,
-                            bool nullable, bool *has_null, void *out) {
-  gcb__lex_ws(l);
-  int64_t iv;
-  double d;
-  bool real;
-  if (l->end - l->p >= 4 && memcmp(l->p, "null", 4) == 0) {
-    l->p += 4;
-    *has_null = true;
-    iv = GCB_RANKS_NULL_INT;
-    d = NAN;
-    if (!nullable)
+/* Room for element c->n; false on ENOMEM. */
+static bool room(struct gcb__lex *l, struct column *c, size_t size) {
+  if (c->n == c->cap) {
+    size_t cap = l->cap > (c->n + 1) * size ? l->cap : 2 * l->cap + 8192;
+    void *p = cap > l->cap ? realloc(l->buf, cap) : l->buf;
+    if (p == NULL)
       return false;
-  } else if (store == GCB_RS_BOOL) {
-    bool t = l->end - l->p >= 4 && memcmp(l->p, "true", 4) == 0;
-    bool f = !t && l->end - l->p >= 5 && memcmp(l->p, "false", 5) == 0;
-    if (!t && !f)
-      return false;
-    l->p += t ? 4 : 5;
-    iv = t;
-  } else if (l->p == l->end || *l->p == '"' || *l->p == 't' || *l->p == 'f' ||
-             !lex_number(l, &real, &d, &iv) || real != (store == GCB_RS_REAL)) {
-    return false; /* a string, a boolean, bad, or an integer among reals */
+    l->buf = p;
+    l->cap = cap;
   }
-  memcpy(out, store == GCB_RS_REAL ? (const void *)&d : (const void *)&iv, 8);
+  c->num = (double *)l->buf;
+  c->str = (char **)l->buf;
+  c->cap = l->cap / size;
   return true;
 }
 
-/* Room in l->buf for element n; false on ENOMEM. */
-static bool room(struct gcb__lex *l, size_t n) {
-  if (n < l->cap)
-    return true;
-  size_t cap = l->cap ? 2 * l->cap : 4096;
-  unsigned char *b = cap < SIZE_MAX / 8 ? realloc(l->buf, 8 * cap) : NULL;
-  if (b == NULL)
+/* Element c->n of a column of this kind into c: NaN (a number column)
+ * or NULL (a text one) for null; false for what the kind does not allow
+ * (the caller gives up, and the schema walker words it on jansson's
+ * road). prev, prev_len: the string before it, whose copy is shared when
+ * this one is the same (a column of methods is one value 16,384 times);
+ * NULL after a null. */
+static bool element(struct gcb__lex *l, struct gcb_ranks *r,
+                    enum gcb_rank_kind kind, struct column *c,
+                    const char **prev, size_t *prev_len) {
+  bool nullable = kind == GCB_RK_NUM_NULLABLE || kind == GCB_RK_INT_NULLABLE ||
+                  kind >= GCB_RK_BOOL_NULLABLE;
+  bool boolean = kind == GCB_RK_BOOL || kind == GCB_RK_BOOL_NULLABLE;
+  bool text = kind == GCB_RK_STR_NULLABLE, real;
+  double d = NAN;
+  char *s = NULL;
+  int64_t iv;
+  gcb__lex_ws(l);
+  const char *b = l->p, *q = l->p;
+  size_t left = (size_t)(l->end - l->p), n;
+  if (left >= 4 && memcmp(b, "null", 4) == 0 && nullable) {
+    l->p += 4, *prev = NULL;
+  } else if (text) {
+    if (!plain_string(l, &q, &n))
+      return false;
+    s = *prev != NULL && *prev_len == n && memcmp(*prev, q, n) == 0
+            ? c->str[c->n - 1]
+            : gcb__ranks_keep(r, q, n);
+    if (s == NULL)
+      return false;
+    *prev = q, *prev_len = n;
+  } else if (boolean && left >= 4 && memcmp(b, "true", 4) == 0) {
+    l->p += 4, d = 1;
+  } else if (boolean && left >= 5 && memcmp(b, "false", 5) == 0) {
+    l->p += 5, d = 0;
+  } else if (boolean) {
     return false;
-  l->buf = b;
-  l->cap = cap;
+  } else if (!lex_number(l, &real, &d, &iv) ||
+             (real && (kind == GCB_RK_INT || kind == GCB_RK_INT_NULLABLE))) {
+    return false;
+  } else {
+    d = real ? d : (double)iv;
+  }
+  if (text)
+    c->str[c->n++] = s;
+  else
+    c->num[c->n++] = d;
   return true;
 }
 
-/* A column the table names: compact when every element is what its kind
- * allows and there are compact_min of them or more, else (read again) a
- * jansson array. New reference, NULL when giving up. */
-static json_t *table_column(struct gcb__lex *l, enum gcb_rank_kind kind) {
-  bool nullable, has_null = false;
-  enum gcb_rank_store store = store_of(kind, &nullable);
-  const char *start = l->p;
-  size_t n = 0;
-  bool ok =
-      store != GCB_RS_JSON && gcb__lex_eat(l, '[') && !gcb__lex_eat(l, ']');
-  if (ok) {
+/* Column col: an array of what its kind allows, into r; false when
+ * giving up. */
+static bool table_column(struct gcb__lex *l, struct gcb_ranks *r, int col,
+                         size_t *len) {
+  enum gcb_rank_kind kind = gcb_rank_columns[col].kind;
+  bool text = kind == GCB_RK_STR_NULLABLE;
+  size_t size = text ? sizeof(char *) : sizeof(double);
+  struct column c = {0};
+  const char *prev = NULL;
+  size_t prev_len = 0;
+  bool ok = gcb__lex_eat(l, '[');
+  if (ok && !gcb__lex_eat(l, ']')) {
     do
-      ok = room(l, n) &&
-           compact_element(l, store, nullable, &has_null, l->buf + 8 * n++);
+      ok = room(l, &c, size) && element(l, r, kind, &c, &prev, &prev_len);
     while (ok && gcb__lex_eat(l, ','));
-    ok = ok && gcb__lex_eat(l, ']') && n >= l->compact_min;
+    ok = ok && gcb__lex_eat(l, ']');
   }
-  if (!ok) {
-    l->p = start;
-    l->bad = false; /* the array road decides (and words nothing) */
-    return column(l);
-  }
-  json_t *v = gcb__ranks_compact_new(store, has_null, l->buf, n);
-  if (v == NULL)
-    l->bad = true;
-  return v;
+  /* an empty column is there all the same: a block of one */
+  void *p = ok ? malloc(c.n ? c.n * size : size) : NULL;
+  if (p != NULL && c.n > 0)
+    memcpy(p, l->buf, c.n * size);
+  if (text)
+    r->str[col] = p;
+  else
+    r->num[col] = p;
+  *len = c.n;
+  return p != NULL;
 }
 
 /* An object of columns (depth 0: per_rank itself, whose members may also
- * be groups of columns; depth 1: a group). Keys once each, as
- * JSON_REJECT_DUPLICATES wants. New reference, NULL when giving up. */
-static json_t *columns(struct gcb__lex *l, const char *group, size_t glen,
-                       int depth) {
-  json_t *o = json_object();
+ * be groups of columns; depth 1: a group) into r; lens: each column's
+ * length. Keys once each, as JSON_REJECT_DUPLICATES wants, and each a
+ * column of the table: anything else gives up. */
+static bool columns(struct gcb__lex *l, struct gcb_ranks *r, const char *group,
+                    size_t glen, int depth, size_t *lens) {
   const char *keys[MAX_KEYS];
-  size_t lens[MAX_KEYS], nkeys = 0;
-  if (o == NULL || !gcb__lex_eat(l, '{'))
-    goto fail;
+  size_t klens[MAX_KEYS], nkeys = 0;
+  if (!gcb__lex_eat(l, '{'))
+    return false;
   if (gcb__lex_eat(l, '}'))
-    return o;
+    return true;
   do {
     const char *k;
     size_t n;
     if (nkeys == MAX_KEYS || !plain_string(l, &k, &n) || !gcb__lex_eat(l, ':'))
-      goto fail;
+      return false;
     for (size_t i = 0; i < nkeys; i++)
-      if (lens[i] == n && memcmp(keys[i], k, n) == 0)
-        goto fail;
+      if (klens[i] == n && memcmp(keys[i], k, n) == 0)
+        return false;
     keys[nkeys] = k;
-    lens[nkeys++] = n;
+    klens[nkeys++] = n;
     gcb__lex_ws(l);
-    enum gcb_rank_kind kind;
-    json_t *v = l->p < l->end && *l->p == '{' && depth == 0
-                    ? columns(l, k, n, 1)
-                : table_kind(group, glen, k, n, &kind) ? table_column(l, kind)
-                                                       : column(l);
-    if (v == NULL || json_object_setn_new_nocheck(o, k, n, v) != 0)
-      goto fail;
+    if (l->p < l->end && *l->p == '{' && depth == 0) {
+      if (!columns(l, r, k, n, 1, lens))
+        return false;
+      continue;
+    }
+    int col = gcb__ranks_column_find(group, glen, k, n);
+    if (col < 0 || !table_column(l, r, col, &lens[col]))
+      return false;
   } while (gcb__lex_eat(l, ','));
-  if (gcb__lex_eat(l, '}'))
-    return o;
-fail:
-  l->bad = true;
-  json_decref(o);
-  return NULL;
+  return gcb__lex_eat(l, '}');
+}
+
+bool gcb__lex_per_rank(struct gcb__lex *l, struct gcb_ranks *out) {
+  size_t lens[GCB_RC_COUNT] = {0};
+  *out = (struct gcb_ranks){0};
+  bool ok = columns(l, out, NULL, 0, 0, lens) && out->num[GCB_RC_RANK] != NULL;
+  out->n = lens[GCB_RC_RANK];
+  for (size_t c = 0; ok && c < GCB_RC_COUNT; c++)
+    ok = (out->num[c] == NULL && out->str[c] == NULL) || lens[c] == out->n;
+  if (!ok) {
+    gcb_ranks_free(out);
+    l->bad = true;
+  }
+  return ok;
 }
 
 /* Skips one value of the rest of the document (jansson checks it). */
@@ -525,8 +446,4 @@ void gcb__lex_skip_value(struct gcb__lex *l) {
       l->bad = l->p < l->end && *l->p == '\0';
     }
   } while (depth > 0 && !l->bad);
-}
-
-json_t *gcb__lex_per_rank(struct gcb__lex *l) {
-  return columns(l, NULL, 0, 0);
 }

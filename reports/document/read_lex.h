@@ -1,23 +1,22 @@
 /*
  * The lexer of the quick road through a results document (read_fast.c):
  * the per-rank columns of a case, read without jansson's lexer or strtod
- * (read_lex.c), and the skipping of whatever else the scan passes. Apart
- * so that more than one thread can read a document's columns
- * (read_ahead.c): a lexer is all its state.
+ * (read_lex.c), and the skipping of whatever else the scan passes. A
+ * lexer is all its state.
  */
 #ifndef GCB_READ_LEX_H
 #define GCB_READ_LEX_H
 
-#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+
+#include "reports/document/ranks.h"
 
 struct gcb__lex {
   const char *base, *p, *end;
   bool bad;           /* gave up: the caller takes jansson's road */
-  size_t compact_min; /* the fewest elements a compact column has */
-  unsigned char *buf; /* a compact column being read: 8 bytes each */
-  size_t cap;         /* elements buf holds */
+  unsigned char *buf; /* the column being read (the caller frees it) */
+  size_t cap;         /* its bytes */
 };
 
 static inline void gcb__lex_ws(struct gcb__lex *l) {
@@ -35,11 +34,11 @@ static inline bool gcb__lex_eat(struct gcb__lex *l, char c) {
   return false;
 }
 
-/* A per_rank value at l->p: an object of columns (and groups of them),
- * large numeric and boolean columns compact (ranks.h). New reference;
- * NULL with l->bad when this road gives up on it. l->buf is the lexer's
- * (the caller frees it). */
-json_t *gcb__lex_per_rank(struct gcb__lex *l);
+/* A per_rank value at l->p: an object of the table's columns (and groups
+ * of them), every column as long as "rank", into *out (free with
+ * gcb_ranks_free). false with l->bad (*out empty) when this road gives up
+ * on it. */
+bool gcb__lex_per_rank(struct gcb__lex *l, struct gcb_ranks *out);
 
 /* Skips one value, or one string at its opening quote (escapes included),
  * for the scan of the rest of the document, which jansson reads and

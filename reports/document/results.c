@@ -95,6 +95,7 @@ void gcb_results_free(struct gcb_results *r) {
     return;
   json_decref(r->root);
   gcb__case_cache_free(r->cache);
+  gcb__ranks_free_all(r->ranks, r->nranks);
   free(r);
 }
 
@@ -102,10 +103,32 @@ json_t *gcb_results_json(const struct gcb_results *r) {
   return r->root;
 }
 
+const struct gcb_ranks *gcb_results_ranks(const struct gcb_results *r,
+                                          size_t i) {
+  return i < r->nranks ? &r->ranks[i] : NULL;
+}
+
+const struct gcb_ranks *gcb_results_case_ranks(const struct gcb_results *r,
+                                               const json_t *c) {
+  const json_t *cases = json_object_get(r->root, "cases");
+  for (size_t i = 0; i < json_array_size(cases); i++)
+    if (json_array_get(cases, i) == c)
+      return gcb_results_ranks(r, i);
+  return NULL;
+}
+
 enum gcb_status gcb_results_plain(struct gcb_results *r, struct gcb_err *err) {
-  return gcb__ranks_expand_document(r->root) == 0
-             ? GCB_OK
-             : gcb_err_set(err, GCB_ENOMEM, "results: out of memory");
+  json_t *cases = json_object_get(r->root, "cases");
+  for (size_t i = 0; i < r->nranks; i++) {
+    json_t *c = json_array_get(cases, i);
+    if (json_is_object(json_object_get(c, "per_rank")) &&
+        json_object_set_new(c, "per_rank", gcb_ranks_json(&r->ranks[i])) != 0)
+      return gcb_err_set(err, GCB_ENOMEM, "results: out of memory");
+  }
+  gcb__ranks_free_all(r->ranks, r->nranks);
+  r->ranks = NULL;
+  r->nranks = 0;
+  return GCB_OK;
 }
 
 static const struct gcb__node *section_node(const char *section) {

@@ -27,6 +27,7 @@
 #define GCB_RESULTS_SCHEMA_V1 "gcbench.results/1"
 
 struct gcb_results;
+struct gcb_ranks; /* reports/document/ranks.h */
 
 /* An empty document: schema, empty cases/skipped/errors. NULL on ENOMEM. */
 struct gcb_results *gcb_results_new(void);
@@ -34,15 +35,28 @@ struct gcb_results *gcb_results_new(void);
 /* Frees the document; NULL is a no-op. */
 void gcb_results_free(struct gcb_results *r);
 
-/* The JSON tree (borrowed). A document read from a file keeps the
- * per-rank columns of its large cases compact (reports/document/ranks.h),
- * which gcb_ranks_* read like arrays but jansson sees as strings: a caller
- * that walks or dumps the columns itself calls gcb_results_plain first.
- * gcb_results_write writes them as the arrays they stand for. */
+/* The JSON tree (borrowed). A document read from a file holds each case's
+ * per-rank columns apart, as arrays (gcb_results_ranks), and its tree's
+ * per_rank as `{}`: a caller that walks or dumps the columns itself calls
+ * gcb_results_plain first. gcb_results_write writes them. */
 json_t *gcb_results_json(const struct gcb_results *r);
 
-/* Replaces the compact per-rank columns of r's tree by jansson arrays
- * (the tree json_loadb builds); GCB_ENOMEM. */
+/* The per-rank columns of case i (the index in "cases") of a document
+ * read from a file (borrowed, living as long as r); NULL for one built in
+ * memory, whose tree holds them (gcb_ranks_of reads them), or i past the
+ * cases read. */
+const struct gcb_ranks *gcb_results_ranks(const struct gcb_results *r,
+                                          size_t i);
+
+/* The same for case c, an element of r's "cases"; NULL when it is not
+ * one (a linear search: for tests and tools). */
+const struct gcb_ranks *gcb_results_case_ranks(const struct gcb_results *r,
+                                               const json_t *c);
+
+/* Puts the per-rank columns of a document read back into its tree, as
+ * the arrays json_loadb builds (integers, reals, booleans as the schema's
+ * columns have them), for a caller that walks the tree itself; the
+ * document then holds them there only. GCB_ENOMEM. */
 enum gcb_status gcb_results_plain(struct gcb_results *r, struct gcb_err *err);
 
 /*
@@ -56,13 +70,14 @@ enum gcb_status gcb_results_set(struct gcb_results *r, const char *section,
                                 json_t *value, struct gcb_err *err);
 
 /*
- * The burn-in timeline of case c of a document that was read (validated:
- * sizes agree and are bounded, section_cases.c) into *out, one array per
- * series present (NAN for null), the absent ones NULL with their reason:
- * free with gcb_burn_timeline_free(). false when c has no timeline, or on
- * ENOMEM (*out then holds nothing to free).
+ * The burn-in timeline of case c, of nranks ranks, of a document that was
+ * read (validated: sizes agree and are bounded, section_cases.c) into *out, one
+ * array per series present (NAN for null), the absent ones NULL with their
+ * reason: free with gcb_burn_timeline_free(). false when c has no timeline, or
+ * on ENOMEM (*out then holds nothing to free).
  */
-bool gcb_results_burn_timeline(const json_t *c, struct gcb_burn_timeline *out);
+bool gcb_results_burn_timeline(const json_t *c, size_t nranks,
+                               struct gcb_burn_timeline *out);
 
 /* Appends a finished case built from rec (per-rank statistics, figures,
  * validation, cross-rank summary). Non-finite numbers are written as null

@@ -6,6 +6,7 @@
 #ifndef GCB_RESULTS_INT_H
 #define GCB_RESULTS_INT_H
 
+#include "reports/document/ranks.h"
 #include "reports/document/results.h"
 #include "reports/document/schema.h"
 
@@ -33,6 +34,10 @@ struct gcb_results {
                                     gcb_results_write (not part of what the
                                     document says, so a const document's
                                     too) */
+  /* A document read: case i's per-rank columns, which its tree's per_rank
+   * (`{}`) does not hold (ranks.h); NULL for one built in memory. */
+  struct gcb_ranks *ranks;
+  size_t nranks;
 };
 
 /* A document owning root (stolen: freed on failure); NULL on ENOMEM. */
@@ -40,31 +45,19 @@ struct gcb_results *gcb__results_wrap(json_t *root);
 
 /*
  * The quick road of the reader for a well-formed document (read_fast.c):
- * the cases' per_rank columns read by a lexer of its own, the rest by
- * jansson. true with *root the tree json_loadb would build, but for the
- * per-rank columns of compact_min elements or more that the table
- * (ranks.h) gives a numeric or boolean kind, which are compact columns
- * holding the same values (ranks.h; SIZE_MAX: none); false (*root NULL)
- * when it gives up, for any reason, and the caller parses the text with
- * json_loadb, which words the problem. *entries: the per-rank entries
- * (ranks × cases) its scan of the columns found; jansson is not started
- * when fits(len, *entries) says the text is too large for them.
+ * the cases' per_rank columns read by a lexer of its own into *ranks (one
+ * struct gcb_ranks per case, *nranks of them, by index: free with
+ * gcb__ranks_free_all), the rest by jansson into *root, the tree
+ * json_loadb would build but for each case's per_rank, `{}`. false (*root
+ * and *ranks NULL) when it gives up, for any reason, and the caller parses
+ * the text with json_loadb, which words the problem. *entries: the
+ * per-rank entries (ranks × cases) its scan of the columns found; jansson
+ * is not started when fits(len, *entries) says the text is too large for
+ * them.
  */
 bool gcb__read_fast(const char *text, size_t len,
-                    bool (*fits)(size_t len, size_t entries),
-                    size_t compact_min, json_t **root, size_t *entries);
-
-/* The fewest ranks whose columns a document read from a file keeps
- * compact: below it a document is small, and its tree stays the one
- * json_loadb builds (which tests and tools compare and walk). */
-#define GCB__COMPACT_MIN_RANKS 256
-
-/* gcb_results_parse with columns of compact_min elements or more kept
- * compact (gcb_results_parse: GCB__COMPACT_MIN_RANKS), for tests. */
-enum gcb_status gcb__results_parse_compact(const char *text, size_t len,
-                                           const char *name, size_t compact_min,
-                                           struct gcb_results **out,
-                                           struct gcb_err *err);
+                    bool (*fits)(size_t len, size_t entries), json_t **root,
+                    struct gcb_ranks **ranks, size_t *nranks, size_t *entries);
 
 /* Frees the writer's cache; NULL is a no-op (write.c). */
 void gcb__case_cache_free(struct gcb__case_cache *k);

@@ -158,28 +158,19 @@ static enum gcb_status check_choice(struct gcb__walk *w, const json_t *v,
                              json_string_value(v));
 }
 
-/* A compact column (ranks.h) where n wants an array of bare elements: its
- * store and nulls must be what the elements may be (the reader made it so
- * from the same table; checked, not trusted). */
-static enum gcb_status check_compact(struct gcb__walk *w, const json_t *v,
-                                     const struct gcb_ranks_compact *c,
-                                     const struct gcb__node *n) {
-  unsigned want = c->store == GCB_RS_REAL  ? T_REAL
-                  : c->store == GCB_RS_INT ? T_INT
-                                           : T_BOOL;
-  want |= c->has_null ? T_NULL : 0;
-  if (!bare(n->items) || (n->items->types & want) != want)
-    return gcb__schema_problem(w, "expected %s, got a column of another type",
-                               expected_words(n->types));
-  return n->check != NULL ? n->check(w, v) : GCB_OK;
+const struct gcb_ranks *gcb__walk_ranks(const struct gcb__walk *w,
+                                        size_t index) {
+  static const struct gcb_ranks none;
+  if (w->ranks == NULL)
+    return NULL;
+  return index < w->nranks ? &w->ranks[index] : &none;
 }
 
 enum gcb_status gcb__schema_check(struct gcb__walk *w, const json_t *v,
                                   const struct gcb__node *n) {
-  struct gcb_ranks_compact c;
-  if (w->compact && (n->types & T_ARR) && n->items != NULL &&
-      gcb__ranks_compact_of(v, &c))
-    return check_compact(w, v, &c, n);
+  /* per_rank, at cases[i].per_rank */
+  if (n->apart != NULL && w->ranks != NULL && w->depth >= 2)
+    return n->apart(w, gcb__walk_ranks(w, w->path[w->depth - 2].index));
   if ((type_bit(v) & n->types) == 0)
     return gcb__schema_problem(w, "expected %s, got %s",
                                expected_words(n->types),

@@ -36,6 +36,7 @@ enum {
 
 struct gcb__field;
 struct gcb__walk;
+struct gcb_ranks;
 
 /* A value: its allowed types; for an object either its fields or (a map)
  * the node of every member; for an array the node of every element; and a
@@ -46,6 +47,9 @@ struct gcb__node {
   const struct gcb__node *items;
   const char *const *choices; /* allowed strings, NULL-terminated */
   enum gcb_status (*check)(struct gcb__walk *w, const json_t *v);
+  /* A case's per_rank, where the reader holds its columns apart (the
+   * tree's value is `{}`): checks r, case i's columns, instead. */
+  enum gcb_status (*apart)(struct gcb__walk *w, const struct gcb_ranks *r);
 };
 
 struct gcb__field {
@@ -76,8 +80,16 @@ struct gcb__walk {
   struct gcb_json_step path[GCB__SCHEMA_MAX_DEPTH];
   size_t depth;
   struct gcb_err *err;
-  bool compact; /* per-rank columns may be compact ones (ranks.h) */
+  /* The quick road's columns of each case (ranks.h), which the tree's
+   * per_rank does not hold; NULL: the tree holds them. */
+  const struct gcb_ranks *ranks;
+  size_t nranks;
 };
+
+/* The columns case `index` holds apart (an empty set when there are none
+ * for it), or NULL when the tree holds them. */
+const struct gcb_ranks *gcb__walk_ranks(const struct gcb__walk *w,
+                                        size_t index);
 
 /* Checks v against n at the walker's path; the first problem, located. */
 enum gcb_status gcb__schema_check(struct gcb__walk *w, const json_t *v,

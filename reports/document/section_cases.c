@@ -8,6 +8,7 @@
  */
 #include "reports/document/results_int.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -140,6 +141,8 @@ static const struct gcb__field per_rank_columns[] = {
 };
 static enum gcb_status check_column_lengths(struct gcb__walk *w,
                                             const json_t *v);
+static enum gcb_status check_apart(struct gcb__walk *w,
+                                   const struct gcb_ranks *r);
 
 /* The burn-in timeline (record.h): the rows here, the rest by
  * check_timeline, which the case's check runs once the per-rank columns
@@ -170,7 +173,7 @@ static enum gcb_status check_case(struct gcb__walk *w, const json_t *v);
 
 static const struct gcb__field case_fields[] = {
     CASE_FIELDS(NODE(.types = T_OBJ, .fields = per_rank_columns,
-                     .check = check_column_lengths))};
+                     .check = check_column_lengths, .apart = check_apart))};
 const struct gcb__node gcb__n_case = {
     .types = T_OBJ, .fields = case_fields, .check = check_case};
 static const struct gcb__field case_fields_v1[] = {
@@ -181,12 +184,12 @@ const struct gcb__node gcb__n_case_v1 = {.types = T_OBJ,
 /* Every per-rank column has one element per rank (the length of "rank"). */
 static enum gcb_status check_column_lengths(struct gcb__walk *w,
                                             const json_t *v) {
-  size_t ranks = gcb_ranks_column_size(json_object_get(v, "rank"));
+  size_t ranks = json_array_size(json_object_get(v, "rank"));
   for (size_t i = 0; i < GCB_RC_COUNT; i++) {
     const struct gcb_rank_column *c = &gcb_rank_columns[i];
     const json_t *holder = c->group ? json_object_get(v, c->group) : v;
     const json_t *col = json_object_get(holder, c->field);
-    if (col == NULL || gcb_ranks_column_size(col) == ranks)
+    if (col == NULL || json_array_size(col) == ranks)
       continue;
     size_t depth = w->depth;
     if (c->group != NULL)
@@ -194,11 +197,58 @@ static enum gcb_status check_column_lengths(struct gcb__walk *w,
     w->path[w->depth++] = (struct gcb_json_step){.key = c->field};
     enum gcb_status rc = gcb__schema_problem(
         w, "%zu entries, expected %zu (one per rank, as \"rank\")",
-        gcb_ranks_column_size(col), ranks);
+        json_array_size(col), ranks);
     w->depth = depth;
     return rc;
   }
   return GCB_OK;
+}
+
+/* Whether r has column `field` of `group` (NULL: per_rank itself), or,
+ * field NULL, any column of the group. */
+static bool has_column(const struct gcb_ranks *r, const char *group,
+                       const char *field) {
+  for (size_t i = 0; i < GCB_RC_COUNT; i++) {
+    const struct gcb_rank_column *c = &gcb_rank_columns[i];
+    if ((c->group == NULL || group == NULL ? c->group == group
+                                           : strcmp(c->group, group) == 0) &&
+        (field == NULL || strcmp(c->field, field) == 0) &&
+        (r->num[i] != NULL || r->str[i] != NULL))
+      return true;
+  }
+  return false;
+}
+
+/* The fields of a per_rank (group NULL) or of one of its groups that r
+ * must have. */
+static enum gcb_status check_present(struct gcb__walk *w,
+                                     const struct gcb_ranks *r,
+                                     const struct gcb__field *fields,
+                                     const char *group) {
+  for (const struct gcb__field *f = fields; f->name != NULL; f++) {
+    bool is_group = f->node->fields != NULL;
+    if (!has_column(r, is_group ? f->name : group, is_group ? NULL : f->name)) {
+      if (f->required)
+        return gcb__schema_problem(w, "missing required field '%s'", f->name);
+      continue;
+    }
+    if (!is_group)
+      continue;
+    w->path[w->depth++] = (struct gcb_json_step){.key = f->name};
+    enum gcb_status rc = check_present(w, r, f->node->fields, f->name);
+    w->depth--;
+    if (rc != GCB_OK)
+      return rc;
+  }
+  return GCB_OK;
+}
+
+/* A per_rank the reader holds apart: read_lex.c took each column with
+ * the elements its kind allows, all as long as "rank", and no other; what
+ * is left is the columns and groups the rows require. */
+static enum gcb_status check_apart(struct gcb__walk *w,
+                                   const struct gcb_ranks *r) {
+  return check_present(w, r, per_rank_columns, NULL);
 }
 
 /* Index of the series named `name`, or -1. */
@@ -315,8 +365,11 @@ static enum gcb_status check_case(struct gcb__walk *w, const json_t *v) {
   const json_t *t = json_object_get(v, "timeline");
   if (t == NULL)
     return GCB_OK;
-  size_t ranks = gcb_ranks_column_size(
-      json_object_get(json_object_get(v, "per_rank"), "rank"));
+  const struct gcb_ranks *r =
+      w->depth > 0 ? gcb__walk_ranks(w, w->path[w->depth - 1].index) : NULL;
+  size_t ranks = r != NULL ? r->n
+                           : json_array_size(json_object_get(
+                                 json_object_get(v, "per_rank"), "rank"));
   return check_timeline(w, t, ranks);
 }
 
@@ -627,7 +680,8 @@ static json_t *case_json(const struct gcb_record *rec) {
 
 /* ---- reading ------------------------------------------------------------ */
 
-bool gcb_results_burn_timeline(const json_t *c, struct gcb_burn_timeline *out) {
+bool gcb_results_burn_timeline(const json_t *c, size_t nranks,
+                               struct gcb_burn_timeline *out) {
   *out = (struct gcb_burn_timeline){0};
   const json_t *t = json_object_get(c, "timeline");
   if (t == NULL)
@@ -635,8 +689,7 @@ bool gcb_results_burn_timeline(const json_t *c, struct gcb_burn_timeline *out) {
   const json_t *series = json_object_get(t, "series");
   out->interval_s = json_number_value(json_object_get(t, "interval_s"));
   out->n = (long)json_array_size(json_object_get(t, "t_s"));
-  out->nranks = (int)gcb_ranks_column_size(
-      json_object_get(json_object_get(c, "per_rank"), "rank"));
+  out->nranks = nranks <= INT_MAX ? (int)nranks : -1;
   /* the bounds the schema holds a current document to, whatever c is */
   if (out->n > GCB_BURN_MAX_INTERVALS || out->nranks < 0 ||
       (out->nranks > 0 && out->n > GCB_BURN_MAX_POINTS / out->nranks))

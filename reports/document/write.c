@@ -256,11 +256,16 @@ static void remove_stale(const char *path) {
   free(dir);
 }
 
-/* Case c as it stands in the document: dumped alone, then indented by
- * the two levels of "cases": [ ... ] (strings hold no raw newline). */
-static char *case_text(const json_t *c, size_t *len) {
-  /* a case read compact is written as the arrays it stands for */
-  json_t *plain = gcb__ranks_case_plain(c);
+/* Case c as it stands in the document: dumped alone (with its per-rank
+ * columns, pr, when it holds them apart: a document read), then indented
+ * by the two levels of "cases": [ ... ] (strings hold no raw newline). */
+static char *case_text(const json_t *c, const struct gcb_ranks *pr,
+                       size_t *len) {
+  json_t *plain =
+      pr != NULL ? json_copy((json_t *)c) : json_incref((json_t *)c);
+  if (pr != NULL && plain != NULL &&
+      json_object_set_new(plain, "per_rank", gcb_ranks_json(pr)) != 0)
+    json_decrefp(&plain);
   char *flat = plain != NULL ? json_dumps(plain, DUMP_FLAGS) : NULL;
   json_decref(plain);
   if (flat == NULL)
@@ -307,7 +312,7 @@ static int cache_update(const struct gcb_results *r) {
       continue;
     free(t->text);
     t->c = c;
-    if ((t->text = case_text(c, &t->len)) == NULL)
+    if ((t->text = case_text(c, gcb_results_ranks(r, i), &t->len)) == NULL)
       return -1;
   }
   return 0;

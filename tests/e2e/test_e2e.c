@@ -25,7 +25,7 @@ TestSuite(e2e, .init = make_dir, .fini = gcb_test_dir_remove, .timeout = 300);
 static void expect_case_sane(json_t *c, int ranks) {
   const char *label = json_string_value(json_object_get(c, "label"));
   struct gcb_ranks pr;
-  gcb_ranks_of(c, &pr);
+  cr_assert_eq(gcb_ranks_of(c, &pr), 0);
   cr_expect_eq(pr.n, (size_t)ranks, "%s", label);
   json_t *summary = json_object_get(c, "summary");
   if (json_number_value(json_object_get(c, "work_per_op")) >
@@ -41,6 +41,7 @@ static void expect_case_sane(json_t *c, int ranks) {
     cr_expect_eq(gcb_ranks_int(&pr, GCB_RC_TIME_N, i, -1), 3, "%s", label);
     cr_expect_gt(gcb_ranks_num(&pr, GCB_RC_TIME_MIN, i), 0, "%s", label);
   }
+  gcb_ranks_free(&pr);
 }
 
 Test(e2e, gemm_on_two_ranks_writes_validated_figures_per_rank) {
@@ -289,8 +290,9 @@ Test(e2e, coll_sweeps_every_operation_with_exact_validation) {
     cr_expect(json_is_true(json_object_get(s, "checked")), "%s", label);
     cr_expect_not_null(json_object_get(s, "late_rank"), "%s", label);
     struct gcb_ranks pr;
-    gcb_ranks_of(c, &pr);
+    cr_assert_eq(gcb_ranks_of(c, &pr), 0);
     cr_expect_eq(gcb_ranks_int(&pr, GCB_RC_LATE_N, 0, -1), 4, "%s", label);
+    gcb_ranks_free(&pr);
     if (strcmp(param(c, "op"), "allreduce") == 0) {
       allreduce++;
       cr_expect_float_eq(num(c, "bus_factor"), 1.0, 1e-12); /* 2(n-1)/n */
@@ -403,8 +405,9 @@ Test(e2e, coll_counts_a_corrupted_element_and_fails) {
     json_t *s = json_object_get(c, "summary");
     cr_expect_eq(json_integer_value(json_object_get(s, "wrong")), 1);
     struct gcb_ranks pr;
-    gcb_ranks_of(c, &pr);
+    cr_assert_eq(gcb_ranks_of(c, &pr), 0);
     cr_expect_eq(gcb_ranks_int(&pr, GCB_RC_WRONG, 1, -1), 1);
+    gcb_ranks_free(&pr);
   }
   char *out = gcb_test_slurp("stdout");
   cr_expect(strstr(out, "FAILED") != NULL, "%s", out);
@@ -557,9 +560,10 @@ Test(e2e, coll_n_is_what_the_record_the_table_and_time_s_n_say) {
     json_t *c = json_array_get(cases, i);
     cr_expect_eq(json_integer_value(json_object_get(c, "iterations")), 5);
     struct gcb_ranks pr;
-    gcb_ranks_of(c, &pr);
+    cr_assert_eq(gcb_ranks_of(c, &pr), 0);
     for (size_t k = 0; k < pr.n; k++)
       cr_expect_eq(gcb_ranks_int(&pr, GCB_RC_TIME_N, k, -1), 5, "rank %zu", k);
+    gcb_ranks_free(&pr);
   }
   json_t *opts = gcb_test_section(r, "options");
   cr_expect_eq(json_integer_value(json_object_get(opts, "iters")), 5);

@@ -242,6 +242,18 @@ static inline struct gcb_doc fx_doc_of(const char *name, const json_t *root) {
   return (struct gcb_doc){.name = name, .root = root, .model = m};
 }
 
+/* The same for a document read (gcb_results_read, gcb_interop_read),
+ * whose per-rank columns its tree does not hold. */
+static inline struct gcb_doc fx_doc_of_results(const char *name,
+                                               const struct gcb_results *r) {
+  struct gcb_model *m = NULL;
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_model_from_results(r, name, &m, &err), GCB_OK, "%s",
+               err.msg);
+  return (struct gcb_doc){
+      .name = name, .root = gcb_results_json(r), .model = m};
+}
+
 static inline void fx_doc_free(struct gcb_doc *d) {
   gcb_model_free((struct gcb_model *)d->model);
   d->model = NULL;

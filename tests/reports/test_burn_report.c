@@ -549,6 +549,8 @@ static json_t *load(const char *path, struct gcb_results **res) {
   cr_assert_eq(gcb_results_parse(text, len, "burn.json", res, &err), GCB_OK,
                "%s", err.msg);
   free(text);
+  /* the per-rank columns in the tree, which the model is built from */
+  cr_assert_eq(gcb_results_plain(*res, &err), GCB_OK);
   json_t *doc = gcb_results_json(*res);
   json_incref(doc);
   return doc;

@@ -401,8 +401,8 @@ static size_t regressions_of(const char *old_name, const char *new_name,
     snprintf(path[i], sizeof path[i], "%s/compare/%s", GCB_TEST_DATA, names[i]);
     cr_assert_eq(gcb_results_read(path[i], &r[i], &err), GCB_OK, "%s", err.msg);
   }
-  struct gcb_doc o = fx_doc_of(path[0], gcb_results_json(r[0]));
-  struct gcb_doc n = fx_doc_of(path[1], gcb_results_json(r[1]));
+  struct gcb_doc o = fx_doc_of_results(path[0], r[0]);
+  struct gcb_doc n = fx_doc_of_results(path[1], r[1]);
   struct gcb_thresholds th;
   struct gcb_comparison cmp = {0};
   struct gcb_run_check rc;

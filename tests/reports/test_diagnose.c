@@ -90,8 +90,7 @@ static void gpu8(struct dx *x) {
     snprintf(path, sizeof path, "%s/%s", GCB_TEST_DATA, files[i]);
     cr_assert_eq(gcb_interop_read(path, x->docs, i, &x->res[i], NULL, &err),
                  GCB_OK, "%s", err.msg);
-    x->docs[i] =
-        (struct gcb_doc){.name = files[i], .root = gcb_results_json(x->res[i])};
+    x->docs[i] = fx_doc_of_results(files[i], x->res[i]);
   }
   x->ndocs = 3;
   cr_assert_eq(gcb_criteria_read(DATA("criteria-h200.json"), &x->cr, &err),
@@ -453,8 +452,7 @@ Test(diagnose, a_pair_slow_both_ways_is_one_root_cause_with_each_direction) {
   cr_assert_eq(gcb_interop_read(path, x.docs, 0, &x.res[0], NULL, &err), GCB_OK,
                "%s", err.msg);
   unlink(path);
-  x.docs[0] =
-      (struct gcb_doc){.name = "pair.json", .root = gcb_results_json(x.res[0])};
+  x.docs[0] = fx_doc_of_results("pair.json", x.res[0]);
   x.ndocs = 1;
   diagnose(&x);
   const struct gcb_root_cause *pair = NULL;
@@ -968,8 +966,7 @@ Test(diagnose, gpus_known_by_index_alone_are_counted_and_placed) {
   for (size_t i = 0; i < 2; i++) {
     cr_assert_eq(gcb_interop_read(files[i], x.docs, i, &x.res[i], NULL, &err),
                  GCB_OK, "%s", err.msg);
-    x.docs[i] =
-        (struct gcb_doc){.name = files[i], .root = gcb_results_json(x.res[i])};
+    x.docs[i] = fx_doc_of_results(files[i], x.res[i]);
   }
   x.ndocs = 2;
   diagnose(&x);

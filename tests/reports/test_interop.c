@@ -104,7 +104,7 @@ Test(interop, nccl_tests_rows_become_collective_cases) {
   cr_expect(
       json_is_true(json_object_get(gcb_view_obj(c, "validation"), "checked")),
       "validated with -c 1: nwrong is a number");
-  cr_expect_eq(gcb_ranks_count(c), 0,
+  cr_expect_eq(gcb_results_case_ranks(l.res, c)->n, 0,
                "nccl-tests reports only the average over ranks");
   struct gcb_place p;
   gcb_view_place(l.doc.root, 5, &p);
@@ -122,10 +122,10 @@ Test(interop, nvbandwidth_matrices_become_copies_and_pairs) {
   load(DATA("interop/nvbandwidth-h200.json"), NULL, 0, &l);
   const json_t *h2d = find_case(&l, "pcie", "direction", "h2d");
   cr_assert_not_null(h2d);
-  struct gcb_ranks pr;
-  gcb_ranks_of(h2d, &pr);
-  cr_expect_eq(pr.n, 8, "one figure per GPU");
-  cr_expect_float_eq(gcb_ranks_num(&pr, GCB_RC_FIG_MEDIAN, 5), 21.8043, 1e-9);
+  const struct gcb_ranks *pr = gcb_results_case_ranks(l.res, h2d);
+  cr_assert_not_null(pr);
+  cr_expect_eq(pr->n, 8, "one figure per GPU");
+  cr_expect_float_eq(gcb_ranks_num(pr, GCB_RC_FIG_MEDIAN, 5), 21.8043, 1e-9);
   size_t pairs = 0, bidir = 0, i;
   const json_t *c;
   json_array_foreach(cases(&l), i, c) {
@@ -190,7 +190,7 @@ Test(interop, nvbandwidth_joined_to_a_gcbench_topology_is_judged_by_it) {
   struct gcb_findings f = {0};
   struct gcb_err err = {0};
   gcb_thresholds_default(&t);
-  fx_docs_model(&nv.doc, 1); /* the rules read it */
+  nv.doc = fx_doc_of_results(nv.doc.name, nv.res); /* the rules read it */
   cr_assert_eq(gcb_analyze(&nv.doc, 1, &t, &f, &err), GCB_OK);
   const struct gcb_finding *x = NULL;
   cr_assert_eq(kind(&f, "link-bandwidth", &x), 1);
@@ -214,7 +214,7 @@ Test(interop, without_a_topology_the_gpus_are_judged_against_each_other) {
   struct gcb_findings f = {0};
   struct gcb_err err = {0};
   gcb_thresholds_default(&t);
-  fx_docs_model(&nv.doc, 1); /* the rules read it */
+  nv.doc = fx_doc_of_results(nv.doc.name, nv.res); /* the rules read it */
   cr_assert_eq(gcb_analyze(&nv.doc, 1, &t, &f, &err), GCB_OK);
   const struct gcb_finding *x = NULL;
   cr_assert_eq(kind(&f, "link-bandwidth", &x), 1);
@@ -459,8 +459,8 @@ Test(interop, a_log_without_validation_compares_clean_with_itself) {
   struct loaded a, b;
   load(DATA("interop/superbench-nccl_allreduce.log"), NULL, 0, &a);
   load(DATA("interop/superbench-nccl_allreduce.log"), NULL, 0, &b);
-  a.doc = fx_doc_of(a.doc.name, a.doc.root);
-  b.doc = fx_doc_of(b.doc.name, b.doc.root);
+  a.doc = fx_doc_of_results(a.doc.name, a.res);
+  b.doc = fx_doc_of_results(b.doc.name, b.res);
   const json_t *c = find_case(&b, "coll", "op", "allreduce");
   cr_assert_not_null(c);
   cr_expect(
@@ -483,7 +483,7 @@ Test(interop, a_log_without_validation_compares_clean_with_itself) {
   json_object_set_new(v, "checked", json_true());
   json_object_set_new(v, "wrong", json_integer(2));
   fx_doc_free(&b.doc); /* the model is built from the tree: again */
-  b.doc = fx_doc_of(b.doc.name, b.doc.root);
+  b.doc = fx_doc_of_results(b.doc.name, b.res);
   cr_assert_eq(gcb_compare(&a.doc, &b.doc, &th, &cmp, &err), GCB_OK);
   gcb_compare_run_check(&cmp, &b.doc, &rc);
   cr_expect_eq(rc.invalid, 1);
@@ -502,8 +502,8 @@ Test(interop, nvbandwidth_cases_say_their_size_is_nominal) {
   struct loaded nv, own;
   load(DATA("interop/nvbandwidth-h200.json"), NULL, 0, &nv);
   load(DATA("report-gpu8.json"), NULL, 0, &own);
-  struct gcb_doc a = fx_doc_of("nvbandwidth", nv.doc.root);
-  struct gcb_doc b = fx_doc_of("gcbench", own.doc.root);
+  struct gcb_doc a = fx_doc_of_results("nvbandwidth", nv.res);
+  struct gcb_doc b = fx_doc_of_results("gcbench", own.res);
   size_t nominal = 0, copies = 0;
   for (size_t i = 0; i < a.model->ncases; i++) {
     const struct gcb_model_case *c = &a.model->cases[i];

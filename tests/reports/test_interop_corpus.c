@@ -387,11 +387,10 @@ static bool has_cell(struct gcb_results *r, const char *name, size_t row,
     if (!mine)
       continue;
     if (strcmp(bench, "pcie") == 0 && row == 0) {
-      struct gcb_ranks pr;
-      gcb_ranks_of(c, &pr);
-      for (size_t k = 0; k < pr.n; k++)
-        if (gcb_ranks_int(&pr, GCB_RC_RANK, k, -1) == (long long)col &&
-            gcb_ranks_num(&pr, GCB_RC_FIG_MEDIAN, k) == v)
+      const struct gcb_ranks *pr = gcb_results_case_ranks(r, c);
+      for (size_t k = 0; pr != NULL && k < pr->n; k++)
+        if (gcb_ranks_int(pr, GCB_RC_RANK, k, -1) == (long long)col &&
+            gcb_ranks_num(pr, GCB_RC_FIG_MEDIAN, k) == v)
           return true;
     } else if (strcmp(bench, "p2p") == 0 && summary(c, "median") == v) {
       /* a read test's row GPU reads its column: the data goes column ->
@@ -541,7 +540,7 @@ Test(interop_corpus, avg_bus_bandwidth_is_nameable_in_criteria) {
                GCB_OK, "%s", err.msg);
   struct gcb_results *r =
       load(DATA("a3mega-h100-16rank-allreduce.md"), GCB_FORMAT_NCCL_TESTS);
-  struct gcb_doc doc = fx_doc_of("a3mega", gcb_results_json(r));
+  struct gcb_doc doc = fx_doc_of_results("a3mega", r);
   struct gcb_check_result res[3] = {{0}};
   struct gcb_findings f = {0};
   cr_assert_eq(gcb_criteria_evaluate(cr, &doc, 1, res, &f, &err), GCB_OK);

@@ -414,8 +414,8 @@ static void check_pairs(const char *txt, const char *doc,
                err.msg);
   struct gcb_thresholds t;
   gcb_thresholds_default(&t);
-  struct gcb_doc o = fx_doc_of(txt, gcb_results_json(tool));
-  struct gcb_doc n = fx_doc_of(doc, gcb_results_json(own));
+  struct gcb_doc o = fx_doc_of_results(txt, tool);
+  struct gcb_doc n = fx_doc_of_results(doc, own);
   struct gcb_comparison cmp = {0};
   cr_assert_eq(gcb_compare(&o, &n, &t, &cmp, &err), GCB_OK, "%s", err.msg);
   size_t paired = 0, coll = 0;

@@ -36,8 +36,7 @@ static void fixture_load(struct fixture *fx) {
     cr_assert_eq(gcb_interop_read(path, fx->docs, i, &fx->res[i], NULL, &err),
                  GCB_OK, "%s", err.msg);
     /* Names without the build's path, so the golden files are portable. */
-    fx->docs[i] = (struct gcb_doc){.name = files[i],
-                                   .root = gcb_results_json(fx->res[i])};
+    fx->docs[i] = fx_doc_of_results(files[i], fx->res[i]);
   }
   size_t len = 0;
   char *text = fx_slurp(DATA("criteria-h200.json"), &len);
@@ -209,9 +208,7 @@ Test(interop_report, matrix_cells_give_no_time_for_a_nominal_size) {
   cr_assert_eq(gcb_interop_read(DATA("interop/nvbandwidth-h200.json"), NULL,
                                 0, &res, NULL, &err),
                GCB_OK, "%s", err.msg);
-  doc = (struct gcb_doc){.name = "nvbandwidth-h200.json",
-                         .root = gcb_results_json(res)};
-  fx_docs_model(&doc, 1);
+  doc = fx_doc_of_results("nvbandwidth-h200.json", res);
   struct gcb_thresholds th;
   gcb_thresholds_default(&th);
   struct gcb_findings findings = {0};

@@ -95,15 +95,21 @@ static void expect_summary(const json_t *c, const struct gcb_model_case *mc,
                      gcb_view_num(gcb_view_obj(s, "time_s"), "mean")));
 }
 
-/* Every element of every column, as ranks.h reads it. */
-static void expect_columns(const json_t *c, const struct gcb_model_case *mc,
+/* Every element of every column, as ranks.h reads it (the columns a
+ * document read holds, or those of its tree). */
+static void expect_columns(const struct gcb_results *res, size_t index,
+                           const json_t *c, const struct gcb_model_case *mc,
                            const char *doc) {
   struct gcb_ranks r;
-  gcb_ranks_of(c, &r);
+  const struct gcb_ranks *held = gcb_results_ranks(res, index);
+  if (held != NULL)
+    r = *held;
+  else
+    cr_assert_eq(gcb_ranks_of(c, &r), 0);
   cr_assert_eq(mc->ranks.n, r.n, "%s: ranks", doc);
   for (size_t col = 0; col < GCB_RC_COUNT; col++) {
     enum gcb_rank_kind kind = gcb_rank_columns[col].kind;
-    bool present = r.col[col] != NULL && r.n > 0;
+    bool present = (r.num[col] != NULL || r.str[col] != NULL) && r.n > 0;
     cr_expect_eq(mc->ranks.num[col] != NULL || mc->ranks.str[col] != NULL,
                  present, "%s: column %zu present", doc, col);
     for (size_t i = 0; i < r.n + 1; i++) { /* one past the end too */
@@ -125,6 +131,8 @@ static void expect_columns(const json_t *c, const struct gcb_model_case *mc,
   for (size_t i = 0; i < r.n; i++)
     cr_expect_eq(gcb_model_col_rank(mc, i, -7),
                  gcb_ranks_int(&r, GCB_RC_RANK, i, -7));
+  if (held == NULL)
+    gcb_ranks_free(&r);
 }
 
 static void expect_place(const json_t *root, const struct gcb_model *m,
@@ -166,9 +174,11 @@ static void expect_nodes(const json_t *root, const struct gcb_model *m,
 }
 
 /* The whole document against the view. */
-static void expect_model(const json_t *root, const char *doc) {
-  struct gcb_doc d = fx_doc_of(doc, root);
-  const struct gcb_model *m = d.model;
+static void expect_model(const struct gcb_results *res, const char *doc) {
+  const json_t *root = gcb_results_json(res);
+  struct gcb_model *m = NULL;
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_model_from_results(res, doc, &m, &err), GCB_OK);
   const json_t *cases = json_object_get(root, "cases"), *c;
   size_t i;
   cr_assert_eq(m->ncases, json_array_size(cases), "%s", doc);
@@ -187,14 +197,14 @@ static void expect_model(const json_t *root, const char *doc) {
     expect_keys(c, mc, doc);
     expect_params(c, mc, doc);
     expect_summary(c, mc, doc);
-    expect_columns(c, mc, doc);
+    expect_columns(res, i, c, mc, doc);
   }
   for (long long r = -1; r <= (long long)m->nranks + 2; r++)
     expect_place(root, m, r, doc);
   expect_nodes(root, m, doc);
   cr_expect_eq(m->nerrors, json_array_size(json_object_get(root, "errors")));
   cr_expect_eq(m->nskips, json_array_size(json_object_get(root, "skipped")));
-  fx_doc_free(&d);
+  gcb_model_free(m);
 }
 
 static const char *const fixtures[] = {
@@ -205,24 +215,22 @@ static const char *const fixtures[] = {
     "results-valid-v2.json", /* schema 2 */
 };
 
-Test(model, gives_the_views_values_on_every_fixture_arrays_and_compact) {
+Test(model, gives_the_views_values_on_every_fixture) {
   for (size_t f = 0; f < sizeof fixtures / sizeof *fixtures; f++) {
     char path[512];
     size_t len;
     snprintf(path, sizeof path, "%s/%s", GCB_TEST_DATA, fixtures[f]);
     char *text = fx_slurp(path, &len);
     cr_assert_not_null(text, "%s", path);
-    /* compact_min 1: every numeric column compact; SIZE_MAX: none */
-    const size_t compact[] = {SIZE_MAX, 1};
-    for (size_t k = 0; k < 2; k++) {
-      struct gcb_results *r = NULL;
-      struct gcb_err err = {0};
-      cr_assert_eq(gcb__results_parse_compact(text, len, fixtures[f],
-                                              compact[k], &r, &err),
-                   GCB_OK, "%s", err.msg);
-      expect_model(gcb_results_json(r), fixtures[f]);
-      gcb_results_free(r);
-    }
+    struct gcb_results *r = NULL;
+    struct gcb_err err = {0};
+    cr_assert_eq(gcb_results_parse(text, len, fixtures[f], &r, &err), GCB_OK,
+                 "%s", err.msg);
+    expect_model(r, fixtures[f]);
+    /* the same document with its columns in its tree */
+    cr_assert_eq(gcb_results_plain(r, &err), GCB_OK);
+    expect_model(r, fixtures[f]);
+    gcb_results_free(r);
     free(text);
   }
 }
@@ -238,37 +246,33 @@ Test(model, gives_the_views_values_on_a_converted_tools_document) {
     struct gcb_err err = {0};
     cr_assert_eq(gcb_interop_read(path, NULL, 0, &r, NULL, &err), GCB_OK, "%s",
                  err.msg);
-    expect_model(gcb_results_json(r), files[f]);
+    expect_model(r, files[f]);
     gcb_results_free(r);
   }
 }
 
-/* A compact column of doubles is the document's own block, not a copy;
- * integer columns become doubles. */
-Test(model, compact_columns_of_doubles_are_borrowed) {
+/* The model's columns are the document's own arrays, not copies. */
+Test(model, columns_of_a_document_read_are_borrowed) {
   char path[512];
   size_t len = 0;
   snprintf(path, sizeof path, "%s/results-valid-v2.json", GCB_TEST_DATA);
   char *text = fx_slurp(path, &len);
   struct gcb_results *r = NULL;
   struct gcb_err err = {0};
-  cr_assert_eq(gcb__results_parse_compact(text, len, "v2.json", 1, &r, &err),
-               GCB_OK, "%s", err.msg);
+  cr_assert_eq(gcb_results_parse(text, len, "v2.json", &r, &err), GCB_OK, "%s",
+               err.msg);
   struct gcb_model *m = NULL;
   cr_assert_eq(gcb_model_from_results(r, "v2.json", &m, &err), GCB_OK);
-  const json_t *c =
-      json_array_get(json_object_get(gcb_results_json(r), "cases"), 0);
-  struct gcb_ranks pr;
-  gcb_ranks_of(c, &pr);
-  cr_assert_eq(pr.store[GCB_RC_TIME_MEDIAN], GCB_RS_REAL);
-  cr_expect_eq((const void *)m->cases[0].ranks.num[GCB_RC_TIME_MEDIAN],
-               (const void *)pr.data[GCB_RC_TIME_MEDIAN]);
-  cr_assert_eq(pr.store[GCB_RC_RANK], GCB_RS_INT);
-  cr_expect_neq((const void *)m->cases[0].ranks.num[GCB_RC_RANK],
-                (const void *)pr.data[GCB_RC_RANK]);
-  for (size_t i = 0; i < pr.n; i++)
+  const struct gcb_ranks *pr = gcb_results_ranks(r, 0);
+  cr_assert_not_null(pr);
+  cr_expect_eq(m->cases[0].ranks.num[GCB_RC_TIME_MEDIAN],
+               pr->num[GCB_RC_TIME_MEDIAN]);
+  cr_expect_eq(m->cases[0].ranks.num[GCB_RC_RANK], pr->num[GCB_RC_RANK]);
+  cr_expect_eq((const void *)m->cases[0].ranks.str[GCB_RC_METHOD],
+               (const void *)pr->str[GCB_RC_METHOD]);
+  for (size_t i = 0; i < pr->n; i++)
     cr_expect_eq(gcb_model_col(&m->cases[0], GCB_RC_RANK, i),
-                 (double)gcb_ranks_int(&pr, GCB_RC_RANK, i, -1));
+                 (double)gcb_ranks_int(pr, GCB_RC_RANK, i, -1));
   gcb_model_free(m);
   gcb_results_free(r);
   free(text);
@@ -501,25 +505,23 @@ Test(model, finds_rank_entries_and_rank_gpus_as_the_views_do) {
     cr_assert_not_null(text, "%s", path);
     struct gcb_results *r = NULL;
     struct gcb_err err = {0};
-    cr_assert_eq(
-        gcb__results_parse_compact(text, len, fixtures[f], 1, &r, &err), GCB_OK,
-        "%s", err.msg);
+    cr_assert_eq(gcb_results_parse(text, len, fixtures[f], &r, &err), GCB_OK,
+                 "%s", err.msg);
     const json_t *root = gcb_results_json(r);
-    struct gcb_doc d = fx_doc_of(fixtures[f], root);
-    const struct gcb_model *m = d.model;
+    struct gcb_model *m = NULL;
+    cr_assert_eq(gcb_model_from_results(r, fixtures[f], &m, &err), GCB_OK);
     for (size_t i = 0; i < m->ncases; i++) {
-      struct gcb_ranks pr;
-      gcb_ranks_of(json_array_get(json_object_get(root, "cases"), i), &pr);
-      for (long long rank = -1; rank <= (long long)pr.n + 1; rank++)
+      const struct gcb_ranks *pr = gcb_results_ranks(r, i);
+      for (long long rank = -1; rank <= (long long)pr->n + 1; rank++)
         cr_expect_eq(gcb_model_col_find(&m->cases[i], rank),
-                     gcb_ranks_find(&pr, rank), "%s case %zu rank %lld",
+                     gcb_ranks_find(pr, rank), "%s case %zu rank %lld",
                      fixtures[f], i, rank);
     }
     for (long long rank = -1; rank <= (long long)m->nranks; rank++)
       cr_expect_eq(gcb_model_rank_gpu(m, rank, NULL),
                    gcb_topo_view_rank_gpu(root, rank, NULL), "%s rank %lld",
                    fixtures[f], rank);
-    fx_doc_free(&d);
+    gcb_model_free(m);
     gcb_results_free(r);
     free(text);
   }
@@ -637,7 +639,7 @@ Test(model, a_burn_cases_timeline_is_the_readers) {
   static const char *const files[] = {"burn/burn-gpu6-thermal.json",
                                       "burn/burn-host4-hog.json"};
   for (size_t f = 0; f < sizeof files / sizeof *files; f++)
-    for (int compact = 0; compact < 2; compact++) {
+    for (int plain = 0; plain < 2; plain++) {
       char path[512];
       snprintf(path, sizeof path, "%s/%s", GCB_TEST_DATA, files[f]);
       size_t len;
@@ -645,10 +647,12 @@ Test(model, a_burn_cases_timeline_is_the_readers) {
       cr_assert_not_null(text, "%s", path);
       struct gcb_results *r = NULL;
       struct gcb_err err = {0};
-      cr_assert_eq(gcb__results_parse_compact(text, len, files[f],
-                                              compact ? 1 : SIZE_MAX, &r, &err),
-                   GCB_OK, "%s", err.msg);
+      cr_assert_eq(gcb_results_parse(text, len, files[f], &r, &err), GCB_OK,
+                   "%s", err.msg);
       free(text);
+      /* the columns held apart, or put back in the tree */
+      if (plain)
+        cr_assert_eq(gcb_results_plain(r, &err), GCB_OK);
       struct gcb_model *m = NULL;
       cr_assert_eq(gcb_model_from_results(r, files[f], &m, &err), GCB_OK);
       size_t burn = 0;
@@ -657,7 +661,7 @@ Test(model, a_burn_cases_timeline_is_the_readers) {
             json_array_get(json_object_get(gcb_results_json(r), "cases"), i);
         const struct gcb_burn_timeline *tl = m->cases[i].timeline;
         struct gcb_burn_timeline want;
-        if (!gcb_results_burn_timeline(c, &want)) {
+        if (!gcb_results_burn_timeline(c, m->cases[i].ranks.n, &want)) {
           cr_expect_null(tl, "%s case %zu", files[f], i);
           continue;
         }

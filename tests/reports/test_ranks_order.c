@@ -142,9 +142,15 @@ Test(ranks_order, a_shuffled_16384_rank_document_reads_as_the_ordered_one) {
   struct gcb_results *back = parse_json(doc, "s.json");
   const json_t *root = gcb_results_json(back);
   cr_expect(json_equal(root, gcb_results_json(ordered)),
-            "read back in rank order, every column with its rank");
-  struct gcb_ranks pr;
-  gcb_ranks_of(json_array_get(json_object_get(root, "cases"), 0), &pr);
+            "read back in rank order");
+  const struct gcb_ranks pr = *gcb_results_ranks(back, 0);
+  cr_expect(
+      gcb__ranks_equal_json(
+          &pr, json_object_get(
+                   json_array_get(
+                       json_object_get(gcb_results_json(built), "cases"), 0),
+                   "per_rank")),
+      "every column with its rank");
   cr_assert_eq(pr.n, NRANKS);
   int bad = 0;
   for (long long r = 0; r < NRANKS; r++) {
@@ -183,9 +189,7 @@ Test(ranks_order, missing_and_repeated_ranks_are_looked_up_as_before) {
       json_object_get(json_object_get(pr_json, "validation"), "wrong"), 5,
       json_integer(66));
   struct gcb_results *back = parse_json(doc, "gaps.json");
-  struct gcb_ranks pr;
-  gcb_ranks_of(
-      json_array_get(json_object_get(gcb_results_json(back), "cases"), 0), &pr);
+  const struct gcb_ranks pr = *gcb_results_ranks(back, 0);
   cr_assert_eq(pr.n, 6);
   static const long long want[][2] = {{0, 0}, {1, -1}, {2, 1}, {3, -1},
                                       {4, 2}, {6, 3},  {8, 5}, {9, -1}};

@@ -1,10 +1,11 @@
 /*
  * Tests for the quick road of the results reader (reports/document/
- * read_fast.c): it builds the tree json_loadb builds, number for number
- * (every double bit for bit what strtod gives, integers, signed zeros,
- * exponents), takes the documents gcbench writes, gives up on what it
+ * read_fast.c): its per-rank columns are what json_loadb reads, value for
+ * value (every double bit for bit what strtod gives, integers, signed
+ * zeros, exponents, nulls and literals), the rest of its tree is
+ * json_loadb's; it takes the documents gcbench writes, gives up on what it
  * does not know so that jansson words the problem, and the size limit
- * that follows the document's shape.
+ * follows the document's shape.
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -26,42 +27,67 @@ static json_t *jansson(const char *text) {
   return json_loads(text, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je);
 }
 
-/* The dump of both trees, which tells -0.0 from 0 and 1 from 1.0; with
- * compact columns (every column the table gives a numeric or boolean
- * kind, from one element up), expanded back to arrays first. */
-static void expect_same_tree_with(const char *text, const char *what,
-                                  size_t compact_min) {
-  json_t *fast = NULL;
-  size_t entries = 0;
-  cr_assert(gcb__read_fast(text, strlen(text), any_size, compact_min, &fast,
-                           &entries),
-            "%s: the quick road gave up", what);
-  cr_assert_eq(gcb__ranks_expand_document(fast), 0);
+/* What the quick road read from text: false when it gave up. */
+struct quick {
+  json_t *root;
+  struct gcb_ranks *ranks;
+  size_t nranks, entries;
+};
+
+static bool quick_read(const char *text, size_t len, struct quick *q) {
+  return gcb__read_fast(text, len, any_size, &q->root, &q->ranks, &q->nranks,
+                        &q->entries);
+}
+
+static void quick_free(struct quick *q) {
+  json_decref(q->root);
+  gcb__ranks_free_all(q->ranks, q->nranks);
+}
+
+/* The quick road takes text, its columns are jansson's per_rank objects
+ * value for value (nulls, booleans, integers where the kind is one, every
+ * double bit for bit), and its tree is jansson's with `{}` for each of
+ * them (the dumps tell -0.0 from 0 and 1 from 1.0). */
+static void expect_same_tree(const char *text, const char *what) {
+  struct quick q = {0};
+  cr_assert(quick_read(text, strlen(text), &q), "%s: the quick road gave up",
+            what);
   json_t *slow = jansson(text);
   cr_assert_not_null(slow, "%s", what);
-  char *a = json_dumps(fast, JSON_COMPACT | JSON_REAL_PRECISION(17));
+  json_t *cases = json_object_get(slow, "cases");
+  for (size_t i = 0; i < q.nranks; i++) {
+    json_t *c = json_array_get(cases, i);
+    if (json_object_get(c, "per_rank") == NULL)
+      continue;
+    cr_expect(
+        gcb__ranks_equal_json(&q.ranks[i], json_object_get(c, "per_rank")),
+        "%s: case %zu's columns", what, i);
+    json_object_set_new(c, "per_rank", json_object());
+  }
+  char *a = json_dumps(q.root, JSON_COMPACT | JSON_REAL_PRECISION(17));
   char *b = json_dumps(slow, JSON_COMPACT | JSON_REAL_PRECISION(17));
   cr_expect_str_eq(a, b, "%s", what);
   free(a);
   free(b);
-  json_decref(fast);
+  quick_free(&q);
   json_decref(slow);
 }
 
-static void expect_same_tree(const char *text, const char *what) {
-  expect_same_tree_with(text, what, SIZE_MAX);
-  expect_same_tree_with(text, what, 1);
-}
-
-static const char *const doc_head = "{\"schema\": \"gcbench.results/2\", "
-                                    "\"cases\": [{\"bench\": \"x\", "
-                                    "\"per_rank\": {\"rank\": [";
-static const char *const doc_tail = "]}}]}";
-
+/* A document of one case whose column time_s.min holds elements (comma
+ * separated), with a rank column as long. */
 static char *doc_with(const char *elements) {
-  size_t n = strlen(doc_head) + strlen(elements) + strlen(doc_tail) + 1;
-  char *s = malloc(n);
-  snprintf(s, n, "%s%s%s", doc_head, elements, doc_tail);
+  size_t n = 1;
+  for (const char *p = elements; *p; p++)
+    n += *p == ',';
+  size_t size = strlen(elements) + 12 * n + 128;
+  char *s = malloc(size);
+  size_t at = (size_t)snprintf(s, size,
+                               "{\"schema\": \"gcbench.results/2\", "
+                               "\"cases\": [{\"bench\": \"x\", "
+                               "\"per_rank\": {\"rank\": [");
+  for (size_t i = 0; i < n; i++)
+    at += (size_t)snprintf(s + at, size - at, i ? ",%zu" : "%zu", i);
+  snprintf(s + at, size - at, "], \"time_s\": {\"min\": [%s]}}}]}", elements);
   return s;
 }
 
@@ -85,31 +111,23 @@ Test(read_fast, numbers_are_what_strtod_and_jansson_make_of_them) {
 }
 
 /* How many of the N comma-separated numbers of elements the quick road
- * reads otherwise than strtod (bit for bit, integer or real as jansson). */
+ * reads otherwise than strtod (bit for bit). */
 static size_t differ_from_strtod(const char *elements, size_t n) {
   char *text = doc_with(elements);
-  json_t *fast = NULL;
-  size_t entries = 0;
-  cr_assert(
-      gcb__read_fast(text, strlen(text), any_size, SIZE_MAX, &fast, &entries));
-  cr_expect_eq(entries, n);
-  json_t *col = json_object_get(
-      json_object_get(json_array_get(json_object_get(fast, "cases"), 0),
-                      "per_rank"),
-      "rank");
+  struct quick q = {0};
+  cr_assert(quick_read(text, strlen(text), &q));
+  cr_expect_eq(q.entries, n);
+  const double *col = q.ranks[0].num[GCB_RC_TIME_MIN];
   const char *p = elements;
   size_t wrong = 0;
   for (size_t i = 0; i < n; i++) {
     char *end;
     double want = strtod(p, &end);
-    bool integer = strcspn(p, ".eE,") == strcspn(p, ",");
-    const json_t *v = json_array_get(col, i);
-    double got = json_number_value(v);
-    if (integer != json_is_integer(v) || memcmp(&got, &want, sizeof got) != 0)
+    if (memcmp(&col[i], &want, sizeof want) != 0)
       wrong++;
     p = end + (*end == ',');
   }
-  json_decref(fast);
+  quick_free(&q);
   free(text);
   return wrong;
 }
@@ -184,34 +202,43 @@ Test(read_fast, documents_gcbench_writes_are_taken_and_built_the_same) {
                    "\"checked\": [true, false, true]}, \"time_s\": {\"n\": "
                    "[20, 20, 20], \"min\": [1e-6, 1e-6, 2e-6]}}}, {}]}",
                    "columns of every kind");
+  /* integers where the column holds numbers, an empty case */
+  expect_same_tree("{\"cases\": [{\"per_rank\": {\"rank\": [], "
+                   "\"figure\": {\"median\": []}}}, {\"per_rank\": "
+                   "{\"rank\": [3], \"figure_time_s\": [2]}}]}",
+                   "integers among numbers");
 }
 
 /* A literal between two elements written alike: each keeps its own
- * value. The element after a null, true or false was compared with the
- * text of the element before the literal and given the literal (rank 2's
- * late_mean_s, sm_clock and throttle_reasons read as null), in a column
- * read as an array (a short one, or one of a kind the table does not
- * make compact). */
+ * value. The element after a null, true or false was once compared with
+ * the text of the element before the literal and given the literal (rank
+ * 2's late_mean_s, sm_clock and throttle_reasons read as null). Each
+ * column below in a column of each kind that allows it. */
 Test(read_fast, a_literal_between_elements_written_alike_changes_neither) {
-  static const char *const columns[] = {
-      "[0.5, null, 0.5]",     "[7, null, 7]",          "[7, true, 7]",
-      "[7, false, 7]",        "[true, null, true]",    "[\"a\", null, \"a\"]",
-      "[1e-3, true, 1e-3]",   "[0, null, 0, null, 0]", "[-0.0, false, -0.0]",
-      "[\"a\", true, \"a\"]",
+  static const struct {
+    const char *column, *elements;
+  } cases[] = {
+      {"\"late_s\": {\"mean\": %s}", "[0.5, null, 0.5]"},
+      {"\"late_s\": {\"mean\": %s}", "[7, null, 7]"},
+      {"\"late_s\": {\"n\": %s}", "[7, null, 7]"},
+      {"\"late_s\": {\"n\": %s}", "[0, null, 0]"},
+      {"\"figure_time_s\": %s", "[-0.0, null, -0.0]"},
+      {"\"figure_time_s\": %s", "[1e-3, null, 1e-3]"},
+      {"\"telemetry\": {\"slowed\": %s}", "[true, null, true]"},
+      {"\"telemetry\": {\"slowed\": %s}", "[false, true, false]"},
+      {"\"validation\": {\"checked\": %s}", "[true, false, true]"},
+      {"\"validation\": {\"method\": %s}", "[\"a\", null, \"a\"]"},
+      {"\"telemetry\": {\"throttle_reasons\": %s}", "[\"\", null, \"\"]"},
   };
-  static const char *const keys[] = {"late_mean_s", "sm_clock",
-                                     "throttle_reasons", "x"};
-  for (size_t k = 0; k < sizeof keys / sizeof *keys; k++)
-    for (size_t i = 0; i < sizeof columns / sizeof *columns; i++) {
-      char text[512], what[128];
-      snprintf(text, sizeof text,
-               "{\"cases\": [{\"per_rank\": {\"rank\": [0, 1, 2], "
-               "\"%s\": %s, \"time_s\": {\"mean\": %s}, \"late_s\": "
-               "{\"mean\": %s}}}]}",
-               keys[k], columns[i], columns[i], columns[i]);
-      snprintf(what, sizeof what, "%s: %s", keys[k], columns[i]);
-      expect_same_tree(text, what);
-    }
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    char column[128], text[512], what[160];
+    snprintf(column, sizeof column, cases[i].column, cases[i].elements);
+    snprintf(text, sizeof text,
+             "{\"cases\": [{\"per_rank\": {\"rank\": [0, 1, 2], %s}}]}",
+             column);
+    snprintf(what, sizeof what, "%s", column);
+    expect_same_tree(text, what);
+  }
 }
 
 /* Whatever it does not know, it leaves to jansson (false): the caller
@@ -230,16 +257,27 @@ Test(read_fast, gives_up_on_what_jansson_must_word) {
       "{\"cases\": [{\"per_rank\": {\"rank\": [1]}, \"per_rank\": {}}]}",
       "{\"cases\": [{\"per_rank\": {\"rank\": [1]}}], \"x\": [}",
       "{\"cases\": [{\"per_rank\": {\"rank\": [truex]}}]}",
+      /* what the schema walker words: a column of another kind's
+       * elements, a null where none may be, a column the table does not
+       * have, columns of two lengths */
+      "{\"cases\": [{\"per_rank\": {\"rank\": [1.5]}}]}",
+      "{\"cases\": [{\"per_rank\": {\"rank\": [null]}}]}",
+      "{\"cases\": [{\"per_rank\": {\"rank\": [0], \"figure_time_s\": "
+      "[true]}}]}",
+      "{\"cases\": [{\"per_rank\": {\"rank\": [0], \"validation\": "
+      "{\"checked\": [1]}}}]}",
+      "{\"cases\": [{\"per_rank\": {\"rank\": [0], \"x\": [1]}}]}",
+      "{\"cases\": [{\"per_rank\": {\"rank\": [0], \"time_s\": {\"min\": "
+      "[1, 2]}}}]}",
+      "{\"cases\": [{\"per_rank\": {\"time_s\": {\"min\": [1]}}}]}",
       "[1, 2]",
       "",
   };
   for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
-    json_t *root = (json_t *)1;
-    size_t entries = 0;
-    cr_expect(!gcb__read_fast(texts[i], strlen(texts[i]), any_size, SIZE_MAX,
-                              &root, &entries),
-              "%s", texts[i]);
-    cr_expect_null(root, "%s", texts[i]);
+    struct quick q = {.root = (json_t *)1};
+    cr_expect(!quick_read(texts[i], strlen(texts[i]), &q), "%s", texts[i]);
+    cr_expect_null(q.root, "%s", texts[i]);
+    cr_expect_null(q.ranks, "%s", texts[i]);
   }
 }
 
@@ -257,27 +295,21 @@ static char *with_nul_at(const char *text, size_t keep, size_t *len) {
 /* A NUL byte outside a string, which jansson drops after a number or a
  * literal, makes the quick road give up wherever it is (the reader looks
  * for one on jansson's road only: read.c); without it the text is taken.
- * The marks: skipped values, a column (compact or not), a topology. */
+ * The marks: skipped values, columns of each kind, a topology. */
 Test(read_fast, a_nul_byte_anywhere_gives_up) {
   static const char text[] =
       "{\"cases\": [{\"iterations\": 20@, \"ok\": true@, \"per_rank\": "
-      "{\"rank\": [1@, 2], \"x\": [null@], \"late_s\": {\"n\": [3@]}}}], "
+      "{\"rank\": [1@, 2], \"figure_time_s\": [null@, 1], \"late_s\": "
+      "{\"n\": [3@, 4]}}}], "
       "\"nodes\": [{\"topology\": {\"n\": 1@}}]@}";
-  static const size_t compact_from[] = {1, SIZE_MAX};
   size_t marks = 0, len;
   for (size_t at = 0; at <= sizeof text; at++) {
     if (at < sizeof text && text[at] != '@')
       continue;
     char *t = with_nul_at(text, at, &len);
-    for (size_t k = 0; k < 2; k++) {
-      json_t *root = NULL;
-      size_t entries = 0;
-      bool taken =
-          gcb__read_fast(t, len, any_size, compact_from[k], &root, &entries);
-      cr_expect_eq(taken, at == sizeof text, "mark %zu, compact from %zu",
-                   marks, compact_from[k]);
-      json_decref(root);
-    }
+    struct quick q = {0};
+    cr_expect_eq(quick_read(t, len, &q), at == sizeof text, "mark %zu", marks);
+    quick_free(&q);
     free(t);
     marks++;
   }
@@ -322,11 +354,9 @@ Test(read_fast, topologies_written_alike_are_shared) {
       " {\"index\": 3, \"topology\": null}, {\"index\": 4},"
       " {\"index\": 5, \"topology\": {\"gpus\": [{\"bw\": 0.0}]}}],"
       " \"cases\": [{\"per_rank\": {\"rank\": [0]}}]}";
-  json_t *fast = NULL;
-  size_t entries = 0;
-  cr_assert(
-      gcb__read_fast(text, strlen(text), any_size, SIZE_MAX, &fast, &entries));
-  const json_t *nodes = json_object_get(fast, "nodes");
+  struct quick q = {0};
+  cr_assert(quick_read(text, strlen(text), &q));
+  const json_t *nodes = json_object_get(q.root, "nodes");
   const json_t *t[6];
   for (size_t i = 0; i < 6; i++)
     t[i] = json_object_get(json_array_get(nodes, i), "topology");
@@ -334,13 +364,13 @@ Test(read_fast, topologies_written_alike_are_shared) {
   cr_expect(t[2] != t[0], "-0.0 is not 0.0");
   cr_expect(json_is_null(t[3]));
   cr_expect_null(t[4]);
-  json_decref(fast);
+  quick_free(&q);
   expect_same_tree(text, "topologies");
   /* a topology jansson refuses: the whole text goes to jansson */
   static const char bad[] =
       "{\"nodes\": [{\"topology\": {\"a\": 1, \"a\": 2}}], \"cases\": "
       "[{\"per_rank\": {\"rank\": [0]}}]}";
-  cr_expect(
-      !gcb__read_fast(bad, strlen(bad), any_size, SIZE_MAX, &fast, &entries));
-  cr_expect_null(fast);
+  q = (struct quick){0};
+  cr_expect(!quick_read(bad, strlen(bad), &q));
+  cr_expect_null(q.root);
 }

@@ -43,7 +43,7 @@ static void load_doc(const char *path, const char *name, struct gcb_results **r,
   cr_assert_not_null(text, "%s", path);
   cr_assert_eq(gcb_results_parse(text, len, name, r, &err), GCB_OK, "%s",
                err.msg);
-  *d = fx_doc_of(name, gcb_results_json(*r));
+  *d = fx_doc_of_results(name, *r);
   free(text);
 }
 

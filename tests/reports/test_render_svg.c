@@ -62,7 +62,11 @@ static void load(struct fx *x, size_t ndocs, bool criteria) {
  * tree since load), each with its model, kept until done(). */
 static void diagnose(struct fx *x) {
   struct gcb_err err = {0};
-  fx_docs_model(x->docs, x->ndocs);
+  for (size_t i = 0; i < x->ndocs; i++) /* a document read, or a tree */
+    if (x->docs[i].model == NULL)
+      x->docs[i] = x->res[i] != NULL
+                       ? fx_doc_of_results(x->docs[i].name, x->res[i])
+                       : fx_doc_of(x->docs[i].name, x->docs[i].root);
   cr_assert_eq(gcb_analyze(x->docs, x->ndocs, &x->th, &x->f, &err), GCB_OK);
   if (x->cr != NULL)
     cr_assert_eq(

@@ -26,6 +26,9 @@ Test(results, new_document_has_schema_and_empty_lists) {
 Test(results_file, round_trip_preserves_every_value_exactly) {
   struct gcb_results *r = full_document();
   struct gcb_results *back = write_and_read(r, "results.json");
+  struct gcb_err err = {0};
+  /* the columns read apart, put back in the tree for json_equal */
+  cr_assert_eq(gcb_results_plain(back, &err), GCB_OK);
   cr_expect(json_equal(gcb_results_json(r), gcb_results_json(back)),
             "document changed on the way through the file");
   double median, stdev;
@@ -46,14 +49,15 @@ Test(results_file, record_fields_are_converted_as_documented) {
   gcb_record_summarize(&rec, &s);
   json_t *c =
       json_array_get(json_object_get(gcb_results_json(back), "cases"), 0);
-  struct gcb_ranks pr;
-  gcb_ranks_of(c, &pr);
+  const struct gcb_ranks *held = gcb_results_ranks(back, 0);
+  cr_assert_not_null(held);
+  struct gcb_ranks pr = *held;
   cr_assert_eq(pr.n, 2);
   double median0 = gcb_ranks_num(&pr, GCB_RC_FIG_MEDIAN, 0);
   double best0 = gcb_ranks_num(&pr, GCB_RC_FIG_BEST, 0);
   double worst0 = gcb_ranks_num(&pr, GCB_RC_FIG_WORST, 0);
   const char *method0 = gcb_ranks_str(&pr, GCB_RC_METHOD, 0), *label;
-  json_t *method1 = json_array_get(pr.col[GCB_RC_METHOD], 1);
+  const char *method1 = pr.str[GCB_RC_METHOD][1];
   double alpha, imbalance, smin, smax;
   int passed, wrong, min_rank, max_rank, m;
   cr_assert_eq(json_unpack(c,
@@ -70,7 +74,7 @@ Test(results_file, record_fields_are_converted_as_documented) {
   cr_expect_eq(best0, gcb_record_figure(&rec, 0.1));
   cr_expect_eq(worst0, gcb_record_figure(&rec, 0.7));
   cr_expect_str_eq(method0, "relative error");
-  cr_expect(json_is_null(method1));
+  cr_expect_null(method1);
   cr_expect_eq(alpha, 0.1);
   cr_expect_eq(m, 1024);
   cr_expect_eq(imbalance, s.imbalance);
@@ -232,6 +236,7 @@ Test(results_file, non_finite_max_error_is_written_as_null) {
   ranks[0].check.max_error = INFINITY;
   cr_assert_eq(gcb_results_add_record(r, &rec, &err), GCB_OK, "%s", err.msg);
   struct gcb_results *back = write_and_read(r, "results.json");
+  cr_assert_eq(gcb_results_plain(back, &err), GCB_OK);
   json_t *v = NULL;
   json_unpack(gcb_results_json(back), "{s:[{s:{s:{s:[o]}}}]}", "cases",
               "per_rank", "validation", "max_error", &v);

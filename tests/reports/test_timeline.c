@@ -89,7 +89,7 @@ Test(results_file, a_timeline_reads_back_value_for_value) {
   struct gcb_burn_timeline got;
   const json_t *c =
       json_array_get(json_object_get(gcb_results_json(back), "cases"), 0);
-  cr_assert(gcb_results_burn_timeline(c, &got));
+  cr_assert(gcb_results_burn_timeline(c, gcb_results_ranks(back, 0)->n, &got));
   cr_expect_eq(got.n, NI);
   cr_expect_eq(got.nranks, 2);
   cr_expect_eq(got.interval_s, 1.0);
@@ -108,7 +108,7 @@ Test(results_file, a_timeline_reads_back_value_for_value) {
                    "no readable powercap package energy counter");
   gcb_burn_timeline_free(&got);
   json_t *plain = json_object();
-  cr_expect_not(gcb_results_burn_timeline(plain, &got),
+  cr_expect_not(gcb_results_burn_timeline(plain, 0, &got),
                 "a case without a timeline has none");
   json_decref(plain);
   gcb_results_free(back);
