@@ -110,8 +110,7 @@ static int spawn(const char *prog, int work, int script, int log, pid_t *pid) {
 
 /* The script in a file of the private directory, open for reading from
  * its start; -1 on failure. */
-static int script_fd(int work, const char *name, const char *text,
-                     size_t len) {
+static int script_fd(int work, const char *name, const char *text, size_t len) {
   int fd = openat(work, name,
                   O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0)

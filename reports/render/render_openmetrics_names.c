@@ -320,8 +320,8 @@ static char *escape(char *d, const char *s, bool help) {
 }
 
 void gcb__om_help(FILE *out, const char *text) {
-  char *buf = malloc(3 * strlen(text) + 1);
-  if (buf != NULL) { /* out of memory: HELP is optional text */
+  char *buf = malloc(3 * strlen(text) + 1); /* none: HELP is optional */
+  if (buf != NULL) {
     escape(buf, text, true);
     fputs(buf, out);
   }

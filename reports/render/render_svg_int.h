@@ -19,7 +19,7 @@ struct gcb__svg_pic {
   size_t n, nnics; /* GPUs (topology indices 0..n-1), NICs */
   const struct gcb_model_gpu *gpu[GCB_SVG_MAX_GPUS];  /* NULL: no such */
   const struct gcb_matrix_row *row[GCB_SVG_MAX_GPUS]; /* NULL: none */
-  const struct gcb_diagnosis *diag; /* its NIC root causes */
+  const struct gcb_diagnosis *diag;                   /* its NIC root causes */
   /* The pairs, last: only [0, n) x [0, n) is filled and read (the rest
    * is left as it was: 80 KB to clear per machine and picture). */
   double p2p[GCB_SVG_MAX_GPUS][GCB_SVG_MAX_GPUS];    /* lowest; NAN */

@@ -180,10 +180,10 @@ Test(fmtnum, fixed_decimals_match_printf) {
     expect_same_f(-t, (int)(next() % 10), &written);
   }
   cr_expect_gt(written, tried / 2, "%zu of %zu written", written, tried);
-  static const double edges[] = {0.0,    -0.0,      0.5,       1.5,
-                                 2.5,    0.0000005, 0.0000015, -0.0000004,
-                                 9.9999995, 1e-7,   4503599.6, 1234.5678915,
-                                 1e15,   NAN,       INFINITY,  -1e300};
+  static const double edges[] = {0.0,       -0.0,      0.5,       1.5,
+                                 2.5,       0.0000005, 0.0000015, -0.0000004,
+                                 9.9999995, 1e-7,      4503599.6, 1234.5678915,
+                                 1e15,      NAN,       INFINITY,  -1e300};
   for (size_t i = 0; i < sizeof edges / sizeof *edges; i++)
     for (int d = 0; d <= 10; d++)
       expect_same_f(edges[i], d, &written);

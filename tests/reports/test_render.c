@@ -495,8 +495,8 @@ Test(render, a_failed_gnuplot_leaves_no_stale_plot_behind, .init = make_plotdir,
 /* A script of a megabyte or more (here 16 per-GPU bar plots of 4096 ranks)
  * is shared out among a gnuplot per CPU: each gets the script's first
  * lines and whole plot sections, and every plot is drawn by exactly one. */
-Test(render, a_large_plot_script_is_shared_among_gnuplots,
-     .init = make_plotdir, .fini = remove_plotdir) {
+Test(render, a_large_plot_script_is_shared_among_gnuplots, .init = make_plotdir,
+     .fini = remove_plotdir) {
   if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
     cr_skip_test("one CPU: one gnuplot draws everything");
   enum { RANKS = 4096, CASES = 16 };
@@ -505,8 +505,8 @@ Test(render, a_large_plot_script_is_shared_among_gnuplots,
     const double figs[] = {100, 101};
     char label[32];
     snprintf(label, sizeof label, "fp32 %dx%dx%d", 1024 + k, 1024, 1024);
-    json_t *c = fx_case("gemm", label, "{\"dtype\": \"fp32\"}", "GFLOP/s",
-                        figs, 2, 0.01, NULL);
+    json_t *c = fx_case("gemm", label, "{\"dtype\": \"fp32\"}", "GFLOP/s", figs,
+                        2, 0.01, NULL);
     json_t *per = json_array();
     for (int r = 0; r < RANKS; r++)
       json_array_append_new(per, fx_rank_entry(r, 100 + r % 7, 0.01, 0));
@@ -528,8 +528,8 @@ Test(render, a_large_plot_script_is_shared_among_gnuplots,
   struct gcb_plots plots = {0};
   struct gcb_err err = {0};
   setenv("GCB_GNUPLOT", fake, 1);
-  cr_assert_eq(gcb_plots_make(plotdir, &d, 1, &th, false, &plots, &err),
-               GCB_OK, "%s", err.msg);
+  cr_assert_eq(gcb_plots_make(plotdir, &d, 1, &th, false, &plots, &err), GCB_OK,
+               "%s", err.msg);
   unsetenv("GCB_GNUPLOT");
   int seen = 0, drawn[CASES + 1] = {0};
   DIR *dir = opendir(plotdir);
