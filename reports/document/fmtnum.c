@@ -117,6 +117,26 @@ static int round_digits17(double a, uint64_t *m, int *exp10) {
   return 0;
 }
 
+/* v (< 10^8) as 8 digits, zero-padded: four independent pairs, in 32-bit
+ * arithmetic. */
+static void put8(char *d, uint32_t v) {
+  uint32_t hi = v / 10000, lo = v % 10000;
+  memcpy(d, pairs + 2 * (hi / 100), 2);
+  memcpy(d + 2, pairs + 2 * (hi % 100), 2);
+  memcpy(d + 4, pairs + 2 * (lo / 100), 2);
+  memcpy(d + 6, pairs + 2 * (lo % 100), 2);
+}
+
+/* m (< 10^17) as 17 digits, zero-padded: two 64-bit divisions, then the
+ * halves apart (a 64-bit division per pair of digits, each waiting for the
+ * one before, was most of the time of a number). */
+static void put_digits17(char *d, uint64_t m) {
+  uint64_t rest = m % 10000000000000000ull;
+  d[0] = (char)('0' + m / 10000000000000000ull);
+  put8(d + 1, (uint32_t)(rest / 100000000));
+  put8(d + 9, (uint32_t)(rest % 100000000));
+}
+
 static char *put_exponent(char *o, int e) {
   *o++ = 'e';
   *o++ = e < 0 ? '-' : '+';
@@ -142,12 +162,8 @@ size_t gcb_fmtnum_g(char *buf, double x, int precision) {
   } else if (precision < 1 || precision > MAX_PRECISION || !isfinite(x) ||
              x == 0 || !round_digits(fabs(x), precision, &m, &e))
     return slow(buf, x, precision);
-  char d[18];
-  int j = precision;
-  for (; j >= 2; j -= 2, m /= 100) /* two digits a division */
-    memcpy(d + j - 2, pairs + 2 * (m % 100), 2);
-  if (j == 1)
-    d[0] = (char)('0' + m);
+  char all[17], *d = all + 17 - precision; /* m has precision digits */
+  put_digits17(all, m);
   int last = precision - 1; /* trailing zeros are dropped, as %g does */
   while (last > 0 && d[last] == '0')
     last--;
@@ -179,6 +195,37 @@ size_t gcb_fmtnum_g(char *buf, double x, int precision) {
   }
   *o = '\0';
   return (size_t)(o - buf);
+}
+
+/* The same argument as round_digits: x * 10^d is one correctly rounded
+ * product, so its rounding to a whole number can differ from the exact
+ * decimal's only when its fraction is that close to one half. Below 2^52
+ * the fraction is exact. printf writes the sign of -0 and of a negative x
+ * that rounds to zero. */
+size_t gcb_fmtnum_f(char *buf, double x, int decimals) {
+  if (decimals < 0 || decimals > 9 || !isfinite(x))
+    return 0;
+  double s = fabs(x) * exact_pow10[decimals];
+  if (!(s < 0x1p52))
+    return 0;
+  double whole = floor(s), frac = s - whole;
+  if (fabs(frac - 0.5) <= s * 0x1p-50)
+    return 0;
+  uint64_t m = (uint64_t)whole + (frac > 0.5);
+  char digits[24], *at = digits + sizeof digits;
+  for (int d = 0; d < decimals; d++, m /= 10)
+    *--at = (char)('0' + m % 10);
+  if (decimals > 0)
+    *--at = '.';
+  do
+    *--at = (char)('0' + m % 10);
+  while ((m /= 10) != 0);
+  if (signbit(x))
+    *--at = '-';
+  size_t n = (size_t)(digits + sizeof digits - at);
+  memcpy(buf, at, n);
+  buf[n] = '\0';
+  return n;
 }
 
 size_t gcb_fmtnum_ll(char *buf, long long v) {

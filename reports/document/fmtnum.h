@@ -23,6 +23,15 @@
  */
 size_t gcb_fmtnum_g(char *buf, double x, int precision);
 
+/*
+ * Writes x as snprintf(buf, GCB_FMTNUM_MAX, "%.*f", decimals, x) would,
+ * for 0 to 9 decimals, when it can be sure of the same text: x times
+ * 10^decimals below 2^52 and not within a few units in its last place of
+ * a half. Returns the length, or 0 when it cannot (a larger, infinite or
+ * NaN x; a near tie; other decimals): the caller prints x with printf.
+ */
+size_t gcb_fmtnum_f(char *buf, double x, int decimals);
+
 /* Writes v as snprintf(buf, GCB_FMTNUM_MAX, "%lld", v) would; returns the
  * length. */
 size_t gcb_fmtnum_ll(char *buf, long long v);

@@ -59,6 +59,8 @@ size_t gcb__plot_begin(struct gcb__plotter *p, const char *suffix,
   size_t id = ++p->out->n;
   struct gcb_plot *pl = &p->out->items[id - 1];
   memset(pl, 0, sizeof *pl);
+  long at = ftell(p->f); /* each section stands alone (plot_run.c) */
+  pl->script_at = at > 0 ? (size_t)at : 0;
   snprintf(pl->file, sizeof pl->file, "plot-%zu-%s.%s", id, suffix,
            p->png ? "png" : "svg");
   gcb__plot_label(title, pl->title, sizeof pl->title);

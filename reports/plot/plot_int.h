@@ -27,8 +27,11 @@ struct gcb__plotter {
 void gcb__plot_label(const char *in, char *out, size_t size);
 
 /* Registers the next plot (file plot-N-suffix.svg or .png) and starts its
- * section of the script with the common settings; returns N, or 0 when
- * memory ran out. */
+ * section of the script with the common settings (`reset` first); returns
+ * N, or 0 when memory ran out. A section must draw the same plot after any
+ * other one, or after the script's first lines alone (it leaves the
+ * terminal's size as it found it): plot_run.c may hand the sections of a
+ * large script to several gnuplots. */
 size_t gcb__plot_begin(struct gcb__plotter *p, const char *suffix,
                        const char *title);
 

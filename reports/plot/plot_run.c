@@ -9,8 +9,11 @@
  * plots it writes cannot be redirected by a planted symlink; the drawn
  * plots are then renamed into DIR, and its output goes to DIR/gnuplot.log,
  * kept only when it fails. DIR/plots.gp is still written (safely,
- * common/outfile.h) for a person to rerun. Any failure to plot is a
- * one-line note, never an error: the tables are the report.
+ * common/outfile.h) for a person to rerun. A large script (16,384 ranks:
+ * 13 plots, 5.7 MB) is shared out among a gnuplot per CPU, its plots'
+ * sections by their bytes, each gnuplot with the script's first lines and
+ * its own sections: the same plots, drawn side by side. Any failure to
+ * plot is a one-line note, never an error: the tables are the report.
  */
 /* posix_spawn_file_actions_addfchdir_np: glibc 2.29+. */
 #define _GNU_SOURCE
@@ -28,6 +31,10 @@
 #include "reports/plot/plot.h"
 
 #define SVG_MAX_BYTES ((long)32 << 20)
+/* At most this many gnuplots at once; one per PART_BYTES of script (a
+ * gnuplot's start costs more than it saves on a small one). */
+#define MAX_PARTS 4
+#define PART_BYTES ((size_t)1 << 20)
 
 extern char **environ;
 
@@ -103,8 +110,8 @@ static int spawn(const char *prog, int work, int script, int log, pid_t *pid) {
 
 /* The script in a file of the private directory, open for reading from
  * its start; -1 on failure. */
-static int script_fd(int work, const char *text, size_t len) {
-  int fd = openat(work, GCB_PLOT_SCRIPT,
+static int script_fd(int work, const char *name, const char *text, size_t len) {
+  int fd = openat(work, name,
                   O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0)
     return -1;
@@ -115,42 +122,51 @@ static int script_fd(int work, const char *text, size_t len) {
   return fd;
 }
 
-/* A gnuplot started on a report's plots (gcb_plots_start), and what
- * gcb_plots_finish needs to keep what it drew. */
+/* One gnuplot of a job: its script and log in the private directory
+ * (plots.gp and gnuplot.log when it is the only one). */
+struct part {
+  char script[32], log[32];
+  pid_t pid;
+  int rc; /* of the start: 0 or an errno */
+};
+
+/* The gnuplots started on a report's plots (gcb_plots_start), and what
+ * gcb_plots_finish needs to keep what they drew. */
 struct gcb_plot_job {
   struct plot_dirs p;
   bool png;
   const char *prog;
-  pid_t pid;
-  int rc; /* of the start: 0 or an errno */
+  struct part part[MAX_PARTS];
+  size_t nparts; /* 0: nothing started */
   size_t planned;
 };
 
-/* Starts gnuplot ($GCB_GNUPLOT or "gnuplot") on the script; j->rc: 0 or
+/* Starts gnuplot ($GCB_GNUPLOT or "gnuplot") on a script; pt->rc: 0 or
  * why it did not start. */
-static void start_gnuplot(struct gcb_plot_job *j, const char *text,
-                          size_t len) {
+static void start_gnuplot(struct gcb_plot_job *j, struct part *pt,
+                          const char *text, size_t len) {
   const char *prog = getenv("GCB_GNUPLOT");
   j->prog = prog != NULL && prog[0] != '\0' ? prog : "gnuplot";
-  int script = script_fd(j->p.work, text, len);
-  int log = openat(j->p.work, GCB_PLOT_LOG,
+  int script = script_fd(j->p.work, pt->script, text, len);
+  int log = openat(j->p.work, pt->log,
                    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-  j->rc = script < 0 || log < 0
-              ? errno
-              : spawn(j->prog, j->p.work, script, log, &j->pid);
+  pt->rc = script < 0 || log < 0
+               ? errno
+               : spawn(j->prog, j->p.work, script, log, &pt->pid);
   if (script >= 0)
     close(script);
   if (log >= 0)
     close(log);
 }
 
-/* Waits for the gnuplot of j; 0 when it exited with 0, else -1 with why
+/* Waits for one gnuplot of j; 0 when it exited with 0, else -1 with why
  * in note ("gnuplot not found: ..."). */
-static int wait_gnuplot(const struct gcb_plot_job *j, char *note, size_t size) {
+static int wait_gnuplot(const struct gcb_plot_job *j, const struct part *pt,
+                        char *note, size_t size) {
   const char *prog = j->prog;
-  int rc = j->rc, status = 0;
+  int rc = pt->rc, status = 0;
   if (rc == 0)
-    while (waitpid(j->pid, &status, 0) < 0 && errno == EINTR)
+    while (waitpid(pt->pid, &status, 0) < 0 && errno == EINTR)
       ;
   /* 127: a wrapper (valgrind, env) started but found no program. */
   bool missing = rc == ENOENT ||
@@ -236,21 +252,94 @@ static size_t keep_drawn(const struct plot_dirs *p, bool png,
   return out->n = k;
 }
 
-/* Starts gnuplot in the private directory. */
-static void draw_start(struct gcb_plot_job *j, const char *text, size_t len,
-                       struct gcb_plots *out) {
+/* How many gnuplots draw a script of len bytes and n plots: one per
+ * PART_BYTES, no more than the CPUs, MAX_PARTS or the plots. */
+static size_t parts_for(size_t len, size_t n) {
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  size_t k = 1 + len / PART_BYTES;
+  if (cpus > 0 && k > (size_t)cpus)
+    k = (size_t)cpus;
+  k = k < MAX_PARTS ? k : MAX_PARTS;
+  return k < n ? k : n;
+}
+
+/* Plot i's section of the script: [at, end). */
+static size_t section_end(const struct gcb_plots *out, size_t i, size_t len) {
+  return i + 1 < out->n ? out->items[i + 1].script_at : len;
+}
+
+/* Starts k gnuplots, each on the script's first lines (up to the first
+ * plot's section) and the sections given to it, every section to the
+ * script shortest so far. 0, or an errno (ENOMEM) with none started. */
+static int start_parts(struct gcb_plot_job *j, const char *text, size_t len,
+                       const struct gcb_plots *out, size_t k) {
+  size_t head = out->items[0].script_at, size[MAX_PARTS], fill[MAX_PARTS];
+  unsigned char *owner = malloc(out->n);
+  char *buf[MAX_PARTS] = {0};
+  int rc = owner == NULL ? ENOMEM : 0;
+  for (size_t q = 0; q < k; q++)
+    size[q] = head;
+  for (size_t i = 0; rc == 0 && i < out->n; i++) {
+    size_t least = 0;
+    for (size_t q = 1; q < k; q++)
+      least = size[q] < size[least] ? q : least;
+    owner[i] = (unsigned char)least;
+    size[least] += section_end(out, i, len) - out->items[i].script_at;
+  }
+  for (size_t q = 0; rc == 0 && q < k; q++) {
+    if ((buf[q] = malloc(size[q])) == NULL)
+      rc = ENOMEM;
+    else
+      memcpy(buf[q], text, fill[q] = head);
+  }
+  for (size_t i = 0; rc == 0 && i < out->n; i++) {
+    size_t at = out->items[i].script_at, n = section_end(out, i, len) - at;
+    memcpy(buf[owner[i]] + fill[owner[i]], text + at, n);
+    fill[owner[i]] += n;
+  }
+  for (size_t q = 0; rc == 0 && q < k; q++) {
+    struct part *pt = &j->part[j->nparts++];
+    snprintf(pt->script, sizeof pt->script, "plots.%zu.gp", q + 1);
+    snprintf(pt->log, sizeof pt->log, "gnuplot.%zu.log", q + 1);
+    start_gnuplot(j, pt, buf[q], size[q]);
+  }
+  for (size_t q = 0; q < k; q++)
+    free(buf[q]);
+  free(owner);
+  return rc;
+}
+
+/* Starts the gnuplots in the private directory; 0, or an errno (ENOMEM)
+ * with none started. */
+static int draw_start(struct gcb_plot_job *j, const char *text, size_t len,
+                      struct gcb_plots *out) {
   /* Plots left by an earlier report in dir must not pass for new ones. */
   for (size_t i = 0; i < out->n; i++)
     unlinkat(j->p.out.fd, out->items[i].file, 0);
   j->planned = out->n;
-  start_gnuplot(j, text, len);
+  size_t k = parts_for(len, out->n);
+  if (k > 1)
+    return start_parts(j, text, len, out, k);
+  struct part *pt = &j->part[j->nparts++];
+  snprintf(pt->script, sizeof pt->script, "%s", GCB_PLOT_SCRIPT);
+  snprintf(pt->log, sizeof pt->log, "%s", GCB_PLOT_LOG);
+  start_gnuplot(j, pt, text, len);
+  return 0;
 }
 
-/* Waits for gnuplot and keeps what it drew. */
+/* Waits for every gnuplot and keeps what they drew; the note and the log
+ * kept are the first failed one's. */
 static void draw_finish(struct gcb_plot_job *j, struct gcb_plots *out) {
   struct plot_dirs *p = &j->p;
   size_t planned = j->planned;
-  bool failed = wait_gnuplot(j, out->note, sizeof out->note) != 0;
+  const struct part *failed = NULL;
+  for (size_t q = 0; q < j->nparts; q++) {
+    char note[sizeof out->note];
+    if (wait_gnuplot(j, &j->part[q], note, sizeof note) != 0 && !failed) {
+      failed = &j->part[q];
+      memcpy(out->note, note, sizeof note);
+    }
+  }
   size_t drawn = keep_drawn(p, j->png, out), used = strlen(out->note);
   if (failed && drawn > 0)
     snprintf(out->note + used, sizeof out->note - used,
@@ -259,7 +348,7 @@ static void draw_finish(struct gcb_plot_job *j, struct gcb_plots *out) {
     snprintf(out->note + used, sizeof out->note - used,
              ": plots skipped, tables only");
   if (failed)
-    renameat(p->work, GCB_PLOT_LOG, p->out.fd, GCB_PLOT_LOG);
+    renameat(p->work, failed->log, p->out.fd, GCB_PLOT_LOG);
   else
     unlinkat(p->out.fd, GCB_PLOT_LOG, 0);
 }
@@ -290,7 +379,6 @@ enum gcb_status gcb_plots_start(const char *dir, const struct gcb_doc *docs,
   j->p.work = -1;
   j->p.out.fd = j->p.out.lock_fd = -1;
   j->png = png;
-  j->rc = -1; /* nothing started */
   char *text = NULL;
   size_t len = 0;
   enum gcb_status st =
@@ -312,8 +400,8 @@ enum gcb_status gcb_plots_start(const char *dir, const struct gcb_doc *docs,
              : gcb_err_set(err, GCB_EIO,
                            "%s: cannot make a directory for gnuplot (%s)", dir,
                            strerror(errno));
-  if (st == GCB_OK && out->n > 0)
-    draw_start(j, text, len, out);
+  if (st == GCB_OK && out->n > 0 && draw_start(j, text, len, out) != 0)
+    st = gcb_err_set(err, GCB_ENOMEM, "plots: out of memory");
   free(text);
   *job = j;
   if (st != GCB_OK)
@@ -325,7 +413,7 @@ void gcb_plots_finish(struct gcb_plot_job **job, struct gcb_plots *out) {
   struct gcb_plot_job *j = *job;
   if (j == NULL)
     return;
-  if (j->rc != -1) /* started, or tried to */
+  if (j->nparts > 0) /* started, or tried to */
     draw_finish(j, out);
   close_work(&j->p);
   gcb_outdir_close(&j->p.out);

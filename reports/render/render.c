@@ -60,15 +60,25 @@ static void put_str(const struct sink *o, const char *s) {
  * UTF-8); NULL when it goes out as it is. buf has room for 3 bytes. */
 typedef const char *escape_fn(const char *c, size_t k, char *buf);
 
+/* Whether an escaper leaves byte b as it is for certain (printable ASCII
+ * other than its specials; never NUL): tested inline, so that a run of
+ * such bytes, most of any text, costs no call per byte. */
+typedef bool plain_fn(unsigned char b);
+
 /* Writes s through esc, runs of text that need nothing in one go; a byte
  * that is not part of a valid UTF-8 character becomes U+FFFD, so that no
  * output carries raw invalid bytes (input text need not be UTF-8: a file
- * name, a label from a foreign tool). */
-static void escape_text(const struct sink *out, const char *s, escape_fn *esc) {
+ * name, a label from a foreign tool). Inline, so that each escaper's
+ * plain() is compiled into its own copy of the loop. */
+static inline void escape_text(const struct sink *out, const char *s,
+                               plain_fn *plain, escape_fn *esc) {
   char buf[3];
   const char *run = s;
-  while (*s) {
-    /* ASCII, most of any table, without the decoder */
+  for (;;) {
+    while (plain((unsigned char)*s))
+      s++;
+    if (*s == '\0')
+      break;
     size_t k = (unsigned char)*s < 0x80 ? 1 : gcb_utf8_length(s);
     const char *with = k == 0 ? "\xEF\xBF\xBD" : esc(s, k, buf);
     if (with == NULL) {
@@ -81,6 +91,11 @@ static void escape_text(const struct sink *out, const char *s, escape_fn *esc) {
     run = s;
   }
   put(out, run, (size_t)(s - run));
+}
+
+static inline bool xml_plain(unsigned char b) {
+  return b >= 0x20 && b < 0x80 && b != '&' && b != '<' && b != '>' &&
+         b != '"' && b != '\'';
 }
 
 static const char *xml_char(const char *c, size_t k, char *buf) {
@@ -108,11 +123,11 @@ static const char *xml_char(const char *c, size_t k, char *buf) {
 }
 
 void gcb_escape_xml(FILE *out, const char *s) {
-  escape_text(&(struct sink){.f = out}, s, xml_char);
+  escape_text(&(struct sink){.f = out}, s, xml_plain, xml_char);
 }
 
 void gcb__rows_xml(struct gcb__rows *b, const char *s) {
-  escape_text(&(struct sink){.rows = b}, s, xml_char);
+  escape_text(&(struct sink){.rows = b}, s, xml_plain, xml_char);
 }
 
 /* Whether s is all valid UTF-8 (what a spreadsheet can open as such). */
@@ -184,6 +199,12 @@ void gcb__rows_csv(struct gcb__rows *b, const char *s) {
   escape_csv(&(struct sink){.rows = b}, s);
 }
 
+static inline bool md_plain(unsigned char b) {
+  return b >= 0x20 && b < 0x80 && b != '<' && b != '>' && b != '&' &&
+         b != '\\' && b != '`' && b != '*' && b != '_' && b != '[' &&
+         b != ']' && b != '|' && b != '~';
+}
+
 static const char *md_char(const char *c, size_t k, char *buf) {
   unsigned char b = (unsigned char)c[0];
   if (k > 1)
@@ -207,11 +228,11 @@ static const char *md_char(const char *c, size_t k, char *buf) {
 }
 
 void gcb_escape_md(FILE *out, const char *s) {
-  escape_text(&(struct sink){.f = out}, s, md_char);
+  escape_text(&(struct sink){.f = out}, s, md_plain, md_char);
 }
 
 void gcb__rows_md(struct gcb__rows *b, const char *s) {
-  escape_text(&(struct sink){.rows = b}, s, md_char);
+  escape_text(&(struct sink){.rows = b}, s, md_plain, md_char);
 }
 
 /* ---- shared content ----------------------------------------------------- */

@@ -25,7 +25,8 @@
 struct gcb_plot {
   char file[64]; /* relative to the report directory */
   char title[160];
-  char *svg; /* owned; NULL when not SVG or not read back */
+  char *svg;        /* owned; NULL when not SVG or not read back */
+  size_t script_at; /* internal: where its section of the script starts */
 };
 
 struct gcb_plots {

@@ -205,9 +205,9 @@ static char *case_prefix(size_t d, const struct gcb_model *m,
 /* Rows being built: half a million of them at 4096 ranks, so fields go
  * into a buffer rather than through stdio (render_rows.h). */
 static void row_num(struct gcb__rows *r, double x) {
-  char s[GCB_FMTNUM_MAX + 1] = ",";
-  size_t n = isnan(x) ? 0 : gcb_fmtnum_g(s + 1, x, 10);
-  gcb__rows_putn(r, s, n + 1);
+  char *at = gcb__rows_room(r, GCB_FMTNUM_MAX + 1);
+  *at = ',';
+  r->n += 1 + (isnan(x) ? 0 : gcb_fmtnum_g(at + 1, x, 10));
 }
 
 /* A text field, escaped. */
@@ -217,15 +217,16 @@ static void row_text(struct gcb__rows *r, const char *s) {
 }
 
 static void row_int(struct gcb__rows *r, long long v) {
-  char s[GCB_FMTNUM_MAX + 1] = ",";
-  size_t n = v < 0 ? 0 : gcb_fmtnum_ll(s + 1, v);
-  gcb__rows_putn(r, s, n + 1);
+  char *at = gcb__rows_room(r, GCB_FMTNUM_MAX + 1);
+  *at = ',';
+  r->n += 1 + (v < 0 ? 0 : gcb_fmtnum_ll(at + 1, v));
 }
 
 /* Where every rank of a document runs, escaped for CSV once: the
  * node to bus_id fields of its rows. */
 struct places {
   char **text; /* by rank; NULL: not in ranks[] */
+  size_t *len; /* of each text */
   size_t n;
 };
 
@@ -252,20 +253,27 @@ static void places_free(struct places *pl) {
   for (size_t i = 0; i < pl->n; i++)
     free(pl->text[i]);
   free(pl->text);
+  free(pl->len);
   *pl = (struct places){0};
 }
 
 /* false on ENOMEM. */
 static bool places_of(const struct gcb_model *m, struct places *pl) {
   size_t n = m->nranks;
-  *pl = (struct places){.text = calloc(n + 1, sizeof *pl->text), .n = n};
-  if (pl->text == NULL)
+  *pl = (struct places){.text = calloc(n + 1, sizeof *pl->text),
+                        .len = calloc(n + 1, sizeof *pl->len),
+                        .n = n};
+  if (pl->text == NULL || pl->len == NULL) {
+    places_free(pl);
     return false;
-  for (size_t r = 0; r < n; r++)
+  }
+  for (size_t r = 0; r < n; r++) {
     if ((pl->text[r] = place_text(m, (long long)r)) == NULL) {
       places_free(pl);
       return false;
     }
+    pl->len[r] = strlen(pl->text[r]);
+  }
   return true;
 }
 
@@ -276,7 +284,7 @@ static long long col_int(const struct gcb_model_case *c, enum gcb_rank_col col,
   return isnan(v) ? -1 : (long long)v;
 }
 
-static void rank_row(struct gcb__rows *r, const char *prefix,
+static void rank_row(struct gcb__rows *r, const char *prefix, size_t plen,
                      const struct gcb_model *m, const struct places *pl,
                      const struct gcb_model_case *c, size_t i) {
   static const enum gcb_rank_col nums[] = {
@@ -285,15 +293,15 @@ static void rank_row(struct gcb__rows *r, const char *prefix,
       GCB_RC_FIG_MEDIAN,  GCB_RC_FIG_BEST,   GCB_RC_FIG_WORST,
       GCB_RC_LATE_MEAN};
   long long rank = gcb_model_col_rank(c, i, -1);
-  gcb__rows_putn(r, prefix, strlen(prefix));
+  gcb__rows_putn(r, prefix, plen);
   row_int(r, rank);
-  char *where = rank >= 0 && (size_t)rank < pl->n ? pl->text[rank] : NULL;
-  char *own = where == NULL ? place_text(m, rank) : NULL;
-  if (where != NULL || own != NULL)
-    gcb__rows_putn(r, where ? where : own, strlen(where ? where : own));
-  else
-    gcb__rows_putn(r, ",,,,", 4);
-  free(own);
+  if (rank >= 0 && (size_t)rank < pl->n) {
+    gcb__rows_putn(r, pl->text[rank], pl->len[rank]);
+  } else {
+    char *own = place_text(m, rank);
+    gcb__rows_put(r, own != NULL ? own : ",,,,");
+    free(own);
+  }
   row_int(r, col_int(c, GCB_RC_TIME_N, i));
   /* A nominal size (nvbandwidth's rates) makes every time derived: the
    * first six columns are times, left empty then. */
@@ -363,8 +371,9 @@ static enum gcb_status write_csv(struct gcb__rows *r,
         places_free(&pl);
         return gcb_err_set(err, GCB_ENOMEM, "results.csv: out of memory");
       }
+      size_t plen = strlen(prefix);
       for (size_t j = 0; j < c->ranks.n; j++)
-        rank_row(r, prefix, m, &pl, c, j);
+        rank_row(r, prefix, plen, m, &pl, c, j);
       gcb__rows_flush(r); /* before stdio writes again */
       if (c->ranks.n == 0)
         summary_row(out, prefix, c);

@@ -54,7 +54,15 @@ static void open_timed(struct suite *s, const char *cls, const char *name,
   gcb_escape_xml(s->f, cls);
   fputs("\" name=\"", s->f);
   gcb_escape_xml(s->f, name);
-  fprintf(s->f, "\" time=\"%.6f\">\n", time_s >= 0 ? time_s : 0);
+  double t = time_s >= 0 ? time_s : 0;
+  char text[GCB_FMTNUM_MAX]; /* a test per GPU and family: no printf */
+  if (gcb_fmtnum_f(text, t, 6) > 0) {
+    fputs("\" time=\"", s->f);
+    fputs(text, s->f);
+    fputs("\">\n", s->f);
+  } else {
+    fprintf(s->f, "\" time=\"%.6f\">\n", t);
+  }
 }
 
 static void open_test(struct suite *s, const char *cls, const char *name) {

@@ -61,6 +61,8 @@ void gcb__om_help(FILE *out, const char *text);
 struct gcb__om_sample {
   struct gcb__om_label *labels;
   size_t n, cap;
+  char *text; /* the escaped values, one after the other */
+  size_t text_n, text_cap;
   bool oom;
 };
 

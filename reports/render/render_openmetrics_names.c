@@ -292,6 +292,10 @@ static char *put(char *d, const char *s, size_t n) {
  * byte turns into more than three); returns the end, NUL-terminated. */
 static char *escape(char *d, const char *s, bool help) {
   while (*s) {
+    if (*s >= 0x20 && *s < 0x7f && *s != '\\' && *s != '"') {
+      *d++ = *s++; /* printable ASCII, most of any value: as it is */
+      continue;
+    }
     size_t k = gcb_utf8_length(s);
     if (k == 0) {
       d = put(d, FFFD, 3);
@@ -315,26 +319,41 @@ static char *escape(char *d, const char *s, bool help) {
   return d;
 }
 
-/* s escaped in a new string; NULL when out of memory. */
-static char *escaped(const char *s, bool help) {
-  char *buf = malloc(3 * strlen(s) + 1);
-  if (buf)
-    escape(buf, s, help);
-  return buf;
-}
-
 void gcb__om_help(FILE *out, const char *text) {
-  char *buf = escaped(text, true);
-  fputs(buf ? buf : "", out); /* out of memory: HELP is optional text */
+  char *buf = malloc(3 * strlen(text) + 1); /* none: HELP is optional */
+  if (buf != NULL) {
+    escape(buf, text, true);
+    fputs(buf, out);
+  }
   free(buf);
 }
 
 /* ---- samples ------------------------------------------------------------ */
 
+/* A label: its name, and its escaped value in the sample's text (an
+ * offset: the text grows). The lengths are kept, as every sample's label
+ * set is put together twice (label_set, write_line). */
 struct gcb__om_label {
   char name[GCB_OM_NAME_MAX];
-  char *value; /* escaped */
+  size_t name_len, value_at, value_len;
 };
+
+/* Room in s->text for a value of n bytes escaped; false when out of
+ * memory. */
+static bool text_room(struct gcb__om_sample *s, size_t n) {
+  size_t need = s->text_n + 3 * n + 1;
+  if (need <= s->text_cap)
+    return true;
+  size_t cap = s->text_cap ? s->text_cap : 256;
+  while (cap < need)
+    cap *= 2;
+  char *t = realloc(s->text, cap);
+  if (t == NULL)
+    return false;
+  s->text = t;
+  s->text_cap = cap;
+  return true;
+}
 
 static void push(struct gcb__om_sample *s, const char *name,
                  const char *value) {
@@ -350,15 +369,18 @@ static void push(struct gcb__om_sample *s, const char *name,
     s->labels = l;
     s->cap = cap;
   }
-  char *buf = escaped(value, false);
-  if (buf == NULL) {
+  if (!text_room(s, strlen(value))) {
     s->oom = true;
     return;
   }
-  size_t n = strnlen(name, GCB_OM_NAME_MAX - 1); /* snprintf's "%s" */
-  memcpy(s->labels[s->n].name, name, n);
-  s->labels[s->n].name[n] = '\0';
-  s->labels[s->n++].value = buf;
+  struct gcb__om_label *l = &s->labels[s->n++];
+  l->name_len = strnlen(name, GCB_OM_NAME_MAX - 1); /* snprintf's "%s" */
+  memcpy(l->name, name, l->name_len);
+  l->name[l->name_len] = '\0';
+  l->value_at = s->text_n;
+  char *end = escape(s->text + s->text_n, value, false);
+  l->value_len = (size_t)(end - (s->text + s->text_n));
+  s->text_n += l->value_len + 1;
 }
 
 void gcb__om_label(struct gcb__om_sample *s, const char *name,
@@ -442,43 +464,39 @@ static void sort_by_name(const struct gcb__om_label **order, size_t n) {
  * ("name=value\n" sorted by name: names hold no '=', escaped values no
  * line feed). NULL when out of memory. */
 static char *label_set(const struct gcb__om_sample *s) {
-  const struct gcb__om_label **order = malloc((s->n + 1) * sizeof *order);
+  const struct gcb__om_label *few[32], **order = few;
+  if (s->n > 32 && (order = malloc(s->n * sizeof *order)) == NULL)
+    return NULL;
   size_t len = 1;
-  for (size_t i = 0; order != NULL && i < s->n; i++) {
+  for (size_t i = 0; i < s->n; i++) {
     order[i] = &s->labels[i];
-    len += strlen(s->labels[i].name) + strlen(s->labels[i].value) + 2;
+    len += s->labels[i].name_len + s->labels[i].value_len + 2;
   }
   /* copied, not printed: one sample per rank and case at 16,384 ranks */
-  char *buf = order != NULL ? malloc(len) : NULL, *at = buf;
-  if (buf == NULL) {
+  char *buf = malloc(len), *at = buf;
+  if (buf != NULL) {
+    sort_by_name(order, s->n);
+    for (size_t i = 0; i < s->n; i++) {
+      at = put(at, order[i]->name, order[i]->name_len);
+      *at++ = '=';
+      at = put(at, s->text + order[i]->value_at, order[i]->value_len);
+      *at++ = '\n';
+    }
+    *at = '\0';
+  }
+  if (order != few)
     free(order);
-    return NULL;
-  }
-  sort_by_name(order, s->n);
-  for (size_t i = 0; i < s->n; i++) {
-    size_t a = strlen(order[i]->name), b = strlen(order[i]->value);
-    memcpy(at, order[i]->name, a);
-    at[a] = '=';
-    memcpy(at + a + 1, order[i]->value, b);
-    at[a + 1 + b] = '\n';
-    at += a + b + 2;
-  }
-  *at = '\0';
-  free(order);
   return buf;
 }
 
 void gcb__om_sample_free(struct gcb__om_sample *s) {
-  for (size_t i = 0; i < s->n; i++)
-    free(s->labels[i].value);
   free(s->labels);
+  free(s->text);
   *s = (struct gcb__om_sample){0};
 }
 
 static char *put_str(char *at, const char *s) {
-  size_t n = strlen(s);
-  memcpy(at, s, n);
-  return at + n;
+  return put(at, s, strlen(s));
 }
 
 /* "family{name="value",...} value\n" put together in memory and written
@@ -486,18 +504,19 @@ static char *put_str(char *at, const char *s) {
  * and case, which stdio and printf would take a dozen calls to write. */
 static bool write_line(FILE *out, const char *family,
                        const struct gcb__om_sample *s, double value) {
-  size_t len = strlen(family) + GCB_FMTNUM_MAX + 8;
+  size_t flen = strlen(family), len = flen + GCB_FMTNUM_MAX + 8;
   for (size_t i = 0; i < s->n; i++)
-    len += strlen(s->labels[i].name) + strlen(s->labels[i].value) + 4;
+    len += s->labels[i].name_len + s->labels[i].value_len + 4;
   char small[2048], *buf = len <= sizeof small ? small : malloc(len);
   if (buf == NULL)
     return false;
-  char *at = put_str(buf, family);
+  char *at = put(buf, family, flen);
   for (size_t i = 0; i < s->n; i++) {
+    const struct gcb__om_label *l = &s->labels[i];
     *at++ = i ? ',' : '{';
-    at = put_str(at, s->labels[i].name);
-    at = put_str(at, "=\"");
-    at = put_str(at, s->labels[i].value);
+    at = put(at, l->name, l->name_len);
+    at = put(at, "=\"", 2);
+    at = put(at, s->text + l->value_at, l->value_len);
     *at++ = '"';
   }
   at = put_str(at, s->n ? "} " : " ");

@@ -12,6 +12,12 @@ void gcb__rows_flush(struct gcb__rows *b) {
   b->n = 0;
 }
 
+char *gcb__rows_room(struct gcb__rows *b, size_t n) {
+  if (b->n + n > sizeof b->buf)
+    gcb__rows_flush(b);
+  return b->buf + b->n;
+}
+
 void gcb__rows_put(struct gcb__rows *b, const char *s) {
   gcb__rows_putn(b, s, strlen(s));
 }

@@ -17,6 +17,10 @@ struct gcb__rows {
 
 /* Writes what is buffered; the buffer is then empty. */
 void gcb__rows_flush(struct gcb__rows *b);
+/* Room for n more bytes (n <= sizeof b->buf) at b->buf + b->n, what is
+ * buffered written first when there is not; the caller writes there and
+ * adds what it wrote to b->n (numbers formatted in place). */
+char *gcb__rows_room(struct gcb__rows *b, size_t n);
 /* Appends s as it is. */
 void gcb__rows_put(struct gcb__rows *b, const char *s);
 /* n bytes of s, as they are. */

@@ -6,6 +6,7 @@
  * and the fabric, and writes them inline (HTML) or as topology.svg.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -234,7 +235,7 @@ static void take_links(struct gcb__svg_pic *p, const struct gcb_diagnosis *d) {
 static void pic_fill(struct gcb__svg_pic *p, const struct gather *gat,
                      const struct gcb_diagnosis *d, const struct gcb_matrix *m,
                      size_t machine) {
-  memset(p, 0, sizeof *p);
+  memset(p, 0, offsetof(struct gcb__svg_pic, p2p)); /* the pairs: below */
   p->machine = machine;
   p->doc = gat->topo[machine].doc;
   p->node = gat->topo[machine].node;

@@ -2,7 +2,8 @@
  * gcb_fmtnum_g writes what printf's %.*g writes, character for character:
  * checked against snprintf on values of every magnitude, on the boundaries
  * where %g changes style or rounding carries into a new digit, and on
- * values half way between two results.
+ * values half way between two results. gcb_fmtnum_f writes what %.*f
+ * writes, or nothing.
  */
 #include <criterion/criterion.h>
 #include <float.h>
@@ -152,4 +153,42 @@ Test(fmtnum, integers_match_printf) {
     wrong += gcb_fmtnum_ll(got, v) != strlen(want) || strcmp(got, want) != 0;
   }
   cr_expect_eq(wrong, 0, "%zu of 100000 integers differ from printf", wrong);
+}
+
+/* %.*f: the same text whenever the fast path writes one, and it writes one
+ * for the values it exists for (times in seconds, junit.xml's "%.6f"). */
+static void expect_same_f(double x, int decimals, size_t *written) {
+  char fast[GCB_FMTNUM_MAX], slow[400];
+  size_t n = gcb_fmtnum_f(fast, x, decimals);
+  if (n == 0)
+    return;
+  snprintf(slow, sizeof slow, "%.*f", decimals, x);
+  cr_expect_str_eq(fast, slow, "%%.%df of %a", decimals, x);
+  cr_expect_eq(n, strlen(slow), "%%.%df of %a", decimals, x);
+  ++*written;
+}
+
+Test(fmtnum, fixed_decimals_match_printf) {
+  size_t written = 0, tried = 0;
+  for (int i = 0; i < gcb_test_rounds(300000); i++, tried += 3) {
+    uint64_t bits = next();
+    double x;
+    memcpy(&x, &bits, sizeof x);
+    expect_same_f(x, (int)(next() % 10), &written);
+    double t = ldexp((double)(next() >> 11), (int)(next() % 70) - 83);
+    expect_same_f(t, 6, &written);
+    expect_same_f(-t, (int)(next() % 10), &written);
+  }
+  cr_expect_gt(written, tried / 2, "%zu of %zu written", written, tried);
+  static const double edges[] = {0.0,       -0.0,      0.5,       1.5,
+                                 2.5,       0.0000005, 0.0000015, -0.0000004,
+                                 9.9999995, 1e-7,      4503599.6, 1234.5678915,
+                                 1e15,      NAN,       INFINITY,  -1e300};
+  for (size_t i = 0; i < sizeof edges / sizeof *edges; i++)
+    for (int d = 0; d <= 10; d++)
+      expect_same_f(edges[i], d, &written);
+  char buf[GCB_FMTNUM_MAX];
+  cr_expect_eq(gcb_fmtnum_f(buf, 0.029133, 6), 8);
+  cr_expect_str_eq(buf, "0.029133");
+  cr_expect_eq(gcb_fmtnum_f(buf, 1e300, 6), 0, "too large: printf's");
 }

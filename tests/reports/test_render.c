@@ -492,6 +492,76 @@ Test(render, a_failed_gnuplot_leaves_no_stale_plot_behind, .init = make_plotdir,
   fixture_free(&fx);
 }
 
+/* A script of a megabyte or more (here 16 per-GPU bar plots of 4096 ranks)
+ * is shared out among a gnuplot per CPU: each gets the script's first
+ * lines and whole plot sections, and every plot is drawn by exactly one. */
+Test(render, a_large_plot_script_is_shared_among_gnuplots, .init = make_plotdir,
+     .fini = remove_plotdir) {
+  if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+    cr_skip_test("one CPU: one gnuplot draws everything");
+  enum { RANKS = 4096, CASES = 16 };
+  json_t *doc = fx_doc(RANKS, RANKS / 8, 16, "Test CPU");
+  for (int k = 0; k < CASES; k++) {
+    const double figs[] = {100, 101};
+    char label[32];
+    snprintf(label, sizeof label, "fp32 %dx%dx%d", 1024 + k, 1024, 1024);
+    json_t *c = fx_case("gemm", label, "{\"dtype\": \"fp32\"}", "GFLOP/s", figs,
+                        2, 0.01, NULL);
+    json_t *per = json_array();
+    for (int r = 0; r < RANKS; r++)
+      json_array_append_new(per, fx_rank_entry(r, 100 + r % 7, 0.01, 0));
+    json_object_set_new(c, "per_rank", per);
+    fx_add_case(doc, c);
+  }
+  struct gcb_doc d = fx_doc_of("big.json", doc);
+  struct gcb_thresholds th;
+  gcb_thresholds_default(&th);
+  char fake[128], script[512];
+  snprintf(fake, sizeof fake, "%s/fake-gnuplot", plotdir);
+  snprintf(script, sizeof script, "#!/bin/sh\ncat \"$1\" > '%s'/seen.$$\n",
+           plotdir);
+  FILE *f = fopen(fake, "w");
+  cr_assert_not_null(f);
+  fputs(script, f);
+  fclose(f);
+  cr_assert_eq(chmod(fake, 0755), 0);
+  struct gcb_plots plots = {0};
+  struct gcb_err err = {0};
+  setenv("GCB_GNUPLOT", fake, 1);
+  cr_assert_eq(gcb_plots_make(plotdir, &d, 1, &th, false, &plots, &err), GCB_OK,
+               "%s", err.msg);
+  unsetenv("GCB_GNUPLOT");
+  int seen = 0, drawn[CASES + 1] = {0};
+  DIR *dir = opendir(plotdir);
+  cr_assert_not_null(dir);
+  for (struct dirent *e; (e = readdir(dir)) != NULL;) {
+    if (strncmp(e->d_name, "seen.", 5) != 0)
+      continue;
+    char path[600];
+    size_t len = 0;
+    snprintf(path, sizeof path, "%s/%s", plotdir, e->d_name);
+    char *text = fx_slurp(path, &len);
+    cr_assert_not_null(text);
+    seen++;
+    cr_expect(strncmp(text, "# gcbench plots", 15) == 0, "%.40s", text);
+    cr_expect_not_null(strstr(text, "set terminal svg"));
+    for (const char *at = text; (at = strstr(at, "set output 'plot-"));) {
+      int id = atoi(at + strlen("set output 'plot-"));
+      cr_assert(id >= 1 && id <= CASES, "plot %d", id);
+      drawn[id]++;
+      at++;
+    }
+    free(text);
+  }
+  closedir(dir);
+  cr_expect_geq(seen, 2, "one gnuplot drew a %d-rank script", RANKS);
+  for (int id = 1; id <= CASES; id++)
+    cr_expect_eq(drawn[id], 1, "plot %d drawn %d times", id, drawn[id]);
+  gcb_plots_free(&plots);
+  fx_doc_free(&d);
+  json_decref(doc);
+}
+
 Test(render, sweeps_with_nothing_to_draw_get_no_plot) {
   json_t *doc = fx_doc(2, 1, 8, "Test CPU");
   const double figs[] = {1, 1};
