@@ -293,39 +293,6 @@ enum gcb_status gcb_topo_expected_gbps(const struct gcb_topo *t,
 
 /* --- binding checks ------------------------------------------------------- */
 
-enum gcb_topo_bind {
-  GCB_TOPO_BIND_LOCAL,   /* within the GPU's local CPUs */
-  GCB_TOPO_BIND_PARTIAL, /* overlaps them */
-  GCB_TOPO_BIND_REMOTE,  /* disjoint from them */
-  GCB_TOPO_BIND_UNBOUND, /* covers the whole machine */
-};
-
-/* "LOCAL", "PARTIAL", "REMOTE", "UNBOUND"; "?" out of range. */
-const char *gcb_topo_bind_name(enum gcb_topo_bind b);
-
-/*
- * Classifies a CPU set (list string) against a GPU's local CPUs; UNBOUND
- * wins when the set covers every PU. CPUs the machine lacks are ignored.
- * GCB_EINPUT for a malformed or empty list (none of the machine's CPUs) or
- * a bad GPU index.
- */
-enum gcb_status gcb_topo_check_binding(const struct gcb_topo *t,
-                                       const char *cpus, int gpu,
-                                       enum gcb_topo_bind *out,
-                                       struct gcb_err *err);
-
-/* Where a CPU set lies: PUs, cores touched, and NUMA nodes (OS indexes). */
-struct gcb_topo_locality {
-  int pus;
-  int cores;
-  char numa[64]; /* list string, "0" or "0-1" */
-};
-
-/* GCB_EINPUT for a malformed or empty list. */
-enum gcb_status gcb_topo_locality(const struct gcb_topo *t, const char *cpus,
-                                  struct gcb_topo_locality *out,
-                                  struct gcb_err *err);
-
 /* One rank of a node, as the binding check sees it. */
 struct gcb_topo_rank {
   int rank;         /* world rank, for messages */

@@ -12,6 +12,7 @@
 
 #include <criterion/criterion.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -218,6 +219,23 @@ static inline void fx_columns(json_t *c) {
 static inline void fx_add_case(json_t *doc, json_t *c) {
   fx_columns(c);
   json_array_append_new(json_object_get(doc, "cases"), c);
+}
+
+/* A case parameter of a document's tree as a number: a JSON number, or a
+ * string that is one ("3", "1048576"); NAN otherwise. */
+static inline double fx_param_num(const json_t *c, const char *key) {
+  const json_t *v = json_object_get(json_object_get(c, "params"), key);
+  const char *s = json_string_value(v);
+  char *end = NULL;
+  if (json_is_number(v))
+    return json_number_value(v);
+  double x = s != NULL && s[0] != '\0' ? strtod(s, &end) : NAN;
+  return end != NULL && *end == '\0' ? x : NAN;
+}
+
+/* A case parameter as a string: a JSON string, else "". */
+static inline const char *fx_param_str(const json_t *c, const char *key) {
+  return gcb_view_str(json_object_get(c, "params"), key);
 }
 
 /* Asserts the tree reads back through gcb_results_parse. */
