@@ -17,11 +17,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/file.h"
 #include "reports/document/model.h"
 #include "reports/document/ranks.h"
 #include "reports/document/results.h"
 #include "reports/document/stats.h"
 #include "reports/document/view.h"
+#include "reports/interop/interop.h"
 
 #define FX_MAX_RANKS 64
 
@@ -236,6 +238,23 @@ static inline double fx_param_num(const json_t *c, const char *key) {
 /* A case parameter as a string: a JSON string, else "". */
 static inline const char *fx_param_str(const json_t *c, const char *key) {
   return gcb_view_str(json_object_get(c, "params"), key);
+}
+
+/* A file in whatever format it has, as the report tool reads an input:
+ * its text (GCB_FILE_MAX_BYTES at most), through gcb_interop_parse. */
+static inline enum gcb_status
+fx_interop_read(const char *path, const struct gcb_doc *known, size_t nknown,
+                struct gcb_results **out, enum gcb_format *format,
+                struct gcb_err *err) {
+  char *text;
+  size_t len;
+  *out = NULL;
+  enum gcb_status st =
+      gcb_file_read(path, GCB_FILE_MAX_BYTES, &text, &len, err);
+  if (st == GCB_OK)
+    st = gcb_interop_parse(text, len, path, known, nknown, out, format, err);
+  free(text);
+  return st;
 }
 
 /* Asserts the tree reads back through gcb_results_parse. */

@@ -28,7 +28,7 @@ struct loaded {
 static void load(const char *path, const struct gcb_doc *known, size_t n,
                  struct loaded *l) {
   struct gcb_err err = {0};
-  cr_assert_eq(gcb_interop_read(path, known, n, &l->res, &l->format, &err),
+  cr_assert_eq(fx_interop_read(path, known, n, &l->res, &l->format, &err),
                GCB_OK, "%s", err.msg);
   l->doc = (struct gcb_doc){.name = path, .root = gcb_results_json(l->res)};
 }
@@ -267,7 +267,7 @@ Test(interop, malformed_files_are_refused_at_file_line_column) {
     snprintf(path, sizeof path, "%s/%s", GCB_TEST_DATA, bad[i].file);
     position(path, bad[i].value, &line, &col);
     snprintf(want, sizeof want, "%s:%d:%d: %s", path, line, col, bad[i].path);
-    cr_expect_eq(gcb_interop_read(path, NULL, 0, &r, NULL, &err), GCB_EINPUT);
+    cr_expect_eq(fx_interop_read(path, NULL, 0, &r, NULL, &err), GCB_EINPUT);
     cr_expect_null(r);
     cr_expect_str_eq(err.msg, want);
   }
@@ -312,7 +312,7 @@ Test(interop, a_gcbench_document_reads_as_before) {
   struct gcb_results *r = NULL;
   struct gcb_err err = {0};
   cr_expect_eq(
-      gcb_interop_read(DATA("results-schema-v3.json"), NULL, 0, &r, NULL, &err),
+      fx_interop_read(DATA("results-schema-v3.json"), NULL, 0, &r, NULL, &err),
       GCB_EINPUT);
   cr_expect(strstr(err.msg, "unsupported schema version 3") != NULL, "%s",
             err.msg);

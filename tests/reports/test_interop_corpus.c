@@ -31,7 +31,7 @@ static struct gcb_results *load(const char *path, enum gcb_format want) {
   struct gcb_results *r = NULL;
   struct gcb_err err = {0};
   enum gcb_format f;
-  cr_assert_eq(gcb_interop_read(path, NULL, 0, &r, &f, &err), GCB_OK, "%s",
+  cr_assert_eq(fx_interop_read(path, NULL, 0, &r, &f, &err), GCB_OK, "%s",
                err.msg);
   cr_expect_eq(f, want, "%s read as %s", path, gcb_format_name(f));
   return r;
@@ -563,7 +563,7 @@ Test(interop_corpus, a_file_of_no_format_names_every_format_tried) {
     struct gcb_results *r = NULL;
     struct gcb_err err = {0};
     enum gcb_format f;
-    cr_expect_eq(gcb_interop_read(files[i], NULL, 0, &r, &f, &err), GCB_EINPUT);
+    cr_expect_eq(fx_interop_read(files[i], NULL, 0, &r, &f, &err), GCB_EINPUT);
     cr_expect_eq(f, GCB_FORMAT_UNKNOWN);
     cr_expect_null(r);
     cr_expect(strstr(err.msg, ": not a format gcbench reads (tried ") != NULL,

@@ -25,7 +25,7 @@ static struct gcb_results *load_as(const char *path, enum gcb_format want) {
   struct gcb_results *r = NULL;
   struct gcb_err err = {0};
   enum gcb_format f;
-  cr_assert_eq(gcb_interop_read(path, NULL, 0, &r, &f, &err), GCB_OK, "%s",
+  cr_assert_eq(fx_interop_read(path, NULL, 0, &r, &f, &err), GCB_OK, "%s",
                err.msg);
   cr_assert_eq(f, want, "%s read as %s", path, gcb_format_name(f));
   return r;
@@ -410,7 +410,7 @@ static void check_pairs(const char *txt, const char *doc,
                         enum gcb_format format) {
   struct gcb_results *tool = load_as(txt, format), *own = NULL;
   struct gcb_err err = {0};
-  cr_assert_eq(gcb_interop_read(doc, NULL, 0, &own, NULL, &err), GCB_OK, "%s",
+  cr_assert_eq(fx_interop_read(doc, NULL, 0, &own, NULL, &err), GCB_OK, "%s",
                err.msg);
   struct gcb_thresholds t;
   gcb_thresholds_default(&t);

@@ -353,7 +353,7 @@ Test(model, gives_the_views_values_on_a_converted_tools_document) {
     snprintf(path, sizeof path, "%s/%s", GCB_TEST_DATA, files[f]);
     struct gcb_results *r = NULL;
     struct gcb_err err = {0};
-    cr_assert_eq(gcb_interop_read(path, NULL, 0, &r, NULL, &err), GCB_OK, "%s",
+    cr_assert_eq(fx_interop_read(path, NULL, 0, &r, NULL, &err), GCB_OK, "%s",
                  err.msg);
     expect_model(gcb_results_json(r), files[f]);
     gcb_results_free(r);
