@@ -374,9 +374,7 @@ enum gcb_status gcb_coll_case_run(struct gcb_coll_case *k, int reps,
 enum gcb_status gcb_coll_case_run_agg(struct gcb_coll_case *k, int iters,
                                       int agg, struct gcb_err *err);
 
-/* Starts one operation (no wait): the caller times and waits. */
-enum gcb_status gcb_coll_case_start(struct gcb_coll_case *k,
-                                    struct gcb_err *err);
+/* Waits for every operation started on the case's transport. */
 enum gcb_status gcb_coll_case_wait(struct gcb_coll_case *k,
                                    struct gcb_err *err);
 

@@ -262,11 +262,6 @@ static enum gcb_status start_next(struct gcb_coll_case *k,
                         : k->ops->start(k->comm, &call, err);
 }
 
-enum gcb_status gcb_coll_case_start(struct gcb_coll_case *k,
-                                    struct gcb_err *err) {
-  return start_next(k, err);
-}
-
 enum gcb_status gcb_coll_case_wait(struct gcb_coll_case *k,
                                    struct gcb_err *err) {
   return k->ops->wait(k->comm, err);

@@ -72,10 +72,3 @@ bool gcb_busid_canon(const char *in, char *out, size_t size) {
   gcb_busid_format(&id, out, size);
   return true;
 }
-
-bool gcb_busid_same(const char *a, const char *b) {
-  struct gcb_busid x, y;
-  return gcb_busid_parse(a, &x, NULL) == GCB_OK &&
-         gcb_busid_parse(b, &y, NULL) == GCB_OK && x.domain == y.domain &&
-         x.bus == y.bus && x.dev == y.dev && x.func == y.func;
-}

@@ -45,8 +45,4 @@ void gcb_busid_format(const struct gcb_busid *id, char *buf, size_t size);
 /* Parse then format: false (and "" in out) when in is not a bus id. */
 bool gcb_busid_canon(const char *in, char *out, size_t size);
 
-/* Whether two texts name the same PCI function; false when either is not
- * a bus id. */
-bool gcb_busid_same(const char *a, const char *b);
-
 #endif

@@ -16,10 +16,6 @@ static const struct {
     [6] = {64, 242, 256}, /* 1b/1b PAM4; FLIT: 242 data bytes of 256 */
 };
 
-double gcb_pcie_lane_gts(int gen) {
-  return gen >= 1 && gen <= GCB_PCIE_GEN_MAX ? pcie_gens[gen].gts : 0;
-}
-
 double gcb_pcie_lane_gbps(int gen) {
   if (gen < 1 || gen > GCB_PCIE_GEN_MAX)
     return 0;

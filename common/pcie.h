@@ -16,9 +16,6 @@
 /* The newest generation in the table. */
 #define GCB_PCIE_GEN_MAX 6
 
-/* Transfer rate of one lane in GT/s for gen 1..6; 0 otherwise. */
-double gcb_pcie_lane_gts(int gen);
-
 /* Data rate of one lane and direction in GB/s (1e9 bytes/s) for gen
  * 1..6, exactly (gen3: 8 x 128/130 / 8 = 0.984615...); 0 otherwise. */
 double gcb_pcie_lane_gbps(int gen);

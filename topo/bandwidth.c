@@ -126,13 +126,9 @@ struct bottleneck {
  * The link between an upward-facing object x (a device or a switch's
  * upstream port) and the port above it. Its two ends must agree at any
  * instant, so a disagreement means one end was read while downtrained: take
- * the higher reading. A GPU link injected from NVML wins.
+ * the higher reading.
  */
-static double link_gbps(const struct gcb_topo *t, hwloc_obj_t x,
-                        int device_only) {
-  int g = gcb__topo_gpu_of(t, x);
-  if (g >= 0 && t->gpu_link_set[g])
-    return t->gpus[g].link_gbps;
+static double link_gbps(hwloc_obj_t x, int device_only) {
   double a = gcb__topo_obj_gbps(x);
   if (device_only || !gcb__topo_is_pci_bridge(x->parent))
     return a;
@@ -141,8 +137,7 @@ static double link_gbps(const struct gcb_topo *t, hwloc_obj_t x,
 }
 
 /* Links from o up to its root port, or up to (not above) stop. */
-static void walk_links(const struct gcb_topo *t, hwloc_obj_t o,
-                       hwloc_obj_t stop, int device_only,
+static void walk_links(hwloc_obj_t o, hwloc_obj_t stop, int device_only,
                        struct bottleneck *b) {
   for (hwloc_obj_t x = o;
        x && x != stop && (x == o || gcb__topo_is_pci_bridge(x));
@@ -150,7 +145,7 @@ static void walk_links(const struct gcb_topo *t, hwloc_obj_t o,
     enum gcb_topo_hop_role r = gcb__topo_role(x);
     if (r != GCB_TOPO_HOP_DEVICE && r != GCB_TOPO_HOP_SWITCH_UP)
       continue;
-    double g = link_gbps(t, x, device_only);
+    double g = link_gbps(x, device_only);
     b->links++;
     b->unknown += g <= 0;
     if (g > 0 && (b->gbps == 0 || g < b->gbps)) {
@@ -228,7 +223,7 @@ static enum gcb_status host_expected(const struct gcb_topo *t,
     return nvlink_expected(g, NULL, g->cpu_nvlinks, "NVLink to CPU: ", gbps,
                            basis, len);
   struct bottleneck b = {0};
-  walk_links(t, oa, NULL, t->vm.detected, &b);
+  walk_links(oa, NULL, t->vm.detected, &b);
   if (b.gbps <= 0) {
     snprintf(basis, len, "unknown: no PCIe link speed in the topology");
     return GCB_OK;
@@ -272,8 +267,8 @@ static enum gcb_status pair_expected(const struct gcb_topo *t,
   hwloc_obj_t c = gcb__topo_common_ancestor(oa, ob);
   hwloc_obj_t stop = gcb__topo_is_pci_bridge(c) ? c : NULL;
   struct bottleneck bn = {0};
-  walk_links(t, oa, stop, 0, &bn);
-  walk_links(t, ob, stop, 0, &bn);
+  walk_links(oa, stop, 0, &bn);
+  walk_links(ob, stop, 0, &bn);
   if (bn.gbps <= 0) {
     snprintf(basis, len, "unknown: no PCIe link speed on the path");
     return GCB_OK;

@@ -14,17 +14,10 @@
 
 #include "topo/topo_int.h"
 
-static const char *const bind_names[] = {"LOCAL", "PARTIAL", "REMOTE",
-                                         "UNBOUND"};
 static const char *const problem_names[] = {
     "partial-binding", "remote-binding", "unbound",
     "shared-gpu",      "idle-gpu",       "oversubscribed",
 };
-
-const char *gcb_topo_bind_name(enum gcb_topo_bind b) {
-  return (unsigned)b < sizeof bind_names / sizeof *bind_names ? bind_names[b]
-                                                              : "?";
-}
 
 const char *gcb_topo_problem_name(enum gcb_topo_problem_kind k) {
   return (unsigned)k < sizeof problem_names / sizeof *problem_names
@@ -92,6 +85,15 @@ static hwloc_const_bitmap_t gpu_cpus(const struct gcb_topo *t, int gpu) {
   return hwloc_get_non_io_ancestor_obj(t->topology, t->gpu_objs[gpu])->cpuset;
 }
 
+/* A CPU set against a GPU's local CPUs; UNBOUND wins when the set covers
+ * every PU. */
+enum gcb_topo_bind {
+  GCB_TOPO_BIND_LOCAL,   /* within the GPU's local CPUs */
+  GCB_TOPO_BIND_PARTIAL, /* overlaps them */
+  GCB_TOPO_BIND_REMOTE,  /* disjoint from them */
+  GCB_TOPO_BIND_UNBOUND, /* covers the whole machine */
+};
+
 static enum gcb_topo_bind classify(const struct gcb_topo *t,
                                    hwloc_const_bitmap_t set, int gpu) {
   if (hwloc_bitmap_isincluded(hwloc_topology_get_topology_cpuset(t->topology),
@@ -112,60 +114,10 @@ static enum gcb_status bad_gpu(const struct gcb_topo *t, int gpu,
                      t->ngpus);
 }
 
-enum gcb_status gcb_topo_check_binding(const struct gcb_topo *t,
-                                       const char *cpus, int gpu,
-                                       enum gcb_topo_bind *out,
-                                       struct gcb_err *err) {
-  if (gpu < 0 || gpu >= t->ngpus)
-    return bad_gpu(t, gpu, err);
-  hwloc_bitmap_t set;
-  enum gcb_status st = parse_cpus(t, cpus, &set, err);
-  if (st != GCB_OK)
-    return st;
-  *out = classify(t, set, gpu);
-  hwloc_bitmap_free(set);
-  return GCB_OK;
-}
-
 static int count_in(hwloc_topology_t topo, hwloc_const_bitmap_t set,
                     hwloc_obj_type_t type) {
   int n = hwloc_get_nbobjs_inside_cpuset_by_type(topo, set, type);
   return n > 0 ? n : 0;
-}
-
-/* Objects of a type that intersect set, not only those inside it. */
-static int count_touched(hwloc_topology_t topo, hwloc_const_bitmap_t set,
-                         hwloc_obj_type_t type) {
-  int n = 0;
-  for (hwloc_obj_t o = hwloc_get_next_obj_by_type(topo, type, NULL); o;
-       o = hwloc_get_next_obj_by_type(topo, type, o))
-    n += hwloc_bitmap_intersects(o->cpuset, set);
-  return n;
-}
-
-enum gcb_status gcb_topo_locality(const struct gcb_topo *t, const char *cpus,
-                                  struct gcb_topo_locality *out,
-                                  struct gcb_err *err) {
-  hwloc_bitmap_t set, nodes = hwloc_bitmap_alloc();
-  enum gcb_status st = nodes ? parse_cpus(t, cpus, &set, err)
-                             : gcb_err_set(err, GCB_ENOMEM, "out of memory");
-  if (st != GCB_OK) {
-    hwloc_bitmap_free(nodes);
-    return st;
-  }
-  memset(out, 0, sizeof *out);
-  out->pus = count_in(t->topology, set, HWLOC_OBJ_PU);
-  out->cores = count_touched(t->topology, set, HWLOC_OBJ_CORE);
-  for (int i = 0; i < t->nnuma; i++) {
-    hwloc_obj_t n =
-        hwloc_get_obj_by_type(t->topology, HWLOC_OBJ_NUMANODE, (unsigned)i);
-    if (n && hwloc_bitmap_intersects(n->cpuset, set))
-      hwloc_bitmap_set(nodes, n->os_index);
-  }
-  hwloc_bitmap_list_snprintf(out->numa, sizeof out->numa, nodes);
-  hwloc_bitmap_free(set);
-  hwloc_bitmap_free(nodes);
-  return GCB_OK;
 }
 
 /* --- the ranks of one node ------------------------------------------------ */

@@ -453,8 +453,7 @@ static enum gcb_status find_gpus(struct gcb_topo *t, struct gcb_err *err) {
   if (st != GCB_OK || t->ngpus == 0)
     return st;
   t->gpus = calloc((size_t)t->ngpus, sizeof *t->gpus);
-  t->gpu_link_set = calloc((size_t)t->ngpus, sizeof *t->gpu_link_set);
-  if (t->gpus == NULL || t->gpu_link_set == NULL)
+  if (t->gpus == NULL)
     return gcb_err_set(err, GCB_ENOMEM, "topology: out of memory");
   /* Each GPU's index rides on its object, so that a walk up a path knows
    * a GPU when it meets one without a scan of every GPU (2,000 GPUs made
@@ -517,7 +516,6 @@ void gcb__topo_devices_free(struct gcb_topo *t) {
     free((void *)t->numa[i].cpus);
   free(t->gpus);
   free(t->gpu_objs);
-  free(t->gpu_link_set);
   free(t->nics);
   free(t->nic_objs);
   free(t->numa);
@@ -556,17 +554,4 @@ const struct gcb_topo_numa *gcb_topo_numa(const struct gcb_topo *t, int i) {
 
 const struct gcb_topo_switch *gcb_topo_switch(const struct gcb_topo *t, int i) {
   return i >= 0 && i < t->nswitches ? &t->switches[i] : NULL;
-}
-
-enum gcb_status gcb_topo_set_gpu_link(struct gcb_topo *t, int gpu, int gen,
-                                      int width, struct gcb_err *err) {
-  if (gpu < 0 || gpu >= t->ngpus || gcb_pcie_lane_gbps(gen) <= 0 || width < 1 ||
-      width > 32)
-    return gcb_err_set(err, GCB_EINPUT,
-                       "PCIe gen%d x%d for GPU %d: no such GPU (%d GPUs) or "
-                       "link",
-                       gen, width, gpu, t->ngpus);
-  t->gpus[gpu].link_gbps = gcb_pcie_link_gbps(gen, width);
-  t->gpu_link_set[gpu] = 1;
-  return gcb__topo_facts(t, err);
 }

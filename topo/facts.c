@@ -88,8 +88,6 @@ static void link_mismatch(struct factbuf *b, const char *label,
 static void link_mismatches(const struct gcb_topo *t, struct factbuf *b) {
   char label[32];
   for (int i = 0; i < t->ngpus; i++) {
-    if (t->gpu_link_set[i])
-      continue; /* NVML's reading replaced hwloc's */
     snprintf(label, sizeof label, "GPU%d", i);
     link_mismatch(b, label, t->gpus[i].path, t->gpus[i].npath, i, -1);
   }

@@ -95,27 +95,3 @@ enum gcb_status gcb__topo_read_nvlinks(struct gcb_topo *t,
   hwloc_distances_release(t->topology, d);
   return GCB_OK;
 }
-
-enum gcb_status gcb_topo_set_nvlinks(struct gcb_topo *t, int gpu_a, int gpu_b,
-                                     int links, struct gcb_err *err) {
-  if (gpu_a < 0 || gpu_a >= t->ngpus || gpu_b < 0 || gpu_b >= t->ngpus ||
-      gpu_a == gpu_b || links < 0)
-    return gcb_err_set(err, GCB_EINPUT,
-                       "NVLinks %d between GPU %d and GPU %d: no such pair "
-                       "(%d GPUs)",
-                       links, gpu_a, gpu_b, t->ngpus);
-  t->nvpair[gpu_a * t->ngpus + gpu_b] = links;
-  t->nvpair[gpu_b * t->ngpus + gpu_a] = links;
-  return gcb__topo_facts(t, err);
-}
-
-enum gcb_status gcb_topo_set_gpu_nvlinks(struct gcb_topo *t, int gpu, int total,
-                                         struct gcb_err *err) {
-  if (gpu < 0 || gpu >= t->ngpus || total < 0)
-    return gcb_err_set(err, GCB_EINPUT,
-                       "NVLink total %d for GPU %d: no such GPU (%d GPUs) or "
-                       "negative",
-                       total, gpu, t->ngpus);
-  t->gpus[gpu].nvlinks = total;
-  return gcb__topo_facts(t, err);
-}

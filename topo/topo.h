@@ -198,16 +198,6 @@ const struct gcb_topo_switch *gcb_topo_switch(const struct gcb_topo *t, int i);
 int gcb_topo_find_gpu_by_busid(const struct gcb_topo *t, const char *busid);
 int gcb_topo_find_nic_by_busid(const struct gcb_topo *t, const char *busid);
 
-/*
- * Overrides a GPU's own link with what NVML reports at run time (maximum
- * or under-load generation and width), since hwloc reads the current link
- * and idle GPUs downtrain. GCB_EINPUT for a bad index, gen (1..6) or
- * width (1..32); facts are recomputed (GCB_ENOMEM leaves the previous
- * ones).
- */
-enum gcb_status gcb_topo_set_gpu_link(struct gcb_topo *t, int gpu, int gen,
-                                      int width, struct gcb_err *err);
-
 /* --- path classes --------------------------------------------------------- */
 
 /* Best to worst; the order is meaningful (nearest = smallest). */
@@ -261,17 +251,6 @@ enum gcb_status gcb_topo_path(const struct gcb_topo *t, struct gcb_topo_ref a,
 int gcb_topo_nearest_nics(const struct gcb_topo *t, int gpu, int *nics, int max,
                           enum gcb_topo_class *cls);
 
-/*
- * NVLink counts learned at run time from NVML, overriding what the file
- * said: links between two GPUs (symmetric; 0 removes them), and a GPU's
- * total. GCB_EINPUT for bad indexes or negative counts; facts are
- * recomputed (GCB_ENOMEM leaves the previous ones).
- */
-enum gcb_status gcb_topo_set_nvlinks(struct gcb_topo *t, int gpu_a, int gpu_b,
-                                     int links, struct gcb_err *err);
-enum gcb_status gcb_topo_set_gpu_nvlinks(struct gcb_topo *t, int gpu, int total,
-                                         struct gcb_err *err);
-
 /* --- expected bandwidth --------------------------------------------------- */
 
 /* NVLink per-link bandwidth per direction in GB/s for generation 1..5. */
@@ -292,39 +271,6 @@ enum gcb_status gcb_topo_expected_gbps(const struct gcb_topo *t,
                                        struct gcb_err *err);
 
 /* --- binding checks ------------------------------------------------------- */
-
-enum gcb_topo_bind {
-  GCB_TOPO_BIND_LOCAL,   /* within the GPU's local CPUs */
-  GCB_TOPO_BIND_PARTIAL, /* overlaps them */
-  GCB_TOPO_BIND_REMOTE,  /* disjoint from them */
-  GCB_TOPO_BIND_UNBOUND, /* covers the whole machine */
-};
-
-/* "LOCAL", "PARTIAL", "REMOTE", "UNBOUND"; "?" out of range. */
-const char *gcb_topo_bind_name(enum gcb_topo_bind b);
-
-/*
- * Classifies a CPU set (list string) against a GPU's local CPUs; UNBOUND
- * wins when the set covers every PU. CPUs the machine lacks are ignored.
- * GCB_EINPUT for a malformed or empty list (none of the machine's CPUs) or
- * a bad GPU index.
- */
-enum gcb_status gcb_topo_check_binding(const struct gcb_topo *t,
-                                       const char *cpus, int gpu,
-                                       enum gcb_topo_bind *out,
-                                       struct gcb_err *err);
-
-/* Where a CPU set lies: PUs, cores touched, and NUMA nodes (OS indexes). */
-struct gcb_topo_locality {
-  int pus;
-  int cores;
-  char numa[64]; /* list string, "0" or "0-1" */
-};
-
-/* GCB_EINPUT for a malformed or empty list. */
-enum gcb_status gcb_topo_locality(const struct gcb_topo *t, const char *cpus,
-                                  struct gcb_topo_locality *out,
-                                  struct gcb_err *err);
 
 /* One rank of a node, as the binding check sees it. */
 struct gcb_topo_rank {
@@ -410,12 +356,6 @@ enum gcb_status gcb_topo_vm_read(const char *root, struct gcb_topo_vm *out,
 /* What is known of this node's hypervisor: read from the system when
  * loaded live, from the file's DMI strings when loaded from XML. */
 const struct gcb_topo_vm *gcb_topo_vm(const struct gcb_topo *t);
-
-/* Overrides it (tests, or a caller that knows better) and recomputes the
- * facts: GCB_ENOMEM leaves the previous facts in place. */
-enum gcb_status gcb_topo_set_vm(struct gcb_topo *t,
-                                const struct gcb_topo_vm *vm,
-                                struct gcb_err *err);
 
 /* --- suspicious facts ----------------------------------------------------- */
 

@@ -20,7 +20,6 @@ struct gcb_topo {
 
   struct gcb_topo_gpu *gpus;
   hwloc_obj_t *gpu_objs; /* the GPUs' PCI objects, same order */
-  int *gpu_link_set;     /* 1 where gcb_topo_set_gpu_link() overrode it */
   int ngpus;
   struct gcb_topo_nic *nics;
   hwloc_obj_t *nic_objs;

@@ -175,10 +175,3 @@ void gcb__topo_vm_from_xml(struct gcb_topo *t) {
 const struct gcb_topo_vm *gcb_topo_vm(const struct gcb_topo *t) {
   return &t->vm;
 }
-
-enum gcb_status gcb_topo_set_vm(struct gcb_topo *t,
-                                const struct gcb_topo_vm *vm,
-                                struct gcb_err *err) {
-  t->vm = *vm;
-  return gcb__topo_facts(t, err);
-}

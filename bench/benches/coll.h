@@ -144,9 +144,6 @@ enum gcb_status gcb__coll_nccl_validate(const struct coll_opts *o, int nranks,
  * "all_reduce_perf"): the collective it runs, or NULL when it is none. */
 const char *gcb__coll_nccl_program(const char *name);
 
-/* The i-th nccl-tests program name gcbench answers to; NULL past the end. */
-const char *gcb__coll_nccl_program_at(size_t i);
-
 /* OSU's rules (osu_coll.c): nothing to check beyond the option table's
  * bounds; the iterations and warm-up of a size as OSU counts it
  * (gcb__osu_size): --iters-large and --warmup-large above 8192 bytes where

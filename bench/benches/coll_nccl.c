@@ -97,7 +97,3 @@ const char *gcb__coll_nccl_program(const char *name) {
       return programs[i].collective;
   return NULL;
 }
-
-const char *gcb__coll_nccl_program_at(size_t i) {
-  return i < sizeof programs / sizeof *programs ? programs[i].program : NULL;
-}

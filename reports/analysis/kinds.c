@@ -1,12 +1,9 @@
 /*
  * The finding kinds, one row each (kinds.h). The rows are data: the rules
  * live in rules_*.c and placement.c, the placing and wording functions
- * each row names by value live in diagnose.c. Names are looked up here,
- * where a file's text becomes a kind, and nowhere else.
+ * each row names by value live in diagnose.c.
  */
 #include "reports/analysis/kinds.h"
-
-#include <string.h>
 
 #include "reports/analysis/analyze_rules.h"
 
@@ -376,13 +373,6 @@ const struct gcb_kind gcb_kinds[GCB_KIND_COUNT] = {
                                .thresholds = "",
                                .group = GCB_GROUP_RUN},
 };
-
-const struct gcb_kind *gcb_kind_find(const char *name) {
-  for (size_t k = 0; k < GCB_KIND_COUNT; k++)
-    if (strcmp(gcb_kinds[k].name, name) == 0)
-      return &gcb_kinds[k];
-  return NULL;
-}
 
 bool gcb_kind_applies(const struct gcb_kind *k, enum gcb_bench_kind b) {
   return k->benches == 0 || (k->benches & GCB_BENCH_BIT(b)) != 0;

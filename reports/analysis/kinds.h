@@ -7,9 +7,8 @@
  * family, the rule(s) that find it, the thresholds it reads, how the
  * diagnosis groups its findings into a component, the sentence form of
  * the root cause it leads, its one suggestion, and the benchmarks it
- * applies to. A finding carries a pointer to its row. Names are compared
- * only where a file is read (gcb_kind_find); everything
- * else compares rows or ids.
+ * applies to. A finding carries a pointer to its row. Names are only
+ * written out; everything compares rows or ids.
  *
  * Adding a finding kind is one enum value, one row and its rule file
  * (docs/ARCHITECTURE.md, "Recipe: a new finding kind").
@@ -154,9 +153,6 @@ extern const struct gcb_kind gcb_kinds[GCB_KIND_COUNT];
 
 /* The row of a built-in kind. */
 #define GCB_KIND(id) (&gcb_kinds[GCB_KIND_##id])
-
-/* The built-in kind named `name` (as read from a file), or NULL. */
-const struct gcb_kind *gcb_kind_find(const char *name);
 
 /* True when kind k applies to cases of bench kind b. */
 bool gcb_kind_applies(const struct gcb_kind *k, enum gcb_bench_kind b);

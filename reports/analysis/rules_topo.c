@@ -248,7 +248,7 @@ static enum gcb_status node_problems(const struct gcb__rule_ctx *cx,
  * converted file, a run without --cpuset) still has each rank's binding
  * (ranks[].cpu_binding) and its GPU's local CPUs (nodes[].topology.gpus[]
  * .cpus, else its NUMA node's): the same check as the run's own
- * (topo/topo.h gcb_topo_check_binding), made here. Only the binding
+ * (topo/topo.h gcb_topo_check_ranks), made here. Only the binding
  * kinds are derived; unbound ranks, shared GPUs and oversubscription
  * have their own rules in placement.c for such nodes.
  */

@@ -1,5 +1,5 @@
 /*
- * Baseline comparison. Cases are matched by gcb_view_case_key (bench,
+ * Baseline comparison. Cases are matched by gcb_model_case_key (bench,
  * sorted params, unit). Each matched case is compared on two metrics: the
  * median over ranks (the typical GPU) and the slowest rank (what a
  * synchronous job runs at), so one GPU that got slower is caught even when

@@ -35,7 +35,7 @@ const char *gcb_verdict_name(enum gcb_verdict v);
 /* One metric of one case in both runs. */
 struct gcb_delta {
   char title[160];    /* "gemm: fp32 256x256x256" */
-  char key[192];      /* gcb_view_case_key of the case */
+  char key[192];      /* gcb_model_case_key of the case */
   const char *metric; /* "median", "slowest"; "-" for one-sided rows */
   char unit[24];
   double old_value, new_value; /* NAN on the missing side */

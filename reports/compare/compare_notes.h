@@ -26,7 +26,7 @@ enum gcb_status gcb__compare_notes(const struct gcb_model *old,
  * regressions off cmp->regressions. Rules in docs/REPORTS.md ("MPI mode").
  * GCB_ENOMEM.
  */
-/* The key compare matches a case by (compare.c): its gcb_view_case_key,
+/* The key compare matches a case by (compare.c): its gcb_model_case_key,
  * a collective's without the params that follow the rank count. The
  * delta rows carry it. */
 void gcb__compare_case_key(const struct gcb_model_case *c, char *buf,

@@ -241,11 +241,6 @@ const struct gcb_check_param *gcb_check_param(const struct gcb_criterion *k,
   return NULL;
 }
 
-bool gcb_check_matches(const struct gcb_criterion *k,
-                       const struct gcb_model_case *c) {
-  return gcb_check_matches_in(k, c, NULL);
-}
-
 /* Where an evaluation is, for the findings it makes. */
 struct eval {
   const struct gcb_criteria *cr;

@@ -87,11 +87,3 @@ const struct gcb_bench_desc *gcb_bench_kind_desc(enum gcb_bench_kind k) {
   return &gcb_bench_kinds[(unsigned)k < GCB_BENCH_COUNT ? k
                                                         : GCB_BENCH_UNKNOWN];
 }
-
-enum gcb_family gcb_case_family(const json_t *c) {
-  enum gcb_bench_kind b = gcb_bench_kind_of(c);
-  if (b == GCB_BENCH_PCIE &&
-      strcmp(gcb_view_param_str(c, "direction"), "d2h") == 0)
-    return GCB_FAM_D2H;
-  return gcb_bench_kinds[b].family;
-}

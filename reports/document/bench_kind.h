@@ -76,7 +76,4 @@ enum gcb_bench_kind gcb_bench_kind_of(const json_t *c);
 /* Its row (the UNKNOWN row for an id out of range). */
 const struct gcb_bench_desc *gcb_bench_kind_desc(enum gcb_bench_kind k);
 
-/* The family of a case: its benchmark's, pcie by direction (d2h: D2H). */
-enum gcb_family gcb_case_family(const json_t *c);
-
 #endif

@@ -50,10 +50,6 @@ void gcb_stats_compute(double *x, size_t n, struct gcb_stats *out) {
   out->stdev = n > 1 ? sqrt(m2 / (double)(n - 1)) : 0.0;
 }
 
-double gcb_stats_cv(const struct gcb_stats *s) {
-  return s->mean != 0 ? s->stdev / s->mean : 0.0;
-}
-
 /* x[a] and x[b] in order (a swap when x[b] < x[a]). */
 static void order2(double *x, ptrdiff_t a, ptrdiff_t b) {
   if (x[b] < x[a]) {

@@ -39,7 +39,4 @@ double gcb_stats_median(double *x, size_t n);
  * what is left. Nothing for kth >= n. */
 void gcb__stats_select(double *x, size_t n, size_t kth, int budget);
 
-/* Coefficient of variation stdev/mean; 0 when the mean is 0. */
-double gcb_stats_cv(const struct gcb_stats *s);
-
 #endif

@@ -6,29 +6,9 @@
 #include "reports/document/topo_view.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "reports/document/view.h"
-
-const json_t *gcb_topo_view(const json_t *root, long long node) {
-  return gcb_view_obj(gcb_view_node(root, node), "topology");
-}
-
-const json_t *gcb_topo_view_gpu(const json_t *topo, long long index) {
-  const json_t *gpus = json_object_get(topo, "gpus"), *g;
-  size_t i;
-  if (index < 0)
-    return NULL;
-  g = json_array_get(gpus, (size_t)index);
-  if (g != NULL && gcb_view_int(g, "index", -1) == index)
-    return g;
-  json_array_foreach(gpus, i, g) {
-    if (gcb_view_int(g, "index", -1) == index)
-      return g;
-  }
-  return NULL;
-}
 
 /* Whether text names the PCI function want: the same as comparing the
  * canonical forms (the form is one-to-one), without formatting either,
@@ -51,22 +31,6 @@ long long gcb_topo_view_gpu_by_busid(const json_t *topo, const char *busid) {
       return gcb_view_int(g, "index", (long long)i);
   }
   return -1;
-}
-
-long long gcb_topo_view_rank_gpu(const json_t *root, long long rank,
-                                 const json_t **topo) {
-  const json_t *r = gcb_view_rank(root, rank);
-  const json_t *dev = gcb_view_obj(r, "device");
-  const json_t *t = gcb_topo_view(root, gcb_view_int(r, "node", -1));
-  if (topo != NULL)
-    *topo = t;
-  if (t == NULL || dev == NULL)
-    return -1;
-  const char *bus = gcb_view_str(dev, "bus_id");
-  if (bus[0] != '\0')
-    return gcb_topo_view_gpu_by_busid(t, bus);
-  long long index = gcb_view_int(dev, "index", -1);
-  return gcb_topo_view_gpu(t, index) != NULL ? index : -1;
 }
 
 double gcb_topo_view_host_gbps(const json_t *gpu) {
@@ -108,45 +72,8 @@ static const json_t *pair_cell(const json_t *topo, const char *matrix,
       json_array_get(json_object_get(paths, matrix), (size_t)sa), (size_t)sb);
 }
 
-double gcb_topo_view_pair_gbps(const json_t *topo, long long a, long long b) {
-  const json_t *v = pair_cell(topo, "expected_gbps", a, b);
-  return json_is_number(v) && json_number_value(v) > 0 ? json_number_value(v)
-                                                       : NAN;
-}
-
 const char *gcb_topo_view_pair_class(const json_t *topo, long long a,
                                      long long b) {
   const char *s = json_string_value(pair_cell(topo, "matrix", a, b));
   return s != NULL ? s : "";
-}
-
-const json_t *gcb_topo_view_hop(const json_t *gpu, size_t i) {
-  const json_t *h = json_array_get(json_object_get(gpu, "pcie_path"), i);
-  return json_is_object(h) ? h : NULL;
-}
-
-const json_t *gcb_topo_view_health(const json_t *root, long long node,
-                                   const char *busid) {
-  struct gcb_busid want;
-  const json_t *g;
-  size_t i;
-  if (gcb_busid_parse(busid, &want, NULL) != GCB_OK)
-    return NULL;
-  json_array_foreach(json_object_get(gcb_view_node(root, node), "gpus"), i, g) {
-    if (same_busid(&want, gcb_view_str(g, "bus_id")))
-      return g;
-  }
-  return NULL;
-}
-
-long long gcb_topo_view_gpu_rank(const json_t *root, long long node,
-                                 long long gpu) {
-  const json_t *ids = json_object_get(gcb_view_node(root, node), "ranks"), *e;
-  size_t i;
-  json_array_foreach(ids, i, e) {
-    long long r = (long long)json_integer_value(e);
-    if (gcb_topo_view_rank_gpu(root, r, NULL) == gpu)
-      return r;
-  }
-  return -1;
 }

@@ -5,7 +5,6 @@
  */
 #include "reports/document/view.h"
 
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,57 +34,6 @@ const json_t *gcb_view_obj(const json_t *obj, const char *key) {
 
 bool gcb_view_status_failed(const char *status) {
   return strcmp(status, "complete") != 0 && strcmp(status, "unknown") != 0;
-}
-
-/* Entry of array `section` whose `field` equals `want` (the first, when
- * two have it): ranks and nodes are written in order, and a document read
- * back is kept in that order (gcb__ranks_order_document), so index `want`
- * is tried first, then a binary search (entries without the field last). */
-static long long key_at(const json_t *arr, const char *field, size_t i) {
-  long long v = gcb_view_int(json_array_get(arr, i), field, -1);
-  return v >= 0 ? v : LLONG_MAX;
-}
-
-static const json_t *find_indexed(const json_t *root, const char *section,
-                                  const char *field, long long want) {
-  const json_t *arr = json_object_get(root, section);
-  if (!json_is_array(arr) || want < 0)
-    return NULL;
-  const json_t *e = json_array_get(arr, (size_t)want);
-  if (e != NULL && gcb_view_int(e, field, -1) == want &&
-      (want == 0 || key_at(arr, field, (size_t)want - 1) < want))
-    return e;
-  size_t lo = 0, hi = json_array_size(arr);
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (key_at(arr, field, mid) < want)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  e = json_array_get(arr, lo);
-  return e != NULL && gcb_view_int(e, field, -1) == want ? e : NULL;
-}
-
-const json_t *gcb_view_rank(const json_t *root, long long rank) {
-  return find_indexed(root, "ranks", "rank", rank);
-}
-
-const json_t *gcb_view_node(const json_t *root, long long index) {
-  return find_indexed(root, "nodes", "index", index);
-}
-
-void gcb_view_place(const json_t *root, long long rank, struct gcb_place *out) {
-  const json_t *r = gcb_view_rank(root, rank);
-  const json_t *dev = gcb_view_obj(r, "device");
-  *out = (struct gcb_place){.node = gcb_view_int(r, "node", -1),
-                            .hostname = gcb_view_str(r, "hostname"),
-                            .gpu = gcb_view_int(dev, "index", -1),
-                            .bus_id = gcb_view_str(dev, "bus_id"),
-                            .numa = gcb_view_int(r, "numa", -1)};
-  /* Later documents may record the GPU's NUMA node with the device. */
-  if (out->numa < 0)
-    out->numa = gcb_view_int(dev, "numa_node", -1);
 }
 
 size_t gcb_view_copy(char *dst, size_t size, const char *src) {
@@ -131,38 +79,6 @@ static int cmp_param(const void *a, const void *b) {
                 ((const struct gcb__key_param *)b)->key);
 }
 
-static void scalar_text(const json_t *v, char *buf, size_t size) {
-  if (json_is_number(v))
-    snprintf(buf, size, "%.17g", json_number_value(v));
-  else
-    gcb_view_copy(buf, size, json_is_string(v) ? json_string_value(v) : "?");
-}
-
-static bool skipped(const char *key, const char *const *skip) {
-  for (; skip != NULL && *skip != NULL; skip++)
-    if (strcmp(*skip, key) == 0)
-      return true;
-  return false;
-}
-
-void gcb_view_case_key(const json_t *c, char *buf, size_t size) {
-  gcb_view_case_key_except(c, NULL, buf, size);
-}
-
-double gcb_view_param_num(const json_t *c, const char *key) {
-  const json_t *v = json_object_get(json_object_get(c, "params"), key);
-  const char *s = json_string_value(v);
-  if (json_is_number(v))
-    return json_number_value(v);
-  char *end;
-  double x = s != NULL && s[0] != '\0' ? strtod(s, &end) : NAN;
-  return s != NULL && s[0] != '\0' && *end == '\0' ? x : NAN;
-}
-
-const char *gcb_view_param_str(const json_t *c, const char *key) {
-  return gcb_view_str(json_object_get(c, "params"), key);
-}
-
 void gcb__view_key(const char *bench, const char *unit,
                    struct gcb__key_param *p, size_t n, char *buf, size_t size) {
   size_t used = 0;
@@ -179,42 +95,6 @@ void gcb__view_key(const char *bench, const char *unit,
 
 void gcb__view_trim_partial(char *s) {
   trim_partial(s);
-}
-
-void gcb_view_case_key_except(const json_t *c, const char *const *skip,
-                              char *buf, size_t size) {
-  struct gcb__key_param p[GCB__KEY_PARAMS];
-  size_t n = 0;
-  const char *k;
-  const json_t *v;
-  json_object_foreach(json_object_get(c, "params"), k, v) {
-    if (n < GCB__KEY_PARAMS && !skipped(k, skip)) {
-      p[n].key = k;
-      scalar_text(v, p[n].val, sizeof p[n].val);
-      n++;
-    }
-  }
-  gcb__view_key(gcb_view_str(c, "bench"), gcb_view_str(c, "unit"), p, n, buf,
-                size);
-}
-
-void gcb_view_sweep_key(const json_t *c, char *buf, size_t size) {
-  static const char *const varied[] = {"size", "bytes", "count", "inplace",
-                                       NULL};
-  char key[GCB_VIEW_SWEEP_KEY];
-  if (size == 0)
-    return;
-  gcb_view_case_key_except(c, varied, key, sizeof key);
-  snprintf(buf, size, "%s %s", key, gcb_view_str(c, "backend"));
-  trim_partial(buf);
-}
-
-void gcb_view_case_title(const json_t *c, char *buf, size_t size) {
-  if (size == 0)
-    return;
-  snprintf(buf, size, "%s: %s", gcb_view_str(c, "bench"),
-           gcb_view_str(c, "label"));
-  trim_partial(buf);
 }
 
 /* text[0..n) into buf as snprintf(buf, size, "%s", text) would leave it:

@@ -49,13 +49,8 @@ const json_t *gcb_view_obj(const json_t *obj, const char *key);
  * "complete" and "unknown" (a converted excerpt that cannot say). */
 bool gcb_view_status_failed(const char *status);
 
-/* The ranks[] entry of `rank` (fast path: ranks[rank]); NULL if none. */
-const json_t *gcb_view_rank(const json_t *root, long long rank);
-
-/* The nodes[] entry with `index`; NULL if none. */
-const json_t *gcb_view_node(const json_t *root, long long index);
-
-/* Where a rank runs, from ranks[] and nodes[]; unknown parts are -1 / "". */
+/* Where a rank runs, from ranks[] and nodes[] (gcb_model_place, model.h);
+ * unknown parts are -1 / "". */
 struct gcb_place {
   long long node;
   const char *hostname; /* borrowed from the document, never NULL */
@@ -63,39 +58,11 @@ struct gcb_place {
   const char *bus_id;   /* "" without one */
   long long numa;       /* -1 when the document does not say */
 };
-void gcb_view_place(const json_t *root, long long rank, struct gcb_place *out);
 
-/*
- * The case as a stable one-line key: bench, then its params as key=value in
- * sorted key order, then [unit] ("gemm dtype=fp32 m=256 [GFLOP/s]").
- * Numbers print with %.17g so that 256 and 256.0 give the same key.
- * Truncated (at a UTF-8 boundary) to fit buf.
- */
-void gcb_view_case_key(const json_t *c, char *buf, size_t size);
-
-/* The same key without the params named in skip (NULL-terminated; NULL
- * skips none): "pcie direction=h2d [GB/s]" for every size of a sweep. */
-void gcb_view_case_key_except(const json_t *c, const char *const *skip,
-                              char *buf, size_t size);
-
-/*
- * The sweep a case belongs to, the one definition every report uses (the
- * collective tables and plots, the per-sweep findings): the case key
- * without the parameters a sweep varies (size, bytes, count, inplace),
- * then the transport (the case's backend): "coll op=allreduce ... [GB/s]
- * nccl". Cases of one sweep have equal keys. GCB_VIEW_SWEEP_KEY bytes
- * hold any key that is not truncated.
- */
+/* Bytes that hold any sweep key that is not truncated (gcb_model_sweep_key,
+ * model.h: the case key without the parameters a sweep varies, then the
+ * transport). */
 #define GCB_VIEW_SWEEP_KEY 512
-void gcb_view_sweep_key(const json_t *c, char *buf, size_t size);
-
-/* A case parameter as a number: a JSON number, or a string that is one
- * ("3", "1048576"); NAN otherwise. */
-double gcb_view_param_num(const json_t *c, const char *key);
-
-/* A case parameter as a string: a JSON string, else ""; numbers are not
- * converted. */
-const char *gcb_view_param_str(const json_t *c, const char *key);
 
 /*
  * The MPI library a run used, as its header recorded it (view_mpi.c), for
@@ -116,11 +83,13 @@ void gcb_view_mpi_line_model(const struct gcb_model *m, char *buf, size_t size);
  * the least batch of each; "" without a probe. */
 void gcb_view_mpi_probe_line(const json_t *root, char *buf, size_t size);
 
-/* Internal, shared with the typed model (model.c) so that both give the
- * key byte for byte: the key text of a case from its bench, unit and the
- * params it keeps (p[0..n), in any order: sorted here by key), each value
- * already as text; and the cut of an incomplete UTF-8 sequence at the end
- * of a truncated text. */
+/* Internal, for the typed model's case keys (model.c) and the analysis:
+ * the key text of a case from its bench, unit and the params it keeps
+ * (p[0..n), in any order: sorted here by key), each value already as text:
+ * bench, the params as key=value in sorted key order, then [unit] ("gemm
+ * dtype=fp32 m=256 [GFLOP/s]"), truncated at a UTF-8 boundary to fit buf;
+ * and the cut of an incomplete UTF-8 sequence at the end of a truncated
+ * text. */
 #define GCB__KEY_PARAMS 32
 struct gcb__key_param {
   const char *key;
@@ -129,9 +98,6 @@ struct gcb__key_param {
 void gcb__view_key(const char *bench, const char *unit,
                    struct gcb__key_param *p, size_t n, char *buf, size_t size);
 void gcb__view_trim_partial(char *s);
-
-/* "bench: label" for tables and messages; truncated like the key. */
-void gcb_view_case_title(const json_t *c, char *buf, size_t size);
 
 /* Copies src into dst[0..size) with a terminating NUL, cutting at a UTF-8
  * character boundary when it does not fit. Returns strlen(dst). */

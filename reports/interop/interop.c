@@ -8,7 +8,6 @@
  * format tried and what it lacked.
  */
 #include "reports/interop/interop.h"
-#include "common/file.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -287,19 +286,5 @@ enum gcb_status gcb__interop_parse_as(const char *row, const char *text,
   struct gcb__conv cv = {.text = text, .len = len, .name = name, .err = err};
   enum gcb_status st = convert(c, &s, &cv, out);
   json_decref((json_t *)s.root);
-  return st;
-}
-
-enum gcb_status gcb_interop_read(const char *path, const struct gcb_doc *known,
-                                 size_t nknown, struct gcb_results **out,
-                                 enum gcb_format *format, struct gcb_err *err) {
-  char *text;
-  size_t len;
-  *out = NULL;
-  enum gcb_status st =
-      gcb_file_read(path, GCB_FILE_MAX_BYTES, &text, &len, err);
-  if (st == GCB_OK)
-    st = gcb_interop_parse(text, len, path, known, nknown, out, format, err);
-  free(text);
   return st;
 }

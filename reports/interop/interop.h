@@ -57,20 +57,16 @@ const char *gcb_format_name(enum gcb_format f);
 enum gcb_format gcb_interop_detect(const char *text, size_t len);
 
 /*
- * Reads `path` in whatever format it has. A foreign file is converted;
- * where it names GPUs by PCI bus id, the topology of the matching node of
- * one of the documents in `known` (same host name, or holding every one
- * of those bus ids) is copied in, so P2P pairs and copies are judged
- * against what the links should carry. On success *out is a validated
- * document the caller frees and *format says what the file was.
- * GCB_EINPUT with "FILE:LINE[:COLUMN]: format: problem" (a file over the
- * limits above included), GCB_EIO, GCB_ENOMEM.
+ * Reads a file's text (`name` stands for the file in messages) in whatever
+ * format it has. A foreign file is converted; where it names GPUs by PCI
+ * bus id, the topology of the matching node of one of the documents in
+ * `known` (same host name, or holding every one of those bus ids) is
+ * copied in, so P2P pairs and copies are judged against what the links
+ * should carry. On success *out is a validated document the caller frees
+ * and *format (may be NULL) says what the file was. GCB_EINPUT with
+ * "FILE:LINE[:COLUMN]: format: problem" (a text over the limits above
+ * included), GCB_EIO, GCB_ENOMEM.
  */
-enum gcb_status gcb_interop_read(const char *path, const struct gcb_doc *known,
-                                 size_t nknown, struct gcb_results **out,
-                                 enum gcb_format *format, struct gcb_err *err);
-
-/* The same from a buffer; `name` stands for the file name in messages. */
 enum gcb_status gcb_interop_parse(const char *text, size_t len,
                                   const char *name, const struct gcb_doc *known,
                                   size_t nknown, struct gcb_results **out,

@@ -8,7 +8,6 @@
 #include "common/pcie.h"
 
 Test(pcie, lane_rates_are_transfer_rate_times_encoding) {
-  static const double gts[] = {0, 2.5, 5, 8, 16, 32, 64};
   static const double exact[] = {0,
                                  0.25,
                                  0.5,
@@ -16,11 +15,9 @@ Test(pcie, lane_rates_are_transfer_rate_times_encoding) {
                                  16.0 * 128 / 130 / 8,
                                  32.0 * 128 / 130 / 8,
                                  64.0 * 242 / 256 / 8};
-  for (int g = 0; g <= GCB_PCIE_GEN_MAX; g++) {
-    cr_expect_eq(gcb_pcie_lane_gts(g), gts[g], "gen%d", g);
+  for (int g = 0; g <= GCB_PCIE_GEN_MAX; g++)
     cr_expect(fabs(gcb_pcie_lane_gbps(g) - exact[g]) < 1e-12, "gen%d: %.9f", g,
               gcb_pcie_lane_gbps(g));
-  }
   /* not the rounded 0.985 or 0.9846 of old copies */
   cr_expect(fabs(gcb_pcie_lane_gbps(3) - 0.98461538461) < 1e-10);
   cr_expect_eq(gcb_pcie_lane_gbps(7), 0);

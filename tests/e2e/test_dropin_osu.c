@@ -282,8 +282,12 @@ Test(dropin_osu, gcbench_reads_its_own_osu_output_back) {
   struct gcb_results *r = NULL;
   struct gcb_err err = {0};
   enum gcb_format f;
-  cr_assert_eq(gcb_interop_read(gcb_test_path("stdout"), NULL, 0, &r, &f, &err),
-               GCB_OK, "%s", err.msg);
+  char *text = gcb_test_read(gcb_test_path("stdout"));
+  cr_assert_not_null(text);
+  cr_assert_eq(
+      gcb_interop_parse(text, strlen(text), "stdout", NULL, 0, &r, &f, &err),
+      GCB_OK, "%s", err.msg);
+  free(text);
   cr_assert_eq(f, GCB_FORMAT_OSU, "read as %s", gcb_format_name(f));
   json_t *cases = gcb_test_section(r, "cases");
   cr_assert_eq(json_array_size(cases), 6, "2, 4 ... 64 bytes");

@@ -77,7 +77,7 @@ static json_t *bf16_case(json_t *cases) {
   size_t i;
   json_array_foreach(cases, i, c) {
     if (strcmp(gcb_view_str(c, "bench"), "gemm") == 0 &&
-        strcmp(gcb_view_param_str(c, "dtype"), "bf16") == 0)
+        strcmp(gcb_view_str(gcb_view_obj(c, "params"), "dtype"), "bf16") == 0)
       return c;
   }
   cr_assert_fail("the fixture has a bf16 GEMM");

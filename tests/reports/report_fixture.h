@@ -12,15 +12,18 @@
 
 #include <criterion/criterion.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/file.h"
 #include "reports/document/model.h"
 #include "reports/document/ranks.h"
 #include "reports/document/results.h"
 #include "reports/document/stats.h"
 #include "reports/document/view.h"
+#include "reports/interop/interop.h"
 
 #define FX_MAX_RANKS 64
 
@@ -218,6 +221,40 @@ static inline void fx_columns(json_t *c) {
 static inline void fx_add_case(json_t *doc, json_t *c) {
   fx_columns(c);
   json_array_append_new(json_object_get(doc, "cases"), c);
+}
+
+/* A case parameter of a document's tree as a number: a JSON number, or a
+ * string that is one ("3", "1048576"); NAN otherwise. */
+static inline double fx_param_num(const json_t *c, const char *key) {
+  const json_t *v = json_object_get(json_object_get(c, "params"), key);
+  const char *s = json_string_value(v);
+  char *end = NULL;
+  if (json_is_number(v))
+    return json_number_value(v);
+  double x = s != NULL && s[0] != '\0' ? strtod(s, &end) : NAN;
+  return end != NULL && *end == '\0' ? x : NAN;
+}
+
+/* A case parameter as a string: a JSON string, else "". */
+static inline const char *fx_param_str(const json_t *c, const char *key) {
+  return gcb_view_str(json_object_get(c, "params"), key);
+}
+
+/* A file in whatever format it has, as the report tool reads an input:
+ * its text (GCB_FILE_MAX_BYTES at most), through gcb_interop_parse. */
+static inline enum gcb_status
+fx_interop_read(const char *path, const struct gcb_doc *known, size_t nknown,
+                struct gcb_results **out, enum gcb_format *format,
+                struct gcb_err *err) {
+  char *text;
+  size_t len;
+  *out = NULL;
+  enum gcb_status st =
+      gcb_file_read(path, GCB_FILE_MAX_BYTES, &text, &len, err);
+  if (st == GCB_OK)
+    st = gcb_interop_parse(text, len, path, known, nknown, out, format, err);
+  free(text);
+  return st;
 }
 
 /* Asserts the tree reads back through gcb_results_parse. */

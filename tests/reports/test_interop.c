@@ -14,7 +14,6 @@
 #include "reports/analysis/analyze.h"
 #include "reports/compare/compare.h"
 #include "reports/document/ranks.h"
-#include "reports/document/topo_view.h"
 #include "reports/interop/interop.h"
 #include "tests/reports/report_fixture.h"
 
@@ -29,7 +28,7 @@ struct loaded {
 static void load(const char *path, const struct gcb_doc *known, size_t n,
                  struct loaded *l) {
   struct gcb_err err = {0};
-  cr_assert_eq(gcb_interop_read(path, known, n, &l->res, &l->format, &err),
+  cr_assert_eq(fx_interop_read(path, known, n, &l->res, &l->format, &err),
                GCB_OK, "%s", err.msg);
   l->doc = (struct gcb_doc){.name = path, .root = gcb_results_json(l->res)};
 }
@@ -45,7 +44,7 @@ static const json_t *find_case(const struct loaded *l, const char *bench,
   size_t i;
   json_array_foreach(cases(l), i, c) {
     if (strcmp(gcb_view_str(c, "bench"), bench) == 0 &&
-        strcmp(gcb_view_param_str(c, key), value) == 0)
+        strcmp(fx_param_str(c, key), value) == 0)
       return c;
   }
   return NULL;
@@ -85,16 +84,16 @@ Test(interop, nccl_tests_rows_become_collective_cases) {
                "9 sizes, 2 halves each, and the average bus bandwidth");
   const json_t *avg = json_array_get(cases(&l), 18);
   cr_expect_str_eq(gcb_view_str(avg, "bench"), "imported");
-  cr_expect_str_eq(gcb_view_param_str(avg, "name"), "avg_bus_bandwidth");
-  cr_expect_str_eq(gcb_view_param_str(avg, "op"), "allreduce");
+  cr_expect_str_eq(fx_param_str(avg, "name"), "avg_bus_bandwidth");
+  cr_expect_str_eq(fx_param_str(avg, "op"), "allreduce");
   const json_t *c = json_array_get(cases(&l), 17), *s;
-  cr_expect_str_eq(gcb_view_param_str(c, "op"), "allreduce");
-  cr_expect_str_eq(gcb_view_param_str(c, "type"), "float");
-  cr_expect_str_eq(gcb_view_param_str(c, "redop"), "sum");
-  cr_expect_float_eq(gcb_view_param_num(c, "size"), 134217728, 0);
-  cr_expect_float_eq(gcb_view_param_num(c, "count"), 33554432, 0);
-  cr_expect_float_eq(gcb_view_param_num(c, "root"), -1, 0);
-  cr_expect_float_eq(gcb_view_param_num(c, "inplace"), 1, 0);
+  cr_expect_str_eq(fx_param_str(c, "op"), "allreduce");
+  cr_expect_str_eq(fx_param_str(c, "type"), "float");
+  cr_expect_str_eq(fx_param_str(c, "redop"), "sum");
+  cr_expect_float_eq(fx_param_num(c, "size"), 134217728, 0);
+  cr_expect_float_eq(fx_param_num(c, "count"), 33554432, 0);
+  cr_expect_float_eq(fx_param_num(c, "root"), -1, 0);
+  cr_expect_float_eq(fx_param_num(c, "inplace"), 1, 0);
   s = gcb_view_obj(c, "summary");
   double t = gcb_view_num(gcb_view_obj(s, "time_s"), "mean");
   double alg = gcb_view_num(s, "algbw"), bus = gcb_view_num(s, "busbw");
@@ -106,10 +105,12 @@ Test(interop, nccl_tests_rows_become_collective_cases) {
       "validated with -c 1: nwrong is a number");
   cr_expect_eq(gcb_results_case_ranks(l.res, c)->n, 0,
                "nccl-tests reports only the average over ranks");
+  struct gcb_doc d = fx_doc_of(l.doc.name, l.doc.root);
   struct gcb_place p;
-  gcb_view_place(l.doc.root, 5, &p);
+  gcb_model_place(d.model, 5, &p);
   cr_expect_str_eq(p.bus_id, "0000:bb:00.0", "device_hex 0000:bb:00");
   cr_expect_str_eq(p.hostname, "hgx-h200-07");
+  fx_doc_free(&d);
   const json_t *sw = gcb_view_obj(l.doc.root, "software");
   cr_expect_str_eq(gcb_view_str(sw, "nccl"), "2.27.3");
   cr_expect_str_eq(gcb_view_str(gcb_view_obj(l.doc.root, "run"), "command"),
@@ -132,15 +133,14 @@ Test(interop, nvbandwidth_matrices_become_copies_and_pairs) {
     if (strcmp(gcb_view_str(c, "bench"), "p2p") != 0)
       continue;
     pairs++;
-    bidir += strcmp(gcb_view_param_str(c, "direction"), "bidir") == 0;
-    if (gcb_view_param_num(c, "src") == 2 &&
-        gcb_view_param_num(c, "dst") == 6 &&
-        strcmp(gcb_view_param_str(c, "direction"), "uni") == 0) {
+    bidir += strcmp(fx_param_str(c, "direction"), "bidir") == 0;
+    if (fx_param_num(c, "src") == 2 && fx_param_num(c, "dst") == 6 &&
+        strcmp(fx_param_str(c, "direction"), "uni") == 0) {
       cr_expect_float_eq(gcb_view_num(gcb_view_obj(c, "summary"), "median"),
                          152.3, 1e-9);
-      cr_expect_str_eq(gcb_view_param_str(c, "dst_bus_id"), "0000:cb:00.0");
+      cr_expect_str_eq(fx_param_str(c, "dst_bus_id"), "0000:cb:00.0");
     }
-    if (strcmp(gcb_view_param_str(c, "direction"), "bidir") == 0)
+    if (strcmp(fx_param_str(c, "direction"), "bidir") == 0)
       cr_expect_gt(gcb_view_num(gcb_view_obj(c, "summary"), "median"), 700,
                    "the total, the last of the three matrices");
   }
@@ -161,10 +161,12 @@ Test(interop, nvbandwidth_matrices_become_copies_and_pairs) {
   cr_expect(!json_is_true(
                 json_object_get(gcb_view_obj(h2d, "validation"), "checked")),
             "nvbandwidth checked no values: not validated");
+  struct gcb_doc d = fx_doc_of(l.doc.name, l.doc.root);
   struct gcb_place p;
-  gcb_view_place(l.doc.root, 7, &p);
+  gcb_model_place(d.model, 7, &p);
   cr_expect_str_eq(p.bus_id, "0000:db:00.0");
   cr_expect_eq(p.gpu, 7, "rank i stands for GPU i");
+  fx_doc_free(&d);
   gcb_results_free(l.res);
 }
 
@@ -182,7 +184,8 @@ Test(interop, nvbandwidth_joined_to_a_gcbench_topology_is_judged_by_it) {
   struct loaded g, nv;
   load(DATA("report-gpu8.json"), NULL, 0, &g);
   load(DATA("interop/nvbandwidth-h200.json"), &g.doc, 1, &nv);
-  const json_t *topo = gcb_topo_view(nv.doc.root, 0);
+  const json_t *topo = gcb_view_obj(
+      json_array_get(json_object_get(nv.doc.root, "nodes"), 0), "topology");
   cr_assert_not_null(topo, "joined by bus id");
   cr_expect_null(json_object_get(topo, "placement"),
                  "the placement check belongs to the gcbench run");
@@ -264,7 +267,7 @@ Test(interop, malformed_files_are_refused_at_file_line_column) {
     snprintf(path, sizeof path, "%s/%s", GCB_TEST_DATA, bad[i].file);
     position(path, bad[i].value, &line, &col);
     snprintf(want, sizeof want, "%s:%d:%d: %s", path, line, col, bad[i].path);
-    cr_expect_eq(gcb_interop_read(path, NULL, 0, &r, NULL, &err), GCB_EINPUT);
+    cr_expect_eq(fx_interop_read(path, NULL, 0, &r, NULL, &err), GCB_EINPUT);
     cr_expect_null(r);
     cr_expect_str_eq(err.msg, want);
   }
@@ -309,7 +312,7 @@ Test(interop, a_gcbench_document_reads_as_before) {
   struct gcb_results *r = NULL;
   struct gcb_err err = {0};
   cr_expect_eq(
-      gcb_interop_read(DATA("results-schema-v3.json"), NULL, 0, &r, NULL, &err),
+      fx_interop_read(DATA("results-schema-v3.json"), NULL, 0, &r, NULL, &err),
       GCB_EINPUT);
   cr_expect(strstr(err.msg, "unsupported schema version 3") != NULL, "%s",
             err.msg);
@@ -348,9 +351,8 @@ static double pair_figure(const struct loaded *l, const char *name, int src,
   size_t i;
   json_array_foreach(cases(l), i, c) {
     if (strcmp(gcb_view_str(c, "bench"), "p2p") == 0 &&
-        strcmp(gcb_view_param_str(c, "testcase"), name) == 0 &&
-        gcb_view_param_num(c, "src") == src &&
-        gcb_view_param_num(c, "dst") == dst)
+        strcmp(fx_param_str(c, "testcase"), name) == 0 &&
+        fx_param_num(c, "src") == src && fx_param_num(c, "dst") == dst)
       return gcb_view_num(gcb_view_obj(c, "summary"), "median");
   }
   return NAN;
@@ -370,10 +372,12 @@ Test(interop, dcgm_warning_lines_around_nvbandwidth_json_are_passed_over) {
   cr_expect_float_eq(gcb_view_num(gcb_view_obj(h2d, "summary"), "max"), 24.13,
                      1e-9);
   cr_expect_eq(json_array_size(json_object_get(l.doc.root, "ranks")), 2);
+  struct gcb_doc d = fx_doc_of(l.doc.name, l.doc.root);
   struct gcb_place p;
-  gcb_view_place(l.doc.root, 1, &p);
+  gcb_model_place(d.model, 1, &p);
   cr_expect_str_eq(p.bus_id, "0000:0f:00.0");
   cr_expect_str_eq(p.hostname, "dgx-a100-03");
+  fx_doc_free(&d);
   cr_expect_eq(json_array_size(json_object_get(l.doc.root, "skipped")), 1,
                "the waived test");
   gcb_results_free(l.res);

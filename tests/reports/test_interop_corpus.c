@@ -31,7 +31,7 @@ static struct gcb_results *load(const char *path, enum gcb_format want) {
   struct gcb_results *r = NULL;
   struct gcb_err err = {0};
   enum gcb_format f;
-  cr_assert_eq(gcb_interop_read(path, NULL, 0, &r, &f, &err), GCB_OK, "%s",
+  cr_assert_eq(fx_interop_read(path, NULL, 0, &r, &f, &err), GCB_OK, "%s",
                err.msg);
   cr_expect_eq(f, want, "%s read as %s", path, gcb_format_name(f));
   return r;
@@ -76,8 +76,8 @@ static const json_t *find_num(struct gcb_results *r, const char *bench,
   size_t i;
   json_array_foreach(cases_of(r), i, c) {
     if (strcmp(gcb_view_str(c, "bench"), bench) == 0 &&
-        gcb_view_param_num(c, k1) == v1 &&
-        (k2 == NULL || gcb_view_param_num(c, k2) == v2) && nth-- == 0)
+        fx_param_num(c, k1) == v1 &&
+        (k2 == NULL || fx_param_num(c, k2) == v2) && nth-- == 0)
       return c;
   }
   return NULL;
@@ -90,8 +90,8 @@ static const json_t *find_str(struct gcb_results *r, const char *bench,
   size_t i;
   json_array_foreach(cases_of(r), i, c) {
     if (strcmp(gcb_view_str(c, "bench"), bench) == 0 &&
-        strcmp(gcb_view_param_str(c, k1), v1) == 0 &&
-        (k2 == NULL || strcmp(gcb_view_param_str(c, k2), v2) == 0))
+        strcmp(fx_param_str(c, k1), v1) == 0 &&
+        (k2 == NULL || strcmp(fx_param_str(c, k2), v2) == 0))
       return c;
   }
   return NULL;
@@ -143,7 +143,7 @@ static const struct coll_file {
 static void expect_half(const struct coll_file *f, const json_t *c, char **tok,
                         double size) {
   cr_assert_not_null(c, "%s: row of %g bytes", f->file, size);
-  cr_expect_str_eq(gcb_view_param_str(c, "op"), f->op, "%s", f->file);
+  cr_expect_str_eq(fx_param_str(c, "op"), f->op, "%s", f->file);
   double t =
       gcb_view_num(gcb_view_obj(gcb_view_obj(c, "summary"), "time_s"), "mean");
   cr_expect_float_eq(t * 1e6, num(tok[0]), 1e-9 * num(tok[0]), "%s %g: time",
@@ -256,7 +256,7 @@ Test(interop_corpus, rccl_json_lines_keep_every_figure) {
         r, "coll", "size", json_number_value(json_object_get(o, "size")),
         "inplace", json_number_value(json_object_get(o, "inPlace")), 0);
     cr_assert_not_null(c);
-    cr_expect_str_eq(gcb_view_param_str(c, "op"), "allreduce");
+    cr_expect_str_eq(fx_param_str(c, "op"), "allreduce");
     cr_expect_eq(summary(c, "algbw"),
                  json_number_value(json_object_get(o, "algBw")));
     cr_expect_eq(summary(c, "busbw"),
@@ -305,12 +305,12 @@ static size_t check_osu_text(const struct osu_file *f, const char *text,
     const json_t *c = find_str(r, "coll", "op", f->op, NULL, NULL), *x;
     size_t i;
     json_array_foreach(cases_of(r), i, x) {
-      if (strcmp(gcb_view_param_str(x, "op"), f->op) == 0 &&
-          gcb_view_param_num(x, "size") == size)
+      if (strcmp(fx_param_str(x, "op"), f->op) == 0 &&
+          fx_param_num(x, "size") == size)
         c = x;
     }
     cr_assert_not_null(c, "%s %g", f->file, size);
-    cr_assert_eq(gcb_view_param_num(c, "size"), size, "%s %g", f->file, size);
+    cr_assert_eq(fx_param_num(c, "size"), size, "%s %g", f->file, size);
     cr_expect_str_eq(gcb_view_str(c, "unit"), "GB/s");
     double t = gcb_view_num(gcb_view_obj(gcb_view_obj(c, "summary"), "time_s"),
                             "mean");
@@ -382,8 +382,8 @@ static bool has_cell(struct gcb_results *r, const char *name, size_t row,
   size_t i;
   json_array_foreach(cases_of(r), i, c) {
     const char *bench = gcb_view_str(c, "bench");
-    bool mine = strcmp(gcb_view_param_str(c, "testcase"), name) == 0 ||
-                strcmp(gcb_view_param_str(c, "name"), name) == 0;
+    bool mine = strcmp(fx_param_str(c, "testcase"), name) == 0 ||
+                strcmp(fx_param_str(c, "name"), name) == 0;
     if (!mine)
       continue;
     if (strcmp(bench, "pcie") == 0 && row == 0) {
@@ -395,14 +395,14 @@ static bool has_cell(struct gcb_results *r, const char *name, size_t row,
     } else if (strcmp(bench, "p2p") == 0 && summary(c, "median") == v) {
       /* a read test's row GPU reads its column: the data goes column ->
        * row (nvbandwidth testcases_ce.cpp); every other test row -> column */
-      bool read = strcmp(gcb_view_param_str(c, "copy"), "read") == 0 &&
-                  strcmp(gcb_view_param_str(c, "direction"), "uni") == 0;
-      if (gcb_view_param_num(c, "src") == (double)(read ? col : row) &&
-          gcb_view_param_num(c, "dst") == (double)(read ? row : col))
+      bool read = strcmp(fx_param_str(c, "copy"), "read") == 0 &&
+                  strcmp(fx_param_str(c, "direction"), "uni") == 0;
+      if (fx_param_num(c, "src") == (double)(read ? col : row) &&
+          fx_param_num(c, "dst") == (double)(read ? row : col))
         return true;
     } else if (strcmp(bench, "imported") == 0 &&
-               gcb_view_param_num(c, "row") == row &&
-               gcb_view_param_num(c, "col") == col && summary(c, "median") == v)
+               fx_param_num(c, "row") == row && fx_param_num(c, "col") == col &&
+               summary(c, "median") == v)
       return true;
   }
   return false;
@@ -562,7 +562,7 @@ Test(interop_corpus, a_file_of_no_format_names_every_format_tried) {
     struct gcb_results *r = NULL;
     struct gcb_err err = {0};
     enum gcb_format f;
-    cr_expect_eq(gcb_interop_read(files[i], NULL, 0, &r, &f, &err), GCB_EINPUT);
+    cr_expect_eq(fx_interop_read(files[i], NULL, 0, &r, &f, &err), GCB_EINPUT);
     cr_expect_eq(f, GCB_FORMAT_UNKNOWN);
     cr_expect_null(r);
     cr_expect(strstr(err.msg, ": not a format gcbench reads (tried ") != NULL,

@@ -25,7 +25,7 @@ static struct gcb_results *load_as(const char *path, enum gcb_format want) {
   struct gcb_results *r = NULL;
   struct gcb_err err = {0};
   enum gcb_format f;
-  cr_assert_eq(gcb_interop_read(path, NULL, 0, &r, &f, &err), GCB_OK, "%s",
+  cr_assert_eq(fx_interop_read(path, NULL, 0, &r, &f, &err), GCB_OK, "%s",
                err.msg);
   cr_assert_eq(f, want, "%s read as %s", path, gcb_format_name(f));
   return r;
@@ -53,8 +53,8 @@ static const json_t *at_size(struct gcb_results *r, const char *op,
   const json_t *c;
   size_t i;
   json_array_foreach(cases_of(r), i, c) {
-    if (strcmp(gcb_view_param_str(c, "op"), op) == 0 &&
-        gcb_view_param_num(c, "size") == size)
+    if (strcmp(fx_param_str(c, "op"), op) == 0 &&
+        fx_param_num(c, "size") == size)
       return c;
   }
   return NULL;
@@ -111,13 +111,13 @@ static void expect_layout(const json_t *c, const char *op, const char *type,
                           const char *layout) {
   cr_expect_str_eq(gcb_view_str(c, "bench"), "coll");
   cr_expect_str_eq(gcb_view_str(c, "unit"), "GB/s");
-  cr_expect_str_eq(gcb_view_param_str(c, "op"), op);
-  cr_expect_str_eq(gcb_view_param_str(c, "type"), type);
-  cr_expect_str_eq(gcb_view_param_str(c, "redop"), redop);
-  cr_expect_eq(gcb_view_param_num(c, "root"), (double)root);
-  cr_expect_eq(gcb_view_param_num(c, "inplace"), 0);
-  cr_expect_str_eq(gcb_view_param_str(c, "split"), "none");
-  cr_expect_str_eq(gcb_view_param_str(c, "layout"), layout);
+  cr_expect_str_eq(fx_param_str(c, "op"), op);
+  cr_expect_str_eq(fx_param_str(c, "type"), type);
+  cr_expect_str_eq(fx_param_str(c, "redop"), redop);
+  cr_expect_eq(fx_param_num(c, "root"), (double)root);
+  cr_expect_eq(fx_param_num(c, "inplace"), 0);
+  cr_expect_str_eq(fx_param_str(c, "split"), "none");
+  cr_expect_str_eq(fx_param_str(c, "layout"), layout);
 }
 
 /* ---- collectives with a root: gather, scatter --------------------------- */
@@ -135,7 +135,7 @@ static void check_rooted(const char *file, const char *op, size_t want_rows) {
     cr_expect_float_eq(time_us(c, "mean"), rows[i].v[1], 1e-9 * rows[i].v[1]);
     cr_expect_float_eq(sum(c, "algbw"), rows[i].v[0] / (rows[i].v[1] * 1e3),
                        1e-9 * sum(c, "algbw"), "algbw = S/t");
-    cr_expect(isnan(gcb_view_param_num(c, "comm_size")),
+    cr_expect(isnan(fx_param_num(c, "comm_size")),
               "%s: OSU prints no rank count", file);
     cr_expect(isnan(sum(c, "busbw")), "%s: no busbw without it", file);
   }
@@ -187,8 +187,8 @@ Test(interop_dropin, a_launcher_line_gives_the_rank_count_and_nccl_tests_size) {
   cr_assert_not_null(r, "%s", err.msg);
   const json_t *c = at_size(r, "gather", 8.0 * 1024);
   cr_assert_not_null(c, "OSU's 1024 B per rank is S = 8 KiB");
-  cr_expect_eq(gcb_view_param_num(c, "comm_size"), 8);
-  cr_expect_eq(gcb_view_param_num(c, "count"), 1024, "each rank's elements");
+  cr_expect_eq(fx_param_num(c, "comm_size"), 8);
+  cr_expect_eq(fx_param_num(c, "count"), 1024, "each rank's elements");
   cr_expect_float_eq(sum(c, "busbw"), sum(c, "algbw") * 7 / 8, 1e-12);
   cr_expect_float_eq(time_us(c, "mean"), 0.74, 1e-9);
   cr_expect_eq(
@@ -233,8 +233,8 @@ Test(interop_dropin, barrier_is_one_case_of_no_bytes_with_its_time) {
     struct gcb_results *r = load(files[i]);
     const json_t *c = only_case(r);
     expect_layout(c, "barrier", "uint8", "none", -1, "osu");
-    cr_expect_eq(gcb_view_param_num(c, "size"), 0);
-    cr_expect_eq(gcb_view_param_num(c, "count"), 0);
+    cr_expect_eq(fx_param_num(c, "size"), 0);
+    cr_expect_eq(fx_param_num(c, "count"), 0);
     cr_expect_float_eq(time_us(c, "mean"), rows[0].v[0], 1e-9);
     cr_expect_eq(sum(c, "median"), 0, "0 GB/s, as gcbench's barrier");
     gcb_results_free(r);
@@ -264,7 +264,7 @@ Test(interop_dropin, a_barrier_value_is_never_read_as_a_size) {
             "b.txt", &err);
   cr_assert_not_null(r, "%s", err.msg);
   const json_t *c = only_case(r);
-  cr_expect_eq(gcb_view_param_num(c, "size"), 0);
+  cr_expect_eq(fx_param_num(c, "size"), 0);
   cr_expect_float_eq(time_us(c, "mean"), 2.0, 1e-12);
   gcb_results_free(r);
   r = parse("# OSU MPI Barrier Latency Test v7.4\n# Avg Latency(us)\n"
@@ -289,8 +289,8 @@ Test(interop_dropin, bibw_is_gcbenchs_bibw_of_two_ranks_in_gb_per_s) {
     const json_t *c = at_size(r, "bibw", rows[i].v[0]);
     cr_assert_not_null(c, "%g B", rows[i].v[0]);
     expect_layout(c, "bibw", "uint8", "none", -1, "osu");
-    cr_expect_eq(gcb_view_param_num(c, "comm_size"), 2);
-    cr_expect_eq(gcb_view_param_num(c, "average"), 0);
+    cr_expect_eq(fx_param_num(c, "comm_size"), 2);
+    cr_expect_eq(fx_param_num(c, "average"), 0);
     cr_expect_float_eq(sum(c, "algbw") * 1e3, rows[i].v[1], 1e-9 * rows[i].v[1],
                        "MB/s as GB/s");
     cr_expect_float_eq(time_us(c, "mean"), rows[i].v[0] / rows[i].v[1],
@@ -310,8 +310,8 @@ static void check_mbw_mr(const char *file, double pairs, size_t min_rows) {
     const json_t *c = at_size(r, "bandwidth", rows[i].v[0]);
     cr_assert_not_null(c, "%s %g B", file, rows[i].v[0]);
     expect_layout(c, "bandwidth", "uint8", "none", -1, "osu-multi");
-    cr_expect_eq(gcb_view_param_num(c, "comm_size"), 2 * pairs);
-    cr_expect_eq(gcb_view_param_num(c, "average"), 4);
+    cr_expect_eq(fx_param_num(c, "comm_size"), 2 * pairs);
+    cr_expect_eq(fx_param_num(c, "average"), 4);
     /* each column printed to 0.01: the time agrees with both */
     double t = 1e6 * pairs / rows[i].v[2];
     double tol = 0.0051 / rows[i].v[2] + 0.0051 / rows[i].v[1];
@@ -344,12 +344,12 @@ Test(interop_dropin, mbw_mr_window_other_than_64_is_a_param) {
   cr_assert_not_null(r, "%s", err.msg);
   const json_t *c = at_size(r, "bandwidth", 1);
   cr_assert_not_null(c);
-  cr_expect_eq(gcb_view_param_num(c, "window"), 32);
-  cr_expect_eq(gcb_view_param_num(c, "comm_size"), 8);
+  cr_expect_eq(fx_param_num(c, "window"), 32);
+  cr_expect_eq(fx_param_num(c, "comm_size"), 8);
   cr_expect_float_eq(time_us(c, "mean"), 1.0, 1e-12, "4 pairs / 4e6 per s");
   gcb_results_free(r);
   r = load(OSU("excalibur-5.6.2-osu_mbw_mr-8pairs.txt"));
-  cr_expect(isnan(gcb_view_param_num(json_array_get(cases_of(r), 0), "window")),
+  cr_expect(isnan(fx_param_num(json_array_get(cases_of(r), 0), "window")),
             "window size 64 is OSU's and gcbench's default");
   gcb_results_free(r);
 }
@@ -390,7 +390,7 @@ Test(interop_dropin, multi_lat_is_gcbenchs_multi_pair_latency) {
       const json_t *c = at_size(r, "latency", rows[i].v[0]);
       cr_assert_not_null(c, "%s %g B", files[f], rows[i].v[0]);
       expect_layout(c, "latency", "uint8", "none", -1, "osu-multi");
-      cr_expect_eq(gcb_view_param_num(c, "average"), 4);
+      cr_expect_eq(fx_param_num(c, "average"), 4);
       cr_expect_float_eq(time_us(c, "mean"), rows[i].v[1], 1e-9);
     }
     cr_expect_eq(json_array_size(cases_of(r)), n - zero);
@@ -410,7 +410,7 @@ static void check_pairs(const char *txt, const char *doc,
                         enum gcb_format format) {
   struct gcb_results *tool = load_as(txt, format), *own = NULL;
   struct gcb_err err = {0};
-  cr_assert_eq(gcb_interop_read(doc, NULL, 0, &own, NULL, &err), GCB_OK, "%s",
+  cr_assert_eq(fx_interop_read(doc, NULL, 0, &own, NULL, &err), GCB_OK, "%s",
                err.msg);
   struct gcb_thresholds t;
   gcb_thresholds_default(&t);
@@ -469,18 +469,18 @@ Test(interop_dropin, gather_perf_log_rows_are_rooted_gather_cases) {
       const json_t *c = NULL, *x;
       size_t k;
       json_array_foreach(cases_of(r), k, x) {
-        if (gcb_view_param_num(x, "size") == rows[i].v[0] &&
-            gcb_view_param_num(x, "inplace") == h)
+        if (fx_param_num(x, "size") == rows[i].v[0] &&
+            fx_param_num(x, "inplace") == h)
           c = x;
       }
       cr_assert_not_null(c, "%g B half %d", rows[i].v[0], h);
-      cr_expect_str_eq(gcb_view_param_str(c, "op"), "gather");
-      cr_expect_str_eq(gcb_view_param_str(c, "type"), "float");
-      cr_expect_str_eq(gcb_view_param_str(c, "redop"), "none");
-      cr_expect_eq(gcb_view_param_num(c, "root"), 0);
-      cr_expect_eq(gcb_view_param_num(c, "count"), rows[i].v[1]);
-      cr_expect_str_eq(gcb_view_param_str(c, "split"), "none");
-      cr_expect_eq(gcb_view_param_num(c, "comm_size"), 2);
+      cr_expect_str_eq(fx_param_str(c, "op"), "gather");
+      cr_expect_str_eq(fx_param_str(c, "type"), "float");
+      cr_expect_str_eq(fx_param_str(c, "redop"), "none");
+      cr_expect_eq(fx_param_num(c, "root"), 0);
+      cr_expect_eq(fx_param_num(c, "count"), rows[i].v[1]);
+      cr_expect_str_eq(fx_param_str(c, "split"), "none");
+      cr_expect_eq(fx_param_num(c, "comm_size"), 2);
       const double *v = rows[i].v + 3 + 4 * h; /* size count root | ... */
       cr_expect_float_eq(time_us(c, "mean"), v[0], 1e-9 * v[0]);
       cr_expect_float_eq(sum(c, "algbw"), v[1], 1e-12);

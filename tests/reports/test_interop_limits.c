@@ -162,7 +162,7 @@ Test(interop_limits, several_tests_in_one_file_each_keep_their_rows) {
   cr_expect_eq(count(r, "imported"), 2, "one average per test");
   const json_t *c =
       json_array_get(json_object_get(gcb_results_json(r), "cases"), 3);
-  cr_expect_str_eq(gcb_view_param_str(c, "op"), "allgather");
+  cr_expect_str_eq(fx_param_str(c, "op"), "allgather");
   gcb_results_free(r);
   free(t.s);
 }
@@ -190,7 +190,7 @@ Test(interop_limits, a_smaller_nvbandwidth_matrix_reuses_no_cell) {
   const json_t *c;
   size_t i;
   json_array_foreach(json_object_get(gcb_results_json(r), "cases"), i, c) {
-    if (strcmp(gcb_view_param_str(c, "copy"), "read") != 0)
+    if (strcmp(fx_param_str(c, "copy"), "read") != 0)
       continue;
     reads++;
     cr_expect_lt(gcb_view_num(gcb_view_obj(c, "summary"), "median"), 23,
@@ -317,14 +317,14 @@ Test(interop_limits, osu_full_format_and_validation_columns) {
   cr_assert_eq(json_array_size(cases), 3);
   const json_t *c = json_array_get(cases, 0);
   const json_t *t = gcb_view_obj(gcb_view_obj(c, "summary"), "time_s");
-  cr_expect_str_eq(gcb_view_param_str(c, "type"), "int8"); /* gcbench's */
-  cr_expect_str_eq(gcb_view_param_str(c, "layout"), "osu-full");
+  cr_expect_str_eq(fx_param_str(c, "type"), "int8"); /* gcbench's */
+  cr_expect_str_eq(fx_param_str(c, "layout"), "osu-full");
   cr_expect_float_eq(gcb_view_num(t, "min") * 1e6, 135.35, 1e-9);
   cr_expect_float_eq(gcb_view_num(t, "mean") * 1e6, 174.36, 1e-9);
   cr_expect_float_eq(gcb_view_num(t, "max") * 1e6, 221.55, 1e-9);
   cr_expect_eq(gcb_view_int(c, "iterations", 0), 1000);
   const json_t *bad = json_array_get(cases, 2);
-  cr_expect_str_eq(gcb_view_param_str(bad, "op"), "reduce");
+  cr_expect_str_eq(fx_param_str(bad, "op"), "reduce");
   cr_expect_eq(gcb_view_int(gcb_view_obj(bad, "validation"), "wrong", 0), 1,
                "Fail");
   gcb_results_free(r);

@@ -111,7 +111,7 @@ Test(interop_real_json, dcgm_nvbandwidth_v0_5_keeps_every_cell_and_sum) {
   struct gcb_results *r = NULL;
   struct gcb_err err = {0};
   enum gcb_format f;
-  cr_assert_eq(gcb_interop_read(path, NULL, 0, &r, &f, &err), GCB_OK, "%s",
+  cr_assert_eq(fx_interop_read(path, NULL, 0, &r, &f, &err), GCB_OK, "%s",
                err.msg);
   cr_expect_eq(f, GCB_FORMAT_NVBANDWIDTH, "read as %s", gcb_format_name(f));
   json_error_t je;

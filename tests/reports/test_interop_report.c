@@ -33,7 +33,7 @@ static void fixture_load(struct fixture *fx) {
   for (size_t i = 0; i < NDOCS; i++) {
     char path[512];
     snprintf(path, sizeof path, "%s/%s", GCB_TEST_DATA, files[i]);
-    cr_assert_eq(gcb_interop_read(path, fx->docs, i, &fx->res[i], NULL, &err),
+    cr_assert_eq(fx_interop_read(path, fx->docs, i, &fx->res[i], NULL, &err),
                  GCB_OK, "%s", err.msg);
     /* Names without the build's path, so the golden files are portable. */
     fx->docs[i] = fx_doc_of_results(files[i], fx->res[i]);
@@ -205,8 +205,8 @@ Test(interop_report, matrix_cells_give_no_time_for_a_nominal_size) {
   struct gcb_results *res = NULL;
   struct gcb_doc doc;
   struct gcb_err err = {0};
-  cr_assert_eq(gcb_interop_read(DATA("interop/nvbandwidth-h200.json"), NULL,
-                                0, &res, NULL, &err),
+  cr_assert_eq(fx_interop_read(DATA("interop/nvbandwidth-h200.json"), NULL, 0,
+                               &res, NULL, &err),
                GCB_OK, "%s", err.msg);
   doc = fx_doc_of_results("nvbandwidth-h200.json", res);
   struct gcb_thresholds th;

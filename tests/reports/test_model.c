@@ -2,15 +2,17 @@
  * The typed model of a results document (reports/document/model.h): on the
  * committed fixtures (schema 1 and 2, gcbench's own and a converted
  * tool's, read with per-rank columns as arrays and compact), every case,
- * every column element and every rank gives what view.h, ranks.h and
- * topo_view.h give; compact columns of doubles are borrowed, not copied;
- * absent optional sections read as their documented fallbacks.
+ * every column element and every rank gives the document's own values (as
+ * the tree holds them, and as ranks.h and topo_view.h read them); case
+ * keys are the known ones; compact columns of doubles are borrowed, not
+ * copied; absent optional sections read as their documented fallbacks.
  */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "common/busid.h"
 #include "reports/analysis/diagnose.h"
 #include "reports/document/model.h"
 #include "reports/document/results_int.h"
@@ -25,30 +27,135 @@ static bool same_num(double a, double b) {
   return (isnan(a) && isnan(b)) || memcmp(&a, &b, sizeof a) == 0;
 }
 
-static void expect_keys(const json_t *c, const struct gcb_model_case *mc,
-                        const char *doc) {
-  char a[GCB_VIEW_SWEEP_KEY], b[GCB_VIEW_SWEEP_KEY];
-  gcb_view_case_key(c, a, sizeof a);
-  gcb_model_case_key(mc, b, sizeof b);
-  cr_expect_str_eq(b, a, "%s: case key", doc);
-  gcb_view_sweep_key(c, a, sizeof a);
-  gcb_model_sweep_key(mc, b, sizeof b);
-  cr_expect_str_eq(b, a, "%s: sweep key", doc);
-  gcb_view_case_title(c, a, sizeof a);
-  gcb_model_case_title(mc, b, sizeof b);
-  cr_expect_str_eq(b, a, "%s: title", doc);
-  /* truncated keys cut at the same byte */
-  gcb_view_case_key(c, a, 12);
-  gcb_model_case_key(mc, b, 12);
-  cr_expect_str_eq(b, a, "%s: short key", doc);
+/* ---- the document's own values, read plainly from the tree ---- */
+
+/* The entry of array `section` whose `field` is want (a linear scan). */
+static const json_t *tree_entry(const json_t *root, const char *section,
+                                const char *field, long long want) {
+  const json_t *e;
+  size_t i;
+  json_array_foreach(json_object_get(root, section), i, e) {
+    if (gcb_view_int(e, field, -1) == want)
+      return e;
+  }
+  return NULL;
+}
+
+static const json_t *tree_topo(const json_t *root, long long node) {
+  return gcb_view_obj(tree_entry(root, "nodes", "index", node), "topology");
+}
+
+static const json_t *tree_gpu(const json_t *topo, long long index) {
+  return index < 0 ? NULL : tree_entry(topo, "gpus", "index", index);
+}
+
+/* A cell of a paths matrix between GPUs a and b, by their names in
+ * paths.devices. */
+static const json_t *tree_pair(const json_t *topo, const char *matrix,
+                               long long a, long long b) {
+  const json_t *paths = gcb_view_obj(topo, "paths"), *d;
+  long long slot[2] = {-1, -1}, want[2] = {a, b};
+  size_t i;
+  json_array_foreach(json_object_get(paths, "devices"), i, d) {
+    for (int k = 0; k < 2; k++) {
+      char name[32];
+      snprintf(name, sizeof name, "GPU%lld", want[k]);
+      if (want[k] >= 0 && slot[k] < 0 && json_is_string(d) &&
+          strcmp(json_string_value(d), name) == 0)
+        slot[k] = (long long)i;
+    }
+  }
+  if (slot[0] < 0 || slot[1] < 0)
+    return NULL;
+  return json_array_get(
+      json_array_get(json_object_get(paths, matrix), (size_t)slot[0]),
+      (size_t)slot[1]);
+}
+
+/* Expected GB/s between GPUs a and b; NAN unknown (none, or not above 0). */
+static double tree_pair_gbps(const json_t *topo, long long a, long long b) {
+  const json_t *v = tree_pair(topo, "expected_gbps", a, b);
+  return json_is_number(v) && json_number_value(v) > 0 ? json_number_value(v)
+                                                       : NAN;
+}
+
+static bool same_busid(const char *a, const char *b) {
+  char x[32], y[32];
+  return gcb_busid_canon(a, x, sizeof x) && gcb_busid_canon(b, y, sizeof y) &&
+         strcmp(x, y) == 0;
+}
+
+/* The topology GPU that is the rank's device: the one with its bus id,
+ * else (none recorded) the one with its index; -1 without a device or a
+ * topology. *topo: the rank's node's topology. */
+static long long tree_rank_gpu(const json_t *root, long long rank,
+                               const json_t **topo) {
+  const json_t *r = tree_entry(root, "ranks", "rank", rank), *g;
+  const json_t *dev = gcb_view_obj(r, "device");
+  const char *bus = gcb_view_str(dev, "bus_id");
+  size_t i;
+  *topo = tree_topo(root, gcb_view_int(r, "node", -1));
+  if (dev == NULL)
+    return -1;
+  json_array_foreach(json_object_get(*topo, "gpus"), i, g) {
+    long long index = gcb_view_int(g, "index", -1);
+    if (bus[0] != '\0' ? same_busid(gcb_view_str(g, "busid"), bus)
+                       : index >= 0 && index == gcb_view_int(dev, "index", -1))
+      return index;
+  }
+  return -1;
+}
+
+/* The keys of some cases of the fixtures, as they read: bench, the params
+ * sorted (numbers as %.17g), [unit]; the sweep's without size, bytes,
+ * count and inplace, then the backend; the title "bench: label". */
+static const struct {
+  const char *doc;
+  size_t i;
+  const char *key, *sweep, *title;
+} known_keys[] = {
+    {"report-fixture.json", 0, "gemm dtype=fp32 k=8192 m=8192 n=8192 [GFLOP/s]",
+     "gemm dtype=fp32 k=8192 m=8192 n=8192 [GFLOP/s] cuda",
+     "gemm: fp32 8192x8192x8192"},
+    {"report-fixture.json", 2, "membw bytes=1073741824 kernel=triad [GB/s]",
+     "membw kernel=triad [GB/s] cuda", "membw: triad 1G"},
+    {"report-gpu8.json", 0, "gemm dtype=bf16 k=8192 m=8192 n=8192 [GFLOP/s]",
+     "gemm dtype=bf16 k=8192 m=8192 n=8192 [GFLOP/s] cuda",
+     "gemm: bf16 8192x8192x8192"},
+    {"results-valid.json", 0, "gemm alpha=1.5 dtype=fp64 m=1024 [GFLOP/s]",
+     "gemm alpha=1.5 dtype=fp64 m=1024 [GFLOP/s] host",
+     "gemm: gemm fp64 m=n=k=1024 \"square\""},
+    {"results-valid-v2.json", 0, "gemm alpha=1.5 dtype=fp64 m=1024 [GFLOP/s]",
+     "gemm alpha=1.5 dtype=fp64 m=1024 [GFLOP/s] host",
+     "gemm: gemm fp64 m=n=k=1024 \"square\""},
+};
+
+static void expect_keys(const struct gcb_model *m, const char *doc) {
+  char b[GCB_VIEW_SWEEP_KEY];
+  for (size_t k = 0; k < sizeof known_keys / sizeof *known_keys; k++) {
+    if (strcmp(known_keys[k].doc, doc) != 0)
+      continue;
+    cr_assert_lt(known_keys[k].i, m->ncases, "%s", doc);
+    const struct gcb_model_case *mc = &m->cases[known_keys[k].i];
+    gcb_model_case_key(mc, b, sizeof b);
+    cr_expect_str_eq(b, known_keys[k].key, "%s: case key", doc);
+    gcb_model_sweep_key(mc, b, sizeof b);
+    cr_expect_str_eq(b, known_keys[k].sweep, "%s: sweep key", doc);
+    gcb_model_case_title(mc, b, sizeof b);
+    cr_expect_str_eq(b, known_keys[k].title, "%s: title", doc);
+    /* a truncated key is cut to fit */
+    gcb_model_case_key(mc, b, 12);
+    cr_expect_eq(strlen(b), 11, "%s: short key", doc);
+    cr_expect(strncmp(b, known_keys[k].key, 11) == 0, "%s: short key", doc);
+  }
 }
 
 /* A time figure read from the tree, as the model's
  * gcb_model_case_is_latency must say. */
 static bool tree_is_latency(const json_t *c) {
-  const char *op = gcb_view_param_str(c, "op");
+  const char *op = fx_param_str(c, "op");
   return strcmp(op, "latency") == 0 || strcmp(op, "barrier") == 0 ||
-         strcmp(gcb_view_param_str(c, "direction"), "latency") == 0 ||
+         strcmp(fx_param_str(c, "direction"), "latency") == 0 ||
          gcb_view_num(gcb_view_obj(c, "params"), "size") == 0;
 }
 
@@ -58,10 +165,9 @@ static void expect_params(const json_t *c, const struct gcb_model_case *mc,
   const json_t *v;
   size_t n = 0;
   json_object_foreach(json_object_get(c, "params"), key, v) {
-    cr_expect(
-        same_num(gcb_model_param_num(mc, key), gcb_view_param_num(c, key)),
-        "%s: param %s", doc, key);
-    cr_expect_str_eq(gcb_model_param_str(mc, key), gcb_view_param_str(c, key),
+    cr_expect(same_num(gcb_model_param_num(mc, key), fx_param_num(c, key)),
+              "%s: param %s", doc, key);
+    cr_expect_str_eq(gcb_model_param_str(mc, key), fx_param_str(c, key),
                      "%s: param %s", doc, key);
     n++;
   }
@@ -69,11 +175,11 @@ static void expect_params(const json_t *c, const struct gcb_model_case *mc,
   static const char *const known[] = {"size",      "m",    "dtype", "op",
                                       "direction", "path", "nope"};
   for (size_t i = 0; i < sizeof known / sizeof *known; i++)
-    cr_expect(same_num(gcb_model_param_num(mc, known[i]),
-                       gcb_view_param_num(c, known[i])),
-              "%s: %s", doc, known[i]);
-  cr_expect(same_num(mc->size, gcb_view_param_num(c, "size")));
-  cr_expect_str_eq(mc->op, gcb_view_param_str(c, "op"));
+    cr_expect(
+        same_num(gcb_model_param_num(mc, known[i]), fx_param_num(c, known[i])),
+        "%s: %s", doc, known[i]);
+  cr_expect(same_num(mc->size, fx_param_num(c, "size")));
+  cr_expect_str_eq(mc->op, fx_param_str(c, "op"));
   cr_expect_eq(gcb_model_case_is_latency(mc), tree_is_latency(c), "%s", doc);
 }
 
@@ -135,16 +241,26 @@ static void expect_columns(const struct gcb_results *res, size_t index,
     gcb_ranks_free(&r);
 }
 
+/* Where the rank's ranks[] entry says it runs: its node and host name,
+ * its device's index and bus id, its NUMA node (else its device's);
+ * -1 and "" where the document does not say. */
 static void expect_place(const json_t *root, const struct gcb_model *m,
                          long long rank, const char *doc) {
-  struct gcb_place a, b;
-  gcb_view_place(root, rank, &a);
+  const json_t *r = tree_entry(root, "ranks", "rank", rank);
+  const json_t *dev = gcb_view_obj(r, "device");
+  long long numa = gcb_view_int(r, "numa", -1);
+  struct gcb_place b;
   gcb_model_place(m, rank, &b);
-  cr_expect_eq(b.node, a.node, "%s: rank %lld node", doc, rank);
-  cr_expect_eq(b.gpu, a.gpu, "%s: rank %lld gpu", doc, rank);
-  cr_expect_eq(b.numa, a.numa, "%s: rank %lld numa", doc, rank);
-  cr_expect_str_eq(b.hostname, a.hostname, "%s: rank %lld", doc, rank);
-  cr_expect_str_eq(b.bus_id, a.bus_id, "%s: rank %lld", doc, rank);
+  cr_expect_eq(b.node, gcb_view_int(r, "node", -1), "%s: rank %lld node", doc,
+               rank);
+  cr_expect_eq(b.gpu, gcb_view_int(dev, "index", -1), "%s: rank %lld gpu", doc,
+               rank);
+  cr_expect_eq(b.numa, numa >= 0 ? numa : gcb_view_int(dev, "numa_node", -1),
+               "%s: rank %lld numa", doc, rank);
+  cr_expect_str_eq(b.hostname, gcb_view_str(r, "hostname"), "%s: rank %lld",
+                   doc, rank);
+  cr_expect_str_eq(b.bus_id, gcb_view_str(dev, "bus_id"), "%s: rank %lld", doc,
+                   rank);
 }
 
 static void expect_nodes(const json_t *root, const struct gcb_model *m,
@@ -152,14 +268,15 @@ static void expect_nodes(const json_t *root, const struct gcb_model *m,
   cr_expect_eq(m->nnodes, json_array_size(json_object_get(root, "nodes")));
   for (size_t i = 0; i < m->nnodes; i++) {
     const struct gcb_model_node *n = &m->nodes[i];
-    const json_t *topo = gcb_topo_view(root, n->index);
+    const json_t *topo = tree_topo(root, n->index);
     cr_expect_eq(gcb_model_node(m, n->index), n, "%s: node %zu", doc, i);
-    cr_expect_str_eq(n->hostname,
-                     gcb_view_str(gcb_view_node(root, n->index), "hostname"));
+    cr_expect_str_eq(
+        n->hostname,
+        gcb_view_str(tree_entry(root, "nodes", "index", n->index), "hostname"));
     cr_expect_eq(n->has_topology, topo != NULL);
     cr_expect_eq(n->ngpus, json_array_size(json_object_get(topo, "gpus")));
     for (long long g = -1; g <= (long long)n->ngpus; g++) {
-      const json_t *tg = gcb_topo_view_gpu(topo, g);
+      const json_t *tg = tree_gpu(topo, g);
       const struct gcb_model_gpu *mg = gcb_model_gpu(m, n->index, g);
       cr_expect_eq(mg != NULL, tg != NULL, "%s: node %zu gpu %lld", doc, i, g);
       if (mg == NULL || tg == NULL)
@@ -194,11 +311,11 @@ static void expect_model(const struct gcb_results *res, const char *doc) {
     cr_expect_str_eq(mc->unit, gcb_view_str(c, "unit"), "%s", doc);
     cr_expect_str_eq(mc->backend, gcb_view_str(c, "backend"), "%s", doc);
     cr_expect_eq(mc->kind, gcb_bench_kind_find(mc->bench));
-    expect_keys(c, mc, doc);
     expect_params(c, mc, doc);
     expect_summary(c, mc, doc);
     expect_columns(res, i, c, mc, doc);
   }
+  expect_keys(m, doc);
   for (long long r = -1; r <= (long long)m->nranks + 2; r++)
     expect_place(root, m, r, doc);
   expect_nodes(root, m, doc);
@@ -244,7 +361,7 @@ Test(model, gives_the_views_values_on_a_converted_tools_document) {
     snprintf(path, sizeof path, "%s/%s", GCB_TEST_DATA, files[f]);
     struct gcb_results *r = NULL;
     struct gcb_err err = {0};
-    cr_assert_eq(gcb_interop_read(path, NULL, 0, &r, NULL, &err), GCB_OK, "%s",
+    cr_assert_eq(fx_interop_read(path, NULL, 0, &r, NULL, &err), GCB_OK, "%s",
                  err.msg);
     expect_model(r, files[f]);
     gcb_results_free(r);
@@ -401,7 +518,7 @@ Test(model, ranks_blas_and_nvml_throttle_read_as_the_views_do) {
   cr_expect_str_eq(m->ranks[1].blas_core, "Haswell");
   cr_expect_str_eq(m->ranks[1].blas_cpu_isa, "avx512");
   cr_expect_eq(m->ranks[1].blas_threads, 3);
-  /* any bus id form, as gcb_topo_view_health takes it */
+  /* any bus id form (common/busid.h) */
   const struct gcb_model_health *h =
       gcb_model_health_by_busid(m, 0, "0000:11:00.0");
   cr_assert_not_null(h);
@@ -420,7 +537,7 @@ Test(model, ranks_blas_and_nvml_throttle_read_as_the_views_do) {
 
 /* ---- plot: topology facts for the pictures ----
  * Switches, NIC and GPU switch indices, hop link names and the pair
- * matrices read as topo_view.h and the tree give them: on the 8-GPU
+ * matrices read as the tree and topo_view.h give them: on the 8-GPU
  * fixture and on the DGX-2's real topology (16 GPUs under 8 switches),
  * asked for every pair and for GPUs beyond the node. */
 static void expect_placement(const json_t *root, const char *doc) {
@@ -429,7 +546,7 @@ static void expect_placement(const json_t *root, const char *doc) {
   size_t pairs = 0;
   for (size_t i = 0; i < m->nnodes; i++) {
     const struct gcb_model_node *n = &m->nodes[i];
-    const json_t *topo = gcb_topo_view(root, n->index);
+    const json_t *topo = tree_topo(root, n->index);
     const json_t *sws = json_object_get(topo, "pcie_switches");
     cr_assert_eq(n->nswitches, json_array_size(sws), "%s", doc);
     for (size_t k = 0; k < n->nswitches; k++) {
@@ -448,14 +565,16 @@ static void expect_placement(const json_t *root, const char *doc) {
       const json_t *tg = json_array_get(json_object_get(topo, "gpus"), g);
       cr_expect_eq(mg->pcie_switch, gcb_view_int(tg, "pcie_switch", -1));
       for (size_t h = 0; h < mg->nhops; h++)
-        cr_expect_str_eq(mg->hops[h].link,
-                         gcb_view_str(gcb_topo_view_hop(tg, h), "link"));
+        cr_expect_str_eq(
+            mg->hops[h].link,
+            gcb_view_str(json_array_get(json_object_get(tg, "pcie_path"), h),
+                         "link"));
     }
     for (long long a = -1; a <= (long long)n->ngpus + 1; a++)
       for (long long b = -1; b <= (long long)n->ngpus + 1; b++) {
-        cr_expect(same_num(gcb_model_pair_gbps(n, a, b),
-                           gcb_topo_view_pair_gbps(topo, a, b)),
-                  "%s: %lld-%lld", doc, a, b);
+        cr_expect(
+            same_num(gcb_model_pair_gbps(n, a, b), tree_pair_gbps(topo, a, b)),
+            "%s: %lld-%lld", doc, a, b);
         cr_expect_str_eq(gcb_model_pair_class(n, a, b),
                          gcb_topo_view_pair_class(topo, a, b), "%s", doc);
         pairs += gcb_model_pair_class(n, a, b)[0] != '\0';
@@ -493,10 +612,10 @@ Test(model, topology_placement_reads_as_topo_view_gives_it) {
   json_decref(doc);
 }
 
-/* rtab: a rank's entry in a case's columns and a rank's topology GPU, as
- * gcb_ranks_find and gcb_topo_view_rank_gpu give them, on every case and
+/* rtab: a rank's entry in a case's columns, as gcb_ranks_find gives it,
+ * and a rank's topology GPU, as the document says it, on every case and
  * rank of the fixtures (and ranks that are not there). */
-Test(model, finds_rank_entries_and_rank_gpus_as_the_views_do) {
+Test(model, finds_rank_entries_and_rank_gpus_as_the_document_says) {
   for (size_t f = 0; f < sizeof fixtures / sizeof *fixtures; f++) {
     char path[512];
     size_t len;
@@ -517,17 +636,23 @@ Test(model, finds_rank_entries_and_rank_gpus_as_the_views_do) {
                      gcb_ranks_find(pr, rank), "%s case %zu rank %lld",
                      fixtures[f], i, rank);
     }
-    for (long long rank = -1; rank <= (long long)m->nranks; rank++)
-      cr_expect_eq(gcb_model_rank_gpu(m, rank, NULL),
-                   gcb_topo_view_rank_gpu(root, rank, NULL), "%s rank %lld",
+    size_t found = 0;
+    for (long long rank = -1; rank <= (long long)m->nranks; rank++) {
+      const json_t *t;
+      long long g = tree_rank_gpu(root, rank, &t);
+      cr_expect_eq(gcb_model_rank_gpu(m, rank, NULL), g, "%s rank %lld",
                    fixtures[f], rank);
+      found += g >= 0;
+    }
+    if (strcmp(fixtures[f], "report-gpu8.json") == 0)
+      cr_expect_eq(found, 8, "each of the 8 ranks has its GPU");
     gcb_model_free(m);
     gcb_results_free(r);
     free(text);
   }
 }
 
-/* ---- anB: the topology lookups give topo_view.h's answers --------------- */
+/* ---- anB: the topology lookups give the document's answers -------------- */
 
 static void expect_topology(const json_t *root, const char *doc) {
   struct gcb_doc d = fx_doc_of(doc, root);
@@ -536,36 +661,46 @@ static void expect_topology(const json_t *root, const char *doc) {
     long long rank = m->ranks[r].rank;
     const json_t *t;
     const struct gcb_model_node *n;
-    cr_expect_eq(gcb_model_rank_gpu(m, rank, &n),
-                 gcb_topo_view_rank_gpu(root, rank, &t), "%s: rank %lld", doc,
-                 rank);
+    cr_expect_eq(gcb_model_rank_gpu(m, rank, &n), tree_rank_gpu(root, rank, &t),
+                 "%s: rank %lld", doc, rank);
     cr_expect_eq(n != NULL, t != NULL, "%s: rank %lld", doc, rank);
   }
   for (size_t i = 0; i < m->nnodes; i++) {
     const struct gcb_model_node *n = &m->nodes[i];
-    const json_t *topo = gcb_topo_view(root, n->index);
+    const json_t *topo = tree_topo(root, n->index);
     cr_expect_eq(n->has_placement,
                  json_is_array(json_object_get(topo, "placement")));
     cr_expect_eq(n->nplacement,
                  json_array_size(json_object_get(topo, "placement")));
     cr_expect_eq(n->nfacts, json_array_size(json_object_get(topo, "facts")));
     for (long long a = -1; a <= (long long)n->ngpus; a++) {
-      cr_expect_eq(gcb_model_gpu_rank(m, n->index, a),
-                   gcb_topo_view_gpu_rank(root, n->index, a));
+      /* the first rank nodes[].ranks lists whose GPU is a, or -1 */
+      const json_t *ids = json_object_get(
+          tree_entry(root, "nodes", "index", n->index), "ranks");
+      long long want = -1;
+      for (size_t r = 0; r < json_array_size(ids) && want < 0; r++) {
+        const json_t *t;
+        long long id = (long long)json_integer_value(json_array_get(ids, r));
+        if (tree_rank_gpu(root, id, &t) == a)
+          want = id;
+      }
+      cr_expect_eq(gcb_model_gpu_rank(m, n->index, a), want, "%s: GPU%lld", doc,
+                   a);
       for (long long b = -1; b <= (long long)n->ngpus; b++) {
-        double x = gcb_model_pair_gbps(n, a, b),
-               y = gcb_topo_view_pair_gbps(topo, a, b);
+        double x = gcb_model_pair_gbps(n, a, b), y = tree_pair_gbps(topo, a, b);
         cr_expect(isnan(x) ? isnan(y) : x == y, "%s: %lld-%lld", doc, a, b);
         cr_expect_str_eq(gcb_model_pair_class(n, a, b),
                          gcb_topo_view_pair_class(topo, a, b));
       }
     }
+    const json_t *health =
+        json_object_get(tree_entry(root, "nodes", "index", n->index), "gpus");
+    cr_expect_eq(n->nhealth, json_array_size(health), "%s", doc);
     for (size_t k = 0; k < n->nhealth; k++) {
-      const json_t *h =
-          gcb_topo_view_health(root, n->index, n->health[k].bus_id);
-      cr_expect_eq(
-          gcb_model_health_by_busid(m, n->index, n->health[k].bus_id) != NULL,
-          h != NULL);
+      const json_t *h = json_array_get(health, k);
+      cr_expect_str_eq(n->health[k].bus_id, gcb_view_str(h, "bus_id"));
+      cr_expect_not_null(
+          gcb_model_health_by_busid(m, n->index, n->health[k].bus_id));
       cr_expect_eq(n->health[k].pcie_gen_max,
                    gcb_view_int(h, "pcie_gen_max", -1));
       cr_expect_eq(n->health[k].pcie_width_max,
@@ -613,7 +748,7 @@ Test(model, pair_classes_are_the_topology_views) {
     size_t known = 0;
     for (size_t n = 0; n < m->nnodes; n++) {
       const struct gcb_model_node *node = &m->nodes[n];
-      const json_t *topo = gcb_topo_view(root, node->index);
+      const json_t *topo = tree_topo(root, node->index);
       for (long long a = -1; a <= (long long)node->ngpus; a++)
         for (long long b = -1; b <= (long long)node->ngpus; b++) {
           const char *want = gcb_topo_view_pair_class(topo, a, b);
@@ -686,9 +821,11 @@ Test(model, a_burn_cases_timeline_is_the_readers) {
 
 /* ---- dx: a case's check family ---- */
 
-/* gcb_model_case_family is gcb_case_family on every case of the fixtures
- * (a d2h copy: report-gpu8.json). */
-Test(model, case_family_is_the_views) {
+/* A case's family is its benchmark's, a pcie copy's by its direction
+ * (d2h: D2H), on every case of the fixtures (a d2h copy:
+ * report-gpu8.json). */
+Test(model, case_family_is_the_benchmarks_or_the_copys_direction) {
+  size_t d2h = 0;
   for (size_t f = 0; f < sizeof fixtures / sizeof *fixtures; f++) {
     char path[512];
     snprintf(path, sizeof path, "%s/%s", GCB_TEST_DATA, fixtures[f]);
@@ -699,10 +836,16 @@ Test(model, case_family_is_the_views) {
     const json_t *c;
     size_t i;
     json_array_foreach(json_object_get(root, "cases"), i, c) {
+      enum gcb_bench_kind b = gcb_bench_kind_find(gcb_view_str(c, "bench"));
+      bool back = b == GCB_BENCH_PCIE &&
+                  strcmp(fx_param_str(c, "direction"), "d2h") == 0;
       cr_expect_eq(gcb_model_case_family(&d.model->cases[i]),
-                   gcb_case_family(c), "%s: case %zu", fixtures[f], i);
+                   back ? GCB_FAM_D2H : gcb_bench_kinds[b].family,
+                   "%s: case %zu", fixtures[f], i);
+      d2h += back;
     }
     fx_doc_free(&d);
     json_decref(root);
   }
+  cr_expect_gt(d2h, 0, "a d2h copy among the fixtures");
 }

@@ -1,7 +1,8 @@
 /*
  * Tests for the order a results document is kept in once read
  * (reports/document/ranks.h, gcb__ranks_order_document) and the lookups
- * that rely on it (gcb_ranks_find, gcb_view_rank, gcb_view_node): a
+ * that rely on it (gcb_ranks_find; the typed model's gcb_model_place,
+ * gcb_model_node and gcb_model_rank over it): a
  * 16,384-rank document whose ranks[], nodes[] and per-rank columns are
  * shuffled reads back as the ordered one, every lookup finds its rank,
  * and ranks that are missing or given twice are looked up as before. The
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reports/document/model.h"
 #include "reports/document/ranks.h"
 #include "reports/document/results.h"
 #include "reports/document/view.h"
@@ -152,20 +154,25 @@ Test(ranks_order, a_shuffled_16384_rank_document_reads_as_the_ordered_one) {
                    "per_rank")),
       "every column with its rank");
   cr_assert_eq(pr.n, NRANKS);
+  struct gcb_model *m = NULL;
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_model_from_results(back, "s.json", &m, &err), GCB_OK, "%s",
+               err.msg);
   int bad = 0;
   for (long long r = 0; r < NRANKS; r++) {
     long long i = gcb_ranks_find(&pr, r);
     bad += i != r ||
            gcb_ranks_int(&pr, GCB_RC_WRONG, (size_t)(i >= 0 ? i : 0), -1) != r;
     struct gcb_place place;
-    gcb_view_place(root, r, &place);
+    gcb_model_place(m, r, &place);
     bad += place.node != r / PER_NODE || place.gpu != r % PER_NODE;
-    bad += gcb_view_int(gcb_view_node(root, r / PER_NODE), "index", -1) !=
-           r / PER_NODE;
+    const struct gcb_model_node *node = gcb_model_node(m, r / PER_NODE);
+    bad += node == NULL || node->index != r / PER_NODE;
   }
   cr_expect_eq(bad, 0, "%d lookups went wrong", bad);
   cr_expect_eq(gcb_ranks_find(&pr, NRANKS), -1);
-  cr_expect_null(gcb_view_rank(root, NRANKS));
+  cr_expect_null(gcb_model_rank(m, NRANKS));
+  gcb_model_free(m);
   free(perm);
   free(node_perm);
   json_decref(doc);

@@ -44,7 +44,7 @@ static void load(struct fx *x, size_t ndocs, bool criteria) {
   for (size_t i = 0; i < ndocs; i++) {
     char path[512];
     snprintf(path, sizeof path, "%s/%s", GCB_TEST_DATA, files[i]);
-    cr_assert_eq(gcb_interop_read(path, x->docs, i, &x->res[i], NULL, &err),
+    cr_assert_eq(fx_interop_read(path, x->docs, i, &x->res[i], NULL, &err),
                  GCB_OK, "%s", err.msg);
     x->docs[i] =
         (struct gcb_doc){.name = files[i], .root = gcb_results_json(x->res[i])};

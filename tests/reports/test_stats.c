@@ -66,13 +66,6 @@ Test(stats, welford_mean_is_stable_for_large_offsets) {
   cr_expect(fabs(s.stdev - 1e-3) < 1e-5, "stdev %g", s.stdev);
 }
 
-Test(stats, cv_is_stdev_over_mean) {
-  struct gcb_stats s = {.mean = 4, .stdev = 1};
-  cr_expect_float_eq(gcb_stats_cv(&s), 0.25, 1e-12);
-  s.mean = 0;
-  cr_expect_eq(gcb_stats_cv(&s), 0);
-}
-
 /* ---- the median by selection -------------------------------------------- */
 
 static int cmp_num(const void *a, const void *b) {

@@ -1,5 +1,6 @@
 /*
- * Tests for the views over a results document (reports/document/view.h).
+ * Tests for the views over a results document (reports/document/view.h)
+ * and the sweep key the typed model gives a case (model.h).
  */
 #include <criterion/criterion.h>
 #include <jansson.h>
@@ -11,40 +12,41 @@
 #include <string.h>
 
 #include "reports/document/view.h"
+#include "tests/reports/report_fixture.h"
 #include "tests/test_rounds.h"
 
-/* The one definition of a sweep (reports/document/view.h): the sizes and
- * the in-place half of one collective sweep share a key; another type,
+/* The one definition of a sweep (gcb_model_sweep_key, model.h): the sizes
+ * and the in-place half of one collective sweep share a key; another type,
  * transport or bench does not. */
+static json_t *coll_case(const char *backend, const char *type, int size,
+                         int inplace) {
+  const double figs[] = {10};
+  char params[160];
+  snprintf(params, sizeof params,
+           "{\"op\": \"allreduce\", \"size\": %d, \"count\": %d, "
+           "\"type\": \"%s\", \"inplace\": %d}",
+           size, size / 4, type, inplace);
+  json_t *c = fx_case("coll", "allreduce", params, "GB/s", figs, 1, 0, NULL);
+  json_object_set_new(c, "backend", json_string(backend));
+  return c;
+}
+
 Test(sweep, sizes_and_halves_share_a_key_other_parameters_do_not) {
-  json_t *a =
-      json_pack("{s:s, s:s, s:s, s:{s:s, s:i, s:i, s:s, s:i}}", "bench", "coll",
-                "backend", "nccl", "unit", "GB/s", "params", "op", "allreduce",
-                "size", 1024, "count", 256, "type", "float", "inplace", 0);
-  json_t *b = json_deep_copy(a);
-  json_t *pb = json_object_get(b, "params");
-  json_object_set_new(pb, "size", json_integer(1 << 20));
-  json_object_set_new(pb, "count", json_integer(1 << 18));
-  json_object_set_new(pb, "inplace", json_integer(1));
-  json_t *other_type = json_deep_copy(a);
-  json_object_set_new(json_object_get(other_type, "params"), "type",
-                      json_string("half"));
-  json_t *other_backend = json_deep_copy(a);
-  json_object_set_new(other_backend, "backend", json_string("mpi"));
-  char ka[GCB_VIEW_SWEEP_KEY], kb[GCB_VIEW_SWEEP_KEY], kt[GCB_VIEW_SWEEP_KEY],
-      kx[GCB_VIEW_SWEEP_KEY];
-  gcb_view_sweep_key(a, ka, sizeof ka);
-  gcb_view_sweep_key(b, kb, sizeof kb);
-  gcb_view_sweep_key(other_type, kt, sizeof kt);
-  gcb_view_sweep_key(other_backend, kx, sizeof kx);
-  cr_expect_str_eq(ka, kb);
-  cr_expect_str_eq(ka, "coll op=allreduce type=float [GB/s] nccl");
-  cr_expect_str_neq(ka, kt);
-  cr_expect_str_neq(ka, kx);
-  json_decref(a);
-  json_decref(b);
-  json_decref(other_type);
-  json_decref(other_backend);
+  json_t *doc = fx_doc(1, 1, 2, "Test CPU");
+  fx_add_case(doc, coll_case("nccl", "float", 1024, 0));
+  fx_add_case(doc, coll_case("nccl", "float", 1 << 20, 1));
+  fx_add_case(doc, coll_case("nccl", "half", 1024, 0));
+  fx_add_case(doc, coll_case("mpi", "float", 1024, 0));
+  struct gcb_doc d = fx_doc_of("sweep.json", doc);
+  char k[4][GCB_VIEW_SWEEP_KEY];
+  for (size_t i = 0; i < 4; i++)
+    gcb_model_sweep_key(&d.model->cases[i], k[i], sizeof k[i]);
+  cr_expect_str_eq(k[0], k[1]);
+  cr_expect_str_eq(k[0], "coll op=allreduce type=float [GB/s] nccl");
+  cr_expect_str_neq(k[0], k[2]);
+  cr_expect_str_neq(k[0], k[3]);
+  fx_doc_free(&d);
+  json_decref(doc);
 }
 
 /* ---- figures formatted without printf: the same bytes as with it ------- */

@@ -1,6 +1,6 @@
 /* Binding checks with injected CPU sets (binding queries on an XML topology
- * are fake): one rank against its GPU, the ranks of a node together, the
- * locality of a CPU set, and the launcher lines that fix a node. */
+ * are fake): one rank against its GPU, the ranks of a node together, and
+ * the launcher lines that fix a node. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,86 +16,72 @@ static struct gcb_topo *load(const char *file) {
   return t;
 }
 
+/* A rank's binding as gcb_topo_check_ranks judges it: LOCAL is no problem
+ * of the rank's, the others its PARTIAL, REMOTE or UNBOUND problem. */
+#define LOCAL (-1)
+#define PARTIAL GCB_TOPO_PROB_PARTIAL
+#define REMOTE GCB_TOPO_PROB_REMOTE
+#define UNBOUND GCB_TOPO_PROB_UNBOUND
+
 struct bind_case {
   const char *file;
   const char *cpus;
   int gpu;
   enum gcb_status status;
-  enum gcb_topo_bind bind;
+  int bind; /* LOCAL or the problem kind */
 };
 
 static const struct bind_case bind_cases[] = {
     /* 2 sockets, PUs interleaved: socket 0 has the even PUs (GPU0) */
-    {TOPO("hwloc-2socket-3gpu-ib.xml"), "0,2,4", 0, GCB_OK,
-     GCB_TOPO_BIND_LOCAL},
-    {TOPO("hwloc-2socket-3gpu-ib.xml"), "0-5", 0, GCB_OK,
-     GCB_TOPO_BIND_PARTIAL},
-    {TOPO("hwloc-2socket-3gpu-ib.xml"), "1,3", 0, GCB_OK, GCB_TOPO_BIND_REMOTE},
-    {TOPO("hwloc-2socket-3gpu-ib.xml"), "1,3", 2, GCB_OK, GCB_TOPO_BIND_LOCAL},
-    {TOPO("hwloc-2socket-3gpu-ib.xml"), "0-23", 1, GCB_OK,
-     GCB_TOPO_BIND_UNBOUND},
+    {TOPO("hwloc-2socket-3gpu-ib.xml"), "0,2,4", 0, GCB_OK, LOCAL},
+    {TOPO("hwloc-2socket-3gpu-ib.xml"), "0-5", 0, GCB_OK, PARTIAL},
+    {TOPO("hwloc-2socket-3gpu-ib.xml"), "1,3", 0, GCB_OK, REMOTE},
+    {TOPO("hwloc-2socket-3gpu-ib.xml"), "1,3", 2, GCB_OK, LOCAL},
+    {TOPO("hwloc-2socket-3gpu-ib.xml"), "0-23", 1, GCB_OK, UNBOUND},
     /* CPUs the machine lacks are ignored */
-    {TOPO("hwloc-2socket-3gpu-ib.xml"), "0-47", 1, GCB_OK,
-     GCB_TOPO_BIND_UNBOUND},
+    {TOPO("hwloc-2socket-3gpu-ib.xml"), "0-47", 1, GCB_OK, UNBOUND},
     {TOPO("hwloc-2socket-3gpu-ib.xml"), "garbage", 0, GCB_EINPUT, 0},
     {TOPO("hwloc-2socket-3gpu-ib.xml"), "100-200", 0, GCB_EINPUT, 0},
     {TOPO("hwloc-2socket-3gpu-ib.xml"), "0", 3, GCB_EINPUT, 0},
-    {TOPO("hwloc-2socket-3gpu-ib.xml"), "0", -1, GCB_EINPUT, 0},
+    {TOPO("hwloc-2socket-3gpu-ib.xml"), "0", -2, GCB_EINPUT, 0},
     /* Tioga: a GCD's local CPUs are one CCD, narrower than its NUMA node */
-    {TOPO("mpibind-tioga-8xmi250x.xml"), "48-55,112-119", 0, GCB_OK,
-     GCB_TOPO_BIND_LOCAL},
-    {TOPO("mpibind-tioga-8xmi250x.xml"), "48-63,112-127", 0, GCB_OK,
-     GCB_TOPO_BIND_PARTIAL},
-    {TOPO("mpibind-tioga-8xmi250x.xml"), "0-7", 0, GCB_OK,
-     GCB_TOPO_BIND_REMOTE},
+    {TOPO("mpibind-tioga-8xmi250x.xml"), "48-55,112-119", 0, GCB_OK, LOCAL},
+    {TOPO("mpibind-tioga-8xmi250x.xml"), "48-63,112-127", 0, GCB_OK, PARTIAL},
+    {TOPO("mpibind-tioga-8xmi250x.xml"), "0-7", 0, GCB_OK, REMOTE},
     /* Lassen: 16 PUs of the machine are outside the job's cgroup */
-    {TOPO("mpibind-lassen-4xv100.xml"), "8-87,96-175", 2, GCB_OK,
-     GCB_TOPO_BIND_UNBOUND},
-    {TOPO("mpibind-lassen-4xv100.xml"), "96-103", 2, GCB_OK,
-     GCB_TOPO_BIND_LOCAL},
+    {TOPO("mpibind-lassen-4xv100.xml"), "8-87,96-175", 2, GCB_OK, UNBOUND},
+    {TOPO("mpibind-lassen-4xv100.xml"), "96-103", 2, GCB_OK, LOCAL},
 };
+
+/* The binding problem of rank 0 alone on its node (LOCAL: none); other
+ * problems (the node's idle GPUs) are not the rank's binding. */
+static enum gcb_status rank_binding(struct gcb_topo *t, const char *cpus,
+                                    int gpu, int *bind, struct gcb_err *err) {
+  struct gcb_topo_rank r = {0, cpus, gpu};
+  struct gcb_topo_problem *p = NULL;
+  int n = 0;
+  enum gcb_status st = gcb_topo_check_ranks(t, &r, 1, &p, &n, err);
+  *bind = LOCAL;
+  for (int i = 0; i < n; i++)
+    if (p[i].rank == 0 && p[i].kind <= GCB_TOPO_PROB_UNBOUND)
+      *bind = (int)p[i].kind;
+  free(p);
+  return st;
+}
 
 Test(topo_bind, a_rank_is_local_partial_remote_or_unbound) {
   for (size_t i = 0; i < sizeof bind_cases / sizeof *bind_cases; i++) {
     const struct bind_case *c = &bind_cases[i];
     struct gcb_topo *t = load(c->file);
-    enum gcb_topo_bind b = (enum gcb_topo_bind) - 1;
+    int b = -2;
     struct gcb_err err = {0};
-    cr_expect_eq(gcb_topo_check_binding(t, c->cpus, c->gpu, &b, &err),
-                 c->status, "%s '%s' GPU%d: %s", c->file, c->cpus, c->gpu,
-                 err.msg);
+    cr_expect_eq(rank_binding(t, c->cpus, c->gpu, &b, &err), c->status,
+                 "%s '%s' GPU%d: %s", c->file, c->cpus, c->gpu, err.msg);
     if (c->status == GCB_OK)
-      cr_expect_eq(b, c->bind, "%s '%s' GPU%d: %s", c->file, c->cpus, c->gpu,
-                   gcb_topo_bind_name(b));
+      cr_expect_eq(b, c->bind, "%s '%s' GPU%d: %d", c->file, c->cpus, c->gpu,
+                   b);
     gcb_topo_free(t);
   }
-}
-
-struct locality_case {
-  const char *cpus;
-  int pus, cores;
-  const char *numa;
-};
-
-static const struct locality_case locality_cases[] = {
-    {"0-5", 6, 6, "0-1"}, /* PUs 0-5 alternate sockets, one per core */
-    {"0,12", 2, 1, "0"},  /* both hyperthreads of core 0 */
-    {"0-23", 24, 12, "0-1"},
-};
-
-Test(topo_bind, a_cpu_set_maps_to_its_cores_and_numa_nodes) {
-  struct gcb_topo *t = load(TOPO("hwloc-2socket-3gpu-ib.xml"));
-  for (size_t i = 0; i < sizeof locality_cases / sizeof *locality_cases; i++) {
-    const struct locality_case *c = &locality_cases[i];
-    struct gcb_topo_locality l;
-    cr_assert_eq(gcb_topo_locality(t, c->cpus, &l, NULL), GCB_OK);
-    cr_expect_eq(l.pus, c->pus, "'%s' pus %d", c->cpus, l.pus);
-    cr_expect_eq(l.cores, c->cores, "'%s' cores %d", c->cpus, l.cores);
-    cr_expect_str_eq(l.numa, c->numa, "'%s'", c->cpus);
-  }
-  struct gcb_topo_locality l;
-  cr_expect_eq(gcb_topo_locality(t, "x", &l, NULL), GCB_EINPUT);
-  gcb_topo_free(t);
 }
 
 /* Problems of a node, as counts per kind. */
@@ -249,19 +235,18 @@ Test(topo_bind, cpu_numbers_past_the_limit_are_refused_not_wrapped) {
   static const char *const bad[] = {"4294967296", "0-4294967296",
                                     "1,4294967297", "99999999999999999999999",
                                     "1048577"};
-  enum gcb_topo_bind b;
+  int b;
   struct gcb_err err = {0};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-    cr_expect_eq(gcb_topo_check_binding(t, bad[i], 0, &b, &err), GCB_EINPUT,
-                 "%s", bad[i]);
+    cr_expect_eq(rank_binding(t, bad[i], 0, &b, &err), GCB_EINPUT, "%s",
+                 bad[i]);
     cr_expect(strstr(err.msg, "is past 1048576") != NULL, "%s", err.msg);
   }
   static const char *const malformed[] = {"", "0-", "-1", "1,,2", "1;2", " 1"};
   for (size_t i = 0; i < sizeof malformed / sizeof *malformed; i++)
-    cr_expect_eq(gcb_topo_check_binding(t, malformed[i], 0, &b, &err),
-                 GCB_EINPUT, "'%s'", malformed[i]);
-  cr_expect_eq(gcb_topo_check_binding(t, "0-1,4", 0, &b, &err), GCB_OK, "%s",
-               err.msg);
+    cr_expect_eq(rank_binding(t, malformed[i], 0, &b, &err), GCB_EINPUT, "'%s'",
+                 malformed[i]);
+  cr_expect_eq(rank_binding(t, "0-1,4", 0, &b, &err), GCB_OK, "%s", err.msg);
   int whole = -1;
   cr_expect_eq(gcb_topo_binding_is_whole(t, "4294967296", &whole, &err),
                GCB_EINPUT);
@@ -292,9 +277,7 @@ Test(topo_bind, the_node_fix_splits_a_gpus_cores_among_its_ranks) {
   gcb_topo_free(t);
 }
 
-Test(topo_bind, names_of_classes_and_problems) {
-  cr_expect_str_eq(gcb_topo_bind_name(GCB_TOPO_BIND_PARTIAL), "PARTIAL");
-  cr_expect_str_eq(gcb_topo_bind_name((enum gcb_topo_bind)9), "?");
+Test(topo_bind, names_of_problems) {
   cr_expect_str_eq(gcb_topo_problem_name(GCB_TOPO_PROB_SHARED_GPU),
                    "shared-gpu");
   cr_expect_str_eq(gcb_topo_problem_name((enum gcb_topo_problem_kind)9), "?");

@@ -258,16 +258,3 @@ Test(topo_devices, numa_nodes_carry_os_indexes_cpus_and_memory) {
   cr_expect_null(gcb_topo_numa(t, 2));
   gcb_topo_free(t);
 }
-
-Test(topo_devices, an_injected_nvml_link_replaces_the_idle_reading) {
-  struct gcb_topo *t = load(TOPO("mpibind-aws-g4dn-metal-8xt4.xml"));
-  struct gcb_err err = {0};
-  cr_expect_eq(gcb_topo_set_gpu_link(t, 0, 3, 8, &err), GCB_OK);
-  cr_expect_eq(gcb_topo_gpu(t, 0)->link_gbps > 7.87 &&
-                   gcb_topo_gpu(t, 0)->link_gbps < 7.88,
-               1);
-  cr_expect_eq(gcb_topo_set_gpu_link(t, 8, 3, 16, &err), GCB_EINPUT);
-  cr_expect_eq(gcb_topo_set_gpu_link(t, 0, 7, 16, &err), GCB_EINPUT);
-  cr_expect_eq(gcb_topo_set_gpu_link(t, 0, 3, 0, &err), GCB_EINPUT);
-  gcb_topo_free(t);
-}

@@ -7,7 +7,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "topo/topo.h"
+#include "topo/topo_int.h"
 
 #define TOPO(name) GCB_TEST_DATA "/topo/" name
 #define G(i) ((struct gcb_topo_ref){GCB_TOPO_GPU, (i)})
@@ -116,25 +116,20 @@ Test(topo_paths, nvlink_counts_come_from_the_nvlinkbandwidth_matrix) {
   }
 }
 
-Test(topo_paths, nvml_counts_override_the_file_and_are_checked) {
+/* NVLinks between two GPUs (white box: topo_int.h) make the pair's path
+ * NV<n> over its PCIe path; none leave the PCIe class. */
+Test(topo_paths, nvlinks_between_two_gpus_name_their_path) {
   struct gcb_topo *t = load(TOPO("mpibind-lassen-4xv100.xml"));
-  struct gcb_err err = {0};
   struct gcb_topo_path p;
   char label[16];
-  cr_expect_eq(gcb_topo_set_nvlinks(t, 0, 1, 3, &err), GCB_OK);
+  t->nvpair[0 * t->ngpus + 1] = t->nvpair[1 * t->ngpus + 0] = 3;
   cr_assert_eq(gcb_topo_path(t, G(1), G(0), &p, NULL), GCB_OK);
   gcb_topo_path_label(&p, label, sizeof label);
   cr_expect_str_eq(label, "NV3");
   cr_expect_eq(p.pcie, GCB_TOPO_PIX);
-  cr_expect_eq(gcb_topo_set_nvlinks(t, 0, 1, 0, &err), GCB_OK);
+  t->nvpair[0 * t->ngpus + 1] = t->nvpair[1 * t->ngpus + 0] = 0;
   cr_assert_eq(gcb_topo_path(t, G(0), G(1), &p, NULL), GCB_OK);
   cr_expect_eq(p.cls, GCB_TOPO_PIX);
-  cr_expect_eq(gcb_topo_set_nvlinks(t, 0, 0, 1, &err), GCB_EINPUT);
-  cr_expect_eq(gcb_topo_set_nvlinks(t, 0, 4, 1, &err), GCB_EINPUT);
-  cr_expect_eq(gcb_topo_set_nvlinks(t, 0, 1, -1, &err), GCB_EINPUT);
-  cr_expect_eq(gcb_topo_set_gpu_nvlinks(t, 0, 6, &err), GCB_OK);
-  cr_expect_eq(gcb_topo_gpu(t, 0)->nvlinks, 6);
-  cr_expect_eq(gcb_topo_set_gpu_nvlinks(t, -1, 6, &err), GCB_EINPUT);
   gcb_topo_free(t);
 }
 
