@@ -161,13 +161,6 @@ static uint64_t share(uint64_t bytes, int ranks) {
   return bytes == GCB_HOSTMEM_NONE ? bytes : bytes / (uint64_t)ranks;
 }
 
-uint64_t gcb_hostmem_budget(const struct gcb_hostmem *m, int ranks) {
-  ranks = ranks >= 1 ? ranks : 1;
-  uint64_t b = share(m->meminfo, ranks), c = share(m->cgroup, ranks);
-  b = c < b ? c : b;
-  return m->address_space < b ? m->address_space : b;
-}
-
 static enum gcb_status refuse(const char *what, uint64_t need, uint64_t have,
                               const char *why, struct gcb_err *err) {
   return gcb_err_set(err, GCB_ENOMEM,

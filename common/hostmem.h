@@ -61,7 +61,4 @@ enum gcb_status gcb_hostmem_fits(const struct gcb_hostmem *m, int ranks,
                                  uint64_t bytes, uint64_t reserve,
                                  const char *what, struct gcb_err *err);
 
-/* The most one of `ranks` ranks may allocate (the smallest share). */
-uint64_t gcb_hostmem_budget(const struct gcb_hostmem *m, int ranks);
-
 #endif

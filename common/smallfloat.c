@@ -95,27 +95,12 @@ double gcb_smallfloat_decode(enum gcb_smallfloat f, uint32_t code) {
   return mf_decode(code & ((1u << (1 + m->ebits + m->mbits)) - 1), m);
 }
 
-uint16_t gcb_half_encode(double v) {
-  return (uint16_t)gcb_smallfloat_encode(GCB_SF_HALF, v);
-}
 double gcb_half_decode(uint16_t h) {
   return gcb_smallfloat_decode(GCB_SF_HALF, h);
-}
-uint16_t gcb_bf16_encode(double v) {
-  return (uint16_t)gcb_smallfloat_encode(GCB_SF_BF16, v);
 }
 double gcb_bf16_decode(uint16_t h) {
   return gcb_smallfloat_decode(GCB_SF_BF16, h);
 }
-uint8_t gcb_e4m3_encode(double v) {
-  return (uint8_t)gcb_smallfloat_encode(GCB_SF_E4M3, v);
-}
 double gcb_e4m3_decode(uint8_t x) {
   return gcb_smallfloat_decode(GCB_SF_E4M3, x);
-}
-uint8_t gcb_e5m2_encode(double v) {
-  return (uint8_t)gcb_smallfloat_encode(GCB_SF_E5M2, v);
-}
-double gcb_e5m2_decode(uint8_t x) {
-  return gcb_smallfloat_decode(GCB_SF_E5M2, x);
 }

@@ -32,14 +32,9 @@ uint32_t gcb_smallfloat_encode(enum gcb_smallfloat f, double v);
  * NAN for an f outside the enum. */
 double gcb_smallfloat_decode(enum gcb_smallfloat f, uint32_t code);
 
-/* The same, by name. */
-uint16_t gcb_half_encode(double v);
+/* The same, by name, for the formats the CUDA GEMM check reads. */
 double gcb_half_decode(uint16_t h);
-uint16_t gcb_bf16_encode(double v);
 double gcb_bf16_decode(uint16_t h);
-uint8_t gcb_e4m3_encode(double v);
 double gcb_e4m3_decode(uint8_t x);
-uint8_t gcb_e5m2_encode(double v);
-double gcb_e5m2_decode(uint8_t x);
 
 #endif

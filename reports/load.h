@@ -5,7 +5,7 @@
  * same machine), the baseline and the acceptance criteria. Files are read
  * whole, then gcbench's documents parsed in parallel (at thousands of
  * ranks, parsing is most of a report's time); every document is validated
- * exactly as gcb_results_read would.
+ * exactly as gcb_results_parse would.
  */
 #ifndef GCB_REPORTS_LOAD_H
 #define GCB_REPORTS_LOAD_H

@@ -6,7 +6,7 @@
  * (gcb_results_burn_timeline, reports/document/results.h: one reader of
  * the format) when the typed model is built (the case's `timeline`,
  * model.h), and judged once per case into struct gcb_burn_doc, which the
- * finding rules (rules_burn.c), the per-rank table (render_tables_burn.c)
+ * finding rules (rules_burn.c), the per-rank table (render_tables.c)
  * and the timeline plot (plot_burn.c) all share through struct gcb_doc's
  * `burn`.
  */

@@ -5,8 +5,8 @@
  * each rank's node and host, and each node's aggregates. For "nodepairs"
  * (SuperBench's node pairs) the rows are nodes, not ranks: the node x node
  * matrix of each pair's sendrecv busbw, the same both ways, no latency. The
- * finding rule (rules_netmap.c) and the report's table (render_netmap.c) read
- * it alike.
+ * finding rule (rules_netmap.c), the report's table (render_tables.c) and
+ * its heatmap (render_svg_netmap.c) read it alike.
  */
 #ifndef GCB_NETMAP_MATRIX_H
 #define GCB_NETMAP_MATRIX_H

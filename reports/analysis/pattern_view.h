@@ -4,7 +4,7 @@
  * overlapped step, compute and communication within it) joined into one
  * group, and the figures of docs/PATTERNS.md derived per rank and per
  * group. The findings (rules_pattern.c), the report's tables
- * (reports/render/render_tables_pattern.c) and the criteria metrics
+ * (reports/render/render_tables.c) and the criteria metrics
  * (reports/criteria/criteria_pattern.c) all read patterns through this
  * view, so the formulas live here once.
  */

@@ -642,8 +642,9 @@ void gcb_model_free(struct gcb_model *m) {
 
 /* ---- lookups ------------------------------------------------------------ */
 
-/* view.c's find_indexed over typed entries: index `want` first, then a
- * binary search, entries without the key (-1) last. */
+/* The entry of arr[0..n) whose `field` is `want`, arr in key order:
+ * index `want` first, then a binary search, entries without the key (-1)
+ * last. */
 #define FIND_INDEXED(arr, n, field, want)                                      \
   do {                                                                         \
     if ((want) < 0 || (n) == 0)                                                \
@@ -700,10 +701,10 @@ long long gcb_model_col_rank(const struct gcb_model_case *c, size_t i,
   return isnan(v) ? def : (long long)v;
 }
 
-/* ---- keys (view.c's, over typed params) --------------------------------- */
+/* ---- keys (gcb__view_key's text, over typed params) --------------------- */
 
-/* A parameter's text in a key, as view.c writes it: numbers with %.17g,
- * strings as they are, anything else "?". */
+/* A parameter's text in a key: numbers with %.17g, strings as they are,
+ * anything else "?". */
 static void scalar_text(const struct gcb_mvalue *v, char *buf, size_t size) {
   if (v->type == GCB_MV_INT || v->type == GCB_MV_REAL)
     snprintf(buf, size, "%.17g", v->num);

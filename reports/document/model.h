@@ -296,11 +296,11 @@ struct gcb_model {
 };
 
 /*
- * Builds the model of a document gcb_results_read (or gcb_results_parse)
- * accepted, shown by `name` (borrowed; NULL: ""). The document must
- * outlive the model and not change while it lives. On success *out owns
- * the model (free with gcb_model_free); on failure *out is NULL and the
- * status is GCB_ENOMEM, the only way it fails (with its message in err).
+ * Builds the model of a document gcb_results_parse accepted, shown by
+ * `name` (borrowed; NULL: ""). The document must outlive the model and
+ * not change while it lives. On success *out owns the model (free with
+ * gcb_model_free); on failure *out is NULL and the status is GCB_ENOMEM,
+ * the only way it fails (with its message in err).
  */
 enum gcb_status gcb_model_from_results(const struct gcb_results *res,
                                        const char *name, struct gcb_model **out,
@@ -315,7 +315,7 @@ enum gcb_status gcb_model_from_json(const struct json_t *root, const char *name,
 /* NULL is a no-op. */
 void gcb_model_free(struct gcb_model *m);
 
-/* ---- lookups (the semantics of view.h over the model) ------------------ */
+/* ---- lookups ------------------------------------------------------------ */
 
 /* The rank entry of `rank`, the node with `index`; NULL if none. */
 const struct gcb_model_rank *gcb_model_rank(const struct gcb_model *m,
@@ -323,7 +323,8 @@ const struct gcb_model_rank *gcb_model_rank(const struct gcb_model *m,
 const struct gcb_model_node *gcb_model_node(const struct gcb_model *m,
                                             long long index);
 
-/* Where a rank runs, as gcb_view_place gives it (view.h). */
+/* Where a rank runs, from its rank entry and its node (struct gcb_place,
+ * view.h); unknown parts are -1 / "". */
 struct gcb_place;
 void gcb_model_place(const struct gcb_model *m, long long rank,
                      struct gcb_place *out);
@@ -337,8 +338,17 @@ double gcb_model_col(const struct gcb_model_case *c, enum gcb_rank_col col,
 long long gcb_model_col_rank(const struct gcb_model_case *c, size_t i,
                              long long def);
 
-/* The keys and titles of view.h over a typed case, byte for byte:
- * gcb_view_case_key, _except, gcb_view_sweep_key, gcb_view_case_title. */
+/*
+ * The case as a stable one-line key: bench, then its params as key=value
+ * in sorted key order, then [unit] ("gemm dtype=fp32 m=256 [GFLOP/s]");
+ * numbers print with %.17g, so that 256 and 256.0 give the same key;
+ * truncated (at a UTF-8 boundary) to fit buf (gcb__view_key, view.h).
+ * _except: the same key without the params named in skip (NULL-terminated;
+ * NULL skips none). The sweep key, the one definition of a sweep every
+ * report uses: the key without the parameters a sweep varies (size, bytes,
+ * count, inplace), then the transport (GCB_VIEW_SWEEP_KEY bytes hold any
+ * that is not truncated). The title: "bench: label", truncated likewise.
+ */
 void gcb_model_case_key(const struct gcb_model_case *c, char *buf, size_t size);
 void gcb_model_case_key_except(const struct gcb_model_case *c,
                                const char *const *skip, char *buf, size_t size);
@@ -347,7 +357,9 @@ void gcb_model_sweep_key(const struct gcb_model_case *c, char *buf,
 void gcb_model_case_title(const struct gcb_model_case *c, char *buf,
                           size_t size);
 
-/* A parameter as gcb_view_param_num / gcb_view_param_str read it. */
+/* A case parameter as a number (a JSON number, or a string that is one:
+ * "3", "1048576"; NAN otherwise), and as a string (a JSON string, else "";
+ * numbers are not converted). */
 double gcb_model_param_num(const struct gcb_model_case *c, const char *key);
 const char *gcb_model_param_str(const struct gcb_model_case *c,
                                 const char *key);
@@ -368,8 +380,7 @@ const struct gcb_model_gpu *gcb_model_gpu_by_busid(const struct gcb_model *m,
 /* ---- anA: a GPU's NVML entry -------------------------------------------- */
 
 /* The NVML entry (nodes[].gpus[]) of node `node` whose bus id is that GPU's
- * (any form common/busid.h parses), as gcb_topo_view_health finds it; NULL
- * if none. */
+ * (any form common/busid.h parses); NULL if none. */
 const struct gcb_model_health *
 gcb_model_health_by_busid(const struct gcb_model *m, long long node,
                           const char *busid);
@@ -382,8 +393,8 @@ struct gcb_model_switch {
 };
 
 /* Expected GB/s per direction between GPUs a and b (topology indices) of
- * node n, as gcb_topo_view_pair_gbps gives it: NAN when unknown (no
- * paths, a GPU not among them, a cell absent, null or not positive). */
+ * node n (the paths.expected_gbps matrix): NAN when unknown (no paths, a
+ * GPU not among them, a cell absent, null or not positive). */
 double gcb_model_pair_gbps(const struct gcb_model_node *n, long long a,
                            long long b);
 
@@ -394,9 +405,9 @@ const char *gcb_model_pair_class(const struct gcb_model_node *n, long long a,
 /* ---- rtab: a rank's entry in a case's columns ---- */
 
 /* The entry index of `rank` in c's per-rank columns (the first, when a
- * rank is there twice), -1 if none: gcb_ranks_find (ranks.h) over the
- * model, index `rank` tried first, then a binary search (columns are in
- * rank order). */
+ * rank is there twice), -1 if none: index `rank` tried first, then a
+ * binary search (a read document's columns are in rank order:
+ * gcb__ranks_order, ranks.h). */
 long long gcb_model_col_find(const struct gcb_model_case *c, long long rank);
 
 /* ---- anB: the topology's placement problems and facts, topology lookups */
@@ -416,25 +427,25 @@ struct gcb_model_fact {
 };
 
 /* The topology's GPU index of the GPU with that bus id on node `node` (its
- * index, else its position), as gcb_topo_view_gpu_by_busid; -1 if none. */
+ * index, else its position), as gcb_topo_view_gpu_by_busid finds it in the
+ * tree; -1 if none. */
 long long gcb_model_gpu_index(const struct gcb_model *m, long long node,
                               const char *busid);
 
-/* The topology GPU a rank uses, as gcb_topo_view_rank_gpu: by the rank's
- * device bus id when both have one, else its device index when the
- * topology has such a GPU; -1 without either. *node (when not NULL)
- * receives the rank's node when it has a topology, else NULL. */
+/* The topology GPU a rank uses: by the rank's device bus id when both
+ * have one, else its device index when the topology has such a GPU; -1
+ * without either. *node (when not NULL) receives the rank's node when it
+ * has a topology, else NULL. */
 long long gcb_model_rank_gpu(const struct gcb_model *m, long long rank,
                              const struct gcb_model_node **node);
 
-/* The lowest-listed rank of node `node` using topology GPU `gpu`, or -1
- * (gcb_topo_view_gpu_rank). */
+/* The lowest-listed rank of node `node` using topology GPU `gpu`, or -1. */
 long long gcb_model_gpu_rank(const struct gcb_model *m, long long node,
                              long long gpu);
 /* ---- dx: a case's check family ---- */
 
-/* The check family of a case: its benchmark's, a pcie copy's by its
- * direction (d2h: D2H); gcb_case_family (bench_kind.h) over the model. */
+/* The check family of a case: its benchmark's (bench_kind.h), a pcie
+ * copy's by its direction (d2h: D2H). */
 enum gcb_family gcb_model_case_family(const struct gcb_model_case *c);
 
 #endif

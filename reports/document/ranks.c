@@ -144,56 +144,6 @@ long long gcb_ranks_int(const struct gcb_ranks *r, enum gcb_rank_col col,
   return x >= -0x1p63 && x < 0x1p63 ? (long long)x : def;
 }
 
-const char *gcb_ranks_str(const struct gcb_ranks *r, enum gcb_rank_col col,
-                          size_t i) {
-  const char *s = r->str[col] != NULL && i < r->n ? r->str[col][i] : NULL;
-  return s != NULL ? s : "";
-}
-
-bool gcb_ranks_true(const struct gcb_ranks *r, enum gcb_rank_col col,
-                    size_t i) {
-  return gcb_rank_columns[col].kind >= GCB_RK_BOOL &&
-         gcb_ranks_num(r, col, i) == 1;
-}
-
-long long gcb_ranks_rank(const struct gcb_ranks *r, size_t i) {
-  return gcb_ranks_int(r, GCB_RC_RANK, i, -1);
-}
-
-bool gcb_ranks_checked(const struct gcb_ranks *r, size_t i) {
-  return gcb_ranks_true(r, GCB_RC_CHECKED, i);
-}
-
-/* The first of n sorted keys that is >= want (n when none). */
-static size_t lower_bound(size_t n, long long want,
-                          long long (*key)(const void *, size_t),
-                          const void *arg) {
-  size_t lo = 0, hi = n;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (key(arg, mid) < want)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
-}
-
-static long long rank_key(const void *arg, size_t i) {
-  long long r = gcb_ranks_rank(arg, i);
-  return r >= 0 ? r : LLONG_MAX;
-}
-
-long long gcb_ranks_find(const struct gcb_ranks *r, long long rank) {
-  if (rank < 0)
-    return -1;
-  if ((size_t)rank < r->n && gcb_ranks_rank(r, (size_t)rank) == rank &&
-      (rank == 0 || rank_key(r, (size_t)rank - 1) < rank))
-    return rank;
-  size_t i = lower_bound(r->n, rank, rank_key, r);
-  return i < r->n && gcb_ranks_rank(r, i) == rank ? (long long)i : -1;
-}
-
 /* ---- the order of a document once read ----------------------------------- */
 
 struct keyed {

@@ -128,24 +128,6 @@ double gcb_ranks_num(const struct gcb_ranks *r, enum gcb_rank_col col,
 long long gcb_ranks_int(const struct gcb_ranks *r, enum gcb_rank_col col,
                         size_t i, long long def);
 
-/* The string of rank i in column col, or "" (null, absent). */
-const char *gcb_ranks_str(const struct gcb_ranks *r, enum gcb_rank_col col,
-                          size_t i);
-
-/* Whether rank i's value in column col is true (false, null, absent: no). */
-bool gcb_ranks_true(const struct gcb_ranks *r, enum gcb_rank_col col, size_t i);
-
-/* The rank number of entry i (-1 if none). */
-long long gcb_ranks_rank(const struct gcb_ranks *r, size_t i);
-
-/* Whether rank i validated its output. */
-bool gcb_ranks_checked(const struct gcb_ranks *r, size_t i);
-
-/* The entry index holding `rank` (the first, when a rank is there twice);
- * -1 if none. A read document's columns are in rank order
- * (gcb__ranks_order): index `rank` is tried first, then a binary search. */
-long long gcb_ranks_find(const struct gcb_ranks *r, long long rank);
-
 /* r's columns in rank order, stable (a rank given twice keeps its first
  * entry first), untouched when in order already. -1 on ENOMEM (r then in
  * some order, still whole). */

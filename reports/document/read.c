@@ -1,6 +1,6 @@
 /*
- * Reading a results document (reports/document/results.h): the bounded
- * file read, jansson's parse, the schema field (another version, or not a
+ * Reading a results document (reports/document/results.h): the size its
+ * shape allows, jansson's parse, the schema field (another version, or not a
  * results document at all), the walk against the rows, and the upgrade of
  * a schema-1 document to the current schema. Every problem comes out as
  * "file:line:column: path: what".
@@ -51,19 +51,6 @@ static enum gcb_status check_schema(struct gcb__walk *w, const json_t *root,
   return gcb__schema_problem(
       w, "not a gcbench results document (schema is not \"%s\")",
       GCB_RESULTS_SCHEMA);
-}
-
-enum gcb_status gcb_results_read(const char *path, struct gcb_results **out,
-                                 struct gcb_err *err) {
-  *out = NULL;
-  char *text = NULL;
-  size_t len = 0;
-  enum gcb_status rc =
-      gcb_file_read(path, GCB_RESULTS_MAX_BYTES, &text, &len, err);
-  if (rc == GCB_OK)
-    rc = gcb_results_parse(text, len, path, out, err);
-  free(text);
-  return rc;
 }
 
 /* A valid schema-1 document becomes a schema-2 one: each case's per-rank

@@ -108,15 +108,6 @@ const struct gcb_ranks *gcb_results_ranks(const struct gcb_results *r,
   return i < r->nranks ? &r->ranks[i] : NULL;
 }
 
-const struct gcb_ranks *gcb_results_case_ranks(const struct gcb_results *r,
-                                               const json_t *c) {
-  const json_t *cases = json_object_get(r->root, "cases");
-  for (size_t i = 0; i < json_array_size(cases); i++)
-    if (json_array_get(cases, i) == c)
-      return gcb_results_ranks(r, i);
-  return NULL;
-}
-
 enum gcb_status gcb_results_plain(struct gcb_results *r, struct gcb_err *err) {
   json_t *cases = json_object_get(r->root, "cases");
   for (size_t i = 0; i < r->nranks; i++) {

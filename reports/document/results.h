@@ -48,11 +48,6 @@ json_t *gcb_results_json(const struct gcb_results *r);
 const struct gcb_ranks *gcb_results_ranks(const struct gcb_results *r,
                                           size_t i);
 
-/* The same for case c, an element of r's "cases"; NULL when it is not
- * one (a linear search: for tests and tools). */
-const struct gcb_ranks *gcb_results_case_ranks(const struct gcb_results *r,
-                                               const json_t *c);
-
 /* Puts the per-rank columns of a document read back into its tree, as
  * the arrays json_loadb builds (integers, reals, booleans as the schema's
  * columns have them), for a caller that walks the tree itself; the
@@ -132,18 +127,16 @@ enum gcb_status gcb_results_write(const struct gcb_results *r, const char *path,
 #define GCB_RESULTS_MAX_BYTES ((size_t)2 << 30)
 
 /*
- * Reads and validates a results document. Every problem is reported as
- * "file:line:column: problem" (syntax errors, wrong types, missing fields,
- * unknown schema version, invalid UTF-8), with status GCB_EINPUT; only the
- * first problem is reported. Schema-1 documents are read too and come out
- * as schema 2 (reports/ranks.h). A file that cannot be opened or is larger
- * than its shape allows (above) is GCB_EINPUT ("file: what"), a read error
- * GCB_EIO. On failure *out is NULL; on success the caller frees it.
+ * Reads and validates a results document from text[0..len) (a file read
+ * whole with gcb_file_read and GCB_RESULTS_MAX_BYTES: reports/load.c);
+ * `name` stands for the file name in messages. Every problem is reported
+ * as "name:line:column: problem" (syntax errors, wrong types, missing
+ * fields, unknown schema version, invalid UTF-8), with status GCB_EINPUT;
+ * only the first problem is reported. Schema-1 documents are read too and
+ * come out as schema 2 (reports/document/ranks.h). A text larger than its
+ * shape allows (above) is GCB_EINPUT ("name: too large ..."). On failure
+ * *out is NULL; on success the caller frees it.
  */
-enum gcb_status gcb_results_read(const char *path, struct gcb_results **out,
-                                 struct gcb_err *err);
-
-/* Same, from a buffer; `name` stands for the file name in messages. */
 enum gcb_status gcb_results_parse(const char *text, size_t len,
                                   const char *name, struct gcb_results **out,
                                   struct gcb_err *err);

@@ -121,7 +121,7 @@ static size_t whole_text(double x, char *out) {
 }
 
 /* The figures of a report at 16,384 ranks are formatted by the hundred
- * thousand: printf's text without printf (gcb_fmtnum), the same bytes. */
+ * thousand: printf's text without printf (fmtnum.h), the same bytes. */
 void gcb_view_fmt(double x, char *buf, size_t size) {
   char text[GCB_FMTNUM_MAX];
   double a = fabs(x);

@@ -1,6 +1,6 @@
 /*
  * Read-only accessors over a validated results document (a jansson tree
- * that gcb_results_read accepted): the analysis, comparison, criteria and
+ * that gcb_results_parse accepted): the analysis, comparison, criteria and
  * renderers all look things up the same way, with the same fallbacks for
  * optional fields, so none of them needs to re-check the schema.
  *

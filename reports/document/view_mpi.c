@@ -2,7 +2,7 @@
  * The MPI library a run used, in one line, read from the document's header
  * (gcb_view_mpi_line, view.h): the one road by which the live collective
  * table (bench/run/table.c) and the report's collective tables
- * (render_tables_coll.c) name it. MPI_Get_library_version's first line is
+ * (render_tables.c) name it. MPI_Get_library_version's first line is
  * the library's own words ("MPICH Version:\t4.0.2", "Open MPI v4.1.6,
  * package: ...", "MPI VERSION    : CRAY MPICH version 8.1.22.12 (ANL base
  * 3.4a2)"); the line keeps its name and version only. And the start-up

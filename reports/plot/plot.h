@@ -33,27 +33,19 @@ enum gcb_status gcb_plot_script(FILE *script, const struct gcb_doc *docs,
                                 struct gcb_err *err);
 
 /*
- * Writes dir/plots.gp (for a person to rerun), runs gnuplot (program:
- * $GCB_GNUPLOT, else "gnuplot") with the script on its standard input in a
- * private directory made inside `dir`, moves the plots it drew into `dir`
- * and reads each SVG back into out->items[i].svg. Nothing in `dir` is
- * followed or run by name. When there is nothing to plot, out is empty.
- * When gnuplot cannot be started or fails, out->note says why (its output
- * is kept in dir/gnuplot.log), out keeps only the plots drawn, and the call
- * still succeeds: plots are optional. Fails only for GCB_ENOMEM, GCB_EUSAGE
- * (dir is not a directory) or GCB_EIO (dir/plots.gp cannot be written).
- */
-enum gcb_status gcb_plots_make(const char *dir, const struct gcb_doc *docs,
-                               size_t ndocs, const struct gcb_thresholds *t,
-                               bool png, struct gcb_plots *out,
-                               struct gcb_err *err);
-
-/*
- * gcb_plots_make in two halves, so that gnuplot draws while the report
- * writes its other files: start writes the script and starts gnuplot
- * (*job: what finish needs; on failure already finished and NULL); finish
- * waits for it and does the rest (out->items[i].svg read back, the notes).
- * finish on a NULL *job is a no-op; it sets *job to NULL.
+ * The plots, in two halves, so that gnuplot draws while the report writes
+ * its other files. start writes dir/plots.gp (for a person to rerun) and
+ * runs gnuplot (program: $GCB_GNUPLOT, else "gnuplot") with the script on
+ * its standard input in a private directory made inside `dir` (*job: what
+ * finish needs; on failure already finished and NULL); finish waits for
+ * it, moves the plots it drew into `dir` and reads each SVG back into
+ * out->items[i].svg. Nothing in `dir` is followed or run by name. When
+ * there is nothing to plot, out is empty. When gnuplot cannot be started
+ * or fails, out->note says why (its output is kept in dir/gnuplot.log),
+ * out keeps only the plots drawn, and start still succeeds: plots are
+ * optional. start fails only for GCB_ENOMEM, GCB_EUSAGE (dir is not a
+ * directory) or GCB_EIO (dir/plots.gp cannot be written). finish on a
+ * NULL *job is a no-op; it sets *job to NULL.
  */
 struct gcb_plot_job;
 enum gcb_status gcb_plots_start(const char *dir, const struct gcb_doc *docs,

@@ -420,13 +420,3 @@ void gcb_plots_finish(struct gcb_plot_job **job, struct gcb_plots *out) {
   free(j);
   *job = NULL;
 }
-
-enum gcb_status gcb_plots_make(const char *dir, const struct gcb_doc *docs,
-                               size_t ndocs, const struct gcb_thresholds *t,
-                               bool png, struct gcb_plots *out,
-                               struct gcb_err *err) {
-  struct gcb_plot_job *j = NULL;
-  enum gcb_status st = gcb_plots_start(dir, docs, ndocs, t, png, out, &j, err);
-  gcb_plots_finish(&j, out);
-  return st;
-}

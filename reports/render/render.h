@@ -240,13 +240,6 @@ enum gcb_status gcb_matrix_use(const struct gcb_report *rep,
                                const struct gcb_matrix **out,
                                struct gcb_err *err);
 
-/* The verdict's tables -- root causes (with the n/a checks), the
- * component matrix, nodes and links -- appended to out, the first tables
- * report.md and index.html show. GCB_ENOMEM. */
-enum gcb_status gcb_report_verdict_tables(const struct gcb_report *rep,
-                                          struct gcb_rtables *out,
-                                          struct gcb_err *err);
-
 /* Internal: the end of every renderer: GCB_EIO if the stream failed. */
 enum gcb_status gcb__render_done(FILE *out, const char *what,
                                  struct gcb_err *err);

@@ -223,8 +223,8 @@ static void peer_figures(const struct gcb_report *rep,
   }
 }
 
-/* The topology GPU rank `rank` uses (gcb_topo_view_rank_gpu): by its
- * device's bus id, else its index; NULL if none. */
+/* The topology GPU rank `rank` uses, its entry (gcb_model_rank_gpu gives
+ * its index): by its device's bus id, else its index; NULL if none. */
 static const struct gcb_model_gpu *rank_gpu(const struct gcb_model *m,
                                             long long rank) {
   const struct gcb_model_rank *r = gcb_model_rank(m, rank);

@@ -165,12 +165,3 @@ void gcb__verdict_tables(struct gcb__tb *b) {
   gcb_matrix_free(&own_m);
   gcb_diagnosis_free(&own);
 }
-
-enum gcb_status gcb_report_verdict_tables(const struct gcb_report *rep,
-                                          struct gcb_rtables *out,
-                                          struct gcb_err *err) {
-  struct gcb__tb b = {.rep = rep, .out = out};
-  gcb__verdict_tables(&b);
-  return b.oom ? gcb_err_set(err, GCB_ENOMEM, "verdict tables: out of memory")
-               : GCB_OK;
-}

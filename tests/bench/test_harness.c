@@ -20,6 +20,7 @@
 #include "bench/run/watchdog.h"
 #include "reports/document/ranks.h"
 #include "reports/document/results.h"
+#include "tests/reports/results_read.h"
 
 static char dir[64];
 
@@ -187,7 +188,7 @@ Test(harness, runs_cases_skips_and_failures_into_the_document_and_table) {
   cr_expect_eq(t.failed, 1);
   struct gcb_results *r = NULL;
   struct gcb_err err = {0};
-  cr_assert_eq(gcb_results_read(path("out.json"), &r, &err), GCB_OK, "%s",
+  cr_assert_eq(fx_results_read(path("out.json"), &r, &err), GCB_OK, "%s",
                err.msg);
   expect_iterations(r, 2, 7);
   json_t *doc = gcb_results_json(r);
@@ -215,7 +216,7 @@ Test(harness, the_record_says_what_the_measure_hook_timed) {
   cr_assert_eq(run_null(&own, 3, argv, 9, &t), GCB_OK);
   struct gcb_results *r = NULL;
   struct gcb_err err = {0};
-  cr_assert_eq(gcb_results_read(path("out.json"), &r, &err), GCB_OK, "%s",
+  cr_assert_eq(fx_results_read(path("out.json"), &r, &err), GCB_OK, "%s",
                err.msg);
   expect_iterations(r, 2, 7);
   gcb_results_free(r);

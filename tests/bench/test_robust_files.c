@@ -20,6 +20,7 @@
 #include "bench/run/table.h"
 #include "common/clock.h"
 #include "reports/document/results.h"
+#include "tests/reports/results_read.h"
 
 static char dir[64];
 
@@ -75,7 +76,7 @@ static struct gcb_results *big_document(const char *marker, int entries) {
 static char *marker_at(const char *path) {
   struct gcb_results *r = NULL;
   struct gcb_err err = {0};
-  cr_assert_eq(gcb_results_read(path, &r, &err), GCB_OK,
+  cr_assert_eq(fx_results_read(path, &r, &err), GCB_OK,
                "the document at the path is not whole: %s", err.msg);
   json_t *opts = json_object_get(gcb_results_json(r), "options");
   char *m = strdup(json_string_value(json_object_get(opts, "marker")));
@@ -230,10 +231,10 @@ Test(robust_files, reading_a_fifo_or_a_directory_fails_cleanly) {
   }
   struct gcb_results *r = NULL;
   struct gcb_err err = {0};
-  cr_expect_eq(gcb_results_read(fifo, &r, &err), GCB_EINPUT);
+  cr_expect_eq(fx_results_read(fifo, &r, &err), GCB_EINPUT);
   cr_expect(strstr(err.msg, "empty file") != NULL, "%s", err.msg);
   waitpid(pid, NULL, 0);
-  cr_expect_neq(gcb_results_read(dir, &r, &err), GCB_OK);
+  cr_expect_neq(fx_results_read(dir, &r, &err), GCB_OK);
   cr_expect(strstr(err.msg, dir) == err.msg, "%s", err.msg);
   cr_expect_null(r);
 }
@@ -244,7 +245,7 @@ Test(robust_files, reading_a_fifo_or_a_directory_fails_cleanly) {
 static size_t skipped_in_file(const char *path) {
   struct gcb_results *r = NULL;
   struct gcb_err err = {0};
-  if (gcb_results_read(path, &r, &err) != GCB_OK)
+  if (fx_results_read(path, &r, &err) != GCB_OK)
     return 0;
   size_t n = json_array_size(json_object_get(gcb_results_json(r), "skipped"));
   gcb_results_free(r);

@@ -1,5 +1,6 @@
 /* Running the gcbench executable from tests; see run_gcbench.h. */
 #include "tests/e2e/run_gcbench.h"
+#include "tests/reports/results_read.h"
 
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
@@ -131,7 +132,7 @@ long gcb_test_pid_after(const char *name, size_t n, int rank,
   for (int i = 0; i < PID_AFTER_POLLS; i++) {
     struct gcb_results *r = NULL;
     struct gcb_err err = {0};
-    if (gcb_results_read(gcb_test_path(name), &r, &err) == GCB_OK) {
+    if (fx_results_read(gcb_test_path(name), &r, &err) == GCB_OK) {
       size_t have = json_array_size(gcb_test_section(r, "cases"));
       json_t *ranks = gcb_test_section(r, "ranks");
       long pid = (long)json_integer_value(
@@ -202,7 +203,7 @@ char *gcb_test_slurp(const char *name) {
 struct gcb_results *gcb_test_load(const char *name) {
   struct gcb_results *r = NULL;
   struct gcb_err err = {0};
-  cr_assert_eq(gcb_results_read(gcb_test_path(name), &r, &err), GCB_OK, "%s",
+  cr_assert_eq(fx_results_read(gcb_test_path(name), &r, &err), GCB_OK, "%s",
                err.msg);
   /* the per-rank columns in the tree, which the tests walk */
   cr_assert_eq(gcb_results_plain(r, &err), GCB_OK, "%s", err.msg);

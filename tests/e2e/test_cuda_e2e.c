@@ -12,6 +12,7 @@
 
 #include "reports/document/results.h"
 #include "tests/e2e/run_gcbench.h"
+#include "tests/reports/results_read.h"
 
 static void make_dir(void) {
   gcb_test_dir_make("gcb-cuda-e2e");
@@ -52,7 +53,7 @@ Test(cuda_e2e, gpu_benchmarks_are_skipped_visibly_on_the_host_backend) {
     free(out);
     struct gcb_results *r = NULL;
     struct gcb_err err = {0};
-    cr_assert_eq(gcb_results_read(gcb_test_path(cases[i].bench), &r, &err),
+    cr_assert_eq(fx_results_read(gcb_test_path(cases[i].bench), &r, &err),
                  GCB_OK, "%s", err.msg);
     json_t *skipped = json_object_get(gcb_results_json(r), "skipped");
     cr_expect_eq(json_array_size(skipped), 1);

@@ -37,7 +37,7 @@ static void expect_case_sane(json_t *c, int ranks) {
   cr_expect(json_is_true(json_object_get(v, "checked")), "%s checked", label);
   cr_expect(json_is_true(json_object_get(v, "passed")), "%s passed", label);
   for (size_t i = 0; i < pr.n; i++) {
-    cr_expect_eq(gcb_ranks_rank(&pr, i), (long long)i);
+    cr_expect_eq(gcb_ranks_int(&pr, GCB_RC_RANK, i, -1), (long long)i);
     cr_expect_eq(gcb_ranks_int(&pr, GCB_RC_TIME_N, i, -1), 3, "%s", label);
     cr_expect_gt(gcb_ranks_num(&pr, GCB_RC_TIME_MIN, i), 0, "%s", label);
   }

@@ -20,6 +20,7 @@
 #include "common/file.h"
 #include "reports/interop/interop.h"
 #include "tests/e2e/run_gcbench.h"
+#include "tests/reports/results_read.h"
 
 #define DATA(name) GCB_TEST_DATA "/" name
 
@@ -305,7 +306,7 @@ Test(cli, unreadable_silent_and_sparse_inputs_exit_2) {
   }
 }
 
-/* gcb_file_read (report, compare) and gcb_results_read on pipes:
+/* gcb_file_read (report, compare) and a document read from it on pipes:
  * read whole, past the first 64 KiB, with the size limit of files. */
 Test(cli, pipes_are_read_whole_with_the_size_limit) {
   static const struct {
@@ -336,7 +337,7 @@ Test(cli, pipes_are_read_whole_with_the_size_limit) {
   gcb_test_feed_start(&f, doc, strlen(doc));
   struct gcb_results *r = NULL;
   struct gcb_err err = {0};
-  cr_expect_eq(gcb_results_read(f.path, &r, &err), GCB_OK, "%s", err.msg);
+  cr_expect_eq(fx_results_read(f.path, &r, &err), GCB_OK, "%s", err.msg);
   gcb_test_feed_end(&f);
   gcb_results_free(r);
   free(doc);

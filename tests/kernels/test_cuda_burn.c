@@ -27,6 +27,7 @@
 #include "reports/document/results.h"
 #include "tests/kernels/fake_cuda.h"
 #include "tests/kernels/fake_nvml.h"
+#include "tests/reports/results_read.h"
 
 extern const struct gcb_backend_ops gcb_backend_cuda;
 
@@ -549,7 +550,7 @@ static struct gcb_results *burn_document(struct gcb_burn_timeline *tl) {
   cr_assert_geq(fd, 0);
   close(fd);
   cr_assert_eq(gcb_results_write(doc, path, &err), GCB_OK, "%s", err.msg);
-  cr_assert_eq(gcb_results_read(path, &back, &err), GCB_OK, "%s", err.msg);
+  cr_assert_eq(fx_results_read(path, &back, &err), GCB_OK, "%s", err.msg);
   unlink(path);
   gcb_results_free(doc);
   return back;

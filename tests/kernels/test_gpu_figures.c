@@ -54,7 +54,7 @@ Test(gpu_figures, a_case_too_short_to_sample_is_marked_in_the_document) {
 Test(gpu_figures, documents_without_too_short_still_read) {
   struct gcb_results *r = NULL;
   struct gcb_err err = {0};
-  cr_assert_eq(gcb_results_read(DATA("report-gpu8.json"), &r, &err), GCB_OK,
+  cr_assert_eq(fx_results_read(DATA("report-gpu8.json"), &r, &err), GCB_OK,
                "%s", err.msg);
   gcb_results_free(r);
 }
@@ -64,8 +64,8 @@ Test(gpu_figures, documents_without_too_short_still_read) {
 
 static json_t *fixture_cases(struct gcb_results **r) {
   struct gcb_err err = {0};
-  cr_assert_eq(gcb_results_read(DATA("report-gpu8.json"), r, &err), GCB_OK,
-               "%s", err.msg);
+  cr_assert_eq(fx_results_read(DATA("report-gpu8.json"), r, &err), GCB_OK, "%s",
+               err.msg);
   /* the per-rank columns in the tree, which the tests edit */
   cr_assert_eq(gcb_results_plain(*r, &err), GCB_OK);
   return json_object_get(gcb_results_json(*r), "cases");

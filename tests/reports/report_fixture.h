@@ -24,6 +24,7 @@
 #include "reports/document/stats.h"
 #include "reports/document/view.h"
 #include "reports/interop/interop.h"
+#include "tests/reports/results_read.h"
 
 #define FX_MAX_RANKS 64
 
@@ -257,6 +258,17 @@ fx_interop_read(const char *path, const struct gcb_doc *known, size_t nknown,
   return st;
 }
 
+/* The per-rank columns of case c of a document read: gcb_results_ranks
+ * of c's index in "cases"; NULL when c is not one of them. */
+static inline const struct gcb_ranks *fx_case_ranks(const struct gcb_results *r,
+                                                    const json_t *c) {
+  const json_t *cases = json_object_get(gcb_results_json(r), "cases");
+  for (size_t i = 0; i < json_array_size(cases); i++)
+    if (json_array_get(cases, i) == c)
+      return gcb_results_ranks(r, i);
+  return NULL;
+}
+
 /* Asserts the tree reads back through gcb_results_parse. */
 static inline void fx_check_valid(const json_t *doc) {
   char *text = json_dumps(doc, JSON_INDENT(1));
@@ -279,7 +291,7 @@ static inline struct gcb_doc fx_doc_of(const char *name, const json_t *root) {
   return (struct gcb_doc){.name = name, .root = root, .model = m};
 }
 
-/* The same for a document read (gcb_results_read, gcb_interop_read),
+/* The same for a document read (fx_results_read, fx_interop_read),
  * whose per-rank columns its tree does not hold. */
 static inline struct gcb_doc fx_doc_of_results(const char *name,
                                                const struct gcb_results *r) {

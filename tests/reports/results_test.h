@@ -20,6 +20,7 @@
 
 #include "reports/document/ranks.h"
 #include "reports/document/results.h"
+#include "tests/reports/results_read.h"
 
 #define DATA(name) GCB_TEST_DATA "/" name
 
@@ -133,7 +134,7 @@ static inline void expect_bad_file(const char *name, const char *marker,
   char *text = read_text(path, &len);
   struct gcb_results *r = (struct gcb_results *)&r;
   struct gcb_err err = {0};
-  cr_expect_eq(gcb_results_read(path, &r, &err), GCB_EINPUT, "%s", err.msg);
+  cr_expect_eq(fx_results_read(path, &r, &err), GCB_EINPUT, "%s", err.msg);
   cr_expect_null(r);
   cr_expect_eq(err.code, GCB_EINPUT);
   expect_located(&err, path, text, len, marker, skip, what);
@@ -233,7 +234,7 @@ static inline struct gcb_results *write_and_read(const struct gcb_results *r,
   struct gcb_err err = {0};
   struct gcb_results *back = NULL;
   cr_assert_eq(gcb_results_write(r, in_tmp(name), &err), GCB_OK, "%s", err.msg);
-  cr_assert_eq(gcb_results_read(in_tmp(name), &back, &err), GCB_OK, "%s",
+  cr_assert_eq(fx_results_read(in_tmp(name), &back, &err), GCB_OK, "%s",
                err.msg);
   return back;
 }

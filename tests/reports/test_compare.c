@@ -399,7 +399,7 @@ static size_t regressions_of(const char *old_name, const char *new_name,
   const char *names[2] = {old_name, new_name};
   for (int i = 0; i < 2; i++) {
     snprintf(path[i], sizeof path[i], "%s/compare/%s", GCB_TEST_DATA, names[i]);
-    cr_assert_eq(gcb_results_read(path[i], &r[i], &err), GCB_OK, "%s", err.msg);
+    cr_assert_eq(fx_results_read(path[i], &r[i], &err), GCB_OK, "%s", err.msg);
   }
   struct gcb_doc o = fx_doc_of_results(path[0], r[0]);
   struct gcb_doc n = fx_doc_of_results(path[1], r[1]);

@@ -103,7 +103,7 @@ Test(interop, nccl_tests_rows_become_collective_cases) {
   cr_expect(
       json_is_true(json_object_get(gcb_view_obj(c, "validation"), "checked")),
       "validated with -c 1: nwrong is a number");
-  cr_expect_eq(gcb_results_case_ranks(l.res, c)->n, 0,
+  cr_expect_eq(fx_case_ranks(l.res, c)->n, 0,
                "nccl-tests reports only the average over ranks");
   struct gcb_doc d = fx_doc_of(l.doc.name, l.doc.root);
   struct gcb_place p;
@@ -123,7 +123,7 @@ Test(interop, nvbandwidth_matrices_become_copies_and_pairs) {
   load(DATA("interop/nvbandwidth-h200.json"), NULL, 0, &l);
   const json_t *h2d = find_case(&l, "pcie", "direction", "h2d");
   cr_assert_not_null(h2d);
-  const struct gcb_ranks *pr = gcb_results_case_ranks(l.res, h2d);
+  const struct gcb_ranks *pr = fx_case_ranks(l.res, h2d);
   cr_assert_not_null(pr);
   cr_expect_eq(pr->n, 8, "one figure per GPU");
   cr_expect_float_eq(gcb_ranks_num(pr, GCB_RC_FIG_MEDIAN, 5), 21.8043, 1e-9);

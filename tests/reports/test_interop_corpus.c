@@ -387,7 +387,7 @@ static bool has_cell(struct gcb_results *r, const char *name, size_t row,
     if (!mine)
       continue;
     if (strcmp(bench, "pcie") == 0 && row == 0) {
-      const struct gcb_ranks *pr = gcb_results_case_ranks(r, c);
+      const struct gcb_ranks *pr = gcb_results_ranks(r, i);
       for (size_t k = 0; pr != NULL && k < pr->n; k++)
         if (gcb_ranks_int(pr, GCB_RC_RANK, k, -1) == (long long)col &&
             gcb_ranks_num(pr, GCB_RC_FIG_MEDIAN, k) == v)

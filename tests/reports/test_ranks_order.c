@@ -1,7 +1,7 @@
 /*
  * Tests for the order a results document is kept in once read
  * (reports/document/ranks.h, gcb__ranks_order_document) and the lookups
- * that rely on it (gcb_ranks_find; the typed model's gcb_model_place,
+ * that rely on it (the typed model's gcb_model_col_find, gcb_model_place,
  * gcb_model_node and gcb_model_rank over it): a
  * 16,384-rank document whose ranks[], nodes[] and per-rank columns are
  * shuffled reads back as the ordered one, every lookup finds its rank,
@@ -160,7 +160,7 @@ Test(ranks_order, a_shuffled_16384_rank_document_reads_as_the_ordered_one) {
                err.msg);
   int bad = 0;
   for (long long r = 0; r < NRANKS; r++) {
-    long long i = gcb_ranks_find(&pr, r);
+    long long i = gcb_model_col_find(&m->cases[0], r);
     bad += i != r ||
            gcb_ranks_int(&pr, GCB_RC_WRONG, (size_t)(i >= 0 ? i : 0), -1) != r;
     struct gcb_place place;
@@ -170,7 +170,7 @@ Test(ranks_order, a_shuffled_16384_rank_document_reads_as_the_ordered_one) {
     bad += node == NULL || node->index != r / PER_NODE;
   }
   cr_expect_eq(bad, 0, "%d lookups went wrong", bad);
-  cr_expect_eq(gcb_ranks_find(&pr, NRANKS), -1);
+  cr_expect_eq(gcb_model_col_find(&m->cases[0], NRANKS), -1);
   cr_expect_null(gcb_model_rank(m, NRANKS));
   gcb_model_free(m);
   free(perm);
@@ -198,14 +198,19 @@ Test(ranks_order, missing_and_repeated_ranks_are_looked_up_as_before) {
   struct gcb_results *back = parse_json(doc, "gaps.json");
   const struct gcb_ranks pr = *gcb_results_ranks(back, 0);
   cr_assert_eq(pr.n, 6);
+  struct gcb_model *m = NULL;
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_model_from_results(back, "gaps.json", &m, &err), GCB_OK,
+               "%s", err.msg);
   static const long long want[][2] = {{0, 0}, {1, -1}, {2, 1}, {3, -1},
                                       {4, 2}, {6, 3},  {8, 5}, {9, -1}};
   for (size_t i = 0; i < sizeof want / sizeof *want; i++)
-    cr_expect_eq(gcb_ranks_find(&pr, want[i][0]), want[i][1], "rank %lld",
-                 want[i][0]);
+    cr_expect_eq(gcb_model_col_find(&m->cases[0], want[i][0]), want[i][1],
+                 "rank %lld", want[i][0]);
   cr_expect_eq(gcb_ranks_int(&pr, GCB_RC_WRONG, 3, -1), 6,
                "the first 6 (as given) first");
   cr_expect_eq(gcb_ranks_int(&pr, GCB_RC_WRONG, 4, -1), 66);
+  gcb_model_free(m);
   json_decref(doc);
   gcb_results_free(back);
   gcb_results_free(built);

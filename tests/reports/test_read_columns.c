@@ -14,6 +14,7 @@
 #include "common/file.h"
 #include "reports/document/ranks.h"
 #include "reports/document/results_int.h"
+#include "tests/reports/results_read.h"
 
 static char *read_text(const char *path, size_t *len) {
   char *text = NULL;
@@ -147,7 +148,7 @@ Test(read_columns, written_back_as_read) {
   snprintf(one, sizeof one, "%s/one.json", dir);
   snprintf(two, sizeof two, "%s/two.json", dir);
   cr_assert_eq(gcb_results_write(r, one, &err), GCB_OK, "%s", err.msg);
-  cr_assert_eq(gcb_results_read(one, &back, &err), GCB_OK, "%s", err.msg);
+  cr_assert_eq(fx_results_read(one, &back, &err), GCB_OK, "%s", err.msg);
   cr_assert_eq(gcb_results_write(back, two, &err), GCB_OK, "%s", err.msg);
   size_t l1, l2;
   char *b1 = read_text(one, &l1), *b2 = read_text(two, &l2);

@@ -410,6 +410,18 @@ static void remove_plotdir(void) {
   rmdir(plotdir);
 }
 
+/* The plots as the report command makes them: gnuplot started, then
+ * waited for. */
+static enum gcb_status plots_make(const char *dir, const struct gcb_doc *docs,
+                                  size_t ndocs, const struct gcb_thresholds *t,
+                                  bool png, struct gcb_plots *out,
+                                  struct gcb_err *err) {
+  struct gcb_plot_job *j = NULL;
+  enum gcb_status st = gcb_plots_start(dir, docs, ndocs, t, png, out, &j, err);
+  gcb_plots_finish(&j, out);
+  return st;
+}
+
 Test(render, missing_gnuplot_is_a_note_not_an_error, .init = make_plotdir,
      .fini = remove_plotdir) {
   struct fixture fx;
@@ -417,7 +429,7 @@ Test(render, missing_gnuplot_is_a_note_not_an_error, .init = make_plotdir,
   struct gcb_plots plots = {0};
   struct gcb_err err = {0};
   setenv("GCB_GNUPLOT", "/nonexistent/gnuplot", 1);
-  cr_assert_eq(gcb_plots_make(plotdir, &fx.doc, 1, &fx.th, false, &plots, &err),
+  cr_assert_eq(plots_make(plotdir, &fx.doc, 1, &fx.th, false, &plots, &err),
                GCB_OK);
   cr_expect_eq(plots.n, 0);
   cr_expect_not_null(strstr(plots.note, "gnuplot not found"), "%s", plots.note);
@@ -433,7 +445,7 @@ Test(render, gnuplot_draws_svg_plots_when_installed, .init = make_plotdir,
   struct gcb_plots plots = {0};
   struct gcb_err err = {0};
   unsetenv("GCB_GNUPLOT");
-  cr_assert_eq(gcb_plots_make(plotdir, &fx.doc, 1, &fx.th, false, &plots, &err),
+  cr_assert_eq(plots_make(plotdir, &fx.doc, 1, &fx.th, false, &plots, &err),
                GCB_OK);
   if (strstr(plots.note, "not found") != NULL) {
     gcb_plots_free(&plots);
@@ -481,7 +493,7 @@ Test(render, a_failed_gnuplot_leaves_no_stale_plot_behind, .init = make_plotdir,
   struct gcb_plots plots = {0};
   struct gcb_err err = {0};
   setenv("GCB_GNUPLOT", "false", 1);
-  cr_assert_eq(gcb_plots_make(plotdir, &fx.doc, 1, &fx.th, false, &plots, &err),
+  cr_assert_eq(plots_make(plotdir, &fx.doc, 1, &fx.th, false, &plots, &err),
                GCB_OK);
   unsetenv("GCB_GNUPLOT");
   cr_expect_eq(plots.n, 0, "a plot from an earlier report is not this one's");
@@ -528,7 +540,7 @@ Test(render, a_large_plot_script_is_shared_among_gnuplots, .init = make_plotdir,
   struct gcb_plots plots = {0};
   struct gcb_err err = {0};
   setenv("GCB_GNUPLOT", fake, 1);
-  cr_assert_eq(gcb_plots_make(plotdir, &d, 1, &th, false, &plots, &err), GCB_OK,
+  cr_assert_eq(plots_make(plotdir, &d, 1, &th, false, &plots, &err), GCB_OK,
                "%s", err.msg);
   unsetenv("GCB_GNUPLOT");
   int seen = 0, drawn[CASES + 1] = {0};

@@ -9,9 +9,9 @@
 Test(results_read, schema_1_documents_read_as_schema_2) {
   struct gcb_results *v1 = NULL, *v2 = NULL;
   struct gcb_err err = {0};
-  cr_assert_eq(gcb_results_read(DATA("results-valid.json"), &v1, &err), GCB_OK,
+  cr_assert_eq(fx_results_read(DATA("results-valid.json"), &v1, &err), GCB_OK,
                "%s", err.msg);
-  cr_assert_eq(gcb_results_read(DATA("results-valid-v2.json"), &v2, &err),
+  cr_assert_eq(fx_results_read(DATA("results-valid-v2.json"), &v2, &err),
                GCB_OK, "%s", err.msg);
   cr_expect(json_equal(gcb_results_json(v1), gcb_results_json(v2)),
             "per-rank entries transposed into the columns of the same file");
@@ -84,17 +84,16 @@ Test(results_file, every_column_of_the_table_is_written_and_read_back) {
   cr_expect(isnan(pr.num[GCB_RC_LATE_MEAN][1]),
             "rank 1 has no lateness samples");
   cr_expect(isnan(gcb_ranks_num(&pr, GCB_RC_LATE_MEAN, 1)));
-  cr_expect_eq(gcb_ranks_find(&pr, 1), 1);
-  cr_expect_eq(gcb_ranks_find(&pr, 7), -1);
+  cr_expect_eq(gcb_ranks_int(&pr, GCB_RC_RANK, 1, -1), 1);
   cr_expect_eq(gcb_ranks_int(&pr, GCB_RC_TELEM_SAMPLES, 0, -1), 12);
   cr_expect_eq(gcb_ranks_num(&pr, GCB_RC_TELEM_SM_MIN, 0), 1410);
   cr_expect_eq(gcb_ranks_num(&pr, GCB_RC_TELEM_POWER_MAX, 0), 700);
   cr_expect(isnan(gcb_ranks_num(&pr, GCB_RC_TELEM_TEMP_MAX, 0)),
             "a value NVML did not give is null");
-  cr_expect_str_eq(gcb_ranks_str(&pr, GCB_RC_TELEM_THROTTLE, 0),
-                   "sw_power_cap,hw_thermal");
-  cr_expect(gcb_ranks_true(&pr, GCB_RC_TELEM_SLOWED, 0),
-            "hw_thermal slows the GPU against the user's wishes");
+  cr_assert_not_null(pr.str[GCB_RC_TELEM_THROTTLE]);
+  cr_expect_str_eq(pr.str[GCB_RC_TELEM_THROTTLE][0], "sw_power_cap,hw_thermal");
+  cr_expect_eq(gcb_ranks_num(&pr, GCB_RC_TELEM_SLOWED, 0), 1,
+               "hw_thermal slows the GPU against the user's wishes");
   cr_expect(isnan(pr.num[GCB_RC_TELEM_SM_MEAN][1]), "rank 1 has no telemetry");
   gcb_results_free(r);
   gcb_results_free(back);
