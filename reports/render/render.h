@@ -202,6 +202,11 @@ enum gcb_cell {
 /* "-", "pass", "ok", "info", "warn", "fail". */
 const char *gcb_cell_name(enum gcb_cell c);
 
+/* The cell of a severity (info, warn, fail), and of a root cause: ok
+ * when cleared, else its severity's. */
+enum gcb_cell gcb_severity_cell(enum gcb_severity s);
+enum gcb_cell gcb_root_cause_cell(const struct gcb_root_cause *rc);
+
 struct gcb_matrix_cell {
   enum gcb_cell state;
   char figure[64]; /* "747 TFLOP/s (bf16)", "gen5 x16", "CPUs 0-7"; "" */

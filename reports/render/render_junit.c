@@ -385,11 +385,8 @@ static void components_suite(struct suite *s, const struct gcb_report *rep) {
                named ? "" : " on ", named ? "" : rc->comp.hostname,
                gcb_family_name(rc->family));
       gcb_fmt_scaled(rc->measured, rc->unit, fig, sizeof fig);
-      enum gcb_cell st = rc->cleared                    ? GCB_CELL_CLEARED
-                         : rc->severity == GCB_SEV_FAIL ? GCB_CELL_FAIL
-                         : rc->severity == GCB_SEV_WARN ? GCB_CELL_WARN
-                                                        : GCB_CELL_INFO;
-      component_test(s, "gcbench.components", name, st, fig, rc, 0);
+      component_test(s, "gcbench.components", name, gcb_root_cause_cell(rc),
+                     fig, rc, 0);
     }
   }
   gcb_matrix_free(&own_m);

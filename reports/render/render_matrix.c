@@ -25,6 +25,16 @@ const char *gcb_cell_name(enum gcb_cell c) {
   return c <= GCB_CELL_FAIL ? names[c] : "?";
 }
 
+enum gcb_cell gcb_severity_cell(enum gcb_severity s) {
+  return s == GCB_SEV_FAIL   ? GCB_CELL_FAIL
+         : s == GCB_SEV_WARN ? GCB_CELL_WARN
+                             : GCB_CELL_INFO;
+}
+
+enum gcb_cell gcb_root_cause_cell(const struct gcb_root_cause *rc) {
+  return rc->cleared ? GCB_CELL_CLEARED : gcb_severity_cell(rc->severity);
+}
+
 /* Rows by machine: rows first[m] .. first[m + 1] - 1 are machine m's,
  * row i its GPU gpu[i] (by bus id or by index alone). Each row's bus id
  * is parsed once (bus_ok false: the GPU is known by index alone), and the
@@ -276,10 +286,8 @@ static void judge(const struct gcb_diagnosis *d, struct gcb_matrix_row *row,
       cell->state = cell->figure[0] ? GCB_CELL_PASS : GCB_CELL_NONE;
       continue;
     }
-    cell->state = rc->cleared              ? GCB_CELL_CLEARED
-                  : s == (int)GCB_SEV_FAIL ? GCB_CELL_FAIL
-                  : s == (int)GCB_SEV_WARN ? GCB_CELL_WARN
-                                           : GCB_CELL_INFO;
+    cell->state = rc->cleared ? GCB_CELL_CLEARED
+                              : gcb_severity_cell((enum gcb_severity)s);
     if ((enum gcb_family)f == rc->family && !isnan(rc->measured))
       gcb_fmt_scaled(rc->measured, rc->unit, cell->figure, sizeof cell->figure);
   }

@@ -221,7 +221,7 @@ static void take_links(struct gcb__svg_pic *p, const struct gcb_diagnosis *d) {
         !link_ends(p, rc->comp.link, &a, &b, &both) || (size_t)a >= p->n ||
         (size_t)b >= p->n)
       continue;
-    enum gcb_cell st = gcb__svg_rc_cell(rc);
+    enum gcb_cell st = gcb_root_cause_cell(rc);
     if (st > p->edge[a][b])
       p->edge[a][b] = st;
     /* The link names both ends with "<->"; the name says whether the
@@ -355,8 +355,8 @@ static enum gcb_cell machine_state(const struct gcb_diagnosis *d,
         st = mx->rows[g->row_of[j]].cell[k].state;
   for (size_t i = 0; i < d->n; i++)
     if (d->items[i].comp.node == (long long)m &&
-        gcb__svg_rc_cell(&d->items[i]) > st)
-      st = gcb__svg_rc_cell(&d->items[i]);
+        gcb_root_cause_cell(&d->items[i]) > st)
+      st = gcb_root_cause_cell(&d->items[i]);
   return st;
 }
 

@@ -53,7 +53,7 @@ static bool machine_clear(const struct gcb__svg_pic *p) {
   for (size_t i = 0; p->diag != NULL && i < p->diag->n; i++) {
     const struct gcb_root_cause *rc = &p->diag->items[i];
     if (rc->comp.node == (long long)p->machine &&
-        gcb__svg_rc_cell(rc) > GCB_CELL_CLEARED)
+        gcb_root_cause_cell(rc) > GCB_CELL_CLEARED)
       return false;
   }
   return true;

@@ -144,11 +144,8 @@ static enum gcb_cell finding_state(const struct gcb_report *rep,
   for (size_t r = 0; d != NULL && r < d->n; r++)
     for (size_t e = 0; e < d->items[r].nevidence; e++)
       if (d->items[r].evidence[e] == i)
-        return gcb__svg_rc_cell(&d->items[r]);
-  enum gcb_severity s = rep->findings->items[i].severity;
-  return s == GCB_SEV_FAIL   ? GCB_CELL_FAIL
-         : s == GCB_SEV_WARN ? GCB_CELL_WARN
-                             : GCB_CELL_INFO;
+        return gcb_root_cause_cell(&d->items[r]);
+  return gcb_severity_cell(rep->findings->items[i].severity);
 }
 
 /* Whether finding f judged `schedule` (its subject: "netmap: bandwidth

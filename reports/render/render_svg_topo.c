@@ -47,14 +47,6 @@ const char *gcb__svg_stroke(enum gcb_cell c) {
   return c <= GCB_CELL_FAIL ? stroke[c] : stroke[0];
 }
 
-enum gcb_cell gcb__svg_rc_cell(const struct gcb_root_cause *rc) {
-  if (rc->cleared)
-    return GCB_CELL_CLEARED;
-  return rc->severity == GCB_SEV_FAIL   ? GCB_CELL_FAIL
-         : rc->severity == GCB_SEV_WARN ? GCB_CELL_WARN
-                                        : GCB_CELL_INFO;
-}
-
 struct gcb__svg_n0 gcb__svg_n0(double x) {
   struct gcb__svg_n0 n;
   /* nearbyint rounds the exact value half to even, as printf does in the
@@ -360,7 +352,7 @@ static enum gcb_cell nic_state(const struct gcb__svg_pic *p,
   enum gcb_cell st = GCB_CELL_NONE;
   for (size_t i = 0; p->diag != NULL && i < p->diag->n; i++) {
     const struct gcb_root_cause *rc = &p->diag->items[i];
-    enum gcb_cell c = gcb__svg_rc_cell(rc);
+    enum gcb_cell c = gcb_root_cause_cell(rc);
     if (rc->comp.node == (long long)p->machine && names_nic(rc, nic) && c > st)
       st = c;
   }
