@@ -390,16 +390,9 @@ void gcb__om_label(struct gcb__om_sample *s, const char *name,
 
 void gcb__om_label_int(struct gcb__om_sample *s, const char *name,
                        long long v) {
-  char buf[32], *at = buf + sizeof buf;
-  unsigned long long u =
-      v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
-  *--at = '\0';
-  do /* "%lld", without printf: a label per rank and sample */
-    *--at = (char)('0' + u % 10);
-  while ((u /= 10) != 0);
-  if (v < 0)
-    *--at = '-';
-  push(s, name, at);
+  char buf[GCB_FMTNUM_MAX]; /* "%lld" without printf: a label per sample */
+  gcb_fmtnum_ll(buf, v);
+  push(s, name, buf);
 }
 
 /* The labels gcbench writes itself, and those promlint keeps for

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reports/document/fmtnum.h"
 #include "reports/render/render_svg_int.h"
 
 #define BOX_W 176
@@ -49,22 +50,8 @@ const char *gcb__svg_stroke(enum gcb_cell c) {
 
 struct gcb__svg_n0 gcb__svg_n0(double x) {
   struct gcb__svg_n0 n;
-  /* nearbyint rounds the exact value half to even, as printf does in the
-   * default rounding mode; -0.3 is "-0" for both */
-  double r = nearbyint(x);
-  if (!(fabs(r) < 0x1p62)) { /* NaN, infinities, huge: printf's own */
+  if (gcb_fmtnum_f(n.s, x, 0) == 0) /* a tie, NaN, huge: printf's own */
     snprintf(n.s, sizeof n.s, "%.0f", x);
-    return n;
-  }
-  unsigned long long u = (unsigned long long)fabs(r);
-  char *at = n.s + sizeof n.s;
-  *--at = '\0';
-  do
-    *--at = (char)('0' + u % 10);
-  while ((u /= 10) != 0);
-  if (signbit(r))
-    *--at = '-';
-  memmove(n.s, at, (size_t)(n.s + sizeof n.s - at));
   return n;
 }
 
