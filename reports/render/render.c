@@ -7,6 +7,7 @@
 #include "reports/render/render_svg.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <string.h>
 
 const struct gcb_renderer *const gcb_renderers[] = {
@@ -332,6 +333,20 @@ void gcb_report_where(const struct gcb_report *rep, const struct gcb_finding *f,
   }
   if (used == 0)
     snprintf(buf, size, "run");
+}
+
+void gcb__join(char *buf, size_t size, ...) {
+  size_t used = 0;
+  va_list ap;
+  va_start(ap, size);
+  for (const char *s; (s = va_arg(ap, const char *)) != NULL;) {
+    size_t n = strlen(s);
+    n = n < size - 1 - used ? n : size - 1 - used;
+    memcpy(buf + used, s, n);
+    used += n;
+  }
+  va_end(ap);
+  buf[used] = '\0';
 }
 
 enum gcb_status gcb__render_done(FILE *out, const char *what,

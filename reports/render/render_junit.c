@@ -14,7 +14,6 @@
  * Suites are written to memory first, because their header carries the
  * counts.
  */
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,23 +28,6 @@ struct suite {
   size_t tests, failures, errors, skipped;
   bool oom; /* a fill ran out of memory */
 };
-
-/* The strings up to a NULL one, joined into buf as snprintf's "%s%s..."
- * would (cut at size - 1 bytes): names built per GPU and check family,
- * 131,072 of them at 16,384 ranks, without printf's slow path here. */
-static void join(char *buf, size_t size, ...) {
-  size_t used = 0;
-  va_list ap;
-  va_start(ap, size);
-  for (const char *s; (s = va_arg(ap, const char *)) != NULL;) {
-    size_t n = strlen(s);
-    n = n < size - 1 - used ? n : size - 1 - used;
-    memcpy(buf + used, s, n);
-    used += n;
-  }
-  va_end(ap);
-  buf[used] = '\0';
-}
 
 static void open_timed(struct suite *s, const char *cls, const char *name,
                        double time_s) {
@@ -333,8 +315,8 @@ static void component_test(struct suite *s, const char *cls, const char *name,
     child(s, "failure", gcb_family_name(rc->family), rc->summary,
           rc->suggestion);
   }
-  join(out, sizeof out, gcb_cell_name(state), figure[0] ? " " : "", figure,
-       rc ? ": " : "", rc ? rc->summary : "", (const char *)NULL);
+  gcb__join(out, sizeof out, gcb_cell_name(state), figure[0] ? " " : "", figure,
+            rc ? ": " : "", rc ? rc->summary : "", (const char *)NULL);
   system_out(s, out);
   close_test(s);
 }
@@ -355,16 +337,17 @@ static void components_suite(struct suite *s, const struct gcb_report *rep) {
       char cls[192], name[320];
       char gpu[GCB_FMTNUM_MAX];
       gcb_fmtnum_ll(gpu, r->gpu);
-      join(cls, sizeof cls, "gcbench.components.", host, (const char *)NULL);
+      gcb__join(cls, sizeof cls, "gcbench.components.", host,
+                (const char *)NULL);
       for (int f = 0; f < GCB_MATRIX_COLS; f++) {
         const struct gcb_matrix_cell *c = &r->cell[f];
         const char *family = gcb_family_name((enum gcb_family)f);
-        join(name, sizeof name, "node ", host, " GPU ", gpu, " ", r->bus_id,
-             " ", family, (const char *)NULL);
+        gcb__join(name, sizeof name, "node ", host, " GPU ", gpu, " ",
+                  r->bus_id, " ", family, (const char *)NULL);
         if (c->state == GCB_CELL_NONE) { /* a "-" cell: nothing to judge */
           char why[160];
-          join(why, sizeof why, "n/a: the report has no ", family,
-               " measurement of this GPU", (const char *)NULL);
+          gcb__join(why, sizeof why, "n/a: the report has no ", family,
+                    " measurement of this GPU", (const char *)NULL);
           open_test(s, cls, name);
           skipped(s, why);
           close_test(s);
