@@ -236,6 +236,18 @@ void gcb__rows_md(struct gcb__rows *b, const char *s) {
   escape_text(&(struct sink){.rows = b}, s, md_plain, md_char);
 }
 
+void gcb__xml(FILE *out, const char *before, const char *s, const char *after) {
+  fputs(before, out);
+  gcb_escape_xml(out, s);
+  fputs(after, out);
+}
+
+void gcb__md(FILE *out, const char *before, const char *s, const char *after) {
+  fputs(before, out);
+  gcb_escape_md(out, s);
+  fputs(after, out);
+}
+
 /* ---- shared content ----------------------------------------------------- */
 
 enum gcb_status gcb_report_diagnosis_use(const struct gcb_report *rep,

@@ -111,6 +111,11 @@ void gcb_escape_csv(FILE *out, const char *s);
  * spaces, bytes that are not UTF-8 as U+FFFD. */
 void gcb_escape_md(FILE *out, const char *s);
 
+/* Internal: before as it is, s escaped as gcb_escape_xml (gcb_escape_md)
+ * writes it, then after: input text between two pieces of markup. */
+void gcb__xml(FILE *out, const char *before, const char *s, const char *after);
+void gcb__md(FILE *out, const char *before, const char *s, const char *after);
+
 /* ---- shared content ----------------------------------------------------- */
 
 /* True when the report fails: a failing root cause (rep->diagnosis, or

@@ -32,9 +32,7 @@ struct suite {
 static void open_timed(struct suite *s, const char *cls, const char *name,
                        double time_s) {
   s->tests++;
-  fputs("    <testcase classname=\"", s->f);
-  gcb_escape_xml(s->f, cls);
-  fputs("\" name=\"", s->f);
+  gcb__xml(s->f, "    <testcase classname=\"", cls, "\" name=\"");
   gcb_escape_xml(s->f, name);
   double t = time_s >= 0 ? time_s : 0;
   char text[GCB_FMTNUM_MAX]; /* a test per GPU and family: no printf */
@@ -52,18 +50,14 @@ static void open_test(struct suite *s, const char *cls, const char *name) {
 }
 
 static void system_out(struct suite *s, const char *text) {
-  fputs("      <system-out>", s->f);
-  gcb_escape_xml(s->f, text);
-  fputs("</system-out>\n", s->f);
+  gcb__xml(s->f, "      <system-out>", text, "</system-out>\n");
 }
 
 static void child(struct suite *s, const char *tag, const char *type,
                   const char *message, const char *body) {
   fprintf(s->f, "      <%s type=\"", tag);
-  gcb_escape_xml(s->f, type);
-  fputs("\" message=\"", s->f);
-  gcb_escape_xml(s->f, message);
-  fputs("\">", s->f);
+  gcb__xml(s->f, "", type, "\" message=\"");
+  gcb__xml(s->f, "", message, "\">");
   gcb_escape_xml(s->f, body);
   fprintf(s->f, "</%s>\n", tag);
 }
@@ -72,9 +66,7 @@ static void child(struct suite *s, const char *tag, const char *type,
  * the reason, neither a pass nor a failure. */
 static void skipped(struct suite *s, const char *message) {
   s->skipped++;
-  fputs("      <skipped message=\"", s->f);
-  gcb_escape_xml(s->f, message);
-  fputs("\"/>\n", s->f);
+  gcb__xml(s->f, "      <skipped message=\"", message, "\"/>\n");
 }
 
 static void close_test(struct suite *s) {
@@ -156,14 +148,11 @@ static void case_findings(struct suite *s, const struct gcb_report *rep,
     if (n++ == 0) {
       s->failures++;
       fprintf(s->f, "      <failure type=\"%s\" message=\"", f->kind->name);
-      gcb_escape_xml(s->f, f->explanation);
-      fputs("\">", s->f);
+      gcb__xml(s->f, "", f->explanation, "\">");
     }
     fprintf(s->f, "%s: ", f->kind->name);
-    gcb_escape_xml(s->f, where);
-    fputs(": ", s->f);
-    gcb_escape_xml(s->f, f->explanation);
-    fputc('\n', s->f);
+    gcb__xml(s->f, "", where, ": ");
+    gcb__xml(s->f, "", f->explanation, "\n");
   }
   if (n > 0)
     fputs("</failure>\n", s->f);
@@ -417,14 +406,12 @@ static void criteria_suite(struct suite *s, const struct gcb_report *rep) {
       s->failures++;
       fprintf(s->f, "      <failure type=\"%s\" message=\"",
               GCB_KIND(CRITERION)->name);
-      gcb_escape_xml(s->f, cr->checks[i].name);
-      fputs(" not met\">", s->f);
+      gcb__xml(s->f, "", cr->checks[i].name, " not met\">");
       for (size_t k = 0; k < rep->findings->n; k++) {
         const struct gcb_finding *f = &rep->findings->items[k];
         if (f->check != (int)i || is_na(f))
           continue;
-        gcb_escape_xml(s->f, f->explanation);
-        fputc('\n', s->f);
+        gcb__xml(s->f, "", f->explanation, "\n");
       }
       fputs("</failure>\n", s->f);
     }

@@ -456,9 +456,8 @@ static enum gcb_status draw(FILE *out, const struct gcb_report *rep,
                 "role=\"img\">\n",
                 gcb__svg_n0(w).s, gcb__svg_n0(h).s, gcb__svg_n0(w).s);
         gcb__svg_machine(out, p, 0);
-        fputs("</svg>\n<figcaption>", out);
-        gcb_escape_xml(out, p->hostname);
-        fputs(": topology, coloured by verdict</figcaption>\n</figure>\n", out);
+        gcb__xml(out, "</svg>\n<figcaption>", p->hostname,
+                 ": topology, coloured by verdict</figcaption>\n</figure>\n");
       }
       y += h;
     }

@@ -103,10 +103,8 @@ void gcb__svg_fold_write(FILE *out, const struct gcb__svg_fold *f) {
             "(<a href=\"topology.svg\">topology.svg</a> draws each): ",
             s->nnics);
     size_t shown = s->folded < NAMES_SHOWN ? s->folded : NAMES_SHOWN;
-    for (size_t k = 0; k < shown; k++) {
-      fputs(k ? ", " : "", out);
-      gcb_escape_xml(out, s->names[k]);
-    }
+    for (size_t k = 0; k < shown; k++)
+      gcb__xml(out, k ? ", " : "", s->names[k], "");
     if (s->folded > shown)
       fprintf(out, " and %zu more", s->folded - shown);
     fputs(".</p>\n", out);

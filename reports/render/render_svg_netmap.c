@@ -365,13 +365,10 @@ static void label(FILE *out, const struct heat *h, int u, double x, double y,
     fprintf(out, " transform=\"rotate(-90 %.1f %.1f)\"", x, y);
   if (st >= GCB_CELL_WARN)
     fprintf(out, " fill=\"%s\" font-weight=\"700\"", gcb__svg_stroke(st));
-  fputs(">", out);
-  gcb_escape_xml(out, h->label[u]);
-  fputs("<title>", out);
+  gcb__xml(out, ">", h->label[u], "<title>");
   if (!h->by_node)
     fprintf(out, "rank %d on ", h->unit_rank[u]);
-  gcb_escape_xml(out, host_of(h, u));
-  fputs("</title></text>\n", out);
+  gcb__xml(out, "", host_of(h, u), "</title></text>\n");
 }
 
 static void cell(FILE *out, const struct heat *h, int u, int w, double x,
@@ -398,15 +395,13 @@ static void cell(FILE *out, const struct heat *h, int u, int w, double x,
   }
   fputs("><title>", out);
   if (h->by_node) {
-    gcb_escape_xml(out, host_of(h, u));
-    fputs(" \xe2\x86\x92 ", out);
+    gcb__xml(out, "", host_of(h, u), " \xe2\x86\x92 ");
     gcb_escape_xml(out, host_of(h, w));
   } else {
     fprintf(out, "rank %d (", h->unit_rank[u]);
     gcb_escape_xml(out, host_of(h, u));
     fprintf(out, ") \xe2\x86\x92 rank %d (", h->unit_rank[w]);
-    gcb_escape_xml(out, host_of(h, w));
-    fputs(")", out);
+    gcb__xml(out, "", host_of(h, w), ")");
   }
   fprintf(out, ": %s%s%s</title></rect>\n", fig, st ? ", " : "",
           st ? gcb_cell_name(st) : "");

@@ -81,8 +81,7 @@ void gcb__svg_text(FILE *out, double x, double y, const char *attrs,
                    const char *s) {
   gcb__svg_cat(out, "<text x=\"", gcb__svg_n0(x).s, "\" y=\"", gcb__svg_n0(y).s,
                "\"", attrs[0] ? " " : "", attrs, ">", (const char *)NULL);
-  gcb_escape_xml(out, s);
-  fputs("</text>\n", out);
+  gcb__xml(out, "", s, "</text>\n");
 }
 
 static size_t per_row(const struct gcb__svg_pic *p) {
