@@ -62,15 +62,18 @@ static void child(struct suite *s, const char *tag, const char *type,
   fprintf(s->f, "</%s>\n", tag);
 }
 
-/* A test that judged nothing (no measurement to judge): <skipped/> with
- * the reason, neither a pass nor a failure. */
-static void skipped(struct suite *s, const char *message) {
-  s->skipped++;
-  gcb__xml(s->f, "      <skipped message=\"", message, "\"/>\n");
-}
-
 static void close_test(struct suite *s) {
   fputs("    </testcase>\n", s->f);
+}
+
+/* A test that judged nothing (no measurement to judge): <skipped/> with
+ * the reason, neither a pass nor a failure. */
+static void skipped_test(struct suite *s, const char *cls, const char *name,
+                         const char *message) {
+  open_test(s, cls, name);
+  s->skipped++;
+  gcb__xml(s->f, "      <skipped message=\"", message, "\"/>\n");
+  close_test(s);
 }
 
 /* The fail-level findings on cases (criteria and regressions have their
@@ -272,9 +275,7 @@ static void unrun_tests(struct suite *s, const struct gcb_model *m) {
   for (size_t i = 0; i < m->nskips; i++) {
     const struct gcb_model_skip *e = &m->skips[i];
     class_name(e->bench, cls, sizeof cls);
-    open_test(s, cls, e->label);
-    skipped(s, e->reason);
-    close_test(s);
+    skipped_test(s, cls, e->label, e->reason);
   }
 }
 
@@ -337,9 +338,7 @@ static void components_suite(struct suite *s, const struct gcb_report *rep) {
           char why[160];
           gcb__join(why, sizeof why, "n/a: the report has no ", family,
                     " measurement of this GPU", (const char *)NULL);
-          open_test(s, cls, name);
-          skipped(s, why);
-          close_test(s);
+          skipped_test(s, cls, name, why);
           continue;
         }
         component_test(s, cls, name, c->state, c->figure, c->rc, c->time_s);
@@ -385,23 +384,21 @@ static void na_tests(struct suite *s, const struct gcb_report *rep,
                           : "the run";
     snprintf(name, sizeof name, "%s: %s n/a in %s", check_name,
              f->metric != NULL ? f->metric : "a bound", src);
-    open_test(s, "gcbench.criteria", name);
-    skipped(s, f->explanation);
-    close_test(s);
+    skipped_test(s, "gcbench.criteria", name, f->explanation);
   }
 }
 
 static void criteria_suite(struct suite *s, const struct gcb_report *rep) {
   const struct gcb_criteria *cr = rep->criteria;
   for (size_t i = 0; cr != NULL && i < cr->nchecks; i++) {
-    open_test(s, "gcbench.criteria", cr->checks[i].name);
     const struct gcb_check_result *res = &rep->checks[i];
     /* A built-in expectation the run did not measure: skipped, once. */
     if (gcb_check_outcome(cr, res) == GCB_CHECK_NA) {
-      skipped(s, "n/a: the run did not measure it (built-in expectations)");
-      close_test(s);
+      skipped_test(s, "gcbench.criteria", cr->checks[i].name,
+                   "n/a: the run did not measure it (built-in expectations)");
       continue;
     }
+    open_test(s, "gcbench.criteria", cr->checks[i].name);
     if (gcb_check_outcome(cr, res) == GCB_CHECK_FAIL) {
       s->failures++;
       fprintf(s->f, "      <failure type=\"%s\" message=\"",
