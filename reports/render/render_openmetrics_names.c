@@ -13,6 +13,7 @@
 
 #include "common/status.h"
 #include "reports/document/fmtnum.h"
+#include "reports/render/render.h"
 #include "reports/render/render_openmetrics.h"
 
 /* ---- a string set with a number per key --------------------------------- */
@@ -359,17 +360,8 @@ static void push(struct gcb__om_sample *s, const char *name,
                  const char *value) {
   if (s->oom)
     return;
-  if (s->n == s->cap) {
-    size_t cap = s->cap ? s->cap * 2 : 16;
-    struct gcb__om_label *l = realloc(s->labels, cap * sizeof *l);
-    if (l == NULL) {
-      s->oom = true;
-      return;
-    }
-    s->labels = l;
-    s->cap = cap;
-  }
-  if (!text_room(s, strlen(value))) {
+  if (!gcb__grow((void **)&s->labels, &s->cap, s->n, sizeof *s->labels) ||
+      !text_room(s, strlen(value))) {
     s->oom = true;
     return;
   }

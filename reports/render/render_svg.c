@@ -124,15 +124,9 @@ static bool gather_p2p(struct gather *g, const struct gcb_report *rep,
       if (!gcb__p2p_walk_begin(&it, model, &model->cases[i], seen, nseen))
         continue;
       while (gcb__p2p_walk_next(&it, &e)) {
-        if (g->np2p == cap) {
-          size_t ncap = cap ? 2 * cap : 64;
-          struct p2p_seen *q = realloc(g->p2p, ncap * sizeof *q);
-          if (q == NULL) {
-            free(seen);
-            return false;
-          }
-          g->p2p = q;
-          cap = ncap;
+        if (!gcb__grow((void **)&g->p2p, &cap, g->np2p, sizeof *g->p2p)) {
+          free(seen);
+          return false;
         }
         g->p2p[g->np2p] = (struct p2p_seen){
             .machine = gcb_diagnosis_machine(d, rep->docs, (int)doc, e.node),

@@ -40,17 +40,10 @@ struct gcb_rtable *gcb__table_new(struct gcb__tb *b, const char *id,
                                   const char *title, const char *intro,
                                   const char *const *headers) {
   struct gcb_rtables *ts = b->out;
-  if (b->oom)
+  if (b->oom ||
+      !gcb__grow((void **)&ts->items, &ts->cap, ts->n, sizeof *ts->items)) {
+    b->oom = true;
     return NULL;
-  if (ts->n == ts->cap) {
-    size_t cap = ts->cap ? 2 * ts->cap : 8;
-    struct gcb_rtable *g = realloc(ts->items, cap * sizeof *g);
-    if (g == NULL) {
-      b->oom = true;
-      return NULL;
-    }
-    ts->items = g;
-    ts->cap = cap;
   }
   struct gcb_rtable *t = &ts->items[ts->n++];
   memset(t, 0, sizeof *t);
