@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "reports/document/fmtnum.h"
+#include "reports/render/render_rows.h"
 #include "reports/render/render_svg_int.h"
 
 #define BOX_W 176
@@ -56,25 +57,15 @@ struct gcb__svg_n0 gcb__svg_n0(double x) {
 }
 
 void gcb__svg_cat(FILE *out, ...) {
-  char buf[1024];
-  size_t used = 0;
+  struct gcb__rows r; /* not cleared: its buffer is written before read */
+  r.out = out;
+  r.n = 0;
   va_list ap;
   va_start(ap, out);
-  for (const char *s; (s = va_arg(ap, const char *)) != NULL;) {
-    size_t n = strlen(s);
-    if (used + n > sizeof buf) {
-      fwrite(buf, 1, used, out);
-      used = 0;
-    }
-    if (n > sizeof buf)
-      fwrite(s, 1, n, out);
-    else {
-      memcpy(buf + used, s, n);
-      used += n;
-    }
-  }
+  for (const char *s; (s = va_arg(ap, const char *)) != NULL;)
+    gcb__rows_put(&r, s);
   va_end(ap);
-  fwrite(buf, 1, used, out);
+  gcb__rows_flush(&r);
 }
 
 void gcb__svg_text(FILE *out, double x, double y, const char *attrs,
