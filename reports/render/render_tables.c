@@ -1552,6 +1552,9 @@ static void pattern_tables(struct gcb__tb *b) {
       "uniform routing and with tensor parallelism inside a node "
       "(docs/PATTERNS.md)",
       h + (1 - o));
+  /* By its place: the per-rank tables added after each document's rows
+   * grow the list of tables, which may move it. */
+  size_t at = b->out->n - 1;
   for (size_t d = 0; t != NULL && d < b->rep->ndocs; d++) {
     struct gcb_pattern_groups gs;
     struct gcb_err err = {0};
@@ -1560,7 +1563,7 @@ static void pattern_tables(struct gcb__tb *b) {
       return;
     }
     for (size_t i = 0; i < gs.n; i++)
-      pattern_row(b, t, d, &gs.items[i]);
+      pattern_row(b, &b->out->items[at], d, &gs.items[i]);
     for (size_t i = 0; i < gs.n; i++)
       pattern_rank_table(b, d, i, &gs.items[i]);
     gcb_pattern_groups_free(&gs);
