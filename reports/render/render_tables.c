@@ -268,10 +268,7 @@ static void findings_table(struct gcb__tb *b) {
     gcb__cell(b, r, 3, "%s", f->where.subject[0] ? f->where.subject : "-");
     gcb__cell_figure(b, r, 4, f->measured, f->expected, f->unit);
     gcb__cell_figure(b, r, 5, f->expected, NAN, f->unit);
-    if (isnan(f->cost))
-      gcb__cell(b, r, 6, "-");
-    else
-      gcb__cell(b, r, 6, "%.1f%%", f->cost * 100);
+    gcb__cell_pct(b, r, 6, f->cost, false);
     gcb__cell(b, r, 7, "%s", f->explanation);
     gcb__cell(b, r, 8, "%s", f->suggestion[0] ? f->suggestion : "-");
   }
