@@ -44,17 +44,10 @@ char *gcb__plot_int(char *at, long long v) {
 
 size_t gcb__plot_begin(struct gcb__plotter *p, const char *suffix,
                        const char *title) {
-  if (p->oom)
+  if (p->oom || !gcb__grow((void **)&p->out->items, &p->cap, p->out->n,
+                           sizeof *p->out->items)) {
+    p->oom = true;
     return 0;
-  if (p->out->n == p->cap) {
-    size_t cap = p->cap ? 2 * p->cap : 8;
-    struct gcb_plot *g = realloc(p->out->items, cap * sizeof *g);
-    if (g == NULL) {
-      p->oom = true;
-      return 0;
-    }
-    p->out->items = g;
-    p->cap = cap;
   }
   size_t id = ++p->out->n;
   struct gcb_plot *pl = &p->out->items[id - 1];

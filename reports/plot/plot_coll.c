@@ -11,25 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reports/analysis/analyze.h"
 #include "reports/document/fmtnum.h"
 #include "reports/document/model.h"
 #include "reports/plot/plot_int.h"
 
 static bool is_coll(const struct gcb_model_case *c) {
   return c->kind == GCB_BENCH_COLL;
-}
-
-/* In-place as the writer put it: true, a non-zero number or "yes". */
-static bool truthy(const struct gcb_mvalue *v) {
-  const char *s = v->type == GCB_MV_STRING ? v->text : NULL;
-  return (v->type == GCB_MV_BOOL && v->b) ||
-         ((v->type == GCB_MV_INT || v->type == GCB_MV_REAL) && v->num != 0) ||
-         (s != NULL && (strcmp(s, "yes") == 0 || strcmp(s, "true") == 0 ||
-                        strcmp(s, "1") == 0));
-}
-
-static bool in_place(const struct gcb_model_case *c) {
-  return truthy(gcb_mvalue_get(&c->params, "inplace"));
 }
 
 /* A sweep's name in plot titles: op, type, reduction, root and transport
@@ -118,7 +106,7 @@ static size_t bw_points(FILE *f, const struct gcb_model *doc,
   size_t n = 0;
   for (size_t i = 0; i < doc->ncases; i++) {
     const struct gcb_model_case *c = &doc->cases[i];
-    if (sw->key[i] == NULL || in_place(c) != ip)
+    if (sw->key[i] == NULL || gcb_analyze_case_in_place(c) != ip)
       continue;
     const char *k = sw->key[i];
     double bytes = coll_bytes(c), alg = c->summary.algbw;
@@ -134,16 +122,36 @@ static size_t bw_points(FILE *f, const struct gcb_model *doc,
   return n;
 }
 
+/* Calls plot(p, doc, sw, i) for case i, the first of its sweep, of each
+ * sweep of each document. */
+static void
+each_sweep(struct gcb__plotter *p, const struct gcb_doc *docs, size_t ndocs,
+           void (*plot)(struct gcb__plotter *p, const struct gcb_model *doc,
+                        const struct sweeps *sw, size_t i)) {
+  for (size_t d = 0; d < ndocs && !p->oom; d++) {
+    const struct gcb_model *doc = docs[d].model;
+    struct sweeps sw;
+    if (!sweeps_of(doc, &sw)) {
+      p->oom = true;
+      break;
+    }
+    for (size_t i = 0; i < doc->ncases; i++)
+      if (sw.key[i] != NULL && sw.first[i])
+        plot(p, doc, &sw, i);
+    sweeps_free(&sw);
+  }
+}
+
 static void bw_plot(struct gcb__plotter *p, const struct gcb_model *doc,
-                    const struct sweeps *sw, const struct gcb_model_case *first,
-                    const char *key) {
+                    const struct sweeps *sw, size_t i) {
+  const char *key = sw->key[i];
   size_t nop = bw_points(NULL, doc, sw, key, false);
   size_t nip = bw_points(NULL, doc, sw, key, true);
   char title[320];
   if (nop + nip == 0)
     return; /* an empty plot is a gnuplot error, and says nothing */
   char name[256];
-  sweep_title(first, name, sizeof name);
+  sweep_title(&doc->cases[i], name, sizeof name);
   snprintf(title, sizeof title, "%s: bandwidth vs message size", name);
   size_t id = gcb__plot_begin(p, "bw", title);
   if (id == 0)
@@ -177,19 +185,7 @@ static void bw_plot(struct gcb__plotter *p, const struct gcb_model *doc,
 
 void gcb__plot_bandwidth(struct gcb__plotter *p, const struct gcb_doc *docs,
                          size_t ndocs) {
-  for (size_t d = 0; d < ndocs && !p->oom; d++) {
-    const struct gcb_model *doc = docs[d].model;
-    struct sweeps sw;
-    if (!sweeps_of(doc, &sw)) {
-      p->oom = true;
-      break;
-    }
-    for (size_t i = 0; i < doc->ncases; i++) {
-      if (sw.key[i] != NULL && sw.first[i])
-        bw_plot(p, doc, &sw, &doc->cases[i], sw.key[i]);
-    }
-    sweeps_free(&sw);
-  }
+  each_sweep(p, docs, ndocs, bw_plot);
 }
 
 /* ---- per-rank time distribution ----------------------------------------- */
@@ -201,7 +197,7 @@ largest(const struct gcb_model *doc, const struct sweeps *sw, const char *key) {
   const struct gcb_model_case *best = NULL;
   for (size_t i = 0; i < doc->ncases; i++) {
     const struct gcb_model_case *c = &doc->cases[i];
-    if (sw->key[i] == NULL || in_place(c) || c->ranks.n < 2)
+    if (sw->key[i] == NULL || gcb_analyze_case_in_place(c) || c->ranks.n < 2)
       continue;
     if (strcmp(sw->key[i], key) == 0 &&
         (best == NULL || coll_bytes(c) > coll_bytes(best)))
@@ -243,7 +239,12 @@ static void times_body(struct gcb__plotter *p, size_t id,
   fputc('\n', p->f);
 }
 
-static void times_plot(struct gcb__plotter *p, const struct gcb_model_case *c) {
+/* At the sweep's largest size (the sweep of case i). */
+static void times_plot(struct gcb__plotter *p, const struct gcb_model *doc,
+                       const struct sweeps *sw, size_t i) {
+  const struct gcb_model_case *c = largest(doc, sw, sw->key[i]);
+  if (c == NULL || !(coll_bytes(c) > 0))
+    return;
   char title[320], size[32];
   size_t n = c->ranks.n;
   gcb_view_fmt(coll_bytes(c), size, sizeof size);
@@ -263,20 +264,5 @@ static void times_plot(struct gcb__plotter *p, const struct gcb_model_case *c) {
 
 void gcb__plot_rank_times(struct gcb__plotter *p, const struct gcb_doc *docs,
                           size_t ndocs) {
-  for (size_t d = 0; d < ndocs && !p->oom; d++) {
-    const struct gcb_model *doc = docs[d].model;
-    struct sweeps sw;
-    if (!sweeps_of(doc, &sw)) {
-      p->oom = true;
-      break;
-    }
-    for (size_t i = 0; i < doc->ncases; i++) {
-      const struct gcb_model_case *big = sw.key[i] != NULL && sw.first[i]
-                                             ? largest(doc, &sw, sw.key[i])
-                                             : NULL;
-      if (big != NULL && coll_bytes(big) > 0)
-        times_plot(p, big);
-    }
-    sweeps_free(&sw);
-  }
+  each_sweep(p, docs, ndocs, times_plot);
 }

@@ -7,6 +7,8 @@
 #include "reports/render/render_svg.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 const struct gcb_renderer *const gcb_renderers[] = {
@@ -235,6 +237,18 @@ void gcb__rows_md(struct gcb__rows *b, const char *s) {
   escape_text(&(struct sink){.rows = b}, s, md_plain, md_char);
 }
 
+void gcb__xml(FILE *out, const char *before, const char *s, const char *after) {
+  fputs(before, out);
+  gcb_escape_xml(out, s);
+  fputs(after, out);
+}
+
+void gcb__md(FILE *out, const char *before, const char *s, const char *after) {
+  fputs(before, out);
+  gcb_escape_md(out, s);
+  fputs(after, out);
+}
+
 /* ---- shared content ----------------------------------------------------- */
 
 enum gcb_status gcb_report_diagnosis_use(const struct gcb_report *rep,
@@ -332,6 +346,32 @@ void gcb_report_where(const struct gcb_report *rep, const struct gcb_finding *f,
   }
   if (used == 0)
     snprintf(buf, size, "run");
+}
+
+bool gcb__grow(void **p, size_t *cap, size_t n, size_t size) {
+  if (n < *cap)
+    return true;
+  size_t c = *cap ? *cap * 2 : 16;
+  void *q = realloc(*p, c * size);
+  if (q == NULL)
+    return false;
+  *p = q;
+  *cap = c;
+  return true;
+}
+
+void gcb__join(char *buf, size_t size, ...) {
+  size_t used = 0;
+  va_list ap;
+  va_start(ap, size);
+  for (const char *s; (s = va_arg(ap, const char *)) != NULL;) {
+    size_t n = strlen(s);
+    n = n < size - 1 - used ? n : size - 1 - used;
+    memcpy(buf + used, s, n);
+    used += n;
+  }
+  va_end(ap);
+  buf[used] = '\0';
 }
 
 enum gcb_status gcb__render_done(FILE *out, const char *what,

@@ -111,6 +111,11 @@ void gcb_escape_csv(FILE *out, const char *s);
  * spaces, bytes that are not UTF-8 as U+FFFD. */
 void gcb_escape_md(FILE *out, const char *s);
 
+/* Internal: before as it is, s escaped as gcb_escape_xml (gcb_escape_md)
+ * writes it, then after: input text between two pieces of markup. */
+void gcb__xml(FILE *out, const char *before, const char *s, const char *after);
+void gcb__md(FILE *out, const char *before, const char *s, const char *after);
+
 /* ---- shared content ----------------------------------------------------- */
 
 /* True when the report fails: a failing root cause (rep->diagnosis, or
@@ -202,6 +207,11 @@ enum gcb_cell {
 /* "-", "pass", "ok", "info", "warn", "fail". */
 const char *gcb_cell_name(enum gcb_cell c);
 
+/* The cell of a severity (info, warn, fail), and of a root cause: ok
+ * when cleared, else its severity's. */
+enum gcb_cell gcb_severity_cell(enum gcb_severity s);
+enum gcb_cell gcb_root_cause_cell(const struct gcb_root_cause *rc);
+
 struct gcb_matrix_cell {
   enum gcb_cell state;
   char figure[64]; /* "747 TFLOP/s (bf16)", "gen5 x16", "CPUs 0-7"; "" */
@@ -239,6 +249,17 @@ enum gcb_status gcb_matrix_use(const struct gcb_report *rep,
                                struct gcb_matrix *own,
                                const struct gcb_matrix **out,
                                struct gcb_err *err);
+
+/* Internal: room for element n of the array *p of *cap elements of `size`
+ * bytes each, the array doubled (16 at first) when n reaches *cap; false,
+ * the array as it was, when memory runs out. */
+bool gcb__grow(void **p, size_t *cap, size_t n, size_t size);
+
+/* Internal: the strings up to a NULL one, joined into buf as snprintf's
+ * "%s%s..." would (cut at size - 1 bytes), without printf's slow path:
+ * names and figures built per GPU and check family, 131,072 of them at
+ * 16,384 ranks. */
+void gcb__join(char *buf, size_t size, ...);
 
 /* Internal: the end of every renderer: GCB_EIO if the stream failed. */
 enum gcb_status gcb__render_done(FILE *out, const char *what,

@@ -105,6 +105,17 @@ static void jw_int(struct jw *w, const char *key, long long v) {
   fprintf(w->f, "%lld", v);
 }
 
+/* A member that may not apply, left out then: an index below 0, "". */
+static void jw_opt_int(struct jw *w, const char *key, long long v) {
+  if (v >= 0)
+    jw_int(w, key, v);
+}
+
+static void jw_opt_str(struct jw *w, const char *key, const char *s) {
+  if (s[0] != '\0')
+    jw_str(w, key, s);
+}
+
 static void jw_bool(struct jw *w, const char *key, bool v) {
   jw_key(w, key);
   fputs(v ? "true" : "false", w->f);
@@ -145,22 +156,14 @@ static void location(struct jw *w, const struct gcb_location *l) {
   jw_open(w, "location", '{');
   if (l->doc >= 0)
     jw_int(w, "run", l->doc + 1);
-  if (l->node >= 0)
-    jw_int(w, "node", l->node);
-  if (l->hostname[0])
-    jw_str(w, "hostname", l->hostname);
-  if (l->rank >= 0)
-    jw_int(w, "rank", l->rank);
-  if (l->ranks[0])
-    jw_str(w, "ranks", l->ranks);
-  if (l->gpu >= 0)
-    jw_int(w, "gpu", l->gpu);
-  if (l->bus_id[0])
-    jw_str(w, "bus_id", l->bus_id);
-  if (l->link[0])
-    jw_str(w, "link", l->link);
-  if (l->subject[0])
-    jw_str(w, "case", l->subject);
+  jw_opt_int(w, "node", l->node);
+  jw_opt_str(w, "hostname", l->hostname);
+  jw_opt_int(w, "rank", l->rank);
+  jw_opt_str(w, "ranks", l->ranks);
+  jw_opt_int(w, "gpu", l->gpu);
+  jw_opt_str(w, "bus_id", l->bus_id);
+  jw_opt_str(w, "link", l->link);
+  jw_opt_str(w, "case", l->subject);
   jw_close(w, '}');
 }
 
@@ -185,20 +188,14 @@ static void component(struct jw *w, const struct gcb_component *c) {
   jw_open(w, "component", '{');
   jw_str(w, "kind", gcb_comp_kind_name(c->kind));
   jw_str(w, "name", c->name);
-  if (c->node >= 0)
-    jw_int(w, "node", c->node);
-  if (c->hostname[0])
-    jw_str(w, "hostname", c->hostname);
-  if (c->rank >= 0)
-    jw_int(w, "rank", c->rank);
-  if (c->ranks[0])
-    jw_str(w, "ranks", c->ranks);
-  if (c->gpu >= 0)
-    jw_int(w, "gpu", c->gpu);
-  if (c->bus_id[0])
-    jw_str(w, "bus_id", c->bus_id);
-  if (c->link[0] && c->kind == GCB_COMP_LINK)
-    jw_str(w, "link", c->link);
+  jw_opt_int(w, "node", c->node);
+  jw_opt_str(w, "hostname", c->hostname);
+  jw_opt_int(w, "rank", c->rank);
+  jw_opt_str(w, "ranks", c->ranks);
+  jw_opt_int(w, "gpu", c->gpu);
+  jw_opt_str(w, "bus_id", c->bus_id);
+  if (c->kind == GCB_COMP_LINK)
+    jw_opt_str(w, "link", c->link);
   jw_close(w, '}');
 }
 

@@ -50,18 +50,14 @@ static void html_head(FILE *out, const struct gcb_report *rep,
           "</style>\n</head>\n<body>\n<header>\n<h1>gcbench report</h1>\n"
           "<p class=\"verdict %s\" id=\"verdict\">",
           css, gcb_report_failed(rep) ? "fail" : "pass");
-  gcb_escape_xml(out, verdict);
-  fputs("</p>\n", out);
-  if (rep->expectations != NULL) {
-    fputs("<p id=\"expectations\">Expectations: ", out);
-    gcb_escape_xml(out, rep->expectations);
-    fputs("</p>\n", out);
-  }
+  gcb__xml(out, "", verdict, "</p>\n");
+  if (rep->expectations != NULL)
+    gcb__xml(out, "<p id=\"expectations\">Expectations: ", rep->expectations,
+             "</p>\n");
   fputs("<nav>", out);
   for (size_t i = 0; i < ts->n; i++) {
     fprintf(out, "<a href=\"#%s\">", ts->items[i].id);
-    gcb_escape_xml(out, ts->items[i].title);
-    fputs("</a>", out);
+    gcb__xml(out, "", ts->items[i].title, "</a>");
     if (topo && strcmp(ts->items[i].id, "matrix") == 0)
       fputs("<a href=\"#topology\">Topology</a>", out);
   }
@@ -88,14 +84,10 @@ static enum gcb_status html_table(FILE *out, const struct gcb_report *rep,
                                   const struct gcb_rtable *t,
                                   struct gcb_err *err) {
   const struct gcb_plots *plots = rep->plots;
-  fprintf(out, "<section id=\"%s\">\n<h2>", t->id);
-  gcb_escape_xml(out, t->title);
-  fputs("</h2>\n", out);
-  if (t->intro != NULL) {
-    fputs("<p class=\"intro\">", out);
-    gcb_escape_xml(out, t->intro);
-    fputs("</p>\n", out);
-  }
+  fprintf(out, "<section id=\"%s\">\n", t->id);
+  gcb__xml(out, "<h2>", t->title, "</h2>\n");
+  if (t->intro != NULL)
+    gcb__xml(out, "<p class=\"intro\">", t->intro, "</p>\n");
   if (t->nrows == 0) {
     fputs("<p>None.</p>\n", out);
     html_plots_at(out, plots, t->id);
@@ -103,11 +95,8 @@ static enum gcb_status html_table(FILE *out, const struct gcb_report *rep,
     return GCB_OK;
   }
   fputs("<div class=\"wrap\"><table>\n<thead><tr>", out);
-  for (size_t c = 0; c < t->ncols; c++) {
-    fputs("<th>", out);
-    gcb_escape_xml(out, t->cells[c] ? t->cells[c] : "");
-    fputs("</th>", out);
-  }
+  for (size_t c = 0; c < t->ncols; c++)
+    gcb__xml(out, "<th>", t->cells[c] ? t->cells[c] : "", "</th>");
   fputs("</tr></thead>\n<tbody>\n", out);
   struct gcb__rows b = {.out = out};
   for (size_t r = 1; r <= t->nrows; r++) {
@@ -155,9 +144,8 @@ static void html_figure(FILE *out, const struct gcb_plot *pl) {
   const char *svg = svg_element(pl->svg);
   if (svg == NULL)
     return;
-  fprintf(out, "<figure>\n%s\n<figcaption>", svg);
-  gcb_escape_xml(out, pl->title);
-  fputs("</figcaption>\n</figure>\n", out);
+  fprintf(out, "<figure>\n%s\n", svg);
+  gcb__xml(out, "<figcaption>", pl->title, "</figcaption>\n</figure>\n");
 }
 
 /* The section a plot belongs beside, by the kind its file name ends with
@@ -199,11 +187,8 @@ static void html_plots(FILE *out, const struct gcb_plots *p,
   if (p == NULL)
     return;
   fputs("<section id=\"plots\">\n<h2>Plots</h2>\n", out);
-  if (p->note[0] != '\0') {
-    fputs("<p class=\"note\">", out);
-    gcb_escape_xml(out, p->note);
-    fputs("</p>\n", out);
-  }
+  if (p->note[0] != '\0')
+    gcb__xml(out, "<p class=\"note\">", p->note, "</p>\n");
   size_t rest = 0;
   for (size_t i = 0; i < p->n; i++)
     if (!has_section(ts, &p->items[i])) {

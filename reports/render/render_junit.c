@@ -14,7 +14,6 @@
  * Suites are written to memory first, because their header carries the
  * counts.
  */
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,29 +29,10 @@ struct suite {
   bool oom; /* a fill ran out of memory */
 };
 
-/* The strings up to a NULL one, joined into buf as snprintf's "%s%s..."
- * would (cut at size - 1 bytes): names built per GPU and check family,
- * 131,072 of them at 16,384 ranks, without printf's slow path here. */
-static void join(char *buf, size_t size, ...) {
-  size_t used = 0;
-  va_list ap;
-  va_start(ap, size);
-  for (const char *s; (s = va_arg(ap, const char *)) != NULL;) {
-    size_t n = strlen(s);
-    n = n < size - 1 - used ? n : size - 1 - used;
-    memcpy(buf + used, s, n);
-    used += n;
-  }
-  va_end(ap);
-  buf[used] = '\0';
-}
-
 static void open_timed(struct suite *s, const char *cls, const char *name,
                        double time_s) {
   s->tests++;
-  fputs("    <testcase classname=\"", s->f);
-  gcb_escape_xml(s->f, cls);
-  fputs("\" name=\"", s->f);
+  gcb__xml(s->f, "    <testcase classname=\"", cls, "\" name=\"");
   gcb_escape_xml(s->f, name);
   double t = time_s >= 0 ? time_s : 0;
   char text[GCB_FMTNUM_MAX]; /* a test per GPU and family: no printf */
@@ -70,33 +50,30 @@ static void open_test(struct suite *s, const char *cls, const char *name) {
 }
 
 static void system_out(struct suite *s, const char *text) {
-  fputs("      <system-out>", s->f);
-  gcb_escape_xml(s->f, text);
-  fputs("</system-out>\n", s->f);
+  gcb__xml(s->f, "      <system-out>", text, "</system-out>\n");
 }
 
 static void child(struct suite *s, const char *tag, const char *type,
                   const char *message, const char *body) {
   fprintf(s->f, "      <%s type=\"", tag);
-  gcb_escape_xml(s->f, type);
-  fputs("\" message=\"", s->f);
-  gcb_escape_xml(s->f, message);
-  fputs("\">", s->f);
+  gcb__xml(s->f, "", type, "\" message=\"");
+  gcb__xml(s->f, "", message, "\">");
   gcb_escape_xml(s->f, body);
   fprintf(s->f, "</%s>\n", tag);
 }
 
-/* A test that judged nothing (no measurement to judge): <skipped/> with
- * the reason, neither a pass nor a failure. */
-static void skipped(struct suite *s, const char *message) {
-  s->skipped++;
-  fputs("      <skipped message=\"", s->f);
-  gcb_escape_xml(s->f, message);
-  fputs("\"/>\n", s->f);
-}
-
 static void close_test(struct suite *s) {
   fputs("    </testcase>\n", s->f);
+}
+
+/* A test that judged nothing (no measurement to judge): <skipped/> with
+ * the reason, neither a pass nor a failure. */
+static void skipped_test(struct suite *s, const char *cls, const char *name,
+                         const char *message) {
+  open_test(s, cls, name);
+  s->skipped++;
+  gcb__xml(s->f, "      <skipped message=\"", message, "\"/>\n");
+  close_test(s);
 }
 
 /* The fail-level findings on cases (criteria and regressions have their
@@ -174,14 +151,11 @@ static void case_findings(struct suite *s, const struct gcb_report *rep,
     if (n++ == 0) {
       s->failures++;
       fprintf(s->f, "      <failure type=\"%s\" message=\"", f->kind->name);
-      gcb_escape_xml(s->f, f->explanation);
-      fputs("\">", s->f);
+      gcb__xml(s->f, "", f->explanation, "\">");
     }
     fprintf(s->f, "%s: ", f->kind->name);
-    gcb_escape_xml(s->f, where);
-    fputs(": ", s->f);
-    gcb_escape_xml(s->f, f->explanation);
-    fputc('\n', s->f);
+    gcb__xml(s->f, "", where, ": ");
+    gcb__xml(s->f, "", f->explanation, "\n");
   }
   if (n > 0)
     fputs("</failure>\n", s->f);
@@ -301,9 +275,7 @@ static void unrun_tests(struct suite *s, const struct gcb_model *m) {
   for (size_t i = 0; i < m->nskips; i++) {
     const struct gcb_model_skip *e = &m->skips[i];
     class_name(e->bench, cls, sizeof cls);
-    open_test(s, cls, e->label);
-    skipped(s, e->reason);
-    close_test(s);
+    skipped_test(s, cls, e->label, e->reason);
   }
 }
 
@@ -333,8 +305,8 @@ static void component_test(struct suite *s, const char *cls, const char *name,
     child(s, "failure", gcb_family_name(rc->family), rc->summary,
           rc->suggestion);
   }
-  join(out, sizeof out, gcb_cell_name(state), figure[0] ? " " : "", figure,
-       rc ? ": " : "", rc ? rc->summary : "", (const char *)NULL);
+  gcb__join(out, sizeof out, gcb_cell_name(state), figure[0] ? " " : "", figure,
+            rc ? ": " : "", rc ? rc->summary : "", (const char *)NULL);
   system_out(s, out);
   close_test(s);
 }
@@ -355,19 +327,18 @@ static void components_suite(struct suite *s, const struct gcb_report *rep) {
       char cls[192], name[320];
       char gpu[GCB_FMTNUM_MAX];
       gcb_fmtnum_ll(gpu, r->gpu);
-      join(cls, sizeof cls, "gcbench.components.", host, (const char *)NULL);
+      gcb__join(cls, sizeof cls, "gcbench.components.", host,
+                (const char *)NULL);
       for (int f = 0; f < GCB_MATRIX_COLS; f++) {
         const struct gcb_matrix_cell *c = &r->cell[f];
         const char *family = gcb_family_name((enum gcb_family)f);
-        join(name, sizeof name, "node ", host, " GPU ", gpu, " ", r->bus_id,
-             " ", family, (const char *)NULL);
+        gcb__join(name, sizeof name, "node ", host, " GPU ", gpu, " ",
+                  r->bus_id, " ", family, (const char *)NULL);
         if (c->state == GCB_CELL_NONE) { /* a "-" cell: nothing to judge */
           char why[160];
-          join(why, sizeof why, "n/a: the report has no ", family,
-               " measurement of this GPU", (const char *)NULL);
-          open_test(s, cls, name);
-          skipped(s, why);
-          close_test(s);
+          gcb__join(why, sizeof why, "n/a: the report has no ", family,
+                    " measurement of this GPU", (const char *)NULL);
+          skipped_test(s, cls, name, why);
           continue;
         }
         component_test(s, cls, name, c->state, c->figure, c->rc, c->time_s);
@@ -385,11 +356,8 @@ static void components_suite(struct suite *s, const struct gcb_report *rep) {
                named ? "" : " on ", named ? "" : rc->comp.hostname,
                gcb_family_name(rc->family));
       gcb_fmt_scaled(rc->measured, rc->unit, fig, sizeof fig);
-      enum gcb_cell st = rc->cleared                    ? GCB_CELL_CLEARED
-                         : rc->severity == GCB_SEV_FAIL ? GCB_CELL_FAIL
-                         : rc->severity == GCB_SEV_WARN ? GCB_CELL_WARN
-                                                        : GCB_CELL_INFO;
-      component_test(s, "gcbench.components", name, st, fig, rc, 0);
+      component_test(s, "gcbench.components", name, gcb_root_cause_cell(rc),
+                     fig, rc, 0);
     }
   }
   gcb_matrix_free(&own_m);
@@ -416,35 +384,31 @@ static void na_tests(struct suite *s, const struct gcb_report *rep,
                           : "the run";
     snprintf(name, sizeof name, "%s: %s n/a in %s", check_name,
              f->metric != NULL ? f->metric : "a bound", src);
-    open_test(s, "gcbench.criteria", name);
-    skipped(s, f->explanation);
-    close_test(s);
+    skipped_test(s, "gcbench.criteria", name, f->explanation);
   }
 }
 
 static void criteria_suite(struct suite *s, const struct gcb_report *rep) {
   const struct gcb_criteria *cr = rep->criteria;
   for (size_t i = 0; cr != NULL && i < cr->nchecks; i++) {
-    open_test(s, "gcbench.criteria", cr->checks[i].name);
     const struct gcb_check_result *res = &rep->checks[i];
     /* A built-in expectation the run did not measure: skipped, once. */
     if (gcb_check_outcome(cr, res) == GCB_CHECK_NA) {
-      skipped(s, "n/a: the run did not measure it (built-in expectations)");
-      close_test(s);
+      skipped_test(s, "gcbench.criteria", cr->checks[i].name,
+                   "n/a: the run did not measure it (built-in expectations)");
       continue;
     }
+    open_test(s, "gcbench.criteria", cr->checks[i].name);
     if (gcb_check_outcome(cr, res) == GCB_CHECK_FAIL) {
       s->failures++;
       fprintf(s->f, "      <failure type=\"%s\" message=\"",
               GCB_KIND(CRITERION)->name);
-      gcb_escape_xml(s->f, cr->checks[i].name);
-      fputs(" not met\">", s->f);
+      gcb__xml(s->f, "", cr->checks[i].name, " not met\">");
       for (size_t k = 0; k < rep->findings->n; k++) {
         const struct gcb_finding *f = &rep->findings->items[k];
         if (f->check != (int)i || is_na(f))
           continue;
-        gcb_escape_xml(s->f, f->explanation);
-        fputc('\n', s->f);
+        gcb__xml(s->f, "", f->explanation, "\n");
       }
       fputs("</failure>\n", s->f);
     }

@@ -25,6 +25,16 @@ const char *gcb_cell_name(enum gcb_cell c) {
   return c <= GCB_CELL_FAIL ? names[c] : "?";
 }
 
+enum gcb_cell gcb_severity_cell(enum gcb_severity s) {
+  return s == GCB_SEV_FAIL   ? GCB_CELL_FAIL
+         : s == GCB_SEV_WARN ? GCB_CELL_WARN
+                             : GCB_CELL_INFO;
+}
+
+enum gcb_cell gcb_root_cause_cell(const struct gcb_root_cause *rc) {
+  return rc->cleared ? GCB_CELL_CLEARED : gcb_severity_cell(rc->severity);
+}
+
 /* Rows by machine: rows first[m] .. first[m + 1] - 1 are machine m's,
  * row i its GPU gpu[i] (by bus id or by index alone). Each row's bus id
  * is parsed once (bus_ok false: the GPU is known by index alone), and the
@@ -109,22 +119,6 @@ static const struct gcb_model_case *headline(const struct gcb_model *m,
   return best;
 }
 
-/* snprintf(dst, size, "%s%s%s", a, b, c) without printf (a figure per GPU
- * and family): the same bytes, cut at size - 1 as it cuts. */
-static void cat3(char *dst, size_t size, const char *a, const char *b,
-                 const char *c) {
-  const char *parts[] = {a, b, c};
-  size_t n = 0;
-  if (size == 0)
-    return;
-  for (size_t i = 0; i < 3; i++) {
-    size_t len = strnlen(parts[i], size - 1 - n);
-    memcpy(dst + n, parts[i], len);
-    n += len;
-  }
-  dst[n] = '\0';
-}
-
 /* What fill needs of a case, looked up once per case, not per rank. */
 struct headline_case {
   const struct gcb_model_case *c;
@@ -147,8 +141,8 @@ static void fill(struct gcb_matrix_cell *cell, const struct headline_case *h,
   gcb_fmt_scaled(fig, h->unit, cell->figure, sizeof cell->figure);
   if (h->f == GCB_FAM_GEMM) {
     char with[64];
-    cat3(with, sizeof with, cell->figure, " (", h->dtype);
-    cat3(with + strlen(with), sizeof with - strlen(with), ")", "", "");
+    gcb__join(with, sizeof with, cell->figure, " (", h->dtype, ")",
+              (const char *)NULL);
     gcb_view_copy(cell->figure, sizeof cell->figure, with);
   }
 }
@@ -253,13 +247,14 @@ static void host_figures(const struct gcb_report *rep,
       if (h->figure[0] == '\0') { /* the first rank on the GPU says */
         const struct gcb_model_gpu *g = rank_gpu(m, rank);
         const char *link = g != NULL && g->nhops > 0 ? g->hops[0].link : "";
-        cat3(h->figure, sizeof h->figure, link, "", "");
+        gcb__join(h->figure, sizeof h->figure, link, (const char *)NULL);
       }
       const char *cpus = e->cpu_binding;
       if (p->figure[0] == '\0' && cpus[0]) {
         char num[GCB_FMTNUM_MAX + 8] = "rank ";
         gcb_fmtnum_ll(num + 5, rank);
-        cat3(p->figure, sizeof p->figure, num, ", CPUs ", cpus);
+        gcb__join(p->figure, sizeof p->figure, num, ", CPUs ", cpus,
+                  (const char *)NULL);
       }
     }
   }
@@ -276,10 +271,8 @@ static void judge(const struct gcb_diagnosis *d, struct gcb_matrix_row *row,
       cell->state = cell->figure[0] ? GCB_CELL_PASS : GCB_CELL_NONE;
       continue;
     }
-    cell->state = rc->cleared              ? GCB_CELL_CLEARED
-                  : s == (int)GCB_SEV_FAIL ? GCB_CELL_FAIL
-                  : s == (int)GCB_SEV_WARN ? GCB_CELL_WARN
-                                           : GCB_CELL_INFO;
+    cell->state = rc->cleared ? GCB_CELL_CLEARED
+                              : gcb_severity_cell((enum gcb_severity)s);
     if ((enum gcb_family)f == rc->family && !isnan(rc->measured))
       gcb_fmt_scaled(rc->measured, rc->unit, cell->figure, sizeof cell->figure);
   }

@@ -13,14 +13,9 @@
 #include "reports/render/render_svg.h"
 
 static void md_table(FILE *out, const struct gcb_rtable *t) {
-  fprintf(out, "## ");
-  gcb_escape_md(out, t->title);
-  fprintf(out, "\n\n");
-  if (t->intro != NULL) {
-    fputc('_', out);
-    gcb_escape_md(out, t->intro);
-    fprintf(out, "_\n\n");
-  }
+  gcb__md(out, "## ", t->title, "\n\n");
+  if (t->intro != NULL)
+    gcb__md(out, "_", t->intro, "_\n\n");
   if (t->nrows == 0) {
     fprintf(out, "None.\n\n");
     return;
@@ -53,16 +48,12 @@ static void md_plots(FILE *out, const struct gcb_plots *p) {
   if (p == NULL)
     return;
   fprintf(out, "## Plots\n\n");
-  if (p->note[0] != '\0') {
-    fputc('_', out);
-    gcb_escape_md(out, p->note);
-    fprintf(out, "_\n\n");
-  }
+  if (p->note[0] != '\0')
+    gcb__md(out, "_", p->note, "_\n\n");
   for (size_t i = 0; i < p->n; i++) {
-    fputs("![", out);
-    gcb_escape_md(out, p->items[i].title);
+    gcb__md(out, "![", p->items[i].title, "](");
     /* File names are gcbench's own ("plot-3-ranks.svg"): no escaping. */
-    fprintf(out, "](%s)\n\n", p->items[i].file);
+    fprintf(out, "%s)\n\n", p->items[i].file);
   }
 }
 
@@ -77,14 +68,9 @@ static enum gcb_status render_md(FILE *out, const struct gcb_report *rep,
   }
   char verdict[320];
   gcb_report_verdict(rep, verdict, sizeof verdict); /* holds a hostname */
-  fputs("# gcbench report\n\n**", out);
-  gcb_escape_md(out, verdict);
-  fputs("**\n\n", out);
-  if (rep->expectations != NULL) {
-    fputs("Expectations: ", out);
-    gcb_escape_md(out, rep->expectations);
-    fputs("\n\n", out);
-  }
+  gcb__md(out, "# gcbench report\n\n**", verdict, "**\n\n");
+  if (rep->expectations != NULL)
+    gcb__md(out, "Expectations: ", rep->expectations, "\n\n");
   bool topo = gcb_svg_topology_any(rep), netmap = gcb_svg_netmap_any(rep);
   for (size_t i = 0; i < tables->n; i++) {
     md_table(out, &tables->items[i]);

@@ -349,18 +349,6 @@ static void fixed_body(FILE *out, const struct gcb_report *rep,
 
 /* ---- which per-bench family each case goes to --------------------------- */
 
-static bool grow(void **p, size_t *cap, size_t n, size_t size) {
-  if (n < *cap)
-    return true;
-  size_t c = *cap ? *cap * 2 : 16;
-  void *q = realloc(*p, c * size);
-  if (q == NULL)
-    return false;
-  *p = q;
-  *cap = c;
-  return true;
-}
-
 /* The family of case c, or SIZE_MAX when out of memory. One family, one
  * unit: the cases of one bench whose units gcbench converts to the same
  * one (us, ns: seconds) share it; other units by their spelling, so
@@ -376,8 +364,8 @@ static size_t family_of(struct om *om, const struct gcb_model_case *c) {
     return SIZE_MAX;
   sprintf(key, "%s\n%c%s", bench, u.known ? 'k' : 'u', same);
   long k = gcb__om_set_get(&om->keys, key);
-  if (k < 0 &&
-      grow((void **)&om->fams, &om->capfams, om->nfams, sizeof *om->fams)) {
+  if (k < 0 && gcb__grow((void **)&om->fams, &om->capfams, om->nfams,
+                         sizeof *om->fams)) {
     struct family *f = &om->fams[om->nfams];
     *f = (struct family){.kind = p2p(c) ? K_P2P : K_RANKS,
                          .bench = bench,
@@ -413,8 +401,8 @@ static void bench_families(struct om *om, const struct gcb_report *rep) {
       if (coll(c))
         continue;
       size_t f = family_of(om, c);
-      if (f == SIZE_MAX || !grow((void **)&om->refs, &om->caprefs, om->nrefs,
-                                 sizeof *om->refs)) {
+      if (f == SIZE_MAX || !gcb__grow((void **)&om->refs, &om->caprefs,
+                                      om->nrefs, sizeof *om->refs)) {
         om->oom = true;
         break;
       }

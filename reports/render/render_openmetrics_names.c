@@ -13,6 +13,7 @@
 
 #include "common/status.h"
 #include "reports/document/fmtnum.h"
+#include "reports/render/render.h"
 #include "reports/render/render_openmetrics.h"
 
 /* ---- a string set with a number per key --------------------------------- */
@@ -359,17 +360,8 @@ static void push(struct gcb__om_sample *s, const char *name,
                  const char *value) {
   if (s->oom)
     return;
-  if (s->n == s->cap) {
-    size_t cap = s->cap ? s->cap * 2 : 16;
-    struct gcb__om_label *l = realloc(s->labels, cap * sizeof *l);
-    if (l == NULL) {
-      s->oom = true;
-      return;
-    }
-    s->labels = l;
-    s->cap = cap;
-  }
-  if (!text_room(s, strlen(value))) {
+  if (!gcb__grow((void **)&s->labels, &s->cap, s->n, sizeof *s->labels) ||
+      !text_room(s, strlen(value))) {
     s->oom = true;
     return;
   }
@@ -390,16 +382,9 @@ void gcb__om_label(struct gcb__om_sample *s, const char *name,
 
 void gcb__om_label_int(struct gcb__om_sample *s, const char *name,
                        long long v) {
-  char buf[32], *at = buf + sizeof buf;
-  unsigned long long u =
-      v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
-  *--at = '\0';
-  do /* "%lld", without printf: a label per rank and sample */
-    *--at = (char)('0' + u % 10);
-  while ((u /= 10) != 0);
-  if (v < 0)
-    *--at = '-';
-  push(s, name, at);
+  char buf[GCB_FMTNUM_MAX]; /* "%lld" without printf: a label per sample */
+  gcb_fmtnum_ll(buf, v);
+  push(s, name, buf);
 }
 
 /* The labels gcbench writes itself, and those promlint keeps for

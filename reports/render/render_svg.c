@@ -124,15 +124,9 @@ static bool gather_p2p(struct gather *g, const struct gcb_report *rep,
       if (!gcb__p2p_walk_begin(&it, model, &model->cases[i], seen, nseen))
         continue;
       while (gcb__p2p_walk_next(&it, &e)) {
-        if (g->np2p == cap) {
-          size_t ncap = cap ? 2 * cap : 64;
-          struct p2p_seen *q = realloc(g->p2p, ncap * sizeof *q);
-          if (q == NULL) {
-            free(seen);
-            return false;
-          }
-          g->p2p = q;
-          cap = ncap;
+        if (!gcb__grow((void **)&g->p2p, &cap, g->np2p, sizeof *g->p2p)) {
+          free(seen);
+          return false;
         }
         g->p2p[g->np2p] = (struct p2p_seen){
             .machine = gcb_diagnosis_machine(d, rep->docs, (int)doc, e.node),
@@ -221,7 +215,7 @@ static void take_links(struct gcb__svg_pic *p, const struct gcb_diagnosis *d) {
         !link_ends(p, rc->comp.link, &a, &b, &both) || (size_t)a >= p->n ||
         (size_t)b >= p->n)
       continue;
-    enum gcb_cell st = gcb__svg_rc_cell(rc);
+    enum gcb_cell st = gcb_root_cause_cell(rc);
     if (st > p->edge[a][b])
       p->edge[a][b] = st;
     /* The link names both ends with "<->"; the name says whether the
@@ -355,8 +349,8 @@ static enum gcb_cell machine_state(const struct gcb_diagnosis *d,
         st = mx->rows[g->row_of[j]].cell[k].state;
   for (size_t i = 0; i < d->n; i++)
     if (d->items[i].comp.node == (long long)m &&
-        gcb__svg_rc_cell(&d->items[i]) > st)
-      st = gcb__svg_rc_cell(&d->items[i]);
+        gcb_root_cause_cell(&d->items[i]) > st)
+      st = gcb_root_cause_cell(&d->items[i]);
   return st;
 }
 
@@ -456,9 +450,8 @@ static enum gcb_status draw(FILE *out, const struct gcb_report *rep,
                 "role=\"img\">\n",
                 gcb__svg_n0(w).s, gcb__svg_n0(h).s, gcb__svg_n0(w).s);
         gcb__svg_machine(out, p, 0);
-        fputs("</svg>\n<figcaption>", out);
-        gcb_escape_xml(out, p->hostname);
-        fputs(": topology, coloured by verdict</figcaption>\n</figure>\n", out);
+        gcb__xml(out, "</svg>\n<figcaption>", p->hostname,
+                 ": topology, coloured by verdict</figcaption>\n</figure>\n");
       }
       y += h;
     }

@@ -53,7 +53,7 @@ static bool machine_clear(const struct gcb__svg_pic *p) {
   for (size_t i = 0; p->diag != NULL && i < p->diag->n; i++) {
     const struct gcb_root_cause *rc = &p->diag->items[i];
     if (rc->comp.node == (long long)p->machine &&
-        gcb__svg_rc_cell(rc) > GCB_CELL_CLEARED)
+        gcb_root_cause_cell(rc) > GCB_CELL_CLEARED)
       return false;
   }
   return true;
@@ -103,10 +103,8 @@ void gcb__svg_fold_write(FILE *out, const struct gcb__svg_fold *f) {
             "(<a href=\"topology.svg\">topology.svg</a> draws each): ",
             s->nnics);
     size_t shown = s->folded < NAMES_SHOWN ? s->folded : NAMES_SHOWN;
-    for (size_t k = 0; k < shown; k++) {
-      fputs(k ? ", " : "", out);
-      gcb_escape_xml(out, s->names[k]);
-    }
+    for (size_t k = 0; k < shown; k++)
+      gcb__xml(out, k ? ", " : "", s->names[k], "");
     if (s->folded > shown)
       fprintf(out, " and %zu more", s->folded - shown);
     fputs(".</p>\n", out);

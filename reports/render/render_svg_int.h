@@ -44,7 +44,6 @@ void gcb__svg_cat(FILE *out, ...);
 
 const char *gcb__svg_fill(enum gcb_cell c);
 const char *gcb__svg_stroke(enum gcb_cell c);
-enum gcb_cell gcb__svg_rc_cell(const struct gcb_root_cause *rc);
 /* <text> at (x, y) with extra attributes, s escaped. */
 void gcb__svg_text(FILE *out, double x, double y, const char *attrs,
                    const char *s);

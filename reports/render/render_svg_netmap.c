@@ -144,11 +144,8 @@ static enum gcb_cell finding_state(const struct gcb_report *rep,
   for (size_t r = 0; d != NULL && r < d->n; r++)
     for (size_t e = 0; e < d->items[r].nevidence; e++)
       if (d->items[r].evidence[e] == i)
-        return gcb__svg_rc_cell(&d->items[r]);
-  enum gcb_severity s = rep->findings->items[i].severity;
-  return s == GCB_SEV_FAIL   ? GCB_CELL_FAIL
-         : s == GCB_SEV_WARN ? GCB_CELL_WARN
-                             : GCB_CELL_INFO;
+        return gcb_root_cause_cell(&d->items[r]);
+  return gcb_severity_cell(rep->findings->items[i].severity);
 }
 
 /* Whether finding f judged `schedule` (its subject: "netmap: bandwidth
@@ -368,13 +365,10 @@ static void label(FILE *out, const struct heat *h, int u, double x, double y,
     fprintf(out, " transform=\"rotate(-90 %.1f %.1f)\"", x, y);
   if (st >= GCB_CELL_WARN)
     fprintf(out, " fill=\"%s\" font-weight=\"700\"", gcb__svg_stroke(st));
-  fputs(">", out);
-  gcb_escape_xml(out, h->label[u]);
-  fputs("<title>", out);
+  gcb__xml(out, ">", h->label[u], "<title>");
   if (!h->by_node)
     fprintf(out, "rank %d on ", h->unit_rank[u]);
-  gcb_escape_xml(out, host_of(h, u));
-  fputs("</title></text>\n", out);
+  gcb__xml(out, "", host_of(h, u), "</title></text>\n");
 }
 
 static void cell(FILE *out, const struct heat *h, int u, int w, double x,
@@ -401,15 +395,13 @@ static void cell(FILE *out, const struct heat *h, int u, int w, double x,
   }
   fputs("><title>", out);
   if (h->by_node) {
-    gcb_escape_xml(out, host_of(h, u));
-    fputs(" \xe2\x86\x92 ", out);
+    gcb__xml(out, "", host_of(h, u), " \xe2\x86\x92 ");
     gcb_escape_xml(out, host_of(h, w));
   } else {
     fprintf(out, "rank %d (", h->unit_rank[u]);
     gcb_escape_xml(out, host_of(h, u));
     fprintf(out, ") \xe2\x86\x92 rank %d (", h->unit_rank[w]);
-    gcb_escape_xml(out, host_of(h, w));
-    fputs(")", out);
+    gcb__xml(out, "", host_of(h, w), ")");
   }
   fprintf(out, ": %s%s%s</title></rect>\n", fig, st ? ", " : "",
           st ? gcb_cell_name(st) : "");

@@ -22,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reports/document/fmtnum.h"
+#include "reports/render/render_rows.h"
 #include "reports/render/render_svg_int.h"
 
 #define BOX_W 176
@@ -47,63 +49,30 @@ const char *gcb__svg_stroke(enum gcb_cell c) {
   return c <= GCB_CELL_FAIL ? stroke[c] : stroke[0];
 }
 
-enum gcb_cell gcb__svg_rc_cell(const struct gcb_root_cause *rc) {
-  if (rc->cleared)
-    return GCB_CELL_CLEARED;
-  return rc->severity == GCB_SEV_FAIL   ? GCB_CELL_FAIL
-         : rc->severity == GCB_SEV_WARN ? GCB_CELL_WARN
-                                        : GCB_CELL_INFO;
-}
-
 struct gcb__svg_n0 gcb__svg_n0(double x) {
   struct gcb__svg_n0 n;
-  /* nearbyint rounds the exact value half to even, as printf does in the
-   * default rounding mode; -0.3 is "-0" for both */
-  double r = nearbyint(x);
-  if (!(fabs(r) < 0x1p62)) { /* NaN, infinities, huge: printf's own */
+  if (gcb_fmtnum_f(n.s, x, 0) == 0) /* a tie, NaN, huge: printf's own */
     snprintf(n.s, sizeof n.s, "%.0f", x);
-    return n;
-  }
-  unsigned long long u = (unsigned long long)fabs(r);
-  char *at = n.s + sizeof n.s;
-  *--at = '\0';
-  do
-    *--at = (char)('0' + u % 10);
-  while ((u /= 10) != 0);
-  if (signbit(r))
-    *--at = '-';
-  memmove(n.s, at, (size_t)(n.s + sizeof n.s - at));
   return n;
 }
 
 void gcb__svg_cat(FILE *out, ...) {
-  char buf[1024];
-  size_t used = 0;
+  struct gcb__rows r; /* not cleared: its buffer is written before read */
+  r.out = out;
+  r.n = 0;
   va_list ap;
   va_start(ap, out);
-  for (const char *s; (s = va_arg(ap, const char *)) != NULL;) {
-    size_t n = strlen(s);
-    if (used + n > sizeof buf) {
-      fwrite(buf, 1, used, out);
-      used = 0;
-    }
-    if (n > sizeof buf)
-      fwrite(s, 1, n, out);
-    else {
-      memcpy(buf + used, s, n);
-      used += n;
-    }
-  }
+  for (const char *s; (s = va_arg(ap, const char *)) != NULL;)
+    gcb__rows_put(&r, s);
   va_end(ap);
-  fwrite(buf, 1, used, out);
+  gcb__rows_flush(&r);
 }
 
 void gcb__svg_text(FILE *out, double x, double y, const char *attrs,
                    const char *s) {
   gcb__svg_cat(out, "<text x=\"", gcb__svg_n0(x).s, "\" y=\"", gcb__svg_n0(y).s,
                "\"", attrs[0] ? " " : "", attrs, ">", (const char *)NULL);
-  gcb_escape_xml(out, s);
-  fputs("</text>\n", out);
+  gcb__xml(out, "", s, "</text>\n");
 }
 
 static size_t per_row(const struct gcb__svg_pic *p) {
@@ -360,7 +329,7 @@ static enum gcb_cell nic_state(const struct gcb__svg_pic *p,
   enum gcb_cell st = GCB_CELL_NONE;
   for (size_t i = 0; p->diag != NULL && i < p->diag->n; i++) {
     const struct gcb_root_cause *rc = &p->diag->items[i];
-    enum gcb_cell c = gcb__svg_rc_cell(rc);
+    enum gcb_cell c = gcb_root_cause_cell(rc);
     if (rc->comp.node == (long long)p->machine && names_nic(rc, nic) && c > st)
       st = c;
   }

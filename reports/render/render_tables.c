@@ -268,10 +268,7 @@ static void findings_table(struct gcb__tb *b) {
     gcb__cell(b, r, 3, "%s", f->where.subject[0] ? f->where.subject : "-");
     gcb__cell_figure(b, r, 4, f->measured, f->expected, f->unit);
     gcb__cell_figure(b, r, 5, f->expected, NAN, f->unit);
-    if (isnan(f->cost))
-      gcb__cell(b, r, 6, "-");
-    else
-      gcb__cell(b, r, 6, "%.1f%%", f->cost * 100);
+    gcb__cell_pct(b, r, 6, f->cost, false);
     gcb__cell(b, r, 7, "%s", f->explanation);
     gcb__cell(b, r, 8, "%s", f->suggestion[0] ? f->suggestion : "-");
   }
@@ -1552,6 +1549,9 @@ static void pattern_tables(struct gcb__tb *b) {
       "uniform routing and with tensor parallelism inside a node "
       "(docs/PATTERNS.md)",
       h + (1 - o));
+  /* By its place: the per-rank tables added after each document's rows
+   * grow the list of tables, which may move it. */
+  size_t at = b->out->n - 1;
   for (size_t d = 0; t != NULL && d < b->rep->ndocs; d++) {
     struct gcb_pattern_groups gs;
     struct gcb_err err = {0};
@@ -1560,7 +1560,7 @@ static void pattern_tables(struct gcb__tb *b) {
       return;
     }
     for (size_t i = 0; i < gs.n; i++)
-      pattern_row(b, t, d, &gs.items[i]);
+      pattern_row(b, &b->out->items[at], d, &gs.items[i]);
     for (size_t i = 0; i < gs.n; i++)
       pattern_rank_table(b, d, i, &gs.items[i]);
     gcb_pattern_groups_free(&gs);

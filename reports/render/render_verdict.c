@@ -13,14 +13,6 @@
 
 #include "reports/render/render_tables.h"
 
-static const char *state_class(const struct gcb_root_cause *rc) {
-  if (rc->cleared)
-    return "ok";
-  return rc->severity == GCB_SEV_FAIL   ? "fail"
-         : rc->severity == GCB_SEV_WARN ? "warn"
-                                        : "info";
-}
-
 /* "0, 5, 13": the indices of the findings a root cause explains. */
 static void evidence_text(const struct gcb_root_cause *rc, char *buf,
                           size_t size) {
@@ -45,7 +37,7 @@ static void causes_table(struct gcb__tb *b, const struct gcb_diagnosis *d) {
       h);
   for (size_t i = 0; t != NULL && i < d->n; i++) {
     const struct gcb_root_cause *rc = &d->items[i];
-    char **r = gcb__table_row(b, t, state_class(rc));
+    char **r = gcb__table_row(b, t, gcb_root_cause_state(rc));
     char m[48], e[48], ev[160];
     gcb_fmt_scaled(rc->measured, rc->unit, m, sizeof m);
     gcb_fmt_scaled(rc->expected, rc->unit, e, sizeof e);
@@ -113,7 +105,7 @@ static const char *node_state(const struct gcb_diagnosis *d, long long m,
     int l = rc->severity == GCB_SEV_FAIL ? 3 : rc->severity == GCB_SEV_WARN;
     if (l > level) {
       level = l;
-      worst = state_class(rc);
+      worst = gcb_root_cause_state(rc);
     }
   }
   return worst;
@@ -140,7 +132,7 @@ static void components_table(struct gcb__tb *b, const struct gcb_diagnosis *d) {
     const struct gcb_root_cause *rc = &d->items[i];
     if (rc->comp.kind != GCB_COMP_LINK && rc->comp.kind != GCB_COMP_NODE)
       continue;
-    char **r = gcb__table_row(b, t, state_class(rc));
+    char **r = gcb__table_row(b, t, gcb_root_cause_state(rc));
     gcb__cell(b, r, 0, "%s", gcb_root_cause_state(rc));
     gcb__cell(b, r, 1, "%s", rc->comp.name);
     gcb__cell(b, r, 2, "%s", rc->comp.hostname[0] ? rc->comp.hostname : "-");

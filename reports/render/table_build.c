@@ -40,17 +40,10 @@ struct gcb_rtable *gcb__table_new(struct gcb__tb *b, const char *id,
                                   const char *title, const char *intro,
                                   const char *const *headers) {
   struct gcb_rtables *ts = b->out;
-  if (b->oom)
+  if (b->oom ||
+      !gcb__grow((void **)&ts->items, &ts->cap, ts->n, sizeof *ts->items)) {
+    b->oom = true;
     return NULL;
-  if (ts->n == ts->cap) {
-    size_t cap = ts->cap ? 2 * ts->cap : 8;
-    struct gcb_rtable *g = realloc(ts->items, cap * sizeof *g);
-    if (g == NULL) {
-      b->oom = true;
-      return NULL;
-    }
-    ts->items = g;
-    ts->cap = cap;
   }
   struct gcb_rtable *t = &ts->items[ts->n++];
   memset(t, 0, sizeof *t);
@@ -215,18 +208,21 @@ void gcb__cell_time(struct gcb__tb *b, char **row, size_t col, double s) {
   gcb__cell(b, row, col, "%s", text);
 }
 
+/* Frees what table t holds. */
+static void table_free(struct gcb_rtable *t) {
+  size_t cells = t->cells != NULL ? (t->nrows + 1) * t->ncols : 0;
+  for (size_t c = 0; c < cells; c++)
+    free(t->cells[c]);
+  free(t->cells);
+  free(t->row_class);
+  free(t->owned);
+}
+
 void gcb_rtables_free(struct gcb_rtables *ts) {
   if (ts == NULL)
     return;
-  for (size_t i = 0; i < ts->n; i++) {
-    struct gcb_rtable *t = &ts->items[i];
-    size_t cells = t->cells != NULL ? (t->nrows + 1) * t->ncols : 0;
-    for (size_t c = 0; c < cells; c++)
-      free(t->cells[c]);
-    free(t->cells);
-    free(t->row_class);
-    free(t->owned);
-  }
+  for (size_t i = 0; i < ts->n; i++)
+    table_free(&ts->items[i]);
   free(ts->items);
   memset(ts, 0, sizeof *ts);
 }
@@ -245,15 +241,10 @@ static void drop_empty(struct gcb_rtables *ts) {
   size_t k = 0;
   for (size_t i = 0; i < ts->n; i++) {
     struct gcb_rtable *t = &ts->items[i];
-    if (t->nrows > 0 || strcmp(t->id, "findings") == 0) {
+    if (t->nrows > 0 || strcmp(t->id, "findings") == 0)
       ts->items[k++] = *t;
-      continue;
-    }
-    for (size_t c = 0; t->cells != NULL && c < t->ncols; c++)
-      free(t->cells[c]);
-    free(t->cells);
-    free(t->row_class);
-    free(t->owned);
+    else
+      table_free(t);
   }
   ts->n = k;
 }

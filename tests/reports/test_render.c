@@ -741,3 +741,43 @@ Test(render, findings_json_is_laid_out_as_jansson_writes_it) {
   free(out);
   fixture_free(&fx);
 }
+
+/* ---- renderfold: tables built across documents ----------------------------
+ * Two documents with training patterns: the pattern summary holds the rows
+ * of both, though each document's per-rank pattern tables join the list of
+ * tables after its rows (growing the list under the summary). */
+Test(render, pattern_summary_holds_the_rows_of_every_document) {
+  struct gcb_results *res[2];
+  struct gcb_doc docs[2];
+  load_doc(DATA("compare/vm-quick-clean-a.json"), "a.json", &res[0], &docs[0]);
+  load_doc(DATA("compare/vm-quick-one-core.json"), "b.json", &res[1], &docs[1]);
+  struct gcb_thresholds th;
+  gcb_thresholds_default(&th);
+  struct gcb_findings fs = {0};
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_analyze(docs, 2, &th, &fs, &err), GCB_OK, "%s", err.msg);
+  struct gcb_report rep = {
+      .docs = docs, .ndocs = 2, .findings = &fs, .thresholds = &th};
+  struct gcb_rtables ts = {0};
+  cr_assert_eq(gcb_report_tables(&rep, &ts, &err), GCB_OK, "%s", err.msg);
+  size_t rows[3] = {0}, ranks = 0;
+  for (size_t i = 0; i < ts.n; i++) {
+    const struct gcb_rtable *t = &ts.items[i];
+    ranks += strncmp(t->id, "pattern-", 8) == 0;
+    for (size_t r = 1; strcmp(t->id, "patterns") == 0 && r <= t->nrows; r++) {
+      const char *run = t->cells[r * t->ncols]; /* the "run" column */
+      size_t k = run != NULL ? (size_t)atoi(run) : 0;
+      rows[k < 3 ? k : 0]++;
+    }
+  }
+  cr_expect_gt(ranks, 1, "per-rank pattern tables of both documents");
+  cr_expect_gt(rows[1], 0, "summary rows of run 1");
+  cr_expect_gt(rows[2], 0, "summary rows of run 2");
+  cr_expect_eq(rows[0], 0, "summary rows of no run");
+  gcb_rtables_free(&ts);
+  gcb_findings_free(&fs);
+  for (int i = 0; i < 2; i++) {
+    fx_doc_free(&docs[i]);
+    gcb_results_free(res[i]);
+  }
+}
