@@ -13,29 +13,18 @@
 #include "reports/document/model.h"
 #include "reports/document/ranks.h"
 
-static double m_median(const struct gcb_model_case *c,
-                       const struct gcb_model_columns *r, size_t i) {
-  (void)r, (void)i;
-  return c->summary.median;
-}
+/* A metric read off the case summary, the same for every rank. */
+#define SUMMARY_METRIC(fn, expr)                                               \
+  static double fn(const struct gcb_model_case *c,                             \
+                   const struct gcb_model_columns *r, size_t i) {              \
+    (void)r, (void)i;                                                          \
+    return expr;                                                               \
+  }
 
-static double m_mean(const struct gcb_model_case *c,
-                     const struct gcb_model_columns *r, size_t i) {
-  (void)r, (void)i;
-  return c->summary.mean;
-}
-
-static double m_min(const struct gcb_model_case *c,
-                    const struct gcb_model_columns *r, size_t i) {
-  (void)r, (void)i;
-  return c->summary.min;
-}
-
-static double m_max(const struct gcb_model_case *c,
-                    const struct gcb_model_columns *r, size_t i) {
-  (void)r, (void)i;
-  return c->summary.max;
-}
+SUMMARY_METRIC(m_median, c->summary.median)
+SUMMARY_METRIC(m_mean, c->summary.mean)
+SUMMARY_METRIC(m_min, c->summary.min)
+SUMMARY_METRIC(m_max, c->summary.max)
 
 /* Per-rank metrics get r NULL for a case without per-rank entries (a tool
  * that reports only the average over ranks): the summary stands in. */
@@ -44,18 +33,10 @@ static double m_per_rank(const struct gcb_model_case *c,
   return r != NULL ? gcb_model_col(c, GCB_RC_FIG_MEDIAN, i) : c->summary.median;
 }
 
-static double m_imbalance(const struct gcb_model_case *c,
-                          const struct gcb_model_columns *r, size_t i) {
-  (void)r, (void)i;
-  return c->summary.imbalance * 100;
-}
-
-static double m_cv(const struct gcb_model_case *c,
-                   const struct gcb_model_columns *r, size_t i) {
-  (void)r, (void)i;
-  double mean = c->summary.mean;
-  return mean > 0 ? c->summary.stdev / mean * 100 : 0;
-}
+SUMMARY_METRIC(m_imbalance, c->summary.imbalance * 100)
+SUMMARY_METRIC(m_cv, c->summary.mean > 0
+                         ? c->summary.stdev / c->summary.mean * 100
+                         : 0)
 
 static double m_time_us(const struct gcb_model_case *c,
                         const struct gcb_model_columns *r, size_t i) {
@@ -63,39 +44,18 @@ static double m_time_us(const struct gcb_model_case *c,
                    : c->summary.time_mean * 1e6;
 }
 
-static double m_wrong(const struct gcb_model_case *c,
-                      const struct gcb_model_columns *r, size_t i) {
-  (void)r, (void)i;
-  return c->summary.wrong;
-}
-
-static double m_busbw(const struct gcb_model_case *c,
-                      const struct gcb_model_columns *r, size_t i) {
-  (void)r, (void)i;
-  return c->summary.busbw;
-}
-
-static double m_algbw(const struct gcb_model_case *c,
-                      const struct gcb_model_columns *r, size_t i) {
-  (void)r, (void)i;
-  return c->summary.algbw;
-}
-
-static double m_late_us(const struct gcb_model_case *c,
-                        const struct gcb_model_columns *r, size_t i) {
-  (void)r, (void)i;
-  return c->summary.late_mean_s * 1e6;
-}
+SUMMARY_METRIC(m_wrong, c->summary.wrong)
+SUMMARY_METRIC(m_busbw, c->summary.busbw)
+SUMMARY_METRIC(m_algbw, c->summary.algbw)
+SUMMARY_METRIC(m_late_us, c->summary.late_mean_s * 1e6)
 
 /* A figure another tool printed (nccl-tests' Avg bus bandwidth,
  * nvbandwidth's SUM and latencies, OSU's point-to-point figures): the
  * value of an "imported" case, NAN for any other, so that a check naming
  * it can only pass on what the tool printed. */
-static double m_figure(const struct gcb_model_case *c,
-                       const struct gcb_model_columns *r, size_t i) {
-  (void)r, (void)i;
-  return c->kind == GCB_BENCH_IMPORTED ? c->summary.median : NAN;
-}
+SUMMARY_METRIC(m_figure,
+               c->kind == GCB_BENCH_IMPORTED ? c->summary.median : NAN)
+#undef SUMMARY_METRIC
 
 /* Metrics a check can bound. Collective figures are NAN in other cases,
  * and NAN never meets a bound: a busbw check on a gemm case fails loudly
