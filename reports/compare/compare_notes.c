@@ -42,16 +42,17 @@ static const struct gcb_mvalue *str_value(struct field_value *f,
   return &f->v;
 }
 
-/* The compared fields of a node and of a rank. */
-typedef const struct gcb_mvalue *(*node_field_fn)(
-    const struct gcb_model_node *n, struct field_value *f);
-typedef const struct gcb_mvalue *(*rank_field_fn)(
-    const struct gcb_model_rank *r, struct field_value *f);
+/* The compared fields of a node and of a rank: each reads its value off
+ * one entry of the model's nodes or ranks. */
+struct entry_field {
+  const char *name;
+  const struct gcb_mvalue *(*get)(const void *entry, struct field_value *f);
+};
 
 #define NODE_INT(field)                                                        \
-  static const struct gcb_mvalue *node_##field(const struct gcb_model_node *n, \
+  static const struct gcb_mvalue *node_##field(const void *n,                  \
                                                struct field_value *f) {        \
-    return int_value(f, n->field);                                             \
+    return int_value(f, ((const struct gcb_model_node *)n)->field);            \
   }
 NODE_INT(cores)
 NODE_INT(pus)
@@ -61,15 +62,14 @@ NODE_INT(memory_bytes)
 NODE_INT(llc_bytes)
 #undef NODE_INT
 
-static const struct gcb_mvalue *node_cpu_model(const struct gcb_model_node *n,
+static const struct gcb_mvalue *node_cpu_model(const void *n,
                                                struct field_value *f) {
-  return str_value(f, n->cpu_model);
+  return str_value(f, ((const struct gcb_model_node *)n)->cpu_model);
 }
 
-static const struct {
-  const char *name;
-  node_field_fn get;
-} node_fields[] = {
+#define NFIELDS(t) (sizeof t / sizeof *t)
+
+static const struct entry_field node_fields[] = {
     {"cpu_model", node_cpu_model},
     {"cores", node_cores},
     {"pus", node_pus},
@@ -79,25 +79,22 @@ static const struct {
     {"llc_bytes", node_llc_bytes},
 };
 
-static const struct gcb_mvalue *rank_dev_name(const struct gcb_model_rank *r,
+static const struct gcb_mvalue *rank_dev_name(const void *r,
                                               struct field_value *f) {
-  return str_value(f, r->device_name);
+  return str_value(f, ((const struct gcb_model_rank *)r)->device_name);
 }
 
-static const struct gcb_mvalue *rank_dev_memory(const struct gcb_model_rank *r,
+static const struct gcb_mvalue *rank_dev_memory(const void *r,
                                                 struct field_value *f) {
-  return int_value(f, r->device_memory_bytes);
+  return int_value(f, ((const struct gcb_model_rank *)r)->device_memory_bytes);
 }
 
-static const struct gcb_mvalue *rank_binding(const struct gcb_model_rank *r,
+static const struct gcb_mvalue *rank_binding(const void *r,
                                              struct field_value *f) {
-  return str_value(f, r->cpu_binding);
+  return str_value(f, ((const struct gcb_model_rank *)r)->cpu_binding);
 }
 
-static const struct {
-  const char *name;
-  rank_field_fn get;
-} rank_fields[] = {
+static const struct entry_field rank_fields[] = {
     {"device.name", rank_dev_name},
     {"device.memory_bytes", rank_dev_memory},
     {"cpu_binding", rank_binding},
@@ -192,52 +189,29 @@ static enum gcb_status entry_note(struct gcb_comparison *cmp, const char *label,
   return note(cmp, what, a, b, err);
 }
 
-/* One note per field that differs in any pair of entries, paired by
- * position. */
-static enum gcb_status diff_nodes(struct gcb_comparison *cmp,
-                                  const struct gcb_model *a,
-                                  const struct gcb_model *b,
-                                  struct gcb_err *err) {
-  size_t n = a->nnodes < b->nnodes ? a->nnodes : b->nnodes;
-  for (size_t f = 0; f < sizeof node_fields / sizeof *node_fields; f++) {
+/* One note per field that differs in any pair of entries a[i], b[i] of
+ * `size` bytes each, paired by position ("node" or "rank" entries, as
+ * label says). */
+static enum gcb_status diff_entries(struct gcb_comparison *cmp,
+                                    const char *label,
+                                    const struct entry_field *fields,
+                                    size_t nfields, const void *a, size_t na,
+                                    const void *b, size_t nb, size_t size,
+                                    struct gcb_err *err) {
+  const char *pa = a, *pb = b;
+  size_t n = na < nb ? na : nb;
+  for (const struct entry_field *fd = fields; fd < fields + nfields; fd++) {
     size_t count = 0, first = 0;
     struct field_value x, y;
     for (size_t i = 0; i < n; i++)
-      if (!same(node_fields[f].get(&a->nodes[i], &x),
-                node_fields[f].get(&b->nodes[i], &y)) &&
+      if (!same(fd->get(pa + i * size, &x), fd->get(pb + i * size, &y)) &&
           count++ == 0)
         first = i;
     if (count == 0)
       continue;
-    enum gcb_status st =
-        entry_note(cmp, "node", node_fields[f].name, count, first,
-                   node_fields[f].get(&a->nodes[first], &x),
-                   node_fields[f].get(&b->nodes[first], &y), err);
-    if (st != GCB_OK)
-      return st;
-  }
-  return GCB_OK;
-}
-
-static enum gcb_status diff_ranks(struct gcb_comparison *cmp,
-                                  const struct gcb_model *a,
-                                  const struct gcb_model *b,
-                                  struct gcb_err *err) {
-  size_t n = a->nranks < b->nranks ? a->nranks : b->nranks;
-  for (size_t f = 0; f < sizeof rank_fields / sizeof *rank_fields; f++) {
-    size_t count = 0, first = 0;
-    struct field_value x, y;
-    for (size_t i = 0; i < n; i++)
-      if (!same(rank_fields[f].get(&a->ranks[i], &x),
-                rank_fields[f].get(&b->ranks[i], &y)) &&
-          count++ == 0)
-        first = i;
-    if (count == 0)
-      continue;
-    enum gcb_status st =
-        entry_note(cmp, "rank", rank_fields[f].name, count, first,
-                   rank_fields[f].get(&a->ranks[first], &x),
-                   rank_fields[f].get(&b->ranks[first], &y), err);
+    enum gcb_status st = entry_note(cmp, label, fd->name, count, first,
+                                    fd->get(pa + first * size, &x),
+                                    fd->get(pb + first * size, &y), err);
     if (st != GCB_OK)
       return st;
   }
@@ -272,9 +246,13 @@ enum gcb_status gcb__compare_notes(const struct gcb_model *old,
     st = diff_objects(cmp, "option ", &old->run.options, &new_->run.options,
                       ignored_options, err);
   if (st == GCB_OK)
-    st = diff_nodes(cmp, old, new_, err);
+    st = diff_entries(cmp, "node", node_fields, NFIELDS(node_fields),
+                      old->nodes, old->nnodes, new_->nodes, new_->nnodes,
+                      sizeof *old->nodes, err);
   if (st == GCB_OK)
-    st = diff_ranks(cmp, old, new_, err);
+    st = diff_entries(cmp, "rank", rank_fields, NFIELDS(rank_fields),
+                      old->ranks, old->nranks, new_->ranks, new_->nranks,
+                      sizeof *old->ranks, err);
   return st;
 }
 
