@@ -22,6 +22,7 @@
 #include "reports/analysis/diagnose.h"
 #include "reports/compare/compare_notes.h"
 #include "reports/document/model.h"
+#include "reports/document/stats.h"
 #include "reports/document/view.h"
 
 const char *gcb_verdict_name(enum gcb_verdict v) {
@@ -59,14 +60,6 @@ static double summary_field(const struct gcb_model_summary *s,
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
-}
-
-/* Median of x[0..n), sorting it; 0 when empty. */
-static double median(double *x, size_t n) {
-  if (n == 0)
-    return 0;
-  qsort(x, n, sizeof *x, cmp_double);
-  return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
 }
 
 /* How far rank i's figure time lies above the slowest of its own samples
@@ -107,10 +100,10 @@ static double case_noise(const struct gcb_model_case *c) {
       iters = fmax(iters, sd / med);
     loop = fmax(loop, loop_off(c, i));
   }
-  double center = median(fig, n);
+  double center = gcb_stats_median(fig, n);
   for (i = 0; i < n; i++)
     fig[i] = fabs(fig[i] - center);
-  double ranks = center > 0 ? 1.4826 * median(fig, n) / center : 0;
+  double ranks = center > 0 ? 1.4826 * gcb_stats_median(fig, n) / center : 0;
   noise = fmax(ranks, fmax(iters, loop));
 done:
   free(fig);
@@ -211,7 +204,8 @@ static double rank_time_us(const struct gcb_model_case *c, bool slowest) {
       t[n++] = x * 1e6;
   }
   if (n > 0)
-    v = slowest ? (qsort(t, n, sizeof *t, cmp_double), t[n - 1]) : median(t, n);
+    v = slowest ? (qsort(t, n, sizeof *t, cmp_double), t[n - 1])
+                : gcb_stats_median(t, n);
   if (n == 0 && !slowest) /* a tool's average over ranks only */
     v = c->summary.time_mean * 1e6;
   free(t);
