@@ -69,6 +69,13 @@ void gcb_finding_suggest(struct gcb_finding *f, const char *fmt, ...) {
   va_end(ap);
 }
 
+void gcb_finding_figures(struct gcb_finding *f, double measured,
+                         double expected, const char *unit) {
+  f->measured = measured;
+  f->expected = expected;
+  gcb_view_copy(f->unit, sizeof f->unit, unit);
+}
+
 void gcb_finding_at_model_rank(struct gcb_finding *f, int doc,
                                const struct gcb_model *m, long long rank) {
   struct gcb_place p;
@@ -180,13 +187,6 @@ double gcb_thresholds_regression(const struct gcb_thresholds *t,
 
 /* ---- statistics helpers ------------------------------------------------- */
 
-/* Median of x[0..n), reordering x; NAN when n == 0. A selection, not a
- * sort: two medians per case of 16,384 ranks were a sixth of the
- * analysis (gcb_stats_median gives the sort's result, NaN included). */
-static double median_inplace(double *x, size_t n) {
-  return gcb_stats_median(x, n);
-}
-
 size_t gcb_analyze_outliers(const double *x, size_t n, int dir,
                             const struct gcb_thresholds *t, bool *flags,
                             double *median) {
@@ -196,12 +196,12 @@ size_t gcb_analyze_outliers(const double *x, size_t n, int dir,
   if (tmp == NULL)
     return 0;
   memcpy(tmp, x, n * sizeof *tmp);
-  double m = median_inplace(tmp, n);
+  double m = gcb_stats_median(tmp, n);
   for (size_t i = 0; i < n; i++)
     tmp[i] = fabs(x[i] - m);
   /* 1.4826 * MAD estimates the standard deviation of normal noise, so the
    * rule reads "k sigmas away", yet one outlier cannot inflate it. */
-  double spread = t->outlier_mads * 1.4826 * median_inplace(tmp, n);
+  double spread = t->outlier_mads * 1.4826 * gcb_stats_median(tmp, n);
   free(tmp);
   *median = m;
   if ((double)n < t->outlier_min_ranks)

@@ -83,6 +83,10 @@ void gcb_finding_explain(struct gcb_finding *f, const char *fmt, ...)
 void gcb_finding_suggest(struct gcb_finding *f, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* Sets the finding's measured and expected figures and their unit. */
+void gcb_finding_figures(struct gcb_finding *f, double measured,
+                         double expected, const char *unit);
+
 /* Fills the location's node, hostname, GPU and bus id from the model's
  * ranks for `rank` (gcb_model_place), and sets doc and rank. */
 void gcb_finding_at_model_rank(struct gcb_finding *f, int doc,

@@ -120,9 +120,7 @@ static enum gcb_status report_unbound(const struct gcb__rule_ctx *cx,
   if (f == NULL)
     return GCB_ENOMEM;
   at_node(f, node, ranks, n);
-  f->measured = (double)n;
-  f->expected = 0;
-  snprintf(f->unit, sizeof f->unit, "ranks");
+  gcb_finding_figures(f, (double)n, 0, "ranks");
   gcb_finding_explain(f,
                       "%zu ranks on %s may run on any of its %lld PUs: "
                       "they share cores and move between them, which "
@@ -170,9 +168,7 @@ static enum gcb_status report_shared_cpus(const struct gcb__rule_ctx *cx,
   if (f == NULL)
     return GCB_ENOMEM;
   at_node(f, node, ranks, n);
-  f->measured = (double)n;
-  f->expected = 1;
-  snprintf(f->unit, sizeof f->unit, "ranks");
+  gcb_finding_figures(f, (double)n, 1, "ranks");
   gcb_finding_explain(f,
                       "%zu ranks on %s are bound to the same PUs (%s): "
                       "they time-share those cores",
@@ -204,9 +200,7 @@ static enum gcb_status report_shared_gpu(const struct gcb__rule_ctx *cx,
   const struct gcb_model_rank *first = gcb_model_rank(cx->doc->model, ranks[0]);
   f->where.gpu = first != NULL ? first->device_index : -1;
   gcb_view_copy(f->where.bus_id, sizeof f->where.bus_id, key);
-  f->measured = (double)n;
-  f->expected = 1;
-  snprintf(f->unit, sizeof f->unit, "ranks");
+  gcb_finding_figures(f, (double)n, 1, "ranks");
   gcb_finding_explain(f,
                       "%zu ranks share the GPU at %s on %s: each gets a "
                       "fraction of it, and other GPUs may sit idle",
@@ -234,9 +228,7 @@ enum gcb_status gcb__rule_oversubscribed(const struct gcb__rule_ctx *cx) {
       return GCB_ENOMEM;
     f->where.node = node->index;
     gcb_view_copy(f->where.hostname, sizeof f->where.hostname, node->hostname);
-    f->measured = (double)n;
-    f->expected = (double)cores;
-    snprintf(f->unit, sizeof f->unit, "ranks");
+    gcb_finding_figures(f, (double)n, (double)cores, "ranks");
     gcb_finding_explain(f,
                         "%zu ranks on %s, which has %lld cores: ranks "
                         "wait for a core, so every figure on the node is low",

@@ -283,9 +283,8 @@ static enum gcb_status few_finding(const struct gcb__rule_ctx *cx,
     return GCB_ENOMEM;
   if (all)
     snprintf(f->where.ranks, sizeof f->where.ranks, "all");
-  f->measured = (double)tmp[0].threads;
-  f->expected = (double)tmp[0].cpu_threads;
-  snprintf(f->unit, sizeof f->unit, "threads");
+  gcb_finding_figures(f, (double)tmp[0].threads, (double)tmp[0].cpu_threads,
+                      "threads");
   char who[128];
   if (all)
     snprintf(who, sizeof who, "every rank, which were");

@@ -258,9 +258,7 @@ static enum gcb_status silent_errors(const struct burn_case *b) {
     struct gcb_finding *f = push_at(b, GCB_SEV_FAIL, i);
     if (f == NULL)
       return GCB_ENOMEM;
-    f->measured = wrong;
-    f->expected = 0;
-    snprintf(f->unit, sizeof f->unit, "products");
+    gcb_finding_figures(f, wrong, 0, "products");
     char w[96], at[32] = "", of[64] = "";
     who(b, i, w, sizeof w);
     if (!isnan(first))
@@ -317,9 +315,7 @@ static enum gcb_status counters(const struct burn_case *b) {
     struct gcb_finding *f = push_at(b, sev, i);
     if (f == NULL)
       return GCB_ENOMEM;
-    f->measured = worst;
-    f->expected = 0;
-    snprintf(f->unit, sizeof f->unit, "errors");
+    gcb_finding_figures(f, worst, 0, "errors");
     char w[96], at[32];
     who(b, i, w, sizeof w);
     gcb_burn_fmt_duration(first, at, sizeof at);

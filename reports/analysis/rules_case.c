@@ -63,9 +63,7 @@ static enum gcb_status wrong_case(const struct gcb__rule_ctx *cx,
     if (f == NULL)
       return GCB_ENOMEM;
     ranks_wrong++;
-    f->measured = (double)wrong;
-    f->expected = 0;
-    snprintf(f->unit, sizeof f->unit, "values");
+    gcb_finding_figures(f, (double)wrong, 0, "values");
     gcb_finding_explain(f,
                         "%lld of %lld checked values wrong (largest error "
                         "%g, tolerance %g; %s)",

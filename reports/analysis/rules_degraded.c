@@ -119,9 +119,7 @@ static enum gcb_status report_gpu(const struct gcb__rule_ctx *cx,
   f->where.gpu = gpu;
   gcb_view_copy(f->where.bus_id, sizeof f->where.bus_id, busid);
   snprintf(f->where.link, sizeof f->where.link, "%s<->host", busid);
-  f->measured = ev->measured;
-  f->expected = ev->expected;
-  snprintf(f->unit, sizeof f->unit, "GB/s");
+  gcb_finding_figures(f, ev->measured, ev->expected, "GB/s");
   gcb_finding_explain(f, "%s", ev->text);
   gcb__rule_suggest(f);
   return GCB_OK;
@@ -155,9 +153,7 @@ static enum gcb_status topo_nic(const struct gcb__rule_ctx *cx,
   f->where.node = node->index;
   gcb_view_copy(f->where.hostname, sizeof f->where.hostname, node->hostname);
   snprintf(f->where.link, sizeof f->where.link, "%s %s", nic->name, nic->busid);
-  f->measured = ev.measured;
-  f->expected = ev.expected;
-  snprintf(f->unit, sizeof f->unit, "GB/s");
+  gcb_finding_figures(f, ev.measured, ev.expected, "GB/s");
   gcb_finding_explain(f, "%s", ev.text);
   gcb__rule_suggest(f);
   return GCB_OK;

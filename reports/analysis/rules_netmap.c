@@ -135,9 +135,7 @@ static enum gcb_status report_link(const struct gcb__rule_ctx *cx,
            "netmap: bandwidth %s, pairs with %.100s", j->schedule,
            f->where.hostname);
   const char *what = j->map.by_node ? "node pairs" : "pairs";
-  f->measured = x->bw_median;
-  f->expected = x->others_median;
-  snprintf(f->unit, sizeof f->unit, "GB/s");
+  gcb_finding_figures(f, x->bw_median, x->others_median, "GB/s");
   f->cost = 1.0 - x->bw_median / x->others_median;
   gcb_view_fmt(x->bw_median, got, sizeof got);
   gcb_view_fmt(x->others_median, want, sizeof want);
@@ -220,9 +218,7 @@ static enum gcb_status report_path(const struct gcb__rule_ctx *cx,
   if (f == NULL)
     return GCB_ENOMEM;
   char got[32], want[32];
-  f->measured = x;
-  f->expected = ref;
-  snprintf(f->unit, sizeof f->unit, "GB/s");
+  gcb_finding_figures(f, x, ref, "GB/s");
   f->cost = 1.0 - x / ref;
   gcb_view_fmt(x, got, sizeof got);
   gcb_view_fmt(ref, want, sizeof want);

@@ -90,9 +90,9 @@ static enum gcb_status straggler(const struct gcb__rule_ctx *cx,
     if (g->ranks[i].rank == r)
       w = &g->ranks[i];
   double busy = w ? w->t[GCB_PART_STEP_COMPUTE] : NAN;
-  f->measured = busy * 1e3;
-  f->expected = busy * (1 - g->busy_imbalance) * 1e3; /* the mean */
-  snprintf(f->unit, sizeof f->unit, "ms");
+  /* expected: the mean */
+  gcb_finding_figures(f, busy * 1e3, busy * (1 - g->busy_imbalance) * 1e3,
+                      "ms");
   f->cost = g->busy_imbalance;
   gcb_finding_explain(f,
                       "rank %lld holds the step back in %zu of %zu pattern(s): "
@@ -125,9 +125,7 @@ static enum gcb_status overlap(const struct gcb__rule_ctx *cx,
   if (f == NULL)
     return GCB_ENOMEM;
   seen = seen < 0 ? 0 : seen;
-  f->measured = 100 * seen;
-  f->expected = 100 * limits.overlap_min;
-  snprintf(f->unit, sizeof f->unit, "%%");
+  gcb_finding_figures(f, 100 * seen, 100 * limits.overlap_min, "%");
   f->cost = g->exposed_share;
   if (g->measurable)
     gcb_finding_explain(f,
@@ -188,9 +186,7 @@ static enum gcb_status skew(const struct gcb__rule_ctx *cx,
     return GCB_ENOMEM;
   if (g->straggler >= 0)
     at_rank(cx, m, f, g->straggler);
-  f->measured = 100 * g->skew_cost;
-  f->expected = 100 * limits.skew_cost_max;
-  snprintf(f->unit, sizeof f->unit, "%%");
+  gcb_finding_figures(f, 100 * g->skew_cost, 100 * limits.skew_cost_max, "%");
   f->cost = g->skew_cost / (1 + g->skew_cost);
   gcb_finding_explain(f,
                       "routing skew %g makes the expert-parallel step %.0f%% "
@@ -209,9 +205,7 @@ static enum gcb_status bubble(const struct gcb__rule_ctx *cx,
   struct gcb_finding *f = push(cx, GCB_SEV_WARN, GCB_KIND(PATTERN_BUBBLE), g);
   if (f == NULL)
     return GCB_ENOMEM;
-  f->measured = 100 * g->bubble_mean;
-  f->expected = 100 * g->ideal_bubble;
-  snprintf(f->unit, sizeof f->unit, "%%");
+  gcb_finding_figures(f, 100 * g->bubble_mean, 100 * g->ideal_bubble, "%");
   f->cost = g->bubble_mean - g->ideal_bubble;
   gcb_finding_explain(f,
                       "the pipeline idles %.0f%% of the step, against the "

@@ -325,10 +325,8 @@ static enum gcb_status imbalance_finding(const struct gcb__rule_ctx *cx,
   struct gcb_finding *f = push_at(cx, h);
   if (f == NULL)
     return GCB_ENOMEM;
-  f->measured = im.imbalance * 100;
-  f->expected = cx->t->imbalance_pct;
+  gcb_finding_figures(f, im.imbalance * 100, cx->t->imbalance_pct, "%");
   f->cost = im.imbalance;
-  snprintf(f->unit, sizeof f->unit, "%%");
   char lo[32], hi[32], mean[32], more[64] = "";
   gcb_view_fmt_time(im.min, lo, sizeof lo);
   gcb_view_fmt_time(im.max, hi, sizeof hi);
@@ -430,10 +428,8 @@ static enum gcb_status report_late(const struct gcb__rule_ctx *cx,
   gcb_view_fmt_time(h->value, ls, sizeof ls);
   gcb_view_fmt_time(h->ref, ms, sizeof ms);
   gcb_view_fmt_time(h->op, os, sizeof os);
-  f->measured = h->value * 1e6;
-  f->expected = h->ref * 1e6;
+  gcb_finding_figures(f, h->value * 1e6, h->ref * 1e6, "us");
   f->cost = h->value / (h->op + h->value);
-  snprintf(f->unit, sizeof f->unit, "us");
   if (of > 1)
     snprintf(more, sizeof more, "; late in %zu of %zu collective cases", seen,
              of);

@@ -196,9 +196,8 @@ static enum gcb_status report(const struct gcb__rule_ctx *cx,
     gcb_view_copy(f->where.bus_id, sizeof f->where.bus_id,
                   gpu != NULL ? gpu->busid : "");
   }
-  f->measured = (double)(g->nranks > 0 ? g->nranks : g->nproblems);
-  f->expected = 0;
-  snprintf(f->unit, sizeof f->unit, g->nranks > 0 ? "ranks" : "problems");
+  gcb_finding_figures(f, (double)(g->nranks > 0 ? g->nranks : g->nproblems), 0,
+                      g->nranks > 0 ? "ranks" : "problems");
   const char *what = g->first->what;
   if (g->nproblems > 1)
     gcb_finding_explain(f, "%s (and %zu more like it): %s", what,

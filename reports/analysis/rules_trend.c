@@ -145,10 +145,8 @@ static struct gcb_finding *push_row(const struct gcb__rule_ctx *cx,
   f->where.doc = cx->index;
   gcb_model_case_title(x->c, f->where.subject, sizeof f->where.subject);
   f->bench_case = x->c;
-  f->measured = x->t * 1e6;
-  f->expected = expected * 1e6;
+  gcb_finding_figures(f, x->t * 1e6, expected * 1e6, "us");
   f->cost = 1 - expected / x->t;
-  snprintf(f->unit, sizeof f->unit, "us");
   return f;
 }
 
