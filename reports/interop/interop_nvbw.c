@@ -328,7 +328,8 @@ enum gcb_status gcb__nvbw_note(struct gcb__nvbw *x, const char *section,
   return gcb__conv_add(x->cv, x->doc, section, e, 0);
 }
 
-enum gcb_status gcb__nvbw_machine(struct gcb__nvbw *x) {
+/* ranks[] (one per GPU) and the one node. */
+static enum gcb_status machine(struct gcb__nvbw *x) {
   size_t n = x->ngpus > x->widest ? x->ngpus : x->widest;
   n = n > GCB__NVBW_MAX_GPUS ? GCB__NVBW_MAX_GPUS : n;
   const char *host =
@@ -352,9 +353,15 @@ enum gcb_status gcb__nvbw_machine(struct gcb__nvbw *x) {
   return GCB_OK;
 }
 
-void gcb__nvbw_free(struct gcb__nvbw *x) {
-  if (x == NULL)
-    return;
+enum gcb_status gcb__nvbw_end(struct gcb__nvbw *x, enum gcb_status st,
+                              json_t **doc) {
+  if (st == GCB_OK)
+    st = machine(x);
+  if (st == GCB_OK)
+    *doc = x->doc;
+  else
+    json_decref(x->doc);
   free(x->m.cell);
   free(x);
+  return st;
 }

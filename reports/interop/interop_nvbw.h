@@ -81,9 +81,10 @@ enum gcb_status gcb__nvbw_sum(struct gcb__nvbw *x, const char *name, double sum,
 enum gcb_status gcb__nvbw_note(struct gcb__nvbw *x, const char *section,
                                const char *name, const char *why);
 
-/* ranks[] (one per GPU) and the one node; then x's document is done. */
-enum gcb_status gcb__nvbw_machine(struct gcb__nvbw *x);
-
-void gcb__nvbw_free(struct gcb__nvbw *x);
+/* The end of a conversion that reached status st: if GCB_OK, adds ranks[]
+ * (one per GPU) and the one node and hands the document to *doc; on any
+ * failure drops the document. Frees x either way; returns the status. */
+enum gcb_status gcb__nvbw_end(struct gcb__nvbw *x, enum gcb_status st,
+                              json_t **doc);
 
 #endif

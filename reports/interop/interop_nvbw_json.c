@@ -182,14 +182,7 @@ static enum gcb_status convert(struct gcb__conv *cv, const json_t *root,
   }
   gcb__conv_leave(cv);
   gcb__conv_leave(cv);
-  if (st == GCB_OK)
-    st = gcb__nvbw_machine(x);
-  if (st == GCB_OK)
-    *doc = x->doc;
-  else
-    json_decref(x->doc);
-  gcb__nvbw_free(x);
-  return st;
+  return gcb__nvbw_end(x, st, doc);
 }
 
 const struct gcb__converter gcb__row_nvbw_json = {
