@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "reports/analysis/analyze_rules.h"
 #include "reports/analysis/burn.h"
 #include "reports/document/ranks.h"
@@ -28,14 +29,8 @@ const char *gcb_severity_name(enum gcb_severity s) {
 struct gcb_finding *gcb_findings_push(struct gcb_findings *l,
                                       enum gcb_severity sev,
                                       const struct gcb_kind *kind) {
-  if (l->n == l->cap) {
-    size_t cap = l->cap ? 2 * l->cap : 16;
-    struct gcb_finding *grown = realloc(l->items, cap * sizeof *grown);
-    if (grown == NULL)
-      return NULL;
-    l->items = grown;
-    l->cap = cap;
-  }
+  if (!gcb_grow((void **)&l->items, &l->cap, l->n, sizeof *l->items))
+    return NULL;
   struct gcb_finding *f = &l->items[l->n++];
   memset(f, 0, sizeof *f);
   f->severity = sev;

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "common/busid.h"
+#include "common/grow.h"
 #include "reports/analysis/analyze_rules.h"
 #include "reports/document/p2p_view.h"
 
@@ -308,15 +309,10 @@ static long dx_comp(struct dx *x, const struct gcb_component *c, int doc) {
         both_ways(&x->comps[i].c);
       return (long)i;
     }
-  if (x->ncomps == x->capcomps) {
-    size_t cap = x->capcomps ? 2 * x->capcomps : 16;
-    struct comp *grown = realloc(x->comps, cap * sizeof *grown);
-    if (grown == NULL) {
-      gcb_err_set(x->err, GCB_ENOMEM, "diagnosis: out of memory");
-      return -1;
-    }
-    x->comps = grown;
-    x->capcomps = cap;
+  if (!gcb_grow((void **)&x->comps, &x->capcomps, x->ncomps,
+                sizeof *x->comps)) {
+    gcb_err_set(x->err, GCB_ENOMEM, "diagnosis: out of memory");
+    return -1;
   }
   x->comps[x->ncomps] = (struct comp){
       .c = *c, .doc = c->kind == GCB_COMP_RANK ? doc : -1, .live = true};
@@ -1324,28 +1320,17 @@ static void dx_state(const struct dx *x, struct gcb_root_cause *rc) {
 /* ---- root causes --------------------------------------------------------- */
 
 static bool push_evidence(struct gcb_root_cause *rc, size_t i) {
-  if (rc->nevidence == rc->cap) {
-    size_t cap = rc->cap ? 2 * rc->cap : 8;
-    size_t *grown = realloc(rc->evidence, cap * sizeof *grown);
-    if (grown == NULL)
-      return false;
-    rc->evidence = grown;
-    rc->cap = cap;
-  }
+  if (!gcb_grow((void **)&rc->evidence, &rc->cap, rc->nevidence,
+                sizeof *rc->evidence))
+    return false;
   rc->evidence[rc->nevidence++] = i;
   return true;
 }
 
 static struct gcb_root_cause *new_cause(struct gcb_diagnosis *d,
                                         const struct gcb_component *c) {
-  if (d->n == d->cap) {
-    size_t cap = d->cap ? 2 * d->cap : 8;
-    struct gcb_root_cause *grown = realloc(d->items, cap * sizeof *grown);
-    if (grown == NULL)
-      return NULL;
-    d->items = grown;
-    d->cap = cap;
-  }
+  if (!gcb_grow((void **)&d->items, &d->cap, d->n, sizeof *d->items))
+    return NULL;
   struct gcb_root_cause *rc = &d->items[d->n++];
   memset(rc, 0, sizeof *rc);
   rc->comp = *c;

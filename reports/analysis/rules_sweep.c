@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "reports/analysis/analyze_rules.h"
 
 /* The share of a document's collective cases a rank must be late in to
@@ -53,15 +54,9 @@ struct hits {
 };
 
 static struct hit *add_hit(struct hits *h) {
-  if (h->n == h->cap) {
-    size_t cap = h->cap ? 2 * h->cap : 16;
-    struct hit *g = realloc(h->items, cap * sizeof *g);
-    if (g == NULL) {
-      h->oom = true;
-      return NULL;
-    }
-    h->items = g;
-    h->cap = cap;
+  if (!gcb_grow((void **)&h->items, &h->cap, h->n, sizeof *h->items)) {
+    h->oom = true;
+    return NULL;
   }
   struct hit *x = &h->items[h->n++];
   memset(x, 0, sizeof *x);

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "reports/analysis/diagnose.h"
 #include "reports/compare/compare_notes.h"
 #include "reports/document/model.h"
@@ -144,15 +145,10 @@ static double noise_band(const struct gcb_model_case *oc,
 
 static struct gcb_delta *push_delta(struct gcb_comparison *cmp,
                                     struct gcb_err *err) {
-  if (cmp->ndeltas == cmp->caps[0]) {
-    size_t cap = cmp->caps[0] ? 2 * cmp->caps[0] : 32;
-    struct gcb_delta *g = realloc(cmp->deltas, cap * sizeof *g);
-    if (g == NULL) {
-      gcb_err_set(err, GCB_ENOMEM, "compare: out of memory");
-      return NULL;
-    }
-    cmp->deltas = g;
-    cmp->caps[0] = cap;
+  if (!gcb_grow((void **)&cmp->deltas, &cmp->caps[0], cmp->ndeltas,
+                sizeof *cmp->deltas)) {
+    gcb_err_set(err, GCB_ENOMEM, "compare: out of memory");
+    return NULL;
   }
   struct gcb_delta *d = &cmp->deltas[cmp->ndeltas++];
   memset(d, 0, sizeof *d);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "reports/compare/compare_notes.h"
 
 /* Options that name files or permissions, never measurement conditions. */
@@ -115,14 +116,9 @@ static void value_text(const struct gcb_mvalue *v, char *buf, size_t size) {
 static enum gcb_status note(struct gcb_comparison *cmp, const char *what,
                             const struct gcb_mvalue *a,
                             const struct gcb_mvalue *b, struct gcb_err *err) {
-  if (cmp->nnotes == cmp->caps[1]) {
-    size_t cap = cmp->caps[1] ? 2 * cmp->caps[1] : 8;
-    struct gcb_note *g = realloc(cmp->notes, cap * sizeof *g);
-    if (g == NULL)
-      return gcb_err_set(err, GCB_ENOMEM, "compare: out of memory");
-    cmp->notes = g;
-    cmp->caps[1] = cap;
-  }
+  if (!gcb_grow((void **)&cmp->notes, &cmp->caps[1], cmp->nnotes,
+                sizeof *cmp->notes))
+    return gcb_err_set(err, GCB_ENOMEM, "compare: out of memory");
   struct gcb_note *n = &cmp->notes[cmp->nnotes++];
   gcb_view_copy(n->what, sizeof n->what, what);
   value_text(a, n->old_value, sizeof n->old_value);

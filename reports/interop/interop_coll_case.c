@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "reports/document/view.h"
 #include "reports/interop/interop_coll.h"
 
@@ -221,14 +222,8 @@ enum gcb_status gcb__coll_row_add(struct gcb__coll_log *x,
                               "more than %zu rows in one file (the most "
                               "gcbench converts); split the file",
                               GCB_INTEROP_MAX_ITEMS / 2);
-  if (t->rows == t->cap) {
-    size_t cap = t->cap ? 2 * t->cap : 64;
-    struct gcb__coll_row *grown = realloc(t->row, cap * sizeof *grown);
-    if (grown == NULL)
-      return gcb__conv_nomem(x->cv);
-    t->row = grown;
-    t->cap = cap;
-  }
+  if (!gcb_grow((void **)&t->row, &t->cap, t->rows, sizeof *t->row))
+    return gcb__conv_nomem(x->cv);
   t->row[t->rows] = *r;
   t->row[t->rows++].line = line;
   return GCB_OK;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "reports/document/fmtnum.h"
 #include "reports/plot/plot_int.h"
 
@@ -44,8 +45,8 @@ char *gcb__plot_int(char *at, long long v) {
 
 size_t gcb__plot_begin(struct gcb__plotter *p, const char *suffix,
                        const char *title) {
-  if (p->oom || !gcb__grow((void **)&p->out->items, &p->cap, p->out->n,
-                           sizeof *p->out->items)) {
+  if (p->oom || !gcb_grow((void **)&p->out->items, &p->cap, p->out->n,
+                          sizeof *p->out->items)) {
     p->oom = true;
     return 0;
   }

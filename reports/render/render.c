@@ -348,18 +348,6 @@ void gcb_report_where(const struct gcb_report *rep, const struct gcb_finding *f,
     snprintf(buf, size, "run");
 }
 
-bool gcb__grow(void **p, size_t *cap, size_t n, size_t size) {
-  if (n < *cap)
-    return true;
-  size_t c = *cap ? *cap * 2 : 16;
-  void *q = realloc(*p, c * size);
-  if (q == NULL)
-    return false;
-  *p = q;
-  *cap = c;
-  return true;
-}
-
 void gcb__join(char *buf, size_t size, ...) {
   size_t used = 0;
   va_list ap;

@@ -250,11 +250,6 @@ enum gcb_status gcb_matrix_use(const struct gcb_report *rep,
                                const struct gcb_matrix **out,
                                struct gcb_err *err);
 
-/* Internal: room for element n of the array *p of *cap elements of `size`
- * bytes each, the array doubled (16 at first) when n reaches *cap; false,
- * the array as it was, when memory runs out. */
-bool gcb__grow(void **p, size_t *cap, size_t n, size_t size);
-
 /* Internal: the strings up to a NULL one, joined into buf as snprintf's
  * "%s%s..." would (cut at size - 1 bytes), without printf's slow path:
  * names and figures built per GPU and check family, 131,072 of them at

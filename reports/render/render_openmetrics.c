@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "reports/document/model.h"
 #include "reports/document/p2p_view.h"
 #include "reports/render/render.h"
@@ -364,8 +365,8 @@ static size_t family_of(struct om *om, const struct gcb_model_case *c) {
     return SIZE_MAX;
   sprintf(key, "%s\n%c%s", bench, u.known ? 'k' : 'u', same);
   long k = gcb__om_set_get(&om->keys, key);
-  if (k < 0 && gcb__grow((void **)&om->fams, &om->capfams, om->nfams,
-                         sizeof *om->fams)) {
+  if (k < 0 &&
+      gcb_grow((void **)&om->fams, &om->capfams, om->nfams, sizeof *om->fams)) {
     struct family *f = &om->fams[om->nfams];
     *f = (struct family){.kind = p2p(c) ? K_P2P : K_RANKS,
                          .bench = bench,
@@ -401,8 +402,8 @@ static void bench_families(struct om *om, const struct gcb_report *rep) {
       if (coll(c))
         continue;
       size_t f = family_of(om, c);
-      if (f == SIZE_MAX || !gcb__grow((void **)&om->refs, &om->caprefs,
-                                      om->nrefs, sizeof *om->refs)) {
+      if (f == SIZE_MAX || !gcb_grow((void **)&om->refs, &om->caprefs,
+                                     om->nrefs, sizeof *om->refs)) {
         om->oom = true;
         break;
       }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "common/status.h"
 #include "reports/document/fmtnum.h"
 #include "reports/render/render.h"
@@ -360,7 +361,7 @@ static void push(struct gcb__om_sample *s, const char *name,
                  const char *value) {
   if (s->oom)
     return;
-  if (!gcb__grow((void **)&s->labels, &s->cap, s->n, sizeof *s->labels) ||
+  if (!gcb_grow((void **)&s->labels, &s->cap, s->n, sizeof *s->labels) ||
       !text_room(s, strlen(value))) {
     s->oom = true;
     return;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "common/busid.h"
+#include "common/grow.h"
 #include "reports/document/fmtnum.h"
 #include "reports/document/model.h"
 #include "reports/document/p2p_view.h"
@@ -124,7 +125,7 @@ static bool gather_p2p(struct gather *g, const struct gcb_report *rep,
       if (!gcb__p2p_walk_begin(&it, model, &model->cases[i], seen, nseen))
         continue;
       while (gcb__p2p_walk_next(&it, &e)) {
-        if (!gcb__grow((void **)&g->p2p, &cap, g->np2p, sizeof *g->p2p)) {
+        if (!gcb_grow((void **)&g->p2p, &cap, g->np2p, sizeof *g->p2p)) {
           free(seen);
           return false;
         }

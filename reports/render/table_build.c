@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "reports/document/fmtnum.h"
 
 /* ---- builder ------------------------------------------------------------ */
@@ -41,7 +42,7 @@ struct gcb_rtable *gcb__table_new(struct gcb__tb *b, const char *id,
                                   const char *const *headers) {
   struct gcb_rtables *ts = b->out;
   if (b->oom ||
-      !gcb__grow((void **)&ts->items, &ts->cap, ts->n, sizeof *ts->items)) {
+      !gcb_grow((void **)&ts->items, &ts->cap, ts->n, sizeof *ts->items)) {
     b->oom = true;
     return NULL;
   }
