@@ -39,16 +39,17 @@ static void usage(FILE *out) {
 /* What a command prints is its answer (compare's table and verdict, topo's
  * matrix, report's summary): a standard output that did not take all of
  * it (a full disk, a pipe closed under an ignored SIGPIPE) is a runtime
- * error said in one line, not a pass with an empty or cut answer. Bad
- * usage keeps its exit code 2. */
+ * error said in one line, not a pass with an empty or cut answer. */
 static int finish(int code, int rank) {
+  if (code != 0 && code != 1)
+    return code; /* bad usage or an error: said already, in one line */
   int e = fflush(stdout) != 0 ? errno : 0;
   if (e == 0 && !ferror(stdout))
     return code;
   if (rank == 0)
     fprintf(stderr, "gcbench: error: standard output: write failed (%s)\n",
             e != 0 ? strerror(e) : "an earlier write failed");
-  return code == 2 ? 2 : 3;
+  return 3;
 }
 
 int main(int argc, char **argv) {
