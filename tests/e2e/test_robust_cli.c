@@ -638,3 +638,12 @@ Test(cli, a_full_standard_output_is_a_runtime_error) {
     free(err);
   }
 }
+
+/* redteam: `report X -o -` without --format wrote a whole report into a
+ * new directory named "-" and exited 0; standard output takes one format. */
+Test(cli, output_dash_without_a_format_is_refused) {
+  const char *args[] = {"report", DATA("results-valid.json"), "--output", "-",
+                        NULL};
+  expect_refused(args, "-o - (standard output) takes one format",
+                 "-o - without --format");
+}
