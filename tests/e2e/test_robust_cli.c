@@ -647,3 +647,17 @@ Test(cli, output_dash_without_a_format_is_refused) {
   expect_refused(args, "-o - (standard output) takes one format",
                  "-o - without --format");
 }
+
+/* redteam: `topo --cpuset 0@99` said "rank 0: no GPU 99 (...)" without
+ * naming the option that gave rank 0 its GPU; --cpuset's other errors did. */
+Test(cli, a_cpuset_rank_the_topology_cannot_hold_names_cpuset) {
+  const char *gpu[] = {"topo", "--topology-xml",
+                       DATA("topo/hwloc-2socket-3gpu-ib.xml"), "--cpuset",
+                       "0@99", NULL};
+  expect_refused(gpu, "--cpuset: rank 0: no GPU 99", "a GPU past the node's");
+  const char *cpus[] = {"topo", "--topology-xml",
+                        DATA("topo/mpibind-lassen-4xv100.xml"), "--cpuset",
+                        "0-3@0", "--format", "json", NULL};
+  expect_refused(cpus, "--cpuset: rank 0: invalid CPU list '0-3'",
+                 "CPUs the node does not have");
+}
