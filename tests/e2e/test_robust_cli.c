@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/file.h"
@@ -608,4 +609,55 @@ Test(cli, a_results_file_named_not_utf8_is_reported) {
                            "--output", rep, NULL};
   expect_refused(missing, "no\\xff\\x0a\\x1b[2J.json: cannot open",
                  "a missing name with odd bytes");
+}
+
+/* redteam: a standard output that takes nothing (/dev/full) lost compare's
+ * table and verdict, topo's matrix and report's summary, and the command
+ * still exited 0 (or 1) without a word. Now: one line, exit 3. */
+Test(cli, a_full_standard_output_is_a_runtime_error) {
+  const char *const wrap[] = {"/bin/sh", "-c", "exec \"$0\" \"$@\" >/dev/full",
+                              NULL};
+  const char *compare[] = {"compare", DATA("results-valid.json"),
+                           DATA("results-valid.json"), NULL};
+  const char *report[] = {"report", DATA("results-valid.json"), "--output",
+                          gcb_test_path("rep"), NULL};
+  const char *help[] = {"compare", "--help", NULL};
+  /* This one exited 3 already, but named results.csv, not standard output. */
+  const char *csv[] = {"report", DATA("results-valid.json"), "--format", "csv",
+                       "--output", "-", NULL};
+  const char *const *runs[] = {compare, report, help, csv};
+  for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
+    int status = gcb_test_finish(gcb_test_start(0, NULL, wrap, runs[i]), 60,
+                                 NULL);
+    char *err = gcb_test_slurp("stderr");
+    cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 3,
+              "%s into /dev/full: status %#x: %s", runs[i][0], status, err);
+    cr_expect(strstr(err, "standard output: write failed") != NULL &&
+                  strchr(err, '\n') == err + strlen(err) - 1,
+              "%s into /dev/full: %s", runs[i][0], err);
+    free(err);
+  }
+}
+
+/* redteam: `report X -o -` without --format wrote a whole report into a
+ * new directory named "-" and exited 0; standard output takes one format. */
+Test(cli, output_dash_without_a_format_is_refused) {
+  const char *args[] = {"report", DATA("results-valid.json"), "--output", "-",
+                        NULL};
+  expect_refused(args, "-o - (standard output) takes one format",
+                 "-o - without --format");
+}
+
+/* redteam: `topo --cpuset 0@99` said "rank 0: no GPU 99 (...)" without
+ * naming the option that gave rank 0 its GPU; --cpuset's other errors did. */
+Test(cli, a_cpuset_rank_the_topology_cannot_hold_names_cpuset) {
+  const char *gpu[] = {"topo", "--topology-xml",
+                       DATA("topo/hwloc-2socket-3gpu-ib.xml"), "--cpuset",
+                       "0@99", NULL};
+  expect_refused(gpu, "--cpuset: rank 0: no GPU 99", "a GPU past the node's");
+  const char *cpus[] = {"topo", "--topology-xml",
+                        DATA("topo/mpibind-lassen-4xv100.xml"), "--cpuset",
+                        "0-3@0", "--format", "json", NULL};
+  expect_refused(cpus, "--cpuset: rank 0: invalid CPU list '0-3'",
+                 "CPUs the node does not have");
 }
