@@ -440,7 +440,8 @@ int gcb__report_command(int argc, char **argv, int rank) {
                        "required (see --help)");
     return 2;
   }
-  /* redteam: without --format, -o - made a report directory named "-". */
+  /* -o - is standard output, which holds one format: without --format
+   * it would be a report directory named "-". */
   if (ro.format == 0 && strcmp(ro.output, "-") == 0) {
     say(rank, "report: -o - (standard output) takes one format: add --format "
               "FMT, or name a directory (see --help)");

@@ -156,7 +156,7 @@ static int run(const struct topo_opts *o, struct gcb_err *err) {
   }
   if (st == GCB_OK && problems < 0)
     st = err->code;
-  /* redteam: a rank's bad GPU or CPU list is named as --cpuset's. */
+  /* A rank's bad GPU or CPU list is named as --cpuset's. */
   if (st == GCB_EINPUT && problems < 0 && rs.n > 0)
     gcb_err_prefix(err, "--cpuset");
   gcb__rankset_free(&rs);

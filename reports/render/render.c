@@ -364,8 +364,8 @@ void gcb__join(char *buf, size_t size, ...) {
 
 enum gcb_status gcb__render_done(FILE *out, const char *what,
                                  struct gcb_err *err) {
-  /* redteam: --format FMT -o - writes to standard output, not to the file
-   * the renderer is named after; the message says where it failed. */
+  /* --format FMT -o - writes to standard output, not to the file the
+   * renderer is named after; the message says where it failed. */
   if (fflush(out) != 0 || ferror(out))
     return gcb_err_set(err, GCB_EIO, "%s: write failed (%s)",
                        out == stdout ? "standard output" : what,

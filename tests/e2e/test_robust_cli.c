@@ -611,7 +611,7 @@ Test(cli, a_results_file_named_not_utf8_is_reported) {
                  "a missing name with odd bytes");
 }
 
-/* redteam: a standard output that takes nothing (/dev/full) lost compare's
+/* A standard output that takes nothing (/dev/full) lost compare's
  * table and verdict, topo's matrix and report's summary, and the command
  * still exited 0 (or 1) without a word. Now: one line, exit 3. */
 Test(cli, a_full_standard_output_is_a_runtime_error) {
@@ -639,7 +639,7 @@ Test(cli, a_full_standard_output_is_a_runtime_error) {
   }
 }
 
-/* redteam: `report X -o -` without --format wrote a whole report into a
+/* `report X -o -` without --format wrote a whole report into a
  * new directory named "-" and exited 0; standard output takes one format. */
 Test(cli, output_dash_without_a_format_is_refused) {
   const char *args[] = {"report", DATA("results-valid.json"), "--output", "-",
@@ -648,7 +648,7 @@ Test(cli, output_dash_without_a_format_is_refused) {
                  "-o - without --format");
 }
 
-/* redteam: `topo --cpuset 0@99` said "rank 0: no GPU 99 (...)" without
+/* `topo --cpuset 0@99` said "rank 0: no GPU 99 (...)" without
  * naming the option that gave rank 0 its GPU; --cpuset's other errors did. */
 Test(cli, a_cpuset_rank_the_topology_cannot_hold_names_cpuset) {
   const char *gpu[] = {"topo", "--topology-xml",

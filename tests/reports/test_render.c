@@ -742,7 +742,7 @@ Test(render, findings_json_is_laid_out_as_jansson_writes_it) {
   fixture_free(&fx);
 }
 
-/* ---- renderfold: tables built across documents ----------------------------
+/* ---- tables built across documents ------------------------------------
  * Two documents with training patterns: the pattern summary holds the rows
  * of both, though each document's per-rank pattern tables join the list of
  * tables after its rows (growing the list under the summary). */
