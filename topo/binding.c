@@ -68,15 +68,19 @@ static enum gcb_status parse_cpus(const struct gcb_topo *t, const char *cpus,
   *out = hwloc_bitmap_alloc();
   if (*out == NULL)
     return gcb_err_set(err, GCB_ENOMEM, "hwloc_bitmap_alloc failed");
+  hwloc_const_bitmap_t all = hwloc_topology_get_topology_cpuset(t->topology);
   if (hwloc_bitmap_list_sscanf(*out, cpus) != 0 ||
-      hwloc_bitmap_and(*out, *out,
-                       hwloc_topology_get_topology_cpuset(t->topology)) != 0 ||
-      hwloc_bitmap_iszero(*out)) {
+      hwloc_bitmap_and(*out, *out, all) != 0 || hwloc_bitmap_iszero(*out)) {
     hwloc_bitmap_free(*out);
     *out = NULL;
+    /* The machine is the topology's, which --topology-xml may have read
+     * from another host: name its CPUs rather than "this machine". */
+    char have[256];
+    if (hwloc_bitmap_list_snprintf(have, sizeof have, all) < 0)
+      have[0] = '\0';
     return gcb_err_set(err, GCB_EINPUT,
-                       "invalid CPU list '%s' (none of this machine's CPUs)",
-                       cpus ? cpus : "");
+                       "invalid CPU list '%s' (none of the machine's CPUs %s)",
+                       cpus ? cpus : "", have);
   }
   return GCB_OK;
 }

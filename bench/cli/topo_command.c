@@ -136,6 +136,34 @@ static int print_json(const struct gcb_topo *t, const struct gcb__rankset *rs,
   return n;
 }
 
+/* Text: the table, then the binding problems or this process's binding.
+ * Built whole in memory and written once, so that a --cpuset error found
+ * after the table leaves nothing on stdout but its one line on stderr. */
+static int print_text(const struct gcb_topo *t, const struct gcb__rankset *rs,
+                      const char *xml, struct gcb_err *err) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&text, &len);
+  if (mem == NULL) {
+    gcb_err_set(err, GCB_ENOMEM, "cannot hold the topology text");
+    return -1;
+  }
+  int n = 0;
+  gcb_topo_print(mem, t, xml);
+  if (rs->n > 0)
+    n = gcb_topo_print_problems(mem, t, rs->ranks, rs->n, err);
+  else if (!gcb_topo_is_from_xml(t))
+    gcb_topo_print_own_binding(mem, t);
+  if (fclose(mem) != 0 && n >= 0) {
+    gcb_err_set(err, GCB_ENOMEM, "cannot hold the topology text");
+    n = -1;
+  }
+  if (n >= 0)
+    fwrite(text, 1, len, stdout);
+  free(text);
+  return n;
+}
+
 /* --- the command ---------------------------------------------------------- */
 
 static int run(const struct topo_opts *o, struct gcb_err *err) {
@@ -145,15 +173,10 @@ static int run(const struct topo_opts *o, struct gcb_err *err) {
   if (st == GCB_OK && o->cpuset)
     st = gcb__topo_cpuset_parse(o->cpuset, gcb_topo_gpu_count(t), &rs, err);
   int problems = 0;
-  if (st == GCB_OK && o->format == 1) {
+  if (st == GCB_OK && o->format == 1)
     problems = print_json(t, &rs, err);
-  } else if (st == GCB_OK) {
-    gcb_topo_print(stdout, t, o->xml);
-    if (rs.n > 0)
-      problems = gcb_topo_print_problems(stdout, t, rs.ranks, rs.n, err);
-    else if (!gcb_topo_is_from_xml(t))
-      gcb_topo_print_own_binding(stdout, t);
-  }
+  else if (st == GCB_OK)
+    problems = print_text(t, &rs, o->xml, err);
   if (st == GCB_OK && problems < 0)
     st = err->code;
   /* A rank's bad GPU or CPU list is named as --cpuset's. */

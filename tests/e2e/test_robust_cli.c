@@ -661,3 +661,19 @@ Test(cli, a_cpuset_rank_the_topology_cannot_hold_names_cpuset) {
   expect_refused(cpus, "--cpuset: rank 0: invalid CPU list '0-3'",
                  "CPUs the node does not have");
 }
+
+/* A --cpuset error found by the binding check came after the whole
+ * topology table on stdout, as if the command had half worked; and "this
+ * machine's CPUs" meant the machine of --topology-xml, not this one. */
+Test(cli, a_cpuset_error_prints_no_table_and_names_the_machines_cpus) {
+  const char *args[] = {"topo", "--topology-xml",
+                        DATA("topo/mpibind-lassen-4xv100.xml"), "--cpuset",
+                        "100000@0", NULL};
+  expect_refused(args,
+                 "--cpuset: rank 0: invalid CPU list '100000' (none of the "
+                 "machine's CPUs 8-87,96-175)",
+                 "CPUs past the node's, as text");
+  char *out = gcb_test_slurp("stdout");
+  cr_expect_str_empty(out, "a refused --cpuset printed: %.200s", out);
+  free(out);
+}
