@@ -12,6 +12,8 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -46,6 +48,20 @@ static int readable(int fd, int wait_ms) {
   return rc;
 }
 
+/* Asks for transparent huge pages under a large buffer: a 300 MB document
+ * is otherwise read into 75,000 pages, each faulted in on its own (a third
+ * of the read's system time). Only a hint: where the kernel says no, or
+ * gives THP only on request ("madvise", Debian's default), nothing else
+ * changes. */
+static void huge_pages(char *buf, size_t size) {
+  const uintptr_t huge = (uintptr_t)2 << 20;
+  if (size < 16 * huge)
+    return;
+  uintptr_t from = ((uintptr_t)buf + huge - 1) & ~(huge - 1);
+  uintptr_t to = ((uintptr_t)buf + size) & ~(huge - 1);
+  (void)madvise((void *)from, to - from, MADV_HUGEPAGE);
+}
+
 static enum gcb_status read_fd(int fd, const char *path, size_t guess,
                                size_t limit, int wait_ms, char **text,
                                size_t *len, struct gcb_err *err) {
@@ -67,6 +83,7 @@ static enum gcb_status read_fd(int fd, const char *path, size_t guess,
         return gcb_err_set(err, GCB_ENOMEM, "%s: out of memory", path);
       }
       buf = grown;
+      huge_pages(buf, cap);
     }
     ssize_t n = ready < 0 ? -1 : read(fd, buf + used, cap - 1 - used);
     if (n < 0 && (errno == EINTR || errno == EAGAIN))
