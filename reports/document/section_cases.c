@@ -436,59 +436,45 @@ static json_t *telemetry_value(const struct gcb_telemetry *t,
   }
 }
 
+static bool is_late_column(enum gcb_rank_col col) {
+  return col >= GCB_RC_LATE_N && col <= GCB_RC_LATE_P99;
+}
+
+static bool is_telemetry_column(enum gcb_rank_col col) {
+  return col >= GCB_RC_TELEM_SAMPLES && col <= GCB_RC_TELEM_TOO_SHORT;
+}
+
+/* Statistic k of s in the columns' order (n, min, median, mean, max,
+ * stdev, p99: time_s's and late_s's alike). */
+static json_t *stats_value(const struct gcb_stats *s, int k) {
+  const double v[] = {0, s->min, s->median, s->mean, s->max, s->stdev, s->p99};
+  return k == 0 ? json_integer((json_int_t)s->n) : number(v[k]);
+}
+
 /* Rank result rr's value in column col: a new reference, null for a NaN
  * or a rank without that figure (no lateness samples). */
 static json_t *rank_value(const struct gcb_record *rec,
                           const struct gcb_rank_result *rr,
                           enum gcb_rank_col col) {
-  const struct gcb_stats *t = &rr->seconds, *l = &rr->late;
   const struct gcb_validation *v = &rr->check;
-  double late = NAN;
+  if (col >= GCB_RC_TIME_N && col <= GCB_RC_TIME_P99)
+    return stats_value(&rr->seconds, col - GCB_RC_TIME_N);
+  if (is_late_column(col))
+    return rr->late.n > 0 ? stats_value(&rr->late, col - GCB_RC_LATE_N)
+                          : json_null();
+  if (is_telemetry_column(col))
+    return telemetry_value(&rr->telemetry, col);
   switch (col) {
-  case GCB_RC_LATE_N:
-    return l->n > 0 ? json_integer((json_int_t)l->n) : json_null();
-  case GCB_RC_LATE_MIN:
-    late = l->min;
-    break;
-  case GCB_RC_LATE_MEDIAN:
-    late = l->median;
-    break;
-  case GCB_RC_LATE_MEAN:
-    late = l->mean;
-    break;
-  case GCB_RC_LATE_MAX:
-    late = l->max;
-    break;
-  case GCB_RC_LATE_STDEV:
-    late = l->stdev;
-    break;
-  case GCB_RC_LATE_P99:
-    late = l->p99;
-    break;
   case GCB_RC_RANK:
     return json_integer(rr->rank);
-  case GCB_RC_TIME_N:
-    return json_integer((json_int_t)t->n);
-  case GCB_RC_TIME_MIN:
-    return number(t->min);
-  case GCB_RC_TIME_MEDIAN:
-    return number(t->median);
-  case GCB_RC_TIME_MEAN:
-    return number(t->mean);
-  case GCB_RC_TIME_MAX:
-    return number(t->max);
-  case GCB_RC_TIME_STDEV:
-    return number(t->stdev);
-  case GCB_RC_TIME_P99:
-    return number(t->p99);
   case GCB_RC_FIGURE_TIME:
     return number(rr->time_s);
   case GCB_RC_FIG_MEDIAN:
     return number(gcb_record_figure(rec, rr->time_s));
   case GCB_RC_FIG_BEST:
-    return number(gcb_record_figure(rec, t->min));
+    return number(gcb_record_figure(rec, rr->seconds.min));
   case GCB_RC_FIG_WORST:
-    return number(gcb_record_figure(rec, t->max));
+    return number(gcb_record_figure(rec, rr->seconds.max));
   case GCB_RC_CHECKED:
     return json_boolean(v->checked);
   case GCB_RC_SAMPLES:
@@ -501,30 +487,9 @@ static json_t *rank_value(const struct gcb_record *rec,
     return number(v->tolerance);
   case GCB_RC_METHOD:
     return v->method != NULL ? json_string(v->method) : json_null();
-  case GCB_RC_TELEM_SAMPLES:
-  case GCB_RC_TELEM_SM_MIN:
-  case GCB_RC_TELEM_SM_MEAN:
-  case GCB_RC_TELEM_SM_MAX:
-  case GCB_RC_TELEM_MEM_MEAN:
-  case GCB_RC_TELEM_POWER_MEAN:
-  case GCB_RC_TELEM_POWER_MAX:
-  case GCB_RC_TELEM_TEMP_MAX:
-  case GCB_RC_TELEM_THROTTLE:
-  case GCB_RC_TELEM_SLOWED:
-  case GCB_RC_TELEM_TOO_SHORT:
-    return telemetry_value(&rr->telemetry, col);
-  case GCB_RC_COUNT:
-    break;
+  default:
+    return json_null();
   }
-  return l->n > 0 ? number(late) : json_null();
-}
-
-static bool is_late_column(enum gcb_rank_col col) {
-  return col >= GCB_RC_LATE_N && col <= GCB_RC_LATE_P99;
-}
-
-static bool is_telemetry_column(enum gcb_rank_col col) {
-  return col >= GCB_RC_TELEM_SAMPLES && col <= GCB_RC_TELEM_TOO_SHORT;
 }
 
 /* The case's per-rank results as columns (reports/ranks.h); lateness and
