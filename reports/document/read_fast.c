@@ -23,6 +23,7 @@
  * text with json_loadb, so every message about a bad file is the one it
  * always was.
  */
+#include "common/grow.h"
 #include "reports/document/ranks.h"
 #include "reports/document/read_lex.h"
 #include "reports/document/results_int.h"
@@ -71,14 +72,8 @@ static bool key_is(struct gcb__lex *l, const char *want) {
 }
 
 static bool push_span(struct spans *s, struct span sp) {
-  if (s->n == s->cap) {
-    size_t cap = s->cap ? 2 * s->cap : 64;
-    struct span *p = realloc(s->items, cap * sizeof *p);
-    if (p == NULL)
-      return false;
-    s->items = p;
-    s->cap = cap;
-  }
+  if (!gcb_grow((void **)&s->items, &s->cap, s->n, sizeof *s->items))
+    return false;
   s->items[s->n++] = sp;
   return true;
 }

@@ -75,7 +75,6 @@ struct gcb_place {
 void gcb_view_mpi_line(const json_t *root, char *buf, size_t size);
 
 /* The same from the document's model (model.h). */
-struct gcb_model;
 void gcb_view_mpi_line_model(const struct gcb_model *m, char *buf, size_t size);
 
 /* The start-up MPI probe's reading (run.mpi_probe), per pair: "8 B
