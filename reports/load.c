@@ -115,8 +115,8 @@ static enum gcb_status place_files(struct input_file *f, size_t n,
   return st;
 }
 
-/* The typed model of every document loaded, once: compare and criteria
- * read it (and, as they are converted, every other module). */
+/* The typed model of every document loaded, once: what every report
+ * module reads. */
 static enum gcb_status build_models(struct gcb_inputs *in,
                                     struct gcb_err *err) {
   enum gcb_status st = GCB_OK;

@@ -260,13 +260,9 @@ static int series_index(const char *name) {
 }
 
 /* A problem at timeline.<key>[.<key2>][<index>]. */
-static enum gcb_status timeline_problem(struct gcb__walk *w, const char *key,
-                                        const char *key2, long index,
-                                        const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-static enum gcb_status timeline_problem(struct gcb__walk *w, const char *key,
-                                        const char *key2, long index,
-                                        const char *fmt, ...) {
+__attribute__((format(printf, 5, 6))) static enum gcb_status
+timeline_problem(struct gcb__walk *w, const char *key, const char *key2,
+                 long index, const char *fmt, ...) {
   char what[200];
   va_list ap;
   va_start(ap, fmt);

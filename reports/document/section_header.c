@@ -1,9 +1,9 @@
 /*
  * The run's header in the results document: the "tool", "run", "options"
  * and "software" sections (with the BLAS and MPI library as they said at
- * run time) with their schema rows, and the whole header set
- * at once from what the run engine gathered (section_nodes.c writes
- * "nodes" and "ranks"). Read back through view.c.
+ * run time) with their schema rows, and the whole header set at once from
+ * what the run engine gathered (section_nodes.c writes "nodes" and
+ * "ranks"). Read back by the typed model (model.c) and view_mpi.c.
  */
 #include "reports/document/results_int.h"
 
