@@ -364,9 +364,7 @@ json_t *gcb_ranks_from_rows(const json_t *rows) {
     if (col != NULL)
       oom = gcb_ranks_set_column(out, (enum gcb_rank_col)i, col) != 0;
   }
-  if (oom) {
-    json_decref(out);
-    return NULL;
-  }
+  if (oom)
+    json_decrefp(&out);
   return out;
 }

@@ -385,10 +385,8 @@ static json_t *params_json(const struct gcb_record *rec) {
     json_t *v = integer                       ? json_integer(p->i)
                 : p->type == GCB_PARAM_DOUBLE ? number(p->d)
                                               : json_string(p->s);
-    if (json_object_set_new(obj, gcb__str_or_empty(p->key), v) != 0) {
-      json_decref(obj);
-      obj = NULL;
-    }
+    if (json_object_set_new(obj, gcb__str_or_empty(p->key), v) != 0)
+      json_decrefp(&obj);
   }
   return obj;
 }
@@ -548,10 +546,8 @@ static json_t *summary_json(const struct gcb_record *rec,
       "min_rank", rank_at(rec, s->min_rank), "max_rank",
       rank_at(rec, s->max_rank), "imbalance", number(s->imbalance), "wrong",
       (json_int_t)s->wrong, "checked", s->checked);
-  if (o != NULL && add_collective_summary(o, rec, s) != 0) {
-    json_decref(o);
-    o = NULL;
-  }
+  if (o != NULL && add_collective_summary(o, rec, s) != 0)
+    json_decrefp(&o);
   return o;
 }
 
@@ -628,11 +624,8 @@ static json_t *case_json(const struct gcb_record *rec) {
       "checked", s.checked, "passed", s.checked && s.wrong == 0, "wrong",
       (json_int_t)s.wrong, "per_rank", per_rank_columns_json(rec));
   if (o != NULL && rec->figure.bus_factor > 0 &&
-      json_object_set_new(o, "bus_factor", number(rec->figure.bus_factor)) !=
-          0) {
-    json_decref(o);
-    o = NULL;
-  }
+      json_object_set_new(o, "bus_factor", number(rec->figure.bus_factor)) != 0)
+    json_decrefp(&o);
   if (o != NULL && rec->timeline != NULL &&
       json_object_set_new(o, "timeline", timeline_json(rec->timeline)) != 0)
     json_decrefp(&o);
