@@ -46,12 +46,13 @@ static const struct gcb__field case_check_fields[] = {
     {0},
 };
 
+/* The statistics of a time (stats.h), n of node i and the rest of node x:
+ * a rank's (schema 1) or the columns of them (schema 2). */
+#define STATS_FIELDS(i, x)                                                     \
+  REQ("n", i), REQ("min", x), REQ("median", x), REQ("mean", x), REQ("max", x), \
+      REQ("stdev", x), REQ("p99", x)
 static const struct gcb__field time_fields[] = {
-    REQ("n", &gcb__n_int),      REQ("min", &gcb__n_num),
-    REQ("median", &gcb__n_num), REQ("mean", &gcb__n_num),
-    REQ("max", &gcb__n_num),    REQ("stdev", &gcb__n_num),
-    REQ("p99", &gcb__n_num),    {0},
-};
+    STATS_FIELDS(&gcb__n_int, &gcb__n_num), {0}};
 
 static const struct gcb__field figure_fields[] = {
     REQ("median", &gcb__n_num),
@@ -85,18 +86,10 @@ static const struct gcb__field per_rank_fields[] = {
  * array with one element per rank, in the shape of a schema-1 entry. */
 #define COLUMN(t) ARR(NODE(.types = (t)))
 static const struct gcb__field time_columns[] = {
-    REQ("n", COLUMN(T_INT)),      REQ("min", COLUMN(T_NUM)),
-    REQ("median", COLUMN(T_NUM)), REQ("mean", COLUMN(T_NUM)),
-    REQ("max", COLUMN(T_NUM)),    REQ("stdev", COLUMN(T_NUM)),
-    REQ("p99", COLUMN(T_NUM)),    {0},
-};
+    STATS_FIELDS(COLUMN(T_INT), COLUMN(T_NUM)), {0}};
 /* Lateness: null for a rank without samples. */
 static const struct gcb__field late_columns[] = {
-    REQ("n", COLUMN(T_INT | T_NULL)),      REQ("min", COLUMN(T_NUM | T_NULL)),
-    REQ("median", COLUMN(T_NUM | T_NULL)), REQ("mean", COLUMN(T_NUM | T_NULL)),
-    REQ("max", COLUMN(T_NUM | T_NULL)),    REQ("stdev", COLUMN(T_NUM | T_NULL)),
-    REQ("p99", COLUMN(T_NUM | T_NULL)),    {0},
-};
+    STATS_FIELDS(COLUMN(T_INT | T_NULL), COLUMN(T_NUM | T_NULL)), {0}};
 static const struct gcb__field figure_columns[] = {
     REQ("median", COLUMN(T_NUM)),
     REQ("best", COLUMN(T_NUM)),
