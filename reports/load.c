@@ -14,17 +14,6 @@
 #include "reports/document/results_many.h"
 #include "reports/interop/interop.h"
 
-/* The docs loaded so far that are gcbench's own: the topologies a
- * converted file can be joined to. */
-static size_t known_docs(const struct gcb_inputs *in, const bool *foreign,
-                         size_t n, struct gcb_doc *out) {
-  size_t k = 0;
-  for (size_t i = 0; i < n; i++)
-    if (!foreign[i] && in->res[i] != NULL)
-      out[k++] = in->docs[i];
-  return k;
-}
-
 /* A file of the command line, read whole. */
 struct input_file {
   const char *path;
@@ -32,6 +21,23 @@ struct input_file {
   size_t len;
   bool foreign; /* another tool's output, converted */
 };
+
+/* The docs loaded so far that are gcbench's own: the topologies a
+ * converted file can be joined to. */
+static size_t known_docs(const struct gcb_inputs *in,
+                         const struct input_file *f, size_t n,
+                         struct gcb_doc *out) {
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++)
+    if (!f[i].foreign && in->res[i] != NULL)
+      out[k++] = in->docs[i];
+  return k;
+}
+
+/* The document of file `path`, read or converted into r. */
+static struct gcb_doc doc_of(const char *path, const struct gcb_results *r) {
+  return (struct gcb_doc){.name = path, .root = gcb_results_json(r)};
+}
 
 /* Reads every file, then parses the gcbench documents among them at once
  * (at thousands of ranks, parsing is most of a report's time). */
@@ -68,7 +74,6 @@ static enum gcb_status read_files(struct input_file *f, size_t total,
 static enum gcb_status place_files(struct input_file *f, size_t n,
                                    bool baseline, struct gcb_parse_job *jobs,
                                    struct gcb_inputs *in, struct gcb_err *err) {
-  bool foreign[GCB_LOAD_MAX_DOCS] = {false};
   struct gcb_doc known[GCB_LOAD_MAX_DOCS];
   struct gcb_parse_job *job = jobs;
   enum gcb_status st = GCB_OK;
@@ -83,21 +88,17 @@ static enum gcb_status place_files(struct input_file *f, size_t n,
     }
     job++;
   }
-  for (size_t i = 0; i < n; i++) {
-    foreign[i] = f[i].foreign;
+  for (size_t i = 0; i < n; i++)
     if (in->res[i] != NULL)
-      in->docs[i] = (struct gcb_doc){.name = f[i].path,
-                                     .root = gcb_results_json(in->res[i])};
-  }
+      in->docs[i] = doc_of(f[i].path, in->res[i]);
   for (size_t i = 0; i < n && st == GCB_OK; i++) {
     if (!f[i].foreign)
       continue;
-    size_t nk = known_docs(in, foreign, n, known);
+    size_t nk = known_docs(in, f, n, known);
     st = gcb_interop_parse(f[i].text, f[i].len, f[i].path, known, nk,
                            &in->res[i], NULL, err);
     if (st == GCB_OK)
-      in->docs[i] = (struct gcb_doc){.name = f[i].path,
-                                     .root = gcb_results_json(in->res[i])};
+      in->docs[i] = doc_of(f[i].path, in->res[i]);
   }
   in->ndocs = st == GCB_OK ? n : 0;
   if (st != GCB_OK || !baseline)
@@ -110,14 +111,12 @@ static enum gcb_status place_files(struct input_file *f, size_t n,
     *err = job[-1].err;
   }
   if (st == GCB_OK)
-    in->base =
-        (struct gcb_doc){.name = f[n].path,
-                         .root = gcb_results_json(in->res[GCB_LOAD_MAX_DOCS])};
+    in->base = doc_of(f[n].path, in->res[GCB_LOAD_MAX_DOCS]);
   return st;
 }
 
-/* The typed model of every document loaded, once: compare and criteria
- * read it (and, as they are converted, every other module). */
+/* The typed model of every document loaded, once: what every report
+ * module reads. */
 static enum gcb_status build_models(struct gcb_inputs *in,
                                     struct gcb_err *err) {
   enum gcb_status st = GCB_OK;

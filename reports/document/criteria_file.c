@@ -254,13 +254,6 @@ static enum gcb_status check_params(struct parse *p, struct gcb_criteria *cr,
   return GCB_OK;
 }
 
-static enum gcb_status impossible_bounds(struct parse *p,
-                                         const struct gcb_criterion *k) {
-  char what[256];
-  return gcb_criterion_impossible(k, what, sizeof what) ? bad(p, "%s", what)
-                                                        : GCB_OK;
-}
-
 /* A string of the check, copied into the criteria; NULL stays NULL. */
 static bool keep(struct gcb_criteria *cr, const json_t *v, const char **out) {
   const char *s = json_string_value(v);
@@ -291,8 +284,9 @@ static enum gcb_status read_check(struct parse *p, struct gcb_criteria *cr,
   }
   if (st == GCB_OK && k->nbounds == 0)
     return bad(p, "a check needs at least one bound in \"min\" or \"max\"");
-  if (st == GCB_OK && (st = impossible_bounds(p, k)) != GCB_OK)
-    return st;
+  char what[256];
+  if (st == GCB_OK && gcb_criterion_impossible(k, what, sizeof what))
+    return bad(p, "%s", what);
   const char *name = json_string_value(json_object_get(obj, "name"));
   if (name != NULL)
     gcb_view_copy(k->name, sizeof k->name, name);

@@ -11,6 +11,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -32,8 +33,6 @@ static size_t slow(char *buf, double x, int precision) {
   return n > 0 ? (size_t)n : 0;
 }
 
-/* a (> 0) as digits: *m in [10^(p-1), 10^p) and the decimal exponent of
- * its first digit; false when the fast path cannot be sure. */
 /* The decimal exponent of a (> 0, finite), or one less: floor(log10(2)
  * times the binary exponent), from the bits (frexp for subnormals), with
  * 78913 / 2^18 for log10(2) (off by one at most, which callers retry). */
@@ -47,6 +46,8 @@ static int guess_exp10(double a) {
   return (int)(t >= 0 ? t >> 18 : -((-t + (1L << 18) - 1) >> 18));
 }
 
+/* a (> 0) as digits: *m in [10^(p-1), 10^p) and the decimal exponent of
+ * its first digit; false when the fast path cannot be sure. */
 static int round_digits(double a, int p, uint64_t *m, int *exp10) {
   int e = guess_exp10(a);
   for (int tries = 0; tries < 3; tries++) {
@@ -197,6 +198,25 @@ size_t gcb_fmtnum_g(char *buf, double x, int precision) {
   return (size_t)(o - buf);
 }
 
+/* m with its last `decimals` digits after a point, after a '-' when neg,
+ * into buf; returns the length. */
+static size_t put_fixed(char *buf, uint64_t m, int decimals, bool neg) {
+  char digits[24], *at = digits + sizeof digits;
+  for (int d = 0; d < decimals; d++, m /= 10)
+    *--at = (char)('0' + m % 10);
+  if (decimals > 0)
+    *--at = '.';
+  do
+    *--at = (char)('0' + m % 10);
+  while ((m /= 10) != 0);
+  if (neg)
+    *--at = '-';
+  size_t n = (size_t)(digits + sizeof digits - at);
+  memcpy(buf, at, n);
+  buf[n] = '\0';
+  return n;
+}
+
 /* The same argument as round_digits: x * 10^d is one correctly rounded
  * product, so its rounding to a whole number can differ from the exact
  * decimal's only when its fraction is that close to one half. Below 2^52
@@ -211,34 +231,11 @@ size_t gcb_fmtnum_f(char *buf, double x, int decimals) {
   double whole = floor(s), frac = s - whole;
   if (fabs(frac - 0.5) <= s * 0x1p-50)
     return 0;
-  uint64_t m = (uint64_t)whole + (frac > 0.5);
-  char digits[24], *at = digits + sizeof digits;
-  for (int d = 0; d < decimals; d++, m /= 10)
-    *--at = (char)('0' + m % 10);
-  if (decimals > 0)
-    *--at = '.';
-  do
-    *--at = (char)('0' + m % 10);
-  while ((m /= 10) != 0);
-  if (signbit(x))
-    *--at = '-';
-  size_t n = (size_t)(digits + sizeof digits - at);
-  memcpy(buf, at, n);
-  buf[n] = '\0';
-  return n;
+  return put_fixed(buf, (uint64_t)whole + (frac > 0.5), decimals, signbit(x));
 }
 
 size_t gcb_fmtnum_ll(char *buf, long long v) {
-  char digits[24], *at = digits + sizeof digits;
-  unsigned long long u =
-      v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
-  do
-    *--at = (char)('0' + u % 10);
-  while ((u /= 10) != 0);
-  if (v < 0)
-    *--at = '-';
-  size_t n = (size_t)(digits + sizeof digits - at);
-  memcpy(buf, at, n);
-  buf[n] = '\0';
-  return n;
+  return put_fixed(buf,
+                   v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v,
+                   0, v < 0);
 }

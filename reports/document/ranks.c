@@ -109,12 +109,17 @@ static int column_of(struct gcb_ranks *r, size_t col, const json_t *a,
   return 0;
 }
 
+/* The value of column c in one schema-1 entry, or its array in a
+ * per_rank (borrowed; NULL if none). */
+static json_t *row_value(const json_t *row, const struct gcb_rank_column *c) {
+  const json_t *holder =
+      c->group != NULL ? json_object_get(row, c->group) : row;
+  return json_object_get(holder, c->field);
+}
+
 /* The array of column col in per_rank, or NULL. */
 static const json_t *column_json(const json_t *per_rank, size_t col) {
-  const struct gcb_rank_column *c = &gcb_rank_columns[col];
-  const json_t *holder =
-      c->group != NULL ? json_object_get(per_rank, c->group) : per_rank;
-  const json_t *a = json_object_get(holder, c->field);
+  const json_t *a = row_value(per_rank, &gcb_rank_columns[col]);
   return json_is_array(a) ? a : NULL;
 }
 
@@ -306,13 +311,6 @@ bool gcb__ranks_equal_json(const struct gcb_ranks *r, const json_t *per_rank) {
   return true;
 }
 
-/* The value of column c in one schema-1 entry (borrowed; NULL if none). */
-static json_t *row_value(const json_t *row, const struct gcb_rank_column *c) {
-  const json_t *holder =
-      c->group != NULL ? json_object_get(row, c->group) : row;
-  return json_object_get(holder, c->field);
-}
-
 /* The object holding a group's columns (per_rank itself for none),
  * created on first use; NULL on ENOMEM. */
 static json_t *group_in(json_t *per_rank, const char *group) {
@@ -366,9 +364,7 @@ json_t *gcb_ranks_from_rows(const json_t *rows) {
     if (col != NULL)
       oom = gcb_ranks_set_column(out, (enum gcb_rank_col)i, col) != 0;
   }
-  if (oom) {
-    json_decref(out);
-    return NULL;
-  }
+  if (oom)
+    json_decrefp(&out);
   return out;
 }

@@ -23,6 +23,7 @@
  * text with json_loadb, so every message about a bad file is the one it
  * always was.
  */
+#include "common/grow.h"
 #include "reports/document/ranks.h"
 #include "reports/document/read_lex.h"
 #include "reports/document/results_int.h"
@@ -71,14 +72,8 @@ static bool key_is(struct gcb__lex *l, const char *want) {
 }
 
 static bool push_span(struct spans *s, struct span sp) {
-  if (s->n == s->cap) {
-    size_t cap = s->cap ? 2 * s->cap : 64;
-    struct span *p = realloc(s->items, cap * sizeof *p);
-    if (p == NULL)
-      return false;
-    s->items = p;
-    s->cap = cap;
-  }
+  if (!gcb_grow((void **)&s->items, &s->cap, s->n, sizeof *s->items))
+    return false;
   s->items[s->n++] = sp;
   return true;
 }
@@ -99,8 +94,33 @@ static bool ranks_room(struct spans *s, size_t index) {
   return true;
 }
 
-/* One case: its per_rank value read into columns, the rest skipped. */
-static void scan_case(struct gcb__lex *l, size_t index, struct spans *s) {
+/* A case's per_rank, at l->p, read into columns; false: give up. */
+static bool take_per_rank(struct gcb__lex *l, size_t index, struct spans *s) {
+  struct span sp = {.begin = (size_t)(l->p - l->base), .index = index};
+  /* a second per_rank gives up: jansson words it */
+  if (!ranks_room(s, index) || s->ranks[index].num[GCB_RC_RANK] != NULL ||
+      !gcb__lex_per_rank(l, &s->ranks[index]))
+    return false;
+  sp.end = (size_t)(l->p - l->base);
+  return push_span(s, sp);
+}
+
+/* A node's topology, at l->p: where it is (read later, once for all the
+ * nodes whose topology is written alike); false: give up. */
+static bool take_topology(struct gcb__lex *l, size_t index, struct spans *s) {
+  struct span sp = {
+      .begin = (size_t)(l->p - l->base), .index = index, .topology = true};
+  gcb__lex_skip_value(l);
+  sp.end = (size_t)(l->p - l->base);
+  return !l->bad && push_span(s, sp);
+}
+
+typedef bool take_fn(struct gcb__lex *l, size_t index, struct spans *s);
+
+/* One element `index` of a section: its member `key` through `take`, the
+ * rest skipped. */
+static void scan_element(struct gcb__lex *l, size_t index, struct spans *s,
+                         const char *key, take_fn *take) {
   if (!gcb__lex_eat(l, '{')) {
     gcb__lex_skip_value(l);
     return;
@@ -108,57 +128,22 @@ static void scan_case(struct gcb__lex *l, size_t index, struct spans *s) {
   if (gcb__lex_eat(l, '}'))
     return;
   do {
-    if (!key_is(l, "per_rank")) {
+    if (!key_is(l, key)) {
       if (!l->bad)
         gcb__lex_skip_value(l);
       continue;
     }
     gcb__lex_ws(l);
-    struct span sp = {.begin = (size_t)(l->p - l->base), .index = index};
-    if (!ranks_room(s, index) || s->ranks[index].num[GCB_RC_RANK] != NULL ||
-        !gcb__lex_per_rank(l, &s->ranks[index])) {
-      l->bad = true; /* a second per_rank: jansson words it */
-      break;
-    }
-    sp.end = (size_t)(l->p - l->base);
-    if (!push_span(s, sp))
+    if (!take(l, index, s))
       l->bad = true;
   } while (!l->bad && gcb__lex_eat(l, ','));
   if (!l->bad && !gcb__lex_eat(l, '}'))
     l->bad = true;
 }
 
-/* One node: where its topology is (read later, once for all the nodes
- * whose topology is written alike), the rest skipped. */
-static void scan_node(struct gcb__lex *l, size_t index, struct spans *s) {
-  if (!gcb__lex_eat(l, '{')) {
-    gcb__lex_skip_value(l);
-    return;
-  }
-  if (gcb__lex_eat(l, '}'))
-    return;
-  do {
-    if (!key_is(l, "topology")) {
-      if (!l->bad)
-        gcb__lex_skip_value(l);
-      continue;
-    }
-    gcb__lex_ws(l);
-    struct span sp = {
-        .begin = (size_t)(l->p - l->base), .index = index, .topology = true};
-    gcb__lex_skip_value(l);
-    sp.end = (size_t)(l->p - l->base);
-    if (!l->bad && !push_span(s, sp))
-      l->bad = true;
-  } while (!l->bad && gcb__lex_eat(l, ','));
-  if (!l->bad && !gcb__lex_eat(l, '}'))
-    l->bad = true;
-}
-
-/* An array of the document, each element through `each`. */
-static void scan_array(struct gcb__lex *l, struct spans *s,
-                       void (*each)(struct gcb__lex *, size_t,
-                                    struct spans *)) {
+/* An array of the document, each element through scan_element. */
+static void scan_array(struct gcb__lex *l, struct spans *s, const char *key,
+                       take_fn *take) {
   if (!gcb__lex_eat(l, '[')) {
     gcb__lex_skip_value(l);
     return;
@@ -167,7 +152,7 @@ static void scan_array(struct gcb__lex *l, struct spans *s,
   if (gcb__lex_eat(l, ']'))
     return;
   do
-    each(l, index++, s);
+    scan_element(l, index++, s, key, take);
   while (!l->bad && gcb__lex_eat(l, ','));
   if (!l->bad && !gcb__lex_eat(l, ']'))
     l->bad = true;
@@ -187,8 +172,10 @@ static void scan(struct gcb__lex *l, struct spans *s) {
       break;
     if (which < 0)
       gcb__lex_skip_value(l);
+    else if (which == 0)
+      scan_array(l, s, "per_rank", take_per_rank);
     else
-      scan_array(l, s, which == 0 ? scan_case : scan_node);
+      scan_array(l, s, "topology", take_topology);
   } while (!l->bad && gcb__lex_eat(l, ','));
   if (!l->bad && !gcb__lex_eat(l, '}'))
     l->bad = true;

@@ -1,14 +1,10 @@
 /*
- * The lexer of read_lex.h: a results document's per-rank columns read
- * straight into values (results_int.h, gcb__read_fast). At 16,384 ranks
- * nineteen twentieths of a document are the numbers of
- * `cases[i].per_rank`, and jansson's lexer (one character at a time
- * through its stream), strtod and one allocation per number were most of
- * a report's time. Each per_rank is read with a lexer made for columns of
- * scalars (numbers converted without strtod where that is exact) straight
- * into the arrays of a struct gcb_ranks (ranks.h), each element the type
- * the table's kind for its column allows. Whatever it does not recognise
- * gives up (l->bad), and jansson's road reads the document.
+ * The lexer of read_lex.h, for the quick road (read_fast.c says why): a
+ * per_rank read with a lexer made for columns of scalars (numbers
+ * converted without strtod where that is exact) straight into the arrays
+ * of a struct gcb_ranks (ranks.h), each element the type the table's kind
+ * for its column allows. Whatever it does not recognise gives up
+ * (l->bad), and jansson's road reads the document.
  */
 #include "reports/document/read_lex.h"
 

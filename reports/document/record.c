@@ -54,12 +54,15 @@ void gcb_record_summarize(const struct gcb_record *rec,
   find_late_rank(rec, out);
 }
 
-static struct gcb_param *next_param(struct gcb_record *rec, const char *key) {
+/* The next parameter slot, named and typed; NULL when all are taken. */
+static struct gcb_param *next_param(struct gcb_record *rec, const char *key,
+                                    enum gcb_param_type type) {
   if (rec->nparams >= GCB_MAX_PARAMS)
     return NULL;
   struct gcb_param *p = &rec->params[rec->nparams++];
   memset(p, 0, sizeof *p);
   p->key = key;
+  p->type = type;
   return p;
 }
 
@@ -75,37 +78,29 @@ int64_t gcb_record_int(const struct gcb_record *rec, const char *key,
 }
 
 void gcb_record_param_int(struct gcb_record *rec, const char *key, int64_t v) {
-  struct gcb_param *p = next_param(rec, key);
-  if (p) {
-    p->type = GCB_PARAM_INT;
+  struct gcb_param *p = next_param(rec, key, GCB_PARAM_INT);
+  if (p)
     p->i = v;
-  }
 }
 
 void gcb_record_param_size(struct gcb_record *rec, const char *key, int64_t v) {
-  struct gcb_param *p = next_param(rec, key);
-  if (p) {
-    p->type = GCB_PARAM_SIZE;
+  struct gcb_param *p = next_param(rec, key, GCB_PARAM_SIZE);
+  if (p)
     p->i = v;
-  }
 }
 
 void gcb_record_param_double(struct gcb_record *rec, const char *key,
                              double v) {
-  struct gcb_param *p = next_param(rec, key);
-  if (p) {
-    p->type = GCB_PARAM_DOUBLE;
+  struct gcb_param *p = next_param(rec, key, GCB_PARAM_DOUBLE);
+  if (p)
     p->d = v;
-  }
 }
 
 void gcb_record_param_str(struct gcb_record *rec, const char *key,
                           const char *v) {
-  struct gcb_param *p = next_param(rec, key);
-  if (p) {
-    p->type = GCB_PARAM_STRING;
+  struct gcb_param *p = next_param(rec, key, GCB_PARAM_STRING);
+  if (p)
     snprintf(p->s, sizeof p->s, "%s", v);
-  }
 }
 
 const struct gcb_param *gcb_record_param(const struct gcb_record *rec,

@@ -46,12 +46,13 @@ static const struct gcb__field case_check_fields[] = {
     {0},
 };
 
+/* The statistics of a time (stats.h), n of node i and the rest of node x:
+ * a rank's (schema 1) or the columns of them (schema 2). */
+#define STATS_FIELDS(i, x)                                                     \
+  REQ("n", i), REQ("min", x), REQ("median", x), REQ("mean", x), REQ("max", x), \
+      REQ("stdev", x), REQ("p99", x)
 static const struct gcb__field time_fields[] = {
-    REQ("n", &gcb__n_int),      REQ("min", &gcb__n_num),
-    REQ("median", &gcb__n_num), REQ("mean", &gcb__n_num),
-    REQ("max", &gcb__n_num),    REQ("stdev", &gcb__n_num),
-    REQ("p99", &gcb__n_num),    {0},
-};
+    STATS_FIELDS(&gcb__n_int, &gcb__n_num), {0}};
 
 static const struct gcb__field figure_fields[] = {
     REQ("median", &gcb__n_num),
@@ -85,18 +86,10 @@ static const struct gcb__field per_rank_fields[] = {
  * array with one element per rank, in the shape of a schema-1 entry. */
 #define COLUMN(t) ARR(NODE(.types = (t)))
 static const struct gcb__field time_columns[] = {
-    REQ("n", COLUMN(T_INT)),      REQ("min", COLUMN(T_NUM)),
-    REQ("median", COLUMN(T_NUM)), REQ("mean", COLUMN(T_NUM)),
-    REQ("max", COLUMN(T_NUM)),    REQ("stdev", COLUMN(T_NUM)),
-    REQ("p99", COLUMN(T_NUM)),    {0},
-};
+    STATS_FIELDS(COLUMN(T_INT), COLUMN(T_NUM)), {0}};
 /* Lateness: null for a rank without samples. */
 static const struct gcb__field late_columns[] = {
-    REQ("n", COLUMN(T_INT | T_NULL)),      REQ("min", COLUMN(T_NUM | T_NULL)),
-    REQ("median", COLUMN(T_NUM | T_NULL)), REQ("mean", COLUMN(T_NUM | T_NULL)),
-    REQ("max", COLUMN(T_NUM | T_NULL)),    REQ("stdev", COLUMN(T_NUM | T_NULL)),
-    REQ("p99", COLUMN(T_NUM | T_NULL)),    {0},
-};
+    STATS_FIELDS(COLUMN(T_INT | T_NULL), COLUMN(T_NUM | T_NULL)), {0}};
 static const struct gcb__field figure_columns[] = {
     REQ("median", COLUMN(T_NUM)),
     REQ("best", COLUMN(T_NUM)),
@@ -260,13 +253,9 @@ static int series_index(const char *name) {
 }
 
 /* A problem at timeline.<key>[.<key2>][<index>]. */
-static enum gcb_status timeline_problem(struct gcb__walk *w, const char *key,
-                                        const char *key2, long index,
-                                        const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-static enum gcb_status timeline_problem(struct gcb__walk *w, const char *key,
-                                        const char *key2, long index,
-                                        const char *fmt, ...) {
+__attribute__((format(printf, 5, 6))) static enum gcb_status
+timeline_problem(struct gcb__walk *w, const char *key, const char *key2,
+                 long index, const char *fmt, ...) {
   char what[200];
   va_list ap;
   va_start(ap, fmt);
@@ -389,10 +378,8 @@ static json_t *params_json(const struct gcb_record *rec) {
     json_t *v = integer                       ? json_integer(p->i)
                 : p->type == GCB_PARAM_DOUBLE ? number(p->d)
                                               : json_string(p->s);
-    if (json_object_set_new(obj, gcb__str_or_empty(p->key), v) != 0) {
-      json_decref(obj);
-      obj = NULL;
-    }
+    if (json_object_set_new(obj, gcb__str_or_empty(p->key), v) != 0)
+      json_decrefp(&obj);
   }
   return obj;
 }
@@ -436,59 +423,45 @@ static json_t *telemetry_value(const struct gcb_telemetry *t,
   }
 }
 
+static bool is_late_column(enum gcb_rank_col col) {
+  return col >= GCB_RC_LATE_N && col <= GCB_RC_LATE_P99;
+}
+
+static bool is_telemetry_column(enum gcb_rank_col col) {
+  return col >= GCB_RC_TELEM_SAMPLES && col <= GCB_RC_TELEM_TOO_SHORT;
+}
+
+/* Statistic k of s in the columns' order (n, min, median, mean, max,
+ * stdev, p99: time_s's and late_s's alike). */
+static json_t *stats_value(const struct gcb_stats *s, int k) {
+  const double v[] = {0, s->min, s->median, s->mean, s->max, s->stdev, s->p99};
+  return k == 0 ? json_integer((json_int_t)s->n) : number(v[k]);
+}
+
 /* Rank result rr's value in column col: a new reference, null for a NaN
  * or a rank without that figure (no lateness samples). */
 static json_t *rank_value(const struct gcb_record *rec,
                           const struct gcb_rank_result *rr,
                           enum gcb_rank_col col) {
-  const struct gcb_stats *t = &rr->seconds, *l = &rr->late;
   const struct gcb_validation *v = &rr->check;
-  double late = NAN;
+  if (col >= GCB_RC_TIME_N && col <= GCB_RC_TIME_P99)
+    return stats_value(&rr->seconds, col - GCB_RC_TIME_N);
+  if (is_late_column(col))
+    return rr->late.n > 0 ? stats_value(&rr->late, col - GCB_RC_LATE_N)
+                          : json_null();
+  if (is_telemetry_column(col))
+    return telemetry_value(&rr->telemetry, col);
   switch (col) {
-  case GCB_RC_LATE_N:
-    return l->n > 0 ? json_integer((json_int_t)l->n) : json_null();
-  case GCB_RC_LATE_MIN:
-    late = l->min;
-    break;
-  case GCB_RC_LATE_MEDIAN:
-    late = l->median;
-    break;
-  case GCB_RC_LATE_MEAN:
-    late = l->mean;
-    break;
-  case GCB_RC_LATE_MAX:
-    late = l->max;
-    break;
-  case GCB_RC_LATE_STDEV:
-    late = l->stdev;
-    break;
-  case GCB_RC_LATE_P99:
-    late = l->p99;
-    break;
   case GCB_RC_RANK:
     return json_integer(rr->rank);
-  case GCB_RC_TIME_N:
-    return json_integer((json_int_t)t->n);
-  case GCB_RC_TIME_MIN:
-    return number(t->min);
-  case GCB_RC_TIME_MEDIAN:
-    return number(t->median);
-  case GCB_RC_TIME_MEAN:
-    return number(t->mean);
-  case GCB_RC_TIME_MAX:
-    return number(t->max);
-  case GCB_RC_TIME_STDEV:
-    return number(t->stdev);
-  case GCB_RC_TIME_P99:
-    return number(t->p99);
   case GCB_RC_FIGURE_TIME:
     return number(rr->time_s);
   case GCB_RC_FIG_MEDIAN:
     return number(gcb_record_figure(rec, rr->time_s));
   case GCB_RC_FIG_BEST:
-    return number(gcb_record_figure(rec, t->min));
+    return number(gcb_record_figure(rec, rr->seconds.min));
   case GCB_RC_FIG_WORST:
-    return number(gcb_record_figure(rec, t->max));
+    return number(gcb_record_figure(rec, rr->seconds.max));
   case GCB_RC_CHECKED:
     return json_boolean(v->checked);
   case GCB_RC_SAMPLES:
@@ -501,30 +474,9 @@ static json_t *rank_value(const struct gcb_record *rec,
     return number(v->tolerance);
   case GCB_RC_METHOD:
     return v->method != NULL ? json_string(v->method) : json_null();
-  case GCB_RC_TELEM_SAMPLES:
-  case GCB_RC_TELEM_SM_MIN:
-  case GCB_RC_TELEM_SM_MEAN:
-  case GCB_RC_TELEM_SM_MAX:
-  case GCB_RC_TELEM_MEM_MEAN:
-  case GCB_RC_TELEM_POWER_MEAN:
-  case GCB_RC_TELEM_POWER_MAX:
-  case GCB_RC_TELEM_TEMP_MAX:
-  case GCB_RC_TELEM_THROTTLE:
-  case GCB_RC_TELEM_SLOWED:
-  case GCB_RC_TELEM_TOO_SHORT:
-    return telemetry_value(&rr->telemetry, col);
-  case GCB_RC_COUNT:
-    break;
+  default:
+    return json_null();
   }
-  return l->n > 0 ? number(late) : json_null();
-}
-
-static bool is_late_column(enum gcb_rank_col col) {
-  return col >= GCB_RC_LATE_N && col <= GCB_RC_LATE_P99;
-}
-
-static bool is_telemetry_column(enum gcb_rank_col col) {
-  return col >= GCB_RC_TELEM_SAMPLES && col <= GCB_RC_TELEM_TOO_SHORT;
 }
 
 /* The case's per-rank results as columns (reports/ranks.h); lateness and
@@ -587,10 +539,8 @@ static json_t *summary_json(const struct gcb_record *rec,
       "min_rank", rank_at(rec, s->min_rank), "max_rank",
       rank_at(rec, s->max_rank), "imbalance", number(s->imbalance), "wrong",
       (json_int_t)s->wrong, "checked", s->checked);
-  if (o != NULL && add_collective_summary(o, rec, s) != 0) {
-    json_decref(o);
-    o = NULL;
-  }
+  if (o != NULL && add_collective_summary(o, rec, s) != 0)
+    json_decrefp(&o);
   return o;
 }
 
@@ -667,11 +617,8 @@ static json_t *case_json(const struct gcb_record *rec) {
       "checked", s.checked, "passed", s.checked && s.wrong == 0, "wrong",
       (json_int_t)s.wrong, "per_rank", per_rank_columns_json(rec));
   if (o != NULL && rec->figure.bus_factor > 0 &&
-      json_object_set_new(o, "bus_factor", number(rec->figure.bus_factor)) !=
-          0) {
-    json_decref(o);
-    o = NULL;
-  }
+      json_object_set_new(o, "bus_factor", number(rec->figure.bus_factor)) != 0)
+    json_decrefp(&o);
   if (o != NULL && rec->timeline != NULL &&
       json_object_set_new(o, "timeline", timeline_json(rec->timeline)) != 0)
     json_decrefp(&o);

@@ -130,9 +130,7 @@ static json_t *gpu_json(const struct gcb_health *h) {
 json_t *gcb_results_gpus_json(const struct gcb_health *gpus, int n) {
   json_t *a = json_array();
   for (int i = 0; a && i < n; i++)
-    if (json_array_append_new(a, gpu_json(&gpus[i])) != 0) {
-      json_decref(a);
-      return NULL;
-    }
+    if (json_array_append_new(a, gpu_json(&gpus[i])) != 0)
+      json_decrefp(&a);
   return a;
 }

@@ -1,9 +1,9 @@
 /*
  * The run's header in the results document: the "tool", "run", "options"
  * and "software" sections (with the BLAS and MPI library as they said at
- * run time) with their schema rows, and the whole header set
- * at once from what the run engine gathered (section_nodes.c writes
- * "nodes" and "ranks"). Read back through view.c.
+ * run time) with their schema rows, and the whole header set at once from
+ * what the run engine gathered (section_nodes.c writes "nodes" and
+ * "ranks"). Read back by the typed model (model.c) and view_mpi.c.
  */
 #include "reports/document/results_int.h"
 
@@ -119,10 +119,8 @@ static json_t *argv_json(int argc, char **argv) {
   json_t *a = json_array();
   for (int i = 0; a && i < argc; i++) {
     char *clean = gcb_utf8_copy(argv[i]);
-    if (clean == NULL || json_array_append_new(a, json_string(clean)) != 0) {
-      json_decref(a);
-      a = NULL;
-    }
+    if (clean == NULL || json_array_append_new(a, json_string(clean)) != 0)
+      json_decrefp(&a);
     free(clean);
   }
   return a;
@@ -141,10 +139,8 @@ static json_t *environment_json(const char *const *env) {
     name[eq - env[i]] = '\0';
     char *clean = gcb_utf8_copy(eq + 1), *cname = gcb_utf8_copy(name);
     if (clean == NULL || cname == NULL ||
-        json_object_set_new(o, cname, json_string(clean)) != 0) {
-      json_decref(o);
-      o = NULL;
-    }
+        json_object_set_new(o, cname, json_string(clean)) != 0)
+      json_decrefp(&o);
     free(clean);
     free(cname);
   }

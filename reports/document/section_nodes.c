@@ -3,7 +3,7 @@
  * schema rows: per node its hostname, ranks and machine summary, with the
  * topology (section_topology.c) and GPU health (section_gpus.c) of its
  * snapshot; per rank its node, local rank, pid, CPU binding and device.
- * Read back through view.c, topo_view.c and placement.
+ * Read back into the typed model (model.c).
  */
 #include "reports/document/results_int.h"
 

@@ -7,7 +7,7 @@
  * path-class matrices over GPUs and NICs, expected GPU-pair bandwidths, the
  * hypervisor, the suspicious facts and the placement problems. Unknown
  * numbers are null. Every json_pack call steals its "o" arguments, so a
- * failure anywhere yields NULL without leaks. Read by topo_view.c.
+ * failure anywhere yields NULL without leaks. Read by model.c, topo_view.c.
  */
 #include "reports/document/results_int.h"
 
@@ -146,16 +146,12 @@ const struct gcb__node gcb__n_topology = {.types = T_OBJ,
 
 /* ---- writer ------------------------------------------------------------- */
 
-/* Appends v (stolen) to a; on failure frees both and returns NULL. */
+/* Appends v (stolen) to a; on failure frees both (jansson's append frees
+ * v whatever a is, NULL too) and returns NULL. */
 static json_t *push(json_t *a, json_t *v) {
-  if (a == NULL) {
-    json_decref(v);
-    return NULL;
-  }
-  if (json_array_append_new(a, v) == 0)
-    return a;
-  json_decref(a);
-  return NULL;
+  if (json_array_append_new(a, v) != 0)
+    json_decrefp(&a);
+  return a;
 }
 
 static json_t *pci_id(uint16_t vendor, uint16_t device) {
@@ -231,10 +227,8 @@ static json_t *gpu_json(const struct gcb_topo *t, int i) {
                             gcb__int_or_null(g->nvlinks), "cpu_nvlinks",
                             g->cpu_nvlinks, "os_devices", g->osdevs,
                             "nearest_nic", nearest_json(t, i), "host_link",
-                            host_link_json(t, i))) != 0) {
-    json_decref(o);
-    return NULL;
-  }
+                            host_link_json(t, i))) != 0)
+    json_decrefp(&o);
   return o;
 }
 

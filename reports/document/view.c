@@ -52,7 +52,7 @@ size_t gcb_view_copy(char *dst, size_t size, const char *src) {
 }
 
 /* Appends to buf[*used..size) with printf semantics, never overflowing;
- * callers cut a truncated result at a character boundary (trim_partial). */
+ * the caller trims a character cut short (gcb__view_trim_partial). */
 static void append(char *buf, size_t size, size_t *used, const char *fmt,
                    const char *a, const char *b) {
   if (*used + 1 >= size)
@@ -61,8 +61,7 @@ static void append(char *buf, size_t size, size_t *used, const char *fmt,
   *used += n > 0 ? (size_t)n : 0;
 }
 
-/* Removes an incomplete UTF-8 sequence left at the end by truncation. */
-static void trim_partial(char *s) {
+void gcb__view_trim_partial(char *s) {
   size_t n = strlen(s), p = n;
   while (p > 0 && n - p < 4 && ((unsigned char)s[p - 1] & 0xC0) == 0x80)
     p--;
@@ -90,11 +89,7 @@ void gcb__view_key(const char *bench, const char *unit,
   for (size_t i = 0; i < n; i++)
     append(buf, size, &used, " %s=%s", p[i].key, p[i].val);
   append(buf, size, &used, " [%s]%s", unit, "");
-  trim_partial(buf);
-}
-
-void gcb__view_trim_partial(char *s) {
-  trim_partial(s);
+  gcb__view_trim_partial(buf);
 }
 
 /* text[0..n) into buf as snprintf(buf, size, "%s", text) would leave it:

@@ -1,8 +1,9 @@
 /*
  * Read-only accessors over a validated results document (a jansson tree
- * that gcb_results_parse accepted): the analysis, comparison, criteria and
- * renderers all look things up the same way, with the same fallbacks for
- * optional fields, so none of them needs to re-check the schema.
+ * that gcb_results_parse accepted), for the code at its edges that still
+ * walks one (the model's builder, the converters, the criteria and SKU
+ * reader, the run engine's MPI line), and the text helpers every report
+ * module shares (copies, figures, times, ranges).
  *
  * None of these functions fails: a field that is absent or of another type
  * yields the documented fallback ("" for strings, NAN for numbers, the
@@ -19,10 +20,9 @@ struct gcb_burn_doc;
 struct gcb_model; /* reports/document/model.h */
 
 /* One loaded document and the name it is shown by (its path): its tree,
- * and its typed model (model.h), which the converted modules (compare,
- * criteria) read instead of the tree. Whoever loads a document builds the
- * model once (reports/load.c); the tree goes when every module reads the
- * model (docs/ARCHITECTURE.md, "The typed model"). */
+ * which the converters take a machine's topology from, and its typed
+ * model (model.h), which every report module reads. Whoever loads a
+ * document builds the model once (reports/load.c). */
 struct gcb_doc {
   const char *name;
   const json_t *root;
@@ -75,7 +75,6 @@ struct gcb_place {
 void gcb_view_mpi_line(const json_t *root, char *buf, size_t size);
 
 /* The same from the document's model (model.h). */
-struct gcb_model;
 void gcb_view_mpi_line_model(const struct gcb_model *m, char *buf, size_t size);
 
 /* The start-up MPI probe's reading (run.mpi_probe), per pair: "8 B

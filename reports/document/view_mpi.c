@@ -19,7 +19,8 @@
  * and Open MPI's. */
 static const char *const transport_vars[] = {
     "MPIR_CVAR_CH4_NETMOD", "UCX_TLS",      "UCX_NET_DEVICES", "FI_PROVIDER",
-    "I_MPI_FABRICS",        "OMPI_MCA_pml", "OMPI_MCA_btl",    NULL};
+    "I_MPI_FABRICS",        "OMPI_MCA_pml", "OMPI_MCA_btl"};
+#define NVARS (sizeof transport_vars / sizeof *transport_vars)
 
 static size_t trimmed(const char *s, size_t n) {
   while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
@@ -51,10 +52,11 @@ static void library_name(const char *text, char *buf, size_t size) {
   snprintf(buf, size, "%.*s", (int)trimmed(text, n), text);
 }
 
-void gcb_view_mpi_line(const json_t *root, char *buf, size_t size) {
-  const json_t *sw = gcb_view_obj(root, "software");
-  const char *mpi = gcb_view_str(sw, "mpi"),
-             *device = gcb_view_str(sw, "mpi_device");
+/* The line from the header's texts: software.mpi, software.mpi_device and
+ * each transport variable's value (vars[i] for transport_vars[i], NULL
+ * where it was not set). */
+static void mpi_line(const char *mpi, const char *device,
+                     const char *const vars[], char *buf, size_t size) {
   char line[1024], name[96];
   if (mpi[0] == '\0') {
     gcb_view_copy(buf, size, "");
@@ -63,45 +65,41 @@ void gcb_view_mpi_line(const json_t *root, char *buf, size_t size) {
   library_name(mpi, name, sizeof name);
   size_t at = (size_t)snprintf(line, sizeof line, "%s%s%s", name,
                                device[0] ? " " : "", device);
-  const json_t *env = gcb_view_obj(gcb_view_obj(root, "run"), "environment");
   const char *sep = "; ";
-  for (size_t i = 0; transport_vars[i] != NULL && at < sizeof line; i++) {
-    const json_t *v = json_object_get(env, transport_vars[i]);
-    if (!json_is_string(v))
+  for (size_t i = 0; i < NVARS && at < sizeof line; i++) {
+    if (vars[i] == NULL)
       continue;
     at += (size_t)snprintf(line + at, sizeof line - at, "%s%s=%s", sep,
-                           transport_vars[i], json_string_value(v));
+                           transport_vars[i], vars[i]);
     sep = ", ";
   }
   gcb_view_copy(buf, size, line); /* cut at a character, not in one */
 }
 
-/* The same from the document's model. */
+void gcb_view_mpi_line(const json_t *root, char *buf, size_t size) {
+  const json_t *sw = gcb_view_obj(root, "software");
+  const json_t *env = gcb_view_obj(gcb_view_obj(root, "run"), "environment");
+  const char *vars[NVARS];
+  for (size_t i = 0; i < NVARS; i++)
+    vars[i] = json_string_value(json_object_get(env, transport_vars[i]));
+  mpi_line(gcb_view_str(sw, "mpi"), gcb_view_str(sw, "mpi_device"), vars, buf,
+           size);
+}
+
+/* The text of a free-form string value, or NULL for any other. */
+static const char *mv_text(const struct gcb_mvalue *v) {
+  return v->type == GCB_MV_STRING ? v->text : NULL;
+}
+
 void gcb_view_mpi_line_model(const struct gcb_model *m, char *buf,
                              size_t size) {
-  const struct gcb_mvalue *mpi = gcb_mvalue_get(&m->run.software, "mpi"),
-                          *device =
-                              gcb_mvalue_get(&m->run.software, "mpi_device");
-  const char *dev = device->type == GCB_MV_STRING ? device->text : "";
-  char line[1024], name[96];
-  if (mpi->type != GCB_MV_STRING || mpi->text[0] == '\0') {
-    gcb_view_copy(buf, size, "");
-    return;
-  }
-  library_name(mpi->text, name, sizeof name);
-  size_t at = (size_t)snprintf(line, sizeof line, "%s%s%s", name,
-                               dev[0] ? " " : "", dev);
-  const char *sep = "; ";
-  for (size_t i = 0; transport_vars[i] != NULL && at < sizeof line; i++) {
-    const struct gcb_mvalue *v =
-        gcb_mvalue_get(&m->run.environment, transport_vars[i]);
-    if (v->type != GCB_MV_STRING)
-      continue;
-    at += (size_t)snprintf(line + at, sizeof line - at, "%s%s=%s", sep,
-                           transport_vars[i], v->text);
-    sep = ", ";
-  }
-  gcb_view_copy(buf, size, line); /* cut at a character, not in one */
+  const char *mpi = mv_text(gcb_mvalue_get(&m->run.software, "mpi")),
+             *device = mv_text(gcb_mvalue_get(&m->run.software, "mpi_device"));
+  const char *vars[NVARS];
+  for (size_t i = 0; i < NVARS; i++)
+    vars[i] = mv_text(gcb_mvalue_get(&m->run.environment, transport_vars[i]));
+  mpi_line(mpi != NULL ? mpi : "", device != NULL ? device : "", vars, buf,
+           size);
 }
 
 void gcb_view_mpi_probe_line(const json_t *root, char *buf, size_t size) {

@@ -93,7 +93,6 @@ static enum gcb_status io_error(const char *path, const char *what, int e,
   return gcb_err_set(err, GCB_EIO, "%s: %s (%s)", path, what, strerror(e));
 }
 
-/* Writes the document and a final newline to fd, then syncs it. */
 /* The document as text: the rest of the document with an empty "cases"
  * array, split where the cached cases go in. */
 struct doc_text {
@@ -114,6 +113,7 @@ static int write_text(const struct doc_text *t, struct sink *k) {
          write_all("\n", 1, k) != 0;
 }
 
+/* Writes the document and a final newline to fd, then syncs it. */
 static enum gcb_status write_fd(const struct doc_text *doc, int fd,
                                 const char *path, struct gcb_err *err) {
   struct sink *k = malloc(sizeof *k);
