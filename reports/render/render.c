@@ -309,7 +309,15 @@ void gcb_report_verdict(const struct gcb_report *rep, char *buf, size_t size) {
   gcb_diagnosis_free(&own);
 }
 
-static void add(char *buf, size_t size, size_t *used, const char *text) {
+/* Appends ", " (but first) and the printf text, cut at 223 bytes, while
+ * buf has room. */
+__attribute__((format(printf, 4, 5))) static void
+add(char *buf, size_t size, size_t *used, const char *fmt, ...) {
+  char text[224];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(text, sizeof text, fmt, ap);
+  va_end(ap);
   if (*used + 1 >= size || text[0] == '\0')
     return;
   int n = snprintf(buf + *used, size - *used, "%s%s", *used ? ", " : "", text);
@@ -319,31 +327,20 @@ static void add(char *buf, size_t size, size_t *used, const char *text) {
 void gcb_report_where(const struct gcb_report *rep, const struct gcb_finding *f,
                       char *buf, size_t size) {
   const struct gcb_location *w = &f->where;
-  char part[224];
   size_t used = 0;
   buf[0] = '\0';
-  if (rep->ndocs > 1 && w->doc >= 0) {
-    snprintf(part, sizeof part, "run %d", w->doc + 1);
-    add(buf, size, &used, part);
-  }
-  part[0] = '\0';
+  if (rep->ndocs > 1 && w->doc >= 0)
+    add(buf, size, &used, "run %d", w->doc + 1);
   if (w->ranks[0] != '\0')
-    snprintf(part, sizeof part, "ranks %s", w->ranks);
+    add(buf, size, &used, "ranks %s", w->ranks);
   else if (w->rank >= 0)
-    snprintf(part, sizeof part, "rank %lld", w->rank);
-  add(buf, size, &used, part);
-  part[0] = '\0';
+    add(buf, size, &used, "rank %lld", w->rank);
   if (w->node >= 0)
-    snprintf(part, sizeof part, "node %lld (%s)", w->node, w->hostname);
-  add(buf, size, &used, part);
-  part[0] = '\0';
+    add(buf, size, &used, "node %lld (%s)", w->node, w->hostname);
   if (w->gpu >= 0 || w->bus_id[0] != '\0')
-    snprintf(part, sizeof part, "GPU %lld %s", w->gpu, w->bus_id);
-  add(buf, size, &used, part);
-  if (w->link[0] != '\0') {
-    snprintf(part, sizeof part, "link %s", w->link);
-    add(buf, size, &used, part);
-  }
+    add(buf, size, &used, "GPU %lld %s", w->gpu, w->bus_id);
+  if (w->link[0] != '\0')
+    add(buf, size, &used, "link %s", w->link);
   if (used == 0)
     snprintf(buf, size, "run");
 }

@@ -49,10 +49,6 @@ static void open_test(struct suite *s, const char *cls, const char *name) {
   open_timed(s, cls, name, 0);
 }
 
-static void system_out(struct suite *s, const char *text) {
-  gcb__xml(s->f, "      <system-out>", text, "</system-out>\n");
-}
-
 static void child(struct suite *s, const char *tag, const char *type,
                   const char *message, const char *body) {
   fprintf(s->f, "      <%s type=\"", tag);
@@ -307,7 +303,7 @@ static void component_test(struct suite *s, const char *cls, const char *name,
   }
   gcb__join(out, sizeof out, gcb_cell_name(state), figure[0] ? " " : "", figure,
             rc ? ": " : "", rc ? rc->summary : "", (const char *)NULL);
-  system_out(s, out);
+  gcb__xml(s->f, "      <system-out>", out, "</system-out>\n");
   close_test(s);
 }
 

@@ -625,7 +625,7 @@ static void gpu_row(const struct gtab *x, const struct grow *g) {
     if (col->best && c != NULL && g->nranks)
       best_cell(b, r, o + 7 + k, col, x->dc, g->ranks[0]);
     else
-      gcb__cell_num(b, r, o + 7 + k, v * col->scale, NULL);
+      gcb__cell_num(b, r, o + 7 + k, v * col->scale);
   }
   size_t at = o + 7 + x->ncols;
   if (x->telemetry && g->nranks)
@@ -820,7 +820,7 @@ static void ranks_row(struct gcb__tb *b, struct gcb_rtable *t, size_t d,
   cell_id(b, r, o + 5, p.numa);
   for (size_t k = 0; k < ncols; k++) {
     double x = cols[k].doc == d ? rank_figure(cols[k].c, rank) : NAN;
-    gcb__cell_num(b, r, o + 6 + k, x * cols[k].scale, NULL);
+    gcb__cell_num(b, r, o + 6 + k, x * cols[k].scale);
   }
   gcb__cell(b, r, o + 6 + ncols, "%zu", slowest);
   gcb__cell(b, r, o + 7 + ncols, "%zu", nf);
@@ -952,12 +952,12 @@ static void cases_table(struct gcb__tb *b) {
       gcb__cell(b, r, o + 0, "%s", title);
       gcb__cell(b, r, o + 1, "%s", unit);
       gcb__cell(b, r, o + 2, "%lld", s->ranks >= 0 ? s->ranks : 0);
-      gcb__cell_num(b, r, o + 3, v.median * k, NULL);
-      gcb__cell_num(b, r, o + 4, v.min * k, NULL);
+      gcb__cell_num(b, r, o + 3, v.median * k);
+      gcb__cell_num(b, r, o + 4, v.min * k);
       gcb__cell(b, r, o + 5, "%lld", v.min_rank);
-      gcb__cell_num(b, r, o + 6, v.max * k, NULL);
+      gcb__cell_num(b, r, o + 6, v.max * k);
       gcb__cell(b, r, o + 7, "%lld", v.max_rank);
-      gcb__cell_num(b, r, o + 8, v.stdev * k, NULL);
+      gcb__cell_num(b, r, o + 8, v.stdev * k);
       gcb__cell_pct(b, r, o + 9, v.mean > 0 ? v.stdev / v.mean : NAN, false);
       gcb__cell_pct(b, r, o + 10, s->imbalance, false);
       validation_text(b, r, o + 11, c);
@@ -1302,7 +1302,7 @@ static void netmap_matrix(struct gcb__tb *b, size_t d, const char *schedule,
       if (lat)
         gcb__cell_time(b, row, (size_t)x + 1, v);
       else
-        gcb__cell_num(b, row, (size_t)x + 1, v, "");
+        gcb__cell_num(b, row, (size_t)x + 1, v);
       if (s == x)
         gcb__cell(b, row, (size_t)x + 1, "-");
     }
@@ -1351,8 +1351,8 @@ static void netmap_nodes_table(struct gcb__tb *b, size_t d,
     gcb__cell(b, row, 2, "%s", ranks);
     gcb__cell(b, row, 3, "%d", a->pairs);
     gcb__cell(b, row, 4, "%d", a->slow);
-    gcb__cell_num(b, row, 5, a->bw_median, "");
-    gcb__cell_num(b, row, 6, a->others_median, "");
+    gcb__cell_num(b, row, 5, a->bw_median);
+    gcb__cell_num(b, row, 6, a->others_median);
     gcb__cell_pct(b, row, 7, a->bw_median / a->others_median, false);
     gcb__cell_time(b, row, 8, a->lat_median);
   }

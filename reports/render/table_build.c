@@ -175,14 +175,10 @@ void gcb__cell(struct gcb__tb *b, char **row, size_t col, const char *fmt,
   set_cell(b, row, col, tmp, n);
 }
 
-void gcb__cell_num(struct gcb__tb *b, char **row, size_t col, double x,
-                   const char *unit) {
+void gcb__cell_num(struct gcb__tb *b, char **row, size_t col, double x) {
   char num[48];
   gcb_view_fmt(x, num, sizeof num);
-  if (isnan(x) || unit == NULL || unit[0] == '\0')
-    gcb__cell(b, row, col, "%s", num);
-  else
-    gcb__cell(b, row, col, "%s %s", num, unit);
+  gcb__cell(b, row, col, "%s", num);
 }
 
 void gcb__cell_figure(struct gcb__tb *b, char **row, size_t col, double x,
