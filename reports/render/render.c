@@ -101,6 +101,11 @@ static inline bool xml_plain(unsigned char b) {
 }
 
 static const char *xml_char(const char *c, size_t k, char *buf) {
+  static const char *const entity[0x80] = {['&'] = "&amp;",
+                                           ['<'] = "&lt;",
+                                           ['>'] = "&gt;",
+                                           ['"'] = "&quot;",
+                                           ['\''] = "&#39;"};
   (void)buf;
   unsigned char b = (unsigned char)c[0];
   if (k == 3 && b == 0xEF && (unsigned char)c[1] == 0xBF &&
@@ -108,18 +113,8 @@ static const char *xml_char(const char *c, size_t k, char *buf) {
     return "?"; /* U+FFFE and U+FFFF are not XML characters either */
   if (k > 1)
     return NULL;
-  switch (b) {
-  case '&':
-    return "&amp;";
-  case '<':
-    return "&lt;";
-  case '>':
-    return "&gt;";
-  case '"':
-    return "&quot;";
-  case '\'':
-    return "&#39;";
-  }
+  if (entity[b] != NULL) /* k == 1: b is ASCII (escape_text) */
+    return entity[b];
   /* XML 1.0 forbids most C0 controls even as references. */
   return b < 0x20 && b != '\t' && b != '\n' ? "?" : NULL;
 }
@@ -208,17 +203,14 @@ static inline bool md_plain(unsigned char b) {
 }
 
 static const char *md_char(const char *c, size_t k, char *buf) {
+  static const char *const said[0x80] = {
+      ['<'] = "&lt;", ['>'] = "&gt;", ['&'] = "&amp;",
+      ['\n'] = " ",   ['\r'] = " ",   ['\t'] = " "};
   unsigned char b = (unsigned char)c[0];
   if (k > 1)
     return NULL;
-  if (b == '<')
-    return "&lt;";
-  if (b == '>')
-    return "&gt;";
-  if (b == '&')
-    return "&amp;";
-  if (b == '\n' || b == '\r' || b == '\t')
-    return " ";
+  if (said[b] != NULL) /* k == 1: b is ASCII (escape_text) */
+    return said[b];
   if (b < 0x20)
     return "?";
   if (strchr("\\`*_[]|~", b) == NULL)
@@ -278,8 +270,9 @@ bool gcb_report_failed(const struct gcb_report *rep) {
   return failed;
 }
 
-void gcb_diagnosis_verdict(const struct gcb_diagnosis *d, char *buf,
-                           size_t size) {
+/* The verdict line of a diagnosis (gcb_report_verdict's). */
+static void diagnosis_verdict(const struct gcb_diagnosis *d, char *buf,
+                              size_t size) {
   char scope[192];
   gcb_diagnosis_scope(d, scope, sizeof scope);
   int n = snprintf(buf, size, "%s  %s: %zu fail, %zu warn",
@@ -299,7 +292,7 @@ void gcb_report_verdict(const struct gcb_report *rep, char *buf, size_t size) {
   const struct gcb_diagnosis *d;
   struct gcb_err err = {0};
   if (gcb_report_diagnosis_use(rep, &own, &d, &err) == GCB_OK)
-    gcb_diagnosis_verdict(d, buf, size);
+    diagnosis_verdict(d, buf, size);
   else
     snprintf(buf, size, "%s: %zu fail, %zu warn, %zu info finding(s)",
              gcb_findings_count(rep->findings, GCB_SEV_FAIL) ? "FAIL" : "PASS",

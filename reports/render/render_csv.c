@@ -210,12 +210,6 @@ static void row_num(struct gcb__rows *r, double x) {
   r->n += 1 + (isnan(x) ? 0 : gcb_fmtnum_g(at + 1, x, 10));
 }
 
-/* A text field, escaped. */
-static void row_text(struct gcb__rows *r, const char *s) {
-  gcb__rows_putn(r, ",", 1);
-  gcb__rows_csv(r, s);
-}
-
 static void row_int(struct gcb__rows *r, long long v) {
   char *at = gcb__rows_room(r, GCB_FMTNUM_MAX + 1);
   *at = ',';
@@ -314,7 +308,8 @@ static void rank_row(struct gcb__rows *r, const char *prefix, size_t plen,
   row_num(r, gcb_model_col(c, GCB_RC_TELEM_SM_MEAN, i));
   row_num(r, gcb_model_col(c, GCB_RC_TELEM_POWER_MAX, i));
   const char *const *throttle = c->ranks.str[GCB_RC_TELEM_THROTTLE];
-  row_text(r, throttle != NULL && throttle[i] != NULL ? throttle[i] : "");
+  gcb__rows_putn(r, ",", 1);
+  gcb__rows_csv(r, throttle != NULL && throttle[i] != NULL ? throttle[i] : "");
   gcb__rows_putn(r, "\n", 1);
 }
 

@@ -152,10 +152,6 @@ static bool coll(const struct gcb_model_case *c) {
   return c->kind == GCB_BENCH_COLL;
 }
 
-static bool p2p(const struct gcb_model_case *c) {
-  return c->kind == GCB_BENCH_P2P;
-}
-
 /* What case c's figures are divided by to be in its family's unit. */
 static double divisor(const struct gcb_model_case *c) {
   struct gcb__om_unit u;
@@ -340,7 +336,7 @@ static size_t family_of(struct om *om, const struct gcb_model_case *c) {
   if (k < 0 &&
       gcb_grow((void **)&om->fams, &om->capfams, om->nfams, sizeof *om->fams)) {
     struct family *f = &om->fams[om->nfams];
-    *f = (struct family){.kind = p2p(c) ? K_P2P : K_RANKS,
+    *f = (struct family){.kind = c->kind == GCB_BENCH_P2P ? K_P2P : K_RANKS,
                          .bench = bench,
                          .unit = strcmp(u.suffix, "seconds") == 0 ? "seconds"
                                                                   : unit,

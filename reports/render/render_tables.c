@@ -313,20 +313,11 @@ static void checks_table(struct gcb__tb *b) {
   }
 }
 
-static const char *verdict_class(enum gcb_verdict v) {
-  switch (v) {
-  case GCB_VERDICT_REGRESSION:
-    return "fail";
-  case GCB_VERDICT_ONLY_OLD:
-    return "warn";
-  case GCB_VERDICT_BETTER:
-    return "ok";
-  case GCB_VERDICT_MODE: /* the launches' MPI mode: see the notes */
-    return "info";
-  default:
-    return NULL;
-  }
-}
+/* A comparison row's class; MODE, the launches' MPI mode: see the notes. */
+static const char *const verdict_class[] = {[GCB_VERDICT_REGRESSION] = "fail",
+                                            [GCB_VERDICT_ONLY_OLD] = "warn",
+                                            [GCB_VERDICT_BETTER] = "ok",
+                                            [GCB_VERDICT_MODE] = "info"};
 
 /* The noise band as a person reads it: "±4.2% (±2.1 GB/s)", the band in
  * the figure's own unit around the baseline. */
@@ -352,7 +343,7 @@ static void comparison_table(struct gcb__tb *b) {
       b, "comparison", "Comparison with the baseline", b->rep->baseline, h);
   for (size_t i = 0; t != NULL && i < cmp->ndeltas; i++) {
     const struct gcb_delta *d = &cmp->deltas[i];
-    char **r = gcb__table_row(b, t, verdict_class(d->verdict));
+    char **r = gcb__table_row(b, t, verdict_class[d->verdict]);
     gcb__cell(b, r, 0, "%s", d->title);
     gcb__cell(b, r, 1, "%s", d->metric);
     gcb__cell_figure(b, r, 2, d->old_value, NAN, d->unit);
@@ -572,9 +563,7 @@ static void telemetry_cell(struct gcb__tb *b, char **r, size_t at,
     used = snprintf(text, sizeof text, "SM clock %.0f MHz lowest", sm);
   if (n > 0 && isfinite(watts))
     used += snprintf(text + used, sizeof text - (size_t)used,
-                     "%spower %.0f W "
-                     "highest",
-                     used ? ", " : "", watts);
+                     "%spower %.0f W highest", used ? ", " : "", watts);
   if (short_n > 0)
     snprintf(text + used, sizeof text - (size_t)used,
              "%s%zu of %zu cases too short to sample", used ? "; " : "",
@@ -1653,9 +1642,8 @@ static void burn_row(struct gcb__tb *b, struct gcb_rtable *t, size_t d,
     gcb__cell_pct(b, row, o + 8, -r->drop, true);
     gcb__cell(b, row, o + 9, "%s", gcb_burn_cause_name(r->cause));
   } else {
-    gcb__cell(b, row, o + 7, "-");
-    gcb__cell(b, row, o + 8, "-");
-    gcb__cell(b, row, o + 9, "-");
+    for (size_t k = 7; k < 10; k++)
+      gcb__cell(b, row, o + k, "-");
   }
   gcb__cell(b, row, o + 10, "%.0f", wrong_of(tl, i));
   counters_text(tl, i, text, sizeof text);
