@@ -163,7 +163,6 @@ static void start_gnuplot(struct gcb_plot_job *j, struct part *pt,
  * in note ("gnuplot not found: ..."). */
 static int wait_gnuplot(const struct gcb_plot_job *j, const struct part *pt,
                         char *note, size_t size) {
-  const char *prog = j->prog;
   int rc = pt->rc, status = 0;
   if (rc == 0)
     while (waitpid(pt->pid, &status, 0) < 0 && errno == EINTR)
@@ -175,7 +174,7 @@ static int wait_gnuplot(const struct gcb_plot_job *j, const struct part *pt,
     return 0;
   if (missing || rc != 0)
     snprintf(note, size, "%s: cannot run %s (%s)",
-             missing ? "gnuplot not found" : "gnuplot not started", prog,
+             missing ? "gnuplot not found" : "gnuplot not started", j->prog,
              rc != 0 ? strerror(rc) : "exit 127");
   else
     snprintf(note, size, "gnuplot failed (%s %d, see %s)",

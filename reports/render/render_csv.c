@@ -319,22 +319,18 @@ static void rank_row(struct gcb__rows *r, const char *prefix, size_t plen,
 static void summary_row(FILE *out, const char *prefix,
                         const struct gcb_model_case *c) {
   const struct gcb_model_summary *s = &c->summary;
+  /* rank_row's time_median_s to late_mean_s: no median time, stdev, best
+   * or worst figure recorded */
+  const double v[] = {NAN, s->time_min,   s->time_mean, s->time_max,
+                      NAN, s->time_mean,  s->median,    NAN,
+                      NAN, s->late_mean_s};
   fputs(prefix, out);
   fputs(",,,,,,", out); /* rank, node, hostname, gpu, bus_id, samples */
-  num(out, NAN);        /* median time: not recorded */
-  num(out, s->time_min);
-  num(out, s->time_mean);
-  num(out, s->time_max);
-  num(out, NAN);
-  num(out, s->time_mean);
-  num(out, s->median);
-  num(out, NAN);
-  num(out, NAN);
-  num(out, s->late_mean_s);
+  for (size_t k = 0; k < sizeof v / sizeof *v; k++)
+    num(out, v[k]);
   text(out, c->validation.checked ? "true" : "false");
   integer(out, c->validation.present ? c->validation.wrong : -1);
-  fputs(",,,", out); /* no per-rank telemetry */
-  fputc('\n', out);
+  fputs(",,,\n", out); /* no per-rank telemetry */
 }
 
 static void header(FILE *out) {

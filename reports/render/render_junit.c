@@ -35,14 +35,12 @@ static void open_timed(struct suite *s, const char *cls, const char *name,
   gcb__xml(s->f, "    <testcase classname=\"", cls, "\" name=\"");
   gcb_escape_xml(s->f, name);
   double t = time_s >= 0 ? time_s : 0;
-  char text[GCB_FMTNUM_MAX]; /* a test per GPU and family: no printf */
-  if (gcb_fmtnum_f(text, t, 6) > 0) {
-    fputs("\" time=\"", s->f);
-    fputs(text, s->f);
-    fputs("\">\n", s->f);
-  } else {
-    fprintf(s->f, "\" time=\"%.6f\">\n", t);
-  }
+  char text[320]; /* "%.6f" of any double (DBL_MAX has 309 digits) */
+  if (gcb_fmtnum_f(text, t, 6) == 0) /* a test per GPU and family: no printf */
+    snprintf(text, sizeof text, "%.6f", t); /* a tie, huge: printf's own */
+  fputs("\" time=\"", s->f);
+  fputs(text, s->f);
+  fputs("\">\n", s->f);
 }
 
 static void open_test(struct suite *s, const char *cls, const char *name) {

@@ -246,8 +246,6 @@ static void drop_empty(struct gcb_rtables *ts) {
   ts->n = k;
 }
 
-/* A number, optionally signed, optionally followed by '%' or by one space
- * and a one-word unit ("70 GFLOP/s", "+3.2%", "262.7 us"), or "-". */
 static bool digit(char c) {
   return c >= '0' && c <= '9';
 }
@@ -285,6 +283,8 @@ const char *gcb__number_end(const char *s) {
   return p;
 }
 
+/* A number, optionally signed, optionally followed by '%' or by one space
+ * and a one-word unit ("70 GFLOP/s", "+3.2%", "262.7 us"), or "-". */
 static bool looks_numeric(const char *s) {
   if (s == NULL || strcmp(s, "-") == 0)
     return true;
