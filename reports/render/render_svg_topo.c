@@ -379,15 +379,12 @@ static void switch_boxes(FILE *out, const struct gcb__svg_pic *p) {
             gcb_cell_name(st), p->machine, k, i, gcb__svg_n0(x).s,
             gcb__svg_n0(y).s, gcb__svg_n0(w).s, SW_H - 6, gcb__svg_fill(st),
             gcb__svg_stroke(st), st >= GCB_CELL_WARN ? 3 : 1);
-    char label[160];
-    double up = sw->uplink_gbps;
-    int n = snprintf(label, sizeof label, "PCIe switch %s", sw->busid);
-    if (up > 0 && n > 0 && (size_t)n < sizeof label)
-      n += snprintf(label + n, sizeof label - (size_t)n,
-                    " \xc2\xb7 uplink %.4g GB/s", up);
-    if (st != GCB_CELL_NONE && n > 0 && (size_t)n < sizeof label)
-      snprintf(label + n, sizeof label - (size_t)n, " \xc2\xb7 %s",
-               gcb_cell_name(st));
+    char label[160], up[48] = "";
+    if (sw->uplink_gbps > 0)
+      snprintf(up, sizeof up, " \xc2\xb7 uplink %.4g GB/s", sw->uplink_gbps);
+    snprintf(label, sizeof label, "PCIe switch %s%s%s%s", sw->busid, up,
+             st != GCB_CELL_NONE ? " \xc2\xb7 " : "",
+             st != GCB_CELL_NONE ? gcb_cell_name(st) : "");
     gcb__svg_text(out, x + 8, y + 16, "font-size=\"11\"", label);
     i = j;
   }
@@ -398,15 +395,13 @@ static void nic_line(FILE *out, const struct gcb__svg_pic *p, double y) {
   double x = MARGIN;
   for (size_t i = 0; i < p->node->nnics; i++) {
     const struct gcb_model_nic *nic = &p->node->nics[i];
-    char label[128];
-    long long numa = nic->numa;
+    char label[128], numa[40] = "";
     enum gcb_cell st = nic_state(p, nic);
-    int n = snprintf(label, sizeof label, "NIC %s", nic->name);
-    if (numa >= 0 && n > 0 && (size_t)n < sizeof label)
-      n += snprintf(label + n, sizeof label - (size_t)n, " (NUMA %lld)", numa);
-    if (st != GCB_CELL_NONE && n > 0 && (size_t)n < sizeof label)
-      snprintf(label + n, sizeof label - (size_t)n, " \xc2\xb7 %s",
-               gcb_cell_name(st));
+    if (nic->numa >= 0)
+      snprintf(numa, sizeof numa, " (NUMA %lld)", nic->numa);
+    snprintf(label, sizeof label, "NIC %s%s%s%s", nic->name, numa,
+             st != GCB_CELL_NONE ? " \xc2\xb7 " : "",
+             st != GCB_CELL_NONE ? gcb_cell_name(st) : "");
     fprintf(out,
             "<rect class=\"nic %s\" id=\"topo-%zu-nic-%zu\" x=\"%s\" "
             "y=\"%s\" width=\"%d\" height=\"24\" rx=\"4\" fill=\"%s\" "
