@@ -859,15 +859,6 @@ static void validation_text(struct gcb__tb *b, char **r, size_t col,
     gcb__cell(b, r, col, "ok");
 }
 
-/* What the cases table shows of a case: its figure over ranks, or for a
- * latency case (gcb_model_case_is_latency) the ranks' times in us, since
- * its GB/s says nothing. */
-struct spread {
-  const char *unit;
-  double median, mean, min, max, stdev;
-  long long min_rank, max_rank;
-};
-
 /* The median of the ranks' times (the time each figure comes from). */
 static double rank_time_median(const struct gcb_model_case *c) {
   double *t = malloc(c->ranks.n * sizeof *t + 1), m = NAN;
@@ -891,29 +882,24 @@ static double measured_time(const struct gcb_model_case *c, double s) {
   return c->nominal_work ? NAN : s;
 }
 
-static void case_spread(const struct gcb_model_case *c, struct spread *v) {
-  const struct gcb_model_summary *s = &c->summary;
+/* What the cases table shows of a case, in *v, and its unit: its figure
+ * over ranks, or for a latency case (gcb_model_case_is_latency) the ranks'
+ * times in us, since its GB/s says nothing. */
+static const char *case_spread(const struct gcb_model_case *c,
+                               struct gcb_model_summary *v) {
   struct gcb_imbalance im;
-  *v = (struct spread){.unit = c->unit,
-                       .median = s->median,
-                       .mean = s->mean,
-                       .min = s->min,
-                       .max = s->max,
-                       .stdev = s->stdev,
-                       .min_rank = s->min_rank,
-                       .max_rank = s->max_rank};
+  *v = c->summary;
   if (c->nominal_work || !gcb_model_case_is_latency(c) ||
       !gcb_analyze_case_imbalance(c, &im))
-    return;
-  double sd = im.cv * im.mean;
-  *v = (struct spread){.unit = "us",
-                       .median = rank_time_median(c) * 1e6,
-                       .mean = im.mean * 1e6,
-                       .min = im.min * 1e6,
-                       .max = im.max * 1e6,
-                       .stdev = sd * 1e6,
-                       .min_rank = im.min_rank,
-                       .max_rank = im.max_rank};
+    return c->unit;
+  v->median = rank_time_median(c) * 1e6;
+  v->mean = im.mean * 1e6;
+  v->min = im.min * 1e6;
+  v->max = im.max * 1e6;
+  v->stdev = im.cv * im.mean * 1e6;
+  v->min_rank = im.min_rank;
+  v->max_rank = im.max_rank;
+  return "us";
 }
 
 static void cases_table(struct gcb__tb *b) {
@@ -933,10 +919,9 @@ static void cases_table(struct gcb__tb *b) {
       char **r = gcb__table_row(b, t, s->wrong > 0 ? "fail" : NULL);
       char title[160];
       gcb_model_case_title(c, title, sizeof title);
-      struct spread v;
-      case_spread(c, &v);
-      const char *unit;
-      double k = gcb_unit_scale(fabs(v.median), v.unit, &unit);
+      struct gcb_model_summary v;
+      const char *unit, *in_unit = case_spread(c, &v);
+      double k = gcb_unit_scale(fabs(v.median), in_unit, &unit);
       cell_run(b, r, d);
       gcb__cell(b, r, o + 0, "%s", title);
       gcb__cell(b, r, o + 1, "%s", unit);
