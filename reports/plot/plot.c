@@ -30,17 +30,11 @@ void gcb__plot_label(const char *in, char *out, size_t size) {
 }
 
 char *gcb__plot_num(char *at, double x) {
-  char tmp[GCB_FMTNUM_MAX];
-  size_t n = gcb_fmtnum_g(tmp, x, 10);
-  memcpy(at, tmp, n);
-  return at + n;
+  return at + gcb_fmtnum_g(at, x, 10);
 }
 
 char *gcb__plot_int(char *at, long long v) {
-  char tmp[GCB_FMTNUM_MAX];
-  size_t n = gcb_fmtnum_ll(tmp, v);
-  memcpy(at, tmp, n);
-  return at + n;
+  return at + gcb_fmtnum_ll(at, v);
 }
 
 size_t gcb__plot_begin(struct gcb__plotter *p, const char *suffix,

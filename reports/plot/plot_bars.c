@@ -70,8 +70,7 @@ static void bars_body(struct gcb__plotter *p, size_t id,
   char mean[32];
   gcb_view_fmt(sum / (double)n, mean, sizeof mean);
   fprintf(p->f,
-          "  %.10g with lines dt 2 lw 2 lc rgb '#333333' title "
-          "'mean %s'\n",
+          "  %.10g with lines dt 2 lw 2 lc rgb '#333333' title 'mean %s'\n",
           sum / (double)n, mean);
 }
 

@@ -161,12 +161,9 @@ static void timeline_plot(struct gcb__plotter *p, const struct gcb_model *m,
   size_t nout = outliers(r, nranks, p->t, out);
   long long *rank_id = malloc((nranks + 1) * sizeof *rank_id);
   double *tmp = malloc((nranks + 1) * sizeof *tmp);
-  if (rank_id == NULL || tmp == NULL) {
-    p->oom = true;
-    free(rank_id);
-    free(tmp);
-    return;
-  }
+  p->oom |= rank_id == NULL || tmp == NULL;
+  if (p->oom)
+    goto done;
   for (size_t i = 0; i < nranks; i++)
     rank_id[i] = gcb_model_col_rank(c, i, (long long)i);
   char title[224], label[160];

@@ -29,8 +29,7 @@ static void stacked(struct gcb__plotter *p, const struct gcb_pattern_group *g) {
   fprintf(p->f,
           "set style data histograms\nset style histogram rowstacked\n"
           "set boxwidth 0.8\nset xlabel 'rank (* straggler)'\n"
-          "set ylabel 'ms per step'\nset yrange [0:*]\n"
-          "$pattern%zu << EOD\n",
+          "set ylabel 'ms per step'\nset yrange [0:*]\n$pattern%zu << EOD\n",
           id);
   /* Starred as in the report's table: beyond the imbalance threshold. */
   long long slow =

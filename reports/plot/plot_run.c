@@ -123,7 +123,7 @@ static int script_fd(int work, const char *name, const char *text, size_t len) {
 }
 
 /* One gnuplot of a job: its script and log in the private directory
- * (plots.gp and gnuplot.log when it is the only one). */
+ * (plots.N.gp, gnuplot.N.log; the log kept is renamed gnuplot.log). */
 struct part {
   char script[32], log[32];
   pid_t pid;
@@ -163,7 +163,6 @@ static void start_gnuplot(struct gcb_plot_job *j, struct part *pt,
  * in note ("gnuplot not found: ..."). */
 static int wait_gnuplot(const struct gcb_plot_job *j, const struct part *pt,
                         char *note, size_t size) {
-  const char *prog = j->prog;
   int rc = pt->rc, status = 0;
   if (rc == 0)
     while (waitpid(pt->pid, &status, 0) < 0 && errno == EINTR)
@@ -175,7 +174,7 @@ static int wait_gnuplot(const struct gcb_plot_job *j, const struct part *pt,
     return 0;
   if (missing || rc != 0)
     snprintf(note, size, "%s: cannot run %s (%s)",
-             missing ? "gnuplot not found" : "gnuplot not started", prog,
+             missing ? "gnuplot not found" : "gnuplot not started", j->prog,
              rc != 0 ? strerror(rc) : "exit 127");
   else
     snprintf(note, size, "gnuplot failed (%s %d, see %s)",
@@ -317,14 +316,7 @@ static int draw_start(struct gcb_plot_job *j, const char *text, size_t len,
   for (size_t i = 0; i < out->n; i++)
     unlinkat(j->p.out.fd, out->items[i].file, 0);
   j->planned = out->n;
-  size_t k = parts_for(len, out->n);
-  if (k > 1)
-    return start_parts(j, text, len, out, k);
-  struct part *pt = &j->part[j->nparts++];
-  snprintf(pt->script, sizeof pt->script, "%s", GCB_PLOT_SCRIPT);
-  snprintf(pt->log, sizeof pt->log, "%s", GCB_PLOT_LOG);
-  start_gnuplot(j, pt, text, len);
-  return 0;
+  return start_parts(j, text, len, out, parts_for(len, out->n));
 }
 
 /* Waits for every gnuplot and keeps what they drew; the note and the log

@@ -101,6 +101,11 @@ static inline bool xml_plain(unsigned char b) {
 }
 
 static const char *xml_char(const char *c, size_t k, char *buf) {
+  static const char *const entity[0x80] = {['&'] = "&amp;",
+                                           ['<'] = "&lt;",
+                                           ['>'] = "&gt;",
+                                           ['"'] = "&quot;",
+                                           ['\''] = "&#39;"};
   (void)buf;
   unsigned char b = (unsigned char)c[0];
   if (k == 3 && b == 0xEF && (unsigned char)c[1] == 0xBF &&
@@ -108,18 +113,8 @@ static const char *xml_char(const char *c, size_t k, char *buf) {
     return "?"; /* U+FFFE and U+FFFF are not XML characters either */
   if (k > 1)
     return NULL;
-  switch (b) {
-  case '&':
-    return "&amp;";
-  case '<':
-    return "&lt;";
-  case '>':
-    return "&gt;";
-  case '"':
-    return "&quot;";
-  case '\'':
-    return "&#39;";
-  }
+  if (entity[b] != NULL) /* k == 1: b is ASCII (escape_text) */
+    return entity[b];
   /* XML 1.0 forbids most C0 controls even as references. */
   return b < 0x20 && b != '\t' && b != '\n' ? "?" : NULL;
 }
@@ -208,17 +203,14 @@ static inline bool md_plain(unsigned char b) {
 }
 
 static const char *md_char(const char *c, size_t k, char *buf) {
+  static const char *const said[0x80] = {
+      ['<'] = "&lt;", ['>'] = "&gt;", ['&'] = "&amp;",
+      ['\n'] = " ",   ['\r'] = " ",   ['\t'] = " "};
   unsigned char b = (unsigned char)c[0];
   if (k > 1)
     return NULL;
-  if (b == '<')
-    return "&lt;";
-  if (b == '>')
-    return "&gt;";
-  if (b == '&')
-    return "&amp;";
-  if (b == '\n' || b == '\r' || b == '\t')
-    return " ";
+  if (said[b] != NULL) /* k == 1: b is ASCII (escape_text) */
+    return said[b];
   if (b < 0x20)
     return "?";
   if (strchr("\\`*_[]|~", b) == NULL)
@@ -278,8 +270,9 @@ bool gcb_report_failed(const struct gcb_report *rep) {
   return failed;
 }
 
-void gcb_diagnosis_verdict(const struct gcb_diagnosis *d, char *buf,
-                           size_t size) {
+/* The verdict line of a diagnosis (gcb_report_verdict's). */
+static void diagnosis_verdict(const struct gcb_diagnosis *d, char *buf,
+                              size_t size) {
   char scope[192];
   gcb_diagnosis_scope(d, scope, sizeof scope);
   int n = snprintf(buf, size, "%s  %s: %zu fail, %zu warn",
@@ -299,7 +292,7 @@ void gcb_report_verdict(const struct gcb_report *rep, char *buf, size_t size) {
   const struct gcb_diagnosis *d;
   struct gcb_err err = {0};
   if (gcb_report_diagnosis_use(rep, &own, &d, &err) == GCB_OK)
-    gcb_diagnosis_verdict(d, buf, size);
+    diagnosis_verdict(d, buf, size);
   else
     snprintf(buf, size, "%s: %zu fail, %zu warn, %zu info finding(s)",
              gcb_findings_count(rep->findings, GCB_SEV_FAIL) ? "FAIL" : "PASS",
@@ -309,7 +302,15 @@ void gcb_report_verdict(const struct gcb_report *rep, char *buf, size_t size) {
   gcb_diagnosis_free(&own);
 }
 
-static void add(char *buf, size_t size, size_t *used, const char *text) {
+/* Appends ", " (but first) and the printf text, cut at 223 bytes, while
+ * buf has room. */
+__attribute__((format(printf, 4, 5))) static void
+add(char *buf, size_t size, size_t *used, const char *fmt, ...) {
+  char text[224];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(text, sizeof text, fmt, ap);
+  va_end(ap);
   if (*used + 1 >= size || text[0] == '\0')
     return;
   int n = snprintf(buf + *used, size - *used, "%s%s", *used ? ", " : "", text);
@@ -319,31 +320,20 @@ static void add(char *buf, size_t size, size_t *used, const char *text) {
 void gcb_report_where(const struct gcb_report *rep, const struct gcb_finding *f,
                       char *buf, size_t size) {
   const struct gcb_location *w = &f->where;
-  char part[224];
   size_t used = 0;
   buf[0] = '\0';
-  if (rep->ndocs > 1 && w->doc >= 0) {
-    snprintf(part, sizeof part, "run %d", w->doc + 1);
-    add(buf, size, &used, part);
-  }
-  part[0] = '\0';
+  if (rep->ndocs > 1 && w->doc >= 0)
+    add(buf, size, &used, "run %d", w->doc + 1);
   if (w->ranks[0] != '\0')
-    snprintf(part, sizeof part, "ranks %s", w->ranks);
+    add(buf, size, &used, "ranks %s", w->ranks);
   else if (w->rank >= 0)
-    snprintf(part, sizeof part, "rank %lld", w->rank);
-  add(buf, size, &used, part);
-  part[0] = '\0';
+    add(buf, size, &used, "rank %lld", w->rank);
   if (w->node >= 0)
-    snprintf(part, sizeof part, "node %lld (%s)", w->node, w->hostname);
-  add(buf, size, &used, part);
-  part[0] = '\0';
+    add(buf, size, &used, "node %lld (%s)", w->node, w->hostname);
   if (w->gpu >= 0 || w->bus_id[0] != '\0')
-    snprintf(part, sizeof part, "GPU %lld %s", w->gpu, w->bus_id);
-  add(buf, size, &used, part);
-  if (w->link[0] != '\0') {
-    snprintf(part, sizeof part, "link %s", w->link);
-    add(buf, size, &used, part);
-  }
+    add(buf, size, &used, "GPU %lld %s", w->gpu, w->bus_id);
+  if (w->link[0] != '\0')
+    add(buf, size, &used, "link %s", w->link);
   if (used == 0)
     snprintf(buf, size, "run");
 }

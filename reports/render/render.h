@@ -134,10 +134,6 @@ enum gcb_status gcb_report_diagnosis_use(const struct gcb_report *rep,
                                          const struct gcb_diagnosis **out,
                                          struct gcb_err *err);
 
-/* The verdict line of a diagnosis (as gcb_report_verdict). */
-void gcb_diagnosis_verdict(const struct gcb_diagnosis *d, char *buf,
-                           size_t size);
-
 /* "rank 2, node 0 (host), GPU 1 0000:1b:00.0"; the run number is added
  * when the report covers several documents. */
 void gcb_report_where(const struct gcb_report *rep, const struct gcb_finding *f,

@@ -210,12 +210,6 @@ static void row_num(struct gcb__rows *r, double x) {
   r->n += 1 + (isnan(x) ? 0 : gcb_fmtnum_g(at + 1, x, 10));
 }
 
-/* A text field, escaped. */
-static void row_text(struct gcb__rows *r, const char *s) {
-  gcb__rows_putn(r, ",", 1);
-  gcb__rows_csv(r, s);
-}
-
 static void row_int(struct gcb__rows *r, long long v) {
   char *at = gcb__rows_room(r, GCB_FMTNUM_MAX + 1);
   *at = ',';
@@ -314,7 +308,8 @@ static void rank_row(struct gcb__rows *r, const char *prefix, size_t plen,
   row_num(r, gcb_model_col(c, GCB_RC_TELEM_SM_MEAN, i));
   row_num(r, gcb_model_col(c, GCB_RC_TELEM_POWER_MAX, i));
   const char *const *throttle = c->ranks.str[GCB_RC_TELEM_THROTTLE];
-  row_text(r, throttle != NULL && throttle[i] != NULL ? throttle[i] : "");
+  gcb__rows_putn(r, ",", 1);
+  gcb__rows_csv(r, throttle != NULL && throttle[i] != NULL ? throttle[i] : "");
   gcb__rows_putn(r, "\n", 1);
 }
 
@@ -324,22 +319,18 @@ static void rank_row(struct gcb__rows *r, const char *prefix, size_t plen,
 static void summary_row(FILE *out, const char *prefix,
                         const struct gcb_model_case *c) {
   const struct gcb_model_summary *s = &c->summary;
+  /* rank_row's time_median_s to late_mean_s: no median time, stdev, best
+   * or worst figure recorded */
+  const double v[] = {NAN, s->time_min,   s->time_mean, s->time_max,
+                      NAN, s->time_mean,  s->median,    NAN,
+                      NAN, s->late_mean_s};
   fputs(prefix, out);
   fputs(",,,,,,", out); /* rank, node, hostname, gpu, bus_id, samples */
-  num(out, NAN);        /* median time: not recorded */
-  num(out, s->time_min);
-  num(out, s->time_mean);
-  num(out, s->time_max);
-  num(out, NAN);
-  num(out, s->time_mean);
-  num(out, s->median);
-  num(out, NAN);
-  num(out, NAN);
-  num(out, s->late_mean_s);
+  for (size_t k = 0; k < sizeof v / sizeof *v; k++)
+    num(out, v[k]);
   text(out, c->validation.checked ? "true" : "false");
   integer(out, c->validation.present ? c->validation.wrong : -1);
-  fputs(",,,", out); /* no per-rank telemetry */
-  fputc('\n', out);
+  fputs(",,,\n", out); /* no per-rank telemetry */
 }
 
 static void header(FILE *out) {

@@ -58,39 +58,29 @@ static enum gcb_status drain_list_make(const struct gcb_diagnosis *d,
   out->nodes = calloc(d->nmachines, sizeof *out->nodes);
   if (out->nodes == NULL)
     return gcb_err_set(err, GCB_ENOMEM, "drain list: out of memory");
-  const struct gcb_root_cause **worst = calloc(d->nmachines, sizeof *worst);
-  size_t *count = calloc(d->nmachines, sizeof *count);
-  if (worst == NULL || count == NULL) {
-    free(worst);
-    free(count);
-    free(out->nodes);
-    out->nodes = NULL;
-    return gcb_err_set(err, GCB_ENOMEM, "drain list: out of memory");
-  }
+  /* Gathered by machine, then packed to the nodes listed. */
   for (size_t i = 0; i < d->n; i++) {
     const struct gcb_root_cause *rc = &d->items[i];
     long long m = rc->comp.node;
     if (rc->cleared || rc->severity != GCB_SEV_FAIL ||
         rc->comp.kind == GCB_COMP_RUN || m < 0 || (size_t)m >= d->nmachines)
       continue;
-    if (worst[m] == NULL)
-      worst[m] = rc;
-    count[m]++;
+    if (out->nodes[m].worst == NULL)
+      out->nodes[m].worst = rc;
+    else
+      out->nodes[m].more++;
   }
   for (size_t m = 0; m < d->nmachines; m++) {
-    if (worst[m] == NULL)
+    struct drain_node n = out->nodes[m];
+    if (n.worst == NULL)
       continue;
     if (!host_name_ok(d->machines[m].hostname)) {
       out->unnamed++;
       continue;
     }
-    out->nodes[out->n++] =
-        (struct drain_node){.hostname = d->machines[m].hostname,
-                            .worst = worst[m],
-                            .more = count[m] - 1};
+    n.hostname = d->machines[m].hostname;
+    out->nodes[out->n++] = n;
   }
-  free(worst);
-  free(count);
   return GCB_OK;
 }
 

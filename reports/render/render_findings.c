@@ -37,14 +37,6 @@ static void jw_newline(struct jw *w, int depth) {
     fputc(' ', w->f);
 }
 
-/* Before a member or element: the separator and the indent. */
-static void jw_next(struct jw *w) {
-  if (!w->first[w->depth])
-    fputc(',', w->f);
-  w->first[w->depth] = false;
-  jw_newline(w, w->depth);
-}
-
 static void jw_string(struct jw *w, const char *s) {
   FILE *f = w->f;
   fputc('"', f);
@@ -72,9 +64,13 @@ static void jw_string(struct jw *w, const char *s) {
   fputc('"', f);
 }
 
-/* A member's key (inside an object) or an element's place (in an array). */
+/* A member's key (inside an object) or an element's place (in an array),
+ * after the separator and the indent. */
 static void jw_key(struct jw *w, const char *key) {
-  jw_next(w);
+  if (!w->first[w->depth])
+    fputc(',', w->f);
+  w->first[w->depth] = false;
+  jw_newline(w, w->depth);
   if (key != NULL) {
     jw_string(w, key);
     fputs(": ", w->f);

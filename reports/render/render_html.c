@@ -78,58 +78,6 @@ static const char *cell_state(const char *s) {
   return NULL;
 }
 
-static void html_plots_at(FILE *out, const struct gcb_plots *p, const char *id);
-
-static enum gcb_status html_table(FILE *out, const struct gcb_report *rep,
-                                  const struct gcb_rtable *t,
-                                  struct gcb_err *err) {
-  const struct gcb_plots *plots = rep->plots;
-  fprintf(out, "<section id=\"%s\">\n", t->id);
-  gcb__xml(out, "<h2>", t->title, "</h2>\n");
-  if (t->intro != NULL)
-    gcb__xml(out, "<p class=\"intro\">", t->intro, "</p>\n");
-  if (t->nrows == 0) {
-    fputs("<p>None.</p>\n", out);
-    html_plots_at(out, plots, t->id);
-    fputs("</section>\n", out);
-    return GCB_OK;
-  }
-  fputs("<div class=\"wrap\"><table>\n<thead><tr>", out);
-  for (size_t c = 0; c < t->ncols; c++)
-    gcb__xml(out, "<th>", t->cells[c] ? t->cells[c] : "", "</th>");
-  fputs("</tr></thead>\n<tbody>\n", out);
-  struct gcb__rows b = {.out = out};
-  for (size_t r = 1; r <= t->nrows; r++) {
-    const char *cls = t->row_class[r - 1];
-    if (cls != NULL) {
-      gcb__rows_put(&b, "<tr class=\"");
-      gcb__rows_put(&b, cls);
-      gcb__rows_put(&b, "\">");
-    } else
-      gcb__rows_put(&b, "<tr>");
-    for (size_t c = 0; c < t->ncols; c++) {
-      const char *s = t->cells[r * t->ncols + c];
-      const char *state = t->state_cells ? cell_state(s) : NULL;
-      if (state != NULL) {
-        gcb__rows_put(&b, "<td class=\"s-");
-        gcb__rows_put(&b, state);
-        gcb__rows_put(&b, "\">");
-      } else
-        gcb__rows_put(&b, t->numeric >> c & 1 ? "<td class=\"n\">" : "<td>");
-      gcb__rows_xml(&b, s ? s : "");
-      gcb__rows_put(&b, "</td>");
-    }
-    gcb__rows_put(&b, "</tr>\n");
-  }
-  gcb__rows_flush(&b);
-  fputs("</tbody>\n</table></div>\n", out);
-  html_plots_at(out, plots, t->id);
-  /* The network map's heatmap under its matrix (render_svg_netmap.c). */
-  enum gcb_status st = gcb_svg_netmap_at(out, rep, t->id, err);
-  fputs("</section>\n", out);
-  return st;
-}
-
 /* The <svg> element of a gnuplot SVG file, without the XML prolog and
  * doctype that may not appear inside HTML; NULL if it is not one, or holds
  * a script (gnuplot's mouse option), which the page never inlines. */
@@ -179,6 +127,56 @@ static void html_plots_at(FILE *out, const struct gcb_plots *p,
   for (size_t i = 0; p != NULL && i < p->n; i++)
     if (plot_belongs(&p->items[i], id))
       html_figure(out, &p->items[i]);
+}
+
+static enum gcb_status html_table(FILE *out, const struct gcb_report *rep,
+                                  const struct gcb_rtable *t,
+                                  struct gcb_err *err) {
+  const struct gcb_plots *plots = rep->plots;
+  fprintf(out, "<section id=\"%s\">\n", t->id);
+  gcb__xml(out, "<h2>", t->title, "</h2>\n");
+  if (t->intro != NULL)
+    gcb__xml(out, "<p class=\"intro\">", t->intro, "</p>\n");
+  if (t->nrows == 0) {
+    fputs("<p>None.</p>\n", out);
+    html_plots_at(out, plots, t->id);
+    fputs("</section>\n", out);
+    return GCB_OK;
+  }
+  fputs("<div class=\"wrap\"><table>\n<thead><tr>", out);
+  for (size_t c = 0; c < t->ncols; c++)
+    gcb__xml(out, "<th>", t->cells[c] ? t->cells[c] : "", "</th>");
+  fputs("</tr></thead>\n<tbody>\n", out);
+  struct gcb__rows b = {.out = out};
+  for (size_t r = 1; r <= t->nrows; r++) {
+    const char *cls = t->row_class[r - 1];
+    if (cls != NULL) {
+      gcb__rows_put(&b, "<tr class=\"");
+      gcb__rows_put(&b, cls);
+      gcb__rows_put(&b, "\">");
+    } else
+      gcb__rows_put(&b, "<tr>");
+    for (size_t c = 0; c < t->ncols; c++) {
+      const char *s = t->cells[r * t->ncols + c];
+      const char *state = t->state_cells ? cell_state(s) : NULL;
+      if (state != NULL) {
+        gcb__rows_put(&b, "<td class=\"s-");
+        gcb__rows_put(&b, state);
+        gcb__rows_put(&b, "\">");
+      } else
+        gcb__rows_put(&b, t->numeric >> c & 1 ? "<td class=\"n\">" : "<td>");
+      gcb__rows_xml(&b, s ? s : "");
+      gcb__rows_put(&b, "</td>");
+    }
+    gcb__rows_put(&b, "</tr>\n");
+  }
+  gcb__rows_flush(&b);
+  fputs("</tbody>\n</table></div>\n", out);
+  html_plots_at(out, plots, t->id);
+  /* The network map's heatmap under its matrix (render_svg_netmap.c). */
+  enum gcb_status st = gcb_svg_netmap_at(out, rep, t->id, err);
+  fputs("</section>\n", out);
+  return st;
 }
 
 /* The rest, and why there are none. */

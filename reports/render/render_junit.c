@@ -35,22 +35,16 @@ static void open_timed(struct suite *s, const char *cls, const char *name,
   gcb__xml(s->f, "    <testcase classname=\"", cls, "\" name=\"");
   gcb_escape_xml(s->f, name);
   double t = time_s >= 0 ? time_s : 0;
-  char text[GCB_FMTNUM_MAX]; /* a test per GPU and family: no printf */
-  if (gcb_fmtnum_f(text, t, 6) > 0) {
-    fputs("\" time=\"", s->f);
-    fputs(text, s->f);
-    fputs("\">\n", s->f);
-  } else {
-    fprintf(s->f, "\" time=\"%.6f\">\n", t);
-  }
+  char text[320]; /* "%.6f" of any double (DBL_MAX has 309 digits) */
+  if (gcb_fmtnum_f(text, t, 6) == 0) /* a test per GPU and family: no printf */
+    snprintf(text, sizeof text, "%.6f", t); /* a tie, huge: printf's own */
+  fputs("\" time=\"", s->f);
+  fputs(text, s->f);
+  fputs("\">\n", s->f);
 }
 
 static void open_test(struct suite *s, const char *cls, const char *name) {
   open_timed(s, cls, name, 0);
-}
-
-static void system_out(struct suite *s, const char *text) {
-  gcb__xml(s->f, "      <system-out>", text, "</system-out>\n");
 }
 
 static void child(struct suite *s, const char *tag, const char *type,
@@ -307,7 +301,7 @@ static void component_test(struct suite *s, const char *cls, const char *name,
   }
   gcb__join(out, sizeof out, gcb_cell_name(state), figure[0] ? " " : "", figure,
             rc ? ": " : "", rc ? rc->summary : "", (const char *)NULL);
-  system_out(s, out);
+  gcb__xml(s->f, "      <system-out>", out, "</system-out>\n");
   close_test(s);
 }
 

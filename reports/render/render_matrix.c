@@ -119,29 +119,22 @@ static const struct gcb_model_case *headline(const struct gcb_model *m,
   return best;
 }
 
-/* What fill needs of a case, looked up once per case, not per rank. */
-struct headline_case {
-  const struct gcb_model_case *c;
-  const char *unit, *dtype;
-  double iterations;
-  enum gcb_family f;
-};
-
 /* A cell's figure from entry i of a case: its median, and the time the
  * timed loop took (the entry's time per operation times the iterations);
  * none for a case held at a nominal size (its times are derived from a
  * size the source never states). */
-static void fill(struct gcb_matrix_cell *cell, const struct headline_case *h,
-                 size_t i) {
-  double fig = gcb_model_col(h->c, GCB_RC_FIG_MEDIAN, i);
-  double t = gcb_model_col(h->c, GCB_RC_FIGURE_TIME, i);
+static void fill(struct gcb_matrix_cell *cell, const struct gcb_model_case *c,
+                 enum gcb_family f, size_t i) {
+  double fig = gcb_model_col(c, GCB_RC_FIG_MEDIAN, i);
+  double t = gcb_model_col(c, GCB_RC_FIGURE_TIME, i);
+  double iterations = (double)(c->iterations >= 0 ? c->iterations : 1);
   if (isnan(t))
-    t = gcb_model_col(h->c, GCB_RC_TIME_MEDIAN, i);
-  cell->time_s = isnan(t) || h->c->nominal_work ? 0 : t * h->iterations;
-  gcb_fmt_scaled(fig, h->unit, cell->figure, sizeof cell->figure);
-  if (h->f == GCB_FAM_GEMM) {
+    t = gcb_model_col(c, GCB_RC_TIME_MEDIAN, i);
+  cell->time_s = isnan(t) || c->nominal_work ? 0 : t * iterations;
+  gcb_fmt_scaled(fig, c->unit, cell->figure, sizeof cell->figure);
+  if (f == GCB_FAM_GEMM) {
     char with[64];
-    gcb__join(with, sizeof with, cell->figure, " (", h->dtype, ")",
+    gcb__join(with, sizeof with, cell->figure, " (", c->dtype, ")",
               (const char *)NULL);
     gcb_view_copy(cell->figure, sizeof cell->figure, with);
   }
@@ -159,17 +152,11 @@ static void device_figures(const struct gcb_report *rep,
       const struct gcb_model_case *c = headline(rep->docs[doc].model, fams[k]);
       if (c == NULL)
         continue;
-      struct headline_case h = {
-          .c = c,
-          .unit = c->unit,
-          .dtype = c->dtype,
-          .iterations = (double)(c->iterations >= 0 ? c->iterations : 1),
-          .f = fams[k]};
       for (size_t i = 0; i < c->ranks.n; i++) {
         long long rank = gcb_model_col_rank(c, i, (long long)i);
         struct gcb_matrix_row *row = row_of_rank(r, rep, d, (int)doc, rank);
         if (row != NULL && row->cell[fams[k]].figure[0] == '\0')
-          fill(&row->cell[fams[k]], &h, i);
+          fill(&row->cell[fams[k]], c, fams[k], i);
       }
     }
 }

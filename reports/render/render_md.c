@@ -20,7 +20,6 @@ static void md_table(FILE *out, const struct gcb_rtable *t) {
     fprintf(out, "None.\n\n");
     return;
   }
-  /* gcb_escape_md leaves printable ASCII alone but for these. */
   struct gcb__rows w = {.out = out};
   for (size_t r = 0; r <= t->nrows; r++) {
     /* A marked row (a sweep row off its trend) is bold; its note says why. */

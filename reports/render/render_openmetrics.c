@@ -15,6 +15,7 @@
  * HELP, and the file ends with "# EOF".
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,9 +26,8 @@
 #include "reports/render/render.h"
 #include "reports/render/render_openmetrics.h"
 
-/* Every case parameter as a label (render_openmetrics_names.c makes the
- * names valid and distinct). */
-/* A case's parameters as label text, formatted once for all its ranks. */
+/* A case's parameters as label text, formatted once for all its ranks
+ * (render_openmetrics_names.c makes the names valid and distinct). */
 struct param_texts {
   size_t n;
   const char **key;
@@ -122,20 +122,12 @@ static void param_labels(struct gcb__om_sample *s,
 
 /* What a family holds: per-rank figures of one bench and unit, P2P pairs,
  * or one of the collective or case-level figures. */
-enum kind {
-  K_RANKS,
-  K_P2P,
-  K_COLL_BUS,
-  K_COLL_ALG,
-  K_COLL_TIME,
-  K_COLL_LATE,
-  K_WRONG,
-  K_IMBALANCE
-};
+enum kind { K_RANKS, K_P2P, K_COLL, K_COLL_LATE, K_WRONG, K_IMBALANCE };
 
 struct family {
   char name[GCB_OM_NAME_MAX];
   enum kind kind;
+  size_t at; /* case-level: its figure's offset in struct gcb_model_summary */
   const char *bench, *unit; /* K_RANKS, K_P2P: the cases it takes */
   struct gcb__om_unit u;    /* K_RANKS, K_P2P: the name's unit */
 };
@@ -158,10 +150,6 @@ struct om {
 
 static bool coll(const struct gcb_model_case *c) {
   return c->kind == GCB_BENCH_COLL;
-}
-
-static bool p2p(const struct gcb_model_case *c) {
-  return c->kind == GCB_BENCH_P2P;
 }
 
 /* What case c's figures are divided by to be in its family's unit. */
@@ -236,26 +224,6 @@ static void rank_samples(FILE *out, const struct gcb_report *rep, size_t d,
   param_texts_free(&params);
 }
 
-static double case_value(enum kind k, const struct gcb_model_case *c) {
-  const struct gcb_model_summary *s = &c->summary;
-  switch (k) {
-  case K_COLL_BUS:
-    return s->busbw;
-  case K_COLL_ALG:
-    return s->algbw;
-  case K_COLL_TIME:
-    return s->time_mean;
-  case K_COLL_LATE:
-    return s->late_mean_s;
-  case K_WRONG:
-    return s->wrong;
-  case K_IMBALANCE:
-    return s->imbalance;
-  default:
-    return NAN;
-  }
-}
-
 /* Whether a case-level (fixed) family takes case c. */
 static bool takes(const struct family *f, const struct gcb_model_case *c) {
   switch (f->kind) {
@@ -270,7 +238,7 @@ static bool takes(const struct family *f, const struct gcb_model_case *c) {
 
 static void case_sample(FILE *out, size_t d, const struct gcb_model_case *c,
                         const struct family *f, struct gcb__om_set *series) {
-  double x = case_value(f->kind, c);
+  double x = *(const double *)((const char *)&c->summary + f->at);
   if (isnan(x))
     return;
   struct gcb__om_sample s = start(d);
@@ -368,7 +336,7 @@ static size_t family_of(struct om *om, const struct gcb_model_case *c) {
   if (k < 0 &&
       gcb_grow((void **)&om->fams, &om->capfams, om->nfams, sizeof *om->fams)) {
     struct family *f = &om->fams[om->nfams];
-    *f = (struct family){.kind = p2p(c) ? K_P2P : K_RANKS,
+    *f = (struct family){.kind = c->kind == GCB_BENCH_P2P ? K_P2P : K_RANKS,
                          .bench = bench,
                          .unit = strcmp(u.suffix, "seconds") == 0 ? "seconds"
                                                                   : unit,
@@ -457,32 +425,47 @@ static bool any_coll(const struct gcb_report *rep) {
   return false;
 }
 
+/* A case-level family's figure: a member of the case's summary. */
+#define AT(member) offsetof(struct gcb_model_summary, member)
+
 static const struct {
   struct family f;
   const char *help;
   bool collective;
 } fixed[] = {
-    {{.name = "gcbench_coll_busbw_gbps", .kind = K_COLL_BUS, .u = {"gbps", 1}},
+    {{.name = "gcbench_coll_busbw_gbps",
+      .kind = K_COLL,
+      .at = AT(busbw),
+      .u = {"gbps", 1}},
      "collective bus bandwidth (nccl-tests busbw), GB/s = 1e9 B/s",
      true},
-    {{.name = "gcbench_coll_algbw_gbps", .kind = K_COLL_ALG, .u = {"gbps", 1}},
+    {{.name = "gcbench_coll_algbw_gbps",
+      .kind = K_COLL,
+      .at = AT(algbw),
+      .u = {"gbps", 1}},
      "collective algorithm bandwidth (size / time), GB/s",
      true},
     {{.name = "gcbench_coll_time_seconds",
-      .kind = K_COLL_TIME,
+      .kind = K_COLL,
+      .at = AT(time_mean),
       .u = {"seconds", 1}},
      "collective time: mean over ranks of each rank's mean (nccl-tests)",
      true},
     {{.name = "gcbench_coll_late_seconds",
       .kind = K_COLL_LATE,
+      .at = AT(late_mean_s),
       .u = {"seconds", 1}},
      "mean arrival lateness of the latest rank at the collective",
      true},
-    {{.name = "gcbench_case_wrong_values", .kind = K_WRONG, .u = {"", 1}},
+    {{.name = "gcbench_case_wrong_values",
+      .kind = K_WRONG,
+      .at = AT(wrong),
+      .u = {"", 1}},
      "wrong values found by validation, summed over ranks",
      false},
     {{.name = "gcbench_case_imbalance_ratio",
       .kind = K_IMBALANCE,
+      .at = AT(imbalance),
       .u = {"ratio", 1}},
      "(max - mean) / max of the ranks' times (IPM)",
      false},

@@ -357,8 +357,8 @@ static bool text_room(struct gcb__om_sample *s, size_t n) {
   return true;
 }
 
-static void push(struct gcb__om_sample *s, const char *name,
-                 const char *value) {
+void gcb__om_label(struct gcb__om_sample *s, const char *name,
+                   const char *value) {
   if (s->oom)
     return;
   if (!gcb_grow((void **)&s->labels, &s->cap, s->n, sizeof *s->labels) ||
@@ -376,16 +376,11 @@ static void push(struct gcb__om_sample *s, const char *name,
   s->text_n += l->value_len + 1;
 }
 
-void gcb__om_label(struct gcb__om_sample *s, const char *name,
-                   const char *value) {
-  push(s, name, value);
-}
-
 void gcb__om_label_int(struct gcb__om_sample *s, const char *name,
                        long long v) {
   char buf[GCB_FMTNUM_MAX]; /* "%lld" without printf: a label per sample */
   gcb_fmtnum_ll(buf, v);
-  push(s, name, buf);
+  gcb__om_label(s, name, buf);
 }
 
 /* The labels gcbench writes itself, and those promlint keeps for
@@ -427,7 +422,7 @@ void gcb__om_param(struct gcb__om_sample *s, const char *key,
   snprintf(tried, sizeof tried, "%s", name);
   for (int k = 2; has_label(s, tried); k++)
     snprintf(tried, sizeof tried, "%s_%d", name, k);
-  push(s, tried, value);
+  gcb__om_label(s, tried, value);
 }
 
 const char *gcb__om_label_name(const struct gcb__om_sample *s, size_t i) {

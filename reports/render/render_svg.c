@@ -2,8 +2,8 @@
  * The topology pictures of a report (render_svg.h): gathers each
  * machine's model -- its first recorded topology, its matrix rows, the
  * lowest P2P figure of every pair over the documents, the pair's expected
- * GB/s and the state of the link root causes -- draws the GPU<->GPU matrix
- * and the fabric, and writes them inline (HTML) or as topology.svg.
+ * GB/s and the state of the link root causes -- draws the fabric, and
+ * writes them inline (HTML) or as topology.svg.
  */
 #include <math.h>
 #include <stddef.h>
@@ -267,78 +267,6 @@ static void pic_fill(struct gcb__svg_pic *p, const struct gather *gat,
   p->diag = d;
 }
 
-/* "NV18 x 28 pairs (450 GB/s)": the path classes between the GPUs. */
-static void classes(const struct gcb__svg_pic *p, char *buf, size_t size) {
-  char seen[8][16] = {{0}};
-  size_t count[8] = {0}, k = 0, used = 0;
-  double gbps[8] = {0};
-  for (size_t a = 0; a < p->n; a++)
-    for (size_t b = a + 1; b < p->n; b++) {
-      const char *c = gcb_model_pair_class(p->node, (long long)a, (long long)b);
-      size_t j = 0;
-      while (j < k && strcmp(seen[j], c) != 0)
-        j++;
-      if (j == k && k < 8)
-        snprintf(seen[k++], sizeof seen[0], "%s", c);
-      if (j < k) {
-        count[j]++;
-        gbps[j] = p->expect[a][b];
-      }
-    }
-  buf[0] = '\0';
-  for (size_t j = 0; j < k && used < size; j++)
-    used += (size_t)snprintf(
-        buf + used, size - used,
-        isnan(gbps[j]) ? "%s%s x %zu pairs" : "%s%s x %zu pairs (%.4g GB/s)",
-        j ? ", " : "", seen[j][0] ? seen[j] : "?", count[j], gbps[j]);
-}
-
-void gcb__svg_peers(FILE *out, const struct gcb__svg_pic *p, double x, double y,
-                    double c) {
-  char line[400], cls[300];
-  classes(p, cls, sizeof cls);
-  snprintf(line, sizeof line,
-           "GPU\xe2\x86\x94GPU paths: %s. Cells: lowest measured P2P GB/s, "
-           "row \xe2\x86\x92 column%s",
-           cls[0] ? cls : "none recorded", p->n <= 8 ? " / expected" : "");
-  gcb__svg_text(out, x, y + 16, "font-size=\"12\" font-weight=\"600\"", line);
-  y += 28;
-  for (size_t g = 0; g < p->n; g++) {
-    char l[16];
-    snprintf(l, sizeof l, "GPU %zu", g);
-    gcb__svg_text(out, x + (g + 1) * c + 4, y + c / 2 + 4, "font-size=\"11\"",
-                  l);
-    gcb__svg_text(out, x + 2, y + (g + 1) * c + c / 2 + 4, "font-size=\"11\"",
-                  l);
-  }
-  for (size_t a = 0; a < p->n; a++)
-    for (size_t b = 0; b < p->n; b++) {
-      enum gcb_cell st = a == b ? GCB_CELL_NONE : p->edge[a][b];
-      double cx = x + (b + 1) * c, cy = y + (a + 1) * c;
-      char ma[GCB_FMTNUM_MAX], as[GCB_FMTNUM_MAX], bs[GCB_FMTNUM_MAX];
-      gcb_fmtnum_ll(ma, (long long)p->machine); /* "%zu" */
-      gcb_fmtnum_ll(as, (long long)a);
-      gcb_fmtnum_ll(bs, (long long)b);
-      gcb__svg_cat(
-          out, "<rect class=\"edge ", gcb_cell_name(st), "\" id=\"topo-", ma,
-          "-p2p-", as, "-", bs, "\" x=\"", gcb__svg_n0(cx).s, "\" y=\"",
-          gcb__svg_n0(cy).s, "\" width=\"", gcb__svg_n0(c - 2).s,
-          "\" height=\"", gcb__svg_n0(c - 2).s, "\" fill=\"", gcb__svg_fill(st),
-          "\" stroke=\"", gcb__svg_stroke(st), "\" stroke-width=\"",
-          st >= GCB_CELL_WARN ? "2" : "1", "\"/>\n", (const char *)NULL);
-      if (a == b || isnan(p->p2p[a][b]))
-        continue;
-      snprintf(line, sizeof line, "%s", gcb__svg_n0(p->p2p[a][b]).s);
-      gcb__svg_text(out, cx + 4, cy + (p->n <= 8 ? 24 : 24), "font-size=\"11\"",
-                    line);
-      if (p->n <= 8 && !isnan(p->expect[a][b])) {
-        snprintf(line, sizeof line, "/%s", gcb__svg_n0(p->expect[a][b]).s);
-        gcb__svg_text(out, cx + 4, cy + 40, "font-size=\"10\" fill=\"#555\"",
-                      line);
-      }
-    }
-}
-
 /* The worst state of machine m: its GPUs' cells and its own root causes. */
 static enum gcb_cell machine_state(const struct gcb_diagnosis *d,
                                    const struct gcb_matrix *mx,
@@ -447,8 +375,7 @@ static enum gcb_status draw(FILE *out, const struct gcb_report *rep,
         fprintf(out,
                 "<figure class=\"topology\">\n<svg "
                 "xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %s "
-                "%s\" width=\"%s\" font-family=\"sans-serif\" "
-                "role=\"img\">\n",
+                "%s\" width=\"%s\" font-family=\"sans-serif\" role=\"img\">\n",
                 gcb__svg_n0(w).s, gcb__svg_n0(h).s, gcb__svg_n0(w).s);
         gcb__svg_machine(out, p, 0);
         gcb__xml(out, "</svg>\n<figcaption>", p->hostname,
@@ -499,8 +426,7 @@ static enum gcb_status render_topology(FILE *out, const struct gcb_report *rep,
   return st != GCB_OK ? st : gcb__render_done(out, "topology.svg", err);
 }
 
-const struct gcb_renderer gcb_render_topology = {
-    .name = "topology",
-    .file = "topology.svg",
-    .render = render_topology,
-    .directory_only = true};
+const struct gcb_renderer gcb_render_topology = {.name = "topology",
+                                                 .file = "topology.svg",
+                                                 .render = render_topology,
+                                                 .directory_only = true};

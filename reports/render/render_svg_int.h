@@ -36,12 +36,6 @@ struct gcb__svg_n0 {
 };
 struct gcb__svg_n0 gcb__svg_n0(double x);
 
-/* Writes the strings up to a NULL one after the other, as fprintf's "%s"
- * would, in one fwrite: the elements written per GPU pair, without printf
- * (whose slow positional path this process takes, libquadmath having
- * registered %Q). */
-void gcb__svg_cat(FILE *out, ...);
-
 const char *gcb__svg_fill(enum gcb_cell c);
 const char *gcb__svg_stroke(enum gcb_cell c);
 /* <text> at (x, y) with extra attributes, s escaped. */
@@ -52,9 +46,6 @@ double gcb__svg_width(const struct gcb__svg_pic *p);
 double gcb__svg_height(const struct gcb__svg_pic *p);
 /* Draws the machine with its top at y. */
 void gcb__svg_machine(FILE *out, const struct gcb__svg_pic *p, double y);
-/* The GPU<->GPU matrix of cells at (x, y), cells of size c. */
-void gcb__svg_peers(FILE *out, const struct gcb__svg_pic *p, double x, double y,
-                    double c);
 
 /* Folding healthy machines out of the report page (render_svg_fold.c):
  * beyond GCB__SVG_DRAW_ALL machines, one picture per shape of machine

@@ -382,8 +382,7 @@ static void cell(FILE *out, const struct heat *h, int u, int w, double x,
     fprintf(out, " id=\"netmap-%zu-%s-%s-%d-%d\"", h->doc, h->schedule,
             h->lat ? "lat" : "bw", u, w);
   fprintf(out,
-          " x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-          "fill=\"%s\"",
+          " x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"",
           x, y, h->c - 1, h->c - 1, fill);
   if (st >= GCB_CELL_WARN)
     fprintf(out, " stroke=\"%s\" stroke-width=\"%.1f\"", gcb__svg_stroke(st),

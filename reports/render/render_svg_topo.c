@@ -56,7 +56,11 @@ struct gcb__svg_n0 gcb__svg_n0(double x) {
   return n;
 }
 
-void gcb__svg_cat(FILE *out, ...) {
+/* Writes the strings up to a NULL one after the other, as fprintf's "%s"
+ * would, in one fwrite: the elements written per GPU pair, without printf
+ * (whose slow positional path this process takes, libquadmath having
+ * registered %Q). */
+static void svg_cat(FILE *out, ...) {
   struct gcb__rows r; /* not cleared: its buffer is written before read */
   r.out = out;
   r.n = 0;
@@ -70,8 +74,8 @@ void gcb__svg_cat(FILE *out, ...) {
 
 void gcb__svg_text(FILE *out, double x, double y, const char *attrs,
                    const char *s) {
-  gcb__svg_cat(out, "<text x=\"", gcb__svg_n0(x).s, "\" y=\"", gcb__svg_n0(y).s,
-               "\"", attrs[0] ? " " : "", attrs, ">", (const char *)NULL);
+  svg_cat(out, "<text x=\"", gcb__svg_n0(x).s, "\" y=\"", gcb__svg_n0(y).s,
+          "\"", attrs[0] ? " " : "", attrs, ">", (const char *)NULL);
   gcb__xml(out, "", s, "</text>\n");
 }
 
@@ -201,8 +205,7 @@ static void host_link(FILE *out, const struct gcb__svg_pic *p, size_t i) {
   double top = gpu_switch(p, i) >= 0 ? y0 : row_y(p, i) + BAND_H - 4;
   fprintf(out,
           "<line class=\"hostlink %s\" id=\"topo-%zu-host-%zu\" x1=\"%s\" "
-          "y1=\"%s\" x2=\"%s\" y2=\"%s\" stroke=\"%s\" "
-          "stroke-width=\"%d\"/>\n",
+          "y1=\"%s\" x2=\"%s\" y2=\"%s\" stroke=\"%s\" stroke-width=\"%d\"/>\n",
           gcb_cell_name(st), p->machine, i, gcb__svg_n0(x).s,
           gcb__svg_n0(top).s, gcb__svg_n0(x).s, gcb__svg_n0(y0 + LINK_H + 4).s,
           gcb__svg_stroke(st), st >= GCB_CELL_WARN ? 5 : 3);
@@ -376,15 +379,12 @@ static void switch_boxes(FILE *out, const struct gcb__svg_pic *p) {
             gcb_cell_name(st), p->machine, k, i, gcb__svg_n0(x).s,
             gcb__svg_n0(y).s, gcb__svg_n0(w).s, SW_H - 6, gcb__svg_fill(st),
             gcb__svg_stroke(st), st >= GCB_CELL_WARN ? 3 : 1);
-    char label[160];
-    double up = sw->uplink_gbps;
-    int n = snprintf(label, sizeof label, "PCIe switch %s", sw->busid);
-    if (up > 0 && n > 0 && (size_t)n < sizeof label)
-      n += snprintf(label + n, sizeof label - (size_t)n,
-                    " \xc2\xb7 uplink %.4g GB/s", up);
-    if (st != GCB_CELL_NONE && n > 0 && (size_t)n < sizeof label)
-      snprintf(label + n, sizeof label - (size_t)n, " \xc2\xb7 %s",
-               gcb_cell_name(st));
+    char label[160], up[48] = "";
+    if (sw->uplink_gbps > 0)
+      snprintf(up, sizeof up, " \xc2\xb7 uplink %.4g GB/s", sw->uplink_gbps);
+    snprintf(label, sizeof label, "PCIe switch %s%s%s%s", sw->busid, up,
+             st != GCB_CELL_NONE ? " \xc2\xb7 " : "",
+             st != GCB_CELL_NONE ? gcb_cell_name(st) : "");
     gcb__svg_text(out, x + 8, y + 16, "font-size=\"11\"", label);
     i = j;
   }
@@ -395,15 +395,13 @@ static void nic_line(FILE *out, const struct gcb__svg_pic *p, double y) {
   double x = MARGIN;
   for (size_t i = 0; i < p->node->nnics; i++) {
     const struct gcb_model_nic *nic = &p->node->nics[i];
-    char label[128];
-    long long numa = nic->numa;
+    char label[128], numa[40] = "";
     enum gcb_cell st = nic_state(p, nic);
-    int n = snprintf(label, sizeof label, "NIC %s", nic->name);
-    if (numa >= 0 && n > 0 && (size_t)n < sizeof label)
-      n += snprintf(label + n, sizeof label - (size_t)n, " (NUMA %lld)", numa);
-    if (st != GCB_CELL_NONE && n > 0 && (size_t)n < sizeof label)
-      snprintf(label + n, sizeof label - (size_t)n, " \xc2\xb7 %s",
-               gcb_cell_name(st));
+    if (nic->numa >= 0)
+      snprintf(numa, sizeof numa, " (NUMA %lld)", nic->numa);
+    snprintf(label, sizeof label, "NIC %s%s%s%s", nic->name, numa,
+             st != GCB_CELL_NONE ? " \xc2\xb7 " : "",
+             st != GCB_CELL_NONE ? gcb_cell_name(st) : "");
     fprintf(out,
             "<rect class=\"nic %s\" id=\"topo-%zu-nic-%zu\" x=\"%s\" "
             "y=\"%s\" width=\"%d\" height=\"24\" rx=\"4\" fill=\"%s\" "
@@ -416,6 +414,78 @@ static void nic_line(FILE *out, const struct gcb__svg_pic *p, double y) {
     if (x + NIC_W > gcb__svg_width(p))
       break;
   }
+}
+
+/* "NV18 x 28 pairs (450 GB/s)": the path classes between the GPUs. */
+static void classes(const struct gcb__svg_pic *p, char *buf, size_t size) {
+  char seen[8][16] = {{0}};
+  size_t count[8] = {0}, k = 0, used = 0;
+  double gbps[8] = {0};
+  for (size_t a = 0; a < p->n; a++)
+    for (size_t b = a + 1; b < p->n; b++) {
+      const char *c = gcb_model_pair_class(p->node, (long long)a, (long long)b);
+      size_t j = 0;
+      while (j < k && strcmp(seen[j], c) != 0)
+        j++;
+      if (j == k && k < 8)
+        snprintf(seen[k++], sizeof seen[0], "%s", c);
+      if (j < k) {
+        count[j]++;
+        gbps[j] = p->expect[a][b];
+      }
+    }
+  buf[0] = '\0';
+  for (size_t j = 0; j < k && used < size; j++)
+    used += (size_t)snprintf(
+        buf + used, size - used,
+        isnan(gbps[j]) ? "%s%s x %zu pairs" : "%s%s x %zu pairs (%.4g GB/s)",
+        j ? ", " : "", seen[j][0] ? seen[j] : "?", count[j], gbps[j]);
+}
+
+/* The GPU<->GPU matrix of cells at (x, y), cells of size c. */
+static void peers(FILE *out, const struct gcb__svg_pic *p, double x, double y,
+                  double c) {
+  char line[400], cls[300];
+  classes(p, cls, sizeof cls);
+  snprintf(line, sizeof line,
+           "GPU\xe2\x86\x94GPU paths: %s. Cells: lowest measured P2P GB/s, "
+           "row \xe2\x86\x92 column%s",
+           cls[0] ? cls : "none recorded", p->n <= 8 ? " / expected" : "");
+  gcb__svg_text(out, x, y + 16, "font-size=\"12\" font-weight=\"600\"", line);
+  y += 28;
+  for (size_t g = 0; g < p->n; g++) {
+    char l[16];
+    snprintf(l, sizeof l, "GPU %zu", g);
+    gcb__svg_text(out, x + (g + 1) * c + 4, y + c / 2 + 4, "font-size=\"11\"",
+                  l);
+    gcb__svg_text(out, x + 2, y + (g + 1) * c + c / 2 + 4, "font-size=\"11\"",
+                  l);
+  }
+  for (size_t a = 0; a < p->n; a++)
+    for (size_t b = 0; b < p->n; b++) {
+      enum gcb_cell st = a == b ? GCB_CELL_NONE : p->edge[a][b];
+      double cx = x + (b + 1) * c, cy = y + (a + 1) * c;
+      char ma[GCB_FMTNUM_MAX], as[GCB_FMTNUM_MAX], bs[GCB_FMTNUM_MAX];
+      gcb_fmtnum_ll(ma, (long long)p->machine); /* "%zu" */
+      gcb_fmtnum_ll(as, (long long)a);
+      gcb_fmtnum_ll(bs, (long long)b);
+      svg_cat(out, "<rect class=\"edge ", gcb_cell_name(st), "\" id=\"topo-",
+              ma, "-p2p-", as, "-", bs, "\" x=\"", gcb__svg_n0(cx).s, "\" y=\"",
+              gcb__svg_n0(cy).s, "\" width=\"", gcb__svg_n0(c - 2).s,
+              "\" height=\"", gcb__svg_n0(c - 2).s, "\" fill=\"",
+              gcb__svg_fill(st), "\" stroke=\"", gcb__svg_stroke(st),
+              "\" stroke-width=\"", st >= GCB_CELL_WARN ? "2" : "1", "\"/>\n",
+              (const char *)NULL);
+      if (a == b || isnan(p->p2p[a][b]))
+        continue;
+      gcb__svg_text(out, cx + 4, cy + 24, "font-size=\"11\"",
+                    gcb__svg_n0(p->p2p[a][b]).s);
+      if (p->n <= 8 && !isnan(p->expect[a][b])) {
+        snprintf(line, sizeof line, "/%s", gcb__svg_n0(p->expect[a][b]).s);
+        gcb__svg_text(out, cx + 4, cy + 40, "font-size=\"10\" fill=\"#555\"",
+                      line);
+      }
+    }
 }
 
 void gcb__svg_machine(FILE *out, const struct gcb__svg_pic *p, double y) {
@@ -436,7 +506,7 @@ void gcb__svg_machine(FILE *out, const struct gcb__svg_pic *p, double y) {
     edge_arcs(out, p, yy - 18);
     yy += 24 + 22.0 * arcs(p);
   }
-  gcb__svg_peers(out, p, MARGIN, yy, cell_size(p));
+  peers(out, p, MARGIN, yy, cell_size(p));
   yy += 40 + (p->n + 1) * cell_size(p);
   if (p->nnics)
     nic_line(out, p, yy);

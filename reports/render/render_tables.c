@@ -313,20 +313,11 @@ static void checks_table(struct gcb__tb *b) {
   }
 }
 
-static const char *verdict_class(enum gcb_verdict v) {
-  switch (v) {
-  case GCB_VERDICT_REGRESSION:
-    return "fail";
-  case GCB_VERDICT_ONLY_OLD:
-    return "warn";
-  case GCB_VERDICT_BETTER:
-    return "ok";
-  case GCB_VERDICT_MODE: /* the launches' MPI mode: see the notes */
-    return "info";
-  default:
-    return NULL;
-  }
-}
+/* A comparison row's class; MODE, the launches' MPI mode: see the notes. */
+static const char *const verdict_class[] = {[GCB_VERDICT_REGRESSION] = "fail",
+                                            [GCB_VERDICT_ONLY_OLD] = "warn",
+                                            [GCB_VERDICT_BETTER] = "ok",
+                                            [GCB_VERDICT_MODE] = "info"};
 
 /* The noise band as a person reads it: "±4.2% (±2.1 GB/s)", the band in
  * the figure's own unit around the baseline. */
@@ -352,7 +343,7 @@ static void comparison_table(struct gcb__tb *b) {
       b, "comparison", "Comparison with the baseline", b->rep->baseline, h);
   for (size_t i = 0; t != NULL && i < cmp->ndeltas; i++) {
     const struct gcb_delta *d = &cmp->deltas[i];
-    char **r = gcb__table_row(b, t, verdict_class(d->verdict));
+    char **r = gcb__table_row(b, t, verdict_class[d->verdict]);
     gcb__cell(b, r, 0, "%s", d->title);
     gcb__cell(b, r, 1, "%s", d->metric);
     gcb__cell_figure(b, r, 2, d->old_value, NAN, d->unit);
@@ -572,9 +563,7 @@ static void telemetry_cell(struct gcb__tb *b, char **r, size_t at,
     used = snprintf(text, sizeof text, "SM clock %.0f MHz lowest", sm);
   if (n > 0 && isfinite(watts))
     used += snprintf(text + used, sizeof text - (size_t)used,
-                     "%spower %.0f W "
-                     "highest",
-                     used ? ", " : "", watts);
+                     "%spower %.0f W highest", used ? ", " : "", watts);
   if (short_n > 0)
     snprintf(text + used, sizeof text - (size_t)used,
              "%s%zu of %zu cases too short to sample", used ? "; " : "",
@@ -625,7 +614,7 @@ static void gpu_row(const struct gtab *x, const struct grow *g) {
     if (col->best && c != NULL && g->nranks)
       best_cell(b, r, o + 7 + k, col, x->dc, g->ranks[0]);
     else
-      gcb__cell_num(b, r, o + 7 + k, v * col->scale, NULL);
+      gcb__cell_num(b, r, o + 7 + k, v * col->scale);
   }
   size_t at = o + 7 + x->ncols;
   if (x->telemetry && g->nranks)
@@ -820,7 +809,7 @@ static void ranks_row(struct gcb__tb *b, struct gcb_rtable *t, size_t d,
   cell_id(b, r, o + 5, p.numa);
   for (size_t k = 0; k < ncols; k++) {
     double x = cols[k].doc == d ? rank_figure(cols[k].c, rank) : NAN;
-    gcb__cell_num(b, r, o + 6 + k, x * cols[k].scale, NULL);
+    gcb__cell_num(b, r, o + 6 + k, x * cols[k].scale);
   }
   gcb__cell(b, r, o + 6 + ncols, "%zu", slowest);
   gcb__cell(b, r, o + 7 + ncols, "%zu", nf);
@@ -870,15 +859,6 @@ static void validation_text(struct gcb__tb *b, char **r, size_t col,
     gcb__cell(b, r, col, "ok");
 }
 
-/* What the cases table shows of a case: its figure over ranks, or for a
- * latency case (gcb_model_case_is_latency) the ranks' times in us, since
- * its GB/s says nothing. */
-struct spread {
-  const char *unit;
-  double median, mean, min, max, stdev;
-  long long min_rank, max_rank;
-};
-
 /* The median of the ranks' times (the time each figure comes from). */
 static double rank_time_median(const struct gcb_model_case *c) {
   double *t = malloc(c->ranks.n * sizeof *t + 1), m = NAN;
@@ -902,29 +882,24 @@ static double measured_time(const struct gcb_model_case *c, double s) {
   return c->nominal_work ? NAN : s;
 }
 
-static void case_spread(const struct gcb_model_case *c, struct spread *v) {
-  const struct gcb_model_summary *s = &c->summary;
+/* What the cases table shows of a case, in *v, and its unit: its figure
+ * over ranks, or for a latency case (gcb_model_case_is_latency) the ranks'
+ * times in us, since its GB/s says nothing. */
+static const char *case_spread(const struct gcb_model_case *c,
+                               struct gcb_model_summary *v) {
   struct gcb_imbalance im;
-  *v = (struct spread){.unit = c->unit,
-                       .median = s->median,
-                       .mean = s->mean,
-                       .min = s->min,
-                       .max = s->max,
-                       .stdev = s->stdev,
-                       .min_rank = s->min_rank,
-                       .max_rank = s->max_rank};
+  *v = c->summary;
   if (c->nominal_work || !gcb_model_case_is_latency(c) ||
       !gcb_analyze_case_imbalance(c, &im))
-    return;
-  double sd = im.cv * im.mean;
-  *v = (struct spread){.unit = "us",
-                       .median = rank_time_median(c) * 1e6,
-                       .mean = im.mean * 1e6,
-                       .min = im.min * 1e6,
-                       .max = im.max * 1e6,
-                       .stdev = sd * 1e6,
-                       .min_rank = im.min_rank,
-                       .max_rank = im.max_rank};
+    return c->unit;
+  v->median = rank_time_median(c) * 1e6;
+  v->mean = im.mean * 1e6;
+  v->min = im.min * 1e6;
+  v->max = im.max * 1e6;
+  v->stdev = im.cv * im.mean * 1e6;
+  v->min_rank = im.min_rank;
+  v->max_rank = im.max_rank;
+  return "us";
 }
 
 static void cases_table(struct gcb__tb *b) {
@@ -944,20 +919,19 @@ static void cases_table(struct gcb__tb *b) {
       char **r = gcb__table_row(b, t, s->wrong > 0 ? "fail" : NULL);
       char title[160];
       gcb_model_case_title(c, title, sizeof title);
-      struct spread v;
-      case_spread(c, &v);
-      const char *unit;
-      double k = gcb_unit_scale(fabs(v.median), v.unit, &unit);
+      struct gcb_model_summary v;
+      const char *unit, *in_unit = case_spread(c, &v);
+      double k = gcb_unit_scale(fabs(v.median), in_unit, &unit);
       cell_run(b, r, d);
       gcb__cell(b, r, o + 0, "%s", title);
       gcb__cell(b, r, o + 1, "%s", unit);
       gcb__cell(b, r, o + 2, "%lld", s->ranks >= 0 ? s->ranks : 0);
-      gcb__cell_num(b, r, o + 3, v.median * k, NULL);
-      gcb__cell_num(b, r, o + 4, v.min * k, NULL);
+      gcb__cell_num(b, r, o + 3, v.median * k);
+      gcb__cell_num(b, r, o + 4, v.min * k);
       gcb__cell(b, r, o + 5, "%lld", v.min_rank);
-      gcb__cell_num(b, r, o + 6, v.max * k, NULL);
+      gcb__cell_num(b, r, o + 6, v.max * k);
       gcb__cell(b, r, o + 7, "%lld", v.max_rank);
-      gcb__cell_num(b, r, o + 8, v.stdev * k, NULL);
+      gcb__cell_num(b, r, o + 8, v.stdev * k);
       gcb__cell_pct(b, r, o + 9, v.mean > 0 ? v.stdev / v.mean : NAN, false);
       gcb__cell_pct(b, r, o + 10, s->imbalance, false);
       validation_text(b, r, o + 11, c);
@@ -1302,7 +1276,7 @@ static void netmap_matrix(struct gcb__tb *b, size_t d, const char *schedule,
       if (lat)
         gcb__cell_time(b, row, (size_t)x + 1, v);
       else
-        gcb__cell_num(b, row, (size_t)x + 1, v, "");
+        gcb__cell_num(b, row, (size_t)x + 1, v);
       if (s == x)
         gcb__cell(b, row, (size_t)x + 1, "-");
     }
@@ -1351,8 +1325,8 @@ static void netmap_nodes_table(struct gcb__tb *b, size_t d,
     gcb__cell(b, row, 2, "%s", ranks);
     gcb__cell(b, row, 3, "%d", a->pairs);
     gcb__cell(b, row, 4, "%d", a->slow);
-    gcb__cell_num(b, row, 5, a->bw_median, "");
-    gcb__cell_num(b, row, 6, a->others_median, "");
+    gcb__cell_num(b, row, 5, a->bw_median);
+    gcb__cell_num(b, row, 6, a->others_median);
     gcb__cell_pct(b, row, 7, a->bw_median / a->others_median, false);
     gcb__cell_time(b, row, 8, a->lat_median);
   }
@@ -1653,9 +1627,8 @@ static void burn_row(struct gcb__tb *b, struct gcb_rtable *t, size_t d,
     gcb__cell_pct(b, row, o + 8, -r->drop, true);
     gcb__cell(b, row, o + 9, "%s", gcb_burn_cause_name(r->cause));
   } else {
-    gcb__cell(b, row, o + 7, "-");
-    gcb__cell(b, row, o + 8, "-");
-    gcb__cell(b, row, o + 9, "-");
+    for (size_t k = 7; k < 10; k++)
+      gcb__cell(b, row, o + k, "-");
   }
   gcb__cell(b, row, o + 10, "%.0f", wrong_of(tl, i));
   counters_text(tl, i, text, sizeof text);

@@ -175,14 +175,10 @@ void gcb__cell(struct gcb__tb *b, char **row, size_t col, const char *fmt,
   set_cell(b, row, col, tmp, n);
 }
 
-void gcb__cell_num(struct gcb__tb *b, char **row, size_t col, double x,
-                   const char *unit) {
+void gcb__cell_num(struct gcb__tb *b, char **row, size_t col, double x) {
   char num[48];
   gcb_view_fmt(x, num, sizeof num);
-  if (isnan(x) || unit == NULL || unit[0] == '\0')
-    gcb__cell(b, row, col, "%s", num);
-  else
-    gcb__cell(b, row, col, "%s %s", num, unit);
+  gcb__cell(b, row, col, "%s", num);
 }
 
 void gcb__cell_figure(struct gcb__tb *b, char **row, size_t col, double x,
@@ -250,8 +246,6 @@ static void drop_empty(struct gcb_rtables *ts) {
   ts->n = k;
 }
 
-/* A number, optionally signed, optionally followed by '%' or by one space
- * and a one-word unit ("70 GFLOP/s", "+3.2%", "262.7 us"), or "-". */
 static bool digit(char c) {
   return c >= '0' && c <= '9';
 }
@@ -289,6 +283,8 @@ const char *gcb__number_end(const char *s) {
   return p;
 }
 
+/* A number, optionally signed, optionally followed by '%' or by one space
+ * and a one-word unit ("70 GFLOP/s", "+3.2%", "262.7 us"), or "-". */
 static bool looks_numeric(const char *s) {
   if (s == NULL || strcmp(s, "-") == 0)
     return true;

@@ -36,9 +36,8 @@ char **gcb__table_row(struct gcb__tb *b, struct gcb_rtable *t, const char *cls);
 void gcb__cell(struct gcb__tb *b, char **row, size_t col, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-/* A number in gcb_view_fmt's format, with its unit; "-" for NAN. */
-void gcb__cell_num(struct gcb__tb *b, char **row, size_t col, double x,
-                   const char *unit);
+/* A number in gcb_view_fmt's format; "-" for NAN. */
+void gcb__cell_num(struct gcb__tb *b, char **row, size_t col, double x);
 
 /* A figure in its unit scaled to its size ("453.3 TFLOP/s"); against a
  * limit (not NAN), with the digits that show which side of it x is. */
