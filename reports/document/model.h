@@ -312,6 +312,13 @@ enum gcb_status gcb_model_from_json(const struct json_t *root, const char *name,
                                     struct gcb_model **out,
                                     struct gcb_err *err);
 
+/* The same, the model taking root as its own (freed with it, also when
+ * this fails): a tree nothing else reads. */
+enum gcb_status gcb_model_from_json_owned(struct json_t *root,
+                                          const char *name,
+                                          struct gcb_model **out,
+                                          struct gcb_err *err);
+
 /* NULL is a no-op. */
 void gcb_model_free(struct gcb_model *m);
 

@@ -70,7 +70,7 @@ extern const struct gcb__converter *const gcb__converters[];
  * gcb_interop_parse otherwise; GCB_EINTERNAL for an unknown row. */
 enum gcb_status gcb__interop_parse_as(const char *row, const char *text,
                                       size_t len, const char *name,
-                                      struct gcb_results **out,
+                                      struct gcb_model **out,
                                       struct gcb_err *err);
 
 /* ---- the context --------------------------------------------------------- */
