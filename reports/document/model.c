@@ -953,6 +953,84 @@ const char *gcb_model_pair_class(const struct gcb_model_node *n, long long a,
   return n->path_class[(size_t)sa * n->npaths + (size_t)sb];
 }
 
+/* ---- a node's topology, copied into another model ---------------------- */
+
+static const char *arena_str(struct gcb__model_arena *a, const char *s) {
+  size_t n = s != NULL ? strlen(s) + 1 : 0;
+  char *c = arena_calloc(a, n, 1);
+  return c != NULL ? memcpy(c, s, n) : s != NULL ? "" : NULL;
+}
+
+static void *arena_dup(struct gcb__model_arena *a, const void *p, size_t n,
+                       size_t size) {
+  void *c = arena_calloc(a, n, size);
+  return c != NULL ? memcpy(c, p, n * size) : NULL;
+}
+
+static const char **arena_strs(struct gcb__model_arena *a,
+                               const char *const *s, size_t n) {
+  const char **c = arena_calloc(a, n, sizeof *c);
+  for (size_t i = 0; c != NULL && i < n; i++)
+    c[i] = arena_str(a, s[i]);
+  return c;
+}
+
+static struct gcb_model_hop *copy_hops(struct gcb__model_arena *a,
+                                       const struct gcb_model_hop *h,
+                                       size_t n) {
+  struct gcb_model_hop *c = arena_dup(a, h, n, sizeof *c);
+  for (size_t i = 0; c != NULL && i < n; i++) {
+    c[i].busid = arena_str(a, h[i].busid);
+    c[i].link = arena_str(a, h[i].link);
+  }
+  return c;
+}
+
+static void copy_devices(struct gcb__model_arena *a, struct gcb_model_node *to,
+                         const struct gcb_model_node *from) {
+  to->gpus = arena_dup(a, from->gpus, from->ngpus, sizeof *to->gpus);
+  to->ngpus = to->gpus != NULL ? from->ngpus : 0;
+  for (size_t i = 0; i < to->ngpus; i++) {
+    struct gcb_model_gpu *g = &to->gpus[i];
+    g->node = to->index;
+    g->busid = arena_str(a, g->busid);
+    g->model = arena_str(a, g->model);
+    g->arch = arena_str(a, g->arch);
+    g->cpus = arena_str(a, g->cpus);
+    g->host_basis = arena_str(a, g->host_basis);
+    g->hops = copy_hops(a, g->hops, g->nhops);
+  }
+  to->nics = arena_dup(a, from->nics, from->nnics, sizeof *to->nics);
+  to->nnics = to->nics != NULL ? from->nnics : 0;
+  for (size_t i = 0; i < to->nnics; i++) {
+    struct gcb_model_nic *c = &to->nics[i];
+    c->name = arena_str(a, c->name);
+    c->busid = arena_str(a, c->busid);
+    c->hops = copy_hops(a, c->hops, c->nhops);
+  }
+}
+
+bool gcb__model_copy_topology(struct gcb_model *m, struct gcb_model_node *to,
+                              const struct gcb_model_node *from) {
+  struct gcb__model_arena *a = m->arena;
+  size_t cells = from->npaths * from->npaths;
+  to->has_topology = true;
+  copy_devices(a, to, from);
+  to->numa = arena_dup(a, from->numa, from->nnuma, sizeof *to->numa);
+  to->numa_cpus = arena_strs(a, from->numa_cpus, from->nnuma);
+  to->nnuma = to->numa != NULL ? from->nnuma : 0;
+  to->switches =
+      arena_dup(a, from->switches, from->nswitches, sizeof *to->switches);
+  to->nswitches = to->switches != NULL ? from->nswitches : 0;
+  for (size_t i = 0; i < to->nswitches; i++)
+    to->switches[i].busid = arena_str(a, to->switches[i].busid);
+  to->path_devices = arena_strs(a, from->path_devices, from->npaths);
+  to->path_class = arena_strs(a, from->path_class, cells);
+  to->path_gbps = arena_dup(a, from->path_gbps, cells, sizeof *to->path_gbps);
+  to->npaths = from->npaths;
+  return !a->failed;
+}
+
 /* ---- rtab: a rank's entry in a case's columns ---- */
 
 /* The rank of entry i as a sort key: entries without one sort last. */

@@ -192,8 +192,15 @@ static enum gcb_status finish(struct gcb__conv *cv, json_t *doc,
     json_decref(doc);
     return st;
   }
-  gcb__conv_join_topology(cv, doc);
-  return gcb_model_from_json_owned(doc, cv->name, out, cv->err);
+  const struct gcb_model_node *topo = gcb__conv_join_topology(cv, doc);
+  enum gcb_status st = gcb_model_from_json_owned(doc, cv->name, out, cv->err);
+  if (st == GCB_OK && topo != NULL &&
+      !gcb__model_copy_topology(*out, &(*out)->nodes[0], topo)) {
+    gcb_model_free(*out);
+    *out = NULL;
+    st = gcb__conv_nomem(cv);
+  }
+  return st;
 }
 
 static enum gcb_status convert(const struct gcb__converter *row,

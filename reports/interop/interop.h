@@ -61,8 +61,8 @@ enum gcb_format gcb_interop_detect(const char *text, size_t len);
  * Reads a file's text (`name` stands for the file in messages) in whatever
  * format it has. A foreign file is converted; where it names GPUs by PCI
  * bus id, the topology of the matching node of one of the documents in
- * `known` (same host name, or holding every one of those bus ids) is
- * copied in, so P2P pairs and copies are judged against what the links
+ * `known` (their models: same host name, or holding every one of those
+ * bus ids) is copied into its model, so P2P pairs and copies are judged against what the links
  * should carry. On success *model is the file's typed model, which the
  * caller frees (gcb_model_free) before *res: gcbench's own document it
  * was built from, NULL for another tool's file, whose model holds all it
