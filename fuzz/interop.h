@@ -4,14 +4,12 @@
  * when its first non-blank byte is '{', else rows[0] (its text reader), so
  * that the seeds are the real files of tests/data/interop as they are. The
  * contract: a typed model, or one line saying why not; a model holds a
- * case at least, within the limits (GCB_INTEROP_MAX_*), every rank of a
- * node among the ranks; no crash, leak, undefined behaviour, or time or
- * memory beyond the limits.
+ * case at least, within the limits (GCB_INTEROP_MAX_*); no crash, leak,
+ * undefined behaviour, or time or memory beyond the limits.
  */
 #ifndef GCB_FUZZ_INTEROP_H
 #define GCB_FUZZ_INTEROP_H
 
-#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,15 +29,9 @@ static inline int gcb_fuzz_interop(const unsigned char *data, size_t size,
                                              "fuzz.txt", &m, &err);
   if (!gcb_fuzz_answer_ok(st, m != NULL, &err))
     gcb_fuzz_fail(&err);
-  if (m != NULL) {
-    bool ok = m->ncases > 0 && m->ncases <= GCB_INTEROP_MAX_ITEMS;
-    for (size_t n = 0; ok && n < m->nnodes; n++)
-      for (size_t k = 0; ok && k < m->nodes[n].nranks; k++)
-        ok = gcb_model_rank(m, m->nodes[n].ranks[k]) != NULL;
-    if (!ok) {
-      gcb_err_set(&err, GCB_EINTERNAL, "a model out of its contract");
-      gcb_fuzz_fail(&err);
-    }
+  if (m != NULL && (m->ncases == 0 || m->ncases > GCB_INTEROP_MAX_ITEMS)) {
+    gcb_err_set(&err, GCB_EINTERNAL, "%zu cases", m->ncases);
+    gcb_fuzz_fail(&err); /* a model holds a case at least, within the limit */
   }
   gcb_model_free(m);
   return 0;
