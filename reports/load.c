@@ -22,23 +22,6 @@ struct input_file {
   bool foreign; /* another tool's output, converted */
 };
 
-/* The docs loaded so far that are gcbench's own: the topologies a
- * converted file can be joined to. */
-static size_t known_docs(const struct gcb_inputs *in,
-                         const struct input_file *f, size_t n,
-                         struct gcb_doc *out) {
-  size_t k = 0;
-  for (size_t i = 0; i < n; i++)
-    if (!f[i].foreign && in->res[i] != NULL)
-      out[k++] = in->docs[i];
-  return k;
-}
-
-/* The document of file `path`, read or converted into r. */
-static struct gcb_doc doc_of(const char *path, const struct gcb_results *r) {
-  return (struct gcb_doc){.name = path, .root = gcb_results_json(r)};
-}
-
 /* Reads every file, then parses the gcbench documents among them at once
  * (at thousands of ranks, parsing is most of a report's time). */
 static enum gcb_status read_files(struct input_file *f, size_t total,
@@ -67,68 +50,70 @@ static enum gcb_status read_files(struct input_file *f, size_t total,
   return GCB_OK;
 }
 
+/* A parsed gcbench document into slot `slot` of in, with its model. */
+static enum gcb_status place_own(struct gcb_inputs *in, size_t slot,
+                                 const char *path, struct gcb_parse_job *job,
+                                 struct gcb_err *err) {
+  in->res[slot] = job->out;
+  if (job->status != GCB_OK) {
+    *err = job->err;
+    return job->status;
+  }
+  return gcb_model_from_results(job->out, path, &in->models[slot], err);
+}
+
 /* gcbench documents first, then the files of other tools, which can then
  * take the topology of a gcbench document of the same machine, then the
  * baseline (the last file, when there is one). Documents keep the command
- * line's order; the first problem in that order is the one reported. */
+ * line's order; the first problem in that order is the one reported. A
+ * converted file is its model alone (.root NULL). */
 static enum gcb_status place_files(struct input_file *f, size_t n,
                                    bool baseline, struct gcb_parse_job *jobs,
                                    struct gcb_inputs *in, struct gcb_err *err) {
   struct gcb_doc known[GCB_LOAD_MAX_DOCS];
   struct gcb_parse_job *job = jobs;
+  size_t nk = 0;
   enum gcb_status st = GCB_OK;
   for (size_t i = 0; i < n + baseline; i++) {
     if (f[i].foreign)
       continue;
     size_t slot = i < n ? i : GCB_LOAD_MAX_DOCS;
-    in->res[slot] = job->out;
-    if (st == GCB_OK && job->status != GCB_OK && i < n) {
-      st = job->status;
-      *err = job->err;
+    struct gcb_err e = {0};
+    enum gcb_status s = place_own(in, slot, f[i].path, job++, &e);
+    if (st == GCB_OK && s != GCB_OK && (i < n || s == GCB_ENOMEM)) {
+      st = s;
+      *err = e;
     }
-    job++;
   }
-  for (size_t i = 0; i < n; i++)
-    if (in->res[i] != NULL)
-      in->docs[i] = doc_of(f[i].path, in->res[i]);
-  for (size_t i = 0; i < n && st == GCB_OK; i++) {
+  for (size_t i = 0; i < n && st == GCB_OK; i++)
     if (!f[i].foreign)
-      continue;
-    size_t nk = known_docs(in, f, n, known);
-    st = gcb_interop_parse(f[i].text, f[i].len, f[i].path, known, nk,
-                           &in->res[i], NULL, err);
-    if (st == GCB_OK)
-      in->docs[i] = doc_of(f[i].path, in->res[i]);
+      known[nk++] = in->docs[i] = (struct gcb_doc){
+          .name = f[i].path,
+          .root = gcb_results_json(in->res[i]),
+          .model = in->models[i]};
+  for (size_t i = 0; i < n && st == GCB_OK; i++) {
+    struct gcb_results *none;
+    if (f[i].foreign &&
+        (st = gcb_interop_parse(f[i].text, f[i].len, f[i].path, known, nk,
+                                &none, &in->models[i], NULL, err)) == GCB_OK)
+      in->docs[i] = (struct gcb_doc){.name = f[i].path, .model = in->models[i]};
   }
   in->ndocs = st == GCB_OK ? n : 0;
   if (st != GCB_OK || !baseline)
     return st;
+  struct gcb_results **res = &in->res[GCB_LOAD_MAX_DOCS];
+  struct gcb_model **model = &in->models[GCB_LOAD_MAX_DOCS];
   if (f[n].foreign)
     st = gcb_interop_parse(f[n].text, f[n].len, f[n].path, in->docs, in->ndocs,
-                           &in->res[GCB_LOAD_MAX_DOCS], NULL, err);
+                           res, model, NULL, err);
   else if (job[-1].status != GCB_OK) {
     st = job[-1].status;
     *err = job[-1].err;
   }
   if (st == GCB_OK)
-    in->base = doc_of(f[n].path, in->res[GCB_LOAD_MAX_DOCS]);
-  return st;
-}
-
-/* The typed model of every document loaded, once: what every report
- * module reads. */
-static enum gcb_status build_models(struct gcb_inputs *in,
-                                    struct gcb_err *err) {
-  enum gcb_status st = GCB_OK;
-  for (size_t i = 0; i < in->ndocs && st == GCB_OK; i++)
-    if ((st = gcb_model_from_results(in->res[i], in->docs[i].name,
-                                     &in->models[i], err)) == GCB_OK)
-      in->docs[i].model = in->models[i];
-  if (st == GCB_OK && in->base.root != NULL &&
-      (st = gcb_model_from_results(in->res[GCB_LOAD_MAX_DOCS], in->base.name,
-                                   &in->models[GCB_LOAD_MAX_DOCS], err)) ==
-          GCB_OK)
-    in->base.model = in->models[GCB_LOAD_MAX_DOCS];
+    in->base = (struct gcb_doc){.name = f[n].path,
+                                .root = *res ? gcb_results_json(*res) : NULL,
+                                .model = *model};
   return st;
 }
 
@@ -151,8 +136,6 @@ enum gcb_status gcb_inputs_load(const char *const *files, size_t n,
     free(f[i].text);
   free(f);
   free(jobs);
-  if (st == GCB_OK)
-    st = build_models(in, err);
   if (st == GCB_OK && criteria != NULL)
     st = gcb_criteria_read(criteria, &in->cr, err);
   return st;

@@ -4,8 +4,9 @@
  * by reports/interop/, joined to the topology of a gcbench document of the
  * same machine), the baseline and the acceptance criteria. Files are read
  * whole, then gcbench's documents parsed in parallel (at thousands of
- * ranks, parsing is most of a report's time); every document is validated
- * exactly as gcb_results_parse would.
+ * ranks, parsing is most of a report's time); every gcbench document is
+ * validated exactly as gcb_results_parse would, and every file becomes a
+ * typed model (another tool's file nothing else).
  */
 #ifndef GCB_REPORTS_LOAD_H
 #define GCB_REPORTS_LOAD_H
@@ -20,11 +21,14 @@
 #define GCB_LOAD_MAX_DOCS 256
 
 struct gcb_inputs {
-  struct gcb_results *res[GCB_LOAD_MAX_DOCS + 1]; /* the last: the baseline */
-  struct gcb_doc docs[GCB_LOAD_MAX_DOCS];         /* views of res, in order */
+  /* gcbench's documents (NULL for another tool's file, converted into its
+   * model alone); the last: the baseline */
+  struct gcb_results *res[GCB_LOAD_MAX_DOCS + 1];
+  struct gcb_doc docs[GCB_LOAD_MAX_DOCS]; /* in order; .root NULL when
+                                             converted */
   size_t ndocs;
-  struct gcb_model *models[GCB_LOAD_MAX_DOCS + 1]; /* of res, built once */
-  struct gcb_doc base;     /* .root NULL without a baseline */
+  struct gcb_model *models[GCB_LOAD_MAX_DOCS + 1]; /* of every file, once */
+  struct gcb_doc base;     /* .model NULL without a baseline */
   struct gcb_criteria *cr; /* NULL without criteria */
 };
 

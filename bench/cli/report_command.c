@@ -149,9 +149,9 @@ static enum gcb_status analyse(const struct gcb_inputs *in, struct outcome *o,
              : gcb_criteria_evaluate(in->cr, in->docs, in->ndocs, o->checks,
                                      &o->findings, err);
   }
-  if (st == GCB_OK && in->base.root != NULL)
+  if (st == GCB_OK && in->base.model != NULL)
     st = gcb_compare(&in->base, &in->docs[0], &o->th, &o->cmp, err);
-  if (st == GCB_OK && in->base.root != NULL)
+  if (st == GCB_OK && in->base.model != NULL)
     st = gcb_compare_findings(&o->cmp, 0, &o->findings, err);
   gcb_findings_sort(&o->findings);
   if (st == GCB_OK)
@@ -367,7 +367,7 @@ static int report(const struct report_opts *ro, const char **files, size_t n,
                            .criteria = in.cr,
                            .expectations = expect[0] ? expect : NULL,
                            .checks = o.checks,
-                           .comparison = in.base.root ? &o.cmp : NULL,
+                           .comparison = in.base.model ? &o.cmp : NULL,
                            .baseline = ro->baseline,
                            .plots = &o.plots,
                            .thresholds = &o.th,

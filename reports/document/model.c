@@ -31,6 +31,7 @@ struct gcb__model_arena {
   /* the per-rank columns of a tree built in memory, read once */
   struct gcb_ranks *ranks;
   size_t nranks;
+  json_t *tree; /* a tree the model owns (gcb_model_from_json_owned) */
 };
 
 static void *arena_keep(struct gcb__model_arena *a, void *p) {
@@ -555,7 +556,8 @@ static const struct gcb_ranks *case_ranks(struct gcb__model_arena *a,
   const struct gcb_ranks *r = res != NULL ? gcb_results_ranks(res, i) : NULL;
   if (r != NULL || a->failed)
     return r != NULL ? r : &none;
-  if (gcb_ranks_of(e, &a->ranks[i]) != 0)
+  if (gcb_ranks_of(e, &a->ranks[i]) != 0 ||
+      (a->tree != NULL && gcb__ranks_order(&a->ranks[i]) != 0))
     a->failed = true;
   return &a->ranks[i];
 }
@@ -593,13 +595,17 @@ static void build(struct gcb__model_arena *a, const json_t *root,
 /* gcb_model_from_results and gcb_model_from_json: res NULL for a tree
  * alone. */
 static enum gcb_status model_of(const json_t *root,
-                                const struct gcb_results *res, const char *name,
-                                struct gcb_model **out, struct gcb_err *err) {
+                                const struct gcb_results *res, json_t *own,
+                                const char *name, struct gcb_model **out,
+                                struct gcb_err *err) {
   struct gcb_model *m = calloc(1, sizeof *m);
   struct gcb__model_arena *a = calloc(1, sizeof *a);
   *out = NULL;
   if (m != NULL && a != NULL) {
     m->arena = a;
+    /* a tree of its own is put in rank order, as a document read is */
+    a->tree = own;
+    a->failed = own != NULL && gcb__ranks_order_document(own) != 0;
     m->name = name != NULL ? name : "";
     build(a, root, res, m);
     if (!a->failed) {
@@ -607,6 +613,7 @@ static enum gcb_status model_of(const json_t *root,
       return GCB_OK;
     }
   } else {
+    json_decref(own);
     free(a);
     free(m);
     m = NULL;
@@ -618,13 +625,19 @@ static enum gcb_status model_of(const json_t *root,
 enum gcb_status gcb_model_from_json(const json_t *root, const char *name,
                                     struct gcb_model **out,
                                     struct gcb_err *err) {
-  return model_of(root, NULL, name, out, err);
+  return model_of(root, NULL, NULL, name, out, err);
+}
+
+enum gcb_status gcb_model_from_json_owned(json_t *root, const char *name,
+                                          struct gcb_model **out,
+                                          struct gcb_err *err) {
+  return model_of(root, NULL, root, name, out, err);
 }
 
 enum gcb_status gcb_model_from_results(const struct gcb_results *res,
                                        const char *name, struct gcb_model **out,
                                        struct gcb_err *err) {
-  return model_of(gcb_results_json(res), res, name, out, err);
+  return model_of(gcb_results_json(res), res, NULL, name, out, err);
 }
 
 void gcb_model_free(struct gcb_model *m) {
@@ -635,6 +648,7 @@ void gcb_model_free(struct gcb_model *m) {
       free(m->arena->blocks[i]);
     free(m->arena->blocks);
     gcb__ranks_free_all(m->arena->ranks, m->arena->nranks);
+    json_decref(m->arena->tree);
     free(m->arena);
   }
   free(m);
@@ -937,6 +951,84 @@ const char *gcb_model_pair_class(const struct gcb_model_node *n, long long a,
   if (sa < 0 || sb < 0)
     return "";
   return n->path_class[(size_t)sa * n->npaths + (size_t)sb];
+}
+
+/* ---- a node's topology, copied into another model ---------------------- */
+
+static const char *arena_str(struct gcb__model_arena *a, const char *s) {
+  size_t n = s != NULL ? strlen(s) + 1 : 0;
+  char *c = arena_calloc(a, n, 1);
+  return c != NULL ? memcpy(c, s, n) : s != NULL ? "" : NULL;
+}
+
+static void *arena_dup(struct gcb__model_arena *a, const void *p, size_t n,
+                       size_t size) {
+  void *c = arena_calloc(a, n, size);
+  return c != NULL ? memcpy(c, p, n * size) : NULL;
+}
+
+static const char **arena_strs(struct gcb__model_arena *a,
+                               const char *const *s, size_t n) {
+  const char **c = arena_calloc(a, n, sizeof *c);
+  for (size_t i = 0; c != NULL && i < n; i++)
+    c[i] = arena_str(a, s[i]);
+  return c;
+}
+
+static struct gcb_model_hop *copy_hops(struct gcb__model_arena *a,
+                                       const struct gcb_model_hop *h,
+                                       size_t n) {
+  struct gcb_model_hop *c = arena_dup(a, h, n, sizeof *c);
+  for (size_t i = 0; c != NULL && i < n; i++) {
+    c[i].busid = arena_str(a, h[i].busid);
+    c[i].link = arena_str(a, h[i].link);
+  }
+  return c;
+}
+
+static void copy_devices(struct gcb__model_arena *a, struct gcb_model_node *to,
+                         const struct gcb_model_node *from) {
+  to->gpus = arena_dup(a, from->gpus, from->ngpus, sizeof *to->gpus);
+  to->ngpus = to->gpus != NULL ? from->ngpus : 0;
+  for (size_t i = 0; i < to->ngpus; i++) {
+    struct gcb_model_gpu *g = &to->gpus[i];
+    g->node = to->index;
+    g->busid = arena_str(a, g->busid);
+    g->model = arena_str(a, g->model);
+    g->arch = arena_str(a, g->arch);
+    g->cpus = arena_str(a, g->cpus);
+    g->host_basis = arena_str(a, g->host_basis);
+    g->hops = copy_hops(a, g->hops, g->nhops);
+  }
+  to->nics = arena_dup(a, from->nics, from->nnics, sizeof *to->nics);
+  to->nnics = to->nics != NULL ? from->nnics : 0;
+  for (size_t i = 0; i < to->nnics; i++) {
+    struct gcb_model_nic *c = &to->nics[i];
+    c->name = arena_str(a, c->name);
+    c->busid = arena_str(a, c->busid);
+    c->hops = copy_hops(a, c->hops, c->nhops);
+  }
+}
+
+bool gcb__model_copy_topology(struct gcb_model *m, struct gcb_model_node *to,
+                              const struct gcb_model_node *from) {
+  struct gcb__model_arena *a = m->arena;
+  size_t cells = from->npaths * from->npaths;
+  to->has_topology = true;
+  copy_devices(a, to, from);
+  to->numa = arena_dup(a, from->numa, from->nnuma, sizeof *to->numa);
+  to->numa_cpus = arena_strs(a, from->numa_cpus, from->nnuma);
+  to->nnuma = to->numa != NULL ? from->nnuma : 0;
+  to->switches =
+      arena_dup(a, from->switches, from->nswitches, sizeof *to->switches);
+  to->nswitches = to->switches != NULL ? from->nswitches : 0;
+  for (size_t i = 0; i < to->nswitches; i++)
+    to->switches[i].busid = arena_str(a, to->switches[i].busid);
+  to->path_devices = arena_strs(a, from->path_devices, from->npaths);
+  to->path_class = arena_strs(a, from->path_class, cells);
+  to->path_gbps = arena_dup(a, from->path_gbps, cells, sizeof *to->path_gbps);
+  to->npaths = from->npaths;
+  return !a->failed;
 }
 
 /* ---- rtab: a rank's entry in a case's columns ---- */

@@ -312,6 +312,21 @@ enum gcb_status gcb_model_from_json(const struct json_t *root, const char *name,
                                     struct gcb_model **out,
                                     struct gcb_err *err);
 
+/* The same, the model taking root as its own (freed with it, also when
+ * this fails): a tree nothing else reads. */
+enum gcb_status gcb_model_from_json_owned(struct json_t *root,
+                                          const char *name,
+                                          struct gcb_model **out,
+                                          struct gcb_err *err);
+
+/* Copies node `from`'s topology (GPUs, NICs, NUMA nodes, PCIe switches
+ * and paths; not the placement check or facts, which belong to the run
+ * that recorded them) into node `to` of m, which then owns every copy:
+ * a converted file joined to the machine a gcbench document describes.
+ * false on ENOMEM (m then fails whole: free it). */
+bool gcb__model_copy_topology(struct gcb_model *m, struct gcb_model_node *to,
+                              const struct gcb_model_node *from);
+
 /* NULL is a no-op. */
 void gcb_model_free(struct gcb_model *m);
 

@@ -184,30 +184,28 @@ static enum gcb_status no_measurement(struct gcb__conv *cv, const json_t *doc) {
                      cv->name, cv->name, cv->format, held);
 }
 
-/* Dumps the converted document and reads it back as any results file. */
-static enum gcb_status finish(struct gcb__conv *cv, const char *format,
-                              json_t *doc, struct gcb_results **out) {
+/* The converted document's model, joined to a known topology. */
+static enum gcb_status finish(struct gcb__conv *cv, json_t *doc,
+                              struct gcb_model **out) {
   if (json_array_size(json_object_get(doc, "cases")) == 0) {
     enum gcb_status st = no_measurement(cv, doc);
     json_decref(doc);
     return st;
   }
-  gcb__conv_join_topology(cv, doc);
-  char *text = json_dumps(doc, JSON_COMPACT);
-  json_decref(doc);
-  if (text == NULL)
-    return gcb__conv_nomem(cv);
-  char name[512];
-  snprintf(name, sizeof name, "%s (converted from %s)", cv->name, format);
-  enum gcb_status st =
-      gcb_results_parse(text, strlen(text), name, out, cv->err);
-  free(text);
+  const struct gcb_model_node *topo = gcb__conv_join_topology(cv, doc);
+  enum gcb_status st = gcb_model_from_json_owned(doc, cv->name, out, cv->err);
+  if (st == GCB_OK && topo != NULL &&
+      !gcb__model_copy_topology(*out, &(*out)->nodes[0], topo)) {
+    gcb_model_free(*out);
+    *out = NULL;
+    st = gcb__conv_nomem(cv);
+  }
   return st;
 }
 
 static enum gcb_status convert(const struct gcb__converter *row,
                                const struct gcb__sniff *s, struct gcb__conv *cv,
-                               struct gcb_results **out) {
+                               struct gcb_model **out) {
   size_t limit = row->json ? GCB_INTEROP_MAX_JSON : GCB_INTEROP_MAX_TEXT;
   cv->format = row->name;
   size_t size = row->json ? s->json_len : s->len;
@@ -231,19 +229,31 @@ static enum gcb_status convert(const struct gcb__converter *row,
     json_decref(doc);
     return st;
   }
-  return finish(cv, gcb_format_name(row->format), doc, out);
+  return finish(cv, doc, out);
+}
+
+/* gcbench's own document, and its model. */
+static enum gcb_status own_doc(const char *text, size_t len, const char *name,
+                               struct gcb_results **res,
+                               struct gcb_model **model, struct gcb_err *err) {
+  enum gcb_status st = gcb_results_parse(text, len, name, res, err);
+  if (st == GCB_OK)
+    st = gcb_model_from_results(*res, name, model, err);
+  return st;
 }
 
 enum gcb_status gcb_interop_parse(const char *text, size_t len,
                                   const char *name, const struct gcb_doc *known,
-                                  size_t nknown, struct gcb_results **out,
+                                  size_t nknown, struct gcb_results **res,
+                                  struct gcb_model **model,
                                   enum gcb_format *format,
                                   struct gcb_err *err) {
-  *out = NULL;
+  *res = NULL;
+  *model = NULL;
   if (format != NULL)
     *format = GCB_FORMAT_GCBENCH;
   if (gcb__text_has(text, len, "\"gcbench.results/", DETECT_WINDOW))
-    return gcb_results_parse(text, len, name, out, err);
+    return own_doc(text, len, name, res, model, err);
   struct gcb__sniff s;
   char why[16][WHY_MAX];
   sniff(&s, text, len);
@@ -258,9 +268,9 @@ enum gcb_status gcb_interop_parse(const char *text, size_t len,
   if (format != NULL && row != NULL)
     *format = row->format;
   if (row != NULL && row->convert != NULL)
-    st = convert(row, &s, &cv, out);
+    st = convert(row, &s, &cv, model);
   else if (row != NULL || for_results_reader(&s))
-    st = gcb_results_parse(text, len, name, out, err);
+    st = own_doc(text, len, name, res, model, err);
   else {
     if (format != NULL)
       *format = GCB_FORMAT_UNKNOWN;
@@ -272,7 +282,7 @@ enum gcb_status gcb_interop_parse(const char *text, size_t len,
 
 enum gcb_status gcb__interop_parse_as(const char *row, const char *text,
                                       size_t len, const char *name,
-                                      struct gcb_results **out,
+                                      struct gcb_model **out,
                                       struct gcb_err *err) {
   const struct gcb__converter *const *r = gcb__converters;
   while (*r != NULL && strcmp((*r)->name, row) != 0)

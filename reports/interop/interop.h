@@ -8,9 +8,9 @@
  * mix of them. docs/INTEROP.md says what each becomes;
  * tests/data/interop/README.md where the real samples come from.
  *
- * A converted file is a gcbench.results/1 document (checked by the same
- * reader as gcbench's own), so every rule, table, plot and renderer sees
- * it like any other. Problems in an input are GCB_EINPUT with
+ * A converted file becomes the typed model of a results document
+ * (reports/document/model.h), as gcbench's own documents do, so every
+ * rule, table, plot and renderer sees it like any other. Problems in an input are GCB_EINPUT with
  * "FILE:LINE[:COLUMN]: format: problem"; a file no row recognises gets
  * one line naming the formats tried and why each did not fit.
  */
@@ -19,6 +19,7 @@
 
 #include <stddef.h>
 
+#include "reports/document/model.h"
 #include "reports/document/results.h"
 #include "reports/document/view.h"
 
@@ -60,16 +61,19 @@ enum gcb_format gcb_interop_detect(const char *text, size_t len);
  * Reads a file's text (`name` stands for the file in messages) in whatever
  * format it has. A foreign file is converted; where it names GPUs by PCI
  * bus id, the topology of the matching node of one of the documents in
- * `known` (same host name, or holding every one of those bus ids) is
- * copied in, so P2P pairs and copies are judged against what the links
- * should carry. On success *out is a validated document the caller frees
- * and *format (may be NULL) says what the file was. GCB_EINPUT with
+ * `known` (their models: same host name, or holding every one of those
+ * bus ids) is copied into its model, so P2P pairs and copies are judged against what the links
+ * should carry. On success *model is the file's typed model, which the
+ * caller frees (gcb_model_free) before *res: gcbench's own document it
+ * was built from, NULL for another tool's file, whose model holds all it
+ * says. *format (may be NULL) says what the file was. GCB_EINPUT with
  * "FILE:LINE[:COLUMN]: format: problem" (a text over the limits above
  * included), GCB_EIO, GCB_ENOMEM.
  */
 enum gcb_status gcb_interop_parse(const char *text, size_t len,
                                   const char *name, const struct gcb_doc *known,
-                                  size_t nknown, struct gcb_results **out,
+                                  size_t nknown, struct gcb_results **res,
+                                  struct gcb_model **model,
                                   enum gcb_format *format, struct gcb_err *err);
 
 #endif

@@ -14,7 +14,6 @@
 
 #include "reports/document/bench_kind.h"
 #include "reports/document/ranks.h"
-#include "reports/document/topo_view.h"
 #include "reports/interop/interop_int.h"
 
 /* ---- the conversion context ---------------------------------------------
@@ -316,62 +315,56 @@ json_t *gcb__conv_error(const char *bench, const char *label,
 
 /* ---- topology join ------------------------------------------------------ */
 
-/* Whether every device of doc is a GPU of topo (by bus id). */
-static bool holds_all(const json_t *doc, const json_t *topo) {
+/* Whether every device of doc is a GPU of node n of known document k (by
+ * bus id). */
+static bool holds_all(const json_t *doc, const struct gcb_model *k,
+                      const struct gcb_model_node *n) {
   const json_t *r;
-  size_t i, n = 0;
+  size_t i, count = 0;
   json_array_foreach(json_object_get(doc, "ranks"), i, r) {
     const char *bus = gcb_view_str(gcb_view_obj(r, "device"), "bus_id");
-    if (bus[0] == '\0' || gcb_topo_view_gpu_by_busid(topo, bus) < 0)
+    if (bus[0] == '\0' || gcb_model_gpu_index(k, n->index, bus) < 0)
       return false;
-    n++;
+    count++;
   }
-  return n > 0;
-}
-
-static const json_t *matching_topology(const struct gcb__conv *cv,
-                                       const json_t *doc) {
-  const json_t *mine = json_array_get(json_object_get(doc, "nodes"), 0), *n;
-  const char *host = gcb_view_str(mine, "hostname");
-  for (size_t d = 0; d < cv->nknown; d++) {
-    size_t i;
-    json_array_foreach(json_object_get(cv->known[d].root, "nodes"), i, n) {
-      const json_t *topo = gcb_view_obj(n, "topology");
-      if (topo != NULL && holds_all(doc, topo) &&
-          (host[0] == '\0' || strcmp(host, gcb_view_str(n, "hostname")) == 0 ||
-           json_array_size(json_object_get(doc, "nodes")) == 1))
-        return topo;
-    }
-  }
-  return NULL;
+  return count > 0;
 }
 
 /* Gives every p2p pair its path class ("NV18", "SYS"), as gcbench's own
  * p2p cases carry it, so acceptance checks per path class apply. */
-static void pair_classes(json_t *doc, const json_t *topo) {
+static void pair_classes(json_t *doc, const struct gcb_model *k,
+                         const struct gcb_model_node *n) {
   json_t *c;
   size_t i;
   json_array_foreach(json_object_get(doc, "cases"), i, c) {
     json_t *params = json_object_get(c, "params");
     long long a =
-        gcb_topo_view_gpu_by_busid(topo, gcb_view_str(params, "src_bus_id"));
+        gcb_model_gpu_index(k, n->index, gcb_view_str(params, "src_bus_id"));
     long long b =
-        gcb_topo_view_gpu_by_busid(topo, gcb_view_str(params, "dst_bus_id"));
-    const char *cls = gcb_topo_view_pair_class(topo, a, b);
+        gcb_model_gpu_index(k, n->index, gcb_view_str(params, "dst_bus_id"));
+    const char *cls = gcb_model_pair_class(n, a, b);
     if (gcb_bench_kind_of(c) == GCB_BENCH_P2P && cls[0] != '\0')
       json_object_set_new(params, "path", json_string(cls));
   }
 }
 
-void gcb__conv_join_topology(struct gcb__conv *cv, json_t *doc) {
-  json_t *nodes = json_object_get(doc, "nodes");
-  const json_t *topo =
-      json_array_size(nodes) == 1 ? matching_topology(cv, doc) : NULL;
-  json_t *copy = topo != NULL ? json_deep_copy(topo) : NULL;
-  if (copy == NULL)
-    return; /* no match (or no memory): the report works without it */
-  json_object_del(copy, "placement");
-  json_object_del(copy, "facts");
-  json_object_set_new(json_array_get(nodes, 0), "topology", copy);
-  pair_classes(doc, copy);
+const struct gcb_model_node *gcb__conv_join_topology(struct gcb__conv *cv,
+                                                     json_t *doc) {
+  const json_t *nodes = json_object_get(doc, "nodes");
+  const char *host = gcb_view_str(json_array_get(nodes, 0), "hostname");
+  if (json_array_size(nodes) != 1)
+    return NULL;
+  for (size_t d = 0; d < cv->nknown; d++) {
+    const struct gcb_model *k = cv->known[d].model;
+    for (size_t i = 0; k != NULL && i < k->nnodes; i++) {
+      const struct gcb_model_node *n = &k->nodes[i];
+      if (n->has_topology && holds_all(doc, k, n) &&
+          (host[0] == '\0' || strcmp(host, n->hostname) == 0 ||
+           json_array_size(nodes) == 1)) {
+        pair_classes(doc, k, n);
+        return n;
+      }
+    }
+  }
+  return NULL;
 }

@@ -70,7 +70,7 @@ extern const struct gcb__converter *const gcb__converters[];
  * gcb_interop_parse otherwise; GCB_EINTERNAL for an unknown row. */
 enum gcb_status gcb__interop_parse_as(const char *row, const char *text,
                                       size_t len, const char *name,
-                                      struct gcb_results **out,
+                                      struct gcb_model **out,
                                       struct gcb_err *err);
 
 /* ---- the context --------------------------------------------------------- */
@@ -226,10 +226,13 @@ json_t *gcb__conv_skip(const char *bench, const char *label, const char *why);
 json_t *gcb__conv_error(const char *bench, const char *label,
                         const char *status, const char *message);
 
-/* Copies the topology of a node of a known document into node 0 of doc
- * when it is the same machine (same host name, or every bus id of doc's
- * devices found among its GPUs); its placement and facts stay with the
+/* The node of a known document whose topology node 0 of doc takes when
+ * it is the same machine (same host name, or every bus id of doc's
+ * devices found among its GPUs), with doc's p2p pairs given their path
+ * class; NULL when none. The caller copies the topology in
+ * (gcb__model_copy_topology): its placement and facts stay with the
  * document they were recorded in. */
-void gcb__conv_join_topology(struct gcb__conv *cv, json_t *doc);
+const struct gcb_model_node *gcb__conv_join_topology(struct gcb__conv *cv,
+                                                     json_t *doc);
 
 #endif

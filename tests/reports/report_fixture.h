@@ -242,20 +242,34 @@ static inline const char *fx_param_str(const json_t *c, const char *key) {
 }
 
 /* A file in whatever format it has, as the report tool reads an input:
- * its text (GCB_FILE_MAX_BYTES at most), through gcb_interop_parse. */
+ * its text (GCB_FILE_MAX_BYTES at most), through gcb_interop_parse: *out
+ * gcbench's own document (NULL for another tool's file), *model its model
+ * (free it first). */
 static inline enum gcb_status
 fx_interop_read(const char *path, const struct gcb_doc *known, size_t nknown,
-                struct gcb_results **out, enum gcb_format *format,
-                struct gcb_err *err) {
+                struct gcb_results **out, struct gcb_model **model,
+                enum gcb_format *format, struct gcb_err *err) {
   char *text;
   size_t len;
   *out = NULL;
+  *model = NULL;
   enum gcb_status st =
       gcb_file_read(path, GCB_FILE_MAX_BYTES, &text, &len, err);
   if (st == GCB_OK)
-    st = gcb_interop_parse(text, len, path, known, nknown, out, format, err);
+    st = gcb_interop_parse(text, len, path, known, nknown, out, model, format,
+                           err);
   free(text);
   return st;
+}
+
+/* The loaded document of what fx_interop_read gave (free its model with
+ * fx_doc_free): a converted file has no tree. */
+static inline struct gcb_doc fx_doc_read(const char *name,
+                                         const struct gcb_results *r,
+                                         struct gcb_model *model) {
+  return (struct gcb_doc){.name = name,
+                          .root = r != NULL ? gcb_results_json(r) : NULL,
+                          .model = model};
 }
 
 /* The per-rank columns of case c of a document read: gcb_results_ranks

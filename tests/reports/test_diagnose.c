@@ -88,9 +88,10 @@ static void gpu8(struct dx *x) {
   for (size_t i = 0; i < 3; i++) {
     char path[512];
     snprintf(path, sizeof path, "%s/%s", GCB_TEST_DATA, files[i]);
-    cr_assert_eq(fx_interop_read(path, x->docs, i, &x->res[i], NULL, &err),
+    struct gcb_model *m;
+    cr_assert_eq(fx_interop_read(path, x->docs, i, &x->res[i], &m, NULL, &err),
                  GCB_OK, "%s", err.msg);
-    x->docs[i] = fx_doc_of_results(files[i], x->res[i]);
+    x->docs[i] = fx_doc_read(files[i], x->res[i], m);
   }
   x->ndocs = 3;
   cr_assert_eq(gcb_criteria_read(DATA("criteria-h200.json"), &x->cr, &err),
@@ -449,10 +450,11 @@ Test(diagnose, a_pair_slow_both_ways_is_one_root_cause_with_each_direction) {
   struct dx x;
   struct gcb_err err = {0};
   memset(&x, 0, sizeof x);
-  cr_assert_eq(fx_interop_read(path, x.docs, 0, &x.res[0], NULL, &err), GCB_OK,
+  struct gcb_model *m;
+  cr_assert_eq(fx_interop_read(path, x.docs, 0, &x.res[0], &m, NULL, &err), GCB_OK,
                "%s", err.msg);
   unlink(path);
-  x.docs[0] = fx_doc_of_results("pair.json", x.res[0]);
+  x.docs[0] = fx_doc_read("pair.json", x.res[0], m);
   x.ndocs = 1;
   diagnose(&x);
   const struct gcb_root_cause *pair = NULL;
@@ -964,9 +966,10 @@ Test(diagnose, gpus_known_by_index_alone_are_counted_and_placed) {
       DATA("interop/coreweave-gb200-nvl72-allreduce.txt"),
       DATA("interop/nvbandwidth-50-v0.8-a6000.txt")};
   for (size_t i = 0; i < 2; i++) {
-    cr_assert_eq(fx_interop_read(files[i], x.docs, i, &x.res[i], NULL, &err),
+    struct gcb_model *m;
+    cr_assert_eq(fx_interop_read(files[i], x.docs, i, &x.res[i], &m, NULL, &err),
                  GCB_OK, "%s", err.msg);
-    x.docs[i] = fx_doc_of_results(files[i], x.res[i]);
+    x.docs[i] = fx_doc_read(files[i], x.res[i], m);
   }
   x.ndocs = 2;
   diagnose(&x);

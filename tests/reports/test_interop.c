@@ -25,28 +25,31 @@ struct loaded {
   enum gcb_format format;
 };
 
+/* A file as the report reads it: a converted file is its model alone. */
 static void load(const char *path, const struct gcb_doc *known, size_t n,
                  struct loaded *l) {
+  struct gcb_model *m = NULL;
   struct gcb_err err = {0};
-  cr_assert_eq(fx_interop_read(path, known, n, &l->res, &l->format, &err),
+  cr_assert_eq(fx_interop_read(path, known, n, &l->res, &m, &l->format, &err),
                GCB_OK, "%s", err.msg);
-  l->doc = (struct gcb_doc){.name = path, .root = gcb_results_json(l->res)};
+  l->doc = fx_doc_read(path, l->res, m);
 }
 
-static const json_t *cases(const struct loaded *l) {
-  return json_object_get(l->doc.root, "cases");
+static void unload(struct loaded *l) {
+  fx_doc_free(&l->doc);
+  gcb_results_free(l->res);
 }
 
 /* The first case of bench with param key = value (a string). */
-static const json_t *find_case(const struct loaded *l, const char *bench,
-                               const char *key, const char *value) {
-  const json_t *c;
-  size_t i;
-  json_array_foreach(cases(l), i, c) {
-    if (strcmp(gcb_view_str(c, "bench"), bench) == 0 &&
-        strcmp(fx_param_str(c, key), value) == 0)
-      return c;
-  }
+static const struct gcb_model_case *find_case(const struct loaded *l,
+                                              const char *bench,
+                                              const char *key,
+                                              const char *value) {
+  const struct gcb_model *m = l->doc.model;
+  for (size_t i = 0; i < m->ncases; i++)
+    if (strcmp(m->cases[i].bench, bench) == 0 &&
+        strcmp(gcb_model_param_str(&m->cases[i], key), value) == 0)
+      return &m->cases[i];
   return NULL;
 }
 
@@ -80,94 +83,81 @@ Test(interop, nccl_tests_rows_become_collective_cases) {
   struct loaded l;
   load(DATA("interop/nccl-tests-allreduce.json"), NULL, 0, &l);
   cr_expect_eq(l.format, GCB_FORMAT_NCCL_TESTS);
-  cr_expect_eq(json_array_size(cases(&l)), 19,
+  const struct gcb_model *m = l.doc.model;
+  cr_expect_null(l.res, "a converted file is its model alone");
+  cr_assert_eq(m->ncases, 19,
                "9 sizes, 2 halves each, and the average bus bandwidth");
-  const json_t *avg = json_array_get(cases(&l), 18);
-  cr_expect_str_eq(gcb_view_str(avg, "bench"), "imported");
-  cr_expect_str_eq(fx_param_str(avg, "name"), "avg_bus_bandwidth");
-  cr_expect_str_eq(fx_param_str(avg, "op"), "allreduce");
-  const json_t *c = json_array_get(cases(&l), 17), *s;
-  cr_expect_str_eq(fx_param_str(c, "op"), "allreduce");
-  cr_expect_str_eq(fx_param_str(c, "type"), "float");
-  cr_expect_str_eq(fx_param_str(c, "redop"), "sum");
-  cr_expect_float_eq(fx_param_num(c, "size"), 134217728, 0);
-  cr_expect_float_eq(fx_param_num(c, "count"), 33554432, 0);
-  cr_expect_float_eq(fx_param_num(c, "root"), -1, 0);
-  cr_expect_float_eq(fx_param_num(c, "inplace"), 1, 0);
-  s = gcb_view_obj(c, "summary");
-  double t = gcb_view_num(gcb_view_obj(s, "time_s"), "mean");
-  double alg = gcb_view_num(s, "algbw"), bus = gcb_view_num(s, "busbw");
+  const struct gcb_model_case *avg = &m->cases[18];
+  cr_expect_str_eq(avg->bench, "imported");
+  cr_expect_str_eq(gcb_model_param_str(avg, "name"), "avg_bus_bandwidth");
+  cr_expect_str_eq(gcb_model_param_str(avg, "op"), "allreduce");
+  const struct gcb_model_case *c = &m->cases[17];
+  cr_expect_str_eq(gcb_model_param_str(c, "op"), "allreduce");
+  cr_expect_str_eq(gcb_model_param_str(c, "type"), "float");
+  cr_expect_str_eq(gcb_model_param_str(c, "redop"), "sum");
+  cr_expect_float_eq(gcb_model_param_num(c, "size"), 134217728, 0);
+  cr_expect_float_eq(gcb_model_param_num(c, "count"), 33554432, 0);
+  cr_expect_float_eq(gcb_model_param_num(c, "root"), -1, 0);
+  cr_expect_float_eq(gcb_model_param_num(c, "inplace"), 1, 0);
+  double t = c->summary.time_mean;
+  double alg = c->summary.algbw, bus = c->summary.busbw;
   cr_expect_float_eq(alg, 134217728 / t / 1e9, 1e-3 * alg, "algbw = S / t");
   cr_expect_float_eq(bus / alg, 1.75, 1e-4, "2(n-1)/n for 8 ranks");
-  cr_expect_eq(gcb_view_int(s, "ranks", 0), 8);
-  cr_expect(
-      json_is_true(json_object_get(gcb_view_obj(c, "validation"), "checked")),
-      "validated with -c 1: nwrong is a number");
-  cr_expect_eq(fx_case_ranks(l.res, c)->n, 0,
-               "nccl-tests reports only the average over ranks");
-  struct gcb_doc d = fx_doc_of(l.doc.name, l.doc.root);
+  cr_expect_eq(c->summary.ranks, 8);
+  cr_expect(c->validation.checked, "validated with -c 1: nwrong is a number");
+  cr_expect_eq(c->ranks.n, 0, "nccl-tests reports only the average over ranks");
   struct gcb_place p;
-  gcb_model_place(d.model, 5, &p);
+  gcb_model_place(m, 5, &p);
   cr_expect_str_eq(p.bus_id, "0000:bb:00.0", "device_hex 0000:bb:00");
   cr_expect_str_eq(p.hostname, "hgx-h200-07");
-  fx_doc_free(&d);
-  const json_t *sw = gcb_view_obj(l.doc.root, "software");
-  cr_expect_str_eq(gcb_view_str(sw, "nccl"), "2.27.3");
-  cr_expect_str_eq(gcb_view_str(gcb_view_obj(l.doc.root, "run"), "command"),
-                   "nccl-tests");
-  gcb_results_free(l.res);
+  cr_expect_str_eq(gcb_mvalue_get(&m->run.software, "nccl")->text, "2.27.3");
+  cr_expect_str_eq(m->run.command, "nccl-tests");
+  unload(&l);
 }
 
 Test(interop, nvbandwidth_matrices_become_copies_and_pairs) {
   struct loaded l;
   load(DATA("interop/nvbandwidth-h200.json"), NULL, 0, &l);
-  const json_t *h2d = find_case(&l, "pcie", "direction", "h2d");
+  const struct gcb_model_case *h2d = find_case(&l, "pcie", "direction", "h2d");
   cr_assert_not_null(h2d);
-  const struct gcb_ranks *pr = fx_case_ranks(l.res, h2d);
-  cr_assert_not_null(pr);
-  cr_expect_eq(pr->n, 8, "one figure per GPU");
-  cr_expect_float_eq(gcb_ranks_num(pr, GCB_RC_FIG_MEDIAN, 5), 21.8043, 1e-9);
-  size_t pairs = 0, bidir = 0, i;
-  const json_t *c;
-  json_array_foreach(cases(&l), i, c) {
-    if (strcmp(gcb_view_str(c, "bench"), "p2p") != 0)
+  cr_expect_eq(h2d->ranks.n, 8, "one figure per GPU");
+  cr_expect_float_eq(gcb_model_col(h2d, GCB_RC_FIG_MEDIAN, 5), 21.8043, 1e-9);
+  size_t pairs = 0, bidir = 0;
+  for (size_t i = 0; i < l.doc.model->ncases; i++) {
+    const struct gcb_model_case *c = &l.doc.model->cases[i];
+    if (strcmp(c->bench, "p2p") != 0)
       continue;
     pairs++;
-    bidir += strcmp(fx_param_str(c, "direction"), "bidir") == 0;
-    if (fx_param_num(c, "src") == 2 && fx_param_num(c, "dst") == 6 &&
-        strcmp(fx_param_str(c, "direction"), "uni") == 0) {
-      cr_expect_float_eq(gcb_view_num(gcb_view_obj(c, "summary"), "median"),
-                         152.3, 1e-9);
-      cr_expect_str_eq(fx_param_str(c, "dst_bus_id"), "0000:cb:00.0");
+    bidir += strcmp(gcb_model_param_str(c, "direction"), "bidir") == 0;
+    if (gcb_model_param_num(c, "src") == 2 && gcb_model_param_num(c, "dst") == 6 &&
+        strcmp(gcb_model_param_str(c, "direction"), "uni") == 0) {
+      cr_expect_float_eq(c->summary.median, 152.3, 1e-9);
+      cr_expect_str_eq(gcb_model_param_str(c, "dst_bus_id"), "0000:cb:00.0");
     }
-    if (strcmp(fx_param_str(c, "direction"), "bidir") == 0)
-      cr_expect_gt(gcb_view_num(gcb_view_obj(c, "summary"), "median"), 700,
+    if (strcmp(gcb_model_param_str(c, "direction"), "bidir") == 0)
+      cr_expect_gt(c->summary.median, 700,
                    "the total, the last of the three matrices");
   }
   cr_expect_eq(pairs, 112, "56 read pairs, 56 bidirectional");
   cr_expect_eq(bidir, 56);
-  cr_expect_eq(json_array_size(json_object_get(l.doc.root, "skipped")), 1,
-               "the waived test");
-  const json_t *all =
+  cr_expect_eq(l.doc.model->nskips, 1, "the waived test");
+  const struct gcb_model_case *all =
       find_case(&l, "imported", "name", "all_to_host_memcpy_ce");
   cr_assert_not_null(all, "a test without a counterpart: imported figures");
-  cr_expect_str_eq(gcb_view_str(all, "unit"), "GB/s");
+  cr_expect_str_eq(all->unit, "GB/s");
   cr_expect_null(
       find_case(&l, "imported", "name", "device_to_device_memcpy_read_ce"),
       "every cell of a pair test is a pair (the diagonal is N/A)");
   cr_expect_not_null(
       find_case(&l, "imported", "testcase", "host_to_device_memcpy_ce"),
       "its SUM line");
-  cr_expect(!json_is_true(
-                json_object_get(gcb_view_obj(h2d, "validation"), "checked")),
+  cr_expect(!h2d->validation.checked,
             "nvbandwidth checked no values: not validated");
-  struct gcb_doc d = fx_doc_of(l.doc.name, l.doc.root);
   struct gcb_place p;
-  gcb_model_place(d.model, 7, &p);
+  gcb_model_place(l.doc.model, 7, &p);
   cr_expect_str_eq(p.bus_id, "0000:db:00.0");
   cr_expect_eq(p.gpu, 7, "rank i stands for GPU i");
-  fx_doc_free(&d);
-  gcb_results_free(l.res);
+  unload(&l);
 }
 
 /* The number of findings of a kind, and the first. */
@@ -184,16 +174,15 @@ Test(interop, nvbandwidth_joined_to_a_gcbench_topology_is_judged_by_it) {
   struct loaded g, nv;
   load(DATA("report-gpu8.json"), NULL, 0, &g);
   load(DATA("interop/nvbandwidth-h200.json"), &g.doc, 1, &nv);
-  const json_t *topo = gcb_view_obj(
-      json_array_get(json_object_get(nv.doc.root, "nodes"), 0), "topology");
-  cr_assert_not_null(topo, "joined by bus id");
-  cr_expect_null(json_object_get(topo, "placement"),
-                 "the placement check belongs to the gcbench run");
+  cr_assert_eq(nv.doc.model->nnodes, 1);
+  const struct gcb_model_node *node = &nv.doc.model->nodes[0];
+  cr_assert(node->has_topology, "joined by bus id");
+  cr_expect(!node->has_placement,
+            "the placement check belongs to the gcbench run");
   struct gcb_thresholds t;
   struct gcb_findings f = {0};
   struct gcb_err err = {0};
   gcb_thresholds_default(&t);
-  nv.doc = fx_doc_of_results(nv.doc.name, nv.res); /* the rules read it */
   cr_assert_eq(gcb_analyze(&nv.doc, 1, &t, &f, &err), GCB_OK);
   const struct gcb_finding *x = NULL;
   cr_assert_eq(kind(&f, "link-bandwidth", &x), 1);
@@ -205,9 +194,8 @@ Test(interop, nvbandwidth_joined_to_a_gcbench_topology_is_judged_by_it) {
   cr_expect_eq(kind(&f, "placement-unbound", &x), 0,
                "bindings nvbandwidth does not record are unknown, not unbound");
   gcb_findings_free(&f);
-  fx_doc_free(&nv.doc);
-  gcb_results_free(nv.res);
-  gcb_results_free(g.res);
+  unload(&nv);
+  unload(&g);
 }
 
 Test(interop, without_a_topology_the_gpus_are_judged_against_each_other) {
@@ -217,7 +205,6 @@ Test(interop, without_a_topology_the_gpus_are_judged_against_each_other) {
   struct gcb_findings f = {0};
   struct gcb_err err = {0};
   gcb_thresholds_default(&t);
-  nv.doc = fx_doc_of_results(nv.doc.name, nv.res); /* the rules read it */
   cr_assert_eq(gcb_analyze(&nv.doc, 1, &t, &f, &err), GCB_OK);
   const struct gcb_finding *x = NULL;
   cr_assert_eq(kind(&f, "link-bandwidth", &x), 1);
@@ -225,8 +212,7 @@ Test(interop, without_a_topology_the_gpus_are_judged_against_each_other) {
   cr_assert_eq(kind(&f, "p2p-bandwidth", &x), 1);
   cr_expect_eq(x->where.gpu, 2);
   gcb_findings_free(&f);
-  fx_doc_free(&nv.doc);
-  gcb_results_free(nv.res);
+  unload(&nv);
 }
 
 /* 1-based line and column of the first occurrence of needle in file. */
@@ -263,12 +249,15 @@ Test(interop, malformed_files_are_refused_at_file_line_column) {
     char path[512], want[1024];
     int line, col;
     struct gcb_results *r = NULL;
+    struct gcb_model *m = NULL;
     struct gcb_err err = {0};
     snprintf(path, sizeof path, "%s/%s", GCB_TEST_DATA, bad[i].file);
     position(path, bad[i].value, &line, &col);
     snprintf(want, sizeof want, "%s:%d:%d: %s", path, line, col, bad[i].path);
-    cr_expect_eq(fx_interop_read(path, NULL, 0, &r, NULL, &err), GCB_EINPUT);
+    cr_expect_eq(fx_interop_read(path, NULL, 0, &r, &m, NULL, &err),
+                 GCB_EINPUT);
     cr_expect_null(r);
+    cr_expect_null(m);
     cr_expect_str_eq(err.msg, want);
   }
 }
@@ -295,11 +284,13 @@ Test(interop, structural_problems_name_the_field) {
   };
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     struct gcb_results *r = NULL;
+    struct gcb_model *m = NULL;
     struct gcb_err err = {0};
     cr_expect_eq(gcb_interop_parse(bad[i].text, strlen(bad[i].text), "x.json",
-                                   NULL, 0, &r, NULL, &err),
+                                   NULL, 0, &r, &m, NULL, &err),
                  GCB_EINPUT);
     cr_expect_str_eq(err.msg, bad[i].msg);
+    cr_expect_null(m);
     gcb_results_free(r);
   }
 }
@@ -308,12 +299,15 @@ Test(interop, a_gcbench_document_reads_as_before) {
   struct loaded l;
   load(DATA("results-valid.json"), NULL, 0, &l);
   cr_expect_eq(l.format, GCB_FORMAT_GCBENCH);
-  gcb_results_free(l.res);
+  cr_expect_not_null(l.res, "gcbench's own document, with its model");
+  cr_expect_not_null(l.doc.model);
+  unload(&l);
   struct gcb_results *r = NULL;
+  struct gcb_model *m = NULL;
   struct gcb_err err = {0};
-  cr_expect_eq(
-      fx_interop_read(DATA("results-schema-v3.json"), NULL, 0, &r, NULL, &err),
-      GCB_EINPUT);
+  cr_expect_eq(fx_interop_read(DATA("results-schema-v3.json"), NULL, 0, &r, &m,
+                               NULL, &err),
+               GCB_EINPUT);
   cr_expect(strstr(err.msg, "unsupported schema version 3") != NULL, "%s",
             err.msg);
 }
@@ -347,13 +341,14 @@ Test(interop, directories_and_huge_files_are_refused) {
 /* The GB/s of the p2p case of testcase name from src to dst; NAN if none. */
 static double pair_figure(const struct loaded *l, const char *name, int src,
                           int dst) {
-  const json_t *c;
-  size_t i;
-  json_array_foreach(cases(l), i, c) {
-    if (strcmp(gcb_view_str(c, "bench"), "p2p") == 0 &&
-        strcmp(fx_param_str(c, "testcase"), name) == 0 &&
-        fx_param_num(c, "src") == src && fx_param_num(c, "dst") == dst)
-      return gcb_view_num(gcb_view_obj(c, "summary"), "median");
+  const struct gcb_model *m = l->doc.model;
+  for (size_t i = 0; i < m->ncases; i++) {
+    const struct gcb_model_case *c = &m->cases[i];
+    if (strcmp(c->bench, "p2p") == 0 &&
+        strcmp(gcb_model_param_str(c, "testcase"), name) == 0 &&
+        gcb_model_param_num(c, "src") == src &&
+        gcb_model_param_num(c, "dst") == dst)
+      return c->summary.median;
   }
   return NAN;
 }
@@ -367,20 +362,16 @@ Test(interop, dcgm_warning_lines_around_nvbandwidth_json_are_passed_over) {
   struct loaded l;
   load(DATA("interop/dcgm-warnings-nvbandwidth-2gpu.json"), NULL, 0, &l);
   cr_expect_eq(l.format, GCB_FORMAT_NVBANDWIDTH);
-  const json_t *h2d = find_case(&l, "pcie", "direction", "h2d");
+  const struct gcb_model_case *h2d = find_case(&l, "pcie", "direction", "h2d");
   cr_assert_not_null(h2d, "the host-device test was read");
-  cr_expect_float_eq(gcb_view_num(gcb_view_obj(h2d, "summary"), "max"), 24.13,
-                     1e-9);
-  cr_expect_eq(json_array_size(json_object_get(l.doc.root, "ranks")), 2);
-  struct gcb_doc d = fx_doc_of(l.doc.name, l.doc.root);
+  cr_expect_float_eq(h2d->summary.max, 24.13, 1e-9);
+  cr_expect_eq(l.doc.model->nranks, 2);
   struct gcb_place p;
-  gcb_model_place(d.model, 1, &p);
+  gcb_model_place(l.doc.model, 1, &p);
   cr_expect_str_eq(p.bus_id, "0000:0f:00.0");
   cr_expect_str_eq(p.hostname, "dgx-a100-03");
-  fx_doc_free(&d);
-  cr_expect_eq(json_array_size(json_object_get(l.doc.root, "skipped")), 1,
-               "the waived test");
-  gcb_results_free(l.res);
+  cr_expect_eq(l.doc.model->nskips, 1, "the waived test");
+  unload(&l);
 }
 
 /* Which GPU's data goes where, per testcase kind, as nvbandwidth's code
@@ -410,7 +401,7 @@ Test(interop, nvbandwidth_pairs_go_the_way_the_data_went) {
     cr_expect_float_eq(pair_figure(&l, want[i].test, want[i].src, want[i].dst),
                        want[i].gbps, 1e-9, "%s GPU%d -> GPU%d", want[i].test,
                        want[i].src, want[i].dst);
-  gcb_results_free(l.res);
+  unload(&l);
   /* The same in nvbandwidth's stdout. */
   static const char text[] =
       "Running device_to_device_memcpy_read_ce.\n"
@@ -420,14 +411,15 @@ Test(interop, nvbandwidth_pairs_go_the_way_the_data_went) {
       " 1     102.5       N/A\n"
       "\n"
       "SUM device_to_device_memcpy_read_ce 204.00\n";
+  struct gcb_model *m = NULL;
   struct gcb_err err = {0};
   cr_assert_eq(gcb_interop_parse(text, strlen(text), "read.txt", NULL, 0,
-                                 &l.res, &l.format, &err),
+                                 &l.res, &m, &l.format, &err),
                GCB_OK, "%s", err.msg);
-  l.doc.root = gcb_results_json(l.res);
+  l.doc = fx_doc_read("read.txt", l.res, m);
   cr_expect_float_eq(pair_figure(&l, "device_to_device_memcpy_read_ce", 1, 0),
                      101.5, 1e-9, "GPU 0 read GPU 1: the data went 1 -> 0");
-  gcb_results_free(l.res);
+  unload(&l);
 }
 
 /* A file that yields no measurement is refused in one line (exit 2 in the
@@ -448,11 +440,13 @@ Test(interop, a_file_with_no_measurement_is_refused) {
   };
   for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
     struct gcb_results *r = NULL;
+    struct gcb_model *m = NULL;
     struct gcb_err err = {0};
     cr_expect_eq(gcb_interop_parse(files[i].text, strlen(files[i].text),
-                                   "none.json", NULL, 0, &r, NULL, &err),
+                                   "none.json", NULL, 0, &r, &m, NULL, &err),
                  GCB_EINPUT);
     cr_expect_null(r);
+    cr_expect_null(m);
     cr_expect_str_eq(err.msg, files[i].says);
   }
 }
@@ -463,12 +457,10 @@ Test(interop, a_log_without_validation_compares_clean_with_itself) {
   struct loaded a, b;
   load(DATA("interop/superbench-nccl_allreduce.log"), NULL, 0, &a);
   load(DATA("interop/superbench-nccl_allreduce.log"), NULL, 0, &b);
-  a.doc = fx_doc_of_results(a.doc.name, a.res);
-  b.doc = fx_doc_of_results(b.doc.name, b.res);
-  const json_t *c = find_case(&b, "coll", "op", "allreduce");
+  const struct gcb_model_case *c = find_case(&b, "coll", "op", "allreduce");
   cr_assert_not_null(c);
   cr_expect(
-      !json_is_true(json_object_get(gcb_view_obj(c, "validation"), "checked")),
+      !c->validation.checked,
       "no -c: not validated");
   struct gcb_thresholds th;
   struct gcb_comparison cmp = {0};
@@ -483,20 +475,16 @@ Test(interop, a_log_without_validation_compares_clean_with_itself) {
   cr_expect(!rc.failed, "status %s", rc.status);
   gcb_comparison_free(&cmp);
   /* A case checked and found wrong still fails it. */
-  json_t *v = json_object_get((json_t *)c, "validation");
-  json_object_set_new(v, "checked", json_true());
-  json_object_set_new(v, "wrong", json_integer(2));
-  fx_doc_free(&b.doc); /* the model is built from the tree: again */
-  b.doc = fx_doc_of_results(b.doc.name, b.res);
+  struct gcb_model_case *wrong = (struct gcb_model_case *)c;
+  wrong->validation.checked = true;
+  wrong->validation.wrong = 2;
   cr_assert_eq(gcb_compare(&a.doc, &b.doc, &th, &cmp, &err), GCB_OK);
   gcb_compare_run_check(&cmp, &b.doc, &rc);
   cr_expect_eq(rc.invalid, 1);
   cr_expect(rc.failed);
   gcb_comparison_free(&cmp);
-  fx_doc_free(&a.doc);
-  fx_doc_free(&b.doc);
-  gcb_results_free(a.res);
-  gcb_results_free(b.res);
+  unload(&a);
+  unload(&b);
 }
 
 /* nvbandwidth states rates and no size: its copies and pairs say their work
@@ -506,8 +494,7 @@ Test(interop, nvbandwidth_cases_say_their_size_is_nominal) {
   struct loaded nv, own;
   load(DATA("interop/nvbandwidth-h200.json"), NULL, 0, &nv);
   load(DATA("report-gpu8.json"), NULL, 0, &own);
-  struct gcb_doc a = fx_doc_of_results("nvbandwidth", nv.res);
-  struct gcb_doc b = fx_doc_of_results("gcbench", own.res);
+  const struct gcb_doc a = nv.doc, b = own.doc;
   size_t nominal = 0, copies = 0;
   for (size_t i = 0; i < a.model->ncases; i++) {
     const struct gcb_model_case *c = &a.model->cases[i];
@@ -520,8 +507,6 @@ Test(interop, nvbandwidth_cases_say_their_size_is_nominal) {
   cr_expect_eq(nominal, copies);
   for (size_t i = 0; i < b.model->ncases; i++)
     cr_expect(!b.model->cases[i].nominal_work, "%s", b.model->cases[i].label);
-  fx_doc_free(&a);
-  fx_doc_free(&b);
-  gcb_results_free(nv.res);
-  gcb_results_free(own.res);
+  unload(&nv);
+  unload(&own);
 }

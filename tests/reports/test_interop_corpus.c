@@ -27,14 +27,23 @@ static char *slurp(const char *path, size_t *len) {
   return text;
 }
 
-static struct gcb_results *load(const char *path, enum gcb_format want) {
+/* Another tool's file, converted: its model. */
+static struct gcb_model *load(const char *path, enum gcb_format want) {
   struct gcb_results *r = NULL;
+  struct gcb_model *m = NULL;
   struct gcb_err err = {0};
   enum gcb_format f;
-  cr_assert_eq(fx_interop_read(path, NULL, 0, &r, &f, &err), GCB_OK, "%s",
+  cr_assert_eq(fx_interop_read(path, NULL, 0, &r, &m, &f, &err), GCB_OK, "%s",
                err.msg);
   cr_expect_eq(f, want, "%s read as %s", path, gcb_format_name(f));
-  return r;
+  cr_assert_null(r, "a converted file is its model alone");
+  return m;
+}
+
+/* A member of the run object the model keeps whole ("" when absent). */
+static const char *run_str(const struct gcb_model *m, const char *key) {
+  const struct gcb_mvalue *v = gcb_mvalue_get(&m->run.run, key);
+  return v->type == GCB_MV_STRING ? v->text : "";
 }
 
 /* The next line of text (NUL-terminated copy in buf); false at the end. */
@@ -64,34 +73,29 @@ static bool all_digits(const char *s) {
   return true;
 }
 
-static const json_t *cases_of(struct gcb_results *r) {
-  return json_object_get(gcb_results_json(r), "cases");
-}
-
 /* The nth (0-based) case of bench with the numeric params given. */
-static const json_t *find_num(struct gcb_results *r, const char *bench,
-                              const char *k1, double v1, const char *k2,
-                              double v2, size_t nth) {
-  const json_t *c;
-  size_t i;
-  json_array_foreach(cases_of(r), i, c) {
-    if (strcmp(gcb_view_str(c, "bench"), bench) == 0 &&
-        fx_param_num(c, k1) == v1 &&
-        (k2 == NULL || fx_param_num(c, k2) == v2) && nth-- == 0)
+static const struct gcb_model_case *find_num(const struct gcb_model *r,
+                                             const char *bench, const char *k1,
+                                             double v1, const char *k2,
+                                             double v2, size_t nth) {
+  for (size_t i = 0; i < r->ncases; i++) {
+    const struct gcb_model_case *c = &r->cases[i];
+    if (strcmp(c->bench, bench) == 0 && gcb_model_param_num(c, k1) == v1 &&
+        (k2 == NULL || gcb_model_param_num(c, k2) == v2) && nth-- == 0)
       return c;
   }
   return NULL;
 }
 
-static const json_t *find_str(struct gcb_results *r, const char *bench,
-                              const char *k1, const char *v1, const char *k2,
-                              const char *v2) {
-  const json_t *c;
-  size_t i;
-  json_array_foreach(cases_of(r), i, c) {
-    if (strcmp(gcb_view_str(c, "bench"), bench) == 0 &&
-        strcmp(fx_param_str(c, k1), v1) == 0 &&
-        (k2 == NULL || strcmp(fx_param_str(c, k2), v2) == 0))
+static const struct gcb_model_case *find_str(const struct gcb_model *r,
+                                             const char *bench, const char *k1,
+                                             const char *v1, const char *k2,
+                                             const char *v2) {
+  for (size_t i = 0; i < r->ncases; i++) {
+    const struct gcb_model_case *c = &r->cases[i];
+    if (strcmp(c->bench, bench) == 0 &&
+        strcmp(gcb_model_param_str(c, k1), v1) == 0 &&
+        (k2 == NULL || strcmp(gcb_model_param_str(c, k2), v2) == 0))
       return c;
   }
   return NULL;
@@ -101,8 +105,10 @@ static double num(const char *s) {
   return strtod(s, NULL);
 }
 
-static double summary(const json_t *c, const char *key) {
-  return gcb_view_num(gcb_view_obj(c, "summary"), key);
+static double summary(const struct gcb_model_case *c, const char *key) {
+  return strcmp(key, "algbw") == 0   ? c->summary.algbw
+         : strcmp(key, "busbw") == 0 ? c->summary.busbw
+                                     : c->summary.median;
 }
 
 /* ---- nccl-tests and rccl-tests logs ------------------------------------- */
@@ -140,18 +146,18 @@ static const struct coll_file {
 };
 
 /* One half of a row: the case equals the printed time, algbw, busbw. */
-static void expect_half(const struct coll_file *f, const json_t *c, char **tok,
+static void expect_half(const struct coll_file *f, const struct gcb_model_case *c, char **tok,
                         double size) {
   cr_assert_not_null(c, "%s: row of %g bytes", f->file, size);
-  cr_expect_str_eq(fx_param_str(c, "op"), f->op, "%s", f->file);
+  cr_expect_str_eq(gcb_model_param_str(c, "op"), f->op, "%s", f->file);
   double t =
-      gcb_view_num(gcb_view_obj(gcb_view_obj(c, "summary"), "time_s"), "mean");
+      c->summary.time_mean;
   cr_expect_float_eq(t * 1e6, num(tok[0]), 1e-9 * num(tok[0]), "%s %g: time",
                      f->file, size);
   cr_expect_eq(summary(c, "algbw"), num(tok[1]), "%s %g: algbw", f->file, size);
   cr_expect_eq(summary(c, "busbw"), num(tok[2]), "%s %g: busbw", f->file, size);
   bool checked =
-      json_is_true(json_object_get(gcb_view_obj(c, "validation"), "checked"));
+      c->validation.checked;
   cr_expect_eq(checked, strcmp(tok[3], "N/A") != 0, "%s: #wrong %s", f->file,
                tok[3]);
   cr_expect_eq(checked, f->checked);
@@ -160,14 +166,13 @@ static void expect_half(const struct coll_file *f, const json_t *c, char **tok,
 static void check_coll_file(const struct coll_file *f) {
   char path[512], line[4096], *tok[MAXTOK];
   snprintf(path, sizeof path, "%s/interop/%s", GCB_TEST_DATA, f->file);
-  struct gcb_results *r =
+  struct gcb_model *r =
       load(path, strcmp(f->tool, "rccl-tests") == 0 ? GCB_FORMAT_RCCL_TESTS
                                                     : GCB_FORMAT_NCCL_TESTS);
-  const json_t *root = gcb_results_json(r), *run = gcb_view_obj(root, "run");
-  cr_expect_str_eq(gcb_view_str(gcb_view_obj(root, "tool"), "name"), f->tool);
-  cr_expect_str_eq(gcb_view_str(run, "status"), f->status, "%s", f->file);
-  cr_expect_eq(gcb_view_int(run, "ranks", 0), f->ranks, "%s", f->file);
-  cr_expect_eq(gcb_view_int(run, "nodes", 0), f->nodes, "%s", f->file);
+  cr_expect_str_eq(r->run.tool, f->tool);
+  cr_expect_str_eq(r->run.status, f->status, "%s", f->file);
+  cr_expect_eq(r->run.ranks, f->ranks, "%s", f->file);
+  cr_expect_eq(r->run.nodes, f->nodes, "%s", f->file);
   size_t len, rows = 0, zero = 0;
   char *text = slurp(path, &len);
   const char *p = text;
@@ -175,11 +180,11 @@ static void check_coll_file(const struct coll_file *f) {
     bool avg = strncmp(line, "# Avg bus bandwidth", 19) == 0;
     size_t n = split(line, tok);
     if (avg) {
-      const json_t *c =
+      const struct gcb_model_case *c =
           find_str(r, "imported", "name", "avg_bus_bandwidth", "op", f->op);
       cr_assert_not_null(c, "%s: its Avg bus bandwidth", f->file);
       cr_expect_eq(summary(c, "median"), num(tok[n - 1]), "%s", f->file);
-      cr_expect_str_eq(gcb_view_str(c, "unit"), "GB/s");
+      cr_expect_str_eq(c->unit, "GB/s");
     }
     if (n < 11 || !all_digits(tok[0]))
       continue;
@@ -194,10 +199,10 @@ static void check_coll_file(const struct coll_file *f) {
                   tok + n - 8 + 4 * h, size);
   }
   cr_expect_eq(rows, f->rows, "%s: every row", f->file);
-  cr_expect_eq(json_array_size(json_object_get(root, "skipped")), 2 * zero,
+  cr_expect_eq(r->nskips, 2 * zero,
                "%s: the 0-byte rows", f->file);
   free(text);
-  gcb_results_free(r);
+  gcb_model_free(r);
 }
 
 Test(interop_corpus, nccl_and_rccl_logs_keep_every_printed_figure) {
@@ -221,23 +226,19 @@ Test(interop_corpus, excerpts_keep_their_rows_and_say_they_are_excerpts) {
   for (size_t i = 0; i < sizeof cut / sizeof *cut; i++) {
     char path[512];
     snprintf(path, sizeof path, "%s/interop/%s", GCB_TEST_DATA, cut[i].file);
-    struct gcb_results *r =
+    struct gcb_model *r =
         load(path, i ? GCB_FORMAT_RCCL_TESTS : GCB_FORMAT_NCCL_TESTS);
-    const json_t *root = gcb_results_json(r);
-    const json_t *run = gcb_view_obj(root, "run");
-    cr_expect_eq(json_array_size(json_object_get(root, "errors")), 0, "%s",
-                 cut[i].file);
-    cr_expect_str_eq(gcb_view_str(run, "status"), "unknown");
-    cr_expect(strstr(gcb_view_str(run, "status_reason"), cut[i].says) != NULL,
-              "%s", gcb_view_str(run, "status_reason"));
-    gcb_results_free(r);
+    cr_expect_eq(r->nerrors, 0, "%s", cut[i].file);
+    cr_expect_str_eq(r->run.status, "unknown");
+    cr_expect(strstr(run_str(r, "status_reason"), cut[i].says) != NULL, "%s",
+              run_str(r, "status_reason"));
+    gcb_model_free(r);
   }
-  struct gcb_results *r =
+  struct gcb_model *r =
       load(DATA("nccl-tests-82-broadcast-v100.txt"), GCB_FORMAT_NCCL_TESTS);
-  cr_expect_str_eq(
-      gcb_view_str(gcb_view_obj(gcb_results_json(r), "software"), "nccl"),
-      "2.9.6", "the NCCL version line among the WARN lines");
-  gcb_results_free(r);
+  cr_expect_str_eq(gcb_mvalue_get(&r->run.software, "nccl")->text, "2.9.6",
+                   "the NCCL version line among the WARN lines");
+  gcb_model_free(r);
 }
 
 /* ---- rccl-tests JSON lines ---------------------------------------------- */
@@ -245,35 +246,34 @@ Test(interop_corpus, excerpts_keep_their_rows_and_say_they_are_excerpts) {
 Test(interop_corpus, rccl_json_lines_keep_every_figure) {
   size_t len;
   char *text = slurp(DATA("rccl-tests-93-allreduce.jsonl"), &len);
-  struct gcb_results *r =
+  struct gcb_model *r =
       load(DATA("rccl-tests-93-allreduce.jsonl"), GCB_FORMAT_RCCL_TESTS);
   size_t lines = 0;
   for (char *p = text, *nl; p && *p; p = nl ? nl + 1 : NULL) {
     nl = strchr(p, '\n');
     json_t *o = json_loadb(p, nl ? (size_t)(nl - p) : strlen(p), 0, NULL);
     cr_assert_not_null(o);
-    const json_t *c = find_num(
+    const struct gcb_model_case *c = find_num(
         r, "coll", "size", json_number_value(json_object_get(o, "size")),
         "inplace", json_number_value(json_object_get(o, "inPlace")), 0);
     cr_assert_not_null(c);
-    cr_expect_str_eq(fx_param_str(c, "op"), "allreduce");
+    cr_expect_str_eq(gcb_model_param_str(c, "op"), "allreduce");
     cr_expect_eq(summary(c, "algbw"),
                  json_number_value(json_object_get(o, "algBw")));
     cr_expect_eq(summary(c, "busbw"),
                  json_number_value(json_object_get(o, "busBw")));
-    double t = gcb_view_num(gcb_view_obj(gcb_view_obj(c, "summary"), "time_s"),
-                            "mean");
+    double t = c->summary.time_mean;
     double us = json_number_value(json_object_get(o, "time"));
     cr_expect_float_eq(t * 1e6, us, 1e-9 * us);
     json_decref(o);
     lines++;
   }
-  cr_expect_eq(json_array_size(cases_of(r)), lines);
+  cr_expect_eq(r->ncases, lines);
   cr_expect_eq(
-      gcb_view_int(gcb_view_obj(gcb_results_json(r), "run"), "ranks", 0), 4,
+      r->run.ranks, 4,
       "\"gpus\": 4");
   free(text);
-  gcb_results_free(r);
+  gcb_model_free(r);
 }
 
 /* ---- OSU ---------------------------------------------------------------- */
@@ -291,7 +291,7 @@ static const struct osu_file {
  * drop-in of that program writes (a 0-byte row is skipped[], with its
  * time: no bytes, no bandwidth); returns the rows with a size. */
 static size_t check_osu_text(const struct osu_file *f, const char *text,
-                             struct gcb_results *r) {
+                             const struct gcb_model *r) {
   char line[512], *tok[MAXTOK];
   const char *p = text;
   size_t rows = 0;
@@ -302,18 +302,16 @@ static size_t check_osu_text(const struct osu_file *f, const char *text,
     if (size == 0)
       continue;
     rows++;
-    const json_t *c = find_str(r, "coll", "op", f->op, NULL, NULL), *x;
-    size_t i;
-    json_array_foreach(cases_of(r), i, x) {
-      if (strcmp(fx_param_str(x, "op"), f->op) == 0 &&
-          fx_param_num(x, "size") == size)
-        c = x;
-    }
+    const struct gcb_model_case *c =
+        find_str(r, "coll", "op", f->op, NULL, NULL);
+    for (size_t i = 0; i < r->ncases; i++)
+      if (strcmp(gcb_model_param_str(&r->cases[i], "op"), f->op) == 0 &&
+          gcb_model_param_num(&r->cases[i], "size") == size)
+        c = &r->cases[i];
     cr_assert_not_null(c, "%s %g", f->file, size);
-    cr_assert_eq(fx_param_num(c, "size"), size, "%s %g", f->file, size);
-    cr_expect_str_eq(gcb_view_str(c, "unit"), "GB/s");
-    double t = gcb_view_num(gcb_view_obj(gcb_view_obj(c, "summary"), "time_s"),
-                            "mean");
+    cr_assert_eq(gcb_model_param_num(c, "size"), size, "%s %g", f->file, size);
+    cr_expect_str_eq(c->unit, "GB/s");
+    double t = c->summary.time_mean;
     if (f->bandwidth)
       cr_expect_float_eq(summary(c, "algbw") * 1e3, v, 1e-9 * v, "%s %g",
                          f->file, size);
@@ -330,16 +328,16 @@ Test(interop_corpus, osu_outputs_keep_every_figure) {
     snprintf(path, sizeof path, "%s/interop/%s", GCB_TEST_DATA,
              osu_files[i].file);
     char *text = slurp(path, &len);
-    struct gcb_results *r = load(path, GCB_FORMAT_OSU);
+    struct gcb_model *r = load(path, GCB_FORMAT_OSU);
     size_t rows = check_osu_text(&osu_files[i], text, r);
     cr_expect_gt(rows, 15);
-    cr_expect_eq(json_array_size(cases_of(r)), rows, "%s", osu_files[i].file);
+    cr_expect_eq(r->ncases, rows, "%s", osu_files[i].file);
     cr_expect_eq(
-        json_array_size(json_object_get(gcb_results_json(r), "skipped")),
+        r->nskips,
         strcmp(osu_files[i].op, "latency") == 0, "%s: the 0-byte row",
         osu_files[i].file);
     free(text);
-    gcb_results_free(r);
+    gcb_model_free(r);
   }
 }
 
@@ -357,51 +355,50 @@ Test(interop_corpus, concatenated_osu_benchmarks_read_as_one) {
     memcpy(all + total, texts[i], len[i]);
     total += len[i];
   }
-  struct gcb_results *r = NULL;
+  struct gcb_results *none = NULL;
+  struct gcb_model *r = NULL;
   struct gcb_err err = {0};
-  cr_assert_eq(
-      gcb_interop_parse(all, total, "osu.txt", NULL, 0, &r, NULL, &err), GCB_OK,
-      "%s", err.msg);
+  cr_assert_eq(gcb_interop_parse(all, total, "osu.txt", NULL, 0, &none, &r,
+                                 NULL, &err),
+               GCB_OK, "%s", err.msg);
   size_t rows = 0;
   for (size_t i = 0; i < 3; i++) {
     rows += check_osu_text(&osu_files[i], texts[i], r);
     free(texts[i]);
   }
-  cr_expect_eq(json_array_size(cases_of(r)), rows);
+  cr_expect_eq(r->ncases, rows);
   free(all);
-  gcb_results_free(r);
+  gcb_model_free(r);
 }
 
 /* ---- nvbandwidth -------------------------------------------------------- */
 
 /* Whether a cell (r, c) of testcase `name` is in the document, equal to v:
  * as a pcie case's figure for GPU c, a p2p pair, or an imported figure. */
-static bool has_cell(struct gcb_results *r, const char *name, size_t row,
+static bool has_cell(const struct gcb_model *r, const char *name, size_t row,
                      size_t col, double v) {
-  const json_t *c;
-  size_t i;
-  json_array_foreach(cases_of(r), i, c) {
-    const char *bench = gcb_view_str(c, "bench");
-    bool mine = strcmp(fx_param_str(c, "testcase"), name) == 0 ||
-                strcmp(fx_param_str(c, "name"), name) == 0;
+  for (size_t i = 0; i < r->ncases; i++) {
+    const struct gcb_model_case *c = &r->cases[i];
+    const char *bench = c->bench;
+    bool mine = strcmp(gcb_model_param_str(c, "testcase"), name) == 0 ||
+                strcmp(gcb_model_param_str(c, "name"), name) == 0;
     if (!mine)
       continue;
     if (strcmp(bench, "pcie") == 0 && row == 0) {
-      const struct gcb_ranks *pr = gcb_results_ranks(r, i);
-      for (size_t k = 0; pr != NULL && k < pr->n; k++)
-        if (gcb_ranks_int(pr, GCB_RC_RANK, k, -1) == (long long)col &&
-            gcb_ranks_num(pr, GCB_RC_FIG_MEDIAN, k) == v)
+      for (size_t k = 0; k < c->ranks.n; k++)
+        if (gcb_model_col_rank(c, k, -1) == (long long)col &&
+            gcb_model_col(c, GCB_RC_FIG_MEDIAN, k) == v)
           return true;
     } else if (strcmp(bench, "p2p") == 0 && summary(c, "median") == v) {
       /* a read test's row GPU reads its column: the data goes column ->
        * row (nvbandwidth testcases_ce.cpp); every other test row -> column */
-      bool read = strcmp(fx_param_str(c, "copy"), "read") == 0 &&
-                  strcmp(fx_param_str(c, "direction"), "uni") == 0;
-      if (fx_param_num(c, "src") == (double)(read ? col : row) &&
-          fx_param_num(c, "dst") == (double)(read ? row : col))
+      bool read = strcmp(gcb_model_param_str(c, "copy"), "read") == 0 &&
+                  strcmp(gcb_model_param_str(c, "direction"), "uni") == 0;
+      if (gcb_model_param_num(c, "src") == (double)(read ? col : row) &&
+          gcb_model_param_num(c, "dst") == (double)(read ? row : col))
         return true;
     } else if (strcmp(bench, "imported") == 0 &&
-               fx_param_num(c, "row") == row && fx_param_num(c, "col") == col &&
+               gcb_model_param_num(c, "row") == row && gcb_model_param_num(c, "col") == col &&
                summary(c, "median") == v)
       return true;
   }
@@ -410,7 +407,7 @@ static bool has_cell(struct gcb_results *r, const char *name, size_t row,
 
 /* Reads an nvbandwidth text file the way a person does and checks every
  * cell and SUM against r; returns the cells seen. */
-static size_t check_nvbw_text(const char *file, struct gcb_results *r) {
+static size_t check_nvbw_text(const char *file, const struct gcb_model *r) {
   size_t len, cells = 0, pending = 0;
   char *text = slurp(file, &len), line[8192], *tok[MAXTOK], name[128] = "";
   struct cell {
@@ -433,7 +430,7 @@ static size_t check_nvbw_text(const char *file, struct gcb_results *r) {
     if (n == 3 && strcmp(tok[0], "SUM") == 0) {
       if (name[0] == '\0')
         snprintf(name, sizeof name, "%s", tok[1]);
-      const json_t *s =
+      const struct gcb_model_case *s =
           find_str(r, "imported", "name", "sum", "testcase", tok[1]);
       cr_assert_not_null(s, "%s: SUM %s", file, tok[1]);
       cr_expect_eq(summary(s, "median"), num(tok[2]));
@@ -482,44 +479,36 @@ Test(interop_corpus, nvbandwidth_text_keeps_every_cell_and_sum) {
   for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
     char path[512];
     snprintf(path, sizeof path, "%s/interop/%s", GCB_TEST_DATA, files[i].file);
-    struct gcb_results *r = load(path, GCB_FORMAT_NVBANDWIDTH);
-    const json_t *root = gcb_results_json(r);
+    struct gcb_model *r = load(path, GCB_FORMAT_NVBANDWIDTH);
     cr_expect_eq(check_nvbw_text(path, r), files[i].cells, "%s", files[i].file);
-    cr_expect_str_eq(gcb_view_str(gcb_view_obj(root, "tool"), "version"),
-                     files[i].version);
-    cr_expect_str_eq(gcb_view_str(gcb_view_obj(root, "run"), "status"),
-                     files[i].status, "%s", files[i].file);
-    cr_expect_eq(gcb_view_int(gcb_view_obj(root, "run"), "ranks", 0),
-                 files[i].gpus, "%s", files[i].file);
-    const json_t *c;
-    size_t k;
-    json_array_foreach(cases_of(r), k, c) {
-      cr_expect(!json_is_true(
-                    json_object_get(gcb_view_obj(c, "validation"), "checked")),
-                "nvbandwidth validates nothing: %s", gcb_view_str(c, "label"));
-    }
-    gcb_results_free(r);
+    cr_expect_str_eq(r->run.version, files[i].version);
+    cr_expect_str_eq(r->run.status, files[i].status, "%s", files[i].file);
+    cr_expect_eq(r->run.ranks, files[i].gpus, "%s", files[i].file);
+    for (size_t k = 0; k < r->ncases; k++)
+      cr_expect(!r->cases[k].validation.checked,
+                "nvbandwidth validates nothing: %s", r->cases[k].label);
+    gcb_model_free(r);
   }
 }
 
 Test(interop_corpus, nvbandwidth_latency_and_all_to_host_are_kept) {
-  struct gcb_results *r =
+  struct gcb_model *r =
       load(DATA("superbench-nvbandwidth-v0.6.log"), GCB_FORMAT_NVBANDWIDTH);
-  const json_t *lat =
+  const struct gcb_model_case *lat =
       find_str(r, "imported", "name", "host_device_latency_sm", NULL, NULL);
   cr_assert_not_null(lat);
-  cr_expect_str_eq(gcb_view_str(lat, "unit"), "ns", "its own unit");
+  cr_expect_str_eq(lat->unit, "ns", "its own unit");
   cr_expect_eq(summary(lat, "median"), 772.58);
-  const json_t *all =
+  const struct gcb_model_case *all =
       find_str(r, "imported", "name", "all_to_host_memcpy_ce", NULL, NULL);
   cr_assert_not_null(all);
   cr_expect_eq(summary(all, "median"), 295.15);
   cr_expect_not_null(find_str(r, "imported", "name",
                               "host_to_all_bidirectional_memcpy_sm", NULL,
                               NULL));
-  cr_expect_eq(json_array_size(json_object_get(gcb_results_json(r), "skipped")),
+  cr_expect_eq(r->nskips,
                17, "every Waived: line");
-  gcb_results_free(r);
+  gcb_model_free(r);
 }
 
 /* ---- summary figures in criteria, files of no format -------------------- */
@@ -538,9 +527,9 @@ Test(interop_corpus, avg_bus_bandwidth_is_nameable_in_criteria) {
   struct gcb_err err = {0};
   cr_assert_eq(gcb_criteria_parse(spec, strlen(spec), "c.json", &cr, &err),
                GCB_OK, "%s", err.msg);
-  struct gcb_results *r =
+  struct gcb_model *r =
       load(DATA("a3mega-h100-16rank-allreduce.md"), GCB_FORMAT_NCCL_TESTS);
-  struct gcb_doc doc = fx_doc_of_results("a3mega", r);
+  struct gcb_doc doc = fx_doc_read("a3mega", NULL, r);
   struct gcb_check_result res[3] = {{0}};
   struct gcb_findings f = {0};
   cr_assert_eq(gcb_criteria_evaluate(cr, &doc, 1, res, &f, &err), GCB_OK);
@@ -552,7 +541,6 @@ Test(interop_corpus, avg_bus_bandwidth_is_nameable_in_criteria) {
   gcb_findings_free(&f);
   gcb_criteria_free(cr);
   fx_doc_free(&doc);
-  gcb_results_free(r);
 }
 
 Test(interop_corpus, a_file_of_no_format_names_every_format_tried) {
@@ -560,11 +548,14 @@ Test(interop_corpus, a_file_of_no_format_names_every_format_tried) {
       DATA("README.md"), DATA("rccl-2075-strix-halo-broadcast-tail.txt")};
   for (size_t i = 0; i < 2; i++) {
     struct gcb_results *r = NULL;
+    struct gcb_model *m = NULL;
     struct gcb_err err = {0};
     enum gcb_format f;
-    cr_expect_eq(fx_interop_read(files[i], NULL, 0, &r, &f, &err), GCB_EINPUT);
+    cr_expect_eq(fx_interop_read(files[i], NULL, 0, &r, &m, &f, &err),
+                 GCB_EINPUT);
     cr_expect_eq(f, GCB_FORMAT_UNKNOWN);
     cr_expect_null(r);
+    cr_expect_null(m);
     cr_expect(strstr(err.msg, ": not a format gcbench reads (tried ") != NULL,
               "%s", err.msg);
     static const char *const rows[] = {

@@ -21,52 +21,62 @@
 #define NCCL(name) GCB_TEST_DATA "/nccl/" name
 #define MAXTOK 16
 
-static struct gcb_results *load_as(const char *path, enum gcb_format want) {
+/* Another tool's file, converted: its model. */
+static struct gcb_model *load_as(const char *path, enum gcb_format want) {
   struct gcb_results *r = NULL;
+  struct gcb_model *m = NULL;
   struct gcb_err err = {0};
   enum gcb_format f;
-  cr_assert_eq(fx_interop_read(path, NULL, 0, &r, &f, &err), GCB_OK, "%s",
+  cr_assert_eq(fx_interop_read(path, NULL, 0, &r, &m, &f, &err), GCB_OK, "%s",
                err.msg);
   cr_assert_eq(f, want, "%s read as %s", path, gcb_format_name(f));
-  return r;
+  cr_assert_null(r, "a converted file is its model alone");
+  return m;
 }
 
-static struct gcb_results *load(const char *path) {
+static struct gcb_model *load(const char *path) {
   return load_as(path, GCB_FORMAT_OSU);
 }
 
-static struct gcb_results *parse(const char *text, const char *name,
-                                 struct gcb_err *err) {
+static struct gcb_model *parse(const char *text, const char *name,
+                               struct gcb_err *err) {
   struct gcb_results *r = NULL;
+  struct gcb_model *m = NULL;
   enum gcb_status st =
-      gcb_interop_parse(text, strlen(text), name, NULL, 0, &r, NULL, err);
-  return st == GCB_OK ? r : NULL;
-}
-
-static const json_t *cases_of(struct gcb_results *r) {
-  return json_object_get(gcb_results_json(r), "cases");
+      gcb_interop_parse(text, strlen(text), name, NULL, 0, &r, &m, NULL, err);
+  gcb_results_free(r);
+  return st == GCB_OK ? m : NULL;
 }
 
 /* The case of op at size (params.size), or NULL. */
-static const json_t *at_size(struct gcb_results *r, const char *op,
-                             double size) {
-  const json_t *c;
-  size_t i;
-  json_array_foreach(cases_of(r), i, c) {
-    if (strcmp(fx_param_str(c, "op"), op) == 0 &&
-        fx_param_num(c, "size") == size)
+static const struct gcb_model_case *at_size(const struct gcb_model *r,
+                                            const char *op, double size) {
+  for (size_t i = 0; i < r->ncases; i++) {
+    const struct gcb_model_case *c = &r->cases[i];
+    if (strcmp(gcb_model_param_str(c, "op"), op) == 0 &&
+        gcb_model_param_num(c, "size") == size)
       return c;
   }
   return NULL;
 }
 
-static double sum(const json_t *c, const char *key) {
-  return gcb_view_num(gcb_view_obj(c, "summary"), key);
+/* A figure of the case's summary by its name in the document. */
+static double sum(const struct gcb_model_case *c, const char *key) {
+  const struct gcb_model_summary *s = &c->summary;
+  return strcmp(key, "busbw") == 0    ? s->busbw
+         : strcmp(key, "algbw") == 0  ? s->algbw
+         : strcmp(key, "min") == 0    ? s->min
+         : strcmp(key, "max") == 0    ? s->max
+         : strcmp(key, "mean") == 0   ? s->mean
+         : strcmp(key, "median") == 0 ? s->median
+                                      : NAN;
 }
 
-static double time_us(const json_t *c, const char *key) {
-  return 1e6 *
-         gcb_view_num(gcb_view_obj(gcb_view_obj(c, "summary"), "time_s"), key);
+static double time_us(const struct gcb_model_case *c, const char *key) {
+  const struct gcb_model_summary *s = &c->summary;
+  return 1e6 * (strcmp(key, "min") == 0   ? s->time_min
+                : strcmp(key, "max") == 0 ? s->time_max
+                                          : s->time_mean);
 }
 
 /* A table row of the file: the numbers of a line whose first token is a
@@ -106,18 +116,18 @@ static size_t rows_of(const char *path, bool sizeless, bool words,
 }
 
 /* Every param gcbench's drop-in writes that OSU's file says. */
-static void expect_layout(const json_t *c, const char *op, const char *type,
+static void expect_layout(const struct gcb_model_case *c, const char *op, const char *type,
                           const char *redop, long long root,
                           const char *layout) {
-  cr_expect_str_eq(gcb_view_str(c, "bench"), "coll");
-  cr_expect_str_eq(gcb_view_str(c, "unit"), "GB/s");
-  cr_expect_str_eq(fx_param_str(c, "op"), op);
-  cr_expect_str_eq(fx_param_str(c, "type"), type);
-  cr_expect_str_eq(fx_param_str(c, "redop"), redop);
-  cr_expect_eq(fx_param_num(c, "root"), (double)root);
-  cr_expect_eq(fx_param_num(c, "inplace"), 0);
-  cr_expect_str_eq(fx_param_str(c, "split"), "none");
-  cr_expect_str_eq(fx_param_str(c, "layout"), layout);
+  cr_expect_str_eq(c->bench, "coll");
+  cr_expect_str_eq(c->unit, "GB/s");
+  cr_expect_str_eq(gcb_model_param_str(c, "op"), op);
+  cr_expect_str_eq(gcb_model_param_str(c, "type"), type);
+  cr_expect_str_eq(gcb_model_param_str(c, "redop"), redop);
+  cr_expect_eq(gcb_model_param_num(c, "root"), (double)root);
+  cr_expect_eq(gcb_model_param_num(c, "inplace"), 0);
+  cr_expect_str_eq(gcb_model_param_str(c, "split"), "none");
+  cr_expect_str_eq(gcb_model_param_str(c, "layout"), layout);
 }
 
 /* ---- collectives with a root: gather, scatter --------------------------- */
@@ -125,21 +135,21 @@ static void expect_layout(const json_t *c, const char *op, const char *type,
 static void check_rooted(const char *file, const char *op, size_t want_rows) {
   struct row rows[64];
   size_t n = rows_of(file, false, false, rows, 64);
-  struct gcb_results *r = load(file);
+  struct gcb_model *r = load(file);
   cr_expect_eq(n, want_rows, "%s", file);
-  cr_expect_eq(json_array_size(cases_of(r)), n, "%s: one case per row", file);
+  cr_expect_eq(r->ncases, n, "%s: one case per row", file);
   for (size_t i = 0; i < n; i++) {
-    const json_t *c = at_size(r, op, rows[i].v[0]);
+    const struct gcb_model_case *c = at_size(r, op, rows[i].v[0]);
     cr_assert_not_null(c, "%s: %s %g B", file, op, rows[i].v[0]);
     expect_layout(c, op, "int8", "none", 0, "osu");
     cr_expect_float_eq(time_us(c, "mean"), rows[i].v[1], 1e-9 * rows[i].v[1]);
     cr_expect_float_eq(sum(c, "algbw"), rows[i].v[0] / (rows[i].v[1] * 1e3),
                        1e-9 * sum(c, "algbw"), "algbw = S/t");
-    cr_expect(isnan(fx_param_num(c, "comm_size")),
+    cr_expect(isnan(gcb_model_param_num(c, "comm_size")),
               "%s: OSU prints no rank count", file);
     cr_expect(isnan(sum(c, "busbw")), "%s: no busbw without it", file);
   }
-  gcb_results_free(r);
+  gcb_model_free(r);
 }
 
 Test(interop_dropin, gather_and_scatter_5_6_3_become_rooted_collectives) {
@@ -158,20 +168,19 @@ Test(interop_dropin, gather_full_and_validated_keeps_min_max_and_checks) {
   const char *file = OSU("osu-7.4-osu_gather-f-c-mpich-vm.txt");
   struct row rows[16];
   size_t n = rows_of(file, false, true, rows, 16);
-  struct gcb_results *r = load(file);
+  struct gcb_model *r = load(file);
   cr_assert_gt(n, 0);
   for (size_t i = 0; i < n; i++) {
-    const json_t *c = at_size(r, "gather", rows[i].v[0]);
+    const struct gcb_model_case *c = at_size(r, "gather", rows[i].v[0]);
     cr_assert_not_null(c);
     expect_layout(c, "gather", "int8", "none", 0, "osu-full");
     cr_expect_float_eq(time_us(c, "mean"), rows[i].v[1], 1e-6);
     cr_expect_float_eq(time_us(c, "min"), rows[i].v[2], 1e-6);
     cr_expect_float_eq(time_us(c, "max"), rows[i].v[3], 1e-6);
-    cr_expect_eq(gcb_view_int(c, "iterations", 0), (long long)rows[i].v[4]);
-    cr_expect(json_is_true(
-        json_object_get(gcb_view_obj(c, "validation"), "checked")));
+    cr_expect_eq(c->iterations, (long long)rows[i].v[4]);
+    cr_expect(c->validation.checked);
   }
-  gcb_results_free(r);
+  gcb_model_free(r);
 }
 
 /* "mpiexec -n 8" above the output (the run the 5.6.3 file comes from):
@@ -183,26 +192,26 @@ Test(interop_dropin, a_launcher_line_gives_the_rank_count_and_nccl_tests_size) {
   char *text = malloc(len + 64);
   snprintf(text, len + 64, "mpiexec -n 8 ./osu_gather\n%s", osu);
   struct gcb_err err = {0};
-  struct gcb_results *r = parse(text, "run_osu.log", &err);
+  struct gcb_model *r = parse(text, "run_osu.log", &err);
   cr_assert_not_null(r, "%s", err.msg);
-  const json_t *c = at_size(r, "gather", 8.0 * 1024);
+  const struct gcb_model_case *c = at_size(r, "gather", 8.0 * 1024);
   cr_assert_not_null(c, "OSU's 1024 B per rank is S = 8 KiB");
-  cr_expect_eq(fx_param_num(c, "comm_size"), 8);
-  cr_expect_eq(fx_param_num(c, "count"), 1024, "each rank's elements");
+  cr_expect_eq(gcb_model_param_num(c, "comm_size"), 8);
+  cr_expect_eq(gcb_model_param_num(c, "count"), 1024, "each rank's elements");
   cr_expect_float_eq(sum(c, "busbw"), sum(c, "algbw") * 7 / 8, 1e-12);
   cr_expect_float_eq(time_us(c, "mean"), 0.74, 1e-9);
   cr_expect_eq(
-      gcb_view_int(gcb_view_obj(gcb_results_json(r), "run"), "ranks", 0), 8);
+      r->run.ranks, 8);
   free(text);
   free(osu);
-  gcb_results_free(r);
+  gcb_model_free(r);
 }
 
 /* A size within 2^53 whose S on the launcher's ranks is past it: the
  * same located error as a size past 2^53. */
 Test(interop_dropin, a_per_rank_size_past_2_to_the_53_on_n_ranks_is_refused) {
   struct gcb_err err = {0};
-  struct gcb_results *r = parse("mpirun -np 1024 ./osu_gather\n"
+  struct gcb_model *r = parse("mpirun -np 1024 ./osu_gather\n"
                                 "# OSU MPI Gather Latency Test v7.4\n"
                                 "# Size       Avg Latency(us)\n"
                                 "1                       0.40\n"
@@ -216,11 +225,11 @@ Test(interop_dropin, a_per_rank_size_past_2_to_the_53_on_n_ranks_is_refused) {
 
 /* ---- osu_barrier: no size column ---------------------------------------- */
 
-static const json_t *only_case(struct gcb_results *r) {
-  cr_assert_eq(json_array_size(cases_of(r)), 1);
-  cr_expect_eq(json_array_size(json_object_get(gcb_results_json(r), "skipped")),
+static const struct gcb_model_case *only_case(struct gcb_model *r) {
+  cr_assert_eq(r->ncases, 1);
+  cr_expect_eq(r->nskips,
                0, "a barrier's 0 bytes are its case, not a skip");
-  return json_array_get(cases_of(r), 0);
+  return &r->cases[0];
 }
 
 Test(interop_dropin, barrier_is_one_case_of_no_bytes_with_its_time) {
@@ -230,14 +239,14 @@ Test(interop_dropin, barrier_is_one_case_of_no_bytes_with_its_time) {
   for (size_t i = 0; i < 2; i++) {
     struct row rows[4];
     cr_assert_eq(rows_of(files[i], true, false, rows, 4), 1, "%s", files[i]);
-    struct gcb_results *r = load(files[i]);
-    const json_t *c = only_case(r);
+    struct gcb_model *r = load(files[i]);
+    const struct gcb_model_case *c = only_case(r);
     expect_layout(c, "barrier", "uint8", "none", -1, "osu");
-    cr_expect_eq(fx_param_num(c, "size"), 0);
-    cr_expect_eq(fx_param_num(c, "count"), 0);
+    cr_expect_eq(gcb_model_param_num(c, "size"), 0);
+    cr_expect_eq(gcb_model_param_num(c, "count"), 0);
     cr_expect_float_eq(time_us(c, "mean"), rows[0].v[0], 1e-9);
     cr_expect_eq(sum(c, "median"), 0, "0 GB/s, as gcbench's barrier");
-    gcb_results_free(r);
+    gcb_model_free(r);
   }
 }
 
@@ -245,28 +254,28 @@ Test(interop_dropin, barrier_full_keeps_min_max_and_iterations) {
   const char *file = OSU("osu-7.4-osu_barrier-f-mpich-vm.txt");
   struct row rows[4];
   cr_assert_eq(rows_of(file, true, false, rows, 4), 1);
-  struct gcb_results *r = load(file);
-  const json_t *c = only_case(r);
+  struct gcb_model *r = load(file);
+  const struct gcb_model_case *c = only_case(r);
   expect_layout(c, "barrier", "uint8", "none", -1, "osu-full");
   cr_expect_float_eq(time_us(c, "min"), rows[0].v[1], 1e-9);
   cr_expect_float_eq(time_us(c, "max"), rows[0].v[2], 1e-9);
-  cr_expect_eq(gcb_view_int(c, "iterations", 0), (long long)rows[0].v[3]);
-  gcb_results_free(r);
+  cr_expect_eq(c->iterations, (long long)rows[0].v[3]);
+  gcb_model_free(r);
 }
 
 /* A whole-number latency ("2.00" reads as 2) is still the time, never a
  * size; a second row is a located error. */
 Test(interop_dropin, a_barrier_value_is_never_read_as_a_size) {
   struct gcb_err err = {0};
-  struct gcb_results *r =
+  struct gcb_model *r =
       parse("# OSU MPI Barrier Latency Test v7.4\n# Avg Latency(us)\n"
             "             2.00\n",
             "b.txt", &err);
   cr_assert_not_null(r, "%s", err.msg);
-  const json_t *c = only_case(r);
-  cr_expect_eq(fx_param_num(c, "size"), 0);
+  const struct gcb_model_case *c = only_case(r);
+  cr_expect_eq(gcb_model_param_num(c, "size"), 0);
   cr_expect_float_eq(time_us(c, "mean"), 2.0, 1e-12);
-  gcb_results_free(r);
+  gcb_model_free(r);
   r = parse("# OSU MPI Barrier Latency Test v7.4\n# Avg Latency(us)\n"
             "             2.00\n             3.00\n# OSU MPI Latency Test\n",
             "b.txt", &err);
@@ -282,21 +291,21 @@ Test(interop_dropin, bibw_is_gcbenchs_bibw_of_two_ranks_in_gb_per_s) {
   const char *file = OSU("excalibur-5.6.2-osu_bibw.txt");
   struct row rows[32];
   size_t n = rows_of(file, false, false, rows, 32);
-  struct gcb_results *r = load(file);
+  struct gcb_model *r = load(file);
   cr_assert_gt(n, 20);
-  cr_expect_eq(json_array_size(cases_of(r)), n);
+  cr_expect_eq(r->ncases, n);
   for (size_t i = 0; i < n; i++) {
-    const json_t *c = at_size(r, "bibw", rows[i].v[0]);
+    const struct gcb_model_case *c = at_size(r, "bibw", rows[i].v[0]);
     cr_assert_not_null(c, "%g B", rows[i].v[0]);
     expect_layout(c, "bibw", "uint8", "none", -1, "osu");
-    cr_expect_eq(fx_param_num(c, "comm_size"), 2);
-    cr_expect_eq(fx_param_num(c, "average"), 0);
+    cr_expect_eq(gcb_model_param_num(c, "comm_size"), 2);
+    cr_expect_eq(gcb_model_param_num(c, "average"), 0);
     cr_expect_float_eq(sum(c, "algbw") * 1e3, rows[i].v[1], 1e-9 * rows[i].v[1],
                        "MB/s as GB/s");
     cr_expect_float_eq(time_us(c, "mean"), rows[i].v[0] / rows[i].v[1],
                        1e-9 * time_us(c, "mean"), "size / 1e6 / t = MB/s");
   }
-  gcb_results_free(r);
+  gcb_model_free(r);
 }
 
 /* 8 pairs: comm_size 16; the time from Messages/s (pairs / t), the figure
@@ -304,14 +313,14 @@ Test(interop_dropin, bibw_is_gcbenchs_bibw_of_two_ranks_in_gb_per_s) {
 static void check_mbw_mr(const char *file, double pairs, size_t min_rows) {
   struct row rows[32];
   size_t n = rows_of(file, false, false, rows, 32);
-  struct gcb_results *r = load(file);
+  struct gcb_model *r = load(file);
   cr_assert_geq(n, min_rows, "%s", file);
   for (size_t i = 0; i < n; i++) {
-    const json_t *c = at_size(r, "bandwidth", rows[i].v[0]);
+    const struct gcb_model_case *c = at_size(r, "bandwidth", rows[i].v[0]);
     cr_assert_not_null(c, "%s %g B", file, rows[i].v[0]);
     expect_layout(c, "bandwidth", "uint8", "none", -1, "osu-multi");
-    cr_expect_eq(fx_param_num(c, "comm_size"), 2 * pairs);
-    cr_expect_eq(fx_param_num(c, "average"), 4);
+    cr_expect_eq(gcb_model_param_num(c, "comm_size"), 2 * pairs);
+    cr_expect_eq(gcb_model_param_num(c, "average"), 4);
     /* each column printed to 0.01: the time agrees with both */
     double t = 1e6 * pairs / rows[i].v[2];
     double tol = 0.0051 / rows[i].v[2] + 0.0051 / rows[i].v[1];
@@ -323,7 +332,7 @@ static void check_mbw_mr(const char *file, double pairs, size_t min_rows) {
               rows[i].v[1], mbs);
     cr_expect_neq(sum(c, "median"), rows[i].v[2], "not Messages/s");
   }
-  gcb_results_free(r);
+  gcb_model_free(r);
 }
 
 Test(interop_dropin, mbw_mr_reads_pairs_and_both_columns) {
@@ -335,30 +344,30 @@ Test(interop_dropin, mbw_mr_reads_pairs_and_both_columns) {
  * OSU's default 64 is not written, as gcbench's default. */
 Test(interop_dropin, mbw_mr_window_other_than_64_is_a_param) {
   struct gcb_err err = {0};
-  struct gcb_results *r =
+  struct gcb_model *r =
       parse("# OSU MPI Multiple Bandwidth / Message Rate Test v7.4\n"
             "# [ pairs: 4 ] [ window size: 32 ]\n"
             "# Size                  MB/s        Messages/s\n"
             "1                       4.00        4000000.00\n",
             "w.txt", &err);
   cr_assert_not_null(r, "%s", err.msg);
-  const json_t *c = at_size(r, "bandwidth", 1);
+  const struct gcb_model_case *c = at_size(r, "bandwidth", 1);
   cr_assert_not_null(c);
-  cr_expect_eq(fx_param_num(c, "window"), 32);
-  cr_expect_eq(fx_param_num(c, "comm_size"), 8);
+  cr_expect_eq(gcb_model_param_num(c, "window"), 32);
+  cr_expect_eq(gcb_model_param_num(c, "comm_size"), 8);
   cr_expect_float_eq(time_us(c, "mean"), 1.0, 1e-12, "4 pairs / 4e6 per s");
-  gcb_results_free(r);
+  gcb_model_free(r);
   r = load(OSU("excalibur-5.6.2-osu_mbw_mr-8pairs.txt"));
-  cr_expect(isnan(fx_param_num(json_array_get(cases_of(r), 0), "window")),
+  cr_expect(isnan(gcb_model_param_num(&r->cases[0], "window")),
             "window size 64 is OSU's and gcbench's default");
-  gcb_results_free(r);
+  gcb_model_free(r);
 }
 
 /* A value that is no number in a table gcbench reads is one located
  * line, not a figure made up from the other column. */
 Test(interop_dropin, a_value_that_is_not_a_number_is_a_located_error) {
   struct gcb_err err = {0};
-  struct gcb_results *r =
+  struct gcb_model *r =
       parse("# OSU MPI Multiple Bandwidth / Message Rate Test v7.4\n"
             "# [ pairs: 4 ] [ window size: 64 ]\n"
             "# Size                  MB/s        Messages/s\n"
@@ -380,23 +389,23 @@ Test(interop_dropin, multi_lat_is_gcbenchs_multi_pair_latency) {
   for (size_t f = 0; f < 2; f++) {
     struct row rows[32];
     size_t n = rows_of(files[f], false, false, rows, 32), zero = 0;
-    struct gcb_results *r = load(files[f]);
+    struct gcb_model *r = load(files[f]);
     cr_assert_gt(n, 5);
     for (size_t i = 0; i < n; i++) {
       if (rows[i].v[0] == 0) {
         zero++;
         continue;
       }
-      const json_t *c = at_size(r, "latency", rows[i].v[0]);
+      const struct gcb_model_case *c = at_size(r, "latency", rows[i].v[0]);
       cr_assert_not_null(c, "%s %g B", files[f], rows[i].v[0]);
       expect_layout(c, "latency", "uint8", "none", -1, "osu-multi");
-      cr_expect_eq(fx_param_num(c, "average"), 4);
+      cr_expect_eq(gcb_model_param_num(c, "average"), 4);
       cr_expect_float_eq(time_us(c, "mean"), rows[i].v[1], 1e-9);
     }
-    cr_expect_eq(json_array_size(cases_of(r)), n - zero);
+    cr_expect_eq(r->ncases, n - zero);
     cr_expect_eq(
-        json_array_size(json_object_get(gcb_results_json(r), "skipped")), zero);
-    gcb_results_free(r);
+        r->nskips, zero);
+    gcb_model_free(r);
   }
 }
 
@@ -408,18 +417,18 @@ Test(interop_dropin, multi_lat_is_gcbenchs_multi_pair_latency) {
  * (nccl-tests' Avg bus bandwidth, an imported case) have no partner. */
 static void check_pairs(const char *txt, const char *doc,
                         enum gcb_format format) {
-  struct gcb_results *tool = load_as(txt, format), *own = NULL;
+  struct gcb_model *tool = load_as(txt, format), *mown = NULL;
+  struct gcb_results *own = NULL;
   struct gcb_err err = {0};
-  cr_assert_eq(fx_interop_read(doc, NULL, 0, &own, NULL, &err), GCB_OK, "%s",
-               err.msg);
+  cr_assert_eq(fx_interop_read(doc, NULL, 0, &own, &mown, NULL, &err), GCB_OK,
+               "%s", err.msg);
   struct gcb_thresholds t;
   gcb_thresholds_default(&t);
-  struct gcb_doc o = fx_doc_of_results(txt, tool);
-  struct gcb_doc n = fx_doc_of_results(doc, own);
+  struct gcb_doc o = fx_doc_read(txt, NULL, tool);
+  struct gcb_doc n = fx_doc_read(doc, own, mown);
   struct gcb_comparison cmp = {0};
   cr_assert_eq(gcb_compare(&o, &n, &t, &cmp, &err), GCB_OK, "%s", err.msg);
   size_t paired = 0, coll = 0;
-  const json_t *c;
   size_t i;
   for (i = 0; i < cmp.ndeltas; i++) {
     bool imported = strncmp(cmp.deltas[i].key, "imported ", 9) == 0;
@@ -429,15 +438,13 @@ static void check_pairs(const char *txt, const char *doc,
     paired +=
         !isnan(cmp.deltas[i].old_value) && !isnan(cmp.deltas[i].new_value);
   }
-  json_array_foreach(cases_of(tool), i, c) {
-    coll += strcmp(gcb_view_str(c, "bench"), "coll") == 0;
-  }
+  for (i = 0; i < tool->ncases; i++)
+    coll += strcmp(tool->cases[i].bench, "coll") == 0;
   cr_expect_gt(paired, 0, "%s: nothing compared", txt);
-  cr_expect_eq(coll, json_array_size(cases_of(own)), "%s", txt);
+  cr_expect_eq(coll, mown->ncases, "%s", txt);
   gcb_comparison_free(&cmp);
   fx_doc_free(&o);
   fx_doc_free(&n);
-  gcb_results_free(tool);
   gcb_results_free(own);
 }
 
@@ -461,32 +468,30 @@ Test(interop_dropin, gather_perf_log_rows_are_rooted_gather_cases) {
   const char *file = NCCL("nccl-tests-350-gather-a100-cut.txt");
   struct row rows[16];
   size_t n = rows_of(file, false, true, rows, 16);
-  struct gcb_results *r = load_as(file, GCB_FORMAT_NCCL_TESTS);
+  struct gcb_model *r = load_as(file, GCB_FORMAT_NCCL_TESTS);
   cr_assert_eq(n, 8, "the thread's first 8 rows");
-  cr_expect_eq(json_array_size(cases_of(r)), 2 * n, "two halves a row");
+  cr_expect_eq(r->ncases, 2 * n, "two halves a row");
   for (size_t i = 0; i < n; i++)
     for (int h = 0; h < 2; h++) {
-      const json_t *c = NULL, *x;
-      size_t k;
-      json_array_foreach(cases_of(r), k, x) {
-        if (fx_param_num(x, "size") == rows[i].v[0] &&
-            fx_param_num(x, "inplace") == h)
-          c = x;
-      }
+      const struct gcb_model_case *c = NULL;
+      for (size_t k = 0; k < r->ncases; k++)
+        if (gcb_model_param_num(&r->cases[k], "size") == rows[i].v[0] &&
+            gcb_model_param_num(&r->cases[k], "inplace") == h)
+          c = &r->cases[k];
       cr_assert_not_null(c, "%g B half %d", rows[i].v[0], h);
-      cr_expect_str_eq(fx_param_str(c, "op"), "gather");
-      cr_expect_str_eq(fx_param_str(c, "type"), "float");
-      cr_expect_str_eq(fx_param_str(c, "redop"), "none");
-      cr_expect_eq(fx_param_num(c, "root"), 0);
-      cr_expect_eq(fx_param_num(c, "count"), rows[i].v[1]);
-      cr_expect_str_eq(fx_param_str(c, "split"), "none");
-      cr_expect_eq(fx_param_num(c, "comm_size"), 2);
+      cr_expect_str_eq(gcb_model_param_str(c, "op"), "gather");
+      cr_expect_str_eq(gcb_model_param_str(c, "type"), "float");
+      cr_expect_str_eq(gcb_model_param_str(c, "redop"), "none");
+      cr_expect_eq(gcb_model_param_num(c, "root"), 0);
+      cr_expect_eq(gcb_model_param_num(c, "count"), rows[i].v[1]);
+      cr_expect_str_eq(gcb_model_param_str(c, "split"), "none");
+      cr_expect_eq(gcb_model_param_num(c, "comm_size"), 2);
       const double *v = rows[i].v + 3 + 4 * h; /* size count root | ... */
       cr_expect_float_eq(time_us(c, "mean"), v[0], 1e-9 * v[0]);
       cr_expect_float_eq(sum(c, "algbw"), v[1], 1e-12);
       cr_expect_float_eq(sum(c, "busbw"), v[2], 1e-12);
     }
-  gcb_results_free(r);
+  gcb_model_free(r);
 }
 
 Test(interop_dropin, compare_pairs_gather_and_scatter_perf_with_gcbenchs_run) {

@@ -3,10 +3,11 @@
  * names each source): nvbandwidth's -j output as NVIDIA's DCGM keeps it
  * for its own nvbandwidth plugin's tests. The test reads the file with
  * jansson on its own and asserts that every cell and SUM of every testcase
- * that passed is in the converted document, equal to the printed value,
+ * that passed is in the converted model, equal to the printed value,
  * and that every waived testcase is a skipped case: nothing invented,
  * nothing dropped. (No real nccl-tests -J file was found; see the README.)
  */
+#include "reports/document/model.h"
 #include "reports/document/ranks.h"
 #include "reports/document/view.h"
 #include "reports/interop/interop.h"
@@ -14,73 +15,57 @@
 
 #define DATA(name) GCB_TEST_DATA "/interop/" name
 
-static const json_t *cases_of(struct gcb_results *r) {
-  return json_object_get(gcb_results_json(r), "cases");
-}
-
-static const char *param(const json_t *c, const char *k) {
-  return gcb_view_str(gcb_view_obj(c, "params"), k);
-}
-
-static double median(const json_t *c) {
-  return gcb_view_num(gcb_view_obj(c, "summary"), "median");
+static const char *param(const struct gcb_model_case *c, const char *k) {
+  return gcb_model_param_str(c, k);
 }
 
 /* Whether cell (row, col) = v of testcase name is in the document: a pcie
  * case's figure for GPU col, a p2p pair, or an imported figure. */
-static bool has_cell(struct gcb_results *r, const char *name, size_t row,
+static bool has_cell(const struct gcb_model *m, const char *name, size_t row,
                      size_t col, double v) {
-  const json_t *c;
-  size_t i;
-  json_array_foreach(cases_of(r), i, c) {
-    const char *bench = gcb_view_str(c, "bench");
-    const json_t *p = gcb_view_obj(c, "params");
+  for (size_t i = 0; i < m->ncases; i++) {
+    const struct gcb_model_case *c = &m->cases[i];
     if (strcmp(param(c, "testcase"), name) != 0 &&
         strcmp(param(c, "name"), name) != 0)
       continue;
-    if (strcmp(bench, "pcie") == 0 && row == 0) {
-      const struct gcb_ranks *pr = gcb_results_ranks(r, i);
-      for (size_t k = 0; pr != NULL && k < pr->n; k++)
-        if (gcb_ranks_int(pr, GCB_RC_RANK, k, -1) == (long long)col &&
-            gcb_ranks_num(pr, GCB_RC_FIG_MEDIAN, k) == v)
+    if (strcmp(c->bench, "pcie") == 0 && row == 0) {
+      for (size_t k = 0; k < c->ranks.n; k++)
+        if (gcb_model_col_rank(c, k, -1) == (long long)col &&
+            gcb_model_col(c, GCB_RC_FIG_MEDIAN, k) == v)
           return true;
-    } else if ((strcmp(bench, "p2p") == 0 &&
-                gcb_view_num(p, "src") == (double)row &&
-                gcb_view_num(p, "dst") == (double)col) ||
-               (strcmp(bench, "imported") == 0 &&
-                gcb_view_num(p, "row") == (double)row &&
-                gcb_view_num(p, "col") == (double)col)) {
-      if (median(c) == v)
+    } else if ((strcmp(c->bench, "p2p") == 0 &&
+                gcb_model_param_num(c, "src") == (double)row &&
+                gcb_model_param_num(c, "dst") == (double)col) ||
+               (strcmp(c->bench, "imported") == 0 &&
+                gcb_model_param_num(c, "row") == (double)row &&
+                gcb_model_param_num(c, "col") == (double)col)) {
+      if (c->summary.median == v)
         return true;
     }
   }
   return false;
 }
 
-static bool has_sum(struct gcb_results *r, const char *name, double v) {
-  const json_t *c;
-  size_t i;
-  json_array_foreach(cases_of(r), i, c) {
-    if (strcmp(gcb_view_str(c, "bench"), "imported") == 0 &&
+static bool has_sum(const struct gcb_model *m, const char *name, double v) {
+  for (size_t i = 0; i < m->ncases; i++) {
+    const struct gcb_model_case *c = &m->cases[i];
+    if (strcmp(c->bench, "imported") == 0 &&
         strcmp(param(c, "name"), "sum") == 0 &&
-        strcmp(param(c, "testcase"), name) == 0 && median(c) == v)
+        strcmp(param(c, "testcase"), name) == 0 && c->summary.median == v)
       return true;
   }
   return false;
 }
 
-static bool skipped(struct gcb_results *r, const char *name) {
-  const json_t *s;
-  size_t i;
-  json_array_foreach(json_object_get(gcb_results_json(r), "skipped"), i, s) {
-    if (strstr(gcb_view_str(s, "label"), name) != NULL)
+static bool skipped(const struct gcb_model *m, const char *name) {
+  for (size_t i = 0; i < m->nskips; i++)
+    if (strstr(m->skips[i].label, name) != NULL)
       return true;
-  }
   return false;
 }
 
 /* Every figure of one testcase; returns the cells checked. */
-static size_t check_testcase(struct gcb_results *r, const json_t *tc) {
+static size_t check_testcase(const struct gcb_model *r, const json_t *tc) {
   const char *name = gcb_view_str(tc, "name");
   const char *status = gcb_view_str(tc, "status");
   if (strcmp(status, "Passed") != 0) {
@@ -108,11 +93,13 @@ static size_t check_testcase(struct gcb_results *r, const json_t *tc) {
 
 Test(interop_real_json, dcgm_nvbandwidth_v0_5_keeps_every_cell_and_sum) {
   const char *path = DATA("dcgm-nvbandwidth-v0.5-1gpu.json");
-  struct gcb_results *r = NULL;
+  struct gcb_results *none = NULL;
+  struct gcb_model *r = NULL;
   struct gcb_err err = {0};
   enum gcb_format f;
-  cr_assert_eq(fx_interop_read(path, NULL, 0, &r, &f, &err), GCB_OK, "%s",
-               err.msg);
+  cr_assert_eq(fx_interop_read(path, NULL, 0, &none, &r, &f, &err), GCB_OK,
+               "%s", err.msg);
+  cr_expect_null(none, "a converted file is its model alone");
   cr_expect_eq(f, GCB_FORMAT_NVBANDWIDTH, "read as %s", gcb_format_name(f));
   json_error_t je;
   json_t *own = json_load_file(path, 0, &je);
@@ -127,15 +114,11 @@ Test(interop_real_json, dcgm_nvbandwidth_v0_5_keeps_every_cell_and_sum) {
   cr_expect_eq(i, 32, "the file's 32 testcases");
   cr_expect_eq(passed, 15);
   cr_expect_eq(cells, 15, "one GPU: one cell per testcase");
-  const json_t *root = gcb_results_json(r);
-  cr_expect_str_eq(gcb_view_str(gcb_view_obj(root, "tool"), "version"), "v0.5");
-  cr_expect_eq(gcb_view_int(gcb_view_obj(root, "run"), "ranks", 0), 1);
-  const json_t *c;
-  json_array_foreach(cases_of(r), i, c) {
-    cr_expect(!json_is_true(
-                  json_object_get(gcb_view_obj(c, "validation"), "checked")),
-              "nvbandwidth validates nothing: %s", gcb_view_str(c, "label"));
-  }
+  cr_expect_str_eq(r->run.version, "v0.5");
+  cr_expect_eq(r->run.ranks, 1);
+  for (i = 0; i < r->ncases; i++)
+    cr_expect(!r->cases[i].validation.checked,
+              "nvbandwidth validates nothing: %s", r->cases[i].label);
   json_decref(own);
-  gcb_results_free(r);
+  gcb_model_free(r);
 }

@@ -33,10 +33,12 @@ static void fixture_load(struct fixture *fx) {
   for (size_t i = 0; i < NDOCS; i++) {
     char path[512];
     snprintf(path, sizeof path, "%s/%s", GCB_TEST_DATA, files[i]);
-    cr_assert_eq(fx_interop_read(path, fx->docs, i, &fx->res[i], NULL, &err),
-                 GCB_OK, "%s", err.msg);
+    struct gcb_model *m;
+    cr_assert_eq(
+        fx_interop_read(path, fx->docs, i, &fx->res[i], &m, NULL, &err),
+        GCB_OK, "%s", err.msg);
     /* Names without the build's path, so the golden files are portable. */
-    fx->docs[i] = fx_doc_of_results(files[i], fx->res[i]);
+    fx->docs[i] = fx_doc_read(files[i], fx->res[i], m);
   }
   size_t len = 0;
   char *text = fx_slurp(DATA("criteria-h200.json"), &len);
@@ -203,12 +205,13 @@ Test(interop_report, junit_gives_no_time_for_a_nominal_size) {
  * component tests read the cells' times). */
 Test(interop_report, matrix_cells_give_no_time_for_a_nominal_size) {
   struct gcb_results *res = NULL;
+  struct gcb_model *model = NULL;
   struct gcb_doc doc;
   struct gcb_err err = {0};
   cr_assert_eq(fx_interop_read(DATA("interop/nvbandwidth-h200.json"), NULL, 0,
-                               &res, NULL, &err),
+                               &res, &model, NULL, &err),
                GCB_OK, "%s", err.msg);
-  doc = fx_doc_of_results("nvbandwidth-h200.json", res);
+  doc = fx_doc_read("nvbandwidth-h200.json", res, model);
   struct gcb_thresholds th;
   gcb_thresholds_default(&th);
   struct gcb_findings findings = {0};

@@ -354,22 +354,6 @@ Test(model, gives_the_views_values_on_every_fixture) {
   }
 }
 
-Test(model, gives_the_views_values_on_a_converted_tools_document) {
-  static const char *const files[] = {
-      "interop/nccl-tests-allreduce.json",
-      "interop/dcgm-nvbandwidth-v0.5-1gpu.json"};
-  for (size_t f = 0; f < sizeof files / sizeof *files; f++) {
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", GCB_TEST_DATA, files[f]);
-    struct gcb_results *r = NULL;
-    struct gcb_err err = {0};
-    cr_assert_eq(fx_interop_read(path, NULL, 0, &r, NULL, &err), GCB_OK, "%s",
-                 err.msg);
-    expect_model(r, files[f]);
-    gcb_results_free(r);
-  }
-}
-
 /* The model's columns are the document's own arrays, not copies. */
 Test(model, columns_of_a_document_read_are_borrowed) {
   char path[512];

@@ -44,10 +44,10 @@ static void load(struct fx *x, size_t ndocs, bool criteria) {
   for (size_t i = 0; i < ndocs; i++) {
     char path[512];
     snprintf(path, sizeof path, "%s/%s", GCB_TEST_DATA, files[i]);
-    cr_assert_eq(fx_interop_read(path, x->docs, i, &x->res[i], NULL, &err),
+    struct gcb_model *m;
+    cr_assert_eq(fx_interop_read(path, x->docs, i, &x->res[i], &m, NULL, &err),
                  GCB_OK, "%s", err.msg);
-    x->docs[i] =
-        (struct gcb_doc){.name = files[i], .root = gcb_results_json(x->res[i])};
+    x->docs[i] = fx_doc_read(files[i], x->res[i], m);
   }
   x->ndocs = ndocs;
   gcb_thresholds_default(&x->th);
@@ -168,6 +168,7 @@ Test(render_svg, the_dgx2_topology_stays_a_readable_bounded_picture) {
   json_t *node = json_array_get(json_object_get(x.docs[0].root, "nodes"), 0);
   json_object_set_new(node, "topology", gcb_results_topology_json(t));
   gcb_topo_free(t);
+  fx_doc_free(&x.docs[0]); /* its model again, of the changed tree */
   diagnose(&x);
   size_t len;
   char *svg = draw(&x.rep, true, &len);

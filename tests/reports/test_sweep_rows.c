@@ -245,9 +245,10 @@ static void real(const char *file, char *out, size_t size) {
   struct gcb_doc docs[1];
   struct gcb_results *res = NULL;
   struct gcb_err err = {0};
-  cr_assert_eq(fx_interop_read(path, docs, 0, &res, NULL, &err), GCB_OK,
+  struct gcb_model *m;
+  cr_assert_eq(fx_interop_read(path, docs, 0, &res, &m, NULL, &err), GCB_OK,
                "%s: %s", file, err.msg);
-  docs[0] = fx_doc_of_results(file, res);
+  docs[0] = fx_doc_read(file, res, m);
   struct gcb_thresholds t;
   gcb_thresholds_default(&t);
   struct gcb_findings f = {0};
