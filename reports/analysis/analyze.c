@@ -221,6 +221,11 @@ size_t gcb_analyze_slow(const double *x, size_t n,
   return found;
 }
 
+double gcb_analyze_rank_time(const struct gcb_model_case *c, size_t i) {
+  double s = gcb_model_col(c, GCB_RC_FIGURE_TIME, i);
+  return isnan(s) ? gcb_model_col(c, GCB_RC_TIME_MEDIAN, i) : s;
+}
+
 bool gcb_analyze_case_imbalance(const struct gcb_model_case *c,
                                 struct gcb_imbalance *out) {
   size_t n = c->ranks.n;
@@ -231,11 +236,7 @@ bool gcb_analyze_case_imbalance(const struct gcb_model_case *c,
   out->min = INFINITY;
   out->max = -INFINITY;
   for (size_t i = 0; i < n; i++) {
-    /* The time the figure comes from (a collective's mean over its loop),
-     * else the median sample, as older documents have it. */
-    double s = gcb_model_col(c, GCB_RC_FIGURE_TIME, i);
-    if (isnan(s))
-      s = gcb_model_col(c, GCB_RC_TIME_MEDIAN, i);
+    double s = gcb_analyze_rank_time(c, i);
     long long r = gcb_model_col_rank(c, i, (long long)i);
     sum += s;
     sum2 += s * s;
@@ -262,6 +263,20 @@ struct gcb_finding *gcb__rule_push(const struct gcb__rule_ctx *cx,
     gcb_err_set(cx->err, GCB_ENOMEM, "analysis: out of memory");
   else
     f->where.doc = cx->index;
+  return f;
+}
+
+struct gcb_finding *gcb__rule_push_case(const struct gcb__rule_ctx *cx,
+                                        enum gcb_severity sev,
+                                        const struct gcb_model_case *c,
+                                        long long rank) {
+  struct gcb_finding *f = gcb__rule_push(cx, sev);
+  if (f == NULL)
+    return NULL;
+  if (rank >= 0)
+    gcb_finding_at_model_rank(f, cx->index, cx->doc->model, rank);
+  gcb_model_case_title(c, f->where.subject, sizeof f->where.subject);
+  f->bench_case = c;
   return f;
 }
 

@@ -215,6 +215,11 @@ struct gcb_imbalance {
   double cv;        /* stdev / mean of the times */
 };
 
+/* The time per-rank entry i of case c's figure comes from (a
+ * collective's mean over its loop), else its median sample, as older
+ * documents have it; NAN. */
+double gcb_analyze_rank_time(const struct gcb_model_case *c, size_t i);
+
 /* Computes it for a case; false when the case has no ranks. */
 bool gcb_analyze_case_imbalance(const struct gcb_model_case *c,
                                 struct gcb_imbalance *out);

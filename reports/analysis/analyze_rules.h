@@ -22,6 +22,13 @@ struct gcb__rule_ctx {
 struct gcb_finding *gcb__rule_push(const struct gcb__rule_ctx *cx,
                                    enum gcb_severity sev);
 
+/* gcb__rule_push for case c: its subject is the case's title, and with
+ * rank >= 0 it is placed at that rank (gcb_finding_at_model_rank). */
+struct gcb_finding *gcb__rule_push_case(const struct gcb__rule_ctx *cx,
+                                        enum gcb_severity sev,
+                                        const struct gcb_model_case *c,
+                                        long long rank);
+
 /* Sets the finding's suggestion to its kind's (kinds.c; "" for none). */
 void gcb__rule_suggest(struct gcb_finding *f);
 

@@ -86,10 +86,8 @@ static enum gcb_status report(const struct gcb__rule_ctx *cx,
            gcb__case_p2p_arrow(p->c), b);
   gcb_model_case_title(p->c, f->where.subject, sizeof f->where.subject);
   f->bench_case = p->c;
-  f->measured = p->m.value;
-  f->expected = expected;
+  gcb_finding_figures(f, p->m.value, expected, p->c->unit);
   f->cost = 1 - p->m.value / expected;
-  gcb_view_copy(f->unit, sizeof f->unit, p->c->unit);
   gcb_view_fmt(p->m.value, xs, sizeof xs);
   gcb_view_fmt(expected, es, sizeof es);
   gcb_finding_explain(

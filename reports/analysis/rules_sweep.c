@@ -69,17 +69,6 @@ static int cmp_hit(const void *a, const void *b) {
   return c != 0 ? c : (x->order > y->order) - (x->order < y->order);
 }
 
-static struct gcb_finding *push_at(const struct gcb__rule_ctx *cx,
-                                   const struct hit *h) {
-  struct gcb_finding *f = gcb__rule_push(cx, GCB_SEV_WARN);
-  if (f != NULL) {
-    gcb_finding_at_model_rank(f, cx->index, cx->doc->model, h->rank);
-    gcb_model_case_title(h->c, f->where.subject, sizeof f->where.subject);
-    f->bench_case = h->c;
-  }
-  return f;
-}
-
 /* ---- imbalance ----------------------------------------------------------- */
 
 /*
@@ -289,12 +278,10 @@ static bool case_imbalance(const struct gcb_model *model,
     return false;
   }
   for (size_t i = 0; i < n; i++) {
-    double t = gcb_model_col(c, GCB_RC_FIGURE_TIME, i);
     long long r = gcb_model_col_rank(c, i, (long long)i);
-    m[i] = (struct member_time){
-        .comm = comm_of(model, split, r),
-        .rank = r,
-        .t = isnan(t) ? gcb_model_col(c, GCB_RC_TIME_MEDIAN, i) : t};
+    m[i] = (struct member_time){.comm = comm_of(model, split, r),
+                                .rank = r,
+                                .t = gcb_analyze_rank_time(c, i)};
   }
   qsort(m, n, sizeof *m, cmp_member_time);
   for (size_t i = 0, j; i < n; i = j) {
@@ -317,7 +304,7 @@ static enum gcb_status imbalance_finding(const struct gcb__rule_ctx *cx,
   case_imbalance(cx->doc->model, h->c, &im, &oom);
   if (oom)
     return GCB_ENOMEM;
-  struct gcb_finding *f = push_at(cx, h);
+  struct gcb_finding *f = gcb__rule_push_case(cx, GCB_SEV_WARN, h->c, h->rank);
   if (f == NULL)
     return GCB_ENOMEM;
   gcb_finding_figures(f, im.imbalance * 100, cx->t->imbalance_pct, "%");
@@ -416,7 +403,7 @@ static enum gcb_status report_late(const struct gcb__rule_ctx *cx,
   size_t of = *(const size_t *)late;
   if (!sustained(seen, of))
     return GCB_OK;
-  struct gcb_finding *f = push_at(cx, h);
+  struct gcb_finding *f = gcb__rule_push_case(cx, GCB_SEV_WARN, h->c, h->rank);
   if (f == NULL)
     return GCB_ENOMEM;
   char ls[32], ms[32], os[32], more[64] = "";

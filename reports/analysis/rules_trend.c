@@ -139,12 +139,9 @@ static struct row *rows_of(const struct gcb_model *m, size_t *n) {
 
 static struct gcb_finding *push_row(const struct gcb__rule_ctx *cx,
                                     const struct row *x, double expected) {
-  struct gcb_finding *f = gcb__rule_push(cx, GCB_SEV_WARN);
+  struct gcb_finding *f = gcb__rule_push_case(cx, GCB_SEV_WARN, x->c, -1);
   if (f == NULL)
     return NULL;
-  f->where.doc = cx->index;
-  gcb_model_case_title(x->c, f->where.subject, sizeof f->where.subject);
-  f->bench_case = x->c;
   gcb_finding_figures(f, x->t * 1e6, expected * 1e6, "us");
   f->cost = 1 - expected / x->t;
   return f;
