@@ -147,8 +147,7 @@ static struct gcb_finding *push_row(const struct gcb__rule_ctx *cx,
   return f;
 }
 
-/* ---- sweep-trend ---------------------------------------------------------
- */
+/* ---- sweep-trend --------------------------------------------------------- */
 
 /* A ratio as "12.3" and, past a million (imported files can hold 1e308),
  * in exponent form, so that the sentence stays a sentence. */
@@ -212,8 +211,7 @@ static enum gcb_status trend(const struct gcb__rule_ctx *cx, struct row *r,
   return GCB_OK;
 }
 
-/* ---- latency-floor -------------------------------------------------------
- */
+/* ---- latency-floor ------------------------------------------------------- */
 
 static enum gcb_status floor_finding(const struct gcb__rule_ctx *cx,
                                      const struct row *x,
