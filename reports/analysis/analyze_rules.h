@@ -62,16 +62,10 @@ enum gcb_status gcb__rule_oversubscribed(const struct gcb__rule_ctx *cx);
 
 /* Placement from the run's own topology check (rules_topo.c): one rule for
  * every finding kind that maps to a problem kind of
- * nodes[].topology.placement[]; the kind says which. */
+ * nodes[].topology.placement[]; the kind says which. The older rules in
+ * placement.c leave it the nodes whose topology carries a placement
+ * array (has_placement). */
 enum gcb_status gcb__rule_topo_placement(const struct gcb__rule_ctx *cx);
-
-/* True when the node's topology carries a placement array: the older
- * rules in placement.c leave such nodes to gcb__rule_topo_placement. */
-bool gcb__topo_placement_known(const struct gcb_model_node *node);
-
-/* The topology problem kind ("remote-binding") behind a finding kind
- * (placement-remote), or NULL. */
-const char *gcb__topo_problem_of(const struct gcb_kind *kind);
 
 /* "h2d" or "d2h" for a pcie case the link rule judges against the link's
  * rate (pinned local host memory, one direction, the largest size of its
