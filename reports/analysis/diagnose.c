@@ -956,18 +956,6 @@ static size_t primary(const struct dx *x, const struct gcb_root_cause *rc) {
   return best;
 }
 
-/* Evidence of family fam (any with fam GCB_FAM_COUNT) of kind `kind`. */
-static size_t count_of(const struct dx *x, const struct gcb_root_cause *rc,
-                       enum gcb_family fam, const struct gcb_kind *kind) {
-  size_t n = 0;
-  for (size_t k = 0; k < rc->nevidence; k++) {
-    size_t i = rc->evidence[k];
-    n += (fam == GCB_FAM_COUNT || x->fam_of[i] == fam) &&
-         (kind == NULL || x->fs->items[i].kind == kind);
-  }
-  return n;
-}
-
 /* The distinct cases of document doc among the evidence of family fam and
  * kind `kind`: a case measured on 8 GPUs is one case, not 8, so the count
  * set against that document's cases of the bench never exceeds them. */
@@ -1261,7 +1249,9 @@ static void also(const struct dx *x, struct gcb_root_cause *rc,
     const struct gcb_kind *kind = &gcb_kinds[k];
     if (kind->tally_one == NULL)
       continue;
-    size_t n = count_of(x, rc, GCB_FAM_COUNT, kind);
+    size_t n = 0;
+    for (size_t e = 0; e < rc->nevidence; e++)
+      n += x->fs->items[rc->evidence[e]].kind == kind;
     bool more = x->fs->items[primary(x, rc)].kind == kind;
     n -= more; /* the statement is one of them */
     if (n > 0 && used < sizeof buf)
