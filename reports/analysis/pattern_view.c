@@ -48,7 +48,9 @@ static double var_of(const struct gcb_pattern_rank *r, int p) {
   return sd * sd / (r->n[p] >= 1 ? r->n[p] : 1);
 }
 
-void gcb_pattern_rank_derive(struct gcb_pattern_rank *r, bool pipeline) {
+/* The figures of one rank of a group from its part times: fills
+ * everything after t[], sd[], n[]. */
+static void rank_derive(struct gcb_pattern_rank *r, bool pipeline) {
   const double *t = r->t;
   double tc = t[GCB_PART_COMPUTE], tm = t[GCB_PART_COMM], ts = t[GCB_PART_STEP],
          busy = t[GCB_PART_STEP_COMPUTE];
@@ -128,7 +130,7 @@ void gcb_pattern_group_derive(struct gcb_pattern_group *g) {
   bool pipe = g->pattern != NULL && strcmp(g->pattern, "pp") == 0;
   double noise2 = 0;
   for (size_t i = 0; i < g->nranks; i++) {
-    gcb_pattern_rank_derive(&g->ranks[i], pipe);
+    rank_derive(&g->ranks[i], pipe);
     double e = g->ranks[i].hidden_noise;
     noise2 += isnan(e) ? 0 : e * e;
   }

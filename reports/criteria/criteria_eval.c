@@ -172,10 +172,15 @@ static const char *derived_path(const struct gcb_model *doc,
   return gcb_model_pair_class(gcb_model_node(doc, node), src, dst);
 }
 
-bool gcb_check_matches_in(const struct gcb_criterion *k,
-                          const struct gcb_model_case *c,
-                          const struct gcb_model *doc) {
-  /* "*": every benchmark ("no wrong results anywhere"). */
+/* True when a case of document `doc` matches a check: same bench (or the
+ * check's bench is "*": every benchmark, "no wrong results anywhere"),
+ * every check param present with an equal value (numbers compared as
+ * numbers), same unit if given. A p2p case that records no "path" matches
+ * a check's path by the class the document's topology gives the pair (on
+ * the node that measured it); doc may be NULL. */
+static bool matches(const struct gcb_criterion *k,
+                    const struct gcb_model_case *c,
+                    const struct gcb_model *doc) {
   if (strcmp(k->bench, "*") != 0 && strcmp(k->bench, c->bench) != 0)
     return false;
   if (k->unit != NULL && strcmp(k->unit, c->unit) != 0)
@@ -314,7 +319,7 @@ static enum gcb_status eval_bound(struct eval *ev, const struct gcb_bound *b) {
 static bool has_match(const struct gcb_criterion *k,
                       const struct gcb_model *m) {
   for (size_t i = 0; i < m->ncases; i++)
-    if (gcb_check_matches_in(k, &m->cases[i], m))
+    if (matches(k, &m->cases[i], m))
       return true;
   return false;
 }
@@ -326,7 +331,7 @@ static bool measured_in(const struct gcb_criterion *k,
                         const struct gcb_bound *b, const struct gcb_model *m) {
   for (size_t i = 0; i < m->ncases; i++) {
     const struct gcb_model_case *c = &m->cases[i];
-    if (!gcb_check_matches_in(k, c, m))
+    if (!matches(k, c, m))
       continue;
     const struct gcb_model_columns *per =
         b->metric->per_rank && c->ranks.n > 0 ? &c->ranks : NULL;
@@ -365,7 +370,7 @@ static enum gcb_status eval_doc(struct eval *ev, const struct gcb_doc *doc,
   const struct gcb_criterion *k = &ev->cr->checks[ev->check];
   for (size_t i = 0; i < doc->model->ncases; i++) {
     const struct gcb_model_case *c = &doc->model->cases[i];
-    if (!gcb_check_matches_in(k, c, ev->m))
+    if (!matches(k, c, ev->m))
       continue;
     ev->c = c;
     ev->result->matched++;
