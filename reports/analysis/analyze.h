@@ -92,11 +92,6 @@ void gcb_finding_figures(struct gcb_finding *f, double measured,
 void gcb_finding_at_model_rank(struct gcb_finding *f, int doc,
                                const struct gcb_model *m, long long rank);
 
-/* The same from a place already looked up (gcb_model_place, for modules
- * that read the typed model). */
-void gcb_finding_at_place(struct gcb_finding *f, int doc, long long rank,
-                          const struct gcb_place *p);
-
 /* Orders findings by severity (fail first), keeping the order in which they
  * were found within a severity. */
 void gcb_findings_sort(struct gcb_findings *l);

@@ -36,6 +36,11 @@ void gcb__rule_suggest(struct gcb_finding *f);
  * environment), or "" when it is absent or not a string. */
 const char *gcb__mv_str(const struct gcb_mvalue *v, const char *key);
 
+/* The imbalance (gcb_analyze_case_imbalance) over the per-rank entries
+ * entries[0..n) of case c, taken in that order (NULL: 0..n); n > 0. */
+void gcb__imbalance_over(const struct gcb_model_case *c, const size_t *entries,
+                         size_t n, struct gcb_imbalance *out);
+
 /* The run's status, its errors[] and its skipped[] (analyze.c). */
 enum gcb_status gcb__rule_run_status(const struct gcb__rule_ctx *cx);
 enum gcb_status gcb__rule_errors(const struct gcb__rule_ctx *cx);

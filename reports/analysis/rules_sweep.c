@@ -208,16 +208,16 @@ static bool per_rank_figures(const struct gcb_model_case *c) {
   return !gcb_bench_kind_desc(c->kind)->shared_figures;
 }
 
-/* A rank's figure time (as gcb_analyze_case_imbalance takes it) and its
- * communicator in a split collective: its node for "node", its local rank
- * for "cross" (docs/results-schema.md, params.split). */
-struct member_time {
+/* A per-rank entry of a case and its rank's communicator in a split
+ * collective: its node for "node", its local rank for "cross"
+ * (docs/results-schema.md, params.split). */
+struct member {
   long long comm, rank;
-  double t;
+  size_t entry;
 };
 
-static int cmp_member_time(const void *a, const void *b) {
-  const struct member_time *x = a, *y = b;
+static int cmp_member(const void *a, const void *b) {
+  const struct member *x = a, *y = b;
   if (x->comm != y->comm)
     return x->comm < y->comm ? -1 : 1;
   return (x->rank > y->rank) - (x->rank < y->rank);
@@ -231,28 +231,6 @@ static long long comm_of(const struct gcb_model *m, const char *split,
   if (strcmp(split, "node") == 0)
     return r->node;
   return r->local_rank; /* "cross" */
-}
-
-/* The imbalance of the members [from, to), into out. */
-static void group_imbalance(const struct member_time *m, size_t from, size_t to,
-                            struct gcb_imbalance *out) {
-  double sum = 0, sum2 = 0;
-  *out = (struct gcb_imbalance){.min = INFINITY, .max = -INFINITY};
-  for (size_t i = from; i < to; i++) {
-    sum += m[i].t;
-    sum2 += m[i].t * m[i].t;
-    if (m[i].t < out->min)
-      out->min = m[i].t, out->min_rank = m[i].rank;
-    if (m[i].t > out->max)
-      out->max = m[i].t, out->max_rank = m[i].rank;
-  }
-  size_t n = to - from;
-  out->ranks = n;
-  out->total = sum;
-  out->mean = sum / (double)n;
-  out->imbalance = out->max > 0 ? (out->max - out->mean) / out->max : 0;
-  double var = n > 1 ? (sum2 - sum * out->mean) / (double)(n - 1) : 0;
-  out->cv = out->mean > 0 && var > 0 ? sqrt(var) / out->mean : 0;
 }
 
 /*
@@ -272,27 +250,32 @@ static bool case_imbalance(const struct gcb_model *model,
   memset(out, 0, sizeof *out);
   if (n == 0)
     return false;
-  struct member_time *m = malloc(n * sizeof *m);
-  if (m == NULL) {
+  struct member *m = malloc(n * sizeof *m);
+  size_t *entries = malloc(n * sizeof *entries);
+  if (m == NULL || entries == NULL) {
+    free(m);
+    free(entries);
     *oom = true;
     return false;
   }
   for (size_t i = 0; i < n; i++) {
     long long r = gcb_model_col_rank(c, i, (long long)i);
-    m[i] = (struct member_time){.comm = comm_of(model, split, r),
-                                .rank = r,
-                                .t = gcb_analyze_rank_time(c, i)};
+    m[i] = (struct member){
+        .comm = comm_of(model, split, r), .rank = r, .entry = i};
   }
-  qsort(m, n, sizeof *m, cmp_member_time);
+  qsort(m, n, sizeof *m, cmp_member);
+  for (size_t i = 0; i < n; i++)
+    entries[i] = m[i].entry; /* by communicator, then rank */
   for (size_t i = 0, j; i < n; i = j) {
     struct gcb_imbalance g;
     for (j = i; j < n && m[j].comm == m[i].comm; j++)
       ;
-    group_imbalance(m, i, j, &g);
+    gcb__imbalance_over(c, entries + i, j - i, &g);
     if (i == 0 || g.imbalance > out->imbalance)
       *out = g;
   }
   free(m);
+  free(entries);
   return true;
 }
 
