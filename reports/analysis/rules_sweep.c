@@ -77,123 +77,111 @@ static int cmp_hit(const void *a, const void *b) {
  * finding, and a 20,000-case document took over ten minutes.
  */
 
-/* The findings of earlier rules that explain a case's imbalance (a slow
- * rank, a slow link) of this document, by rank and sweep: the rules judge
- * a sweep's largest size (link-bandwidth) or its figure, while the same
+/* Sweep keys with a rank, sorted by rank then key (for bsearch): the
+ * findings of earlier rules that explain a case's imbalance (a slow rank,
+ * a slow link) of this document, by rank and sweep: the rules judge a
+ * sweep's largest size (link-bandwidth) or its figure, while the same
  * slow GPU or link makes the sweep's smaller cases uneven too (the 1 MiB
- * copies of a link trained at gen4 wait as the 256 MiB ones do). */
-struct explainer {
+ * copies of a link trained at gen4 wait as the 256 MiB ones do); and,
+ * rank 0, the sweeps of the cases that have two ranks or more. */
+struct keyed {
   long long rank;
   char *sweep;
 };
 
-struct explainers {
-  struct explainer *x;
+struct keyeds {
+  struct keyed *x;
   size_t n;
 };
 
-static int cmp_explainer(const void *a, const void *b) {
-  const struct explainer *x = a, *y = b;
+static int cmp_keyed(const void *a, const void *b) {
+  const struct keyed *x = a, *y = b;
   if (x->rank != y->rank)
     return x->rank < y->rank ? -1 : 1;
   return strcmp(x->sweep, y->sweep);
 }
 
-static void explainers_free(struct explainers *e) {
+static void keyeds_free(struct keyeds *e) {
   for (size_t i = 0; i < e->n; i++)
     free(e->x[i].sweep);
   free(e->x);
-  *e = (struct explainers){0};
+  *e = (struct keyeds){0};
+}
+
+/* Room for n entries; false on ENOMEM. */
+static bool keyeds_open(struct keyeds *e, size_t n) {
+  *e = (struct keyeds){.x = malloc((n + 1) * sizeof *e->x)};
+  return e->x != NULL;
+}
+
+/* Appends case c's sweep with rank; false on ENOMEM (e freed). */
+static bool keyed_add(struct keyeds *e, const struct gcb_model_case *c,
+                      long long rank) {
+  char key[GCB_VIEW_SWEEP_KEY];
+  gcb_model_sweep_key(c, key, sizeof key);
+  e->x[e->n] = (struct keyed){.rank = rank, .sweep = strdup(key)};
+  if (e->x[e->n].sweep == NULL) {
+    keyeds_free(e);
+    return false;
+  }
+  e->n++;
+  return true;
+}
+
+static void keyeds_sort(struct keyeds *e) {
+  if (e->n > 1)
+    qsort(e->x, e->n, sizeof *e->x, cmp_keyed);
 }
 
 /* false on ENOMEM. */
-static bool explainers_of(const struct gcb__rule_ctx *cx,
-                          struct explainers *e) {
-  char key[GCB_VIEW_SWEEP_KEY];
-  *e = (struct explainers){.x = malloc((cx->out->n + 1) * sizeof *e->x)};
-  if (e->x == NULL)
+static bool explainers_of(const struct gcb__rule_ctx *cx, struct keyeds *e) {
+  if (!keyeds_open(e, cx->out->n))
     return false;
   for (size_t i = 0; i < cx->out->n; i++) {
     const struct gcb_finding *f = &cx->out->items[i];
-    if (f->where.doc != cx->index || f->bench_case == NULL ||
-        !f->kind->explains_imbalance)
-      continue;
-    gcb_model_sweep_key(f->bench_case, key, sizeof key);
-    e->x[e->n] =
-        (struct explainer){.rank = f->where.rank, .sweep = strdup(key)};
-    if (e->x[e->n].sweep == NULL) {
-      explainers_free(e);
+    if (f->where.doc == cx->index && f->bench_case != NULL &&
+        f->kind->explains_imbalance &&
+        !keyed_add(e, f->bench_case, f->where.rank))
       return false;
-    }
-    e->n++;
   }
-  if (e->n > 1)
-    qsort(e->x, e->n, sizeof *e->x, cmp_explainer);
+  keyeds_sort(e);
   return true;
 }
 
 /* Whether an earlier rule already named the rank in this case's sweep. */
-static bool explained(const struct explainers *e,
-                      const struct gcb_model_case *c, long long rank) {
+static bool explained(const struct keyeds *e, const struct gcb_model_case *c,
+                      long long rank) {
   char key[GCB_VIEW_SWEEP_KEY];
   if (e->n == 0)
     return false;
   gcb_model_sweep_key(c, key, sizeof key);
-  struct explainer k = {.rank = rank, .sweep = key};
-  return bsearch(&k, e->x, e->n, sizeof *e->x, cmp_explainer) != NULL;
-}
-
-/* The sweep keys of the cases that have two ranks or more, sorted. */
-struct sweep_keys {
-  char **k;
-  size_t n;
-};
-
-static int cmp_key(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static void sweep_keys_free(struct sweep_keys *s) {
-  for (size_t i = 0; i < s->n; i++)
-    free(s->k[i]);
-  free(s->k);
-  *s = (struct sweep_keys){0};
+  struct keyed k = {.rank = rank, .sweep = key};
+  return bsearch(&k, e->x, e->n, sizeof *e->x, cmp_keyed) != NULL;
 }
 
 /* false on ENOMEM. */
-static bool sweep_keys_of(const struct gcb_model *m, struct sweep_keys *s) {
-  char k[GCB_VIEW_SWEEP_KEY];
-  *s = (struct sweep_keys){.k = malloc((m->ncases + 1) * sizeof *s->k)};
-  if (s->k == NULL)
+static bool sweep_keys_of(const struct gcb_model *m, struct keyeds *s) {
+  if (!keyeds_open(s, m->ncases))
     return false;
-  for (size_t i = 0; i < m->ncases; i++) {
-    const struct gcb_model_case *c = &m->cases[i];
-    if (c->ranks.n < 2)
-      continue;
-    gcb_model_sweep_key(c, k, sizeof k);
-    if ((s->k[s->n] = strdup(k)) == NULL) {
-      sweep_keys_free(s);
+  for (size_t i = 0; i < m->ncases; i++)
+    if (m->cases[i].ranks.n >= 2 && !keyed_add(s, &m->cases[i], 0))
       return false;
-    }
-    s->n++;
-  }
-  if (s->n > 1)
-    qsort(s->k, s->n, sizeof *s->k, cmp_key);
+  keyeds_sort(s);
   return true;
 }
 
 /* Cases of the document in the sweep `key` that have two ranks or more. */
-static size_t sweep_cases(const struct sweep_keys *s, const char *key) {
+static size_t sweep_cases(const struct keyeds *s, const char *key) {
   size_t lo = 0, hi = s->n;
   while (lo < hi) { /* the first key >= key */
     size_t mid = lo + (hi - lo) / 2;
-    if (strcmp(s->k[mid], key) < 0)
+    if (strcmp(s->x[mid].sweep, key) < 0)
       lo = mid + 1;
     else
       hi = mid;
   }
   size_t n = 0;
-  while (lo + n < s->n && strcmp(s->k[lo + n], key) == 0)
+  while (lo + n < s->n && strcmp(s->x[lo + n].sweep, key) == 0)
     n++;
   return n;
 }
@@ -524,8 +512,7 @@ enum gcb_status gcb__rule_late_arrival(const struct gcb__rule_ctx *cx) {
 enum gcb_status gcb__rule_imbalance(const struct gcb__rule_ctx *cx) {
   const struct gcb_model *m = cx->doc->model;
   struct hits h = {0};
-  struct explainers e = {0};
-  struct sweep_keys keys = {0};
+  struct keyeds e = {0}, keys = {0};
   struct waited w = {0};
   h.oom =
       !explainers_of(cx, &e) || !sweep_keys_of(m, &keys) || !waited_of(cx, &w);
@@ -543,12 +530,12 @@ enum gcb_status gcb__rule_imbalance(const struct gcb__rule_ctx *cx) {
         .c = c, .rank = im.max_rank, .value = im.imbalance, .order = i};
     gcb_model_sweep_key(c, x->group, sizeof x->group);
   }
-  explainers_free(&e);
+  keyeds_free(&e);
   free(w.c);
   enum gcb_status st =
       h.oom ? gcb_err_set(cx->err, GCB_ENOMEM, "analysis: out of memory")
             : each_group(cx, &h, &keys, report_imbalance);
-  sweep_keys_free(&keys);
+  keyeds_free(&keys);
   free(h.items);
   return st;
 }
