@@ -75,17 +75,12 @@ void gcb_finding_at_model_rank(struct gcb_finding *f, int doc,
                                const struct gcb_model *m, long long rank) {
   struct gcb_place p;
   gcb_model_place(m, rank, &p);
-  gcb_finding_at_place(f, doc, rank, &p);
-}
-
-void gcb_finding_at_place(struct gcb_finding *f, int doc, long long rank,
-                          const struct gcb_place *p) {
   f->where.doc = doc;
   f->where.rank = rank;
-  f->where.node = p->node;
-  f->where.gpu = p->gpu;
-  gcb_view_copy(f->where.hostname, sizeof f->where.hostname, p->hostname);
-  gcb_view_copy(f->where.bus_id, sizeof f->where.bus_id, p->bus_id);
+  f->where.node = p.node;
+  f->where.gpu = p.gpu;
+  gcb_view_copy(f->where.hostname, sizeof f->where.hostname, p.hostname);
+  gcb_view_copy(f->where.bus_id, sizeof f->where.bus_id, p.bus_id);
 }
 
 /* Merge sort by severity, descending: qsort is not stable, and the order
@@ -221,22 +216,19 @@ size_t gcb_analyze_slow(const double *x, size_t n,
   return found;
 }
 
-bool gcb_analyze_case_imbalance(const struct gcb_model_case *c,
-                                struct gcb_imbalance *out) {
-  size_t n = c->ranks.n;
-  memset(out, 0, sizeof *out);
-  if (n == 0)
-    return false;
+double gcb_analyze_rank_time(const struct gcb_model_case *c, size_t i) {
+  double s = gcb_model_col(c, GCB_RC_FIGURE_TIME, i);
+  return isnan(s) ? gcb_model_col(c, GCB_RC_TIME_MEDIAN, i) : s;
+}
+
+void gcb__imbalance_over(const struct gcb_model_case *c, const size_t *entries,
+                         size_t n, struct gcb_imbalance *out) {
   double sum = 0, sum2 = 0;
-  out->min = INFINITY;
-  out->max = -INFINITY;
+  *out = (struct gcb_imbalance){.min = INFINITY, .max = -INFINITY};
   for (size_t i = 0; i < n; i++) {
-    /* The time the figure comes from (a collective's mean over its loop),
-     * else the median sample, as older documents have it. */
-    double s = gcb_model_col(c, GCB_RC_FIGURE_TIME, i);
-    if (isnan(s))
-      s = gcb_model_col(c, GCB_RC_TIME_MEDIAN, i);
-    long long r = gcb_model_col_rank(c, i, (long long)i);
+    size_t e = entries != NULL ? entries[i] : i;
+    double s = gcb_analyze_rank_time(c, e);
+    long long r = gcb_model_col_rank(c, e, (long long)e);
     sum += s;
     sum2 += s * s;
     if (s < out->min)
@@ -250,6 +242,14 @@ bool gcb_analyze_case_imbalance(const struct gcb_model_case *c,
   out->imbalance = out->max > 0 ? (out->max - out->mean) / out->max : 0;
   double var = n > 1 ? (sum2 - sum * out->mean) / (double)(n - 1) : 0;
   out->cv = out->mean > 0 && var > 0 ? sqrt(var) / out->mean : 0;
+}
+
+bool gcb_analyze_case_imbalance(const struct gcb_model_case *c,
+                                struct gcb_imbalance *out) {
+  memset(out, 0, sizeof *out);
+  if (c->ranks.n == 0)
+    return false;
+  gcb__imbalance_over(c, NULL, c->ranks.n, out);
   return true;
 }
 
@@ -262,6 +262,20 @@ struct gcb_finding *gcb__rule_push(const struct gcb__rule_ctx *cx,
     gcb_err_set(cx->err, GCB_ENOMEM, "analysis: out of memory");
   else
     f->where.doc = cx->index;
+  return f;
+}
+
+struct gcb_finding *gcb__rule_push_case(const struct gcb__rule_ctx *cx,
+                                        enum gcb_severity sev,
+                                        const struct gcb_model_case *c,
+                                        long long rank) {
+  struct gcb_finding *f = gcb__rule_push(cx, sev);
+  if (f == NULL)
+    return NULL;
+  if (rank >= 0)
+    gcb_finding_at_model_rank(f, cx->index, cx->doc->model, rank);
+  gcb_model_case_title(c, f->where.subject, sizeof f->where.subject);
+  f->bench_case = c;
   return f;
 }
 

@@ -92,11 +92,6 @@ void gcb_finding_figures(struct gcb_finding *f, double measured,
 void gcb_finding_at_model_rank(struct gcb_finding *f, int doc,
                                const struct gcb_model *m, long long rank);
 
-/* The same from a place already looked up (gcb_model_place, for modules
- * that read the typed model). */
-void gcb_finding_at_place(struct gcb_finding *f, int doc, long long rank,
-                          const struct gcb_place *p);
-
 /* Orders findings by severity (fail first), keeping the order in which they
  * were found within a severity. */
 void gcb_findings_sort(struct gcb_findings *l);
@@ -214,6 +209,11 @@ struct gcb_imbalance {
   double imbalance; /* (max - mean) / max; 0 = even */
   double cv;        /* stdev / mean of the times */
 };
+
+/* The time per-rank entry i of case c's figure comes from (a
+ * collective's mean over its loop), else its median sample, as older
+ * documents have it; NAN. */
+double gcb_analyze_rank_time(const struct gcb_model_case *c, size_t i);
 
 /* Computes it for a case; false when the case has no ranks. */
 bool gcb_analyze_case_imbalance(const struct gcb_model_case *c,

@@ -22,12 +22,24 @@ struct gcb__rule_ctx {
 struct gcb_finding *gcb__rule_push(const struct gcb__rule_ctx *cx,
                                    enum gcb_severity sev);
 
+/* gcb__rule_push for case c: its subject is the case's title, and with
+ * rank >= 0 it is placed at that rank (gcb_finding_at_model_rank). */
+struct gcb_finding *gcb__rule_push_case(const struct gcb__rule_ctx *cx,
+                                        enum gcb_severity sev,
+                                        const struct gcb_model_case *c,
+                                        long long rank);
+
 /* Sets the finding's suggestion to its kind's (kinds.c; "" for none). */
 void gcb__rule_suggest(struct gcb_finding *f);
 
 /* The string member `key` of a free-form object of the model (software,
  * environment), or "" when it is absent or not a string. */
 const char *gcb__mv_str(const struct gcb_mvalue *v, const char *key);
+
+/* The imbalance (gcb_analyze_case_imbalance) over the per-rank entries
+ * entries[0..n) of case c, taken in that order (NULL: 0..n); n > 0. */
+void gcb__imbalance_over(const struct gcb_model_case *c, const size_t *entries,
+                         size_t n, struct gcb_imbalance *out);
 
 /* The run's status, its errors[] and its skipped[] (analyze.c). */
 enum gcb_status gcb__rule_run_status(const struct gcb__rule_ctx *cx);
@@ -55,16 +67,10 @@ enum gcb_status gcb__rule_oversubscribed(const struct gcb__rule_ctx *cx);
 
 /* Placement from the run's own topology check (rules_topo.c): one rule for
  * every finding kind that maps to a problem kind of
- * nodes[].topology.placement[]; the kind says which. */
+ * nodes[].topology.placement[]; the kind says which. The older rules in
+ * placement.c leave it the nodes whose topology carries a placement
+ * array (has_placement). */
 enum gcb_status gcb__rule_topo_placement(const struct gcb__rule_ctx *cx);
-
-/* True when the node's topology carries a placement array: the older
- * rules in placement.c leave such nodes to gcb__rule_topo_placement. */
-bool gcb__topo_placement_known(const struct gcb_model_node *node);
-
-/* The topology problem kind ("remote-binding") behind a finding kind
- * (placement-remote), or NULL. */
-const char *gcb__topo_problem_of(const struct gcb_kind *kind);
 
 /* "h2d" or "d2h" for a pcie case the link rule judges against the link's
  * rate (pinned local host memory, one direction, the largest size of its

@@ -60,7 +60,7 @@ const char *gcb_family_name(enum gcb_family f) {
   return f < GCB_FAM_COUNT ? names[f] : "?";
 }
 
-/* ---- machines ----------------------------------------------------------- */
+/* ---- machines ------------------------------------------------------------ */
 
 /* The model of document doc. */
 static const struct gcb_model *dx_doc(const struct dx *x, int doc) {
@@ -475,8 +475,7 @@ static bool pair_comp(const struct dx *x, int doc,
   return true;
 }
 
-/* ---- first pass -----------------------------------------------------------
- */
+/* ---- first pass ---------------------------------------------------------- */
 
 static bool at_run(const struct dx *x, size_t i, struct gcb_component *c,
                    enum gcb_family *fam) {
@@ -752,8 +751,7 @@ static bool at_fabric(const struct dx *x, size_t i, struct gcb_component *c,
   return false;
 }
 
-/* ---- the table ------------------------------------------------------------
- */
+/* ---- the table ----------------------------------------------------------- */
 
 /* Each grouping of kinds.h (a kind's .group) and, for acceptance checks
  * and regressions, the bound's metric: the function that places it. A
@@ -798,19 +796,22 @@ static bool rule_matches(const struct group_rule *r,
           (f->metric != NULL && strcmp(f->metric, r->metric) == 0));
 }
 
+/* Places the warn/fail findings of the first pass (attach false) or the
+ * second; a grouping no row names goes to the run in the first. */
 static enum gcb_status place_pass(struct dx *x, bool attach) {
+  size_t nr = sizeof group_rules / sizeof *group_rules;
   for (size_t i = 0; i < x->fs->n; i++) {
     const struct gcb_finding *f = fnd(x, i);
     if (f->severity == GCB_SEV_INFO || x->comp_of[i] >= 0)
       continue;
-    size_t r = 0, nr = sizeof group_rules / sizeof *group_rules;
+    size_t r = 0;
     while (r < nr && !rule_matches(&group_rules[r], f))
       r++;
-    if (r == nr || group_rules[r].attach != attach)
-      continue; /* not this pass (or no row: at the run, below) */
+    if (r < nr ? group_rules[r].attach != attach : attach)
+      continue; /* not this pass */
     struct gcb_component c;
     enum gcb_family fam = GCB_FAM_RUN;
-    if (!group_rules[r].locate(x, i, &c, &fam))
+    if (r == nr || !group_rules[r].locate(x, i, &c, &fam))
       at_run(x, i, &c, &fam);
     long k = dx_comp(x, &c, f->where.doc);
     if (k < 0)
@@ -823,25 +824,10 @@ static enum gcb_status place_pass(struct dx *x, bool attach) {
 
 static enum gcb_status dx_place(struct dx *x) {
   enum gcb_status st = place_pass(x, false);
-  if (st == GCB_OK)
-    st = place_pass(x, true);
-  for (size_t i = 0; st == GCB_OK && i < x->fs->n; i++) {
-    if (fnd(x, i)->severity == GCB_SEV_INFO || x->comp_of[i] >= 0)
-      continue;
-    struct gcb_component c;
-    enum gcb_family fam;
-    at_run(x, i, &c, &fam); /* a grouping no row names: the run */
-    long k = dx_comp(x, &c, -1);
-    if (k < 0)
-      return GCB_ENOMEM;
-    x->comp_of[i] = k;
-    x->fam_of[i] = fam;
-  }
-  return st;
+  return st == GCB_OK ? place_pass(x, true) : st;
 }
 
-/* ---- node-wide symptoms ---------------------------------------------------
- */
+/* ---- node-wide symptoms -------------------------------------------------- */
 
 /* Per component, the families of its warn/fail evidence (a bit each). */
 static unsigned *comp_families(const struct dx *x) {
@@ -945,29 +931,20 @@ static double closeness(const struct gcb_finding *f) {
   return r > 1 ? 1 / r : r;
 }
 
-/* Evidence that says something is off without saying against what the
- * component measures: checks, consequences (the kind's .secondary). */
-static bool is_secondary(const struct gcb_finding *f) {
-  return f->kind->secondary;
-}
-
-/* A regression says the component got worse, not against what it should
- * reach: at equal severity, the finding that says so goes first. */
-static bool is_regression(const struct gcb_finding *f) {
-  return f->kind->relative;
-}
-
 /* The evidence the statement quotes: a rule's finding before an
- * acceptance check's (it says against what), then the worst severity,
- * then the figure furthest from its expectation. */
+ * acceptance check's or a consequence (.secondary: it says against what
+ * the component measures), then the worst severity, then, at equal
+ * severity, one that says against what it should reach before a
+ * regression (.relative: worse than before), then the figure furthest
+ * from its expectation. */
 static bool quotes_better(const struct gcb_finding *f,
                           const struct gcb_finding *b) {
-  if (is_secondary(f) != is_secondary(b))
-    return !is_secondary(f);
+  if (f->kind->secondary != b->kind->secondary)
+    return !f->kind->secondary;
   if (f->severity != b->severity)
     return f->severity > b->severity;
-  if (is_regression(f) != is_regression(b))
-    return !is_regression(f);
+  if (f->kind->relative != b->kind->relative)
+    return !f->kind->relative;
   return closeness(f) < closeness(b);
 }
 
@@ -977,18 +954,6 @@ static size_t primary(const struct dx *x, const struct gcb_root_cause *rc) {
     if (quotes_better(&x->fs->items[rc->evidence[k]], &x->fs->items[best]))
       best = rc->evidence[k];
   return best;
-}
-
-/* Evidence of family fam (any with fam GCB_FAM_COUNT) of kind `kind`. */
-static size_t count_of(const struct dx *x, const struct gcb_root_cause *rc,
-                       enum gcb_family fam, const struct gcb_kind *kind) {
-  size_t n = 0;
-  for (size_t k = 0; k < rc->nevidence; k++) {
-    size_t i = rc->evidence[k];
-    n += (fam == GCB_FAM_COUNT || x->fam_of[i] == fam) &&
-         (kind == NULL || x->fs->items[i].kind == kind);
-  }
-  return n;
 }
 
 /* The distinct cases of document doc among the evidence of family fam and
@@ -1042,8 +1007,7 @@ static const char *after_rank(const char *s) {
   return *p == ' ' ? p + 1 : p;
 }
 
-/* ---- host links: sources and load -----------------------------------------
- */
+/* ---- host links: sources and load ---------------------------------------- */
 
 struct load {
   double value[8];
@@ -1176,8 +1140,7 @@ static void at_rest(const struct dx *x, struct gcb_root_cause *rc,
   }
 }
 
-/* ---- statements ------------------------------------------------------------
- */
+/* ---- statements ---------------------------------------------------------- */
 
 static void slow(const struct dx *x, struct gcb_root_cause *rc,
                  const struct gcb_finding *f, enum gcb_family fam,
@@ -1275,7 +1238,7 @@ static void also(const struct dx *x, struct gcb_root_cause *rc,
     size_t n = 0;
     for (size_t k = 0; k < rc->nevidence; k++) {
       const struct gcb_finding *f = &x->fs->items[rc->evidence[k]];
-      n += (int)x->fam_of[rc->evidence[k]] == fam && !is_secondary(f);
+      n += (int)x->fam_of[rc->evidence[k]] == fam && !f->kind->secondary;
     }
     if (fam == (int)main || fam == GCB_FAM_RUN || n == 0 || used >= sizeof buf)
       continue;
@@ -1286,7 +1249,9 @@ static void also(const struct dx *x, struct gcb_root_cause *rc,
     const struct gcb_kind *kind = &gcb_kinds[k];
     if (kind->tally_one == NULL)
       continue;
-    size_t n = count_of(x, rc, GCB_FAM_COUNT, kind);
+    size_t n = 0;
+    for (size_t e = 0; e < rc->nevidence; e++)
+      n += x->fs->items[rc->evidence[e]].kind == kind;
     bool more = x->fs->items[primary(x, rc)].kind == kind;
     n -= more; /* the statement is one of them */
     if (n > 0 && used < sizeof buf)
@@ -1584,8 +1549,7 @@ bool gcb_diagnosis_at_gpu_by_index(const struct gcb_diagnosis *d,
   return false;
 }
 
-/* ---- formatting -----------------------------------------------------------
- */
+/* ---- formatting ---------------------------------------------------------- */
 
 /* Units scaled to the figure: from unit to big at >= up, to small (x
  * 1000) below down. */

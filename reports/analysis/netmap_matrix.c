@@ -11,22 +11,15 @@
 #include <string.h>
 
 #include "reports/document/bench_kind.h"
+#include "reports/document/stats.h"
 #include "reports/document/view.h"
 
-static int by_value(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 double gcb_netmap_median(double *v, int n) {
-  int k = 0;
+  size_t k = 0;
   for (int i = 0; i < n; i++)
     if (!isnan(v[i]))
       v[k++] = v[i];
-  if (k == 0)
-    return NAN;
-  qsort(v, (size_t)k, sizeof *v, by_value);
-  return k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
+  return gcb_stats_median(v, k);
 }
 
 void gcb_netmap_free(struct gcb_netmap *m) {

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
+#include "reports/analysis/analyze.h"
 #include "reports/document/bench_kind.h"
 
 static const char *const part_names[GCB_PART_COUNT] = {
@@ -46,7 +48,9 @@ static double var_of(const struct gcb_pattern_rank *r, int p) {
   return sd * sd / (r->n[p] >= 1 ? r->n[p] : 1);
 }
 
-void gcb_pattern_rank_derive(struct gcb_pattern_rank *r, bool pipeline) {
+/* The figures of one rank of a group from its part times: fills
+ * everything after t[], sd[], n[]. */
+static void rank_derive(struct gcb_pattern_rank *r, bool pipeline) {
   const double *t = r->t;
   double tc = t[GCB_PART_COMPUTE], tm = t[GCB_PART_COMM], ts = t[GCB_PART_STEP],
          busy = t[GCB_PART_STEP_COMPUTE];
@@ -75,12 +79,6 @@ void gcb_pattern_rank_derive(struct gcb_pattern_rank *r, bool pipeline) {
     r->bar_compute = r->bar_exposed = r->bar_bubble = r->bubble = NAN;
 }
 
-/* The per-rank median time of a case (the figure's time). */
-static double rank_time(const struct gcb_model_case *c, size_t i) {
-  double s = gcb_model_col(c, GCB_RC_FIGURE_TIME, i);
-  return isnan(s) ? gcb_model_col(c, GCB_RC_TIME_MEDIAN, i) : s;
-}
-
 /* An integer column's element i, or def (null, absent). */
 static long long col_int(const struct gcb_model_case *c, enum gcb_rank_col col,
                          size_t i, long long def) {
@@ -88,59 +86,51 @@ static long long col_int(const struct gcb_model_case *c, enum gcb_rank_col col,
   return isnan(v) ? def : (long long)v;
 }
 
-static double imbalance(const double *x, size_t n, size_t *arg_max) {
+/* The figure at `offset` of each rank of g (NAN ones left out): its
+ * (max - mean) / max, the rank with the largest in *arg_max, and the mean
+ * in *mean. */
+static double imbalance(const struct gcb_pattern_group *g, size_t offset,
+                        size_t *arg_max, double *mean) {
   double sum = 0, max = -INFINITY;
   size_t k = 0, used = 0;
-  for (size_t i = 0; i < n; i++) {
-    if (isnan(x[i]))
+  for (size_t i = 0; i < g->nranks; i++) {
+    double v = *(const double *)((const char *)&g->ranks[i] + offset);
+    if (isnan(v))
       continue;
-    sum += x[i];
+    sum += v;
     used++;
-    if (x[i] > max)
-      max = x[i], k = i;
+    if (v > max)
+      max = v, k = i;
   }
   *arg_max = k;
-  return used > 0 && max > 0 ? (max - sum / (double)used) / max : NAN;
+  *mean = used ? sum / (double)used : NAN;
+  return used > 0 && max > 0 ? (max - *mean) / max : NAN;
 }
 
 static double mean_of(const struct gcb_pattern_group *g, size_t offset) {
-  double sum = 0;
-  size_t n = 0;
-  for (size_t i = 0; i < g->nranks; i++) {
-    double v = *(const double *)((const char *)&g->ranks[i] + offset);
-    if (!isnan(v))
-      sum += v, n++;
-  }
-  return n ? sum / (double)n : NAN;
+  size_t ignored;
+  double mean;
+  imbalance(g, offset, &ignored, &mean);
+  return mean;
 }
 
 #define PART_AT(p) (offsetof(struct gcb_pattern_rank, t) + (p) * sizeof(double))
 
 /* The straggler and the imbalances, over ranks. */
 static void imbalances(struct gcb_pattern_group *g) {
-  size_t n = g->nranks, k = 0, ignored;
-  double *busy = calloc(n + 1, sizeof *busy),
-         *step = calloc(n + 1, sizeof *step);
-  g->busy_imbalance = g->step_imbalance = NAN;
-  g->straggler = -1;
-  if (busy != NULL && step != NULL) {
-    for (size_t i = 0; i < n; i++) {
-      busy[i] = g->ranks[i].t[GCB_PART_STEP_COMPUTE];
-      step[i] = g->ranks[i].t[GCB_PART_STEP];
-    }
-    g->busy_imbalance = imbalance(busy, n, &k);
-    g->straggler = n > 0 && !isnan(g->busy_imbalance) ? g->ranks[k].rank : -1;
-    g->step_imbalance = imbalance(step, n, &ignored);
-  }
-  free(busy);
-  free(step);
+  size_t k;
+  double mean;
+  g->busy_imbalance = imbalance(g, PART_AT(GCB_PART_STEP_COMPUTE), &k, &mean);
+  g->straggler =
+      g->nranks > 0 && !isnan(g->busy_imbalance) ? g->ranks[k].rank : -1;
+  g->step_imbalance = imbalance(g, PART_AT(GCB_PART_STEP), &k, &mean);
 }
 
 void gcb_pattern_group_derive(struct gcb_pattern_group *g) {
   bool pipe = g->pattern != NULL && strcmp(g->pattern, "pp") == 0;
   double noise2 = 0;
   for (size_t i = 0; i < g->nranks; i++) {
-    gcb_pattern_rank_derive(&g->ranks[i], pipe);
+    rank_derive(&g->ranks[i], pipe);
     double e = g->ranks[i].hidden_noise;
     noise2 += isnan(e) ? 0 : e * e;
   }
@@ -200,7 +190,7 @@ static enum gcb_status derive(struct gcb_pattern_group *g,
       r->n[p] = 0;
       if (c == NULL || i >= c->ranks.n)
         continue;
-      r->t[p] = rank_time(c, i);
+      r->t[p] = gcb_analyze_rank_time(c, i);
       r->sd[p] = gcb_model_col(c, GCB_RC_TIME_STDEV, i);
       r->n[p] = (double)col_int(c, GCB_RC_TIME_N, i, 0);
       r->rank = col_int(c, GCB_RC_RANK, i, -1);
@@ -261,14 +251,8 @@ static struct gcb_pattern_group *group_for(struct gcb_pattern_groups *out,
   for (size_t i = 0; i < out->n; i++)
     if (same_but_part(first_case(&out->items[i]), c))
       return &out->items[i];
-  if (out->n == *cap) {
-    size_t n = *cap ? 2 * *cap : 8;
-    struct gcb_pattern_group *g = realloc(out->items, n * sizeof *g);
-    if (g == NULL)
-      return NULL;
-    out->items = g;
-    *cap = n;
-  }
+  if (!gcb_grow((void **)&out->items, cap, out->n, sizeof *out->items))
+    return NULL;
   struct gcb_pattern_group *g = &out->items[out->n++];
   memset(g, 0, sizeof *g);
   titled(g, c);

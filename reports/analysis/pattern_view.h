@@ -103,10 +103,6 @@ const struct gcb_pattern_group *
 gcb_pattern_group_of_case(const struct gcb_pattern_groups *g,
                           const struct gcb_model_case *c);
 
-/* The figures of one rank of a group from its part times (exposed for
- * tests and for the metrics): fills everything after t[], sd[], n[]. */
-void gcb_pattern_rank_derive(struct gcb_pattern_rank *r, bool pipeline);
-
 /* The group's figures from g->ranks (t, sd, n and rank filled) and
  * g->pattern: every rank's, then the means, imbalances, the straggler and
  * the overlap. Used by the view and by the live table, so that both show

@@ -95,7 +95,7 @@ static enum gcb_status each_node_groups(const struct gcb__rule_ctx *cx,
   const struct gcb_model *m = cx->doc->model;
   for (size_t i = 0; i < m->nnodes; i++) {
     const struct gcb_model_node *node = &m->nodes[i];
-    if (fallback && gcb__topo_placement_known(node))
+    if (fallback && node->has_placement)
       continue;
     enum gcb_status st = node_groups(cx, node, key, report);
     if (st != GCB_OK)
@@ -221,7 +221,7 @@ enum gcb_status gcb__rule_oversubscribed(const struct gcb__rule_ctx *cx) {
     const struct gcb_model_node *node = &m->nodes[i];
     size_t n = node->nranks;
     long long cores = node->cores;
-    if (cores <= 0 || (long long)n <= cores || gcb__topo_placement_known(node))
+    if (cores <= 0 || (long long)n <= cores || node->has_placement)
       continue;
     struct gcb_finding *f = gcb__rule_push(cx, GCB_SEV_WARN);
     if (f == NULL)

@@ -192,16 +192,9 @@ static enum gcb_status case_open(const struct gcb__rule_ctx *cx,
 
 static struct gcb_finding *push_at(const struct burn_case *b,
                                    enum gcb_severity sev, size_t i) {
-  struct gcb_finding *f = gcb__rule_push(b->cx, sev);
-  if (f == NULL)
-    return NULL;
-  if (i < b->nranks) {
-    struct gcb_place p;
-    gcb_model_place(b->m, b->rank_id[i], &p);
-    gcb_finding_at_place(f, b->cx->index, b->rank_id[i], &p);
-  }
-  gcb_model_case_title(b->c, f->where.subject, sizeof f->where.subject);
-  f->bench_case = b->c;
+  struct gcb_finding *f = gcb__rule_push_case(b->cx, sev, b->c, -1);
+  if (f != NULL && i < b->nranks)
+    gcb_finding_at_model_rank(f, b->cx->index, b->m, b->rank_id[i]);
   return f;
 }
 
@@ -412,10 +405,8 @@ static enum gcb_status node_finding(struct burn_case *b, long long node,
   f->where.gpu = -1;
   f->where.bus_id[0] = '\0';
   gcb_view_ranges(ids, k, f->where.ranks, sizeof f->where.ranks);
-  f->measured = r->after;
-  f->expected = r->before;
+  gcb_finding_figures(f, r->after, r->before, b->c->unit);
   f->cost = drop;
-  gcb_view_copy(f->unit, sizeof f->unit, b->c->unit);
   char at[32], why[192];
   gcb_burn_fmt_duration(onset, at, sizeof at);
   cause_text(r, why, sizeof why);
@@ -474,10 +465,8 @@ static enum gcb_status falloff(const struct burn_case *b, size_t i) {
   if (f == NULL)
     return GCB_ENOMEM;
   const char *unit = b->c->unit;
-  f->measured = r->after;
-  f->expected = r->before;
+  gcb_finding_figures(f, r->after, r->before, unit);
   f->cost = cost;
-  gcb_view_copy(f->unit, sizeof f->unit, unit);
   char w[96], at[32], why[192], fig[64], vs[64] = "";
   who(b, i, w, sizeof w);
   gcb_burn_fmt_duration(r->onset_s, at, sizeof at);
@@ -521,10 +510,8 @@ static enum gcb_status sustained_finding(const struct burn_case *b, size_t i,
   /* Against its peak: what it kept once it had reached it (a level that
    * rose and stayed is no failure to hold one). */
   double kept = peers ? r->sustained : r->since_held;
-  f->measured = kept;
-  f->expected = against;
+  gcb_finding_figures(f, kept, against, unit);
   f->cost = 1 - kept / against;
-  gcb_view_copy(f->unit, sizeof f->unit, unit);
   char w[96], s[32], a[32];
   who(b, i, w, sizeof w);
   gcb_fmt_scaled(kept, unit, s, sizeof s);

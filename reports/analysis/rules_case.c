@@ -24,19 +24,6 @@ static enum gcb_status each_case(const struct gcb__rule_ctx *cx, case_fn fn) {
   return st;
 }
 
-static struct gcb_finding *case_push(const struct gcb__rule_ctx *cx,
-                                     const struct gcb_model_case *c,
-                                     enum gcb_severity sev, long long rank) {
-  struct gcb_finding *f = gcb__rule_push(cx, sev);
-  if (f != NULL && rank >= 0)
-    gcb_finding_at_model_rank(f, cx->index, cx->doc->model, rank);
-  if (f != NULL) {
-    gcb_model_case_title(c, f->where.subject, sizeof f->where.subject);
-    f->bench_case = c;
-  }
-  return f;
-}
-
 /* An integer column's element i, or def when null or absent. */
 static long long col_int(const struct gcb_model_case *c, enum gcb_rank_col col,
                          size_t i, long long def) {
@@ -58,8 +45,8 @@ static enum gcb_status wrong_case(const struct gcb__rule_ctx *cx,
     long long wrong = col_int(c, GCB_RC_WRONG, i, 0);
     if (wrong <= 0)
       continue;
-    struct gcb_finding *f =
-        case_push(cx, c, GCB_SEV_FAIL, gcb_model_col_rank(c, i, (long long)i));
+    struct gcb_finding *f = gcb__rule_push_case(
+        cx, GCB_SEV_FAIL, c, gcb_model_col_rank(c, i, (long long)i));
     if (f == NULL)
       return GCB_ENOMEM;
     ranks_wrong++;
@@ -76,11 +63,10 @@ static enum gcb_status wrong_case(const struct gcb__rule_ctx *cx,
   double wrong = c->summary.wrong;
   long long total = isnan(wrong) ? 0 : (long long)wrong;
   if (total > 0 && ranks_wrong == 0) {
-    struct gcb_finding *f = case_push(cx, c, GCB_SEV_FAIL, -1);
+    struct gcb_finding *f = gcb__rule_push_case(cx, GCB_SEV_FAIL, c, -1);
     if (f == NULL)
       return GCB_ENOMEM;
-    f->measured = (double)total;
-    f->expected = 0;
+    gcb_finding_figures(f, (double)total, 0, "");
     gcb_finding_explain(f, "%lld wrong values in the case", total);
   }
   return GCB_OK;
@@ -96,7 +82,7 @@ static enum gcb_status unchecked_case(const struct gcb__rule_ctx *cx,
    * validated" case by case; --no-check is no advice for them. */
   if (c->validation.checked || strcmp(cx->doc->model->run.tool, "gcbench") != 0)
     return GCB_OK;
-  struct gcb_finding *f = case_push(cx, c, GCB_SEV_INFO, -1);
+  struct gcb_finding *f = gcb__rule_push_case(cx, GCB_SEV_INFO, c, -1);
   if (f == NULL)
     return GCB_ENOMEM;
   gcb_finding_explain(f, "the case's results were not checked on every rank");
@@ -157,14 +143,12 @@ static enum gcb_status slow_finding(const struct gcb__rule_ctx *cx,
   double below = 1 - x / median;
   enum gcb_severity sev =
       below * 100 > cx->t->slow_rank_fail_pct ? GCB_SEV_FAIL : GCB_SEV_WARN;
-  struct gcb_finding *f = case_push(cx, c, sev, rank);
+  struct gcb_finding *f = gcb__rule_push_case(cx, sev, c, rank);
   if (f == NULL)
     return GCB_ENOMEM;
   const char *unit = c->unit;
-  f->measured = x;
-  f->expected = median;
+  gcb_finding_figures(f, x, median, unit);
   f->cost = below;
-  gcb_view_copy(f->unit, sizeof f->unit, unit);
   char xs[48], ms[48], why[256];
   gcb_fmt_scaled(x, unit, xs, sizeof xs);
   gcb_fmt_scaled(median, unit, ms, sizeof ms);

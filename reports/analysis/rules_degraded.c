@@ -109,11 +109,8 @@ static enum gcb_status report_gpu(const struct gcb__rule_ctx *cx,
   struct gcb_finding *f = gcb__rule_push(cx, GCB_SEV_WARN);
   if (f == NULL)
     return GCB_ENOMEM;
-  if (rank >= 0) {
-    struct gcb_place p;
-    gcb_model_place(cx->doc->model, rank, &p);
-    gcb_finding_at_place(f, cx->index, rank, &p);
-  }
+  if (rank >= 0)
+    gcb_finding_at_model_rank(f, cx->index, cx->doc->model, rank);
   f->where.node = index;
   gcb_view_copy(f->where.hostname, sizeof f->where.hostname, node->hostname);
   f->where.gpu = gpu;

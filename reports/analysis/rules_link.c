@@ -151,20 +151,14 @@ static enum gcb_status link_finding(const struct gcb__rule_ctx *cx,
   bool fail = peers ? (1 - ratio) * 100 > cx->t->slow_rank_fail_pct
                     : ratio * 100 < cx->t->link_fail_pct;
   struct gcb_finding *f =
-      gcb__rule_push(cx, fail ? GCB_SEV_FAIL : GCB_SEV_WARN);
+      gcb__rule_push_case(cx, fail ? GCB_SEV_FAIL : GCB_SEV_WARN, c, -1);
   if (f == NULL)
     return GCB_ENOMEM;
   const char *dir = gcb_model_param_str(c, "direction");
-  struct gcb_place p;
-  gcb_model_place(cx->doc->model, rank, &p);
-  gcb_finding_at_place(f, cx->index, rank, &p);
-  gcb_model_case_title(c, f->where.subject, sizeof f->where.subject);
-  f->bench_case = c;
+  gcb_finding_at_model_rank(f, cx->index, cx->doc->model, rank);
   snprintf(f->where.link, sizeof f->where.link, "%s<->host",
            f->where.bus_id[0] ? f->where.bus_id : "GPU");
-  f->measured = x;
-  f->expected = expected;
-  gcb_view_copy(f->unit, sizeof f->unit, c->unit);
+  gcb_finding_figures(f, x, expected, c->unit);
   char xs[32], es[32];
   gcb_view_fmt(x, xs, sizeof xs);
   gcb_view_fmt(expected, es, sizeof es);

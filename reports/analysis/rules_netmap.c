@@ -85,15 +85,6 @@ static bool judge_open(const struct gcb__rule_ctx *cx,
   return true;
 }
 
-/* Places finding f at rank r of the judged document. */
-static void at_rank(const struct gcb__rule_ctx *cx,
-                    const struct netmap_judge *j, struct gcb_finding *f,
-                    long long r) {
-  struct gcb_place p;
-  gcb_model_place(j->doc, r, &p);
-  gcb_finding_at_place(f, cx->index, r, &p);
-}
-
 /* The node's ranks as ranges, and its first rank. */
 static long long node_ranks(const struct netmap_judge *j, int node, char *buf,
                             size_t size) {
@@ -126,7 +117,7 @@ static enum gcb_status report_link(const struct gcb__rule_ctx *cx,
     return GCB_ENOMEM;
   char ranks[96], got[32], want[32];
   long long first = node_ranks(j, node, ranks, sizeof ranks);
-  at_rank(cx, j, f, first);
+  gcb_finding_at_model_rank(f, cx->index, j->doc, first);
   f->where.rank = -1;
   gcb_view_copy(f->where.ranks, sizeof f->where.ranks, ranks);
   snprintf(f->where.link, sizeof f->where.link, "%.50s link",
@@ -188,7 +179,7 @@ static void explain_node_pair(const struct gcb__rule_ctx *cx,
                               struct gcb_finding *f, int s, int d,
                               const char *got, const char *want) {
   const struct gcb_netmap *m = &j->map;
-  at_rank(cx, j, f, m->rank[s]);
+  gcb_finding_at_model_rank(f, cx->index, j->doc, m->rank[s]);
   snprintf(f->where.ranks, sizeof f->where.ranks, "%d,%d", m->rank[s],
            m->rank[d]);
   snprintf(f->where.link, sizeof f->where.link, "%.24s <-> %.24s", m->host[s],
@@ -226,7 +217,7 @@ static enum gcb_status report_path(const struct gcb__rule_ctx *cx,
     explain_node_pair(cx, j, f, s, d, got, want);
     return GCB_OK;
   }
-  at_rank(cx, j, f, s);
+  gcb_finding_at_model_rank(f, cx->index, j->doc, s);
   snprintf(f->where.ranks, sizeof f->where.ranks, "%d,%d", s < d ? s : d,
            s < d ? d : s);
   snprintf(f->where.link, sizeof f->where.link, "%.24s -> %.24s", m->host[s],

@@ -69,7 +69,7 @@ static enum gcb_status report(const struct gcb__rule_ctx *cx,
                               const struct pair *p, double expected, bool fail,
                               const char *against) {
   struct gcb_finding *f =
-      gcb__rule_push(cx, fail ? GCB_SEV_FAIL : GCB_SEV_WARN);
+      gcb__rule_push_case(cx, fail ? GCB_SEV_FAIL : GCB_SEV_WARN, p->c, -1);
   if (f == NULL)
     return GCB_ENOMEM;
   char a[32], b[32], xs[32], es[32];
@@ -84,12 +84,8 @@ static enum gcb_status report(const struct gcb__rule_ctx *cx,
   gcb_view_copy(f->where.bus_id, sizeof f->where.bus_id, a);
   snprintf(f->where.link, sizeof f->where.link, "%s%s%s", a,
            gcb__case_p2p_arrow(p->c), b);
-  gcb_model_case_title(p->c, f->where.subject, sizeof f->where.subject);
-  f->bench_case = p->c;
-  f->measured = p->m.value;
-  f->expected = expected;
+  gcb_finding_figures(f, p->m.value, expected, p->c->unit);
   f->cost = 1 - p->m.value / expected;
-  gcb_view_copy(f->unit, sizeof f->unit, p->c->unit);
   gcb_view_fmt(p->m.value, xs, sizeof xs);
   gcb_view_fmt(expected, es, sizeof es);
   gcb_finding_explain(

@@ -22,14 +22,6 @@ static const struct {
   double bubble_excess; /* pp: measured bubble above ideal by more: warn */
 } limits = {0.5, 0.10, 0.15};
 
-/* Places finding f at rank r of the document (its model m). */
-static void at_rank(const struct gcb__rule_ctx *cx, const struct gcb_model *m,
-                    struct gcb_finding *f, long long r) {
-  struct gcb_place p;
-  gcb_model_place(m, r, &p);
-  gcb_finding_at_place(f, cx->index, r, &p);
-}
-
 static struct gcb_finding *push(const struct gcb__rule_ctx *cx,
                                 enum gcb_severity sev,
                                 const struct gcb_kind *kind,
@@ -84,7 +76,7 @@ static enum gcb_status straggler(const struct gcb__rule_ctx *cx,
            GCB_KIND(PATTERN_STRAGGLER), times == judged ? NULL : g);
   if (f == NULL)
     return GCB_ENOMEM;
-  at_rank(cx, m, f, r);
+  gcb_finding_at_model_rank(f, cx->index, m, r);
   const struct gcb_pattern_rank *w = NULL;
   for (size_t i = 0; i < g->nranks; i++)
     if (g->ranks[i].rank == r)
@@ -185,7 +177,7 @@ static enum gcb_status skew(const struct gcb__rule_ctx *cx,
   if (f == NULL)
     return GCB_ENOMEM;
   if (g->straggler >= 0)
-    at_rank(cx, m, f, g->straggler);
+    gcb_finding_at_model_rank(f, cx->index, m, g->straggler);
   gcb_finding_figures(f, 100 * g->skew_cost, 100 * limits.skew_cost_max, "%");
   f->cost = g->skew_cost / (1 + g->skew_cost);
   gcb_finding_explain(f,

@@ -69,17 +69,6 @@ static int cmp_hit(const void *a, const void *b) {
   return c != 0 ? c : (x->order > y->order) - (x->order < y->order);
 }
 
-static struct gcb_finding *push_at(const struct gcb__rule_ctx *cx,
-                                   const struct hit *h) {
-  struct gcb_finding *f = gcb__rule_push(cx, GCB_SEV_WARN);
-  if (f != NULL) {
-    gcb_finding_at_model_rank(f, cx->index, cx->doc->model, h->rank);
-    gcb_model_case_title(h->c, f->where.subject, sizeof f->where.subject);
-    f->bench_case = h->c;
-  }
-  return f;
-}
-
 /* ---- imbalance ----------------------------------------------------------- */
 
 /*
@@ -88,123 +77,111 @@ static struct gcb_finding *push_at(const struct gcb__rule_ctx *cx,
  * finding, and a 20,000-case document took over ten minutes.
  */
 
-/* The findings of earlier rules that explain a case's imbalance (a slow
- * rank, a slow link) of this document, by rank and sweep: the rules judge
- * a sweep's largest size (link-bandwidth) or its figure, while the same
+/* Sweep keys with a rank, sorted by rank then key (for bsearch): the
+ * findings of earlier rules that explain a case's imbalance (a slow rank,
+ * a slow link) of this document, by rank and sweep: the rules judge a
+ * sweep's largest size (link-bandwidth) or its figure, while the same
  * slow GPU or link makes the sweep's smaller cases uneven too (the 1 MiB
- * copies of a link trained at gen4 wait as the 256 MiB ones do). */
-struct explainer {
+ * copies of a link trained at gen4 wait as the 256 MiB ones do); and,
+ * rank 0, the sweeps of the cases that have two ranks or more. */
+struct keyed {
   long long rank;
   char *sweep;
 };
 
-struct explainers {
-  struct explainer *x;
+struct keyeds {
+  struct keyed *x;
   size_t n;
 };
 
-static int cmp_explainer(const void *a, const void *b) {
-  const struct explainer *x = a, *y = b;
+static int cmp_keyed(const void *a, const void *b) {
+  const struct keyed *x = a, *y = b;
   if (x->rank != y->rank)
     return x->rank < y->rank ? -1 : 1;
   return strcmp(x->sweep, y->sweep);
 }
 
-static void explainers_free(struct explainers *e) {
+static void keyeds_free(struct keyeds *e) {
   for (size_t i = 0; i < e->n; i++)
     free(e->x[i].sweep);
   free(e->x);
-  *e = (struct explainers){0};
+  *e = (struct keyeds){0};
+}
+
+/* Room for n entries; false on ENOMEM. */
+static bool keyeds_open(struct keyeds *e, size_t n) {
+  *e = (struct keyeds){.x = malloc((n + 1) * sizeof *e->x)};
+  return e->x != NULL;
+}
+
+/* Appends case c's sweep with rank; false on ENOMEM (e freed). */
+static bool keyed_add(struct keyeds *e, const struct gcb_model_case *c,
+                      long long rank) {
+  char key[GCB_VIEW_SWEEP_KEY];
+  gcb_model_sweep_key(c, key, sizeof key);
+  e->x[e->n] = (struct keyed){.rank = rank, .sweep = strdup(key)};
+  if (e->x[e->n].sweep == NULL) {
+    keyeds_free(e);
+    return false;
+  }
+  e->n++;
+  return true;
+}
+
+static void keyeds_sort(struct keyeds *e) {
+  if (e->n > 1)
+    qsort(e->x, e->n, sizeof *e->x, cmp_keyed);
 }
 
 /* false on ENOMEM. */
-static bool explainers_of(const struct gcb__rule_ctx *cx,
-                          struct explainers *e) {
-  char key[GCB_VIEW_SWEEP_KEY];
-  *e = (struct explainers){.x = malloc((cx->out->n + 1) * sizeof *e->x)};
-  if (e->x == NULL)
+static bool explainers_of(const struct gcb__rule_ctx *cx, struct keyeds *e) {
+  if (!keyeds_open(e, cx->out->n))
     return false;
   for (size_t i = 0; i < cx->out->n; i++) {
     const struct gcb_finding *f = &cx->out->items[i];
-    if (f->where.doc != cx->index || f->bench_case == NULL ||
-        !f->kind->explains_imbalance)
-      continue;
-    gcb_model_sweep_key(f->bench_case, key, sizeof key);
-    e->x[e->n] =
-        (struct explainer){.rank = f->where.rank, .sweep = strdup(key)};
-    if (e->x[e->n].sweep == NULL) {
-      explainers_free(e);
+    if (f->where.doc == cx->index && f->bench_case != NULL &&
+        f->kind->explains_imbalance &&
+        !keyed_add(e, f->bench_case, f->where.rank))
       return false;
-    }
-    e->n++;
   }
-  if (e->n > 1)
-    qsort(e->x, e->n, sizeof *e->x, cmp_explainer);
+  keyeds_sort(e);
   return true;
 }
 
 /* Whether an earlier rule already named the rank in this case's sweep. */
-static bool explained(const struct explainers *e,
-                      const struct gcb_model_case *c, long long rank) {
+static bool explained(const struct keyeds *e, const struct gcb_model_case *c,
+                      long long rank) {
   char key[GCB_VIEW_SWEEP_KEY];
   if (e->n == 0)
     return false;
   gcb_model_sweep_key(c, key, sizeof key);
-  struct explainer k = {.rank = rank, .sweep = key};
-  return bsearch(&k, e->x, e->n, sizeof *e->x, cmp_explainer) != NULL;
-}
-
-/* The sweep keys of the cases that have two ranks or more, sorted. */
-struct sweep_keys {
-  char **k;
-  size_t n;
-};
-
-static int cmp_key(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static void sweep_keys_free(struct sweep_keys *s) {
-  for (size_t i = 0; i < s->n; i++)
-    free(s->k[i]);
-  free(s->k);
-  *s = (struct sweep_keys){0};
+  struct keyed k = {.rank = rank, .sweep = key};
+  return bsearch(&k, e->x, e->n, sizeof *e->x, cmp_keyed) != NULL;
 }
 
 /* false on ENOMEM. */
-static bool sweep_keys_of(const struct gcb_model *m, struct sweep_keys *s) {
-  char k[GCB_VIEW_SWEEP_KEY];
-  *s = (struct sweep_keys){.k = malloc((m->ncases + 1) * sizeof *s->k)};
-  if (s->k == NULL)
+static bool sweep_keys_of(const struct gcb_model *m, struct keyeds *s) {
+  if (!keyeds_open(s, m->ncases))
     return false;
-  for (size_t i = 0; i < m->ncases; i++) {
-    const struct gcb_model_case *c = &m->cases[i];
-    if (c->ranks.n < 2)
-      continue;
-    gcb_model_sweep_key(c, k, sizeof k);
-    if ((s->k[s->n] = strdup(k)) == NULL) {
-      sweep_keys_free(s);
+  for (size_t i = 0; i < m->ncases; i++)
+    if (m->cases[i].ranks.n >= 2 && !keyed_add(s, &m->cases[i], 0))
       return false;
-    }
-    s->n++;
-  }
-  if (s->n > 1)
-    qsort(s->k, s->n, sizeof *s->k, cmp_key);
+  keyeds_sort(s);
   return true;
 }
 
 /* Cases of the document in the sweep `key` that have two ranks or more. */
-static size_t sweep_cases(const struct sweep_keys *s, const char *key) {
+static size_t sweep_cases(const struct keyeds *s, const char *key) {
   size_t lo = 0, hi = s->n;
   while (lo < hi) { /* the first key >= key */
     size_t mid = lo + (hi - lo) / 2;
-    if (strcmp(s->k[mid], key) < 0)
+    if (strcmp(s->x[mid].sweep, key) < 0)
       lo = mid + 1;
     else
       hi = mid;
   }
   size_t n = 0;
-  while (lo + n < s->n && strcmp(s->k[lo + n], key) == 0)
+  while (lo + n < s->n && strcmp(s->x[lo + n].sweep, key) == 0)
     n++;
   return n;
 }
@@ -219,16 +196,16 @@ static bool per_rank_figures(const struct gcb_model_case *c) {
   return !gcb_bench_kind_desc(c->kind)->shared_figures;
 }
 
-/* A rank's figure time (as gcb_analyze_case_imbalance takes it) and its
- * communicator in a split collective: its node for "node", its local rank
- * for "cross" (docs/results-schema.md, params.split). */
-struct member_time {
+/* A per-rank entry of a case and its rank's communicator in a split
+ * collective: its node for "node", its local rank for "cross"
+ * (docs/results-schema.md, params.split). */
+struct member {
   long long comm, rank;
-  double t;
+  size_t entry;
 };
 
-static int cmp_member_time(const void *a, const void *b) {
-  const struct member_time *x = a, *y = b;
+static int cmp_member(const void *a, const void *b) {
+  const struct member *x = a, *y = b;
   if (x->comm != y->comm)
     return x->comm < y->comm ? -1 : 1;
   return (x->rank > y->rank) - (x->rank < y->rank);
@@ -242,28 +219,6 @@ static long long comm_of(const struct gcb_model *m, const char *split,
   if (strcmp(split, "node") == 0)
     return r->node;
   return r->local_rank; /* "cross" */
-}
-
-/* The imbalance of the members [from, to), into out. */
-static void group_imbalance(const struct member_time *m, size_t from, size_t to,
-                            struct gcb_imbalance *out) {
-  double sum = 0, sum2 = 0;
-  *out = (struct gcb_imbalance){.min = INFINITY, .max = -INFINITY};
-  for (size_t i = from; i < to; i++) {
-    sum += m[i].t;
-    sum2 += m[i].t * m[i].t;
-    if (m[i].t < out->min)
-      out->min = m[i].t, out->min_rank = m[i].rank;
-    if (m[i].t > out->max)
-      out->max = m[i].t, out->max_rank = m[i].rank;
-  }
-  size_t n = to - from;
-  out->ranks = n;
-  out->total = sum;
-  out->mean = sum / (double)n;
-  out->imbalance = out->max > 0 ? (out->max - out->mean) / out->max : 0;
-  double var = n > 1 ? (sum2 - sum * out->mean) / (double)(n - 1) : 0;
-  out->cv = out->mean > 0 && var > 0 ? sqrt(var) / out->mean : 0;
 }
 
 /*
@@ -283,29 +238,32 @@ static bool case_imbalance(const struct gcb_model *model,
   memset(out, 0, sizeof *out);
   if (n == 0)
     return false;
-  struct member_time *m = malloc(n * sizeof *m);
-  if (m == NULL) {
+  struct member *m = malloc(n * sizeof *m);
+  size_t *entries = malloc(n * sizeof *entries);
+  if (m == NULL || entries == NULL) {
+    free(m);
+    free(entries);
     *oom = true;
     return false;
   }
   for (size_t i = 0; i < n; i++) {
-    double t = gcb_model_col(c, GCB_RC_FIGURE_TIME, i);
     long long r = gcb_model_col_rank(c, i, (long long)i);
-    m[i] = (struct member_time){
-        .comm = comm_of(model, split, r),
-        .rank = r,
-        .t = isnan(t) ? gcb_model_col(c, GCB_RC_TIME_MEDIAN, i) : t};
+    m[i] = (struct member){
+        .comm = comm_of(model, split, r), .rank = r, .entry = i};
   }
-  qsort(m, n, sizeof *m, cmp_member_time);
+  qsort(m, n, sizeof *m, cmp_member);
+  for (size_t i = 0; i < n; i++)
+    entries[i] = m[i].entry; /* by communicator, then rank */
   for (size_t i = 0, j; i < n; i = j) {
     struct gcb_imbalance g;
     for (j = i; j < n && m[j].comm == m[i].comm; j++)
       ;
-    group_imbalance(m, i, j, &g);
+    gcb__imbalance_over(c, entries + i, j - i, &g);
     if (i == 0 || g.imbalance > out->imbalance)
       *out = g;
   }
   free(m);
+  free(entries);
   return true;
 }
 
@@ -317,7 +275,7 @@ static enum gcb_status imbalance_finding(const struct gcb__rule_ctx *cx,
   case_imbalance(cx->doc->model, h->c, &im, &oom);
   if (oom)
     return GCB_ENOMEM;
-  struct gcb_finding *f = push_at(cx, h);
+  struct gcb_finding *f = gcb__rule_push_case(cx, GCB_SEV_WARN, h->c, h->rank);
   if (f == NULL)
     return GCB_ENOMEM;
   gcb_finding_figures(f, im.imbalance * 100, cx->t->imbalance_pct, "%");
@@ -416,7 +374,7 @@ static enum gcb_status report_late(const struct gcb__rule_ctx *cx,
   size_t of = *(const size_t *)late;
   if (!sustained(seen, of))
     return GCB_OK;
-  struct gcb_finding *f = push_at(cx, h);
+  struct gcb_finding *f = gcb__rule_push_case(cx, GCB_SEV_WARN, h->c, h->rank);
   if (f == NULL)
     return GCB_ENOMEM;
   char ls[32], ms[32], os[32], more[64] = "";
@@ -554,8 +512,7 @@ enum gcb_status gcb__rule_late_arrival(const struct gcb__rule_ctx *cx) {
 enum gcb_status gcb__rule_imbalance(const struct gcb__rule_ctx *cx) {
   const struct gcb_model *m = cx->doc->model;
   struct hits h = {0};
-  struct explainers e = {0};
-  struct sweep_keys keys = {0};
+  struct keyeds e = {0}, keys = {0};
   struct waited w = {0};
   h.oom =
       !explainers_of(cx, &e) || !sweep_keys_of(m, &keys) || !waited_of(cx, &w);
@@ -573,12 +530,12 @@ enum gcb_status gcb__rule_imbalance(const struct gcb__rule_ctx *cx) {
         .c = c, .rank = im.max_rank, .value = im.imbalance, .order = i};
     gcb_model_sweep_key(c, x->group, sizeof x->group);
   }
-  explainers_free(&e);
+  keyeds_free(&e);
   free(w.c);
   enum gcb_status st =
       h.oom ? gcb_err_set(cx->err, GCB_ENOMEM, "analysis: out of memory")
             : each_group(cx, &h, &keys, report_imbalance);
-  sweep_keys_free(&keys);
+  keyeds_free(&keys);
   free(h.items);
   return st;
 }

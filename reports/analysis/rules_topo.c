@@ -17,44 +17,36 @@
 
 #include "reports/analysis/analyze_rules.h"
 
-/* Finding kind -> topology problem kind, severity and what it costs. */
-static const struct {
+/* Finding kind -> topology problem kind and what it costs (a warning
+ * each). */
+struct problem_kind {
   enum gcb_kind_id kind;
   const char *problem; /* as the document writes it */
-  enum gcb_severity sev;
   const char *why;
-} problem_kinds[] = {
-    {GCB_KIND_PLACEMENT_REMOTE, "remote-binding", GCB_SEV_WARN,
+};
+
+static const struct problem_kind problem_kinds[] = {
+    {GCB_KIND_PLACEMENT_REMOTE, "remote-binding",
      "host memory and CPU work cross the socket interconnect on every "
      "transfer"},
-    {GCB_KIND_PLACEMENT_PARTIAL, "partial-binding", GCB_SEV_WARN,
+    {GCB_KIND_PLACEMENT_PARTIAL, "partial-binding",
      "some of the rank's threads run on the far socket"},
-    {GCB_KIND_PLACEMENT_UNBOUND, "unbound", GCB_SEV_WARN,
+    {GCB_KIND_PLACEMENT_UNBOUND, "unbound",
      "the OS may move the rank anywhere, also away from its GPU"},
-    {GCB_KIND_PLACEMENT_SHARED_GPU, "shared-gpu", GCB_SEV_WARN,
+    {GCB_KIND_PLACEMENT_SHARED_GPU, "shared-gpu",
      "each rank gets a fraction of the GPU"},
-    {GCB_KIND_PLACEMENT_IDLE_GPU, "idle-gpu", GCB_SEV_WARN,
+    {GCB_KIND_PLACEMENT_IDLE_GPU, "idle-gpu",
      "the node's capacity is not all measured"},
-    {GCB_KIND_OVERSUBSCRIBED, "oversubscribed", GCB_SEV_WARN,
+    {GCB_KIND_OVERSUBSCRIBED, "oversubscribed",
      "ranks wait for a core, so every figure on the node is low"},
 };
 
-static size_t row_of(const struct gcb_kind *kind) {
-  size_t n = sizeof problem_kinds / sizeof *problem_kinds, i = 0;
-  while (i < n && problem_kinds[i].kind != kind->id)
-    i++;
-  return i;
-}
-
-bool gcb__topo_placement_known(const struct gcb_model_node *node) {
-  return node->has_placement;
-}
-
-const char *gcb__topo_problem_of(const struct gcb_kind *kind) {
-  size_t i = row_of(kind);
-  return i < sizeof problem_kinds / sizeof *problem_kinds
-             ? problem_kinds[i].problem
-             : NULL;
+/* The row of a finding kind, or NULL. */
+static const struct problem_kind *row_of(const struct gcb_kind *kind) {
+  for (size_t i = 0; i < sizeof problem_kinds / sizeof *problem_kinds; i++)
+    if (problem_kinds[i].kind == kind->id)
+      return &problem_kinds[i];
+  return NULL;
 }
 
 /* ---- CPU lists ("0-7,16"): the bindings compared below -------------- */
@@ -173,8 +165,8 @@ static enum gcb_status report(const struct gcb__rule_ctx *cx,
                               const struct gcb_model_node *node,
                               struct group *g) {
   const struct gcb_model *m = cx->doc->model;
-  size_t row = row_of(cx->kind);
-  struct gcb_finding *f = gcb__rule_push(cx, problem_kinds[row].sev);
+  const char *why = row_of(cx->kind)->why;
+  struct gcb_finding *f = gcb__rule_push(cx, GCB_SEV_WARN);
   if (f == NULL)
     return GCB_ENOMEM;
   if (cx->kind == GCB_KIND(OVERSUBSCRIBED) && g->nranks == 1)
@@ -183,9 +175,7 @@ static enum gcb_status report(const struct gcb__rule_ctx *cx,
   f->where.node = node->index;
   gcb_view_copy(f->where.hostname, sizeof f->where.hostname, node->hostname);
   if (g->nranks == 1) {
-    struct gcb_place p;
-    gcb_model_place(m, g->ranks[0], &p);
-    gcb_finding_at_place(f, cx->index, g->ranks[0], &p);
+    gcb_finding_at_model_rank(f, cx->index, m, g->ranks[0]);
   } else if (g->nranks > 1) {
     f->where.rank = g->ranks[0];
     gcb_view_ranges(g->ranks, g->nranks, f->where.ranks, sizeof f->where.ranks);
@@ -201,9 +191,9 @@ static enum gcb_status report(const struct gcb__rule_ctx *cx,
   const char *what = g->first->what;
   if (g->nproblems > 1)
     gcb_finding_explain(f, "%s (and %zu more like it): %s", what,
-                        g->nproblems - 1, problem_kinds[row].why);
+                        g->nproblems - 1, why);
   else
-    gcb_finding_explain(f, "%s: %s", what, problem_kinds[row].why);
+    gcb_finding_explain(f, "%s: %s", what, why);
   gcb_finding_suggest(f, "%s", g->first->fix);
   return GCB_OK;
 }
@@ -341,15 +331,16 @@ static enum gcb_status derived_problems(const struct gcb__rule_ctx *cx,
 }
 
 enum gcb_status gcb__rule_topo_placement(const struct gcb__rule_ctx *cx) {
-  const char *problem = gcb__topo_problem_of(cx->kind);
+  const struct problem_kind *row = row_of(cx->kind);
   const struct gcb_model *m = cx->doc->model;
-  if (problem == NULL)
+  if (row == NULL)
     return gcb_err_set(cx->err, GCB_EINTERNAL, "no placement rule for %s",
                        cx->kind->name);
+  const char *problem = row->problem;
   for (size_t i = 0; i < m->nnodes; i++) {
     const struct gcb_model_node *node = &m->nodes[i];
     enum gcb_status st = GCB_OK;
-    if (gcb__topo_placement_known(node))
+    if (node->has_placement)
       st = node_problems(cx, node, node->placement, node->nplacement, problem);
     else if (derivable(problem) && node->has_topology)
       st = derived_problems(cx, node, problem);

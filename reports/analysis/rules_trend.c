@@ -139,19 +139,15 @@ static struct row *rows_of(const struct gcb_model *m, size_t *n) {
 
 static struct gcb_finding *push_row(const struct gcb__rule_ctx *cx,
                                     const struct row *x, double expected) {
-  struct gcb_finding *f = gcb__rule_push(cx, GCB_SEV_WARN);
+  struct gcb_finding *f = gcb__rule_push_case(cx, GCB_SEV_WARN, x->c, -1);
   if (f == NULL)
     return NULL;
-  f->where.doc = cx->index;
-  gcb_model_case_title(x->c, f->where.subject, sizeof f->where.subject);
-  f->bench_case = x->c;
   gcb_finding_figures(f, x->t * 1e6, expected * 1e6, "us");
   f->cost = 1 - expected / x->t;
   return f;
 }
 
-/* ---- sweep-trend ---------------------------------------------------------
- */
+/* ---- sweep-trend --------------------------------------------------------- */
 
 /* A ratio as "12.3" and, past a million (imported files can hold 1e308),
  * in exponent form, so that the sentence stays a sentence. */
@@ -215,8 +211,7 @@ static enum gcb_status trend(const struct gcb__rule_ctx *cx, struct row *r,
   return GCB_OK;
 }
 
-/* ---- latency-floor -------------------------------------------------------
- */
+/* ---- latency-floor ------------------------------------------------------- */
 
 static enum gcb_status floor_finding(const struct gcb__rule_ctx *cx,
                                      const struct row *x,

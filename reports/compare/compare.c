@@ -58,11 +58,6 @@ static double summary_field(const struct gcb_model_summary *s,
   return f == F_MEDIAN ? s->median : f == F_MIN ? s->min : s->max;
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 /* How far rank i's figure time lies above the slowest of its own samples
  * (figure_time / max - 1; 0 when within them). A collective's figure is
  * the mean of a timed loop and its samples a separate per-call pass: a
@@ -193,15 +188,14 @@ static double rank_time_us(const struct gcb_model_case *c, bool slowest) {
   double *t = malloc(c->ranks.n * sizeof *t + 1), v = NAN;
   size_t n = 0;
   for (size_t i = 0; t != NULL && i < c->ranks.n; i++) {
-    double x = gcb_model_col(c, GCB_RC_FIGURE_TIME, i);
-    if (isnan(x))
-      x = gcb_model_col(c, GCB_RC_TIME_MEDIAN, i);
+    double x = gcb_analyze_rank_time(c, i);
     if (!isnan(x))
       t[n++] = x * 1e6;
   }
-  if (n > 0)
-    v = slowest ? (qsort(t, n, sizeof *t, cmp_double), t[n - 1])
-                : gcb_stats_median(t, n);
+  for (size_t i = 0; slowest && i < n; i++)
+    v = fmax(v, t[i]);
+  if (n > 0 && !slowest)
+    v = gcb_stats_median(t, n);
   if (n == 0 && !slowest) /* a tool's average over ranks only */
     v = c->summary.time_mean * 1e6;
   free(t);

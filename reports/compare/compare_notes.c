@@ -6,6 +6,7 @@
  * path are identity, not conditions, and are not compared.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,66 +44,39 @@ static const struct gcb_mvalue *str_value(struct field_value *f,
   return &f->v;
 }
 
-/* The compared fields of a node and of a rank: each reads its value off
- * one entry of the model's nodes or ranks. */
+/* The compared fields of a node and of a rank: a string (const char *)
+ * or an integer (long long) at `offset` of one entry of the model's nodes
+ * or ranks. */
 struct entry_field {
   const char *name;
-  const struct gcb_mvalue *(*get)(const void *entry, struct field_value *f);
+  bool text;
+  size_t offset;
 };
-
-#define NODE_INT(field)                                                        \
-  static const struct gcb_mvalue *node_##field(const void *n,                  \
-                                               struct field_value *f) {        \
-    return int_value(f, ((const struct gcb_model_node *)n)->field);            \
-  }
-NODE_INT(cores)
-NODE_INT(pus)
-NODE_INT(packages)
-NODE_INT(numa_nodes)
-NODE_INT(memory_bytes)
-NODE_INT(llc_bytes)
-#undef NODE_INT
-
-static const struct gcb_mvalue *node_cpu_model(const void *n,
-                                               struct field_value *f) {
-  return str_value(f, ((const struct gcb_model_node *)n)->cpu_model);
-}
 
 #define NFIELDS(t) (sizeof t / sizeof *t)
+#define NODE(name, text)                                                       \
+  { #name, text, offsetof(struct gcb_model_node, name) }
 
 static const struct entry_field node_fields[] = {
-    {"cpu_model", node_cpu_model},
-    {"cores", node_cores},
-    {"pus", node_pus},
-    {"packages", node_packages},
-    {"numa_nodes", node_numa_nodes},
-    {"memory_bytes", node_memory_bytes},
-    {"llc_bytes", node_llc_bytes},
+    NODE(cpu_model, true),  NODE(cores, false),      NODE(pus, false),
+    NODE(packages, false),  NODE(numa_nodes, false), NODE(memory_bytes, false),
+    NODE(llc_bytes, false),
 };
-
-static const struct gcb_mvalue *rank_dev_name(const void *r,
-                                              struct field_value *f) {
-  return str_value(f, ((const struct gcb_model_rank *)r)->device_name);
-}
-
-static const struct gcb_mvalue *rank_dev_memory(const void *r,
-                                                struct field_value *f) {
-  return int_value(f, ((const struct gcb_model_rank *)r)->device_memory_bytes);
-}
-
-static const struct gcb_mvalue *rank_binding(const void *r,
-                                             struct field_value *f) {
-  return str_value(f, ((const struct gcb_model_rank *)r)->cpu_binding);
-}
+#undef NODE
 
 static const struct entry_field rank_fields[] = {
-    {"device.name", rank_dev_name},
-    {"device.memory_bytes", rank_dev_memory},
-    {"cpu_binding", rank_binding},
+    {"device.name", true, offsetof(struct gcb_model_rank, device_name)},
+    {"device.memory_bytes", false,
+     offsetof(struct gcb_model_rank, device_memory_bytes)},
+    {"cpu_binding", true, offsetof(struct gcb_model_rank, cpu_binding)},
 };
 
-static bool same(const struct gcb_mvalue *a, const struct gcb_mvalue *b) {
-  return gcb_mvalue_equal(a, b);
+static const struct gcb_mvalue *field_get(const struct entry_field *fd,
+                                          const void *entry,
+                                          struct field_value *f) {
+  const char *at = (const char *)entry + fd->offset;
+  return fd->text ? str_value(f, *(const char *const *)at)
+                  : int_value(f, *(const long long *)at);
 }
 
 static void value_text(const struct gcb_mvalue *v, char *buf, size_t size) {
@@ -147,7 +121,7 @@ diff_objects(struct gcb_comparison *cmp, const char *prefix,
     const struct gcb_mvalue *va = &a->members[i].value,
                             *vb = gcb_mvalue_get(b, key);
     snprintf(what, sizeof what, "%s%s", prefix, key);
-    if (ignored(key, skip) || same(va, vb))
+    if (ignored(key, skip) || gcb_mvalue_equal(va, vb))
       continue;
     if (va->type == GCB_MV_OBJECT && vb->type == GCB_MV_OBJECT) {
       char sub[96];
@@ -200,14 +174,15 @@ static enum gcb_status diff_entries(struct gcb_comparison *cmp,
     size_t count = 0, first = 0;
     struct field_value x, y;
     for (size_t i = 0; i < n; i++)
-      if (!same(fd->get(pa + i * size, &x), fd->get(pb + i * size, &y)) &&
+      if (!gcb_mvalue_equal(field_get(fd, pa + i * size, &x),
+                            field_get(fd, pb + i * size, &y)) &&
           count++ == 0)
         first = i;
     if (count == 0)
       continue;
     enum gcb_status st = entry_note(cmp, label, fd->name, count, first,
-                                    fd->get(pa + first * size, &x),
-                                    fd->get(pb + first * size, &y), err);
+                                    field_get(fd, pa + first * size, &x),
+                                    field_get(fd, pb + first * size, &y), err);
     if (st != GCB_OK)
       return st;
   }
@@ -223,7 +198,8 @@ static enum gcb_status diff_run(struct gcb_comparison *cmp,
                             *vb = gcb_mvalue_get(&b->run.run, *f);
     char what[64];
     snprintf(what, sizeof what, "run %s", *f);
-    enum gcb_status st = same(va, vb) ? GCB_OK : note(cmp, what, va, vb, err);
+    enum gcb_status st =
+        gcb_mvalue_equal(va, vb) ? GCB_OK : note(cmp, what, va, vb, err);
     if (st != GCB_OK)
       return st;
   }

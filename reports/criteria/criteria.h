@@ -177,15 +177,6 @@ enum gcb_check_outcome { GCB_CHECK_PASS, GCB_CHECK_FAIL, GCB_CHECK_NA };
 enum gcb_check_outcome gcb_check_outcome(const struct gcb_criteria *cr,
                                          const struct gcb_check_result *r);
 
-/* True when a case of document `doc` matches a check: same bench (or the
- * check's bench is "*"), every check param present with an equal value
- * (numbers compared as numbers), same unit if given. A p2p case that
- * records no "path" matches a check's path by the class the document's
- * topology gives the pair (on the node that measured it); doc may be NULL. */
-bool gcb_check_matches_in(const struct gcb_criterion *k,
-                          const struct gcb_model_case *c,
-                          const struct gcb_model *doc);
-
 /*
  * Evaluates every check over every case of docs[0..ndocs), reading their
  * typed models (gcb_doc.model, required): results[i] (the

@@ -172,10 +172,15 @@ static const char *derived_path(const struct gcb_model *doc,
   return gcb_model_pair_class(gcb_model_node(doc, node), src, dst);
 }
 
-bool gcb_check_matches_in(const struct gcb_criterion *k,
-                          const struct gcb_model_case *c,
-                          const struct gcb_model *doc) {
-  /* "*": every benchmark ("no wrong results anywhere"). */
+/* True when a case of document `doc` matches a check: same bench (or the
+ * check's bench is "*": every benchmark, "no wrong results anywhere"),
+ * every check param present with an equal value (numbers compared as
+ * numbers), same unit if given. A p2p case that records no "path" matches
+ * a check's path by the class the document's topology gives the pair (on
+ * the node that measured it); doc may be NULL. */
+static bool matches(const struct gcb_criterion *k,
+                    const struct gcb_model_case *c,
+                    const struct gcb_model *doc) {
   if (strcmp(k->bench, "*") != 0 && strcmp(k->bench, c->bench) != 0)
     return false;
   if (k->unit != NULL && strcmp(k->unit, c->unit) != 0)
@@ -223,31 +228,39 @@ static long long case_rank(const struct gcb_metric *m,
   return m->at == GCB_AT_LATE_RANK ? c->summary.late_rank : -1;
 }
 
+/* A finding of kind `kind` (criterion: fail; criterion-na: info) about
+ * the current check and metric (NULL: the whole check), its subject the
+ * check's name; NULL when memory runs out. */
+static struct gcb_finding *
+push_check(struct eval *ev, const struct gcb_kind *kind, const char *metric) {
+  const struct gcb_criterion *k = &ev->cr->checks[ev->check];
+  struct gcb_finding *f = gcb_findings_push(
+      ev->out, kind == GCB_KIND(CRITERION) ? GCB_SEV_FAIL : GCB_SEV_INFO, kind);
+  if (f == NULL)
+    return NULL;
+  f->check = (int)ev->check;
+  f->metric = metric;
+  gcb_view_copy(f->where.subject, sizeof f->where.subject, k->name);
+  return f;
+}
+
 /* A miss of bound b by value v: of entry `rank` for a per-rank metric
  * (named in the text), -1 for a case-wide one (placed by case_rank). */
 static enum gcb_status miss(struct eval *ev, const struct gcb_bound *b,
                             double v, long long rank) {
   const struct gcb_criterion *k = &ev->cr->checks[ev->check];
-  struct gcb_finding *f =
-      gcb_findings_push(ev->out, GCB_SEV_FAIL, GCB_KIND(CRITERION));
+  struct gcb_finding *f = push_check(ev, GCB_KIND(CRITERION), b->metric->name);
   if (f == NULL)
     return gcb_err_set(ev->err, GCB_ENOMEM, "criteria: out of memory");
   ev->result->failed++;
   long long at = rank >= 0 ? rank : case_rank(b->metric, ev->c);
-  if (at >= 0) {
-    struct gcb_place place;
-    gcb_model_place(ev->m, at, &place);
-    gcb_finding_at_place(f, ev->doc, at, &place);
-  }
+  if (at >= 0)
+    gcb_finding_at_model_rank(f, ev->doc, ev->m, at);
   f->where.doc = ev->doc;
   gcb_model_case_title(ev->c, f->where.subject, sizeof f->where.subject);
   const char *unit = b->metric->unit ? b->metric->unit : ev->c->unit;
-  f->check = (int)ev->check;
-  f->metric = b->metric->name;
   f->bench_case = ev->c;
-  f->measured = v;
-  f->expected = b->limit;
-  gcb_view_copy(f->unit, sizeof f->unit, unit);
+  gcb_finding_figures(f, v, b->limit, unit);
   char where[32] = "";
   if (rank >= 0)
     snprintf(where, sizeof where, " of rank %lld", rank);
@@ -274,6 +287,13 @@ static enum gcb_status miss(struct eval *ev, const struct gcb_bound *b,
   return GCB_OK;
 }
 
+/* Metric m of entry i of case c (ranks NULL: the case has none). */
+static double value_of(const struct gcb_metric *m, const struct gcb_model *doc,
+                       const struct gcb_model_case *c,
+                       const struct gcb_model_columns *ranks, size_t i) {
+  return m->value_in ? m->value_in(doc, c, i) : m->value(c, ranks, i);
+}
+
 static bool meets(const struct gcb_bound *b, double v) {
   return b->is_min ? v >= b->limit : v <= b->limit; /* NAN never meets */
 }
@@ -281,13 +301,11 @@ static bool meets(const struct gcb_bound *b, double v) {
 static enum gcb_status eval_bound(struct eval *ev, const struct gcb_bound *b) {
   const struct gcb_model_columns *pr = &ev->c->ranks;
   if (!b->metric->per_rank || pr->n == 0) {
-    double v = b->metric->value_in ? b->metric->value_in(ev->m, ev->c, 0)
-                                   : b->metric->value(ev->c, NULL, 0);
+    double v = value_of(b->metric, ev->m, ev->c, NULL, 0);
     return meets(b, v) ? GCB_OK : miss(ev, b, v, -1);
   }
   for (size_t i = 0; i < pr->n; i++) {
-    double v = b->metric->value_in ? b->metric->value_in(ev->m, ev->c, i)
-                                   : b->metric->value(ev->c, pr, i);
+    double v = value_of(b->metric, ev->m, ev->c, pr, i);
     enum gcb_status st =
         meets(b, v)
             ? GCB_OK
@@ -301,7 +319,7 @@ static enum gcb_status eval_bound(struct eval *ev, const struct gcb_bound *b) {
 static bool has_match(const struct gcb_criterion *k,
                       const struct gcb_model *m) {
   for (size_t i = 0; i < m->ncases; i++)
-    if (gcb_check_matches_in(k, &m->cases[i], m))
+    if (matches(k, &m->cases[i], m))
       return true;
   return false;
 }
@@ -313,31 +331,21 @@ static bool measured_in(const struct gcb_criterion *k,
                         const struct gcb_bound *b, const struct gcb_model *m) {
   for (size_t i = 0; i < m->ncases; i++) {
     const struct gcb_model_case *c = &m->cases[i];
-    if (!gcb_check_matches_in(k, c, m))
+    if (!matches(k, c, m))
       continue;
     const struct gcb_model_columns *per =
         b->metric->per_rank && c->ranks.n > 0 ? &c->ranks : NULL;
     for (size_t r = 0; r < (per != NULL ? per->n : 1); r++)
-      if (!isnan(b->metric->value_in ? b->metric->value_in(m, c, r)
-                                     : b->metric->value(c, per, r)))
+      if (!isnan(value_of(b->metric, m, c, per, r)))
         return true;
   }
   return false;
 }
 
-/* One info finding per check, bound and source that cannot evaluate it. */
-/* The "criterion-na" finding of the current check, counted, named after
- * the check and its metric; NULL when memory runs out. */
+/* The "criterion-na" finding of the current check, counted. */
 static struct gcb_finding *push_na(struct eval *ev, const char *metric) {
-  const struct gcb_criterion *k = &ev->cr->checks[ev->check];
-  struct gcb_finding *f =
-      gcb_findings_push(ev->out, GCB_SEV_INFO, GCB_KIND(CRITERION_NA));
-  if (f == NULL)
-    return NULL;
-  ev->result->na++;
-  f->check = (int)ev->check;
-  f->metric = metric;
-  gcb_view_copy(f->where.subject, sizeof f->where.subject, k->name);
+  struct gcb_finding *f = push_check(ev, GCB_KIND(CRITERION_NA), metric);
+  ev->result->na += f != NULL;
   return f;
 }
 
@@ -362,7 +370,7 @@ static enum gcb_status eval_doc(struct eval *ev, const struct gcb_doc *doc,
   const struct gcb_criterion *k = &ev->cr->checks[ev->check];
   for (size_t i = 0; i < doc->model->ncases; i++) {
     const struct gcb_model_case *c = &doc->model->cases[i];
-    if (!gcb_check_matches_in(k, c, ev->m))
+    if (!matches(k, c, ev->m))
       continue;
     ev->c = c;
     ev->result->matched++;
@@ -418,12 +426,9 @@ static enum gcb_status unmatched(struct eval *ev) {
   const struct gcb_criterion *k = &ev->cr->checks[ev->check];
   if (ev->cr->builtin)
     return builtin_na(ev, NULL);
-  struct gcb_finding *f =
-      gcb_findings_push(ev->out, GCB_SEV_FAIL, GCB_KIND(CRITERION));
+  struct gcb_finding *f = push_check(ev, GCB_KIND(CRITERION), NULL);
   if (f == NULL)
     return gcb_err_set(ev->err, GCB_ENOMEM, "criteria: out of memory");
-  f->check = (int)ev->check;
-  gcb_view_copy(f->where.subject, sizeof f->where.subject, k->name);
   gcb_finding_explain(f, "check '%s' matched no case (bench %s%s%s)", k->name,
                       k->bench, k->unit ? ", unit " : "",
                       k->unit ? k->unit : "");
@@ -450,13 +455,10 @@ static enum gcb_status never_judged(struct eval *ev) {
       continue;
     }
     struct gcb_finding *f =
-        gcb_findings_push(ev->out, GCB_SEV_FAIL, GCB_KIND(CRITERION));
+        push_check(ev, GCB_KIND(CRITERION), k->bounds[b].metric->name);
     if (f == NULL)
       return gcb_err_set(ev->err, GCB_ENOMEM, "criteria: out of memory");
     ev->result->failed++;
-    f->check = (int)ev->check;
-    f->metric = k->bounds[b].metric->name;
-    gcb_view_copy(f->where.subject, sizeof f->where.subject, k->name);
     gcb_finding_explain(f,
                         "check '%s': no document measures %s in the %zu "
                         "case(s) the check matches",

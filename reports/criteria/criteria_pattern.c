@@ -7,78 +7,42 @@
  * call: criteria files hold a handful of checks.
  */
 #include <math.h>
+#include <stddef.h>
 
 #include "reports/analysis/pattern_view.h"
 #include "reports/criteria/criteria.h"
 
-enum pick {
-  OVERLAP,
-  EXPOSED,
-  COMP_SLOW,
-  COMM_SLOW,
-  BUBBLE,
-  IMBALANCE,
-  BUSY_IMBALANCE,
-  SKEW,
-  PLACEMENT
-};
-
-static double rank_value(const struct gcb_pattern_rank *r, enum pick p) {
-  switch (p) {
-  case OVERLAP:
-    return r->overlap;
-  case EXPOSED:
-    return r->exposed_share;
-  case COMP_SLOW:
-    return r->comp_slowdown;
-  case COMM_SLOW:
-    return r->comm_slowdown;
-  default:
-    return r->bubble;
-  }
-}
-
-static double group_value(const struct gcb_pattern_group *g, enum pick p) {
-  switch (p) {
-  case IMBALANCE:
-    return g->step_imbalance;
-  case BUSY_IMBALANCE:
-    return g->busy_imbalance;
-  case SKEW:
-    return g->skew_cost;
-  default:
-    return g->placement_cost;
-  }
-}
-
+/* The figure at `offset` of the case's group (group) or of entry i of its
+ * ranks, in percent. */
 static double value(const struct gcb_model *doc, const struct gcb_model_case *c,
-                    size_t i, enum pick p) {
+                    size_t i, bool group, size_t offset) {
   struct gcb_pattern_groups gs;
   struct gcb_err err = {0};
   if (doc == NULL || gcb_pattern_groups_build_model(doc, &gs, &err) != GCB_OK)
     return NAN;
   const struct gcb_pattern_group *g = gcb_pattern_group_of_case(&gs, c);
-  double v = NAN;
-  if (g != NULL && p >= IMBALANCE)
-    v = group_value(g, p);
+  const void *of = NULL;
+  if (g != NULL && group)
+    of = g;
   else if (g != NULL && i < g->nranks)
-    v = rank_value(&g->ranks[i], p);
+    of = &g->ranks[i];
+  double v = of != NULL ? *(const double *)((const char *)of + offset) : NAN;
   gcb_pattern_groups_free(&gs);
   return v * 100;
 }
 
-#define METRIC(name, pick)                                                     \
+#define METRIC(name, group, type, field)                                       \
   double gcb__m_pattern_##name(const struct gcb_model *doc,                    \
                                const struct gcb_model_case *c, size_t i) {     \
-    return value(doc, c, i, pick);                                             \
+    return value(doc, c, i, group, offsetof(struct type, field));              \
   }
-METRIC(overlap, OVERLAP)
-METRIC(exposed, EXPOSED)
-METRIC(comp_slowdown, COMP_SLOW)
-METRIC(comm_slowdown, COMM_SLOW)
-METRIC(bubble, BUBBLE)
-METRIC(imbalance, IMBALANCE)
-METRIC(busy_imbalance, BUSY_IMBALANCE)
-METRIC(skew_cost, SKEW)
-METRIC(placement_cost, PLACEMENT)
+METRIC(overlap, false, gcb_pattern_rank, overlap)
+METRIC(exposed, false, gcb_pattern_rank, exposed_share)
+METRIC(comp_slowdown, false, gcb_pattern_rank, comp_slowdown)
+METRIC(comm_slowdown, false, gcb_pattern_rank, comm_slowdown)
+METRIC(bubble, false, gcb_pattern_rank, bubble)
+METRIC(imbalance, true, gcb_pattern_group, step_imbalance)
+METRIC(busy_imbalance, true, gcb_pattern_group, busy_imbalance)
+METRIC(skew_cost, true, gcb_pattern_group, skew_cost)
+METRIC(placement_cost, true, gcb_pattern_group, placement_cost)
 #undef METRIC
