@@ -456,19 +456,15 @@ static bool pair_comp(const struct dx *x, int doc,
   free(seen);
   if (!found)
     return false;
-  char a[32], b[32], ca[32], cb[32];
-  gcb__p2p_pair_busid(&m, c, false, a, sizeof a);
-  gcb__p2p_pair_busid(&m, c, true, b, sizeof b);
+  char a[32], b[32];
   blank(out, GCB_COMP_LINK);
   out->node = dx_machine(x, doc, m.node);
   out->gpu = m.src;
-  if (!gcb_busid_canon(a, ca, sizeof ca)) /* "GPU2": no bus id known */
-    gcb_view_copy(ca, sizeof ca, a);
-  if (!gcb_busid_canon(b, cb, sizeof cb))
-    gcb_view_copy(cb, sizeof cb, b);
-  gcb_view_copy(out->bus_id, sizeof out->bus_id, ca);
+  gcb__p2p_pair_busid(&m, c, false, out->bus_id, sizeof out->bus_id);
+  gcb__p2p_pair_end(&m, c, false, a, sizeof a);
+  gcb__p2p_pair_end(&m, c, true, b, sizeof b);
   const char *arrow = gcb__case_p2p_arrow(c);
-  snprintf(out->link, sizeof out->link, "%s%s%s", ca, arrow, cb);
+  snprintf(out->link, sizeof out->link, "%s%s%s", a, arrow, b);
   snprintf(out->local_name, sizeof out->local_name, "GPU %lld %s GPU %lld",
            m.src, arrow, m.dst);
   set_host(x, out);

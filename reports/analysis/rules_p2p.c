@@ -74,14 +74,15 @@ static enum gcb_status report(const struct gcb__rule_ctx *cx,
     return GCB_ENOMEM;
   char a[32], b[32], xs[32], es[32];
   const struct gcb_model_node *node = gcb_model_node(cx->doc->model, p->m.node);
-  gcb__p2p_pair_busid(&p->m, p->c, false, a, sizeof a);
-  gcb__p2p_pair_busid(&p->m, p->c, true, b, sizeof b);
   f->where.rank = p->m.rank;
   f->where.node = p->m.node;
   gcb_view_copy(f->where.hostname, sizeof f->where.hostname,
                 node != NULL ? node->hostname : "");
   f->where.gpu = p->m.src;
-  gcb_view_copy(f->where.bus_id, sizeof f->where.bus_id, a);
+  gcb__p2p_pair_busid(&p->m, p->c, false, f->where.bus_id,
+                      sizeof f->where.bus_id);
+  gcb__p2p_pair_end(&p->m, p->c, false, a, sizeof a);
+  gcb__p2p_pair_end(&p->m, p->c, true, b, sizeof b);
   snprintf(f->where.link, sizeof f->where.link, "%s%s%s", a,
            gcb__case_p2p_arrow(p->c), b);
   gcb_finding_figures(f, p->m.value, expected, p->c->unit);

@@ -89,15 +89,26 @@ bool gcb__p2p_walk_next(struct gcb__p2p_walk *it, struct gcb__p2p_pair *out) {
   return false;
 }
 
-void gcb__p2p_pair_busid(const struct gcb__p2p_pair *p,
+bool gcb__p2p_pair_busid(const struct gcb__p2p_pair *p,
                          const struct gcb_model_case *c, bool dst, char *buf,
                          size_t size) {
   long long gpu = dst ? p->dst : p->src;
   const struct gcb_model_gpu *g = p->at != NULL ? node_gpu(p->at, gpu) : NULL;
-  if (g != NULL && g->busid[0] != '\0')
-    gcb_view_copy(buf, size, g->busid);
-  else if (!gcb_busid_canon(
-               gcb_model_param_str(c, dst ? "dst_bus_id" : "src_bus_id"), buf,
-               size))
-    snprintf(buf, size, "GPU%lld", gpu);
+  if (g != NULL && g->busid[0] != '\0') {
+    if (!gcb_busid_canon(g->busid, buf, size))
+      gcb_view_copy(buf, size, g->busid);
+    return true;
+  }
+  if (gcb_busid_canon(gcb_model_param_str(c, dst ? "dst_bus_id" : "src_bus_id"),
+                      buf, size))
+    return true;
+  gcb_view_copy(buf, size, "");
+  return false;
+}
+
+void gcb__p2p_pair_end(const struct gcb__p2p_pair *p,
+                       const struct gcb_model_case *c, bool dst, char *buf,
+                       size_t size) {
+  if (!gcb__p2p_pair_busid(p, c, dst, buf, size))
+    snprintf(buf, size, "GPU%lld", dst ? p->dst : p->src);
 }

@@ -50,9 +50,16 @@ bool gcb__p2p_walk_next(struct gcb__p2p_walk *it, struct gcb__p2p_pair *out);
 bool *gcb__p2p_walk_scratch(const struct gcb_model *m, size_t *n);
 
 /* The bus id of one end ("0000:1b:00.0"): the node topology's, else the
- * case's src_bus_id / dst_bus_id, else "GPU<n>". */
-void gcb__p2p_pair_busid(const struct gcb__p2p_pair *p,
+ * case's src_bus_id / dst_bus_id; false and "" when neither knows it (an
+ * end its source names by index alone). */
+bool gcb__p2p_pair_busid(const struct gcb__p2p_pair *p,
                          const struct gcb_model_case *c, bool dst, char *buf,
                          size_t size);
+
+/* One end as a pair's link names it ("a->b", "a<->b"): its bus id, else
+ * "GPU<n>", an index with no space, which the link's readers split on. */
+void gcb__p2p_pair_end(const struct gcb__p2p_pair *p,
+                       const struct gcb_model_case *c, bool dst, char *buf,
+                       size_t size);
 
 #endif

@@ -274,7 +274,7 @@ Test(crafted, a_bidirectional_pair_is_named_both_ways) {
   done(&r);
 }
 
-Test(crafted, one_slow_pair_below_its_class_without_a_model) {
+Test(crafted, one_slow_pair_below_its_class_without_a_model_has_no_bus_id) {
   struct run r = node8();
   json_object_del(json_array_get(json_object_get(r.doc, "nodes"), 0),
                   "topology");
@@ -286,6 +286,8 @@ Test(crafted, one_slow_pair_below_its_class_without_a_model) {
   cr_expect_eq(f->severity, GCB_SEV_WARN);
   cr_expect_eq(f->where.gpu, 2);
   cr_expect_str_eq(f->where.link, "GPU2->GPU6");
+  /* no bus id is known: the field stays empty (it held "GPU2") */
+  cr_expect_str_empty(f->where.bus_id, "%s", f->where.bus_id);
   cr_expect(strstr(f->explanation, "NV18") != NULL, "%s", f->explanation);
   done(&r);
 }
