@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/status.h"
 #include "reports/document/bench_kind.h"
 #include "reports/document/ranks.h"
 #include "reports/interop/interop_int.h"
@@ -175,24 +176,38 @@ json_t *gcb__conv_doc(const char *id, const char *tool,
       "ranks", "cases", "skipped", "errors", "software");
 }
 
+/* A name as a log printed it: its bytes where they are UTF-8, U+FFFD for
+ * each other byte, so that a garbled GPU or host name never costs the
+ * rank or node it names (NULL only on ENOMEM). */
+static json_t *name_of(const char *s) {
+  json_t *v = json_string(s);
+  char *fixed = v == NULL ? gcb_utf8_copy(s) : NULL;
+  if (fixed != NULL)
+    v = json_string(fixed);
+  free(fixed);
+  return v;
+}
+
 json_t *gcb__conv_rank(long long rank, long long node, const char *host,
                        long long local_rank, long long pid,
                        const char *gpu_name, const char *bus_id,
                        long long gpu_index) {
-  return json_pack("{s:I, s:I, s:s, s:I, s:I, s:s, s:i, s:i, "
-                   "s:{s:s, s:s, s:I, s:i}}",
+  return json_pack("{s:I, s:I, s:o, s:I, s:I, s:s, s:i, s:i, "
+                   "s:{s:o, s:s, s:I, s:i}}",
                    "rank", (json_int_t)rank, "node", (json_int_t)node,
-                   "hostname", host, "local_rank", (json_int_t)local_rank,
-                   "pid", (json_int_t)pid, "cpu_binding", "", "bound_pus", 0,
-                   "cpu_threads", 1, "device", "name", gpu_name, "bus_id",
-                   bus_id, "index", (json_int_t)gpu_index, "memory_bytes", 0);
+                   "hostname", name_of(host), "local_rank",
+                   (json_int_t)local_rank, "pid", (json_int_t)pid,
+                   "cpu_binding", "", "bound_pus", 0, "cpu_threads", 1,
+                   "device", "name", name_of(gpu_name), "bus_id", bus_id,
+                   "index", (json_int_t)gpu_index, "memory_bytes", 0);
 }
 
 json_t *gcb__conv_node(long long index, const char *host, json_t *ranks) {
-  return json_pack("{s:I, s:s, s:o, s:i, s:i, s:i, s:i, s:i, s:i, s:s}",
-                   "index", (json_int_t)index, "hostname", host, "ranks", ranks,
-                   "cores", 0, "pus", 0, "packages", 0, "numa_nodes", 0,
-                   "llc_bytes", 0, "memory_bytes", 0, "cpu_model", "");
+  return json_pack("{s:I, s:o, s:o, s:i, s:i, s:i, s:i, s:i, s:i, s:s}",
+                   "index", (json_int_t)index, "hostname", name_of(host),
+                   "ranks", ranks, "cores", 0, "pus", 0, "packages", 0,
+                   "numa_nodes", 0, "llc_bytes", 0, "memory_bytes", 0,
+                   "cpu_model", "");
 }
 
 /* One rank's entry, as schema 1 had them (transposed into columns for
