@@ -330,56 +330,48 @@ json_t *gcb__conv_error(const char *bench, const char *label,
 
 /* ---- topology join ------------------------------------------------------ */
 
-/* Whether every device of doc is a GPU of node n of known document k (by
- * bus id). */
-static bool holds_all(const json_t *doc, const struct gcb_model *k,
+/* Whether every rank's device of m is a GPU of node n of known document
+ * k (by bus id). */
+static bool holds_all(const struct gcb_model *m, const struct gcb_model *k,
                       const struct gcb_model_node *n) {
-  const json_t *r;
-  size_t i, count = 0;
-  json_array_foreach(json_object_get(doc, "ranks"), i, r) {
-    const char *bus = gcb_view_str(gcb_view_obj(r, "device"), "bus_id");
+  for (size_t i = 0; i < m->nranks; i++) {
+    const char *bus = m->ranks[i].device_bus_id;
     if (bus[0] == '\0' || gcb_model_gpu_index(k, n->index, bus) < 0)
       return false;
-    count++;
   }
-  return count > 0;
+  return m->nranks > 0;
 }
 
 /* Gives every p2p pair its path class ("NV18", "SYS"), as gcbench's own
  * p2p cases carry it, so acceptance checks per path class apply. */
-static void pair_classes(json_t *doc, const struct gcb_model *k,
+static bool pair_classes(struct gcb_model *m, const struct gcb_model *k,
                          const struct gcb_model_node *n) {
-  json_t *c;
-  size_t i;
-  json_array_foreach(json_object_get(doc, "cases"), i, c) {
-    json_t *params = json_object_get(c, "params");
-    long long a =
-        gcb_model_gpu_index(k, n->index, gcb_view_str(params, "src_bus_id"));
-    long long b =
-        gcb_model_gpu_index(k, n->index, gcb_view_str(params, "dst_bus_id"));
+  bool ok = true;
+  for (size_t i = 0; ok && i < m->ncases; i++) {
+    struct gcb_model_case *c = &m->cases[i];
+    long long a = gcb_model_gpu_index(k, n->index,
+                                      gcb_model_param_str(c, "src_bus_id"));
+    long long b = gcb_model_gpu_index(k, n->index,
+                                      gcb_model_param_str(c, "dst_bus_id"));
     const char *cls = gcb_model_pair_class(n, a, b);
-    if (gcb_bench_kind_of(c) == GCB_BENCH_P2P && cls[0] != '\0')
-      json_object_set_new(params, "path", json_string(cls));
+    if (c->kind == GCB_BENCH_P2P && cls[0] != '\0')
+      ok = gcb__model_param_set(m, c, "path", cls);
   }
+  return ok;
 }
 
-const struct gcb_model_node *gcb__conv_join_topology(struct gcb__conv *cv,
-                                                     json_t *doc) {
-  const json_t *nodes = json_object_get(doc, "nodes");
-  const char *host = gcb_view_str(json_array_get(nodes, 0), "hostname");
-  if (json_array_size(nodes) != 1)
-    return NULL;
-  for (size_t d = 0; d < cv->nknown; d++) {
+enum gcb_status gcb__conv_join_topology(struct gcb__conv *cv,
+                                        struct gcb_model *m) {
+  for (size_t d = 0; m->nnodes == 1 && d < cv->nknown; d++) {
     const struct gcb_model *k = cv->known[d].model;
     for (size_t i = 0; k != NULL && i < k->nnodes; i++) {
       const struct gcb_model_node *n = &k->nodes[i];
-      if (n->has_topology && holds_all(doc, k, n) &&
-          (host[0] == '\0' || strcmp(host, n->hostname) == 0 ||
-           json_array_size(nodes) == 1)) {
-        pair_classes(doc, k, n);
-        return n;
-      }
+      if (n->has_topology && holds_all(m, k, n))
+        return pair_classes(m, k, n) &&
+                       gcb__model_copy_topology(m, &m->nodes[0], n)
+                   ? GCB_OK
+                   : gcb__conv_nomem(cv);
     }
   }
-  return NULL;
+  return GCB_OK;
 }
