@@ -476,7 +476,23 @@ static void build_columns(const struct gcb_ranks *r,
   }
 }
 
-static void known_params(struct gcb_model_case *c);
+/* The parameters the model has fields for, from c->params. */
+static void known_params(struct gcb_model_case *c) {
+  c->size = gcb_model_param_num(c, "size");
+  c->bytes = gcb_model_param_num(c, "bytes");
+  c->count = gcb_model_param_num(c, "count");
+  c->m = gcb_model_param_num(c, "m");
+  c->n = gcb_model_param_num(c, "n");
+  c->k = gcb_model_param_num(c, "k");
+  c->src = gcb_model_param_num(c, "src");
+  c->dst = gcb_model_param_num(c, "dst");
+  c->dtype = gcb_model_param_str(c, "dtype");
+  c->op = gcb_model_param_str(c, "op");
+  c->direction = gcb_model_param_str(c, "direction");
+  c->memory = gcb_model_param_str(c, "memory");
+  c->kernel = gcb_model_param_str(c, "kernel");
+  c->path = gcb_model_param_str(c, "path");
+}
 
 static void build_case(struct gcb__model_arena *a, const json_t *e,
                        size_t index, const struct gcb_ranks *r,
@@ -507,24 +523,6 @@ static void build_case(struct gcb__model_arena *a, const json_t *e,
   build_summary(gcb_view_obj(e, "summary"), &c->summary);
   build_columns(r, &c->ranks);
   build_timeline(a, e, c);
-}
-
-/* The parameters the model has fields for, from c->params. */
-static void known_params(struct gcb_model_case *c) {
-  c->size = gcb_model_param_num(c, "size");
-  c->bytes = gcb_model_param_num(c, "bytes");
-  c->count = gcb_model_param_num(c, "count");
-  c->m = gcb_model_param_num(c, "m");
-  c->n = gcb_model_param_num(c, "n");
-  c->k = gcb_model_param_num(c, "k");
-  c->src = gcb_model_param_num(c, "src");
-  c->dst = gcb_model_param_num(c, "dst");
-  c->dtype = gcb_model_param_str(c, "dtype");
-  c->op = gcb_model_param_str(c, "op");
-  c->direction = gcb_model_param_str(c, "direction");
-  c->memory = gcb_model_param_str(c, "memory");
-  c->kernel = gcb_model_param_str(c, "kernel");
-  c->path = gcb_model_param_str(c, "path");
 }
 
 /* ---- errors, skips, the whole ------------------------------------------- */

@@ -169,7 +169,7 @@ static enum gcb_status none_matched(const char *name, char (*why)[WHY_MAX],
  * of nothing would read PASS and pass the CI job whose benchmark never
  * ran. Says what the file did hold (skipped tests, the first error). */
 static enum gcb_status no_measurement(struct gcb__conv *cv,
-                                     const struct gcb_model *m) {
+                                      const struct gcb_model *m) {
   char held[400] = "";
   int n = 0;
   if (m->nskips > 0)

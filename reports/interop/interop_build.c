@@ -349,10 +349,10 @@ static bool pair_classes(struct gcb_model *m, const struct gcb_model *k,
   bool ok = true;
   for (size_t i = 0; ok && i < m->ncases; i++) {
     struct gcb_model_case *c = &m->cases[i];
-    long long a = gcb_model_gpu_index(k, n->index,
-                                      gcb_model_param_str(c, "src_bus_id"));
-    long long b = gcb_model_gpu_index(k, n->index,
-                                      gcb_model_param_str(c, "dst_bus_id"));
+    long long a =
+        gcb_model_gpu_index(k, n->index, gcb_model_param_str(c, "src_bus_id"));
+    long long b =
+        gcb_model_gpu_index(k, n->index, gcb_model_param_str(c, "dst_bus_id"));
     const char *cls = gcb_model_pair_class(n, a, b);
     if (c->kind == GCB_BENCH_P2P && cls[0] != '\0')
       ok = gcb__model_param_set(m, c, "path", cls);
