@@ -476,6 +476,24 @@ static void build_columns(const struct gcb_ranks *r,
   }
 }
 
+/* The parameters the model has fields for, from c->params. */
+static void known_params(struct gcb_model_case *c) {
+  c->size = gcb_model_param_num(c, "size");
+  c->bytes = gcb_model_param_num(c, "bytes");
+  c->count = gcb_model_param_num(c, "count");
+  c->m = gcb_model_param_num(c, "m");
+  c->n = gcb_model_param_num(c, "n");
+  c->k = gcb_model_param_num(c, "k");
+  c->src = gcb_model_param_num(c, "src");
+  c->dst = gcb_model_param_num(c, "dst");
+  c->dtype = gcb_model_param_str(c, "dtype");
+  c->op = gcb_model_param_str(c, "op");
+  c->direction = gcb_model_param_str(c, "direction");
+  c->memory = gcb_model_param_str(c, "memory");
+  c->kernel = gcb_model_param_str(c, "kernel");
+  c->path = gcb_model_param_str(c, "path");
+}
+
 static void build_case(struct gcb__model_arena *a, const json_t *e,
                        size_t index, const struct gcb_ranks *r,
                        struct gcb_model_case *c) {
@@ -501,20 +519,7 @@ static void build_case(struct gcb__model_arena *a, const json_t *e,
   c->kind = gcb_bench_kind_find(c->bench);
   c->nominal_work = json_is_true(json_object_get(e, "nominal_work"));
   mvalue_of(a, p, &c->params);
-  c->size = gcb_model_param_num(c, "size");
-  c->bytes = gcb_model_param_num(c, "bytes");
-  c->count = gcb_model_param_num(c, "count");
-  c->m = gcb_model_param_num(c, "m");
-  c->n = gcb_model_param_num(c, "n");
-  c->k = gcb_model_param_num(c, "k");
-  c->src = gcb_model_param_num(c, "src");
-  c->dst = gcb_model_param_num(c, "dst");
-  c->dtype = gcb_model_param_str(c, "dtype");
-  c->op = gcb_model_param_str(c, "op");
-  c->direction = gcb_model_param_str(c, "direction");
-  c->memory = gcb_model_param_str(c, "memory");
-  c->kernel = gcb_model_param_str(c, "kernel");
-  c->path = gcb_model_param_str(c, "path");
+  known_params(c);
   build_summary(gcb_view_obj(e, "summary"), &c->summary);
   build_columns(r, &c->ranks);
   build_timeline(a, e, c);
@@ -1028,6 +1033,19 @@ bool gcb__model_copy_topology(struct gcb_model *m, struct gcb_model_node *to,
   to->path_class = arena_strs(a, from->path_class, cells);
   to->path_gbps = arena_dup(a, from->path_gbps, cells, sizeof *to->path_gbps);
   to->npaths = from->npaths;
+  return !a->failed;
+}
+
+bool gcb__model_param_set(struct gcb_model *m, struct gcb_model_case *c,
+                          const char *key, const char *value) {
+  struct gcb__model_arena *a = m->arena;
+  json_t *e = json_array_get(json_object_get(a->tree, "cases"), c->index);
+  json_t *p = json_object_get(e, "params");
+  if (!json_is_object(p) || json_object_set_new(p, key, json_string(value)))
+    a->failed = true;
+  else
+    mvalue_of(a, p, &c->params);
+  known_params(c);
   return !a->failed;
 }
 

@@ -327,6 +327,14 @@ enum gcb_status gcb_model_from_json_owned(struct json_t *root,
 bool gcb__model_copy_topology(struct gcb_model *m, struct gcb_model_node *to,
                               const struct gcb_model_node *from);
 
+/* Sets string parameter `key` of case c of m, a model built from a tree
+ * it owns (gcb_model_from_json_owned), to value, in the tree and then in
+ * c's params and fields (c->path, ...): a converted p2p pair given its
+ * path class by the topology it was joined to. false on ENOMEM (m then
+ * fails whole: free it). */
+bool gcb__model_param_set(struct gcb_model *m, struct gcb_model_case *c,
+                          const char *key, const char *value);
+
 /* NULL is a no-op. */
 void gcb_model_free(struct gcb_model *m);
 

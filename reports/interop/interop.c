@@ -168,17 +168,15 @@ static enum gcb_status none_matched(const char *name, char (*why)[WHY_MAX],
 /* A file that yields no case is refused, whatever else it held: a report
  * of nothing would read PASS and pass the CI job whose benchmark never
  * ran. Says what the file did hold (skipped tests, the first error). */
-static enum gcb_status no_measurement(struct gcb__conv *cv, const json_t *doc) {
-  const json_t *skipped = json_object_get(doc, "skipped");
-  const json_t *errors = json_object_get(doc, "errors");
-  const json_t *first = json_array_get(errors, 0);
+static enum gcb_status no_measurement(struct gcb__conv *cv,
+                                      const struct gcb_model *m) {
   char held[400] = "";
   int n = 0;
-  if (json_array_size(skipped) > 0)
-    n = snprintf(held, sizeof held, "; %zu skipped", json_array_size(skipped));
-  if (first != NULL && n >= 0 && (size_t)n < sizeof held)
+  if (m->nskips > 0)
+    n = snprintf(held, sizeof held, "; %zu skipped", m->nskips);
+  if (m->nerrors > 0 && n >= 0 && (size_t)n < sizeof held)
     snprintf(held + n, sizeof held - (size_t)n, "; %zu error(s), the first: %s",
-             json_array_size(errors), gcb_view_str(first, "message"));
+             m->nerrors, m->errors[0].message);
   return gcb_err_set(cv->err, GCB_EINPUT,
                      "%s: no measurements in %s (read as %s: no case%s)",
                      cv->name, cv->name, cv->format, held);
@@ -187,18 +185,13 @@ static enum gcb_status no_measurement(struct gcb__conv *cv, const json_t *doc) {
 /* The converted document's model, joined to a known topology. */
 static enum gcb_status finish(struct gcb__conv *cv, json_t *doc,
                               struct gcb_model **out) {
-  if (json_array_size(json_object_get(doc, "cases")) == 0) {
-    enum gcb_status st = no_measurement(cv, doc);
-    json_decref(doc);
-    return st;
-  }
-  const struct gcb_model_node *topo = gcb__conv_join_topology(cv, doc);
   enum gcb_status st = gcb_model_from_json_owned(doc, cv->name, out, cv->err);
-  if (st == GCB_OK && topo != NULL &&
-      !gcb__model_copy_topology(*out, &(*out)->nodes[0], topo)) {
+  if (st == GCB_OK)
+    st = (*out)->ncases == 0 ? no_measurement(cv, *out)
+                             : gcb__conv_join_topology(cv, *out);
+  if (st != GCB_OK) {
     gcb_model_free(*out);
     *out = NULL;
-    st = gcb__conv_nomem(cv);
   }
   return st;
 }

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/status.h"
 #include "reports/document/bench_kind.h"
 #include "reports/document/ranks.h"
 #include "reports/interop/interop_int.h"
@@ -175,24 +176,38 @@ json_t *gcb__conv_doc(const char *id, const char *tool,
       "ranks", "cases", "skipped", "errors", "software");
 }
 
+/* A name as a log printed it: its bytes where they are UTF-8, U+FFFD for
+ * each other byte, so that a garbled GPU or host name never costs the
+ * rank or node it names (NULL only on ENOMEM). */
+static json_t *name_of(const char *s) {
+  json_t *v = json_string(s);
+  char *fixed = v == NULL ? gcb_utf8_copy(s) : NULL;
+  if (fixed != NULL)
+    v = json_string(fixed);
+  free(fixed);
+  return v;
+}
+
 json_t *gcb__conv_rank(long long rank, long long node, const char *host,
                        long long local_rank, long long pid,
                        const char *gpu_name, const char *bus_id,
                        long long gpu_index) {
-  return json_pack("{s:I, s:I, s:s, s:I, s:I, s:s, s:i, s:i, "
-                   "s:{s:s, s:s, s:I, s:i}}",
+  return json_pack("{s:I, s:I, s:o, s:I, s:I, s:s, s:i, s:i, "
+                   "s:{s:o, s:s, s:I, s:i}}",
                    "rank", (json_int_t)rank, "node", (json_int_t)node,
-                   "hostname", host, "local_rank", (json_int_t)local_rank,
-                   "pid", (json_int_t)pid, "cpu_binding", "", "bound_pus", 0,
-                   "cpu_threads", 1, "device", "name", gpu_name, "bus_id",
-                   bus_id, "index", (json_int_t)gpu_index, "memory_bytes", 0);
+                   "hostname", name_of(host), "local_rank",
+                   (json_int_t)local_rank, "pid", (json_int_t)pid,
+                   "cpu_binding", "", "bound_pus", 0, "cpu_threads", 1,
+                   "device", "name", name_of(gpu_name), "bus_id", bus_id,
+                   "index", (json_int_t)gpu_index, "memory_bytes", 0);
 }
 
 json_t *gcb__conv_node(long long index, const char *host, json_t *ranks) {
-  return json_pack("{s:I, s:s, s:o, s:i, s:i, s:i, s:i, s:i, s:i, s:s}",
-                   "index", (json_int_t)index, "hostname", host, "ranks", ranks,
-                   "cores", 0, "pus", 0, "packages", 0, "numa_nodes", 0,
-                   "llc_bytes", 0, "memory_bytes", 0, "cpu_model", "");
+  return json_pack("{s:I, s:o, s:o, s:i, s:i, s:i, s:i, s:i, s:i, s:s}",
+                   "index", (json_int_t)index, "hostname", name_of(host),
+                   "ranks", ranks, "cores", 0, "pus", 0, "packages", 0,
+                   "numa_nodes", 0, "llc_bytes", 0, "memory_bytes", 0,
+                   "cpu_model", "");
 }
 
 /* One rank's entry, as schema 1 had them (transposed into columns for
@@ -315,56 +330,48 @@ json_t *gcb__conv_error(const char *bench, const char *label,
 
 /* ---- topology join ------------------------------------------------------ */
 
-/* Whether every device of doc is a GPU of node n of known document k (by
- * bus id). */
-static bool holds_all(const json_t *doc, const struct gcb_model *k,
+/* Whether every rank's device of m is a GPU of node n of known document
+ * k (by bus id). */
+static bool holds_all(const struct gcb_model *m, const struct gcb_model *k,
                       const struct gcb_model_node *n) {
-  const json_t *r;
-  size_t i, count = 0;
-  json_array_foreach(json_object_get(doc, "ranks"), i, r) {
-    const char *bus = gcb_view_str(gcb_view_obj(r, "device"), "bus_id");
+  for (size_t i = 0; i < m->nranks; i++) {
+    const char *bus = m->ranks[i].device_bus_id;
     if (bus[0] == '\0' || gcb_model_gpu_index(k, n->index, bus) < 0)
       return false;
-    count++;
   }
-  return count > 0;
+  return m->nranks > 0;
 }
 
 /* Gives every p2p pair its path class ("NV18", "SYS"), as gcbench's own
  * p2p cases carry it, so acceptance checks per path class apply. */
-static void pair_classes(json_t *doc, const struct gcb_model *k,
+static bool pair_classes(struct gcb_model *m, const struct gcb_model *k,
                          const struct gcb_model_node *n) {
-  json_t *c;
-  size_t i;
-  json_array_foreach(json_object_get(doc, "cases"), i, c) {
-    json_t *params = json_object_get(c, "params");
+  bool ok = true;
+  for (size_t i = 0; ok && i < m->ncases; i++) {
+    struct gcb_model_case *c = &m->cases[i];
     long long a =
-        gcb_model_gpu_index(k, n->index, gcb_view_str(params, "src_bus_id"));
+        gcb_model_gpu_index(k, n->index, gcb_model_param_str(c, "src_bus_id"));
     long long b =
-        gcb_model_gpu_index(k, n->index, gcb_view_str(params, "dst_bus_id"));
+        gcb_model_gpu_index(k, n->index, gcb_model_param_str(c, "dst_bus_id"));
     const char *cls = gcb_model_pair_class(n, a, b);
-    if (gcb_bench_kind_of(c) == GCB_BENCH_P2P && cls[0] != '\0')
-      json_object_set_new(params, "path", json_string(cls));
+    if (c->kind == GCB_BENCH_P2P && cls[0] != '\0')
+      ok = gcb__model_param_set(m, c, "path", cls);
   }
+  return ok;
 }
 
-const struct gcb_model_node *gcb__conv_join_topology(struct gcb__conv *cv,
-                                                     json_t *doc) {
-  const json_t *nodes = json_object_get(doc, "nodes");
-  const char *host = gcb_view_str(json_array_get(nodes, 0), "hostname");
-  if (json_array_size(nodes) != 1)
-    return NULL;
-  for (size_t d = 0; d < cv->nknown; d++) {
+enum gcb_status gcb__conv_join_topology(struct gcb__conv *cv,
+                                        struct gcb_model *m) {
+  for (size_t d = 0; m->nnodes == 1 && d < cv->nknown; d++) {
     const struct gcb_model *k = cv->known[d].model;
     for (size_t i = 0; k != NULL && i < k->nnodes; i++) {
       const struct gcb_model_node *n = &k->nodes[i];
-      if (n->has_topology && holds_all(doc, k, n) &&
-          (host[0] == '\0' || strcmp(host, n->hostname) == 0 ||
-           json_array_size(nodes) == 1)) {
-        pair_classes(doc, k, n);
-        return n;
-      }
+      if (n->has_topology && holds_all(m, k, n))
+        return pair_classes(m, k, n) &&
+                       gcb__model_copy_topology(m, &m->nodes[0], n)
+                   ? GCB_OK
+                   : gcb__conv_nomem(cv);
     }
   }
-  return NULL;
+  return GCB_OK;
 }

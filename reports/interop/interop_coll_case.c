@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "common/grow.h"
+#include "common/status.h"
 #include "reports/document/view.h"
 #include "reports/interop/interop_coll.h"
 
@@ -138,20 +139,26 @@ void gcb__coll_add_rank(struct gcb__coll_log *x, long long rank,
   x->seen[rank] = 1;
   x->max_rank = rank > x->max_rank ? rank : x->max_rank;
   json_t *nodes = json_object_get(x->doc, "nodes"), *n;
+  /* the name as the node keeps it (bytes that are not UTF-8 replaced), so
+   * that ranks on a garbled host still share its node */
+  char *name = gcb_utf8_copy(host);
   size_t k;
+  if (name == NULL)
+    return;
   json_array_foreach(nodes, k, n) {
-    if (strcmp(gcb_view_str(n, "hostname"), host) == 0)
+    if (strcmp(gcb_view_str(n, "hostname"), name) == 0)
       break;
   }
   if (k == json_array_size(nodes))
     json_array_append_new(nodes,
-                          gcb__conv_node((long long)k, host, json_array()));
+                          gcb__conv_node((long long)k, name, json_array()));
   json_t *members = json_object_get(json_array_get(nodes, k), "ranks");
   long long local = (long long)json_array_size(members);
   json_array_append_new(members, json_integer(rank));
   json_array_append_new(
       json_object_get(x->doc, "ranks"),
-      gcb__conv_rank(rank, (long long)k, host, local, pid, gpu, bus, device));
+      gcb__conv_rank(rank, (long long)k, name, local, pid, gpu, bus, device));
+  free(name);
 }
 
 /* ---- rows --------------------------------------------------------------- */

@@ -226,13 +226,13 @@ json_t *gcb__conv_skip(const char *bench, const char *label, const char *why);
 json_t *gcb__conv_error(const char *bench, const char *label,
                         const char *status, const char *message);
 
-/* The node of a known document whose topology node 0 of doc takes when
- * it is the same machine (same host name, or every bus id of doc's
- * devices found among its GPUs), with doc's p2p pairs given their path
- * class; NULL when none. The caller copies the topology in
- * (gcb__model_copy_topology): its placement and facts stay with the
- * document they were recorded in. */
-const struct gcb_model_node *gcb__conv_join_topology(struct gcb__conv *cv,
-                                                     json_t *doc);
+/* Joins m, a converted file's model, to the topology of a known
+ * document's node when it is the same machine (m has one node and every
+ * bus id of its devices is a GPU there): m's p2p pairs get their path
+ * class and node 0 a copy of that topology (its placement and facts stay
+ * with the document they were recorded in). GCB_OK also when there is
+ * none; GCB_ENOMEM (m then fails whole: free it). */
+enum gcb_status gcb__conv_join_topology(struct gcb__conv *cv,
+                                        struct gcb_model *m);
 
 #endif

@@ -179,6 +179,16 @@ Test(interop, nvbandwidth_joined_to_a_gcbench_topology_is_judged_by_it) {
   cr_assert(node->has_topology, "joined by bus id");
   cr_expect(!node->has_placement,
             "the placement check belongs to the gcbench run");
+  const struct gcb_model_case *pair = NULL;
+  for (size_t i = 0; pair == NULL && i < nv.doc.model->ncases; i++)
+    if (nv.doc.model->cases[i].kind == GCB_BENCH_P2P)
+      pair = &nv.doc.model->cases[i];
+  cr_assert_not_null(pair);
+  cr_expect_str_eq(pair->path, "NV18", "a pair takes its path class");
+  cr_expect_str_eq(gcb_model_param_str(pair, "path"), "NV18");
+  cr_expect(strstr(pair->params.text, ",\"path\":\"NV18\"}") != NULL,
+            "the params' text says it as the tree would: %s",
+            pair->params.text);
   struct gcb_thresholds t;
   struct gcb_findings f = {0};
   struct gcb_err err = {0};

@@ -449,3 +449,31 @@ Test(interop_limits, an_absurd_time_is_skipped_for_its_time_not_its_bytes) {
   gcb_model_free(r);
   free(t.s);
 }
+
+/* A GPU or host name a log printed in bytes that are not UTF-8 keeps its
+ * rank and node, the bad bytes replaced by U+FFFD: before, the rank's
+ * entry was dropped while its node still listed it. */
+Test(interop_limits, a_name_that_is_not_utf8_keeps_its_rank) {
+  struct text t = {0};
+  struct gcb_model *r;
+  struct gcb_err err = {0};
+  add(&t, "# nThread 1 nGpus 1 minBytes 8 maxBytes 8\n");
+  for (int k = 0; k < 2; k++)
+    add(&t, "#  Rank  %d Group  0 Pid  690%d on h\xffst device  %d "
+            "[0000:0%d:00] NVIDIA \xfe H100\n", k, k, k, k + 1);
+  add(&t, "%s", header);
+  row(&t, 8);
+  add(&t, "# Avg bus bandwidth    : 1.75\n");
+  cr_assert_eq(parse(&t, "bytes.log", &r, &err), GCB_OK, "%s", err.msg);
+  cr_assert_eq(r->nranks, 2, "both ranks kept");
+  cr_assert_eq(r->nnodes, 1, "one garbled host is one node");
+  cr_expect_eq(r->nodes[0].nranks, 2);
+  cr_expect_str_eq(r->nodes[0].hostname, "h\xef\xbf\xbdst");
+  for (size_t k = 0; k < 2; k++) {
+    cr_expect_eq(r->ranks[k].rank, (long long)k);
+    cr_expect_str_eq(r->ranks[k].device_name, "NVIDIA \xef\xbf\xbd H100");
+    cr_expect_str_eq(r->ranks[k].hostname, "h\xef\xbf\xbdst");
+  }
+  gcb_model_free(r);
+  free(t.s);
+}
