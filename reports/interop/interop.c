@@ -182,10 +182,26 @@ static enum gcb_status no_measurement(struct gcb__conv *cv,
                      cv->name, cv->name, cv->format, held);
 }
 
+/* The skips and errors cv->m holds, added to the tree's model t (which
+ * has none): false on ENOMEM. */
+static bool take_lists(struct gcb_model *t, const struct gcb_model *m) {
+  bool ok = true;
+  for (size_t i = 0; ok && i < m->nskips; i++)
+    ok = gcb__model_add_skip(t, m->skips[i].bench, m->skips[i].label,
+                             m->skips[i].reason);
+  for (size_t i = 0; ok && i < m->nerrors; i++)
+    ok = gcb__model_add_error(t, m->errors[i].rank, m->errors[i].bench,
+                              m->errors[i].label, m->errors[i].status,
+                              m->errors[i].message);
+  return ok;
+}
+
 /* The converted document's model, joined to a known topology. */
 static enum gcb_status finish(struct gcb__conv *cv, json_t *doc,
                               struct gcb_model **out) {
   enum gcb_status st = gcb_model_from_json_owned(doc, cv->name, out, cv->err);
+  if (st == GCB_OK && !take_lists(*out, cv->m))
+    st = gcb__conv_nomem(cv);
   if (st == GCB_OK)
     st = (*out)->ncases == 0 ? no_measurement(cv, *out)
                              : gcb__conv_join_topology(cv, *out);
@@ -217,12 +233,16 @@ static enum gcb_status convert(const struct gcb__converter *row,
     cv->line0 = s->json_line0;
   }
   json_t *doc = NULL;
+  if ((cv->m = gcb__model_new(cv->name)) == NULL)
+    return gcb__conv_nomem(cv);
   enum gcb_status st = row->convert(cv, s->root, &doc);
-  if (st != GCB_OK) {
+  if (st == GCB_OK)
+    st = finish(cv, doc, out);
+  else
     json_decref(doc);
-    return st;
-  }
-  return finish(cv, doc, out);
+  gcb_model_free(cv->m);
+  cv->m = NULL;
+  return st;
 }
 
 /* gcbench's own document, and its model. */

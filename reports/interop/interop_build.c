@@ -68,15 +68,10 @@ enum gcb_status gcb__conv_nomem(struct gcb__conv *cv) {
   return gcb_err_set(cv->err, GCB_ENOMEM, "%s: out of memory", cv->name);
 }
 
-enum gcb_status gcb__conv_add(struct gcb__conv *cv, json_t *doc,
-                              const char *section, json_t *item, int line) {
-  if (item == NULL) {
-    json_decref(item);
-    return gcb__conv_nomem(cv);
-  }
-  if (++cv->items > GCB_INTEROP_MAX_ITEMS) {
-    json_decref(item);
-    /* Refused as it is built: a huge file never becomes a huge tree. */
+/* One more item against the limit: GCB_EINPUT past it, said at `line`. */
+static enum gcb_status count(struct gcb__conv *cv, int line) {
+  if (++cv->items > GCB_INTEROP_MAX_ITEMS)
+    /* Refused as it is built: a huge file never becomes a huge model. */
     return line > 0
                ? gcb__conv_bad_line(cv, line,
                                     "more than %zu cases in one file (the "
@@ -86,6 +81,17 @@ enum gcb_status gcb__conv_add(struct gcb__conv *cv, json_t *doc,
                              "%s: %s: more than %zu cases in one file (the "
                              "most gcbench converts); split the file",
                              cv->name, cv->format, GCB_INTEROP_MAX_ITEMS);
+  return GCB_OK;
+}
+
+enum gcb_status gcb__conv_add(struct gcb__conv *cv, json_t *doc,
+                              const char *section, json_t *item, int line) {
+  if (item == NULL)
+    return gcb__conv_nomem(cv);
+  enum gcb_status st = count(cv, line);
+  if (st != GCB_OK) {
+    json_decref(item);
+    return st;
   }
   if (json_array_append_new(json_object_get(doc, section), item) != 0)
     return gcb__conv_nomem(cv);
@@ -317,15 +323,36 @@ json_t *gcb__conv_figure(const char *source, const char *name,
                    "per_rank", gcb_ranks_from_rows(NULL));
 }
 
-json_t *gcb__conv_skip(const char *bench, const char *label, const char *why) {
-  return json_pack("{s:s, s:s, s:s}", "bench", bench, "label", label, "reason",
-                   why);
+/* Whether s is UTF-8 throughout. The entries' texts are refused
+ * otherwise, as jansson refused them when they were a tree (the file then
+ * failed as out of memory). */
+static bool utf8(const char *s) {
+  size_t n;
+  while (*s != '\0' && (n = gcb_utf8_length(s)) > 0)
+    s += n;
+  return *s == '\0';
 }
 
-json_t *gcb__conv_error(const char *bench, const char *label,
-                        const char *status, const char *message) {
-  return json_pack("{s:s, s:s, s:i, s:s, s:s}", "bench", bench, "label", label,
-                   "rank", -1, "status", status, "message", message);
+enum gcb_status gcb__conv_skip(struct gcb__conv *cv, const char *bench,
+                               const char *label, const char *why, int line) {
+  if (!utf8(bench) || !utf8(label) || !utf8(why))
+    return gcb__conv_nomem(cv);
+  enum gcb_status st = count(cv, line);
+  if (st == GCB_OK && !gcb__model_add_skip(cv->m, bench, label, why))
+    st = gcb__conv_nomem(cv);
+  return st;
+}
+
+enum gcb_status gcb__conv_error(struct gcb__conv *cv, const char *bench,
+                                const char *label, const char *status,
+                                const char *message) {
+  if (!utf8(bench) || !utf8(label) || !utf8(status) || !utf8(message))
+    return gcb__conv_nomem(cv);
+  enum gcb_status st = count(cv, 0);
+  if (st == GCB_OK &&
+      !gcb__model_add_error(cv->m, -1, bench, label, status, message))
+    st = gcb__conv_nomem(cv);
+  return st;
 }
 
 /* ---- topology join ------------------------------------------------------ */

@@ -95,11 +95,13 @@ enum gcb_status gcb__coll_row_cases(struct gcb__conv *cv, json_t *doc,
     else if (!(fig > 0) && !r->no_bytes) /* S/t came to 0: t past 1e305 */
       snprintf(why, sizeof why,
                "%.0f B in %s us: a time too long for a bandwidth", r->size, us);
-    bool kept = m->us > 0 && (fig > 0 || r->no_bytes);
-    json_t *item = kept ? half_case(op, r, h, fig, ranks, iterations, warmup,
-                                    method, label)
-                        : gcb__conv_skip("coll", label, why);
-    st = gcb__conv_add(cv, doc, kept ? "cases" : "skipped", item, r->line);
+    if (m->us > 0 && (fig > 0 || r->no_bytes))
+      st = gcb__conv_add(cv, doc, "cases",
+                         half_case(op, r, h, fig, ranks, iterations, warmup,
+                                   method, label),
+                         r->line);
+    else
+      st = gcb__conv_skip(cv, "coll", label, why, r->line);
   }
   return st;
 }
@@ -315,8 +317,7 @@ enum gcb_status gcb__coll_table_end(struct gcb__coll_log *x, int line) {
                        t->avg_line);
   snprintf(msg, sizeof msg, "%lld values out of bounds", t->out_of_bounds);
   if (st == GCB_OK && t->out_of_bounds > 0)
-    st = gcb__conv_add(x->cv, x->doc, "errors",
-                       gcb__conv_error("coll", op, "EVALIDATION", msg), 0);
+    st = gcb__conv_error(x->cv, "coll", op, "EVALIDATION", msg);
   free(t->row);
   x->table = (struct gcb__coll_table){0};
   x->tables++;
@@ -334,9 +335,8 @@ static enum gcb_status cut(struct gcb__coll_log *x, int line) {
   json_t *run = json_object_get(x->doc, "run");
   json_object_set_new(run, "status", json_string("timeout"));
   json_object_set_new(run, "end_time", json_null());
-  return gcb__conv_add(
-      x->cv, x->doc, "errors",
-      gcb__conv_error("coll", t->op[0] ? t->op : "log", "ETIMEOUT", msg), 0);
+  return gcb__conv_error(x->cv, "coll", t->op[0] ? t->op : "log", "ETIMEOUT",
+                         msg);
 }
 
 /* The file ends after a whole row, without the test's summary: a pasted
@@ -369,7 +369,7 @@ enum gcb_status gcb__coll_log_end(struct gcb__coll_log *x, int last_line) {
     st = gcb__coll_table_end(x, last_line);
   json_t *run = json_object_get(x->doc, "run");
   if (st == GCB_OK && json_array_size(json_object_get(x->doc, "cases")) == 0 &&
-      json_array_size(json_object_get(x->doc, "skipped")) == 0)
+      x->cv->m->nskips == 0)
     st = gcb__conv_bad_line(x->cv, header ? header : 1,
                             "no result rows after the column header");
   long long ranks = x->max_rank >= 0 ? x->max_rank + 1 : x->ngpus;

@@ -32,6 +32,7 @@ struct gcb__conv {
   const struct gcb_doc *known;
   size_t nknown;
   size_t items; /* cases, skipped and errors built, against the limit */
+  struct gcb_model *m; /* the model built: its skips and errors so far */
   struct gcb_err *err;
 };
 
@@ -221,10 +222,13 @@ json_t *gcb__conv_figure(const char *source, const char *name,
                          const char *label, json_t *params, const char *unit,
                          double value);
 
-/* A skipped[] entry and an errors[] entry. */
-json_t *gcb__conv_skip(const char *bench, const char *label, const char *why);
-json_t *gcb__conv_error(const char *bench, const char *label,
-                        const char *status, const char *message);
+/* A skipped[] entry and an errors[] entry (rank -1) of cv->m, counted
+ * against the limit as gcb__conv_add counts (line 0: none). */
+enum gcb_status gcb__conv_skip(struct gcb__conv *cv, const char *bench,
+                               const char *label, const char *why, int line);
+enum gcb_status gcb__conv_error(struct gcb__conv *cv, const char *bench,
+                                const char *label, const char *status,
+                                const char *message);
 
 /* Joins m, a converted file's model, to the topology of a known
  * document's node when it is the same machine (m has one node and every

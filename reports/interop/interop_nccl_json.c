@@ -203,8 +203,7 @@ static enum gcb_status run_errors(struct nccl *x, const json_t *root) {
   json_array_foreach(json_object_get(root, "errors"), i, e) {
     const char *msg = json_string_value(e);
     if (st == GCB_OK && msg != NULL && msg[0] != '\0')
-      st = gcb__conv_add(x->cv, x->doc, "errors",
-                         gcb__conv_error("coll", x->op, "ENCCL", msg), 0);
+      st = gcb__conv_error(x->cv, "coll", x->op, "ENCCL", msg);
   }
   const json_t *avg = gcb_view_obj(root, "average_bus_bandwidth");
   double bw = gcb__conv_number(json_object_get(avg, "bandwidth"));
@@ -219,8 +218,7 @@ static enum gcb_status run_errors(struct nccl *x, const json_t *root) {
   snprintf(msg, sizeof msg,
            "average bus bandwidth %g GB/s below 0.9 x NCCL_TESTS_MIN_BW", bw);
   if (st == GCB_OK && strcmp(gcb_view_str(avg, "okay"), "false") == 0)
-    st = gcb__conv_add(x->cv, x->doc, "errors",
-                       gcb__conv_error("coll", x->op, "EVALIDATION", msg), 0);
+    st = gcb__conv_error(x->cv, "coll", x->op, "EVALIDATION", msg);
   return st;
 }
 

@@ -322,10 +322,9 @@ enum gcb_status gcb__nvbw_sum(struct gcb__nvbw *x, const char *name, double sum,
 
 enum gcb_status gcb__nvbw_note(struct gcb__nvbw *x, const char *section,
                                const char *name, const char *why) {
-  json_t *e = strcmp(section, "errors") == 0
-                  ? gcb__conv_error("nvbandwidth", name, "ECUDA", why)
-                  : gcb__conv_skip("nvbandwidth", name, why);
-  return gcb__conv_add(x->cv, x->doc, section, e, 0);
+  return strcmp(section, "errors") == 0
+             ? gcb__conv_error(x->cv, "nvbandwidth", name, "ECUDA", why)
+             : gcb__conv_skip(x->cv, "nvbandwidth", name, why, 0);
 }
 
 /* ranks[] (one per GPU) and the one node. */

@@ -208,9 +208,7 @@ static enum gcb_status convert(struct gcb__conv *cv, const json_t *root,
     json_t *run = json_object_get(x->doc, "run");
     json_object_set_new(run, "status", json_string("timeout"));
     json_object_set_new(run, "end_time", json_null());
-    st = gcb__conv_add(
-        cv, x->doc, "errors",
-        gcb__conv_error("nvbandwidth", "output", "ETIMEOUT", msg), 0);
+    st = gcb__conv_error(cv, "nvbandwidth", "output", "ETIMEOUT", msg);
   }
   return gcb__nvbw_end(x, st, doc);
 }

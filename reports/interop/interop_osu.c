@@ -274,8 +274,7 @@ static enum gcb_status cut(struct gcb__osu *o) {
   json_t *run = json_object_get(o->doc, "run");
   json_object_set_new(run, "status", json_string("timeout"));
   json_object_set_new(run, "end_time", json_null());
-  return gcb__conv_add(o->cv, o->doc, "errors",
-                       gcb__conv_error("osu", o->bench, "ETIMEOUT", msg), 0);
+  return gcb__conv_error(o->cv, "osu", o->bench, "ETIMEOUT", msg);
 }
 
 static enum gcb_status convert(struct gcb__conv *cv, const json_t *root,
@@ -298,7 +297,7 @@ static enum gcb_status convert(struct gcb__conv *cv, const json_t *root,
   if (st == GCB_OK && o.cut_line)
     st = cut(&o);
   if (st == GCB_OK && json_array_size(json_object_get(o.doc, "cases")) == 0 &&
-      json_array_size(json_object_get(o.doc, "skipped")) == 0)
+      cv->m->nskips == 0)
     st = gcb__conv_bad_line(cv, number, "no result rows");
   if (st == GCB_OK)
     json_object_set_new(json_object_get(o.doc, "run"), "ranks",
