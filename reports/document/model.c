@@ -1112,8 +1112,8 @@ struct gcb_mvalue gcb__mvalue_array(struct gcb_model *m, const char *json) {
       .type = GCB_MV_ARRAY, .num = NAN, .text = gcb__model_str(m, json)};
 }
 
-bool gcb__mvalue_set(struct gcb_model *m, struct gcb_mvalue *obj, const char *key,
-                 struct gcb_mvalue v) {
+bool gcb__mvalue_set(struct gcb_model *m, struct gcb_mvalue *obj,
+                     const char *key, struct gcb_mvalue v) {
   struct gcb__model_arena *a = m->arena;
   for (size_t i = 0; i < obj->n; i++)
     if (strcmp(obj->members[i].key, key) == 0) {
@@ -1287,9 +1287,8 @@ static void mv_render(struct gcb__model_arena *a, struct gcb_mvalue *v) {
       v->type == GCB_MV_ARRAY)
     return;
   json_t *j = mv_json(v);
-  v->text = arena_keep(a, j != NULL ? json_dumps(j, JSON_COMPACT |
-                                                        JSON_ENCODE_ANY)
-                                    : NULL);
+  v->text = arena_keep(
+      a, j != NULL ? json_dumps(j, JSON_COMPACT | JSON_ENCODE_ANY) : NULL);
   json_decref(j);
   for (size_t i = 0; i < v->n; i++)
     mv_render(a, &v->members[i].value);

@@ -503,8 +503,8 @@ struct gcb_mvalue gcb__mvalue_array(struct gcb_model *m, const char *json);
 
 /* Sets member `key` (copied) of object obj to v, in place when there is
  * one (as json_object_set), else last; false on ENOMEM. */
-bool gcb__mvalue_set(struct gcb_model *m, struct gcb_mvalue *obj, const char *key,
-                 struct gcb_mvalue v);
+bool gcb__mvalue_set(struct gcb_model *m, struct gcb_mvalue *obj,
+                     const char *key, struct gcb_mvalue v);
 
 /* A new node, rank, case: zeroed (the caller fills in the fields, strings
  * through gcb__model_str); the case's index and kind are set from its

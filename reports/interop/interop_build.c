@@ -184,36 +184,61 @@ json_t *gcb__conv_doc(const char *id, const char *tool,
 
 /* A name as a log printed it: its bytes where they are UTF-8, U+FFFD for
  * each other byte, so that a garbled GPU or host name never costs the
- * rank or node it names (NULL only on ENOMEM). */
-static json_t *name_of(const char *s) {
-  json_t *v = json_string(s);
-  char *fixed = v == NULL ? gcb_utf8_copy(s) : NULL;
-  if (fixed != NULL)
-    v = json_string(fixed);
+ * rank or node it names; owned by cv->m, NULL on ENOMEM. */
+static const char *model_name(struct gcb__conv *cv, const char *s) {
+  char *fixed = gcb_utf8_copy(s);
+  const char *kept = fixed != NULL ? gcb__model_str(cv->m, fixed) : NULL;
   free(fixed);
-  return v;
+  return kept;
 }
 
-json_t *gcb__conv_rank(long long rank, long long node, const char *host,
-                       long long local_rank, long long pid,
-                       const char *gpu_name, const char *bus_id,
-                       long long gpu_index) {
-  return json_pack("{s:I, s:I, s:o, s:I, s:I, s:s, s:i, s:i, "
-                   "s:{s:o, s:s, s:I, s:i}}",
-                   "rank", (json_int_t)rank, "node", (json_int_t)node,
-                   "hostname", name_of(host), "local_rank",
-                   (json_int_t)local_rank, "pid", (json_int_t)pid,
-                   "cpu_binding", "", "bound_pus", 0, "cpu_threads", 1,
-                   "device", "name", name_of(gpu_name), "bus_id", bus_id,
-                   "index", (json_int_t)gpu_index, "memory_bytes", 0);
+long long gcb__conv_node(struct gcb__conv *cv, const char *host) {
+  struct gcb_model *m = cv->m;
+  char *name = gcb_utf8_copy(host);
+  size_t k = 0;
+  while (name != NULL && k < m->nnodes &&
+         strcmp(m->nodes[k].hostname, name) != 0)
+    k++;
+  struct gcb_model_node *n =
+      name != NULL && k == m->nnodes ? gcb__model_add_node(m) : NULL;
+  if (n != NULL)
+    *n = (struct gcb_model_node){.index = (long long)k,
+                                 .hostname = gcb__model_str(m, name),
+                                 .cpu_model = ""};
+  bool ok = name != NULL && k < m->nnodes;
+  free(name);
+  return ok ? (long long)k : -1;
 }
 
-json_t *gcb__conv_node(long long index, const char *host, json_t *ranks) {
-  return json_pack("{s:I, s:o, s:o, s:i, s:i, s:i, s:i, s:i, s:i, s:s}",
-                   "index", (json_int_t)index, "hostname", name_of(host),
-                   "ranks", ranks, "cores", 0, "pus", 0, "packages", 0,
-                   "numa_nodes", 0, "llc_bytes", 0, "memory_bytes", 0,
-                   "cpu_model", "");
+enum gcb_status gcb__conv_rank(struct gcb__conv *cv, long long rank,
+                               long long node, const char *host, long long pid,
+                               const char *gpu_name, const char *bus_id,
+                               long long gpu_index) {
+  struct gcb_model_node *n = &cv->m->nodes[node];
+  long long local = (long long)n->nranks;
+  struct gcb_model_rank *r =
+      gcb__model_node_rank(cv->m, n, rank) ? gcb__model_add_rank(cv->m) : NULL;
+  if (r == NULL)
+    return gcb__conv_nomem(cv);
+  *r = (struct gcb_model_rank){.rank = rank,
+                               .node = node,
+                               .local_rank = local,
+                               .pid = pid,
+                               .hostname = model_name(cv, host),
+                               .cpu_binding = "",
+                               .cpu_threads = 1,
+                               .numa = -1,
+                               .has_device = true,
+                               .device_index = gpu_index,
+                               .device_bus_id = model_name(cv, bus_id),
+                               .device_name = model_name(cv, gpu_name),
+                               .blas_core = "",
+                               .blas_cpu_isa = "",
+                               .blas_threads = -1};
+  return r->hostname != NULL && r->device_bus_id != NULL &&
+                 r->device_name != NULL
+             ? GCB_OK
+             : gcb__conv_nomem(cv);
 }
 
 /* One rank's entry, as schema 1 had them (transposed into columns for

@@ -96,10 +96,10 @@ enum gcb_status gcb__coll_row_cases(struct gcb__conv *cv, json_t *doc,
       snprintf(why, sizeof why,
                "%.0f B in %s us: a time too long for a bandwidth", r->size, us);
     if (m->us > 0 && (fig > 0 || r->no_bytes))
-      st = gcb__conv_add(cv, doc, "cases",
-                         half_case(op, r, h, fig, ranks, iterations, warmup,
-                                   method, label),
-                         r->line);
+      st = gcb__conv_add(
+          cv, doc, "cases",
+          half_case(op, r, h, fig, ranks, iterations, warmup, method, label),
+          r->line);
     else
       st = gcb__conv_skip(cv, "coll", label, why, r->line);
   }
@@ -140,27 +140,9 @@ void gcb__coll_add_rank(struct gcb__coll_log *x, long long rank,
     return;
   x->seen[rank] = 1;
   x->max_rank = rank > x->max_rank ? rank : x->max_rank;
-  json_t *nodes = json_object_get(x->doc, "nodes"), *n;
-  /* the name as the node keeps it (bytes that are not UTF-8 replaced), so
-   * that ranks on a garbled host still share its node */
-  char *name = gcb_utf8_copy(host);
-  size_t k;
-  if (name == NULL)
-    return;
-  json_array_foreach(nodes, k, n) {
-    if (strcmp(gcb_view_str(n, "hostname"), name) == 0)
-      break;
-  }
-  if (k == json_array_size(nodes))
-    json_array_append_new(nodes,
-                          gcb__conv_node((long long)k, name, json_array()));
-  json_t *members = json_object_get(json_array_get(nodes, k), "ranks");
-  long long local = (long long)json_array_size(members);
-  json_array_append_new(members, json_integer(rank));
-  json_array_append_new(
-      json_object_get(x->doc, "ranks"),
-      gcb__conv_rank(rank, (long long)k, name, local, pid, gpu, bus, device));
-  free(name);
+  long long k = gcb__conv_node(x->cv, host);
+  if (k >= 0)
+    gcb__conv_rank(x->cv, rank, k, host, pid, gpu, bus, device);
 }
 
 /* ---- rows --------------------------------------------------------------- */
@@ -374,9 +356,7 @@ enum gcb_status gcb__coll_log_end(struct gcb__coll_log *x, int last_line) {
                             "no result rows after the column header");
   long long ranks = x->max_rank >= 0 ? x->max_rank + 1 : x->ngpus;
   json_object_set_new(run, "ranks", json_integer(ranks > 0 ? ranks : 0));
-  json_object_set_new(run, "nodes",
-                      json_integer((json_int_t)json_array_size(
-                          json_object_get(x->doc, "nodes"))));
+  json_object_set_new(run, "nodes", json_integer((json_int_t)x->cv->m->nnodes));
   json_t *tool = json_object_get(x->doc, "tool");
   json_object_set_new(tool, "version", json_string(x->tool_version));
   if (x->lib_version[0])

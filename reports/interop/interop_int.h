@@ -32,7 +32,8 @@ struct gcb__conv {
   const struct gcb_doc *known;
   size_t nknown;
   size_t items; /* cases, skipped and errors built, against the limit */
-  struct gcb_model *m; /* the model built: its skips and errors so far */
+  struct gcb_model *m; /* the model built: its nodes, ranks, skips and
+                          errors so far */
   struct gcb_err *err;
 };
 
@@ -189,14 +190,19 @@ json_t *gcb__conv_doc(const char *id, const char *tool,
                       const char *start, const char *end, const char *reason,
                       long long ranks, long long nodes);
 
-/* One rank entry of ranks[], its binding unknown (empty, 0 PUs). */
-json_t *gcb__conv_rank(long long rank, long long node, const char *host,
-                       long long local_rank, long long pid,
-                       const char *gpu_name, const char *bus_id,
-                       long long gpu_index);
+/* The node of cv->m on host `host`, added with the next index and its
+ * machine unknown (0) when there is none: its index; -1 on ENOMEM. A host
+ * name's bytes that are not UTF-8 are U+FFFD, in the node's name and in
+ * the lookup, so that ranks on a garbled host still share its node. */
+long long gcb__conv_node(struct gcb__conv *cv, const char *host);
 
-/* A node with the given ranks (stolen) and its machine unknown (0). */
-json_t *gcb__conv_node(long long index, const char *host, json_t *ranks);
+/* Rank `rank` of cv->m on node `node` (which lists it after those before:
+ * its local rank is its place there), its binding unknown (empty, 0 PUs);
+ * names as gcb__conv_node keeps them. GCB_ENOMEM (said) or GCB_OK. */
+enum gcb_status gcb__conv_rank(struct gcb__conv *cv, long long rank,
+                               long long node, const char *host, long long pid,
+                               const char *gpu_name, const char *bus_id,
+                               long long gpu_index);
 
 /*
  * A case of benchmark kind `bench` in GB/s whose per-rank figures fig[i] were

@@ -64,8 +64,6 @@ struct nccl {
 
 /* ranks[] and nodes[] from config.devices (one entry per rank). */
 static enum gcb_status devices(struct nccl *x, const json_t *list) {
-  json_t *ranks = json_object_get(x->doc, "ranks");
-  json_t *nodes = json_object_get(x->doc, "nodes");
   const json_t *d;
   size_t i;
   json_array_foreach(list, i, d) {
@@ -86,27 +84,14 @@ static enum gcb_status devices(struct nccl *x, const json_t *list) {
     if (st != GCB_OK)
       return st;
     const char *host = gcb_view_str(d, "hostname");
-    long long node = 0, local = 0;
-    size_t k;
-    const json_t *n;
-    json_array_foreach(nodes, k, n) {
-      if (strcmp(gcb_view_str(n, "hostname"), host) == 0)
-        break;
-    }
-    node = (long long)k;
-    if (k == json_array_size(nodes))
-      json_array_append_new(nodes, gcb__conv_node(node, host, json_array()));
-    json_t *members = json_object_get(json_array_get(nodes, k), "ranks");
-    local = (long long)json_array_size(members);
+    long long node = gcb__conv_node(x->cv, host);
     long long rank = gcb_view_int(d, "rank", (long long)i);
     char bus[32];
     gcb_busid_canon(gcb_view_str(d, "device_hex"), bus, sizeof bus);
-    json_array_append_new(members, json_integer(rank));
-    if (json_array_append_new(
-            ranks,
-            gcb__conv_rank(rank, node, host, local, gcb_view_int(d, "pid", 0),
-                           gcb_view_str(d, "device_info"), bus,
-                           gcb_view_int(d, "device", -1))) != 0)
+    if (node < 0 ||
+        gcb__conv_rank(x->cv, rank, node, host, gcb_view_int(d, "pid", 0),
+                       gcb_view_str(d, "device_info"), bus,
+                       gcb_view_int(d, "device", -1)) != GCB_OK)
       return gcb_err_set(x->cv->err, GCB_ENOMEM, "out of memory");
   }
   return GCB_OK;
@@ -289,8 +274,7 @@ static enum gcb_status header(struct nccl *x, const json_t *root,
   gcb__conv_leave(cv);
   gcb__conv_leave(cv);
   json_object_set_new(json_object_get(x->doc, "run"), "nodes",
-                      json_integer((json_int_t)json_array_size(
-                          json_object_get(x->doc, "nodes"))));
+                      json_integer((json_int_t)x->cv->m->nnodes));
   return st;
 }
 

@@ -333,23 +333,18 @@ static enum gcb_status machine(struct gcb__nvbw *x) {
   n = n > GCB__NVBW_MAX_GPUS ? GCB__NVBW_MAX_GPUS : n;
   const char *host =
       x->ngpus > 0 && x->gpu[0].host[0] ? x->gpu[0].host : "unknown";
-  json_t *members = json_array();
-  for (size_t g = 0; g < n && members != NULL; g++) {
+  enum gcb_status st =
+      gcb__conv_node(x->cv, host) == 0 ? GCB_OK : gcb__conv_nomem(x->cv);
+  for (size_t g = 0; g < n && st == GCB_OK; g++) {
     const struct gcb__nvbw_gpu *d = g < x->ngpus ? &x->gpu[g] : NULL;
-    json_array_append_new(members, json_integer((json_int_t)g));
-    json_array_append_new(json_object_get(x->doc, "ranks"),
-                          gcb__conv_rank((long long)g, 0, host, (long long)g, 0,
-                                         d != NULL ? d->name : "",
-                                         d ? d->bus : "", (long long)g));
+    st =
+        gcb__conv_rank(x->cv, (long long)g, 0, host, 0,
+                       d != NULL ? d->name : "", d ? d->bus : "", (long long)g);
   }
   json_t *run = json_object_get(x->doc, "run");
   json_object_set_new(run, "ranks", json_integer((json_int_t)n));
   json_object_set_new(run, "nodes", json_integer(1));
-  if (members == NULL ||
-      json_array_append_new(json_object_get(x->doc, "nodes"),
-                            gcb__conv_node(0, host, members)) != 0)
-    return gcb__conv_nomem(x->cv);
-  return GCB_OK;
+  return st;
 }
 
 enum gcb_status gcb__nvbw_end(struct gcb__nvbw *x, enum gcb_status st,

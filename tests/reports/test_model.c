@@ -931,8 +931,8 @@ Test(model, a_built_model_is_in_the_order_a_read_document_has) {
   c->params = gcb__mvalue_object();
   cr_assert(gcb__mvalue_set(m, &c->params, "size", gcb__mvalue_int(1024)));
   cr_assert(gcb__mvalue_set(m, &c->params, "op", gcb__mvalue_string(m, "x")));
-  cr_assert(gcb__mvalue_set(m, &c->params, "op",
-                            gcb__mvalue_string(m, "allreduce")));
+  cr_assert(
+      gcb__mvalue_set(m, &c->params, "op", gcb__mvalue_string(m, "allreduce")));
   double *rank = gcb__model_column(m, c, GCB_RC_RANK, 4),
          *fig = gcb__model_column(m, c, GCB_RC_FIG_MEDIAN, 4);
   const char **method = gcb__model_text_column(m, c, GCB_RC_METHOD, 4);
