@@ -1327,6 +1327,16 @@ static bool order_by(void *list, size_t n, size_t size, size_t off) {
   return ok;
 }
 
+bool gcb__model_take_run(struct gcb_model *m, json_t *doc) {
+  struct gcb__model_arena *a = m->arena;
+  a->tree = doc;
+  if (doc == NULL)
+    a->failed = true;
+  else
+    build_run(a, doc, &m->run);
+  return !a->failed;
+}
+
 enum gcb_status gcb__model_done(struct gcb_model *m, struct gcb_err *err) {
   struct gcb__model_arena *a = m->arena;
   if (!order_by(m->ranks, m->nranks, sizeof *m->ranks,

@@ -535,6 +535,12 @@ bool gcb__model_add_error(struct gcb_model *m, long long rank,
                           const char *bench, const char *label,
                           const char *status, const char *message);
 
+/* m's run (run, tool, software) read from doc, a converted file's tree
+ * holding those alone, which m then owns (freed with it, also when this
+ * fails): while the converters still build the run as a tree. false on
+ * ENOMEM. */
+bool gcb__model_take_run(struct gcb_model *m, struct json_t *doc);
+
 /* Puts m in a read document's order and renders its values' texts.
  * GCB_OK, or GCB_ENOMEM (with its message in err; m is then still the
  * caller's to free). */

@@ -182,62 +182,22 @@ static enum gcb_status no_measurement(struct gcb__conv *cv,
                      cv->name, cv->name, cv->format, held);
 }
 
-/* Node n of cv->m (names copied) as a node of t; false on ENOMEM. */
-static bool take_node(struct gcb_model *t, const struct gcb_model_node *n) {
-  struct gcb_model_node *c = gcb__model_add_node(t);
-  if (c == NULL)
-    return false;
-  *c = *n;
-  c->hostname = gcb__model_str(t, n->hostname);
-  c->cpu_model = gcb__model_str(t, n->cpu_model);
-  c->ranks = NULL;
-  c->nranks = 0;
-  bool ok = true;
-  for (size_t i = 0; ok && i < n->nranks; i++)
-    ok = gcb__model_node_rank(t, c, n->ranks[i]);
-  return ok;
-}
-
-/* The nodes, ranks, skips and errors cv->m holds (put in order), added to
- * the tree's model t (which has none): false on ENOMEM. */
-static bool take_lists(struct gcb_model *t, struct gcb_model *m,
-                       struct gcb_err *err) {
-  bool ok = gcb__model_done(m, err) == GCB_OK;
-  for (size_t i = 0; ok && i < m->nnodes; i++)
-    ok = take_node(t, &m->nodes[i]);
-  for (size_t i = 0; ok && i < m->nranks; i++) {
-    struct gcb_model_rank *r = gcb__model_add_rank(t);
-    ok = r != NULL;
-    if (ok) {
-      *r = m->ranks[i];
-      r->hostname = gcb__model_str(t, r->hostname);
-      r->device_bus_id = gcb__model_str(t, r->device_bus_id);
-      r->device_name = gcb__model_str(t, r->device_name);
-    }
-  }
-  for (size_t i = 0; ok && i < m->nskips; i++)
-    ok = gcb__model_add_skip(t, m->skips[i].bench, m->skips[i].label,
-                             m->skips[i].reason);
-  for (size_t i = 0; ok && i < m->nerrors; i++)
-    ok = gcb__model_add_error(t, m->errors[i].rank, m->errors[i].bench,
-                              m->errors[i].label, m->errors[i].status,
-                              m->errors[i].message);
-  return ok;
-}
-
-/* The converted document's model, joined to a known topology. */
+/* The converted file's model (cv->m, which it takes), its run read from
+ * doc, joined to a known topology. */
 static enum gcb_status finish(struct gcb__conv *cv, json_t *doc,
                               struct gcb_model **out) {
-  enum gcb_status st = gcb_model_from_json_owned(doc, cv->name, out, cv->err);
-  if (st == GCB_OK && !take_lists(*out, cv->m, cv->err))
-    st = gcb__conv_nomem(cv);
+  struct gcb_model *m = cv->m;
+  cv->m = NULL;
+  enum gcb_status st = gcb__model_take_run(m, doc) ? gcb__model_done(m, cv->err)
+                                                   : gcb__conv_nomem(cv);
   if (st == GCB_OK)
-    st = (*out)->ncases == 0 ? no_measurement(cv, *out)
-                             : gcb__conv_join_topology(cv, *out);
+    st =
+        m->ncases == 0 ? no_measurement(cv, m) : gcb__conv_join_topology(cv, m);
   if (st != GCB_OK) {
-    gcb_model_free(*out);
-    *out = NULL;
+    gcb_model_free(m);
+    m = NULL;
   }
+  *out = m;
   return st;
 }
 

@@ -87,10 +87,9 @@ void gcb__coll_log_free(struct gcb__coll_log *x);
  * type, redop, root, inplace; summary time_s, algbw, busbw; one case per
  * half present, or a skipped entry where the tool printed no finite time.
  * ranks: how many ranks took part (0: unknown); method: how values were
- * checked where #wrong is a number. Added to doc through gcb__conv_add.
+ * checked where #wrong is a number. Added to cv->m.
  */
-enum gcb_status gcb__coll_row_cases(struct gcb__conv *cv, json_t *doc,
-                                    const char *op,
+enum gcb_status gcb__coll_row_cases(struct gcb__conv *cv, const char *op,
                                     const struct gcb__coll_row *r,
                                     long long ranks, long long iterations,
                                     long long warmup, const char *method);

@@ -18,10 +18,16 @@
 
 /* ---- one row's cases ---------------------------------------------------- */
 
-static json_t *half_case(const char *op, const struct gcb__coll_row *r,
-                         size_t h, double fig, long long ranks,
-                         long long iterations, long long warmup,
-                         const char *method, const char *label) {
+/* A finite x, else NAN (jansson refused to hold one that is not). */
+static double finite(double x) {
+  return isfinite(x) ? x : NAN;
+}
+
+static enum gcb_status half_case(struct gcb__conv *cv, const char *op,
+                                 const struct gcb__coll_row *r, size_t h,
+                                 double fig, long long ranks,
+                                 long long iterations, long long warmup,
+                                 const char *method, const char *label) {
   const struct gcb__coll_half *m = &r->half[h];
   json_t *params =
       json_pack("{s:s, s:f, s:f, s:s, s:s, s:I, s:i}", "op", op, "size",
@@ -35,38 +41,38 @@ static json_t *half_case(const char *op, const struct gcb__coll_row *r,
     json_object_set_new(params, "split", json_string("none"));
     json_object_set_new(params, "comm_size", json_integer(ranks));
   }
-  json_t *c = gcb__conv_case(GCB_BENCH_COLL, label, params, r->size,
-                             "bytes as the tool counts them (its size column)",
-                             NULL, NULL, 0, fig, m->checked ? method : NULL);
-  if (c == NULL)
-    return NULL;
-  json_t *s = json_object_get(c, "summary"),
-         *v = json_object_get(c, "validation");
+  struct gcb_model_case *c;
+  enum gcb_status st =
+      gcb__conv_case(cv, GCB_BENCH_COLL, label, params, r->size,
+                     "bytes as the tool counts them (its size column)", NULL,
+                     NULL, 0, fig, m->checked ? method : NULL, r->line, &c);
+  if (st != GCB_OK)
+    return st;
+  struct gcb_model_summary *s = &c->summary;
   double t = m->us * 1e-6;
   double lo = m->us_min > 0 ? m->us_min * 1e-6 : t;
   double hi = m->us_max > 0 ? m->us_max * 1e-6 : t;
-  json_object_set_new(s, "ranks", json_integer(ranks));
-  json_object_set_new(
-      s, "time_s",
-      json_pack("{s:f, s:f, s:f}", "min", lo, "mean", t, "max", hi));
-  if (isfinite(m->alg))
-    json_object_set_new(s, "algbw", json_real(m->alg));
-  if (isfinite(m->bus) && m->bus >= 0) {
-    json_object_set_new(s, "busbw", json_real(m->bus));
-    if (m->alg > 0)
-      json_object_set_new(c, "bus_factor", json_real(m->bus / m->alg));
+  s->ranks = ranks;
+  if (isfinite(lo) && isfinite(t) && isfinite(hi)) {
+    s->time_min = lo;
+    s->time_mean = t;
+    s->time_max = hi;
   }
-  json_object_set_new(s, "wrong", json_integer(m->wrong));
-  json_object_set_new(v, "wrong", json_integer(m->wrong));
-  json_object_set_new(v, "passed", json_boolean(m->checked && m->wrong == 0));
-  json_object_set_new(c, "iterations",
-                      json_integer(r->iterations ? r->iterations : iterations));
-  json_object_set_new(c, "warmup", json_integer(warmup));
-  return c;
+  s->algbw = finite(m->alg);
+  if (isfinite(m->bus) && m->bus >= 0) {
+    s->busbw = m->bus;
+    if (m->alg > 0)
+      c->bus_factor = finite(m->bus / m->alg);
+  }
+  s->wrong = (double)m->wrong;
+  c->validation.wrong = m->wrong;
+  c->validation.passed = m->checked && m->wrong == 0;
+  c->iterations = r->iterations ? r->iterations : iterations;
+  c->warmup = warmup;
+  return GCB_OK;
 }
 
-enum gcb_status gcb__coll_row_cases(struct gcb__conv *cv, json_t *doc,
-                                    const char *op,
+enum gcb_status gcb__coll_row_cases(struct gcb__conv *cv, const char *op,
                                     const struct gcb__coll_row *r,
                                     long long ranks, long long iterations,
                                     long long warmup, const char *method) {
@@ -96,10 +102,8 @@ enum gcb_status gcb__coll_row_cases(struct gcb__conv *cv, json_t *doc,
       snprintf(why, sizeof why,
                "%.0f B in %s us: a time too long for a bandwidth", r->size, us);
     if (m->us > 0 && (fig > 0 || r->no_bytes))
-      st = gcb__conv_add(
-          cv, doc, "cases",
-          half_case(op, r, h, fig, ranks, iterations, warmup, method, label),
-          r->line);
+      st = half_case(cv, op, r, h, fig, ranks, iterations, warmup, method,
+                     label);
     else
       st = gcb__conv_skip(cv, "coll", label, why, r->line);
   }
@@ -286,17 +290,15 @@ enum gcb_status gcb__coll_table_end(struct gcb__coll_log *x, int line) {
   long long ranks = x->max_rank >= 0 ? x->max_rank + 1 : x->ngpus;
   const char *method = x->rccl ? "rccl-tests -c" : "nccl-tests -c";
   for (size_t i = 0; i < t->rows && st == GCB_OK; i++)
-    st = gcb__coll_row_cases(x->cv, x->doc, op, &t->row[i], ranks,
-                             x->iterations, x->warmup, method);
+    st = gcb__coll_row_cases(x->cv, op, &t->row[i], ranks, x->iterations,
+                             x->warmup, method);
   const char *tool = x->rccl ? "rccl-tests" : "nccl-tests";
   char label[96], msg[160];
   snprintf(label, sizeof label, "%s: Avg bus bandwidth", op);
   if (st == GCB_OK && t->has_avg)
-    st = gcb__conv_add(x->cv, x->doc, "cases",
-                       gcb__conv_figure(tool, "avg_bus_bandwidth", label,
-                                        json_pack("{s:s}", "op", op), "GB/s",
-                                        t->avg_busbw),
-                       t->avg_line);
+    st = gcb__conv_figure(x->cv, tool, "avg_bus_bandwidth", label,
+                          json_pack("{s:s}", "op", op), "GB/s", t->avg_busbw,
+                          t->avg_line);
   snprintf(msg, sizeof msg, "%lld values out of bounds", t->out_of_bounds);
   if (st == GCB_OK && t->out_of_bounds > 0)
     st = gcb__conv_error(x->cv, "coll", op, "EVALIDATION", msg);
@@ -350,8 +352,7 @@ enum gcb_status gcb__coll_log_end(struct gcb__coll_log *x, int last_line) {
   if (st == GCB_OK)
     st = gcb__coll_table_end(x, last_line);
   json_t *run = json_object_get(x->doc, "run");
-  if (st == GCB_OK && json_array_size(json_object_get(x->doc, "cases")) == 0 &&
-      x->cv->m->nskips == 0)
+  if (st == GCB_OK && x->cv->m->ncases == 0 && x->cv->m->nskips == 0)
     st = gcb__conv_bad_line(x->cv, header ? header : 1,
                             "no result rows after the column header");
   long long ranks = x->max_rank >= 0 ? x->max_rank + 1 : x->ngpus;

@@ -95,14 +95,6 @@ enum gcb_status gcb__conv_bad_line(struct gcb__conv *cv, int line,
 /* GCB_ENOMEM with the file's name. */
 enum gcb_status gcb__conv_nomem(struct gcb__conv *cv);
 
-/*
- * Appends item (stolen) to doc's section ("cases", "skipped", "errors"),
- * counting it against GCB_INTEROP_MAX_ITEMS: past the limit the file is
- * refused at `line` (0: no line) before anything more is built.
- */
-enum gcb_status gcb__conv_add(struct gcb__conv *cv, json_t *doc,
-                              const char *section, json_t *item, int line);
-
 enum {
   GCB__J_STR = 1,
   GCB__J_NUM = 2,
@@ -205,28 +197,35 @@ enum gcb_status gcb__conv_rank(struct gcb__conv *cv, long long rank,
                                long long gpu_index);
 
 /*
- * A case of benchmark kind `bench` in GB/s whose per-rank figures fig[i] were
- * measured by ranks rank[i], each the rate of moving `work` bytes; with n == 0
- * (a tool that reports only the average over ranks) the summary holds `fig0`
- * and per_rank is empty. params is stolen. `method` says how the values were
- * validated (NULL: not validated). NULL on ENOMEM or a non-finite figure;
- * fig0 may be 0 only where work is 0 (a barrier moves no bytes).
+ * A case of cv->m of benchmark kind `bench` in GB/s whose per-rank figures
+ * fig[i] were measured by ranks rank[i], each the rate of moving `work`
+ * bytes; with n == 0 (a tool that reports only the average over ranks) the
+ * summary holds `fig0` and it has no per-rank columns. params (stolen)
+ * become its params. `method` says how the values were validated (NULL:
+ * not validated). Counted against the limit at `line` as gcb__conv_add
+ * counts. *out (when not NULL) is the case, valid until the next is
+ * added, for what else the tool printed. GCB_ENOMEM also for a
+ * non-finite figure (and for params NULL); fig0 may be 0 only where work
+ * is 0 (a barrier moves no bytes).
  */
-json_t *gcb__conv_case(enum gcb_bench_kind bench, const char *label,
-                       json_t *params, double work, const char *counted,
-                       const long long *rank, const double *fig, size_t n,
-                       double fig0, const char *method);
+enum gcb_status gcb__conv_case(struct gcb__conv *cv, enum gcb_bench_kind bench,
+                               const char *label, json_t *params, double work,
+                               const char *counted, const long long *rank,
+                               const double *fig, size_t n, double fig0,
+                               const char *method, int line,
+                               struct gcb_model_case **out);
 
 /*
  * A figure another tool printed that has no gcbench counterpart, kept as
- * it was printed: an "imported" case with the source's own name and unit
- * (params source, name and what else says where it belongs; stolen) and
- * the value as its summary. value may be 0; NULL on ENOMEM or a
- * non-finite value.
+ * it was printed: an "imported" case of cv->m with the source's own name
+ * and unit (params source, name and what else says where it belongs;
+ * stolen) and the value as its summary, counted at `line`. value may be
+ * 0; GCB_ENOMEM also for a non-finite value.
  */
-json_t *gcb__conv_figure(const char *source, const char *name,
-                         const char *label, json_t *params, const char *unit,
-                         double value);
+enum gcb_status gcb__conv_figure(struct gcb__conv *cv, const char *source,
+                                 const char *name, const char *label,
+                                 json_t *params, const char *unit, double value,
+                                 int line);
 
 /* A skipped[] entry and an errors[] entry (rank -1) of cv->m, counted
  * against the limit as gcb__conv_add counts (line 0: none). */

@@ -175,8 +175,8 @@ static enum gcb_status row(struct nccl *x, const json_t *r) {
       (st = half(cv, r, "in_place", &cr.half[1])))
     return st;
   long long ranks = gcb_view_int(gcb_view_obj(x->doc, "run"), "ranks", 0);
-  return gcb__coll_row_cases(cv, x->doc, x->op, &cr, ranks, x->iterations,
-                             x->warmup, "nccl-tests -c");
+  return gcb__coll_row_cases(cv, x->op, &cr, ranks, x->iterations, x->warmup,
+                             "nccl-tests -c");
 }
 
 /* errors[] strings and a failed average bandwidth check become errors;
@@ -195,11 +195,8 @@ static enum gcb_status run_errors(struct nccl *x, const json_t *root) {
   char msg[160], label[96];
   snprintf(label, sizeof label, "%s: Avg bus bandwidth", x->op);
   if (st == GCB_OK && !isnan(bw))
-    st = gcb__conv_add(x->cv, x->doc, "cases",
-                       gcb__conv_figure("nccl-tests", "avg_bus_bandwidth",
-                                        label, json_pack("{s:s}", "op", x->op),
-                                        "GB/s", bw),
-                       0);
+    st = gcb__conv_figure(x->cv, "nccl-tests", "avg_bus_bandwidth", label,
+                          json_pack("{s:s}", "op", x->op), "GB/s", bw, 0);
   snprintf(msg, sizeof msg,
            "average bus bandwidth %g GB/s below 0.9 x NCCL_TESTS_MIN_BW", bw);
   if (st == GCB_OK && strcmp(gcb_view_str(avg, "okay"), "false") == 0)

@@ -34,12 +34,16 @@
 #define COUNTED "1 GB at the measured rate (nvbandwidth records no size)"
 
 /* A case of nvbandwidth's rates, marked as holding a nominal size. */
-static json_t *nominal(json_t *c) {
-  if (c != NULL && json_object_set_new(c, "nominal_work", json_true()) != 0) {
-    json_decref(c);
-    return NULL;
-  }
-  return c;
+static enum gcb_status nominal(struct gcb__conv *cv, enum gcb_bench_kind bench,
+                               const char *label, json_t *params,
+                               const long long *rank, const double *fig,
+                               size_t n, int line) {
+  struct gcb_model_case *c;
+  enum gcb_status st = gcb__conv_case(cv, bench, label, params, WORK, COUNTED,
+                                      rank, fig, n, 0, NULL, line, &c);
+  if (st == GCB_OK)
+    c->nominal_work = true;
+  return st;
 }
 
 /* How a testcase maps onto a gcbench case, in the params gcbench's own
@@ -201,9 +205,8 @@ static enum gcb_status imported(struct gcb__nvbw *x, const char *name,
   json_t *p = json_pack("{s:I, s:I, s:I, s:s}", "row", (json_int_t)r, "col",
                         (json_int_t)c, "matrix", (json_int_t)part,
                         "description", x->m.desc);
-  return gcb__conv_add(
-      x->cv, x->doc, "cases",
-      gcb__conv_figure("nvbandwidth", name, label, p, x->m.unit, v), line);
+  return gcb__conv_figure(x->cv, "nvbandwidth", name, label, p, x->m.unit, v,
+                          line);
 }
 
 /* Row 0 of a host-device matrix: one case, one figure per GPU. */
@@ -219,11 +222,8 @@ static enum gcb_status pcie(struct gcb__nvbw *x, size_t t, const char *name,
     }
   if (n == 0)
     return GCB_OK;
-  return gcb__conv_add(
-      x->cv, x->doc, "cases",
-      nominal(gcb__conv_case(GCB_BENCH_PCIE, name, params(t, name), WORK,
-                             COUNTED, rank, fig, n, 0, NULL)),
-      line);
+  return nominal(x->cv, GCB_BENCH_PCIE, name, params(t, name), rank, fig, n,
+                 line);
 }
 
 static json_t *pair_params(struct gcb__nvbw *x, size_t t, const char *name,
@@ -271,12 +271,8 @@ static enum gcb_status p2p(struct gcb__nvbw *x, size_t t, const char *name,
       char label[160];
       snprintf(label, sizeof label, "%s GPU%zu->GPU%zu", name, a, b);
       long long rank = (long long)a;
-      st =
-          gcb__conv_add(x->cv, x->doc, "cases",
-                        nominal(gcb__conv_case(
-                            GCB_BENCH_P2P, label, pair_params(x, t, name, a, b),
-                            WORK, COUNTED, &rank, &v, 1, 0, NULL)),
-                        line);
+      st = nominal(x->cv, GCB_BENCH_P2P, label, pair_params(x, t, name, a, b),
+                   &rank, &v, 1, line);
     }
   return st;
 }
@@ -313,11 +309,9 @@ enum gcb_status gcb__nvbw_sum(struct gcb__nvbw *x, const char *name, double sum,
     return line > 0 ? gcb__conv_bad_line(x->cv, line, "%s: SUM: %s", name, why)
                     : gcb__conv_bad(x->cv, "%s: SUM: %s", name, why);
   snprintf(label, sizeof label, "%s: SUM", name);
-  return gcb__conv_add(x->cv, x->doc, "cases",
-                       gcb__conv_figure("nvbandwidth", "sum", label,
-                                        json_pack("{s:s}", "testcase", name),
-                                        unit && unit[0] ? unit : "GB/s", sum),
-                       line);
+  return gcb__conv_figure(x->cv, "nvbandwidth", "sum", label,
+                          json_pack("{s:s}", "testcase", name),
+                          unit && unit[0] ? unit : "GB/s", sum, line);
 }
 
 enum gcb_status gcb__nvbw_note(struct gcb__nvbw *x, const char *section,

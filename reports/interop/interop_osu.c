@@ -108,9 +108,7 @@ static enum gcb_status figure_row(struct gcb__osu *o, char **tok, double size,
     snprintf(label, sizeof label, "OSU %s %.0fB: %s", o->bench, size,
              o->col[c]);
     json_t *p = json_pack("{s:f, s:s}", "size", size, "column", o->col[c]);
-    st = gcb__conv_add(o->cv, o->doc, "cases",
-                       gcb__conv_figure("OSU", o->bench, label, p, unit, v),
-                       line);
+    st = gcb__conv_figure(o->cv, "OSU", o->bench, label, p, unit, v, line);
   }
   return st;
 }
@@ -296,8 +294,7 @@ static enum gcb_status convert(struct gcb__conv *cv, const json_t *root,
     st = line(&o, &l, pos);
   if (st == GCB_OK && o.cut_line)
     st = cut(&o);
-  if (st == GCB_OK && json_array_size(json_object_get(o.doc, "cases")) == 0 &&
-      cv->m->nskips == 0)
+  if (st == GCB_OK && cv->m->ncases == 0 && cv->m->nskips == 0)
     st = gcb__conv_bad_line(cv, number, "no result rows");
   if (st == GCB_OK)
     json_object_set_new(json_object_get(o.doc, "run"), "ranks",
