@@ -31,7 +31,7 @@ struct gcb__model_arena {
   /* the per-rank columns of a tree built in memory, read once */
   struct gcb_ranks *ranks;
   size_t nranks;
-  json_t *tree; /* a tree the model owns (gcb_model_from_json_owned) */
+  json_t *tree; /* a converted file's run (gcb__model_take_run) */
 };
 
 static void *arena_keep(struct gcb__model_arena *a, void *p) {
@@ -561,8 +561,7 @@ static const struct gcb_ranks *case_ranks(struct gcb__model_arena *a,
   const struct gcb_ranks *r = res != NULL ? gcb_results_ranks(res, i) : NULL;
   if (r != NULL || a->failed)
     return r != NULL ? r : &none;
-  if (gcb_ranks_of(e, &a->ranks[i]) != 0 ||
-      (a->tree != NULL && gcb__ranks_order(&a->ranks[i]) != 0))
+  if (gcb_ranks_of(e, &a->ranks[i]) != 0)
     a->failed = true;
   return &a->ranks[i];
 }
@@ -600,17 +599,13 @@ static void build(struct gcb__model_arena *a, const json_t *root,
 /* gcb_model_from_results and gcb_model_from_json: res NULL for a tree
  * alone. */
 static enum gcb_status model_of(const json_t *root,
-                                const struct gcb_results *res, json_t *own,
-                                const char *name, struct gcb_model **out,
-                                struct gcb_err *err) {
+                                const struct gcb_results *res, const char *name,
+                                struct gcb_model **out, struct gcb_err *err) {
   struct gcb_model *m = calloc(1, sizeof *m);
   struct gcb__model_arena *a = calloc(1, sizeof *a);
   *out = NULL;
   if (m != NULL && a != NULL) {
     m->arena = a;
-    /* a tree of its own is put in rank order, as a document read is */
-    a->tree = own;
-    a->failed = own != NULL && gcb__ranks_order_document(own) != 0;
     m->name = name != NULL ? name : "";
     build(a, root, res, m);
     if (!a->failed) {
@@ -618,7 +613,6 @@ static enum gcb_status model_of(const json_t *root,
       return GCB_OK;
     }
   } else {
-    json_decref(own);
     free(a);
     free(m);
     m = NULL;
@@ -630,19 +624,13 @@ static enum gcb_status model_of(const json_t *root,
 enum gcb_status gcb_model_from_json(const json_t *root, const char *name,
                                     struct gcb_model **out,
                                     struct gcb_err *err) {
-  return model_of(root, NULL, NULL, name, out, err);
-}
-
-enum gcb_status gcb_model_from_json_owned(json_t *root, const char *name,
-                                          struct gcb_model **out,
-                                          struct gcb_err *err) {
-  return model_of(root, NULL, root, name, out, err);
+  return model_of(root, NULL, name, out, err);
 }
 
 enum gcb_status gcb_model_from_results(const struct gcb_results *res,
                                        const char *name, struct gcb_model **out,
                                        struct gcb_err *err) {
-  return model_of(gcb_results_json(res), res, NULL, name, out, err);
+  return model_of(gcb_results_json(res), res, name, out, err);
 }
 
 void gcb_model_free(struct gcb_model *m) {

@@ -312,13 +312,6 @@ enum gcb_status gcb_model_from_json(const struct json_t *root, const char *name,
                                     struct gcb_model **out,
                                     struct gcb_err *err);
 
-/* The same, the model taking root as its own (freed with it, also when
- * this fails): a tree nothing else reads. */
-enum gcb_status gcb_model_from_json_owned(struct json_t *root,
-                                          const char *name,
-                                          struct gcb_model **out,
-                                          struct gcb_err *err);
-
 /* Copies node `from`'s topology (GPUs, NICs, NUMA nodes, PCIe switches
  * and paths; not the placement check or facts, which belong to the run
  * that recorded them) into node `to` of m, which then owns every copy:
@@ -327,9 +320,8 @@ enum gcb_status gcb_model_from_json_owned(struct json_t *root,
 bool gcb__model_copy_topology(struct gcb_model *m, struct gcb_model_node *to,
                               const struct gcb_model_node *from);
 
-/* Sets string parameter `key` of case c of m, a model built from a tree
- * it owns (gcb_model_from_json_owned), to value, in the tree and then in
- * c's params and fields (c->path, ...): a converted p2p pair given its
+/* Sets string parameter `key` of case c of m to value, in c's params and
+ * its fields (c->path, ...): a converted p2p pair given its
  * path class by the topology it was joined to. false on ENOMEM (m then
  * fails whole: free it). */
 bool gcb__model_param_set(struct gcb_model *m, struct gcb_model_case *c,
