@@ -31,7 +31,6 @@ struct gcb__model_arena {
   /* the per-rank columns of a tree built in memory, read once */
   struct gcb_ranks *ranks;
   size_t nranks;
-  json_t *tree; /* a converted file's run (gcb__model_take_run) */
 };
 
 static void *arena_keep(struct gcb__model_arena *a, void *p) {
@@ -138,6 +137,11 @@ const struct gcb_mvalue *gcb_mvalue_get(const struct gcb_mvalue *v,
   return &absent;
 }
 
+const char *gcb_mvalue_str(const struct gcb_mvalue *v, const char *key) {
+  const struct gcb_mvalue *x = gcb_mvalue_get(v, key);
+  return x->type == GCB_MV_STRING ? x->text : "";
+}
+
 bool gcb_mvalue_equal(const struct gcb_mvalue *a, const struct gcb_mvalue *b) {
   if (a->type != b->type)
     return false;
@@ -192,6 +196,21 @@ static void build_probe(struct gcb__model_arena *a, const json_t *probe,
   }
 }
 
+/* The run's fields from its run object, whichever road built that. */
+static void run_fields(struct gcb_model_run *run) {
+  const struct gcb_mvalue *r = &run->run, *ranks = gcb_mvalue_get(r, "ranks"),
+                          *nodes = gcb_mvalue_get(r, "nodes");
+  run->id = gcb_mvalue_str(r, "id");
+  run->command = gcb_mvalue_str(r, "command");
+  run->start_time = gcb_mvalue_str(r, "start_time");
+  run->end_time = gcb_mvalue_str(r, "end_time");
+  run->status = gcb_mvalue_str(r, "status");
+  run->backend = gcb_mvalue_str(r, "backend");
+  run->backend_reason = gcb_mvalue_str(r, "backend_reason");
+  run->ranks = ranks->type == GCB_MV_INT ? ranks->i : -1;
+  run->nodes = nodes->type == GCB_MV_INT ? nodes->i : -1;
+}
+
 static void build_run(struct gcb__model_arena *a, const json_t *root,
                       struct gcb_model_run *run) {
   const json_t *tool = json_object_get(root, "tool"),
@@ -199,17 +218,9 @@ static void build_run(struct gcb__model_arena *a, const json_t *root,
   *run = (struct gcb_model_run){.schema = str(root, "schema"),
                                 .tool = str(tool, "name"),
                                 .version = str(tool, "version"),
-                                .git_revision = str(tool, "git_revision"),
-                                .id = str(r, "id"),
-                                .command = str(r, "command"),
-                                .start_time = str(r, "start_time"),
-                                .end_time = str(r, "end_time"),
-                                .status = str(r, "status"),
-                                .backend = str(r, "backend"),
-                                .backend_reason = str(r, "backend_reason"),
-                                .ranks = int_or(r, "ranks", -1),
-                                .nodes = int_or(r, "nodes", -1)};
+                                .git_revision = str(tool, "git_revision")};
   mvalue_of(a, r, &run->run);
+  run_fields(run);
   mvalue_of(a, gcb_view_obj(r, "environment"), &run->environment);
   mvalue_of(a, json_object_get(root, "software"), &run->software);
   mvalue_of(a, json_object_get(root, "options"), &run->options);
@@ -641,7 +652,6 @@ void gcb_model_free(struct gcb_model *m) {
       free(m->arena->blocks[i]);
     free(m->arena->blocks);
     gcb__ranks_free_all(m->arena->ranks, m->arena->nranks);
-    json_decref(m->arena->tree);
     free(m->arena);
   }
   free(m);
@@ -960,17 +970,16 @@ static void *arena_dup(struct gcb__model_arena *a, const void *p, size_t n,
   return c != NULL ? memcpy(c, p, n * size) : NULL;
 }
 
-static const char **arena_strs(struct gcb__model_arena *a,
-                               const char *const *s, size_t n) {
+static const char **arena_strs(struct gcb__model_arena *a, const char *const *s,
+                               size_t n) {
   const char **c = arena_calloc(a, n, sizeof *c);
   for (size_t i = 0; c != NULL && i < n; i++)
     c[i] = arena_str(a, s[i]);
   return c;
 }
 
-static struct gcb_model_hop *copy_hops(struct gcb__model_arena *a,
-                                       const struct gcb_model_hop *h,
-                                       size_t n) {
+static struct gcb_model_hop *
+copy_hops(struct gcb__model_arena *a, const struct gcb_model_hop *h, size_t n) {
   struct gcb_model_hop *c = arena_dup(a, h, n, sizeof *c);
   for (size_t i = 0; c != NULL && i < n; i++) {
     c[i].busid = arena_str(a, h[i].busid);
@@ -1096,6 +1105,8 @@ struct gcb_mvalue gcb__mvalue_object(void) {
 }
 
 struct gcb_mvalue gcb__mvalue_array(struct gcb_model *m, const char *json) {
+  if (json == NULL) /* json_dumps's ENOMEM */
+    m->arena->failed = true;
   return (struct gcb_mvalue){
       .type = GCB_MV_ARRAY, .num = NAN, .text = gcb__model_str(m, json)};
 }
@@ -1315,16 +1326,6 @@ static bool order_by(void *list, size_t n, size_t size, size_t off) {
   return ok;
 }
 
-bool gcb__model_take_run(struct gcb_model *m, json_t *doc) {
-  struct gcb__model_arena *a = m->arena;
-  a->tree = doc;
-  if (doc == NULL)
-    a->failed = true;
-  else
-    build_run(a, doc, &m->run);
-  return !a->failed;
-}
-
 enum gcb_status gcb__model_done(struct gcb_model *m, struct gcb_err *err) {
   struct gcb__model_arena *a = m->arena;
   if (!order_by(m->ranks, m->nranks, sizeof *m->ranks,
@@ -1345,6 +1346,7 @@ enum gcb_status gcb__model_done(struct gcb_model *m, struct gcb_err *err) {
       a->failed = true;
     build_columns(&a->ranks[i], &c->ranks);
   }
+  run_fields(&m->run);
   mv_render(a, &m->run.run);
   mv_render(a, &m->run.environment);
   mv_render(a, &m->run.software);

@@ -72,6 +72,9 @@ struct gcb_mkv {
 const struct gcb_mvalue *gcb_mvalue_get(const struct gcb_mvalue *v,
                                         const char *key);
 
+/* Member `key` of v when it is a string, else "". */
+const char *gcb_mvalue_str(const struct gcb_mvalue *v, const char *key);
+
 /* Whether two values are equal as jansson's json_equal says (types equal,
  * objects member for member in any order; arrays by their text). Two
  * ABSENT values are equal. */
@@ -527,13 +530,8 @@ bool gcb__model_add_error(struct gcb_model *m, long long rank,
                           const char *bench, const char *label,
                           const char *status, const char *message);
 
-/* m's run (run, tool, software) read from doc, a converted file's tree
- * holding those alone, which m then owns (freed with it, also when this
- * fails): while the converters still build the run as a tree. false on
- * ENOMEM. */
-bool gcb__model_take_run(struct gcb_model *m, struct json_t *doc);
-
-/* Puts m in a read document's order and renders its values' texts.
+/* Puts m in a read document's order, sets the run's fields from its run
+ * object (m->run.run) and renders its values' texts.
  * GCB_OK, or GCB_ENOMEM (with its message in err; m is then still the
  * caller's to free). */
 enum gcb_status gcb__model_done(struct gcb_model *m, struct gcb_err *err);

@@ -1,11 +1,9 @@
 /*
  * Foreign formats: the converter table, telling what a file is, and
  * reading it. Each row of gcb__converters tests the content (the surest
- * wins) and converts; a converted document is dumped and read back
- * through gcb_results_parse, the same reader and checks as gcbench's own
- * files, so no converter can hand the report a document it would not
- * accept from disk. A file no row recognises gets one line naming every
- * format tried and what it lacked.
+ * wins) and converts it straight into the typed model (model.h), checking
+ * the file as it reads it; a file with no case is refused. A file no row
+ * recognises gets one line naming every format tried and what it lacked.
  */
 #include "reports/interop/interop.h"
 
@@ -182,14 +180,12 @@ static enum gcb_status no_measurement(struct gcb__conv *cv,
                      cv->name, cv->name, cv->format, held);
 }
 
-/* The converted file's model (cv->m, which it takes), its run read from
- * doc, joined to a known topology. */
-static enum gcb_status finish(struct gcb__conv *cv, json_t *doc,
-                              struct gcb_model **out) {
+/* The converted file's model (cv->m, which it takes), joined to a known
+ * topology. */
+static enum gcb_status finish(struct gcb__conv *cv, struct gcb_model **out) {
   struct gcb_model *m = cv->m;
   cv->m = NULL;
-  enum gcb_status st = gcb__model_take_run(m, doc) ? gcb__model_done(m, cv->err)
-                                                   : gcb__conv_nomem(cv);
+  enum gcb_status st = gcb__model_done(m, cv->err);
   if (st == GCB_OK)
     st =
         m->ncases == 0 ? no_measurement(cv, m) : gcb__conv_join_topology(cv, m);
@@ -221,14 +217,11 @@ static enum gcb_status convert(const struct gcb__converter *row,
     cv->len = s->json_len;
     cv->line0 = s->json_line0;
   }
-  json_t *doc = NULL;
   if ((cv->m = gcb__model_new(cv->name)) == NULL)
     return gcb__conv_nomem(cv);
-  enum gcb_status st = row->convert(cv, s->root, &doc);
+  enum gcb_status st = row->convert(cv, s->root);
   if (st == GCB_OK)
-    st = finish(cv, doc, out);
-  else
-    json_decref(doc);
+    st = finish(cv, out);
   gcb_model_free(cv->m);
   cv->m = NULL;
   return st;

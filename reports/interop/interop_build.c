@@ -152,20 +152,52 @@ const char *gcb__conv_base_name(const char *path) {
   return slash != NULL ? slash + 1 : path;
 }
 
-json_t *gcb__conv_doc(const char *id, const char *tool,
-                      const char *tool_version, json_t *command_line,
-                      const char *start, const char *end, const char *reason,
-                      long long ranks, long long nodes) {
-  return json_pack(
-      "{s:s, s:{s:s, s:s, s:s}, s:{s:s, s:s, s:o, s:s, s:o, s:s, s:s, s:s, "
-      "s:I, s:I}, s:[], s:[], s:[], s:[], s:[], s:{}}",
-      "schema", GCB_RESULTS_SCHEMA, "tool", "name", tool, "version",
-      tool_version, "git_revision", "unknown", "run", "id", id, "command", tool,
-      "command_line", command_line ? command_line : json_array(), "start_time",
-      start, "end_time", end != NULL ? json_string(end) : json_null(), "status",
-      end != NULL ? "complete" : "running", "backend", "cuda", "backend_reason",
-      reason, "ranks", (json_int_t)ranks, "nodes", (json_int_t)nodes, "nodes",
-      "ranks", "cases", "skipped", "errors", "software");
+void gcb__conv_run(struct gcb__conv *cv, const char *tool) {
+  struct gcb_model *m = cv->m;
+  char reason[600];
+  snprintf(reason, sizeof reason, "converted from %s (%s)", cv->format,
+           cv->name);
+  m->run.schema = GCB_RESULTS_SCHEMA;
+  m->run.tool = gcb__model_str(m, tool);
+  m->run.version = "";
+  m->run.git_revision = "unknown";
+  m->run.software = gcb__mvalue_object();
+  m->run.run = gcb__mvalue_object();
+  const struct {
+    const char *key;
+    struct gcb_mvalue v;
+  } run[] = {
+      {"id", gcb__mvalue_string(m, gcb__conv_base_name(cv->name))},
+      {"command", gcb__mvalue_string(m, tool)},
+      {"command_line", gcb__mvalue_array(m, "[]")},
+      {"start_time", gcb__mvalue_string(m, "")},
+      {"end_time", gcb__mvalue_string(m, "")},
+      {"status", gcb__mvalue_string(m, "complete")},
+      {"backend", gcb__mvalue_string(m, "cuda")},
+      {"backend_reason", gcb__mvalue_string(m, reason)},
+      {"ranks", gcb__mvalue_int(0)},
+      {"nodes", gcb__mvalue_int(0)},
+  };
+  for (size_t i = 0; i < sizeof run / sizeof *run; i++)
+    gcb__conv_run_set(cv, run[i].key, run[i].v);
+}
+
+void gcb__conv_run_set(struct gcb__conv *cv, const char *key,
+                       struct gcb_mvalue v) {
+  gcb__mvalue_set(cv->m, &cv->m->run.run, key, v);
+}
+
+void gcb__conv_software(struct gcb__conv *cv, const char *key,
+                        const char *value) {
+  gcb__mvalue_set(cv->m, &cv->m->run.software, key,
+                  gcb__mvalue_string(cv->m, value));
+}
+
+enum gcb_status gcb__conv_timeout(struct gcb__conv *cv, const char *bench,
+                                  const char *label, const char *message) {
+  gcb__conv_run_set(cv, "status", gcb__mvalue_string(cv->m, "timeout"));
+  gcb__conv_run_set(cv, "end_time", gcb__mvalue_null());
+  return gcb__conv_error(cv, bench, label, "ETIMEOUT", message);
 }
 
 /* A name as a log printed it: its bytes where they are UTF-8, U+FFFD for

@@ -112,20 +112,13 @@ enum gcb_status gcb__coll_row_cases(struct gcb__conv *cv, const char *op,
 
 /* ---- a log's document and devices --------------------------------------- */
 
-enum gcb_status gcb__coll_log_begin(struct gcb__coll_log *x,
-                                    struct gcb__conv *cv) {
+void gcb__coll_log_begin(struct gcb__coll_log *x, struct gcb__conv *cv) {
   size_t win = cv->len < GCB__DETECT_WINDOW ? cv->len : GCB__DETECT_WINDOW;
   x->cv = cv;
   x->max_rank = -1;
   x->rccl = strstr(cv->format, "rccl") != NULL ||
             gcb__text_has(cv->text, cv->len, "rccl-tests", win);
-  char reason[600];
-  snprintf(reason, sizeof reason, "converted from %s (%s)", cv->format,
-           cv->name);
-  x->doc = gcb__conv_doc(gcb__conv_base_name(cv->name),
-                         x->rccl ? "rccl-tests" : "nccl-tests", "", NULL, "",
-                         "", reason, 0, 0);
-  return x->doc != NULL ? GCB_OK : gcb__conv_nomem(cv);
+  gcb__conv_run(cv, x->rccl ? "rccl-tests" : "nccl-tests");
 }
 
 void gcb__coll_add_rank(struct gcb__coll_log *x, long long rank,
@@ -316,11 +309,7 @@ static enum gcb_status cut(struct gcb__coll_log *x, int line) {
            "the log ends at line %d inside the test whose header is line %d "
            "(a timeout or a truncated copy): its %zu finished rows are kept",
            line, t->line, t->rows);
-  json_t *run = json_object_get(x->doc, "run");
-  json_object_set_new(run, "status", json_string("timeout"));
-  json_object_set_new(run, "end_time", json_null());
-  return gcb__conv_error(x->cv, "coll", t->op[0] ? t->op : "log", "ETIMEOUT",
-                         msg);
+  return gcb__conv_timeout(x->cv, "coll", t->op[0] ? t->op : "log", msg);
 }
 
 /* The file ends after a whole row, without the test's summary: a pasted
@@ -335,9 +324,8 @@ static void excerpt(struct gcb__coll_log *x, int line) { /* its last row */
            "whose header is line %d, without the summary (# Avg bus "
            "bandwidth) a finished run prints",
            gcb__conv_base_name(x->cv->name), line, t->rows, t->line);
-  json_t *run = json_object_get(x->doc, "run");
-  json_object_set_new(run, "status", json_string("unknown"));
-  json_object_set_new(run, "status_reason", json_string(msg));
+  gcb__conv_run_set(x->cv, "status", gcb__mvalue_string(x->cv->m, "unknown"));
+  gcb__conv_run_set(x->cv, "status_reason", gcb__mvalue_string(x->cv->m, msg));
 }
 
 enum gcb_status gcb__coll_log_end(struct gcb__coll_log *x, int last_line) {
@@ -351,18 +339,16 @@ enum gcb_status gcb__coll_log_end(struct gcb__coll_log *x, int last_line) {
     excerpt(x, x->table.row[x->table.rows - 1].line);
   if (st == GCB_OK)
     st = gcb__coll_table_end(x, last_line);
-  json_t *run = json_object_get(x->doc, "run");
-  if (st == GCB_OK && x->cv->m->ncases == 0 && x->cv->m->nskips == 0)
+  struct gcb_model *m = x->cv->m;
+  if (st == GCB_OK && m->ncases == 0 && x->cv->m->nskips == 0)
     st = gcb__conv_bad_line(x->cv, header ? header : 1,
                             "no result rows after the column header");
   long long ranks = x->max_rank >= 0 ? x->max_rank + 1 : x->ngpus;
-  json_object_set_new(run, "ranks", json_integer(ranks > 0 ? ranks : 0));
-  json_object_set_new(run, "nodes", json_integer((json_int_t)x->cv->m->nnodes));
-  json_t *tool = json_object_get(x->doc, "tool");
-  json_object_set_new(tool, "version", json_string(x->tool_version));
+  gcb__conv_run_set(x->cv, "ranks", gcb__mvalue_int(ranks > 0 ? ranks : 0));
+  gcb__conv_run_set(x->cv, "nodes", gcb__mvalue_int((long long)m->nnodes));
+  m->run.version = gcb__model_str(m, x->tool_version);
   if (x->lib_version[0])
-    json_object_set_new(json_object_get(x->doc, "software"),
-                        x->rccl ? "rccl" : "nccl", json_string(x->lib_version));
+    gcb__conv_software(x->cv, x->rccl ? "rccl" : "nccl", x->lib_version);
   return st;
 }
 

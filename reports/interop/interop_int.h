@@ -3,9 +3,9 @@
  * format: a name, a content test and a conversion), the conversion
  * context, which knows where in the input it is so that every problem is
  * reported as FILE:LINE[:COLUMN], typed getters for JSON inputs, line
- * helpers for text inputs, and builders for the parts of a results
- * document every converter needs. Builders return new references (NULL on
- * ENOMEM); functions taking a json_t * steal it.
+ * helpers for text inputs, and builders for the parts of the model every
+ * converter needs (model.h's builder underneath); functions taking a
+ * json_t * steal it.
  *
  * Adding an input format: one file with its detect and convert functions
  * and its row (a const struct gcb__converter gcb__row_<format>), and that
@@ -31,7 +31,7 @@ struct gcb__conv {
   size_t depth;
   const struct gcb_doc *known;
   size_t nknown;
-  size_t items; /* cases, skipped and errors built, against the limit */
+  size_t items;        /* cases, skipped and errors built, against the limit */
   struct gcb_model *m; /* the model built: its nodes, ranks, skips and
                           errors so far */
   struct gcb_err *err;
@@ -52,7 +52,7 @@ struct gcb__sniff {
  * A row of the converter table. detect returns how surely text is this
  * format: 0 not at all (*why then says what is missing, for the message
  * that lists the formats tried), 1..99 the higher the surer. convert
- * builds the document; JSON rows get the parsed root (cv->text is then the
+ * builds cv->m; JSON rows get the parsed root (cv->text is then the
  * JSON part). convert NULL: the text is gcbench's own document.
  */
 struct gcb__converter {
@@ -60,8 +60,7 @@ struct gcb__converter {
   enum gcb_format format;
   bool json;
   int (*detect)(const struct gcb__sniff *s, char *why, size_t size);
-  enum gcb_status (*convert)(struct gcb__conv *cv, const json_t *root,
-                             json_t **doc);
+  enum gcb_status (*convert)(struct gcb__conv *cv, const json_t *root);
 };
 
 /* The table (interop.c), terminated by NULL. */
@@ -173,14 +172,26 @@ long long gcb__conv_ll(double v, long long fallback);
 /* The file name without its directories: a converted run's id. */
 const char *gcb__conv_base_name(const char *path);
 
-/* The skeleton of a converted document: schema, tool, run, empty
- * sections. `tool` is what wrote the file ("nccl-tests"); the run id is
- * the file's base name. end NULL: the run did not finish (status
- * "timeout": the output was cut). */
-json_t *gcb__conv_doc(const char *id, const char *tool,
-                      const char *tool_version, json_t *command_line,
-                      const char *start, const char *end, const char *reason,
-                      long long ranks, long long nodes);
+/* The run of cv->m as a converted file knows it: `tool` ("nccl-tests")
+ * wrote the file; the run's id is the file's base name, its status
+ * "complete", its backend "cuda" with a reason that names the format and
+ * the file; its times, command line, ranks and nodes unknown ("", [], 0)
+ * until gcb__conv_run_set says them. Out of memory here and in the two
+ * below is the model's (sticky: gcb__model_done fails). */
+void gcb__conv_run(struct gcb__conv *cv, const char *tool);
+
+/* Sets member `key` of cv->m's run object, from which the run's fields
+ * are read (gcb__model_done), and a software[] entry. */
+void gcb__conv_run_set(struct gcb__conv *cv, const char *key,
+                       struct gcb_mvalue v);
+void gcb__conv_software(struct gcb__conv *cv, const char *key,
+                        const char *value);
+
+/* The output was cut (a timeout or a truncated copy): the run's status is
+ * "timeout", it has no end time, and an ETIMEOUT error (rank -1) says
+ * where, as gcb__conv_error. */
+enum gcb_status gcb__conv_timeout(struct gcb__conv *cv, const char *bench,
+                                  const char *label, const char *message);
 
 /* The node of cv->m on host `host`, added with the next index and its
  * machine unknown (0) when there is none: its index; -1 on ENOMEM. A host

@@ -3,7 +3,7 @@
  * src/util.cu, JSON_FILE_VERSION 2, and 3 since its -I per-iteration
  * timing: config's per_iter_timing and per_iter_skip, each row's
  * out_of_place_per_iter and in_place_per_iter, which this reader leaves
- * aside) as a gcbench document. The file holds
+ * aside) as a typed model. The file holds
  * version, start_time, args, env, nccl_version, config (the options and
  * devices[]: rank, group, pid, hostname, device, device_hex, device_info),
  * results[] (one row per size: size, count, type, redop, root as a padded
@@ -57,9 +57,8 @@ static void nccl_version(long long code, char *buf, size_t size) {
 
 struct nccl {
   struct gcb__conv *cv;
-  json_t *doc;
   char op[64];
-  long long warmup, iterations;
+  long long ranks, warmup, iterations;
 };
 
 /* ranks[] and nodes[] from config.devices (one entry per rank). */
@@ -174,8 +173,7 @@ static enum gcb_status row(struct nccl *x, const json_t *r) {
       (st = half(cv, r, "out_of_place", &cr.half[0])) ||
       (st = half(cv, r, "in_place", &cr.half[1])))
     return st;
-  long long ranks = gcb_view_int(gcb_view_obj(x->doc, "run"), "ranks", 0);
-  return gcb__coll_row_cases(cv, x->op, &cr, ranks, x->iterations, x->warmup,
+  return gcb__coll_row_cases(cv, x->op, &cr, x->ranks, x->iterations, x->warmup,
                              "nccl-tests -c");
 }
 
@@ -204,19 +202,22 @@ static enum gcb_status run_errors(struct nccl *x, const json_t *root) {
   return st;
 }
 
-/* The command line: the string elements of args[]. */
-static json_t *command_line(const json_t *args) {
-  json_t *out = json_array();
+/* The run's command line: the string elements of args[]. */
+static void command_line(struct gcb__conv *cv, const json_t *args) {
+  json_t *line = json_array();
   const json_t *a;
   size_t i;
   json_array_foreach(args, i, a) {
     if (json_is_string(a))
-      json_array_append(out, (json_t *)a);
+      json_array_append(line, (json_t *)a);
   }
-  return out;
+  char *text = json_dumps(line, JSON_COMPACT);
+  gcb__conv_run_set(cv, "command_line", gcb__mvalue_array(cv->m, text));
+  free(text);
+  json_decref(line);
 }
 
-/* The skeleton from the header fields; x->doc on success. */
+/* The run from the header fields, and the ranks and nodes. */
 static enum gcb_status header(struct nccl *x, const json_t *root,
                               const json_t *config) {
   struct gcb__conv *cv = x->cv;
@@ -247,21 +248,24 @@ static enum gcb_status header(struct nccl *x, const json_t *root,
   if (st != GCB_OK)
     return st;
   op_name(args, x->op, sizeof x->op);
-  char reason[600], version[32] = "";
-  snprintf(reason, sizeof reason, "converted from nccl-tests JSON (%s)",
-           cv->name);
-  x->doc =
-      gcb__conv_doc(gcb__conv_base_name(cv->name), "nccl-tests", "",
-                    command_line(args), start ? json_string_value(start) : "",
-                    end ? json_string_value(end) : NULL, reason,
-                    (long long)json_array_size(devs), 0);
-  if (x->doc == NULL)
-    return gcb_err_set(cv->err, GCB_ENOMEM, "out of memory");
+  char version[32] = "";
+  struct gcb_model *m = cv->m;
+  x->ranks = (long long)json_array_size(devs);
+  gcb__conv_run(cv, "nccl-tests");
+  command_line(cv, args);
+  gcb__conv_run_set(
+      cv, "start_time",
+      gcb__mvalue_string(m, start ? json_string_value(start) : ""));
+  gcb__conv_run_set(cv, "end_time",
+                    end ? gcb__mvalue_string(m, json_string_value(end))
+                        : gcb__mvalue_null());
+  if (end == NULL) /* the run did not finish */
+    gcb__conv_run_set(cv, "status", gcb__mvalue_string(m, "running"));
+  gcb__conv_run_set(cv, "ranks", gcb__mvalue_int(x->ranks));
   if (ver != NULL) {
     nccl_version(gcb__conv_ll(json_number_value(ver), 0), version,
                  sizeof version);
-    json_object_set_new(json_object_get(x->doc, "software"), "nccl",
-                        json_string(version));
+    gcb__conv_software(cv, "nccl", version);
   }
   x->warmup = gcb_view_int(config, "warmup_iters", 0);
   x->iterations = gcb_view_int(config, "iterations", 0);
@@ -270,8 +274,7 @@ static enum gcb_status header(struct nccl *x, const json_t *root,
   st = devices(x, devs);
   gcb__conv_leave(cv);
   gcb__conv_leave(cv);
-  json_object_set_new(json_object_get(x->doc, "run"), "nodes",
-                      json_integer((json_int_t)x->cv->m->nnodes));
+  gcb__conv_run_set(cv, "nodes", gcb__mvalue_int((long long)m->nnodes));
   return st;
 }
 
@@ -286,13 +289,11 @@ static int detect(const struct gcb__sniff *s, char *why, size_t size) {
   return 0;
 }
 
-static enum gcb_status convert(struct gcb__conv *cv, const json_t *root,
-                               json_t **doc) {
+static enum gcb_status convert(struct gcb__conv *cv, const json_t *root) {
   struct nccl x = {.cv = cv};
   const json_t *config, *results, *r;
   size_t i;
   enum gcb_status st;
-  *doc = NULL;
   if ((st = gcb__conv_get(cv, root, "config", GCB__J_OBJ, false, &config)) ||
       (st = gcb__conv_get(cv, root, "results", GCB__J_ARR, true, &results)))
     return st;
@@ -308,10 +309,6 @@ static enum gcb_status convert(struct gcb__conv *cv, const json_t *root,
   gcb__conv_leave(cv);
   if (st == GCB_OK)
     st = run_errors(&x, root);
-  if (st != GCB_OK)
-    json_decref(x.doc);
-  else
-    *doc = x.doc;
   return st;
 }
 

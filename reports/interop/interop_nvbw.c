@@ -1,5 +1,5 @@
 /*
- * nvbandwidth's testcases into a gcbench document, for both of its
+ * nvbandwidth's testcases into a typed model, for both of its
  * outputs (interop_nvbw_text.c, interop_nvbw_json.c). One nvbandwidth
  * process measures every GPU of one machine, so each GPU becomes a rank
  * of its own (rank i = GPU i) on one node. Host-device tests (CPU row, GPU
@@ -82,15 +82,18 @@ static const struct {
 };
 #define NKNOWN (sizeof known_tests / sizeof *known_tests)
 
-enum gcb_status gcb__nvbw_begin(struct gcb__nvbw *x, struct gcb__conv *cv,
-                                const char *version) {
-  char reason[600];
+void gcb__nvbw_begin(struct gcb__nvbw *x, struct gcb__conv *cv,
+                     const char *version) {
   x->cv = cv;
-  snprintf(reason, sizeof reason, "converted from %s (%s)", cv->format,
-           cv->name);
-  x->doc = gcb__conv_doc(gcb__conv_base_name(cv->name), "nvbandwidth", version,
-                         NULL, "", "", reason, 0, 1);
-  return x->doc != NULL ? GCB_OK : gcb__conv_nomem(cv);
+  gcb__conv_run(cv, "nvbandwidth");
+  cv->m->run.version = gcb__model_str(cv->m, version);
+  gcb__conv_run_set(cv, "nodes", gcb__mvalue_int(1));
+}
+
+void gcb__nvbw_cuda(struct gcb__nvbw *x, long long version) {
+  char v[48];
+  snprintf(v, sizeof v, "%lld.%lld", version / 1000, version % 1000 / 10);
+  gcb__conv_software(x->cv, "cuda", v);
 }
 
 bool gcb__nvbw_parse_device(const char *s, bool with_index,
@@ -335,20 +338,13 @@ static enum gcb_status machine(struct gcb__nvbw *x) {
         gcb__conv_rank(x->cv, (long long)g, 0, host, 0,
                        d != NULL ? d->name : "", d ? d->bus : "", (long long)g);
   }
-  json_t *run = json_object_get(x->doc, "run");
-  json_object_set_new(run, "ranks", json_integer((json_int_t)n));
-  json_object_set_new(run, "nodes", json_integer(1));
+  gcb__conv_run_set(x->cv, "ranks", gcb__mvalue_int((long long)n));
   return st;
 }
 
-enum gcb_status gcb__nvbw_end(struct gcb__nvbw *x, enum gcb_status st,
-                              json_t **doc) {
+enum gcb_status gcb__nvbw_end(struct gcb__nvbw *x, enum gcb_status st) {
   if (st == GCB_OK)
     st = machine(x);
-  if (st == GCB_OK)
-    *doc = x->doc;
-  else
-    json_decref(x->doc);
   free(x->m.cell);
   free(x);
   return st;

@@ -128,16 +128,9 @@ static enum gcb_status line(struct gcb__conv *cv, size_t at, size_t len,
   return st;
 }
 
-static enum gcb_status convert(struct gcb__conv *cv, const json_t *root,
-                               json_t **doc) {
+static enum gcb_status convert(struct gcb__conv *cv, const json_t *root) {
   (void)root;
-  char reason[600];
-  snprintf(reason, sizeof reason, "converted from %s (%s)", cv->format,
-           cv->name);
-  *doc = gcb__conv_doc(gcb__conv_base_name(cv->name), "rccl-tests", "", NULL,
-                       "", "", reason, 0, 0);
-  if (*doc == NULL)
-    return gcb__conv_nomem(cv);
+  gcb__conv_run(cv, "rccl-tests");
   size_t pos = 0;
   int number = 0;
   long long gpus = 0;
@@ -152,8 +145,7 @@ static enum gcb_status convert(struct gcb__conv *cv, const json_t *root,
       st = line(cv, a, end - a, number, &gpus);
     pos = end + 1;
   }
-  json_object_set_new(json_object_get(*doc, "run"), "ranks",
-                      json_integer(gpus));
+  gcb__conv_run_set(cv, "ranks", gcb__mvalue_int(gpus));
   return st;
 }
 
