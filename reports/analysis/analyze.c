@@ -284,11 +284,6 @@ void gcb__rule_suggest(struct gcb_finding *f) {
                 f->kind->suggestion ? f->kind->suggestion : "");
 }
 
-const char *gcb__mv_str(const struct gcb_mvalue *v, const char *key) {
-  const struct gcb_mvalue *x = gcb_mvalue_get(v, key);
-  return x->type == GCB_MV_STRING ? x->text : "";
-}
-
 enum gcb_status gcb__rule_run_status(const struct gcb__rule_ctx *cx) {
   const struct gcb_model_run *run = &cx->doc->model->run;
   const char *status = run->status;
@@ -301,7 +296,7 @@ enum gcb_status gcb__rule_run_status(const struct gcb__rule_ctx *cx) {
     return GCB_ENOMEM;
   if (unknown) { /* a converted excerpt: judged on the rows it has */
     gcb_finding_explain(f, "the run's status is unknown: %s",
-                        gcb__mv_str(&run->run, "status_reason"));
+                        gcb_mvalue_str(&run->run, "status_reason"));
     gcb_finding_suggest(f, "judge the whole log to know whether the run "
                            "finished");
     return GCB_OK;

@@ -32,10 +32,6 @@ struct gcb_finding *gcb__rule_push_case(const struct gcb__rule_ctx *cx,
 /* Sets the finding's suggestion to its kind's (kinds.c; "" for none). */
 void gcb__rule_suggest(struct gcb_finding *f);
 
-/* The string member `key` of a free-form object of the model (software,
- * environment), or "" when it is absent or not a string. */
-const char *gcb__mv_str(const struct gcb_mvalue *v, const char *key);
-
 /* The imbalance (gcb_analyze_case_imbalance) over the per-rank entries
  * entries[0..n) of case c, taken in that order (NULL: 0..n); n > 0. */
 void gcb__imbalance_over(const struct gcb_model_case *c, const size_t *entries,

@@ -213,7 +213,7 @@ static enum gcb_status blas_read(const struct gcb_model *m,
 
 /* The library's name as the header records it. */
 static const char *blas_lib(const struct gcb__rule_ctx *cx) {
-  const char *lib = gcb__mv_str(blas_run(cx->doc->model), "library");
+  const char *lib = gcb_mvalue_str(blas_run(cx->doc->model), "library");
   return lib[0] ? lib : "OpenBLAS";
 }
 
@@ -419,10 +419,10 @@ static enum gcb_status header_finding(const struct gcb__rule_ctx *cx,
   const struct gcb_mvalue *blas = blas_run(m);
   if (blas->type != GCB_MV_OBJECT)
     return GCB_OK;
-  const char *core = gcb__mv_str(blas, "core");
-  const char *lib = gcb__mv_str(blas, "library");
-  const char *forced = gcb__mv_str(&m->run.environment, "OPENBLAS_CORETYPE");
-  int have = core_isa(core), could = isa_index(gcb__mv_str(blas, "cpu_isa"));
+  const char *core = gcb_mvalue_str(blas, "core");
+  const char *lib = gcb_mvalue_str(blas, "library");
+  const char *forced = gcb_mvalue_str(&m->run.environment, "OPENBLAS_CORETYPE");
+  int have = core_isa(core), could = isa_index(gcb_mvalue_str(blas, "cpu_isa"));
   bool below = have >= 0 && could >= 0 && have < could;
   if (!below && forced[0] == '\0')
     return GCB_OK;

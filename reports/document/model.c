@@ -31,7 +31,6 @@ struct gcb__model_arena {
   /* the per-rank columns of a tree built in memory, read once */
   struct gcb_ranks *ranks;
   size_t nranks;
-  json_t *tree; /* a tree the model owns (gcb_model_from_json_owned) */
 };
 
 static void *arena_keep(struct gcb__model_arena *a, void *p) {
@@ -138,6 +137,11 @@ const struct gcb_mvalue *gcb_mvalue_get(const struct gcb_mvalue *v,
   return &absent;
 }
 
+const char *gcb_mvalue_str(const struct gcb_mvalue *v, const char *key) {
+  const struct gcb_mvalue *x = gcb_mvalue_get(v, key);
+  return x->type == GCB_MV_STRING ? x->text : "";
+}
+
 bool gcb_mvalue_equal(const struct gcb_mvalue *a, const struct gcb_mvalue *b) {
   if (a->type != b->type)
     return false;
@@ -192,6 +196,21 @@ static void build_probe(struct gcb__model_arena *a, const json_t *probe,
   }
 }
 
+/* The run's fields from its run object, whichever road built that. */
+static void run_fields(struct gcb_model_run *run) {
+  const struct gcb_mvalue *r = &run->run, *ranks = gcb_mvalue_get(r, "ranks"),
+                          *nodes = gcb_mvalue_get(r, "nodes");
+  run->id = gcb_mvalue_str(r, "id");
+  run->command = gcb_mvalue_str(r, "command");
+  run->start_time = gcb_mvalue_str(r, "start_time");
+  run->end_time = gcb_mvalue_str(r, "end_time");
+  run->status = gcb_mvalue_str(r, "status");
+  run->backend = gcb_mvalue_str(r, "backend");
+  run->backend_reason = gcb_mvalue_str(r, "backend_reason");
+  run->ranks = ranks->type == GCB_MV_INT ? ranks->i : -1;
+  run->nodes = nodes->type == GCB_MV_INT ? nodes->i : -1;
+}
+
 static void build_run(struct gcb__model_arena *a, const json_t *root,
                       struct gcb_model_run *run) {
   const json_t *tool = json_object_get(root, "tool"),
@@ -199,17 +218,9 @@ static void build_run(struct gcb__model_arena *a, const json_t *root,
   *run = (struct gcb_model_run){.schema = str(root, "schema"),
                                 .tool = str(tool, "name"),
                                 .version = str(tool, "version"),
-                                .git_revision = str(tool, "git_revision"),
-                                .id = str(r, "id"),
-                                .command = str(r, "command"),
-                                .start_time = str(r, "start_time"),
-                                .end_time = str(r, "end_time"),
-                                .status = str(r, "status"),
-                                .backend = str(r, "backend"),
-                                .backend_reason = str(r, "backend_reason"),
-                                .ranks = int_or(r, "ranks", -1),
-                                .nodes = int_or(r, "nodes", -1)};
+                                .git_revision = str(tool, "git_revision")};
   mvalue_of(a, r, &run->run);
+  run_fields(run);
   mvalue_of(a, gcb_view_obj(r, "environment"), &run->environment);
   mvalue_of(a, json_object_get(root, "software"), &run->software);
   mvalue_of(a, json_object_get(root, "options"), &run->options);
@@ -561,8 +572,7 @@ static const struct gcb_ranks *case_ranks(struct gcb__model_arena *a,
   const struct gcb_ranks *r = res != NULL ? gcb_results_ranks(res, i) : NULL;
   if (r != NULL || a->failed)
     return r != NULL ? r : &none;
-  if (gcb_ranks_of(e, &a->ranks[i]) != 0 ||
-      (a->tree != NULL && gcb__ranks_order(&a->ranks[i]) != 0))
+  if (gcb_ranks_of(e, &a->ranks[i]) != 0)
     a->failed = true;
   return &a->ranks[i];
 }
@@ -600,17 +610,13 @@ static void build(struct gcb__model_arena *a, const json_t *root,
 /* gcb_model_from_results and gcb_model_from_json: res NULL for a tree
  * alone. */
 static enum gcb_status model_of(const json_t *root,
-                                const struct gcb_results *res, json_t *own,
-                                const char *name, struct gcb_model **out,
-                                struct gcb_err *err) {
+                                const struct gcb_results *res, const char *name,
+                                struct gcb_model **out, struct gcb_err *err) {
   struct gcb_model *m = calloc(1, sizeof *m);
   struct gcb__model_arena *a = calloc(1, sizeof *a);
   *out = NULL;
   if (m != NULL && a != NULL) {
     m->arena = a;
-    /* a tree of its own is put in rank order, as a document read is */
-    a->tree = own;
-    a->failed = own != NULL && gcb__ranks_order_document(own) != 0;
     m->name = name != NULL ? name : "";
     build(a, root, res, m);
     if (!a->failed) {
@@ -618,7 +624,6 @@ static enum gcb_status model_of(const json_t *root,
       return GCB_OK;
     }
   } else {
-    json_decref(own);
     free(a);
     free(m);
     m = NULL;
@@ -630,19 +635,13 @@ static enum gcb_status model_of(const json_t *root,
 enum gcb_status gcb_model_from_json(const json_t *root, const char *name,
                                     struct gcb_model **out,
                                     struct gcb_err *err) {
-  return model_of(root, NULL, NULL, name, out, err);
-}
-
-enum gcb_status gcb_model_from_json_owned(json_t *root, const char *name,
-                                          struct gcb_model **out,
-                                          struct gcb_err *err) {
-  return model_of(root, NULL, root, name, out, err);
+  return model_of(root, NULL, name, out, err);
 }
 
 enum gcb_status gcb_model_from_results(const struct gcb_results *res,
                                        const char *name, struct gcb_model **out,
                                        struct gcb_err *err) {
-  return model_of(gcb_results_json(res), res, NULL, name, out, err);
+  return model_of(gcb_results_json(res), res, name, out, err);
 }
 
 void gcb_model_free(struct gcb_model *m) {
@@ -653,7 +652,6 @@ void gcb_model_free(struct gcb_model *m) {
       free(m->arena->blocks[i]);
     free(m->arena->blocks);
     gcb__ranks_free_all(m->arena->ranks, m->arena->nranks);
-    json_decref(m->arena->tree);
     free(m->arena);
   }
   free(m);
@@ -972,17 +970,16 @@ static void *arena_dup(struct gcb__model_arena *a, const void *p, size_t n,
   return c != NULL ? memcpy(c, p, n * size) : NULL;
 }
 
-static const char **arena_strs(struct gcb__model_arena *a,
-                               const char *const *s, size_t n) {
+static const char **arena_strs(struct gcb__model_arena *a, const char *const *s,
+                               size_t n) {
   const char **c = arena_calloc(a, n, sizeof *c);
   for (size_t i = 0; c != NULL && i < n; i++)
     c[i] = arena_str(a, s[i]);
   return c;
 }
 
-static struct gcb_model_hop *copy_hops(struct gcb__model_arena *a,
-                                       const struct gcb_model_hop *h,
-                                       size_t n) {
+static struct gcb_model_hop *
+copy_hops(struct gcb__model_arena *a, const struct gcb_model_hop *h, size_t n) {
   struct gcb_model_hop *c = arena_dup(a, h, n, sizeof *c);
   for (size_t i = 0; c != NULL && i < n; i++) {
     c[i].busid = arena_str(a, h[i].busid);
@@ -1036,17 +1033,326 @@ bool gcb__model_copy_topology(struct gcb_model *m, struct gcb_model_node *to,
   return !a->failed;
 }
 
+/* (the builder's, below) */
+static void mv_render(struct gcb__model_arena *a, struct gcb_mvalue *v);
+
 bool gcb__model_param_set(struct gcb_model *m, struct gcb_model_case *c,
                           const char *key, const char *value) {
   struct gcb__model_arena *a = m->arena;
-  json_t *e = json_array_get(json_object_get(a->tree, "cases"), c->index);
-  json_t *p = json_object_get(e, "params");
-  if (!json_is_object(p) || json_object_set_new(p, key, json_string(value)))
+  if (c->params.type != GCB_MV_OBJECT ||
+      !gcb__mvalue_set(m, &c->params, key, gcb__mvalue_string(m, value)))
     a->failed = true;
-  else
-    mvalue_of(a, p, &c->params);
+  mv_render(a, &c->params);
   known_params(c);
   return !a->failed;
+}
+
+/* ---- a converted file's model, built directly --------------------------- */
+
+/* Room for element n of a list the builder grows: a list of n elements
+ * holds max(8, the next power of two) (so only lists these functions
+ * made grow here); a bigger copy when n fills it, the old one left in
+ * the arena (at most as much again). */
+static void *arena_grow(struct gcb__model_arena *a, void *list, size_t n,
+                        size_t size) {
+  if (n != 0 && (n < 8 || (n & (n - 1)) != 0))
+    return list;
+  void *c = arena_calloc(a, n ? 2 * n : 8, size);
+  return c != NULL && n > 0 ? memcpy(c, list, n * size) : c;
+}
+
+struct gcb_model *gcb__model_new(const char *name) {
+  struct gcb_model *m = calloc(1, sizeof *m);
+  struct gcb__model_arena *a = calloc(1, sizeof *a);
+  if (m == NULL || a == NULL) {
+    free(a);
+    free(m);
+    return NULL;
+  }
+  m->arena = a;
+  m->name = name != NULL ? name : "";
+  build_run(a, NULL, &m->run); /* every field as absent */
+  return m;
+}
+
+const char *gcb__model_str(struct gcb_model *m, const char *s) {
+  return arena_str(m->arena, s);
+}
+
+struct gcb_mvalue gcb__mvalue_null(void) {
+  return (struct gcb_mvalue){.type = GCB_MV_NULL, .num = NAN};
+}
+
+struct gcb_mvalue gcb__mvalue_bool(bool b) {
+  return (struct gcb_mvalue){.type = GCB_MV_BOOL, .b = b, .num = NAN};
+}
+
+struct gcb_mvalue gcb__mvalue_int(long long i) {
+  return (struct gcb_mvalue){.type = GCB_MV_INT, .i = i, .num = (double)i};
+}
+
+struct gcb_mvalue gcb__mvalue_real(double x) {
+  return (struct gcb_mvalue){.type = GCB_MV_REAL, .num = x};
+}
+
+struct gcb_mvalue gcb__mvalue_string(struct gcb_model *m, const char *s) {
+  return (struct gcb_mvalue){
+      .type = GCB_MV_STRING, .num = NAN, .text = gcb__model_str(m, s)};
+}
+
+struct gcb_mvalue gcb__mvalue_object(void) {
+  return (struct gcb_mvalue){.type = GCB_MV_OBJECT, .num = NAN};
+}
+
+struct gcb_mvalue gcb__mvalue_array(struct gcb_model *m, const char *json) {
+  if (json == NULL) /* json_dumps's ENOMEM */
+    m->arena->failed = true;
+  return (struct gcb_mvalue){
+      .type = GCB_MV_ARRAY, .num = NAN, .text = gcb__model_str(m, json)};
+}
+
+bool gcb__mvalue_set(struct gcb_model *m, struct gcb_mvalue *obj,
+                     const char *key, struct gcb_mvalue v) {
+  struct gcb__model_arena *a = m->arena;
+  for (size_t i = 0; i < obj->n; i++)
+    if (strcmp(obj->members[i].key, key) == 0) {
+      obj->members[i].value = v;
+      return !a->failed;
+    }
+  /* A copy one longer: objects are small, and one the reader built has
+   * no room to spare. */
+  struct gcb_mkv *c = arena_calloc(a, obj->n + 1, sizeof *c);
+  if (c == NULL)
+    return false;
+  if (obj->n > 0)
+    memcpy(c, obj->members, obj->n * sizeof *c);
+  c[obj->n] = (struct gcb_mkv){.key = arena_str(a, key), .value = v};
+  obj->members = c;
+  obj->n++;
+  return !a->failed;
+}
+
+struct gcb_model_node *gcb__model_add_node(struct gcb_model *m) {
+  struct gcb__model_arena *a = m->arena;
+  struct gcb_model_node *l = arena_grow(a, m->nodes, m->nnodes, sizeof *l);
+  if (l == NULL)
+    return NULL;
+  m->nodes = l;
+  build_node(a, NULL, &l[m->nnodes]); /* every field as absent */
+  return &l[m->nnodes++];
+}
+
+struct gcb_model_rank *gcb__model_add_rank(struct gcb_model *m) {
+  struct gcb_model_rank *l =
+      arena_grow(m->arena, m->ranks, m->nranks, sizeof *l);
+  if (l == NULL)
+    return NULL;
+  m->ranks = l;
+  build_rank(NULL, &l[m->nranks]);
+  return &l[m->nranks++];
+}
+
+struct gcb_model_case *gcb__model_add_case(struct gcb_model *m) {
+  static const struct gcb_ranks none;
+  struct gcb__model_arena *a = m->arena;
+  struct gcb_model_case *l = arena_grow(a, m->cases, m->ncases, sizeof *l);
+  /* The columns, parallel to the cases until gcb__model_done. */
+  struct gcb_ranks *r =
+      l != NULL ? realloc(a->ranks, (m->ncases + 1) * sizeof *r) : NULL;
+  if (r == NULL) {
+    a->failed = true;
+    return NULL;
+  }
+  a->ranks = r;
+  r[m->ncases] = none;
+  a->nranks = m->ncases + 1;
+  m->cases = l;
+  build_case(a, NULL, m->ncases, &none, &l[m->ncases]);
+  return &l[m->ncases++];
+}
+
+bool gcb__model_node_rank(struct gcb_model *m, struct gcb_model_node *n,
+                          long long rank) {
+  long long *l = arena_grow(m->arena, n->ranks, n->nranks, sizeof *l);
+  if (l == NULL)
+    return false;
+  n->ranks = l;
+  l[n->nranks++] = rank;
+  return true;
+}
+
+/* Case c's columns while it is built, of n entries; NULL when n differs
+ * from a column given before. */
+static struct gcb_ranks *columns_of(struct gcb_model *m,
+                                    const struct gcb_model_case *c, size_t n) {
+  struct gcb_ranks *r = &m->arena->ranks[c - m->cases];
+  if (n == 0 || (r->n != 0 && r->n != n))
+    return NULL;
+  r->n = n;
+  return r;
+}
+
+double *gcb__model_column(struct gcb_model *m, struct gcb_model_case *c,
+                          enum gcb_rank_col col, size_t n) {
+  struct gcb_ranks *r = columns_of(m, c, n);
+  if (r == NULL || r->num[col] != NULL)
+    return NULL;
+  if ((r->num[col] = malloc(n * sizeof *r->num[col])) == NULL) {
+    m->arena->failed = true;
+    return NULL;
+  }
+  for (size_t i = 0; i < n; i++)
+    r->num[col][i] = NAN;
+  return r->num[col];
+}
+
+const char **gcb__model_text_column(struct gcb_model *m,
+                                    struct gcb_model_case *c,
+                                    enum gcb_rank_col col, size_t n) {
+  struct gcb_ranks *r = columns_of(m, c, n);
+  if (r == NULL || r->str[col] != NULL)
+    return NULL;
+  if ((r->str[col] = calloc(n, sizeof *r->str[col])) == NULL)
+    m->arena->failed = true;
+  return (const char **)r->str[col];
+}
+
+bool gcb__model_add_skip(struct gcb_model *m, const char *bench,
+                         const char *label, const char *reason) {
+  struct gcb__model_arena *a = m->arena;
+  struct gcb_model_skip *l = arena_grow(a, m->skips, m->nskips, sizeof *l);
+  if (l == NULL)
+    return false;
+  m->skips = l;
+  l[m->nskips++] = (struct gcb_model_skip){.bench = arena_str(a, bench),
+                                           .label = arena_str(a, label),
+                                           .reason = arena_str(a, reason)};
+  return !a->failed;
+}
+
+bool gcb__model_add_error(struct gcb_model *m, long long rank,
+                          const char *bench, const char *label,
+                          const char *status, const char *message) {
+  struct gcb__model_arena *a = m->arena;
+  struct gcb_model_error *l = arena_grow(a, m->errors, m->nerrors, sizeof *l);
+  if (l == NULL)
+    return false;
+  m->errors = l;
+  l[m->nerrors++] = (struct gcb_model_error){.rank = rank,
+                                             .bench = arena_str(a, bench),
+                                             .label = arena_str(a, label),
+                                             .status = arena_str(a, status),
+                                             .message = arena_str(a, message)};
+  return !a->failed;
+}
+
+/* v as a jansson value (new reference; NULL on ENOMEM, or for ABSENT). */
+static json_t *mv_json(const struct gcb_mvalue *v) {
+  json_t *o;
+  switch (v->type) {
+  case GCB_MV_NULL:
+    return json_null();
+  case GCB_MV_BOOL:
+    return json_boolean(v->b);
+  case GCB_MV_INT:
+    return json_integer((json_int_t)v->i);
+  case GCB_MV_REAL:
+    return json_real(v->num);
+  case GCB_MV_STRING:
+    return json_string(v->text);
+  case GCB_MV_ARRAY:
+    return json_loads(v->text, JSON_DECODE_ANY, NULL);
+  case GCB_MV_OBJECT:
+    o = json_object();
+    for (size_t i = 0; o != NULL && i < v->n; i++) {
+      json_t *e = mv_json(&v->members[i].value);
+      if (e == NULL || json_object_set_new(o, v->members[i].key, e) != 0) {
+        json_decref(o);
+        o = NULL;
+      }
+    }
+    return o;
+  case GCB_MV_ABSENT:
+    break;
+  }
+  return NULL;
+}
+
+/* The texts of v and its members, as mvalue_of gives them: jansson's
+ * compact print of each value that is not a string (an array has its
+ * text already). */
+static void mv_render(struct gcb__model_arena *a, struct gcb_mvalue *v) {
+  if (v->type == GCB_MV_ABSENT || v->type == GCB_MV_STRING ||
+      v->type == GCB_MV_ARRAY)
+    return;
+  json_t *j = mv_json(v);
+  v->text = arena_keep(
+      a, j != NULL ? json_dumps(j, JSON_COMPACT | JSON_ENCODE_ANY) : NULL);
+  json_decref(j);
+  for (size_t i = 0; i < v->n; i++)
+    mv_render(a, &v->members[i].value);
+}
+
+/* Stable order by key (entries without one, -1, last). */
+struct keyed {
+  long long key;
+  size_t at;
+};
+
+static int cmp_keyed(const void *x, const void *y) {
+  const struct keyed *a = x, *b = y;
+  long long ka = KEY(a->key), kb = KEY(b->key);
+  return ka != kb ? (ka > kb) - (ka < kb) : (a->at > b->at) - (a->at < b->at);
+}
+
+/* list[0..n) of `size` bytes each, its key a long long at offset `off`,
+ * in key order; false on ENOMEM. */
+static bool order_by(void *list, size_t n, size_t size, size_t off) {
+  struct keyed *k = malloc((n ? n : 1) * sizeof *k);
+  unsigned char *copy = malloc((n ? n : 1) * size), *l = list;
+  bool ok = k != NULL && copy != NULL;
+  for (size_t i = 0; ok && i < n; i++) {
+    memcpy(&k[i].key, l + i * size + off, sizeof k[i].key);
+    k[i].at = i;
+  }
+  if (ok && n > 1) {
+    qsort(k, n, sizeof *k, cmp_keyed);
+    memcpy(copy, l, n * size);
+    for (size_t i = 0; i < n; i++)
+      memcpy(l + i * size, copy + k[i].at * size, size);
+  }
+  free(k);
+  free(copy);
+  return ok;
+}
+
+enum gcb_status gcb__model_done(struct gcb_model *m, struct gcb_err *err) {
+  struct gcb__model_arena *a = m->arena;
+  if (!order_by(m->ranks, m->nranks, sizeof *m->ranks,
+                offsetof(struct gcb_model_rank, rank)) ||
+      !order_by(m->nodes, m->nnodes, sizeof *m->nodes,
+                offsetof(struct gcb_model_node, index)))
+    a->failed = true;
+  for (size_t i = 0; i < m->nnodes; i++)
+    for (size_t j = 0; j < m->nodes[i].ngpus; j++)
+      m->nodes[i].gpus[j].node = m->nodes[i].index;
+  for (size_t i = 0; !a->failed && i < m->ncases; i++) {
+    struct gcb_model_case *c = &m->cases[i];
+    c->index = i;
+    c->kind = gcb_bench_kind_find(c->bench);
+    mv_render(a, &c->params);
+    known_params(c);
+    if (gcb__ranks_order(&a->ranks[i]) != 0)
+      a->failed = true;
+    build_columns(&a->ranks[i], &c->ranks);
+  }
+  run_fields(&m->run);
+  mv_render(a, &m->run.run);
+  mv_render(a, &m->run.environment);
+  mv_render(a, &m->run.software);
+  mv_render(a, &m->run.options);
+  return a->failed ? gcb_err_set(err, GCB_ENOMEM, "%s: out of memory", m->name)
+                   : GCB_OK;
 }
 
 /* ---- rtab: a rank's entry in a case's columns ---- */

@@ -72,6 +72,9 @@ struct gcb_mkv {
 const struct gcb_mvalue *gcb_mvalue_get(const struct gcb_mvalue *v,
                                         const char *key);
 
+/* Member `key` of v when it is a string, else "". */
+const char *gcb_mvalue_str(const struct gcb_mvalue *v, const char *key);
+
 /* Whether two values are equal as jansson's json_equal says (types equal,
  * objects member for member in any order; arrays by their text). Two
  * ABSENT values are equal. */
@@ -312,13 +315,6 @@ enum gcb_status gcb_model_from_json(const struct json_t *root, const char *name,
                                     struct gcb_model **out,
                                     struct gcb_err *err);
 
-/* The same, the model taking root as its own (freed with it, also when
- * this fails): a tree nothing else reads. */
-enum gcb_status gcb_model_from_json_owned(struct json_t *root,
-                                          const char *name,
-                                          struct gcb_model **out,
-                                          struct gcb_err *err);
-
 /* Copies node `from`'s topology (GPUs, NICs, NUMA nodes, PCIe switches
  * and paths; not the placement check or facts, which belong to the run
  * that recorded them) into node `to` of m, which then owns every copy:
@@ -327,9 +323,8 @@ enum gcb_status gcb_model_from_json_owned(struct json_t *root,
 bool gcb__model_copy_topology(struct gcb_model *m, struct gcb_model_node *to,
                               const struct gcb_model_node *from);
 
-/* Sets string parameter `key` of case c of m, a model built from a tree
- * it owns (gcb_model_from_json_owned), to value, in the tree and then in
- * c's params and fields (c->path, ...): a converted p2p pair given its
+/* Sets string parameter `key` of case c of m to value, in c's params and
+ * its fields (c->path, ...): a converted p2p pair given its
  * path class by the topology it was joined to. false on ENOMEM (m then
  * fails whole: free it). */
 bool gcb__model_param_set(struct gcb_model *m, struct gcb_model_case *c,
@@ -470,5 +465,75 @@ long long gcb_model_gpu_rank(const struct gcb_model *m, long long node,
 /* The check family of a case: its benchmark's (bench_kind.h), a pcie
  * copy's by its direction (d2h: D2H). */
 enum gcb_family gcb_model_case_family(const struct gcb_model_case *c);
+
+/* ---- a converted file's model, built directly --------------------------- */
+
+/*
+ * The converters of other tools' files (reports/interop/) build their
+ * model with these, not through a tree: gcb__model_new gives an empty
+ * model, the adds append its parts in any order, and gcb__model_done puts
+ * it in the order a read document has (ranks by rank, nodes by index,
+ * each case's columns by rank) and renders the texts of its free-form
+ * values as jansson prints them. Every string given is copied into the
+ * model's arena. A pointer an add returns stays valid until the next add
+ * of the same part. Out of memory is sticky: the add returns NULL or
+ * false, and gcb__model_done fails.
+ */
+
+/* An empty model shown by `name` (borrowed); NULL on ENOMEM. */
+struct gcb_model *gcb__model_new(const char *name);
+
+/* A copy of s the model owns (NULL stays NULL; "" on ENOMEM). */
+const char *gcb__model_str(struct gcb_model *m, const char *s);
+
+/* Free-form scalars, an empty object, and an array given as its compact
+ * JSON text (json_dumps's, which is what the model keeps of one). */
+struct gcb_mvalue gcb__mvalue_null(void);
+struct gcb_mvalue gcb__mvalue_bool(bool b);
+struct gcb_mvalue gcb__mvalue_int(long long i);
+struct gcb_mvalue gcb__mvalue_real(double x);
+struct gcb_mvalue gcb__mvalue_string(struct gcb_model *m, const char *s);
+struct gcb_mvalue gcb__mvalue_object(void);
+struct gcb_mvalue gcb__mvalue_array(struct gcb_model *m, const char *json);
+
+/* Sets member `key` (copied) of object obj to v, in place when there is
+ * one (as json_object_set), else last; false on ENOMEM. */
+bool gcb__mvalue_set(struct gcb_model *m, struct gcb_mvalue *obj,
+                     const char *key, struct gcb_mvalue v);
+
+/* A new node, rank, case: zeroed (the caller fills in the fields, strings
+ * through gcb__model_str); the case's index and kind are set from its
+ * place and c->bench by gcb__model_done, its known parameters from
+ * c->params. NULL on ENOMEM. */
+struct gcb_model_node *gcb__model_add_node(struct gcb_model *m);
+struct gcb_model_rank *gcb__model_add_rank(struct gcb_model *m);
+struct gcb_model_case *gcb__model_add_case(struct gcb_model *m);
+
+/* Appends rank to node n's list; false on ENOMEM. */
+bool gcb__model_node_rank(struct gcb_model *m, struct gcb_model_node *n,
+                          long long rank);
+
+/* Per-rank column col of case c, the last added, of n entries (every
+ * column of a case has the same n): n doubles, NaN each, to fill in, or
+ * for a text column n strings, NULL each, to fill with gcb__model_str.
+ * NULL on ENOMEM (and for n 0). */
+double *gcb__model_column(struct gcb_model *m, struct gcb_model_case *c,
+                          enum gcb_rank_col col, size_t n);
+const char **gcb__model_text_column(struct gcb_model *m,
+                                    struct gcb_model_case *c,
+                                    enum gcb_rank_col col, size_t n);
+
+/* A skipped[] and an errors[] entry (strings copied); false on ENOMEM. */
+bool gcb__model_add_skip(struct gcb_model *m, const char *bench,
+                         const char *label, const char *reason);
+bool gcb__model_add_error(struct gcb_model *m, long long rank,
+                          const char *bench, const char *label,
+                          const char *status, const char *message);
+
+/* Puts m in a read document's order, sets the run's fields from its run
+ * object (m->run.run) and renders its values' texts.
+ * GCB_OK, or GCB_ENOMEM (with its message in err; m is then still the
+ * caller's to free). */
+enum gcb_status gcb__model_done(struct gcb_model *m, struct gcb_err *err);
 
 #endif

@@ -1,11 +1,9 @@
 /*
  * Foreign formats: the converter table, telling what a file is, and
  * reading it. Each row of gcb__converters tests the content (the surest
- * wins) and converts; a converted document is dumped and read back
- * through gcb_results_parse, the same reader and checks as gcbench's own
- * files, so no converter can hand the report a document it would not
- * accept from disk. A file no row recognises gets one line naming every
- * format tried and what it lacked.
+ * wins) and converts it straight into the typed model (model.h), checking
+ * the file as it reads it; a file with no case is refused. A file no row
+ * recognises gets one line naming every format tried and what it lacked.
  */
 #include "reports/interop/interop.h"
 
@@ -182,17 +180,20 @@ static enum gcb_status no_measurement(struct gcb__conv *cv,
                      cv->name, cv->name, cv->format, held);
 }
 
-/* The converted document's model, joined to a known topology. */
-static enum gcb_status finish(struct gcb__conv *cv, json_t *doc,
-                              struct gcb_model **out) {
-  enum gcb_status st = gcb_model_from_json_owned(doc, cv->name, out, cv->err);
+/* The converted file's model (cv->m, which it takes), joined to a known
+ * topology. */
+static enum gcb_status finish(struct gcb__conv *cv, struct gcb_model **out) {
+  struct gcb_model *m = cv->m;
+  cv->m = NULL;
+  enum gcb_status st = gcb__model_done(m, cv->err);
   if (st == GCB_OK)
-    st = (*out)->ncases == 0 ? no_measurement(cv, *out)
-                             : gcb__conv_join_topology(cv, *out);
+    st =
+        m->ncases == 0 ? no_measurement(cv, m) : gcb__conv_join_topology(cv, m);
   if (st != GCB_OK) {
-    gcb_model_free(*out);
-    *out = NULL;
+    gcb_model_free(m);
+    m = NULL;
   }
+  *out = m;
   return st;
 }
 
@@ -216,13 +217,14 @@ static enum gcb_status convert(const struct gcb__converter *row,
     cv->len = s->json_len;
     cv->line0 = s->json_line0;
   }
-  json_t *doc = NULL;
-  enum gcb_status st = row->convert(cv, s->root, &doc);
-  if (st != GCB_OK) {
-    json_decref(doc);
-    return st;
-  }
-  return finish(cv, doc, out);
+  if ((cv->m = gcb__model_new(cv->name)) == NULL)
+    return gcb__conv_nomem(cv);
+  enum gcb_status st = row->convert(cv, s->root);
+  if (st == GCB_OK)
+    st = finish(cv, out);
+  gcb_model_free(cv->m);
+  cv->m = NULL;
+  return st;
 }
 
 /* gcbench's own document, and its model. */

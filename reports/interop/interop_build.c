@@ -68,15 +68,10 @@ enum gcb_status gcb__conv_nomem(struct gcb__conv *cv) {
   return gcb_err_set(cv->err, GCB_ENOMEM, "%s: out of memory", cv->name);
 }
 
-enum gcb_status gcb__conv_add(struct gcb__conv *cv, json_t *doc,
-                              const char *section, json_t *item, int line) {
-  if (item == NULL) {
-    json_decref(item);
-    return gcb__conv_nomem(cv);
-  }
-  if (++cv->items > GCB_INTEROP_MAX_ITEMS) {
-    json_decref(item);
-    /* Refused as it is built: a huge file never becomes a huge tree. */
+/* One more item against the limit: GCB_EINPUT past it, said at `line`. */
+static enum gcb_status count(struct gcb__conv *cv, int line) {
+  if (++cv->items > GCB_INTEROP_MAX_ITEMS)
+    /* Refused as it is built: a huge file never becomes a huge model. */
     return line > 0
                ? gcb__conv_bad_line(cv, line,
                                     "more than %zu cases in one file (the "
@@ -86,9 +81,6 @@ enum gcb_status gcb__conv_add(struct gcb__conv *cv, json_t *doc,
                              "%s: %s: more than %zu cases in one file (the "
                              "most gcbench converts); split the file",
                              cv->name, cv->format, GCB_INTEROP_MAX_ITEMS);
-  }
-  if (json_array_append_new(json_object_get(doc, section), item) != 0)
-    return gcb__conv_nomem(cv);
   return GCB_OK;
 }
 
@@ -160,69 +152,188 @@ const char *gcb__conv_base_name(const char *path) {
   return slash != NULL ? slash + 1 : path;
 }
 
-json_t *gcb__conv_doc(const char *id, const char *tool,
-                      const char *tool_version, json_t *command_line,
-                      const char *start, const char *end, const char *reason,
-                      long long ranks, long long nodes) {
-  return json_pack(
-      "{s:s, s:{s:s, s:s, s:s}, s:{s:s, s:s, s:o, s:s, s:o, s:s, s:s, s:s, "
-      "s:I, s:I}, s:[], s:[], s:[], s:[], s:[], s:{}}",
-      "schema", GCB_RESULTS_SCHEMA, "tool", "name", tool, "version",
-      tool_version, "git_revision", "unknown", "run", "id", id, "command", tool,
-      "command_line", command_line ? command_line : json_array(), "start_time",
-      start, "end_time", end != NULL ? json_string(end) : json_null(), "status",
-      end != NULL ? "complete" : "running", "backend", "cuda", "backend_reason",
-      reason, "ranks", (json_int_t)ranks, "nodes", (json_int_t)nodes, "nodes",
-      "ranks", "cases", "skipped", "errors", "software");
+void gcb__conv_run(struct gcb__conv *cv, const char *tool) {
+  struct gcb_model *m = cv->m;
+  char reason[600];
+  snprintf(reason, sizeof reason, "converted from %s (%s)", cv->format,
+           cv->name);
+  m->run.schema = GCB_RESULTS_SCHEMA;
+  m->run.tool = gcb__model_str(m, tool);
+  m->run.version = "";
+  m->run.git_revision = "unknown";
+  m->run.software = gcb__mvalue_object();
+  m->run.run = gcb__mvalue_object();
+  const struct {
+    const char *key;
+    struct gcb_mvalue v;
+  } run[] = {
+      {"id", gcb__mvalue_string(m, gcb__conv_base_name(cv->name))},
+      {"command", gcb__mvalue_string(m, tool)},
+      {"command_line", gcb__mvalue_array(m, "[]")},
+      {"start_time", gcb__mvalue_string(m, "")},
+      {"end_time", gcb__mvalue_string(m, "")},
+      {"status", gcb__mvalue_string(m, "complete")},
+      {"backend", gcb__mvalue_string(m, "cuda")},
+      {"backend_reason", gcb__mvalue_string(m, reason)},
+      {"ranks", gcb__mvalue_int(0)},
+      {"nodes", gcb__mvalue_int(0)},
+  };
+  for (size_t i = 0; i < sizeof run / sizeof *run; i++)
+    gcb__conv_run_set(cv, run[i].key, run[i].v);
+}
+
+void gcb__conv_run_set(struct gcb__conv *cv, const char *key,
+                       struct gcb_mvalue v) {
+  gcb__mvalue_set(cv->m, &cv->m->run.run, key, v);
+}
+
+void gcb__conv_software(struct gcb__conv *cv, const char *key,
+                        const char *value) {
+  gcb__mvalue_set(cv->m, &cv->m->run.software, key,
+                  gcb__mvalue_string(cv->m, value));
+}
+
+enum gcb_status gcb__conv_timeout(struct gcb__conv *cv, const char *bench,
+                                  const char *label, const char *message) {
+  gcb__conv_run_set(cv, "status", gcb__mvalue_string(cv->m, "timeout"));
+  gcb__conv_run_set(cv, "end_time", gcb__mvalue_null());
+  return gcb__conv_error(cv, bench, label, "ETIMEOUT", message);
 }
 
 /* A name as a log printed it: its bytes where they are UTF-8, U+FFFD for
  * each other byte, so that a garbled GPU or host name never costs the
- * rank or node it names (NULL only on ENOMEM). */
-static json_t *name_of(const char *s) {
-  json_t *v = json_string(s);
-  char *fixed = v == NULL ? gcb_utf8_copy(s) : NULL;
-  if (fixed != NULL)
-    v = json_string(fixed);
+ * rank or node it names; owned by cv->m, NULL on ENOMEM. */
+static const char *model_name(struct gcb__conv *cv, const char *s) {
+  char *fixed = gcb_utf8_copy(s);
+  const char *kept = fixed != NULL ? gcb__model_str(cv->m, fixed) : NULL;
   free(fixed);
-  return v;
+  return kept;
 }
 
-json_t *gcb__conv_rank(long long rank, long long node, const char *host,
-                       long long local_rank, long long pid,
-                       const char *gpu_name, const char *bus_id,
-                       long long gpu_index) {
-  return json_pack("{s:I, s:I, s:o, s:I, s:I, s:s, s:i, s:i, "
-                   "s:{s:o, s:s, s:I, s:i}}",
-                   "rank", (json_int_t)rank, "node", (json_int_t)node,
-                   "hostname", name_of(host), "local_rank",
-                   (json_int_t)local_rank, "pid", (json_int_t)pid,
-                   "cpu_binding", "", "bound_pus", 0, "cpu_threads", 1,
-                   "device", "name", name_of(gpu_name), "bus_id", bus_id,
-                   "index", (json_int_t)gpu_index, "memory_bytes", 0);
+long long gcb__conv_node(struct gcb__conv *cv, const char *host) {
+  struct gcb_model *m = cv->m;
+  char *name = gcb_utf8_copy(host);
+  size_t k = 0;
+  while (name != NULL && k < m->nnodes &&
+         strcmp(m->nodes[k].hostname, name) != 0)
+    k++;
+  struct gcb_model_node *n =
+      name != NULL && k == m->nnodes ? gcb__model_add_node(m) : NULL;
+  if (n != NULL)
+    *n = (struct gcb_model_node){.index = (long long)k,
+                                 .hostname = gcb__model_str(m, name),
+                                 .cpu_model = ""};
+  bool ok = name != NULL && k < m->nnodes;
+  free(name);
+  return ok ? (long long)k : -1;
 }
 
-json_t *gcb__conv_node(long long index, const char *host, json_t *ranks) {
-  return json_pack("{s:I, s:o, s:o, s:i, s:i, s:i, s:i, s:i, s:i, s:s}",
-                   "index", (json_int_t)index, "hostname", name_of(host),
-                   "ranks", ranks, "cores", 0, "pus", 0, "packages", 0,
-                   "numa_nodes", 0, "llc_bytes", 0, "memory_bytes", 0,
-                   "cpu_model", "");
+enum gcb_status gcb__conv_rank(struct gcb__conv *cv, long long rank,
+                               long long node, const char *host, long long pid,
+                               const char *gpu_name, const char *bus_id,
+                               long long gpu_index) {
+  struct gcb_model_node *n = &cv->m->nodes[node];
+  long long local = (long long)n->nranks;
+  struct gcb_model_rank *r =
+      gcb__model_node_rank(cv->m, n, rank) ? gcb__model_add_rank(cv->m) : NULL;
+  if (r == NULL)
+    return gcb__conv_nomem(cv);
+  *r = (struct gcb_model_rank){.rank = rank,
+                               .node = node,
+                               .local_rank = local,
+                               .pid = pid,
+                               .hostname = model_name(cv, host),
+                               .cpu_binding = "",
+                               .cpu_threads = 1,
+                               .numa = -1,
+                               .has_device = true,
+                               .device_index = gpu_index,
+                               .device_bus_id = model_name(cv, bus_id),
+                               .device_name = model_name(cv, gpu_name),
+                               .blas_core = "",
+                               .blas_cpu_isa = "",
+                               .blas_threads = -1};
+  return r->hostname != NULL && r->device_bus_id != NULL &&
+                 r->device_name != NULL
+             ? GCB_OK
+             : gcb__conv_nomem(cv);
 }
 
-/* One rank's entry, as schema 1 had them (transposed into columns for
- * the case): one sample, the time to move `work` at fig GB/s. */
-static json_t *rank_entry(long long rank, double fig, double work,
-                          const char *method) {
-  double t = work / (fig * 1e9);
-  return json_pack("{s:I, s:{s:i, s:f, s:f, s:f, s:f, s:f, s:f}, s:f, "
-                   "s:{s:f, s:f, s:f}, s:{s:b, s:i, s:i, s:n, s:n, s:s?}}",
-                   "rank", (json_int_t)rank, "time_s", "n", 1, "min", t,
-                   "median", t, "mean", t, "max", t, "stdev", 0.0, "p99", t,
-                   "figure_time_s", t, "figure", "median", fig, "best", fig,
-                   "worst", fig, "validation", "checked", method != NULL,
-                   "samples", 0, "wrong", 0, "max_error", "tolerance", "method",
-                   method);
+/* Whether s is UTF-8 throughout. The entries' texts are refused
+ * otherwise, as jansson refused them when they were a tree (the file then
+ * failed as out of memory). */
+static bool utf8(const char *s) {
+  size_t n;
+  while (*s != '\0' && (n = gcb_utf8_length(s)) > 0)
+    s += n;
+  return *s == '\0';
+}
+
+/* A free-form value of cv->m from v (NULL: ABSENT). */
+static struct gcb_mvalue mvalue_of(struct gcb_model *m, const json_t *v) {
+  if (json_is_object(v)) {
+    struct gcb_mvalue o = gcb__mvalue_object();
+    const char *key;
+    json_t *e;
+    json_object_foreach((json_t *)v, key, e) {
+      gcb__mvalue_set(m, &o, key, mvalue_of(m, e));
+    }
+    return o;
+  }
+  if (json_is_array(v)) {
+    char *text = json_dumps(v, JSON_COMPACT);
+    struct gcb_mvalue a = gcb__mvalue_array(m, text != NULL ? text : "[]");
+    free(text);
+    return a;
+  }
+  return json_is_string(v)    ? gcb__mvalue_string(m, json_string_value(v))
+         : json_is_integer(v) ? gcb__mvalue_int(json_integer_value(v))
+         : json_is_real(v)    ? gcb__mvalue_real(json_real_value(v))
+         : json_is_boolean(v) ? gcb__mvalue_bool(json_is_true(v))
+                              : gcb__mvalue_null();
+}
+
+/* The ranks' columns, as schema 1's entries had them: one sample each,
+ * the time to move `work` at fig[i] GB/s. */
+static void rank_columns(struct gcb__conv *cv, struct gcb_model_case *c,
+                         const long long *rank, const double *fig, size_t n,
+                         double work, const char *method) {
+  static const enum gcb_rank_col times[] = {
+      GCB_RC_TIME_MIN, GCB_RC_TIME_MEDIAN, GCB_RC_TIME_MEAN,
+      GCB_RC_TIME_MAX, GCB_RC_TIME_P99,    GCB_RC_FIGURE_TIME};
+  static const enum gcb_rank_col figs[] = {GCB_RC_FIG_MEDIAN, GCB_RC_FIG_BEST,
+                                           GCB_RC_FIG_WORST};
+  static const struct {
+    enum gcb_rank_col col;
+    double v;
+  } fixed[] = {{GCB_RC_TIME_N, 1},      {GCB_RC_TIME_STDEV, 0},
+               {GCB_RC_SAMPLES, 0},     {GCB_RC_WRONG, 0},
+               {GCB_RC_MAX_ERROR, NAN}, {GCB_RC_TOLERANCE, NAN}};
+  struct gcb_model *m = cv->m;
+  double *v = gcb__model_column(m, c, GCB_RC_RANK, n);
+  for (size_t i = 0; v != NULL && i < n; i++)
+    v[i] = (double)rank[i];
+  for (size_t t = 0; t < sizeof times / sizeof *times; t++) {
+    v = gcb__model_column(m, c, times[t], n);
+    for (size_t i = 0; v != NULL && i < n; i++)
+      v[i] = work / (fig[i] * 1e9);
+  }
+  for (size_t f = 0; f < sizeof figs / sizeof *figs; f++) {
+    v = gcb__model_column(m, c, figs[f], n);
+    for (size_t i = 0; v != NULL && i < n; i++)
+      v[i] = fig[i];
+  }
+  for (size_t f = 0; f < sizeof fixed / sizeof *fixed; f++) {
+    v = gcb__model_column(m, c, fixed[f].col, n);
+    for (size_t i = 0; v != NULL && i < n; i++)
+      v[i] = fixed[f].v;
+  }
+  v = gcb__model_column(m, c, GCB_RC_CHECKED, n);
+  for (size_t i = 0; v != NULL && i < n; i++)
+    v[i] = method != NULL;
+  const char **text = gcb__model_text_column(m, c, GCB_RC_METHOD, n);
+  for (size_t i = 0; text != NULL && method != NULL && i < n; i++)
+    text[i] = gcb__model_str(m, method);
 }
 
 struct spread {
@@ -260,72 +371,139 @@ static bool spread_of(const double *fig, size_t n, struct spread *s) {
   return true;
 }
 
-json_t *gcb__conv_case(enum gcb_bench_kind bench, const char *label,
-                       json_t *params, double work, const char *counted,
-                       const long long *rank, const double *fig, size_t n,
-                       double fig0, const char *method) {
+/* A case of cv->m with what every converted case has, params (stolen)
+ * as its params, counted at `line`; NULL with the status in *st. */
+static struct gcb_model_case *
+new_case(struct gcb__conv *cv, enum gcb_bench_kind bench, const char *label,
+         json_t *params, const char *unit, double work, const char *counted,
+         int line, enum gcb_status *st) {
+  struct gcb_model *m = cv->m;
+  struct gcb_model_case *c = NULL;
+  *st = params == NULL || !utf8(label) || !utf8(unit) || !utf8(counted)
+            ? gcb__conv_nomem(cv)
+            : count(cv, line);
+  if (*st == GCB_OK && (c = gcb__model_add_case(m)) == NULL)
+    *st = gcb__conv_nomem(cv);
+  if (c != NULL) {
+    c->bench = gcb_bench_kinds[bench].name;
+    c->backend = "cuda";
+    c->label = gcb__model_str(m, label);
+    c->unit = gcb__model_str(m, unit);
+    c->counted = gcb__model_str(m, counted);
+    c->work_per_op = work;
+    c->iterations = 1;
+    c->warmup = 0;
+    c->params = mvalue_of(m, params);
+    c->validation =
+        (struct gcb_model_validation){.present = true, .passed_present = true};
+  }
+  json_decref(params);
+  return c;
+}
+
+enum gcb_status gcb__conv_case(struct gcb__conv *cv, enum gcb_bench_kind bench,
+                               const char *label, json_t *params, double work,
+                               const char *counted, const long long *rank,
+                               const double *fig, size_t n, double fig0,
+                               const char *method, int line,
+                               struct gcb_model_case **out) {
   struct spread s = {.min = fig0, .median = fig0, .mean = fig0, .max = fig0};
-  json_t *per = json_array();
-  bool ok = per != NULL &&
+  bool ok = isfinite(work) && (method == NULL || utf8(method)) &&
             (n == 0 ? isfinite(fig0) && (fig0 > 0 || (fig0 == 0 && work == 0))
                     : spread_of(fig, n, &s));
   for (size_t i = 0; ok && i < n; i++)
-    ok = isfinite(fig[i]) && fig[i] > 0 &&
-         json_array_append_new(per,
-                               rank_entry(rank[i], fig[i], work, method)) == 0;
-  json_t *columns = ok ? gcb_ranks_from_rows(per) : NULL;
-  json_decref(per);
-  if (columns == NULL) {
+    ok = isfinite(fig[i]) && fig[i] > 0 && isfinite(work / (fig[i] * 1e9));
+  enum gcb_status st;
+  struct gcb_model_case *c = new_case(cv, bench, label, ok ? params : NULL,
+                                      "GB/s", work, counted, line, &st);
+  if (!ok)
     json_decref(params);
-    return NULL;
-  }
-  return json_pack(
-      "{s:s, s:s, s:s, s:o, s:s, s:f, s:s, s:i, s:i, "
-      "s:{s:I, s:f, s:f, s:f, s:f, s:f, s:I, s:I, s:f, s:i, s:b}, "
-      "s:{s:b, s:b, s:i}, s:o}",
-      "bench", gcb_bench_kinds[bench].name, "backend", "cuda", "label", label,
-      "params", params, "unit", "GB/s", "work_per_op", work, "counted", counted,
-      "iterations", 1, "warmup", 0, "summary", "ranks", (json_int_t)n, "min",
-      s.min, "median", s.median, "mean", s.mean, "max", s.max, "stdev", s.stdev,
-      "min_rank", (json_int_t)(n ? rank[s.lo] : -1), "max_rank",
-      (json_int_t)(n ? rank[s.hi] : -1), "imbalance", s.imbalance, "wrong", 0,
-      "checked", method != NULL, "validation", "checked", method != NULL,
-      "passed", method != NULL, "wrong", 0, "per_rank", columns);
+  if (c == NULL)
+    return st;
+  c->summary = (struct gcb_model_summary){.ranks = (long long)n,
+                                          .min = s.min,
+                                          .median = s.median,
+                                          .mean = s.mean,
+                                          .max = s.max,
+                                          .stdev = s.stdev,
+                                          .min_rank = n ? rank[s.lo] : -1,
+                                          .max_rank = n ? rank[s.hi] : -1,
+                                          .late_rank = -1,
+                                          .imbalance = s.imbalance,
+                                          .wrong = 0,
+                                          .checked = method != NULL,
+                                          .time_min = NAN,
+                                          .time_mean = NAN,
+                                          .time_max = NAN,
+                                          .algbw = NAN,
+                                          .busbw = NAN,
+                                          .late_mean_s = NAN,
+                                          .late_max_s = NAN};
+  c->validation.checked = c->validation.passed = method != NULL;
+  rank_columns(cv, c, rank, fig, n, work, method);
+  if (out != NULL)
+    *out = c;
+  return GCB_OK;
 }
 
-json_t *gcb__conv_figure(const char *source, const char *name,
-                         const char *label, json_t *params, const char *unit,
-                         double value) {
-  if (params == NULL || !isfinite(value)) {
-    json_decref(params);
-    return NULL;
-  }
-  json_object_set_new(params, "source", json_string(source));
-  json_object_set_new(params, "name", json_string(name));
+enum gcb_status gcb__conv_figure(struct gcb__conv *cv, const char *source,
+                                 const char *name, const char *label,
+                                 json_t *params, const char *unit, double value,
+                                 int line) {
   char counted[160];
   snprintf(counted, sizeof counted, "as %s printed it", source);
-  return json_pack("{s:s, s:s, s:s, s:o, s:s, s:f, s:s, s:i, s:i, "
-                   "s:{s:i, s:f, s:f, s:f, s:f, s:f, s:i, s:i, s:f, s:i, s:b}, "
-                   "s:{s:b, s:b, s:i}, s:o}",
-                   "bench", gcb_bench_kinds[GCB_BENCH_IMPORTED].name, "backend",
-                   "cuda", "label", label, "params", params, "unit", unit,
-                   "work_per_op", 0.0, "counted", counted, "iterations", 1,
-                   "warmup", 0, "summary", "ranks", 0, "min", value, "median",
-                   value, "mean", value, "max", value, "stdev", 0.0, "min_rank",
-                   -1, "max_rank", -1, "imbalance", 0.0, "wrong", 0, "checked",
-                   0, "validation", "checked", 0, "passed", 0, "wrong", 0,
-                   "per_rank", gcb_ranks_from_rows(NULL));
+  if (params != NULL && isfinite(value) && utf8(source) && utf8(name)) {
+    json_object_set_new(params, "source", json_string(source));
+    json_object_set_new(params, "name", json_string(name));
+  } else {
+    json_decref(params);
+    params = NULL;
+  }
+  enum gcb_status st;
+  struct gcb_model_case *c = new_case(cv, GCB_BENCH_IMPORTED, label, params,
+                                      unit, 0.0, counted, line, &st);
+  if (c != NULL)
+    c->summary = (struct gcb_model_summary){.ranks = 0,
+                                            .min = value,
+                                            .median = value,
+                                            .mean = value,
+                                            .max = value,
+                                            .stdev = 0.0,
+                                            .min_rank = -1,
+                                            .max_rank = -1,
+                                            .late_rank = -1,
+                                            .imbalance = 0.0,
+                                            .wrong = 0,
+                                            .time_min = NAN,
+                                            .time_mean = NAN,
+                                            .time_max = NAN,
+                                            .algbw = NAN,
+                                            .busbw = NAN,
+                                            .late_mean_s = NAN,
+                                            .late_max_s = NAN};
+  return st;
 }
 
-json_t *gcb__conv_skip(const char *bench, const char *label, const char *why) {
-  return json_pack("{s:s, s:s, s:s}", "bench", bench, "label", label, "reason",
-                   why);
+enum gcb_status gcb__conv_skip(struct gcb__conv *cv, const char *bench,
+                               const char *label, const char *why, int line) {
+  if (!utf8(bench) || !utf8(label) || !utf8(why))
+    return gcb__conv_nomem(cv);
+  enum gcb_status st = count(cv, line);
+  if (st == GCB_OK && !gcb__model_add_skip(cv->m, bench, label, why))
+    st = gcb__conv_nomem(cv);
+  return st;
 }
 
-json_t *gcb__conv_error(const char *bench, const char *label,
-                        const char *status, const char *message) {
-  return json_pack("{s:s, s:s, s:i, s:s, s:s}", "bench", bench, "label", label,
-                   "rank", -1, "status", status, "message", message);
+enum gcb_status gcb__conv_error(struct gcb__conv *cv, const char *bench,
+                                const char *label, const char *status,
+                                const char *message) {
+  if (!utf8(bench) || !utf8(label) || !utf8(status) || !utf8(message))
+    return gcb__conv_nomem(cv);
+  enum gcb_status st = count(cv, 0);
+  if (st == GCB_OK &&
+      !gcb__model_add_error(cv->m, -1, bench, label, status, message))
+    st = gcb__conv_nomem(cv);
+  return st;
 }
 
 /* ---- topology join ------------------------------------------------------ */

@@ -46,7 +46,6 @@ struct gcb__coll_table {
 
 struct gcb__coll_log {
   struct gcb__conv *cv;
-  json_t *doc;
   struct gcb__coll_table table;
   char next_op[32], lib_version[32], tool_version[64];
   long long iterations, warmup, ngpus, max_rank;
@@ -56,9 +55,8 @@ struct gcb__coll_log {
   bool rccl;
 };
 
-/* Starts x's document for cv (tool and reason from the text). */
-enum gcb_status gcb__coll_log_begin(struct gcb__coll_log *x,
-                                    struct gcb__conv *cv);
+/* Starts x and cv's run (its tool from the text). */
+void gcb__coll_log_begin(struct gcb__coll_log *x, struct gcb__conv *cv);
 
 /* A rank of the device list (once per rank, however often listed). */
 void gcb__coll_add_rank(struct gcb__coll_log *x, long long rank,
@@ -77,7 +75,7 @@ enum gcb_status gcb__coll_row_add(struct gcb__coll_log *x,
  * forgets it; a no-op when no test is open. */
 enum gcb_status gcb__coll_table_end(struct gcb__coll_log *x, int line);
 
-/* Ends the document: the last test, where the file was cut, counts. */
+/* Ends the model: the last test, where the file was cut, counts. */
 enum gcb_status gcb__coll_log_end(struct gcb__coll_log *x, int last_line);
 
 void gcb__coll_log_free(struct gcb__coll_log *x);
@@ -87,10 +85,9 @@ void gcb__coll_log_free(struct gcb__coll_log *x);
  * type, redop, root, inplace; summary time_s, algbw, busbw; one case per
  * half present, or a skipped entry where the tool printed no finite time.
  * ranks: how many ranks took part (0: unknown); method: how values were
- * checked where #wrong is a number. Added to doc through gcb__conv_add.
+ * checked where #wrong is a number. Added to cv->m.
  */
-enum gcb_status gcb__coll_row_cases(struct gcb__conv *cv, json_t *doc,
-                                    const char *op,
+enum gcb_status gcb__coll_row_cases(struct gcb__conv *cv, const char *op,
                                     const struct gcb__coll_row *r,
                                     long long ranks, long long iterations,
                                     long long warmup, const char *method);

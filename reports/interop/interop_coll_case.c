@@ -18,10 +18,16 @@
 
 /* ---- one row's cases ---------------------------------------------------- */
 
-static json_t *half_case(const char *op, const struct gcb__coll_row *r,
-                         size_t h, double fig, long long ranks,
-                         long long iterations, long long warmup,
-                         const char *method, const char *label) {
+/* A finite x, else NAN (jansson refused to hold one that is not). */
+static double finite(double x) {
+  return isfinite(x) ? x : NAN;
+}
+
+static enum gcb_status half_case(struct gcb__conv *cv, const char *op,
+                                 const struct gcb__coll_row *r, size_t h,
+                                 double fig, long long ranks,
+                                 long long iterations, long long warmup,
+                                 const char *method, const char *label) {
   const struct gcb__coll_half *m = &r->half[h];
   json_t *params =
       json_pack("{s:s, s:f, s:f, s:s, s:s, s:I, s:i}", "op", op, "size",
@@ -35,38 +41,38 @@ static json_t *half_case(const char *op, const struct gcb__coll_row *r,
     json_object_set_new(params, "split", json_string("none"));
     json_object_set_new(params, "comm_size", json_integer(ranks));
   }
-  json_t *c = gcb__conv_case(GCB_BENCH_COLL, label, params, r->size,
-                             "bytes as the tool counts them (its size column)",
-                             NULL, NULL, 0, fig, m->checked ? method : NULL);
-  if (c == NULL)
-    return NULL;
-  json_t *s = json_object_get(c, "summary"),
-         *v = json_object_get(c, "validation");
+  struct gcb_model_case *c;
+  enum gcb_status st =
+      gcb__conv_case(cv, GCB_BENCH_COLL, label, params, r->size,
+                     "bytes as the tool counts them (its size column)", NULL,
+                     NULL, 0, fig, m->checked ? method : NULL, r->line, &c);
+  if (st != GCB_OK)
+    return st;
+  struct gcb_model_summary *s = &c->summary;
   double t = m->us * 1e-6;
   double lo = m->us_min > 0 ? m->us_min * 1e-6 : t;
   double hi = m->us_max > 0 ? m->us_max * 1e-6 : t;
-  json_object_set_new(s, "ranks", json_integer(ranks));
-  json_object_set_new(
-      s, "time_s",
-      json_pack("{s:f, s:f, s:f}", "min", lo, "mean", t, "max", hi));
-  if (isfinite(m->alg))
-    json_object_set_new(s, "algbw", json_real(m->alg));
-  if (isfinite(m->bus) && m->bus >= 0) {
-    json_object_set_new(s, "busbw", json_real(m->bus));
-    if (m->alg > 0)
-      json_object_set_new(c, "bus_factor", json_real(m->bus / m->alg));
+  s->ranks = ranks;
+  if (isfinite(lo) && isfinite(t) && isfinite(hi)) {
+    s->time_min = lo;
+    s->time_mean = t;
+    s->time_max = hi;
   }
-  json_object_set_new(s, "wrong", json_integer(m->wrong));
-  json_object_set_new(v, "wrong", json_integer(m->wrong));
-  json_object_set_new(v, "passed", json_boolean(m->checked && m->wrong == 0));
-  json_object_set_new(c, "iterations",
-                      json_integer(r->iterations ? r->iterations : iterations));
-  json_object_set_new(c, "warmup", json_integer(warmup));
-  return c;
+  s->algbw = finite(m->alg);
+  if (isfinite(m->bus) && m->bus >= 0) {
+    s->busbw = m->bus;
+    if (m->alg > 0)
+      c->bus_factor = finite(m->bus / m->alg);
+  }
+  s->wrong = (double)m->wrong;
+  c->validation.wrong = m->wrong;
+  c->validation.passed = m->checked && m->wrong == 0;
+  c->iterations = r->iterations ? r->iterations : iterations;
+  c->warmup = warmup;
+  return GCB_OK;
 }
 
-enum gcb_status gcb__coll_row_cases(struct gcb__conv *cv, json_t *doc,
-                                    const char *op,
+enum gcb_status gcb__coll_row_cases(struct gcb__conv *cv, const char *op,
                                     const struct gcb__coll_row *r,
                                     long long ranks, long long iterations,
                                     long long warmup, const char *method) {
@@ -95,31 +101,24 @@ enum gcb_status gcb__coll_row_cases(struct gcb__conv *cv, json_t *doc,
     else if (!(fig > 0) && !r->no_bytes) /* S/t came to 0: t past 1e305 */
       snprintf(why, sizeof why,
                "%.0f B in %s us: a time too long for a bandwidth", r->size, us);
-    bool kept = m->us > 0 && (fig > 0 || r->no_bytes);
-    json_t *item = kept ? half_case(op, r, h, fig, ranks, iterations, warmup,
-                                    method, label)
-                        : gcb__conv_skip("coll", label, why);
-    st = gcb__conv_add(cv, doc, kept ? "cases" : "skipped", item, r->line);
+    if (m->us > 0 && (fig > 0 || r->no_bytes))
+      st = half_case(cv, op, r, h, fig, ranks, iterations, warmup, method,
+                     label);
+    else
+      st = gcb__conv_skip(cv, "coll", label, why, r->line);
   }
   return st;
 }
 
 /* ---- a log's document and devices --------------------------------------- */
 
-enum gcb_status gcb__coll_log_begin(struct gcb__coll_log *x,
-                                    struct gcb__conv *cv) {
+void gcb__coll_log_begin(struct gcb__coll_log *x, struct gcb__conv *cv) {
   size_t win = cv->len < GCB__DETECT_WINDOW ? cv->len : GCB__DETECT_WINDOW;
   x->cv = cv;
   x->max_rank = -1;
   x->rccl = strstr(cv->format, "rccl") != NULL ||
             gcb__text_has(cv->text, cv->len, "rccl-tests", win);
-  char reason[600];
-  snprintf(reason, sizeof reason, "converted from %s (%s)", cv->format,
-           cv->name);
-  x->doc = gcb__conv_doc(gcb__conv_base_name(cv->name),
-                         x->rccl ? "rccl-tests" : "nccl-tests", "", NULL, "",
-                         "", reason, 0, 0);
-  return x->doc != NULL ? GCB_OK : gcb__conv_nomem(cv);
+  gcb__conv_run(cv, x->rccl ? "rccl-tests" : "nccl-tests");
 }
 
 void gcb__coll_add_rank(struct gcb__coll_log *x, long long rank,
@@ -138,27 +137,9 @@ void gcb__coll_add_rank(struct gcb__coll_log *x, long long rank,
     return;
   x->seen[rank] = 1;
   x->max_rank = rank > x->max_rank ? rank : x->max_rank;
-  json_t *nodes = json_object_get(x->doc, "nodes"), *n;
-  /* the name as the node keeps it (bytes that are not UTF-8 replaced), so
-   * that ranks on a garbled host still share its node */
-  char *name = gcb_utf8_copy(host);
-  size_t k;
-  if (name == NULL)
-    return;
-  json_array_foreach(nodes, k, n) {
-    if (strcmp(gcb_view_str(n, "hostname"), name) == 0)
-      break;
-  }
-  if (k == json_array_size(nodes))
-    json_array_append_new(nodes,
-                          gcb__conv_node((long long)k, name, json_array()));
-  json_t *members = json_object_get(json_array_get(nodes, k), "ranks");
-  long long local = (long long)json_array_size(members);
-  json_array_append_new(members, json_integer(rank));
-  json_array_append_new(
-      json_object_get(x->doc, "ranks"),
-      gcb__conv_rank(rank, (long long)k, name, local, pid, gpu, bus, device));
-  free(name);
+  long long k = gcb__conv_node(x->cv, host);
+  if (k >= 0)
+    gcb__conv_rank(x->cv, rank, k, host, pid, gpu, bus, device);
 }
 
 /* ---- rows --------------------------------------------------------------- */
@@ -302,21 +283,18 @@ enum gcb_status gcb__coll_table_end(struct gcb__coll_log *x, int line) {
   long long ranks = x->max_rank >= 0 ? x->max_rank + 1 : x->ngpus;
   const char *method = x->rccl ? "rccl-tests -c" : "nccl-tests -c";
   for (size_t i = 0; i < t->rows && st == GCB_OK; i++)
-    st = gcb__coll_row_cases(x->cv, x->doc, op, &t->row[i], ranks,
-                             x->iterations, x->warmup, method);
+    st = gcb__coll_row_cases(x->cv, op, &t->row[i], ranks, x->iterations,
+                             x->warmup, method);
   const char *tool = x->rccl ? "rccl-tests" : "nccl-tests";
   char label[96], msg[160];
   snprintf(label, sizeof label, "%s: Avg bus bandwidth", op);
   if (st == GCB_OK && t->has_avg)
-    st = gcb__conv_add(x->cv, x->doc, "cases",
-                       gcb__conv_figure(tool, "avg_bus_bandwidth", label,
-                                        json_pack("{s:s}", "op", op), "GB/s",
-                                        t->avg_busbw),
-                       t->avg_line);
+    st = gcb__conv_figure(x->cv, tool, "avg_bus_bandwidth", label,
+                          json_pack("{s:s}", "op", op), "GB/s", t->avg_busbw,
+                          t->avg_line);
   snprintf(msg, sizeof msg, "%lld values out of bounds", t->out_of_bounds);
   if (st == GCB_OK && t->out_of_bounds > 0)
-    st = gcb__conv_add(x->cv, x->doc, "errors",
-                       gcb__conv_error("coll", op, "EVALIDATION", msg), 0);
+    st = gcb__conv_error(x->cv, "coll", op, "EVALIDATION", msg);
   free(t->row);
   x->table = (struct gcb__coll_table){0};
   x->tables++;
@@ -331,12 +309,7 @@ static enum gcb_status cut(struct gcb__coll_log *x, int line) {
            "the log ends at line %d inside the test whose header is line %d "
            "(a timeout or a truncated copy): its %zu finished rows are kept",
            line, t->line, t->rows);
-  json_t *run = json_object_get(x->doc, "run");
-  json_object_set_new(run, "status", json_string("timeout"));
-  json_object_set_new(run, "end_time", json_null());
-  return gcb__conv_add(
-      x->cv, x->doc, "errors",
-      gcb__conv_error("coll", t->op[0] ? t->op : "log", "ETIMEOUT", msg), 0);
+  return gcb__conv_timeout(x->cv, "coll", t->op[0] ? t->op : "log", msg);
 }
 
 /* The file ends after a whole row, without the test's summary: a pasted
@@ -351,9 +324,8 @@ static void excerpt(struct gcb__coll_log *x, int line) { /* its last row */
            "whose header is line %d, without the summary (# Avg bus "
            "bandwidth) a finished run prints",
            gcb__conv_base_name(x->cv->name), line, t->rows, t->line);
-  json_t *run = json_object_get(x->doc, "run");
-  json_object_set_new(run, "status", json_string("unknown"));
-  json_object_set_new(run, "status_reason", json_string(msg));
+  gcb__conv_run_set(x->cv, "status", gcb__mvalue_string(x->cv->m, "unknown"));
+  gcb__conv_run_set(x->cv, "status_reason", gcb__mvalue_string(x->cv->m, msg));
 }
 
 enum gcb_status gcb__coll_log_end(struct gcb__coll_log *x, int last_line) {
@@ -367,21 +339,16 @@ enum gcb_status gcb__coll_log_end(struct gcb__coll_log *x, int last_line) {
     excerpt(x, x->table.row[x->table.rows - 1].line);
   if (st == GCB_OK)
     st = gcb__coll_table_end(x, last_line);
-  json_t *run = json_object_get(x->doc, "run");
-  if (st == GCB_OK && json_array_size(json_object_get(x->doc, "cases")) == 0 &&
-      json_array_size(json_object_get(x->doc, "skipped")) == 0)
+  struct gcb_model *m = x->cv->m;
+  if (st == GCB_OK && m->ncases == 0 && x->cv->m->nskips == 0)
     st = gcb__conv_bad_line(x->cv, header ? header : 1,
                             "no result rows after the column header");
   long long ranks = x->max_rank >= 0 ? x->max_rank + 1 : x->ngpus;
-  json_object_set_new(run, "ranks", json_integer(ranks > 0 ? ranks : 0));
-  json_object_set_new(run, "nodes",
-                      json_integer((json_int_t)json_array_size(
-                          json_object_get(x->doc, "nodes"))));
-  json_t *tool = json_object_get(x->doc, "tool");
-  json_object_set_new(tool, "version", json_string(x->tool_version));
+  gcb__conv_run_set(x->cv, "ranks", gcb__mvalue_int(ranks > 0 ? ranks : 0));
+  gcb__conv_run_set(x->cv, "nodes", gcb__mvalue_int((long long)m->nnodes));
+  m->run.version = gcb__model_str(m, x->tool_version);
   if (x->lib_version[0])
-    json_object_set_new(json_object_get(x->doc, "software"),
-                        x->rccl ? "rccl" : "nccl", json_string(x->lib_version));
+    gcb__conv_software(x->cv, x->rccl ? "rccl" : "nccl", x->lib_version);
   return st;
 }
 

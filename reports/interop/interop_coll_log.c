@@ -263,8 +263,7 @@ static bool is_row(char **tok, size_t n) {
   return true;
 }
 
-static enum gcb_status convert(struct gcb__conv *cv, const json_t *root,
-                               json_t **doc) {
+static enum gcb_status convert(struct gcb__conv *cv, const json_t *root) {
   (void)root;
   struct gcb__coll_log *x = calloc(1, sizeof *x);
   if (x == NULL)
@@ -273,7 +272,8 @@ static enum gcb_status convert(struct gcb__conv *cv, const json_t *root,
   int number = 0;
   struct gcb__line l;
   char buf[1024], *tok[GCB__MAX_TOKENS + 1];
-  enum gcb_status st = gcb__coll_log_begin(x, cv);
+  enum gcb_status st = GCB_OK;
+  gcb__coll_log_begin(x, cv);
   while (st == GCB_OK && x->cut_line == 0 &&
          gcb__line_next(cv->text, cv->len, &pos, &number, &l)) {
     size_t n = gcb__line_tokens(&l, buf, sizeof buf, tok);
@@ -286,9 +286,6 @@ static enum gcb_status convert(struct gcb__conv *cv, const json_t *root,
   }
   if (st == GCB_OK)
     st = gcb__coll_log_end(x, number);
-  *doc = st == GCB_OK ? x->doc : NULL;
-  if (st != GCB_OK)
-    json_decref(x->doc);
   gcb__coll_log_free(x);
   return st;
 }

@@ -3,9 +3,9 @@
  * format: a name, a content test and a conversion), the conversion
  * context, which knows where in the input it is so that every problem is
  * reported as FILE:LINE[:COLUMN], typed getters for JSON inputs, line
- * helpers for text inputs, and builders for the parts of a results
- * document every converter needs. Builders return new references (NULL on
- * ENOMEM); functions taking a json_t * steal it.
+ * helpers for text inputs, and builders for the parts of the model every
+ * converter needs (model.h's builder underneath); functions taking a
+ * json_t * steal it.
  *
  * Adding an input format: one file with its detect and convert functions
  * and its row (a const struct gcb__converter gcb__row_<format>), and that
@@ -31,7 +31,9 @@ struct gcb__conv {
   size_t depth;
   const struct gcb_doc *known;
   size_t nknown;
-  size_t items; /* cases, skipped and errors built, against the limit */
+  size_t items;        /* cases, skipped and errors built, against the limit */
+  struct gcb_model *m; /* the model built: its nodes, ranks, skips and
+                          errors so far */
   struct gcb_err *err;
 };
 
@@ -50,7 +52,7 @@ struct gcb__sniff {
  * A row of the converter table. detect returns how surely text is this
  * format: 0 not at all (*why then says what is missing, for the message
  * that lists the formats tried), 1..99 the higher the surer. convert
- * builds the document; JSON rows get the parsed root (cv->text is then the
+ * builds cv->m; JSON rows get the parsed root (cv->text is then the
  * JSON part). convert NULL: the text is gcbench's own document.
  */
 struct gcb__converter {
@@ -58,8 +60,7 @@ struct gcb__converter {
   enum gcb_format format;
   bool json;
   int (*detect)(const struct gcb__sniff *s, char *why, size_t size);
-  enum gcb_status (*convert)(struct gcb__conv *cv, const json_t *root,
-                             json_t **doc);
+  enum gcb_status (*convert)(struct gcb__conv *cv, const json_t *root);
 };
 
 /* The table (interop.c), terminated by NULL. */
@@ -92,14 +93,6 @@ enum gcb_status gcb__conv_bad_line(struct gcb__conv *cv, int line,
 
 /* GCB_ENOMEM with the file's name. */
 enum gcb_status gcb__conv_nomem(struct gcb__conv *cv);
-
-/*
- * Appends item (stolen) to doc's section ("cases", "skipped", "errors"),
- * counting it against GCB_INTEROP_MAX_ITEMS: past the limit the file is
- * refused at `line` (0: no line) before anything more is built.
- */
-enum gcb_status gcb__conv_add(struct gcb__conv *cv, json_t *doc,
-                              const char *section, json_t *item, int line);
 
 enum {
   GCB__J_STR = 1,
@@ -179,52 +172,79 @@ long long gcb__conv_ll(double v, long long fallback);
 /* The file name without its directories: a converted run's id. */
 const char *gcb__conv_base_name(const char *path);
 
-/* The skeleton of a converted document: schema, tool, run, empty
- * sections. `tool` is what wrote the file ("nccl-tests"); the run id is
- * the file's base name. end NULL: the run did not finish (status
- * "timeout": the output was cut). */
-json_t *gcb__conv_doc(const char *id, const char *tool,
-                      const char *tool_version, json_t *command_line,
-                      const char *start, const char *end, const char *reason,
-                      long long ranks, long long nodes);
+/* The run of cv->m as a converted file knows it: `tool` ("nccl-tests")
+ * wrote the file; the run's id is the file's base name, its status
+ * "complete", its backend "cuda" with a reason that names the format and
+ * the file; its times, command line, ranks and nodes unknown ("", [], 0)
+ * until gcb__conv_run_set says them. Out of memory here and in the two
+ * below is the model's (sticky: gcb__model_done fails). */
+void gcb__conv_run(struct gcb__conv *cv, const char *tool);
 
-/* One rank entry of ranks[], its binding unknown (empty, 0 PUs). */
-json_t *gcb__conv_rank(long long rank, long long node, const char *host,
-                       long long local_rank, long long pid,
-                       const char *gpu_name, const char *bus_id,
-                       long long gpu_index);
+/* Sets member `key` of cv->m's run object, from which the run's fields
+ * are read (gcb__model_done), and a software[] entry. */
+void gcb__conv_run_set(struct gcb__conv *cv, const char *key,
+                       struct gcb_mvalue v);
+void gcb__conv_software(struct gcb__conv *cv, const char *key,
+                        const char *value);
 
-/* A node with the given ranks (stolen) and its machine unknown (0). */
-json_t *gcb__conv_node(long long index, const char *host, json_t *ranks);
+/* The output was cut (a timeout or a truncated copy): the run's status is
+ * "timeout", it has no end time, and an ETIMEOUT error (rank -1) says
+ * where, as gcb__conv_error. */
+enum gcb_status gcb__conv_timeout(struct gcb__conv *cv, const char *bench,
+                                  const char *label, const char *message);
+
+/* The node of cv->m on host `host`, added with the next index and its
+ * machine unknown (0) when there is none: its index; -1 on ENOMEM. A host
+ * name's bytes that are not UTF-8 are U+FFFD, in the node's name and in
+ * the lookup, so that ranks on a garbled host still share its node. */
+long long gcb__conv_node(struct gcb__conv *cv, const char *host);
+
+/* Rank `rank` of cv->m on node `node` (which lists it after those before:
+ * its local rank is its place there), its binding unknown (empty, 0 PUs);
+ * names as gcb__conv_node keeps them. GCB_ENOMEM (said) or GCB_OK. */
+enum gcb_status gcb__conv_rank(struct gcb__conv *cv, long long rank,
+                               long long node, const char *host, long long pid,
+                               const char *gpu_name, const char *bus_id,
+                               long long gpu_index);
 
 /*
- * A case of benchmark kind `bench` in GB/s whose per-rank figures fig[i] were
- * measured by ranks rank[i], each the rate of moving `work` bytes; with n == 0
- * (a tool that reports only the average over ranks) the summary holds `fig0`
- * and per_rank is empty. params is stolen. `method` says how the values were
- * validated (NULL: not validated). NULL on ENOMEM or a non-finite figure;
- * fig0 may be 0 only where work is 0 (a barrier moves no bytes).
+ * A case of cv->m of benchmark kind `bench` in GB/s whose per-rank figures
+ * fig[i] were measured by ranks rank[i], each the rate of moving `work`
+ * bytes; with n == 0 (a tool that reports only the average over ranks) the
+ * summary holds `fig0` and it has no per-rank columns. params (stolen)
+ * become its params. `method` says how the values were validated (NULL:
+ * not validated). Counted against the limit at `line` as gcb__conv_add
+ * counts. *out (when not NULL) is the case, valid until the next is
+ * added, for what else the tool printed. GCB_ENOMEM also for a
+ * non-finite figure (and for params NULL); fig0 may be 0 only where work
+ * is 0 (a barrier moves no bytes).
  */
-json_t *gcb__conv_case(enum gcb_bench_kind bench, const char *label,
-                       json_t *params, double work, const char *counted,
-                       const long long *rank, const double *fig, size_t n,
-                       double fig0, const char *method);
+enum gcb_status gcb__conv_case(struct gcb__conv *cv, enum gcb_bench_kind bench,
+                               const char *label, json_t *params, double work,
+                               const char *counted, const long long *rank,
+                               const double *fig, size_t n, double fig0,
+                               const char *method, int line,
+                               struct gcb_model_case **out);
 
 /*
  * A figure another tool printed that has no gcbench counterpart, kept as
- * it was printed: an "imported" case with the source's own name and unit
- * (params source, name and what else says where it belongs; stolen) and
- * the value as its summary. value may be 0; NULL on ENOMEM or a
- * non-finite value.
+ * it was printed: an "imported" case of cv->m with the source's own name
+ * and unit (params source, name and what else says where it belongs;
+ * stolen) and the value as its summary, counted at `line`. value may be
+ * 0; GCB_ENOMEM also for a non-finite value.
  */
-json_t *gcb__conv_figure(const char *source, const char *name,
-                         const char *label, json_t *params, const char *unit,
-                         double value);
+enum gcb_status gcb__conv_figure(struct gcb__conv *cv, const char *source,
+                                 const char *name, const char *label,
+                                 json_t *params, const char *unit, double value,
+                                 int line);
 
-/* A skipped[] entry and an errors[] entry. */
-json_t *gcb__conv_skip(const char *bench, const char *label, const char *why);
-json_t *gcb__conv_error(const char *bench, const char *label,
-                        const char *status, const char *message);
+/* A skipped[] entry and an errors[] entry (rank -1) of cv->m, counted
+ * against the limit as gcb__conv_add counts (line 0: none). */
+enum gcb_status gcb__conv_skip(struct gcb__conv *cv, const char *bench,
+                               const char *label, const char *why, int line);
+enum gcb_status gcb__conv_error(struct gcb__conv *cv, const char *bench,
+                                const char *label, const char *status,
+                                const char *message);
 
 /* Joins m, a converted file's model, to the topology of a known
  * document's node when it is the same machine (m has one node and every

@@ -3,7 +3,7 @@
  * src/util.cu, JSON_FILE_VERSION 2, and 3 since its -I per-iteration
  * timing: config's per_iter_timing and per_iter_skip, each row's
  * out_of_place_per_iter and in_place_per_iter, which this reader leaves
- * aside) as a gcbench document. The file holds
+ * aside) as a typed model. The file holds
  * version, start_time, args, env, nccl_version, config (the options and
  * devices[]: rank, group, pid, hostname, device, device_hex, device_info),
  * results[] (one row per size: size, count, type, redop, root as a padded
@@ -57,15 +57,12 @@ static void nccl_version(long long code, char *buf, size_t size) {
 
 struct nccl {
   struct gcb__conv *cv;
-  json_t *doc;
   char op[64];
-  long long warmup, iterations;
+  long long ranks, warmup, iterations;
 };
 
 /* ranks[] and nodes[] from config.devices (one entry per rank). */
 static enum gcb_status devices(struct nccl *x, const json_t *list) {
-  json_t *ranks = json_object_get(x->doc, "ranks");
-  json_t *nodes = json_object_get(x->doc, "nodes");
   const json_t *d;
   size_t i;
   json_array_foreach(list, i, d) {
@@ -86,27 +83,14 @@ static enum gcb_status devices(struct nccl *x, const json_t *list) {
     if (st != GCB_OK)
       return st;
     const char *host = gcb_view_str(d, "hostname");
-    long long node = 0, local = 0;
-    size_t k;
-    const json_t *n;
-    json_array_foreach(nodes, k, n) {
-      if (strcmp(gcb_view_str(n, "hostname"), host) == 0)
-        break;
-    }
-    node = (long long)k;
-    if (k == json_array_size(nodes))
-      json_array_append_new(nodes, gcb__conv_node(node, host, json_array()));
-    json_t *members = json_object_get(json_array_get(nodes, k), "ranks");
-    local = (long long)json_array_size(members);
+    long long node = gcb__conv_node(x->cv, host);
     long long rank = gcb_view_int(d, "rank", (long long)i);
     char bus[32];
     gcb_busid_canon(gcb_view_str(d, "device_hex"), bus, sizeof bus);
-    json_array_append_new(members, json_integer(rank));
-    if (json_array_append_new(
-            ranks,
-            gcb__conv_rank(rank, node, host, local, gcb_view_int(d, "pid", 0),
-                           gcb_view_str(d, "device_info"), bus,
-                           gcb_view_int(d, "device", -1))) != 0)
+    if (node < 0 ||
+        gcb__conv_rank(x->cv, rank, node, host, gcb_view_int(d, "pid", 0),
+                       gcb_view_str(d, "device_info"), bus,
+                       gcb_view_int(d, "device", -1)) != GCB_OK)
       return gcb_err_set(x->cv->err, GCB_ENOMEM, "out of memory");
   }
   return GCB_OK;
@@ -189,9 +173,8 @@ static enum gcb_status row(struct nccl *x, const json_t *r) {
       (st = half(cv, r, "out_of_place", &cr.half[0])) ||
       (st = half(cv, r, "in_place", &cr.half[1])))
     return st;
-  long long ranks = gcb_view_int(gcb_view_obj(x->doc, "run"), "ranks", 0);
-  return gcb__coll_row_cases(cv, x->doc, x->op, &cr, ranks, x->iterations,
-                             x->warmup, "nccl-tests -c");
+  return gcb__coll_row_cases(cv, x->op, &cr, x->ranks, x->iterations, x->warmup,
+                             "nccl-tests -c");
 }
 
 /* errors[] strings and a failed average bandwidth check become errors;
@@ -203,40 +186,38 @@ static enum gcb_status run_errors(struct nccl *x, const json_t *root) {
   json_array_foreach(json_object_get(root, "errors"), i, e) {
     const char *msg = json_string_value(e);
     if (st == GCB_OK && msg != NULL && msg[0] != '\0')
-      st = gcb__conv_add(x->cv, x->doc, "errors",
-                         gcb__conv_error("coll", x->op, "ENCCL", msg), 0);
+      st = gcb__conv_error(x->cv, "coll", x->op, "ENCCL", msg);
   }
   const json_t *avg = gcb_view_obj(root, "average_bus_bandwidth");
   double bw = gcb__conv_number(json_object_get(avg, "bandwidth"));
   char msg[160], label[96];
   snprintf(label, sizeof label, "%s: Avg bus bandwidth", x->op);
   if (st == GCB_OK && !isnan(bw))
-    st = gcb__conv_add(x->cv, x->doc, "cases",
-                       gcb__conv_figure("nccl-tests", "avg_bus_bandwidth",
-                                        label, json_pack("{s:s}", "op", x->op),
-                                        "GB/s", bw),
-                       0);
+    st = gcb__conv_figure(x->cv, "nccl-tests", "avg_bus_bandwidth", label,
+                          json_pack("{s:s}", "op", x->op), "GB/s", bw, 0);
   snprintf(msg, sizeof msg,
            "average bus bandwidth %g GB/s below 0.9 x NCCL_TESTS_MIN_BW", bw);
   if (st == GCB_OK && strcmp(gcb_view_str(avg, "okay"), "false") == 0)
-    st = gcb__conv_add(x->cv, x->doc, "errors",
-                       gcb__conv_error("coll", x->op, "EVALIDATION", msg), 0);
+    st = gcb__conv_error(x->cv, "coll", x->op, "EVALIDATION", msg);
   return st;
 }
 
-/* The command line: the string elements of args[]. */
-static json_t *command_line(const json_t *args) {
-  json_t *out = json_array();
+/* The run's command line: the string elements of args[]. */
+static void command_line(struct gcb__conv *cv, const json_t *args) {
+  json_t *line = json_array();
   const json_t *a;
   size_t i;
   json_array_foreach(args, i, a) {
     if (json_is_string(a))
-      json_array_append(out, (json_t *)a);
+      json_array_append(line, (json_t *)a);
   }
-  return out;
+  char *text = json_dumps(line, JSON_COMPACT);
+  gcb__conv_run_set(cv, "command_line", gcb__mvalue_array(cv->m, text));
+  free(text);
+  json_decref(line);
 }
 
-/* The skeleton from the header fields; x->doc on success. */
+/* The run from the header fields, and the ranks and nodes. */
 static enum gcb_status header(struct nccl *x, const json_t *root,
                               const json_t *config) {
   struct gcb__conv *cv = x->cv;
@@ -267,21 +248,24 @@ static enum gcb_status header(struct nccl *x, const json_t *root,
   if (st != GCB_OK)
     return st;
   op_name(args, x->op, sizeof x->op);
-  char reason[600], version[32] = "";
-  snprintf(reason, sizeof reason, "converted from nccl-tests JSON (%s)",
-           cv->name);
-  x->doc =
-      gcb__conv_doc(gcb__conv_base_name(cv->name), "nccl-tests", "",
-                    command_line(args), start ? json_string_value(start) : "",
-                    end ? json_string_value(end) : NULL, reason,
-                    (long long)json_array_size(devs), 0);
-  if (x->doc == NULL)
-    return gcb_err_set(cv->err, GCB_ENOMEM, "out of memory");
+  char version[32] = "";
+  struct gcb_model *m = cv->m;
+  x->ranks = (long long)json_array_size(devs);
+  gcb__conv_run(cv, "nccl-tests");
+  command_line(cv, args);
+  gcb__conv_run_set(
+      cv, "start_time",
+      gcb__mvalue_string(m, start ? json_string_value(start) : ""));
+  gcb__conv_run_set(cv, "end_time",
+                    end ? gcb__mvalue_string(m, json_string_value(end))
+                        : gcb__mvalue_null());
+  if (end == NULL) /* the run did not finish */
+    gcb__conv_run_set(cv, "status", gcb__mvalue_string(m, "running"));
+  gcb__conv_run_set(cv, "ranks", gcb__mvalue_int(x->ranks));
   if (ver != NULL) {
     nccl_version(gcb__conv_ll(json_number_value(ver), 0), version,
                  sizeof version);
-    json_object_set_new(json_object_get(x->doc, "software"), "nccl",
-                        json_string(version));
+    gcb__conv_software(cv, "nccl", version);
   }
   x->warmup = gcb_view_int(config, "warmup_iters", 0);
   x->iterations = gcb_view_int(config, "iterations", 0);
@@ -290,9 +274,7 @@ static enum gcb_status header(struct nccl *x, const json_t *root,
   st = devices(x, devs);
   gcb__conv_leave(cv);
   gcb__conv_leave(cv);
-  json_object_set_new(json_object_get(x->doc, "run"), "nodes",
-                      json_integer((json_int_t)json_array_size(
-                          json_object_get(x->doc, "nodes"))));
+  gcb__conv_run_set(cv, "nodes", gcb__mvalue_int((long long)m->nnodes));
   return st;
 }
 
@@ -307,13 +289,11 @@ static int detect(const struct gcb__sniff *s, char *why, size_t size) {
   return 0;
 }
 
-static enum gcb_status convert(struct gcb__conv *cv, const json_t *root,
-                               json_t **doc) {
+static enum gcb_status convert(struct gcb__conv *cv, const json_t *root) {
   struct nccl x = {.cv = cv};
   const json_t *config, *results, *r;
   size_t i;
   enum gcb_status st;
-  *doc = NULL;
   if ((st = gcb__conv_get(cv, root, "config", GCB__J_OBJ, false, &config)) ||
       (st = gcb__conv_get(cv, root, "results", GCB__J_ARR, true, &results)))
     return st;
@@ -329,10 +309,6 @@ static enum gcb_status convert(struct gcb__conv *cv, const json_t *root,
   gcb__conv_leave(cv);
   if (st == GCB_OK)
     st = run_errors(&x, root);
-  if (st != GCB_OK)
-    json_decref(x.doc);
-  else
-    *doc = x.doc;
   return st;
 }
 

@@ -1,5 +1,5 @@
 /*
- * nvbandwidth's testcases into a gcbench document, for both of its
+ * nvbandwidth's testcases into a typed model, for both of its
  * outputs (interop_nvbw_text.c, interop_nvbw_json.c). One nvbandwidth
  * process measures every GPU of one machine, so each GPU becomes a rank
  * of its own (rank i = GPU i) on one node. Host-device tests (CPU row, GPU
@@ -34,12 +34,16 @@
 #define COUNTED "1 GB at the measured rate (nvbandwidth records no size)"
 
 /* A case of nvbandwidth's rates, marked as holding a nominal size. */
-static json_t *nominal(json_t *c) {
-  if (c != NULL && json_object_set_new(c, "nominal_work", json_true()) != 0) {
-    json_decref(c);
-    return NULL;
-  }
-  return c;
+static enum gcb_status nominal(struct gcb__conv *cv, enum gcb_bench_kind bench,
+                               const char *label, json_t *params,
+                               const long long *rank, const double *fig,
+                               size_t n, int line) {
+  struct gcb_model_case *c;
+  enum gcb_status st = gcb__conv_case(cv, bench, label, params, WORK, COUNTED,
+                                      rank, fig, n, 0, NULL, line, &c);
+  if (st == GCB_OK)
+    c->nominal_work = true;
+  return st;
 }
 
 /* How a testcase maps onto a gcbench case, in the params gcbench's own
@@ -78,15 +82,18 @@ static const struct {
 };
 #define NKNOWN (sizeof known_tests / sizeof *known_tests)
 
-enum gcb_status gcb__nvbw_begin(struct gcb__nvbw *x, struct gcb__conv *cv,
-                                const char *version) {
-  char reason[600];
+void gcb__nvbw_begin(struct gcb__nvbw *x, struct gcb__conv *cv,
+                     const char *version) {
   x->cv = cv;
-  snprintf(reason, sizeof reason, "converted from %s (%s)", cv->format,
-           cv->name);
-  x->doc = gcb__conv_doc(gcb__conv_base_name(cv->name), "nvbandwidth", version,
-                         NULL, "", "", reason, 0, 1);
-  return x->doc != NULL ? GCB_OK : gcb__conv_nomem(cv);
+  gcb__conv_run(cv, "nvbandwidth");
+  cv->m->run.version = gcb__model_str(cv->m, version);
+  gcb__conv_run_set(cv, "nodes", gcb__mvalue_int(1));
+}
+
+void gcb__nvbw_cuda(struct gcb__nvbw *x, long long version) {
+  char v[48];
+  snprintf(v, sizeof v, "%lld.%lld", version / 1000, version % 1000 / 10);
+  gcb__conv_software(x->cv, "cuda", v);
 }
 
 bool gcb__nvbw_parse_device(const char *s, bool with_index,
@@ -201,9 +208,8 @@ static enum gcb_status imported(struct gcb__nvbw *x, const char *name,
   json_t *p = json_pack("{s:I, s:I, s:I, s:s}", "row", (json_int_t)r, "col",
                         (json_int_t)c, "matrix", (json_int_t)part,
                         "description", x->m.desc);
-  return gcb__conv_add(
-      x->cv, x->doc, "cases",
-      gcb__conv_figure("nvbandwidth", name, label, p, x->m.unit, v), line);
+  return gcb__conv_figure(x->cv, "nvbandwidth", name, label, p, x->m.unit, v,
+                          line);
 }
 
 /* Row 0 of a host-device matrix: one case, one figure per GPU. */
@@ -219,11 +225,8 @@ static enum gcb_status pcie(struct gcb__nvbw *x, size_t t, const char *name,
     }
   if (n == 0)
     return GCB_OK;
-  return gcb__conv_add(
-      x->cv, x->doc, "cases",
-      nominal(gcb__conv_case(GCB_BENCH_PCIE, name, params(t, name), WORK,
-                             COUNTED, rank, fig, n, 0, NULL)),
-      line);
+  return nominal(x->cv, GCB_BENCH_PCIE, name, params(t, name), rank, fig, n,
+                 line);
 }
 
 static json_t *pair_params(struct gcb__nvbw *x, size_t t, const char *name,
@@ -271,12 +274,8 @@ static enum gcb_status p2p(struct gcb__nvbw *x, size_t t, const char *name,
       char label[160];
       snprintf(label, sizeof label, "%s GPU%zu->GPU%zu", name, a, b);
       long long rank = (long long)a;
-      st =
-          gcb__conv_add(x->cv, x->doc, "cases",
-                        nominal(gcb__conv_case(
-                            GCB_BENCH_P2P, label, pair_params(x, t, name, a, b),
-                            WORK, COUNTED, &rank, &v, 1, 0, NULL)),
-                        line);
+      st = nominal(x->cv, GCB_BENCH_P2P, label, pair_params(x, t, name, a, b),
+                   &rank, &v, 1, line);
     }
   return st;
 }
@@ -313,19 +312,16 @@ enum gcb_status gcb__nvbw_sum(struct gcb__nvbw *x, const char *name, double sum,
     return line > 0 ? gcb__conv_bad_line(x->cv, line, "%s: SUM: %s", name, why)
                     : gcb__conv_bad(x->cv, "%s: SUM: %s", name, why);
   snprintf(label, sizeof label, "%s: SUM", name);
-  return gcb__conv_add(x->cv, x->doc, "cases",
-                       gcb__conv_figure("nvbandwidth", "sum", label,
-                                        json_pack("{s:s}", "testcase", name),
-                                        unit && unit[0] ? unit : "GB/s", sum),
-                       line);
+  return gcb__conv_figure(x->cv, "nvbandwidth", "sum", label,
+                          json_pack("{s:s}", "testcase", name),
+                          unit && unit[0] ? unit : "GB/s", sum, line);
 }
 
 enum gcb_status gcb__nvbw_note(struct gcb__nvbw *x, const char *section,
                                const char *name, const char *why) {
-  json_t *e = strcmp(section, "errors") == 0
-                  ? gcb__conv_error("nvbandwidth", name, "ECUDA", why)
-                  : gcb__conv_skip("nvbandwidth", name, why);
-  return gcb__conv_add(x->cv, x->doc, section, e, 0);
+  return strcmp(section, "errors") == 0
+             ? gcb__conv_error(x->cv, "nvbandwidth", name, "ECUDA", why)
+             : gcb__conv_skip(x->cv, "nvbandwidth", name, why, 0);
 }
 
 /* ranks[] (one per GPU) and the one node. */
@@ -334,33 +330,21 @@ static enum gcb_status machine(struct gcb__nvbw *x) {
   n = n > GCB__NVBW_MAX_GPUS ? GCB__NVBW_MAX_GPUS : n;
   const char *host =
       x->ngpus > 0 && x->gpu[0].host[0] ? x->gpu[0].host : "unknown";
-  json_t *members = json_array();
-  for (size_t g = 0; g < n && members != NULL; g++) {
+  enum gcb_status st =
+      gcb__conv_node(x->cv, host) == 0 ? GCB_OK : gcb__conv_nomem(x->cv);
+  for (size_t g = 0; g < n && st == GCB_OK; g++) {
     const struct gcb__nvbw_gpu *d = g < x->ngpus ? &x->gpu[g] : NULL;
-    json_array_append_new(members, json_integer((json_int_t)g));
-    json_array_append_new(json_object_get(x->doc, "ranks"),
-                          gcb__conv_rank((long long)g, 0, host, (long long)g, 0,
-                                         d != NULL ? d->name : "",
-                                         d ? d->bus : "", (long long)g));
+    st =
+        gcb__conv_rank(x->cv, (long long)g, 0, host, 0,
+                       d != NULL ? d->name : "", d ? d->bus : "", (long long)g);
   }
-  json_t *run = json_object_get(x->doc, "run");
-  json_object_set_new(run, "ranks", json_integer((json_int_t)n));
-  json_object_set_new(run, "nodes", json_integer(1));
-  if (members == NULL ||
-      json_array_append_new(json_object_get(x->doc, "nodes"),
-                            gcb__conv_node(0, host, members)) != 0)
-    return gcb__conv_nomem(x->cv);
-  return GCB_OK;
+  gcb__conv_run_set(x->cv, "ranks", gcb__mvalue_int((long long)n));
+  return st;
 }
 
-enum gcb_status gcb__nvbw_end(struct gcb__nvbw *x, enum gcb_status st,
-                              json_t **doc) {
+enum gcb_status gcb__nvbw_end(struct gcb__nvbw *x, enum gcb_status st) {
   if (st == GCB_OK)
     st = machine(x);
-  if (st == GCB_OK)
-    *doc = x->doc;
-  else
-    json_decref(x->doc);
   free(x->m.cell);
   free(x);
   return st;

@@ -35,15 +35,18 @@ struct gcb__nvbw_matrix {
 
 struct gcb__nvbw {
   struct gcb__conv *cv;
-  json_t *doc;
   struct gcb__nvbw_gpu gpu[GCB__NVBW_MAX_GPUS];
   size_t ngpus, widest; /* listed GPUs; widest matrix seen */
   struct gcb__nvbw_matrix m;
 };
 
-/* Starts x's document (tool version may be ""). */
-enum gcb_status gcb__nvbw_begin(struct gcb__nvbw *x, struct gcb__conv *cv,
-                                const char *version);
+/* Starts x and cv's run (tool version may be ""). */
+void gcb__nvbw_begin(struct gcb__nvbw *x, struct gcb__conv *cv,
+                     const char *version);
+
+/* The CUDA runtime nvbandwidth names as a number (12040) into software[]
+ * as "12.4". */
+void gcb__nvbw_cuda(struct gcb__nvbw *x, long long version);
 
 /* "0: NVIDIA H200 (00000000:19:00): (host)" (JSON) or "NVIDIA H200
  * (00000009:01:00)" (stdout, after "Device 0: "); false when the entry
@@ -81,10 +84,9 @@ enum gcb_status gcb__nvbw_sum(struct gcb__nvbw *x, const char *name, double sum,
 enum gcb_status gcb__nvbw_note(struct gcb__nvbw *x, const char *section,
                                const char *name, const char *why);
 
-/* The end of a conversion that reached status st: if GCB_OK, adds ranks[]
- * (one per GPU) and the one node and hands the document to *doc; on any
- * failure drops the document. Frees x either way; returns the status. */
-enum gcb_status gcb__nvbw_end(struct gcb__nvbw *x, enum gcb_status st,
-                              json_t **doc);
+/* The end of a conversion that reached status st: if GCB_OK, adds the
+ * ranks (one per GPU) and the one node. Frees x either way; returns the
+ * status. */
+enum gcb_status gcb__nvbw_end(struct gcb__nvbw *x, enum gcb_status st);
 
 #endif

@@ -2,7 +2,7 @@
  * nvbandwidth's JSON output (`nvbandwidth -j`; the writer is
  * json_output.cpp, jsoncpp's styled output on stdout, with WARNING and
  * NOTE lines printed around it that the table's sniffing steps over) as a
- * gcbench document. The file is {"nvbandwidth": {...}} with version,
+ * typed model. The file is {"nvbandwidth": {...}} with version,
  * git_version, "CUDA Runtime Version", "Driver Version", "GPU Device list"
  * (strings "0: NVIDIA H200 (00000000:19:00): (host)", in newer releases),
  * optional error and warning, and testcases[]: name, status ("Passed",
@@ -140,30 +140,22 @@ static enum gcb_status header(struct gcb__nvbw *x, const json_t *nv) {
   gcb__conv_enter(cv, "GPU Device list", 0);
   st = device_list(x, list);
   gcb__conv_leave(cv);
-  if (st == GCB_OK)
-    st = gcb__nvbw_begin(x, cv, version ? json_string_value(version) : "");
   if (st != GCB_OK)
     return st;
-  json_t *sw = json_object_get(x->doc, "software");
+  gcb__nvbw_begin(x, cv, version ? json_string_value(version) : "");
   if (driver != NULL)
-    json_object_set(sw, "cuda_driver", (json_t *)driver);
-  if (cuda != NULL) {
-    char v[32];
-    long long c = gcb__conv_ll(json_number_value(cuda), 0);
-    snprintf(v, sizeof v, "%lld.%lld", c / 1000, c % 1000 / 10);
-    json_object_set_new(sw, "cuda", json_string(v));
-  }
+    gcb__conv_software(cv, "cuda_driver", json_string_value(driver));
+  if (cuda != NULL)
+    gcb__nvbw_cuda(x, gcb__conv_ll(json_number_value(cuda), 0));
   if (error != NULL)
     st = gcb__nvbw_note(x, "errors", "nvbandwidth", json_string_value(error));
   return st;
 }
 
-static enum gcb_status convert(struct gcb__conv *cv, const json_t *root,
-                               json_t **doc) {
+static enum gcb_status convert(struct gcb__conv *cv, const json_t *root) {
   struct gcb__nvbw *x = calloc(1, sizeof *x);
   const json_t *nv = json_object_get(root, "nvbandwidth"), *tests, *tc;
   size_t i;
-  *doc = NULL;
   if (x == NULL)
     return gcb__conv_nomem(cv);
   x->cv = cv;
@@ -182,7 +174,7 @@ static enum gcb_status convert(struct gcb__conv *cv, const json_t *root,
   }
   gcb__conv_leave(cv);
   gcb__conv_leave(cv);
-  return gcb__nvbw_end(x, st, doc);
+  return gcb__nvbw_end(x, st);
 }
 
 const struct gcb__converter gcb__row_nvbw_json = {

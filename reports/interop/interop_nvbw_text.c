@@ -125,22 +125,18 @@ static enum gcb_status matrix_line(struct text *t, const struct gcb__line *l,
 static void preamble(struct text *t, const struct gcb__line *l) {
   char buf[256];
   snprintf(buf, sizeof buf, "%.*s", (int)(l->len < 255 ? l->len : 255), l->at);
-  json_t *sw = json_object_get(t->x->doc, "software");
+  struct gcb__conv *cv = t->x->cv;
   const char *v;
   unsigned idx;
   int at = 0;
   if ((v = strstr(buf, "nvbandwidth Version: ")) != NULL)
-    json_object_set_new(json_object_get(t->x->doc, "tool"), "version",
-                        json_string(v + 21));
+    cv->m->run.version = gcb__model_str(cv->m, v + 21);
   else if (strncmp(buf, "Driver Version: ", 16) == 0)
-    json_object_set_new(sw, "cuda_driver", json_string(buf + 16));
-  else if (strncmp(buf, "CUDA Runtime Version: ", 22) == 0) {
-    long long c = strtoll(buf + 22, NULL, 10);
-    char s[32];
-    snprintf(s, sizeof s, "%lld.%lld", c / 1000, c % 1000 / 10);
-    json_object_set_new(sw, "cuda", json_string(s));
-  } else if (sscanf(buf, "Device %u: %n", &idx, &at) == 1 && at > 0 &&
-             idx < GCB__NVBW_MAX_GPUS && idx == t->x->ngpus) {
+    gcb__conv_software(cv, "cuda_driver", buf + 16);
+  else if (strncmp(buf, "CUDA Runtime Version: ", 22) == 0)
+    gcb__nvbw_cuda(t->x, strtoll(buf + 22, NULL, 10));
+  else if (sscanf(buf, "Device %u: %n", &idx, &at) == 1 && at > 0 &&
+           idx < GCB__NVBW_MAX_GPUS && idx == t->x->ngpus) {
     struct gcb__nvbw_gpu *g = &t->x->gpu[idx];
     if (!gcb__nvbw_parse_device(buf + at, false, g))
       snprintf(g->name, sizeof g->name, "%s", buf + at);
@@ -182,15 +178,14 @@ static enum gcb_status text_line(struct text *t, const struct gcb__line *l,
   return st;
 }
 
-static enum gcb_status convert(struct gcb__conv *cv, const json_t *root,
-                               json_t **doc) {
+static enum gcb_status convert(struct gcb__conv *cv, const json_t *root) {
   (void)root;
   struct gcb__nvbw *x = calloc(1, sizeof *x);
   struct text t = {.x = x};
-  *doc = NULL;
   if (x == NULL)
     return gcb__conv_nomem(cv);
-  enum gcb_status st = gcb__nvbw_begin(x, cv, "");
+  enum gcb_status st = GCB_OK;
+  gcb__nvbw_begin(x, cv, "");
   size_t pos = 0;
   int number = 0;
   struct gcb__line l;
@@ -205,14 +200,9 @@ static enum gcb_status convert(struct gcb__conv *cv, const json_t *root,
              "the output ends at line %d inside a matrix of %s (a timeout or "
              "a truncated copy): its finished rows are kept",
              t.cut_line, t.name[0] ? t.name : "a testcase");
-    json_t *run = json_object_get(x->doc, "run");
-    json_object_set_new(run, "status", json_string("timeout"));
-    json_object_set_new(run, "end_time", json_null());
-    st = gcb__conv_add(
-        cv, x->doc, "errors",
-        gcb__conv_error("nvbandwidth", "output", "ETIMEOUT", msg), 0);
+    st = gcb__conv_timeout(cv, "nvbandwidth", "output", msg);
   }
-  return gcb__nvbw_end(x, st, doc);
+  return gcb__nvbw_end(x, st);
 }
 
 const struct gcb__converter gcb__row_nvbw_text = {

@@ -108,9 +108,7 @@ static enum gcb_status figure_row(struct gcb__osu *o, char **tok, double size,
     snprintf(label, sizeof label, "OSU %s %.0fB: %s", o->bench, size,
              o->col[c]);
     json_t *p = json_pack("{s:f, s:s}", "size", size, "column", o->col[c]);
-    st = gcb__conv_add(o->cv, o->doc, "cases",
-                       gcb__conv_figure("OSU", o->bench, label, p, unit, v),
-                       line);
+    st = gcb__conv_figure(o->cv, "OSU", o->bench, label, p, unit, v, line);
   }
   return st;
 }
@@ -271,23 +269,13 @@ static enum gcb_status cut(struct gcb__osu *o) {
            "the output ends at line %d inside a row of %s (a timeout or a "
            "truncated copy): the rows before are kept",
            o->cut_line, o->bench);
-  json_t *run = json_object_get(o->doc, "run");
-  json_object_set_new(run, "status", json_string("timeout"));
-  json_object_set_new(run, "end_time", json_null());
-  return gcb__conv_add(o->cv, o->doc, "errors",
-                       gcb__conv_error("osu", o->bench, "ETIMEOUT", msg), 0);
+  return gcb__conv_timeout(o->cv, "osu", o->bench, msg);
 }
 
-static enum gcb_status convert(struct gcb__conv *cv, const json_t *root,
-                               json_t **doc) {
+static enum gcb_status convert(struct gcb__conv *cv, const json_t *root) {
   (void)root;
   struct gcb__osu o = {.cv = cv};
-  char reason[600];
-  snprintf(reason, sizeof reason, "converted from OSU output (%s)", cv->name);
-  o.doc = gcb__conv_doc(gcb__conv_base_name(cv->name), "OSU", "", NULL, "", "",
-                        reason, 0, 0);
-  if (o.doc == NULL)
-    return gcb__conv_nomem(cv);
+  gcb__conv_run(cv, "OSU");
   size_t pos = 0;
   int number = 0;
   struct gcb__line l;
@@ -297,15 +285,9 @@ static enum gcb_status convert(struct gcb__conv *cv, const json_t *root,
     st = line(&o, &l, pos);
   if (st == GCB_OK && o.cut_line)
     st = cut(&o);
-  if (st == GCB_OK && json_array_size(json_object_get(o.doc, "cases")) == 0 &&
-      json_array_size(json_object_get(o.doc, "skipped")) == 0)
+  if (st == GCB_OK && cv->m->ncases == 0 && cv->m->nskips == 0)
     st = gcb__conv_bad_line(cv, number, "no result rows");
-  if (st == GCB_OK)
-    json_object_set_new(json_object_get(o.doc, "run"), "ranks",
-                        json_integer(o.max_ranks));
-  *doc = st == GCB_OK ? o.doc : NULL;
-  if (st != GCB_OK)
-    json_decref(o.doc);
+  gcb__conv_run_set(cv, "ranks", gcb__mvalue_int(o.max_ranks));
   return st;
 }
 

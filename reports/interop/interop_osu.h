@@ -31,7 +31,6 @@ struct gcb__osu_op {
 
 struct gcb__osu {
   struct gcb__conv *cv;
-  json_t *doc;
   char bench[96]; /* "Allreduce Latency", from the title line */
   const struct gcb__osu_op *known; /* NULL: imported figures */
   char type[24];                   /* from "# Datatype: MPI_INT." */

@@ -191,8 +191,7 @@ enum gcb_status gcb__osu_known_row(struct gcb__osu *o, char **tok, double size,
   if (extra == NULL)
     return gcb__conv_nomem(o->cv);
   r.extra = extra;
-  enum gcb_status st =
-      gcb__coll_row_cases(o->cv, o->doc, k->op, &r, n, 0, 0, "OSU -c");
+  enum gcb_status st = gcb__coll_row_cases(o->cv, k->op, &r, n, 0, 0, "OSU -c");
   json_decref(extra);
   return st;
 }

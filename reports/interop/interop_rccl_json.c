@@ -106,8 +106,8 @@ static enum gcb_status read_line(struct gcb__conv *cv, const json_t *o,
 }
 
 /* One line, located as its own JSON text. */
-static enum gcb_status line(struct gcb__conv *cv, json_t *doc, size_t at,
-                            size_t len, int number, long long *gpus) {
+static enum gcb_status line(struct gcb__conv *cv, size_t at, size_t len,
+                            int number, long long *gpus) {
   json_error_t je;
   json_t *o = json_loadb(cv->text + at, len, JSON_REJECT_DUPLICATES, &je);
   if (o == NULL)
@@ -123,21 +123,14 @@ static enum gcb_status line(struct gcb__conv *cv, json_t *doc, size_t at,
   json_decref(o);
   r.line = number;
   if (st == GCB_OK)
-    st = gcb__coll_row_cases(&one, doc, op, &r, *gpus, 0, 0, "rccl-tests -c");
+    st = gcb__coll_row_cases(&one, op, &r, *gpus, 0, 0, "rccl-tests -c");
   cv->items = one.items;
   return st;
 }
 
-static enum gcb_status convert(struct gcb__conv *cv, const json_t *root,
-                               json_t **doc) {
+static enum gcb_status convert(struct gcb__conv *cv, const json_t *root) {
   (void)root;
-  char reason[600];
-  snprintf(reason, sizeof reason, "converted from %s (%s)", cv->format,
-           cv->name);
-  *doc = gcb__conv_doc(gcb__conv_base_name(cv->name), "rccl-tests", "", NULL,
-                       "", "", reason, 0, 0);
-  if (*doc == NULL)
-    return gcb__conv_nomem(cv);
+  gcb__conv_run(cv, "rccl-tests");
   size_t pos = 0;
   int number = 0;
   long long gpus = 0;
@@ -149,11 +142,10 @@ static enum gcb_status convert(struct gcb__conv *cv, const json_t *root,
     while (a < end && isspace((unsigned char)cv->text[a]))
       a++;
     if (a < end)
-      st = line(cv, *doc, a, end - a, number, &gpus);
+      st = line(cv, a, end - a, number, &gpus);
     pos = end + 1;
   }
-  json_object_set_new(json_object_get(*doc, "run"), "ranks",
-                      json_integer(gpus));
+  gcb__conv_run_set(cv, "ranks", gcb__mvalue_int(gpus));
   return st;
 }
 

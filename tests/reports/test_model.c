@@ -844,3 +844,135 @@ Test(model, case_family_is_the_benchmarks_or_the_copys_direction) {
   }
   cr_expect_gt(d2h, 0, "a d2h copy among the fixtures");
 }
+
+/* ---- a converted file's model, built directly -------------------------- */
+
+/* json (an object) as the builder's value, member for member. */
+static struct gcb_mvalue mv_of_json(struct gcb_model *m, const json_t *v) {
+  if (json_is_object(v)) {
+    struct gcb_mvalue o = gcb__mvalue_object();
+    const char *key;
+    json_t *e;
+    json_object_foreach((json_t *)v, key, e) {
+      cr_assert(gcb__mvalue_set(m, &o, key, mv_of_json(m, e)));
+    }
+    return o;
+  }
+  if (json_is_array(v)) {
+    char *text = json_dumps(v, JSON_COMPACT);
+    struct gcb_mvalue a = gcb__mvalue_array(m, text);
+    free(text);
+    return a;
+  }
+  return json_is_string(v)    ? gcb__mvalue_string(m, json_string_value(v))
+         : json_is_integer(v) ? gcb__mvalue_int(json_integer_value(v))
+         : json_is_real(v)    ? gcb__mvalue_real(json_real_value(v))
+         : json_is_boolean(v) ? gcb__mvalue_bool(json_is_true(v))
+                              : gcb__mvalue_null();
+}
+
+/* Whether v's text, and each member's, is what jansson prints of j. */
+static void expect_texts(const struct gcb_mvalue *v, const json_t *j) {
+  char *dump = json_dumps(j, JSON_COMPACT | JSON_ENCODE_ANY);
+  if (!json_is_string(j))
+    cr_expect_str_eq(v->text, dump);
+  free(dump);
+  for (size_t i = 0; v->type == GCB_MV_OBJECT && i < v->n; i++)
+    expect_texts(&v->members[i].value, json_object_get(j, v->members[i].key));
+}
+
+Test(model, a_built_models_values_print_as_jansson_prints_them) {
+  static const char *const values[] = {
+      "{\"id\": \"x.log\", \"command_line\": [\"-b\", 8, 1.5, null], "
+      "\"end_time\": null, \"ranks\": 16, \"ok\": true}",
+      "{\"a\": 0.1, \"b\": 1e20, \"c\": -2.5e-7, \"d\": 3.0, \"e\": -0.0}",
+      "{\"s\": \"q\\\"uote\\\\ \\u00e9 \\u0001\", \"o\": {\"p\": {}, \"q\": "
+      "[]}}",
+      "{}",
+  };
+  for (size_t i = 0; i < sizeof values / sizeof *values; i++) {
+    json_t *j = json_loads(values[i], 0, NULL);
+    cr_assert_not_null(j, "%s", values[i]);
+    struct gcb_model *m = gcb__model_new("x.log");
+    cr_assert_not_null(m);
+    m->run.run = mv_of_json(m, j);
+    m->run.software = gcb__mvalue_object();
+    struct gcb_err err = {0};
+    cr_assert_eq(gcb__model_done(m, &err), GCB_OK);
+    expect_texts(&m->run.run, j);
+    cr_expect_str_eq(m->run.software.text, "{}");
+    cr_expect_eq(m->run.options.type, GCB_MV_ABSENT);
+    gcb_model_free(m);
+    json_decref(j);
+  }
+}
+
+Test(model, a_built_model_is_in_the_order_a_read_document_has) {
+  static const long long order[] = {2, 0, 3, 1};
+  struct gcb_model *m = gcb__model_new("x.log");
+  cr_assert_not_null(m);
+  for (size_t i = 0; i < 4; i++) {
+    struct gcb_model_rank *r = gcb__model_add_rank(m);
+    cr_assert_not_null(r);
+    r->rank = order[i];
+    r->node = order[i] / 2;
+    r->hostname = gcb__model_str(m, order[i] < 2 ? "a" : "b");
+  }
+  for (long long k = 1; k >= 0; k--) {
+    struct gcb_model_node *n = gcb__model_add_node(m);
+    cr_assert_not_null(n);
+    n->index = k;
+    for (long long r = 0; r < 100; r++) /* past the first few growths */
+      cr_assert(gcb__model_node_rank(m, n, 2 * k + r));
+  }
+  struct gcb_model_case *c = gcb__model_add_case(m);
+  cr_assert_not_null(c);
+  c->bench = gcb__model_str(m, "coll");
+  c->params = gcb__mvalue_object();
+  cr_assert(gcb__mvalue_set(m, &c->params, "size", gcb__mvalue_int(1024)));
+  cr_assert(gcb__mvalue_set(m, &c->params, "op", gcb__mvalue_string(m, "x")));
+  cr_assert(
+      gcb__mvalue_set(m, &c->params, "op", gcb__mvalue_string(m, "allreduce")));
+  double *rank = gcb__model_column(m, c, GCB_RC_RANK, 4),
+         *fig = gcb__model_column(m, c, GCB_RC_FIG_MEDIAN, 4);
+  const char **method = gcb__model_text_column(m, c, GCB_RC_METHOD, 4);
+  cr_assert(rank != NULL && fig != NULL && method != NULL);
+  cr_expect_null(gcb__model_column(m, c, GCB_RC_FIG_BEST, 3),
+                 "a column of another length");
+  for (size_t i = 0; i < 4; i++) {
+    rank[i] = (double)order[i];
+    fig[i] = 10.0 * (double)order[i];
+    method[i] = order[i] == 3 ? NULL : gcb__model_str(m, "exact");
+  }
+  cr_assert(gcb__model_add_skip(m, "coll", "a", "why"));
+  cr_assert(gcb__model_add_error(m, -1, "coll", "b", "ETIMEOUT", "cut"));
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb__model_done(m, &err), GCB_OK);
+
+  for (size_t i = 0; i < 4; i++) {
+    cr_expect_eq(m->ranks[i].rank, (long long)i);
+    cr_expect_eq(gcb_model_col_rank(c, i, -1), (long long)i);
+    cr_expect_eq(gcb_model_col(c, GCB_RC_FIG_MEDIAN, i), 10.0 * (double)i);
+    cr_expect_eq(c->ranks.str[GCB_RC_METHOD][i] == NULL, i == 3);
+    cr_expect(isnan(gcb_model_col(c, GCB_RC_FIG_BEST, i)));
+  }
+  cr_expect_str_eq(gcb_model_rank(m, 3)->hostname, "b");
+  cr_expect_eq(m->nodes[0].index, 0);
+  cr_expect_eq(m->nodes[1].nranks, 100);
+  cr_expect_eq(m->nodes[1].ranks[99], 101);
+  cr_expect_eq(c->index, 0);
+  cr_expect_eq(c->kind, GCB_BENCH_COLL);
+  cr_expect_eq(c->size, 1024);
+  cr_expect_str_eq(c->op, "allreduce");
+  cr_expect_str_eq(c->params.text, "{\"size\":1024,\"op\":\"allreduce\"}");
+  cr_expect_str_eq(m->skips[0].reason, "why");
+  cr_expect_str_eq(m->errors[0].message, "cut");
+  cr_expect_eq(m->errors[0].rank, -1);
+
+  /* A parameter set after: the field, the list and its text follow. */
+  cr_assert(gcb__model_param_set(m, c, "path", "NV18"));
+  cr_expect_str_eq(c->path, "NV18");
+  cr_expect_str_eq(c->params.text,
+                   "{\"size\":1024,\"op\":\"allreduce\",\"path\":\"NV18\"}");
+  gcb_model_free(m);
+}
