@@ -15,6 +15,7 @@
 #include "common/status.h"
 #include "reports/document/bench_kind.h"
 #include "reports/document/ranks.h"
+#include "reports/document/stats.h"
 #include "reports/interop/interop_int.h"
 
 /* ---- the conversion context ---------------------------------------------
@@ -336,50 +337,61 @@ static void rank_columns(struct gcb__conv *cv, struct gcb_model_case *c,
     text[i] = gcb__model_str(m, method);
 }
 
-struct spread {
-  double min, median, mean, max, stdev, imbalance;
-  size_t lo, hi;
-};
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-/* Statistics over fig[0..n) (n >= 1); false on ENOMEM. */
-static bool spread_of(const double *fig, size_t n, struct spread *s) {
-  double *sorted = malloc(n * sizeof *sorted), sum = 0, sq = 0, tsum = 0;
+/* The summary of figures fig[0..n) of ranks rank[0..n), or for n 0 of
+ * the one figure fig0 a tool printed; false on ENOMEM. */
+static bool summary_of(const long long *rank, const double *fig, size_t n,
+                       double fig0, struct gcb_model_summary *out) {
+  struct gcb_stats st = {
+      .min = fig0, .median = fig0, .mean = fig0, .max = fig0};
+  double *sorted = malloc((n ? n : 1) * sizeof *sorted), tsum = 0;
+  size_t lo = 0, hi = 0;
   if (sorted == NULL)
     return false;
-  memcpy(sorted, fig, n * sizeof *sorted);
-  qsort(sorted, n, sizeof *sorted, cmp_double);
-  *s = (struct spread){.min = sorted[0], .max = sorted[n - 1]};
-  s->median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+  if (n > 0) {
+    memcpy(sorted, fig, n * sizeof *sorted);
+    gcb_stats_compute(sorted, n, &st);
+  }
   free(sorted);
   for (size_t i = 0; i < n; i++) {
-    sum += fig[i];
     tsum += 1 / fig[i];
-    s->lo = fig[i] < fig[s->lo] ? i : s->lo;
-    s->hi = fig[i] > fig[s->hi] ? i : s->hi;
+    lo = fig[i] < fig[lo] ? i : lo;
+    hi = fig[i] > fig[hi] ? i : hi;
   }
-  s->mean = sum / (double)n;
-  for (size_t i = 0; i < n; i++)
-    sq += (fig[i] - s->mean) * (fig[i] - s->mean);
-  s->stdev = n > 1 ? sqrt(sq / (double)(n - 1)) : 0;
-  /* Times are work / fig: the slowest rank has the lowest figure. */
-  s->imbalance = (1 / s->min - tsum / (double)n) / (1 / s->min);
+  *out = (struct gcb_model_summary){
+      .ranks = (long long)n,
+      .min = st.min,
+      .median = st.median,
+      .mean = st.mean,
+      .max = st.max,
+      .stdev = st.stdev,
+      .min_rank = n ? rank[lo] : -1,
+      .max_rank = n ? rank[hi] : -1,
+      .late_rank = -1,
+      /* Times are work / fig: the slowest rank has the lowest figure. */
+      .imbalance = n ? (1 / st.min - tsum / (double)n) / (1 / st.min) : 0,
+      .time_min = NAN,
+      .time_mean = NAN,
+      .time_max = NAN,
+      .algbw = NAN,
+      .busbw = NAN,
+      .late_mean_s = NAN,
+      .late_max_s = NAN};
   return true;
 }
 
 /* A case of cv->m with what every converted case has, params (stolen)
- * as its params, counted at `line`; NULL with the status in *st. */
+ * as its params, counted at `line`, its summary over fig[0..n) (fig0 for
+ * n 0); NULL with the status in *st. */
 static struct gcb_model_case *
 new_case(struct gcb__conv *cv, enum gcb_bench_kind bench, const char *label,
          json_t *params, const char *unit, double work, const char *counted,
+         const long long *rank, const double *fig, size_t n, double fig0,
          int line, enum gcb_status *st) {
   struct gcb_model *m = cv->m;
   struct gcb_model_case *c = NULL;
-  *st = params == NULL || !utf8(label) || !utf8(unit) || !utf8(counted)
+  struct gcb_model_summary sum;
+  *st = params == NULL || !utf8(label) || !utf8(unit) || !utf8(counted) ||
+                !summary_of(rank, fig, n, fig0, &sum)
             ? gcb__conv_nomem(cv)
             : count(cv, line);
   if (*st == GCB_OK && (c = gcb__model_add_case(m)) == NULL)
@@ -394,6 +406,7 @@ new_case(struct gcb__conv *cv, enum gcb_bench_kind bench, const char *label,
     c->iterations = 1;
     c->warmup = 0;
     c->params = mvalue_of(m, params);
+    c->summary = sum;
     c->validation =
         (struct gcb_model_validation){.present = true, .passed_present = true};
   }
@@ -407,38 +420,20 @@ enum gcb_status gcb__conv_case(struct gcb__conv *cv, enum gcb_bench_kind bench,
                                const double *fig, size_t n, double fig0,
                                const char *method, int line,
                                struct gcb_model_case **out) {
-  struct spread s = {.min = fig0, .median = fig0, .mean = fig0, .max = fig0};
-  bool ok = isfinite(work) && (method == NULL || utf8(method)) &&
-            (n == 0 ? isfinite(fig0) && (fig0 > 0 || (fig0 == 0 && work == 0))
-                    : spread_of(fig, n, &s));
+  bool ok =
+      isfinite(work) && (method == NULL || utf8(method)) &&
+      (n > 0 || (isfinite(fig0) && (fig0 > 0 || (fig0 == 0 && work == 0))));
   for (size_t i = 0; ok && i < n; i++)
     ok = isfinite(fig[i]) && fig[i] > 0 && isfinite(work / (fig[i] * 1e9));
   enum gcb_status st;
-  struct gcb_model_case *c = new_case(cv, bench, label, ok ? params : NULL,
-                                      "GB/s", work, counted, line, &st);
+  struct gcb_model_case *c =
+      new_case(cv, bench, label, ok ? params : NULL, "GB/s", work, counted,
+               rank, fig, n, fig0, line, &st);
   if (!ok)
     json_decref(params);
   if (c == NULL)
     return st;
-  c->summary = (struct gcb_model_summary){.ranks = (long long)n,
-                                          .min = s.min,
-                                          .median = s.median,
-                                          .mean = s.mean,
-                                          .max = s.max,
-                                          .stdev = s.stdev,
-                                          .min_rank = n ? rank[s.lo] : -1,
-                                          .max_rank = n ? rank[s.hi] : -1,
-                                          .late_rank = -1,
-                                          .imbalance = s.imbalance,
-                                          .wrong = 0,
-                                          .checked = method != NULL,
-                                          .time_min = NAN,
-                                          .time_mean = NAN,
-                                          .time_max = NAN,
-                                          .algbw = NAN,
-                                          .busbw = NAN,
-                                          .late_mean_s = NAN,
-                                          .late_max_s = NAN};
+  c->summary.checked = method != NULL;
   c->validation.checked = c->validation.passed = method != NULL;
   rank_columns(cv, c, rank, fig, n, work, method);
   if (out != NULL)
@@ -460,27 +455,8 @@ enum gcb_status gcb__conv_figure(struct gcb__conv *cv, const char *source,
     params = NULL;
   }
   enum gcb_status st;
-  struct gcb_model_case *c = new_case(cv, GCB_BENCH_IMPORTED, label, params,
-                                      unit, 0.0, counted, line, &st);
-  if (c != NULL)
-    c->summary = (struct gcb_model_summary){.ranks = 0,
-                                            .min = value,
-                                            .median = value,
-                                            .mean = value,
-                                            .max = value,
-                                            .stdev = 0.0,
-                                            .min_rank = -1,
-                                            .max_rank = -1,
-                                            .late_rank = -1,
-                                            .imbalance = 0.0,
-                                            .wrong = 0,
-                                            .time_min = NAN,
-                                            .time_mean = NAN,
-                                            .time_max = NAN,
-                                            .algbw = NAN,
-                                            .busbw = NAN,
-                                            .late_mean_s = NAN,
-                                            .late_max_s = NAN};
+  new_case(cv, GCB_BENCH_IMPORTED, label, params, unit, 0.0, counted, NULL,
+           NULL, 0, value, line, &st);
   return st;
 }
 
