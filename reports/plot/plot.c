@@ -59,6 +59,10 @@ size_t gcb__plot_begin(struct gcb__plotter *p, const char *suffix,
   return id;
 }
 
+size_t gcb__plot_group(size_t n) {
+  return n <= GCB__PLOT_ROWS ? 1 : (n + GCB__PLOT_ROWS - 1) / GCB__PLOT_ROWS;
+}
+
 void gcb__plot_size(struct gcb__plotter *p, int width, int height) {
   if (p->png)
     fprintf(p->f,

@@ -4,12 +4,14 @@
  * own device (GEMM, device memory, and the H2D/D2H copies the link rule
  * judges), the mean as a dashed line, and the slow ranks the analysis
  * names (its robust outlier rule) in red. Up to 16 ranks, each bar is
- * labelled with its rank and GPU bus id.
+ * labelled with its rank and GPU bus id; past GCB__PLOT_ROWS ranks a bar
+ * stands for a group of consecutive ranks.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "reports/analysis/analyze_rules.h"
+#include "reports/document/fmtnum.h"
 #include "reports/document/model.h"
 #include "reports/plot/plot_int.h"
 
@@ -32,41 +34,69 @@ static void bar_label(const struct gcb_model *m, long long rank, char *buf,
   gcb__plot_label(raw, buf, size);
 }
 
-/* The plot commands of bar chart `id` over x[0..n) (slow[i]: outlier). */
+/* A data line of a bar chart: "%.10g %.10g %d %s\n", without printf. */
+static void bar_line(FILE *f, double at, double v, bool slow,
+                     const char *label) {
+  char line[2 * GCB_FMTNUM_MAX + 64], *end = gcb__plot_num(line, at);
+  *end++ = ' ';
+  end = gcb__plot_num(end, v);
+  *end++ = ' ';
+  *end++ = slow ? '1' : '0';
+  *end++ = ' ';
+  size_t k = strlen(label);
+  memcpy(end, label, k);
+  end[k] = '\n';
+  fwrite(line, 1, (size_t)(end + k + 1 - line), f);
+}
+
+/* The plot commands of bar chart `id` over x[0..n) (slow[i]: outlier).
+ * A row per gcb__plot_group ranks: the tallest of their bars that are
+ * not slow, which hides the others as drawing them all would; each slow
+ * rank a row of its own, in red on top. */
 static void bars_body(struct gcb__plotter *p, size_t id,
                       const struct gcb_model *m, const struct gcb_model_case *c,
                       const double *x, const bool *slow, size_t n) {
-  size_t nslow = 0;
+  size_t nslow = 0, k = gcb__plot_group(n);
   double sum = 0;
   bool labels = n <= 16;
+  char label[48];
   fprintf(p->f, "$ranks%zu << EOD\n", id);
-  for (size_t i = 0; i < n; i++) {
-    long long rank = gcb_model_col_rank(c, i, (long long)i);
-    char label[48];
-    bar_label(m, rank, label, sizeof label);
-    char line[sizeof label + 64], *at = gcb__plot_int(line, rank);
-    *at++ = ' '; /* "%lld %.10g %d %s\n" */
-    at = gcb__plot_num(at, x[i]);
-    *at++ = ' ';
-    *at++ = slow[i] ? '1' : '0';
-    *at++ = ' ';
-    size_t k = strlen(label);
-    memcpy(at, label, k);
-    at[k] = '\n';
-    fwrite(line, 1, (size_t)(at + k + 1 - line), p->f);
-    sum += x[i];
-    nslow += slow[i];
+  for (size_t i = 0; i < n; i += k) {
+    size_t end = i + k < n ? i + k : n, tallest = end;
+    for (size_t j = i; j < end; j++)
+      if (!slow[j] && (tallest == end || x[j] > x[tallest]))
+        tallest = j;
+    long long first = gcb_model_col_rank(c, i, (long long)i),
+              last = gcb_model_col_rank(c, end - 1, (long long)end - 1);
+    if (k == 1)
+      bar_label(m, first, label, sizeof label);
+    else
+      snprintf(label, sizeof label, "r%lld-%lld", first, last);
+    if (tallest < end)
+      bar_line(p->f, ((double)first + (double)last) / 2, x[tallest], false,
+               label);
+    for (size_t j = i; j < end; j++) {
+      long long rank = gcb_model_col_rank(c, j, (long long)j);
+      if (slow[j]) {
+        if (k > 1)
+          bar_label(m, rank, label, sizeof label);
+        bar_line(p->f, (double)rank, x[j], true, label);
+      }
+      sum += x[j];
+      nslow += slow[j];
+    }
   }
   const char *tics = labels ? ":xtic(4)" : "";
   fprintf(p->f,
           "EOD\nplot $ranks%zu using 1:($3 == 0 ? $2 : NaN)%s with boxes "
           "lc rgb '#4e79a7' title 'rank', \\\n",
           id, tics);
+  /* A bar narrower than a pixel does not show: grouped, a dot does. */
   if (nslow > 0)
     fprintf(p->f,
-            "  $ranks%zu using 1:($3 != 0 ? $2 : NaN)%s with boxes lc rgb "
+            "  $ranks%zu using 1:($3 != 0 ? $2 : NaN)%s with %s lc rgb "
             "'#e15759' title 'outlier (slow rank)', \\\n",
-            id, tics);
+            id, tics, k > 1 ? "points pt 7 ps 0.6" : "boxes");
   char mean[32];
   gcb_view_fmt(sum / (double)n, mean, sizeof mean);
   fprintf(p->f,
@@ -77,7 +107,7 @@ static void bars_body(struct gcb__plotter *p, size_t id,
 /* Per-rank bars of one case, slow ranks (the analysis' rule) in red. */
 static void rank_bars(struct gcb__plotter *p, const struct gcb_model *m,
                       const struct gcb_model_case *c) {
-  size_t n = c->ranks.n;
+  size_t n = c->ranks.n, k = gcb__plot_group(n); /* a bar per k ranks */
   double *x = malloc(n * sizeof *x + 1), median;
   bool *slow = malloc(n * sizeof *slow + 1), any = false;
   p->oom |= x == NULL || slow == NULL;
@@ -95,9 +125,10 @@ static void rank_bars(struct gcb__plotter *p, const struct gcb_model *m,
     size_t id = gcb__plot_begin(p, "ranks", title);
     /* About 16 ticks, whatever the number of ranks. */
     fprintf(p->f,
-            "set boxwidth 0.8\nset xlabel 'rank'\nset ylabel '%s'\n"
+            "set boxwidth %.10g\nset xlabel 'rank'\nset ylabel '%s'\n"
             "set xrange [-0.5:%zu.5]\nset yrange [0:*]\nset xtics %zu%s\n",
-            unit, n - 1, (n + 15) / 16, n <= 16 ? " rotate by -30" : "");
+            k > 1 ? (double)k : 0.8, unit, n - 1, (n + 15) / 16,
+            n <= 16 ? " rotate by -30" : "");
     if (id > 0)
       bars_body(p, id, m, c, x, slow, n);
   }

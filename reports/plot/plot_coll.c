@@ -5,7 +5,8 @@
  * and the in-place runs as four lines. And the per-rank time distribution
  * at the largest size of each sweep: for every rank its fastest, median,
  * 99th-percentile and slowest iteration, and its mean lateness, which
- * shows a straggler (one tall box) or a late rank (one high dot) at once.
+ * shows a straggler (one tall box) or a late rank (one high dot) at once
+ * (past GCB__PLOT_ROWS ranks, for each group of consecutive ranks).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -206,22 +207,46 @@ largest(const struct gcb_model *doc, const struct sweeps *sw, const char *key) {
   return best;
 }
 
+/* The lower (sign -1) or higher (+1) of a and b, NaN only when both
+ * are. */
+static double extreme(double a, double b, int sign) {
+  return isnan(b) || (!isnan(a) && (a - b) * sign >= 0) ? a : b;
+}
+
+/* A row per gcb__plot_group ranks: a group's candlestick spans what its
+ * ranks' would (the lowest median to the highest p99, the fastest to the
+ * slowest iteration), its dot the latest of them. */
 static void times_body(struct gcb__plotter *p, size_t id,
                        const struct gcb_model_case *c) {
+  static const struct {
+    enum gcb_rank_col col;
+    int sign;
+  } cols[] = {{GCB_RC_TIME_MIN, -1},
+              {GCB_RC_TIME_MEDIAN, -1},
+              {GCB_RC_TIME_P99, 1},
+              {GCB_RC_TIME_MAX, 1},
+              {GCB_RC_LATE_MEAN, 1}};
+  size_t n = c->ranks.n, k = gcb__plot_group(n);
   bool late = false;
   fprintf(p->f, "$t%zu << EOD\n", id);
-  for (size_t i = 0; i < c->ranks.n; i++) {
-    double l = gcb_model_col(c, GCB_RC_LATE_MEAN, i);
-    late |= !isnan(l);
-    const double v[] = {gcb_model_col(c, GCB_RC_TIME_MIN, i) * 1e6,
-                        gcb_model_col(c, GCB_RC_TIME_MEDIAN, i) * 1e6,
-                        gcb_model_col(c, GCB_RC_TIME_P99, i) * 1e6,
-                        gcb_model_col(c, GCB_RC_TIME_MAX, i) * 1e6, l * 1e6};
-    char line[8 * GCB_FMTNUM_MAX]; /* "%lld %.10g x5\n", without printf */
-    char *at = gcb__plot_int(line, gcb_model_col_rank(c, i, (long long)i));
-    for (size_t k = 0; k < sizeof v / sizeof *v; k++) {
+  for (size_t i = 0; i < n; i += k) {
+    size_t end = i + k < n ? i + k : n;
+    double v[sizeof cols / sizeof *cols];
+    for (size_t f = 0; f < sizeof cols / sizeof *cols; f++) {
+      v[f] = NAN;
+      for (size_t j = i; j < end; j++)
+        v[f] = extreme(v[f], gcb_model_col(c, cols[f].col, j), cols[f].sign);
+      v[f] *= 1e6;
+    }
+    late |= !isnan(v[4]);
+    double x = ((double)gcb_model_col_rank(c, i, (long long)i) +
+                (double)gcb_model_col_rank(c, end - 1, (long long)end - 1)) /
+               2;
+    char line[8 * GCB_FMTNUM_MAX]; /* "%.10g x6\n", without printf */
+    char *at = gcb__plot_num(line, x);
+    for (size_t f = 0; f < sizeof v / sizeof *v; f++) {
       *at++ = ' ';
-      at = gcb__plot_num(at, v[k]);
+      at = gcb__plot_num(at, v[f]);
     }
     *at++ = '\n';
     fwrite(line, 1, (size_t)(at - line), p->f);
@@ -255,10 +280,10 @@ static void times_plot(struct gcb__plotter *p, const struct gcb_model *doc,
   if (id == 0)
     return;
   fprintf(p->f,
-          "set style fill empty\nset boxwidth 0.6\nset xlabel 'rank'\n"
+          "set style fill empty\nset boxwidth %.10g\nset xlabel 'rank'\n"
           "set ylabel 'microseconds'\nset xrange [-0.5:%zu.5]\n"
           "set yrange [0:*]\nset xtics %zu\n",
-          n - 1, (n + 15) / 16);
+          0.6 * (double)gcb__plot_group(n), n - 1, (n + 15) / 16);
   times_body(p, id, c);
 }
 

@@ -41,6 +41,17 @@ size_t gcb__plot_begin(struct gcb__plotter *p, const char *suffix,
 char *gcb__plot_num(char *at, double x);
 char *gcb__plot_int(char *at, long long v);
 
+/* The most rows a per-rank plot draws: a plot 720 pixels wide shows no
+ * more, and gnuplot's time grows with the rows (at 16,384 ranks it was a
+ * third of a report's CPU time). */
+#define GCB__PLOT_ROWS 1024
+
+/* Ranks per row of a per-rank plot of n ranks: 1 up to GCB__PLOT_ROWS,
+ * else the fewest consecutive ranks per row that keep the rows within
+ * it; each row then draws what its ranks drawn one by one would show
+ * (plot_bars.c, plot_coll.c). */
+size_t gcb__plot_group(size_t n);
+
 /* Sets the terminal's size for the plots that follow (width, height in
  * SVG pixels; 0, 0: the default, 720 x 360, which every plot but a
  * taller one that restores it afterwards uses). */

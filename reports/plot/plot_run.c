@@ -9,11 +9,11 @@
  * plots it writes cannot be redirected by a planted symlink; the drawn
  * plots are then renamed into DIR, and its output goes to DIR/gnuplot.log,
  * kept only when it fails. DIR/plots.gp is still written (safely,
- * common/outfile.h) for a person to rerun. A large script (16,384 ranks:
- * 13 plots, 5.7 MB) is shared out among a gnuplot per CPU, its plots'
- * sections by their bytes, each gnuplot with the script's first lines and
- * its own sections: the same plots, drawn side by side. Any failure to
- * plot is a one-line note, never an error: the tables are the report.
+ * common/outfile.h) for a person to rerun. A large script (a megabyte or
+ * more: dozens of per-rank plots) is shared out among a gnuplot per CPU, its
+ * plots' sections by their bytes, each gnuplot with the script's first lines
+ * and its own sections: the same plots, drawn side by side. Any failure to plot
+ * is a one-line note, never an error: the tables are the report.
  */
 /* posix_spawn_file_actions_addfchdir_np: glibc 2.29+. */
 #define _GNU_SOURCE

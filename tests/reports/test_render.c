@@ -504,14 +504,14 @@ Test(render, a_failed_gnuplot_leaves_no_stale_plot_behind, .init = make_plotdir,
   fixture_free(&fx);
 }
 
-/* A script of a megabyte or more (here 16 per-GPU bar plots of 4096 ranks)
+/* A script of a megabyte or more (here 64 per-GPU bar plots of 1024 ranks)
  * is shared out among a gnuplot per CPU: each gets the script's first
  * lines and whole plot sections, and every plot is drawn by exactly one. */
 Test(render, a_large_plot_script_is_shared_among_gnuplots, .init = make_plotdir,
      .fini = remove_plotdir) {
   if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
     cr_skip_test("one CPU: one gnuplot draws everything");
-  enum { RANKS = 4096, CASES = 16 };
+  enum { RANKS = 1024, CASES = 64 };
   json_t *doc = fx_doc(RANKS, RANKS / 8, 16, "Test CPU");
   for (int k = 0; k < CASES; k++) {
     const double figs[] = {100, 101};
@@ -572,6 +572,98 @@ Test(render, a_large_plot_script_is_shared_among_gnuplots, .init = make_plotdir,
   gcb_plots_free(&plots);
   fx_doc_free(&d);
   json_decref(doc);
+}
+
+/* The plot script of one case over `ranks` ranks, rank r's figure
+ * fig(r); the caller frees it. */
+static char *plot_script_of(const char *bench, const char *label,
+                            const char *params, int ranks,
+                            double (*fig)(int rank)) {
+  json_t *doc = fx_doc(ranks, ranks / 8, 16, "Test CPU");
+  const double figs[] = {100, 101};
+  json_t *c = fx_case(bench, label, params, "GB/s", figs, 2, 0.01, NULL);
+  json_t *per = json_array();
+  for (int r = 0; r < ranks; r++)
+    json_array_append_new(per, fx_rank_entry(r, fig(r), 0.01, 0));
+  json_object_set_new(c, "per_rank", per);
+  fx_add_case(doc, c);
+  struct gcb_doc d = fx_doc_of("big.json", doc);
+  struct gcb_thresholds th;
+  gcb_thresholds_default(&th);
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream(&buf, &len);
+  struct gcb_plots plots = {0};
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_plot_script(m, &d, 1, &th, false, &plots, &err), GCB_OK,
+               "%s", err.msg);
+  fclose(m);
+  gcb_plots_free(&plots);
+  fx_doc_free(&d);
+  json_decref(doc);
+  return buf;
+}
+
+/* The data lines of datablock `name` in script s. */
+static size_t datablock_lines(const char *s, const char *name) {
+  char head[64];
+  snprintf(head, sizeof head, "%s << EOD\n", name);
+  const char *at = strstr(s, head), *end = at ? strstr(at, "\nEOD\n") : NULL;
+  size_t n = 0;
+  if (end == NULL)
+    return 0;
+  for (const char *p = at + strlen(head); p <= end; p = strchr(p, '\n') + 1)
+    n++;
+  return n;
+}
+
+static double one_slow_gpu(int rank) {
+  return rank == 1234 ? 50 : 100 + rank % 7;
+}
+
+/* Past 1024 ranks a bar stands for a group of consecutive ranks at the
+ * tallest of their bars, as drawing them all would look, and a slow rank
+ * still has its own row, drawn as a dot: a bar narrower than a pixel
+ * would not show it. */
+Test(render, a_bar_plot_of_many_ranks_draws_groups_and_every_slow_rank) {
+  char *s = plot_script_of("gemm", "fp32 1024", "{\"dtype\": \"fp32\"}", 4096,
+                           one_slow_gpu);
+  cr_expect_not_null(strstr(s, "set boxwidth 4\n"), "%.600s", s);
+  cr_expect_eq(datablock_lines(s, "$ranks1"), 1024 + 1);
+  cr_expect_not_null(strstr(s, "\n1.5 103 0 r0-3\n"));
+  cr_expect_not_null(strstr(s, "\n1233.5 103 0 r1232-1235\n"));
+  cr_expect_not_null(strstr(s, "\n1234 50 1 r1234"));
+  cr_expect_not_null(strstr(s, "with points pt 7 ps 0.6 lc rgb '#e15759' "
+                               "title 'outlier (slow rank)'"));
+  free(s);
+}
+
+static double two_speeds(int rank) {
+  return rank % 2 ? 50 : 100;
+}
+
+/* Up to 1024 ranks a bar per rank, as always. */
+Test(render, a_bar_plot_of_up_to_1024_ranks_draws_every_rank) {
+  char *s = plot_script_of("gemm", "fp32 1024", "{\"dtype\": \"fp32\"}", 1024,
+                           one_slow_gpu);
+  cr_expect_not_null(strstr(s, "set boxwidth 0.8\n"));
+  cr_expect_eq(datablock_lines(s, "$ranks1"), 1024);
+  cr_expect_not_null(strstr(s, "\n3 103 0 r3"));
+  free(s);
+}
+
+/* A group's candlestick spans its ranks' (fastest iteration, lowest
+ * median, highest p99, slowest iteration): here a fast and a slow rank
+ * in each group of two. */
+Test(render, a_time_plot_of_many_ranks_spans_each_group) {
+  char *s = plot_script_of("coll", "allreduce float sum 1MB",
+                           "{\"op\": \"allreduce\", \"size\": 1048576, "
+                           "\"type\": \"float\", \"redop\": \"sum\"}",
+                           2048, two_speeds);
+  cr_expect_not_null(strstr(s, "set boxwidth 1.2\n"), "%.2000s", s);
+  cr_expect_eq(datablock_lines(s, "$t2"), 1024, "%.2000s", s);
+  cr_expect_not_null(strstr(s, "\n0.5 9900 10000 20200 20200 "), "%.2000s", s);
+  free(s);
 }
 
 Test(render, sweeps_with_nothing_to_draw_get_no_plot) {
