@@ -1,10 +1,9 @@
 /*
  * The parts every converter shares: the conversion context (locations,
- * typed getters, the limit on what one file may build) and the pieces of
- * a converted results document (skeleton, ranks, nodes, cases, imported
- * figures, skipped and error entries), and the join of a converted
- * document to the topology a gcbench document recorded for the same
- * machine.
+ * typed getters, the limit on what one file may build), the parts of a
+ * converted file's model (its run, nodes, ranks, cases, imported figures,
+ * skipped and error entries) and the join of that model to the topology a
+ * gcbench document recorded for the same machine.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -18,8 +17,7 @@
 #include "reports/document/stats.h"
 #include "reports/interop/interop_int.h"
 
-/* ---- the conversion context ---------------------------------------------
- */
+/* ---- the conversion context -------------------------------------------- */
 
 void gcb__conv_enter(struct gcb__conv *cv, const char *key, size_t index) {
   if (cv->depth < GCB__CONV_DEPTH)
