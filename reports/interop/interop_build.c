@@ -281,7 +281,7 @@ static struct gcb_mvalue mvalue_of(struct gcb_model *m, const json_t *v) {
   }
   if (json_is_array(v)) {
     char *text = json_dumps(v, JSON_COMPACT);
-    struct gcb_mvalue a = gcb__mvalue_array(m, text != NULL ? text : "[]");
+    struct gcb_mvalue a = gcb__mvalue_array(m, text);
     free(text);
     return a;
   }

@@ -261,8 +261,9 @@ Test(render, input_text_comes_out_inert_in_every_format) {
   json_decref(doc);
 }
 
-Test(render, plot_labels_cannot_inject_gnuplot_commands) {
-  json_t *doc = hostile_doc();
+/* The plot script of doc (taken), and how many plots it draws; the
+ * caller frees it. */
+static char *plot_script_of_doc(json_t *doc, size_t *nplots) {
   struct gcb_doc d = fx_doc_of("x.json", doc);
   struct gcb_thresholds th;
   gcb_thresholds_default(&th);
@@ -271,8 +272,19 @@ Test(render, plot_labels_cannot_inject_gnuplot_commands) {
   FILE *m = open_memstream(&buf, &len);
   struct gcb_plots plots = {0};
   struct gcb_err err = {0};
-  cr_assert_eq(gcb_plot_script(m, &d, 1, &th, false, &plots, &err), GCB_OK);
+  cr_assert_eq(gcb_plot_script(m, &d, 1, &th, false, &plots, &err), GCB_OK,
+               "%s", err.msg);
   fclose(m);
+  if (nplots != NULL)
+    *nplots = plots.n;
+  gcb_plots_free(&plots);
+  fx_doc_free(&d);
+  json_decref(doc);
+  return buf;
+}
+
+Test(render, plot_labels_cannot_inject_gnuplot_commands) {
+  char *buf = plot_script_of_doc(hostile_doc(), NULL);
   /* Every quoted string in the script holds only the safe characters. */
   for (const char *q = strchr(buf, '\''); q != NULL; q = strchr(q + 1, '\'')) {
     const char *end = strchr(q + 1, '\'');
@@ -286,10 +298,7 @@ Test(render, plot_labels_cannot_inject_gnuplot_commands) {
   cr_expect_not_null(
       strstr(buf, "set title 'gemm: =cmd?? /C calc??A0 ?q?,?b??id??x'"), "%s",
       buf);
-  gcb_plots_free(&plots);
   free(buf);
-  fx_doc_free(&d);
-  json_decref(doc);
 }
 
 /* What an escaper writes for a string. */
@@ -587,21 +596,7 @@ static char *plot_script_of(const char *bench, const char *label,
     json_array_append_new(per, fx_rank_entry(r, fig(r), 0.01, 0));
   json_object_set_new(c, "per_rank", per);
   fx_add_case(doc, c);
-  struct gcb_doc d = fx_doc_of("big.json", doc);
-  struct gcb_thresholds th;
-  gcb_thresholds_default(&th);
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *m = open_memstream(&buf, &len);
-  struct gcb_plots plots = {0};
-  struct gcb_err err = {0};
-  cr_assert_eq(gcb_plot_script(m, &d, 1, &th, false, &plots, &err), GCB_OK,
-               "%s", err.msg);
-  fclose(m);
-  gcb_plots_free(&plots);
-  fx_doc_free(&d);
-  json_decref(doc);
-  return buf;
+  return plot_script_of_doc(doc, NULL);
 }
 
 /* The data lines of datablock `name` in script s. */
@@ -672,21 +667,9 @@ Test(render, sweeps_with_nothing_to_draw_get_no_plot) {
   json_t *c = fx_case("coll", "barrier", "{\"op\": \"barrier\", \"size\": 0}",
                       "GB/s", figs, 2, 0.01, NULL);
   fx_add_case(doc, c);
-  struct gcb_doc d = fx_doc_of("x.json", doc);
-  struct gcb_thresholds th;
-  gcb_thresholds_default(&th);
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *m = open_memstream(&buf, &len);
-  struct gcb_plots plots = {0};
-  struct gcb_err err = {0};
-  cr_assert_eq(gcb_plot_script(m, &d, 1, &th, false, &plots, &err), GCB_OK);
-  fclose(m);
-  cr_expect_eq(plots.n, 0);
-  gcb_plots_free(&plots);
-  free(buf);
-  fx_doc_free(&d);
-  json_decref(doc);
+  size_t nplots;
+  free(plot_script_of_doc(doc, &nplots));
+  cr_expect_eq(nplots, 0);
 }
 
 /* A component family the report has no measurement of (a "-" cell of the
