@@ -1,7 +1,7 @@
 /*
  * nccl-tests and rccl-tests results into gcbench's coll layout, for every
- * input of these tools (logs, -J JSON, rccl-tests JSON lines): the
- * document skeleton and device list of a log, the rows of a test, which
+ * input of these tools (logs, -J JSON, rccl-tests JSON lines): the run
+ * and device list of a log, the rows of a test, which
  * operation a test ran where the file does not say, and the cases, the
  * Avg bus bandwidth figure and the notes each test becomes.
  */
@@ -18,7 +18,7 @@
 
 /* ---- one row's cases ---------------------------------------------------- */
 
-/* A finite x, else NAN (jansson refused to hold one that is not). */
+/* A finite x, else NAN (a summary's "not printed"). */
 static double finite(double x) {
   return isfinite(x) ? x : NAN;
 }
