@@ -81,6 +81,19 @@ static long long int_or(const json_t *o, const char *key, long long def) {
 
 /* ---- free-form values --------------------------------------------------- */
 
+char *gcb__json_text(const json_t *v) {
+  const size_t flags = JSON_COMPACT | JSON_ENCODE_ANY;
+  size_t n = json_dumpb(v, NULL, 0, flags); /* 0: an error (ENOMEM) */
+  char *text = n > 0 ? malloc(n + 1) : NULL;
+  if (text != NULL && json_dumpb(v, text, n, flags) != n) {
+    free(text);
+    text = NULL;
+  }
+  if (text != NULL)
+    text[n] = '\0';
+  return text;
+}
+
 static void mvalue_of(struct gcb__model_arena *a, const json_t *v,
                       struct gcb_mvalue *out);
 
@@ -122,7 +135,7 @@ static void mvalue_of(struct gcb__model_arena *a, const json_t *v,
     return;
   }
   /* The text a message quotes, as compare's notes always printed it. */
-  out->text = arena_keep(a, json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY));
+  out->text = arena_keep(a, gcb__json_text(v));
   if (json_is_object(v))
     mvalue_object(a, v, out);
 }
@@ -1286,8 +1299,7 @@ static void mv_render(struct gcb__model_arena *a, struct gcb_mvalue *v) {
       v->type == GCB_MV_ARRAY)
     return;
   json_t *j = mv_json(v);
-  v->text = arena_keep(
-      a, j != NULL ? json_dumps(j, JSON_COMPACT | JSON_ENCODE_ANY) : NULL);
+  v->text = arena_keep(a, j != NULL ? gcb__json_text(j) : NULL);
   json_decref(j);
   for (size_t i = 0; i < v->n; i++)
     mv_render(a, &v->members[i].value);

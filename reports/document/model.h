@@ -486,8 +486,15 @@ struct gcb_model *gcb__model_new(const char *name);
 /* A copy of s the model owns (NULL stays NULL; "" on ENOMEM). */
 const char *gcb__model_str(struct gcb_model *m, const char *s);
 
+/* v's compact JSON text (JSON_COMPACT | JSON_ENCODE_ANY, as json_dumps
+ * gives it), NULL on ENOMEM; free it. Not json_dumps itself: jansson 2.14
+ * ignores a failure to write an object's key, so json_dumps can return a
+ * garbled text when memory runs out; this writes into a buffer of its
+ * own, which cannot fail half way. */
+char *gcb__json_text(const struct json_t *v);
+
 /* Free-form scalars, an empty object, and an array given as its compact
- * JSON text (json_dumps's, which is what the model keeps of one). */
+ * JSON text (gcb__json_text's, which is what the model keeps of one). */
 struct gcb_mvalue gcb__mvalue_null(void);
 struct gcb_mvalue gcb__mvalue_bool(bool b);
 struct gcb_mvalue gcb__mvalue_int(long long i);

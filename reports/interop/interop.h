@@ -10,9 +10,9 @@
  *
  * A converted file becomes the typed model of a results document
  * (reports/document/model.h), as gcbench's own documents do, so every
- * rule, table, plot and renderer sees it like any other. Problems in an input are GCB_EINPUT with
- * "FILE:LINE[:COLUMN]: format: problem"; a file no row recognises gets
- * one line naming the formats tried and why each did not fit.
+ * rule, table, plot and renderer sees it like any other. Problems in an input
+ * are GCB_EINPUT with "FILE:LINE[:COLUMN]: format: problem"; a file no row
+ * recognises gets one line naming the formats tried and why each did not fit.
  */
 #ifndef GCB_INTEROP_H
 #define GCB_INTEROP_H
@@ -62,10 +62,10 @@ enum gcb_format gcb_interop_detect(const char *text, size_t len);
  * format it has. A foreign file is converted; where it names GPUs by PCI
  * bus id, the topology of the matching node of one of the documents in
  * `known` (their models: same host name, or holding every one of those
- * bus ids) is copied into its model, so P2P pairs and copies are judged against what the links
- * should carry. On success *model is the file's typed model, which the
- * caller frees (gcb_model_free) before *res: gcbench's own document it
- * was built from, NULL for another tool's file, whose model holds all it
+ * bus ids) is copied into its model, so P2P pairs and copies are judged against
+ * what the links should carry. On success *model is the file's typed model,
+ * which the caller frees (gcb_model_free) before *res: gcbench's own document
+ * it was built from, NULL for another tool's file, whose model holds all it
  * says. *format (may be NULL) says what the file was. GCB_EINPUT with
  * "FILE:LINE[:COLUMN]: format: problem" (a text over the limits above
  * included), GCB_EIO, GCB_ENOMEM.

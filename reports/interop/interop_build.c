@@ -280,7 +280,7 @@ static struct gcb_mvalue mvalue_of(struct gcb_model *m, const json_t *v) {
     return o;
   }
   if (json_is_array(v)) {
-    char *text = json_dumps(v, JSON_COMPACT);
+    char *text = gcb__json_text(v);
     struct gcb_mvalue a = gcb__mvalue_array(m, text);
     free(text);
     return a;
@@ -412,6 +412,16 @@ new_case(struct gcb__conv *cv, enum gcb_bench_kind bench, const char *label,
   return c;
 }
 
+json_t *gcb__conv_param(json_t *params, const char *key, json_t *value) {
+  if (params == NULL)
+    json_decref(value);
+  else if (json_object_set_new(params, key, value) != 0) { /* value taken */
+    json_decref(params);
+    params = NULL;
+  }
+  return params;
+}
+
 enum gcb_status gcb__conv_case(struct gcb__conv *cv, enum gcb_bench_kind bench,
                                const char *label, json_t *params, double work,
                                const char *counted, const long long *rank,
@@ -446,8 +456,8 @@ enum gcb_status gcb__conv_figure(struct gcb__conv *cv, const char *source,
   char counted[160];
   snprintf(counted, sizeof counted, "as %s printed it", source);
   if (params != NULL && isfinite(value) && utf8(source) && utf8(name)) {
-    json_object_set_new(params, "source", json_string(source));
-    json_object_set_new(params, "name", json_string(name));
+    params = gcb__conv_param(params, "source", json_string(source));
+    params = gcb__conv_param(params, "name", json_string(name));
   } else {
     json_decref(params);
     params = NULL;

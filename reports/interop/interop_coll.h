@@ -58,10 +58,12 @@ struct gcb__coll_log {
 /* Starts x and cv's run (its tool from the text). */
 void gcb__coll_log_begin(struct gcb__coll_log *x, struct gcb__conv *cv);
 
-/* A rank of the device list (once per rank, however often listed). */
-void gcb__coll_add_rank(struct gcb__coll_log *x, long long rank,
-                        const char *host, long long pid, const char *gpu,
-                        const char *bus, long long device);
+/* A rank of the device list (once per rank, however often listed);
+ * GCB_ENOMEM (said) or GCB_OK. */
+enum gcb_status gcb__coll_add_rank(struct gcb__coll_log *x, long long rank,
+                                   const char *host, long long pid,
+                                   const char *gpu, const char *bus,
+                                   long long device);
 
 /* Reads a row's tokens in table t's layout; NULL, or what is wrong. */
 const char *gcb__coll_row_read(const struct gcb__coll_table *t, char **tok,

@@ -35,11 +35,13 @@ static enum gcb_status half_case(struct gcb__conv *cv, const char *op,
                 "root", (json_int_t)r->root, "inplace", (int)h);
   /* gcbench's coll names the communicator too (the whole world: these
    * tools split none), so that compare pairs a tool's row with gcbench's */
-  if (params != NULL && r->extra != NULL)
-    json_object_update(params, (json_t *)r->extra);
-  else if (params != NULL && ranks > 0) {
-    json_object_set_new(params, "split", json_string("none"));
-    json_object_set_new(params, "comm_size", json_integer(ranks));
+  if (params != NULL && r->extra != NULL &&
+      json_object_update(params, (json_t *)r->extra) != 0) {
+    json_decref(params);
+    params = NULL;
+  } else if (r->extra == NULL && ranks > 0) {
+    params = gcb__conv_param(params, "split", json_string("none"));
+    params = gcb__conv_param(params, "comm_size", json_integer(ranks));
   }
   struct gcb_model_case *c;
   enum gcb_status st =
@@ -121,25 +123,26 @@ void gcb__coll_log_begin(struct gcb__coll_log *x, struct gcb__conv *cv) {
   gcb__conv_run(cv, x->rccl ? "rccl-tests" : "nccl-tests");
 }
 
-void gcb__coll_add_rank(struct gcb__coll_log *x, long long rank,
-                        const char *host, long long pid, const char *gpu,
-                        const char *bus, long long device) {
+enum gcb_status gcb__coll_add_rank(struct gcb__coll_log *x, long long rank,
+                                   const char *host, long long pid,
+                                   const char *gpu, const char *bus,
+                                   long long device) {
   if ((size_t)rank >= x->nseen) {
     size_t n = (size_t)rank + 64;
     unsigned char *grown = realloc(x->seen, n);
     if (grown == NULL)
-      return;
+      return gcb__conv_nomem(x->cv);
     memset(grown + x->nseen, 0, n - x->nseen);
     x->seen = grown;
     x->nseen = n;
   }
   if (x->seen[rank])
-    return;
+    return GCB_OK;
   x->seen[rank] = 1;
   x->max_rank = rank > x->max_rank ? rank : x->max_rank;
   long long k = gcb__conv_node(x->cv, host);
-  if (k >= 0)
-    gcb__conv_rank(x->cv, rank, k, host, pid, gpu, bus, device);
+  return k >= 0 ? gcb__conv_rank(x->cv, rank, k, host, pid, gpu, bus, device)
+                : gcb__conv_nomem(x->cv);
 }
 
 /* ---- rows --------------------------------------------------------------- */

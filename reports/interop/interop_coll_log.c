@@ -98,7 +98,8 @@ static bool read_header(char **tok, size_t n, struct gcb__coll_table *t) {
 }
 
 /* "#  Rank  3 Group  0 Pid  6902 on host device  3 [0000:0c:00] NAME". */
-static void device_line(struct gcb__coll_log *x, char **tok, size_t n) {
+static enum gcb_status device_line(struct gcb__coll_log *x, char **tok,
+                                   size_t n) {
   long long rank = -1, pid = 0, dev = -1;
   const char *host = "unknown", *bus = "";
   size_t i = 0, name = n;
@@ -119,7 +120,7 @@ static void device_line(struct gcb__coll_log *x, char **tok, size_t n) {
     }
   }
   if (rank < 0 || rank > 1 << 20)
-    return;
+    return GCB_OK;
   char gpu[128] = "", canon[32] = "", raw[40];
   for (size_t k = name; k < n; k++)
     snprintf(gpu + strlen(gpu), sizeof gpu - strlen(gpu), "%s%s",
@@ -128,7 +129,7 @@ static void device_line(struct gcb__coll_log *x, char **tok, size_t n) {
            bus + (bus[0] == '['));
   if (strchr(raw, ':') == NULL || !gcb_busid_canon(raw, canon, sizeof canon))
     canon[0] = '\0'; /* "[0x00]": the bus number alone says nothing */
-  gcb__coll_add_rank(x, rank, host, pid, gpu, canon, dev);
+  return gcb__coll_add_rank(x, rank, host, pid, gpu, canon, dev);
 }
 
 /* "nThread 1 nGpus 8 ... warmup iters: 5 iters: 20 ... validation: 1". */
@@ -208,7 +209,7 @@ static enum gcb_status other_line(struct gcb__coll_log *x,
     x->next_op[0] = '\0';
     x->table = t;
   } else if (n > i + 1 && strcmp(tok[i], "Rank") == 0)
-    device_line(x, tok, n);
+    st = device_line(x, tok, n);
   else if (n > i + 1 && strcmp(tok[i], "nThread") == 0)
     threads_line(x, tok, n);
   else if (n >= 3 && i == 1 && x->table.started)

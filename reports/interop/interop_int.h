@@ -207,6 +207,11 @@ enum gcb_status gcb__conv_rank(struct gcb__conv *cv, long long rank,
                                const char *gpu_name, const char *bus_id,
                                long long gpu_index);
 
+/* params with member key set to value (both stolen): params, or NULL
+ * when params is NULL or memory ran out (gcb__conv_case then fails as
+ * out of memory, as it does for params NULL). */
+json_t *gcb__conv_param(json_t *params, const char *key, json_t *value);
+
 /*
  * A case of cv->m of benchmark kind `bench` in GB/s whose per-rank figures
  * fig[i] were measured by ranks rank[i], each the rate of moving `work`

@@ -211,7 +211,7 @@ static void command_line(struct gcb__conv *cv, const json_t *args) {
     if (json_is_string(a))
       json_array_append(line, (json_t *)a);
   }
-  char *text = json_dumps(line, JSON_COMPACT);
+  char *text = gcb__json_text(line);
   gcb__conv_run_set(cv, "command_line", gcb__mvalue_array(cv->m, text));
   free(text);
   json_decref(line);

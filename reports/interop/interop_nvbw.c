@@ -232,12 +232,12 @@ static enum gcb_status pcie(struct gcb__nvbw *x, size_t t, const char *name,
 static json_t *pair_params(struct gcb__nvbw *x, size_t t, const char *name,
                            size_t a, size_t b) {
   json_t *p = params(t, name);
-  json_object_set_new(p, "src", json_integer((json_int_t)a));
-  json_object_set_new(p, "dst", json_integer((json_int_t)b));
+  p = gcb__conv_param(p, "src", json_integer((json_int_t)a));
+  p = gcb__conv_param(p, "dst", json_integer((json_int_t)b));
   if (a < x->ngpus && x->gpu[a].bus[0])
-    json_object_set_new(p, "src_bus_id", json_string(x->gpu[a].bus));
+    p = gcb__conv_param(p, "src_bus_id", json_string(x->gpu[a].bus));
   if (b < x->ngpus && x->gpu[b].bus[0])
-    json_object_set_new(p, "dst_bus_id", json_string(x->gpu[b].bus));
+    p = gcb__conv_param(p, "dst_bus_id", json_string(x->gpu[b].bus));
   return p;
 }
 

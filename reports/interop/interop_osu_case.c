@@ -132,15 +132,13 @@ static json_t *layout_params(const struct gcb__osu *o, long long n) {
                         full                  ? "osu-full"
                         : k == GCB__OSU_MULTI ? "osu-multi"
                                               : "osu");
-  if (p == NULL)
-    return NULL;
   if (n > 0)
-    json_object_set_new(p, "comm_size", json_integer(n));
+    p = gcb__conv_param(p, "comm_size", json_integer(n));
   if (k != GCB__OSU_COLL)
-    json_object_set_new(p, "average",
+    p = gcb__conv_param(p, "average",
                         json_integer(k == GCB__OSU_MULTI ? 4 : 0));
   if (o->window > 0 && o->window != 64)
-    json_object_set_new(p, "window", json_integer(o->window));
+    p = gcb__conv_param(p, "window", json_integer(o->window));
   return p;
 }
 
