@@ -155,11 +155,6 @@ static void case_findings(struct suite *s, const struct gcb_report *rep,
     fputs("</failure>\n", s->f);
 }
 
-/* "gcbench.<bench>" for a case, error or skipped entry. */
-static void class_name(const char *bench, char *buf, size_t size) {
-  snprintf(buf, size, "gcbench.%s", bench);
-}
-
 static void status_test(struct suite *s, const struct gcb_report *rep,
                         size_t d) {
   const char *status = rep->docs[d].model->run.status;
@@ -240,7 +235,7 @@ static void case_tests(struct suite *s, const struct gcb_report *rep,
     const struct gcb_model_case *e = &m->cases[i];
     char cls[96], name[224];
     const char *title = titles[i].title;
-    class_name(e->bench, cls, sizeof cls);
+    gcb__join(cls, sizeof cls, "gcbench.", e->bench, (const char *)NULL);
     int n = snprintf(name, sizeof name, "%s", e->label);
     if (dup[i] > 0 && n > 0 && (size_t)n < sizeof name)
       n += snprintf(name + n, sizeof name - (size_t)n, " #%zu", dup[i] + 1);
@@ -260,7 +255,7 @@ static void unrun_tests(struct suite *s, const struct gcb_model *m) {
   char cls[96];
   for (size_t i = 0; i < m->nerrors; i++) {
     const struct gcb_model_error *e = &m->errors[i];
-    class_name(e->bench, cls, sizeof cls);
+    gcb__join(cls, sizeof cls, "gcbench.", e->bench, (const char *)NULL);
     open_test(s, cls, e->label);
     s->errors++;
     child(s, "error", e->status, e->message, "");
@@ -268,7 +263,7 @@ static void unrun_tests(struct suite *s, const struct gcb_model *m) {
   }
   for (size_t i = 0; i < m->nskips; i++) {
     const struct gcb_model_skip *e = &m->skips[i];
-    class_name(e->bench, cls, sizeof cls);
+    gcb__join(cls, sizeof cls, "gcbench.", e->bench, (const char *)NULL);
     skipped_test(s, cls, e->label, e->reason);
   }
 }

@@ -1149,21 +1149,15 @@ static void fill(struct gcb__tb *b, char **r, const struct gcb_model_case *c,
 static void sweep_table(struct gcb__tb *b, size_t d,
                         const struct gcb_model_case *first, const char *key,
                         size_t index) {
-  static const char *const h[] = {"size (B)",      "count (elements)",
-                                  "type",          "redop",
-                                  "root",          "time (us)",
-                                  "ranks (us)",    "algbw (GB/s)",
-                                  "busbw (GB/s)",  "#wrong",
-                                  "time (us)",     "ranks (us)",
-                                  "algbw (GB/s)",  "busbw (GB/s)",
-                                  "#wrong",        "latest rank",
-                                  "lateness (us)", NULL};
-  /* A note column only where the analysis marked a row. */
-  const char *hs[sizeof h / sizeof *h + 1];
-  memcpy(hs, h, sizeof h);
+  /* A note column after the rest only where the analysis marked a row. */
+  const char *h[19] = {
+      "size (B)",     "count (elements)", "type",       "redop",
+      "root",         "time (us)",        "ranks (us)", "algbw (GB/s)",
+      "busbw (GB/s)", "#wrong",           "time (us)",  "ranks (us)",
+      "algbw (GB/s)", "busbw (GB/s)",     "#wrong",     "latest rank",
+      "lateness (us)"};
   bool marks = sweep_marked(b, d, key);
-  hs[17] = marks ? "note" : NULL;
-  hs[18] = NULL;
+  h[17] = marks ? "note" : NULL;
   char id[32], title[320], k[512];
   const struct gcb_model *m = model_of(b, d);
   snprintf(id, sizeof id, "coll-%zu", index + 1);
@@ -1173,7 +1167,7 @@ static void sweep_table(struct gcb__tb *b, size_t d,
       marks ? INTRO "; \xe2\x96\xb2 marks a row far off its neighbours' "
                     "log-log trend or its latency floor (see findings)"
             : INTRO,
-      hs);
+      h);
   double *sizes = malloc(4096 * sizeof *sizes);
   b->oom |= sizes == NULL;
   for (size_t i = 0; t != NULL && sizes != NULL && i < m->ncases; i++) {
@@ -1233,7 +1227,9 @@ static void coll_tables(struct gcb__tb *b) {
 
 #define MAX_MATRIX 64
 
-static const char *const schedules[] = {"alone", "together", "nodepairs"};
+const char *const gcb__netmap_schedules[] = {"alone", "together", "nodepairs",
+                                             NULL};
+
 /* One matrix: `lat` picks latency (seconds) over bandwidth (GB/s). */
 static void netmap_matrix(struct gcb__tb *b, size_t d, const char *schedule,
                           const struct gcb_netmap *m, bool lat) {
@@ -1344,17 +1340,17 @@ bool gcb__netmap_home(const struct gcb_netmap *m, size_t doc,
 
 static void netmap_tables(struct gcb__tb *b) {
   for (size_t d = 0; d < b->rep->ndocs; d++)
-    for (size_t s = 0; s < sizeof schedules / sizeof *schedules; s++) {
+    for (const char *const *s = gcb__netmap_schedules; *s != NULL; s++) {
       struct gcb_netmap m;
-      if (!gcb_netmap_read_model(model_of(b, d), schedules[s], &m))
+      if (!gcb_netmap_read_model(model_of(b, d), *s, &m))
         continue;
       if (m.n <= MAX_MATRIX) {
-        netmap_matrix(b, d, schedules[s], &m, false);
+        netmap_matrix(b, d, *s, &m, false);
         if (!m.by_node) /* node pairs: bandwidth only */
-          netmap_matrix(b, d, schedules[s], &m, true);
+          netmap_matrix(b, d, *s, &m, true);
       }
       if (m.nodes >= 2)
-        netmap_nodes_table(b, d, schedules[s], &m);
+        netmap_nodes_table(b, d, *s, &m);
       gcb_netmap_free(&m);
     }
 }

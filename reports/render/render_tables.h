@@ -16,6 +16,10 @@
  * matrix, nodes and links; the first the reports show. */
 void gcb__verdict_tables(struct gcb__tb *b);
 
+/* The netmap benchmark's schedules, in the order the report shows their
+ * maps, NULL-terminated (render_tables.c). */
+extern const char *const gcb__netmap_schedules[];
+
 /* The id of the section a network map's heatmap goes in (its bandwidth
  * matrix, or its per-node table when the matrix is too big to be a
  * table); false when it has neither (render_tables.c). */
