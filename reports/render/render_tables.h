@@ -1,8 +1,9 @@
 /*
  * Internal to reports/render: the table builder (table_build.h) and the
- * two hooks between the report's tables (render_tables.c) and their
+ * hooks between the report's tables (render_tables.c) and their
  * neighbours: the verdict's tables, which the report opens with, and the
- * section a network map's heatmap goes in (render_svg_netmap.c).
+ * network map's schedules and the section each map's heatmap goes in
+ * (render_svg_netmap.c).
  */
 #ifndef GCB_RENDER_TABLES_H
 #define GCB_RENDER_TABLES_H
