@@ -435,13 +435,6 @@ static bool column_of(const struct gcb_model *m, const struct gcb_model_case *c,
   return true;
 }
 
-/* Of two cases for one column, the one to show: the most work per
- * operation (the largest GEMM, the largest copy). */
-static bool better(const struct gcb_model_case *a,
-                   const struct gcb_model_case *b) {
-  return b == NULL || a->work_per_op > b->work_per_op;
-}
-
 /* membw shows one kernel: triad when the run has it, else the first. */
 static bool wanted(const struct gcol *cols, size_t n, const char *name) {
   if (strncmp(name, "membw ", 6) != 0)
@@ -482,7 +475,10 @@ static size_t gpu_columns(const struct gcb_report *rep, struct gcol *cols) {
         cols[k].first[d] = c;
       else if (!same_shape(c, cols[k].first[d]))
         cols[k].shapes[d]++;
-      if (better(c, cols[k].cases[d]))
+      /* the case shown: the most work per operation (the largest GEMM,
+       * the largest copy) */
+      if (cols[k].cases[d] == NULL ||
+          c->work_per_op > cols[k].cases[d]->work_per_op)
         cols[k].cases[d] = c;
     }
   }
