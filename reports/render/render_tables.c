@@ -848,16 +848,6 @@ static void ranks_table(struct gcb__tb *b) {
   }
 }
 
-static void validation_text(struct gcb__tb *b, char **r, size_t col,
-                            const struct gcb_model_case *c) {
-  if (c->validation.wrong > 0)
-    gcb__cell(b, r, col, "FAIL (%lld wrong)", c->validation.wrong);
-  else if (!c->validation.checked)
-    gcb__cell(b, r, col, "not validated");
-  else
-    gcb__cell(b, r, col, "ok");
-}
-
 /* The median of the ranks' times (the time each figure comes from). */
 static double rank_time_median(const struct gcb_model_case *c) {
   double *t = malloc(c->ranks.n * sizeof *t + 1), m = NAN;
@@ -931,7 +921,11 @@ static void cases_table(struct gcb__tb *b) {
       gcb__cell_num(b, r, 8, v.stdev * k);
       gcb__cell_pct(b, r, 9, v.mean > 0 ? v.stdev / v.mean : NAN, false);
       gcb__cell_pct(b, r, 10, s->imbalance, false);
-      validation_text(b, r, 11, c);
+      if (c->validation.wrong > 0)
+        gcb__cell(b, r, 11, "FAIL (%lld wrong)", c->validation.wrong);
+      else
+        gcb__cell(b, r, 11, "%s",
+                  c->validation.checked ? "ok" : "not validated");
     }
   }
 }
