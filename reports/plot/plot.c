@@ -79,17 +79,15 @@ void gcb__plot_size(struct gcb__plotter *p, int width, int height) {
 
 /* ---- the script --------------------------------------------------------- */
 
-static const struct {
-  const char *name;
-  void (*plot)(struct gcb__plotter *p, const struct gcb_doc *docs,
-               size_t ndocs);
-} kinds[] = {
-    {"per-GPU bars", gcb__plot_rank_bars},
-    {"bandwidth vs message size", gcb__plot_bandwidth},
-    {"per-rank time of a collective", gcb__plot_rank_times},
-    {"P2P heatmap", gcb__plot_p2p},
-    {"training-pattern breakdown", gcb__plot_patterns},
-    {"burn-in timeline", gcb__plot_burn},
+/* The plot kinds, in the order of their plots. */
+static void (*const kinds[])(struct gcb__plotter *p, const struct gcb_doc *docs,
+                             size_t ndocs) = {
+    gcb__plot_rank_bars,  /* per-GPU bars */
+    gcb__plot_bandwidth,  /* bandwidth vs message size */
+    gcb__plot_rank_times, /* per-rank time of a collective */
+    gcb__plot_p2p,        /* P2P heatmaps */
+    gcb__plot_patterns,   /* training-pattern breakdown */
+    gcb__plot_burn,       /* burn-in timeline */
 };
 
 enum gcb_status gcb_plot_script(FILE *script, const struct gcb_doc *docs,
@@ -103,7 +101,7 @@ enum gcb_status gcb_plot_script(FILE *script, const struct gcb_doc *docs,
           GCB_PLOT_SCRIPT);
   gcb__plot_size(&p, 0, 0);
   for (size_t k = 0; k < sizeof kinds / sizeof *kinds && !p.oom; k++)
-    kinds[k].plot(&p, docs, ndocs);
+    kinds[k](&p, docs, ndocs);
   if (p.oom)
     return gcb_err_set(err, GCB_ENOMEM, "plots: out of memory");
   return GCB_OK;

@@ -29,8 +29,9 @@ struct suite {
   bool oom; /* a fill ran out of memory */
 };
 
-static void open_timed(struct suite *s, const char *cls, const char *name,
-                       double time_s) {
+/* <testcase> with the time it judged (0: none, or unknown). */
+static void open_test(struct suite *s, const char *cls, const char *name,
+                      double time_s) {
   s->tests++;
   gcb__xml(s->f, "    <testcase classname=\"", cls, "\" name=\"");
   gcb_escape_xml(s->f, name);
@@ -41,10 +42,6 @@ static void open_timed(struct suite *s, const char *cls, const char *name,
   fputs("\" time=\"", s->f);
   fputs(text, s->f);
   fputs("\">\n", s->f);
-}
-
-static void open_test(struct suite *s, const char *cls, const char *name) {
-  open_timed(s, cls, name, 0);
 }
 
 static void child(struct suite *s, const char *tag, const char *type,
@@ -64,7 +61,7 @@ static void close_test(struct suite *s) {
  * the reason, neither a pass nor a failure. */
 static void skipped_test(struct suite *s, const char *cls, const char *name,
                          const char *message) {
-  open_test(s, cls, name);
+  open_test(s, cls, name, 0);
   s->skipped++;
   gcb__xml(s->f, "      <skipped message=\"", message, "\"/>\n");
   close_test(s);
@@ -155,17 +152,12 @@ static void case_findings(struct suite *s, const struct gcb_report *rep,
     fputs("</failure>\n", s->f);
 }
 
-/* "gcbench.<bench>" for a case, error or skipped entry. */
-static void class_name(const char *bench, char *buf, size_t size) {
-  snprintf(buf, size, "gcbench.%s", bench);
-}
-
 static void status_test(struct suite *s, const struct gcb_report *rep,
                         size_t d) {
   const char *status = rep->docs[d].model->run.status;
   char name[320];
   snprintf(name, sizeof name, "run %zu status (%s)", d + 1, rep->docs[d].name);
-  open_test(s, "gcbench.run", name);
+  open_test(s, "gcbench.run", name, 0);
   if (gcb_view_status_failed(status)) {
     s->failures++;
     child(s, "failure", GCB_KIND(RUN_STATUS)->name, status,
@@ -240,13 +232,13 @@ static void case_tests(struct suite *s, const struct gcb_report *rep,
     const struct gcb_model_case *e = &m->cases[i];
     char cls[96], name[224];
     const char *title = titles[i].title;
-    class_name(e->bench, cls, sizeof cls);
+    gcb__join(cls, sizeof cls, "gcbench.", e->bench, (const char *)NULL);
     int n = snprintf(name, sizeof name, "%s", e->label);
     if (dup[i] > 0 && n > 0 && (size_t)n < sizeof name)
       n += snprintf(name + n, sizeof name - (size_t)n, " #%zu", dup[i] + 1);
     if (rep->ndocs > 1 && n > 0 && (size_t)n < sizeof name)
       snprintf(name + n, sizeof name - (size_t)n, " (run %zu)", d + 1);
-    open_timed(s, cls, name, case_time(e));
+    open_test(s, cls, name, case_time(e));
     case_findings(s, rep, cf, (int)d, title);
     close_test(s);
   }
@@ -260,15 +252,15 @@ static void unrun_tests(struct suite *s, const struct gcb_model *m) {
   char cls[96];
   for (size_t i = 0; i < m->nerrors; i++) {
     const struct gcb_model_error *e = &m->errors[i];
-    class_name(e->bench, cls, sizeof cls);
-    open_test(s, cls, e->label);
+    gcb__join(cls, sizeof cls, "gcbench.", e->bench, (const char *)NULL);
+    open_test(s, cls, e->label, 0);
     s->errors++;
     child(s, "error", e->status, e->message, "");
     close_test(s);
   }
   for (size_t i = 0; i < m->nskips; i++) {
     const struct gcb_model_skip *e = &m->skips[i];
-    class_name(e->bench, cls, sizeof cls);
+    gcb__join(cls, sizeof cls, "gcbench.", e->bench, (const char *)NULL);
     skipped_test(s, cls, e->label, e->reason);
   }
 }
@@ -293,7 +285,7 @@ static void component_test(struct suite *s, const char *cls, const char *name,
                            enum gcb_cell state, const char *figure,
                            const struct gcb_root_cause *rc, double time_s) {
   char out[640];
-  open_timed(s, cls, name, time_s);
+  open_test(s, cls, name, time_s);
   if (state == GCB_CELL_FAIL) {
     s->failures++;
     child(s, "failure", gcb_family_name(rc->family), rc->summary,
@@ -392,7 +384,7 @@ static void criteria_suite(struct suite *s, const struct gcb_report *rep) {
                    "n/a: the run did not measure it (built-in expectations)");
       continue;
     }
-    open_test(s, "gcbench.criteria", cr->checks[i].name);
+    open_test(s, "gcbench.criteria", cr->checks[i].name, 0);
     if (gcb_check_outcome(cr, res) == GCB_CHECK_FAIL) {
       s->failures++;
       fprintf(s->f, "      <failure type=\"%s\" message=\"",
@@ -420,7 +412,7 @@ static void baseline_suite(struct suite *s, const struct gcb_report *rep) {
       continue;
     char name[224], msg[160];
     snprintf(name, sizeof name, "%s %s", d->title, d->metric);
-    open_test(s, "gcbench.baseline", name);
+    open_test(s, "gcbench.baseline", name, 0);
     if (d->verdict == GCB_VERDICT_REGRESSION) {
       s->failures++;
       snprintf(msg, sizeof msg, "%+.1f%% (threshold %.1f%%, noise %.1f%%)",

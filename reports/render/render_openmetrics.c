@@ -124,12 +124,20 @@ static void param_labels(struct gcb__om_sample *s,
  * or one of the collective or case-level figures. */
 enum kind { K_RANKS, K_P2P, K_COLL, K_COLL_LATE, K_WRONG, K_IMBALANCE };
 
-struct family {
+struct family { /* K_RANKS, K_P2P */
   char name[GCB_OM_NAME_MAX];
   enum kind kind;
-  size_t at; /* case-level: its figure's offset in struct gcb_model_summary */
-  const char *bench, *unit; /* K_RANKS, K_P2P: the cases it takes */
-  struct gcb__om_unit u;    /* K_RANKS, K_P2P: the name's unit */
+  const char *bench, *unit; /* the cases it takes */
+  struct gcb__om_unit u;    /* the name's unit */
+};
+
+/* A case-level family (the others): its figure is a member of the case's
+ * summary, at offset `at`. */
+struct fixed {
+  const char *name;
+  enum kind kind;
+  size_t at;
+  const char *suffix, *help;
 };
 
 /* A case of a per-bench family: which family, which document, which case. */
@@ -224,8 +232,8 @@ static void rank_samples(FILE *out, const struct gcb_report *rep, size_t d,
   param_texts_free(&params);
 }
 
-/* Whether a case-level (fixed) family takes case c. */
-static bool takes(const struct family *f, const struct gcb_model_case *c) {
+/* Whether a case-level family takes case c. */
+static bool takes(const struct fixed *f, const struct gcb_model_case *c) {
   switch (f->kind) {
   case K_WRONG: /* only where values were checked: 0 means correct */
     return c->validation.checked;
@@ -237,7 +245,7 @@ static bool takes(const struct family *f, const struct gcb_model_case *c) {
 }
 
 static void case_sample(FILE *out, size_t d, const struct gcb_model_case *c,
-                        const struct family *f, struct gcb__om_set *series) {
+                        const struct fixed *f, struct gcb__om_set *series) {
   double x = *(const double *)((const char *)&c->summary + f->at);
   if (isnan(x))
     return;
@@ -307,7 +315,7 @@ static void bench_body(FILE *out, const struct gcb_report *rep,
 }
 
 static void fixed_body(FILE *out, const struct gcb_report *rep,
-                       const struct family *f, struct gcb__om_set *series) {
+                       const struct fixed *f, struct gcb__om_set *series) {
   for (size_t d = 0; d < rep->ndocs; d++) {
     const struct gcb_model *m = rep->docs[d].model;
     for (size_t i = 0; i < m->ncases; i++)
@@ -425,50 +433,21 @@ static bool any_coll(const struct gcb_report *rep) {
   return false;
 }
 
-/* A case-level family's figure: a member of the case's summary. */
 #define AT(member) offsetof(struct gcb_model_summary, member)
 
-static const struct {
-  struct family f;
-  const char *help;
-  bool collective;
-} fixed[] = {
-    {{.name = "gcbench_coll_busbw_gbps",
-      .kind = K_COLL,
-      .at = AT(busbw),
-      .u = {"gbps", 1}},
-     "collective bus bandwidth (nccl-tests busbw), GB/s = 1e9 B/s",
-     true},
-    {{.name = "gcbench_coll_algbw_gbps",
-      .kind = K_COLL,
-      .at = AT(algbw),
-      .u = {"gbps", 1}},
-     "collective algorithm bandwidth (size / time), GB/s",
-     true},
-    {{.name = "gcbench_coll_time_seconds",
-      .kind = K_COLL,
-      .at = AT(time_mean),
-      .u = {"seconds", 1}},
-     "collective time: mean over ranks of each rank's mean (nccl-tests)",
-     true},
-    {{.name = "gcbench_coll_late_seconds",
-      .kind = K_COLL_LATE,
-      .at = AT(late_mean_s),
-      .u = {"seconds", 1}},
-     "mean arrival lateness of the latest rank at the collective",
-     true},
-    {{.name = "gcbench_case_wrong_values",
-      .kind = K_WRONG,
-      .at = AT(wrong),
-      .u = {"", 1}},
-     "wrong values found by validation, summed over ranks",
-     false},
-    {{.name = "gcbench_case_imbalance_ratio",
-      .kind = K_IMBALANCE,
-      .at = AT(imbalance),
-      .u = {"ratio", 1}},
-     "(max - mean) / max of the ranks' times (IPM)",
-     false},
+static const struct fixed fixed[] = {
+    {"gcbench_coll_busbw_gbps", K_COLL, AT(busbw), "gbps",
+     "collective bus bandwidth (nccl-tests busbw), GB/s = 1e9 B/s"},
+    {"gcbench_coll_algbw_gbps", K_COLL, AT(algbw), "gbps",
+     "collective algorithm bandwidth (size / time), GB/s"},
+    {"gcbench_coll_time_seconds", K_COLL, AT(time_mean), "seconds",
+     "collective time: mean over ranks of each rank's mean (nccl-tests)"},
+    {"gcbench_coll_late_seconds", K_COLL_LATE, AT(late_mean_s), "seconds",
+     "mean arrival lateness of the latest rank at the collective"},
+    {"gcbench_case_wrong_values", K_WRONG, AT(wrong), "",
+     "wrong values found by validation, summed over ranks"},
+    {"gcbench_case_imbalance_ratio", K_IMBALANCE, AT(imbalance), "ratio",
+     "(max - mean) / max of the ranks' times (IPM)"},
 };
 
 #define NFIXED (sizeof fixed / sizeof *fixed)
@@ -480,7 +459,7 @@ static void take_fixed_names(struct om *om) {
   for (size_t i = 0; i < 3; i++)
     gcb__om_set_put(&om->names, run_level[i], 0);
   for (size_t i = 0; i < NFIXED; i++)
-    gcb__om_set_put(&om->names, fixed[i].f.name, 0);
+    gcb__om_set_put(&om->names, fixed[i].name, 0);
 }
 
 static void bench_help(const struct family *f, char *help, size_t size) {
@@ -514,10 +493,10 @@ static bool write_families(FILE *out, const struct gcb_report *rep,
   }
   bool colls = any_coll(rep);
   for (size_t i = 0; i < NFIXED; i++) {
-    if (fixed[i].collective && !colls)
+    if ((fixed[i].kind == K_COLL || fixed[i].kind == K_COLL_LATE) && !colls)
       continue;
-    family_head(out, fixed[i].f.name, fixed[i].help, fixed[i].f.u.suffix);
-    fixed_body(out, rep, &fixed[i].f, &series);
+    family_head(out, fixed[i].name, fixed[i].help, fixed[i].suffix);
+    fixed_body(out, rep, &fixed[i], &series);
     oom |= series.oom;
     gcb__om_set_free(&series);
   }

@@ -34,8 +34,6 @@
 #define LEGEND_W 230
 #define LEGEND_H 236
 
-static const char *const schedules[] = {"alone", "together", "nodepairs"};
-
 /* One heatmap: its rows (units: ranks, or nodes), values, marks and
  * geometry. */
 struct heat {
@@ -340,13 +338,6 @@ static void colour(const struct heat *h, double x, char *buf, size_t size) {
   snprintf(buf, size, "#%02x%02x%02x", rgb[0], rgb[1], rgb[2]);
 }
 
-static void figure(const struct heat *h, double x, char *buf, size_t size) {
-  if (!isfinite(x))
-    snprintf(buf, size, "not measured");
-  else
-    snprintf(buf, size, "%.3g %s", x * h->factor, h->unit);
-}
-
 static const char *host_of(const struct heat *h, int u) {
   const char *s = h->m->host[h->unit_rank[u]];
   return s ? s : "";
@@ -387,7 +378,6 @@ static void cell(FILE *out, const struct heat *h, int u, int w, double x,
   if (st >= GCB_CELL_WARN)
     fprintf(out, " stroke=\"%s\" stroke-width=\"%.1f\"", gcb__svg_stroke(st),
             h->c >= 16 ? 3.0 : 1.5);
-  figure(h, v, fig, sizeof fig);
   if (h->k > TITLES_UP_TO) {
     fputs("/>\n", out);
     return;
@@ -402,7 +392,11 @@ static void cell(FILE *out, const struct heat *h, int u, int w, double x,
     fprintf(out, ") \xe2\x86\x92 rank %d (", h->unit_rank[w]);
     gcb__xml(out, "", host_of(h, w), ")");
   }
-  fprintf(out, ": %s%s%s</title></rect>\n", fig, st ? ", " : "",
+  if (isfinite(v))
+    fprintf(out, ": %.3g %s", v * h->factor, h->unit);
+  else
+    fputs(": not measured", out);
+  fprintf(out, "%s%s</title></rect>\n", st ? ", " : "",
           st ? gcb_cell_name(st) : "");
   if (h->c >= 34 && isfinite(v)) {
     snprintf(fig, sizeof fig, "%.3g", v * h->factor);
@@ -506,18 +500,18 @@ static enum gcb_status draw(FILE *out, const struct gcb_report *rep,
               standalone ? "" : " style=\"width:auto;max-width:100%\"");
     double y = 0;
     for (size_t d = 0; d < rep->ndocs; d++)
-      for (size_t s = 0; s < sizeof schedules / sizeof *schedules; s++) {
+      for (const char *const *s = gcb__netmap_schedules; *s != NULL; s++) {
         struct gcb_netmap m;
         char id[64];
-        if (!gcb_netmap_read_model(rep->docs[d].model, schedules[s], &m))
+        if (!gcb_netmap_read_model(rep->docs[d].model, *s, &m))
           continue;
-        bool here = home == NULL ||
-                    (gcb__netmap_home(&m, d, schedules[s], id, sizeof id) &&
-                     strcmp(id, home) == 0);
+        bool here =
+            home == NULL || (gcb__netmap_home(&m, d, *s, id, sizeof id) &&
+                             strcmp(id, home) == 0);
         /* Node pairs have bandwidth only. */
         for (int lat = 0; here && lat < (m.by_node ? 1 : 2) && !oom; lat++) {
           struct heat h;
-          int ready = heat_open(&h, &m, d, schedules[s], lat, rep, dx);
+          int ready = heat_open(&h, &m, d, *s, lat, rep, dx);
           oom = ready < 0;
           if (ready > 0 && h.vmax > 0) {
             if (pass == 1)
@@ -550,9 +544,9 @@ static enum gcb_status draw(FILE *out, const struct gcb_report *rep,
 
 bool gcb_svg_netmap_any(const struct gcb_report *rep) {
   for (size_t d = 0; d < rep->ndocs; d++)
-    for (size_t s = 0; s < sizeof schedules / sizeof *schedules; s++) {
+    for (const char *const *s = gcb__netmap_schedules; *s != NULL; s++) {
       struct gcb_netmap m;
-      if (gcb_netmap_read_model(rep->docs[d].model, schedules[s], &m)) {
+      if (gcb_netmap_read_model(rep->docs[d].model, *s, &m)) {
         gcb_netmap_free(&m);
         return true;
       }

@@ -29,17 +29,23 @@ static const struct gcb_model *model_of(const struct gcb__tb *b, size_t d) {
   return b->rep->docs[d].model;
 }
 
-/* 1 when the report covers several documents (tables then start with a
- * "run" column), else 0: the offset of the first data column. Tables pass
- * their headers from h + 1 - run_col(b) to drop the "run" header. */
+/* 1 when the report covers several documents (tables of per-document
+ * rows then start with a "run" column), else 0. Such tables pass their
+ * headers from h + 1 - run_col(b) to drop the "run" header. */
 static size_t run_col(const struct gcb__tb *b) {
   return b->rep->ndocs > 1 ? 1 : 0;
 }
 
-/* The run number (d + 1) in column 0 when there is a run column. */
-static void cell_run(struct gcb__tb *b, char **r, size_t d) {
-  if (run_col(b))
-    gcb__cell(b, r, 0, "%zu", d + 1);
+/* A new row of document d: its run number (d + 1) in the run column when
+ * there is one, and the row returned past it, so that columns count from
+ * the first data column. */
+static char **doc_row(struct gcb__tb *b, struct gcb_rtable *t, const char *cls,
+                      size_t d) {
+  char **r = gcb__table_row(b, t, cls);
+  if (r == NULL || !run_col(b))
+    return r;
+  gcb__cell(b, r, 0, "%zu", d + 1);
+  return r + 1;
 }
 
 /* "-" for an unknown (negative) index, else the number. */
@@ -429,13 +435,6 @@ static bool column_of(const struct gcb_model *m, const struct gcb_model_case *c,
   return true;
 }
 
-/* Of two cases for one column, the one to show: the most work per
- * operation (the largest GEMM, the largest copy). */
-static bool better(const struct gcb_model_case *a,
-                   const struct gcb_model_case *b) {
-  return b == NULL || a->work_per_op > b->work_per_op;
-}
-
 /* membw shows one kernel: triad when the run has it, else the first. */
 static bool wanted(const struct gcol *cols, size_t n, const char *name) {
   if (strncmp(name, "membw ", 6) != 0)
@@ -476,7 +475,10 @@ static size_t gpu_columns(const struct gcb_report *rep, struct gcol *cols) {
         cols[k].first[d] = c;
       else if (!same_shape(c, cols[k].first[d]))
         cols[k].shapes[d]++;
-      if (better(c, cols[k].cases[d]))
+      /* the case shown: the most work per operation (the largest GEMM,
+       * the largest copy) */
+      if (cols[k].cases[d] == NULL ||
+          c->work_per_op > cols[k].cases[d]->work_per_op)
         cols[k].cases[d] = c;
     }
   }
@@ -595,28 +597,26 @@ static void gpu_row(const struct gtab *x, const struct grow *g) {
   struct gcb__tb *b = x->b;
   const char *cls;
   size_t nf = tallies_get(x->tally, g->node, g->gpu, &cls);
-  size_t o = run_col(b);
-  char **r = gcb__table_row(b, x->t, cls);
+  char **r = doc_row(b, x->t, cls, g->doc);
   char ranks[64];
   gcb_view_ranges(g->ranks, g->nranks, ranks, sizeof ranks);
-  cell_run(b, r, g->doc);
-  gcb__cell(b, r, o + 0, "%lld", g->node);
-  gcb__cell(b, r, o + 1, "%s", g->host);
-  cell_id(b, r, o + 2, g->gpu);
-  gcb__cell(b, r, o + 3, "%s", g->bus[0] ? g->bus : "-");
-  cell_id(b, r, o + 4, g->numa);
-  gcb__cell(b, r, o + 5, "%s", g->model[0] ? g->model : "-");
-  gcb__cell(b, r, o + 6, "%s", g->nranks ? ranks : "idle");
+  gcb__cell(b, r, 0, "%lld", g->node);
+  gcb__cell(b, r, 1, "%s", g->host);
+  cell_id(b, r, 2, g->gpu);
+  gcb__cell(b, r, 3, "%s", g->bus[0] ? g->bus : "-");
+  cell_id(b, r, 4, g->numa);
+  gcb__cell(b, r, 5, "%s", g->model[0] ? g->model : "-");
+  gcb__cell(b, r, 6, "%s", g->nranks ? ranks : "idle");
   for (size_t k = 0; k < x->ncols; k++) {
     const struct gcol *col = &x->cols[k];
     const struct gcb_model_case *c = g->doc < 8 ? col->cases[g->doc] : NULL;
     double v = c && g->nranks ? rank_figure(c, g->ranks[0]) : NAN;
     if (col->best && c != NULL && g->nranks)
-      best_cell(b, r, o + 7 + k, col, x->dc, g->ranks[0]);
+      best_cell(b, r, 7 + k, col, x->dc, g->ranks[0]);
     else
-      gcb__cell_num(b, r, o + 7 + k, v * col->scale);
+      gcb__cell_num(b, r, 7 + k, v * col->scale);
   }
-  size_t at = o + 7 + x->ncols;
+  size_t at = 7 + x->ncols;
   if (x->telemetry && g->nranks)
     telemetry_cell(b, r, at, x->dc, g->ranks[0]);
   else if (x->telemetry)
@@ -798,21 +798,20 @@ static void ranks_row(struct gcb__tb *b, struct gcb_rtable *t, size_t d,
   struct gcb_place p;
   const char *cls;
   gcb_model_place(model_of(b, d), rank, &p);
-  size_t nf = tallies_get(tally, rank, 0, &cls), o = run_col(b);
-  char **r = gcb__table_row(b, t, cls);
-  cell_run(b, r, d);
-  gcb__cell(b, r, o + 0, "%lld", p.node);
-  gcb__cell(b, r, o + 1, "%s", p.hostname);
-  gcb__cell(b, r, o + 2, "%lld", rank);
-  cell_id(b, r, o + 3, p.gpu);
-  gcb__cell(b, r, o + 4, "%s", p.bus_id[0] ? p.bus_id : "-");
-  cell_id(b, r, o + 5, p.numa);
+  size_t nf = tallies_get(tally, rank, 0, &cls);
+  char **r = doc_row(b, t, cls, d);
+  gcb__cell(b, r, 0, "%lld", p.node);
+  gcb__cell(b, r, 1, "%s", p.hostname);
+  gcb__cell(b, r, 2, "%lld", rank);
+  cell_id(b, r, 3, p.gpu);
+  gcb__cell(b, r, 4, "%s", p.bus_id[0] ? p.bus_id : "-");
+  cell_id(b, r, 5, p.numa);
   for (size_t k = 0; k < ncols; k++) {
     double x = cols[k].doc == d ? rank_figure(cols[k].c, rank) : NAN;
-    gcb__cell_num(b, r, o + 6 + k, x * cols[k].scale);
+    gcb__cell_num(b, r, 6 + k, x * cols[k].scale);
   }
-  gcb__cell(b, r, o + 6 + ncols, "%zu", slowest);
-  gcb__cell(b, r, o + 7 + ncols, "%zu", nf);
+  gcb__cell(b, r, 6 + ncols, "%zu", slowest);
+  gcb__cell(b, r, 7 + ncols, "%zu", nf);
 }
 
 static void ranks_table(struct gcb__tb *b) {
@@ -847,16 +846,6 @@ static void ranks_table(struct gcb__tb *b) {
     free(slow);
     tallies_free(&tally);
   }
-}
-
-static void validation_text(struct gcb__tb *b, char **r, size_t col,
-                            const struct gcb_model_case *c) {
-  if (c->validation.wrong > 0)
-    gcb__cell(b, r, col, "FAIL (%lld wrong)", c->validation.wrong);
-  else if (!c->validation.checked)
-    gcb__cell(b, r, col, "not validated");
-  else
-    gcb__cell(b, r, col, "ok");
 }
 
 /* The median of the ranks' times (the time each figure comes from). */
@@ -907,34 +896,36 @@ static void cases_table(struct gcb__tb *b) {
       "run", "case",      "unit",       "ranks",    "median",
       "min", "min rank",  "max",        "max rank", "stdev",
       "CV",  "imbalance", "validation", NULL};
-  size_t o = run_col(b);
   struct gcb_rtable *t = gcb__table_new(
       b, "cases", "Cases", "figures over ranks, each rank at its median time",
-      h + (1 - o));
+      h + (1 - run_col(b)));
   for (size_t d = 0; t != NULL && d < b->rep->ndocs; d++) {
     const struct gcb_model *m = model_of(b, d);
     for (size_t i = 0; i < m->ncases; i++) {
       const struct gcb_model_case *c = &m->cases[i];
       const struct gcb_model_summary *s = &c->summary;
-      char **r = gcb__table_row(b, t, s->wrong > 0 ? "fail" : NULL);
+      char **r = doc_row(b, t, s->wrong > 0 ? "fail" : NULL, d);
       char title[160];
       gcb_model_case_title(c, title, sizeof title);
       struct gcb_model_summary v;
       const char *unit, *in_unit = case_spread(c, &v);
       double k = gcb_unit_scale(fabs(v.median), in_unit, &unit);
-      cell_run(b, r, d);
-      gcb__cell(b, r, o + 0, "%s", title);
-      gcb__cell(b, r, o + 1, "%s", unit);
-      gcb__cell(b, r, o + 2, "%lld", s->ranks >= 0 ? s->ranks : 0);
-      gcb__cell_num(b, r, o + 3, v.median * k);
-      gcb__cell_num(b, r, o + 4, v.min * k);
-      gcb__cell(b, r, o + 5, "%lld", v.min_rank);
-      gcb__cell_num(b, r, o + 6, v.max * k);
-      gcb__cell(b, r, o + 7, "%lld", v.max_rank);
-      gcb__cell_num(b, r, o + 8, v.stdev * k);
-      gcb__cell_pct(b, r, o + 9, v.mean > 0 ? v.stdev / v.mean : NAN, false);
-      gcb__cell_pct(b, r, o + 10, s->imbalance, false);
-      validation_text(b, r, o + 11, c);
+      gcb__cell(b, r, 0, "%s", title);
+      gcb__cell(b, r, 1, "%s", unit);
+      gcb__cell(b, r, 2, "%lld", s->ranks >= 0 ? s->ranks : 0);
+      gcb__cell_num(b, r, 3, v.median * k);
+      gcb__cell_num(b, r, 4, v.min * k);
+      gcb__cell(b, r, 5, "%lld", v.min_rank);
+      gcb__cell_num(b, r, 6, v.max * k);
+      gcb__cell(b, r, 7, "%lld", v.max_rank);
+      gcb__cell_num(b, r, 8, v.stdev * k);
+      gcb__cell_pct(b, r, 9, v.mean > 0 ? v.stdev / v.mean : NAN, false);
+      gcb__cell_pct(b, r, 10, s->imbalance, false);
+      if (c->validation.wrong > 0)
+        gcb__cell(b, r, 11, "FAIL (%lld wrong)", c->validation.wrong);
+      else
+        gcb__cell(b, r, 11, "%s",
+                  c->validation.checked ? "ok" : "not validated");
     }
   }
 }
@@ -943,12 +934,11 @@ static void imbalance_table(struct gcb__tb *b) {
   static const char *const h[] = {
       "run",      "case", "ranks",    "[total]",   "<avg>", "min",
       "min rank", "max",  "max rank", "imbalance", "CV",    NULL};
-  size_t o = run_col(b);
   struct gcb_rtable *t = gcb__table_new(
       b, "imbalance", "Load balance",
       "per-rank times as IPM shows them: [total] over ranks, <avg>, min and "
       "max with their ranks; imbalance = (max - avg) / max",
-      h + (1 - o));
+      h + (1 - run_col(b)));
   for (size_t d = 0; t != NULL && d < b->rep->ndocs; d++) {
     const struct gcb_model *m = model_of(b, d);
     for (size_t i = 0; i < m->ncases; i++) {
@@ -957,22 +947,21 @@ static void imbalance_table(struct gcb__tb *b) {
       if (!gcb_analyze_case_imbalance(c, &im) || im.ranks < 2)
         continue;
       bool high = im.imbalance * 100 > b->rep->thresholds->imbalance_pct;
-      char **r = gcb__table_row(b, t, high ? "warn" : NULL);
+      char **r = doc_row(b, t, high ? "warn" : NULL, d);
       char title[160];
       gcb_model_case_title(c, title, sizeof title);
-      cell_run(b, r, d);
-      gcb__cell(b, r, o + 0, "%s", title);
-      gcb__cell(b, r, o + 1, "%zu", im.ranks);
+      gcb__cell(b, r, 0, "%s", title);
+      gcb__cell(b, r, 1, "%zu", im.ranks);
       /* Nominal work: its ranks' times are not shown, their ratios
        * (imbalance, CV) hold whatever the size. */
-      gcb__cell_time(b, r, o + 2, measured_time(c, im.total));
-      gcb__cell_time(b, r, o + 3, measured_time(c, im.mean));
-      gcb__cell_time(b, r, o + 4, measured_time(c, im.min));
-      gcb__cell(b, r, o + 5, "%lld", im.min_rank);
-      gcb__cell_time(b, r, o + 6, measured_time(c, im.max));
-      gcb__cell(b, r, o + 7, "%lld", im.max_rank);
-      gcb__cell_pct(b, r, o + 8, im.imbalance, false);
-      gcb__cell_pct(b, r, o + 9, im.cv, false);
+      gcb__cell_time(b, r, 2, measured_time(c, im.total));
+      gcb__cell_time(b, r, 3, measured_time(c, im.mean));
+      gcb__cell_time(b, r, 4, measured_time(c, im.min));
+      gcb__cell(b, r, 5, "%lld", im.min_rank);
+      gcb__cell_time(b, r, 6, measured_time(c, im.max));
+      gcb__cell(b, r, 7, "%lld", im.max_rank);
+      gcb__cell_pct(b, r, 8, im.imbalance, false);
+      gcb__cell_pct(b, r, 9, im.cv, false);
     }
   }
 }
@@ -1149,21 +1138,15 @@ static void fill(struct gcb__tb *b, char **r, const struct gcb_model_case *c,
 static void sweep_table(struct gcb__tb *b, size_t d,
                         const struct gcb_model_case *first, const char *key,
                         size_t index) {
-  static const char *const h[] = {"size (B)",      "count (elements)",
-                                  "type",          "redop",
-                                  "root",          "time (us)",
-                                  "ranks (us)",    "algbw (GB/s)",
-                                  "busbw (GB/s)",  "#wrong",
-                                  "time (us)",     "ranks (us)",
-                                  "algbw (GB/s)",  "busbw (GB/s)",
-                                  "#wrong",        "latest rank",
-                                  "lateness (us)", NULL};
-  /* A note column only where the analysis marked a row. */
-  const char *hs[sizeof h / sizeof *h + 1];
-  memcpy(hs, h, sizeof h);
+  /* A note column after the rest only where the analysis marked a row. */
+  const char *h[19] = {
+      "size (B)",     "count (elements)", "type",       "redop",
+      "root",         "time (us)",        "ranks (us)", "algbw (GB/s)",
+      "busbw (GB/s)", "#wrong",           "time (us)",  "ranks (us)",
+      "algbw (GB/s)", "busbw (GB/s)",     "#wrong",     "latest rank",
+      "lateness (us)"};
   bool marks = sweep_marked(b, d, key);
-  hs[17] = marks ? "note" : NULL;
-  hs[18] = NULL;
+  h[17] = marks ? "note" : NULL;
   char id[32], title[320], k[512];
   const struct gcb_model *m = model_of(b, d);
   snprintf(id, sizeof id, "coll-%zu", index + 1);
@@ -1173,7 +1156,7 @@ static void sweep_table(struct gcb__tb *b, size_t d,
       marks ? INTRO "; \xe2\x96\xb2 marks a row far off its neighbours' "
                     "log-log trend or its latency floor (see findings)"
             : INTRO,
-      hs);
+      h);
   double *sizes = malloc(4096 * sizeof *sizes);
   b->oom |= sizes == NULL;
   for (size_t i = 0; t != NULL && sizes != NULL && i < m->ncases; i++) {
@@ -1233,7 +1216,9 @@ static void coll_tables(struct gcb__tb *b) {
 
 #define MAX_MATRIX 64
 
-static const char *const schedules[] = {"alone", "together", "nodepairs"};
+const char *const gcb__netmap_schedules[] = {"alone", "together", "nodepairs",
+                                             NULL};
+
 /* One matrix: `lat` picks latency (seconds) over bandwidth (GB/s). */
 static void netmap_matrix(struct gcb__tb *b, size_t d, const char *schedule,
                           const struct gcb_netmap *m, bool lat) {
@@ -1344,17 +1329,17 @@ bool gcb__netmap_home(const struct gcb_netmap *m, size_t doc,
 
 static void netmap_tables(struct gcb__tb *b) {
   for (size_t d = 0; d < b->rep->ndocs; d++)
-    for (size_t s = 0; s < sizeof schedules / sizeof *schedules; s++) {
+    for (const char *const *s = gcb__netmap_schedules; *s != NULL; s++) {
       struct gcb_netmap m;
-      if (!gcb_netmap_read_model(model_of(b, d), schedules[s], &m))
+      if (!gcb_netmap_read_model(model_of(b, d), *s, &m))
         continue;
       if (m.n <= MAX_MATRIX) {
-        netmap_matrix(b, d, schedules[s], &m, false);
+        netmap_matrix(b, d, *s, &m, false);
         if (!m.by_node) /* node pairs: bandwidth only */
-          netmap_matrix(b, d, schedules[s], &m, true);
+          netmap_matrix(b, d, *s, &m, true);
       }
       if (m.nodes >= 2)
-        netmap_nodes_table(b, d, schedules[s], &m);
+        netmap_nodes_table(b, d, *s, &m);
       gcb_netmap_free(&m);
     }
 }
@@ -1380,38 +1365,36 @@ static void ms_cell(struct gcb__tb *b, char **r, size_t col, double s) {
 
 static void pattern_row(struct gcb__tb *b, struct gcb_rtable *t, size_t d,
                         const struct gcb_pattern_group *g) {
-  size_t o = run_col(b);
-  char **r = gcb__table_row(b, t, NULL);
-  cell_run(b, r, d);
-  gcb__cell(b, r, o + 0, "%s", g->title);
-  gcb__cell(b, r, o + 1, "%s", g->span[0] ? g->span : "-");
-  gcb__cell(b, r, o + 2, "%zu", g->nranks);
-  ms_cell(b, r, o + 3, g->step_mean);
-  ms_cell(b, r, o + 4, g->compute_mean);
-  ms_cell(b, r, o + 5, g->comm_mean);
-  ms_cell(b, r, o + 6, g->exposed);
+  char **r = doc_row(b, t, NULL, d);
+  gcb__cell(b, r, 0, "%s", g->title);
+  gcb__cell(b, r, 1, "%s", g->span[0] ? g->span : "-");
+  gcb__cell(b, r, 2, "%zu", g->nranks);
+  ms_cell(b, r, 3, g->step_mean);
+  ms_cell(b, r, 4, g->compute_mean);
+  ms_cell(b, r, 5, g->comm_mean);
+  ms_cell(b, r, 6, g->exposed);
   char text[48];
   gcb_pattern_fmt_overlap(g->measurable, g->overlap, g->overlap_noise, text,
                           sizeof text);
-  gcb__cell(b, r, o + 7, "%s", text);
+  gcb__cell(b, r, 7, "%s", text);
   struct gcb_place p;
   if (g->straggler >= 0) {
     gcb_model_place(model_of(b, d), g->straggler, &p);
     char gpu[32] = "";
     if (p.gpu >= 0)
       snprintf(gpu, sizeof gpu, ", GPU %lld", p.gpu);
-    gcb__cell(b, r, o + 8, "%lld (%s%s)", g->straggler,
+    gcb__cell(b, r, 8, "%lld (%s%s)", g->straggler,
               p.hostname[0] ? p.hostname : "?", gpu);
   } else {
-    gcb__cell(b, r, o + 8, "-");
+    gcb__cell(b, r, 8, "-");
   }
   gcb_pattern_fmt_pct(g->busy_imbalance, text, sizeof text);
-  gcb__cell(b, r, o + 9, "%s", text);
-  gcb__cell_pct(b, r, o + 10, g->step_imbalance, false);
-  gcb__cell_pct(b, r, o + 11, g->bubble_mean, false);
-  gcb__cell_pct(b, r, o + 12, g->ideal_bubble, false);
-  gcb__cell_pct(b, r, o + 13, g->skew_cost, true);
-  gcb__cell_pct(b, r, o + 14, g->placement_cost, true);
+  gcb__cell(b, r, 9, "%s", text);
+  gcb__cell_pct(b, r, 10, g->step_imbalance, false);
+  gcb__cell_pct(b, r, 11, g->bubble_mean, false);
+  gcb__cell_pct(b, r, 12, g->ideal_bubble, false);
+  gcb__cell_pct(b, r, 13, g->skew_cost, true);
+  gcb__cell_pct(b, r, 14, g->placement_cost, true);
 }
 
 /* "#####===.." for one rank, scaled to `longest`. */
@@ -1510,7 +1493,6 @@ static void pattern_tables(struct gcb__tb *b) {
                                   "skew cost",
                                   "placement cost",
                                   NULL};
-  size_t o = run_col(b);
   struct gcb_rtable *t = gcb__table_new(
       b, "patterns", "Training patterns",
       "one training step per pattern (gcbench pattern, the same figures as "
@@ -1522,7 +1504,7 @@ static void pattern_tables(struct gcb__tb *b) {
       "mean) / max of that compute; skew and placement costs compare with "
       "uniform routing and with tensor parallelism inside a node "
       "(docs/PATTERNS.md)",
-      h + (1 - o));
+      h + (1 - run_col(b)));
   /* By its place: the per-rank tables added after each document's rows
    * grow the list of tables, which may move it. */
   size_t at = b->out->n - 1;
@@ -1610,29 +1592,27 @@ static void burn_row(struct gcb__tb *b, struct gcb_rtable *t, size_t d,
                      double peers) {
   struct gcb_place p;
   gcb_model_place(model_of(b, d), rank, &p);
-  size_t o = run_col(b);
-  char **row = gcb__table_row(b, t, burn_class(b, c, rank, p.node));
-  cell_run(b, row, d);
-  gcb__cell(b, row, o + 0, "%lld", rank);
-  gcb__cell(b, row, o + 1, "%s", p.hostname[0] ? p.hostname : "-");
-  cell_id(b, row, o + 2, p.gpu);
-  gcb__cell_figure(b, row, o + 3, r->sustained, NAN, c->unit);
-  gcb__cell_figure(b, row, o + 4, r->peak, NAN, c->unit);
-  gcb__cell_pct(b, row, o + 5, r->sustained / r->peak, false);
-  gcb__cell_pct(b, row, o + 6, r->sustained / peers - 1, true);
+  char **row = doc_row(b, t, burn_class(b, c, rank, p.node), d);
+  gcb__cell(b, row, 0, "%lld", rank);
+  gcb__cell(b, row, 1, "%s", p.hostname[0] ? p.hostname : "-");
+  cell_id(b, row, 2, p.gpu);
+  gcb__cell_figure(b, row, 3, r->sustained, NAN, c->unit);
+  gcb__cell_figure(b, row, 4, r->peak, NAN, c->unit);
+  gcb__cell_pct(b, row, 5, r->sustained / r->peak, false);
+  gcb__cell_pct(b, row, 6, r->sustained / peers - 1, true);
   char text[64];
   if (r->onset >= 0) {
     gcb_burn_fmt_duration(r->onset_s, text, sizeof text);
-    gcb__cell(b, row, o + 7, "%s", text);
-    gcb__cell_pct(b, row, o + 8, -r->drop, true);
-    gcb__cell(b, row, o + 9, "%s", gcb_burn_cause_name(r->cause));
+    gcb__cell(b, row, 7, "%s", text);
+    gcb__cell_pct(b, row, 8, -r->drop, true);
+    gcb__cell(b, row, 9, "%s", gcb_burn_cause_name(r->cause));
   } else {
     for (size_t k = 7; k < 10; k++)
-      gcb__cell(b, row, o + k, "-");
+      gcb__cell(b, row, k, "-");
   }
-  gcb__cell(b, row, o + 10, "%.0f", wrong_of(tl, i));
+  gcb__cell(b, row, 10, "%.0f", wrong_of(tl, i));
   counters_text(tl, i, text, sizeof text);
-  gcb__cell(b, row, o + 11, "%s", text);
+  gcb__cell(b, row, 11, "%s", text);
 }
 
 static void burn_table(struct gcb__tb *b, size_t d,

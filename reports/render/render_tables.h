@@ -1,8 +1,9 @@
 /*
  * Internal to reports/render: the table builder (table_build.h) and the
- * two hooks between the report's tables (render_tables.c) and their
+ * hooks between the report's tables (render_tables.c) and their
  * neighbours: the verdict's tables, which the report opens with, and the
- * section a network map's heatmap goes in (render_svg_netmap.c).
+ * network map's schedules and the section each map's heatmap goes in
+ * (render_svg_netmap.c).
  */
 #ifndef GCB_RENDER_TABLES_H
 #define GCB_RENDER_TABLES_H
@@ -15,6 +16,10 @@
 /* The verdict's tables (render_verdict.c): root causes, the component
  * matrix, nodes and links; the first the reports show. */
 void gcb__verdict_tables(struct gcb__tb *b);
+
+/* The netmap benchmark's schedules, in the order the report shows their
+ * maps, NULL-terminated (render_tables.c). */
+extern const char *const gcb__netmap_schedules[];
 
 /* The id of the section a network map's heatmap goes in (its bandwidth
  * matrix, or its per-node table when the matrix is too big to be a
