@@ -382,9 +382,7 @@ static void build_health(struct gcb__model_arena *a, const json_t *gpus,
         .pcie_width = int_or(e, "pcie_width", -1),
         .throttle_slowed = json_is_true(
             json_object_get(json_object_get(e, "throttle"), "slowed")),
-        /* ---- anA: throttle reasons ---- */
         .throttle_reasons = str(gcb_view_obj(e, "throttle"), "reasons"),
-        /* ---- anB: NVML's maximum link ---- */
         .pcie_gen_max = int_or(e, "pcie_gen_max", -1),
         .pcie_width_max = int_or(e, "pcie_width_max", -1)};
   }
@@ -412,7 +410,8 @@ static void build_node(struct gcb__model_arena *a, const json_t *e,
 /* ---- ranks -------------------------------------------------------------- */
 
 static void build_rank(const json_t *e, struct gcb_model_rank *r) {
-  const json_t *dev = gcb_view_obj(e, "device");
+  const json_t *dev = gcb_view_obj(e, "device"),
+               *blas = gcb_view_obj(e, "blas");
   *r = (struct gcb_model_rank){.rank = int_or(e, "rank", -1),
                                .node = int_or(e, "node", -1),
                                .local_rank = int_or(e, "local_rank", -1),
@@ -427,16 +426,14 @@ static void build_rank(const json_t *e, struct gcb_model_rank *r) {
                                .device_bus_id = str(dev, "bus_id"),
                                .device_name = str_or(dev, "name", NULL),
                                .device_memory_bytes =
-                                   int_or(dev, "memory_bytes", -1)};
+                                   int_or(dev, "memory_bytes", -1),
+                               .has_blas = blas != NULL,
+                               .blas_core = str(blas, "core"),
+                               .blas_cpu_isa = str(blas, "cpu_isa"),
+                               .blas_threads = int_or(blas, "threads", -1)};
   /* Later documents may record the GPU's NUMA node with the device. */
   if (r->numa < 0)
     r->numa = int_or(dev, "numa_node", -1);
-  /* ---- anA: the rank's own BLAS ---- */
-  const json_t *blas = gcb_view_obj(e, "blas");
-  r->has_blas = blas != NULL;
-  r->blas_core = str(blas, "core");
-  r->blas_cpu_isa = str(blas, "cpu_isa");
-  r->blas_threads = int_or(blas, "threads", -1);
 }
 
 /* ---- cases -------------------------------------------------------------- */
@@ -465,9 +462,31 @@ static void build_summary(const json_t *s, struct gcb_model_summary *out) {
       .late_max_s = num(s, "late_max_s")};
 }
 
-/* ---- bpn: the burn-in timeline (defined at the end) ---- */
+/* Case e's timeline through the document's reader, its series kept in the
+ * arena. The reader fails on a timeline beyond the schema's bounds too,
+ * which a validated document cannot hold: that counts as out of memory,
+ * as it did where the report read it. */
 static void build_timeline(struct gcb__model_arena *a, const json_t *e,
-                           struct gcb_model_case *c);
+                           struct gcb_model_case *c) {
+  if (json_object_get(e, "timeline") == NULL || a->failed)
+    return;
+  struct gcb_burn_timeline *tl = arena_calloc(a, 1, sizeof *tl);
+  if (tl == NULL)
+    return;
+  if (!gcb_results_burn_timeline(e, c->ranks.n, tl)) {
+    a->failed = true;
+    return;
+  }
+  for (int s = 0; s < GCB_BURN_SERIES_COUNT; s++) {
+    if (tl->v[s] == NULL)
+      continue;
+    if (a->failed)
+      free(tl->v[s]); /* arena_keep freed the one it could not keep */
+    else
+      arena_keep(a, tl->v[s]);
+  }
+  c->timeline = tl;
+}
 
 /* Case e's per-rank columns: r's arrays (borrowed), as they are. */
 static void build_columns(const struct gcb_ranks *r,
@@ -718,6 +737,14 @@ long long gcb_model_col_rank(const struct gcb_model_case *c, size_t i,
   return isnan(v) ? def : (long long)v;
 }
 
+static long long col_key(const void *c, size_t i) {
+  return gcb_model_col_rank(c, i, -1);
+}
+
+long long gcb_model_col_find(const struct gcb_model_case *c, long long rank) {
+  return find_keyed(c, c->ranks.n, rank, col_key);
+}
+
 /* ---- keys (gcb__view_key's text, over typed params) --------------------- */
 
 /* A parameter's text in a key: numbers with %.17g, strings as they are,
@@ -804,10 +831,9 @@ bool gcb_model_case_is_latency(const struct gcb_model_case *c) {
 
 /* ---- GPUs --------------------------------------------------------------- */
 
-const struct gcb_model_gpu *gcb_model_gpu(const struct gcb_model *m,
-                                          long long node, long long index) {
-  const struct gcb_model_node *n = gcb_model_node(m, node);
-  if (n == NULL || index < 0)
+const struct gcb_model_gpu *gcb_model_node_gpu(const struct gcb_model_node *n,
+                                               long long index) {
+  if (index < 0)
     return NULL;
   if ((size_t)index < n->ngpus && n->gpus[index].index == index)
     return &n->gpus[index];
@@ -817,12 +843,10 @@ const struct gcb_model_gpu *gcb_model_gpu(const struct gcb_model *m,
   return NULL;
 }
 
-/* Whether text is a bus id (any form) equal to want. */
-static bool same_busid(const char *text, const struct gcb_busid *want) {
-  struct gcb_busid have;
-  return gcb_busid_parse(text, &have, NULL) == GCB_OK &&
-         have.domain == want->domain && have.bus == want->bus &&
-         have.dev == want->dev && have.func == want->func;
+const struct gcb_model_gpu *gcb_model_gpu(const struct gcb_model *m,
+                                          long long node, long long index) {
+  const struct gcb_model_node *n = gcb_model_node(m, node);
+  return n != NULL ? gcb_model_node_gpu(n, index) : NULL;
 }
 
 const struct gcb_model_gpu *gcb_model_gpu_by_busid(const struct gcb_model *m,
@@ -833,12 +857,10 @@ const struct gcb_model_gpu *gcb_model_gpu_by_busid(const struct gcb_model *m,
   if (n == NULL || gcb_busid_parse(busid, &want, NULL) != GCB_OK)
     return NULL;
   for (size_t i = 0; i < n->ngpus; i++)
-    if (same_busid(n->gpus[i].busid, &want))
+    if (gcb__topo_view_same_busid(&want, n->gpus[i].busid))
       return &n->gpus[i];
   return NULL;
 }
-
-/* ---- anA: a GPU's NVML entry -------------------------------------------- */
 
 const struct gcb_model_health *
 gcb_model_health_by_busid(const struct gcb_model *m, long long node,
@@ -848,7 +870,7 @@ gcb_model_health_by_busid(const struct gcb_model *m, long long node,
   if (n == NULL || gcb_busid_parse(busid, &want, NULL) != GCB_OK)
     return NULL;
   for (size_t i = 0; i < n->nhealth; i++)
-    if (same_busid(n->health[i].bus_id, &want))
+    if (gcb__topo_view_same_busid(&want, n->health[i].bus_id))
       return &n->health[i];
   return NULL;
 }
@@ -972,20 +994,6 @@ bool gcb__model_copy_topology(struct gcb_model *m, struct gcb_model_node *to,
   to->path_class = arena_strs(a, from->path_class, cells);
   to->path_gbps = arena_dup(a, from->path_gbps, cells, sizeof *to->path_gbps);
   to->npaths = from->npaths;
-  return !a->failed;
-}
-
-/* (the builder's, below) */
-static void mv_render(struct gcb__model_arena *a, struct gcb_mvalue *v);
-
-bool gcb__model_param_set(struct gcb_model *m, struct gcb_model_case *c,
-                          const char *key, const char *value) {
-  struct gcb__model_arena *a = m->arena;
-  if (c->params.type != GCB_MV_OBJECT ||
-      !gcb__mvalue_set(m, &c->params, key, gcb__mvalue_string(m, value)))
-    a->failed = true;
-  mv_render(a, &c->params);
-  known_params(c);
   return !a->failed;
 }
 
@@ -1235,6 +1243,17 @@ static void mv_render(struct gcb__model_arena *a, struct gcb_mvalue *v) {
     mv_render(a, &v->members[i].value);
 }
 
+bool gcb__model_param_set(struct gcb_model *m, struct gcb_model_case *c,
+                          const char *key, const char *value) {
+  struct gcb__model_arena *a = m->arena;
+  if (c->params.type != GCB_MV_OBJECT ||
+      !gcb__mvalue_set(m, &c->params, key, gcb__mvalue_string(m, value)))
+    a->failed = true;
+  mv_render(a, &c->params);
+  known_params(c);
+  return !a->failed;
+}
+
 /* Stable order by key (entries without one, -1, last). */
 struct keyed {
   long long key;
@@ -1297,17 +1316,7 @@ enum gcb_status gcb__model_done(struct gcb_model *m, struct gcb_err *err) {
                    : GCB_OK;
 }
 
-/* ---- rtab: a rank's entry in a case's columns ---- */
-
-static long long col_key(const void *c, size_t i) {
-  return gcb_model_col_rank(c, i, -1);
-}
-
-long long gcb_model_col_find(const struct gcb_model_case *c, long long rank) {
-  return find_keyed(c, c->ranks.n, rank, col_key);
-}
-
-/* ---- anB: topology lookups (topo_view.h's, over the model) -------------- */
+/* ---- topology lookups (topo_view.h's, over the model) ------------------- */
 
 long long gcb_model_gpu_index(const struct gcb_model *m, long long node,
                               const char *busid) {
@@ -1343,35 +1352,7 @@ long long gcb_model_gpu_rank(const struct gcb_model *m, long long node,
   return -1;
 }
 
-/* ---- bpn: the burn-in timeline ------------------------------------------ */
-
-/* Case e's timeline through the document's reader, its series kept in the
- * arena. The reader fails on a timeline beyond the schema's bounds too,
- * which a validated document cannot hold: that counts as out of memory,
- * as it did where the report read it. */
-static void build_timeline(struct gcb__model_arena *a, const json_t *e,
-                           struct gcb_model_case *c) {
-  if (json_object_get(e, "timeline") == NULL || a->failed)
-    return;
-  struct gcb_burn_timeline *tl = arena_calloc(a, 1, sizeof *tl);
-  if (tl == NULL)
-    return;
-  if (!gcb_results_burn_timeline(e, c->ranks.n, tl)) {
-    a->failed = true;
-    return;
-  }
-  for (int s = 0; s < GCB_BURN_SERIES_COUNT; s++) {
-    if (tl->v[s] == NULL)
-      continue;
-    if (a->failed)
-      free(tl->v[s]); /* arena_keep freed the one it could not keep */
-    else
-      arena_keep(a, tl->v[s]);
-  }
-  c->timeline = tl;
-}
-
-/* ---- dx: a case's check family ---- */
+/* ---- a case's check family ---------------------------------------------- */
 
 enum gcb_family gcb_model_case_family(const struct gcb_model_case *c) {
   if (c->kind == GCB_BENCH_PCIE && strcmp(c->direction, "d2h") == 0)
