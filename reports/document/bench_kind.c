@@ -79,10 +79,6 @@ enum gcb_bench_kind gcb_bench_kind_find(const char *name) {
   return GCB_BENCH_UNKNOWN;
 }
 
-enum gcb_bench_kind gcb_bench_kind_of(const json_t *c) {
-  return gcb_bench_kind_find(gcb_view_str(c, "bench"));
-}
-
 const struct gcb_bench_desc *gcb_bench_kind_desc(enum gcb_bench_kind k) {
   return &gcb_bench_kinds[(unsigned)k < GCB_BENCH_COUNT ? k
                                                         : GCB_BENCH_UNKNOWN];

@@ -3,7 +3,7 @@
  * unit, whether its per-rank figure measures the rank's own device, its
  * check family, what to check when one rank of it is slow), and the check
  * families themselves. The reports name a case's benchmark by its kind
- * (gcb_bench_kind_of(c) == GCB_BENCH_COLL), never by comparing the
+ * (c->kind == GCB_BENCH_COLL, model.h), never by comparing the
  * string; the name is compared here, where the document's text becomes a
  * kind. A new benchmark kind is one enum value and one row.
  */
@@ -69,9 +69,6 @@ extern const struct gcb_bench_desc gcb_bench_kinds[GCB_BENCH_COUNT];
 
 /* The kind named `name` (a case's "bench"); GCB_BENCH_UNKNOWN for none. */
 enum gcb_bench_kind gcb_bench_kind_find(const char *name);
-
-/* The kind of a case object (its "bench"); GCB_BENCH_UNKNOWN. */
-enum gcb_bench_kind gcb_bench_kind_of(const json_t *c);
 
 /* Its row (the UNKNOWN row for an id out of range). */
 const struct gcb_bench_desc *gcb_bench_kind_desc(enum gcb_bench_kind k);

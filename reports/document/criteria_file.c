@@ -60,18 +60,12 @@ bad(struct parse *p, const char *fmt, ...) {
 }
 
 static const char *type_words(int types) {
-  switch (types) {
-  case J_STR:
-    return "a string";
-  case J_NUM:
-    return "a number";
-  case J_OBJ:
-    return "an object";
-  case J_ARR:
-    return "an array";
-  default:
-    return "a string or a number";
-  }
+  static const char *const words[] = {[J_STR] = "a string",
+                                      [J_NUM] = "a number",
+                                      [J_OBJ] = "an object",
+                                      [J_ARR] = "an array"};
+  return types <= J_ARR && words[types] != NULL ? words[types]
+                                                : "a string or a number";
 }
 
 static int type_of(const json_t *v) {

@@ -16,9 +16,9 @@
 #include <stdio.h>
 #include <string.h>
 
-static const double exact_pow10[] = {
-    1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
-    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+const double gcb__pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                               1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                               1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 #define MAX_EXACT 22
 #define MAX_PRECISION 15
 
@@ -54,12 +54,12 @@ static int round_digits(double a, int p, uint64_t *m, int *exp10) {
     int k = p - 1 - e;
     if (k > MAX_EXACT || k < -MAX_EXACT)
       return 0;
-    double s = k >= 0 ? a * exact_pow10[k] : a / exact_pow10[-k];
-    if (s < exact_pow10[p - 1]) {
+    double s = k >= 0 ? a * gcb__pow10[k] : a / gcb__pow10[-k];
+    if (s < gcb__pow10[p - 1]) {
       e--;
       continue;
     }
-    if (s >= exact_pow10[p]) {
+    if (s >= gcb__pow10[p]) {
       e++;
       continue;
     }
@@ -68,7 +68,7 @@ static int round_digits(double a, int p, uint64_t *m, int *exp10) {
     if (fabs(frac - 0.5) <= s * 0x1p-50)
       return 0; /* too close to a half to round without the exact value */
     *m = whole + (frac > 0.5);
-    if (*m == (uint64_t)exact_pow10[p]) { /* 9.99..95 rounds up to 10 */
+    if (*m == (uint64_t)gcb__pow10[p]) { /* 9.99..95 rounds up to 10 */
       *m /= 10;
       e++;
     }
@@ -95,7 +95,7 @@ static int round_digits17(double a, uint64_t *m, int *exp10) {
     int k = 16 - e;
     if (k > MAX_EXACT || k < 0)
       return 0;
-    double hi = a * exact_pow10[k], lo = fma(a, exact_pow10[k], -hi);
+    double hi = a * gcb__pow10[k], lo = fma(a, gcb__pow10[k], -hi);
     if (hi < 1e16 || (hi == 1e16 && lo < 0)) {
       e--;
       continue;
@@ -225,7 +225,7 @@ static size_t put_fixed(char *buf, uint64_t m, int decimals, bool neg) {
 size_t gcb_fmtnum_f(char *buf, double x, int decimals) {
   if (decimals < 0 || decimals > 9 || !isfinite(x))
     return 0;
-  double s = fabs(x) * exact_pow10[decimals];
+  double s = fabs(x) * gcb__pow10[decimals];
   if (!(s < 0x1p52))
     return 0;
   double whole = floor(s), frac = s - whole;

@@ -32,6 +32,9 @@ size_t gcb_fmtnum_g(char *buf, double x, int precision);
  */
 size_t gcb_fmtnum_f(char *buf, double x, int decimals);
 
+/* 10^0 .. 10^22, exact in a double (for the lexer too: read_lex.c). */
+extern const double gcb__pow10[23];
+
 /* Writes v as snprintf(buf, GCB_FMTNUM_MAX, "%lld", v) would; returns the
  * length. */
 size_t gcb_fmtnum_ll(char *buf, long long v);

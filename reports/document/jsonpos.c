@@ -12,7 +12,7 @@
  */
 #include "reports/document/jsonpos.h"
 
-#include <stdint.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -105,113 +105,18 @@ static int skip_value(struct scan *s) {
   return skip_scalar(s);
 }
 
-static int hex4(struct scan *s, uint32_t *out) {
-  uint32_t v = 0;
-  for (int i = 0; i < 4; i++) {
-    if (at_end(s))
-      return -1;
-    unsigned char c = *s->p;
-    int d = c >= '0' && c <= '9'   ? c - '0'
-            : c >= 'a' && c <= 'f' ? c - 'a' + 10
-            : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                   : -1;
-    if (d < 0)
-      return -1;
-    v = v << 4 | (uint32_t)d;
-    advance(s);
-  }
-  *out = v;
-  return 0;
-}
-
-static size_t utf8_encode(uint32_t cp, unsigned char out[4]) {
-  if (cp < 0x80) {
-    out[0] = (unsigned char)cp;
-    return 1;
-  }
-  if (cp < 0x800) {
-    out[0] = (unsigned char)(0xC0 | cp >> 6);
-    out[1] = (unsigned char)(0x80 | (cp & 0x3F));
-    return 2;
-  }
-  if (cp < 0x10000) {
-    out[0] = (unsigned char)(0xE0 | cp >> 12);
-    out[1] = (unsigned char)(0x80 | (cp >> 6 & 0x3F));
-    out[2] = (unsigned char)(0x80 | (cp & 0x3F));
-    return 3;
-  }
-  out[0] = (unsigned char)(0xF0 | cp >> 18);
-  out[1] = (unsigned char)(0x80 | (cp >> 12 & 0x3F));
-  out[2] = (unsigned char)(0x80 | (cp >> 6 & 0x3F));
-  out[3] = (unsigned char)(0x80 | (cp & 0x3F));
-  return 4;
-}
-
-/* Decodes a \uXXXX escape (the backslash and 'u' already consumed),
- * joining a surrogate pair into one code point. */
-static int decode_u(struct scan *s, uint32_t *cp) {
-  if (hex4(s, cp) != 0)
-    return -1;
-  if (*cp < 0xD800 || *cp > 0xDBFF)
-    return 0;
-  uint32_t lo;
-  if (!eat(s, '\\') || !eat(s, 'u') || hex4(s, &lo) != 0 || lo < 0xDC00 ||
-      lo > 0xDFFF)
-    return -1;
-  *cp = 0x10000 + ((*cp - 0xD800) << 10) + (lo - 0xDC00);
-  return 0;
-}
-
-/* Decodes one escape sequence (after the backslash) into UTF-8 bytes. */
-static int decode_escape(struct scan *s, unsigned char out[4], size_t *n) {
-  static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
-  if (at_end(s))
-    return -1;
-  unsigned char c = *s->p;
-  advance(s);
-  const char *hit = c != '\0' ? strchr(from, c) : NULL;
-  if (hit != NULL) {
-    out[0] = (unsigned char)to[hit - from];
-    *n = 1;
-    return 0;
-  }
-  uint32_t cp;
-  if (c != 'u' || decode_u(s, &cp) != 0)
-    return -1;
-  *n = utf8_encode(cp, out);
-  return 0;
-}
-
-/* Reads one decoded unit of a string's contents into out[0..*n). */
-static int string_unit(struct scan *s, unsigned char out[4], size_t *n) {
-  if (at_end(s))
-    return -1;
-  unsigned char c = *s->p;
-  advance(s);
-  if (c == '\\')
-    return decode_escape(s, out, n);
-  out[0] = c;
-  *n = 1;
-  return 0;
-}
-
-/* Consumes a string and compares its decoded contents with key: 1 equal,
- * 0 different, -1 malformed. */
+/* Consumes a string and compares its contents with key: 1 equal, 0
+ * different, -1 malformed. jansson decodes it (escapes, surrogate pairs),
+ * as it did when it read the text. */
 static int match_key(struct scan *s, const char *key) {
-  size_t klen = strlen(key), pos = 0;
-  int same = 1;
-  if (!eat(s, '"'))
+  const unsigned char *start = s->p;
+  if (skip_string(s) != 0)
     return -1;
-  while (!eat(s, '"')) {
-    unsigned char unit[4];
-    size_t n;
-    if (string_unit(s, unit, &n) != 0)
-      return -1;
-    if (same && (klen - pos < n || memcmp(key + pos, unit, n) != 0))
-      same = 0;
-    pos += same ? n : 0;
-  }
-  return same && pos == klen;
+  json_t *v = json_loadb((const char *)start, (size_t)(s->p - start),
+                         JSON_DECODE_ANY, NULL);
+  int same = json_is_string(v) ? strcmp(json_string_value(v), key) == 0 : -1;
+  json_decref(v);
+  return same;
 }
 
 /* At an object: moves to the value of member `key`. */

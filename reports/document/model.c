@@ -60,6 +60,16 @@ static void *arena_calloc(struct gcb__model_arena *a, size_t n, size_t size) {
   return arena_keep(a, calloc(n, size));
 }
 
+/* Room for an element of size bytes per element of the JSON array list;
+ * *n: how many (0 when it is empty, or with the arena's failure
+ * recorded). */
+static void *arena_array(struct gcb__model_arena *a, const json_t *list,
+                         size_t size, size_t *n) {
+  void *p = arena_calloc(a, json_array_size(list), size);
+  *n = p != NULL ? json_array_size(list) : 0;
+  return p;
+}
+
 /* ---- member readers (view.h's fallbacks) -------------------------------- */
 
 static const char *str_or(const json_t *o, const char *key, const char *def) {
@@ -187,18 +197,13 @@ bool gcb_mvalue_equal(const struct gcb_mvalue *a, const struct gcb_mvalue *b) {
 
 static void build_probe(struct gcb__model_arena *a, const json_t *probe,
                         struct gcb_model_run *run) {
-  const json_t *pairs = json_object_get(probe, "pairs"), *p;
-  size_t i;
+  const json_t *pairs = json_object_get(probe, "pairs");
   run->has_probe = json_is_object(probe);
   run->probe_bytes = int_or(probe, "bytes", 8);
-  run->nprobe = json_array_size(pairs);
-  run->probe = arena_calloc(a, run->nprobe, sizeof *run->probe);
-  if (run->probe == NULL) {
-    run->nprobe = 0;
-    return;
-  }
-  json_array_foreach(pairs, i, p) {
-    const json_t *ranks = json_object_get(p, "ranks");
+  run->probe = arena_array(a, pairs, sizeof *run->probe, &run->nprobe);
+  for (size_t i = 0; i < run->nprobe; i++) {
+    const json_t *p = json_array_get(pairs, i),
+                 *ranks = json_object_get(p, "ranks");
     run->probe[i] = (struct gcb_model_probe_pair){
         .ranks = {(long long)json_integer_value(json_array_get(ranks, 0)),
                   (long long)json_integer_value(json_array_get(ranks, 1))},
@@ -246,103 +251,89 @@ static void build_run(struct gcb__model_arena *a, const json_t *root,
  * arena's failure recorded). */
 static struct gcb_model_hop *path_hops(struct gcb__model_arena *a,
                                        const json_t *path, size_t *n) {
-  const json_t *h;
-  size_t i;
-  struct gcb_model_hop *hops =
-      arena_calloc(a, json_array_size(path), sizeof *hops);
-  *n = hops != NULL ? json_array_size(path) : 0;
-  json_array_foreach(path, i, h) {
-    if (hops != NULL)
-      hops[i] = (struct gcb_model_hop){.busid = str(h, "busid"),
-                                       .gen = int_or(h, "gen", -1),
-                                       .width = int_or(h, "width", -1),
-                                       .gbps = num(h, "gbps"),
-                                       .link = str(h, "link")};
+  struct gcb_model_hop *hops = arena_array(a, path, sizeof *hops, n);
+  for (size_t i = 0; i < *n; i++) {
+    const json_t *h = json_array_get(path, i);
+    hops[i] = (struct gcb_model_hop){.busid = str(h, "busid"),
+                                     .gen = int_or(h, "gen", -1),
+                                     .width = int_or(h, "width", -1),
+                                     .gbps = num(h, "gbps"),
+                                     .link = str(h, "link")};
   }
   return hops;
 }
 
-static void build_hops(struct gcb__model_arena *a, const json_t *path,
-                       struct gcb_model_gpu *g) {
-  g->hops = path_hops(a, path, &g->nhops);
-}
-
-/* ---- anB: placement problems, facts, paths, NUMA CPUs ------------------- */
-
+/* topology.placement[]: the run's own placement check. */
 static void build_problems(struct gcb__model_arena *a, const json_t *list,
                            struct gcb_model_node *n) {
-  const json_t *e;
-  size_t i;
   n->has_placement = json_is_array(list);
-  n->placement = arena_calloc(a, json_array_size(list), sizeof *n->placement);
-  n->nplacement = n->placement != NULL ? json_array_size(list) : 0;
-  json_array_foreach(list, i, e) {
-    if (n->placement != NULL)
-      n->placement[i] =
-          (struct gcb_model_problem){.kind = str(e, "kind"),
-                                     .rank = int_or(e, "rank", -1),
-                                     .other_rank = int_or(e, "other_rank", -1),
-                                     .gpu = int_or(e, "gpu", -1),
-                                     .what = str(e, "what"),
-                                     .fix = str(e, "fix")};
+  n->placement = arena_array(a, list, sizeof *n->placement, &n->nplacement);
+  for (size_t i = 0; i < n->nplacement; i++) {
+    const json_t *e = json_array_get(list, i);
+    n->placement[i] =
+        (struct gcb_model_problem){.kind = str(e, "kind"),
+                                   .rank = int_or(e, "rank", -1),
+                                   .other_rank = int_or(e, "other_rank", -1),
+                                   .gpu = int_or(e, "gpu", -1),
+                                   .what = str(e, "what"),
+                                   .fix = str(e, "fix")};
   }
 }
 
 static void build_facts(struct gcb__model_arena *a, const json_t *list,
                         struct gcb_model_node *n) {
-  const json_t *e;
-  size_t i;
-  n->facts = arena_calloc(a, json_array_size(list), sizeof *n->facts);
-  n->nfacts = n->facts != NULL ? json_array_size(list) : 0;
-  json_array_foreach(list, i, e) {
-    if (n->facts != NULL)
-      n->facts[i] = (struct gcb_model_fact){.kind = str(e, "kind"),
-                                            .gpu = int_or(e, "gpu", -1),
-                                            .nic = int_or(e, "nic", -1),
-                                            .text = str(e, "text")};
+  n->facts = arena_array(a, list, sizeof *n->facts, &n->nfacts);
+  for (size_t i = 0; i < n->nfacts; i++) {
+    const json_t *e = json_array_get(list, i);
+    n->facts[i] = (struct gcb_model_fact){.kind = str(e, "kind"),
+                                          .gpu = int_or(e, "gpu", -1),
+                                          .nic = int_or(e, "nic", -1),
+                                          .text = str(e, "text")};
   }
 }
 
-static void build_topology_more(struct gcb__model_arena *a, const json_t *topo,
-                                struct gcb_model_node *n) {
-  const json_t *gpus = json_object_get(topo, "gpus"),
-               *nics = json_object_get(topo, "nics"),
-               *numa = json_object_get(topo, "numa_nodes"), *e;
-  size_t i;
-  json_array_foreach(gpus, i, e) {
-    n->gpus[i].host_basis = str(gcb_view_obj(e, "host_link"), "basis");
+/* topology.paths: the devices, and the class and expected GB/s matrices
+ * flattened (a cell absent from a short row reads as absent). */
+static void build_paths(struct gcb__model_arena *a, const json_t *paths,
+                        struct gcb_model_node *n) {
+  const json_t *devs = json_object_get(paths, "devices"),
+               *cls = json_object_get(paths, "matrix"),
+               *gbps = json_object_get(paths, "expected_gbps");
+  size_t k = json_array_size(devs);
+  n->path_devices = arena_calloc(a, k, sizeof *n->path_devices);
+  n->path_class = arena_calloc(a, k * k, sizeof *n->path_class);
+  n->path_gbps = arena_calloc(a, k * k, sizeof *n->path_gbps);
+  if (k == 0 || a->failed)
+    return;
+  n->npaths = k;
+  for (size_t i = 0; i < k; i++) {
+    const char *name = json_string_value(json_array_get(devs, i));
+    n->path_devices[i] = name != NULL ? name : "";
+    for (size_t j = 0; j < k; j++) {
+      const json_t *c = json_array_get(json_array_get(cls, i), j),
+                   *v = json_array_get(json_array_get(gbps, i), j);
+      const char *s = json_string_value(c);
+      n->path_class[i * k + j] = s != NULL ? s : "";
+      n->path_gbps[i * k + j] = json_is_number(v) && json_number_value(v) > 0
+                                    ? json_number_value(v)
+                                    : NAN;
+    }
   }
-  json_array_foreach(nics, i, e) {
-    n->nics[i].index = int_or(e, "index", -1);
-    n->nics[i].hops =
-        path_hops(a, json_object_get(e, "pcie_path"), &n->nics[i].nhops);
-  }
-  n->numa_cpus = arena_calloc(a, n->nnuma, sizeof *n->numa_cpus);
-  json_array_foreach(numa, i, e) {
-    if (n->numa_cpus != NULL)
-      n->numa_cpus[i] = str(e, "cpus");
-  }
-  build_problems(a, json_object_get(topo, "placement"), n);
-  build_facts(a, json_object_get(topo, "facts"), n);
 }
-
-/* ---- plot: topology facts for the pictures (defined at the end) ---- */
-static void build_placement(struct gcb__model_arena *a, const json_t *topo,
-                            struct gcb_model_node *n);
 
 static void build_topology(struct gcb__model_arena *a, const json_t *topo,
                            struct gcb_model_node *n) {
   const json_t *gpus = json_object_get(topo, "gpus"),
                *nics = json_object_get(topo, "nics"),
-               *numa = json_object_get(topo, "numa_nodes"), *e;
+               *numa = json_object_get(topo, "numa_nodes"),
+               *sws = json_object_get(topo, "pcie_switches"), *e;
   size_t i;
   n->has_topology = topo != NULL;
-  n->ngpus = json_array_size(gpus);
-  n->gpus = arena_calloc(a, n->ngpus, sizeof *n->gpus);
-  n->nnics = json_array_size(nics);
-  n->nics = arena_calloc(a, n->nnics, sizeof *n->nics);
-  n->nnuma = json_array_size(numa);
-  n->numa = arena_calloc(a, n->nnuma, sizeof *n->numa);
+  n->gpus = arena_array(a, gpus, sizeof *n->gpus, &n->ngpus);
+  n->nics = arena_array(a, nics, sizeof *n->nics, &n->nnics);
+  n->numa = arena_array(a, numa, sizeof *n->numa, &n->nnuma);
+  n->numa_cpus = arena_calloc(a, n->nnuma, sizeof *n->numa_cpus);
+  n->switches = arena_array(a, sws, sizeof *n->switches, &n->nswitches);
   if (a->failed)
     return;
   json_array_foreach(gpus, i, e) {
@@ -356,32 +347,39 @@ static void build_topology(struct gcb__model_arena *a, const json_t *topo,
                                 .numa = int_or(e, "numa", -1),
                                 .link_gbps = num(e, "link_gbps"),
                                 .host_gbps = gcb_topo_view_host_gbps(e),
-                                .nvlinks = int_or(e, "nvlinks", -1)};
-    build_hops(a, json_object_get(e, "pcie_path"), g);
+                                .nvlinks = int_or(e, "nvlinks", -1),
+                                .pcie_switch = int_or(e, "pcie_switch", -1),
+                                .host_basis =
+                                    str(gcb_view_obj(e, "host_link"), "basis")};
+    g->hops = path_hops(a, json_object_get(e, "pcie_path"), &g->nhops);
   }
   json_array_foreach(nics, i, e) {
-    n->nics[i] = (struct gcb_model_nic){.name = str(e, "name"),
-                                        .busid = str(e, "busid"),
-                                        .numa = int_or(e, "numa", -1)};
+    struct gcb_model_nic *c = &n->nics[i];
+    *c = (struct gcb_model_nic){.name = str(e, "name"),
+                                .busid = str(e, "busid"),
+                                .numa = int_or(e, "numa", -1),
+                                .pcie_switch = int_or(e, "pcie_switch", -1),
+                                .index = int_or(e, "index", -1)};
+    c->hops = path_hops(a, json_object_get(e, "pcie_path"), &c->nhops);
   }
   json_array_foreach(numa, i, e) {
     n->numa[i] = int_or(e, "os_index", -1);
+    n->numa_cpus[i] = str(e, "cpus");
   }
-  build_placement(a, topo, n);
-  build_topology_more(a, topo, n); /* anB */
+  json_array_foreach(sws, i, e) {
+    n->switches[i] = (struct gcb_model_switch){
+        .busid = str(e, "busid"), .uplink_gbps = num(e, "uplink_gbps")};
+  }
+  build_paths(a, gcb_view_obj(topo, "paths"), n);
+  build_problems(a, json_object_get(topo, "placement"), n);
+  build_facts(a, json_object_get(topo, "facts"), n);
 }
 
 static void build_health(struct gcb__model_arena *a, const json_t *gpus,
                          struct gcb_model_node *n) {
-  const json_t *e;
-  size_t i;
-  n->nhealth = json_array_size(gpus);
-  n->health = arena_calloc(a, n->nhealth, sizeof *n->health);
-  if (n->health == NULL) {
-    n->nhealth = 0;
-    return;
-  }
-  json_array_foreach(gpus, i, e) {
+  n->health = arena_array(a, gpus, sizeof *n->health, &n->nhealth);
+  for (size_t i = 0; i < n->nhealth; i++) {
+    const json_t *e = json_array_get(gpus, i);
     n->health[i] = (struct gcb_model_health){
         .ordinal = int_or(e, "ordinal", -1),
         .bus_id = str(e, "bus_id"),
@@ -397,9 +395,7 @@ static void build_health(struct gcb__model_arena *a, const json_t *gpus,
         .pcie_width = int_or(e, "pcie_width", -1),
         .throttle_slowed = json_is_true(
             json_object_get(json_object_get(e, "throttle"), "slowed")),
-        /* ---- anA: throttle reasons ---- */
         .throttle_reasons = str(gcb_view_obj(e, "throttle"), "reasons"),
-        /* ---- anB: NVML's maximum link ---- */
         .pcie_gen_max = int_or(e, "pcie_gen_max", -1),
         .pcie_width_max = int_or(e, "pcie_width_max", -1)};
   }
@@ -407,8 +403,7 @@ static void build_health(struct gcb__model_arena *a, const json_t *gpus,
 
 static void build_node(struct gcb__model_arena *a, const json_t *e,
                        struct gcb_model_node *n) {
-  const json_t *ranks = json_object_get(e, "ranks"), *r;
-  size_t i;
+  const json_t *ranks = json_object_get(e, "ranks");
   *n = (struct gcb_model_node){.index = int_or(e, "index", -1),
                                .hostname = str(e, "hostname"),
                                .cpu_model = str_or(e, "cpu_model", NULL),
@@ -418,14 +413,9 @@ static void build_node(struct gcb__model_arena *a, const json_t *e,
                                .numa_nodes = int_or(e, "numa_nodes", -1),
                                .llc_bytes = int_or(e, "llc_bytes", -1),
                                .memory_bytes = int_or(e, "memory_bytes", -1)};
-  n->nranks = json_array_size(ranks);
-  n->ranks = arena_calloc(a, n->nranks, sizeof *n->ranks);
-  if (n->ranks == NULL)
-    n->nranks = 0;
-  json_array_foreach(ranks, i, r) {
-    if (n->ranks != NULL)
-      n->ranks[i] = (long long)json_integer_value(r);
-  }
+  n->ranks = arena_array(a, ranks, sizeof *n->ranks, &n->nranks);
+  for (size_t i = 0; i < n->nranks; i++)
+    n->ranks[i] = (long long)json_integer_value(json_array_get(ranks, i));
   build_topology(a, gcb_view_obj(e, "topology"), n);
   build_health(a, json_object_get(e, "gpus"), n);
 }
@@ -433,7 +423,8 @@ static void build_node(struct gcb__model_arena *a, const json_t *e,
 /* ---- ranks -------------------------------------------------------------- */
 
 static void build_rank(const json_t *e, struct gcb_model_rank *r) {
-  const json_t *dev = gcb_view_obj(e, "device");
+  const json_t *dev = gcb_view_obj(e, "device"),
+               *blas = gcb_view_obj(e, "blas");
   *r = (struct gcb_model_rank){.rank = int_or(e, "rank", -1),
                                .node = int_or(e, "node", -1),
                                .local_rank = int_or(e, "local_rank", -1),
@@ -448,16 +439,14 @@ static void build_rank(const json_t *e, struct gcb_model_rank *r) {
                                .device_bus_id = str(dev, "bus_id"),
                                .device_name = str_or(dev, "name", NULL),
                                .device_memory_bytes =
-                                   int_or(dev, "memory_bytes", -1)};
+                                   int_or(dev, "memory_bytes", -1),
+                               .has_blas = blas != NULL,
+                               .blas_core = str(blas, "core"),
+                               .blas_cpu_isa = str(blas, "cpu_isa"),
+                               .blas_threads = int_or(blas, "threads", -1)};
   /* Later documents may record the GPU's NUMA node with the device. */
   if (r->numa < 0)
     r->numa = int_or(dev, "numa_node", -1);
-  /* ---- anA: the rank's own BLAS ---- */
-  const json_t *blas = gcb_view_obj(e, "blas");
-  r->has_blas = blas != NULL;
-  r->blas_core = str(blas, "core");
-  r->blas_cpu_isa = str(blas, "cpu_isa");
-  r->blas_threads = int_or(blas, "threads", -1);
 }
 
 /* ---- cases -------------------------------------------------------------- */
@@ -486,9 +475,31 @@ static void build_summary(const json_t *s, struct gcb_model_summary *out) {
       .late_max_s = num(s, "late_max_s")};
 }
 
-/* ---- bpn: the burn-in timeline (defined at the end) ---- */
+/* Case e's timeline through the document's reader, its series kept in the
+ * arena. The reader fails on a timeline beyond the schema's bounds too,
+ * which a validated document cannot hold: that counts as out of memory,
+ * as it did where the report read it. */
 static void build_timeline(struct gcb__model_arena *a, const json_t *e,
-                           struct gcb_model_case *c);
+                           struct gcb_model_case *c) {
+  if (json_object_get(e, "timeline") == NULL || a->failed)
+    return;
+  struct gcb_burn_timeline *tl = arena_calloc(a, 1, sizeof *tl);
+  if (tl == NULL)
+    return;
+  if (!gcb_results_burn_timeline(e, c->ranks.n, tl)) {
+    a->failed = true;
+    return;
+  }
+  for (int s = 0; s < GCB_BURN_SERIES_COUNT; s++) {
+    if (tl->v[s] == NULL)
+      continue;
+    if (a->failed)
+      free(tl->v[s]); /* arena_keep freed the one it could not keep */
+    else
+      arena_keep(a, tl->v[s]);
+  }
+  c->timeline = tl;
+}
 
 /* Case e's per-rank columns: r's arrays (borrowed), as they are. */
 static void build_columns(const struct gcb_ranks *r,
@@ -556,10 +567,8 @@ static void build_lists(struct gcb__model_arena *a, const json_t *root,
   const json_t *errors = json_object_get(root, "errors"),
                *skips = json_object_get(root, "skipped"), *e;
   size_t i;
-  m->nerrors = json_array_size(errors);
-  m->errors = arena_calloc(a, m->nerrors, sizeof *m->errors);
-  m->nskips = json_array_size(skips);
-  m->skips = arena_calloc(a, m->nskips, sizeof *m->skips);
+  m->errors = arena_array(a, errors, sizeof *m->errors, &m->nerrors);
+  m->skips = arena_array(a, skips, sizeof *m->skips, &m->nskips);
   if (a->failed)
     return;
   json_array_foreach(errors, i, e) {
@@ -597,12 +606,9 @@ static void build(struct gcb__model_arena *a, const json_t *root,
                *cases = json_object_get(root, "cases"), *e;
   size_t i;
   build_run(a, root, &m->run);
-  m->nnodes = json_array_size(nodes);
-  m->nodes = arena_calloc(a, m->nnodes, sizeof *m->nodes);
-  m->nranks = json_array_size(ranks);
-  m->ranks = arena_calloc(a, m->nranks, sizeof *m->ranks);
-  m->ncases = json_array_size(cases);
-  m->cases = arena_calloc(a, m->ncases, sizeof *m->cases);
+  m->nodes = arena_array(a, nodes, sizeof *m->nodes, &m->nnodes);
+  m->ranks = arena_array(a, ranks, sizeof *m->ranks, &m->nranks);
+  m->cases = arena_array(a, cases, sizeof *m->cases, &m->ncases);
   a->nranks = m->ncases;
   if (m->ncases > 0 && (a->ranks = calloc(m->ncases, sizeof *a->ranks)) == NULL)
     a->failed = true;
@@ -672,37 +678,50 @@ void gcb_model_free(struct gcb_model *m) {
 
 /* ---- lookups ------------------------------------------------------------ */
 
-/* The entry of arr[0..n) whose `field` is `want`, arr in key order:
- * index `want` first, then a binary search, entries without the key (-1)
- * last. */
-#define FIND_INDEXED(arr, n, field, want)                                      \
-  do {                                                                         \
-    if ((want) < 0 || (n) == 0)                                                \
-      return NULL;                                                             \
-    size_t w_ = (size_t)(want);                                                \
-    if (w_ < (n) && (arr)[w_].field == (want) &&                               \
-        (w_ == 0 || KEY((arr)[w_ - 1].field) < (want)))                        \
-      return &(arr)[w_];                                                       \
-    size_t lo_ = 0, hi_ = (n);                                                 \
-    while (lo_ < hi_) {                                                        \
-      size_t mid_ = lo_ + (hi_ - lo_) / 2;                                     \
-      if (KEY((arr)[mid_].field) < (want))                                     \
-        lo_ = mid_ + 1;                                                        \
-      else                                                                     \
-        hi_ = mid_;                                                            \
-    }                                                                          \
-    return lo_ < (n) && (arr)[lo_].field == (want) ? &(arr)[lo_] : NULL;       \
-  } while (0)
-#define KEY(v) ((v) >= 0 ? (v) : LLONG_MAX)
+/* A key as lists are ordered by it: entries without one (-1) last. */
+static long long sort_key(long long key) {
+  return key >= 0 ? key : LLONG_MAX;
+}
+
+/* The first of entries 0..n of list, in key order (key(list, i) is entry
+ * i's), whose key is want, or -1: index `want` tried first, then a
+ * binary search. */
+static long long find_keyed(const void *list, size_t n, long long want,
+                            long long (*key)(const void *list, size_t i)) {
+  size_t lo = 0, hi = n;
+  if (want < 0)
+    return -1;
+  if ((size_t)want < n && key(list, (size_t)want) == want &&
+      (want == 0 || sort_key(key(list, (size_t)want - 1)) < want))
+    return want;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (sort_key(key(list, mid)) < want)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < n && key(list, lo) == want ? (long long)lo : -1;
+}
+
+static long long rank_key(const void *m, size_t i) {
+  return ((const struct gcb_model *)m)->ranks[i].rank;
+}
+
+static long long node_key(const void *m, size_t i) {
+  return ((const struct gcb_model *)m)->nodes[i].index;
+}
 
 const struct gcb_model_rank *gcb_model_rank(const struct gcb_model *m,
                                             long long rank) {
-  FIND_INDEXED(m->ranks, m->nranks, rank, rank);
+  long long i = find_keyed(m, m->nranks, rank, rank_key);
+  return i >= 0 ? &m->ranks[i] : NULL;
 }
 
 const struct gcb_model_node *gcb_model_node(const struct gcb_model *m,
                                             long long index) {
-  FIND_INDEXED(m->nodes, m->nnodes, index, index);
+  long long i = find_keyed(m, m->nnodes, index, node_key);
+  return i >= 0 ? &m->nodes[i] : NULL;
 }
 
 void gcb_model_place(const struct gcb_model *m, long long rank,
@@ -729,6 +748,14 @@ long long gcb_model_col_rank(const struct gcb_model_case *c, size_t i,
                              long long def) {
   double v = gcb_model_col(c, GCB_RC_RANK, i);
   return isnan(v) ? def : (long long)v;
+}
+
+static long long col_key(const void *c, size_t i) {
+  return gcb_model_col_rank(c, i, -1);
+}
+
+long long gcb_model_col_find(const struct gcb_model_case *c, long long rank) {
+  return find_keyed(c, c->ranks.n, rank, col_key);
 }
 
 /* ---- keys (gcb__view_key's text, over typed params) --------------------- */
@@ -817,10 +844,9 @@ bool gcb_model_case_is_latency(const struct gcb_model_case *c) {
 
 /* ---- GPUs --------------------------------------------------------------- */
 
-const struct gcb_model_gpu *gcb_model_gpu(const struct gcb_model *m,
-                                          long long node, long long index) {
-  const struct gcb_model_node *n = gcb_model_node(m, node);
-  if (n == NULL || index < 0)
+const struct gcb_model_gpu *gcb_model_node_gpu(const struct gcb_model_node *n,
+                                               long long index) {
+  if (index < 0)
     return NULL;
   if ((size_t)index < n->ngpus && n->gpus[index].index == index)
     return &n->gpus[index];
@@ -830,12 +856,10 @@ const struct gcb_model_gpu *gcb_model_gpu(const struct gcb_model *m,
   return NULL;
 }
 
-/* Whether text is a bus id (any form) equal to want. */
-static bool same_busid(const char *text, const struct gcb_busid *want) {
-  struct gcb_busid have;
-  return gcb_busid_parse(text, &have, NULL) == GCB_OK &&
-         have.domain == want->domain && have.bus == want->bus &&
-         have.dev == want->dev && have.func == want->func;
+const struct gcb_model_gpu *gcb_model_gpu(const struct gcb_model *m,
+                                          long long node, long long index) {
+  const struct gcb_model_node *n = gcb_model_node(m, node);
+  return n != NULL ? gcb_model_node_gpu(n, index) : NULL;
 }
 
 const struct gcb_model_gpu *gcb_model_gpu_by_busid(const struct gcb_model *m,
@@ -846,12 +870,10 @@ const struct gcb_model_gpu *gcb_model_gpu_by_busid(const struct gcb_model *m,
   if (n == NULL || gcb_busid_parse(busid, &want, NULL) != GCB_OK)
     return NULL;
   for (size_t i = 0; i < n->ngpus; i++)
-    if (same_busid(n->gpus[i].busid, &want))
+    if (gcb__topo_view_same_busid(&want, n->gpus[i].busid))
       return &n->gpus[i];
   return NULL;
 }
-
-/* ---- anA: a GPU's NVML entry -------------------------------------------- */
 
 const struct gcb_model_health *
 gcb_model_health_by_busid(const struct gcb_model *m, long long node,
@@ -861,70 +883,12 @@ gcb_model_health_by_busid(const struct gcb_model *m, long long node,
   if (n == NULL || gcb_busid_parse(busid, &want, NULL) != GCB_OK)
     return NULL;
   for (size_t i = 0; i < n->nhealth; i++)
-    if (same_busid(n->health[i].bus_id, &want))
+    if (gcb__topo_view_same_busid(&want, n->health[i].bus_id))
       return &n->health[i];
   return NULL;
 }
 
-/* ---- plot: topology facts for the pictures ---------------------------- */
-
-/* A switch index as the pictures take it: an integer member, else -1. */
-static long long switch_of(const json_t *e) {
-  return int_or(e, "pcie_switch", -1);
-}
-
-/* topology.paths: the devices, and the class and expected GB/s matrices
- * flattened (a cell absent from a short row reads as absent). */
-static void build_paths(struct gcb__model_arena *a, const json_t *paths,
-                        struct gcb_model_node *n) {
-  const json_t *devs = json_object_get(paths, "devices"),
-               *cls = json_object_get(paths, "matrix"),
-               *gbps = json_object_get(paths, "expected_gbps");
-  size_t k = json_array_size(devs);
-  n->path_devices = arena_calloc(a, k, sizeof *n->path_devices);
-  n->path_class = arena_calloc(a, k * k, sizeof *n->path_class);
-  n->path_gbps = arena_calloc(a, k * k, sizeof *n->path_gbps);
-  if (k == 0 || a->failed)
-    return;
-  n->npaths = k;
-  for (size_t i = 0; i < k; i++) {
-    const char *name = json_string_value(json_array_get(devs, i));
-    n->path_devices[i] = name != NULL ? name : "";
-    for (size_t j = 0; j < k; j++) {
-      const json_t *c = json_array_get(json_array_get(cls, i), j),
-                   *v = json_array_get(json_array_get(gbps, i), j);
-      const char *s = json_string_value(c);
-      n->path_class[i * k + j] = s != NULL ? s : "";
-      n->path_gbps[i * k + j] = json_is_number(v) && json_number_value(v) > 0
-                                    ? json_number_value(v)
-                                    : NAN;
-    }
-  }
-}
-
-static void build_placement(struct gcb__model_arena *a, const json_t *topo,
-                            struct gcb_model_node *n) {
-  const json_t *gpus = json_object_get(topo, "gpus"),
-               *nics = json_object_get(topo, "nics"),
-               *sws = json_object_get(topo, "pcie_switches"), *e;
-  size_t i;
-  for (i = 0; i < n->ngpus; i++) {
-    e = json_array_get(gpus, i);
-    n->gpus[i].pcie_switch = switch_of(e);
-  }
-  for (i = 0; i < n->nnics; i++)
-    n->nics[i].pcie_switch = switch_of(json_array_get(nics, i));
-  n->nswitches = json_array_size(sws);
-  n->switches = arena_calloc(a, n->nswitches, sizeof *n->switches);
-  if (n->switches == NULL)
-    n->nswitches = 0;
-  for (i = 0; i < n->nswitches; i++) {
-    e = json_array_get(sws, i);
-    n->switches[i] = (struct gcb_model_switch){
-        .busid = str(e, "busid"), .uplink_gbps = num(e, "uplink_gbps")};
-  }
-  build_paths(a, gcb_view_obj(topo, "paths"), n);
-}
+/* ---- GPU pairs' paths --------------------------------------------------- */
 
 /* Whether s is "GPU<index>" as "GPU%lld" writes it (without printf: asked
  * for every GPU pair of every node). */
@@ -1043,20 +1007,6 @@ bool gcb__model_copy_topology(struct gcb_model *m, struct gcb_model_node *to,
   to->path_class = arena_strs(a, from->path_class, cells);
   to->path_gbps = arena_dup(a, from->path_gbps, cells, sizeof *to->path_gbps);
   to->npaths = from->npaths;
-  return !a->failed;
-}
-
-/* (the builder's, below) */
-static void mv_render(struct gcb__model_arena *a, struct gcb_mvalue *v);
-
-bool gcb__model_param_set(struct gcb_model *m, struct gcb_model_case *c,
-                          const char *key, const char *value) {
-  struct gcb__model_arena *a = m->arena;
-  if (c->params.type != GCB_MV_OBJECT ||
-      !gcb__mvalue_set(m, &c->params, key, gcb__mvalue_string(m, value)))
-    a->failed = true;
-  mv_render(a, &c->params);
-  known_params(c);
   return !a->failed;
 }
 
@@ -1305,6 +1255,17 @@ static void mv_render(struct gcb__model_arena *a, struct gcb_mvalue *v) {
     mv_render(a, &v->members[i].value);
 }
 
+bool gcb__model_param_set(struct gcb_model *m, struct gcb_model_case *c,
+                          const char *key, const char *value) {
+  struct gcb__model_arena *a = m->arena;
+  if (c->params.type != GCB_MV_OBJECT ||
+      !gcb__mvalue_set(m, &c->params, key, gcb__mvalue_string(m, value)))
+    a->failed = true;
+  mv_render(a, &c->params);
+  known_params(c);
+  return !a->failed;
+}
+
 /* Stable order by key (entries without one, -1, last). */
 struct keyed {
   long long key;
@@ -1313,7 +1274,7 @@ struct keyed {
 
 static int cmp_keyed(const void *x, const void *y) {
   const struct keyed *a = x, *b = y;
-  long long ka = KEY(a->key), kb = KEY(b->key);
+  long long ka = sort_key(a->key), kb = sort_key(b->key);
   return ka != kb ? (ka > kb) - (ka < kb) : (a->at > b->at) - (a->at < b->at);
 }
 
@@ -1367,32 +1328,7 @@ enum gcb_status gcb__model_done(struct gcb_model *m, struct gcb_err *err) {
                    : GCB_OK;
 }
 
-/* ---- rtab: a rank's entry in a case's columns ---- */
-
-/* The rank of entry i as a sort key: entries without one sort last. */
-static long long col_rank_key(const struct gcb_model_case *c, size_t i) {
-  long long r = gcb_model_col_rank(c, i, -1);
-  return r >= 0 ? r : LLONG_MAX;
-}
-
-long long gcb_model_col_find(const struct gcb_model_case *c, long long rank) {
-  size_t n = c->ranks.n, lo = 0, hi = n;
-  if (rank < 0)
-    return -1;
-  if ((size_t)rank < n && gcb_model_col_rank(c, (size_t)rank, -1) == rank &&
-      (rank == 0 || col_rank_key(c, (size_t)rank - 1) < rank))
-    return rank;
-  while (lo < hi) { /* the first entry whose key is >= rank */
-    size_t mid = lo + (hi - lo) / 2;
-    if (col_rank_key(c, mid) < rank)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo < n && gcb_model_col_rank(c, lo, -1) == rank ? (long long)lo : -1;
-}
-
-/* ---- anB: topology lookups (topo_view.h's, over the model) -------------- */
+/* ---- topology lookups (topo_view.h's, over the model) ------------------- */
 
 long long gcb_model_gpu_index(const struct gcb_model *m, long long node,
                               const char *busid) {
@@ -1428,35 +1364,7 @@ long long gcb_model_gpu_rank(const struct gcb_model *m, long long node,
   return -1;
 }
 
-/* ---- bpn: the burn-in timeline ------------------------------------------ */
-
-/* Case e's timeline through the document's reader, its series kept in the
- * arena. The reader fails on a timeline beyond the schema's bounds too,
- * which a validated document cannot hold: that counts as out of memory,
- * as it did where the report read it. */
-static void build_timeline(struct gcb__model_arena *a, const json_t *e,
-                           struct gcb_model_case *c) {
-  if (json_object_get(e, "timeline") == NULL || a->failed)
-    return;
-  struct gcb_burn_timeline *tl = arena_calloc(a, 1, sizeof *tl);
-  if (tl == NULL)
-    return;
-  if (!gcb_results_burn_timeline(e, c->ranks.n, tl)) {
-    a->failed = true;
-    return;
-  }
-  for (int s = 0; s < GCB_BURN_SERIES_COUNT; s++) {
-    if (tl->v[s] == NULL)
-      continue;
-    if (a->failed)
-      free(tl->v[s]); /* arena_keep freed the one it could not keep */
-    else
-      arena_keep(a, tl->v[s]);
-  }
-  c->timeline = tl;
-}
-
-/* ---- dx: a case's check family ---- */
+/* ---- a case's check family ---------------------------------------------- */
 
 enum gcb_family gcb_model_case_family(const struct gcb_model_case *c) {
   if (c->kind == GCB_BENCH_PCIE && strcmp(c->direction, "d2h") == 0)

@@ -387,10 +387,12 @@ const char *gcb_model_param_str(const struct gcb_model_case *c,
  * compare judge such figures in time, whatever their unit says. */
 bool gcb_model_case_is_latency(const struct gcb_model_case *c);
 
-/* The topology GPU of node `node` with that index, or by bus id (any form
- * common/busid.h parses); NULL if none. */
+/* The topology GPU of node `node` (or of node n) with that index, or by
+ * bus id (any form common/busid.h parses); NULL if none. */
 const struct gcb_model_gpu *gcb_model_gpu(const struct gcb_model *m,
                                           long long node, long long index);
+const struct gcb_model_gpu *gcb_model_node_gpu(const struct gcb_model_node *n,
+                                               long long index);
 const struct gcb_model_gpu *gcb_model_gpu_by_busid(const struct gcb_model *m,
                                                    long long node,
                                                    const char *busid);

@@ -16,17 +16,6 @@
 
 /* ---- over the typed model ----------------------------------------------- */
 
-/* The topology GPU of a node with that index, or NULL. */
-static const struct gcb_model_gpu *node_gpu(const struct gcb_model_node *n,
-                                            long long index) {
-  if (index >= 0 && (size_t)index < n->ngpus && n->gpus[index].index == index)
-    return &n->gpus[index];
-  for (size_t i = 0; index >= 0 && i < n->ngpus; i++)
-    if (n->gpus[i].index == index)
-      return &n->gpus[i];
-  return NULL;
-}
-
 bool *gcb__p2p_walk_scratch(const struct gcb_model *m, size_t *n) {
   *n = m->nnodes + 1;
   return calloc(*n, sizeof(bool));
@@ -93,7 +82,8 @@ bool gcb__p2p_pair_busid(const struct gcb__p2p_pair *p,
                          const struct gcb_model_case *c, bool dst, char *buf,
                          size_t size) {
   long long gpu = dst ? p->dst : p->src;
-  const struct gcb_model_gpu *g = p->at != NULL ? node_gpu(p->at, gpu) : NULL;
+  const struct gcb_model_gpu *g =
+      p->at != NULL ? gcb_model_node_gpu(p->at, gpu) : NULL;
   if (g != NULL && g->busid[0] != '\0') {
     if (!gcb_busid_canon(g->busid, buf, size))
       gcb_view_copy(buf, size, g->busid);

@@ -284,10 +284,8 @@ bool gcb__read_fast(const char *text, size_t len,
     *root = json_load_callback(feed_more, &f,
                                JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je);
     taken = *root != NULL && put_back(*root, &s);
-    if (!taken) {
-      json_decref(*root);
-      *root = NULL;
-    }
+    if (!taken)
+      json_decrefp(root);
   }
   for (size_t i = 0; i < s.n; i++)
     json_decref(s.items[i].value);

@@ -8,6 +8,7 @@
  */
 #include "reports/document/read_lex.h"
 
+#include "reports/document/fmtnum.h"
 #include "reports/document/ranks.h"
 
 #include <float.h>
@@ -50,11 +51,6 @@ void gcb__lex_skip_string(struct gcb__lex *l) {
   else
     l->p++;
 }
-
-/* Powers of ten exact in a double (up to 10^22). */
-static const double pow10_d[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                                 1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-                                 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
 #ifdef __SIZEOF_INT128__
 typedef unsigned __int128 u128;
@@ -142,7 +138,7 @@ static bool exact_double(uint64_t w, int e10, double *out) {
     return true;
   }
   if (w < ((uint64_t)1 << 53) && e10 >= -22 && e10 <= 22) {
-    *out = e10 < 0 ? (double)w / pow10_d[-e10] : (double)w * pow10_d[e10];
+    *out = e10 < 0 ? (double)w / gcb__pow10[-e10] : (double)w * gcb__pow10[e10];
     return true;
   }
 #ifdef __SIZEOF_INT128__

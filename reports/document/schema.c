@@ -26,24 +26,11 @@ const struct gcb__node gcb__n_int_array = {.types = T_ARR,
                                            .items = &gcb__n_int};
 
 static unsigned type_bit(const json_t *v) {
-  switch (json_typeof(v)) {
-  case JSON_OBJECT:
-    return T_OBJ;
-  case JSON_ARRAY:
-    return T_ARR;
-  case JSON_STRING:
-    return T_STR;
-  case JSON_INTEGER:
-    return T_INT;
-  case JSON_REAL:
-    return T_REAL;
-  case JSON_TRUE:
-  case JSON_FALSE:
-    return T_BOOL;
-  case JSON_NULL:
-    return T_NULL;
-  }
-  return 0;
+  static const unsigned bits[] = {
+      [JSON_OBJECT] = T_OBJ,  [JSON_ARRAY] = T_ARR, [JSON_STRING] = T_STR,
+      [JSON_INTEGER] = T_INT, [JSON_REAL] = T_REAL, [JSON_TRUE] = T_BOOL,
+      [JSON_FALSE] = T_BOOL,  [JSON_NULL] = T_NULL};
+  return bits[json_typeof(v)];
 }
 
 const char *gcb__schema_type_word(const json_t *v) {

@@ -118,8 +118,7 @@ static json_t *gpu_json(const struct gcb_health *h) {
   };
   for (size_t i = 0; i < sizeof rest / sizeof *rest; i++)
     if (o == NULL || json_object_set_new(o, rest[i].key, rest[i].value) != 0) {
-      json_decref(o);
-      o = NULL;
+      json_decrefp(&o);
       for (size_t j = i + 1; j < sizeof rest / sizeof *rest; j++)
         json_decref(rest[j].value);
       break;

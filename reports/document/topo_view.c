@@ -13,7 +13,7 @@
 /* Whether text names the PCI function want: the same as comparing the
  * canonical forms (the form is one-to-one), without formatting either,
  * which was a tenth of a 16,384-rank report (a lookup per rank and GPU). */
-static bool same_busid(const struct gcb_busid *want, const char *text) {
+bool gcb__topo_view_same_busid(const struct gcb_busid *want, const char *text) {
   struct gcb_busid have;
   return gcb_busid_parse(text, &have, NULL) == GCB_OK &&
          have.domain == want->domain && have.bus == want->bus &&
@@ -27,7 +27,7 @@ long long gcb_topo_view_gpu_by_busid(const json_t *topo, const char *busid) {
   if (topo == NULL || gcb_busid_parse(busid, &want, NULL) != GCB_OK)
     return -1;
   json_array_foreach(json_object_get(topo, "gpus"), i, g) {
-    if (same_busid(&want, gcb_view_str(g, "busid")))
+    if (gcb__topo_view_same_busid(&want, gcb_view_str(g, "busid")))
       return gcb_view_int(g, "index", (long long)i);
   }
   return -1;

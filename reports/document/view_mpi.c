@@ -93,13 +93,11 @@ static const char *mv_text(const struct gcb_mvalue *v) {
 
 void gcb_view_mpi_line_model(const struct gcb_model *m, char *buf,
                              size_t size) {
-  const char *mpi = mv_text(gcb_mvalue_get(&m->run.software, "mpi")),
-             *device = mv_text(gcb_mvalue_get(&m->run.software, "mpi_device"));
   const char *vars[NVARS];
   for (size_t i = 0; i < NVARS; i++)
     vars[i] = mv_text(gcb_mvalue_get(&m->run.environment, transport_vars[i]));
-  mpi_line(mpi != NULL ? mpi : "", device != NULL ? device : "", vars, buf,
-           size);
+  mpi_line(gcb_mvalue_str(&m->run.software, "mpi"),
+           gcb_mvalue_str(&m->run.software, "mpi_device"), vars, buf, size);
 }
 
 void gcb_view_mpi_probe_line(const json_t *root, char *buf, size_t size) {

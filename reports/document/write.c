@@ -116,12 +116,10 @@ static int write_text(const struct doc_text *t, struct sink *k) {
 /* Writes the document and a final newline to fd, then syncs it. */
 static enum gcb_status write_fd(const struct doc_text *doc, int fd,
                                 const char *path, struct gcb_err *err) {
-  struct sink *k = malloc(sizeof *k);
+  struct sink *k = calloc(1, sizeof *k);
   if (k == NULL)
     return gcb_err_set(err, GCB_ENOMEM, "%s: out of memory", path);
   k->fd = fd;
-  k->error = 0;
-  k->used = 0;
   int failed = write_text(doc, k);
   if (!failed)
     sink_flush(k);
