@@ -386,6 +386,14 @@ static void set_host(const struct dx *x, struct gcb_component *c) {
                   x->out->machines[c->node].hostname);
 }
 
+/* A blank component of kind k at the machine of the finding's node. */
+static void at_machine_of(const struct dx *x, const struct gcb_finding *f,
+                          enum gcb_comp_kind k, struct gcb_component *c) {
+  blank(c, k);
+  c->node = dx_machine(x, f->where.doc, f->where.node);
+  set_host(x, c);
+}
+
 /* A node's own name ("node h1", "node h1 BLAS"): it says its host. */
 static void node_name(struct gcb_component *c, const char *what) {
   snprintf(c->local_name, sizeof c->local_name, "node %s%s", c->hostname, what);
@@ -511,9 +519,7 @@ static bool at_link(const struct dx *x, size_t i, struct gcb_component *c,
                     enum gcb_family *fam) {
   const struct gcb_finding *f = fnd(x, i);
   const char *host = strstr(f->where.link, "<->host");
-  blank(c, GCB_COMP_LINK);
-  c->node = dx_machine(x, f->where.doc, f->where.node);
-  set_host(x, c);
+  at_machine_of(x, f, GCB_COMP_LINK, c);
   if (host == NULL) { /* a NIC: "mlx5_0 0000:17:00.0" */
     gcb_view_copy(c->link, sizeof c->link, f->where.link);
     snprintf(c->local_name, sizeof c->local_name, "NIC %s", f->where.link);
@@ -540,9 +546,7 @@ static bool at_pair(const struct dx *x, size_t i, struct gcb_component *c,
 static bool at_network(const struct dx *x, size_t i, struct gcb_component *c,
                        enum gcb_family *fam) {
   const struct gcb_finding *f = fnd(x, i);
-  blank(c, GCB_COMP_LINK);
-  c->node = dx_machine(x, f->where.doc, f->where.node);
-  set_host(x, c);
+  at_machine_of(x, f, GCB_COMP_LINK, c);
   gcb_view_copy(c->link, sizeof c->link, f->where.link);
   gcb_view_copy(c->local_name, sizeof c->local_name, f->where.link);
   c->names_host = true; /* "HOST link", "A -> B" */
@@ -561,9 +565,7 @@ static bool at_rank(const struct dx *x, size_t i, struct gcb_component *c,
     rank_comp(x, f->where.doc, f->where.rank, c);
     return true;
   }
-  blank(c, GCB_COMP_RANK);
-  c->node = dx_machine(x, f->where.doc, f->where.node);
-  set_host(x, c);
+  at_machine_of(x, f, GCB_COMP_RANK, c);
   gcb_view_copy(c->ranks, sizeof c->ranks, f->where.ranks);
   if (f->where.ranks[0] == '\0' && f->where.gpu >= 0) { /* an idle GPU */
     c->kind = GCB_COMP_GPU;
@@ -585,9 +587,7 @@ static bool at_whole_node(const struct dx *x, size_t i, struct gcb_component *c,
   *fam = family_of(x, f, GCB_FAM_RUN);
   if (f->where.doc < 0 || f->where.node < 0)
     return false;
-  blank(c, GCB_COMP_NODE);
-  c->node = dx_machine(x, f->where.doc, f->where.node);
-  set_host(x, c);
+  at_machine_of(x, f, GCB_COMP_NODE, c);
   node_name(c, "");
   return true;
 }
@@ -602,9 +602,7 @@ static bool at_node(const struct dx *x, size_t i, struct gcb_component *c,
   *fam = GCB_FAM_GEMM;
   if (f->where.doc < 0)
     return false;
-  blank(c, GCB_COMP_NODE);
-  c->node = dx_machine(x, f->where.doc, f->where.node);
-  set_host(x, c);
+  at_machine_of(x, f, GCB_COMP_NODE, c);
   snprintf(c->link, sizeof c->link, "BLAS");
   node_name(c, " BLAS");
   return true;

@@ -475,13 +475,9 @@ static enum gcb_status falloff(const struct burn_case *b, size_t i) {
   if (!isnan(below))
     snprintf(vs, sizeof vs, ", %.0f %% %s its peers at the same time",
              fabs(below) * 100, below >= 0 ? "below" : "above");
-  /* "740 vs 607 TFLOP/s" reads before -> after here. */
   char *v = strstr(fig, " vs ");
-  if (v != NULL) {
-    char tail[64];
-    snprintf(tail, sizeof tail, "%s", v + 4);
-    snprintf(v, sizeof fig - (size_t)(v - fig), " -> %s", tail);
-  }
+  if (v != NULL) /* "740 vs 607 TFLOP/s" reads before -> after here */
+    memcpy(v, " -> ", 4);
   gcb_finding_explain(f,
                       "%s falls %.0f %% after %s: %s (%s against its own "
                       "first %s%s)",

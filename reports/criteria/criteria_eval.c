@@ -142,11 +142,9 @@ static bool same_value(const struct gcb_check_param *want,
 static long long end_gpu(const struct gcb_model *doc, long long node,
                          const struct gcb_model_case *c, const char *bus_key,
                          const char *index_key) {
-  const struct gcb_model_node *n = gcb_model_node(doc, node);
-  const struct gcb_model_gpu *g =
-      gcb_model_gpu_by_busid(doc, node, gcb_model_param_str(c, bus_key));
-  if (n != NULL && g != NULL)
-    return g->index >= 0 ? g->index : (long long)(g - n->gpus);
+  long long g = gcb_model_gpu_index(doc, node, gcb_model_param_str(c, bus_key));
+  if (g >= 0)
+    return g;
   double i = gcb_model_param_num(c, index_key);
   return isnan(i) || i < 0 ? -1 : (long long)i;
 }
