@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "reports/analysis/analyze_rules.h"
 #include "reports/document/p2p_view.h"
 
@@ -175,11 +176,7 @@ static struct pair *collect(const struct gcb_model *model, size_t *n,
     if (*oom || !gcb__p2p_walk_begin(&it, model, c, seen, nseen))
       continue;
     while (!*oom && gcb__p2p_walk_next(&it, &m)) {
-      if (*n == cap) {
-        struct pair *g = realloc(p, (cap = cap ? 2 * cap : 64) * sizeof *g);
-        *oom = g == NULL;
-        p = g != NULL ? g : p;
-      }
+      *oom = !gcb_grow((void **)&p, &cap, *n, sizeof *p);
       if (!*oom)
         make_pair(c, &m, i, &p[(*n)++]);
     }
