@@ -62,11 +62,6 @@ const char *gcb_family_name(enum gcb_family f) {
 
 /* ---- machines ------------------------------------------------------------ */
 
-/* The model of document doc. */
-static const struct gcb_model *dx_doc(const struct dx *x, int doc) {
-  return x->docs[doc].model;
-}
-
 /* The most GPUs a node is mapped by. */
 #define NODE_GPUS 256
 
@@ -192,7 +187,7 @@ static long long add_machine(struct dx *x, const struct gcb_model *model,
 
 /* machine_of[doc][i] is the machine of the model's node i. */
 static enum gcb_status map_doc(struct dx *x, size_t doc) {
-  const struct gcb_model *model = dx_doc(x, (int)doc);
+  const struct gcb_model *model = x->docs[doc].model;
   size_t nn = model->nnodes;
   x->out->machine_of[doc] = calloc(nn + 1, sizeof **x->out->machine_of);
   x->out->nnodes[doc] = nn;
@@ -350,7 +345,7 @@ static const struct gcb_model_case *dx_case(const struct dx *x,
   if (f->where.doc < 0 || (size_t)f->where.doc >= x->ndocs ||
       f->where.subject[0] == '\0')
     return NULL;
-  const struct gcb_model *m = dx_doc(x, f->where.doc);
+  const struct gcb_model *m = x->docs[f->where.doc].model;
   char title[sizeof f->where.subject];
   for (size_t i = 0; i < m->ncases; i++) {
     gcb_model_case_title(&m->cases[i], title, sizeof title);
@@ -412,7 +407,7 @@ static void gpu_of_rank(const struct dx *x, int doc, long long rank,
                         struct gcb_component *c) {
   struct gcb_place p;
   blank(c, GCB_COMP_GPU);
-  gcb_model_place(dx_doc(x, doc), rank, &p);
+  gcb_model_place(x->docs[doc].model, rank, &p);
   c->node = dx_machine(x, doc, p.node);
   c->gpu = p.gpu;
   gcb_busid_canon(p.bus_id, c->bus_id, sizeof c->bus_id);
@@ -446,7 +441,7 @@ static void rank_comp(const struct dx *x, int doc, long long rank,
 static bool pair_comp(const struct dx *x, int doc,
                       const struct gcb_model_case *c, long long node,
                       struct gcb_component *out) {
-  const struct gcb_model *model = dx_doc(x, doc);
+  const struct gcb_model *model = x->docs[doc].model;
   struct gcb__p2p_walk it;
   struct gcb__p2p_pair m, e;
   bool found = false;
@@ -1020,7 +1015,7 @@ static void under_load(const struct dx *x, long long m, const char *bus,
   out->expected = NAN;
   out->basis = "";
   for (size_t d = 0; d < x->ndocs; d++) {
-    const struct gcb_model *model = dx_doc(x, (int)d);
+    const struct gcb_model *model = x->docs[d].model;
     for (size_t i = 0; i < model->ncases; i++) {
       const struct gcb_model_case *c = &model->cases[i];
       const char *cd = gcb__case_pcie_direction(model, c);
@@ -1050,7 +1045,7 @@ static void under_load(const struct dx *x, long long m, const char *bus,
 }
 
 static const char *source(const struct dx *x, int doc) {
-  const char *tool = dx_doc(x, doc)->run.tool;
+  const char *tool = x->docs[doc].model->run.tool;
   return tool[0] ? tool : x->docs[doc].name;
 }
 
@@ -1141,7 +1136,7 @@ static void slow(const struct dx *x, struct gcb_root_cause *rc,
                  const char *against) {
   char m[64];
   const struct gcb_model_case *c = dx_case(x, f);
-  const struct gcb_model *model = dx_doc(x, f->where.doc);
+  const struct gcb_model *model = x->docs[f->where.doc].model;
   enum gcb_bench_kind kind = c != NULL ? c->kind : GCB_BENCH_UNKNOWN;
   size_t k = cases_of(x, rc, fam, f->kind, f->where.doc), all = 0;
   for (size_t i = 0; i < model->ncases; i++)
@@ -1375,12 +1370,9 @@ static void sort_causes(struct gcb_diagnosis *d) {
 
 static enum gcb_status collect_na(struct dx *x) {
   struct gcb_diagnosis *d = x->out;
-  for (size_t i = 0; i < x->fs->n; i++)
-    d->nna += x->fs->items[i].kind == GCB_KIND(CRITERION_NA);
-  d->na = malloc(d->nna * sizeof *d->na + 1);
+  d->na = malloc(x->fs->n * sizeof *d->na + 1);
   if (d->na == NULL)
     return gcb_err_set(x->err, GCB_ENOMEM, "diagnosis: out of memory");
-  d->nna = 0;
   for (size_t i = 0; i < x->fs->n; i++)
     if (x->fs->items[i].kind == GCB_KIND(CRITERION_NA))
       d->na[d->nna++] = i;

@@ -30,8 +30,7 @@ static bool by_design_slower(const struct gcb_model_case *c) {
 }
 
 static double case_size(const struct gcb_model_case *c) {
-  double s = gcb_model_param_num(c, "size");
-  return isnan(s) ? gcb_model_param_num(c, "bytes") : s;
+  return isnan(c->size) ? c->bytes : c->size;
 }
 
 /* Only the largest size of a sweep is judged: small copies are latency
