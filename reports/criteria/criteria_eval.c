@@ -302,16 +302,13 @@ static enum gcb_status eval_bound(struct eval *ev, const struct gcb_bound *b) {
     double v = value_of(b->metric, ev->m, ev->c, NULL, 0);
     return meets(b, v) ? GCB_OK : miss(ev, b, v, -1);
   }
-  for (size_t i = 0; i < pr->n; i++) {
+  enum gcb_status st = GCB_OK;
+  for (size_t i = 0; i < pr->n && st == GCB_OK; i++) {
     double v = value_of(b->metric, ev->m, ev->c, pr, i);
-    enum gcb_status st =
-        meets(b, v)
-            ? GCB_OK
-            : miss(ev, b, v, gcb_model_col_rank(ev->c, i, (long long)i));
-    if (st != GCB_OK)
-      return st;
+    if (!meets(b, v))
+      st = miss(ev, b, v, gcb_model_col_rank(ev->c, i, (long long)i));
   }
-  return GCB_OK;
+  return st;
 }
 
 static bool has_match(const struct gcb_criterion *k,
