@@ -65,11 +65,6 @@ const char *gcb_family_name(enum gcb_family f) {
 /* The most GPUs a node is mapped by. */
 #define NODE_GPUS 256
 
-/* A node's GPUs (at most NODE_GPUS): its topology's, then its ranks'. A
- * rank's GPU that the source names by index alone (an nvbandwidth matrix
- * without its device lines, a log without bus ids) is known by that
- * index, unless the topology has a GPU N: counted, never matched by bus
- * id. */
 /* Appends GPU `index` known by index alone to out[0..n) unless there;
  * returns 1 when it did (its parsed form in ids[n] matches no bus id). */
 static size_t by_index(struct gcb_machine_gpu *out, size_t n, long long index,
@@ -82,6 +77,11 @@ static size_t by_index(struct gcb_machine_gpu *out, size_t n, long long index,
   return 1;
 }
 
+/* A node's GPUs (at most NODE_GPUS): its topology's, then its ranks'. A
+ * rank's GPU that the source names by index alone (an nvbandwidth matrix
+ * without its device lines, a log without bus ids) is known by that
+ * index, unless the topology has a GPU N: counted, never matched by bus
+ * id. */
 static size_t node_gpus(const struct gcb_model *m,
                         const struct gcb_model_node *node,
                         struct gcb_machine_gpu *out) {
