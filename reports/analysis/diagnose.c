@@ -811,11 +811,6 @@ static enum gcb_status place_pass(struct dx *x, bool attach) {
   return GCB_OK;
 }
 
-static enum gcb_status dx_place(struct dx *x) {
-  enum gcb_status st = place_pass(x, false);
-  return st == GCB_OK ? place_pass(x, true) : st;
-}
-
 /* ---- node-wide symptoms -------------------------------------------------- */
 
 /* Per component, the families of its warn/fail evidence (a bit each). */
@@ -1383,12 +1378,6 @@ static enum gcb_status collect_na(struct dx *x) {
   return GCB_OK;
 }
 
-static void free_dx(struct dx *x) {
-  free(x->comps);
-  free(x->comp_of);
-  free(x->fam_of);
-}
-
 enum gcb_status gcb_diagnose(const struct gcb_doc *docs, size_t ndocs,
                              const struct gcb_findings *findings,
                              const struct gcb_thresholds *t,
@@ -1413,7 +1402,9 @@ enum gcb_status gcb_diagnose(const struct gcb_doc *docs, size_t ndocs,
   for (size_t d = 0; st == GCB_OK && d < ndocs; d++)
     st = map_doc(&x, d);
   if (st == GCB_OK)
-    st = dx_place(&x);
+    st = place_pass(&x, false);
+  if (st == GCB_OK)
+    st = place_pass(&x, true);
   if (st == GCB_OK)
     st = dx_collapse_nodes(&x);
   if (st == GCB_OK)
@@ -1422,7 +1413,9 @@ enum gcb_status gcb_diagnose(const struct gcb_doc *docs, size_t ndocs,
     st = collect_na(&x);
   if (st == GCB_OK)
     sort_causes(out);
-  free_dx(&x);
+  free(x.comps);
+  free(x.comp_of);
+  free(x.fam_of);
   return st;
 }
 
