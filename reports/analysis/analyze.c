@@ -39,8 +39,6 @@ struct gcb_finding *gcb_findings_push(struct gcb_findings *l,
       (struct gcb_location){.doc = -1, .node = -1, .rank = -1, .gpu = -1};
   f->measured = f->expected = f->cost = NAN;
   f->check = -1;
-  f->metric = NULL;
-  f->bench_case = NULL;
   return f;
 }
 

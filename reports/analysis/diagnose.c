@@ -62,19 +62,9 @@ const char *gcb_family_name(enum gcb_family f) {
 
 /* ---- machines ------------------------------------------------------------ */
 
-/* The model of document doc. */
-static const struct gcb_model *dx_doc(const struct dx *x, int doc) {
-  return x->docs[doc].model;
-}
-
 /* The most GPUs a node is mapped by. */
 #define NODE_GPUS 256
 
-/* A node's GPUs (at most NODE_GPUS): its topology's, then its ranks'. A
- * rank's GPU that the source names by index alone (an nvbandwidth matrix
- * without its device lines, a log without bus ids) is known by that
- * index, unless the topology has a GPU N: counted, never matched by bus
- * id. */
 /* Appends GPU `index` known by index alone to out[0..n) unless there;
  * returns 1 when it did (its parsed form in ids[n] matches no bus id). */
 static size_t by_index(struct gcb_machine_gpu *out, size_t n, long long index,
@@ -87,6 +77,11 @@ static size_t by_index(struct gcb_machine_gpu *out, size_t n, long long index,
   return 1;
 }
 
+/* A node's GPUs (at most NODE_GPUS): its topology's, then its ranks'. A
+ * rank's GPU that the source names by index alone (an nvbandwidth matrix
+ * without its device lines, a log without bus ids) is known by that
+ * index, unless the topology has a GPU N: counted, never matched by bus
+ * id. */
 static size_t node_gpus(const struct gcb_model *m,
                         const struct gcb_model_node *node,
                         struct gcb_machine_gpu *out) {
@@ -192,7 +187,7 @@ static long long add_machine(struct dx *x, const struct gcb_model *model,
 
 /* machine_of[doc][i] is the machine of the model's node i. */
 static enum gcb_status map_doc(struct dx *x, size_t doc) {
-  const struct gcb_model *model = dx_doc(x, (int)doc);
+  const struct gcb_model *model = x->docs[doc].model;
   size_t nn = model->nnodes;
   x->out->machine_of[doc] = calloc(nn + 1, sizeof **x->out->machine_of);
   x->out->nnodes[doc] = nn;
@@ -350,7 +345,7 @@ static const struct gcb_model_case *dx_case(const struct dx *x,
   if (f->where.doc < 0 || (size_t)f->where.doc >= x->ndocs ||
       f->where.subject[0] == '\0')
     return NULL;
-  const struct gcb_model *m = dx_doc(x, f->where.doc);
+  const struct gcb_model *m = x->docs[f->where.doc].model;
   char title[sizeof f->where.subject];
   for (size_t i = 0; i < m->ncases; i++) {
     gcb_model_case_title(&m->cases[i], title, sizeof title);
@@ -386,6 +381,14 @@ static void set_host(const struct dx *x, struct gcb_component *c) {
                   x->out->machines[c->node].hostname);
 }
 
+/* A blank component of kind k at the machine of the finding's node. */
+static void at_machine_of(const struct dx *x, const struct gcb_finding *f,
+                          enum gcb_comp_kind k, struct gcb_component *c) {
+  blank(c, k);
+  c->node = dx_machine(x, f->where.doc, f->where.node);
+  set_host(x, c);
+}
+
 /* A node's own name ("node h1", "node h1 BLAS"): it says its host. */
 static void node_name(struct gcb_component *c, const char *what) {
   snprintf(c->local_name, sizeof c->local_name, "node %s%s", c->hostname, what);
@@ -404,7 +407,7 @@ static void gpu_of_rank(const struct dx *x, int doc, long long rank,
                         struct gcb_component *c) {
   struct gcb_place p;
   blank(c, GCB_COMP_GPU);
-  gcb_model_place(dx_doc(x, doc), rank, &p);
+  gcb_model_place(x->docs[doc].model, rank, &p);
   c->node = dx_machine(x, doc, p.node);
   c->gpu = p.gpu;
   gcb_busid_canon(p.bus_id, c->bus_id, sizeof c->bus_id);
@@ -438,7 +441,7 @@ static void rank_comp(const struct dx *x, int doc, long long rank,
 static bool pair_comp(const struct dx *x, int doc,
                       const struct gcb_model_case *c, long long node,
                       struct gcb_component *out) {
-  const struct gcb_model *model = dx_doc(x, doc);
+  const struct gcb_model *model = x->docs[doc].model;
   struct gcb__p2p_walk it;
   struct gcb__p2p_pair m, e;
   bool found = false;
@@ -511,9 +514,7 @@ static bool at_link(const struct dx *x, size_t i, struct gcb_component *c,
                     enum gcb_family *fam) {
   const struct gcb_finding *f = fnd(x, i);
   const char *host = strstr(f->where.link, "<->host");
-  blank(c, GCB_COMP_LINK);
-  c->node = dx_machine(x, f->where.doc, f->where.node);
-  set_host(x, c);
+  at_machine_of(x, f, GCB_COMP_LINK, c);
   if (host == NULL) { /* a NIC: "mlx5_0 0000:17:00.0" */
     gcb_view_copy(c->link, sizeof c->link, f->where.link);
     snprintf(c->local_name, sizeof c->local_name, "NIC %s", f->where.link);
@@ -540,9 +541,7 @@ static bool at_pair(const struct dx *x, size_t i, struct gcb_component *c,
 static bool at_network(const struct dx *x, size_t i, struct gcb_component *c,
                        enum gcb_family *fam) {
   const struct gcb_finding *f = fnd(x, i);
-  blank(c, GCB_COMP_LINK);
-  c->node = dx_machine(x, f->where.doc, f->where.node);
-  set_host(x, c);
+  at_machine_of(x, f, GCB_COMP_LINK, c);
   gcb_view_copy(c->link, sizeof c->link, f->where.link);
   gcb_view_copy(c->local_name, sizeof c->local_name, f->where.link);
   c->names_host = true; /* "HOST link", "A -> B" */
@@ -561,9 +560,7 @@ static bool at_rank(const struct dx *x, size_t i, struct gcb_component *c,
     rank_comp(x, f->where.doc, f->where.rank, c);
     return true;
   }
-  blank(c, GCB_COMP_RANK);
-  c->node = dx_machine(x, f->where.doc, f->where.node);
-  set_host(x, c);
+  at_machine_of(x, f, GCB_COMP_RANK, c);
   gcb_view_copy(c->ranks, sizeof c->ranks, f->where.ranks);
   if (f->where.ranks[0] == '\0' && f->where.gpu >= 0) { /* an idle GPU */
     c->kind = GCB_COMP_GPU;
@@ -585,9 +582,7 @@ static bool at_whole_node(const struct dx *x, size_t i, struct gcb_component *c,
   *fam = family_of(x, f, GCB_FAM_RUN);
   if (f->where.doc < 0 || f->where.node < 0)
     return false;
-  blank(c, GCB_COMP_NODE);
-  c->node = dx_machine(x, f->where.doc, f->where.node);
-  set_host(x, c);
+  at_machine_of(x, f, GCB_COMP_NODE, c);
   node_name(c, "");
   return true;
 }
@@ -602,9 +597,7 @@ static bool at_node(const struct dx *x, size_t i, struct gcb_component *c,
   *fam = GCB_FAM_GEMM;
   if (f->where.doc < 0)
     return false;
-  blank(c, GCB_COMP_NODE);
-  c->node = dx_machine(x, f->where.doc, f->where.node);
-  set_host(x, c);
+  at_machine_of(x, f, GCB_COMP_NODE, c);
   snprintf(c->link, sizeof c->link, "BLAS");
   node_name(c, " BLAS");
   return true;
@@ -818,11 +811,6 @@ static enum gcb_status place_pass(struct dx *x, bool attach) {
   return GCB_OK;
 }
 
-static enum gcb_status dx_place(struct dx *x) {
-  enum gcb_status st = place_pass(x, false);
-  return st == GCB_OK ? place_pass(x, true) : st;
-}
-
 /* ---- node-wide symptoms -------------------------------------------------- */
 
 /* Per component, the families of its warn/fail evidence (a bit each). */
@@ -1022,7 +1010,7 @@ static void under_load(const struct dx *x, long long m, const char *bus,
   out->expected = NAN;
   out->basis = "";
   for (size_t d = 0; d < x->ndocs; d++) {
-    const struct gcb_model *model = dx_doc(x, (int)d);
+    const struct gcb_model *model = x->docs[d].model;
     for (size_t i = 0; i < model->ncases; i++) {
       const struct gcb_model_case *c = &model->cases[i];
       const char *cd = gcb__case_pcie_direction(model, c);
@@ -1052,7 +1040,7 @@ static void under_load(const struct dx *x, long long m, const char *bus,
 }
 
 static const char *source(const struct dx *x, int doc) {
-  const char *tool = dx_doc(x, doc)->run.tool;
+  const char *tool = x->docs[doc].model->run.tool;
   return tool[0] ? tool : x->docs[doc].name;
 }
 
@@ -1143,7 +1131,7 @@ static void slow(const struct dx *x, struct gcb_root_cause *rc,
                  const char *against) {
   char m[64];
   const struct gcb_model_case *c = dx_case(x, f);
-  const struct gcb_model *model = dx_doc(x, f->where.doc);
+  const struct gcb_model *model = x->docs[f->where.doc].model;
   enum gcb_bench_kind kind = c != NULL ? c->kind : GCB_BENCH_UNKNOWN;
   size_t k = cases_of(x, rc, fam, f->kind, f->where.doc), all = 0;
   for (size_t i = 0; i < model->ncases; i++)
@@ -1377,12 +1365,9 @@ static void sort_causes(struct gcb_diagnosis *d) {
 
 static enum gcb_status collect_na(struct dx *x) {
   struct gcb_diagnosis *d = x->out;
-  for (size_t i = 0; i < x->fs->n; i++)
-    d->nna += x->fs->items[i].kind == GCB_KIND(CRITERION_NA);
-  d->na = malloc(d->nna * sizeof *d->na + 1);
+  d->na = malloc(x->fs->n * sizeof *d->na + 1);
   if (d->na == NULL)
     return gcb_err_set(x->err, GCB_ENOMEM, "diagnosis: out of memory");
-  d->nna = 0;
   for (size_t i = 0; i < x->fs->n; i++)
     if (x->fs->items[i].kind == GCB_KIND(CRITERION_NA))
       d->na[d->nna++] = i;
@@ -1391,12 +1376,6 @@ static enum gcb_status collect_na(struct dx *x) {
         x->fs->items[i].severity != GCB_SEV_INFO &&
         (x->comp_of[i] < 0 || x->fs->items[i].kind->group == GCB_GROUP_UNSET);
   return GCB_OK;
-}
-
-static void free_dx(struct dx *x) {
-  free(x->comps);
-  free(x->comp_of);
-  free(x->fam_of);
 }
 
 enum gcb_status gcb_diagnose(const struct gcb_doc *docs, size_t ndocs,
@@ -1423,7 +1402,9 @@ enum gcb_status gcb_diagnose(const struct gcb_doc *docs, size_t ndocs,
   for (size_t d = 0; st == GCB_OK && d < ndocs; d++)
     st = map_doc(&x, d);
   if (st == GCB_OK)
-    st = dx_place(&x);
+    st = place_pass(&x, false);
+  if (st == GCB_OK)
+    st = place_pass(&x, true);
   if (st == GCB_OK)
     st = dx_collapse_nodes(&x);
   if (st == GCB_OK)
@@ -1432,7 +1413,9 @@ enum gcb_status gcb_diagnose(const struct gcb_doc *docs, size_t ndocs,
     st = collect_na(&x);
   if (st == GCB_OK)
     sort_causes(out);
-  free_dx(&x);
+  free(x.comps);
+  free(x.comp_of);
+  free(x.fam_of);
   return st;
 }
 

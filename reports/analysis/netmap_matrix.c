@@ -55,27 +55,24 @@ static bool alloc(struct gcb_netmap *m, int n) {
   return true;
 }
 
-/* Ranks, nodes and hosts from the document's ranks[]. */
-static void places(const struct gcb_model *doc, struct gcb_netmap *m) {
-  for (int r = 0; r < m->n; r++) {
-    struct gcb_place p;
-    gcb_model_place(doc, r, &p);
-    /* Node indices index arrays here: one out of range (a document that
-     * does not say, or says nonsense) counts as node 0. */
-    m->node[r] = p.node >= 0 && p.node < m->n ? p.node : 0;
-    m->host[r] = p.hostname;
-    if (m->node[r] + 1 > m->nodes)
-      m->nodes = (int)m->node[r] + 1;
-  }
-}
-
-/* Node index of rank r per the document, clamped as places() does. */
+/* Node index of rank r per the document, and its host. Node indices
+ * index arrays here: one outside [0, n) (a document that does not say, or
+ * says nonsense) counts as node 0. */
 static int node_of(const struct gcb_model *doc, int r, int n,
                    const char **host) {
   struct gcb_place p;
   gcb_model_place(doc, r, &p);
   *host = p.hostname;
   return p.node >= 0 && p.node < n ? (int)p.node : 0;
+}
+
+/* Ranks, nodes and hosts from the document's ranks[]. */
+static void places(const struct gcb_model *doc, struct gcb_netmap *m) {
+  for (int r = 0; r < m->n; r++) {
+    m->node[r] = node_of(doc, r, m->n, &m->host[r]);
+    if (m->node[r] + 1 > m->nodes)
+      m->nodes = (int)m->node[r] + 1;
+  }
 }
 
 /* The node x node map of the node pairs: rows are nodes, each named by

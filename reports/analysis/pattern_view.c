@@ -79,13 +79,6 @@ static void rank_derive(struct gcb_pattern_rank *r, bool pipeline) {
     r->bar_compute = r->bar_exposed = r->bar_bubble = r->bubble = NAN;
 }
 
-/* An integer column's element i, or def (null, absent). */
-static long long col_int(const struct gcb_model_case *c, enum gcb_rank_col col,
-                         size_t i, long long def) {
-  double v = gcb_model_col(c, col, i);
-  return isnan(v) ? def : (long long)v;
-}
-
 /* The figure at `offset` of each rank of g (NAN ones left out): its
  * (max - mean) / max, the rank with the largest in *arg_max, and the mean
  * in *mean. */
@@ -192,8 +185,9 @@ static enum gcb_status derive(struct gcb_pattern_group *g,
         continue;
       r->t[p] = gcb_analyze_rank_time(c, i);
       r->sd[p] = gcb_model_col(c, GCB_RC_TIME_STDEV, i);
-      r->n[p] = (double)col_int(c, GCB_RC_TIME_N, i, 0);
-      r->rank = col_int(c, GCB_RC_RANK, i, -1);
+      double k = gcb_model_col(c, GCB_RC_TIME_N, i);
+      r->n[p] = isnan(k) ? 0 : trunc(k);
+      r->rank = gcb_model_col_rank(c, i, -1);
     }
   }
   gcb_pattern_group_derive(g);

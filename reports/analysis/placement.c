@@ -93,15 +93,11 @@ static enum gcb_status each_node_groups(const struct gcb__rule_ctx *cx,
                                         key_fn key, group_fn report,
                                         bool fallback) {
   const struct gcb_model *m = cx->doc->model;
-  for (size_t i = 0; i < m->nnodes; i++) {
-    const struct gcb_model_node *node = &m->nodes[i];
-    if (fallback && node->has_placement)
-      continue;
-    enum gcb_status st = node_groups(cx, node, key, report);
-    if (st != GCB_OK)
-      return st;
-  }
-  return GCB_OK;
+  enum gcb_status st = GCB_OK;
+  for (size_t i = 0; i < m->nnodes && st == GCB_OK; i++)
+    if (!fallback || !m->nodes[i].has_placement)
+      st = node_groups(cx, &m->nodes[i], key, report);
+  return st;
 }
 
 /* ---- unbound ranks ------------------------------------------------------ */

@@ -433,7 +433,8 @@ static enum gcb_status node_finding(struct burn_case *b, long long node,
 /* Marks the ranks whose node falls as a whole and, when report, says so
  * once per node. */
 static enum gcb_status nodes(struct burn_case *b, bool report) {
-  for (size_t i = 0; i < b->nranks; i++) {
+  enum gcb_status st = GCB_OK;
+  for (size_t i = 0; i < b->nranks && st == GCB_OK; i++) {
     /* A node is judged at its first rank, and only when that rank falls
      * (every rank must): a healthy run of 16,384 ranks stays linear. */
     if (b->ranks[i].onset < 0 || b->node[i] < 0)
@@ -442,13 +443,10 @@ static enum gcb_status nodes(struct burn_case *b, bool report) {
     for (size_t j = 0; j < i && first; j++)
       first = b->node[j] != b->node[i];
     size_t n;
-    if (!first || !node_falls(b, b->node[i], &n))
-      continue;
-    enum gcb_status st = node_finding(b, b->node[i], n, report);
-    if (st != GCB_OK)
-      return st;
+    if (first && node_falls(b, b->node[i], &n))
+      st = node_finding(b, b->node[i], n, report);
   }
-  return GCB_OK;
+  return st;
 }
 
 static enum gcb_status falloff(const struct burn_case *b, size_t i) {
@@ -475,13 +473,9 @@ static enum gcb_status falloff(const struct burn_case *b, size_t i) {
   if (!isnan(below))
     snprintf(vs, sizeof vs, ", %.0f %% %s its peers at the same time",
              fabs(below) * 100, below >= 0 ? "below" : "above");
-  /* "740 vs 607 TFLOP/s" reads before -> after here. */
   char *v = strstr(fig, " vs ");
-  if (v != NULL) {
-    char tail[64];
-    snprintf(tail, sizeof tail, "%s", v + 4);
-    snprintf(v, sizeof fig - (size_t)(v - fig), " -> %s", tail);
-  }
+  if (v != NULL) /* "740 vs 607 TFLOP/s" reads before -> after here */
+    memcpy(v, " -> ", 4);
   gcb_finding_explain(f,
                       "%s falls %.0f %% after %s: %s (%s against its own "
                       "first %s%s)",

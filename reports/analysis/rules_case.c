@@ -94,26 +94,13 @@ enum gcb_status gcb__rule_not_validated(const struct gcb__rule_ctx *cx) {
   return each_case(cx, unchecked_case);
 }
 
-/* The entry of `rank` among the case's ranks, or -1. */
-static long long entry_of(const struct gcb_model_case *c, long long rank) {
-  if (rank < 0)
-    return -1;
-  if ((size_t)rank < c->ranks.n &&
-      gcb_model_col_rank(c, (size_t)rank, -1) == rank)
-    return rank;
-  for (size_t i = 0; i < c->ranks.n; i++)
-    if (gcb_model_col_rank(c, i, -1) == rank)
-      return (long long)i;
-  return -1;
-}
-
 /* What NVML said about the rank's GPU: while the case ran (its per-rank
  * telemetry: clocks, power, throttle reasons), else when the run started
  * (nodes[].gpus[].throttle, only when it was slowed); "" without either. */
 static void throttle_text(const struct gcb__rule_ctx *cx,
                           const struct gcb_model_case *c,
                           const struct gcb_finding *f, char *buf, size_t size) {
-  long long i = entry_of(c, f->where.rank);
+  long long i = gcb_model_col_find(c, f->where.rank);
   double sm = i >= 0 ? gcb_model_col(c, GCB_RC_TELEM_SM_MEAN, (size_t)i) : NAN;
   buf[0] = '\0';
   if (!isnan(sm)) {

@@ -175,18 +175,16 @@ static long long rank_on_bus(const struct gcb_model *m,
 /* GPUs of a node without topology: NVML's reading is all there is. */
 static enum gcb_status health_only(const struct gcb__rule_ctx *cx,
                                    const struct gcb_model_node *node) {
-  for (size_t i = 0; i < node->nhealth; i++) {
+  enum gcb_status st = GCB_OK;
+  for (size_t i = 0; i < node->nhealth && st == GCB_OK; i++) {
     const struct gcb_model_health *h = &node->health[i];
     struct evidence ev;
-    if (!nvml_evidence(h, &ev))
-      continue;
-    enum gcb_status st = report_gpu(
-        cx, node, h->ordinal, rank_on_bus(cx->doc->model, node, h->bus_id),
-        h->bus_id, &ev);
-    if (st != GCB_OK)
-      return st;
+    if (nvml_evidence(h, &ev))
+      st = report_gpu(cx, node, h->ordinal,
+                      rank_on_bus(cx->doc->model, node, h->bus_id), h->bus_id,
+                      &ev);
   }
-  return GCB_OK;
+  return st;
 }
 
 enum gcb_status gcb__rule_degraded_link(const struct gcb__rule_ctx *cx) {

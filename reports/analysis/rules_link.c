@@ -30,8 +30,7 @@ static bool by_design_slower(const struct gcb_model_case *c) {
 }
 
 static double case_size(const struct gcb_model_case *c) {
-  double s = gcb_model_param_num(c, "size");
-  return isnan(s) ? gcb_model_param_num(c, "bytes") : s;
+  return isnan(c->size) ? c->bytes : c->size;
 }
 
 /* Only the largest size of a sweep is judged: small copies are latency
@@ -177,14 +176,6 @@ static enum gcb_status link_finding(const struct gcb__rule_ctx *cx,
   return GCB_OK;
 }
 
-/* Per-rank figures of a case; NULL on ENOMEM. */
-static double *figures(const struct gcb_model_case *c) {
-  double *x = malloc(c->ranks.n * sizeof *x + 1);
-  for (size_t i = 0; x != NULL && i < c->ranks.n; i++)
-    x[i] = gcb_model_col(c, GCB_RC_FIG_MEDIAN, i);
-  return x;
-}
-
 static long long entry_rank(const struct gcb_model_case *c, size_t i) {
   return gcb_model_col_rank(c, i, (long long)i);
 }
@@ -212,12 +203,13 @@ static enum gcb_status link_case(const struct gcb__rule_ctx *cx,
   size_t n = c->ranks.n, known = 0;
   if (n == 0 || gcb__case_pcie_direction(cx->doc->model, c) == NULL)
     return GCB_OK;
-  double *x = figures(c);
+  double *x = malloc(n * sizeof *x + 1);
   enum gcb_status st = GCB_OK;
   if (x == NULL)
     return gcb_err_set(cx->err, GCB_ENOMEM, "analysis: out of memory");
   for (size_t i = 0; i < n && st == GCB_OK; i++) {
     const char *basis;
+    x[i] = gcb_model_col(c, GCB_RC_FIG_MEDIAN, i);
     double e = expected_of(ex, entry_rank(c, i), &basis);
     known += !isnan(e);
     if (!isnan(e) && x[i] < e * cx->t->link_pct / 100)

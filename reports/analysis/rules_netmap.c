@@ -251,19 +251,18 @@ static enum gcb_status judge_paths(const struct gcb__rule_ctx *cx,
   const struct gcb_netmap *m = &j->map;
   int min = (int)cx->t->outlier_min_ranks;
   double ref[2] = {class_median(j, m, 0, min), class_median(j, m, 1, min)};
-  for (int s = 0; s < m->n; s++)
-    for (int d = 0; d < m->n; d++) {
+  enum gcb_status st = GCB_OK;
+  for (int s = 0; s < m->n && st == GCB_OK; s++)
+    for (int d = 0; d < m->n && st == GCB_OK; d++) {
       /* A node pair is one measurement, in both of its cells. */
       int cls = s == d || (m->by_node && s > d) ? -1 : pair_class(j, s, d);
       double x = cls < 0 ? NAN : m->bw[s * m->n + d];
       if (cls < 0 || isnan(x) || isnan(ref[cls]) || !(x < j->warn * ref[cls]))
         continue;
       bool fail = x < j->fail * ref[cls] && slow_in_other(j, s, d, cls);
-      enum gcb_status st = report_path(cx, j, s, d, ref[cls], fail);
-      if (st != GCB_OK)
-        return st;
+      st = report_path(cx, j, s, d, ref[cls], fail);
     }
-  return GCB_OK;
+  return st;
 }
 
 /* One map's findings of cx->kind. */

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "reports/analysis/analyze_rules.h"
 #include "reports/document/p2p_view.h"
 
@@ -99,19 +100,17 @@ static enum gcb_status report(const struct gcb__rule_ctx *cx,
 
 static enum gcb_status below_model(const struct gcb__rule_ctx *cx,
                                    struct pair *p, size_t n) {
-  for (size_t i = 0; i < n; i++) {
+  enum gcb_status st = GCB_OK;
+  for (size_t i = 0; i < n && st == GCB_OK; i++) {
     if (isnan(p[i].expected) ||
         p[i].m.value >= p[i].expected * cx->t->link_pct / 100)
       continue;
     p[i].flagged = true;
-    enum gcb_status st =
-        report(cx, &p[i], p[i].expected,
-               p[i].m.value < p[i].expected * cx->t->link_fail_pct / 100,
-               "what the topology expects for the pair");
-    if (st != GCB_OK)
-      return st;
+    st = report(cx, &p[i], p[i].expected,
+                p[i].m.value < p[i].expected * cx->t->link_fail_pct / 100,
+                "what the topology expects for the pair");
   }
-  return GCB_OK;
+  return st;
 }
 
 static int cmp_group(const void *a, const void *b) {
@@ -128,17 +127,13 @@ static enum gcb_status group_outliers(const struct gcb__rule_ctx *cx,
   for (size_t i = from; i < to; i++)
     x[i - from] = p[i].m.value;
   gcb_analyze_slow(x, to - from, cx->t, flags, &median);
-  for (size_t i = from; i < to; i++) {
-    if (!flags[i - from] || p[i].flagged)
-      continue;
-    enum gcb_status st =
-        report(cx, &p[i], median,
-               (1 - p[i].m.value / median) * 100 > cx->t->slow_rank_fail_pct,
-               "the median of the node's pairs of its class");
-    if (st != GCB_OK)
-      return st;
-  }
-  return GCB_OK;
+  enum gcb_status st = GCB_OK;
+  for (size_t i = from; i < to && st == GCB_OK; i++)
+    if (flags[i - from] && !p[i].flagged)
+      st = report(cx, &p[i], median,
+                  (1 - p[i].m.value / median) * 100 > cx->t->slow_rank_fail_pct,
+                  "the median of the node's pairs of its class");
+  return st;
 }
 
 static enum gcb_status below_class(const struct gcb__rule_ctx *cx,
@@ -175,11 +170,7 @@ static struct pair *collect(const struct gcb_model *model, size_t *n,
     if (*oom || !gcb__p2p_walk_begin(&it, model, c, seen, nseen))
       continue;
     while (!*oom && gcb__p2p_walk_next(&it, &m)) {
-      if (*n == cap) {
-        struct pair *g = realloc(p, (cap = cap ? 2 * cap : 64) * sizeof *g);
-        *oom = g == NULL;
-        p = g != NULL ? g : p;
-      }
+      *oom = !gcb_grow((void **)&p, &cap, *n, sizeof *p);
       if (!*oom)
         make_pair(c, &m, i, &p[(*n)++]);
     }

@@ -26,14 +26,12 @@ static struct gcb_finding *push(const struct gcb__rule_ctx *cx,
                                 enum gcb_severity sev,
                                 const struct gcb_kind *kind,
                                 const struct gcb_pattern_group *g) {
-  struct gcb_finding *f = gcb_findings_push(cx->out, sev, kind);
-  if (f == NULL) {
-    gcb_err_set(cx->err, GCB_ENOMEM, "analysis: out of memory");
-    return NULL;
-  }
-  f->where.doc = cx->index;
-  snprintf(f->where.subject, sizeof f->where.subject, "pattern: %s",
-           g != NULL ? g->title : "every pattern");
+  struct gcb__rule_ctx of_kind = *cx; /* one rule finds five kinds */
+  of_kind.kind = kind;
+  struct gcb_finding *f = gcb__rule_push(&of_kind, sev);
+  if (f != NULL)
+    snprintf(f->where.subject, sizeof f->where.subject, "pattern: %s",
+             g != NULL ? g->title : "every pattern");
   return f;
 }
 

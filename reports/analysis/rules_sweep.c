@@ -353,15 +353,6 @@ static bool lateness(const struct gcb_model_case *c, double *x, double *med) {
   return true;
 }
 
-/* The document's cases that measured lateness (counted once, not per
- * late rank). */
-static size_t late_cases(const struct gcb_model *m) {
-  size_t of = 0;
-  for (size_t i = 0; i < m->ncases; i++)
-    of += !isnan(gcb_model_col(&m->cases[i], GCB_RC_LATE_MEAN, 0));
-  return of;
-}
-
 /* Whether a rank late in `seen` of the document's `of` collective cases
  * is late for a reason rather than by noise. */
 static bool sustained(size_t seen, size_t of) {
@@ -444,8 +435,11 @@ static bool late_collect(const struct gcb__rule_ctx *cx, struct hits *h,
                          size_t *of) {
   const struct gcb_model *m = cx->doc->model;
   size_t most = 0;
-  for (size_t i = 0; i < m->ncases; i++)
+  *of = 0; /* cases that measured lateness: counted once, not per late rank */
+  for (size_t i = 0; i < m->ncases; i++) {
     most = m->cases[i].ranks.n > most ? m->cases[i].ranks.n : most;
+    *of += !isnan(gcb_model_col(&m->cases[i], GCB_RC_LATE_MEAN, 0));
+  }
   struct late_buf b = {.x = malloc(most * sizeof *b.x + 1),
                        .med = malloc(most * sizeof *b.med + 1),
                        .flags = malloc(most * sizeof *b.flags + 1)};
@@ -453,7 +447,6 @@ static bool late_collect(const struct gcb__rule_ctx *cx, struct hits *h,
   for (size_t i = 0; i < m->ncases; i++)
     if (!h->oom && !late_hits(cx, &m->cases[i], i, &b, h))
       h->oom = true;
-  *of = late_cases(m);
   free(b.x);
   free(b.med);
   free(b.flags);

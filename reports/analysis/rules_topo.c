@@ -337,15 +337,13 @@ enum gcb_status gcb__rule_topo_placement(const struct gcb__rule_ctx *cx) {
     return gcb_err_set(cx->err, GCB_EINTERNAL, "no placement rule for %s",
                        cx->kind->name);
   const char *problem = row->problem;
-  for (size_t i = 0; i < m->nnodes; i++) {
+  enum gcb_status st = GCB_OK;
+  for (size_t i = 0; i < m->nnodes && st == GCB_OK; i++) {
     const struct gcb_model_node *node = &m->nodes[i];
-    enum gcb_status st = GCB_OK;
     if (node->has_placement)
       st = node_problems(cx, node, node->placement, node->nplacement, problem);
     else if (derivable(problem) && node->has_topology)
       st = derived_problems(cx, node, problem);
-    if (st != GCB_OK)
-      return st;
   }
-  return GCB_OK;
+  return st;
 }

@@ -196,7 +196,8 @@ static enum gcb_status trend_finding(const struct gcb__rule_ctx *cx,
 static enum gcb_status trend(const struct gcb__rule_ctx *cx, struct row *r,
                              size_t from, size_t to, bool report) {
   double limit = 1 + cx->t->trend_pct / 100;
-  for (size_t j = from + 1; j + 1 < to; j++) {
+  enum gcb_status st = GCB_OK;
+  for (size_t j = from + 1; j + 1 < to && st == GCB_OK; j++) {
     struct row *a = &r[j - 1], *x = &r[j], *b = &r[j + 1];
     if (!(a->size > 0) || !(a->size < x->size) || !(x->size < b->size))
       continue; /* a repeated size, or size 0: no line */
@@ -204,11 +205,10 @@ static enum gcb_status trend(const struct gcb__rule_ctx *cx, struct row *r,
     if (!(x->t > line * limit))
       continue;
     x->trend = true;
-    enum gcb_status st = report ? trend_finding(cx, x, a, b, line) : GCB_OK;
-    if (st != GCB_OK)
-      return st;
+    if (report)
+      st = trend_finding(cx, x, a, b, line);
   }
-  return GCB_OK;
+  return st;
 }
 
 /* ---- latency-floor ------------------------------------------------------- */
@@ -246,20 +246,18 @@ static enum gcb_status floors(const struct gcb__rule_ctx *cx, struct row *r,
   for (size_t j = from; j < to; j++)
     if (r[j].size / r[j].t > best)
       best = r[j].size / r[j].t;
-  for (size_t j = from; j < to; j++) {
+  enum gcb_status st = GCB_OK;
+  for (size_t j = from; j < to && st == GCB_OK; j++) {
     const struct row *x = &r[j];
     if (x->trend || x->size > SMALL_BYTES)
       continue;
     const struct row *alpha = &r[x->alpha];
     double bwt = best > 0 ? x->size / best : 0;
     double floor = alpha->t + bwt;
-    if (x->t > floor * cx->t->latency_floor_x) {
-      enum gcb_status st = floor_finding(cx, x, alpha, bwt, floor);
-      if (st != GCB_OK)
-        return st;
-    }
+    if (x->t > floor * cx->t->latency_floor_x)
+      st = floor_finding(cx, x, alpha, bwt, floor);
   }
-  return GCB_OK;
+  return st;
 }
 
 /* One function for both kinds (the kind says which it reports): the

@@ -138,8 +138,10 @@ static double noise_band(const struct gcb_model_case *oc,
   return t->noise_sigmas * sqrt(no * no + nn * nn);
 }
 
+/* A row about case c (its title, key and unit), nothing compared yet. */
 static struct gcb_delta *push_delta(struct gcb_comparison *cmp,
-                                    struct gcb_err *err) {
+                                    const struct gcb_model_case *c,
+                                    const char *key, struct gcb_err *err) {
   if (!gcb_grow((void **)&cmp->deltas, &cmp->caps[0], cmp->ndeltas,
                 sizeof *cmp->deltas)) {
     gcb_err_set(err, GCB_ENOMEM, "compare: out of memory");
@@ -149,14 +151,10 @@ static struct gcb_delta *push_delta(struct gcb_comparison *cmp,
   memset(d, 0, sizeof *d);
   d->metric = "-";
   d->old_value = d->new_value = d->change = d->noise = d->threshold = NAN;
-  return d;
-}
-
-static void describe(struct gcb_delta *d, const struct gcb_model_case *c,
-                     const char *key) {
   gcb_model_case_title(c, d->title, sizeof d->title);
   gcb_view_copy(d->key, sizeof d->key, key);
   gcb_view_copy(d->unit, sizeof d->unit, c->unit);
+  return d;
 }
 
 static enum gcb_verdict judge(double change, bool lower, double threshold,
@@ -208,10 +206,9 @@ static enum gcb_status row(struct gcb_comparison *cmp,
                            const char *name, const char *unit, double old_v,
                            double new_v, bool lower, double threshold,
                            double noise, struct gcb_err *err) {
-  struct gcb_delta *d = push_delta(cmp, err);
+  struct gcb_delta *d = push_delta(cmp, nc, key, err);
   if (d == NULL)
     return GCB_ENOMEM;
-  describe(d, nc, key);
   gcb_view_copy(d->unit, sizeof d->unit, unit);
   d->metric = name;
   d->old_value = old_v;
@@ -264,10 +261,9 @@ static enum gcb_status one_sided(struct gcb_comparison *cmp,
                                  const struct gcb_model_case *c,
                                  const char *key, bool old_side,
                                  struct gcb_err *err) {
-  struct gcb_delta *d = push_delta(cmp, err);
+  struct gcb_delta *d = push_delta(cmp, c, key, err);
   if (d == NULL)
     return GCB_ENOMEM;
-  describe(d, c, key);
   double v = c->summary.median;
   if (old_side)
     d->old_value = v;

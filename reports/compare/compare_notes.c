@@ -170,7 +170,9 @@ static enum gcb_status diff_entries(struct gcb_comparison *cmp,
                                     struct gcb_err *err) {
   const char *pa = a, *pb = b;
   size_t n = na < nb ? na : nb;
-  for (const struct entry_field *fd = fields; fd < fields + nfields; fd++) {
+  enum gcb_status st = GCB_OK;
+  for (const struct entry_field *fd = fields;
+       fd < fields + nfields && st == GCB_OK; fd++) {
     size_t count = 0, first = 0;
     struct field_value x, y;
     for (size_t i = 0; i < n; i++)
@@ -178,32 +180,28 @@ static enum gcb_status diff_entries(struct gcb_comparison *cmp,
                             field_get(fd, pb + i * size, &y)) &&
           count++ == 0)
         first = i;
-    if (count == 0)
-      continue;
-    enum gcb_status st = entry_note(cmp, label, fd->name, count, first,
-                                    field_get(fd, pa + first * size, &x),
-                                    field_get(fd, pb + first * size, &y), err);
-    if (st != GCB_OK)
-      return st;
+    if (count > 0)
+      st = entry_note(cmp, label, fd->name, count, first,
+                      field_get(fd, pa + first * size, &x),
+                      field_get(fd, pb + first * size, &y), err);
   }
-  return GCB_OK;
+  return st;
 }
 
 static enum gcb_status diff_run(struct gcb_comparison *cmp,
                                 const struct gcb_model *a,
                                 const struct gcb_model *b,
                                 struct gcb_err *err) {
-  for (const char *const *f = run_fields; *f; f++) {
+  enum gcb_status st = GCB_OK;
+  for (const char *const *f = run_fields; *f && st == GCB_OK; f++) {
     const struct gcb_mvalue *va = gcb_mvalue_get(&a->run.run, *f),
                             *vb = gcb_mvalue_get(&b->run.run, *f);
     char what[64];
     snprintf(what, sizeof what, "run %s", *f);
-    enum gcb_status st =
-        gcb_mvalue_equal(va, vb) ? GCB_OK : note(cmp, what, va, vb, err);
-    if (st != GCB_OK)
-      return st;
+    if (!gcb_mvalue_equal(va, vb))
+      st = note(cmp, what, va, vb, err);
   }
-  return GCB_OK;
+  return st;
 }
 
 enum gcb_status gcb__compare_notes(const struct gcb_model *old,

@@ -16,6 +16,12 @@ enum gcb_status gcb__compare_notes(const struct gcb_model *old,
                                    struct gcb_comparison *cmp,
                                    struct gcb_err *err);
 
+/* The key compare matches a case by (compare.c): its gcb_model_case_key,
+ * a collective's without the params that follow the rank count. The
+ * delta rows carry it. */
+void gcb__compare_case_key(const struct gcb_model_case *c, char *buf,
+                           size_t size);
+
 /*
  * The launches' MPI mode: when both runs carry run.mpi_probe and a pair's
  * least probe latency (min_us) (same-node pair with same-node pair, the other
@@ -26,12 +32,6 @@ enum gcb_status gcb__compare_notes(const struct gcb_model *old,
  * regressions off cmp->regressions. Rules in docs/REPORTS.md ("MPI mode").
  * GCB_ENOMEM.
  */
-/* The key compare matches a case by (compare.c): its gcb_model_case_key,
- * a collective's without the params that follow the rank count. The
- * delta rows carry it. */
-void gcb__compare_case_key(const struct gcb_model_case *c, char *buf,
-                           size_t size);
-
 #define GCB_MPI_MODE_RATIO 1.5
 #define GCB_MPI_MODE_BYTES 8192
 enum gcb_status gcb__compare_mode(const struct gcb_model *old,

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
+
 /* One owned string, in a list the criteria free at once. */
 struct gcb__criteria_string {
   struct gcb__criteria_string *next;
@@ -42,11 +44,9 @@ const char *gcb_criteria_keep(struct gcb_criteria *cr, const char *s) {
 }
 
 struct gcb_criterion *gcb_criteria_add_check(struct gcb_criteria *cr) {
-  struct gcb_criterion *more =
-      realloc(cr->checks, (cr->nchecks + 1) * sizeof *cr->checks);
-  if (more == NULL)
+  if (!gcb_grow((void **)&cr->checks, &cr->capchecks, cr->nchecks,
+                sizeof *cr->checks))
     return NULL;
-  cr->checks = more;
   struct gcb_criterion *k = &cr->checks[cr->nchecks++];
   *k = (struct gcb_criterion){0};
   return k;
@@ -54,11 +54,9 @@ struct gcb_criterion *gcb_criteria_add_check(struct gcb_criteria *cr) {
 
 bool gcb_criterion_add_param(struct gcb_criteria *cr, struct gcb_criterion *k,
                              const char *key, double num, const char *str) {
-  struct gcb_check_param *more =
-      realloc(k->params, (k->nparams + 1) * sizeof *k->params);
-  if (more == NULL)
+  if (!gcb_grow((void **)&k->params, &k->capparams, k->nparams,
+                sizeof *k->params))
     return false;
-  k->params = more;
   struct gcb_check_param p = {.key = gcb_criteria_keep(cr, key),
                               .is_num = str == NULL,
                               .num = str == NULL ? num : 0,

@@ -24,9 +24,6 @@
 #define GCB_CRITERIA_SCHEMA "gcbench.criteria/1"
 #define GCB_MAX_BOUNDS 16
 
-/* A figure a check can bound, computed from a typed case (model.h) and,
- * for per-rank metrics, entry i of its per-rank columns (ranks NULL when
- * the case has none). */
 /* Where a miss of a case-wide metric lies. */
 enum gcb_metric_at {
   GCB_AT_CASE,      /* the case: its document */
@@ -34,6 +31,9 @@ enum gcb_metric_at {
                        document names one, else the case */
 };
 
+/* A figure a check can bound, computed from a typed case (model.h) and,
+ * for per-rank metrics, entry i of its per-rank columns (ranks NULL when
+ * the case has none). */
 struct gcb_metric {
   const char *name; /* "median", "per_rank", "imbalance_pct" */
   const char *what; /* for docs and messages */
@@ -92,7 +92,7 @@ struct gcb_criterion {
   char name[128];    /* as given, or generated from bench and params */
   const char *bench; /* owned by the criteria (gcb_criteria_keep) */
   struct gcb_check_param *params; /* in the file's order; owned */
-  size_t nparams;
+  size_t nparams, capparams;
   const char *unit; /* NULL: any unit; owned by the criteria */
   struct gcb_bound bounds[GCB_MAX_BOUNDS];
   size_t nbounds;
@@ -105,7 +105,7 @@ struct gcb_criteria {
   const char *name;                 /* "" when the file has none; owned */
   struct gcb_thresholds thresholds; /* defaults, overridden by the file */
   struct gcb_criterion *checks;
-  size_t nchecks;
+  size_t nchecks, capchecks;
   struct gcb__criteria_string *strings; /* owns every string above */
   /* Built-in expectations (expect.h): a check or bound that nothing
    * measured is n/a, not a miss; they judge only what the run measured. */

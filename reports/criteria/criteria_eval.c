@@ -142,11 +142,9 @@ static bool same_value(const struct gcb_check_param *want,
 static long long end_gpu(const struct gcb_model *doc, long long node,
                          const struct gcb_model_case *c, const char *bus_key,
                          const char *index_key) {
-  const struct gcb_model_node *n = gcb_model_node(doc, node);
-  const struct gcb_model_gpu *g =
-      gcb_model_gpu_by_busid(doc, node, gcb_model_param_str(c, bus_key));
-  if (n != NULL && g != NULL)
-    return g->index >= 0 ? g->index : (long long)(g - n->gpus);
+  long long g = gcb_model_gpu_index(doc, node, gcb_model_param_str(c, bus_key));
+  if (g >= 0)
+    return g;
   double i = gcb_model_param_num(c, index_key);
   return isnan(i) || i < 0 ? -1 : (long long)i;
 }
@@ -304,16 +302,13 @@ static enum gcb_status eval_bound(struct eval *ev, const struct gcb_bound *b) {
     double v = value_of(b->metric, ev->m, ev->c, NULL, 0);
     return meets(b, v) ? GCB_OK : miss(ev, b, v, -1);
   }
-  for (size_t i = 0; i < pr->n; i++) {
+  enum gcb_status st = GCB_OK;
+  for (size_t i = 0; i < pr->n && st == GCB_OK; i++) {
     double v = value_of(b->metric, ev->m, ev->c, pr, i);
-    enum gcb_status st =
-        meets(b, v)
-            ? GCB_OK
-            : miss(ev, b, v, gcb_model_col_rank(ev->c, i, (long long)i));
-    if (st != GCB_OK)
-      return st;
+    if (!meets(b, v))
+      st = miss(ev, b, v, gcb_model_col_rank(ev->c, i, (long long)i));
   }
-  return GCB_OK;
+  return st;
 }
 
 static bool has_match(const struct gcb_criterion *k,
@@ -368,27 +363,26 @@ static enum gcb_status not_applicable(struct eval *ev, const struct gcb_doc *d,
 static enum gcb_status eval_doc(struct eval *ev, const struct gcb_doc *doc,
                                 const bool *na) {
   const struct gcb_criterion *k = &ev->cr->checks[ev->check];
-  for (size_t i = 0; i < doc->model->ncases; i++) {
+  enum gcb_status st = GCB_OK;
+  for (size_t i = 0; i < doc->model->ncases && st == GCB_OK; i++) {
     const struct gcb_model_case *c = &doc->model->cases[i];
     if (!matches(k, c, ev->m))
       continue;
     ev->c = c;
     ev->result->matched++;
-    for (size_t b = 0; b < k->nbounds; b++) {
-      enum gcb_status st = na[b] ? GCB_OK : eval_bound(ev, &k->bounds[b]);
-      if (st != GCB_OK)
-        return st;
-    }
+    for (size_t b = 0; b < k->nbounds && st == GCB_OK; b++)
+      if (!na[b])
+        st = eval_bound(ev, &k->bounds[b]);
   }
-  return GCB_OK;
+  return st;
 }
 
 static enum gcb_status eval_docs(struct eval *ev, const struct gcb_doc *docs,
                                  size_t ndocs) {
   const struct gcb_criterion *k = &ev->cr->checks[ev->check];
-  for (size_t d = 0; d < ndocs; d++) {
+  enum gcb_status st = GCB_OK;
+  for (size_t d = 0; d < ndocs && st == GCB_OK; d++) {
     bool na[GCB_MAX_BOUNDS] = {false};
-    enum gcb_status st = GCB_OK;
     ev->doc = (int)d;
     ev->m = docs[d].model;
     for (size_t b = 0; b < k->nbounds && st == GCB_OK; b++) {
@@ -399,10 +393,8 @@ static enum gcb_status eval_docs(struct eval *ev, const struct gcb_doc *docs,
     }
     if (st == GCB_OK)
       st = eval_doc(ev, &docs[d], na);
-    if (st != GCB_OK)
-      return st;
   }
-  return GCB_OK;
+  return st;
 }
 
 /* Under built-in expectations, a check or bound nothing measured is n/a:
@@ -483,17 +475,16 @@ enum gcb_status gcb_criteria_evaluate(const struct gcb_criteria *cr,
                                       struct gcb_check_result *results,
                                       struct gcb_findings *out,
                                       struct gcb_err *err) {
-  for (size_t i = 0; i < cr->nchecks; i++) {
+  enum gcb_status st = GCB_OK;
+  for (size_t i = 0; i < cr->nchecks && st == GCB_OK; i++) {
     struct eval ev = {
         .cr = cr, .check = i, .result = &results[i], .out = out, .err = err};
     results[i] = (struct gcb_check_result){0};
-    enum gcb_status st = eval_docs(&ev, docs, ndocs);
+    st = eval_docs(&ev, docs, ndocs);
     if (st == GCB_OK && results[i].matched == 0)
       st = unmatched(&ev);
     else if (st == GCB_OK)
       st = never_judged(&ev);
-    if (st != GCB_OK)
-      return st;
   }
-  return GCB_OK;
+  return st;
 }
