@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -191,23 +192,29 @@ static enum gcb_status write_file(const struct gcb_outdir *d, const char *name,
  * they are the ones that read the shared tables). At 16,384 ranks the
  * side thread's files are the most work, so the topology picture, which
  * would be its last, is drawn here while this thread would wait. */
-enum lane { LANE_SIDE, LANE_WHILE_PLOTS, LANE_AFTER_PLOTS };
+enum lane { LANE_EARLY, LANE_SIDE, LANE_WHILE_PLOTS, LANE_AFTER_PLOTS };
 
 static enum lane lane_of(const struct gcb_renderer *r) {
+  if (r == &gcb_render_csv) /* the documents alone: from the start */
+    return LANE_EARLY;
   if (r == &gcb_render_md || r == &gcb_render_html)
     return LANE_AFTER_PLOTS;
   return r == &gcb_render_topology ? LANE_WHILE_PLOTS : LANE_SIDE;
 }
 
-/* The files written beside the main thread: every one of LANE_SIDE that
- * applies, in the renderers' order, stopping at the first failure. They
- * read the documents, the findings, the diagnosis and its matrix, all
- * finished and no longer written to, and none of the tables or plots the
- * main thread is still making; the report they see is a copy of its own. */
+/* The files of LANE_SIDE that apply, each written by whichever thread
+ * takes it next: the side thread from the start, the main thread too
+ * once its own lanes are done; none after a failure. They read the
+ * documents, the findings, the diagnosis and its matrix, all finished
+ * and no longer written to, and none of the tables or plots the main
+ * thread is still making; the report they see is a copy of its own. */
 struct side_files {
   const struct gcb_outdir *d;
   struct gcb_report rep;
-  enum gcb_status st;
+  size_t n;           /* renderers */
+  atomic_size_t next; /* the renderer to look at next */
+  atomic_bool failed;
+  enum gcb_status st; /* the side thread's */
   struct gcb_err err;
 };
 
@@ -224,22 +231,62 @@ static enum gcb_status write_lane(const struct gcb_outdir *d, enum lane lane,
   return st;
 }
 
+static enum gcb_status write_side(struct side_files *s, struct gcb_err *err) {
+  enum gcb_status st = GCB_OK;
+  for (size_t i; st == GCB_OK && !atomic_load(&s->failed) &&
+                 (i = atomic_fetch_add(&s->next, 1)) < s->n;) {
+    const struct gcb_renderer *r = gcb_renderers[i];
+    if (lane_of(r) == LANE_SIDE && gcb_renderer_applies(r, &s->rep))
+      st = write_file(s->d, r->file, r, &s->rep, err);
+  }
+  if (st != GCB_OK)
+    atomic_store(&s->failed, true);
+  return st;
+}
+
 static void *write_side_files(void *arg) {
   struct side_files *s = arg;
-  s->st = write_lane(s->d, LANE_SIDE, &s->rep, &s->err);
+  s->st = write_side(s, &s->err);
   return NULL;
 }
 
 /* The directory -o names (created with its parents, locked while written
- * so that two reports into it cannot mix) and the gnuplot drawing into
- * it, started before the analysis: the plots need only the documents and
- * the thresholds, and gnuplot then draws on a second CPU while the
- * analysis runs on this one. */
+ * so that two reports into it cannot mix), the gnuplot drawing into it
+ * and the thread writing the files of LANE_EARLY, both started before the
+ * analysis: they need only the documents (and the plots the thresholds),
+ * and they run on a second CPU while the analysis runs on this one (at
+ * 16,384 ranks results.csv, 166 MB, was the last file done). */
 struct report_dir {
   struct gcb_outdir d;
   bool open;
   struct gcb_plot_job *job; /* NULL once finished */
+  pthread_t early;
+  bool early_running;
+  struct gcb_report early_rep; /* the documents alone */
+  enum gcb_status early_st;
+  struct gcb_err early_err;
 };
+
+static void *write_early_files(void *arg) {
+  struct report_dir *rd = arg;
+  rd->early_st = write_lane(&rd->d, LANE_EARLY, &rd->early_rep, &rd->early_err);
+  return NULL;
+}
+
+/* Waits for the files of LANE_EARLY (written here when no thread could
+ * start); their status, with its message in err. */
+static enum gcb_status early_files_done(struct report_dir *rd,
+                                        struct gcb_err *err) {
+  if (rd->early_running)
+    pthread_join(rd->early, NULL);
+  else if (rd->open && rd->early_rep.docs != NULL)
+    write_early_files(rd);
+  rd->early_running = false;
+  rd->early_rep.docs = NULL;
+  if (rd->early_st != GCB_OK)
+    *err = rd->early_err;
+  return rd->early_st;
+}
 
 static enum gcb_status report_dir_open(const struct report_opts *ro,
                                        const struct gcb_inputs *in,
@@ -251,12 +298,21 @@ static enum gcb_status report_dir_open(const struct report_opts *ro,
   if (st == GCB_OK)
     st = gcb_plots_start(ro->output, in->docs, in->ndocs, &o->th, ro->png,
                          &o->plots, &rd->job, err);
+  rd->early_rep = (struct gcb_report){.docs = in->docs, .ndocs = in->ndocs};
+  rd->early_st = GCB_OK;
+  if (st == GCB_OK)
+    rd->early_running =
+        pthread_create(&rd->early, NULL, write_early_files, rd) == 0;
   return st;
 }
 
-/* Waits for gnuplot if it still draws, and unlocks the directory. */
+/* Waits for gnuplot if it still draws and for the early files, and
+ * unlocks the directory. */
 static void report_dir_close(struct report_dir *rd, struct outcome *o) {
   gcb_plots_finish(&rd->job, &o->plots);
+  if (rd->early_running)
+    pthread_join(rd->early, NULL);
+  rd->early_running = false;
   if (rd->open)
     gcb_outdir_close(&rd->d);
   rd->open = false;
@@ -266,11 +322,11 @@ static void report_dir_close(struct report_dir *rd, struct outcome *o) {
  * two renderers that show it. Three things run at once (lane_of): most
  * files without plots on a thread of their own, gnuplot drawing, and this
  * thread building the tables and the topology picture and then, once
- * gnuplot is done, writing the markdown and the HTML (at 16,384 ranks,
- * one after the other, the files without plots were half a report's time
- * and gnuplot a sixth). When there is no second thread, this one writes
- * the side's files too. The component matrix, which four of the files
- * draw, is built first, once. */
+ * gnuplot is done, writing the markdown and the HTML, then the side's
+ * files the side thread has not begun (at 16,384 ranks, one after the
+ * other, the files without plots were half a report's time). When there
+ * is no second thread, this one writes them all. The component matrix,
+ * which four of the files draw, is built first, once. */
 static enum gcb_status write_report(struct report_dir *rd, struct outcome *o,
                                     struct gcb_report *rep,
                                     struct gcb_err *err) {
@@ -283,6 +339,8 @@ static enum gcb_status write_report(struct report_dir *rd, struct outcome *o,
   struct side_files side = {.d = &rd->d, .rep = *rep, .st = GCB_OK};
   side.rep.tables = NULL;
   side.rep.plots = NULL;
+  while (gcb_renderers[side.n] != NULL)
+    side.n++;
   pthread_t tid;
   bool threaded = pthread_create(&tid, NULL, write_side_files, &side) == 0;
   st = gcb_report_tables(rep, &o->tables, err);
@@ -292,10 +350,14 @@ static enum gcb_status write_report(struct report_dir *rd, struct outcome *o,
   gcb_plots_finish(&rd->job, &o->plots);
   if (st == GCB_OK)
     st = write_lane(&rd->d, LANE_AFTER_PLOTS, rep, err);
+  /* then the side's files it has not taken yet (all of them without it) */
+  struct gcb_err later = {0};
+  enum gcb_status side_st = write_side(&side, st == GCB_OK ? err : &later);
+  st = st == GCB_OK ? side_st : st;
   if (threaded)
     pthread_join(tid, NULL);
-  else
-    write_side_files(&side);
+  side_st = early_files_done(rd, st == GCB_OK ? err : &later);
+  st = st == GCB_OK ? side_st : st;
   if (st == GCB_OK && side.st != GCB_OK) {
     st = side.st;
     *err = side.err;

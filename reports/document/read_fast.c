@@ -28,6 +28,8 @@
 #include "reports/document/read_lex.h"
 #include "reports/document/results_int.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -94,15 +96,73 @@ static bool ranks_room(struct spans *s, size_t index) {
   return true;
 }
 
-/* A case's per_rank, at l->p, read into columns; false: give up. */
+/* Marks a case whose per_rank the scan found, until it is read. */
+#define PER_RANK_FOUND SIZE_MAX
+
+/* Past the object at l->p by its brackets alone (strings skipped whole):
+ * numbers are nineteen twentieths of a large document, and the columns'
+ * lexer then reads exactly what this passed (read_spans). A NUL byte
+ * outside a string gives up, as gcb__lex_skip_value does. */
+static void skip_per_rank(struct gcb__lex *l) {
+  static const bool structural[256] = {
+      ['"'] = true, ['['] = true, [']'] = true,
+      ['{'] = true, ['}'] = true, ['\0'] = true};
+  size_t depth = 0;
+  if (l->p == l->end || *l->p != '{') {
+    l->bad = true;
+    return;
+  }
+  do {
+    while (l->p < l->end && !structural[(unsigned char)*l->p])
+      l->p++;
+    if (l->p == l->end || *l->p == '\0')
+      l->bad = true;
+    else if (*l->p == '"')
+      gcb__lex_skip_string(l);
+    else if (*l->p == '[' || *l->p == '{')
+      depth++, l->p++;
+    else
+      depth--, l->p++;
+  } while (depth > 0 && !l->bad);
+}
+
+/* A case's per_rank, at l->p: where it is (read into columns later, on
+ * two lanes: read_spans); false: give up. */
 static bool take_per_rank(struct gcb__lex *l, size_t index, struct spans *s) {
   struct span sp = {.begin = (size_t)(l->p - l->base), .index = index};
   /* a second per_rank gives up: jansson words it */
-  if (!ranks_room(s, index) || s->ranks[index].num[GCB_RC_RANK] != NULL ||
-      !gcb__lex_per_rank(l, &s->ranks[index]))
+  if (!ranks_room(s, index) || s->ranks[index].n == PER_RANK_FOUND)
     return false;
+  s->ranks[index].n = PER_RANK_FOUND;
+  skip_per_rank(l);
   sp.end = (size_t)(l->p - l->base);
-  return push_span(s, sp);
+  return !l->bad && push_span(s, sp);
+}
+
+/* The per_rank spans being read into columns, each by whichever lane
+ * takes it next; `bad` once one is not for this road. */
+struct columns_job {
+  const char *text;
+  struct spans *s;
+  atomic_size_t next;
+  atomic_bool bad;
+};
+
+static void *read_spans(void *arg) {
+  struct columns_job *j = arg;
+  struct gcb__lex l = {.base = j->text};
+  for (size_t i; !atomic_load(&j->bad) &&
+                 (i = atomic_fetch_add(&j->next, 1)) < j->s->n;) {
+    const struct span *sp = &j->s->items[i];
+    if (sp->topology)
+      continue;
+    l.p = j->text + sp->begin;
+    l.end = j->text + sp->end;
+    if (!gcb__lex_per_rank(&l, &j->s->ranks[sp->index]) || l.p != l.end)
+      atomic_store(&j->bad, true);
+  }
+  free(l.buf);
+  return NULL;
 }
 
 /* A node's topology, at l->p: where it is (read later, once for all the
@@ -274,19 +334,32 @@ bool gcb__read_fast(const char *text, size_t len,
   scan(&l, &s);
   gcb__lex_ws(&l);
   free(l.buf);
-  bool taken = false;
-  for (size_t i = 0; i < s.nranks; i++)
-    *entries += s.ranks[i].n;
-  if (!l.bad && l.p == l.end && s.n > 0 && fits(len, *entries) &&
-      read_topologies(text, &s)) {
+  bool taken = !l.bad && l.p == l.end && s.n > 0;
+  /* The columns on a second lane while this one reads the rest with
+   * jansson, then on both: at 16,384 ranks the columns' lexer was half
+   * of reading and analysing a document. */
+  struct columns_job job = {.text = text, .s = &s};
+  pthread_t lane;
+  bool two = taken && pthread_create(&lane, NULL, read_spans, &job) == 0;
+  if (taken && read_topologies(text, &s)) {
     struct feed f = {.text = text, .len = len, .s = &s};
     json_error_t je;
     *root = json_load_callback(feed_more, &f,
                                JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je);
-    taken = *root != NULL && put_back(*root, &s);
-    if (!taken)
-      json_decrefp(root);
   }
+  if (taken)
+    read_spans(&job);
+  if (two)
+    pthread_join(lane, NULL);
+  for (size_t i = 0; i < s.nranks; i++)
+    if (s.ranks[i].n == PER_RANK_FOUND) /* not read: gave up first */
+      s.ranks[i].n = 0;
+    else
+      *entries += s.ranks[i].n;
+  taken = *root != NULL && !atomic_load(&job.bad) && fits(len, *entries) &&
+          put_back(*root, &s);
+  if (!taken)
+    json_decrefp(root);
   for (size_t i = 0; i < s.n; i++)
     json_decref(s.items[i].value);
   free(s.items);

@@ -433,7 +433,11 @@ void gcb__lex_skip_value(struct gcb__lex *l) {
       l->p++;
     else { /* a number or a literal, to the next delimiter; a NUL gives
             * up (jansson would drop one after a number: read.c) */
-      while (l->p < l->end && !memchr(",:]} \t\r\n\"", *l->p, 10))
+      static const bool delimiter[256] = {
+          [','] = true, [':'] = true,  [']'] = true,  ['}'] = true,
+          [' '] = true, ['\t'] = true, ['\r'] = true, ['\n'] = true,
+          ['"'] = true, ['\0'] = true};
+      while (l->p < l->end && !delimiter[(unsigned char)*l->p])
         l->p++;
       l->bad = l->p < l->end && *l->p == '\0';
     }
