@@ -6,10 +6,12 @@
  * allocation per number were most of a report's time.
  *
  * This file scans the text once for the per_rank values of the cases
- * and the topologies of the nodes. It reads each per_rank with a lexer
- * made for columns of scalars (read_lex.c: numbers converted without
- * strtod where that is exact) straight into the arrays of a struct
- * gcb_ranks (ranks.h), which the document keeps instead (results.h). Each
+ * (each found by its brackets) and the topologies of the nodes. It reads
+ * each per_rank with a lexer made for columns of scalars (read_lex.c:
+ * numbers converted without strtod where that is exact) straight into the
+ * arrays of a struct gcb_ranks (ranks.h), which the document keeps
+ * instead (results.h), on a second thread while this one has jansson read
+ * the rest, then on both (the time of two lexers is a lexer's). Each
  * topology is parsed by jansson once for each distinct text and shared by
  * the nodes written alike. jansson is handed the rest of the text with
  * each of those values replaced by `{}`; the topologies are put back, the
