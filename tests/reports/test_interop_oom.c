@@ -3,10 +3,12 @@
  * of a conversion is made to fail in turn (this binary's malloc, calloc
  * and realloc stand in front of glibc's), and the conversion must end
  * with the very model it builds with all its memory, or out of memory
- * said in one line: never a crash, never a model missing a part. The
- * valgrind pass over the unit tests then proves that nothing the failed
- * conversion had built leaks. Files of each converter from
- * tests/data/interop.
+ * said in one line: never a crash, never a model missing a part. Run
+ * alone under valgrind (`valgrind --leak-check=full test_interop_oom`) it
+ * shows that nothing a failed conversion built leaks; where these
+ * functions are not the ones called (the valgrind pass of .ci/run, whose
+ * preloaded runner puts valgrind's allocator in front) it says so and
+ * skips. Files of each converter from tests/data/interop.
  *
  * Not under AddressSanitizer, whose allocator these functions would
  * replace.
@@ -133,6 +135,11 @@ Test(interop_oom, a_conversion_out_of_memory_ends_with_a_status_not_a_crash) {
     cr_assert_eq(convert(text, len, files[f], -1, &whole, &err), GCB_OK, "%s",
                  err.msg);
     long total = allocations, step = total / TRIES + 1;
+    if (total == 0) { /* valgrind's malloc stands in front of this one */
+      free(whole);
+      free(text);
+      cr_skip_test("allocations are not this binary's to fail here");
+    }
     cr_assert_gt(total, 50, "%s: %ld allocations seen", files[f], total);
     for (long k = 0; k < total; k += step) {
       err = (struct gcb_err){0};
