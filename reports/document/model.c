@@ -1075,6 +1075,29 @@ struct gcb_mvalue gcb__mvalue_array(struct gcb_model *m, const char *json) {
       .type = GCB_MV_ARRAY, .num = NAN, .text = gcb__model_str(m, json)};
 }
 
+struct gcb_mvalue gcb__mvalue_json(struct gcb_model *m, const json_t *v) {
+  if (json_is_object(v)) {
+    struct gcb_mvalue o = gcb__mvalue_object();
+    const char *key;
+    json_t *e;
+    json_object_foreach((json_t *)v, key, e) {
+      gcb__mvalue_set(m, &o, key, gcb__mvalue_json(m, e));
+    }
+    return o;
+  }
+  if (json_is_array(v)) {
+    char *text = gcb__json_text(v);
+    struct gcb_mvalue a = gcb__mvalue_array(m, text);
+    free(text);
+    return a;
+  }
+  return json_is_string(v)    ? gcb__mvalue_string(m, json_string_value(v))
+         : json_is_integer(v) ? gcb__mvalue_int(json_integer_value(v))
+         : json_is_real(v)    ? gcb__mvalue_real(json_real_value(v))
+         : json_is_boolean(v) ? gcb__mvalue_bool(json_is_true(v))
+                              : gcb__mvalue_null();
+}
+
 bool gcb__mvalue_set(struct gcb_model *m, struct gcb_mvalue *obj,
                      const char *key, struct gcb_mvalue v) {
   struct gcb__model_arena *a = m->arena;

@@ -268,30 +268,6 @@ static bool utf8(const char *s) {
   return *s == '\0';
 }
 
-/* A free-form value of cv->m from v (NULL: ABSENT). */
-static struct gcb_mvalue mvalue_of(struct gcb_model *m, const json_t *v) {
-  if (json_is_object(v)) {
-    struct gcb_mvalue o = gcb__mvalue_object();
-    const char *key;
-    json_t *e;
-    json_object_foreach((json_t *)v, key, e) {
-      gcb__mvalue_set(m, &o, key, mvalue_of(m, e));
-    }
-    return o;
-  }
-  if (json_is_array(v)) {
-    char *text = gcb__json_text(v);
-    struct gcb_mvalue a = gcb__mvalue_array(m, text);
-    free(text);
-    return a;
-  }
-  return json_is_string(v)    ? gcb__mvalue_string(m, json_string_value(v))
-         : json_is_integer(v) ? gcb__mvalue_int(json_integer_value(v))
-         : json_is_real(v)    ? gcb__mvalue_real(json_real_value(v))
-         : json_is_boolean(v) ? gcb__mvalue_bool(json_is_true(v))
-                              : gcb__mvalue_null();
-}
-
 /* The ranks' columns, as schema 1's entries had them: one sample each,
  * the time to move `work` at fig[i] GB/s. */
 static void rank_columns(struct gcb__conv *cv, struct gcb_model_case *c,
@@ -403,7 +379,7 @@ new_case(struct gcb__conv *cv, enum gcb_bench_kind bench, const char *label,
     c->work_per_op = work;
     c->iterations = 1;
     c->warmup = 0;
-    c->params = mvalue_of(m, params);
+    c->params = gcb__mvalue_json(m, params);
     c->summary = sum;
     c->validation =
         (struct gcb_model_validation){.present = true, .passed_present = true};

@@ -847,30 +847,6 @@ Test(model, case_family_is_the_benchmarks_or_the_copys_direction) {
 
 /* ---- a converted file's model, built directly -------------------------- */
 
-/* json (an object) as the builder's value, member for member. */
-static struct gcb_mvalue mv_of_json(struct gcb_model *m, const json_t *v) {
-  if (json_is_object(v)) {
-    struct gcb_mvalue o = gcb__mvalue_object();
-    const char *key;
-    json_t *e;
-    json_object_foreach((json_t *)v, key, e) {
-      cr_assert(gcb__mvalue_set(m, &o, key, mv_of_json(m, e)));
-    }
-    return o;
-  }
-  if (json_is_array(v)) {
-    char *text = json_dumps(v, JSON_COMPACT);
-    struct gcb_mvalue a = gcb__mvalue_array(m, text);
-    free(text);
-    return a;
-  }
-  return json_is_string(v)    ? gcb__mvalue_string(m, json_string_value(v))
-         : json_is_integer(v) ? gcb__mvalue_int(json_integer_value(v))
-         : json_is_real(v)    ? gcb__mvalue_real(json_real_value(v))
-         : json_is_boolean(v) ? gcb__mvalue_bool(json_is_true(v))
-                              : gcb__mvalue_null();
-}
-
 /* Whether v's text, and each member's, is what jansson prints of j. */
 static void expect_texts(const struct gcb_mvalue *v, const json_t *j) {
   char *dump = json_dumps(j, JSON_COMPACT | JSON_ENCODE_ANY);
@@ -895,7 +871,7 @@ Test(model, a_built_models_values_print_as_jansson_prints_them) {
     cr_assert_not_null(j, "%s", values[i]);
     struct gcb_model *m = gcb__model_new("x.log");
     cr_assert_not_null(m);
-    m->run.run = mv_of_json(m, j);
+    m->run.run = gcb__mvalue_json(m, j);
     m->run.software = gcb__mvalue_object();
     struct gcb_err err = {0};
     cr_assert_eq(gcb__model_done(m, &err), GCB_OK);
