@@ -37,6 +37,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 /* A per_rank value found in the text: where, and which case it is. */
 struct span {
   size_t begin, end, index; /* index: of the case, or of the node */
@@ -101,22 +105,48 @@ static bool ranks_room(struct spans *s, size_t index) {
 /* Marks a case whose per_rank the scan found, until it is read. */
 #define PER_RANK_FOUND SIZE_MAX
 
+/* The first of `"[]{}` or a NUL byte from p on, or end. Sixteen bytes
+ * at a time where SSE2 is there (every x86-64): this scan runs alone
+ * before the two lanes start, and a byte at a time it was 0.3 s of a
+ * 16,384-rank report's 2.3. */
+static const char *next_structural(const char *p, const char *end) {
+  static const bool structural[256] = {
+      ['"'] = true, ['['] = true, [']'] = true,
+      ['{'] = true, ['}'] = true, ['\0'] = true};
+#ifdef __SSE2__
+  /* '[' | 0x20 is '{' and ']' | 0x20 is '}', and no other byte is */
+  const __m128i quote = _mm_set1_epi8('"'), open = _mm_set1_epi8('{'),
+                close = _mm_set1_epi8('}'), nul = _mm_setzero_si128(),
+                lower = _mm_set1_epi8(0x20);
+  for (; end - p >= 16; p += 16) {
+    __m128i x = _mm_loadu_si128((const __m128i *)p);
+    __m128i folded = _mm_or_si128(x, lower);
+    __m128i hit = _mm_or_si128(
+        _mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, nul)),
+        _mm_or_si128(_mm_cmpeq_epi8(folded, open),
+                     _mm_cmpeq_epi8(folded, close)));
+    int mask = _mm_movemask_epi8(hit);
+    if (mask != 0)
+      return p + __builtin_ctz((unsigned)mask);
+  }
+#endif
+  while (p < end && !structural[(unsigned char)*p])
+    p++;
+  return p;
+}
+
 /* Past the object at l->p by its brackets alone (strings skipped whole):
  * numbers are nineteen twentieths of a large document, and the columns'
  * lexer then reads exactly what this passed (read_spans). A NUL byte
  * outside a string gives up, as gcb__lex_skip_value does. */
 static void skip_per_rank(struct gcb__lex *l) {
-  static const bool structural[256] = {
-      ['"'] = true, ['['] = true, [']'] = true,
-      ['{'] = true, ['}'] = true, ['\0'] = true};
   size_t depth = 0;
   if (l->p == l->end || *l->p != '{') {
     l->bad = true;
     return;
   }
   do {
-    while (l->p < l->end && !structural[(unsigned char)*l->p])
-      l->p++;
+    l->p = next_structural(l->p, l->end);
     if (l->p == l->end || *l->p == '\0')
       l->bad = true;
     else if (*l->p == '"')

@@ -316,6 +316,34 @@ Test(read_fast, a_nul_byte_anywhere_gives_up) {
   cr_expect_eq(marks, 8);
 }
 
+/* The scan finds a per_rank's end sixteen bytes at a time (read_fast.c's
+ * next_structural): brackets, braces and quotes after runs of every
+ * length are found where they are, and a NUL byte at any offset of a
+ * long run of digits still gives up. */
+Test(read_fast, structure_after_a_run_of_any_length_is_found) {
+  for (size_t k = 0; k < 40; k++) {
+    char elements[256], digits[48];
+    memset(digits, '7', k);
+    digits[k] = '\0';
+    snprintf(elements, sizeof elements, "0.5%s, 2.5, 1e%zu, 0.%s1", digits,
+             k % 20, digits);
+    char *text = doc_with(elements);
+    expect_same_tree(text, elements);
+    char marked[512];
+    snprintf(marked, sizeof marked, "%s", text);
+    char *at = strstr(marked, "0.5") + 3 + k;
+    memmove(at + 1, at, strlen(at) + 1);
+    *at = '@';
+    size_t len;
+    char *t = with_nul_at(marked, (size_t)(at - marked), &len);
+    struct quick q = {0};
+    cr_expect_not(quick_read(t, len, &q), "a NUL after %zu digits", k);
+    quick_free(&q);
+    free(t);
+    free(text);
+  }
+}
+
 /* Over 256 MiB a document must have the per-rank entries to show for
  * it; a file of nothing is refused with the limit of an empty one. */
 Test(read_fast, size_limit_follows_the_shape) {
