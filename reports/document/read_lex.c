@@ -62,16 +62,31 @@ static int bits128(u128 v) {
                   : 0;
 }
 
-/* q × 2^e2 rounded to the nearest double (ties to even), sticky: the
- * exact value is a little above q (a remainder was dropped). q >= 2^54,
- * and the result a normal double (the callers' ranges). */
-static double round_scaled(u128 q, bool sticky, int e2) {
+/* mant × 2^e (2^52 <= mant <= 2^53) as a double, its bits put together:
+ * ldexp and scalbn, calls into libm with their own checks, were 50 M of
+ * the lexer's 1.2 G instructions at 4096 ranks. ldexp still takes what
+ * would not be a normal double (the caller's range never gives one). */
+static double make_double(uint64_t mant, int e) {
+  if (mant == (uint64_t)1 << 53)
+    mant >>= 1, e++;
+  int biased = e + 52 + 1023;
+  if (biased < 1 || biased > 2046)
+    return ldexp((double)mant, e);
+  uint64_t bits = (uint64_t)biased << 52 | (mant & (((uint64_t)1 << 52) - 1));
+  double d;
+  memcpy(&d, &bits, sizeof d);
+  return d;
+}
+
+/* q × 2^e2 (exact) rounded to the nearest double, ties to even. q >=
+ * 2^54, and the result a normal double (the caller's range). */
+static double round_scaled(u128 q, int e2) {
   int shift = bits128(q) - 53;
   uint64_t mant = (uint64_t)(q >> shift);
   u128 rest = q & (((u128)1 << shift) - 1), half = (u128)1 << (shift - 1);
-  if (rest > half || (rest == half && (sticky || (mant & 1))))
-    mant++; /* 2^53 at most, which ldexp takes as it is */
-  return ldexp((double)mant, shift + e2);
+  if (rest > half || (rest == half && (mant & 1)))
+    mant++; /* 2^53 at most: one more bit of exponent, below */
+  return make_double(mant, shift + e2);
 }
 
 /* 5^k for k <= 27: below 2^63 (a table: a loop of up to 27 products per
@@ -108,19 +123,77 @@ static uint64_t pow5(int k) {
   return p[k];
 }
 
-/* w 2^64 / d and whether a remainder is left, in two 64-bit divisions
- * (the 128-bit one of the compiler's library was a fifth of the lexer):
- * w / d, then (w mod d) 2^64 / d, whose quotient fits 64 bits. */
-static u128 div_shifted(uint64_t w, uint64_t d, bool *rest) {
-  uint64_t q1 = w / d, r1 = w % d, q0, r0;
-#if defined(__x86_64__)
-  __asm__("divq %4" : "=a"(q0), "=d"(r0) : "a"((uint64_t)0), "d"(r1), "rm"(d));
-#else
-  u128 n = (u128)r1 << 64;
-  q0 = (uint64_t)(n / d), r0 = (uint64_t)(n % d);
-#endif
-  *rest = r0 != 0;
-  return (u128)q1 << 64 | q0;
+/* 5^-k for k = 1..27 as Eisel and Lemire's algorithm takes it (fast_float's
+ * table): c = floor(2^b / 5^k) + 1 with b = 127 + the bits of 5^k, so
+ * that 2^127 <= c < 2^128, high word first. */
+static const uint64_t pow5_inverse[27][2] = {
+    {0xccccccccccccccccull, 0xcccccccccccccccdull}, /* 5^-1 */
+    {0xa3d70a3d70a3d70aull, 0x3d70a3d70a3d70a4ull}, /* 5^-2 */
+    {0x83126e978d4fdf3bull, 0x645a1cac083126eaull}, /* 5^-3 */
+    {0xd1b71758e219652bull, 0xd3c36113404ea4a9ull}, /* 5^-4 */
+    {0xa7c5ac471b478423ull, 0x0fcf80dc33721d54ull}, /* 5^-5 */
+    {0x8637bd05af6c69b5ull, 0xa63f9a49c2c1b110ull}, /* 5^-6 */
+    {0xd6bf94d5e57a42bcull, 0x3d32907604691b4dull}, /* 5^-7 */
+    {0xabcc77118461cefcull, 0xfdc20d2b36ba7c3eull}, /* 5^-8 */
+    {0x89705f4136b4a597ull, 0x31680a88f8953031ull}, /* 5^-9 */
+    {0xdbe6fecebdedd5beull, 0xb573440e5a884d1cull}, /* 5^-10 */
+    {0xafebff0bcb24aafeull, 0xf78f69a51539d749ull}, /* 5^-11 */
+    {0x8cbccc096f5088cbull, 0xf93f87b7442e45d4ull}, /* 5^-12 */
+    {0xe12e13424bb40e13ull, 0x2865a5f206b06fbaull}, /* 5^-13 */
+    {0xb424dc35095cd80full, 0x538484c19ef38c95ull}, /* 5^-14 */
+    {0x901d7cf73ab0acd9ull, 0x0f9d37014bf60a11ull}, /* 5^-15 */
+    {0xe69594bec44de15bull, 0x4c2ebe687989a9b4ull}, /* 5^-16 */
+    {0xb877aa3236a4b449ull, 0x09befeb9fad487c3ull}, /* 5^-17 */
+    {0x9392ee8e921d5d07ull, 0x3aff322e62439fd0ull}, /* 5^-18 */
+    {0xec1e4a7db69561a5ull, 0x2b31e9e3d06c32e6ull}, /* 5^-19 */
+    {0xbce5086492111aeaull, 0x88f4bb1ca6bcf585ull}, /* 5^-20 */
+    {0x971da05074da7beeull, 0xd3f6fc16ebca5e04ull}, /* 5^-21 */
+    {0xf1c90080baf72cb1ull, 0x5324c68b12dd6339ull}, /* 5^-22 */
+    {0xc16d9a0095928a27ull, 0x75b7053c0f178294ull}, /* 5^-23 */
+    {0x9abe14cd44753b52ull, 0xc4926a9672793543ull}, /* 5^-24 */
+    {0xf79687aed3eec551ull, 0x3a83ddbd83f52205ull}, /* 5^-25 */
+    {0xc612062576589ddaull, 0x95364afe032a819eull}, /* 5^-26 */
+    {0x9e74d1b791e07e48ull, 0x775ea264cf55347eull}, /* 5^-27 */
+};
+
+/*
+ * w 10^-k (w >= 2^53, 1 <= k <= 27) rounded to the nearest double without
+ * a division: Eisel and Lemire's algorithm (fast_float's compute_float).
+ * w, shifted to its top bit, times the table's 5^-k gives the value's
+ * top 128 bits; a second product only when the first leaves the rounding
+ * open, which Mushtak and Lemire prove enough; a tie (possible only for k
+ * <= 4, where the product can be exact) goes to even. The two 64-bit
+ * divisions of the quotient this replaces were a fifth of the columns'
+ * lexer's samples: 17 digits past the point are most of a document.
+ * false where the result would not be a normal double (not in this
+ * range; strtod then decides).
+ */
+static bool scaled_down(uint64_t w, int k, double *out) {
+  int lz = __builtin_clzll(w);
+  w <<= lz;
+  const uint64_t *c = pow5_inverse[k - 1];
+  u128 first = (u128)w * c[0];
+  uint64_t hi = (uint64_t)(first >> 64), lo = (uint64_t)first;
+  if ((hi & 0x1FF) == 0x1FF) { /* the 9 bits below the rounding bit */
+    uint64_t second = (uint64_t)(((u128)w * c[1]) >> 64);
+    lo += second;
+    hi += lo < second;
+  }
+  int upper = (int)(hi >> 63), shift = upper + 9;
+  uint64_t mant = hi >> shift; /* 54 bits: 53 and the rounding bit */
+  /* floor(log2(10^-k)) + 63, as floor(-k 217706 / 2^16) + 63 */
+  int t = -k * 217706;
+  int biased = -((-t + 65535) >> 16) + 63 + upper - lz + 1023;
+  if (lo <= 1 && k <= 4 && (mant & 3) == 1 && mant << shift == hi)
+    mant &= ~(uint64_t)1; /* exactly half way: to even */
+  mant = (mant + (mant & 1)) >> 1;
+  if (mant >= (uint64_t)2 << 52)
+    mant = (uint64_t)1 << 52, biased++;
+  if (biased < 1 || biased > 2046)
+    return false;
+  uint64_t bits = (uint64_t)biased << 52 | (mant & (((uint64_t)1 << 52) - 1));
+  memcpy(out, &bits, sizeof *out);
+  return true;
 }
 #endif
 
@@ -128,8 +201,9 @@ static u128 div_shifted(uint64_t w, uint64_t d, bool *rest) {
  * w × 10^e10 rounded to the nearest double, when that can be done
  * exactly without strtod: Clinger's fast path (w < 2^53, |e10| <= 22,
  * one correctly rounded operation), else, for |e10| <= 27, the exact
- * product or quotient by 5^|e10| in 128-bit integers and one rounding
- * (the shortest form of most doubles has 17 digits, past 2^53, and
+ * product by 5^e10 in 128-bit integers and one rounding, or Eisel and
+ * Lemire's product by 5^e10 below zero (scaled_down) (the shortest
+ * form of most doubles has 17 digits, past 2^53, and
  * strtod was a tenth of a large report's time). false: ask strtod.
  */
 static bool exact_double(uint64_t w, int e10, double *out) {
@@ -144,17 +218,11 @@ static bool exact_double(uint64_t w, int e10, double *out) {
 #ifdef __SIZEOF_INT128__
   if (w >= ((uint64_t)1 << 53) && e10 >= 0 && e10 <= 27) {
     /* w 5^e10 2^e10: exact in 128 bits, at least 54 bits long */
-    *out = round_scaled((u128)w * pow5(e10), false, e10);
+    *out = round_scaled((u128)w * pow5(e10), e10);
     return true;
   }
-  if (w >= ((uint64_t)1 << 53) && e10 < 0 && e10 >= -27) {
-    /* (w 2^64 / 5^k) 2^(-64-k): the quotient has at least 54 bits (w >=
-     * 2^53, 5^k < 2^63), the remainder says whether any is dropped */
-    bool rest;
-    u128 q = div_shifted(w, pow5(-e10), &rest);
-    *out = round_scaled(q, rest, -64 + e10);
-    return true;
-  }
+  if (w >= ((uint64_t)1 << 53) && e10 < 0 && e10 >= -27)
+    return scaled_down(w, -e10, out);
 #endif
   /* Otherwise strtod decides: an x87 long-double road was exact on the
    * hardware but not under valgrind, which computes long doubles in 53

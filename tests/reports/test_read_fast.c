@@ -187,6 +187,38 @@ Test(read_fast, long_decimals_past_two_to_the_53_bit_for_bit) {
   free(elements);
 }
 
+/* Exact halfway points between two doubles, written as w e-k with w of
+ * 17 to 19 digits (w = odd 5^k 2^j, k <= 4: the only k where a decimal
+ * past 2^53 can be a tie), and their neighbours w - 1 and w + 1: ties to
+ * even and the rest to nearest, bit for bit strtod's (the road without
+ * a division, read_lex.c scaled_down). */
+Test(read_fast, exact_ties_past_two_to_the_53_round_to_even) {
+  enum { N = 30000 };
+  char *elements = malloc((size_t)N * 32);
+  size_t at = 0;
+  int made = 0;
+  unsigned long long x = 1181783497276652981ull;
+  while (made < N) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    unsigned k = 1 + (unsigned)(x % 4), five = 1;
+    for (unsigned i = 0; i < k; i++)
+      five *= 5;
+    /* a mantissa of 53 bits and the odd number halfway above it */
+    unsigned long long odd = 2 * ((x >> 11) | 1ull << 52) + 1;
+    if (odd > ~0ull / five)
+      continue;
+    unsigned long long w = odd * five;
+    for (unsigned j = (unsigned)(x >> 4) % 3; j > 0 && w <= ~0ull / 4; j--)
+      w *= 2; /* odd 5^k 2^j: still a tie, one place lower */
+    long long delta = made % 3 - 1; /* -1, 0 (the tie), +1 */
+    at += (size_t)snprintf(elements + at, 32, "%llue-%u", w + delta, k);
+    elements[at++] = ++made < N ? ',' : '\0';
+  }
+  size_t wrong = differ_from_strtod(elements, N);
+  cr_expect_eq(wrong, 0, "%zu of %d numbers differ from strtod", wrong, N);
+  free(elements);
+}
+
 Test(read_fast, documents_gcbench_writes_are_taken_and_built_the_same) {
   char *text = NULL;
   size_t len = 0;
