@@ -376,6 +376,29 @@ Test(read_fast, structure_after_a_run_of_any_length_is_found) {
   }
 }
 
+/* The scan skips the strings it does not read sixteen bytes at a time
+ * (read_lex.c's quote_or_escape): an escaped quote or backslash after a
+ * run of any length, in a case and in a topology, is passed over, and
+ * the tree is jansson's; a string cut short by the end still gives up. */
+Test(read_fast, escapes_after_a_run_of_any_length_are_skipped) {
+  for (size_t k = 0; k < 40; k++) {
+    char run[48], text[512];
+    memset(run, 'a', k);
+    run[k] = '\0';
+    snprintf(text, sizeof text,
+             "{\"cases\": [{\"label\": \"%s\\\"%s\\\\\", \"per_rank\": "
+             "{\"rank\": [0]}}], \"nodes\": [{\"topology\": "
+             "{\"name\": \"%s\\\\%s\\\"\"}}]}",
+             run, run, run, run);
+    expect_same_tree(text, text);
+    char *cut = strstr(text, "\"label\": \"") + 10 + k;
+    struct quick q = {0};
+    cr_expect_not(quick_read(text, (size_t)(cut - text), &q),
+                  "a string cut after %zu bytes", k);
+    quick_free(&q);
+  }
+}
+
 /* Over 256 MiB a document must have the per-rank entries to show for
  * it; a file of nothing is refused with the limit of an empty one. */
 Test(read_fast, size_limit_follows_the_shape) {
