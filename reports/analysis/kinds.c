@@ -24,7 +24,6 @@ const struct gcb_kind gcb_kinds[GCB_KIND_COUNT] = {
          .name = "run-status",
          .family = GCB_FAM_RUN,
          .rule = {gcb__rule_run_status},
-         .thresholds = "",
          .group = GCB_GROUP_RUN,
          .suggestion = "see errors[] and the job's log; rerun the missing "
                        "cases"},
@@ -32,7 +31,6 @@ const struct gcb_kind gcb_kinds[GCB_KIND_COUNT] = {
                             .name = "run-error",
                             .family = GCB_FAM_OF_CASE,
                             .rule = {gcb__rule_errors},
-                            .thresholds = "",
                             .group = GCB_GROUP_RUN,
                             .suggestion =
                                 "fix the cause above and rerun the case"},
@@ -40,14 +38,12 @@ const struct gcb_kind gcb_kinds[GCB_KIND_COUNT] = {
                                     .name = "burn-silent-error",
                                     .family = GCB_FAM_GEMM,
                                     .rule = {gcb__rule_burn},
-                                    .thresholds = "",
                                     .benches = GCB_BENCH_BIT(GCB_BENCH_BURN),
                                     .group = GCB_GROUP_GPU},
     [GCB_KIND_BURN_COUNTERS] = {.id = GCB_KIND_BURN_COUNTERS,
                                 .name = "burn-counters",
                                 .family = GCB_FAM_HEALTH,
                                 .rule = {gcb__rule_burn},
-                                .thresholds = "",
                                 .benches = GCB_BENCH_BIT(GCB_BENCH_BURN),
                                 .group = GCB_GROUP_GPU},
     [GCB_KIND_BURN_NODE] = {.id = GCB_KIND_BURN_NODE,
@@ -61,8 +57,7 @@ const struct gcb_kind gcb_kinds[GCB_KIND_COUNT] = {
                                .name = "burn-falloff",
                                .family = GCB_FAM_GEMM,
                                .rule = {gcb__rule_burn},
-                               .thresholds =
-                                   "slow_rank_pct,slow_rank_fail_pct",
+                               .thresholds = "slow_rank_pct,slow_rank_fail_pct",
                                .benches = GCB_BENCH_BIT(GCB_BENCH_BURN),
                                .group = GCB_GROUP_GPU,
                                .explains_imbalance = true},
@@ -70,8 +65,9 @@ const struct gcb_kind gcb_kinds[GCB_KIND_COUNT] = {
                                  .name = "burn-sustained",
                                  .family = GCB_FAM_GEMM,
                                  .rule = {gcb__rule_burn},
-                                 .thresholds = "slow_rank_pct,"
-                                               "slow_rank_fail_pct,outlier_mads",
+                                 .thresholds =
+                                     "slow_rank_pct,"
+                                     "slow_rank_fail_pct,outlier_mads",
                                  .benches = GCB_BENCH_BIT(GCB_BENCH_BURN),
                                  .group = GCB_GROUP_GPU,
                                  .explains_imbalance = true},
@@ -80,7 +76,6 @@ const struct gcb_kind gcb_kinds[GCB_KIND_COUNT] = {
          .name = "validation",
          .family = GCB_FAM_OF_CASE,
          .rule = {gcb__rule_validation},
-         .thresholds = "",
          .group = GCB_GROUP_GPU,
          .say = GCB_SAY_WRONG,
          .suggestion = "wrong results are hardware or driver faults until "
@@ -162,7 +157,6 @@ const struct gcb_kind gcb_kinds[GCB_KIND_COUNT] = {
          .name = "degraded-link",
          .family = GCB_FAM_HEALTH,
          .rule = {gcb__rule_degraded_link},
-         .thresholds = "",
          .group = GCB_GROUP_HOST_LINK,
          .say = GCB_SAY_AT_REST,
          .suggestion = "idle GPUs downtrain: confirm under load (nvidia-smi "
@@ -214,7 +208,6 @@ const struct gcb_kind gcb_kinds[GCB_KIND_COUNT] = {
         {.id = GCB_KIND_PATTERN_OVERLAP,
          .name = "pattern-overlap",
          .family = GCB_FAM_OF_CASE,
-         .thresholds = "",
          .benches = GCB_BENCH_BIT(GCB_BENCH_PATTERN),
          .group = GCB_GROUP_RUN,
          .suggestion =
@@ -225,7 +218,6 @@ const struct gcb_kind gcb_kinds[GCB_KIND_COUNT] = {
         {.id = GCB_KIND_PATTERN_TP_PLACEMENT,
          .name = "pattern-tp-placement",
          .family = GCB_FAM_OF_CASE,
-         .thresholds = "",
          .benches = GCB_BENCH_BIT(GCB_BENCH_PATTERN),
          .group = GCB_GROUP_RUN,
          .suggestion = "keep tensor parallelism inside a node (tp <= GPUs per "
@@ -234,7 +226,6 @@ const struct gcb_kind gcb_kinds[GCB_KIND_COUNT] = {
     [GCB_KIND_PATTERN_SKEW] = {.id = GCB_KIND_PATTERN_SKEW,
                                .name = "pattern-skew",
                                .family = GCB_FAM_OF_CASE,
-                               .thresholds = "",
                                .benches = GCB_BENCH_BIT(GCB_BENCH_PATTERN),
                                .group = GCB_GROUP_RUN,
                                .suggestion =
@@ -243,7 +234,6 @@ const struct gcb_kind gcb_kinds[GCB_KIND_COUNT] = {
     [GCB_KIND_PATTERN_BUBBLE] = {.id = GCB_KIND_PATTERN_BUBBLE,
                                  .name = "pattern-bubble",
                                  .family = GCB_FAM_OF_CASE,
-                                 .thresholds = "",
                                  .benches = GCB_BENCH_BIT(GCB_BENCH_PATTERN),
                                  .group = GCB_GROUP_RUN,
                                  .suggestion =
@@ -253,7 +243,6 @@ const struct gcb_kind gcb_kinds[GCB_KIND_COUNT] = {
                               .name = "blas-kernel",
                               .family = GCB_FAM_GEMM,
                               .rule = {gcb__rule_blas_kernel},
-                              .thresholds = "",
                               .benches = GCB_BENCH_BIT(GCB_BENCH_GEMM) |
                                          GCB_BENCH_BIT(GCB_BENCH_PATTERN),
                               .group = GCB_GROUP_NODE_BLAS,
@@ -262,7 +251,6 @@ const struct gcb_kind gcb_kinds[GCB_KIND_COUNT] = {
                                    .name = "placement-remote",
                                    .family = GCB_FAM_PLACEMENT,
                                    .rule = {gcb__rule_topo_placement},
-                                   .thresholds = "",
                                    .group = GCB_GROUP_RANK,
                                    .suggestion =
                                        NULL /* the topology check's own fix */},
@@ -271,7 +259,6 @@ const struct gcb_kind gcb_kinds[GCB_KIND_COUNT] = {
          .name = "placement-partial",
          .family = GCB_FAM_PLACEMENT,
          .rule = {gcb__rule_topo_placement},
-         .thresholds = "",
          .group = GCB_GROUP_RANK,
          .suggestion = NULL /* the topology check's own fix */},
     [GCB_KIND_PLACEMENT_UNBOUND] =
@@ -279,7 +266,6 @@ const struct gcb_kind gcb_kinds[GCB_KIND_COUNT] = {
          .name = "placement-unbound",
          .family = GCB_FAM_PLACEMENT,
          .rule = {gcb__rule_topo_placement, gcb__rule_unbound},
-         .thresholds = "",
          .group = GCB_GROUP_RANK,
          /* the older rule's; the topology check words its own fix */
          .suggestion = "bind ranks to cores (mpiexec -bind-to core, srun "
@@ -289,7 +275,6 @@ const struct gcb_kind gcb_kinds[GCB_KIND_COUNT] = {
          .name = "placement-shared-cpus",
          .family = GCB_FAM_PLACEMENT,
          .rule = {gcb__rule_shared_cpus},
-         .thresholds = "",
          .group = GCB_GROUP_RANK,
          .suggestion = "give each rank its own cores (mpiexec -bind-to "
                        "core -map-by numa, srun --cpu-bind=cores)"},
@@ -298,7 +283,6 @@ const struct gcb_kind gcb_kinds[GCB_KIND_COUNT] = {
          .name = "placement-shared-gpu",
          .family = GCB_FAM_PLACEMENT,
          .rule = {gcb__rule_topo_placement, gcb__rule_shared_gpu},
-         .thresholds = "",
          .group = GCB_GROUP_RANK,
          .suggestion = "run one rank per GPU (ranks per node = GPUs per "
                        "node), or check CUDA_VISIBLE_DEVICES"},
@@ -307,7 +291,6 @@ const struct gcb_kind gcb_kinds[GCB_KIND_COUNT] = {
          .name = "placement-idle-gpu",
          .family = GCB_FAM_PLACEMENT,
          .rule = {gcb__rule_topo_placement},
-         .thresholds = "",
          .group = GCB_GROUP_RANK,
          .suggestion = NULL /* the topology check's own fix */},
     [GCB_KIND_OVERSUBSCRIBED] =
@@ -315,7 +298,6 @@ const struct gcb_kind gcb_kinds[GCB_KIND_COUNT] = {
          .name = "oversubscribed",
          .family = GCB_FAM_PLACEMENT,
          .rule = {gcb__rule_topo_placement, gcb__rule_oversubscribed},
-         .thresholds = "",
          .group = GCB_GROUP_RANK,
          .suggestion = "run at most one rank per core (fewer ranks per "
                        "node, or more nodes)"},
@@ -324,14 +306,12 @@ const struct gcb_kind gcb_kinds[GCB_KIND_COUNT] = {
          .name = "not-validated",
          .family = GCB_FAM_OF_CASE,
          .rule = {gcb__rule_not_validated},
-         .thresholds = "",
          .group = GCB_GROUP_RUN,
          .suggestion = "rerun without --no-check to validate results"},
     [GCB_KIND_SKIPPED] = {.id = GCB_KIND_SKIPPED,
                           .name = "skipped",
                           .family = GCB_FAM_OF_CASE,
                           .rule = {gcb__rule_skipped},
-                          .thresholds = "",
                           .group = GCB_GROUP_RUN},
     [GCB_KIND_REGRESSION] = {.id = GCB_KIND_REGRESSION,
                              .name = "regression",
@@ -344,7 +324,6 @@ const struct gcb_kind gcb_kinds[GCB_KIND_COUNT] = {
     [GCB_KIND_NOT_COMPARABLE] = {.id = GCB_KIND_NOT_COMPARABLE,
                                  .name = "not-comparable",
                                  .family = GCB_FAM_OF_CASE,
-                                 .thresholds = "",
                                  .group = GCB_GROUP_BASELINE,
                                  .tally_one =
                                      "difference from the baseline's run",
@@ -353,7 +332,6 @@ const struct gcb_kind gcb_kinds[GCB_KIND_COUNT] = {
     [GCB_KIND_MISSING_CASE] = {.id = GCB_KIND_MISSING_CASE,
                                .name = "missing-case",
                                .family = GCB_FAM_OF_CASE,
-                               .thresholds = "",
                                .group = GCB_GROUP_BASELINE,
                                .tally_one = "case missing from one of the runs",
                                .tally_many =
@@ -361,7 +339,6 @@ const struct gcb_kind gcb_kinds[GCB_KIND_COUNT] = {
     [GCB_KIND_CRITERION] = {.id = GCB_KIND_CRITERION,
                             .name = "criterion",
                             .family = GCB_FAM_OF_CASE,
-                            .thresholds = "",
                             .group = GCB_GROUP_CHECK,
                             .say = GCB_SAY_CHECK,
                             .secondary = true,
@@ -370,7 +347,6 @@ const struct gcb_kind gcb_kinds[GCB_KIND_COUNT] = {
     [GCB_KIND_CRITERION_NA] = {.id = GCB_KIND_CRITERION_NA,
                                .name = "criterion-na",
                                .family = GCB_FAM_RUN,
-                               .thresholds = "",
                                .group = GCB_GROUP_RUN},
 };
 

@@ -126,7 +126,7 @@ struct gcb_kind {
    * NULL: pushed by criteria or compare. */
   gcb_rule_fn *rule[2];
   const char *thresholds; /* the thresholds it reads (gcb_threshold_defs
-                             names, comma-separated); "" none */
+                             names, comma-separated); NULL none */
   unsigned benches;       /* bit per gcb_bench_kind it applies to; 0: any */
   enum gcb_group group;   /* where the diagnosis places it */
   enum gcb_say say;       /* the sentence of a root cause it leads */

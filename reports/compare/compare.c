@@ -223,11 +223,12 @@ static enum gcb_status row(struct gcb_comparison *cmp,
   return GCB_OK;
 }
 
-static enum gcb_status
-compare_case(struct gcb_comparison *cmp, const struct gcb_model_case *oc,
-             const struct gcb_model_case *nc, const char *key,
-             const struct run_noise *rn, const struct gcb_thresholds *t,
-             struct gcb_err *err) {
+static enum gcb_status compare_case(struct gcb_comparison *cmp,
+                                    const struct gcb_model_case *oc,
+                                    const struct gcb_model_case *nc,
+                                    const char *key, const struct run_noise *rn,
+                                    const struct gcb_thresholds *t,
+                                    struct gcb_err *err) {
   const char *unit = nc->unit;
   const struct gcb_model_summary *os = &oc->summary, *ns = &nc->summary;
   enum basis by = basis_of(nc);
