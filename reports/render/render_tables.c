@@ -1652,17 +1652,11 @@ static void burn_table(struct gcb__tb *b, size_t d,
 }
 
 static void burn_tables(struct gcb__tb *b) {
-  struct gcb_thresholds own_t;
-  const struct gcb_thresholds *th = b->rep->thresholds;
-  if (th == NULL) {
-    gcb_thresholds_default(&own_t);
-    th = &own_t;
-  }
   for (size_t d = 0; d < b->rep->ndocs && !b->oom; d++) {
     struct gcb_burn_doc own;
     struct gcb_err err = {0};
     const struct gcb_burn_doc *bd =
-        gcb_burn_doc_of(&b->rep->docs[d], th, &own, &err);
+        gcb_burn_doc_of(&b->rep->docs[d], b->rep->thresholds, &own, &err);
     b->oom = bd == NULL;
     for (size_t i = 0; bd != NULL && i < bd->n && !b->oom; i++)
       burn_table(b, d, &bd->cases[i]);
@@ -1675,7 +1669,15 @@ static void burn_tables(struct gcb__tb *b) {
 enum gcb_status gcb_report_tables(const struct gcb_report *rep,
                                   struct gcb_rtables *out,
                                   struct gcb_err *err) {
-  struct gcb__tb b = {.rep = rep, .out = out};
+  /* The tables judge by the report's thresholds, else the analysis'
+   * defaults (a report may be rendered without them). */
+  struct gcb_thresholds def;
+  struct gcb_report with = *rep;
+  if (with.thresholds == NULL) {
+    gcb_thresholds_default(&def);
+    with.thresholds = &def;
+  }
+  struct gcb__tb b = {.rep = &with, .out = out};
   gcb__verdict_tables(&b);
   runs_table(&b);
   launch_table(&b);
