@@ -1281,8 +1281,7 @@ static void netmap_nodes_table(struct gcb__tb *b, size_t d,
     b->oom = true;
     return;
   }
-  double share = b->rep->thresholds ? b->rep->thresholds->link_pct / 100 : 0.75;
-  gcb_netmap_nodes(m, share, agg);
+  gcb_netmap_nodes(m, b->rep->thresholds->link_pct / 100, agg);
   char id[48], title[96];
   snprintf(id, sizeof id, "netmap-nodes-%s-%zu", schedule, d);
   snprintf(title, sizeof title, "Network map per node: %s (run %zu)", schedule,
