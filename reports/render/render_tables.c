@@ -833,8 +833,7 @@ static double rank_time_median(const struct gcb_model_case *c) {
   double *t = malloc(c->ranks.n * sizeof *t + 1), m = NAN;
   size_t n = 0;
   for (size_t i = 0; t != NULL && i < c->ranks.n; i++) {
-    double x = gcb_model_col(c, GCB_RC_FIGURE_TIME, i);
-    x = isnan(x) ? gcb_model_col(c, GCB_RC_TIME_MEDIAN, i) : x;
+    double x = gcb_analyze_rank_time(c, i);
     if (!isnan(x))
       t[n++] = x;
   }
@@ -1426,8 +1425,7 @@ static void pattern_rank_table(struct gcb__tb *b, size_t d, size_t index,
       h);
   double longest = 0;
   for (size_t i = 0; i < g->nranks; i++)
-    if (g->ranks[i].t[GCB_PART_STEP] > longest)
-      longest = g->ranks[i].t[GCB_PART_STEP];
+    longest = fmax(longest, g->ranks[i].t[GCB_PART_STEP]);
   for (size_t i = 0; t != NULL && i < g->nranks; i++) {
     const struct gcb_pattern_rank *pr = &g->ranks[i];
     bool slow = pr->rank == g->straggler &&
