@@ -126,10 +126,8 @@ static const struct gcb_model_case *headline(const struct gcb_model *m,
 static void fill(struct gcb_matrix_cell *cell, const struct gcb_model_case *c,
                  enum gcb_family f, size_t i) {
   double fig = gcb_model_col(c, GCB_RC_FIG_MEDIAN, i);
-  double t = gcb_model_col(c, GCB_RC_FIGURE_TIME, i);
+  double t = gcb_analyze_rank_time(c, i);
   double iterations = (double)(c->iterations >= 0 ? c->iterations : 1);
-  if (isnan(t))
-    t = gcb_model_col(c, GCB_RC_TIME_MEDIAN, i);
   cell->time_s = isnan(t) || c->nominal_work ? 0 : t * iterations;
   gcb_fmt_scaled(fig, c->unit, cell->figure, sizeof cell->figure);
   if (f == GCB_FAM_GEMM) {

@@ -131,26 +131,7 @@ static size_t tallies_get(const struct tallies *t, long long a, long long b,
   return hit ? hit->n : 0;
 }
 
-static void tallies_free(struct tallies *t) {
-  free(t->items);
-  t->items = NULL;
-  t->n = 0;
-}
-
 /* ---- run-level tables --------------------------------------------------- */
-
-/* The string member `key` of a free-form object value, or "". */
-static const char *mv_str(const struct gcb_mvalue *v, const char *key) {
-  const struct gcb_mvalue *x = gcb_mvalue_get(v, key);
-  return x->type == GCB_MV_STRING ? x->text : "";
-}
-
-/* The integer member `key` of a free-form object value, or def. */
-static long long mv_int(const struct gcb_mvalue *v, const char *key,
-                        long long def) {
-  const struct gcb_mvalue *x = gcb_mvalue_get(v, key);
-  return x->type == GCB_MV_INT ? x->i : def;
-}
 
 static void runs_table(struct gcb__tb *b) {
   static const char *const h[] = {
@@ -237,21 +218,24 @@ static void libraries_table(struct gcb__tb *b) {
   for (size_t d = 0; t != NULL && d < b->rep->ndocs; d++) {
     const struct gcb_mvalue *sw = &model_of(b, d)->run.software;
     const struct gcb_mvalue *blas = gcb_mvalue_get(sw, "blas_run");
-    const char *device = mv_str(sw, "mpi_device");
+    const char *device = gcb_mvalue_str(sw, "mpi_device");
     if (device[0] != '\0') {
       char **r = gcb__table_row(b, t, NULL);
       gcb__cell(b, r, 0, "%zu", d + 1);
-      gcb__cell(b, r, 1, "%s", mv_str(sw, "mpi"));
+      gcb__cell(b, r, 1, "%s", gcb_mvalue_str(sw, "mpi"));
       gcb__cell(b, r, 2, "device %s", device);
     }
     if (blas->type == GCB_MV_OBJECT) {
       char **r = gcb__table_row(b, t, NULL);
-      const char *isa = mv_str(blas, "cpu_isa");
+      const char *isa = gcb_mvalue_str(blas, "cpu_isa");
+      const struct gcb_mvalue *threads = gcb_mvalue_get(blas, "threads");
       gcb__cell(b, r, 0, "%zu", d + 1);
-      gcb__cell(b, r, 1, "%s", mv_str(blas, "library"));
+      gcb__cell(b, r, 1, "%s", gcb_mvalue_str(blas, "library"));
       gcb__cell(b, r, 2, "%s kernels, %lld thread(s) (%s); CPU offers %s",
-                mv_str(blas, "core"), mv_int(blas, "threads", 0),
-                mv_str(blas, "parallel"), isa[0] ? isa : "(not recorded)");
+                gcb_mvalue_str(blas, "core"),
+                threads->type == GCB_MV_INT ? threads->i : 0,
+                gcb_mvalue_str(blas, "parallel"),
+                isa[0] ? isa : "(not recorded)");
     }
     probe_rows(b, t, d);
   }
@@ -670,16 +654,12 @@ static void node_rows(const struct gtab *x, size_t d,
     gcb_model_place(m, r, &p);
     if (p.gpu < 0 && p.bus_id[0] == '\0')
       continue; /* a host rank: it is in the per-rank table */
-    g = (struct grow){
-        .doc = d,
-        .node = g.node,
-        .host = g.host,
-        .gpu = p.gpu,
-        .bus = p.bus_id,
-        .model = mr != NULL && mr->device_name != NULL ? mr->device_name : "",
-        .numa = p.numa,
-        .ranks = {r},
-        .nranks = 1};
+    g.gpu = p.gpu;
+    g.bus = p.bus_id;
+    g.model = mr != NULL && mr->device_name != NULL ? mr->device_name : "";
+    g.numa = p.numa;
+    g.ranks[0] = r;
+    g.nranks = 1;
     gpu_row(x, &g);
   }
 }
@@ -733,7 +713,7 @@ static void gpus_table(struct gcb__tb *b) {
     b->oom |= !doc_cases_of(b->rep, d, &dc);
     for (size_t i = 0; i < m->nnodes && !b->oom; i++)
       node_rows(&x, d, &m->nodes[i]);
-    tallies_free(&tally);
+    free(tally.items);
     free(dc.name);
   }
 }
@@ -844,7 +824,7 @@ static void ranks_table(struct gcb__tb *b) {
                 rank >= 0 && (size_t)rank < n ? slow[rank] : 0, &tally);
     }
     free(slow);
-    tallies_free(&tally);
+    free(tally.items);
   }
 }
 
@@ -853,8 +833,7 @@ static double rank_time_median(const struct gcb_model_case *c) {
   double *t = malloc(c->ranks.n * sizeof *t + 1), m = NAN;
   size_t n = 0;
   for (size_t i = 0; t != NULL && i < c->ranks.n; i++) {
-    double x = gcb_model_col(c, GCB_RC_FIGURE_TIME, i);
-    x = isnan(x) ? gcb_model_col(c, GCB_RC_TIME_MEDIAN, i) : x;
+    double x = gcb_analyze_rank_time(c, i);
     if (!isnan(x))
       t[n++] = x;
   }
@@ -1281,8 +1260,7 @@ static void netmap_nodes_table(struct gcb__tb *b, size_t d,
     b->oom = true;
     return;
   }
-  double share = b->rep->thresholds ? b->rep->thresholds->link_pct / 100 : 0.75;
-  gcb_netmap_nodes(m, share, agg);
+  gcb_netmap_nodes(m, b->rep->thresholds->link_pct / 100, agg);
   char id[48], title[96];
   snprintf(id, sizeof id, "netmap-nodes-%s-%zu", schedule, d);
   snprintf(title, sizeof title, "Network map per node: %s (run %zu)", schedule,
@@ -1447,8 +1425,7 @@ static void pattern_rank_table(struct gcb__tb *b, size_t d, size_t index,
       h);
   double longest = 0;
   for (size_t i = 0; i < g->nranks; i++)
-    if (g->ranks[i].t[GCB_PART_STEP] > longest)
-      longest = g->ranks[i].t[GCB_PART_STEP];
+    longest = fmax(longest, g->ranks[i].t[GCB_PART_STEP]);
   for (size_t i = 0; t != NULL && i < g->nranks; i++) {
     const struct gcb_pattern_rank *pr = &g->ranks[i];
     bool slow = pr->rank == g->straggler &&
@@ -1652,17 +1629,11 @@ static void burn_table(struct gcb__tb *b, size_t d,
 }
 
 static void burn_tables(struct gcb__tb *b) {
-  struct gcb_thresholds own_t;
-  const struct gcb_thresholds *th = b->rep->thresholds;
-  if (th == NULL) {
-    gcb_thresholds_default(&own_t);
-    th = &own_t;
-  }
   for (size_t d = 0; d < b->rep->ndocs && !b->oom; d++) {
     struct gcb_burn_doc own;
     struct gcb_err err = {0};
     const struct gcb_burn_doc *bd =
-        gcb_burn_doc_of(&b->rep->docs[d], th, &own, &err);
+        gcb_burn_doc_of(&b->rep->docs[d], b->rep->thresholds, &own, &err);
     b->oom = bd == NULL;
     for (size_t i = 0; bd != NULL && i < bd->n && !b->oom; i++)
       burn_table(b, d, &bd->cases[i]);
@@ -1675,7 +1646,15 @@ static void burn_tables(struct gcb__tb *b) {
 enum gcb_status gcb_report_tables(const struct gcb_report *rep,
                                   struct gcb_rtables *out,
                                   struct gcb_err *err) {
-  struct gcb__tb b = {.rep = rep, .out = out};
+  /* The tables judge by the report's thresholds, else the analysis'
+   * defaults (a report may be rendered without them). */
+  struct gcb_thresholds def;
+  struct gcb_report with = *rep;
+  if (with.thresholds == NULL) {
+    gcb_thresholds_default(&def);
+    with.thresholds = &def;
+  }
+  struct gcb__tb b = {.rep = &with, .out = out};
   gcb__verdict_tables(&b);
   runs_table(&b);
   launch_table(&b);

@@ -856,3 +856,39 @@ Test(render, pattern_summary_holds_the_rows_of_every_document) {
     gcb_results_free(res[i]);
   }
 }
+
+/* ---- a report without thresholds ----------------------------------------
+ * struct gcb_report's thresholds are optional: a report rendered without
+ * them judges its tables (load balance, pattern stragglers, network map,
+ * burn-in) by the analysis' defaults, the same bytes as with the defaults
+ * passed. The document has multi-rank cases, patterns and a network map. */
+Test(render, a_report_without_thresholds_renders_as_with_the_defaults) {
+  struct gcb_results *res;
+  struct gcb_doc doc;
+  load_doc(DATA("compare/vm-quick-clean-a.json"), "a.json", &res, &doc);
+  struct gcb_thresholds th;
+  gcb_thresholds_default(&th);
+  struct gcb_findings fs = {0};
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_analyze(&doc, 1, &th, &fs, &err), GCB_OK, "%s", err.msg);
+  gcb_findings_sort(&fs);
+  struct gcb_report with = {
+      .docs = &doc, .ndocs = 1, .findings = &fs, .thresholds = &th};
+  struct gcb_report without = with;
+  without.thresholds = NULL;
+  const struct gcb_renderer *const rs[] = {&gcb_render_md, &gcb_render_html};
+  for (size_t i = 0; i < 2; i++) {
+    size_t n1, n2;
+    char *a = render(rs[i], &with, &n1);
+    char *b = render(rs[i], &without, &n2);
+    cr_expect(strstr(a, "Load balance") != NULL, "%s", rs[i]->name);
+    cr_expect(strstr(a, "step per rank") != NULL, "%s", rs[i]->name);
+    cr_expect(n1 == n2 && memcmp(a, b, n1) == 0,
+              "%s differs without thresholds", rs[i]->name);
+    free(a);
+    free(b);
+  }
+  gcb_findings_free(&fs);
+  fx_doc_free(&doc);
+  gcb_results_free(res);
+}

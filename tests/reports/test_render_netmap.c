@@ -386,3 +386,30 @@ Test(render_netmap, a_slow_node_pair_is_its_two_cells_in_the_node_map) {
   free(svg);
   done(&r);
 }
+
+/* The per-node table (render_tables.c) counts a pair slow below the
+ * thresholds' link_pct share of the others' median, the analysis' default
+ * when a report has no thresholds. */
+Test(render_netmap, the_per_node_table_judges_by_link_pct) {
+  struct run r = {.doc = fx_doc(4, 4, 8, "Test CPU")};
+  name_hosts(r.doc, NULL);
+  slow_node = 2;
+  add_map(r.doc, 4, "bandwidth", node_link, 4);
+  analyse(&r);
+  size_t n[3];
+  char *md[3];
+  md[0] = render(&gcb_render_md, &r.rep, &n[0]);
+  struct gcb_report without = r.rep;
+  without.thresholds = NULL;
+  md[1] = render(&gcb_render_md, &without, &n[1]);
+  r.t.link_pct = 0.5; /* the slow host's 1% share is above it */
+  md[2] = render(&gcb_render_md, &r.rep, &n[2]);
+  cr_expect_not_null(strstr(md[0], "Network map per node"));
+  cr_expect(n[0] == n[1] && memcmp(md[0], md[1], n[0]) == 0,
+            "without thresholds: the defaults");
+  cr_expect(n[0] != n[2] || memcmp(md[0], md[2], n[0]) != 0,
+            "a lower link_pct: fewer slow pairs");
+  for (int i = 0; i < 3; i++)
+    free(md[i]);
+  done(&r);
+}
