@@ -136,10 +136,11 @@ static const char *next_structural(const char *p, const char *end) {
 }
 
 /* Past the object at l->p by its brackets alone (strings skipped whole):
- * numbers are nineteen twentieths of a large document, and the columns'
- * lexer then reads exactly what this passed (read_spans). A NUL byte
+ * numbers are nineteen twentieths of a large document, and what this
+ * passes is read afterwards, checked, by the columns' lexer (a per_rank:
+ * read_spans) or by jansson (a topology: read_topologies). A NUL byte
  * outside a string gives up, as gcb__lex_skip_value does. */
-static void skip_per_rank(struct gcb__lex *l) {
+static void skip_object(struct gcb__lex *l) {
   size_t depth = 0;
   if (l->p == l->end || *l->p != '{') {
     l->bad = true;
@@ -166,7 +167,7 @@ static bool take_per_rank(struct gcb__lex *l, size_t index, struct spans *s) {
   if (!ranks_room(s, index) || s->ranks[index].n == PER_RANK_FOUND)
     return false;
   s->ranks[index].n = PER_RANK_FOUND;
-  skip_per_rank(l);
+  skip_object(l);
   sp.end = (size_t)(l->p - l->base);
   return !l->bad && push_span(s, sp);
 }
@@ -202,7 +203,10 @@ static void *read_spans(void *arg) {
 static bool take_topology(struct gcb__lex *l, size_t index, struct spans *s) {
   struct span sp = {
       .begin = (size_t)(l->p - l->base), .index = index, .topology = true};
-  gcb__lex_skip_value(l);
+  if (l->p < l->end && *l->p == '{')
+    skip_object(l);
+  else /* not one (the schema words it) */
+    gcb__lex_skip_value(l);
   sp.end = (size_t)(l->p - l->base);
   return !l->bad && push_span(s, sp);
 }
