@@ -93,9 +93,13 @@ struct gcb_results *gcb_results_new(void) {
 void gcb_results_free(struct gcb_results *r) {
   if (r == NULL)
     return;
-  json_decref(r->root);
-  gcb__case_cache_free(r->cache);
+  /* The columns' large blocks before the tree's small ones: freed after
+   * them, each large block made glibc merge the tree's hundreds of
+   * thousands of freed chunks first (malloc_consolidate, most of a large
+   * document's freeing). */
   gcb__ranks_free_all(r->ranks, r->nranks);
+  gcb__case_cache_free(r->cache);
+  json_decref(r->root);
   free(r);
 }
 
