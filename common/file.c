@@ -2,7 +2,9 @@
  * Whole-file reading with a size limit (file.h). One read loop for every
  * kind of file: the buffer starts at the file's size (or 64 KiB for a
  * pipe) and doubles as it fills, so a regular file is read with one
- * allocation and a pipe or a file that grows is still read whole.
+ * allocation and a pipe or a file that grows is still read whole. A large
+ * regular file's bytes are first read in two halves side by side
+ * (read_halves); the loop then reads whatever follows them.
  */
 #define _GNU_SOURCE /* SEEK_HOLE */
 #include "common/file.h"
@@ -10,9 +12,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdint.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -62,11 +66,67 @@ static void huge_pages(char *buf, size_t size) {
   (void)madvise((void *)from, to - from, MADV_HUGEPAGE);
 }
 
+/* Bytes [at, at + len) of a regular file into buf + at, by pread (the
+ * file offset stays where it was); ok: all of them were there. */
+struct part {
+  int fd;
+  char *buf;
+  size_t at, len;
+  bool ok;
+};
+
+static void *read_part(void *arg) {
+  struct part *p = arg;
+  size_t done = 0;
+  while (done < p->len) {
+    ssize_t n = pread(p->fd, p->buf + p->at + done, p->len - done,
+                      (off_t)(p->at + done));
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      break;
+    done += (size_t)n;
+  }
+  p->ok = done == p->len;
+  return NULL;
+}
+
+/* A large regular file's size bytes into buf in two halves side by side:
+ * copying a 300 MB document out of the page cache and faulting in the
+ * buffer's pages took 0.12 s on one core, before anything else could
+ * start. Returns the bytes read, 0 when the file was not all there (it
+ * shrank: the caller reads it from the start, whose offset pread left
+ * alone); past them the caller's loop goes on reading what follows. */
+static size_t read_halves(int fd, char *buf, size_t size) {
+  struct part first = {.fd = fd, .buf = buf, .len = size / 2},
+              second = {
+                  .fd = fd, .buf = buf, .at = size / 2, .len = size - size / 2};
+  pthread_t lane;
+  bool two = pthread_create(&lane, NULL, read_part, &second) == 0;
+  read_part(&first);
+  if (two)
+    pthread_join(lane, NULL);
+  else
+    read_part(&second);
+  if (!first.ok || !second.ok || lseek(fd, (off_t)size, SEEK_SET) < 0)
+    return 0;
+  return size;
+}
+
+/* Above this a regular file is read in two halves (read_halves). */
+#define HALVES_FROM ((size_t)64 << 20)
+
 static enum gcb_status read_fd(int fd, const char *path, size_t guess,
-                               size_t limit, int wait_ms, char **text,
-                               size_t *len, struct gcb_err *err) {
+                               bool regular, size_t limit, int wait_ms,
+                               char **text, size_t *len, struct gcb_err *err) {
   size_t cap = guess + 2, used = 0;
   char *buf = NULL;
+  if (regular && guess >= HALVES_FROM) {
+    if ((buf = malloc(cap)) == NULL)
+      return gcb_err_set(err, GCB_ENOMEM, "%s: out of memory", path);
+    huge_pages(buf, cap);
+    used = read_halves(fd, buf, guess);
+  }
   for (;;) {
     int ready = readable(fd, wait_ms); /* a regular file: at once */
     if (ready == 0) {
@@ -159,7 +219,7 @@ enum gcb_status gcb_file_read_wait(const char *path, size_t limit, int wait_ms,
                      path, (unsigned long long)sb.st_size, hole);
   else
     st = read_fd(fd, path, S_ISREG(sb.st_mode) ? (size_t)sb.st_size : 1 << 16,
-                 limit, wait_ms, text, len, err);
+                 S_ISREG(sb.st_mode), limit, wait_ms, text, len, err);
   close(fd);
   return st;
 }

@@ -133,3 +133,31 @@ Test(file, a_sparse_file_past_the_default_limit_is_refused_before_reading) {
   free(text);
   unlink(path);
 }
+
+/* A regular file of 64 MiB or more is read in two halves side by side
+ * (file.c's read_halves): every byte lands where it was in the file. The
+ * bytes, never 0, follow no period, so a half read to the wrong place or
+ * a byte left unread at the seam shows. */
+Test(file, a_large_file_read_in_two_halves_is_whole_and_in_order) {
+  const size_t size = ((size_t)64 << 20) + 4 * 1001 + 3;
+  char path[] = "/tmp/gcb-file-XXXXXX";
+  int fd = mkstemp(path);
+  cr_assert_geq(fd, 0);
+  unsigned char *want = malloc(size);
+  cr_assert_not_null(want);
+  for (size_t i = 0; i < size; i++)
+    want[i] = (unsigned char)(1 + ((i * 2654435761u) >> 13) % 255);
+  cr_assert_eq(write(fd, want, size), (ssize_t)size);
+  close(fd);
+  char *text = NULL;
+  size_t len = 0;
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_file_read_wait(path, (size_t)1 << 30, 0, &text, &len, &err),
+               GCB_OK, "%s", err.msg);
+  cr_expect_eq(len, size);
+  cr_expect_eq(memcmp(text, want, size), 0, "the bytes as written");
+  cr_expect_eq(text[size], '\0');
+  free(text);
+  free(want);
+  unlink(path);
+}
