@@ -329,9 +329,9 @@ static long dx_find(const struct dx *x, enum gcb_comp_kind k, long long m,
 
 /* ==== placing findings at components ==================================== */
 
-/* Places finding i: the component (filled by the function) and family. */
-typedef bool locate_fn(const struct dx *x, size_t i, struct gcb_component *c,
-                       enum gcb_family *fam);
+/* Places finding f: the component (filled by the function) and family. */
+typedef bool locate_fn(const struct dx *x, const struct gcb_finding *f,
+                       struct gcb_component *c, enum gcb_family *fam);
 
 /* ---- helpers ------------------------------------------------------------- */
 
@@ -353,10 +353,6 @@ static const struct gcb_model_case *dx_case(const struct dx *x,
       return &m->cases[i];
   }
   return NULL;
-}
-
-static const struct gcb_finding *fnd(const struct dx *x, size_t i) {
-  return &x->fs->items[i];
 }
 
 /* A finding's family: its kind's, else its case's, else `otherwise`. */
@@ -476,30 +472,29 @@ static bool pair_comp(const struct dx *x, int doc,
 
 /* ---- first pass ---------------------------------------------------------- */
 
-static bool at_run(const struct dx *x, size_t i, struct gcb_component *c,
-                   enum gcb_family *fam) {
+static bool at_run(const struct dx *x, const struct gcb_finding *f,
+                   struct gcb_component *c, enum gcb_family *fam) {
   blank(c, GCB_COMP_RUN);
   snprintf(c->local_name, sizeof c->local_name, "run");
   /* also where others fail */
-  const struct gcb_model_case *cs = dx_case(x, fnd(x, i));
+  const struct gcb_model_case *cs = dx_case(x, f);
   *fam = cs != NULL ? gcb_model_case_family(cs) : GCB_FAM_RUN;
   return true;
 }
 
 /* The comparison with a baseline: the run against its past, one cause
  * (regressions, cases gone, differences that make it less comparable). */
-static bool at_baseline(const struct dx *x, size_t i, struct gcb_component *c,
-                        enum gcb_family *fam) {
-  at_run(x, i, c, fam);
+static bool at_baseline(const struct dx *x, const struct gcb_finding *f,
+                        struct gcb_component *c, enum gcb_family *fam) {
+  at_run(x, f, c, fam);
   snprintf(c->link, sizeof c->link, "baseline");
   snprintf(c->local_name, sizeof c->local_name, "run vs baseline");
   return true;
 }
 
 /* A finding about a rank's device (validation, slow rank). */
-static bool at_gpu(const struct dx *x, size_t i, struct gcb_component *c,
-                   enum gcb_family *fam) {
-  const struct gcb_finding *f = fnd(x, i);
+static bool at_gpu(const struct dx *x, const struct gcb_finding *f,
+                   struct gcb_component *c, enum gcb_family *fam) {
   if (f->where.rank < 0 || f->where.doc < 0)
     return false;
   gpu_of_rank(x, f->where.doc, f->where.rank, c);
@@ -510,9 +505,8 @@ static bool at_gpu(const struct dx *x, size_t i, struct gcb_component *c,
 }
 
 /* A copy between a GPU and the host, or a link the topology shows slow. */
-static bool at_link(const struct dx *x, size_t i, struct gcb_component *c,
-                    enum gcb_family *fam) {
-  const struct gcb_finding *f = fnd(x, i);
+static bool at_link(const struct dx *x, const struct gcb_finding *f,
+                    struct gcb_component *c, enum gcb_family *fam) {
   const char *host = strstr(f->where.link, "<->host");
   at_machine_of(x, f, GCB_COMP_LINK, c);
   if (host == NULL) { /* a NIC: "mlx5_0 0000:17:00.0" */
@@ -528,9 +522,8 @@ static bool at_link(const struct dx *x, size_t i, struct gcb_component *c,
   return true;
 }
 
-static bool at_pair(const struct dx *x, size_t i, struct gcb_component *c,
-                    enum gcb_family *fam) {
-  const struct gcb_finding *f = fnd(x, i);
+static bool at_pair(const struct dx *x, const struct gcb_finding *f,
+                    struct gcb_component *c, enum gcb_family *fam) {
   *fam = GCB_FAM_PEERS;
   return f->where.doc >= 0 &&
          pair_comp(x, f->where.doc, dx_case(x, f), f->where.node, c);
@@ -538,9 +531,8 @@ static bool at_pair(const struct dx *x, size_t i, struct gcb_component *c,
 
 /* The network map (rules_netmap.c): a host's own link ("HOST link") or
  * one path between two hosts ("A -> B"), named as the finding names it. */
-static bool at_network(const struct dx *x, size_t i, struct gcb_component *c,
-                       enum gcb_family *fam) {
-  const struct gcb_finding *f = fnd(x, i);
+static bool at_network(const struct dx *x, const struct gcb_finding *f,
+                       struct gcb_component *c, enum gcb_family *fam) {
   at_machine_of(x, f, GCB_COMP_LINK, c);
   gcb_view_copy(c->link, sizeof c->link, f->where.link);
   gcb_view_copy(c->local_name, sizeof c->local_name, f->where.link);
@@ -550,9 +542,8 @@ static bool at_network(const struct dx *x, size_t i, struct gcb_component *c,
 }
 
 /* Lateness and placement: a rank, or several ranks of one node. */
-static bool at_rank(const struct dx *x, size_t i, struct gcb_component *c,
-                    enum gcb_family *fam) {
-  const struct gcb_finding *f = fnd(x, i);
+static bool at_rank(const struct dx *x, const struct gcb_finding *f,
+                    struct gcb_component *c, enum gcb_family *fam) {
   *fam = f->kind->family; /* late-arrival: collectives; else placement */
   if (f->where.doc < 0)
     return false;
@@ -576,9 +567,8 @@ static bool at_rank(const struct dx *x, size_t i, struct gcb_component *c,
 }
 
 /* A finding about a whole node (where.node): every rank of it, not one. */
-static bool at_whole_node(const struct dx *x, size_t i, struct gcb_component *c,
-                          enum gcb_family *fam) {
-  const struct gcb_finding *f = fnd(x, i);
+static bool at_whole_node(const struct dx *x, const struct gcb_finding *f,
+                          struct gcb_component *c, enum gcb_family *fam) {
   *fam = family_of(x, f, GCB_FAM_RUN);
   if (f->where.doc < 0 || f->where.node < 0)
     return false;
@@ -591,9 +581,8 @@ static bool at_whole_node(const struct dx *x, size_t i, struct gcb_component *c,
  * of the node's first rank): the node's CPU and its library, not a rank;
  * a component of its own ("BLAS" in link), which takes no consequence:
  * the same library on every rank makes none of them wait for another. */
-static bool at_node(const struct dx *x, size_t i, struct gcb_component *c,
-                    enum gcb_family *fam) {
-  const struct gcb_finding *f = fnd(x, i);
+static bool at_node(const struct dx *x, const struct gcb_finding *f,
+                    struct gcb_component *c, enum gcb_family *fam) {
   *fam = GCB_FAM_GEMM;
   if (f->where.doc < 0)
     return false;
@@ -604,30 +593,37 @@ static bool at_node(const struct dx *x, size_t i, struct gcb_component *c,
 }
 
 /* A per-rank acceptance check: the rank's GPU, its host link (pcie), its
- * pair (p2p) or the rank itself (collectives). */
-static bool at_check_rank(const struct dx *x, size_t i, struct gcb_component *c,
-                          enum gcb_family *fam) {
-  const struct gcb_finding *f = fnd(x, i);
+ * pair (p2p) or the rank itself (collectives); for min/max of a case, the
+ * extreme rank's (the lowest pair for p2p, none for collectives). */
+static bool at_check_rank(const struct dx *x, const struct gcb_finding *f,
+                          struct gcb_component *c, enum gcb_family *fam) {
   const struct gcb_model_case *cs = dx_case(x, f);
-  if (f->where.rank < 0 || cs == NULL)
+  bool max = strcmp(f->metric, "max") == 0;
+  bool extreme = max || strcmp(f->metric, "min") == 0;
+  if (cs == NULL || (!extreme && f->where.rank < 0))
     return false;
   *fam = gcb_model_case_family(cs);
   if (*fam == GCB_FAM_PEERS)
-    return pair_comp(x, f->where.doc, cs, f->where.node, c);
+    return pair_comp(x, f->where.doc, cs, extreme ? -1 : f->where.node, c);
   if (*fam == GCB_FAM_COLL || *fam == GCB_FAM_RUN) {
-    rank_comp(x, f->where.doc, f->where.rank, c);
-    return true;
+    if (!extreme)
+      rank_comp(x, f->where.doc, f->where.rank, c);
+    return !extreme;
   }
-  gpu_of_rank(x, f->where.doc, f->where.rank, c);
+  long long r = !extreme ? f->where.rank
+                : max    ? cs->summary.max_rank
+                         : cs->summary.min_rank;
+  if (r < 0)
+    return false;
+  gpu_of_rank(x, f->where.doc, r, c);
   if (*fam == GCB_FAM_H2D || *fam == GCB_FAM_D2H)
     to_host_link(c);
   return true;
 }
 
 /* late_us: the rank the case names as the latest. */
-static bool at_late_rank(const struct dx *x, size_t i, struct gcb_component *c,
-                         enum gcb_family *fam) {
-  const struct gcb_finding *f = fnd(x, i);
+static bool at_late_rank(const struct dx *x, const struct gcb_finding *f,
+                         struct gcb_component *c, enum gcb_family *fam) {
   const struct gcb_model_case *cs = dx_case(x, f);
   long long r = cs != NULL ? cs->summary.late_rank : -1;
   *fam = GCB_FAM_COLL;
@@ -638,9 +634,8 @@ static bool at_late_rank(const struct dx *x, size_t i, struct gcb_component *c,
 }
 
 /* wrong values in a case: the first rank that had them. */
-static bool at_wrong_rank(const struct dx *x, size_t i, struct gcb_component *c,
-                          enum gcb_family *fam) {
-  const struct gcb_finding *f = fnd(x, i);
+static bool at_wrong_rank(const struct dx *x, const struct gcb_finding *f,
+                          struct gcb_component *c, enum gcb_family *fam) {
   const struct gcb_model_case *cs = dx_case(x, f);
   for (size_t k = 0; cs != NULL && k < cs->ranks.n; k++)
     if (gcb_model_col(cs, GCB_RC_WRONG, k) > 0) {
@@ -651,35 +646,12 @@ static bool at_wrong_rank(const struct dx *x, size_t i, struct gcb_component *c,
   return false;
 }
 
-/* min/max of a case: the extreme rank's component (its pair for p2p). */
-static bool at_extreme(const struct dx *x, size_t i, struct gcb_component *c,
-                       enum gcb_family *fam) {
-  const struct gcb_finding *f = fnd(x, i);
-  const struct gcb_model_case *cs = dx_case(x, f);
-  if (cs == NULL)
-    return false;
-  *fam = gcb_model_case_family(cs);
-  if (*fam == GCB_FAM_PEERS)
-    return pair_comp(x, f->where.doc, cs, -1, c);
-  if (*fam == GCB_FAM_COLL || *fam == GCB_FAM_RUN)
-    return false;
-  long long r = strcmp(f->metric, "max") == 0 ? cs->summary.max_rank
-                                              : cs->summary.min_rank;
-  if (r < 0)
-    return false;
-  gpu_of_rank(x, f->where.doc, r, c);
-  if (*fam == GCB_FAM_H2D || *fam == GCB_FAM_D2H)
-    to_host_link(c);
-  return true;
-}
-
 /* ---- second pass: consequences ------------------------------------------- */
 
 /* The slowest rank of the finding's case (the rank whose time is longest:
  * the lowest figure), at a component the first pass found. */
-static bool at_slowest(const struct dx *x, size_t i, struct gcb_component *c,
-                       enum gcb_family *fam) {
-  const struct gcb_finding *f = fnd(x, i);
+static bool at_slowest(const struct dx *x, const struct gcb_finding *f,
+                       struct gcb_component *c, enum gcb_family *fam) {
   const struct gcb_model_case *cs = dx_case(x, f);
   long long r = f->where.rank;
   if (r < 0 && cs != NULL)
@@ -713,22 +685,23 @@ static bool at_slowest(const struct dx *x, size_t i, struct gcb_component *c,
 /* The slowest rank regressed: the GPU the first pass found slow (its
  * regression is that slowness seen against the past), else the baseline
  * comparison. */
-static bool at_slowest_or_baseline(const struct dx *x, size_t i,
+static bool at_slowest_or_baseline(const struct dx *x,
+                                   const struct gcb_finding *f,
                                    struct gcb_component *c,
                                    enum gcb_family *fam) {
   struct gcb_component g;
-  if (at_slowest(x, i, &g, fam) && g.kind != GCB_COMP_RANK) {
+  if (at_slowest(x, f, &g, fam) && g.kind != GCB_COMP_RANK) {
     *c = g;
     return true;
   }
-  return at_baseline(x, i, c, fam);
+  return at_baseline(x, f, c, fam);
 }
 
 /* A collective's bandwidth: a NIC the first pass found slow (the
  * inter-node collectives are its symptom), else the run. */
-static bool at_fabric(const struct dx *x, size_t i, struct gcb_component *c,
-                      enum gcb_family *fam) {
-  (void)i;
+static bool at_fabric(const struct dx *x, const struct gcb_finding *f,
+                      struct gcb_component *c, enum gcb_family *fam) {
+  (void)f;
   *fam = GCB_FAM_COLL;
   for (size_t k = 0; k < x->ncomps; k++) {
     const struct gcb_component *n = &x->comps[k].c;
@@ -764,8 +737,8 @@ static const struct group_rule {
     {GCB_GROUP_CHECK, "time_us", false, at_check_rank},
     {GCB_GROUP_CHECK, "late_us", false, at_late_rank},
     {GCB_GROUP_CHECK, "wrong", false, at_wrong_rank},
-    {GCB_GROUP_CHECK, "min", false, at_extreme},
-    {GCB_GROUP_CHECK, "max", false, at_extreme},
+    {GCB_GROUP_CHECK, "min", false, at_check_rank},
+    {GCB_GROUP_CHECK, "max", false, at_check_rank},
     {GCB_GROUP_CHECK, "cv_pct", true, at_slowest},
     {GCB_GROUP_CHECK, "imbalance_pct", true, at_slowest},
     {GCB_GROUP_CHECK, "busbw", true, at_fabric},
@@ -790,7 +763,7 @@ static bool rule_matches(const struct group_rule *r,
 static enum gcb_status place_pass(struct dx *x, bool attach) {
   size_t nr = sizeof group_rules / sizeof *group_rules;
   for (size_t i = 0; i < x->fs->n; i++) {
-    const struct gcb_finding *f = fnd(x, i);
+    const struct gcb_finding *f = &x->fs->items[i];
     if (f->severity == GCB_SEV_INFO || x->comp_of[i] >= 0)
       continue;
     size_t r = 0;
@@ -800,8 +773,8 @@ static enum gcb_status place_pass(struct dx *x, bool attach) {
       continue; /* not this pass */
     struct gcb_component c;
     enum gcb_family fam = GCB_FAM_RUN;
-    if (r == nr || !group_rules[r].locate(x, i, &c, &fam))
-      at_run(x, i, &c, &fam);
+    if (r == nr || !group_rules[r].locate(x, f, &c, &fam))
+      at_run(x, f, &c, &fam);
     long k = dx_comp(x, &c, f->where.doc);
     if (k < 0)
       return GCB_ENOMEM;
@@ -817,7 +790,7 @@ static enum gcb_status place_pass(struct dx *x, bool attach) {
 static unsigned *comp_families(const struct dx *x) {
   unsigned *fams = calloc(x->ncomps + 1, sizeof *fams);
   for (size_t i = 0; fams != NULL && i < x->fs->n; i++)
-    if (x->comp_of[i] >= 0 && fnd(x, i)->severity != GCB_SEV_INFO)
+    if (x->comp_of[i] >= 0 && x->fs->items[i].severity != GCB_SEV_INFO)
       fams[x->comp_of[i]] |= 1u << x->fam_of[i];
   return fams;
 }
