@@ -23,22 +23,24 @@ struct problem_kind {
   enum gcb_kind_id kind;
   const char *problem; /* as the document writes it */
   const char *why;
+  bool derivable; /* from each rank's binding, for nodes without the array */
 };
 
 static const struct problem_kind problem_kinds[] = {
     {GCB_KIND_PLACEMENT_REMOTE, "remote-binding",
      "host memory and CPU work cross the socket interconnect on every "
-     "transfer"},
+     "transfer",
+     true},
     {GCB_KIND_PLACEMENT_PARTIAL, "partial-binding",
-     "some of the rank's threads run on the far socket"},
+     "some of the rank's threads run on the far socket", true},
     {GCB_KIND_PLACEMENT_UNBOUND, "unbound",
-     "the OS may move the rank anywhere, also away from its GPU"},
+     "the OS may move the rank anywhere, also away from its GPU", false},
     {GCB_KIND_PLACEMENT_SHARED_GPU, "shared-gpu",
-     "each rank gets a fraction of the GPU"},
+     "each rank gets a fraction of the GPU", false},
     {GCB_KIND_PLACEMENT_IDLE_GPU, "idle-gpu",
-     "the node's capacity is not all measured"},
+     "the node's capacity is not all measured", false},
     {GCB_KIND_OVERSUBSCRIBED, "oversubscribed",
-     "ranks wait for a core, so every figure on the node is low"},
+     "ranks wait for a core, so every figure on the node is low", false},
 };
 
 /* The row of a finding kind, or NULL. */
@@ -299,11 +301,6 @@ static bool rank_binding(const struct gcb_model *m,
   return true;
 }
 
-static bool derivable(const char *problem) {
-  return strcmp(problem, "remote-binding") == 0 ||
-         strcmp(problem, "partial-binding") == 0;
-}
-
 /* The node's binding problems derived from its ranks, reported. */
 static enum gcb_status derived_problems(const struct gcb__rule_ctx *cx,
                                         const struct gcb_model_node *node,
@@ -342,7 +339,7 @@ enum gcb_status gcb__rule_topo_placement(const struct gcb__rule_ctx *cx) {
     const struct gcb_model_node *node = &m->nodes[i];
     if (node->has_placement)
       st = node_problems(cx, node, node->placement, node->nplacement, problem);
-    else if (derivable(problem) && node->has_topology)
+    else if (row->derivable && node->has_topology)
       st = derived_problems(cx, node, problem);
   }
   return st;
