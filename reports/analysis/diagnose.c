@@ -32,7 +32,6 @@
 struct comp {
   struct gcb_component c;
   int doc; /* ranks are per document; -1 for the other kinds */
-  bool live;
 };
 
 struct dx {
@@ -309,8 +308,8 @@ static long dx_comp(struct dx *x, const struct gcb_component *c, int doc) {
     gcb_err_set(x->err, GCB_ENOMEM, "diagnosis: out of memory");
     return -1;
   }
-  x->comps[x->ncomps] = (struct comp){
-      .c = *c, .doc = c->kind == GCB_COMP_RANK ? doc : -1, .live = true};
+  x->comps[x->ncomps] =
+      (struct comp){.c = *c, .doc = c->kind == GCB_COMP_RANK ? doc : -1};
   return (long)x->ncomps++;
 }
 
@@ -318,7 +317,7 @@ static long dx_find(const struct dx *x, enum gcb_comp_kind k, long long m,
                     const char *bus) {
   for (size_t i = 0; bus[0] && i < x->ncomps; i++) {
     const struct gcb_component *c = &x->comps[i].c;
-    if (c->kind != k || c->node != m || !x->comps[i].live)
+    if (c->kind != k || c->node != m)
       continue;
     if (k == GCB_COMP_LINK ? strstr(c->link, bus) != NULL
                            : strcmp(c->bus_id, bus) == 0)
@@ -371,18 +370,20 @@ static void blank(struct gcb_component *c, enum gcb_comp_kind k) {
   c->node = c->rank = c->gpu = -1;
 }
 
-static void set_host(const struct dx *x, struct gcb_component *c) {
-  if (c->node >= 0 && (size_t)c->node < x->out->nmachines)
+/* A blank component of kind k at machine m (-1: none known). */
+static void at_machine(const struct dx *x, long long m, enum gcb_comp_kind k,
+                       struct gcb_component *c) {
+  blank(c, k);
+  c->node = m;
+  if (m >= 0 && (size_t)m < x->out->nmachines)
     gcb_view_copy(c->hostname, sizeof c->hostname,
-                  x->out->machines[c->node].hostname);
+                  x->out->machines[m].hostname);
 }
 
 /* A blank component of kind k at the machine of the finding's node. */
 static void at_machine_of(const struct dx *x, const struct gcb_finding *f,
                           enum gcb_comp_kind k, struct gcb_component *c) {
-  blank(c, k);
-  c->node = dx_machine(x, f->where.doc, f->where.node);
-  set_host(x, c);
+  at_machine(x, dx_machine(x, f->where.doc, f->where.node), k, c);
 }
 
 /* A node's own name ("node h1", "node h1 BLAS"): it says its host. */
@@ -402,12 +403,10 @@ static void gpu_name(struct gcb_component *c) {
 static void gpu_of_rank(const struct dx *x, int doc, long long rank,
                         struct gcb_component *c) {
   struct gcb_place p;
-  blank(c, GCB_COMP_GPU);
   gcb_model_place(x->docs[doc].model, rank, &p);
-  c->node = dx_machine(x, doc, p.node);
+  at_machine(x, dx_machine(x, doc, p.node), GCB_COMP_GPU, c);
   c->gpu = p.gpu;
   gcb_busid_canon(p.bus_id, c->bus_id, sizeof c->bus_id);
-  set_host(x, c);
   gpu_name(c);
 }
 
@@ -456,8 +455,7 @@ static bool pair_comp(const struct dx *x, int doc,
   if (!found)
     return false;
   char a[32], b[32];
-  blank(out, GCB_COMP_LINK);
-  out->node = dx_machine(x, doc, m.node);
+  at_machine(x, dx_machine(x, doc, m.node), GCB_COMP_LINK, out);
   out->gpu = m.src;
   gcb__p2p_pair_busid(&m, c, false, out->bus_id, sizeof out->bus_id);
   gcb__p2p_pair_end(&m, c, false, a, sizeof a);
@@ -466,7 +464,6 @@ static bool pair_comp(const struct dx *x, int doc,
   snprintf(out->link, sizeof out->link, "%s%s%s", a, arrow, b);
   snprintf(out->local_name, sizeof out->local_name, "GPU %lld %s GPU %lld",
            m.src, arrow, m.dst);
-  set_host(x, out);
   return true;
 }
 
@@ -814,9 +811,7 @@ static bool node_wide(const struct dx *x, long long m, size_t n) {
 
 static enum gcb_status collapse(struct dx *x, long long m, enum gcb_family f) {
   struct gcb_component node;
-  blank(&node, GCB_COMP_NODE);
-  node.node = m;
-  set_host(x, &node);
+  at_machine(x, m, GCB_COMP_NODE, &node);
   node_name(&node, "");
   long k = dx_comp(x, &node, -1);
   if (k < 0)
@@ -865,9 +860,8 @@ static enum gcb_status dx_collapse_nodes(struct dx *x) {
 
 /* ==== statements ========================================================= */
 
-static void say(struct gcb_root_cause *rc, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static void say(struct gcb_root_cause *rc, const char *fmt, ...) {
+__attribute__((format(printf, 2, 3))) static void say(struct gcb_root_cause *rc,
+                                                      const char *fmt, ...) {
   char tmp[512];
   va_list ap;
   va_start(ap, fmt);
@@ -1374,10 +1368,8 @@ enum gcb_status gcb_diagnose(const struct gcb_doc *docs, size_t ndocs,
     x.comp_of[i] = -1;
   for (size_t d = 0; st == GCB_OK && d < ndocs; d++)
     st = map_doc(&x, d);
-  if (st == GCB_OK)
-    st = place_pass(&x, false);
-  if (st == GCB_OK)
-    st = place_pass(&x, true);
+  for (int attach = 0; st == GCB_OK && attach < 2; attach++)
+    st = place_pass(&x, attach);
   if (st == GCB_OK)
     st = dx_collapse_nodes(&x);
   if (st == GCB_OK)
@@ -1503,16 +1495,15 @@ bool gcb_diagnosis_at_gpu_by_index(const struct gcb_diagnosis *d,
 
 /* ---- formatting ---------------------------------------------------------- */
 
-/* Units scaled to the figure: from unit to big at >= up, to small (x
- * 1000) below down. */
+/* Units scaled to the figure: from unit to big (/ 1000) at 1000 and
+ * above, to small (x 1000) below 1. */
 static const struct scale {
   const char *unit, *big, *small;
-  double up, down;
 } scales[] = {
-    {"GFLOP/s", "TFLOP/s", "MFLOP/s", 1000, 1},
-    {"GB/s", "TB/s", "MB/s", 1000, 1},
-    {"us", "ms", "ns", 1000, 1},
-    {"ms", "s", "us", 1000, 1},
+    {"GFLOP/s", "TFLOP/s", "MFLOP/s"},
+    {"GB/s", "TB/s", "MB/s"},
+    {"us", "ms", "ns"},
+    {"ms", "s", "us"},
 };
 
 /* The factor and unit text that suit a magnitude a in unit. */
@@ -1521,11 +1512,11 @@ double gcb_unit_scale(double a, const char *unit, const char **shown) {
   for (size_t i = 0; i < sizeof scales / sizeof *scales; i++) {
     if (strcmp(unit, scales[i].unit) != 0)
       continue;
-    if (a >= scales[i].up) {
+    if (a >= 1000) {
       *shown = scales[i].big;
-      return 1 / scales[i].up;
+      return 1 / 1000.0;
     }
-    if (a > 0 && a < scales[i].down) {
+    if (a > 0 && a < 1) {
       *shown = scales[i].small;
       return 1000;
     }
