@@ -255,17 +255,17 @@ static const char *gpu_cpus(const struct gcb_model_node *node,
   return "";
 }
 
-/* A problem derived from a rank's binding, with its own text. */
+/* The text of a problem derived from a rank's binding. */
 struct derived {
-  struct gcb_model_problem p;
   char what[384], fix[384];
 };
 
-/* Fills *d with the rank's binding problem; false when it has none. */
+/* Fills *p with the rank's binding problem, worded in *d; false when it
+ * has none. */
 static bool rank_binding(const struct gcb_model *m,
                          const struct gcb_model_node *node, long long r,
                          long long (*b)[2], long long (*l)[2],
-                         struct derived *d) {
+                         struct gcb_model_problem *p, struct derived *d) {
   const struct gcb_model_rank *rank = gcb_model_rank(m, r);
   long long gpu = gcb_model_rank_gpu(m, r, NULL);
   const struct gcb_model_gpu *g = gcb_model_gpu(m, node->index, gpu);
@@ -291,13 +291,13 @@ static bool rank_binding(const struct gcb_model *m,
            "at once, mpiexec -bind-to core -map-by numa (MPICH/Hydra) or "
            "srun --cpu-bind=ldoms (Slurm), GPUs in NUMA order",
            gpu, local, local, g->numa);
-  d->p = (struct gcb_model_problem){.kind = near == 0 ? "remote-binding"
-                                                      : "partial-binding",
-                                    .rank = r,
-                                    .other_rank = -1,
-                                    .gpu = gpu,
-                                    .what = d->what,
-                                    .fix = d->fix};
+  *p = (struct gcb_model_problem){.kind = near == 0 ? "remote-binding"
+                                                    : "partial-binding",
+                                  .rank = r,
+                                  .other_rank = -1,
+                                  .gpu = gpu,
+                                  .what = d->what,
+                                  .fix = d->fix};
   return true;
 }
 
@@ -312,13 +312,9 @@ static enum gcb_status derived_problems(const struct gcb__rule_ctx *cx,
   enum gcb_status st = GCB_OK;
   if (b == NULL || d == NULL || list == NULL)
     st = gcb_err_set(cx->err, GCB_ENOMEM, "analysis: out of memory");
-  for (size_t i = 0; st == GCB_OK && i < node->nranks; i++) {
-    if (rank_binding(cx->doc->model, node, node->ranks[i], b, b + MAX_RANGES,
-                     &d[n])) {
-      list[n] = d[n].p;
-      n++;
-    }
-  }
+  for (size_t i = 0; st == GCB_OK && i < node->nranks; i++)
+    n += rank_binding(cx->doc->model, node, node->ranks[i], b, b + MAX_RANGES,
+                      &list[n], &d[n]);
   if (st == GCB_OK)
     st = node_problems(cx, node, list, n, problem);
   free(b);
