@@ -60,14 +60,11 @@ static bool judge_open(const struct gcb__rule_ctx *cx,
   j->warn = cx->t->link_pct / 100.0;
   j->fail = cx->t->link_fail_pct / 100.0;
   j->schedule = node_pairs ? "nodepairs" : "alone";
-  if (node_pairs) {
-    if (!gcb_netmap_read_model(doc, "nodepairs", &j->map))
-      return false;
-  } else if (!gcb_netmap_read_model(doc, "alone", &j->map)) {
+  if (!gcb_netmap_read_model(doc, j->schedule, &j->map)) {
     j->schedule = "together";
-    if (!gcb_netmap_read_model(doc, "together", &j->map))
+    if (node_pairs || !gcb_netmap_read_model(doc, "together", &j->map))
       return false;
-  } else {
+  } else if (!node_pairs) {
     gcb_netmap_read_model(doc, "together", &j->other);
   }
   j->nodes = calloc((size_t)j->map.nodes + 1, sizeof *j->nodes);
