@@ -174,12 +174,9 @@ static long long add_machine(struct dx *x, const struct gcb_model *model,
     return -1;
   memcpy(mine, b, n * sizeof *mine);
   struct gcb_machine *mc = &d->machines[m];
-  memset(mc, 0, sizeof *mc);
-  mc->gpus = mine;
+  *mc = (struct gcb_machine){.ngpus = n, .nranks = node->nranks, .gpus = mine};
   gcb_view_copy(mc->hostname, sizeof mc->hostname, node->hostname);
   gcb_view_copy(mc->model, sizeof mc->model, node_model(model, node));
-  mc->ngpus = n;
-  mc->nranks = node->nranks;
   d->nmachines++;
   return (long long)m;
 }
@@ -364,17 +361,10 @@ static enum gcb_family family_of(const struct dx *x,
   return cs != NULL ? gcb_model_case_family(cs) : otherwise;
 }
 
-static void blank(struct gcb_component *c, enum gcb_comp_kind k) {
-  memset(c, 0, sizeof *c);
-  c->kind = k;
-  c->node = c->rank = c->gpu = -1;
-}
-
-/* A blank component of kind k at machine m (-1: none known). */
+/* A blank component of kind k at machine m (-1: none known, or the run). */
 static void at_machine(const struct dx *x, long long m, enum gcb_comp_kind k,
                        struct gcb_component *c) {
-  blank(c, k);
-  c->node = m;
+  *c = (struct gcb_component){.kind = k, .node = m, .rank = -1, .gpu = -1};
   if (m >= 0 && (size_t)m < x->out->nmachines)
     gcb_view_copy(c->hostname, sizeof c->hostname,
                   x->out->machines[m].hostname);
@@ -471,7 +461,7 @@ static bool pair_comp(const struct dx *x, int doc,
 
 static bool at_run(const struct dx *x, const struct gcb_finding *f,
                    struct gcb_component *c, enum gcb_family *fam) {
-  blank(c, GCB_COMP_RUN);
+  at_machine(x, -1, GCB_COMP_RUN, c);
   snprintf(c->local_name, sizeof c->local_name, "run");
   /* also where others fail */
   const struct gcb_model_case *cs = dx_case(x, f);
@@ -973,9 +963,7 @@ struct load {
  * (machine m, bus), and what the link should carry. */
 static void under_load(const struct dx *x, long long m, const char *bus,
                        const char *dir, struct load *out) {
-  memset(out, 0, sizeof *out);
-  out->expected = NAN;
-  out->basis = "";
+  *out = (struct load){.expected = NAN, .basis = ""};
   for (size_t d = 0; d < x->ndocs; d++) {
     const struct gcb_model *model = x->docs[d].model;
     for (size_t i = 0; i < model->ncases; i++) {
