@@ -32,7 +32,6 @@
 struct comp {
   struct gcb_component c;
   int doc; /* ranks are per document; -1 for the other kinds */
-  bool live;
 };
 
 struct dx {
@@ -175,12 +174,9 @@ static long long add_machine(struct dx *x, const struct gcb_model *model,
     return -1;
   memcpy(mine, b, n * sizeof *mine);
   struct gcb_machine *mc = &d->machines[m];
-  memset(mc, 0, sizeof *mc);
-  mc->gpus = mine;
+  *mc = (struct gcb_machine){.ngpus = n, .nranks = node->nranks, .gpus = mine};
   gcb_view_copy(mc->hostname, sizeof mc->hostname, node->hostname);
   gcb_view_copy(mc->model, sizeof mc->model, node_model(model, node));
-  mc->ngpus = n;
-  mc->nranks = node->nranks;
   d->nmachines++;
   return (long long)m;
 }
@@ -309,8 +305,8 @@ static long dx_comp(struct dx *x, const struct gcb_component *c, int doc) {
     gcb_err_set(x->err, GCB_ENOMEM, "diagnosis: out of memory");
     return -1;
   }
-  x->comps[x->ncomps] = (struct comp){
-      .c = *c, .doc = c->kind == GCB_COMP_RANK ? doc : -1, .live = true};
+  x->comps[x->ncomps] =
+      (struct comp){.c = *c, .doc = c->kind == GCB_COMP_RANK ? doc : -1};
   return (long)x->ncomps++;
 }
 
@@ -318,7 +314,7 @@ static long dx_find(const struct dx *x, enum gcb_comp_kind k, long long m,
                     const char *bus) {
   for (size_t i = 0; bus[0] && i < x->ncomps; i++) {
     const struct gcb_component *c = &x->comps[i].c;
-    if (c->kind != k || c->node != m || !x->comps[i].live)
+    if (c->kind != k || c->node != m)
       continue;
     if (k == GCB_COMP_LINK ? strstr(c->link, bus) != NULL
                            : strcmp(c->bus_id, bus) == 0)
@@ -329,9 +325,9 @@ static long dx_find(const struct dx *x, enum gcb_comp_kind k, long long m,
 
 /* ==== placing findings at components ==================================== */
 
-/* Places finding i: the component (filled by the function) and family. */
-typedef bool locate_fn(const struct dx *x, size_t i, struct gcb_component *c,
-                       enum gcb_family *fam);
+/* Places finding f: the component (filled by the function) and family. */
+typedef bool locate_fn(const struct dx *x, const struct gcb_finding *f,
+                       struct gcb_component *c, enum gcb_family *fam);
 
 /* ---- helpers ------------------------------------------------------------- */
 
@@ -355,10 +351,6 @@ static const struct gcb_model_case *dx_case(const struct dx *x,
   return NULL;
 }
 
-static const struct gcb_finding *fnd(const struct dx *x, size_t i) {
-  return &x->fs->items[i];
-}
-
 /* A finding's family: its kind's, else its case's, else `otherwise`. */
 static enum gcb_family family_of(const struct dx *x,
                                  const struct gcb_finding *f,
@@ -369,24 +361,19 @@ static enum gcb_family family_of(const struct dx *x,
   return cs != NULL ? gcb_model_case_family(cs) : otherwise;
 }
 
-static void blank(struct gcb_component *c, enum gcb_comp_kind k) {
-  memset(c, 0, sizeof *c);
-  c->kind = k;
-  c->node = c->rank = c->gpu = -1;
-}
-
-static void set_host(const struct dx *x, struct gcb_component *c) {
-  if (c->node >= 0 && (size_t)c->node < x->out->nmachines)
+/* A blank component of kind k at machine m (-1: none known, or the run). */
+static void at_machine(const struct dx *x, long long m, enum gcb_comp_kind k,
+                       struct gcb_component *c) {
+  *c = (struct gcb_component){.kind = k, .node = m, .rank = -1, .gpu = -1};
+  if (m >= 0 && (size_t)m < x->out->nmachines)
     gcb_view_copy(c->hostname, sizeof c->hostname,
-                  x->out->machines[c->node].hostname);
+                  x->out->machines[m].hostname);
 }
 
 /* A blank component of kind k at the machine of the finding's node. */
 static void at_machine_of(const struct dx *x, const struct gcb_finding *f,
                           enum gcb_comp_kind k, struct gcb_component *c) {
-  blank(c, k);
-  c->node = dx_machine(x, f->where.doc, f->where.node);
-  set_host(x, c);
+  at_machine(x, dx_machine(x, f->where.doc, f->where.node), k, c);
 }
 
 /* A node's own name ("node h1", "node h1 BLAS"): it says its host. */
@@ -406,12 +393,10 @@ static void gpu_name(struct gcb_component *c) {
 static void gpu_of_rank(const struct dx *x, int doc, long long rank,
                         struct gcb_component *c) {
   struct gcb_place p;
-  blank(c, GCB_COMP_GPU);
   gcb_model_place(x->docs[doc].model, rank, &p);
-  c->node = dx_machine(x, doc, p.node);
+  at_machine(x, dx_machine(x, doc, p.node), GCB_COMP_GPU, c);
   c->gpu = p.gpu;
   gcb_busid_canon(p.bus_id, c->bus_id, sizeof c->bus_id);
-  set_host(x, c);
   gpu_name(c);
 }
 
@@ -460,8 +445,7 @@ static bool pair_comp(const struct dx *x, int doc,
   if (!found)
     return false;
   char a[32], b[32];
-  blank(out, GCB_COMP_LINK);
-  out->node = dx_machine(x, doc, m.node);
+  at_machine(x, dx_machine(x, doc, m.node), GCB_COMP_LINK, out);
   out->gpu = m.src;
   gcb__p2p_pair_busid(&m, c, false, out->bus_id, sizeof out->bus_id);
   gcb__p2p_pair_end(&m, c, false, a, sizeof a);
@@ -470,36 +454,34 @@ static bool pair_comp(const struct dx *x, int doc,
   snprintf(out->link, sizeof out->link, "%s%s%s", a, arrow, b);
   snprintf(out->local_name, sizeof out->local_name, "GPU %lld %s GPU %lld",
            m.src, arrow, m.dst);
-  set_host(x, out);
   return true;
 }
 
 /* ---- first pass ---------------------------------------------------------- */
 
-static bool at_run(const struct dx *x, size_t i, struct gcb_component *c,
-                   enum gcb_family *fam) {
-  blank(c, GCB_COMP_RUN);
+static bool at_run(const struct dx *x, const struct gcb_finding *f,
+                   struct gcb_component *c, enum gcb_family *fam) {
+  at_machine(x, -1, GCB_COMP_RUN, c);
   snprintf(c->local_name, sizeof c->local_name, "run");
   /* also where others fail */
-  const struct gcb_model_case *cs = dx_case(x, fnd(x, i));
+  const struct gcb_model_case *cs = dx_case(x, f);
   *fam = cs != NULL ? gcb_model_case_family(cs) : GCB_FAM_RUN;
   return true;
 }
 
 /* The comparison with a baseline: the run against its past, one cause
  * (regressions, cases gone, differences that make it less comparable). */
-static bool at_baseline(const struct dx *x, size_t i, struct gcb_component *c,
-                        enum gcb_family *fam) {
-  at_run(x, i, c, fam);
+static bool at_baseline(const struct dx *x, const struct gcb_finding *f,
+                        struct gcb_component *c, enum gcb_family *fam) {
+  at_run(x, f, c, fam);
   snprintf(c->link, sizeof c->link, "baseline");
   snprintf(c->local_name, sizeof c->local_name, "run vs baseline");
   return true;
 }
 
 /* A finding about a rank's device (validation, slow rank). */
-static bool at_gpu(const struct dx *x, size_t i, struct gcb_component *c,
-                   enum gcb_family *fam) {
-  const struct gcb_finding *f = fnd(x, i);
+static bool at_gpu(const struct dx *x, const struct gcb_finding *f,
+                   struct gcb_component *c, enum gcb_family *fam) {
   if (f->where.rank < 0 || f->where.doc < 0)
     return false;
   gpu_of_rank(x, f->where.doc, f->where.rank, c);
@@ -510,9 +492,8 @@ static bool at_gpu(const struct dx *x, size_t i, struct gcb_component *c,
 }
 
 /* A copy between a GPU and the host, or a link the topology shows slow. */
-static bool at_link(const struct dx *x, size_t i, struct gcb_component *c,
-                    enum gcb_family *fam) {
-  const struct gcb_finding *f = fnd(x, i);
+static bool at_link(const struct dx *x, const struct gcb_finding *f,
+                    struct gcb_component *c, enum gcb_family *fam) {
   const char *host = strstr(f->where.link, "<->host");
   at_machine_of(x, f, GCB_COMP_LINK, c);
   if (host == NULL) { /* a NIC: "mlx5_0 0000:17:00.0" */
@@ -528,9 +509,8 @@ static bool at_link(const struct dx *x, size_t i, struct gcb_component *c,
   return true;
 }
 
-static bool at_pair(const struct dx *x, size_t i, struct gcb_component *c,
-                    enum gcb_family *fam) {
-  const struct gcb_finding *f = fnd(x, i);
+static bool at_pair(const struct dx *x, const struct gcb_finding *f,
+                    struct gcb_component *c, enum gcb_family *fam) {
   *fam = GCB_FAM_PEERS;
   return f->where.doc >= 0 &&
          pair_comp(x, f->where.doc, dx_case(x, f), f->where.node, c);
@@ -538,9 +518,8 @@ static bool at_pair(const struct dx *x, size_t i, struct gcb_component *c,
 
 /* The network map (rules_netmap.c): a host's own link ("HOST link") or
  * one path between two hosts ("A -> B"), named as the finding names it. */
-static bool at_network(const struct dx *x, size_t i, struct gcb_component *c,
-                       enum gcb_family *fam) {
-  const struct gcb_finding *f = fnd(x, i);
+static bool at_network(const struct dx *x, const struct gcb_finding *f,
+                       struct gcb_component *c, enum gcb_family *fam) {
   at_machine_of(x, f, GCB_COMP_LINK, c);
   gcb_view_copy(c->link, sizeof c->link, f->where.link);
   gcb_view_copy(c->local_name, sizeof c->local_name, f->where.link);
@@ -550,9 +529,8 @@ static bool at_network(const struct dx *x, size_t i, struct gcb_component *c,
 }
 
 /* Lateness and placement: a rank, or several ranks of one node. */
-static bool at_rank(const struct dx *x, size_t i, struct gcb_component *c,
-                    enum gcb_family *fam) {
-  const struct gcb_finding *f = fnd(x, i);
+static bool at_rank(const struct dx *x, const struct gcb_finding *f,
+                    struct gcb_component *c, enum gcb_family *fam) {
   *fam = f->kind->family; /* late-arrival: collectives; else placement */
   if (f->where.doc < 0)
     return false;
@@ -576,9 +554,8 @@ static bool at_rank(const struct dx *x, size_t i, struct gcb_component *c,
 }
 
 /* A finding about a whole node (where.node): every rank of it, not one. */
-static bool at_whole_node(const struct dx *x, size_t i, struct gcb_component *c,
-                          enum gcb_family *fam) {
-  const struct gcb_finding *f = fnd(x, i);
+static bool at_whole_node(const struct dx *x, const struct gcb_finding *f,
+                          struct gcb_component *c, enum gcb_family *fam) {
   *fam = family_of(x, f, GCB_FAM_RUN);
   if (f->where.doc < 0 || f->where.node < 0)
     return false;
@@ -591,9 +568,8 @@ static bool at_whole_node(const struct dx *x, size_t i, struct gcb_component *c,
  * of the node's first rank): the node's CPU and its library, not a rank;
  * a component of its own ("BLAS" in link), which takes no consequence:
  * the same library on every rank makes none of them wait for another. */
-static bool at_node(const struct dx *x, size_t i, struct gcb_component *c,
-                    enum gcb_family *fam) {
-  const struct gcb_finding *f = fnd(x, i);
+static bool at_node(const struct dx *x, const struct gcb_finding *f,
+                    struct gcb_component *c, enum gcb_family *fam) {
   *fam = GCB_FAM_GEMM;
   if (f->where.doc < 0)
     return false;
@@ -604,30 +580,37 @@ static bool at_node(const struct dx *x, size_t i, struct gcb_component *c,
 }
 
 /* A per-rank acceptance check: the rank's GPU, its host link (pcie), its
- * pair (p2p) or the rank itself (collectives). */
-static bool at_check_rank(const struct dx *x, size_t i, struct gcb_component *c,
-                          enum gcb_family *fam) {
-  const struct gcb_finding *f = fnd(x, i);
+ * pair (p2p) or the rank itself (collectives); for min/max of a case, the
+ * extreme rank's (the lowest pair for p2p, none for collectives). */
+static bool at_check_rank(const struct dx *x, const struct gcb_finding *f,
+                          struct gcb_component *c, enum gcb_family *fam) {
   const struct gcb_model_case *cs = dx_case(x, f);
-  if (f->where.rank < 0 || cs == NULL)
+  bool max = strcmp(f->metric, "max") == 0;
+  bool extreme = max || strcmp(f->metric, "min") == 0;
+  if (cs == NULL || (!extreme && f->where.rank < 0))
     return false;
   *fam = gcb_model_case_family(cs);
   if (*fam == GCB_FAM_PEERS)
-    return pair_comp(x, f->where.doc, cs, f->where.node, c);
+    return pair_comp(x, f->where.doc, cs, extreme ? -1 : f->where.node, c);
   if (*fam == GCB_FAM_COLL || *fam == GCB_FAM_RUN) {
-    rank_comp(x, f->where.doc, f->where.rank, c);
-    return true;
+    if (!extreme)
+      rank_comp(x, f->where.doc, f->where.rank, c);
+    return !extreme;
   }
-  gpu_of_rank(x, f->where.doc, f->where.rank, c);
+  long long r = !extreme ? f->where.rank
+                : max    ? cs->summary.max_rank
+                         : cs->summary.min_rank;
+  if (r < 0)
+    return false;
+  gpu_of_rank(x, f->where.doc, r, c);
   if (*fam == GCB_FAM_H2D || *fam == GCB_FAM_D2H)
     to_host_link(c);
   return true;
 }
 
 /* late_us: the rank the case names as the latest. */
-static bool at_late_rank(const struct dx *x, size_t i, struct gcb_component *c,
-                         enum gcb_family *fam) {
-  const struct gcb_finding *f = fnd(x, i);
+static bool at_late_rank(const struct dx *x, const struct gcb_finding *f,
+                         struct gcb_component *c, enum gcb_family *fam) {
   const struct gcb_model_case *cs = dx_case(x, f);
   long long r = cs != NULL ? cs->summary.late_rank : -1;
   *fam = GCB_FAM_COLL;
@@ -638,9 +621,8 @@ static bool at_late_rank(const struct dx *x, size_t i, struct gcb_component *c,
 }
 
 /* wrong values in a case: the first rank that had them. */
-static bool at_wrong_rank(const struct dx *x, size_t i, struct gcb_component *c,
-                          enum gcb_family *fam) {
-  const struct gcb_finding *f = fnd(x, i);
+static bool at_wrong_rank(const struct dx *x, const struct gcb_finding *f,
+                          struct gcb_component *c, enum gcb_family *fam) {
   const struct gcb_model_case *cs = dx_case(x, f);
   for (size_t k = 0; cs != NULL && k < cs->ranks.n; k++)
     if (gcb_model_col(cs, GCB_RC_WRONG, k) > 0) {
@@ -651,35 +633,12 @@ static bool at_wrong_rank(const struct dx *x, size_t i, struct gcb_component *c,
   return false;
 }
 
-/* min/max of a case: the extreme rank's component (its pair for p2p). */
-static bool at_extreme(const struct dx *x, size_t i, struct gcb_component *c,
-                       enum gcb_family *fam) {
-  const struct gcb_finding *f = fnd(x, i);
-  const struct gcb_model_case *cs = dx_case(x, f);
-  if (cs == NULL)
-    return false;
-  *fam = gcb_model_case_family(cs);
-  if (*fam == GCB_FAM_PEERS)
-    return pair_comp(x, f->where.doc, cs, -1, c);
-  if (*fam == GCB_FAM_COLL || *fam == GCB_FAM_RUN)
-    return false;
-  long long r = strcmp(f->metric, "max") == 0 ? cs->summary.max_rank
-                                              : cs->summary.min_rank;
-  if (r < 0)
-    return false;
-  gpu_of_rank(x, f->where.doc, r, c);
-  if (*fam == GCB_FAM_H2D || *fam == GCB_FAM_D2H)
-    to_host_link(c);
-  return true;
-}
-
 /* ---- second pass: consequences ------------------------------------------- */
 
 /* The slowest rank of the finding's case (the rank whose time is longest:
  * the lowest figure), at a component the first pass found. */
-static bool at_slowest(const struct dx *x, size_t i, struct gcb_component *c,
-                       enum gcb_family *fam) {
-  const struct gcb_finding *f = fnd(x, i);
+static bool at_slowest(const struct dx *x, const struct gcb_finding *f,
+                       struct gcb_component *c, enum gcb_family *fam) {
   const struct gcb_model_case *cs = dx_case(x, f);
   long long r = f->where.rank;
   if (r < 0 && cs != NULL)
@@ -713,22 +672,23 @@ static bool at_slowest(const struct dx *x, size_t i, struct gcb_component *c,
 /* The slowest rank regressed: the GPU the first pass found slow (its
  * regression is that slowness seen against the past), else the baseline
  * comparison. */
-static bool at_slowest_or_baseline(const struct dx *x, size_t i,
+static bool at_slowest_or_baseline(const struct dx *x,
+                                   const struct gcb_finding *f,
                                    struct gcb_component *c,
                                    enum gcb_family *fam) {
   struct gcb_component g;
-  if (at_slowest(x, i, &g, fam) && g.kind != GCB_COMP_RANK) {
+  if (at_slowest(x, f, &g, fam) && g.kind != GCB_COMP_RANK) {
     *c = g;
     return true;
   }
-  return at_baseline(x, i, c, fam);
+  return at_baseline(x, f, c, fam);
 }
 
 /* A collective's bandwidth: a NIC the first pass found slow (the
  * inter-node collectives are its symptom), else the run. */
-static bool at_fabric(const struct dx *x, size_t i, struct gcb_component *c,
-                      enum gcb_family *fam) {
-  (void)i;
+static bool at_fabric(const struct dx *x, const struct gcb_finding *f,
+                      struct gcb_component *c, enum gcb_family *fam) {
+  (void)f;
   *fam = GCB_FAM_COLL;
   for (size_t k = 0; k < x->ncomps; k++) {
     const struct gcb_component *n = &x->comps[k].c;
@@ -764,8 +724,8 @@ static const struct group_rule {
     {GCB_GROUP_CHECK, "time_us", false, at_check_rank},
     {GCB_GROUP_CHECK, "late_us", false, at_late_rank},
     {GCB_GROUP_CHECK, "wrong", false, at_wrong_rank},
-    {GCB_GROUP_CHECK, "min", false, at_extreme},
-    {GCB_GROUP_CHECK, "max", false, at_extreme},
+    {GCB_GROUP_CHECK, "min", false, at_check_rank},
+    {GCB_GROUP_CHECK, "max", false, at_check_rank},
     {GCB_GROUP_CHECK, "cv_pct", true, at_slowest},
     {GCB_GROUP_CHECK, "imbalance_pct", true, at_slowest},
     {GCB_GROUP_CHECK, "busbw", true, at_fabric},
@@ -790,7 +750,7 @@ static bool rule_matches(const struct group_rule *r,
 static enum gcb_status place_pass(struct dx *x, bool attach) {
   size_t nr = sizeof group_rules / sizeof *group_rules;
   for (size_t i = 0; i < x->fs->n; i++) {
-    const struct gcb_finding *f = fnd(x, i);
+    const struct gcb_finding *f = &x->fs->items[i];
     if (f->severity == GCB_SEV_INFO || x->comp_of[i] >= 0)
       continue;
     size_t r = 0;
@@ -800,8 +760,8 @@ static enum gcb_status place_pass(struct dx *x, bool attach) {
       continue; /* not this pass */
     struct gcb_component c;
     enum gcb_family fam = GCB_FAM_RUN;
-    if (r == nr || !group_rules[r].locate(x, i, &c, &fam))
-      at_run(x, i, &c, &fam);
+    if (r == nr || !group_rules[r].locate(x, f, &c, &fam))
+      at_run(x, f, &c, &fam);
     long k = dx_comp(x, &c, f->where.doc);
     if (k < 0)
       return GCB_ENOMEM;
@@ -817,7 +777,7 @@ static enum gcb_status place_pass(struct dx *x, bool attach) {
 static unsigned *comp_families(const struct dx *x) {
   unsigned *fams = calloc(x->ncomps + 1, sizeof *fams);
   for (size_t i = 0; fams != NULL && i < x->fs->n; i++)
-    if (x->comp_of[i] >= 0 && fnd(x, i)->severity != GCB_SEV_INFO)
+    if (x->comp_of[i] >= 0 && x->fs->items[i].severity != GCB_SEV_INFO)
       fams[x->comp_of[i]] |= 1u << x->fam_of[i];
   return fams;
 }
@@ -841,9 +801,7 @@ static bool node_wide(const struct dx *x, long long m, size_t n) {
 
 static enum gcb_status collapse(struct dx *x, long long m, enum gcb_family f) {
   struct gcb_component node;
-  blank(&node, GCB_COMP_NODE);
-  node.node = m;
-  set_host(x, &node);
+  at_machine(x, m, GCB_COMP_NODE, &node);
   node_name(&node, "");
   long k = dx_comp(x, &node, -1);
   if (k < 0)
@@ -892,9 +850,8 @@ static enum gcb_status dx_collapse_nodes(struct dx *x) {
 
 /* ==== statements ========================================================= */
 
-static void say(struct gcb_root_cause *rc, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static void say(struct gcb_root_cause *rc, const char *fmt, ...) {
+__attribute__((format(printf, 2, 3))) static void say(struct gcb_root_cause *rc,
+                                                      const char *fmt, ...) {
   char tmp[512];
   va_list ap;
   va_start(ap, fmt);
@@ -1006,9 +963,7 @@ struct load {
  * (machine m, bus), and what the link should carry. */
 static void under_load(const struct dx *x, long long m, const char *bus,
                        const char *dir, struct load *out) {
-  memset(out, 0, sizeof *out);
-  out->expected = NAN;
-  out->basis = "";
+  *out = (struct load){.expected = NAN, .basis = ""};
   for (size_t d = 0; d < x->ndocs; d++) {
     const struct gcb_model *model = x->docs[d].model;
     for (size_t i = 0; i < model->ncases; i++) {
@@ -1401,10 +1356,8 @@ enum gcb_status gcb_diagnose(const struct gcb_doc *docs, size_t ndocs,
     x.comp_of[i] = -1;
   for (size_t d = 0; st == GCB_OK && d < ndocs; d++)
     st = map_doc(&x, d);
-  if (st == GCB_OK)
-    st = place_pass(&x, false);
-  if (st == GCB_OK)
-    st = place_pass(&x, true);
+  for (int attach = 0; st == GCB_OK && attach < 2; attach++)
+    st = place_pass(&x, attach);
   if (st == GCB_OK)
     st = dx_collapse_nodes(&x);
   if (st == GCB_OK)
@@ -1530,16 +1483,15 @@ bool gcb_diagnosis_at_gpu_by_index(const struct gcb_diagnosis *d,
 
 /* ---- formatting ---------------------------------------------------------- */
 
-/* Units scaled to the figure: from unit to big at >= up, to small (x
- * 1000) below down. */
+/* Units scaled to the figure: from unit to big (/ 1000) at 1000 and
+ * above, to small (x 1000) below 1. */
 static const struct scale {
   const char *unit, *big, *small;
-  double up, down;
 } scales[] = {
-    {"GFLOP/s", "TFLOP/s", "MFLOP/s", 1000, 1},
-    {"GB/s", "TB/s", "MB/s", 1000, 1},
-    {"us", "ms", "ns", 1000, 1},
-    {"ms", "s", "us", 1000, 1},
+    {"GFLOP/s", "TFLOP/s", "MFLOP/s"},
+    {"GB/s", "TB/s", "MB/s"},
+    {"us", "ms", "ns"},
+    {"ms", "s", "us"},
 };
 
 /* The factor and unit text that suit a magnitude a in unit. */
@@ -1548,11 +1500,11 @@ double gcb_unit_scale(double a, const char *unit, const char **shown) {
   for (size_t i = 0; i < sizeof scales / sizeof *scales; i++) {
     if (strcmp(unit, scales[i].unit) != 0)
       continue;
-    if (a >= scales[i].up) {
+    if (a >= 1000) {
       *shown = scales[i].big;
-      return 1 / scales[i].up;
+      return 1 / 1000.0;
     }
-    if (a > 0 && a < scales[i].down) {
+    if (a > 0 && a < 1) {
       *shown = scales[i].small;
       return 1000;
     }

@@ -415,18 +415,15 @@ static enum gcb_status node_finding(struct burn_case *b, long long node,
                       "%s: %s (%s); one cause on the node, not %zu",
                       n, b->gpu ? "GPUs" : "ranks", f->where.hostname,
                       drop * 100, at, gcb_burn_cause_name(r->cause), why, n);
-  if (r->cause == GCB_BURN_CAUSE_CPU_TIME)
-    gcb_finding_suggest(f,
-                        "every rank of the node lost CPU time at once: other "
-                        "load on the node (another job, a daemon) or the "
-                        "job's CPU limit, not the ranks; %s",
-                        cause_advice(r->cause, b->gpu));
-  else
-    gcb_finding_suggest(f,
-                        "every device of the node at once: the node's power "
-                        "(supply, PDU, power limits) or cooling (fans, inlet "
-                        "air), not the devices; %s",
-                        cause_advice(r->cause, b->gpu));
+  gcb_finding_suggest(f, "%s; %s",
+                      r->cause == GCB_BURN_CAUSE_CPU_TIME
+                          ? "every rank of the node lost CPU time at once: "
+                            "other load on the node (another job, a daemon) "
+                            "or the job's CPU limit, not the ranks"
+                          : "every device of the node at once: the node's "
+                            "power (supply, PDU, power limits) or cooling "
+                            "(fans, inlet air), not the devices",
+                      cause_advice(r->cause, b->gpu));
   return GCB_OK;
 }
 

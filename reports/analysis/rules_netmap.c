@@ -26,7 +26,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "reports/analysis/analyze_rules.h"
 #include "reports/analysis/netmap_matrix.h"
@@ -55,19 +54,15 @@ static void judge_free(struct netmap_judge *j) {
 static bool judge_open(const struct gcb__rule_ctx *cx,
                        const struct gcb_model *doc, bool node_pairs,
                        struct netmap_judge *j) {
-  memset(j, 0, sizeof *j);
-  j->doc = doc;
-  j->warn = cx->t->link_pct / 100.0;
-  j->fail = cx->t->link_fail_pct / 100.0;
-  j->schedule = node_pairs ? "nodepairs" : "alone";
-  if (node_pairs) {
-    if (!gcb_netmap_read_model(doc, "nodepairs", &j->map))
-      return false;
-  } else if (!gcb_netmap_read_model(doc, "alone", &j->map)) {
+  *j = (struct netmap_judge){.doc = doc,
+                             .schedule = node_pairs ? "nodepairs" : "alone",
+                             .warn = cx->t->link_pct / 100.0,
+                             .fail = cx->t->link_fail_pct / 100.0};
+  if (!gcb_netmap_read_model(doc, j->schedule, &j->map)) {
     j->schedule = "together";
-    if (!gcb_netmap_read_model(doc, "together", &j->map))
+    if (node_pairs || !gcb_netmap_read_model(doc, "together", &j->map))
       return false;
-  } else {
+  } else if (!node_pairs) {
     gcb_netmap_read_model(doc, "together", &j->other);
   }
   j->nodes = calloc((size_t)j->map.nodes + 1, sizeof *j->nodes);

@@ -53,14 +53,13 @@ struct hits {
   bool oom;
 };
 
+/* Room for one more hit, which the caller fills whole; NULL on ENOMEM. */
 static struct hit *add_hit(struct hits *h) {
   if (!gcb_grow((void **)&h->items, &h->cap, h->n, sizeof *h->items)) {
     h->oom = true;
     return NULL;
   }
-  struct hit *x = &h->items[h->n++];
-  memset(x, 0, sizeof *x);
-  return x;
+  return &h->items[h->n++];
 }
 
 static int cmp_hit(const void *a, const void *b) {
@@ -267,9 +266,12 @@ static bool case_imbalance(const struct gcb_model *model,
   return true;
 }
 
-static enum gcb_status imbalance_finding(const struct gcb__rule_ctx *cx,
-                                         const struct hit *h, size_t seen,
-                                         size_t of) {
+/* Reports a sweep's worst imbalance, seen in `seen` of its cases; keys:
+ * the document's sweeps (sweep_keys_of), for the count of its cases. */
+static enum gcb_status report_imbalance(const struct gcb__rule_ctx *cx,
+                                        const struct hit *h, size_t seen,
+                                        const void *keys) {
+  size_t of = sweep_cases(keys, h->group);
   struct gcb_imbalance im;
   bool oom = false;
   case_imbalance(cx->doc->model, h->c, &im, &oom);
@@ -331,12 +333,6 @@ static enum gcb_status each_group(const struct gcb__rule_ctx *cx,
     st = report(cx, &h->items[worst], j - i, arg);
   }
   return st;
-}
-
-static enum gcb_status report_imbalance(const struct gcb__rule_ctx *cx,
-                                        const struct hit *worst, size_t seen,
-                                        const void *keys) {
-  return imbalance_finding(cx, worst, seen, sweep_cases(keys, worst->group));
 }
 
 /* ---- late arrivals ------------------------------------------------------- */

@@ -23,22 +23,24 @@ struct problem_kind {
   enum gcb_kind_id kind;
   const char *problem; /* as the document writes it */
   const char *why;
+  bool derivable; /* from each rank's binding, for nodes without the array */
 };
 
 static const struct problem_kind problem_kinds[] = {
     {GCB_KIND_PLACEMENT_REMOTE, "remote-binding",
      "host memory and CPU work cross the socket interconnect on every "
-     "transfer"},
+     "transfer",
+     true},
     {GCB_KIND_PLACEMENT_PARTIAL, "partial-binding",
-     "some of the rank's threads run on the far socket"},
+     "some of the rank's threads run on the far socket", true},
     {GCB_KIND_PLACEMENT_UNBOUND, "unbound",
-     "the OS may move the rank anywhere, also away from its GPU"},
+     "the OS may move the rank anywhere, also away from its GPU", false},
     {GCB_KIND_PLACEMENT_SHARED_GPU, "shared-gpu",
-     "each rank gets a fraction of the GPU"},
+     "each rank gets a fraction of the GPU", false},
     {GCB_KIND_PLACEMENT_IDLE_GPU, "idle-gpu",
-     "the node's capacity is not all measured"},
+     "the node's capacity is not all measured", false},
     {GCB_KIND_OVERSUBSCRIBED, "oversubscribed",
-     "ranks wait for a core, so every figure on the node is low"},
+     "ranks wait for a core, so every figure on the node is low", false},
 };
 
 /* The row of a finding kind, or NULL. */
@@ -253,17 +255,17 @@ static const char *gpu_cpus(const struct gcb_model_node *node,
   return "";
 }
 
-/* A problem derived from a rank's binding, with its own text. */
+/* The text of a problem derived from a rank's binding. */
 struct derived {
-  struct gcb_model_problem p;
   char what[384], fix[384];
 };
 
-/* Fills *d with the rank's binding problem; false when it has none. */
+/* Fills *p with the rank's binding problem, worded in *d; false when it
+ * has none. */
 static bool rank_binding(const struct gcb_model *m,
                          const struct gcb_model_node *node, long long r,
                          long long (*b)[2], long long (*l)[2],
-                         struct derived *d) {
+                         struct gcb_model_problem *p, struct derived *d) {
   const struct gcb_model_rank *rank = gcb_model_rank(m, r);
   long long gpu = gcb_model_rank_gpu(m, r, NULL);
   const struct gcb_model_gpu *g = gcb_model_gpu(m, node->index, gpu);
@@ -289,19 +291,14 @@ static bool rank_binding(const struct gcb_model *m,
            "at once, mpiexec -bind-to core -map-by numa (MPICH/Hydra) or "
            "srun --cpu-bind=ldoms (Slurm), GPUs in NUMA order",
            gpu, local, local, g->numa);
-  d->p = (struct gcb_model_problem){.kind = near == 0 ? "remote-binding"
-                                                      : "partial-binding",
-                                    .rank = r,
-                                    .other_rank = -1,
-                                    .gpu = gpu,
-                                    .what = d->what,
-                                    .fix = d->fix};
+  *p = (struct gcb_model_problem){.kind = near == 0 ? "remote-binding"
+                                                    : "partial-binding",
+                                  .rank = r,
+                                  .other_rank = -1,
+                                  .gpu = gpu,
+                                  .what = d->what,
+                                  .fix = d->fix};
   return true;
-}
-
-static bool derivable(const char *problem) {
-  return strcmp(problem, "remote-binding") == 0 ||
-         strcmp(problem, "partial-binding") == 0;
 }
 
 /* The node's binding problems derived from its ranks, reported. */
@@ -315,13 +312,9 @@ static enum gcb_status derived_problems(const struct gcb__rule_ctx *cx,
   enum gcb_status st = GCB_OK;
   if (b == NULL || d == NULL || list == NULL)
     st = gcb_err_set(cx->err, GCB_ENOMEM, "analysis: out of memory");
-  for (size_t i = 0; st == GCB_OK && i < node->nranks; i++) {
-    if (rank_binding(cx->doc->model, node, node->ranks[i], b, b + MAX_RANGES,
-                     &d[n])) {
-      list[n] = d[n].p;
-      n++;
-    }
-  }
+  for (size_t i = 0; st == GCB_OK && i < node->nranks; i++)
+    n += rank_binding(cx->doc->model, node, node->ranks[i], b, b + MAX_RANGES,
+                      &list[n], &d[n]);
   if (st == GCB_OK)
     st = node_problems(cx, node, list, n, problem);
   free(b);
@@ -342,7 +335,7 @@ enum gcb_status gcb__rule_topo_placement(const struct gcb__rule_ctx *cx) {
     const struct gcb_model_node *node = &m->nodes[i];
     if (node->has_placement)
       st = node_problems(cx, node, node->placement, node->nplacement, problem);
-    else if (derivable(problem) && node->has_topology)
+    else if (row->derivable && node->has_topology)
       st = derived_problems(cx, node, problem);
   }
   return st;
