@@ -75,7 +75,7 @@ enum gcb_status gcb__coll_row_add(struct gcb__coll_log *x,
 
 /* Converts the current test (its cases, its Avg bus bandwidth) and
  * forgets it; a no-op when no test is open. */
-enum gcb_status gcb__coll_table_end(struct gcb__coll_log *x, int line);
+enum gcb_status gcb__coll_table_end(struct gcb__coll_log *x);
 
 /* Ends the model: the last test, where the file was cut, counts. */
 enum gcb_status gcb__coll_log_end(struct gcb__coll_log *x, int last_line);

@@ -115,11 +115,10 @@ enum gcb_status gcb__coll_row_cases(struct gcb__conv *cv, const char *op,
 /* ---- a log's document and devices --------------------------------------- */
 
 void gcb__coll_log_begin(struct gcb__coll_log *x, struct gcb__conv *cv) {
-  size_t win = cv->len < GCB__DETECT_WINDOW ? cv->len : GCB__DETECT_WINDOW;
   x->cv = cv;
   x->max_rank = -1;
   x->rccl = strstr(cv->format, "rccl") != NULL ||
-            gcb__text_has(cv->text, cv->len, "rccl-tests", win);
+            gcb__text_has(cv->text, cv->len, "rccl-tests", GCB__DETECT_WINDOW);
   gcb__conv_run(cv, x->rccl ? "rccl-tests" : "nccl-tests");
 }
 
@@ -275,10 +274,9 @@ static const char *infer_op(const struct gcb__coll_log *x) {
 
 /* ---- the end of a test and of the file ---------------------------------- */
 
-enum gcb_status gcb__coll_table_end(struct gcb__coll_log *x, int line) {
+enum gcb_status gcb__coll_table_end(struct gcb__coll_log *x) {
   struct gcb__coll_table *t = &x->table;
   enum gcb_status st = GCB_OK;
-  (void)line;
   if (!t->started)
     return GCB_OK;
   char op[32];
@@ -341,7 +339,7 @@ enum gcb_status gcb__coll_log_end(struct gcb__coll_log *x, int last_line) {
   else if (open)
     excerpt(x, x->table.row[x->table.rows - 1].line);
   if (st == GCB_OK)
-    st = gcb__coll_table_end(x, last_line);
+    st = gcb__coll_table_end(x);
   struct gcb_model *m = x->cv->m;
   if (st == GCB_OK && m->ncases == 0 && x->cv->m->nskips == 0)
     st = gcb__conv_bad_line(x->cv, header ? header : 1,

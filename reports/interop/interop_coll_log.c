@@ -202,7 +202,7 @@ static enum gcb_status other_line(struct gcb__coll_log *x,
     break;
   }
   if (header_line(tok, n) && read_header(tok, n, &t)) {
-    st = gcb__coll_table_end(x, l->number);
+    st = gcb__coll_table_end(x);
     t.started = true;
     t.line = l->number;
     snprintf(t.op, sizeof t.op, "%s", x->next_op);
@@ -224,14 +224,6 @@ static enum gcb_status other_line(struct gcb__coll_log *x,
   return st;
 }
 
-/* Whether only blank lines follow pos: a short row there is a cut. */
-static bool nothing_after(const char *text, size_t len, size_t pos) {
-  for (; pos < len; pos++)
-    if (!isspace((unsigned char)text[pos]))
-      return false;
-  return true;
-}
-
 static enum gcb_status row_line(struct gcb__coll_log *x,
                                 const struct gcb__line *l, char **tok, size_t n,
                                 size_t next) {
@@ -243,7 +235,7 @@ static enum gcb_status row_line(struct gcb__coll_log *x,
                         : "columns";
   if (bad == NULL)
     return gcb__coll_row_add(x, &r, l->number);
-  if (l->last || nothing_after(x->cv->text, x->cv->len, next)) {
+  if (gcb__line_at_end(l, x->cv, next)) {
     x->cut_line = l->number; /* the file ends inside this row */
     return GCB_OK;
   }

@@ -151,6 +151,11 @@ bool gcb__line_starts(const struct gcb__line *l, const char *prefix);
 /* Whether the line contains `needle`. */
 bool gcb__line_has(const struct gcb__line *l, const char *needle);
 
+/* Whether l is the last line of cv's text or only blanks follow it (from
+ * next, where the line after it starts): a short row there is a cut. */
+bool gcb__line_at_end(const struct gcb__line *l, const struct gcb__conv *cv,
+                      size_t next);
+
 /* s as a finite number (the whole token; a trailing '*' allowed, as
  * rccl-tests marks errors over its threshold); false otherwise. */
 bool gcb__token_number(const char *s, double *out);
