@@ -198,10 +198,7 @@ const char *gcb__coll_row_read(const struct gcb__coll_table *t, char **tok,
     if (bad != NULL)
       return bad;
   }
-  if (t->halves == 1) { /* one half printed: out-of-place */
-    r->half[1] = (struct gcb__coll_half){0};
-  }
-  return NULL;
+  return NULL; /* one half printed: out-of-place, half[1] stays absent */
 }
 
 enum gcb_status gcb__coll_row_add(struct gcb__coll_log *x,
@@ -354,8 +351,6 @@ enum gcb_status gcb__coll_log_end(struct gcb__coll_log *x, int last_line) {
 }
 
 void gcb__coll_log_free(struct gcb__coll_log *x) {
-  if (x == NULL)
-    return;
   free(x->table.row);
   free(x->seen);
   free(x);

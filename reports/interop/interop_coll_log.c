@@ -167,8 +167,8 @@ static bool op_from(const char *tok, char *op, size_t size) {
 /* ---- lines -------------------------------------------------------------- */
 
 /* "# Avg bus bandwidth    : 70.742" and "# Out of bounds values : 0 OK". */
-static enum gcb_status summary_line(struct gcb__coll_log *x, char **tok,
-                                    size_t n, int line) {
+static void summary_line(struct gcb__coll_log *x, char **tok, size_t n,
+                         int line) {
   double v;
   if (n >= 6 && strcmp(tok[1], "Avg") == 0 && strcmp(tok[2], "bus") == 0 &&
       strcmp(tok[4], ":") == 0 && gcb__token_number(tok[5], &v)) {
@@ -180,7 +180,6 @@ static enum gcb_status summary_line(struct gcb__coll_log *x, char **tok,
              strcmp(tok[3], "bounds") == 0 && gcb__token_number(tok[6], &v)) {
     x->table.out_of_bounds = gcb__conv_ll(v, 0);
   }
-  return GCB_OK;
 }
 
 /* A '#' or plain line that is not a row: header, devices, summaries. */
@@ -213,7 +212,7 @@ static enum gcb_status other_line(struct gcb__coll_log *x,
   else if (n > i + 1 && strcmp(tok[i], "nThread") == 0)
     threads_line(x, tok, n);
   else if (n >= 3 && i == 1 && x->table.started)
-    st = summary_line(x, tok, n, l->number);
+    summary_line(x, tok, n, l->number);
   if (n >= 3 && (strcmp(tok[i], "NCCL") == 0 || strcmp(tok[i], "RCCL") == 0) &&
       strcmp(tok[i + 1], "version") == 0)
     snprintf(x->lib_version, sizeof x->lib_version, "%.*s",

@@ -179,8 +179,7 @@ static long long launcher_ranks(const struct gcb__line *l) {
   char buf[512], *tok[GCB__MAX_TOKENS + 1];
   size_t n = gcb__line_tokens(l, buf, sizeof buf, tok), i = 0;
   for (bool found = false; n <= GCB__MAX_TOKENS && i < n && !found; i++) {
-    const char *base = strrchr(tok[i], '/');
-    base = base ? base + 1 : tok[i];
+    const char *base = gcb__conv_base_name(tok[i]);
     for (size_t k = 0; k < sizeof launchers / sizeof *launchers; k++)
       found = found || strcmp(base, launchers[k]) == 0;
   }
