@@ -29,7 +29,6 @@
 
 #include "common/grow.h"
 #include "reports/document/topo_view.h"
-#include "reports/document/view.h"
 #include "reports/interop/interop_coll.h"
 
 /* One test of a log: its column header's layout and its rows so far. */
@@ -57,15 +56,6 @@ struct gcb__coll_log {
 };
 
 /* ---- a log's document and devices --------------------------------------- */
-
-/* Starts x and cv's run (its tool from the text). */
-static void log_begin(struct gcb__coll_log *x, struct gcb__conv *cv) {
-  x->cv = cv;
-  x->max_rank = -1;
-  x->rccl = strstr(cv->format, "rccl") != NULL ||
-            gcb__text_has(cv->text, cv->len, "rccl-tests", GCB__DETECT_WINDOW);
-  gcb__conv_run(cv, x->rccl ? "rccl-tests" : "nccl-tests");
-}
 
 /* A rank of the device list (once per rank, however often listed);
  * GCB_ENOMEM (said) or GCB_OK. */
@@ -536,7 +526,11 @@ static enum gcb_status convert(struct gcb__conv *cv, const json_t *root) {
   struct gcb__line l;
   char buf[1024], *tok[GCB__MAX_TOKENS + 1];
   enum gcb_status st = GCB_OK;
-  log_begin(x, cv);
+  x->cv = cv;
+  x->max_rank = -1;
+  x->rccl = strstr(cv->format, "rccl") != NULL ||
+            gcb__text_has(cv->text, cv->len, "rccl-tests", GCB__DETECT_WINDOW);
+  gcb__conv_run(cv, x->rccl ? "rccl-tests" : "nccl-tests");
   while (st == GCB_OK && x->cut_line == 0 &&
          gcb__line_next(cv->text, cv->len, &pos, &number, &l)) {
     size_t n = gcb__line_tokens(&l, buf, sizeof buf, tok);

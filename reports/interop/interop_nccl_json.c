@@ -19,7 +19,6 @@
  * that average. The operation comes from the program name in args[0]
  * (all_reduce_perf: allreduce); the file does not say it otherwise.
  */
-#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
