@@ -55,7 +55,7 @@ struct gcb__coll_log {
   bool rccl;
 };
 
-/* ---- a log's document and devices --------------------------------------- */
+/* ---- the device list ---------------------------------------------------- */
 
 /* A rank of the device list (once per rank, however often listed);
  * GCB_ENOMEM (said) or GCB_OK. */
