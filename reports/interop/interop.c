@@ -8,7 +8,6 @@
 #include "reports/interop/interop.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "reports/interop/interop_int.h"

@@ -30,21 +30,13 @@ void gcb__conv_leave(struct gcb__conv *cv) {
 }
 
 enum gcb_status gcb__conv_bad(struct gcb__conv *cv, const char *fmt, ...) {
-  char what[256], path[256] = "";
-  size_t used = 0,
-         depth = cv->depth < GCB__CONV_DEPTH ? cv->depth : GCB__CONV_DEPTH;
+  char what[256], path[256];
+  size_t depth = cv->depth < GCB__CONV_DEPTH ? cv->depth : GCB__CONV_DEPTH;
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(what, sizeof what, fmt, ap);
   va_end(ap);
-  for (size_t i = 0; i < depth && used < sizeof path; i++) {
-    const struct gcb_json_step *s = &cv->path[i];
-    int n = s->key
-                ? snprintf(path + used, sizeof path - used, "%s%s",
-                           i ? "." : "", s->key)
-                : snprintf(path + used, sizeof path - used, "[%zu]", s->index);
-    used += n > 0 ? (size_t)n : 0;
-  }
+  gcb_json_path_text(cv->path, depth, path, sizeof path);
   int line = 1, col = 1;
   gcb_json_locate(cv->text, cv->len, cv->path, depth, &line, &col);
   return gcb_err_set(cv->err, GCB_EINPUT, "%s:%d:%d: %s: %s%s%s", cv->name,
@@ -67,20 +59,19 @@ enum gcb_status gcb__conv_nomem(struct gcb__conv *cv) {
   return gcb_err_set(cv->err, GCB_ENOMEM, "%s: out of memory", cv->name);
 }
 
-/* One more item against the limit: GCB_EINPUT past it, said at `line`. */
+/* One more item against the limit: GCB_EINPUT past it, said at `line`
+ * (0: none). Refused as it is built: a huge file never becomes a huge
+ * model. */
 static enum gcb_status count(struct gcb__conv *cv, int line) {
-  if (++cv->items > GCB_INTEROP_MAX_ITEMS)
-    /* Refused as it is built: a huge file never becomes a huge model. */
-    return line > 0
-               ? gcb__conv_bad_line(cv, line,
-                                    "more than %zu cases in one file (the "
-                                    "most gcbench converts); split the file",
-                                    GCB_INTEROP_MAX_ITEMS)
-               : gcb_err_set(cv->err, GCB_EINPUT,
-                             "%s: %s: more than %zu cases in one file (the "
-                             "most gcbench converts); split the file",
-                             cv->name, cv->format, GCB_INTEROP_MAX_ITEMS);
-  return GCB_OK;
+  char at[16] = "";
+  if (++cv->items <= GCB_INTEROP_MAX_ITEMS)
+    return GCB_OK;
+  if (line > 0)
+    snprintf(at, sizeof at, ":%d", line);
+  return gcb_err_set(cv->err, GCB_EINPUT,
+                     "%s%s: %s: more than %zu cases in one file (the most "
+                     "gcbench converts); split the file",
+                     cv->name, at, cv->format, GCB_INTEROP_MAX_ITEMS);
 }
 
 static int type_bits(const json_t *v) {
@@ -273,39 +264,30 @@ static bool utf8(const char *s) {
 static void rank_columns(struct gcb__conv *cv, struct gcb_model_case *c,
                          const long long *rank, const double *fig, size_t n,
                          double work, const char *method) {
-  static const enum gcb_rank_col times[] = {
-      GCB_RC_TIME_MIN, GCB_RC_TIME_MEDIAN, GCB_RC_TIME_MEAN,
-      GCB_RC_TIME_MAX, GCB_RC_TIME_P99,    GCB_RC_FIGURE_TIME};
-  static const enum gcb_rank_col figs[] = {GCB_RC_FIG_MEDIAN, GCB_RC_FIG_BEST,
-                                           GCB_RC_FIG_WORST};
+  enum from { RANK, TIME, FIG, CHECKED, FIXED };
   static const struct {
     enum gcb_rank_col col;
-    double v;
-  } fixed[] = {{GCB_RC_TIME_N, 1},      {GCB_RC_TIME_STDEV, 0},
-               {GCB_RC_SAMPLES, 0},     {GCB_RC_WRONG, 0},
-               {GCB_RC_MAX_ERROR, NAN}, {GCB_RC_TOLERANCE, NAN}};
+    enum from from;
+    double v; /* FIXED's value */
+  } cols[] = {{GCB_RC_RANK, RANK, 0},         {GCB_RC_TIME_MIN, TIME, 0},
+              {GCB_RC_TIME_MEDIAN, TIME, 0},  {GCB_RC_TIME_MEAN, TIME, 0},
+              {GCB_RC_TIME_MAX, TIME, 0},     {GCB_RC_TIME_P99, TIME, 0},
+              {GCB_RC_FIGURE_TIME, TIME, 0},  {GCB_RC_FIG_MEDIAN, FIG, 0},
+              {GCB_RC_FIG_BEST, FIG, 0},      {GCB_RC_FIG_WORST, FIG, 0},
+              {GCB_RC_TIME_N, FIXED, 1},      {GCB_RC_TIME_STDEV, FIXED, 0},
+              {GCB_RC_SAMPLES, FIXED, 0},     {GCB_RC_WRONG, FIXED, 0},
+              {GCB_RC_MAX_ERROR, FIXED, NAN}, {GCB_RC_TOLERANCE, FIXED, NAN},
+              {GCB_RC_CHECKED, CHECKED, 0}};
   struct gcb_model *m = cv->m;
-  double *v = gcb__model_column(m, c, GCB_RC_RANK, n);
-  for (size_t i = 0; v != NULL && i < n; i++)
-    v[i] = (double)rank[i];
-  for (size_t t = 0; t < sizeof times / sizeof *times; t++) {
-    v = gcb__model_column(m, c, times[t], n);
+  for (size_t k = 0; k < sizeof cols / sizeof *cols; k++) {
+    double *v = gcb__model_column(m, c, cols[k].col, n);
     for (size_t i = 0; v != NULL && i < n; i++)
-      v[i] = work / (fig[i] * 1e9);
+      v[i] = cols[k].from == RANK      ? (double)rank[i]
+             : cols[k].from == TIME    ? work / (fig[i] * 1e9)
+             : cols[k].from == FIG     ? fig[i]
+             : cols[k].from == CHECKED ? method != NULL
+                                       : cols[k].v;
   }
-  for (size_t f = 0; f < sizeof figs / sizeof *figs; f++) {
-    v = gcb__model_column(m, c, figs[f], n);
-    for (size_t i = 0; v != NULL && i < n; i++)
-      v[i] = fig[i];
-  }
-  for (size_t f = 0; f < sizeof fixed / sizeof *fixed; f++) {
-    v = gcb__model_column(m, c, fixed[f].col, n);
-    for (size_t i = 0; v != NULL && i < n; i++)
-      v[i] = fixed[f].v;
-  }
-  v = gcb__model_column(m, c, GCB_RC_CHECKED, n);
-  for (size_t i = 0; v != NULL && i < n; i++)
-    v[i] = method != NULL;
   const char **text = gcb__model_text_column(m, c, GCB_RC_METHOD, n);
   for (size_t i = 0; text != NULL && method != NULL && i < n; i++)
     text[i] = gcb__model_str(m, method);

@@ -27,9 +27,270 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "reports/document/topo_view.h"
-#include "reports/document/view.h"
 #include "reports/interop/interop_coll.h"
+
+/* One test of a log: its column header's layout and its rows so far. */
+struct gcb__coll_table {
+  bool started, closed; /* header seen; summary ("Avg bus") seen */
+  bool has_redop, has_root, has_avg;
+  size_t nleft, halves; /* columns before the halves; 1 or 2 halves */
+  int line, avg_line;
+  char op[32]; /* "" until the file names it */
+  double avg_busbw;
+  long long out_of_bounds;
+  struct gcb__coll_row *row;
+  size_t rows, cap;
+};
+
+struct gcb__coll_log {
+  struct gcb__conv *cv;
+  struct gcb__coll_table table;
+  char next_op[32], lib_version[32], tool_version[64];
+  long long iterations, warmup, ngpus, max_rank;
+  unsigned char *seen; /* ranks already in ranks[] */
+  size_t nseen, total_rows, tables;
+  int cut_line;
+  bool rccl;
+};
+
+/* ---- the device list ---------------------------------------------------- */
+
+/* A rank of the device list (once per rank, however often listed);
+ * GCB_ENOMEM (said) or GCB_OK. */
+static enum gcb_status add_rank(struct gcb__coll_log *x, long long rank,
+                                const char *host, long long pid,
+                                const char *gpu, const char *bus,
+                                long long device) {
+  if ((size_t)rank >= x->nseen) {
+    size_t n = (size_t)rank + 64;
+    unsigned char *grown = realloc(x->seen, n);
+    if (grown == NULL)
+      return gcb__conv_nomem(x->cv);
+    memset(grown + x->nseen, 0, n - x->nseen);
+    x->seen = grown;
+    x->nseen = n;
+  }
+  if (x->seen[rank])
+    return GCB_OK;
+  x->seen[rank] = 1;
+  x->max_rank = rank > x->max_rank ? rank : x->max_rank;
+  long long k = gcb__conv_node(x->cv, host);
+  return k >= 0 ? gcb__conv_rank(x->cv, rank, k, host, pid, gpu, bus, device)
+                : gcb__conv_nomem(x->cv);
+}
+
+/* ---- rows --------------------------------------------------------------- */
+
+static bool integer(const char *s, double *out) {
+  return gcb__token_number(s, out) && *out >= 0 && *out == floor(*out) &&
+         *out <= GCB__MAX_COUNT && strchr(s, '*') == NULL;
+}
+
+/* time algbw busbw #wrong at tok; NULL or what is wrong. */
+static const char *read_half(char **tok, struct gcb__coll_half *h) {
+  double v[3];
+  static const char *const names[] = {"time", "algbw", "busbw"};
+  static char why[64];
+  for (size_t i = 0; i < 3; i++) {
+    bool nan_word = strstr(tok[i], "nan") != NULL || strcmp(tok[i], "N/A") == 0;
+    if (!gcb__token_number(tok[i], &v[i]) && !nan_word) {
+      snprintf(why, sizeof why, "%s '%.20s' is not a number", names[i], tok[i]);
+      return why;
+    }
+    v[i] = nan_word ? NAN : v[i];
+  }
+  double w = 0;
+  *h = (struct gcb__coll_half){.present = true,
+                               .us = v[0],
+                               .alg = v[1],
+                               .bus = v[2],
+                               .checked = gcb__token_number(tok[3], &w)};
+  h->wrong = h->checked && w >= 0 && w < 9e15 ? (long long)w : 0;
+  if (!h->checked && strcmp(tok[3], "N/A") != 0)
+    return "#wrong is neither a count nor N/A";
+  return NULL;
+}
+
+/* Reads a row's tokens in table t's layout; NULL, or what is wrong. */
+static const char *row_read(const struct gcb__coll_table *t, char **tok,
+                            size_t n, struct gcb__coll_row *r) {
+  size_t want = t->nleft + 4 * t->halves, k = 3;
+  *r = (struct gcb__coll_row){.root = -1};
+  if (!integer(tok[0], &r->size) || !integer(tok[1], &r->count))
+    return "size and count are not byte and element counts";
+  snprintf(r->type, sizeof r->type, "%s", tok[2]);
+  if (t->has_redop && n == want)
+    snprintf(r->redop, sizeof r->redop, "%s", tok[k++]);
+  if (t->has_root) {
+    double root;
+    if (!gcb__token_number(tok[k], &root) || root != floor(root) ||
+        fabs(root) > 1e9)
+      return "root is not a rank";
+    r->root = (long long)root;
+    k++;
+  }
+  for (size_t h = 0; h < t->halves; h++) {
+    const char *bad = read_half(tok + k + 4 * h, &r->half[h]);
+    if (bad != NULL)
+      return bad;
+  }
+  return NULL; /* one half printed: out-of-place, half[1] stays absent */
+}
+
+/* Keeps a row of the current table (refused past the limit). */
+static enum gcb_status row_add(struct gcb__coll_log *x,
+                               const struct gcb__coll_row *r, int line) {
+  struct gcb__coll_table *t = &x->table;
+  if (++x->total_rows > GCB_INTEROP_MAX_ITEMS / 2)
+    return gcb__conv_bad_line(x->cv, line,
+                              "more than %zu rows in one file (the most "
+                              "gcbench converts); split the file",
+                              GCB_INTEROP_MAX_ITEMS / 2);
+  if (!gcb_grow((void **)&t->row, &t->cap, t->rows, sizeof *t->row))
+    return gcb__conv_nomem(x->cv);
+  t->row[t->rows] = *r;
+  t->row[t->rows++].line = line;
+  return GCB_OK;
+}
+
+/* ---- which operation ---------------------------------------------------- */
+
+/* The operations as file names spell them, longest first. */
+static const struct {
+  const char *spelling, *op;
+} op_names[] = {
+    {"reduce_scatter", "reducescatter"},
+    {"reducescatter", "reducescatter"},
+    {"all_reduce", "allreduce"},
+    {"allreduce", "allreduce"},
+    {"all_gather", "allgather"},
+    {"allgather", "allgather"},
+    {"alltoall", "alltoall"},
+    {"broadcast", "broadcast"},
+    {"bcast", "broadcast"},
+    {"sendrecv", "sendrecv"},
+    {"reduce", "reduce"},
+};
+
+/* An operation the file's name spells ("nccl_alltoall.log"), or NULL. */
+static const char *op_in_name(const char *path) {
+  const char *base = gcb__conv_base_name(path);
+  for (size_t i = 0; i < sizeof op_names / sizeof *op_names; i++)
+    if (strstr(base, op_names[i].spelling) != NULL)
+      return op_names[i].op;
+  return NULL;
+}
+
+/* Where the file does not name the operation: the layout and the
+ * busbw/algbw factor (nccl-tests' PERFORMANCE.md) decide, or nothing. */
+static const char *infer_op(const struct gcb__coll_log *x) {
+  const struct gcb__coll_table *t = &x->table;
+  long long n = x->max_rank >= 0 ? x->max_rank + 1 : x->ngpus;
+  double top = 0, ratio = NAN;
+  const struct gcb__coll_row *r0 = t->rows ? &t->row[0] : NULL;
+  bool redop = r0 && r0->redop[0] && strcmp(r0->redop, "none") != 0;
+  for (size_t i = 0; i < t->rows; i++)
+    for (size_t h = 0; h < 2; h++)
+      if (t->row[i].half[h].alg > top && t->row[i].half[h].bus >= 0) {
+        top = t->row[i].half[h].alg;
+        ratio = t->row[i].half[h].bus / top;
+      }
+  if (t->has_root && (!t->has_redop || (r0 && r0->root >= 0)))
+    return redop ? "reduce" : "broadcast";
+  double tol = 0.02 + 0.02 / (top > 0 ? top : 1);
+  if (n >= 2 && top >= 0.5 && fabs(ratio - 2.0 * (n - 1) / n) < tol)
+    return "allreduce";
+  if (n >= 2 && top >= 0.5 && redop && fabs(ratio - (double)(n - 1) / n) < tol)
+    return "reducescatter";
+  const char *named = x->tables == 0 ? op_in_name(x->cv->name) : NULL;
+  return named != NULL ? named : "unnamed";
+}
+
+/* ---- the end of a test and of the file ---------------------------------- */
+
+/* Converts the current test (its cases, its Avg bus bandwidth) and
+ * forgets it; a no-op when no test is open. */
+static enum gcb_status table_end(struct gcb__coll_log *x) {
+  struct gcb__coll_table *t = &x->table;
+  enum gcb_status st = GCB_OK;
+  if (!t->started)
+    return GCB_OK;
+  char op[32];
+  snprintf(op, sizeof op, "%s", t->op[0] ? t->op : infer_op(x));
+  long long ranks = x->max_rank >= 0 ? x->max_rank + 1 : x->ngpus;
+  const char *method = x->rccl ? "rccl-tests -c" : "nccl-tests -c";
+  for (size_t i = 0; i < t->rows && st == GCB_OK; i++)
+    st = gcb__coll_row_cases(x->cv, op, &t->row[i], ranks, x->iterations,
+                             x->warmup, method);
+  const char *tool = x->rccl ? "rccl-tests" : "nccl-tests";
+  char label[96], msg[160];
+  snprintf(label, sizeof label, "%s: Avg bus bandwidth", op);
+  if (st == GCB_OK && t->has_avg)
+    st = gcb__conv_figure(x->cv, tool, "avg_bus_bandwidth", label,
+                          json_pack("{s:s}", "op", op), "GB/s", t->avg_busbw,
+                          t->avg_line);
+  snprintf(msg, sizeof msg, "%lld values out of bounds", t->out_of_bounds);
+  if (st == GCB_OK && t->out_of_bounds > 0)
+    st = gcb__conv_error(x->cv, "coll", op, "EVALIDATION", msg);
+  free(t->row);
+  x->table = (struct gcb__coll_table){0};
+  x->tables++;
+  return st;
+}
+
+/* The file ends inside a test: its finished rows stay, the cut is said. */
+static enum gcb_status cut(struct gcb__coll_log *x, int line) {
+  char msg[256];
+  const struct gcb__coll_table *t = &x->table;
+  snprintf(msg, sizeof msg,
+           "the log ends at line %d inside the test whose header is line %d "
+           "(a timeout or a truncated copy): its %zu finished rows are kept",
+           line, t->line, t->rows);
+  return gcb__conv_timeout(x->cv, "coll", t->op[0] ? t->op : "log", msg);
+}
+
+/* The file ends after a whole row, without the test's summary: a pasted
+ * excerpt as often as a stopped run, and nothing in it says which. Its
+ * rows are what they are; the run's status is unknown (an info in the
+ * report), not a timeout. */
+static void excerpt(struct gcb__coll_log *x, int line) { /* its last row */
+  char msg[256];
+  const struct gcb__coll_table *t = &x->table;
+  snprintf(msg, sizeof msg,
+           "%s is an excerpt: it ends at line %d after %zu row(s) of the test "
+           "whose header is line %d, without the summary (# Avg bus "
+           "bandwidth) a finished run prints",
+           gcb__conv_base_name(x->cv->name), line, t->rows, t->line);
+  gcb__conv_run_set(x->cv, "status", gcb__mvalue_string(x->cv->m, "unknown"));
+  gcb__conv_run_set(x->cv, "status_reason", gcb__mvalue_string(x->cv->m, msg));
+}
+
+/* Ends the model: the last test, where the file was cut, counts. */
+static enum gcb_status log_end(struct gcb__coll_log *x, int last_line) {
+  enum gcb_status st = GCB_OK;
+  bool open = x->table.started && !x->table.closed;
+  int header = x->table.line;
+  /* cut inside a row (or before any): cut; after a whole row: an excerpt */
+  if (open && (x->cut_line || x->table.rows == 0))
+    st = cut(x, x->cut_line ? x->cut_line : last_line);
+  else if (open)
+    excerpt(x, x->table.row[x->table.rows - 1].line);
+  if (st == GCB_OK)
+    st = table_end(x);
+  struct gcb_model *m = x->cv->m;
+  if (st == GCB_OK && m->ncases == 0 && x->cv->m->nskips == 0)
+    st = gcb__conv_bad_line(x->cv, header ? header : 1,
+                            "no result rows after the column header");
+  long long ranks = x->max_rank >= 0 ? x->max_rank + 1 : x->ngpus;
+  gcb__conv_run_set(x->cv, "ranks", gcb__mvalue_int(ranks > 0 ? ranks : 0));
+  gcb__conv_run_set(x->cv, "nodes", gcb__mvalue_int((long long)m->nnodes));
+  m->run.version = gcb__model_str(m, x->tool_version);
+  if (x->lib_version[0])
+    gcb__conv_software(x->cv, x->rccl ? "rccl" : "nccl", x->lib_version);
+  return st;
+}
 
 /* Whether tok names a column header: "size", "count", "type"... */
 static bool header_line(char **tok, size_t n) {
@@ -129,7 +390,7 @@ static enum gcb_status device_line(struct gcb__coll_log *x, char **tok,
            bus + (bus[0] == '['));
   if (strchr(raw, ':') == NULL || !gcb_busid_canon(raw, canon, sizeof canon))
     canon[0] = '\0'; /* "[0x00]": the bus number alone says nothing */
-  return gcb__coll_add_rank(x, rank, host, pid, gpu, canon, dev);
+  return add_rank(x, rank, host, pid, gpu, canon, dev);
 }
 
 /* "nThread 1 nGpus 8 ... warmup iters: 5 iters: 20 ... validation: 1". */
@@ -167,8 +428,8 @@ static bool op_from(const char *tok, char *op, size_t size) {
 /* ---- lines -------------------------------------------------------------- */
 
 /* "# Avg bus bandwidth    : 70.742" and "# Out of bounds values : 0 OK". */
-static enum gcb_status summary_line(struct gcb__coll_log *x, char **tok,
-                                    size_t n, int line) {
+static void summary_line(struct gcb__coll_log *x, char **tok, size_t n,
+                         int line) {
   double v;
   if (n >= 6 && strcmp(tok[1], "Avg") == 0 && strcmp(tok[2], "bus") == 0 &&
       strcmp(tok[4], ":") == 0 && gcb__token_number(tok[5], &v)) {
@@ -180,7 +441,6 @@ static enum gcb_status summary_line(struct gcb__coll_log *x, char **tok,
              strcmp(tok[3], "bounds") == 0 && gcb__token_number(tok[6], &v)) {
     x->table.out_of_bounds = gcb__conv_ll(v, 0);
   }
-  return GCB_OK;
 }
 
 /* A '#' or plain line that is not a row: header, devices, summaries. */
@@ -202,7 +462,7 @@ static enum gcb_status other_line(struct gcb__coll_log *x,
     break;
   }
   if (header_line(tok, n) && read_header(tok, n, &t)) {
-    st = gcb__coll_table_end(x, l->number);
+    st = table_end(x);
     t.started = true;
     t.line = l->number;
     snprintf(t.op, sizeof t.op, "%s", x->next_op);
@@ -213,7 +473,7 @@ static enum gcb_status other_line(struct gcb__coll_log *x,
   else if (n > i + 1 && strcmp(tok[i], "nThread") == 0)
     threads_line(x, tok, n);
   else if (n >= 3 && i == 1 && x->table.started)
-    st = summary_line(x, tok, n, l->number);
+    summary_line(x, tok, n, l->number);
   if (n >= 3 && (strcmp(tok[i], "NCCL") == 0 || strcmp(tok[i], "RCCL") == 0) &&
       strcmp(tok[i + 1], "version") == 0)
     snprintf(x->lib_version, sizeof x->lib_version, "%.*s",
@@ -224,14 +484,6 @@ static enum gcb_status other_line(struct gcb__coll_log *x,
   return st;
 }
 
-/* Whether only blank lines follow pos: a short row there is a cut. */
-static bool nothing_after(const char *text, size_t len, size_t pos) {
-  for (; pos < len; pos++)
-    if (!isspace((unsigned char)text[pos]))
-      return false;
-  return true;
-}
-
 static enum gcb_status row_line(struct gcb__coll_log *x,
                                 const struct gcb__line *l, char **tok, size_t n,
                                 size_t next) {
@@ -239,11 +491,11 @@ static enum gcb_status row_line(struct gcb__coll_log *x,
   size_t want = t->nleft + 4 * t->halves;
   struct gcb__coll_row r;
   const char *bad = n == want || (n + 1 == want && t->has_redop)
-                        ? gcb__coll_row_read(t, tok, n, &r)
+                        ? row_read(t, tok, n, &r)
                         : "columns";
   if (bad == NULL)
-    return gcb__coll_row_add(x, &r, l->number);
-  if (l->last || nothing_after(x->cv->text, x->cv->len, next)) {
+    return row_add(x, &r, l->number);
+  if (gcb__line_at_end(l, x->cv, next)) {
     x->cut_line = l->number; /* the file ends inside this row */
     return GCB_OK;
   }
@@ -274,7 +526,11 @@ static enum gcb_status convert(struct gcb__conv *cv, const json_t *root) {
   struct gcb__line l;
   char buf[1024], *tok[GCB__MAX_TOKENS + 1];
   enum gcb_status st = GCB_OK;
-  gcb__coll_log_begin(x, cv);
+  x->cv = cv;
+  x->max_rank = -1;
+  x->rccl = strstr(cv->format, "rccl") != NULL ||
+            gcb__text_has(cv->text, cv->len, "rccl-tests", GCB__DETECT_WINDOW);
+  gcb__conv_run(cv, x->rccl ? "rccl-tests" : "nccl-tests");
   while (st == GCB_OK && x->cut_line == 0 &&
          gcb__line_next(cv->text, cv->len, &pos, &number, &l)) {
     size_t n = gcb__line_tokens(&l, buf, sizeof buf, tok);
@@ -286,8 +542,10 @@ static enum gcb_status convert(struct gcb__conv *cv, const json_t *root) {
       st = other_line(x, &l, tok, n);
   }
   if (st == GCB_OK)
-    st = gcb__coll_log_end(x, number);
-  gcb__coll_log_free(x);
+    st = log_end(x, number);
+  free(x->table.row);
+  free(x->seen);
+  free(x);
   return st;
 }
 

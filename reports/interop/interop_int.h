@@ -151,6 +151,11 @@ bool gcb__line_starts(const struct gcb__line *l, const char *prefix);
 /* Whether the line contains `needle`. */
 bool gcb__line_has(const struct gcb__line *l, const char *needle);
 
+/* Whether l is the last line of cv's text or only blanks follow it (from
+ * next, where the line after it starts): a short row there is a cut. */
+bool gcb__line_at_end(const struct gcb__line *l, const struct gcb__conv *cv,
+                      size_t next);
+
 /* s as a finite number (the whole token; a trailing '*' allowed, as
  * rccl-tests marks errors over its threshold); false otherwise. */
 bool gcb__token_number(const char *s, double *out);
@@ -218,9 +223,9 @@ json_t *gcb__conv_param(json_t *params, const char *key, json_t *value);
  * bytes; with n == 0 (a tool that reports only the average over ranks) the
  * summary holds `fig0` and it has no per-rank columns. params (stolen)
  * become its params. `method` says how the values were validated (NULL:
- * not validated). Counted against the limit at `line` as gcb__conv_add
- * counts. *out (when not NULL) is the case, valid until the next is
- * added, for what else the tool printed. GCB_ENOMEM also for a
+ * not validated). Counted against GCB_INTEROP_MAX_ITEMS, a refusal past
+ * it said at `line`. *out (when not NULL) is the case, valid until the
+ * next is added, for what else the tool printed. GCB_ENOMEM also for a
  * non-finite figure (and for params NULL); fig0 may be 0 only where work
  * is 0 (a barrier moves no bytes).
  */
@@ -244,7 +249,7 @@ enum gcb_status gcb__conv_figure(struct gcb__conv *cv, const char *source,
                                  int line);
 
 /* A skipped[] entry and an errors[] entry (rank -1) of cv->m, counted
- * against the limit as gcb__conv_add counts (line 0: none). */
+ * against the limit as gcb__conv_case counts (line 0: none). */
 enum gcb_status gcb__conv_skip(struct gcb__conv *cv, const char *bench,
                                const char *label, const char *why, int line);
 enum gcb_status gcb__conv_error(struct gcb__conv *cv, const char *bench,

@@ -110,11 +110,14 @@ bool gcb__line_starts(const struct gcb__line *l, const char *prefix) {
 }
 
 bool gcb__line_has(const struct gcb__line *l, const char *needle) {
-  size_t k = strlen(needle);
-  for (size_t i = 0; k <= l->len && i + k <= l->len; i++)
-    if (memcmp(l->at + i, needle, k) == 0)
-      return true;
-  return false;
+  return gcb__text_has(l->at, l->len, needle, l->len);
+}
+
+bool gcb__line_at_end(const struct gcb__line *l, const struct gcb__conv *cv,
+                      size_t next) {
+  while (next < cv->len && isspace((unsigned char)cv->text[next]))
+    next++;
+  return l->last || next == cv->len;
 }
 
 bool gcb__token_number(const char *s, double *out) {

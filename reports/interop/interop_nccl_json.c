@@ -19,7 +19,6 @@
  * that average. The operation comes from the program name in args[0]
  * (all_reduce_perf: allreduce); the file does not say it otherwise.
  */
-#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,9 +32,8 @@
  * dropped, as gcbench names its operations. */
 static void op_name(const json_t *args, char *buf, size_t size) {
   const char *prog = json_string_value(json_array_get(args, 0));
-  const char *base = prog ? strrchr(prog, '/') : NULL;
+  const char *base = gcb__conv_base_name(prog ? prog : "unknown");
   size_t n = 0;
-  base = base ? base + 1 : prog ? prog : "unknown";
   const char *end = strstr(base, "_perf");
   size_t len = end ? (size_t)(end - base) : strlen(base);
   for (size_t i = 0; i < len && n + 1 < size; i++)
@@ -47,12 +45,9 @@ static void op_name(const json_t *args, char *buf, size_t size) {
 /* NCCL's version code: X*10000 + Y*100 + Z from 2.9 on, X*1000 + Y*100 +
  * Z before. */
 static void nccl_version(long long code, char *buf, size_t size) {
-  if (code >= 10000)
-    snprintf(buf, size, "%lld.%lld.%lld", code / 10000, code / 100 % 100,
-             code % 100);
-  else
-    snprintf(buf, size, "%lld.%lld.%lld", code / 1000, code / 100 % 10,
-             code % 100);
+  long long per_major = code >= 10000 ? 10000 : 1000;
+  snprintf(buf, size, "%lld.%lld.%lld", code / per_major,
+           code % per_major / 100, code % 100);
 }
 
 struct nccl {

@@ -13,7 +13,6 @@
  * error at its line, unless the file ends there (a cut output: the rows
  * before are kept and the cut is said).
  */
-#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,10 +109,7 @@ static enum gcb_status matrix_line(struct text *t, const struct gcb__line *l,
     bad = gcb__nvbw_matrix_row(t->x, v + 1, n - 1);
   if (bad == NULL)
     return GCB_OK;
-  bool rest_blank = true;
-  for (size_t p = next; p < t->x->cv->len && rest_blank; p++)
-    rest_blank = isspace((unsigned char)t->x->cv->text[p]);
-  if (l->last || rest_blank) {
+  if (gcb__line_at_end(l, t->x->cv, next)) {
     t->cut_line = l->number;
     return GCB_OK;
   }

@@ -21,14 +21,12 @@
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "reports/interop/interop_osu.h"
 
 static int detect(const struct gcb__sniff *s, char *why, size_t size) {
-  size_t win = s->len < GCB__DETECT_WINDOW ? s->len : GCB__DETECT_WINDOW;
-  if (gcb__text_has(s->text, win, "# OSU ", win))
+  if (gcb__text_has(s->text, s->len, "# OSU ", GCB__DETECT_WINDOW))
     return 70;
   snprintf(why, size, "no \"# OSU ... Test\" title");
   return 0;
@@ -113,17 +111,6 @@ static enum gcb_status figure_row(struct gcb__osu *o, char **tok, double size,
   return st;
 }
 
-/* Whether only blank lines follow `next`: a short row there is a cut. */
-static bool rest_blank(const struct gcb__osu *o, const struct gcb__line *l,
-                       size_t next) {
-  if (l->last)
-    return true;
-  for (size_t p = next; p < o->cv->len; p++)
-    if (!isspace((unsigned char)o->cv->text[p]))
-      return false;
-  return true;
-}
-
 /* Whether every token is a number: a row of a table without sizes. */
 static bool all_numbers(char **tok, size_t n) {
   double v;
@@ -150,7 +137,7 @@ static enum gcb_status row(struct gcb__osu *o, const struct gcb__line *l,
                               "than 2^53)",
                               o->bench, size);
   if (n != o->ncols) {
-    if (rest_blank(o, l, next)) {
+    if (gcb__line_at_end(l, o->cv, next)) {
       o->cut_line = l->number;
       return GCB_OK;
     }
@@ -191,8 +178,7 @@ static long long launcher_ranks(const struct gcb__line *l) {
   char buf[512], *tok[GCB__MAX_TOKENS + 1];
   size_t n = gcb__line_tokens(l, buf, sizeof buf, tok), i = 0;
   for (bool found = false; n <= GCB__MAX_TOKENS && i < n && !found; i++) {
-    const char *base = strrchr(tok[i], '/');
-    base = base ? base + 1 : tok[i];
+    const char *base = gcb__conv_base_name(tok[i]);
     for (size_t k = 0; k < sizeof launchers / sizeof *launchers; k++)
       found = found || strcmp(base, launchers[k]) == 0;
   }
