@@ -34,12 +34,11 @@ static void open_test(struct suite *s, const char *cls, const char *name,
                       double time_s) {
   s->tests++;
   gcb__xml(s->f, "    <testcase classname=\"", cls, "\" name=\"");
-  gcb_escape_xml(s->f, name);
+  gcb__xml(s->f, "", name, "\" time=\"");
   double t = time_s >= 0 ? time_s : 0;
   char text[320]; /* "%.6f" of any double (DBL_MAX has 309 digits) */
   if (gcb_fmtnum_f(text, t, 6) == 0) /* a test per GPU and family: no printf */
     snprintf(text, sizeof text, "%.6f", t); /* a tie, huge: printf's own */
-  fputs("\" time=\"", s->f);
   fputs(text, s->f);
   fputs("\">\n", s->f);
 }
