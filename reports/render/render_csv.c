@@ -169,14 +169,6 @@ static void other_params(FILE *out, const struct gcb_model_case *c) {
   text(out, safe);
 }
 
-/* time_us, algbw and busbw as nccl-tests prints them: the case's mean time
- * over ranks and its bandwidths (empty for other families). */
-static void case_figures(FILE *out, const struct gcb_model_case *c) {
-  num(out, c->nominal_work ? NAN : c->summary.time_mean * 1e6);
-  num(out, c->summary.algbw);
-  num(out, c->summary.busbw);
-}
-
 /* The fields every row of a case shares (run to unit), escaped once into
  * a buffer: at thousands of ranks per case this is most of the text.
  * NULL on ENOMEM. */
@@ -194,7 +186,11 @@ static char *case_prefix(size_t d, const struct gcb_model *m,
   param_fields(f, c);
   other_params(f, c);
   text(f, c->unit);
-  case_figures(f, c);
+  /* time_us, algbw and busbw as nccl-tests prints them: the case's mean
+   * time over ranks and its bandwidths (empty for other families) */
+  num(f, c->nominal_work ? NAN : c->summary.time_mean * 1e6);
+  num(f, c->summary.algbw);
+  num(f, c->summary.busbw);
   if (fclose(f) != 0) {
     free(buf);
     return NULL;
