@@ -169,14 +169,6 @@ static void other_params(FILE *out, const struct gcb_model_case *c) {
   text(out, safe);
 }
 
-/* time_us, algbw and busbw as nccl-tests prints them: the case's mean time
- * over ranks and its bandwidths (empty for other families). */
-static void case_figures(FILE *out, const struct gcb_model_case *c) {
-  num(out, c->nominal_work ? NAN : c->summary.time_mean * 1e6);
-  num(out, c->summary.algbw);
-  num(out, c->summary.busbw);
-}
-
 /* The fields every row of a case shares (run to unit), escaped once into
  * a buffer: at thousands of ranks per case this is most of the text.
  * NULL on ENOMEM. */
@@ -194,7 +186,11 @@ static char *case_prefix(size_t d, const struct gcb_model *m,
   param_fields(f, c);
   other_params(f, c);
   text(f, c->unit);
-  case_figures(f, c);
+  /* time_us, algbw and busbw as nccl-tests prints them: the case's mean
+   * time over ranks and its bandwidths (empty for other families) */
+  num(f, c->nominal_work ? NAN : c->summary.time_mean * 1e6);
+  num(f, c->summary.algbw);
+  num(f, c->summary.busbw);
   if (fclose(f) != 0) {
     free(buf);
     return NULL;
@@ -217,11 +213,15 @@ static void row_int(struct gcb__rows *r, long long v) {
 }
 
 /* Where every rank of a document runs, escaped for CSV once: the
- * node to bus_id fields of its rows. */
+ * node to bus_id fields of its rows, by rank. */
 struct places {
-  char **text; /* by rank; NULL: not in ranks[] */
-  size_t *len; /* of each text */
+  struct placed *at;
   size_t n;
+};
+
+struct placed {
+  char *text; /* NULL: not in ranks[] */
+  size_t len; /* of text */
 };
 
 static char *place_text(const struct gcb_model *m, long long rank) {
@@ -245,30 +245,23 @@ static char *place_text(const struct gcb_model *m, long long rank) {
 
 static void places_free(struct places *pl) {
   for (size_t i = 0; i < pl->n; i++)
-    free(pl->text[i]);
-  free(pl->text);
-  free(pl->len);
+    free(pl->at[i].text);
+  free(pl->at);
   *pl = (struct places){0};
 }
 
 /* false on ENOMEM. */
 static bool places_of(const struct gcb_model *m, struct places *pl) {
   size_t n = m->nranks;
-  *pl = (struct places){.text = calloc(n + 1, sizeof *pl->text),
-                        .len = calloc(n + 1, sizeof *pl->len),
-                        .n = n};
-  if (pl->text == NULL || pl->len == NULL) {
-    places_free(pl);
-    return false;
-  }
-  for (size_t r = 0; r < n; r++) {
-    if ((pl->text[r] = place_text(m, (long long)r)) == NULL) {
+  *pl = (struct places){.at = calloc(n + 1, sizeof *pl->at), .n = n};
+  for (size_t r = 0; pl->at != NULL && r < n; r++) {
+    if ((pl->at[r].text = place_text(m, (long long)r)) == NULL) {
       places_free(pl);
       return false;
     }
-    pl->len[r] = strlen(pl->text[r]);
+    pl->at[r].len = strlen(pl->at[r].text);
   }
-  return true;
+  return pl->at != NULL;
 }
 
 /* Entry i of integer column col, or -1. */
@@ -290,7 +283,7 @@ static void rank_row(struct gcb__rows *r, const char *prefix, size_t plen,
   gcb__rows_putn(r, prefix, plen);
   row_int(r, rank);
   if (rank >= 0 && (size_t)rank < pl->n) {
-    gcb__rows_putn(r, pl->text[rank], pl->len[rank]);
+    gcb__rows_putn(r, pl->at[rank].text, pl->at[rank].len);
   } else {
     char *own = place_text(m, rank);
     gcb__rows_put(r, own != NULL ? own : ",,,,");

@@ -34,12 +34,11 @@ static void open_test(struct suite *s, const char *cls, const char *name,
                       double time_s) {
   s->tests++;
   gcb__xml(s->f, "    <testcase classname=\"", cls, "\" name=\"");
-  gcb_escape_xml(s->f, name);
+  gcb__xml(s->f, "", name, "\" time=\"");
   double t = time_s >= 0 ? time_s : 0;
   char text[320]; /* "%.6f" of any double (DBL_MAX has 309 digits) */
   if (gcb_fmtnum_f(text, t, 6) == 0) /* a test per GPU and family: no printf */
     snprintf(text, sizeof text, "%.6f", t); /* a tie, huge: printf's own */
-  fputs("\" time=\"", s->f);
   fputs(text, s->f);
   fputs("\">\n", s->f);
 }
@@ -350,10 +349,6 @@ static void components_suite(struct suite *s, const struct gcb_report *rep) {
   gcb_diagnosis_free(&own);
 }
 
-static bool is_na(const struct gcb_finding *f) {
-  return f->kind == GCB_KIND(CRITERION_NA);
-}
-
 /* A check's bounds that a source does not measure (criterion-na): one
  * skipped test per source and metric, "CHECK: METRIC n/a in SOURCE", so
  * that n/a is listed once and is neither a pass nor a failure. */
@@ -362,7 +357,7 @@ static void na_tests(struct suite *s, const struct gcb_report *rep,
   const char *check_name = rep->criteria->checks[check].name;
   for (size_t k = 0; k < rep->findings->n; k++) {
     const struct gcb_finding *f = &rep->findings->items[k];
-    if (f->check != (int)check || !is_na(f))
+    if (f->check != (int)check || f->kind != GCB_KIND(CRITERION_NA))
       continue;
     char name[480];
     const char *src = f->where.doc >= 0 && (size_t)f->where.doc < rep->ndocs
@@ -392,7 +387,7 @@ static void criteria_suite(struct suite *s, const struct gcb_report *rep) {
       gcb__xml(s->f, "", cr->checks[i].name, " not met\">");
       for (size_t k = 0; k < rep->findings->n; k++) {
         const struct gcb_finding *f = &rep->findings->items[k];
-        if (f->check != (int)i || is_na(f))
+        if (f->check != (int)i || f->kind == GCB_KIND(CRITERION_NA))
           continue;
         gcb__xml(s->f, "", f->explanation, "\n");
       }

@@ -110,11 +110,10 @@ static bool param_names_of(struct param_texts *t) {
 static void param_labels(struct gcb__om_sample *s,
                          const struct gcb_model_case *c) {
   struct param_texts t;
-  if (!param_texts_of(&t, c)) {
+  if (param_texts_of(&t, c))
+    param_labels_of(s, &t);
+  else
     s->oom = true;
-    return;
-  }
-  param_labels_of(s, &t);
   param_texts_free(&t);
 }
 
@@ -155,10 +154,6 @@ struct om {
   struct gcb__om_set names, keys;
   bool oom;
 };
-
-static bool coll(const struct gcb_model_case *c) {
-  return c->kind == GCB_BENCH_COLL;
-}
 
 /* What case c's figures are divided by to be in its family's unit. */
 static double divisor(const struct gcb_model_case *c) {
@@ -240,7 +235,7 @@ static bool takes(const struct fixed *f, const struct gcb_model_case *c) {
   case K_IMBALANCE: /* one rank is never imbalanced */
     return c->ranks.n >= 2;
   default:
-    return coll(c);
+    return c->kind == GCB_BENCH_COLL;
   }
 }
 
@@ -375,7 +370,7 @@ static void bench_families(struct om *om, const struct gcb_report *rep) {
     const struct gcb_model *m = rep->docs[d].model;
     for (size_t i = 0; i < m->ncases; i++) {
       const struct gcb_model_case *c = &m->cases[i];
-      if (coll(c))
+      if (c->kind == GCB_BENCH_COLL)
         continue;
       size_t f = family_of(om, c);
       if (f == SIZE_MAX || !gcb_grow((void **)&om->refs, &om->caprefs,
@@ -427,7 +422,7 @@ static bool any_coll(const struct gcb_report *rep) {
   for (size_t d = 0; d < rep->ndocs; d++) {
     const struct gcb_model *m = rep->docs[d].model;
     for (size_t i = 0; i < m->ncases; i++)
-      if (coll(&m->cases[i]))
+      if (m->cases[i].kind == GCB_BENCH_COLL)
         return true;
   }
   return false;

@@ -476,10 +476,6 @@ void gcb__om_sample_free(struct gcb__om_sample *s) {
   *s = (struct gcb__om_sample){0};
 }
 
-static char *put_str(char *at, const char *s) {
-  return put(at, s, strlen(s));
-}
-
 /* "family{name="value",...} value\n" put together in memory and written
  * with one fwrite, the value as "%.17g" (gcb_fmtnum_g): a line per rank
  * and case, which stdio and printf would take a dozen calls to write. */
@@ -500,9 +496,9 @@ static bool write_line(FILE *out, const char *family,
     at = put(at, s->text + l->value_at, l->value_len);
     *at++ = '"';
   }
-  at = put_str(at, s->n ? "} " : " ");
+  at = s->n ? put(at, "} ", 2) : put(at, " ", 1);
   if (isinf(value))
-    at = put_str(at, value > 0 ? "+Inf" : "-Inf");
+    at = put(at, value > 0 ? "+Inf" : "-Inf", 4);
   else
     at += gcb_fmtnum_g(at, value, 17);
   *at++ = '\n';

@@ -49,8 +49,7 @@ struct topo_at {
 
 struct gather {
   struct topo_at *topo; /* [machine] */
-  size_t *row_first;    /* [machine + 1]: rows[row_of[..]] of the machine */
-  size_t *row_of;       /* matrix row indices by machine, in matrix order */
+  size_t *row_first;    /* [machine + 1]: the machine's first matrix row */
   struct p2p_seen *p2p; /* by machine */
   size_t np2p;
 };
@@ -58,7 +57,6 @@ struct gather {
 static void gather_free(struct gather *g) {
   free(g->topo);
   free(g->row_first);
-  free(g->row_of);
   free(g->p2p);
   *g = (struct gather){0};
 }
@@ -87,26 +85,17 @@ static void gather_topos(struct gather *g, const struct gcb_report *rep,
   }
 }
 
-/* The matrix rows of each machine, in matrix order (a counting sort). */
+/* Where the matrix rows of each machine start: gcb_matrix_build lists
+ * them machine by machine, in machine order. */
 static void gather_rows(struct gather *g, const struct gcb_diagnosis *d,
                         const struct gcb_matrix *mx) {
-  for (size_t r = 0; r < mx->n; r++)
-    if (mx->rows[r].node >= 0 && (size_t)mx->rows[r].node < d->nmachines)
-      g->row_first[mx->rows[r].node + 1]++;
-  for (size_t m = 0; m < d->nmachines; m++)
-    g->row_first[m + 1] += g->row_first[m];
-  size_t *next = g->row_first; /* filled from each machine's start */
-  for (size_t r = 0, k; r < mx->n; r++) {
-    long long m = mx->rows[r].node;
-    if (m < 0 || (size_t)m >= d->nmachines)
-      continue;
-    k = next[m]++;
-    g->row_of[k] = r;
+  size_t r = 0;
+  for (size_t m = 0; m < d->nmachines; m++) {
+    g->row_first[m] = r;
+    while (r < mx->n && mx->rows[r].node == (long long)m)
+      r++;
   }
-  /* next[] moved each start to its end, which is the next one's start */
-  for (size_t m = d->nmachines; m > 0; m--)
-    g->row_first[m] = g->row_first[m - 1];
-  g->row_first[0] = 0;
+  g->row_first[d->nmachines] = r;
 }
 
 /* Every P2P measurement of every document with its machine. */
@@ -149,9 +138,8 @@ static bool gather(struct gather *g, const struct gcb_report *rep,
                    const struct gcb_diagnosis *d, const struct gcb_matrix *mx) {
   size_t nm = d->nmachines;
   *g = (struct gather){.topo = calloc(nm + 1, sizeof *g->topo),
-                       .row_first = calloc(nm + 1, sizeof *g->row_first),
-                       .row_of = malloc((mx->n + 1) * sizeof *g->row_of)};
-  if (g->topo == NULL || g->row_first == NULL || g->row_of == NULL)
+                       .row_first = calloc(nm + 1, sizeof *g->row_first)};
+  if (g->topo == NULL || g->row_first == NULL)
     return false;
   gather_topos(g, rep, d);
   gather_rows(g, d, mx);
@@ -252,8 +240,8 @@ static void pic_fill(struct gcb__svg_pic *p, const struct gather *gat,
       continue;
     for (size_t k = gat->row_first[machine]; k < gat->row_first[machine + 1];
          k++)
-      if (strcmp(m->rows[gat->row_of[k]].bus_id, bus) == 0)
-        p->row[idx] = &m->rows[gat->row_of[k]];
+      if (strcmp(m->rows[k].bus_id, bus) == 0)
+        p->row[idx] = &m->rows[k];
   }
   p->nnics = p->node->nnics;
   for (size_t a = 0; a < p->n; a++)
@@ -274,8 +262,8 @@ static enum gcb_cell machine_state(const struct gcb_diagnosis *d,
   enum gcb_cell st = GCB_CELL_NONE;
   for (size_t j = g->row_first[m]; j < g->row_first[m + 1]; j++)
     for (size_t k = 0; k < GCB_MATRIX_COLS; k++)
-      if (mx->rows[g->row_of[j]].cell[k].state > st)
-        st = mx->rows[g->row_of[j]].cell[k].state;
+      if (mx->rows[j].cell[k].state > st)
+        st = mx->rows[j].cell[k].state;
   for (size_t i = 0; i < d->n; i++)
     if (d->items[i].comp.node == (long long)m &&
         gcb_root_cause_cell(&d->items[i]) > st)

@@ -382,12 +382,11 @@ static void cell(FILE *out, const struct heat *h, int u, int w, double x,
     fputs("/>\n", out);
     return;
   }
-  fputs("><title>", out);
   if (h->by_node) {
-    gcb__xml(out, "", host_of(h, u), " \xe2\x86\x92 ");
+    gcb__xml(out, "><title>", host_of(h, u), " \xe2\x86\x92 ");
     gcb_escape_xml(out, host_of(h, w));
   } else {
-    fprintf(out, "rank %d (", h->unit_rank[u]);
+    fprintf(out, "><title>rank %d (", h->unit_rank[u]);
     gcb_escape_xml(out, host_of(h, u));
     fprintf(out, ") \xe2\x86\x92 rank %d (", h->unit_rank[w]);
     gcb__xml(out, "", host_of(h, w), ")");

@@ -267,16 +267,14 @@ static void gpu_box(FILE *out, const struct gcb__svg_pic *p, size_t i) {
     gcb__svg_text(out, x + 8, y + 33, "font-size=\"11\"", line);
     cell_line(&r->cell[GCB_FAM_DEVMEM], "mem", line, sizeof line);
     gcb__svg_text(out, x + 8, y + 48, "font-size=\"11\"", line);
-    const struct gcb_root_cause *worst = NULL;
+    snprintf(line, sizeof line, "%s", gcb_cell_name(st));
     for (size_t k = 0; k < GCB_MATRIX_COLS; k++)
       if (r->cell[k].rc != NULL && r->cell[k].state == st && k != GCB_FAM_H2D &&
-          k != GCB_FAM_D2H && k != GCB_FAM_PEERS && worst == NULL) {
-        worst = r->cell[k].rc;
+          k != GCB_FAM_D2H && k != GCB_FAM_PEERS) {
         snprintf(line, sizeof line, "%s: %s", gcb_cell_name(st),
                  gcb_family_name((enum gcb_family)k));
+        break;
       }
-    if (worst == NULL)
-      snprintf(line, sizeof line, "%s", gcb_cell_name(st));
     gcb__svg_text(out, x + 8, y + 66, "font-size=\"11\" font-weight=\"600\"",
                   line);
   }
