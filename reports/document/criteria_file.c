@@ -379,11 +379,6 @@ static enum gcb_status sku_bad(struct gcb_err *err, const char *name,
                      GCB_SKU_SCHEMA, why);
 }
 
-static void sku_copy(char *dst, size_t size, const json_t *obj,
-                     const char *key) {
-  gcb_view_copy(dst, size, gcb_view_str(obj, key));
-}
-
 static enum gcb_status sku_lists(const struct gcb__sku_file *f,
                                  const json_t *root, struct gcb_sku *out,
                                  struct gcb_err *err) {
@@ -402,7 +397,7 @@ static enum gcb_status sku_lists(const struct gcb__sku_file *f,
     if (out->ngemm == GCB_SKU_MAX_GEMM)
       return sku_bad(err, f->name, "gemm");
     struct gcb_sku_gemm *g = &out->gemm[out->ngemm++];
-    sku_copy(g->dtype, sizeof g->dtype, v, "dtype");
+    gcb_view_copy(g->dtype, sizeof g->dtype, gcb_view_str(v, "dtype"));
     g->peak_tflops = gcb_view_num(v, "peak_tflops");
   }
   return GCB_OK;
@@ -439,7 +434,7 @@ enum gcb_status gcb_sku_parse(const struct gcb__sku_file *f,
   if (st == GCB_OK)
     st = sku_lists(f, root, out, err);
   if (st == GCB_OK) {
-    sku_copy(out->sku, sizeof out->sku, root, "sku");
+    gcb_view_copy(out->sku, sizeof out->sku, gcb_view_str(root, "sku"));
     sku_parts(root, out);
   }
   json_decref(root);

@@ -71,25 +71,6 @@ static void *arena_array(struct gcb__model_arena *a, const json_t *list,
   return p;
 }
 
-/* ---- member readers (view.h's fallbacks) -------------------------------- */
-
-static const char *str_or(const json_t *o, const char *key, const char *def) {
-  const char *s = json_string_value(json_object_get(o, key));
-  return s != NULL ? s : def;
-}
-
-static const char *str(const json_t *o, const char *key) {
-  return str_or(o, key, "");
-}
-
-static double num(const json_t *o, const char *key) {
-  return gcb_view_num(o, key);
-}
-
-static long long int_or(const json_t *o, const char *key, long long def) {
-  return gcb_view_int(o, key, def);
-}
-
 /* ---- free-form values --------------------------------------------------- */
 
 char *gcb__json_text(const json_t *v) {
@@ -200,7 +181,7 @@ static void build_probe(struct gcb__model_arena *a, const json_t *probe,
                         struct gcb_model_run *run) {
   const json_t *pairs = json_object_get(probe, "pairs");
   run->has_probe = json_is_object(probe);
-  run->probe_bytes = int_or(probe, "bytes", 8);
+  run->probe_bytes = gcb_view_int(probe, "bytes", 8);
   run->probe = arena_array(a, pairs, sizeof *run->probe, &run->nprobe);
   for (size_t i = 0; i < run->nprobe; i++) {
     const json_t *p = json_array_get(pairs, i),
@@ -209,9 +190,9 @@ static void build_probe(struct gcb__model_arena *a, const json_t *probe,
         .ranks = {(long long)json_integer_value(json_array_get(ranks, 0)),
                   (long long)json_integer_value(json_array_get(ranks, 1))},
         .same_node = json_is_true(json_object_get(p, "same_node")),
-        .min_us = num(p, "min_us"),
-        .median_us = num(p, "median_us"),
-        .batches = int_or(p, "batches", 0)};
+        .min_us = gcb_view_num(p, "min_us"),
+        .median_us = gcb_view_num(p, "median_us"),
+        .batches = gcb_view_int(p, "batches", 0)};
   }
 }
 
@@ -234,10 +215,11 @@ static void build_run(struct gcb__model_arena *a, const json_t *root,
                       struct gcb_model_run *run) {
   const json_t *tool = json_object_get(root, "tool"),
                *r = json_object_get(root, "run");
-  *run = (struct gcb_model_run){.schema = str(root, "schema"),
-                                .tool = str(tool, "name"),
-                                .version = str(tool, "version"),
-                                .git_revision = str(tool, "git_revision")};
+  *run = (struct gcb_model_run){.schema = gcb_view_str(root, "schema"),
+                                .tool = gcb_view_str(tool, "name"),
+                                .version = gcb_view_str(tool, "version"),
+                                .git_revision =
+                                    gcb_view_str(tool, "git_revision")};
   mvalue_of(a, r, &run->run);
   run_fields(run);
   mvalue_of(a, gcb_view_obj(r, "environment"), &run->environment);
@@ -255,11 +237,11 @@ static struct gcb_model_hop *path_hops(struct gcb__model_arena *a,
   struct gcb_model_hop *hops = arena_array(a, path, sizeof *hops, n);
   for (size_t i = 0; i < *n; i++) {
     const json_t *h = json_array_get(path, i);
-    hops[i] = (struct gcb_model_hop){.busid = str(h, "busid"),
-                                     .gen = int_or(h, "gen", -1),
-                                     .width = int_or(h, "width", -1),
-                                     .gbps = num(h, "gbps"),
-                                     .link = str(h, "link")};
+    hops[i] = (struct gcb_model_hop){.busid = gcb_view_str(h, "busid"),
+                                     .gen = gcb_view_int(h, "gen", -1),
+                                     .width = gcb_view_int(h, "width", -1),
+                                     .gbps = gcb_view_num(h, "gbps"),
+                                     .link = gcb_view_str(h, "link")};
   }
   return hops;
 }
@@ -271,13 +253,13 @@ static void build_problems(struct gcb__model_arena *a, const json_t *list,
   n->placement = arena_array(a, list, sizeof *n->placement, &n->nplacement);
   for (size_t i = 0; i < n->nplacement; i++) {
     const json_t *e = json_array_get(list, i);
-    n->placement[i] =
-        (struct gcb_model_problem){.kind = str(e, "kind"),
-                                   .rank = int_or(e, "rank", -1),
-                                   .other_rank = int_or(e, "other_rank", -1),
-                                   .gpu = int_or(e, "gpu", -1),
-                                   .what = str(e, "what"),
-                                   .fix = str(e, "fix")};
+    n->placement[i] = (struct gcb_model_problem){
+        .kind = gcb_view_str(e, "kind"),
+        .rank = gcb_view_int(e, "rank", -1),
+        .other_rank = gcb_view_int(e, "other_rank", -1),
+        .gpu = gcb_view_int(e, "gpu", -1),
+        .what = gcb_view_str(e, "what"),
+        .fix = gcb_view_str(e, "fix")};
   }
 }
 
@@ -286,10 +268,10 @@ static void build_facts(struct gcb__model_arena *a, const json_t *list,
   n->facts = arena_array(a, list, sizeof *n->facts, &n->nfacts);
   for (size_t i = 0; i < n->nfacts; i++) {
     const json_t *e = json_array_get(list, i);
-    n->facts[i] = (struct gcb_model_fact){.kind = str(e, "kind"),
-                                          .gpu = int_or(e, "gpu", -1),
-                                          .nic = int_or(e, "nic", -1),
-                                          .text = str(e, "text")};
+    n->facts[i] = (struct gcb_model_fact){.kind = gcb_view_str(e, "kind"),
+                                          .gpu = gcb_view_int(e, "gpu", -1),
+                                          .nic = gcb_view_int(e, "nic", -1),
+                                          .text = gcb_view_str(e, "text")};
   }
 }
 
@@ -339,37 +321,39 @@ static void build_topology(struct gcb__model_arena *a, const json_t *topo,
     return;
   json_array_foreach(gpus, i, e) {
     struct gcb_model_gpu *g = &n->gpus[i];
-    *g = (struct gcb_model_gpu){.node = n->index,
-                                .index = int_or(e, "index", -1),
-                                .busid = str(e, "busid"),
-                                .model = str(e, "model"),
-                                .arch = str(e, "arch"),
-                                .cpus = str(e, "cpus"),
-                                .numa = int_or(e, "numa", -1),
-                                .link_gbps = num(e, "link_gbps"),
-                                .host_gbps = gcb_topo_view_host_gbps(e),
-                                .nvlinks = int_or(e, "nvlinks", -1),
-                                .pcie_switch = int_or(e, "pcie_switch", -1),
-                                .host_basis =
-                                    str(gcb_view_obj(e, "host_link"), "basis")};
+    *g = (struct gcb_model_gpu){
+        .node = n->index,
+        .index = gcb_view_int(e, "index", -1),
+        .busid = gcb_view_str(e, "busid"),
+        .model = gcb_view_str(e, "model"),
+        .arch = gcb_view_str(e, "arch"),
+        .cpus = gcb_view_str(e, "cpus"),
+        .numa = gcb_view_int(e, "numa", -1),
+        .link_gbps = gcb_view_num(e, "link_gbps"),
+        .host_gbps = gcb_topo_view_host_gbps(e),
+        .nvlinks = gcb_view_int(e, "nvlinks", -1),
+        .pcie_switch = gcb_view_int(e, "pcie_switch", -1),
+        .host_basis = gcb_view_str(gcb_view_obj(e, "host_link"), "basis")};
     g->hops = path_hops(a, json_object_get(e, "pcie_path"), &g->nhops);
   }
   json_array_foreach(nics, i, e) {
     struct gcb_model_nic *c = &n->nics[i];
-    *c = (struct gcb_model_nic){.name = str(e, "name"),
-                                .busid = str(e, "busid"),
-                                .numa = int_or(e, "numa", -1),
-                                .pcie_switch = int_or(e, "pcie_switch", -1),
-                                .index = int_or(e, "index", -1)};
+    *c = (struct gcb_model_nic){.name = gcb_view_str(e, "name"),
+                                .busid = gcb_view_str(e, "busid"),
+                                .numa = gcb_view_int(e, "numa", -1),
+                                .pcie_switch =
+                                    gcb_view_int(e, "pcie_switch", -1),
+                                .index = gcb_view_int(e, "index", -1)};
     c->hops = path_hops(a, json_object_get(e, "pcie_path"), &c->nhops);
   }
   json_array_foreach(numa, i, e) {
-    n->numa[i] = int_or(e, "os_index", -1);
-    n->numa_cpus[i] = str(e, "cpus");
+    n->numa[i] = gcb_view_int(e, "os_index", -1);
+    n->numa_cpus[i] = gcb_view_str(e, "cpus");
   }
   json_array_foreach(sws, i, e) {
     n->switches[i] = (struct gcb_model_switch){
-        .busid = str(e, "busid"), .uplink_gbps = num(e, "uplink_gbps")};
+        .busid = gcb_view_str(e, "busid"),
+        .uplink_gbps = gcb_view_num(e, "uplink_gbps")};
   }
   build_paths(a, gcb_view_obj(topo, "paths"), n);
   build_problems(a, json_object_get(topo, "placement"), n);
@@ -382,38 +366,40 @@ static void build_health(struct gcb__model_arena *a, const json_t *gpus,
   for (size_t i = 0; i < n->nhealth; i++) {
     const json_t *e = json_array_get(gpus, i);
     n->health[i] = (struct gcb_model_health){
-        .ordinal = int_or(e, "ordinal", -1),
-        .bus_id = str(e, "bus_id"),
-        .name = str(e, "name"),
+        .ordinal = gcb_view_int(e, "ordinal", -1),
+        .bus_id = gcb_view_str(e, "bus_id"),
+        .name = gcb_view_str(e, "name"),
         .nvml = json_is_true(json_object_get(e, "nvml")),
-        .temp_c = num(e, "temp_c"),
-        .power_w = num(e, "power_w"),
-        .power_limit_w = num(e, "power_limit_w"),
-        .sm_clock_mhz = num(e, "sm_clock_mhz"),
-        .sm_clock_max_mhz = num(e, "sm_clock_max_mhz"),
-        .ecc_uncorrected = int_or(e, "ecc_uncorrected", -1),
-        .pcie_gen = int_or(e, "pcie_gen", -1),
-        .pcie_width = int_or(e, "pcie_width", -1),
+        .temp_c = gcb_view_num(e, "temp_c"),
+        .power_w = gcb_view_num(e, "power_w"),
+        .power_limit_w = gcb_view_num(e, "power_limit_w"),
+        .sm_clock_mhz = gcb_view_num(e, "sm_clock_mhz"),
+        .sm_clock_max_mhz = gcb_view_num(e, "sm_clock_max_mhz"),
+        .ecc_uncorrected = gcb_view_int(e, "ecc_uncorrected", -1),
+        .pcie_gen = gcb_view_int(e, "pcie_gen", -1),
+        .pcie_width = gcb_view_int(e, "pcie_width", -1),
         .throttle_slowed = json_is_true(
             json_object_get(json_object_get(e, "throttle"), "slowed")),
-        .throttle_reasons = str(gcb_view_obj(e, "throttle"), "reasons"),
-        .pcie_gen_max = int_or(e, "pcie_gen_max", -1),
-        .pcie_width_max = int_or(e, "pcie_width_max", -1)};
+        .throttle_reasons =
+            gcb_view_str(gcb_view_obj(e, "throttle"), "reasons"),
+        .pcie_gen_max = gcb_view_int(e, "pcie_gen_max", -1),
+        .pcie_width_max = gcb_view_int(e, "pcie_width_max", -1)};
   }
 }
 
 static void build_node(struct gcb__model_arena *a, const json_t *e,
                        struct gcb_model_node *n) {
   const json_t *ranks = json_object_get(e, "ranks");
-  *n = (struct gcb_model_node){.index = int_or(e, "index", -1),
-                               .hostname = str(e, "hostname"),
-                               .cpu_model = str_or(e, "cpu_model", NULL),
-                               .cores = int_or(e, "cores", -1),
-                               .pus = int_or(e, "pus", -1),
-                               .packages = int_or(e, "packages", -1),
-                               .numa_nodes = int_or(e, "numa_nodes", -1),
-                               .llc_bytes = int_or(e, "llc_bytes", -1),
-                               .memory_bytes = int_or(e, "memory_bytes", -1)};
+  *n = (struct gcb_model_node){
+      .index = gcb_view_int(e, "index", -1),
+      .hostname = gcb_view_str(e, "hostname"),
+      .cpu_model = json_string_value(json_object_get(e, "cpu_model")),
+      .cores = gcb_view_int(e, "cores", -1),
+      .pus = gcb_view_int(e, "pus", -1),
+      .packages = gcb_view_int(e, "packages", -1),
+      .numa_nodes = gcb_view_int(e, "numa_nodes", -1),
+      .llc_bytes = gcb_view_int(e, "llc_bytes", -1),
+      .memory_bytes = gcb_view_int(e, "memory_bytes", -1)};
   n->ranks = arena_array(a, ranks, sizeof *n->ranks, &n->nranks);
   for (size_t i = 0; i < n->nranks; i++)
     n->ranks[i] = (long long)json_integer_value(json_array_get(ranks, i));
@@ -426,28 +412,28 @@ static void build_node(struct gcb__model_arena *a, const json_t *e,
 static void build_rank(const json_t *e, struct gcb_model_rank *r) {
   const json_t *dev = gcb_view_obj(e, "device"),
                *blas = gcb_view_obj(e, "blas");
-  *r = (struct gcb_model_rank){.rank = int_or(e, "rank", -1),
-                               .node = int_or(e, "node", -1),
-                               .local_rank = int_or(e, "local_rank", -1),
-                               .pid = int_or(e, "pid", -1),
-                               .hostname = str(e, "hostname"),
-                               .cpu_binding = str(e, "cpu_binding"),
-                               .bound_pus = int_or(e, "bound_pus", -1),
-                               .cpu_threads = int_or(e, "cpu_threads", -1),
-                               .numa = int_or(e, "numa", -1),
-                               .has_device = dev != NULL,
-                               .device_index = int_or(dev, "index", -1),
-                               .device_bus_id = str(dev, "bus_id"),
-                               .device_name = str_or(dev, "name", NULL),
-                               .device_memory_bytes =
-                                   int_or(dev, "memory_bytes", -1),
-                               .has_blas = blas != NULL,
-                               .blas_core = str(blas, "core"),
-                               .blas_cpu_isa = str(blas, "cpu_isa"),
-                               .blas_threads = int_or(blas, "threads", -1)};
+  *r = (struct gcb_model_rank){
+      .rank = gcb_view_int(e, "rank", -1),
+      .node = gcb_view_int(e, "node", -1),
+      .local_rank = gcb_view_int(e, "local_rank", -1),
+      .pid = gcb_view_int(e, "pid", -1),
+      .hostname = gcb_view_str(e, "hostname"),
+      .cpu_binding = gcb_view_str(e, "cpu_binding"),
+      .bound_pus = gcb_view_int(e, "bound_pus", -1),
+      .cpu_threads = gcb_view_int(e, "cpu_threads", -1),
+      .numa = gcb_view_int(e, "numa", -1),
+      .has_device = dev != NULL,
+      .device_index = gcb_view_int(dev, "index", -1),
+      .device_bus_id = gcb_view_str(dev, "bus_id"),
+      .device_name = json_string_value(json_object_get(dev, "name")),
+      .device_memory_bytes = gcb_view_int(dev, "memory_bytes", -1),
+      .has_blas = blas != NULL,
+      .blas_core = gcb_view_str(blas, "core"),
+      .blas_cpu_isa = gcb_view_str(blas, "cpu_isa"),
+      .blas_threads = gcb_view_int(blas, "threads", -1)};
   /* Later documents may record the GPU's NUMA node with the device. */
   if (r->numa < 0)
-    r->numa = int_or(dev, "numa_node", -1);
+    r->numa = gcb_view_int(dev, "numa_node", -1);
 }
 
 /* ---- cases -------------------------------------------------------------- */
@@ -455,25 +441,25 @@ static void build_rank(const json_t *e, struct gcb_model_rank *r) {
 static void build_summary(const json_t *s, struct gcb_model_summary *out) {
   const json_t *t = gcb_view_obj(s, "time_s");
   *out = (struct gcb_model_summary){
-      .ranks = int_or(s, "ranks", -1),
-      .min_rank = int_or(s, "min_rank", -1),
-      .max_rank = int_or(s, "max_rank", -1),
-      .late_rank = int_or(s, "late_rank", -1),
-      .min = num(s, "min"),
-      .median = num(s, "median"),
-      .mean = num(s, "mean"),
-      .max = num(s, "max"),
-      .stdev = num(s, "stdev"),
-      .imbalance = num(s, "imbalance"),
-      .wrong = num(s, "wrong"),
+      .ranks = gcb_view_int(s, "ranks", -1),
+      .min_rank = gcb_view_int(s, "min_rank", -1),
+      .max_rank = gcb_view_int(s, "max_rank", -1),
+      .late_rank = gcb_view_int(s, "late_rank", -1),
+      .min = gcb_view_num(s, "min"),
+      .median = gcb_view_num(s, "median"),
+      .mean = gcb_view_num(s, "mean"),
+      .max = gcb_view_num(s, "max"),
+      .stdev = gcb_view_num(s, "stdev"),
+      .imbalance = gcb_view_num(s, "imbalance"),
+      .wrong = gcb_view_num(s, "wrong"),
       .checked = json_is_true(json_object_get(s, "checked")),
-      .time_min = num(t, "min"),
-      .time_mean = num(t, "mean"),
-      .time_max = num(t, "max"),
-      .algbw = num(s, "algbw"),
-      .busbw = num(s, "busbw"),
-      .late_mean_s = num(s, "late_mean_s"),
-      .late_max_s = num(s, "late_max_s")};
+      .time_min = gcb_view_num(t, "min"),
+      .time_mean = gcb_view_num(t, "mean"),
+      .time_max = gcb_view_num(t, "max"),
+      .algbw = gcb_view_num(s, "algbw"),
+      .busbw = gcb_view_num(s, "busbw"),
+      .late_mean_s = gcb_view_num(s, "late_mean_s"),
+      .late_max_s = gcb_view_num(s, "late_max_s")};
 }
 
 /* Case e's timeline through the document's reader, its series kept in the
@@ -537,21 +523,21 @@ static void build_case(struct gcb__model_arena *a, const json_t *e,
                *v = gcb_view_obj(e, "validation");
   *c = (struct gcb_model_case){
       .index = index,
-      .bench = str(e, "bench"),
-      .backend = str(e, "backend"),
-      .label = str(e, "label"),
-      .unit = str(e, "unit"),
-      .counted = str(e, "counted"),
-      .work_per_op = num(e, "work_per_op"),
-      .bus_factor = num(e, "bus_factor"),
-      .iterations = int_or(e, "iterations", -1),
-      .warmup = int_or(e, "warmup", -1),
+      .bench = gcb_view_str(e, "bench"),
+      .backend = gcb_view_str(e, "backend"),
+      .label = gcb_view_str(e, "label"),
+      .unit = gcb_view_str(e, "unit"),
+      .counted = gcb_view_str(e, "counted"),
+      .work_per_op = gcb_view_num(e, "work_per_op"),
+      .bus_factor = gcb_view_num(e, "bus_factor"),
+      .iterations = gcb_view_int(e, "iterations", -1),
+      .warmup = gcb_view_int(e, "warmup", -1),
       .validation = {.present = v != NULL,
                      .checked = json_is_true(json_object_get(v, "checked")),
                      .passed = json_is_true(json_object_get(v, "passed")),
                      .passed_present =
                          json_is_boolean(json_object_get(v, "passed")),
-                     .wrong = int_or(v, "wrong", 0)}};
+                     .wrong = gcb_view_int(v, "wrong", 0)}};
   c->kind = gcb_bench_kind_find(c->bench);
   c->nominal_work = json_is_true(json_object_get(e, "nominal_work"));
   mvalue_of(a, p, &c->params);
@@ -573,16 +559,17 @@ static void build_lists(struct gcb__model_arena *a, const json_t *root,
   if (a->failed)
     return;
   json_array_foreach(errors, i, e) {
-    m->errors[i] = (struct gcb_model_error){.rank = int_or(e, "rank", -1),
-                                            .bench = str(e, "bench"),
-                                            .label = str(e, "label"),
-                                            .status = str(e, "status"),
-                                            .message = str(e, "message")};
+    m->errors[i] =
+        (struct gcb_model_error){.rank = gcb_view_int(e, "rank", -1),
+                                 .bench = gcb_view_str(e, "bench"),
+                                 .label = gcb_view_str(e, "label"),
+                                 .status = gcb_view_str(e, "status"),
+                                 .message = gcb_view_str(e, "message")};
   }
   json_array_foreach(skips, i, e) {
-    m->skips[i] = (struct gcb_model_skip){.bench = str(e, "bench"),
-                                          .label = str(e, "label"),
-                                          .reason = str(e, "reason")};
+    m->skips[i] = (struct gcb_model_skip){.bench = gcb_view_str(e, "bench"),
+                                          .label = gcb_view_str(e, "label"),
+                                          .reason = gcb_view_str(e, "reason")};
   }
 }
 
@@ -632,21 +619,14 @@ static void build(struct gcb__model_arena *a, const json_t *root,
 static enum gcb_status model_of(const json_t *root,
                                 const struct gcb_results *res, const char *name,
                                 struct gcb_model **out, struct gcb_err *err) {
-  struct gcb_model *m = calloc(1, sizeof *m);
-  struct gcb__model_arena *a = calloc(1, sizeof *a);
+  struct gcb_model *m = gcb__model_new(name);
   *out = NULL;
-  if (m != NULL && a != NULL) {
-    m->arena = a;
-    m->name = name != NULL ? name : "";
-    build(a, root, res, m);
-    if (!a->failed) {
+  if (m != NULL) {
+    build(m->arena, root, res, m);
+    if (!m->arena->failed) {
       *out = m;
       return GCB_OK;
     }
-  } else {
-    free(a);
-    free(m);
-    m = NULL;
   }
   gcb_model_free(m);
   return gcb_err_set(err, GCB_ENOMEM, "model: out of memory");
@@ -831,8 +811,7 @@ double gcb_model_param_num(const struct gcb_model_case *c, const char *key) {
 
 const char *gcb_model_param_str(const struct gcb_model_case *c,
                                 const char *key) {
-  const struct gcb_mvalue *v = gcb_mvalue_get(&c->params, key);
-  return v->type == GCB_MV_STRING ? v->text : "";
+  return gcb_mvalue_str(&c->params, key);
 }
 
 bool gcb_model_case_is_latency(const struct gcb_model_case *c) {
@@ -1047,7 +1026,7 @@ struct gcb_mvalue gcb__mvalue_null(void) {
   return (struct gcb_mvalue){.type = GCB_MV_NULL, .num = NAN};
 }
 
-struct gcb_mvalue gcb__mvalue_bool(bool b) {
+static struct gcb_mvalue mvalue_bool(bool b) {
   return (struct gcb_mvalue){.type = GCB_MV_BOOL, .b = b, .num = NAN};
 }
 
@@ -1055,7 +1034,7 @@ struct gcb_mvalue gcb__mvalue_int(long long i) {
   return (struct gcb_mvalue){.type = GCB_MV_INT, .i = i, .num = (double)i};
 }
 
-struct gcb_mvalue gcb__mvalue_real(double x) {
+static struct gcb_mvalue mvalue_real(double x) {
   return (struct gcb_mvalue){.type = GCB_MV_REAL, .num = x};
 }
 
@@ -1093,8 +1072,8 @@ struct gcb_mvalue gcb__mvalue_json(struct gcb_model *m, const json_t *v) {
   }
   return json_is_string(v)    ? gcb__mvalue_string(m, json_string_value(v))
          : json_is_integer(v) ? gcb__mvalue_int(json_integer_value(v))
-         : json_is_real(v)    ? gcb__mvalue_real(json_real_value(v))
-         : json_is_boolean(v) ? gcb__mvalue_bool(json_is_true(v))
+         : json_is_real(v)    ? mvalue_real(json_real_value(v))
+         : json_is_boolean(v) ? mvalue_bool(json_is_true(v))
                               : gcb__mvalue_null();
 }
 

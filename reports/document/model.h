@@ -498,9 +498,7 @@ char *gcb__json_text(const struct json_t *v);
 /* Free-form scalars, an empty object, and an array given as its compact
  * JSON text (gcb__json_text's, which is what the model keeps of one). */
 struct gcb_mvalue gcb__mvalue_null(void);
-struct gcb_mvalue gcb__mvalue_bool(bool b);
 struct gcb_mvalue gcb__mvalue_int(long long i);
-struct gcb_mvalue gcb__mvalue_real(double x);
 struct gcb_mvalue gcb__mvalue_string(struct gcb_model *m, const char *s);
 struct gcb_mvalue gcb__mvalue_object(void);
 struct gcb_mvalue gcb__mvalue_array(struct gcb_model *m, const char *json);

@@ -11,20 +11,6 @@ double gcb_record_figure(const struct gcb_record *rec, double seconds) {
   return rec->work_per_op / seconds / rec->figure.scale;
 }
 
-/* The rank arriving latest on average at collectives, if measured. */
-static void find_late_rank(const struct gcb_record *rec,
-                           struct gcb_record_summary *out) {
-  out->late_rank = -1;
-  for (int r = 0; r < rec->nranks; r++) {
-    const struct gcb_stats *late = &rec->ranks[r].late;
-    if (late->n > 0 && (out->late_rank < 0 || late->mean > out->late_mean)) {
-      out->late_rank = r;
-      out->late_mean = late->mean;
-      out->late_max = late->max;
-    }
-  }
-}
-
 void gcb_record_summarize(const struct gcb_record *rec,
                           struct gcb_record_summary *out) {
   memset(out, 0, sizeof *out);
@@ -51,7 +37,15 @@ void gcb_record_summarize(const struct gcb_record *rec,
     out->imbalance = (out->time.max - out->time.mean) / out->time.max;
   out->algbw = gcb_record_figure(rec, out->time.mean);
   out->busbw = out->algbw * rec->figure.bus_factor;
-  find_late_rank(rec, out);
+  /* The rank arriving latest on average at collectives, if measured. */
+  for (int r = 0; r < n; r++) {
+    const struct gcb_stats *late = &rec->ranks[r].late;
+    if (late->n > 0 && (out->late_rank < 0 || late->mean > out->late_mean)) {
+      out->late_rank = r;
+      out->late_mean = late->mean;
+      out->late_max = late->max;
+    }
+  }
 }
 
 /* The next parameter slot, named and typed; NULL when all are taken. */

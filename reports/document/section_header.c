@@ -147,16 +147,6 @@ static json_t *environment_json(const char *const *env) {
   return o;
 }
 
-static json_t *run_fields_json(const struct gcb_run_info *run,
-                               const char *start) {
-  return json_pack("{s:s, s:s, s:o, s:s, s:n, s:s, s:s, s:s, s:i, s:i}", "id",
-                   run->run_id, "command", run->command, "command_line",
-                   argv_json(run->argc, run->argv), "start_time", start,
-                   "end_time", "status", "running", "backend", run->backend,
-                   "backend_reason", run->backend_reason, "ranks", run->ranks,
-                   "nodes", run->nodes);
-}
-
 static json_t *probe_json(const struct gcb_mpi_probe *p) {
   json_t *pairs = json_array();
   for (int i = 0; pairs != NULL && i < p->npairs; i++)
@@ -176,7 +166,12 @@ static json_t *probe_json(const struct gcb_mpi_probe *p) {
 static json_t *run_json(const struct gcb_run_info *run) {
   char start[32];
   utc_now(start, sizeof start);
-  json_t *o = run_fields_json(run, start);
+  json_t *o = json_pack(
+      "{s:s, s:s, s:o, s:s, s:n, s:s, s:s, s:s, s:i, s:i}", "id", run->run_id,
+      "command", run->command, "command_line", argv_json(run->argc, run->argv),
+      "start_time", start, "end_time", "status", "running", "backend",
+      run->backend, "backend_reason", run->backend_reason, "ranks", run->ranks,
+      "nodes", run->nodes);
   if (o != NULL && run->environment != NULL &&
       json_object_set_new(o, "environment",
                           environment_json(run->environment)) != 0)

@@ -92,16 +92,6 @@ void gcb__view_key(const char *bench, const char *unit,
   gcb__view_trim_partial(buf);
 }
 
-/* text[0..n) into buf as snprintf(buf, size, "%s", text) would leave it:
- * cut at size - 1 bytes (the texts here are ASCII). */
-static void put_text(char *buf, size_t size, const char *text, size_t n) {
-  if (size == 0)
-    return;
-  n = n < size ? n : size - 1;
-  memcpy(buf, text, n);
-  buf[n] = '\0';
-}
-
 /* printf's "%.0f" for |x| >= 1000 or x == 0, from nearbyint (which rounds
  * as printf does, to nearest and ties to even) where the integer fits;
  * 0 when it does not (the caller prints it). */
@@ -120,20 +110,19 @@ static size_t whole_text(double x, char *out) {
 void gcb_view_fmt(double x, char *buf, size_t size) {
   char text[GCB_FMTNUM_MAX];
   double a = fabs(x);
-  size_t n;
   if (isnan(x)) {
-    put_text(buf, size, "-", 1);
+    gcb_view_copy(buf, size, "-");
     return;
   }
   if (a >= 1000 || a == 0) {
-    if ((n = whole_text(x, text)) == 0) {
+    if (whole_text(x, text) == 0) {
       snprintf(buf, size, "%.0f", x);
       return;
     }
   } else {
-    n = gcb_fmtnum_g(text, x, a >= 1 ? 4 : 3);
+    gcb_fmtnum_g(text, x, a >= 1 ? 4 : 3);
   }
-  put_text(buf, size, text, n);
+  gcb_view_copy(buf, size, text);
 }
 
 void gcb_view_fmt_time(double seconds, char *buf, size_t size) {
@@ -145,16 +134,15 @@ void gcb_view_fmt_time(double seconds, char *buf, size_t size) {
   while (i + 1 < sizeof units / sizeof *units && fabs(seconds) < units[i].scale)
     i++;
   if (isnan(seconds)) {
-    put_text(buf, size, "-", 1);
+    gcb_view_copy(buf, size, "-");
     return;
   }
   /* "%.4g %s" */
   char text[GCB_FMTNUM_MAX + 4];
   size_t n = gcb_fmtnum_g(text, seconds / units[i].scale, 4);
   text[n++] = ' ';
-  size_t u = strlen(units[i].unit);
-  memcpy(text + n, units[i].unit, u);
-  put_text(buf, size, text, n + u);
+  memcpy(text + n, units[i].unit, strlen(units[i].unit) + 1);
+  gcb_view_copy(buf, size, text);
 }
 
 void gcb_view_ranges(const long long *v, size_t n, char *buf, size_t size) {

@@ -86,16 +86,14 @@ void gcb_view_mpi_line(const json_t *root, char *buf, size_t size) {
            size);
 }
 
-/* The text of a free-form string value, or NULL for any other. */
-static const char *mv_text(const struct gcb_mvalue *v) {
-  return v->type == GCB_MV_STRING ? v->text : NULL;
-}
-
 void gcb_view_mpi_line_model(const struct gcb_model *m, char *buf,
                              size_t size) {
   const char *vars[NVARS];
-  for (size_t i = 0; i < NVARS; i++)
-    vars[i] = mv_text(gcb_mvalue_get(&m->run.environment, transport_vars[i]));
+  for (size_t i = 0; i < NVARS; i++) {
+    const struct gcb_mvalue *v =
+        gcb_mvalue_get(&m->run.environment, transport_vars[i]);
+    vars[i] = v->type == GCB_MV_STRING ? v->text : NULL;
+  }
   mpi_line(gcb_mvalue_str(&m->run.software, "mpi"),
            gcb_mvalue_str(&m->run.software, "mpi_device"), vars, buf, size);
 }
