@@ -390,23 +390,16 @@ static json_t *telemetry_value(const struct gcb_telemetry *t,
   char reasons[160];
   if (!t->available)
     return json_null();
+  /* the clocks, power and temperature, in the columns' order */
+  const double v[] = {t->sm_clock_mhz_min, t->sm_clock_mhz_mean,
+                      t->sm_clock_mhz_max, t->mem_clock_mhz_mean,
+                      t->power_w_mean,     t->power_w_max,
+                      t->temp_c_max};
+  if (col >= GCB_RC_TELEM_SM_MIN && col <= GCB_RC_TELEM_TEMP_MAX)
+    return number(v[col - GCB_RC_TELEM_SM_MIN]);
   switch (col) {
   case GCB_RC_TELEM_SAMPLES:
     return json_integer(t->samples);
-  case GCB_RC_TELEM_SM_MIN:
-    return number(t->sm_clock_mhz_min);
-  case GCB_RC_TELEM_SM_MEAN:
-    return number(t->sm_clock_mhz_mean);
-  case GCB_RC_TELEM_SM_MAX:
-    return number(t->sm_clock_mhz_max);
-  case GCB_RC_TELEM_MEM_MEAN:
-    return number(t->mem_clock_mhz_mean);
-  case GCB_RC_TELEM_POWER_MEAN:
-    return number(t->power_w_mean);
-  case GCB_RC_TELEM_POWER_MAX:
-    return number(t->power_w_max);
-  case GCB_RC_TELEM_TEMP_MAX:
-    return number(t->temp_c_max);
   case GCB_RC_TELEM_THROTTLE:
     if (!t->throttle_known)
       return json_null();
