@@ -339,12 +339,11 @@ static enum gcb_status not_applicable(struct eval *ev, const struct gcb_doc *d,
   return GCB_OK;
 }
 
-static enum gcb_status eval_doc(struct eval *ev, const struct gcb_doc *doc,
-                                const bool *na) {
+static enum gcb_status eval_doc(struct eval *ev, const bool *na) {
   const struct gcb_criterion *k = &ev->cr->checks[ev->check];
   enum gcb_status st = GCB_OK;
-  for (size_t i = 0; i < doc->model->ncases && st == GCB_OK; i++) {
-    const struct gcb_model_case *c = &doc->model->cases[i];
+  for (size_t i = 0; i < ev->m->ncases && st == GCB_OK; i++) {
+    const struct gcb_model_case *c = &ev->m->cases[i];
     if (!matches(k, c, ev->m))
       continue;
     ev->c = c;
@@ -371,7 +370,7 @@ static enum gcb_status eval_docs(struct eval *ev, const struct gcb_doc *docs,
         st = not_applicable(ev, &docs[d], &k->bounds[b]);
     }
     if (st == GCB_OK)
-      st = eval_doc(ev, &docs[d], na);
+      st = eval_doc(ev, na);
   }
   return st;
 }

@@ -332,28 +332,6 @@ static bool nvlink_checks(struct gcb_criteria *cr, const struct gcb_sku *sku,
   return add_checks(cr, &e, docs, ndocs);
 }
 
-/* The SKU's expectations as criteria. */
-static enum gcb_status sku_criteria(const struct gcb_sku *sku,
-                                    const char *title,
-                                    const struct gcb_doc *docs, size_t ndocs,
-                                    struct gcb_criteria **out,
-                                    struct gcb_err *err) {
-  struct gcb_criteria *cr = gcb_criteria_new("built-in expectations");
-  bool ok = cr != NULL && (cr->name = gcb_criteria_keep(cr, title)) != NULL &&
-            gemm_checks(cr, sku, docs, ndocs, &gemm_family) &&
-            gemm_checks(cr, sku, docs, ndocs, &burn_family) &&
-            membw_checks(cr, sku, docs, ndocs) &&
-            pcie_checks(cr, sku, docs, ndocs) &&
-            nvlink_checks(cr, sku, docs, ndocs);
-  if (!ok) {
-    gcb_criteria_free(cr);
-    return gcb_err_set(err, GCB_ENOMEM, "built-in expectations: out of memory");
-  }
-  cr->builtin = true;
-  *out = cr;
-  return GCB_OK;
-}
-
 enum gcb_status gcb_expect_builtin(const struct gcb_doc *docs, size_t ndocs,
                                    struct gcb_criteria **out, char *line,
                                    size_t size, struct gcb_err *err) {
@@ -382,9 +360,19 @@ enum gcb_status gcb_expect_builtin(const struct gcb_doc *docs, size_t ndocs,
   }
   char title[96];
   snprintf(title, sizeof title, "%s expectations, built in", sku.sku);
-  st = sku_criteria(&sku, title, docs, ndocs, out, err);
-  if (st == GCB_OK)
-    snprintf(line, size, "%s (%s; sources in docs/REPORTS.md)", title,
-             m.name[0]);
-  return st;
+  struct gcb_criteria *cr = gcb_criteria_new("built-in expectations");
+  bool ok = cr != NULL && (cr->name = gcb_criteria_keep(cr, title)) != NULL &&
+            gemm_checks(cr, &sku, docs, ndocs, &gemm_family) &&
+            gemm_checks(cr, &sku, docs, ndocs, &burn_family) &&
+            membw_checks(cr, &sku, docs, ndocs) &&
+            pcie_checks(cr, &sku, docs, ndocs) &&
+            nvlink_checks(cr, &sku, docs, ndocs);
+  if (!ok) {
+    gcb_criteria_free(cr);
+    return gcb_err_set(err, GCB_ENOMEM, "built-in expectations: out of memory");
+  }
+  cr->builtin = true;
+  *out = cr;
+  snprintf(line, size, "%s (%s; sources in docs/REPORTS.md)", title, m.name[0]);
+  return GCB_OK;
 }
