@@ -105,10 +105,10 @@ static const struct family p2p_family = {GCB_BENCH_P2P,
 
 #define MAX_FIXED 3
 
-/* A number param as the documents' number (an integer stays one). */
+/* A number param as the documents' number (NAN when it is not one: a
+ * string is not converted). */
 static double num_param(const struct gcb_model_case *c, const char *key) {
-  const struct gcb_mvalue *v = gcb_mvalue_get(&c->params, key);
-  return v->type == GCB_MV_INT || v->type == GCB_MV_REAL ? v->num : NAN;
+  return gcb_mvalue_get(&c->params, key)->num;
 }
 
 /* The key that sizes case c in its family (the first of size_keys it
