@@ -265,11 +265,7 @@ static enum gcb_status one_sided(struct gcb_comparison *cmp,
   struct gcb_delta *d = push_delta(cmp, c, key, err);
   if (d == NULL)
     return GCB_ENOMEM;
-  double v = c->summary.median;
-  if (old_side)
-    d->old_value = v;
-  else
-    d->new_value = v;
+  *(old_side ? &d->old_value : &d->new_value) = c->summary.median;
   d->verdict = old_side ? GCB_VERDICT_ONLY_OLD : GCB_VERDICT_ONLY_NEW;
   return GCB_OK;
 }

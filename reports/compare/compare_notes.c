@@ -80,11 +80,10 @@ static const struct gcb_mvalue *field_get(const struct entry_field *fd,
 }
 
 static void value_text(const struct gcb_mvalue *v, char *buf, size_t size) {
-  if (v->type == GCB_MV_ABSENT) {
-    snprintf(buf, size, "(absent)");
-    return;
-  }
-  gcb_view_copy(buf, size, v->text != NULL ? v->text : "?");
+  gcb_view_copy(buf, size,
+                v->type == GCB_MV_ABSENT ? "(absent)"
+                : v->text != NULL        ? v->text
+                                         : "?");
 }
 
 static enum gcb_status note(struct gcb_comparison *cmp, const char *what,
@@ -143,25 +142,10 @@ diff_objects(struct gcb_comparison *cmp, const char *prefix,
   return GCB_OK;
 }
 
-/* The note of one field that differs in count entries, first at index
- * first (a different count of entries is the run's own note). */
-static enum gcb_status entry_note(struct gcb_comparison *cmp, const char *label,
-                                  const char *field, size_t count, size_t first,
-                                  const struct gcb_mvalue *a,
-                                  const struct gcb_mvalue *b,
-                                  struct gcb_err *err) {
-  char what[96];
-  if (count == 1)
-    snprintf(what, sizeof what, "%s %zu %s", label, first, field);
-  else
-    snprintf(what, sizeof what, "%s of %zu %ss (first: %s %zu)", field, count,
-             label, label, first);
-  return note(cmp, what, a, b, err);
-}
-
 /* One note per field that differs in any pair of entries a[i], b[i] of
  * `size` bytes each, paired by position ("node" or "rank" entries, as
- * label says). */
+ * label says): where it differs, how many differ and the first (a
+ * different count of entries is the run's own note). */
 static enum gcb_status diff_entries(struct gcb_comparison *cmp,
                                     const char *label,
                                     const struct entry_field *fields,
@@ -180,10 +164,16 @@ static enum gcb_status diff_entries(struct gcb_comparison *cmp,
                             field_get(fd, pb + i * size, &y)) &&
           count++ == 0)
         first = i;
-    if (count > 0)
-      st = entry_note(cmp, label, fd->name, count, first,
-                      field_get(fd, pa + first * size, &x),
-                      field_get(fd, pb + first * size, &y), err);
+    if (count == 0)
+      continue;
+    char what[96];
+    if (count == 1)
+      snprintf(what, sizeof what, "%s %zu %s", label, first, fd->name);
+    else
+      snprintf(what, sizeof what, "%s of %zu %ss (first: %s %zu)", fd->name,
+               count, label, label, first);
+    st = note(cmp, what, field_get(fd, pa + first * size, &x),
+              field_get(fd, pb + first * size, &y), err);
   }
   return st;
 }

@@ -162,6 +162,11 @@ void gcb_criteria_free(struct gcb_criteria *cr);
 const struct gcb_check_param *gcb_check_param(const struct gcb_criterion *k,
                                               const char *key);
 
+/* Whether a case's param value `have` is what `want` asks for: a number
+ * equal to its number, or a string equal to its string. */
+bool gcb_check_param_matches(const struct gcb_check_param *want,
+                             const struct gcb_mvalue *have);
+
 /* What happened to one check. */
 struct gcb_check_result {
   size_t matched; /* cases the check applied to */

@@ -13,49 +13,39 @@
 #include "reports/document/model.h"
 #include "reports/document/ranks.h"
 
-/* A metric read off the case summary, the same for every rank. */
-#define SUMMARY_METRIC(fn, expr)                                               \
+/* A metric of case c: the same for every rank when read off its summary,
+ * else of entry i of its per-rank columns r. */
+#define METRIC(fn, expr)                                                       \
   static double fn(const struct gcb_model_case *c,                             \
                    const struct gcb_model_columns *r, size_t i) {              \
     (void)r, (void)i;                                                          \
     return expr;                                                               \
   }
 
-SUMMARY_METRIC(m_median, c->summary.median)
-SUMMARY_METRIC(m_mean, c->summary.mean)
-SUMMARY_METRIC(m_min, c->summary.min)
-SUMMARY_METRIC(m_max, c->summary.max)
+METRIC(m_median, c->summary.median)
+METRIC(m_mean, c->summary.mean)
+METRIC(m_min, c->summary.min)
+METRIC(m_max, c->summary.max)
 
 /* Per-rank metrics get r NULL for a case without per-rank entries (a tool
  * that reports only the average over ranks): the summary stands in. */
-static double m_per_rank(const struct gcb_model_case *c,
-                         const struct gcb_model_columns *r, size_t i) {
-  return r != NULL ? gcb_model_col(c, GCB_RC_FIG_MEDIAN, i) : c->summary.median;
-}
-
-SUMMARY_METRIC(m_imbalance, c->summary.imbalance * 100)
-SUMMARY_METRIC(m_cv, c->summary.mean > 0
-                         ? c->summary.stdev / c->summary.mean * 100
-                         : 0)
-
-static double m_time_us(const struct gcb_model_case *c,
-                        const struct gcb_model_columns *r, size_t i) {
-  return r != NULL ? gcb_model_col(c, GCB_RC_TIME_MEDIAN, i) * 1e6
-                   : c->summary.time_mean * 1e6;
-}
-
-SUMMARY_METRIC(m_wrong, c->summary.wrong)
-SUMMARY_METRIC(m_busbw, c->summary.busbw)
-SUMMARY_METRIC(m_algbw, c->summary.algbw)
-SUMMARY_METRIC(m_late_us, c->summary.late_mean_s * 1e6)
+METRIC(m_per_rank,
+       r != NULL ? gcb_model_col(c, GCB_RC_FIG_MEDIAN, i) : c->summary.median)
+METRIC(m_imbalance, c->summary.imbalance * 100)
+METRIC(m_cv, c->summary.mean > 0 ? c->summary.stdev / c->summary.mean * 100 : 0)
+METRIC(m_time_us, r != NULL ? gcb_model_col(c, GCB_RC_TIME_MEDIAN, i) * 1e6
+                            : c->summary.time_mean * 1e6)
+METRIC(m_wrong, c->summary.wrong)
+METRIC(m_busbw, c->summary.busbw)
+METRIC(m_algbw, c->summary.algbw)
+METRIC(m_late_us, c->summary.late_mean_s * 1e6)
 
 /* A figure another tool printed (nccl-tests' Avg bus bandwidth,
  * nvbandwidth's SUM and latencies, OSU's point-to-point figures): the
  * value of an "imported" case, NAN for any other, so that a check naming
  * it can only pass on what the tool printed. */
-SUMMARY_METRIC(m_figure,
-               c->kind == GCB_BENCH_IMPORTED ? c->summary.median : NAN)
-#undef SUMMARY_METRIC
+METRIC(m_figure, c->kind == GCB_BENCH_IMPORTED ? c->summary.median : NAN)
+#undef METRIC
 
 /* Metrics a check can bound. Collective figures are NAN in other cases,
  * and NAN never meets a bound: a busbw check on a gemm case fails loudly
@@ -128,8 +118,8 @@ const struct gcb_metric *gcb_metric_find(const char *name) {
   return NULL;
 }
 
-static bool same_value(const struct gcb_check_param *want,
-                       const struct gcb_mvalue *have) {
+bool gcb_check_param_matches(const struct gcb_check_param *want,
+                             const struct gcb_mvalue *have) {
   if (want->is_num)
     return (have->type == GCB_MV_INT || have->type == GCB_MV_REAL) &&
            want->num == have->num;
@@ -190,7 +180,7 @@ static bool matches(const struct gcb_criterion *k,
     if (have->type == GCB_MV_ABSENT && strcmp(want->key, "path") == 0 &&
         (derived.text = derived_path(doc, c))[0] != '\0')
       have = &derived;
-    if (!same_value(want, have))
+    if (!gcb_check_param_matches(want, have))
       return false;
   }
   return true;
@@ -217,18 +207,9 @@ struct eval {
   bool judged[GCB_MAX_BOUNDS]; /* some document could evaluate the bound */
 };
 
-/* The rank a case-wide metric's miss lies at: the case's late rank for
- * lateness and imbalance when the document names one (what the case
- * states of its communicator, not the rank whose figure is lowest by
- * noise); -1 (the case, its run) otherwise. */
-static long long case_rank(const struct gcb_metric *m,
-                           const struct gcb_model_case *c) {
-  return m->at == GCB_AT_LATE_RANK ? c->summary.late_rank : -1;
-}
-
-/* A finding of kind `kind` (criterion: fail; criterion-na: info) about
- * the current check and metric (NULL: the whole check), its subject the
- * check's name; NULL when memory runs out. */
+/* A finding of kind `kind` (criterion: fail; criterion-na: info, counted)
+ * about the current check and metric (NULL: the whole check), its subject
+ * the check's name; NULL when memory runs out. */
 static struct gcb_finding *
 push_check(struct eval *ev, const struct gcb_kind *kind, const char *metric) {
   const struct gcb_criterion *k = &ev->cr->checks[ev->check];
@@ -236,6 +217,7 @@ push_check(struct eval *ev, const struct gcb_kind *kind, const char *metric) {
       ev->out, kind == GCB_KIND(CRITERION) ? GCB_SEV_FAIL : GCB_SEV_INFO, kind);
   if (f == NULL)
     return NULL;
+  ev->result->na += kind == GCB_KIND(CRITERION_NA);
   f->check = (int)ev->check;
   f->metric = metric;
   gcb_view_copy(f->where.subject, sizeof f->where.subject, k->name);
@@ -243,7 +225,8 @@ push_check(struct eval *ev, const struct gcb_kind *kind, const char *metric) {
 }
 
 /* A miss of bound b by value v: of entry `rank` for a per-rank metric
- * (named in the text), -1 for a case-wide one (placed by case_rank). */
+ * (named in the text), -1 for a case-wide one, placed at the case's late
+ * rank when its metric lies there (gcb_metric.at), else at the case. */
 static enum gcb_status miss(struct eval *ev, const struct gcb_bound *b,
                             double v, long long rank) {
   const struct gcb_criterion *k = &ev->cr->checks[ev->check];
@@ -251,7 +234,9 @@ static enum gcb_status miss(struct eval *ev, const struct gcb_bound *b,
   if (f == NULL)
     return gcb_err_set(ev->err, GCB_ENOMEM, "criteria: out of memory");
   ev->result->failed++;
-  long long at = rank >= 0 ? rank : case_rank(b->metric, ev->c);
+  long long at = rank;
+  if (at < 0 && b->metric->at == GCB_AT_LATE_RANK)
+    at = ev->c->summary.late_rank;
   if (at >= 0)
     gcb_finding_at_model_rank(f, ev->doc, ev->m, at);
   f->where.doc = ev->doc;
@@ -337,17 +322,11 @@ static bool measured_in(const struct gcb_criterion *k,
   return false;
 }
 
-/* The "criterion-na" finding of the current check, counted. */
-static struct gcb_finding *push_na(struct eval *ev, const char *metric) {
-  struct gcb_finding *f = push_check(ev, GCB_KIND(CRITERION_NA), metric);
-  ev->result->na += f != NULL;
-  return f;
-}
-
 static enum gcb_status not_applicable(struct eval *ev, const struct gcb_doc *d,
                                       const struct gcb_bound *b) {
   const struct gcb_criterion *k = &ev->cr->checks[ev->check];
-  struct gcb_finding *f = push_na(ev, b->metric->name);
+  struct gcb_finding *f =
+      push_check(ev, GCB_KIND(CRITERION_NA), b->metric->name);
   if (f == NULL)
     return gcb_err_set(ev->err, GCB_ENOMEM, "criteria: out of memory");
   f->where.doc = ev->doc;
@@ -360,12 +339,11 @@ static enum gcb_status not_applicable(struct eval *ev, const struct gcb_doc *d,
   return GCB_OK;
 }
 
-static enum gcb_status eval_doc(struct eval *ev, const struct gcb_doc *doc,
-                                const bool *na) {
+static enum gcb_status eval_doc(struct eval *ev, const bool *na) {
   const struct gcb_criterion *k = &ev->cr->checks[ev->check];
   enum gcb_status st = GCB_OK;
-  for (size_t i = 0; i < doc->model->ncases && st == GCB_OK; i++) {
-    const struct gcb_model_case *c = &doc->model->cases[i];
+  for (size_t i = 0; i < ev->m->ncases && st == GCB_OK; i++) {
+    const struct gcb_model_case *c = &ev->m->cases[i];
     if (!matches(k, c, ev->m))
       continue;
     ev->c = c;
@@ -392,7 +370,7 @@ static enum gcb_status eval_docs(struct eval *ev, const struct gcb_doc *docs,
         st = not_applicable(ev, &docs[d], &k->bounds[b]);
     }
     if (st == GCB_OK)
-      st = eval_doc(ev, &docs[d], na);
+      st = eval_doc(ev, na);
   }
   return st;
 }
@@ -402,7 +380,7 @@ static enum gcb_status eval_docs(struct eval *ev, const struct gcb_doc *docs,
  * not measure one (a health check runs no NVLink copy) is not failed. */
 static enum gcb_status builtin_na(struct eval *ev, const char *metric) {
   const struct gcb_criterion *k = &ev->cr->checks[ev->check];
-  struct gcb_finding *f = push_na(ev, metric);
+  struct gcb_finding *f = push_check(ev, GCB_KIND(CRITERION_NA), metric);
   if (f == NULL)
     return gcb_err_set(ev->err, GCB_ENOMEM, "criteria: out of memory");
   gcb_finding_explain(f, "check '%s': n/a, the run did not measure it",

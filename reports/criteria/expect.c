@@ -103,26 +103,12 @@ static const struct family p2p_family = {GCB_BENCH_P2P,
                                          {"path", "size", "bytes", NULL},
                                          false};
 
-/* A fixed param of the expectation: a string, or a number (str NULL). */
-struct fixed {
-  const char *key, *str;
-  double num;
-};
-
 #define MAX_FIXED 3
 
-/* A fixed param of the SKU's against a case's. */
-static bool param_equal(const struct gcb_mvalue *have, const struct fixed *x) {
-  if (x->str == NULL)
-    return (have->type == GCB_MV_INT || have->type == GCB_MV_REAL) &&
-           have->num == x->num;
-  return have->type == GCB_MV_STRING && strcmp(have->text, x->str) == 0;
-}
-
-/* A number param as the documents' number (an integer stays one). */
+/* A number param as the documents' number (NAN when it is not one: a
+ * string is not converted). */
 static double num_param(const struct gcb_model_case *c, const char *key) {
-  const struct gcb_mvalue *v = gcb_mvalue_get(&c->params, key);
-  return v->type == GCB_MV_INT || v->type == GCB_MV_REAL ? v->num : NAN;
+  return gcb_mvalue_get(&c->params, key)->num;
 }
 
 /* The key that sizes case c in its family (the first of size_keys it
@@ -138,7 +124,7 @@ static const char *size_key_of(const struct family *fam,
 /* One check of the expectation: `fixed` params, one bound. */
 struct expectation {
   const struct family *fam;
-  struct fixed fixed[MAX_FIXED];
+  struct gcb_check_param fixed[MAX_FIXED]; /* strings */
   size_t nfixed;
   const char *unit;
   const char *metric; /* "per_rank", "min" */
@@ -154,7 +140,8 @@ static bool qualifies(const struct expectation *e,
   if (c->kind != fam->bench || c->params.type != GCB_MV_OBJECT)
     return false;
   for (size_t i = 0; i < e->nfixed; i++)
-    if (!param_equal(gcb_mvalue_get(&c->params, e->fixed[i].key), &e->fixed[i]))
+    if (!gcb_check_param_matches(&e->fixed[i],
+                                 gcb_mvalue_get(&c->params, e->fixed[i].key)))
       return false;
   const char *numa = gcb_model_param_str(c, "numa");
   if (numa[0] != '\0' && strcmp(numa, "local") != 0)
@@ -175,12 +162,11 @@ static bool same_params(const struct gcb_criterion *k, const struct family *fam,
   for (size_t i = 0; fam->keys[i]; i++) {
     const struct gcb_mvalue *v = gcb_mvalue_get(&c->params, fam->keys[i]);
     const struct gcb_check_param *p = gcb_check_param(k, fam->keys[i]);
-    bool num = v->type == GCB_MV_INT || v->type == GCB_MV_REAL;
-    if (!num && v->type != GCB_MV_STRING)
+    if (v->type != GCB_MV_INT && v->type != GCB_MV_REAL &&
+        v->type != GCB_MV_STRING)
       continue;
     n++;
-    if (p == NULL || p->is_num != num ||
-        (num ? p->num != v->num : strcmp(p->str, v->text) != 0))
+    if (p == NULL || !gcb_check_param_matches(p, v))
       return false;
   }
   return n == k->nparams;
@@ -346,28 +332,6 @@ static bool nvlink_checks(struct gcb_criteria *cr, const struct gcb_sku *sku,
   return add_checks(cr, &e, docs, ndocs);
 }
 
-/* The SKU's expectations as criteria. */
-static enum gcb_status sku_criteria(const struct gcb_sku *sku,
-                                    const char *title,
-                                    const struct gcb_doc *docs, size_t ndocs,
-                                    struct gcb_criteria **out,
-                                    struct gcb_err *err) {
-  struct gcb_criteria *cr = gcb_criteria_new("built-in expectations");
-  bool ok = cr != NULL && (cr->name = gcb_criteria_keep(cr, title)) != NULL &&
-            gemm_checks(cr, sku, docs, ndocs, &gemm_family) &&
-            gemm_checks(cr, sku, docs, ndocs, &burn_family) &&
-            membw_checks(cr, sku, docs, ndocs) &&
-            pcie_checks(cr, sku, docs, ndocs) &&
-            nvlink_checks(cr, sku, docs, ndocs);
-  if (!ok) {
-    gcb_criteria_free(cr);
-    return gcb_err_set(err, GCB_ENOMEM, "built-in expectations: out of memory");
-  }
-  cr->builtin = true;
-  *out = cr;
-  return GCB_OK;
-}
-
 enum gcb_status gcb_expect_builtin(const struct gcb_doc *docs, size_t ndocs,
                                    struct gcb_criteria **out, char *line,
                                    size_t size, struct gcb_err *err) {
@@ -396,9 +360,19 @@ enum gcb_status gcb_expect_builtin(const struct gcb_doc *docs, size_t ndocs,
   }
   char title[96];
   snprintf(title, sizeof title, "%s expectations, built in", sku.sku);
-  st = sku_criteria(&sku, title, docs, ndocs, out, err);
-  if (st == GCB_OK)
-    snprintf(line, size, "%s (%s; sources in docs/REPORTS.md)", title,
-             m.name[0]);
-  return st;
+  struct gcb_criteria *cr = gcb_criteria_new("built-in expectations");
+  bool ok = cr != NULL && (cr->name = gcb_criteria_keep(cr, title)) != NULL &&
+            gemm_checks(cr, &sku, docs, ndocs, &gemm_family) &&
+            gemm_checks(cr, &sku, docs, ndocs, &burn_family) &&
+            membw_checks(cr, &sku, docs, ndocs) &&
+            pcie_checks(cr, &sku, docs, ndocs) &&
+            nvlink_checks(cr, &sku, docs, ndocs);
+  if (!ok) {
+    gcb_criteria_free(cr);
+    return gcb_err_set(err, GCB_ENOMEM, "built-in expectations: out of memory");
+  }
+  cr->builtin = true;
+  *out = cr;
+  snprintf(line, size, "%s (%s; sources in docs/REPORTS.md)", title, m.name[0]);
+  return GCB_OK;
 }
