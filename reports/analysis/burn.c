@@ -145,16 +145,9 @@ static size_t change_point(const double *m, size_t n, size_t edge) {
   return at;
 }
 
-/* A value of x at the percentile p (0..1) of its n values (sorted
- * in place). */
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
-}
-
-static double percentile(double *x, size_t n, double p) {
-  qsort(x, n, sizeof *x, cmp_double);
-  return x[(size_t)floor(p * (double)(n - 1) + 0.5)];
 }
 
 /* Rank r's figure series without its gaps: values into x, their interval
@@ -346,11 +339,12 @@ bool gcb_burn_rank_judge(const struct gcb_burn_timeline *tl, size_t r,
     out->peak = tmp[n - 1];
     out->worst = tmp[0];
     median_filter(x, n, m);
-    /* The level it held: a burst of an interval or two (a VM's neighbour
-     * pausing) is gone from the running median, a throttle cycle of a
-     * few seconds on and off is not. */
+    /* The level it held, the running median's 95th percentile: a burst
+     * of an interval or two (a VM's neighbour pausing) is gone from the
+     * running median, a throttle cycle of a few seconds on and off is not. */
     memcpy(tmp, m, n * sizeof *tmp);
-    out->held = percentile(tmp, n, 0.95);
+    qsort(tmp, n, sizeof *tmp, cmp_double);
+    out->held = tmp[(size_t)floor(0.95 * (double)(n - 1) + 0.5)];
     for (size_t i = 0; i < n; i++)
       res[i] = fabs(x[i] - m[i]);
     out->noise = 1.4826 * median_of(res, 0, n, tmp) / out->sustained;

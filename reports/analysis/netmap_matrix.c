@@ -66,15 +66,6 @@ static int node_of(const struct gcb_model *doc, int r, int n,
   return p.node >= 0 && p.node < n ? (int)p.node : 0;
 }
 
-/* Ranks, nodes and hosts from the document's ranks[]. */
-static void places(const struct gcb_model *doc, struct gcb_netmap *m) {
-  for (int r = 0; r < m->n; r++) {
-    m->node[r] = node_of(doc, r, m->n, &m->host[r]);
-    if (m->node[r] + 1 > m->nodes)
-      m->nodes = (int)m->node[r] + 1;
-  }
-}
-
 /* The node x node map of the node pairs: rows are nodes, each named by
  * its first rank's host; a pair's busbw in both of its cells. */
 static bool read_nodes(const struct gcb_model *doc, struct gcb_netmap *m) {
@@ -123,7 +114,11 @@ bool gcb_netmap_read_model(const struct gcb_model *doc, const char *schedule,
     return false;
   }
   int n = m->n;
-  places(doc, m);
+  for (int r = 0; r < n; r++) {
+    m->node[r] = node_of(doc, r, n, &m->host[r]);
+    if (m->node[r] + 1 > m->nodes)
+      m->nodes = (int)m->node[r] + 1;
+  }
   for (size_t i = 0; i < doc->ncases; i++) {
     const struct gcb_model_case *c = &doc->cases[i];
     double s = c->src, d = c->dst;

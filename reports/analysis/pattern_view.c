@@ -109,16 +109,6 @@ static double mean_of(const struct gcb_pattern_group *g, size_t offset) {
 
 #define PART_AT(p) (offsetof(struct gcb_pattern_rank, t) + (p) * sizeof(double))
 
-/* The straggler and the imbalances, over ranks. */
-static void imbalances(struct gcb_pattern_group *g) {
-  size_t k;
-  double mean;
-  g->busy_imbalance = imbalance(g, PART_AT(GCB_PART_STEP_COMPUTE), &k, &mean);
-  g->straggler =
-      g->nranks > 0 && !isnan(g->busy_imbalance) ? g->ranks[k].rank : -1;
-  g->step_imbalance = imbalance(g, PART_AT(GCB_PART_STEP), &k, &mean);
-}
-
 void gcb_pattern_group_derive(struct gcb_pattern_group *g) {
   bool pipe = g->pattern != NULL && strcmp(g->pattern, "pp") == 0;
   double noise2 = 0;
@@ -127,8 +117,13 @@ void gcb_pattern_group_derive(struct gcb_pattern_group *g) {
     double e = g->ranks[i].hidden_noise;
     noise2 += isnan(e) ? 0 : e * e;
   }
-  imbalances(g);
-  g->step_mean = mean_of(g, PART_AT(GCB_PART_STEP));
+  size_t k;
+  double busy_mean;
+  g->busy_imbalance =
+      imbalance(g, PART_AT(GCB_PART_STEP_COMPUTE), &k, &busy_mean);
+  g->straggler =
+      g->nranks > 0 && !isnan(g->busy_imbalance) ? g->ranks[k].rank : -1;
+  g->step_imbalance = imbalance(g, PART_AT(GCB_PART_STEP), &k, &g->step_mean);
   g->compute_mean = mean_of(g, PART_AT(GCB_PART_COMPUTE));
   g->comm_mean = mean_of(g, PART_AT(GCB_PART_COMM));
   double ts = g->step_mean, tc = g->compute_mean, tm = g->comm_mean;

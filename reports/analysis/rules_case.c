@@ -24,11 +24,11 @@ static enum gcb_status each_case(const struct gcb__rule_ctx *cx, case_fn fn) {
   return st;
 }
 
-/* An integer column's element i, or def when null or absent. */
+/* An integer column's element i, or 0 when null or absent. */
 static long long col_int(const struct gcb_model_case *c, enum gcb_rank_col col,
-                         size_t i, long long def) {
+                         size_t i) {
   double v = gcb_model_col(c, col, i);
-  return isnan(v) ? def : (long long)v;
+  return isnan(v) ? 0 : (long long)v;
 }
 
 /* A text column's element i, or "" when null or absent. */
@@ -42,7 +42,7 @@ static enum gcb_status wrong_case(const struct gcb__rule_ctx *cx,
                                   const struct gcb_model_case *c) {
   size_t ranks_wrong = 0;
   for (size_t i = 0; i < c->ranks.n; i++) {
-    long long wrong = col_int(c, GCB_RC_WRONG, i, 0);
+    long long wrong = col_int(c, GCB_RC_WRONG, i);
     if (wrong <= 0)
       continue;
     struct gcb_finding *f = gcb__rule_push_case(
@@ -54,7 +54,7 @@ static enum gcb_status wrong_case(const struct gcb__rule_ctx *cx,
     gcb_finding_explain(f,
                         "%lld of %lld checked values wrong (largest error "
                         "%g, tolerance %g; %s)",
-                        wrong, col_int(c, GCB_RC_SAMPLES, i, 0),
+                        wrong, col_int(c, GCB_RC_SAMPLES, i),
                         gcb_model_col(c, GCB_RC_MAX_ERROR, i),
                         gcb_model_col(c, GCB_RC_TOLERANCE, i),
                         col_str(c, GCB_RC_METHOD, i));

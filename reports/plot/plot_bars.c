@@ -111,11 +111,9 @@ static void rank_bars(struct gcb__plotter *p, const struct gcb_model *m,
   double *x = malloc(n * sizeof *x + 1), median;
   bool *slow = malloc(n * sizeof *slow + 1), any = false;
   p->oom |= x == NULL || slow == NULL;
-  for (size_t i = 0; i < n; i++) {
-    if (!p->oom) {
-      x[i] = gcb_model_col(c, GCB_RC_FIG_MEDIAN, i);
-      any |= x[i] > 0; /* all zero: nothing to draw, and a gnuplot error */
-    }
+  for (size_t i = 0; i < n && !p->oom; i++) {
+    x[i] = gcb_model_col(c, GCB_RC_FIG_MEDIAN, i);
+    any |= x[i] > 0; /* all zero: nothing to draw, and a gnuplot error */
   }
   if (!p->oom && any) {
     gcb_analyze_slow(x, n, p->t, slow, &median);

@@ -17,10 +17,6 @@
 #include "reports/document/model.h"
 #include "reports/plot/plot_int.h"
 
-static bool is_coll(const struct gcb_model_case *c) {
-  return c->kind == GCB_BENCH_COLL;
-}
-
 /* A sweep's name in plot titles: op, type, reduction, root and transport
  * (which sweep a case is in is gcb_model_sweep_key's to say). */
 static void sweep_title(const struct gcb_model_case *c, char *buf,
@@ -83,7 +79,7 @@ static bool sweeps_of(const struct gcb_model *doc, struct sweeps *s) {
   for (size_t i = 0; ok && i < n; i++) {
     char k[GCB_VIEW_SWEEP_KEY];
     const struct gcb_model_case *c = &doc->cases[i];
-    if (!is_coll(c))
+    if (c->kind != GCB_BENCH_COLL)
       continue;
     gcb_model_sweep_key(c, k, sizeof k);
     ok = (s->key[i] = strdup(k)) != NULL;
@@ -109,12 +105,11 @@ static size_t bw_points(FILE *f, const struct gcb_model *doc,
     const struct gcb_model_case *c = &doc->cases[i];
     if (sw->key[i] == NULL || gcb_analyze_case_in_place(c) != ip)
       continue;
-    const char *k = sw->key[i];
     double bytes = coll_bytes(c), alg = c->summary.algbw;
     double bus = c->summary.busbw;
     if (isnan(alg))
       alg = c->summary.median;
-    if (strcmp(k, key) != 0 || !(bytes > 0) || !(alg > 0))
+    if (strcmp(sw->key[i], key) != 0 || !(bytes > 0) || !(alg > 0))
       continue;
     n++;
     if (f != NULL)
@@ -148,10 +143,9 @@ static void bw_plot(struct gcb__plotter *p, const struct gcb_model *doc,
   const char *key = sw->key[i];
   size_t nop = bw_points(NULL, doc, sw, key, false);
   size_t nip = bw_points(NULL, doc, sw, key, true);
-  char title[320];
+  char title[320], name[256];
   if (nop + nip == 0)
     return; /* an empty plot is a gnuplot error, and says nothing */
-  char name[256];
   sweep_title(&doc->cases[i], name, sizeof name);
   snprintf(title, sizeof title, "%s: bandwidth vs message size", name);
   size_t id = gcb__plot_begin(p, "bw", title);
@@ -270,10 +264,9 @@ static void times_plot(struct gcb__plotter *p, const struct gcb_model *doc,
   const struct gcb_model_case *c = largest(doc, sw, sw->key[i]);
   if (c == NULL || !(coll_bytes(c) > 0))
     return;
-  char title[320], size[32];
+  char title[320], size[32], name[256];
   size_t n = c->ranks.n;
   gcb_view_fmt(coll_bytes(c), size, sizeof size);
-  char name[256];
   sweep_title(c, name, sizeof name);
   snprintf(title, sizeof title, "%s at %s B: time per rank", name, size);
   size_t id = gcb__plot_begin(p, "times", title);

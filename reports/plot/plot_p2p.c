@@ -86,9 +86,8 @@ static bool collect(const struct gcb_model *doc, const char *key,
 static void tics(FILE *f, const char *axis, const struct matrix *m) {
   fprintf(f, "set %stics (", axis);
   for (size_t g = 0; g < m->n; g++) {
-    char label[48];
+    char label[48], safe[48];
     snprintf(label, sizeof label, "GPU%zu %s", g, m->bus[g]);
-    char safe[48];
     gcb__plot_label(label, safe, sizeof safe);
     fprintf(f, "%s'%s' %zu", g ? ", " : "", safe, g);
   }

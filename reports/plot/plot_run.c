@@ -323,7 +323,6 @@ static int draw_start(struct gcb_plot_job *j, const char *text, size_t len,
  * kept are the first failed one's. */
 static void draw_finish(struct gcb_plot_job *j, struct gcb_plots *out) {
   struct plot_dirs *p = &j->p;
-  size_t planned = j->planned;
   const struct part *failed = NULL;
   for (size_t q = 0; q < j->nparts; q++) {
     char note[sizeof out->note];
@@ -335,7 +334,7 @@ static void draw_finish(struct gcb_plot_job *j, struct gcb_plots *out) {
   size_t drawn = keep_drawn(p, j->png, out), used = strlen(out->note);
   if (failed && drawn > 0)
     snprintf(out->note + used, sizeof out->note - used,
-             ": %zu of %zu plots drawn", drawn, planned);
+             ": %zu of %zu plots drawn", drawn, j->planned);
   else if (failed)
     snprintf(out->note + used, sizeof out->note - used,
              ": plots skipped, tables only");
