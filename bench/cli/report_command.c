@@ -253,6 +253,28 @@ static void *write_shared_files(void *arg) {
   return NULL;
 }
 
+/* The files of lane for write_shared, none taken yet. */
+static struct lane_files lane_files_of(const struct gcb_outdir *d,
+                                       enum lane lane,
+                                       const struct gcb_report *rep) {
+  struct lane_files s = {.d = d, .lane = lane, .rep = *rep, .st = GCB_OK};
+  while (gcb_renderers[s.n] != NULL)
+    s.n++;
+  return s;
+}
+
+/* st, or else the other thread's status of s (joined), with its message
+ * in err. */
+static enum gcb_status with_other(enum gcb_status st,
+                                  const struct lane_files *s,
+                                  struct gcb_err *err) {
+  if (st == GCB_OK && s->st != GCB_OK) {
+    *err = s->err;
+    return s->st;
+  }
+  return st;
+}
+
 /* The files of lane on this thread and one more: at 16,384 ranks the
  * markdown and the HTML, one after the other, were the last 0.2 s of a
  * report, with the other threads done and a CPU idle. */
@@ -260,19 +282,13 @@ static enum gcb_status write_lane_on_two(const struct gcb_outdir *d,
                                          enum lane lane,
                                          const struct gcb_report *rep,
                                          struct gcb_err *err) {
-  struct lane_files two = {.d = d, .lane = lane, .rep = *rep, .st = GCB_OK};
-  while (gcb_renderers[two.n] != NULL)
-    two.n++;
+  struct lane_files two = lane_files_of(d, lane, rep);
   pthread_t tid;
   bool threaded = pthread_create(&tid, NULL, write_shared_files, &two) == 0;
   enum gcb_status st = write_shared(&two, err);
   if (threaded)
     pthread_join(tid, NULL);
-  if (st == GCB_OK && two.st != GCB_OK) {
-    st = two.st;
-    *err = two.err;
-  }
-  return st;
+  return with_other(st, &two, err);
 }
 
 /* The directory -o names (created with its parents, locked while written
@@ -361,12 +377,9 @@ static enum gcb_status write_report(struct report_dir *rd, struct outcome *o,
   rep->matrix = st == GCB_OK && rep->diagnosis != NULL ? &o->matrix : NULL;
   if (st != GCB_OK)
     return st;
-  struct lane_files side = {
-      .d = &rd->d, .lane = LANE_SIDE, .rep = *rep, .st = GCB_OK};
+  struct lane_files side = lane_files_of(&rd->d, LANE_SIDE, rep);
   side.rep.tables = NULL;
   side.rep.plots = NULL;
-  while (gcb_renderers[side.n] != NULL)
-    side.n++;
   pthread_t tid;
   bool threaded = pthread_create(&tid, NULL, write_shared_files, &side) == 0;
   st = gcb_report_tables(rep, &o->tables, err);
@@ -384,11 +397,7 @@ static enum gcb_status write_report(struct report_dir *rd, struct outcome *o,
     pthread_join(tid, NULL);
   side_st = early_files_done(rd, st == GCB_OK ? err : &later);
   st = st == GCB_OK ? side_st : st;
-  if (st == GCB_OK && side.st != GCB_OK) {
-    st = side.st;
-    *err = side.err;
-  }
-  return st;
+  return with_other(st, &side, err);
 }
 
 /* One renderer's output into the file path names, its directory created
