@@ -12,6 +12,7 @@
 #include "bench/cli/launcher.h"
 #include "bench/cli/report_command.h"
 #include "bench/cli/topo_command.h"
+#include "gcb_revision.h"
 
 static const struct {
   const char *name;

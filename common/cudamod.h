@@ -18,6 +18,7 @@
 #include <stddef.h>
 
 #include "common/status.h"
+#include "gcb_revision.h"
 
 #define GCB_CUDAMOD_FILE "gcbench-cuda.so"
 

@@ -15,6 +15,7 @@
 #include "bench/cli/report_command.h"
 #include "bench/cli/topo_command.h"
 #include "bench/run/harness.h"
+#include "gcb_revision.h"
 
 #define MAX_GROUPS 4
 

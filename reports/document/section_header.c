@@ -11,6 +11,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "gcb_revision.h"
+
 /* ---- schema rows -------------------------------------------------------- */
 
 /* Option values: scalars, lists (sets of choices) and, in a suite, one
