@@ -164,12 +164,11 @@ const struct gcb_threshold_def *gcb_threshold_find(const char *name) {
 
 double gcb_thresholds_regression(const struct gcb_thresholds *t,
                                  const char *bench, const char *unit) {
-  for (size_t i = 0; i < t->nregression_by; i++)
-    if (strcmp(t->regression_by[i].key, bench) == 0)
-      return t->regression_by[i].pct;
-  for (size_t i = 0; i < t->nregression_by; i++)
-    if (strcmp(t->regression_by[i].key, unit) == 0)
-      return t->regression_by[i].pct;
+  const char *keys[] = {bench, unit}; /* a benchmark's before a unit's */
+  for (size_t k = 0; k < 2; k++)
+    for (size_t i = 0; i < t->nregression_by; i++)
+      if (strcmp(t->regression_by[i].key, keys[k]) == 0)
+        return t->regression_by[i].pct;
   return t->regression_pct;
 }
 

@@ -248,28 +248,25 @@ static void read_cause(const struct gcb_burn_timeline *tl, size_t r,
     out->cause = GCB_BURN_CAUSE_UNKNOWN;
 }
 
+/* Whether four fifths of x[from..n) are below mid. On the raw intervals
+ * from the onset: a level that fell holds it; a few dips gathered at the
+ * end of a burn, which the filter's shrunken window lets through, do not. */
+static bool mostly_below(const double *x, size_t n, size_t from, double mid) {
+  size_t below = 0;
+  for (size_t i = from; i < n; i++)
+    below += x[i] < mid;
+  return 5 * below >= 4 * (n - from);
+}
+
 /* Whether the fall at split k of the filtered series m[0..n) stays down:
  * four fifths of the intervals after it, and the last three, below mid. */
 static bool stays_down(const double *m, size_t n, size_t k, double mid) {
-  size_t below = 0;
-  for (size_t i = k; i < n; i++)
-    below += m[i] < mid;
-  if (5 * below < 4 * (n - k))
+  if (!mostly_below(m, n, k, mid))
     return false;
   for (size_t i = n - 3; i < n; i++)
     if (!(m[i] < mid))
       return false;
   return true;
-}
-
-/* The same test on the raw intervals from the onset: four fifths below
- * mid. A level that fell holds it; a few dips gathered at the end of a
- * burn, which the filter's shrunken window lets through, do not. */
-static bool stays_down_raw(const double *x, size_t n, size_t o, double mid) {
-  size_t below = 0;
-  for (size_t i = o; i < n; i++)
-    below += x[i] < mid;
-  return 5 * below >= 4 * (n - o);
 }
 
 /* The first interval of the fall near the split k: the earliest, from
@@ -297,7 +294,7 @@ static void judge_fall(const struct gcb_burn_timeline *tl, size_t r,
       !stays_down(m, n, k, mid))
     return;
   size_t o = onset_near(x, n, k, mid);
-  if (!stays_down_raw(x, n, o, mid))
+  if (!mostly_below(x, n, o, mid))
     return;
   before = median_of(x, 0, o, tmp);
   after = median_of(x, o, n, tmp);

@@ -38,13 +38,15 @@ static bool binding_unknown(const struct gcb_model_rank *rank) {
   return rank->cpu_binding[0] == '\0' && rank->bound_pus <= 0;
 }
 
-/* Fills the finding's location with the node and the ranks list. */
-static void at_node(struct gcb_finding *f, const struct gcb_model_node *node,
-                    const long long *ranks, size_t n) {
+/* Places a group's finding at the node and its ranks (n >= 2), and
+ * measures the group's size against `expected` ranks. */
+static void at_group(struct gcb_finding *f, const struct gcb_model_node *node,
+                     const long long *ranks, size_t n, double expected) {
   f->where.node = node->index;
   gcb_view_copy(f->where.hostname, sizeof f->where.hostname, node->hostname);
-  f->where.rank = n > 0 ? ranks[0] : -1;
+  f->where.rank = ranks[0];
   gcb_view_ranges(ranks, n, f->where.ranks, sizeof f->where.ranks);
+  gcb_finding_figures(f, (double)n, expected, "ranks");
 }
 
 typedef const char *(*key_fn)(const struct gcb_model_rank *rank,
@@ -115,8 +117,7 @@ static enum gcb_status report_unbound(const struct gcb__rule_ctx *cx,
   struct gcb_finding *f = gcb__rule_push(cx, GCB_SEV_WARN);
   if (f == NULL)
     return GCB_ENOMEM;
-  at_node(f, node, ranks, n);
-  gcb_finding_figures(f, (double)n, 0, "ranks");
+  at_group(f, node, ranks, n, 0);
   gcb_finding_explain(f,
                       "%zu ranks on %s may run on any of its %lld PUs: "
                       "they share cores and move between them, which "
@@ -163,8 +164,7 @@ static enum gcb_status report_shared_cpus(const struct gcb__rule_ctx *cx,
   struct gcb_finding *f = gcb__rule_push(cx, GCB_SEV_WARN);
   if (f == NULL)
     return GCB_ENOMEM;
-  at_node(f, node, ranks, n);
-  gcb_finding_figures(f, (double)n, 1, "ranks");
+  at_group(f, node, ranks, n, 1);
   gcb_finding_explain(f,
                       "%zu ranks on %s are bound to the same PUs (%s): "
                       "they time-share those cores",
@@ -192,11 +192,10 @@ static enum gcb_status report_shared_gpu(const struct gcb__rule_ctx *cx,
   struct gcb_finding *f = gcb__rule_push(cx, GCB_SEV_WARN);
   if (f == NULL)
     return GCB_ENOMEM;
-  at_node(f, node, ranks, n);
+  at_group(f, node, ranks, n, 1);
   const struct gcb_model_rank *first = gcb_model_rank(cx->doc->model, ranks[0]);
   f->where.gpu = first != NULL ? first->device_index : -1;
   gcb_view_copy(f->where.bus_id, sizeof f->where.bus_id, key);
-  gcb_finding_figures(f, (double)n, 1, "ranks");
   gcb_finding_explain(f,
                       "%zu ranks share the GPU at %s on %s: each gets a "
                       "fraction of it, and other GPUs may sit idle",

@@ -85,6 +85,24 @@ static bool same_busid(const char *a, const char *b) {
          strcmp(x, y) == 0;
 }
 
+/* The path class between GPUs a and b ("NV18", "SYS"), or "". */
+static const char *tree_pair_class(const json_t *topo, long long a,
+                                   long long b) {
+  const char *s = json_string_value(tree_pair(topo, "matrix", a, b));
+  return s != NULL ? s : "";
+}
+
+/* The index of the topology GPU with that bus id (any form), or -1. */
+static long long tree_gpu_by_busid(const json_t *topo, const char *busid) {
+  const json_t *g;
+  size_t i;
+  json_array_foreach(json_object_get(topo, "gpus"), i, g) {
+    if (same_busid(gcb_view_str(g, "busid"), busid))
+      return gcb_view_int(g, "index", (long long)i);
+  }
+  return -1;
+}
+
 /* The topology GPU that is the rank's device: the one with its bus id,
  * else (none recorded) the one with its index; -1 without a device or a
  * topology. *topo: the rank's node's topology. */
@@ -287,7 +305,7 @@ static void expect_nodes(const json_t *root, const struct gcb_model *m,
       cr_expect_eq(mg->node, n->index, "a GPU is (node, bus id)");
       cr_expect(same_num(mg->host_gbps, gcb_topo_view_host_gbps(tg)));
       cr_expect_eq(gcb_model_gpu_by_busid(m, n->index, mg->busid), mg);
-      cr_expect_eq(gcb_topo_view_gpu_by_busid(topo, mg->busid), mg->index);
+      cr_expect_eq(tree_gpu_by_busid(topo, mg->busid), mg->index);
     }
   }
 }
@@ -523,7 +541,7 @@ Test(model, ranks_blas_and_nvml_throttle_read_as_the_views_do) {
 
 /* ---- plot: topology facts for the pictures ----
  * Switches, NIC and GPU switch indices, hop link names and the pair
- * matrices read as the tree and topo_view.h give them: on the 8-GPU
+ * matrices read as the tree gives them: on the 8-GPU
  * fixture and on the DGX-2's real topology (16 GPUs under 8 switches),
  * asked for every pair and for GPUs beyond the node. */
 static void expect_placement(const json_t *root, const char *doc) {
@@ -562,7 +580,7 @@ static void expect_placement(const json_t *root, const char *doc) {
             same_num(gcb_model_pair_gbps(n, a, b), tree_pair_gbps(topo, a, b)),
             "%s: %lld-%lld", doc, a, b);
         cr_expect_str_eq(gcb_model_pair_class(n, a, b),
-                         gcb_topo_view_pair_class(topo, a, b), "%s", doc);
+                         tree_pair_class(topo, a, b), "%s", doc);
         pairs += gcb_model_pair_class(n, a, b)[0] != '\0';
       }
   }
@@ -685,7 +703,7 @@ static void expect_topology(const json_t *root, const char *doc) {
         double x = gcb_model_pair_gbps(n, a, b), y = tree_pair_gbps(topo, a, b);
         cr_expect(isnan(x) ? isnan(y) : x == y, "%s: %lld-%lld", doc, a, b);
         cr_expect_str_eq(gcb_model_pair_class(n, a, b),
-                         gcb_topo_view_pair_class(topo, a, b));
+                         tree_pair_class(topo, a, b));
       }
     }
     const json_t *health =
@@ -726,8 +744,8 @@ Test(model, topology_lookups_give_the_topology_views_answers) {
 
 /* ---- crit: GPU pair classes ---- */
 
-/* The topology's pair class of every GPU pair of every node, as the view
- * reads it from the tree (out-of-range GPUs too: ""). */
+/* The topology's pair class of every GPU pair of every node, as the tree
+ * holds it (out-of-range GPUs too: ""). */
 Test(model, pair_classes_are_the_topology_views) {
   static const char *const files[] = {"report-gpu8.json",
                                       "report-fixture.json"};
@@ -746,7 +764,7 @@ Test(model, pair_classes_are_the_topology_views) {
       const json_t *topo = tree_topo(root, node->index);
       for (long long a = -1; a <= (long long)node->ngpus; a++)
         for (long long b = -1; b <= (long long)node->ngpus; b++) {
-          const char *want = gcb_topo_view_pair_class(topo, a, b);
+          const char *want = tree_pair_class(topo, a, b);
           cr_expect_str_eq(gcb_model_pair_class(node, a, b), want,
                            "%s node %zu GPU%lld-GPU%lld", files[f], n, a, b);
           known += want[0] != '\0';
