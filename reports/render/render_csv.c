@@ -55,36 +55,6 @@ static const struct param_col {
 };
 enum { NPARAMS = sizeof param_cols / sizeof *param_cols };
 
-/* Before the parameter columns, then after them: the case's fields, and
- * (columns[] below) the rank's. */
-static const char *const case_columns[] = {"run", "run_id", "bench", "label",
-                                           NULL};
-static const char *const figure_columns[] = {"other_params", "unit",  "time_us",
-                                             "algbw",        "busbw", NULL};
-
-static const char *const columns[] = {"rank",
-                                      "node",
-                                      "hostname",
-                                      "gpu",
-                                      "bus_id",
-                                      "samples",
-                                      "time_median_s",
-                                      "time_min_s",
-                                      "time_mean_s",
-                                      "time_max_s",
-                                      "time_stdev_s",
-                                      "figure_time_s",
-                                      "figure_median",
-                                      "figure_best",
-                                      "figure_worst",
-                                      "late_mean_s",
-                                      "checked",
-                                      "wrong",
-                                      "sm_clock_mhz_mean",
-                                      "power_w_max",
-                                      "throttle_reasons",
-                                      NULL};
-
 static void text(FILE *out, const char *s) {
   fputc(',', out);
   gcb_escape_csv(out, s);
@@ -326,16 +296,18 @@ static void summary_row(FILE *out, const char *prefix,
   fputs(",,,\n", out); /* no per-rank telemetry */
 }
 
+/* The case's fields, the parameter columns, then the case's figures and
+ * the rank's fields, in the order case_prefix and rank_row write them. */
 static void header(FILE *out) {
-  for (size_t i = 0; case_columns[i]; i++)
-    fprintf(out, "%s%s", i ? "," : "", case_columns[i]);
+  fputs("run,run_id,bench,label", out);
   for (size_t i = 0; i < NPARAMS; i++)
     fprintf(out, ",%s", param_cols[i].column);
-  for (size_t i = 0; figure_columns[i]; i++)
-    fprintf(out, ",%s", figure_columns[i]);
-  for (size_t i = 0; columns[i]; i++)
-    fprintf(out, ",%s", columns[i]);
-  fputc('\n', out);
+  fputs(",other_params,unit,time_us,algbw,busbw,rank,node,hostname,gpu,bus_id,"
+        "samples,time_median_s,time_min_s,time_mean_s,time_max_s,"
+        "time_stdev_s,figure_time_s,figure_median,figure_best,figure_worst,"
+        "late_mean_s,checked,wrong,sm_clock_mhz_mean,power_w_max,"
+        "throttle_reasons\n",
+        out);
 }
 
 static enum gcb_status write_csv(struct gcb__rows *r,

@@ -66,14 +66,13 @@ static void html_head(FILE *out, const struct gcb_report *rep,
   fputs("</nav>\n</header>\n", out);
 }
 
-/* The state word a matrix cell opens with, as a class name; NULL. */
+/* The state word a matrix cell opens with (gcb_cell_name); NULL. */
 static const char *cell_state(const char *s) {
-  static const char *const states[] = {"fail", "warn", "pass",
-                                       "ok",   "info", NULL};
-  for (size_t i = 0; s != NULL && states[i]; i++) {
-    size_t n = strlen(states[i]);
-    if (strncmp(s, states[i], n) == 0 && (s[n] == ' ' || s[n] == '\0'))
-      return states[i];
+  for (int c = GCB_CELL_PASS; s != NULL && c <= GCB_CELL_FAIL; c++) {
+    const char *state = gcb_cell_name((enum gcb_cell)c);
+    size_t n = strlen(state);
+    if (strncmp(s, state, n) == 0 && (s[n] == ' ' || s[n] == '\0'))
+      return state;
   }
   return NULL;
 }

@@ -43,8 +43,13 @@ static void open_test(struct suite *s, const char *cls, const char *name,
   fputs("\">\n", s->f);
 }
 
+/* A <failure> or an <error>, counted as one. */
 static void child(struct suite *s, const char *tag, const char *type,
                   const char *message, const char *body) {
+  if (strcmp(tag, "error") == 0)
+    s->errors++;
+  else
+    s->failures++;
   fprintf(s->f, "      <%s type=\"", tag);
   gcb__xml(s->f, "", type, "\" message=\"");
   gcb__xml(s->f, "", message, "\">");
@@ -157,11 +162,9 @@ static void status_test(struct suite *s, const struct gcb_report *rep,
   char name[320];
   snprintf(name, sizeof name, "run %zu status (%s)", d + 1, rep->docs[d].name);
   open_test(s, "gcbench.run", name, 0);
-  if (gcb_view_status_failed(status)) {
-    s->failures++;
+  if (gcb_view_status_failed(status))
     child(s, "failure", GCB_KIND(RUN_STATUS)->name, status,
           "the run did not complete");
-  }
   close_test(s);
 }
 
@@ -253,7 +256,6 @@ static void unrun_tests(struct suite *s, const struct gcb_model *m) {
     const struct gcb_model_error *e = &m->errors[i];
     gcb__join(cls, sizeof cls, "gcbench.", e->bench, (const char *)NULL);
     open_test(s, cls, e->label, 0);
-    s->errors++;
     child(s, "error", e->status, e->message, "");
     close_test(s);
   }
@@ -285,11 +287,9 @@ static void component_test(struct suite *s, const char *cls, const char *name,
                            const struct gcb_root_cause *rc, double time_s) {
   char out[640];
   open_test(s, cls, name, time_s);
-  if (state == GCB_CELL_FAIL) {
-    s->failures++;
+  if (state == GCB_CELL_FAIL)
     child(s, "failure", gcb_family_name(rc->family), rc->summary,
           rc->suggestion);
-  }
   gcb__join(out, sizeof out, gcb_cell_name(state), figure[0] ? " " : "", figure,
             rc ? ": " : "", rc ? rc->summary : "", (const char *)NULL);
   gcb__xml(s->f, "      <system-out>", out, "</system-out>\n");
@@ -409,7 +409,6 @@ static void baseline_suite(struct suite *s, const struct gcb_report *rep) {
     snprintf(name, sizeof name, "%s %s", d->title, d->metric);
     open_test(s, "gcbench.baseline", name, 0);
     if (d->verdict == GCB_VERDICT_REGRESSION) {
-      s->failures++;
       snprintf(msg, sizeof msg, "%+.1f%% (threshold %.1f%%, noise %.1f%%)",
                d->change * 100, d->threshold * 100, d->noise * 100);
       child(s, "failure", GCB_KIND(REGRESSION)->name, msg, "");

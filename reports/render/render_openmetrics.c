@@ -95,13 +95,12 @@ static bool param_names_of(struct param_texts *t) {
   struct gcb__om_sample proto = start(0);
   struct gcb_place p = {.hostname = "", .bus_id = ""};
   place_labels(&proto, &p, 0);
-  size_t first = proto.n;
-  param_labels_of(&proto, t);
   t->name = malloc((t->n + 1) * sizeof *t->name);
-  bool ok = !proto.oom && t->name != NULL && proto.n == first + t->n;
+  bool ok = t->name != NULL;
   for (size_t i = 0; ok && i < t->n; i++) {
-    const char *name = gcb__om_label_name(&proto, first + i);
-    memcpy(t->name[i], name, strlen(name) + 1); /* < GCB_OM_NAME_MAX */
+    const char *name = gcb__om_param(&proto, t->key[i], t->text[i]);
+    if ((ok = name != NULL))
+      memcpy(t->name[i], name, strlen(name) + 1); /* < GCB_OM_NAME_MAX */
   }
   gcb__om_sample_free(&proto);
   return ok;
@@ -192,6 +191,20 @@ static struct places *places_of(const struct gcb_report *rep) {
   return pl;
 }
 
+/* Case c's one sample in family (none when x is NAN). */
+static void case_sample(FILE *out, size_t d, const struct gcb_model_case *c,
+                        const char *family, enum kind kind, double x,
+                        struct gcb__om_set *series) {
+  struct gcb__om_sample s = start(d);
+  gcb__om_label(&s, "backend", c->backend);
+  if (kind == K_WRONG || kind == K_IMBALANCE)
+    gcb__om_label(&s, "bench", c->bench);
+  if (kind == K_COLL_LATE)
+    gcb__om_label_int(&s, "late_rank", c->summary.late_rank);
+  param_labels(&s, c);
+  gcb__om_write(out, family, series, &s, x);
+}
+
 static void rank_samples(FILE *out, const struct gcb_report *rep, size_t d,
                          const struct gcb_model_case *c, const struct family *f,
                          const struct places *pl, struct gcb__om_set *series) {
@@ -199,10 +212,7 @@ static void rank_samples(FILE *out, const struct gcb_report *rep, size_t d,
   if (c->ranks.n == 0) { /* a figure imported as its source printed it (an
                           * nvbandwidth SUM, nccl-tests' Avg bus bandwidth): no
                           * ranks, one sample, never dropped (issue 15) */
-    struct gcb__om_sample s = start(d);
-    gcb__om_label(&s, "backend", c->backend);
-    param_labels(&s, c);
-    gcb__om_write(out, f->name, series, &s, c->summary.median / div);
+    case_sample(out, d, c, f->name, K_RANKS, c->summary.median / div, series);
     return;
   }
   struct param_texts params;
@@ -237,21 +247,6 @@ static bool takes(const struct fixed *f, const struct gcb_model_case *c) {
   default:
     return c->kind == GCB_BENCH_COLL;
   }
-}
-
-static void case_sample(FILE *out, size_t d, const struct gcb_model_case *c,
-                        const struct fixed *f, struct gcb__om_set *series) {
-  double x = *(const double *)((const char *)&c->summary + f->at);
-  if (isnan(x))
-    return;
-  struct gcb__om_sample s = start(d);
-  gcb__om_label(&s, "backend", c->backend);
-  if (f->kind == K_WRONG || f->kind == K_IMBALANCE)
-    gcb__om_label(&s, "bench", c->bench);
-  if (f->kind == K_COLL_LATE)
-    gcb__om_label_int(&s, "late_rank", c->summary.late_rank);
-  param_labels(&s, c);
-  gcb__om_write(out, f->name, series, &s, x);
 }
 
 /* One sample per node that measured the pair (p2p_view.h). */
@@ -313,9 +308,12 @@ static void fixed_body(FILE *out, const struct gcb_report *rep,
                        const struct fixed *f, struct gcb__om_set *series) {
   for (size_t d = 0; d < rep->ndocs; d++) {
     const struct gcb_model *m = rep->docs[d].model;
-    for (size_t i = 0; i < m->ncases; i++)
-      if (takes(f, &m->cases[i]))
-        case_sample(out, d, &m->cases[i], f, series);
+    for (size_t i = 0; i < m->ncases; i++) {
+      const struct gcb_model_case *c = &m->cases[i];
+      double x = *(const double *)((const char *)&c->summary + f->at);
+      if (takes(f, c))
+        case_sample(out, d, c, f->name, f->kind, x, series);
+    }
   }
 }
 

@@ -71,11 +71,10 @@ void gcb__om_label(struct gcb__om_sample *s, const char *name,
                    const char *value);
 void gcb__om_label_int(struct gcb__om_sample *s, const char *name, long long v);
 /* A label whose name comes from input (a case parameter): made a valid,
- * lint-clean name distinct from the sample's other labels. */
-void gcb__om_param(struct gcb__om_sample *s, const char *key,
-                   const char *value);
-/* The name of s's label i (i < s->n). */
-const char *gcb__om_label_name(const struct gcb__om_sample *s, size_t i);
+ * lint-clean name distinct from the sample's other labels. Returns that
+ * name (valid until the next label), NULL when out of memory. */
+const char *gcb__om_param(struct gcb__om_sample *s, const char *key,
+                          const char *value);
 
 /*
  * Writes "family{labels} value\n" and clears s. The label set is made

@@ -405,8 +405,8 @@ static bool has_label(const struct gcb__om_sample *s, const char *name) {
  * then, as "label names MUST be unique within a LabelSet", a name the
  * sample already has gets "_2", "_3", ... (a-b and a_b: a_b, a_b_2).
  */
-void gcb__om_param(struct gcb__om_sample *s, const char *key,
-                   const char *value) {
+const char *gcb__om_param(struct gcb__om_sample *s, const char *key,
+                          const char *value) {
   char base[100], name[GCB_OM_NAME_MAX], tried[GCB_OM_NAME_MAX];
   size_t n = 0;
   for (; key[n] && n + 1 < sizeof base; n++) {
@@ -423,10 +423,7 @@ void gcb__om_param(struct gcb__om_sample *s, const char *key,
   for (int k = 2; has_label(s, tried); k++)
     snprintf(tried, sizeof tried, "%s_%d", name, k);
   gcb__om_label(s, tried, value);
-}
-
-const char *gcb__om_label_name(const struct gcb__om_sample *s, size_t i) {
-  return s->labels[i].name;
+  return s->oom ? NULL : s->labels[s->n - 1].name;
 }
 
 /* Sorts the labels by name: insertion, as a sample has a dozen (names are

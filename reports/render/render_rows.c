@@ -23,12 +23,11 @@ void gcb__rows_put(struct gcb__rows *b, const char *s) {
 }
 
 void gcb__rows_putn(struct gcb__rows *b, const char *s, size_t n) {
-  if (b->n + n > sizeof b->buf)
-    gcb__rows_flush(b);
   if (n > sizeof b->buf) {
+    gcb__rows_flush(b);
     fwrite(s, 1, n, b->out);
     return;
   }
-  memcpy(b->buf + b->n, s, n);
+  memcpy(gcb__rows_room(b, n), s, n);
   b->n += n;
 }
