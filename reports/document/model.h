@@ -419,7 +419,7 @@ double gcb_model_pair_gbps(const struct gcb_model_node *n, long long a,
                            long long b);
 
 /* The path class between GPUs a and b of node n ("NV18", "PIX", "SYS"),
- * as gcb_topo_view_pair_class gives it; "" when unknown. */
+ * the node's topology gives it; "" when unknown. */
 const char *gcb_model_pair_class(const struct gcb_model_node *n, long long a,
                                  long long b);
 /* ---- rtab: a rank's entry in a case's columns ---- */
@@ -447,8 +447,7 @@ struct gcb_model_fact {
 };
 
 /* The topology's GPU index of the GPU with that bus id on node `node` (its
- * index, else its position), as gcb_topo_view_gpu_by_busid finds it in the
- * tree; -1 if none. */
+ * index, else its position); -1 if none. */
 long long gcb_model_gpu_index(const struct gcb_model *m, long long node,
                               const char *busid);
 
