@@ -419,7 +419,7 @@ double gcb_model_pair_gbps(const struct gcb_model_node *n, long long a,
                            long long b);
 
 /* The path class between GPUs a and b of node n ("NV18", "PIX", "SYS"),
- * the node's topology gives it; "" when unknown. */
+ * as the node's topology gives it; "" when unknown. */
 const char *gcb_model_pair_class(const struct gcb_model_node *n, long long a,
                                  long long b);
 /* ---- rtab: a rank's entry in a case's columns ---- */
