@@ -3,9 +3,11 @@
  * machine's model -- its first recorded topology, its matrix rows, the
  * lowest P2P figure of every pair over the documents, the pair's expected
  * GB/s and the state of the link root causes -- draws the fabric, and
- * writes them inline (HTML) or as topology.svg.
+ * writes them inline (HTML) or as topology.svg. Also the SVG writer that
+ * the topology and network-map pictures share (render_svg_int.h).
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +17,60 @@
 #include "reports/document/fmtnum.h"
 #include "reports/document/model.h"
 #include "reports/document/p2p_view.h"
+#include "reports/render/render_rows.h"
 #include "reports/render/render_svg_int.h"
+
+/* ---- the SVG writer ---------------------------------------------------- */
+
+struct gcb__svg_n0 gcb__svg_n0(double x) {
+  struct gcb__svg_n0 n;
+  if (gcb_fmtnum_f(n.s, x, 0) == 0) /* a tie, NaN, huge: printf's own */
+    snprintf(n.s, sizeof n.s, "%.0f", x);
+  return n;
+}
+
+const char *gcb__svg_fill(enum gcb_cell c) {
+  static const char *const fill[] = {"#f1f3f5", "#d9f2de", "#d9f2de",
+                                     "#e6eef8", "#fbecc0", "#f8c9c9"};
+  return c <= GCB_CELL_FAIL ? fill[c] : fill[0];
+}
+
+const char *gcb__svg_stroke(enum gcb_cell c) {
+  static const char *const stroke[] = {"#9aa0a6", "#2f855a", "#2f855a",
+                                       "#3b6ea8", "#b7791f", "#c0392b"};
+  return c <= GCB_CELL_FAIL ? stroke[c] : stroke[0];
+}
+
+/* Without printf for the elements written per GPU pair: this process
+ * takes printf's slow positional path, libquadmath having registered %Q. */
+void gcb__svg_cat(FILE *out, ...) {
+  struct gcb__rows r; /* not cleared: its buffer is written before read */
+  r.out = out;
+  r.n = 0;
+  va_list ap;
+  va_start(ap, out);
+  for (const char *s; (s = va_arg(ap, const char *)) != NULL;)
+    gcb__rows_put(&r, s);
+  va_end(ap);
+  gcb__rows_flush(&r);
+}
+
+void gcb__svg_text(FILE *out, double x, double y, const char *attrs,
+                   const char *s) {
+  gcb__svg_cat(out, "<text x=\"", gcb__svg_n0(x).s, "\" y=\"", gcb__svg_n0(y).s,
+               "\"", attrs[0] ? " " : "", attrs, ">", (const char *)NULL);
+  gcb__xml(out, "", s, "</text>\n");
+}
+
+void gcb__svg_open(FILE *out, double w, double h, const char *attrs) {
+  fprintf(out,
+          "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%s\" "
+          "height=\"%s\" viewBox=\"0 0 %s %s\" font-family=\"sans-serif\"%s>\n",
+          gcb__svg_n0(w).s, gcb__svg_n0(h).s, gcb__svg_n0(w).s,
+          gcb__svg_n0(h).s, attrs);
+}
+
+/* ---- the topology pictures --------------------------------------------- */
 
 bool gcb_svg_topology_any(const struct gcb_report *rep) {
   for (size_t d = 0; d < rep->ndocs; d++) {
@@ -58,7 +113,6 @@ static void gather_free(struct gather *g) {
   free(g->topo);
   free(g->row_first);
   free(g->p2p);
-  *g = (struct gather){0};
 }
 
 static int by_machine(const void *a, const void *b) {
@@ -273,10 +327,7 @@ static enum gcb_cell machine_state(const struct gcb_diagnosis *d,
 
 #define FAB_W 180
 #define FAB_H 56
-
-static double fabric_height(const struct gcb_diagnosis *d) {
-  return 40 + ((d->nmachines + 7) / 8) * (FAB_H + 40) + 20;
-}
+#define FAB_WIDTH (16 + 8 * (FAB_W + 12)) /* a row of 8 machines */
 
 /* One box per machine under a bar for the network between them. */
 static void fabric(FILE *out, const struct gcb_diagnosis *d,
@@ -314,6 +365,15 @@ static void fabric(FILE *out, const struct gcb_diagnosis *d,
           (d->nmachines < 8 ? d->nmachines : 8) * (FAB_W + 12) - 12);
 }
 
+/* An inline picture's <figure> and <svg>, w by h, scaled to the page. */
+static void figure_open(FILE *out, double w, double h) {
+  fprintf(out,
+          "<figure class=\"topology\">\n<svg "
+          "xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %s %s\" "
+          "width=\"%s\" font-family=\"sans-serif\" role=\"img\">\n",
+          gcb__svg_n0(w).s, gcb__svg_n0(h).s, gcb__svg_n0(w).s);
+}
+
 /* Draws every picture; standalone: one <svg> document around them all. */
 static enum gcb_status draw(FILE *out, const struct gcb_report *rep,
                             bool standalone, struct gcb_err *err) {
@@ -343,12 +403,7 @@ static enum gcb_status draw(FILE *out, const struct gcb_report *rep,
       gcb__svg_text(out, 8, 20, "font-size=\"13\"",
                     "no node topology recorded in these results");
     } else if (pass == 1 && standalone)
-      fprintf(out,
-              "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%s\" "
-              "height=\"%s\" viewBox=\"0 0 %s %s\" "
-              "font-family=\"sans-serif\">\n",
-              gcb__svg_n0(width).s, gcb__svg_n0(height).s, gcb__svg_n0(width).s,
-              gcb__svg_n0(height).s);
+      gcb__svg_open(out, width, height, "");
     for (size_t m = 0; m < d->nmachines && !oom; m++) {
       pic_fill(p, &gat, d, mx, m);
       if (p->node == NULL || gcb__svg_fold_take(fold, p))
@@ -360,11 +415,7 @@ static enum gcb_status draw(FILE *out, const struct gcb_report *rep,
       } else if (standalone) {
         gcb__svg_machine(out, p, y);
       } else {
-        fprintf(out,
-                "<figure class=\"topology\">\n<svg "
-                "xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %s "
-                "%s\" width=\"%s\" font-family=\"sans-serif\" role=\"img\">\n",
-                gcb__svg_n0(w).s, gcb__svg_n0(h).s, gcb__svg_n0(w).s);
+        figure_open(out, w, h);
         gcb__svg_machine(out, p, 0);
         gcb__xml(out, "</svg>\n<figcaption>", p->hostname,
                  ": topology, coloured by verdict</figcaption>\n</figure>\n");
@@ -374,18 +425,14 @@ static enum gcb_status draw(FILE *out, const struct gcb_report *rep,
     if (pass == 1 && !standalone && !oom)
       gcb__svg_fold_write(out, fold);
     if (d->nmachines > 1) {
-      double h = fabric_height(d);
+      double h = 40 + ((d->nmachines + 7) / 8) * (FAB_H + 40) + 20;
       if (pass == 0) {
         height += h;
-        width = width > 16 + 8 * (FAB_W + 12) ? width : 16 + 8 * (FAB_W + 12);
+        width = width > FAB_WIDTH ? width : FAB_WIDTH;
       } else if (standalone) {
         fabric(out, d, mx, &gat, y);
       } else {
-        fprintf(out,
-                "<figure class=\"topology\">\n<svg "
-                "xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %s\" "
-                "width=\"%d\" font-family=\"sans-serif\" role=\"img\">\n",
-                16 + 8 * (FAB_W + 12), gcb__svg_n0(h).s, 16 + 8 * (FAB_W + 12));
+        figure_open(out, FAB_WIDTH, h);
         fabric(out, d, mx, &gat, 0);
         fputs("</svg>\n<figcaption>the fabric</figcaption>\n</figure>\n", out);
       }

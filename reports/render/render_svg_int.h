@@ -1,7 +1,7 @@
 /*
- * Internal to the topology picture (render_svg*.c): one machine's model,
- * gathered once from the documents, the diagnosis and the matrix, and the
- * drawing helpers the files share.
+ * Internal to the pictures (render_svg*.c): one machine's model, gathered
+ * once from the documents, the diagnosis and the matrix, and the SVG
+ * writer the files share.
  */
 #ifndef GCB_RENDER_SVG_INT_H
 #define GCB_RENDER_SVG_INT_H
@@ -27,6 +27,8 @@ struct gcb__svg_pic {
   enum gcb_cell edge[GCB_SVG_MAX_GPUS][GCB_SVG_MAX_GPUS];
 };
 
+/* ---- the SVG writer (render_svg.c), for every picture ---------------- */
+
 /* printf's "%.0f" of x, character for character, without printf's
  * arbitrary-precision arithmetic (the pictures print tens of coordinates
  * per GPU, on every node): gcb__svg_n0(x).s, valid to the end of the
@@ -36,11 +38,17 @@ struct gcb__svg_n0 {
 };
 struct gcb__svg_n0 gcb__svg_n0(double x);
 
+/* A verdict's colours: the fill of its box, its outline. */
 const char *gcb__svg_fill(enum gcb_cell c);
 const char *gcb__svg_stroke(enum gcb_cell c);
+/* The strings up to a NULL, as fprintf's "%s" would write them. */
+void gcb__svg_cat(FILE *out, ...);
 /* <text> at (x, y) with extra attributes, s escaped. */
 void gcb__svg_text(FILE *out, double x, double y, const char *attrs,
                    const char *s);
+/* A picture's <svg> element, w by h pixels in user units, with extra
+ * attributes (attrs: "" or starting with a space). */
+void gcb__svg_open(FILE *out, double w, double h, const char *attrs);
 
 double gcb__svg_width(const struct gcb__svg_pic *p);
 double gcb__svg_height(const struct gcb__svg_pic *p);

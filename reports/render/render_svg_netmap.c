@@ -487,16 +487,15 @@ static enum gcb_status draw(FILE *out, const struct gcb_report *rep,
   double width = 0, height = 0;
   bool oom = false;
   for (int pass = 0; st == GCB_OK && pass < 2 && !oom; pass++) {
-    if (pass == 1 && height > 0)
-      fprintf(out,
-              "%s<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
-              "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
-              "font-family=\"sans-serif\" role=\"img\"%s>\n",
-              standalone ? "" : "<figure class=\"netmap\">\n", width, height,
-              width, height,
-              /* its own size, not the page's figure width: a map of two
-               * ranks stays small */
-              standalone ? "" : " style=\"width:auto;max-width:100%\"");
+    if (pass == 1 && height > 0) {
+      fputs(standalone ? "" : "<figure class=\"netmap\">\n", out);
+      /* its own size, not the page's figure width: a map of two ranks
+       * stays small */
+      gcb__svg_open(out, width, height,
+                    standalone
+                        ? " role=\"img\""
+                        : " role=\"img\" style=\"width:auto;max-width:100%\"");
+    }
     double y = 0;
     for (size_t d = 0; d < rep->ndocs; d++)
       for (const char *const *s = gcb__netmap_schedules; *s != NULL; s++) {

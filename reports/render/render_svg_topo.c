@@ -18,12 +18,10 @@
  * document always gives the same picture.
  */
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "reports/document/fmtnum.h"
-#include "reports/render/render_rows.h"
 #include "reports/render/render_svg_int.h"
 
 #define BOX_W 176
@@ -36,48 +34,6 @@
 #define ROW_H (BAND_H + LINK_H + BOX_H + 18)
 #define SW_H 30 /* the PCIe switch band, on machines that have switches */
 #define NIC_W 200
-
-const char *gcb__svg_fill(enum gcb_cell c) {
-  static const char *const fill[] = {"#f1f3f5", "#d9f2de", "#d9f2de",
-                                     "#e6eef8", "#fbecc0", "#f8c9c9"};
-  return c <= GCB_CELL_FAIL ? fill[c] : fill[0];
-}
-
-const char *gcb__svg_stroke(enum gcb_cell c) {
-  static const char *const stroke[] = {"#9aa0a6", "#2f855a", "#2f855a",
-                                       "#3b6ea8", "#b7791f", "#c0392b"};
-  return c <= GCB_CELL_FAIL ? stroke[c] : stroke[0];
-}
-
-struct gcb__svg_n0 gcb__svg_n0(double x) {
-  struct gcb__svg_n0 n;
-  if (gcb_fmtnum_f(n.s, x, 0) == 0) /* a tie, NaN, huge: printf's own */
-    snprintf(n.s, sizeof n.s, "%.0f", x);
-  return n;
-}
-
-/* Writes the strings up to a NULL one after the other, as fprintf's "%s"
- * would, in one fwrite: the elements written per GPU pair, without printf
- * (whose slow positional path this process takes, libquadmath having
- * registered %Q). */
-static void svg_cat(FILE *out, ...) {
-  struct gcb__rows r; /* not cleared: its buffer is written before read */
-  r.out = out;
-  r.n = 0;
-  va_list ap;
-  va_start(ap, out);
-  for (const char *s; (s = va_arg(ap, const char *)) != NULL;)
-    gcb__rows_put(&r, s);
-  va_end(ap);
-  gcb__rows_flush(&r);
-}
-
-void gcb__svg_text(FILE *out, double x, double y, const char *attrs,
-                   const char *s) {
-  svg_cat(out, "<text x=\"", gcb__svg_n0(x).s, "\" y=\"", gcb__svg_n0(y).s,
-          "\"", attrs[0] ? " " : "", attrs, ">", (const char *)NULL);
-  gcb__xml(out, "", s, "</text>\n");
-}
 
 static size_t per_row(const struct gcb__svg_pic *p) {
   return p->n < 8 ? (p->n ? p->n : 1) : 8;
@@ -143,6 +99,18 @@ static double box_x(const struct gcb__svg_pic *p, size_t i) {
 
 static double row_y(const struct gcb__svg_pic *p, size_t i) {
   return TITLE_H + (i / per_row(p)) * row_h(p);
+}
+
+/* A box coloured by state st, after its <rect's class and id; its outline
+ * heavier from warn on. */
+static void state_box(FILE *out, enum gcb_cell st, double x, double y, double w,
+                      double h, int rx) {
+  fprintf(out,
+          "x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" rx=\"%d\" "
+          "fill=\"%s\" stroke=\"%s\" stroke-width=\"%d\"/>\n",
+          gcb__svg_n0(x).s, gcb__svg_n0(y).s, gcb__svg_n0(w).s,
+          gcb__svg_n0(h).s, rx, gcb__svg_fill(st), gcb__svg_stroke(st),
+          st >= GCB_CELL_WARN ? 3 : 1);
 }
 
 /* The NUMA band over each run of GPUs of one NUMA node within a row. */
@@ -222,11 +190,13 @@ static void host_link(FILE *out, const struct gcb__svg_pic *p, size_t i) {
   gcb__svg_text(out, x + 8, y0 + 43, "font-size=\"11\" fill=\"#555\"", label);
 }
 
-/* The GPU's state: the worst of its own families (not its links). */
+/* A GPU's own families: the matrix columns that are not its links. */
+static const enum gcb_family own[] = {GCB_FAM_GEMM, GCB_FAM_DEVMEM,
+                                      GCB_FAM_HEALTH, GCB_FAM_PLACEMENT,
+                                      GCB_FAM_COLL};
+
+/* The GPU's state: the worst of its own families. */
 static enum gcb_cell gpu_state(const struct gcb_matrix_row *r) {
-  static const enum gcb_family own[] = {GCB_FAM_GEMM, GCB_FAM_DEVMEM,
-                                        GCB_FAM_HEALTH, GCB_FAM_PLACEMENT,
-                                        GCB_FAM_COLL};
   enum gcb_cell st = GCB_CELL_NONE;
   for (size_t k = 0; r != NULL && k < sizeof own / sizeof own[0]; k++)
     if (r->cell[own[k]].state > st)
@@ -250,13 +220,9 @@ static void gpu_box(FILE *out, const struct gcb__svg_pic *p, size_t i) {
   const struct gcb_matrix_row *r = p->row[i];
   enum gcb_cell st = gpu_state(r);
   double x = box_x(p, i), y = row_y(p, i) + BAND_H + sw_h(p) + LINK_H;
-  fprintf(out,
-          "<g class=\"gpu %s\" id=\"topo-%zu-gpu-%zu\">\n<rect x=\"%s\" "
-          "y=\"%s\" width=\"%d\" height=\"%d\" rx=\"6\" fill=\"%s\" "
-          "stroke=\"%s\" stroke-width=\"%d\"/>\n",
-          gcb_cell_name(st), p->machine, i, gcb__svg_n0(x).s, gcb__svg_n0(y).s,
-          BOX_W, BOX_H, gcb__svg_fill(st), gcb__svg_stroke(st),
-          st >= GCB_CELL_WARN ? 3 : 1);
+  fprintf(out, "<g class=\"gpu %s\" id=\"topo-%zu-gpu-%zu\">\n<rect ",
+          gcb_cell_name(st), p->machine, i);
+  state_box(out, st, x, y, BOX_W, BOX_H, 6);
   char line[160];
   snprintf(line, sizeof line, "GPU %zu  %s", i,
            p->gpu[i] != NULL ? p->gpu[i]->busid : "");
@@ -268,11 +234,10 @@ static void gpu_box(FILE *out, const struct gcb__svg_pic *p, size_t i) {
     cell_line(&r->cell[GCB_FAM_DEVMEM], "mem", line, sizeof line);
     gcb__svg_text(out, x + 8, y + 48, "font-size=\"11\"", line);
     snprintf(line, sizeof line, "%s", gcb_cell_name(st));
-    for (size_t k = 0; k < GCB_MATRIX_COLS; k++)
-      if (r->cell[k].rc != NULL && r->cell[k].state == st && k != GCB_FAM_H2D &&
-          k != GCB_FAM_D2H && k != GCB_FAM_PEERS) {
+    for (size_t k = 0; k < sizeof own / sizeof own[0]; k++)
+      if (r->cell[own[k]].rc != NULL && r->cell[own[k]].state == st) {
         snprintf(line, sizeof line, "%s: %s", gcb_cell_name(st),
-                 gcb_family_name((enum gcb_family)k));
+                 gcb_family_name(own[k]));
         break;
       }
     gcb__svg_text(out, x + 8, y + 66, "font-size=\"11\" font-weight=\"600\"",
@@ -370,13 +335,9 @@ static void switch_boxes(FILE *out, const struct gcb__svg_pic *p) {
     enum gcb_cell st = switch_state(p, k);
     double x = box_x(p, i), w = box_x(p, j - 1) + BOX_W - x;
     double y = row_y(p, i) + BAND_H;
-    fprintf(out,
-            "<rect class=\"switch %s\" id=\"topo-%zu-switch-%lld-%zu\" "
-            "x=\"%s\" y=\"%s\" width=\"%s\" height=\"%d\" rx=\"4\" "
-            "fill=\"%s\" stroke=\"%s\" stroke-width=\"%d\"/>\n",
-            gcb_cell_name(st), p->machine, k, i, gcb__svg_n0(x).s,
-            gcb__svg_n0(y).s, gcb__svg_n0(w).s, SW_H - 6, gcb__svg_fill(st),
-            gcb__svg_stroke(st), st >= GCB_CELL_WARN ? 3 : 1);
+    fprintf(out, "<rect class=\"switch %s\" id=\"topo-%zu-switch-%lld-%zu\" ",
+            gcb_cell_name(st), p->machine, k, i);
+    state_box(out, st, x, y, w, SW_H - 6, 4);
     char label[160], up[48] = "";
     if (sw->uplink_gbps > 0)
       snprintf(up, sizeof up, " \xc2\xb7 uplink %.4g GB/s", sw->uplink_gbps);
@@ -400,13 +361,9 @@ static void nic_line(FILE *out, const struct gcb__svg_pic *p, double y) {
     snprintf(label, sizeof label, "NIC %s%s%s%s", nic->name, numa,
              st != GCB_CELL_NONE ? " \xc2\xb7 " : "",
              st != GCB_CELL_NONE ? gcb_cell_name(st) : "");
-    fprintf(out,
-            "<rect class=\"nic %s\" id=\"topo-%zu-nic-%zu\" x=\"%s\" "
-            "y=\"%s\" width=\"%d\" height=\"24\" rx=\"4\" fill=\"%s\" "
-            "stroke=\"%s\" stroke-width=\"%d\"/>\n",
-            gcb_cell_name(st), p->machine, i, gcb__svg_n0(x).s,
-            gcb__svg_n0(y).s, NIC_W, gcb__svg_fill(st), gcb__svg_stroke(st),
-            st >= GCB_CELL_WARN ? 3 : 1);
+    fprintf(out, "<rect class=\"nic %s\" id=\"topo-%zu-nic-%zu\" ",
+            gcb_cell_name(st), p->machine, i);
+    state_box(out, st, x, y, NIC_W, 24, 4);
     gcb__svg_text(out, x + 6, y + 16, "font-size=\"11\"", label);
     x += NIC_W + 10;
     if (x + NIC_W > gcb__svg_width(p))
@@ -467,13 +424,13 @@ static void peers(FILE *out, const struct gcb__svg_pic *p, double x, double y,
       gcb_fmtnum_ll(ma, (long long)p->machine); /* "%zu" */
       gcb_fmtnum_ll(as, (long long)a);
       gcb_fmtnum_ll(bs, (long long)b);
-      svg_cat(out, "<rect class=\"edge ", gcb_cell_name(st), "\" id=\"topo-",
-              ma, "-p2p-", as, "-", bs, "\" x=\"", gcb__svg_n0(cx).s, "\" y=\"",
-              gcb__svg_n0(cy).s, "\" width=\"", gcb__svg_n0(c - 2).s,
-              "\" height=\"", gcb__svg_n0(c - 2).s, "\" fill=\"",
-              gcb__svg_fill(st), "\" stroke=\"", gcb__svg_stroke(st),
-              "\" stroke-width=\"", st >= GCB_CELL_WARN ? "2" : "1", "\"/>\n",
-              (const char *)NULL);
+      gcb__svg_cat(
+          out, "<rect class=\"edge ", gcb_cell_name(st), "\" id=\"topo-", ma,
+          "-p2p-", as, "-", bs, "\" x=\"", gcb__svg_n0(cx).s, "\" y=\"",
+          gcb__svg_n0(cy).s, "\" width=\"", gcb__svg_n0(c - 2).s,
+          "\" height=\"", gcb__svg_n0(c - 2).s, "\" fill=\"", gcb__svg_fill(st),
+          "\" stroke=\"", gcb__svg_stroke(st), "\" stroke-width=\"",
+          st >= GCB_CELL_WARN ? "2" : "1", "\"/>\n", (const char *)NULL);
       if (a == b || isnan(p->p2p[a][b]))
         continue;
       gcb__svg_text(out, cx + 4, cy + 24, "font-size=\"11\"",
