@@ -29,7 +29,7 @@ static bool by_design_slower(const struct gcb_model_case *c) {
          strcmp(gcb_model_param_str(c, "traffic"), "bidir") == 0;
 }
 
-static double case_size(const struct gcb_model_case *c) {
+double gcb_analyze_case_size(const struct gcb_model_case *c) {
   return isnan(c->size) ? c->bytes : c->size;
 }
 
@@ -39,13 +39,13 @@ static bool largest_of_sweep(const struct gcb_model *m,
                              const struct gcb_model_case *c) {
   static const char *const skip[] = {"size", "bytes", "count", NULL};
   char key[512], other[512];
-  double size = case_size(c);
+  double size = gcb_analyze_case_size(c);
   if (isnan(size))
     return true;
   gcb_model_case_key_except(c, skip, key, sizeof key);
   for (size_t i = 0; i < m->ncases; i++) {
     const struct gcb_model_case *o = &m->cases[i];
-    if (o == c || !(case_size(o) > size))
+    if (o == c || !(gcb_analyze_case_size(o) > size))
       continue;
     gcb_model_case_key_except(o, skip, other, sizeof other);
     if (strcmp(key, other) == 0)
