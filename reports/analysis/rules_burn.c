@@ -120,8 +120,7 @@ static void cause_text(const struct gcb_burn_rank *r, char *buf, size_t size) {
     break;
   default:
     snprintf(buf, size,
-             "its CPU time, clocks, temperature and power show no "
-             "cause");
+             "its CPU time, clocks, temperature and power show no cause");
   }
 }
 
@@ -142,8 +141,7 @@ static const char *cause_advice(enum gcb_burn_cause c, bool gpu) {
                : "check the package power limit (powercap, BIOS) and the "
                  "node's power supply";
   case GCB_BURN_CAUSE_FREQUENCY:
-    return gpu ? "check locked or application clocks (nvidia-smi -q -d "
-                 "CLOCK)"
+    return gpu ? "check locked or application clocks (nvidia-smi -q -d CLOCK)"
                : "check the CPU frequency governor and limits (cpupower "
                  "frequency-info)";
   default:

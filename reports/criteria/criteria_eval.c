@@ -257,17 +257,16 @@ static bool meets(const struct gcb_bound *b, double v) {
   return b->is_min ? v >= b->limit : v <= b->limit; /* NAN never meets */
 }
 
+/* A case-wide metric is one value; a per-rank one a value per entry. */
 static enum gcb_status eval_bound(struct eval *ev, const struct gcb_bound *b) {
-  const struct gcb_model_columns *pr = &ev->c->ranks;
-  if (!b->metric->per_rank || pr->n == 0) {
-    double v = value_of(b->metric, ev->m, ev->c, NULL, 0);
-    return meets(b, v) ? GCB_OK : miss(ev, b, v, -1);
-  }
+  const struct gcb_model_columns *per =
+      b->metric->per_rank && ev->c->ranks.n > 0 ? &ev->c->ranks : NULL;
   enum gcb_status st = GCB_OK;
-  for (size_t i = 0; i < pr->n && st == GCB_OK; i++) {
-    double v = value_of(b->metric, ev->m, ev->c, pr, i);
+  for (size_t i = 0; i < (per != NULL ? per->n : 1) && st == GCB_OK; i++) {
+    double v = value_of(b->metric, ev->m, ev->c, per, i);
     if (!meets(b, v))
-      st = miss(ev, b, v, gcb_model_col_rank(ev->c, i, (long long)i));
+      st = miss(ev, b, v,
+                per != NULL ? gcb_model_col_rank(ev->c, i, (long long)i) : -1);
   }
   return st;
 }
@@ -308,10 +307,9 @@ static enum gcb_status not_applicable(struct eval *ev, const struct gcb_doc *d,
   f->where.doc = ev->doc;
   gcb_finding_explain(f, "check '%s': n/a for %s, which does not measure %s",
                       k->name, d->name, b->metric->name);
-  gcb_finding_suggest(f,
-                      "judge %s with a source that measures it (gcbench's "
-                      "own run)",
-                      b->metric->name);
+  gcb_finding_suggest(
+      f, "judge %s with a source that measures it (gcbench's own run)",
+      b->metric->name);
   return GCB_OK;
 }
 
@@ -410,9 +408,9 @@ static enum gcb_status never_judged(struct eval *ev) {
                         "case(s) the check matches",
                         k->name, k->bounds[b].metric->name,
                         ev->result->matched);
-    gcb_finding_suggest(f, "bound a figure these cases have (see "
-                           "docs/criteria-schema.md), or run a source that "
-                           "measures it");
+    gcb_finding_suggest(
+        f, "bound a figure these cases have (see docs/criteria-schema.md), or "
+           "run a source that measures it");
   }
   return GCB_OK;
 }
