@@ -200,6 +200,9 @@ size_t gcb_analyze_slow(const double *x, size_t n,
  * "yes" or "true"): its sweep is the in-place half of the table. */
 bool gcb_analyze_case_in_place(const struct gcb_model_case *c);
 
+/* A case's message size in bytes: params.size, else params.bytes (NAN). */
+double gcb_analyze_case_size(const struct gcb_model_case *c);
+
 /* IPM-style load balance of one case over its ranks' times (the time each
  * figure comes from: figure_time_s, else the median sample). */
 struct gcb_imbalance {

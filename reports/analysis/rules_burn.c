@@ -40,6 +40,13 @@
 #define NODE_INTERVALS 5
 #define NODE_FRACTION 0.05
 
+/* One per_rank entry of the case. */
+struct entry {
+  long long rank; /* its MPI rank */
+  long long node; /* its node index */
+  bool in_node;   /* its fall is its node's (burn-node) */
+};
+
 /* Everything the rules of one case share. */
 struct burn_case {
   const struct gcb__rule_ctx *cx;
@@ -48,11 +55,9 @@ struct burn_case {
   const struct gcb_burn_timeline *tl; /* the case's, read once */
   const struct gcb_burn_rank *ranks;  /* nranks, judged once */
   size_t nranks, nt;
-  long long *rank_id; /* the MPI rank of each per_rank entry */
-  long long *node;    /* its node index */
-  bool *in_node;      /* its fall is its node's (burn-node) */
-  bool gpu;           /* cuda: ranks are GPUs */
-  size_t nnodes;      /* of the document */
+  struct entry *at; /* nranks */
+  bool gpu;         /* cuda: ranks are GPUs */
+  size_t nnodes;    /* of the document */
 };
 
 /* ---- words -------------------------------------------------------------- */
@@ -75,13 +80,13 @@ static void thousands(double x, char *buf, size_t size) {
 /* "GPU 3 (node01)", "rank 1", "rank 1 (node01)" on several nodes. */
 static void who(const struct burn_case *b, size_t i, char *buf, size_t size) {
   struct gcb_place p;
-  gcb_model_place(b->m, b->rank_id[i], &p);
+  gcb_model_place(b->m, b->at[i].rank, &p);
   if (b->gpu && p.gpu >= 0)
     snprintf(buf, size, "GPU %lld (%s)", p.gpu, p.hostname);
   else if (b->nnodes > 1)
-    snprintf(buf, size, "rank %lld (%s)", b->rank_id[i], p.hostname);
+    snprintf(buf, size, "rank %lld (%s)", b->at[i].rank, p.hostname);
   else
-    snprintf(buf, size, "rank %lld", b->rank_id[i]);
+    snprintf(buf, size, "rank %lld", b->at[i].rank);
 }
 
 /* "clocks 1,980 -> 1,410 MHz" when the rank's clock was read; "". */
@@ -120,8 +125,7 @@ static void cause_text(const struct gcb_burn_rank *r, char *buf, size_t size) {
     break;
   default:
     snprintf(buf, size,
-             "its CPU time, clocks, temperature and power show no "
-             "cause");
+             "its CPU time, clocks, temperature and power show no cause");
   }
 }
 
@@ -142,8 +146,7 @@ static const char *cause_advice(enum gcb_burn_cause c, bool gpu) {
                : "check the package power limit (powercap, BIOS) and the "
                  "node's power supply";
   case GCB_BURN_CAUSE_FREQUENCY:
-    return gpu ? "check locked or application clocks (nvidia-smi -q -d "
-                 "CLOCK)"
+    return gpu ? "check locked or application clocks (nvidia-smi -q -d CLOCK)"
                : "check the CPU frequency governor and limits (cpupower "
                  "frequency-info)";
   default:
@@ -153,12 +156,6 @@ static const char *cause_advice(enum gcb_burn_cause c, bool gpu) {
 }
 
 /* ---- the case ----------------------------------------------------------- */
-
-static void case_free(struct burn_case *b) {
-  free(b->rank_id);
-  free(b->node);
-  free(b->in_node);
-}
 
 /* Case k of the burn cases read from model m (the document's, or one
  * built from the same tree: the same index), in m. */
@@ -175,17 +172,15 @@ static enum gcb_status case_open(const struct gcb__rule_ctx *cx,
                           .ranks = k->ranks,
                           .nranks = n,
                           .nt = (size_t)k->tl.n};
-  b->rank_id = calloc(n, sizeof *b->rank_id);
-  b->node = calloc(n, sizeof *b->node);
-  b->in_node = calloc(n, sizeof *b->in_node);
-  if (!b->rank_id || !b->node || !b->in_node)
+  b->at = calloc(n, sizeof *b->at);
+  if (b->at == NULL)
     return gcb_err_set(cx->err, GCB_ENOMEM, "analysis: out of memory");
   b->gpu = strcmp(b->c->backend, "cuda") == 0;
   b->nnodes = m->nnodes;
   for (size_t i = 0; i < n; i++) {
-    b->rank_id[i] = gcb_model_col_rank(b->c, i, (long long)i);
-    const struct gcb_model_rank *r = gcb_model_rank(m, b->rank_id[i]);
-    b->node[i] = r != NULL ? r->node : -1;
+    b->at[i].rank = gcb_model_col_rank(b->c, i, (long long)i);
+    const struct gcb_model_rank *r = gcb_model_rank(m, b->at[i].rank);
+    b->at[i].node = r != NULL ? r->node : -1;
   }
   return GCB_OK;
 }
@@ -194,7 +189,7 @@ static struct gcb_finding *push_at(const struct burn_case *b,
                                    enum gcb_severity sev, size_t i) {
   struct gcb_finding *f = gcb__rule_push_case(b->cx, sev, b->c, -1);
   if (f != NULL && i < b->nranks)
-    gcb_finding_at_model_rank(f, b->cx->index, b->m, b->rank_id[i]);
+    gcb_finding_at_model_rank(f, b->cx->index, b->m, b->at[i].rank);
   return f;
 }
 
@@ -335,7 +330,7 @@ static bool node_falls(const struct burn_case *b, long long node, size_t *n) {
   bool all = true;
   *n = 0;
   for (size_t i = 0; i < b->nranks; i++) {
-    if (b->node[i] != node)
+    if (b->at[i].node != node)
       continue;
     (*n)++;
     const struct gcb_burn_rank *r = &b->ranks[i];
@@ -357,7 +352,7 @@ static bool node_falls(const struct burn_case *b, long long node, size_t *n) {
 static size_t node_voice(const struct burn_case *b, long long node) {
   size_t votes[GCB_BURN_CAUSE_UNKNOWN + 1] = {0}, pick = 0;
   for (size_t i = 0; i < b->nranks; i++)
-    if (b->node[i] == node)
+    if (b->at[i].node == node)
       votes[b->ranks[i].cause]++;
   enum gcb_burn_cause top = GCB_BURN_CAUSE_UNKNOWN;
   for (int k = GCB_BURN_CAUSE_CPU_TIME; k <= GCB_BURN_CAUSE_UNKNOWN; k++)
@@ -366,11 +361,11 @@ static size_t node_voice(const struct burn_case *b, long long node) {
   double best = INFINITY, mid = 0;
   size_t n = 0;
   for (size_t i = 0; i < b->nranks; i++)
-    if (b->node[i] == node && b->ranks[i].cause == top)
+    if (b->at[i].node == node && b->ranks[i].cause == top)
       mid += b->ranks[i].drop, n++;
   mid /= (double)(n ? n : 1);
   for (size_t i = 0; i < b->nranks; i++)
-    if (b->node[i] == node && b->ranks[i].cause == top &&
+    if (b->at[i].node == node && b->ranks[i].cause == top &&
         fabs(b->ranks[i].drop - mid) < best) {
       best = fabs(b->ranks[i].drop - mid);
       pick = i;
@@ -384,12 +379,12 @@ static enum gcb_status node_finding(struct burn_case *b, long long node,
   long long ids[256];
   size_t k = 0;
   for (size_t i = 0; i < b->nranks; i++)
-    if (b->node[i] == node) {
-      b->in_node[i] = true;
+    if (b->at[i].node == node) {
+      b->at[i].in_node = true;
       drop += b->ranks[i].drop / (double)n;
       onset = b->ranks[i].onset_s < onset ? b->ranks[i].onset_s : onset;
       if (k < 256)
-        ids[k++] = b->rank_id[i];
+        ids[k++] = b->at[i].rank;
     }
   if (!report)
     return GCB_OK;
@@ -434,14 +429,14 @@ static enum gcb_status nodes(struct burn_case *b, bool report) {
   for (size_t i = 0; i < b->nranks && st == GCB_OK; i++) {
     /* A node is judged at its first rank, and only when that rank falls
      * (every rank must): a healthy run of 16,384 ranks stays linear. */
-    if (b->ranks[i].onset < 0 || b->node[i] < 0)
+    if (b->ranks[i].onset < 0 || b->at[i].node < 0)
       continue;
     bool first = true;
     for (size_t j = 0; j < i && first; j++)
-      first = b->node[j] != b->node[i];
+      first = b->at[j].node != b->at[i].node;
     size_t n;
-    if (first && node_falls(b, b->node[i], &n))
-      st = node_finding(b, b->node[i], n, report);
+    if (first && node_falls(b, b->at[i].node, &n))
+      st = node_finding(b, b->at[i].node, n, report);
   }
   return st;
 }
@@ -484,7 +479,7 @@ static enum gcb_status falloff(const struct burn_case *b, size_t i) {
 static enum gcb_status falloffs(struct burn_case *b) {
   enum gcb_status st = nodes(b, false);
   for (size_t i = 0; i < b->nranks && st == GCB_OK; i++)
-    if (b->ranks[i].onset >= 0 && !b->in_node[i])
+    if (b->ranks[i].onset >= 0 && !b->at[i].in_node)
       st = falloff(b, i);
   return st;
 }
@@ -586,7 +581,7 @@ static enum gcb_status one_case(const struct gcb__rule_ctx *cx,
     default:
       break;
     }
-  case_free(&b);
+  free(b.at);
   return st;
 }
 

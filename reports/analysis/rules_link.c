@@ -29,7 +29,7 @@ static bool by_design_slower(const struct gcb_model_case *c) {
          strcmp(gcb_model_param_str(c, "traffic"), "bidir") == 0;
 }
 
-static double case_size(const struct gcb_model_case *c) {
+double gcb_analyze_case_size(const struct gcb_model_case *c) {
   return isnan(c->size) ? c->bytes : c->size;
 }
 
@@ -39,13 +39,13 @@ static bool largest_of_sweep(const struct gcb_model *m,
                              const struct gcb_model_case *c) {
   static const char *const skip[] = {"size", "bytes", "count", NULL};
   char key[512], other[512];
-  double size = case_size(c);
+  double size = gcb_analyze_case_size(c);
   if (isnan(size))
     return true;
   gcb_model_case_key_except(c, skip, key, sizeof key);
   for (size_t i = 0; i < m->ncases; i++) {
     const struct gcb_model_case *o = &m->cases[i];
-    if (o == c || !(case_size(o) > size))
+    if (o == c || !(gcb_analyze_case_size(o) > size))
       continue;
     gcb_model_case_key_except(o, skip, other, sizeof other);
     if (strcmp(key, other) == 0)
@@ -119,27 +119,31 @@ static double rank_expected(const struct gcb_model *model, long long rank,
 
 /* rank_expected per rank number, each looked up once for all the cases
  * that ask (h2d and d2h ask for every rank). */
+struct cached {
+  double gbps;
+  const char *basis;
+  char text[96]; /* a basis written here (NVML's maximum) */
+  bool seen;
+};
+
 struct expected {
   const struct gcb_model *m;
-  size_t n;     /* rank numbers below n are kept */
-  double *gbps; /* per rank number, once seen[] */
-  const char **basis;
-  char (*text)[96]; /* a basis written here (NVML's maximum) */
-  bool *seen;
-  char spare[96]; /* for ranks beyond n */
+  size_t n;          /* rank numbers below n are kept */
+  struct cached *at; /* per rank number */
+  char spare[96];    /* for ranks beyond n */
 };
 
 static double expected_of(struct expected *x, long long rank,
                           const char **basis) {
   if (rank < 0 || (size_t)rank >= x->n)
     return rank_expected(x->m, rank, basis, x->spare, sizeof x->spare);
-  if (!x->seen[rank]) {
-    x->gbps[rank] = rank_expected(x->m, rank, &x->basis[rank], x->text[rank],
-                                  sizeof x->text[rank]);
-    x->seen[rank] = true;
+  struct cached *e = &x->at[rank];
+  if (!e->seen) {
+    e->gbps = rank_expected(x->m, rank, &e->basis, e->text, sizeof e->text);
+    e->seen = true;
   }
-  *basis = x->basis[rank];
-  return x->gbps[rank];
+  *basis = e->basis;
+  return e->gbps;
 }
 
 static enum gcb_status link_finding(const struct gcb__rule_ctx *cx,
@@ -224,20 +228,12 @@ static enum gcb_status link_case(const struct gcb__rule_ctx *cx,
 enum gcb_status gcb__rule_link_bandwidth(const struct gcb__rule_ctx *cx) {
   const struct gcb_model *m = cx->doc->model;
   size_t n = m->nranks;
-  struct expected ex = {.m = m,
-                        .n = n,
-                        .gbps = malloc((n + 1) * sizeof *ex.gbps),
-                        .basis = malloc((n + 1) * sizeof *ex.basis),
-                        .text = malloc((n + 1) * sizeof *ex.text),
-                        .seen = calloc(n + 1, sizeof *ex.seen)};
+  struct expected ex = {.m = m, .n = n, .at = calloc(n + 1, sizeof *ex.at)};
   enum gcb_status st = GCB_OK;
-  if (ex.gbps == NULL || ex.basis == NULL || ex.text == NULL || ex.seen == NULL)
+  if (ex.at == NULL)
     st = gcb_err_set(cx->err, GCB_ENOMEM, "analysis: out of memory");
   for (size_t i = 0; i < m->ncases && st == GCB_OK; i++)
     st = link_case(cx, &m->cases[i], &ex);
-  free(ex.gbps);
-  free(ex.basis);
-  free(ex.text);
-  free(ex.seen);
+  free(ex.at);
   return st;
 }

@@ -154,8 +154,7 @@ static enum gcb_status placement(const struct gcb__rule_ctx *cx,
   char cost[96] = "";
   if (!isnan(g->placement_cost))
     snprintf(cost, sizeof cost,
-             "; the step is %+.0f%% against the group "
-             "inside a node",
+             "; the step is %+.0f%% against the group inside a node",
              100 * g->placement_cost);
   gcb_finding_explain(f,
                       "a tensor-parallel group spans nodes (%s): its "

@@ -374,9 +374,8 @@ static enum gcb_status report_late(const struct gcb__rule_ctx *cx,
     snprintf(more, sizeof more, "; late in %zu of %zu collective cases", seen,
              of);
   gcb_finding_explain(f,
-                      "rank %lld arrives %s late on average (median rank "
-                      "%s) at a collective that takes %s: the others wait "
-                      "for it%s",
+                      "rank %lld arrives %s late on average (median rank %s) "
+                      "at a collective that takes %s: the others wait for it%s",
                       h->rank, ls, ms, os, more);
   gcb_finding_suggest(f,
                       "a late rank is a scheduling problem, not the "

@@ -28,8 +28,7 @@ struct problem_kind {
 
 static const struct problem_kind problem_kinds[] = {
     {GCB_KIND_PLACEMENT_REMOTE, "remote-binding",
-     "host memory and CPU work cross the socket interconnect on every "
-     "transfer",
+     "host memory and CPU work cross the socket interconnect on every transfer",
      true},
     {GCB_KIND_PLACEMENT_PARTIAL, "partial-binding",
      "some of the rank's threads run on the far socket", true},

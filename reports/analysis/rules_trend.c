@@ -180,9 +180,8 @@ static enum gcb_status trend_finding(const struct gcb__rule_ctx *cx,
     snprintf(bw, sizeof bw, "; busbw %.4g GB/s against %.4g GB/s on that line",
              x->busbw, x->busbw * x->t / line);
   gcb_finding_explain(f,
-                      "%s %s at %.0f B%s takes %s, %sx the %s of the "
-                      "log-log line through its neighbours (%.0f B: %s, "
-                      "%.0f B: %s)%s",
+                      "%s %s at %.0f B%s takes %s, %sx the %s of the log-log "
+                      "line through its neighbours (%.0f B: %s, %.0f B: %s)%s",
                       x->c->op, x->c->backend, x->size,
                       gcb_analyze_case_in_place(x->c) ? " in place" : "", ts,
                       times(x->t / line, 2, k, sizeof k), ls, a->size, as,

@@ -11,6 +11,7 @@
 #include "reports/analysis/diagnose.h"
 #include "reports/criteria/criteria.h"
 #include "reports/document/model.h"
+#include "reports/document/p2p_view.h"
 #include "reports/document/ranks.h"
 
 /* A metric of case c: the same for every rank when read off its summary,
@@ -83,31 +84,26 @@ const struct gcb_metric gcb_metrics[] = {
      "overlap per rank, 0-100 (pattern; none when not measurable)", true, "%",
      NULL, gcb__m_pattern_overlap, GCB_AT_CASE},
     {"pattern_exposed_pct",
-     "exposed communication share of the step per "
-     "rank (pattern)",
-     true, "%", NULL, gcb__m_pattern_exposed, GCB_AT_CASE},
+     "exposed communication share of the step per rank (pattern)", true, "%",
+     NULL, gcb__m_pattern_exposed, GCB_AT_CASE},
     {"pattern_compute_slowdown_pct",
-     "compute slowed by communication, per "
-     "rank (pattern)",
-     true, "%", NULL, gcb__m_pattern_comp_slowdown, GCB_AT_CASE},
+     "compute slowed by communication, per rank (pattern)", true, "%", NULL,
+     gcb__m_pattern_comp_slowdown, GCB_AT_CASE},
     {"pattern_comm_slowdown_pct",
-     "communication slowed by compute, per "
-     "rank (pattern)",
-     true, "%", NULL, gcb__m_pattern_comm_slowdown, GCB_AT_CASE},
+     "communication slowed by compute, per rank (pattern)", true, "%", NULL,
+     gcb__m_pattern_comm_slowdown, GCB_AT_CASE},
     {"pattern_bubble_pct", "pipeline bubble per rank (pattern pp)", true, "%",
      NULL, gcb__m_pattern_bubble, GCB_AT_CASE},
     {"pattern_imbalance_pct", "step imbalance (max - mean) / max (pattern)",
      false, "%", NULL, gcb__m_pattern_imbalance, GCB_AT_CASE},
     {"pattern_compute_imbalance_pct",
-     "imbalance of compute within the step: "
-     "the straggler's margin (pattern)",
+     "imbalance of compute within the step: the straggler's margin (pattern)",
      false, "%", NULL, gcb__m_pattern_busy_imbalance, GCB_AT_CASE},
     {"pattern_skew_cost_pct", "step slowdown under routing skew (pattern ep)",
      false, "%", NULL, gcb__m_pattern_skew_cost, GCB_AT_CASE},
     {"pattern_placement_cost_pct",
-     "step slowdown of tp across nodes "
-     "(pattern tp, outer)",
-     false, "%", NULL, gcb__m_pattern_placement_cost, GCB_AT_CASE},
+     "step slowdown of tp across nodes (pattern tp, outer)", false, "%", NULL,
+     gcb__m_pattern_placement_cost, GCB_AT_CASE},
     {NULL, NULL, false, NULL, NULL, NULL, GCB_AT_CASE},
 };
 
@@ -126,38 +122,18 @@ bool gcb_check_param_matches(const struct gcb_check_param *want,
   return have->type == GCB_MV_STRING && strcmp(want->str, have->text) == 0;
 }
 
-/* A pair end of p2p case c measured on `node`: by bus id when the case
- * names one the node's topology has, else the GPU index param (as
- * p2p_view.h finds it). */
-static long long end_gpu(const struct gcb_model *doc, long long node,
-                         const struct gcb_model_case *c, const char *bus_key,
-                         const char *index_key) {
-  long long g = gcb_model_gpu_index(doc, node, gcb_model_param_str(c, bus_key));
-  if (g >= 0)
-    return g;
-  double i = gcb_model_param_num(c, index_key);
-  return isnan(i) || i < 0 ? -1 : (long long)i;
-}
-
 /* The path class of a p2p case that does not record one, from the
- * topology of the node that measured it (its first per-rank entry's: the
- * case's "node" param, else the rank's node); "" when unknown. */
+ * topology of the node that measured its first per-rank entry (the walk
+ * of p2p_view.h, which alone reads that entry without scratch); "" when
+ * unknown, as for a negative params.node, which names no node. */
 static const char *derived_path(const struct gcb_model *doc,
                                 const struct gcb_model_case *c) {
-  if (doc == NULL || c->kind != GCB_BENCH_P2P || c->ranks.n == 0)
+  struct gcb__p2p_walk it;
+  struct gcb__p2p_pair p;
+  if (doc == NULL || !gcb__p2p_walk_begin(&it, doc, c, NULL, 0) ||
+      !gcb__p2p_walk_next(&it, &p))
     return "";
-  double pn = gcb_model_param_num(c, "node");
-  const struct gcb_model_rank *r =
-      gcb_model_rank(doc, gcb_model_col_rank(c, 0, -1));
-  long long node = !isnan(pn) ? (long long)pn : r != NULL ? r->node : -1;
-  if (node < 0)
-    node = 0;
-  long long src = end_gpu(doc, node, c, "src_bus_id", "src"),
-            dst = end_gpu(doc, node, c, "dst_bus_id", "dst");
-  if (src < 0 || dst < 0 || src == dst ||
-      !(gcb_model_col(c, GCB_RC_FIG_MEDIAN, 0) >= 0))
-    return "";
-  return gcb_model_pair_class(gcb_model_node(doc, node), src, dst);
+  return gcb_model_pair_class(gcb_model_node(doc, p.node), p.src, p.dst);
 }
 
 /* True when a case of document `doc` matches a check: same bench (or the
@@ -281,17 +257,16 @@ static bool meets(const struct gcb_bound *b, double v) {
   return b->is_min ? v >= b->limit : v <= b->limit; /* NAN never meets */
 }
 
+/* A case-wide metric is one value; a per-rank one a value per entry. */
 static enum gcb_status eval_bound(struct eval *ev, const struct gcb_bound *b) {
-  const struct gcb_model_columns *pr = &ev->c->ranks;
-  if (!b->metric->per_rank || pr->n == 0) {
-    double v = value_of(b->metric, ev->m, ev->c, NULL, 0);
-    return meets(b, v) ? GCB_OK : miss(ev, b, v, -1);
-  }
+  const struct gcb_model_columns *per =
+      b->metric->per_rank && ev->c->ranks.n > 0 ? &ev->c->ranks : NULL;
   enum gcb_status st = GCB_OK;
-  for (size_t i = 0; i < pr->n && st == GCB_OK; i++) {
-    double v = value_of(b->metric, ev->m, ev->c, pr, i);
+  for (size_t i = 0; i < (per != NULL ? per->n : 1) && st == GCB_OK; i++) {
+    double v = value_of(b->metric, ev->m, ev->c, per, i);
     if (!meets(b, v))
-      st = miss(ev, b, v, gcb_model_col_rank(ev->c, i, (long long)i));
+      st = miss(ev, b, v,
+                per != NULL ? gcb_model_col_rank(ev->c, i, (long long)i) : -1);
   }
   return st;
 }
@@ -332,10 +307,9 @@ static enum gcb_status not_applicable(struct eval *ev, const struct gcb_doc *d,
   f->where.doc = ev->doc;
   gcb_finding_explain(f, "check '%s': n/a for %s, which does not measure %s",
                       k->name, d->name, b->metric->name);
-  gcb_finding_suggest(f,
-                      "judge %s with a source that measures it (gcbench's "
-                      "own run)",
-                      b->metric->name);
+  gcb_finding_suggest(
+      f, "judge %s with a source that measures it (gcbench's own run)",
+      b->metric->name);
   return GCB_OK;
 }
 
@@ -434,9 +408,9 @@ static enum gcb_status never_judged(struct eval *ev) {
                         "case(s) the check matches",
                         k->name, k->bounds[b].metric->name,
                         ev->result->matched);
-    gcb_finding_suggest(f, "bound a figure these cases have (see "
-                           "docs/criteria-schema.md), or run a source that "
-                           "measures it");
+    gcb_finding_suggest(
+        f, "bound a figure these cases have (see docs/criteria-schema.md), or "
+           "run a source that measures it");
   }
   return GCB_OK;
 }

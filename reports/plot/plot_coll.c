@@ -31,11 +31,6 @@ static void sweep_title(const struct gcb_model_case *c, char *buf,
            reduces ? " " : "", reduces ? redop : "", root, c->backend);
 }
 
-/* Message size in bytes: "size" as the coll benchmark writes it. */
-static double coll_bytes(const struct gcb_model_case *c) {
-  return isnan(c->size) ? c->bytes : c->size;
-}
-
 /*
  * The sweep key of every collective case of a document (NULL for other
  * cases) and whether each is the first of its sweep, computed once per
@@ -105,7 +100,7 @@ static size_t bw_points(FILE *f, const struct gcb_model *doc,
     const struct gcb_model_case *c = &doc->cases[i];
     if (sw->key[i] == NULL || gcb_analyze_case_in_place(c) != ip)
       continue;
-    double bytes = coll_bytes(c), alg = c->summary.algbw;
+    double bytes = gcb_analyze_case_size(c), alg = c->summary.algbw;
     double bus = c->summary.busbw;
     if (isnan(alg))
       alg = c->summary.median;
@@ -195,7 +190,8 @@ largest(const struct gcb_model *doc, const struct sweeps *sw, const char *key) {
     if (sw->key[i] == NULL || gcb_analyze_case_in_place(c) || c->ranks.n < 2)
       continue;
     if (strcmp(sw->key[i], key) == 0 &&
-        (best == NULL || coll_bytes(c) > coll_bytes(best)))
+        (best == NULL ||
+         gcb_analyze_case_size(c) > gcb_analyze_case_size(best)))
       best = c;
   }
   return best;
@@ -262,11 +258,11 @@ static void times_body(struct gcb__plotter *p, size_t id,
 static void times_plot(struct gcb__plotter *p, const struct gcb_model *doc,
                        const struct sweeps *sw, size_t i) {
   const struct gcb_model_case *c = largest(doc, sw, sw->key[i]);
-  if (c == NULL || !(coll_bytes(c) > 0))
+  if (c == NULL || !(gcb_analyze_case_size(c) > 0))
     return;
   char title[320], size[32], name[256];
   size_t n = c->ranks.n;
-  gcb_view_fmt(coll_bytes(c), size, sizeof size);
+  gcb_view_fmt(gcb_analyze_case_size(c), size, sizeof size);
   sweep_title(c, name, sizeof name);
   snprintf(title, sizeof title, "%s at %s B: time per rank", name, size);
   size_t id = gcb__plot_begin(p, "times", title);

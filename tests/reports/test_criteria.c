@@ -287,6 +287,34 @@ Test(criteria, path_classes_come_from_the_topology_and_star_takes_all) {
   json_decref(doc);
 }
 
+/* A negative params.node names no node of the document: the pair's
+ * class is not taken from another node's topology (node 0's), so a check
+ * per class does not match the case, as the p2p rules read it. */
+Test(criteria, a_negative_node_param_derives_no_path) {
+  json_t *doc = fx_doc(2, 1, 8, "Test CPU");
+  json_t *node = json_array_get(json_object_get(doc, "nodes"), 0);
+  json_object_set_new(node, "topology", fx_topology(2, 8));
+  const double fig[] = {300, 300};
+  fx_add_case(doc, fx_case("p2p", "ce uni 0->1",
+                           "{\"mode\": \"ce\", \"direction\": \"uni\", "
+                           "\"src\": 0, \"dst\": 1, \"node\": -1}",
+                           "GB/s", fig, 2, 0.01, NULL));
+  struct gcb_criteria *cr =
+      parse_ok("{\"schema\": \"gcbench.criteria/1\", \"checks\": ["
+               "{\"bench\": \"p2p\", \"params\": {\"path\": \"NV18\"}, "
+               "\"min\": {\"min\": 350}}]}");
+  struct gcb_doc d = fx_doc_of("x.json", doc);
+  struct gcb_check_result res[1];
+  struct gcb_findings f = {0};
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_criteria_evaluate(cr, &d, 1, res, &f, &err), GCB_OK);
+  cr_expect_eq(res[0].matched, 0, "node -1 has no topology to class the pair");
+  gcb_findings_free(&f);
+  gcb_criteria_free(cr);
+  fx_doc_free(&d);
+  json_decref(doc);
+}
+
 /* A coll case with or without the latest rank's lateness (nccl-tests
  * files have none). */
 static json_t *coll_doc(bool with_late) {
