@@ -129,9 +129,7 @@ enum gcb_status gcb_results_plain(struct gcb_results *r, struct gcb_err *err) {
 static const struct gcb__node *section_node(const char *section) {
   for (const char *const *s = settable; *s != NULL; s++)
     if (strcmp(*s, section) == 0)
-      for (const struct gcb__field *f = gcb__root_fields; f->name != NULL; f++)
-        if (strcmp(f->name, section) == 0)
-          return f->node;
+      return gcb__schema_field(gcb__root_fields, section)->node;
   return NULL;
 }
 
