@@ -116,13 +116,10 @@ static json_t *gpu_json(const struct gcb_health *h) {
       {"cuda_runtime", gcb__str_or_null(h->cuda_runtime)},
       {"nccl", gcb__str_or_null(h->nccl)},
   };
+  /* jansson's set frees the value whatever o is, NULL too */
   for (size_t i = 0; i < sizeof rest / sizeof *rest; i++)
-    if (o == NULL || json_object_set_new(o, rest[i].key, rest[i].value) != 0) {
+    if (json_object_set_new(o, rest[i].key, rest[i].value) != 0)
       json_decrefp(&o);
-      for (size_t j = i + 1; j < sizeof rest / sizeof *rest; j++)
-        json_decref(rest[j].value);
-      break;
-    }
   return o;
 }
 

@@ -213,23 +213,18 @@ static json_t *nearest_json(const struct gcb_topo *t, int gpu) {
 
 static json_t *gpu_json(const struct gcb_topo *t, int i) {
   const struct gcb_topo_gpu *g = gcb_topo_gpu(t, i);
-  json_t *o = json_pack(
-      "{s:i, s:s, s:s, s:o, s:o, s:o?, s:s, s:o, s:s, s:o?, s:o, s:o}", "index",
-      i, "busid", g->busid, "vendor", g->vendor, "pci_id",
+  return json_pack(
+      "{s:i, s:s, s:s, s:o, s:o, s:o?, s:s, s:o, s:s, s:o?, s:o, s:o, s:o, "
+      "s:i, s:s, s:o, s:o}",
+      "index", i, "busid", g->busid, "vendor", g->vendor, "pci_id",
       pci_id(g->vendor_id, g->device_id), "class", class_id(g->class_id),
       "model", gcb__str_or_null(g->model), "arch", g->arch, "numa",
       gcb__int_or_null(g->numa), "cpus", g->cpus, "link_gbps",
       g->link_gbps > 0 ? json_real(g->link_gbps) : json_null(), "pcie_path",
       path_json(g->path, g->npath), "pcie_switch",
-      gcb__int_or_null(g->pcie_switch));
-  if (o && json_object_update_new(
-               o, json_pack("{s:o, s:i, s:s, s:o, s:o}", "nvlinks",
-                            gcb__int_or_null(g->nvlinks), "cpu_nvlinks",
-                            g->cpu_nvlinks, "os_devices", g->osdevs,
-                            "nearest_nic", nearest_json(t, i), "host_link",
-                            host_link_json(t, i))) != 0)
-    json_decrefp(&o);
-  return o;
+      gcb__int_or_null(g->pcie_switch), "nvlinks", gcb__int_or_null(g->nvlinks),
+      "cpu_nvlinks", g->cpu_nvlinks, "os_devices", g->osdevs, "nearest_nic",
+      nearest_json(t, i), "host_link", host_link_json(t, i));
 }
 
 static json_t *nic_json(const struct gcb_topo *t, int i) {
