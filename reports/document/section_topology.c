@@ -146,14 +146,6 @@ const struct gcb__node gcb__n_topology = {.types = T_OBJ,
 
 /* ---- writer ------------------------------------------------------------- */
 
-/* Appends v (stolen) to a; on failure frees both (jansson's append frees
- * v whatever a is, NULL too) and returns NULL. */
-static json_t *push(json_t *a, json_t *v) {
-  if (json_array_append_new(a, v) != 0)
-    json_decrefp(&a);
-  return a;
-}
-
 static json_t *pci_id(uint16_t vendor, uint16_t device) {
   char buf[16];
   snprintf(buf, sizeof buf, "%04x:%04x", vendor, device);
@@ -185,7 +177,7 @@ static json_t *hop_json(const struct gcb_topo_hop *h) {
 static json_t *path_json(const struct gcb_topo_hop *path, int n) {
   json_t *a = json_array();
   for (int i = 0; a && i < n; i++)
-    a = push(a, hop_json(&path[i]));
+    a = gcb__json_push(a, hop_json(&path[i]));
   return a;
 }
 
@@ -206,7 +198,7 @@ static json_t *nearest_json(const struct gcb_topo *t, int gpu) {
   int n = gcb_topo_nearest_nics(t, gpu, nics, 64, &cls);
   json_t *list = json_array();
   for (int i = 0; list && i < n && i < 64; i++)
-    list = push(list, json_integer(nics[i]));
+    list = gcb__json_push(list, json_integer(nics[i]));
   return json_pack("{s:o, s:o}", "nics", list, "class",
                    n > 0 ? json_string(gcb_topo_class_name(cls)) : json_null());
 }
@@ -268,7 +260,7 @@ static json_t *array_of(const struct gcb_topo *t, int n,
                         json_t *(*f)(const struct gcb_topo *, int)) {
   json_t *a = json_array();
   for (int i = 0; a && i < n; i++)
-    a = push(a, f(t, i));
+    a = gcb__json_push(a, f(t, i));
   return a;
 }
 
@@ -306,9 +298,9 @@ static json_t *matrix(const struct gcb_topo *t, int n, int pcie, int expected) {
   for (int a = 0; rows && a < n; a++) {
     json_t *row = json_array();
     for (int b = 0; row && b < n; b++)
-      row = push(row,
-                 expected ? expected_json(t, a, b) : label_json(t, a, b, pcie));
-    rows = push(rows, row);
+      row = gcb__json_push(row, expected ? expected_json(t, a, b)
+                                         : label_json(t, a, b, pcie));
+    rows = gcb__json_push(rows, row);
   }
   return rows;
 }
@@ -320,7 +312,7 @@ static json_t *device_names(const struct gcb_topo *t, int n) {
     char name[16];
     snprintf(name, sizeof name, "%s%d", r.kind == GCB_TOPO_GPU ? "GPU" : "NIC",
              r.index);
-    a = push(a, json_string(name));
+    a = gcb__json_push(a, json_string(name));
   }
   return a;
 }
@@ -361,7 +353,7 @@ json_t *gcb_results_placement_json(const struct gcb_topo_problem *problems,
                                    int n) {
   json_t *a = json_array();
   for (int i = 0; a && i < n; i++)
-    a = push(a, problem_json(&problems[i]));
+    a = gcb__json_push(a, problem_json(&problems[i]));
   return a;
 }
 
