@@ -362,12 +362,10 @@ char *gcb_results_node_snapshot(const struct gcb_topo *t,
                                 const struct gcb_topo_problem *problems,
                                 int nproblems) {
   json_t *topo = gcb_results_topology_json(t);
-  json_t *health = gpus != NULL ? gcb_results_gpus_json(gpus, ngpus) : NULL;
-  if (topo && health)
-    json_object_set_new(topo, "gpu_health", health);
-  else
-    json_decref(health);
-  if (topo && nproblems >= 0)
+  /* jansson's set frees the member whatever topo is, NULL too */
+  if (gpus != NULL)
+    json_object_set_new(topo, "gpu_health", gcb_results_gpus_json(gpus, ngpus));
+  if (nproblems >= 0)
     json_object_set_new(topo, "placement",
                         gcb_results_placement_json(problems, nproblems));
   char *text = topo ? json_dumps(topo, JSON_COMPACT) : NULL;
