@@ -10,53 +10,28 @@
 
 #include <jansson.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/file.h"
 #include "reports/criteria/expect.h"
-#include "reports/document/jsonpos.h"
+#include "reports/document/schema.h"
 #include "reports/document/view.h"
 
 #define CRITERIA_MAX_BYTES ((size_t)16 << 20)
 #define SCHEMA_PREFIX "gcbench.criteria/"
-#define MAX_DEPTH 6
 
 enum { J_STR = 1, J_NUM = 2, J_OBJ = 4, J_ARR = 8 };
 
-/* The parser's position: the path from the root, for error locations. */
-struct parse {
-  const char *text;
-  size_t len;
-  const char *name;
-  struct gcb_json_step path[MAX_DEPTH];
-  size_t depth;
-  struct gcb_err *err;
-};
-
-static void enter(struct parse *p, const char *key, size_t index) {
-  if (p->depth < MAX_DEPTH)
-    p->path[p->depth] = (struct gcb_json_step){.key = key, .index = index};
-  p->depth++;
+/* Entered once per level the reader descends: a criteria file nests four
+ * deep at most (checks[i].min.<metric>), within the walker's path. */
+static void enter(struct gcb__walk *p, const char *key, size_t index) {
+  p->path[p->depth++] = (struct gcb_json_step){.key = key, .index = index};
 }
 
-static void leave(struct parse *p) {
+static void leave(struct gcb__walk *p) {
   p->depth--;
-}
-
-/* "name:line:col: path: what", located at the current path. */
-__attribute__((format(printf, 2, 3))) static enum gcb_status
-bad(struct parse *p, const char *fmt, ...) {
-  char what[256];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(what, sizeof what, fmt, ap);
-  va_end(ap);
-  size_t depth = p->depth < MAX_DEPTH ? p->depth : MAX_DEPTH;
-  return gcb_json_located(p->err, p->text, p->len, p->name, p->path, depth,
-                          what);
 }
 
 static const char *type_words(int types) {
@@ -87,7 +62,7 @@ static const char *const json_type_names[] = {
     "an object", "an array",  "a string",  "an integer",
     "a real",    "a boolean", "a boolean", "null"};
 
-static enum gcb_status check_members(struct parse *p, const json_t *obj,
+static enum gcb_status check_members(struct gcb__walk *p, const json_t *obj,
                                      const struct member_spec *spec) {
   const char *key;
   const json_t *v;
@@ -101,16 +76,17 @@ static enum gcb_status check_members(struct parse *p, const json_t *obj,
       for (s = spec; s->name; s++)
         snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
                  s == spec ? "" : ", ", s->name);
-      return bad(p, "unknown field '%s' (expected one of: %s)", key, list);
+      return gcb__schema_problem(p, "unknown field '%s' (expected one of: %s)",
+                                 key, list);
     }
     if ((type_of(v) & s->types) == 0)
-      return bad(p, "expected %s, got %s", type_words(s->types),
-                 json_type_names[json_typeof(v)]);
+      return gcb__schema_problem(p, "expected %s, got %s", type_words(s->types),
+                                 json_type_names[json_typeof(v)]);
     leave(p);
   }
   for (const struct member_spec *s = spec; s->name; s++)
     if (s->required && json_object_get(obj, s->name) == NULL)
-      return bad(p, "missing required field '%s'", s->name);
+      return gcb__schema_problem(p, "missing required field '%s'", s->name);
   return GCB_OK;
 }
 
@@ -130,35 +106,40 @@ static const struct member_spec check_spec[] = {
     {NULL, 0, false},
 };
 
-static enum gcb_status check_schema(struct parse *p, const json_t *root) {
+static enum gcb_status check_schema(struct gcb__walk *p, const json_t *root) {
   if (!json_is_object(root))
-    return bad(p, "not a gcbench criteria file (expected an object)");
+    return gcb__schema_problem(
+        p, "not a gcbench criteria file (expected an object)");
   const char *s = json_string_value(json_object_get(root, "schema"));
   if (s != NULL && strcmp(s, GCB_CRITERIA_SCHEMA) == 0)
     return GCB_OK;
   if (json_object_get(root, "schema") == NULL)
-    return bad(p, "not a gcbench criteria file (no \"schema\" field)");
+    return gcb__schema_problem(
+        p, "not a gcbench criteria file (no \"schema\" field)");
   enter(p, "schema", 0);
   if (s != NULL && strncmp(s, SCHEMA_PREFIX, strlen(SCHEMA_PREFIX)) == 0)
-    return bad(p, "unsupported criteria version %s (this gcbench reads %s)",
-               s + strlen(SCHEMA_PREFIX), GCB_CRITERIA_SCHEMA);
-  return bad(p, "not a gcbench criteria file (schema is not \"%s\")",
-             GCB_CRITERIA_SCHEMA);
+    return gcb__schema_problem(
+        p, "unsupported criteria version %s (this gcbench reads %s)",
+        s + strlen(SCHEMA_PREFIX), GCB_CRITERIA_SCHEMA);
+  return gcb__schema_problem(
+      p, "not a gcbench criteria file (schema is not \"%s\")",
+      GCB_CRITERIA_SCHEMA);
 }
 
 /* A number within [min, max] (max 0: unbounded), at the current path. */
-static enum gcb_status number_in(struct parse *p, const json_t *v, double min,
-                                 double max, double *out) {
+static enum gcb_status number_in(struct gcb__walk *p, const json_t *v,
+                                 double min, double max, double *out) {
   if (!json_is_number(v))
-    return bad(p, "expected a number, got %s", json_type_names[json_typeof(v)]);
+    return gcb__schema_problem(p, "expected a number, got %s",
+                               json_type_names[json_typeof(v)]);
   double x = json_number_value(v);
   if (x < min || (max > 0 && x > max))
-    return bad(p, "%g is out of range [%g, %g]", x, min, max);
+    return gcb__schema_problem(p, "%g is out of range [%g, %g]", x, min, max);
   *out = x;
   return GCB_OK;
 }
 
-static enum gcb_status read_thresholds(struct parse *p, const json_t *obj,
+static enum gcb_status read_thresholds(struct gcb__walk *p, const json_t *obj,
                                        struct gcb_thresholds *t) {
   const char *key;
   const json_t *v;
@@ -167,8 +148,8 @@ static enum gcb_status read_thresholds(struct parse *p, const json_t *obj,
     const struct gcb_threshold_def *d = gcb_threshold_find(key);
     enter(p, key, 0);
     if (d == NULL)
-      return bad(p, "unknown threshold '%s' (see docs/criteria-schema.md)",
-                 key);
+      return gcb__schema_problem(
+          p, "unknown threshold '%s' (see docs/criteria-schema.md)", key);
     if ((st = number_in(p, v, d->min, d->max,
                         (double *)((char *)t + d->offset))) != GCB_OK)
       return st;
@@ -177,7 +158,7 @@ static enum gcb_status read_thresholds(struct parse *p, const json_t *obj,
   return GCB_OK;
 }
 
-static enum gcb_status read_overrides(struct parse *p, const json_t *obj,
+static enum gcb_status read_overrides(struct gcb__walk *p, const json_t *obj,
                                       struct gcb_thresholds *t) {
   const char *key;
   const json_t *v;
@@ -185,10 +166,12 @@ static enum gcb_status read_overrides(struct parse *p, const json_t *obj,
   json_object_foreach((json_t *)obj, key, v) {
     enter(p, key, 0);
     if (t->nregression_by == GCB_MAX_OVERRIDES)
-      return bad(p, "more than %d overrides", GCB_MAX_OVERRIDES);
+      return gcb__schema_problem(p, "more than %d overrides",
+                                 GCB_MAX_OVERRIDES);
     struct gcb_override *o = &t->regression_by[t->nregression_by];
     if (strlen(key) >= sizeof o->key)
-      return bad(p, "key longer than %zu bytes", sizeof o->key - 1);
+      return gcb__schema_problem(p, "key longer than %zu bytes",
+                                 sizeof o->key - 1);
     if ((st = number_in(p, v, 0, 1000, &o->pct)) != GCB_OK)
       return st;
     snprintf(o->key, sizeof o->key, "%s", key);
@@ -198,7 +181,7 @@ static enum gcb_status read_overrides(struct parse *p, const json_t *obj,
   return GCB_OK;
 }
 
-static enum gcb_status read_bounds(struct parse *p, const json_t *obj,
+static enum gcb_status read_bounds(struct gcb__walk *p, const json_t *obj,
                                    bool is_min, struct gcb_criterion *k) {
   const char *key;
   const json_t *v;
@@ -213,10 +196,12 @@ static enum gcb_status read_bounds(struct parse *p, const json_t *obj,
         if (m->value_in == NULL)
           snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
                    m == gcb_metrics ? "" : ", ", m->name);
-      return bad(p, "unknown metric '%s' (expected one of: %s)", key, list);
+      return gcb__schema_problem(p, "unknown metric '%s' (expected one of: %s)",
+                                 key, list);
     }
     if (k->nbounds == GCB_MAX_BOUNDS)
-      return bad(p, "more than %d bounds in one check", GCB_MAX_BOUNDS);
+      return gcb__schema_problem(p, "more than %d bounds in one check",
+                                 GCB_MAX_BOUNDS);
     struct gcb_bound *b = &k->bounds[k->nbounds];
     if ((st = number_in(p, v, -INFINITY, 0, &b->limit)) != GCB_OK)
       return st;
@@ -230,7 +215,8 @@ static enum gcb_status read_bounds(struct parse *p, const json_t *obj,
 
 /* The check's params, typed: matching reads them against the typed
  * cases of the documents (model.h), never the file's tree. */
-static enum gcb_status check_params(struct parse *p, struct gcb_criteria *cr,
+static enum gcb_status check_params(struct gcb__walk *p,
+                                    struct gcb_criteria *cr,
                                     const json_t *params,
                                     struct gcb_criterion *k) {
   const char *key;
@@ -238,8 +224,8 @@ static enum gcb_status check_params(struct parse *p, struct gcb_criteria *cr,
   json_object_foreach((json_t *)params, key, v) {
     enter(p, key, 0);
     if ((type_of(v) & (J_STR | J_NUM)) == 0)
-      return bad(p, "expected a string or a number, got %s",
-                 json_type_names[json_typeof(v)]);
+      return gcb__schema_problem(p, "expected a string or a number, got %s",
+                                 json_type_names[json_typeof(v)]);
     if (!gcb_criterion_add_param(cr, k, key, json_number_value(v),
                                  json_string_value(v)))
       return gcb_err_set(p->err, GCB_ENOMEM, "%s: out of memory", p->name);
@@ -255,12 +241,12 @@ static bool keep(struct gcb_criteria *cr, const json_t *v, const char **out) {
   return s == NULL || *out != NULL;
 }
 
-static enum gcb_status read_check(struct parse *p, struct gcb_criteria *cr,
+static enum gcb_status read_check(struct gcb__walk *p, struct gcb_criteria *cr,
                                   const json_t *obj, struct gcb_criterion *k) {
   enum gcb_status st;
   if (!json_is_object(obj))
-    return bad(p, "expected an object, got %s",
-               json_type_names[json_typeof(obj)]);
+    return gcb__schema_problem(p, "expected an object, got %s",
+                               json_type_names[json_typeof(obj)]);
   if ((st = check_members(p, obj, check_spec)) != GCB_OK)
     return st;
   if (!keep(cr, json_object_get(obj, "bench"), &k->bench) ||
@@ -277,10 +263,11 @@ static enum gcb_status read_check(struct parse *p, struct gcb_criteria *cr,
     leave(p);
   }
   if (st == GCB_OK && k->nbounds == 0)
-    return bad(p, "a check needs at least one bound in \"min\" or \"max\"");
+    return gcb__schema_problem(
+        p, "a check needs at least one bound in \"min\" or \"max\"");
   char what[256];
   if (st == GCB_OK && gcb_criterion_impossible(k, what, sizeof what))
-    return bad(p, "%s", what);
+    return gcb__schema_problem(p, "%s", what);
   const char *name = json_string_value(json_object_get(obj, "name"));
   if (name != NULL)
     gcb_view_copy(k->name, sizeof k->name, name);
@@ -289,7 +276,7 @@ static enum gcb_status read_check(struct parse *p, struct gcb_criteria *cr,
   return st;
 }
 
-static enum gcb_status read_checks(struct parse *p, const json_t *arr,
+static enum gcb_status read_checks(struct gcb__walk *p, const json_t *arr,
                                    struct gcb_criteria *cr) {
   size_t n = json_array_size(arr);
   enter(p, "checks", 0);
@@ -307,7 +294,7 @@ static enum gcb_status read_checks(struct parse *p, const json_t *arr,
   return GCB_OK;
 }
 
-static enum gcb_status read_root(struct parse *p, const json_t *root,
+static enum gcb_status read_root(struct gcb__walk *p, const json_t *root,
                                  struct gcb_criteria *cr) {
   enum gcb_status st = check_schema(p, root);
   if (st == GCB_OK)
@@ -334,7 +321,7 @@ static enum gcb_status read_root(struct parse *p, const json_t *root,
 enum gcb_status gcb_criteria_parse(const char *text, size_t len,
                                    const char *name, struct gcb_criteria **out,
                                    struct gcb_err *err) {
-  struct parse p = {.text = text, .len = len, .name = name, .err = err};
+  struct gcb__walk p = {.text = text, .len = len, .name = name, .err = err};
   json_error_t je;
   *out = NULL;
   struct gcb_criteria *cr = gcb_criteria_new(name);

@@ -105,9 +105,9 @@ static int skip_value(struct scan *s) {
   return skip_scalar(s);
 }
 
-/* Consumes a string and compares its contents with key: 1 equal, 0
- * different, -1 malformed. jansson decodes it (escapes, surrogate pairs),
- * as it did when it read the text. */
+/* Consumes a member's key, its colon and the blanks after them: 1 when
+ * the key is `key`, 0 another, -1 malformed. jansson decodes the key
+ * (escapes, surrogate pairs), as it did when it read the text. */
 static int match_key(struct scan *s, const char *key) {
   const unsigned char *start = s->p;
   if (skip_string(s) != 0)
@@ -116,40 +116,25 @@ static int match_key(struct scan *s, const char *key) {
                          JSON_DECODE_ANY, NULL);
   int same = json_is_string(v) ? strcmp(json_string_value(v), key) == 0 : -1;
   json_decref(v);
+  skip_ws(s);
+  if (same < 0 || !eat(s, ':'))
+    return -1;
+  skip_ws(s);
   return same;
 }
 
-/* At an object: moves to the value of member `key`. */
-static int enter_key(struct scan *s, const char *key) {
-  if (!eat(s, '{'))
-    return -1;
-  for (;;) {
-    skip_ws(s);
-    int m = match_key(s, key);
-    skip_ws(s);
-    if (m < 0 || !eat(s, ':'))
-      return -1;
-    skip_ws(s);
-    if (m == 1)
-      return 0;
-    if (skip_value(s) != 0)
-      return -1;
-    skip_ws(s);
-    if (!eat(s, ','))
-      return -1;
-  }
-}
-
-/* At an array: moves to element `index`. */
-static int enter_index(struct scan *s, size_t index) {
-  if (!eat(s, '['))
+/* At an object or array: moves to the value of member step->key, or to
+ * element step->index when key is NULL. */
+static int enter(struct scan *s, const struct gcb_json_step *step) {
+  if (!eat(s, step->key != NULL ? '{' : '['))
     return -1;
   for (size_t i = 0;; i++) {
     skip_ws(s);
-    if (at_end(s) || *s->p == ']')
-      return -1;
-    if (i == index)
-      return 0;
+    int found = step->key != NULL           ? match_key(s, step->key)
+                : at_end(s) || *s->p == ']' ? -1
+                                            : i == step->index;
+    if (found != 0)
+      return found > 0 ? 0 : -1;
     if (skip_value(s) != 0)
       return -1;
     skip_ws(s);
@@ -169,9 +154,7 @@ int gcb_json_locate(const char *text, size_t len,
   if (at_end(&s))
     return -1;
   for (size_t i = 0; i < depth; i++) {
-    int rc = path[i].key != NULL ? enter_key(&s, path[i].key)
-                                 : enter_index(&s, path[i].index);
-    if (rc != 0 || at_end(&s))
+    if (enter(&s, &path[i]) != 0 || at_end(&s))
       return -1;
     *line = s.line;
     *column = s.chars + 1;

@@ -48,16 +48,17 @@ void gcb_record_summarize(const struct gcb_record *rec,
   }
 }
 
-/* The next parameter slot, named and typed; NULL when all are taken. */
-static struct gcb_param *next_param(struct gcb_record *rec, const char *key,
-                                    enum gcb_param_type type) {
+/* Adds parameter key of `type`, its value in i, d or (a string) s;
+ * nothing when all slots are taken. */
+static void add_param(struct gcb_record *rec, const char *key,
+                      enum gcb_param_type type, int64_t i, double d,
+                      const char *s) {
   if (rec->nparams >= GCB_MAX_PARAMS)
-    return NULL;
+    return;
   struct gcb_param *p = &rec->params[rec->nparams++];
-  memset(p, 0, sizeof *p);
-  p->key = key;
-  p->type = type;
-  return p;
+  *p = (struct gcb_param){.key = key, .type = type, .i = i, .d = d};
+  if (type == GCB_PARAM_STRING)
+    snprintf(p->s, sizeof p->s, "%s", s);
 }
 
 const char *gcb_record_text(const struct gcb_record *rec, const char *key) {
@@ -72,29 +73,21 @@ int64_t gcb_record_int(const struct gcb_record *rec, const char *key,
 }
 
 void gcb_record_param_int(struct gcb_record *rec, const char *key, int64_t v) {
-  struct gcb_param *p = next_param(rec, key, GCB_PARAM_INT);
-  if (p)
-    p->i = v;
+  add_param(rec, key, GCB_PARAM_INT, v, 0, NULL);
 }
 
 void gcb_record_param_size(struct gcb_record *rec, const char *key, int64_t v) {
-  struct gcb_param *p = next_param(rec, key, GCB_PARAM_SIZE);
-  if (p)
-    p->i = v;
+  add_param(rec, key, GCB_PARAM_SIZE, v, 0, NULL);
 }
 
 void gcb_record_param_double(struct gcb_record *rec, const char *key,
                              double v) {
-  struct gcb_param *p = next_param(rec, key, GCB_PARAM_DOUBLE);
-  if (p)
-    p->d = v;
+  add_param(rec, key, GCB_PARAM_DOUBLE, 0, v, NULL);
 }
 
 void gcb_record_param_str(struct gcb_record *rec, const char *key,
                           const char *v) {
-  struct gcb_param *p = next_param(rec, key, GCB_PARAM_STRING);
-  if (p)
-    snprintf(p->s, sizeof p->s, "%s", v);
+  add_param(rec, key, GCB_PARAM_STRING, 0, 0, v);
 }
 
 const struct gcb_param *gcb_record_param(const struct gcb_record *rec,

@@ -52,6 +52,18 @@ const char *gcb__str_or_empty(const char *s) {
   return s != NULL ? s : "";
 }
 
+json_t *gcb__json_set(json_t *o, const char *key, json_t *v) {
+  if (json_object_set_new(o, key, v) != 0)
+    json_decrefp(&o);
+  return o;
+}
+
+json_t *gcb__json_push(json_t *a, json_t *v) {
+  if (json_array_append_new(a, v) != 0)
+    json_decrefp(&a);
+  return a;
+}
+
 json_t *gcb__int_or_null(long long v) {
   return v >= 0 ? json_integer(v) : json_null();
 }
@@ -129,9 +141,7 @@ enum gcb_status gcb_results_plain(struct gcb_results *r, struct gcb_err *err) {
 static const struct gcb__node *section_node(const char *section) {
   for (const char *const *s = settable; *s != NULL; s++)
     if (strcmp(*s, section) == 0)
-      for (const struct gcb__field *f = gcb__root_fields; f->name != NULL; f++)
-        if (strcmp(f->name, section) == 0)
-          return f->node;
+      return gcb__schema_field(gcb__root_fields, section)->node;
   return NULL;
 }
 

@@ -74,6 +74,12 @@ json_t *gcb__nodes_json(const struct gcb_identity *ids, int nranks, int nnodes,
                         json_t *topologies);
 json_t *gcb__ranks_json(const struct gcb_identity *ids, int nranks);
 
+/* Member key of o set to v, element v appended to a (v stolen): o or a,
+ * or NULL, the container freed, when it is NULL or the set or append
+ * fails (jansson frees v then, whatever the container is, NULL too). */
+json_t *gcb__json_set(json_t *o, const char *key, json_t *v);
+json_t *gcb__json_push(json_t *a, json_t *v);
+
 /* "" for NULL. */
 const char *gcb__str_or_empty(const char *s);
 

@@ -110,8 +110,19 @@ static bool bare(const struct gcb__node *n) {
          n->check == NULL;
 }
 
+const struct gcb__field *gcb__schema_field(const struct gcb__field *fields,
+                                           const char *name) {
+  for (const struct gcb__field *f = fields; f != NULL && f->name != NULL; f++)
+    if (strcmp(f->name, name) == 0)
+      return f;
+  return NULL;
+}
+
+/* The elements of an array, or the members of an object that fields (NULL:
+ * none) has no row for, against items. */
 static enum gcb_status check_members(struct gcb__walk *w, const json_t *v,
-                                     const struct gcb__node *items) {
+                                     const struct gcb__node *items,
+                                     const struct gcb__field *fields) {
   enum gcb_status rc = GCB_OK;
   if (json_is_array(v)) {
     size_t n = json_array_size(v);
@@ -126,7 +137,8 @@ static enum gcb_status check_members(struct gcb__walk *w, const json_t *v,
   const char *key;
   const json_t *m;
   json_object_foreach((json_t *)v, key, m) {
-    if ((rc = gcb__schema_check_child(w, key, 0, m, items)) != GCB_OK)
+    if (gcb__schema_field(fields, key) == NULL &&
+        (rc = gcb__schema_check_child(w, key, 0, m, items)) != GCB_OK)
       break;
   }
   return rc;
@@ -167,8 +179,9 @@ enum gcb_status gcb__schema_check(struct gcb__walk *w, const json_t *v,
   enum gcb_status rc = GCB_OK;
   if (n->fields != NULL && json_is_object(v))
     rc = check_fields(w, v, n->fields);
-  else if (n->items != NULL && (json_is_object(v) || json_is_array(v)))
-    rc = check_members(w, v, n->items);
+  if (rc == GCB_OK && n->items != NULL &&
+      (json_is_object(v) || json_is_array(v)))
+    rc = check_members(w, v, n->items, n->fields);
   return rc == GCB_OK && n->check != NULL ? n->check(w, v) : rc;
 }
 

@@ -38,9 +38,9 @@ struct gcb__field;
 struct gcb__walk;
 struct gcb_ranks;
 
-/* A value: its allowed types; for an object either its fields or (a map)
- * the node of every member; for an array the node of every element; and a
- * check of its own, run after those (per-rank columns: equal lengths). */
+/* A value: its allowed types; for an object its fields and (a map) the
+ * node of every other member; for an array the node of every element; and
+ * a check of its own, run after those (per-rank columns: equal lengths). */
 struct gcb__node {
   unsigned types;
   const struct gcb__field *fields; /* terminated by a NULL name */
@@ -106,6 +106,10 @@ enum gcb_status gcb__schema_check_child(struct gcb__walk *w, const char *key,
  * (GCB_EINTERNAL) otherwise. */
 __attribute__((format(printf, 2, 3))) enum gcb_status
 gcb__schema_problem(struct gcb__walk *w, const char *fmt, ...);
+
+/* The row of fields (NULL: none) named name, or NULL. */
+const struct gcb__field *gcb__schema_field(const struct gcb__field *fields,
+                                           const char *name);
 
 /* "object", "array", ... for v's type. */
 const char *gcb__schema_type_word(const json_t *v);

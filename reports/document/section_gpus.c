@@ -117,19 +117,13 @@ static json_t *gpu_json(const struct gcb_health *h) {
       {"nccl", gcb__str_or_null(h->nccl)},
   };
   for (size_t i = 0; i < sizeof rest / sizeof *rest; i++)
-    if (o == NULL || json_object_set_new(o, rest[i].key, rest[i].value) != 0) {
-      json_decrefp(&o);
-      for (size_t j = i + 1; j < sizeof rest / sizeof *rest; j++)
-        json_decref(rest[j].value);
-      break;
-    }
+    o = gcb__json_set(o, rest[i].key, rest[i].value);
   return o;
 }
 
 json_t *gcb_results_gpus_json(const struct gcb_health *gpus, int n) {
   json_t *a = json_array();
   for (int i = 0; a && i < n; i++)
-    if (json_array_append_new(a, gpu_json(&gpus[i])) != 0)
-      json_decrefp(&a);
+    a = gcb__json_push(a, gpu_json(&gpus[i]));
   return a;
 }

@@ -75,12 +75,11 @@ static json_t *rank_json(const struct gcb_identity *id) {
       id->node, "hostname", id->hostname, "local_rank", id->local_rank, "pid",
       id->pid, "cpu_binding", id->cpu_binding, "bound_pus", id->bound_pus,
       "cpu_threads", id->cpu_threads, "device", device_json(id));
-  if (o != NULL && id->blas.core[0] != '\0' &&
-      json_object_set_new(o, "blas",
-                          json_pack("{s:s, s:i, s:s}", "core", id->blas.core,
-                                    "threads", id->blas.threads, "cpu_isa",
-                                    id->blas.cpu_isa)) != 0)
-    json_decrefp(&o);
+  if (id->blas.core[0] != '\0')
+    o = gcb__json_set(o, "blas",
+                      json_pack("{s:s, s:i, s:s}", "core", id->blas.core,
+                                "threads", id->blas.threads, "cpu_isa",
+                                id->blas.cpu_isa));
   return o;
 }
 

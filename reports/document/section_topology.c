@@ -146,14 +146,6 @@ const struct gcb__node gcb__n_topology = {.types = T_OBJ,
 
 /* ---- writer ------------------------------------------------------------- */
 
-/* Appends v (stolen) to a; on failure frees both (jansson's append frees
- * v whatever a is, NULL too) and returns NULL. */
-static json_t *push(json_t *a, json_t *v) {
-  if (json_array_append_new(a, v) != 0)
-    json_decrefp(&a);
-  return a;
-}
-
 static json_t *pci_id(uint16_t vendor, uint16_t device) {
   char buf[16];
   snprintf(buf, sizeof buf, "%04x:%04x", vendor, device);
@@ -185,7 +177,7 @@ static json_t *hop_json(const struct gcb_topo_hop *h) {
 static json_t *path_json(const struct gcb_topo_hop *path, int n) {
   json_t *a = json_array();
   for (int i = 0; a && i < n; i++)
-    a = push(a, hop_json(&path[i]));
+    a = gcb__json_push(a, hop_json(&path[i]));
   return a;
 }
 
@@ -206,30 +198,25 @@ static json_t *nearest_json(const struct gcb_topo *t, int gpu) {
   int n = gcb_topo_nearest_nics(t, gpu, nics, 64, &cls);
   json_t *list = json_array();
   for (int i = 0; list && i < n && i < 64; i++)
-    list = push(list, json_integer(nics[i]));
+    list = gcb__json_push(list, json_integer(nics[i]));
   return json_pack("{s:o, s:o}", "nics", list, "class",
                    n > 0 ? json_string(gcb_topo_class_name(cls)) : json_null());
 }
 
 static json_t *gpu_json(const struct gcb_topo *t, int i) {
   const struct gcb_topo_gpu *g = gcb_topo_gpu(t, i);
-  json_t *o = json_pack(
-      "{s:i, s:s, s:s, s:o, s:o, s:o?, s:s, s:o, s:s, s:o?, s:o, s:o}", "index",
-      i, "busid", g->busid, "vendor", g->vendor, "pci_id",
+  return json_pack(
+      "{s:i, s:s, s:s, s:o, s:o, s:o?, s:s, s:o, s:s, s:o?, s:o, s:o, s:o, "
+      "s:i, s:s, s:o, s:o}",
+      "index", i, "busid", g->busid, "vendor", g->vendor, "pci_id",
       pci_id(g->vendor_id, g->device_id), "class", class_id(g->class_id),
       "model", gcb__str_or_null(g->model), "arch", g->arch, "numa",
       gcb__int_or_null(g->numa), "cpus", g->cpus, "link_gbps",
       g->link_gbps > 0 ? json_real(g->link_gbps) : json_null(), "pcie_path",
       path_json(g->path, g->npath), "pcie_switch",
-      gcb__int_or_null(g->pcie_switch));
-  if (o && json_object_update_new(
-               o, json_pack("{s:o, s:i, s:s, s:o, s:o}", "nvlinks",
-                            gcb__int_or_null(g->nvlinks), "cpu_nvlinks",
-                            g->cpu_nvlinks, "os_devices", g->osdevs,
-                            "nearest_nic", nearest_json(t, i), "host_link",
-                            host_link_json(t, i))) != 0)
-    json_decrefp(&o);
-  return o;
+      gcb__int_or_null(g->pcie_switch), "nvlinks", gcb__int_or_null(g->nvlinks),
+      "cpu_nvlinks", g->cpu_nvlinks, "os_devices", g->osdevs, "nearest_nic",
+      nearest_json(t, i), "host_link", host_link_json(t, i));
 }
 
 static json_t *nic_json(const struct gcb_topo *t, int i) {
@@ -273,7 +260,7 @@ static json_t *array_of(const struct gcb_topo *t, int n,
                         json_t *(*f)(const struct gcb_topo *, int)) {
   json_t *a = json_array();
   for (int i = 0; a && i < n; i++)
-    a = push(a, f(t, i));
+    a = gcb__json_push(a, f(t, i));
   return a;
 }
 
@@ -311,9 +298,9 @@ static json_t *matrix(const struct gcb_topo *t, int n, int pcie, int expected) {
   for (int a = 0; rows && a < n; a++) {
     json_t *row = json_array();
     for (int b = 0; row && b < n; b++)
-      row = push(row,
-                 expected ? expected_json(t, a, b) : label_json(t, a, b, pcie));
-    rows = push(rows, row);
+      row = gcb__json_push(row, expected ? expected_json(t, a, b)
+                                         : label_json(t, a, b, pcie));
+    rows = gcb__json_push(rows, row);
   }
   return rows;
 }
@@ -325,7 +312,7 @@ static json_t *device_names(const struct gcb_topo *t, int n) {
     char name[16];
     snprintf(name, sizeof name, "%s%d", r.kind == GCB_TOPO_GPU ? "GPU" : "NIC",
              r.index);
-    a = push(a, json_string(name));
+    a = gcb__json_push(a, json_string(name));
   }
   return a;
 }
@@ -366,7 +353,7 @@ json_t *gcb_results_placement_json(const struct gcb_topo_problem *problems,
                                    int n) {
   json_t *a = json_array();
   for (int i = 0; a && i < n; i++)
-    a = push(a, problem_json(&problems[i]));
+    a = gcb__json_push(a, problem_json(&problems[i]));
   return a;
 }
 
@@ -375,12 +362,10 @@ char *gcb_results_node_snapshot(const struct gcb_topo *t,
                                 const struct gcb_topo_problem *problems,
                                 int nproblems) {
   json_t *topo = gcb_results_topology_json(t);
-  json_t *health = gpus != NULL ? gcb_results_gpus_json(gpus, ngpus) : NULL;
-  if (topo && health)
-    json_object_set_new(topo, "gpu_health", health);
-  else
-    json_decref(health);
-  if (topo && nproblems >= 0)
+  /* jansson's set frees the member whatever topo is, NULL too */
+  if (gpus != NULL)
+    json_object_set_new(topo, "gpu_health", gcb_results_gpus_json(gpus, ngpus));
+  if (nproblems >= 0)
     json_object_set_new(topo, "placement",
                         gcb_results_placement_json(problems, nproblems));
   char *text = topo ? json_dumps(topo, JSON_COMPACT) : NULL;
