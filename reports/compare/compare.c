@@ -42,20 +42,13 @@ static bool lower_is_better(const char *unit) {
   return false;
 }
 
-/* Compared metrics: summary fields for higher- and lower-is-better units. */
-enum metric_field { F_MEDIAN, F_MIN, F_MAX };
-
-static const struct {
-  const char *name;
-  enum metric_field higher, lower;
-} metrics[] = {
-    {"median", F_MEDIAN, F_MEDIAN},
-    {"slowest", F_MIN, F_MAX},
-};
-
-static double summary_field(const struct gcb_model_summary *s,
-                            enum metric_field f) {
-  return f == F_MEDIAN ? s->median : f == F_MIN ? s->min : s->max;
+/* The median of the ranks' figures, or the slowest rank's (the least
+ * rate, the longest time). */
+static double summary_value(const struct gcb_model_summary *s, bool slowest,
+                            bool lower) {
+  if (!slowest)
+    return s->median;
+  return lower ? s->max : s->min;
 }
 
 /* How far rank i's figure time lies above the slowest of its own samples
@@ -239,21 +232,19 @@ static enum gcb_status compare_case(struct gcb_comparison *cmp,
       100;
   bool same_scale = os->ranks == ns->ranks;
   enum gcb_status st = GCB_OK;
-  if (by == BY_TIME)
-    for (int slow = 0; slow < 2 && st == GCB_OK; slow++)
-      st = row(cmp, nc, key, slow ? "slowest time" : "median time", "us",
-               rank_time_us(oc, slow), rank_time_us(nc, slow), true, threshold,
-               noise, err);
   if (by == BY_BUSBW)
     st = row(cmp, nc, key, "busbw", "GB/s", os->busbw, ns->busbw, false,
              threshold, noise, err);
   /* At another scale only busbw compares; a rank's figure does not. */
-  for (size_t m = 0; by != BY_TIME && st == GCB_OK && m < 2; m++) {
-    if (by == BY_BUSBW && (m == 0 || !same_scale))
-      continue;
-    enum metric_field field = lower ? metrics[m].lower : metrics[m].higher;
-    st = row(cmp, nc, key, metrics[m].name, unit, summary_field(os, field),
-             summary_field(ns, field), lower, threshold, noise, err);
+  for (int slow = 0; st == GCB_OK && slow < 2; slow++) {
+    if (by == BY_TIME)
+      st = row(cmp, nc, key, slow ? "slowest time" : "median time", "us",
+               rank_time_us(oc, slow), rank_time_us(nc, slow), true, threshold,
+               noise, err);
+    else if (by == BY_FIGURE || (slow && same_scale))
+      st = row(cmp, nc, key, slow ? "slowest" : "median", unit,
+               summary_value(os, slow, lower), summary_value(ns, slow, lower),
+               lower, threshold, noise, err);
   }
   return st;
 }

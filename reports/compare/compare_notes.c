@@ -27,20 +27,19 @@ struct field_value {
   char text[24];
 };
 
-static const struct gcb_mvalue *int_value(struct field_value *f, long long x) {
-  f->v = (struct gcb_mvalue){.type = GCB_MV_ABSENT, .num = NAN};
-  if (x < 0)
-    return &f->v;
-  snprintf(f->text, sizeof f->text, "%lld", x);
-  f->v = (struct gcb_mvalue){
-      .type = GCB_MV_INT, .i = x, .num = (double)x, .text = f->text};
-  return &f->v;
-}
-
 static const struct gcb_mvalue *str_value(struct field_value *f,
                                           const char *s) {
   f->v = (struct gcb_mvalue){
       .type = s != NULL ? GCB_MV_STRING : GCB_MV_ABSENT, .num = NAN, .text = s};
+  return &f->v;
+}
+
+static const struct gcb_mvalue *int_value(struct field_value *f, long long x) {
+  if (x < 0)
+    return str_value(f, NULL);
+  snprintf(f->text, sizeof f->text, "%lld", x);
+  f->v = (struct gcb_mvalue){
+      .type = GCB_MV_INT, .i = x, .num = (double)x, .text = f->text};
   return &f->v;
 }
 

@@ -53,19 +53,23 @@ struct gcb_metric {
   enum gcb_metric_at at;
 };
 
-/* Training-pattern metrics (criteria_pattern.c): rows of gcb_metrics. */
-#define GCB__PATTERN_METRIC(name)                                              \
+/* Training-pattern metrics (criteria_pattern.c), rows of gcb_metrics:
+ * X(name, group, type, field), the figure `field` of a rank's entry or
+ * (group true) of the group in the pattern view's struct `type`. */
+#define GCB__PATTERN_METRICS(X)                                                \
+  X(overlap, false, gcb_pattern_rank, overlap)                                 \
+  X(exposed, false, gcb_pattern_rank, exposed_share)                           \
+  X(comp_slowdown, false, gcb_pattern_rank, comp_slowdown)                     \
+  X(comm_slowdown, false, gcb_pattern_rank, comm_slowdown)                     \
+  X(bubble, false, gcb_pattern_rank, bubble)                                   \
+  X(imbalance, true, gcb_pattern_group, step_imbalance)                        \
+  X(busy_imbalance, true, gcb_pattern_group, busy_imbalance)                   \
+  X(skew_cost, true, gcb_pattern_group, skew_cost)                             \
+  X(placement_cost, true, gcb_pattern_group, placement_cost)
+#define GCB__PATTERN_METRIC(name, group, type, field)                          \
   double gcb__m_pattern_##name(const struct gcb_model *doc,                    \
                                const struct gcb_model_case *c, size_t i);
-GCB__PATTERN_METRIC(overlap)
-GCB__PATTERN_METRIC(exposed)
-GCB__PATTERN_METRIC(comp_slowdown)
-GCB__PATTERN_METRIC(comm_slowdown)
-GCB__PATTERN_METRIC(bubble)
-GCB__PATTERN_METRIC(imbalance)
-GCB__PATTERN_METRIC(busy_imbalance)
-GCB__PATTERN_METRIC(skew_cost)
-GCB__PATTERN_METRIC(placement_cost)
+GCB__PATTERN_METRICS(GCB__PATTERN_METRIC)
 #undef GCB__PATTERN_METRIC
 
 /* The metrics, terminated by a NULL name. */

@@ -36,13 +36,5 @@ static double value(const struct gcb_model *doc, const struct gcb_model_case *c,
                                const struct gcb_model_case *c, size_t i) {     \
     return value(doc, c, i, group, offsetof(struct type, field));              \
   }
-METRIC(overlap, false, gcb_pattern_rank, overlap)
-METRIC(exposed, false, gcb_pattern_rank, exposed_share)
-METRIC(comp_slowdown, false, gcb_pattern_rank, comp_slowdown)
-METRIC(comm_slowdown, false, gcb_pattern_rank, comm_slowdown)
-METRIC(bubble, false, gcb_pattern_rank, bubble)
-METRIC(imbalance, true, gcb_pattern_group, step_imbalance)
-METRIC(busy_imbalance, true, gcb_pattern_group, busy_imbalance)
-METRIC(skew_cost, true, gcb_pattern_group, skew_cost)
-METRIC(placement_cost, true, gcb_pattern_group, placement_cost)
+GCB__PATTERN_METRICS(METRIC)
 #undef METRIC

@@ -124,8 +124,7 @@ static const char *size_key_of(const struct family *fam,
 /* One check of the expectation: `fixed` params, one bound. */
 struct expectation {
   const struct family *fam;
-  struct gcb_check_param fixed[MAX_FIXED]; /* strings */
-  size_t nfixed;
+  struct gcb_check_param fixed[MAX_FIXED]; /* strings, up to a NULL key */
   const char *unit;
   const char *metric; /* "per_rank", "min" */
   double limit;
@@ -139,7 +138,7 @@ static bool qualifies(const struct expectation *e,
   const struct family *fam = e->fam;
   if (c->kind != fam->bench || c->params.type != GCB_MV_OBJECT)
     return false;
-  for (size_t i = 0; i < e->nfixed; i++)
+  for (size_t i = 0; e->fixed[i].key != NULL; i++)
     if (!gcb_check_param_matches(&e->fixed[i],
                                  gcb_mvalue_get(&c->params, e->fixed[i].key)))
       return false;
@@ -226,7 +225,7 @@ static bool check_not_measured(struct gcb_criteria *cr,
   snprintf(name, sizeof name, "%s (not measured at %s >= %.0f)", e->what,
            e->fam->size_keys[0], e->fam->min_size);
   struct gcb_criterion *k = add_check(cr, e, name);
-  for (size_t i = 0; k != NULL && i < e->nfixed; i++)
+  for (size_t i = 0; k != NULL && e->fixed[i].key != NULL; i++)
     if (!gcb_criterion_add_param(cr, k, e->fixed[i].key, e->fixed[i].num,
                                  e->fixed[i].str))
       return false;
@@ -258,7 +257,6 @@ static bool gemm_checks(struct gcb_criteria *cr, const struct gcb_sku *sku,
     const struct gcb_sku_gemm *g = &sku->gemm[i];
     struct expectation e = {.fam = fam,
                             .fixed = {{.key = "dtype", .str = g->dtype}},
-                            .nfixed = 1,
                             .unit = "GFLOP/s",
                             .metric = "per_rank",
                             .limit = g->peak_tflops * 1e3 * f};
@@ -279,7 +277,6 @@ static bool membw_checks(struct gcb_criteria *cr, const struct gcb_sku *sku,
   double f = sku->frac_membw, peak = sku->membw_peak_gbs;
   struct expectation e = {.fam = &membw_family,
                           .fixed = {{.key = "kernel", .str = "triad"}},
-                          .nfixed = 1,
                           .unit = "GB/s",
                           .metric = "per_rank",
                           .limit = peak * f};
@@ -299,7 +296,6 @@ static bool pcie_checks(struct gcb_criteria *cr, const struct gcb_sku *sku,
     struct expectation e = {.fam = &pcie_family,
                             .fixed = {{.key = "direction", .str = dirs[i]},
                                       {.key = "memory", .str = "pinned"}},
-                            .nfixed = 2,
                             .unit = "GB/s",
                             .metric = "per_rank",
                             .limit = peak * f};
@@ -322,7 +318,6 @@ static bool nvlink_checks(struct gcb_criteria *cr, const struct gcb_sku *sku,
   snprintf(path, sizeof path, "NV%lld", sku->nvlink_links);
   struct expectation e = {.fam = &p2p_family,
                           .fixed = {{.key = "path", .str = path}},
-                          .nfixed = 1,
                           .unit = "GB/s",
                           .metric = "min",
                           .limit = one_way * f};
