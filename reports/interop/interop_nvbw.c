@@ -317,13 +317,6 @@ enum gcb_status gcb__nvbw_sum(struct gcb__nvbw *x, const char *name, double sum,
                           unit && unit[0] ? unit : "GB/s", sum, line);
 }
 
-enum gcb_status gcb__nvbw_note(struct gcb__nvbw *x, const char *section,
-                               const char *name, const char *why) {
-  return strcmp(section, "errors") == 0
-             ? gcb__conv_error(x->cv, "nvbandwidth", name, "ECUDA", why)
-             : gcb__conv_skip(x->cv, "nvbandwidth", name, why, 0);
-}
-
 /* ranks[] (one per GPU) and the one node. */
 static enum gcb_status machine(struct gcb__nvbw *x) {
   size_t n = x->ngpus > x->widest ? x->ngpus : x->widest;

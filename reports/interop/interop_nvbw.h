@@ -80,10 +80,6 @@ enum gcb_status gcb__nvbw_emit(struct gcb__nvbw *x, const char *name,
 enum gcb_status gcb__nvbw_sum(struct gcb__nvbw *x, const char *name, double sum,
                               const char *unit, int line);
 
-/* A testcase that made no figures: waived, not found, an error. */
-enum gcb_status gcb__nvbw_note(struct gcb__nvbw *x, const char *section,
-                               const char *name, const char *why);
-
 /* The end of a conversion that reached status st: if GCB_OK, adds the
  * ranks (one per GPU) and the one node. Frees x either way; returns the
  * status. */

@@ -158,8 +158,9 @@ static enum gcb_status text_line(struct text *t, const struct gcb__line *l,
              tok[1]);
     t->matrices = 0;
   } else if (n >= 1 && strcmp(tok[0], "Waived:") == 0) {
-    st = gcb__nvbw_note(t->x, "skipped", t->name[0] ? t->name : "a testcase",
-                        "nvbandwidth waived it (it does not name which)");
+    st = gcb__conv_skip(t->x->cv, "nvbandwidth",
+                        t->name[0] ? t->name : "a testcase",
+                        "nvbandwidth waived it (it does not name which)", 0);
     t->name[0] = '\0';
   } else if (n >= 1 && strcmp(tok[0], "SUM") == 0)
     st = sum_line(t, tok, n, l->number);
