@@ -27,7 +27,7 @@ struct text {
   bool in_matrix;    /* a description seen, its rows being read */
   bool have_columns; /* the column index line seen */
   size_t columns;
-  int first_line, cut_line;
+  int cut_line;
 };
 
 static bool is_description(const struct gcb__line *l) {
