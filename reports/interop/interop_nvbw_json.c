@@ -121,7 +121,7 @@ static enum gcb_status testcase(struct gcb__nvbw *x, const json_t *tc) {
       (st = gcb__nvbw_emit(x, n, true, 0, 0)) != GCB_OK)
     return st;
   double total = gcb__conv_number(sum);
-  return isnan(total) ? GCB_OK : gcb__nvbw_sum(x, n, total, x->m.unit, 0);
+  return isnan(total) ? GCB_OK : gcb__nvbw_sum(x, n, total, 0);
 }
 
 static enum gcb_status header(struct gcb__nvbw *x, const json_t *nv) {

@@ -66,11 +66,9 @@ static enum gcb_status sum_line(struct text *t, char **tok, size_t n,
     return GCB_OK;
   if (t->name[0] == '\0')
     snprintf(t->name, sizeof t->name, "%s", tok[1]);
-  char unit[16];
-  snprintf(unit, sizeof unit, "%s", t->x->m.unit);
   enum gcb_status st = end_matrix(t, true, line);
   if (st == GCB_OK)
-    st = gcb__nvbw_sum(t->x, t->name, v, unit, line);
+    st = gcb__nvbw_sum(t->x, t->name, v, line);
   t->name[0] = '\0';
   t->matrices = 0;
   return st;
