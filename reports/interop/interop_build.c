@@ -402,8 +402,7 @@ enum gcb_status gcb__conv_case(struct gcb__conv *cv, enum gcb_bench_kind bench,
   c->summary.checked = method != NULL;
   c->validation.checked = c->validation.passed = method != NULL;
   rank_columns(cv, c, rank, fig, n, work, method);
-  if (out != NULL)
-    *out = c;
+  *out = c;
   return GCB_OK;
 }
 

@@ -224,8 +224,8 @@ json_t *gcb__conv_param(json_t *params, const char *key, json_t *value);
  * summary holds `fig0` and it has no per-rank columns. params (stolen)
  * become its params. `method` says how the values were validated (NULL:
  * not validated). Counted against GCB_INTEROP_MAX_ITEMS, a refusal past
- * it said at `line`. *out (when not NULL) is the case, valid until the
- * next is added, for what else the tool printed. GCB_ENOMEM also for a
+ * it said at `line`. *out is the case, valid until the next is added,
+ * for what else the tool printed. GCB_ENOMEM also for a
  * non-finite figure (and for params NULL); fig0 may be 0 only where work
  * is 0 (a barrier moves no bytes).
  */

@@ -306,7 +306,7 @@ enum gcb_status gcb__nvbw_emit(struct gcb__nvbw *x, const char *name,
 }
 
 enum gcb_status gcb__nvbw_sum(struct gcb__nvbw *x, const char *name, double sum,
-                              const char *unit, int line) {
+                              int line) {
   char label[160], why[128];
   if (gcb__nvbw_value_bad(&sum, 1, -1, why, sizeof why))
     return line > 0 ? gcb__conv_bad_line(x->cv, line, "%s: SUM: %s", name, why)
@@ -314,14 +314,7 @@ enum gcb_status gcb__nvbw_sum(struct gcb__nvbw *x, const char *name, double sum,
   snprintf(label, sizeof label, "%s: SUM", name);
   return gcb__conv_figure(x->cv, "nvbandwidth", "sum", label,
                           json_pack("{s:s}", "testcase", name),
-                          unit && unit[0] ? unit : "GB/s", sum, line);
-}
-
-enum gcb_status gcb__nvbw_note(struct gcb__nvbw *x, const char *section,
-                               const char *name, const char *why) {
-  return strcmp(section, "errors") == 0
-             ? gcb__conv_error(x->cv, "nvbandwidth", name, "ECUDA", why)
-             : gcb__conv_skip(x->cv, "nvbandwidth", name, why, 0);
+                          x->m.unit[0] ? x->m.unit : "GB/s", sum, line);
 }
 
 /* ranks[] (one per GPU) and the one node. */

@@ -76,13 +76,9 @@ const char *gcb__nvbw_matrix_row(struct gcb__nvbw *x, const double *v,
 enum gcb_status gcb__nvbw_emit(struct gcb__nvbw *x, const char *name,
                                bool primary, size_t part, int line);
 
-/* nvbandwidth's SUM of a testcase, an imported figure. */
+/* nvbandwidth's SUM of a testcase, an imported figure in x->m's unit. */
 enum gcb_status gcb__nvbw_sum(struct gcb__nvbw *x, const char *name, double sum,
-                              const char *unit, int line);
-
-/* A testcase that made no figures: waived, not found, an error. */
-enum gcb_status gcb__nvbw_note(struct gcb__nvbw *x, const char *section,
-                               const char *name, const char *why);
+                              int line);
 
 /* The end of a conversion that reached status st: if GCB_OK, adds the
  * ranks (one per GPU) and the one node. Frees x either way; returns the

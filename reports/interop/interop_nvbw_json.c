@@ -111,17 +111,17 @@ static enum gcb_status testcase(struct gcb__nvbw *x, const json_t *tc) {
   const char *n = json_string_value(name), *s = json_string_value(status);
   char why[300];
   if (strcmp(s, "Error") == 0)
-    return gcb__nvbw_note(x, "errors", n,
-                          error ? json_string_value(error) : "error");
+    return gcb__conv_error(cv, "nvbandwidth", n, "ECUDA",
+                           error ? json_string_value(error) : "error");
   if (strcmp(s, "Passed") != 0 || mat == NULL) {
     snprintf(why, sizeof why, "nvbandwidth status %s", s);
-    return gcb__nvbw_note(x, "skipped", n, why);
+    return gcb__conv_skip(cv, "nvbandwidth", n, why, 0);
   }
   if ((st = matrix(x, mat, json_string_value(desc))) != GCB_OK ||
       (st = gcb__nvbw_emit(x, n, true, 0, 0)) != GCB_OK)
     return st;
   double total = gcb__conv_number(sum);
-  return isnan(total) ? GCB_OK : gcb__nvbw_sum(x, n, total, x->m.unit, 0);
+  return isnan(total) ? GCB_OK : gcb__nvbw_sum(x, n, total, 0);
 }
 
 static enum gcb_status header(struct gcb__nvbw *x, const json_t *nv) {
@@ -148,7 +148,8 @@ static enum gcb_status header(struct gcb__nvbw *x, const json_t *nv) {
   if (cuda != NULL)
     gcb__nvbw_cuda(x, gcb__conv_ll(json_number_value(cuda), 0));
   if (error != NULL)
-    st = gcb__nvbw_note(x, "errors", "nvbandwidth", json_string_value(error));
+    st = gcb__conv_error(cv, "nvbandwidth", "nvbandwidth", "ECUDA",
+                         json_string_value(error));
   return st;
 }
 

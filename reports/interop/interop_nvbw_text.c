@@ -27,7 +27,7 @@ struct text {
   bool in_matrix;    /* a description seen, its rows being read */
   bool have_columns; /* the column index line seen */
   size_t columns;
-  int first_line, cut_line;
+  int cut_line;
 };
 
 static bool is_description(const struct gcb__line *l) {
@@ -66,11 +66,9 @@ static enum gcb_status sum_line(struct text *t, char **tok, size_t n,
     return GCB_OK;
   if (t->name[0] == '\0')
     snprintf(t->name, sizeof t->name, "%s", tok[1]);
-  char unit[16];
-  snprintf(unit, sizeof unit, "%s", t->x->m.unit);
   enum gcb_status st = end_matrix(t, true, line);
   if (st == GCB_OK)
-    st = gcb__nvbw_sum(t->x, t->name, v, unit, line);
+    st = gcb__nvbw_sum(t->x, t->name, v, line);
   t->name[0] = '\0';
   t->matrices = 0;
   return st;
@@ -158,8 +156,9 @@ static enum gcb_status text_line(struct text *t, const struct gcb__line *l,
              tok[1]);
     t->matrices = 0;
   } else if (n >= 1 && strcmp(tok[0], "Waived:") == 0) {
-    st = gcb__nvbw_note(t->x, "skipped", t->name[0] ? t->name : "a testcase",
-                        "nvbandwidth waived it (it does not name which)");
+    st = gcb__conv_skip(t->x->cv, "nvbandwidth",
+                        t->name[0] ? t->name : "a testcase",
+                        "nvbandwidth waived it (it does not name which)", 0);
     t->name[0] = '\0';
   } else if (n >= 1 && strcmp(tok[0], "SUM") == 0)
     st = sum_line(t, tok, n, l->number);
