@@ -249,18 +249,29 @@ Test(criteria, every_metric_has_a_name_and_a_value) {
   json_decref(doc);
 }
 
-/* gcbench's p2p cases name their GPUs, not their path class: a check per
- * class takes the class from the document's topology; "*" takes every
- * benchmark. */
-Test(criteria, path_classes_come_from_the_topology_and_star_takes_all) {
+/* A two-GPU node with its topology and one p2p case, GPU 0 -> 1 at
+ * 300 GB/s; extra: more params (", \"node\": -1"), or "". */
+static json_t *p2p_doc(const char *extra) {
   json_t *doc = fx_doc(2, 1, 8, "Test CPU");
   json_t *node = json_array_get(json_object_get(doc, "nodes"), 0);
   json_object_set_new(node, "topology", fx_topology(2, 8));
   const double fig[] = {300, 300};
-  fx_add_case(doc, fx_case("p2p", "ce uni 0->1",
-                           "{\"mode\": \"ce\", \"direction\": \"uni\", "
-                           "\"src\": 0, \"dst\": 1}",
-                           "GB/s", fig, 2, 0.01, NULL));
+  char params[160];
+  snprintf(params, sizeof params,
+           "{\"mode\": \"ce\", \"direction\": \"uni\", \"src\": 0, "
+           "\"dst\": 1%s}",
+           extra);
+  fx_add_case(
+      doc, fx_case("p2p", "ce uni 0->1", params, "GB/s", fig, 2, 0.01, NULL));
+  return doc;
+}
+
+/* gcbench's p2p cases name their GPUs, not their path class: a check per
+ * class takes the class from the document's topology; "*" takes every
+ * benchmark. */
+Test(criteria, path_classes_come_from_the_topology_and_star_takes_all) {
+  json_t *doc = p2p_doc("");
+  const double fig[] = {300, 300};
   const long long wrong[] = {0, 1};
   fx_add_case(doc, fx_case("gemm", "fp32", "{\"dtype\": \"fp32\"}", "GFLOP/s",
                            fig, 2, 0.01, wrong));
@@ -291,14 +302,7 @@ Test(criteria, path_classes_come_from_the_topology_and_star_takes_all) {
  * class is not taken from another node's topology (node 0's), so a check
  * per class does not match the case, as the p2p rules read it. */
 Test(criteria, a_negative_node_param_derives_no_path) {
-  json_t *doc = fx_doc(2, 1, 8, "Test CPU");
-  json_t *node = json_array_get(json_object_get(doc, "nodes"), 0);
-  json_object_set_new(node, "topology", fx_topology(2, 8));
-  const double fig[] = {300, 300};
-  fx_add_case(doc, fx_case("p2p", "ce uni 0->1",
-                           "{\"mode\": \"ce\", \"direction\": \"uni\", "
-                           "\"src\": 0, \"dst\": 1, \"node\": -1}",
-                           "GB/s", fig, 2, 0.01, NULL));
+  json_t *doc = p2p_doc(", \"node\": -1");
   struct gcb_criteria *cr =
       parse_ok("{\"schema\": \"gcbench.criteria/1\", \"checks\": ["
                "{\"bench\": \"p2p\", \"params\": {\"path\": \"NV18\"}, "
