@@ -26,34 +26,30 @@
 #include "reports/render/render.h"
 #include "reports/render/render_openmetrics.h"
 
-/* A case's parameters as label text, formatted once for all its ranks
- * (render_openmetrics_names.c makes the names valid and distinct). */
-struct param_texts {
+/* A case's parameters as labels, made once for all its samples: the
+ * values formatted, the names made valid and distinct by gcb__om_param
+ * (render_openmetrics_names.c). The names depend on each other only, as
+ * gcb__om_param keeps a parameter off every label gcbench writes. */
+struct params {
   size_t n;
-  const char **key;
   char (*text)[256];
-  char (*name)[GCB_OM_NAME_MAX]; /* param_names_of: the label names */
+  char (*name)[GCB_OM_NAME_MAX]; /* NULL when out of memory */
 };
 
-static void param_texts_free(struct param_texts *t) {
-  free(t->key);
+static void params_free(struct params *t) {
   free(t->text);
   free(t->name);
-  *t = (struct param_texts){0};
+  *t = (struct params){0};
 }
 
-/* false on ENOMEM. */
-static bool param_texts_of(struct param_texts *t,
-                           const struct gcb_model_case *c) {
+static void params_of(struct params *t, const struct gcb_model_case *c) {
   size_t n = c->params.type == GCB_MV_OBJECT ? c->params.n : 0;
-  *t = (struct param_texts){.key = malloc((n + 1) * sizeof *t->key),
-                            .text = malloc((n + 1) * sizeof *t->text)};
-  if (t->key == NULL || t->text == NULL) {
-    param_texts_free(t);
-    return false;
-  }
-  for (size_t i = 0; i < n; i++) {
-    const struct gcb_mvalue *v = &c->params.members[i].value;
+  *t = (struct params){.text = malloc((n + 1) * sizeof *t->text),
+                       .name = malloc((n + 1) * sizeof *t->name)};
+  struct gcb__om_sample names = {0};
+  bool ok = t->text != NULL && t->name != NULL;
+  for (; ok && t->n < n; t->n++) {
+    const struct gcb_mvalue *v = &c->params.members[t->n].value;
     char *text = t->text[t->n];
     if (v->type == GCB_MV_STRING)
       gcb_view_copy(text, sizeof t->text[0], v->text);
@@ -61,16 +57,25 @@ static bool param_texts_of(struct param_texts *t,
       snprintf(text, sizeof t->text[0], "%.17g", v->num);
     else /* the reader allows strings and numbers only */
       text[0] = '\0';
-    t->key[t->n++] = c->params.members[i].key;
+    const char *name = gcb__om_param(&names, c->params.members[t->n].key, text);
+    if ((ok = name != NULL))
+      memcpy(t->name[t->n], name, strlen(name) + 1); /* < GCB_OM_NAME_MAX */
   }
-  return true;
+  gcb__om_sample_free(&names);
+  if (!ok)
+    params_free(t);
 }
 
-static void param_labels_of(struct gcb__om_sample *s,
-                            const struct param_texts *t) {
-  for (size_t i = 0; i < t->n; i++)
-    gcb__om_param(s, t->key[i], t->text[i]);
-}
+/* A case whose samples are being written: the family they go to with its
+ * series (the label sets written so far), the case and its document. */
+struct at {
+  FILE *out;
+  const char *family;
+  struct gcb__om_set *series;
+  size_t doc;
+  const struct gcb_model_case *c;
+  struct params p;
+};
 
 static struct gcb__om_sample start(size_t doc) {
   struct gcb__om_sample s = {0};
@@ -78,42 +83,13 @@ static struct gcb__om_sample start(size_t doc) {
   return s;
 }
 
-/* The labels of a rank's sample before its parameters (rank_samples). */
-static void place_labels(struct gcb__om_sample *s, const struct gcb_place *p,
-                         long long rank) {
-  gcb__om_label(s, "host", p->hostname);
-  gcb__om_label_int(s, "node", p->node);
-  gcb__om_label_int(s, "rank", rank);
-  gcb__om_label_int(s, "gpu", p->gpu);
-  gcb__om_label(s, "bus_id", p->bus_id);
-}
-
-/* The names gcb__om_param gives the parameters after place_labels: they
- * depend on the names before them only, the same for every rank, so they
- * are made once per case rather than per rank. false on ENOMEM. */
-static bool param_names_of(struct param_texts *t) {
-  struct gcb__om_sample proto = start(0);
-  struct gcb_place p = {.hostname = "", .bus_id = ""};
-  place_labels(&proto, &p, 0);
-  t->name = malloc((t->n + 1) * sizeof *t->name);
-  bool ok = t->name != NULL;
-  for (size_t i = 0; ok && i < t->n; i++) {
-    const char *name = gcb__om_param(&proto, t->key[i], t->text[i]);
-    if ((ok = name != NULL))
-      memcpy(t->name[i], name, strlen(name) + 1); /* < GCB_OM_NAME_MAX */
-  }
-  gcb__om_sample_free(&proto);
-  return ok;
-}
-
-static void param_labels(struct gcb__om_sample *s,
-                         const struct gcb_model_case *c) {
-  struct param_texts t;
-  if (param_texts_of(&t, c))
-    param_labels_of(s, &t);
-  else
-    s->oom = true;
-  param_texts_free(&t);
+/* Writes s with the case's parameters after its other labels (none when
+ * x is NAN). */
+static void finish(const struct at *at, struct gcb__om_sample *s, double x) {
+  s->oom = s->oom || at->p.name == NULL;
+  for (size_t k = 0; k < at->p.n; k++)
+    gcb__om_label(s, at->p.name[k], at->p.text[k]);
+  gcb__om_write(at->out, at->family, at->series, s, x);
 }
 
 /* ---- families ----------------------------------------------------------- */
@@ -191,32 +167,27 @@ static struct places *places_of(const struct gcb_report *rep) {
   return pl;
 }
 
-/* Case c's one sample in family (none when x is NAN). */
-static void case_sample(FILE *out, size_t d, const struct gcb_model_case *c,
-                        const char *family, enum kind kind, double x,
-                        struct gcb__om_set *series) {
-  struct gcb__om_sample s = start(d);
-  gcb__om_label(&s, "backend", c->backend);
+/* The case's one sample. */
+static void case_sample(const struct at *at, enum kind kind, double x) {
+  struct gcb__om_sample s = start(at->doc);
+  gcb__om_label(&s, "backend", at->c->backend);
   if (kind == K_WRONG || kind == K_IMBALANCE)
-    gcb__om_label(&s, "bench", c->bench);
+    gcb__om_label(&s, "bench", at->c->bench);
   if (kind == K_COLL_LATE)
-    gcb__om_label_int(&s, "late_rank", c->summary.late_rank);
-  param_labels(&s, c);
-  gcb__om_write(out, family, series, &s, x);
+    gcb__om_label_int(&s, "late_rank", at->c->summary.late_rank);
+  finish(at, &s, x);
 }
 
-static void rank_samples(FILE *out, const struct gcb_report *rep, size_t d,
-                         const struct gcb_model_case *c, const struct family *f,
-                         const struct places *pl, struct gcb__om_set *series) {
+static void rank_samples(const struct at *at, const struct gcb_model *m,
+                         const struct places *pl) {
+  const struct gcb_model_case *c = at->c;
   double div = divisor(c);
   if (c->ranks.n == 0) { /* a figure imported as its source printed it (an
                           * nvbandwidth SUM, nccl-tests' Avg bus bandwidth): no
                           * ranks, one sample, never dropped (issue 15) */
-    case_sample(out, d, c, f->name, K_RANKS, c->summary.median / div, series);
+    case_sample(at, K_RANKS, c->summary.median / div);
     return;
   }
-  struct param_texts params;
-  bool oom = !param_texts_of(&params, c) || !param_names_of(&params);
   for (size_t i = 0; i < c->ranks.n; i++) {
     double x = gcb_model_col(c, GCB_RC_FIG_MEDIAN, i);
     long long rank = gcb_model_col_rank(c, i, (long long)i);
@@ -226,15 +197,15 @@ static void rank_samples(FILE *out, const struct gcb_report *rep, size_t d,
     if (rank >= 0 && (size_t)rank < pl->n)
       p = pl->at[rank];
     else
-      gcb_model_place(rep->docs[d].model, rank, &p);
-    struct gcb__om_sample s = start(d);
-    s.oom = s.oom || oom;
-    place_labels(&s, &p, rank);
-    for (size_t k = 0; !oom && k < params.n; k++)
-      gcb__om_label(&s, params.name[k], params.text[k]);
-    gcb__om_write(out, f->name, series, &s, x / div);
+      gcb_model_place(m, rank, &p);
+    struct gcb__om_sample s = start(at->doc);
+    gcb__om_label(&s, "host", p.hostname);
+    gcb__om_label_int(&s, "node", p.node);
+    gcb__om_label_int(&s, "rank", rank);
+    gcb__om_label_int(&s, "gpu", p.gpu);
+    gcb__om_label(&s, "bus_id", p.bus_id);
+    finish(at, &s, x / div);
   }
-  param_texts_free(&params);
 }
 
 /* Whether a case-level family takes case c. */
@@ -250,22 +221,19 @@ static bool takes(const struct fixed *f, const struct gcb_model_case *c) {
 }
 
 /* One sample per node that measured the pair (p2p_view.h). */
-static void p2p_samples(FILE *out, const struct gcb_report *rep, size_t d,
-                        const struct gcb_model_case *c, const struct family *f,
-                        struct gcb__om_set *series, bool *seen, size_t nseen) {
-  const struct gcb_model *model = rep->docs[d].model;
+static void p2p_samples(const struct at *at, const struct gcb_model *m,
+                        bool *seen, size_t nseen) {
   struct gcb__p2p_walk it;
-  struct gcb__p2p_pair m;
-  if (!gcb__p2p_walk_begin(&it, model, c, seen, nseen))
+  struct gcb__p2p_pair pair;
+  if (!gcb__p2p_walk_begin(&it, m, at->c, seen, nseen))
     return;
-  while (gcb__p2p_walk_next(&it, &m)) {
-    const struct gcb_model_node *node = gcb_model_node(model, m.node);
-    struct gcb__om_sample s = start(d);
+  while (gcb__p2p_walk_next(&it, &pair)) {
+    const struct gcb_model_node *node = gcb_model_node(m, pair.node);
+    struct gcb__om_sample s = start(at->doc);
     gcb__om_label(&s, "host", node != NULL ? node->hostname : "");
-    gcb__om_label_int(&s, "node", m.node);
-    gcb__om_label(&s, "backend", c->backend);
-    param_labels(&s, c);
-    gcb__om_write(out, f->name, series, &s, m.value / divisor(c));
+    gcb__om_label_int(&s, "node", pair.node);
+    gcb__om_label(&s, "backend", at->c->backend);
+    finish(at, &s, pair.value / divisor(at->c));
   }
 }
 
@@ -289,17 +257,24 @@ static void bench_body(FILE *out, const struct gcb_report *rep,
   bool *seen = NULL;
   for (; *r < om->nrefs && om->refs[*r].fam == f; (*r)++) {
     const struct ref *x = &om->refs[*r];
-    const struct gcb_model_case *c = &rep->docs[x->doc].model->cases[x->idx];
+    const struct gcb_model *m = rep->docs[x->doc].model;
+    struct at at = {.out = out,
+                    .family = fam->name,
+                    .series = series,
+                    .doc = x->doc,
+                    .c = &m->cases[x->idx]};
+    params_of(&at.p, at.c);
     if (fam->kind == K_RANKS) {
-      rank_samples(out, rep, x->doc, c, fam, &pl[x->doc], series);
-      continue;
+      rank_samples(&at, m, &pl[x->doc]);
+    } else {
+      if (x->doc != doc) { /* the pair scratch is per document */
+        free(seen);
+        doc = x->doc;
+        seen = gcb__p2p_walk_scratch(m, &nseen);
+      }
+      p2p_samples(&at, m, seen, nseen);
     }
-    if (x->doc != doc) { /* the pair scratch is per document */
-      free(seen);
-      doc = x->doc;
-      seen = gcb__p2p_walk_scratch(rep->docs[doc].model, &nseen);
-    }
-    p2p_samples(out, rep, x->doc, c, fam, series, seen, nseen);
+    params_free(&at.p);
   }
   free(seen);
 }
@@ -309,10 +284,17 @@ static void fixed_body(FILE *out, const struct gcb_report *rep,
   for (size_t d = 0; d < rep->ndocs; d++) {
     const struct gcb_model *m = rep->docs[d].model;
     for (size_t i = 0; i < m->ncases; i++) {
-      const struct gcb_model_case *c = &m->cases[i];
-      double x = *(const double *)((const char *)&c->summary + f->at);
-      if (takes(f, c))
-        case_sample(out, d, c, f->name, f->kind, x, series);
+      struct at at = {.out = out,
+                      .family = f->name,
+                      .series = series,
+                      .doc = d,
+                      .c = &m->cases[i]};
+      if (!takes(f, at.c))
+        continue;
+      params_of(&at.p, at.c);
+      case_sample(&at, f->kind,
+                  *(const double *)((const char *)&at.c->summary + f->at));
+      params_free(&at.p);
     }
   }
 }
