@@ -86,12 +86,17 @@ static bool case_fail(const struct gcb_finding *f) {
          f->kind != GCB_KIND(REGRESSION);
 }
 
+/* Finding f against document doc and case title: by document, then
+ * title. */
+static int cmp_where(const struct gcb_finding *f, int doc, const char *title) {
+  return f->where.doc != doc ? (f->where.doc > doc) - (f->where.doc < doc)
+                             : strcmp(f->where.subject, title);
+}
+
 static int cmp_fail(const void *x, const void *y) {
   const struct gcb_finding *a = *(const struct gcb_finding *const *)x,
                            *b = *(const struct gcb_finding *const *)y;
-  int c = a->where.doc != b->where.doc
-              ? (a->where.doc > b->where.doc) - (a->where.doc < b->where.doc)
-              : strcmp(a->where.subject, b->where.subject);
+  int c = cmp_where(a, b->where.doc, b->where.subject);
   return c != 0 ? c : (a > b) - (a < b); /* the list's order */
 }
 
@@ -119,10 +124,7 @@ static size_t case_fails_first(const struct case_fails *cf, int doc,
   size_t lo = 0, hi = cf->n;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    const struct gcb_finding *f = cf->items[mid];
-    int c = f->where.doc != doc ? (f->where.doc > doc) - (f->where.doc < doc)
-                                : strcmp(f->where.subject, title);
-    if (c < 0)
+    if (cmp_where(cf->items[mid], doc, title) < 0)
       lo = mid + 1;
     else
       hi = mid;
@@ -137,9 +139,7 @@ static void case_findings(struct suite *s, const struct gcb_report *rep,
                           const char *title) {
   size_t n = 0;
   for (size_t i = case_fails_first(cf, doc, title);
-       i < cf->n && cf->items[i]->where.doc == doc &&
-       strcmp(cf->items[i]->where.subject, title) == 0;
-       i++) {
+       i < cf->n && cmp_where(cf->items[i], doc, title) == 0; i++) {
     const struct gcb_finding *f = cf->items[i];
     char where[320];
     gcb_report_where(rep, f, where, sizeof where);
