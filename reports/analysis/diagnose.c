@@ -226,44 +226,25 @@ static long long dx_machine(const struct dx *x, int doc, long long node) {
 
 /* ---- components ---------------------------------------------------------- */
 
-/* The two GPUs of a pair link ("a->b" or "a<->b", by bus id or "GPU2"),
- * whatever its direction; false for a host link, a NIC or a network path. */
-static bool pair_ends(const char *link, char *a, char *b, size_t size) {
-  const char *arrow = strstr(link, "<->"), *rest;
-  if (arrow != NULL)
-    rest = arrow + 3;
-  else if ((arrow = strstr(link, "->")) != NULL)
-    rest = arrow + 2;
-  else
-    return false;
-  size_t n = (size_t)(arrow - link);
-  if (n == 0 || n >= size || rest[0] == '\0' || strlen(rest) >= size ||
-      strcmp(rest, "host") == 0 || strchr(link, ' ') != NULL)
-    return false;
-  memcpy(a, link, n);
-  a[n] = '\0';
-  strcpy(b, rest);
-  return true;
-}
-
 /* Whether two links are one GPU pair: a pair is unordered, its directions
  * and uni/bidir figures are evidence of the one pair. */
-static bool same_pair(const char *l1, const char *l2) {
-  char a1[32], b1[32], a2[32], b2[32];
-  if (!pair_ends(l1, a1, b1, sizeof a1) || !pair_ends(l2, a2, b2, sizeof a2))
+static bool same_pair(const struct gcb_component *k,
+                      const struct gcb_component *c) {
+  const char(*a)[32] = k->ends, (*b)[32] = c->ends;
+  if (a[0][0] == '\0' || b[0][0] == '\0')
     return false;
-  return (strcmp(a1, a2) == 0 && strcmp(b1, b2) == 0) ||
-         (strcmp(a1, b2) == 0 && strcmp(b1, a2) == 0);
+  return (strcmp(a[0], b[0]) == 0 && strcmp(a[1], b[1]) == 0) ||
+         (strcmp(a[0], b[1]) == 0 && strcmp(a[1], b[0]) == 0);
 }
 
 /* A pair seen in another direction (or uni and bidir) than its name says
  * is named for both: "GPU 2 <-> GPU 6", "a<->b". */
 static void both_ways(struct gcb_component *k) {
-  char a[32], b[32], tmp[sizeof k->local_name];
+  char tmp[sizeof k->local_name];
   const char *one = strstr(k->local_name, " -> ");
-  if (strstr(k->link, "<->") != NULL || !pair_ends(k->link, a, b, sizeof a))
+  if (strstr(k->link, "<->") != NULL || k->ends[0][0] == '\0')
     return;
-  snprintf(k->link, sizeof k->link, "%s<->%s", a, b);
+  snprintf(k->link, sizeof k->link, "%s<->%s", k->ends[0], k->ends[1]);
   if (one != NULL) {
     snprintf(tmp, sizeof tmp, "%.*s <-> %s", (int)(one - k->local_name),
              k->local_name, one + 4);
@@ -281,15 +262,13 @@ static bool same_comp(const struct comp *a, const struct gcb_component *c,
     return c->bus_id[0] ? strcmp(k->bus_id, c->bus_id) == 0
                         : k->gpu == c->gpu && k->bus_id[0] == '\0';
   case GCB_COMP_LINK:
-    return strcmp(k->link, c->link) == 0 || same_pair(k->link, c->link);
+    return strcmp(k->link, c->link) == 0 || same_pair(k, c);
   case GCB_COMP_RANK:
     return a->doc == doc && k->rank == c->rank &&
            strcmp(k->ranks, c->ranks) == 0;
-  case GCB_COMP_RUN:  /* the run, or the run against its baseline */
-  case GCB_COMP_NODE: /* the node, or its BLAS (at_node, below) */
+  default: /* the run or the run against its baseline; the node or its
+            * BLAS (at_node, below) */
     return strcmp(k->link, c->link) == 0;
-  default:
-    return true;
   }
 }
 
@@ -444,14 +423,14 @@ static bool pair_comp(const struct dx *x, int doc,
   free(seen);
   if (!found)
     return false;
-  char a[32], b[32];
   at_machine(x, dx_machine(x, doc, m.node), GCB_COMP_LINK, out);
   out->gpu = m.src;
   gcb__p2p_pair_busid(&m, c, false, out->bus_id, sizeof out->bus_id);
-  gcb__p2p_pair_end(&m, c, false, a, sizeof a);
-  gcb__p2p_pair_end(&m, c, true, b, sizeof b);
+  gcb__p2p_pair_end(&m, c, false, out->ends[0], sizeof out->ends[0]);
+  gcb__p2p_pair_end(&m, c, true, out->ends[1], sizeof out->ends[1]);
   const char *arrow = gcb__case_p2p_arrow(c);
-  snprintf(out->link, sizeof out->link, "%s%s%s", a, arrow, b);
+  snprintf(out->link, sizeof out->link, "%s%s%s", out->ends[0], arrow,
+           out->ends[1]);
   snprintf(out->local_name, sizeof out->local_name, "GPU %lld %s GPU %lld",
            m.src, arrow, m.dst);
   return true;
