@@ -289,17 +289,16 @@ static long dx_comp(struct dx *x, const struct gcb_component *c, int doc) {
   return (long)x->ncomps++;
 }
 
-static long dx_find(const struct dx *x, enum gcb_comp_kind k, long long m,
-                    const char *bus) {
-  for (size_t i = 0; bus[0] && i < x->ncomps; i++) {
-    const struct gcb_component *c = &x->comps[i].c;
-    if (c->kind != k || c->node != m)
-      continue;
-    if (k == GCB_COMP_LINK ? strstr(c->link, bus) != NULL
-                           : strcmp(c->bus_id, bus) == 0)
-      return (long)i;
-  }
-  return -1;
+/* Whether component c (of its machine) is at GPU g: by bus id its GPU,
+ * host link, rank, or a pair link naming it; by index alone a component
+ * without a bus id whose GPU index is g's (its GPU, host link, rank). */
+static bool at_gpu_id(const struct gcb_component *c,
+                      const struct gcb_machine_gpu *g) {
+  if (g->bus_id[0] == '\0')
+    return c->bus_id[0] == '\0' && c->gpu >= 0 && c->gpu == g->index;
+  if (c->kind == GCB_COMP_LINK)
+    return strstr(c->link, g->bus_id) != NULL;
+  return strcmp(c->bus_id, g->bus_id) == 0;
 }
 
 /* ==== placing findings at components ==================================== */
@@ -626,21 +625,21 @@ static bool at_slowest(const struct dx *x, const struct gcb_finding *f,
   if (r < 0 || f->where.doc < 0)
     return false;
   struct gcb_component g;
+  struct gcb_machine_gpu gpu = {.index = -1};
   gpu_of_rank(x, f->where.doc, r, &g);
+  memcpy(gpu.bus_id, g.bus_id, sizeof gpu.bus_id);
+  /* its GPU, its host link, its rank (by bus id), else a node-wide cause */
   static const enum gcb_comp_kind kinds[] = {GCB_COMP_GPU, GCB_COMP_LINK,
-                                             GCB_COMP_RANK};
-  for (size_t k = 0; k < 3; k++) {
-    long hit = dx_find(x, kinds[k], g.node, g.bus_id);
-    if (hit >= 0) {
-      *c = x->comps[hit].c;
-      return true;
-    }
-  }
-  for (size_t k = 0; k < x->ncomps; k++) /* a node-wide cause, later */
-    if (x->comps[k].c.kind == GCB_COMP_NODE && x->comps[k].c.node == g.node &&
-        x->comps[k].c.link[0] == '\0') {
-      *c = x->comps[k].c;
-      return true;
+                                             GCB_COMP_RANK, GCB_COMP_NODE};
+  for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++)
+    for (size_t i = 0; i < x->ncomps; i++) {
+      const struct gcb_component *n = &x->comps[i].c;
+      if (n->kind == kinds[k] && n->node == g.node &&
+          (n->kind == GCB_COMP_NODE ? n->link[0] == '\0'
+                                    : gpu.bus_id[0] && at_gpu_id(n, &gpu))) {
+        *c = *n;
+        return true;
+      }
     }
   if (f->where.rank < 0)
     return false;
@@ -1405,18 +1404,6 @@ void gcb_diagnosis_scope(const struct gcb_diagnosis *d, char *buf,
     snprintf(buf, size, "%zu nodes (%zu GPUs)", d->nmachines, gpus);
   else
     snprintf(buf, size, "%zu node(s)", d->nmachines);
-}
-
-/* Whether component c (of its machine) is at GPU g: by bus id its GPU,
- * host link, rank, or a pair link naming it; by index alone a component
- * without a bus id whose GPU index is g's (its GPU, host link, rank). */
-static bool at_gpu_id(const struct gcb_component *c,
-                      const struct gcb_machine_gpu *g) {
-  if (g->bus_id[0] == '\0')
-    return c->bus_id[0] == '\0' && c->gpu >= 0 && c->gpu == g->index;
-  if (c->kind == GCB_COMP_LINK)
-    return strstr(c->link, g->bus_id) != NULL;
-  return strcmp(c->bus_id, g->bus_id) == 0;
 }
 
 /* Whether root cause rc speaks about family f of GPU g of machine node. */
