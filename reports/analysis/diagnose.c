@@ -751,16 +751,17 @@ static enum gcb_status place_pass(struct dx *x, bool attach) {
 
 /* ---- node-wide symptoms -------------------------------------------------- */
 
-/* Per component, the families of its warn/fail evidence (a bit each). */
+/* Per component, the families of its evidence (a bit each). */
 static unsigned *comp_families(const struct dx *x) {
   unsigned *fams = calloc(x->ncomps + 1, sizeof *fams);
   for (size_t i = 0; fams != NULL && i < x->fs->n; i++)
-    if (x->comp_of[i] >= 0 && x->fs->items[i].severity != GCB_SEV_INFO)
+    if (x->comp_of[i] >= 0) /* placed: warn or fail */
       fams[x->comp_of[i]] |= 1u << x->fam_of[i];
   return fams;
 }
 
-/* Per machine, its GPUs and host links with evidence of family f. */
+/* Per machine, its GPUs and host links with evidence of family f (fams
+ * from comp_families, before the nodes a collapse adds: never read). */
 static void count_wide(const struct dx *x, const unsigned *fams,
                        enum gcb_family f, size_t *per_machine) {
   memset(per_machine, 0, x->out->nmachines * sizeof *per_machine);
@@ -785,11 +786,10 @@ static enum gcb_status collapse(struct dx *x, long long m, enum gcb_family f) {
   if (k < 0)
     return GCB_ENOMEM;
   for (size_t i = 0; i < x->fs->n; i++) {
-    long c = x->comp_of[i];
-    if (c < 0 || c == k || x->fam_of[i] != f || x->comps[c].c.node != m)
-      continue;
-    enum gcb_comp_kind kind = x->comps[c].c.kind;
-    if (kind == GCB_COMP_GPU || kind == GCB_COMP_LINK)
+    const struct gcb_component *c =
+        x->comp_of[i] >= 0 ? &x->comps[x->comp_of[i]].c : NULL;
+    if (c != NULL && x->comp_of[i] != k && x->fam_of[i] == f && c->node == m &&
+        (c->kind == GCB_COMP_GPU || c->kind == GCB_COMP_LINK))
       x->comp_of[i] = k;
   }
   return GCB_OK;
@@ -801,19 +801,16 @@ static enum gcb_status dx_collapse_nodes(struct dx *x) {
   size_t nm = x->out->nmachines;
   if (nm < 2)
     return GCB_OK;
+  /* Once for every family: a collapse moves only its family's evidence,
+   * into a node, which no count reads. */
+  unsigned *has = comp_families(x);
   size_t *n = malloc(nm * sizeof *n + 1);
   enum gcb_status st = GCB_OK;
+  if (has == NULL || n == NULL)
+    st = gcb_err_set(x->err, GCB_ENOMEM, "diagnosis: out of memory");
   for (size_t k = 0; st == GCB_OK && k < sizeof fams / sizeof *fams; k++) {
-    /* Afresh for each family: a collapse moves evidence and adds a node. */
-    unsigned *has = comp_families(x);
-    if (has == NULL || n == NULL) {
-      free(has);
-      st = gcb_err_set(x->err, GCB_ENOMEM, "diagnosis: out of memory");
-      break;
-    }
     size_t wide = 0;
     count_wide(x, has, fams[k], n);
-    free(has);
     for (size_t m = 0; m < nm; m++)
       wide += node_wide(x, (long long)m, n[m]);
     if (wide == 0 || 2 * wide >= nm)
@@ -822,6 +819,7 @@ static enum gcb_status dx_collapse_nodes(struct dx *x) {
       if (node_wide(x, (long long)m, n[m]))
         st = collapse(x, (long long)m, fams[k]);
   }
+  free(has);
   free(n);
   return st;
 }
