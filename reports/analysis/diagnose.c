@@ -873,22 +873,22 @@ static size_t primary(const struct dx *x, const struct gcb_root_cause *rc) {
   return best;
 }
 
-/* The distinct cases of document doc among the evidence of family fam and
- * kind `kind`: a case measured on 8 GPUs is one case, not 8, so the count
- * set against that document's cases of the bench never exceeds them. */
+/* The distinct cases of document doc among the evidence of kind `kind`
+ * and the root cause's family: a case measured on 8 GPUs is one case, not
+ * 8, so the count set against that document's cases of the bench never
+ * exceeds them. */
 static size_t cases_of(const struct dx *x, const struct gcb_root_cause *rc,
-                       enum gcb_family fam, const struct gcb_kind *kind,
-                       int doc) {
+                       const struct gcb_kind *kind, int doc) {
   size_t n = 0;
   for (size_t k = 0; k < rc->nevidence; k++) {
     const struct gcb_finding *f = &x->fs->items[rc->evidence[k]];
-    if (x->fam_of[rc->evidence[k]] != fam || f->kind != kind ||
+    if (x->fam_of[rc->evidence[k]] != rc->family || f->kind != kind ||
         f->where.doc != doc)
       continue;
     bool seen = false;
     for (size_t j = 0; j < k && !seen; j++) {
       const struct gcb_finding *g = &x->fs->items[rc->evidence[j]];
-      seen = x->fam_of[rc->evidence[j]] == fam && g->kind == kind &&
+      seen = x->fam_of[rc->evidence[j]] == rc->family && g->kind == kind &&
              g->where.doc == doc &&
              strcmp(g->where.subject, f->where.subject) == 0;
     }
@@ -982,19 +982,18 @@ static bool passes(const struct dx *x, double v, double expected) {
 /* A low copy from one source and a good one from another: one statement
  * with both figures. */
 static bool disagree(const struct dx *x, struct gcb_root_cause *rc,
-                     const struct gcb_finding *low, enum gcb_family fam) {
-  const char *dir = fam == GCB_FAM_D2H ? "d2h" : "h2d";
+                     const struct gcb_finding *low) {
+  bool d2h = rc->family == GCB_FAM_D2H;
   struct load ld;
-  under_load(x, rc->comp.node, rc->comp.bus_id, dir, &ld);
+  under_load(x, rc->comp.node, rc->comp.bus_id, d2h ? "d2h" : "h2d", &ld);
   for (size_t k = 0; k < ld.n; k++) {
     if (ld.doc[k] == low->where.doc || !passes(x, ld.value[k], ld.expected))
       continue;
     char a[32], b[32];
     gcb_fmt_scaled(low->measured, "GB/s", a, sizeof a);
     gcb_fmt_scaled(ld.value[k], "GB/s", b, sizeof b);
-    say(rc, "%s %s (%s) vs %s (%s): sources disagree",
-        fam == GCB_FAM_D2H ? "D2H" : "H2D", a, source(x, low->where.doc), b,
-        source(x, ld.doc[k]));
+    say(rc, "%s %s (%s) vs %s (%s): sources disagree", d2h ? "D2H" : "H2D", a,
+        source(x, low->where.doc), b, source(x, ld.doc[k]));
     suggest(rc, "rerun both tools on this GPU; if the low figure repeats, "
                 "check the slot and riser (lspci -vv: LnkSta)");
     return true;
@@ -1058,19 +1057,18 @@ static void at_rest(const struct dx *x, struct gcb_root_cause *rc,
 /* ---- statements ---------------------------------------------------------- */
 
 static void slow(const struct dx *x, struct gcb_root_cause *rc,
-                 const struct gcb_finding *f, enum gcb_family fam,
-                 const char *against) {
+                 const struct gcb_finding *f, const char *against) {
   char m[64];
   const struct gcb_model_case *c = dx_case(x, f);
   const struct gcb_model *model = x->docs[f->where.doc].model;
   enum gcb_bench_kind kind = c != NULL ? c->kind : GCB_BENCH_UNKNOWN;
-  size_t k = cases_of(x, rc, fam, f->kind, f->where.doc), all = 0;
+  size_t k = cases_of(x, rc, f->kind, f->where.doc), all = 0;
   for (size_t i = 0; i < model->ncases; i++)
     all += model->cases[i].kind == kind;
   gcb_fmt_scaled_pair(f->measured, f->expected, f->unit, m, sizeof m);
   say(rc, "%s %.0f %% below %s in %zu of %zu case(s) (worst %s: %s)%s%s",
-      gcb_family_name(fam), (1 - f->measured / f->expected) * 100, against, k,
-      all, label_of(f), m, f->evidence[0] ? "; " : "", f->evidence);
+      gcb_family_name(rc->family), (1 - f->measured / f->expected) * 100,
+      against, k, all, label_of(f), m, f->evidence[0] ? "; " : "", f->evidence);
 }
 
 static void p2p(struct gcb_root_cause *rc, const struct gcb_finding *f,
@@ -1096,11 +1094,11 @@ static void late(struct gcb_root_cause *rc, const struct gcb_finding *f) {
 /* The sentence of the kind's .say, where the data it needs is there;
  * else the explanation. */
 static void statement(const struct dx *x, struct gcb_root_cause *rc,
-                      const struct gcb_finding *f, enum gcb_family fam) {
+                      const struct gcb_finding *f) {
   const struct gcb_model_case *c = dx_case(x, f);
   switch (f->kind->say) {
   case GCB_SAY_BELOW_PEERS:
-    slow(x, rc, f, fam,
+    slow(x, rc, f,
          rc->comp.kind == GCB_COMP_NODE ? "the other nodes' GPUs"
                                         : "its peers");
     return;
@@ -1108,7 +1106,7 @@ static void statement(const struct dx *x, struct gcb_root_cause *rc,
     say(rc, "wrong results in %s: %s", f->where.subject, f->explanation);
     return;
   case GCB_SAY_SOURCES:
-    if (rc->comp.bus_id[0] && disagree(x, rc, f, fam))
+    if (rc->comp.bus_id[0] && disagree(x, rc, f))
       return;
     break;
   case GCB_SAY_AT_REST:
@@ -1144,9 +1142,9 @@ static void statement(const struct dx *x, struct gcb_root_cause *rc,
   say(rc, "%s", after_rank(f->explanation));
 }
 
-/* "; also device memory (2), 3 acceptance check(s) missed". */
-static void also(const struct dx *x, struct gcb_root_cause *rc,
-                 enum gcb_family main) {
+/* "; also device memory (2), 3 acceptance check(s) missed": the evidence
+ * besides the statement's, finding p. */
+static void also(const struct dx *x, struct gcb_root_cause *rc, size_t p) {
   char buf[200] = "";
   size_t used = 0;
   for (int fam = 0; fam < GCB_FAM_COUNT; fam++) {
@@ -1155,7 +1153,8 @@ static void also(const struct dx *x, struct gcb_root_cause *rc,
       const struct gcb_finding *f = &x->fs->items[rc->evidence[k]];
       n += (int)x->fam_of[rc->evidence[k]] == fam && !f->kind->secondary;
     }
-    if (fam == (int)main || fam == GCB_FAM_RUN || n == 0 || used >= sizeof buf)
+    if (fam == (int)rc->family || fam == GCB_FAM_RUN || n == 0 ||
+        used >= sizeof buf)
       continue;
     used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s (%zu)",
                              used ? ", " : "; also ", gcb_family_name(fam), n);
@@ -1167,7 +1166,7 @@ static void also(const struct dx *x, struct gcb_root_cause *rc,
     size_t n = 0;
     for (size_t e = 0; e < rc->nevidence; e++)
       n += x->fs->items[rc->evidence[e]].kind == kind;
-    bool more = x->fs->items[primary(x, rc)].kind == kind;
+    bool more = x->fs->items[p].kind == kind;
     n -= more; /* the statement is one of them */
     if (n > 0 && used < sizeof buf)
       used += (size_t)snprintf(buf + used, sizeof buf - used, "; %zu %s%s", n,
@@ -1192,9 +1191,9 @@ static void dx_state(const struct dx *x, struct gcb_root_cause *rc) {
       rc->cost = c;
   }
   suggest(rc, f->suggestion);
-  statement(x, rc, f, rc->family);
+  statement(x, rc, f);
   if (!rc->cleared)
-    also(x, rc, rc->family);
+    also(x, rc, p);
 }
 
 /* ---- root causes --------------------------------------------------------- */
