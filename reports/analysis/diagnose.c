@@ -826,7 +826,8 @@ static enum gcb_status dx_collapse_nodes(struct dx *x) {
 
 /* ==== statements ========================================================= */
 
-__attribute__((format(printf, 2, 3))) static void say(struct gcb_root_cause *rc,
+/* Sets rc's statement; true (it is stated). */
+__attribute__((format(printf, 2, 3))) static bool say(struct gcb_root_cause *rc,
                                                       const char *fmt, ...) {
   char tmp[512];
   va_list ap;
@@ -834,6 +835,7 @@ __attribute__((format(printf, 2, 3))) static void say(struct gcb_root_cause *rc,
   vsnprintf(tmp, sizeof tmp, fmt, ap);
   va_end(ap);
   gcb_view_copy(rc->summary, sizeof rc->summary, tmp);
+  return true;
 }
 
 static void suggest(struct gcb_root_cause *rc, const char *text) {
@@ -930,6 +932,7 @@ struct load {
   double value[8];
   int doc[8];
   size_t n;
+  double lowest; /* of value[]; INFINITY */
   double expected;
   const char *basis; /* of expected ("PCIe gen5 x16 (63.02 GB/s)"); "" */
   const struct gcb_model_hop *rest; /* the GPU's own link at rest; NULL */
@@ -939,7 +942,7 @@ struct load {
  * (machine m, bus), and what the link should carry. */
 static void under_load(const struct dx *x, long long m, const char *bus,
                        const char *dir, struct load *out) {
-  *out = (struct load){.expected = NAN, .basis = ""};
+  *out = (struct load){.lowest = INFINITY, .expected = NAN, .basis = ""};
   for (size_t d = 0; d < x->ndocs; d++) {
     const struct gcb_model *model = x->docs[d].model;
     for (size_t i = 0; i < model->ncases; i++) {
@@ -964,6 +967,7 @@ static void under_load(const struct dx *x, long long m, const char *bus,
           out->rest = g != NULL && g->nhops > 0 ? &g->hops[0] : NULL;
         }
         out->value[out->n] = gcb_model_col(c, GCB_RC_FIG_MEDIAN, k);
+        out->lowest = fmin(out->lowest, out->value[out->n]);
         out->doc[out->n++] = (int)d;
       }
     }
@@ -1016,21 +1020,16 @@ static void rest_text(const struct load *ld, const struct gcb_finding *f,
 }
 
 /* A link that reads slow at rest, judged by its copies under load. */
-static void at_rest(const struct dx *x, struct gcb_root_cause *rc,
+static bool at_rest(const struct dx *x, struct gcb_root_cause *rc,
                     const struct gcb_finding *f) {
   struct load h, d;
   under_load(x, rc->comp.node, rc->comp.bus_id, "h2d", &h);
   under_load(x, rc->comp.node, rc->comp.bus_id, "d2h", &d);
   const struct load *ex = !isnan(h.expected) ? &h : &d;
-  double worst = INFINITY, e = ex->expected;
-  for (size_t k = 0; k < h.n; k++)
-    worst = h.value[k] < worst ? h.value[k] : worst;
-  for (size_t k = 0; k < d.n; k++)
-    worst = d.value[k] < worst ? d.value[k] : worst;
-  if (h.n + d.n == 0 || isnan(e)) {
-    say(rc, "%s (read at rest; no copy measured under load)", f->explanation);
-    return;
-  }
+  double worst = fmin(h.lowest, d.lowest), e = ex->expected;
+  if (h.n + d.n == 0 || isnan(e))
+    return say(rc, "%s (read at rest; no copy measured under load)",
+               f->explanation);
   char w[32], es[32];
   gcb_fmt_scaled(worst, "GB/s", w, sizeof w);
   gcb_fmt_scaled(e, "GB/s", es, sizeof es);
@@ -1043,21 +1042,20 @@ static void at_rest(const struct dx *x, struct gcb_root_cause *rc,
      * looked at */
     char rest[64];
     rest_text(ex, f, rest, sizeof rest);
-    say(rc,
-        "trains up under load to %s, %.0f %% of %s, from %s at rest: idle "
-        "downtraining, not a fault",
-        w, worst / e * 100, ex->basis[0] ? ex->basis : es, rest);
     suggest(rc, "none needed: the link trains up under load");
-  } else {
-    say(rc, "%s, confirmed under load: %s, %.0f %% of %s",
-        after_rank(f->explanation), w, worst / e * 100, es);
+    return say(rc,
+               "trains up under load to %s, %.0f %% of %s, from %s at rest: "
+               "idle downtraining, not a fault",
+               w, worst / e * 100, ex->basis[0] ? ex->basis : es, rest);
   }
+  return say(rc, "%s, confirmed under load: %s, %.0f %% of %s",
+             after_rank(f->explanation), w, worst / e * 100, es);
 }
 
 /* ---- statements ---------------------------------------------------------- */
 
-static void slow(const struct dx *x, struct gcb_root_cause *rc,
-                 const struct gcb_finding *f, const char *against) {
+static bool slow(const struct dx *x, struct gcb_root_cause *rc,
+                 const struct gcb_finding *f) {
   char m[64];
   const struct gcb_model_case *c = dx_case(x, f);
   const struct gcb_model *model = x->docs[f->where.doc].model;
@@ -1066,80 +1064,61 @@ static void slow(const struct dx *x, struct gcb_root_cause *rc,
   for (size_t i = 0; i < model->ncases; i++)
     all += model->cases[i].kind == kind;
   gcb_fmt_scaled_pair(f->measured, f->expected, f->unit, m, sizeof m);
-  say(rc, "%s %.0f %% below %s in %zu of %zu case(s) (worst %s: %s)%s%s",
-      gcb_family_name(rc->family), (1 - f->measured / f->expected) * 100,
-      against, k, all, label_of(f), m, f->evidence[0] ? "; " : "", f->evidence);
+  return say(rc, "%s %.0f %% below %s in %zu of %zu case(s) (worst %s: %s)%s%s",
+             gcb_family_name(rc->family), (1 - f->measured / f->expected) * 100,
+             rc->comp.kind == GCB_COMP_NODE ? "the other nodes' GPUs"
+                                            : "its peers",
+             k, all, label_of(f), m, f->evidence[0] ? "; " : "", f->evidence);
 }
 
-static void p2p(struct gcb_root_cause *rc, const struct gcb_finding *f,
+static bool p2p(struct gcb_root_cause *rc, const struct gcb_finding *f,
                 const struct gcb_model_case *c) {
   const char *cls = c->path;
   char m[32], e[32];
   gcb_fmt_scaled(f->measured, f->unit, m, sizeof m);
   gcb_fmt_scaled(f->expected, f->unit, e, sizeof e);
-  say(rc, "%s %s, %.0f %% of what its %s path carries (%s)",
-      strncmp(cls, "NV", 2) == 0 ? "NVLink" : "P2P", m,
-      f->measured / f->expected * 100, cls[0] ? cls : "unknown", e);
+  return say(rc, "%s %s, %.0f %% of what its %s path carries (%s)",
+             strncmp(cls, "NV", 2) == 0 ? "NVLink" : "P2P", m,
+             f->measured / f->expected * 100, cls[0] ? cls : "unknown", e);
 }
 
-static void late(struct gcb_root_cause *rc, const struct gcb_finding *f) {
+static bool late(struct gcb_root_cause *rc, const struct gcb_finding *f) {
   char m[32], e[32];
   const char *times = strstr(f->explanation, "late in ");
   gcb_fmt_scaled(f->measured, f->unit, m, sizeof m);
   gcb_fmt_scaled(f->expected, f->unit, e, sizeof e);
-  say(rc, "%s late on average at %s (the median rank: %s)%s%s", m, label_of(f),
-      e, times ? "; " : "", times ? times : "");
+  return say(rc, "%s late on average at %s (the median rank: %s)%s%s", m,
+             label_of(f), e, times ? "; " : "", times ? times : "");
 }
 
-/* The sentence of the kind's .say, where the data it needs is there;
- * else the explanation. */
-static void statement(const struct dx *x, struct gcb_root_cause *rc,
+/* The sentence of the kind's .say; false where the data it needs is not
+ * there (the explanation is said instead). */
+static bool statement(const struct dx *x, struct gcb_root_cause *rc,
                       const struct gcb_finding *f) {
   const struct gcb_model_case *c = dx_case(x, f);
+  bool bus = rc->comp.bus_id[0] != '\0', at_case = f->bench_case != NULL;
   switch (f->kind->say) {
   case GCB_SAY_BELOW_PEERS:
-    slow(x, rc, f,
-         rc->comp.kind == GCB_COMP_NODE ? "the other nodes' GPUs"
-                                        : "its peers");
-    return;
+    return slow(x, rc, f);
   case GCB_SAY_WRONG:
-    say(rc, "wrong results in %s: %s", f->where.subject, f->explanation);
-    return;
+    return say(rc, "wrong results in %s: %s", f->where.subject, f->explanation);
   case GCB_SAY_SOURCES:
-    if (rc->comp.bus_id[0] && disagree(x, rc, f))
-      return;
-    break;
+    return bus && disagree(x, rc, f);
   case GCB_SAY_AT_REST:
-    if (rc->comp.bus_id[0]) {
-      at_rest(x, rc, f);
-      return;
-    }
-    break;
+    return bus && at_rest(x, rc, f);
   case GCB_SAY_PATH:
-    if (c != NULL) {
-      p2p(rc, f, c);
-      return;
-    }
-    break;
+    return c != NULL && p2p(rc, f, c);
   case GCB_SAY_LATE:
-    late(rc, f);
-    return;
+    return late(rc, f);
   case GCB_SAY_CHECK:
-    if (f->bench_case != NULL) {
-      say(rc, "%s (%s)", f->explanation, f->where.subject);
-      return;
-    }
-    break;
+    return at_case && say(rc, "%s (%s)", f->explanation, f->where.subject);
   case GCB_SAY_AT_CASE:
-    if (f->bench_case != NULL && f->where.subject[0] != '\0') {
-      say(rc, "%s: %s", f->where.subject, after_rank(f->explanation));
-      return;
-    }
-    break;
+    return at_case && f->where.subject[0] != '\0' &&
+           say(rc, "%s: %s", f->where.subject, after_rank(f->explanation));
   case GCB_SAY_EXPLANATION:
     break;
   }
-  say(rc, "%s", after_rank(f->explanation));
+  return false;
 }
 
 /* "; also device memory (2), 3 acceptance check(s) missed": the evidence
@@ -1191,7 +1170,8 @@ static void dx_state(const struct dx *x, struct gcb_root_cause *rc) {
       rc->cost = c;
   }
   suggest(rc, f->suggestion);
-  statement(x, rc, f);
+  if (!statement(x, rc, f))
+    say(rc, "%s", after_rank(f->explanation));
   if (!rc->cleared)
     also(x, rc, p);
 }
