@@ -226,44 +226,25 @@ static long long dx_machine(const struct dx *x, int doc, long long node) {
 
 /* ---- components ---------------------------------------------------------- */
 
-/* The two GPUs of a pair link ("a->b" or "a<->b", by bus id or "GPU2"),
- * whatever its direction; false for a host link, a NIC or a network path. */
-static bool pair_ends(const char *link, char *a, char *b, size_t size) {
-  const char *arrow = strstr(link, "<->"), *rest;
-  if (arrow != NULL)
-    rest = arrow + 3;
-  else if ((arrow = strstr(link, "->")) != NULL)
-    rest = arrow + 2;
-  else
-    return false;
-  size_t n = (size_t)(arrow - link);
-  if (n == 0 || n >= size || rest[0] == '\0' || strlen(rest) >= size ||
-      strcmp(rest, "host") == 0 || strchr(link, ' ') != NULL)
-    return false;
-  memcpy(a, link, n);
-  a[n] = '\0';
-  strcpy(b, rest);
-  return true;
-}
-
 /* Whether two links are one GPU pair: a pair is unordered, its directions
  * and uni/bidir figures are evidence of the one pair. */
-static bool same_pair(const char *l1, const char *l2) {
-  char a1[32], b1[32], a2[32], b2[32];
-  if (!pair_ends(l1, a1, b1, sizeof a1) || !pair_ends(l2, a2, b2, sizeof a2))
+static bool same_pair(const struct gcb_component *k,
+                      const struct gcb_component *c) {
+  const char(*a)[32] = k->ends, (*b)[32] = c->ends;
+  if (a[0][0] == '\0' || b[0][0] == '\0')
     return false;
-  return (strcmp(a1, a2) == 0 && strcmp(b1, b2) == 0) ||
-         (strcmp(a1, b2) == 0 && strcmp(b1, a2) == 0);
+  return (strcmp(a[0], b[0]) == 0 && strcmp(a[1], b[1]) == 0) ||
+         (strcmp(a[0], b[1]) == 0 && strcmp(a[1], b[0]) == 0);
 }
 
 /* A pair seen in another direction (or uni and bidir) than its name says
  * is named for both: "GPU 2 <-> GPU 6", "a<->b". */
 static void both_ways(struct gcb_component *k) {
-  char a[32], b[32], tmp[sizeof k->local_name];
+  char tmp[sizeof k->local_name];
   const char *one = strstr(k->local_name, " -> ");
-  if (strstr(k->link, "<->") != NULL || !pair_ends(k->link, a, b, sizeof a))
+  if (strstr(k->link, "<->") != NULL || k->ends[0][0] == '\0')
     return;
-  snprintf(k->link, sizeof k->link, "%s<->%s", a, b);
+  snprintf(k->link, sizeof k->link, "%s<->%s", k->ends[0], k->ends[1]);
   if (one != NULL) {
     snprintf(tmp, sizeof tmp, "%.*s <-> %s", (int)(one - k->local_name),
              k->local_name, one + 4);
@@ -281,15 +262,13 @@ static bool same_comp(const struct comp *a, const struct gcb_component *c,
     return c->bus_id[0] ? strcmp(k->bus_id, c->bus_id) == 0
                         : k->gpu == c->gpu && k->bus_id[0] == '\0';
   case GCB_COMP_LINK:
-    return strcmp(k->link, c->link) == 0 || same_pair(k->link, c->link);
+    return strcmp(k->link, c->link) == 0 || same_pair(k, c);
   case GCB_COMP_RANK:
     return a->doc == doc && k->rank == c->rank &&
            strcmp(k->ranks, c->ranks) == 0;
-  case GCB_COMP_RUN:  /* the run, or the run against its baseline */
-  case GCB_COMP_NODE: /* the node, or its BLAS (at_node, below) */
+  default: /* the run or the run against its baseline; the node or its
+            * BLAS (at_node, below) */
     return strcmp(k->link, c->link) == 0;
-  default:
-    return true;
   }
 }
 
@@ -310,17 +289,16 @@ static long dx_comp(struct dx *x, const struct gcb_component *c, int doc) {
   return (long)x->ncomps++;
 }
 
-static long dx_find(const struct dx *x, enum gcb_comp_kind k, long long m,
-                    const char *bus) {
-  for (size_t i = 0; bus[0] && i < x->ncomps; i++) {
-    const struct gcb_component *c = &x->comps[i].c;
-    if (c->kind != k || c->node != m)
-      continue;
-    if (k == GCB_COMP_LINK ? strstr(c->link, bus) != NULL
-                           : strcmp(c->bus_id, bus) == 0)
-      return (long)i;
-  }
-  return -1;
+/* Whether component c (of its machine) is at GPU g: by bus id its GPU,
+ * host link, rank, or a pair link naming it; by index alone a component
+ * without a bus id whose GPU index is g's (its GPU, host link, rank). */
+static bool at_gpu_id(const struct gcb_component *c,
+                      const struct gcb_machine_gpu *g) {
+  if (g->bus_id[0] == '\0')
+    return c->bus_id[0] == '\0' && c->gpu >= 0 && c->gpu == g->index;
+  if (c->kind == GCB_COMP_LINK)
+    return strstr(c->link, g->bus_id) != NULL;
+  return strcmp(c->bus_id, g->bus_id) == 0;
 }
 
 /* ==== placing findings at components ==================================== */
@@ -444,14 +422,14 @@ static bool pair_comp(const struct dx *x, int doc,
   free(seen);
   if (!found)
     return false;
-  char a[32], b[32];
   at_machine(x, dx_machine(x, doc, m.node), GCB_COMP_LINK, out);
   out->gpu = m.src;
   gcb__p2p_pair_busid(&m, c, false, out->bus_id, sizeof out->bus_id);
-  gcb__p2p_pair_end(&m, c, false, a, sizeof a);
-  gcb__p2p_pair_end(&m, c, true, b, sizeof b);
+  gcb__p2p_pair_end(&m, c, false, out->ends[0], sizeof out->ends[0]);
+  gcb__p2p_pair_end(&m, c, true, out->ends[1], sizeof out->ends[1]);
   const char *arrow = gcb__case_p2p_arrow(c);
-  snprintf(out->link, sizeof out->link, "%s%s%s", a, arrow, b);
+  snprintf(out->link, sizeof out->link, "%s%s%s", out->ends[0], arrow,
+           out->ends[1]);
   snprintf(out->local_name, sizeof out->local_name, "GPU %lld %s GPU %lld",
            m.src, arrow, m.dst);
   return true;
@@ -647,21 +625,21 @@ static bool at_slowest(const struct dx *x, const struct gcb_finding *f,
   if (r < 0 || f->where.doc < 0)
     return false;
   struct gcb_component g;
+  struct gcb_machine_gpu gpu = {.index = -1};
   gpu_of_rank(x, f->where.doc, r, &g);
+  memcpy(gpu.bus_id, g.bus_id, sizeof gpu.bus_id);
+  /* its GPU, its host link, its rank (by bus id), else a node-wide cause */
   static const enum gcb_comp_kind kinds[] = {GCB_COMP_GPU, GCB_COMP_LINK,
-                                             GCB_COMP_RANK};
-  for (size_t k = 0; k < 3; k++) {
-    long hit = dx_find(x, kinds[k], g.node, g.bus_id);
-    if (hit >= 0) {
-      *c = x->comps[hit].c;
-      return true;
-    }
-  }
-  for (size_t k = 0; k < x->ncomps; k++) /* a node-wide cause, later */
-    if (x->comps[k].c.kind == GCB_COMP_NODE && x->comps[k].c.node == g.node &&
-        x->comps[k].c.link[0] == '\0') {
-      *c = x->comps[k].c;
-      return true;
+                                             GCB_COMP_RANK, GCB_COMP_NODE};
+  for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++)
+    for (size_t i = 0; i < x->ncomps; i++) {
+      const struct gcb_component *n = &x->comps[i].c;
+      if (n->kind == kinds[k] && n->node == g.node &&
+          (n->kind == GCB_COMP_NODE ? n->link[0] == '\0'
+                                    : gpu.bus_id[0] && at_gpu_id(n, &gpu))) {
+        *c = *n;
+        return true;
+      }
     }
   if (f->where.rank < 0)
     return false;
@@ -773,16 +751,17 @@ static enum gcb_status place_pass(struct dx *x, bool attach) {
 
 /* ---- node-wide symptoms -------------------------------------------------- */
 
-/* Per component, the families of its warn/fail evidence (a bit each). */
+/* Per component, the families of its evidence (a bit each). */
 static unsigned *comp_families(const struct dx *x) {
   unsigned *fams = calloc(x->ncomps + 1, sizeof *fams);
   for (size_t i = 0; fams != NULL && i < x->fs->n; i++)
-    if (x->comp_of[i] >= 0 && x->fs->items[i].severity != GCB_SEV_INFO)
+    if (x->comp_of[i] >= 0) /* placed: warn or fail */
       fams[x->comp_of[i]] |= 1u << x->fam_of[i];
   return fams;
 }
 
-/* Per machine, its GPUs and host links with evidence of family f. */
+/* Per machine, its GPUs and host links with evidence of family f (fams
+ * from comp_families, before the nodes a collapse adds: never read). */
 static void count_wide(const struct dx *x, const unsigned *fams,
                        enum gcb_family f, size_t *per_machine) {
   memset(per_machine, 0, x->out->nmachines * sizeof *per_machine);
@@ -807,11 +786,10 @@ static enum gcb_status collapse(struct dx *x, long long m, enum gcb_family f) {
   if (k < 0)
     return GCB_ENOMEM;
   for (size_t i = 0; i < x->fs->n; i++) {
-    long c = x->comp_of[i];
-    if (c < 0 || c == k || x->fam_of[i] != f || x->comps[c].c.node != m)
-      continue;
-    enum gcb_comp_kind kind = x->comps[c].c.kind;
-    if (kind == GCB_COMP_GPU || kind == GCB_COMP_LINK)
+    const struct gcb_component *c =
+        x->comp_of[i] >= 0 ? &x->comps[x->comp_of[i]].c : NULL;
+    if (c != NULL && x->comp_of[i] != k && x->fam_of[i] == f && c->node == m &&
+        (c->kind == GCB_COMP_GPU || c->kind == GCB_COMP_LINK))
       x->comp_of[i] = k;
   }
   return GCB_OK;
@@ -823,19 +801,16 @@ static enum gcb_status dx_collapse_nodes(struct dx *x) {
   size_t nm = x->out->nmachines;
   if (nm < 2)
     return GCB_OK;
+  /* Once for every family: a collapse moves only its family's evidence,
+   * into a node, which no count reads. */
+  unsigned *has = comp_families(x);
   size_t *n = malloc(nm * sizeof *n + 1);
   enum gcb_status st = GCB_OK;
+  if (has == NULL || n == NULL)
+    st = gcb_err_set(x->err, GCB_ENOMEM, "diagnosis: out of memory");
   for (size_t k = 0; st == GCB_OK && k < sizeof fams / sizeof *fams; k++) {
-    /* Afresh for each family: a collapse moves evidence and adds a node. */
-    unsigned *has = comp_families(x);
-    if (has == NULL || n == NULL) {
-      free(has);
-      st = gcb_err_set(x->err, GCB_ENOMEM, "diagnosis: out of memory");
-      break;
-    }
     size_t wide = 0;
     count_wide(x, has, fams[k], n);
-    free(has);
     for (size_t m = 0; m < nm; m++)
       wide += node_wide(x, (long long)m, n[m]);
     if (wide == 0 || 2 * wide >= nm)
@@ -844,13 +819,15 @@ static enum gcb_status dx_collapse_nodes(struct dx *x) {
       if (node_wide(x, (long long)m, n[m]))
         st = collapse(x, (long long)m, fams[k]);
   }
+  free(has);
   free(n);
   return st;
 }
 
 /* ==== statements ========================================================= */
 
-__attribute__((format(printf, 2, 3))) static void say(struct gcb_root_cause *rc,
+/* Sets rc's statement; true (it is stated). */
+__attribute__((format(printf, 2, 3))) static bool say(struct gcb_root_cause *rc,
                                                       const char *fmt, ...) {
   char tmp[512];
   va_list ap;
@@ -858,6 +835,7 @@ __attribute__((format(printf, 2, 3))) static void say(struct gcb_root_cause *rc,
   vsnprintf(tmp, sizeof tmp, fmt, ap);
   va_end(ap);
   gcb_view_copy(rc->summary, sizeof rc->summary, tmp);
+  return true;
 }
 
 static void suggest(struct gcb_root_cause *rc, const char *text) {
@@ -897,22 +875,22 @@ static size_t primary(const struct dx *x, const struct gcb_root_cause *rc) {
   return best;
 }
 
-/* The distinct cases of document doc among the evidence of family fam and
- * kind `kind`: a case measured on 8 GPUs is one case, not 8, so the count
- * set against that document's cases of the bench never exceeds them. */
+/* The distinct cases of document doc among the evidence of kind `kind`
+ * and the root cause's family: a case measured on 8 GPUs is one case, not
+ * 8, so the count set against that document's cases of the bench never
+ * exceeds them. */
 static size_t cases_of(const struct dx *x, const struct gcb_root_cause *rc,
-                       enum gcb_family fam, const struct gcb_kind *kind,
-                       int doc) {
+                       const struct gcb_kind *kind, int doc) {
   size_t n = 0;
   for (size_t k = 0; k < rc->nevidence; k++) {
     const struct gcb_finding *f = &x->fs->items[rc->evidence[k]];
-    if (x->fam_of[rc->evidence[k]] != fam || f->kind != kind ||
+    if (x->fam_of[rc->evidence[k]] != rc->family || f->kind != kind ||
         f->where.doc != doc)
       continue;
     bool seen = false;
     for (size_t j = 0; j < k && !seen; j++) {
       const struct gcb_finding *g = &x->fs->items[rc->evidence[j]];
-      seen = x->fam_of[rc->evidence[j]] == fam && g->kind == kind &&
+      seen = x->fam_of[rc->evidence[j]] == rc->family && g->kind == kind &&
              g->where.doc == doc &&
              strcmp(g->where.subject, f->where.subject) == 0;
     }
@@ -954,6 +932,7 @@ struct load {
   double value[8];
   int doc[8];
   size_t n;
+  double lowest; /* of value[]; INFINITY */
   double expected;
   const char *basis; /* of expected ("PCIe gen5 x16 (63.02 GB/s)"); "" */
   const struct gcb_model_hop *rest; /* the GPU's own link at rest; NULL */
@@ -963,7 +942,7 @@ struct load {
  * (machine m, bus), and what the link should carry. */
 static void under_load(const struct dx *x, long long m, const char *bus,
                        const char *dir, struct load *out) {
-  *out = (struct load){.expected = NAN, .basis = ""};
+  *out = (struct load){.lowest = INFINITY, .expected = NAN, .basis = ""};
   for (size_t d = 0; d < x->ndocs; d++) {
     const struct gcb_model *model = x->docs[d].model;
     for (size_t i = 0; i < model->ncases; i++) {
@@ -988,6 +967,7 @@ static void under_load(const struct dx *x, long long m, const char *bus,
           out->rest = g != NULL && g->nhops > 0 ? &g->hops[0] : NULL;
         }
         out->value[out->n] = gcb_model_col(c, GCB_RC_FIG_MEDIAN, k);
+        out->lowest = fmin(out->lowest, out->value[out->n]);
         out->doc[out->n++] = (int)d;
       }
     }
@@ -1006,19 +986,18 @@ static bool passes(const struct dx *x, double v, double expected) {
 /* A low copy from one source and a good one from another: one statement
  * with both figures. */
 static bool disagree(const struct dx *x, struct gcb_root_cause *rc,
-                     const struct gcb_finding *low, enum gcb_family fam) {
-  const char *dir = fam == GCB_FAM_D2H ? "d2h" : "h2d";
+                     const struct gcb_finding *low) {
+  bool d2h = rc->family == GCB_FAM_D2H;
   struct load ld;
-  under_load(x, rc->comp.node, rc->comp.bus_id, dir, &ld);
+  under_load(x, rc->comp.node, rc->comp.bus_id, d2h ? "d2h" : "h2d", &ld);
   for (size_t k = 0; k < ld.n; k++) {
     if (ld.doc[k] == low->where.doc || !passes(x, ld.value[k], ld.expected))
       continue;
     char a[32], b[32];
     gcb_fmt_scaled(low->measured, "GB/s", a, sizeof a);
     gcb_fmt_scaled(ld.value[k], "GB/s", b, sizeof b);
-    say(rc, "%s %s (%s) vs %s (%s): sources disagree",
-        fam == GCB_FAM_D2H ? "D2H" : "H2D", a, source(x, low->where.doc), b,
-        source(x, ld.doc[k]));
+    say(rc, "%s %s (%s) vs %s (%s): sources disagree", d2h ? "D2H" : "H2D", a,
+        source(x, low->where.doc), b, source(x, ld.doc[k]));
     suggest(rc, "rerun both tools on this GPU; if the low figure repeats, "
                 "check the slot and riser (lspci -vv: LnkSta)");
     return true;
@@ -1041,21 +1020,16 @@ static void rest_text(const struct load *ld, const struct gcb_finding *f,
 }
 
 /* A link that reads slow at rest, judged by its copies under load. */
-static void at_rest(const struct dx *x, struct gcb_root_cause *rc,
+static bool at_rest(const struct dx *x, struct gcb_root_cause *rc,
                     const struct gcb_finding *f) {
   struct load h, d;
   under_load(x, rc->comp.node, rc->comp.bus_id, "h2d", &h);
   under_load(x, rc->comp.node, rc->comp.bus_id, "d2h", &d);
   const struct load *ex = !isnan(h.expected) ? &h : &d;
-  double worst = INFINITY, e = ex->expected;
-  for (size_t k = 0; k < h.n; k++)
-    worst = h.value[k] < worst ? h.value[k] : worst;
-  for (size_t k = 0; k < d.n; k++)
-    worst = d.value[k] < worst ? d.value[k] : worst;
-  if (h.n + d.n == 0 || isnan(e)) {
-    say(rc, "%s (read at rest; no copy measured under load)", f->explanation);
-    return;
-  }
+  double worst = fmin(h.lowest, d.lowest), e = ex->expected;
+  if (h.n + d.n == 0 || isnan(e))
+    return say(rc, "%s (read at rest; no copy measured under load)",
+               f->explanation);
   char w[32], es[32];
   gcb_fmt_scaled(worst, "GB/s", w, sizeof w);
   gcb_fmt_scaled(e, "GB/s", es, sizeof es);
@@ -1068,109 +1042,88 @@ static void at_rest(const struct dx *x, struct gcb_root_cause *rc,
      * looked at */
     char rest[64];
     rest_text(ex, f, rest, sizeof rest);
-    say(rc,
-        "trains up under load to %s, %.0f %% of %s, from %s at rest: idle "
-        "downtraining, not a fault",
-        w, worst / e * 100, ex->basis[0] ? ex->basis : es, rest);
     suggest(rc, "none needed: the link trains up under load");
-  } else {
-    say(rc, "%s, confirmed under load: %s, %.0f %% of %s",
-        after_rank(f->explanation), w, worst / e * 100, es);
+    return say(rc,
+               "trains up under load to %s, %.0f %% of %s, from %s at rest: "
+               "idle downtraining, not a fault",
+               w, worst / e * 100, ex->basis[0] ? ex->basis : es, rest);
   }
+  return say(rc, "%s, confirmed under load: %s, %.0f %% of %s",
+             after_rank(f->explanation), w, worst / e * 100, es);
 }
 
 /* ---- statements ---------------------------------------------------------- */
 
-static void slow(const struct dx *x, struct gcb_root_cause *rc,
-                 const struct gcb_finding *f, enum gcb_family fam,
-                 const char *against) {
+static bool slow(const struct dx *x, struct gcb_root_cause *rc,
+                 const struct gcb_finding *f) {
   char m[64];
   const struct gcb_model_case *c = dx_case(x, f);
   const struct gcb_model *model = x->docs[f->where.doc].model;
   enum gcb_bench_kind kind = c != NULL ? c->kind : GCB_BENCH_UNKNOWN;
-  size_t k = cases_of(x, rc, fam, f->kind, f->where.doc), all = 0;
+  size_t k = cases_of(x, rc, f->kind, f->where.doc), all = 0;
   for (size_t i = 0; i < model->ncases; i++)
     all += model->cases[i].kind == kind;
   gcb_fmt_scaled_pair(f->measured, f->expected, f->unit, m, sizeof m);
-  say(rc, "%s %.0f %% below %s in %zu of %zu case(s) (worst %s: %s)%s%s",
-      gcb_family_name(fam), (1 - f->measured / f->expected) * 100, against, k,
-      all, label_of(f), m, f->evidence[0] ? "; " : "", f->evidence);
+  return say(rc, "%s %.0f %% below %s in %zu of %zu case(s) (worst %s: %s)%s%s",
+             gcb_family_name(rc->family), (1 - f->measured / f->expected) * 100,
+             rc->comp.kind == GCB_COMP_NODE ? "the other nodes' GPUs"
+                                            : "its peers",
+             k, all, label_of(f), m, f->evidence[0] ? "; " : "", f->evidence);
 }
 
-static void p2p(struct gcb_root_cause *rc, const struct gcb_finding *f,
+static bool p2p(struct gcb_root_cause *rc, const struct gcb_finding *f,
                 const struct gcb_model_case *c) {
   const char *cls = c->path;
   char m[32], e[32];
   gcb_fmt_scaled(f->measured, f->unit, m, sizeof m);
   gcb_fmt_scaled(f->expected, f->unit, e, sizeof e);
-  say(rc, "%s %s, %.0f %% of what its %s path carries (%s)",
-      strncmp(cls, "NV", 2) == 0 ? "NVLink" : "P2P", m,
-      f->measured / f->expected * 100, cls[0] ? cls : "unknown", e);
+  return say(rc, "%s %s, %.0f %% of what its %s path carries (%s)",
+             strncmp(cls, "NV", 2) == 0 ? "NVLink" : "P2P", m,
+             f->measured / f->expected * 100, cls[0] ? cls : "unknown", e);
 }
 
-static void late(struct gcb_root_cause *rc, const struct gcb_finding *f) {
+static bool late(struct gcb_root_cause *rc, const struct gcb_finding *f) {
   char m[32], e[32];
   const char *times = strstr(f->explanation, "late in ");
   gcb_fmt_scaled(f->measured, f->unit, m, sizeof m);
   gcb_fmt_scaled(f->expected, f->unit, e, sizeof e);
-  say(rc, "%s late on average at %s (the median rank: %s)%s%s", m, label_of(f),
-      e, times ? "; " : "", times ? times : "");
+  return say(rc, "%s late on average at %s (the median rank: %s)%s%s", m,
+             label_of(f), e, times ? "; " : "", times ? times : "");
 }
 
-/* The sentence of the kind's .say, where the data it needs is there;
- * else the explanation. */
-static void statement(const struct dx *x, struct gcb_root_cause *rc,
-                      const struct gcb_finding *f, enum gcb_family fam) {
+/* The sentence of the kind's .say; false where the data it needs is not
+ * there (the explanation is said instead). */
+static bool statement(const struct dx *x, struct gcb_root_cause *rc,
+                      const struct gcb_finding *f) {
   const struct gcb_model_case *c = dx_case(x, f);
+  bool bus = rc->comp.bus_id[0] != '\0', at_case = f->bench_case != NULL;
   switch (f->kind->say) {
   case GCB_SAY_BELOW_PEERS:
-    slow(x, rc, f, fam,
-         rc->comp.kind == GCB_COMP_NODE ? "the other nodes' GPUs"
-                                        : "its peers");
-    return;
+    return slow(x, rc, f);
   case GCB_SAY_WRONG:
-    say(rc, "wrong results in %s: %s", f->where.subject, f->explanation);
-    return;
+    return say(rc, "wrong results in %s: %s", f->where.subject, f->explanation);
   case GCB_SAY_SOURCES:
-    if (rc->comp.bus_id[0] && disagree(x, rc, f, fam))
-      return;
-    break;
+    return bus && disagree(x, rc, f);
   case GCB_SAY_AT_REST:
-    if (rc->comp.bus_id[0]) {
-      at_rest(x, rc, f);
-      return;
-    }
-    break;
+    return bus && at_rest(x, rc, f);
   case GCB_SAY_PATH:
-    if (c != NULL) {
-      p2p(rc, f, c);
-      return;
-    }
-    break;
+    return c != NULL && p2p(rc, f, c);
   case GCB_SAY_LATE:
-    late(rc, f);
-    return;
+    return late(rc, f);
   case GCB_SAY_CHECK:
-    if (f->bench_case != NULL) {
-      say(rc, "%s (%s)", f->explanation, f->where.subject);
-      return;
-    }
-    break;
+    return at_case && say(rc, "%s (%s)", f->explanation, f->where.subject);
   case GCB_SAY_AT_CASE:
-    if (f->bench_case != NULL && f->where.subject[0] != '\0') {
-      say(rc, "%s: %s", f->where.subject, after_rank(f->explanation));
-      return;
-    }
-    break;
+    return at_case && f->where.subject[0] != '\0' &&
+           say(rc, "%s: %s", f->where.subject, after_rank(f->explanation));
   case GCB_SAY_EXPLANATION:
     break;
   }
-  say(rc, "%s", after_rank(f->explanation));
+  return false;
 }
 
-/* "; also device memory (2), 3 acceptance check(s) missed". */
-static void also(const struct dx *x, struct gcb_root_cause *rc,
-                 enum gcb_family main) {
+/* "; also device memory (2), 3 acceptance check(s) missed": the evidence
+ * besides the statement's, finding p. */
+static void also(const struct dx *x, struct gcb_root_cause *rc, size_t p) {
   char buf[200] = "";
   size_t used = 0;
   for (int fam = 0; fam < GCB_FAM_COUNT; fam++) {
@@ -1179,7 +1132,8 @@ static void also(const struct dx *x, struct gcb_root_cause *rc,
       const struct gcb_finding *f = &x->fs->items[rc->evidence[k]];
       n += (int)x->fam_of[rc->evidence[k]] == fam && !f->kind->secondary;
     }
-    if (fam == (int)main || fam == GCB_FAM_RUN || n == 0 || used >= sizeof buf)
+    if (fam == (int)rc->family || fam == GCB_FAM_RUN || n == 0 ||
+        used >= sizeof buf)
       continue;
     used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s (%zu)",
                              used ? ", " : "; also ", gcb_family_name(fam), n);
@@ -1191,7 +1145,7 @@ static void also(const struct dx *x, struct gcb_root_cause *rc,
     size_t n = 0;
     for (size_t e = 0; e < rc->nevidence; e++)
       n += x->fs->items[rc->evidence[e]].kind == kind;
-    bool more = x->fs->items[primary(x, rc)].kind == kind;
+    bool more = x->fs->items[p].kind == kind;
     n -= more; /* the statement is one of them */
     if (n > 0 && used < sizeof buf)
       used += (size_t)snprintf(buf + used, sizeof buf - used, "; %zu %s%s", n,
@@ -1216,9 +1170,10 @@ static void dx_state(const struct dx *x, struct gcb_root_cause *rc) {
       rc->cost = c;
   }
   suggest(rc, f->suggestion);
-  statement(x, rc, f, rc->family);
+  if (!statement(x, rc, f))
+    say(rc, "%s", after_rank(f->explanation));
   if (!rc->cleared)
-    also(x, rc, rc->family);
+    also(x, rc, p);
 }
 
 /* ---- root causes --------------------------------------------------------- */
@@ -1426,18 +1381,6 @@ void gcb_diagnosis_scope(const struct gcb_diagnosis *d, char *buf,
     snprintf(buf, size, "%zu nodes (%zu GPUs)", d->nmachines, gpus);
   else
     snprintf(buf, size, "%zu node(s)", d->nmachines);
-}
-
-/* Whether component c (of its machine) is at GPU g: by bus id its GPU,
- * host link, rank, or a pair link naming it; by index alone a component
- * without a bus id whose GPU index is g's (its GPU, host link, rank). */
-static bool at_gpu_id(const struct gcb_component *c,
-                      const struct gcb_machine_gpu *g) {
-  if (g->bus_id[0] == '\0')
-    return c->bus_id[0] == '\0' && c->gpu >= 0 && c->gpu == g->index;
-  if (c->kind == GCB_COMP_LINK)
-    return strstr(c->link, g->bus_id) != NULL;
-  return strcmp(c->bus_id, g->bus_id) == 0;
 }
 
 /* Whether root cause rc speaks about family f of GPU g of machine node. */

@@ -50,6 +50,9 @@ struct gcb_component {
   long long gpu;
   char bus_id[32];
   char link[64]; /* "0000:bb:00.0<->host", "0000:4c:00.0->0000:cb:00.0" */
+  /* A GPU pair's two ends as link names them (by bus id, or "GPU2"): one
+   * pair whatever its direction; "" for any other component. */
+  char ends[2][32];
   /* Its name on its host, never with the host: "GPU 1 0000:3b:00.0",
    * "GPU 5 <-> host", "ranks 2-3", "NIC mlx5_0 0000:17:00.0"; a node's
    * name and a network path's say the host(s) themselves ("node h1",

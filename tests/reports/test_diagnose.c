@@ -265,16 +265,16 @@ Test(diagnose, an_imbalance_cause_names_its_case) {
   const double uneven[] = {100, 100, 100, 80};
   json_t *doc = fx_doc(4, 1, 64, "Test CPU");
   fx_add_case(doc, fx_case("coll", "allreduce 1MB",
-                           "{\"op\": \"allreduce\", \"size\": 1048576}",
-                           "GB/s", uneven, 4, 0.01, NULL));
+                           "{\"op\": \"allreduce\", \"size\": 1048576}", "GB/s",
+                           uneven, 4, 0.01, NULL));
   struct dx x;
   one_doc(&x, doc);
   diagnose(&x);
   cr_assert_eq(x.d.n, 1);
   const struct gcb_root_cause *rc = &x.d.items[0];
   cr_expect_str_eq(rc->comp.name, "rank 3 (GPU 3)");
-  cr_expect_not_null(strstr(rc->summary, "allreduce 1MB: per-rank times"),
-                     "%s", rc->summary);
+  cr_expect_not_null(strstr(rc->summary, "allreduce 1MB: per-rank times"), "%s",
+                     rc->summary);
   done(&x);
 }
 
@@ -451,8 +451,8 @@ Test(diagnose, a_pair_slow_both_ways_is_one_root_cause_with_each_direction) {
   struct gcb_err err = {0};
   memset(&x, 0, sizeof x);
   struct gcb_model *m;
-  cr_assert_eq(fx_interop_read(path, x.docs, 0, &x.res[0], &m, NULL, &err), GCB_OK,
-               "%s", err.msg);
+  cr_assert_eq(fx_interop_read(path, x.docs, 0, &x.res[0], &m, NULL, &err),
+               GCB_OK, "%s", err.msg);
   unlink(path);
   x.docs[0] = fx_doc_read("pair.json", x.res[0], m);
   x.ndocs = 1;
@@ -470,6 +470,11 @@ Test(diagnose, a_pair_slow_both_ways_is_one_root_cause_with_each_direction) {
   cr_assert_eq(pairs, 1, "pair (2,6): %zu root causes", pairs);
   cr_expect_str_eq(pair->comp.name, "GPU 2 <-> GPU 6");
   cr_expect_not_null(strstr(pair->comp.link, "<->"), "%s", pair->comp.link);
+  char ends[80]; /* its two ends, typed: the link names them both ways */
+  snprintf(ends, sizeof ends, "%s<->%s", pair->comp.ends[0],
+           pair->comp.ends[1]);
+  cr_expect(pair->comp.ends[0][0] != '\0' && pair->comp.ends[1][0] != '\0');
+  cr_expect_str_eq(pair->comp.link, ends);
   size_t dirs = 0;
   for (size_t k = 0; k < pair->nevidence; k++) {
     const struct gcb_finding *f = &x.f.items[pair->evidence[k]];
@@ -817,9 +822,9 @@ Test(diagnose, the_terminal_wraps_each_root_cause_within_its_width) {
     end = strchr(line, '\n');
     cr_assert_not_null(end);
     size_t n = (size_t)(end - line);
-    bool one_word = memchr(line, ' ', n) == NULL ||
-                    strspn(line, " ") + strcspn(line + strspn(line, " "),
-                                                " \n") == n;
+    bool one_word =
+        memchr(line, ' ', n) == NULL ||
+        strspn(line, " ") + strcspn(line + strspn(line, " "), " \n") == n;
     /* the verdict and the files line are not root causes */
     bool cause = strncmp(line, "  ", 2) == 0;
     cr_expect(!cause || n <= 100 || one_word, "%zu columns: %.*s", n, (int)n,
@@ -967,8 +972,9 @@ Test(diagnose, gpus_known_by_index_alone_are_counted_and_placed) {
       DATA("interop/nvbandwidth-50-v0.8-a6000.txt")};
   for (size_t i = 0; i < 2; i++) {
     struct gcb_model *m;
-    cr_assert_eq(fx_interop_read(files[i], x.docs, i, &x.res[i], &m, NULL, &err),
-                 GCB_OK, "%s", err.msg);
+    cr_assert_eq(
+        fx_interop_read(files[i], x.docs, i, &x.res[i], &m, NULL, &err), GCB_OK,
+        "%s", err.msg);
     x.docs[i] = fx_doc_read(files[i], x.res[i], m);
   }
   x.ndocs = 2;
