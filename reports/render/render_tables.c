@@ -48,14 +48,6 @@ static char **doc_row(struct gcb__tb *b, struct gcb_rtable *t, const char *cls,
   return r + 1;
 }
 
-/* "-" for an unknown (negative) index, else the number. */
-static void cell_id(struct gcb__tb *b, char **r, size_t col, long long v) {
-  if (v >= 0)
-    gcb__cell(b, r, col, "%lld", v);
-  else
-    gcb__cell(b, r, col, "-");
-}
-
 /* The figure (median) of `rank` in case c's per-rank columns; NAN when the
  * case has none. */
 static double rank_figure(const struct gcb_model_case *c, long long rank) {
@@ -309,19 +301,6 @@ static const char *const verdict_class[] = {[GCB_VERDICT_REGRESSION] = "fail",
                                             [GCB_VERDICT_BETTER] = "ok",
                                             [GCB_VERDICT_MODE] = "info"};
 
-/* The noise band as a person reads it: "±4.2% (±2.1 GB/s)", the band in
- * the figure's own unit around the baseline. */
-static void noise_cell(struct gcb__tb *b, char **r, size_t col,
-                       const struct gcb_delta *d) {
-  if (isnan(d->noise) || isnan(d->old_value)) {
-    gcb__cell(b, r, col, "-");
-    return;
-  }
-  char band[48];
-  gcb_fmt_scaled(d->noise * fabs(d->old_value), d->unit, band, sizeof band);
-  gcb__cell(b, r, col, "\u00b1%.1f%% (\u00b1%s)", d->noise * 100, band);
-}
-
 static void comparison_table(struct gcb__tb *b) {
   static const char *const h[] = {"case",      "metric",  "old",
                                   "new",       "change",  "noise",
@@ -334,12 +313,17 @@ static void comparison_table(struct gcb__tb *b) {
   for (size_t i = 0; t != NULL && i < cmp->ndeltas; i++) {
     const struct gcb_delta *d = &cmp->deltas[i];
     char **r = gcb__table_row(b, t, verdict_class[d->verdict]);
+    /* The noise band as a person reads it: "±4.2% (±2.1 GB/s)", the band
+     * in the figure's own unit around the baseline. */
+    char band[48];
+    gcb_fmt_scaled(d->noise * fabs(d->old_value), d->unit, band, sizeof band);
     gcb__cell(b, r, 0, "%s", d->title);
     gcb__cell(b, r, 1, "%s", d->metric);
     gcb__cell_figure(b, r, 2, d->old_value, NAN, d->unit);
     gcb__cell_figure(b, r, 3, d->new_value, NAN, d->unit);
     gcb__cell_pct(b, r, 4, d->change, true);
-    noise_cell(b, r, 5, d);
+    gcb__cell_if(b, r, 5, !isnan(d->noise) && !isnan(d->old_value),
+                 "\u00b1%.1f%% (\u00b1%s)", d->noise * 100, band);
     gcb__cell_pct(b, r, 6, d->threshold, false);
     gcb__cell(b, r, 7, "%s", gcb_verdict_name(d->verdict));
   }
@@ -586,9 +570,9 @@ static void gpu_row(const struct gtab *x, const struct grow *g) {
   gcb_view_ranges(g->ranks, g->nranks, ranks, sizeof ranks);
   gcb__cell(b, r, 0, "%lld", g->node);
   gcb__cell(b, r, 1, "%s", g->host);
-  cell_id(b, r, 2, g->gpu);
+  gcb__cell_if(b, r, 2, g->gpu >= 0, "%lld", g->gpu);
   gcb__cell(b, r, 3, "%s", g->bus[0] ? g->bus : "-");
-  cell_id(b, r, 4, g->numa);
+  gcb__cell_if(b, r, 4, g->numa >= 0, "%lld", g->numa);
   gcb__cell(b, r, 5, "%s", g->model[0] ? g->model : "-");
   gcb__cell(b, r, 6, "%s", g->nranks ? ranks : "idle");
   for (size_t k = 0; k < x->ncols; k++) {
@@ -783,9 +767,9 @@ static void ranks_row(struct gcb__tb *b, struct gcb_rtable *t, size_t d,
   gcb__cell(b, r, 0, "%lld", p.node);
   gcb__cell(b, r, 1, "%s", p.hostname);
   gcb__cell(b, r, 2, "%lld", rank);
-  cell_id(b, r, 3, p.gpu);
+  gcb__cell_if(b, r, 3, p.gpu >= 0, "%lld", p.gpu);
   gcb__cell(b, r, 4, "%s", p.bus_id[0] ? p.bus_id : "-");
-  cell_id(b, r, 5, p.numa);
+  gcb__cell_if(b, r, 5, p.numa >= 0, "%lld", p.numa);
   for (size_t k = 0; k < ncols; k++) {
     double x = cols[k].doc == d ? rank_figure(cols[k].c, rank) : NAN;
     gcb__cell_num(b, r, 6 + k, x * cols[k].scale);
@@ -1055,33 +1039,11 @@ static void param_cell(struct gcb__tb *b, char **r, size_t col,
 /* A time in microseconds as nccl-tests prints it (2, 1 or 0 decimals as
  * it grows), so numbers can be compared digit for digit. */
 static void cell_us(struct gcb__tb *b, char **r, size_t col, double us) {
-  if (isnan(us))
-    gcb__cell(b, r, col, "-");
-  else
-    gcb__cell(b, r, col,
-              us >= 10000 ? "%.0f"
-              : us >= 100 ? "%.1f"
-                          : "%.2f",
-              us);
-}
-
-/* A bandwidth with nccl-tests' two decimals. */
-static void cell_bw(struct gcb__tb *b, char **r, size_t col, double gbps) {
-  if (isnan(gbps))
-    gcb__cell(b, r, col, "-");
-  else
-    gcb__cell(b, r, col, "%.2f", gbps);
-}
-
-/* "38.93-39.71": the fastest and slowest rank's time, in microseconds. */
-static void cell_range(struct gcb__tb *b, char **r, size_t col,
-                       const struct gcb_model_case *c) {
-  const struct gcb_model_summary *s = &c->summary;
-  double lo = measured_time(c, s->time_min) * 1e6, hi = s->time_max * 1e6;
-  if (isnan(lo) || isnan(hi))
-    gcb__cell(b, r, col, "-");
-  else
-    gcb__cell(b, r, col, "%.4g-%.4g", lo, hi);
+  gcb__cell_if(b, r, col, !isnan(us),
+               us >= 10000 ? "%.0f"
+               : us >= 100 ? "%.1f"
+                           : "%.2f",
+               us);
 }
 
 /* Fills one half (out-of-place at 5, in-place at 10) of a size row. */
@@ -1093,9 +1055,12 @@ static void fill(struct gcb__tb *b, char **r, const struct gcb_model_case *c,
   for (size_t k = 0; k < 5; k++)
     param_cell(b, r, k, c, keys[k]);
   cell_us(b, r, at, measured_time(c, s->time_mean) * 1e6);
-  cell_range(b, r, at + 1, c);
-  cell_bw(b, r, at + 2, s->algbw);
-  cell_bw(b, r, at + 3, s->busbw);
+  /* "38.93-39.71": the fastest and slowest rank's time, in microseconds;
+   * bandwidths with nccl-tests' two decimals */
+  double lo = measured_time(c, s->time_min) * 1e6, hi = s->time_max * 1e6;
+  gcb__cell_if(b, r, at + 1, !isnan(lo) && !isnan(hi), "%.4g-%.4g", lo, hi);
+  gcb__cell_if(b, r, at + 2, !isnan(s->algbw), "%.2f", s->algbw);
+  gcb__cell_if(b, r, at + 3, !isnan(s->busbw), "%.2f", s->busbw);
   long long wrong = isnan(s->wrong) ? 0 : (long long)s->wrong;
   if (c->validation.checked)
     gcb__cell(b, r, at + 4, "%lld", wrong);
@@ -1283,7 +1248,7 @@ static void netmap_nodes_table(struct gcb__tb *b, size_t d,
         len += (size_t)snprintf(ranks + len, sizeof ranks - len, "%s%d",
                                 len ? "," : "", m->rank ? m->rank[r] : r);
       }
-    cell_id(b, row, 0, i);
+    gcb__cell(b, row, 0, "%d", i);
     gcb__cell(b, row, 1, "%s", host);
     gcb__cell(b, row, 2, "%s", ranks);
     gcb__cell(b, row, 3, "%d", a->pairs);
@@ -1437,7 +1402,7 @@ static void pattern_rank_table(struct gcb__tb *b, size_t d, size_t index,
     step_bar(pr, longest, line);
     gcb__cell(b, r, 0, "%lld%s", pr->rank, slow ? " (straggler)" : "");
     gcb__cell(b, r, 1, "%s", p.hostname[0] ? p.hostname : "-");
-    cell_id(b, r, 2, p.gpu);
+    gcb__cell_if(b, r, 2, p.gpu >= 0, "%lld", p.gpu);
     for (int k = 0; k < 3; k++)
       ms_cell(b, r, 3 + (size_t)k, pr->t[k]);
     ms_cell(b, r, 6, pr->bar_exposed);
@@ -1572,21 +1537,17 @@ static void burn_row(struct gcb__tb *b, struct gcb_rtable *t, size_t d,
   char **row = doc_row(b, t, burn_class(b, c, rank, p.node), d);
   gcb__cell(b, row, 0, "%lld", rank);
   gcb__cell(b, row, 1, "%s", p.hostname[0] ? p.hostname : "-");
-  cell_id(b, row, 2, p.gpu);
+  gcb__cell_if(b, row, 2, p.gpu >= 0, "%lld", p.gpu);
   gcb__cell_figure(b, row, 3, r->sustained, NAN, c->unit);
   gcb__cell_figure(b, row, 4, r->peak, NAN, c->unit);
   gcb__cell_pct(b, row, 5, r->sustained / r->peak, false);
   gcb__cell_pct(b, row, 6, r->sustained / peers - 1, true);
   char text[64];
-  if (r->onset >= 0) {
-    gcb_burn_fmt_duration(r->onset_s, text, sizeof text);
-    gcb__cell(b, row, 7, "%s", text);
-    gcb__cell_pct(b, row, 8, -r->drop, true);
-    gcb__cell(b, row, 9, "%s", gcb_burn_cause_name(r->cause));
-  } else {
-    for (size_t k = 7; k < 10; k++)
-      gcb__cell(b, row, k, "-");
-  }
+  bool fell = r->onset >= 0;
+  gcb_burn_fmt_duration(r->onset_s, text, sizeof text);
+  gcb__cell_if(b, row, 7, fell, "%s", text);
+  gcb__cell_pct(b, row, 8, fell ? -r->drop : NAN, true);
+  gcb__cell_if(b, row, 9, fell, "%s", gcb_burn_cause_name(r->cause));
   gcb__cell(b, row, 10, "%.0f", wrong_of(tl, i));
   counters_text(tl, i, text, sizeof text);
   gcb__cell(b, row, 11, "%s", text);
