@@ -361,18 +361,17 @@ static void notes_table(struct gcb__tb *b) {
  * (its readings are then from their start and end). */
 
 #define MAX_GPU_COLS 10
-#define MAX_COLS (2 * MAX_GPU_COLS)
 
-/* A figure column: which case of each document it shows. A best-shape
- * column (best) shows, per GPU, the best of the cases of column `name`. */
+/* A figure column: which case of each document it shows, and the heading
+ * of the best-shape column after it, which shows per GPU the best of the
+ * cases of the column. */
 struct gcol {
-  char head[96];
-  char name[96];                         /* column_of's name of its cases */
+  char head[96];                         /* column_of's name of its cases */
+  char best[96];                         /* "": no best-shape column */
   const struct gcb_model_case *cases[8]; /* per document (the first 8) */
   const struct gcb_model_case *first[8]; /* the column's first case */
   size_t shapes[8]; /* cases of another shape than the first's */
   double scale;     /* to the unit the heading shows (TFLOP/s) */
-  bool best;
 };
 
 /* A document's cases as the rows ask for them, looked up once per table
@@ -438,7 +437,6 @@ static size_t gpu_columns(const struct gcb_report *rep, struct gcol *cols) {
         cols[k].scale = scale;
       }
       gcb_view_copy(cols[k].head, sizeof cols[k].head, name);
-      gcb_view_copy(cols[k].name, sizeof cols[k].name, name);
       if (cols[k].first[d] == NULL)
         cols[k].first[d] = c;
       else if (!same_shape(c, cols[k].first[d]))
@@ -453,27 +451,21 @@ static size_t gpu_columns(const struct gcb_report *rep, struct gcol *cols) {
   return n;
 }
 
-/* After each GEMM column whose document holds its cases in more than
- * one shape (a shape sweep), its best-shape column; returns the new count. */
-static size_t best_columns(struct gcol *cols, size_t n, size_t ndocs) {
-  size_t out = n;
-  for (size_t k = n; k-- > 0;) {
+/* The best-shape heading of each GEMM column whose document holds its
+ * cases in more than one shape (a shape sweep). */
+static void best_columns(struct gcol *cols, size_t n, size_t ndocs) {
+  for (size_t k = 0; k < n; k++) {
     size_t most = 0;
     for (size_t d = 0; d < ndocs && d < 8; d++)
       most = cols[k].shapes[d] > most ? cols[k].shapes[d] : most;
-    if (strncmp(cols[k].name, "GEMM ", 5) != 0 || most == 0 || out == MAX_COLS)
+    if (strncmp(cols[k].head, "GEMM ", 5) != 0 || most == 0)
       continue;
-    memmove(&cols[k + 2], &cols[k + 1], (out - k - 1) * sizeof *cols);
-    cols[k + 1] = cols[k];
-    cols[k + 1].best = true;
     /* "GEMM bf16 (TFLOP/s)" -> "GEMM bf16 best shape (TFLOP/s)" */
-    const char *unit = strrchr(cols[k].name, '(');
-    int at = unit ? (int)(unit - cols[k].name) : (int)strlen(cols[k].name);
-    snprintf(cols[k + 1].head, sizeof cols[k + 1].head, "%.*sbest shape %s", at,
-             cols[k].name, unit ? unit : "");
-    out++;
+    const char *unit = strrchr(cols[k].head, '(');
+    int at = unit ? (int)(unit - cols[k].head) : (int)strlen(cols[k].head);
+    snprintf(cols[k].best, sizeof cols[k].best, "%.*sbest shape %s", at,
+             cols[k].head, unit ? unit : "");
   }
-  return out;
 }
 
 /* The best median of `rank` over the document's cases of column `col` and
@@ -485,7 +477,7 @@ static void best_cell(struct gcb__tb *b, char **r, size_t at,
   double top = NAN;
   for (size_t i = 0; i < dc->m->ncases; i++) {
     double x;
-    if (strcmp(dc->name[i], col->name) != 0 ||
+    if (strcmp(dc->name[i], col->head) != 0 ||
         isnan(x = rank_figure(&dc->m->cases[i], rank)))
       continue;
     if (best == NULL || x > top)
@@ -575,16 +567,18 @@ static void gpu_row(const struct gtab *x, const struct grow *g) {
   gcb__cell_if(b, r, 4, g->numa >= 0, "%lld", g->numa);
   gcb__cell(b, r, 5, "%s", g->model[0] ? g->model : "-");
   gcb__cell(b, r, 6, "%s", g->nranks ? ranks : "idle");
+  size_t at = 7;
   for (size_t k = 0; k < x->ncols; k++) {
     const struct gcol *col = &x->cols[k];
     const struct gcb_model_case *c = g->doc < 8 ? col->cases[g->doc] : NULL;
-    double v = c && g->nranks ? rank_figure(c, g->ranks[0]) : NAN;
-    if (col->best && c != NULL && g->nranks)
-      best_cell(b, r, 7 + k, col, x->dc, g->ranks[0]);
-    else
-      gcb__cell_num(b, r, 7 + k, v * col->scale);
+    bool shown = c != NULL && g->nranks;
+    double v = shown ? rank_figure(c, g->ranks[0]) : NAN;
+    gcb__cell_num(b, r, at++, v * col->scale);
+    if (col->best[0] && shown)
+      best_cell(b, r, at++, col, x->dc, g->ranks[0]);
+    else if (col->best[0])
+      gcb__cell(b, r, at++, "-");
   }
-  size_t at = 7 + x->ncols;
   if (x->telemetry && g->nranks)
     telemetry_cell(b, r, at, x->dc, g->ranks[0]);
   else if (x->telemetry)
@@ -665,14 +659,18 @@ static bool doc_cases_of(const struct gcb_report *rep, size_t d,
 }
 
 static void gpus_table(struct gcb__tb *b) {
-  struct gcol cols[MAX_COLS];
-  size_t ncols = best_columns(cols, gpu_columns(b->rep, cols), b->rep->ndocs);
+  struct gcol cols[MAX_GPU_COLS];
+  size_t ncols = gpu_columns(b->rep, cols);
   bool telemetry = has_telemetry(b->rep);
-  const char *h[8 + MAX_COLS + 3] = {"run",    "node", "host",  "GPU",
-                                     "bus id", "NUMA", "model", "ranks"};
+  const char *h[8 + 2 * MAX_GPU_COLS + 3] = {
+      "run", "node", "host", "GPU", "bus id", "NUMA", "model", "ranks"};
   size_t nh = 8;
-  for (size_t k = 0; k < ncols; k++)
+  best_columns(cols, ncols, b->rep->ndocs);
+  for (size_t k = 0; k < ncols; k++) {
     h[nh++] = cols[k].head;
+    if (cols[k].best[0])
+      h[nh++] = cols[k].best;
+  }
   if (telemetry)
     h[nh++] = "telemetry (NVML)";
   h[nh++] = "findings";
