@@ -1044,9 +1044,9 @@ static void cell_us(struct gcb__tb *b, char **r, size_t col, double us) {
                us);
 }
 
-/* Fills one half (out-of-place at 5, in-place at 10) of a size row. */
-static void fill(struct gcb__tb *b, char **r, const struct gcb_model_case *c,
-                 const char **cls) {
+/* Fills one half (out-of-place at 5, in-place at 10) of a size row;
+ * returns whether the case had wrong results. */
+static bool fill(struct gcb__tb *b, char **r, const struct gcb_model_case *c) {
   const struct gcb_model_summary *s = &c->summary;
   size_t at = gcb_analyze_case_in_place(c) ? 10 : 5;
   static const char *const keys[] = {"size", "count", "type", "redop", "root"};
@@ -1064,12 +1064,11 @@ static void fill(struct gcb__tb *b, char **r, const struct gcb_model_case *c,
     gcb__cell(b, r, at + 4, "%lld", wrong);
   else
     gcb__cell(b, r, at + 4, "N/A");
-  if (wrong > 0)
-    *cls = "fail";
   if (s->late_rank >= 0 && !gcb_analyze_case_in_place(c)) {
     gcb__cell(b, r, 15, "%lld", s->late_rank);
     cell_us(b, r, 16, s->late_mean_s * 1e6);
   }
+  return wrong > 0;
 }
 
 #define INTRO                                                                  \
@@ -1110,10 +1109,8 @@ static void sweep_table(struct gcb__tb *b, size_t d,
     if (r == NULL)
       continue;
     size_t row = (size_t)(r - t->cells) / t->ncols - 1;
-    const char *cls = NULL;
-    fill(b, r, c, &cls);
-    if (cls != NULL)
-      t->row_class[row] = cls;
+    if (fill(b, r, c))
+      t->row_class[row] = "fail";
     /* The HTML class: the row's state, then off-trend (rendered bold). */
     if (marks && row_note(b, r, 17, d, c))
       t->row_class[row] =
