@@ -53,33 +53,27 @@ struct rows {
 
 #define ROW_UNSET (-2)
 
-/* The row of GPU `bus` (any form) on machine `node`, or NULL. */
-static struct gcb_matrix_row *row_at(const struct rows *r, long long node,
-                                     const char *bus) {
-  struct gcb_busid want;
-  /* parsed and compared, not formatted: a lookup per rank and family */
-  if (node < 0 || gcb_busid_parse(bus, &want, NULL) != GCB_OK)
-    return NULL;
-  for (size_t i = r->first[node]; i < r->first[node + 1]; i++) {
-    const struct gcb_busid *have = &r->bus[i];
-    if (r->bus_ok[i] && have->domain == want.domain && have->bus == want.bus &&
-        have->dev == want.dev && have->func == want.func)
-      return &r->m->rows[i];
-  }
-  return NULL;
-}
-
-/* The row of the GPU with bus id `bus` on machine `node`; else of the GPU
- * `index` the machine knows by index alone; NULL. */
+/* The row of the GPU with bus id `bus` (any form) on machine `node`; else
+ * of the GPU `index` the machine knows by index alone; NULL. */
 static struct gcb_matrix_row *row_of_gpu(const struct rows *r, long long node,
                                          const char *bus, long long index) {
-  struct gcb_matrix_row *row = row_at(r, node, bus);
-  if (row != NULL || index < 0 || node < 0)
-    return row;
-  for (size_t i = r->first[node]; i < r->first[node + 1]; i++)
-    if (r->gpu[i]->bus_id[0] == '\0' && r->gpu[i]->index == index)
+  struct gcb_busid want;
+  struct gcb_matrix_row *by_index = NULL;
+  if (node < 0)
+    return NULL;
+  /* parsed and compared, not formatted: a lookup per rank and family */
+  bool parsed = gcb_busid_parse(bus, &want, NULL) == GCB_OK;
+  for (size_t i = r->first[node]; i < r->first[node + 1]; i++) {
+    const struct gcb_busid *have = &r->bus[i];
+    if (parsed && r->bus_ok[i] && have->domain == want.domain &&
+        have->bus == want.bus && have->dev == want.dev &&
+        have->func == want.func)
       return &r->m->rows[i];
-  return NULL;
+    if (by_index == NULL && index >= 0 && r->gpu[i]->bus_id[0] == '\0' &&
+        r->gpu[i]->index == index)
+      by_index = &r->m->rows[i];
+  }
+  return by_index;
 }
 
 /* The row of the GPU rank `rank` of document doc uses, or NULL. */

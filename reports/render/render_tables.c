@@ -48,14 +48,6 @@ static char **doc_row(struct gcb__tb *b, struct gcb_rtable *t, const char *cls,
   return r + 1;
 }
 
-/* "-" for an unknown (negative) index, else the number. */
-static void cell_id(struct gcb__tb *b, char **r, size_t col, long long v) {
-  if (v >= 0)
-    gcb__cell(b, r, col, "%lld", v);
-  else
-    gcb__cell(b, r, col, "-");
-}
-
 /* The figure (median) of `rank` in case c's per-rank columns; NAN when the
  * case has none. */
 static double rank_figure(const struct gcb_model_case *c, long long rank) {
@@ -309,19 +301,6 @@ static const char *const verdict_class[] = {[GCB_VERDICT_REGRESSION] = "fail",
                                             [GCB_VERDICT_BETTER] = "ok",
                                             [GCB_VERDICT_MODE] = "info"};
 
-/* The noise band as a person reads it: "±4.2% (±2.1 GB/s)", the band in
- * the figure's own unit around the baseline. */
-static void noise_cell(struct gcb__tb *b, char **r, size_t col,
-                       const struct gcb_delta *d) {
-  if (isnan(d->noise) || isnan(d->old_value)) {
-    gcb__cell(b, r, col, "-");
-    return;
-  }
-  char band[48];
-  gcb_fmt_scaled(d->noise * fabs(d->old_value), d->unit, band, sizeof band);
-  gcb__cell(b, r, col, "\u00b1%.1f%% (\u00b1%s)", d->noise * 100, band);
-}
-
 static void comparison_table(struct gcb__tb *b) {
   static const char *const h[] = {"case",      "metric",  "old",
                                   "new",       "change",  "noise",
@@ -334,12 +313,17 @@ static void comparison_table(struct gcb__tb *b) {
   for (size_t i = 0; t != NULL && i < cmp->ndeltas; i++) {
     const struct gcb_delta *d = &cmp->deltas[i];
     char **r = gcb__table_row(b, t, verdict_class[d->verdict]);
+    /* The noise band as a person reads it: "±4.2% (±2.1 GB/s)", the band
+     * in the figure's own unit around the baseline. */
+    char band[48];
+    gcb_fmt_scaled(d->noise * fabs(d->old_value), d->unit, band, sizeof band);
     gcb__cell(b, r, 0, "%s", d->title);
     gcb__cell(b, r, 1, "%s", d->metric);
     gcb__cell_figure(b, r, 2, d->old_value, NAN, d->unit);
     gcb__cell_figure(b, r, 3, d->new_value, NAN, d->unit);
     gcb__cell_pct(b, r, 4, d->change, true);
-    noise_cell(b, r, 5, d);
+    gcb__cell_if(b, r, 5, !isnan(d->noise) && !isnan(d->old_value),
+                 "\u00b1%.1f%% (\u00b1%s)", d->noise * 100, band);
     gcb__cell_pct(b, r, 6, d->threshold, false);
     gcb__cell(b, r, 7, "%s", gcb_verdict_name(d->verdict));
   }
@@ -377,18 +361,17 @@ static void notes_table(struct gcb__tb *b) {
  * (its readings are then from their start and end). */
 
 #define MAX_GPU_COLS 10
-#define MAX_COLS (2 * MAX_GPU_COLS)
 
-/* A figure column: which case of each document it shows. A best-shape
- * column (best) shows, per GPU, the best of the cases of column `name`. */
+/* A figure column: which case of each document it shows, and the heading
+ * of the best-shape column after it, which shows per GPU the best of the
+ * cases of the column. */
 struct gcol {
-  char head[96];
-  char name[96];                         /* column_of's name of its cases */
+  char head[96];                         /* column_of's name of its cases */
+  char best[96];                         /* "": no best-shape column */
   const struct gcb_model_case *cases[8]; /* per document (the first 8) */
   const struct gcb_model_case *first[8]; /* the column's first case */
   size_t shapes[8]; /* cases of another shape than the first's */
   double scale;     /* to the unit the heading shows (TFLOP/s) */
-  bool best;
 };
 
 /* A document's cases as the rows ask for them, looked up once per table
@@ -454,7 +437,6 @@ static size_t gpu_columns(const struct gcb_report *rep, struct gcol *cols) {
         cols[k].scale = scale;
       }
       gcb_view_copy(cols[k].head, sizeof cols[k].head, name);
-      gcb_view_copy(cols[k].name, sizeof cols[k].name, name);
       if (cols[k].first[d] == NULL)
         cols[k].first[d] = c;
       else if (!same_shape(c, cols[k].first[d]))
@@ -469,27 +451,21 @@ static size_t gpu_columns(const struct gcb_report *rep, struct gcol *cols) {
   return n;
 }
 
-/* After each GEMM column whose document holds its cases in more than
- * one shape (a shape sweep), its best-shape column; returns the new count. */
-static size_t best_columns(struct gcol *cols, size_t n, size_t ndocs) {
-  size_t out = n;
-  for (size_t k = n; k-- > 0;) {
+/* The best-shape heading of each GEMM column whose document holds its
+ * cases in more than one shape (a shape sweep). */
+static void best_columns(struct gcol *cols, size_t n, size_t ndocs) {
+  for (size_t k = 0; k < n; k++) {
     size_t most = 0;
     for (size_t d = 0; d < ndocs && d < 8; d++)
       most = cols[k].shapes[d] > most ? cols[k].shapes[d] : most;
-    if (strncmp(cols[k].name, "GEMM ", 5) != 0 || most == 0 || out == MAX_COLS)
+    if (strncmp(cols[k].head, "GEMM ", 5) != 0 || most == 0)
       continue;
-    memmove(&cols[k + 2], &cols[k + 1], (out - k - 1) * sizeof *cols);
-    cols[k + 1] = cols[k];
-    cols[k + 1].best = true;
     /* "GEMM bf16 (TFLOP/s)" -> "GEMM bf16 best shape (TFLOP/s)" */
-    const char *unit = strrchr(cols[k].name, '(');
-    int at = unit ? (int)(unit - cols[k].name) : (int)strlen(cols[k].name);
-    snprintf(cols[k + 1].head, sizeof cols[k + 1].head, "%.*sbest shape %s", at,
-             cols[k].name, unit ? unit : "");
-    out++;
+    const char *unit = strrchr(cols[k].head, '(');
+    int at = unit ? (int)(unit - cols[k].head) : (int)strlen(cols[k].head);
+    snprintf(cols[k].best, sizeof cols[k].best, "%.*sbest shape %s", at,
+             cols[k].head, unit ? unit : "");
   }
-  return out;
 }
 
 /* The best median of `rank` over the document's cases of column `col` and
@@ -501,7 +477,7 @@ static void best_cell(struct gcb__tb *b, char **r, size_t at,
   double top = NAN;
   for (size_t i = 0; i < dc->m->ncases; i++) {
     double x;
-    if (strcmp(dc->name[i], col->name) != 0 ||
+    if (strcmp(dc->name[i], col->head) != 0 ||
         isnan(x = rank_figure(&dc->m->cases[i], rank)))
       continue;
     if (best == NULL || x > top)
@@ -586,21 +562,23 @@ static void gpu_row(const struct gtab *x, const struct grow *g) {
   gcb_view_ranges(g->ranks, g->nranks, ranks, sizeof ranks);
   gcb__cell(b, r, 0, "%lld", g->node);
   gcb__cell(b, r, 1, "%s", g->host);
-  cell_id(b, r, 2, g->gpu);
+  gcb__cell_if(b, r, 2, g->gpu >= 0, "%lld", g->gpu);
   gcb__cell(b, r, 3, "%s", g->bus[0] ? g->bus : "-");
-  cell_id(b, r, 4, g->numa);
+  gcb__cell_if(b, r, 4, g->numa >= 0, "%lld", g->numa);
   gcb__cell(b, r, 5, "%s", g->model[0] ? g->model : "-");
   gcb__cell(b, r, 6, "%s", g->nranks ? ranks : "idle");
+  size_t at = 7;
   for (size_t k = 0; k < x->ncols; k++) {
     const struct gcol *col = &x->cols[k];
     const struct gcb_model_case *c = g->doc < 8 ? col->cases[g->doc] : NULL;
-    double v = c && g->nranks ? rank_figure(c, g->ranks[0]) : NAN;
-    if (col->best && c != NULL && g->nranks)
-      best_cell(b, r, 7 + k, col, x->dc, g->ranks[0]);
-    else
-      gcb__cell_num(b, r, 7 + k, v * col->scale);
+    bool shown = c != NULL && g->nranks;
+    double v = shown ? rank_figure(c, g->ranks[0]) : NAN;
+    gcb__cell_num(b, r, at++, v * col->scale);
+    if (col->best[0] && shown)
+      best_cell(b, r, at++, col, x->dc, g->ranks[0]);
+    else if (col->best[0])
+      gcb__cell(b, r, at++, "-");
   }
-  size_t at = 7 + x->ncols;
   if (x->telemetry && g->nranks)
     telemetry_cell(b, r, at, x->dc, g->ranks[0]);
   else if (x->telemetry)
@@ -681,14 +659,18 @@ static bool doc_cases_of(const struct gcb_report *rep, size_t d,
 }
 
 static void gpus_table(struct gcb__tb *b) {
-  struct gcol cols[MAX_COLS];
-  size_t ncols = best_columns(cols, gpu_columns(b->rep, cols), b->rep->ndocs);
+  struct gcol cols[MAX_GPU_COLS];
+  size_t ncols = gpu_columns(b->rep, cols);
   bool telemetry = has_telemetry(b->rep);
-  const char *h[8 + MAX_COLS + 3] = {"run",    "node", "host",  "GPU",
-                                     "bus id", "NUMA", "model", "ranks"};
+  const char *h[8 + 2 * MAX_GPU_COLS + 3] = {
+      "run", "node", "host", "GPU", "bus id", "NUMA", "model", "ranks"};
   size_t nh = 8;
-  for (size_t k = 0; k < ncols; k++)
+  best_columns(cols, ncols, b->rep->ndocs);
+  for (size_t k = 0; k < ncols; k++) {
     h[nh++] = cols[k].head;
+    if (cols[k].best[0])
+      h[nh++] = cols[k].best;
+  }
   if (telemetry)
     h[nh++] = "telemetry (NVML)";
   h[nh++] = "findings";
@@ -783,9 +765,9 @@ static void ranks_row(struct gcb__tb *b, struct gcb_rtable *t, size_t d,
   gcb__cell(b, r, 0, "%lld", p.node);
   gcb__cell(b, r, 1, "%s", p.hostname);
   gcb__cell(b, r, 2, "%lld", rank);
-  cell_id(b, r, 3, p.gpu);
+  gcb__cell_if(b, r, 3, p.gpu >= 0, "%lld", p.gpu);
   gcb__cell(b, r, 4, "%s", p.bus_id[0] ? p.bus_id : "-");
-  cell_id(b, r, 5, p.numa);
+  gcb__cell_if(b, r, 5, p.numa >= 0, "%lld", p.numa);
   for (size_t k = 0; k < ncols; k++) {
     double x = cols[k].doc == d ? rank_figure(cols[k].c, rank) : NAN;
     gcb__cell_num(b, r, 6 + k, x * cols[k].scale);
@@ -1055,58 +1037,38 @@ static void param_cell(struct gcb__tb *b, char **r, size_t col,
 /* A time in microseconds as nccl-tests prints it (2, 1 or 0 decimals as
  * it grows), so numbers can be compared digit for digit. */
 static void cell_us(struct gcb__tb *b, char **r, size_t col, double us) {
-  if (isnan(us))
-    gcb__cell(b, r, col, "-");
-  else
-    gcb__cell(b, r, col,
-              us >= 10000 ? "%.0f"
-              : us >= 100 ? "%.1f"
-                          : "%.2f",
-              us);
+  gcb__cell_if(b, r, col, !isnan(us),
+               us >= 10000 ? "%.0f"
+               : us >= 100 ? "%.1f"
+                           : "%.2f",
+               us);
 }
 
-/* A bandwidth with nccl-tests' two decimals. */
-static void cell_bw(struct gcb__tb *b, char **r, size_t col, double gbps) {
-  if (isnan(gbps))
-    gcb__cell(b, r, col, "-");
-  else
-    gcb__cell(b, r, col, "%.2f", gbps);
-}
-
-/* "38.93-39.71": the fastest and slowest rank's time, in microseconds. */
-static void cell_range(struct gcb__tb *b, char **r, size_t col,
-                       const struct gcb_model_case *c) {
-  const struct gcb_model_summary *s = &c->summary;
-  double lo = measured_time(c, s->time_min) * 1e6, hi = s->time_max * 1e6;
-  if (isnan(lo) || isnan(hi))
-    gcb__cell(b, r, col, "-");
-  else
-    gcb__cell(b, r, col, "%.4g-%.4g", lo, hi);
-}
-
-/* Fills one half (out-of-place at 5, in-place at 10) of a size row. */
-static void fill(struct gcb__tb *b, char **r, const struct gcb_model_case *c,
-                 const char **cls) {
+/* Fills one half (out-of-place at 5, in-place at 10) of a size row;
+ * returns whether the case had wrong results. */
+static bool fill(struct gcb__tb *b, char **r, const struct gcb_model_case *c) {
   const struct gcb_model_summary *s = &c->summary;
   size_t at = gcb_analyze_case_in_place(c) ? 10 : 5;
   static const char *const keys[] = {"size", "count", "type", "redop", "root"};
   for (size_t k = 0; k < 5; k++)
     param_cell(b, r, k, c, keys[k]);
   cell_us(b, r, at, measured_time(c, s->time_mean) * 1e6);
-  cell_range(b, r, at + 1, c);
-  cell_bw(b, r, at + 2, s->algbw);
-  cell_bw(b, r, at + 3, s->busbw);
+  /* "38.93-39.71": the fastest and slowest rank's time, in microseconds;
+   * bandwidths with nccl-tests' two decimals */
+  double lo = measured_time(c, s->time_min) * 1e6, hi = s->time_max * 1e6;
+  gcb__cell_if(b, r, at + 1, !isnan(lo) && !isnan(hi), "%.4g-%.4g", lo, hi);
+  gcb__cell_if(b, r, at + 2, !isnan(s->algbw), "%.2f", s->algbw);
+  gcb__cell_if(b, r, at + 3, !isnan(s->busbw), "%.2f", s->busbw);
   long long wrong = isnan(s->wrong) ? 0 : (long long)s->wrong;
   if (c->validation.checked)
     gcb__cell(b, r, at + 4, "%lld", wrong);
   else
     gcb__cell(b, r, at + 4, "N/A");
-  if (wrong > 0)
-    *cls = "fail";
   if (s->late_rank >= 0 && !gcb_analyze_case_in_place(c)) {
     gcb__cell(b, r, 15, "%lld", s->late_rank);
     cell_us(b, r, 16, s->late_mean_s * 1e6);
   }
+  return wrong > 0;
 }
 
 #define INTRO                                                                  \
@@ -1147,10 +1109,8 @@ static void sweep_table(struct gcb__tb *b, size_t d,
     if (r == NULL)
       continue;
     size_t row = (size_t)(r - t->cells) / t->ncols - 1;
-    const char *cls = NULL;
-    fill(b, r, c, &cls);
-    if (cls != NULL)
-      t->row_class[row] = cls;
+    if (fill(b, r, c))
+      t->row_class[row] = "fail";
     /* The HTML class: the row's state, then off-trend (rendered bold). */
     if (marks && row_note(b, r, 17, d, c))
       t->row_class[row] =
@@ -1283,7 +1243,7 @@ static void netmap_nodes_table(struct gcb__tb *b, size_t d,
         len += (size_t)snprintf(ranks + len, sizeof ranks - len, "%s%d",
                                 len ? "," : "", m->rank ? m->rank[r] : r);
       }
-    cell_id(b, row, 0, i);
+    gcb__cell(b, row, 0, "%d", i);
     gcb__cell(b, row, 1, "%s", host);
     gcb__cell(b, row, 2, "%s", ranks);
     gcb__cell(b, row, 3, "%d", a->pairs);
@@ -1437,7 +1397,7 @@ static void pattern_rank_table(struct gcb__tb *b, size_t d, size_t index,
     step_bar(pr, longest, line);
     gcb__cell(b, r, 0, "%lld%s", pr->rank, slow ? " (straggler)" : "");
     gcb__cell(b, r, 1, "%s", p.hostname[0] ? p.hostname : "-");
-    cell_id(b, r, 2, p.gpu);
+    gcb__cell_if(b, r, 2, p.gpu >= 0, "%lld", p.gpu);
     for (int k = 0; k < 3; k++)
       ms_cell(b, r, 3 + (size_t)k, pr->t[k]);
     ms_cell(b, r, 6, pr->bar_exposed);
@@ -1572,21 +1532,17 @@ static void burn_row(struct gcb__tb *b, struct gcb_rtable *t, size_t d,
   char **row = doc_row(b, t, burn_class(b, c, rank, p.node), d);
   gcb__cell(b, row, 0, "%lld", rank);
   gcb__cell(b, row, 1, "%s", p.hostname[0] ? p.hostname : "-");
-  cell_id(b, row, 2, p.gpu);
+  gcb__cell_if(b, row, 2, p.gpu >= 0, "%lld", p.gpu);
   gcb__cell_figure(b, row, 3, r->sustained, NAN, c->unit);
   gcb__cell_figure(b, row, 4, r->peak, NAN, c->unit);
   gcb__cell_pct(b, row, 5, r->sustained / r->peak, false);
   gcb__cell_pct(b, row, 6, r->sustained / peers - 1, true);
   char text[64];
-  if (r->onset >= 0) {
-    gcb_burn_fmt_duration(r->onset_s, text, sizeof text);
-    gcb__cell(b, row, 7, "%s", text);
-    gcb__cell_pct(b, row, 8, -r->drop, true);
-    gcb__cell(b, row, 9, "%s", gcb_burn_cause_name(r->cause));
-  } else {
-    for (size_t k = 7; k < 10; k++)
-      gcb__cell(b, row, k, "-");
-  }
+  bool fell = r->onset >= 0;
+  gcb_burn_fmt_duration(r->onset_s, text, sizeof text);
+  gcb__cell_if(b, row, 7, fell, "%s", text);
+  gcb__cell_pct(b, row, 8, fell ? -r->drop : NAN, true);
+  gcb__cell_if(b, row, 9, fell, "%s", gcb_burn_cause_name(r->cause));
   gcb__cell(b, row, 10, "%.0f", wrong_of(tl, i));
   counters_text(tl, i, text, sizeof text);
   gcb__cell(b, row, 11, "%s", text);

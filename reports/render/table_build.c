@@ -157,22 +157,35 @@ static size_t simple_format(char *out, size_t size, const char *fmt,
   return n;
 }
 
-void gcb__cell(struct gcb__tb *b, char **row, size_t col, const char *fmt,
-               ...) {
+static void vcell(struct gcb__tb *b, char **row, size_t col, const char *fmt,
+                  va_list ap) {
   if (row == NULL || b->oom)
     return;
   char tmp[512];
   size_t n;
-  va_list ap;
-  va_start(ap, fmt);
   if (simple(fmt)) {
     n = simple_format(tmp, sizeof tmp, fmt, ap);
   } else {
     vsnprintf(tmp, sizeof tmp, fmt, ap);
     n = strlen(tmp);
   }
-  va_end(ap);
   set_cell(b, row, col, tmp, n);
+}
+
+void gcb__cell(struct gcb__tb *b, char **row, size_t col, const char *fmt,
+               ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vcell(b, row, col, fmt, ap);
+  va_end(ap);
+}
+
+void gcb__cell_if(struct gcb__tb *b, char **row, size_t col, bool known,
+                  const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vcell(b, row, col, known ? fmt : "-", ap);
+  va_end(ap);
 }
 
 void gcb__cell_num(struct gcb__tb *b, char **row, size_t col, double x) {
@@ -226,10 +239,8 @@ void gcb_rtables_free(struct gcb_rtables *ts) {
 
 void gcb__cell_pct(struct gcb__tb *b, char **row, size_t col, double frac,
                    bool sign) {
-  if (isnan(frac))
-    gcb__cell(b, row, col, "-");
-  else
-    gcb__cell(b, row, col, sign ? "%+.1f%%" : "%.1f%%", frac * 100);
+  gcb__cell_if(b, row, col, !isnan(frac), sign ? "%+.1f%%" : "%.1f%%",
+               frac * 100);
 }
 
 /* Drops tables that got no rows (an empty findings table stays: "no

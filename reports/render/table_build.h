@@ -36,6 +36,11 @@ char **gcb__table_row(struct gcb__tb *b, struct gcb_rtable *t, const char *cls);
 void gcb__cell(struct gcb__tb *b, char **row, size_t col, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* The printf text when `known`, else "-" (a figure the row lacks: a NAN,
+ * an unknown index). */
+void gcb__cell_if(struct gcb__tb *b, char **row, size_t col, bool known,
+                  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
 /* A number in gcb_view_fmt's format; "-" for NAN. */
 void gcb__cell_num(struct gcb__tb *b, char **row, size_t col, double x);
 

@@ -693,7 +693,8 @@ Test(render, junit_skips_component_checks_with_no_measurement) {
 
 /* Table cells in %s, %zu and %lld are written without vsnprintf: the
  * same text as it writes, cut at 511 bytes as it cuts, for every mix of
- * them with literal text; other formats still go to vsnprintf. */
+ * them with literal text; other formats still go to vsnprintf. A cell
+ * whose figure is not known reads "-". */
 Test(render, table_cells_read_as_printf_writes_them) {
   struct gcb_rtables out = {0};
   struct gcb__tb b = {.out = &out};
@@ -739,6 +740,12 @@ Test(render, table_cells_read_as_printf_writes_them) {
   cr_expect_str_eq(r[0], want);
   gcb__cell(&b, r, 0, "%.1f%% of %s", 12.25, "x"); /* vsnprintf's */
   cr_expect_str_eq(r[0], "12.2% of x");
+  gcb__cell_if(&b, r, 0, true, "%.2f", 1.5);
+  cr_expect_str_eq(r[0], "1.50");
+  gcb__cell_if(&b, r, 0, false, "%.2f", NAN);
+  cr_expect_str_eq(r[0], "-");
+  gcb__cell_if(&b, r, 0, false, "%s @ %lld", "x", 3LL);
+  cr_expect_str_eq(r[0], "-");
   cr_expect(!b.oom);
   gcb_rtables_free(&out);
 }
