@@ -19,6 +19,11 @@ struct gcb__coll_half {
   long long wrong;
 };
 
+/* A half as printed: #wrong counts only where checked, and as 0 where it is
+ * no count (negative, past 9e15). */
+struct gcb__coll_half gcb__coll_half(double us, double alg, double bus,
+                                     bool checked, double wrong);
+
 struct gcb__coll_row {
   double size, count;
   char type[24], redop[24];      /* redop "" where the layout has none */

@@ -15,6 +15,17 @@ static double finite(double x) {
   return isfinite(x) ? x : NAN;
 }
 
+struct gcb__coll_half gcb__coll_half(double us, double alg, double bus,
+                                     bool checked, double wrong) {
+  return (struct gcb__coll_half){
+      .present = true,
+      .us = us,
+      .alg = alg,
+      .bus = bus,
+      .checked = checked,
+      .wrong = checked && wrong >= 0 && wrong < 9e15 ? (long long)wrong : 0};
+}
+
 static enum gcb_status half_case(struct gcb__conv *cv, const char *op,
                                  const struct gcb__coll_row *r, size_t h,
                                  double fig, long long ranks,

@@ -102,13 +102,9 @@ static const char *read_half(char **tok, struct gcb__coll_half *h) {
     v[i] = nan_word ? NAN : v[i];
   }
   double w = 0;
-  *h = (struct gcb__coll_half){.present = true,
-                               .us = v[0],
-                               .alg = v[1],
-                               .bus = v[2],
-                               .checked = gcb__token_number(tok[3], &w)};
-  h->wrong = h->checked && w >= 0 && w < 9e15 ? (long long)w : 0;
-  if (!h->checked && strcmp(tok[3], "N/A") != 0)
+  bool checked = gcb__token_number(tok[3], &w);
+  *h = gcb__coll_half(v[0], v[1], v[2], checked, w);
+  if (!checked && strcmp(tok[3], "N/A") != 0)
     return "#wrong is neither a count nor N/A";
   return NULL;
 }

@@ -105,13 +105,9 @@ static enum gcb_status read_half(struct gcb__conv *cv, const json_t *h,
       (st = gcb__conv_get(cv, h, "nwrong", GCB__J_NUM | GCB__J_NULL, false,
                           &wrong)))
     return st;
-  double w = json_is_number(wrong) ? json_number_value(wrong) : 0;
-  *m = (struct gcb__coll_half){.present = true,
-                               .us = gcb__conv_number(t),
-                               .alg = gcb__conv_number(alg),
-                               .bus = gcb__conv_number(bus),
-                               .checked = json_is_number(wrong)};
-  m->wrong = w >= 0 && w < 9e15 ? (long long)w : 0;
+  *m = gcb__coll_half(gcb__conv_number(t), gcb__conv_number(alg),
+                      gcb__conv_number(bus), json_is_number(wrong),
+                      json_number_value(wrong));
   return GCB_OK;
 }
 
