@@ -219,9 +219,12 @@ long long gcb__conv_node(struct gcb__conv *cv, const char *host) {
 }
 
 enum gcb_status gcb__conv_rank(struct gcb__conv *cv, long long rank,
-                               long long node, const char *host, long long pid,
+                               const char *host, long long pid,
                                const char *gpu_name, const char *bus_id,
                                long long gpu_index) {
+  long long node = gcb__conv_node(cv, host);
+  if (node < 0)
+    return gcb__conv_nomem(cv);
   struct gcb_model_node *n = &cv->m->nodes[node];
   long long local = (long long)n->nranks;
   struct gcb_model_rank *r =

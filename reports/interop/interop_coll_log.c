@@ -76,9 +76,7 @@ static enum gcb_status add_rank(struct gcb__coll_log *x, long long rank,
     return GCB_OK;
   x->seen[rank] = 1;
   x->max_rank = rank > x->max_rank ? rank : x->max_rank;
-  long long k = gcb__conv_node(x->cv, host);
-  return k >= 0 ? gcb__conv_rank(x->cv, rank, k, host, pid, gpu, bus, device)
-                : gcb__conv_nomem(x->cv);
+  return gcb__conv_rank(x->cv, rank, host, pid, gpu, bus, device);
 }
 
 /* ---- rows --------------------------------------------------------------- */

@@ -204,11 +204,12 @@ enum gcb_status gcb__conv_timeout(struct gcb__conv *cv, const char *bench,
  * the lookup, so that ranks on a garbled host still share its node. */
 long long gcb__conv_node(struct gcb__conv *cv, const char *host);
 
-/* Rank `rank` of cv->m on node `node` (which lists it after those before:
- * its local rank is its place there), its binding unknown (empty, 0 PUs);
- * names as gcb__conv_node keeps them. GCB_ENOMEM (said) or GCB_OK. */
+/* Rank `rank` of cv->m on host's node (gcb__conv_node), which lists it
+ * after those before: its local rank is its place there; its binding
+ * unknown (empty, 0 PUs); names as gcb__conv_node keeps them. GCB_ENOMEM
+ * (said) or GCB_OK. */
 enum gcb_status gcb__conv_rank(struct gcb__conv *cv, long long rank,
-                               long long node, const char *host, long long pid,
+                               const char *host, long long pid,
                                const char *gpu_name, const char *bus_id,
                                long long gpu_index);
 

@@ -78,12 +78,10 @@ static enum gcb_status devices(struct nccl *x, const json_t *list) {
     if (st != GCB_OK)
       return st;
     const char *host = gcb_view_str(d, "hostname");
-    long long node = gcb__conv_node(x->cv, host);
     long long rank = gcb_view_int(d, "rank", (long long)i);
     char bus[32];
     gcb_busid_canon(gcb_view_str(d, "device_hex"), bus, sizeof bus);
-    if (node < 0 ||
-        gcb__conv_rank(x->cv, rank, node, host, gcb_view_int(d, "pid", 0),
+    if (gcb__conv_rank(x->cv, rank, host, gcb_view_int(d, "pid", 0),
                        gcb_view_str(d, "device_info"), bus,
                        gcb_view_int(d, "device", -1)) != GCB_OK)
       return gcb_err_set(x->cv->err, GCB_ENOMEM, "out of memory");

@@ -375,9 +375,8 @@ static enum gcb_status machine(struct nvbw *x) {
       gcb__conv_node(x->cv, host) == 0 ? GCB_OK : gcb__conv_nomem(x->cv);
   for (size_t g = 0; g < n && st == GCB_OK; g++) {
     const struct nvbw_gpu *d = g < x->ngpus ? &x->gpu[g] : NULL;
-    st =
-        gcb__conv_rank(x->cv, (long long)g, 0, host, 0,
-                       d != NULL ? d->name : "", d ? d->bus : "", (long long)g);
+    st = gcb__conv_rank(x->cv, (long long)g, host, 0, d != NULL ? d->name : "",
+                        d ? d->bus : "", (long long)g);
   }
   gcb__conv_run_set(x->cv, "ranks", gcb__mvalue_int((long long)n));
   return st;
