@@ -7,7 +7,7 @@
  * may follow each other in one file; whatever launchers and libraries
  * print between (NCCL INFO/WARN lines, MPI warnings, markdown) is passed
  * over. Each half of each row becomes a "coll" case laid out as gcbench's
- * own coll benchmark writes it (interop_coll_case.c); the Avg bus
+ * own coll benchmark writes it (interop_build.c); the Avg bus
  * bandwidth an imported figure, nameable in criteria.
  *
  * The columns are read by the header's names, not positions: layouts
@@ -29,7 +29,7 @@
 
 #include "common/grow.h"
 #include "reports/document/topo_view.h"
-#include "reports/interop/interop_coll.h"
+#include "reports/interop/interop_int.h"
 
 /* One test of a log: its column header's layout and its rows so far. */
 struct gcb__coll_table {

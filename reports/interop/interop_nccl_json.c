@@ -12,7 +12,7 @@
  * and end_time.
  *
  * Each half of each row becomes a "coll" case in the layout of gcbench's
- * own coll benchmark (interop_coll_case.c, shared with the logs), so
+ * own coll benchmark (interop_build.c, shared with the logs), so
  * sweeps from both tools show in one table and one plot; the average bus
  * bandwidth an imported figure. nccl-tests reports only the average over ranks,
  * so the cases have no per-rank entries, and min, mean and max of the time are
@@ -26,7 +26,7 @@
 
 #include "reports/document/topo_view.h"
 #include "reports/document/view.h"
-#include "reports/interop/interop_coll.h"
+#include "reports/interop/interop_int.h"
 
 /* "allreduce" from ".../all_reduce_perf" (or "_perf_mpi"): underscores
  * dropped, as gcbench names its operations. */

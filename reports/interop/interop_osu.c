@@ -38,7 +38,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "reports/interop/interop_coll.h"
+#include "reports/interop/interop_int.h"
 
 #define GCB__OSU_MAX_COLS 12
 

@@ -4,7 +4,7 @@
  * "N/A", "algBw", "busBw", "gpus", "inPlace": 0 or 1, "name": "AllReduce",
  * "redop", "size", "time" (us), "type"}, builds with MPI adding fields of
  * their own. Each line becomes one "coll" case, laid out as every other
- * nccl-tests and rccl-tests input (interop_coll_case.c). A line that is not
+ * nccl-tests and rccl-tests input (interop_build.c). A line that is not
  * such an object is refused at its line and column.
  */
 #include <ctype.h>
@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "reports/interop/interop_coll.h"
+#include "reports/interop/interop_int.h"
 
 /* Bytes per element of the type names the tools print (0: unknown). */
 static double type_bytes(const char *t) {
