@@ -7,7 +7,7 @@
  * may follow each other in one file; whatever launchers and libraries
  * print between (NCCL INFO/WARN lines, MPI warnings, markdown) is passed
  * over. Each half of each row becomes a "coll" case laid out as gcbench's
- * own coll benchmark writes it (interop_coll_case.c); the Avg bus
+ * own coll benchmark writes it (interop_build.c); the Avg bus
  * bandwidth an imported figure, nameable in criteria.
  *
  * The columns are read by the header's names, not positions: layouts
@@ -29,7 +29,7 @@
 
 #include "common/grow.h"
 #include "reports/document/topo_view.h"
-#include "reports/interop/interop_coll.h"
+#include "reports/interop/interop_int.h"
 
 /* One test of a log: its column header's layout and its rows so far. */
 struct gcb__coll_table {
@@ -76,9 +76,7 @@ static enum gcb_status add_rank(struct gcb__coll_log *x, long long rank,
     return GCB_OK;
   x->seen[rank] = 1;
   x->max_rank = rank > x->max_rank ? rank : x->max_rank;
-  long long k = gcb__conv_node(x->cv, host);
-  return k >= 0 ? gcb__conv_rank(x->cv, rank, k, host, pid, gpu, bus, device)
-                : gcb__conv_nomem(x->cv);
+  return gcb__conv_rank(x->cv, rank, host, pid, gpu, bus, device);
 }
 
 /* ---- rows --------------------------------------------------------------- */
@@ -102,13 +100,9 @@ static const char *read_half(char **tok, struct gcb__coll_half *h) {
     v[i] = nan_word ? NAN : v[i];
   }
   double w = 0;
-  *h = (struct gcb__coll_half){.present = true,
-                               .us = v[0],
-                               .alg = v[1],
-                               .bus = v[2],
-                               .checked = gcb__token_number(tok[3], &w)};
-  h->wrong = h->checked && w >= 0 && w < 9e15 ? (long long)w : 0;
-  if (!h->checked && strcmp(tok[3], "N/A") != 0)
+  bool checked = gcb__token_number(tok[3], &w);
+  *h = gcb__coll_half(v[0], v[1], v[2], checked, w);
+  if (!checked && strcmp(tok[3], "N/A") != 0)
     return "#wrong is neither a count nor N/A";
   return NULL;
 }

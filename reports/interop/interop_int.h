@@ -3,9 +3,9 @@
  * format: a name, a content test and a conversion), the conversion
  * context, which knows where in the input it is so that every problem is
  * reported as FILE:LINE[:COLUMN], typed getters for JSON inputs, line
- * helpers for text inputs, and builders for the parts of the model every
- * converter needs (model.h's builder underneath); functions taking a
- * json_t * steal it.
+ * helpers for text inputs, builders for the parts of the model every
+ * converter needs (model.h's builder underneath), and the result row the
+ * collective tools share; functions taking a json_t * steal it.
  *
  * Adding an input format: one file with its detect and convert functions
  * and its row (a const struct gcb__converter gcb__row_<format>), and that
@@ -204,11 +204,12 @@ enum gcb_status gcb__conv_timeout(struct gcb__conv *cv, const char *bench,
  * the lookup, so that ranks on a garbled host still share its node. */
 long long gcb__conv_node(struct gcb__conv *cv, const char *host);
 
-/* Rank `rank` of cv->m on node `node` (which lists it after those before:
- * its local rank is its place there), its binding unknown (empty, 0 PUs);
- * names as gcb__conv_node keeps them. GCB_ENOMEM (said) or GCB_OK. */
+/* Rank `rank` of cv->m on host's node (gcb__conv_node), which lists it
+ * after those before: its local rank is its place there; its binding
+ * unknown (empty, 0 PUs); names as gcb__conv_node keeps them. GCB_ENOMEM
+ * (said) or GCB_OK. */
 enum gcb_status gcb__conv_rank(struct gcb__conv *cv, long long rank,
-                               long long node, const char *host, long long pid,
+                               const char *host, long long pid,
                                const char *gpu_name, const char *bus_id,
                                long long gpu_index);
 
@@ -264,5 +265,51 @@ enum gcb_status gcb__conv_error(struct gcb__conv *cv, const char *bench,
  * none; GCB_ENOMEM (m then fails whole: free it). */
 enum gcb_status gcb__conv_join_topology(struct gcb__conv *cv,
                                         struct gcb_model *m);
+
+/* ---- collective rows ----------------------------------------------------- */
+
+/* What the nccl-tests and rccl-tests converters share (logs, -J JSON,
+ * rccl-tests JSON lines), with OSU's programs that gcbench also runs: a
+ * result row as the tools print it and the one way such a row becomes
+ * "coll" cases of a gcbench document, so that every input of these tools
+ * reads the same. */
+
+/* One half (out-of-place, in-place) of a row. */
+struct gcb__coll_half {
+  bool present;
+  double us, alg, bus;   /* NAN where the tool printed none */
+  double us_min, us_max; /* over ranks, where the tool prints them (0: us) */
+  bool checked;          /* #wrong is a number (run with -c) */
+  long long wrong;
+};
+
+/* A half as printed: #wrong counts only where checked, and as 0 where it is
+ * no count (negative, past 9e15). */
+struct gcb__coll_half gcb__coll_half(double us, double alg, double bus,
+                                     bool checked, double wrong);
+
+struct gcb__coll_row {
+  double size, count;
+  char type[24], redop[24];      /* redop "" where the layout has none */
+  long long root;                /* -1 where the layout has none */
+  long long iterations;          /* 0: the test's */
+  struct gcb__coll_half half[2]; /* [0] out-of-place, [1] in-place */
+  int line;
+  bool no_bytes;       /* moves no message (a barrier): kept at 0 GB/s */
+  const json_t *extra; /* more params the case carries (OSU's layout,
+                          comm_size), or NULL */
+};
+
+/*
+ * The cases of one row in gcbench's coll layout: params op, size, count,
+ * type, redop, root, inplace; summary time_s, algbw, busbw; one case per
+ * half present, or a skipped entry where the tool printed no finite time.
+ * ranks: how many ranks took part (0: unknown); method: how values were
+ * checked where #wrong is a number. Added to cv->m.
+ */
+enum gcb_status gcb__coll_row_cases(struct gcb__conv *cv, const char *op,
+                                    const struct gcb__coll_row *r,
+                                    long long ranks, long long iterations,
+                                    long long warmup, const char *method);
 
 #endif

@@ -12,7 +12,7 @@
  * and end_time.
  *
  * Each half of each row becomes a "coll" case in the layout of gcbench's
- * own coll benchmark (interop_coll_case.c, shared with the logs), so
+ * own coll benchmark (interop_build.c, shared with the logs), so
  * sweeps from both tools show in one table and one plot; the average bus
  * bandwidth an imported figure. nccl-tests reports only the average over ranks,
  * so the cases have no per-rank entries, and min, mean and max of the time are
@@ -26,7 +26,7 @@
 
 #include "reports/document/topo_view.h"
 #include "reports/document/view.h"
-#include "reports/interop/interop_coll.h"
+#include "reports/interop/interop_int.h"
 
 /* "allreduce" from ".../all_reduce_perf" (or "_perf_mpi"): underscores
  * dropped, as gcbench names its operations. */
@@ -78,12 +78,10 @@ static enum gcb_status devices(struct nccl *x, const json_t *list) {
     if (st != GCB_OK)
       return st;
     const char *host = gcb_view_str(d, "hostname");
-    long long node = gcb__conv_node(x->cv, host);
     long long rank = gcb_view_int(d, "rank", (long long)i);
     char bus[32];
     gcb_busid_canon(gcb_view_str(d, "device_hex"), bus, sizeof bus);
-    if (node < 0 ||
-        gcb__conv_rank(x->cv, rank, node, host, gcb_view_int(d, "pid", 0),
+    if (gcb__conv_rank(x->cv, rank, host, gcb_view_int(d, "pid", 0),
                        gcb_view_str(d, "device_info"), bus,
                        gcb_view_int(d, "device", -1)) != GCB_OK)
       return gcb_err_set(x->cv->err, GCB_ENOMEM, "out of memory");
@@ -105,13 +103,9 @@ static enum gcb_status read_half(struct gcb__conv *cv, const json_t *h,
       (st = gcb__conv_get(cv, h, "nwrong", GCB__J_NUM | GCB__J_NULL, false,
                           &wrong)))
     return st;
-  double w = json_is_number(wrong) ? json_number_value(wrong) : 0;
-  *m = (struct gcb__coll_half){.present = true,
-                               .us = gcb__conv_number(t),
-                               .alg = gcb__conv_number(alg),
-                               .bus = gcb__conv_number(bus),
-                               .checked = json_is_number(wrong)};
-  m->wrong = w >= 0 && w < 9e15 ? (long long)w : 0;
+  *m = gcb__coll_half(gcb__conv_number(t), gcb__conv_number(alg),
+                      gcb__conv_number(bus), json_is_number(wrong),
+                      json_number_value(wrong));
   return GCB_OK;
 }
 

@@ -1,6 +1,10 @@
 /*
- * nvbandwidth's testcases into a typed model, for both of its
- * outputs (interop_nvbw_text.c, interop_nvbw_json.c). One nvbandwidth
+ * nvbandwidth's testcases into a typed model, from either of its outputs:
+ * stdout and -j JSON, each with its reader below. The two readers share
+ * the GPUs of the device list, a testcase's matrix as it is read (each
+ * testcase's starts empty, and a row shorter or longer than the first is
+ * an error, never filled from anything else), and the one way a matrix
+ * becomes cases. One nvbandwidth
  * process measures every GPU of one machine, so each GPU becomes a rank
  * of its own (rank i = GPU i) on one node. Host-device tests (CPU row, GPU
  * columns) become "pcie" cases with one figure per GPU (nvbandwidth's host
@@ -14,8 +18,9 @@
  * last N rows, the total, make the pairs. Every other value nvbandwidth
  * printed (latency tests in ns, all-to-host and host-to-all, further rows
  * and matrices, the SUM lines) is an imported figure with its testcase's
- * name, its row and column, and its unit; nvbandwidth checks no data, so
- * no case says it was validated.
+ * name, its row and column, and its unit: nothing nvbandwidth printed is
+ * dropped without a word. nvbandwidth checks no data, so no case says it
+ * was validated.
  */
 #include <math.h>
 #include <stdio.h>
@@ -24,7 +29,33 @@
 
 #include "reports/document/bench_kind.h"
 #include "reports/document/topo_view.h"
-#include "reports/interop/interop_nvbw.h"
+#include "reports/interop/interop_int.h"
+
+#define GCB__NVBW_MAX_GPUS 256
+#define GCB__NVBW_MAX_ROWS (3 * GCB__NVBW_MAX_GPUS)
+/* The largest figure taken (GB/s, ns, ...): 1 EB/s is far past any link,
+ * and sums of 256 such cells and their squares stay finite (1e308 cells
+ * once overflowed the statistics into "out of memory"). */
+#define GCB__NVBW_MAX_VALUE 1e15
+
+struct nvbw_gpu {
+  char name[128], bus[32], host[128];
+};
+
+/* A matrix being read: rows of `cols` cells (NAN for N/A). */
+struct nvbw_matrix {
+  double *cell;
+  size_t rows, cols, cap;
+  char unit[16];  /* "GB/s", "ns": from the description */
+  char desc[160]; /* nvbandwidth's description line */
+};
+
+struct nvbw {
+  struct gcb__conv *cv;
+  struct nvbw_gpu gpu[GCB__NVBW_MAX_GPUS];
+  size_t ngpus, widest; /* listed GPUs; widest matrix seen */
+  struct nvbw_matrix m;
+};
 
 /* nvbandwidth records no buffer size: the figures are rates. A case needs
  * a work per operation to hold them, so each gets a nominal gigabyte and
@@ -82,22 +113,28 @@ static const struct {
 };
 #define NKNOWN (sizeof known_tests / sizeof *known_tests)
 
-void gcb__nvbw_begin(struct gcb__nvbw *x, struct gcb__conv *cv,
-                     const char *version) {
+/* Starts x and cv's run (tool version may be ""). */
+static void nvbw_begin(struct nvbw *x, struct gcb__conv *cv,
+                       const char *version) {
   x->cv = cv;
   gcb__conv_run(cv, "nvbandwidth");
   cv->m->run.version = gcb__model_str(cv->m, version);
   gcb__conv_run_set(cv, "nodes", gcb__mvalue_int(1));
 }
 
-void gcb__nvbw_cuda(struct gcb__nvbw *x, long long version) {
+/* The CUDA runtime nvbandwidth names as a number (12040) into software[]
+ * as "12.4". */
+static void nvbw_cuda(struct nvbw *x, long long version) {
   char v[48];
   snprintf(v, sizeof v, "%lld.%lld", version / 1000, version % 1000 / 10);
   gcb__conv_software(x->cv, "cuda", v);
 }
 
-bool gcb__nvbw_parse_device(const char *s, bool with_index,
-                            struct gcb__nvbw_gpu *g) {
+/* "0: NVIDIA H200 (00000000:19:00): (host)" (JSON) or "NVIDIA H200
+ * (00000009:01:00)" (stdout, after "Device 0: "); false when the entry
+ * has no bus id (the GPU is then known by name and index only). */
+static bool nvbw_parse_device(const char *s, bool with_index,
+                              struct nvbw_gpu *g) {
   const char *name = s;
   if (with_index) {
     const char *colon = strchr(s, ':');
@@ -124,8 +161,12 @@ bool gcb__nvbw_parse_device(const char *s, bool with_index,
 
 /* ---- matrices ----------------------------------------------------------- */
 
-bool gcb__nvbw_value_bad(const double *v, size_t n, long column, char *why,
-                         size_t len) {
+/* False when each of the n values (NAN: N/A) is a figure from 0 to
+ * GCB__NVBW_MAX_VALUE; else true, with what is wrong with the first that
+ * is not in why ("value 1e+308 in column 3 is out of range (0 to 1e+15)";
+ * column -1: a single value). */
+static bool nvbw_value_bad(const double *v, size_t n, long column, char *why,
+                           size_t len) {
   for (size_t i = 0; i < n; i++) {
     if (isnan(v[i]) || (v[i] >= 0 && v[i] <= GCB__NVBW_MAX_VALUE))
       continue;
@@ -139,8 +180,9 @@ bool gcb__nvbw_value_bad(const double *v, size_t n, long column, char *why,
   return false;
 }
 
-void gcb__nvbw_matrix_start(struct gcb__nvbw *x, const char *desc) {
-  struct gcb__nvbw_matrix *m = &x->m;
+/* Empties x->m for the next matrix (description desc). */
+static void nvbw_matrix_start(struct nvbw *x, const char *desc) {
+  struct nvbw_matrix *m = &x->m;
   m->rows = m->cols = 0;
   snprintf(m->desc, sizeof m->desc, "%s", desc ? desc : "");
   /* The unit is the description's last parenthesis: "(GB/s)", "(ns)". */
@@ -151,10 +193,12 @@ void gcb__nvbw_matrix_start(struct gcb__nvbw *x, const char *desc) {
     snprintf(m->unit, sizeof m->unit, "GB/s");
 }
 
-const char *gcb__nvbw_matrix_row(struct gcb__nvbw *x, const double *v,
-                                 size_t n) {
+/* Appends a row of n cells; NULL, or what is wrong (a ragged row, too
+ * many rows or columns). Cells are checked with nvbw_value_bad
+ * first. */
+static const char *nvbw_matrix_row(struct nvbw *x, const double *v, size_t n) {
   static char why[96];
-  struct gcb__nvbw_matrix *m = &x->m;
+  struct nvbw_matrix *m = &x->m;
   if (n == 0 || n > GCB__NVBW_MAX_GPUS)
     return "expected 1 to 256 values in a row";
   if (m->rows > 0 && n != m->cols) {
@@ -192,13 +236,13 @@ static json_t *params(size_t t, const char *name) {
                    "testcase", name);
 }
 
-static double cell(const struct gcb__nvbw_matrix *m, size_t r, size_t c) {
+static double cell(const struct nvbw_matrix *m, size_t r, size_t c) {
   return m->cell[r * m->cols + c];
 }
 
 /* One cell as an imported figure (N/A cells are no figure). */
-static enum gcb_status imported(struct gcb__nvbw *x, const char *name,
-                                size_t part, size_t r, size_t c, int line) {
+static enum gcb_status imported(struct nvbw *x, const char *name, size_t part,
+                                size_t r, size_t c, int line) {
   double v = cell(&x->m, r, c);
   if (isnan(v))
     return GCB_OK;
@@ -213,7 +257,7 @@ static enum gcb_status imported(struct gcb__nvbw *x, const char *name,
 }
 
 /* Row 0 of a host-device matrix: one case, one figure per GPU. */
-static enum gcb_status pcie(struct gcb__nvbw *x, size_t t, const char *name,
+static enum gcb_status pcie(struct nvbw *x, size_t t, const char *name,
                             int line) {
   long long rank[GCB__NVBW_MAX_GPUS];
   double fig[GCB__NVBW_MAX_GPUS];
@@ -229,8 +273,8 @@ static enum gcb_status pcie(struct gcb__nvbw *x, size_t t, const char *name,
                  line);
 }
 
-static json_t *pair_params(struct gcb__nvbw *x, size_t t, const char *name,
-                           size_t a, size_t b) {
+static json_t *pair_params(struct nvbw *x, size_t t, const char *name, size_t a,
+                           size_t b) {
   json_t *p = params(t, name);
   p = gcb__conv_param(p, "src", json_integer((json_int_t)a));
   p = gcb__conv_param(p, "dst", json_integer((json_int_t)b));
@@ -257,7 +301,7 @@ static bool reads_column(size_t t) {
 }
 
 /* The last N rows of an N x N device-device matrix: one case per pair. */
-static enum gcb_status p2p(struct gcb__nvbw *x, size_t t, const char *name,
+static enum gcb_status p2p(struct nvbw *x, size_t t, const char *name,
                            int line) {
   size_t n = x->m.cols, first = x->m.rows - n;
   enum gcb_status st = GCB_OK;
@@ -280,9 +324,12 @@ static enum gcb_status p2p(struct gcb__nvbw *x, size_t t, const char *name,
   return st;
 }
 
-enum gcb_status gcb__nvbw_emit(struct gcb__nvbw *x, const char *name,
-                               bool primary, size_t part, int line) {
-  const struct gcb__nvbw_matrix *m = &x->m;
+/* The cases of x->m for testcase `name` (line: where it is, 0 for JSON).
+ * primary: the testcase's last (or only) matrix, the one a gcbench case
+ * takes; others become imported figures. part: its index. */
+static enum gcb_status nvbw_emit(struct nvbw *x, const char *name, bool primary,
+                                 size_t part, int line) {
+  const struct nvbw_matrix *m = &x->m;
   size_t t = 0;
   while (t < NKNOWN && strcmp(known_tests[t].name, name) != 0)
     t++;
@@ -305,10 +352,11 @@ enum gcb_status gcb__nvbw_emit(struct gcb__nvbw *x, const char *name,
   return st;
 }
 
-enum gcb_status gcb__nvbw_sum(struct gcb__nvbw *x, const char *name, double sum,
-                              int line) {
+/* nvbandwidth's SUM of a testcase, an imported figure in x->m's unit. */
+static enum gcb_status nvbw_sum(struct nvbw *x, const char *name, double sum,
+                                int line) {
   char label[160], why[128];
-  if (gcb__nvbw_value_bad(&sum, 1, -1, why, sizeof why))
+  if (nvbw_value_bad(&sum, 1, -1, why, sizeof why))
     return line > 0 ? gcb__conv_bad_line(x->cv, line, "%s: SUM: %s", name, why)
                     : gcb__conv_bad(x->cv, "%s: SUM: %s", name, why);
   snprintf(label, sizeof label, "%s: SUM", name);
@@ -318,7 +366,7 @@ enum gcb_status gcb__nvbw_sum(struct gcb__nvbw *x, const char *name, double sum,
 }
 
 /* ranks[] (one per GPU) and the one node. */
-static enum gcb_status machine(struct gcb__nvbw *x) {
+static enum gcb_status machine(struct nvbw *x) {
   size_t n = x->ngpus > x->widest ? x->ngpus : x->widest;
   n = n > GCB__NVBW_MAX_GPUS ? GCB__NVBW_MAX_GPUS : n;
   const char *host =
@@ -326,19 +374,401 @@ static enum gcb_status machine(struct gcb__nvbw *x) {
   enum gcb_status st =
       gcb__conv_node(x->cv, host) == 0 ? GCB_OK : gcb__conv_nomem(x->cv);
   for (size_t g = 0; g < n && st == GCB_OK; g++) {
-    const struct gcb__nvbw_gpu *d = g < x->ngpus ? &x->gpu[g] : NULL;
-    st =
-        gcb__conv_rank(x->cv, (long long)g, 0, host, 0,
-                       d != NULL ? d->name : "", d ? d->bus : "", (long long)g);
+    const struct nvbw_gpu *d = g < x->ngpus ? &x->gpu[g] : NULL;
+    st = gcb__conv_rank(x->cv, (long long)g, host, 0, d != NULL ? d->name : "",
+                        d ? d->bus : "", (long long)g);
   }
   gcb__conv_run_set(x->cv, "ranks", gcb__mvalue_int((long long)n));
   return st;
 }
 
-enum gcb_status gcb__nvbw_end(struct gcb__nvbw *x, enum gcb_status st) {
+/* The end of a conversion that reached status st: if GCB_OK, adds the
+ * ranks (one per GPU) and the one node. Frees x either way; returns the
+ * status. */
+static enum gcb_status nvbw_end(struct nvbw *x, enum gcb_status st) {
   if (st == GCB_OK)
     st = machine(x);
   free(x->m.cell);
   free(x);
   return st;
 }
+
+/* ---- stdout ------------------------------------------------------------- */
+
+/*
+ * nvbandwidth's stdout, every release from v0.2 on: a preamble
+ * ("nvbandwidth Version: v0.8", "CUDA Runtime Version: 12040", "Driver
+ * Version: ...", "Device 0: NVIDIA H200 (00000000:19:00)" from v0.5 on,
+ * without a bus id before), then per testcase "Running NAME.", one or more
+ * matrices (a description "memcpy CE CPU(row) -> GPU(column) bandwidth
+ * (GB/s)" or "memory latency SM CPU(row) <-> GPU(column) (ns)", a line of
+ * column indices, rows "i v v v" with N/A where there is no value) and
+ * "SUM NAME value"; "Waived:" for a testcase that did not run (named only
+ * by the Running line before it, if any). Pasted excerpts may lack the
+ * Running line: SUM names the testcase then. What each testcase becomes:
+ * above. A row whose cells do not match the column line is an
+ * error at its line, unless the file ends there (a cut output: the rows
+ * before are kept and the cut is said).
+ */
+struct text {
+  struct nvbw *x;
+  char name[128];    /* the testcase being read ("" until named) */
+  size_t matrices;   /* finished matrices of this testcase */
+  bool in_matrix;    /* a description seen, its rows being read */
+  bool have_columns; /* the column index line seen */
+  size_t columns;
+  int cut_line;
+};
+
+static bool is_description(const struct gcb__line *l) {
+  return gcb__line_has(l, "(row)") && gcb__line_has(l, "(column)");
+}
+
+static int text_detect(const struct gcb__sniff *s, char *why, size_t size) {
+  size_t win = s->len < GCB__DETECT_WINDOW ? s->len : GCB__DETECT_WINDOW;
+  size_t pos = 0;
+  int number = 0;
+  struct gcb__line l;
+  bool version = gcb__text_has(s->text, win, "nvbandwidth Version", win);
+  while (pos < win && gcb__line_next(s->text, win, &pos, &number, &l))
+    if (is_description(&l))
+      return version ? 70 : 50;
+  snprintf(why, size, "no \"... CPU(row) -> GPU(column) ...\" matrix");
+  return 0;
+}
+
+/* The finished matrix of the current testcase (primary: its last). */
+static enum gcb_status end_matrix(struct text *t, bool primary, int line) {
+  enum gcb_status st = GCB_OK;
+  if (t->in_matrix && t->x->m.rows > 0)
+    st = nvbw_emit(t->x, t->name[0] ? t->name : "unnamed testcase", primary,
+                   t->matrices, line);
+  t->matrices += t->in_matrix;
+  t->in_matrix = t->have_columns = false;
+  return st;
+}
+
+/* "SUM NAME value": names an unnamed testcase, and ends it. */
+static enum gcb_status sum_line(struct text *t, char **tok, size_t n,
+                                int line) {
+  double v;
+  if (n != 3 || !gcb__token_number(tok[2], &v))
+    return GCB_OK;
+  if (t->name[0] == '\0')
+    snprintf(t->name, sizeof t->name, "%s", tok[1]);
+  enum gcb_status st = end_matrix(t, true, line);
+  if (st == GCB_OK)
+    st = nvbw_sum(t->x, t->name, v, line);
+  t->name[0] = '\0';
+  t->matrices = 0;
+  return st;
+}
+
+/* A line of a matrix: the column indices, or a row "i v v ...". */
+static enum gcb_status matrix_line(struct text *t, const struct gcb__line *l,
+                                   char **tok, size_t n, size_t next) {
+  double v[GCB__NVBW_MAX_GPUS + 1], idx;
+  for (size_t i = 0; i < n; i++) {
+    bool na = strcmp(tok[i], "N/A") == 0;
+    if (!na && !gcb__token_number(tok[i], &v[i]))
+      return GCB_OK; /* not a matrix line: stray text */
+    v[i] = na ? NAN : v[i];
+  }
+  if (!t->have_columns) {
+    t->have_columns = true;
+    t->columns = n;
+    return GCB_OK;
+  }
+  /* A figure out of range is an error wherever it is, not a cut. */
+  char why[128];
+  if (nvbw_value_bad(v + 1, n - 1, 0, why, sizeof why))
+    return gcb__conv_bad_line(t->x->cv, l->number, "%s: row %zu: %s",
+                              t->name[0] ? t->name : "matrix", t->x->m.rows,
+                              why);
+  const char *bad = NULL;
+  if (!gcb__token_number(tok[0], &idx) || idx != (double)t->x->m.rows)
+    bad = "the row does not follow the one before";
+  else if (n - 1 != t->columns) {
+    static char why[96];
+    snprintf(why, sizeof why, "row %zu has %zu values, expected %zu",
+             t->x->m.rows, n - 1, t->columns);
+    bad = why;
+  } else
+    bad = nvbw_matrix_row(t->x, v + 1, n - 1);
+  if (bad == NULL)
+    return GCB_OK;
+  if (gcb__line_at_end(l, t->x->cv, next)) {
+    t->cut_line = l->number;
+    return GCB_OK;
+  }
+  return gcb__conv_bad_line(t->x->cv, l->number, "%s: %s",
+                            t->name[0] ? t->name : "matrix", bad);
+}
+
+/* The preamble: version, CUDA, driver, devices. */
+static void preamble(struct text *t, const struct gcb__line *l) {
+  char buf[256];
+  snprintf(buf, sizeof buf, "%.*s", (int)(l->len < 255 ? l->len : 255), l->at);
+  struct gcb__conv *cv = t->x->cv;
+  const char *v;
+  unsigned idx;
+  int at = 0;
+  if ((v = strstr(buf, "nvbandwidth Version: ")) != NULL)
+    cv->m->run.version = gcb__model_str(cv->m, v + 21);
+  else if (strncmp(buf, "Driver Version: ", 16) == 0)
+    gcb__conv_software(cv, "cuda_driver", buf + 16);
+  else if (strncmp(buf, "CUDA Runtime Version: ", 22) == 0)
+    nvbw_cuda(t->x, strtoll(buf + 22, NULL, 10));
+  else if (sscanf(buf, "Device %u: %n", &idx, &at) == 1 && at > 0 &&
+           idx < GCB__NVBW_MAX_GPUS && idx == t->x->ngpus) {
+    struct nvbw_gpu *g = &t->x->gpu[idx];
+    if (!nvbw_parse_device(buf + at, false, g))
+      snprintf(g->name, sizeof g->name, "%s", buf + at);
+    t->x->ngpus = idx + 1;
+  }
+}
+
+static enum gcb_status text_line(struct text *t, const struct gcb__line *l,
+                                 size_t next) {
+  char buf[8192], *tok[GCB__MAX_TOKENS + 1];
+  char desc[160];
+  size_t n = gcb__line_tokens(l, buf, sizeof buf, tok);
+  enum gcb_status st = GCB_OK;
+  if (is_description(l)) {
+    st = end_matrix(t, false, l->number);
+    snprintf(desc, sizeof desc, "%.*s", (int)(l->len < 159 ? l->len : 159),
+             l->at);
+    nvbw_matrix_start(t->x, desc);
+    t->in_matrix = true;
+  } else if (n == 2 && strcmp(tok[0], "Running") == 0) {
+    st = end_matrix(t, true, l->number);
+    snprintf(t->name, sizeof t->name, "%.*s", (int)strcspn(tok[1], "."),
+             tok[1]);
+    t->matrices = 0;
+  } else if (n >= 1 && strcmp(tok[0], "Waived:") == 0) {
+    st = gcb__conv_skip(t->x->cv, "nvbandwidth",
+                        t->name[0] ? t->name : "a testcase",
+                        "nvbandwidth waived it (it does not name which)", 0);
+    t->name[0] = '\0';
+  } else if (n >= 1 && strcmp(tok[0], "SUM") == 0)
+    st = sum_line(t, tok, n, l->number);
+  else if (t->in_matrix && n > GCB__NVBW_MAX_GPUS + 1)
+    st = gcb__conv_bad_line(t->x->cv, l->number,
+                            "more than %d columns in a matrix row",
+                            GCB__NVBW_MAX_GPUS);
+  else if (t->in_matrix && n > 0)
+    st = matrix_line(t, l, tok, n, next);
+  else
+    preamble(t, l);
+  return st;
+}
+
+static enum gcb_status text_convert(struct gcb__conv *cv, const json_t *root) {
+  (void)root;
+  struct nvbw *x = calloc(1, sizeof *x);
+  struct text t = {.x = x};
+  if (x == NULL)
+    return gcb__conv_nomem(cv);
+  enum gcb_status st = GCB_OK;
+  nvbw_begin(x, cv, "");
+  size_t pos = 0;
+  int number = 0;
+  struct gcb__line l;
+  while (st == GCB_OK && t.cut_line == 0 &&
+         gcb__line_next(cv->text, cv->len, &pos, &number, &l))
+    st = text_line(&t, &l, pos);
+  if (st == GCB_OK)
+    st = end_matrix(&t, true, number);
+  if (st == GCB_OK && t.cut_line) {
+    char msg[200];
+    snprintf(msg, sizeof msg,
+             "the output ends at line %d inside a matrix of %s (a timeout or "
+             "a truncated copy): its finished rows are kept",
+             t.cut_line, t.name[0] ? t.name : "a testcase");
+    st = gcb__conv_timeout(cv, "nvbandwidth", "output", msg);
+  }
+  return nvbw_end(x, st);
+}
+
+const struct gcb__converter gcb__row_nvbw_text = {"nvbandwidth text",
+                                                  GCB_FORMAT_NVBANDWIDTH, false,
+                                                  text_detect, text_convert};
+
+/* ---- -j JSON ------------------------------------------------------------ */
+
+/*
+ * nvbandwidth's JSON output (`nvbandwidth -j`; the writer is
+ * json_output.cpp, jsoncpp's styled output on stdout, with WARNING and
+ * NOTE lines printed around it that the table's sniffing steps over) as a
+ * typed model. The file is {"nvbandwidth": {...}} with version,
+ * git_version, "CUDA Runtime Version", "Driver Version", "GPU Device list"
+ * (strings "0: NVIDIA H200 (00000000:19:00): (host)", in newer releases),
+ * optional error and warning, and testcases[]: name, status ("Passed",
+ * "Waived", "Error", ...), bandwidth_description, bandwidth_matrix (rows
+ * of strings, each a number or "N/A"), sum, and with -v min, max,
+ * average. What each testcase becomes: above.
+ */
+static int json_detect(const struct gcb__sniff *s, char *why, size_t size) {
+  if (json_is_object(json_object_get(s->root, "nvbandwidth")))
+    return 80;
+  /* A -j output that does not parse (cut short): still this format, so
+   * that the parser's location is what the message says. */
+  if (s->root == NULL && s->json_len > 0 &&
+      gcb__text_has(s->text + s->json_at, s->json_len, "\"nvbandwidth\"", 256))
+    return 30;
+  snprintf(why, size, "no \"nvbandwidth\" object");
+  return 0;
+}
+
+static enum gcb_status device_list(struct nvbw *x, const json_t *list) {
+  const json_t *e;
+  size_t i;
+  json_array_foreach(list, i, e) {
+    if (i >= GCB__NVBW_MAX_GPUS)
+      break;
+    gcb__conv_enter(x->cv, NULL, i);
+    enum gcb_status st =
+        json_is_string(e) ? GCB_OK : gcb__conv_bad(x->cv, "expected a string");
+    gcb__conv_leave(x->cv);
+    if (st != GCB_OK)
+      return st;
+    if (!nvbw_parse_device(json_string_value(e), true, &x->gpu[i]))
+      snprintf(x->gpu[i].name, sizeof x->gpu[i].name, "GPU %zu", i);
+    x->ngpus = i + 1;
+  }
+  return GCB_OK;
+}
+
+/* One row of bandwidth_matrix at the current path into x->m. */
+static enum gcb_status json_matrix_row(struct nvbw *x, const json_t *row) {
+  double v[GCB__NVBW_MAX_GPUS];
+  const json_t *cell;
+  size_t c;
+  if (!json_is_array(row) || json_array_size(row) > GCB__NVBW_MAX_GPUS)
+    return gcb__conv_bad(x->cv, "expected an array of at most %d values",
+                         GCB__NVBW_MAX_GPUS);
+  json_array_foreach(row, c, cell) {
+    v[c] = gcb__conv_number(cell);
+    const char *s = json_string_value(cell);
+    if (isnan(v[c]) && !(s != NULL && strcmp(s, "N/A") == 0)) {
+      gcb__conv_enter(x->cv, NULL, c);
+      enum gcb_status st = gcb__conv_bad(x->cv, "expected a number or \"N/A\"");
+      gcb__conv_leave(x->cv);
+      return st;
+    }
+  }
+  char why[128];
+  if (nvbw_value_bad(v, json_array_size(row), 0, why, sizeof why))
+    return gcb__conv_bad(x->cv, "%s", why);
+  const char *bad = nvbw_matrix_row(x, v, json_array_size(row));
+  return bad ? gcb__conv_bad(x->cv, "%s", bad) : GCB_OK;
+}
+
+/* bandwidth_matrix into x->m, which starts empty for every testcase. */
+static enum gcb_status json_matrix(struct nvbw *x, const json_t *mat,
+                                   const char *desc) {
+  const json_t *row;
+  size_t r;
+  enum gcb_status st = GCB_OK;
+  nvbw_matrix_start(x, desc);
+  gcb__conv_enter(x->cv, "bandwidth_matrix", 0);
+  json_array_foreach(mat, r, row) {
+    gcb__conv_enter(x->cv, NULL, r);
+    st = json_matrix_row(x, row);
+    gcb__conv_leave(x->cv);
+    if (st != GCB_OK)
+      break;
+  }
+  gcb__conv_leave(x->cv);
+  return st;
+}
+
+static enum gcb_status json_testcase(struct nvbw *x, const json_t *tc) {
+  const json_t *name, *status, *mat, *error, *desc, *sum;
+  struct gcb__conv *cv = x->cv;
+  enum gcb_status st;
+  if (!json_is_object(tc))
+    return gcb__conv_bad(cv, "expected an object");
+  if ((st = gcb__conv_get(cv, tc, "name", GCB__J_STR, true, &name)) ||
+      (st = gcb__conv_get(cv, tc, "status", GCB__J_STR, true, &status)) ||
+      (st = gcb__conv_get(cv, tc, "bandwidth_matrix", GCB__J_ARR, false,
+                          &mat)) ||
+      (st = gcb__conv_get(cv, tc, "bandwidth_description", GCB__J_STR, false,
+                          &desc)) ||
+      (st = gcb__conv_get(cv, tc, "sum", GCB__J_NUM | GCB__J_STR, false,
+                          &sum)) ||
+      (st = gcb__conv_get(cv, tc, "error", GCB__J_STR, false, &error)))
+    return st;
+  const char *n = json_string_value(name), *s = json_string_value(status);
+  char why[300];
+  if (strcmp(s, "Error") == 0)
+    return gcb__conv_error(cv, "nvbandwidth", n, "ECUDA",
+                           error ? json_string_value(error) : "error");
+  if (strcmp(s, "Passed") != 0 || mat == NULL) {
+    snprintf(why, sizeof why, "nvbandwidth status %s", s);
+    return gcb__conv_skip(cv, "nvbandwidth", n, why, 0);
+  }
+  if ((st = json_matrix(x, mat, json_string_value(desc))) != GCB_OK ||
+      (st = nvbw_emit(x, n, true, 0, 0)) != GCB_OK)
+    return st;
+  double total = gcb__conv_number(sum);
+  return isnan(total) ? GCB_OK : nvbw_sum(x, n, total, 0);
+}
+
+static enum gcb_status json_header(struct nvbw *x, const json_t *nv) {
+  struct gcb__conv *cv = x->cv;
+  const json_t *version, *driver, *cuda, *list, *error;
+  enum gcb_status st;
+  if ((st = gcb__conv_get(cv, nv, "version", GCB__J_STR, false, &version)) ||
+      (st = gcb__conv_get(cv, nv, "Driver Version", GCB__J_STR, false,
+                          &driver)) ||
+      (st = gcb__conv_get(cv, nv, "CUDA Runtime Version", GCB__J_NUM, false,
+                          &cuda)) ||
+      (st = gcb__conv_get(cv, nv, "GPU Device list", GCB__J_ARR, false,
+                          &list)) ||
+      (st = gcb__conv_get(cv, nv, "error", GCB__J_STR, false, &error)))
+    return st;
+  gcb__conv_enter(cv, "GPU Device list", 0);
+  st = device_list(x, list);
+  gcb__conv_leave(cv);
+  if (st != GCB_OK)
+    return st;
+  nvbw_begin(x, cv, version ? json_string_value(version) : "");
+  if (driver != NULL)
+    gcb__conv_software(cv, "cuda_driver", json_string_value(driver));
+  if (cuda != NULL)
+    nvbw_cuda(x, gcb__conv_ll(json_number_value(cuda), 0));
+  if (error != NULL)
+    st = gcb__conv_error(cv, "nvbandwidth", "nvbandwidth", "ECUDA",
+                         json_string_value(error));
+  return st;
+}
+
+static enum gcb_status json_convert(struct gcb__conv *cv, const json_t *root) {
+  struct nvbw *x = calloc(1, sizeof *x);
+  const json_t *nv = json_object_get(root, "nvbandwidth"), *tests, *tc;
+  size_t i;
+  if (x == NULL)
+    return gcb__conv_nomem(cv);
+  x->cv = cv;
+  gcb__conv_enter(cv, "nvbandwidth", 0);
+  enum gcb_status st =
+      gcb__conv_get(cv, nv, "testcases", GCB__J_ARR, false, &tests);
+  if (st == GCB_OK)
+    st = json_header(x, nv);
+  gcb__conv_enter(cv, "testcases", 0);
+  json_array_foreach(tests, i, tc) {
+    if (st != GCB_OK)
+      break;
+    gcb__conv_enter(cv, NULL, i);
+    st = json_testcase(x, tc);
+    gcb__conv_leave(cv);
+  }
+  gcb__conv_leave(cv);
+  gcb__conv_leave(cv);
+  return nvbw_end(x, st);
+}
+
+const struct gcb__converter gcb__row_nvbw_json = {"nvbandwidth JSON",
+                                                  GCB_FORMAT_NVBANDWIDTH, true,
+                                                  json_detect, json_convert};

@@ -11,19 +11,244 @@
  * The programs gcbench also runs (osu_latency, osu_bw, osu_bibw,
  * osu_multi_lat, osu_mbw_mr, the blocking collectives, osu_barrier)
  * become the "coll" cases gcbench's own drop-in of that program writes
- * (interop_osu_case.c). The rank count, which OSU does not print, is 2
+ * (the first part below). The rank count, which OSU does not print, is 2
  * for point-to-point tests, twice osu_mbw_mr's pairs, or what a launcher
  * line in the file says ("mpirun -np 8 ..."); without it the per-rank
  * sizes stay OSU's, and no busbw is made up. Every other table (non-
  * blocking variants, one-sided, OpenSHMEM ...) is kept as imported
  * figures with OSU's names and units.
+ *
+ * That case (bench/benches/osu_options.c sets its coll options,
+ * bench/run/table.c prints OSU's table from the record) is: bench "coll",
+ * params op, size (nccl-tests' S: each rank's block times the ranks for
+ * allgather, alltoall, gather and scatter), count, type (MPI_CHAR is int8 for
+ * collectives, uint8 for the point-to-point ops and barrier), redop ("none" or
+ * "sum"), root (0 for rooted ops, else -1), inplace 0, split "none", comm_size,
+ * layout ("osu", "osu-full" with -f, "osu-multi") and average (0
+ * point-to-point, 4 multi-pair), window where osu_mbw_mr's is not 64; figure
+ * algbw = S/t in GB/s, busbw with the bus factor where the rank count is known.
+ *
+ * The time per message follows gcbench's table backwards: a latency
+ * column is the time; MB/s = pairs * size / 1e6 / t and Messages/s =
+ * pairs / t (osu_bw and osu_bibw: one pair). The bus factors repeat
+ * collectives/ops.c's, as reports/ does not link the benchmarks.
  */
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "reports/interop/interop_osu.h"
+#include "reports/interop/interop_int.h"
+
+#define GCB__OSU_MAX_COLS 12
+
+/* How gcbench runs an OSU program (bench/benches/osu_options.c): a
+ * collective over every rank, a point-to-point test of two ranks, or N/2
+ * pairs at once. */
+enum gcb__osu_kind { GCB__OSU_COLL, GCB__OSU_PT2PT, GCB__OSU_MULTI };
+
+/* One OSU program by its title, and the case gcbench writes for it. */
+struct gcb__osu_op {
+  const char *title; /* "Gather Latency" of "# OSU MPI Gather Latency Test" */
+  const char *op;    /* gcbench coll's operation */
+  enum gcb__osu_kind kind;
+  bool per_rank; /* OSU's size is each rank's block: gcbench's S is size*n */
+  bool rooted, reduces;
+  bool sizeless; /* osu_barrier: no size column */
+  char factor;   /* busbw/algbw: 'a' 2(n-1)/n, 'g' (n-1)/n, '1' one */
+};
+
+struct gcb__osu {
+  struct gcb__conv *cv;
+  char bench[96]; /* "Allreduce Latency", from the title line */
+  const struct gcb__osu_op *known; /* NULL: imported figures */
+  char type[24];                   /* from "# Datatype: MPI_INT." */
+  char col[GCB__OSU_MAX_COLS][40]; /* column names */
+  size_t ncols;
+  bool started, sizeless; /* sizeless: no "Size" column (osu_barrier) */
+  size_t rows;
+  int cut_line;
+  long long ranks;         /* the benchmark's rank count; 0: unknown */
+  long long next_ranks;    /* from a launcher line, for the next title */
+  long long pairs, window; /* osu_mbw_mr's "# [ pairs: N ] [ window ... ]" */
+  long long max_ranks;     /* run.ranks */
+};
+
+/* ---- the programs gcbench also runs ------------------------------------- */
+
+/* OSU's titles (5.x and 7.x) and gcbench's names; titles match whole. */
+static const struct gcb__osu_op ops[] = {
+    {"Allreduce Latency", "allreduce", GCB__OSU_COLL, false, false, true, false,
+     'a'},
+    {"Allgather Latency", "allgather", GCB__OSU_COLL, true, false, false, false,
+     'g'},
+    {"All-to-All Personalized Exchange Latency", "alltoall", GCB__OSU_COLL,
+     true, false, false, false, 'g'},
+    {"All-to-All Latency", "alltoall", GCB__OSU_COLL, true, false, false, false,
+     'g'},
+    {"Broadcast Latency", "broadcast", GCB__OSU_COLL, false, true, false, false,
+     '1'},
+    {"Reduce Latency", "reduce", GCB__OSU_COLL, false, true, true, false, '1'},
+    {"Reduce_scatter Latency", "reducescatter", GCB__OSU_COLL, false, false,
+     true, false, 'g'},
+    {"Reduce Scatter Latency", "reducescatter", GCB__OSU_COLL, false, false,
+     true, false, 'g'},
+    {"Gather Latency", "gather", GCB__OSU_COLL, true, true, false, false, 'g'},
+    {"Scatter Latency", "scatter", GCB__OSU_COLL, true, true, false, false,
+     'g'},
+    {"Barrier Latency", "barrier", GCB__OSU_COLL, false, false, false, true,
+     '1'},
+    {"Latency", "latency", GCB__OSU_PT2PT, false, false, false, false, '1'},
+    {"Bandwidth", "bandwidth", GCB__OSU_PT2PT, false, false, false, false, '1'},
+    {"Bi-Directional Bandwidth", "bibw", GCB__OSU_PT2PT, false, false, false,
+     false, '1'},
+    {"Multi Latency", "latency", GCB__OSU_MULTI, false, false, false, false,
+     '1'},
+    {"Multiple Bandwidth / Message Rate", "bandwidth", GCB__OSU_MULTI, false,
+     false, false, false, '1'},
+};
+
+/* The program titled `title`, or NULL. */
+static const struct gcb__osu_op *op_of(const char *title) {
+  for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
+    if (strcmp(title, ops[i].title) == 0)
+      return &ops[i];
+  return NULL;
+}
+
+/* Column index whose name starts with prefix, or -1. */
+static int col_index(const struct gcb__osu *o, const char *prefix) {
+  for (size_t i = 0; i < o->ncols; i++)
+    if (strncmp(o->col[i], prefix, strlen(prefix)) == 0)
+      return (int)i;
+  return -1;
+}
+
+/* gcbench's type for OSU's datatype ("" before 7.0, which printed none:
+ * MPI_FLOAT for its reductions, MPI_CHAR otherwise); *bytes its size. */
+static const char *type_of(const struct gcb__osu *o, double *bytes) {
+  static const struct {
+    const char *mpi, *gcb;
+    double bytes;
+  } types[] = {{"char", "int8", 1},   {"int", "int32", 4},
+               {"float", "float", 4}, {"double", "double", 8},
+               {"long", "int64", 8},  {"short", "int16", 2},
+               {"uint8", "uint8", 1}};
+  const char *t = o->type[0] ? o->type : o->known->reduces ? "float" : "char";
+  *bytes = 1;
+  bool pt2pt = o->known->kind != GCB__OSU_COLL || o->known->sizeless;
+  if (strcmp(t, "char") == 0)
+    return pt2pt ? "uint8" : "int8";
+  for (size_t i = 0; i < sizeof types / sizeof *types; i++)
+    if (strcmp(t, types[i].mpi) == 0) {
+      *bytes = types[i].bytes;
+      return types[i].gcb;
+    }
+  return o->type; /* an MPI type gcbench does not run: kept, matches none */
+}
+
+static double bus_factor(char f, long long n) {
+  if (f == '1')
+    return 1;
+  if (n < 1)
+    return NAN;
+  return f == 'a' ? 2.0 * (double)(n - 1) / (double)n
+                  : (double)(n - 1) / (double)n;
+}
+
+/* The time of one message in us: a latency column, or from MB/s or
+ * Messages/s, whichever was printed with more digits; NAN where none is
+ * finite and positive. */
+static double time_us(const struct gcb__osu *o, char **tok, double size) {
+  int lat = col_index(o, "Avg Latency"), bw = col_index(o, "Bandwidth"),
+      rate = col_index(o, "Messages/s");
+  lat = lat >= 0 ? lat : col_index(o, "Latency");
+  bw = bw >= 0 ? bw : col_index(o, "MB/s");
+  double v = NAN, pairs = o->known->kind == GCB__OSU_MULTI && o->pairs > 0
+                              ? (double)o->pairs
+                              : 1;
+  if (lat >= 0 && gcb__token_number(tok[lat], &v))
+    return v > 0 ? v : NAN;
+  /* both columns have two decimals: the larger number has more digits */
+  double mbs = 0, per_s = 0;
+  if (bw >= 0 && !(gcb__token_number(tok[bw], &mbs) && mbs > 0))
+    mbs = 0;
+  if (rate >= 0 && !(gcb__token_number(tok[rate], &per_s) && per_s > 0))
+    per_s = 0;
+  if (per_s > 0 && per_s >= mbs)
+    return 1e6 * pairs / per_s;
+  return mbs > 0 ? pairs * size / mbs : NAN;
+}
+
+/* The params gcbench adds to coll's (describe_run; osu_options.c). */
+static json_t *layout_params(const struct gcb__osu *o, long long n) {
+  bool full = col_index(o, "Min Latency") >= 0;
+  enum gcb__osu_kind k = o->known->kind;
+  json_t *p = json_pack("{s:s, s:s}", "split", "none", "layout",
+                        full                  ? "osu-full"
+                        : k == GCB__OSU_MULTI ? "osu-multi"
+                                              : "osu");
+  if (n > 0)
+    p = gcb__conv_param(p, "comm_size", json_integer(n));
+  if (k != GCB__OSU_COLL)
+    p = gcb__conv_param(p, "average",
+                        json_integer(k == GCB__OSU_MULTI ? 4 : 0));
+  if (o->window > 0 && o->window != 64)
+    p = gcb__conv_param(p, "window", json_integer(o->window));
+  return p;
+}
+
+/* A row of o->known's table (tok: one token per column; size 0 when
+ * sizeless) as gcbench's coll case. */
+static enum gcb_status known_row(struct gcb__osu *o, char **tok, double size,
+                                 int line) {
+  const struct gcb__osu_op *k = o->known;
+  long long n = o->ranks;
+  double bytes, v;
+  for (size_t c = o->sizeless ? 0 : 1; c < o->ncols; c++)
+    if (strcmp(o->col[c], "Validation") != 0 && !gcb__token_number(tok[c], &v))
+      return gcb__conv_bad_line(o->cv, line, "%s: %s '%.20s' is not a number",
+                                o->bench, o->col[c], tok[c]);
+  struct gcb__coll_row r = {
+      .root = k->rooted ? 0 : -1, .line = line, .no_bytes = k->sizeless};
+  snprintf(r.type, sizeof r.type, "%s", type_of(o, &bytes));
+  snprintf(r.redop, sizeof r.redop, "%s", k->reduces ? "sum" : "none");
+  r.size = k->per_rank && n > 0 ? size * (double)n : size;
+  if (r.size > GCB__MAX_COUNT)
+    return gcb__conv_bad_line(o->cv, line,
+                              "%s: %.0f B per rank on %lld ranks is %.3g B, "
+                              "not a message size (more than 2^53)",
+                              o->bench, size, n, r.size);
+  r.count = floor((k->per_rank ? size : r.size) / bytes);
+  if (strcmp(k->op, "reducescatter") == 0 && n > 0)
+    r.count = floor(r.count / (double)n); /* each rank's, as nccl-tests */
+  struct gcb__coll_half *h = &r.half[0];
+  int mn = col_index(o, "Min Latency"), mx = col_index(o, "Max Latency"),
+      it = col_index(o, "Iterations"), val = col_index(o, "Validation");
+  *h = gcb__coll_half(time_us(o, tok, size), NAN, NAN, val >= 0,
+                      val >= 0 && strcmp(tok[val], "Pass") != 0);
+  if (mn >= 0)
+    gcb__token_number(tok[mn], &h->us_min);
+  if (mx >= 0)
+    gcb__token_number(tok[mx], &h->us_max);
+  double iters = 0;
+  if (it >= 0 && gcb__token_number(tok[it], &iters) && iters >= 0 &&
+      iters < 9e15)
+    r.iterations = (long long)iters;
+  if (h->us > 0) {
+    h->alg = r.size / (h->us * 1e3); /* bytes per us / 1e3: GB/s */
+    h->bus = h->alg * bus_factor(k->factor, n);
+  }
+  json_t *extra = layout_params(o, n);
+  if (extra == NULL)
+    return gcb__conv_nomem(o->cv);
+  r.extra = extra;
+  enum gcb_status st = gcb__coll_row_cases(o->cv, k->op, &r, n, 0, 0, "OSU -c");
+  json_decref(extra);
+  return st;
+}
+
+/* ---- reading ------------------------------------------------------------ */
 
 static int detect(const struct gcb__sniff *s, char *why, size_t size) {
   if (gcb__text_has(s->text, s->len, "# OSU ", GCB__DETECT_WINDOW))
@@ -48,7 +273,7 @@ static void title(struct gcb__osu *o, const struct gcb__line *l) {
   o->sizeless = false;
   o->rows = 0;
   o->pairs = o->window = 0;
-  o->known = gcb__osu_op_of(o->bench);
+  o->known = op_of(o->bench);
   /* OSU's point-to-point tests need exactly two processes */
   o->ranks = o->known && o->known->kind == GCB__OSU_PT2PT ? 2 : o->next_ranks;
   o->next_ranks = 0;
@@ -121,9 +346,7 @@ static bool all_numbers(char **tok, size_t n) {
 }
 
 static enum gcb_status row(struct gcb__osu *o, const struct gcb__line *l,
-                           size_t next) {
-  char buf[512], *tok[GCB__MAX_TOKENS + 1];
-  size_t n = gcb__line_tokens(l, buf, sizeof buf, tok);
+                           char **tok, size_t n, size_t next) {
   double size = 0;
   if (n > GCB__MAX_TOKENS)
     return GCB_OK; /* no OSU row has that many columns */
@@ -153,14 +376,12 @@ static enum gcb_status row(struct gcb__osu *o, const struct gcb__line *l,
   o->rows++;
   /* a known program's table has its columns: else kept as figures */
   bool known = o->known != NULL && o->known->sizeless == o->sizeless;
-  return known ? gcb__osu_known_row(o, tok, size, l->number)
+  return known ? known_row(o, tok, size, l->number)
                : figure_row(o, tok, size, l->number);
 }
 
-/* A number after `key` in the line ("pairs:" 8), or -1. */
-static long long number_after(const struct gcb__line *l, const char *key) {
-  char buf[512], *tok[GCB__MAX_TOKENS + 1];
-  size_t n = gcb__line_tokens(l, buf, sizeof buf, tok);
+/* A number after `key` in the line's tokens ("pairs:" 8), or -1. */
+static long long number_after(char **tok, size_t n, const char *key) {
   double v;
   for (size_t i = 0; n <= GCB__MAX_TOKENS && i + 1 < n; i++)
     if (strcmp(tok[i], key) == 0 && gcb__token_number(tok[i + 1], &v) &&
@@ -171,12 +392,11 @@ static long long number_after(const struct gcb__line *l, const char *key) {
 
 /* "mpirun -np 16 ./osu_mbw_mr", "mpiexec -n 2 ...", "srun --ntasks=8":
  * the rank count of the benchmark that follows, or 0. */
-static long long launcher_ranks(const struct gcb__line *l) {
+static long long launcher_ranks(char **tok, size_t n) {
   static const char *const launchers[] = {"mpirun", "mpiexec", "srun",
                                           "orterun"};
   static const char *const flags[] = {"-np", "-n", "--np", "--n", "--ntasks"};
-  char buf[512], *tok[GCB__MAX_TOKENS + 1];
-  size_t n = gcb__line_tokens(l, buf, sizeof buf, tok), i = 0;
+  size_t i = 0;
   for (bool found = false; n <= GCB__MAX_TOKENS && i < n && !found; i++) {
     const char *base = gcb__conv_base_name(tok[i]);
     for (size_t k = 0; k < sizeof launchers / sizeof *launchers; k++)
@@ -216,11 +436,13 @@ static void datatype(struct gcb__osu *o, const struct gcb__line *l) {
 
 static enum gcb_status line(struct gcb__osu *o, const struct gcb__line *l,
                             size_t next) {
+  char buf[512], *tok[GCB__MAX_TOKENS + 1];
   if (gcb__line_starts(l, "# OSU ")) {
     title(o, l);
     return GCB_OK;
   }
-  long long ranks = launcher_ranks(l);
+  size_t n = gcb__line_tokens(l, buf, sizeof buf, tok);
+  long long ranks = launcher_ranks(tok, n);
   if (ranks > 0) {
     o->next_ranks = ranks;
     return GCB_OK;
@@ -232,8 +454,8 @@ static enum gcb_status line(struct gcb__osu *o, const struct gcb__line *l,
     return GCB_OK;
   }
   if (gcb__line_starts(l, "# [ pairs:")) {
-    o->pairs = number_after(l, "pairs:");
-    o->window = number_after(l, "size:");
+    o->pairs = number_after(tok, n, "pairs:");
+    o->window = number_after(tok, n, "size:");
     if (o->pairs > 0 && o->ranks == 0)
       o->ranks = 2 * o->pairs; /* osu_mbw_mr: pairs = numprocs / 2 */
     return GCB_OK;
@@ -245,7 +467,7 @@ static enum gcb_status line(struct gcb__osu *o, const struct gcb__line *l,
                : gcb__conv_bad_line(o->cv, l->number, "unreadable column line");
   if (o->ncols > 0 && o->ranks > o->max_ranks)
     o->max_ranks = o->ranks;
-  return o->ncols > 0 ? row(o, l, next) : GCB_OK;
+  return o->ncols > 0 ? row(o, l, tok, n, next) : GCB_OK;
 }
 
 /* The file ends inside a row: the rows before stay, the cut is said. */

@@ -4,7 +4,7 @@
  * "N/A", "algBw", "busBw", "gpus", "inPlace": 0 or 1, "name": "AllReduce",
  * "redop", "size", "time" (us), "type"}, builds with MPI adding fields of
  * their own. Each line becomes one "coll" case, laid out as every other
- * nccl-tests and rccl-tests input (interop_coll_case.c). A line that is not
+ * nccl-tests and rccl-tests input (interop_build.c). A line that is not
  * such an object is refused at its line and column.
  */
 #include <ctype.h>
@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "reports/interop/interop_coll.h"
+#include "reports/interop/interop_int.h"
 
 /* Bytes per element of the type names the tools print (0: unknown). */
 static double type_bytes(const char *t) {
@@ -92,12 +92,8 @@ static enum gcb_status read_line(struct gcb__conv *cv, const json_t *o,
   snprintf(r->type, sizeof r->type, "%s", json_string_value(type));
   snprintf(r->redop, sizeof r->redop, "%s",
            redop ? json_string_value(redop) : "");
-  r->half[h] = (struct gcb__coll_half){.present = true,
-                                       .us = gcb__conv_number(t),
-                                       .alg = gcb__conv_number(alg),
-                                       .bus = gcb__conv_number(bus),
-                                       .checked = !isnan(w) && w >= 0};
-  r->half[h].wrong = r->half[h].checked && w < 9e15 ? (long long)w : 0;
+  r->half[h] = gcb__coll_half(gcb__conv_number(t), gcb__conv_number(alg),
+                              gcb__conv_number(bus), !isnan(w) && w >= 0, w);
   double g = gcb__conv_number(json_object_get(o, "gpus"));
   if (g > (double)*gpus && g < (1 << 24)) /* NAN and nonsense stay out */
     *gpus = (long long)g;
