@@ -1215,6 +1215,7 @@ bool gcb__model_add_error(struct gcb_model *m, long long rank,
 /* v as a jansson value (new reference; NULL on ENOMEM, or for ABSENT). */
 static json_t *mv_json(const struct gcb_mvalue *v) {
   json_t *o;
+  char *text;
   switch (v->type) {
   case GCB_MV_NULL:
     return json_null();
@@ -1227,7 +1228,16 @@ static json_t *mv_json(const struct gcb_mvalue *v) {
   case GCB_MV_STRING:
     return json_string(v->text);
   case GCB_MV_ARRAY:
-    return json_loads(v->text, JSON_DECODE_ANY, NULL);
+    /* jansson's lexer drops a byte it finds no memory for: a text read
+     * back that does not print as it was is out of memory too */
+    o = json_loads(v->text, JSON_DECODE_ANY, NULL);
+    text = o != NULL ? gcb__json_text(o) : NULL;
+    if (text == NULL || strcmp(text, v->text) != 0) {
+      json_decref(o);
+      o = NULL;
+    }
+    free(text);
+    return o;
   case GCB_MV_OBJECT:
     o = json_object();
     for (size_t i = 0; o != NULL && i < v->n; i++) {
