@@ -725,10 +725,21 @@ double gcb_model_col(const struct gcb_model_case *c, enum gcb_rank_col col,
   return v != NULL && i < c->ranks.n ? v[i] : NAN;
 }
 
+long long gcb_model_col_int(const struct gcb_model_case *c,
+                            enum gcb_rank_col col, size_t i, long long def) {
+  double v = gcb_model_col(c, col, i);
+  return isnan(v) ? def : (long long)v;
+}
+
+const char *gcb_model_col_str(const struct gcb_model_case *c,
+                              enum gcb_rank_col col, size_t i) {
+  const char *const *v = c->ranks.str[col];
+  return v != NULL && i < c->ranks.n && v[i] != NULL ? v[i] : "";
+}
+
 long long gcb_model_col_rank(const struct gcb_model_case *c, size_t i,
                              long long def) {
-  double v = gcb_model_col(c, GCB_RC_RANK, i);
-  return isnan(v) ? def : (long long)v;
+  return gcb_model_col_int(c, GCB_RC_RANK, i, def);
 }
 
 static long long col_key(const void *c, size_t i) {
