@@ -508,7 +508,7 @@ struct gcb_mvalue gcb__mvalue_string(struct gcb_model *m, const char *s);
 struct gcb_mvalue gcb__mvalue_object(void);
 struct gcb_mvalue gcb__mvalue_array(struct gcb_model *m, const char *json);
 
-/* A copy of jansson's v, member for member (NULL: null). */
+/* A copy of jansson's v, member for member (NULL: absent). */
 struct gcb_mvalue gcb__mvalue_json(struct gcb_model *m, const struct json_t *v);
 
 /* Sets member `key` (copied) of object obj to v, in place when there is
