@@ -24,25 +24,11 @@ static enum gcb_status each_case(const struct gcb__rule_ctx *cx, case_fn fn) {
   return st;
 }
 
-/* An integer column's element i, or 0 when null or absent. */
-static long long col_int(const struct gcb_model_case *c, enum gcb_rank_col col,
-                         size_t i) {
-  double v = gcb_model_col(c, col, i);
-  return isnan(v) ? 0 : (long long)v;
-}
-
-/* A text column's element i, or "" when null or absent. */
-static const char *col_str(const struct gcb_model_case *c,
-                           enum gcb_rank_col col, size_t i) {
-  const char *const *v = c->ranks.str[col];
-  return v != NULL && i < c->ranks.n && v[i] != NULL ? v[i] : "";
-}
-
 static enum gcb_status wrong_case(const struct gcb__rule_ctx *cx,
                                   const struct gcb_model_case *c) {
   size_t ranks_wrong = 0;
   for (size_t i = 0; i < c->ranks.n; i++) {
-    long long wrong = col_int(c, GCB_RC_WRONG, i);
+    long long wrong = gcb_model_col_int(c, GCB_RC_WRONG, i, 0);
     if (wrong <= 0)
       continue;
     struct gcb_finding *f = gcb__rule_push_case(
@@ -54,10 +40,10 @@ static enum gcb_status wrong_case(const struct gcb__rule_ctx *cx,
     gcb_finding_explain(f,
                         "%lld of %lld checked values wrong (largest error "
                         "%g, tolerance %g; %s)",
-                        wrong, col_int(c, GCB_RC_SAMPLES, i),
+                        wrong, gcb_model_col_int(c, GCB_RC_SAMPLES, i, 0),
                         gcb_model_col(c, GCB_RC_MAX_ERROR, i),
                         gcb_model_col(c, GCB_RC_TOLERANCE, i),
-                        col_str(c, GCB_RC_METHOD, i));
+                        gcb_model_col_str(c, GCB_RC_METHOD, i));
     gcb__rule_suggest(f);
   }
   double wrong = c->summary.wrong;
@@ -106,7 +92,7 @@ static void throttle_text(const struct gcb__rule_ctx *cx,
   if (!isnan(sm)) {
     double lo = gcb_model_col(c, GCB_RC_TELEM_SM_MIN, (size_t)i);
     double watts = gcb_model_col(c, GCB_RC_TELEM_POWER_MAX, (size_t)i);
-    const char *why = col_str(c, GCB_RC_TELEM_THROTTLE, (size_t)i);
+    const char *why = gcb_model_col_str(c, GCB_RC_TELEM_THROTTLE, (size_t)i);
     int n = snprintf(buf, size,
                      "; during the case its SM clock averaged "
                      "%.0f MHz (lowest %.0f)",

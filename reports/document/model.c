@@ -71,6 +71,13 @@ static void *arena_array(struct gcb__model_arena *a, const json_t *list,
   return p;
 }
 
+/* A copy of s (NULL stays NULL; "" on ENOMEM). */
+static const char *arena_str(struct gcb__model_arena *a, const char *s) {
+  size_t n = s != NULL ? strlen(s) + 1 : 0;
+  char *c = arena_calloc(a, n, 1);
+  return c != NULL ? memcpy(c, s, n) : s != NULL ? "" : NULL;
+}
+
 /* ---- free-form values --------------------------------------------------- */
 
 char *gcb__json_text(const json_t *v) {
@@ -86,11 +93,11 @@ char *gcb__json_text(const json_t *v) {
   return text;
 }
 
-static void mvalue_of(struct gcb__model_arena *a, const json_t *v,
+static void mvalue_of(struct gcb__model_arena *a, const json_t *v, bool copy,
                       struct gcb_mvalue *out);
 
 static void mvalue_object(struct gcb__model_arena *a, const json_t *v,
-                          struct gcb_mvalue *out) {
+                          bool copy, struct gcb_mvalue *out) {
   const char *key;
   const json_t *m;
   size_t i = 0;
@@ -101,13 +108,15 @@ static void mvalue_object(struct gcb__model_arena *a, const json_t *v,
     return;
   }
   json_object_foreach((json_t *)v, key, m) {
-    out->members[i].key = key;
-    mvalue_of(a, m, &out->members[i].value);
+    out->members[i].key = copy ? arena_str(a, key) : key;
+    mvalue_of(a, m, copy, &out->members[i].value);
     i++;
   }
 }
 
-static void mvalue_of(struct gcb__model_arena *a, const json_t *v,
+/* v as a free-form value (ABSENT for NULL), its strings and keys borrowed
+ * from v, or with copy copied into the arena (v may then go). */
+static void mvalue_of(struct gcb__model_arena *a, const json_t *v, bool copy,
                       struct gcb_mvalue *out) {
   static const enum gcb_mv_type types[] = {
       [JSON_OBJECT] = GCB_MV_OBJECT, [JSON_ARRAY] = GCB_MV_ARRAY,
@@ -123,13 +132,16 @@ static void mvalue_of(struct gcb__model_arena *a, const json_t *v,
   if (json_is_number(v))
     out->num = json_number_value(v);
   if (json_is_string(v)) {
-    out->text = json_string_value(v);
+    out->text =
+        copy ? arena_str(a, json_string_value(v)) : json_string_value(v);
     return;
   }
-  /* The text a message quotes, as compare's notes always printed it. */
-  out->text = arena_keep(a, gcb__json_text(v));
+  /* The text a message quotes, as compare's notes always printed it (a
+   * built model's scalars and objects get theirs from gcb__model_done). */
+  if (!copy || json_is_array(v))
+    out->text = arena_keep(a, gcb__json_text(v));
   if (json_is_object(v))
-    mvalue_object(a, v, out);
+    mvalue_object(a, v, copy, out);
 }
 
 static const struct gcb_mvalue absent = {.type = GCB_MV_ABSENT, .num = NAN};
@@ -220,11 +232,11 @@ static void build_run(struct gcb__model_arena *a, const json_t *root,
                                 .version = gcb_view_str(tool, "version"),
                                 .git_revision =
                                     gcb_view_str(tool, "git_revision")};
-  mvalue_of(a, r, &run->run);
+  mvalue_of(a, r, false, &run->run);
   run_fields(run);
-  mvalue_of(a, gcb_view_obj(r, "environment"), &run->environment);
-  mvalue_of(a, json_object_get(root, "software"), &run->software);
-  mvalue_of(a, json_object_get(root, "options"), &run->options);
+  mvalue_of(a, gcb_view_obj(r, "environment"), false, &run->environment);
+  mvalue_of(a, json_object_get(root, "software"), false, &run->software);
+  mvalue_of(a, json_object_get(root, "options"), false, &run->options);
   build_probe(a, gcb_view_obj(r, "mpi_probe"), run);
 }
 
@@ -540,7 +552,7 @@ static void build_case(struct gcb__model_arena *a, const json_t *e,
                      .wrong = gcb_view_int(v, "wrong", 0)}};
   c->kind = gcb_bench_kind_find(c->bench);
   c->nominal_work = json_is_true(json_object_get(e, "nominal_work"));
-  mvalue_of(a, p, &c->params);
+  mvalue_of(a, p, false, &c->params);
   known_params(c);
   build_summary(gcb_view_obj(e, "summary"), &c->summary);
   build_columns(r, &c->ranks);
@@ -725,10 +737,21 @@ double gcb_model_col(const struct gcb_model_case *c, enum gcb_rank_col col,
   return v != NULL && i < c->ranks.n ? v[i] : NAN;
 }
 
+long long gcb_model_col_int(const struct gcb_model_case *c,
+                            enum gcb_rank_col col, size_t i, long long def) {
+  double v = gcb_model_col(c, col, i);
+  return isnan(v) ? def : (long long)v;
+}
+
+const char *gcb_model_col_str(const struct gcb_model_case *c,
+                              enum gcb_rank_col col, size_t i) {
+  const char *const *v = c->ranks.str[col];
+  return v != NULL && i < c->ranks.n && v[i] != NULL ? v[i] : "";
+}
+
 long long gcb_model_col_rank(const struct gcb_model_case *c, size_t i,
                              long long def) {
-  double v = gcb_model_col(c, GCB_RC_RANK, i);
-  return isnan(v) ? def : (long long)v;
+  return gcb_model_col_int(c, GCB_RC_RANK, i, def);
 }
 
 static long long col_key(const void *c, size_t i) {
@@ -915,12 +938,6 @@ const char *gcb_model_pair_class(const struct gcb_model_node *n, long long a,
 
 /* ---- a node's topology, copied into another model ---------------------- */
 
-static const char *arena_str(struct gcb__model_arena *a, const char *s) {
-  size_t n = s != NULL ? strlen(s) + 1 : 0;
-  char *c = arena_calloc(a, n, 1);
-  return c != NULL ? memcpy(c, s, n) : s != NULL ? "" : NULL;
-}
-
 static void *arena_dup(struct gcb__model_arena *a, const void *p, size_t n,
                        size_t size) {
   void *c = arena_calloc(a, n, size);
@@ -1026,16 +1043,8 @@ struct gcb_mvalue gcb__mvalue_null(void) {
   return (struct gcb_mvalue){.type = GCB_MV_NULL, .num = NAN};
 }
 
-static struct gcb_mvalue mvalue_bool(bool b) {
-  return (struct gcb_mvalue){.type = GCB_MV_BOOL, .b = b, .num = NAN};
-}
-
 struct gcb_mvalue gcb__mvalue_int(long long i) {
   return (struct gcb_mvalue){.type = GCB_MV_INT, .i = i, .num = (double)i};
-}
-
-static struct gcb_mvalue mvalue_real(double x) {
-  return (struct gcb_mvalue){.type = GCB_MV_REAL, .num = x};
 }
 
 struct gcb_mvalue gcb__mvalue_string(struct gcb_model *m, const char *s) {
@@ -1055,26 +1064,9 @@ struct gcb_mvalue gcb__mvalue_array(struct gcb_model *m, const char *json) {
 }
 
 struct gcb_mvalue gcb__mvalue_json(struct gcb_model *m, const json_t *v) {
-  if (json_is_object(v)) {
-    struct gcb_mvalue o = gcb__mvalue_object();
-    const char *key;
-    json_t *e;
-    json_object_foreach((json_t *)v, key, e) {
-      gcb__mvalue_set(m, &o, key, gcb__mvalue_json(m, e));
-    }
-    return o;
-  }
-  if (json_is_array(v)) {
-    char *text = gcb__json_text(v);
-    struct gcb_mvalue a = gcb__mvalue_array(m, text);
-    free(text);
-    return a;
-  }
-  return json_is_string(v)    ? gcb__mvalue_string(m, json_string_value(v))
-         : json_is_integer(v) ? gcb__mvalue_int(json_integer_value(v))
-         : json_is_real(v)    ? mvalue_real(json_real_value(v))
-         : json_is_boolean(v) ? mvalue_bool(json_is_true(v))
-                              : gcb__mvalue_null();
+  struct gcb_mvalue out;
+  mvalue_of(m->arena, v, true, &out);
+  return out;
 }
 
 bool gcb__mvalue_set(struct gcb_model *m, struct gcb_mvalue *obj,
@@ -1215,6 +1207,7 @@ bool gcb__model_add_error(struct gcb_model *m, long long rank,
 /* v as a jansson value (new reference; NULL on ENOMEM, or for ABSENT). */
 static json_t *mv_json(const struct gcb_mvalue *v) {
   json_t *o;
+  char *text;
   switch (v->type) {
   case GCB_MV_NULL:
     return json_null();
@@ -1227,7 +1220,16 @@ static json_t *mv_json(const struct gcb_mvalue *v) {
   case GCB_MV_STRING:
     return json_string(v->text);
   case GCB_MV_ARRAY:
-    return json_loads(v->text, JSON_DECODE_ANY, NULL);
+    /* jansson's lexer drops a byte it finds no memory for: a text read
+     * back that does not print as it was is out of memory too */
+    o = json_loads(v->text, JSON_DECODE_ANY, NULL);
+    text = o != NULL ? gcb__json_text(o) : NULL;
+    if (text == NULL || strcmp(text, v->text) != 0) {
+      json_decref(o);
+      o = NULL;
+    }
+    free(text);
+    return o;
   case GCB_MV_OBJECT:
     o = json_object();
     for (size_t i = 0; o != NULL && i < v->n; i++) {

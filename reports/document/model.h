@@ -352,6 +352,12 @@ void gcb_model_place(const struct gcb_model *m, long long rank,
 double gcb_model_col(const struct gcb_model_case *c, enum gcb_rank_col col,
                      size_t i);
 
+/* The same of an integer column, def then; of a text column, "" then. */
+long long gcb_model_col_int(const struct gcb_model_case *c,
+                            enum gcb_rank_col col, size_t i, long long def);
+const char *gcb_model_col_str(const struct gcb_model_case *c,
+                              enum gcb_rank_col col, size_t i);
+
 /* The rank number of entry i (column rank), or def. */
 long long gcb_model_col_rank(const struct gcb_model_case *c, size_t i,
                              long long def);
@@ -502,7 +508,7 @@ struct gcb_mvalue gcb__mvalue_string(struct gcb_model *m, const char *s);
 struct gcb_mvalue gcb__mvalue_object(void);
 struct gcb_mvalue gcb__mvalue_array(struct gcb_model *m, const char *json);
 
-/* A copy of jansson's v, member for member (NULL: null). */
+/* A copy of jansson's v, member for member (NULL: absent). */
 struct gcb_mvalue gcb__mvalue_json(struct gcb_model *m, const struct json_t *v);
 
 /* Sets member `key` (copied) of object obj to v, in place when there is

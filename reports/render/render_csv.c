@@ -234,13 +234,6 @@ static bool places_of(const struct gcb_model *m, struct places *pl) {
   return pl->at != NULL;
 }
 
-/* Entry i of integer column col, or -1. */
-static long long col_int(const struct gcb_model_case *c, enum gcb_rank_col col,
-                         size_t i) {
-  double v = gcb_model_col(c, col, i);
-  return isnan(v) ? -1 : (long long)v;
-}
-
 static void rank_row(struct gcb__rows *r, const char *prefix, size_t plen,
                      const struct gcb_model *m, const struct places *pl,
                      const struct gcb_model_case *c, size_t i) {
@@ -259,20 +252,19 @@ static void rank_row(struct gcb__rows *r, const char *prefix, size_t plen,
     gcb__rows_put(r, own != NULL ? own : ",,,,");
     free(own);
   }
-  row_int(r, col_int(c, GCB_RC_TIME_N, i));
+  row_int(r, gcb_model_col_int(c, GCB_RC_TIME_N, i, -1));
   /* A nominal size (nvbandwidth's rates) makes every time derived: the
    * first six columns are times, left empty then. */
   for (size_t k = 0; k < sizeof nums / sizeof nums[0]; k++)
     row_num(r, c->nominal_work && k < 6 ? NAN : gcb_model_col(c, nums[k], i));
   bool checked = gcb_model_col(c, GCB_RC_CHECKED, i) == 1;
   gcb__rows_putn(r, checked ? ",true" : ",false", checked ? 5 : 6);
-  row_int(r, col_int(c, GCB_RC_WRONG, i));
+  row_int(r, gcb_model_col_int(c, GCB_RC_WRONG, i, -1));
   /* The GPU while the case ran (empty without telemetry). */
   row_num(r, gcb_model_col(c, GCB_RC_TELEM_SM_MEAN, i));
   row_num(r, gcb_model_col(c, GCB_RC_TELEM_POWER_MAX, i));
-  const char *const *throttle = c->ranks.str[GCB_RC_TELEM_THROTTLE];
   gcb__rows_putn(r, ",", 1);
-  gcb__rows_csv(r, throttle != NULL && throttle[i] != NULL ? throttle[i] : "");
+  gcb__rows_csv(r, gcb_model_col_str(c, GCB_RC_TELEM_THROTTLE, i));
   gcb__rows_putn(r, "\n", 1);
 }
 

@@ -238,11 +238,9 @@ static void expect_columns(const struct gcb_results *res, size_t index,
                  present, "%s: column %zu present", doc, col);
     for (size_t i = 0; i < r.n + 1; i++) { /* one past the end too */
       if (kind == GCB_RK_STR_NULLABLE) {
-        const char *s =
-            mc->ranks.str[col] && i < r.n ? mc->ranks.str[col][i] : NULL;
         const char *want = r.str[col] && i < r.n ? r.str[col][i] : NULL;
-        cr_expect_str_eq(s ? s : "", want ? want : "", "%s: %zu/%zu", doc, col,
-                         i);
+        cr_expect_str_eq(gcb_model_col_str(mc, col, i), want ? want : "",
+                         "%s: %zu/%zu", doc, col, i);
       } else if (kind == GCB_RK_BOOL || kind == GCB_RK_BOOL_NULLABLE) {
         cr_expect_eq(gcb_model_col(mc, col, i) == 1,
                      gcb_ranks_num(&r, col, i) == 1, "%s: %zu/%zu", doc, col,
@@ -948,8 +946,15 @@ Test(model, a_built_model_is_in_the_order_a_read_document_has) {
     cr_expect_eq(gcb_model_col_rank(c, i, -1), (long long)i);
     cr_expect_eq(gcb_model_col(c, GCB_RC_FIG_MEDIAN, i), 10.0 * (double)i);
     cr_expect_eq(c->ranks.str[GCB_RC_METHOD][i] == NULL, i == 3);
+    cr_expect_str_eq(gcb_model_col_str(c, GCB_RC_METHOD, i),
+                     i == 3 ? "" : "exact");
     cr_expect(isnan(gcb_model_col(c, GCB_RC_FIG_BEST, i)));
+    cr_expect_eq(gcb_model_col_int(c, GCB_RC_FIG_BEST, i, -5), -5);
+    cr_expect_eq(gcb_model_col_int(c, GCB_RC_FIG_MEDIAN, i, -5),
+                 10 * (long long)i);
   }
+  cr_expect_str_eq(gcb_model_col_str(c, GCB_RC_METHOD, 4), "", "past the end");
+  cr_expect_eq(gcb_model_col_int(c, GCB_RC_RANK, 4, 0), 0, "past the end");
   cr_expect_str_eq(gcb_model_rank(m, 3)->hostname, "b");
   cr_expect_eq(m->nodes[0].index, 0);
   cr_expect_eq(m->nodes[1].nranks, 100);
