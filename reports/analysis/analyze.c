@@ -1,7 +1,9 @@
 /*
- * Analysis: the findings list, the thresholds table, the run's own rules
- * and the loop that runs every finding kind's rules (gcb_kinds[], kinds.c)
- * over every document. A rule is a function over one document that finds
+ * Analysis: the findings list, the thresholds table, what the rules and
+ * renderers ask of a case (its size, in place, its ranks' times and
+ * imbalance, outliers among them), the run's own rules and the loop that
+ * runs every finding kind's rules (gcb_kinds[], kinds.c) over every
+ * document. A rule is a function over one document that finds
  * nothing when the data it needs is absent; adding a kind is one rule
  * and one row of the kinds table.
  */
@@ -170,6 +172,21 @@ double gcb_thresholds_regression(const struct gcb_thresholds *t,
       if (strcmp(t->regression_by[i].key, keys[k]) == 0)
         return t->regression_by[i].pct;
   return t->regression_pct;
+}
+
+/* ---- case properties ---------------------------------------------------- */
+
+bool gcb_analyze_case_in_place(const struct gcb_model_case *c) {
+  const struct gcb_mvalue *v = gcb_mvalue_get(&c->params, "inplace");
+  const char *s = v->type == GCB_MV_STRING ? v->text : NULL;
+  return (v->type == GCB_MV_BOOL && v->b) ||
+         ((v->type == GCB_MV_INT || v->type == GCB_MV_REAL) && v->num != 0) ||
+         (s != NULL && (strcmp(s, "1") == 0 || strcmp(s, "yes") == 0 ||
+                        strcmp(s, "true") == 0));
+}
+
+double gcb_analyze_case_size(const struct gcb_model_case *c) {
+  return isnan(c->size) ? c->bytes : c->size;
 }
 
 /* ---- statistics helpers ------------------------------------------------- */

@@ -165,11 +165,9 @@ static size_t compact_figure(const struct gcb_burn_timeline *tl, size_t r,
   return n;
 }
 
-/* Median of series s of rank r over intervals [from, to) of the
- * timeline. */
-static double series_median(const struct gcb_burn_timeline *tl,
-                            enum gcb_burn_series s, size_t r, size_t from,
-                            size_t to, double *tmp) {
+double gcb_burn_median(const struct gcb_burn_timeline *tl,
+                       enum gcb_burn_series s, size_t r, size_t from, size_t to,
+                       double *tmp) {
   if (tl->v[s] == NULL)
     return NAN;
   return median_of(tl->v[s] + r * (size_t)tl->n, from, to, tmp);
@@ -180,21 +178,21 @@ static double series_median(const struct gcb_burn_timeline *tl,
 static void read_cause(const struct gcb_burn_timeline *tl, size_t r,
                        size_t onset, double *tmp, struct gcb_burn_rank *out) {
   size_t nt = (size_t)tl->n;
-  double ub = series_median(tl, GCB_BURN_CPU_UTIL, r, 0, onset, tmp);
-  double ua = series_median(tl, GCB_BURN_CPU_UTIL, r, onset, nt, tmp);
-  double sb = series_median(tl, GCB_BURN_SM_CLOCK_MHZ, r, 0, onset, tmp);
-  double sa = series_median(tl, GCB_BURN_SM_CLOCK_MHZ, r, onset, nt, tmp);
-  double cb = series_median(tl, GCB_BURN_CPU_MHZ, r, 0, onset, tmp);
-  double ca = series_median(tl, GCB_BURN_CPU_MHZ, r, onset, nt, tmp);
-  double tb = series_median(tl, GCB_BURN_TEMP_C, r, 0, onset, tmp);
-  double ta = series_median(tl, GCB_BURN_TEMP_C, r, onset, nt, tmp);
+  double ub = gcb_burn_median(tl, GCB_BURN_CPU_UTIL, r, 0, onset, tmp);
+  double ua = gcb_burn_median(tl, GCB_BURN_CPU_UTIL, r, onset, nt, tmp);
+  double sb = gcb_burn_median(tl, GCB_BURN_SM_CLOCK_MHZ, r, 0, onset, tmp);
+  double sa = gcb_burn_median(tl, GCB_BURN_SM_CLOCK_MHZ, r, onset, nt, tmp);
+  double cb = gcb_burn_median(tl, GCB_BURN_CPU_MHZ, r, 0, onset, tmp);
+  double ca = gcb_burn_median(tl, GCB_BURN_CPU_MHZ, r, onset, nt, tmp);
+  double tb = gcb_burn_median(tl, GCB_BURN_TEMP_C, r, 0, onset, tmp);
+  double ta = gcb_burn_median(tl, GCB_BURN_TEMP_C, r, onset, nt, tmp);
   out->cpu_util_after = ua;
   out->gpu_clock = !isnan(sb);
   out->mhz_before = out->gpu_clock ? sb : cb;
   out->mhz_after = out->gpu_clock ? sa : ca;
   out->temp_after = ta;
-  out->power_before = series_median(tl, GCB_BURN_POWER_W, r, 0, onset, tmp);
-  out->power_after = series_median(tl, GCB_BURN_POWER_W, r, onset, nt, tmp);
+  out->power_before = gcb_burn_median(tl, GCB_BURN_POWER_W, r, 0, onset, tmp);
+  out->power_after = gcb_burn_median(tl, GCB_BURN_POWER_W, r, onset, nt, tmp);
   /* A reason counts when it is set in most intervals of the fall, and
    * was not already set before it (an always-on bit explains no change). */
   unsigned long long before = 0, after = 0;

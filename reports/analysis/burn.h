@@ -36,6 +36,12 @@
 double gcb_burn_growth(const struct gcb_burn_timeline *tl,
                        enum gcb_burn_series s, size_t r, double *when);
 
+/* The median of series s of rank r over intervals [from, to), its gaps
+ * left out (tmp: room for to - from values); NAN when it has none. */
+double gcb_burn_median(const struct gcb_burn_timeline *tl,
+                       enum gcb_burn_series s, size_t r, size_t from, size_t to,
+                       double *tmp);
+
 /* Why a rank's throughput fell, from its own telemetry over the same
  * intervals. */
 enum gcb_burn_cause {
@@ -52,12 +58,12 @@ const char *gcb_burn_cause_name(enum gcb_burn_cause c);
 
 /* One rank's series, judged on its own (gcb_burn_rank_judge). */
 struct gcb_burn_rank {
-  size_t n;         /* intervals with a figure */
-  double sustained; /* median interval figure */
-  double peak;      /* best interval */
-  double held;      /* 95th percentile of the running median (window 5):
-                       the peak it held, which a burst of an interval or
-                       two cannot set */
+  size_t n;          /* intervals with a figure */
+  double sustained;  /* median interval figure */
+  double peak;       /* best interval */
+  double held;       /* 95th percentile of the running median (window 5):
+                        the peak it held, which a burst of an interval or
+                        two cannot set */
   double since_held; /* median interval from the first one whose running
                         median reached the held peak (within 5 % or twice
                         the noise): what it kept once it had got there */

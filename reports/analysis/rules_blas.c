@@ -376,23 +376,18 @@ static enum gcb_status node_findings(const struct gcb__rule_ctx *cx,
                                      enum gcb_severity sev,
                                      struct rank_blas *tmp) {
   const char *lib = blas_lib(cx);
+  const bool judged[] = {[BELOW] = !b->uniform && !b->all_below_alike,
+                         [FEW] = !b->all_few_alike,
+                         [APART] = b->ncombos > 1};
   enum gcb_status st = GCB_OK;
-  for (size_t i = 0;
-       st == GCB_OK && !b->uniform && !b->all_below_alike && i < n; i++) {
-    size_t k = group_of(r, n, i, BELOW, b->majority, tmp);
-    if (k > 0)
-      st = below_finding(cx, lib, sev, tmp, k);
-  }
-  for (size_t i = 0; st == GCB_OK && !b->all_few_alike && i < n; i++) {
-    size_t k = group_of(r, n, i, FEW, b->majority, tmp);
-    if (k > 0)
-      st = few_finding(cx, lib, sev, tmp, k, false);
-  }
-  for (size_t i = 0; st == GCB_OK && b->ncombos > 1 && i < n; i++) {
-    size_t k = group_of(r, n, i, APART, b->majority, tmp);
-    if (k > 0)
-      st = apart_finding(cx, b, lib, sev, tmp, k);
-  }
+  for (enum group g = BELOW; g <= APART; g++)
+    for (size_t i = 0; st == GCB_OK && judged[g] && i < n; i++) {
+      size_t k = group_of(r, n, i, g, b->majority, tmp);
+      if (k > 0)
+        st = g == BELOW ? below_finding(cx, lib, sev, tmp, k)
+             : g == FEW ? few_finding(cx, lib, sev, tmp, k, false)
+                        : apart_finding(cx, b, lib, sev, tmp, k);
+    }
   return st;
 }
 

@@ -193,6 +193,12 @@ static struct gcb_finding *push_at(const struct burn_case *b,
   return f;
 }
 
+/* A fall of `drop` (a fraction) fails past slow_rank_fail_pct, else warns. */
+static enum gcb_severity fall_severity(const struct burn_case *b, double drop) {
+  return drop * 100 > b->cx->t->slow_rank_fail_pct ? GCB_SEV_FAIL
+                                                   : GCB_SEV_WARN;
+}
+
 /* The median of the other ranks' figures over intervals [from, to) of
  * the burn, each rank's own median first; NAN without peers. */
 static double peers_at(const struct burn_case *b, size_t self, size_t from,
@@ -202,16 +208,11 @@ static double peers_at(const struct burn_case *b, size_t self, size_t from,
   double *tmp = malloc((to - from + 1) * sizeof *tmp);
   double m = NAN;
   for (size_t r = 0; per != NULL && tmp != NULL && r < n; r++) {
-    if (r == self)
-      continue;
-    size_t j = 0;
-    for (size_t i = from; i < to; i++) {
-      double v = gcb_burn_value(b->tl, GCB_BURN_FIGURE, (int)r, (long)i);
-      if (!isnan(v))
-        tmp[j++] = v;
-    }
-    if (j > 0)
-      per[k++] = gcb_stats_median(tmp, j);
+    double v = r == self
+                   ? NAN
+                   : gcb_burn_median(b->tl, GCB_BURN_FIGURE, r, from, to, tmp);
+    if (!isnan(v))
+      per[k++] = v;
   }
   if (k > 0)
     m = gcb_stats_median(per, k);
@@ -390,10 +391,7 @@ static enum gcb_status node_finding(struct burn_case *b, long long node,
     return GCB_OK;
   size_t v = node_voice(b, node);
   const struct gcb_burn_rank *r = &b->ranks[v];
-  struct gcb_finding *f = push_at(
-      b,
-      drop * 100 > b->cx->t->slow_rank_fail_pct ? GCB_SEV_FAIL : GCB_SEV_WARN,
-      v);
+  struct gcb_finding *f = push_at(b, fall_severity(b, drop), v);
   if (f == NULL)
     return GCB_ENOMEM;
   f->where.rank = -1;
@@ -447,11 +445,7 @@ static enum gcb_status falloff(const struct burn_case *b, size_t i) {
   double peers = peers_at(b, i, o, b->nt);
   double below = peers > 0 ? 1 - r->after / peers : NAN;
   double cost = !isnan(below) && below > 0 ? below : r->drop;
-  struct gcb_finding *f =
-      push_at(b,
-              r->drop * 100 > b->cx->t->slow_rank_fail_pct ? GCB_SEV_FAIL
-                                                           : GCB_SEV_WARN,
-              i);
+  struct gcb_finding *f = push_at(b, fall_severity(b, r->drop), i);
   if (f == NULL)
     return GCB_ENOMEM;
   const char *unit = b->c->unit;

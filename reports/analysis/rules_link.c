@@ -29,10 +29,6 @@ static bool by_design_slower(const struct gcb_model_case *c) {
          strcmp(gcb_model_param_str(c, "traffic"), "bidir") == 0;
 }
 
-double gcb_analyze_case_size(const struct gcb_model_case *c) {
-  return isnan(c->size) ? c->bytes : c->size;
-}
-
 /* Only the largest size of a sweep is judged: small copies are latency
  * bound and never reach the link rate. */
 static bool largest_of_sweep(const struct gcb_model *m,

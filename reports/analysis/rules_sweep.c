@@ -76,7 +76,7 @@ static int cmp_hit(const void *a, const void *b) {
  * finding, and a 20,000-case document took over ten minutes.
  */
 
-/* Sweep keys with a rank, sorted by rank then key (for bsearch): the
+/* Sweep keys with a rank, sorted by rank then key (keyed_count): the
  * findings of earlier rules that explain a case's imbalance (a slow rank,
  * a slow link) of this document, by rank and sweep: the rules judge a
  * sweep's largest size (link-bandwidth) or its figure, while the same
@@ -147,6 +147,25 @@ static bool explainers_of(const struct gcb__rule_ctx *cx, struct keyeds *e) {
   return true;
 }
 
+/* How many of e's entries are (rank, sweep): a lower bound, then the
+ * run of equal entries. */
+static size_t keyed_count(const struct keyeds *e, long long rank,
+                          const char *sweep) {
+  struct keyed k = {.rank = rank, .sweep = (char *)sweep}; /* only compared */
+  size_t lo = 0, hi = e->n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (cmp_keyed(&e->x[mid], &k) < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  size_t n = 0;
+  while (lo + n < e->n && cmp_keyed(&e->x[lo + n], &k) == 0)
+    n++;
+  return n;
+}
+
 /* Whether an earlier rule already named the rank in this case's sweep. */
 static bool explained(const struct keyeds *e, const struct gcb_model_case *c,
                       long long rank) {
@@ -154,8 +173,7 @@ static bool explained(const struct keyeds *e, const struct gcb_model_case *c,
   if (e->n == 0)
     return false;
   gcb_model_sweep_key(c, key, sizeof key);
-  struct keyed k = {.rank = rank, .sweep = key};
-  return bsearch(&k, e->x, e->n, sizeof *e->x, cmp_keyed) != NULL;
+  return keyed_count(e, rank, key) > 0;
 }
 
 /* false on ENOMEM. */
@@ -167,22 +185,6 @@ static bool sweep_keys_of(const struct gcb_model *m, struct keyeds *s) {
       return false;
   keyeds_sort(s);
   return true;
-}
-
-/* Cases of the document in the sweep `key` that have two ranks or more. */
-static size_t sweep_cases(const struct keyeds *s, const char *key) {
-  size_t lo = 0, hi = s->n;
-  while (lo < hi) { /* the first key >= key */
-    size_t mid = lo + (hi - lo) / 2;
-    if (strcmp(s->x[mid].sweep, key) < 0)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  size_t n = 0;
-  while (lo + n < s->n && strcmp(s->x[lo + n].sweep, key) == 0)
-    n++;
-  return n;
 }
 
 /* Benchmarks whose per-rank entries are not the ranks' own figures
@@ -271,7 +273,7 @@ static bool case_imbalance(const struct gcb_model *model,
 static enum gcb_status report_imbalance(const struct gcb__rule_ctx *cx,
                                         const struct hit *h, size_t seen,
                                         const void *keys) {
-  size_t of = sweep_cases(keys, h->group);
+  size_t of = keyed_count(keys, 0, h->group);
   struct gcb_imbalance im;
   bool oom = false;
   case_imbalance(cx->doc->model, h->c, &im, &oom);
@@ -448,42 +450,22 @@ static bool late_collect(const struct gcb__rule_ctx *cx, struct hits *h,
   return !h->oom;
 }
 
-/* The cases in which a sustained late rank made the others wait, sorted
- * (by address, for bsearch); false on ENOMEM. */
-struct waited {
-  const struct gcb_model_case **c;
-  size_t n;
-};
-
-static int cmp_ptr(const void *a, const void *b) {
-  const struct gcb_model_case *x = *(const struct gcb_model_case *const *)a,
-                              *y = *(const struct gcb_model_case *const *)b;
-  return (x > y) - (x < y);
-}
-
-static bool waited_of(const struct gcb__rule_ctx *cx, struct waited *w) {
+/* Marks waited[i] for each case i of the document in which a sustained
+ * late rank made the others wait; false on ENOMEM. */
+static bool waited_of(const struct gcb__rule_ctx *cx, bool *waited) {
   struct hits h = {0};
   size_t of;
-  *w = (struct waited){0};
   bool ok = late_collect(cx, &h, &of);
   if (ok && h.n > 1)
     qsort(h.items, h.n, sizeof *h.items, cmp_hit);
-  w->c = malloc((h.n + 1) * sizeof *w->c);
-  ok = ok && w->c != NULL;
   for (size_t i = 0, j; ok && i < h.n; i = j) {
     for (j = i; j < h.n && strcmp(h.items[j].group, h.items[i].group) == 0; j++)
       ;
     for (size_t k = i; sustained(j - i, of) && k < j; k++)
-      w->c[w->n++] = h.items[k].c;
+      waited[h.items[k].order] = true;
   }
-  if (ok && w->n > 1)
-    qsort(w->c, w->n, sizeof *w->c, cmp_ptr);
   free(h.items);
   return ok;
-}
-
-static bool waited(const struct waited *w, const struct gcb_model_case *c) {
-  return w->n > 0 && bsearch(&c, w->c, w->n, sizeof *w->c, cmp_ptr) != NULL;
 }
 
 enum gcb_status gcb__rule_late_arrival(const struct gcb__rule_ctx *cx) {
@@ -501,15 +483,15 @@ enum gcb_status gcb__rule_imbalance(const struct gcb__rule_ctx *cx) {
   const struct gcb_model *m = cx->doc->model;
   struct hits h = {0};
   struct keyeds e = {0}, keys = {0};
-  struct waited w = {0};
-  h.oom =
-      !explainers_of(cx, &e) || !sweep_keys_of(m, &keys) || !waited_of(cx, &w);
+  bool *waited = calloc(m->ncases + 1, sizeof *waited);
+  h.oom = waited == NULL || !explainers_of(cx, &e) ||
+          !sweep_keys_of(m, &keys) || !waited_of(cx, waited);
   for (size_t i = 0; i < m->ncases; i++) {
     const struct gcb_model_case *c = &m->cases[i];
     struct gcb_imbalance im;
     if (h.oom || !per_rank_figures(c) || !case_imbalance(m, c, &im, &h.oom) ||
         im.ranks < 2 || im.imbalance * 100 <= cx->t->imbalance_pct ||
-        explained(&e, c, im.max_rank) || waited(&w, c))
+        explained(&e, c, im.max_rank) || waited[i])
       continue;
     struct hit *x = add_hit(&h);
     if (x == NULL)
@@ -519,7 +501,7 @@ enum gcb_status gcb__rule_imbalance(const struct gcb__rule_ctx *cx) {
     gcb_model_sweep_key(c, x->group, sizeof x->group);
   }
   keyeds_free(&e);
-  free(w.c);
+  free(waited);
   enum gcb_status st =
       h.oom ? gcb_err_set(cx->err, GCB_ENOMEM, "analysis: out of memory")
             : each_group(cx, &h, &keys, report_imbalance);

@@ -46,15 +46,6 @@ struct row {
   char sweep[GCB_VIEW_SWEEP_KEY + 8], floor[192];
 };
 
-bool gcb_analyze_case_in_place(const struct gcb_model_case *c) {
-  const struct gcb_mvalue *v = gcb_mvalue_get(&c->params, "inplace");
-  const char *s = v->type == GCB_MV_STRING ? v->text : NULL;
-  return (v->type == GCB_MV_BOOL && v->b) ||
-         ((v->type == GCB_MV_INT || v->type == GCB_MV_REAL) && v->num != 0) ||
-         (s != NULL && (strcmp(s, "1") == 0 || strcmp(s, "yes") == 0 ||
-                        strcmp(s, "true") == 0));
-}
-
 static int cmp_row(const void *a, const void *b) {
   const struct row *x = a, *y = b;
   int c = strcmp(x->sweep, y->sweep);
