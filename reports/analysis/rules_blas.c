@@ -415,7 +415,7 @@ static enum gcb_status header_finding(const struct gcb__rule_ctx *cx,
   if (blas->type != GCB_MV_OBJECT)
     return GCB_OK;
   const char *core = gcb_mvalue_str(blas, "core");
-  const char *lib = gcb_mvalue_str(blas, "library");
+  const char *lib = blas_lib(cx);
   const char *forced = gcb_mvalue_str(&m->run.environment, "OPENBLAS_CORETYPE");
   int have = core_isa(core), could = isa_index(gcb_mvalue_str(blas, "cpu_isa"));
   bool below = have >= 0 && could >= 0 && have < could;

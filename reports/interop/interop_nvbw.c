@@ -193,9 +193,13 @@ static void nvbw_matrix_start(struct nvbw *x, const char *desc) {
     snprintf(m->unit, sizeof m->unit, "GB/s");
 }
 
-/* Appends a row of n cells; NULL, or what is wrong (a ragged row, too
- * many rows or columns). Cells are checked with nvbw_value_bad
- * first. */
+/* What nvbw_matrix_row says when it cannot grow the matrix: the callers
+ * tell it apart (by its address) from a bad row, as out of memory. */
+static const char nvbw_no_memory[] = "out of memory";
+
+/* Appends a row of n cells; NULL, nvbw_no_memory, or what is wrong (a
+ * ragged row, too many rows or columns). Cells are checked with
+ * nvbw_value_bad first. */
 static const char *nvbw_matrix_row(struct nvbw *x, const double *v, size_t n) {
   static char why[96];
   struct nvbw_matrix *m = &x->m;
@@ -212,7 +216,7 @@ static const char *nvbw_matrix_row(struct nvbw *x, const double *v, size_t n) {
     size_t cap = (m->rows + 1) * n * 2;
     double *grown = realloc(m->cell, cap * sizeof *grown);
     if (grown == NULL)
-      return "out of memory";
+      return nvbw_no_memory;
     m->cell = grown;
     m->cap = cap;
   }
@@ -497,6 +501,8 @@ static enum gcb_status matrix_line(struct text *t, const struct gcb__line *l,
     bad = nvbw_matrix_row(t->x, v + 1, n - 1);
   if (bad == NULL)
     return GCB_OK;
+  if (bad == nvbw_no_memory)
+    return gcb__conv_nomem(t->x->cv);
   if (gcb__line_at_end(l, t->x->cv, next)) {
     t->cut_line = l->number;
     return GCB_OK;
@@ -661,6 +667,8 @@ static enum gcb_status json_matrix_row(struct nvbw *x, const json_t *row) {
   if (nvbw_value_bad(v, json_array_size(row), 0, why, sizeof why))
     return gcb__conv_bad(x->cv, "%s", why);
   const char *bad = nvbw_matrix_row(x, v, json_array_size(row));
+  if (bad == nvbw_no_memory)
+    return gcb__conv_nomem(x->cv);
   return bad ? gcb__conv_bad(x->cv, "%s", bad) : GCB_OK;
 }
 

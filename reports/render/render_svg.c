@@ -229,41 +229,26 @@ static long long gpu_by_busid(const struct gcb__svg_pic *p, const char *bus) {
   return g != NULL ? g->index : -1;
 }
 
-/* "0000:4c:00.0->0000:cb:00.0" or "a<->b": the two GPU indices. */
-static bool link_ends(const struct gcb__svg_pic *p, const char *link,
-                      long long *a, long long *b, bool *both) {
-  const char *arrow = strstr(link, "->");
-  char left[64];
-  if (arrow == NULL || (size_t)(arrow - link) >= sizeof left)
-    return false;
-  *both = arrow > link && arrow[-1] == '<';
-  size_t n = (size_t)(arrow - link) - *both;
-  memcpy(left, link, n);
-  left[n] = '\0';
-  *a = gpu_by_busid(p, left);
-  *b = gpu_by_busid(p, arrow + 2);
-  return *a >= 0 && *b >= 0;
-}
-
 static void take_links(struct gcb__svg_pic *p, const struct gcb_diagnosis *d) {
   for (size_t a = 0; a < p->n; a++)
     for (size_t b = 0; b < p->n; b++)
       p->edge[a][b] = isnan(p->p2p[a][b]) ? GCB_CELL_NONE : GCB_CELL_PASS;
   for (size_t i = 0; i < d->n; i++) {
     const struct gcb_root_cause *rc = &d->items[i];
-    long long a, b;
-    bool both;
+    /* a GPU pair's ends ("" for any other link): GPU indices, or -1 */
+    long long a = gpu_by_busid(p, rc->comp.ends[0]),
+              b = gpu_by_busid(p, rc->comp.ends[1]);
     if (rc->comp.kind != GCB_COMP_LINK ||
-        rc->comp.node != (long long)p->machine ||
-        !link_ends(p, rc->comp.link, &a, &b, &both) || (size_t)a >= p->n ||
-        (size_t)b >= p->n)
+        rc->comp.node != (long long)p->machine || a < 0 || b < 0 ||
+        (size_t)a >= p->n || (size_t)b >= p->n)
       continue;
     enum gcb_cell st = gcb_root_cause_cell(rc);
     if (st > p->edge[a][b])
       p->edge[a][b] = st;
     /* The link names both ends with "<->"; the name says whether the
      * evidence was one direction ("GPU 2 -> GPU 6"). */
-    both = both && strstr(rc->comp.name, "<->") != NULL;
+    bool both = strstr(rc->comp.link, "<->") != NULL &&
+                strstr(rc->comp.name, "<->") != NULL;
     if (both && st > p->edge[b][a])
       p->edge[b][a] = st;
   }

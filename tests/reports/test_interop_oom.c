@@ -112,6 +112,52 @@ static enum gcb_status convert(const char *text, size_t len, const char *name,
   return st;
 }
 
+#ifndef GCB_NO_MALLOC_HOOK
+/* Converts tests/data/interop/<file> with its allocations failing in turn:
+ * `tries` of them spread over the conversion, or every one (0). False
+ * when the allocations are not this binary's to fail. */
+static bool fail_in_turn(const char *file, long tries) {
+  char path[512];
+  size_t len;
+  char *whole, *seen;
+  snprintf(path, sizeof path, "%s/interop/%s", GCB_TEST_DATA, file);
+  char *text = fx_slurp(path, &len);
+  cr_assert_not_null(text, "%s", path);
+  struct gcb_err err = {0};
+  cr_assert_eq(convert(text, len, file, -1, &whole, &err), GCB_OK, "%s",
+               err.msg);
+  long total = allocations, step = tries > 0 ? total / tries + 1 : 1;
+  if (total == 0) { /* valgrind's malloc stands in front of this one */
+    free(whole);
+    free(text);
+    return false;
+  }
+  cr_assert_gt(total, 50, "%s: %ld allocations seen", file, total);
+  for (long k = 0; k < total; k += step) {
+    err = (struct gcb_err){0};
+    enum gcb_status st = convert(text, len, file, k, &seen, &err);
+    /* jansson's parser words an allocation failure inside a token as
+     * a syntax error ("invalid token", "string or '}' expected"): a
+     * JSON file is then refused as not what it is */
+    bool json = strstr(file, ".json") != NULL;
+    bool refused = st == GCB_ENOMEM || (st == GCB_EINPUT && json);
+    cr_expect(st == GCB_OK || refused,
+              "%s, allocation %ld of %ld failing: status %d (%s)", file, k,
+              total, (int)st, err.msg);
+    cr_expect(st != GCB_ENOMEM || strstr(err.msg, "out of memory") != NULL,
+              "%s, allocation %ld: %s", file, k, err.msg);
+    /* a failure the conversion survived changed nothing */
+    cr_expect(st != GCB_OK || strcmp(seen, whole) == 0,
+              "%s, allocation %ld of %ld failing: another model:\n%s", file, k,
+              total, seen);
+    free(seen);
+  }
+  free(whole);
+  free(text);
+  return true;
+}
+#endif
+
 Test(interop_oom, a_conversion_out_of_memory_ends_with_a_status_not_a_crash) {
 #ifdef GCB_NO_MALLOC_HOOK
   cr_skip_test("AddressSanitizer owns malloc here");
@@ -123,45 +169,22 @@ Test(interop_oom, a_conversion_out_of_memory_ends_with_a_status_not_a_crash) {
       "nvbandwidth-50-v0.8-a6000.txt",
       "dcgm-warnings-nvbandwidth-2gpu.json",
       "nccl-tests-82-broadcast-v100.txt"};
-  enum { TRIES = 150 }; /* per file, spread over its allocations */
-  for (size_t f = 0; f < sizeof files / sizeof *files; f++) {
-    char path[512];
-    size_t len;
-    char *whole, *seen;
-    snprintf(path, sizeof path, "%s/interop/%s", GCB_TEST_DATA, files[f]);
-    char *text = fx_slurp(path, &len);
-    cr_assert_not_null(text, "%s", path);
-    struct gcb_err err = {0};
-    cr_assert_eq(convert(text, len, files[f], -1, &whole, &err), GCB_OK, "%s",
-                 err.msg);
-    long total = allocations, step = total / TRIES + 1;
-    if (total == 0) { /* valgrind's malloc stands in front of this one */
-      free(whole);
-      free(text);
+  for (size_t f = 0; f < sizeof files / sizeof *files; f++)
+    if (!fail_in_turn(files[f], 150))
       cr_skip_test("allocations are not this binary's to fail here");
-    }
-    cr_assert_gt(total, 50, "%s: %ld allocations seen", files[f], total);
-    for (long k = 0; k < total; k += step) {
-      err = (struct gcb_err){0};
-      enum gcb_status st = convert(text, len, files[f], k, &seen, &err);
-      /* jansson's parser words an allocation failure inside a token as
-       * a syntax error ("invalid token", "string or '}' expected"): a
-       * JSON file is then refused as not what it is */
-      bool json = strstr(files[f], ".json") != NULL;
-      bool refused = st == GCB_ENOMEM || (st == GCB_EINPUT && json);
-      cr_expect(st == GCB_OK || refused,
-                "%s, allocation %ld of %ld failing: status %d (%s)", files[f],
-                k, total, (int)st, err.msg);
-      cr_expect(st != GCB_ENOMEM || strstr(err.msg, "out of memory") != NULL,
-                "%s, allocation %ld: %s", files[f], k, err.msg);
-      /* a failure the conversion survived changed nothing */
-      cr_expect(st != GCB_OK || strcmp(seen, whole) == 0,
-                "%s, allocation %ld of %ld failing: another model:\n%s",
-                files[f], k, total, seen);
-      free(seen);
-    }
-    free(whole);
-    free(text);
-  }
+#endif
+}
+
+/* Every allocation of an nvbandwidth file, not a sample: a matrix that
+ * could not grow was once refused as a bad row of the file (allocation 42
+ * of nvbandwidth-50-v0.8-a6000.txt). Text, not -j JSON: jansson's lexer
+ * drops a byte of a number it has no memory for, and the model then holds
+ * another figure, which no caller can see. */
+Test(interop_oom, an_nvbandwidth_matrix_out_of_memory_is_said_as_such) {
+#ifdef GCB_NO_MALLOC_HOOK
+  cr_skip_test("AddressSanitizer owns malloc here");
+#else
+  if (!fail_in_turn("nvbandwidth-50-v0.8-a6000.txt", 0))
+    cr_skip_test("allocations are not this binary's to fail here");
 #endif
 }

@@ -78,6 +78,20 @@ Test(rules_blas, a_forced_haswell_kernel_on_an_avx512_cpu_names_the_variable) {
             f[0].suggestion);
 }
 
+/* The schema asks for a library name but takes an empty one: the header's
+ * sentence names OpenBLAS then, as every rank's does. */
+Test(rules_blas, a_header_without_a_library_name_says_openblas) {
+  struct gcb_finding f[4];
+  json_t *doc = blas_doc("Haswell", "avx512", NULL, true);
+  json_object_set_new(
+      json_object_get(json_object_get(doc, "software"), "blas_run"), "library",
+      json_string(""));
+  cr_assert_eq(blas_findings(doc, f), 1);
+  cr_expect(
+      strncmp(f[0].explanation, "OpenBLAS runs its Haswell kernels", 33) == 0,
+      "%s", f[0].explanation);
+}
+
 Test(rules_blas, core_names_match_in_any_case_as_static_builds_print_them) {
   struct gcb_finding f[4];
   cr_expect_eq(blas_findings(blas_doc("HASWELL", "avx512", NULL, true), f), 1);
