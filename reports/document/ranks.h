@@ -30,15 +30,14 @@ enum gcb_rank_kind {
   GCB_RK_STR_NULLABLE,
 };
 
-/* Whether a case has a column: always; whenever it has the column's
- * group; or not necessarily (the schema walker reports a column missing
- * where its need says it must be there). */
+/* Whether a case has a column (the schema walker reports one missing
+ * where this says it must be there): always; whenever it has the column's
+ * group, the group itself optional; or not necessarily. */
 enum gcb_rank_need { GCB_RN_ALWAYS, GCB_RN_GROUP, GCB_RN_OPTIONAL };
 
-/* X(id, group, field, kind, need): group NULL for a top-level column;
- * need GROUP for a column that every case with its group has, the group
- * itself optional (late_s: collectives only; telemetry: GPUs whose NVML
- * answered). telemetry.too_short came after the sampler began marking
+/* X(id, group, field, kind, need): group NULL for a top-level column. The
+ * optional groups: late_s (collectives only) and telemetry (GPUs whose
+ * NVML answered), whose too_short came after the sampler began marking
  * cases shorter than two periods: optional, so that documents written
  * before it still read. */
 #define GCB_RANK_COLUMNS(X)                                                    \
