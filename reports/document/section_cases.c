@@ -139,10 +139,10 @@ static const unsigned kind_types[] = {
     [GCB_RK_STR_NULLABLE] = T_STR | T_NULL,
 };
 
-/* Whether column i is one of group g's (g NULL: of none). */
+/* Whether column i is one of group g's. */
 static bool in_group(size_t i, const char *g) {
   const char *cg = gcb_rank_columns[i].group;
-  return cg == NULL || g == NULL ? cg == g : strcmp(cg, g) == 0;
+  return cg != NULL && strcmp(cg, g) == 0;
 }
 
 /* Column i in holder: present where its need says; in the tree, an array
