@@ -16,8 +16,8 @@
 #include <string.h>
 
 const struct gcb_rank_column gcb_rank_columns[GCB_RC_COUNT] = {
-#define GCB_RANK_COL_ROW(id, g, f, k, req)                                     \
-  [GCB_RC_##id] = {.group = g, .field = f, .kind = k, .required = req},
+#define GCB_RANK_COL_ROW(id, g, f, k, nd)                                      \
+  [GCB_RC_##id] = {.group = g, .field = f, .kind = k, .need = GCB_RN_##nd},
     GCB_RANK_COLUMNS(GCB_RANK_COL_ROW)
 #undef GCB_RANK_COL_ROW
 };
@@ -340,7 +340,7 @@ static json_t *transpose(const json_t *rows, const struct gcb_rank_column *c,
   size_t i, present = 0;
   const json_t *row;
   json_array_foreach(rows, i, row) present += row_value(row, c) != NULL;
-  if (present == 0 && (json_array_size(rows) > 0 || !c->required))
+  if (present == 0 && (json_array_size(rows) > 0 || c->need != GCB_RN_ALWAYS))
     return NULL;
   json_t *a = json_array();
   json_array_foreach(rows, i, row) {

@@ -6,8 +6,9 @@
  * numbers per case instead of four objects per rank.
  *
  * One table, GCB_RANK_COLUMNS, names every column: the writer, the schema
- * walker, the reader of schema-1 documents (per_rank as an array of
- * objects, transposed on reading) and every consumer use it.
+ * walker (each column's element type and need), the reader of schema-1
+ * documents (per_rank as an array of objects, transposed on reading) and
+ * every consumer use it.
  */
 #ifndef GCB_RANKS_H
 #define GCB_RANKS_H
@@ -29,52 +30,59 @@ enum gcb_rank_kind {
   GCB_RK_STR_NULLABLE,
 };
 
-/* X(id, group, field, kind, required): group NULL for a top-level column.
- * A group is optional when its columns are (late_s: collectives only;
- * telemetry: GPUs whose NVML answered). */
+/* Whether a case has a column (the schema walker reports one missing
+ * where this says it must be there): always; whenever it has the column's
+ * group, the group itself optional; or not necessarily. */
+enum gcb_rank_need { GCB_RN_ALWAYS, GCB_RN_GROUP, GCB_RN_OPTIONAL };
+
+/* X(id, group, field, kind, need): group NULL for a top-level column. The
+ * optional groups: late_s (collectives only) and telemetry (GPUs whose
+ * NVML answered), whose too_short came after the sampler began marking
+ * cases shorter than two periods: optional, so that documents written
+ * before it still read. */
 #define GCB_RANK_COLUMNS(X)                                                    \
-  X(RANK, NULL, "rank", GCB_RK_INT, true)                                      \
-  X(TIME_N, "time_s", "n", GCB_RK_INT, true)                                   \
-  X(TIME_MIN, "time_s", "min", GCB_RK_NUM, true)                               \
-  X(TIME_MEDIAN, "time_s", "median", GCB_RK_NUM, true)                         \
-  X(TIME_MEAN, "time_s", "mean", GCB_RK_NUM, true)                             \
-  X(TIME_MAX, "time_s", "max", GCB_RK_NUM, true)                               \
-  X(TIME_STDEV, "time_s", "stdev", GCB_RK_NUM, true)                           \
-  X(TIME_P99, "time_s", "p99", GCB_RK_NUM, true)                               \
-  X(FIGURE_TIME, NULL, "figure_time_s", GCB_RK_NUM_NULLABLE, false)            \
-  X(FIG_MEDIAN, "figure", "median", GCB_RK_NUM, true)                          \
-  X(FIG_BEST, "figure", "best", GCB_RK_NUM, true)                              \
-  X(FIG_WORST, "figure", "worst", GCB_RK_NUM, true)                            \
-  X(LATE_N, "late_s", "n", GCB_RK_INT_NULLABLE, false)                         \
-  X(LATE_MIN, "late_s", "min", GCB_RK_NUM_NULLABLE, false)                     \
-  X(LATE_MEDIAN, "late_s", "median", GCB_RK_NUM_NULLABLE, false)               \
-  X(LATE_MEAN, "late_s", "mean", GCB_RK_NUM_NULLABLE, false)                   \
-  X(LATE_MAX, "late_s", "max", GCB_RK_NUM_NULLABLE, false)                     \
-  X(LATE_STDEV, "late_s", "stdev", GCB_RK_NUM_NULLABLE, false)                 \
-  X(LATE_P99, "late_s", "p99", GCB_RK_NUM_NULLABLE, false)                     \
-  X(CHECKED, "validation", "checked", GCB_RK_BOOL, true)                       \
-  X(SAMPLES, "validation", "samples", GCB_RK_INT, true)                        \
-  X(WRONG, "validation", "wrong", GCB_RK_INT, true)                            \
-  X(MAX_ERROR, "validation", "max_error", GCB_RK_NUM_NULLABLE, true)           \
-  X(TOLERANCE, "validation", "tolerance", GCB_RK_NUM_NULLABLE, true)           \
-  X(METHOD, "validation", "method", GCB_RK_STR_NULLABLE, true)                 \
-  X(TELEM_SAMPLES, "telemetry", "samples", GCB_RK_INT_NULLABLE, false)         \
-  X(TELEM_SM_MIN, "telemetry", "sm_clock_mhz_min", GCB_RK_NUM_NULLABLE, false) \
+  X(RANK, NULL, "rank", GCB_RK_INT, ALWAYS)                                    \
+  X(TIME_N, "time_s", "n", GCB_RK_INT, ALWAYS)                                 \
+  X(TIME_MIN, "time_s", "min", GCB_RK_NUM, ALWAYS)                             \
+  X(TIME_MEDIAN, "time_s", "median", GCB_RK_NUM, ALWAYS)                       \
+  X(TIME_MEAN, "time_s", "mean", GCB_RK_NUM, ALWAYS)                           \
+  X(TIME_MAX, "time_s", "max", GCB_RK_NUM, ALWAYS)                             \
+  X(TIME_STDEV, "time_s", "stdev", GCB_RK_NUM, ALWAYS)                         \
+  X(TIME_P99, "time_s", "p99", GCB_RK_NUM, ALWAYS)                             \
+  X(FIGURE_TIME, NULL, "figure_time_s", GCB_RK_NUM_NULLABLE, OPTIONAL)         \
+  X(FIG_MEDIAN, "figure", "median", GCB_RK_NUM, ALWAYS)                        \
+  X(FIG_BEST, "figure", "best", GCB_RK_NUM, ALWAYS)                            \
+  X(FIG_WORST, "figure", "worst", GCB_RK_NUM, ALWAYS)                          \
+  X(LATE_N, "late_s", "n", GCB_RK_INT_NULLABLE, GROUP)                         \
+  X(LATE_MIN, "late_s", "min", GCB_RK_NUM_NULLABLE, GROUP)                     \
+  X(LATE_MEDIAN, "late_s", "median", GCB_RK_NUM_NULLABLE, GROUP)               \
+  X(LATE_MEAN, "late_s", "mean", GCB_RK_NUM_NULLABLE, GROUP)                   \
+  X(LATE_MAX, "late_s", "max", GCB_RK_NUM_NULLABLE, GROUP)                     \
+  X(LATE_STDEV, "late_s", "stdev", GCB_RK_NUM_NULLABLE, GROUP)                 \
+  X(LATE_P99, "late_s", "p99", GCB_RK_NUM_NULLABLE, GROUP)                     \
+  X(CHECKED, "validation", "checked", GCB_RK_BOOL, ALWAYS)                     \
+  X(SAMPLES, "validation", "samples", GCB_RK_INT, ALWAYS)                      \
+  X(WRONG, "validation", "wrong", GCB_RK_INT, ALWAYS)                          \
+  X(MAX_ERROR, "validation", "max_error", GCB_RK_NUM_NULLABLE, ALWAYS)         \
+  X(TOLERANCE, "validation", "tolerance", GCB_RK_NUM_NULLABLE, ALWAYS)         \
+  X(METHOD, "validation", "method", GCB_RK_STR_NULLABLE, ALWAYS)               \
+  X(TELEM_SAMPLES, "telemetry", "samples", GCB_RK_INT_NULLABLE, GROUP)         \
+  X(TELEM_SM_MIN, "telemetry", "sm_clock_mhz_min", GCB_RK_NUM_NULLABLE, GROUP) \
   X(TELEM_SM_MEAN, "telemetry", "sm_clock_mhz_mean", GCB_RK_NUM_NULLABLE,      \
-    false)                                                                     \
-  X(TELEM_SM_MAX, "telemetry", "sm_clock_mhz_max", GCB_RK_NUM_NULLABLE, false) \
+    GROUP)                                                                     \
+  X(TELEM_SM_MAX, "telemetry", "sm_clock_mhz_max", GCB_RK_NUM_NULLABLE, GROUP) \
   X(TELEM_MEM_MEAN, "telemetry", "mem_clock_mhz_mean", GCB_RK_NUM_NULLABLE,    \
-    false)                                                                     \
-  X(TELEM_POWER_MEAN, "telemetry", "power_w_mean", GCB_RK_NUM_NULLABLE, false) \
-  X(TELEM_POWER_MAX, "telemetry", "power_w_max", GCB_RK_NUM_NULLABLE, false)   \
-  X(TELEM_TEMP_MAX, "telemetry", "temp_c_max", GCB_RK_NUM_NULLABLE, false)     \
+    GROUP)                                                                     \
+  X(TELEM_POWER_MEAN, "telemetry", "power_w_mean", GCB_RK_NUM_NULLABLE, GROUP) \
+  X(TELEM_POWER_MAX, "telemetry", "power_w_max", GCB_RK_NUM_NULLABLE, GROUP)   \
+  X(TELEM_TEMP_MAX, "telemetry", "temp_c_max", GCB_RK_NUM_NULLABLE, GROUP)     \
   X(TELEM_THROTTLE, "telemetry", "throttle_reasons", GCB_RK_STR_NULLABLE,      \
-    false)                                                                     \
-  X(TELEM_SLOWED, "telemetry", "slowed", GCB_RK_BOOL_NULLABLE, false)          \
-  X(TELEM_TOO_SHORT, "telemetry", "too_short", GCB_RK_BOOL_NULLABLE, false)
+    GROUP)                                                                     \
+  X(TELEM_SLOWED, "telemetry", "slowed", GCB_RK_BOOL_NULLABLE, GROUP)          \
+  X(TELEM_TOO_SHORT, "telemetry", "too_short", GCB_RK_BOOL_NULLABLE, OPTIONAL)
 
 enum gcb_rank_col {
-#define GCB_RANK_COL_ENUM(id, group, field, kind, required) GCB_RC_##id,
+#define GCB_RANK_COL_ENUM(id, group, field, kind, need) GCB_RC_##id,
   GCB_RANK_COLUMNS(GCB_RANK_COL_ENUM)
 #undef GCB_RANK_COL_ENUM
       GCB_RC_COUNT
@@ -84,7 +92,7 @@ struct gcb_rank_column {
   const char *group; /* NULL: a member of per_rank itself */
   const char *field;
   enum gcb_rank_kind kind;
-  bool required;
+  enum gcb_rank_need need;
 };
 
 /* The table, indexed by enum gcb_rank_col. */

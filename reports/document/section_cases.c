@@ -46,96 +46,19 @@ static const struct gcb__field case_check_fields[] = {
     {0},
 };
 
-/* The statistics of a time (stats.h), n of node i and the rest of node x:
- * a rank's (schema 1) or the columns of them (schema 2). */
-#define STATS_FIELDS(i, x)                                                     \
-  REQ("n", i), REQ("min", x), REQ("median", x), REQ("mean", x), REQ("max", x), \
-      REQ("stdev", x), REQ("p99", x)
-static const struct gcb__field time_fields[] = {
-    STATS_FIELDS(&gcb__n_int, &gcb__n_num), {0}};
-
-static const struct gcb__field figure_fields[] = {
-    REQ("median", &gcb__n_num),
-    REQ("best", &gcb__n_num),
-    REQ("worst", &gcb__n_num),
-    {0},
+/* The per-rank results: schema 2's per_rank object of columns, or one of
+ * schema 1's per-rank objects (an element of its per_rank array). Their
+ * members, in the order the walker looks for problems: a column of
+ * GCB_RANK_COLUMNS (ranks.h) or a group of them, whose need and element
+ * type the table gives. Schema 1 has all but telemetry. */
+static const char *const per_rank_members[] = {
+    "rank",   "time_s",     "figure_time_s", "late_s",
+    "figure", "validation", "telemetry",
 };
-
-static const struct gcb__field rank_check_fields[] = {
-    REQ("checked", &gcb__n_bool),
-    REQ("samples", &gcb__n_int),
-    REQ("wrong", &gcb__n_int),
-    REQ("max_error", &gcb__n_num_null),
-    REQ("tolerance", &gcb__n_num_null),
-    REQ("method", &gcb__n_str_null),
-    {0},
-};
-
-/* Schema 1: per_rank is an array of these, one per rank. */
-static const struct gcb__field per_rank_fields[] = {
-    REQ("rank", &gcb__n_int),
-    REQ("time_s", OBJ(time_fields)),
-    OPT("figure_time_s", &gcb__n_num),
-    OPT("late_s", OBJ(time_fields)),
-    REQ("figure", OBJ(figure_fields)),
-    REQ("validation", OBJ(rank_check_fields)),
-    {0},
-};
-
-/* Schema 2: per_rank is one object of columns (reports/ranks.h), each an
- * array with one element per rank, in the shape of a schema-1 entry. */
-#define COLUMN(t) ARR(NODE(.types = (t)))
-static const struct gcb__field time_columns[] = {
-    STATS_FIELDS(COLUMN(T_INT), COLUMN(T_NUM)), {0}};
-/* Lateness: null for a rank without samples. */
-static const struct gcb__field late_columns[] = {
-    STATS_FIELDS(COLUMN(T_INT | T_NULL), COLUMN(T_NUM | T_NULL)), {0}};
-static const struct gcb__field figure_columns[] = {
-    REQ("median", COLUMN(T_NUM)),
-    REQ("best", COLUMN(T_NUM)),
-    REQ("worst", COLUMN(T_NUM)),
-    {0},
-};
-static const struct gcb__field check_columns[] = {
-    REQ("checked", COLUMN(T_BOOL)),
-    REQ("samples", COLUMN(T_INT)),
-    REQ("wrong", COLUMN(T_INT)),
-    REQ("max_error", COLUMN(T_NUM | T_NULL)),
-    REQ("tolerance", COLUMN(T_NUM | T_NULL)),
-    REQ("method", COLUMN(T_STR | T_NULL)),
-    {0},
-};
-/* NVML during the case: null for a rank whose GPU said nothing. */
-static const struct gcb__field telemetry_columns[] = {
-    REQ("samples", COLUMN(T_INT | T_NULL)),
-    REQ("sm_clock_mhz_min", COLUMN(T_NUM | T_NULL)),
-    REQ("sm_clock_mhz_mean", COLUMN(T_NUM | T_NULL)),
-    REQ("sm_clock_mhz_max", COLUMN(T_NUM | T_NULL)),
-    REQ("mem_clock_mhz_mean", COLUMN(T_NUM | T_NULL)),
-    REQ("power_w_mean", COLUMN(T_NUM | T_NULL)),
-    REQ("power_w_max", COLUMN(T_NUM | T_NULL)),
-    REQ("temp_c_max", COLUMN(T_NUM | T_NULL)),
-    REQ("throttle_reasons", COLUMN(T_STR | T_NULL)),
-    REQ("slowed", COLUMN(T_BOOL | T_NULL)),
-    /* since the sampler marks cases shorter than two periods: optional,
-     * so that documents written before it still read */
-    OPT("too_short", COLUMN(T_BOOL | T_NULL)),
-    {0},
-};
-static const struct gcb__field per_rank_columns[] = {
-    REQ("rank", COLUMN(T_INT)),
-    REQ("time_s", OBJ(time_columns)),
-    OPT("figure_time_s", COLUMN(T_NUM | T_NULL)),
-    OPT("late_s", OBJ(late_columns)),
-    REQ("figure", OBJ(figure_columns)),
-    REQ("validation", OBJ(check_columns)),
-    OPT("telemetry", OBJ(telemetry_columns)),
-    {0},
-};
-static enum gcb_status check_column_lengths(struct gcb__walk *w,
-                                            const json_t *v);
+static enum gcb_status check_per_rank(struct gcb__walk *w, const json_t *v);
 static enum gcb_status check_apart(struct gcb__walk *w,
                                    const struct gcb_ranks *r);
+static enum gcb_status check_rank_v1(struct gcb__walk *w, const json_t *v);
 
 /* The burn-in timeline (record.h): the rows here, the rest by
  * check_timeline, which the case's check runs once the per-rank columns
@@ -164,13 +87,12 @@ static enum gcb_status check_case(struct gcb__walk *w, const json_t *v);
     0                                                                          \
   }
 
-static const struct gcb__field case_fields[] = {
-    CASE_FIELDS(NODE(.types = T_OBJ, .fields = per_rank_columns,
-                     .check = check_column_lengths, .apart = check_apart))};
+static const struct gcb__field case_fields[] = {CASE_FIELDS(
+    NODE(.types = T_OBJ, .check = check_per_rank, .apart = check_apart))};
 const struct gcb__node gcb__n_case = {
     .types = T_OBJ, .fields = case_fields, .check = check_case};
 static const struct gcb__field case_fields_v1[] = {
-    CASE_FIELDS(ARR(OBJ(per_rank_fields)))};
+    CASE_FIELDS(ARR(NODE(.types = T_OBJ, .check = check_rank_v1)))};
 const struct gcb__node gcb__n_case_v1 = {.types = T_OBJ,
                                          .fields = case_fields_v1};
 
@@ -197,51 +119,106 @@ static enum gcb_status check_column_lengths(struct gcb__walk *w,
   return GCB_OK;
 }
 
-/* Whether r has column `field` of `group` (NULL: per_rank itself), or,
- * field NULL, any column of the group. */
-static bool has_column(const struct gcb_ranks *r, const char *group,
-                       const char *field) {
-  for (size_t i = 0; i < GCB_RC_COUNT; i++) {
-    const struct gcb_rank_column *c = &gcb_rank_columns[i];
-    if ((c->group == NULL || group == NULL ? c->group == group
-                                           : strcmp(c->group, group) == 0) &&
-        (field == NULL || strcmp(c->field, field) == 0) &&
-        (r->num[i] != NULL || r->str[i] != NULL))
-      return true;
-  }
-  return false;
+/* What the members of a per_rank or a rank's object are checked against:
+ * the tree (v, a schema-1 rank's object when v1), or, where the reader
+ * holds the columns apart, r. */
+struct per_rank_walk {
+  struct gcb__walk *w;
+  const struct gcb_ranks *r;
+  bool v1;
+};
+
+/* The types of an element of each kind of column. */
+static const unsigned kind_types[] = {
+    [GCB_RK_INT] = T_INT,
+    [GCB_RK_NUM] = T_NUM,
+    [GCB_RK_NUM_NULLABLE] = T_NUM | T_NULL,
+    [GCB_RK_INT_NULLABLE] = T_INT | T_NULL,
+    [GCB_RK_BOOL] = T_BOOL,
+    [GCB_RK_BOOL_NULLABLE] = T_BOOL | T_NULL,
+    [GCB_RK_STR_NULLABLE] = T_STR | T_NULL,
+};
+
+/* Whether column i is one of group g's. */
+static bool in_group(size_t i, const char *g) {
+  const char *cg = gcb_rank_columns[i].group;
+  return cg != NULL && strcmp(cg, g) == 0;
 }
 
-/* The fields of a per_rank (group NULL) or of one of its groups that r
- * must have. */
-static enum gcb_status check_present(struct gcb__walk *w,
-                                     const struct gcb_ranks *r,
-                                     const struct gcb__field *fields,
-                                     const char *group) {
-  for (const struct gcb__field *f = fields; f->name != NULL; f++) {
-    bool is_group = f->node->fields != NULL;
-    if (!has_column(r, is_group ? f->name : group, is_group ? NULL : f->name)) {
-      if (f->required)
-        return gcb__schema_problem(w, "missing required field '%s'", f->name);
-      continue;
+/* Column i in holder: present where its need says; in the tree, an array
+ * of its kind's elements, or in a schema-1 rank's object one element,
+ * absent rather than null where a rank may lack it. */
+static enum gcb_status check_column(const struct per_rank_walk *p,
+                                    const json_t *holder, size_t i) {
+  const struct gcb_rank_column *c = &gcb_rank_columns[i];
+  const json_t *x = json_object_get(holder, c->field);
+  if (p->r != NULL ? p->r->num[i] == NULL && p->r->str[i] == NULL : !x)
+    return c->need == GCB_RN_OPTIONAL
+               ? GCB_OK
+               : gcb__schema_problem(p->w, "missing required field '%s'",
+                                     c->field);
+  if (p->r != NULL)
+    return GCB_OK; /* read_lex.c took only the elements the kind allows */
+  unsigned types = kind_types[c->kind];
+  if (p->v1 && c->need != GCB_RN_ALWAYS)
+    types &= ~(unsigned)T_NULL;
+  struct gcb__node e = {.types = types}, column = {.types = T_ARR, .items = &e};
+  return gcb__schema_check_child(p->w, c->field, 0, x, p->v1 ? &e : &column);
+}
+
+/* Group g's columns, the group present where its columns' need says. */
+static enum gcb_status check_group(const struct per_rank_walk *p,
+                                   const json_t *holder, const char *g) {
+  static const struct gcb__node n_object = {.types = T_OBJ};
+  const json_t *x = json_object_get(holder, g);
+  bool has = x != NULL, required = false;
+  for (size_t i = 0; i < GCB_RC_COUNT; i++)
+    if (in_group(i, g)) {
+      has |= p->r != NULL && (p->r->num[i] != NULL || p->r->str[i] != NULL);
+      required |= gcb_rank_columns[i].need == GCB_RN_ALWAYS;
     }
-    if (!is_group)
-      continue;
-    w->path[w->depth++] = (struct gcb_json_step){.key = f->name};
-    enum gcb_status rc = check_present(w, r, f->node->fields, f->name);
-    w->depth--;
-    if (rc != GCB_OK)
-      return rc;
+  if (!has)
+    return required
+               ? gcb__schema_problem(p->w, "missing required field '%s'", g)
+               : GCB_OK;
+  p->w->path[p->w->depth++] = (struct gcb_json_step){.key = g};
+  enum gcb_status rc =
+      p->r != NULL ? GCB_OK : gcb__schema_check(p->w, x, &n_object);
+  for (size_t i = 0; rc == GCB_OK && i < GCB_RC_COUNT; i++)
+    if (in_group(i, g))
+      rc = check_column(p, x, i);
+  p->w->depth--;
+  return rc;
+}
+
+static enum gcb_status check_members(const struct per_rank_walk *p,
+                                     const json_t *v) {
+  /* schema 1: all but telemetry, the last */
+  size_t n = sizeof per_rank_members / sizeof *per_rank_members - p->v1;
+  enum gcb_status rc = GCB_OK;
+  for (size_t m = 0; rc == GCB_OK && m < n; m++) {
+    const char *name = per_rank_members[m];
+    int col = gcb__ranks_column_find(NULL, 0, name, strlen(name));
+    rc = col >= 0 ? check_column(p, v, (size_t)col) : check_group(p, v, name);
   }
-  return GCB_OK;
+  return rc;
+}
+
+static enum gcb_status check_per_rank(struct gcb__walk *w, const json_t *v) {
+  enum gcb_status rc = check_members(&(struct per_rank_walk){.w = w}, v);
+  return rc == GCB_OK ? check_column_lengths(w, v) : rc;
+}
+
+static enum gcb_status check_rank_v1(struct gcb__walk *w, const json_t *v) {
+  return check_members(&(struct per_rank_walk){.w = w, .v1 = true}, v);
 }
 
 /* A per_rank the reader holds apart: read_lex.c took each column with
  * the elements its kind allows, all as long as "rank", and no other; what
- * is left is the columns and groups the rows require. */
+ * is left is the columns and groups the table requires. */
 static enum gcb_status check_apart(struct gcb__walk *w,
                                    const struct gcb_ranks *r) {
-  return check_present(w, r, per_rank_columns, NULL);
+  return check_members(&(struct per_rank_walk){.w = w, .r = r}, NULL);
 }
 
 /* Index of the series named `name`, or -1. */

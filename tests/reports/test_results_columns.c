@@ -43,6 +43,29 @@ Test(results_read, schema_2_column_violations_are_named_and_located) {
                        sizeof edits / sizeof edits[0]);
 }
 
+/* Each column's need and element types come from GCB_RANK_COLUMNS: a
+ * group that is there has every column its need requires, and a schema-1
+ * rank leaves out what it lacks rather than writing null. */
+Test(results_read, column_needs_and_types_come_from_the_table) {
+  static const struct edit v2[] = {
+      {"\"rank\": [0, 1],", "\"rank\": [0, 1], \"late_s\": {\"n\": [1, null]},",
+       "cases[0].per_rank.late_s: missing required field 'min'",
+       "{\"n\": [1, null]}"},
+  };
+  static const struct edit v1[] = {
+      {"\"figure\": {\"median\": 42.0",
+       "\"late_s\": {\"n\": null}, \"figure\": {\"median\": 42.0",
+       "cases[0].per_rank[0].late_s.n: expected an integer, got null",
+       "null}, \"figure\""},
+      {"{\"rank\": 0,\n", "{\"rank\": 0, \"figure_time_s\": null,\n",
+       "cases[0].per_rank[0].figure_time_s: expected a number, got null", NULL},
+  };
+  expect_edits_refused(DATA("results-valid-v2.json"), v2,
+                       sizeof v2 / sizeof v2[0]);
+  expect_edits_refused(DATA("results-valid.json"), v1,
+                       sizeof v1 / sizeof v1[0]);
+}
+
 /* The writer, the schema and the column table agree: every column of
  * GCB_RANK_COLUMNS is written (lateness and telemetry when a rank has
  * them, with null for the ranks that have none) and reads back. */
