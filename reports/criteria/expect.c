@@ -8,6 +8,7 @@
 #include "reports/criteria/expect.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,37 +71,39 @@ static bool sku_find(const char *model, struct gcb_sku *out,
  * that param, the next key: a p2p case's size is "bytes" as gcbench's
  * p2p writes it, "size" in converted and older documents) >= min_size
  * (where the figure reaches its plateau); a check's params are the
- * case's `keys`. */
+ * case's `keys`, its bound a minimum of `metric` in `unit`. */
 struct family {
   enum gcb_bench_kind bench;
-  const char *size_keys[3];
+  const char *unit, *metric; /* "per_rank", "min" */
   double min_size;
+  const char *size_keys[3];
   const char *keys[6];
   bool optional; /* no n/a check when the documents have no such case */
 };
 
 static const struct family gemm_family = {
-    GCB_BENCH_GEMM, {"m", NULL}, 4096, {"dtype", "m", "n", "k", NULL}, false};
+    GCB_BENCH_GEMM,           "GFLOP/s", "per_rank", 4096, {"m"},
+    {"dtype", "m", "n", "k"}, false};
 /* A burn's sustained figure (per rank: its median interval) against the
  * same GEMM peak: a GPU that cannot hold its share of the datasheet under
  * sustained load fails as a slow GEMM does. Only for runs that burned. */
 static const struct family burn_family = {
-    GCB_BENCH_BURN, {"m", NULL}, 4096, {"dtype", "m", "n", "k", NULL}, true};
-static const struct family membw_family = {GCB_BENCH_MEMBW,
-                                           {"bytes", NULL},
-                                           256.0 * (1 << 20),
-                                           {"kernel", "bytes", NULL},
-                                           false};
+    GCB_BENCH_BURN,           "GFLOP/s", "per_rank", 4096, {"m"},
+    {"dtype", "m", "n", "k"}, true};
+static const struct family membw_family = {
+    GCB_BENCH_MEMBW,     "GB/s", "per_rank", 256.0 * (1 << 20), {"bytes"},
+    {"kernel", "bytes"}, false};
 static const struct family pcie_family = {
-    GCB_BENCH_PCIE,
-    {"size", NULL},
-    64.0 * (1 << 20),
-    {"direction", "memory", "numa", "size", NULL},
+    GCB_BENCH_PCIE, "GB/s",
+    "per_rank",     64.0 * (1 << 20),
+    {"size"},       {"direction", "memory", "numa", "size"},
     false};
 static const struct family p2p_family = {GCB_BENCH_P2P,
-                                         {"size", "bytes", NULL},
+                                         "GB/s",
+                                         "min",
                                          16.0 * (1 << 20),
-                                         {"path", "size", "bytes", NULL},
+                                         {"size", "bytes"},
+                                         {"path", "size", "bytes"},
                                          false};
 
 #define MAX_FIXED 3
@@ -125,8 +128,6 @@ static const char *size_key_of(const struct family *fam,
 struct expectation {
   const struct family *fam;
   struct gcb_check_param fixed[MAX_FIXED]; /* strings, up to a NULL key */
-  const char *unit;
-  const char *metric; /* "per_rank", "min" */
   double limit;
   char what[160]; /* "GEMM bf16 per GPU >= 60% of 989 TFLOP/s (dense)" */
 };
@@ -188,11 +189,12 @@ static struct gcb_criterion *add_check(struct gcb_criteria *cr,
   if (k == NULL ||
       (k->bench = gcb_criteria_keep(cr, gcb_bench_kinds[e->fam->bench].name)) ==
           NULL ||
-      (k->unit = gcb_criteria_keep(cr, e->unit)) == NULL)
+      (k->unit = gcb_criteria_keep(cr, e->fam->unit)) == NULL)
     return NULL;
   gcb_view_copy(k->name, sizeof k->name, name);
-  k->bounds[0] = (struct gcb_bound){
-      .metric = gcb_metric_find(e->metric), .is_min = true, .limit = e->limit};
+  k->bounds[0] = (struct gcb_bound){.metric = gcb_metric_find(e->fam->metric),
+                                    .is_min = true,
+                                    .limit = e->limit};
   k->nbounds = 1;
   return k;
 }
@@ -249,82 +251,71 @@ static bool add_checks(struct gcb_criteria *cr, const struct expectation *e,
   return check_not_measured(cr, e);
 }
 
-static bool gemm_checks(struct gcb_criteria *cr, const struct gcb_sku *sku,
-                        const struct gcb_doc *docs, size_t ndocs,
-                        const struct family *fam) {
+/* The documents the expectations are checked against. */
+struct run {
+  struct gcb_criteria *cr;
+  const struct gcb_doc *docs;
+  size_t ndocs;
+};
+
+/* The checks of one expectation: a case of `fam` whose params `fixed`
+ * ("key", "value" pairs up to a NULL key) hold reaches `limit`; its
+ * wording is printf's of `fmt`. */
+__attribute__((format(printf, 5, 6))) static bool
+expect(const struct run *r, const struct family *fam, const char *const *fixed,
+       double limit, const char *fmt, ...) {
+  struct expectation e = {.fam = fam, .limit = limit};
+  for (size_t i = 0; fixed[2 * i] != NULL; i++)
+    e.fixed[i] =
+        (struct gcb_check_param){.key = fixed[2 * i], .str = fixed[2 * i + 1]};
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(e.what, sizeof e.what, fmt, ap);
+  va_end(ap);
+  return add_checks(r->cr, &e, r->docs, r->ndocs);
+}
+
+/* The SKU's figures as expectations: dense GEMM per dtype (and the burn's
+ * sustained GEMM against the same peak), memory triad, pinned PCIe copies
+ * each way, NVLink copies per pair. */
+static bool sku_checks(const struct run *r, const struct gcb_sku *sku) {
   double f = sku->frac_gemm;
-  for (size_t i = 0; i < sku->ngemm; i++) {
-    const struct gcb_sku_gemm *g = &sku->gemm[i];
-    struct expectation e = {.fam = fam,
-                            .fixed = {{.key = "dtype", .str = g->dtype}},
-                            .unit = "GFLOP/s",
-                            .metric = "per_rank",
-                            .limit = g->peak_tflops * 1e3 * f};
-    snprintf(e.what, sizeof e.what,
-             "%s %s per GPU >= %.0f%% of %g TFLOP/s (dense peak)",
-             fam == &burn_family ? "burn-in sustained GEMM" : "GEMM", g->dtype,
-             f * 100, g->peak_tflops);
-    if (!add_checks(cr, &e, docs, ndocs))
-      return false;
-  }
-  return true;
-}
-
-static bool membw_checks(struct gcb_criteria *cr, const struct gcb_sku *sku,
-                         const struct gcb_doc *docs, size_t ndocs) {
-  if (!sku->has_membw)
-    return true;
-  double f = sku->frac_membw, peak = sku->membw_peak_gbs;
-  struct expectation e = {.fam = &membw_family,
-                          .fixed = {{.key = "kernel", .str = "triad"}},
-                          .unit = "GB/s",
-                          .metric = "per_rank",
-                          .limit = peak * f};
-  snprintf(e.what, sizeof e.what,
-           "memory triad per GPU >= %.0f%% of %g GB/s (peak)", f * 100, peak);
-  return add_checks(cr, &e, docs, ndocs);
-}
-
-static bool pcie_checks(struct gcb_criteria *cr, const struct gcb_sku *sku,
-                        const struct gcb_doc *docs, size_t ndocs) {
-  if (!sku->has_pcie)
-    return true;
+  bool ok = true;
+  for (int burn = 0; burn < 2; burn++)
+    for (size_t i = 0; ok && i < sku->ngemm; i++) {
+      const struct gcb_sku_gemm *g = &sku->gemm[i];
+      ok = expect(r, burn ? &burn_family : &gemm_family,
+                  (const char *[]){"dtype", g->dtype, NULL},
+                  g->peak_tflops * 1e3 * f,
+                  "%s %s per GPU >= %.0f%% of %g TFLOP/s (dense peak)",
+                  burn ? "burn-in sustained GEMM" : "GEMM", g->dtype, f * 100,
+                  g->peak_tflops);
+    }
+  if (ok && sku->has_membw)
+    ok = expect(r, &membw_family, (const char *[]){"kernel", "triad", NULL},
+                sku->membw_peak_gbs * sku->frac_membw,
+                "memory triad per GPU >= %.0f%% of %g GB/s (peak)",
+                sku->frac_membw * 100, sku->membw_peak_gbs);
   int gen = (int)sku->pcie_gen, width = (int)sku->pcie_width;
-  double f = sku->frac_pcie, peak = gcb_pcie_link_gbps(gen, width);
+  double pcie = gcb_pcie_link_gbps(gen, width);
   static const char *const dirs[] = {"h2d", "d2h"};
-  for (size_t i = 0; i < 2; i++) {
-    struct expectation e = {.fam = &pcie_family,
-                            .fixed = {{.key = "direction", .str = dirs[i]},
-                                      {.key = "memory", .str = "pinned"}},
-                            .unit = "GB/s",
-                            .metric = "per_rank",
-                            .limit = peak * f};
-    snprintf(e.what, sizeof e.what,
-             "PCIe gen%d x%d %s, pinned, >= %.0f%% of %.1f GB/s", gen, width,
-             dirs[i], f * 100, peak);
-    if (!add_checks(cr, &e, docs, ndocs))
-      return false;
-  }
-  return true;
-}
-
-static bool nvlink_checks(struct gcb_criteria *cr, const struct gcb_sku *sku,
-                          const struct gcb_doc *docs, size_t ndocs) {
-  if (!sku->has_nvlink)
-    return true;
+  for (size_t i = 0; ok && sku->has_pcie && i < 2; i++)
+    ok =
+        expect(r, &pcie_family,
+               (const char *[]){"direction", dirs[i], "memory", "pinned", NULL},
+               pcie * sku->frac_pcie,
+               "PCIe gen%d x%d %s, pinned, >= %.0f%% of %.1f GB/s", gen, width,
+               dirs[i], sku->frac_pcie * 100, pcie);
   char path[16];
   /* The datasheets give both directions together; a copy moves one. */
-  double f = sku->frac_nvlink, one_way = sku->nvlink_total_gbs / 2;
+  double one_way = sku->nvlink_total_gbs / 2;
   snprintf(path, sizeof path, "NV%lld", sku->nvlink_links);
-  struct expectation e = {.fam = &p2p_family,
-                          .fixed = {{.key = "path", .str = path}},
-                          .unit = "GB/s",
-                          .metric = "min",
-                          .limit = one_way * f};
-  snprintf(e.what, sizeof e.what,
-           "NVLink %s per pair >= %.0f%% of %g GB/s each way", path, f * 100,
-           one_way);
-  return add_checks(cr, &e, docs, ndocs);
+  if (ok && sku->has_nvlink)
+    ok = expect(r, &p2p_family, (const char *[]){"path", path, NULL},
+                one_way * sku->frac_nvlink,
+                "NVLink %s per pair >= %.0f%% of %g GB/s each way", path,
+                sku->frac_nvlink * 100, one_way);
+  return ok;
 }
 
 enum gcb_status gcb_expect_builtin(const struct gcb_doc *docs, size_t ndocs,
@@ -357,11 +348,7 @@ enum gcb_status gcb_expect_builtin(const struct gcb_doc *docs, size_t ndocs,
   snprintf(title, sizeof title, "%s expectations, built in", sku.sku);
   struct gcb_criteria *cr = gcb_criteria_new("built-in expectations");
   bool ok = cr != NULL && (cr->name = gcb_criteria_keep(cr, title)) != NULL &&
-            gemm_checks(cr, &sku, docs, ndocs, &gemm_family) &&
-            gemm_checks(cr, &sku, docs, ndocs, &burn_family) &&
-            membw_checks(cr, &sku, docs, ndocs) &&
-            pcie_checks(cr, &sku, docs, ndocs) &&
-            nvlink_checks(cr, &sku, docs, ndocs);
+            sku_checks(&(struct run){cr, docs, ndocs}, &sku);
   if (!ok) {
     gcb_criteria_free(cr);
     return gcb_err_set(err, GCB_ENOMEM, "built-in expectations: out of memory");
