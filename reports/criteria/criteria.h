@@ -31,21 +31,18 @@ enum gcb_metric_at {
                        document names one, else the case */
 };
 
-/* A figure a check can bound, computed from a typed case (model.h) and,
- * for per-rank metrics, entry i of its per-rank columns (ranks NULL when
- * the case has none). */
+/* A figure a check can bound, computed from a typed case (model.h) of
+ * document doc (NULL: none) and, for per-rank metrics, entry i of its
+ * per-rank columns (where it has any). */
 struct gcb_metric {
   const char *name; /* "median", "per_rank", "imbalance_pct" */
   const char *what; /* for docs and messages */
   bool per_rank;    /* evaluated for each rank: failures name the rank */
   const char *unit; /* NULL: the case's unit */
-  double (*value)(const struct gcb_model_case *c,
-                  const struct gcb_model_columns *ranks, size_t i);
-  /* Optional, used instead of value when set: figures that join several
-   * cases of the document (the training patterns' parts), given the
-   * document (NULL: none) and the index of the rank's per-rank entry. */
-  double (*value_in)(const struct gcb_model *doc,
-                     const struct gcb_model_case *c, size_t i);
+  /* The document is for figures that join several of its cases (the
+   * training patterns' parts). */
+  double (*value)(const struct gcb_model *doc, const struct gcb_model_case *c,
+                  size_t i);
   /* A case-wide metric's miss (per_rank false): where it lies. Arrival
    * lateness and imbalance are what the document states of the case (of
    * its communicator); the rank it blames is its late rank, never the

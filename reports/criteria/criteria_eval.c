@@ -15,11 +15,11 @@
 #include "reports/document/ranks.h"
 
 /* A metric of case c: the same for every rank when read off its summary,
- * else of entry i of its per-rank columns r. */
+ * else of entry i of its per-rank columns. */
 #define METRIC(fn, expr)                                                       \
-  static double fn(const struct gcb_model_case *c,                             \
-                   const struct gcb_model_columns *r, size_t i) {              \
-    (void)r, (void)i;                                                          \
+  static double fn(const struct gcb_model *doc,                                \
+                   const struct gcb_model_case *c, size_t i) {                 \
+    (void)doc, (void)i;                                                        \
     return expr;                                                               \
   }
 
@@ -28,14 +28,14 @@ METRIC(m_mean, c->summary.mean)
 METRIC(m_min, c->summary.min)
 METRIC(m_max, c->summary.max)
 
-/* Per-rank metrics get r NULL for a case without per-rank entries (a tool
- * that reports only the average over ranks): the summary stands in. */
-METRIC(m_per_rank,
-       r != NULL ? gcb_model_col(c, GCB_RC_FIG_MEDIAN, i) : c->summary.median)
+/* A case without per-rank entries (a tool that reports only the average
+ * over ranks) has its summary stand in for the per-rank metrics. */
+METRIC(m_per_rank, c->ranks.n > 0 ? gcb_model_col(c, GCB_RC_FIG_MEDIAN, i)
+                                  : c->summary.median)
 METRIC(m_imbalance, c->summary.imbalance * 100)
 METRIC(m_cv, c->summary.mean > 0 ? c->summary.stdev / c->summary.mean * 100 : 0)
-METRIC(m_time_us, r != NULL ? gcb_model_col(c, GCB_RC_TIME_MEDIAN, i) * 1e6
-                            : c->summary.time_mean * 1e6)
+METRIC(m_time_us, c->ranks.n > 0 ? gcb_model_col(c, GCB_RC_TIME_MEDIAN, i) * 1e6
+                                 : c->summary.time_mean * 1e6)
 METRIC(m_wrong, c->summary.wrong)
 METRIC(m_busbw, c->summary.busbw)
 METRIC(m_algbw, c->summary.algbw)
@@ -52,59 +52,58 @@ METRIC(m_figure, c->kind == GCB_BENCH_IMPORTED ? c->summary.median : NAN)
  * and NAN never meets a bound: a busbw check on a gemm case fails loudly
  * rather than passing. */
 const struct gcb_metric gcb_metrics[] = {
-    {"median", "median over ranks of the figure", false, NULL, m_median, NULL,
+    {"median", "median over ranks of the figure", false, NULL, m_median,
      GCB_AT_CASE},
-    {"mean", "mean over ranks of the figure", false, NULL, m_mean, NULL,
-     GCB_AT_CASE},
-    {"min", "lowest rank's figure", false, NULL, m_min, NULL, GCB_AT_CASE},
-    {"max", "highest rank's figure", false, NULL, m_max, NULL, GCB_AT_CASE},
+    {"mean", "mean over ranks of the figure", false, NULL, m_mean, GCB_AT_CASE},
+    {"min", "lowest rank's figure", false, NULL, m_min, GCB_AT_CASE},
+    {"max", "highest rank's figure", false, NULL, m_max, GCB_AT_CASE},
     {"per_rank", "every rank's figure (failures name the rank)", true, NULL,
-     m_per_rank, NULL, GCB_AT_CASE},
+     m_per_rank, GCB_AT_CASE},
     {"imbalance_pct", "(max - mean) / max of per-rank times", false, "%",
-     m_imbalance, NULL, GCB_AT_LATE_RANK},
-    {"cv_pct", "stdev / mean of the ranks' figures", false, "%", m_cv, NULL,
+     m_imbalance, GCB_AT_LATE_RANK},
+    {"cv_pct", "stdev / mean of the ranks' figures", false, "%", m_cv,
      GCB_AT_CASE},
     {"time_us", "every rank's median time per operation", true, "us", m_time_us,
-     NULL, GCB_AT_CASE},
-    {"wrong", "wrong values, summed over ranks", false, "values", m_wrong, NULL,
+     GCB_AT_CASE},
+    {"wrong", "wrong values, summed over ranks", false, "values", m_wrong,
      GCB_AT_CASE},
     {"busbw", "bus bandwidth (collectives, nccl-tests)", false, "GB/s", m_busbw,
-     NULL, GCB_AT_CASE},
-    {"algbw", "algorithm bandwidth (collectives)", false, "GB/s", m_algbw, NULL,
+     GCB_AT_CASE},
+    {"algbw", "algorithm bandwidth (collectives)", false, "GB/s", m_algbw,
      GCB_AT_CASE},
     /* The lateness of the latest rank: its miss lies at that rank when the
      * case names it, as the diagnosis places it (issue 26). */
     {"late_us", "mean lateness of the latest rank (collectives)", false, "us",
-     m_late_us, NULL, GCB_AT_LATE_RANK},
+     m_late_us, GCB_AT_LATE_RANK},
     {"figure", "a figure as another tool printed it (imported cases)", false,
-     NULL, m_figure, NULL, GCB_AT_CASE},
+     NULL, m_figure, GCB_AT_CASE},
     /* Training patterns (docs/PATTERNS.md), on any part case of a
      * pattern variant (NAN elsewhere). */
     {"pattern_overlap_pct",
      "overlap per rank, 0-100 (pattern; none when not measurable)", true, "%",
-     NULL, gcb__m_pattern_overlap, GCB_AT_CASE},
+     gcb__m_pattern_overlap, GCB_AT_CASE},
     {"pattern_exposed_pct",
      "exposed communication share of the step per rank (pattern)", true, "%",
-     NULL, gcb__m_pattern_exposed, GCB_AT_CASE},
+     gcb__m_pattern_exposed, GCB_AT_CASE},
     {"pattern_compute_slowdown_pct",
-     "compute slowed by communication, per rank (pattern)", true, "%", NULL,
+     "compute slowed by communication, per rank (pattern)", true, "%",
      gcb__m_pattern_comp_slowdown, GCB_AT_CASE},
     {"pattern_comm_slowdown_pct",
-     "communication slowed by compute, per rank (pattern)", true, "%", NULL,
+     "communication slowed by compute, per rank (pattern)", true, "%",
      gcb__m_pattern_comm_slowdown, GCB_AT_CASE},
     {"pattern_bubble_pct", "pipeline bubble per rank (pattern pp)", true, "%",
-     NULL, gcb__m_pattern_bubble, GCB_AT_CASE},
+     gcb__m_pattern_bubble, GCB_AT_CASE},
     {"pattern_imbalance_pct", "step imbalance (max - mean) / max (pattern)",
-     false, "%", NULL, gcb__m_pattern_imbalance, GCB_AT_CASE},
+     false, "%", gcb__m_pattern_imbalance, GCB_AT_CASE},
     {"pattern_compute_imbalance_pct",
      "imbalance of compute within the step: the straggler's margin (pattern)",
-     false, "%", NULL, gcb__m_pattern_busy_imbalance, GCB_AT_CASE},
+     false, "%", gcb__m_pattern_busy_imbalance, GCB_AT_CASE},
     {"pattern_skew_cost_pct", "step slowdown under routing skew (pattern ep)",
-     false, "%", NULL, gcb__m_pattern_skew_cost, GCB_AT_CASE},
+     false, "%", gcb__m_pattern_skew_cost, GCB_AT_CASE},
     {"pattern_placement_cost_pct",
-     "step slowdown of tp across nodes (pattern tp, outer)", false, "%", NULL,
+     "step slowdown of tp across nodes (pattern tp, outer)", false, "%",
      gcb__m_pattern_placement_cost, GCB_AT_CASE},
-    {NULL, NULL, false, NULL, NULL, NULL, GCB_AT_CASE},
+    {NULL, NULL, false, NULL, NULL, GCB_AT_CASE},
 };
 
 const struct gcb_metric *gcb_metric_find(const char *name) {
@@ -246,55 +245,48 @@ static enum gcb_status miss(struct eval *ev, const struct gcb_bound *b,
   return GCB_OK;
 }
 
-/* Metric m of entry i of case c (ranks NULL: the case has none). */
-static double value_of(const struct gcb_metric *m, const struct gcb_model *doc,
-                       const struct gcb_model_case *c,
-                       const struct gcb_model_columns *ranks, size_t i) {
-  return m->value_in ? m->value_in(doc, c, i) : m->value(c, ranks, i);
-}
-
 static bool meets(const struct gcb_bound *b, double v) {
   return b->is_min ? v >= b->limit : v <= b->limit; /* NAN never meets */
 }
 
-/* A case-wide metric is one value; a per-rank one a value per entry. */
+/* How many values metric m has in case c: a case-wide metric one, a
+ * per-rank one a value per entry (one where the case has none). */
+static size_t values_in(const struct gcb_metric *m,
+                        const struct gcb_model_case *c) {
+  return m->per_rank && c->ranks.n > 0 ? c->ranks.n : 1;
+}
+
 static enum gcb_status eval_bound(struct eval *ev, const struct gcb_bound *b) {
-  const struct gcb_model_columns *per =
-      b->metric->per_rank && ev->c->ranks.n > 0 ? &ev->c->ranks : NULL;
+  bool per = b->metric->per_rank && ev->c->ranks.n > 0;
   enum gcb_status st = GCB_OK;
-  for (size_t i = 0; i < (per != NULL ? per->n : 1) && st == GCB_OK; i++) {
-    double v = value_of(b->metric, ev->m, ev->c, per, i);
+  for (size_t i = 0; i < values_in(b->metric, ev->c) && st == GCB_OK; i++) {
+    double v = b->metric->value(ev->m, ev->c, i);
     if (!meets(b, v))
-      st = miss(ev, b, v,
-                per != NULL ? gcb_model_col_rank(ev->c, i, (long long)i) : -1);
+      st =
+          miss(ev, b, v, per ? gcb_model_col_rank(ev->c, i, (long long)i) : -1);
   }
   return st;
 }
 
-static bool has_match(const struct gcb_criterion *k,
-                      const struct gcb_model *m) {
-  for (size_t i = 0; i < m->ncases; i++)
-    if (matches(k, &m->cases[i], m))
-      return true;
-  return false;
-}
-
-/* Whether the document measures the bound's metric in any case the check
- * matches: a source that does not (nccl-tests has no arrival skew, so no
- * late_us) cannot be judged on it, which is "n/a", not a failure. */
-static bool measured_in(const struct gcb_criterion *k,
-                        const struct gcb_bound *b, const struct gcb_model *m) {
+/* Whether any case of document m matches check k; measured[b]: whether
+ * the document measures bound b's metric in any of them. A source that
+ * does not (nccl-tests has no arrival skew, so no late_us) cannot be
+ * judged on it, which is "n/a", not a failure. */
+static bool survey(const struct gcb_criterion *k, const struct gcb_model *m,
+                   bool *measured) {
+  bool any = false;
   for (size_t i = 0; i < m->ncases; i++) {
     const struct gcb_model_case *c = &m->cases[i];
     if (!matches(k, c, m))
       continue;
-    const struct gcb_model_columns *per =
-        b->metric->per_rank && c->ranks.n > 0 ? &c->ranks : NULL;
-    for (size_t r = 0; r < (per != NULL ? per->n : 1); r++)
-      if (!isnan(value_of(b->metric, m, c, per, r)))
-        return true;
+    any = true;
+    for (size_t b = 0; b < k->nbounds; b++) {
+      const struct gcb_metric *mt = k->bounds[b].metric;
+      for (size_t r = 0; r < values_in(mt, c) && !measured[b]; r++)
+        measured[b] = !isnan(mt->value(m, c, r));
+    }
   }
-  return false;
+  return any;
 }
 
 static enum gcb_status not_applicable(struct eval *ev, const struct gcb_doc *d,
@@ -313,7 +305,7 @@ static enum gcb_status not_applicable(struct eval *ev, const struct gcb_doc *d,
   return GCB_OK;
 }
 
-static enum gcb_status eval_doc(struct eval *ev, const bool *na) {
+static enum gcb_status eval_doc(struct eval *ev, const bool *measured) {
   const struct gcb_criterion *k = &ev->cr->checks[ev->check];
   enum gcb_status st = GCB_OK;
   for (size_t i = 0; i < ev->m->ncases && st == GCB_OK; i++) {
@@ -323,7 +315,7 @@ static enum gcb_status eval_doc(struct eval *ev, const bool *na) {
     ev->c = c;
     ev->result->matched++;
     for (size_t b = 0; b < k->nbounds && st == GCB_OK; b++)
-      if (!na[b])
+      if (measured[b])
         st = eval_bound(ev, &k->bounds[b]);
   }
   return st;
@@ -334,17 +326,17 @@ static enum gcb_status eval_docs(struct eval *ev, const struct gcb_doc *docs,
   const struct gcb_criterion *k = &ev->cr->checks[ev->check];
   enum gcb_status st = GCB_OK;
   for (size_t d = 0; d < ndocs && st == GCB_OK; d++) {
-    bool na[GCB_MAX_BOUNDS] = {false};
+    bool measured[GCB_MAX_BOUNDS] = {false};
     ev->doc = (int)d;
     ev->m = docs[d].model;
+    bool matched = survey(k, ev->m, measured);
     for (size_t b = 0; b < k->nbounds && st == GCB_OK; b++) {
-      na[b] = !measured_in(k, &k->bounds[b], ev->m);
-      ev->judged[b] |= !na[b];
-      if (na[b] && has_match(k, ev->m))
+      ev->judged[b] |= measured[b];
+      if (!measured[b] && matched)
         st = not_applicable(ev, &docs[d], &k->bounds[b]);
     }
     if (st == GCB_OK)
-      st = eval_doc(ev, na);
+      st = eval_doc(ev, measured);
   }
   return st;
 }
