@@ -190,10 +190,6 @@ struct gcb_coll_env {
   const volatile double *deadline;
 };
 
-/* NCCL's integer version code (ncclGetVersion, NCCL_VERSION_CODE) as
- * "2.28.9"; "unknown" for a code <= 0. The suite's only decoder of it. */
-void gcb_coll_nccl_version_format(char *buf, size_t len, int code);
-
 /*
  * How the NCCL transport makes its communicators, from the header it was
  * built against, the loaded library's version and whether ncclCommSplit

@@ -47,6 +47,7 @@
 #include "collectives/data.h"
 #include "common/clock.h"
 #include "common/mpi_err.h"
+#include "common/nccl_version.h"
 
 #define GCB_NCCL_HAS(a, b, c) (NCCL_VERSION_CODE >= NCCL_VERSION(a, b, c))
 
@@ -377,7 +378,7 @@ static void nccl_version(char *buf, size_t len) {
   char number[32];
   if (ncclGetVersion(&v) != ncclSuccess)
     v = 0;
-  gcb_coll_nccl_version_format(number, sizeof number, v);
+  gcb_nccl_version_format(number, sizeof number, v);
   snprintf(buf, len, "NCCL %s", number);
 }
 

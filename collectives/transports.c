@@ -10,7 +10,6 @@
  * the decoding of NCCL's version codes (pure, in every build: the suite's
  * one copy; the results header and the NCCL transport use it).
  */
-#include <stdio.h>
 #include <string.h>
 
 #include "collectives/comm.h"
@@ -38,17 +37,6 @@ const struct gcb_coll_ops *gcb_coll_transport_find(const char *name) {
 bool gcb_coll_deadline_passed(const volatile double *deadline, double now) {
   double d = deadline != NULL ? *deadline : 0;
   return d > 0 && now > d;
-}
-
-/* nccl.h's NCCL_VERSION(X, Y, Z): X*1000 + Y*100 + Z up to 2.8,
- * X*10000 + Y*100 + Z from 2.9 (the first code of that form is 20900). */
-void gcb_coll_nccl_version_format(char *buf, size_t len, int code) {
-  int major_unit = code >= 10000 ? 10000 : 1000;
-  if (code <= 0)
-    snprintf(buf, len, "unknown");
-  else
-    snprintf(buf, len, "%d.%d.%d", code / major_unit, code % major_unit / 100,
-             code % 100);
 }
 
 struct gcb_coll_nccl_plan gcb_coll_nccl_plan(int header_code, int library_code,

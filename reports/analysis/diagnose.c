@@ -509,7 +509,7 @@ static bool at_network(const struct dx *x, const struct gcb_finding *f,
 /* Lateness and placement: a rank, or several ranks of one node. */
 static bool at_rank(const struct dx *x, const struct gcb_finding *f,
                     struct gcb_component *c, enum gcb_family *fam) {
-  *fam = f->kind->family; /* late-arrival: collectives; else placement */
+  *fam = family_of(x, f, GCB_FAM_RUN);
   if (f->where.doc < 0)
     return false;
   if (f->where.ranks[0] == '\0' && f->where.rank >= 0) {

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/nccl_version.h"
 #include "reports/document/topo_view.h"
 #include "reports/document/view.h"
 #include "reports/interop/interop_int.h"
@@ -40,14 +41,6 @@ static void op_name(const json_t *args, char *buf, size_t size) {
     if (base[i] != '_')
       buf[n++] = base[i];
   buf[n] = '\0';
-}
-
-/* NCCL's version code: X*10000 + Y*100 + Z from 2.9 on, X*1000 + Y*100 +
- * Z before. */
-static void nccl_version(long long code, char *buf, size_t size) {
-  long long per_major = code >= 10000 ? 10000 : 1000;
-  snprintf(buf, size, "%lld.%lld.%lld", code / per_major,
-           code % per_major / 100, code % 100);
 }
 
 struct nccl {
@@ -252,8 +245,8 @@ static enum gcb_status header(struct nccl *x, const json_t *root,
     gcb__conv_run_set(cv, "status", gcb__mvalue_string(m, "running"));
   gcb__conv_run_set(cv, "ranks", gcb__mvalue_int(x->ranks));
   if (ver != NULL) {
-    nccl_version(gcb__conv_ll(json_number_value(ver), 0), version,
-                 sizeof version);
+    gcb_nccl_version_format(version, sizeof version,
+                            gcb__conv_ll(json_number_value(ver), 0));
     gcb__conv_software(cv, "nccl", version);
   }
   x->warmup = gcb_view_int(config, "warmup_iters", 0);

@@ -129,7 +129,8 @@ Test(interop, nvbandwidth_matrices_become_copies_and_pairs) {
       continue;
     pairs++;
     bidir += strcmp(gcb_model_param_str(c, "direction"), "bidir") == 0;
-    if (gcb_model_param_num(c, "src") == 2 && gcb_model_param_num(c, "dst") == 6 &&
+    if (gcb_model_param_num(c, "src") == 2 &&
+        gcb_model_param_num(c, "dst") == 6 &&
         strcmp(gcb_model_param_str(c, "direction"), "uni") == 0) {
       cr_expect_float_eq(c->summary.median, 152.3, 1e-9);
       cr_expect_str_eq(gcb_model_param_str(c, "dst_bus_id"), "0000:cb:00.0");
@@ -305,6 +306,25 @@ Test(interop, structural_problems_name_the_field) {
   }
 }
 
+/* nccl_version 0 is no release (nccl-tests writes what ncclGetVersion
+ * gave): the library's version is unknown, not "0.0.0". */
+Test(interop, nccl_tests_version_zero_is_unknown) {
+  static const char text[] =
+      "{\"version\":2,\"nccl_version\":0,\"results\":[{\"size\":8,"
+      "\"count\":2,\"type\":\"float\",\"redop\":\"sum\",\"root\":\"-1\","
+      "\"out_of_place\":{\"time\":14.2,\"alg_bw\":0.0005,\"bus_bw\":0.001,"
+      "\"nwrong\":0}}]}";
+  struct gcb_results *r = NULL;
+  struct gcb_model *m = NULL;
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_interop_parse(text, strlen(text), "x.json", NULL, 0, &r, &m,
+                                 NULL, &err),
+               GCB_OK, "%s", err.msg);
+  cr_expect_str_eq(gcb_mvalue_get(&m->run.software, "nccl")->text, "unknown");
+  gcb_model_free(m);
+  gcb_results_free(r);
+}
+
 Test(interop, a_gcbench_document_reads_as_before) {
   struct loaded l;
   load(DATA("results-valid.json"), NULL, 0, &l);
@@ -469,9 +489,7 @@ Test(interop, a_log_without_validation_compares_clean_with_itself) {
   load(DATA("interop/superbench-nccl_allreduce.log"), NULL, 0, &b);
   const struct gcb_model_case *c = find_case(&b, "coll", "op", "allreduce");
   cr_assert_not_null(c);
-  cr_expect(
-      !c->validation.checked,
-      "no -c: not validated");
+  cr_expect(!c->validation.checked, "no -c: not validated");
   struct gcb_thresholds th;
   struct gcb_comparison cmp = {0};
   struct gcb_run_check rc;

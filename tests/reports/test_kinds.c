@@ -198,6 +198,40 @@ Test(kinds, a_row_without_a_grouping_is_counted_as_unexplained) {
   json_decref(doc);
 }
 
+/* A row grouped at a rank whose family is its case's: the root cause is
+ * of the case's family (gemm), not of no family at all. */
+Test(kinds, a_rank_row_of_its_case_family_takes_the_case_family) {
+  static const struct gcb_kind rank_hot = {
+      .id = GCB_KIND_EXTRA,
+      .name = "rank-hot",
+      .family = GCB_FAM_OF_CASE,
+      .rule = {rule_too_hot},
+      .thresholds = "",
+      .benches = GCB_BENCH_BIT(GCB_BENCH_GEMM),
+      .group = GCB_GROUP_RANK,
+  };
+  json_t *doc = fx_doc(4, 1, 8, "Test CPU");
+  const double figs[] = {1000, 1001, 1002, 1003};
+  fx_add_case(doc, fx_case("gemm", "fp32 1024", "{\"dtype\": \"fp32\"}",
+                           "GFLOP/s", figs, 4, 0.005, NULL));
+  struct gcb_doc docs[] = {fx_doc_of("run.json", doc)};
+  struct gcb_thresholds t;
+  struct gcb_err err = {0};
+  struct gcb_findings f = {0};
+  struct gcb_diagnosis d = {0};
+  gcb_thresholds_default(&t);
+  cr_assert_eq(gcb_analyze_kinds(&rank_hot, 1, docs, 1, &t, &f, &err), GCB_OK);
+  cr_assert_eq(f.n, 1);
+  cr_assert_eq(gcb_diagnose(docs, 1, &f, &t, &d, &err), GCB_OK, "%s", err.msg);
+  cr_assert_eq(d.n, 1);
+  cr_expect_eq(d.items[0].families, 1u << GCB_FAM_GEMM, "families %#x",
+               d.items[0].families);
+  gcb_diagnosis_free(&d);
+  gcb_findings_free(&f);
+  fx_doc_free(&docs[0]);
+  json_decref(doc);
+}
+
 /* A rule that reports a whole node (node 0, no rank). */
 static enum gcb_status rule_node_hot(const struct gcb__rule_ctx *cx) {
   struct gcb_finding *f = gcb__rule_push(cx, GCB_SEV_FAIL);

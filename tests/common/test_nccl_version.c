@@ -1,14 +1,14 @@
 /*
- * The one decoder of NCCL's version codes (collectives/transports.c):
+ * The one decoder of NCCL's version codes (common/nccl_version.c):
  * nccl.h's NCCL_VERSION(X, Y, Z) is X*1000 + Y*100 + Z up to 2.8 and
  * X*10000 + Y*100 + Z from 2.9; codes below are what real releases return
  * (2.8.4: 2804, 2.9.6: 20906, 2.28.9: 22809).
  */
 #include <criterion/criterion.h>
 
-#include "collectives/comm.h"
+#include "common/nccl_version.h"
 
-Test(coll_nccl_version, both_encodings) {
+Test(nccl_version, both_encodings) {
   static const struct {
     int code;
     const char *text;
@@ -19,13 +19,13 @@ Test(coll_nccl_version, both_encodings) {
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     char buf[32];
-    gcb_coll_nccl_version_format(buf, sizeof buf, cases[i].code);
+    gcb_nccl_version_format(buf, sizeof buf, cases[i].code);
     cr_expect_str_eq(buf, cases[i].text, "code %d", cases[i].code);
   }
 }
 
-Test(coll_nccl_version, truncates_safely) {
+Test(nccl_version, truncates_safely) {
   char buf[4];
-  gcb_coll_nccl_version_format(buf, sizeof buf, 22809);
+  gcb_nccl_version_format(buf, sizeof buf, 22809);
   cr_expect_str_eq(buf, "2.2");
 }
