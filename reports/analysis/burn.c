@@ -340,7 +340,7 @@ bool gcb_burn_rank_judge(const struct gcb_burn_timeline *tl, size_t r,
                          double min_drop, double k_noise,
                          struct gcb_burn_rank *out) {
   memset(out, 0, sizeof *out);
-  out->rank = -1;
+  out->rank = out->node = -1;
   out->onset = -1;
   out->onset_s = out->before = out->after = out->drop = NAN;
   out->sustained = out->peak = out->held = out->worst = out->noise = NAN;
@@ -405,7 +405,7 @@ void gcb_burn_doc_free(struct gcb_burn_doc *b) {
 /* Case c into *k, judged by t: false on ENOMEM. k->ranks stays NULL for
  * a case without a timeline to judge (no intervals, no rank, no
  * throughput). */
-static bool case_read(const struct gcb_model_case *c,
+static bool case_read(const struct gcb_model *m, const struct gcb_model_case *c,
                       const struct gcb_thresholds *t, struct gcb_burn_case *k) {
   *k = (struct gcb_burn_case){.bench_case = c, .index = c->index};
   if (c->timeline == NULL)
@@ -420,10 +420,13 @@ static bool case_read(const struct gcb_model_case *c,
   bool *slow = malloc(n * sizeof *slow);
   bool ok = x != NULL && slow != NULL;
   for (size_t r = 0; ok && r < n; r++) {
+    struct gcb_burn_rank *br = &k->ranks[r];
     ok = gcb_burn_rank_judge(&k->tl, r, t->slow_rank_pct / 100, t->outlier_mads,
-                             &k->ranks[r]);
-    k->ranks[r].rank = gcb_model_col_rank(c, r, (long long)r);
-    x[r] = k->ranks[r].sustained;
+                             br);
+    br->rank = gcb_model_col_rank(c, r, (long long)r);
+    const struct gcb_model_rank *mr = gcb_model_rank(m, br->rank);
+    br->node = mr != NULL ? mr->node : -1;
+    x[r] = br->sustained;
   }
   if (ok)
     gcb_analyze_slow(x, n, t, slow, &k->peers);
@@ -452,7 +455,7 @@ enum gcb_status gcb_burn_doc_read_model(const struct gcb_model *m,
     if (!gcb_burn_is_model_case(&m->cases[i]))
       continue;
     struct gcb_burn_case *k = &out->cases[out->n];
-    bool ok = case_read(&m->cases[i], t, k);
+    bool ok = case_read(m, &m->cases[i], t, k);
     if (k->ranks != NULL || !ok)
       out->n++; /* kept, or freed with the rest */
     if (!ok)

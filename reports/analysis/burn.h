@@ -63,7 +63,8 @@ const char *gcb_burn_cause_name(enum gcb_burn_cause c);
 
 /* One rank's series, judged on its own (gcb_burn_rank_judge). */
 struct gcb_burn_rank {
-  long long rank;    /* its MPI rank (gcb_burn_doc_read_model; else -1) */
+  long long rank;    /* its MPI rank and its node's index in the model */
+  long long node;    /* (gcb_burn_doc_read_model; else -1, -1) */
   size_t n;          /* intervals with a figure */
   double sustained;  /* median interval figure */
   double peak;       /* best interval */

@@ -40,12 +40,6 @@
 #define NODE_INTERVALS 5
 #define NODE_FRACTION 0.05
 
-/* One per_rank entry of the case. */
-struct entry {
-  long long node; /* its node index */
-  bool in_node;   /* its fall is its node's (burn-node) */
-};
-
 /* Everything the rules of one case share. */
 struct burn_case {
   const struct gcb__rule_ctx *cx;
@@ -55,9 +49,9 @@ struct burn_case {
   const struct gcb_burn_rank *ranks;  /* nranks, judged once */
   double peers;                       /* their median sustained figure */
   size_t nranks, nt;
-  struct entry *at; /* nranks */
-  bool gpu;         /* cuda: ranks are GPUs */
-  size_t nnodes;    /* of the document */
+  bool *in_node; /* nranks: its fall is its node's (burn-node) */
+  bool gpu;      /* cuda: ranks are GPUs */
+  size_t nnodes; /* of the document */
 };
 
 /* ---- words -------------------------------------------------------------- */
@@ -174,15 +168,11 @@ static enum gcb_status case_open(const struct gcb__rule_ctx *cx,
                           .peers = k->peers,
                           .nranks = n,
                           .nt = (size_t)k->tl.n};
-  b->at = calloc(n, sizeof *b->at);
-  if (b->at == NULL)
+  b->in_node = calloc(n + 1, sizeof *b->in_node);
+  if (b->in_node == NULL)
     return gcb_err_set(cx->err, GCB_ENOMEM, "analysis: out of memory");
   b->gpu = strcmp(b->c->backend, "cuda") == 0;
   b->nnodes = m->nnodes;
-  for (size_t i = 0; i < n; i++) {
-    const struct gcb_model_rank *r = gcb_model_rank(m, k->ranks[i].rank);
-    b->at[i].node = r != NULL ? r->node : -1;
-  }
   return GCB_OK;
 }
 
@@ -313,7 +303,7 @@ static bool node_falls(const struct burn_case *b, long long node, size_t *n) {
   bool all = true;
   *n = 0;
   for (size_t i = 0; i < b->nranks; i++) {
-    if (b->at[i].node != node)
+    if (b->ranks[i].node != node)
       continue;
     (*n)++;
     const struct gcb_burn_rank *r = &b->ranks[i];
@@ -335,7 +325,7 @@ static bool node_falls(const struct burn_case *b, long long node, size_t *n) {
 static size_t node_voice(const struct burn_case *b, long long node) {
   size_t votes[GCB_BURN_CAUSE_UNKNOWN + 1] = {0}, pick = 0;
   for (size_t i = 0; i < b->nranks; i++)
-    if (b->at[i].node == node)
+    if (b->ranks[i].node == node)
       votes[b->ranks[i].cause]++;
   enum gcb_burn_cause top = GCB_BURN_CAUSE_UNKNOWN;
   for (int k = GCB_BURN_CAUSE_CPU_TIME; k <= GCB_BURN_CAUSE_UNKNOWN; k++)
@@ -344,11 +334,11 @@ static size_t node_voice(const struct burn_case *b, long long node) {
   double best = INFINITY, mid = 0;
   size_t n = 0;
   for (size_t i = 0; i < b->nranks; i++)
-    if (b->at[i].node == node && b->ranks[i].cause == top)
+    if (b->ranks[i].node == node && b->ranks[i].cause == top)
       mid += b->ranks[i].drop, n++;
   mid /= (double)(n ? n : 1);
   for (size_t i = 0; i < b->nranks; i++)
-    if (b->at[i].node == node && b->ranks[i].cause == top &&
+    if (b->ranks[i].node == node && b->ranks[i].cause == top &&
         fabs(b->ranks[i].drop - mid) < best) {
       best = fabs(b->ranks[i].drop - mid);
       pick = i;
@@ -362,8 +352,8 @@ static enum gcb_status node_finding(struct burn_case *b, long long node,
   long long ids[256];
   size_t k = 0;
   for (size_t i = 0; i < b->nranks; i++)
-    if (b->at[i].node == node) {
-      b->at[i].in_node = true;
+    if (b->ranks[i].node == node) {
+      b->in_node[i] = true;
       drop += b->ranks[i].drop / (double)n;
       onset = b->ranks[i].onset_s < onset ? b->ranks[i].onset_s : onset;
       if (k < 256)
@@ -409,14 +399,14 @@ static enum gcb_status nodes(struct burn_case *b, bool report) {
   for (size_t i = 0; i < b->nranks && st == GCB_OK; i++) {
     /* A node is judged at its first rank, and only when that rank falls
      * (every rank must): a healthy run of 16,384 ranks stays linear. */
-    if (b->ranks[i].onset < 0 || b->at[i].node < 0)
+    if (b->ranks[i].onset < 0 || b->ranks[i].node < 0)
       continue;
     bool first = true;
     for (size_t j = 0; j < i && first; j++)
-      first = b->at[j].node != b->at[i].node;
+      first = b->ranks[j].node != b->ranks[i].node;
     size_t n;
-    if (first && node_falls(b, b->at[i].node, &n))
-      st = node_finding(b, b->at[i].node, n, report);
+    if (first && node_falls(b, b->ranks[i].node, &n))
+      st = node_finding(b, b->ranks[i].node, n, report);
   }
   return st;
 }
@@ -455,7 +445,7 @@ static enum gcb_status falloff(const struct burn_case *b, size_t i) {
 static enum gcb_status falloffs(struct burn_case *b) {
   enum gcb_status st = nodes(b, false);
   for (size_t i = 0; i < b->nranks && st == GCB_OK; i++)
-    if (b->ranks[i].onset >= 0 && !b->at[i].in_node)
+    if (b->ranks[i].onset >= 0 && !b->in_node[i])
       st = falloff(b, i);
   return st;
 }
@@ -543,7 +533,7 @@ static enum gcb_status one_case(const struct gcb__rule_ctx *cx,
     default:
       break;
     }
-  free(b.at);
+  free(b.in_node);
   return st;
 }
 

@@ -1470,11 +1470,11 @@ static void pattern_tables(struct gcb__tb *b) {
  * node), so the table and the findings agree. Figures come from the
  * timeline (reports/analysis/burn.h). */
 
-/* The worst burn finding about rank `rank` (on node `node`) of case c:
- * "fail", "warn" or NULL. */
+/* The worst burn finding about rank r (or its node) of case c: "fail",
+ * "warn" or NULL. */
 static const char *burn_class(const struct gcb__tb *b,
-                              const struct gcb_model_case *c, long long rank,
-                              long long node) {
+                              const struct gcb_model_case *c,
+                              const struct gcb_burn_rank *r) {
   int worst = -1;
   const struct gcb_findings *fs = b->rep->findings;
   for (size_t i = 0; fs != NULL && i < fs->n; i++) {
@@ -1483,8 +1483,8 @@ static const char *burn_class(const struct gcb__tb *b,
         f->kind->benches != GCB_BENCH_BIT(GCB_BENCH_BURN) ||
         f->severity == GCB_SEV_INFO)
       continue;
-    bool mine = f->kind->id == GCB_KIND_BURN_NODE ? f->where.node == node
-                                                  : f->where.rank == rank;
+    bool mine = f->kind->id == GCB_KIND_BURN_NODE ? f->where.node == r->node
+                                                  : f->where.rank == r->rank;
     if (mine && (int)f->severity > worst)
       worst = (int)f->severity;
   }
@@ -1510,7 +1510,7 @@ static void burn_row(struct gcb__tb *b, struct gcb_rtable *t, size_t d,
                      const struct gcb_burn_rank *r, double peers) {
   struct gcb_place p;
   gcb_model_place(model_of(b, d), r->rank, &p);
-  char **row = doc_row(b, t, burn_class(b, c, r->rank, p.node), d);
+  char **row = doc_row(b, t, burn_class(b, c, r), d);
   gcb__cell(b, row, 0, "%lld", r->rank);
   gcb__cell(b, row, 1, "%s", p.hostname[0] ? p.hostname : "-");
   gcb__cell_if(b, row, 2, p.gpu >= 0, "%lld", p.gpu);

@@ -349,6 +349,7 @@ Test(burn_report, a_ranks_errors_are_judged_with_it) {
   cr_expect_str_eq(gcb_burn_counters[0].short_name, "DBE");
   cr_expect_eq(gcb_burn_counters[0].sev, GCB_SEV_FAIL);
   cr_expect_eq(r[1].rank, 1);
+  cr_expect_eq(r[1].node, 0);
   cr_expect_eq(r[1].grew[0], 2, "double-bit");
   cr_expect_eq(r[1].grew_s[0], 50);
   cr_expect_eq(r[1].grew[2], 5, "single-bit");
