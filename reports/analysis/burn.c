@@ -31,8 +31,19 @@ static double start_of(const struct gcb_burn_timeline *tl, size_t i) {
   return gcb_burn_end_s(tl, (long)i) - tl->interval_s;
 }
 
-double gcb_burn_growth(const struct gcb_burn_timeline *tl,
-                       enum gcb_burn_series s, size_t r, double *when) {
+const struct gcb_burn_counter gcb_burn_counters[GCB_BURN_NCOUNTERS] = {
+    {GCB_BURN_ECC_DBE, "uncorrected (double-bit) ECC errors", "DBE",
+     GCB_SEV_FAIL},
+    {GCB_BURN_XID, "Xid events", "Xid", GCB_SEV_FAIL},
+    {GCB_BURN_ECC_SBE, "corrected (single-bit) ECC errors", "SBE",
+     GCB_SEV_WARN},
+    {GCB_BURN_PCIE_REPLAY, "PCIe replays", "replay", GCB_SEV_WARN},
+};
+
+/* How much counter s of rank r grew, and when it first did (burn.h,
+ * struct gcb_burn_rank's grew and grew_s). */
+static double growth(const struct gcb_burn_timeline *tl, enum gcb_burn_series s,
+                     size_t r, double *when) {
   double first = NAN, last = NAN;
   *when = NAN;
   for (size_t k = 0; k < (size_t)tl->n; k++) {
@@ -246,6 +257,25 @@ static void read_cause(const struct gcb_burn_timeline *tl, size_t r,
     out->cause = GCB_BURN_CAUSE_UNKNOWN;
 }
 
+/* Rank r's error counters and wrong products, into out. */
+static void read_errors(const struct gcb_burn_timeline *tl, size_t r,
+                        struct gcb_burn_rank *out) {
+  for (size_t k = 0; k < GCB_BURN_NCOUNTERS; k++)
+    out->grew[k] = growth(tl, gcb_burn_counters[k].s, r, &out->grew_s[k]);
+  out->wrong_s = NAN;
+  for (size_t i = 0; i < (size_t)tl->n; i++) {
+    double w = value_at(tl, GCB_BURN_WRONG, r, i);
+    double ch = value_at(tl, GCB_BURN_CHECKED, r, i);
+    out->checked += isnan(ch) ? 0 : ch;
+    if (!(w > 0))
+      continue;
+    out->wrong += w;
+    out->wrong_intervals++;
+    if (isnan(out->wrong_s))
+      out->wrong_s = start_of(tl, i);
+  }
+}
+
 /* Whether four fifths of x[from..n) are below mid. On the raw intervals
  * from the onset: a level that fell holds it; a few dips gathered at the
  * end of a burn, which the filter's shrunken window lets through, do not. */
@@ -310,6 +340,7 @@ bool gcb_burn_rank_judge(const struct gcb_burn_timeline *tl, size_t r,
                          double min_drop, double k_noise,
                          struct gcb_burn_rank *out) {
   memset(out, 0, sizeof *out);
+  out->rank = out->node = -1;
   out->onset = -1;
   out->onset_s = out->before = out->after = out->drop = NAN;
   out->sustained = out->peak = out->held = out->worst = out->noise = NAN;
@@ -325,6 +356,7 @@ bool gcb_burn_rank_judge(const struct gcb_burn_timeline *tl, size_t r,
     return false;
   }
   double *m = x + nt, *tmp = x + 2 * nt, *res = x + 3 * nt;
+  read_errors(tl, r, out);
   size_t n = compact_figure(tl, r, x, at);
   out->n = n;
   if (n > 0) {
@@ -370,10 +402,11 @@ void gcb_burn_doc_free(struct gcb_burn_doc *b) {
   memset(b, 0, sizeof *b);
 }
 
-/* Case c into *k: false on ENOMEM. k->ranks stays NULL for a case
- * without a timeline to judge (no intervals, no rank, no throughput). */
-static bool case_read(const struct gcb_model_case *c, double min_drop,
-                      double k_noise, struct gcb_burn_case *k) {
+/* Case c into *k, judged by t: false on ENOMEM. k->ranks stays NULL for
+ * a case without a timeline to judge (no intervals, no rank, no
+ * throughput). */
+static bool case_read(const struct gcb_model *m, const struct gcb_model_case *c,
+                      const struct gcb_thresholds *t, struct gcb_burn_case *k) {
   *k = (struct gcb_burn_case){.bench_case = c, .index = c->index};
   if (c->timeline == NULL)
     return true;
@@ -383,10 +416,25 @@ static bool case_read(const struct gcb_model_case *c, double min_drop,
     return true;
   if ((k->ranks = calloc(n, sizeof *k->ranks)) == NULL)
     return false;
-  for (size_t r = 0; r < n; r++)
-    if (!gcb_burn_rank_judge(&k->tl, r, min_drop, k_noise, &k->ranks[r]))
-      return false;
-  return true;
+  double *x = malloc(n * sizeof *x);
+  bool *slow = malloc(n * sizeof *slow);
+  bool ok = x != NULL && slow != NULL;
+  for (size_t r = 0; ok && r < n; r++) {
+    struct gcb_burn_rank *br = &k->ranks[r];
+    ok = gcb_burn_rank_judge(&k->tl, r, t->slow_rank_pct / 100, t->outlier_mads,
+                             br);
+    br->rank = gcb_model_col_rank(c, r, (long long)r);
+    const struct gcb_model_rank *mr = gcb_model_rank(m, br->rank);
+    br->node = mr != NULL ? mr->node : -1;
+    x[r] = br->sustained;
+  }
+  if (ok)
+    gcb_analyze_slow(x, n, t, slow, &k->peers);
+  for (size_t r = 0; ok && r < n; r++)
+    k->ranks[r].slow = slow[r];
+  free(x);
+  free(slow);
+  return ok;
 }
 
 enum gcb_status gcb_burn_doc_read_model(const struct gcb_model *m,
@@ -394,7 +442,8 @@ enum gcb_status gcb_burn_doc_read_model(const struct gcb_model *m,
                                         struct gcb_burn_doc *out,
                                         struct gcb_err *err) {
   *out = (struct gcb_burn_doc){.min_drop = t->slow_rank_pct / 100,
-                               .k_noise = t->outlier_mads};
+                               .k_noise = t->outlier_mads,
+                               .min_ranks = t->outlier_min_ranks};
   size_t n = 0;
   for (size_t i = 0; i < m->ncases; i++)
     n += gcb_burn_is_model_case(&m->cases[i]);
@@ -406,7 +455,7 @@ enum gcb_status gcb_burn_doc_read_model(const struct gcb_model *m,
     if (!gcb_burn_is_model_case(&m->cases[i]))
       continue;
     struct gcb_burn_case *k = &out->cases[out->n];
-    bool ok = case_read(&m->cases[i], out->min_drop, out->k_noise, k);
+    bool ok = case_read(m, &m->cases[i], t, k);
     if (k->ranks != NULL || !ok)
       out->n++; /* kept, or freed with the rest */
     if (!ok)
@@ -425,7 +474,7 @@ const struct gcb_burn_doc *gcb_burn_doc_of(const struct gcb_doc *doc,
   *own = (struct gcb_burn_doc){0};
   const struct gcb_burn_doc *b = doc->burn;
   if (b != NULL && b->min_drop == t->slow_rank_pct / 100 &&
-      b->k_noise == t->outlier_mads)
+      b->k_noise == t->outlier_mads && b->min_ranks == t->outlier_min_ranks)
     return b;
   if (doc->model == NULL) {
     gcb_err_set(err, GCB_EINPUT, "%s: no model to read burn cases from",

@@ -29,12 +29,17 @@
 #define GCB_BURN_HW_THERMAL 0x40ull
 #define GCB_BURN_HW_POWER_BRAKE 0x80ull
 
-/* How much cumulative series s (a counter) of rank r grew over the burn
- * (last reading minus first; readings of -1, not reported, skipped; 0
- * without any), and when it first grew: the start of that interval into
- * *when, NAN when it did not. */
-double gcb_burn_growth(const struct gcb_burn_timeline *tl,
-                       enum gcb_burn_series s, size_t r, double *when);
+/* The error counters a burn reads (cumulative series), worst first:
+ * what a sentence calls each, what a table cell calls it, and how bad its
+ * growth is. */
+#define GCB_BURN_NCOUNTERS 4
+struct gcb_burn_counter {
+  enum gcb_burn_series s;
+  const char *what;       /* "uncorrected (double-bit) ECC errors" */
+  const char *short_name; /* "DBE" */
+  enum gcb_severity sev;
+};
+extern const struct gcb_burn_counter gcb_burn_counters[GCB_BURN_NCOUNTERS];
 
 /* The median of series s of rank r over intervals [from, to), its gaps
  * left out (tmp: room for to - from values); NAN when it has none. */
@@ -58,6 +63,8 @@ const char *gcb_burn_cause_name(enum gcb_burn_cause c);
 
 /* One rank's series, judged on its own (gcb_burn_rank_judge). */
 struct gcb_burn_rank {
+  long long rank;    /* its MPI rank and its node's index in the model */
+  long long node;    /* (gcb_burn_doc_read_model; else -1, -1) */
   size_t n;          /* intervals with a figure */
   double sustained;  /* median interval figure */
   double peak;       /* best interval */
@@ -81,6 +88,16 @@ struct gcb_burn_rank {
   bool gpu_clock;               /* mhz_* are the SM clock, not the CPU's */
   double temp_after, power_before, power_after; /* medians; NAN */
   unsigned long long reasons; /* throttle reasons seen during the fall */
+  /* Each counter of gcb_burn_counters: how much it grew over the burn
+   * (last reading minus first; readings of -1, not reported, skipped; 0
+   * without any), and the start of the interval it first grew in (NAN). */
+  double grew[GCB_BURN_NCOUNTERS], grew_s[GCB_BURN_NCOUNTERS];
+  /* Products that differed from the first, summed over the intervals;
+   * products compared; intervals with a wrong one, the first's start. */
+  double wrong, checked, wrong_s;
+  size_t wrong_intervals;
+  bool slow; /* its sustained figure is below its peers' (slow-rank rule;
+                gcb_burn_doc_read_model, else false) */
 };
 
 /*
@@ -115,6 +132,7 @@ struct gcb_burn_case {
   size_t index;                /* its index in the document's cases[] */
   struct gcb_burn_timeline tl; /* its timeline: the model's (borrowed) */
   struct gcb_burn_rank *ranks; /* tl.nranks judgements, per_rank order */
+  double peers;                /* the median of their sustained figures */
 };
 
 /* The burn cases of one document that have a timeline to judge (some
@@ -124,12 +142,14 @@ struct gcb_burn_doc {
   struct gcb_burn_case *cases;
   size_t n;
   double min_drop, k_noise; /* slow_rank_pct / 100, outlier_mads */
+  double min_ranks;         /* outlier_min_ranks */
 };
 
 /*
  * Reads every burn case of the model m (the timelines its builder read,
  * model.h) and judges each rank with t's slow_rank_pct (the least fall)
- * and outlier_mads (the least fall in noise units). A burn case without a
+ * and outlier_mads (the least fall in noise units), and its sustained
+ * figure against its peers' by the slow-rank rule. A burn case without a
  * timeline is left out. The cases borrow from m, which must outlive *out.
  * GCB_ENOMEM (err set). Free with gcb_burn_doc_free, also after failure.
  */

@@ -40,13 +40,6 @@
 #define NODE_INTERVALS 5
 #define NODE_FRACTION 0.05
 
-/* One per_rank entry of the case. */
-struct entry {
-  long long rank; /* its MPI rank */
-  long long node; /* its node index */
-  bool in_node;   /* its fall is its node's (burn-node) */
-};
-
 /* Everything the rules of one case share. */
 struct burn_case {
   const struct gcb__rule_ctx *cx;
@@ -54,10 +47,11 @@ struct burn_case {
   const struct gcb_model_case *c;     /* the case, in m */
   const struct gcb_burn_timeline *tl; /* the case's, read once */
   const struct gcb_burn_rank *ranks;  /* nranks, judged once */
+  double peers;                       /* their median sustained figure */
   size_t nranks, nt;
-  struct entry *at; /* nranks */
-  bool gpu;         /* cuda: ranks are GPUs */
-  size_t nnodes;    /* of the document */
+  bool *in_node; /* nranks: its fall is its node's (burn-node) */
+  bool gpu;      /* cuda: ranks are GPUs */
+  size_t nnodes; /* of the document */
 };
 
 /* ---- words -------------------------------------------------------------- */
@@ -80,13 +74,14 @@ static void thousands(double x, char *buf, size_t size) {
 /* "GPU 3 (node01)", "rank 1", "rank 1 (node01)" on several nodes. */
 static void who(const struct burn_case *b, size_t i, char *buf, size_t size) {
   struct gcb_place p;
-  gcb_model_place(b->m, b->at[i].rank, &p);
+  long long rank = b->ranks[i].rank;
+  gcb_model_place(b->m, rank, &p);
   if (b->gpu && p.gpu >= 0)
     snprintf(buf, size, "GPU %lld (%s)", p.gpu, p.hostname);
   else if (b->nnodes > 1)
-    snprintf(buf, size, "rank %lld (%s)", b->at[i].rank, p.hostname);
+    snprintf(buf, size, "rank %lld (%s)", rank, p.hostname);
   else
-    snprintf(buf, size, "rank %lld", b->at[i].rank);
+    snprintf(buf, size, "rank %lld", rank);
 }
 
 /* "clocks 1,980 -> 1,410 MHz" when the rank's clock was read; "". */
@@ -170,18 +165,14 @@ static enum gcb_status case_open(const struct gcb__rule_ctx *cx,
                                                     : k->bench_case,
                           .tl = &k->tl,
                           .ranks = k->ranks,
+                          .peers = k->peers,
                           .nranks = n,
                           .nt = (size_t)k->tl.n};
-  b->at = calloc(n, sizeof *b->at);
-  if (b->at == NULL)
+  b->in_node = calloc(n + 1, sizeof *b->in_node);
+  if (b->in_node == NULL)
     return gcb_err_set(cx->err, GCB_ENOMEM, "analysis: out of memory");
   b->gpu = strcmp(b->c->backend, "cuda") == 0;
   b->nnodes = m->nnodes;
-  for (size_t i = 0; i < n; i++) {
-    b->at[i].rank = gcb_model_col_rank(b->c, i, (long long)i);
-    const struct gcb_model_rank *r = gcb_model_rank(m, b->at[i].rank);
-    b->at[i].node = r != NULL ? r->node : -1;
-  }
   return GCB_OK;
 }
 
@@ -189,7 +180,7 @@ static struct gcb_finding *push_at(const struct burn_case *b,
                                    enum gcb_severity sev, size_t i) {
   struct gcb_finding *f = gcb__rule_push_case(b->cx, sev, b->c, -1);
   if (f != NULL && i < b->nranks)
-    gcb_finding_at_model_rank(f, b->cx->index, b->m, b->at[i].rank);
+    gcb_finding_at_model_rank(f, b->cx->index, b->m, b->ranks[i].rank);
   return f;
 }
 
@@ -225,19 +216,8 @@ static double peers_at(const struct burn_case *b, size_t self, size_t from,
 
 static enum gcb_status silent_errors(const struct burn_case *b) {
   for (size_t i = 0; i < b->nranks; i++) {
-    double wrong = 0, checked = 0, first = NAN;
-    size_t intervals = 0;
-    for (size_t k = 0; k < b->nt; k++) {
-      double w = gcb_burn_value(b->tl, GCB_BURN_WRONG, (int)i, (long)k);
-      double ch = gcb_burn_value(b->tl, GCB_BURN_CHECKED, (int)i, (long)k);
-      checked += isnan(ch) ? 0 : ch;
-      if (!(w > 0))
-        continue;
-      wrong += w;
-      intervals++;
-      if (isnan(first))
-        first = gcb_burn_end_s(b->tl, (long)k) - b->tl->interval_s;
-    }
+    const struct gcb_burn_rank *r = &b->ranks[i];
+    double wrong = r->wrong, first = r->wrong_s;
     if (b->tl->v[GCB_BURN_WRONG] == NULL) { /* the per-rank validation */
       double w = gcb_model_col(b->c, GCB_RC_WRONG, i);
       wrong = isnan(w) ? 0 : (double)(long long)w;
@@ -252,13 +232,13 @@ static enum gcb_status silent_errors(const struct burn_case *b) {
     who(b, i, w, sizeof w);
     if (!isnan(first))
       gcb_burn_fmt_duration(first < 0 ? 0 : first, at, sizeof at);
-    if (checked > 0)
-      snprintf(of, sizeof of, " of %.0f compared", checked);
-    if (intervals > 0)
+    if (r->checked > 0)
+      snprintf(of, sizeof of, " of %.0f compared", r->checked);
+    if (r->wrong_intervals > 0)
       gcb_finding_explain(f,
                           "%s: %.0f wrong product(s)%s in %zu interval(s), "
                           "the first after %s: silent data corruption",
-                          w, wrong, of, intervals, at);
+                          w, wrong, of, r->wrong_intervals, at);
     else
       gcb_finding_explain(f, "%s: %.0f wrong product(s)%s during the burn", w,
                           wrong, of);
@@ -272,32 +252,24 @@ static enum gcb_status silent_errors(const struct burn_case *b) {
 /* ---- burn-counters ------------------------------------------------------ */
 
 static enum gcb_status counters(const struct burn_case *b) {
-  static const struct {
-    enum gcb_burn_series s;
-    const char *what;
-    enum gcb_severity sev;
-  } rows[] = {
-      {GCB_BURN_ECC_DBE, "uncorrected (double-bit) ECC errors", GCB_SEV_FAIL},
-      {GCB_BURN_XID, "Xid events", GCB_SEV_FAIL},
-      {GCB_BURN_ECC_SBE, "corrected (single-bit) ECC errors", GCB_SEV_WARN},
-      {GCB_BURN_PCIE_REPLAY, "PCIe replays", GCB_SEV_WARN},
-  };
   for (size_t i = 0; i < b->nranks; i++) {
+    const struct gcb_burn_rank *r = &b->ranks[i];
     char text[256] = "";
     size_t used = 0;
     enum gcb_severity sev = GCB_SEV_INFO;
     double worst = 0, first = NAN;
-    for (size_t k = 0; k < sizeof rows / sizeof *rows; k++) {
-      double when, d = gcb_burn_growth(b->tl, rows[k].s, i, &when);
+    for (size_t k = 0; k < GCB_BURN_NCOUNTERS; k++) {
+      const struct gcb_burn_counter *c = &gcb_burn_counters[k];
+      double d = r->grew[k], when = r->grew_s[k];
       if (!(d > 0))
         continue;
-      if (worst == 0) /* rows run from the worst kind down */
+      if (worst == 0) /* counters run from the worst kind down */
         worst = d;
-      sev = rows[k].sev > sev ? rows[k].sev : sev;
+      sev = c->sev > sev ? c->sev : sev;
       first = isnan(first) || when < first ? when : first;
       if (used < sizeof text)
         used += (size_t)snprintf(text + used, sizeof text - used, "%s%s +%.0f",
-                                 used ? ", " : "", rows[k].what, d);
+                                 used ? ", " : "", c->what, d);
     }
     if (sev == GCB_SEV_INFO)
       continue;
@@ -331,7 +303,7 @@ static bool node_falls(const struct burn_case *b, long long node, size_t *n) {
   bool all = true;
   *n = 0;
   for (size_t i = 0; i < b->nranks; i++) {
-    if (b->at[i].node != node)
+    if (b->ranks[i].node != node)
       continue;
     (*n)++;
     const struct gcb_burn_rank *r = &b->ranks[i];
@@ -353,7 +325,7 @@ static bool node_falls(const struct burn_case *b, long long node, size_t *n) {
 static size_t node_voice(const struct burn_case *b, long long node) {
   size_t votes[GCB_BURN_CAUSE_UNKNOWN + 1] = {0}, pick = 0;
   for (size_t i = 0; i < b->nranks; i++)
-    if (b->at[i].node == node)
+    if (b->ranks[i].node == node)
       votes[b->ranks[i].cause]++;
   enum gcb_burn_cause top = GCB_BURN_CAUSE_UNKNOWN;
   for (int k = GCB_BURN_CAUSE_CPU_TIME; k <= GCB_BURN_CAUSE_UNKNOWN; k++)
@@ -362,11 +334,11 @@ static size_t node_voice(const struct burn_case *b, long long node) {
   double best = INFINITY, mid = 0;
   size_t n = 0;
   for (size_t i = 0; i < b->nranks; i++)
-    if (b->at[i].node == node && b->ranks[i].cause == top)
+    if (b->ranks[i].node == node && b->ranks[i].cause == top)
       mid += b->ranks[i].drop, n++;
   mid /= (double)(n ? n : 1);
   for (size_t i = 0; i < b->nranks; i++)
-    if (b->at[i].node == node && b->ranks[i].cause == top &&
+    if (b->ranks[i].node == node && b->ranks[i].cause == top &&
         fabs(b->ranks[i].drop - mid) < best) {
       best = fabs(b->ranks[i].drop - mid);
       pick = i;
@@ -380,12 +352,12 @@ static enum gcb_status node_finding(struct burn_case *b, long long node,
   long long ids[256];
   size_t k = 0;
   for (size_t i = 0; i < b->nranks; i++)
-    if (b->at[i].node == node) {
-      b->at[i].in_node = true;
+    if (b->ranks[i].node == node) {
+      b->in_node[i] = true;
       drop += b->ranks[i].drop / (double)n;
       onset = b->ranks[i].onset_s < onset ? b->ranks[i].onset_s : onset;
       if (k < 256)
-        ids[k++] = b->at[i].rank;
+        ids[k++] = b->ranks[i].rank;
     }
   if (!report)
     return GCB_OK;
@@ -427,14 +399,14 @@ static enum gcb_status nodes(struct burn_case *b, bool report) {
   for (size_t i = 0; i < b->nranks && st == GCB_OK; i++) {
     /* A node is judged at its first rank, and only when that rank falls
      * (every rank must): a healthy run of 16,384 ranks stays linear. */
-    if (b->ranks[i].onset < 0 || b->at[i].node < 0)
+    if (b->ranks[i].onset < 0 || b->ranks[i].node < 0)
       continue;
     bool first = true;
     for (size_t j = 0; j < i && first; j++)
-      first = b->at[j].node != b->at[i].node;
+      first = b->ranks[j].node != b->ranks[i].node;
     size_t n;
-    if (first && node_falls(b, b->at[i].node, &n))
-      st = node_finding(b, b->at[i].node, n, report);
+    if (first && node_falls(b, b->ranks[i].node, &n))
+      st = node_finding(b, b->ranks[i].node, n, report);
   }
   return st;
 }
@@ -473,7 +445,7 @@ static enum gcb_status falloff(const struct burn_case *b, size_t i) {
 static enum gcb_status falloffs(struct burn_case *b) {
   enum gcb_status st = nodes(b, false);
   for (size_t i = 0; i < b->nranks && st == GCB_OK; i++)
-    if (b->ranks[i].onset >= 0 && !b->at[i].in_node)
+    if (b->ranks[i].onset >= 0 && !b->in_node[i])
       st = falloff(b, i);
   return st;
 }
@@ -516,19 +488,8 @@ static enum gcb_status sustained_finding(const struct burn_case *b, size_t i,
 }
 
 static enum gcb_status sustained(const struct burn_case *b) {
-  size_t n = b->nranks;
-  double *x = malloc((n + 1) * sizeof *x);
-  bool *slow = malloc((n + 1) * sizeof *slow);
   enum gcb_status st = GCB_OK;
-  if (x == NULL || slow == NULL) {
-    st = gcb_err_set(b->cx->err, GCB_ENOMEM, "analysis: out of memory");
-    goto done;
-  }
-  for (size_t i = 0; i < n; i++)
-    x[i] = b->ranks[i].sustained;
-  double median;
-  gcb_analyze_slow(x, n, b->cx->t, slow, &median);
-  for (size_t i = 0; i < n && st == GCB_OK; i++) {
+  for (size_t i = 0; i < b->nranks && st == GCB_OK; i++) {
     const struct gcb_burn_rank *r = &b->ranks[i];
     if (r->onset >= 0 || r->n < 8)
       continue; /* its fall says more */
@@ -539,12 +500,9 @@ static enum gcb_status sustained(const struct burn_case *b) {
      * in some intervals and not in others throttles, it is not slow. */
     if (r->since_held < r->held * (1 - limit))
       st = sustained_finding(b, i, r->held, false);
-    else if (slow[i])
-      st = sustained_finding(b, i, median, true);
+    else if (r->slow)
+      st = sustained_finding(b, i, b->peers, true);
   }
-done:
-  free(x);
-  free(slow);
   return st;
 }
 
@@ -575,7 +533,7 @@ static enum gcb_status one_case(const struct gcb__rule_ctx *cx,
     default:
       break;
     }
-  free(b.at);
+  free(b.in_node);
   return st;
 }
 

@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "reports/analysis/analyze.h"
 #include "reports/analysis/burn.h"
 #include "reports/analysis/diagnose.h"
 #include "reports/document/model.h"
@@ -61,25 +60,14 @@ static size_t panels_of(const struct gcb_burn_timeline *tl, const char *unit,
 
 /* The outlier ranks (indices), at most MAX_OUTLIERS: a fall first, then
  * the slow-rank rule on the sustained figures. */
-static size_t outliers(const struct gcb_burn_rank *r, size_t n,
-                       const struct gcb_thresholds *t, size_t *out) {
+static size_t outliers(const struct gcb_burn_rank *r, size_t n, size_t *out) {
   size_t k = 0;
   for (size_t i = 0; i < n && k < MAX_OUTLIERS; i++)
     if (r[i].onset >= 0)
       out[k++] = i;
-  double *x = malloc((n + 1) * sizeof *x);
-  bool *slow = malloc((n + 1) * sizeof *slow);
-  if (x != NULL && slow != NULL) {
-    double median;
-    for (size_t i = 0; i < n; i++)
-      x[i] = r[i].sustained;
-    gcb_analyze_slow(x, n, t, slow, &median);
-    for (size_t i = 0; i < n && k < MAX_OUTLIERS; i++)
-      if (slow[i] && r[i].onset < 0)
-        out[k++] = i;
-  }
-  free(x);
-  free(slow);
+  for (size_t i = 0; i < n && k < MAX_OUTLIERS; i++)
+    if (r[i].slow && r[i].onset < 0)
+      out[k++] = i;
   return k;
 }
 
@@ -120,7 +108,7 @@ static void data_block(struct gcb__plotter *p, size_t id, size_t panel,
 
 static void panel_plot(struct gcb__plotter *p, size_t id, size_t panel,
                        const struct gcb_burn_timeline *tl,
-                       const struct gcb_model *m, const long long *rank_id,
+                       const struct gcb_model *m, const struct gcb_burn_rank *r,
                        const size_t *out, size_t nout, bool legend) {
   fprintf(p->f, "plot ");
   if (tl->nranks <= THIN_RANKS)
@@ -133,12 +121,13 @@ static void panel_plot(struct gcb__plotter *p, size_t id, size_t panel,
   for (size_t k = 0; k < nout; k++) {
     struct gcb_place pl;
     char raw[160], label[160];
-    gcb_model_place(m, rank_id[out[k]], &pl);
+    long long rank = r[out[k]].rank;
+    gcb_model_place(m, rank, &pl);
     if (pl.gpu >= 0)
-      snprintf(raw, sizeof raw, "rank %lld (GPU %lld %s)", rank_id[out[k]],
-               pl.gpu, pl.hostname);
+      snprintf(raw, sizeof raw, "rank %lld (GPU %lld %s)", rank, pl.gpu,
+               pl.hostname);
     else
-      snprintf(raw, sizeof raw, "rank %lld (%s)", rank_id[out[k]], pl.hostname);
+      snprintf(raw, sizeof raw, "rank %lld (%s)", rank, pl.hostname);
     gcb__plot_label(raw, label, sizeof label);
     fprintf(p->f, ", $burn%zu_%zu using 1:%zu with lines lw 1.8 lc rgb '%s' ",
             id, panel, out[k] + 3, colours[k]);
@@ -158,14 +147,11 @@ static void timeline_plot(struct gcb__plotter *p, const struct gcb_model *m,
   size_t np = panels_of(tl, c->unit, panels);
   size_t out[MAX_OUTLIERS];
   size_t nranks = (size_t)tl->nranks;
-  size_t nout = outliers(r, nranks, p->t, out);
-  long long *rank_id = malloc((nranks + 1) * sizeof *rank_id);
+  size_t nout = outliers(r, nranks, out);
   double *tmp = malloc((nranks + 1) * sizeof *tmp);
-  p->oom |= rank_id == NULL || tmp == NULL;
+  p->oom |= tmp == NULL;
   if (p->oom)
     goto done;
-  for (size_t i = 0; i < nranks; i++)
-    rank_id[i] = gcb_model_col_rank(c, i, (long long)i);
   char title[224], label[160];
   gcb_model_case_title(c, label, sizeof label);
   const char *what = strncmp(label, "burn: ", 6) == 0 ? label + 6 : label;
@@ -203,14 +189,13 @@ static void timeline_plot(struct gcb__plotter *p, const struct gcb_model *m,
     if (k + 1 == np)
       fprintf(p->f, "set xlabel '%s since the start'\n",
               xscale > 1 ? "minutes" : "seconds");
-    panel_plot(p, id, k, tl, m, rank_id, out, nout, k == 0);
+    panel_plot(p, id, k, tl, m, r, out, nout, k == 0);
     if (k == 0)
       fprintf(p->f, "unset key\n");
   }
   fprintf(p->f, "unset multiplot\n");
   gcb__plot_size(p, 0, 0);
 done:
-  free(rank_id);
   free(tmp);
 }
 

@@ -1470,11 +1470,11 @@ static void pattern_tables(struct gcb__tb *b) {
  * node), so the table and the findings agree. Figures come from the
  * timeline (reports/analysis/burn.h). */
 
-/* The worst burn finding about rank `rank` (on node `node`) of case c:
- * "fail", "warn" or NULL. */
+/* The worst burn finding about rank r (or its node) of case c: "fail",
+ * "warn" or NULL. */
 static const char *burn_class(const struct gcb__tb *b,
-                              const struct gcb_model_case *c, long long rank,
-                              long long node) {
+                              const struct gcb_model_case *c,
+                              const struct gcb_burn_rank *r) {
   int worst = -1;
   const struct gcb_findings *fs = b->rep->findings;
   for (size_t i = 0; fs != NULL && i < fs->n; i++) {
@@ -1483,8 +1483,8 @@ static const char *burn_class(const struct gcb__tb *b,
         f->kind->benches != GCB_BENCH_BIT(GCB_BENCH_BURN) ||
         f->severity == GCB_SEV_INFO)
       continue;
-    bool mine = f->kind->id == GCB_KIND_BURN_NODE ? f->where.node == node
-                                                  : f->where.rank == rank;
+    bool mine = f->kind->id == GCB_KIND_BURN_NODE ? f->where.node == r->node
+                                                  : f->where.rank == r->rank;
     if (mine && (int)f->severity > worst)
       worst = (int)f->severity;
   }
@@ -1492,45 +1492,26 @@ static const char *burn_class(const struct gcb__tb *b,
 }
 
 /* "DBE +2, SBE +5" for the counters of rank r that grew; "-". */
-static void counters_text(const struct gcb_burn_timeline *tl, size_t r,
-                          char *buf, size_t size) {
-  static const struct {
-    enum gcb_burn_series s;
-    const char *name;
-  } rows[] = {{GCB_BURN_ECC_DBE, "DBE"},
-              {GCB_BURN_XID, "Xid"},
-              {GCB_BURN_ECC_SBE, "SBE"},
-              {GCB_BURN_PCIE_REPLAY, "replay"}};
+static void counters_text(const struct gcb_burn_rank *r, char *buf,
+                          size_t size) {
   size_t used = 0;
   buf[0] = '\0';
-  for (size_t k = 0; k < sizeof rows / sizeof *rows && used < size; k++) {
-    double when, d = gcb_burn_growth(tl, rows[k].s, r, &when);
-    if (d > 0)
+  for (size_t k = 0; k < GCB_BURN_NCOUNTERS && used < size; k++)
+    if (r->grew[k] > 0)
       used += (size_t)snprintf(buf + used, size - used, "%s%s +%.0f",
-                               used ? ", " : "", rows[k].name, d);
-  }
+                               used ? ", " : "",
+                               gcb_burn_counters[k].short_name, r->grew[k]);
   if (used == 0)
     snprintf(buf, size, "-");
 }
 
-static double wrong_of(const struct gcb_burn_timeline *tl, size_t r) {
-  double w = 0;
-  for (long i = 0; i < tl->n; i++) {
-    double v = gcb_burn_value(tl, GCB_BURN_WRONG, (int)r, i);
-    w += v > 0 ? v : 0;
-  }
-  return w;
-}
-
 static void burn_row(struct gcb__tb *b, struct gcb_rtable *t, size_t d,
                      const struct gcb_model_case *c,
-                     const struct gcb_burn_timeline *tl, size_t i,
-                     const struct gcb_burn_rank *r, long long rank,
-                     double peers) {
+                     const struct gcb_burn_rank *r, double peers) {
   struct gcb_place p;
-  gcb_model_place(model_of(b, d), rank, &p);
-  char **row = doc_row(b, t, burn_class(b, c, rank, p.node), d);
-  gcb__cell(b, row, 0, "%lld", rank);
+  gcb_model_place(model_of(b, d), r->rank, &p);
+  char **row = doc_row(b, t, burn_class(b, c, r), d);
+  gcb__cell(b, row, 0, "%lld", r->rank);
   gcb__cell(b, row, 1, "%s", p.hostname[0] ? p.hostname : "-");
   gcb__cell_if(b, row, 2, p.gpu >= 0, "%lld", p.gpu);
   gcb__cell_figure(b, row, 3, r->sustained, NAN, c->unit);
@@ -1543,8 +1524,8 @@ static void burn_row(struct gcb__tb *b, struct gcb_rtable *t, size_t d,
   gcb__cell_if(b, row, 7, fell, "%s", text);
   gcb__cell_pct(b, row, 8, fell ? -r->drop : NAN, true);
   gcb__cell_if(b, row, 9, fell, "%s", gcb_burn_cause_name(r->cause));
-  gcb__cell(b, row, 10, "%.0f", wrong_of(tl, i));
-  counters_text(tl, i, text, sizeof text);
+  gcb__cell(b, row, 10, "%.0f", r->wrong);
+  counters_text(r, text, sizeof text);
   gcb__cell(b, row, 11, "%s", text);
 }
 
@@ -1555,16 +1536,6 @@ static void burn_table(struct gcb__tb *b, size_t d,
       "vs peers", "onset", "drop", "cause", "wrong",     "counters", NULL};
   const struct gcb_model_case *c = &model_of(b, d)->cases[k->index];
   const struct gcb_burn_timeline *tl = &k->tl;
-  const struct gcb_burn_rank *r = k->ranks;
-  size_t n = (size_t)tl->nranks;
-  double *sus = calloc(n + 1, sizeof *sus);
-  if (sus == NULL) {
-    b->oom = true;
-    return;
-  }
-  for (size_t i = 0; i < n; i++)
-    sus[i] = r[i].sustained;
-  double peers = gcb_stats_median(sus, n);
   char id[48], title[288], label[160], span[32];
   gcb_model_case_title(c, label, sizeof label);
   const char *what = strncmp(label, "burn: ", 6) == 0 ? label + 6 : label;
@@ -1578,10 +1549,8 @@ static void burn_table(struct gcb__tb *b, size_t d,
       "onset, drop and cause of a fall that stays down, wrong products "
       "and the error counters that grew (docs/REPORTS.md, Burn-in)",
       h + 1 - run_col(b));
-  for (size_t i = 0; t != NULL && i < n; i++)
-    burn_row(b, t, d, c, tl, i, &r[i], gcb_model_col_rank(c, i, (long long)i),
-             peers);
-  free(sus);
+  for (size_t i = 0; t != NULL && i < (size_t)tl->nranks; i++)
+    burn_row(b, t, d, c, &k->ranks[i], k->peers);
 }
 
 static void burn_tables(struct gcb__tb *b) {

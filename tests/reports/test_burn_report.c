@@ -327,6 +327,55 @@ Test(burn_report, counters_dbe_and_xid_fail_sbe_and_replays_warn) {
   free(b);
 }
 
+/* The errors of a rank are judged once, with its other figures, for the
+ * rules, the table and the plot to read. */
+Test(burn_report, a_ranks_errors_are_judged_with_it) {
+  struct bx *b = bx_new(4, 1, 120, 1, true, 22, 0.03);
+  bx_count(b, BX_DBE, 1, 50, 2);
+  bx_count(b, BX_SBE, 1, 40, 5);
+  bx_count(b, BX_REPLAY, 3, 80, 40);
+  bx_wrong(b, 2, 95.5, 3);
+  bx_wrong(b, 2, 100.5, 1);
+  json_t *doc = bx_doc(b);
+  struct gcb_thresholds t;
+  gcb_thresholds_default(&t);
+  struct gcb_doc d = fx_doc_of("burn.json", doc);
+  struct gcb_burn_doc bd;
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_burn_doc_read_model(d.model, &t, &bd, &err), GCB_OK, "%s",
+               err.msg);
+  cr_assert_eq(bd.n, 1);
+  const struct gcb_burn_rank *r = bd.cases[0].ranks;
+  cr_expect_str_eq(gcb_burn_counters[0].short_name, "DBE");
+  cr_expect_eq(gcb_burn_counters[0].sev, GCB_SEV_FAIL);
+  cr_expect_eq(r[1].rank, 1);
+  cr_expect_eq(r[1].node, 0);
+  cr_expect_eq(r[1].grew[0], 2, "double-bit");
+  cr_expect_eq(r[1].grew_s[0], 50);
+  cr_expect_eq(r[1].grew[2], 5, "single-bit");
+  cr_expect_eq(r[1].grew_s[2], 40);
+  cr_expect_eq(r[1].grew[1], 0, "no Xid");
+  cr_expect(isnan(r[1].grew_s[1]));
+  cr_expect_eq(r[3].grew[3], 40, "PCIe replays");
+  cr_expect_eq(r[2].wrong, 4);
+  cr_expect_eq(r[2].wrong_intervals, 2);
+  cr_expect_eq(r[2].wrong_s, 95);
+  cr_expect_eq(r[2].checked, 7680);
+  cr_expect_eq(r[0].wrong, 0);
+  cr_expect(isnan(r[0].wrong_s));
+  cr_expect(!r[0].slow && !r[2].slow, "no rank is slow");
+  cr_expect(bd.cases[0].peers > 0);
+  struct gcb_burn_doc own;
+  d.burn = &bd;
+  t.outlier_min_ranks += 1; /* the slow-rank rule judged otherwise */
+  cr_expect_eq(gcb_burn_doc_of(&d, &t, &own, &err), &own, "read anew");
+  gcb_burn_doc_free(&own);
+  gcb_burn_doc_free(&bd);
+  fx_doc_free(&d);
+  json_decref(doc);
+  free(b);
+}
+
 Test(burn_report, counters_that_were_never_read_say_nothing) {
   struct bx *b = bx_new(2, 1, 60, 1, true, 23, 0);
   for (int i = 0; i < 60; i++)
@@ -423,8 +472,7 @@ Test(burn_report, a_rank_that_steps_up_and_stays_up_holds_its_peak) {
                     x.f.items[i].where.rank != 0,
                 "seed %u step at %d: %s", seed, at, why);
     cr_expect_eq(count_kind(&x, "burn-falloff"), 1, "seed %u: %s", seed, why);
-    cr_expect_eq(count_kind(&x, "burn-sustained"), 0, "seed %u: %s", seed,
-                 why);
+    cr_expect_eq(count_kind(&x, "burn-sustained"), 0, "seed %u: %s", seed, why);
     done(&x);
     free(b);
   }
