@@ -39,25 +39,6 @@ bool gcb_renderer_applies(const struct gcb_renderer *r,
 
 /* ---- escaping ----------------------------------------------------------- */
 
-/* Where escaped text goes: a stream, or the rows being put together in
- * memory (render_rows.h), whose buffer takes the runs that need no
- * escaping as they are. */
-struct sink {
-  FILE *f;
-  struct gcb__rows *rows; /* NULL: f */
-};
-
-static void put(const struct sink *o, const char *s, size_t n) {
-  if (o->rows != NULL)
-    gcb__rows_putn(o->rows, s, n);
-  else
-    fwrite(s, 1, n, o->f);
-}
-
-static void put_str(const struct sink *o, const char *s) {
-  put(o, s, strlen(s));
-}
-
 /* What an escaper writes for the character of k bytes at c (k > 0, valid
  * UTF-8); NULL when it goes out as it is. buf has room for 3 bytes. */
 typedef const char *escape_fn(const char *c, size_t k, char *buf);
@@ -72,7 +53,7 @@ typedef bool plain_fn(unsigned char b);
  * output carries raw invalid bytes (input text need not be UTF-8: a file
  * name, a label from a foreign tool). Inline, so that each escaper's
  * plain() is compiled into its own copy of the loop. */
-static inline void escape_text(const struct sink *out, const char *s,
+static inline void escape_text(struct gcb__rows *out, const char *s,
                                plain_fn *plain, escape_fn *esc) {
   char buf[3];
   const char *run = s;
@@ -87,12 +68,12 @@ static inline void escape_text(const struct sink *out, const char *s,
       s += k;
       continue;
     }
-    put(out, run, (size_t)(s - run));
-    put_str(out, with);
+    gcb__rows_putn(out, run, (size_t)(s - run));
+    gcb__rows_put(out, with);
     s += k ? k : 1;
     run = s;
   }
-  put(out, run, (size_t)(s - run));
+  gcb__rows_putn(out, run, (size_t)(s - run));
 }
 
 static inline bool xml_plain(unsigned char b) {
@@ -119,12 +100,8 @@ static const char *xml_char(const char *c, size_t k, char *buf) {
   return b < 0x20 && b != '\t' && b != '\n' ? "?" : NULL;
 }
 
-void gcb_escape_xml(FILE *out, const char *s) {
-  escape_text(&(struct sink){.f = out}, s, xml_plain, xml_char);
-}
-
 void gcb__rows_xml(struct gcb__rows *b, const char *s) {
-  escape_text(&(struct sink){.rows = b}, s, xml_plain, xml_char);
+  escape_text(b, s, xml_plain, xml_char);
 }
 
 /* Whether s is all valid UTF-8 (what a spreadsheet can open as such). */
@@ -161,39 +138,31 @@ static bool csv_formula(const char *s) {
   return false;
 }
 
-static void escape_csv(const struct sink *out, const char *s) {
+void gcb__rows_csv(struct gcb__rows *out, const char *s) {
   bool formula = csv_formula(s);
   bool quote = strpbrk(s, ",\"\r\n") != NULL;
   bool utf8 = all_utf8(s);
   if (!formula && !quote && utf8) {
-    put_str(out, s);
+    gcb__rows_put(out, s);
     return;
   }
   if (quote)
-    put(out, "\"", 1);
+    gcb__rows_putn(out, "\"", 1);
   if (formula)
-    put(out, "'", 1);
+    gcb__rows_putn(out, "'", 1);
   for (size_t k; *s; s += k) {
     k = gcb_utf8_length(s);
     if (k == 0) { /* not UTF-8 (a file name): U+FFFD */
-      put(out, "\xef\xbf\xbd", 3);
+      gcb__rows_putn(out, "\xef\xbf\xbd", 3);
       k = 1;
       continue;
     }
     if (*s == '"')
-      put(out, "\"", 1);
-    put(out, s, k);
+      gcb__rows_putn(out, "\"", 1);
+    gcb__rows_putn(out, s, k);
   }
   if (quote)
-    put(out, "\"", 1);
-}
-
-void gcb_escape_csv(FILE *out, const char *s) {
-  escape_csv(&(struct sink){.f = out}, s);
-}
-
-void gcb__rows_csv(struct gcb__rows *b, const char *s) {
-  escape_csv(&(struct sink){.rows = b}, s);
+    gcb__rows_putn(out, "\"", 1);
 }
 
 static inline bool md_plain(unsigned char b) {
@@ -221,12 +190,30 @@ static const char *md_char(const char *c, size_t k, char *buf) {
   return buf;
 }
 
-void gcb_escape_md(FILE *out, const char *s) {
-  escape_text(&(struct sink){.f = out}, s, md_plain, md_char);
+void gcb__rows_md(struct gcb__rows *b, const char *s) {
+  escape_text(b, s, md_plain, md_char);
 }
 
-void gcb__rows_md(struct gcb__rows *b, const char *s) {
-  escape_text(&(struct sink){.rows = b}, s, md_plain, md_char);
+/* The stream escapers: the same, through rows of their own. */
+static void escape_to(FILE *out, const char *s,
+                      void (*escape)(struct gcb__rows *, const char *)) {
+  struct gcb__rows rows; /* not zeroed: 16 KiB per call */
+  rows.out = out;
+  rows.n = 0;
+  escape(&rows, s);
+  gcb__rows_flush(&rows);
+}
+
+void gcb_escape_xml(FILE *out, const char *s) {
+  escape_to(out, s, gcb__rows_xml);
+}
+
+void gcb_escape_csv(FILE *out, const char *s) {
+  escape_to(out, s, gcb__rows_csv);
+}
+
+void gcb_escape_md(FILE *out, const char *s) {
+  escape_to(out, s, gcb__rows_md);
 }
 
 void gcb__xml(FILE *out, const char *before, const char *s, const char *after) {

@@ -26,8 +26,8 @@ void gcb__rows_put(struct gcb__rows *b, const char *s);
 /* n bytes of s, as they are. */
 void gcb__rows_putn(struct gcb__rows *b, const char *s, size_t n);
 /* Appends s as gcb_escape_xml, gcb_escape_md, gcb_escape_csv write it
- * (render.c: the same escapers, writing into the buffer; what needs no
- * escaping is copied in runs). */
+ * (render.c: these are the escapers, the stream ones write through rows
+ * of their own; what needs no escaping is copied in runs). */
 void gcb__rows_xml(struct gcb__rows *b, const char *s);
 void gcb__rows_md(struct gcb__rows *b, const char *s);
 void gcb__rows_csv(struct gcb__rows *b, const char *s);
