@@ -251,17 +251,14 @@ static long tmp_pid(const char *entry, const char *name) {
   return *end == '\0' ? pid : 0;
 }
 
-/* Removes the temporaries of o's name that writers killed mid-write left
- * (a report killed by the launcher): regular files of this user whose pid
- * is no process's. Anything else, another live writer's above all, stays. */
-static void remove_stale(const struct gcb_outfile *o) {
-  int fd = openat(o->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+void gcb_outfile_remove_stale(int dir_fd, const char *name) {
+  int fd = openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
   if (d == NULL && fd >= 0)
     close(fd);
   struct dirent *e;
   while (d != NULL && (e = readdir(d)) != NULL) {
-    long pid = tmp_pid(e->d_name, o->name);
+    long pid = tmp_pid(e->d_name, name);
     struct stat sb;
     if (pid == 0 || pid == (long)getpid() || kill((pid_t)pid, 0) == 0 ||
         errno != ESRCH)
@@ -291,6 +288,6 @@ enum gcb_status gcb_outfile_end(struct gcb_outfile *o, enum gcb_status st,
   if (st != GCB_OK)
     unlinkat(o->dirfd, o->tmp, 0);
   else
-    remove_stale(o);
+    gcb_outfile_remove_stale(o->dirfd, o->name);
   return st;
 }

@@ -100,4 +100,12 @@ enum gcb_status gcb_outfile_begin(const struct gcb_outdir *d, const char *name,
 enum gcb_status gcb_outfile_end(struct gcb_outfile *o, enum gcb_status st,
                                 struct gcb_err *err);
 
+/*
+ * Removes the temporaries of `name` in the directory open at dir_fd that
+ * writers killed mid-write left (a report killed by the launcher):
+ * "NAME.tmp.PID[.N]" regular files of this user whose pid is no
+ * process's. Anything else, another live writer's above all, stays.
+ */
+void gcb_outfile_remove_stale(int dir_fd, const char *name);
+
 #endif

@@ -20,6 +20,7 @@ const struct gcb__node gcb__n_bool = {.types = T_BOOL};
 const struct gcb__node gcb__n_str_null = {.types = T_STR | T_NULL};
 const struct gcb__node gcb__n_int_null = {.types = T_INT | T_NULL};
 const struct gcb__node gcb__n_num_null = {.types = T_NUM | T_NULL};
+const struct gcb__node gcb__n_bool_null = {.types = T_BOOL | T_NULL};
 const struct gcb__node gcb__n_str_array = {.types = T_ARR,
                                            .items = &gcb__n_str};
 const struct gcb__node gcb__n_int_array = {.types = T_ARR,

@@ -68,8 +68,8 @@ struct gcb__field {
 
 /* Bare types every section uses. */
 extern const struct gcb__node gcb__n_str, gcb__n_int, gcb__n_num, gcb__n_bool,
-    gcb__n_str_null, gcb__n_int_null, gcb__n_num_null, gcb__n_str_array,
-    gcb__n_int_array;
+    gcb__n_str_null, gcb__n_int_null, gcb__n_num_null, gcb__n_bool_null,
+    gcb__n_str_array, gcb__n_int_array;
 
 /* Where the walker is: the path from the root, and the text (if any) to
  * locate problems in. */

@@ -20,6 +20,34 @@
  * ranks and the topology); every other member is typed where present,
  * since readers take a missing one as not reported. */
 
+/* The readings NVML may not give, in document order, each of a kind: its
+ * schema node is gcb__n_KIND_null and its writer KIND_or_null, null when
+ * unknown. The throttle state, an object, stands between the readings and
+ * the versions. */
+#define GPU_READINGS(X)                                                        \
+  X(str, uuid)                                                                 \
+  X(int, sm_clock_mhz)                                                         \
+  X(int, sm_clock_max_mhz)                                                     \
+  X(int, mem_clock_mhz)                                                        \
+  X(int, mem_clock_max_mhz)                                                    \
+  X(int, pcie_gen)                                                             \
+  X(int, pcie_gen_max)                                                         \
+  X(int, pcie_width)                                                           \
+  X(int, pcie_width_max)                                                       \
+  X(int, nvlinks)                                                              \
+  X(int, nvlinks_active)                                                       \
+  X(bool, ecc_enabled)                                                         \
+  X(int, ecc_corrected)                                                        \
+  X(int, ecc_uncorrected)                                                      \
+  X(int, temp_c)                                                               \
+  X(num, power_w)                                                              \
+  X(num, power_limit_w)
+#define GPU_VERSIONS(X)                                                        \
+  X(str, driver)                                                               \
+  X(str, cuda_driver)                                                          \
+  X(str, cuda_runtime)                                                         \
+  X(str, nccl)
+
 static const struct gcb__field throttle_fields[] = {
     REQ("mask", &gcb__n_int),
     OPT("reasons", &gcb__n_str),
@@ -27,6 +55,7 @@ static const struct gcb__field throttle_fields[] = {
     {0},
 };
 
+#define SCHEMA_ROW(kind, name) OPT(#name, &gcb__n_##kind##_null),
 static const struct gcb__field gpu_fields[] = {
     REQ("ordinal", &gcb__n_int),
     OPT("name", &gcb__n_str),
@@ -37,33 +66,27 @@ static const struct gcb__field gpu_fields[] = {
     OPT("l2_bytes", &gcb__n_int_null),
     OPT("nvml", &gcb__n_bool),
     OPT("nvml_why", &gcb__n_str_null),
-    OPT("uuid", &gcb__n_str_null),
-    OPT("sm_clock_mhz", &gcb__n_int_null),
-    OPT("sm_clock_max_mhz", &gcb__n_int_null),
-    OPT("mem_clock_mhz", &gcb__n_int_null),
-    OPT("mem_clock_max_mhz", &gcb__n_int_null),
-    OPT("pcie_gen", &gcb__n_int_null),
-    OPT("pcie_gen_max", &gcb__n_int_null),
-    OPT("pcie_width", &gcb__n_int_null),
-    OPT("pcie_width_max", &gcb__n_int_null),
-    OPT("nvlinks", &gcb__n_int_null),
-    OPT("nvlinks_active", &gcb__n_int_null),
-    OPT("ecc_enabled", NODE(.types = T_BOOL | T_NULL)),
-    OPT("ecc_corrected", &gcb__n_int_null),
-    OPT("ecc_uncorrected", &gcb__n_int_null),
-    OPT("temp_c", &gcb__n_int_null),
-    OPT("power_w", &gcb__n_num_null),
-    OPT("power_limit_w", &gcb__n_num_null),
+    GPU_READINGS(SCHEMA_ROW) /* uuid .. power_limit_w */
     OPT("throttle", NODE(.types = T_OBJ | T_NULL, .fields = throttle_fields)),
-    OPT("driver", &gcb__n_str_null),
-    OPT("cuda_driver", &gcb__n_str_null),
-    OPT("cuda_runtime", &gcb__n_str_null),
-    OPT("nccl", &gcb__n_str_null),
+    GPU_VERSIONS(SCHEMA_ROW) /* driver .. nccl */
     {0},
 };
+#undef SCHEMA_ROW
 const struct gcb__node gcb__n_gpus = {.types = T_ARR, .items = OBJ(gpu_fields)};
 
 /* ---- writer ------------------------------------------------------------- */
+
+static json_t *str_or_null(const char *s) {
+  return gcb__str_or_null(s);
+}
+
+static json_t *int_or_null(long long v) {
+  return gcb__int_or_null(v);
+}
+
+static json_t *bool_or_null(int v) {
+  return v >= 0 ? json_boolean(v) : json_null();
+}
 
 static json_t *num_or_null(double v) {
   return isfinite(v) && v >= 0 ? json_real(v) : json_null();
@@ -88,36 +111,11 @@ static json_t *gpu_json(const struct gcb_health *h) {
       "sm_count", h->sm_count, "memory_bytes", (json_int_t)h->memory_bytes,
       "l2_bytes", gcb__int_or_null(h->l2_bytes), "nvml", h->nvml, "nvml_why",
       gcb__str_or_null(h->nvml_why));
-  struct {
-    const char *key;
-    json_t *value;
-  } rest[] = {
-      {"uuid", gcb__str_or_null(h->uuid)},
-      {"sm_clock_mhz", gcb__int_or_null(h->sm_clock_mhz)},
-      {"sm_clock_max_mhz", gcb__int_or_null(h->sm_clock_max_mhz)},
-      {"mem_clock_mhz", gcb__int_or_null(h->mem_clock_mhz)},
-      {"mem_clock_max_mhz", gcb__int_or_null(h->mem_clock_max_mhz)},
-      {"pcie_gen", gcb__int_or_null(h->pcie_gen)},
-      {"pcie_gen_max", gcb__int_or_null(h->pcie_gen_max)},
-      {"pcie_width", gcb__int_or_null(h->pcie_width)},
-      {"pcie_width_max", gcb__int_or_null(h->pcie_width_max)},
-      {"nvlinks", gcb__int_or_null(h->nvlinks)},
-      {"nvlinks_active", gcb__int_or_null(h->nvlinks_active)},
-      {"ecc_enabled",
-       h->ecc_enabled >= 0 ? json_boolean(h->ecc_enabled) : json_null()},
-      {"ecc_corrected", gcb__int_or_null(h->ecc_corrected)},
-      {"ecc_uncorrected", gcb__int_or_null(h->ecc_uncorrected)},
-      {"temp_c", gcb__int_or_null(h->temp_c)},
-      {"power_w", num_or_null(h->power_w)},
-      {"power_limit_w", num_or_null(h->power_limit_w)},
-      {"throttle", throttle_json(h)},
-      {"driver", gcb__str_or_null(h->driver)},
-      {"cuda_driver", gcb__str_or_null(h->cuda_driver)},
-      {"cuda_runtime", gcb__str_or_null(h->cuda_runtime)},
-      {"nccl", gcb__str_or_null(h->nccl)},
-  };
-  for (size_t i = 0; i < sizeof rest / sizeof *rest; i++)
-    o = gcb__json_set(o, rest[i].key, rest[i].value);
+#define WRITE(kind, name) o = gcb__json_set(o, #name, kind##_or_null(h->name));
+  GPU_READINGS(WRITE)
+  o = gcb__json_set(o, "throttle", throttle_json(h));
+  GPU_VERSIONS(WRITE)
+#undef WRITE
   return o;
 }
 

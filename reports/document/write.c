@@ -7,13 +7,12 @@
 /* O_TMPFILE (Linux 3.11+): the new document is written to an unnamed file
  * and only linked into the directory once complete. */
 #define _GNU_SOURCE
+#include "common/outfile.h"
 #include "reports/document/ranks.h"
 #include "reports/document/results_int.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,48 +45,6 @@ static json_t *ordered_root(const json_t *root) {
   return out;
 }
 
-/* jansson hands the dump over token by token: gathered into blocks, so
- * that a large document costs a few system calls, not one per token. */
-#define SINK_BLOCK ((size_t)1 << 16)
-
-struct sink {
-  int fd;
-  int error; /* errno of the first failed write */
-  size_t used;
-  char block[SINK_BLOCK];
-};
-
-static void sink_flush(struct sink *k) {
-  const char *buf = k->block;
-  size_t size = k->used;
-  while (size > 0 && k->error == 0) {
-    ssize_t n = write(k->fd, buf, size);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n < 0) {
-      k->error = errno;
-    } else {
-      buf += n;
-      size -= (size_t)n;
-    }
-  }
-  k->used = 0;
-}
-
-static int write_all(const char *buf, size_t size, void *data) {
-  struct sink *k = data;
-  while (size > 0 && k->error == 0) {
-    size_t room = SINK_BLOCK - k->used, n = size < room ? size : room;
-    memcpy(k->block + k->used, buf, n);
-    k->used += n;
-    buf += n;
-    size -= n;
-    if (k->used == SINK_BLOCK)
-      sink_flush(k);
-  }
-  return k->error == 0 ? 0 : -1;
-}
-
 static enum gcb_status io_error(const char *path, const char *what, int e,
                                 struct gcb_err *err) {
   return gcb_err_set(err, GCB_EIO, "%s: %s (%s)", path, what, strerror(e));
@@ -102,68 +59,58 @@ struct doc_text {
   const struct gcb__case_cache *cases;
 };
 
-static int write_text(const struct doc_text *t, struct sink *k) {
-  int failed = write_all(t->head, t->head_len, k) != 0;
-  for (size_t i = 0; !failed && i < t->cases->n; i++)
-    failed = write_all(i ? ",\n  " : "\n  ", i ? 4 : 3, k) != 0 ||
-             write_all(t->cases->items[i].text, t->cases->items[i].len, k) != 0;
-  if (!failed && t->cases->n > 0)
-    failed = write_all("\n ", 2, k) != 0;
-  return failed || write_all(t->tail, strlen(t->tail), k) != 0 ||
-         write_all("\n", 1, k) != 0;
+/* Writes the document and a final newline to f, in blocks of 64 KiB (a
+ * large document costs a few system calls), and flushes it; false when a
+ * write failed. */
+static bool write_text(const struct doc_text *t, FILE *f) {
+  errno = 0; /* a failed write's, when one fails */
+  setvbuf(f, NULL, _IOFBF, (size_t)1 << 16);
+  fwrite(t->head, 1, t->head_len, f);
+  for (size_t i = 0; i < t->cases->n; i++) {
+    fputs(i ? ",\n  " : "\n  ", f);
+    fwrite(t->cases->items[i].text, 1, t->cases->items[i].len, f);
+  }
+  if (t->cases->n > 0)
+    fputs("\n ", f);
+  fputs(t->tail, f);
+  fputc('\n', f);
+  return fflush(f) == 0 && !ferror(f);
 }
 
-/* Writes the document and a final newline to fd, then syncs it. */
-static enum gcb_status write_fd(const struct doc_text *doc, int fd,
-                                const char *path, struct gcb_err *err) {
-  struct sink *k = calloc(1, sizeof *k);
-  if (k == NULL)
-    return gcb_err_set(err, GCB_ENOMEM, "%s: out of memory", path);
-  k->fd = fd;
-  int failed = write_text(doc, k);
-  if (!failed)
-    sink_flush(k);
-  int e = k->error ? k->error : ENOMEM;
-  failed |= k->error != 0;
-  free(k);
-  if (failed)
-    return io_error(path, "cannot write temporary file", e, err);
-  if (fsync(fd) != 0)
-    return io_error(path, "cannot sync temporary file", errno, err);
-  return GCB_OK;
-}
-
-/* The directory holding path, as a new string ("." for a bare name). */
-static char *dir_of(const char *path) {
-  const char *slash = strrchr(path, '/');
-  return slash == NULL   ? strdup(".")
-         : slash == path ? strdup("/")
-                         : strndup(path, (size_t)(slash - path));
-}
-
-/* Syncs the directory holding path, so that the rename is durable.
- * Filesystems that cannot sync directories (EINVAL) are not an error. */
+/* Syncs the directory holding path, so that the rename is durable, and
+ * removes the temporaries beside path that writers killed between link and
+ * rename left (gcb_outfile_remove_stale). Filesystems that cannot sync
+ * directories (EINVAL) are not an error. */
 static enum gcb_status sync_dir(const char *path, struct gcb_err *err) {
-  char *dir = dir_of(path);
-  if (dir == NULL)
-    return gcb_err_set(err, GCB_ENOMEM, "%s: out of memory", path);
+  char dir[4096], base[4096];
+  if (gcb_outfile_split(path, dir, base) != 0)
+    return io_error(path, "cannot sync directory", ENAMETOOLONG, err);
   enum gcb_status rc = GCB_OK;
   int fd = open(dir, O_RDONLY | O_CLOEXEC);
   if (fd < 0 || (fsync(fd) != 0 && errno != EINVAL))
     rc = io_error(path, "cannot sync directory", errno, err);
+  else
+    gcb_outfile_remove_stale(fd, base);
   if (fd >= 0)
     close(fd);
-  free(dir);
   return rc;
 }
 
-/* Writes doc to fd, closes fd, and renames the file over path: through the
- * named temporary `tmp` (linked from the unnamed file when `unnamed`).
- * Removes tmp on failure. */
+/* Writes doc to fd, syncs and closes it, and renames the file over path:
+ * through the named temporary `tmp` (linked from the unnamed file when
+ * `unnamed`). Removes tmp on failure. */
 static enum gcb_status finish_file(const struct doc_text *doc, int fd,
                                    bool unnamed, const char *tmp,
                                    const char *path, struct gcb_err *err) {
-  enum gcb_status rc = write_fd(doc, fd, path, err);
+  enum gcb_status rc = GCB_OK;
+  FILE *f = fdopen(fd, "w");
+  if (f == NULL)
+    rc = gcb_err_set(err, GCB_ENOMEM, "%s: out of memory", path);
+  else if (!write_text(doc, f))
+    rc =
+        io_error(path, "cannot write temporary file", errno ? errno : EIO, err);
+  else if (fsync(fd) != 0)
+    rc = io_error(path, "cannot sync temporary file", errno, err);
   if (rc == GCB_OK && unnamed) {
     /* Linked only now, complete and synced: a writer killed before this
      * point leaves nothing behind, not even a temporary file. */
@@ -173,7 +120,7 @@ static enum gcb_status finish_file(const struct doc_text *doc, int fd,
     if (linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) != 0)
       rc = io_error(path, "cannot link temporary file", errno, err);
   }
-  if (close(fd) != 0 && rc == GCB_OK)
+  if ((f != NULL ? fclose(f) : close(fd)) != 0 && rc == GCB_OK)
     rc = io_error(path, "cannot close temporary file", errno, err);
   if (rc == GCB_OK && rename(tmp, path) != 0)
     rc = io_error(path, "cannot rename temporary file into place", errno, err);
@@ -189,10 +136,10 @@ static int open_unnamed(const char *path) {
 #ifdef O_TMPFILE
   if (access("/proc/self/fd", X_OK) != 0)
     return -1;
-  char *dir = dir_of(path);
-  int fd = dir != NULL ? open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644) : -1;
-  free(dir);
-  return fd;
+  char dir[4096], base[4096];
+  if (gcb_outfile_split(path, dir, base) != 0)
+    return -1;
+  return open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
 #else
   (void)path;
   return -1;
@@ -227,31 +174,6 @@ static enum gcb_status check_target(const char *path, struct gcb_err *err) {
                      "%s: not a regular file; a results document will not "
                      "replace it",
                      path);
-}
-
-/* Removes what writers killed between link and rename left beside path:
- * "path.tmp.PID" files of processes that are gone. */
-static void remove_stale(const char *path) {
-  char *dir = dir_of(path);
-  const char *slash = strrchr(path, '/');
-  const char *base = slash != NULL ? slash + 1 : path;
-  size_t blen = strlen(base);
-  DIR *d = dir != NULL ? opendir(dir) : NULL;
-  struct dirent *e;
-  while (d != NULL && (e = readdir(d)) != NULL) {
-    const char *tail = e->d_name + blen;
-    if (strncmp(e->d_name, base, blen) != 0 || strncmp(tail, ".tmp.", 5) != 0)
-      continue;
-    char *end;
-    errno = 0;
-    long pid = strtol(tail + 5, &end, 10);
-    if (errno == 0 && *end == '\0' && pid > 0 && pid != (long)getpid() &&
-        kill((pid_t)pid, 0) != 0 && errno == ESRCH)
-      unlinkat(dirfd(d), e->d_name, 0);
-  }
-  if (d != NULL)
-    closedir(d);
-  free(dir);
 }
 
 /* Case c as it stands in the document: dumped alone (with its per-rank
@@ -349,8 +271,6 @@ enum gcb_status gcb_results_write(const struct gcb_results *r, const char *path,
     rc = replace_file(&text, tmp, path, err);
   if (rc == GCB_OK)
     rc = sync_dir(path, err);
-  if (rc == GCB_OK)
-    remove_stale(path);
 done:
   free(head);
   free(tmp);
