@@ -58,25 +58,41 @@ static void take(struct matrix *m, const struct gcb_model_case *c,
   gcb__plot_label(c->unit, m->unit, sizeof m->unit);
 }
 
-/* Fills m from every measurement of the group `key` of one document. */
-static bool collect(const struct gcb_model *doc, const char *key,
-                    struct matrix *m) {
+/* A document's heatmaps, at most MAX_MAPS, in the order their keys are
+ * first seen. */
+struct maps {
+  char key[MAX_MAPS][320];
+  struct matrix m[MAX_MAPS];
+  size_t n;
+};
+
+/* Takes every measurement of one document into the matrix of its key, in
+ * one walk. False on ENOMEM. */
+static bool collect(const struct gcb_model *doc, struct maps *ms) {
   size_t nseen;
-  char k[320];
   bool *seen = gcb__p2p_walk_scratch(doc, &nseen);
-  for (size_t a = 0; a < MAX_GPUS; a++)
-    for (size_t b = 0; b < MAX_GPUS; b++)
-      m->v[a][b] = NAN;
-  for (size_t i = 0; i < doc->ncases; i++) {
+  ms->n = 0;
+  for (size_t i = 0; seen != NULL && i < doc->ncases; i++) {
     const struct gcb_model_case *c = &doc->cases[i];
     struct gcb__p2p_walk it;
     struct gcb__p2p_pair e;
-    if (seen == NULL || !gcb__p2p_walk_begin(&it, doc, c, seen, nseen))
+    if (!gcb__p2p_walk_begin(&it, doc, c, seen, nseen))
       continue;
     while (gcb__p2p_walk_next(&it, &e)) {
+      char k[320];
+      size_t j = 0;
       matrix_key(&e, c, k, sizeof k);
-      if (strcmp(k, key) == 0 && e.src < MAX_GPUS && e.dst < MAX_GPUS)
-        take(m, c, &e);
+      while (j < ms->n && strcmp(ms->key[j], k) != 0)
+        j++;
+      if (j == ms->n && j < MAX_MAPS) { /* a new heatmap */
+        memset(&ms->m[j], 0, sizeof ms->m[j]);
+        for (size_t a = 0; a < MAX_GPUS; a++)
+          for (size_t b = 0; b < MAX_GPUS; b++)
+            ms->m[j].v[a][b] = NAN;
+        memcpy(ms->key[ms->n++], k, sizeof k);
+      }
+      if (j < ms->n && e.src < MAX_GPUS && e.dst < MAX_GPUS)
+        take(&ms->m[j], c, &e);
     }
   }
   free(seen);
@@ -94,71 +110,40 @@ static void tics(FILE *f, const char *axis, const struct matrix *m) {
   fprintf(f, ")%s\n", axis[0] == 'x' ? " rotate by -30" : "");
 }
 
-static void heatmap(struct gcb__plotter *p, const struct gcb_model *doc,
+static void heatmap(struct gcb__plotter *p, const struct matrix *m,
                     const char *key) {
-  struct matrix *m = calloc(1, sizeof *m);
-  if (m == NULL) {
-    p->oom = true;
-    return;
-  }
-  p->oom |= !collect(doc, key, m);
   char title[400];
   snprintf(title, sizeof title, "P2P %s, %s", m->unit, key);
   size_t id = m->n >= 2 ? gcb__plot_begin(p, "p2p", title) : 0;
-  if (id > 0) {
-    fprintf(p->f,
-            "unset grid\nset xrange [-0.5:%zu.5]\nset yrange [%zu.5:-0.5]\n"
-            "set xlabel 'destination GPU'\nset ylabel 'source GPU'\n"
-            "set palette defined (0 '#e15759', 0.5 '#f1ce63', 1 '#59a14f')\n"
-            "set cbrange [0:*]\n",
-            m->n - 1, m->n - 1);
-    tics(p->f, "x", m);
-    tics(p->f, "y", m);
-    fprintf(p->f, "$p%zu << EOD\n", id);
-    for (size_t a = 0; a < m->n; a++)
-      for (size_t b = 0; b < m->n; b++)
-        fprintf(p->f, "%.10g%c", m->v[a][b], b + 1 < m->n ? ' ' : '\n');
-    fprintf(
-        p->f,
-        "EOD\nplot $p%zu matrix with image pixels notitle, \\\n  $p%zu matrix "
-        "using 1:2:($3 == $3 ? sprintf('%%.0f', $3) : '') with labels "
-        "font ',8' notitle\n",
-        id, id);
-  }
-  free(m);
-}
-
-/* Adds the heatmap keys of case c's measurements not seen before. */
-static void case_keys(const struct gcb_model *doc,
-                      const struct gcb_model_case *c, bool *seen, size_t nseen,
-                      char (*keys)[320], size_t *nkeys) {
-  struct gcb__p2p_walk it;
-  struct gcb__p2p_pair e;
-  if (!gcb__p2p_walk_begin(&it, doc, c, seen, nseen))
+  if (id == 0)
     return;
-  while (*nkeys < MAX_MAPS && gcb__p2p_walk_next(&it, &e)) {
-    size_t k = 0;
-    matrix_key(&e, c, keys[*nkeys], sizeof keys[0]);
-    while (k < *nkeys && strcmp(keys[k], keys[*nkeys]) != 0)
-      k++;
-    *nkeys += k == *nkeys;
-  }
+  fprintf(p->f,
+          "unset grid\nset xrange [-0.5:%zu.5]\nset yrange [%zu.5:-0.5]\n"
+          "set xlabel 'destination GPU'\nset ylabel 'source GPU'\n"
+          "set palette defined (0 '#e15759', 0.5 '#f1ce63', 1 '#59a14f')\n"
+          "set cbrange [0:*]\n",
+          m->n - 1, m->n - 1);
+  tics(p->f, "x", m);
+  tics(p->f, "y", m);
+  fprintf(p->f, "$p%zu << EOD\n", id);
+  for (size_t a = 0; a < m->n; a++)
+    for (size_t b = 0; b < m->n; b++)
+      fprintf(p->f, "%.10g%c", m->v[a][b], b + 1 < m->n ? ' ' : '\n');
+  fprintf(p->f,
+          "EOD\nplot $p%zu matrix with image pixels notitle, \\\n  $p%zu "
+          "matrix using 1:2:($3 == $3 ? sprintf('%%.0f', $3) : '') with "
+          "labels font ',8' notitle\n",
+          id, id);
 }
 
 void gcb__plot_p2p(struct gcb__plotter *p, const struct gcb_doc *docs,
                    size_t ndocs) {
-  char(*keys)[320] = malloc(MAX_MAPS * sizeof *keys);
-  p->oom |= keys == NULL;
+  struct maps *ms = malloc(sizeof *ms);
+  p->oom |= ms == NULL;
   for (size_t d = 0; d < ndocs && !p->oom; d++) {
-    const struct gcb_model *doc = docs[d].model;
-    size_t nkeys = 0, nseen;
-    bool *seen = gcb__p2p_walk_scratch(doc, &nseen);
-    p->oom |= seen == NULL;
-    for (size_t i = 0; i < doc->ncases && !p->oom; i++)
-      case_keys(doc, &doc->cases[i], seen, nseen, keys, &nkeys);
-    free(seen);
-    for (size_t k = 0; k < nkeys && !p->oom; k++)
-      heatmap(p, doc, keys[k]);
+    p->oom |= !collect(docs[d].model, ms);
+    for (size_t k = 0; k < ms->n && !p->oom; k++)
+      heatmap(p, &ms->m[k], ms->key[k]);
   }
-  free(keys);
+  free(ms);
 }
