@@ -136,10 +136,10 @@ each_sweep(struct gcb__plotter *p, const struct gcb_doc *docs, size_t ndocs,
 static void bw_plot(struct gcb__plotter *p, const struct gcb_model *doc,
                     const struct sweeps *sw, size_t i) {
   const char *key = sw->key[i];
-  size_t nop = bw_points(NULL, doc, sw, key, false);
-  size_t nip = bw_points(NULL, doc, sw, key, true);
+  size_t n[2] = {bw_points(NULL, doc, sw, key, false), /* out of place */
+                 bw_points(NULL, doc, sw, key, true)};
   char title[320], name[256];
-  if (nop + nip == 0)
+  if (n[0] + n[1] == 0)
     return; /* an empty plot is a gnuplot error, and says nothing */
   sweep_title(&doc->cases[i], name, sizeof name);
   snprintf(title, sizeof title, "%s: bandwidth vs message size", name);
@@ -150,7 +150,7 @@ static void bw_plot(struct gcb__plotter *p, const struct gcb_model *doc,
                 "\nset xlabel 'message size (bytes)'\nset ylabel 'GB/s'\n");
   /* Both datablocks first: a plot command cannot define one. */
   for (int ip = 0; ip <= 1; ip++) {
-    if ((ip ? nip : nop) == 0)
+    if (n[ip] == 0)
       continue;
     fprintf(p->f, "$bw%zu%c << EOD\n", id, ip ? 'i' : 'o');
     bw_points(p->f, doc, sw, key, ip);
@@ -158,16 +158,15 @@ static void bw_plot(struct gcb__plotter *p, const struct gcb_model *doc,
   }
   const char *sep = "plot";
   for (int ip = 0; ip <= 1; ip++) {
-    if ((ip ? nip : nop) == 0)
+    if (n[ip] == 0)
       continue;
     const char *half = ip ? "in-place" : "out-of-place";
-    char block[32];
-    snprintf(block, sizeof block, "$bw%zu%c", id, ip ? 'i' : 'o');
+    char c = ip ? 'i' : 'o';
     fprintf(p->f,
-            "%s %s using 1:3 with linespoints dt %d lc rgb '#f28e2b' "
-            "title 'busbw %s', \\\n  %s using 1:2 with linespoints dt %d lc "
-            "rgb '#4e79a7' title 'algbw %s'",
-            sep, block, ip ? 2 : 1, half, block, ip ? 2 : 1, half);
+            "%s $bw%zu%c using 1:3 with linespoints dt %d lc rgb '#f28e2b' "
+            "title 'busbw %s', \\\n  $bw%zu%c using 1:2 with linespoints dt "
+            "%d lc rgb '#4e79a7' title 'algbw %s'",
+            sep, id, c, ip + 1, half, id, c, ip + 1, half);
     sep = ", \\\n ";
   }
   fputc('\n', p->f);
