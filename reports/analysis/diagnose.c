@@ -1437,9 +1437,20 @@ static const struct scale {
     {"ms", "s", "us"},
 };
 
-/* The factor and unit text that suit a magnitude a in unit. */
+/* The factor and unit text that suit a magnitude a in unit. Seconds go
+ * down as far as they must (0.0123 s: 12.3 ms), as a time does
+ * everywhere else in a report (gcb_view_fmt_time). */
 double gcb_unit_scale(double a, const char *unit, const char **shown) {
+  static const char *const below_s[] = {"ms", "us", "ns"};
   *shown = unit;
+  if (strcmp(unit, "s") == 0 && a > 0 && a < 1) {
+    double k = 1000;
+    size_t i = 0;
+    for (; i + 1 < sizeof below_s / sizeof *below_s && a * k < 1; i++)
+      k *= 1000;
+    *shown = below_s[i];
+    return k;
+  }
   for (size_t i = 0; i < sizeof scales / sizeof *scales; i++) {
     if (strcmp(unit, scales[i].unit) != 0)
       continue;
@@ -1460,10 +1471,6 @@ void gcb_fmt_scaled(double x, const char *unit, char *buf, size_t size) {
   const char *shown;
   if (isnan(x)) {
     snprintf(buf, size, "-");
-    return;
-  }
-  if (strcmp(unit, "s") == 0) {
-    gcb_view_fmt_time(x, buf, size);
     return;
   }
   double k = gcb_unit_scale(fabs(x), unit, &shown);

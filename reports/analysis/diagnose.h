@@ -176,7 +176,8 @@ bool gcb_diagnosis_at_gpu_by_index(const struct gcb_diagnosis *d,
 /*
  * Writes x in unit scaled to its size, 3-4 significant digits: GFLOP/s
  * as TFLOP/s from 1000 up, GB/s as MB/s below 1, us as ms from 1000 and
- * as ns below 1, s as ms/us; other units unscaled. "-" for NAN.
+ * as ns below 1, s below 1 as ms, us or ns; other units unscaled. "-" for
+ * NAN.
  */
 void gcb_fmt_scaled(double x, const char *unit, char *buf, size_t size);
 

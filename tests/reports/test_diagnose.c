@@ -698,6 +698,7 @@ Test(diagnose, scaled_figures_match_printf_at_every_size) {
       "GB/s",
       "us",
       "ms",
+      "s",
       "",
       "%",
       "a unit far longer than any real one, to make the joined text overflow "
@@ -731,6 +732,11 @@ Test(diagnose, figures_are_scaled_to_their_size) {
       {1553.9, "us", "1.554 ms"},
       {0.5, "us", "500 ns"},
       {14.67, "%", "14.67 %"},
+      /* seconds as far down as they must go, and never in e-notation */
+      {0.0123, "s", "12.3 ms"},
+      {3.2e-5, "s", "32 us"},
+      {2.5e-7, "s", "250 ns"},
+      {455000, "s", "455000 s"},
       {NAN, "GB/s", "-"},
   };
   for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
@@ -741,6 +747,9 @@ Test(diagnose, figures_are_scaled_to_their_size) {
   char buf[48];
   gcb_fmt_scaled_pair(870580, 1449783, "GFLOP/s", buf, sizeof buf);
   cr_expect_str_eq(buf, "870.6 vs 1450 TFLOP/s");
+  /* a pair (and a table cell) of seconds as a single one is written */
+  gcb_fmt_scaled_pair(0.0123, 0.02, "s", buf, sizeof buf);
+  cr_expect_str_eq(buf, "12.3 vs 20 ms");
   gcb_fmt_against(20.00001143, 20, buf, sizeof buf);
   cr_expect_str_eq(buf, "20.00001");
   gcb_fmt_against(21.49796571, 20, buf, sizeof buf);
