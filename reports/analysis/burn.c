@@ -423,6 +423,10 @@ static bool case_read(const struct gcb_model *m, const struct gcb_model_case *c,
     struct gcb_burn_rank *br = &k->ranks[r];
     ok = gcb_burn_rank_judge(&k->tl, r, t->slow_rank_pct / 100, t->outlier_mads,
                              br);
+    if (k->tl.v[GCB_BURN_WRONG] == NULL) { /* the per-rank validation's */
+      double w = gcb_model_col(c, GCB_RC_WRONG, r);
+      br->wrong = isnan(w) ? 0 : (double)(long long)w;
+    }
     br->rank = gcb_model_col_rank(c, r, (long long)r);
     const struct gcb_model_rank *mr = gcb_model_rank(m, br->rank);
     br->node = mr != NULL ? mr->node : -1;

@@ -218,10 +218,6 @@ static enum gcb_status silent_errors(const struct burn_case *b) {
   for (size_t i = 0; i < b->nranks; i++) {
     const struct gcb_burn_rank *r = &b->ranks[i];
     double wrong = r->wrong, first = r->wrong_s;
-    if (b->tl->v[GCB_BURN_WRONG] == NULL) { /* the per-rank validation */
-      double w = gcb_model_col(b->c, GCB_RC_WRONG, i);
-      wrong = isnan(w) ? 0 : (double)(long long)w;
-    }
     if (!(wrong > 0))
       continue;
     struct gcb_finding *f = push_at(b, GCB_SEV_FAIL, i);

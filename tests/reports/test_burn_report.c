@@ -376,6 +376,39 @@ Test(burn_report, a_ranks_errors_are_judged_with_it) {
   free(b);
 }
 
+/* A burn whose timeline has no wrong series (a writer that did not sample
+ * it) counts each rank's wrong products from its validation: the finding
+ * and the burn table's wrong column read the same count. */
+Test(burn_report, without_a_wrong_series_the_validation_counts_for_all) {
+  struct bx *b = bx_new(4, 1, 120, 1, true, 24, 0.03);
+  bx_wrong(b, 2, 95.5, 3);
+  b->has[BX_WRONG] = false;
+  json_t *doc = bx_doc(b);
+  struct gcb_thresholds t;
+  gcb_thresholds_default(&t);
+  struct gcb_doc d = fx_doc_of("burn.json", doc);
+  struct gcb_burn_doc bd;
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_burn_doc_read_model(d.model, &t, &bd, &err), GCB_OK, "%s",
+               err.msg);
+  cr_assert_eq(bd.n, 1);
+  cr_expect_eq(bd.cases[0].ranks[2].wrong, 3, "the table's wrong cell");
+  cr_expect_eq(bd.cases[0].ranks[2].wrong_intervals, 0);
+  cr_expect_eq(bd.cases[0].ranks[0].wrong, 0);
+  gcb_burn_doc_free(&bd);
+  fx_doc_free(&d);
+  struct run x;
+  run(doc, &x);
+  const struct gcb_finding *f = first_kind(&x, "burn-silent-error");
+  cr_assert_not_null(f);
+  cr_expect_eq(f->measured, 3);
+  cr_expect(strstr(f->explanation, "3 wrong product(s) of 7680 compared "
+                                   "during the burn") != NULL,
+            "%s", f->explanation);
+  done(&x);
+  free(b);
+}
+
 Test(burn_report, counters_that_were_never_read_say_nothing) {
   struct bx *b = bx_new(2, 1, 60, 1, true, 23, 0);
   for (int i = 0; i < 60; i++)
