@@ -107,7 +107,7 @@ Test(early, bad_benchmark_options_are_refused_before_the_results_file) {
 /* Every rank checks; the run ends on all of them with rank 0's line. */
 Test(early, bad_options_are_refused_under_mpiexec_too) {
   const char *args[] = {"coll", "--collective", "allreduce", "-b",
-                        "1M",   "-e",   "8",         NULL};
+                        "1M",   "-e",           "8",         NULL};
   expect_refused(2, args, "-b 1048576 is larger than -e 8");
 }
 
@@ -115,9 +115,9 @@ Test(early, bad_options_are_refused_under_mpiexec_too) {
  * refused: bad_benchmark_options_are_refused_before_the_results_file). */
 Test(early, coll_i_alone_runs) {
   const char *alone[] = {
-      "coll", "--collective",     "allreduce", "-b", "8",
-      "-e",   "24",       "-i",        "8",  "--iters",
-      "1",    "--warmup", "0",         "--output", gcb_test_path("i.json"),
+      "coll", "--collective", "allreduce", "-b",       "8",
+      "-e",   "24",           "-i",        "8",        "--iters",
+      "1",    "--warmup",     "0",         "--output", gcb_test_path("i.json"),
       NULL};
   cr_assert_eq(gcb_test_run(0, alone, 60, NULL), 0, "%s",
                gcb_test_slurp("stderr"));
@@ -281,8 +281,8 @@ static void interrupt(const struct interruption *t, const char *name) {
   char stall[16];
   snprintf(stall, sizeof stall, "%d:2", t->ranks > 1 ? 1 : 0);
   const char *args[] = {
-      "membw",        "--size", "64K", "--iters",           "2",
-      "--stall-rank", stall,    "--output",  gcb_test_path(name), NULL};
+      "membw",        "--size", "64K",      "--iters",           "2",
+      "--stall-rank", stall,    "--output", gcb_test_path(name), NULL};
   struct gcb_test_job j = gcb_test_start(t->ranks, NULL, NULL, args);
   long pid = gcb_test_pid_after(name, 2, t->whom < 0 ? 0 : t->whom, j);
   /* Into the stalled case: the second one is on disk before it is over. */
@@ -300,10 +300,15 @@ static void interrupt(const struct interruption *t, const char *name) {
    * may still be on its way out (the document written, its line said)
    * when the SIGKILL lands: hydra then exits 9, the code of the kill
    * (seen in CI one run in many). The line and the document, asserted
-   * below, say that rank 0 did its part before. */
+   * below, say that rank 0 did its part before. When rank 0 itself was
+   * signalled, hydra exits with its code, or with 1 where another rank's
+   * MPI library saw rank 0 gone before that rank's watchdog ended it
+   * (MPICH's fatal-error abort, code 1, which hydra reports over the
+   * others: seen in CI once, load 2, with rank 0's line and document
+   * as asserted below). */
   if (t->whom == 0)
-    cr_expect_eq(WEXITSTATUS(status), 128 + t->sig, "exit %d: %s",
-                 WEXITSTATUS(status), err);
+    cr_expect(WEXITSTATUS(status) == 128 + t->sig || WEXITSTATUS(status) == 1,
+              "exit %d: %s", WEXITSTATUS(status), err);
   else if (t->whom > 0)
     cr_expect(WEXITSTATUS(status) == 128 + t->sig ||
                   WEXITSTATUS(status) == SIGKILL,
