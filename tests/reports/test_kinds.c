@@ -166,6 +166,37 @@ Test(kinds, a_kind_added_as_one_row_and_one_rule_is_grouped_worded_rendered) {
   json_decref(doc);
 }
 
+/* A 4-rank gemm document analysed with kind k alone (one finding) and
+ * diagnosed. */
+struct one_kind {
+  json_t *doc;
+  struct gcb_doc docs[1];
+  struct gcb_findings f;
+  struct gcb_diagnosis d;
+};
+
+static void diagnose_one_kind(const struct gcb_kind *k, struct one_kind *x) {
+  *x = (struct one_kind){.doc = fx_doc(4, 1, 8, "Test CPU")};
+  const double figs[] = {1000, 1001, 1002, 1003};
+  fx_add_case(x->doc, fx_case("gemm", "fp32 1024", "{\"dtype\": \"fp32\"}",
+                              "GFLOP/s", figs, 4, 0.005, NULL));
+  x->docs[0] = fx_doc_of("run.json", x->doc);
+  struct gcb_thresholds t;
+  struct gcb_err err = {0};
+  gcb_thresholds_default(&t);
+  cr_assert_eq(gcb_analyze_kinds(k, 1, x->docs, 1, &t, &x->f, &err), GCB_OK);
+  cr_assert_eq(x->f.n, 1);
+  cr_assert_eq(gcb_diagnose(x->docs, 1, &x->f, &t, &x->d, &err), GCB_OK, "%s",
+               err.msg);
+}
+
+static void one_kind_free(struct one_kind *x) {
+  gcb_diagnosis_free(&x->d);
+  gcb_findings_free(&x->f);
+  fx_doc_free(&x->docs[0]);
+  json_decref(x->doc);
+}
+
 /* A row that names no grouping is not silently at the run: the diagnosis
  * places its findings there and counts them as unexplained. */
 Test(kinds, a_row_without_a_grouping_is_counted_as_unexplained) {
@@ -176,26 +207,12 @@ Test(kinds, a_row_without_a_grouping_is_counted_as_unexplained) {
       .rule = {rule_too_hot},
       .thresholds = "",
   };
-  json_t *doc = fx_doc(4, 1, 8, "Test CPU");
-  const double figs[] = {1000, 1001, 1002, 1003};
-  fx_add_case(doc, fx_case("gemm", "fp32 1024", "{\"dtype\": \"fp32\"}",
-                           "GFLOP/s", figs, 4, 0.005, NULL));
-  struct gcb_doc docs[] = {fx_doc_of("run.json", doc)};
-  struct gcb_thresholds t;
-  struct gcb_err err = {0};
-  struct gcb_findings f = {0};
-  struct gcb_diagnosis d = {0};
-  gcb_thresholds_default(&t);
-  cr_assert_eq(gcb_analyze_kinds(&ungrouped, 1, docs, 1, &t, &f, &err), GCB_OK);
-  cr_assert_eq(f.n, 1);
-  cr_assert_eq(gcb_diagnose(docs, 1, &f, &t, &d, &err), GCB_OK, "%s", err.msg);
-  cr_expect_eq(d.unexplained, 1);
-  cr_assert_eq(d.n, 1);
-  cr_expect_eq(d.items[0].comp.kind, GCB_COMP_RUN);
-  gcb_diagnosis_free(&d);
-  gcb_findings_free(&f);
-  fx_doc_free(&docs[0]);
-  json_decref(doc);
+  struct one_kind x;
+  diagnose_one_kind(&ungrouped, &x);
+  cr_expect_eq(x.d.unexplained, 1);
+  cr_assert_eq(x.d.n, 1);
+  cr_expect_eq(x.d.items[0].comp.kind, GCB_COMP_RUN);
+  one_kind_free(&x);
 }
 
 /* A row grouped at a rank whose family is its case's: the root cause is
@@ -210,26 +227,12 @@ Test(kinds, a_rank_row_of_its_case_family_takes_the_case_family) {
       .benches = GCB_BENCH_BIT(GCB_BENCH_GEMM),
       .group = GCB_GROUP_RANK,
   };
-  json_t *doc = fx_doc(4, 1, 8, "Test CPU");
-  const double figs[] = {1000, 1001, 1002, 1003};
-  fx_add_case(doc, fx_case("gemm", "fp32 1024", "{\"dtype\": \"fp32\"}",
-                           "GFLOP/s", figs, 4, 0.005, NULL));
-  struct gcb_doc docs[] = {fx_doc_of("run.json", doc)};
-  struct gcb_thresholds t;
-  struct gcb_err err = {0};
-  struct gcb_findings f = {0};
-  struct gcb_diagnosis d = {0};
-  gcb_thresholds_default(&t);
-  cr_assert_eq(gcb_analyze_kinds(&rank_hot, 1, docs, 1, &t, &f, &err), GCB_OK);
-  cr_assert_eq(f.n, 1);
-  cr_assert_eq(gcb_diagnose(docs, 1, &f, &t, &d, &err), GCB_OK, "%s", err.msg);
-  cr_assert_eq(d.n, 1);
-  cr_expect_eq(d.items[0].families, 1u << GCB_FAM_GEMM, "families %#x",
-               d.items[0].families);
-  gcb_diagnosis_free(&d);
-  gcb_findings_free(&f);
-  fx_doc_free(&docs[0]);
-  json_decref(doc);
+  struct one_kind x;
+  diagnose_one_kind(&rank_hot, &x);
+  cr_assert_eq(x.d.n, 1);
+  cr_expect_eq(x.d.items[0].families, 1u << GCB_FAM_GEMM, "families %#x",
+               x.d.items[0].families);
+  one_kind_free(&x);
 }
 
 /* A rule that reports a whole node (node 0, no rank). */
