@@ -89,6 +89,11 @@ struct gcb_test_job gcb_test_start(int ranks, const char *const *launcher,
   return job;
 }
 
+int gcb_test_kill(struct gcb_test_job *job, pid_t pid, int sig) {
+  job->start = now();
+  return kill(pid, sig);
+}
+
 int gcb_test_finish(struct gcb_test_job job, double limit, double *elapsed) {
   int status = 0;
   for (;;) {

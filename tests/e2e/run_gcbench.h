@@ -42,6 +42,12 @@ struct gcb_test_job gcb_test_start(int ranks, const char *const *launcher,
                                    const char *const *wrap,
                                    const char *const *args);
 
+/* Sends sig to pid (a rank of job, or the job itself) and restarts job's
+ * clock: gcb_test_finish's limit then counts from the signal, not from the
+ * start, so that a loaded machine's slow start-up does not eat the time a
+ * test gives the job to end. kill's result. */
+int gcb_test_kill(struct gcb_test_job *job, pid_t pid, int sig);
+
 /* Waits for the job, at most `limit` seconds (0: no limit; past it the job
  * is killed and the test fails); returns the wait status and, when elapsed
  * is not NULL, the seconds since the start. */

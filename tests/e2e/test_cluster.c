@@ -362,7 +362,7 @@ Test(cluster, a_rank_killed_on_one_host_is_named_with_its_host) {
                         NULL};
   struct gcb_test_job j = gcb_test_start(HOSTS, l, wrap, args);
   long pid = gcb_test_pid_after("killed.json", 2, 1, j);
-  cr_assert_eq(kill((pid_t)pid, SIGKILL), 0);
+  cr_assert_eq(gcb_test_kill(&j, (pid_t)pid, SIGKILL), 0);
   cr_expect_neq(finish(j, 90), 0, "exit 0");
   char *err = gcb_test_slurp("stderr"), want[96];
   snprintf(want, sizeof want, "rank died: rank 1 (%s", host(1));

@@ -231,9 +231,8 @@ Test(robust, a_killed_rank_ends_the_job_at_once_and_keeps_finished_cases) {
   long_coll_args(args, "killed.json");
   struct gcb_test_job j = gcb_test_start(2, NULL, NULL, args);
   long pid = gcb_test_pid_after("killed.json", 3, 1, j);
-  cr_assert_eq(kill((pid_t)pid, SIGKILL), 0);
-  double took;
-  int status = gcb_test_finish(j, 10, &took);
+  cr_assert_eq(gcb_test_kill(&j, (pid_t)pid, SIGKILL), 0);
+  int status = gcb_test_finish(j, 10, NULL);
   cr_expect(!WIFEXITED(status) || WEXITSTATUS(status) != 0, "exit 0");
   char *out = gcb_test_slurp("stdout"), *err = gcb_test_slurp("stderr");
   char who[64];
@@ -263,9 +262,8 @@ Test(robust, a_killed_rank_is_named_when_the_launcher_keeps_the_others) {
                         NULL};
   struct gcb_test_job j = gcb_test_start(2, launcher, wrap, args);
   long pid = gcb_test_pid_after("named.json", 3, 1, j);
-  cr_assert_eq(kill((pid_t)pid, SIGKILL), 0);
-  double took;
-  int status = gcb_test_finish(j, 10, &took);
+  cr_assert_eq(gcb_test_kill(&j, (pid_t)pid, SIGKILL), 0);
+  int status = gcb_test_finish(j, 10, NULL);
   cr_expect(!WIFEXITED(status) || WEXITSTATUS(status) != 0, "exit 0");
   char *err = gcb_test_slurp("stderr");
   cr_expect(strstr(err, "gcbench: error: rank died: rank 1 (") != NULL, "%s",

@@ -287,7 +287,7 @@ static void interrupt(const struct interruption *t, const char *name) {
   long pid = gcb_test_pid_after(name, 2, t->whom < 0 ? 0 : t->whom, j);
   /* Into the stalled case: the second one is on disk before it is over. */
   nanosleep(&(struct timespec){.tv_nsec = 500000000}, NULL);
-  cr_assert_eq(kill(t->whom < 0 ? j.pid : (pid_t)pid, t->sig), 0);
+  cr_assert_eq(gcb_test_kill(&j, t->whom < 0 ? j.pid : (pid_t)pid, t->sig), 0);
   double took;
   int status = gcb_test_finish(j, 20, &took);
   char *err = gcb_test_slurp("stderr");

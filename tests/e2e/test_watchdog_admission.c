@@ -158,7 +158,7 @@ Test(wdadmit, a_killed_rank_is_named_by_its_number_when_the_accept_was_late) {
   unsetenv("GCB_TEST_WD_ACCEPT_DELAY");
   unsetenv("GCB_TEST_WD_CONNECT_DELAY");
   long pid = gcb_test_pid_after("out.json", 3, 23, job);
-  cr_assert_eq(kill((pid_t)pid, SIGKILL), 0);
+  cr_assert_eq(gcb_test_kill(&job, (pid_t)pid, SIGKILL), 0);
   int status = gcb_test_finish(job, 60, NULL);
   char *err = gcb_test_slurp("stderr");
   cr_expect(WIFEXITED(status) && WEXITSTATUS(status) != 0, "%s", err);
@@ -254,7 +254,7 @@ Test(wdadmit, a_rank_never_heard_is_named_and_so_is_its_death) {
   }
   cr_expect(strstr(err, said) != NULL, "%s", err);
   free(err);
-  cr_assert_eq(kill((pid_t)pid, SIGKILL), 0);
+  cr_assert_eq(gcb_test_kill(&job, (pid_t)pid, SIGKILL), 0);
   int status = gcb_test_finish(job, 60, NULL);
   err = gcb_test_slurp("stderr");
   cr_expect(WIFEXITED(status) && WEXITSTATUS(status) != 0, "%s", err);
