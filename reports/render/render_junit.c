@@ -43,9 +43,10 @@ static void open_test(struct suite *s, const char *cls, const char *name,
   fputs("\">\n", s->f);
 }
 
-/* A <failure> or an <error>, counted as one. */
-static void child(struct suite *s, const char *tag, const char *type,
-                  const char *message, const char *body) {
+/* Opens a <failure> or an <error>, counted as one. Its type is escaped
+ * like its message: a kind's name is text like any other. */
+static void open_child(struct suite *s, const char *tag, const char *type,
+                       const char *message) {
   if (strcmp(tag, "error") == 0)
     s->errors++;
   else
@@ -53,6 +54,12 @@ static void child(struct suite *s, const char *tag, const char *type,
   fprintf(s->f, "      <%s type=\"", tag);
   gcb__xml(s->f, "", type, "\" message=\"");
   gcb__xml(s->f, "", message, "\">");
+}
+
+/* A <failure> or an <error> whose text is body. */
+static void child(struct suite *s, const char *tag, const char *type,
+                  const char *message, const char *body) {
+  open_child(s, tag, type, message);
   gcb_escape_xml(s->f, body);
   fprintf(s->f, "</%s>\n", tag);
 }
@@ -143,12 +150,9 @@ static void case_findings(struct suite *s, const struct gcb_report *rep,
     const struct gcb_finding *f = cf->items[i];
     char where[320];
     gcb_report_where(rep, f, where, sizeof where);
-    if (n++ == 0) {
-      s->failures++;
-      fprintf(s->f, "      <failure type=\"%s\" message=\"", f->kind->name);
-      gcb__xml(s->f, "", f->explanation, "\">");
-    }
-    fprintf(s->f, "%s: ", f->kind->name);
+    if (n++ == 0)
+      open_child(s, "failure", f->kind->name, f->explanation);
+    gcb__xml(s->f, "", f->kind->name, ": ");
     gcb__xml(s->f, "", where, ": ");
     gcb__xml(s->f, "", f->explanation, "\n");
   }
@@ -381,10 +385,10 @@ static void criteria_suite(struct suite *s, const struct gcb_report *rep) {
     }
     open_test(s, "gcbench.criteria", cr->checks[i].name, 0);
     if (gcb_check_outcome(cr, res) == GCB_CHECK_FAIL) {
-      s->failures++;
-      fprintf(s->f, "      <failure type=\"%s\" message=\"",
-              GCB_KIND(CRITERION)->name);
-      gcb__xml(s->f, "", cr->checks[i].name, " not met\">");
+      char msg[160]; /* a check's name is under 128 bytes */
+      gcb__join(msg, sizeof msg, cr->checks[i].name, " not met",
+                (const char *)NULL);
+      open_child(s, "failure", GCB_KIND(CRITERION)->name, msg);
       for (size_t k = 0; k < rep->findings->n; k++) {
         const struct gcb_finding *f = &rep->findings->items[k];
         if (f->check != (int)i || f->kind == GCB_KIND(CRITERION_NA))
