@@ -43,9 +43,10 @@ static void open_test(struct suite *s, const char *cls, const char *name,
   fputs("\">\n", s->f);
 }
 
-/* A <failure> or an <error>, counted as one. */
-static void child(struct suite *s, const char *tag, const char *type,
-                  const char *message, const char *body) {
+/* Opens a <failure> or an <error>, counted as one. Its type is escaped
+ * like its message: a kind's name is text like any other. */
+static void open_child(struct suite *s, const char *tag, const char *type,
+                       const char *message) {
   if (strcmp(tag, "error") == 0)
     s->errors++;
   else
@@ -53,6 +54,12 @@ static void child(struct suite *s, const char *tag, const char *type,
   fprintf(s->f, "      <%s type=\"", tag);
   gcb__xml(s->f, "", type, "\" message=\"");
   gcb__xml(s->f, "", message, "\">");
+}
+
+/* A <failure> or an <error> whose text is body. */
+static void child(struct suite *s, const char *tag, const char *type,
+                  const char *message, const char *body) {
+  open_child(s, tag, type, message);
   gcb_escape_xml(s->f, body);
   fprintf(s->f, "</%s>\n", tag);
 }
@@ -143,12 +150,9 @@ static void case_findings(struct suite *s, const struct gcb_report *rep,
     const struct gcb_finding *f = cf->items[i];
     char where[320];
     gcb_report_where(rep, f, where, sizeof where);
-    if (n++ == 0) {
-      s->failures++;
-      fprintf(s->f, "      <failure type=\"%s\" message=\"", f->kind->name);
-      gcb__xml(s->f, "", f->explanation, "\">");
-    }
-    fprintf(s->f, "%s: ", f->kind->name);
+    if (n++ == 0)
+      open_child(s, "failure", f->kind->name, f->explanation);
+    gcb__xml(s->f, "", f->kind->name, ": ");
     gcb__xml(s->f, "", where, ": ");
     gcb__xml(s->f, "", f->explanation, "\n");
   }
@@ -168,47 +172,45 @@ static void status_test(struct suite *s, const struct gcb_report *rep,
   close_test(s);
 }
 
-/* The cases of a document with their titles, sorted by title and then
- * by place: how many earlier cases have the same title (in-place and
- * out-of-place share one, and test names must be unique) is read off the
- * sorted list once, not counted by titling every earlier case again (which
- * was quadratic: 9,000 cases of a nccl-tests log took minutes). */
+/* A case's title, and how many earlier cases have it (in-place and
+ * out-of-place share one, and test names must be unique): read off the
+ * titles sorted once, not counted by titling every earlier case again
+ * (which was quadratic: 9,000 cases of a nccl-tests log took minutes). */
 struct titled {
   char title[160];
-  size_t index; /* the case's */
+  size_t dup;
 };
 
+/* By title, then by place (the array is in case order). */
 static int cmp_titled(const void *x, const void *y) {
-  const struct titled *a = x, *b = y;
+  const struct titled *a = *(const struct titled *const *)x,
+                      *b = *(const struct titled *const *)y;
   int c = strcmp(a->title, b->title);
-  return c != 0 ? c : (a->index > b->index) - (a->index < b->index);
+  return c != 0 ? c : (a > b) - (a < b);
 }
 
-/* titles[i]: case i's title, dup[i]: the earlier cases with it. false on
- * ENOMEM. */
-static bool case_titles(const struct gcb_model *m, struct titled **titles,
-                        size_t **dup) {
+/* One per case of m, in its order; NULL on ENOMEM. */
+static struct titled *case_titles(const struct gcb_model *m) {
   size_t n = m->ncases;
-  struct titled *sorted = malloc((n ? n : 1) * sizeof *sorted);
-  *titles = malloc((n ? n : 1) * sizeof **titles);
-  *dup = malloc((n ? n : 1) * sizeof **dup);
-  if (sorted == NULL || *titles == NULL || *dup == NULL) {
+  struct titled *t = malloc((n ? n : 1) * sizeof *t),
+                **sorted = malloc((n ? n : 1) * sizeof *sorted);
+  if (t == NULL || sorted == NULL) {
+    free(t);
     free(sorted);
-    return false;
+    return NULL;
   }
   for (size_t i = 0; i < n; i++) {
-    sorted[i].index = i;
-    gcb_model_case_title(&m->cases[i], sorted[i].title, sizeof sorted[i].title);
-    (*titles)[i] = sorted[i];
+    gcb_model_case_title(&m->cases[i], t[i].title, sizeof t[i].title);
+    sorted[i] = &t[i];
   }
   qsort(sorted, n, sizeof *sorted, cmp_titled);
   for (size_t i = 0; i < n; i++)
-    (*dup)[sorted[i].index] =
-        i > 0 && strcmp(sorted[i - 1].title, sorted[i].title) == 0
-            ? (*dup)[sorted[i - 1].index] + 1
+    sorted[i]->dup =
+        i > 0 && strcmp(sorted[i - 1]->title, sorted[i]->title) == 0
+            ? sorted[i - 1]->dup + 1
             : 0;
   free(sorted);
-  return true;
+  return t;
 }
 
 /* Wall time the case's timed loop took: its slowest rank's time per
@@ -224,29 +226,23 @@ static double case_time(const struct gcb_model_case *c) {
 static void case_tests(struct suite *s, const struct gcb_report *rep,
                        const struct case_fails *cf, size_t d) {
   const struct gcb_model *m = rep->docs[d].model;
-  size_t *dup = NULL;
-  struct titled *titles = NULL;
-  if (!case_titles(m, &titles, &dup)) {
-    s->oom = true;
-    goto done;
-  }
-  for (size_t i = 0; i < m->ncases; i++) {
+  struct titled *titles = case_titles(m);
+  s->oom = s->oom || titles == NULL;
+  for (size_t i = 0; titles != NULL && i < m->ncases; i++) {
     const struct gcb_model_case *e = &m->cases[i];
     char cls[96], name[224];
-    const char *title = titles[i].title;
     gcb__join(cls, sizeof cls, "gcbench.", e->bench, (const char *)NULL);
     int n = snprintf(name, sizeof name, "%s", e->label);
-    if (dup[i] > 0 && n > 0 && (size_t)n < sizeof name)
-      n += snprintf(name + n, sizeof name - (size_t)n, " #%zu", dup[i] + 1);
+    if (titles[i].dup > 0 && n > 0 && (size_t)n < sizeof name)
+      n += snprintf(name + n, sizeof name - (size_t)n, " #%zu",
+                    titles[i].dup + 1);
     if (rep->ndocs > 1 && n > 0 && (size_t)n < sizeof name)
       snprintf(name + n, sizeof name - (size_t)n, " (run %zu)", d + 1);
     open_test(s, cls, name, case_time(e));
-    case_findings(s, rep, cf, (int)d, title);
+    case_findings(s, rep, cf, (int)d, titles[i].title);
     close_test(s);
   }
-done:
   free(titles);
-  free(dup);
 }
 
 /* errors[] as <error>, skipped[] as <skipped>: cases that did not run. */
@@ -381,10 +377,10 @@ static void criteria_suite(struct suite *s, const struct gcb_report *rep) {
     }
     open_test(s, "gcbench.criteria", cr->checks[i].name, 0);
     if (gcb_check_outcome(cr, res) == GCB_CHECK_FAIL) {
-      s->failures++;
-      fprintf(s->f, "      <failure type=\"%s\" message=\"",
-              GCB_KIND(CRITERION)->name);
-      gcb__xml(s->f, "", cr->checks[i].name, " not met\">");
+      char msg[160]; /* a check's name is under 128 bytes */
+      gcb__join(msg, sizeof msg, cr->checks[i].name, " not met",
+                (const char *)NULL);
+      open_child(s, "failure", GCB_KIND(CRITERION)->name, msg);
       for (size_t k = 0; k < rep->findings->n; k++) {
         const struct gcb_finding *f = &rep->findings->items[k];
         if (f->check != (int)i || f->kind == GCB_KIND(CRITERION_NA))

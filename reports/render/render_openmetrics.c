@@ -30,40 +30,38 @@
  * values formatted, the names made valid and distinct by gcb__om_param
  * (render_openmetrics_names.c). The names depend on each other only, as
  * gcb__om_param keeps a parameter off every label gcbench writes. */
-struct params {
-  size_t n;
-  char (*text)[256];
-  char (*name)[GCB_OM_NAME_MAX]; /* NULL when out of memory */
+struct param {
+  char text[256], name[GCB_OM_NAME_MAX];
 };
 
-static void params_free(struct params *t) {
-  free(t->text);
-  free(t->name);
-  *t = (struct params){0};
-}
+struct params {
+  size_t n;
+  struct param *at; /* NULL when out of memory */
+};
 
 static void params_of(struct params *t, const struct gcb_model_case *c) {
   size_t n = c->params.type == GCB_MV_OBJECT ? c->params.n : 0;
-  *t = (struct params){.text = malloc((n + 1) * sizeof *t->text),
-                       .name = malloc((n + 1) * sizeof *t->name)};
+  *t = (struct params){.at = malloc((n + 1) * sizeof *t->at)};
   struct gcb__om_sample names = {0};
-  bool ok = t->text != NULL && t->name != NULL;
-  for (; ok && t->n < n; t->n++) {
+  for (; t->at != NULL && t->n < n; t->n++) {
     const struct gcb_mvalue *v = &c->params.members[t->n].value;
-    char *text = t->text[t->n];
+    struct param *p = &t->at[t->n];
     if (v->type == GCB_MV_STRING)
-      gcb_view_copy(text, sizeof t->text[0], v->text);
+      gcb_view_copy(p->text, sizeof p->text, v->text);
     else if (v->type == GCB_MV_INT || v->type == GCB_MV_REAL)
-      snprintf(text, sizeof t->text[0], "%.17g", v->num);
+      snprintf(p->text, sizeof p->text, "%.17g", v->num);
     else /* the reader allows strings and numbers only */
-      text[0] = '\0';
-    const char *name = gcb__om_param(&names, c->params.members[t->n].key, text);
-    if ((ok = name != NULL))
-      memcpy(t->name[t->n], name, strlen(name) + 1); /* < GCB_OM_NAME_MAX */
+      p->text[0] = '\0';
+    const char *name =
+        gcb__om_param(&names, c->params.members[t->n].key, p->text);
+    if (name == NULL) {
+      free(t->at);
+      *t = (struct params){0};
+      break;
+    }
+    memcpy(p->name, name, strlen(name) + 1); /* < GCB_OM_NAME_MAX */
   }
   gcb__om_sample_free(&names);
-  if (!ok)
-    params_free(t);
 }
 
 /* A case whose samples are being written: the family they go to with its
@@ -86,9 +84,9 @@ static struct gcb__om_sample start(size_t doc) {
 /* Writes s with the case's parameters after its other labels (none when
  * x is NAN). */
 static void finish(const struct at *at, struct gcb__om_sample *s, double x) {
-  s->oom = s->oom || at->p.name == NULL;
+  s->oom = s->oom || at->p.at == NULL;
   for (size_t k = 0; k < at->p.n; k++)
-    gcb__om_label(s, at->p.name[k], at->p.text[k]);
+    gcb__om_label(s, at->p.at[k].name, at->p.at[k].text);
   gcb__om_write(at->out, at->family, at->series, s, x);
 }
 
@@ -137,36 +135,6 @@ static double divisor(const struct gcb_model_case *c) {
   return u.divisor;
 }
 
-/* Where each rank of a document runs, looked up once for all its cases
- * (a sample per rank and case): by rank, for ranks 0 to n - 1. */
-struct places {
-  struct gcb_place *at;
-  size_t n;
-};
-
-static void places_free(struct places *pl, size_t ndocs) {
-  for (size_t d = 0; pl != NULL && d < ndocs; d++)
-    free(pl[d].at);
-  free(pl);
-}
-
-/* One per document; NULL on ENOMEM. */
-static struct places *places_of(const struct gcb_report *rep) {
-  struct places *pl = calloc(rep->ndocs + 1, sizeof *pl);
-  for (size_t d = 0; pl != NULL && d < rep->ndocs; d++) {
-    const struct gcb_model *m = rep->docs[d].model;
-    size_t n = m->nranks;
-    if ((pl[d].at = malloc((n + 1) * sizeof *pl[d].at)) == NULL) {
-      places_free(pl, d);
-      return NULL;
-    }
-    pl[d].n = n;
-    for (size_t r = 0; r < n; r++)
-      gcb_model_place(m, (long long)r, &pl[d].at[r]);
-  }
-  return pl;
-}
-
 /* The case's one sample. */
 static void case_sample(const struct at *at, enum kind kind, double x) {
   struct gcb__om_sample s = start(at->doc);
@@ -178,8 +146,7 @@ static void case_sample(const struct at *at, enum kind kind, double x) {
   finish(at, &s, x);
 }
 
-static void rank_samples(const struct at *at, const struct gcb_model *m,
-                         const struct places *pl) {
+static void rank_samples(const struct at *at, const struct gcb_model *m) {
   const struct gcb_model_case *c = at->c;
   double div = divisor(c);
   if (c->ranks.n == 0) { /* a figure imported as its source printed it (an
@@ -194,10 +161,7 @@ static void rank_samples(const struct at *at, const struct gcb_model *m,
     struct gcb_place p;
     if (isnan(x))
       continue;
-    if (rank >= 0 && (size_t)rank < pl->n)
-      p = pl->at[rank];
-    else
-      gcb_model_place(m, rank, &p);
+    gcb_model_place(m, rank, &p); /* tried at its index first: no search */
     struct gcb__om_sample s = start(at->doc);
     gcb__om_label(&s, "host", p.hostname);
     gcb__om_label_int(&s, "node", p.node);
@@ -251,7 +215,7 @@ static void family_head(FILE *out, const char *name, const char *help,
  * (refs are sorted by family). */
 static void bench_body(FILE *out, const struct gcb_report *rep,
                        const struct om *om, size_t f, size_t *r,
-                       const struct places *pl, struct gcb__om_set *series) {
+                       struct gcb__om_set *series) {
   const struct family *fam = &om->fams[f];
   size_t doc = SIZE_MAX, nseen = 0;
   bool *seen = NULL;
@@ -265,7 +229,7 @@ static void bench_body(FILE *out, const struct gcb_report *rep,
                     .c = &m->cases[x->idx]};
     params_of(&at.p, at.c);
     if (fam->kind == K_RANKS) {
-      rank_samples(&at, m, &pl[x->doc]);
+      rank_samples(&at, m);
     } else {
       if (x->doc != doc) { /* the pair scratch is per document */
         free(seen);
@@ -274,7 +238,7 @@ static void bench_body(FILE *out, const struct gcb_report *rep,
       }
       p2p_samples(&at, m, seen, nseen);
     }
-    params_free(&at.p);
+    free(at.p.at);
   }
   free(seen);
 }
@@ -294,7 +258,7 @@ static void fixed_body(FILE *out, const struct gcb_report *rep,
       params_of(&at.p, at.c);
       case_sample(&at, f->kind,
                   *(const double *)((const char *)&at.c->summary + f->at));
-      params_free(&at.p);
+      free(at.p.at);
     }
   }
 }
@@ -452,17 +416,15 @@ static void bench_help(const struct family *f, char *help, size_t size) {
 static bool write_families(FILE *out, const struct gcb_report *rep,
                            struct om *om) {
   struct gcb__om_set series = {0};
-  struct places *pl = places_of(rep);
-  bool oom = pl == NULL;
   run_info(out, rep, &series);
-  oom |= series.oom;
+  bool oom = series.oom;
   gcb__om_set_free(&series);
   verdict(out, rep);
-  for (size_t f = 0, r = 0; pl != NULL && f < om->nfams; f++) {
+  for (size_t f = 0, r = 0; f < om->nfams; f++) {
     char help[512];
     bench_help(&om->fams[f], help, sizeof help);
     family_head(out, om->fams[f].name, help, om->fams[f].u.suffix);
-    bench_body(out, rep, om, f, &r, pl, &series);
+    bench_body(out, rep, om, f, &r, &series);
     oom |= series.oom;
     gcb__om_set_free(&series);
   }
@@ -475,7 +437,6 @@ static bool write_families(FILE *out, const struct gcb_report *rep,
     oom |= series.oom;
     gcb__om_set_free(&series);
   }
-  places_free(pl, rep->ndocs);
   return !oom;
 }
 

@@ -343,17 +343,9 @@ struct gcb__om_label {
 /* Room in s->text for a value of n bytes escaped; false when out of
  * memory. */
 static bool text_room(struct gcb__om_sample *s, size_t n) {
-  size_t need = s->text_n + 3 * n + 1;
-  if (need <= s->text_cap)
-    return true;
-  size_t cap = s->text_cap ? s->text_cap : 256;
-  while (cap < need)
-    cap *= 2;
-  char *t = realloc(s->text, cap);
-  if (t == NULL)
-    return false;
-  s->text = t;
-  s->text_cap = cap;
+  while (s->text_n + 3 * n + 1 > s->text_cap)
+    if (!gcb_grow((void **)&s->text, &s->text_cap, s->text_cap, 1))
+      return false;
   return true;
 }
 

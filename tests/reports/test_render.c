@@ -15,6 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "reports/analysis/analyze_rules.h"
+#include "reports/analysis/kinds.h"
 #include "reports/plot/plot.h"
 #include "reports/render/render.h"
 #include "reports/render/render_tables.h"
@@ -689,6 +691,58 @@ Test(render, junit_skips_component_checks_with_no_measurement) {
                                  "skipped=\"16\""));
   free(out);
   fixture_free(&fx);
+}
+
+/* Every case of the document fails. */
+static enum gcb_status rule_every_case_fails(const struct gcb__rule_ctx *cx) {
+  const struct gcb_model *m = cx->doc->model;
+  for (size_t i = 0; i < m->ncases; i++) {
+    struct gcb_finding *f =
+        gcb__rule_push_case(cx, GCB_SEV_FAIL, &m->cases[i], -1);
+    if (f == NULL)
+      return GCB_ENOMEM;
+    gcb_finding_explain(f, "it failed");
+  }
+  return GCB_OK;
+}
+
+/* A kind's name is text like any other: a kind added as a descriptor row
+ * whose name holds XML's special characters comes out escaped in the
+ * failure's type and in its lines, never raw. */
+Test(render, junit_escapes_a_kind_name_wherever_it_writes_it) {
+  static const struct gcb_kind odd = {
+      .id = GCB_KIND_EXTRA,
+      .name = "odd\"<kind>&",
+      .family = GCB_FAM_HEALTH,
+      .rule = {rule_every_case_fails},
+      .thresholds = "",
+      .group = GCB_GROUP_RUN,
+  };
+  json_t *doc = fx_doc(4, 1, 8, "Test CPU");
+  const double figs[] = {1000, 1001, 1002, 1003};
+  fx_add_case(doc, fx_case("gemm", "fp32 1024", "{\"dtype\": \"fp32\"}",
+                           "GFLOP/s", figs, 4, 0.005, NULL));
+  struct gcb_doc d = fx_doc_of("run.json", doc);
+  struct gcb_thresholds th;
+  struct gcb_findings f = {0};
+  struct gcb_err err = {0};
+  gcb_thresholds_default(&th);
+  cr_assert_eq(gcb_analyze_kinds(&odd, 1, &d, 1, &th, &f, &err), GCB_OK, "%s",
+               err.msg);
+  cr_assert_eq(f.n, 1);
+  struct gcb_report rep = {
+      .docs = &d, .ndocs = 1, .findings = &f, .thresholds = &th};
+  size_t len;
+  char *out = render(&gcb_render_junit, &rep, &len);
+  cr_expect_not_null(
+      strstr(out, "<failure type=\"odd&quot;&lt;kind&gt;&amp;\" "
+                  "message=\"it failed\">odd&quot;&lt;kind&gt;&amp;: "),
+      "%s", out);
+  cr_expect_null(strstr(out, "odd\"<kind>&"), "%s", out);
+  free(out);
+  gcb_findings_free(&f);
+  fx_doc_free(&d);
+  json_decref(doc);
 }
 
 /* Table cells in %s, %zu and %lld are written without vsnprintf: the
