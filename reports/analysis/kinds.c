@@ -158,16 +158,21 @@ const struct gcb_kind gcb_kinds[GCB_KIND_COUNT] = {
          .suggestion = NULL /* names the kernel to use */),
     KIND(PLACEMENT_REMOTE, .name = "placement-remote",
          .family = GCB_FAM_PLACEMENT, .rule = {gcb__rule_topo_placement},
-         .group = GCB_GROUP_RANK,
+         .group = GCB_GROUP_RANK, .problem = "remote-binding",
+         .problem_cost = "host memory and CPU work cross the socket "
+                         "interconnect on every transfer",
          .suggestion = NULL /* the topology check's own fix */),
     KIND(PLACEMENT_PARTIAL, .name = "placement-partial",
          .family = GCB_FAM_PLACEMENT, .rule = {gcb__rule_topo_placement},
-         .group = GCB_GROUP_RANK,
+         .group = GCB_GROUP_RANK, .problem = "partial-binding",
+         .problem_cost = "some of the rank's threads run on the far socket",
          .suggestion = NULL /* the topology check's own fix */),
     KIND(PLACEMENT_UNBOUND, .name = "placement-unbound",
          .family = GCB_FAM_PLACEMENT,
          .rule = {gcb__rule_topo_placement, gcb__rule_unbound},
-         .group = GCB_GROUP_RANK,
+         .group = GCB_GROUP_RANK, .problem = "unbound",
+         .problem_cost =
+             "the OS may move the rank anywhere, also away from its GPU",
          /* the older rule's; the topology check words its own fix */
          .suggestion = "bind ranks to cores (mpiexec -bind-to core, srun "
                        "--cpu-bind=cores), near their GPU's NUMA node"),
@@ -179,16 +184,20 @@ const struct gcb_kind gcb_kinds[GCB_KIND_COUNT] = {
     KIND(PLACEMENT_SHARED_GPU, .name = "placement-shared-gpu",
          .family = GCB_FAM_PLACEMENT,
          .rule = {gcb__rule_topo_placement, gcb__rule_shared_gpu},
-         .group = GCB_GROUP_RANK,
+         .group = GCB_GROUP_RANK, .problem = "shared-gpu",
+         .problem_cost = "each rank gets a fraction of the GPU",
          .suggestion = "run one rank per GPU (ranks per node = GPUs per "
                        "node), or check CUDA_VISIBLE_DEVICES"),
     KIND(PLACEMENT_IDLE_GPU, .name = "placement-idle-gpu",
          .family = GCB_FAM_PLACEMENT, .rule = {gcb__rule_topo_placement},
-         .group = GCB_GROUP_RANK,
+         .group = GCB_GROUP_RANK, .problem = "idle-gpu",
+         .problem_cost = "the node's capacity is not all measured",
          .suggestion = NULL /* the topology check's own fix */),
     KIND(OVERSUBSCRIBED, .name = "oversubscribed", .family = GCB_FAM_PLACEMENT,
          .rule = {gcb__rule_topo_placement, gcb__rule_oversubscribed},
-         .group = GCB_GROUP_RANK,
+         .group = GCB_GROUP_RANK, .problem = "oversubscribed",
+         .problem_cost =
+             "ranks wait for a core, so every figure on the node is low",
          .suggestion = "run at most one rank per core (fewer ranks per "
                        "node, or more nodes)"),
     KIND(NOT_VALIDATED, .name = "not-validated", .family = GCB_FAM_OF_CASE,

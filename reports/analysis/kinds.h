@@ -140,6 +140,10 @@ struct gcb_kind {
                               (its rows run before imbalance's) */
   const char *suggestion;  /* the one suggestion; NULL when the rule words
                               it from the data (a host, a rank, a fix) */
+  /* A problem of the run's own placement check (rules_topo.c): its kind as
+   * nodes[].topology.placement[] writes it, and what it costs; NULL for
+   * other kinds. */
+  const char *problem, *problem_cost;
   /* Counted after a root cause's statement ("; 2 more regressions against
    * the baseline"); NULL: not counted. */
   const char *tally_one, *tally_many;

@@ -92,13 +92,14 @@ static struct gcb_finding *measured_slow(const struct gcb__rule_ctx *cx,
   return NULL;
 }
 
-static enum gcb_status report_gpu(const struct gcb__rule_ctx *cx,
-                                  const struct gcb_model_node *node,
-                                  long long gpu, long long rank,
-                                  const char *busid,
-                                  const struct evidence *ev) {
+/* Reports a link's evidence: GPU gpu's host link (nic NULL; appended to a
+ * slow copy measured on that GPU when there is one), or NIC nic's. */
+static enum gcb_status report(const struct gcb__rule_ctx *cx,
+                              const struct gcb_model_node *node, long long gpu,
+                              long long rank, const char *busid,
+                              const char *nic, const struct evidence *ev) {
   long long index = node->index;
-  struct gcb_finding *slow = measured_slow(cx, index, gpu);
+  struct gcb_finding *slow = nic == NULL ? measured_slow(cx, index, gpu) : NULL;
   if (slow != NULL) {
     char text[sizeof slow->explanation];
     snprintf(text, sizeof text, "%s; the topology agrees: %s",
@@ -114,8 +115,11 @@ static enum gcb_status report_gpu(const struct gcb__rule_ctx *cx,
   f->where.node = index;
   gcb_view_copy(f->where.hostname, sizeof f->where.hostname, node->hostname);
   f->where.gpu = gpu;
-  gcb_view_copy(f->where.bus_id, sizeof f->where.bus_id, busid);
-  snprintf(f->where.link, sizeof f->where.link, "%s<->host", busid);
+  if (nic == NULL) {
+    gcb_view_copy(f->where.bus_id, sizeof f->where.bus_id, busid);
+    snprintf(f->where.link, sizeof f->where.link, "%s<->host", busid);
+  } else
+    snprintf(f->where.link, sizeof f->where.link, "%s %s", nic, busid);
   gcb_finding_figures(f, ev->measured, ev->expected, "GB/s");
   gcb_finding_explain(f, "%s", ev->text);
   gcb__rule_suggest(f);
@@ -135,7 +139,7 @@ static enum gcb_status topo_gpu(const struct gcb__rule_ctx *cx,
   /* the rank using it only for a GPU with evidence: a lookup per rank of
    * the node, for each of 16,384 GPUs, was a fifth of the analysis */
   long long rank = gcb_model_gpu_rank(m, node->index, g->index);
-  return report_gpu(cx, node, g->index, rank, g->busid, &ev);
+  return report(cx, node, g->index, rank, g->busid, NULL, &ev);
 }
 
 static enum gcb_status topo_nic(const struct gcb__rule_ctx *cx,
@@ -144,16 +148,7 @@ static enum gcb_status topo_nic(const struct gcb__rule_ctx *cx,
   struct evidence ev = {.measured = NAN, .expected = NAN};
   if (!fact_evidence(node, nic->hops, nic->nhops, -1, nic->index, &ev))
     return GCB_OK;
-  struct gcb_finding *f = gcb__rule_push(cx, GCB_SEV_WARN);
-  if (f == NULL)
-    return GCB_ENOMEM;
-  f->where.node = node->index;
-  gcb_view_copy(f->where.hostname, sizeof f->where.hostname, node->hostname);
-  snprintf(f->where.link, sizeof f->where.link, "%s %s", nic->name, nic->busid);
-  gcb_finding_figures(f, ev.measured, ev.expected, "GB/s");
-  gcb_finding_explain(f, "%s", ev.text);
-  gcb__rule_suggest(f);
-  return GCB_OK;
+  return report(cx, node, -1, -1, nic->busid, nic->name, &ev);
 }
 
 /* The rank of the node whose device has that bus id, or -1. */
@@ -180,9 +175,9 @@ static enum gcb_status health_only(const struct gcb__rule_ctx *cx,
     const struct gcb_model_health *h = &node->health[i];
     struct evidence ev;
     if (nvml_evidence(h, &ev))
-      st = report_gpu(cx, node, h->ordinal,
-                      rank_on_bus(cx->doc->model, node, h->bus_id), h->bus_id,
-                      &ev);
+      st = report(cx, node, h->ordinal,
+                  rank_on_bus(cx->doc->model, node, h->bus_id), h->bus_id, NULL,
+                  &ev);
   }
   return st;
 }

@@ -2,8 +2,8 @@
  * Placement findings from the topology's own binding check: the
  * nodes[].topology.placement[] problems the run recorded (ranks bound off
  * their GPU's NUMA node, partly off it, unbound, sharing a GPU, idle GPUs,
- * oversubscribed cores). Each problem kind is one row of the table below
- * with its own finding kind (whose row in kinds.c names this rule); problems of
+ * oversubscribed cores). Each problem kind has its own finding kind, whose
+ * row in kinds.c names this rule, the problem and what it costs; problems of
  * one kind on one node become one finding listing the ranks (one per shared
  * GPU), so a launcher mistake on thousands of ranks reads as a few lines. Nodes
  * without a placement array are left to the older rules in placement.c, which
@@ -16,39 +16,6 @@
 #include <string.h>
 
 #include "reports/analysis/analyze_rules.h"
-
-/* Finding kind -> topology problem kind and what it costs (a warning
- * each). */
-struct problem_kind {
-  enum gcb_kind_id kind;
-  const char *problem; /* as the document writes it */
-  const char *why;
-  bool derivable; /* from each rank's binding, for nodes without the array */
-};
-
-static const struct problem_kind problem_kinds[] = {
-    {GCB_KIND_PLACEMENT_REMOTE, "remote-binding",
-     "host memory and CPU work cross the socket interconnect on every transfer",
-     true},
-    {GCB_KIND_PLACEMENT_PARTIAL, "partial-binding",
-     "some of the rank's threads run on the far socket", true},
-    {GCB_KIND_PLACEMENT_UNBOUND, "unbound",
-     "the OS may move the rank anywhere, also away from its GPU", false},
-    {GCB_KIND_PLACEMENT_SHARED_GPU, "shared-gpu",
-     "each rank gets a fraction of the GPU", false},
-    {GCB_KIND_PLACEMENT_IDLE_GPU, "idle-gpu",
-     "the node's capacity is not all measured", false},
-    {GCB_KIND_OVERSUBSCRIBED, "oversubscribed",
-     "ranks wait for a core, so every figure on the node is low", false},
-};
-
-/* The row of a finding kind, or NULL. */
-static const struct problem_kind *row_of(const struct gcb_kind *kind) {
-  for (size_t i = 0; i < sizeof problem_kinds / sizeof *problem_kinds; i++)
-    if (problem_kinds[i].kind == kind->id)
-      return &problem_kinds[i];
-  return NULL;
-}
 
 /* ---- CPU lists ("0-7,16"): the bindings compared below -------------- */
 
@@ -166,7 +133,7 @@ static enum gcb_status report(const struct gcb__rule_ctx *cx,
                               const struct gcb_model_node *node,
                               struct group *g) {
   const struct gcb_model *m = cx->doc->model;
-  const char *why = row_of(cx->kind)->why;
+  const char *why = cx->kind->problem_cost;
   struct gcb_finding *f = gcb__rule_push(cx, GCB_SEV_WARN);
   if (f == NULL)
     return GCB_ENOMEM;
@@ -323,18 +290,17 @@ static enum gcb_status derived_problems(const struct gcb__rule_ctx *cx,
 }
 
 enum gcb_status gcb__rule_topo_placement(const struct gcb__rule_ctx *cx) {
-  const struct problem_kind *row = row_of(cx->kind);
   const struct gcb_model *m = cx->doc->model;
-  if (row == NULL)
+  const char *problem = cx->kind->problem;
+  if (problem == NULL)
     return gcb_err_set(cx->err, GCB_EINTERNAL, "no placement rule for %s",
                        cx->kind->name);
-  const char *problem = row->problem;
   enum gcb_status st = GCB_OK;
   for (size_t i = 0; i < m->nnodes && st == GCB_OK; i++) {
     const struct gcb_model_node *node = &m->nodes[i];
     if (node->has_placement)
       st = node_problems(cx, node, node->placement, node->nplacement, problem);
-    else if (row->derivable && node->has_topology)
+    else if (node->has_topology)
       st = derived_problems(cx, node, problem);
   }
   return st;
