@@ -5,8 +5,9 @@
  * measured, four at most. Every panel draws the median over ranks as a
  * grey line, each rank as a thin light line when there are 16 or fewer,
  * and the outliers in colour, named: a rank whose throughput falls and
- * stays down (with a dashed line at its onset) or sustains well below
- * its peers (the report's burn-in rules, reports/analysis/burn.h).
+ * stays down (with a dashed line at its onset), or sustains well below
+ * its peers or below the peak it held (the report's burn-in rules, as
+ * reports/analysis/burn.h judged each rank).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -59,14 +60,14 @@ static size_t panels_of(const struct gcb_burn_timeline *tl, const char *unit,
 }
 
 /* The outlier ranks (indices), at most MAX_OUTLIERS: a fall first, then
- * the slow-rank rule on the sustained figures. */
+ * burn-sustained's ranks (slow, or not holding their peak). */
 static size_t outliers(const struct gcb_burn_rank *r, size_t n, size_t *out) {
   size_t k = 0;
   for (size_t i = 0; i < n && k < MAX_OUTLIERS; i++)
     if (r[i].onset >= 0)
       out[k++] = i;
   for (size_t i = 0; i < n && k < MAX_OUTLIERS; i++)
-    if (r[i].slow && r[i].onset < 0)
+    if ((r[i].slow || r[i].unheld) && r[i].onset < 0)
       out[k++] = i;
   return k;
 }
