@@ -72,6 +72,15 @@ static size_t outliers(const struct gcb_burn_rank *r, size_t n, size_t *out) {
   return k;
 }
 
+/* " v" as gnuplot reads it, "NaN" for a gap, into at; the end. */
+static char *cell(char *at, double v) {
+  *at++ = ' ';
+  if (!isnan(v))
+    return gcb__plot_num(at, v);
+  memcpy(at, "NaN", 3);
+  return at + 3;
+}
+
 /* The data block of one series: time, the median over ranks, then every
  * rank (NaN where not measured). */
 static void data_block(struct gcb__plotter *p, size_t id, size_t panel,
@@ -87,20 +96,11 @@ static void data_block(struct gcb__plotter *p, size_t id, size_t panel,
       if (!isnan(v))
         tmp[k++] = v;
     }
-    *at++ = ' ';
-    at = k ? gcb__plot_num(at, gcb_stats_median(tmp, k)) : at;
-    if (k == 0)
-      memcpy(at, "NaN", 3), at += 3;
+    at = cell(at, k ? gcb_stats_median(tmp, k) : NAN);
     fwrite(line, 1, (size_t)(at - line), p->f);
     for (int r = 0; r < tl->nranks; r++) {
-      double v = gcb_burn_value(tl, (int)s, r, i) * yscale;
-      char cell[40], *c = cell;
-      *c++ = ' ';
-      if (isnan(v))
-        memcpy(c, "NaN", 3), c += 3;
-      else
-        c = gcb__plot_num(c, v);
-      fwrite(cell, 1, (size_t)(c - cell), p->f);
+      at = cell(line, gcb_burn_value(tl, (int)s, r, i) * yscale);
+      fwrite(line, 1, (size_t)(at - line), p->f);
     }
     fputc('\n', p->f);
   }
