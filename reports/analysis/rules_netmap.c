@@ -97,31 +97,26 @@ static long long node_ranks(const struct netmap_judge *j, int node, char *buf,
   int n = j->map.by_node ? (int)j->doc->nranks : j->map.n;
   long long first = -1;
   size_t total = 0, shown = 0, len = 0;
-  bool cut = false;
+  for (int r = 0; r < n; r++)
+    if (rank_node(j, r) == node && total++ == 0)
+      first = r;
   buf[0] = '\0';
-  for (int pass = 0; pass < 2; pass++)
-    for (int r = 0; r < n && !cut; r++) {
-      if (rank_node(j, r) != node)
-        continue;
-      if (pass == 0) {
-        if (total++ == 0)
-          first = r;
-        continue;
-      }
-      /* this rank, and room left to count the rest after it */
-      char item[16], more[48] = "";
-      snprintf(item, sizeof item, "%s%d", shown ? "," : "", r);
-      if (shown + 1 < total)
-        snprintf(more, sizeof more, ",... (+%zu more)", total - shown - 1);
-      cut = len + strlen(item) + strlen(more) >= size;
-      if (!cut) {
-        len += (size_t)snprintf(buf + len, size - len, "%s", item);
-        shown++;
-      }
+  for (int r = 0; r < n && shown < total; r++) {
+    if (rank_node(j, r) != node)
+      continue;
+    /* this rank, and room left to count the rest after it */
+    char item[16], more[48] = "";
+    snprintf(item, sizeof item, "%s%d", shown ? "," : "", r);
+    if (shown + 1 < total)
+      snprintf(more, sizeof more, ",... (+%zu more)", total - shown - 1);
+    if (len + strlen(item) + strlen(more) >= size) {
+      snprintf(buf + len, size - len, "%s... (+%zu more)", shown ? "," : "",
+               total - shown);
+      break;
     }
-  if (cut)
-    snprintf(buf + len, size - len, "%s... (+%zu more)", shown ? "," : "",
-             total - shown);
+    len += (size_t)snprintf(buf + len, size - len, "%s", item);
+    shown++;
+  }
   return first;
 }
 
