@@ -106,6 +106,10 @@ void gcb_burn_fmt_reasons(unsigned long long mask, char *buf, size_t size) {
 
 /* ---- one rank's series -------------------------------------------------- */
 
+/* A level once at its peak this far below the peak it held is a rank that
+ * throttles on and off (healthy noise of +-5 % leaves it near 0.95). */
+#define PEAK_PCT 15.0
+
 /* The fewest intervals on each side of a fall: fewer after it is no
  * evidence that it stays down (three dips among the last five intervals
  * happen in long noisy burns); fewer before it leaves no level to fall
@@ -386,6 +390,9 @@ bool gcb_burn_rank_judge(const struct gcb_burn_timeline *tl, size_t r,
   }
   if (n >= 2 * EDGE)
     judge_fall(tl, r, x, at, m, n, min_drop, k_noise, tmp, out);
+  double limit = fmax(PEAK_PCT / 100, k_noise * out->noise);
+  out->unheld =
+      out->onset < 0 && n >= 8 && out->since_held < out->held * (1 - limit);
   free(x);
   free(at);
   return true;

@@ -96,8 +96,10 @@ struct gcb_burn_rank {
    * products compared; intervals with a wrong one, the first's start. */
   double wrong, checked, wrong_s;
   size_t wrong_intervals;
-  bool slow; /* its sustained figure is below its peers' (slow-rank rule;
-                gcb_burn_doc_read_model, else false) */
+  bool slow;   /* its sustained figure is below its peers' (slow-rank rule;
+                  gcb_burn_doc_read_model, else false) */
+  bool unheld; /* no fall, 8 intervals or more, and since_held well below
+                  held (burn-sustained): it does not hold its peak */
 };
 
 /*
@@ -109,8 +111,10 @@ struct gcb_burn_rank {
  * four fifths of the filtered intervals after it, and the last three, are
  * below the midpoint of the two levels, and four fifths of the raw
  * intervals from its onset on. The cause is read from the same
- * rank's telemetry before and after the onset. False when memory ran
- * out (then *out holds no fall).
+ * rank's telemetry before and after the onset. Unheld when, without a
+ * fall, since_held is below held by 15 % or k_noise times the noise,
+ * whichever is more. False when memory ran out (then *out holds no
+ * fall).
  */
 bool gcb_burn_rank_judge(const struct gcb_burn_timeline *tl, size_t r,
                          double min_drop, double k_noise,

@@ -32,9 +32,6 @@
 #include "reports/document/ranks.h"
 #include "reports/document/stats.h"
 
-/* A sustained figure this far below the peak it held is a rank that
- * throttles on and off (healthy noise of +-5 % leaves it near 0.95). */
-#define PEAK_PCT 15.0
 /* Ranks of one node fall "together" within this many intervals, or this
  * fraction of the burn, whichever is longer. */
 #define NODE_INTERVALS 5
@@ -489,12 +486,9 @@ static enum gcb_status sustained(const struct burn_case *b) {
     const struct gcb_burn_rank *r = &b->ranks[i];
     if (r->onset >= 0 || r->n < 8)
       continue; /* its fall says more */
-    double limit = PEAK_PCT / 100;
-    double k = b->cx->t->outlier_mads * r->noise;
-    limit = k > limit ? k : limit;
     /* Below its own peak first: a rank that reaches its peers' figure
      * in some intervals and not in others throttles, it is not slow. */
-    if (r->since_held < r->held * (1 - limit))
+    if (r->unheld)
       st = sustained_finding(b, i, r->held, false);
     else if (r->slow)
       st = sustained_finding(b, i, b->peers, true);

@@ -26,6 +26,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "reports/analysis/analyze_rules.h"
 #include "reports/analysis/netmap_matrix.h"
@@ -80,24 +81,41 @@ static bool judge_open(const struct gcb__rule_ctx *cx,
   return true;
 }
 
-/* The node's ranks as ranges, and its first rank. */
+/* The node of rank r of the document. */
+static long long rank_node(const struct netmap_judge *j, int r) {
+  struct gcb_place p = {.node = -1};
+  if (!j->map.by_node)
+    return j->map.node[r];
+  gcb_model_place(j->doc, r, &p); /* rows are nodes: the document's ranks */
+  return p.node;
+}
+
+/* The node's ranks, comma-separated, and its first rank; those that do
+ * not fit in size are counted at the end ("80,81,... (+30 more)"). */
 static long long node_ranks(const struct netmap_judge *j, int node, char *buf,
                             size_t size) {
-  const struct gcb_netmap *m = &j->map;
+  int n = j->map.by_node ? (int)j->doc->nranks : j->map.n;
   long long first = -1;
-  size_t len = 0;
+  size_t total = 0, shown = 0, len = 0;
+  for (int r = 0; r < n; r++)
+    if (rank_node(j, r) == node && total++ == 0)
+      first = r;
   buf[0] = '\0';
-  int n = m->by_node ? (int)j->doc->nranks : m->n;
-  for (int r = 0; r < n && len + 12 < size; r++) {
-    struct gcb_place p = {.node = -1};
-    if (m->by_node) /* rows are nodes: the document's ranks */
-      gcb_model_place(j->doc, r, &p);
-    else
-      p.node = m->node[r];
-    if (p.node == node) {
-      len += (size_t)snprintf(buf + len, size - len, "%s%d", len ? "," : "", r);
-      first = first < 0 ? r : first;
+  for (int r = 0; r < n && shown < total; r++) {
+    if (rank_node(j, r) != node)
+      continue;
+    /* this rank, and room left to count the rest after it */
+    char item[16], more[48] = "";
+    snprintf(item, sizeof item, "%s%d", shown ? "," : "", r);
+    if (shown + 1 < total)
+      snprintf(more, sizeof more, ",... (+%zu more)", total - shown - 1);
+    if (len + strlen(item) + strlen(more) >= size) {
+      snprintf(buf + len, size - len, "%s... (+%zu more)", shown ? "," : "",
+               total - shown);
+      break;
     }
+    len += (size_t)snprintf(buf + len, size - len, "%s", item);
+    shown++;
   }
   return first;
 }

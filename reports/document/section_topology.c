@@ -11,6 +11,7 @@
  */
 #include "reports/document/results_int.h"
 
+#include <math.h>
 #include <stdio.h>
 
 /* ---- schema rows -------------------------------------------------------- */
@@ -158,6 +159,12 @@ static json_t *class_id(uint16_t cls) {
   return json_string(buf);
 }
 
+/* A rate in GB/s: unknown (0, or not a finite number: hwloc reads an XML
+ * topology's link speed with atof, "inf" and "nan" too) is null. */
+static json_t *gbps_json(double gbps) {
+  return gbps > 0 && isfinite(gbps) ? json_real(gbps) : json_null();
+}
+
 static const char *role_name(enum gcb_topo_hop_role r) {
   static const char *const names[] = {"device", "switch-downstream",
                                       "switch-upstream", "root-port"};
@@ -165,13 +172,12 @@ static const char *role_name(enum gcb_topo_hop_role r) {
 }
 
 static json_t *hop_json(const struct gcb_topo_hop *h) {
-  return json_pack("{s:s, s:s, s:o, s:o?, s:o?, s:o?, s:o?}", "busid", h->busid,
-                   "role", role_name(h->role), "pci_id",
-                   pci_id(h->vendor_id, h->device_id), "gbps",
-                   h->gbps > 0 ? json_real(h->gbps) : json_null(), "gen",
-                   h->gen ? json_integer(h->gen) : json_null(), "width",
-                   h->width ? json_integer(h->width) : json_null(), "link",
-                   gcb__str_or_null(h->link));
+  return json_pack(
+      "{s:s, s:s, s:o, s:o?, s:o?, s:o?, s:o?}", "busid", h->busid, "role",
+      role_name(h->role), "pci_id", pci_id(h->vendor_id, h->device_id), "gbps",
+      gbps_json(h->gbps), "gen", h->gen ? json_integer(h->gen) : json_null(),
+      "width", h->width ? json_integer(h->width) : json_null(), "link",
+      gcb__str_or_null(h->link));
 }
 
 static json_t *path_json(const struct gcb_topo_hop *path, int n) {
@@ -188,8 +194,8 @@ static json_t *host_link_json(const struct gcb_topo *t, int gpu) {
   if (gcb_topo_expected_gbps(t, a, host, &gbps, basis, sizeof basis, NULL) !=
       GCB_OK)
     return json_null();
-  return json_pack("{s:o, s:s}", "expected_gbps",
-                   gbps > 0 ? json_real(gbps) : json_null(), "basis", basis);
+  return json_pack("{s:o, s:s}", "expected_gbps", gbps_json(gbps), "basis",
+                   basis);
 }
 
 static json_t *nearest_json(const struct gcb_topo *t, int gpu) {
@@ -212,11 +218,11 @@ static json_t *gpu_json(const struct gcb_topo *t, int i) {
       pci_id(g->vendor_id, g->device_id), "class", class_id(g->class_id),
       "model", gcb__str_or_null(g->model), "arch", g->arch, "numa",
       gcb__int_or_null(g->numa), "cpus", g->cpus, "link_gbps",
-      g->link_gbps > 0 ? json_real(g->link_gbps) : json_null(), "pcie_path",
-      path_json(g->path, g->npath), "pcie_switch",
-      gcb__int_or_null(g->pcie_switch), "nvlinks", gcb__int_or_null(g->nvlinks),
-      "cpu_nvlinks", g->cpu_nvlinks, "os_devices", g->osdevs, "nearest_nic",
-      nearest_json(t, i), "host_link", host_link_json(t, i));
+      gbps_json(g->link_gbps), "pcie_path", path_json(g->path, g->npath),
+      "pcie_switch", gcb__int_or_null(g->pcie_switch), "nvlinks",
+      gcb__int_or_null(g->nvlinks), "cpu_nvlinks", g->cpu_nvlinks, "os_devices",
+      g->osdevs, "nearest_nic", nearest_json(t, i), "host_link",
+      host_link_json(t, i));
 }
 
 static json_t *nic_json(const struct gcb_topo *t, int i) {
@@ -228,9 +234,8 @@ static json_t *nic_json(const struct gcb_topo *t, int i) {
       "index", i, "busid", n->busid, "name", gcb__str_or_null(n->name), "rdma",
       n->rdma, "pci_id", pci_id(n->vendor_id, n->device_id), "class",
       class_id(n->class_id), "numa", gcb__int_or_null(n->numa), "cpus", n->cpus,
-      "link_gbps", gbps > 0 ? json_real(gbps) : json_null(), "pcie_path",
-      path_json(n->path, n->npath), "pcie_switch",
-      gcb__int_or_null(n->pcie_switch), "os_devices", n->osdevs);
+      "link_gbps", gbps_json(gbps), "pcie_path", path_json(n->path, n->npath),
+      "pcie_switch", gcb__int_or_null(n->pcie_switch), "os_devices", n->osdevs);
 }
 
 static json_t *numa_json(const struct gcb_topo *t, int i) {
@@ -244,8 +249,8 @@ static json_t *switch_json(const struct gcb_topo *t, int i) {
   return json_pack("{s:s, s:o, s:i, s:o, s:o}", "busid", s->busid, "pci_id",
                    pci_id(s->vendor_id, s->device_id), "downstream_ports",
                    s->downstream_ports, "uplink_gbps",
-                   s->uplink_gbps > 0 ? json_real(s->uplink_gbps) : json_null(),
-                   "numa", gcb__int_or_null(s->numa));
+                   gbps_json(s->uplink_gbps), "numa",
+                   gcb__int_or_null(s->numa));
 }
 
 static json_t *fact_json(const struct gcb_topo *t, int i) {
@@ -284,12 +289,10 @@ static json_t *label_json(const struct gcb_topo *t, int a, int b, int pcie) {
 
 static json_t *expected_json(const struct gcb_topo *t, int a, int b) {
   double gbps = 0;
-  if (a == b ||
-      gcb_topo_expected_gbps(t, device_ref(t, a), device_ref(t, b), &gbps, NULL,
-                             0, NULL) != GCB_OK ||
-      gbps <= 0)
-    return json_null();
-  return json_real(gbps);
+  if (a != b && gcb_topo_expected_gbps(t, device_ref(t, a), device_ref(t, b),
+                                       &gbps, NULL, 0, NULL) != GCB_OK)
+    gbps = 0;
+  return gbps_json(gbps);
 }
 
 /* One n x n matrix of cell(t, row, col). */

@@ -5,8 +5,9 @@
  * measured, four at most. Every panel draws the median over ranks as a
  * grey line, each rank as a thin light line when there are 16 or fewer,
  * and the outliers in colour, named: a rank whose throughput falls and
- * stays down (with a dashed line at its onset) or sustains well below
- * its peers (the report's burn-in rules, reports/analysis/burn.h).
+ * stays down (with a dashed line at its onset), or sustains well below
+ * its peers or below the peak it held (the report's burn-in rules, as
+ * reports/analysis/burn.h judged each rank).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -59,16 +60,25 @@ static size_t panels_of(const struct gcb_burn_timeline *tl, const char *unit,
 }
 
 /* The outlier ranks (indices), at most MAX_OUTLIERS: a fall first, then
- * the slow-rank rule on the sustained figures. */
+ * burn-sustained's ranks (slow, or not holding their peak). */
 static size_t outliers(const struct gcb_burn_rank *r, size_t n, size_t *out) {
   size_t k = 0;
   for (size_t i = 0; i < n && k < MAX_OUTLIERS; i++)
     if (r[i].onset >= 0)
       out[k++] = i;
   for (size_t i = 0; i < n && k < MAX_OUTLIERS; i++)
-    if (r[i].slow && r[i].onset < 0)
+    if ((r[i].slow || r[i].unheld) && r[i].onset < 0)
       out[k++] = i;
   return k;
+}
+
+/* " v" as gnuplot reads it, "NaN" for a gap, into at; the end. */
+static char *cell(char *at, double v) {
+  *at++ = ' ';
+  if (!isnan(v))
+    return gcb__plot_num(at, v);
+  memcpy(at, "NaN", 3);
+  return at + 3;
 }
 
 /* The data block of one series: time, the median over ranks, then every
@@ -86,20 +96,11 @@ static void data_block(struct gcb__plotter *p, size_t id, size_t panel,
       if (!isnan(v))
         tmp[k++] = v;
     }
-    *at++ = ' ';
-    at = k ? gcb__plot_num(at, gcb_stats_median(tmp, k)) : at;
-    if (k == 0)
-      memcpy(at, "NaN", 3), at += 3;
+    at = cell(at, k ? gcb_stats_median(tmp, k) : NAN);
     fwrite(line, 1, (size_t)(at - line), p->f);
     for (int r = 0; r < tl->nranks; r++) {
-      double v = gcb_burn_value(tl, (int)s, r, i) * yscale;
-      char cell[40], *c = cell;
-      *c++ = ' ';
-      if (isnan(v))
-        memcpy(c, "NaN", 3), c += 3;
-      else
-        c = gcb__plot_num(c, v);
-      fwrite(cell, 1, (size_t)(c - cell), p->f);
+      at = cell(line, gcb_burn_value(tl, (int)s, r, i) * yscale);
+      fwrite(line, 1, (size_t)(at - line), p->f);
     }
     fputc('\n', p->f);
   }

@@ -39,17 +39,14 @@ void gcb__svg_fold_free(struct gcb__svg_fold *f) {
   free(f);
 }
 
-/* Whether nothing on the machine asks for a look: no cell of its GPUs, no
- * pair and no root cause placed on it above "ok" (explained away). */
+/* Whether nothing on the machine asks for a look: no cell of its GPUs
+ * and no root cause placed on it (a pair's state is one) above "ok"
+ * (explained away). */
 static bool machine_clear(const struct gcb__svg_pic *p) {
-  for (size_t g = 0; g < p->n; g++) {
+  for (size_t g = 0; g < p->n; g++)
     for (size_t c = 0; p->row[g] != NULL && c < GCB_MATRIX_COLS; c++)
       if (p->row[g]->cell[c].state > GCB_CELL_CLEARED)
         return false;
-    for (size_t h = 0; h < p->n; h++)
-      if (p->edge[g][h] > GCB_CELL_CLEARED)
-        return false;
-  }
   for (size_t i = 0; p->diag != NULL && i < p->diag->n; i++) {
     const struct gcb_root_cause *rc = &p->diag->items[i];
     if (rc->comp.node == (long long)p->machine &&

@@ -302,19 +302,7 @@ static int heat_open(struct heat *h, const struct gcb_netmap *m, size_t doc,
     return -1;
   mark_findings(h, rep, dx);
   geometry(h);
-  if (lat) {
-    static const struct {
-      double at;
-      const char *unit;
-    } t[] = {{1, "s"}, {1e-3, "ms"}, {1e-6, "us"}, {1e-9, "ns"}};
-    size_t i = 0;
-    while (i + 1 < sizeof t / sizeof *t && h->vmax < t[i].at)
-      i++;
-    h->factor = 1 / t[i].at;
-    h->unit = t[i].unit;
-  } else {
-    h->factor = gcb_unit_scale(h->vmax, "GB/s", &h->unit);
-  }
+  h->factor = gcb_unit_scale(h->vmax, lat ? "s" : "GB/s", &h->unit);
   return 1;
 }
 

@@ -113,14 +113,21 @@ static void state_box(FILE *out, enum gcb_cell st, double x, double y, double w,
           st >= GCB_CELL_WARN ? 3 : 1);
 }
 
+/* The end of the run of GPUs from i on, within i's row, that share
+ * key(p, i): GPU i's NUMA node or switch. */
+static size_t run_end(const struct gcb__svg_pic *p, size_t i,
+                      long long (*key)(const struct gcb__svg_pic *, size_t)) {
+  size_t j = i + 1;
+  while (j < p->n && j / per_row(p) == i / per_row(p) && key(p, j) == key(p, i))
+    j++;
+  return j;
+}
+
 /* The NUMA band over each run of GPUs of one NUMA node within a row. */
 static void numa_bands(FILE *out, const struct gcb__svg_pic *p) {
-  for (size_t i = 0; i < p->n;) {
-    size_t j = i + 1;
+  for (size_t i = 0, j; i < p->n; i = j) {
+    j = run_end(p, i, gpu_numa);
     long long numa = gpu_numa(p, i);
-    while (j < p->n && j / per_row(p) == i / per_row(p) &&
-           gpu_numa(p, j) == numa)
-      j++;
     double x = box_x(p, i), w = box_x(p, j - 1) + BOX_W - x;
     char label[128];
     const char *cpus = p->gpu[i] != NULL ? p->gpu[i]->cpus : "";
@@ -134,7 +141,6 @@ static void numa_bands(FILE *out, const struct gcb__svg_pic *p) {
             gcb__svg_n0(x).s, gcb__svg_n0(row_y(p, i)).s, gcb__svg_n0(w).s,
             BAND_H - 4);
     gcb__svg_text(out, x + 8, row_y(p, i) + 16, "font-size=\"12\"", label);
-    i = j;
   }
 }
 
@@ -153,20 +159,21 @@ static void link_label(const struct gcb_matrix_cell *c, const char *what,
   snprintf(buf, size, "%s %s%s", what, fig, exp);
 }
 
-static const struct gcb_matrix_cell no_cell = {.state = GCB_CELL_NONE};
+/* GPU i's cell of family f; an empty one when it has no matrix row. */
+static const struct gcb_matrix_cell *cell_of(const struct gcb__svg_pic *p,
+                                             size_t i, enum gcb_family f) {
+  static const struct gcb_matrix_cell none = {.state = GCB_CELL_NONE};
+  return p->row[i] != NULL ? &p->row[i]->cell[f] : &none;
+}
 
 /* The state of GPU i's host link: the worse of its H2D and D2H cells. */
 static enum gcb_cell host_state(const struct gcb__svg_pic *p, size_t i) {
-  const struct gcb_matrix_row *r = p->row[i];
-  const struct gcb_matrix_cell *h2d = r ? &r->cell[GCB_FAM_H2D] : &no_cell;
-  const struct gcb_matrix_cell *d2h = r ? &r->cell[GCB_FAM_D2H] : &no_cell;
-  return h2d->state > d2h->state ? h2d->state : d2h->state;
+  enum gcb_cell h2d = cell_of(p, i, GCB_FAM_H2D)->state;
+  enum gcb_cell d2h = cell_of(p, i, GCB_FAM_D2H)->state;
+  return h2d > d2h ? h2d : d2h;
 }
 
 static void host_link(FILE *out, const struct gcb__svg_pic *p, size_t i) {
-  const struct gcb_matrix_row *r = p->row[i];
-  const struct gcb_matrix_cell *h2d = r ? &r->cell[GCB_FAM_H2D] : &no_cell;
-  const struct gcb_matrix_cell *d2h = r ? &r->cell[GCB_FAM_D2H] : &no_cell;
   enum gcb_cell st = host_state(p, i);
   /* From the GPU's switch when it has one, else from its NUMA band. */
   double x = box_x(p, i) + 14, y0 = row_y(p, i) + BAND_H - 4 + sw_h(p);
@@ -180,9 +187,9 @@ static void host_link(FILE *out, const struct gcb__svg_pic *p, size_t i) {
   char label[160];
   const struct gcb_model_gpu *g = p->gpu[i];
   double exp = g != NULL ? g->host_gbps : NAN;
-  link_label(h2d, "H2D", exp, label, sizeof label);
+  link_label(cell_of(p, i, GCB_FAM_H2D), "H2D", exp, label, sizeof label);
   gcb__svg_text(out, x + 8, y0 + 15, "font-size=\"11\"", label);
-  link_label(d2h, "D2H", exp, label, sizeof label);
+  link_label(cell_of(p, i, GCB_FAM_D2H), "D2H", exp, label, sizeof label);
   gcb__svg_text(out, x + 8, y0 + 29, "font-size=\"11\"", label);
   /* The GPU's own link, the first hop of its path. */
   snprintf(label, sizeof label, "PCIe %s",
@@ -321,16 +328,11 @@ static enum gcb_cell switch_state(const struct gcb__svg_pic *p, long long k) {
 /* One box per run of GPUs of a row under one switch, between the NUMA
  * band and the host links. */
 static void switch_boxes(FILE *out, const struct gcb__svg_pic *p) {
-  for (size_t i = 0; i < p->n;) {
+  for (size_t i = 0, j; i < p->n; i = j) {
     long long k = gpu_switch(p, i);
-    size_t j = i + 1;
-    while (k >= 0 && j < p->n && j / per_row(p) == i / per_row(p) &&
-           gpu_switch(p, j) == k)
-      j++;
-    if (k < 0) {
-      i = j;
+    j = run_end(p, i, gpu_switch);
+    if (k < 0)
       continue;
-    }
     const struct gcb_model_switch *sw = &p->node->switches[k];
     enum gcb_cell st = switch_state(p, k);
     double x = box_x(p, i), w = box_x(p, j - 1) + BOX_W - x;
@@ -345,7 +347,6 @@ static void switch_boxes(FILE *out, const struct gcb__svg_pic *p) {
              st != GCB_CELL_NONE ? " \xc2\xb7 " : "",
              st != GCB_CELL_NONE ? gcb_cell_name(st) : "");
     gcb__svg_text(out, x + 8, y + 16, "font-size=\"11\"", label);
-    i = j;
   }
 }
 

@@ -528,6 +528,44 @@ Test(burn_report, a_rank_that_reaches_its_peak_then_throttles_is_below_it) {
   free(b);
 }
 
+/* The timeline plot colours every rank a burn finding names: a rank
+ * that throttles on and off (burn-sustained, below the peak it held)
+ * from above its peers' level to below it, so that its sustained figure
+ * is theirs (not slow), is drawn in colour and named in the key, as a
+ * fall and a slow rank are. */
+Test(burn_report, the_timeline_plot_colours_a_rank_below_its_peak) {
+  struct bx *b = bx_new(4, 1, 120, 1, true, 31, 0.03);
+  for (int i = 0; i < 120; i++)
+    b->v[BX_FIG][2][i] *= i / 4 % 2 ? 0.8 : 1.3;
+  struct run x;
+  run(bx_doc(b), &x);
+  const struct gcb_finding *f = first_kind(&x, "burn-sustained");
+  cr_assert_eq(count_kind(&x, "burn-sustained"), 1);
+  cr_expect(strstr(f->explanation, "below the peak it held") != NULL, "%s",
+            f->explanation);
+  struct gcb_thresholds t;
+  gcb_thresholds_default(&t);
+  struct gcb_burn_doc bd;
+  struct gcb_err e = {0};
+  cr_assert_eq(gcb_burn_doc_read_model(x.d.model, &t, &bd, &e), GCB_OK);
+  cr_expect_not(bd.cases[0].ranks[2].slow, "not below its peers");
+  gcb_burn_doc_free(&bd);
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream(&buf, &len);
+  struct gcb_plots plots = {0};
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_plot_script(m, &x.d, 1, &t, false, &plots, &err), GCB_OK);
+  fclose(m);
+  cr_expect(strstr(buf, "using 1:5 with lines lw 1.8 lc rgb '#e15759' "
+                        "title 'rank 2 (") != NULL,
+            "rank 2 (column 5) in the first colour, named in the key");
+  gcb_plots_free(&plots);
+  free(buf);
+  done(&x);
+  free(b);
+}
+
 Test(burn_report, a_rank_slow_from_the_start_is_below_its_peers) {
   struct bx *b = bx_new(8, 1, 120, 1, true, 32, 0.03);
   for (int i = 0; i < 120; i++)

@@ -322,6 +322,34 @@ Test(netmap_rule, a_node_slow_with_every_other_is_its_link) {
   done(&r);
 }
 
+/* A node of 40 ranks: its list does not fit the finding's ranks field,
+ * and the field says how many it leaves out instead of ending mid-list. */
+Test(netmap_rule, a_slow_node_of_many_ranks_says_the_ranks_it_leaves_out) {
+  struct run r = {.doc = fx_doc(160, 4, 8, "Test CPU")};
+  add_node_pairs(r.doc, 4, 2, 3, 0.05, -1, -1, 1);
+  size_t i;
+  json_t *c;
+  json_array_foreach(json_object_get(r.doc, "cases"), i, c) {
+    json_t *p = json_object_get(c, "params");
+    if (json_integer_value(json_object_get(p, "src_node")) == 2 ||
+        json_integer_value(json_object_get(p, "dst_node")) == 2)
+      json_object_set_new(json_object_get(c, "summary"), "median",
+                          json_real(0.3 * BUSBW));
+  }
+  analyse(&r);
+  const struct gcb_finding *f = NULL;
+  cr_assert_eq(count(&r, "network-link", &f), 1);
+  const char *ranks = f->where.ranks, *more = strstr(ranks, "... (+");
+  cr_assert_not_null(more, "the rest is said: %s", ranks);
+  cr_expect_eq(strncmp(ranks, "80,81,82,", 9), 0, "%s", ranks);
+  int shown = 0, rest = 0; /* each rank shown is followed by a comma */
+  for (const char *p = ranks; p < more; p++)
+    shown += *p == ',';
+  cr_expect_eq(sscanf(more, "... (+%d more)", &rest), 1, "%s", ranks);
+  cr_expect_eq(shown + rest, 40, "%d shown + %d more: %s", shown, rest, ranks);
+  done(&r);
+}
+
 Test(netmap_rule, the_node_matrix_is_nodes_by_nodes_both_ways) {
   json_t *doc = fx_doc(6, 3, 8, "Test CPU");
   add_node_pairs(doc, 3, 2, 1, 0, 0, 2, 0.5);

@@ -228,3 +228,52 @@ Test(sections, a_node_off_schema_is_refused_when_set) {
             "%s", err.msg);
   gcb_results_free(r);
 }
+
+/* files[2] with every pci_link_speed set to `speed`, as a file. */
+static const char *speeds_file(const char *speed) {
+  static char path[64];
+  snprintf(path, sizeof path, "/tmp/gcb-speeds-XXXXXX");
+  FILE *in = fopen(files[2], "r");
+  int fd = mkstemp(path);
+  FILE *out = fdopen(fd, "w");
+  cr_assert(in != NULL && out != NULL);
+  static const char key[] = "pci_link_speed=\"";
+  char line[4096];
+  while (fgets(line, sizeof line, in) != NULL) {
+    char *at = strstr(line, key);
+    if (at == NULL) {
+      fputs(line, out);
+      continue;
+    }
+    at += sizeof key - 1;
+    fprintf(out, "%.*s%s%s", (int)(at - line), line, speed, strchr(at, '"'));
+  }
+  fclose(in);
+  fclose(out);
+  return path;
+}
+
+/* hwloc reads a link speed with atof: an XML topology can hold "inf" (or
+ * a speed past float's range) and "nan". A rate that is not a finite
+ * number is written as unknown (null), not taken for out of memory. */
+Test(sections, a_link_speed_that_is_not_a_number_is_unknown) {
+  static const char *const speeds[] = {"inf", "1e39", "nan"};
+  for (size_t i = 0; i < sizeof speeds / sizeof *speeds; i++) {
+    const char *path = speeds_file(speeds[i]);
+    struct gcb_topo *t = load(path);
+    json_t *topo = gcb_results_topology_json(t);
+    cr_assert_not_null(topo, "speed %s: not out of memory", speeds[i]);
+    json_t *gpu = json_array_get(json_object_get(topo, "gpus"), 0);
+    cr_expect(json_is_null(json_object_get(gpu, "link_gbps")), "%s", speeds[i]);
+    cr_expect(json_is_null(json_object_get(json_object_get(gpu, "host_link"),
+                                           "expected_gbps")),
+              "%s", speeds[i]);
+    json_t *rows =
+        json_object_get(json_object_get(topo, "paths"), "expected_gbps");
+    cr_expect(json_is_null(json_array_get(json_array_get(rows, 0), 1)), "%s",
+              speeds[i]);
+    json_decref(topo);
+    gcb_topo_free(t);
+    unlink(path);
+  }
+}
