@@ -362,24 +362,24 @@ static void notes_table(struct gcb__tb *b) {
 
 #define MAX_GPU_COLS 10
 
-/* A figure column: which case of each document it shows, and the heading
- * of the best-shape column after it, which shows per GPU the best of the
- * cases of the column. */
+/* A figure column: its heading, the heading of the best-shape column
+ * after it, which shows per GPU the best of the cases of the column, and
+ * the scale of its figures. */
 struct gcol {
-  char head[96];                         /* column_of's name of its cases */
-  char best[96];                         /* "": no best-shape column */
-  const struct gcb_model_case *cases[8]; /* per document (the first 8) */
-  const struct gcb_model_case *first[8]; /* the column's first case */
-  size_t shapes[8]; /* cases of another shape than the first's */
-  double scale;     /* to the unit the heading shows (TFLOP/s) */
+  char head[96]; /* column_of's name of its cases */
+  char best[96]; /* "": no best-shape column */
+  double scale;  /* to the unit the heading shows (TFLOP/s) */
 };
 
 /* A document's cases as the rows ask for them, looked up once per table
  * rather than once per GPU (16,384 rows): each case's column ("" when it
- * has none). */
+ * has none), and the case each column shows; and room for a node's ranks
+ * (as many as its largest node has). */
 struct doc_cases {
   const struct gcb_model *m;
   char (*name)[96];
+  const struct gcb_model_case *shown[MAX_GPU_COLS];
+  long long *gpu_of, *ranks; /* per rank of a node: its GPU; a GPU's */
 };
 
 /* The column a case belongs in ("GEMM bf16"), or false. pcie cases go in
@@ -418,10 +418,14 @@ static bool same_shape(const struct gcb_model_case *a,
   return a->m == b->m && a->n == b->n && a->k == b->k;
 }
 
+/* The figure columns of every document's cases, each with a best-shape
+ * heading where a document holds its GEMM cases in more than one shape
+ * (a shape sweep). */
 static size_t gpu_columns(const struct gcb_report *rep, struct gcol *cols) {
   size_t n = 0;
-  for (size_t d = 0; d < rep->ndocs && d < 8; d++) {
+  for (size_t d = 0; d < rep->ndocs; d++) {
     const struct gcb_model *m = rep->docs[d].model;
+    const struct gcb_model_case *first[MAX_GPU_COLS] = {0};
     for (size_t i = 0, k; i < m->ncases; i++) {
       const struct gcb_model_case *c = &m->cases[i];
       char name[96];
@@ -435,37 +439,21 @@ static size_t gpu_columns(const struct gcb_report *rep, struct gcol *cols) {
       if (k == n) {
         memset(&cols[n++], 0, sizeof *cols);
         cols[k].scale = scale;
+        gcb_view_copy(cols[k].head, sizeof cols[k].head, name);
       }
-      gcb_view_copy(cols[k].head, sizeof cols[k].head, name);
-      if (cols[k].first[d] == NULL)
-        cols[k].first[d] = c;
-      else if (!same_shape(c, cols[k].first[d]))
-        cols[k].shapes[d]++;
-      /* the case shown: the most work per operation (the largest GEMM,
-       * the largest copy) */
-      if (cols[k].cases[d] == NULL ||
-          c->work_per_op > cols[k].cases[d]->work_per_op)
-        cols[k].cases[d] = c;
+      if (first[k] == NULL)
+        first[k] = c;
+      else if (!same_shape(c, first[k]) && cols[k].best[0] == '\0' &&
+               strncmp(name, "GEMM ", 5) == 0) {
+        /* "GEMM bf16 (TFLOP/s)" -> "GEMM bf16 best shape (TFLOP/s)" */
+        const char *unit = strrchr(name, '(');
+        int at = unit ? (int)(unit - name) : (int)strlen(name);
+        snprintf(cols[k].best, sizeof cols[k].best, "%.*sbest shape %s", at,
+                 name, unit ? unit : "");
+      }
     }
   }
   return n;
-}
-
-/* The best-shape heading of each GEMM column whose document holds its
- * cases in more than one shape (a shape sweep). */
-static void best_columns(struct gcol *cols, size_t n, size_t ndocs) {
-  for (size_t k = 0; k < n; k++) {
-    size_t most = 0;
-    for (size_t d = 0; d < ndocs && d < 8; d++)
-      most = cols[k].shapes[d] > most ? cols[k].shapes[d] : most;
-    if (strncmp(cols[k].head, "GEMM ", 5) != 0 || most == 0)
-      continue;
-    /* "GEMM bf16 (TFLOP/s)" -> "GEMM bf16 best shape (TFLOP/s)" */
-    const char *unit = strrchr(cols[k].head, '(');
-    int at = unit ? (int)(unit - cols[k].head) : (int)strlen(cols[k].head);
-    snprintf(cols[k].best, sizeof cols[k].best, "%.*sbest shape %s", at,
-             cols[k].head, unit ? unit : "");
-  }
 }
 
 /* The best median of `rank` over the document's cases of column `col` and
@@ -538,7 +526,7 @@ struct grow {
   size_t doc;
   long long node, gpu, numa;
   const char *host, *bus, *model;
-  long long ranks[4];
+  long long *ranks; /* the node's ranks that use the GPU */
   size_t nranks;
 };
 
@@ -570,7 +558,7 @@ static void gpu_row(const struct gtab *x, const struct grow *g) {
   size_t at = 7;
   for (size_t k = 0; k < x->ncols; k++) {
     const struct gcol *col = &x->cols[k];
-    const struct gcb_model_case *c = g->doc < 8 ? col->cases[g->doc] : NULL;
+    const struct gcb_model_case *c = x->dc->shown[k];
     bool shown = c != NULL && g->nranks;
     double v = shown ? rank_figure(c, g->ranks[0]) : NAN;
     gcb__cell_num(b, r, at++, v * col->scale);
@@ -586,33 +574,17 @@ static void gpu_row(const struct gtab *x, const struct grow *g) {
   gcb__cell(b, r, at + x->telemetry, "%zu", nf);
 }
 
-/* Most ranks a node's GPUs are looked up for at once; a node with more
- * looks each further rank up per GPU, as before. */
-#define NODE_RANKS 64
-
-/* The ranks of a node that use GPU gpu (topology index), at most 4, from
- * the topology GPU of each of the node's ranks (gpu_of, -2 past the
- * first NODE_RANKS). */
-static void gpu_ranks(const struct gcb_model *m,
-                      const struct gcb_model_node *node,
-                      const long long *gpu_of, long long gpu, struct grow *g) {
-  g->nranks = 0;
-  for (size_t i = 0; i < node->nranks; i++) {
-    long long r = node->ranks[i];
-    long long at = i < NODE_RANKS ? gpu_of[i] : gcb_model_rank_gpu(m, r, NULL);
-    if (g->nranks < 4 && at == gpu)
-      g->ranks[g->nranks++] = r;
-  }
-}
-
 /* Rows of one node: its topology's GPUs, else its ranks' devices. */
 static void node_rows(const struct gtab *x, size_t d,
                       const struct gcb_model_node *node) {
   const struct gcb_model *m = model_of(x->b, d);
-  struct grow g = {.doc = d, .node = node->index, .host = node->hostname};
-  long long gpu_of[NODE_RANKS];
+  long long *gpu_of = x->dc->gpu_of;
+  struct grow g = {.doc = d,
+                   .node = node->index,
+                   .host = node->hostname,
+                   .ranks = x->dc->ranks};
   /* each rank's GPU once per node, not once per GPU of the node */
-  for (size_t i = 0; i < node->nranks && i < NODE_RANKS; i++)
+  for (size_t i = 0; i < node->nranks; i++)
     gpu_of[i] = gcb_model_rank_gpu(m, node->ranks[i], NULL);
   for (size_t i = 0; i < node->ngpus; i++) {
     const struct gcb_model_gpu *gp = &node->gpus[i];
@@ -620,7 +592,10 @@ static void node_rows(const struct gtab *x, size_t d,
     g.bus = gp->busid;
     g.model = gp->model;
     g.numa = gp->numa;
-    gpu_ranks(m, node, gpu_of, g.gpu, &g);
+    g.nranks = 0;
+    for (size_t k = 0; k < node->nranks; k++)
+      if (gpu_of[k] == g.gpu)
+        g.ranks[g.nranks++] = node->ranks[k];
     gpu_row(x, &g);
   }
   if (node->ngpus > 0)
@@ -642,18 +617,30 @@ static void node_rows(const struct gtab *x, size_t d,
   }
 }
 
-/* Document d's cases for the rows; false on ENOMEM. */
+/* Document d's cases for the rows, and the case each column shows: the
+ * most work per operation (the largest GEMM, the largest copy); false on
+ * ENOMEM. */
 static bool doc_cases_of(const struct gcb_report *rep, size_t d,
+                         const struct gcol *cols, size_t ncols,
                          struct doc_cases *dc) {
+  size_t most = 0;
   dc->m = rep->docs[d].model;
+  for (size_t i = 0; i < dc->m->nnodes; i++)
+    most = dc->m->nodes[i].nranks > most ? dc->m->nodes[i].nranks : most;
   dc->name = malloc((dc->m->ncases + 1) * sizeof *dc->name);
-  if (dc->name == NULL)
+  dc->gpu_of = malloc(2 * (most + 1) * sizeof *dc->gpu_of);
+  if (dc->name == NULL || dc->gpu_of == NULL)
     return false;
+  dc->ranks = dc->gpu_of + most + 1;
   for (size_t i = 0; i < dc->m->ncases; i++) {
+    const struct gcb_model_case *c = &dc->m->cases[i];
     double scale;
-    if (!column_of(dc->m, &dc->m->cases[i], dc->name[i], sizeof dc->name[i],
-                   &scale))
+    if (!column_of(dc->m, c, dc->name[i], sizeof dc->name[i], &scale))
       dc->name[i][0] = '\0';
+    for (size_t k = 0; k < ncols; k++)
+      if (strcmp(dc->name[i], cols[k].head) == 0 &&
+          (dc->shown[k] == NULL || c->work_per_op > dc->shown[k]->work_per_op))
+        dc->shown[k] = c;
   }
   return true;
 }
@@ -665,7 +652,6 @@ static void gpus_table(struct gcb__tb *b) {
   const char *h[8 + 2 * MAX_GPU_COLS + 3] = {
       "run", "node", "host", "GPU", "bus id", "NUMA", "model", "ranks"};
   size_t nh = 8;
-  best_columns(cols, ncols, b->rep->ndocs);
   for (size_t k = 0; k < ncols; k++) {
     h[nh++] = cols[k].head;
     if (cols[k].best[0])
@@ -692,11 +678,12 @@ static void gpus_table(struct gcb__tb *b) {
                      .tally = &tally,
                      .dc = &dc};
     tallies_build(b, d, true, &tally);
-    b->oom |= !doc_cases_of(b->rep, d, &dc);
+    b->oom |= !doc_cases_of(b->rep, d, cols, ncols, &dc);
     for (size_t i = 0; i < m->nnodes && !b->oom; i++)
       node_rows(&x, d, &m->nodes[i]);
     free(tally.items);
     free(dc.name);
+    free(dc.gpu_of);
   }
 }
 

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "reports/analysis/netmap_matrix.h"
 #include "reports/plot/plot.h"
 #include "reports/render/render.h"
 #include "reports/render/render_tables.h"
@@ -899,3 +900,107 @@ Test(render, a_report_without_thresholds_renders_as_with_the_defaults) {
   fx_doc_free(&doc);
   gcb_results_free(res);
 }
+
+/* ---- tables that grow with their input ----------------------------------
+ * Nothing a person reads is cut short silently: the per-GPU table shows
+ * every document's figures, every collective sweep gets its table with
+ * every size, and a GPU's ranks column names every rank that uses it. */
+
+/* The tables of the documents trees[0..n) (no findings, the default
+ * thresholds); free with tables_free. */
+struct built {
+  struct gcb_doc docs[10];
+  size_t n;
+  struct gcb_findings fs;
+  struct gcb_rtables ts;
+};
+
+static void tables_build(struct built *b, json_t *const *trees, size_t n) {
+  static const char *const names[] = {"a", "b", "c", "d", "e",
+                                      "f", "g", "h", "i", "j"};
+  struct gcb_err err = {0};
+  cr_assert_leq(n, 10);
+  memset(b, 0, sizeof *b);
+  b->n = n;
+  for (size_t i = 0; i < n; i++)
+    b->docs[i] = fx_doc_of(names[i], trees[i]);
+  struct gcb_report rep = {.docs = b->docs, .ndocs = n, .findings = &b->fs};
+  cr_assert_eq(gcb_report_tables(&rep, &b->ts, &err), GCB_OK, "%s", err.msg);
+}
+
+static void tables_free(struct built *b) {
+  gcb_rtables_free(&b->ts);
+  fx_docs_free(b->docs, b->n);
+}
+
+/* The table with the id, or NULL; *count (may be NULL) the tables whose
+ * id starts with the prefix. */
+static const struct gcb_rtable *table_id(const struct built *b, const char *id,
+                                         size_t *count) {
+  const struct gcb_rtable *hit = NULL;
+  if (count != NULL)
+    *count = 0;
+  for (size_t i = 0; i < b->ts.n; i++) {
+    const struct gcb_rtable *t = &b->ts.items[i];
+    if (count != NULL)
+      *count += strncmp(t->id, id, strlen(id)) == 0;
+    if (strcmp(t->id, id) == 0 && hit == NULL)
+      hit = t;
+  }
+  return hit;
+}
+
+/* Row r's (from 0) cell in the column whose heading starts with `head`. */
+static const char *cell_of(const struct gcb_rtable *t, size_t r,
+                           const char *head) {
+  for (size_t c = 0; c < t->ncols; c++)
+    if (strncmp(t->cells[c], head, strlen(head)) == 0)
+      return t->cells[(r + 1) * t->ncols + c];
+  cr_assert_fail("no column %s", head);
+  return NULL;
+}
+
+Test(render, the_gpu_table_shows_the_figures_of_every_document) {
+  json_t *trees[9];
+  for (size_t d = 0; d < 9; d++) {
+    double fig = 100 + (double)d;
+    trees[d] = fx_doc(1, 1, 4, "Test CPU");
+    fx_add_case(trees[d], fx_case("gemm", "bf16", "{\"dtype\": \"bf16\"}",
+                                  "GFLOP/s", &fig, 1, 0.01, NULL));
+  }
+  struct built b;
+  tables_build(&b, trees, 9);
+  const struct gcb_rtable *t = table_id(&b, "gpus", NULL);
+  cr_assert_not_null(t);
+  cr_assert_eq(t->nrows, 9);
+  for (size_t r = 0; r < 9; r++) {
+    char want[16];
+    snprintf(want, sizeof want, "%zu", 100 + r);
+    cr_expect_str_eq(cell_of(t, r, "GEMM bf16"), want, "run %zu", r + 1);
+  }
+  tables_free(&b);
+  for (size_t d = 0; d < 9; d++)
+    json_decref(trees[d]);
+}
+
+
+Test(render, a_gpu_names_every_rank_that_uses_it) {
+  json_t *tree = fx_doc(6, 1, 12, "Test CPU");
+  json_t *rank;
+  size_t i;
+  fx_add_topology(tree, 1, 12);
+  json_array_foreach(json_object_get(tree, "ranks"), i, rank) {
+    json_t *dev = json_object_get(rank, "device");
+    json_object_set_new(dev, "bus_id", json_string("0000:10:00.0"));
+    json_object_set_new(dev, "index", json_integer(0));
+  }
+  struct built b;
+  tables_build(&b, &tree, 1);
+  const struct gcb_rtable *t = table_id(&b, "gpus", NULL);
+  cr_assert_not_null(t);
+  cr_assert_eq(t->nrows, 1);
+  cr_expect_str_eq(cell_of(t, 0, "ranks"), "0-5");
+  tables_free(&b);
+  json_decref(tree);
+}
+
