@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "reports/analysis/analyze_rules.h"
 #include "reports/analysis/burn.h"
 #include "reports/analysis/diagnose.h"
@@ -926,8 +927,6 @@ static void imbalance_table(struct gcb__tb *b) {
  * column that marks it. Files converted from nccl-tests' JSON show the
  * same way. */
 
-#define MAX_SWEEPS 64
-
 /* A finding on a sweep row (rules_trend.c): the analysis decides which
  * rows are off; the table only marks them. */
 static bool row_kind(const struct gcb_finding *f) {
@@ -1112,12 +1111,16 @@ static void coll_tables(struct gcb__tb *b) {
   size_t index = 0;
   for (size_t d = 0; d < b->rep->ndocs && !b->oom; d++) {
     const struct gcb_model *m = model_of(b, d);
-    char keys[MAX_SWEEPS][GCB_VIEW_SWEEP_KEY];
-    size_t nkeys = 0, k;
-    for (size_t i = 0; i < m->ncases; i++) {
+    char(*keys)[GCB_VIEW_SWEEP_KEY] = NULL;
+    size_t nkeys = 0, cap = 0, k;
+    for (size_t i = 0; i < m->ncases && !b->oom; i++) {
       const struct gcb_model_case *c = &m->cases[i];
-      if (c->kind != GCB_BENCH_COLL || nkeys == MAX_SWEEPS)
+      if (c->kind != GCB_BENCH_COLL)
         continue;
+      if (!gcb_grow((void **)&keys, &cap, nkeys, sizeof *keys)) {
+        b->oom = true;
+        break;
+      }
       gcb_model_sweep_key(c, keys[nkeys], sizeof keys[nkeys]);
       for (k = 0; k < nkeys && strcmp(keys[k], keys[nkeys]) != 0; k++)
         ;
@@ -1126,6 +1129,7 @@ static void coll_tables(struct gcb__tb *b) {
       sweep_table(b, d, c, keys[nkeys], index++);
       nkeys++;
     }
+    free(keys);
   }
 }
 

@@ -983,6 +983,34 @@ Test(render, the_gpu_table_shows_the_figures_of_every_document) {
     json_decref(trees[d]);
 }
 
+/* A document of `sweeps` allreduce sweeps (one per root) of `sizes`
+ * sizes each. */
+static json_t *coll_doc(size_t sweeps, size_t sizes) {
+  json_t *doc = fx_doc(1, 1, 4, "Test CPU");
+  double fig = 10;
+  for (size_t s = 0; s < sweeps; s++)
+    for (size_t i = 0; i < sizes; i++) {
+      char params[96];
+      snprintf(params, sizeof params,
+               "{\"op\": \"allreduce\", \"root\": %zu, \"size\": %zu}", s,
+               8 * (i + 1));
+      fx_add_case(doc, fx_case("coll", "allreduce", params, "GB/s", &fig, 1,
+                               0.01, NULL));
+    }
+  return doc;
+}
+
+Test(render, every_collective_sweep_gets_its_table) {
+  json_t *tree = coll_doc(65, 1);
+  struct built b;
+  size_t n;
+  tables_build(&b, &tree, 1);
+  table_id(&b, "coll-", &n);
+  cr_expect_eq(n, 65);
+  cr_expect_not_null(table_id(&b, "coll-65", NULL), "the 65th sweep's table");
+  tables_free(&b);
+  json_decref(tree);
+}
 
 Test(render, a_gpu_names_every_rank_that_uses_it) {
   json_t *tree = fx_doc(6, 1, 12, "Test CPU");
@@ -1003,4 +1031,3 @@ Test(render, a_gpu_names_every_rank_that_uses_it) {
   tables_free(&b);
   json_decref(tree);
 }
-
