@@ -995,14 +995,12 @@ static void sweep_title(const struct gcb_model *m,
 }
 
 /* The row of size `bytes` in t (rows are kept in order of first sight),
- * or a new one. */
+ * or a new one; sizes has room for a row per case of the document. */
 static char **size_row(struct gcb__tb *b, struct gcb_rtable *t, double *sizes,
                        double bytes) {
   for (size_t r = 0; r < t->nrows; r++)
     if (sizes[r] == bytes)
       return &t->cells[(r + 1) * t->ncols];
-  if (t->nrows >= 4096)
-    return NULL;
   char **row = gcb__table_row(b, t, NULL);
   if (row != NULL)
     sizes[t->nrows - 1] = bytes;
@@ -1084,7 +1082,7 @@ static void sweep_table(struct gcb__tb *b, size_t d,
                     "log-log trend or its latency floor (see findings)"
             : INTRO,
       h);
-  double *sizes = malloc(4096 * sizeof *sizes);
+  double *sizes = malloc((m->ncases + 1) * sizeof *sizes);
   b->oom |= sizes == NULL;
   for (size_t i = 0; t != NULL && sizes != NULL && i < m->ncases; i++) {
     const struct gcb_model_case *c = &m->cases[i];

@@ -1012,6 +1012,18 @@ Test(render, every_collective_sweep_gets_its_table) {
   json_decref(tree);
 }
 
+Test(render, a_collective_sweep_table_has_every_size) {
+  json_t *tree = coll_doc(1, 4097);
+  struct built b;
+  tables_build(&b, &tree, 1);
+  const struct gcb_rtable *t = table_id(&b, "coll-1", NULL);
+  cr_assert_not_null(t);
+  cr_expect_eq(t->nrows, 4097);
+  cr_expect_str_eq(cell_of(t, t->nrows - 1, "size"), "32776");
+  tables_free(&b);
+  json_decref(tree);
+}
+
 Test(render, a_gpu_names_every_rank_that_uses_it) {
   json_t *tree = fx_doc(6, 1, 12, "Test CPU");
   json_t *rank;
