@@ -1138,11 +1138,15 @@ static void coll_tables(struct gcb__tb *b) {
  * columns the receiver, each named by rank and host; then each node's
  * aggregates over its pairs with other nodes against the pairs without
  * it, which is how a slow host link stands out from one slow path.
- * Matrices stop at MAX_MATRIX ranks (the per-node table does not). The
+ * Matrices stop at MAX_MATRIX ranks: past it the per-node table, on one
+ * node too, is their heatmap's section and says they are left out. The
  * node pairs (SuperBench's pattern) are one node x node matrix of
  * sendrecv busbw, the same both ways, and their per-node table. */
 
-#define MAX_MATRIX 64
+#define MAX_MATRIX 64 /* as the per-node table's note says */
+#define NODES_INTRO                                                            \
+  "each node's pairs with other nodes against the inter-node pairs "           \
+  "without it; every pair slow is its own link"
 
 const char *const gcb__netmap_schedules[] = {"alone", "together", "nodepairs",
                                              NULL};
@@ -1216,8 +1220,12 @@ static void netmap_nodes_table(struct gcb__tb *b, size_t d,
            d + 1);
   struct gcb_rtable *t = gcb__table_new_named(
       b, id, title,
-      "each node's pairs with other nodes against the inter-node pairs "
-      "without it; every pair slow is its own link",
+      m->n <= MAX_MATRIX ? NODES_INTRO
+      : m->by_node
+          ? NODES_INTRO "; the node x node matrix is not shown as a table "
+                        "(more than 64 nodes; see the heatmap)"
+          : NODES_INTRO "; the rank x rank matrices are not shown as tables "
+                        "(more than 64 ranks; see the heatmap)",
       h);
   for (int i = 0; t != NULL && i < m->nodes; i++) {
     const struct gcb_netmap_node *a = &agg[i];
@@ -1247,8 +1255,6 @@ static void netmap_nodes_table(struct gcb__tb *b, size_t d,
 
 bool gcb__netmap_home(const struct gcb_netmap *m, size_t doc,
                       const char *schedule, char *id, size_t size) {
-  if (m->n > MAX_MATRIX && m->nodes < 2)
-    return false;
   snprintf(id, size, "netmap-%s-%s-%zu", m->n <= MAX_MATRIX ? "bw" : "nodes",
            schedule, doc);
   return true;
@@ -1265,7 +1271,7 @@ static void netmap_tables(struct gcb__tb *b) {
         if (!m.by_node) /* node pairs: bandwidth only */
           netmap_matrix(b, d, *s, &m, true);
       }
-      if (m.nodes >= 2)
+      if (m.nodes >= 2 || m.n > MAX_MATRIX)
         netmap_nodes_table(b, d, *s, &m);
       gcb_netmap_free(&m);
     }

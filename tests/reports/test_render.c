@@ -1043,3 +1043,45 @@ Test(render, a_gpu_names_every_rank_that_uses_it) {
   tables_free(&b);
   json_decref(tree);
 }
+
+/* A network map of n ranks on `nodes` nodes, every pair at 10 GB/s. */
+static json_t *netmap_doc(int n, int nodes) {
+  json_t *doc = fx_doc(n, nodes, 2 * n, "Test CPU");
+  double fig = 10;
+  for (int s = 0; s < n; s++)
+    for (int d = 0; d < n; d++) {
+      char params[160];
+      snprintf(params, sizeof params,
+               "{\"measure\": \"bandwidth\", \"schedule\": \"alone\", "
+               "\"src\": %d, \"dst\": %d}",
+               s, d);
+      if (s != d)
+        fx_add_case(
+            doc, fx_case("netmap", "bw", params, "GB/s", &fig, 1, 0.01, NULL));
+    }
+  return doc;
+}
+
+/* Past 64 ranks the matrices are no tables: the per-node table says so,
+ * on one node too (where it is the heatmap's only home). */
+Test(render, a_network_map_too_big_for_a_table_says_so) {
+  for (int nodes = 1; nodes <= 2; nodes++) {
+    json_t *tree = netmap_doc(66, nodes);
+    struct built b;
+    tables_build(&b, &tree, 1);
+    char id[64];
+    struct gcb_netmap m;
+    cr_assert(gcb_netmap_read_model(b.docs[0].model, "alone", &m));
+    cr_expect(gcb__netmap_home(&m, 0, "alone", id, sizeof id));
+    cr_expect_str_eq(id, "netmap-nodes-alone-0");
+    gcb_netmap_free(&m);
+    cr_expect_null(table_id(&b, "netmap-bw-alone-0", NULL));
+    const struct gcb_rtable *t = table_id(&b, "netmap-nodes-alone-0", NULL);
+    cr_assert_not_null(t, "%d node(s)", nodes);
+    cr_expect_not_null(strstr(t->intro, "rank x rank matrices are not shown "
+                                        "as tables"),
+                       "%s", t->intro);
+    tables_free(&b);
+    json_decref(tree);
+  }
+}
