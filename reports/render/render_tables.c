@@ -1234,12 +1234,17 @@ static void netmap_nodes_table(struct gcb__tb *b, size_t d,
     const char *host = "";
     char ranks[96] = "";
     size_t len = 0;
-    for (int r = 0; r < m->n && len + 12 < sizeof ranks; r++)
-      if (m->node[r] == i) {
-        host = m->host[r];
-        len += (size_t)snprintf(ranks + len, sizeof ranks - len, "%s%d",
-                                len ? "," : "", m->rank ? m->rank[r] : r);
+    for (int r = 0; r < m->n; r++) {
+      if (m->node[r] != i)
+        continue;
+      host = m->host[r];
+      if (len + 12 >= sizeof ranks) { /* the rest does not fit: say so */
+        snprintf(ranks + len, sizeof ranks - len, ",...");
+        break;
       }
+      len += (size_t)snprintf(ranks + len, sizeof ranks - len, "%s%d",
+                              len ? "," : "", m->rank ? m->rank[r] : r);
+    }
     gcb__cell(b, row, 0, "%d", i);
     gcb__cell(b, row, 1, "%s", host);
     gcb__cell(b, row, 2, "%s", ranks);

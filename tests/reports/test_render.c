@@ -1085,3 +1085,18 @@ Test(render, a_network_map_too_big_for_a_table_says_so) {
     json_decref(tree);
   }
 }
+
+/* A node's ranks in the per-node network map table: cut where they do not
+ * fit, with "..." that says so. */
+Test(render, a_cut_rank_list_of_a_node_says_so) {
+  json_t *tree = netmap_doc(66, 2);
+  struct built b;
+  tables_build(&b, &tree, 1);
+  const struct gcb_rtable *t = table_id(&b, "netmap-nodes-alone-0", NULL);
+  cr_assert_not_null(t);
+  const char *ranks = cell_of(t, 0, "ranks");
+  cr_expect_eq(strncmp(ranks, "0,1,2,", 6), 0, "%s", ranks);
+  cr_expect_str_eq(ranks + strlen(ranks) - 4, ",...", "%s", ranks);
+  tables_free(&b);
+  json_decref(tree);
+}
