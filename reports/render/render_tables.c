@@ -56,6 +56,20 @@ static double rank_figure(const struct gcb_model_case *c, long long rank) {
   return i >= 0 ? gcb_model_col(c, GCB_RC_FIG_MEDIAN, (size_t)i) : NAN;
 }
 
+/* A table with figure columns, its title counting the cases they leave
+ * out ("Per-rank summary (2 more cases not shown: see Cases)"). */
+static struct gcb_rtable *figures_table(struct gcb__tb *b, const char *id,
+                                        const char *title, size_t left,
+                                        const char *intro,
+                                        const char *const *headers) {
+  char full[96];
+  if (left == 0)
+    return gcb__table_new(b, id, title, intro, headers);
+  snprintf(full, sizeof full, "%s (%zu more case%s not shown: see Cases)",
+           title, left, left == 1 ? "" : "s");
+  return gcb__table_new_named(b, id, full, intro, headers);
+}
+
 /* ---- findings counted by component -------------------------------------- */
 
 /* The findings of one document counted by rank, or by node and GPU, so
@@ -421,8 +435,9 @@ static bool same_shape(const struct gcb_model_case *a,
 
 /* The figure columns of every document's cases, each with a best-shape
  * heading where a document holds its GEMM cases in more than one shape
- * (a shape sweep). */
-static size_t gpu_columns(const struct gcb_report *rep, struct gcol *cols) {
+ * (a shape sweep); *left counts the cases past MAX_GPU_COLS columns. */
+static size_t gpu_columns(const struct gcb_report *rep, struct gcol *cols,
+                          size_t *left) {
   size_t n = 0;
   for (size_t d = 0; d < rep->ndocs; d++) {
     const struct gcb_model *m = rep->docs[d].model;
@@ -435,8 +450,12 @@ static size_t gpu_columns(const struct gcb_report *rep, struct gcol *cols) {
         continue;
       for (k = 0; k < n && strcmp(cols[k].head, name) != 0; k++)
         ;
-      if (k == n && (n == MAX_GPU_COLS || !wanted(cols, n, name)))
+      if (k == n && !wanted(cols, n, name))
         continue;
+      if (k == n && n == MAX_GPU_COLS) {
+        (*left)++;
+        continue;
+      }
       if (k == n) {
         memset(&cols[n++], 0, sizeof *cols);
         cols[k].scale = scale;
@@ -648,7 +667,7 @@ static bool doc_cases_of(const struct gcb_report *rep, size_t d,
 
 static void gpus_table(struct gcb__tb *b) {
   struct gcol cols[MAX_GPU_COLS];
-  size_t ncols = gpu_columns(b->rep, cols);
+  size_t left = 0, ncols = gpu_columns(b->rep, cols, &left);
   bool telemetry = has_telemetry(b->rep);
   const char *h[8 + 2 * MAX_GPU_COLS + 3] = {
       "run", "node", "host", "GPU", "bus id", "NUMA", "model", "ranks"};
@@ -662,8 +681,8 @@ static void gpus_table(struct gcb__tb *b) {
     h[nh++] = "telemetry (NVML)";
   h[nh++] = "findings";
   h[nh] = NULL;
-  struct gcb_rtable *t = gcb__table_new(
-      b, "gpus", "Per-GPU summary",
+  struct gcb_rtable *t = figures_table(
+      b, "gpus", "Per-GPU summary", left,
       "every GPU of every node, idle ones too; figures are the median of "
       "the (first) rank using the GPU, from the largest case of each kind",
       h + (1 - run_col(b)));
@@ -703,15 +722,21 @@ struct figcol {
   double scale; /* to the unit the heading shows */
 };
 
-/* Per-device cases, the per-rank table's figure columns. */
-static size_t fig_columns(const struct gcb_report *rep, struct figcol *cols) {
+/* Per-device cases, the per-rank table's figure columns; *left counts
+ * those past MAX_FIG_COLS. */
+static size_t fig_columns(const struct gcb_report *rep, struct figcol *cols,
+                          size_t *left) {
   size_t n = 0;
   for (size_t d = 0; d < rep->ndocs; d++) {
     const struct gcb_model *m = rep->docs[d].model;
     for (size_t i = 0; i < m->ncases; i++) {
       const struct gcb_model_case *c = &m->cases[i];
-      if (n == MAX_FIG_COLS || !gcb_bench_kinds[c->kind].per_device)
+      if (!gcb_bench_kinds[c->kind].per_device)
         continue;
+      if (n == MAX_FIG_COLS) {
+        (*left)++;
+        continue;
+      }
       char title[160];
       const char *unit;
       gcb_model_case_title(c, title, sizeof title);
@@ -766,7 +791,7 @@ static void ranks_row(struct gcb__tb *b, struct gcb_rtable *t, size_t d,
 
 static void ranks_table(struct gcb__tb *b) {
   struct figcol cols[MAX_FIG_COLS];
-  size_t ncols = fig_columns(b->rep, cols);
+  size_t left = 0, ncols = fig_columns(b->rep, cols, &left);
   const char *h[8 + MAX_FIG_COLS + 3] = {"run", "node",   "host", "rank",
                                          "GPU", "bus id", "NUMA"};
   size_t nh = 7;
@@ -776,11 +801,11 @@ static void ranks_table(struct gcb__tb *b) {
   h[nh++] = "findings";
   h[nh] = NULL;
   struct gcb_rtable *t =
-      gcb__table_new(b, "ranks", "Per-rank summary",
-                     "figures are each rank's median; slowest in: the cases "
-                     "in which the rank took longest (IPM's max); findings "
-                     "counts those naming the rank",
-                     h + (1 - run_col(b)));
+      figures_table(b, "ranks", "Per-rank summary", left,
+                    "figures are each rank's median; slowest in: the cases "
+                    "in which the rank took longest (IPM's max); findings "
+                    "counts those naming the rank",
+                    h + (1 - run_col(b)));
   for (size_t d = 0; t != NULL && d < b->rep->ndocs; d++) {
     const struct gcb_model *m = model_of(b, d);
     size_t n = m->nranks;

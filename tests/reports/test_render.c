@@ -1100,3 +1100,27 @@ Test(render, a_cut_rank_list_of_a_node_says_so) {
   tables_free(&b);
   json_decref(tree);
 }
+
+/* The per-GPU and per-rank tables have a figure column for 10 kinds or
+ * cases at most; the cases left out are counted in their titles. */
+Test(render, figure_columns_left_out_are_counted) {
+  json_t *tree = fx_doc(1, 1, 4, "Test CPU");
+  for (int i = 0; i < 12; i++) {
+    char params[64];
+    double fig = 100;
+    snprintf(params, sizeof params, "{\"dtype\": \"t%d\"}", i);
+    fx_add_case(tree,
+                fx_case("gemm", "x", params, "GFLOP/s", &fig, 1, 0.01, NULL));
+  }
+  struct built b;
+  tables_build(&b, &tree, 1);
+  const struct gcb_rtable *g = table_id(&b, "gpus", NULL);
+  const struct gcb_rtable *r = table_id(&b, "ranks", NULL);
+  cr_assert(g != NULL && r != NULL);
+  cr_expect_str_eq(g->title,
+                   "Per-GPU summary (2 more cases not shown: see Cases)");
+  cr_expect_str_eq(r->title,
+                   "Per-rank summary (2 more cases not shown: see Cases)");
+  tables_free(&b);
+  json_decref(tree);
+}
