@@ -386,14 +386,21 @@ struct gcol {
   double scale;  /* to the unit the heading shows (TFLOP/s) */
 };
 
-/* A document's cases as the rows ask for them, looked up once per table
+/* What the rows of one document share: the table, its columns, and the
+ * document's cases as the rows ask for them, looked up once per document
  * rather than once per GPU (16,384 rows): each case's column ("" when it
- * has none), and the case each column shows; and room for a node's ranks
- * (as many as its largest node has). */
-struct doc_cases {
+ * has none), the case each column shows and the findings by GPU; and
+ * room for a node's ranks (as many as its largest node has). */
+struct gtab {
+  struct gcb__tb *b;
+  struct gcb_rtable *t;
+  const struct gcol *cols;
+  size_t ncols, doc;
+  bool telemetry;
   const struct gcb_model *m;
   char (*name)[96];
   const struct gcb_model_case *shown[MAX_GPU_COLS];
+  struct tallies tally;
   long long *gpu_of, *ranks; /* per rank of a node: its GPU; a GPU's */
 };
 
@@ -478,26 +485,25 @@ static size_t gpu_columns(const struct gcb_report *rep, struct gcol *cols,
 
 /* The best median of `rank` over the document's cases of column `col` and
  * the shape that reached it ("760.2 @ 8192x8192x4096"). */
-static void best_cell(struct gcb__tb *b, char **r, size_t at,
-                      const struct gcol *col, const struct doc_cases *dc,
-                      long long rank) {
+static void best_cell(const struct gtab *x, char **r, size_t at,
+                      const struct gcol *col, long long rank) {
   const struct gcb_model_case *best = NULL;
   double top = NAN;
-  for (size_t i = 0; i < dc->m->ncases; i++) {
-    double x;
-    if (strcmp(dc->name[i], col->head) != 0 ||
-        isnan(x = rank_figure(&dc->m->cases[i], rank)))
+  for (size_t i = 0; i < x->m->ncases; i++) {
+    double v;
+    if (strcmp(x->name[i], col->head) != 0 ||
+        isnan(v = rank_figure(&x->m->cases[i], rank)))
       continue;
-    if (best == NULL || x > top)
-      best = &dc->m->cases[i], top = x;
+    if (best == NULL || v > top)
+      best = &x->m->cases[i], top = v;
   }
   if (best == NULL) {
-    gcb__cell(b, r, at, "-");
+    gcb__cell(x->b, r, at, "-");
     return;
   }
   char num[48];
   gcb_view_fmt(top * col->scale, num, sizeof num);
-  gcb__cell(b, r, at, "%s @ %.0fx%.0fx%.0f", num, best->m, best->n, best->k);
+  gcb__cell(x->b, r, at, "%s @ %.0fx%.0fx%.0f", num, best->m, best->n, best->k);
 }
 
 /* Whether a document's cases carry NVML telemetry for some rank. */
@@ -513,12 +519,12 @@ static bool has_telemetry(const struct gcb_report *rep) {
 
 /* What NVML said about `rank`'s GPU over the document's cases: its lowest
  * SM clock, highest power, and the cases too short to sample. */
-static void telemetry_cell(struct gcb__tb *b, char **r, size_t at,
-                           const struct doc_cases *dc, long long rank) {
+static void telemetry_cell(const struct gtab *x, char **r, size_t at,
+                           long long rank) {
   double sm = INFINITY, watts = -INFINITY;
   size_t n = 0, short_n = 0;
-  for (size_t i = 0; i < dc->m->ncases; i++) {
-    const struct gcb_model_case *c = &dc->m->cases[i];
+  for (size_t i = 0; i < x->m->ncases; i++) {
+    const struct gcb_model_case *c = &x->m->cases[i];
     long long k = gcb_model_col_find(c, rank);
     if (k < 0 || !(gcb_model_col(c, GCB_RC_TELEM_SAMPLES, (size_t)k) >= 0))
       continue;
@@ -538,34 +544,22 @@ static void telemetry_cell(struct gcb__tb *b, char **r, size_t at,
     snprintf(text + used, sizeof text - (size_t)used,
              "%s%zu of %zu cases too short to sample", used ? "; " : "",
              short_n, n);
-  gcb__cell(b, r, at, "%s", text);
+  gcb__cell(x->b, r, at, "%s", text);
 }
 
 /* What one row shows. */
 struct grow {
-  size_t doc;
   long long node, gpu, numa;
   const char *host, *bus, *model;
   long long *ranks; /* the node's ranks that use the GPU */
   size_t nranks;
 };
 
-/* What every row of the table shares. */
-struct gtab {
-  struct gcb__tb *b;
-  struct gcb_rtable *t;
-  const struct gcol *cols;
-  size_t ncols;
-  bool telemetry;
-  const struct tallies *tally; /* of the row's document */
-  const struct doc_cases *dc;  /* of the row's document */
-};
-
 static void gpu_row(const struct gtab *x, const struct grow *g) {
   struct gcb__tb *b = x->b;
   const char *cls;
-  size_t nf = tallies_get(x->tally, g->node, g->gpu, &cls);
-  char **r = doc_row(b, x->t, cls, g->doc);
+  size_t nf = tallies_get(&x->tally, g->node, g->gpu, &cls);
+  char **r = doc_row(b, x->t, cls, x->doc);
   char ranks[64];
   gcb_view_ranges(g->ranks, g->nranks, ranks, sizeof ranks);
   gcb__cell(b, r, 0, "%lld", g->node);
@@ -578,31 +572,28 @@ static void gpu_row(const struct gtab *x, const struct grow *g) {
   size_t at = 7;
   for (size_t k = 0; k < x->ncols; k++) {
     const struct gcol *col = &x->cols[k];
-    const struct gcb_model_case *c = x->dc->shown[k];
+    const struct gcb_model_case *c = x->shown[k];
     bool shown = c != NULL && g->nranks;
     double v = shown ? rank_figure(c, g->ranks[0]) : NAN;
     gcb__cell_num(b, r, at++, v * col->scale);
     if (col->best[0] && shown)
-      best_cell(b, r, at++, col, x->dc, g->ranks[0]);
+      best_cell(x, r, at++, col, g->ranks[0]);
     else if (col->best[0])
       gcb__cell(b, r, at++, "-");
   }
   if (x->telemetry && g->nranks)
-    telemetry_cell(b, r, at, x->dc, g->ranks[0]);
+    telemetry_cell(x, r, at, g->ranks[0]);
   else if (x->telemetry)
     gcb__cell(b, r, at, "-");
   gcb__cell(b, r, at + x->telemetry, "%zu", nf);
 }
 
 /* Rows of one node: its topology's GPUs, else its ranks' devices. */
-static void node_rows(const struct gtab *x, size_t d,
-                      const struct gcb_model_node *node) {
-  const struct gcb_model *m = model_of(x->b, d);
-  long long *gpu_of = x->dc->gpu_of;
-  struct grow g = {.doc = d,
-                   .node = node->index,
-                   .host = node->hostname,
-                   .ranks = x->dc->ranks};
+static void node_rows(const struct gtab *x, const struct gcb_model_node *node) {
+  const struct gcb_model *m = x->m;
+  long long *gpu_of = x->gpu_of;
+  struct grow g = {
+      .node = node->index, .host = node->hostname, .ranks = x->ranks};
   /* each rank's GPU once per node, not once per GPU of the node */
   for (size_t i = 0; i < node->nranks; i++)
     gpu_of[i] = gcb_model_rank_gpu(m, node->ranks[i], NULL);
@@ -637,30 +628,29 @@ static void node_rows(const struct gtab *x, size_t d,
   }
 }
 
-/* Document d's cases for the rows, and the case each column shows: the
- * most work per operation (the largest GEMM, the largest copy); false on
- * ENOMEM. */
-static bool doc_cases_of(const struct gcb_report *rep, size_t d,
-                         const struct gcol *cols, size_t ncols,
-                         struct doc_cases *dc) {
+/* Document x->doc's cases for the rows, and the case each column shows:
+ * the most work per operation (the largest GEMM, the largest copy); false
+ * on ENOMEM. */
+static bool gtab_open(struct gtab *x) {
   size_t most = 0;
-  dc->m = rep->docs[d].model;
-  for (size_t i = 0; i < dc->m->nnodes; i++)
-    most = dc->m->nodes[i].nranks > most ? dc->m->nodes[i].nranks : most;
-  dc->name = malloc((dc->m->ncases + 1) * sizeof *dc->name);
-  dc->gpu_of = malloc(2 * (most + 1) * sizeof *dc->gpu_of);
-  if (dc->name == NULL || dc->gpu_of == NULL)
+  x->m = model_of(x->b, x->doc);
+  for (size_t i = 0; i < x->m->nnodes; i++)
+    most = x->m->nodes[i].nranks > most ? x->m->nodes[i].nranks : most;
+  tallies_build(x->b, x->doc, true, &x->tally);
+  x->name = malloc((x->m->ncases + 1) * sizeof *x->name);
+  x->gpu_of = malloc(2 * (most + 1) * sizeof *x->gpu_of);
+  if (x->name == NULL || x->gpu_of == NULL)
     return false;
-  dc->ranks = dc->gpu_of + most + 1;
-  for (size_t i = 0; i < dc->m->ncases; i++) {
-    const struct gcb_model_case *c = &dc->m->cases[i];
+  x->ranks = x->gpu_of + most + 1;
+  for (size_t i = 0; i < x->m->ncases; i++) {
+    const struct gcb_model_case *c = &x->m->cases[i];
     double scale;
-    if (!column_of(dc->m, c, dc->name[i], sizeof dc->name[i], &scale))
-      dc->name[i][0] = '\0';
-    for (size_t k = 0; k < ncols; k++)
-      if (strcmp(dc->name[i], cols[k].head) == 0 &&
-          (dc->shown[k] == NULL || c->work_per_op > dc->shown[k]->work_per_op))
-        dc->shown[k] = c;
+    if (!column_of(x->m, c, x->name[i], sizeof x->name[i], &scale))
+      x->name[i][0] = '\0';
+    for (size_t k = 0; k < x->ncols; k++)
+      if (strcmp(x->name[i], x->cols[k].head) == 0 &&
+          (x->shown[k] == NULL || c->work_per_op > x->shown[k]->work_per_op))
+        x->shown[k] = c;
   }
   return true;
 }
@@ -687,23 +677,18 @@ static void gpus_table(struct gcb__tb *b) {
       "the (first) rank using the GPU, from the largest case of each kind",
       h + (1 - run_col(b)));
   for (size_t d = 0; t != NULL && d < b->rep->ndocs; d++) {
-    const struct gcb_model *m = model_of(b, d);
-    struct tallies tally;
-    struct doc_cases dc = {0};
     struct gtab x = {.b = b,
                      .t = t,
                      .cols = cols,
                      .ncols = ncols,
-                     .telemetry = telemetry,
-                     .tally = &tally,
-                     .dc = &dc};
-    tallies_build(b, d, true, &tally);
-    b->oom |= !doc_cases_of(b->rep, d, cols, ncols, &dc);
-    for (size_t i = 0; i < m->nnodes && !b->oom; i++)
-      node_rows(&x, d, &m->nodes[i]);
-    free(tally.items);
-    free(dc.name);
-    free(dc.gpu_of);
+                     .doc = d,
+                     .telemetry = telemetry};
+    b->oom |= !gtab_open(&x);
+    for (size_t i = 0; i < x.m->nnodes && !b->oom; i++)
+      node_rows(&x, &x.m->nodes[i]);
+    free(x.tally.items);
+    free(x.name);
+    free(x.gpu_of);
   }
 }
 
