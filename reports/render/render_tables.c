@@ -63,11 +63,9 @@ static struct gcb_rtable *figures_table(struct gcb__tb *b, const char *id,
                                         const char *intro,
                                         const char *const *headers) {
   char full[96];
-  if (left == 0)
-    return gcb__table_new(b, id, title, intro, headers);
   snprintf(full, sizeof full, "%s (%zu more case%s not shown: see Cases)",
            title, left, left == 1 ? "" : "s");
-  return gcb__table_new_named(b, id, full, intro, headers);
+  return gcb__table_new(b, id, left ? full : title, intro, headers);
 }
 
 /* ---- findings counted by component -------------------------------------- */
@@ -1086,7 +1084,7 @@ static void sweep_table(struct gcb__tb *b, size_t d,
   const struct gcb_model *m = model_of(b, d);
   snprintf(id, sizeof id, "coll-%zu", index + 1);
   sweep_title(m, first, d, b->rep->ndocs, title, sizeof title);
-  struct gcb_rtable *t = gcb__table_new_named(
+  struct gcb_rtable *t = gcb__table_new(
       b, id, title,
       marks ? INTRO "; \xe2\x96\xb2 marks a row far off its neighbours' "
                     "log-log trend or its latency floor (see findings)"
@@ -1185,7 +1183,7 @@ static void netmap_matrix(struct gcb__tb *b, size_t d, const char *schedule,
   snprintf(id, sizeof id, "netmap-%s-%s-%zu", lat ? "lat" : "bw", schedule, d);
   snprintf(title, sizeof title, "Network map: %s, %s (run %zu)",
            lat ? "latency" : "bandwidth", schedule, d + 1);
-  struct gcb_rtable *t = gcb__table_new_named(
+  struct gcb_rtable *t = gcb__table_new(
       b, id, title,
       lat ? "one-way latency (half a ping-pong) from the row's rank to the "
             "column's"
@@ -1228,7 +1226,7 @@ static void netmap_nodes_table(struct gcb__tb *b, size_t d,
   snprintf(id, sizeof id, "netmap-nodes-%s-%zu", schedule, d);
   snprintf(title, sizeof title, "Network map per node: %s (run %zu)", schedule,
            d + 1);
-  struct gcb_rtable *t = gcb__table_new_named(
+  struct gcb_rtable *t = gcb__table_new(
       b, id, title,
       m->n <= MAX_MATRIX ? NODES_INTRO
       : m->by_node
@@ -1383,7 +1381,7 @@ static void pattern_rank_table(struct gcb__tb *b, size_t d, size_t index,
                ? (strcmp(g->span, "intra-node") == 0 ? " (groups inside a node)"
                                                      : " (groups across nodes)")
                : "");
-  struct gcb_rtable *t = gcb__table_new_named(
+  struct gcb_rtable *t = gcb__table_new(
       b, id, title,
       "compute, exposed communication and bubble of one step (# = . in the "
       "bar, scaled to the slowest step); exposed comm = step - compute "
@@ -1553,7 +1551,7 @@ static void burn_table(struct gcb__tb *b, size_t d,
   snprintf(id, sizeof id, "burn-%zu-%zu", d, k->index);
   snprintf(title, sizeof title, "Burn-in %s, %ld intervals of %g s (%s)", what,
            tl->n, tl->interval_s, span);
-  struct gcb_rtable *t = gcb__table_new_named(
+  struct gcb_rtable *t = gcb__table_new(
       b, id, title,
       "per rank: sustained is the median interval, peak the best one; "
       "onset, drop and cause of a fall that stays down, wrong products "
