@@ -37,16 +37,19 @@ static size_t run_col(const struct gcb__tb *b) {
   return b->rep->ndocs > 1 ? 1 : 0;
 }
 
-/* A new row of document d: its run number (d + 1) in the run column when
- * there is one, and the row returned past it, so that columns count from
- * the first data column. */
+/* A new row of document d with its run number (d + 1) in the first cell,
+ * returned past it, so that columns count from the first data column. */
+static char **numbered_row(struct gcb__tb *b, struct gcb_rtable *t,
+                           const char *cls, size_t d) {
+  char **r = gcb__table_row(b, t, cls);
+  gcb__cell(b, r, 0, "%zu", d + 1);
+  return r != NULL ? r + 1 : NULL;
+}
+
+/* A new row of document d, numbered when the table has a run column. */
 static char **doc_row(struct gcb__tb *b, struct gcb_rtable *t, const char *cls,
                       size_t d) {
-  char **r = gcb__table_row(b, t, cls);
-  if (r == NULL || !run_col(b))
-    return r;
-  gcb__cell(b, r, 0, "%zu", d + 1);
-  return r + 1;
+  return run_col(b) ? numbered_row(b, t, cls, d) : gcb__table_row(b, t, cls);
 }
 
 /* The figure (median) of `rank` in case c's per-rank columns; NAN when the
@@ -146,21 +149,20 @@ static void runs_table(struct gcb__tb *b) {
   for (size_t d = 0; t != NULL && d < b->rep->ndocs; d++) {
     const struct gcb_model *m = model_of(b, d);
     const struct gcb_model_run *run = &m->run;
-    char **r = gcb__table_row(
-        b, t, gcb_view_status_failed(run->status) ? "fail" : NULL);
-    gcb__cell(b, r, 0, "%zu", d + 1);
-    gcb__cell(b, r, 1, "%s", b->rep->docs[d].name);
-    gcb__cell(b, r, 2, "%s", run->id);
-    gcb__cell(b, r, 3, "%s", run->status);
-    gcb__cell(b, r, 4, "%s", run->backend);
-    gcb__cell(b, r, 5, "%lld", run->ranks >= 0 ? run->ranks : 0);
-    gcb__cell(b, r, 6, "%lld", run->nodes >= 0 ? run->nodes : 0);
-    gcb__cell(b, r, 7, "%s", run->start_time);
-    gcb__cell(b, r, 8, "%s %s (%s)", run->tool, run->version,
+    char **r = numbered_row(
+        b, t, gcb_view_status_failed(run->status) ? "fail" : NULL, d);
+    gcb__cell(b, r, 0, "%s", b->rep->docs[d].name);
+    gcb__cell(b, r, 1, "%s", run->id);
+    gcb__cell(b, r, 2, "%s", run->status);
+    gcb__cell(b, r, 3, "%s", run->backend);
+    gcb__cell(b, r, 4, "%lld", run->ranks >= 0 ? run->ranks : 0);
+    gcb__cell(b, r, 5, "%lld", run->nodes >= 0 ? run->nodes : 0);
+    gcb__cell(b, r, 6, "%s", run->start_time);
+    gcb__cell(b, r, 7, "%s %s (%s)", run->tool, run->version,
               run->git_revision);
-    gcb__cell(b, r, 9, "%zu", m->ncases);
-    gcb__cell(b, r, 10, "%zu", m->nskips);
-    gcb__cell(b, r, 11, "%zu", m->nerrors);
+    gcb__cell(b, r, 8, "%zu", m->ncases);
+    gcb__cell(b, r, 9, "%zu", m->nskips);
+    gcb__cell(b, r, 10, "%zu", m->nerrors);
   }
 }
 
@@ -177,10 +179,9 @@ static void launch_table(struct gcb__tb *b) {
     for (size_t i = 0; env->type == GCB_MV_OBJECT && i < env->n; i++) {
       if (env->members[i].value.type != GCB_MV_STRING)
         continue;
-      char **r = gcb__table_row(b, t, NULL);
-      gcb__cell(b, r, 0, "%zu", d + 1);
-      gcb__cell(b, r, 1, "%s", env->members[i].key);
-      gcb__cell(b, r, 2, "%s", env->members[i].value.text);
+      char **r = numbered_row(b, t, NULL, d);
+      gcb__cell(b, r, 0, "%s", env->members[i].key);
+      gcb__cell(b, r, 1, "%s", env->members[i].value.text);
     }
   }
 }
@@ -191,18 +192,17 @@ static void probe_rows(struct gcb__tb *b, struct gcb_rtable *t, size_t d) {
   const struct gcb_model_run *run = &model_of(b, d)->run;
   for (size_t i = 0; i < run->nprobe; i++) {
     const struct gcb_model_probe_pair *p = &run->probe[i];
-    char **r = gcb__table_row(b, t, NULL);
-    gcb__cell(b, r, 0, "%zu", d + 1);
-    gcb__cell(b, r, 1, "MPI probe, %lld B, ranks 0-%lld (%s)", run->probe_bytes,
+    char **r = numbered_row(b, t, NULL, d);
+    gcb__cell(b, r, 0, "MPI probe, %lld B, ranks 0-%lld (%s)", run->probe_bytes,
               p->ranks[1], p->same_node ? "same node" : "two nodes");
     char lo[32], med[32];
     gcb_view_fmt_time(p->min_us * 1e-6, lo, sizeof lo);
     gcb_view_fmt_time(p->median_us * 1e-6, med, sizeof med);
     if (p->batches > 0)
-      gcb__cell(b, r, 2, "one-way %s (least of %lld batches; median %s)", lo,
+      gcb__cell(b, r, 1, "one-way %s (least of %lld batches; median %s)", lo,
                 p->batches, med);
     else /* its time ran out before one batch: the round trips made */
-      gcb__cell(b, r, 2,
+      gcb__cell(b, r, 1,
                 "one-way %s (cut short before a whole batch: the "
                 "round trips made)",
                 lo);
@@ -225,18 +225,16 @@ static void libraries_table(struct gcb__tb *b) {
     const struct gcb_mvalue *blas = gcb_mvalue_get(sw, "blas_run");
     const char *device = gcb_mvalue_str(sw, "mpi_device");
     if (device[0] != '\0') {
-      char **r = gcb__table_row(b, t, NULL);
-      gcb__cell(b, r, 0, "%zu", d + 1);
-      gcb__cell(b, r, 1, "%s", gcb_mvalue_str(sw, "mpi"));
-      gcb__cell(b, r, 2, "device %s", device);
+      char **r = numbered_row(b, t, NULL, d);
+      gcb__cell(b, r, 0, "%s", gcb_mvalue_str(sw, "mpi"));
+      gcb__cell(b, r, 1, "device %s", device);
     }
     if (blas->type == GCB_MV_OBJECT) {
-      char **r = gcb__table_row(b, t, NULL);
+      char **r = numbered_row(b, t, NULL, d);
       const char *isa = gcb_mvalue_str(blas, "cpu_isa");
       const struct gcb_mvalue *threads = gcb_mvalue_get(blas, "threads");
-      gcb__cell(b, r, 0, "%zu", d + 1);
-      gcb__cell(b, r, 1, "%s", gcb_mvalue_str(blas, "library"));
-      gcb__cell(b, r, 2, "%s kernels, %lld thread(s) (%s); CPU offers %s",
+      gcb__cell(b, r, 0, "%s", gcb_mvalue_str(blas, "library"));
+      gcb__cell(b, r, 1, "%s kernels, %lld thread(s) (%s); CPU offers %s",
                 gcb_mvalue_str(blas, "core"),
                 threads->type == GCB_MV_INT ? threads->i : 0,
                 gcb_mvalue_str(blas, "parallel"),
