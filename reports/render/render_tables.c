@@ -1574,6 +1574,14 @@ static void burn_tables(struct gcb__tb *b) {
 
 /* ---- the report's tables ------------------------------------------------ */
 
+/* The report's tables in the order the reports show them: the verdict's
+ * first. */
+static void (*const builders[])(struct gcb__tb *) = {
+    gcb__verdict_tables, runs_table,    launch_table,     libraries_table,
+    findings_table,      checks_table,  comparison_table, notes_table,
+    gpus_table,          ranks_table,   cases_table,      imbalance_table,
+    coll_tables,         netmap_tables, pattern_tables,   burn_tables};
+
 enum gcb_status gcb_report_tables(const struct gcb_report *rep,
                                   struct gcb_rtables *out,
                                   struct gcb_err *err) {
@@ -1586,22 +1594,8 @@ enum gcb_status gcb_report_tables(const struct gcb_report *rep,
     with.thresholds = &def;
   }
   struct gcb__tb b = {.rep = &with, .out = out};
-  gcb__verdict_tables(&b);
-  runs_table(&b);
-  launch_table(&b);
-  libraries_table(&b);
-  findings_table(&b);
-  checks_table(&b);
-  comparison_table(&b);
-  notes_table(&b);
-  gpus_table(&b);
-  ranks_table(&b);
-  cases_table(&b);
-  imbalance_table(&b);
-  coll_tables(&b);
-  netmap_tables(&b);
-  pattern_tables(&b);
-  burn_tables(&b);
+  for (size_t i = 0; i < sizeof builders / sizeof *builders; i++)
+    builders[i](&b);
   return gcb__tables_done(&b, err);
 }
 
