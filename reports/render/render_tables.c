@@ -10,10 +10,12 @@
  * which one a row comes from.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "reports/analysis/analyze_rules.h"
 #include "reports/analysis/burn.h"
 #include "reports/analysis/diagnose.h"
@@ -36,16 +38,19 @@ static size_t run_col(const struct gcb__tb *b) {
   return b->rep->ndocs > 1 ? 1 : 0;
 }
 
-/* A new row of document d: its run number (d + 1) in the run column when
- * there is one, and the row returned past it, so that columns count from
- * the first data column. */
+/* A new row of document d with its run number (d + 1) in the first cell,
+ * returned past it, so that columns count from the first data column. */
+static char **numbered_row(struct gcb__tb *b, struct gcb_rtable *t,
+                           const char *cls, size_t d) {
+  char **r = gcb__table_row(b, t, cls);
+  gcb__cell(b, r, 0, "%zu", d + 1);
+  return r != NULL ? r + 1 : NULL;
+}
+
+/* A new row of document d, numbered when the table has a run column. */
 static char **doc_row(struct gcb__tb *b, struct gcb_rtable *t, const char *cls,
                       size_t d) {
-  char **r = gcb__table_row(b, t, cls);
-  if (r == NULL || !run_col(b))
-    return r;
-  gcb__cell(b, r, 0, "%zu", d + 1);
-  return r + 1;
+  return run_col(b) ? numbered_row(b, t, cls, d) : gcb__table_row(b, t, cls);
 }
 
 /* The figure (median) of `rank` in case c's per-rank columns; NAN when the
@@ -53,6 +58,18 @@ static char **doc_row(struct gcb__tb *b, struct gcb_rtable *t, const char *cls,
 static double rank_figure(const struct gcb_model_case *c, long long rank) {
   long long i = gcb_model_col_find(c, rank);
   return i >= 0 ? gcb_model_col(c, GCB_RC_FIG_MEDIAN, (size_t)i) : NAN;
+}
+
+/* A table with figure columns, its title counting the cases they leave
+ * out ("Per-rank summary (2 more cases not shown: see Cases)"). */
+static struct gcb_rtable *figures_table(struct gcb__tb *b, const char *id,
+                                        const char *title, size_t left,
+                                        const char *intro,
+                                        const char *const *headers) {
+  char full[96];
+  snprintf(full, sizeof full, "%s (%zu more case%s not shown: see Cases)",
+           title, left, left == 1 ? "" : "s");
+  return gcb__table_new(b, id, left ? full : title, intro, headers);
 }
 
 /* ---- findings counted by component -------------------------------------- */
@@ -133,21 +150,20 @@ static void runs_table(struct gcb__tb *b) {
   for (size_t d = 0; t != NULL && d < b->rep->ndocs; d++) {
     const struct gcb_model *m = model_of(b, d);
     const struct gcb_model_run *run = &m->run;
-    char **r = gcb__table_row(
-        b, t, gcb_view_status_failed(run->status) ? "fail" : NULL);
-    gcb__cell(b, r, 0, "%zu", d + 1);
-    gcb__cell(b, r, 1, "%s", b->rep->docs[d].name);
-    gcb__cell(b, r, 2, "%s", run->id);
-    gcb__cell(b, r, 3, "%s", run->status);
-    gcb__cell(b, r, 4, "%s", run->backend);
-    gcb__cell(b, r, 5, "%lld", run->ranks >= 0 ? run->ranks : 0);
-    gcb__cell(b, r, 6, "%lld", run->nodes >= 0 ? run->nodes : 0);
-    gcb__cell(b, r, 7, "%s", run->start_time);
-    gcb__cell(b, r, 8, "%s %s (%s)", run->tool, run->version,
+    char **r = numbered_row(
+        b, t, gcb_view_status_failed(run->status) ? "fail" : NULL, d);
+    gcb__cell(b, r, 0, "%s", b->rep->docs[d].name);
+    gcb__cell(b, r, 1, "%s", run->id);
+    gcb__cell(b, r, 2, "%s", run->status);
+    gcb__cell(b, r, 3, "%s", run->backend);
+    gcb__cell(b, r, 4, "%lld", run->ranks >= 0 ? run->ranks : 0);
+    gcb__cell(b, r, 5, "%lld", run->nodes >= 0 ? run->nodes : 0);
+    gcb__cell(b, r, 6, "%s", run->start_time);
+    gcb__cell(b, r, 7, "%s %s (%s)", run->tool, run->version,
               run->git_revision);
-    gcb__cell(b, r, 9, "%zu", m->ncases);
-    gcb__cell(b, r, 10, "%zu", m->nskips);
-    gcb__cell(b, r, 11, "%zu", m->nerrors);
+    gcb__cell(b, r, 8, "%zu", m->ncases);
+    gcb__cell(b, r, 9, "%zu", m->nskips);
+    gcb__cell(b, r, 10, "%zu", m->nerrors);
   }
 }
 
@@ -164,10 +180,9 @@ static void launch_table(struct gcb__tb *b) {
     for (size_t i = 0; env->type == GCB_MV_OBJECT && i < env->n; i++) {
       if (env->members[i].value.type != GCB_MV_STRING)
         continue;
-      char **r = gcb__table_row(b, t, NULL);
-      gcb__cell(b, r, 0, "%zu", d + 1);
-      gcb__cell(b, r, 1, "%s", env->members[i].key);
-      gcb__cell(b, r, 2, "%s", env->members[i].value.text);
+      char **r = numbered_row(b, t, NULL, d);
+      gcb__cell(b, r, 0, "%s", env->members[i].key);
+      gcb__cell(b, r, 1, "%s", env->members[i].value.text);
     }
   }
 }
@@ -178,18 +193,17 @@ static void probe_rows(struct gcb__tb *b, struct gcb_rtable *t, size_t d) {
   const struct gcb_model_run *run = &model_of(b, d)->run;
   for (size_t i = 0; i < run->nprobe; i++) {
     const struct gcb_model_probe_pair *p = &run->probe[i];
-    char **r = gcb__table_row(b, t, NULL);
-    gcb__cell(b, r, 0, "%zu", d + 1);
-    gcb__cell(b, r, 1, "MPI probe, %lld B, ranks 0-%lld (%s)", run->probe_bytes,
+    char **r = numbered_row(b, t, NULL, d);
+    gcb__cell(b, r, 0, "MPI probe, %lld B, ranks 0-%lld (%s)", run->probe_bytes,
               p->ranks[1], p->same_node ? "same node" : "two nodes");
     char lo[32], med[32];
     gcb_view_fmt_time(p->min_us * 1e-6, lo, sizeof lo);
     gcb_view_fmt_time(p->median_us * 1e-6, med, sizeof med);
     if (p->batches > 0)
-      gcb__cell(b, r, 2, "one-way %s (least of %lld batches; median %s)", lo,
+      gcb__cell(b, r, 1, "one-way %s (least of %lld batches; median %s)", lo,
                 p->batches, med);
     else /* its time ran out before one batch: the round trips made */
-      gcb__cell(b, r, 2,
+      gcb__cell(b, r, 1,
                 "one-way %s (cut short before a whole batch: the "
                 "round trips made)",
                 lo);
@@ -212,18 +226,16 @@ static void libraries_table(struct gcb__tb *b) {
     const struct gcb_mvalue *blas = gcb_mvalue_get(sw, "blas_run");
     const char *device = gcb_mvalue_str(sw, "mpi_device");
     if (device[0] != '\0') {
-      char **r = gcb__table_row(b, t, NULL);
-      gcb__cell(b, r, 0, "%zu", d + 1);
-      gcb__cell(b, r, 1, "%s", gcb_mvalue_str(sw, "mpi"));
-      gcb__cell(b, r, 2, "device %s", device);
+      char **r = numbered_row(b, t, NULL, d);
+      gcb__cell(b, r, 0, "%s", gcb_mvalue_str(sw, "mpi"));
+      gcb__cell(b, r, 1, "device %s", device);
     }
     if (blas->type == GCB_MV_OBJECT) {
-      char **r = gcb__table_row(b, t, NULL);
+      char **r = numbered_row(b, t, NULL, d);
       const char *isa = gcb_mvalue_str(blas, "cpu_isa");
       const struct gcb_mvalue *threads = gcb_mvalue_get(blas, "threads");
-      gcb__cell(b, r, 0, "%zu", d + 1);
-      gcb__cell(b, r, 1, "%s", gcb_mvalue_str(blas, "library"));
-      gcb__cell(b, r, 2, "%s kernels, %lld thread(s) (%s); CPU offers %s",
+      gcb__cell(b, r, 0, "%s", gcb_mvalue_str(blas, "library"));
+      gcb__cell(b, r, 1, "%s kernels, %lld thread(s) (%s); CPU offers %s",
                 gcb_mvalue_str(blas, "core"),
                 threads->type == GCB_MV_INT ? threads->i : 0,
                 gcb_mvalue_str(blas, "parallel"),
@@ -362,24 +374,31 @@ static void notes_table(struct gcb__tb *b) {
 
 #define MAX_GPU_COLS 10
 
-/* A figure column: which case of each document it shows, and the heading
- * of the best-shape column after it, which shows per GPU the best of the
- * cases of the column. */
+/* A figure column: its heading, the heading of the best-shape column
+ * after it, which shows per GPU the best of the cases of the column, and
+ * the scale of its figures. */
 struct gcol {
-  char head[96];                         /* column_of's name of its cases */
-  char best[96];                         /* "": no best-shape column */
-  const struct gcb_model_case *cases[8]; /* per document (the first 8) */
-  const struct gcb_model_case *first[8]; /* the column's first case */
-  size_t shapes[8]; /* cases of another shape than the first's */
-  double scale;     /* to the unit the heading shows (TFLOP/s) */
+  char head[96]; /* column_of's name of its cases */
+  char best[96]; /* "": no best-shape column */
+  double scale;  /* to the unit the heading shows (TFLOP/s) */
 };
 
-/* A document's cases as the rows ask for them, looked up once per table
+/* What the rows of one document share: the table, its columns, and the
+ * document's cases as the rows ask for them, looked up once per document
  * rather than once per GPU (16,384 rows): each case's column ("" when it
- * has none). */
-struct doc_cases {
+ * has none), the case each column shows and the findings by GPU; and
+ * room for a node's ranks (as many as its largest node has). */
+struct gtab {
+  struct gcb__tb *b;
+  struct gcb_rtable *t;
+  const struct gcol *cols;
+  size_t ncols, doc;
+  bool telemetry;
   const struct gcb_model *m;
   char (*name)[96];
+  const struct gcb_model_case *shown[MAX_GPU_COLS];
+  struct tallies tally;
+  long long *gpu_of, *ranks; /* per rank of a node: its GPU; a GPU's */
 };
 
 /* The column a case belongs in ("GEMM bf16"), or false. pcie cases go in
@@ -418,10 +437,15 @@ static bool same_shape(const struct gcb_model_case *a,
   return a->m == b->m && a->n == b->n && a->k == b->k;
 }
 
-static size_t gpu_columns(const struct gcb_report *rep, struct gcol *cols) {
+/* The figure columns of every document's cases, each with a best-shape
+ * heading where a document holds its GEMM cases in more than one shape
+ * (a shape sweep); *left counts the cases past MAX_GPU_COLS columns. */
+static size_t gpu_columns(const struct gcb_report *rep, struct gcol *cols,
+                          size_t *left) {
   size_t n = 0;
-  for (size_t d = 0; d < rep->ndocs && d < 8; d++) {
+  for (size_t d = 0; d < rep->ndocs; d++) {
     const struct gcb_model *m = rep->docs[d].model;
+    const struct gcb_model_case *first[MAX_GPU_COLS] = {0};
     for (size_t i = 0, k; i < m->ncases; i++) {
       const struct gcb_model_case *c = &m->cases[i];
       char name[96];
@@ -430,66 +454,53 @@ static size_t gpu_columns(const struct gcb_report *rep, struct gcol *cols) {
         continue;
       for (k = 0; k < n && strcmp(cols[k].head, name) != 0; k++)
         ;
-      if (k == n && (n == MAX_GPU_COLS || !wanted(cols, n, name)))
+      if (k == n && !wanted(cols, n, name))
         continue;
+      if (k == n && n == MAX_GPU_COLS) {
+        (*left)++;
+        continue;
+      }
       if (k == n) {
         memset(&cols[n++], 0, sizeof *cols);
         cols[k].scale = scale;
+        gcb_view_copy(cols[k].head, sizeof cols[k].head, name);
       }
-      gcb_view_copy(cols[k].head, sizeof cols[k].head, name);
-      if (cols[k].first[d] == NULL)
-        cols[k].first[d] = c;
-      else if (!same_shape(c, cols[k].first[d]))
-        cols[k].shapes[d]++;
-      /* the case shown: the most work per operation (the largest GEMM,
-       * the largest copy) */
-      if (cols[k].cases[d] == NULL ||
-          c->work_per_op > cols[k].cases[d]->work_per_op)
-        cols[k].cases[d] = c;
+      if (first[k] == NULL)
+        first[k] = c;
+      else if (!same_shape(c, first[k]) && cols[k].best[0] == '\0' &&
+               strncmp(name, "GEMM ", 5) == 0) {
+        /* "GEMM bf16 (TFLOP/s)" -> "GEMM bf16 best shape (TFLOP/s)" */
+        const char *unit = strrchr(name, '(');
+        int at = unit ? (int)(unit - name) : (int)strlen(name);
+        snprintf(cols[k].best, sizeof cols[k].best, "%.*sbest shape %s", at,
+                 name, unit ? unit : "");
+      }
     }
   }
   return n;
 }
 
-/* The best-shape heading of each GEMM column whose document holds its
- * cases in more than one shape (a shape sweep). */
-static void best_columns(struct gcol *cols, size_t n, size_t ndocs) {
-  for (size_t k = 0; k < n; k++) {
-    size_t most = 0;
-    for (size_t d = 0; d < ndocs && d < 8; d++)
-      most = cols[k].shapes[d] > most ? cols[k].shapes[d] : most;
-    if (strncmp(cols[k].head, "GEMM ", 5) != 0 || most == 0)
-      continue;
-    /* "GEMM bf16 (TFLOP/s)" -> "GEMM bf16 best shape (TFLOP/s)" */
-    const char *unit = strrchr(cols[k].head, '(');
-    int at = unit ? (int)(unit - cols[k].head) : (int)strlen(cols[k].head);
-    snprintf(cols[k].best, sizeof cols[k].best, "%.*sbest shape %s", at,
-             cols[k].head, unit ? unit : "");
-  }
-}
-
 /* The best median of `rank` over the document's cases of column `col` and
  * the shape that reached it ("760.2 @ 8192x8192x4096"). */
-static void best_cell(struct gcb__tb *b, char **r, size_t at,
-                      const struct gcol *col, const struct doc_cases *dc,
-                      long long rank) {
+static void best_cell(const struct gtab *x, char **r, size_t at,
+                      const struct gcol *col, long long rank) {
   const struct gcb_model_case *best = NULL;
   double top = NAN;
-  for (size_t i = 0; i < dc->m->ncases; i++) {
-    double x;
-    if (strcmp(dc->name[i], col->head) != 0 ||
-        isnan(x = rank_figure(&dc->m->cases[i], rank)))
+  for (size_t i = 0; i < x->m->ncases; i++) {
+    double v;
+    if (strcmp(x->name[i], col->head) != 0 ||
+        isnan(v = rank_figure(&x->m->cases[i], rank)))
       continue;
-    if (best == NULL || x > top)
-      best = &dc->m->cases[i], top = x;
+    if (best == NULL || v > top)
+      best = &x->m->cases[i], top = v;
   }
   if (best == NULL) {
-    gcb__cell(b, r, at, "-");
+    gcb__cell(x->b, r, at, "-");
     return;
   }
   char num[48];
   gcb_view_fmt(top * col->scale, num, sizeof num);
-  gcb__cell(b, r, at, "%s @ %.0fx%.0fx%.0f", num, best->m, best->n, best->k);
+  gcb__cell(x->b, r, at, "%s @ %.0fx%.0fx%.0f", num, best->m, best->n, best->k);
 }
 
 /* Whether a document's cases carry NVML telemetry for some rank. */
@@ -505,12 +516,12 @@ static bool has_telemetry(const struct gcb_report *rep) {
 
 /* What NVML said about `rank`'s GPU over the document's cases: its lowest
  * SM clock, highest power, and the cases too short to sample. */
-static void telemetry_cell(struct gcb__tb *b, char **r, size_t at,
-                           const struct doc_cases *dc, long long rank) {
+static void telemetry_cell(const struct gtab *x, char **r, size_t at,
+                           long long rank) {
   double sm = INFINITY, watts = -INFINITY;
   size_t n = 0, short_n = 0;
-  for (size_t i = 0; i < dc->m->ncases; i++) {
-    const struct gcb_model_case *c = &dc->m->cases[i];
+  for (size_t i = 0; i < x->m->ncases; i++) {
+    const struct gcb_model_case *c = &x->m->cases[i];
     long long k = gcb_model_col_find(c, rank);
     if (k < 0 || !(gcb_model_col(c, GCB_RC_TELEM_SAMPLES, (size_t)k) >= 0))
       continue;
@@ -530,34 +541,22 @@ static void telemetry_cell(struct gcb__tb *b, char **r, size_t at,
     snprintf(text + used, sizeof text - (size_t)used,
              "%s%zu of %zu cases too short to sample", used ? "; " : "",
              short_n, n);
-  gcb__cell(b, r, at, "%s", text);
+  gcb__cell(x->b, r, at, "%s", text);
 }
 
 /* What one row shows. */
 struct grow {
-  size_t doc;
   long long node, gpu, numa;
   const char *host, *bus, *model;
-  long long ranks[4];
+  long long *ranks; /* the node's ranks that use the GPU */
   size_t nranks;
-};
-
-/* What every row of the table shares. */
-struct gtab {
-  struct gcb__tb *b;
-  struct gcb_rtable *t;
-  const struct gcol *cols;
-  size_t ncols;
-  bool telemetry;
-  const struct tallies *tally; /* of the row's document */
-  const struct doc_cases *dc;  /* of the row's document */
 };
 
 static void gpu_row(const struct gtab *x, const struct grow *g) {
   struct gcb__tb *b = x->b;
   const char *cls;
-  size_t nf = tallies_get(x->tally, g->node, g->gpu, &cls);
-  char **r = doc_row(b, x->t, cls, g->doc);
+  size_t nf = tallies_get(&x->tally, g->node, g->gpu, &cls);
+  char **r = doc_row(b, x->t, cls, x->doc);
   char ranks[64];
   gcb_view_ranges(g->ranks, g->nranks, ranks, sizeof ranks);
   gcb__cell(b, r, 0, "%lld", g->node);
@@ -570,49 +569,30 @@ static void gpu_row(const struct gtab *x, const struct grow *g) {
   size_t at = 7;
   for (size_t k = 0; k < x->ncols; k++) {
     const struct gcol *col = &x->cols[k];
-    const struct gcb_model_case *c = g->doc < 8 ? col->cases[g->doc] : NULL;
+    const struct gcb_model_case *c = x->shown[k];
     bool shown = c != NULL && g->nranks;
     double v = shown ? rank_figure(c, g->ranks[0]) : NAN;
     gcb__cell_num(b, r, at++, v * col->scale);
     if (col->best[0] && shown)
-      best_cell(b, r, at++, col, x->dc, g->ranks[0]);
+      best_cell(x, r, at++, col, g->ranks[0]);
     else if (col->best[0])
       gcb__cell(b, r, at++, "-");
   }
   if (x->telemetry && g->nranks)
-    telemetry_cell(b, r, at, x->dc, g->ranks[0]);
+    telemetry_cell(x, r, at, g->ranks[0]);
   else if (x->telemetry)
     gcb__cell(b, r, at, "-");
   gcb__cell(b, r, at + x->telemetry, "%zu", nf);
 }
 
-/* Most ranks a node's GPUs are looked up for at once; a node with more
- * looks each further rank up per GPU, as before. */
-#define NODE_RANKS 64
-
-/* The ranks of a node that use GPU gpu (topology index), at most 4, from
- * the topology GPU of each of the node's ranks (gpu_of, -2 past the
- * first NODE_RANKS). */
-static void gpu_ranks(const struct gcb_model *m,
-                      const struct gcb_model_node *node,
-                      const long long *gpu_of, long long gpu, struct grow *g) {
-  g->nranks = 0;
-  for (size_t i = 0; i < node->nranks; i++) {
-    long long r = node->ranks[i];
-    long long at = i < NODE_RANKS ? gpu_of[i] : gcb_model_rank_gpu(m, r, NULL);
-    if (g->nranks < 4 && at == gpu)
-      g->ranks[g->nranks++] = r;
-  }
-}
-
 /* Rows of one node: its topology's GPUs, else its ranks' devices. */
-static void node_rows(const struct gtab *x, size_t d,
-                      const struct gcb_model_node *node) {
-  const struct gcb_model *m = model_of(x->b, d);
-  struct grow g = {.doc = d, .node = node->index, .host = node->hostname};
-  long long gpu_of[NODE_RANKS];
+static void node_rows(const struct gtab *x, const struct gcb_model_node *node) {
+  const struct gcb_model *m = x->m;
+  long long *gpu_of = x->gpu_of;
+  struct grow g = {
+      .node = node->index, .host = node->hostname, .ranks = x->ranks};
   /* each rank's GPU once per node, not once per GPU of the node */
-  for (size_t i = 0; i < node->nranks && i < NODE_RANKS; i++)
+  for (size_t i = 0; i < node->nranks; i++)
     gpu_of[i] = gcb_model_rank_gpu(m, node->ranks[i], NULL);
   for (size_t i = 0; i < node->ngpus; i++) {
     const struct gcb_model_gpu *gp = &node->gpus[i];
@@ -620,7 +600,10 @@ static void node_rows(const struct gtab *x, size_t d,
     g.bus = gp->busid;
     g.model = gp->model;
     g.numa = gp->numa;
-    gpu_ranks(m, node, gpu_of, g.gpu, &g);
+    g.nranks = 0;
+    for (size_t k = 0; k < node->nranks; k++)
+      if (gpu_of[k] == g.gpu)
+        g.ranks[g.nranks++] = node->ranks[k];
     gpu_row(x, &g);
   }
   if (node->ngpus > 0)
@@ -642,30 +625,40 @@ static void node_rows(const struct gtab *x, size_t d,
   }
 }
 
-/* Document d's cases for the rows; false on ENOMEM. */
-static bool doc_cases_of(const struct gcb_report *rep, size_t d,
-                         struct doc_cases *dc) {
-  dc->m = rep->docs[d].model;
-  dc->name = malloc((dc->m->ncases + 1) * sizeof *dc->name);
-  if (dc->name == NULL)
+/* Document x->doc's cases for the rows, and the case each column shows:
+ * the most work per operation (the largest GEMM, the largest copy); false
+ * on ENOMEM. */
+static bool gtab_open(struct gtab *x) {
+  size_t most = 0;
+  x->m = model_of(x->b, x->doc);
+  for (size_t i = 0; i < x->m->nnodes; i++)
+    most = x->m->nodes[i].nranks > most ? x->m->nodes[i].nranks : most;
+  tallies_build(x->b, x->doc, true, &x->tally);
+  x->name = malloc((x->m->ncases + 1) * sizeof *x->name);
+  x->gpu_of = malloc(2 * (most + 1) * sizeof *x->gpu_of);
+  if (x->name == NULL || x->gpu_of == NULL)
     return false;
-  for (size_t i = 0; i < dc->m->ncases; i++) {
+  x->ranks = x->gpu_of + most + 1;
+  for (size_t i = 0; i < x->m->ncases; i++) {
+    const struct gcb_model_case *c = &x->m->cases[i];
     double scale;
-    if (!column_of(dc->m, &dc->m->cases[i], dc->name[i], sizeof dc->name[i],
-                   &scale))
-      dc->name[i][0] = '\0';
+    if (!column_of(x->m, c, x->name[i], sizeof x->name[i], &scale))
+      x->name[i][0] = '\0';
+    for (size_t k = 0; k < x->ncols; k++)
+      if (strcmp(x->name[i], x->cols[k].head) == 0 &&
+          (x->shown[k] == NULL || c->work_per_op > x->shown[k]->work_per_op))
+        x->shown[k] = c;
   }
   return true;
 }
 
 static void gpus_table(struct gcb__tb *b) {
   struct gcol cols[MAX_GPU_COLS];
-  size_t ncols = gpu_columns(b->rep, cols);
+  size_t left = 0, ncols = gpu_columns(b->rep, cols, &left);
   bool telemetry = has_telemetry(b->rep);
   const char *h[8 + 2 * MAX_GPU_COLS + 3] = {
       "run", "node", "host", "GPU", "bus id", "NUMA", "model", "ranks"};
   size_t nh = 8;
-  best_columns(cols, ncols, b->rep->ndocs);
   for (size_t k = 0; k < ncols; k++) {
     h[nh++] = cols[k].head;
     if (cols[k].best[0])
@@ -675,28 +668,24 @@ static void gpus_table(struct gcb__tb *b) {
     h[nh++] = "telemetry (NVML)";
   h[nh++] = "findings";
   h[nh] = NULL;
-  struct gcb_rtable *t = gcb__table_new(
-      b, "gpus", "Per-GPU summary",
+  struct gcb_rtable *t = figures_table(
+      b, "gpus", "Per-GPU summary", left,
       "every GPU of every node, idle ones too; figures are the median of "
       "the (first) rank using the GPU, from the largest case of each kind",
       h + (1 - run_col(b)));
   for (size_t d = 0; t != NULL && d < b->rep->ndocs; d++) {
-    const struct gcb_model *m = model_of(b, d);
-    struct tallies tally;
-    struct doc_cases dc = {0};
     struct gtab x = {.b = b,
                      .t = t,
                      .cols = cols,
                      .ncols = ncols,
-                     .telemetry = telemetry,
-                     .tally = &tally,
-                     .dc = &dc};
-    tallies_build(b, d, true, &tally);
-    b->oom |= !doc_cases_of(b->rep, d, &dc);
-    for (size_t i = 0; i < m->nnodes && !b->oom; i++)
-      node_rows(&x, d, &m->nodes[i]);
-    free(tally.items);
-    free(dc.name);
+                     .doc = d,
+                     .telemetry = telemetry};
+    b->oom |= !gtab_open(&x);
+    for (size_t i = 0; i < x.m->nnodes && !b->oom; i++)
+      node_rows(&x, &x.m->nodes[i]);
+    free(x.tally.items);
+    free(x.name);
+    free(x.gpu_of);
   }
 }
 
@@ -715,15 +704,21 @@ struct figcol {
   double scale; /* to the unit the heading shows */
 };
 
-/* Per-device cases, the per-rank table's figure columns. */
-static size_t fig_columns(const struct gcb_report *rep, struct figcol *cols) {
+/* Per-device cases, the per-rank table's figure columns; *left counts
+ * those past MAX_FIG_COLS. */
+static size_t fig_columns(const struct gcb_report *rep, struct figcol *cols,
+                          size_t *left) {
   size_t n = 0;
   for (size_t d = 0; d < rep->ndocs; d++) {
     const struct gcb_model *m = rep->docs[d].model;
     for (size_t i = 0; i < m->ncases; i++) {
       const struct gcb_model_case *c = &m->cases[i];
-      if (n == MAX_FIG_COLS || !gcb_bench_kinds[c->kind].per_device)
+      if (!gcb_bench_kinds[c->kind].per_device)
         continue;
+      if (n == MAX_FIG_COLS) {
+        (*left)++;
+        continue;
+      }
       char title[160];
       const char *unit;
       gcb_model_case_title(c, title, sizeof title);
@@ -778,7 +773,7 @@ static void ranks_row(struct gcb__tb *b, struct gcb_rtable *t, size_t d,
 
 static void ranks_table(struct gcb__tb *b) {
   struct figcol cols[MAX_FIG_COLS];
-  size_t ncols = fig_columns(b->rep, cols);
+  size_t left = 0, ncols = fig_columns(b->rep, cols, &left);
   const char *h[8 + MAX_FIG_COLS + 3] = {"run", "node",   "host", "rank",
                                          "GPU", "bus id", "NUMA"};
   size_t nh = 7;
@@ -788,11 +783,11 @@ static void ranks_table(struct gcb__tb *b) {
   h[nh++] = "findings";
   h[nh] = NULL;
   struct gcb_rtable *t =
-      gcb__table_new(b, "ranks", "Per-rank summary",
-                     "figures are each rank's median; slowest in: the cases "
-                     "in which the rank took longest (IPM's max); findings "
-                     "counts those naming the rank",
-                     h + (1 - run_col(b)));
+      figures_table(b, "ranks", "Per-rank summary", left,
+                    "figures are each rank's median; slowest in: the cases "
+                    "in which the rank took longest (IPM's max); findings "
+                    "counts those naming the rank",
+                    h + (1 - run_col(b)));
   for (size_t d = 0; t != NULL && d < b->rep->ndocs; d++) {
     const struct gcb_model *m = model_of(b, d);
     size_t n = m->nranks;
@@ -939,24 +934,22 @@ static void imbalance_table(struct gcb__tb *b) {
  * column that marks it. Files converted from nccl-tests' JSON show the
  * same way. */
 
-#define MAX_SWEEPS 64
-
 /* A finding on a sweep row (rules_trend.c): the analysis decides which
  * rows are off; the table only marks them. */
 static bool row_kind(const struct gcb_finding *f) {
   return f->kind == GCB_KIND(SWEEP_TREND) || f->kind == GCB_KIND(LATENCY_FLOOR);
 }
 
-/* Whether a finding of document d marks a row of the sweep `key`. */
-static bool sweep_marked(const struct gcb__tb *b, size_t d, const char *key) {
+/* Whether a finding of document d marks a row of sweep k (of: each
+ * case's sweep, coll_tables). */
+static bool sweep_marked(const struct gcb__tb *b, size_t d, const size_t *of,
+                         size_t k) {
   const struct gcb_findings *fs = b->rep->findings;
-  char k[GCB_VIEW_SWEEP_KEY];
+  const struct gcb_model *m = model_of(b, d);
   for (size_t i = 0; fs != NULL && i < fs->n; i++) {
     const struct gcb_finding *f = &fs->items[i];
-    if (!row_kind(f) || f->where.doc != (int)d || f->bench_case == NULL)
-      continue;
-    gcb_model_sweep_key(f->bench_case, k, sizeof k);
-    if (strcmp(k, key) == 0)
+    if (row_kind(f) && f->where.doc == (int)d && f->bench_case != NULL &&
+        of[f->bench_case - m->cases] == k)
       return true;
   }
   return false;
@@ -1009,14 +1002,12 @@ static void sweep_title(const struct gcb_model *m,
 }
 
 /* The row of size `bytes` in t (rows are kept in order of first sight),
- * or a new one. */
+ * or a new one; sizes has room for a row per case of the document. */
 static char **size_row(struct gcb__tb *b, struct gcb_rtable *t, double *sizes,
                        double bytes) {
   for (size_t r = 0; r < t->nrows; r++)
     if (sizes[r] == bytes)
       return &t->cells[(r + 1) * t->ncols];
-  if (t->nrows >= 4096)
-    return NULL;
   char **row = gcb__table_row(b, t, NULL);
   if (row != NULL)
     sizes[t->nrows - 1] = bytes;
@@ -1076,9 +1067,10 @@ static bool fill(struct gcb__tb *b, char **r, const struct gcb_model_case *c) {
   "ranks of each rank's mean, ranks the fastest and slowest rank's, "          \
   "GB = 1e9 B; latest rank: the one the others waited for (out-of-place)"
 
-static void sweep_table(struct gcb__tb *b, size_t d,
-                        const struct gcb_model_case *first, const char *key,
-                        size_t index) {
+/* The table of sweep k of document d, whose cases are those whose sweep
+ * (of) is k, the first of them `first`. */
+static void sweep_table(struct gcb__tb *b, size_t d, const size_t *of, size_t k,
+                        const struct gcb_model_case *first, size_t index) {
   /* A note column after the rest only where the analysis marked a row. */
   const char *h[19] = {
       "size (B)",     "count (elements)", "type",       "redop",
@@ -1086,26 +1078,23 @@ static void sweep_table(struct gcb__tb *b, size_t d,
       "busbw (GB/s)", "#wrong",           "time (us)",  "ranks (us)",
       "algbw (GB/s)", "busbw (GB/s)",     "#wrong",     "latest rank",
       "lateness (us)"};
-  bool marks = sweep_marked(b, d, key);
+  bool marks = sweep_marked(b, d, of, k);
   h[17] = marks ? "note" : NULL;
-  char id[32], title[320], k[512];
+  char id[32], title[320];
   const struct gcb_model *m = model_of(b, d);
   snprintf(id, sizeof id, "coll-%zu", index + 1);
   sweep_title(m, first, d, b->rep->ndocs, title, sizeof title);
-  struct gcb_rtable *t = gcb__table_new_named(
+  struct gcb_rtable *t = gcb__table_new(
       b, id, title,
       marks ? INTRO "; \xe2\x96\xb2 marks a row far off its neighbours' "
                     "log-log trend or its latency floor (see findings)"
             : INTRO,
       h);
-  double *sizes = malloc(4096 * sizeof *sizes);
+  double *sizes = malloc((m->ncases + 1) * sizeof *sizes);
   b->oom |= sizes == NULL;
   for (size_t i = 0; t != NULL && sizes != NULL && i < m->ncases; i++) {
     const struct gcb_model_case *c = &m->cases[i];
-    if (c->kind != GCB_BENCH_COLL)
-      continue;
-    gcb_model_sweep_key(c, k, sizeof k);
-    char **r = strcmp(k, key) == 0 ? size_row(b, t, sizes, c->size) : NULL;
+    char **r = of[i] == k ? size_row(b, t, sizes, c->size) : NULL;
     if (r == NULL)
       continue;
     size_t row = (size_t)(r - t->cells) / t->ncols - 1;
@@ -1121,24 +1110,35 @@ static void sweep_table(struct gcb__tb *b, size_t d,
   free(sizes);
 }
 
+/* Each collective case's sweep (its index in order of first sight, by
+ * gcb_model_sweep_key; SIZE_MAX for other cases), worked out once per
+ * document, then a table per sweep. */
 static void coll_tables(struct gcb__tb *b) {
   size_t index = 0;
   for (size_t d = 0; d < b->rep->ndocs && !b->oom; d++) {
     const struct gcb_model *m = model_of(b, d);
-    char keys[MAX_SWEEPS][GCB_VIEW_SWEEP_KEY];
-    size_t nkeys = 0, k;
-    for (size_t i = 0; i < m->ncases; i++) {
-      const struct gcb_model_case *c = &m->cases[i];
-      if (c->kind != GCB_BENCH_COLL || nkeys == MAX_SWEEPS)
+    char(*keys)[GCB_VIEW_SWEEP_KEY] = NULL;
+    size_t *of = malloc((m->ncases + 1) * sizeof *of), nkeys = 0, cap = 0;
+    b->oom |= of == NULL;
+    for (size_t i = 0; i < m->ncases && !b->oom; i++) {
+      of[i] = SIZE_MAX;
+      if (m->cases[i].kind != GCB_BENCH_COLL)
         continue;
-      gcb_model_sweep_key(c, keys[nkeys], sizeof keys[nkeys]);
-      for (k = 0; k < nkeys && strcmp(keys[k], keys[nkeys]) != 0; k++)
+      if (!gcb_grow((void **)&keys, &cap, nkeys, sizeof *keys)) {
+        b->oom = true;
+        break;
+      }
+      gcb_model_sweep_key(&m->cases[i], keys[nkeys], sizeof keys[nkeys]);
+      for (of[i] = 0; strcmp(keys[of[i]], keys[nkeys]) != 0; of[i]++)
         ;
-      if (k < nkeys)
-        continue;
-      sweep_table(b, d, c, keys[nkeys], index++);
-      nkeys++;
+      nkeys += of[i] == nkeys;
     }
+    /* a sweep's first case comes after the first case of the one before */
+    for (size_t i = 0, k = 0; i < m->ncases && !b->oom; i++)
+      if (of[i] == k)
+        sweep_table(b, d, of, k++, &m->cases[i], index++);
+    free(keys);
+    free(of);
   }
 }
 
@@ -1149,11 +1149,15 @@ static void coll_tables(struct gcb__tb *b) {
  * columns the receiver, each named by rank and host; then each node's
  * aggregates over its pairs with other nodes against the pairs without
  * it, which is how a slow host link stands out from one slow path.
- * Matrices stop at MAX_MATRIX ranks (the per-node table does not). The
+ * Matrices stop at MAX_MATRIX ranks: past it the per-node table, on one
+ * node too, is their heatmap's section and says they are left out. The
  * node pairs (SuperBench's pattern) are one node x node matrix of
  * sendrecv busbw, the same both ways, and their per-node table. */
 
-#define MAX_MATRIX 64
+#define MAX_MATRIX 64 /* as the per-node table's note says */
+#define NODES_INTRO                                                            \
+  "each node's pairs with other nodes against the inter-node pairs "           \
+  "without it; every pair slow is its own link"
 
 const char *const gcb__netmap_schedules[] = {"alone", "together", "nodepairs",
                                              NULL};
@@ -1182,7 +1186,7 @@ static void netmap_matrix(struct gcb__tb *b, size_t d, const char *schedule,
   snprintf(id, sizeof id, "netmap-%s-%s-%zu", lat ? "lat" : "bw", schedule, d);
   snprintf(title, sizeof title, "Network map: %s, %s (run %zu)",
            lat ? "latency" : "bandwidth", schedule, d + 1);
-  struct gcb_rtable *t = gcb__table_new_named(
+  struct gcb_rtable *t = gcb__table_new(
       b, id, title,
       lat ? "one-way latency (half a ping-pong) from the row's rank to the "
             "column's"
@@ -1225,10 +1229,14 @@ static void netmap_nodes_table(struct gcb__tb *b, size_t d,
   snprintf(id, sizeof id, "netmap-nodes-%s-%zu", schedule, d);
   snprintf(title, sizeof title, "Network map per node: %s (run %zu)", schedule,
            d + 1);
-  struct gcb_rtable *t = gcb__table_new_named(
+  struct gcb_rtable *t = gcb__table_new(
       b, id, title,
-      "each node's pairs with other nodes against the inter-node pairs "
-      "without it; every pair slow is its own link",
+      m->n <= MAX_MATRIX ? NODES_INTRO
+      : m->by_node
+          ? NODES_INTRO "; the node x node matrix is not shown as a table "
+                        "(more than 64 nodes; see the heatmap)"
+          : NODES_INTRO "; the rank x rank matrices are not shown as tables "
+                        "(more than 64 ranks; see the heatmap)",
       h);
   for (int i = 0; t != NULL && i < m->nodes; i++) {
     const struct gcb_netmap_node *a = &agg[i];
@@ -1237,12 +1245,17 @@ static void netmap_nodes_table(struct gcb__tb *b, size_t d,
     const char *host = "";
     char ranks[96] = "";
     size_t len = 0;
-    for (int r = 0; r < m->n && len + 12 < sizeof ranks; r++)
-      if (m->node[r] == i) {
-        host = m->host[r];
-        len += (size_t)snprintf(ranks + len, sizeof ranks - len, "%s%d",
-                                len ? "," : "", m->rank ? m->rank[r] : r);
+    for (int r = 0; r < m->n; r++) {
+      if (m->node[r] != i)
+        continue;
+      host = m->host[r];
+      if (len + 12 >= sizeof ranks) { /* the rest does not fit: say so */
+        snprintf(ranks + len, sizeof ranks - len, ",...");
+        break;
       }
+      len += (size_t)snprintf(ranks + len, sizeof ranks - len, "%s%d",
+                              len ? "," : "", m->rank ? m->rank[r] : r);
+    }
     gcb__cell(b, row, 0, "%d", i);
     gcb__cell(b, row, 1, "%s", host);
     gcb__cell(b, row, 2, "%s", ranks);
@@ -1258,8 +1271,6 @@ static void netmap_nodes_table(struct gcb__tb *b, size_t d,
 
 bool gcb__netmap_home(const struct gcb_netmap *m, size_t doc,
                       const char *schedule, char *id, size_t size) {
-  if (m->n > MAX_MATRIX && m->nodes < 2)
-    return false;
   snprintf(id, size, "netmap-%s-%s-%zu", m->n <= MAX_MATRIX ? "bw" : "nodes",
            schedule, doc);
   return true;
@@ -1276,7 +1287,7 @@ static void netmap_tables(struct gcb__tb *b) {
         if (!m.by_node) /* node pairs: bandwidth only */
           netmap_matrix(b, d, *s, &m, true);
       }
-      if (m.nodes >= 2)
+      if (m.nodes >= 2 || m.n > MAX_MATRIX)
         netmap_nodes_table(b, d, *s, &m);
       gcb_netmap_free(&m);
     }
@@ -1373,7 +1384,7 @@ static void pattern_rank_table(struct gcb__tb *b, size_t d, size_t index,
                ? (strcmp(g->span, "intra-node") == 0 ? " (groups inside a node)"
                                                      : " (groups across nodes)")
                : "");
-  struct gcb_rtable *t = gcb__table_new_named(
+  struct gcb_rtable *t = gcb__table_new(
       b, id, title,
       "compute, exposed communication and bubble of one step (# = . in the "
       "bar, scaled to the slowest step); exposed comm = step - compute "
@@ -1543,7 +1554,7 @@ static void burn_table(struct gcb__tb *b, size_t d,
   snprintf(id, sizeof id, "burn-%zu-%zu", d, k->index);
   snprintf(title, sizeof title, "Burn-in %s, %ld intervals of %g s (%s)", what,
            tl->n, tl->interval_s, span);
-  struct gcb_rtable *t = gcb__table_new_named(
+  struct gcb_rtable *t = gcb__table_new(
       b, id, title,
       "per rank: sustained is the median interval, peak the best one; "
       "onset, drop and cause of a fall that stays down, wrong products "
@@ -1568,6 +1579,14 @@ static void burn_tables(struct gcb__tb *b) {
 
 /* ---- the report's tables ------------------------------------------------ */
 
+/* The report's tables in the order the reports show them: the verdict's
+ * first. */
+static void (*const builders[])(struct gcb__tb *) = {
+    gcb__verdict_tables, runs_table,    launch_table,     libraries_table,
+    findings_table,      checks_table,  comparison_table, notes_table,
+    gpus_table,          ranks_table,   cases_table,      imbalance_table,
+    coll_tables,         netmap_tables, pattern_tables,   burn_tables};
+
 enum gcb_status gcb_report_tables(const struct gcb_report *rep,
                                   struct gcb_rtables *out,
                                   struct gcb_err *err) {
@@ -1580,22 +1599,8 @@ enum gcb_status gcb_report_tables(const struct gcb_report *rep,
     with.thresholds = &def;
   }
   struct gcb__tb b = {.rep = &with, .out = out};
-  gcb__verdict_tables(&b);
-  runs_table(&b);
-  launch_table(&b);
-  libraries_table(&b);
-  findings_table(&b);
-  checks_table(&b);
-  comparison_table(&b);
-  notes_table(&b);
-  gpus_table(&b);
-  ranks_table(&b);
-  cases_table(&b);
-  imbalance_table(&b);
-  coll_tables(&b);
-  netmap_tables(&b);
-  pattern_tables(&b);
-  burn_tables(&b);
+  for (size_t i = 0; i < sizeof builders / sizeof *builders; i++)
+    builders[i](&b);
   return gcb__tables_done(&b, err);
 }
 

@@ -23,7 +23,7 @@ extern const char *const gcb__netmap_schedules[];
 
 /* The id of the section a network map's heatmap goes in (its bandwidth
  * matrix, or its per-node table when the matrix is too big to be a
- * table); false when it has neither (render_tables.c). */
+ * table); true, every map has one (render_tables.c). */
 struct gcb_netmap;
 bool gcb__netmap_home(const struct gcb_netmap *m, size_t doc,
                       const char *schedule, char *id, size_t size);

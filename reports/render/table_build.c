@@ -41,15 +41,21 @@ struct gcb_rtable *gcb__table_new(struct gcb__tb *b, const char *id,
                                   const char *title, const char *intro,
                                   const char *const *headers) {
   struct gcb_rtables *ts = b->out;
-  if (b->oom ||
+  size_t li = strlen(id) + 1, lt = strlen(title) + 1;
+  char *owned = b->oom ? NULL : malloc(li + lt);
+  if (owned == NULL ||
       !gcb_grow((void **)&ts->items, &ts->cap, ts->n, sizeof *ts->items)) {
+    free(owned);
     b->oom = true;
     return NULL;
   }
   struct gcb_rtable *t = &ts->items[ts->n++];
   memset(t, 0, sizeof *t);
-  t->id = id;
-  t->title = title;
+  memcpy(owned, id, li);
+  memcpy(owned + li, title, lt);
+  t->owned = owned;
+  t->id = owned;
+  t->title = owned + li;
   t->intro = intro;
   while (headers[t->ncols] != NULL)
     t->ncols++;
@@ -58,25 +64,6 @@ struct gcb_rtable *gcb__table_new(struct gcb__tb *b, const char *id,
   memset(t->cells, 0, t->ncols * sizeof *t->cells);
   for (size_t i = 0; i < t->ncols; i++)
     gcb__cell(b, t->cells, i, "%s", headers[i]);
-  return t;
-}
-
-struct gcb_rtable *gcb__table_new_named(struct gcb__tb *b, const char *id,
-                                        const char *title, const char *intro,
-                                        const char *const *headers) {
-  size_t li = strlen(id) + 1, lt = strlen(title) + 1;
-  char *owned = b->oom ? NULL : malloc(li + lt);
-  if (owned == NULL) {
-    b->oom = true;
-    return NULL;
-  }
-  memcpy(owned, id, li);
-  memcpy(owned + li, title, lt);
-  struct gcb_rtable *t = gcb__table_new(b, owned, owned + li, intro, headers);
-  if (t == NULL)
-    free(owned);
-  else
-    t->owned = owned;
   return t;
 }
 

@@ -17,16 +17,12 @@ struct gcb__tb {
   bool oom;
 };
 
-/* A new table with the NULL-terminated headers; NULL after a failure. */
+/* A new table with the NULL-terminated headers; its id, title and
+ * headers are copied (they may be made at run time: "coll-3", "allreduce
+ * float sum (host)"), its intro is not. NULL after a failure. */
 struct gcb_rtable *gcb__table_new(struct gcb__tb *b, const char *id,
                                   const char *title, const char *intro,
                                   const char *const *headers);
-
-/* The same with an id and title made at run time (copied: "coll-3",
- * "allreduce float sum (host)"); NULL after a failure. */
-struct gcb_rtable *gcb__table_new_named(struct gcb__tb *b, const char *id,
-                                        const char *title, const char *intro,
-                                        const char *const *headers);
 
 /* A new row of empty cells (NULL is shown as ""); NULL after a failure. */
 char **gcb__table_row(struct gcb__tb *b, struct gcb_rtable *t, const char *cls);

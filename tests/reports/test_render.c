@@ -17,6 +17,7 @@
 
 #include "reports/analysis/analyze_rules.h"
 #include "reports/analysis/kinds.h"
+#include "reports/analysis/netmap_matrix.h"
 #include "reports/plot/plot.h"
 #include "reports/render/render.h"
 #include "reports/render/render_tables.h"
@@ -952,4 +953,228 @@ Test(render, a_report_without_thresholds_renders_as_with_the_defaults) {
   gcb_findings_free(&fs);
   fx_doc_free(&doc);
   gcb_results_free(res);
+}
+
+/* ---- tables that grow with their input ----------------------------------
+ * Nothing a person reads is cut short silently: the per-GPU table shows
+ * every document's figures, every collective sweep gets its table with
+ * every size, and a GPU's ranks column names every rank that uses it. */
+
+/* The tables of the documents trees[0..n) (no findings, the default
+ * thresholds); free with tables_free. */
+struct built {
+  struct gcb_doc docs[10];
+  size_t n;
+  struct gcb_findings fs;
+  struct gcb_rtables ts;
+};
+
+static void tables_build(struct built *b, json_t *const *trees, size_t n) {
+  static const char *const names[] = {"a", "b", "c", "d", "e",
+                                      "f", "g", "h", "i", "j"};
+  struct gcb_err err = {0};
+  cr_assert_leq(n, 10);
+  memset(b, 0, sizeof *b);
+  b->n = n;
+  for (size_t i = 0; i < n; i++)
+    b->docs[i] = fx_doc_of(names[i], trees[i]);
+  struct gcb_report rep = {.docs = b->docs, .ndocs = n, .findings = &b->fs};
+  cr_assert_eq(gcb_report_tables(&rep, &b->ts, &err), GCB_OK, "%s", err.msg);
+}
+
+static void tables_free(struct built *b) {
+  gcb_rtables_free(&b->ts);
+  fx_docs_free(b->docs, b->n);
+}
+
+/* The table with the id, or NULL; *count (may be NULL) the tables whose
+ * id starts with the prefix. */
+static const struct gcb_rtable *table_id(const struct built *b, const char *id,
+                                         size_t *count) {
+  const struct gcb_rtable *hit = NULL;
+  if (count != NULL)
+    *count = 0;
+  for (size_t i = 0; i < b->ts.n; i++) {
+    const struct gcb_rtable *t = &b->ts.items[i];
+    if (count != NULL)
+      *count += strncmp(t->id, id, strlen(id)) == 0;
+    if (strcmp(t->id, id) == 0 && hit == NULL)
+      hit = t;
+  }
+  return hit;
+}
+
+/* Row r's (from 0) cell in the column whose heading starts with `head`. */
+static const char *cell_of(const struct gcb_rtable *t, size_t r,
+                           const char *head) {
+  for (size_t c = 0; c < t->ncols; c++)
+    if (strncmp(t->cells[c], head, strlen(head)) == 0)
+      return t->cells[(r + 1) * t->ncols + c];
+  cr_assert_fail("no column %s", head);
+  return NULL;
+}
+
+Test(render, the_gpu_table_shows_the_figures_of_every_document) {
+  json_t *trees[9];
+  for (size_t d = 0; d < 9; d++) {
+    double fig = 100 + (double)d;
+    trees[d] = fx_doc(1, 1, 4, "Test CPU");
+    fx_add_case(trees[d], fx_case("gemm", "bf16", "{\"dtype\": \"bf16\"}",
+                                  "GFLOP/s", &fig, 1, 0.01, NULL));
+  }
+  struct built b;
+  tables_build(&b, trees, 9);
+  const struct gcb_rtable *t = table_id(&b, "gpus", NULL);
+  cr_assert_not_null(t);
+  cr_assert_eq(t->nrows, 9);
+  for (size_t r = 0; r < 9; r++) {
+    char want[16];
+    snprintf(want, sizeof want, "%zu", 100 + r);
+    cr_expect_str_eq(cell_of(t, r, "GEMM bf16"), want, "run %zu", r + 1);
+  }
+  tables_free(&b);
+  for (size_t d = 0; d < 9; d++)
+    json_decref(trees[d]);
+}
+
+/* A document of `sweeps` allreduce sweeps (one per root) of `sizes`
+ * sizes each. */
+static json_t *coll_doc(size_t sweeps, size_t sizes) {
+  json_t *doc = fx_doc(1, 1, 4, "Test CPU");
+  double fig = 10;
+  for (size_t s = 0; s < sweeps; s++)
+    for (size_t i = 0; i < sizes; i++) {
+      char params[96];
+      snprintf(params, sizeof params,
+               "{\"op\": \"allreduce\", \"root\": %zu, \"size\": %zu}", s,
+               8 * (i + 1));
+      fx_add_case(doc, fx_case("coll", "allreduce", params, "GB/s", &fig, 1,
+                               0.01, NULL));
+    }
+  return doc;
+}
+
+Test(render, every_collective_sweep_gets_its_table) {
+  json_t *tree = coll_doc(65, 1);
+  struct built b;
+  size_t n;
+  tables_build(&b, &tree, 1);
+  table_id(&b, "coll-", &n);
+  cr_expect_eq(n, 65);
+  cr_expect_not_null(table_id(&b, "coll-65", NULL), "the 65th sweep's table");
+  tables_free(&b);
+  json_decref(tree);
+}
+
+Test(render, a_collective_sweep_table_has_every_size) {
+  json_t *tree = coll_doc(1, 4097);
+  struct built b;
+  tables_build(&b, &tree, 1);
+  const struct gcb_rtable *t = table_id(&b, "coll-1", NULL);
+  cr_assert_not_null(t);
+  cr_expect_eq(t->nrows, 4097);
+  cr_expect_str_eq(cell_of(t, t->nrows - 1, "size"), "32776");
+  tables_free(&b);
+  json_decref(tree);
+}
+
+Test(render, a_gpu_names_every_rank_that_uses_it) {
+  json_t *tree = fx_doc(6, 1, 12, "Test CPU");
+  json_t *rank;
+  size_t i;
+  fx_add_topology(tree, 1, 12);
+  json_array_foreach(json_object_get(tree, "ranks"), i, rank) {
+    json_t *dev = json_object_get(rank, "device");
+    json_object_set_new(dev, "bus_id", json_string("0000:10:00.0"));
+    json_object_set_new(dev, "index", json_integer(0));
+  }
+  struct built b;
+  tables_build(&b, &tree, 1);
+  const struct gcb_rtable *t = table_id(&b, "gpus", NULL);
+  cr_assert_not_null(t);
+  cr_assert_eq(t->nrows, 1);
+  cr_expect_str_eq(cell_of(t, 0, "ranks"), "0-5");
+  tables_free(&b);
+  json_decref(tree);
+}
+
+/* A network map of n ranks on `nodes` nodes, every pair at 10 GB/s. */
+static json_t *netmap_doc(int n, int nodes) {
+  json_t *doc = fx_doc(n, nodes, 2 * n, "Test CPU");
+  double fig = 10;
+  for (int s = 0; s < n; s++)
+    for (int d = 0; d < n; d++) {
+      char params[160];
+      snprintf(params, sizeof params,
+               "{\"measure\": \"bandwidth\", \"schedule\": \"alone\", "
+               "\"src\": %d, \"dst\": %d}",
+               s, d);
+      if (s != d)
+        fx_add_case(
+            doc, fx_case("netmap", "bw", params, "GB/s", &fig, 1, 0.01, NULL));
+    }
+  return doc;
+}
+
+/* Past 64 ranks the matrices are no tables: the per-node table says so,
+ * on one node too (where it is the heatmap's only home). */
+Test(render, a_network_map_too_big_for_a_table_says_so) {
+  for (int nodes = 1; nodes <= 2; nodes++) {
+    json_t *tree = netmap_doc(66, nodes);
+    struct built b;
+    tables_build(&b, &tree, 1);
+    char id[64];
+    struct gcb_netmap m;
+    cr_assert(gcb_netmap_read_model(b.docs[0].model, "alone", &m));
+    cr_expect(gcb__netmap_home(&m, 0, "alone", id, sizeof id));
+    cr_expect_str_eq(id, "netmap-nodes-alone-0");
+    gcb_netmap_free(&m);
+    cr_expect_null(table_id(&b, "netmap-bw-alone-0", NULL));
+    const struct gcb_rtable *t = table_id(&b, "netmap-nodes-alone-0", NULL);
+    cr_assert_not_null(t, "%d node(s)", nodes);
+    cr_expect_not_null(strstr(t->intro, "rank x rank matrices are not shown "
+                                        "as tables"),
+                       "%s", t->intro);
+    tables_free(&b);
+    json_decref(tree);
+  }
+}
+
+/* A node's ranks in the per-node network map table: cut where they do not
+ * fit, with "..." that says so. */
+Test(render, a_cut_rank_list_of_a_node_says_so) {
+  json_t *tree = netmap_doc(66, 2);
+  struct built b;
+  tables_build(&b, &tree, 1);
+  const struct gcb_rtable *t = table_id(&b, "netmap-nodes-alone-0", NULL);
+  cr_assert_not_null(t);
+  const char *ranks = cell_of(t, 0, "ranks");
+  cr_expect_eq(strncmp(ranks, "0,1,2,", 6), 0, "%s", ranks);
+  cr_expect_str_eq(ranks + strlen(ranks) - 4, ",...", "%s", ranks);
+  tables_free(&b);
+  json_decref(tree);
+}
+
+/* The per-GPU and per-rank tables have a figure column for 10 kinds or
+ * cases at most; the cases left out are counted in their titles. */
+Test(render, figure_columns_left_out_are_counted) {
+  json_t *tree = fx_doc(1, 1, 4, "Test CPU");
+  for (int i = 0; i < 12; i++) {
+    char params[64];
+    double fig = 100;
+    snprintf(params, sizeof params, "{\"dtype\": \"t%d\"}", i);
+    fx_add_case(tree,
+                fx_case("gemm", "x", params, "GFLOP/s", &fig, 1, 0.01, NULL));
+  }
+  struct built b;
+  tables_build(&b, &tree, 1);
+  const struct gcb_rtable *g = table_id(&b, "gpus", NULL);
+  const struct gcb_rtable *r = table_id(&b, "ranks", NULL);
+  cr_assert(g != NULL && r != NULL);
+  cr_expect_str_eq(g->title,
+                   "Per-GPU summary (2 more cases not shown: see Cases)");
+  cr_expect_str_eq(r->title,
+                   "Per-rank summary (2 more cases not shown: see Cases)");
+  tables_free(&b);
+  json_decref(tree);
 }
