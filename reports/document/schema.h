@@ -52,16 +52,30 @@ struct gcb__node {
   enum gcb_status (*apart)(struct gcb__walk *w, const struct gcb_ranks *r);
 };
 
+/* A field of an object, and where the typed model keeps it (IN). */
 struct gcb__field {
   const char *name;
   const struct gcb__node *node;
   int required;
+  enum { GCB__M_NONE, GCB__M_INT, GCB__M_NUM, GCB__M_STR, GCB__M_BOOL } mtype;
+  size_t moff;
 };
 
-#define REQ(n, nd)                                                             \
-  { .name = n, .node = nd, .required = 1 }
-#define OPT(n, nd)                                                             \
-  { .name = n, .node = nd, .required = 0 }
+/* A required or optional field n of node nd, then where the typed model
+ * keeps it, when it does: IN(part, member), member `member` of its struct
+ * gcb_model_<part> (model.h), read as its C type says (model.c): long long
+ * (-1 when absent or not an integer), double (NAN when not a number),
+ * const char * ("" when not a string), bool (true only when true). The
+ * fields of an object kept in no member of its own go to the same struct. */
+#define REQ(n, nd, ...)                                                        \
+  { .name = n, .node = nd, .required = 1, __VA_ARGS__ }
+#define OPT(n, nd, ...)                                                        \
+  { .name = n, .node = nd, .required = 0, __VA_ARGS__ }
+#define IN(part, member)                                                       \
+  .moff = offsetof(struct gcb_model_##part, member),                           \
+  .mtype = _Generic(((struct gcb_model_##part *)0)->member,                    \
+                    long long: GCB__M_INT, double: GCB__M_NUM,                 \
+                    const char *: GCB__M_STR, bool: GCB__M_BOOL)
 #define NODE(...) (&(const struct gcb__node){__VA_ARGS__})
 #define OBJ(f) NODE(.types = T_OBJ, .fields = f)
 #define ARR(item) NODE(.types = T_ARR, .items = item)
