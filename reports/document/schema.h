@@ -125,8 +125,11 @@ gcb__schema_problem(struct gcb__walk *w, const char *fmt, ...);
 const struct gcb__field *gcb__schema_field(const struct gcb__field *fields,
                                            const char *name);
 
-/* "object", "array", ... for v's type. */
+/* "object", "array", ... for v's type; its T_* bit; "a string", "a
+ * number or null", ... for a set of T_* bits. */
 const char *gcb__schema_type_word(const json_t *v);
+unsigned gcb__schema_type_bit(const json_t *v);
+const char *gcb__schema_expected(unsigned types);
 
 /* Checks a value built in memory (no text to locate problems in), as the
  * member `key` of the root when key is not NULL; problems are EINTERNAL,
