@@ -52,7 +52,7 @@ static const struct gcb__field summary_fields[] = {
 static const struct gcb__field case_check_fields[] = {
     REQ("checked", &gcb__n_bool, IN(case, validation.checked)),
     REQ("passed", &gcb__n_bool, IN(case, validation.passed)),
-    REQ("wrong", &gcb__n_int),
+    REQ("wrong", &gcb__n_int), /* model.c: 0 when absent */
     {0},
 };
 

@@ -21,7 +21,7 @@ static const struct gcb__field node_fields[] = {
     REQ("numa_nodes", &gcb__n_int, IN(node, numa_nodes)),
     REQ("llc_bytes", &gcb__n_int, IN(node, llc_bytes)),
     REQ("memory_bytes", &gcb__n_int, IN(node, memory_bytes)),
-    REQ("cpu_model", &gcb__n_str),
+    REQ("cpu_model", &gcb__n_str), /* model.c: NULL when absent */
     OPT("topology", &gcb__n_topology),
     OPT("gpus", &gcb__n_gpus),
     {0},
@@ -30,7 +30,7 @@ const struct gcb__node gcb__n_nodes = {.types = T_ARR,
                                        .items = OBJ(node_fields)};
 
 static const struct gcb__field device_fields[] = {
-    REQ("name", &gcb__n_str),
+    REQ("name", &gcb__n_str), /* model.c: NULL when absent */
     REQ("bus_id", &gcb__n_str, IN(rank, device_bus_id)),
     REQ("index", &gcb__n_int, IN(rank, device_index)),
     REQ("memory_bytes", &gcb__n_int, IN(rank, device_memory_bytes)),
