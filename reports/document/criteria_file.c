@@ -22,8 +22,6 @@
 #define CRITERIA_MAX_BYTES ((size_t)16 << 20)
 #define SCHEMA_PREFIX "gcbench.criteria/"
 
-enum { J_STR = 1, J_NUM = 2, J_OBJ = 4, J_ARR = 8 };
-
 /* Entered once per level the reader descends: a criteria file nests four
  * deep at most (checks[i].min.<metric>), within the walker's path. */
 static void enter(struct gcb__walk *p, const char *key, size_t index) {
@@ -34,76 +32,61 @@ static void leave(struct gcb__walk *p) {
   p->depth--;
 }
 
-static const char *type_words(int types) {
-  static const char *const words[] = {[J_STR] = "a string",
-                                      [J_NUM] = "a number",
-                                      [J_OBJ] = "an object",
-                                      [J_ARR] = "an array"};
-  return types <= J_ARR && words[types] != NULL ? words[types]
-                                                : "a string or a number";
-}
-
-static int type_of(const json_t *v) {
-  return json_is_string(v)   ? J_STR
-         : json_is_number(v) ? J_NUM
-         : json_is_object(v) ? J_OBJ
-         : json_is_array(v)  ? J_ARR
-                             : 0;
-}
-
-/* An object's allowed members and their types. */
-struct member_spec {
-  const char *name;
-  int types;
-  bool required;
-};
-
 static const char *const json_type_names[] = {
     "an object", "an array",  "a string",  "an integer",
     "a real",    "a boolean", "a boolean", "null"};
 
+/* An object's members against its rows (schema.h's, of bare types): a
+ * member without a row is a problem here, in the object's order, then a
+ * required member missing. */
 static enum gcb_status check_members(struct gcb__walk *p, const json_t *obj,
-                                     const struct member_spec *spec) {
+                                     const struct gcb__field *rows) {
   const char *key;
   const json_t *v;
   json_object_foreach((json_t *)obj, key, v) {
-    const struct member_spec *s = spec;
-    while (s->name != NULL && strcmp(s->name, key) != 0)
-      s++;
+    const struct gcb__field *f = gcb__schema_field(rows, key);
     enter(p, key, 0);
-    if (s->name == NULL) {
+    if (f == NULL) {
       char list[192] = "";
-      for (s = spec; s->name; s++)
+      for (f = rows; f->name; f++)
         snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
-                 s == spec ? "" : ", ", s->name);
+                 f == rows ? "" : ", ", f->name);
       return gcb__schema_problem(p, "unknown field '%s' (expected one of: %s)",
                                  key, list);
     }
-    if ((type_of(v) & s->types) == 0)
-      return gcb__schema_problem(p, "expected %s, got %s", type_words(s->types),
+    if ((gcb__schema_type_bit(v) & f->node->types) == 0)
+      return gcb__schema_problem(p, "expected %s, got %s",
+                                 gcb__schema_expected(f->node->types),
                                  json_type_names[json_typeof(v)]);
     leave(p);
   }
-  for (const struct member_spec *s = spec; s->name; s++)
-    if (s->required && json_object_get(obj, s->name) == NULL)
-      return gcb__schema_problem(p, "missing required field '%s'", s->name);
+  for (const struct gcb__field *f = rows; f->name; f++)
+    if (f->required && json_object_get(obj, f->name) == NULL)
+      return gcb__schema_problem(p, "missing required field '%s'", f->name);
   return GCB_OK;
 }
 
-static const struct member_spec root_spec[] = {
-    {"schema", J_STR, true},
-    {"name", J_STR, false},
-    {"description", J_STR, false},
-    {"thresholds", J_OBJ, false},
-    {"regression_pct_by", J_OBJ, false},
-    {"checks", J_ARR, true},
-    {NULL, 0, false},
+static const struct gcb__node n_object = {.types = T_OBJ},
+                              n_array = {.types = T_ARR};
+
+static const struct gcb__field root_fields[] = {
+    REQ("schema", &gcb__n_str),
+    OPT("name", &gcb__n_str),
+    OPT("description", &gcb__n_str),
+    OPT("thresholds", &n_object),
+    OPT("regression_pct_by", &n_object),
+    REQ("checks", &n_array),
+    {0},
 };
 
-static const struct member_spec check_spec[] = {
-    {"name", J_STR, false}, {"bench", J_STR, true}, {"params", J_OBJ, false},
-    {"unit", J_STR, false}, {"min", J_OBJ, false},  {"max", J_OBJ, false},
-    {NULL, 0, false},
+static const struct gcb__field check_fields[] = {
+    OPT("name", &gcb__n_str),
+    REQ("bench", &gcb__n_str),
+    OPT("params", &n_object),
+    OPT("unit", &gcb__n_str),
+    OPT("min", &n_object),
+    OPT("max", &n_object),
+    {0},
 };
 
 static enum gcb_status check_schema(struct gcb__walk *p, const json_t *root) {
@@ -223,7 +206,7 @@ static enum gcb_status check_params(struct gcb__walk *p,
   const json_t *v;
   json_object_foreach((json_t *)params, key, v) {
     enter(p, key, 0);
-    if ((type_of(v) & (J_STR | J_NUM)) == 0)
+    if ((gcb__schema_type_bit(v) & (T_STR | T_NUM)) == 0)
       return gcb__schema_problem(p, "expected a string or a number, got %s",
                                  json_type_names[json_typeof(v)]);
     if (!gcb_criterion_add_param(cr, k, key, json_number_value(v),
@@ -247,7 +230,7 @@ static enum gcb_status read_check(struct gcb__walk *p, struct gcb_criteria *cr,
   if (!json_is_object(obj))
     return gcb__schema_problem(p, "expected an object, got %s",
                                json_type_names[json_typeof(obj)]);
-  if ((st = check_members(p, obj, check_spec)) != GCB_OK)
+  if ((st = check_members(p, obj, check_fields)) != GCB_OK)
     return st;
   if (!keep(cr, json_object_get(obj, "bench"), &k->bench) ||
       !keep(cr, json_object_get(obj, "unit"), &k->unit))
@@ -298,7 +281,7 @@ static enum gcb_status read_root(struct gcb__walk *p, const json_t *root,
                                  struct gcb_criteria *cr) {
   enum gcb_status st = check_schema(p, root);
   if (st == GCB_OK)
-    st = check_members(p, root, root_spec);
+    st = check_members(p, root, root_fields);
   const json_t *th = json_object_get(root, "thresholds");
   const json_t *by = json_object_get(root, "regression_pct_by");
   enter(p, "thresholds", 0);

@@ -1,10 +1,12 @@
 /*
  * Building the typed model (model.h) from a validated results tree, and
- * its lookups. Each section has one builder that reads the members the
- * schema (schema.c, section_*.c) defines, with the fallbacks view.h gives
- * for optional ones. Everything the model allocates is recorded in one
- * arena and freed together; strings are borrowed from the tree, per-rank
- * columns from the arrays a read document holds them in (ranks.h).
+ * its lookups. A member the schema's rows say the model keeps (IN,
+ * schema.h; the rows beside each section's writer) is read by its row,
+ * with the fallbacks view.h gives for optional ones; each section's
+ * builder reads the rest. Everything the model allocates is recorded in
+ * one arena and freed together; strings are borrowed from the tree,
+ * per-rank columns from the arrays a read document holds them in
+ * (ranks.h).
  */
 #include "reports/document/model.h"
 
@@ -18,7 +20,7 @@
 
 #include "common/busid.h"
 #include "common/grow.h"
-#include "reports/document/results.h"
+#include "reports/document/results_int.h"
 #include "reports/document/topo_view.h"
 #include "reports/document/view.h"
 
@@ -76,6 +78,53 @@ static const char *arena_str(struct gcb__model_arena *a, const char *s) {
   size_t n = s != NULL ? strlen(s) + 1 : 0;
   char *c = arena_calloc(a, n, 1);
   return c != NULL ? memcpy(c, s, n) : s != NULL ? "" : NULL;
+}
+
+/* ---- the schema's rows -------------------------------------------------- */
+
+/* obj's members that rows say the model keeps (IN, schema.h), read
+ * into out, a struct of the rows' type, with their fallbacks when absent
+ * (obj NULL: all absent); those of an object without a member of its own
+ * go into out too. */
+static void read_rows(const json_t *obj, const struct gcb__field *rows,
+                      void *out) {
+  for (const struct gcb__field *f = rows; f->name != NULL; f++) {
+    const json_t *v = json_object_get(obj, f->name);
+    char *at = (char *)out + f->moff;
+    switch (f->mtype) {
+    case GCB__M_NONE:
+      if (f->node->fields != NULL)
+        read_rows(json_is_object(v) ? v : NULL, f->node->fields, out);
+      break;
+    case GCB__M_INT:
+      *(long long *)at = json_is_integer(v) ? json_integer_value(v) : -1;
+      break;
+    case GCB__M_NUM:
+      *(double *)at = json_is_number(v) ? json_number_value(v) : NAN;
+      break;
+    case GCB__M_STR:
+      *(const char **)at = json_is_string(v) ? json_string_value(v) : "";
+      break;
+    case GCB__M_BOOL:
+      *(bool *)at = json_is_true(v);
+      break;
+    }
+  }
+}
+
+/* Member `name` of obj, an array of objects (rows' field `name` gives
+ * their rows), read into *n structs of size bytes each (NULL with *n 0
+ * when empty, or with the arena's failure recorded). */
+static void *read_list(struct gcb__model_arena *a, const json_t *obj,
+                       const struct gcb__field *rows, const char *name,
+                       size_t size, size_t *n) {
+  const json_t *list = json_object_get(obj, name);
+  const struct gcb__field *item =
+      gcb__schema_field(rows, name)->node->items->fields;
+  char *p = arena_array(a, list, size, n);
+  for (size_t i = 0; i < *n; i++)
+    read_rows(json_array_get(list, i), item, p + i * size);
+  return p;
 }
 
 /* ---- free-form values --------------------------------------------------- */
@@ -227,11 +276,8 @@ static void build_run(struct gcb__model_arena *a, const json_t *root,
                       struct gcb_model_run *run) {
   const json_t *tool = json_object_get(root, "tool"),
                *r = json_object_get(root, "run");
-  *run = (struct gcb_model_run){.schema = gcb_view_str(root, "schema"),
-                                .tool = gcb_view_str(tool, "name"),
-                                .version = gcb_view_str(tool, "version"),
-                                .git_revision =
-                                    gcb_view_str(tool, "git_revision")};
+  *run = (struct gcb_model_run){.schema = gcb_view_str(root, "schema")};
+  read_rows(tool, gcb__n_tool.fields, run);
   mvalue_of(a, r, false, &run->run);
   run_fields(run);
   mvalue_of(a, gcb_view_obj(r, "environment"), false, &run->environment);
@@ -372,107 +418,38 @@ static void build_topology(struct gcb__model_arena *a, const json_t *topo,
   build_facts(a, json_object_get(topo, "facts"), n);
 }
 
-static void build_health(struct gcb__model_arena *a, const json_t *gpus,
-                         struct gcb_model_node *n) {
-  n->health = arena_array(a, gpus, sizeof *n->health, &n->nhealth);
-  for (size_t i = 0; i < n->nhealth; i++) {
-    const json_t *e = json_array_get(gpus, i);
-    n->health[i] = (struct gcb_model_health){
-        .ordinal = gcb_view_int(e, "ordinal", -1),
-        .bus_id = gcb_view_str(e, "bus_id"),
-        .name = gcb_view_str(e, "name"),
-        .nvml = json_is_true(json_object_get(e, "nvml")),
-        .temp_c = gcb_view_num(e, "temp_c"),
-        .power_w = gcb_view_num(e, "power_w"),
-        .power_limit_w = gcb_view_num(e, "power_limit_w"),
-        .sm_clock_mhz = gcb_view_num(e, "sm_clock_mhz"),
-        .sm_clock_max_mhz = gcb_view_num(e, "sm_clock_max_mhz"),
-        .ecc_uncorrected = gcb_view_int(e, "ecc_uncorrected", -1),
-        .pcie_gen = gcb_view_int(e, "pcie_gen", -1),
-        .pcie_width = gcb_view_int(e, "pcie_width", -1),
-        .throttle_slowed = json_is_true(
-            json_object_get(json_object_get(e, "throttle"), "slowed")),
-        .throttle_reasons =
-            gcb_view_str(gcb_view_obj(e, "throttle"), "reasons"),
-        .pcie_gen_max = gcb_view_int(e, "pcie_gen_max", -1),
-        .pcie_width_max = gcb_view_int(e, "pcie_width_max", -1)};
-  }
-}
-
 static void build_node(struct gcb__model_arena *a, const json_t *e,
                        struct gcb_model_node *n) {
   const json_t *ranks = json_object_get(e, "ranks");
+  const struct gcb__field *rows = gcb__n_nodes.items->fields;
+  /* cpu_model NULL when absent: compare tells it from an empty one */
   *n = (struct gcb_model_node){
-      .index = gcb_view_int(e, "index", -1),
-      .hostname = gcb_view_str(e, "hostname"),
-      .cpu_model = json_string_value(json_object_get(e, "cpu_model")),
-      .cores = gcb_view_int(e, "cores", -1),
-      .pus = gcb_view_int(e, "pus", -1),
-      .packages = gcb_view_int(e, "packages", -1),
-      .numa_nodes = gcb_view_int(e, "numa_nodes", -1),
-      .llc_bytes = gcb_view_int(e, "llc_bytes", -1),
-      .memory_bytes = gcb_view_int(e, "memory_bytes", -1)};
+      .cpu_model = json_string_value(json_object_get(e, "cpu_model"))};
+  read_rows(e, rows, n);
   n->ranks = arena_array(a, ranks, sizeof *n->ranks, &n->nranks);
   for (size_t i = 0; i < n->nranks; i++)
     n->ranks[i] = (long long)json_integer_value(json_array_get(ranks, i));
   build_topology(a, gcb_view_obj(e, "topology"), n);
-  build_health(a, json_object_get(e, "gpus"), n);
+  n->health = read_list(a, e, rows, "gpus", sizeof *n->health, &n->nhealth);
 }
 
 /* ---- ranks -------------------------------------------------------------- */
 
 static void build_rank(const json_t *e, struct gcb_model_rank *r) {
-  const json_t *dev = gcb_view_obj(e, "device"),
-               *blas = gcb_view_obj(e, "blas");
+  const json_t *dev = gcb_view_obj(e, "device");
+  /* device_name NULL when absent: compare tells it from an empty one */
   *r = (struct gcb_model_rank){
-      .rank = gcb_view_int(e, "rank", -1),
-      .node = gcb_view_int(e, "node", -1),
-      .local_rank = gcb_view_int(e, "local_rank", -1),
-      .pid = gcb_view_int(e, "pid", -1),
-      .hostname = gcb_view_str(e, "hostname"),
-      .cpu_binding = gcb_view_str(e, "cpu_binding"),
-      .bound_pus = gcb_view_int(e, "bound_pus", -1),
-      .cpu_threads = gcb_view_int(e, "cpu_threads", -1),
       .numa = gcb_view_int(e, "numa", -1),
       .has_device = dev != NULL,
-      .device_index = gcb_view_int(dev, "index", -1),
-      .device_bus_id = gcb_view_str(dev, "bus_id"),
       .device_name = json_string_value(json_object_get(dev, "name")),
-      .device_memory_bytes = gcb_view_int(dev, "memory_bytes", -1),
-      .has_blas = blas != NULL,
-      .blas_core = gcb_view_str(blas, "core"),
-      .blas_cpu_isa = gcb_view_str(blas, "cpu_isa"),
-      .blas_threads = gcb_view_int(blas, "threads", -1)};
+      .has_blas = gcb_view_obj(e, "blas") != NULL};
+  read_rows(e, gcb__n_ranks.items->fields, r);
   /* Later documents may record the GPU's NUMA node with the device. */
   if (r->numa < 0)
     r->numa = gcb_view_int(dev, "numa_node", -1);
 }
 
 /* ---- cases -------------------------------------------------------------- */
-
-static void build_summary(const json_t *s, struct gcb_model_summary *out) {
-  const json_t *t = gcb_view_obj(s, "time_s");
-  *out = (struct gcb_model_summary){
-      .ranks = gcb_view_int(s, "ranks", -1),
-      .min_rank = gcb_view_int(s, "min_rank", -1),
-      .max_rank = gcb_view_int(s, "max_rank", -1),
-      .late_rank = gcb_view_int(s, "late_rank", -1),
-      .min = gcb_view_num(s, "min"),
-      .median = gcb_view_num(s, "median"),
-      .mean = gcb_view_num(s, "mean"),
-      .max = gcb_view_num(s, "max"),
-      .stdev = gcb_view_num(s, "stdev"),
-      .imbalance = gcb_view_num(s, "imbalance"),
-      .wrong = gcb_view_num(s, "wrong"),
-      .checked = json_is_true(json_object_get(s, "checked")),
-      .time_min = gcb_view_num(t, "min"),
-      .time_mean = gcb_view_num(t, "mean"),
-      .time_max = gcb_view_num(t, "max"),
-      .algbw = gcb_view_num(s, "algbw"),
-      .busbw = gcb_view_num(s, "busbw"),
-      .late_mean_s = gcb_view_num(s, "late_mean_s"),
-      .late_max_s = gcb_view_num(s, "late_max_s")};
-}
 
 /* Case e's timeline through the document's reader, its series kept in the
  * arena. The reader fails on a timeline beyond the schema's bounds too,
@@ -535,55 +512,19 @@ static void build_case(struct gcb__model_arena *a, const json_t *e,
                *v = gcb_view_obj(e, "validation");
   *c = (struct gcb_model_case){
       .index = index,
-      .bench = gcb_view_str(e, "bench"),
-      .backend = gcb_view_str(e, "backend"),
-      .label = gcb_view_str(e, "label"),
-      .unit = gcb_view_str(e, "unit"),
-      .counted = gcb_view_str(e, "counted"),
-      .work_per_op = gcb_view_num(e, "work_per_op"),
-      .bus_factor = gcb_view_num(e, "bus_factor"),
-      .iterations = gcb_view_int(e, "iterations", -1),
-      .warmup = gcb_view_int(e, "warmup", -1),
       .validation = {.present = v != NULL,
-                     .checked = json_is_true(json_object_get(v, "checked")),
-                     .passed = json_is_true(json_object_get(v, "passed")),
                      .passed_present =
                          json_is_boolean(json_object_get(v, "passed")),
                      .wrong = gcb_view_int(v, "wrong", 0)}};
+  read_rows(e, gcb__n_case.fields, c);
   c->kind = gcb_bench_kind_find(c->bench);
-  c->nominal_work = json_is_true(json_object_get(e, "nominal_work"));
   mvalue_of(a, p, false, &c->params);
   known_params(c);
-  build_summary(gcb_view_obj(e, "summary"), &c->summary);
   build_columns(r, &c->ranks);
   build_timeline(a, e, c);
 }
 
 /* ---- errors, skips, the whole ------------------------------------------- */
-
-static void build_lists(struct gcb__model_arena *a, const json_t *root,
-                        struct gcb_model *m) {
-  const json_t *errors = json_object_get(root, "errors"),
-               *skips = json_object_get(root, "skipped"), *e;
-  size_t i;
-  m->errors = arena_array(a, errors, sizeof *m->errors, &m->nerrors);
-  m->skips = arena_array(a, skips, sizeof *m->skips, &m->nskips);
-  if (a->failed)
-    return;
-  json_array_foreach(errors, i, e) {
-    m->errors[i] =
-        (struct gcb_model_error){.rank = gcb_view_int(e, "rank", -1),
-                                 .bench = gcb_view_str(e, "bench"),
-                                 .label = gcb_view_str(e, "label"),
-                                 .status = gcb_view_str(e, "status"),
-                                 .message = gcb_view_str(e, "message")};
-  }
-  json_array_foreach(skips, i, e) {
-    m->skips[i] = (struct gcb_model_skip){.bench = gcb_view_str(e, "bench"),
-                                          .label = gcb_view_str(e, "label"),
-                                          .reason = gcb_view_str(e, "reason")};
-  }
-}
 
 /* Case i's per-rank columns: those res holds apart (a document read),
  * else its tree's, read into the arena's once. */
@@ -623,7 +564,10 @@ static void build(struct gcb__model_arena *a, const json_t *root,
   json_array_foreach(cases, i, e) {
     build_case(a, e, i, case_ranks(a, res, i, e), &m->cases[i]);
   }
-  build_lists(a, root, m);
+  m->errors = read_list(a, root, gcb__root_fields, "errors", sizeof *m->errors,
+                        &m->nerrors);
+  m->skips = read_list(a, root, gcb__root_fields, "skipped", sizeof *m->skips,
+                       &m->nskips);
 }
 
 /* gcb_model_from_results and gcb_model_from_json: res NULL for a tree
@@ -918,22 +862,24 @@ static long long path_slot(const struct gcb_model_node *n, long long index) {
   return -1;
 }
 
-double gcb_model_pair_gbps(const struct gcb_model_node *n, long long a,
+/* The cell of GPUs a and b in node n's paths matrices, or -1. */
+static long long pair_cell(const struct gcb_model_node *n, long long a,
                            long long b) {
   long long sa = n != NULL ? path_slot(n, a) : -1;
   long long sb = n != NULL ? path_slot(n, b) : -1;
-  if (sa < 0 || sb < 0)
-    return NAN;
-  return n->path_gbps[(size_t)sa * n->npaths + (size_t)sb];
+  return sa < 0 || sb < 0 ? -1 : sa * (long long)n->npaths + sb;
+}
+
+double gcb_model_pair_gbps(const struct gcb_model_node *n, long long a,
+                           long long b) {
+  long long cell = pair_cell(n, a, b);
+  return cell >= 0 ? n->path_gbps[cell] : NAN;
 }
 
 const char *gcb_model_pair_class(const struct gcb_model_node *n, long long a,
                                  long long b) {
-  long long sa = n != NULL ? path_slot(n, a) : -1;
-  long long sb = n != NULL ? path_slot(n, b) : -1;
-  if (sa < 0 || sb < 0)
-    return "";
-  return n->path_class[(size_t)sa * n->npaths + (size_t)sb];
+  long long cell = pair_cell(n, a, b);
+  return cell >= 0 ? n->path_class[cell] : "";
 }
 
 /* ---- a node's topology, copied into another model ---------------------- */

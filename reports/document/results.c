@@ -11,18 +11,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reports/document/model.h"
 #include "reports/document/ranks.h"
 
 static const struct gcb__field skip_fields[] = {
-    REQ("bench", &gcb__n_str),
-    REQ("label", &gcb__n_str),
-    REQ("reason", &gcb__n_str),
+    REQ("bench", &gcb__n_str, IN(skip, bench)),
+    REQ("label", &gcb__n_str, IN(skip, label)),
+    REQ("reason", &gcb__n_str, IN(skip, reason)),
     {0},
 };
 static const struct gcb__field error_fields[] = {
-    REQ("bench", &gcb__n_str),   REQ("label", &gcb__n_str),
-    REQ("rank", &gcb__n_int),    REQ("status", &gcb__n_str),
-    REQ("message", &gcb__n_str), {0},
+    REQ("bench", &gcb__n_str, IN(error, bench)),
+    REQ("label", &gcb__n_str, IN(error, label)),
+    REQ("rank", &gcb__n_int, IN(error, rank)),
+    REQ("status", &gcb__n_str, IN(error, status)),
+    REQ("message", &gcb__n_str, IN(error, message)),
+    {0},
 };
 
 /* Top level, in the order sections are written. */

@@ -26,7 +26,7 @@ const struct gcb__node gcb__n_str_array = {.types = T_ARR,
 const struct gcb__node gcb__n_int_array = {.types = T_ARR,
                                            .items = &gcb__n_int};
 
-static unsigned type_bit(const json_t *v) {
+unsigned gcb__schema_type_bit(const json_t *v) {
   static const unsigned bits[] = {
       [JSON_OBJECT] = T_OBJ,  [JSON_ARRAY] = T_ARR, [JSON_STRING] = T_STR,
       [JSON_INTEGER] = T_INT, [JSON_REAL] = T_REAL, [JSON_TRUE] = T_BOOL,
@@ -40,7 +40,7 @@ const char *gcb__schema_type_word(const json_t *v) {
   return words[json_typeof(v)];
 }
 
-static const char *expected_words(unsigned types) {
+const char *gcb__schema_expected(unsigned types) {
   static const struct {
     unsigned types;
     const char *words;
@@ -130,7 +130,7 @@ static enum gcb_status check_members(struct gcb__walk *w, const json_t *v,
     /* Columns hold a million numbers: only a wrong one takes the path. */
     for (size_t i = 0; i < n && rc == GCB_OK; i++) {
       const json_t *e = json_array_get(v, i);
-      if (!bare(items) || (type_bit(e) & items->types) == 0)
+      if (!bare(items) || (gcb__schema_type_bit(e) & items->types) == 0)
         rc = gcb__schema_check_child(w, NULL, i, e, items);
     }
     return rc;
@@ -171,9 +171,9 @@ enum gcb_status gcb__schema_check(struct gcb__walk *w, const json_t *v,
   /* per_rank, at cases[i].per_rank */
   if (n->apart != NULL && w->ranks != NULL && w->depth >= 2)
     return n->apart(w, gcb__walk_ranks(w, w->path[w->depth - 2].index));
-  if ((type_bit(v) & n->types) == 0)
+  if ((gcb__schema_type_bit(v) & n->types) == 0)
     return gcb__schema_problem(w, "expected %s, got %s",
-                               expected_words(n->types),
+                               gcb__schema_expected(n->types),
                                gcb__schema_type_word(v));
   if (n->choices != NULL && json_is_string(v))
     return check_choice(w, v, n->choices);

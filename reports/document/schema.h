@@ -52,16 +52,30 @@ struct gcb__node {
   enum gcb_status (*apart)(struct gcb__walk *w, const struct gcb_ranks *r);
 };
 
+/* A field of an object, and where the typed model keeps it (IN). */
 struct gcb__field {
   const char *name;
   const struct gcb__node *node;
   int required;
+  enum { GCB__M_NONE, GCB__M_INT, GCB__M_NUM, GCB__M_STR, GCB__M_BOOL } mtype;
+  size_t moff;
 };
 
-#define REQ(n, nd)                                                             \
-  { .name = n, .node = nd, .required = 1 }
-#define OPT(n, nd)                                                             \
-  { .name = n, .node = nd, .required = 0 }
+/* A required or optional field n of node nd, then where the typed model
+ * keeps it, when it does: IN(part, member), member `member` of its struct
+ * gcb_model_<part> (model.h), read as its C type says (model.c): long long
+ * (-1 when absent or not an integer), double (NAN when not a number),
+ * const char * ("" when not a string), bool (true only when true). The
+ * fields of an object kept in no member of its own go to the same struct. */
+#define REQ(n, nd, ...)                                                        \
+  { .name = n, .node = nd, .required = 1, __VA_ARGS__ }
+#define OPT(n, nd, ...)                                                        \
+  { .name = n, .node = nd, .required = 0, __VA_ARGS__ }
+#define IN(part, member)                                                       \
+  .moff = offsetof(struct gcb_model_##part, member),                           \
+  .mtype = _Generic(((struct gcb_model_##part *)0)->member,                    \
+                    long long: GCB__M_INT, double: GCB__M_NUM,                 \
+                    const char *: GCB__M_STR, bool: GCB__M_BOOL)
 #define NODE(...) (&(const struct gcb__node){__VA_ARGS__})
 #define OBJ(f) NODE(.types = T_OBJ, .fields = f)
 #define ARR(item) NODE(.types = T_ARR, .items = item)
@@ -111,8 +125,11 @@ gcb__schema_problem(struct gcb__walk *w, const char *fmt, ...);
 const struct gcb__field *gcb__schema_field(const struct gcb__field *fields,
                                            const char *name);
 
-/* "object", "array", ... for v's type. */
+/* "object", "array", ... for v's type; its T_* bit; "a string", "a
+ * number or null", ... for a set of T_* bits. */
 const char *gcb__schema_type_word(const json_t *v);
+unsigned gcb__schema_type_bit(const json_t *v);
+const char *gcb__schema_expected(unsigned types);
 
 /* Checks a value built in memory (no text to locate problems in), as the
  * member `key` of the root when key is not NULL; problems are EINTERNAL,

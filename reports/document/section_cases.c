@@ -15,34 +15,44 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "reports/document/model.h"
 #include "reports/document/ranks.h"
 
 static const struct gcb__node n_params = {
     .types = T_OBJ, .items = NODE(.types = T_STR | T_NUM)};
 
-static const struct gcb__field range_fields[] = {REQ("min", &gcb__n_num),
-                                                 REQ("mean", &gcb__n_num),
-                                                 REQ("max", &gcb__n_num),
-                                                 {0}};
-static const struct gcb__node n_range = {.types = T_OBJ,
-                                         .fields = range_fields};
+static const struct gcb__field time_fields[] = {
+    REQ("min", &gcb__n_num, IN(case, summary.time_min)),
+    REQ("mean", &gcb__n_num, IN(case, summary.time_mean)),
+    REQ("max", &gcb__n_num, IN(case, summary.time_max)),
+    {0},
+};
 
 static const struct gcb__field summary_fields[] = {
-    REQ("ranks", &gcb__n_int),      REQ("min", &gcb__n_num),
-    REQ("median", &gcb__n_num),     REQ("mean", &gcb__n_num),
-    REQ("max", &gcb__n_num),        REQ("stdev", &gcb__n_num),
-    REQ("min_rank", &gcb__n_int),   REQ("max_rank", &gcb__n_int),
-    REQ("imbalance", &gcb__n_num),  REQ("wrong", &gcb__n_int),
-    REQ("checked", &gcb__n_bool),   OPT("time_s", &n_range),
-    OPT("algbw", &gcb__n_num),      OPT("busbw", &gcb__n_num),
-    OPT("late_rank", &gcb__n_int),  OPT("late_mean_s", &gcb__n_num),
-    OPT("late_max_s", &gcb__n_num), {0},
+    REQ("ranks", &gcb__n_int, IN(case, summary.ranks)),
+    REQ("min", &gcb__n_num, IN(case, summary.min)),
+    REQ("median", &gcb__n_num, IN(case, summary.median)),
+    REQ("mean", &gcb__n_num, IN(case, summary.mean)),
+    REQ("max", &gcb__n_num, IN(case, summary.max)),
+    REQ("stdev", &gcb__n_num, IN(case, summary.stdev)),
+    REQ("min_rank", &gcb__n_int, IN(case, summary.min_rank)),
+    REQ("max_rank", &gcb__n_int, IN(case, summary.max_rank)),
+    REQ("imbalance", &gcb__n_num, IN(case, summary.imbalance)),
+    REQ("wrong", &gcb__n_int, IN(case, summary.wrong)),
+    REQ("checked", &gcb__n_bool, IN(case, summary.checked)),
+    OPT("time_s", OBJ(time_fields)),
+    OPT("algbw", &gcb__n_num, IN(case, summary.algbw)),
+    OPT("busbw", &gcb__n_num, IN(case, summary.busbw)),
+    OPT("late_rank", &gcb__n_int, IN(case, summary.late_rank)),
+    OPT("late_mean_s", &gcb__n_num, IN(case, summary.late_mean_s)),
+    OPT("late_max_s", &gcb__n_num, IN(case, summary.late_max_s)),
+    {0},
 };
 
 static const struct gcb__field case_check_fields[] = {
-    REQ("checked", &gcb__n_bool),
-    REQ("passed", &gcb__n_bool),
-    REQ("wrong", &gcb__n_int),
+    REQ("checked", &gcb__n_bool, IN(case, validation.checked)),
+    REQ("passed", &gcb__n_bool, IN(case, validation.passed)),
+    REQ("wrong", &gcb__n_int), /* model.c: 0 when absent */
     {0},
 };
 
@@ -75,15 +85,19 @@ static const struct gcb__field timeline_fields[] = {
 static enum gcb_status check_case(struct gcb__walk *w, const json_t *v);
 
 #define CASE_FIELDS(per_rank_node)                                             \
-  REQ("bench", &gcb__n_str), REQ("backend", &gcb__n_str),                      \
-      REQ("label", &gcb__n_str), REQ("params", &n_params),                     \
-      REQ("unit", &gcb__n_str), REQ("work_per_op", &gcb__n_num),               \
-      REQ("counted", &gcb__n_str), OPT("bus_factor", &gcb__n_num),             \
-      REQ("iterations", &gcb__n_int), REQ("warmup", &gcb__n_int),              \
+  REQ("bench", &gcb__n_str, IN(case, bench)),                                  \
+      REQ("backend", &gcb__n_str, IN(case, backend)),                          \
+      REQ("label", &gcb__n_str, IN(case, label)), REQ("params", &n_params),    \
+      REQ("unit", &gcb__n_str, IN(case, unit)),                                \
+      REQ("work_per_op", &gcb__n_num, IN(case, work_per_op)),                  \
+      REQ("counted", &gcb__n_str, IN(case, counted)),                          \
+      OPT("bus_factor", &gcb__n_num, IN(case, bus_factor)),                    \
+      REQ("iterations", &gcb__n_int, IN(case, iterations)),                    \
+      REQ("warmup", &gcb__n_int, IN(case, warmup)),                            \
       REQ("summary", OBJ(summary_fields)),                                     \
       REQ("validation", OBJ(case_check_fields)),                               \
       REQ("per_rank", per_rank_node), OPT("timeline", OBJ(timeline_fields)),   \
-      OPT("nominal_work", &gcb__n_bool), {                                     \
+      OPT("nominal_work", &gcb__n_bool, IN(case, nominal_work)), {             \
     0                                                                          \
   }
 

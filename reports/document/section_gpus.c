@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "common/telemetry.h"
+#include "reports/document/model.h"
 
 /* ---- schema rows -------------------------------------------------------- */
 
@@ -22,49 +23,54 @@
 
 /* The readings NVML may not give, in document order, each of a kind: its
  * schema node is gcb__n_KIND_null and its writer KIND_or_null, null when
- * unknown. The throttle state, an object, stands between the readings and
- * the versions. */
+ * unknown; KEPT where the typed model keeps it, under its own name
+ * (struct gcb_model_health). The throttle state, an object, stands between
+ * the readings and the versions. */
 #define GPU_READINGS(X)                                                        \
-  X(str, uuid)                                                                 \
-  X(int, sm_clock_mhz)                                                         \
-  X(int, sm_clock_max_mhz)                                                     \
-  X(int, mem_clock_mhz)                                                        \
-  X(int, mem_clock_max_mhz)                                                    \
-  X(int, pcie_gen)                                                             \
-  X(int, pcie_gen_max)                                                         \
-  X(int, pcie_width)                                                           \
-  X(int, pcie_width_max)                                                       \
-  X(int, nvlinks)                                                              \
-  X(int, nvlinks_active)                                                       \
-  X(bool, ecc_enabled)                                                         \
-  X(int, ecc_corrected)                                                        \
-  X(int, ecc_uncorrected)                                                      \
-  X(int, temp_c)                                                               \
-  X(num, power_w)                                                              \
-  X(num, power_limit_w)
+  X(str, uuid, NOT_KEPT)                                                       \
+  X(int, sm_clock_mhz, KEPT)                                                   \
+  X(int, sm_clock_max_mhz, KEPT)                                               \
+  X(int, mem_clock_mhz, NOT_KEPT)                                              \
+  X(int, mem_clock_max_mhz, NOT_KEPT)                                          \
+  X(int, pcie_gen, KEPT)                                                       \
+  X(int, pcie_gen_max, KEPT)                                                   \
+  X(int, pcie_width, KEPT)                                                     \
+  X(int, pcie_width_max, KEPT)                                                 \
+  X(int, nvlinks, NOT_KEPT)                                                    \
+  X(int, nvlinks_active, NOT_KEPT)                                             \
+  X(bool, ecc_enabled, NOT_KEPT)                                               \
+  X(int, ecc_corrected, NOT_KEPT)                                              \
+  X(int, ecc_uncorrected, KEPT)                                                \
+  X(int, temp_c, KEPT)                                                         \
+  X(num, power_w, KEPT)                                                        \
+  X(num, power_limit_w, KEPT)
 #define GPU_VERSIONS(X)                                                        \
-  X(str, driver)                                                               \
-  X(str, cuda_driver)                                                          \
-  X(str, cuda_runtime)                                                         \
-  X(str, nccl)
+  X(str, driver, NOT_KEPT)                                                     \
+  X(str, cuda_driver, NOT_KEPT)                                                \
+  X(str, cuda_runtime, NOT_KEPT)                                               \
+  X(str, nccl, NOT_KEPT)
+
+#define KEPT(name) IN(health, name)
+#define NOT_KEPT(name)
 
 static const struct gcb__field throttle_fields[] = {
     REQ("mask", &gcb__n_int),
-    OPT("reasons", &gcb__n_str),
-    OPT("slowed", &gcb__n_bool),
+    OPT("reasons", &gcb__n_str, IN(health, throttle_reasons)),
+    OPT("slowed", &gcb__n_bool, IN(health, throttle_slowed)),
     {0},
 };
 
-#define SCHEMA_ROW(kind, name) OPT(#name, &gcb__n_##kind##_null),
+#define SCHEMA_ROW(kind, name, kept)                                           \
+  OPT(#name, &gcb__n_##kind##_null, kept(name)),
 static const struct gcb__field gpu_fields[] = {
-    REQ("ordinal", &gcb__n_int),
-    OPT("name", &gcb__n_str),
-    REQ("bus_id", &gcb__n_str),
+    REQ("ordinal", &gcb__n_int, IN(health, ordinal)),
+    OPT("name", &gcb__n_str, IN(health, name)),
+    REQ("bus_id", &gcb__n_str, IN(health, bus_id)),
     OPT("compute_capability", &gcb__n_str),
     OPT("sm_count", &gcb__n_int),
     OPT("memory_bytes", &gcb__n_int),
     OPT("l2_bytes", &gcb__n_int_null),
-    OPT("nvml", &gcb__n_bool),
+    OPT("nvml", &gcb__n_bool, IN(health, nvml)),
     OPT("nvml_why", &gcb__n_str_null),
     GPU_READINGS(SCHEMA_ROW) /* uuid .. power_limit_w */
     OPT("throttle", NODE(.types = T_OBJ | T_NULL, .fields = throttle_fields)),
@@ -111,7 +117,8 @@ static json_t *gpu_json(const struct gcb_health *h) {
       "sm_count", h->sm_count, "memory_bytes", (json_int_t)h->memory_bytes,
       "l2_bytes", gcb__int_or_null(h->l2_bytes), "nvml", h->nvml, "nvml_why",
       gcb__str_or_null(h->nvml_why));
-#define WRITE(kind, name) o = gcb__json_set(o, #name, kind##_or_null(h->name));
+#define WRITE(kind, name, kept)                                                \
+  o = gcb__json_set(o, #name, kind##_or_null(h->name));
   GPU_READINGS(WRITE)
   o = gcb__json_set(o, "throttle", throttle_json(h));
   GPU_VERSIONS(WRITE)

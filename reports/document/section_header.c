@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "gcb_revision.h"
+#include "reports/document/model.h"
 
 /* ---- schema rows -------------------------------------------------------- */
 
@@ -49,9 +50,9 @@ static const char *const run_states[] = {
     "running", "complete", "failed", "timeout", "interrupted", "unknown", NULL};
 
 static const struct gcb__field tool_fields[] = {
-    REQ("name", &gcb__n_str),
-    REQ("version", &gcb__n_str),
-    REQ("git_revision", &gcb__n_str),
+    REQ("name", &gcb__n_str, IN(run, tool)),
+    REQ("version", &gcb__n_str, IN(run, version)),
+    REQ("git_revision", &gcb__n_str, IN(run, git_revision)),
     {0},
 };
 const struct gcb__node gcb__n_tool = {.types = T_OBJ, .fields = tool_fields};

@@ -7,19 +7,21 @@
  */
 #include "reports/document/results_int.h"
 
+#include "reports/document/model.h"
+
 /* ---- schema rows -------------------------------------------------------- */
 
 static const struct gcb__field node_fields[] = {
-    REQ("index", &gcb__n_int),
-    REQ("hostname", &gcb__n_str),
+    REQ("index", &gcb__n_int, IN(node, index)),
+    REQ("hostname", &gcb__n_str, IN(node, hostname)),
     REQ("ranks", &gcb__n_int_array),
-    REQ("cores", &gcb__n_int),
-    REQ("pus", &gcb__n_int),
-    REQ("packages", &gcb__n_int),
-    REQ("numa_nodes", &gcb__n_int),
-    REQ("llc_bytes", &gcb__n_int),
-    REQ("memory_bytes", &gcb__n_int),
-    REQ("cpu_model", &gcb__n_str),
+    REQ("cores", &gcb__n_int, IN(node, cores)),
+    REQ("pus", &gcb__n_int, IN(node, pus)),
+    REQ("packages", &gcb__n_int, IN(node, packages)),
+    REQ("numa_nodes", &gcb__n_int, IN(node, numa_nodes)),
+    REQ("llc_bytes", &gcb__n_int, IN(node, llc_bytes)),
+    REQ("memory_bytes", &gcb__n_int, IN(node, memory_bytes)),
+    REQ("cpu_model", &gcb__n_str), /* model.c: NULL when absent */
     OPT("topology", &gcb__n_topology),
     OPT("gpus", &gcb__n_gpus),
     {0},
@@ -28,31 +30,31 @@ const struct gcb__node gcb__n_nodes = {.types = T_ARR,
                                        .items = OBJ(node_fields)};
 
 static const struct gcb__field device_fields[] = {
-    REQ("name", &gcb__n_str),
-    REQ("bus_id", &gcb__n_str),
-    REQ("index", &gcb__n_int),
-    REQ("memory_bytes", &gcb__n_int),
+    REQ("name", &gcb__n_str), /* model.c: NULL when absent */
+    REQ("bus_id", &gcb__n_str, IN(rank, device_bus_id)),
+    REQ("index", &gcb__n_int, IN(rank, device_index)),
+    REQ("memory_bytes", &gcb__n_int, IN(rank, device_memory_bytes)),
     {0},
 };
 
 /* ranks[].blas: what the rank's BLAS said at run time (gcb_identity's
  * blas); optional, as documents before it had none. */
 static const struct gcb__field rank_blas_fields[] = {
-    REQ("core", &gcb__n_str),
-    REQ("threads", &gcb__n_int),
-    OPT("cpu_isa", &gcb__n_str),
+    REQ("core", &gcb__n_str, IN(rank, blas_core)),
+    REQ("threads", &gcb__n_int, IN(rank, blas_threads)),
+    OPT("cpu_isa", &gcb__n_str, IN(rank, blas_cpu_isa)),
     {0},
 };
 
 static const struct gcb__field rank_fields[] = {
-    REQ("rank", &gcb__n_int),
-    REQ("node", &gcb__n_int),
-    REQ("hostname", &gcb__n_str),
-    REQ("local_rank", &gcb__n_int),
-    REQ("pid", &gcb__n_int),
-    REQ("cpu_binding", &gcb__n_str),
-    REQ("bound_pus", &gcb__n_int),
-    REQ("cpu_threads", &gcb__n_int),
+    REQ("rank", &gcb__n_int, IN(rank, rank)),
+    REQ("node", &gcb__n_int, IN(rank, node)),
+    REQ("hostname", &gcb__n_str, IN(rank, hostname)),
+    REQ("local_rank", &gcb__n_int, IN(rank, local_rank)),
+    REQ("pid", &gcb__n_int, IN(rank, pid)),
+    REQ("cpu_binding", &gcb__n_str, IN(rank, cpu_binding)),
+    REQ("bound_pus", &gcb__n_int, IN(rank, bound_pus)),
+    REQ("cpu_threads", &gcb__n_int, IN(rank, cpu_threads)),
     OPT("device", NODE(.types = T_OBJ | T_NULL, .fields = device_fields)),
     OPT("blas", OBJ(rank_blas_fields)),
     {0},

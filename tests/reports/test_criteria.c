@@ -92,6 +92,11 @@ static const struct bad_case bad_cases[] = {
      HEAD " \"thresholds\": {\"slow_rank_pct\": "
           "120}, \"checks\": []}",
      "c.json:2:34: thresholds.slow_rank_pct: 120 is out of range [0, 100]"},
+    {"top-level field of another type", HEAD " \"name\": 5, \"checks\": []}",
+     "c.json:2:10: name: expected a string, got an integer"},
+    {"check field of another type",
+     HEAD " \"checks\": [{\"bench\": \"gemm\", \"min\": []}]}",
+     "c.json:2:38: checks[0].min: expected an object, got an array"},
     {"check without bench",
      HEAD " \"checks\": [\n  {\"min\": "
           "{\"median\": 1}}]}",
