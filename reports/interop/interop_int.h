@@ -131,30 +131,42 @@ struct gcb__line {
   bool last;  /* the file's last line, without a newline after it */
 };
 
-/*
- * The next line of text from *pos (advanced); false at the end. Strips a
- * trailing CR, markdown quoting ("> "), Open MPI's --tag-output
- * ("[1,0]<stdout>:") and srun --label ("0: ") prefixes.
- */
-bool gcb__line_next(const char *text, size_t len, size_t *pos, int *number,
-                    struct gcb__line *out);
+/* A text input read a line at a time, each line split at blanks. */
+struct gcb__lines {
+  const char *text;
+  size_t len, pos;    /* pos: where the next line starts */
+  int number;         /* lines read */
+  size_t room;        /* bytes a line's tokens may take (at most buf's) */
+  struct gcb__line l; /* the current line */
+  size_t n; /* its tokens; GCB__MAX_TOKENS + 1 when more, or past room */
+  char *tok[GCB__MAX_TOKENS + 1];
+  int cut; /* the line the text ends in, inside a row (gcb__lines_cut) */
+  char buf[8192];
+};
 
-/* Splits a line at blanks into at most GCB__MAX_TOKENS NUL-terminated
- * tokens in buf (size bytes); returns the count, or GCB__MAX_TOKENS + 1
- * when there are more. */
-size_t gcb__line_tokens(const struct gcb__line *l, char *buf, size_t size,
-                        char **tok);
+/* Starts r at the beginning of text, each line's tokens in `room` bytes. */
+void gcb__lines_start(struct gcb__lines *r, const char *text, size_t len,
+                      size_t room);
+
+/*
+ * The next line into r->l and its NUL-terminated tokens into r->tok; false
+ * at the end. Strips a trailing CR, markdown quoting ("> "), Open MPI's
+ * --tag-output ("[1,0]<stdout>:") and srun --label ("0: ") prefixes.
+ */
+bool gcb__lines_next(struct gcb__lines *r);
 
 /* Whether the line, after blanks, starts with `prefix`. */
 bool gcb__line_starts(const struct gcb__line *l, const char *prefix);
 
+/* The line as a string in buf, cut to size - 1 bytes. */
+void gcb__line_text(const struct gcb__line *l, char *buf, size_t size);
+
 /* Whether the line contains `needle`. */
 bool gcb__line_has(const struct gcb__line *l, const char *needle);
 
-/* Whether l is the last line of cv's text or only blanks follow it (from
- * next, where the line after it starts): a short row there is a cut. */
-bool gcb__line_at_end(const struct gcb__line *l, const struct gcb__conv *cv,
-                      size_t next);
+/* Whether r's line is the last of its text or only blanks follow it: a
+ * short row there is a cut, which r->cut then records. */
+bool gcb__lines_cut(struct gcb__lines *r);
 
 /* s as a finite number (the whole token; a trailing '*' allowed, as
  * rccl-tests marks errors over its threshold); false otherwise. */

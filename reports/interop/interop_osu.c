@@ -67,7 +67,6 @@ struct gcb__osu {
   size_t ncols;
   bool started, sizeless; /* sizeless: no "Size" column (osu_barrier) */
   size_t rows;
-  int cut_line;
   long long ranks;         /* the benchmark's rank count; 0: unknown */
   long long next_ranks;    /* from a launcher line, for the next title */
   long long pairs, window; /* osu_mbw_mr's "# [ pairs: N ] [ window ... ]" */
@@ -260,7 +259,7 @@ static int detect(const struct gcb__sniff *s, char *why, size_t size) {
 /* "# OSU MPI Allreduce Latency Test v5.7.1" (also "MPI-CUDA", "OpenSHMEM"). */
 static void title(struct gcb__osu *o, const struct gcb__line *l) {
   char t[160];
-  snprintf(t, sizeof t, "%.*s", (int)(l->len < 159 ? l->len : 159), l->at);
+  gcb__line_text(l, t, sizeof t);
   char *p = strstr(t, "OSU "), *end = strstr(t, " Test");
   p = p ? strchr(p + 4, ' ') : NULL; /* past "OSU MPI" */
   if (p == NULL || end == NULL || end <= p)
@@ -345,8 +344,11 @@ static bool all_numbers(char **tok, size_t n) {
   return n > 0;
 }
 
-static enum gcb_status row(struct gcb__osu *o, const struct gcb__line *l,
-                           char **tok, size_t n, size_t next) {
+/* The row at r; a short one where the file ends is a cut (r->cut). */
+static enum gcb_status row(struct gcb__osu *o, struct gcb__lines *r) {
+  char **tok = r->tok;
+  size_t n = r->n;
+  int line = r->l.number;
   double size = 0;
   if (n > GCB__MAX_TOKENS)
     return GCB_OK; /* no OSU row has that many columns */
@@ -355,29 +357,25 @@ static enum gcb_status row(struct gcb__osu *o, const struct gcb__line *l,
                         size != floor(size))
     return GCB_OK; /* not a row: MPI warnings, blank lines */
   if (size > GCB__MAX_COUNT)
-    return gcb__conv_bad_line(o->cv, l->number,
+    return gcb__conv_bad_line(o->cv, line,
                               "%s: size %.3g B is not a message size (more "
                               "than 2^53)",
                               o->bench, size);
-  if (n != o->ncols) {
-    if (gcb__line_at_end(l, o->cv, next)) {
-      o->cut_line = l->number;
-      return GCB_OK;
-    }
-    return gcb__conv_bad_line(o->cv, l->number,
-                              "%s: row %zu has %zu columns, expected %zu",
-                              o->bench, o->rows + 1, n, o->ncols);
-  }
+  if (n != o->ncols)
+    return gcb__lines_cut(r)
+               ? GCB_OK
+               : gcb__conv_bad_line(o->cv, line,
+                                    "%s: row %zu has %zu columns, expected %zu",
+                                    o->bench, o->rows + 1, n, o->ncols);
   if (o->sizeless && o->rows > 0)
-    return gcb__conv_bad_line(o->cv, l->number,
+    return gcb__conv_bad_line(o->cv, line,
                               "%s: a second row in a table without sizes "
                               "(OSU prints one)",
                               o->bench);
   o->rows++;
   /* a known program's table has its columns: else kept as figures */
   bool known = o->known != NULL && o->known->sizeless == o->sizeless;
-  return known ? known_row(o, tok, size, l->number)
-               : figure_row(o, tok, size, l->number);
+  return known ? known_row(o, tok, size, line) : figure_row(o, tok, size, line);
 }
 
 /* A number after `key` in the line's tokens ("pairs:" 8), or -1. */
@@ -434,15 +432,13 @@ static void datatype(struct gcb__osu *o, const struct gcb__line *l) {
   o->type[k] = '\0';
 }
 
-static enum gcb_status line(struct gcb__osu *o, const struct gcb__line *l,
-                            size_t next) {
-  char buf[512], *tok[GCB__MAX_TOKENS + 1];
+static enum gcb_status line(struct gcb__osu *o, struct gcb__lines *r) {
+  const struct gcb__line *l = &r->l;
   if (gcb__line_starts(l, "# OSU ")) {
     title(o, l);
     return GCB_OK;
   }
-  size_t n = gcb__line_tokens(l, buf, sizeof buf, tok);
-  long long ranks = launcher_ranks(tok, n);
+  long long ranks = launcher_ranks(r->tok, r->n);
   if (ranks > 0) {
     o->next_ranks = ranks;
     return GCB_OK;
@@ -454,8 +450,8 @@ static enum gcb_status line(struct gcb__osu *o, const struct gcb__line *l,
     return GCB_OK;
   }
   if (gcb__line_starts(l, "# [ pairs:")) {
-    o->pairs = number_after(tok, n, "pairs:");
-    o->window = number_after(tok, n, "size:");
+    o->pairs = number_after(r->tok, r->n, "pairs:");
+    o->window = number_after(r->tok, r->n, "size:");
     if (o->pairs > 0 && o->ranks == 0)
       o->ranks = 2 * o->pairs; /* osu_mbw_mr: pairs = numprocs / 2 */
     return GCB_OK;
@@ -467,16 +463,17 @@ static enum gcb_status line(struct gcb__osu *o, const struct gcb__line *l,
                : gcb__conv_bad_line(o->cv, l->number, "unreadable column line");
   if (o->ncols > 0 && o->ranks > o->max_ranks)
     o->max_ranks = o->ranks;
-  return o->ncols > 0 ? row(o, l, tok, n, next) : GCB_OK;
+  return o->ncols > 0 ? row(o, r) : GCB_OK;
 }
 
-/* The file ends inside a row: the rows before stay, the cut is said. */
-static enum gcb_status cut(struct gcb__osu *o) {
+/* The file ends inside a row (at `line`): the rows before stay, the cut
+ * is said. */
+static enum gcb_status cut(struct gcb__osu *o, int line) {
   char msg[200];
   snprintf(msg, sizeof msg,
            "the output ends at line %d inside a row of %s (a timeout or a "
            "truncated copy): the rows before are kept",
-           o->cut_line, o->bench);
+           line, o->bench);
   return gcb__conv_timeout(o->cv, "osu", o->bench, msg);
 }
 
@@ -484,17 +481,15 @@ static enum gcb_status convert(struct gcb__conv *cv, const json_t *root) {
   (void)root;
   struct gcb__osu o = {.cv = cv};
   gcb__conv_run(cv, "OSU");
-  size_t pos = 0;
-  int number = 0;
-  struct gcb__line l;
+  struct gcb__lines r;
   enum gcb_status st = GCB_OK;
-  while (st == GCB_OK && o.cut_line == 0 &&
-         gcb__line_next(cv->text, cv->len, &pos, &number, &l))
-    st = line(&o, &l, pos);
-  if (st == GCB_OK && o.cut_line)
-    st = cut(&o);
+  gcb__lines_start(&r, cv->text, cv->len, 512);
+  while (st == GCB_OK && r.cut == 0 && gcb__lines_next(&r))
+    st = line(&o, &r);
+  if (st == GCB_OK && r.cut)
+    st = cut(&o, r.cut);
   if (st == GCB_OK && cv->m->ncases == 0 && cv->m->nskips == 0)
-    st = gcb__conv_bad_line(cv, number, "no result rows");
+    st = gcb__conv_bad_line(cv, r.number, "no result rows");
   gcb__conv_run_set(cv, "ranks", gcb__mvalue_int(o.max_ranks));
   return st;
 }
