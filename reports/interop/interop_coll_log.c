@@ -280,7 +280,6 @@ static enum gcb_status log_end(struct gcb__coll_log *x,
                             "no result rows after the column header");
   long long ranks = x->max_rank >= 0 ? x->max_rank + 1 : x->ngpus;
   gcb__conv_run_set(x->cv, "ranks", gcb__mvalue_int(ranks > 0 ? ranks : 0));
-  gcb__conv_run_set(x->cv, "nodes", gcb__mvalue_int((long long)m->nnodes));
   m->run.version = gcb__model_str(m, x->tool_version);
   if (x->lib_version[0])
     gcb__conv_software(x->cv, x->rccl ? "rccl" : "nccl", x->lib_version);
@@ -297,11 +296,10 @@ static bool header_line(char **tok, size_t n) {
 static int detect_log(const struct gcb__sniff *s, char *why, size_t size,
                       bool rccl) {
   size_t win = s->len < GCB__DETECT_WINDOW ? s->len : GCB__DETECT_WINDOW;
-  struct gcb__lines r;
+  struct gcb__lines r = {.text = s->text, .len = win, .room = 512};
   bool marker = gcb__text_has(s->text, win, "rccl-tests", win) ||
                 gcb__text_has(s->text, win, "RCCL version", win) ||
                 gcb__text_has(s->text, win, "AMD Instinct", win);
-  gcb__lines_start(&r, s->text, win, 512);
   while (gcb__lines_next(&r))
     if (r.n <= GCB__MAX_TOKENS && header_line(r.tok, r.n))
       return rccl == marker ? 70 : rccl ? 0 : 40;
@@ -510,14 +508,13 @@ static enum gcb_status convert(struct gcb__conv *cv, const json_t *root) {
   struct gcb__coll_log *x = calloc(1, sizeof *x);
   if (x == NULL)
     return gcb__conv_nomem(cv);
-  struct gcb__lines r;
+  struct gcb__lines r = {.text = cv->text, .len = cv->len, .room = 1024};
   enum gcb_status st = GCB_OK;
   x->cv = cv;
   x->max_rank = -1;
   x->rccl = strstr(cv->format, "rccl") != NULL ||
             gcb__text_has(cv->text, cv->len, "rccl-tests", GCB__DETECT_WINDOW);
   gcb__conv_run(cv, x->rccl ? "rccl-tests" : "nccl-tests");
-  gcb__lines_start(&r, cv->text, cv->len, 1024);
   while (st == GCB_OK && r.cut == 0 && gcb__lines_next(&r)) {
     if (r.n > GCB__MAX_TOKENS)
       continue; /* no line of these tools has that many words */

@@ -131,22 +131,21 @@ struct gcb__line {
   bool last;  /* the file's last line, without a newline after it */
 };
 
-/* A text input read a line at a time, each line split at blanks. */
+#define GCB__LINE_BYTES 8192
+
+/* A text input read a line at a time, each line split at blanks; starts
+ * as {.text, .len, .room}, the rest zero. */
 struct gcb__lines {
   const char *text;
   size_t len, pos;    /* pos: where the next line starts */
   int number;         /* lines read */
-  size_t room;        /* bytes a line's tokens may take (at most buf's) */
+  size_t room;        /* bytes a line's tokens may take, to GCB__LINE_BYTES */
   struct gcb__line l; /* the current line */
   size_t n; /* its tokens; GCB__MAX_TOKENS + 1 when more, or past room */
   char *tok[GCB__MAX_TOKENS + 1];
   int cut; /* the line the text ends in, inside a row (gcb__lines_cut) */
-  char buf[8192];
+  char buf[GCB__LINE_BYTES];
 };
-
-/* Starts r at the beginning of text, each line's tokens in `room` bytes. */
-void gcb__lines_start(struct gcb__lines *r, const char *text, size_t len,
-                      size_t room);
 
 /*
  * The next line into r->l and its NUL-terminated tokens into r->tok; false
@@ -192,9 +191,10 @@ const char *gcb__conv_base_name(const char *path);
 /* The run of cv->m as a converted file knows it: `tool` ("nccl-tests")
  * wrote the file; the run's id is the file's base name, its status
  * "complete", its backend "cuda" with a reason that names the format and
- * the file; its times, command line, ranks and nodes unknown ("", [], 0)
- * until gcb__conv_run_set says them. Out of memory here and in the two
- * below is the model's (sticky: gcb__model_done fails). */
+ * the file; its times, command line and ranks unknown ("", [], 0) until
+ * gcb__conv_run_set says them, its nodes the model's when the conversion
+ * ends. Out of memory here and in the two below is the model's (sticky:
+ * gcb__model_done fails). */
 void gcb__conv_run(struct gcb__conv *cv, const char *tool);
 
 /* Sets member `key` of cv->m's run object, from which the run's fields

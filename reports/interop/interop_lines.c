@@ -66,15 +66,6 @@ static void strip_prefixes(struct gcb__line *l) {
   }
 }
 
-void gcb__lines_start(struct gcb__lines *r, const char *text, size_t len,
-                      size_t room) {
-  r->text = text;
-  r->len = len;
-  r->pos = 0;
-  r->number = r->cut = 0;
-  r->room = room < sizeof r->buf ? room : sizeof r->buf;
-}
-
 /* Splits r's line at blanks into r->tok. */
 static void tokens(struct gcb__lines *r) {
   const struct gcb__line *l = &r->l;

@@ -119,7 +119,6 @@ static void nvbw_begin(struct nvbw *x, struct gcb__conv *cv,
   x->cv = cv;
   gcb__conv_run(cv, "nvbandwidth");
   cv->m->run.version = gcb__model_str(cv->m, version);
-  gcb__conv_run_set(cv, "nodes", gcb__mvalue_int(1));
 }
 
 /* The CUDA runtime nvbandwidth names as a number (12040) into software[]
@@ -429,9 +428,8 @@ static bool is_description(const struct gcb__line *l) {
 
 static int text_detect(const struct gcb__sniff *s, char *why, size_t size) {
   size_t win = s->len < GCB__DETECT_WINDOW ? s->len : GCB__DETECT_WINDOW;
-  struct gcb__lines r;
+  struct gcb__lines r = {.text = s->text, .len = win}; /* no tokens needed */
   bool version = gcb__text_has(s->text, win, "nvbandwidth Version", win);
-  gcb__lines_start(&r, s->text, win, 0); /* no tokens needed */
   while (gcb__lines_next(&r))
     if (is_description(&r.l))
       return version ? 70 : 50;
@@ -574,8 +572,8 @@ static enum gcb_status text_convert(struct gcb__conv *cv, const json_t *root) {
     return gcb__conv_nomem(cv);
   enum gcb_status st = GCB_OK;
   nvbw_begin(x, cv, "");
-  struct gcb__lines r;
-  gcb__lines_start(&r, cv->text, cv->len, sizeof r.buf);
+  struct gcb__lines r = {
+      .text = cv->text, .len = cv->len, .room = GCB__LINE_BYTES};
   while (st == GCB_OK && r.cut == 0 && gcb__lines_next(&r))
     st = text_line(&t, &r);
   if (st == GCB_OK)

@@ -481,9 +481,8 @@ static enum gcb_status convert(struct gcb__conv *cv, const json_t *root) {
   (void)root;
   struct gcb__osu o = {.cv = cv};
   gcb__conv_run(cv, "OSU");
-  struct gcb__lines r;
+  struct gcb__lines r = {.text = cv->text, .len = cv->len, .room = 512};
   enum gcb_status st = GCB_OK;
-  gcb__lines_start(&r, cv->text, cv->len, 512);
   while (st == GCB_OK && r.cut == 0 && gcb__lines_next(&r))
     st = line(&o, &r);
   if (st == GCB_OK && r.cut)
