@@ -52,10 +52,10 @@ struct gcb__osu_op {
   const char *title; /* "Gather Latency" of "# OSU MPI Gather Latency Test" */
   const char *op;    /* gcbench coll's operation */
   enum gcb__osu_kind kind;
-  bool per_rank; /* OSU's size is each rank's block: gcbench's S is size*n */
-  bool rooted, reduces;
-  bool sizeless; /* osu_barrier: no size column */
-  char factor;   /* busbw/algbw: 'a' 2(n-1)/n, 'g' (n-1)/n, '1' one */
+  /* PER_RANK: OSU's size is each rank's block (gcbench's S is size*n);
+   * SIZELESS: osu_barrier, no size column */
+  enum { PER_RANK = 1, ROOTED = 2, REDUCES = 4, SIZELESS = 8 } traits;
+  char factor; /* busbw/algbw: 'a' 2(n-1)/n, 'g' (n-1)/n, '1' one */
 };
 
 struct gcb__osu {
@@ -77,34 +77,23 @@ struct gcb__osu {
 
 /* OSU's titles (5.x and 7.x) and gcbench's names; titles match whole. */
 static const struct gcb__osu_op ops[] = {
-    {"Allreduce Latency", "allreduce", GCB__OSU_COLL, false, false, true, false,
-     'a'},
-    {"Allgather Latency", "allgather", GCB__OSU_COLL, true, false, false, false,
-     'g'},
+    {"Allreduce Latency", "allreduce", GCB__OSU_COLL, REDUCES, 'a'},
+    {"Allgather Latency", "allgather", GCB__OSU_COLL, PER_RANK, 'g'},
     {"All-to-All Personalized Exchange Latency", "alltoall", GCB__OSU_COLL,
-     true, false, false, false, 'g'},
-    {"All-to-All Latency", "alltoall", GCB__OSU_COLL, true, false, false, false,
-     'g'},
-    {"Broadcast Latency", "broadcast", GCB__OSU_COLL, false, true, false, false,
-     '1'},
-    {"Reduce Latency", "reduce", GCB__OSU_COLL, false, true, true, false, '1'},
-    {"Reduce_scatter Latency", "reducescatter", GCB__OSU_COLL, false, false,
-     true, false, 'g'},
-    {"Reduce Scatter Latency", "reducescatter", GCB__OSU_COLL, false, false,
-     true, false, 'g'},
-    {"Gather Latency", "gather", GCB__OSU_COLL, true, true, false, false, 'g'},
-    {"Scatter Latency", "scatter", GCB__OSU_COLL, true, true, false, false,
-     'g'},
-    {"Barrier Latency", "barrier", GCB__OSU_COLL, false, false, false, true,
-     '1'},
-    {"Latency", "latency", GCB__OSU_PT2PT, false, false, false, false, '1'},
-    {"Bandwidth", "bandwidth", GCB__OSU_PT2PT, false, false, false, false, '1'},
-    {"Bi-Directional Bandwidth", "bibw", GCB__OSU_PT2PT, false, false, false,
-     false, '1'},
-    {"Multi Latency", "latency", GCB__OSU_MULTI, false, false, false, false,
-     '1'},
-    {"Multiple Bandwidth / Message Rate", "bandwidth", GCB__OSU_MULTI, false,
-     false, false, false, '1'},
+     PER_RANK, 'g'},
+    {"All-to-All Latency", "alltoall", GCB__OSU_COLL, PER_RANK, 'g'},
+    {"Broadcast Latency", "broadcast", GCB__OSU_COLL, ROOTED, '1'},
+    {"Reduce Latency", "reduce", GCB__OSU_COLL, ROOTED | REDUCES, '1'},
+    {"Reduce_scatter Latency", "reducescatter", GCB__OSU_COLL, REDUCES, 'g'},
+    {"Reduce Scatter Latency", "reducescatter", GCB__OSU_COLL, REDUCES, 'g'},
+    {"Gather Latency", "gather", GCB__OSU_COLL, PER_RANK | ROOTED, 'g'},
+    {"Scatter Latency", "scatter", GCB__OSU_COLL, PER_RANK | ROOTED, 'g'},
+    {"Barrier Latency", "barrier", GCB__OSU_COLL, SIZELESS, '1'},
+    {"Latency", "latency", GCB__OSU_PT2PT, 0, '1'},
+    {"Bandwidth", "bandwidth", GCB__OSU_PT2PT, 0, '1'},
+    {"Bi-Directional Bandwidth", "bibw", GCB__OSU_PT2PT, 0, '1'},
+    {"Multi Latency", "latency", GCB__OSU_MULTI, 0, '1'},
+    {"Multiple Bandwidth / Message Rate", "bandwidth", GCB__OSU_MULTI, 0, '1'},
 };
 
 /* The program titled `title`, or NULL. */
@@ -133,9 +122,11 @@ static const char *type_of(const struct gcb__osu *o, double *bytes) {
                {"float", "float", 4}, {"double", "double", 8},
                {"long", "int64", 8},  {"short", "int16", 2},
                {"uint8", "uint8", 1}};
-  const char *t = o->type[0] ? o->type : o->known->reduces ? "float" : "char";
+  const char *t = o->type[0]                   ? o->type
+                  : o->known->traits & REDUCES ? "float"
+                                               : "char";
   *bytes = 1;
-  bool pt2pt = o->known->kind != GCB__OSU_COLL || o->known->sizeless;
+  bool pt2pt = o->known->kind != GCB__OSU_COLL || o->known->traits & SIZELESS;
   if (strcmp(t, "char") == 0)
     return pt2pt ? "uint8" : "int8";
   for (size_t i = 0; i < sizeof types / sizeof *types; i++)
@@ -208,17 +199,19 @@ static enum gcb_status known_row(struct gcb__osu *o, char **tok, double size,
     if (strcmp(o->col[c], "Validation") != 0 && !gcb__token_number(tok[c], &v))
       return gcb__conv_bad_line(o->cv, line, "%s: %s '%.20s' is not a number",
                                 o->bench, o->col[c], tok[c]);
-  struct gcb__coll_row r = {
-      .root = k->rooted ? 0 : -1, .line = line, .no_bytes = k->sizeless};
+  struct gcb__coll_row r = {.root = k->traits & ROOTED ? 0 : -1,
+                            .line = line,
+                            .no_bytes = k->traits & SIZELESS};
   snprintf(r.type, sizeof r.type, "%s", type_of(o, &bytes));
-  snprintf(r.redop, sizeof r.redop, "%s", k->reduces ? "sum" : "none");
-  r.size = k->per_rank && n > 0 ? size * (double)n : size;
+  snprintf(r.redop, sizeof r.redop, "%s", k->traits & REDUCES ? "sum" : "none");
+  bool per_rank = k->traits & PER_RANK;
+  r.size = per_rank && n > 0 ? size * (double)n : size;
   if (r.size > GCB__MAX_COUNT)
     return gcb__conv_bad_line(o->cv, line,
                               "%s: %.0f B per rank on %lld ranks is %.3g B, "
                               "not a message size (more than 2^53)",
                               o->bench, size, n, r.size);
-  r.count = floor((k->per_rank ? size : r.size) / bytes);
+  r.count = floor((per_rank ? size : r.size) / bytes);
   if (strcmp(k->op, "reducescatter") == 0 && n > 0)
     r.count = floor(r.count / (double)n); /* each rank's, as nccl-tests */
   struct gcb__coll_half *h = &r.half[0];
@@ -374,7 +367,8 @@ static enum gcb_status row(struct gcb__osu *o, struct gcb__lines *r) {
                               o->bench);
   o->rows++;
   /* a known program's table has its columns: else kept as figures */
-  bool known = o->known != NULL && o->known->sizeless == o->sizeless;
+  bool known =
+      o->known != NULL && !(o->known->traits & SIZELESS) == !o->sizeless;
   return known ? known_row(o, tok, size, line) : figure_row(o, tok, size, line);
 }
 
