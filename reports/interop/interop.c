@@ -179,10 +179,11 @@ static enum gcb_status no_measurement(struct gcb__conv *cv,
                      cv->name, cv->name, cv->format, held);
 }
 
-/* The converted file's model (cv->m, which it takes), joined to a known
- * topology. */
+/* The converted file's model (cv->m, which it takes), its run's nodes
+ * those the conversion added, joined to a known topology. */
 static enum gcb_status finish(struct gcb__conv *cv, struct gcb_model **out) {
   struct gcb_model *m = cv->m;
+  gcb__conv_run_set(cv, "nodes", gcb__mvalue_int((long long)m->nnodes));
   cv->m = NULL;
   enum gcb_status st = gcb__model_done(m, cv->err);
   if (st == GCB_OK)

@@ -51,7 +51,6 @@ struct gcb__coll_log {
   long long iterations, warmup, ngpus, max_rank;
   unsigned char *seen; /* ranks already in ranks[] */
   size_t nseen, total_rows, tables;
-  int cut_line;
   bool rccl;
 };
 
@@ -261,14 +260,16 @@ static void excerpt(struct gcb__coll_log *x, int line) { /* its last row */
   gcb__conv_run_set(x->cv, "status_reason", gcb__mvalue_string(x->cv->m, msg));
 }
 
-/* Ends the model: the last test, where the file was cut, counts. */
-static enum gcb_status log_end(struct gcb__coll_log *x, int last_line) {
+/* Ends the model once r has read the file (r->cut: it ends inside that
+ * row): the last test, where the file was cut, counts. */
+static enum gcb_status log_end(struct gcb__coll_log *x,
+                               const struct gcb__lines *r) {
   enum gcb_status st = GCB_OK;
   bool open = x->table.started && !x->table.closed;
   int header = x->table.line;
   /* cut inside a row (or before any): cut; after a whole row: an excerpt */
-  if (open && (x->cut_line || x->table.rows == 0))
-    st = cut(x, x->cut_line ? x->cut_line : last_line);
+  if (open && (r->cut || x->table.rows == 0))
+    st = cut(x, r->cut ? r->cut : r->number);
   else if (open)
     excerpt(x, x->table.row[x->table.rows - 1].line);
   if (st == GCB_OK)
@@ -279,7 +280,6 @@ static enum gcb_status log_end(struct gcb__coll_log *x, int last_line) {
                             "no result rows after the column header");
   long long ranks = x->max_rank >= 0 ? x->max_rank + 1 : x->ngpus;
   gcb__conv_run_set(x->cv, "ranks", gcb__mvalue_int(ranks > 0 ? ranks : 0));
-  gcb__conv_run_set(x->cv, "nodes", gcb__mvalue_int((long long)m->nnodes));
   m->run.version = gcb__model_str(m, x->tool_version);
   if (x->lib_version[0])
     gcb__conv_software(x->cv, x->rccl ? "rccl" : "nccl", x->lib_version);
@@ -295,19 +295,14 @@ static bool header_line(char **tok, size_t n) {
 
 static int detect_log(const struct gcb__sniff *s, char *why, size_t size,
                       bool rccl) {
-  size_t pos = 0,
-         win = s->len < GCB__DETECT_WINDOW ? s->len : GCB__DETECT_WINDOW;
-  int number = 0;
-  struct gcb__line l;
-  char buf[512], *tok[GCB__MAX_TOKENS];
+  size_t win = s->len < GCB__DETECT_WINDOW ? s->len : GCB__DETECT_WINDOW;
+  struct gcb__lines r = {.text = s->text, .len = win, .room = 512};
   bool marker = gcb__text_has(s->text, win, "rccl-tests", win) ||
                 gcb__text_has(s->text, win, "RCCL version", win) ||
                 gcb__text_has(s->text, win, "AMD Instinct", win);
-  while (pos < win && gcb__line_next(s->text, win, &pos, &number, &l)) {
-    size_t n = gcb__line_tokens(&l, buf, sizeof buf, tok);
-    if (n <= GCB__MAX_TOKENS && header_line(tok, n))
+  while (gcb__lines_next(&r))
+    if (r.n <= GCB__MAX_TOKENS && header_line(r.tok, r.n))
       return rccl == marker ? 70 : rccl ? 0 : 40;
-  }
   if (rccl && !marker)
     snprintf(why, size, "no rccl-tests marker");
   else
@@ -478,26 +473,24 @@ static enum gcb_status other_line(struct gcb__coll_log *x,
   return st;
 }
 
-static enum gcb_status row_line(struct gcb__coll_log *x,
-                                const struct gcb__line *l, char **tok, size_t n,
-                                size_t next) {
+/* The row at r; a short one where the file ends is a cut (r->cut). */
+static enum gcb_status row_line(struct gcb__coll_log *x, struct gcb__lines *r) {
   struct gcb__coll_table *t = &x->table;
-  size_t want = t->nleft + 4 * t->halves;
-  struct gcb__coll_row r;
+  size_t want = t->nleft + 4 * t->halves, n = r->n;
+  int line = r->l.number;
+  struct gcb__coll_row row;
   const char *bad = n == want || (n + 1 == want && t->has_redop)
-                        ? row_read(t, tok, n, &r)
+                        ? row_read(t, r->tok, n, &row)
                         : "columns";
   if (bad == NULL)
-    return row_add(x, &r, l->number);
-  if (gcb__line_at_end(l, x->cv, next)) {
-    x->cut_line = l->number; /* the file ends inside this row */
+    return row_add(x, &row, line);
+  if (gcb__lines_cut(r))
     return GCB_OK;
-  }
   if (strcmp(bad, "columns") == 0)
-    return gcb__conv_bad_line(x->cv, l->number,
+    return gcb__conv_bad_line(x->cv, line,
                               "row %zu has %zu columns, expected %zu",
                               t->rows + 1, n, want);
-  return gcb__conv_bad_line(x->cv, l->number, "row %zu: %s", t->rows + 1, bad);
+  return gcb__conv_bad_line(x->cv, line, "row %zu: %s", t->rows + 1, bad);
 }
 
 /* Whether a line is a row of numbers: its first token is a size. */
@@ -515,28 +508,23 @@ static enum gcb_status convert(struct gcb__conv *cv, const json_t *root) {
   struct gcb__coll_log *x = calloc(1, sizeof *x);
   if (x == NULL)
     return gcb__conv_nomem(cv);
-  size_t pos = 0;
-  int number = 0;
-  struct gcb__line l;
-  char buf[1024], *tok[GCB__MAX_TOKENS + 1];
+  struct gcb__lines r = {.text = cv->text, .len = cv->len, .room = 1024};
   enum gcb_status st = GCB_OK;
   x->cv = cv;
   x->max_rank = -1;
   x->rccl = strstr(cv->format, "rccl") != NULL ||
             gcb__text_has(cv->text, cv->len, "rccl-tests", GCB__DETECT_WINDOW);
   gcb__conv_run(cv, x->rccl ? "rccl-tests" : "nccl-tests");
-  while (st == GCB_OK && x->cut_line == 0 &&
-         gcb__line_next(cv->text, cv->len, &pos, &number, &l)) {
-    size_t n = gcb__line_tokens(&l, buf, sizeof buf, tok);
-    if (n > GCB__MAX_TOKENS)
+  while (st == GCB_OK && r.cut == 0 && gcb__lines_next(&r)) {
+    if (r.n > GCB__MAX_TOKENS)
       continue; /* no line of these tools has that many words */
-    if (x->table.started && !x->table.closed && is_row(tok, n))
-      st = row_line(x, &l, tok, n, pos);
+    if (x->table.started && !x->table.closed && is_row(r.tok, r.n))
+      st = row_line(x, &r);
     else
-      st = other_line(x, &l, tok, n);
+      st = other_line(x, &r.l, r.tok, r.n);
   }
   if (st == GCB_OK)
-    st = log_end(x, number);
+    st = log_end(x, &r);
   free(x->table.row);
   free(x->seen);
   free(x);

@@ -131,30 +131,41 @@ struct gcb__line {
   bool last;  /* the file's last line, without a newline after it */
 };
 
-/*
- * The next line of text from *pos (advanced); false at the end. Strips a
- * trailing CR, markdown quoting ("> "), Open MPI's --tag-output
- * ("[1,0]<stdout>:") and srun --label ("0: ") prefixes.
- */
-bool gcb__line_next(const char *text, size_t len, size_t *pos, int *number,
-                    struct gcb__line *out);
+#define GCB__LINE_BYTES 8192
 
-/* Splits a line at blanks into at most GCB__MAX_TOKENS NUL-terminated
- * tokens in buf (size bytes); returns the count, or GCB__MAX_TOKENS + 1
- * when there are more. */
-size_t gcb__line_tokens(const struct gcb__line *l, char *buf, size_t size,
-                        char **tok);
+/* A text input read a line at a time, each line split at blanks; starts
+ * as {.text, .len, .room}, the rest zero. */
+struct gcb__lines {
+  const char *text;
+  size_t len, pos;    /* pos: where the next line starts */
+  int number;         /* lines read */
+  size_t room;        /* bytes a line's tokens may take, to GCB__LINE_BYTES */
+  struct gcb__line l; /* the current line */
+  size_t n; /* its tokens; GCB__MAX_TOKENS + 1 when more, or past room */
+  char *tok[GCB__MAX_TOKENS + 1];
+  int cut; /* the line the text ends in, inside a row (gcb__lines_cut) */
+  char buf[GCB__LINE_BYTES];
+};
+
+/*
+ * The next line into r->l and its NUL-terminated tokens into r->tok; false
+ * at the end. Strips a trailing CR, markdown quoting ("> "), Open MPI's
+ * --tag-output ("[1,0]<stdout>:") and srun --label ("0: ") prefixes.
+ */
+bool gcb__lines_next(struct gcb__lines *r);
 
 /* Whether the line, after blanks, starts with `prefix`. */
 bool gcb__line_starts(const struct gcb__line *l, const char *prefix);
 
+/* The line as a string in buf, cut to size - 1 bytes. */
+void gcb__line_text(const struct gcb__line *l, char *buf, size_t size);
+
 /* Whether the line contains `needle`. */
 bool gcb__line_has(const struct gcb__line *l, const char *needle);
 
-/* Whether l is the last line of cv's text or only blanks follow it (from
- * next, where the line after it starts): a short row there is a cut. */
-bool gcb__line_at_end(const struct gcb__line *l, const struct gcb__conv *cv,
-                      size_t next);
+/* Whether r's line is the last of its text or only blanks follow it: a
+ * short row there is a cut, which r->cut then records. */
+bool gcb__lines_cut(struct gcb__lines *r);
 
 /* s as a finite number (the whole token; a trailing '*' allowed, as
  * rccl-tests marks errors over its threshold); false otherwise. */
@@ -180,9 +191,10 @@ const char *gcb__conv_base_name(const char *path);
 /* The run of cv->m as a converted file knows it: `tool` ("nccl-tests")
  * wrote the file; the run's id is the file's base name, its status
  * "complete", its backend "cuda" with a reason that names the format and
- * the file; its times, command line, ranks and nodes unknown ("", [], 0)
- * until gcb__conv_run_set says them. Out of memory here and in the two
- * below is the model's (sticky: gcb__model_done fails). */
+ * the file; its times, command line and ranks unknown ("", [], 0) until
+ * gcb__conv_run_set says them, its nodes the model's when the conversion
+ * ends. Out of memory here and in the two below is the model's (sticky:
+ * gcb__model_done fails). */
 void gcb__conv_run(struct gcb__conv *cv, const char *tool);
 
 /* Sets member `key` of cv->m's run object, from which the run's fields

@@ -3,10 +3,12 @@
  * stdout), as people keep them: pasted into markdown ("> " quoting),
  * captured through Open MPI's --tag-output ("[1,0]<stdout>:") or srun
  * --label ("0: "), with CRs from Windows editors. Those prefixes are
- * removed here once, so the converters see the tool's own text.
+ * removed here once, so the converters see the tool's own text, read a
+ * line at a time and split into tokens by one reader (struct gcb__lines).
  */
 #include <ctype.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,26 +66,11 @@ static void strip_prefixes(struct gcb__line *l) {
   }
 }
 
-bool gcb__line_next(const char *text, size_t len, size_t *pos, int *number,
-                    struct gcb__line *out) {
-  if (*pos >= len)
-    return false;
-  const char *start = text + *pos;
-  const char *nl = memchr(start, '\n', len - *pos);
-  size_t n = nl ? (size_t)(nl - start) : len - *pos;
-  *pos += n + (nl != NULL);
-  (*number)++;
-  *out = (struct gcb__line){
-      .at = start, .len = n, .number = *number, .last = nl == NULL};
-  if (out->len > 0 && out->at[out->len - 1] == '\r')
-    out->len--;
-  strip_prefixes(out);
-  return true;
-}
-
-size_t gcb__line_tokens(const struct gcb__line *l, char *buf, size_t size,
-                        char **tok) {
-  size_t n = 0, used = 0, i = 0;
+/* Splits r's line at blanks into r->tok. */
+static void tokens(struct gcb__lines *r) {
+  const struct gcb__line *l = &r->l;
+  size_t used = 0, i = 0;
+  r->n = 0;
   while (i < l->len) {
     while (i < l->len && isspace((unsigned char)l->at[i]))
       i++;
@@ -92,14 +79,31 @@ size_t gcb__line_tokens(const struct gcb__line *l, char *buf, size_t size,
     size_t s = i;
     while (i < l->len && !isspace((unsigned char)l->at[i]))
       i++;
-    if (n == GCB__MAX_TOKENS || used + (i - s) + 1 > size)
-      return GCB__MAX_TOKENS + 1;
-    memcpy(buf + used, l->at + s, i - s);
-    buf[used + (i - s)] = '\0';
-    tok[n++] = buf + used;
+    if (r->n == GCB__MAX_TOKENS || used + (i - s) + 1 > r->room) {
+      r->n = GCB__MAX_TOKENS + 1;
+      return;
+    }
+    memcpy(r->buf + used, l->at + s, i - s);
+    r->buf[used + (i - s)] = '\0';
+    r->tok[r->n++] = r->buf + used;
     used += i - s + 1;
   }
-  return n;
+}
+
+bool gcb__lines_next(struct gcb__lines *r) {
+  if (r->pos >= r->len)
+    return false;
+  const char *start = r->text + r->pos;
+  const char *nl = memchr(start, '\n', r->len - r->pos);
+  size_t n = nl ? (size_t)(nl - start) : r->len - r->pos;
+  r->pos += n + (nl != NULL);
+  r->l = (struct gcb__line){
+      .at = start, .len = n, .number = ++r->number, .last = nl == NULL};
+  if (r->l.len > 0 && r->l.at[r->l.len - 1] == '\r')
+    r->l.len--;
+  strip_prefixes(&r->l);
+  tokens(r);
+  return true;
 }
 
 bool gcb__line_starts(const struct gcb__line *l, const char *prefix) {
@@ -109,15 +113,22 @@ bool gcb__line_starts(const struct gcb__line *l, const char *prefix) {
   return l->len - i >= k && memcmp(l->at + i, prefix, k) == 0;
 }
 
+void gcb__line_text(const struct gcb__line *l, char *buf, size_t size) {
+  snprintf(buf, size, "%.*s", (int)(l->len < size ? l->len : size - 1), l->at);
+}
+
 bool gcb__line_has(const struct gcb__line *l, const char *needle) {
   return gcb__text_has(l->at, l->len, needle, l->len);
 }
 
-bool gcb__line_at_end(const struct gcb__line *l, const struct gcb__conv *cv,
-                      size_t next) {
-  while (next < cv->len && isspace((unsigned char)cv->text[next]))
+bool gcb__lines_cut(struct gcb__lines *r) {
+  size_t next = r->pos;
+  while (next < r->len && isspace((unsigned char)r->text[next]))
     next++;
-  return l->last || next == cv->len;
+  bool at_end = r->l.last || next == r->len;
+  if (at_end)
+    r->cut = r->l.number;
+  return at_end;
 }
 
 bool gcb__token_number(const char *s, double *out) {

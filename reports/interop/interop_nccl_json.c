@@ -256,7 +256,6 @@ static enum gcb_status header(struct nccl *x, const json_t *root,
   st = devices(x, devs);
   gcb__conv_leave(cv);
   gcb__conv_leave(cv);
-  gcb__conv_run_set(cv, "nodes", gcb__mvalue_int((long long)m->nnodes));
   return st;
 }
 

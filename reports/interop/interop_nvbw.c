@@ -119,7 +119,6 @@ static void nvbw_begin(struct nvbw *x, struct gcb__conv *cv,
   x->cv = cv;
   gcb__conv_run(cv, "nvbandwidth");
   cv->m->run.version = gcb__model_str(cv->m, version);
-  gcb__conv_run_set(cv, "nodes", gcb__mvalue_int(1));
 }
 
 /* The CUDA runtime nvbandwidth names as a number (12040) into software[]
@@ -421,7 +420,6 @@ struct text {
   bool in_matrix;    /* a description seen, its rows being read */
   bool have_columns; /* the column index line seen */
   size_t columns;
-  int cut_line;
 };
 
 static bool is_description(const struct gcb__line *l) {
@@ -430,12 +428,10 @@ static bool is_description(const struct gcb__line *l) {
 
 static int text_detect(const struct gcb__sniff *s, char *why, size_t size) {
   size_t win = s->len < GCB__DETECT_WINDOW ? s->len : GCB__DETECT_WINDOW;
-  size_t pos = 0;
-  int number = 0;
-  struct gcb__line l;
+  struct gcb__lines r = {.text = s->text, .len = win}; /* no tokens needed */
   bool version = gcb__text_has(s->text, win, "nvbandwidth Version", win);
-  while (pos < win && gcb__line_next(s->text, win, &pos, &number, &l))
-    if (is_description(&l))
+  while (gcb__lines_next(&r))
+    if (is_description(&r.l))
       return version ? 70 : 50;
   snprintf(why, size, "no \"... CPU(row) -> GPU(column) ...\" matrix");
   return 0;
@@ -468,9 +464,12 @@ static enum gcb_status sum_line(struct text *t, char **tok, size_t n,
   return st;
 }
 
-/* A line of a matrix: the column indices, or a row "i v v ...". */
-static enum gcb_status matrix_line(struct text *t, const struct gcb__line *l,
-                                   char **tok, size_t n, size_t next) {
+/* A line of a matrix: the column indices, or a row "i v v ..."; a bad
+ * row where the file ends is a cut (r->cut). */
+static enum gcb_status matrix_line(struct text *t, struct gcb__lines *r) {
+  char **tok = r->tok;
+  size_t n = r->n;
+  int line = r->l.number;
   double v[GCB__NVBW_MAX_GPUS + 1], idx;
   for (size_t i = 0; i < n; i++) {
     bool na = strcmp(tok[i], "N/A") == 0;
@@ -486,7 +485,7 @@ static enum gcb_status matrix_line(struct text *t, const struct gcb__line *l,
   /* A figure out of range is an error wherever it is, not a cut. */
   char why[128];
   if (nvbw_value_bad(v + 1, n - 1, 0, why, sizeof why))
-    return gcb__conv_bad_line(t->x->cv, l->number, "%s: row %zu: %s",
+    return gcb__conv_bad_line(t->x->cv, line, "%s: row %zu: %s",
                               t->name[0] ? t->name : "matrix", t->x->m.rows,
                               why);
   const char *bad = NULL;
@@ -503,18 +502,16 @@ static enum gcb_status matrix_line(struct text *t, const struct gcb__line *l,
     return GCB_OK;
   if (bad == nvbw_no_memory)
     return gcb__conv_nomem(t->x->cv);
-  if (gcb__line_at_end(l, t->x->cv, next)) {
-    t->cut_line = l->number;
+  if (gcb__lines_cut(r))
     return GCB_OK;
-  }
-  return gcb__conv_bad_line(t->x->cv, l->number, "%s: %s",
+  return gcb__conv_bad_line(t->x->cv, line, "%s: %s",
                             t->name[0] ? t->name : "matrix", bad);
 }
 
 /* The preamble: version, CUDA, driver, devices. */
 static void preamble(struct text *t, const struct gcb__line *l) {
   char buf[256];
-  snprintf(buf, sizeof buf, "%.*s", (int)(l->len < 255 ? l->len : 255), l->at);
+  gcb__line_text(l, buf, sizeof buf);
   struct gcb__conv *cv = t->x->cv;
   const char *v;
   unsigned idx;
@@ -534,16 +531,14 @@ static void preamble(struct text *t, const struct gcb__line *l) {
   }
 }
 
-static enum gcb_status text_line(struct text *t, const struct gcb__line *l,
-                                 size_t next) {
-  char buf[8192], *tok[GCB__MAX_TOKENS + 1];
-  char desc[160];
-  size_t n = gcb__line_tokens(l, buf, sizeof buf, tok);
+static enum gcb_status text_line(struct text *t, struct gcb__lines *r) {
+  const struct gcb__line *l = &r->l;
+  char **tok = r->tok, desc[160];
+  size_t n = r->n;
   enum gcb_status st = GCB_OK;
   if (is_description(l)) {
     st = end_matrix(t, false, l->number);
-    snprintf(desc, sizeof desc, "%.*s", (int)(l->len < 159 ? l->len : 159),
-             l->at);
+    gcb__line_text(l, desc, sizeof desc);
     nvbw_matrix_start(t->x, desc);
     t->in_matrix = true;
   } else if (n == 2 && strcmp(tok[0], "Running") == 0) {
@@ -563,7 +558,7 @@ static enum gcb_status text_line(struct text *t, const struct gcb__line *l,
                             "more than %d columns in a matrix row",
                             GCB__NVBW_MAX_GPUS);
   else if (t->in_matrix && n > 0)
-    st = matrix_line(t, l, tok, n, next);
+    st = matrix_line(t, r);
   else
     preamble(t, l);
   return st;
@@ -577,20 +572,18 @@ static enum gcb_status text_convert(struct gcb__conv *cv, const json_t *root) {
     return gcb__conv_nomem(cv);
   enum gcb_status st = GCB_OK;
   nvbw_begin(x, cv, "");
-  size_t pos = 0;
-  int number = 0;
-  struct gcb__line l;
-  while (st == GCB_OK && t.cut_line == 0 &&
-         gcb__line_next(cv->text, cv->len, &pos, &number, &l))
-    st = text_line(&t, &l, pos);
+  struct gcb__lines r = {
+      .text = cv->text, .len = cv->len, .room = GCB__LINE_BYTES};
+  while (st == GCB_OK && r.cut == 0 && gcb__lines_next(&r))
+    st = text_line(&t, &r);
   if (st == GCB_OK)
-    st = end_matrix(&t, true, number);
-  if (st == GCB_OK && t.cut_line) {
+    st = end_matrix(&t, true, r.number);
+  if (st == GCB_OK && r.cut) {
     char msg[200];
     snprintf(msg, sizeof msg,
              "the output ends at line %d inside a matrix of %s (a timeout or "
              "a truncated copy): its finished rows are kept",
-             t.cut_line, t.name[0] ? t.name : "a testcase");
+             r.cut, t.name[0] ? t.name : "a testcase");
     st = gcb__conv_timeout(cv, "nvbandwidth", "output", msg);
   }
   return nvbw_end(x, st);

@@ -52,10 +52,10 @@ struct gcb__osu_op {
   const char *title; /* "Gather Latency" of "# OSU MPI Gather Latency Test" */
   const char *op;    /* gcbench coll's operation */
   enum gcb__osu_kind kind;
-  bool per_rank; /* OSU's size is each rank's block: gcbench's S is size*n */
-  bool rooted, reduces;
-  bool sizeless; /* osu_barrier: no size column */
-  char factor;   /* busbw/algbw: 'a' 2(n-1)/n, 'g' (n-1)/n, '1' one */
+  /* PER_RANK: OSU's size is each rank's block (gcbench's S is size*n);
+   * SIZELESS: osu_barrier, no size column */
+  enum { PER_RANK = 1, ROOTED = 2, REDUCES = 4, SIZELESS = 8 } traits;
+  char factor; /* busbw/algbw: 'a' 2(n-1)/n, 'g' (n-1)/n, '1' one */
 };
 
 struct gcb__osu {
@@ -67,7 +67,6 @@ struct gcb__osu {
   size_t ncols;
   bool started, sizeless; /* sizeless: no "Size" column (osu_barrier) */
   size_t rows;
-  int cut_line;
   long long ranks;         /* the benchmark's rank count; 0: unknown */
   long long next_ranks;    /* from a launcher line, for the next title */
   long long pairs, window; /* osu_mbw_mr's "# [ pairs: N ] [ window ... ]" */
@@ -78,34 +77,23 @@ struct gcb__osu {
 
 /* OSU's titles (5.x and 7.x) and gcbench's names; titles match whole. */
 static const struct gcb__osu_op ops[] = {
-    {"Allreduce Latency", "allreduce", GCB__OSU_COLL, false, false, true, false,
-     'a'},
-    {"Allgather Latency", "allgather", GCB__OSU_COLL, true, false, false, false,
-     'g'},
+    {"Allreduce Latency", "allreduce", GCB__OSU_COLL, REDUCES, 'a'},
+    {"Allgather Latency", "allgather", GCB__OSU_COLL, PER_RANK, 'g'},
     {"All-to-All Personalized Exchange Latency", "alltoall", GCB__OSU_COLL,
-     true, false, false, false, 'g'},
-    {"All-to-All Latency", "alltoall", GCB__OSU_COLL, true, false, false, false,
-     'g'},
-    {"Broadcast Latency", "broadcast", GCB__OSU_COLL, false, true, false, false,
-     '1'},
-    {"Reduce Latency", "reduce", GCB__OSU_COLL, false, true, true, false, '1'},
-    {"Reduce_scatter Latency", "reducescatter", GCB__OSU_COLL, false, false,
-     true, false, 'g'},
-    {"Reduce Scatter Latency", "reducescatter", GCB__OSU_COLL, false, false,
-     true, false, 'g'},
-    {"Gather Latency", "gather", GCB__OSU_COLL, true, true, false, false, 'g'},
-    {"Scatter Latency", "scatter", GCB__OSU_COLL, true, true, false, false,
-     'g'},
-    {"Barrier Latency", "barrier", GCB__OSU_COLL, false, false, false, true,
-     '1'},
-    {"Latency", "latency", GCB__OSU_PT2PT, false, false, false, false, '1'},
-    {"Bandwidth", "bandwidth", GCB__OSU_PT2PT, false, false, false, false, '1'},
-    {"Bi-Directional Bandwidth", "bibw", GCB__OSU_PT2PT, false, false, false,
-     false, '1'},
-    {"Multi Latency", "latency", GCB__OSU_MULTI, false, false, false, false,
-     '1'},
-    {"Multiple Bandwidth / Message Rate", "bandwidth", GCB__OSU_MULTI, false,
-     false, false, false, '1'},
+     PER_RANK, 'g'},
+    {"All-to-All Latency", "alltoall", GCB__OSU_COLL, PER_RANK, 'g'},
+    {"Broadcast Latency", "broadcast", GCB__OSU_COLL, ROOTED, '1'},
+    {"Reduce Latency", "reduce", GCB__OSU_COLL, ROOTED | REDUCES, '1'},
+    {"Reduce_scatter Latency", "reducescatter", GCB__OSU_COLL, REDUCES, 'g'},
+    {"Reduce Scatter Latency", "reducescatter", GCB__OSU_COLL, REDUCES, 'g'},
+    {"Gather Latency", "gather", GCB__OSU_COLL, PER_RANK | ROOTED, 'g'},
+    {"Scatter Latency", "scatter", GCB__OSU_COLL, PER_RANK | ROOTED, 'g'},
+    {"Barrier Latency", "barrier", GCB__OSU_COLL, SIZELESS, '1'},
+    {"Latency", "latency", GCB__OSU_PT2PT, 0, '1'},
+    {"Bandwidth", "bandwidth", GCB__OSU_PT2PT, 0, '1'},
+    {"Bi-Directional Bandwidth", "bibw", GCB__OSU_PT2PT, 0, '1'},
+    {"Multi Latency", "latency", GCB__OSU_MULTI, 0, '1'},
+    {"Multiple Bandwidth / Message Rate", "bandwidth", GCB__OSU_MULTI, 0, '1'},
 };
 
 /* The program titled `title`, or NULL. */
@@ -134,9 +122,11 @@ static const char *type_of(const struct gcb__osu *o, double *bytes) {
                {"float", "float", 4}, {"double", "double", 8},
                {"long", "int64", 8},  {"short", "int16", 2},
                {"uint8", "uint8", 1}};
-  const char *t = o->type[0] ? o->type : o->known->reduces ? "float" : "char";
+  const char *t = o->type[0]                   ? o->type
+                  : o->known->traits & REDUCES ? "float"
+                                               : "char";
   *bytes = 1;
-  bool pt2pt = o->known->kind != GCB__OSU_COLL || o->known->sizeless;
+  bool pt2pt = o->known->kind != GCB__OSU_COLL || o->known->traits & SIZELESS;
   if (strcmp(t, "char") == 0)
     return pt2pt ? "uint8" : "int8";
   for (size_t i = 0; i < sizeof types / sizeof *types; i++)
@@ -209,17 +199,19 @@ static enum gcb_status known_row(struct gcb__osu *o, char **tok, double size,
     if (strcmp(o->col[c], "Validation") != 0 && !gcb__token_number(tok[c], &v))
       return gcb__conv_bad_line(o->cv, line, "%s: %s '%.20s' is not a number",
                                 o->bench, o->col[c], tok[c]);
-  struct gcb__coll_row r = {
-      .root = k->rooted ? 0 : -1, .line = line, .no_bytes = k->sizeless};
+  struct gcb__coll_row r = {.root = k->traits & ROOTED ? 0 : -1,
+                            .line = line,
+                            .no_bytes = k->traits & SIZELESS};
   snprintf(r.type, sizeof r.type, "%s", type_of(o, &bytes));
-  snprintf(r.redop, sizeof r.redop, "%s", k->reduces ? "sum" : "none");
-  r.size = k->per_rank && n > 0 ? size * (double)n : size;
+  snprintf(r.redop, sizeof r.redop, "%s", k->traits & REDUCES ? "sum" : "none");
+  bool per_rank = k->traits & PER_RANK;
+  r.size = per_rank && n > 0 ? size * (double)n : size;
   if (r.size > GCB__MAX_COUNT)
     return gcb__conv_bad_line(o->cv, line,
                               "%s: %.0f B per rank on %lld ranks is %.3g B, "
                               "not a message size (more than 2^53)",
                               o->bench, size, n, r.size);
-  r.count = floor((k->per_rank ? size : r.size) / bytes);
+  r.count = floor((per_rank ? size : r.size) / bytes);
   if (strcmp(k->op, "reducescatter") == 0 && n > 0)
     r.count = floor(r.count / (double)n); /* each rank's, as nccl-tests */
   struct gcb__coll_half *h = &r.half[0];
@@ -260,7 +252,7 @@ static int detect(const struct gcb__sniff *s, char *why, size_t size) {
 /* "# OSU MPI Allreduce Latency Test v5.7.1" (also "MPI-CUDA", "OpenSHMEM"). */
 static void title(struct gcb__osu *o, const struct gcb__line *l) {
   char t[160];
-  snprintf(t, sizeof t, "%.*s", (int)(l->len < 159 ? l->len : 159), l->at);
+  gcb__line_text(l, t, sizeof t);
   char *p = strstr(t, "OSU "), *end = strstr(t, " Test");
   p = p ? strchr(p + 4, ' ') : NULL; /* past "OSU MPI" */
   if (p == NULL || end == NULL || end <= p)
@@ -345,8 +337,11 @@ static bool all_numbers(char **tok, size_t n) {
   return n > 0;
 }
 
-static enum gcb_status row(struct gcb__osu *o, const struct gcb__line *l,
-                           char **tok, size_t n, size_t next) {
+/* The row at r; a short one where the file ends is a cut (r->cut). */
+static enum gcb_status row(struct gcb__osu *o, struct gcb__lines *r) {
+  char **tok = r->tok;
+  size_t n = r->n;
+  int line = r->l.number;
   double size = 0;
   if (n > GCB__MAX_TOKENS)
     return GCB_OK; /* no OSU row has that many columns */
@@ -355,29 +350,26 @@ static enum gcb_status row(struct gcb__osu *o, const struct gcb__line *l,
                         size != floor(size))
     return GCB_OK; /* not a row: MPI warnings, blank lines */
   if (size > GCB__MAX_COUNT)
-    return gcb__conv_bad_line(o->cv, l->number,
+    return gcb__conv_bad_line(o->cv, line,
                               "%s: size %.3g B is not a message size (more "
                               "than 2^53)",
                               o->bench, size);
-  if (n != o->ncols) {
-    if (gcb__line_at_end(l, o->cv, next)) {
-      o->cut_line = l->number;
-      return GCB_OK;
-    }
-    return gcb__conv_bad_line(o->cv, l->number,
-                              "%s: row %zu has %zu columns, expected %zu",
-                              o->bench, o->rows + 1, n, o->ncols);
-  }
+  if (n != o->ncols)
+    return gcb__lines_cut(r)
+               ? GCB_OK
+               : gcb__conv_bad_line(o->cv, line,
+                                    "%s: row %zu has %zu columns, expected %zu",
+                                    o->bench, o->rows + 1, n, o->ncols);
   if (o->sizeless && o->rows > 0)
-    return gcb__conv_bad_line(o->cv, l->number,
+    return gcb__conv_bad_line(o->cv, line,
                               "%s: a second row in a table without sizes "
                               "(OSU prints one)",
                               o->bench);
   o->rows++;
   /* a known program's table has its columns: else kept as figures */
-  bool known = o->known != NULL && o->known->sizeless == o->sizeless;
-  return known ? known_row(o, tok, size, l->number)
-               : figure_row(o, tok, size, l->number);
+  bool known =
+      o->known != NULL && !(o->known->traits & SIZELESS) == !o->sizeless;
+  return known ? known_row(o, tok, size, line) : figure_row(o, tok, size, line);
 }
 
 /* A number after `key` in the line's tokens ("pairs:" 8), or -1. */
@@ -434,15 +426,13 @@ static void datatype(struct gcb__osu *o, const struct gcb__line *l) {
   o->type[k] = '\0';
 }
 
-static enum gcb_status line(struct gcb__osu *o, const struct gcb__line *l,
-                            size_t next) {
-  char buf[512], *tok[GCB__MAX_TOKENS + 1];
+static enum gcb_status line(struct gcb__osu *o, struct gcb__lines *r) {
+  const struct gcb__line *l = &r->l;
   if (gcb__line_starts(l, "# OSU ")) {
     title(o, l);
     return GCB_OK;
   }
-  size_t n = gcb__line_tokens(l, buf, sizeof buf, tok);
-  long long ranks = launcher_ranks(tok, n);
+  long long ranks = launcher_ranks(r->tok, r->n);
   if (ranks > 0) {
     o->next_ranks = ranks;
     return GCB_OK;
@@ -454,8 +444,8 @@ static enum gcb_status line(struct gcb__osu *o, const struct gcb__line *l,
     return GCB_OK;
   }
   if (gcb__line_starts(l, "# [ pairs:")) {
-    o->pairs = number_after(tok, n, "pairs:");
-    o->window = number_after(tok, n, "size:");
+    o->pairs = number_after(r->tok, r->n, "pairs:");
+    o->window = number_after(r->tok, r->n, "size:");
     if (o->pairs > 0 && o->ranks == 0)
       o->ranks = 2 * o->pairs; /* osu_mbw_mr: pairs = numprocs / 2 */
     return GCB_OK;
@@ -467,16 +457,17 @@ static enum gcb_status line(struct gcb__osu *o, const struct gcb__line *l,
                : gcb__conv_bad_line(o->cv, l->number, "unreadable column line");
   if (o->ncols > 0 && o->ranks > o->max_ranks)
     o->max_ranks = o->ranks;
-  return o->ncols > 0 ? row(o, l, tok, n, next) : GCB_OK;
+  return o->ncols > 0 ? row(o, r) : GCB_OK;
 }
 
-/* The file ends inside a row: the rows before stay, the cut is said. */
-static enum gcb_status cut(struct gcb__osu *o) {
+/* The file ends inside a row (at `line`): the rows before stay, the cut
+ * is said. */
+static enum gcb_status cut(struct gcb__osu *o, int line) {
   char msg[200];
   snprintf(msg, sizeof msg,
            "the output ends at line %d inside a row of %s (a timeout or a "
            "truncated copy): the rows before are kept",
-           o->cut_line, o->bench);
+           line, o->bench);
   return gcb__conv_timeout(o->cv, "osu", o->bench, msg);
 }
 
@@ -484,17 +475,14 @@ static enum gcb_status convert(struct gcb__conv *cv, const json_t *root) {
   (void)root;
   struct gcb__osu o = {.cv = cv};
   gcb__conv_run(cv, "OSU");
-  size_t pos = 0;
-  int number = 0;
-  struct gcb__line l;
+  struct gcb__lines r = {.text = cv->text, .len = cv->len, .room = 512};
   enum gcb_status st = GCB_OK;
-  while (st == GCB_OK && o.cut_line == 0 &&
-         gcb__line_next(cv->text, cv->len, &pos, &number, &l))
-    st = line(&o, &l, pos);
-  if (st == GCB_OK && o.cut_line)
-    st = cut(&o);
+  while (st == GCB_OK && r.cut == 0 && gcb__lines_next(&r))
+    st = line(&o, &r);
+  if (st == GCB_OK && r.cut)
+    st = cut(&o, r.cut);
   if (st == GCB_OK && cv->m->ncases == 0 && cv->m->nskips == 0)
-    st = gcb__conv_bad_line(cv, number, "no result rows");
+    st = gcb__conv_bad_line(cv, r.number, "no result rows");
   gcb__conv_run_set(cv, "ranks", gcb__mvalue_int(o.max_ranks));
   return st;
 }
