@@ -85,15 +85,16 @@ static bool integer(const char *s, double *out) {
          *out <= GCB__MAX_COUNT && strchr(s, '*') == NULL;
 }
 
-/* time algbw busbw #wrong at tok; NULL or what is wrong. */
-static const char *read_half(char **tok, struct gcb__coll_half *h) {
+/* time algbw busbw #wrong at tok; NULL or what is wrong (in why, or a
+ * constant). */
+static const char *read_half(char **tok, struct gcb__coll_half *h, char *why,
+                             size_t size) {
   double v[3];
   static const char *const names[] = {"time", "algbw", "busbw"};
-  static char why[64];
   for (size_t i = 0; i < 3; i++) {
     bool nan_word = strstr(tok[i], "nan") != NULL || strcmp(tok[i], "N/A") == 0;
     if (!gcb__token_number(tok[i], &v[i]) && !nan_word) {
-      snprintf(why, sizeof why, "%s '%.20s' is not a number", names[i], tok[i]);
+      snprintf(why, size, "%s '%.20s' is not a number", names[i], tok[i]);
       return why;
     }
     v[i] = nan_word ? NAN : v[i];
@@ -106,9 +107,11 @@ static const char *read_half(char **tok, struct gcb__coll_half *h) {
   return NULL;
 }
 
-/* Reads a row's tokens in table t's layout; NULL, or what is wrong. */
+/* Reads a row's tokens in table t's layout; NULL, or what is wrong (as
+ * read_half says it). */
 static const char *row_read(const struct gcb__coll_table *t, char **tok,
-                            size_t n, struct gcb__coll_row *r) {
+                            size_t n, struct gcb__coll_row *r, char *why,
+                            size_t size) {
   size_t want = t->nleft + 4 * t->halves, k = 3;
   *r = (struct gcb__coll_row){.root = -1};
   if (!integer(tok[0], &r->size) || !integer(tok[1], &r->count))
@@ -125,7 +128,7 @@ static const char *row_read(const struct gcb__coll_table *t, char **tok,
     k++;
   }
   for (size_t h = 0; h < t->halves; h++) {
-    const char *bad = read_half(tok + k + 4 * h, &r->half[h]);
+    const char *bad = read_half(tok + k + 4 * h, &r->half[h], why, size);
     if (bad != NULL)
       return bad;
   }
@@ -479,14 +482,15 @@ static enum gcb_status row_line(struct gcb__coll_log *x, struct gcb__lines *r) {
   size_t want = t->nleft + 4 * t->halves, n = r->n;
   int line = r->l.number;
   struct gcb__coll_row row;
-  const char *bad = n == want || (n + 1 == want && t->has_redop)
-                        ? row_read(t, r->tok, n, &row)
-                        : "columns";
-  if (bad == NULL)
+  char why[64];
+  bool columns = n == want || (n + 1 == want && t->has_redop);
+  const char *bad =
+      columns ? row_read(t, r->tok, n, &row, why, sizeof why) : NULL;
+  if (columns && bad == NULL)
     return row_add(x, &row, line);
   if (gcb__lines_cut(r))
     return GCB_OK;
-  if (strcmp(bad, "columns") == 0)
+  if (!columns)
     return gcb__conv_bad_line(x->cv, line,
                               "row %zu has %zu columns, expected %zu",
                               t->rows + 1, n, want);

@@ -192,38 +192,36 @@ static void nvbw_matrix_start(struct nvbw *x, const char *desc) {
     snprintf(m->unit, sizeof m->unit, "GB/s");
 }
 
-/* What nvbw_matrix_row says when it cannot grow the matrix: the callers
- * tell it apart (by its address) from a bad row, as out of memory. */
-static const char nvbw_no_memory[] = "out of memory";
-
-/* Appends a row of n cells; NULL, nvbw_no_memory, or what is wrong (a
- * ragged row, too many rows or columns). Cells are checked with
+/* Appends a row of n cells to x->m: GCB_OK; GCB_ENOMEM (said); or
+ * GCB_EINPUT with what is wrong (a ragged row, too many rows or columns)
+ * in why, unsaid, for the caller to say where. Cells are checked with
  * nvbw_value_bad first. */
-static const char *nvbw_matrix_row(struct nvbw *x, const double *v, size_t n) {
-  static char why[96];
+static enum gcb_status nvbw_matrix_row(struct nvbw *x, const double *v,
+                                       size_t n, char *why, size_t size) {
   struct nvbw_matrix *m = &x->m;
   if (n == 0 || n > GCB__NVBW_MAX_GPUS)
-    return "expected 1 to 256 values in a row";
-  if (m->rows > 0 && n != m->cols) {
-    snprintf(why, sizeof why, "row %zu has %zu values, the first row %zu",
-             m->rows, n, m->cols);
-    return why; /* a ragged matrix: no cell is invented */
+    snprintf(why, size, "expected 1 to 256 values in a row");
+  else if (m->rows > 0 && n != m->cols) /* ragged: no cell is invented */
+    snprintf(why, size, "row %zu has %zu values, the first row %zu", m->rows, n,
+             m->cols);
+  else if (m->rows >= GCB__NVBW_MAX_ROWS)
+    snprintf(why, size, "more than 768 rows in one matrix");
+  else {
+    if ((m->rows + 1) * n > m->cap) {
+      size_t cap = (m->rows + 1) * n * 2;
+      double *grown = realloc(m->cell, cap * sizeof *grown);
+      if (grown == NULL)
+        return gcb__conv_nomem(x->cv);
+      m->cell = grown;
+      m->cap = cap;
+    }
+    memcpy(m->cell + m->rows * n, v, n * sizeof *v);
+    m->cols = n;
+    m->rows++;
+    x->widest = n > x->widest ? n : x->widest;
+    return GCB_OK;
   }
-  if (m->rows >= GCB__NVBW_MAX_ROWS)
-    return "more than 768 rows in one matrix";
-  if ((m->rows + 1) * n > m->cap) {
-    size_t cap = (m->rows + 1) * n * 2;
-    double *grown = realloc(m->cell, cap * sizeof *grown);
-    if (grown == NULL)
-      return nvbw_no_memory;
-    m->cell = grown;
-    m->cap = cap;
-  }
-  memcpy(m->cell + m->rows * n, v, n * sizeof *v);
-  m->cols = n;
-  m->rows++;
-  x->widest = n > x->widest ? n : x->widest;
-  return NULL;
+  return GCB_EINPUT;
 }
 
 /* ---- cases -------------------------------------------------------------- */
@@ -488,24 +486,20 @@ static enum gcb_status matrix_line(struct text *t, struct gcb__lines *r) {
     return gcb__conv_bad_line(t->x->cv, line, "%s: row %zu: %s",
                               t->name[0] ? t->name : "matrix", t->x->m.rows,
                               why);
-  const char *bad = NULL;
+  enum gcb_status st = GCB_EINPUT;
   if (!gcb__token_number(tok[0], &idx) || idx != (double)t->x->m.rows)
-    bad = "the row does not follow the one before";
-  else if (n - 1 != t->columns) {
-    static char why[96];
+    snprintf(why, sizeof why, "the row does not follow the one before");
+  else if (n - 1 != t->columns)
     snprintf(why, sizeof why, "row %zu has %zu values, expected %zu",
              t->x->m.rows, n - 1, t->columns);
-    bad = why;
-  } else
-    bad = nvbw_matrix_row(t->x, v + 1, n - 1);
-  if (bad == NULL)
-    return GCB_OK;
-  if (bad == nvbw_no_memory)
-    return gcb__conv_nomem(t->x->cv);
+  else
+    st = nvbw_matrix_row(t->x, v + 1, n - 1, why, sizeof why);
+  if (st != GCB_EINPUT)
+    return st;
   if (gcb__lines_cut(r))
     return GCB_OK;
   return gcb__conv_bad_line(t->x->cv, line, "%s: %s",
-                            t->name[0] ? t->name : "matrix", bad);
+                            t->name[0] ? t->name : "matrix", why);
 }
 
 /* The preamble: version, CUDA, driver, devices. */
@@ -659,10 +653,9 @@ static enum gcb_status json_matrix_row(struct nvbw *x, const json_t *row) {
   char why[128];
   if (nvbw_value_bad(v, json_array_size(row), 0, why, sizeof why))
     return gcb__conv_bad(x->cv, "%s", why);
-  const char *bad = nvbw_matrix_row(x, v, json_array_size(row));
-  if (bad == nvbw_no_memory)
-    return gcb__conv_nomem(x->cv);
-  return bad ? gcb__conv_bad(x->cv, "%s", bad) : GCB_OK;
+  enum gcb_status st =
+      nvbw_matrix_row(x, v, json_array_size(row), why, sizeof why);
+  return st == GCB_EINPUT ? gcb__conv_bad(x->cv, "%s", why) : st;
 }
 
 /* bandwidth_matrix into x->m, which starts empty for every testcase. */
