@@ -59,24 +59,21 @@ static const struct gcb__converter row_gcbench = {
  * '{' to the last line whose last non-blank byte is '}' (nvbandwidth -j
  * prints WARNING lines around its JSON). */
 static void json_part(struct gcb__sniff *s) {
-  size_t i = 0, first = s->len, last = 0;
-  int lines = 0, line0 = 0;
-  while (i < s->len) {
-    const char *nl = memchr(s->text + i, '\n', s->len - i);
-    size_t end = nl ? (size_t)(nl - s->text) : s->len, a = i, b = end;
-    while (a < b && (s->text[a] == ' ' || s->text[a] == '\t'))
+  struct gcb__lines r = {.text = s->text, .len = s->len, .raw = true};
+  size_t first = s->len, last = 0;
+  int line0 = 0;
+  while (gcb__lines_next(&r)) {
+    const char *a = r.l.at, *b = r.l.at + r.l.len;
+    while (a < b && (*a == ' ' || *a == '\t'))
       a++;
-    while (b > a && (s->text[b - 1] == ' ' || s->text[b - 1] == '\t' ||
-                     s->text[b - 1] == '\r'))
+    while (b > a && (b[-1] == ' ' || b[-1] == '\t' || b[-1] == '\r'))
       b--;
-    if (first == s->len && a < b && s->text[a] == '{') {
-      first = i;
-      line0 = lines;
+    if (first == s->len && a < b && *a == '{') {
+      first = (size_t)(r.l.at - s->text);
+      line0 = r.number - 1;
     }
-    if (first != s->len && a < b && s->text[b - 1] == '}')
-      last = b;
-    lines++;
-    i = end + 1;
+    if (first != s->len && a < b && b[-1] == '}')
+      last = (size_t)(b - s->text);
   }
   if (first == s->len || last <= first)
     return;

@@ -134,12 +134,14 @@ struct gcb__line {
 #define GCB__LINE_BYTES 8192
 
 /* A text input read a line at a time, each line split at blanks; starts
- * as {.text, .len, .room}, the rest zero. */
+ * as {.text, .len, .room} (or {.text, .len, .raw}), the rest zero. */
 struct gcb__lines {
   const char *text;
   size_t len, pos;    /* pos: where the next line starts */
   int number;         /* lines read */
   size_t room;        /* bytes a line's tokens may take, to GCB__LINE_BYTES */
+  bool raw;           /* lines as the file has them: nothing stripped, no
+                         tokens (JSON lines) */
   struct gcb__line l; /* the current line */
   size_t n; /* its tokens; GCB__MAX_TOKENS + 1 when more, or past room */
   char *tok[GCB__MAX_TOKENS + 1];
@@ -150,7 +152,8 @@ struct gcb__lines {
 /*
  * The next line into r->l and its NUL-terminated tokens into r->tok; false
  * at the end. Strips a trailing CR, markdown quoting ("> "), Open MPI's
- * --tag-output ("[1,0]<stdout>:") and srun --label ("0: ") prefixes.
+ * --tag-output ("[1,0]<stdout>:") and srun --label ("0: ") prefixes,
+ * unless r->raw.
  */
 bool gcb__lines_next(struct gcb__lines *r);
 

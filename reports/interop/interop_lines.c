@@ -99,6 +99,8 @@ bool gcb__lines_next(struct gcb__lines *r) {
   r->pos += n + (nl != NULL);
   r->l = (struct gcb__line){
       .at = start, .len = n, .number = ++r->number, .last = nl == NULL};
+  if (r->raw)
+    return true;
   if (r->l.len > 0 && r->l.at[r->l.len - 1] == '\r')
     r->l.len--;
   strip_prefixes(&r->l);

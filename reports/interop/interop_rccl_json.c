@@ -45,14 +45,27 @@ static bool looks_like_row(const json_t *o) {
          json_object_get(o, "algBw") != NULL;
 }
 
+/* The next line of r that is not blank, from its first non-blank byte
+ * to its end, into *at and *len; false at the end. */
+static bool next_object(struct gcb__lines *r, const char **at, size_t *len) {
+  while (gcb__lines_next(r)) {
+    size_t a = 0;
+    while (a < r->l.len && isspace((unsigned char)r->l.at[a]))
+      a++;
+    *at = r->l.at + a;
+    *len = r->l.len - a;
+    if (*len > 0)
+      return true;
+  }
+  return false;
+}
+
 static int detect(const struct gcb__sniff *s, char *why, size_t size) {
-  size_t i = 0;
-  while (i < s->len && isspace((unsigned char)s->text[i]))
-    i++;
-  const char *nl = memchr(s->text + i, '\n', s->len - i);
-  size_t end = nl ? (size_t)(nl - s->text) : s->len;
-  json_t *first = i < s->len && s->text[i] == '{'
-                      ? json_loadb(s->text + i, end - i, 0, NULL)
+  struct gcb__lines r = {.text = s->text, .len = s->len, .raw = true};
+  const char *at;
+  size_t len;
+  json_t *first = next_object(&r, &at, &len) && at[0] == '{'
+                      ? json_loadb(at, len, 0, NULL)
                       : NULL;
   bool ok = looks_like_row(first);
   json_decref(first);
@@ -101,15 +114,15 @@ static enum gcb_status read_line(struct gcb__conv *cv, const json_t *o,
 }
 
 /* One line, located as its own JSON text. */
-static enum gcb_status line(struct gcb__conv *cv, size_t at, size_t len,
+static enum gcb_status line(struct gcb__conv *cv, const char *at, size_t len,
                             int number, long long *gpus) {
   json_error_t je;
-  json_t *o = json_loadb(cv->text + at, len, JSON_REJECT_DUPLICATES, &je);
+  json_t *o = json_loadb(at, len, JSON_REJECT_DUPLICATES, &je);
   if (o == NULL)
     return gcb_err_set(cv->err, GCB_EINPUT, "%s:%d:%d: %s: %s", cv->name,
                        number, je.column, cv->format, je.text);
   struct gcb__conv one = *cv;
-  one.text = cv->text + at;
+  one.text = at;
   one.len = len;
   one.line0 = number - 1;
   struct gcb__coll_row r;
@@ -126,20 +139,13 @@ static enum gcb_status line(struct gcb__conv *cv, size_t at, size_t len,
 static enum gcb_status convert(struct gcb__conv *cv, const json_t *root) {
   (void)root;
   gcb__conv_run(cv, "rccl-tests");
-  size_t pos = 0;
-  int number = 0;
+  struct gcb__lines r = {.text = cv->text, .len = cv->len, .raw = true};
+  const char *at;
+  size_t len;
   long long gpus = 0;
   enum gcb_status st = GCB_OK;
-  while (st == GCB_OK && pos < cv->len) {
-    const char *nl = memchr(cv->text + pos, '\n', cv->len - pos);
-    size_t end = nl ? (size_t)(nl - cv->text) : cv->len, a = pos;
-    number++;
-    while (a < end && isspace((unsigned char)cv->text[a]))
-      a++;
-    if (a < end)
-      st = line(cv, a, end - a, number, &gpus);
-    pos = end + 1;
-  }
+  while (st == GCB_OK && next_object(&r, &at, &len))
+    st = line(cv, at, len, r.number, &gpus);
   gcb__conv_run_set(cv, "ranks", gcb__mvalue_int(gpus));
   return st;
 }
