@@ -6,6 +6,7 @@
  * and the join of that model to the topology a gcbench document recorded
  * for the same machine.
  */
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -463,6 +464,14 @@ enum gcb_status gcb__conv_error(struct gcb__conv *cv, const char *bench,
 /* A finite x, else NAN (a summary's "not printed"). */
 static double finite(double x) {
   return isfinite(x) ? x : NAN;
+}
+
+void gcb__coll_op(const char *s, size_t len, char *op, size_t size) {
+  size_t k = 0;
+  for (size_t i = 0; i < len && s[i] != '\0' && k + 1 < size; i++)
+    if (isalnum((unsigned char)s[i]))
+      op[k++] = (char)tolower((unsigned char)s[i]);
+  op[k] = '\0';
 }
 
 struct gcb__coll_half gcb__coll_half(double us, double alg, double bus,

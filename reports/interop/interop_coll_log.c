@@ -407,14 +407,10 @@ static bool op_from(const char *tok, char *op, size_t size) {
   if (end == NULL || end == tok)
     return false;
   for (const char *p = tok; p < end; p++)
-    if (*p == '/' || !(isalnum((unsigned char)*p) || *p == '_'))
+    if (!isalnum((unsigned char)*p) && *p != '_')
       base = p + 1;
-  size_t k = 0;
-  for (const char *p = base; p < end && k + 1 < size; p++)
-    if (*p != '_')
-      op[k++] = (char)tolower((unsigned char)*p);
-  op[k] = '\0';
-  return k > 0;
+  gcb__coll_op(base, (size_t)(end - base), op, size);
+  return op[0] != '\0';
 }
 
 /* ---- lines -------------------------------------------------------------- */

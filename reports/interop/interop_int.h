@@ -298,6 +298,11 @@ struct gcb__coll_half {
   long long wrong;
 };
 
+/* gcbench's name of an operation as a tool spells it: the letters and
+ * digits of s[0..len), lower case ("AllReduce", "all_reduce": "allreduce"),
+ * in op, cut to size - 1 bytes. */
+void gcb__coll_op(const char *s, size_t len, char *op, size_t size);
+
 /* A half as printed: #wrong counts only where checked, and as 0 where it is
  * no count (negative, past 9e15). */
 struct gcb__coll_half gcb__coll_half(double us, double alg, double bus,

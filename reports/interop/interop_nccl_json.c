@@ -29,18 +29,13 @@
 #include "reports/document/view.h"
 #include "reports/interop/interop_int.h"
 
-/* "allreduce" from ".../all_reduce_perf" (or "_perf_mpi"): underscores
- * dropped, as gcbench names its operations. */
+/* "allreduce" from ".../all_reduce_perf" (or "_perf_mpi"), as gcbench
+ * names its operations. */
 static void op_name(const json_t *args, char *buf, size_t size) {
   const char *prog = json_string_value(json_array_get(args, 0));
   const char *base = gcb__conv_base_name(prog ? prog : "unknown");
-  size_t n = 0;
   const char *end = strstr(base, "_perf");
-  size_t len = end ? (size_t)(end - base) : strlen(base);
-  for (size_t i = 0; i < len && n + 1 < size; i++)
-    if (base[i] != '_')
-      buf[n++] = base[i];
-  buf[n] = '\0';
+  gcb__coll_op(base, end ? (size_t)(end - base) : strlen(base), buf, size);
 }
 
 struct nccl {

@@ -30,15 +30,6 @@ static double type_bytes(const char *t) {
   return 0;
 }
 
-/* "allreduce" from "AllReduce". */
-static void op_of(const char *name, char *op, size_t size) {
-  size_t k = 0;
-  for (const char *p = name; *p && k + 1 < size; p++)
-    if (isalnum((unsigned char)*p))
-      op[k++] = (char)tolower((unsigned char)*p);
-  op[k] = '\0';
-}
-
 static bool looks_like_row(const json_t *o) {
   return json_is_object(o) && json_object_get(o, "name") != NULL &&
          json_object_get(o, "busBw") != NULL &&
@@ -96,7 +87,8 @@ static enum gcb_status read_line(struct gcb__conv *cv, const json_t *o,
       (st = gcb__conv_get(cv, o, "inPlace", GCB__J_NUM | GCB__J_BOOL, false,
                           &ip)))
     return st;
-  op_of(json_string_value(name), op, opsize);
+  gcb__coll_op(json_string_value(name), strlen(json_string_value(name)), op,
+               opsize);
   double bytes = type_bytes(json_string_value(type));
   double w = gcb__conv_number(wrong);
   size_t h = json_is_true(ip) || json_number_value(ip) == 1;

@@ -325,6 +325,27 @@ Test(interop, nccl_tests_version_zero_is_unknown) {
   gcb_results_free(r);
 }
 
+/* The operation is the program's name as gcbench names operations, in the
+ * -J JSON as in a log: letters and digits, lower case. */
+Test(interop, nccl_tests_json_names_the_operation_as_a_log_does) {
+  static const char text[] =
+      "{\"version\":2,\"nccl_version\":22304,\"args\":[\"/opt/"
+      "AllReduce_perf_mpi\"],\"results\":["
+      "{\"size\":8,\"count\":2,\"type\":\"float\",\"redop\":\"sum\","
+      "\"root\":\"-1\",\"out_of_place\":{\"time\":14.2,\"alg_bw\":0.0005,"
+      "\"bus_bw\":0.001,\"nwrong\":0}}]}";
+  struct gcb_results *r = NULL;
+  struct gcb_model *m = NULL;
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_interop_parse(text, strlen(text), "x.json", NULL, 0, &r, &m,
+                                 NULL, &err),
+               GCB_OK, "%s", err.msg);
+  cr_assert_eq(m->ncases, 1);
+  cr_expect_str_eq(gcb_model_param_str(&m->cases[0], "op"), "allreduce");
+  gcb_model_free(m);
+  gcb_results_free(r);
+}
+
 Test(interop, a_gcbench_document_reads_as_before) {
   struct loaded l;
   load(DATA("results-valid.json"), NULL, 0, &l);
