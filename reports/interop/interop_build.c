@@ -474,6 +474,24 @@ void gcb__coll_op(const char *s, size_t len, char *op, size_t size) {
   op[k] = '\0';
 }
 
+const struct gcb__coll_type *gcb__coll_type(const char *name) {
+  static const struct gcb__coll_type types[] = {
+      {"int8", "int8", 1},         {"uint8", "uint8", 1},
+      {"char", "int8", 1},         {"fp8_e4m3", "f8e4m3", 1},
+      {"fp8_e5m2", "f8e5m2", 1},   {"short", "int16", 2},
+      {"half", "half", 2},         {"float16", "half", 2},
+      {"bfloat16", "bfloat16", 2}, {"int32", "int32", 4},
+      {"uint32", "uint32", 4},     {"int", "int32", 4},
+      {"float", "float", 4},       {"float32", "float", 4},
+      {"int64", "int64", 8},       {"uint64", "uint64", 8},
+      {"long", "int64", 8},        {"double", "double", 8},
+      {"float64", "double", 8}};
+  for (size_t i = 0; i < sizeof types / sizeof *types; i++)
+    if (strcmp(types[i].name, name) == 0)
+      return &types[i];
+  return NULL;
+}
+
 struct gcb__coll_half gcb__coll_half(double us, double alg, double bus,
                                      bool checked, double wrong) {
   return (struct gcb__coll_half){

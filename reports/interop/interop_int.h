@@ -303,6 +303,17 @@ struct gcb__coll_half {
  * in op, cut to size - 1 bytes. */
 void gcb__coll_op(const char *s, size_t len, char *op, size_t size);
 
+/* An element type as the collective tools print it (nccl-tests' and
+ * rccl-tests' names, OSU's MPI types without "MPI_", lower case). */
+struct gcb__coll_type {
+  const char *name; /* as printed: "float16", "int" */
+  const char *gcb;  /* gcbench's name: "half", "int32" */
+  double bytes;
+};
+
+/* The type printed as `name`, or NULL when no tool's table has it. */
+const struct gcb__coll_type *gcb__coll_type(const char *name);
+
 /* A half as printed: #wrong counts only where checked, and as 0 where it is
  * no count (negative, past 9e15). */
 struct gcb__coll_half gcb__coll_half(double us, double alg, double bus,

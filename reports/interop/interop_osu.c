@@ -115,13 +115,6 @@ static int col_index(const struct gcb__osu *o, const char *prefix) {
 /* gcbench's type for OSU's datatype ("" before 7.0, which printed none:
  * MPI_FLOAT for its reductions, MPI_CHAR otherwise); *bytes its size. */
 static const char *type_of(const struct gcb__osu *o, double *bytes) {
-  static const struct {
-    const char *mpi, *gcb;
-    double bytes;
-  } types[] = {{"char", "int8", 1},   {"int", "int32", 4},
-               {"float", "float", 4}, {"double", "double", 8},
-               {"long", "int64", 8},  {"short", "int16", 2},
-               {"uint8", "uint8", 1}};
   const char *t = o->type[0]                   ? o->type
                   : o->known->traits & REDUCES ? "float"
                                                : "char";
@@ -129,12 +122,10 @@ static const char *type_of(const struct gcb__osu *o, double *bytes) {
   bool pt2pt = o->known->kind != GCB__OSU_COLL || o->known->traits & SIZELESS;
   if (strcmp(t, "char") == 0)
     return pt2pt ? "uint8" : "int8";
-  for (size_t i = 0; i < sizeof types / sizeof *types; i++)
-    if (strcmp(t, types[i].mpi) == 0) {
-      *bytes = types[i].bytes;
-      return types[i].gcb;
-    }
-  return o->type; /* an MPI type gcbench does not run: kept, matches none */
+  const struct gcb__coll_type *ty = gcb__coll_type(t);
+  *bytes = ty != NULL ? ty->bytes : 1;
+  /* an MPI type gcbench does not run: kept, matches none */
+  return ty != NULL ? ty->gcb : o->type;
 }
 
 static double bus_factor(char f, long long n) {

@@ -14,22 +14,6 @@
 
 #include "reports/interop/interop_int.h"
 
-/* Bytes per element of the type names the tools print (0: unknown). */
-static double type_bytes(const char *t) {
-  static const struct {
-    const char *name;
-    double bytes;
-  } types[] = {{"int8", 1},     {"uint8", 1},  {"char", 1},    {"fp8_e4m3", 1},
-               {"fp8_e5m2", 1}, {"half", 2},   {"float16", 2}, {"bfloat16", 2},
-               {"int32", 4},    {"uint32", 4}, {"int", 4},     {"float", 4},
-               {"float32", 4},  {"int64", 8},  {"uint64", 8},  {"double", 8},
-               {"float64", 8}};
-  for (size_t i = 0; i < sizeof types / sizeof *types; i++)
-    if (strcmp(types[i].name, t) == 0)
-      return types[i].bytes;
-  return 0;
-}
-
 static bool looks_like_row(const json_t *o) {
   return json_is_object(o) && json_object_get(o, "name") != NULL &&
          json_object_get(o, "busBw") != NULL &&
@@ -89,7 +73,8 @@ static enum gcb_status read_line(struct gcb__conv *cv, const json_t *o,
     return st;
   gcb__coll_op(json_string_value(name), strlen(json_string_value(name)), op,
                opsize);
-  double bytes = type_bytes(json_string_value(type));
+  const struct gcb__coll_type *ty = gcb__coll_type(json_string_value(type));
+  double bytes = ty != NULL ? ty->bytes : 0;
   double w = gcb__conv_number(wrong);
   size_t h = json_is_true(ip) || json_number_value(ip) == 1;
   *r = (struct gcb__coll_row){.size = json_number_value(size), .root = -1};
