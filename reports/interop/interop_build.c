@@ -185,13 +185,6 @@ void gcb__conv_software(struct gcb__conv *cv, const char *key,
                   gcb__mvalue_string(cv->m, value));
 }
 
-enum gcb_status gcb__conv_timeout(struct gcb__conv *cv, const char *bench,
-                                  const char *label, const char *message) {
-  gcb__conv_run_set(cv, "status", gcb__mvalue_string(cv->m, "timeout"));
-  gcb__conv_run_set(cv, "end_time", gcb__mvalue_null());
-  return gcb__conv_error(cv, bench, label, "ETIMEOUT", message);
-}
-
 /* A name as a log printed it: its bytes where they are UTF-8, U+FFFD for
  * each other byte, so that a garbled GPU or host name never costs the
  * rank or node it names; owned by cv->m, NULL on ENOMEM. */
@@ -430,26 +423,68 @@ enum gcb_status gcb__conv_figure(struct gcb__conv *cv, const char *source,
   return st;
 }
 
+/* fmt's text with ap on the heap, NULL on ENOMEM. */
+static char *text_of(const char *fmt, va_list ap) {
+  va_list again;
+  va_copy(again, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
+  if (s != NULL)
+    vsnprintf(s, (size_t)n + 1, fmt, again);
+  va_end(again);
+  return s;
+}
+
 enum gcb_status gcb__conv_skip(struct gcb__conv *cv, const char *bench,
-                               const char *label, const char *why, int line) {
-  if (!utf8(bench) || !utf8(label) || !utf8(why))
-    return gcb__conv_nomem(cv);
-  enum gcb_status st = count(cv, line);
+                               const char *label, int line, const char *fmt,
+                               ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *why = text_of(fmt, ap);
+  va_end(ap);
+  enum gcb_status st = why == NULL || !utf8(bench) || !utf8(label) || !utf8(why)
+                           ? gcb__conv_nomem(cv)
+                           : count(cv, line);
   if (st == GCB_OK && !gcb__model_add_skip(cv->m, bench, label, why))
     st = gcb__conv_nomem(cv);
+  free(why);
+  return st;
+}
+
+/* An errors[] entry (rank -1) saying `message`, which it frees. */
+static enum gcb_status add_error(struct gcb__conv *cv, const char *bench,
+                                 const char *label, const char *status,
+                                 char *message) {
+  enum gcb_status st = message == NULL || !utf8(bench) || !utf8(label) ||
+                               !utf8(status) || !utf8(message)
+                           ? gcb__conv_nomem(cv)
+                           : count(cv, 0);
+  if (st == GCB_OK &&
+      !gcb__model_add_error(cv->m, -1, bench, label, status, message))
+    st = gcb__conv_nomem(cv);
+  free(message);
   return st;
 }
 
 enum gcb_status gcb__conv_error(struct gcb__conv *cv, const char *bench,
                                 const char *label, const char *status,
-                                const char *message) {
-  if (!utf8(bench) || !utf8(label) || !utf8(status) || !utf8(message))
-    return gcb__conv_nomem(cv);
-  enum gcb_status st = count(cv, 0);
-  if (st == GCB_OK &&
-      !gcb__model_add_error(cv->m, -1, bench, label, status, message))
-    st = gcb__conv_nomem(cv);
-  return st;
+                                const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *message = text_of(fmt, ap);
+  va_end(ap);
+  return add_error(cv, bench, label, status, message);
+}
+
+enum gcb_status gcb__conv_timeout(struct gcb__conv *cv, const char *bench,
+                                  const char *label, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *message = text_of(fmt, ap);
+  va_end(ap);
+  gcb__conv_run_set(cv, "status", gcb__mvalue_string(cv->m, "timeout"));
+  gcb__conv_run_set(cv, "end_time", gcb__mvalue_null());
+  return add_error(cv, bench, label, "ETIMEOUT", message);
 }
 
 /* ---- collective rows ---------------------------------------------------- */
@@ -563,7 +598,7 @@ enum gcb_status gcb__coll_row_cases(struct gcb__conv *cv, const char *op,
     const struct gcb__coll_half *m = &r->half[h];
     if (!m->present)
       continue;
-    char label[160], why[160];
+    char label[160];
     snprintf(label, sizeof label, "%s %s%s%s %.0fB %s", op, r->type,
              r->redop[0] ? " " : "", r->redop, r->size,
              h ? "in-place" : "out-of-place");
@@ -577,17 +612,18 @@ enum gcb_status gcb__coll_row_cases(struct gcb__conv *cv, const char *op,
     char us[32];
     snprintf(us, sizeof us, m->us < 1e9 ? "%.2f" : "%.3g", m->us);
     if (!(m->us > 0))
-      snprintf(why, sizeof why, "%s printed no finite time", cv->format);
+      st = gcb__conv_skip(cv, "coll", label, r->line,
+                          "%s printed no finite time", cv->format);
     else if (!(fig > 0) && !r->no_bytes && !(r->size > 0))
-      snprintf(why, sizeof why, "0 bytes: %s us, no bandwidth to report", us);
+      st = gcb__conv_skip(cv, "coll", label, r->line,
+                          "0 bytes: %s us, no bandwidth to report", us);
     else if (!(fig > 0) && !r->no_bytes) /* S/t came to 0: t past 1e305 */
-      snprintf(why, sizeof why,
-               "%.0f B in %s us: a time too long for a bandwidth", r->size, us);
-    if (m->us > 0 && (fig > 0 || r->no_bytes))
+      st = gcb__conv_skip(cv, "coll", label, r->line,
+                          "%.0f B in %s us: a time too long for a bandwidth",
+                          r->size, us);
+    else
       st = half_case(cv, op, r, h, fig, ranks, iterations, warmup, method,
                      label);
-    else
-      st = gcb__conv_skip(cv, "coll", label, why, r->line);
   }
   return st;
 }

@@ -221,15 +221,15 @@ static enum gcb_status table_end(struct gcb__coll_log *x) {
     st = gcb__coll_row_cases(x->cv, op, &t->row[i], ranks, x->iterations,
                              x->warmup, method);
   const char *tool = x->rccl ? "rccl-tests" : "nccl-tests";
-  char label[96], msg[160];
+  char label[96];
   snprintf(label, sizeof label, "%s: Avg bus bandwidth", op);
   if (st == GCB_OK && t->has_avg)
     st = gcb__conv_figure(x->cv, tool, "avg_bus_bandwidth", label,
                           json_pack("{s:s}", "op", op), "GB/s", t->avg_busbw,
                           t->avg_line);
-  snprintf(msg, sizeof msg, "%lld values out of bounds", t->out_of_bounds);
   if (st == GCB_OK && t->out_of_bounds > 0)
-    st = gcb__conv_error(x->cv, "coll", op, "EVALIDATION", msg);
+    st = gcb__conv_error(x->cv, "coll", op, "EVALIDATION",
+                         "%lld values out of bounds", t->out_of_bounds);
   free(t->row);
   x->table = (struct gcb__coll_table){0};
   x->tables++;
@@ -238,13 +238,12 @@ static enum gcb_status table_end(struct gcb__coll_log *x) {
 
 /* The file ends inside a test: its finished rows stay, the cut is said. */
 static enum gcb_status cut(struct gcb__coll_log *x, int line) {
-  char msg[256];
   const struct gcb__coll_table *t = &x->table;
-  snprintf(msg, sizeof msg,
-           "the log ends at line %d inside the test whose header is line %d "
-           "(a timeout or a truncated copy): its %zu finished rows are kept",
-           line, t->line, t->rows);
-  return gcb__conv_timeout(x->cv, "coll", t->op[0] ? t->op : "log", msg);
+  return gcb__conv_timeout(
+      x->cv, "coll", t->op[0] ? t->op : "log",
+      "the log ends at line %d inside the test whose header is line %d (a "
+      "timeout or a truncated copy): its %zu finished rows are kept",
+      line, t->line, t->rows);
 }
 
 /* The file ends after a whole row, without the test's summary: a pasted

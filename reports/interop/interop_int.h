@@ -211,7 +211,8 @@ void gcb__conv_software(struct gcb__conv *cv, const char *key,
  * "timeout", it has no end time, and an ETIMEOUT error (rank -1) says
  * where, as gcb__conv_error. */
 enum gcb_status gcb__conv_timeout(struct gcb__conv *cv, const char *bench,
-                                  const char *label, const char *message);
+                                  const char *label, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 /* The node of cv->m on host `host`, added with the next index and its
  * machine unknown (0) when there is none: its index; -1 on ENOMEM. A host
@@ -265,12 +266,15 @@ enum gcb_status gcb__conv_figure(struct gcb__conv *cv, const char *source,
                                  int line);
 
 /* A skipped[] entry and an errors[] entry (rank -1) of cv->m, counted
- * against the limit as gcb__conv_case counts (line 0: none). */
+ * against the limit as gcb__conv_case counts (line 0: none); the reason
+ * and the message printf-style, whole however long. */
 enum gcb_status gcb__conv_skip(struct gcb__conv *cv, const char *bench,
-                               const char *label, const char *why, int line);
+                               const char *label, int line, const char *fmt,
+                               ...) __attribute__((format(printf, 5, 6)));
 enum gcb_status gcb__conv_error(struct gcb__conv *cv, const char *bench,
                                 const char *label, const char *status,
-                                const char *message);
+                                const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 
 /* Joins m, a converted file's model, to the topology of a known
  * document's node when it is the same machine (m has one node and every

@@ -163,19 +163,19 @@ static enum gcb_status run_errors(struct nccl *x, const json_t *root) {
   json_array_foreach(json_object_get(root, "errors"), i, e) {
     const char *msg = json_string_value(e);
     if (st == GCB_OK && msg != NULL && msg[0] != '\0')
-      st = gcb__conv_error(x->cv, "coll", x->op, "ENCCL", msg);
+      st = gcb__conv_error(x->cv, "coll", x->op, "ENCCL", "%s", msg);
   }
   const json_t *avg = gcb_view_obj(root, "average_bus_bandwidth");
   double bw = gcb__conv_number(json_object_get(avg, "bandwidth"));
-  char msg[160], label[96];
+  char label[96];
   snprintf(label, sizeof label, "%s: Avg bus bandwidth", x->op);
   if (st == GCB_OK && !isnan(bw))
     st = gcb__conv_figure(x->cv, "nccl-tests", "avg_bus_bandwidth", label,
                           json_pack("{s:s}", "op", x->op), "GB/s", bw, 0);
-  snprintf(msg, sizeof msg,
-           "average bus bandwidth %g GB/s below 0.9 x NCCL_TESTS_MIN_BW", bw);
   if (st == GCB_OK && strcmp(gcb_view_str(avg, "okay"), "false") == 0)
-    st = gcb__conv_error(x->cv, "coll", x->op, "EVALIDATION", msg);
+    st = gcb__conv_error(
+        x->cv, "coll", x->op, "EVALIDATION",
+        "average bus bandwidth %g GB/s below 0.9 x NCCL_TESTS_MIN_BW", bw);
   return st;
 }
 

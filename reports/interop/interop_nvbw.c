@@ -542,8 +542,8 @@ static enum gcb_status text_line(struct text *t, struct gcb__lines *r) {
     t->matrices = 0;
   } else if (n >= 1 && strcmp(tok[0], "Waived:") == 0) {
     st = gcb__conv_skip(t->x->cv, "nvbandwidth",
-                        t->name[0] ? t->name : "a testcase",
-                        "nvbandwidth waived it (it does not name which)", 0);
+                        t->name[0] ? t->name : "a testcase", 0,
+                        "nvbandwidth waived it (it does not name which)");
     t->name[0] = '\0';
   } else if (n >= 1 && strcmp(tok[0], "SUM") == 0)
     st = sum_line(t, tok, n, l->number);
@@ -572,14 +572,12 @@ static enum gcb_status text_convert(struct gcb__conv *cv, const json_t *root) {
     st = text_line(&t, &r);
   if (st == GCB_OK)
     st = end_matrix(&t, true, r.number);
-  if (st == GCB_OK && r.cut) {
-    char msg[200];
-    snprintf(msg, sizeof msg,
-             "the output ends at line %d inside a matrix of %s (a timeout or "
-             "a truncated copy): its finished rows are kept",
-             r.cut, t.name[0] ? t.name : "a testcase");
-    st = gcb__conv_timeout(cv, "nvbandwidth", "output", msg);
-  }
+  if (st == GCB_OK && r.cut)
+    st = gcb__conv_timeout(cv, "nvbandwidth", "output",
+                           "the output ends at line %d inside a matrix of %s "
+                           "(a timeout or a truncated copy): its finished "
+                           "rows are kept",
+                           r.cut, t.name[0] ? t.name : "a testcase");
   return nvbw_end(x, st);
 }
 
@@ -694,14 +692,11 @@ static enum gcb_status json_testcase(struct nvbw *x, const json_t *tc) {
       (st = gcb__conv_get(cv, tc, "error", GCB__J_STR, false, &error)))
     return st;
   const char *n = json_string_value(name), *s = json_string_value(status);
-  char why[300];
   if (strcmp(s, "Error") == 0)
-    return gcb__conv_error(cv, "nvbandwidth", n, "ECUDA",
+    return gcb__conv_error(cv, "nvbandwidth", n, "ECUDA", "%s",
                            error ? json_string_value(error) : "error");
-  if (strcmp(s, "Passed") != 0 || mat == NULL) {
-    snprintf(why, sizeof why, "nvbandwidth status %s", s);
-    return gcb__conv_skip(cv, "nvbandwidth", n, why, 0);
-  }
+  if (strcmp(s, "Passed") != 0 || mat == NULL)
+    return gcb__conv_skip(cv, "nvbandwidth", n, 0, "nvbandwidth status %s", s);
   if ((st = json_matrix(x, mat, json_string_value(desc))) != GCB_OK ||
       (st = nvbw_emit(x, n, true, 0, 0)) != GCB_OK)
     return st;
@@ -733,7 +728,7 @@ static enum gcb_status json_header(struct nvbw *x, const json_t *nv) {
   if (cuda != NULL)
     nvbw_cuda(x, gcb__conv_ll(json_number_value(cuda), 0));
   if (error != NULL)
-    st = gcb__conv_error(cv, "nvbandwidth", "nvbandwidth", "ECUDA",
+    st = gcb__conv_error(cv, "nvbandwidth", "nvbandwidth", "ECUDA", "%s",
                          json_string_value(error));
   return st;
 }

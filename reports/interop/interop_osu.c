@@ -454,12 +454,11 @@ static enum gcb_status line(struct gcb__osu *o, struct gcb__lines *r) {
 /* The file ends inside a row (at `line`): the rows before stay, the cut
  * is said. */
 static enum gcb_status cut(struct gcb__osu *o, int line) {
-  char msg[200];
-  snprintf(msg, sizeof msg,
-           "the output ends at line %d inside a row of %s (a timeout or a "
-           "truncated copy): the rows before are kept",
-           line, o->bench);
-  return gcb__conv_timeout(o->cv, "osu", o->bench, msg);
+  return gcb__conv_timeout(o->cv, "osu", o->bench,
+                           "the output ends at line %d inside a row of %s (a "
+                           "timeout or a truncated copy): the rows before are "
+                           "kept",
+                           line, o->bench);
 }
 
 static enum gcb_status convert(struct gcb__conv *cv, const json_t *root) {

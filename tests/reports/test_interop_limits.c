@@ -219,9 +219,7 @@ Test(interop_limits, a_ragged_nvbandwidth_matrix_is_a_located_error) {
       "\"bandwidth_matrix\": [[\"N/A\", \"1\", \"2\"],\n [\"3\", \"N/A\"]]}]}}";
   struct gcb_model *r = NULL;
   struct gcb_err err = {0};
-  cr_expect_eq(
-      conv(json, strlen(json), "nv.json", &r, NULL, &err),
-      GCB_EINPUT);
+  cr_expect_eq(conv(json, strlen(json), "nv.json", &r, NULL, &err), GCB_EINPUT);
   cr_expect_str_eq(err.msg,
                    "nv.json:3:2: nvbandwidth JSON: "
                    "nvbandwidth.testcases[0].bandwidth_matrix[1]: row 1 has 2 "
@@ -235,9 +233,7 @@ Test(interop_limits, a_ragged_nvbandwidth_matrix_is_a_located_error) {
       " 2     26.34     26.35       N/A\n"
       "\n"
       "SUM device_to_device_memcpy_read_ce 105.37\n";
-  cr_expect_eq(
-      conv(text, strlen(text), "nv.txt", &r, NULL, &err),
-      GCB_EINPUT);
+  cr_expect_eq(conv(text, strlen(text), "nv.txt", &r, NULL, &err), GCB_EINPUT);
   cr_expect_str_eq(err.msg,
                    "nv.txt:5: nvbandwidth text: "
                    "device_to_device_memcpy_read_ce: row 1 has 2 values, "
@@ -320,9 +316,8 @@ Test(interop_limits, osu_full_format_and_validation_columns) {
       "8                       1.25       Fail\n";
   struct gcb_model *r = NULL;
   struct gcb_err err = {0};
-  cr_assert_eq(
-      conv(text, strlen(text), "osu.txt", &r, NULL, &err),
-      GCB_OK, "%s", err.msg);
+  cr_assert_eq(conv(text, strlen(text), "osu.txt", &r, NULL, &err), GCB_OK,
+               "%s", err.msg);
   cr_assert_eq(r->ncases, 3);
   const struct gcb_model_case *c = &r->cases[0];
   cr_expect_str_eq(gcb_model_param_str(c, "type"), "int8"); /* gcbench's */
@@ -352,18 +347,15 @@ Test(interop_limits, nvbandwidth_json_among_stray_lines) {
   struct gcb_model *r = NULL;
   struct gcb_err err = {0};
   enum gcb_format f;
-  cr_assert_eq(
-      conv(text, strlen(text), "nv.txt", &r, &f, &err),
-      GCB_OK, "%s", err.msg);
+  cr_assert_eq(conv(text, strlen(text), "nv.txt", &r, &f, &err), GCB_OK, "%s",
+               err.msg);
   cr_expect_eq(f, GCB_FORMAT_NVBANDWIDTH);
   cr_expect_eq(count(r, "pcie"), 1);
   gcb_model_free(r);
   char bad[sizeof text];
   memcpy(bad, text, sizeof text);
   *strstr(bad, "\"21.8\"") = '?'; /* not JSON any more */
-  cr_expect_eq(
-      conv(bad, strlen(bad), "nv.txt", &r, &f, &err),
-      GCB_EINPUT);
+  cr_expect_eq(conv(bad, strlen(bad), "nv.txt", &r, &f, &err), GCB_EINPUT);
   cr_expect(strncmp(err.msg, "nv.txt:4:", 9) == 0 &&
                 strstr(err.msg, "nvbandwidth JSON:") != NULL,
             "line 4 of the file: %s", err.msg);
@@ -392,9 +384,7 @@ Test(interop_limits, a_json_object_of_no_format_names_the_formats) {
   struct gcb_model *r = NULL;
   struct gcb_err err = {0};
   cr_expect_eq(gcb_interop_detect(json, strlen(json)), GCB_FORMAT_UNKNOWN);
-  cr_expect_eq(
-      conv(json, strlen(json), "x.json", &r, NULL, &err),
-      GCB_EINPUT);
+  cr_expect_eq(conv(json, strlen(json), "x.json", &r, NULL, &err), GCB_EINPUT);
   cr_expect(strstr(err.msg, "x.json: not a format gcbench reads (tried "
                             "gcbench results: no \"schema\" field; "
                             "nccl-tests JSON: no \"results\"") != NULL,
@@ -459,8 +449,10 @@ Test(interop_limits, a_name_that_is_not_utf8_keeps_its_rank) {
   struct gcb_err err = {0};
   add(&t, "# nThread 1 nGpus 1 minBytes 8 maxBytes 8\n");
   for (int k = 0; k < 2; k++)
-    add(&t, "#  Rank  %d Group  0 Pid  690%d on h\xffst device  %d "
-            "[0000:0%d:00] NVIDIA \xfe H100\n", k, k, k, k + 1);
+    add(&t,
+        "#  Rank  %d Group  0 Pid  690%d on h\xffst device  %d "
+        "[0000:0%d:00] NVIDIA \xfe H100\n",
+        k, k, k, k + 1);
   add(&t, "%s", header);
   row(&t, 8);
   add(&t, "# Avg bus bandwidth    : 1.75\n");
@@ -474,6 +466,54 @@ Test(interop_limits, a_name_that_is_not_utf8_keeps_its_rank) {
     cr_expect_str_eq(r->ranks[k].device_name, "NVIDIA \xef\xbf\xbd H100");
     cr_expect_str_eq(r->ranks[k].hostname, "h\xef\xbf\xbdst");
   }
+  gcb_model_free(r);
+  free(t.s);
+}
+
+/* Whether s ends with tail. */
+static bool ends_with(const char *s, const char *tail) {
+  size_t n = strlen(s), k = strlen(tail);
+  return n >= k && strcmp(s + n - k, tail) == 0;
+}
+
+/* A long testcase or benchmark name in a cut output, or a long status,
+ * still gets the whole sentence (nvbandwidth's were cut at 200 and 300
+ * bytes). */
+Test(interop_limits, messages_naming_a_long_name_are_whole) {
+  char name[121];
+  memset(name, 'x', sizeof name - 1);
+  name[sizeof name - 1] = '\0';
+  struct text t = {0};
+  struct gcb_model *r;
+  struct gcb_err err = {0};
+  add(&t, "Running %s.\n", name);
+  add(&t, "memcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)\n");
+  add(&t, "           0         1\n 0     26.34     26.35\n 1     26.34");
+  cr_assert_eq(parse(&t, "nv.txt", &r, &err), GCB_OK, "%s", err.msg);
+  cr_assert_eq(r->nerrors, 1);
+  cr_expect(ends_with(r->errors[0].message, "its finished rows are kept"), "%s",
+            r->errors[0].message);
+  gcb_model_free(r);
+  free(t.s);
+
+  t = (struct text){0};
+  add(&t, "# OSU MPI %.90s Test v7.1\n# Size  Latency (us)\n1   2.5\n2", name);
+  cr_assert_eq(parse(&t, "osu.txt", &r, &err), GCB_OK, "%s", err.msg);
+  cr_assert_eq(r->nerrors, 1);
+  cr_expect(ends_with(r->errors[0].message, "the rows before are kept"), "%s",
+            r->errors[0].message);
+  gcb_model_free(r);
+  free(t.s);
+
+  t = (struct text){0};
+  add(&t,
+      "{\"nvbandwidth\": {\"testcases\": [{\"name\": \"a\", \"status\": "
+      "\"Waived %s%s%s end\"}, {\"name\": \"b\", \"status\": \"Passed\", "
+      "\"bandwidth_matrix\": [[\"1\"]]}]}}",
+      name, name, name);
+  cr_assert_eq(parse(&t, "nv.json", &r, &err), GCB_OK, "%s", err.msg);
+  cr_assert_eq(r->nskips, 1);
+  cr_expect(ends_with(r->skips[0].reason, "x end"), "%s", r->skips[0].reason);
   gcb_model_free(r);
   free(t.s);
 }
