@@ -31,6 +31,24 @@ void gcb__conv_leave(struct gcb__conv *cv) {
   cv->depth--;
 }
 
+enum gcb_status
+gcb__conv_each(struct gcb__conv *cv, const char *key, const json_t *arr,
+               enum gcb_status (*fn)(void *ctx, const json_t *e), void *ctx) {
+  const json_t *e;
+  size_t i;
+  enum gcb_status st = GCB_OK;
+  gcb__conv_enter(cv, key, 0);
+  json_array_foreach(arr, i, e) {
+    gcb__conv_enter(cv, NULL, i);
+    st = fn(ctx, e);
+    gcb__conv_leave(cv);
+    if (st != GCB_OK)
+      break;
+  }
+  gcb__conv_leave(cv);
+  return st;
+}
+
 enum gcb_status gcb__conv_bad(struct gcb__conv *cv, const char *fmt, ...) {
   char what[256], path[256];
   size_t depth = cv->depth < GCB__CONV_DEPTH ? cv->depth : GCB__CONV_DEPTH;
@@ -435,6 +453,23 @@ static char *text_of(const char *fmt, va_list ap) {
   return s;
 }
 
+/* A skipped[] entry (status NULL) or an errors[] entry (rank -1) saying
+ * text, which it frees; counted at `line`. */
+static enum gcb_status add_entry(struct gcb__conv *cv, const char *bench,
+                                 const char *label, const char *status,
+                                 int line, char *text) {
+  enum gcb_status st = text == NULL || !utf8(bench) || !utf8(label) ||
+                               !utf8(status ? status : "") || !utf8(text)
+                           ? gcb__conv_nomem(cv)
+                           : count(cv, line);
+  if (st == GCB_OK &&
+      !(status ? gcb__model_add_error(cv->m, -1, bench, label, status, text)
+               : gcb__model_add_skip(cv->m, bench, label, text)))
+    st = gcb__conv_nomem(cv);
+  free(text);
+  return st;
+}
+
 enum gcb_status gcb__conv_skip(struct gcb__conv *cv, const char *bench,
                                const char *label, int line, const char *fmt,
                                ...) {
@@ -442,28 +477,7 @@ enum gcb_status gcb__conv_skip(struct gcb__conv *cv, const char *bench,
   va_start(ap, fmt);
   char *why = text_of(fmt, ap);
   va_end(ap);
-  enum gcb_status st = why == NULL || !utf8(bench) || !utf8(label) || !utf8(why)
-                           ? gcb__conv_nomem(cv)
-                           : count(cv, line);
-  if (st == GCB_OK && !gcb__model_add_skip(cv->m, bench, label, why))
-    st = gcb__conv_nomem(cv);
-  free(why);
-  return st;
-}
-
-/* An errors[] entry (rank -1) saying `message`, which it frees. */
-static enum gcb_status add_error(struct gcb__conv *cv, const char *bench,
-                                 const char *label, const char *status,
-                                 char *message) {
-  enum gcb_status st = message == NULL || !utf8(bench) || !utf8(label) ||
-                               !utf8(status) || !utf8(message)
-                           ? gcb__conv_nomem(cv)
-                           : count(cv, 0);
-  if (st == GCB_OK &&
-      !gcb__model_add_error(cv->m, -1, bench, label, status, message))
-    st = gcb__conv_nomem(cv);
-  free(message);
-  return st;
+  return add_entry(cv, bench, label, NULL, line, why);
 }
 
 enum gcb_status gcb__conv_error(struct gcb__conv *cv, const char *bench,
@@ -473,7 +487,7 @@ enum gcb_status gcb__conv_error(struct gcb__conv *cv, const char *bench,
   va_start(ap, fmt);
   char *message = text_of(fmt, ap);
   va_end(ap);
-  return add_error(cv, bench, label, status, message);
+  return add_entry(cv, bench, label, status, 0, message);
 }
 
 enum gcb_status gcb__conv_timeout(struct gcb__conv *cv, const char *bench,
@@ -484,7 +498,7 @@ enum gcb_status gcb__conv_timeout(struct gcb__conv *cv, const char *bench,
   va_end(ap);
   gcb__conv_run_set(cv, "status", gcb__mvalue_string(cv->m, "timeout"));
   gcb__conv_run_set(cv, "end_time", gcb__mvalue_null());
-  return add_error(cv, bench, label, "ETIMEOUT", message);
+  return add_entry(cv, bench, label, "ETIMEOUT", 0, message);
 }
 
 /* ---- collective rows ---------------------------------------------------- */

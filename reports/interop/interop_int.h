@@ -81,6 +81,13 @@ enum gcb_status gcb__interop_parse_as(const char *row, const char *text,
 void gcb__conv_enter(struct gcb__conv *cv, const char *key, size_t index);
 void gcb__conv_leave(struct gcb__conv *cv);
 
+/* fn(ctx, element) for each element of arr (NULL: none), the member `key`
+ * of the current path, each at its own path: the first status that is not
+ * GCB_OK, or GCB_OK. */
+enum gcb_status
+gcb__conv_each(struct gcb__conv *cv, const char *key, const json_t *arr,
+               enum gcb_status (*fn)(void *ctx, const json_t *e), void *ctx);
+
 /* GCB_EINPUT with "name:line:column: format: path: what" at the current
  * path. */
 enum gcb_status gcb__conv_bad(struct gcb__conv *cv, const char *fmt, ...)

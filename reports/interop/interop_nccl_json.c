@@ -42,38 +42,29 @@ struct nccl {
   struct gcb__conv *cv;
   char op[64];
   long long ranks, warmup, iterations;
+  long long devices; /* config.devices entries read */
 };
 
-/* ranks[] and nodes[] from config.devices (one entry per rank). */
-static enum gcb_status devices(struct nccl *x, const json_t *list) {
-  const json_t *d;
-  size_t i;
-  json_array_foreach(list, i, d) {
-    const json_t *v;
-    enum gcb_status st = GCB_OK;
-    gcb__conv_enter(x->cv, NULL, i);
-    if (!json_is_object(d))
-      st = gcb__conv_bad(x->cv, "expected an object");
-    if (st == GCB_OK)
-      st = gcb__conv_get(x->cv, d, "rank", GCB__J_NUM, true, &v);
-    if (st == GCB_OK)
-      st = gcb__conv_get(x->cv, d, "hostname", GCB__J_STR, true, &v);
-    if (st == GCB_OK)
-      st = gcb__conv_get(x->cv, d, "device_hex", GCB__J_STR, false, &v);
-    if (st == GCB_OK)
-      st = gcb__conv_get(x->cv, d, "device_info", GCB__J_STR, false, &v);
-    gcb__conv_leave(x->cv);
-    if (st != GCB_OK)
-      return st;
-    const char *host = gcb_view_str(d, "hostname");
-    long long rank = gcb_view_int(d, "rank", (long long)i);
-    char bus[32];
-    gcb_busid_canon(gcb_view_str(d, "device_hex"), bus, sizeof bus);
-    if (gcb__conv_rank(x->cv, rank, host, gcb_view_int(d, "pid", 0),
-                       gcb_view_str(d, "device_info"), bus,
-                       gcb_view_int(d, "device", -1)) != GCB_OK)
-      return gcb_err_set(x->cv->err, GCB_ENOMEM, "out of memory");
-  }
+/* An entry of config.devices (one per rank) into ranks[] and nodes[]. */
+static enum gcb_status device(void *ctx, const json_t *d) {
+  struct nccl *x = ctx;
+  const json_t *v;
+  enum gcb_status st;
+  if (!json_is_object(d))
+    return gcb__conv_bad(x->cv, "expected an object");
+  if ((st = gcb__conv_get(x->cv, d, "rank", GCB__J_NUM, true, &v)) ||
+      (st = gcb__conv_get(x->cv, d, "hostname", GCB__J_STR, true, &v)) ||
+      (st = gcb__conv_get(x->cv, d, "device_hex", GCB__J_STR, false, &v)) ||
+      (st = gcb__conv_get(x->cv, d, "device_info", GCB__J_STR, false, &v)))
+    return st;
+  const char *host = gcb_view_str(d, "hostname");
+  long long rank = gcb_view_int(d, "rank", x->devices++);
+  char bus[32];
+  gcb_busid_canon(gcb_view_str(d, "device_hex"), bus, sizeof bus);
+  if (gcb__conv_rank(x->cv, rank, host, gcb_view_int(d, "pid", 0),
+                     gcb_view_str(d, "device_info"), bus,
+                     gcb_view_int(d, "device", -1)) != GCB_OK)
+    return gcb_err_set(x->cv->err, GCB_ENOMEM, "out of memory");
   return GCB_OK;
 }
 
@@ -128,7 +119,8 @@ static enum gcb_status root_of(struct gcb__conv *cv, const json_t *root,
   return GCB_OK;
 }
 
-static enum gcb_status row(struct nccl *x, const json_t *r) {
+static enum gcb_status row(void *ctx, const json_t *r) {
+  struct nccl *x = ctx;
   struct gcb__conv *cv = x->cv;
   const json_t *size, *count, *type, *redop, *root;
   enum gcb_status st;
@@ -247,9 +239,7 @@ static enum gcb_status header(struct nccl *x, const json_t *root,
   x->warmup = gcb_view_int(config, "warmup_iters", 0);
   x->iterations = gcb_view_int(config, "iterations", 0);
   gcb__conv_enter(cv, "config", 0);
-  gcb__conv_enter(cv, "devices", 0);
-  st = devices(x, devs);
-  gcb__conv_leave(cv);
+  st = gcb__conv_each(cv, "devices", devs, device, x);
   gcb__conv_leave(cv);
   return st;
 }
@@ -267,22 +257,14 @@ static int detect(const struct gcb__sniff *s, char *why, size_t size) {
 
 static enum gcb_status convert(struct gcb__conv *cv, const json_t *root) {
   struct nccl x = {.cv = cv};
-  const json_t *config, *results, *r;
-  size_t i;
+  const json_t *config, *results;
   enum gcb_status st;
   if ((st = gcb__conv_get(cv, root, "config", GCB__J_OBJ, false, &config)) ||
       (st = gcb__conv_get(cv, root, "results", GCB__J_ARR, true, &results)))
     return st;
   st = header(&x, root, config);
-  gcb__conv_enter(cv, "results", 0);
-  json_array_foreach(results, i, r) {
-    if (st != GCB_OK)
-      break;
-    gcb__conv_enter(cv, NULL, i);
-    st = row(&x, r);
-    gcb__conv_leave(cv);
-  }
-  gcb__conv_leave(cv);
+  if (st == GCB_OK)
+    st = gcb__conv_each(cv, "results", results, row, &x);
   if (st == GCB_OK)
     st = run_errors(&x, root);
   return st;

@@ -611,27 +611,24 @@ static int json_detect(const struct gcb__sniff *s, char *why, size_t size) {
   return 0;
 }
 
-static enum gcb_status device_list(struct nvbw *x, const json_t *list) {
-  const json_t *e;
-  size_t i;
-  json_array_foreach(list, i, e) {
-    if (i >= GCB__NVBW_MAX_GPUS)
-      break;
-    gcb__conv_enter(x->cv, NULL, i);
-    enum gcb_status st =
-        json_is_string(e) ? GCB_OK : gcb__conv_bad(x->cv, "expected a string");
-    gcb__conv_leave(x->cv);
-    if (st != GCB_OK)
-      return st;
-    if (!nvbw_parse_device(json_string_value(e), true, &x->gpu[i]))
-      snprintf(x->gpu[i].name, sizeof x->gpu[i].name, "GPU %zu", i);
-    x->ngpus = i + 1;
-  }
+/* The next entry of "GPU Device list", GPU x->ngpus (past the 256th: not
+ * kept). */
+static enum gcb_status device(void *ctx, const json_t *e) {
+  struct nvbw *x = ctx;
+  size_t i = x->ngpus;
+  if (i >= GCB__NVBW_MAX_GPUS)
+    return GCB_OK;
+  if (!json_is_string(e))
+    return gcb__conv_bad(x->cv, "expected a string");
+  if (!nvbw_parse_device(json_string_value(e), true, &x->gpu[i]))
+    snprintf(x->gpu[i].name, sizeof x->gpu[i].name, "GPU %zu", i);
+  x->ngpus = i + 1;
   return GCB_OK;
 }
 
 /* One row of bandwidth_matrix at the current path into x->m. */
-static enum gcb_status json_matrix_row(struct nvbw *x, const json_t *row) {
+static enum gcb_status json_matrix_row(void *ctx, const json_t *row) {
+  struct nvbw *x = ctx;
   double v[GCB__NVBW_MAX_GPUS];
   const json_t *cell;
   size_t c;
@@ -656,26 +653,8 @@ static enum gcb_status json_matrix_row(struct nvbw *x, const json_t *row) {
   return st == GCB_EINPUT ? gcb__conv_bad(x->cv, "%s", why) : st;
 }
 
-/* bandwidth_matrix into x->m, which starts empty for every testcase. */
-static enum gcb_status json_matrix(struct nvbw *x, const json_t *mat,
-                                   const char *desc) {
-  const json_t *row;
-  size_t r;
-  enum gcb_status st = GCB_OK;
-  nvbw_matrix_start(x, desc);
-  gcb__conv_enter(x->cv, "bandwidth_matrix", 0);
-  json_array_foreach(mat, r, row) {
-    gcb__conv_enter(x->cv, NULL, r);
-    st = json_matrix_row(x, row);
-    gcb__conv_leave(x->cv);
-    if (st != GCB_OK)
-      break;
-  }
-  gcb__conv_leave(x->cv);
-  return st;
-}
-
-static enum gcb_status json_testcase(struct nvbw *x, const json_t *tc) {
+static enum gcb_status json_testcase(void *ctx, const json_t *tc) {
+  struct nvbw *x = ctx;
   const json_t *name, *status, *mat, *error, *desc, *sum;
   struct gcb__conv *cv = x->cv;
   enum gcb_status st;
@@ -697,8 +676,10 @@ static enum gcb_status json_testcase(struct nvbw *x, const json_t *tc) {
                            error ? json_string_value(error) : "error");
   if (strcmp(s, "Passed") != 0 || mat == NULL)
     return gcb__conv_skip(cv, "nvbandwidth", n, 0, "nvbandwidth status %s", s);
-  if ((st = json_matrix(x, mat, json_string_value(desc))) != GCB_OK ||
-      (st = nvbw_emit(x, n, true, 0, 0)) != GCB_OK)
+  /* x->m starts empty for every testcase */
+  nvbw_matrix_start(x, json_string_value(desc));
+  if ((st = gcb__conv_each(cv, "bandwidth_matrix", mat, json_matrix_row, x)) ||
+      (st = nvbw_emit(x, n, true, 0, 0)))
     return st;
   double total = gcb__conv_number(sum);
   return isnan(total) ? GCB_OK : nvbw_sum(x, n, total, 0);
@@ -717,10 +698,7 @@ static enum gcb_status json_header(struct nvbw *x, const json_t *nv) {
                           &list)) ||
       (st = gcb__conv_get(cv, nv, "error", GCB__J_STR, false, &error)))
     return st;
-  gcb__conv_enter(cv, "GPU Device list", 0);
-  st = device_list(x, list);
-  gcb__conv_leave(cv);
-  if (st != GCB_OK)
+  if ((st = gcb__conv_each(cv, "GPU Device list", list, device, x)))
     return st;
   nvbw_begin(x, cv, version ? json_string_value(version) : "");
   if (driver != NULL)
@@ -735,8 +713,7 @@ static enum gcb_status json_header(struct nvbw *x, const json_t *nv) {
 
 static enum gcb_status json_convert(struct gcb__conv *cv, const json_t *root) {
   struct nvbw *x = calloc(1, sizeof *x);
-  const json_t *nv = json_object_get(root, "nvbandwidth"), *tests, *tc;
-  size_t i;
+  const json_t *nv = json_object_get(root, "nvbandwidth"), *tests;
   if (x == NULL)
     return gcb__conv_nomem(cv);
   x->cv = cv;
@@ -745,15 +722,8 @@ static enum gcb_status json_convert(struct gcb__conv *cv, const json_t *root) {
       gcb__conv_get(cv, nv, "testcases", GCB__J_ARR, false, &tests);
   if (st == GCB_OK)
     st = json_header(x, nv);
-  gcb__conv_enter(cv, "testcases", 0);
-  json_array_foreach(tests, i, tc) {
-    if (st != GCB_OK)
-      break;
-    gcb__conv_enter(cv, NULL, i);
-    st = json_testcase(x, tc);
-    gcb__conv_leave(cv);
-  }
-  gcb__conv_leave(cv);
+  if (st == GCB_OK)
+    st = gcb__conv_each(cv, "testcases", tests, json_testcase, x);
   gcb__conv_leave(cv);
   return nvbw_end(x, st);
 }
