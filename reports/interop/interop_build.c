@@ -470,6 +470,14 @@ static enum gcb_status add_entry(struct gcb__conv *cv, const char *bench,
   return st;
 }
 
+char *gcb__text_printf(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *s = text_of(fmt, ap);
+  va_end(ap);
+  return s;
+}
+
 enum gcb_status gcb__conv_skip(struct gcb__conv *cv, const char *bench,
                                const char *label, int line, const char *fmt,
                                ...) {

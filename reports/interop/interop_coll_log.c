@@ -249,17 +249,20 @@ static enum gcb_status cut(struct gcb__coll_log *x, int line) {
 /* The file ends after a whole row, without the test's summary: a pasted
  * excerpt as often as a stopped run, and nothing in it says which. Its
  * rows are what they are; the run's status is unknown (an info in the
- * report), not a timeout. */
-static void excerpt(struct gcb__coll_log *x, int line) { /* its last row */
-  char msg[256];
+ * report), not a timeout. `line`: its last row. */
+static enum gcb_status excerpt(struct gcb__coll_log *x, int line) {
   const struct gcb__coll_table *t = &x->table;
-  snprintf(msg, sizeof msg,
-           "%s is an excerpt: it ends at line %d after %zu row(s) of the test "
-           "whose header is line %d, without the summary (# Avg bus "
-           "bandwidth) a finished run prints",
-           gcb__conv_base_name(x->cv->name), line, t->rows, t->line);
+  char *msg = gcb__text_printf(
+      "%s is an excerpt: it ends at line %d after %zu row(s) of the test "
+      "whose header is line %d, without the summary (# Avg bus bandwidth) a "
+      "finished run prints",
+      gcb__conv_base_name(x->cv->name), line, t->rows, t->line);
+  if (msg == NULL)
+    return gcb__conv_nomem(x->cv);
   gcb__conv_run_set(x->cv, "status", gcb__mvalue_string(x->cv->m, "unknown"));
   gcb__conv_run_set(x->cv, "status_reason", gcb__mvalue_string(x->cv->m, msg));
+  free(msg);
+  return GCB_OK;
 }
 
 /* Ends the model once r has read the file (r->cut: it ends inside that
@@ -273,7 +276,7 @@ static enum gcb_status log_end(struct gcb__coll_log *x,
   if (open && (r->cut || x->table.rows == 0))
     st = cut(x, r->cut ? r->cut : r->number);
   else if (open)
-    excerpt(x, x->table.row[x->table.rows - 1].line);
+    st = excerpt(x, x->table.row[x->table.rows - 1].line);
   if (st == GCB_OK)
     st = table_end(x);
   struct gcb_model *m = x->cv->m;

@@ -191,6 +191,11 @@ bool gcb__text_has(const char *text, size_t len, const char *needle,
 
 /* ---- document parts ------------------------------------------------------ */
 
+/* printf's text on the heap, whole however long; NULL on ENOMEM. The
+ * caller frees it. */
+char *gcb__text_printf(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
+
 /* v as an integer when it is a finite one of at most 9e15 in magnitude
  * (casting anything else is undefined), else `fallback`. */
 long long gcb__conv_ll(double v, long long fallback);

@@ -451,16 +451,6 @@ static enum gcb_status line(struct gcb__osu *o, struct gcb__lines *r) {
   return o->ncols > 0 ? row(o, r) : GCB_OK;
 }
 
-/* The file ends inside a row (at `line`): the rows before stay, the cut
- * is said. */
-static enum gcb_status cut(struct gcb__osu *o, int line) {
-  return gcb__conv_timeout(o->cv, "osu", o->bench,
-                           "the output ends at line %d inside a row of %s (a "
-                           "timeout or a truncated copy): the rows before are "
-                           "kept",
-                           line, o->bench);
-}
-
 static enum gcb_status convert(struct gcb__conv *cv, const json_t *root) {
   (void)root;
   struct gcb__osu o = {.cv = cv};
@@ -469,8 +459,12 @@ static enum gcb_status convert(struct gcb__conv *cv, const json_t *root) {
   enum gcb_status st = GCB_OK;
   while (st == GCB_OK && r.cut == 0 && gcb__lines_next(&r))
     st = line(&o, &r);
-  if (st == GCB_OK && r.cut)
-    st = cut(&o, r.cut);
+  if (st == GCB_OK && r.cut) /* the rows before stay, the cut is said */
+    st = gcb__conv_timeout(cv, "osu", o.bench,
+                           "the output ends at line %d inside a row of %s (a "
+                           "timeout or a truncated copy): the rows before are "
+                           "kept",
+                           r.cut, o.bench);
   if (st == GCB_OK && cv->m->ncases == 0 && cv->m->nskips == 0)
     st = gcb__conv_bad_line(cv, r.number, "no result rows");
   gcb__conv_run_set(cv, "ranks", gcb__mvalue_int(o.max_ranks));

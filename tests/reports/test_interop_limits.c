@@ -476,9 +476,9 @@ static bool ends_with(const char *s, const char *tail) {
   return n >= k && strcmp(s + n - k, tail) == 0;
 }
 
-/* A long testcase or benchmark name in a cut output, or a long status,
- * still gets the whole sentence (nvbandwidth's were cut at 200 and 300
- * bytes). */
+/* A long testcase, benchmark or file name in a cut output or an excerpt,
+ * or a long status, still gets the whole sentence (nvbandwidth's were cut
+ * at 200 and 300 bytes, a log excerpt's at 256). */
 Test(interop_limits, messages_naming_a_long_name_are_whole) {
   char name[121];
   memset(name, 'x', sizeof name - 1);
@@ -514,6 +514,17 @@ Test(interop_limits, messages_naming_a_long_name_are_whole) {
   cr_assert_eq(parse(&t, "nv.json", &r, &err), GCB_OK, "%s", err.msg);
   cr_assert_eq(r->nskips, 1);
   cr_expect(ends_with(r->skips[0].reason, "x end"), "%s", r->skips[0].reason);
+  gcb_model_free(r);
+  free(t.s);
+
+  char path[200]; /* an excerpt's reason names the file: cut at 256 */
+  snprintf(path, sizeof path, "logs/%s.log", name);
+  t = (struct text){0};
+  add(&t, "%s", header);
+  row(&t, 8);
+  cr_assert_eq(parse(&t, path, &r, &err), GCB_OK, "%s", err.msg);
+  cr_expect(ends_with(run_str(r, "status_reason"), "a finished run prints"),
+            "%s", run_str(r, "status_reason"));
   gcb_model_free(r);
   free(t.s);
 }
