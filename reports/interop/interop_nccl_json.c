@@ -68,36 +68,28 @@ static enum gcb_status device(void *ctx, const json_t *d) {
   return GCB_OK;
 }
 
-/* Reads {time or cpu_time, alg_bw, bus_bw, nwrong} at the current path. */
-static enum gcb_status read_half(struct gcb__conv *cv, const json_t *h,
-                                 struct gcb__coll_half *m) {
-  const char *tkey = json_object_get(h, "cpu_time") ? "cpu_time" : "time";
-  const json_t *t, *alg, *bus, *wrong;
-  enum gcb_status st;
-  if ((st = gcb__conv_get(cv, h, tkey, GCB__J_NUM | GCB__J_STR, true, &t)) ||
-      (st = gcb__conv_get(cv, h, "alg_bw", GCB__J_NUM | GCB__J_STR, true,
-                          &alg)) ||
-      (st = gcb__conv_get(cv, h, "bus_bw", GCB__J_NUM | GCB__J_STR, true,
-                          &bus)) ||
-      (st = gcb__conv_get(cv, h, "nwrong", GCB__J_NUM | GCB__J_NULL, false,
-                          &wrong)))
-    return st;
-  *m = gcb__coll_half(gcb__conv_number(t), gcb__conv_number(alg),
-                      gcb__conv_number(bus), json_is_number(wrong),
-                      json_number_value(wrong));
-  return GCB_OK;
-}
-
-/* One half of a result row (key "out_of_place" or "in_place"). */
+/* One half of a result row (key "out_of_place" or "in_place"): {time or
+ * cpu_time, alg_bw, bus_bw, nwrong}, or null where nccl-tests ran only the
+ * other half. */
 static enum gcb_status half(struct gcb__conv *cv, const json_t *row,
                             const char *key, struct gcb__coll_half *m) {
-  const json_t *h;
+  const json_t *h, *t, *alg, *bus, *wrong;
   enum gcb_status st =
       gcb__conv_get(cv, row, key, GCB__J_OBJ | GCB__J_NULL, false, &h);
   if (st != GCB_OK || !json_is_object(h))
-    return st; /* null: nccl-tests ran only the other half */
+    return st;
+  const char *tkey = json_object_get(h, "cpu_time") ? "cpu_time" : "time";
   gcb__conv_enter(cv, key, 0);
-  st = read_half(cv, h, m);
+  if (!(st = gcb__conv_get(cv, h, tkey, GCB__J_NUM | GCB__J_STR, true, &t)) &&
+      !(st = gcb__conv_get(cv, h, "alg_bw", GCB__J_NUM | GCB__J_STR, true,
+                           &alg)) &&
+      !(st = gcb__conv_get(cv, h, "bus_bw", GCB__J_NUM | GCB__J_STR, true,
+                           &bus)) &&
+      !(st = gcb__conv_get(cv, h, "nwrong", GCB__J_NUM | GCB__J_NULL, false,
+                           &wrong)))
+    *m = gcb__coll_half(gcb__conv_number(t), gcb__conv_number(alg),
+                        gcb__conv_number(bus), json_is_number(wrong),
+                        json_number_value(wrong));
   gcb__conv_leave(cv);
   return st;
 }
