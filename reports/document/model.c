@@ -244,20 +244,17 @@ bool gcb_mvalue_equal(const struct gcb_mvalue *a, const struct gcb_mvalue *b) {
 
 static void build_probe(struct gcb__model_arena *a, const json_t *probe,
                         struct gcb_model_run *run) {
+  const struct gcb__field *rows =
+      gcb__schema_field(gcb__n_run.fields, "mpi_probe")->node->fields;
   const json_t *pairs = json_object_get(probe, "pairs");
   run->has_probe = json_is_object(probe);
   run->probe_bytes = gcb_view_int(probe, "bytes", 8);
-  run->probe = arena_array(a, pairs, sizeof *run->probe, &run->nprobe);
+  run->probe =
+      read_list(a, probe, rows, "pairs", sizeof *run->probe, &run->nprobe);
   for (size_t i = 0; i < run->nprobe; i++) {
-    const json_t *p = json_array_get(pairs, i),
-                 *ranks = json_object_get(p, "ranks");
-    run->probe[i] = (struct gcb_model_probe_pair){
-        .ranks = {(long long)json_integer_value(json_array_get(ranks, 0)),
-                  (long long)json_integer_value(json_array_get(ranks, 1))},
-        .same_node = json_is_true(json_object_get(p, "same_node")),
-        .min_us = gcb_view_num(p, "min_us"),
-        .median_us = gcb_view_num(p, "median_us"),
-        .batches = gcb_view_int(p, "batches", 0)};
+    const json_t *ranks = json_object_get(json_array_get(pairs, i), "ranks");
+    for (size_t k = 0; k < 2; k++)
+      run->probe[i].ranks[k] = json_integer_value(json_array_get(ranks, k));
   }
 }
 
