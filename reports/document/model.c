@@ -112,18 +112,22 @@ static void read_rows(const json_t *obj, const struct gcb__field *rows,
   }
 }
 
-/* Member `name` of obj, an array of objects (rows' field `name` gives
- * their rows), read into *n structs of size bytes each (NULL with *n 0
- * when empty, or with the arena's failure recorded). */
+/* The rows of the objects in the array that rows' field `name` is. */
+static const struct gcb__field *item_rows(const struct gcb__field *rows,
+                                          const char *name) {
+  return gcb__schema_field(rows, name)->node->items->fields;
+}
+
+/* Member `name` of obj, an array of objects (item_rows gives their rows),
+ * read into *n structs of size bytes each (NULL with *n 0 when empty, or
+ * with the arena's failure recorded). */
 static void *read_list(struct gcb__model_arena *a, const json_t *obj,
                        const struct gcb__field *rows, const char *name,
                        size_t size, size_t *n) {
   const json_t *list = json_object_get(obj, name);
-  const struct gcb__field *item =
-      gcb__schema_field(rows, name)->node->items->fields;
   char *p = arena_array(a, list, size, n);
   for (size_t i = 0; i < *n; i++)
-    read_rows(json_array_get(list, i), item, p + i * size);
+    read_rows(json_array_get(list, i), item_rows(rows, name), p + i * size);
   return p;
 }
 
@@ -240,20 +244,17 @@ bool gcb_mvalue_equal(const struct gcb_mvalue *a, const struct gcb_mvalue *b) {
 
 static void build_probe(struct gcb__model_arena *a, const json_t *probe,
                         struct gcb_model_run *run) {
+  const struct gcb__field *rows =
+      gcb__schema_field(gcb__n_run.fields, "mpi_probe")->node->fields;
   const json_t *pairs = json_object_get(probe, "pairs");
   run->has_probe = json_is_object(probe);
   run->probe_bytes = gcb_view_int(probe, "bytes", 8);
-  run->probe = arena_array(a, pairs, sizeof *run->probe, &run->nprobe);
+  run->probe =
+      read_list(a, probe, rows, "pairs", sizeof *run->probe, &run->nprobe);
   for (size_t i = 0; i < run->nprobe; i++) {
-    const json_t *p = json_array_get(pairs, i),
-                 *ranks = json_object_get(p, "ranks");
-    run->probe[i] = (struct gcb_model_probe_pair){
-        .ranks = {(long long)json_integer_value(json_array_get(ranks, 0)),
-                  (long long)json_integer_value(json_array_get(ranks, 1))},
-        .same_node = json_is_true(json_object_get(p, "same_node")),
-        .min_us = gcb_view_num(p, "min_us"),
-        .median_us = gcb_view_num(p, "median_us"),
-        .batches = gcb_view_int(p, "batches", 0)};
+    const json_t *ranks = json_object_get(json_array_get(pairs, i), "ranks");
+    for (size_t k = 0; k < 2; k++)
+      run->probe[i].ranks[k] = json_integer_value(json_array_get(ranks, k));
   }
 }
 
@@ -288,51 +289,6 @@ static void build_run(struct gcb__model_arena *a, const json_t *root,
 
 /* ---- nodes -------------------------------------------------------------- */
 
-/* A pcie_path's hops, in order (NULL with *n 0 when empty, or with the
- * arena's failure recorded). */
-static struct gcb_model_hop *path_hops(struct gcb__model_arena *a,
-                                       const json_t *path, size_t *n) {
-  struct gcb_model_hop *hops = arena_array(a, path, sizeof *hops, n);
-  for (size_t i = 0; i < *n; i++) {
-    const json_t *h = json_array_get(path, i);
-    hops[i] = (struct gcb_model_hop){.busid = gcb_view_str(h, "busid"),
-                                     .gen = gcb_view_int(h, "gen", -1),
-                                     .width = gcb_view_int(h, "width", -1),
-                                     .gbps = gcb_view_num(h, "gbps"),
-                                     .link = gcb_view_str(h, "link")};
-  }
-  return hops;
-}
-
-/* topology.placement[]: the run's own placement check. */
-static void build_problems(struct gcb__model_arena *a, const json_t *list,
-                           struct gcb_model_node *n) {
-  n->has_placement = json_is_array(list);
-  n->placement = arena_array(a, list, sizeof *n->placement, &n->nplacement);
-  for (size_t i = 0; i < n->nplacement; i++) {
-    const json_t *e = json_array_get(list, i);
-    n->placement[i] = (struct gcb_model_problem){
-        .kind = gcb_view_str(e, "kind"),
-        .rank = gcb_view_int(e, "rank", -1),
-        .other_rank = gcb_view_int(e, "other_rank", -1),
-        .gpu = gcb_view_int(e, "gpu", -1),
-        .what = gcb_view_str(e, "what"),
-        .fix = gcb_view_str(e, "fix")};
-  }
-}
-
-static void build_facts(struct gcb__model_arena *a, const json_t *list,
-                        struct gcb_model_node *n) {
-  n->facts = arena_array(a, list, sizeof *n->facts, &n->nfacts);
-  for (size_t i = 0; i < n->nfacts; i++) {
-    const json_t *e = json_array_get(list, i);
-    n->facts[i] = (struct gcb_model_fact){.kind = gcb_view_str(e, "kind"),
-                                          .gpu = gcb_view_int(e, "gpu", -1),
-                                          .nic = gcb_view_int(e, "nic", -1),
-                                          .text = gcb_view_str(e, "text")};
-  }
-}
-
 /* topology.paths: the devices, and the class and expected GB/s matrices
  * flattened (a cell absent from a short row reads as absent). */
 static void build_paths(struct gcb__model_arena *a, const json_t *paths,
@@ -364,58 +320,38 @@ static void build_paths(struct gcb__model_arena *a, const json_t *paths,
 
 static void build_topology(struct gcb__model_arena *a, const json_t *topo,
                            struct gcb_model_node *n) {
+  const struct gcb__field *rows = gcb__n_topology.fields;
   const json_t *gpus = json_object_get(topo, "gpus"),
                *nics = json_object_get(topo, "nics"),
                *numa = json_object_get(topo, "numa_nodes"),
-               *sws = json_object_get(topo, "pcie_switches"), *e;
-  size_t i;
+               *placement = json_object_get(topo, "placement");
   n->has_topology = topo != NULL;
-  n->gpus = arena_array(a, gpus, sizeof *n->gpus, &n->ngpus);
-  n->nics = arena_array(a, nics, sizeof *n->nics, &n->nnics);
+  n->gpus = read_list(a, topo, rows, "gpus", sizeof *n->gpus, &n->ngpus);
+  for (size_t i = 0; i < n->ngpus; i++) {
+    struct gcb_model_gpu *g = &n->gpus[i];
+    g->node = n->index;
+    g->host_gbps = gcb_topo_view_host_gbps(json_array_get(gpus, i));
+    g->hops = read_list(a, json_array_get(gpus, i), item_rows(rows, "gpus"),
+                        "pcie_path", sizeof *g->hops, &g->nhops);
+  }
+  n->nics = read_list(a, topo, rows, "nics", sizeof *n->nics, &n->nnics);
+  for (size_t i = 0; i < n->nnics; i++)
+    n->nics[i].hops =
+        read_list(a, json_array_get(nics, i), item_rows(rows, "nics"),
+                  "pcie_path", sizeof *n->nics[i].hops, &n->nics[i].nhops);
   n->numa = arena_array(a, numa, sizeof *n->numa, &n->nnuma);
   n->numa_cpus = arena_calloc(a, n->nnuma, sizeof *n->numa_cpus);
-  n->switches = arena_array(a, sws, sizeof *n->switches, &n->nswitches);
-  if (a->failed)
-    return;
-  json_array_foreach(gpus, i, e) {
-    struct gcb_model_gpu *g = &n->gpus[i];
-    *g = (struct gcb_model_gpu){
-        .node = n->index,
-        .index = gcb_view_int(e, "index", -1),
-        .busid = gcb_view_str(e, "busid"),
-        .model = gcb_view_str(e, "model"),
-        .arch = gcb_view_str(e, "arch"),
-        .cpus = gcb_view_str(e, "cpus"),
-        .numa = gcb_view_int(e, "numa", -1),
-        .link_gbps = gcb_view_num(e, "link_gbps"),
-        .host_gbps = gcb_topo_view_host_gbps(e),
-        .nvlinks = gcb_view_int(e, "nvlinks", -1),
-        .pcie_switch = gcb_view_int(e, "pcie_switch", -1),
-        .host_basis = gcb_view_str(gcb_view_obj(e, "host_link"), "basis")};
-    g->hops = path_hops(a, json_object_get(e, "pcie_path"), &g->nhops);
+  for (size_t i = 0; n->numa_cpus != NULL && i < n->nnuma; i++) {
+    n->numa[i] = gcb_view_int(json_array_get(numa, i), "os_index", -1);
+    n->numa_cpus[i] = gcb_view_str(json_array_get(numa, i), "cpus");
   }
-  json_array_foreach(nics, i, e) {
-    struct gcb_model_nic *c = &n->nics[i];
-    *c = (struct gcb_model_nic){.name = gcb_view_str(e, "name"),
-                                .busid = gcb_view_str(e, "busid"),
-                                .numa = gcb_view_int(e, "numa", -1),
-                                .pcie_switch =
-                                    gcb_view_int(e, "pcie_switch", -1),
-                                .index = gcb_view_int(e, "index", -1)};
-    c->hops = path_hops(a, json_object_get(e, "pcie_path"), &c->nhops);
-  }
-  json_array_foreach(numa, i, e) {
-    n->numa[i] = gcb_view_int(e, "os_index", -1);
-    n->numa_cpus[i] = gcb_view_str(e, "cpus");
-  }
-  json_array_foreach(sws, i, e) {
-    n->switches[i] = (struct gcb_model_switch){
-        .busid = gcb_view_str(e, "busid"),
-        .uplink_gbps = gcb_view_num(e, "uplink_gbps")};
-  }
+  n->switches = read_list(a, topo, rows, "pcie_switches", sizeof *n->switches,
+                          &n->nswitches);
   build_paths(a, gcb_view_obj(topo, "paths"), n);
-  build_problems(a, json_object_get(topo, "placement"), n);
-  build_facts(a, json_object_get(topo, "facts"), n);
+  n->has_placement = json_is_array(placement);
+  n->placement = read_list(a, topo, rows, "placement", sizeof *n->placement,
+                           &n->nplacement);
+  n->facts = read_list(a, topo, rows, "facts", sizeof *n->facts, &n->nfacts);
 }
 
 static void build_node(struct gcb__model_arena *a, const json_t *e,

@@ -86,7 +86,7 @@ struct gcb_model_probe_pair {
   long long ranks[2];
   bool same_node;
   double min_us, median_us; /* NAN when absent */
-  long long batches;        /* 0 when absent */
+  long long batches;        /* -1 when absent */
 };
 
 struct gcb_model_run {

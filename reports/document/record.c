@@ -48,8 +48,8 @@ void gcb_record_summarize(const struct gcb_record *rec,
   }
 }
 
-/* Adds parameter key of `type`, its value in i, d or (a string) s;
- * nothing when all slots are taken. */
+/* Adds parameter key of `type`, its value in i, d or (a string) s, cut
+ * visibly when it does not fit; nothing when all slots are taken. */
 static void add_param(struct gcb_record *rec, const char *key,
                       enum gcb_param_type type, int64_t i, double d,
                       const char *s) {
@@ -57,8 +57,9 @@ static void add_param(struct gcb_record *rec, const char *key,
     return;
   struct gcb_param *p = &rec->params[rec->nparams++];
   *p = (struct gcb_param){.key = key, .type = type, .i = i, .d = d};
-  if (type == GCB_PARAM_STRING)
-    snprintf(p->s, sizeof p->s, "%s", s);
+  if (type == GCB_PARAM_STRING &&
+      snprintf(p->s, sizeof p->s, "%s", s) >= (int)sizeof p->s)
+    memcpy(p->s + sizeof p->s - 4, "...", 4);
 }
 
 const char *gcb_record_text(const struct gcb_record *rec, const char *key) {

@@ -24,13 +24,19 @@ enum gcb_param_type {
   GCB_PARAM_STRING
 };
 
+/* The longest text parameter kept, with its NUL: a node name as long as
+ * the run context holds one (bench/run/context.h), which is longer than
+ * a hostname (HOST_NAME_MAX, 64) and than any other text a benchmark
+ * gives. */
+#define GCB_PARAM_TEXT_MAX 256
+
 /* One case parameter (dtype=fp32, m=2048, kernel=triad). */
 struct gcb_param {
   const char *key; /* static string */
   enum gcb_param_type type;
   int64_t i;
   double d;
-  char s[32];
+  char s[GCB_PARAM_TEXT_MAX];
 };
 
 /* Per-rank validation, as reported by the backend's check(). */
@@ -221,7 +227,9 @@ int64_t gcb_record_int(const struct gcb_record *rec, const char *key,
                        int64_t def);
 
 /* Adds a parameter; silently ignores more than GCB_MAX_PARAMS (a
- * programming error caught by the registry tests). */
+ * programming error caught by the registry tests). Text longer than
+ * GCB_PARAM_TEXT_MAX - 1 bytes is kept cut, ending in "..." so that the
+ * cut shows. */
 void gcb_record_param_int(struct gcb_record *rec, const char *key, int64_t v);
 void gcb_record_param_size(struct gcb_record *rec, const char *key, int64_t v);
 void gcb_record_param_double(struct gcb_record *rec, const char *key, double v);

@@ -60,9 +60,12 @@ const struct gcb__node gcb__n_tool = {.types = T_OBJ, .fields = tool_fields};
 /* run.mpi_probe: the start-up ping-pongs (gcb_mpi_probe); optional, as
  * documents before it had none. */
 static const struct gcb__field probe_pair_fields[] = {
-    REQ("ranks", &gcb__n_int_array), REQ("same_node", &gcb__n_bool),
-    REQ("batches", &gcb__n_int),     REQ("median_us", &gcb__n_num),
-    REQ("min_us", &gcb__n_num),      {0},
+    REQ("ranks", &gcb__n_int_array), /* model.c */
+    REQ("same_node", &gcb__n_bool, IN(probe_pair, same_node)),
+    REQ("batches", &gcb__n_int, IN(probe_pair, batches)),
+    REQ("median_us", &gcb__n_num, IN(probe_pair, median_us)),
+    REQ("min_us", &gcb__n_num, IN(probe_pair, min_us)),
+    {0},
 };
 static const struct gcb__field probe_fields[] = {
     REQ("bytes", &gcb__n_int),

@@ -14,6 +14,8 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "reports/document/model.h"
+
 /* ---- schema rows -------------------------------------------------------- */
 
 /* What every reader relies on is required (a GPU's index and bus id, the
@@ -24,17 +26,21 @@
 static const char *const sources[] = {"live", "xml", NULL};
 
 static const struct gcb__field hop_fields[] = {
-    REQ("busid", &gcb__n_str),     OPT("role", &gcb__n_str),
-    OPT("pci_id", &gcb__n_str),    OPT("gbps", &gcb__n_num_null),
-    OPT("gen", &gcb__n_int_null),  OPT("width", &gcb__n_int_null),
-    OPT("link", &gcb__n_str_null), {0},
+    REQ("busid", &gcb__n_str, IN(hop, busid)),
+    OPT("role", &gcb__n_str),
+    OPT("pci_id", &gcb__n_str),
+    OPT("gbps", &gcb__n_num_null, IN(hop, gbps)),
+    OPT("gen", &gcb__n_int_null, IN(hop, gen)),
+    OPT("width", &gcb__n_int_null, IN(hop, width)),
+    OPT("link", &gcb__n_str_null, IN(hop, link)),
+    {0},
 };
 static const struct gcb__node n_path = {.types = T_ARR,
                                         .items = OBJ(hop_fields)};
 
 static const struct gcb__field host_link_fields[] = {
     OPT("expected_gbps", &gcb__n_num_null),
-    OPT("basis", &gcb__n_str),
+    OPT("basis", &gcb__n_str, IN(gpu, host_basis)),
     {0},
 };
 static const struct gcb__field nearest_fields[] = {
@@ -44,19 +50,19 @@ static const struct gcb__field nearest_fields[] = {
 };
 
 static const struct gcb__field gpu_fields[] = {
-    REQ("index", &gcb__n_int),
-    REQ("busid", &gcb__n_str),
+    REQ("index", &gcb__n_int, IN(gpu, index)),
+    REQ("busid", &gcb__n_str, IN(gpu, busid)),
     OPT("vendor", &gcb__n_str),
     OPT("pci_id", &gcb__n_str),
     OPT("class", &gcb__n_str),
-    OPT("model", &gcb__n_str_null),
-    OPT("arch", &gcb__n_str),
-    OPT("numa", &gcb__n_int_null),
-    OPT("cpus", &gcb__n_str),
-    OPT("link_gbps", &gcb__n_num_null),
+    OPT("model", &gcb__n_str_null, IN(gpu, model)),
+    OPT("arch", &gcb__n_str, IN(gpu, arch)),
+    OPT("numa", &gcb__n_int_null, IN(gpu, numa)),
+    OPT("cpus", &gcb__n_str, IN(gpu, cpus)),
+    OPT("link_gbps", &gcb__n_num_null, IN(gpu, link_gbps)),
     OPT("pcie_path", &n_path),
-    OPT("pcie_switch", &gcb__n_int_null),
-    OPT("nvlinks", &gcb__n_int_null),
+    OPT("pcie_switch", &gcb__n_int_null, IN(gpu, pcie_switch)),
+    OPT("nvlinks", &gcb__n_int_null, IN(gpu, nvlinks)),
     OPT("cpu_nvlinks", &gcb__n_int),
     OPT("os_devices", &gcb__n_str),
     OPT("nearest_nic", OBJ(nearest_fields)),
@@ -65,17 +71,17 @@ static const struct gcb__field gpu_fields[] = {
 };
 
 static const struct gcb__field nic_fields[] = {
-    REQ("index", &gcb__n_int),
-    REQ("busid", &gcb__n_str),
-    OPT("name", &gcb__n_str_null),
+    REQ("index", &gcb__n_int, IN(nic, index)),
+    REQ("busid", &gcb__n_str, IN(nic, busid)),
+    OPT("name", &gcb__n_str_null, IN(nic, name)),
     OPT("rdma", &gcb__n_bool),
     OPT("pci_id", &gcb__n_str),
     OPT("class", &gcb__n_str),
-    OPT("numa", &gcb__n_int_null),
+    OPT("numa", &gcb__n_int_null, IN(nic, numa)),
     OPT("cpus", &gcb__n_str),
     OPT("link_gbps", &gcb__n_num_null),
     OPT("pcie_path", &n_path),
-    OPT("pcie_switch", &gcb__n_int_null),
+    OPT("pcie_switch", &gcb__n_int_null, IN(nic, pcie_switch)),
     OPT("os_devices", &gcb__n_str),
     {0},
 };
@@ -88,10 +94,10 @@ static const struct gcb__field numa_fields[] = {
 };
 
 static const struct gcb__field switch_fields[] = {
-    REQ("busid", &gcb__n_str),
+    REQ("busid", &gcb__n_str, IN(switch, busid)),
     OPT("pci_id", &gcb__n_str),
     OPT("downstream_ports", &gcb__n_int),
-    OPT("uplink_gbps", &gcb__n_num_null),
+    OPT("uplink_gbps", &gcb__n_num_null, IN(switch, uplink_gbps)),
     OPT("numa", &gcb__n_int_null),
     {0},
 };
@@ -113,20 +119,20 @@ static const struct gcb__field vm_fields[] = {
 };
 
 static const struct gcb__field fact_fields[] = {
-    REQ("kind", &gcb__n_str),
-    OPT("gpu", &gcb__n_int_null),
-    OPT("nic", &gcb__n_int_null),
-    REQ("text", &gcb__n_str),
+    REQ("kind", &gcb__n_str, IN(fact, kind)),
+    OPT("gpu", &gcb__n_int_null, IN(fact, gpu)),
+    OPT("nic", &gcb__n_int_null, IN(fact, nic)),
+    REQ("text", &gcb__n_str, IN(fact, text)),
     {0},
 };
 
 static const struct gcb__field problem_fields[] = {
-    REQ("kind", &gcb__n_str),
-    OPT("rank", &gcb__n_int_null),
-    OPT("other_rank", &gcb__n_int_null),
-    OPT("gpu", &gcb__n_int_null),
-    REQ("what", &gcb__n_str),
-    OPT("fix", &gcb__n_str),
+    REQ("kind", &gcb__n_str, IN(problem, kind)),
+    OPT("rank", &gcb__n_int_null, IN(problem, rank)),
+    OPT("other_rank", &gcb__n_int_null, IN(problem, other_rank)),
+    OPT("gpu", &gcb__n_int_null, IN(problem, gpu)),
+    REQ("what", &gcb__n_str, IN(problem, what)),
+    OPT("fix", &gcb__n_str, IN(problem, fix)),
     {0},
 };
 

@@ -975,3 +975,89 @@ Test(model, a_built_model_is_in_the_order_a_read_document_has) {
                    "{\"size\":1024,\"op\":\"allreduce\",\"path\":\"NV18\"}");
   gcb_model_free(m);
 }
+
+/* ---- a node's topology copied into a converted file's model ---- */
+
+static void expect_same_hops(const struct gcb_model_hop *a, size_t na,
+                             const struct gcb_model_hop *b, size_t nb) {
+  cr_assert_eq(na, nb);
+  for (size_t i = 0; i < na; i++) {
+    cr_expect_str_eq(a[i].busid, b[i].busid);
+    cr_expect_str_eq(a[i].link, b[i].link);
+    cr_expect_eq(a[i].gen, b[i].gen);
+    cr_expect(same_num(a[i].gbps, b[i].gbps));
+  }
+}
+
+/* The copy holds every string and list of the node it was copied from,
+ * its own: the document it came from may go (valgrind says so). */
+static void expect_copied(const struct gcb_model_node *to,
+                          const struct gcb_model_node *w) {
+  cr_expect(to->has_topology);
+  cr_assert_eq(to->ngpus, w->ngpus);
+  for (size_t i = 0; i < w->ngpus; i++) {
+    const struct gcb_model_gpu *a = &to->gpus[i], *b = &w->gpus[i];
+    cr_expect_eq(a->node, 7);
+    cr_expect_eq(a->index, b->index);
+    cr_expect_str_eq(a->busid, b->busid);
+    cr_expect_str_eq(a->model, b->model);
+    cr_expect_str_eq(a->arch, b->arch);
+    cr_expect_str_eq(a->cpus, b->cpus);
+    cr_expect_str_eq(a->host_basis, b->host_basis);
+    cr_expect(same_num(a->host_gbps, b->host_gbps));
+    cr_expect_eq(a->pcie_switch, b->pcie_switch);
+    expect_same_hops(a->hops, a->nhops, b->hops, b->nhops);
+  }
+  cr_assert_eq(to->nnics, w->nnics);
+  for (size_t i = 0; i < w->nnics; i++) {
+    cr_expect_str_eq(to->nics[i].name, w->nics[i].name);
+    cr_expect_str_eq(to->nics[i].busid, w->nics[i].busid);
+    expect_same_hops(to->nics[i].hops, to->nics[i].nhops, w->nics[i].hops,
+                     w->nics[i].nhops);
+  }
+  cr_assert_eq(to->nswitches, w->nswitches);
+  for (size_t i = 0; i < w->nswitches; i++)
+    cr_expect_str_eq(to->switches[i].busid, w->switches[i].busid);
+  cr_assert_eq(to->nnuma, w->nnuma);
+  for (size_t i = 0; i < w->nnuma; i++)
+    cr_expect_str_eq(to->numa_cpus[i], w->numa_cpus[i]);
+  cr_expect_str_eq(gcb_model_pair_class(to, 0, 1),
+                   gcb_model_pair_class(w, 0, 1));
+}
+
+/* On real topologies: the DGX-2's (GPUs under PCIe switches) and one
+ * with an InfiniBand NIC. */
+Test(model, a_copied_topology_outlives_its_document) {
+  static const char *const files[] = {"hwloc-nvidia-dgx2.xml",
+                                      "hwloc-2socket-3gpu-ib.xml"};
+  size_t gpus = 0, nics = 0, switches = 0;
+  for (size_t f = 0; f < sizeof files / sizeof *files; f++) {
+    char path[512];
+    struct gcb_topo *t = NULL;
+    struct gcb_err err = {0};
+    snprintf(path, sizeof path, "%s/topo/%s", GCB_TEST_DATA, files[f]);
+    cr_assert_eq(gcb_topo_load(path, &t, &err), GCB_OK, "%s", err.msg);
+    json_t *doc = fx_doc(16, 1, 48, "Test CPU");
+    json_object_set_new(json_array_get(json_object_get(doc, "nodes"), 0),
+                        "topology", gcb_results_topology_json(t));
+    gcb_topo_free(t);
+    json_t *copy = json_deep_copy(doc);
+    struct gcb_doc from = fx_doc_of("a.json", copy),
+                   keep = fx_doc_of("b.json", doc);
+    struct gcb_model *m = gcb__model_new("x.log");
+    struct gcb_model_node *to = m != NULL ? gcb__model_add_node(m) : NULL;
+    cr_assert_not_null(to);
+    to->index = 7;
+    cr_assert(gcb__model_copy_topology(m, to, &from.model->nodes[0]));
+    fx_doc_free(&from);
+    json_decref(copy);
+    expect_copied(to, &keep.model->nodes[0]);
+    gpus += to->ngpus;
+    nics += to->nnics;
+    switches += to->nswitches;
+    gcb_model_free(m);
+    fx_doc_free(&keep);
+    json_decref(doc);
+  }
+  cr_expect(gpus > 0 && nics > 0 && switches > 0);
+}

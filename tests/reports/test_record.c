@@ -1,5 +1,6 @@
 /* Records: figures from work and time, cross-rank summaries, parameters. */
 #include <criterion/criterion.h>
+#include <string.h>
 
 #include "reports/document/record.h"
 
@@ -66,4 +67,16 @@ Test(record, parameters_keep_type_and_stop_at_the_limit) {
   for (int i = 0; i < 2 * GCB_MAX_PARAMS; i++)
     gcb_record_param_int(&rec, "x", i);
   cr_expect_eq(rec.nparams, GCB_MAX_PARAMS);
+}
+
+Test(record, text_too_long_to_keep_is_cut_visibly) {
+  struct gcb_record rec = record_with(NULL, 0);
+  char text[2 * GCB_PARAM_TEXT_MAX];
+  memset(text, 'x', sizeof text - 1);
+  text[sizeof text - 1] = '\0';
+  gcb_record_param_str(&rec, "span", text);
+  const char *kept = gcb_record_text(&rec, "span");
+  cr_expect_eq(strlen(kept), GCB_PARAM_TEXT_MAX - 1);
+  cr_expect_eq(strncmp(kept, text, GCB_PARAM_TEXT_MAX - 4), 0);
+  cr_expect_str_eq(kept + GCB_PARAM_TEXT_MAX - 4, "...");
 }

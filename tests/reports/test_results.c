@@ -88,6 +88,35 @@ Test(results_file, record_fields_are_converted_as_documented) {
   gcb_results_free(back);
 }
 
+/* A netmap case names both ends by host: a hostname of HOST_NAME_MAX (64)
+ * bytes, or a node name as long as the run context holds, is written
+ * whole. */
+Test(results_file, long_string_parameters_are_written_whole) {
+  char host64[65], node255[256];
+  memset(host64, 'h', 64);
+  host64[64] = '\0';
+  memset(node255, 'n', 255);
+  node255[255] = '\0';
+  build_record();
+  gcb_record_param_str(&rec, "src_host", host64);
+  gcb_record_param_str(&rec, "dst_host", node255);
+  struct gcb_results *r = gcb_results_new();
+  struct gcb_err err = {0};
+  set_header(r);
+  cr_assert_eq(gcb_results_add_record(r, &rec, &err), GCB_OK, "%s", err.msg);
+  struct gcb_results *back = write_and_read(r, "results.json");
+  const char *src = NULL, *dst = NULL;
+  json_t *c =
+      json_array_get(json_object_get(gcb_results_json(back), "cases"), 0);
+  cr_assert_eq(json_unpack(c, "{s:{s:s, s:s}}", "params", "src_host", &src,
+                           "dst_host", &dst),
+               0);
+  cr_expect_str_eq(src, host64);
+  cr_expect_str_eq(dst, node255);
+  gcb_results_free(r);
+  gcb_results_free(back);
+}
+
 Test(results_file, sections_are_written_in_schema_order) {
   struct gcb_results *r = full_document(); /* sets run before tool */
   struct gcb_results *back = write_and_read(r, "results.json");
