@@ -133,18 +133,15 @@ static bool is_few(const struct rank_blas *r) {
   return r->threads > 0 && r->threads < r->cpu_threads;
 }
 
-/* Distinct (core, threads) pairs tracked; more are lumped with the last. */
-#define BLAS_COMBOS 16
-
 struct blas_ranks {
   struct rank_blas *r;
   size_t n;
   int ncombos, majority; /* the pair most ranks run */
-  size_t count[BLAS_COMBOS];
-  bool all_below_alike; /* every rank below its CPU, one core, one CPU
-                           ISA (thread counts may differ) */
-  bool uniform;         /* one core, one thread count, one CPU ISA */
-  bool all_few_alike;   /* every rank with the same too few threads */
+  size_t *count;         /* ranks per pair (n of them at most) */
+  bool all_below_alike;  /* every rank below its CPU, one core, one CPU
+                            ISA (thread counts may differ) */
+  bool uniform;          /* one core, one thread count, one CPU ISA */
+  bool all_few_alike;    /* every rank with the same too few threads */
 };
 
 static int combo_of(struct blas_ranks *b, size_t i) {
@@ -152,7 +149,7 @@ static int combo_of(struct blas_ranks *b, size_t i) {
     if (b->r[j].threads == b->r[i].threads &&
         strcasecmp(b->r[j].core, b->r[i].core) == 0)
       return b->r[j].combo;
-  return b->ncombos < BLAS_COMBOS ? b->ncombos++ : BLAS_COMBOS - 1;
+  return b->ncombos++;
 }
 
 /* How the ranks' BLAS compare: combos, majority, uniformity. */
@@ -190,8 +187,12 @@ static enum gcb_status blas_read(const struct gcb_model *m,
   if (m->nranks == 0)
     return GCB_OK;
   b->r = calloc(m->nranks, sizeof *b->r);
-  if (b->r == NULL)
+  b->count = calloc(m->nranks, sizeof *b->count);
+  if (b->r == NULL || b->count == NULL) {
+    free(b->r);
+    free(b->count);
     return GCB_ENOMEM;
+  }
   for (size_t i = 0; i < m->nranks; i++) {
     const struct gcb_model_rank *e = &m->ranks[i];
     if (!e->has_blas)
@@ -226,15 +227,14 @@ static enum gcb_severity blas_severity(const struct gcb__rule_ctx *cx) {
 static struct gcb_finding *node_finding(const struct gcb__rule_ctx *cx,
                                         enum gcb_severity sev,
                                         const struct rank_blas *r, size_t n) {
-  struct gcb_finding *f = gcb__rule_push(cx, sev);
-  if (f == NULL)
-    return NULL;
-  gcb_finding_at_model_rank(f, cx->index, cx->doc->model, r[0].rank);
   long long *ids = calloc(n, sizeof *ids);
-  for (size_t i = 0; ids && i < n; i++)
+  struct gcb_finding *f = ids != NULL ? gcb__rule_push(cx, sev) : NULL;
+  for (size_t i = 0; f != NULL && i < n; i++)
     ids[i] = r[i].rank;
-  if (ids != NULL)
+  if (f != NULL) {
+    gcb_finding_at_model_rank(f, cx->index, cx->doc->model, r[0].rank);
     gcb_view_ranges(ids, n, f->where.ranks, sizeof f->where.ranks);
+  }
   free(ids);
   return f;
 }
@@ -453,6 +453,7 @@ enum gcb_status gcb__rule_blas_kernel(const struct gcb__rule_ctx *cx) {
   if (st == GCB_OK && b.n > 0)
     st = rank_findings(cx, &b);
   free(b.r);
+  free(b.count);
   return st == GCB_ENOMEM
              ? gcb_err_set(cx->err, GCB_ENOMEM, "blas-kernel: out of memory")
              : st;
