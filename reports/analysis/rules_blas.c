@@ -118,7 +118,7 @@ struct rank_blas {
   const char *core;
   long long threads, cpu_threads; /* the BLAS's; those the backend gave it */
   int have, could; /* ISA indices of the core and of the rank's CPU; -1 */
-  int combo;       /* index into the run's distinct (core, threads) */
+  size_t combo;    /* its (core, threads): the first rank's that runs it */
 };
 
 static bool is_below(const struct rank_blas *r) {
@@ -136,20 +136,21 @@ static bool is_few(const struct rank_blas *r) {
 struct blas_ranks {
   struct rank_blas *r;
   size_t n;
-  int ncombos, majority; /* the pair most ranks run */
-  size_t *count;         /* ranks per pair (n of them at most) */
-  bool all_below_alike;  /* every rank below its CPU, one core, one CPU
-                            ISA (thread counts may differ) */
-  bool uniform;          /* one core, one thread count, one CPU ISA */
-  bool all_few_alike;    /* every rank with the same too few threads */
+  size_t ncombos, majority; /* the pair most ranks run */
+  size_t *count;            /* ranks per pair, at its first rank */
+  bool all_below_alike;     /* every rank below its CPU, one core, one CPU
+                               ISA (thread counts may differ) */
+  bool uniform;             /* one core, one thread count, one CPU ISA */
+  bool all_few_alike;       /* every rank with the same too few threads */
 };
 
-static int combo_of(struct blas_ranks *b, size_t i) {
+static size_t combo_of(struct blas_ranks *b, size_t i) {
   for (size_t j = 0; j < i; j++)
     if (b->r[j].threads == b->r[i].threads &&
         strcasecmp(b->r[j].core, b->r[i].core) == 0)
       return b->r[j].combo;
-  return b->ncombos++;
+  b->ncombos++;
+  return i;
 }
 
 /* How the ranks' BLAS compare: combos, majority, uniformity. */
@@ -167,7 +168,7 @@ static void blas_survey(struct blas_ranks *b) {
     b->all_few_alike &= is_few(r) && r->threads == b->r[0].threads &&
                         r->cpu_threads == b->r[0].cpu_threads;
   }
-  for (int c = 1; c < b->ncombos; c++)
+  for (size_t c = 1; c < b->n; c++)
     if (b->count[c] > b->count[b->majority])
       b->majority = c;
 }
@@ -246,7 +247,7 @@ enum group { BELOW, FEW, APART };
  * CPU (BELOW), with ref's too few threads of ref's CPU threads (FEW), or
  * running ref's (core, threads) apart from the majority's (APART). */
 static bool in_group(const struct rank_blas *r, const struct rank_blas *ref,
-                     enum group g, int majority) {
+                     enum group g, size_t majority) {
   if (g == BELOW)
     return is_below(r) && r->could == ref->could &&
            strcasecmp(r->core, ref->core) == 0;
@@ -259,7 +260,7 @@ static bool in_group(const struct rank_blas *r, const struct rank_blas *ref,
 /* The ranks of one node (r[0..n)) in the group of r[i], gathered into out;
  * 0 when r[i] is in none, or an earlier rank already led its group. */
 static size_t group_of(const struct rank_blas *r, size_t n, size_t i,
-                       enum group g, int majority, struct rank_blas *out) {
+                       enum group g, size_t majority, struct rank_blas *out) {
   if (!in_group(&r[i], &r[i], g, majority))
     return 0;
   for (size_t j = 0; j < i; j++)
@@ -331,9 +332,7 @@ static enum gcb_status apart_finding(const struct gcb__rule_ctx *cx,
                                      const struct blas_ranks *b,
                                      const char *lib, enum gcb_severity sev,
                                      const struct rank_blas *tmp, size_t k) {
-  const struct rank_blas *most = NULL;
-  for (size_t i = 0; most == NULL && i < b->n; i++)
-    most = b->r[i].combo == b->majority ? &b->r[i] : NULL;
+  const struct rank_blas *most = &b->r[b->majority];
   struct gcb_finding *f = node_finding(cx, sev, tmp, k);
   if (f == NULL)
     return GCB_ENOMEM;
