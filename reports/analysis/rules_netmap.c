@@ -308,21 +308,17 @@ static enum gcb_status report_unbuilt(const struct gcb__rule_ctx *cx,
   struct gcb_finding *f = gcb__rule_push(cx, GCB_SEV_INFO);
   if (f == NULL)
     return GCB_ENOMEM;
-  int rows = j->map.unbuilt;
   const char *what = strcmp(j->schedule, "nodepairs") == 0 ? "nodes" : "ranks";
+  char why[64] = "out of memory";
+  if (j->map.unbuilt > GCB_NETMAP_MAX_ROWS)
+    snprintf(why, sizeof why, "more than the %d a matrix is built for",
+             GCB_NETMAP_MAX_ROWS);
   snprintf(f->where.subject, sizeof f->where.subject, "netmap: bandwidth %s",
            j->schedule);
-  if (rows > GCB_NETMAP_MAX_ROWS)
-    gcb_finding_explain(f,
-                        "the network map (%s) has %d %s, more than the %d "
-                        "its matrix is built for: its links and paths were "
-                        "not judged",
-                        j->schedule, rows, what, GCB_NETMAP_MAX_ROWS);
-  else
-    gcb_finding_explain(f,
-                        "the network map (%s) of %d %s was not built, out "
-                        "of memory: its links and paths were not judged",
-                        j->schedule, rows, what);
+  gcb_finding_explain(f,
+                      "the network map (%s) of %d %s was not built, %s: its "
+                      "links and paths were not judged",
+                      j->schedule, j->map.unbuilt, what, why);
   gcb_finding_suggest(f,
                       "judge the network in parts: netmap over at most %d "
                       "%s at a time",
