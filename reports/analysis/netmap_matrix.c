@@ -6,6 +6,7 @@
  */
 #include "reports/analysis/netmap_matrix.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,19 +39,26 @@ static bool is_ours(const struct gcb_model_case *c, const char *schedule) {
          strcmp(gcb_model_param_str(c, "schedule"), schedule) == 0;
 }
 
-static bool alloc(struct gcb_netmap *m, int n) {
-  size_t cells = (size_t)n * (size_t)n;
-  m->n = n;
-  m->bw = malloc(cells * sizeof *m->bw);
-  m->lat = malloc(cells * sizeof *m->lat);
-  m->node = calloc((size_t)n, sizeof *m->node);
-  m->host = calloc((size_t)n, sizeof *m->host);
-  m->rank = calloc((size_t)n, sizeof *m->rank);
-  if (!m->bw || !m->lat || !m->node || !m->host || !m->rank)
+/* An n x n map, every pair unmeasured; false (m freed, m->unbuilt = n)
+ * past GCB_NETMAP_MAX_ROWS or when memory runs out. */
+static bool alloc(struct gcb_netmap *m, size_t n) {
+  size_t cells = n * n;
+  if (n <= GCB_NETMAP_MAX_ROWS) {
+    m->n = (int)n;
+    m->bw = malloc(cells * sizeof *m->bw);
+    m->lat = malloc(cells * sizeof *m->lat);
+    m->node = calloc(n, sizeof *m->node);
+    m->host = calloc(n, sizeof *m->host);
+    m->rank = calloc(n, sizeof *m->rank);
+  }
+  if (!m->bw || !m->lat || !m->node || !m->host || !m->rank) {
+    gcb_netmap_free(m);
+    m->unbuilt = (int)n;
     return false;
+  }
   for (size_t i = 0; i < cells; i++)
     m->bw[i] = m->lat[i] = NAN;
-  for (int i = 0; i < n; i++)
+  for (int i = 0; i < m->n; i++)
     m->rank[i] = i;
   return true;
 }
@@ -71,13 +79,11 @@ static int node_of(const struct gcb_model *doc, int r, int n,
 static bool read_nodes(const struct gcb_model *doc, struct gcb_netmap *m) {
   int ranks = (int)doc->nranks, nodes = 0;
   const char *host;
-  if (doc->nranks < 2 || doc->nranks > 65536)
-    return false;
   for (int r = 0; r < ranks; r++) {
     int x = node_of(doc, r, ranks, &host);
     nodes = x + 1 > nodes ? x + 1 : nodes;
   }
-  if (nodes < 2 || nodes > 4096 || !alloc(m, nodes))
+  if (nodes < 2 || !alloc(m, (size_t)nodes))
     return false;
   m->by_node = true;
   m->nodes = nodes;
@@ -105,14 +111,12 @@ bool gcb_netmap_read_model(const struct gcb_model *doc, const char *schedule,
   size_t seen = 0;
   for (size_t i = 0; i < doc->ncases; i++)
     seen += is_ours(&doc->cases[i], schedule);
-  bool nodes = strcmp(schedule, "nodepairs") == 0;
-  if (seen > 0 && nodes && read_nodes(doc, m))
-    return true;
-  if (seen == 0 || nodes || doc->nranks < 2 || doc->nranks > 4096 ||
-      !alloc(m, (int)doc->nranks)) {
-    gcb_netmap_free(m);
+  if (seen == 0 || doc->nranks < 2 || doc->nranks > INT_MAX)
     return false;
-  }
+  if (strcmp(schedule, "nodepairs") == 0)
+    return read_nodes(doc, m);
+  if (!alloc(m, doc->nranks))
+    return false;
   int n = m->n;
   for (int r = 0; r < n; r++) {
     m->node[r] = node_of(doc, r, n, &m->host[r]);

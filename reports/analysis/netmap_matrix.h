@@ -24,11 +24,19 @@ struct gcb_netmap {
   bool by_node;      /* rows are nodes (schedule "nodepairs") */
   int *rank;         /* per row: the world rank it stands for (a node:
                         its first rank) */
+  int unbuilt;       /* a map the document has but that was not built:
+                        its rows, more than GCB_NETMAP_MAX_ROWS, or memory
+                        ran out; 0 */
 };
 
+/* The most rows a map is built with: its matrices take 16 bytes per pair
+ * of rows, and its node aggregates nodes x rows^2 steps. */
+#define GCB_NETMAP_MAX_ROWS 4096
+
 /* The map of `schedule` in the document's model doc: false (and *m
- * zeroed) when the document has no netmap case of that schedule or memory
- * runs out. Host names are borrowed from doc's document. */
+ * zeroed but for m->unbuilt) when the document has no netmap case of that
+ * schedule, fewer than two rows, or a map that is not built (unbuilt).
+ * Host names are borrowed from doc's document. */
 bool gcb_netmap_read_model(const struct gcb_model *doc, const char *schedule,
                            struct gcb_netmap *m);
 

@@ -118,7 +118,7 @@ struct rank_blas {
   const char *core;
   long long threads, cpu_threads; /* the BLAS's; those the backend gave it */
   int have, could; /* ISA indices of the core and of the rank's CPU; -1 */
-  int combo;       /* index into the run's distinct (core, threads) */
+  size_t combo;    /* its (core, threads): the first rank's that runs it */
 };
 
 static bool is_below(const struct rank_blas *r) {
@@ -133,26 +133,24 @@ static bool is_few(const struct rank_blas *r) {
   return r->threads > 0 && r->threads < r->cpu_threads;
 }
 
-/* Distinct (core, threads) pairs tracked; more are lumped with the last. */
-#define BLAS_COMBOS 16
-
 struct blas_ranks {
   struct rank_blas *r;
   size_t n;
-  int ncombos, majority; /* the pair most ranks run */
-  size_t count[BLAS_COMBOS];
-  bool all_below_alike; /* every rank below its CPU, one core, one CPU
-                           ISA (thread counts may differ) */
-  bool uniform;         /* one core, one thread count, one CPU ISA */
-  bool all_few_alike;   /* every rank with the same too few threads */
+  size_t ncombos, majority; /* the pair most ranks run */
+  size_t *count;            /* ranks per pair, at its first rank */
+  bool all_below_alike;     /* every rank below its CPU, one core, one CPU
+                               ISA (thread counts may differ) */
+  bool uniform;             /* one core, one thread count, one CPU ISA */
+  bool all_few_alike;       /* every rank with the same too few threads */
 };
 
-static int combo_of(struct blas_ranks *b, size_t i) {
+static size_t combo_of(struct blas_ranks *b, size_t i) {
   for (size_t j = 0; j < i; j++)
     if (b->r[j].threads == b->r[i].threads &&
         strcasecmp(b->r[j].core, b->r[i].core) == 0)
       return b->r[j].combo;
-  return b->ncombos < BLAS_COMBOS ? b->ncombos++ : BLAS_COMBOS - 1;
+  b->ncombos++;
+  return i;
 }
 
 /* How the ranks' BLAS compare: combos, majority, uniformity. */
@@ -170,7 +168,7 @@ static void blas_survey(struct blas_ranks *b) {
     b->all_few_alike &= is_few(r) && r->threads == b->r[0].threads &&
                         r->cpu_threads == b->r[0].cpu_threads;
   }
-  for (int c = 1; c < b->ncombos; c++)
+  for (size_t c = 1; c < b->n; c++)
     if (b->count[c] > b->count[b->majority])
       b->majority = c;
 }
@@ -190,8 +188,12 @@ static enum gcb_status blas_read(const struct gcb_model *m,
   if (m->nranks == 0)
     return GCB_OK;
   b->r = calloc(m->nranks, sizeof *b->r);
-  if (b->r == NULL)
+  b->count = calloc(m->nranks, sizeof *b->count);
+  if (b->r == NULL || b->count == NULL) {
+    free(b->r);
+    free(b->count);
     return GCB_ENOMEM;
+  }
   for (size_t i = 0; i < m->nranks; i++) {
     const struct gcb_model_rank *e = &m->ranks[i];
     if (!e->has_blas)
@@ -226,15 +228,14 @@ static enum gcb_severity blas_severity(const struct gcb__rule_ctx *cx) {
 static struct gcb_finding *node_finding(const struct gcb__rule_ctx *cx,
                                         enum gcb_severity sev,
                                         const struct rank_blas *r, size_t n) {
-  struct gcb_finding *f = gcb__rule_push(cx, sev);
-  if (f == NULL)
-    return NULL;
-  gcb_finding_at_model_rank(f, cx->index, cx->doc->model, r[0].rank);
   long long *ids = calloc(n, sizeof *ids);
-  for (size_t i = 0; ids && i < n; i++)
+  struct gcb_finding *f = ids != NULL ? gcb__rule_push(cx, sev) : NULL;
+  for (size_t i = 0; f != NULL && i < n; i++)
     ids[i] = r[i].rank;
-  if (ids != NULL)
+  if (f != NULL) {
+    gcb_finding_at_model_rank(f, cx->index, cx->doc->model, r[0].rank);
     gcb_view_ranges(ids, n, f->where.ranks, sizeof f->where.ranks);
+  }
   free(ids);
   return f;
 }
@@ -246,7 +247,7 @@ enum group { BELOW, FEW, APART };
  * CPU (BELOW), with ref's too few threads of ref's CPU threads (FEW), or
  * running ref's (core, threads) apart from the majority's (APART). */
 static bool in_group(const struct rank_blas *r, const struct rank_blas *ref,
-                     enum group g, int majority) {
+                     enum group g, size_t majority) {
   if (g == BELOW)
     return is_below(r) && r->could == ref->could &&
            strcasecmp(r->core, ref->core) == 0;
@@ -259,7 +260,7 @@ static bool in_group(const struct rank_blas *r, const struct rank_blas *ref,
 /* The ranks of one node (r[0..n)) in the group of r[i], gathered into out;
  * 0 when r[i] is in none, or an earlier rank already led its group. */
 static size_t group_of(const struct rank_blas *r, size_t n, size_t i,
-                       enum group g, int majority, struct rank_blas *out) {
+                       enum group g, size_t majority, struct rank_blas *out) {
   if (!in_group(&r[i], &r[i], g, majority))
     return 0;
   for (size_t j = 0; j < i; j++)
@@ -331,9 +332,7 @@ static enum gcb_status apart_finding(const struct gcb__rule_ctx *cx,
                                      const struct blas_ranks *b,
                                      const char *lib, enum gcb_severity sev,
                                      const struct rank_blas *tmp, size_t k) {
-  const struct rank_blas *most = NULL;
-  for (size_t i = 0; most == NULL && i < b->n; i++)
-    most = b->r[i].combo == b->majority ? &b->r[i] : NULL;
+  const struct rank_blas *most = &b->r[b->majority];
   struct gcb_finding *f = node_finding(cx, sev, tmp, k);
   if (f == NULL)
     return GCB_ENOMEM;
@@ -453,6 +452,7 @@ enum gcb_status gcb__rule_blas_kernel(const struct gcb__rule_ctx *cx) {
   if (st == GCB_OK && b.n > 0)
     st = rank_findings(cx, &b);
   free(b.r);
+  free(b.count);
   return st == GCB_ENOMEM
              ? gcb_err_set(cx->err, GCB_ENOMEM, "blas-kernel: out of memory")
              : st;

@@ -342,14 +342,16 @@ static size_t node_voice(const struct burn_case *b, long long node) {
 static enum gcb_status node_finding(struct burn_case *b, long long node,
                                     size_t n, bool report) {
   double drop = 0, onset = INFINITY;
-  long long ids[256];
+  long long *ids = report ? malloc(n * sizeof *ids) : NULL;
   size_t k = 0;
+  if (report && ids == NULL)
+    return gcb_err_set(b->cx->err, GCB_ENOMEM, "analysis: out of memory");
   for (size_t i = 0; i < b->nranks; i++)
     if (b->ranks[i].node == node) {
       b->in_node[i] = true;
       drop += b->ranks[i].drop / (double)n;
       onset = b->ranks[i].onset_s < onset ? b->ranks[i].onset_s : onset;
-      if (k < 256)
+      if (ids != NULL)
         ids[k++] = b->ranks[i].rank;
     }
   if (!report)
@@ -357,12 +359,14 @@ static enum gcb_status node_finding(struct burn_case *b, long long node,
   size_t v = node_voice(b, node);
   const struct gcb_burn_rank *r = &b->ranks[v];
   struct gcb_finding *f = push_at(b, fall_severity(b, drop), v);
+  if (f != NULL)
+    gcb_view_ranges(ids, k, f->where.ranks, sizeof f->where.ranks);
+  free(ids);
   if (f == NULL)
     return GCB_ENOMEM;
   f->where.rank = -1;
   f->where.gpu = -1;
   f->where.bus_id[0] = '\0';
-  gcb_view_ranges(ids, k, f->where.ranks, sizeof f->where.ranks);
   gcb_finding_figures(f, r->after, r->before, b->c->unit);
   f->cost = drop;
   char at[32], why[192];

@@ -50,8 +50,8 @@ static void judge_free(struct netmap_judge *j) {
 }
 
 /* False when the document has no network map of the kind asked for
- * (nothing to judge): the ranks' ("alone", else "together"), or the node
- * pairs'. */
+ * (nothing to judge), or one not built (j->map.unbuilt): the ranks'
+ * ("alone", else "together"), or the node pairs'. */
 static bool judge_open(const struct gcb__rule_ctx *cx,
                        const struct gcb_model *doc, bool node_pairs,
                        struct netmap_judge *j) {
@@ -59,13 +59,15 @@ static bool judge_open(const struct gcb__rule_ctx *cx,
                              .schedule = node_pairs ? "nodepairs" : "alone",
                              .warn = cx->t->link_pct / 100.0,
                              .fail = cx->t->link_fail_pct / 100.0};
-  if (!gcb_netmap_read_model(doc, j->schedule, &j->map)) {
+  bool built = gcb_netmap_read_model(doc, j->schedule, &j->map);
+  if (!built && !node_pairs && j->map.unbuilt == 0) {
     j->schedule = "together";
-    if (node_pairs || !gcb_netmap_read_model(doc, "together", &j->map))
-      return false;
-  } else if (!node_pairs) {
+    built = gcb_netmap_read_model(doc, "together", &j->map);
+  } else if (built && !node_pairs) {
     gcb_netmap_read_model(doc, "together", &j->other);
   }
+  if (!built)
+    return false;
   j->nodes = calloc((size_t)j->map.nodes + 1, sizeof *j->nodes);
   j->bad_link = calloc((size_t)j->map.nodes + 1, sizeof *j->bad_link);
   if (j->nodes == NULL || j->bad_link == NULL) {
@@ -250,20 +252,25 @@ static enum gcb_status report_path(const struct gcb__rule_ctx *cx,
   return GCB_OK;
 }
 
-/* Is s -> d slow in the other schedule too (true when it was not run)? */
-static bool slow_in_other(const struct netmap_judge *j, int s, int d, int cls) {
+/* Is s -> d slow in the other schedule too, against the median of its
+ * class there, ref (true when it was not run)? */
+static bool slow_in_other(const struct netmap_judge *j, int s, int d,
+                          double ref) {
   const struct gcb_netmap *o = &j->other;
   if (o->n != j->map.n)
     return true;
-  double ref = class_median(j, o, cls, 1), x = o->bw[s * o->n + d];
+  double x = o->bw[s * o->n + d];
   return isnan(x) || isnan(ref) || x < j->warn * ref;
 }
 
 static enum gcb_status judge_paths(const struct gcb__rule_ctx *cx,
                                    const struct netmap_judge *j) {
-  const struct gcb_netmap *m = &j->map;
+  const struct gcb_netmap *m = &j->map, *o = &j->other;
   int min = (int)cx->t->outlier_min_ranks;
   double ref[2] = {class_median(j, m, 0, min), class_median(j, m, 1, min)};
+  double oref[2] = {NAN, NAN};
+  for (int cls = 0; o->n == m->n && cls < 2; cls++)
+    oref[cls] = class_median(j, o, cls, 1);
   enum gcb_status st = GCB_OK;
   for (int s = 0; s < m->n && st == GCB_OK; s++)
     for (int d = 0; d < m->n && st == GCB_OK; d++) {
@@ -272,7 +279,7 @@ static enum gcb_status judge_paths(const struct gcb__rule_ctx *cx,
       double x = cls < 0 ? NAN : m->bw[s * m->n + d];
       if (cls < 0 || isnan(x) || isnan(ref[cls]) || !(x < j->warn * ref[cls]))
         continue;
-      bool fail = x < j->fail * ref[cls] && slow_in_other(j, s, d, cls);
+      bool fail = x < j->fail * ref[cls] && slow_in_other(j, s, d, oref[cls]);
       st = report_path(cx, j, s, d, ref[cls], fail);
     }
   return st;
@@ -293,6 +300,32 @@ static enum gcb_status judge(const struct gcb__rule_ctx *cx,
   return st;
 }
 
+/* A map the document has but that was not built (netmap_matrix.h): said
+ * once, among the paths, so that a map without findings is not read as a
+ * sound network. */
+static enum gcb_status report_unbuilt(const struct gcb__rule_ctx *cx,
+                                      const struct netmap_judge *j) {
+  struct gcb_finding *f = gcb__rule_push(cx, GCB_SEV_INFO);
+  if (f == NULL)
+    return GCB_ENOMEM;
+  const char *what = strcmp(j->schedule, "nodepairs") == 0 ? "nodes" : "ranks";
+  char why[64] = "out of memory";
+  if (j->map.unbuilt > GCB_NETMAP_MAX_ROWS)
+    snprintf(why, sizeof why, "more than the %d a matrix is built for",
+             GCB_NETMAP_MAX_ROWS);
+  snprintf(f->where.subject, sizeof f->where.subject, "netmap: bandwidth %s",
+           j->schedule);
+  gcb_finding_explain(f,
+                      "the network map (%s) of %d %s was not built, %s: its "
+                      "links and paths were not judged",
+                      j->schedule, j->map.unbuilt, what, why);
+  gcb_finding_suggest(f,
+                      "judge the network in parts: netmap over at most %d "
+                      "%s at a time",
+                      GCB_NETMAP_MAX_ROWS, what);
+  return GCB_OK;
+}
+
 enum gcb_status gcb__rule_netmap(const struct gcb__rule_ctx *cx) {
   struct netmap_judge j;
   const struct gcb_model *doc = cx->doc->model;
@@ -300,5 +333,7 @@ enum gcb_status gcb__rule_netmap(const struct gcb__rule_ctx *cx) {
   for (int pairs = 0; pairs < 2 && st == GCB_OK; pairs++)
     if (judge_open(cx, doc, pairs == 1, &j))
       st = judge(cx, &j);
+    else if (j.map.unbuilt > 0 && cx->kind->id == GCB_KIND_NETWORK_PATH)
+      st = report_unbuilt(cx, &j);
   return st;
 }

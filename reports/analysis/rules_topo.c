@@ -19,49 +19,44 @@
 
 /* ---- CPU lists ("0-7,16"): the bindings compared below -------------- */
 
-#define MAX_RANGES 256
-
-/* "0-7,16,18-19" as inclusive ranges; the count, or -1 when malformed or
- * longer than max ranges. */
-static int cpus_parse(const char *s, long long (*r)[2], int max) {
-  int n = 0;
-  while (*s != '\0') {
-    char *end;
-    long long a = strtoll(s, &end, 10), b = a;
-    if (end == s || a < 0 || n == max)
+/* The next range of a CPU list at *s ("0-7,16,18-19") into lo..hi,
+ * stepping past it: 1, 0 at the end, -1 when malformed. */
+static int cpus_next(const char **s, long long *lo, long long *hi) {
+  char *end;
+  if (**s == '\0')
+    return 0;
+  *lo = *hi = strtoll(*s, &end, 10);
+  if (end == *s || *lo < 0)
+    return -1;
+  if (*end == '-') {
+    *s = end + 1;
+    *hi = strtoll(*s, &end, 10);
+    if (end == *s || *hi < *lo)
       return -1;
-    if (*end == '-') {
-      s = end + 1;
-      b = strtoll(s, &end, 10);
-      if (end == s || b < a)
-        return -1;
-    }
-    r[n][0] = a;
-    r[n++][1] = b;
-    if (*end == ',')
-      end++;
-    else if (*end != '\0')
-      return -1;
-    s = end;
   }
-  return n;
+  if (*end == ',')
+    end++;
+  else if (*end != '\0')
+    return -1;
+  *s = end;
+  return 1;
 }
 
-static long long cpus_count(long long (*r)[2], int n) {
-  long long k = 0;
-  for (int i = 0; i < n; i++)
-    k += r[i][1] - r[i][0] + 1;
-  return k;
+/* PUs in the list; -1 when malformed. */
+static long long cpus_count(const char *s) {
+  long long k = 0, lo, hi;
+  int st;
+  while ((st = cpus_next(&s, &lo, &hi)) > 0)
+    k += hi - lo + 1;
+  return st < 0 ? -1 : k;
 }
 
-/* PUs of a that are in b. */
-static long long cpus_common(long long (*a)[2], int na, long long (*b)[2],
-                             int nb) {
-  long long k = 0;
-  for (int i = 0; i < na; i++)
-    for (int j = 0; j < nb; j++) {
-      long long lo = a[i][0] > b[j][0] ? a[i][0] : b[j][0];
-      long long hi = a[i][1] < b[j][1] ? a[i][1] : b[j][1];
+/* PUs of list a that are in list b (both well formed). */
+static long long cpus_common(const char *a, const char *b) {
+  long long k = 0, alo, ahi, blo, bhi;
+  while (cpus_next(&a, &alo, &ahi) > 0)
+    for (const char *t = b; cpus_next(&t, &blo, &bhi) > 0;) {
+      long long lo = alo > blo ? alo : blo, hi = ahi < bhi ? ahi : bhi;
       k += hi >= lo ? hi - lo + 1 : 0;
     }
   return k;
@@ -118,13 +113,12 @@ static void add_piled_ranks(const struct gcb_model *m,
                             const struct gcb_model_node *node,
                             struct group *g) {
   const struct gcb_model_rank *first = gcb_model_rank(m, g->ranks[0]);
-  long long a[MAX_RANGES][2], b[MAX_RANGES][2];
-  int na = first != NULL ? cpus_parse(first->cpu_binding, a, MAX_RANGES) : -1;
-  for (size_t i = 0; na > 0 && i < node->nranks; i++) {
+  const char *a = first != NULL ? first->cpu_binding : "";
+  for (size_t i = 0; cpus_count(a) > 0 && i < node->nranks; i++) {
     const struct gcb_model_rank *r = gcb_model_rank(m, node->ranks[i]);
-    int nb = r != NULL ? cpus_parse(r->cpu_binding, b, MAX_RANGES) : -1;
-    if (nb > 0 && node->ranks[i] != g->ranks[0] &&
-        cpus_common(b, nb, a, na) == cpus_count(b, nb))
+    const char *b = r != NULL ? r->cpu_binding : "";
+    long long nb = cpus_count(b);
+    if (nb > 0 && node->ranks[i] != g->ranks[0] && cpus_common(b, a) == nb)
       g->ranks[g->nranks++] = node->ranks[i];
   }
 }
@@ -230,7 +224,6 @@ struct derived {
  * has none. */
 static bool rank_binding(const struct gcb_model *m,
                          const struct gcb_model_node *node, long long r,
-                         long long (*b)[2], long long (*l)[2],
                          struct gcb_model_problem *p, struct derived *d) {
   const struct gcb_model_rank *rank = gcb_model_rank(m, r);
   long long gpu = gcb_model_rank_gpu(m, r, NULL);
@@ -239,11 +232,10 @@ static bool rank_binding(const struct gcb_model *m,
     return false;
   const char *bound = rank != NULL ? rank->cpu_binding : "";
   const char *local = gpu_cpus(node, g);
-  int nb = cpus_parse(bound, b, MAX_RANGES);
-  int nl = cpus_parse(local, l, MAX_RANGES);
-  if (nb <= 0 || nl <= 0)
+  long long pus = cpus_count(bound);
+  if (pus <= 0 || cpus_count(local) <= 0)
     return false;
-  long long pus = cpus_count(b, nb), near = cpus_common(b, nb, l, nl);
+  long long near = cpus_common(bound, local);
   if (near >= pus)
     return false;
   /* worded as the run's own check words it (topo/binding.c) */
@@ -271,19 +263,16 @@ static bool rank_binding(const struct gcb_model *m,
 static enum gcb_status derived_problems(const struct gcb__rule_ctx *cx,
                                         const struct gcb_model_node *node,
                                         const char *problem) {
-  long long(*b)[2] = malloc(2 * MAX_RANGES * sizeof *b);
   struct derived *d = malloc((node->nranks + 1) * sizeof *d);
   struct gcb_model_problem *list = malloc((node->nranks + 1) * sizeof *list);
   size_t n = 0;
   enum gcb_status st = GCB_OK;
-  if (b == NULL || d == NULL || list == NULL)
+  if (d == NULL || list == NULL)
     st = gcb_err_set(cx->err, GCB_ENOMEM, "analysis: out of memory");
   for (size_t i = 0; st == GCB_OK && i < node->nranks; i++)
-    n += rank_binding(cx->doc->model, node, node->ranks[i], b, b + MAX_RANGES,
-                      &list[n], &d[n]);
+    n += rank_binding(cx->doc->model, node, node->ranks[i], &list[n], &d[n]);
   if (st == GCB_OK)
     st = node_problems(cx, node, list, n, problem);
-  free(b);
   free(d);
   free(list);
   return st;

@@ -154,13 +154,17 @@ void gcb_view_ranges(const long long *v, size_t n, char *buf, size_t size) {
     size_t j = i;
     while (j + 1 < n && v[j + 1] == v[j] + 1)
       j++;
-    char item[48];
+    /* this range, and room left to count the rest after it */
+    char item[48], more[48] = "";
     if (j > i)
       snprintf(item, sizeof item, "%s%lld-%lld", i ? "," : "", v[i], v[j]);
     else
       snprintf(item, sizeof item, "%s%lld", i ? "," : "", v[i]);
-    if (used + strlen(item) + 4 >= size) {
-      snprintf(buf + used, size - used, "%s", size - used > 3 ? "..." : "");
+    if (j + 1 < n)
+      snprintf(more, sizeof more, ",... (+%zu more)", n - j - 1);
+    if (used + strlen(item) + strlen(more) >= size) {
+      snprintf(buf + used, size - used, "%s... (+%zu more)", i ? "," : "",
+               n - i);
       return;
     }
     used += (size_t)snprintf(buf + used, size - used, "%s", item);

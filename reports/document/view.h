@@ -112,7 +112,8 @@ void gcb_view_fmt_time(double seconds, char *buf, size_t size);
 
 /*
  * Formats a sorted list of integers compactly as ranges: "0-3,7,9-10".
- * Truncated with "..." when it does not fit.
+ * What does not fit in size is counted at the end: "0-3,7,... (+12 more)"
+ * (12 values left out).
  */
 void gcb_view_ranges(const long long *v, size_t n, char *buf, size_t size);
 

@@ -377,3 +377,28 @@ Test(crafted, a_pile_up_on_one_core_names_every_rank_in_it) {
   cr_expect_eq(f->measured, 3, "%g ranks", f->measured);
   done(&r);
 }
+
+/* A node whose run wrote no placement check: the binding kinds come from
+ * each rank's binding, however many ranges it has (a rank bound to every
+ * other CPU has one range per CPU). */
+Test(crafted, a_binding_of_300_ranges_is_judged) {
+  struct run r = node8();
+  json_object_del(topo0(&r), "placement");
+  char bind[2048];
+  size_t used = 0;
+  for (int i = 0; i < 300; i++) /* 32,34,...,630: off GPU3's 0-31 */
+    used += (size_t)snprintf(bind + used, sizeof bind - used, "%s%d",
+                             i ? "," : "", 32 + 2 * i);
+  json_object_set_new(json_array_get(json_object_get(r.doc, "ranks"), 3),
+                      "cpu_binding", json_string(bind));
+  analyse(&r);
+  const struct gcb_finding *f = NULL;
+  for (size_t i = 0; i < r.f.n; i++)
+    if (strcmp(r.f.items[i].kind->name, "placement-remote") == 0)
+      f = &r.f.items[i];
+  cr_assert_not_null(f, "rank 3's binding is judged");
+  cr_expect_eq(f->where.rank, 3);
+  cr_expect(strstr(f->explanation, "rank 3: its CPUs 32,34,") != NULL, "%s",
+            f->explanation);
+  done(&r);
+}

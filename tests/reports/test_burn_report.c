@@ -919,3 +919,68 @@ Test(burn_report, real_burns_on_a_shared_vm_read_as_they_happened) {
   done(&x);
   gcb_results_free(res);
 }
+
+/* Per-rank columns (and groups of them) from `from` to n entries, entry r
+ * a copy of entry r % from, the rank column counting on. */
+static void widen_columns(json_t *cols, int from, int n) {
+  const char *key;
+  json_t *col;
+  json_object_foreach(cols, key, col) {
+    if (json_is_object(col))
+      widen_columns(col, from, n);
+    for (int r = from; json_is_array(col) && r < n; r++)
+      json_array_append_new(
+          col, strcmp(key, "rank") == 0
+                   ? json_integer(r)
+                   : json_deep_copy(json_array_get(col, (size_t)(r % from))));
+  }
+}
+
+/* The document of burn b (one node of host ranks) widened to n ranks on
+ * that node, rank r a copy of rank r % b->nranks: more ranks than the
+ * fixture holds. */
+static json_t *bx_widened(const struct bx *b, int n) {
+  json_t *doc = bx_doc(b), *rows;
+  json_t *ranks = json_object_get(doc, "ranks");
+  json_t *node = json_array_get(json_object_get(doc, "nodes"), 0);
+  json_t *c = json_array_get(json_object_get(doc, "cases"), 0);
+  json_t *per = json_object_get(c, "per_rank");
+  json_t *series = json_object_get(json_object_get(c, "timeline"), "series");
+  const char *key;
+  for (int r = b->nranks; r < n; r++) {
+    json_t *x = json_deep_copy(json_array_get(ranks, (size_t)(r % b->nranks)));
+    json_object_set_new(x, "rank", json_integer(r));
+    json_object_set_new(x, "pid", json_integer(100 + r));
+    json_array_append_new(ranks, x);
+    json_array_append_new(json_object_get(node, "ranks"), json_integer(r));
+    json_object_foreach(series, key, rows) {
+      json_array_append_new(
+          rows, json_deep_copy(json_array_get(rows, (size_t)(r % b->nranks))));
+    }
+  }
+  widen_columns(per, b->nranks, n);
+  json_object_set_new(json_object_get(doc, "run"), "ranks", json_integer(n));
+  json_object_set_new(json_object_get(c, "summary"), "ranks", json_integer(n));
+  fx_check_valid(doc);
+  return doc;
+}
+
+/* Every rank of a node of 300 losing CPU time together: one node cause
+ * naming all 300 ranks. */
+Test(burn_report, a_node_of_300_ranks_falling_together_names_them_all) {
+  struct bx *b = bx_new(50, 1, 60, 1, false, 61, 0.03);
+  for (int r = 0; r < 50; r++)
+    for (int i = 12; i < 60; i++) {
+      b->v[BX_UTIL][r][i] *= 0.6;
+      b->v[BX_FIG][r][i] *= 0.6;
+    }
+  struct run x;
+  run(bx_widened(b, 300), &x);
+  cr_assert_eq(count_kind(&x, "burn-node"), 1);
+  const struct gcb_finding *f = first_kind(&x, "burn-node");
+  cr_expect_str_eq(f->where.ranks, "0-299");
+  cr_expect(strstr(f->explanation, "all 300 ranks of node node00 fall") != NULL,
+            "%s", f->explanation);
+  done(&x);
+  free(b);
+}

@@ -401,3 +401,25 @@ Test(netmap_rule, the_report_has_the_node_matrix) {
   gcb_rtables_free(&ts);
   done(&r);
 }
+
+/* A map of more ranks than a matrix is built for is not judged, and the
+ * report says so instead of reading as a sound network. */
+Test(netmap_rule, a_map_too_large_to_build_says_it_was_not_judged) {
+  int n = GCB_NETMAP_MAX_ROWS + 1;
+  struct run r = {.doc = fx_doc(n, n, 8, "Test CPU")};
+  double figs[2] = {SLOW, SLOW};
+  fx_add_case(r.doc,
+              fx_case("netmap", "bandwidth alone 0->1",
+                      "{\"measure\": \"bandwidth\", \"schedule\": \"alone\", "
+                      "\"src\": 0, \"dst\": 1}",
+                      "GB/s", figs, 2, 0.01, NULL));
+  analyse(&r);
+  const struct gcb_finding *f = NULL;
+  cr_assert_eq(count(&r, "network-path", &f), 1);
+  cr_expect_eq(f->severity, GCB_SEV_INFO);
+  cr_expect(strstr(f->explanation, "of 4097 ranks was not built, more than "
+                                   "the 4096") != NULL,
+            "%s", f->explanation);
+  cr_expect_eq(count(&r, "network-link", &f), 0);
+  done(&r);
+}

@@ -188,7 +188,9 @@ static json_t *ranks_doc(int n, const char *const *core, const int *threads,
                                 "OpenBLAS", "core", core[0], "threads",
                                 threads[0], "parallel", "pthreads", "cpu_isa",
                                 isa[0]));
-  const double figs[] = {100, 100, 100, 100};
+  double figs[FX_MAX_RANKS];
+  for (int r = 0; r < n; r++)
+    figs[r] = 100;
   fx_add_case(doc, fx_case("gemm", "fp32 1024", "{\"dtype\": \"fp32\"}",
                            "GFLOP/s", figs, (size_t)n, 0.01, NULL));
   fx_check_valid(doc);
@@ -450,4 +452,23 @@ Test(rules_blas, the_reports_libraries_table_shows_the_mpi_probe) {
                       "one-way 6.2 ms (cut short before a whole batch: "
                       "the round trips made)"));
   json_decref(doc);
+}
+
+/* Twenty (core, threads) pairs, each counted apart: the four ranks of
+ * rank 0's pair are the most, not the last five pairs of one rank each
+ * taken together. */
+Test(rules_blas, every_pair_of_core_and_threads_is_counted_apart) {
+  const char *core[24], *isa[24];
+  int threads[24];
+  for (int r = 0; r < 24; r++) {
+    core[r] = "SkylakeX";
+    isa[r] = "avx512";
+    threads[r] = r < 4 ? 2 : r - 1; /* 2 2 2 2 3 4 ... 22 */
+  }
+  struct gcb_finding f[4];
+  cr_assert_eq(blas_findings(ranks_doc(24, core, threads, isa), f), 4);
+  cr_expect_str_eq(f[0].where.ranks, "4");
+  cr_expect(strstr(f[0].explanation, "where 4 of the run's 24 ranks run "
+                                     "SkylakeX with 2") != NULL,
+            "%s", f[0].explanation);
 }

@@ -139,3 +139,19 @@ Test(view_fmt, matches_printf_byte_for_byte) {
   for (int i = 0; i < gcb_test_rounds(400000); i++)
     expect_fmt(fmt_value(i), i % 97 == 0 ? (size_t)(fmt_next() % 12) : 48);
 }
+
+/* Ranges that fit are written whole; those cut short say how many values
+ * they leave out. */
+Test(view, ranges_cut_short_count_what_they_leave_out) {
+  static const long long some[] = {0, 1, 2, 3, 7, 9, 10};
+  long long every_third[40];
+  char buf[96];
+  gcb_view_ranges(some, 7, buf, sizeof buf);
+  cr_expect_str_eq(buf, "0-3,7,9-10");
+  for (int i = 0; i < 40; i++)
+    every_third[i] = 3 * i;
+  gcb_view_ranges(every_third, 40, buf, 32);
+  cr_expect_str_eq(buf, "0,3,6,9,12,15,18,... (+33 more)");
+  gcb_view_ranges(every_third, 40, buf, 16);
+  cr_expect_str_eq(buf, "... (+40 more)");
+}
