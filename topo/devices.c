@@ -7,6 +7,7 @@
  * hop, its local CPU set and NUMA node (first non-I/O ancestor), and the
  * nearest switch above it. GPUs and NICs are kept in PCI bus id order.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,9 +36,10 @@ static const struct hwloc_pcidev_attr_s *pci_attr(hwloc_obj_t o) {
   return NULL;
 }
 
+/* A speed hwloc read as no finite number ("inf" in an XML) is unknown. */
 double gcb__topo_obj_gbps(hwloc_obj_t o) {
   const struct hwloc_pcidev_attr_s *p = pci_attr(o);
-  return p ? (double)p->linkspeed : 0.0;
+  return p && isfinite(p->linkspeed) ? (double)p->linkspeed : 0.0;
 }
 
 void gcb__topo_obj_busid(hwloc_obj_t o, char *buf, size_t len) {

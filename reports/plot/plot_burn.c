@@ -59,16 +59,19 @@ static size_t panels_of(const struct gcb_burn_timeline *tl, const char *unit,
   return n;
 }
 
-/* The outlier ranks (indices), at most MAX_OUTLIERS: a fall first, then
- * burn-sustained's ranks (slow, or not holding their peak). */
+/* The outlier ranks (indices), the first MAX_OUTLIERS of them in out: a
+ * fall first, then burn-sustained's ranks (slow, or not holding their
+ * peak). Returns how many there are. */
 static size_t outliers(const struct gcb_burn_rank *r, size_t n, size_t *out) {
   size_t k = 0;
-  for (size_t i = 0; i < n && k < MAX_OUTLIERS; i++)
-    if (r[i].onset >= 0)
-      out[k++] = i;
-  for (size_t i = 0; i < n && k < MAX_OUTLIERS; i++)
-    if ((r[i].slow || r[i].unheld) && r[i].onset < 0)
-      out[k++] = i;
+  for (int pass = 0; pass < 2; pass++)
+    for (size_t i = 0; i < n; i++)
+      if (pass == 0 ? r[i].onset >= 0
+                    : (r[i].slow || r[i].unheld) && r[i].onset < 0) {
+        if (k < MAX_OUTLIERS)
+          out[k] = i;
+        k++;
+      }
   return k;
 }
 
@@ -148,15 +151,23 @@ static void timeline_plot(struct gcb__plotter *p, const struct gcb_model *m,
   size_t np = panels_of(tl, c->unit, panels);
   size_t out[MAX_OUTLIERS];
   size_t nranks = (size_t)tl->nranks;
-  size_t nout = outliers(r, nranks, out);
+  size_t all = outliers(r, nranks, out);
+  size_t nout = all < MAX_OUTLIERS ? all : MAX_OUTLIERS;
   double *tmp = malloc((nranks + 1) * sizeof *tmp);
   p->oom |= tmp == NULL;
   if (p->oom)
     goto done;
-  char title[224], label[160];
+  char title[224], label[160], note[64] = "";
   gcb_model_case_title(c, label, sizeof label);
   const char *what = strncmp(label, "burn: ", 6) == 0 ? label + 6 : label;
-  snprintf(title, sizeof title, "burn-in %s: each rank over time", what);
+  if (all > nout)
+    snprintf(note, sizeof note, " (%zu more outlier ranks not shown)",
+             all - nout);
+  /* `what` gives way to the note within a plot's title */
+  int room = (int)(sizeof p->out->items->title - 1 - strlen(note) -
+                   strlen("burn-in : each rank over time"));
+  snprintf(title, sizeof title, "burn-in %.*s: each rank over time%s",
+           note[0] ? room : (int)sizeof label, what, note);
   size_t id = gcb__plot_begin(p, "burn", title);
   if (id == 0)
     goto done;

@@ -11,18 +11,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "reports/document/model.h"
 #include "reports/document/p2p_view.h"
 #include "reports/plot/plot_int.h"
 
+/* GPUs per heatmap and heatmaps per document at most: each node and kind
+ * of measurement is one, and a report of a large cluster should not be all
+ * heatmaps. What is past them is said in a title. */
 #define MAX_GPUS 64
-/* Heatmaps per document at most: each node and kind of measurement is
- * one, and a report of a large cluster should not be all heatmaps. */
 #define MAX_MAPS 16
 
-/* Cases drawn in one matrix share the node and everything but the ends. */
-static void matrix_key(const struct gcb__p2p_pair *e,
-                       const struct gcb_model_case *c, char *buf, size_t size) {
+/* A heatmap's kind of measurement: what its cases share but the node and
+ * the ends ("direction=read ..."). */
+static void kind_key(const struct gcb_model_case *c, char *buf, size_t size) {
   static const char *const skip[] = {"src",  "dst",  "src_bus_id", "dst_bus_id",
                                      "path", "node", "testcase",   NULL};
   char key[256];
@@ -31,14 +33,14 @@ static void matrix_key(const struct gcb__p2p_pair *e,
   char *unit = strrchr(key, '[');
   if (unit != NULL && unit > key)
     unit[-1] = '\0';
-  snprintf(buf, size, "node %lld:%s", e->node,
-           strncmp(key, "p2p", 3) == 0 ? key + 3 : key);
+  snprintf(buf, size, "%s", strncmp(key, "p2p", 3) == 0 ? key + 3 : key);
 }
 
 struct matrix {
   double v[MAX_GPUS][MAX_GPUS];
   char bus[MAX_GPUS][16]; /* "1b:00", "" unknown */
   size_t n;
+  size_t beyond; /* measurements with a GPU index past MAX_GPUS - 1 */
   char unit[32];
 };
 
@@ -46,6 +48,10 @@ struct matrix {
 static void take(struct matrix *m, const struct gcb_model_case *c,
                  const struct gcb__p2p_pair *e) {
   char bus[32];
+  if (e->src >= MAX_GPUS || e->dst >= MAX_GPUS) {
+    m->beyond++;
+    return;
+  }
   m->v[e->src][e->dst] = e->value;
   for (int end = 0; end < 2; end++) {
     long long g = end ? e->dst : e->src;
@@ -58,45 +64,89 @@ static void take(struct matrix *m, const struct gcb_model_case *c,
   gcb__plot_label(c->unit, m->unit, sizeof m->unit);
 }
 
-/* A document's heatmaps, at most MAX_MAPS, in the order their keys are
- * first seen. */
-struct maps {
-  char key[MAX_MAPS][320];
-  struct matrix m[MAX_MAPS];
-  size_t n;
+/* A heatmap's identity: its node and its kind (an index into kinds). */
+struct map_id {
+  long long node;
+  size_t kind;
 };
 
-/* Takes every measurement of one document into the matrix of its key, in
- * one walk. False on ENOMEM. */
+static int map_id_cmp(const void *a, const void *b) {
+  const struct map_id *x = a, *y = b;
+  if (x->node != y->node)
+    return x->node < y->node ? -1 : 1;
+  return (x->kind > y->kind) - (x->kind < y->kind);
+}
+
+/* A document's heatmaps: the first MAX_MAPS in the order they are first
+ * seen, and those past them, to be counted. */
+struct maps {
+  struct map_id id[MAX_MAPS];
+  struct matrix m[MAX_MAPS];
+  size_t n;
+  char (*kinds)[256];
+  size_t nkinds, kcap;
+  struct map_id *past; /* one per measurement past the first MAX_MAPS */
+  size_t npast, pcap;
+};
+
+/* The index of c's kind, added when new; false on ENOMEM. */
+static bool kind_of(struct maps *ms, const struct gcb_model_case *c,
+                    size_t *k) {
+  char key[256];
+  kind_key(c, key, sizeof key);
+  for (*k = 0; *k < ms->nkinds; ++*k)
+    if (strcmp(ms->kinds[*k], key) == 0)
+      return true;
+  if (!gcb_grow((void **)&ms->kinds, &ms->kcap, ms->nkinds, sizeof key))
+    return false;
+  memcpy(ms->kinds[ms->nkinds++], key, sizeof key);
+  return true;
+}
+
+/* How many heatmaps past the first MAX_MAPS: distinct ids in past. */
+static size_t maps_past(struct maps *ms) {
+  size_t n = 0;
+  qsort(ms->past, ms->npast, sizeof *ms->past, map_id_cmp);
+  for (size_t i = 0; i < ms->npast; i++)
+    n += i == 0 || map_id_cmp(&ms->past[i - 1], &ms->past[i]) != 0;
+  return n;
+}
+
+/* Takes every measurement of one document into the matrix of its node and
+ * kind, in one walk. False on ENOMEM. */
 static bool collect(const struct gcb_model *doc, struct maps *ms) {
   size_t nseen;
-  bool *seen = gcb__p2p_walk_scratch(doc, &nseen);
-  ms->n = 0;
-  for (size_t i = 0; seen != NULL && i < doc->ncases; i++) {
+  bool *seen = gcb__p2p_walk_scratch(doc, &nseen), ok = seen != NULL;
+  ms->n = ms->nkinds = ms->npast = 0;
+  for (size_t i = 0; ok && i < doc->ncases; i++) {
     const struct gcb_model_case *c = &doc->cases[i];
     struct gcb__p2p_walk it;
     struct gcb__p2p_pair e;
+    size_t k;
     if (!gcb__p2p_walk_begin(&it, doc, c, seen, nseen))
       continue;
-    while (gcb__p2p_walk_next(&it, &e)) {
-      char k[320];
+    ok = kind_of(ms, c, &k);
+    while (ok && gcb__p2p_walk_next(&it, &e)) {
+      struct map_id id = {e.node, k};
       size_t j = 0;
-      matrix_key(&e, c, k, sizeof k);
-      while (j < ms->n && strcmp(ms->key[j], k) != 0)
+      while (j < ms->n && map_id_cmp(&ms->id[j], &id) != 0)
         j++;
       if (j == ms->n && j < MAX_MAPS) { /* a new heatmap */
         memset(&ms->m[j], 0, sizeof ms->m[j]);
         for (size_t a = 0; a < MAX_GPUS; a++)
           for (size_t b = 0; b < MAX_GPUS; b++)
             ms->m[j].v[a][b] = NAN;
-        memcpy(ms->key[ms->n++], k, sizeof k);
+        ms->id[ms->n++] = id;
       }
-      if (j < ms->n && e.src < MAX_GPUS && e.dst < MAX_GPUS)
+      if (j < ms->n)
         take(&ms->m[j], c, &e);
+      else if ((ok = gcb_grow((void **)&ms->past, &ms->pcap, ms->npast,
+                              sizeof *ms->past)))
+        ms->past[ms->npast++] = id;
     }
   }
   free(seen);
-  return seen != NULL;
+  return ok;
 }
 
 static void tics(FILE *f, const char *axis, const struct matrix *m) {
@@ -110,10 +160,25 @@ static void tics(FILE *f, const char *axis, const struct matrix *m) {
   fprintf(f, ")%s\n", axis[0] == 'x' ? " rotate by -30" : "");
 }
 
+/* Draws one heatmap; `more` heatmaps of the document not drawn are said
+ * in its title, as are the measurements past its GPUs; one of fewer than
+ * two GPUs is not drawn. */
 static void heatmap(struct gcb__plotter *p, const struct matrix *m,
-                    const char *key) {
-  char title[400];
-  snprintf(title, sizeof title, "P2P %s, %s", m->unit, key);
+                    const char *key, size_t more) {
+  char title[400], note[160] = "";
+  size_t len = 0;
+  if (m->beyond)
+    len += (size_t)snprintf(note, sizeof note,
+                            " (%zu measurement%s past GPU%d not shown)",
+                            m->beyond, m->beyond == 1 ? "" : "s", MAX_GPUS - 1);
+  if (more)
+    snprintf(note + len, sizeof note - len, " (%zu more heatmap%s not shown)",
+             more, more == 1 ? "" : "s");
+  /* the key gives way to the note within a plot's title */
+  int room = (int)(sizeof p->out->items->title - 1 - strlen(note)) -
+             (int)strlen(m->unit) - 6;
+  snprintf(title, sizeof title, "P2P %s, %.*s%s", m->unit,
+           note[0] ? (room > 0 ? room : 0) : (int)sizeof title, key, note);
   size_t id = m->n >= 2 ? gcb__plot_begin(p, "p2p", title) : 0;
   if (id == 0)
     return;
@@ -138,12 +203,27 @@ static void heatmap(struct gcb__plotter *p, const struct matrix *m,
 
 void gcb__plot_p2p(struct gcb__plotter *p, const struct gcb_doc *docs,
                    size_t ndocs) {
-  struct maps *ms = malloc(sizeof *ms);
+  struct maps *ms = calloc(1, sizeof *ms);
   p->oom |= ms == NULL;
   for (size_t d = 0; d < ndocs && !p->oom; d++) {
     p->oom |= !collect(docs[d].model, ms);
-    for (size_t k = 0; k < ms->n && !p->oom; k++)
-      heatmap(p, &ms->m[k], ms->key[k]);
+    /* the heatmaps past MAX_MAPS, and any with fewer than two GPUs, are
+     * said in the title of the last one drawn */
+    size_t more = p->oom ? 0 : maps_past(ms), last = ms->n;
+    for (size_t k = 0; k < ms->n; k++)
+      more += ms->m[k].n < 2;
+    for (size_t k = ms->n; k-- > 0 && last == ms->n;)
+      last = ms->m[k].n >= 2 ? k : last;
+    for (size_t k = 0; k < ms->n && !p->oom; k++) {
+      char key[320];
+      snprintf(key, sizeof key, "node %lld:%s", ms->id[k].node,
+               ms->kinds[ms->id[k].kind]);
+      heatmap(p, &ms->m[k], key, k == last ? more : 0);
+    }
+  }
+  if (ms != NULL) {
+    free(ms->kinds);
+    free(ms->past);
   }
   free(ms);
 }

@@ -1,12 +1,13 @@
 /*
  * Training patterns: one stacked bar chart per pattern variant, a bar per
- * rank (up to 64) split into compute within the step, exposed
- * communication and bubble (milliseconds), from the pattern view
- * (reports/analysis/pattern_view.h); the straggler's tick is starred
- * when it is one beyond the imbalance threshold.
+ * rank (the first 64; the title says how many more) split into compute within
+ * the step, exposed communication and bubble (milliseconds), from the pattern
+ * view (reports/analysis/pattern_view.h); the straggler's tick is starred when
+ * it is one beyond the imbalance threshold.
  */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "reports/analysis/pattern_view.h"
 #include "reports/plot/plot_int.h"
@@ -18,11 +19,16 @@ static double ms(double s) {
 }
 
 static void stacked(struct gcb__plotter *p, const struct gcb_pattern_group *g) {
-  size_t n = g->nranks;
-  if (n == 0 || n > MAX_BARS || isnan(g->ranks[0].bar_compute))
+  size_t n = g->nranks < MAX_BARS ? g->nranks : MAX_BARS;
+  if (n == 0 || isnan(g->ranks[0].bar_compute))
     return;
-  char title[160];
-  snprintf(title, sizeof title, "pattern %s: the step per rank", g->title);
+  char title[160], note[48] = "";
+  if (g->nranks > n)
+    snprintf(note, sizeof note, " (%zu more ranks not shown)", g->nranks - n);
+  snprintf(
+      title, sizeof title, "pattern %.*s: the step per rank%s",
+      (int)(sizeof title - sizeof "pattern : the step per rank" - strlen(note)),
+      g->title, note);
   size_t id = gcb__plot_begin(p, "pattern", title);
   if (id == 0)
     return;

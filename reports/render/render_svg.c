@@ -359,7 +359,48 @@ static void figure_open(FILE *out, double w, double h) {
           gcb__svg_n0(w).s, gcb__svg_n0(h).s, gcb__svg_n0(w).s);
 }
 
-/* Draws every picture; standalone: one <svg> document around them all. */
+/* Draws every picture at y = 0, one under the other (standalone), or
+ * each in its own <figure>; returns their height, their width in *width. */
+static double pictures(FILE *out, struct gcb__svg_pic *p,
+                       const struct gather *gat, const struct gcb_diagnosis *d,
+                       const struct gcb_matrix *mx, struct gcb__svg_fold *fold,
+                       bool standalone, double *width) {
+  double y = 0;
+  for (size_t m = 0; m < d->nmachines; m++) {
+    pic_fill(p, gat, d, mx, m);
+    if (p->node == NULL || gcb__svg_fold_take(fold, p))
+      continue;
+    double w = gcb__svg_width(p), h = gcb__svg_height(p);
+    if (standalone) {
+      gcb__svg_machine(out, p, y);
+    } else {
+      figure_open(out, w, h);
+      gcb__svg_machine(out, p, 0);
+      gcb__xml(out, "</svg>\n<figcaption>", p->hostname,
+               ": topology, coloured by verdict</figcaption>\n</figure>\n");
+    }
+    *width = w > *width ? w : *width;
+    y += h;
+  }
+  if (!standalone)
+    gcb__svg_fold_write(out, fold);
+  if (d->nmachines > 1) {
+    double h = 40 + ((d->nmachines + 7) / 8) * (FAB_H + 40) + 20;
+    if (standalone) {
+      fabric(out, d, mx, gat, y);
+    } else {
+      figure_open(out, FAB_WIDTH, h);
+      fabric(out, d, mx, gat, 0);
+      fputs("</svg>\n<figcaption>the fabric</figcaption>\n</figure>\n", out);
+    }
+    *width = *width > FAB_WIDTH ? *width : FAB_WIDTH;
+    y += h;
+  }
+  return y;
+}
+
+/* Draws every picture; standalone: one <svg> document around them all,
+ * the pictures drawn into a buffer first, as its size is theirs. */
 static enum gcb_status draw(FILE *out, const struct gcb_report *rep,
                             bool standalone, struct gcb_err *err) {
   struct gcb_diagnosis own = {0};
@@ -372,58 +413,36 @@ static enum gcb_status draw(FILE *out, const struct gcb_report *rep,
                          : gcb_err_set(err, GCB_ENOMEM, "topology picture");
   if (st == GCB_OK)
     st = gcb_matrix_use(rep, d, &own_mx, &mx, err);
-  double width = 0, height = 0;
   bool oom = st == GCB_OK && !gather(&gat, rep, d, mx);
-  struct gcb__svg_fold *fold = NULL;
-  for (int pass = 0; st == GCB_OK && pass < 2 && !oom; pass++) {
-    double y = 0;
-    /* the page folds healthy machines; topology.svg draws each */
-    gcb__svg_fold_free(fold);
-    fold = gcb__svg_fold_new(standalone ? 0 : d->nmachines);
-    oom = fold == NULL;
-    if (pass == 1 && standalone && height == 0) {
+  /* the page folds healthy machines; topology.svg draws each */
+  struct gcb__svg_fold *fold =
+      st == GCB_OK && !oom ? gcb__svg_fold_new(standalone ? 0 : d->nmachines)
+                           : NULL;
+  char *body = NULL;
+  size_t len = 0;
+  FILE *f = fold == NULL ? NULL
+            : standalone ? open_memstream(&body, &len)
+                         : out;
+  oom |= st == GCB_OK && f == NULL;
+  double width = 0, height = 0;
+  if (f != NULL)
+    height = pictures(f, p, &gat, d, mx, fold, standalone, &width);
+  if (f != NULL && standalone) {
+    oom |= ferror(f) != 0;
+    oom |= fclose(f) != 0; /* then body holds what was drawn */
+  }
+  if (f != NULL && standalone && !oom) {
+    if (height == 0) {
       fputs("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"420\" "
             "height=\"30\" font-family=\"sans-serif\">\n",
             out);
       gcb__svg_text(out, 8, 20, "font-size=\"13\"",
                     "no node topology recorded in these results");
-    } else if (pass == 1 && standalone)
+    } else {
       gcb__svg_open(out, width, height, "");
-    for (size_t m = 0; m < d->nmachines && !oom; m++) {
-      pic_fill(p, &gat, d, mx, m);
-      if (p->node == NULL || gcb__svg_fold_take(fold, p))
-        continue;
-      double w = gcb__svg_width(p), h = gcb__svg_height(p);
-      if (pass == 0) {
-        width = w > width ? w : width;
-        height += h;
-      } else if (standalone) {
-        gcb__svg_machine(out, p, y);
-      } else {
-        figure_open(out, w, h);
-        gcb__svg_machine(out, p, 0);
-        gcb__xml(out, "</svg>\n<figcaption>", p->hostname,
-                 ": topology, coloured by verdict</figcaption>\n</figure>\n");
-      }
-      y += h;
     }
-    if (pass == 1 && !standalone && !oom)
-      gcb__svg_fold_write(out, fold);
-    if (d->nmachines > 1) {
-      double h = 40 + ((d->nmachines + 7) / 8) * (FAB_H + 40) + 20;
-      if (pass == 0) {
-        height += h;
-        width = width > FAB_WIDTH ? width : FAB_WIDTH;
-      } else if (standalone) {
-        fabric(out, d, mx, &gat, y);
-      } else {
-        figure_open(out, FAB_WIDTH, h);
-        fabric(out, d, mx, &gat, 0);
-        fputs("</svg>\n<figcaption>the fabric</figcaption>\n</figure>\n", out);
-      }
-    }
-    if (pass == 1 && standalone)
-      fputs("</svg>\n", out);
+    fwrite(body, 1, len, out);
+    fputs("</svg>\n", out);
   }
   if (st == GCB_OK && oom)
     st = gcb_err_set(err, GCB_ENOMEM, "topology picture");
@@ -431,6 +450,7 @@ static enum gcb_status draw(FILE *out, const struct gcb_report *rep,
   gather_free(&gat);
   gcb__svg_fold_free(fold);
   gcb_diagnosis_free(&own);
+  free(body);
   free(p);
   return st;
 }

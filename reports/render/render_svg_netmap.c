@@ -464,59 +464,61 @@ static void draw_heat(FILE *out, const struct heat *h, double y0) {
 }
 
 /* The heatmaps of the section `home` (as gcb__netmap_home names it), or
- * of the whole report (NULL), as one <svg>: pass 0 measures, pass 1
- * draws. */
+ * of the whole report (NULL), as one <svg>: drawn into a buffer first, as
+ * its size is theirs. */
 static enum gcb_status draw(FILE *out, const struct gcb_report *rep,
                             const char *home, bool standalone,
                             struct gcb_err *err) {
   struct gcb_diagnosis own = {0};
   const struct gcb_diagnosis *dx = NULL;
   enum gcb_status st = gcb_report_diagnosis_use(rep, &own, &dx, err);
+  char *body = NULL;
+  size_t len = 0;
+  FILE *f = st == GCB_OK ? open_memstream(&body, &len) : NULL;
   double width = 0, height = 0;
-  bool oom = false;
-  for (int pass = 0; st == GCB_OK && pass < 2 && !oom; pass++) {
-    if (pass == 1 && height > 0) {
-      fputs(standalone ? "" : "<figure class=\"netmap\">\n", out);
-      /* its own size, not the page's figure width: a map of two ranks
-       * stays small */
-      gcb__svg_open(out, width, height,
-                    standalone
-                        ? " role=\"img\""
-                        : " role=\"img\" style=\"width:auto;max-width:100%\"");
-    }
-    double y = 0;
-    for (size_t d = 0; d < rep->ndocs; d++)
-      for (const char *const *s = gcb__netmap_schedules; *s != NULL; s++) {
-        struct gcb_netmap m;
-        char id[64];
-        if (!gcb_netmap_read_model(rep->docs[d].model, *s, &m))
-          continue;
-        bool here =
-            home == NULL || (gcb__netmap_home(&m, d, *s, id, sizeof id) &&
-                             strcmp(id, home) == 0);
-        /* Node pairs have bandwidth only. */
-        for (int lat = 0; here && lat < (m.by_node ? 1 : 2) && !oom; lat++) {
-          struct heat h;
-          int ready = heat_open(&h, &m, d, *s, lat, rep, dx);
-          oom = ready < 0;
-          if (ready > 0 && h.vmax > 0) {
-            if (pass == 1)
-              draw_heat(out, &h, y);
-            width = h.width > width ? h.width : width;
-            y += h.height;
-          }
-          heat_free(&h);
+  bool oom = st == GCB_OK && f == NULL;
+  for (size_t d = 0; f != NULL && d < rep->ndocs; d++)
+    for (const char *const *s = gcb__netmap_schedules; *s != NULL; s++) {
+      struct gcb_netmap m;
+      char id[64];
+      if (!gcb_netmap_read_model(rep->docs[d].model, *s, &m))
+        continue;
+      bool here = home == NULL || (gcb__netmap_home(&m, d, *s, id, sizeof id) &&
+                                   strcmp(id, home) == 0);
+      /* Node pairs have bandwidth only. */
+      for (int lat = 0; here && lat < (m.by_node ? 1 : 2) && !oom; lat++) {
+        struct heat h;
+        int ready = heat_open(&h, &m, d, *s, lat, rep, dx);
+        oom = ready < 0;
+        if (ready > 0 && h.vmax > 0) {
+          draw_heat(f, &h, height);
+          width = h.width > width ? h.width : width;
+          height += h.height;
         }
-        gcb_netmap_free(&m);
+        heat_free(&h);
       }
-    height = y;
-    if (pass == 1 && height > 0)
-      fputs(standalone ? "</svg>\n"
-                       : "</svg>\n<figcaption>the network map, every pair, "
-                         "outlined where the verdict blames it</figcaption>"
-                         "\n</figure>\n",
-            out);
+      gcb_netmap_free(&m);
+    }
+  if (f != NULL) {
+    oom |= ferror(f) != 0;
+    oom |= fclose(f) != 0; /* then body holds what was drawn */
   }
+  if (st == GCB_OK && !oom && height > 0) {
+    fputs(standalone ? "" : "<figure class=\"netmap\">\n", out);
+    /* its own size, not the page's figure width: a map of two ranks
+     * stays small */
+    gcb__svg_open(out, width, height,
+                  standalone
+                      ? " role=\"img\""
+                      : " role=\"img\" style=\"width:auto;max-width:100%\"");
+    fwrite(body, 1, len, out);
+    fputs(standalone ? "</svg>\n"
+                     : "</svg>\n<figcaption>the network map, every pair, "
+                       "outlined where the verdict blames it</figcaption>"
+                       "\n</figure>\n",
+          out);
+  }
+  free(body);
   if (st == GCB_OK && oom)
     st = gcb_err_set(err, GCB_ENOMEM, "network map picture: out of memory");
   if (st == GCB_OK && standalone && height == 0)

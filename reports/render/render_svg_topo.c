@@ -87,10 +87,20 @@ double gcb__svg_width(const struct gcb__svg_pic *p) {
   return w > m ? w : m;
 }
 
+/* NICs per line under the machine (at least one), and the lines. */
+static size_t nics_per_row(const struct gcb__svg_pic *p) {
+  double room = gcb__svg_width(p) - MARGIN - NIC_W;
+  return 1 + (room > 0 ? (size_t)(room / (NIC_W + 10)) : 0);
+}
+
+static size_t nic_rows(const struct gcb__svg_pic *p) {
+  return (p->nnics + nics_per_row(p) - 1) / nics_per_row(p);
+}
+
 double gcb__svg_height(const struct gcb__svg_pic *p) {
   double arc = arcs(p) ? 24 + 22.0 * arcs(p) : 0;
   return TITLE_H + nrows(p) * row_h(p) + arc + 40 + (p->n + 1) * cell_size(p) +
-         (p->nnics ? 40 : 0) + MARGIN;
+         (p->nnics ? 6 + 34.0 * nic_rows(p) : 0) + MARGIN;
 }
 
 static double box_x(const struct gcb__svg_pic *p, size_t i) {
@@ -350,10 +360,11 @@ static void switch_boxes(FILE *out, const struct gcb__svg_pic *p) {
   }
 }
 
-/* The NICs in a line under the machine, each coloured by its verdict. */
-static void nic_line(FILE *out, const struct gcb__svg_pic *p, double y) {
-  double x = MARGIN;
+/* The NICs in lines under the machine, each coloured by its verdict. */
+static void nic_line(FILE *out, const struct gcb__svg_pic *p, double y0) {
+  size_t q = nics_per_row(p);
   for (size_t i = 0; i < p->node->nnics; i++) {
+    double x = MARGIN + (double)(i % q) * (NIC_W + 10), y = y0 + 34.0 * (i / q);
     const struct gcb_model_nic *nic = &p->node->nics[i];
     char label[128], numa[40] = "";
     enum gcb_cell st = nic_state(p, nic);
@@ -366,9 +377,6 @@ static void nic_line(FILE *out, const struct gcb__svg_pic *p, double y) {
             gcb_cell_name(st), p->machine, i);
     state_box(out, st, x, y, NIC_W, 24, 4);
     gcb__svg_text(out, x + 6, y + 16, "font-size=\"11\"", label);
-    x += NIC_W + 10;
-    if (x + NIC_W > gcb__svg_width(p))
-      break;
   }
 }
 

@@ -566,6 +566,34 @@ Test(burn_report, the_timeline_plot_colours_a_rank_below_its_peak) {
   free(b);
 }
 
+/* The timeline names 8 outlier ranks at most; its title says how many
+ * more there are. */
+Test(burn_report, the_timeline_plot_says_the_outliers_it_leaves_out) {
+  struct bx *b = bx_new(24, 1, 120, 1, true, 33, 0.03);
+  for (int r = 0; r < 10; r++)
+    for (int i = 0; i < 120; i++)
+      b->v[BX_FIG][r][i] *= 0.5;
+  struct run x;
+  run(bx_doc(b), &x);
+  struct gcb_thresholds t;
+  gcb_thresholds_default(&t);
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream(&buf, &len);
+  struct gcb_plots plots = {0};
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_plot_script(m, &x.d, 1, &t, false, &plots, &err), GCB_OK);
+  fclose(m);
+  cr_expect_not_null(strstr(buf, ": each rank over time (2 more outlier ranks "
+                                 "not shown)'"),
+                     "%s", buf);
+  cr_expect_not_null(strstr(buf, "'#ff9da7'"), "the eighth colour");
+  gcb_plots_free(&plots);
+  free(buf);
+  done(&x);
+  free(b);
+}
+
 Test(burn_report, a_rank_slow_from_the_start_is_below_its_peers) {
   struct bx *b = bx_new(8, 1, 120, 1, true, 32, 0.03);
   for (int i = 0; i < 120; i++)

@@ -304,6 +304,76 @@ Test(render, plot_labels_cannot_inject_gnuplot_commands) {
   free(buf);
 }
 
+/* A p2p case GPU src -> dst measured on every node (a rank per node). */
+static void add_p2p(json_t *doc, int nodes, int src, int dst) {
+  double figs[FX_MAX_RANKS];
+  char label[32], params[160];
+  for (int r = 0; r < nodes; r++)
+    figs[r] = 300;
+  snprintf(label, sizeof label, "ce uni %d->%d", src, dst);
+  snprintf(params, sizeof params,
+           "{\"mode\": \"ce\", \"direction\": \"uni\", \"src\": %d, "
+           "\"dst\": %d}",
+           src, dst);
+  fx_add_case(doc, fx_case("p2p", label, params, "GB/s", figs, (size_t)nodes,
+                           0.01, NULL));
+}
+
+/* Heatmaps stop at 16 per document and 64 GPUs each; what is past them is
+ * said in a title, never dropped silently. */
+Test(render, p2p_heatmaps_say_what_they_leave_out) {
+  json_t *doc = fx_doc(20, 20, 8, "Test CPU");
+  add_p2p(doc, 20, 0, 1);
+  add_p2p(doc, 20, 70, 71); /* GPUs past a heatmap's 64 */
+  fx_check_valid(doc);
+  size_t n;
+  char *buf = plot_script_of_doc(doc, &n);
+  cr_expect_eq(n, 16, "%s", buf);
+  cr_expect_not_null(
+      strstr(buf, "set title 'P2P GB/s, node 0: direction=uni mode=ce (1 "
+                  "measurement past GPU63 not shown)'"),
+      "%s", buf);
+  cr_expect_not_null(strstr(buf, "node 15: direction=uni mode=ce (1 "
+                                 "measurement past GPU63 not shown) (4 more "
+                                 "heatmaps not shown)'"),
+                     "%s", buf);
+  free(buf);
+}
+
+/* A pattern's stacked bars stop at 64 ranks; the title says how many more
+ * there are. */
+Test(render, pattern_bars_say_the_ranks_they_leave_out) {
+  static const char *const parts[] = {"compute", "comm", "step", "step-compute",
+                                      "step-comm"};
+  json_t *doc = fx_doc(70, 1, 140, "Test CPU");
+  double figs[FX_MAX_RANKS];
+  for (int p = 0; p < 5; p++) {
+    char params[128], label[32];
+    snprintf(params, sizeof params,
+             "{\"pattern\": \"dp\", \"part\": \"%s\", \"group\": 70}",
+             parts[p]);
+    snprintf(label, sizeof label, "dp %s", parts[p]);
+    for (int r = 0; r < FX_MAX_RANKS; r++)
+      figs[r] = p == 2 ? 50 : 100; /* 10 ms compute, 20 ms a step */
+    json_t *c = fx_case("pattern", label, params, "GFLOP/s", figs, FX_MAX_RANKS,
+                        0.01, NULL);
+    for (int r = FX_MAX_RANKS; r < 70; r++) /* past fx_case's ranks */
+      json_array_append_new(json_object_get(c, "per_rank"),
+                            fx_rank_entry(r, figs[0], 0.01, 0));
+    json_object_set_new(json_object_get(c, "summary"), "ranks",
+                        json_integer(70));
+    fx_add_case(doc, c);
+  }
+  fx_check_valid(doc);
+  char *buf = plot_script_of_doc(doc, NULL);
+  cr_expect_not_null(strstr(buf, "set title 'pattern dp: the step per rank (6 "
+                                 "more ranks not shown)'"),
+                     "%s", buf);
+  cr_expect_not_null(strstr(buf, "r63 "), "%s", buf);
+  cr_expect_null(strstr(buf, "r64 "), "%s", buf);
+  free(buf);
+}
+
 /* What an escaper writes for a string. */
 struct escaping {
   void (*esc)(FILE *, const char *);

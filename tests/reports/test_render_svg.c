@@ -301,6 +301,50 @@ Test(render_svg, switches_and_nics_are_boxes_coloured_by_their_verdict) {
 
 /* The pictures' "%.0f" without printf: the same text for halves (to
  * even), negative values that round to -0, large and odd values. */
+/* NICs past a line's width go on further lines: none is left out (a
+ * failing NIC among them least of all), and the picture grows with them. */
+Test(render_svg, every_nic_is_drawn_on_as_many_lines_as_they_need) {
+  struct fx x = {0};
+  json_t *doc = switched_node();
+  json_t *nics = json_object_get(
+      json_object_get(json_array_get(json_object_get(doc, "nodes"), 0),
+                      "topology"),
+      "nics");
+  for (int i = 1; i < 12; i++) { /* 8 GPUs: 7 NICs a line */
+    json_t *nic = json_deep_copy(json_array_get(nics, 0));
+    char name[16], bus[16];
+    snprintf(name, sizeof name, "mlx5_%d", i);
+    snprintf(bus, sizeof bus, "0000:%02x:00.0", 0xa0 + i);
+    json_object_set_new(nic, "index", json_integer(i));
+    json_object_set_new(nic, "name", json_string(name));
+    json_object_set_new(nic, "busid", json_string(bus));
+    json_array_append_new(nics, nic);
+  }
+  fx_check_valid(doc);
+  x.docs[0] = (struct gcb_doc){.name = "switched.json", .root = doc};
+  x.ndocs = 1;
+  gcb_thresholds_default(&x.th);
+  diagnose(&x);
+  size_t len;
+  char *svg = draw(&x.rep, true, &len);
+  cr_expect_eq(count(svg, "class=\"nic "), 12, "%s", svg);
+  char *n0 = element(svg, "id=\"topo-0-nic-0\""),
+       *n7 = element(svg, "id=\"topo-0-nic-7\""),
+       *n11 = element(svg, "id=\"topo-0-nic-11\"");
+  cr_assert(n0 && n7 && n11, "%s", svg);
+  double y0 = atof(strstr(n0, " y=\"") + 4), y7 = atof(strstr(n7, " y=\"") + 4);
+  cr_expect_not_null(strstr(n7, " x=\"16\""), "the second line: %s", n7);
+  cr_expect_eq(y7, y0 + 34, "%s %s", n0, n7);
+  double h = atof(strstr(svg, "height=\"") + 8);
+  cr_expect_geq(h, y7 + 24 + 16, "the picture holds the second line");
+  free(n0);
+  free(n7);
+  free(n11);
+  free(svg);
+  done(&x);
+  json_decref(doc);
+}
+
 Test(render_svg, coordinates_are_printed_as_printf_prints_them) {
   static const double edge[] = {0.0,        -0.0,
                                 0.5,        1.5,

@@ -3,7 +3,10 @@
  * switches and NUMA nodes. Expectations were read off each file with
  * lstopo-no-graphics -v and hwloc-calc (pci=BUSID -p -I pu / -I numa). */
 #include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "topo/topo.h"
 
@@ -256,5 +259,43 @@ Test(topo_devices, numa_nodes_carry_os_indexes_cpus_and_memory) {
   cr_expect_str_eq(gcb_topo_numa(t, 1)->cpus, "96-175");
   cr_expect_eq(gcb_topo_numa(t, 0)->memory_bytes, 133886784ull * 1024);
   cr_expect_null(gcb_topo_numa(t, 2));
+  gcb_topo_free(t);
+}
+
+/* A link speed hwloc reads as no finite number ("inf" in the XML) is an
+ * unknown speed (0), printed as unknown, never "inf GB/s". */
+Test(topo_devices, a_link_speed_that_is_not_finite_is_unknown) {
+  FILE *in = fopen(TOPO("mpibind-aws-g4dn-metal-8xt4.xml"), "r");
+  cr_assert_not_null(in);
+  char path[] = "/tmp/gcb-topo-speed-XXXXXX";
+  int fd = mkstemp(path);
+  cr_assert_geq(fd, 0);
+  FILE *out = fdopen(fd, "w");
+  char line[4096];
+  while (fgets(line, sizeof line, in) != NULL) {
+    char *at = strstr(line, "pci_link_speed=\"");
+    if (at != NULL) { /* every speed, of devices and bridges: "inf" */
+      at += strlen("pci_link_speed=\"");
+      fprintf(out, "%.*sinf%s", (int)(at - line), line, strchr(at, '"'));
+    } else {
+      fputs(line, out);
+    }
+  }
+  fclose(in);
+  fclose(out);
+  struct gcb_topo *t = load(path);
+  unlink(path);
+  const struct gcb_topo_gpu *g = gcb_topo_gpu(t, 0);
+  cr_assert_gt(g->npath, 0);
+  cr_expect_eq(g->path[0].gbps, 0);
+  cr_expect_eq(gcb_topo_switch(t, 0)->uplink_gbps, 0);
+  char *text = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream(&text, &len);
+  gcb_topo_print(m, t, path);
+  fclose(m);
+  cr_expect_null(strstr(text, "inf"), "%s", text);
+  cr_expect_not_null(strstr(text, "link ?"), "%s", text);
+  free(text);
   gcb_topo_free(t);
 }
