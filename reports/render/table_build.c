@@ -77,20 +77,6 @@ char **gcb__table_row(struct gcb__tb *b, struct gcb_rtable *t,
   return row;
 }
 
-/* Sets the cell to text[0..n), replacing what it held. */
-static void set_cell(struct gcb__tb *b, char **row, size_t col,
-                     const char *text, size_t n) {
-  char *s = malloc(n + 1);
-  if (s == NULL) {
-    b->oom = true;
-    return;
-  }
-  memcpy(s, text, n);
-  s[n] = '\0';
-  free(row[col]);
-  row[col] = s;
-}
-
 /* Whether fmt converts only %s, %lld and %zu (no flags, widths or
  * precisions): the formats most cells use, which simple_format writes
  * without vsnprintf (a 16,384-rank report has millions of cells). */
@@ -108,12 +94,12 @@ static bool simple(const char *fmt) {
   return true;
 }
 
-/* vsnprintf(out, size, fmt, ap)'s text for a simple fmt: the same bytes,
- * cut at size - 1 as it cuts; returns the length. */
+/* vsnprintf(out, size, fmt, ap) for a simple fmt: the same bytes, cut at
+ * size - 1 as it cuts; returns the length uncut, as it does. */
 static size_t simple_format(char *out, size_t size, const char *fmt,
                             va_list ap) {
   size_t n = 0;
-  for (const char *p = fmt; *p != '\0' && n + 1 < size;) {
+  for (const char *p = fmt; *p != '\0';) {
     char num[GCB_FMTNUM_MAX];
     const char *text = num;
     size_t len;
@@ -125,7 +111,7 @@ static size_t simple_format(char *out, size_t size, const char *fmt,
     } else if (p[1] == 's') {
       text = va_arg(ap, const char *);
       text = text != NULL ? text : "(null)";
-      len = strnlen(text, size - 1 - n);
+      len = strlen(text);
       p += 2;
     } else if (p[1] == 'z') {
       size_t v = va_arg(ap, size_t);
@@ -136,27 +122,45 @@ static size_t simple_format(char *out, size_t size, const char *fmt,
       len = gcb_fmtnum_ll(num, va_arg(ap, long long));
       p += 4;
     }
-    len = len < size - 1 - n ? len : size - 1 - n;
-    memcpy(out + n, text, len);
+    if (n < size - 1)
+      memcpy(out + n, text, len < size - 1 - n ? len : size - 1 - n);
     n += len;
   }
-  out[n] = '\0';
+  out[n < size - 1 ? n : size - 1] = '\0';
   return n;
 }
 
+/* vsnprintf's length and text, by simple_format where fmt is simple. */
+static size_t format(char *out, size_t size, const char *fmt, va_list ap) {
+  if (simple(fmt))
+    return simple_format(out, size, fmt, ap);
+  int n = vsnprintf(out, size, fmt, ap);
+  if (n < 0)
+    out[0] = '\0';
+  return n > 0 ? (size_t)n : 0;
+}
+
+/* Sets the cell to the text, replacing what it held: formatted once into
+ * a buffer on the stack, again into one its length when it is longer. */
 static void vcell(struct gcb__tb *b, char **row, size_t col, const char *fmt,
                   va_list ap) {
   if (row == NULL || b->oom)
     return;
   char tmp[512];
-  size_t n;
-  if (simple(fmt)) {
-    n = simple_format(tmp, sizeof tmp, fmt, ap);
-  } else {
-    vsnprintf(tmp, sizeof tmp, fmt, ap);
-    n = strlen(tmp);
-  }
-  set_cell(b, row, col, tmp, n);
+  va_list again;
+  va_copy(again, ap);
+  size_t n = format(tmp, sizeof tmp, fmt, ap);
+  char *s = malloc(n + 1);
+  if (s != NULL && n < sizeof tmp)
+    memcpy(s, tmp, n + 1);
+  else if (s != NULL)
+    format(s, n + 1, fmt, again);
+  va_end(again);
+  b->oom |= s == NULL;
+  if (s == NULL)
+    return;
+  free(row[col]);
+  row[col] = s;
 }
 
 void gcb__cell(struct gcb__tb *b, char **row, size_t col, const char *fmt,

@@ -747,9 +747,10 @@ Test(render, junit_escapes_a_kind_name_wherever_it_writes_it) {
 }
 
 /* Table cells in %s, %zu and %lld are written without vsnprintf: the
- * same text as it writes, cut at 511 bytes as it cuts, for every mix of
- * them with literal text; other formats still go to vsnprintf. A cell
- * whose figure is not known reads "-". */
+ * same text as it writes, for every mix of them with literal text; other
+ * formats still go to vsnprintf. A cell holds its whole text however long
+ * (a person reads it: nothing is cut silently). A cell whose figure is not
+ * known reads "-". */
 Test(render, table_cells_read_as_printf_writes_them) {
   struct gcb_rtables out = {0};
   struct gcb__tb b = {.out = &out};
@@ -757,10 +758,10 @@ Test(render, table_cells_read_as_printf_writes_them) {
   struct gcb_rtable *t = gcb__table_new(&b, "t", "T", NULL, h);
   char **r = gcb__table_row(&b, t, NULL);
   cr_assert(r != NULL);
-  char big[700], want[512];
+  char big[700], want[1024];
   memset(big, 'x', sizeof big - 1);
   big[sizeof big - 1] = '\0';
-  memcpy(big + 505, "\u00b5\u00b5\u00b5", 6); /* cut in the middle of one */
+  memcpy(big + 505, "\u00b5\u00b5\u00b5", 6); /* across the old 511 bytes */
   const struct {
     const char *fmt;
     const char *s;
@@ -795,6 +796,9 @@ Test(render, table_cells_read_as_printf_writes_them) {
   cr_expect_str_eq(r[0], want);
   gcb__cell(&b, r, 0, "%.1f%% of %s", 12.25, "x"); /* vsnprintf's */
   cr_expect_str_eq(r[0], "12.2% of x");
+  gcb__cell(&b, r, 0, "%.1f %s", 1.25, big); /* vsnprintf's, long */
+  snprintf(want, sizeof want, "%.1f %s", 1.25, big);
+  cr_expect_str_eq(r[0], want);
   gcb__cell_if(&b, r, 0, true, "%.2f", 1.5);
   cr_expect_str_eq(r[0], "1.50");
   gcb__cell_if(&b, r, 0, false, "%.2f", NAN);
