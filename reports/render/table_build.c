@@ -41,8 +41,10 @@ struct gcb_rtable *gcb__table_new(struct gcb__tb *b, const char *id,
                                   const char *title, const char *intro,
                                   const char *const *headers) {
   struct gcb_rtables *ts = b->out;
-  size_t li = strlen(id) + 1, lt = strlen(title) + 1;
-  char *owned = b->oom ? NULL : malloc(li + lt);
+  size_t li = strlen(id) + 1, lt = strlen(title) + 1, ncols = 0;
+  while (headers[ncols] != NULL)
+    ncols++;
+  char *owned = b->oom ? NULL : calloc(1, li + lt + ncols);
   if (owned == NULL ||
       !gcb_grow((void **)&ts->items, &ts->cap, ts->n, sizeof *ts->items)) {
     free(owned);
@@ -56,9 +58,9 @@ struct gcb_rtable *gcb__table_new(struct gcb__tb *b, const char *id,
   t->owned = owned;
   t->id = owned;
   t->title = owned + li;
+  t->numeric = (bool *)(owned + li + lt);
   t->intro = intro;
-  while (headers[t->ncols] != NULL)
-    t->ncols++;
+  t->ncols = ncols;
   if (!reserve(b, t, 1))
     return NULL;
   memset(t->cells, 0, t->ncols * sizeof *t->cells);
@@ -306,12 +308,10 @@ static bool looks_numeric(const char *s) {
 /* Right-aligns columns whose every cell reads as a number ("-" for
  * none), so no table has to declare it. */
 static void mark_numeric(struct gcb_rtable *t) {
-  for (size_t c = 0; c < t->ncols && c < 32; c++) {
-    bool numeric = t->nrows > 0;
-    for (size_t r = 1; numeric && r <= t->nrows; r++)
-      numeric = looks_numeric(t->cells[r * t->ncols + c]);
-    if (numeric)
-      t->numeric |= 1u << c;
+  for (size_t c = 0; c < t->ncols; c++) {
+    t->numeric[c] = t->nrows > 0;
+    for (size_t r = 1; t->numeric[c] && r <= t->nrows; r++)
+      t->numeric[c] = looks_numeric(t->cells[r * t->ncols + c]);
   }
 }
 

@@ -1182,3 +1182,74 @@ Test(render, figure_columns_left_out_are_counted) {
   tables_free(&b);
   json_decref(tree);
 }
+
+/* A check's bounds cell names every bound it has (up to 16, each with its
+ * unit), however long that grows. */
+Test(render, a_check_shows_every_bound) {
+  struct gcb_criterion k = {.name = "gemm", .unit = "GFLOP/s"};
+  k.nbounds = GCB_MAX_BOUNDS;
+  for (size_t i = 0; i < k.nbounds; i++)
+    k.bounds[i] = (struct gcb_bound){.metric = gcb_metric_find("median"),
+                                     .is_min = true,
+                                     .limit = 100000 + (double)i};
+  struct gcb_criteria cr = {.path = "c.json", .checks = &k, .nchecks = 1};
+  struct gcb_check_result res = {.matched = 1};
+  json_t *tree = fx_doc(1, 1, 4, "Test CPU");
+  struct built b = {.n = 1};
+  b.docs[0] = fx_doc_of("a", tree);
+  struct gcb_report rep = {.docs = b.docs,
+                           .ndocs = 1,
+                           .findings = &b.fs,
+                           .criteria = &cr,
+                           .checks = &res};
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_report_tables(&rep, &b.ts, &err), GCB_OK, "%s", err.msg);
+  const struct gcb_rtable *t = table_id(&b, "checks", NULL);
+  cr_assert_not_null(t);
+  const char *cell = cell_of(t, 0, "bounds");
+  cr_expect_eq(strncmp(cell, "median >= 100000 GFLOP/s; ", 26), 0, "%s", cell);
+  const char *last = "; median >= 100015 GFLOP/s";
+  cr_expect_str_eq(cell + strlen(cell) - strlen(last), last, "%s", cell);
+  tables_free(&b);
+  json_decref(tree);
+}
+
+/* Every column of numbers is right-aligned, in a table of any width (a
+ * network map of 64 ranks has 65 columns). */
+Test(render, numbers_align_right_in_every_column_of_a_wide_table) {
+  struct gcb_rtables ts = {0};
+  struct gcb__tb tb = {.out = &ts};
+  const char *h[41] = {NULL};
+  char heads[40][8];
+  for (size_t c = 0; c < 40; c++) {
+    snprintf(heads[c], sizeof heads[c], "c%zu", c);
+    h[c] = heads[c];
+  }
+  struct gcb_rtable *t = gcb__table_new(&tb, "wide", "Wide", NULL, h);
+  char **r = gcb__table_row(&tb, t, NULL);
+  for (size_t c = 0; c < 40; c++) /* numbers in 1 and 35 only */
+    gcb__cell(&tb, r, c, "%s", c == 1 || c == 35 ? "12.5" : "text");
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb__tables_done(&tb, &err), GCB_OK);
+  json_t *tree = fx_doc(1, 1, 4, "Test CPU");
+  struct gcb_doc doc = fx_doc_of("a", tree);
+  struct gcb_findings fs = {0};
+  struct gcb_report rep = {
+      .docs = &doc, .ndocs = 1, .findings = &fs, .tables = &ts};
+  size_t len;
+  char *out = render(&gcb_render_md, &rep, &len);
+  const char *sep = strstr(out, "| c39 |\n");
+  cr_assert_not_null(sep, "%s", out);
+  sep += strlen("| c39 |\n");
+  for (size_t c = 0; c < 40; c++) {
+    bool num = c == 1 || c == 35;
+    const char *want = num ? "| ---: " : "| --- ";
+    cr_expect_eq(strncmp(sep, want, strlen(want)), 0, "column %zu: %.20s", c,
+                 sep);
+    sep += strlen(want);
+  }
+  free(out);
+  gcb_rtables_free(&ts);
+  fx_doc_free(&doc);
+  json_decref(tree);
+}
