@@ -268,22 +268,6 @@ static void findings_table(struct gcb__tb *b) {
   }
 }
 
-/* "median >= 700 GFLOP/s; per_rank >= 650 GFLOP/s": every bound of check
- * k, appended one by one to the cell, which grows with them. */
-static void bounds_cell(struct gcb__tb *b, char **r, size_t col,
-                        const struct gcb_criterion *k) {
-  gcb__cell(b, r, col, "%s", "");
-  for (size_t i = 0; r != NULL && i < k->nbounds; i++) {
-    const struct gcb_bound *bd = &k->bounds[i];
-    const char *unit = bd->metric->unit ? bd->metric->unit
-                       : k->unit        ? k->unit
-                                        : "";
-    gcb__cell(b, r, col, "%s%s%s %s %g%s%s", r[col], i ? "; " : "",
-              bd->metric->name, bd->is_min ? ">=" : "<=", bd->limit,
-              unit[0] ? " " : "", unit);
-  }
-}
-
 static void checks_table(struct gcb__tb *b) {
   static const char *const h[] = {"check", "result", "bounds",
                                   "cases", "misses", NULL};
@@ -300,7 +284,18 @@ static void checks_table(struct gcb__tb *b) {
     char **r = gcb__table_row(b, t, cls[o]);
     gcb__cell(b, r, 0, "%s", cr->checks[i].name);
     gcb__cell(b, r, 1, "%s", said[o]);
-    bounds_cell(b, r, 2, &cr->checks[i]);
+    /* "median >= 700 GFLOP/s; per_rank >= 650 GFLOP/s" */
+    const struct gcb_criterion *k = &cr->checks[i];
+    gcb__cell(b, r, 2, "%s", "");
+    for (size_t j = 0; j < k->nbounds; j++) {
+      const struct gcb_bound *bd = &k->bounds[j];
+      const char *unit = bd->metric->unit ? bd->metric->unit
+                         : k->unit        ? k->unit
+                                          : "";
+      gcb__cell_add(b, r, 2, "; ", "%s %s %g%s%s", bd->metric->name,
+                    bd->is_min ? ">=" : "<=", bd->limit, unit[0] ? " " : "",
+                    unit);
+    }
     gcb__cell(b, r, 3, "%zu", res->matched);
     gcb__cell(b, r, 4, "%zu", res->failed);
   }
@@ -529,18 +524,15 @@ static void telemetry_cell(const struct gtab *x, char **r, size_t at,
     sm = fmin(sm, gcb_model_col(c, GCB_RC_TELEM_SM_MIN, (size_t)k));
     watts = fmax(watts, gcb_model_col(c, GCB_RC_TELEM_POWER_MAX, (size_t)k));
   }
-  char text[160] = "-";
-  int used = 0;
   if (n > 0 && isfinite(sm))
-    used = snprintf(text, sizeof text, "SM clock %.0f MHz lowest", sm);
+    gcb__cell_add(x->b, r, at, "", "SM clock %.0f MHz lowest", sm);
   if (n > 0 && isfinite(watts))
-    used += snprintf(text + used, sizeof text - (size_t)used,
-                     "%spower %.0f W highest", used ? ", " : "", watts);
+    gcb__cell_add(x->b, r, at, ", ", "power %.0f W highest", watts);
   if (short_n > 0)
-    snprintf(text + used, sizeof text - (size_t)used,
-             "%s%zu of %zu cases too short to sample", used ? "; " : "",
-             short_n, n);
-  gcb__cell(x->b, r, at, "%s", text);
+    gcb__cell_add(x->b, r, at, "; ", "%zu of %zu cases too short to sample",
+                  short_n, n);
+  if (r != NULL && r[at] == NULL)
+    gcb__cell(x->b, r, at, "-");
 }
 
 /* What one row shows. */
@@ -968,13 +960,12 @@ static bool row_note(struct gcb__tb *b, char **r, size_t col, size_t d,
     char m[32], e[32];
     gcb_view_fmt_time(f->measured / 1e6, m, sizeof m);
     gcb_view_fmt_time(f->expected / 1e6, e, sizeof e);
-    const char *before = r[col] != NULL ? r[col] : "";
     bool trend = f->kind == GCB_KIND(SWEEP_TREND);
-    gcb__cell(
-        b, r, col, "%s%s\xe2\x96\xb2 %s%s: %s vs %s %s (%.2fx)", before,
-        before[0] ? "; " : "", gcb_analyze_case_in_place(c) ? "in-place " : "",
-        trend ? "off trend" : "above latency floor", m, e,
-        trend ? "on its neighbours' line" : "floor", f->measured / f->expected);
+    gcb__cell_add(b, r, col, "; ", "\xe2\x96\xb2 %s%s: %s vs %s %s (%.2fx)",
+                  gcb_analyze_case_in_place(c) ? "in-place " : "",
+                  trend ? "off trend" : "above latency floor", m, e,
+                  trend ? "on its neighbours' line" : "floor",
+                  f->measured / f->expected);
     marked = true;
   }
   return marked;
@@ -1501,20 +1492,6 @@ static const char *burn_class(const struct gcb__tb *b,
   return worst < 0 ? NULL : gcb_severity_name((enum gcb_severity)worst);
 }
 
-/* "DBE +2, SBE +5" for the counters of rank r that grew; "-". */
-static void counters_text(const struct gcb_burn_rank *r, char *buf,
-                          size_t size) {
-  size_t used = 0;
-  buf[0] = '\0';
-  for (size_t k = 0; k < GCB_BURN_NCOUNTERS && used < size; k++)
-    if (r->grew[k] > 0)
-      used += (size_t)snprintf(buf + used, size - used, "%s%s +%.0f",
-                               used ? ", " : "",
-                               gcb_burn_counters[k].short_name, r->grew[k]);
-  if (used == 0)
-    snprintf(buf, size, "-");
-}
-
 static void burn_row(struct gcb__tb *b, struct gcb_rtable *t, size_t d,
                      const struct gcb_model_case *c,
                      const struct gcb_burn_rank *r, double peers) {
@@ -1535,8 +1512,12 @@ static void burn_row(struct gcb__tb *b, struct gcb_rtable *t, size_t d,
   gcb__cell_pct(b, row, 8, fell ? -r->drop : NAN, true);
   gcb__cell_if(b, row, 9, fell, "%s", gcb_burn_cause_name(r->cause));
   gcb__cell(b, row, 10, "%.0f", r->wrong);
-  counters_text(r, text, sizeof text);
-  gcb__cell(b, row, 11, "%s", text);
+  for (size_t k = 0; k < GCB_BURN_NCOUNTERS; k++) /* "DBE +2, SBE +5" */
+    if (r->grew[k] > 0)
+      gcb__cell_add(b, row, 11, ", ", "%s +%.0f",
+                    gcb_burn_counters[k].short_name, r->grew[k]);
+  if (row != NULL && row[11] == NULL) /* none grew */
+    gcb__cell(b, row, 11, "-");
 }
 
 static void burn_table(struct gcb__tb *b, size_t d,

@@ -173,6 +173,24 @@ void gcb__cell(struct gcb__tb *b, char **row, size_t col, const char *fmt,
   va_end(ap);
 }
 
+void gcb__cell_add(struct gcb__tb *b, char **row, size_t col, const char *sep,
+                   const char *fmt, ...) {
+  if (row == NULL || b->oom)
+    return;
+  char *before = row[col];
+  va_list ap;
+  va_start(ap, fmt);
+  row[col] = NULL;
+  vcell(b, row, col, fmt, ap);
+  va_end(ap);
+  if (row[col] == NULL) /* out of memory */
+    row[col] = before;
+  else if (before != NULL && before[0] != '\0')
+    gcb__cell(b, row, col, "%s%s%s", before, sep, row[col]);
+  if (row[col] != before)
+    free(before);
+}
+
 void gcb__cell_if(struct gcb__tb *b, char **row, size_t col, bool known,
                   const char *fmt, ...) {
   va_list ap;

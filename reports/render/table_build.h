@@ -32,6 +32,11 @@ char **gcb__table_row(struct gcb__tb *b, struct gcb_rtable *t, const char *cls);
 void gcb__cell(struct gcb__tb *b, char **row, size_t col, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* Appends printf text to the cell, after `sep` when it holds text already
+ * ("a; b"); row may be NULL (ignored). */
+void gcb__cell_add(struct gcb__tb *b, char **row, size_t col, const char *sep,
+                   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
 /* The printf text when `known`, else "-" (a figure the row lacks: a NAN,
  * an unknown index). */
 void gcb__cell_if(struct gcb__tb *b, char **row, size_t col, bool known,

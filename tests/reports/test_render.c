@@ -1253,3 +1253,27 @@ Test(render, numbers_align_right_in_every_column_of_a_wide_table) {
   fx_doc_free(&doc);
   json_decref(tree);
 }
+
+/* A cell grown part by part: the separator only between parts, the whole
+ * text however long. */
+Test(render, a_cell_grows_part_by_part) {
+  struct gcb_rtables out = {0};
+  struct gcb__tb b = {.out = &out};
+  static const char *const h[] = {"a", "b", NULL};
+  struct gcb_rtable *t = gcb__table_new(&b, "t", "T", NULL, h);
+  char **r = gcb__table_row(&b, t, NULL);
+  cr_assert(r != NULL);
+  gcb__cell_add(&b, r, 0, "; ", "%s", "first");
+  cr_expect_str_eq(r[0], "first");
+  gcb__cell_add(&b, r, 0, "; ", "%.1f", 2.0);
+  cr_expect_str_eq(r[0], "first; 2.0");
+  gcb__cell(&b, r, 1, "%s", "");
+  gcb__cell_add(&b, r, 1, ", ", "%s", "x");
+  cr_expect_str_eq(r[1], "x");
+  for (int i = 0; i < 100; i++)
+    gcb__cell_add(&b, r, 1, ", ", "%s", "x");
+  cr_expect_eq(strlen(r[1]), 1 + 100 * 3);
+  gcb__cell_add(&b, NULL, 0, ", ", "%s", "ignored");
+  cr_expect(!b.oom);
+  gcb_rtables_free(&out);
+}
