@@ -1152,17 +1152,13 @@ static void coll_tables(struct gcb__tb *b) {
 const char *const gcb__netmap_schedules[] = {"alone", "together", "nodepairs",
                                              NULL};
 
-/* One matrix: `lat` picks latency (seconds) over bandwidth (GB/s). */
+/* One matrix of at most MAX_MATRIX ranks: `lat` picks latency (seconds)
+ * over bandwidth (GB/s). */
 static void netmap_matrix(struct gcb__tb *b, size_t d, const char *schedule,
                           const struct gcb_netmap *m, bool lat) {
   int n = m->n;
-  char id[48], title[96], (*names)[48] = calloc((size_t)n + 1, sizeof *names);
-  const char **h = calloc((size_t)n + 2, sizeof *h);
-  if (names == NULL || h == NULL) {
-    b->oom = true;
-    free(names), free(h);
-    return;
-  }
+  char id[48], title[96], names[MAX_MATRIX][48];
+  const char *h[MAX_MATRIX + 2] = {NULL};
   h[0] = lat          ? "latency, row to column"
          : m->by_node ? "busbw GB/s, node pair"
                       : "GB/s, row to column";
@@ -1199,8 +1195,6 @@ static void netmap_matrix(struct gcb__tb *b, size_t d, const char *schedule,
         gcb__cell(b, row, (size_t)x + 1, "-");
     }
   }
-  free(names);
-  free(h);
 }
 
 static void netmap_nodes_table(struct gcb__tb *b, size_t d,
