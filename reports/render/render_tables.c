@@ -433,9 +433,10 @@ static bool same_shape(const struct gcb_model_case *a,
 
 /* The figure columns of every document's cases, each with a best-shape
  * heading where a document holds its GEMM cases in more than one shape
- * (a shape sweep); *left counts the cases past MAX_GPU_COLS columns. */
+ * (a shape sweep); *left counts the cases past MAX_GPU_COLS columns, and
+ * *telemetry says whether a case carries NVML telemetry for some rank. */
 static size_t gpu_columns(const struct gcb_report *rep, struct gcol *cols,
-                          size_t *left) {
+                          size_t *left, bool *telemetry) {
   size_t n = 0;
   for (size_t d = 0; d < rep->ndocs; d++) {
     const struct gcb_model *m = rep->docs[d].model;
@@ -444,6 +445,7 @@ static size_t gpu_columns(const struct gcb_report *rep, struct gcol *cols,
       const struct gcb_model_case *c = &m->cases[i];
       char name[96];
       double scale;
+      *telemetry |= c->ranks.num[GCB_RC_TELEM_SAMPLES] != NULL;
       if (!column_of(m, c, name, sizeof name, &scale))
         continue;
       for (k = 0; k < n && strcmp(cols[k].head, name) != 0; k++)
@@ -495,17 +497,6 @@ static void best_cell(const struct gtab *x, char **r, size_t at,
   char num[48];
   gcb_view_fmt(top * col->scale, num, sizeof num);
   gcb__cell(x->b, r, at, "%s @ %.0fx%.0fx%.0f", num, best->m, best->n, best->k);
-}
-
-/* Whether a document's cases carry NVML telemetry for some rank. */
-static bool has_telemetry(const struct gcb_report *rep) {
-  for (size_t d = 0; d < rep->ndocs; d++) {
-    const struct gcb_model *m = rep->docs[d].model;
-    for (size_t i = 0; i < m->ncases; i++)
-      if (m->cases[i].ranks.num[GCB_RC_TELEM_SAMPLES] != NULL)
-        return true;
-  }
-  return false;
 }
 
 /* What NVML said about `rank`'s GPU over the document's cases: its lowest
@@ -645,8 +636,8 @@ static bool gtab_open(struct gtab *x) {
 
 static void gpus_table(struct gcb__tb *b) {
   struct gcol cols[MAX_GPU_COLS];
-  size_t left = 0, ncols = gpu_columns(b->rep, cols, &left);
-  bool telemetry = has_telemetry(b->rep);
+  bool telemetry = false;
+  size_t left = 0, ncols = gpu_columns(b->rep, cols, &left, &telemetry);
   const char *h[8 + 2 * MAX_GPU_COLS + 3] = {
       "run", "node", "host", "GPU", "bus id", "NUMA", "model", "ranks"};
   size_t nh = 8;
