@@ -307,10 +307,14 @@ static const char *const verdict_class[] = {[GCB_VERDICT_REGRESSION] = "fail",
                                             [GCB_VERDICT_BETTER] = "ok",
                                             [GCB_VERDICT_MODE] = "info"};
 
-static void comparison_table(struct gcb__tb *b) {
+/* The comparison with the baseline, then the differences between the runs
+ * that limit it (dropped when there are none). */
+static void comparison_tables(struct gcb__tb *b) {
   static const char *const h[] = {"case",      "metric",  "old",
                                   "new",       "change",  "noise",
                                   "threshold", "verdict", NULL};
+  static const char *const hn[] = {"not comparable because", "baseline",
+                                   "this run", NULL};
   const struct gcb_comparison *cmp = b->rep->comparison;
   if (cmp == NULL)
     return;
@@ -333,17 +337,9 @@ static void comparison_table(struct gcb__tb *b) {
     gcb__cell_pct(b, r, 6, d->threshold, false);
     gcb__cell(b, r, 7, "%s", gcb_verdict_name(d->verdict));
   }
-}
-
-static void notes_table(struct gcb__tb *b) {
-  static const char *const h[] = {"not comparable because", "baseline",
-                                  "this run", NULL};
-  const struct gcb_comparison *cmp = b->rep->comparison;
-  if (cmp == NULL || cmp->nnotes == 0)
-    return;
-  struct gcb_rtable *t = gcb__table_new(
-      b, "notes", "Differences between the runs",
-      "the comparison above holds only as far as these allow", h);
+  t = gcb__table_new(b, "notes", "Differences between the runs",
+                     "the comparison above holds only as far as these allow",
+                     hn);
   for (size_t i = 0; t != NULL && i < cmp->nnotes; i++) {
     char **r = gcb__table_row(b, t, "warn");
     gcb__cell(b, r, 0, "%s", cmp->notes[i].what);
@@ -1547,10 +1543,10 @@ static void burn_tables(struct gcb__tb *b) {
 /* The report's tables in the order the reports show them: the verdict's
  * first. */
 static void (*const builders[])(struct gcb__tb *) = {
-    gcb__verdict_tables, runs_table,    launch_table,     libraries_table,
-    findings_table,      checks_table,  comparison_table, notes_table,
-    gpus_table,          ranks_table,   cases_table,      imbalance_table,
-    coll_tables,         netmap_tables, pattern_tables,   burn_tables};
+    gcb__verdict_tables, runs_table,     launch_table,      libraries_table,
+    findings_table,      checks_table,   comparison_tables, gpus_table,
+    ranks_table,         cases_table,    imbalance_table,   coll_tables,
+    netmap_tables,       pattern_tables, burn_tables};
 
 enum gcb_status gcb_report_tables(const struct gcb_report *rep,
                                   struct gcb_rtables *out,
@@ -1573,8 +1569,7 @@ enum gcb_status gcb_report_comparison_tables(const struct gcb_report *rep,
                                              struct gcb_rtables *out,
                                              struct gcb_err *err) {
   struct gcb__tb b = {.rep = rep, .out = out};
-  comparison_table(&b);
-  notes_table(&b);
+  comparison_tables(&b);
   return gcb__tables_done(&b, err);
 }
 
