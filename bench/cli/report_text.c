@@ -66,7 +66,7 @@ static void print_table(FILE *out, const struct gcb_rtable *t,
   for (size_t r = 0; r <= rows; r++) {
     fputs("  ", out);
     for (size_t k = 0; k < ncols && k < 16; k++) {
-      bool right = r > 0 && (t->numeric >> cols[k].index & 1);
+      bool right = r > 0 && t->numeric[cols[k].index];
       bool last = k + 1 == ncols;
       put(out, t->cells[r * t->ncols + cols[k].index], last ? 0 : width[k],
           cols[k].maxw, right);

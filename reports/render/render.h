@@ -150,11 +150,12 @@ struct gcb_rtable {
                              " off-trend" after it marks a sweep row the
                              analysis found off its trend (bold in
                              Markdown, a class in HTML) */
-  unsigned numeric;       /* bit i: column i holds numbers (right-aligned) */
+  bool *numeric;          /* per column: it holds numbers (right-aligned) */
   bool state_cells;       /* cells open with a state word ("fail 12 GB/s"): HTML
                              colours each cell by it */
   size_t cap_rows;        /* internal: rows allocated, header included */
-  char *owned;            /* internal: id and title when made at run time */
+  char *owned;            /* internal: id, title and numeric, copied or made
+                             by the table builder */
 };
 
 struct gcb_rtables {

@@ -163,7 +163,7 @@ static enum gcb_status html_table(FILE *out, const struct gcb_report *rep,
         gcb__rows_put(&b, state);
         gcb__rows_put(&b, "\">");
       } else
-        gcb__rows_put(&b, t->numeric >> c & 1 ? "<td class=\"n\">" : "<td>");
+        gcb__rows_put(&b, t->numeric[c] ? "<td class=\"n\">" : "<td>");
       gcb__rows_xml(&b, s ? s : "");
       gcb__rows_put(&b, "</td>");
     }

@@ -35,20 +35,31 @@ enum gcb_cell gcb_root_cause_cell(const struct gcb_root_cause *rc) {
   return rc->cleared ? GCB_CELL_CLEARED : gcb_severity_cell(rc->severity);
 }
 
-/* Rows by machine: rows first[m] .. first[m + 1] - 1 are machine m's,
- * row i its GPU gpu[i] (by bus id or by index alone). Each row's bus id
- * is parsed once (bus_ok false: the GPU is known by index alone), and the
- * row of each rank once per document (rank_row[doc][rank], by rank number
- * below nranks[doc]): the figures ask for a rank's row once per family,
- * and at 16,384 ranks those lookups were most of the matrix. */
+/* What row i of the matrix is looked up by: its GPU, whose bus id is
+ * parsed once (bus_ok false: the GPU is known by index alone); and the
+ * slowest pair it sends to so far (peer_figures). */
+struct key {
+  const struct gcb_machine_gpu *gpu;
+  struct gcb_busid bus;
+  bool bus_ok;
+  double low;
+};
+
+/* The row of each rank of a document, looked up once (row[rank], by rank
+ * number below n): the figures ask for a rank's row once per family, and
+ * at 16,384 ranks those lookups were most of the matrix. */
+struct doc_rows {
+  long long *row; /* ROW_UNSET until asked; -1: no row */
+  size_t n;
+};
+
+/* Rows by machine: rows first[m] .. first[m + 1] - 1 are machine m's, the
+ * row of each its key; doc[d] document d's rows of ranks. */
 struct rows {
   struct gcb_matrix *m;
-  const size_t *first;
-  const struct gcb_machine_gpu **gpu;
-  struct gcb_busid *bus;
-  bool *bus_ok;
-  long long **rank_row; /* ROW_UNSET until asked; -1: no row */
-  size_t *nranks;
+  size_t *first;
+  struct key *key;
+  struct doc_rows *doc;
 };
 
 #define ROW_UNSET (-2)
@@ -64,13 +75,13 @@ static struct gcb_matrix_row *row_of_gpu(const struct rows *r, long long node,
   /* parsed and compared, not formatted: a lookup per rank and family */
   bool parsed = gcb_busid_parse(bus, &want, NULL) == GCB_OK;
   for (size_t i = r->first[node]; i < r->first[node + 1]; i++) {
-    const struct gcb_busid *have = &r->bus[i];
-    if (parsed && r->bus_ok[i] && have->domain == want.domain &&
-        have->bus == want.bus && have->dev == want.dev &&
-        have->func == want.func)
+    const struct key *k = &r->key[i];
+    if (parsed && k->bus_ok && k->bus.domain == want.domain &&
+        k->bus.bus == want.bus && k->bus.dev == want.dev &&
+        k->bus.func == want.func)
       return &r->m->rows[i];
-    if (by_index == NULL && index >= 0 && r->gpu[i]->bus_id[0] == '\0' &&
-        r->gpu[i]->index == index)
+    if (by_index == NULL && index >= 0 && k->gpu->bus_id[0] == '\0' &&
+        k->gpu->index == index)
       by_index = &r->m->rows[i];
   }
   return by_index;
@@ -81,9 +92,8 @@ static struct gcb_matrix_row *row_of_rank(const struct rows *r,
                                           const struct gcb_report *rep,
                                           const struct gcb_diagnosis *d,
                                           int doc, long long rank) {
-  long long *slot = rank >= 0 && (size_t)rank < r->nranks[doc]
-                        ? &r->rank_row[doc][rank]
-                        : NULL;
+  long long *slot =
+      rank >= 0 && (size_t)rank < r->doc[doc].n ? &r->doc[doc].row[rank] : NULL;
   if (slot != NULL && *slot != ROW_UNSET)
     return *slot >= 0 ? &r->m->rows[*slot] : NULL;
   struct gcb_place p;
@@ -156,8 +166,7 @@ static void device_figures(const struct gcb_report *rep,
 /* The slowest pair each GPU sends to, over the p2p bandwidth cases of the
  * first document that has any. */
 static void peer_figures(const struct gcb_report *rep,
-                         const struct gcb_diagnosis *d, const struct rows *r,
-                         double *low) {
+                         const struct gcb_diagnosis *d, const struct rows *r) {
   for (size_t doc = 0; doc < rep->ndocs; doc++) {
     const struct gcb_model *model = rep->docs[doc].model;
     size_t nseen = 0, found = 0;
@@ -175,9 +184,9 @@ static void peer_figures(const struct gcb_report *rep,
         gcb__p2p_pair_busid(&m, c, false, b, sizeof b);
         struct gcb_matrix_row *row = row_of_gpu(
             r, gcb_diagnosis_machine(d, rep->docs, (int)doc, m.node), b, m.src);
-        size_t at = row != NULL ? (size_t)(row - r->m->rows) : 0;
-        if (row != NULL && m.value < low[at]) {
-          low[at] = m.value;
+        struct key *k = row != NULL ? &r->key[row - r->m->rows] : NULL;
+        if (k != NULL && m.value < k->low) {
+          k->low = m.value;
           found++;
         }
       }
@@ -188,9 +197,9 @@ static void peer_figures(const struct gcb_report *rep,
   }
   for (size_t i = 0; i < r->m->n; i++) {
     char v[40];
-    if (!isfinite(low[i]))
+    if (!isfinite(r->key[i].low))
       continue;
-    gcb_fmt_scaled(low[i], "GB/s", v, sizeof v);
+    gcb_fmt_scaled(r->key[i].low, "GB/s", v, sizeof v);
     snprintf(r->m->rows[i].cell[GCB_FAM_PEERS].figure,
              sizeof r->m->rows[i].cell[0].figure, "min %s", v);
   }
@@ -257,87 +266,57 @@ static void judge(const struct gcb_diagnosis *d, struct gcb_matrix_row *row,
   }
 }
 
-static void rows_free(struct rows *r, size_t ndocs) {
-  for (size_t doc = 0; r->rank_row != NULL && doc < ndocs; doc++)
-    free(r->rank_row[doc]);
-  free(r->rank_row);
-  free(r->nranks);
-  free(r->bus);
-  free(r->bus_ok);
-  free(r->gpu);
-}
-
-/* The lookups of r over the n rows already in m, the GPUs of d's
- * machines in order; false on ENOMEM. */
-static bool rows_init(struct rows *r, const struct gcb_report *rep,
-                      const struct gcb_diagnosis *d, size_t n) {
-  r->bus = malloc((n + 1) * sizeof *r->bus);
-  r->bus_ok = malloc((n + 1) * sizeof *r->bus_ok);
-  r->gpu = malloc((n + 1) * sizeof *r->gpu);
-  r->rank_row = calloc(rep->ndocs + 1, sizeof *r->rank_row);
-  r->nranks = calloc(rep->ndocs + 1, sizeof *r->nranks);
-  if (r->bus == NULL || r->bus_ok == NULL || r->gpu == NULL ||
-      r->rank_row == NULL || r->nranks == NULL)
-    return false;
-  for (size_t i = 0; i < n; i++) {
-    const struct gcb_machine *mc = &d->machines[r->m->rows[i].node];
-    r->gpu[i] = &mc->gpus[i - r->first[r->m->rows[i].node]];
-    r->bus_ok[i] =
-        r->gpu[i]->bus_id[0] != '\0' &&
-        gcb_busid_parse(r->gpu[i]->bus_id, &r->bus[i], NULL) == GCB_OK;
-  }
-  for (size_t doc = 0; doc < rep->ndocs; doc++) {
-    size_t k = rep->docs[doc].model->nranks;
-    r->rank_row[doc] = malloc((k + 1) * sizeof **r->rank_row);
-    if (r->rank_row[doc] == NULL)
-      return false;
-    r->nranks[doc] = k;
-    for (size_t i = 0; i < k; i++)
-      r->rank_row[doc][i] = ROW_UNSET;
-  }
-  return true;
-}
-
 enum gcb_status gcb_matrix_build(const struct gcb_report *rep,
                                  const struct gcb_diagnosis *d,
                                  struct gcb_matrix *out, struct gcb_err *err) {
   size_t n = 0;
   memset(out, 0, sizeof *out);
-  size_t *first = malloc((d->nmachines + 1) * sizeof *first);
-  for (size_t m = 0; first != NULL && m < d->nmachines; m++) {
-    first[m] = n;
-    n += d->machines[m].ngpus;
-  }
-  out->rows = calloc(n + 1, sizeof *out->rows);
-  double *low = malloc((n + 1) * sizeof *low);
-  struct rows r = {.m = out, .first = first};
-  if (first == NULL || out->rows == NULL || low == NULL) {
-    free(first);
-    free(low);
-    return gcb_err_set(err, GCB_ENOMEM, "component matrix: out of memory");
-  }
-  first[d->nmachines] = n;
   for (size_t m = 0; m < d->nmachines; m++)
+    n += d->machines[m].ngpus;
+  struct rows r = {.m = out,
+                   .first = malloc((d->nmachines + 1) * sizeof *r.first),
+                   .key = malloc((n + 1) * sizeof *r.key),
+                   .doc = calloc(rep->ndocs + 1, sizeof *r.doc)};
+  out->rows = calloc(n + 1, sizeof *out->rows);
+  bool ok =
+      r.first != NULL && r.key != NULL && r.doc != NULL && out->rows != NULL;
+  for (size_t m = 0; ok && m < d->nmachines; m++) {
+    r.first[m] = out->n;
     for (size_t g = 0; g < d->machines[m].ngpus; g++) {
       struct gcb_matrix_row *row = &out->rows[out->n];
-      low[out->n++] = INFINITY;
+      struct key *k = &r.key[out->n++];
       const struct gcb_machine_gpu *gpu = &d->machines[m].gpus[g];
       row->node = (long long)m;
       /* known by its index alone: that index */
       row->gpu = gpu->bus_id[0] != '\0' ? (long long)g : gpu->index;
       gcb_machine_gpu_show(gpu, row->bus_id, sizeof row->bus_id);
+      *k = (struct key){.gpu = gpu, .low = INFINITY};
+      k->bus_ok = gpu->bus_id[0] != '\0' &&
+                  gcb_busid_parse(gpu->bus_id, &k->bus, NULL) == GCB_OK;
     }
-  bool ok = rows_init(&r, rep, d, n);
+  }
+  if (ok)
+    r.first[d->nmachines] = n;
+  for (size_t doc = 0; ok && doc < rep->ndocs; doc++) {
+    size_t k = rep->docs[doc].model->nranks;
+    r.doc[doc].row = malloc((k + 1) * sizeof *r.doc[doc].row);
+    ok = r.doc[doc].row != NULL;
+    for (size_t i = 0; ok && i < k; i++)
+      r.doc[doc].row[i] = ROW_UNSET;
+    r.doc[doc].n = k;
+  }
   if (ok) {
     device_figures(rep, d, &r);
-    peer_figures(rep, d, &r, low);
+    peer_figures(rep, d, &r);
     host_figures(rep, d, &r);
     for (size_t i = 0; i < out->n; i++)
-      judge(d, &out->rows[i], r.gpu[i]);
+      judge(d, &out->rows[i], r.key[i].gpu);
   }
-  rows_free(&r, rep->ndocs);
-  free(first);
-  free(low);
+  for (size_t doc = 0; r.doc != NULL && doc < rep->ndocs; doc++)
+    free(r.doc[doc].row);
+  free(r.doc);
+  free(r.key);
+  free(r.first);
   return ok ? GCB_OK
             : gcb_err_set(err, GCB_ENOMEM, "component matrix: out of memory");
 }

@@ -35,7 +35,7 @@ static void md_table(FILE *out, const struct gcb_rtable *t) {
     }
     gcb__rows_put(&w, " |\n");
     for (size_t c = 0; r == 0 && c < t->ncols; c++)
-      gcb__rows_put(&w, t->numeric >> c & 1 ? "| ---: " : "| --- ");
+      gcb__rows_put(&w, t->numeric[c] ? "| ---: " : "| --- ");
     if (r == 0)
       gcb__rows_put(&w, "|\n");
   }

@@ -268,21 +268,6 @@ static void findings_table(struct gcb__tb *b) {
   }
 }
 
-static void bounds_text(const struct gcb_criterion *k, char *buf, size_t size) {
-  size_t used = 0;
-  buf[0] = '\0';
-  for (size_t i = 0; i < k->nbounds && used + 1 < size; i++) {
-    const struct gcb_bound *bd = &k->bounds[i];
-    const char *unit = bd->metric->unit ? bd->metric->unit
-                       : k->unit        ? k->unit
-                                        : "";
-    int n = snprintf(buf + used, size - used, "%s%s %s %g%s%s", i ? "; " : "",
-                     bd->metric->name, bd->is_min ? ">=" : "<=", bd->limit,
-                     unit[0] ? " " : "", unit);
-    used += n > 0 ? (size_t)n : 0;
-  }
-}
-
 static void checks_table(struct gcb__tb *b) {
   static const char *const h[] = {"check", "result", "bounds",
                                   "cases", "misses", NULL};
@@ -296,12 +281,21 @@ static void checks_table(struct gcb__tb *b) {
     static const char *const cls[] = {"ok", "fail", "info"};
     static const char *const said[] = {"pass", "FAIL", "n/a"};
     enum gcb_check_outcome o = gcb_check_outcome(cr, res);
-    char bounds[256];
-    bounds_text(&cr->checks[i], bounds, sizeof bounds);
     char **r = gcb__table_row(b, t, cls[o]);
     gcb__cell(b, r, 0, "%s", cr->checks[i].name);
     gcb__cell(b, r, 1, "%s", said[o]);
-    gcb__cell(b, r, 2, "%s", bounds);
+    /* "median >= 700 GFLOP/s; per_rank >= 650 GFLOP/s" */
+    const struct gcb_criterion *k = &cr->checks[i];
+    gcb__cell(b, r, 2, "%s", "");
+    for (size_t j = 0; j < k->nbounds; j++) {
+      const struct gcb_bound *bd = &k->bounds[j];
+      const char *unit = bd->metric->unit ? bd->metric->unit
+                         : k->unit        ? k->unit
+                                          : "";
+      gcb__cell_add(b, r, 2, "; ", "%s %s %g%s%s", bd->metric->name,
+                    bd->is_min ? ">=" : "<=", bd->limit, unit[0] ? " " : "",
+                    unit);
+    }
     gcb__cell(b, r, 3, "%zu", res->matched);
     gcb__cell(b, r, 4, "%zu", res->failed);
   }
@@ -313,10 +307,14 @@ static const char *const verdict_class[] = {[GCB_VERDICT_REGRESSION] = "fail",
                                             [GCB_VERDICT_BETTER] = "ok",
                                             [GCB_VERDICT_MODE] = "info"};
 
-static void comparison_table(struct gcb__tb *b) {
+/* The comparison with the baseline, then the differences between the runs
+ * that limit it (dropped when there are none). */
+static void comparison_tables(struct gcb__tb *b) {
   static const char *const h[] = {"case",      "metric",  "old",
                                   "new",       "change",  "noise",
                                   "threshold", "verdict", NULL};
+  static const char *const hn[] = {"not comparable because", "baseline",
+                                   "this run", NULL};
   const struct gcb_comparison *cmp = b->rep->comparison;
   if (cmp == NULL)
     return;
@@ -339,17 +337,9 @@ static void comparison_table(struct gcb__tb *b) {
     gcb__cell_pct(b, r, 6, d->threshold, false);
     gcb__cell(b, r, 7, "%s", gcb_verdict_name(d->verdict));
   }
-}
-
-static void notes_table(struct gcb__tb *b) {
-  static const char *const h[] = {"not comparable because", "baseline",
-                                  "this run", NULL};
-  const struct gcb_comparison *cmp = b->rep->comparison;
-  if (cmp == NULL || cmp->nnotes == 0)
-    return;
-  struct gcb_rtable *t = gcb__table_new(
-      b, "notes", "Differences between the runs",
-      "the comparison above holds only as far as these allow", h);
+  t = gcb__table_new(b, "notes", "Differences between the runs",
+                     "the comparison above holds only as far as these allow",
+                     hn);
   for (size_t i = 0; t != NULL && i < cmp->nnotes; i++) {
     char **r = gcb__table_row(b, t, "warn");
     gcb__cell(b, r, 0, "%s", cmp->notes[i].what);
@@ -439,9 +429,10 @@ static bool same_shape(const struct gcb_model_case *a,
 
 /* The figure columns of every document's cases, each with a best-shape
  * heading where a document holds its GEMM cases in more than one shape
- * (a shape sweep); *left counts the cases past MAX_GPU_COLS columns. */
+ * (a shape sweep); *left counts the cases past MAX_GPU_COLS columns, and
+ * *telemetry says whether a case carries NVML telemetry for some rank. */
 static size_t gpu_columns(const struct gcb_report *rep, struct gcol *cols,
-                          size_t *left) {
+                          size_t *left, bool *telemetry) {
   size_t n = 0;
   for (size_t d = 0; d < rep->ndocs; d++) {
     const struct gcb_model *m = rep->docs[d].model;
@@ -450,6 +441,7 @@ static size_t gpu_columns(const struct gcb_report *rep, struct gcol *cols,
       const struct gcb_model_case *c = &m->cases[i];
       char name[96];
       double scale;
+      *telemetry |= c->ranks.num[GCB_RC_TELEM_SAMPLES] != NULL;
       if (!column_of(m, c, name, sizeof name, &scale))
         continue;
       for (k = 0; k < n && strcmp(cols[k].head, name) != 0; k++)
@@ -503,17 +495,6 @@ static void best_cell(const struct gtab *x, char **r, size_t at,
   gcb__cell(x->b, r, at, "%s @ %.0fx%.0fx%.0f", num, best->m, best->n, best->k);
 }
 
-/* Whether a document's cases carry NVML telemetry for some rank. */
-static bool has_telemetry(const struct gcb_report *rep) {
-  for (size_t d = 0; d < rep->ndocs; d++) {
-    const struct gcb_model *m = rep->docs[d].model;
-    for (size_t i = 0; i < m->ncases; i++)
-      if (m->cases[i].ranks.num[GCB_RC_TELEM_SAMPLES] != NULL)
-        return true;
-  }
-  return false;
-}
-
 /* What NVML said about `rank`'s GPU over the document's cases: its lowest
  * SM clock, highest power, and the cases too short to sample. */
 static void telemetry_cell(const struct gtab *x, char **r, size_t at,
@@ -530,18 +511,15 @@ static void telemetry_cell(const struct gtab *x, char **r, size_t at,
     sm = fmin(sm, gcb_model_col(c, GCB_RC_TELEM_SM_MIN, (size_t)k));
     watts = fmax(watts, gcb_model_col(c, GCB_RC_TELEM_POWER_MAX, (size_t)k));
   }
-  char text[160] = "-";
-  int used = 0;
   if (n > 0 && isfinite(sm))
-    used = snprintf(text, sizeof text, "SM clock %.0f MHz lowest", sm);
+    gcb__cell_add(x->b, r, at, "", "SM clock %.0f MHz lowest", sm);
   if (n > 0 && isfinite(watts))
-    used += snprintf(text + used, sizeof text - (size_t)used,
-                     "%spower %.0f W highest", used ? ", " : "", watts);
+    gcb__cell_add(x->b, r, at, ", ", "power %.0f W highest", watts);
   if (short_n > 0)
-    snprintf(text + used, sizeof text - (size_t)used,
-             "%s%zu of %zu cases too short to sample", used ? "; " : "",
-             short_n, n);
-  gcb__cell(x->b, r, at, "%s", text);
+    gcb__cell_add(x->b, r, at, "; ", "%zu of %zu cases too short to sample",
+                  short_n, n);
+  if (r != NULL && r[at] == NULL)
+    gcb__cell(x->b, r, at, "-");
 }
 
 /* What one row shows. */
@@ -654,8 +632,8 @@ static bool gtab_open(struct gtab *x) {
 
 static void gpus_table(struct gcb__tb *b) {
   struct gcol cols[MAX_GPU_COLS];
-  size_t left = 0, ncols = gpu_columns(b->rep, cols, &left);
-  bool telemetry = has_telemetry(b->rep);
+  bool telemetry = false;
+  size_t left = 0, ncols = gpu_columns(b->rep, cols, &left, &telemetry);
   const char *h[8 + 2 * MAX_GPU_COLS + 3] = {
       "run", "node", "host", "GPU", "bus id", "NUMA", "model", "ranks"};
   size_t nh = 8;
@@ -969,13 +947,12 @@ static bool row_note(struct gcb__tb *b, char **r, size_t col, size_t d,
     char m[32], e[32];
     gcb_view_fmt_time(f->measured / 1e6, m, sizeof m);
     gcb_view_fmt_time(f->expected / 1e6, e, sizeof e);
-    const char *before = r[col] != NULL ? r[col] : "";
     bool trend = f->kind == GCB_KIND(SWEEP_TREND);
-    gcb__cell(
-        b, r, col, "%s%s\xe2\x96\xb2 %s%s: %s vs %s %s (%.2fx)", before,
-        before[0] ? "; " : "", gcb_analyze_case_in_place(c) ? "in-place " : "",
-        trend ? "off trend" : "above latency floor", m, e,
-        trend ? "on its neighbours' line" : "floor", f->measured / f->expected);
+    gcb__cell_add(b, r, col, "; ", "\xe2\x96\xb2 %s%s: %s vs %s %s (%.2fx)",
+                  gcb_analyze_case_in_place(c) ? "in-place " : "",
+                  trend ? "off trend" : "above latency floor", m, e,
+                  trend ? "on its neighbours' line" : "floor",
+                  f->measured / f->expected);
     marked = true;
   }
   return marked;
@@ -1162,17 +1139,13 @@ static void coll_tables(struct gcb__tb *b) {
 const char *const gcb__netmap_schedules[] = {"alone", "together", "nodepairs",
                                              NULL};
 
-/* One matrix: `lat` picks latency (seconds) over bandwidth (GB/s). */
+/* One matrix of at most MAX_MATRIX ranks: `lat` picks latency (seconds)
+ * over bandwidth (GB/s). */
 static void netmap_matrix(struct gcb__tb *b, size_t d, const char *schedule,
                           const struct gcb_netmap *m, bool lat) {
   int n = m->n;
-  char id[48], title[96], (*names)[48] = calloc((size_t)n + 1, sizeof *names);
-  const char **h = calloc((size_t)n + 2, sizeof *h);
-  if (names == NULL || h == NULL) {
-    b->oom = true;
-    free(names), free(h);
-    return;
-  }
+  char id[48], title[96], names[MAX_MATRIX][48];
+  const char *h[MAX_MATRIX + 2] = {NULL};
   h[0] = lat          ? "latency, row to column"
          : m->by_node ? "busbw GB/s, node pair"
                       : "GB/s, row to column";
@@ -1209,8 +1182,6 @@ static void netmap_matrix(struct gcb__tb *b, size_t d, const char *schedule,
         gcb__cell(b, row, (size_t)x + 1, "-");
     }
   }
-  free(names);
-  free(h);
 }
 
 static void netmap_nodes_table(struct gcb__tb *b, size_t d,
@@ -1502,20 +1473,6 @@ static const char *burn_class(const struct gcb__tb *b,
   return worst < 0 ? NULL : gcb_severity_name((enum gcb_severity)worst);
 }
 
-/* "DBE +2, SBE +5" for the counters of rank r that grew; "-". */
-static void counters_text(const struct gcb_burn_rank *r, char *buf,
-                          size_t size) {
-  size_t used = 0;
-  buf[0] = '\0';
-  for (size_t k = 0; k < GCB_BURN_NCOUNTERS && used < size; k++)
-    if (r->grew[k] > 0)
-      used += (size_t)snprintf(buf + used, size - used, "%s%s +%.0f",
-                               used ? ", " : "",
-                               gcb_burn_counters[k].short_name, r->grew[k]);
-  if (used == 0)
-    snprintf(buf, size, "-");
-}
-
 static void burn_row(struct gcb__tb *b, struct gcb_rtable *t, size_t d,
                      const struct gcb_model_case *c,
                      const struct gcb_burn_rank *r, double peers) {
@@ -1536,8 +1493,12 @@ static void burn_row(struct gcb__tb *b, struct gcb_rtable *t, size_t d,
   gcb__cell_pct(b, row, 8, fell ? -r->drop : NAN, true);
   gcb__cell_if(b, row, 9, fell, "%s", gcb_burn_cause_name(r->cause));
   gcb__cell(b, row, 10, "%.0f", r->wrong);
-  counters_text(r, text, sizeof text);
-  gcb__cell(b, row, 11, "%s", text);
+  for (size_t k = 0; k < GCB_BURN_NCOUNTERS; k++) /* "DBE +2, SBE +5" */
+    if (r->grew[k] > 0)
+      gcb__cell_add(b, row, 11, ", ", "%s +%.0f",
+                    gcb_burn_counters[k].short_name, r->grew[k]);
+  if (row != NULL && row[11] == NULL) /* none grew */
+    gcb__cell(b, row, 11, "-");
 }
 
 static void burn_table(struct gcb__tb *b, size_t d,
@@ -1582,10 +1543,10 @@ static void burn_tables(struct gcb__tb *b) {
 /* The report's tables in the order the reports show them: the verdict's
  * first. */
 static void (*const builders[])(struct gcb__tb *) = {
-    gcb__verdict_tables, runs_table,    launch_table,     libraries_table,
-    findings_table,      checks_table,  comparison_table, notes_table,
-    gpus_table,          ranks_table,   cases_table,      imbalance_table,
-    coll_tables,         netmap_tables, pattern_tables,   burn_tables};
+    gcb__verdict_tables, runs_table,     launch_table,      libraries_table,
+    findings_table,      checks_table,   comparison_tables, gpus_table,
+    ranks_table,         cases_table,    imbalance_table,   coll_tables,
+    netmap_tables,       pattern_tables, burn_tables};
 
 enum gcb_status gcb_report_tables(const struct gcb_report *rep,
                                   struct gcb_rtables *out,
@@ -1608,8 +1569,7 @@ enum gcb_status gcb_report_comparison_tables(const struct gcb_report *rep,
                                              struct gcb_rtables *out,
                                              struct gcb_err *err) {
   struct gcb__tb b = {.rep = rep, .out = out};
-  comparison_table(&b);
-  notes_table(&b);
+  comparison_tables(&b);
   return gcb__tables_done(&b, err);
 }
 

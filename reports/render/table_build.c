@@ -41,8 +41,10 @@ struct gcb_rtable *gcb__table_new(struct gcb__tb *b, const char *id,
                                   const char *title, const char *intro,
                                   const char *const *headers) {
   struct gcb_rtables *ts = b->out;
-  size_t li = strlen(id) + 1, lt = strlen(title) + 1;
-  char *owned = b->oom ? NULL : malloc(li + lt);
+  size_t li = strlen(id) + 1, lt = strlen(title) + 1, ncols = 0;
+  while (headers[ncols] != NULL)
+    ncols++;
+  char *owned = b->oom ? NULL : calloc(1, li + lt + ncols);
   if (owned == NULL ||
       !gcb_grow((void **)&ts->items, &ts->cap, ts->n, sizeof *ts->items)) {
     free(owned);
@@ -56,9 +58,9 @@ struct gcb_rtable *gcb__table_new(struct gcb__tb *b, const char *id,
   t->owned = owned;
   t->id = owned;
   t->title = owned + li;
+  t->numeric = (bool *)(owned + li + lt);
   t->intro = intro;
-  while (headers[t->ncols] != NULL)
-    t->ncols++;
+  t->ncols = ncols;
   if (!reserve(b, t, 1))
     return NULL;
   memset(t->cells, 0, t->ncols * sizeof *t->cells);
@@ -75,20 +77,6 @@ char **gcb__table_row(struct gcb__tb *b, struct gcb_rtable *t,
   memset(row, 0, t->ncols * sizeof *row);
   t->row_class[t->nrows++] = cls;
   return row;
-}
-
-/* Sets the cell to text[0..n), replacing what it held. */
-static void set_cell(struct gcb__tb *b, char **row, size_t col,
-                     const char *text, size_t n) {
-  char *s = malloc(n + 1);
-  if (s == NULL) {
-    b->oom = true;
-    return;
-  }
-  memcpy(s, text, n);
-  s[n] = '\0';
-  free(row[col]);
-  row[col] = s;
 }
 
 /* Whether fmt converts only %s, %lld and %zu (no flags, widths or
@@ -108,12 +96,12 @@ static bool simple(const char *fmt) {
   return true;
 }
 
-/* vsnprintf(out, size, fmt, ap)'s text for a simple fmt: the same bytes,
- * cut at size - 1 as it cuts; returns the length. */
+/* vsnprintf(out, size, fmt, ap) for a simple fmt: the same bytes, cut at
+ * size - 1 as it cuts; returns the length uncut, as it does. */
 static size_t simple_format(char *out, size_t size, const char *fmt,
                             va_list ap) {
   size_t n = 0;
-  for (const char *p = fmt; *p != '\0' && n + 1 < size;) {
+  for (const char *p = fmt; *p != '\0';) {
     char num[GCB_FMTNUM_MAX];
     const char *text = num;
     size_t len;
@@ -125,7 +113,7 @@ static size_t simple_format(char *out, size_t size, const char *fmt,
     } else if (p[1] == 's') {
       text = va_arg(ap, const char *);
       text = text != NULL ? text : "(null)";
-      len = strnlen(text, size - 1 - n);
+      len = strlen(text);
       p += 2;
     } else if (p[1] == 'z') {
       size_t v = va_arg(ap, size_t);
@@ -136,27 +124,45 @@ static size_t simple_format(char *out, size_t size, const char *fmt,
       len = gcb_fmtnum_ll(num, va_arg(ap, long long));
       p += 4;
     }
-    len = len < size - 1 - n ? len : size - 1 - n;
-    memcpy(out + n, text, len);
+    if (n < size - 1)
+      memcpy(out + n, text, len < size - 1 - n ? len : size - 1 - n);
     n += len;
   }
-  out[n] = '\0';
+  out[n < size - 1 ? n : size - 1] = '\0';
   return n;
 }
 
+/* vsnprintf's length and text, by simple_format where fmt is simple. */
+static size_t format(char *out, size_t size, const char *fmt, va_list ap) {
+  if (simple(fmt))
+    return simple_format(out, size, fmt, ap);
+  int n = vsnprintf(out, size, fmt, ap);
+  if (n < 0)
+    out[0] = '\0';
+  return n > 0 ? (size_t)n : 0;
+}
+
+/* Sets the cell to the text, replacing what it held: formatted once into
+ * a buffer on the stack, again into one its length when it is longer. */
 static void vcell(struct gcb__tb *b, char **row, size_t col, const char *fmt,
                   va_list ap) {
   if (row == NULL || b->oom)
     return;
   char tmp[512];
-  size_t n;
-  if (simple(fmt)) {
-    n = simple_format(tmp, sizeof tmp, fmt, ap);
-  } else {
-    vsnprintf(tmp, sizeof tmp, fmt, ap);
-    n = strlen(tmp);
-  }
-  set_cell(b, row, col, tmp, n);
+  va_list again;
+  va_copy(again, ap);
+  size_t n = format(tmp, sizeof tmp, fmt, ap);
+  char *s = malloc(n + 1);
+  if (s != NULL && n < sizeof tmp)
+    memcpy(s, tmp, n + 1);
+  else if (s != NULL)
+    format(s, n + 1, fmt, again);
+  va_end(again);
+  b->oom |= s == NULL;
+  if (s == NULL)
+    return;
+  free(row[col]);
+  row[col] = s;
 }
 
 void gcb__cell(struct gcb__tb *b, char **row, size_t col, const char *fmt,
@@ -165,6 +171,24 @@ void gcb__cell(struct gcb__tb *b, char **row, size_t col, const char *fmt,
   va_start(ap, fmt);
   vcell(b, row, col, fmt, ap);
   va_end(ap);
+}
+
+void gcb__cell_add(struct gcb__tb *b, char **row, size_t col, const char *sep,
+                   const char *fmt, ...) {
+  if (row == NULL || b->oom)
+    return;
+  char *before = row[col];
+  va_list ap;
+  va_start(ap, fmt);
+  row[col] = NULL;
+  vcell(b, row, col, fmt, ap);
+  va_end(ap);
+  if (row[col] == NULL) /* out of memory */
+    row[col] = before;
+  else if (before != NULL && before[0] != '\0')
+    gcb__cell(b, row, col, "%s%s%s", before, sep, row[col]);
+  if (row[col] != before)
+    free(before);
 }
 
 void gcb__cell_if(struct gcb__tb *b, char **row, size_t col, bool known,
@@ -302,12 +326,10 @@ static bool looks_numeric(const char *s) {
 /* Right-aligns columns whose every cell reads as a number ("-" for
  * none), so no table has to declare it. */
 static void mark_numeric(struct gcb_rtable *t) {
-  for (size_t c = 0; c < t->ncols && c < 32; c++) {
-    bool numeric = t->nrows > 0;
-    for (size_t r = 1; numeric && r <= t->nrows; r++)
-      numeric = looks_numeric(t->cells[r * t->ncols + c]);
-    if (numeric)
-      t->numeric |= 1u << c;
+  for (size_t c = 0; c < t->ncols; c++) {
+    t->numeric[c] = t->nrows > 0;
+    for (size_t r = 1; t->numeric[c] && r <= t->nrows; r++)
+      t->numeric[c] = looks_numeric(t->cells[r * t->ncols + c]);
   }
 }
 

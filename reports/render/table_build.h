@@ -27,10 +27,15 @@ struct gcb_rtable *gcb__table_new(struct gcb__tb *b, const char *id,
 /* A new row of empty cells (NULL is shown as ""); NULL after a failure. */
 char **gcb__table_row(struct gcb__tb *b, struct gcb_rtable *t, const char *cls);
 
-/* Sets a cell to printf text (truncated at 511 bytes, at a UTF-8
- * boundary); row may be NULL (ignored). */
+/* Sets a cell to printf text, as long as it is; row may be NULL
+ * (ignored). */
 void gcb__cell(struct gcb__tb *b, char **row, size_t col, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+
+/* Appends printf text to the cell, after `sep` when it holds text already
+ * ("a; b"); row may be NULL (ignored). */
+void gcb__cell_add(struct gcb__tb *b, char **row, size_t col, const char *sep,
+                   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
 /* The printf text when `known`, else "-" (a figure the row lacks: a NAN,
  * an unknown index). */

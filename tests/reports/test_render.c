@@ -817,9 +817,10 @@ Test(render, junit_escapes_a_kind_name_wherever_it_writes_it) {
 }
 
 /* Table cells in %s, %zu and %lld are written without vsnprintf: the
- * same text as it writes, cut at 511 bytes as it cuts, for every mix of
- * them with literal text; other formats still go to vsnprintf. A cell
- * whose figure is not known reads "-". */
+ * same text as it writes, for every mix of them with literal text; other
+ * formats still go to vsnprintf. A cell holds its whole text however long
+ * (a person reads it: nothing is cut silently). A cell whose figure is not
+ * known reads "-". */
 Test(render, table_cells_read_as_printf_writes_them) {
   struct gcb_rtables out = {0};
   struct gcb__tb b = {.out = &out};
@@ -827,10 +828,10 @@ Test(render, table_cells_read_as_printf_writes_them) {
   struct gcb_rtable *t = gcb__table_new(&b, "t", "T", NULL, h);
   char **r = gcb__table_row(&b, t, NULL);
   cr_assert(r != NULL);
-  char big[700], want[512];
+  char big[700], want[1024];
   memset(big, 'x', sizeof big - 1);
   big[sizeof big - 1] = '\0';
-  memcpy(big + 505, "\u00b5\u00b5\u00b5", 6); /* cut in the middle of one */
+  memcpy(big + 505, "\u00b5\u00b5\u00b5", 6); /* across the old 511 bytes */
   const struct {
     const char *fmt;
     const char *s;
@@ -865,6 +866,9 @@ Test(render, table_cells_read_as_printf_writes_them) {
   cr_expect_str_eq(r[0], want);
   gcb__cell(&b, r, 0, "%.1f%% of %s", 12.25, "x"); /* vsnprintf's */
   cr_expect_str_eq(r[0], "12.2% of x");
+  gcb__cell(&b, r, 0, "%.1f %s", 1.25, big); /* vsnprintf's, long */
+  snprintf(want, sizeof want, "%.1f %s", 1.25, big);
+  cr_expect_str_eq(r[0], want);
   gcb__cell_if(&b, r, 0, true, "%.2f", 1.5);
   cr_expect_str_eq(r[0], "1.50");
   gcb__cell_if(&b, r, 0, false, "%.2f", NAN);
@@ -1247,4 +1251,99 @@ Test(render, figure_columns_left_out_are_counted) {
                    "Per-rank summary (2 more cases not shown: see Cases)");
   tables_free(&b);
   json_decref(tree);
+}
+
+/* A check's bounds cell names every bound it has (up to 16, each with its
+ * unit), however long that grows. */
+Test(render, a_check_shows_every_bound) {
+  struct gcb_criterion k = {.name = "gemm", .unit = "GFLOP/s"};
+  k.nbounds = GCB_MAX_BOUNDS;
+  for (size_t i = 0; i < k.nbounds; i++)
+    k.bounds[i] = (struct gcb_bound){.metric = gcb_metric_find("median"),
+                                     .is_min = true,
+                                     .limit = 100000 + (double)i};
+  struct gcb_criteria cr = {.path = "c.json", .checks = &k, .nchecks = 1};
+  struct gcb_check_result res = {.matched = 1};
+  json_t *tree = fx_doc(1, 1, 4, "Test CPU");
+  struct built b = {.n = 1};
+  b.docs[0] = fx_doc_of("a", tree);
+  struct gcb_report rep = {.docs = b.docs,
+                           .ndocs = 1,
+                           .findings = &b.fs,
+                           .criteria = &cr,
+                           .checks = &res};
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_report_tables(&rep, &b.ts, &err), GCB_OK, "%s", err.msg);
+  const struct gcb_rtable *t = table_id(&b, "checks", NULL);
+  cr_assert_not_null(t);
+  const char *cell = cell_of(t, 0, "bounds");
+  cr_expect_eq(strncmp(cell, "median >= 100000 GFLOP/s; ", 26), 0, "%s", cell);
+  const char *last = "; median >= 100015 GFLOP/s";
+  cr_expect_str_eq(cell + strlen(cell) - strlen(last), last, "%s", cell);
+  tables_free(&b);
+  json_decref(tree);
+}
+
+/* Every column of numbers is right-aligned, in a table of any width (a
+ * network map of 64 ranks has 65 columns). */
+Test(render, numbers_align_right_in_every_column_of_a_wide_table) {
+  struct gcb_rtables ts = {0};
+  struct gcb__tb tb = {.out = &ts};
+  const char *h[41] = {NULL};
+  char heads[40][8];
+  for (size_t c = 0; c < 40; c++) {
+    snprintf(heads[c], sizeof heads[c], "c%zu", c);
+    h[c] = heads[c];
+  }
+  struct gcb_rtable *t = gcb__table_new(&tb, "wide", "Wide", NULL, h);
+  char **r = gcb__table_row(&tb, t, NULL);
+  for (size_t c = 0; c < 40; c++) /* numbers in 1 and 35 only */
+    gcb__cell(&tb, r, c, "%s", c == 1 || c == 35 ? "12.5" : "text");
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb__tables_done(&tb, &err), GCB_OK);
+  json_t *tree = fx_doc(1, 1, 4, "Test CPU");
+  struct gcb_doc doc = fx_doc_of("a", tree);
+  struct gcb_findings fs = {0};
+  struct gcb_report rep = {
+      .docs = &doc, .ndocs = 1, .findings = &fs, .tables = &ts};
+  size_t len;
+  char *out = render(&gcb_render_md, &rep, &len);
+  const char *sep = strstr(out, "| c39 |\n");
+  cr_assert_not_null(sep, "%s", out);
+  sep += strlen("| c39 |\n");
+  for (size_t c = 0; c < 40; c++) {
+    bool num = c == 1 || c == 35;
+    const char *want = num ? "| ---: " : "| --- ";
+    cr_expect_eq(strncmp(sep, want, strlen(want)), 0, "column %zu: %.20s", c,
+                 sep);
+    sep += strlen(want);
+  }
+  free(out);
+  gcb_rtables_free(&ts);
+  fx_doc_free(&doc);
+  json_decref(tree);
+}
+
+/* A cell grown part by part: the separator only between parts, the whole
+ * text however long. */
+Test(render, a_cell_grows_part_by_part) {
+  struct gcb_rtables out = {0};
+  struct gcb__tb b = {.out = &out};
+  static const char *const h[] = {"a", "b", NULL};
+  struct gcb_rtable *t = gcb__table_new(&b, "t", "T", NULL, h);
+  char **r = gcb__table_row(&b, t, NULL);
+  cr_assert(r != NULL);
+  gcb__cell_add(&b, r, 0, "; ", "%s", "first");
+  cr_expect_str_eq(r[0], "first");
+  gcb__cell_add(&b, r, 0, "; ", "%.1f", 2.0);
+  cr_expect_str_eq(r[0], "first; 2.0");
+  gcb__cell(&b, r, 1, "%s", "");
+  gcb__cell_add(&b, r, 1, ", ", "%s", "x");
+  cr_expect_str_eq(r[1], "x");
+  for (int i = 0; i < 100; i++)
+    gcb__cell_add(&b, r, 1, ", ", "%s", "x");
+  cr_expect_eq(strlen(r[1]), 1 + 100 * 3);
+  gcb__cell_add(&b, NULL, 0, ", ", "%s", "ignored");
+  cr_expect(!b.oom);
+  gcb_rtables_free(&out);
 }
