@@ -61,9 +61,6 @@ const char *gcb_family_name(enum gcb_family f) {
 
 /* ---- machines ------------------------------------------------------------ */
 
-/* The most GPUs a node is mapped by. */
-#define NODE_GPUS 256
-
 /* Appends GPU `index` known by index alone to out[0..n) unless there;
  * returns 1 when it did (its parsed form in ids[n] matches no bus id). */
 static size_t by_index(struct gcb_machine_gpu *out, size_t n, long long index,
@@ -76,19 +73,25 @@ static size_t by_index(struct gcb_machine_gpu *out, size_t n, long long index,
   return 1;
 }
 
-/* A node's GPUs (at most NODE_GPUS): its topology's, then its ranks'. A
- * rank's GPU that the source names by index alone (an nvbandwidth matrix
- * without its device lines, a log without bus ids) is known by that
- * index, unless the topology has a GPU N: counted, never matched by bus
- * id. */
-static size_t node_gpus(const struct gcb_model *m,
-                        const struct gcb_model_node *node,
-                        struct gcb_machine_gpu *out) {
-  size_t n = 0;
-  struct gcb_busid ids[NODE_GPUS]; /* out[k]'s bus id parsed */
+/* A node's GPUs (*count of them; NULL when memory runs out): its topology's,
+ * then its ranks'. A rank's GPU that the source names by index alone (an
+ * nvbandwidth matrix without its device lines, a log without bus ids) is
+ * known by that index, unless the topology has a GPU N: counted, never
+ * matched by bus id. */
+static struct gcb_machine_gpu *node_gpus(const struct gcb_model *m,
+                                         const struct gcb_model_node *node,
+                                         size_t *count) {
+  size_t n = 0, most = node->ngpus + node->nranks;
+  struct gcb_machine_gpu *out = malloc(most * sizeof *out + 1);
+  struct gcb_busid *ids = malloc(most * sizeof *ids + 1); /* out[k]'s parsed */
+  if (out == NULL || ids == NULL) {
+    free(out);
+    free(ids);
+    return NULL;
+  }
   for (size_t g = 0; g < node->ngpus; g++)
-    if (n < NODE_GPUS && gcb_busid_canon(node->gpus[g].busid, out[n].bus_id,
-                                         sizeof out[n].bus_id)) {
+    if (gcb_busid_canon(node->gpus[g].busid, out[n].bus_id,
+                        sizeof out[n].bus_id)) {
       gcb_busid_parse(out[n].bus_id, &ids[n], NULL);
       out[n++].index = -1;
     }
@@ -99,7 +102,7 @@ static size_t node_gpus(const struct gcb_model *m,
     if (r == NULL)
       continue;
     if (gcb_busid_parse(r->device_bus_id, &id, NULL) != GCB_OK) {
-      if (r->has_device && r->device_index >= 0 && n < NODE_GPUS &&
+      if (r->has_device && r->device_index >= 0 &&
           gcb_model_gpu(m, node->index, r->device_index) == NULL)
         n += by_index(out, n, r->device_index, ids);
       continue;
@@ -109,13 +112,15 @@ static size_t node_gpus(const struct gcb_model *m,
     for (size_t i = 0; i < n && !seen; i++)
       seen = ids[i].domain == id.domain && ids[i].bus == id.bus &&
              ids[i].dev == id.dev && ids[i].func == id.func;
-    if (!seen && n < NODE_GPUS) {
+    if (!seen) {
       ids[n] = id;
       gcb_busid_format(&id, out[n].bus_id, sizeof out[n].bus_id);
       out[n++].index = -1;
     }
   }
-  return n;
+  free(ids);
+  *count = n;
+  return out;
 }
 
 void gcb_machine_gpu_show(const struct gcb_machine_gpu *g, char *buf,
@@ -161,20 +166,20 @@ static long long machine_by_gpus(const struct dx *x,
   return found;
 }
 
+/* A new machine of node's GPUs b[0..n) (owned: freed on failure); -1. */
 static long long add_machine(struct dx *x, const struct gcb_model *model,
                              const struct gcb_model_node *node,
-                             const struct gcb_machine_gpu *b, size_t n) {
+                             struct gcb_machine_gpu *b, size_t n) {
   struct gcb_diagnosis *d = x->out;
   size_t m = d->nmachines;
   struct gcb_machine *grown = realloc(d->machines, (m + 1) * sizeof *grown);
-  if (grown != NULL)
-    d->machines = grown;
-  struct gcb_machine_gpu *mine = grown ? malloc(n * sizeof *mine + 1) : NULL;
-  if (mine == NULL)
+  if (grown == NULL) {
+    free(b);
     return -1;
-  memcpy(mine, b, n * sizeof *mine);
+  }
+  d->machines = grown;
   struct gcb_machine *mc = &d->machines[m];
-  *mc = (struct gcb_machine){.ngpus = n, .nranks = node->nranks, .gpus = mine};
+  *mc = (struct gcb_machine){.ngpus = n, .nranks = node->nranks, .gpus = b};
   gcb_view_copy(mc->hostname, sizeof mc->hostname, node->hostname);
   gcb_view_copy(mc->model, sizeof mc->model, node_model(model, node));
   d->nmachines++;
@@ -191,16 +196,20 @@ static enum gcb_status map_doc(struct dx *x, size_t doc) {
     return gcb_err_set(x->err, GCB_ENOMEM, "diagnosis: out of memory");
   for (size_t i = 0; i < nn; i++) {
     const struct gcb_model_node *node = &model->nodes[i];
-    struct gcb_machine_gpu b[NODE_GPUS];
-    size_t n = node_gpus(model, node, b);
+    size_t n;
+    struct gcb_machine_gpu *b = node_gpus(model, node, &n);
     long long m = -1;
+    if (b == NULL)
+      return gcb_err_set(x->err, GCB_ENOMEM, "diagnosis: out of memory");
     for (size_t k = 0; k < x->out->nmachines && m < 0; k++)
       if (node->hostname[0] &&
           strcmp(x->out->machines[k].hostname, node->hostname) == 0)
         m = (long long)k;
     if (m < 0 && nn == 1)
       m = machine_by_gpus(x, b, n);
-    if (m < 0)
+    if (m >= 0)
+      free(b);
+    else
       m = add_machine(x, model, node, b, n);
     if (m < 0)
       return gcb_err_set(x->err, GCB_ENOMEM, "diagnosis: out of memory");
@@ -928,49 +937,77 @@ static const char *after_rank(const char *s) {
 
 /* ---- host links: sources and load ---------------------------------------- */
 
+/* The walk over every source's figure for the copy in direction dir over
+ * the host link of a root cause (machine m, bus): documents, their cases,
+ * the ranks of each case; each figure (its GPU from the topology, NULL) in
+ * turn. */
+struct figures {
+  const struct dx *x;
+  long long m;
+  const char *bus, *dir;
+  size_t d, i, k; /* the next rank to look at */
+  double value;
+  int doc;
+  const struct gcb_model_gpu *gpu;
+};
+
+static struct figures figures_of(const struct dx *x,
+                                 const struct gcb_root_cause *rc,
+                                 const char *dir) {
+  return (struct figures){
+      .x = x, .m = rc->comp.node, .bus = rc->comp.bus_id, .dir = dir};
+}
+
+static bool next_figure(struct figures *it) {
+  const struct dx *x = it->x;
+  for (; it->d < x->ndocs; it->d++, it->i = 0) {
+    const struct gcb_model *model = x->docs[it->d].model;
+    for (; it->i < model->ncases; it->i++, it->k = 0) {
+      const struct gcb_model_case *c = &model->cases[it->i];
+      const char *cd = gcb__case_pcie_direction(model, c);
+      if (cd == NULL || strcmp(cd, it->dir) != 0)
+        continue;
+      while (it->k < c->ranks.n) {
+        size_t k = it->k++;
+        long long r = gcb_model_col_rank(c, k, (long long)k);
+        const struct gcb_model_rank *rk = gcb_model_rank(model, r);
+        char b[32];
+        if (rk == NULL || dx_machine(x, (int)it->d, rk->node) != it->m ||
+            !gcb_busid_canon(rk->device_bus_id, b, sizeof b) ||
+            strcmp(b, it->bus) != 0)
+          continue;
+        it->gpu =
+            gcb_model_gpu(model, rk->node, gcb_model_rank_gpu(model, r, NULL));
+        it->value = gcb_model_col(c, GCB_RC_FIG_MEDIAN, k);
+        it->doc = (int)it->d;
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 struct load {
-  double value[8];
-  int doc[8];
-  size_t n;
-  double lowest; /* of value[]; INFINITY */
+  size_t n;      /* figures */
+  double lowest; /* INFINITY */
   double expected;
   const char *basis; /* of expected ("PCIe gen5 x16 (63.02 GB/s)"); "" */
   const struct gcb_model_hop *rest; /* the GPU's own link at rest; NULL */
 };
 
-/* Every source's figure for the copy in direction dir over host link
- * (machine m, bus), and what the link should carry. */
-static void under_load(const struct dx *x, long long m, const char *bus,
-                       const char *dir, struct load *out) {
+/* What the figures of the walk it (from its start) say about the link,
+ * and what the link should carry. */
+static void under_load(struct figures it, struct load *out) {
   *out = (struct load){.lowest = INFINITY, .expected = NAN, .basis = ""};
-  for (size_t d = 0; d < x->ndocs; d++) {
-    const struct gcb_model *model = x->docs[d].model;
-    for (size_t i = 0; i < model->ncases; i++) {
-      const struct gcb_model_case *c = &model->cases[i];
-      const char *cd = gcb__case_pcie_direction(model, c);
-      if (cd == NULL || strcmp(cd, dir) != 0)
-        continue;
-      for (size_t k = 0; k < c->ranks.n && out->n < 8; k++) {
-        long long r = gcb_model_col_rank(c, k, (long long)k);
-        const struct gcb_model_rank *rk = gcb_model_rank(model, r);
-        char b[32];
-        if (rk == NULL || dx_machine(x, (int)d, rk->node) != m ||
-            !gcb_busid_canon(rk->device_bus_id, b, sizeof b) ||
-            strcmp(b, bus) != 0)
-          continue;
-        const struct gcb_model_gpu *g =
-            gcb_model_gpu(model, rk->node, gcb_model_rank_gpu(model, r, NULL));
-        double e = g != NULL ? g->host_gbps : NAN;
-        if (isnan(out->expected)) {
-          out->expected = e;
-          out->basis = g != NULL && g->host_basis ? g->host_basis : "";
-          out->rest = g != NULL && g->nhops > 0 ? &g->hops[0] : NULL;
-        }
-        out->value[out->n] = gcb_model_col(c, GCB_RC_FIG_MEDIAN, k);
-        out->lowest = fmin(out->lowest, out->value[out->n]);
-        out->doc[out->n++] = (int)d;
-      }
+  while (next_figure(&it)) {
+    const struct gcb_model_gpu *g = it.gpu;
+    if (isnan(out->expected)) {
+      out->expected = g != NULL ? g->host_gbps : NAN;
+      out->basis = g != NULL && g->host_basis ? g->host_basis : "";
+      out->rest = g != NULL && g->nhops > 0 ? &g->hops[0] : NULL;
     }
+    out->lowest = fmin(out->lowest, it.value);
+    out->n++;
   }
 }
 
@@ -988,16 +1025,17 @@ static bool passes(const struct dx *x, double v, double expected) {
 static bool disagree(const struct dx *x, struct gcb_root_cause *rc,
                      const struct gcb_finding *low) {
   bool d2h = rc->family == GCB_FAM_D2H;
+  struct figures it = figures_of(x, rc, d2h ? "d2h" : "h2d");
   struct load ld;
-  under_load(x, rc->comp.node, rc->comp.bus_id, d2h ? "d2h" : "h2d", &ld);
-  for (size_t k = 0; k < ld.n; k++) {
-    if (ld.doc[k] == low->where.doc || !passes(x, ld.value[k], ld.expected))
+  under_load(it, &ld);
+  while (next_figure(&it)) {
+    if (it.doc == low->where.doc || !passes(x, it.value, ld.expected))
       continue;
     char a[32], b[32];
     gcb_fmt_scaled(low->measured, "GB/s", a, sizeof a);
-    gcb_fmt_scaled(ld.value[k], "GB/s", b, sizeof b);
+    gcb_fmt_scaled(it.value, "GB/s", b, sizeof b);
     say(rc, "%s %s (%s) vs %s (%s): sources disagree", d2h ? "D2H" : "H2D", a,
-        source(x, low->where.doc), b, source(x, ld.doc[k]));
+        source(x, low->where.doc), b, source(x, it.doc));
     suggest(rc, "rerun both tools on this GPU; if the low figure repeats, "
                 "check the slot and riser (lspci -vv: LnkSta)");
     return true;
@@ -1023,8 +1061,8 @@ static void rest_text(const struct load *ld, const struct gcb_finding *f,
 static bool at_rest(const struct dx *x, struct gcb_root_cause *rc,
                     const struct gcb_finding *f) {
   struct load h, d;
-  under_load(x, rc->comp.node, rc->comp.bus_id, "h2d", &h);
-  under_load(x, rc->comp.node, rc->comp.bus_id, "d2h", &d);
+  under_load(figures_of(x, rc, "h2d"), &h);
+  under_load(figures_of(x, rc, "d2h"), &d);
   const struct load *ex = !isnan(h.expected) ? &h : &d;
   double worst = fmin(h.lowest, d.lowest), e = ex->expected;
   if (h.n + d.n == 0 || isnan(e))
