@@ -938,25 +938,18 @@ static const char *after_rank(const char *s) {
 /* ---- host links: sources and load ---------------------------------------- */
 
 /* The walk over every source's figure for the copy in direction dir over
- * the host link of a root cause (machine m, bus): documents, their cases,
- * the ranks of each case; each figure (its GPU from the topology, NULL) in
- * turn. */
+ * root cause rc's host link (its machine and bus id): documents, their
+ * cases, the ranks of each case; each figure (its GPU from the topology,
+ * NULL) in turn. */
 struct figures {
   const struct dx *x;
-  long long m;
-  const char *bus, *dir;
+  const struct gcb_root_cause *rc;
+  const char *dir;
   size_t d, i, k; /* the next rank to look at */
   double value;
   int doc;
   const struct gcb_model_gpu *gpu;
 };
-
-static struct figures figures_of(const struct dx *x,
-                                 const struct gcb_root_cause *rc,
-                                 const char *dir) {
-  return (struct figures){
-      .x = x, .m = rc->comp.node, .bus = rc->comp.bus_id, .dir = dir};
-}
 
 static bool next_figure(struct figures *it) {
   const struct dx *x = it->x;
@@ -972,9 +965,10 @@ static bool next_figure(struct figures *it) {
         long long r = gcb_model_col_rank(c, k, (long long)k);
         const struct gcb_model_rank *rk = gcb_model_rank(model, r);
         char b[32];
-        if (rk == NULL || dx_machine(x, (int)it->d, rk->node) != it->m ||
+        if (rk == NULL ||
+            dx_machine(x, (int)it->d, rk->node) != it->rc->comp.node ||
             !gcb_busid_canon(rk->device_bus_id, b, sizeof b) ||
-            strcmp(b, it->bus) != 0)
+            strcmp(b, it->rc->comp.bus_id) != 0)
           continue;
         it->gpu =
             gcb_model_gpu(model, rk->node, gcb_model_rank_gpu(model, r, NULL));
@@ -995,9 +989,11 @@ struct load {
   const struct gcb_model_hop *rest; /* the GPU's own link at rest; NULL */
 };
 
-/* What the figures of the walk it (from its start) say about the link,
- * and what the link should carry. */
-static void under_load(struct figures it, struct load *out) {
+/* What every source's figure for the copy in direction dir over rc's
+ * host link says, and what the link should carry. */
+static void under_load(const struct dx *x, const struct gcb_root_cause *rc,
+                       const char *dir, struct load *out) {
+  struct figures it = {.x = x, .rc = rc, .dir = dir};
   *out = (struct load){.lowest = INFINITY, .expected = NAN, .basis = ""};
   while (next_figure(&it)) {
     const struct gcb_model_gpu *g = it.gpu;
@@ -1025,9 +1021,9 @@ static bool passes(const struct dx *x, double v, double expected) {
 static bool disagree(const struct dx *x, struct gcb_root_cause *rc,
                      const struct gcb_finding *low) {
   bool d2h = rc->family == GCB_FAM_D2H;
-  struct figures it = figures_of(x, rc, d2h ? "d2h" : "h2d");
+  struct figures it = {.x = x, .rc = rc, .dir = d2h ? "d2h" : "h2d"};
   struct load ld;
-  under_load(it, &ld);
+  under_load(x, rc, it.dir, &ld);
   while (next_figure(&it)) {
     if (it.doc == low->where.doc || !passes(x, it.value, ld.expected))
       continue;
@@ -1061,8 +1057,8 @@ static void rest_text(const struct load *ld, const struct gcb_finding *f,
 static bool at_rest(const struct dx *x, struct gcb_root_cause *rc,
                     const struct gcb_finding *f) {
   struct load h, d;
-  under_load(figures_of(x, rc, "h2d"), &h);
-  under_load(figures_of(x, rc, "d2h"), &d);
+  under_load(x, rc, "h2d", &h);
+  under_load(x, rc, "d2h", &d);
   const struct load *ex = !isnan(h.expected) ? &h : &d;
   double worst = fmin(h.lowest, d.lowest), e = ex->expected;
   if (h.n + d.n == 0 || isnan(e))
