@@ -760,27 +760,9 @@ static enum gcb_status place_pass(struct dx *x, bool attach) {
 
 /* ---- node-wide symptoms -------------------------------------------------- */
 
-/* Per component, the families of its evidence (a bit each). */
-static unsigned *comp_families(const struct dx *x) {
-  unsigned *fams = calloc(x->ncomps + 1, sizeof *fams);
-  for (size_t i = 0; fams != NULL && i < x->fs->n; i++)
-    if (x->comp_of[i] >= 0) /* placed: warn or fail */
-      fams[x->comp_of[i]] |= 1u << x->fam_of[i];
-  return fams;
-}
-
-/* Per machine, its GPUs and host links with evidence of family f (fams
- * from comp_families, before the nodes a collapse adds: never read). */
-static void count_wide(const struct dx *x, const unsigned *fams,
-                       enum gcb_family f, size_t *per_machine) {
-  memset(per_machine, 0, x->out->nmachines * sizeof *per_machine);
-  for (size_t k = 0; k < x->ncomps; k++) {
-    const struct gcb_component *c = &x->comps[k].c;
-    if (c->node >= 0 && (size_t)c->node < x->out->nmachines &&
-        (c->kind == GCB_COMP_GPU || c->kind == GCB_COMP_LINK) &&
-        (fams[k] >> f & 1))
-      per_machine[c->node]++;
-  }
+/* A GPU or a host link: what a node-wide symptom gathers into its node. */
+static bool of_one_gpu(const struct gcb_component *c) {
+  return c->kind == GCB_COMP_GPU || c->kind == GCB_COMP_LINK;
 }
 
 static bool node_wide(const struct dx *x, long long m, size_t n) {
@@ -798,7 +780,7 @@ static enum gcb_status collapse(struct dx *x, long long m, enum gcb_family f) {
     const struct gcb_component *c =
         x->comp_of[i] >= 0 ? &x->comps[x->comp_of[i]].c : NULL;
     if (c != NULL && x->comp_of[i] != k && x->fam_of[i] == f && c->node == m &&
-        (c->kind == GCB_COMP_GPU || c->kind == GCB_COMP_LINK))
+        of_one_gpu(c))
       x->comp_of[i] = k;
   }
   return GCB_OK;
@@ -807,25 +789,36 @@ static enum gcb_status collapse(struct dx *x, long long m, enum gcb_family f) {
 static enum gcb_status dx_collapse_nodes(struct dx *x) {
   static const enum gcb_family fams[] = {
       GCB_FAM_GEMM, GCB_FAM_DEVMEM, GCB_FAM_H2D, GCB_FAM_D2H, GCB_FAM_HEALTH};
-  size_t nm = x->out->nmachines;
+  size_t nm = x->out->nmachines, ncomps = x->ncomps;
   if (nm < 2)
     return GCB_OK;
-  /* Once for every family: a collapse moves only its family's evidence,
-   * into a node, which no count reads. */
-  unsigned *has = comp_families(x);
-  size_t *n = malloc(nm * sizeof *n + 1);
+  /* Per component, the families of its evidence (a bit each); per machine
+   * and family, its GPUs and host links with evidence of it. Counted once
+   * for every family: a collapse moves only its family's evidence, into a
+   * node, which no count reads. */
+  unsigned *has = calloc(ncomps + 1, sizeof *has);
+  size_t(*n)[GCB_FAM_COUNT] = calloc(nm, sizeof *n);
   enum gcb_status st = GCB_OK;
   if (has == NULL || n == NULL)
     st = gcb_err_set(x->err, GCB_ENOMEM, "diagnosis: out of memory");
+  for (size_t i = 0; st == GCB_OK && i < x->fs->n; i++)
+    if (x->comp_of[i] >= 0) /* placed: warn or fail */
+      has[x->comp_of[i]] |= 1u << x->fam_of[i];
+  for (size_t k = 0; st == GCB_OK && k < ncomps; k++) {
+    const struct gcb_component *c = &x->comps[k].c;
+    if (c->node < 0 || (size_t)c->node >= nm || !of_one_gpu(c))
+      continue;
+    for (int f = 0; f < GCB_FAM_COUNT; f++)
+      n[c->node][f] += has[k] >> f & 1;
+  }
   for (size_t k = 0; st == GCB_OK && k < sizeof fams / sizeof *fams; k++) {
     size_t wide = 0;
-    count_wide(x, has, fams[k], n);
     for (size_t m = 0; m < nm; m++)
-      wide += node_wide(x, (long long)m, n[m]);
+      wide += node_wide(x, (long long)m, n[m][fams[k]]);
     if (wide == 0 || 2 * wide >= nm)
       continue; /* nobody, or most nodes: not one node's problem */
     for (size_t m = 0; st == GCB_OK && m < nm; m++)
-      if (node_wide(x, (long long)m, n[m]))
+      if (node_wide(x, (long long)m, n[m][fams[k]]))
         st = collapse(x, (long long)m, fams[k]);
   }
   free(has);
@@ -1159,19 +1152,16 @@ static bool statement(const struct dx *x, struct gcb_root_cause *rc,
  * besides the statement's, finding p. */
 static void also(const struct dx *x, struct gcb_root_cause *rc, size_t p) {
   char buf[200] = "";
-  size_t used = 0;
-  for (int fam = 0; fam < GCB_FAM_COUNT; fam++) {
-    size_t n = 0;
-    for (size_t k = 0; k < rc->nevidence; k++) {
-      const struct gcb_finding *f = &x->fs->items[rc->evidence[k]];
-      n += (int)x->fam_of[rc->evidence[k]] == fam && !f->kind->secondary;
-    }
-    if (fam == (int)rc->family || fam == GCB_FAM_RUN || n == 0 ||
-        used >= sizeof buf)
-      continue;
-    used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s (%zu)",
-                             used ? ", " : "; also ", gcb_family_name(fam), n);
-  }
+  size_t used = 0, per[GCB_FAM_COUNT] = {0};
+  for (size_t k = 0; k < rc->nevidence; k++)
+    per[x->fam_of[rc->evidence[k]]] +=
+        !x->fs->items[rc->evidence[k]].kind->secondary;
+  for (int fam = 0; fam < GCB_FAM_COUNT; fam++)
+    if (fam != (int)rc->family && fam != GCB_FAM_RUN && per[fam] > 0 &&
+        used < sizeof buf)
+      used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s (%zu)",
+                               used ? ", " : "; also ", gcb_family_name(fam),
+                               per[fam]);
   for (size_t k = 0; k < GCB_KIND_COUNT; k++) { /* the kinds counted */
     const struct gcb_kind *kind = &gcb_kinds[k];
     if (kind->tally_one == NULL)
