@@ -61,18 +61,6 @@ const char *gcb_family_name(enum gcb_family f) {
 
 /* ---- machines ------------------------------------------------------------ */
 
-/* Appends GPU `index` known by index alone to out[0..n) unless there;
- * returns 1 when it did (its parsed form in ids[n] matches no bus id). */
-static size_t by_index(struct gcb_machine_gpu *out, size_t n, long long index,
-                       struct gcb_busid *ids) {
-  for (size_t i = 0; i < n; i++)
-    if (out[i].bus_id[0] == '\0' && out[i].index == index)
-      return 0;
-  out[n] = (struct gcb_machine_gpu){.index = index};
-  ids[n] = (struct gcb_busid){.domain = UINT32_MAX};
-  return 1;
-}
-
 /* A node's GPUs (*count of them; NULL when memory runs out): its topology's,
  * then its ranks'. A rank's GPU that the source names by index alone (an
  * nvbandwidth matrix without its device lines, a log without bus ids) is
@@ -102,9 +90,13 @@ static struct gcb_machine_gpu *node_gpus(const struct gcb_model *m,
     if (r == NULL)
       continue;
     if (gcb_busid_parse(r->device_bus_id, &id, NULL) != GCB_OK) {
-      if (r->has_device && r->device_index >= 0 &&
-          gcb_model_gpu(m, node->index, r->device_index) == NULL)
-        n += by_index(out, n, r->device_index, ids);
+      for (size_t i = 0; i < n && !seen; i++)
+        seen = out[i].bus_id[0] == '\0' && out[i].index == r->device_index;
+      if (!seen && r->has_device && r->device_index >= 0 &&
+          gcb_model_gpu(m, node->index, r->device_index) == NULL) {
+        ids[n] = (struct gcb_busid){.domain = UINT32_MAX}; /* matches none */
+        out[n++] = (struct gcb_machine_gpu){.index = r->device_index};
+      }
       continue;
     }
     /* compared parsed and formatted only when new (the canonical form is
