@@ -183,7 +183,6 @@ static enum gcb_status map_doc(struct dx *x, size_t doc) {
   const struct gcb_model *model = x->docs[doc].model;
   size_t nn = model->nnodes;
   x->out->machine_of[doc] = calloc(nn + 1, sizeof **x->out->machine_of);
-  x->out->nnodes[doc] = nn;
   if (x->out->machine_of[doc] == NULL)
     return gcb_err_set(x->err, GCB_ENOMEM, "diagnosis: out of memory");
   for (size_t i = 0; i < nn; i++) {
@@ -213,12 +212,12 @@ static enum gcb_status map_doc(struct dx *x, size_t doc) {
 long long gcb_diagnosis_machine(const struct gcb_diagnosis *d,
                                 const struct gcb_doc *docs, int doc,
                                 long long node) {
-  if (doc < 0 || (size_t)doc >= d->ndocs || node < 0 || d->machine_of == NULL)
+  if (doc < 0 || (size_t)doc >= d->ndocs || node < 0 || d->machine_of == NULL ||
+      d->machine_of[doc] == NULL)
     return -1;
   const struct gcb_model *m = docs[doc].model;
   const struct gcb_model_node *n = gcb_model_node(m, node);
-  size_t pos = n != NULL ? (size_t)(n - m->nodes) : d->nnodes[doc];
-  return pos < d->nnodes[doc] ? d->machine_of[doc][pos] : -1;
+  return n != NULL ? d->machine_of[doc][n - m->nodes] : -1;
 }
 
 static long long dx_machine(const struct dx *x, int doc, long long node) {
@@ -1316,12 +1315,11 @@ enum gcb_status gcb_diagnose(const struct gcb_doc *docs, size_t ndocs,
                  .out = out,
                  .err = err};
   out->machine_of = calloc(ndocs + 1, sizeof *out->machine_of);
-  out->nnodes = calloc(ndocs + 1, sizeof *out->nnodes);
   out->ndocs = ndocs;
   x.comp_of = malloc(findings->n * sizeof *x.comp_of + 1);
   x.fam_of = calloc(findings->n + 1, sizeof *x.fam_of);
   enum gcb_status st = GCB_OK;
-  if (!out->machine_of || !out->nnodes || !x.comp_of || !x.fam_of)
+  if (!out->machine_of || !x.comp_of || !x.fam_of)
     st = gcb_err_set(err, GCB_ENOMEM, "diagnosis: out of memory");
   for (size_t i = 0; st == GCB_OK && i < findings->n; i++)
     x.comp_of[i] = -1;
@@ -1353,7 +1351,6 @@ void gcb_diagnosis_free(struct gcb_diagnosis *d) {
   for (size_t i = 0; d->machine_of != NULL && i < d->ndocs; i++)
     free(d->machine_of[i]);
   free(d->machine_of);
-  free(d->nnodes);
   free(d->items);
   free(d->machines);
   free(d->na);
