@@ -1193,14 +1193,6 @@ static void dx_state(const struct dx *x, struct gcb_root_cause *rc) {
 
 /* ---- root causes --------------------------------------------------------- */
 
-static bool push_evidence(struct gcb_root_cause *rc, size_t i) {
-  if (!gcb_grow((void **)&rc->evidence, &rc->cap, rc->nevidence,
-                sizeof *rc->evidence))
-    return false;
-  rc->evidence[rc->nevidence++] = i;
-  return true;
-}
-
 static struct gcb_root_cause *new_cause(struct gcb_diagnosis *d,
                                         const struct gcb_component *c) {
   if (!gcb_grow((void **)&d->items, &d->cap, d->n, sizeof *d->items))
@@ -1239,10 +1231,12 @@ static enum gcb_status build(struct dx *x) {
     if (rc_of[k] < 0 && new_cause(x->out, &x->comps[k].c) != NULL)
       rc_of[k] = (long)x->out->n - 1;
     struct gcb_root_cause *rc = rc_of[k] >= 0 ? &x->out->items[rc_of[k]] : NULL;
-    if (rc == NULL || !push_evidence(rc, i)) {
+    if (rc == NULL || !gcb_grow((void **)&rc->evidence, &rc->cap, rc->nevidence,
+                                sizeof *rc->evidence)) {
       st = gcb_err_set(x->err, GCB_ENOMEM, "diagnosis: out of memory");
       break;
     }
+    rc->evidence[rc->nevidence++] = i;
     const struct gcb_finding *f = &x->fs->items[i];
     rc->severity = f->severity > rc->severity ? f->severity : rc->severity;
     rc->families |= 1u << x->fam_of[i];
