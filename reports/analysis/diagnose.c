@@ -61,34 +61,25 @@ const char *gcb_family_name(enum gcb_family f) {
 
 /* ---- machines ------------------------------------------------------------ */
 
-/* The most GPUs a node is mapped by. */
-#define NODE_GPUS 256
-
-/* Appends GPU `index` known by index alone to out[0..n) unless there;
- * returns 1 when it did (its parsed form in ids[n] matches no bus id). */
-static size_t by_index(struct gcb_machine_gpu *out, size_t n, long long index,
-                       struct gcb_busid *ids) {
-  for (size_t i = 0; i < n; i++)
-    if (out[i].bus_id[0] == '\0' && out[i].index == index)
-      return 0;
-  out[n] = (struct gcb_machine_gpu){.index = index};
-  ids[n] = (struct gcb_busid){.domain = UINT32_MAX};
-  return 1;
-}
-
-/* A node's GPUs (at most NODE_GPUS): its topology's, then its ranks'. A
- * rank's GPU that the source names by index alone (an nvbandwidth matrix
- * without its device lines, a log without bus ids) is known by that
- * index, unless the topology has a GPU N: counted, never matched by bus
- * id. */
-static size_t node_gpus(const struct gcb_model *m,
-                        const struct gcb_model_node *node,
-                        struct gcb_machine_gpu *out) {
-  size_t n = 0;
-  struct gcb_busid ids[NODE_GPUS]; /* out[k]'s bus id parsed */
+/* A node's GPUs (*count of them; NULL when memory runs out): its topology's,
+ * then its ranks'. A rank's GPU that the source names by index alone (an
+ * nvbandwidth matrix without its device lines, a log without bus ids) is
+ * known by that index, unless the topology has a GPU N: counted, never
+ * matched by bus id. */
+static struct gcb_machine_gpu *node_gpus(const struct gcb_model *m,
+                                         const struct gcb_model_node *node,
+                                         size_t *count) {
+  size_t n = 0, most = node->ngpus + node->nranks;
+  struct gcb_machine_gpu *out = malloc(most * sizeof *out + 1);
+  struct gcb_busid *ids = malloc(most * sizeof *ids + 1); /* out[k]'s parsed */
+  if (out == NULL || ids == NULL) {
+    free(out);
+    free(ids);
+    return NULL;
+  }
   for (size_t g = 0; g < node->ngpus; g++)
-    if (n < NODE_GPUS && gcb_busid_canon(node->gpus[g].busid, out[n].bus_id,
-                                         sizeof out[n].bus_id)) {
+    if (gcb_busid_canon(node->gpus[g].busid, out[n].bus_id,
+                        sizeof out[n].bus_id)) {
       gcb_busid_parse(out[n].bus_id, &ids[n], NULL);
       out[n++].index = -1;
     }
@@ -99,9 +90,13 @@ static size_t node_gpus(const struct gcb_model *m,
     if (r == NULL)
       continue;
     if (gcb_busid_parse(r->device_bus_id, &id, NULL) != GCB_OK) {
-      if (r->has_device && r->device_index >= 0 && n < NODE_GPUS &&
-          gcb_model_gpu(m, node->index, r->device_index) == NULL)
-        n += by_index(out, n, r->device_index, ids);
+      for (size_t i = 0; i < n && !seen; i++)
+        seen = out[i].bus_id[0] == '\0' && out[i].index == r->device_index;
+      if (!seen && r->has_device && r->device_index >= 0 &&
+          gcb_model_gpu(m, node->index, r->device_index) == NULL) {
+        ids[n] = (struct gcb_busid){.domain = UINT32_MAX}; /* matches none */
+        out[n++] = (struct gcb_machine_gpu){.index = r->device_index};
+      }
       continue;
     }
     /* compared parsed and formatted only when new (the canonical form is
@@ -109,13 +104,15 @@ static size_t node_gpus(const struct gcb_model *m,
     for (size_t i = 0; i < n && !seen; i++)
       seen = ids[i].domain == id.domain && ids[i].bus == id.bus &&
              ids[i].dev == id.dev && ids[i].func == id.func;
-    if (!seen && n < NODE_GPUS) {
+    if (!seen) {
       ids[n] = id;
       gcb_busid_format(&id, out[n].bus_id, sizeof out[n].bus_id);
       out[n++].index = -1;
     }
   }
-  return n;
+  free(ids);
+  *count = n;
+  return out;
 }
 
 void gcb_machine_gpu_show(const struct gcb_machine_gpu *g, char *buf,
@@ -161,20 +158,20 @@ static long long machine_by_gpus(const struct dx *x,
   return found;
 }
 
+/* A new machine of node's GPUs b[0..n) (owned: freed on failure); -1. */
 static long long add_machine(struct dx *x, const struct gcb_model *model,
                              const struct gcb_model_node *node,
-                             const struct gcb_machine_gpu *b, size_t n) {
+                             struct gcb_machine_gpu *b, size_t n) {
   struct gcb_diagnosis *d = x->out;
   size_t m = d->nmachines;
   struct gcb_machine *grown = realloc(d->machines, (m + 1) * sizeof *grown);
-  if (grown != NULL)
-    d->machines = grown;
-  struct gcb_machine_gpu *mine = grown ? malloc(n * sizeof *mine + 1) : NULL;
-  if (mine == NULL)
+  if (grown == NULL) {
+    free(b);
     return -1;
-  memcpy(mine, b, n * sizeof *mine);
+  }
+  d->machines = grown;
   struct gcb_machine *mc = &d->machines[m];
-  *mc = (struct gcb_machine){.ngpus = n, .nranks = node->nranks, .gpus = mine};
+  *mc = (struct gcb_machine){.ngpus = n, .nranks = node->nranks, .gpus = b};
   gcb_view_copy(mc->hostname, sizeof mc->hostname, node->hostname);
   gcb_view_copy(mc->model, sizeof mc->model, node_model(model, node));
   d->nmachines++;
@@ -186,21 +183,24 @@ static enum gcb_status map_doc(struct dx *x, size_t doc) {
   const struct gcb_model *model = x->docs[doc].model;
   size_t nn = model->nnodes;
   x->out->machine_of[doc] = calloc(nn + 1, sizeof **x->out->machine_of);
-  x->out->nnodes[doc] = nn;
   if (x->out->machine_of[doc] == NULL)
     return gcb_err_set(x->err, GCB_ENOMEM, "diagnosis: out of memory");
   for (size_t i = 0; i < nn; i++) {
     const struct gcb_model_node *node = &model->nodes[i];
-    struct gcb_machine_gpu b[NODE_GPUS];
-    size_t n = node_gpus(model, node, b);
+    size_t n;
+    struct gcb_machine_gpu *b = node_gpus(model, node, &n);
     long long m = -1;
+    if (b == NULL)
+      return gcb_err_set(x->err, GCB_ENOMEM, "diagnosis: out of memory");
     for (size_t k = 0; k < x->out->nmachines && m < 0; k++)
       if (node->hostname[0] &&
           strcmp(x->out->machines[k].hostname, node->hostname) == 0)
         m = (long long)k;
     if (m < 0 && nn == 1)
       m = machine_by_gpus(x, b, n);
-    if (m < 0)
+    if (m >= 0)
+      free(b);
+    else
       m = add_machine(x, model, node, b, n);
     if (m < 0)
       return gcb_err_set(x->err, GCB_ENOMEM, "diagnosis: out of memory");
@@ -212,12 +212,12 @@ static enum gcb_status map_doc(struct dx *x, size_t doc) {
 long long gcb_diagnosis_machine(const struct gcb_diagnosis *d,
                                 const struct gcb_doc *docs, int doc,
                                 long long node) {
-  if (doc < 0 || (size_t)doc >= d->ndocs || node < 0 || d->machine_of == NULL)
+  if (doc < 0 || (size_t)doc >= d->ndocs || node < 0 || d->machine_of == NULL ||
+      d->machine_of[doc] == NULL)
     return -1;
   const struct gcb_model *m = docs[doc].model;
   const struct gcb_model_node *n = gcb_model_node(m, node);
-  size_t pos = n != NULL ? (size_t)(n - m->nodes) : d->nnodes[doc];
-  return pos < d->nnodes[doc] ? d->machine_of[doc][pos] : -1;
+  return n != NULL ? d->machine_of[doc][n - m->nodes] : -1;
 }
 
 static long long dx_machine(const struct dx *x, int doc, long long node) {
@@ -751,27 +751,9 @@ static enum gcb_status place_pass(struct dx *x, bool attach) {
 
 /* ---- node-wide symptoms -------------------------------------------------- */
 
-/* Per component, the families of its evidence (a bit each). */
-static unsigned *comp_families(const struct dx *x) {
-  unsigned *fams = calloc(x->ncomps + 1, sizeof *fams);
-  for (size_t i = 0; fams != NULL && i < x->fs->n; i++)
-    if (x->comp_of[i] >= 0) /* placed: warn or fail */
-      fams[x->comp_of[i]] |= 1u << x->fam_of[i];
-  return fams;
-}
-
-/* Per machine, its GPUs and host links with evidence of family f (fams
- * from comp_families, before the nodes a collapse adds: never read). */
-static void count_wide(const struct dx *x, const unsigned *fams,
-                       enum gcb_family f, size_t *per_machine) {
-  memset(per_machine, 0, x->out->nmachines * sizeof *per_machine);
-  for (size_t k = 0; k < x->ncomps; k++) {
-    const struct gcb_component *c = &x->comps[k].c;
-    if (c->node >= 0 && (size_t)c->node < x->out->nmachines &&
-        (c->kind == GCB_COMP_GPU || c->kind == GCB_COMP_LINK) &&
-        (fams[k] >> f & 1))
-      per_machine[c->node]++;
-  }
+/* A GPU or a host link: what a node-wide symptom gathers into its node. */
+static bool of_one_gpu(const struct gcb_component *c) {
+  return c->kind == GCB_COMP_GPU || c->kind == GCB_COMP_LINK;
 }
 
 static bool node_wide(const struct dx *x, long long m, size_t n) {
@@ -789,7 +771,7 @@ static enum gcb_status collapse(struct dx *x, long long m, enum gcb_family f) {
     const struct gcb_component *c =
         x->comp_of[i] >= 0 ? &x->comps[x->comp_of[i]].c : NULL;
     if (c != NULL && x->comp_of[i] != k && x->fam_of[i] == f && c->node == m &&
-        (c->kind == GCB_COMP_GPU || c->kind == GCB_COMP_LINK))
+        of_one_gpu(c))
       x->comp_of[i] = k;
   }
   return GCB_OK;
@@ -798,25 +780,36 @@ static enum gcb_status collapse(struct dx *x, long long m, enum gcb_family f) {
 static enum gcb_status dx_collapse_nodes(struct dx *x) {
   static const enum gcb_family fams[] = {
       GCB_FAM_GEMM, GCB_FAM_DEVMEM, GCB_FAM_H2D, GCB_FAM_D2H, GCB_FAM_HEALTH};
-  size_t nm = x->out->nmachines;
+  size_t nm = x->out->nmachines, ncomps = x->ncomps;
   if (nm < 2)
     return GCB_OK;
-  /* Once for every family: a collapse moves only its family's evidence,
-   * into a node, which no count reads. */
-  unsigned *has = comp_families(x);
-  size_t *n = malloc(nm * sizeof *n + 1);
+  /* Per component, the families of its evidence (a bit each); per machine
+   * and family, its GPUs and host links with evidence of it. Counted once
+   * for every family: a collapse moves only its family's evidence, into a
+   * node, which no count reads. */
+  unsigned *has = calloc(ncomps + 1, sizeof *has);
+  size_t(*n)[GCB_FAM_COUNT] = calloc(nm, sizeof *n);
   enum gcb_status st = GCB_OK;
   if (has == NULL || n == NULL)
     st = gcb_err_set(x->err, GCB_ENOMEM, "diagnosis: out of memory");
+  for (size_t i = 0; st == GCB_OK && i < x->fs->n; i++)
+    if (x->comp_of[i] >= 0) /* placed: warn or fail */
+      has[x->comp_of[i]] |= 1u << x->fam_of[i];
+  for (size_t k = 0; st == GCB_OK && k < ncomps; k++) {
+    const struct gcb_component *c = &x->comps[k].c;
+    if (c->node < 0 || (size_t)c->node >= nm || !of_one_gpu(c))
+      continue;
+    for (int f = 0; f < GCB_FAM_COUNT; f++)
+      n[c->node][f] += has[k] >> f & 1;
+  }
   for (size_t k = 0; st == GCB_OK && k < sizeof fams / sizeof *fams; k++) {
     size_t wide = 0;
-    count_wide(x, has, fams[k], n);
     for (size_t m = 0; m < nm; m++)
-      wide += node_wide(x, (long long)m, n[m]);
+      wide += node_wide(x, (long long)m, n[m][fams[k]]);
     if (wide == 0 || 2 * wide >= nm)
       continue; /* nobody, or most nodes: not one node's problem */
     for (size_t m = 0; st == GCB_OK && m < nm; m++)
-      if (node_wide(x, (long long)m, n[m]))
+      if (node_wide(x, (long long)m, n[m][fams[k]]))
         st = collapse(x, (long long)m, fams[k]);
   }
   free(has);
@@ -928,49 +921,73 @@ static const char *after_rank(const char *s) {
 
 /* ---- host links: sources and load ---------------------------------------- */
 
+/* The walk over every source's figure for the copy in direction dir over
+ * root cause rc's host link (its machine and bus id): documents, their
+ * cases, the ranks of each case; each figure (its GPU from the topology,
+ * NULL) in turn. */
+struct figures {
+  const struct dx *x;
+  const struct gcb_root_cause *rc;
+  const char *dir;
+  size_t d, i, k; /* the next rank to look at */
+  double value;
+  int doc;
+  const struct gcb_model_gpu *gpu;
+};
+
+static bool next_figure(struct figures *it) {
+  const struct dx *x = it->x;
+  for (; it->d < x->ndocs; it->d++, it->i = 0) {
+    const struct gcb_model *model = x->docs[it->d].model;
+    for (; it->i < model->ncases; it->i++, it->k = 0) {
+      const struct gcb_model_case *c = &model->cases[it->i];
+      const char *cd = gcb__case_pcie_direction(model, c);
+      if (cd == NULL || strcmp(cd, it->dir) != 0)
+        continue;
+      while (it->k < c->ranks.n) {
+        size_t k = it->k++;
+        long long r = gcb_model_col_rank(c, k, (long long)k);
+        const struct gcb_model_rank *rk = gcb_model_rank(model, r);
+        char b[32];
+        if (rk == NULL ||
+            dx_machine(x, (int)it->d, rk->node) != it->rc->comp.node ||
+            !gcb_busid_canon(rk->device_bus_id, b, sizeof b) ||
+            strcmp(b, it->rc->comp.bus_id) != 0)
+          continue;
+        it->gpu =
+            gcb_model_gpu(model, rk->node, gcb_model_rank_gpu(model, r, NULL));
+        it->value = gcb_model_col(c, GCB_RC_FIG_MEDIAN, k);
+        it->doc = (int)it->d;
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 struct load {
-  double value[8];
-  int doc[8];
-  size_t n;
-  double lowest; /* of value[]; INFINITY */
+  size_t n;      /* figures */
+  double lowest; /* INFINITY */
   double expected;
   const char *basis; /* of expected ("PCIe gen5 x16 (63.02 GB/s)"); "" */
   const struct gcb_model_hop *rest; /* the GPU's own link at rest; NULL */
 };
 
-/* Every source's figure for the copy in direction dir over host link
- * (machine m, bus), and what the link should carry. */
-static void under_load(const struct dx *x, long long m, const char *bus,
+/* What every source's figure for the copy in direction dir over rc's
+ * host link says, and what the link should carry. */
+static void under_load(const struct dx *x, const struct gcb_root_cause *rc,
                        const char *dir, struct load *out) {
+  struct figures it = {.x = x, .rc = rc, .dir = dir};
   *out = (struct load){.lowest = INFINITY, .expected = NAN, .basis = ""};
-  for (size_t d = 0; d < x->ndocs; d++) {
-    const struct gcb_model *model = x->docs[d].model;
-    for (size_t i = 0; i < model->ncases; i++) {
-      const struct gcb_model_case *c = &model->cases[i];
-      const char *cd = gcb__case_pcie_direction(model, c);
-      if (cd == NULL || strcmp(cd, dir) != 0)
-        continue;
-      for (size_t k = 0; k < c->ranks.n && out->n < 8; k++) {
-        long long r = gcb_model_col_rank(c, k, (long long)k);
-        const struct gcb_model_rank *rk = gcb_model_rank(model, r);
-        char b[32];
-        if (rk == NULL || dx_machine(x, (int)d, rk->node) != m ||
-            !gcb_busid_canon(rk->device_bus_id, b, sizeof b) ||
-            strcmp(b, bus) != 0)
-          continue;
-        const struct gcb_model_gpu *g =
-            gcb_model_gpu(model, rk->node, gcb_model_rank_gpu(model, r, NULL));
-        double e = g != NULL ? g->host_gbps : NAN;
-        if (isnan(out->expected)) {
-          out->expected = e;
-          out->basis = g != NULL && g->host_basis ? g->host_basis : "";
-          out->rest = g != NULL && g->nhops > 0 ? &g->hops[0] : NULL;
-        }
-        out->value[out->n] = gcb_model_col(c, GCB_RC_FIG_MEDIAN, k);
-        out->lowest = fmin(out->lowest, out->value[out->n]);
-        out->doc[out->n++] = (int)d;
-      }
+  while (next_figure(&it)) {
+    const struct gcb_model_gpu *g = it.gpu;
+    if (isnan(out->expected)) {
+      out->expected = g != NULL ? g->host_gbps : NAN;
+      out->basis = g != NULL && g->host_basis ? g->host_basis : "";
+      out->rest = g != NULL && g->nhops > 0 ? &g->hops[0] : NULL;
     }
+    out->lowest = fmin(out->lowest, it.value);
+    out->n++;
   }
 }
 
@@ -988,16 +1005,17 @@ static bool passes(const struct dx *x, double v, double expected) {
 static bool disagree(const struct dx *x, struct gcb_root_cause *rc,
                      const struct gcb_finding *low) {
   bool d2h = rc->family == GCB_FAM_D2H;
+  struct figures it = {.x = x, .rc = rc, .dir = d2h ? "d2h" : "h2d"};
   struct load ld;
-  under_load(x, rc->comp.node, rc->comp.bus_id, d2h ? "d2h" : "h2d", &ld);
-  for (size_t k = 0; k < ld.n; k++) {
-    if (ld.doc[k] == low->where.doc || !passes(x, ld.value[k], ld.expected))
+  under_load(x, rc, it.dir, &ld);
+  while (next_figure(&it)) {
+    if (it.doc == low->where.doc || !passes(x, it.value, ld.expected))
       continue;
     char a[32], b[32];
     gcb_fmt_scaled(low->measured, "GB/s", a, sizeof a);
-    gcb_fmt_scaled(ld.value[k], "GB/s", b, sizeof b);
+    gcb_fmt_scaled(it.value, "GB/s", b, sizeof b);
     say(rc, "%s %s (%s) vs %s (%s): sources disagree", d2h ? "D2H" : "H2D", a,
-        source(x, low->where.doc), b, source(x, ld.doc[k]));
+        source(x, low->where.doc), b, source(x, it.doc));
     suggest(rc, "rerun both tools on this GPU; if the low figure repeats, "
                 "check the slot and riser (lspci -vv: LnkSta)");
     return true;
@@ -1023,8 +1041,8 @@ static void rest_text(const struct load *ld, const struct gcb_finding *f,
 static bool at_rest(const struct dx *x, struct gcb_root_cause *rc,
                     const struct gcb_finding *f) {
   struct load h, d;
-  under_load(x, rc->comp.node, rc->comp.bus_id, "h2d", &h);
-  under_load(x, rc->comp.node, rc->comp.bus_id, "d2h", &d);
+  under_load(x, rc, "h2d", &h);
+  under_load(x, rc, "d2h", &d);
   const struct load *ex = !isnan(h.expected) ? &h : &d;
   double worst = fmin(h.lowest, d.lowest), e = ex->expected;
   if (h.n + d.n == 0 || isnan(e))
@@ -1125,19 +1143,16 @@ static bool statement(const struct dx *x, struct gcb_root_cause *rc,
  * besides the statement's, finding p. */
 static void also(const struct dx *x, struct gcb_root_cause *rc, size_t p) {
   char buf[200] = "";
-  size_t used = 0;
-  for (int fam = 0; fam < GCB_FAM_COUNT; fam++) {
-    size_t n = 0;
-    for (size_t k = 0; k < rc->nevidence; k++) {
-      const struct gcb_finding *f = &x->fs->items[rc->evidence[k]];
-      n += (int)x->fam_of[rc->evidence[k]] == fam && !f->kind->secondary;
-    }
-    if (fam == (int)rc->family || fam == GCB_FAM_RUN || n == 0 ||
-        used >= sizeof buf)
-      continue;
-    used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s (%zu)",
-                             used ? ", " : "; also ", gcb_family_name(fam), n);
-  }
+  size_t used = 0, per[GCB_FAM_COUNT] = {0};
+  for (size_t k = 0; k < rc->nevidence; k++)
+    per[x->fam_of[rc->evidence[k]]] +=
+        !x->fs->items[rc->evidence[k]].kind->secondary;
+  for (int fam = 0; fam < GCB_FAM_COUNT; fam++)
+    if (fam != (int)rc->family && fam != GCB_FAM_RUN && per[fam] > 0 &&
+        used < sizeof buf)
+      used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s (%zu)",
+                               used ? ", " : "; also ", gcb_family_name(fam),
+                               per[fam]);
   for (size_t k = 0; k < GCB_KIND_COUNT; k++) { /* the kinds counted */
     const struct gcb_kind *kind = &gcb_kinds[k];
     if (kind->tally_one == NULL)
@@ -1178,14 +1193,6 @@ static void dx_state(const struct dx *x, struct gcb_root_cause *rc) {
 
 /* ---- root causes --------------------------------------------------------- */
 
-static bool push_evidence(struct gcb_root_cause *rc, size_t i) {
-  if (!gcb_grow((void **)&rc->evidence, &rc->cap, rc->nevidence,
-                sizeof *rc->evidence))
-    return false;
-  rc->evidence[rc->nevidence++] = i;
-  return true;
-}
-
 static struct gcb_root_cause *new_cause(struct gcb_diagnosis *d,
                                         const struct gcb_component *c) {
   if (!gcb_grow((void **)&d->items, &d->cap, d->n, sizeof *d->items))
@@ -1224,10 +1231,12 @@ static enum gcb_status build(struct dx *x) {
     if (rc_of[k] < 0 && new_cause(x->out, &x->comps[k].c) != NULL)
       rc_of[k] = (long)x->out->n - 1;
     struct gcb_root_cause *rc = rc_of[k] >= 0 ? &x->out->items[rc_of[k]] : NULL;
-    if (rc == NULL || !push_evidence(rc, i)) {
+    if (rc == NULL || !gcb_grow((void **)&rc->evidence, &rc->cap, rc->nevidence,
+                                sizeof *rc->evidence)) {
       st = gcb_err_set(x->err, GCB_ENOMEM, "diagnosis: out of memory");
       break;
     }
+    rc->evidence[rc->nevidence++] = i;
     const struct gcb_finding *f = &x->fs->items[i];
     rc->severity = f->severity > rc->severity ? f->severity : rc->severity;
     rc->families |= 1u << x->fam_of[i];
@@ -1300,12 +1309,11 @@ enum gcb_status gcb_diagnose(const struct gcb_doc *docs, size_t ndocs,
                  .out = out,
                  .err = err};
   out->machine_of = calloc(ndocs + 1, sizeof *out->machine_of);
-  out->nnodes = calloc(ndocs + 1, sizeof *out->nnodes);
   out->ndocs = ndocs;
   x.comp_of = malloc(findings->n * sizeof *x.comp_of + 1);
   x.fam_of = calloc(findings->n + 1, sizeof *x.fam_of);
   enum gcb_status st = GCB_OK;
-  if (!out->machine_of || !out->nnodes || !x.comp_of || !x.fam_of)
+  if (!out->machine_of || !x.comp_of || !x.fam_of)
     st = gcb_err_set(err, GCB_ENOMEM, "diagnosis: out of memory");
   for (size_t i = 0; st == GCB_OK && i < findings->n; i++)
     x.comp_of[i] = -1;
@@ -1337,7 +1345,6 @@ void gcb_diagnosis_free(struct gcb_diagnosis *d) {
   for (size_t i = 0; d->machine_of != NULL && i < d->ndocs; i++)
     free(d->machine_of[i]);
   free(d->machine_of);
-  free(d->nnodes);
   free(d->items);
   free(d->machines);
   free(d->na);

@@ -122,7 +122,7 @@ struct gcb_diagnosis {
   size_t unexplained;     /* warn/fail findings of a kind whose row names
                              no grouping (placed at the run; 0 by design) */
   long long **machine_of; /* internal: [doc][node position] -> machine */
-  size_t *nnodes, ndocs;  /* internal */
+  size_t ndocs;           /* internal */
 };
 
 /* The machine of node `node` (its index) of document doc, or -1. */

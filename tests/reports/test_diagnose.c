@@ -631,6 +631,46 @@ Test(diagnose, two_sources_that_disagree_are_one_root_cause_with_both) {
   done(&x);
 }
 
+/* Every figure of a host link counts, however many sources measured it:
+ * nine low copies from one source come before the good one from another,
+ * and still the two disagree. */
+Test(diagnose, every_source_of_a_host_link_is_compared_however_many) {
+  const double good[] = {52.5, 52.7, 52.4, 52.6};
+  const double bad[] = {52.5, 21.0, 52.4, 52.6};
+  json_t *a = fx_doc(4, 1, 16, "Test CPU"), *b = fx_doc(4, 1, 16, "Test CPU");
+  fx_add_topology(a, 4, 16);
+  fx_add_topology(b, 4, 16);
+  json_object_set_new(json_object_get(a, "tool"), "name",
+                      json_string("nvbandwidth"));
+  for (int k = 0; k < 9; k++) { /* nine cases, each one's own largest */
+    char label[32], params[128];
+    snprintf(label, sizeof label, "h2d pinned 1G try %d", k);
+    snprintf(params, sizeof params,
+             "{\"direction\": \"h2d\", \"memory\": \"pinned\", "
+             "\"size\": 1073741824, \"try\": %d}",
+             k);
+    fx_add_case(a, fx_case("pcie", label, params, "GB/s", bad, 4, 0.005, NULL));
+  }
+  fx_add_case(b, h2d(good, 4));
+  struct dx x;
+  memset(&x, 0, sizeof x);
+  fx_check_valid(a);
+  fx_check_valid(b);
+  x.own[0] = a;
+  x.own[1] = b;
+  x.docs[0] = (struct gcb_doc){.name = "other.json", .root = a};
+  x.docs[1] = (struct gcb_doc){.name = "gcbench.json", .root = b};
+  x.ndocs = 2;
+  diagnose(&x);
+  cr_assert_eq(x.d.n, 1, "%zu root causes", x.d.n);
+  const struct gcb_root_cause *rc = &x.d.items[0];
+  cr_expect_str_eq(rc->comp.link, "0000:11:00.0<->host");
+  cr_expect_not_null(strstr(rc->summary, "21 GB/s (nvbandwidth) vs 52.7 GB/s "
+                                         "(gcbench): sources disagree"),
+                     "%s", rc->summary);
+  done(&x);
+}
+
 /* Renames node `node` of a fx_doc of `per` ranks a node. */
 static void rename_host(json_t *doc, int node, int per, const char *host) {
   json_object_set_new(json_array_get(json_object_get(doc, "nodes"), node),
@@ -1009,6 +1049,32 @@ Test(diagnose, gpus_known_by_index_alone_are_counted_and_placed) {
               m.rows[i].cell[GCB_FAM_PEERS].figure);
   }
   gcb_matrix_free(&m);
+  done(&x);
+}
+
+/* A node's GPUs are all counted, however many: 300 ranks of one node on
+ * 300 GPUs (by bus id) are 300 GPUs of its machine, each at its own bus
+ * id. */
+Test(diagnose, a_node_of_many_gpus_keeps_every_gpu) {
+  enum { N = 300 };
+  json_t *doc = fx_doc(N, 1, 2 * N, "Test CPU");
+  for (int r = 0; r < N; r++) {
+    char bus[32];
+    snprintf(bus, sizeof bus, "0000:%02x:%02x.0", 0x10 + r / 32, r % 32);
+    json_object_set_new(
+        json_object_get(json_array_get(json_object_get(doc, "ranks"), r),
+                        "device"),
+        "bus_id", json_string(bus));
+  }
+  struct dx x;
+  one_doc(&x, doc);
+  diagnose(&x);
+  cr_assert_eq(x.d.nmachines, 1);
+  cr_assert_eq(x.d.machines[0].ngpus, N, "%zu GPUs", x.d.machines[0].ngpus);
+  cr_expect_str_eq(x.d.machines[0].gpus[N - 1].bus_id, "0000:19:0b.0");
+  char scope[128];
+  gcb_diagnosis_scope(&x.d, scope, sizeof scope);
+  cr_expect_str_eq(scope, "node00 (300 x Test GPU)");
   done(&x);
 }
 
