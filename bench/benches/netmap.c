@@ -49,7 +49,9 @@
 
 #define LATENCY_BYTES 8
 #define LATENCY_TRIPS 8 /* round trips per latency sample */
-#define HOST_MAX 64
+/* A node's name whole, as the run context and a record's text parameter
+ * hold it (64 cut a 64-byte Linux hostname to 63). */
+#define HOST_MAX GCB_PARAM_TEXT_MAX
 #define WINDOW_MAX 1024 /* --window's bound */
 
 /* Measures on the command line; sendrecv is the node pairs' own. */
@@ -210,6 +212,7 @@ static enum gcb_status netmap_open(struct gcb_ctx *ctx, const void *opts,
   s->host = calloc((size_t)s->n, sizeof *s->host);
   if (s->node == NULL || s->host == NULL)
     return gcb_err_set(err, GCB_ENOMEM, "netmap: out of memory");
+  _Static_assert(sizeof ctx->hostname <= HOST_MAX, "a host name fits");
   char mine[HOST_MAX];
   snprintf(mine, sizeof mine, "%s", ctx->hostname);
   if (MPI_Allgather(&ctx->node_index, 1, MPI_INT, s->node, 1, MPI_INT,

@@ -401,8 +401,8 @@ static long long launcher_ranks(char **tok, size_t n) {
   return 0;
 }
 
-/* "# Datatype: MPI_INT." as "int"; the line's own bytes only: a line is
- * not NUL-terminated. */
+/* "# Datatype: MPI_INT." as "int", "MPI_INT8_T" as "int8" (its digits
+ * are its size); the line's own bytes only: a line is not NUL-terminated. */
 static void datatype(struct gcb__osu *o, const struct gcb__line *l) {
   const char *t = l->at;
   while (*t == ' ' || *t == '\t') /* as gcb__line_starts skips them */
@@ -410,10 +410,12 @@ static void datatype(struct gcb__osu *o, const struct gcb__line *l) {
   t += strlen("# Datatype: MPI_");
   size_t k = 0;
   while (k + 1 < sizeof o->type && t + k < l->at + l->len &&
-         isalpha((unsigned char)t[k])) {
+         (isalnum((unsigned char)t[k]) || t[k] == '_')) {
     o->type[k] = (char)tolower((unsigned char)t[k]);
     k++;
   }
+  if (k > 2 && strcmp(o->type + k - 2, "_t") == 0)
+    k -= 2;
   o->type[k] = '\0';
 }
 

@@ -332,6 +332,28 @@ Test(interop_limits, osu_full_format_and_validation_columns) {
   gcb_model_free(r);
 }
 
+/* An MPI type named with its width ("MPI_INT8_T", as MPI's C names go) is
+ * that width: reading only the letters made it "int", 4 bytes. */
+Test(interop_limits, osu_datatype_with_a_width_keeps_it) {
+  static const char text[] =
+      "# OSU MPI Allreduce Latency Test v7.4\n"
+      "# Datatype: MPI_INT8_T.\n"
+      "# Size       Avg Latency(us)\n"
+      "4                       1.23\n"
+      "# OSU MPI Allreduce Latency Test v7.4\n"
+      "# Datatype: MPI_UINT64_T.\n"
+      "# Size       Avg Latency(us)\n"
+      "16                      1.50\n";
+  struct gcb_model *r = NULL;
+  struct gcb_err err = {0};
+  cr_assert_eq(conv(text, strlen(text), "osu.txt", &r, NULL, &err), GCB_OK,
+               "%s", err.msg);
+  cr_assert_eq(r->ncases, 2);
+  cr_expect_str_eq(gcb_model_param_str(&r->cases[0], "type"), "int8");
+  cr_expect_str_eq(gcb_model_param_str(&r->cases[1], "type"), "uint64");
+  gcb_model_free(r);
+}
+
 /* nvbandwidth -j prints WARNING lines before its JSON and NOTE lines after:
  * the JSON in between is read, and a problem in it is located in the
  * file's own lines. */
