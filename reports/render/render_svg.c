@@ -269,8 +269,10 @@ static void pic_fill(struct gcb__svg_pic *p, const struct gather *gat,
   for (size_t i = 0; i < p->node->ngpus; i++) {
     const struct gcb_model_gpu *g = &p->node->gpus[i];
     long long idx = g->index;
-    if (idx < 0 || idx >= GCB_SVG_MAX_GPUS)
+    if (idx < 0 || idx >= GCB_SVG_MAX_GPUS) {
+      p->undrawn++;
       continue;
+    }
     p->gpu[idx] = g;
     if ((size_t)idx + 1 > p->n)
       p->n = (size_t)idx + 1;

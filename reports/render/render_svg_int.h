@@ -17,6 +17,7 @@ struct gcb__svg_pic {
   const struct gcb_model_node *node; /* the machine's first topology */
   char hostname[128], model[64];
   size_t n, nnics; /* GPUs (topology indices 0..n-1), NICs */
+  size_t undrawn;  /* GPUs whose index is outside [0, GCB_SVG_MAX_GPUS) */
   const struct gcb_model_gpu *gpu[GCB_SVG_MAX_GPUS];  /* NULL: no such */
   const struct gcb_matrix_row *row[GCB_SVG_MAX_GPUS]; /* NULL: none */
   const struct gcb_diagnosis *diag;                   /* its NIC root causes */

@@ -455,9 +455,14 @@ static void peers(FILE *out, const struct gcb__svg_pic *p, double x, double y,
 void gcb__svg_machine(FILE *out, const struct gcb__svg_pic *p, double y) {
   fprintf(out, "<g class=\"machine\" transform=\"translate(0,%s)\">\n",
           gcb__svg_n0(y).s);
-  char title[320];
-  snprintf(title, sizeof title, "node %zu: %s (%zu GPUs%s%s)", p->machine,
-           p->hostname, p->n, p->model[0] ? " \xc2\xb7 " : "", p->model);
+  char title[400], undrawn[80] = "";
+  if (p->undrawn)
+    snprintf(undrawn, sizeof undrawn,
+             "; %zu more GPU(s) not drawn: index outside 0..%d", p->undrawn,
+             GCB_SVG_MAX_GPUS - 1);
+  snprintf(title, sizeof title, "node %zu: %s (%zu GPUs%s%s%s)", p->machine,
+           p->hostname, p->n, p->model[0] ? " \xc2\xb7 " : "", p->model,
+           undrawn);
   gcb__svg_text(out, MARGIN, 20, "font-size=\"15\" font-weight=\"600\"", title);
   numa_bands(out, p);
   switch_boxes(out, p);

@@ -370,6 +370,34 @@ Test(render_svg, coordinates_are_printed_as_printf_prints_them) {
   cr_expect_eq(wrong, 0, "%zu of 200000 coordinates differ from printf", wrong);
 }
 
+/* A GPU whose topology index the picture has no room for (64 and above)
+ * is not drawn, and the machine's title says so. */
+Test(render_svg, a_gpu_past_the_pictures_64_is_named_as_not_drawn) {
+  static const double even[8] = {100, 101, 99, 100, 100, 101, 99, 100};
+  struct fx x = {0};
+  json_t *doc = fx_doc(8, 1, 64, "Test CPU");
+  fx_add_topology(doc, 8, 64);
+  fx_add_case(doc, fx_case("gemm", "bf16", "{\"dtype\": \"bf16\"}", "GFLOP/s",
+                           even, 8, 0.01, NULL));
+  json_t *topo = json_object_get(
+      json_array_get(json_object_get(doc, "nodes"), 0), "topology");
+  json_object_set_new(json_array_get(json_object_get(topo, "gpus"), 7), "index",
+                      json_integer(64));
+  x.docs[0] = (struct gcb_doc){.name = "gpu64.json", .root = doc};
+  x.ndocs = 1;
+  gcb_thresholds_default(&x.th);
+  diagnose(&x);
+  size_t len;
+  char *svg = draw(&x.rep, true, &len);
+  cr_expect_eq(count(svg, "class=\"gpu "), 7);
+  cr_expect_not_null(strstr(svg, "(7 GPUs \xc2\xb7 NVIDIA H200; 1 more GPU(s) "
+                                 "not drawn: index outside 0..63)<"),
+                     "%.400s", svg);
+  free(svg);
+  done(&x);
+  json_decref(doc);
+}
+
 /* ---- many machines ---------------------------------------------------------
  * 20 nodes of 2 GPUs, node07's second GPU at a third of the others' GEMM
  * figure. The page draws node07 and the first healthy node and names the
