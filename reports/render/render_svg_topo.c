@@ -380,10 +380,11 @@ static void nic_line(FILE *out, const struct gcb__svg_pic *p, double y0) {
   }
 }
 
-/* "NV18 x 28 pairs (450 GB/s)": the path classes between the GPUs. */
+/* "NV18 x 28 pairs (450 GB/s)": the path classes between the GPUs, the
+ * first 8, then the count of pairs in the others. */
 static void classes(const struct gcb__svg_pic *p, char *buf, size_t size) {
   char seen[8][16] = {{0}};
-  size_t count[8] = {0}, k = 0, used = 0;
+  size_t count[8] = {0}, k = 0, used = 0, other = 0;
   double gbps[8] = {0};
   for (size_t a = 0; a < p->n; a++)
     for (size_t b = a + 1; b < p->n; b++) {
@@ -396,6 +397,8 @@ static void classes(const struct gcb__svg_pic *p, char *buf, size_t size) {
       if (j < k) {
         count[j]++;
         gbps[j] = p->expect[a][b];
+      } else {
+        other++;
       }
     }
   buf[0] = '\0';
@@ -404,12 +407,14 @@ static void classes(const struct gcb__svg_pic *p, char *buf, size_t size) {
         buf + used, size - used,
         isnan(gbps[j]) ? "%s%s x %zu pairs" : "%s%s x %zu pairs (%.4g GB/s)",
         j ? ", " : "", seen[j][0] ? seen[j] : "?", count[j], gbps[j]);
+  if (other && used < size)
+    snprintf(buf + used, size - used, " and %zu pairs of other classes", other);
 }
 
 /* The GPU<->GPU matrix of cells at (x, y), cells of size c. */
 static void peers(FILE *out, const struct gcb__svg_pic *p, double x, double y,
                   double c) {
-  char line[400], cls[300];
+  char line[800], cls[640]; /* 8 classes of at most 70 characters */
   classes(p, cls, sizeof cls);
   snprintf(line, sizeof line,
            "GPU\xe2\x86\x94GPU paths: %s. Cells: lowest measured P2P GB/s, "

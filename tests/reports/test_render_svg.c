@@ -398,6 +398,41 @@ Test(render_svg, a_gpu_past_the_pictures_64_is_named_as_not_drawn) {
   json_decref(doc);
 }
 
+/* The caption names the first 8 path classes between the GPUs and counts
+ * the pairs of the others: on 8 GPUs whose pair a, b has class "Sa+b",
+ * S1..S8 are named and the 9 pairs of S9..S13 counted. */
+Test(render_svg, path_classes_past_8_are_counted_in_the_caption) {
+  static const double even[8] = {100, 101, 99, 100, 100, 101, 99, 100};
+  struct fx x = {0};
+  json_t *doc = fx_doc(8, 1, 64, "Test CPU");
+  fx_add_topology(doc, 8, 64);
+  fx_add_case(doc, fx_case("gemm", "bf16", "{\"dtype\": \"bf16\"}", "GFLOP/s",
+                           even, 8, 0.01, NULL));
+  json_t *cls = json_object_get(
+      json_object_get(
+          json_object_get(json_array_get(json_object_get(doc, "nodes"), 0),
+                          "topology"),
+          "paths"),
+      "matrix");
+  for (int a = 0; a < 8; a++)
+    for (int b = 0; b < 8; b++)
+      if (a != b)
+        json_array_set_new(json_array_get(cls, (size_t)a), (size_t)b,
+                           json_sprintf("S%d", a + b));
+  x.docs[0] = (struct gcb_doc){.name = "classes.json", .root = doc};
+  x.ndocs = 1;
+  gcb_thresholds_default(&x.th);
+  diagnose(&x);
+  size_t len;
+  char *svg = draw(&x.rep, true, &len);
+  cr_expect_not_null(strstr(svg, "S8 x 3 pairs (450 GB/s) and 9 pairs of "
+                                 "other classes. Cells:"),
+                     "%.300s", strstr(svg, "GPU\xe2\x86\x94GPU"));
+  free(svg);
+  done(&x);
+  json_decref(doc);
+}
+
 /* ---- many machines ---------------------------------------------------------
  * 20 nodes of 2 GPUs, node07's second GPU at a third of the others' GEMM
  * figure. The page draws node07 and the first healthy node and names the
