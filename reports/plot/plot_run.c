@@ -231,14 +231,18 @@ static enum gcb_status save_script(const struct gcb_outdir *d, const char *text,
 
 /* Reads each plot back (SVG) or checks it is there (PNG), drops the ones
  * gnuplot did not finish (after a failure, the plots drawn before it are
- * still good) and moves the others into DIR. Returns how many are left. */
+ * still good) and those over SVG_MAX_BYTES (counted in *big), and moves
+ * the others into DIR. Returns how many are left. */
 static size_t keep_drawn(const struct plot_dirs *p, bool png,
-                         struct gcb_plots *out) {
+                         struct gcb_plots *out, size_t *big) {
   size_t k = 0;
   for (size_t i = 0; i < out->n; i++) {
     struct gcb_plot *pl = &out->items[i];
     struct stat st;
     pl->svg = png ? NULL : read_text(p->work, pl->file);
+    *big += !png && pl->svg == NULL &&
+            fstatat(p->work, pl->file, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+            S_ISREG(st.st_mode) && st.st_size > SVG_MAX_BYTES;
     bool drawn =
         png ? fstatat(p->work, pl->file, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
                   S_ISREG(st.st_mode) && st.st_size > 0
@@ -331,13 +335,21 @@ static void draw_finish(struct gcb_plot_job *j, struct gcb_plots *out) {
       memcpy(out->note, note, sizeof note);
     }
   }
-  size_t drawn = keep_drawn(p, j->png, out), used = strlen(out->note);
+  size_t big = 0, drawn = keep_drawn(p, j->png, out, &big);
+  size_t used = strlen(out->note);
   if (failed && drawn > 0)
     snprintf(out->note + used, sizeof out->note - used,
              ": %zu of %zu plots drawn", drawn, j->planned);
   else if (failed)
     snprintf(out->note + used, sizeof out->note - used,
              ": plots skipped, tables only");
+  else if (drawn < j->planned)
+    snprintf(out->note, sizeof out->note, "%zu of %zu plots drawn", drawn,
+             j->planned);
+  used = strlen(out->note);
+  if (big > 0)
+    snprintf(out->note + used, sizeof out->note - used,
+             " (%zu over %ld MB, left out)", big, SVG_MAX_BYTES >> 20);
   if (failed)
     renameat(p->work, failed->log, p->out.fd, GCB_PLOT_LOG);
   else

@@ -586,6 +586,38 @@ Test(render, a_failed_gnuplot_leaves_no_stale_plot_behind, .init = make_plotdir,
   fixture_free(&fx);
 }
 
+/* A plot gnuplot drew over 32 MB is not read back into the report: the
+ * note says so, though gnuplot succeeded. The fake gnuplot writes each
+ * plot the script names, the first one 40 MB long. */
+Test(render, a_plot_over_32_mb_is_noted_as_left_out, .init = make_plotdir,
+     .fini = remove_plotdir) {
+  struct fixture fx;
+  fixture_load(&fx, DATA("report-fixture.json"));
+  char fake[128];
+  snprintf(fake, sizeof fake, "%s/fake-gnuplot", plotdir);
+  FILE *f = fopen(fake, "w");
+  cr_assert_not_null(f);
+  fputs("#!/bin/sh\n"
+        "first=\n"
+        "for p in $(sed -n \"s/^set output '\\(.*\\)'$/\\1/p\" \"$1\"); do\n"
+        "  echo '<svg></svg>' > \"$p\"; first=${first:-$p}\n"
+        "done\n"
+        "truncate -s 40M \"$first\"\n",
+        f);
+  fclose(f);
+  cr_assert_eq(chmod(fake, 0755), 0);
+  struct gcb_plots plots = {0};
+  struct gcb_err err = {0};
+  setenv("GCB_GNUPLOT", fake, 1);
+  cr_assert_eq(plots_make(plotdir, &fx.doc, 1, &fx.th, false, &plots, &err),
+               GCB_OK, "%s", err.msg);
+  unsetenv("GCB_GNUPLOT");
+  cr_expect_eq(plots.n, 4);
+  cr_expect_str_eq(plots.note, "4 of 5 plots drawn (1 over 32 MB, left out)");
+  gcb_plots_free(&plots);
+  fixture_free(&fx);
+}
+
 /* A script of a megabyte or more (here 64 per-GPU bar plots of 1024 ranks)
  * is shared out among a gnuplot per CPU: each gets the script's first
  * lines and whole plot sections, and every plot is drawn by exactly one. */
