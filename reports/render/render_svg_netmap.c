@@ -15,7 +15,9 @@
  * label per cell every k-th is shown; figures are printed in cells that
  * are wide enough, and every cell and label carries its full text as a
  * tooltip (<title>) up to 64 rows. Past 128 ranks the map is drawn per
- * node (the median of the node pairs' ranks), past 128 nodes not at all.
+ * node (the median of the node pairs' ranks), past 128 nodes not at all,
+ * a line saying so in its place, as for a map that was not built
+ * (netmap_matrix.h: past GCB_NETMAP_MAX_ROWS rows, or out of memory).
  * The legend's unit is scaled to the largest figure (MB/s, us, ...).
  * Pure SVG, no script, no external reference; text through
  * gcb_escape_xml. The map is read by gcb_netmap_read_model
@@ -463,6 +465,23 @@ static void draw_heat(FILE *out, const struct heat *h, double y0) {
   fputs("</g>\n", out);
 }
 
+/* A line in place of a map that is not drawn: its rows, and why. */
+static void not_drawn(FILE *out, double *width, double *height, size_t doc,
+                      const char *schedule, int rows, const char *what,
+                      const char *why) {
+  char line[200];
+  snprintf(line, sizeof line, "Network map: %s (run %zu): %d %s, not drawn: %s",
+           schedule, doc + 1, rows, what, why);
+  fprintf(out,
+          "<g class=\"netmap-not-drawn\" transform=\"translate(0,%.0f)\">\n",
+          *height);
+  gcb__svg_text(out, 16, 20, "font-size=\"13\" fill=\"#555\"", line);
+  fputs("</g>\n", out);
+  double w = 32 + 7.5 * (double)strlen(line);
+  *width = w > *width ? w : *width;
+  *height += 30;
+}
+
 /* The heatmaps of the section `home` (as gcb__netmap_home names it), or
  * of the whole report (NULL), as one <svg>: drawn into a buffer first, as
  * its size is theirs. */
@@ -481,8 +500,16 @@ static enum gcb_status draw(FILE *out, const struct gcb_report *rep,
     for (const char *const *s = gcb__netmap_schedules; *s != NULL; s++) {
       struct gcb_netmap m;
       char id[64];
-      if (!gcb_netmap_read_model(rep->docs[d].model, *s, &m))
+      char why[64] = "out of memory";
+      if (!gcb_netmap_read_model(rep->docs[d].model, *s, &m)) {
+        if (m.unbuilt > GCB_NETMAP_MAX_ROWS)
+          snprintf(why, sizeof why, "more than the %d a map is built for",
+                   GCB_NETMAP_MAX_ROWS);
+        if (m.unbuilt > 0 && home == NULL) /* it has no section */
+          not_drawn(f, &width, &height, d, *s, m.unbuilt,
+                    strcmp(*s, "nodepairs") == 0 ? "nodes" : "ranks", why);
         continue;
+      }
       bool here = home == NULL || (gcb__netmap_home(&m, d, *s, id, sizeof id) &&
                                    strcmp(id, home) == 0);
       /* Node pairs have bandwidth only. */
@@ -490,6 +517,11 @@ static enum gcb_status draw(FILE *out, const struct gcb_report *rep,
         struct heat h;
         int ready = heat_open(&h, &m, d, *s, lat, rep, dx);
         oom = ready < 0;
+        if (ready == 0 && lat == 0) {
+          snprintf(why, sizeof why, "more than the %d a picture draws",
+                   MAX_UNITS);
+          not_drawn(f, &width, &height, d, *s, m.nodes, "nodes", why);
+        }
         if (ready > 0 && h.vmax > 0) {
           draw_heat(f, &h, height);
           width = h.width > width ? h.width : width;
@@ -538,6 +570,8 @@ bool gcb_svg_netmap_any(const struct gcb_report *rep) {
         gcb_netmap_free(&m);
         return true;
       }
+      if (m.unbuilt > 0) /* said in the picture */
+        return true;
     }
   return false;
 }

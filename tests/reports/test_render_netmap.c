@@ -6,7 +6,8 @@
  * the cells of a planted slow host link or of one slow path, scales its
  * legend's unit to the figures, stays within a size bound for 64 ranks,
  * turns a map of more than 128 ranks into a node-to-node one, sits inside
- * the netmap section of index.html with hostile host names escaped, and
+ * the netmap section of index.html with hostile host names escaped, says
+ * in a line a map it does not draw (not built, or too many nodes), and
  * netmap.svg is written only for results that have a network map.
  */
 #include <math.h>
@@ -17,6 +18,7 @@
 
 #include "reports/analysis/analyze.h"
 #include "reports/analysis/diagnose.h"
+#include "reports/analysis/netmap_matrix.h"
 #include "reports/render/render_svg.h"
 #include "tests/reports/report_fixture.h"
 
@@ -303,6 +305,50 @@ Test(render_netmap, past_128_ranks_the_map_is_node_to_node) {
                      "a cell: the median of its nodes' pairs");
   cr_expect_not_null(
       strstr(svg, "cells: median over the ranks of the two nodes"));
+  free(svg);
+  done(&r);
+}
+
+/* n ranks on `nodes` nodes, one netmap case (rank 0 to rank 1): not
+ * analysed, as above; netmap.svg as rendered. */
+static char *one_pair_map(struct run *r, int n, int nodes, size_t *len) {
+  r->doc = fx_doc(n, nodes, 8, "Test CPU");
+  double figs[2] = {SLOW, SLOW};
+  fx_add_case(r->doc,
+              fx_case("netmap", "bandwidth alone 0->1",
+                      "{\"measure\": \"bandwidth\", \"schedule\": \"alone\", "
+                      "\"src\": 0, \"dst\": 1}",
+                      "GB/s", figs, 2, 0.01, NULL));
+  gcb_thresholds_default(&r->t);
+  r->d = fx_doc_of("test.json", r->doc);
+  r->rep = (struct gcb_report){
+      .docs = &r->d, .ndocs = 1, .findings = &r->f, .thresholds = &r->t};
+  cr_expect(gcb_render_netmap.applies(&r->rep));
+  char *svg = render(&gcb_render_netmap, &r->rep, len);
+  expect_xml(svg, *len);
+  return svg;
+}
+
+/* A map that was not built (more rows than GCB_NETMAP_MAX_ROWS), or one of
+ * more nodes than a picture draws, is a line in netmap.svg, not nothing. */
+Test(render_netmap, a_map_not_drawn_is_said_in_its_place) {
+  struct run r = {0};
+  size_t len;
+  char *svg =
+      one_pair_map(&r, GCB_NETMAP_MAX_ROWS + 1, GCB_NETMAP_MAX_ROWS + 1, &len);
+  cr_expect_not_null(strstr(svg, ">Network map: alone (run 1): 4097 ranks, "
+                                 "not drawn: more than the 4096 a map is "
+                                 "built for<"),
+                     "%s", svg);
+  free(svg);
+  done(&r);
+  r = (struct run){0};
+  svg = one_pair_map(&r, 130, 130, &len);
+  cr_expect_not_null(strstr(svg, ">Network map: alone (run 1): 130 nodes, "
+                                 "not drawn: more than the 128 a picture "
+                                 "draws<"),
+                     "%s", svg);
+  cr_expect_eq(count(svg, "class=\"cell "), 0);
   free(svg);
   done(&r);
 }
