@@ -179,7 +179,7 @@ static void one_node(const struct gcb_netmap *m, long long node, double share,
   out->lat_median = gcb_netmap_median(v, k);
 }
 
-void gcb_netmap_nodes(const struct gcb_netmap *m, double share,
+bool gcb_netmap_nodes(const struct gcb_netmap *m, double share,
                       struct gcb_netmap_node *out) {
   double *v = malloc((size_t)m->n * (size_t)m->n * sizeof *v);
   for (int i = 0; i < m->nodes; i++) {
@@ -188,4 +188,5 @@ void gcb_netmap_nodes(const struct gcb_netmap *m, double share,
       one_node(m, i, share, v, &out[i]);
   }
   free(v);
+  return v != NULL;
 }

@@ -56,8 +56,9 @@ struct gcb_netmap_node {
                       them are below `share` of others_median */
 };
 
-/* Fills out[0..m->nodes) (share in (0, 1]). */
-void gcb_netmap_nodes(const struct gcb_netmap *m, double share,
+/* Fills out[0..m->nodes) (share in (0, 1]); false when memory ran out
+ * (every aggregate NAN). */
+bool gcb_netmap_nodes(const struct gcb_netmap *m, double share,
                       struct gcb_netmap_node *out);
 
 /* Median of the n values in v that are not NAN (v is reordered); NAN for

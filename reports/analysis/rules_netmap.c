@@ -49,12 +49,14 @@ static void judge_free(struct netmap_judge *j) {
   free(j->bad_link);
 }
 
-/* False when the document has no network map of the kind asked for
- * (nothing to judge), or one not built (j->map.unbuilt): the ranks'
- * ("alone", else "together"), or the node pairs'. */
-static bool judge_open(const struct gcb__rule_ctx *cx,
-                       const struct gcb_model *doc, bool node_pairs,
-                       struct netmap_judge *j) {
+/* Opens the map asked for: the ranks' ("alone", else "together"), or the
+ * node pairs'. j->map.n is 0 when the document has none (nothing to
+ * judge) or one too large to build (j->map.unbuilt); GCB_ENOMEM when
+ * memory ran out for a map (the second schedule's would otherwise be
+ * judged as not run) or the verdicts. */
+static enum gcb_status judge_open(const struct gcb__rule_ctx *cx,
+                                  const struct gcb_model *doc, bool node_pairs,
+                                  struct netmap_judge *j) {
   *j = (struct netmap_judge){.doc = doc,
                              .schedule = node_pairs ? "nodepairs" : "alone",
                              .warn = cx->t->link_pct / 100.0,
@@ -66,21 +68,27 @@ static bool judge_open(const struct gcb__rule_ctx *cx,
   } else if (built && !node_pairs) {
     gcb_netmap_read_model(doc, "together", &j->other);
   }
-  if (!built)
-    return false;
-  j->nodes = calloc((size_t)j->map.nodes + 1, sizeof *j->nodes);
-  j->bad_link = calloc((size_t)j->map.nodes + 1, sizeof *j->bad_link);
-  if (j->nodes == NULL || j->bad_link == NULL) {
-    judge_free(j);
-    return false;
+  /* a map of no more rows than a matrix is built for (the second has the
+   * first's rows) not built: memory ran out */
+  bool oom = (j->map.unbuilt > 0 && j->map.unbuilt <= GCB_NETMAP_MAX_ROWS) ||
+             j->other.unbuilt > 0;
+  if (!built && !oom)
+    return GCB_OK;
+  if (!oom) {
+    j->nodes = calloc((size_t)j->map.nodes + 1, sizeof *j->nodes);
+    j->bad_link = calloc((size_t)j->map.nodes + 1, sizeof *j->bad_link);
   }
-  gcb_netmap_nodes(&j->map, j->warn, j->nodes);
+  if (j->nodes == NULL || j->bad_link == NULL ||
+      !gcb_netmap_nodes(&j->map, j->warn, j->nodes)) {
+    judge_free(j);
+    return gcb_err_set(cx->err, GCB_ENOMEM, "analysis: out of memory");
+  }
   for (int i = 0; j->map.nodes >= 3 && i < j->map.nodes; i++) {
     const struct gcb_netmap_node *x = &j->nodes[i];
     j->bad_link[i] = x->pairs > 0 && x->slow == x->pairs &&
                      isfinite(x->others_median) && x->others_median > 0;
   }
-  return true;
+  return GCB_OK;
 }
 
 /* The node of rank r of the document. */
@@ -171,20 +179,17 @@ static int pair_class(const struct netmap_judge *j, int s, int d) {
   return 1;
 }
 
-/* Median of the class's pairs in `m` (NAN when fewer than `min`). */
+/* Median of the class's pairs in `m` (NAN when fewer than `min`); v is
+ * scratch of m->n^2 doubles. */
 static double class_median(const struct netmap_judge *j,
-                           const struct gcb_netmap *m, int cls, int min) {
+                           const struct gcb_netmap *m, int cls, int min,
+                           double *v) {
   int n = m->n, k = 0;
-  double *v = malloc((size_t)n * (size_t)n * sizeof *v);
-  if (v == NULL)
-    return NAN;
   for (int s = 0; s < n; s++)
     for (int d = 0; d < n; d++)
       if (s != d && pair_class(j, s, d) == cls && !isnan(m->bw[s * n + d]))
         v[k++] = m->bw[s * n + d];
-  double med = k >= min ? gcb_netmap_median(v, k) : NAN;
-  free(v);
-  return med;
+  return k >= min ? gcb_netmap_median(v, k) : NAN;
 }
 
 /* Where, what and why of a slow pair of nodes (a node map's cell):
@@ -267,10 +272,15 @@ static enum gcb_status judge_paths(const struct gcb__rule_ctx *cx,
                                    const struct netmap_judge *j) {
   const struct gcb_netmap *m = &j->map, *o = &j->other;
   int min = (int)cx->t->outlier_min_ranks;
-  double ref[2] = {class_median(j, m, 0, min), class_median(j, m, 1, min)};
+  double *v = malloc((size_t)m->n * (size_t)m->n * sizeof *v);
+  if (v == NULL)
+    return gcb_err_set(cx->err, GCB_ENOMEM, "analysis: out of memory");
+  double ref[2] = {class_median(j, m, 0, min, v),
+                   class_median(j, m, 1, min, v)};
   double oref[2] = {NAN, NAN};
   for (int cls = 0; o->n == m->n && cls < 2; cls++)
-    oref[cls] = class_median(j, o, cls, 1);
+    oref[cls] = class_median(j, o, cls, 1, v);
+  free(v);
   enum gcb_status st = GCB_OK;
   for (int s = 0; s < m->n && st == GCB_OK; s++)
     for (int d = 0; d < m->n && st == GCB_OK; d++) {
@@ -300,7 +310,7 @@ static enum gcb_status judge(const struct gcb__rule_ctx *cx,
   return st;
 }
 
-/* A map the document has but that was not built (netmap_matrix.h): said
+/* A map the document has but too large to build (netmap_matrix.h): said
  * once, among the paths, so that a map without findings is not read as a
  * sound network. */
 static enum gcb_status report_unbuilt(const struct gcb__rule_ctx *cx,
@@ -309,16 +319,13 @@ static enum gcb_status report_unbuilt(const struct gcb__rule_ctx *cx,
   if (f == NULL)
     return GCB_ENOMEM;
   const char *what = strcmp(j->schedule, "nodepairs") == 0 ? "nodes" : "ranks";
-  char why[64] = "out of memory";
-  if (j->map.unbuilt > GCB_NETMAP_MAX_ROWS)
-    snprintf(why, sizeof why, "more than the %d a matrix is built for",
-             GCB_NETMAP_MAX_ROWS);
   snprintf(f->where.subject, sizeof f->where.subject, "netmap: bandwidth %s",
            j->schedule);
   gcb_finding_explain(f,
-                      "the network map (%s) of %d %s was not built, %s: its "
-                      "links and paths were not judged",
-                      j->schedule, j->map.unbuilt, what, why);
+                      "the network map (%s) of %d %s was not built, more "
+                      "than the %d a matrix is built for: its links and "
+                      "paths were not judged",
+                      j->schedule, j->map.unbuilt, what, GCB_NETMAP_MAX_ROWS);
   gcb_finding_suggest(f,
                       "judge the network in parts: netmap over at most %d "
                       "%s at a time",
@@ -330,10 +337,13 @@ enum gcb_status gcb__rule_netmap(const struct gcb__rule_ctx *cx) {
   struct netmap_judge j;
   const struct gcb_model *doc = cx->doc->model;
   enum gcb_status st = GCB_OK;
-  for (int pairs = 0; pairs < 2 && st == GCB_OK; pairs++)
-    if (judge_open(cx, doc, pairs == 1, &j))
+  for (int pairs = 0; pairs < 2 && st == GCB_OK; pairs++) {
+    st = judge_open(cx, doc, pairs == 1, &j);
+    if (st == GCB_OK && j.map.n > 0)
       st = judge(cx, &j);
-    else if (j.map.unbuilt > 0 && cx->kind->id == GCB_KIND_NETWORK_PATH)
+    else if (st == GCB_OK && j.map.unbuilt > 0 &&
+             cx->kind->id == GCB_KIND_NETWORK_PATH)
       st = report_unbuilt(cx, &j);
+  }
   return st;
 }

@@ -215,6 +215,19 @@ static const char *gpu_cpus(const struct gcb_model_node *node,
   return "";
 }
 
+/* A CPU list as a sentence shows it: whole up to 64 characters, else its
+ * first CPUs and how many it has ("32,34,36,... (300 CPUs)"), so that the
+ * sentence around it is not cut. */
+static const char *cpus_shown(const char *list, char *buf, size_t size) {
+  size_t cut = 48;
+  if (strlen(list) <= 64)
+    return list;
+  while (cut > 0 && list[cut] != ',')
+    cut--;
+  snprintf(buf, size, "%.*s,... (%lld CPUs)", (int)cut, list, cpus_count(list));
+  return buf;
+}
+
 /* The text of a problem derived from a rank's binding. */
 struct derived {
   char what[384], fix[384];
@@ -238,17 +251,25 @@ static bool rank_binding(const struct gcb_model *m,
   long long near = cpus_common(bound, local);
   if (near >= pus)
     return false;
-  /* worded as the run's own check words it (topo/binding.c) */
+  /* worded as the run's own check words it (topo/binding.c); a long list
+   * shown in part, and numactl then given the NUMA node */
+  char b[80], l[80], bind[96];
+  const char *shown = cpus_shown(local, l, sizeof l);
   snprintf(d->what, sizeof d->what,
            "rank %lld: its CPUs %s %s GPU%lld's local CPUs %s (NUMA %lld)", r,
-           bound, near == 0 ? "are all outside" : "are partly outside", gpu,
-           local, g->numa);
+           cpus_shown(bound, b, sizeof b),
+           near == 0 ? "are all outside" : "are partly outside", gpu, shown,
+           g->numa);
+  if (shown == local)
+    snprintf(bind, sizeof bind, "--physcpubind=%s", local);
+  else
+    snprintf(bind, sizeof bind, "--cpunodebind=%lld", g->numa);
   snprintf(d->fix, sizeof d->fix,
            "bind it to GPU%lld's local CPUs %s: numactl "
-           "--physcpubind=%s --membind=%lld for this rank; for all ranks "
+           "%s --membind=%lld for this rank; for all ranks "
            "at once, mpiexec -bind-to core -map-by numa (MPICH/Hydra) or "
            "srun --cpu-bind=ldoms (Slurm), GPUs in NUMA order",
-           gpu, local, local, g->numa);
+           gpu, shown, bind, g->numa);
   *p = (struct gcb_model_problem){.kind = near == 0 ? "remote-binding"
                                                     : "partial-binding",
                                   .rank = r,

@@ -400,5 +400,11 @@ Test(crafted, a_binding_of_300_ranges_is_judged) {
   cr_expect_eq(f->where.rank, 3);
   cr_expect(strstr(f->explanation, "rank 3: its CPUs 32,34,") != NULL, "%s",
             f->explanation);
+  /* the list is shown in part, said as such, and the sentence is whole */
+  cr_expect(strstr(f->explanation, ",... (300 CPUs) are all outside GPU3's "
+                                   "local CPUs 0-31") != NULL,
+            "%s", f->explanation);
+  cr_expect(strstr(f->explanation, f->kind->problem_cost) != NULL, "%s",
+            f->explanation);
   done(&r);
 }

@@ -18,6 +18,41 @@
 #include "reports/render/render.h"
 #include "tests/reports/report_fixture.h"
 
+#if defined(__SANITIZE_ADDRESS__)
+#define GCB_NO_MALLOC_HOOK 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define GCB_NO_MALLOC_HOOK 1
+#endif
+#endif
+
+#ifndef GCB_NO_MALLOC_HOOK
+/* This binary's malloc, calloc and realloc stand in front of glibc's (as
+ * in test_interop_oom.c): allocations made so far, and the one that
+ * fails (-1: none). */
+extern void *__libc_malloc(size_t size);
+extern void *__libc_calloc(size_t n, size_t size);
+extern void *__libc_realloc(void *p, size_t size);
+
+static long allocations, fail_at = -1;
+
+static bool fails(void) {
+  return allocations++ == fail_at;
+}
+
+void *malloc(size_t size) {
+  return fails() ? NULL : __libc_malloc(size);
+}
+
+void *calloc(size_t n, size_t size) {
+  return fails() ? NULL : __libc_calloc(n, size);
+}
+
+void *realloc(void *p, size_t size) {
+  return fails() ? NULL : __libc_realloc(p, size);
+}
+#endif
+
 #define FAST 10.0
 #define SLOW 0.1
 
@@ -422,4 +457,69 @@ Test(netmap_rule, a_map_too_large_to_build_says_it_was_not_judged) {
             "%s", f->explanation);
   cr_expect_eq(count(&r, "network-link", &f), 0);
   done(&r);
+}
+
+#ifndef GCB_NO_MALLOC_HOOK
+/* The network findings of r->d analysed with allocation `fail` (-1: none)
+ * failing, as text (the caller frees it); the status. */
+static enum gcb_status analyse_failing(struct run *r, long fail, char **seen,
+                                       struct gcb_err *err) {
+  struct gcb_thresholds t;
+  gcb_thresholds_default(&t);
+  allocations = 0;
+  fail_at = fail;
+  enum gcb_status st = gcb_analyze(&r->d, 1, &t, &r->f, err);
+  fail_at = -1;
+  size_t len = 0;
+  FILE *f = open_memstream(seen, &len);
+  cr_assert_not_null(f);
+  for (size_t i = 0; st == GCB_OK && i < r->f.n; i++)
+    if (strncmp(r->f.items[i].kind->name, "network-", 8) == 0)
+      fprintf(f, "%s %d %s\n", r->f.items[i].kind->name,
+              (int)r->f.items[i].severity, r->f.items[i].explanation);
+  fclose(f);
+  gcb_findings_free(&r->f);
+  return st;
+}
+#endif
+
+/* Out of memory while judging the map (its verdicts, the second
+ * schedule's map, the medians) is said as such: the analysis ends with
+ * GCB_ENOMEM, or the map says it was not built; never fewer findings
+ * with GCB_OK, nor a pair failed as if the second schedule was not run. */
+Test(netmap_rule, out_of_memory_judging_the_map_is_said_not_silent) {
+#ifdef GCB_NO_MALLOC_HOOK
+  cr_skip_test("AddressSanitizer owns malloc here");
+#else
+  struct run r = {.doc = fx_doc(4, 4, 8, "Test CPU")};
+  add_map(r.doc, 4, "alone", node2_link);
+  add_map(r.doc, 4, "together", all_fast);
+  fx_check_valid(r.doc);
+  r.d = fx_doc_of("test.json", r.doc);
+  struct gcb_err err = {0};
+  char *whole, *seen;
+  cr_assert_eq(analyse_failing(&r, -1, &whole, &err), GCB_OK, "%s", err.msg);
+  long total = allocations;
+  if (total == 0) { /* valgrind's malloc stands in front of this one */
+    free(whole);
+    done(&r);
+    cr_skip_test("allocations are not this binary's to fail here");
+  }
+  cr_assert(strstr(whole, "network-link") != NULL, "%s", whole);
+  for (long k = 0; k < total; k++) {
+    err = (struct gcb_err){0};
+    enum gcb_status st = analyse_failing(&r, k, &seen, &err);
+    cr_expect(st == GCB_OK || (st == GCB_ENOMEM &&
+                               strstr(err.msg, "out of memory") != NULL),
+              "allocation %ld of %ld: status %d (%s)", k, total, (int)st,
+              err.msg);
+    cr_expect(st != GCB_OK || strcmp(seen, whole) == 0 ||
+                  strstr(seen, "was not built, out of memory") != NULL,
+              "allocation %ld of %ld failing: other findings:\n%s", k, total,
+              seen);
+    free(seen);
+  }
+  free(whole);
+  done(&r);
+#endif
 }
