@@ -962,20 +962,31 @@ static bool row_note(struct gcb__tb *b, char **r, size_t col, size_t d,
  * on the host backend, whose transport is MPI, the library, device and
  * transport settings the document records (gcb_view_mpi_line, as the live
  * table's header names them). */
-static void sweep_title(const struct gcb_model *m,
-                        const struct gcb_model_case *c, size_t run,
-                        size_t nruns, char *buf, size_t size) {
+static char *sweep_title(const struct gcb_model *m,
+                         const struct gcb_model_case *c, size_t run,
+                         size_t nruns) {
   const char *redop = gcb_model_param_str(c, "redop");
-  char pre[32] = "", mpi[192] = "";
+  bool host = strcmp(c->backend, "host") == 0,
+       red = redop[0] && strcmp(redop, "none");
+  size_t n = host ? gcb_view_mpi_line_model(m, NULL, 0) : 0;
+  char pre[32] = "", *mpi = malloc(n + 1);
+  if (mpi == NULL)
+    return NULL;
+  mpi[0] = '\0';
+  if (host)
+    gcb_view_mpi_line_model(m, mpi, n + 1);
   if (nruns > 1)
     snprintf(pre, sizeof pre, "run %zu: ", run + 1);
-  if (strcmp(c->backend, "host") == 0)
-    gcb_view_mpi_line_model(m, mpi, sizeof mpi);
-  snprintf(buf, size, "%sCollective %s %s%s%s (%s%s%s)", pre, c->op,
-           gcb_model_param_str(c, "type"),
-           redop[0] && strcmp(redop, "none") ? " " : "",
-           redop[0] && strcmp(redop, "none") ? redop : "", c->backend,
-           mpi[0] ? ": " : "", mpi);
+  const char *fmt = "%sCollective %s %s%s%s (%s%s%s)";
+  const char *type = gcb_model_param_str(c, "type");
+  int len = snprintf(NULL, 0, fmt, pre, c->op, type, red ? " " : "",
+                     red ? redop : "", c->backend, mpi[0] ? ": " : "", mpi);
+  char *title = len < 0 ? NULL : malloc((size_t)len + 1);
+  if (title != NULL)
+    snprintf(title, (size_t)len + 1, fmt, pre, c->op, type, red ? " " : "",
+             red ? redop : "", c->backend, mpi[0] ? ": " : "", mpi);
+  free(mpi);
+  return title;
 }
 
 /* The row of size `bytes` in t (rows are kept in order of first sight),
@@ -1057,16 +1068,18 @@ static void sweep_table(struct gcb__tb *b, size_t d, const size_t *of, size_t k,
       "lateness (us)"};
   bool marks = sweep_marked(b, d, of, k);
   h[17] = marks ? "note" : NULL;
-  char id[32], title[320];
+  char id[32];
   const struct gcb_model *m = model_of(b, d);
   snprintf(id, sizeof id, "coll-%zu", index + 1);
-  sweep_title(m, first, d, b->rep->ndocs, title, sizeof title);
+  char *title = sweep_title(m, first, d, b->rep->ndocs);
+  b->oom |= title == NULL;
   struct gcb_rtable *t = gcb__table_new(
-      b, id, title,
+      b, id, title != NULL ? title : "",
       marks ? INTRO "; \xe2\x96\xb2 marks a row far off its neighbours' "
                     "log-log trend or its latency floor (see findings)"
             : INTRO,
       h);
+  free(title);
   double *sizes = malloc((m->ncases + 1) * sizeof *sizes);
   b->oom |= sizes == NULL;
   for (size_t i = 0; t != NULL && sizes != NULL && i < m->ncases; i++) {

@@ -1172,6 +1172,27 @@ Test(render, a_gpu_names_every_rank_that_uses_it) {
   json_decref(tree);
 }
 
+/* A host sweep's title names every transport setting the run recorded,
+ * however long they are. */
+Test(render, a_sweep_title_names_every_transport_setting) {
+  json_t *tree = coll_doc(1, 1), *env = json_object();
+  char devs[400] = "mlx5_0:1";
+  for (int i = 1; i < 40; i++)
+    snprintf(devs + strlen(devs), sizeof devs - strlen(devs), ",mlx5_%d:1", i);
+  json_object_set_new(env, "UCX_NET_DEVICES", json_string(devs));
+  json_object_set_new(env, "OMPI_MCA_btl", json_string("^openib,tcp"));
+  json_object_set_new(json_object_get(tree, "run"), "environment", env);
+  struct built b;
+  tables_build(&b, &tree, 1);
+  const struct gcb_rtable *t = table_id(&b, "coll-1", NULL);
+  cr_assert_not_null(t);
+  cr_expect_not_null(strstr(t->title, devs), "%s", t->title);
+  cr_expect_str_eq(t->title + strlen(t->title) - 27,
+                   ", OMPI_MCA_btl=^openib,tcp)", "%s", t->title);
+  tables_free(&b);
+  json_decref(tree);
+}
+
 /* A network map of n ranks on `nodes` nodes, every pair at 10 GB/s. */
 static json_t *netmap_doc(int n, int nodes) {
   json_t *doc = fx_doc(n, nodes, 2 * n, "Test CPU");
