@@ -839,12 +839,10 @@ static void cases_table(struct gcb__tb *b) {
       const struct gcb_model_case *c = &m->cases[i];
       const struct gcb_model_summary *s = &c->summary;
       char **r = doc_row(b, t, s->wrong > 0 ? "fail" : NULL, d);
-      char title[160];
-      gcb_model_case_title(c, title, sizeof title);
       struct gcb_model_summary v;
       const char *unit, *in_unit = case_spread(c, &v);
       double k = gcb_unit_scale(fabs(v.median), in_unit, &unit);
-      gcb__cell(b, r, 0, "%s", title);
+      gcb__cell(b, r, 0, "%s: %s", c->bench, c->label); /* the case title */
       gcb__cell(b, r, 1, "%s", unit);
       gcb__cell(b, r, 2, "%lld", s->ranks >= 0 ? s->ranks : 0);
       gcb__cell_num(b, r, 3, v.median * k);
@@ -882,9 +880,7 @@ static void imbalance_table(struct gcb__tb *b) {
         continue;
       bool high = im.imbalance * 100 > b->rep->thresholds->imbalance_pct;
       char **r = doc_row(b, t, high ? "warn" : NULL, d);
-      char title[160];
-      gcb_model_case_title(c, title, sizeof title);
-      gcb__cell(b, r, 0, "%s", title);
+      gcb__cell(b, r, 0, "%s: %s", c->bench, c->label); /* the case title */
       gcb__cell(b, r, 1, "%zu", im.ranks);
       /* Nominal work: its ranks' times are not shown, their ratios
        * (imbalance, CV) hold whatever the size. */
