@@ -253,7 +253,7 @@ static void findings_table(struct gcb__tb *b) {
   struct gcb_rtable *t = gcb__table_new(b, "findings", "Findings", NULL, h);
   for (size_t i = 0; t != NULL && i < fs->n; i++) {
     const struct gcb_finding *f = &fs->items[i];
-    char where[320];
+    char where[GCB_REPORT_WHERE];
     gcb_report_where(b->rep, f, where, sizeof where);
     char **r = gcb__table_row(b, t, gcb_severity_name(f->severity));
     gcb__cell(b, r, 0, "%s", gcb_severity_name(f->severity));

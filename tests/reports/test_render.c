@@ -1172,6 +1172,39 @@ Test(render, a_gpu_names_every_rank_that_uses_it) {
   json_decref(tree);
 }
 
+/* A finding's where cell names every part of its location whole, each
+ * text as long as its field holds. */
+Test(render, a_finding_where_is_whole) {
+  json_t *tree = coll_doc(1, 1);
+  struct built b;
+  tables_build(&b, &tree, 1);
+  gcb_rtables_free(&b.ts);
+  memset(&b.ts, 0, sizeof b.ts);
+  struct gcb_finding *f =
+      gcb_findings_push(&b.fs, GCB_SEV_WARN, &gcb_kinds[GCB_KIND_RUN_STATUS]);
+  cr_assert_not_null(f);
+  struct gcb_location *w = &f->where;
+  w->rank = 1;
+  w->node = 123456789;
+  w->gpu = 7;
+  memset(w->ranks, '1', sizeof w->ranks - 1);
+  memset(w->hostname, 'h', sizeof w->hostname - 1);
+  memset(w->bus_id, 'b', sizeof w->bus_id - 1);
+  memset(w->link, 'l', sizeof w->link - 1);
+  w->link[sizeof w->link - 2] = 'L';
+  struct gcb_report rep = {.docs = b.docs, .ndocs = 1, .findings = &b.fs};
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_report_tables(&rep, &b.ts, &err), GCB_OK, "%s", err.msg);
+  const struct gcb_rtable *t = table_id(&b, "findings", NULL);
+  cr_assert_not_null(t);
+  const char *where = cell_of(t, 0, "where");
+  cr_expect_str_eq(where + strlen(where) - 2, "lL", "%s", where);
+  cr_expect_not_null(strstr(where, w->hostname));
+  tables_free(&b);
+  gcb_findings_free(&b.fs);
+  json_decref(tree);
+}
+
 /* A host sweep's title names every transport setting the run recorded,
  * however long they are. */
 Test(render, a_sweep_title_names_every_transport_setting) {
