@@ -1256,12 +1256,39 @@ bool gcb__netmap_home(const struct gcb_netmap *m, size_t doc,
   return true;
 }
 
+/* A map the document has but that was not built (m->unbuilt rows): a
+ * row that says so, where its tables would be. */
+static void netmap_unbuilt(struct gcb__tb *b, size_t d, const char *schedule,
+                           const struct gcb_netmap *m) {
+  static const char *const h[] = {"schedule", "rows", "not built", NULL};
+  char id[48], title[96];
+  snprintf(id, sizeof id, "netmap-%s-%zu", schedule, d);
+  snprintf(title, sizeof title, "Network map: %s (run %zu)", schedule, d + 1);
+  struct gcb_rtable *t = gcb__table_new(
+      b, id, title,
+      "the map was not built: no matrix or per-node table, its links and "
+      "paths not judged (see findings)",
+      h);
+  char **row = gcb__table_row(b, t, "info");
+  gcb__cell(b, row, 0, "%s", schedule);
+  gcb__cell(b, row, 1, "%d %s", m->unbuilt,
+            strcmp(schedule, "nodepairs") == 0 ? "nodes" : "ranks");
+  if (m->unbuilt > GCB_NETMAP_MAX_ROWS)
+    gcb__cell(b, row, 2, "more than the %d a matrix is built for",
+              GCB_NETMAP_MAX_ROWS);
+  else
+    gcb__cell(b, row, 2, "out of memory");
+}
+
 static void netmap_tables(struct gcb__tb *b) {
   for (size_t d = 0; d < b->rep->ndocs; d++)
     for (const char *const *s = gcb__netmap_schedules; *s != NULL; s++) {
       struct gcb_netmap m;
-      if (!gcb_netmap_read_model(model_of(b, d), *s, &m))
+      if (!gcb_netmap_read_model(model_of(b, d), *s, &m)) {
+        if (m.unbuilt > 0)
+          netmap_unbuilt(b, d, *s, &m);
         continue;
+      }
       if (m.n <= MAX_MATRIX) {
         netmap_matrix(b, d, *s, &m, false);
         if (!m.by_node) /* node pairs: bandwidth only */

@@ -1268,6 +1268,28 @@ Test(render, a_network_map_too_big_for_a_table_says_so) {
   }
 }
 
+/* A map of more ranks than a matrix is built for has no matrix and no
+ * per-node table: the tables say it was not built. */
+Test(render, a_network_map_not_built_says_so) {
+  int n = GCB_NETMAP_MAX_ROWS + 1;
+  json_t *tree = fx_doc(n, n, 8, "Test CPU");
+  double fig = 10;
+  fx_add_case(tree, fx_case("netmap", "bw",
+                            "{\"measure\": \"bandwidth\", \"schedule\": "
+                            "\"alone\", \"src\": 0, \"dst\": 1}",
+                            "GB/s", &fig, 1, 0.01, NULL));
+  struct built b;
+  tables_build(&b, &tree, 1);
+  cr_expect_null(table_id(&b, "netmap-nodes-alone-0", NULL));
+  const struct gcb_rtable *t = table_id(&b, "netmap-alone-0", NULL);
+  cr_assert_not_null(t, "a note that the map was not built");
+  cr_expect_str_eq(cell_of(t, 0, "rows"), "4097 ranks");
+  cr_expect_str_eq(cell_of(t, 0, "not built"),
+                   "more than the 4096 a matrix is built for");
+  tables_free(&b);
+  json_decref(tree);
+}
+
 /* A node's ranks in the per-node network map table: cut where they do not
  * fit, with "..." that says so. */
 Test(render, a_cut_rank_list_of_a_node_says_so) {
