@@ -203,7 +203,8 @@ static void print_na(FILE *out, const struct gcb_report *rep,
 }
 
 /* The burn-in tables (a row per rank: sustained, peak, onset and cause
- * of a fall), whole: a burn's answer per rank is short enough. */
+ * of a fall), whole: a burn's answer per rank is short enough; its first
+ * 16 columns, with a count of any more. */
 static void print_burn(FILE *out, const struct gcb_report *rep) {
   const struct gcb_rtables *ts = rep->tables;
   for (size_t i = 0; ts != NULL && i < ts->n; i++) {
@@ -217,6 +218,8 @@ static void print_burn(FILE *out, const struct gcb_report *rep) {
     put(out, t->title, 0, 4096, false);
     fputc('\n', out);
     print_table(out, t, cols, n, t->nrows);
+    if (t->ncols > n)
+      fprintf(out, "  (%zu more columns in report.md)\n", t->ncols - n);
   }
 }
 

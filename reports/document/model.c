@@ -697,8 +697,13 @@ void gcb_model_case_title(const struct gcb_model_case *c, char *buf,
                           size_t size) {
   if (size == 0)
     return;
-  snprintf(buf, size, "%s: %s", c->bench, c->label);
+  int n = snprintf(buf, size, "%s: %s", c->bench, c->label);
+  bool cut = n > 0 && (size_t)n >= size && size > 3;
+  if (cut)
+    buf[size - 4] = '\0';
   gcb__view_trim_partial(buf);
+  if (cut)
+    strcat(buf, "..."); /* the reader sees the title was cut */
 }
 
 double gcb_model_param_num(const struct gcb_model_case *c, const char *key) {

@@ -371,7 +371,8 @@ long long gcb_model_col_rank(const struct gcb_model_case *c, size_t i,
  * NULL skips none). The sweep key, the one definition of a sweep every
  * report uses: the key without the parameters a sweep varies (size, bytes,
  * count, inplace), then the transport (GCB_VIEW_SWEEP_KEY bytes hold any
- * that is not truncated). The title: "bench: label", truncated likewise.
+ * that is not truncated). The title: "bench: label", ending with "..."
+ * where it is cut to fit.
  */
 void gcb_model_case_key(const struct gcb_model_case *c, char *buf, size_t size);
 void gcb_model_case_key_except(const struct gcb_model_case *c,

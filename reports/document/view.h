@@ -71,11 +71,13 @@ struct gcb_place {
  * ("ch4:ucx"), and the run.environment settings that choose a transport
  * (UCX_TLS, MPIR_CVAR_CH4_NETMOD, FI_PROVIDER, ...) where they were set:
  * "MPICH 4.0.2 ch4:ucx; UCX_TLS=sm,self". "" when software.mpi is absent.
+ * Returns the line's length uncut, as snprintf does (size 0: only that).
  */
-void gcb_view_mpi_line(const json_t *root, char *buf, size_t size);
+size_t gcb_view_mpi_line(const json_t *root, char *buf, size_t size);
 
 /* The same from the document's model (model.h). */
-void gcb_view_mpi_line_model(const struct gcb_model *m, char *buf, size_t size);
+size_t gcb_view_mpi_line_model(const struct gcb_model *m, char *buf,
+                               size_t size);
 
 /* The start-up MPI probe's reading (run.mpi_probe), per pair: "8 B
  * one-way 410 ns (ranks 0-1, same node); 2.1 us (ranks 0-4, two nodes)",

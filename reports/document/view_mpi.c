@@ -8,6 +8,7 @@
  * 3.4a2)"); the line keeps its name and version only. And the start-up
  * MPI probe's reading (gcb_view_mpi_probe_line), for the live table.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -52,50 +53,65 @@ static void library_name(const char *text, char *buf, size_t size) {
   snprintf(buf, size, "%.*s", (int)trimmed(text, n), text);
 }
 
-/* The line from the header's texts: software.mpi, software.mpi_device and
- * each transport variable's value (vars[i] for transport_vars[i], NULL
- * where it was not set). */
-static void mpi_line(const char *mpi, const char *device,
-                     const char *const vars[], char *buf, size_t size) {
-  char line[1024], name[96];
-  if (mpi[0] == '\0') {
-    gcb_view_copy(buf, size, "");
-    return;
-  }
-  library_name(mpi, name, sizeof name);
-  size_t at = (size_t)snprintf(line, sizeof line, "%s%s%s", name,
-                               device[0] ? " " : "", device);
-  const char *sep = "; ";
-  for (size_t i = 0; i < NVARS && at < sizeof line; i++) {
-    if (vars[i] == NULL)
-      continue;
-    at += (size_t)snprintf(line + at, sizeof line - at, "%s%s=%s", sep,
-                           transport_vars[i], vars[i]);
-    sep = ", ";
-  }
-  gcb_view_copy(buf, size, line); /* cut at a character, not in one */
+/* Appends printf text at buf + *at, counting what does not fit too (as
+ * snprintf does). */
+static void add(char *buf, size_t size, size_t *at, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void add(char *buf, size_t size, size_t *at, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(*at < size ? buf + *at : NULL, *at < size ? size - *at : 0,
+                    fmt, ap);
+  va_end(ap);
+  *at += n > 0 ? (size_t)n : 0;
 }
 
-void gcb_view_mpi_line(const json_t *root, char *buf, size_t size) {
+/* The line from the header's texts: software.mpi, software.mpi_device and
+ * each transport variable's value (vars[i] for transport_vars[i], NULL
+ * where it was not set); returns its length uncut. */
+static size_t mpi_line(const char *mpi, const char *device,
+                       const char *const vars[], char *buf, size_t size) {
+  char name[96];
+  size_t at = 0;
+  if (size > 0)
+    buf[0] = '\0';
+  if (mpi[0] == '\0')
+    return 0;
+  library_name(mpi, name, sizeof name);
+  add(buf, size, &at, "%s%s%s", name, device[0] ? " " : "", device);
+  const char *sep = "; ";
+  for (size_t i = 0; i < NVARS; i++) {
+    if (vars[i] == NULL)
+      continue;
+    add(buf, size, &at, "%s%s=%s", sep, transport_vars[i], vars[i]);
+    sep = ", ";
+  }
+  if (at >= size && size > 0)
+    gcb__view_trim_partial(buf); /* cut at a character, not in one */
+  return at;
+}
+
+size_t gcb_view_mpi_line(const json_t *root, char *buf, size_t size) {
   const json_t *sw = gcb_view_obj(root, "software");
   const json_t *env = gcb_view_obj(gcb_view_obj(root, "run"), "environment");
   const char *vars[NVARS];
   for (size_t i = 0; i < NVARS; i++)
     vars[i] = json_string_value(json_object_get(env, transport_vars[i]));
-  mpi_line(gcb_view_str(sw, "mpi"), gcb_view_str(sw, "mpi_device"), vars, buf,
-           size);
+  return mpi_line(gcb_view_str(sw, "mpi"), gcb_view_str(sw, "mpi_device"), vars,
+                  buf, size);
 }
 
-void gcb_view_mpi_line_model(const struct gcb_model *m, char *buf,
-                             size_t size) {
+size_t gcb_view_mpi_line_model(const struct gcb_model *m, char *buf,
+                               size_t size) {
   const char *vars[NVARS];
   for (size_t i = 0; i < NVARS; i++) {
     const struct gcb_mvalue *v =
         gcb_mvalue_get(&m->run.environment, transport_vars[i]);
     vars[i] = v->type == GCB_MV_STRING ? v->text : NULL;
   }
-  mpi_line(gcb_mvalue_str(&m->run.software, "mpi"),
-           gcb_mvalue_str(&m->run.software, "mpi_device"), vars, buf, size);
+  return mpi_line(gcb_mvalue_str(&m->run.software, "mpi"),
+                  gcb_mvalue_str(&m->run.software, "mpi_device"), vars, buf,
+                  size);
 }
 
 void gcb_view_mpi_probe_line(const json_t *root, char *buf, size_t size) {

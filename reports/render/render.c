@@ -304,6 +304,13 @@ add(char *buf, size_t size, size_t *used, const char *fmt, ...) {
   *used += n > 0 ? (size_t)n : 0;
 }
 
+#define TEXT_OF(field) sizeof((struct gcb_location *)0)->field
+_Static_assert(TEXT_OF(ranks) + TEXT_OF(hostname) + TEXT_OF(bus_id) +
+                       TEXT_OF(link) + 5 * 24 + 48 <=
+                   GCB_REPORT_WHERE,
+               "a where fits GCB_REPORT_WHERE: 5 numbers, labels, texts");
+_Static_assert(TEXT_OF(hostname) + 48 <= 224, "a where's part fits add()");
+
 void gcb_report_where(const struct gcb_report *rep, const struct gcb_finding *f,
                       char *buf, size_t size) {
   const struct gcb_location *w = &f->where;

@@ -148,7 +148,7 @@ static void case_findings(struct suite *s, const struct gcb_report *rep,
   for (size_t i = case_fails_first(cf, doc, title);
        i < cf->n && cmp_where(cf->items[i], doc, title) == 0; i++) {
     const struct gcb_finding *f = cf->items[i];
-    char where[320];
+    char where[GCB_REPORT_WHERE];
     gcb_report_where(rep, f, where, sizeof where);
     if (n++ == 0)
       open_child(s, "failure", f->kind->name, f->explanation);

@@ -253,7 +253,7 @@ static void findings_table(struct gcb__tb *b) {
   struct gcb_rtable *t = gcb__table_new(b, "findings", "Findings", NULL, h);
   for (size_t i = 0; t != NULL && i < fs->n; i++) {
     const struct gcb_finding *f = &fs->items[i];
-    char where[320];
+    char where[GCB_REPORT_WHERE];
     gcb_report_where(b->rep, f, where, sizeof where);
     char **r = gcb__table_row(b, t, gcb_severity_name(f->severity));
     gcb__cell(b, r, 0, "%s", gcb_severity_name(f->severity));
@@ -839,12 +839,10 @@ static void cases_table(struct gcb__tb *b) {
       const struct gcb_model_case *c = &m->cases[i];
       const struct gcb_model_summary *s = &c->summary;
       char **r = doc_row(b, t, s->wrong > 0 ? "fail" : NULL, d);
-      char title[160];
-      gcb_model_case_title(c, title, sizeof title);
       struct gcb_model_summary v;
       const char *unit, *in_unit = case_spread(c, &v);
       double k = gcb_unit_scale(fabs(v.median), in_unit, &unit);
-      gcb__cell(b, r, 0, "%s", title);
+      gcb__cell(b, r, 0, "%s: %s", c->bench, c->label); /* the case title */
       gcb__cell(b, r, 1, "%s", unit);
       gcb__cell(b, r, 2, "%lld", s->ranks >= 0 ? s->ranks : 0);
       gcb__cell_num(b, r, 3, v.median * k);
@@ -882,9 +880,7 @@ static void imbalance_table(struct gcb__tb *b) {
         continue;
       bool high = im.imbalance * 100 > b->rep->thresholds->imbalance_pct;
       char **r = doc_row(b, t, high ? "warn" : NULL, d);
-      char title[160];
-      gcb_model_case_title(c, title, sizeof title);
-      gcb__cell(b, r, 0, "%s", title);
+      gcb__cell(b, r, 0, "%s: %s", c->bench, c->label); /* the case title */
       gcb__cell(b, r, 1, "%zu", im.ranks);
       /* Nominal work: its ranks' times are not shown, their ratios
        * (imbalance, CV) hold whatever the size. */
@@ -962,20 +958,31 @@ static bool row_note(struct gcb__tb *b, char **r, size_t col, size_t d,
  * on the host backend, whose transport is MPI, the library, device and
  * transport settings the document records (gcb_view_mpi_line, as the live
  * table's header names them). */
-static void sweep_title(const struct gcb_model *m,
-                        const struct gcb_model_case *c, size_t run,
-                        size_t nruns, char *buf, size_t size) {
+static char *sweep_title(const struct gcb_model *m,
+                         const struct gcb_model_case *c, size_t run,
+                         size_t nruns) {
   const char *redop = gcb_model_param_str(c, "redop");
-  char pre[32] = "", mpi[192] = "";
+  bool host = strcmp(c->backend, "host") == 0,
+       red = redop[0] && strcmp(redop, "none");
+  size_t n = host ? gcb_view_mpi_line_model(m, NULL, 0) : 0;
+  char pre[32] = "", *mpi = malloc(n + 1);
+  if (mpi == NULL)
+    return NULL;
+  mpi[0] = '\0';
+  if (host)
+    gcb_view_mpi_line_model(m, mpi, n + 1);
   if (nruns > 1)
     snprintf(pre, sizeof pre, "run %zu: ", run + 1);
-  if (strcmp(c->backend, "host") == 0)
-    gcb_view_mpi_line_model(m, mpi, sizeof mpi);
-  snprintf(buf, size, "%sCollective %s %s%s%s (%s%s%s)", pre, c->op,
-           gcb_model_param_str(c, "type"),
-           redop[0] && strcmp(redop, "none") ? " " : "",
-           redop[0] && strcmp(redop, "none") ? redop : "", c->backend,
-           mpi[0] ? ": " : "", mpi);
+  const char *fmt = "%sCollective %s %s%s%s (%s%s%s)";
+  const char *type = gcb_model_param_str(c, "type");
+  int len = snprintf(NULL, 0, fmt, pre, c->op, type, red ? " " : "",
+                     red ? redop : "", c->backend, mpi[0] ? ": " : "", mpi);
+  char *title = len < 0 ? NULL : malloc((size_t)len + 1);
+  if (title != NULL)
+    snprintf(title, (size_t)len + 1, fmt, pre, c->op, type, red ? " " : "",
+             red ? redop : "", c->backend, mpi[0] ? ": " : "", mpi);
+  free(mpi);
+  return title;
 }
 
 /* The row of size `bytes` in t (rows are kept in order of first sight),
@@ -1057,16 +1064,18 @@ static void sweep_table(struct gcb__tb *b, size_t d, const size_t *of, size_t k,
       "lateness (us)"};
   bool marks = sweep_marked(b, d, of, k);
   h[17] = marks ? "note" : NULL;
-  char id[32], title[320];
+  char id[32];
   const struct gcb_model *m = model_of(b, d);
   snprintf(id, sizeof id, "coll-%zu", index + 1);
-  sweep_title(m, first, d, b->rep->ndocs, title, sizeof title);
+  char *title = sweep_title(m, first, d, b->rep->ndocs);
+  b->oom |= title == NULL;
   struct gcb_rtable *t = gcb__table_new(
-      b, id, title,
+      b, id, title != NULL ? title : "",
       marks ? INTRO "; \xe2\x96\xb2 marks a row far off its neighbours' "
                     "log-log trend or its latency floor (see findings)"
             : INTRO,
       h);
+  free(title);
   double *sizes = malloc((m->ncases + 1) * sizeof *sizes);
   b->oom |= sizes == NULL;
   for (size_t i = 0; t != NULL && sizes != NULL && i < m->ncases; i++) {
@@ -1247,12 +1256,39 @@ bool gcb__netmap_home(const struct gcb_netmap *m, size_t doc,
   return true;
 }
 
+/* A map the document has but that was not built (m->unbuilt rows): a
+ * row that says so, where its tables would be. */
+static void netmap_unbuilt(struct gcb__tb *b, size_t d, const char *schedule,
+                           const struct gcb_netmap *m) {
+  static const char *const h[] = {"schedule", "rows", "not built", NULL};
+  char id[48], title[96];
+  snprintf(id, sizeof id, "netmap-%s-%zu", schedule, d);
+  snprintf(title, sizeof title, "Network map: %s (run %zu)", schedule, d + 1);
+  struct gcb_rtable *t = gcb__table_new(
+      b, id, title,
+      "the map was not built: no matrix or per-node table, its links and "
+      "paths not judged (see findings)",
+      h);
+  char **row = gcb__table_row(b, t, "info");
+  gcb__cell(b, row, 0, "%s", schedule);
+  gcb__cell(b, row, 1, "%d %s", m->unbuilt,
+            strcmp(schedule, "nodepairs") == 0 ? "nodes" : "ranks");
+  if (m->unbuilt > GCB_NETMAP_MAX_ROWS)
+    gcb__cell(b, row, 2, "more than the %d a matrix is built for",
+              GCB_NETMAP_MAX_ROWS);
+  else
+    gcb__cell(b, row, 2, "out of memory");
+}
+
 static void netmap_tables(struct gcb__tb *b) {
   for (size_t d = 0; d < b->rep->ndocs; d++)
     for (const char *const *s = gcb__netmap_schedules; *s != NULL; s++) {
       struct gcb_netmap m;
-      if (!gcb_netmap_read_model(model_of(b, d), *s, &m))
+      if (!gcb_netmap_read_model(model_of(b, d), *s, &m)) {
+        if (m.unbuilt > 0)
+          netmap_unbuilt(b, d, *s, &m);
         continue;
+      }
       if (m.n <= MAX_MATRIX) {
         netmap_matrix(b, d, *s, &m, false);
         if (!m.by_node) /* node pairs: bandwidth only */

@@ -830,6 +830,31 @@ static void terminal_100(FILE *out, const struct gcb_report *rep) {
   gcb__print_report_summary(out, rep, "out", 100);
 }
 
+/* A burn-in table wider than the terminal's 16 columns says how many
+ * columns it left out. */
+Test(diagnose, the_terminal_counts_burn_columns_left_out) {
+  struct dx x;
+  gpu8(&x);
+  struct gcb_report rep = report_of(&x);
+  char *cells[2 * 18];
+  bool numeric[18] = {false};
+  for (size_t i = 0; i < 2 * 18; i++)
+    cells[i] = i < 18 ? "head" : "1";
+  struct gcb_rtable t = {.id = "burn-0-0",
+                         .title = "Burn-in wide",
+                         .ncols = 18,
+                         .nrows = 1,
+                         .cells = cells,
+                         .numeric = numeric};
+  struct gcb_rtables ts = {.items = &t, .n = 1};
+  rep.tables = &ts;
+  char *text = render(&rep, terminal);
+  cr_expect_not_null(strstr(text, "\n  (2 more columns in report.md)\n"), "%s",
+                     text);
+  free(text);
+  done(&x);
+}
+
 Test(diagnose, the_terminal_opens_with_the_verdict_and_every_root_cause) {
   struct dx x;
   gpu8(&x);

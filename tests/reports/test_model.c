@@ -165,6 +165,10 @@ static void expect_keys(const struct gcb_model *m, const char *doc) {
     gcb_model_case_key(mc, b, 12);
     cr_expect_eq(strlen(b), 11, "%s: short key", doc);
     cr_expect(strncmp(b, known_keys[k].key, 11) == 0, "%s: short key", doc);
+    /* a cut title ends with "..." that says so */
+    gcb_model_case_title(mc, b, 12);
+    cr_expect_str_eq(b + 8, "...", "%s: short title %s", doc, b);
+    cr_expect(strncmp(b, known_keys[k].title, 8) == 0, "%s: short title", doc);
   }
 }
 

@@ -1204,6 +1204,60 @@ Test(render, a_gpu_names_every_rank_that_uses_it) {
   json_decref(tree);
 }
 
+/* A finding's where cell names every part of its location whole, each
+ * text as long as its field holds. */
+Test(render, a_finding_where_is_whole) {
+  json_t *tree = coll_doc(1, 1);
+  struct built b;
+  tables_build(&b, &tree, 1);
+  gcb_rtables_free(&b.ts);
+  memset(&b.ts, 0, sizeof b.ts);
+  struct gcb_finding *f =
+      gcb_findings_push(&b.fs, GCB_SEV_WARN, &gcb_kinds[GCB_KIND_RUN_STATUS]);
+  cr_assert_not_null(f);
+  struct gcb_location *w = &f->where;
+  w->rank = 1;
+  w->node = 123456789;
+  w->gpu = 7;
+  memset(w->ranks, '1', sizeof w->ranks - 1);
+  memset(w->hostname, 'h', sizeof w->hostname - 1);
+  memset(w->bus_id, 'b', sizeof w->bus_id - 1);
+  memset(w->link, 'l', sizeof w->link - 1);
+  w->link[sizeof w->link - 2] = 'L';
+  struct gcb_report rep = {.docs = b.docs, .ndocs = 1, .findings = &b.fs};
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_report_tables(&rep, &b.ts, &err), GCB_OK, "%s", err.msg);
+  const struct gcb_rtable *t = table_id(&b, "findings", NULL);
+  cr_assert_not_null(t);
+  const char *where = cell_of(t, 0, "where");
+  cr_expect_str_eq(where + strlen(where) - 2, "lL", "%s", where);
+  cr_expect_not_null(strstr(where, w->hostname));
+  tables_free(&b);
+  gcb_findings_free(&b.fs);
+  json_decref(tree);
+}
+
+/* A host sweep's title names every transport setting the run recorded,
+ * however long they are. */
+Test(render, a_sweep_title_names_every_transport_setting) {
+  json_t *tree = coll_doc(1, 1), *env = json_object();
+  char devs[400] = "mlx5_0:1";
+  for (int i = 1; i < 40; i++)
+    snprintf(devs + strlen(devs), sizeof devs - strlen(devs), ",mlx5_%d:1", i);
+  json_object_set_new(env, "UCX_NET_DEVICES", json_string(devs));
+  json_object_set_new(env, "OMPI_MCA_btl", json_string("^openib,tcp"));
+  json_object_set_new(json_object_get(tree, "run"), "environment", env);
+  struct built b;
+  tables_build(&b, &tree, 1);
+  const struct gcb_rtable *t = table_id(&b, "coll-1", NULL);
+  cr_assert_not_null(t);
+  cr_expect_not_null(strstr(t->title, devs), "%s", t->title);
+  cr_expect_str_eq(t->title + strlen(t->title) - 27,
+                   ", OMPI_MCA_btl=^openib,tcp)", "%s", t->title);
+  tables_free(&b);
+  json_decref(tree);
+}
+
 /* A network map of n ranks on `nodes` nodes, every pair at 10 GB/s. */
 static json_t *netmap_doc(int n, int nodes) {
   json_t *doc = fx_doc(n, nodes, 2 * n, "Test CPU");
@@ -1244,6 +1298,28 @@ Test(render, a_network_map_too_big_for_a_table_says_so) {
     tables_free(&b);
     json_decref(tree);
   }
+}
+
+/* A map of more ranks than a matrix is built for has no matrix and no
+ * per-node table: the tables say it was not built. */
+Test(render, a_network_map_not_built_says_so) {
+  int n = GCB_NETMAP_MAX_ROWS + 1;
+  json_t *tree = fx_doc(n, n, 8, "Test CPU");
+  double fig = 10;
+  fx_add_case(tree, fx_case("netmap", "bw",
+                            "{\"measure\": \"bandwidth\", \"schedule\": "
+                            "\"alone\", \"src\": 0, \"dst\": 1}",
+                            "GB/s", &fig, 1, 0.01, NULL));
+  struct built b;
+  tables_build(&b, &tree, 1);
+  cr_expect_null(table_id(&b, "netmap-nodes-alone-0", NULL));
+  const struct gcb_rtable *t = table_id(&b, "netmap-alone-0", NULL);
+  cr_assert_not_null(t, "a note that the map was not built");
+  cr_expect_str_eq(cell_of(t, 0, "rows"), "4097 ranks");
+  cr_expect_str_eq(cell_of(t, 0, "not built"),
+                   "more than the 4096 a matrix is built for");
+  tables_free(&b);
+  json_decref(tree);
 }
 
 /* A node's ranks in the per-node network map table: cut where they do not
