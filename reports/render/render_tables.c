@@ -1200,11 +1200,12 @@ static void netmap_nodes_table(struct gcb__tb *b, size_t d,
       "node",        "host",         "ranks", "pairs",          "slow",
       "median GB/s", "others' GB/s", "share", "median latency", NULL};
   struct gcb_netmap_node *agg = calloc((size_t)m->nodes + 1, sizeof *agg);
-  if (agg == NULL) {
+  if (agg == NULL ||
+      !gcb_netmap_nodes(m, b->rep->thresholds->link_pct / 100, agg)) {
+    free(agg);
     b->oom = true;
     return;
   }
-  gcb_netmap_nodes(m, b->rep->thresholds->link_pct / 100, agg);
   char id[48], title[96];
   snprintf(id, sizeof id, "netmap-nodes-%s-%zu", schedule, d);
   snprintf(title, sizeof title, "Network map per node: %s (run %zu)", schedule,
