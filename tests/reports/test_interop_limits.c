@@ -617,3 +617,23 @@ Test(interop_limits, nvbandwidth_names_arrive_whole) {
   gcb_model_free(r);
   free(t.s);
 }
+
+/* An OSU program's name from its title line reaches the report whole (it
+ * was cut at 95 bytes, the title line at 159, without a word). */
+Test(interop_limits, osu_benchmark_name_arrives_whole) {
+  char bench[301];
+  memset(bench, 'b', 300);
+  memcpy(bench + 295, " tail", 5);
+  bench[300] = '\0';
+  struct text t = {0};
+  struct gcb_model *r;
+  struct gcb_err err = {0};
+  add(&t, "# OSU MPI %s Test v7.1\n", bench);
+  add(&t, "# Size  Latency (us)\n1   2.5\n");
+  cr_assert_eq(parse(&t, "osu.txt", &r, &err), GCB_OK, "%s", err.msg);
+  char label[400];
+  snprintf(label, sizeof label, "OSU %s 1B: Latency (us)", bench);
+  cr_expect_not_null(labelled(r, label), "no case labelled %s", label);
+  gcb_model_free(r);
+  free(t.s);
+}
