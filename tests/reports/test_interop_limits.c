@@ -637,3 +637,27 @@ Test(interop_limits, osu_benchmark_name_arrives_whole) {
   gcb_model_free(r);
   free(t.s);
 }
+
+/* A GPU's name in a nccl-tests device line reaches the report whole (it
+ * was cut at 127 bytes, without a word). */
+Test(interop_limits, a_log_gpu_name_arrives_whole) {
+  char gpu[301];
+  memset(gpu, 'g', 300);
+  memcpy(gpu + 100, " and ", 5);
+  memcpy(gpu + 295, " tail", 5);
+  gpu[300] = '\0';
+  struct text t = {0};
+  struct gcb_model *r;
+  struct gcb_err err = {0};
+  add(&t, "# nThread 1 nGpus 1 minBytes 8 maxBytes 8\n");
+  add(&t, "#  Rank  0 Group  0 Pid  6900 on h device  0 [0000:01:00] %s\n",
+      gpu);
+  add(&t, "%s", header);
+  row(&t, 8);
+  add(&t, "# Avg bus bandwidth    : 1.75\n");
+  cr_assert_eq(parse(&t, "gpu.log", &r, &err), GCB_OK, "%s", err.msg);
+  cr_assert_eq(r->nranks, 1);
+  cr_expect_str_eq(r->ranks[0].device_name, gpu);
+  gcb_model_free(r);
+  free(t.s);
+}
