@@ -376,15 +376,23 @@ static enum gcb_status device_line(struct gcb__coll_log *x, char **tok,
   }
   if (rank < 0 || rank > 1 << 20)
     return GCB_OK;
-  char gpu[128] = "", canon[32] = "", raw[40];
+  char canon[32] = "", raw[40];
+  size_t len = 1; /* the GPU's name whole: its tokens joined by blanks */
   for (size_t k = name; k < n; k++)
-    snprintf(gpu + strlen(gpu), sizeof gpu - strlen(gpu), "%s%s",
-             k > name ? " " : "", tok[k]);
+    len += strlen(tok[k]) + 1;
+  char *gpu = malloc(len);
+  if (gpu == NULL)
+    return gcb__conv_nomem(x->cv);
+  gpu[0] = '\0';
+  for (size_t k = name, at = 0; k < n; k++)
+    at += (size_t)sprintf(gpu + at, "%s%s", k > name ? " " : "", tok[k]);
   snprintf(raw, sizeof raw, "%.*s", (int)strcspn(bus + (bus[0] == '['), "]"),
            bus + (bus[0] == '['));
   if (strchr(raw, ':') == NULL || !gcb_busid_canon(raw, canon, sizeof canon))
     canon[0] = '\0'; /* "[0x00]": the bus number alone says nothing */
-  return add_rank(x, rank, host, pid, gpu, canon, dev);
+  enum gcb_status st = add_rank(x, rank, host, pid, gpu, canon, dev);
+  free(gpu);
+  return st;
 }
 
 /* "nThread 1 nGpus 8 ... warmup iters: 5 iters: 20 ... validation: 1". */

@@ -38,16 +38,17 @@
  * once overflowed the statistics into "out of memory"). */
 #define GCB__NVBW_MAX_VALUE 1e15
 
+/* Names are whole, however long (on the heap, NULL: none). */
 struct nvbw_gpu {
-  char name[128], bus[32], host[128];
+  char *name, *host, bus[32];
 };
 
 /* A matrix being read: rows of `cols` cells (NAN for N/A). */
 struct nvbw_matrix {
   double *cell;
   size_t rows, cols, cap;
-  char unit[16];  /* "GB/s", "ns": from the description */
-  char desc[160]; /* nvbandwidth's description line */
+  char *unit; /* "GB/s", "ns": from the description */
+  char *desc; /* nvbandwidth's description line */
 };
 
 struct nvbw {
@@ -113,6 +114,19 @@ static const struct {
 };
 #define NKNOWN (sizeof known_tests / sizeof *known_tests)
 
+/* s[0..n) into *dst on the heap, replacing what was there: false on
+ * ENOMEM. */
+static bool nvbw_set(char **dst, const char *s, size_t n) {
+  char *copy = malloc(n + 1);
+  if (copy == NULL)
+    return false;
+  memcpy(copy, s, n);
+  copy[n] = '\0';
+  free(*dst);
+  *dst = copy;
+  return true;
+}
+
 /* Starts x and cv's run (tool version may be ""). */
 static void nvbw_begin(struct nvbw *x, struct gcb__conv *cv,
                        const char *version) {
@@ -129,33 +143,31 @@ static void nvbw_cuda(struct nvbw *x, long long version) {
   gcb__conv_software(x->cv, "cuda", v);
 }
 
-/* "0: NVIDIA H200 (00000000:19:00): (host)" (JSON) or "NVIDIA H200
- * (00000009:01:00)" (stdout, after "Device 0: "); false when the entry
- * has no bus id (the GPU is then known by name and index only). */
-static bool nvbw_parse_device(const char *s, bool with_index,
-                              struct nvbw_gpu *g) {
-  const char *name = s;
-  if (with_index) {
-    const char *colon = strchr(s, ':');
-    if (colon == NULL)
-      return false;
+/* GPU x->ngpus from "0: NVIDIA H200 (00000000:19:00): (host)" (JSON) or
+ * "NVIDIA H200 (00000009:01:00)" (stdout, after "Device 0: "), its name
+ * and host whole; an entry without a bus id is known by `fallback` and
+ * its index only. GCB_ENOMEM (said) or GCB_OK. */
+static enum gcb_status nvbw_device(struct nvbw *x, const char *s,
+                                   bool with_index, const char *fallback) {
+  struct nvbw_gpu *g = &x->gpu[x->ngpus++];
+  const char *name = s, *colon = with_index ? strchr(s, ':') : NULL;
+  if (colon != NULL)
     name = colon + 1 + (colon[1] == ' ');
-  }
   const char *open = strchr(name, '(');
   const char *close = open ? strchr(open, ')') : NULL;
   const char *host = close ? strstr(close, ": (") : NULL;
-  if (open == NULL || close == NULL)
-    return false;
   char bus[40];
-  snprintf(bus, sizeof bus, "%.*s", (int)(close - open - 1), open + 1);
-  if (!gcb_busid_canon(bus, g->bus, sizeof g->bus))
-    return false;
-  snprintf(g->name, sizeof g->name, "%.*s",
-           (int)(open - name - (open > name && open[-1] == ' ')), name);
-  if (host != NULL)
-    snprintf(g->host, sizeof g->host, "%.*s", (int)strcspn(host + 3, ")"),
-             host + 3);
-  return true;
+  if (close != NULL)
+    snprintf(bus, sizeof bus, "%.*s", (int)(close - open - 1), open + 1);
+  bool ok;
+  if ((with_index && colon == NULL) || close == NULL ||
+      !gcb_busid_canon(bus, g->bus, sizeof g->bus))
+    ok = nvbw_set(&g->name, fallback, strlen(fallback));
+  else
+    ok = nvbw_set(&g->name, name,
+                  (size_t)(open - name - (open > name && open[-1] == ' '))) &&
+         (host == NULL || nvbw_set(&g->host, host + 3, strcspn(host + 3, ")")));
+  return ok ? GCB_OK : gcb__conv_nomem(x->cv);
 }
 
 /* ---- matrices ----------------------------------------------------------- */
@@ -179,17 +191,21 @@ static bool nvbw_value_bad(const double *v, size_t n, long column, char *why,
   return false;
 }
 
-/* Empties x->m for the next matrix (description desc). */
-static void nvbw_matrix_start(struct nvbw *x, const char *desc) {
+/* Empties x->m for the next matrix (description desc[0..len), whole):
+ * GCB_ENOMEM (said) or GCB_OK. */
+static enum gcb_status nvbw_matrix_start(struct nvbw *x, const char *desc,
+                                         size_t len) {
   struct nvbw_matrix *m = &x->m;
   m->rows = m->cols = 0;
-  snprintf(m->desc, sizeof m->desc, "%s", desc ? desc : "");
+  if (!nvbw_set(&m->desc, desc, len))
+    return gcb__conv_nomem(x->cv);
   /* The unit is the description's last parenthesis: "(GB/s)", "(ns)". */
   const char *open = strrchr(m->desc, '(');
   size_t n = open ? strcspn(open + 1, ")") : 0;
-  snprintf(m->unit, sizeof m->unit, "%.*s", (int)n, open ? open + 1 : "");
-  if (m->unit[0] == '\0' || strchr(m->unit, ' ') != NULL)
-    snprintf(m->unit, sizeof m->unit, "GB/s");
+  bool ok = n > 0 && memchr(open + 1, ' ', n) == NULL
+                ? nvbw_set(&m->unit, open + 1, n)
+                : nvbw_set(&m->unit, "GB/s", 4);
+  return ok ? GCB_OK : gcb__conv_nomem(x->cv);
 }
 
 /* Appends a row of n cells to x->m: GCB_OK; GCB_ENOMEM (said); or
@@ -247,14 +263,17 @@ static enum gcb_status imported(struct nvbw *x, const char *name, size_t part,
   double v = cell(&x->m, r, c);
   if (isnan(v))
     return GCB_OK;
-  char label[200];
-  snprintf(label, sizeof label, "%s [%zu][%zu]%s", name, r, c,
-           part ? " (a further matrix)" : "");
+  char *label = gcb__text_printf("%s [%zu][%zu]%s", name, r, c,
+                                 part ? " (a further matrix)" : "");
   json_t *p = json_pack("{s:I, s:I, s:I, s:s}", "row", (json_int_t)r, "col",
                         (json_int_t)c, "matrix", (json_int_t)part,
                         "description", x->m.desc);
-  return gcb__conv_figure(x->cv, "nvbandwidth", name, label, p, x->m.unit, v,
-                          line);
+  enum gcb_status st = label == NULL
+                           ? (json_decref(p), gcb__conv_nomem(x->cv))
+                           : gcb__conv_figure(x->cv, "nvbandwidth", name, label,
+                                              p, x->m.unit, v, line);
+  free(label);
+  return st;
 }
 
 /* Row 0 of a host-device matrix: one case, one figure per GPU. */
@@ -316,11 +335,13 @@ static enum gcb_status p2p(struct nvbw *x, size_t t, const char *name,
         continue;
       }
       size_t a = reads_column(t) ? c : r, b = reads_column(t) ? r : c;
-      char label[160];
-      snprintf(label, sizeof label, "%s GPU%zu->GPU%zu", name, a, b);
+      char *label = gcb__text_printf("%s GPU%zu->GPU%zu", name, a, b);
       long long rank = (long long)a;
-      st = nominal(x->cv, GCB_BENCH_P2P, label, pair_params(x, t, name, a, b),
-                   &rank, &v, 1, line);
+      st = label == NULL
+               ? gcb__conv_nomem(x->cv)
+               : nominal(x->cv, GCB_BENCH_P2P, label,
+                         pair_params(x, t, name, a, b), &rank, &v, 1, line);
+      free(label);
     }
   return st;
 }
@@ -356,28 +377,35 @@ static enum gcb_status nvbw_emit(struct nvbw *x, const char *name, bool primary,
 /* nvbandwidth's SUM of a testcase, an imported figure in x->m's unit. */
 static enum gcb_status nvbw_sum(struct nvbw *x, const char *name, double sum,
                                 int line) {
-  char label[160], why[128];
+  char why[128];
   if (nvbw_value_bad(&sum, 1, -1, why, sizeof why))
     return line > 0 ? gcb__conv_bad_line(x->cv, line, "%s: SUM: %s", name, why)
                     : gcb__conv_bad(x->cv, "%s: SUM: %s", name, why);
-  snprintf(label, sizeof label, "%s: SUM", name);
-  return gcb__conv_figure(x->cv, "nvbandwidth", "sum", label,
-                          json_pack("{s:s}", "testcase", name),
-                          x->m.unit[0] ? x->m.unit : "GB/s", sum, line);
+  char *label = gcb__text_printf("%s: SUM", name);
+  enum gcb_status st =
+      label == NULL
+          ? gcb__conv_nomem(x->cv)
+          : gcb__conv_figure(x->cv, "nvbandwidth", "sum", label,
+                             json_pack("{s:s}", "testcase", name),
+                             x->m.unit ? x->m.unit : "GB/s", sum, line);
+  free(label);
+  return st;
 }
 
 /* ranks[] (one per GPU) and the one node. */
 static enum gcb_status machine(struct nvbw *x) {
   size_t n = x->ngpus > x->widest ? x->ngpus : x->widest;
   n = n > GCB__NVBW_MAX_GPUS ? GCB__NVBW_MAX_GPUS : n;
-  const char *host =
-      x->ngpus > 0 && x->gpu[0].host[0] ? x->gpu[0].host : "unknown";
+  const char *host = x->ngpus > 0 && x->gpu[0].host && x->gpu[0].host[0]
+                         ? x->gpu[0].host
+                         : "unknown";
   enum gcb_status st =
       gcb__conv_node(x->cv, host) == 0 ? GCB_OK : gcb__conv_nomem(x->cv);
   for (size_t g = 0; g < n && st == GCB_OK; g++) {
     const struct nvbw_gpu *d = g < x->ngpus ? &x->gpu[g] : NULL;
-    st = gcb__conv_rank(x->cv, (long long)g, host, 0, d != NULL ? d->name : "",
-                        d ? d->bus : "", (long long)g);
+    st = gcb__conv_rank(x->cv, (long long)g, host, 0,
+                        d != NULL && d->name ? d->name : "", d ? d->bus : "",
+                        (long long)g);
   }
   gcb__conv_run_set(x->cv, "ranks", gcb__mvalue_int((long long)n));
   return st;
@@ -389,7 +417,13 @@ static enum gcb_status machine(struct nvbw *x) {
 static enum gcb_status nvbw_end(struct nvbw *x, enum gcb_status st) {
   if (st == GCB_OK)
     st = machine(x);
+  for (size_t g = 0; g < x->ngpus; g++) {
+    free(x->gpu[g].name);
+    free(x->gpu[g].host);
+  }
   free(x->m.cell);
+  free(x->m.desc);
+  free(x->m.unit);
   free(x);
   return st;
 }
@@ -413,7 +447,7 @@ static enum gcb_status nvbw_end(struct nvbw *x, enum gcb_status st) {
  */
 struct text {
   struct nvbw *x;
-  char name[128];    /* the testcase being read ("" until named) */
+  char *name;        /* the testcase being read (NULL until named) */
   size_t matrices;   /* finished matrices of this testcase */
   bool in_matrix;    /* a description seen, its rows being read */
   bool have_columns; /* the column index line seen */
@@ -439,7 +473,7 @@ static int text_detect(const struct gcb__sniff *s, char *why, size_t size) {
 static enum gcb_status end_matrix(struct text *t, bool primary, int line) {
   enum gcb_status st = GCB_OK;
   if (t->in_matrix && t->x->m.rows > 0)
-    st = nvbw_emit(t->x, t->name[0] ? t->name : "unnamed testcase", primary,
+    st = nvbw_emit(t->x, t->name ? t->name : "unnamed testcase", primary,
                    t->matrices, line);
   t->matrices += t->in_matrix;
   t->in_matrix = t->have_columns = false;
@@ -452,12 +486,13 @@ static enum gcb_status sum_line(struct text *t, char **tok, size_t n,
   double v;
   if (n != 3 || !gcb__token_number(tok[2], &v))
     return GCB_OK;
-  if (t->name[0] == '\0')
-    snprintf(t->name, sizeof t->name, "%s", tok[1]);
+  if (t->name == NULL && !nvbw_set(&t->name, tok[1], strlen(tok[1])))
+    return gcb__conv_nomem(t->x->cv);
   enum gcb_status st = end_matrix(t, true, line);
   if (st == GCB_OK)
     st = nvbw_sum(t->x, t->name, v, line);
-  t->name[0] = '\0';
+  free(t->name);
+  t->name = NULL;
   t->matrices = 0;
   return st;
 }
@@ -484,8 +519,7 @@ static enum gcb_status matrix_line(struct text *t, struct gcb__lines *r) {
   char why[128];
   if (nvbw_value_bad(v + 1, n - 1, 0, why, sizeof why))
     return gcb__conv_bad_line(t->x->cv, line, "%s: row %zu: %s",
-                              t->name[0] ? t->name : "matrix", t->x->m.rows,
-                              why);
+                              t->name ? t->name : "matrix", t->x->m.rows, why);
   enum gcb_status st = GCB_EINPUT;
   if (!gcb__token_number(tok[0], &idx) || idx != (double)t->x->m.rows)
     snprintf(why, sizeof why, "the row does not follow the one before");
@@ -499,17 +533,19 @@ static enum gcb_status matrix_line(struct text *t, struct gcb__lines *r) {
   if (gcb__lines_cut(r))
     return GCB_OK;
   return gcb__conv_bad_line(t->x->cv, line, "%s: %s",
-                            t->name[0] ? t->name : "matrix", why);
+                            t->name ? t->name : "matrix", why);
 }
 
-/* The preamble: version, CUDA, driver, devices. */
-static void preamble(struct text *t, const struct gcb__line *l) {
-  char buf[256];
-  gcb__line_text(l, buf, sizeof buf);
+/* The preamble: version, CUDA, driver, devices, each whole. */
+static enum gcb_status preamble(struct text *t, const struct gcb__line *l) {
+  char *buf = NULL;
   struct gcb__conv *cv = t->x->cv;
+  if (!nvbw_set(&buf, l->at, l->len))
+    return gcb__conv_nomem(cv);
   const char *v;
   unsigned idx;
   int at = 0;
+  enum gcb_status st = GCB_OK;
   if ((v = strstr(buf, "nvbandwidth Version: ")) != NULL)
     cv->m->run.version = gcb__model_str(cv->m, v + 21);
   else if (strncmp(buf, "Driver Version: ", 16) == 0)
@@ -517,34 +553,33 @@ static void preamble(struct text *t, const struct gcb__line *l) {
   else if (strncmp(buf, "CUDA Runtime Version: ", 22) == 0)
     nvbw_cuda(t->x, strtoll(buf + 22, NULL, 10));
   else if (sscanf(buf, "Device %u: %n", &idx, &at) == 1 && at > 0 &&
-           idx < GCB__NVBW_MAX_GPUS && idx == t->x->ngpus) {
-    struct nvbw_gpu *g = &t->x->gpu[idx];
-    if (!nvbw_parse_device(buf + at, false, g))
-      snprintf(g->name, sizeof g->name, "%s", buf + at);
-    t->x->ngpus = idx + 1;
-  }
+           idx < GCB__NVBW_MAX_GPUS && idx == t->x->ngpus)
+    st = nvbw_device(t->x, buf + at, false, buf + at);
+  free(buf);
+  return st;
 }
 
 static enum gcb_status text_line(struct text *t, struct gcb__lines *r) {
   const struct gcb__line *l = &r->l;
-  char **tok = r->tok, desc[160];
+  char **tok = r->tok;
   size_t n = r->n;
   enum gcb_status st = GCB_OK;
   if (is_description(l)) {
     st = end_matrix(t, false, l->number);
-    gcb__line_text(l, desc, sizeof desc);
-    nvbw_matrix_start(t->x, desc);
+    if (st == GCB_OK)
+      st = nvbw_matrix_start(t->x, l->at, l->len);
     t->in_matrix = true;
   } else if (n == 2 && strcmp(tok[0], "Running") == 0) {
     st = end_matrix(t, true, l->number);
-    snprintf(t->name, sizeof t->name, "%.*s", (int)strcspn(tok[1], "."),
-             tok[1]);
+    if (st == GCB_OK && !nvbw_set(&t->name, tok[1], strcspn(tok[1], ".")))
+      st = gcb__conv_nomem(t->x->cv);
     t->matrices = 0;
   } else if (n >= 1 && strcmp(tok[0], "Waived:") == 0) {
     st = gcb__conv_skip(t->x->cv, "nvbandwidth",
-                        t->name[0] ? t->name : "a testcase", 0,
+                        t->name ? t->name : "a testcase", 0,
                         "nvbandwidth waived it (it does not name which)");
-    t->name[0] = '\0';
+    free(t->name);
+    t->name = NULL;
   } else if (n >= 1 && strcmp(tok[0], "SUM") == 0)
     st = sum_line(t, tok, n, l->number);
   else if (t->in_matrix && n > GCB__NVBW_MAX_GPUS + 1)
@@ -554,7 +589,7 @@ static enum gcb_status text_line(struct text *t, struct gcb__lines *r) {
   else if (t->in_matrix && n > 0)
     st = matrix_line(t, r);
   else
-    preamble(t, l);
+    st = preamble(t, l);
   return st;
 }
 
@@ -577,7 +612,8 @@ static enum gcb_status text_convert(struct gcb__conv *cv, const json_t *root) {
                            "the output ends at line %d inside a matrix of %s "
                            "(a timeout or a truncated copy): its finished "
                            "rows are kept",
-                           r.cut, t.name[0] ? t.name : "a testcase");
+                           r.cut, t.name ? t.name : "a testcase");
+  free(t.name);
   return nvbw_end(x, st);
 }
 
@@ -615,15 +651,13 @@ static int json_detect(const struct gcb__sniff *s, char *why, size_t size) {
  * kept). */
 static enum gcb_status device(void *ctx, const json_t *e) {
   struct nvbw *x = ctx;
-  size_t i = x->ngpus;
-  if (i >= GCB__NVBW_MAX_GPUS)
+  char fallback[32];
+  if (x->ngpus >= GCB__NVBW_MAX_GPUS)
     return GCB_OK;
   if (!json_is_string(e))
     return gcb__conv_bad(x->cv, "expected a string");
-  if (!nvbw_parse_device(json_string_value(e), true, &x->gpu[i]))
-    snprintf(x->gpu[i].name, sizeof x->gpu[i].name, "GPU %zu", i);
-  x->ngpus = i + 1;
-  return GCB_OK;
+  snprintf(fallback, sizeof fallback, "GPU %zu", x->ngpus);
+  return nvbw_device(x, json_string_value(e), true, fallback);
 }
 
 /* One row of bandwidth_matrix at the current path into x->m. */
@@ -677,8 +711,9 @@ static enum gcb_status json_testcase(void *ctx, const json_t *tc) {
   if (strcmp(s, "Passed") != 0 || mat == NULL)
     return gcb__conv_skip(cv, "nvbandwidth", n, 0, "nvbandwidth status %s", s);
   /* x->m starts empty for every testcase */
-  nvbw_matrix_start(x, json_string_value(desc));
-  if ((st = gcb__conv_each(cv, "bandwidth_matrix", mat, json_matrix_row, x)) ||
+  const char *d = desc ? json_string_value(desc) : "";
+  if ((st = nvbw_matrix_start(x, d, strlen(d))) ||
+      (st = gcb__conv_each(cv, "bandwidth_matrix", mat, json_matrix_row, x)) ||
       (st = nvbw_emit(x, n, true, 0, 0)))
     return st;
   double total = gcb__conv_number(sum);

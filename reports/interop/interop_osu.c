@@ -36,6 +36,7 @@
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "reports/interop/interop_int.h"
@@ -60,7 +61,7 @@ struct gcb__osu_op {
 
 struct gcb__osu {
   struct gcb__conv *cv;
-  char bench[96]; /* "Allreduce Latency", from the title line */
+  char *bench; /* "Allreduce Latency", from the title line, whole (heap) */
   const struct gcb__osu_op *known; /* NULL: imported figures */
   char type[24];                   /* from "# Datatype: MPI_INT." */
   char col[GCB__OSU_MAX_COLS][40]; /* column names */
@@ -241,15 +242,21 @@ static int detect(const struct gcb__sniff *s, char *why, size_t size) {
 }
 
 /* "# OSU MPI Allreduce Latency Test v5.7.1" (also "MPI-CUDA", "OpenSHMEM"). */
-static void title(struct gcb__osu *o, const struct gcb__line *l) {
-  char t[160];
-  gcb__line_text(l, t, sizeof t);
+static enum gcb_status title(struct gcb__osu *o, const struct gcb__line *l) {
+  char *t = gcb__text_printf("%.*s", (int)l->len, l->at);
+  if (t == NULL)
+    return gcb__conv_nomem(o->cv);
   char *p = strstr(t, "OSU "), *end = strstr(t, " Test");
   p = p ? strchr(p + 4, ' ') : NULL; /* past "OSU MPI" */
+  free(o->bench);
   if (p == NULL || end == NULL || end <= p)
-    snprintf(o->bench, sizeof o->bench, "%s", t);
-  else
-    snprintf(o->bench, sizeof o->bench, "%.*s", (int)(end - p - 1), p + 1);
+    o->bench = t;
+  else {
+    o->bench = gcb__text_printf("%.*s", (int)(end - p - 1), p + 1);
+    free(t);
+    if (o->bench == NULL)
+      return gcb__conv_nomem(o->cv);
+  }
   o->type[0] = '\0';
   o->ncols = 0;
   o->started = true;
@@ -260,6 +267,7 @@ static void title(struct gcb__osu *o, const struct gcb__line *l) {
   /* OSU's point-to-point tests need exactly two processes */
   o->ranks = o->known && o->known->kind == GCB__OSU_PT2PT ? 2 : o->next_ranks;
   o->next_ranks = 0;
+  return GCB_OK;
 }
 
 /* "# Size   Avg Latency(us)   Min ..." (or osu_barrier's "# Avg
@@ -309,12 +317,15 @@ static enum gcb_status figure_row(struct gcb__osu *o, char **tok, double size,
     double v;
     if (strcmp(o->col[c], "Iterations") == 0 || !gcb__token_number(tok[c], &v))
       continue;
-    char unit[24], label[200];
+    char unit[24];
     unit_of(o->col[c], unit, sizeof unit);
-    snprintf(label, sizeof label, "OSU %s %.0fB: %s", o->bench, size,
-             o->col[c]);
+    char *label =
+        gcb__text_printf("OSU %s %.0fB: %s", o->bench, size, o->col[c]);
     json_t *p = json_pack("{s:f, s:s}", "size", size, "column", o->col[c]);
-    st = gcb__conv_figure(o->cv, "OSU", o->bench, label, p, unit, v, line);
+    st = label == NULL ? (json_decref(p), gcb__conv_nomem(o->cv))
+                       : gcb__conv_figure(o->cv, "OSU", o->bench, label, p,
+                                          unit, v, line);
+    free(label);
   }
   return st;
 }
@@ -422,8 +433,7 @@ static void datatype(struct gcb__osu *o, const struct gcb__line *l) {
 static enum gcb_status line(struct gcb__osu *o, struct gcb__lines *r) {
   const struct gcb__line *l = &r->l;
   if (gcb__line_starts(l, "# OSU ")) {
-    title(o, l);
-    return GCB_OK;
+    return title(o, l);
   }
   long long ranks = launcher_ranks(r->tok, r->n);
   if (ranks > 0) {
@@ -470,6 +480,7 @@ static enum gcb_status convert(struct gcb__conv *cv, const json_t *root) {
   if (st == GCB_OK && cv->m->ncases == 0 && cv->m->nskips == 0)
     st = gcb__conv_bad_line(cv, r.number, "no result rows");
   gcb__conv_run_set(cv, "ranks", gcb__mvalue_int(o.max_ranks));
+  free(o.bench);
   return st;
 }
 

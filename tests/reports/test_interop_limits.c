@@ -335,15 +335,14 @@ Test(interop_limits, osu_full_format_and_validation_columns) {
 /* An MPI type named with its width ("MPI_INT8_T", as MPI's C names go) is
  * that width: reading only the letters made it "int", 4 bytes. */
 Test(interop_limits, osu_datatype_with_a_width_keeps_it) {
-  static const char text[] =
-      "# OSU MPI Allreduce Latency Test v7.4\n"
-      "# Datatype: MPI_INT8_T.\n"
-      "# Size       Avg Latency(us)\n"
-      "4                       1.23\n"
-      "# OSU MPI Allreduce Latency Test v7.4\n"
-      "# Datatype: MPI_UINT64_T.\n"
-      "# Size       Avg Latency(us)\n"
-      "16                      1.50\n";
+  static const char text[] = "# OSU MPI Allreduce Latency Test v7.4\n"
+                             "# Datatype: MPI_INT8_T.\n"
+                             "# Size       Avg Latency(us)\n"
+                             "4                       1.23\n"
+                             "# OSU MPI Allreduce Latency Test v7.4\n"
+                             "# Datatype: MPI_UINT64_T.\n"
+                             "# Size       Avg Latency(us)\n"
+                             "16                      1.50\n";
   struct gcb_model *r = NULL;
   struct gcb_err err = {0};
   cr_assert_eq(conv(text, strlen(text), "osu.txt", &r, NULL, &err), GCB_OK,
@@ -548,6 +547,117 @@ Test(interop_limits, messages_naming_a_long_name_are_whole) {
   cr_assert_eq(parse(&t, path, &r, &err), GCB_OK, "%s", err.msg);
   cr_expect(ends_with(run_str(r, "status_reason"), "a finished run prints"),
             "%s", run_str(r, "status_reason"));
+  gcb_model_free(r);
+  free(t.s);
+}
+
+/* The case of r labelled `label`, or NULL. */
+static const struct gcb_model_case *labelled(const struct gcb_model *r,
+                                             const char *label) {
+  for (size_t i = 0; i < r->ncases; i++)
+    if (strcmp(r->cases[i].label, label) == 0)
+      return &r->cases[i];
+  return NULL;
+}
+
+/* What nvbandwidth names reaches the report whole, however long: the
+ * testcase (its figures' labels, its SUM), the description line, the GPU
+ * and host names (they were cut at 128 and 160 bytes, without a word). */
+static void expect_nvbw_names_whole(const struct gcb_model *r, const char *tc,
+                                    const char *desc, const char *gpu,
+                                    const char *host) {
+  char label[1200];
+  snprintf(label, sizeof label, "%s [0][0]", tc);
+  const struct gcb_model_case *c = labelled(r, label);
+  cr_assert_not_null(c, "no case labelled %s", label);
+  const struct gcb_mvalue *d = gcb_mvalue_get(&c->params, "description");
+  cr_expect_str_eq(d->type == GCB_MV_STRING ? d->text : "", desc);
+  cr_expect_str_eq(c->unit, "ns");
+  snprintf(label, sizeof label, "%s: SUM", tc);
+  cr_expect_not_null(labelled(r, label), "no case labelled %s", label);
+  cr_assert_geq(r->nranks, 1);
+  cr_expect_str_eq(r->ranks[0].device_name, gpu);
+  cr_expect_str_eq(r->ranks[0].hostname, host);
+}
+
+Test(interop_limits, nvbandwidth_names_arrive_whole) {
+  char tc[301], gpu[301], host[301], desc[400];
+  memset(tc, 't', 300);
+  memset(gpu, 'g', 300);
+  memset(host, 'h', 300);
+  tc[300] = gpu[300] = host[300] = '\0';
+  memcpy(tc + 295, "_tail", 5);
+  memcpy(gpu + 295, " tail", 5);
+  memcpy(host + 295, "-tail", 5);
+  snprintf(desc, sizeof desc,
+           "memory latency SM CPU(row) <-> GPU(column) %.200s (ns)", tc);
+  struct text t = {0};
+  struct gcb_model *r;
+  struct gcb_err err = {0};
+  add(&t, "nvbandwidth Version: v0.8\nDevice 0: %s (00000000:19:00)\n", gpu);
+  add(&t, "Running %s.\n", tc); /* add() takes 511 bytes at a time */
+  add(&t, "%s\n          0\n 0     55.0\n", desc);
+  add(&t, "SUM %s 55.0\n", tc);
+  cr_assert_eq(parse(&t, "nv.txt", &r, &err), GCB_OK, "%s", err.msg);
+  expect_nvbw_names_whole(r, tc, desc, gpu, "unknown");
+  gcb_model_free(r);
+  free(t.s);
+
+  t = (struct text){0};
+  add(&t,
+      "{\"nvbandwidth\": {\"version\": \"v0.8\", \"GPU Device list\": "
+      "[\"0: %s (00000000:19:00): ",
+      gpu);
+  add(&t, "(%s)\"], \"testcases\": [", host);
+  add(&t, "{\"name\": \"%s\", ", tc);
+  add(&t, "\"status\": \"Passed\", \"bandwidth_description\": \"%s\", ", desc);
+  add(&t, "\"bandwidth_matrix\": [[\"55.0\"]], \"sum\": 55.0}]}}\n");
+  cr_assert_eq(parse(&t, "nv.json", &r, &err), GCB_OK, "%s", err.msg);
+  expect_nvbw_names_whole(r, tc, desc, gpu, host);
+  gcb_model_free(r);
+  free(t.s);
+}
+
+/* An OSU program's name from its title line reaches the report whole (it
+ * was cut at 95 bytes, the title line at 159, without a word). */
+Test(interop_limits, osu_benchmark_name_arrives_whole) {
+  char bench[301];
+  memset(bench, 'b', 300);
+  memcpy(bench + 295, " tail", 5);
+  bench[300] = '\0';
+  struct text t = {0};
+  struct gcb_model *r;
+  struct gcb_err err = {0};
+  add(&t, "# OSU MPI %s Test v7.1\n", bench);
+  add(&t, "# Size  Latency (us)\n1   2.5\n");
+  cr_assert_eq(parse(&t, "osu.txt", &r, &err), GCB_OK, "%s", err.msg);
+  char label[400];
+  snprintf(label, sizeof label, "OSU %s 1B: Latency (us)", bench);
+  cr_expect_not_null(labelled(r, label), "no case labelled %s", label);
+  gcb_model_free(r);
+  free(t.s);
+}
+
+/* A GPU's name in a nccl-tests device line reaches the report whole (it
+ * was cut at 127 bytes, without a word). */
+Test(interop_limits, a_log_gpu_name_arrives_whole) {
+  char gpu[301];
+  memset(gpu, 'g', 300);
+  memcpy(gpu + 100, " and ", 5);
+  memcpy(gpu + 295, " tail", 5);
+  gpu[300] = '\0';
+  struct text t = {0};
+  struct gcb_model *r;
+  struct gcb_err err = {0};
+  add(&t, "# nThread 1 nGpus 1 minBytes 8 maxBytes 8\n");
+  add(&t, "#  Rank  0 Group  0 Pid  6900 on h device  0 [0000:01:00] %s\n",
+      gpu);
+  add(&t, "%s", header);
+  row(&t, 8);
+  add(&t, "# Avg bus bandwidth    : 1.75\n");
+  cr_assert_eq(parse(&t, "gpu.log", &r, &err), GCB_OK, "%s", err.msg);
+  cr_assert_eq(r->nranks, 1);
+  cr_expect_str_eq(r->ranks[0].device_name, gpu);
   gcb_model_free(r);
   free(t.s);
 }
