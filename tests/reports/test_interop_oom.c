@@ -18,40 +18,8 @@
 #include <string.h>
 
 #include "reports/interop/interop.h"
+#include "tests/reports/failing_alloc.h"
 #include "tests/reports/report_fixture.h"
-
-#if defined(__SANITIZE_ADDRESS__)
-#define GCB_NO_MALLOC_HOOK 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define GCB_NO_MALLOC_HOOK 1
-#endif
-#endif
-
-#ifndef GCB_NO_MALLOC_HOOK
-extern void *__libc_malloc(size_t size);
-extern void *__libc_calloc(size_t n, size_t size);
-extern void *__libc_realloc(void *p, size_t size);
-
-/* Allocations made so far, and the one that fails (-1: none). */
-static long allocations, fail_at = -1;
-
-static bool fails(void) {
-  return allocations++ == fail_at;
-}
-
-void *malloc(size_t size) {
-  return fails() ? NULL : __libc_malloc(size);
-}
-
-void *calloc(size_t n, size_t size) {
-  return fails() ? NULL : __libc_calloc(n, size);
-}
-
-void *realloc(void *p, size_t size) {
-  return fails() ? NULL : __libc_realloc(p, size);
-}
-#endif
 
 /* What a report reads of m, as text (the caller frees it). Figures to
  * ten digits: jansson's number parser (David Gay's strtod) loses the

@@ -16,42 +16,8 @@
 #include "reports/analysis/diagnose.h"
 #include "reports/analysis/netmap_matrix.h"
 #include "reports/render/render.h"
+#include "tests/reports/failing_alloc.h"
 #include "tests/reports/report_fixture.h"
-
-#if defined(__SANITIZE_ADDRESS__)
-#define GCB_NO_MALLOC_HOOK 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define GCB_NO_MALLOC_HOOK 1
-#endif
-#endif
-
-#ifndef GCB_NO_MALLOC_HOOK
-/* This binary's malloc, calloc and realloc stand in front of glibc's (as
- * in test_interop_oom.c): allocations made so far, and the one that
- * fails (-1: none). */
-extern void *__libc_malloc(size_t size);
-extern void *__libc_calloc(size_t n, size_t size);
-extern void *__libc_realloc(void *p, size_t size);
-
-static long allocations, fail_at = -1;
-
-static bool fails(void) {
-  return allocations++ == fail_at;
-}
-
-void *malloc(size_t size) {
-  return fails() ? NULL : __libc_malloc(size);
-}
-
-void *calloc(size_t n, size_t size) {
-  return fails() ? NULL : __libc_calloc(n, size);
-}
-
-void *realloc(void *p, size_t size) {
-  return fails() ? NULL : __libc_realloc(p, size);
-}
-#endif
 
 #define FAST 10.0
 #define SLOW 0.1
