@@ -106,6 +106,8 @@ static bool kind_of(struct maps *ms, const struct gcb_model_case *c,
 /* How many heatmaps past the first MAX_MAPS: distinct ids in past. */
 static size_t maps_past(struct maps *ms) {
   size_t n = 0;
+  if (ms->npast == 0) /* past is NULL then, which qsort may not take */
+    return 0;
   qsort(ms->past, ms->npast, sizeof *ms->past, map_id_cmp);
   for (size_t i = 0; i < ms->npast; i++)
     n += i == 0 || map_id_cmp(&ms->past[i - 1], &ms->past[i]) != 0;
