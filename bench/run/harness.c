@@ -268,14 +268,19 @@ enum gcb_status gcb_harness_begin(struct gcb_harness *h, struct gcb_ctx *ctx,
         .nranks = ctx->size};
     h->sinks[h->nsinks++] = gcb_nccl_json_sink(&h->nccl_json);
     snprintf(h->table.blas, sizeof h->table.blas, "%s", blas);
-    gcb_view_mpi_line(gcb_results_json(h->document.results), h->table.mpi,
-                      sizeof h->table.mpi);
+    const json_t *root = gcb_results_json(h->document.results);
+    size_t mpi = gcb_view_mpi_line(root, NULL, 0) + 1;
+    if ((h->table.mpi = malloc(mpi)) == NULL)
+      st = gcb_err_set(&ctx->err, GCB_ENOMEM, "the MPI line of the table");
+    else
+      gcb_view_mpi_line(root, h->table.mpi, mpi);
     gcb_view_mpi_probe_line(gcb_results_json(h->document.results),
                             h->table.mpi_probe, sizeof h->table.mpi_probe);
     h->sinks[h->nsinks++] = gcb_table_sink(&h->table);
     h->table.progress = h->progress;
     h->sinks[h->nsinks++] = gcb_document_sink(&h->document);
-    st = first_write(h, command);
+    if (st == GCB_OK)
+      st = first_write(h, command);
   }
   if ((st = gcb_context_agree(ctx, st)) != GCB_OK)
     return unclaim(h->output, claimed, st);
@@ -574,6 +579,8 @@ enum gcb_status gcb_harness_end(struct gcb_harness *h, enum gcb_status status) {
   h->rank_names = NULL;
   free(h->device_lines);
   h->device_lines = NULL;
+  free(h->table.mpi);
+  h->table.mpi = NULL;
   if (ctx->rank == 0 && h->document.results) {
     const char *word = status == GCB_OK         ? "complete"
                        : status == GCB_ETIMEOUT ? "timeout"

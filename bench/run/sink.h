@@ -88,8 +88,9 @@ struct gcb_table {
   char blas[96];
   /* the MPI library the collectives ran on, as the document records it
    * (gcb_view_mpi_line: "MPICH 4.0.2 ch4:ucx; UCX_TLS=sm"), for their
-   * header; "" when not known */
-  char mpi[192];
+   * header, whole however many transport settings it names; NULL or ""
+   * when not known (the harness owns it) */
+  char *mpi;
   /* the start-up MPI probe's reading (gcb_view_mpi_probe_line), beside it */
   char mpi_probe[160];
   /* collective layout: the out-of-place half waiting for its in-place one */

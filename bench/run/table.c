@@ -480,7 +480,7 @@ static const char *time_rule(const struct gcb_record *rec) {
 static void print_mpi(struct gcb_table *t, const struct gcb_record *rec) {
   if (strcmp(rec->backend, "host") != 0)
     return;
-  if (t->mpi[0] != '\0')
+  if (t->mpi != NULL && t->mpi[0] != '\0')
     fprintf(own(t), "# gcbench MPI: %s\n", t->mpi);
   if (t->mpi_probe[0] != '\0') /* this launch's MPI mode (run.mpi_probe) */
     fprintf(own(t), "# gcbench MPI probe: %s\n", t->mpi_probe);

@@ -196,9 +196,10 @@ static char *table_lines_probe(struct gcb_record *rec, const char *blas,
   char *text = NULL;
   size_t len = 0;
   FILE *out = open_memstream(&text, &len);
-  struct gcb_table table = {.out = out, .nranks = 1};
+  char *line = strdup(mpi);
+  cr_assert_not_null(line);
+  struct gcb_table table = {.out = out, .nranks = 1, .mpi = line};
   snprintf(table.blas, sizeof table.blas, "%s", blas);
-  snprintf(table.mpi, sizeof table.mpi, "%s", mpi);
   snprintf(table.mpi_probe, sizeof table.mpi_probe, "%s", probe);
   struct gcb_sink sink = gcb_table_sink(&table);
   struct gcb_err err = {0};
@@ -211,6 +212,7 @@ static char *table_lines_probe(struct gcb_record *rec, const char *blas,
   cr_assert_eq(sink.record(sink.self, rec, &err), GCB_OK);
   cr_assert_eq(sink.finish(sink.self, &err), GCB_OK);
   fclose(out);
+  free(line);
   return text;
 }
 
@@ -485,6 +487,38 @@ Test(provenance, the_live_collective_header_names_mpi_but_osu_layouts_do_not) {
     cr_expect(strstr(text, "# OSU MPI") != NULL, "%s: %s", osu[i], text);
     free(text);
   }
+}
+
+Test(provenance, the_live_collective_header_names_every_transport_setting) {
+  /* sixteen rails (two ports of eight NICs): past any fixed buffer */
+  char devices[512] = "";
+  for (int i = 0; i < 16; i++)
+    snprintf(devices + strlen(devices), sizeof devices - strlen(devices),
+             "%smlx5_%d:1", i ? "," : "", i);
+  json_t *doc = json_pack(
+      "{s:{s:s, s:s}, s:{s:{s:s, s:s, s:s}}}", "software", "mpi",
+      "MPICH Version:\t4.0.2\nMPICH Release date: ...", "mpi_device", "ch4:ucx",
+      "run", "environment", "UCX_TLS", "rc_x,sm,self,cuda_copy",
+      "UCX_NET_DEVICES", devices, "FI_PROVIDER", "verbs;ofi_rxm");
+  cr_assert_not_null(doc);
+  size_t n = gcb_view_mpi_line(doc, NULL, 0);
+  char *mpi = malloc(n + 1);
+  cr_assert_not_null(mpi);
+  cr_assert_eq(gcb_view_mpi_line(doc, mpi, n + 1), n);
+  cr_assert_gt(n, 192, "the line this test is for: %zu bytes", n);
+  struct gcb_record coll;
+  coll_record(&coll, "host", "nccl");
+  char *text = table_lines(&coll, "", mpi);
+  char want[1024];
+  snprintf(
+      want, sizeof want,
+      "# gcbench MPI: MPICH 4.0.2 ch4:ucx; UCX_TLS=rc_x,sm,self,cuda_copy, "
+      "UCX_NET_DEVICES=%s, FI_PROVIDER=verbs;ofi_rxm\n",
+      devices);
+  cr_expect(strstr(text, want) != NULL, "%s", text);
+  free(text);
+  free(mpi);
+  json_decref(doc);
 }
 
 Test(provenance, the_live_collective_header_shows_the_launchs_mpi_probe) {
