@@ -354,15 +354,59 @@ static bool summary_of(const long long *rank, const double *fig, size_t n,
 /* A case of cv->m with what every converted case has, params (stolen)
  * as its params, counted at `line`, its summary over fig[0..n) (fig0 for
  * n 0); NULL with the status in *st. */
+static void param_put(struct gcb__params *ps, const char *key,
+                      struct gcb_mvalue v) {
+  if (ps->n == GCB__PARAMS_MAX)
+    ps->over = true;
+  else
+    ps->p[ps->n++] = (struct gcb_mkv){.key = key, .value = v};
+}
+
+void gcb__param_str(struct gcb__params *ps, const char *key, const char *s) {
+  param_put(ps, key,
+            (struct gcb_mvalue){.type = GCB_MV_STRING, .num = NAN, .text = s});
+}
+
+void gcb__param_int(struct gcb__params *ps, const char *key, long long i) {
+  param_put(ps, key, gcb__mvalue_int(i));
+}
+
+void gcb__param_real(struct gcb__params *ps, const char *key, double x) {
+  param_put(ps, key, (struct gcb_mvalue){.type = GCB_MV_REAL, .num = x});
+}
+
+/* ps (then more, NULL: none) as a case's params object in m; false where
+ * gcb__params refuses a value or memory ran out. */
+static bool params_of(struct gcb_model *m, const struct gcb__params *ps,
+                      const struct gcb__params *more, struct gcb_mvalue *out) {
+  *out = gcb__mvalue_object();
+  for (const struct gcb__params *l = ps; l != NULL; l = l == ps ? more : NULL)
+    for (size_t i = 0; i < l->n; i++) {
+      struct gcb_mvalue v = l->p[i].value;
+      if (v.type == GCB_MV_STRING) {
+        if (v.text == NULL || !utf8(v.text))
+          return false;
+        v = gcb__mvalue_string(m, v.text);
+      }
+      if ((v.type == GCB_MV_REAL && !isfinite(v.num)) || l->over ||
+          !gcb__mvalue_set(m, out, l->p[i].key, v))
+        return false;
+    }
+  return true;
+}
+
 static struct gcb_model_case *
 new_case(struct gcb__conv *cv, enum gcb_bench_kind bench, const char *label,
-         json_t *params, const char *unit, double work, const char *counted,
+         const struct gcb__params *params, const struct gcb__params *more,
+         const char *unit, double work, const char *counted,
          const long long *rank, const double *fig, size_t n, double fig0,
          int line, enum gcb_status *st) {
   struct gcb_model *m = cv->m;
   struct gcb_model_case *c = NULL;
   struct gcb_model_summary sum;
-  *st = params == NULL || !utf8(label) || !utf8(unit) || !utf8(counted) ||
+  struct gcb_mvalue p;
+  *st = params == NULL || !params_of(m, params, more, &p) || !utf8(label) ||
+                !utf8(unit) || !utf8(counted) ||
                 !summary_of(rank, fig, n, fig0, &sum)
             ? gcb__conv_nomem(cv)
             : count(cv, line);
@@ -377,27 +421,17 @@ new_case(struct gcb__conv *cv, enum gcb_bench_kind bench, const char *label,
     c->work_per_op = work;
     c->iterations = 1;
     c->warmup = 0;
-    c->params = gcb__mvalue_json(m, params);
+    c->params = p;
     c->summary = sum;
     c->validation =
         (struct gcb_model_validation){.present = true, .passed_present = true};
   }
-  json_decref(params);
   return c;
 }
 
-json_t *gcb__conv_param(json_t *params, const char *key, json_t *value) {
-  if (params == NULL)
-    json_decref(value);
-  else if (json_object_set_new(params, key, value) != 0) { /* value taken */
-    json_decref(params);
-    params = NULL;
-  }
-  return params;
-}
-
 enum gcb_status gcb__conv_case(struct gcb__conv *cv, enum gcb_bench_kind bench,
-                               const char *label, json_t *params, double work,
+                               const char *label,
+                               const struct gcb__params *params, double work,
                                const char *counted, const long long *rank,
                                const double *fig, size_t n, double fig0,
                                const char *method, int line,
@@ -409,10 +443,8 @@ enum gcb_status gcb__conv_case(struct gcb__conv *cv, enum gcb_bench_kind bench,
     ok = isfinite(fig[i]) && fig[i] > 0 && isfinite(work / (fig[i] * 1e9));
   enum gcb_status st;
   struct gcb_model_case *c =
-      new_case(cv, bench, label, ok ? params : NULL, "GB/s", work, counted,
-               rank, fig, n, fig0, line, &st);
-  if (!ok)
-    json_decref(params);
+      new_case(cv, bench, label, ok ? params : NULL, NULL, "GB/s", work,
+               counted, rank, fig, n, fig0, line, &st);
   if (c == NULL)
     return st;
   c->summary.checked = method != NULL;
@@ -424,20 +456,16 @@ enum gcb_status gcb__conv_case(struct gcb__conv *cv, enum gcb_bench_kind bench,
 
 enum gcb_status gcb__conv_figure(struct gcb__conv *cv, const char *source,
                                  const char *name, const char *label,
-                                 json_t *params, const char *unit, double value,
-                                 int line) {
+                                 const struct gcb__params *params,
+                                 const char *unit, double value, int line) {
   char counted[160];
   snprintf(counted, sizeof counted, "as %s printed it", source);
-  if (params != NULL && isfinite(value) && utf8(source) && utf8(name)) {
-    params = gcb__conv_param(params, "source", json_string(source));
-    params = gcb__conv_param(params, "name", json_string(name));
-  } else {
-    json_decref(params);
-    params = NULL;
-  }
+  struct gcb__params whose = {0};
+  gcb__param_str(&whose, "source", source);
+  gcb__param_str(&whose, "name", name);
   enum gcb_status st;
-  new_case(cv, GCB_BENCH_IMPORTED, label, params, unit, 0.0, counted, NULL,
-           NULL, 0, value, line, &st);
+  new_case(cv, GCB_BENCH_IMPORTED, label, isfinite(value) ? params : NULL,
+           &whose, unit, 0.0, counted, NULL, NULL, 0, value, line, &st);
   return st;
 }
 
@@ -566,23 +594,27 @@ static enum gcb_status half_case(struct gcb__conv *cv, const char *op,
                                  long long iterations, long long warmup,
                                  const char *method, const char *label) {
   const struct gcb__coll_half *m = &r->half[h];
-  json_t *params =
-      json_pack("{s:s, s:f, s:f, s:s, s:s, s:I, s:i}", "op", op, "size",
-                r->size, "count", r->count, "type", r->type, "redop", r->redop,
-                "root", (json_int_t)r->root, "inplace", (int)h);
+  struct gcb__params params = {0};
+  gcb__param_str(&params, "op", op);
+  gcb__param_real(&params, "size", r->size);
+  gcb__param_real(&params, "count", r->count);
+  gcb__param_str(&params, "type", r->type);
+  gcb__param_str(&params, "redop", r->redop);
+  gcb__param_int(&params, "root", r->root);
+  gcb__param_int(&params, "inplace", (long long)h);
   /* gcbench's coll names the communicator too (the whole world: these
    * tools split none), so that compare pairs a tool's row with gcbench's */
-  if (params != NULL && r->extra != NULL &&
-      json_object_update(params, (json_t *)r->extra) != 0) {
-    json_decref(params);
-    params = NULL;
-  } else if (r->extra == NULL && ranks > 0) {
-    params = gcb__conv_param(params, "split", json_string("none"));
-    params = gcb__conv_param(params, "comm_size", json_integer(ranks));
+  if (r->extra != NULL) {
+    params.over |= r->extra->over;
+    for (size_t i = 0; i < r->extra->n; i++)
+      param_put(&params, r->extra->p[i].key, r->extra->p[i].value);
+  } else if (ranks > 0) {
+    gcb__param_str(&params, "split", "none");
+    gcb__param_int(&params, "comm_size", ranks);
   }
   struct gcb_model_case *c;
   enum gcb_status st =
-      gcb__conv_case(cv, GCB_BENCH_COLL, label, params, r->size,
+      gcb__conv_case(cv, GCB_BENCH_COLL, label, &params, r->size,
                      "bytes as the tool counts them (its size column)", NULL,
                      NULL, 0, fig, m->checked ? method : NULL, r->line, &c);
   if (st != GCB_OK)

@@ -223,10 +223,11 @@ static enum gcb_status table_end(struct gcb__coll_log *x) {
   const char *tool = x->rccl ? "rccl-tests" : "nccl-tests";
   char label[96];
   snprintf(label, sizeof label, "%s: Avg bus bandwidth", op);
+  struct gcb__params params = {0};
+  gcb__param_str(&params, "op", op);
   if (st == GCB_OK && t->has_avg)
-    st = gcb__conv_figure(x->cv, tool, "avg_bus_bandwidth", label,
-                          json_pack("{s:s}", "op", op), "GB/s", t->avg_busbw,
-                          t->avg_line);
+    st = gcb__conv_figure(x->cv, tool, "avg_bus_bandwidth", label, &params,
+                          "GB/s", t->avg_busbw, t->avg_line);
   if (st == GCB_OK && t->out_of_bounds > 0)
     st = gcb__conv_error(x->cv, "coll", op, "EVALIDATION",
                          "%lld values out of bounds", t->out_of_bounds);

@@ -5,7 +5,7 @@
  * reported as FILE:LINE[:COLUMN], typed getters for JSON inputs, line
  * helpers for text inputs, builders for the parts of the model every
  * converter needs (model.h's builder underneath), and the result row the
- * collective tools share; functions taking a json_t * steal it.
+ * collective tools share.
  *
  * Adding an input format: one file with its detect and convert functions
  * and its row (a const struct gcb__converter gcb__row_<format>), and that
@@ -18,6 +18,7 @@
 
 #include "reports/document/bench_kind.h"
 #include "reports/document/jsonpos.h"
+#include "reports/document/model.h"
 #include "reports/interop/interop.h"
 
 #define GCB__CONV_DEPTH 8
@@ -241,25 +242,37 @@ enum gcb_status gcb__conv_rank(struct gcb__conv *cv, long long rank,
                                const char *gpu_name, const char *bus_id,
                                long long gpu_index);
 
-/* params with member key set to value (both stolen): params, or NULL
- * when params is NULL or memory ran out (gcb__conv_case then fails as
- * out of memory, as it does for params NULL). */
-json_t *gcb__conv_param(json_t *params, const char *key, json_t *value);
+/* A converted case's parameters, typed, in the order the converter states
+ * them (a key set again keeps its place, as in a JSON object); strings
+ * are borrowed until the case is added, which copies them into the
+ * model. A string that is not UTF-8 or a real that is not finite fails
+ * the case as out of memory, as jansson refused them when the params were
+ * a JSON object. */
+#define GCB__PARAMS_MAX 16
+struct gcb__params {
+  size_t n;
+  bool over; /* more than GCB__PARAMS_MAX: the case fails (internal) */
+  struct gcb_mkv p[GCB__PARAMS_MAX];
+};
+void gcb__param_str(struct gcb__params *ps, const char *key, const char *s);
+void gcb__param_int(struct gcb__params *ps, const char *key, long long i);
+void gcb__param_real(struct gcb__params *ps, const char *key, double x);
 
 /*
  * A case of cv->m of benchmark kind `bench` in GB/s whose per-rank figures
  * fig[i] were measured by ranks rank[i], each the rate of moving `work`
  * bytes; with n == 0 (a tool that reports only the average over ranks) the
- * summary holds `fig0` and it has no per-rank columns. params (stolen)
- * become its params. `method` says how the values were validated (NULL:
+ * summary holds `fig0` and it has no per-rank columns. params become its
+ * params. `method` says how the values were validated (NULL:
  * not validated). Counted against GCB_INTEROP_MAX_ITEMS, a refusal past
  * it said at `line`. *out is the case, valid until the next is added,
  * for what else the tool printed. GCB_ENOMEM also for a
- * non-finite figure (and for params NULL); fig0 may be 0 only where work
- * is 0 (a barrier moves no bytes).
+ * non-finite figure (and for params gcb__params refuses); fig0 may be 0
+ * only where work is 0 (a barrier moves no bytes).
  */
 enum gcb_status gcb__conv_case(struct gcb__conv *cv, enum gcb_bench_kind bench,
-                               const char *label, json_t *params, double work,
+                               const char *label,
+                               const struct gcb__params *params, double work,
                                const char *counted, const long long *rank,
                                const double *fig, size_t n, double fig0,
                                const char *method, int line,
@@ -268,14 +281,14 @@ enum gcb_status gcb__conv_case(struct gcb__conv *cv, enum gcb_bench_kind bench,
 /*
  * A figure another tool printed that has no gcbench counterpart, kept as
  * it was printed: an "imported" case of cv->m with the source's own name
- * and unit (params source, name and what else says where it belongs;
- * stolen) and the value as its summary, counted at `line`. value may be
+ * and unit (params: what says where it belongs, then source and name)
+ * and the value as its summary, counted at `line`. value may be
  * 0; GCB_ENOMEM also for a non-finite value.
  */
 enum gcb_status gcb__conv_figure(struct gcb__conv *cv, const char *source,
                                  const char *name, const char *label,
-                                 json_t *params, const char *unit, double value,
-                                 int line);
+                                 const struct gcb__params *params,
+                                 const char *unit, double value, int line);
 
 /* A skipped[] entry and an errors[] entry (rank -1) of cv->m, counted
  * against the limit as gcb__conv_case counts (line 0: none); the reason
@@ -342,9 +355,9 @@ struct gcb__coll_row {
   long long iterations;          /* 0: the test's */
   struct gcb__coll_half half[2]; /* [0] out-of-place, [1] in-place */
   int line;
-  bool no_bytes;       /* moves no message (a barrier): kept at 0 GB/s */
-  const json_t *extra; /* more params the case carries (OSU's layout,
-                          comm_size), or NULL */
+  bool no_bytes; /* moves no message (a barrier): kept at 0 GB/s */
+  /* more params the case carries (OSU's layout, comm_size), or NULL */
+  const struct gcb__params *extra;
 };
 
 /*

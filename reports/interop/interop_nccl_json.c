@@ -153,9 +153,11 @@ static enum gcb_status run_errors(struct nccl *x, const json_t *root) {
   double bw = gcb__conv_number(json_object_get(avg, "bandwidth"));
   char label[96];
   snprintf(label, sizeof label, "%s: Avg bus bandwidth", x->op);
+  struct gcb__params params = {0};
+  gcb__param_str(&params, "op", x->op);
   if (st == GCB_OK && !isnan(bw))
     st = gcb__conv_figure(x->cv, "nccl-tests", "avg_bus_bandwidth", label,
-                          json_pack("{s:s}", "op", x->op), "GB/s", bw, 0);
+                          &params, "GB/s", bw, 0);
   if (st == GCB_OK && strcmp(gcb_view_str(avg, "okay"), "false") == 0)
     st = gcb__conv_error(
         x->cv, "coll", x->op, "EVALIDATION",

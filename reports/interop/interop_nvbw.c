@@ -67,7 +67,8 @@ struct nvbw {
 
 /* A case of nvbandwidth's rates, marked as holding a nominal size. */
 static enum gcb_status nominal(struct gcb__conv *cv, enum gcb_bench_kind bench,
-                               const char *label, json_t *params,
+                               const char *label,
+                               const struct gcb__params *params,
                                const long long *rank, const double *fig,
                                size_t n, int line) {
   struct gcb_model_case *c;
@@ -242,15 +243,20 @@ static enum gcb_status nvbw_matrix_row(struct nvbw *x, const double *v,
 
 /* ---- cases -------------------------------------------------------------- */
 
-static json_t *params(size_t t, const char *name) {
-  if (known_tests[t].bench == GCB_BENCH_PCIE)
-    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "direction",
-                     known_tests[t].dir, "memory", "pinned", "numa", "local",
-                     "traffic", known_tests[t].both, "mode",
-                     known_tests[t].mode, "testcase", name);
-  return json_pack("{s:s, s:s, s:s, s:s}", "mode", known_tests[t].mode,
-                   "direction", known_tests[t].both, "copy", known_tests[t].dir,
-                   "testcase", name);
+static void params(size_t t, const char *name, struct gcb__params *p) {
+  const char *dir = known_tests[t].dir, *both = known_tests[t].both;
+  if (known_tests[t].bench == GCB_BENCH_PCIE) {
+    gcb__param_str(p, "direction", dir);
+    gcb__param_str(p, "memory", "pinned");
+    gcb__param_str(p, "numa", "local");
+    gcb__param_str(p, "traffic", both);
+  }
+  gcb__param_str(p, "mode", known_tests[t].mode);
+  if (known_tests[t].bench != GCB_BENCH_PCIE) {
+    gcb__param_str(p, "direction", both);
+    gcb__param_str(p, "copy", dir);
+  }
+  gcb__param_str(p, "testcase", name);
 }
 
 static double cell(const struct nvbw_matrix *m, size_t r, size_t c) {
@@ -265,13 +271,15 @@ static enum gcb_status imported(struct nvbw *x, const char *name, size_t part,
     return GCB_OK;
   char *label = gcb__text_printf("%s [%zu][%zu]%s", name, r, c,
                                  part ? " (a further matrix)" : "");
-  json_t *p = json_pack("{s:I, s:I, s:I, s:s}", "row", (json_int_t)r, "col",
-                        (json_int_t)c, "matrix", (json_int_t)part,
-                        "description", x->m.desc);
+  struct gcb__params p = {0};
+  gcb__param_int(&p, "row", (long long)r);
+  gcb__param_int(&p, "col", (long long)c);
+  gcb__param_int(&p, "matrix", (long long)part);
+  gcb__param_str(&p, "description", x->m.desc);
   enum gcb_status st = label == NULL
-                           ? (json_decref(p), gcb__conv_nomem(x->cv))
+                           ? gcb__conv_nomem(x->cv)
                            : gcb__conv_figure(x->cv, "nvbandwidth", name, label,
-                                              p, x->m.unit, v, line);
+                                              &p, x->m.unit, v, line);
   free(label);
   return st;
 }
@@ -289,20 +297,20 @@ static enum gcb_status pcie(struct nvbw *x, size_t t, const char *name,
     }
   if (n == 0)
     return GCB_OK;
-  return nominal(x->cv, GCB_BENCH_PCIE, name, params(t, name), rank, fig, n,
-                 line);
+  struct gcb__params p = {0};
+  params(t, name, &p);
+  return nominal(x->cv, GCB_BENCH_PCIE, name, &p, rank, fig, n, line);
 }
 
-static json_t *pair_params(struct nvbw *x, size_t t, const char *name, size_t a,
-                           size_t b) {
-  json_t *p = params(t, name);
-  p = gcb__conv_param(p, "src", json_integer((json_int_t)a));
-  p = gcb__conv_param(p, "dst", json_integer((json_int_t)b));
+static void pair_params(struct nvbw *x, size_t t, const char *name, size_t a,
+                        size_t b, struct gcb__params *p) {
+  params(t, name, p);
+  gcb__param_int(p, "src", (long long)a);
+  gcb__param_int(p, "dst", (long long)b);
   if (a < x->ngpus && x->gpu[a].bus[0])
-    p = gcb__conv_param(p, "src_bus_id", json_string(x->gpu[a].bus));
+    gcb__param_str(p, "src_bus_id", x->gpu[a].bus);
   if (b < x->ngpus && x->gpu[b].bus[0])
-    p = gcb__conv_param(p, "dst_bus_id", json_string(x->gpu[b].bus));
-  return p;
+    gcb__param_str(p, "dst_bus_id", x->gpu[b].bus);
 }
 
 /*
@@ -337,10 +345,11 @@ static enum gcb_status p2p(struct nvbw *x, size_t t, const char *name,
       size_t a = reads_column(t) ? c : r, b = reads_column(t) ? r : c;
       char *label = gcb__text_printf("%s GPU%zu->GPU%zu", name, a, b);
       long long rank = (long long)a;
+      struct gcb__params p = {0};
+      pair_params(x, t, name, a, b, &p);
       st = label == NULL
                ? gcb__conv_nomem(x->cv)
-               : nominal(x->cv, GCB_BENCH_P2P, label,
-                         pair_params(x, t, name, a, b), &rank, &v, 1, line);
+               : nominal(x->cv, GCB_BENCH_P2P, label, &p, &rank, &v, 1, line);
       free(label);
     }
   return st;
@@ -382,11 +391,12 @@ static enum gcb_status nvbw_sum(struct nvbw *x, const char *name, double sum,
     return line > 0 ? gcb__conv_bad_line(x->cv, line, "%s: SUM: %s", name, why)
                     : gcb__conv_bad(x->cv, "%s: SUM: %s", name, why);
   char *label = gcb__text_printf("%s: SUM", name);
+  struct gcb__params p = {0};
+  gcb__param_str(&p, "testcase", name);
   enum gcb_status st =
       label == NULL
           ? gcb__conv_nomem(x->cv)
-          : gcb__conv_figure(x->cv, "nvbandwidth", "sum", label,
-                             json_pack("{s:s}", "testcase", name),
+          : gcb__conv_figure(x->cv, "nvbandwidth", "sum", label, &p,
                              x->m.unit ? x->m.unit : "GB/s", sum, line);
   free(label);
   return st;

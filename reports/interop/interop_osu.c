@@ -163,21 +163,21 @@ static double time_us(const struct gcb__osu *o, char **tok, double size) {
 }
 
 /* The params gcbench adds to coll's (describe_run; osu_options.c). */
-static json_t *layout_params(const struct gcb__osu *o, long long n) {
+static void layout_params(const struct gcb__osu *o, long long n,
+                          struct gcb__params *p) {
   bool full = col_index(o, "Min Latency") >= 0;
   enum gcb__osu_kind k = o->known->kind;
-  json_t *p = json_pack("{s:s, s:s}", "split", "none", "layout",
-                        full                  ? "osu-full"
-                        : k == GCB__OSU_MULTI ? "osu-multi"
-                                              : "osu");
+  gcb__param_str(p, "split", "none");
+  gcb__param_str(p, "layout",
+                 full                  ? "osu-full"
+                 : k == GCB__OSU_MULTI ? "osu-multi"
+                                       : "osu");
   if (n > 0)
-    p = gcb__conv_param(p, "comm_size", json_integer(n));
+    gcb__param_int(p, "comm_size", n);
   if (k != GCB__OSU_COLL)
-    p = gcb__conv_param(p, "average",
-                        json_integer(k == GCB__OSU_MULTI ? 4 : 0));
+    gcb__param_int(p, "average", k == GCB__OSU_MULTI ? 4 : 0);
   if (o->window > 0 && o->window != 64)
-    p = gcb__conv_param(p, "window", json_integer(o->window));
-  return p;
+    gcb__param_int(p, "window", o->window);
 }
 
 /* A row of o->known's table (tok: one token per column; size 0 when
@@ -223,13 +223,10 @@ static enum gcb_status known_row(struct gcb__osu *o, char **tok, double size,
     h->alg = r.size / (h->us * 1e3); /* bytes per us / 1e3: GB/s */
     h->bus = h->alg * bus_factor(k->factor, n);
   }
-  json_t *extra = layout_params(o, n);
-  if (extra == NULL)
-    return gcb__conv_nomem(o->cv);
-  r.extra = extra;
-  enum gcb_status st = gcb__coll_row_cases(o->cv, k->op, &r, n, 0, 0, "OSU -c");
-  json_decref(extra);
-  return st;
+  struct gcb__params extra = {0};
+  layout_params(o, n, &extra);
+  r.extra = &extra;
+  return gcb__coll_row_cases(o->cv, k->op, &r, n, 0, 0, "OSU -c");
 }
 
 /* ---- reading ------------------------------------------------------------ */
@@ -321,9 +318,11 @@ static enum gcb_status figure_row(struct gcb__osu *o, char **tok, double size,
     unit_of(o->col[c], unit, sizeof unit);
     char *label =
         gcb__text_printf("OSU %s %.0fB: %s", o->bench, size, o->col[c]);
-    json_t *p = json_pack("{s:f, s:s}", "size", size, "column", o->col[c]);
-    st = label == NULL ? (json_decref(p), gcb__conv_nomem(o->cv))
-                       : gcb__conv_figure(o->cv, "OSU", o->bench, label, p,
+    struct gcb__params p = {0};
+    gcb__param_real(&p, "size", size);
+    gcb__param_str(&p, "column", o->col[c]);
+    st = label == NULL ? gcb__conv_nomem(o->cv)
+                       : gcb__conv_figure(o->cv, "OSU", o->bench, label, &p,
                                           unit, v, line);
     free(label);
   }
