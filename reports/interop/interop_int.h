@@ -251,7 +251,7 @@ enum gcb_status gcb__conv_rank(struct gcb__conv *cv, long long rank,
 #define GCB__PARAMS_MAX 16
 struct gcb__params {
   size_t n;
-  bool over; /* more than GCB__PARAMS_MAX: the case fails (internal) */
+  bool over; /* more than GCB__PARAMS_MAX (a converter's mistake): refused */
   struct gcb_mkv p[GCB__PARAMS_MAX];
 };
 void gcb__param_str(struct gcb__params *ps, const char *key, const char *s);
