@@ -26,17 +26,21 @@ enum gcb_severity { GCB_SEV_INFO, GCB_SEV_WARN, GCB_SEV_FAIL };
 /* "info", "warn", "fail". */
 const char *gcb_severity_name(enum gcb_severity s);
 
+/* A link's name: one between two hosts ("A -> B", "A <-> B") names both
+ * whole, since a network path is told from another by them. */
+#define GCB_LINK_SIZE (2 * GCB_HOSTNAME_SIZE + 8)
+
 /* Where a finding is. Parts that do not apply are -1 or "". */
 struct gcb_location {
   int doc;        /* index of the document among those analysed */
   long long node; /* node index */
-  char hostname[128];
-  long long rank;    /* MPI rank */
-  char ranks[96];    /* several ranks, as ranges ("0-3,7"), or "" */
-  long long gpu;     /* device index */
-  char bus_id[32];   /* PCI bus id of the GPU */
-  char link[64];     /* a link ("0000:1b:00.0<->0000:2c:00.0") */
-  char subject[160]; /* the case ("gemm: fp32 256x256x256") or check */
+  char hostname[GCB_HOSTNAME_SIZE];
+  long long rank;           /* MPI rank */
+  char ranks[96];           /* several ranks, as ranges ("0-3,7"), or "" */
+  long long gpu;            /* device index */
+  char bus_id[32];          /* PCI bus id of the GPU */
+  char link[GCB_LINK_SIZE]; /* "0000:1b:00.0<->0000:2c:00.0", "A -> B" */
+  char subject[160];        /* the case ("gemm: fp32 256x256x256") or check */
 };
 
 struct gcb_finding {

@@ -143,8 +143,7 @@ static enum gcb_status report_link(const struct gcb__rule_ctx *cx,
   gcb_finding_at_model_rank(f, cx->index, j->doc, first);
   f->where.rank = -1;
   gcb_view_copy(f->where.ranks, sizeof f->where.ranks, ranks);
-  snprintf(f->where.link, sizeof f->where.link, "%.50s link",
-           f->where.hostname);
+  snprintf(f->where.link, sizeof f->where.link, "%s link", f->where.hostname);
   snprintf(f->where.subject, sizeof f->where.subject,
            "netmap: bandwidth %s, pairs with %.100s", j->schedule,
            f->where.hostname);
@@ -202,7 +201,7 @@ static void explain_node_pair(const struct gcb__rule_ctx *cx,
   gcb_finding_at_model_rank(f, cx->index, j->doc, m->rank[s]);
   snprintf(f->where.ranks, sizeof f->where.ranks, "%d,%d", m->rank[s],
            m->rank[d]);
-  snprintf(f->where.link, sizeof f->where.link, "%.24s <-> %.24s", m->host[s],
+  snprintf(f->where.link, sizeof f->where.link, "%s <-> %s", m->host[s],
            m->host[d]);
   snprintf(f->where.subject, sizeof f->where.subject,
            "netmap: bandwidth nodepairs %.40s<->%.40s", m->host[s], m->host[d]);
@@ -240,7 +239,7 @@ static enum gcb_status report_path(const struct gcb__rule_ctx *cx,
   gcb_finding_at_model_rank(f, cx->index, j->doc, s);
   snprintf(f->where.ranks, sizeof f->where.ranks, "%d,%d", s < d ? s : d,
            s < d ? d : s);
-  snprintf(f->where.link, sizeof f->where.link, "%.24s -> %.24s", m->host[s],
+  snprintf(f->where.link, sizeof f->where.link, "%s -> %s", m->host[s],
            m->host[d]);
   snprintf(f->where.subject, sizeof f->where.subject,
            "netmap: bandwidth %s %d->%d", j->schedule, s, d);

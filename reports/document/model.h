@@ -160,6 +160,14 @@ struct gcb_model_nic {
   size_t nhops;
 };
 
+/* A hostname's bytes with its NUL, at most: a DNS name is at most 253
+ * bytes and a run names a node in the 256 of its context
+ * (bench/run/context.h). The reader and the converters refuse a longer
+ * one, located, so that what reports keep of a host (a finding's, a
+ * component's, a machine's) holds it whole: two hosts are never one by a
+ * cut. */
+#define GCB_HOSTNAME_SIZE 256
+
 struct gcb_model_node {
   long long index;
   const char *hostname, *cpu_model;

@@ -11,9 +11,22 @@
 
 /* ---- schema rows -------------------------------------------------------- */
 
+static enum gcb_status check_hostname(struct gcb__walk *w, const json_t *v) {
+  size_t n = json_string_length(v);
+  return n < GCB_HOSTNAME_SIZE
+             ? GCB_OK
+             : gcb__schema_problem(w,
+                                   "a hostname of %zu bytes (at most %d: a "
+                                   "DNS name is at most 253)",
+                                   n, GCB_HOSTNAME_SIZE - 1);
+}
+
+static const struct gcb__node n_hostname = {.types = T_STR,
+                                            .check = check_hostname};
+
 static const struct gcb__field node_fields[] = {
     REQ("index", &gcb__n_int, IN(node, index)),
-    REQ("hostname", &gcb__n_str, IN(node, hostname)),
+    REQ("hostname", &n_hostname, IN(node, hostname)),
     REQ("ranks", &gcb__n_int_array),
     REQ("cores", &gcb__n_int, IN(node, cores)),
     REQ("pus", &gcb__n_int, IN(node, pus)),
@@ -49,7 +62,7 @@ static const struct gcb__field rank_blas_fields[] = {
 static const struct gcb__field rank_fields[] = {
     REQ("rank", &gcb__n_int, IN(rank, rank)),
     REQ("node", &gcb__n_int, IN(rank, node)),
-    REQ("hostname", &gcb__n_str, IN(rank, hostname)),
+    REQ("hostname", &n_hostname, IN(rank, hostname)),
     REQ("local_rank", &gcb__n_int, IN(rank, local_rank)),
     REQ("pid", &gcb__n_int, IN(rank, pid)),
     REQ("cpu_binding", &gcb__n_str, IN(rank, cpu_binding)),
@@ -63,6 +76,9 @@ const struct gcb__node gcb__n_ranks = {.types = T_ARR,
                                        .items = OBJ(rank_fields)};
 
 /* ---- writers ------------------------------------------------------------ */
+
+_Static_assert(sizeof((struct gcb_identity *)0)->hostname <= GCB_HOSTNAME_SIZE,
+               "every hostname a run writes reads back");
 
 static json_t *device_json(const struct gcb_identity *id) {
   return json_pack("{s:s, s:s, s:i, s:I, s:i}", "name", id->device.name,

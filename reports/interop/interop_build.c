@@ -213,8 +213,18 @@ static const char *model_name(struct gcb__conv *cv, const char *s) {
   return kept;
 }
 
-long long gcb__conv_node(struct gcb__conv *cv, const char *host) {
+enum gcb_status gcb__conv_node(struct gcb__conv *cv, const char *host,
+                               long long *index) {
   struct gcb_model *m = cv->m;
+  size_t len = strlen(host);
+  if (len >= GCB_HOSTNAME_SIZE) { /* its first bytes would be another's */
+    char start[41];
+    gcb_view_copy(start, sizeof start, host);
+    return gcb_err_set(cv->err, GCB_EINPUT,
+                       "%s: %s: a hostname of %zu bytes (at most %d: a DNS "
+                       "name is at most 253): \"%s...\"",
+                       cv->name, cv->format, len, GCB_HOSTNAME_SIZE - 1, start);
+  }
   char *name = gcb_utf8_copy(host);
   size_t k = 0;
   while (name != NULL && k < m->nnodes &&
@@ -228,16 +238,18 @@ long long gcb__conv_node(struct gcb__conv *cv, const char *host) {
                                  .cpu_model = ""};
   bool ok = name != NULL && k < m->nnodes;
   free(name);
-  return ok ? (long long)k : -1;
+  *index = (long long)k;
+  return ok ? GCB_OK : gcb__conv_nomem(cv);
 }
 
 enum gcb_status gcb__conv_rank(struct gcb__conv *cv, long long rank,
                                const char *host, long long pid,
                                const char *gpu_name, const char *bus_id,
                                long long gpu_index) {
-  long long node = gcb__conv_node(cv, host);
-  if (node < 0)
-    return gcb__conv_nomem(cv);
+  long long node;
+  enum gcb_status st = gcb__conv_node(cv, host, &node);
+  if (st != GCB_OK)
+    return st;
   struct gcb_model_node *n = &cv->m->nodes[node];
   long long local = (long long)n->nranks;
   struct gcb_model_rank *r =

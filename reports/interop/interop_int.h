@@ -228,14 +228,18 @@ enum gcb_status gcb__conv_timeout(struct gcb__conv *cv, const char *bench,
     __attribute__((format(printf, 4, 5)));
 
 /* The node of cv->m on host `host`, added with the next index and its
- * machine unknown (0) when there is none: its index; -1 on ENOMEM. A host
+ * machine unknown (0) when there is none: its index in *index. A host
  * name's bytes that are not UTF-8 are U+FFFD, in the node's name and in
- * the lookup, so that ranks on a garbled host still share its node. */
-long long gcb__conv_node(struct gcb__conv *cv, const char *host);
+ * the lookup, so that ranks on a garbled host still share its node.
+ * GCB_EINPUT (said) for a name of GCB_HOSTNAME_SIZE bytes or more,
+ * GCB_ENOMEM (said). */
+enum gcb_status gcb__conv_node(struct gcb__conv *cv, const char *host,
+                               long long *index);
 
 /* Rank `rank` of cv->m on host's node (gcb__conv_node), which lists it
  * after those before: its local rank is its place there; its binding
- * unknown (empty, 0 PUs); names as gcb__conv_node keeps them. GCB_ENOMEM
+ * unknown (empty, 0 PUs); names as gcb__conv_node keeps them (and refuses
+ * them). GCB_EINPUT or GCB_ENOMEM
  * (said) or GCB_OK. */
 enum gcb_status gcb__conv_rank(struct gcb__conv *cv, long long rank,
                                const char *host, long long pid,

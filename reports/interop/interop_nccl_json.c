@@ -61,11 +61,9 @@ static enum gcb_status device(void *ctx, const json_t *d) {
   long long rank = gcb_view_int(d, "rank", x->devices++);
   char bus[32];
   gcb_busid_canon(gcb_view_str(d, "device_hex"), bus, sizeof bus);
-  if (gcb__conv_rank(x->cv, rank, host, gcb_view_int(d, "pid", 0),
-                     gcb_view_str(d, "device_info"), bus,
-                     gcb_view_int(d, "device", -1)) != GCB_OK)
-    return gcb_err_set(x->cv->err, GCB_ENOMEM, "out of memory");
-  return GCB_OK;
+  return gcb__conv_rank(x->cv, rank, host, gcb_view_int(d, "pid", 0),
+                        gcb_view_str(d, "device_info"), bus,
+                        gcb_view_int(d, "device", -1));
 }
 
 /* One half of a result row (key "out_of_place" or "in_place"): {time or

@@ -409,8 +409,8 @@ static enum gcb_status machine(struct nvbw *x) {
   const char *host = x->ngpus > 0 && x->gpu[0].host && x->gpu[0].host[0]
                          ? x->gpu[0].host
                          : "unknown";
-  enum gcb_status st =
-      gcb__conv_node(x->cv, host) == 0 ? GCB_OK : gcb__conv_nomem(x->cv);
+  long long node;
+  enum gcb_status st = gcb__conv_node(x->cv, host, &node);
   for (size_t g = 0; g < n && st == GCB_OK; g++) {
     const struct nvbw_gpu *d = g < x->ngpus ? &x->gpu[g] : NULL;
     st = gcb__conv_rank(x->cv, (long long)g, host, 0,

@@ -289,11 +289,14 @@ void gcb_report_verdict(const struct gcb_report *rep, char *buf, size_t size) {
   gcb_diagnosis_free(&own);
 }
 
-/* Appends ", " (but first) and the printf text, cut at 223 bytes, while
- * buf has room. */
+#define TEXT_OF(field) sizeof((struct gcb_location *)0)->field
+#define PART_MAX (TEXT_OF(link) + 48) /* the longest part, with its label */
+
+/* Appends ", " (but first) and the printf text, cut at PART_MAX - 1
+ * bytes, while buf has room. */
 __attribute__((format(printf, 4, 5))) static void
 add(char *buf, size_t size, size_t *used, const char *fmt, ...) {
-  char text[224];
+  char text[PART_MAX];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(text, sizeof text, fmt, ap);
@@ -304,12 +307,13 @@ add(char *buf, size_t size, size_t *used, const char *fmt, ...) {
   *used += n > 0 ? (size_t)n : 0;
 }
 
-#define TEXT_OF(field) sizeof((struct gcb_location *)0)->field
 _Static_assert(TEXT_OF(ranks) + TEXT_OF(hostname) + TEXT_OF(bus_id) +
                        TEXT_OF(link) + 5 * 24 + 48 <=
                    GCB_REPORT_WHERE,
                "a where fits GCB_REPORT_WHERE: 5 numbers, labels, texts");
-_Static_assert(TEXT_OF(hostname) + 48 <= 224, "a where's part fits add()");
+_Static_assert(TEXT_OF(hostname) + 48 <= PART_MAX &&
+                   TEXT_OF(ranks) + 48 <= PART_MAX,
+               "a where's part fits add()");
 
 void gcb_report_where(const struct gcb_report *rep, const struct gcb_finding *f,
                       char *buf, size_t size) {

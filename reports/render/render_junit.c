@@ -327,7 +327,7 @@ static void components_suite(struct suite *s, const struct gcb_report *rep) {
     }
     for (size_t i = 0; i < d->n; i++) {
       const struct gcb_root_cause *rc = &d->items[i];
-      char name[320], fig[48];
+      char name[sizeof rc->comp.name + GCB_HOSTNAME_SIZE + 32], fig[48];
       if (rc->comp.bus_id[0] != '\0' ||
           gcb_diagnosis_at_gpu_by_index(d, &rc->comp))
         continue; /* a GPU row above holds it */

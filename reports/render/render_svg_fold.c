@@ -17,10 +17,16 @@
 #define NAMES_SHOWN 8 /* names listed per shape; the rest counted */
 
 struct shape {
-  char model[64], drawn[128];
+  char model[64], drawn[GCB_HOSTNAME_SIZE];
   size_t ngpus, nnics, folded;
-  char names[NAMES_SHOWN][128];
+  char names[NAMES_SHOWN][GCB_HOSTNAME_SIZE];
 };
+/* copied whole, with its NUL (gcb__svg_fold_take) */
+_Static_assert(sizeof((struct shape *)0)->drawn ==
+                       sizeof((struct gcb__svg_pic *)0)->hostname &&
+                   sizeof((struct shape *)0)->model ==
+                       sizeof((struct gcb__svg_pic *)0)->model,
+               "a picture's host and model fit a shape's");
 
 struct gcb__svg_fold {
   bool active;

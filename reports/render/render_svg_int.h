@@ -15,7 +15,7 @@ struct gcb__svg_pic {
   size_t machine;
   const struct gcb_model *doc;       /* the document it was recorded in */
   const struct gcb_model_node *node; /* the machine's first topology */
-  char hostname[128], model[64];
+  char hostname[GCB_HOSTNAME_SIZE], model[64];
   size_t n, nnics; /* GPUs (topology indices 0..n-1), NICs */
   size_t undrawn;  /* GPUs whose index is outside [0, GCB_SVG_MAX_GPUS) */
   const struct gcb_model_gpu *gpu[GCB_SVG_MAX_GPUS];  /* NULL: no such */

@@ -491,6 +491,37 @@ Test(interop_limits, a_name_that_is_not_utf8_keeps_its_rank) {
   free(t.s);
 }
 
+Test(interop_limits, a_hostname_longer_than_any_host_has_is_refused) {
+  char host[GCB_HOSTNAME_SIZE + 1];
+  memset(host, 'h', sizeof host - 1);
+  host[sizeof host - 1] = '\0';
+  for (int len = GCB_HOSTNAME_SIZE - 1; len <= GCB_HOSTNAME_SIZE; len++) {
+    struct text t = {0};
+    struct gcb_model *r = NULL;
+    struct gcb_err err = {0};
+    add(&t, "# nThread 1 nGpus 1 minBytes 8 maxBytes 8\n");
+    add(&t,
+        "#  Rank  0 Group  0 Pid  6900 on %.*s device  0 [0000:01:00] "
+        "NVIDIA H100\n",
+        len, host);
+    add(&t, "%s", header);
+    row(&t, 8);
+    enum gcb_status st = parse(&t, "long.log", &r, &err);
+    if (len < GCB_HOSTNAME_SIZE) {
+      cr_assert_eq(st, GCB_OK, "%s", err.msg);
+      cr_expect_eq(strlen(r->nodes[0].hostname), (size_t)len, "whole");
+    } else {
+      cr_expect_eq(st, GCB_EINPUT, "a longer one could be another's cut");
+      cr_expect(strstr(err.msg, "long.log: nccl-tests") == err.msg &&
+                    strstr(err.msg, "a hostname of 256 bytes (at most 255") !=
+                        NULL,
+                "%s", err.msg);
+    }
+    gcb_model_free(r);
+    free(t.s);
+  }
+}
+
 /* Whether s ends with tail. */
 static bool ends_with(const char *s, const char *tail) {
   size_t n = strlen(s), k = strlen(tail);
@@ -581,14 +612,15 @@ static void expect_nvbw_names_whole(const struct gcb_model *r, const char *tc,
 }
 
 Test(interop_limits, nvbandwidth_names_arrive_whole) {
-  char tc[301], gpu[301], host[301], desc[400];
+  /* the host as long as a host's name may be (GCB_HOSTNAME_SIZE) */
+  char tc[301], gpu[301], host[GCB_HOSTNAME_SIZE], desc[400];
   memset(tc, 't', 300);
   memset(gpu, 'g', 300);
-  memset(host, 'h', 300);
-  tc[300] = gpu[300] = host[300] = '\0';
+  memset(host, 'h', sizeof host - 1);
+  tc[300] = gpu[300] = host[sizeof host - 1] = '\0';
   memcpy(tc + 295, "_tail", 5);
   memcpy(gpu + 295, " tail", 5);
-  memcpy(host + 295, "-tail", 5);
+  memcpy(host + sizeof host - 6, "-tail", 5);
   snprintf(desc, sizeof desc,
            "memory latency SM CPU(row) <-> GPU(column) %.200s (ns)", tc);
   struct text t = {0};

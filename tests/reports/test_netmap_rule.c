@@ -289,6 +289,64 @@ Test(netmap_rule, a_planted_slow_node_pair_is_one_root_cause_naming_both) {
     }
 }
 
+/* Hosts named as a cluster's DNS names them: longer than any cut that
+ * kept their first bytes, and alike in those. */
+#define LONG_HOST "gpu-h200-rack07-row3.compute.cluster.example.org-n%02d"
+
+Test(netmap_rule, paths_to_hosts_alike_in_their_first_bytes_stay_apart) {
+  struct run r = {.doc = fx_doc(4, 4, 8, "Test CPU")};
+  static const char *const sections[] = {"nodes", "ranks"};
+  for (size_t k = 0; k < 2; k++) {
+    json_t *e;
+    size_t i;
+    json_array_foreach(json_object_get(r.doc, sections[k]), i, e) {
+      char host[96];
+      snprintf(host, sizeof host, LONG_HOST, (int)i); /* one rank a node */
+      cr_assert_eq(json_object_set_new(e, "hostname", json_string(host)), 0);
+    }
+  }
+  for (int s = 0; s < 4; s++)
+    for (int d = 0; d < 4; d++) {
+      if (s == d)
+        continue;
+      double figs[FX_MAX_RANKS];
+      for (int k = 0; k < 4; k++)
+        figs[k] = s == 0 && d > 0 && d < 3 ? SLOW : FAST;
+      char params[512], label[64];
+      snprintf(params, sizeof params,
+               "{\"measure\": \"bandwidth\", \"schedule\": \"alone\", "
+               "\"src\": %d, \"dst\": %d, \"src_host\": \"" LONG_HOST
+               "\", \"dst_host\": \"" LONG_HOST "\"}",
+               s, d, s, d);
+      snprintf(label, sizeof label, "bandwidth alone %d->%d", s, d);
+      fx_add_case(
+          r.doc, fx_case("netmap", label, params, "GB/s", figs, 4, 0.01, NULL));
+    }
+  analyse(&r);
+  cr_assert_eq(count(&r, "network-path", NULL), 2);
+  char want[2][160];
+  for (int d = 1; d <= 2; d++)
+    snprintf(want[d - 1], sizeof want[0], LONG_HOST " -> " LONG_HOST, 0, d);
+  for (size_t i = 0, k = 0; i < r.f.n; i++)
+    if (strcmp(r.f.items[i].kind->name, "network-path") == 0)
+      cr_expect_str_eq(r.f.items[i].where.link, want[k++],
+                       "the path names both hosts whole");
+  struct gcb_thresholds t;
+  gcb_thresholds_default(&t);
+  struct gcb_diagnosis dx = {0};
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_diagnose(&r.d, 1, &r.f, &t, &dx, &err), GCB_OK, "%s",
+               err.msg);
+  cr_expect_eq(gcb_diagnosis_count(&dx, GCB_SEV_FAIL), 2,
+               "two paths, not one by their hosts' first bytes");
+  for (size_t i = 0; i < dx.n; i++)
+    cr_expect(strstr(dx.items[i].comp.name, want[0]) != NULL ||
+                  strstr(dx.items[i].comp.name, want[1]) != NULL,
+              "%s", dx.items[i].comp.name);
+  gcb_diagnosis_free(&dx);
+  done(&r);
+}
+
 Test(netmap_rule, healthy_node_pairs_with_noise_give_no_warning) {
   for (int nodes = 2; nodes <= 8; nodes++)
     for (unsigned seed = 1; seed <= 12; seed++) {

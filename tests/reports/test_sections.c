@@ -191,6 +191,31 @@ Test(sections, a_bad_topology_member_is_located) {
   gcb_topo_free(t);
 }
 
+Test(sections, a_hostname_longer_than_any_host_has_is_refused_located) {
+  struct gcb_topo *t = load(files[0]);
+  struct gcb_results *r = header_doc(t);
+  json_t *root = gcb_results_json(r);
+  char host[GCB_HOSTNAME_SIZE + 1];
+  memset(host, 'h', sizeof host - 1);
+  host[sizeof host - 1] = '\0';
+  expect_refused(json_array_get(json_object_get(root, "nodes"), 0), "hostname",
+                 json_string(host), r,
+                 "nodes[0].hostname: a hostname of 256 bytes (at most 255");
+  json_object_set_new(json_array_get(json_object_get(root, "nodes"), 0),
+                      "hostname", json_string(host + 1));
+  expect_refused(json_array_get(json_object_get(root, "ranks"), 0), "hostname",
+                 json_string(host), r,
+                 "ranks[0].hostname: a hostname of 256 bytes");
+  json_object_set_new(json_array_get(json_object_get(root, "ranks"), 0),
+                      "hostname", json_string(host + 1));
+  struct gcb_results *back = NULL;
+  struct gcb_err err = {0};
+  cr_expect_eq(reread(r, &back, &err), GCB_OK, "255 bytes read: %s", err.msg);
+  gcb_results_free(back);
+  gcb_results_free(r);
+  gcb_topo_free(t);
+}
+
 Test(sections, a_bad_gpu_health_member_is_located) {
   struct gcb_topo *t = load(files[0]);
   struct gcb_results *r = header_doc(t);
