@@ -261,26 +261,36 @@ static enum gcb_status one_sided(struct gcb_comparison *cmp,
   return GCB_OK;
 }
 
-void gcb__compare_case_key(const struct gcb_model_case *c, char *buf,
-                           size_t size) {
-  /* A collective's element count per rank depends on the rank count
-   * (allgather, reducescatter), and its communicator's size is the rank
-   * count: runs at another scale match by size. */
+/* A collective's element count per rank depends on the rank count
+ * (allgather, reducescatter), and its communicator's size is the rank
+ * count: runs at another scale match by size. */
+static const char *const *key_skip(const struct gcb_model_case *c) {
   static const char *const coll_skip[] = {"count", "comm_size", NULL};
-  if (c->kind == GCB_BENCH_COLL)
-    gcb_model_case_key_except(c, coll_skip, buf, size);
-  else
-    gcb_model_case_key(c, buf, size);
+  return c->kind == GCB_BENCH_COLL ? coll_skip : NULL;
 }
 
-/* Keys of every case of a document, in document order. */
-static char (*case_keys(const struct gcb_model *m, size_t *n))[192] {
+void gcb__compare_case_key(const struct gcb_model_case *c, char *buf,
+                           size_t size) {
+  gcb_model_case_key_except(c, key_skip(c), buf, size);
+}
+
+static void free_keys(char **keys, size_t n) {
+  for (size_t i = 0; keys != NULL && i < n; i++)
+    free(keys[i]);
+  free(keys);
+}
+
+/* The whole key of every case of a document, in document order (two
+ * cases alike in a key's first bytes are still two); NULL on ENOMEM. */
+static char **case_keys(const struct gcb_model *m, size_t *n) {
   *n = m->ncases;
-  char(*keys)[192] = malloc(*n * sizeof *keys + 1);
-  if (keys == NULL)
-    return NULL;
-  for (size_t i = 0; i < *n; i++)
-    gcb__compare_case_key(&m->cases[i], keys[i], sizeof keys[i]);
+  char **keys = calloc(*n + 1, sizeof *keys);
+  for (size_t i = 0; keys != NULL && i < *n; i++)
+    if ((keys[i] = gcb_model_case_key_dup(&m->cases[i],
+                                          key_skip(&m->cases[i]))) == NULL) {
+      free_keys(keys, i);
+      keys = NULL;
+    }
   return keys;
 }
 
@@ -292,8 +302,7 @@ static enum gcb_status compare_cases(struct gcb_comparison *cmp,
                                      const struct gcb_thresholds *t,
                                      struct gcb_err *err) {
   size_t no, nn;
-  char(*okeys)[192] = case_keys(old_m, &no);
-  char(*nkeys)[192] = case_keys(new_m, &nn);
+  char **okeys = case_keys(old_m, &no), **nkeys = case_keys(new_m, &nn);
   bool *used = calloc(no + 1, sizeof *used);
   enum gcb_status st = GCB_OK;
   if (okeys == NULL || nkeys == NULL || used == NULL)
@@ -316,8 +325,8 @@ static enum gcb_status compare_cases(struct gcb_comparison *cmp,
   for (size_t i = 0; st == GCB_OK && i < no; i++)
     if (!used[i])
       st = one_sided(cmp, &old_m->cases[i], okeys[i], true, err);
-  free(okeys);
-  free(nkeys);
+  free_keys(okeys, no);
+  free_keys(nkeys, nn);
   free(used);
   return st;
 }

@@ -644,13 +644,15 @@ long long gcb_model_col_find(const struct gcb_model_case *c, long long rank) {
 
 /* ---- keys (gcb__view_key's text, over typed params) --------------------- */
 
-/* A parameter's text in a key: numbers with %.17g, strings as they are,
- * anything else "?". */
-static void scalar_text(const struct gcb_mvalue *v, char *buf, size_t size) {
-  if (v->type == GCB_MV_INT || v->type == GCB_MV_REAL)
-    snprintf(buf, size, "%.17g", v->num);
-  else
-    gcb_view_copy(buf, size, v->type == GCB_MV_STRING ? v->text : "?");
+/* A parameter's text in a key: numbers with %.17g, strings as they are
+ * (whole), anything else "?". */
+static void scalar_text(const struct gcb_mvalue *v, struct gcb__key_param *p) {
+  if (v->type == GCB_MV_INT || v->type == GCB_MV_REAL) {
+    snprintf(p->num, sizeof p->num, "%.17g", v->num);
+    p->val = NULL;
+  } else {
+    p->val = v->type == GCB_MV_STRING ? v->text : "?";
+  }
 }
 
 static bool skipped(const char *key, const char *const *skip) {
@@ -660,20 +662,37 @@ static bool skipped(const char *key, const char *const *skip) {
   return false;
 }
 
-void gcb_model_case_key_except(const struct gcb_model_case *c,
-                               const char *const *skip, char *buf,
-                               size_t size) {
-  struct gcb__key_param p[GCB__KEY_PARAMS];
+size_t gcb_model_case_key_except(const struct gcb_model_case *c,
+                                 const char *const *skip, char *buf,
+                                 size_t size) {
+  struct gcb__key_param stack[GCB__KEY_PARAMS], *p = stack;
+  if (c->params.n > GCB__KEY_PARAMS &&
+      (p = malloc(c->params.n * sizeof *p)) == NULL) {
+    if (size > 0)
+      buf[0] = '\0';
+    return SIZE_MAX;
+  }
   size_t n = 0;
   for (size_t i = 0; i < c->params.n; i++) {
     const struct gcb_mkv *kv = &c->params.members[i];
-    if (n < GCB__KEY_PARAMS && !skipped(kv->key, skip)) {
+    if (!skipped(kv->key, skip)) {
       p[n].key = kv->key;
-      scalar_text(&kv->value, p[n].val, sizeof p[n].val);
-      n++;
+      scalar_text(&kv->value, &p[n++]);
     }
   }
-  gcb__view_key(c->bench, c->unit, p, n, buf, size);
+  size_t len = gcb__view_key(c->bench, c->unit, p, n, buf, size);
+  if (p != stack)
+    free(p);
+  return len;
+}
+
+char *gcb_model_case_key_dup(const struct gcb_model_case *c,
+                             const char *const *skip) {
+  size_t len = gcb_model_case_key_except(c, skip, NULL, 0);
+  char *key = len < SIZE_MAX ? malloc(len + 1) : NULL;
+  if (key != NULL)
+    gcb_model_case_key_except(c, skip, key, len + 1);
+  return key;
 }
 
 void gcb_model_case_key(const struct gcb_model_case *c, char *buf,

@@ -376,15 +376,20 @@ long long gcb_model_col_rank(const struct gcb_model_case *c, size_t i,
  * numbers print with %.17g, so that 256 and 256.0 give the same key;
  * truncated (at a UTF-8 boundary) to fit buf (gcb__view_key, view.h).
  * _except: the same key without the params named in skip (NULL-terminated;
- * NULL skips none). The sweep key, the one definition of a sweep every
- * report uses: the key without the parameters a sweep varies (size, bytes,
- * count, inplace), then the transport (GCB_VIEW_SWEEP_KEY bytes hold any
- * that is not truncated). The title: "bench: label", ending with "..."
- * where it is cut to fit.
+ * NULL skips none); it returns the whole key's length (SIZE_MAX: out of
+ * memory). _dup: the whole key, allocated (free it; NULL: out of memory),
+ * for what tells cases apart by it (compare's pairing). The sweep key, the one
+ * definition of a sweep every report uses: the key without the parameters a
+ * sweep varies (size, bytes, count, inplace), then the transport
+ * (GCB_VIEW_SWEEP_KEY bytes hold any that is not truncated). The title: "bench:
+ * label", ending with "..." where it is cut to fit.
  */
 void gcb_model_case_key(const struct gcb_model_case *c, char *buf, size_t size);
-void gcb_model_case_key_except(const struct gcb_model_case *c,
-                               const char *const *skip, char *buf, size_t size);
+size_t gcb_model_case_key_except(const struct gcb_model_case *c,
+                                 const char *const *skip, char *buf,
+                                 size_t size);
+char *gcb_model_case_key_dup(const struct gcb_model_case *c,
+                             const char *const *skip);
 void gcb_model_sweep_key(const struct gcb_model_case *c, char *buf,
                          size_t size);
 void gcb_model_case_title(const struct gcb_model_case *c, char *buf,

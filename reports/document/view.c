@@ -55,10 +55,10 @@ size_t gcb_view_copy(char *dst, size_t size, const char *src) {
  * the caller trims a character cut short (gcb__view_trim_partial). */
 static void append(char *buf, size_t size, size_t *used, const char *fmt,
                    const char *a, const char *b) {
-  if (*used + 1 >= size)
-    return;
-  int n = snprintf(buf + *used, size - *used, fmt, a, b);
-  *used += n > 0 ? (size_t)n : 0;
+  bool room = *used + 1 < size;
+  int n =
+      snprintf(room ? buf + *used : NULL, room ? size - *used : 0, fmt, a, b);
+  *used += n > 0 ? (size_t)n : 0; /* the whole text's length */
 }
 
 void gcb__view_trim_partial(char *s) {
@@ -78,18 +78,22 @@ static int cmp_param(const void *a, const void *b) {
                 ((const struct gcb__key_param *)b)->key);
 }
 
-void gcb__view_key(const char *bench, const char *unit,
-                   struct gcb__key_param *p, size_t n, char *buf, size_t size) {
+size_t gcb__view_key(const char *bench, const char *unit,
+                     struct gcb__key_param *p, size_t n, char *buf,
+                     size_t size) {
   size_t used = 0;
-  if (size == 0)
-    return;
-  qsort(p, n, sizeof *p, cmp_param);
-  buf[0] = '\0';
+  if (n > 1)
+    qsort(p, n, sizeof *p, cmp_param);
+  if (size > 0)
+    buf[0] = '\0';
   append(buf, size, &used, "%s%s", bench, "");
   for (size_t i = 0; i < n; i++)
-    append(buf, size, &used, " %s=%s", p[i].key, p[i].val);
+    append(buf, size, &used, " %s=%s", p[i].key,
+           p[i].val != NULL ? p[i].val : p[i].num);
   append(buf, size, &used, " [%s]%s", unit, "");
-  gcb__view_trim_partial(buf);
+  if (size > 0)
+    gcb__view_trim_partial(buf);
+  return used;
 }
 
 /* printf's "%.0f" for |x| >= 1000 or x == 0, from nearbyint (which rounds

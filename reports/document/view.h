@@ -89,15 +89,19 @@ void gcb_view_mpi_probe_line(const json_t *root, char *buf, size_t size);
  * (p[0..n), in any order: sorted here by key), each value already as text:
  * bench, the params as key=value in sorted key order, then [unit] ("gemm
  * dtype=fp32 m=256 [GFLOP/s]"), truncated at a UTF-8 boundary to fit buf;
- * and the cut of an incomplete UTF-8 sequence at the end of a truncated
- * text. */
-#define GCB__KEY_PARAMS 32
+ * returns the whole key's length (as snprintf does: a buf of that plus
+ * one holds it whole). And the cut of an incomplete UTF-8 sequence at the
+ * end of a truncated text. */
+#define GCB__KEY_PARAMS 32 /* held on the stack; more are allocated */
 struct gcb__key_param {
   const char *key;
-  char val[128];
+  const char *val; /* its text: the string's own; NULL: num (sorting
+                      moves the entries, so none points into itself) */
+  char num[32];    /* a number as %.17g */
 };
-void gcb__view_key(const char *bench, const char *unit,
-                   struct gcb__key_param *p, size_t n, char *buf, size_t size);
+size_t gcb__view_key(const char *bench, const char *unit,
+                     struct gcb__key_param *p, size_t n, char *buf,
+                     size_t size);
 void gcb__view_trim_partial(char *s);
 
 /* Copies src into dst[0..size) with a terminating NUL, cutting at a UTF-8

@@ -174,6 +174,35 @@ Test(compare, params_match_as_numbers_whatever_their_order) {
   done(&p);
 }
 
+/* Two cases whose keys agree in their first 200 bytes (a long kernel
+ * name) pair each with its own, in whatever order the runs list them. */
+Test(compare, cases_alike_in_a_long_keys_first_bytes_pair_with_their_own) {
+  char kernel[2][300];
+  for (int k = 0; k < 2; k++) {
+    memset(kernel[k], 'x', 250);
+    snprintf(kernel[k] + 250, sizeof kernel[k] - 250, "_%c", "AB"[k]);
+  }
+  struct pair p = {.old = fx_doc(4, 1, 8, "Test CPU"),
+                   .new_ = fx_doc(4, 1, 8, "Test CPU")};
+  for (int side = 0; side < 2; side++)
+    for (int i = 0; i < 2; i++) {
+      int k = side == 0 ? i : 1 - i; /* the new run lists them reversed */
+      double level = k == 0 ? 100 : 50;
+      const double figs[] = {level, level, level, level};
+      char params[400];
+      snprintf(params, sizeof params, "{\"kernel\": \"%s\"}", kernel[k]);
+      fx_add_case(side == 0 ? p.old : p.new_,
+                  fx_case("membw", kernel[k] + 249, params, "GB/s", figs, 4,
+                          0.005, NULL));
+    }
+  compare(&p, NULL);
+  cr_expect_eq(p.cmp.regressions, 0, "each case against its own");
+  for (size_t i = 0; i < p.cmp.ndeltas; i++)
+    cr_expect_float_eq(p.cmp.deltas[i].change, 0, 1e-9, "%s: %s",
+                       p.cmp.deltas[i].title, p.cmp.deltas[i].metric);
+  done(&p);
+}
+
 /* ---- not comparable ----------------------------------------------------- */
 
 static void cpu_model(json_t *doc) {
