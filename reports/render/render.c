@@ -293,7 +293,7 @@ void gcb_report_verdict(const struct gcb_report *rep, char *buf, size_t size) {
  * buf has room. */
 __attribute__((format(printf, 4, 5))) static void
 add(char *buf, size_t size, size_t *used, const char *fmt, ...) {
-  char text[224];
+  char text[304];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(text, sizeof text, fmt, ap);
@@ -309,7 +309,7 @@ _Static_assert(TEXT_OF(ranks) + TEXT_OF(hostname) + TEXT_OF(bus_id) +
                        TEXT_OF(link) + 5 * 24 + 48 <=
                    GCB_REPORT_WHERE,
                "a where fits GCB_REPORT_WHERE: 5 numbers, labels, texts");
-_Static_assert(TEXT_OF(hostname) + 48 <= 224, "a where's part fits add()");
+_Static_assert(TEXT_OF(hostname) + 48 <= 304, "a where's part fits add()");
 
 void gcb_report_where(const struct gcb_report *rep, const struct gcb_finding *f,
                       char *buf, size_t size) {

@@ -137,7 +137,7 @@ enum gcb_status gcb_report_diagnosis_use(const struct gcb_report *rep,
 /* "rank 2, node 0 (host), GPU 1 0000:1b:00.0"; the run number is added
  * when the report covers several documents. GCB_REPORT_WHERE bytes hold
  * any (the location's texts whole, with their labels and numbers). */
-#define GCB_REPORT_WHERE 512
+#define GCB_REPORT_WHERE 640
 void gcb_report_where(const struct gcb_report *rep, const struct gcb_finding *f,
                       char *buf, size_t size);
 
