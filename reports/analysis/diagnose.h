@@ -44,7 +44,7 @@ const char *gcb_family_name(enum gcb_family f);
 struct gcb_component {
   enum gcb_comp_kind kind;
   long long node;
-  char hostname[128]; /* its machine's host */
+  char hostname[GCB_ANALYZE_HOST_MAX]; /* its machine's host */
   long long rank;
   char ranks[96];
   long long gpu;
@@ -58,11 +58,11 @@ struct gcb_component {
    * name and a network path's say the host(s) themselves ("node h1",
    * "h1 -> h2"): names_host. What a line already about the host shows
    * (drain.txt). */
-  char local_name[240];
+  char local_name[GCB_ANALYZE_HOST_MAX + 16]; /* "node HOST BLAS" */
   bool names_host;
   /* As shown (gcb_component_show): local_name, with " on HOST" when the
    * diagnosis holds more than one machine. */
-  char name[240];
+  char name[GCB_ANALYZE_HOST_MAX + 16 + sizeof " on " + GCB_ANALYZE_HOST_MAX];
 };
 
 /* Composes c's name for display into buf: its local_name, followed by
@@ -105,7 +105,7 @@ void gcb_machine_gpu_show(const struct gcb_machine_gpu *g, char *buf,
 
 /* One machine of the diagnosis. */
 struct gcb_machine {
-  char hostname[128];
+  char hostname[GCB_ANALYZE_HOST_MAX];
   char model[64]; /* of its GPUs ("NVIDIA H200"), "" */
   size_t ngpus, nranks;
   struct gcb_machine_gpu *gpus; /* its GPUs, ngpus: the topology's, then

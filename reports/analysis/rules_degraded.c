@@ -113,7 +113,7 @@ static enum gcb_status report(const struct gcb__rule_ctx *cx,
   if (rank >= 0)
     gcb_finding_at_model_rank(f, cx->index, cx->doc->model, rank);
   f->where.node = index;
-  gcb_view_copy(f->where.hostname, sizeof f->where.hostname, node->hostname);
+  gcb_analyze_copy(f->where.hostname, sizeof f->where.hostname, node->hostname);
   f->where.gpu = gpu;
   if (nic == NULL) {
     gcb_view_copy(f->where.bus_id, sizeof f->where.bus_id, busid);
