@@ -88,7 +88,7 @@ void gcb_finding_figures(struct gcb_finding *f, double measured,
                          double expected, const char *unit) {
   f->measured = measured;
   f->expected = expected;
-  gcb_view_copy(f->unit, sizeof f->unit, unit);
+  gcb_analyze_copy(f->unit, sizeof f->unit, unit);
 }
 
 void gcb_finding_at_model_rank(struct gcb_finding *f, int doc,

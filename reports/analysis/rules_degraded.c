@@ -101,10 +101,9 @@ static enum gcb_status report(const struct gcb__rule_ctx *cx,
   long long index = node->index;
   struct gcb_finding *slow = nic == NULL ? measured_slow(cx, index, gpu) : NULL;
   if (slow != NULL) {
-    char text[sizeof slow->explanation];
-    snprintf(text, sizeof text, "%s; the topology agrees: %s",
-             slow->explanation, ev->text);
-    gcb_view_copy(slow->explanation, sizeof slow->explanation, text);
+    char was[sizeof slow->explanation];
+    memcpy(was, slow->explanation, sizeof was);
+    gcb_finding_explain(slow, "%s; the topology agrees: %s", was, ev->text);
     return GCB_OK;
   }
   struct gcb_finding *f = gcb__rule_push(cx, GCB_SEV_WARN);
