@@ -44,23 +44,43 @@ struct gcb_finding *gcb_findings_push(struct gcb_findings *l,
   return f;
 }
 
-static void vformat(char *buf, size_t size, const char *fmt, va_list ap) {
-  char tmp[512];
-  vsnprintf(tmp, sizeof tmp, fmt, ap);
-  gcb_view_copy(buf, size, tmp);
+/* Ends buf[size], which holds size - 1 bytes of a longer text, in "..."
+ * at a UTF-8 boundary. */
+static void mark_cut(char *buf, size_t size) {
+  if (size < 4)
+    return;
+  size_t n = size - 4;
+  while (n > 0 && ((unsigned char)buf[n] & 0xC0) == 0x80)
+    n--;
+  memcpy(buf + n, "...", 4);
+}
+
+bool gcb_analyze_copy(char *dst, size_t size, const char *src) {
+  bool cut = size > 0 && strlen(src) >= size;
+  if (size > 0)
+    snprintf(dst, size, "%s", src);
+  if (cut)
+    mark_cut(dst, size);
+  return cut;
+}
+
+void gcb_analyze_vformat(char *buf, size_t size, const char *fmt, va_list ap) {
+  int n = vsnprintf(buf, size, fmt, ap);
+  if (n > 0 && (size_t)n >= size)
+    mark_cut(buf, size);
 }
 
 void gcb_finding_explain(struct gcb_finding *f, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  vformat(f->explanation, sizeof f->explanation, fmt, ap);
+  gcb_analyze_vformat(f->explanation, sizeof f->explanation, fmt, ap);
   va_end(ap);
 }
 
 void gcb_finding_suggest(struct gcb_finding *f, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  vformat(f->suggestion, sizeof f->suggestion, fmt, ap);
+  gcb_analyze_vformat(f->suggestion, sizeof f->suggestion, fmt, ap);
   va_end(ap);
 }
 
@@ -68,7 +88,7 @@ void gcb_finding_figures(struct gcb_finding *f, double measured,
                          double expected, const char *unit) {
   f->measured = measured;
   f->expected = expected;
-  gcb_view_copy(f->unit, sizeof f->unit, unit);
+  gcb_analyze_copy(f->unit, sizeof f->unit, unit);
 }
 
 void gcb_finding_at_model_rank(struct gcb_finding *f, int doc,
@@ -79,7 +99,7 @@ void gcb_finding_at_model_rank(struct gcb_finding *f, int doc,
   f->where.rank = rank;
   f->where.node = p.node;
   f->where.gpu = p.gpu;
-  gcb_view_copy(f->where.hostname, sizeof f->where.hostname, p.hostname);
+  gcb_analyze_copy(f->where.hostname, sizeof f->where.hostname, p.hostname);
   gcb_view_copy(f->where.bus_id, sizeof f->where.bus_id, p.bus_id);
 }
 

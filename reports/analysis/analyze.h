@@ -13,12 +13,14 @@
 #ifndef GCB_ANALYZE_H
 #define GCB_ANALYZE_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "common/status.h"
 #include "reports/analysis/kinds.h"
 #include "reports/document/model.h"
+#include "reports/document/results.h"
 #include "reports/document/view.h"
 
 enum gcb_severity { GCB_SEV_INFO, GCB_SEV_WARN, GCB_SEV_FAIL };
@@ -80,8 +82,17 @@ struct gcb_finding *gcb_findings_push(struct gcb_findings *l,
                                       enum gcb_severity sev,
                                       const struct gcb_kind *kind);
 
-/* printf into the finding's explanation / suggestion (truncated at a
- * UTF-8 boundary). */
+/* Copies src into dst[size]; a text that does not fit is cut at a UTF-8
+ * boundary and ends in "..." so that the cut shows. Returns true when it
+ * was cut. */
+bool gcb_analyze_copy(char *dst, size_t size, const char *src);
+
+/* vsnprintf into buf[size], cut as gcb_analyze_copy cuts. */
+void gcb_analyze_vformat(char *buf, size_t size, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
+
+/* printf into the finding's explanation / suggestion; a text too long
+ * for it is cut as gcb_analyze_copy cuts. */
 void gcb_finding_explain(struct gcb_finding *f, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void gcb_finding_suggest(struct gcb_finding *f, const char *fmt, ...)

@@ -172,7 +172,7 @@ static long long add_machine(struct dx *x, const struct gcb_model *model,
   d->machines = grown;
   struct gcb_machine *mc = &d->machines[m];
   *mc = (struct gcb_machine){.ngpus = n, .nranks = node->nranks, .gpus = b};
-  gcb_view_copy(mc->hostname, sizeof mc->hostname, node->hostname);
+  gcb_analyze_copy(mc->hostname, sizeof mc->hostname, node->hostname);
   gcb_view_copy(mc->model, sizeof mc->model, node_model(model, node));
   d->nmachines++;
   return (long long)m;
@@ -344,8 +344,8 @@ static void at_machine(const struct dx *x, long long m, enum gcb_comp_kind k,
                        struct gcb_component *c) {
   *c = (struct gcb_component){.kind = k, .node = m, .rank = -1, .gpu = -1};
   if (m >= 0 && (size_t)m < x->out->nmachines)
-    gcb_view_copy(c->hostname, sizeof c->hostname,
-                  x->out->machines[m].hostname);
+    gcb_analyze_copy(c->hostname, sizeof c->hostname,
+                     x->out->machines[m].hostname);
 }
 
 /* A blank component of kind k at the machine of the finding's node. */
@@ -822,17 +822,15 @@ static enum gcb_status dx_collapse_nodes(struct dx *x) {
 /* Sets rc's statement; true (it is stated). */
 __attribute__((format(printf, 2, 3))) static bool say(struct gcb_root_cause *rc,
                                                       const char *fmt, ...) {
-  char tmp[512];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(tmp, sizeof tmp, fmt, ap);
+  gcb_analyze_vformat(rc->summary, sizeof rc->summary, fmt, ap);
   va_end(ap);
-  gcb_view_copy(rc->summary, sizeof rc->summary, tmp);
   return true;
 }
 
 static void suggest(struct gcb_root_cause *rc, const char *text) {
-  gcb_view_copy(rc->suggestion, sizeof rc->suggestion, text);
+  gcb_analyze_copy(rc->suggestion, sizeof rc->suggestion, text);
 }
 
 /* measured / expected folded to at most 1: lower is worse. */
@@ -1169,7 +1167,7 @@ static void also(const struct dx *x, struct gcb_root_cause *rc, size_t p) {
   }
   char tmp[sizeof rc->summary + sizeof buf];
   snprintf(tmp, sizeof tmp, "%s%s", rc->summary, buf);
-  gcb_view_copy(rc->summary, sizeof rc->summary, tmp);
+  gcb_analyze_copy(rc->summary, sizeof rc->summary, tmp);
 }
 
 static void dx_state(const struct dx *x, struct gcb_root_cause *rc) {
@@ -1212,7 +1210,7 @@ void gcb_component_show(const struct gcb_component *c, bool with_host,
     snprintf(tmp, sizeof tmp, "%s on %s", c->local_name, c->hostname);
   else
     snprintf(tmp, sizeof tmp, "%s", c->local_name);
-  gcb_view_copy(buf, size, tmp);
+  gcb_analyze_copy(buf, size, tmp);
 }
 
 /* One root cause per component that holds evidence, in the order their

@@ -84,7 +84,8 @@ struct gcb_root_cause {
   double measured, expected; /* the worst figure and its expectation */
   char unit[24];
   double cost; /* fraction of a synchronous job's time; NAN */
-  char suggestion[200];
+  /* its evidence's (a finding's) suggestion, whole */
+  char suggestion[sizeof((struct gcb_finding *)0)->suggestion];
   size_t *evidence; /* indices into the findings, ascending; owned */
   size_t nevidence, cap;
 };

@@ -43,7 +43,7 @@ static bool binding_unknown(const struct gcb_model_rank *rank) {
 static void at_group(struct gcb_finding *f, const struct gcb_model_node *node,
                      const long long *ranks, size_t n, double expected) {
   f->where.node = node->index;
-  gcb_view_copy(f->where.hostname, sizeof f->where.hostname, node->hostname);
+  gcb_analyze_copy(f->where.hostname, sizeof f->where.hostname, node->hostname);
   f->where.rank = ranks[0];
   gcb_view_ranges(ranks, n, f->where.ranks, sizeof f->where.ranks);
   gcb_finding_figures(f, (double)n, expected, "ranks");
@@ -222,7 +222,8 @@ enum gcb_status gcb__rule_oversubscribed(const struct gcb__rule_ctx *cx) {
     if (f == NULL)
       return GCB_ENOMEM;
     f->where.node = node->index;
-    gcb_view_copy(f->where.hostname, sizeof f->where.hostname, node->hostname);
+    gcb_analyze_copy(f->where.hostname, sizeof f->where.hostname,
+                     node->hostname);
     gcb_finding_figures(f, (double)n, (double)cores, "ranks");
     gcb_finding_explain(f,
                         "%zu ranks on %s, which has %lld cores: ranks "

@@ -132,7 +132,7 @@ static enum gcb_status slow_finding(const struct gcb__rule_ctx *cx,
                       "slowest rank's pace%s",
                       rank, xs, below * 100, n, ms, why);
   if (why[0] != '\0') /* "; during the case ..." */
-    gcb_view_copy(f->evidence, sizeof f->evidence, why + 2);
+    gcb_analyze_copy(f->evidence, sizeof f->evidence, why + 2);
   gcb_finding_suggest(f, "%s", gcb_bench_kind_desc(c->kind)->slow_hint);
   return GCB_OK;
 }

@@ -101,10 +101,9 @@ static enum gcb_status report(const struct gcb__rule_ctx *cx,
   long long index = node->index;
   struct gcb_finding *slow = nic == NULL ? measured_slow(cx, index, gpu) : NULL;
   if (slow != NULL) {
-    char text[sizeof slow->explanation];
-    snprintf(text, sizeof text, "%s; the topology agrees: %s",
-             slow->explanation, ev->text);
-    gcb_view_copy(slow->explanation, sizeof slow->explanation, text);
+    char was[sizeof slow->explanation];
+    memcpy(was, slow->explanation, sizeof was);
+    gcb_finding_explain(slow, "%s; the topology agrees: %s", was, ev->text);
     return GCB_OK;
   }
   struct gcb_finding *f = gcb__rule_push(cx, GCB_SEV_WARN);
@@ -113,7 +112,7 @@ static enum gcb_status report(const struct gcb__rule_ctx *cx,
   if (rank >= 0)
     gcb_finding_at_model_rank(f, cx->index, cx->doc->model, rank);
   f->where.node = index;
-  gcb_view_copy(f->where.hostname, sizeof f->where.hostname, node->hostname);
+  gcb_analyze_copy(f->where.hostname, sizeof f->where.hostname, node->hostname);
   f->where.gpu = gpu;
   if (nic == NULL) {
     gcb_view_copy(f->where.bus_id, sizeof f->where.bus_id, busid);

@@ -77,8 +77,8 @@ static enum gcb_status report(const struct gcb__rule_ctx *cx,
   const struct gcb_model_node *node = gcb_model_node(cx->doc->model, p->m.node);
   f->where.rank = p->m.rank;
   f->where.node = p->m.node;
-  gcb_view_copy(f->where.hostname, sizeof f->where.hostname,
-                node != NULL ? node->hostname : "");
+  gcb_analyze_copy(f->where.hostname, sizeof f->where.hostname,
+                   node != NULL ? node->hostname : "");
   f->where.gpu = p->m.src;
   gcb__p2p_pair_busid(&p->m, p->c, false, f->where.bus_id,
                       sizeof f->where.bus_id);

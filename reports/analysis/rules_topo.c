@@ -135,7 +135,7 @@ static enum gcb_status report(const struct gcb__rule_ctx *cx,
     add_piled_ranks(m, node, g);
   unique_ranks(g);
   f->where.node = node->index;
-  gcb_view_copy(f->where.hostname, sizeof f->where.hostname, node->hostname);
+  gcb_analyze_copy(f->where.hostname, sizeof f->where.hostname, node->hostname);
   if (g->nranks == 1) {
     gcb_finding_at_model_rank(f, cx->index, m, g->ranks[0]);
   } else if (g->nranks > 1) {

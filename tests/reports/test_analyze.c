@@ -67,6 +67,53 @@ Test(analyze, four_ranks_with_rank_2_slow_by_30_percent_name_rank_2) {
   done(&r);
 }
 
+/* A host name as long as a results document holds one (200 bytes here)
+ * reaches the finding whole, not cut at 127. */
+Test(analyze, a_slow_rank_on_a_200_byte_host_names_the_host_whole) {
+  char host[201];
+  memset(host, 'h', 200);
+  host[200] = '\0';
+  const double figs[] = {100, 100, 70, 100};
+  struct run r = gemm_run(figs, 4);
+  json_object_set_new(json_array_get(json_object_get(r.doc, "nodes"), 0),
+                      "hostname", json_string(host));
+  for (size_t k = 0; k < 4; k++)
+    json_object_set_new(json_array_get(json_object_get(r.doc, "ranks"), k),
+                        "hostname", json_string(host));
+  analyse(&r, NULL);
+  const struct gcb_finding *f[8];
+  cr_assert_eq(of_kind(&r, "slow-rank", f, 8), 1);
+  cr_expect_str_eq(f[0]->where.hostname, host);
+  done(&r);
+}
+
+/* A composed text longer than its field shows that it was cut: it ends in
+ * "...", and no character is cut in half. */
+Test(analyze, a_long_explanation_is_cut_visibly_at_a_character) {
+  struct gcb_findings l = {0};
+  struct gcb_finding *f = gcb_findings_push(&l, GCB_SEV_WARN, &gcb_kinds[0]);
+  cr_assert_not_null(f);
+  char text[600] = "";
+  for (size_t i = 0; i < 150; i++)
+    strcat(text, "\u00e9a"); /* 3 bytes a step: cuts fall everywhere */
+  gcb_finding_explain(f, "%s", text);
+  size_t n = strlen(f->explanation);
+  cr_expect_lt(n, sizeof f->explanation);
+  cr_expect_geq(n, sizeof f->explanation - 4);
+  cr_expect_str_eq(f->explanation + n - 3, "...", "%s", f->explanation);
+  cr_expect_eq(strncmp(f->explanation, text, n - 3), 0);
+  cr_expect_neq((unsigned char)f->explanation[n - 4], 0xC3,
+                "no character cut in half");
+  gcb_finding_suggest(f, "%s", "short");
+  cr_expect_str_eq(f->suggestion, "short", "a text that fits is whole");
+  char small[8];
+  cr_expect(gcb_analyze_copy(small, sizeof small, "abcdefgh"));
+  cr_expect_str_eq(small, "abcd...");
+  cr_expect_not(gcb_analyze_copy(small, sizeof small, "abcdefg"));
+  cr_expect_str_eq(small, "abcdefg");
+  gcb_findings_free(&l);
+}
+
 /* The slow GPU's clocks, power and throttle reasons while the case ran
  * (per-rank telemetry) explain the finding. */
 Test(analyze, a_slow_gpu_is_explained_by_its_telemetry_during_the_case) {
@@ -210,8 +257,7 @@ Test(analyze, a_two_rank_imbalance_suggests_what_to_check_on_its_slowest) {
   const struct gcb_finding *f[8];
   cr_assert_eq(of_kind(&r, "imbalance", f, 8), 1);
   cr_expect_eq(f[0]->where.rank, 1);
-  cr_expect_null(strstr(f[0]->suggestion, "slow-rank"), "%s",
-                 f[0]->suggestion);
+  cr_expect_null(strstr(f[0]->suggestion, "slow-rank"), "%s", f[0]->suggestion);
   cr_expect_not_null(strstr(f[0]->suggestion, "rank 1 is the slowest of 2"),
                      "%s", f[0]->suggestion);
   done(&r);

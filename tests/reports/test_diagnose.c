@@ -680,6 +680,59 @@ static void rename_host(json_t *doc, int node, int per, const char *host) {
                         "hostname", json_string(host));
 }
 
+/* A 200-byte host name (a results document holds up to 255 bytes) names
+ * its node's root cause whole, in its host and in its name. */
+Test(diagnose, a_node_root_cause_on_a_200_byte_host_names_it_whole) {
+  char host[201], want[sizeof host + 8];
+  memset(host, 'n', 200);
+  host[200] = '\0';
+  snprintf(want, sizeof want, "node %s", host);
+  double figs[32];
+  for (int r = 0; r < 32; r++) /* node 2 (ranks 16-23) 18 % slow */
+    figs[r] = (r / 8 == 2 ? 820000 : 1000000) + 500.0 * (r % 3);
+  json_t *doc = fx_doc(32, 4, 16, "Test CPU");
+  rename_host(doc, 2, 8, host);
+  fx_add_case(doc, fx_case("gemm", "fp64", "{\"dtype\": \"fp64\"}", "GFLOP/s",
+                           figs, 32, 0.005, NULL));
+  struct dx x;
+  one_doc(&x, doc);
+  diagnose(&x);
+  cr_assert_eq(x.d.n, 1, "%zu root causes", x.d.n);
+  const struct gcb_root_cause *rc = &x.d.items[0];
+  cr_expect_eq(rc->comp.kind, GCB_COMP_NODE);
+  cr_expect_str_eq(rc->comp.hostname, host);
+  cr_expect_str_eq(rc->comp.name, want);
+  cr_expect_str_eq(x.d.machines[2].hostname, host);
+  done(&x);
+}
+
+/* A root cause's suggestion is its evidence's whole (a finding holds up
+ * to 319 bytes of one), not cut at 199 bytes. */
+Test(diagnose, a_root_cause_keeps_its_evidences_long_suggestion_whole) {
+  double figs[32];
+  for (int r = 0; r < 32; r++) /* node 2 (ranks 16-23) 18 % slow */
+    figs[r] = (r / 8 == 2 ? 820000 : 1000000) + 500.0 * (r % 3);
+  json_t *doc = fx_doc(32, 4, 16, "Test CPU");
+  fx_add_case(doc, fx_case("gemm", "fp64", "{\"dtype\": \"fp64\"}", "GFLOP/s",
+                           figs, 32, 0.005, NULL));
+  struct dx x;
+  one_doc(&x, doc);
+  struct gcb_thresholds t;
+  struct gcb_err err = {0};
+  gcb_thresholds_default(&t);
+  fx_docs_model(x.docs, x.ndocs);
+  cr_assert_eq(gcb_analyze(x.docs, x.ndocs, &t, &x.f, &err), GCB_OK);
+  char text[301];
+  memset(text, 's', 300);
+  text[300] = '\0';
+  for (size_t i = 0; i < x.f.n; i++)
+    gcb_finding_suggest(&x.f.items[i], "%s", text);
+  cr_assert_eq(gcb_diagnose(x.docs, x.ndocs, &x.f, &t, &x.d, &err), GCB_OK);
+  cr_assert_eq(x.d.n, 1, "%zu root causes", x.d.n);
+  cr_expect_str_eq(x.d.items[0].suggestion, text);
+  done(&x);
+}
+
 /* Issue 25: a component's host is a part of it (hostname), its name on
  * the node never holds the host (local_name), and the name shown is the
  * two composed: with several nodes every name says its host, a host
