@@ -459,3 +459,21 @@ Test(render_netmap, the_per_node_table_judges_by_link_pct) {
     free(md[i]);
   done(&r);
 }
+
+/* A host name past 40 characters heads its matrix column and row whole
+ * (the tables once cut it at 40 without a word). */
+Test(render_netmap, the_matrix_names_a_long_host_whole) {
+  static const char host[] = "a-rather-long-host-name-of-the-rack-row-"
+                             "and-the-slot.datacentre.example.org";
+  struct run r = {.doc = fx_doc(3, 3, 8, "Test CPU")};
+  name_hosts(r.doc, host);
+  add_map(r.doc, 3, "bandwidth", path01, 3);
+  analyse(&r);
+  size_t len;
+  char *md = render(&gcb_render_md, &r.rep, &len);
+  char want[160];
+  snprintf(want, sizeof want, "1 %s |", host);
+  cr_expect_eq(count(md, want), 4, "its column and row of both matrices");
+  free(md);
+  done(&r);
+}
