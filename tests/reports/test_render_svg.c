@@ -529,6 +529,43 @@ Test(render_svg, the_page_folds_healthy_machines_of_one_shape_beyond_16) {
   two_gpu_nodes_done(&x);
 }
 
+/* A healthy machine with a GPU the picture has no room for (index 64) is
+ * not folded into one without: its group says the GPUs not drawn (the
+ * page folded it into node00's without a word). */
+Test(render_svg, a_folded_group_says_its_gpus_not_drawn) {
+  struct fx x = {0};
+  double figs[40];
+  for (int i = 0; i < 40; i++)
+    figs[i] = 100 * (1 + (i % 3) * 0.002);
+  json_t *doc = fx_doc(40, 20, 4, "Test CPU");
+  fx_add_topology(doc, 2, 4);
+  for (int k = 3; k <= 5; k += 2) { /* node03 and node05: a third GPU */
+    json_t *topo = fx_topology(3, 4);
+    json_object_set_new(json_array_get(json_object_get(topo, "gpus"), 2),
+                        "index", json_integer(64));
+    json_object_set_new(json_array_get(json_object_get(doc, "nodes"), k),
+                        "topology", topo);
+  }
+  fx_add_case(doc, fx_case("gemm", "bf16", "{\"dtype\": \"bf16\"}", "GFLOP/s",
+                           figs, 40, 0.01, NULL));
+  x.docs[0] = (struct gcb_doc){.name = "nodes.json", .root = doc};
+  x.ndocs = 1;
+  gcb_thresholds_default(&x.th);
+  diagnose(&x);
+  size_t len;
+  char *page = draw(&x.rep, false, &len);
+  cr_expect_not_null(strstr(page, "<figcaption>node03: topology"));
+  cr_expect_not_null(strstr(page, "1 more machine(s) of the shape of node03 "
+                                  "(2 x NVIDIA H200, 0 NIC(s); 1 more GPU(s) "
+                                  "each not drawn: index outside 0..63) have "
+                                  "no finding"),
+                     "%s", strstr(page, "<p class=\"folded\">"));
+  cr_expect_not_null(strstr(page, "17 more machine(s) of the shape of node00 "
+                                  "(2 x NVIDIA H200, 0 NIC(s)) have"));
+  free(page);
+  two_gpu_nodes_done(&x);
+}
+
 /* At 16 machines or fewer every machine is drawn, healthy or not. */
 Test(render_svg, the_page_draws_every_machine_up_to_16) {
   struct fx x = {0};
