@@ -29,30 +29,6 @@ static size_t trimmed(const char *s, size_t n) {
   return n;
 }
 
-/* "MPICH 4.0.2" from "MPICH Version:\t4.0.2"; "CRAY MPICH version
- * 8.1.22.12" from Cray's "MPI VERSION : ..."; else the text up to its
- * first comma or " (" ("Open MPI v4.1.6"; Intel's "Intel(R) MPI Library
- * 2021.10 for Linux* OS" whole). */
-static void library_name(const char *text, char *buf, size_t size) {
-  const char *key = strstr(text, " Version:");
-  if (key != NULL) {
-    const char *v = key + strlen(" Version:");
-    v += strspn(v, " \t");
-    snprintf(buf, size, "%.*s %.*s", (int)(key - text), text,
-             (int)trimmed(v, strcspn(v, "\r\n")), v);
-    return;
-  }
-  if (strncmp(text, "MPI VERSION", 11) == 0 && strchr(text, ':') != NULL) {
-    text = strchr(text, ':') + 1;
-    text += strspn(text, " \t");
-  }
-  size_t n = strcspn(text, ",\r\n");
-  const char *paren = strstr(text, " (");
-  if (paren != NULL && (size_t)(paren - text) < n)
-    n = (size_t)(paren - text);
-  snprintf(buf, size, "%.*s", (int)trimmed(text, n), text);
-}
-
 /* Appends printf text at buf + *at, counting what does not fit too (as
  * snprintf does). */
 static void add(char *buf, size_t size, size_t *at, const char *fmt, ...)
@@ -66,19 +42,42 @@ static void add(char *buf, size_t size, size_t *at, const char *fmt, ...) {
   *at += n > 0 ? (size_t)n : 0;
 }
 
+/* "MPICH 4.0.2" from "MPICH Version:\t4.0.2"; "CRAY MPICH version
+ * 8.1.22.12" from Cray's "MPI VERSION : ..."; else the text up to its
+ * first comma or " (" ("Open MPI v4.1.6"; Intel's "Intel(R) MPI Library
+ * 2021.10 for Linux* OS" whole): appended as add() does, whole. */
+static void library_name(const char *text, char *buf, size_t size, size_t *at) {
+  const char *key = strstr(text, " Version:");
+  if (key != NULL) {
+    const char *v = key + strlen(" Version:");
+    v += strspn(v, " \t");
+    add(buf, size, at, "%.*s %.*s", (int)(key - text), text,
+        (int)trimmed(v, strcspn(v, "\r\n")), v);
+    return;
+  }
+  if (strncmp(text, "MPI VERSION", 11) == 0 && strchr(text, ':') != NULL) {
+    text = strchr(text, ':') + 1;
+    text += strspn(text, " \t");
+  }
+  size_t n = strcspn(text, ",\r\n");
+  const char *paren = strstr(text, " (");
+  if (paren != NULL && (size_t)(paren - text) < n)
+    n = (size_t)(paren - text);
+  add(buf, size, at, "%.*s", (int)trimmed(text, n), text);
+}
+
 /* The line from the header's texts: software.mpi, software.mpi_device and
  * each transport variable's value (vars[i] for transport_vars[i], NULL
  * where it was not set); returns its length uncut. */
 static size_t mpi_line(const char *mpi, const char *device,
                        const char *const vars[], char *buf, size_t size) {
-  char name[96];
   size_t at = 0;
   if (size > 0)
     buf[0] = '\0';
   if (mpi[0] == '\0')
     return 0;
-  library_name(mpi, name, sizeof name);
-  add(buf, size, &at, "%s%s%s", name, device[0] ? " " : "", device);
+  library_name(mpi, buf, size, &at);
+  add(buf, size, &at, "%s%s", device[0] ? " " : "", device);
   const char *sep = "; ";
   for (size_t i = 0; i < NVARS; i++) {
     if (vars[i] == NULL)

@@ -2,8 +2,8 @@
  * Which machines the report page draws (render_svg_int.h): on a cluster
  * of more than GCB__SVG_DRAW_ALL machines, a machine with no finding on
  * any of its components is drawn only when it is the first of its shape
- * (GPU model, GPU and NIC count); the others are named under the
- * pictures, folded into the one drawn. At 2,048 nodes a picture per node
+ * (GPU model, GPU and NIC count, GPUs not drawn); the others are named under
+ * the pictures, folded into the one drawn. At 2,048 nodes a picture per node
  * made the page 80 MB, almost all of it pictures of healthy machines
  * that say nothing the first one does not. topology.svg still draws
  * every machine.
@@ -18,7 +18,7 @@
 
 struct shape {
   char model[64], drawn[GCB_HOSTNAME_SIZE];
-  size_t ngpus, nnics, folded;
+  size_t ngpus, nnics, undrawn, folded;
   char names[NAMES_SHOWN][GCB_HOSTNAME_SIZE];
 };
 /* copied whole, with its NUL (gcb__svg_fold_take) */
@@ -66,7 +66,7 @@ static struct shape *shape_of(struct gcb__svg_fold *f,
                               const struct gcb__svg_pic *p) {
   for (size_t i = 0; i < f->n; i++)
     if (f->s[i].ngpus == p->n && f->s[i].nnics == p->nnics &&
-        strcmp(f->s[i].model, p->model) == 0)
+        f->s[i].undrawn == p->undrawn && strcmp(f->s[i].model, p->model) == 0)
       return &f->s[i];
   return NULL;
 }
@@ -82,6 +82,7 @@ bool gcb__svg_fold_take(struct gcb__svg_fold *f, const struct gcb__svg_pic *p) {
       memcpy(s->drawn, p->hostname, sizeof s->drawn);
       s->ngpus = p->n;
       s->nnics = p->nnics;
+      s->undrawn = p->undrawn;
     }
     return false; /* the first of its shape is drawn */
   }
@@ -101,10 +102,13 @@ void gcb__svg_fold_write(FILE *out, const struct gcb__svg_fold *f) {
     gcb_escape_xml(out, s->drawn);
     fprintf(out, " (%zu x ", s->ngpus);
     gcb_escape_xml(out, s->model[0] ? s->model : "GPU of unknown model");
-    fprintf(out,
-            ", %zu NIC(s)) have no finding and are not drawn here "
-            "(<a href=\"topology.svg\">topology.svg</a> draws each): ",
-            s->nnics);
+    fprintf(out, ", %zu NIC(s)", s->nnics);
+    if (s->undrawn)
+      fprintf(out, "; %zu more GPU(s) each not drawn: index outside 0..%d",
+              s->undrawn, GCB_SVG_MAX_GPUS - 1);
+    fputs(") have no finding and are not drawn here "
+          "(<a href=\"topology.svg\">topology.svg</a> draws each): ",
+          out);
     size_t shown = s->folded < NAMES_SHOWN ? s->folded : NAMES_SHOWN;
     for (size_t k = 0; k < shown; k++)
       gcb__xml(out, k ? ", " : "", s->names[k], "");

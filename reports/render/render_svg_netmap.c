@@ -482,6 +482,14 @@ static void not_drawn(FILE *out, double *width, double *height, size_t doc,
   *height += 30;
 }
 
+/* Whether the map holds a figure of its latency (lat) or bandwidth. */
+static bool measured(const struct gcb_netmap *m, bool lat) {
+  for (size_t i = 0; i < (size_t)m->n * (size_t)m->n; i++)
+    if (!isnan((lat ? m->lat : m->bw)[i]))
+      return true;
+  return false;
+}
+
 /* The heatmaps of the section `home` (as gcb__netmap_home names it), or
  * of the whole report (NULL), as one <svg>: drawn into a buffer first, as
  * its size is theirs. */
@@ -526,6 +534,11 @@ static enum gcb_status draw(FILE *out, const struct gcb_report *rep,
           draw_heat(f, &h, height);
           width = h.width > width ? h.width : width;
           height += h.height;
+        } else if (ready > 0 && measured(&m, lat)) { /* no scale: 0 to 0 */
+          snprintf(why, sizeof why, "no %s figure above 0",
+                   lat ? "latency" : "bandwidth");
+          not_drawn(f, &width, &height, d, *s, m.n,
+                    m.by_node ? "nodes" : "ranks", why);
         }
         heat_free(&h);
       }

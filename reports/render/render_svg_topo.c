@@ -381,10 +381,11 @@ static void nic_line(FILE *out, const struct gcb__svg_pic *p, double y0) {
 }
 
 /* "NV18 x 28 pairs (450 GB/s)": the path classes between the GPUs, the
- * first 8, then the count of pairs in the others. */
-static void classes(const struct gcb__svg_pic *p, char *buf, size_t size) {
-  char seen[8][16] = {{0}};
-  size_t count[8] = {0}, k = 0, used = 0, other = 0;
+ * first 8 (their names whole), then the count of pairs in the others;
+ * "none recorded". Written escaped into the caption's <text>. */
+static void classes(FILE *out, const struct gcb__svg_pic *p) {
+  const char *seen[8];
+  size_t count[8] = {0}, k = 0, other = 0;
   double gbps[8] = {0};
   for (size_t a = 0; a < p->n; a++)
     for (size_t b = a + 1; b < p->n; b++) {
@@ -393,7 +394,7 @@ static void classes(const struct gcb__svg_pic *p, char *buf, size_t size) {
       while (j < k && strcmp(seen[j], c) != 0)
         j++;
       if (j == k && k < 8)
-        snprintf(seen[k++], sizeof seen[0], "%s", c);
+        seen[k++] = c;
       if (j < k) {
         count[j]++;
         gbps[j] = p->expect[a][b];
@@ -401,26 +402,29 @@ static void classes(const struct gcb__svg_pic *p, char *buf, size_t size) {
         other++;
       }
     }
-  buf[0] = '\0';
-  for (size_t j = 0; j < k && used < size; j++)
-    used += (size_t)snprintf(
-        buf + used, size - used,
-        isnan(gbps[j]) ? "%s%s x %zu pairs" : "%s%s x %zu pairs (%.4g GB/s)",
-        j ? ", " : "", seen[j][0] ? seen[j] : "?", count[j], gbps[j]);
-  if (other && used < size)
-    snprintf(buf + used, size - used, " and %zu pairs of other classes", other);
+  for (size_t j = 0; j < k; j++) {
+    gcb__xml(out, j ? ", " : "", seen[j][0] ? seen[j] : "?", "");
+    fprintf(out, isnan(gbps[j]) ? " x %zu pairs" : " x %zu pairs (%.4g GB/s)",
+            count[j], gbps[j]);
+  }
+  if (other)
+    fprintf(out, " and %zu pairs of other classes", other);
+  fputs(k ? "" : "none recorded", out);
 }
 
 /* The GPU<->GPU matrix of cells at (x, y), cells of size c. */
 static void peers(FILE *out, const struct gcb__svg_pic *p, double x, double y,
                   double c) {
-  char line[800], cls[640]; /* 8 classes of at most 70 characters */
-  classes(p, cls, sizeof cls);
-  snprintf(line, sizeof line,
-           "GPU\xe2\x86\x94GPU paths: %s. Cells: lowest measured P2P GB/s, "
-           "row \xe2\x86\x92 column%s",
-           cls[0] ? cls : "none recorded", p->n <= 8 ? " / expected" : "");
-  gcb__svg_text(out, x, y + 16, "font-size=\"12\" font-weight=\"600\"", line);
+  gcb__svg_cat(out, "<text x=\"", gcb__svg_n0(x).s, "\" y=\"",
+               gcb__svg_n0(y + 16).s,
+               "\" font-size=\"12\" font-weight=\"600\">GPU\xe2\x86\x94GPU "
+               "paths: ",
+               (const char *)NULL);
+  classes(out, p);
+  fprintf(out,
+          ". Cells: lowest measured P2P GB/s, row \xe2\x86\x92 column%s"
+          "</text>\n",
+          p->n <= 8 ? " / expected" : "");
   y += 28;
   for (size_t g = 0; g < p->n; g++) {
     char l[16];
@@ -450,6 +454,7 @@ static void peers(FILE *out, const struct gcb__svg_pic *p, double x, double y,
       gcb__svg_text(out, cx + 4, cy + 24, "font-size=\"11\"",
                     gcb__svg_n0(p->p2p[a][b]).s);
       if (p->n <= 8 && !isnan(p->expect[a][b])) {
+        char line[sizeof(struct gcb__svg_n0) + 1];
         snprintf(line, sizeof line, "/%s", gcb__svg_n0(p->expect[a][b]).s);
         gcb__svg_text(out, cx + 4, cy + 40, "font-size=\"10\" fill=\"#555\"",
                       line);

@@ -1153,18 +1153,13 @@ const char *const gcb__netmap_schedules[] = {"alone", "together", "nodepairs",
 static void netmap_matrix(struct gcb__tb *b, size_t d, const char *schedule,
                           const struct gcb_netmap *m, bool lat) {
   int n = m->n;
-  char id[48], title[96], names[MAX_MATRIX][48];
+  char id[48], title[96];
   const char *h[MAX_MATRIX + 2] = {NULL};
   h[0] = lat          ? "latency, row to column"
          : m->by_node ? "busbw GB/s, node pair"
                       : "GB/s, row to column";
-  for (int r = 0; r < n; r++) {
-    if (m->by_node)
-      snprintf(names[r], sizeof names[r], "%.40s", m->host[r]);
-    else
-      snprintf(names[r], sizeof names[r], "%d %.40s", r, m->host[r]);
-    h[r + 1] = names[r];
-  }
+  for (int r = 0; r < n; r++)
+    h[r + 1] = ""; /* named below, host names whole */
   snprintf(id, sizeof id, "netmap-%s-%s-%zu", lat ? "lat" : "bw", schedule, d);
   snprintf(title, sizeof title, "Network map: %s, %s (run %zu)",
            lat ? "latency" : "bandwidth", schedule, d + 1);
@@ -1178,9 +1173,15 @@ static void netmap_matrix(struct gcb__tb *b, size_t d, const char *schedule,
             "rank i"
           : "bandwidth from the row's rank to the column's, one way",
       h);
+  for (int r = 0; t != NULL && r < n; r++) {
+    if (m->by_node)
+      gcb__cell(b, t->cells, (size_t)r + 1, "%s", m->host[r]);
+    else
+      gcb__cell(b, t->cells, (size_t)r + 1, "%d %s", r, m->host[r]);
+  }
   for (int s = 0; t != NULL && s < n; s++) {
     char **row = gcb__table_row(b, t, NULL);
-    gcb__cell(b, row, 0, "%s", names[s]);
+    gcb__cell(b, row, 0, "%s", t->cells[s + 1]);
     for (int x = 0; x < n; x++) {
       double v = (lat ? m->lat : m->bw)[s * n + x];
       if (lat)

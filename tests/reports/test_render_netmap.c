@@ -7,7 +7,7 @@
  * legend's unit to the figures, stays within a size bound for 64 ranks,
  * turns a map of more than 128 ranks into a node-to-node one, sits inside
  * the netmap section of index.html with hostile host names escaped, says
- * in a line a map it does not draw (not built, or too many nodes), and
+ * in a line a map it does not draw (not built, too many nodes, or all 0), and
  * netmap.svg is written only for results that have a network map.
  */
 #include <math.h>
@@ -353,6 +353,38 @@ Test(render_netmap, a_map_not_drawn_is_said_in_its_place) {
   done(&r);
 }
 
+/* A map built whose figures are all 0 has no scale to draw on: a line
+ * says so in its place (it was left out without a word). */
+Test(render_netmap, a_map_of_zeros_is_said_in_its_place) {
+  struct run r = {.doc = fx_doc(2, 2, 8, "Test CPU")};
+  name_hosts(r.doc, NULL);
+  for (int s = 0; s < 2; s++) {
+    double figs[2] = {1, 1};
+    char params[160];
+    snprintf(params, sizeof params,
+             "{\"measure\": \"bandwidth\", \"schedule\": \"alone\", "
+             "\"src\": %d, \"dst\": %d}",
+             s, 1 - s);
+    json_t *c = fx_case("netmap", "bandwidth alone", params, "GB/s", figs, 2,
+                        0.01, NULL);
+    json_object_set_new(json_object_get(c, "summary"), "median", json_real(0));
+    fx_add_case(r.doc, c);
+  }
+  gcb_thresholds_default(&r.t);
+  r.d = fx_doc_of("test.json", r.doc);
+  r.rep = (struct gcb_report){
+      .docs = &r.d, .ndocs = 1, .findings = &r.f, .thresholds = &r.t};
+  size_t len;
+  char *svg = render(&gcb_render_netmap, &r.rep, &len);
+  expect_xml(svg, len);
+  cr_expect_not_null(strstr(svg, ">Network map: alone (run 1): 2 ranks, not "
+                                 "drawn: no bandwidth figure above 0<"),
+                     "%s", svg);
+  cr_expect_null(strstr(svg, "latency"), "no latency measured: no map");
+  free(svg);
+  done(&r);
+}
+
 Test(render_netmap, the_html_section_holds_it_and_escapes_hosts) {
   struct run r = {.doc = fx_doc(3, 3, 8, "Test CPU")};
   name_hosts(r.doc, "<script>alert(1)</script>");
@@ -457,5 +489,23 @@ Test(render_netmap, the_per_node_table_judges_by_link_pct) {
             "a lower link_pct: fewer slow pairs");
   for (int i = 0; i < 3; i++)
     free(md[i]);
+  done(&r);
+}
+
+/* A host name past 40 characters heads its matrix column and row whole
+ * (the tables once cut it at 40 without a word). */
+Test(render_netmap, the_matrix_names_a_long_host_whole) {
+  static const char host[] = "a-rather-long-host-name-of-the-rack-row-"
+                             "and-the-slot.datacentre.example.org";
+  struct run r = {.doc = fx_doc(3, 3, 8, "Test CPU")};
+  name_hosts(r.doc, host);
+  add_map(r.doc, 3, "bandwidth", path01, 3);
+  analyse(&r);
+  size_t len;
+  char *md = render(&gcb_render_md, &r.rep, &len);
+  char want[160];
+  snprintf(want, sizeof want, "1 %s |", host);
+  cr_expect_eq(count(md, want), 4, "its column and row of both matrices");
+  free(md);
   done(&r);
 }

@@ -433,6 +433,46 @@ Test(render_svg, path_classes_past_8_are_counted_in_the_caption) {
   json_decref(doc);
 }
 
+/* A path class name past 15 characters is named whole and its pairs
+ * counted as one class (the caption cut such names at 15 without a word,
+ * and then counted each pair of them as a class of its own). */
+Test(render_svg, long_path_class_names_are_named_whole) {
+  static const double even[8] = {100, 101, 99, 100, 100, 101, 99, 100};
+  struct fx x = {0};
+  json_t *doc = fx_doc(8, 1, 64, "Test CPU");
+  fx_add_topology(doc, 8, 64);
+  fx_add_case(doc, fx_case("gemm", "bf16", "{\"dtype\": \"bf16\"}", "GFLOP/s",
+                           even, 8, 0.01, NULL));
+  json_t *cls = json_object_get(
+      json_object_get(
+          json_object_get(json_array_get(json_object_get(doc, "nodes"), 0),
+                          "topology"),
+          "paths"),
+      "matrix");
+  for (int a = 0; a < 8; a++)
+    for (int b = 0; b < 8; b++)
+      if (a != b)
+        json_array_set_new(json_array_get(cls, (size_t)a), (size_t)b,
+                           json_string((a + b) % 2 ? "PCIE-HOST-BRIDGE-ODD"
+                                                   : "NVLINK-DIRECT-EVEN"));
+  x.docs[0] = (struct gcb_doc){.name = "classes.json", .root = doc};
+  x.ndocs = 1;
+  gcb_thresholds_default(&x.th);
+  diagnose(&x);
+  size_t len;
+  char *svg = draw(&x.rep, true, &len);
+  const char *cap = strstr(svg, "GPU\xe2\x86\x94GPU paths: ");
+  cr_assert_not_null(cap);
+  cr_expect_not_null(strstr(cap,
+                            ": PCIE-HOST-BRIDGE-ODD x 16 pairs (450 GB/s), "
+                            "NVLINK-DIRECT-EVEN x 12 pairs (450 GB/s). "
+                            "Cells:"),
+                     "%.200s", cap);
+  free(svg);
+  done(&x);
+  json_decref(doc);
+}
+
 /* ---- many machines ---------------------------------------------------------
  * 20 nodes of 2 GPUs, node07's second GPU at a third of the others' GEMM
  * figure. The page draws node07 and the first healthy node and names the
@@ -486,6 +526,43 @@ Test(render_svg, the_page_folds_healthy_machines_of_one_shape_beyond_16) {
   cr_expect_eq(count(svg, "class=\"gpu "), 40, "topology.svg draws every GPU");
   cr_expect_null(strstr(svg, "folded"));
   free(svg);
+  two_gpu_nodes_done(&x);
+}
+
+/* A healthy machine with a GPU the picture has no room for (index 64) is
+ * not folded into one without: its group says the GPUs not drawn (the
+ * page folded it into node00's without a word). */
+Test(render_svg, a_folded_group_says_its_gpus_not_drawn) {
+  struct fx x = {0};
+  double figs[40];
+  for (int i = 0; i < 40; i++)
+    figs[i] = 100 * (1 + (i % 3) * 0.002);
+  json_t *doc = fx_doc(40, 20, 4, "Test CPU");
+  fx_add_topology(doc, 2, 4);
+  for (int k = 3; k <= 5; k += 2) { /* node03 and node05: a third GPU */
+    json_t *topo = fx_topology(3, 4);
+    json_object_set_new(json_array_get(json_object_get(topo, "gpus"), 2),
+                        "index", json_integer(64));
+    json_object_set_new(json_array_get(json_object_get(doc, "nodes"), k),
+                        "topology", topo);
+  }
+  fx_add_case(doc, fx_case("gemm", "bf16", "{\"dtype\": \"bf16\"}", "GFLOP/s",
+                           figs, 40, 0.01, NULL));
+  x.docs[0] = (struct gcb_doc){.name = "nodes.json", .root = doc};
+  x.ndocs = 1;
+  gcb_thresholds_default(&x.th);
+  diagnose(&x);
+  size_t len;
+  char *page = draw(&x.rep, false, &len);
+  cr_expect_not_null(strstr(page, "<figcaption>node03: topology"));
+  cr_expect_not_null(strstr(page, "1 more machine(s) of the shape of node03 "
+                                  "(2 x NVIDIA H200, 0 NIC(s); 1 more GPU(s) "
+                                  "each not drawn: index outside 0..63) have "
+                                  "no finding"),
+                     "%s", strstr(page, "<p class=\"folded\">"));
+  cr_expect_not_null(strstr(page, "17 more machine(s) of the shape of node00 "
+                                  "(2 x NVIDIA H200, 0 NIC(s)) have"));
+  free(page);
   two_gpu_nodes_done(&x);
 }
 

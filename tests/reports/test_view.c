@@ -155,3 +155,23 @@ Test(view, ranges_cut_short_count_what_they_leave_out) {
   gcb_view_ranges(every_third, 40, buf, 16);
   cr_expect_str_eq(buf, "... (+40 more)");
 }
+
+/* The MPI line names a library whole however long its name (it was held
+ * in 96 bytes and cut there without a word), and says its length uncut
+ * when the caller's buffer is the shorter. */
+Test(view, the_mpi_line_names_a_long_library_whole) {
+  static const char name[] =
+      "Vendor Accelerated Message Passing Interface Library for "
+      "Heterogeneous Clusters, Long-Term-Support Edition";
+  char mpi[256], want[256], line[512];
+  snprintf(mpi, sizeof mpi, "%s Version:\t12.3.4-lts\n", name);
+  snprintf(want, sizeof want, "%s 12.3.4-lts ch4:ucx; UCX_TLS=rc", name);
+  json_t *doc =
+      json_pack("{s:{s:s, s:s}, s:{s:{s:s}}}", "software", "mpi", mpi,
+                "mpi_device", "ch4:ucx", "run", "environment", "UCX_TLS", "rc");
+  cr_expect_eq(gcb_view_mpi_line(doc, line, sizeof line), strlen(want));
+  cr_expect_str_eq(line, want);
+  cr_expect_eq(gcb_view_mpi_line(doc, line, 8), strlen(want), "uncut length");
+  cr_expect_str_eq(line, "Vendor ");
+  json_decref(doc);
+}
