@@ -296,13 +296,13 @@ static bool columns(struct gcb__osu *o, const struct gcb__line *l) {
   return true;
 }
 
-/* The unit in a column name: "(MB/s)", "Latency(us)"; "MB/s" alone. */
-static void unit_of(const char *col, char *unit, size_t size) {
+/* The unit in a column name: "(MB/s)", "Latency(us)"; "MB/s" alone;
+ * whole (free it), NULL on ENOMEM. */
+static char *unit_of(const char *col) {
   const char *open = strrchr(col, '(');
   if (open != NULL)
-    snprintf(unit, size, "%.*s", (int)strcspn(open + 1, ")"), open + 1);
-  else
-    snprintf(unit, size, "%s", strchr(col, '/') ? col : "count");
+    return gcb__text_printf("%.*s", (int)strcspn(open + 1, ")"), open + 1);
+  return gcb__text_printf("%s", strchr(col, '/') ? col : "count");
 }
 
 /* A table gcbench has no program for: one imported figure per numeric
@@ -314,16 +314,17 @@ static enum gcb_status figure_row(struct gcb__osu *o, char **tok, double size,
     double v;
     if (strcmp(o->col[c], "Iterations") == 0 || !gcb__token_number(tok[c], &v))
       continue;
-    char unit[24];
-    unit_of(o->col[c], unit, sizeof unit);
+    char *unit = unit_of(o->col[c]);
     char *label =
         gcb__text_printf("OSU %s %.0fB: %s", o->bench, size, o->col[c]);
     struct gcb__params p = {0};
     gcb__param_real(&p, "size", size);
     gcb__param_str(&p, "column", o->col[c]);
-    st = label == NULL ? gcb__conv_nomem(o->cv)
-                       : gcb__conv_figure(o->cv, "OSU", o->bench, label, &p,
-                                          unit, v, line);
+    st = label == NULL || unit == NULL
+             ? gcb__conv_nomem(o->cv)
+             : gcb__conv_figure(o->cv, "OSU", o->bench, label, &p, unit, v,
+                                line);
+    free(unit);
     free(label);
   }
   return st;

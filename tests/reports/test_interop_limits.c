@@ -693,3 +693,20 @@ Test(interop_limits, a_log_gpu_name_arrives_whole) {
   gcb_model_free(r);
   free(t.s);
 }
+
+/* An OSU column's unit reaches the case whole (it was cut at 23 bytes,
+ * without a word). */
+Test(interop_limits, osu_unit_arrives_whole) {
+  struct text t = {0};
+  struct gcb_model *r;
+  struct gcb_err err = {0};
+  add(&t, "# OSU MPI Pair Rate Test v7.1\n");
+  add(&t, "# Size  Rate (messages per second per pair)\n1   2.5\n");
+  cr_assert_eq(parse(&t, "osu.txt", &r, &err), GCB_OK, "%s", err.msg);
+  const char *label = "OSU Pair Rate 1B: Rate (messages per second per pair)";
+  const struct gcb_model_case *c = labelled(r, label);
+  cr_assert_not_null(c, "no case labelled %s", label);
+  cr_expect_str_eq(c->unit, "messages per second per pair");
+  gcb_model_free(r);
+  free(t.s);
+}
