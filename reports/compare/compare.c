@@ -285,12 +285,13 @@ static void free_keys(char **keys, size_t n) {
 static char **case_keys(const struct gcb_model *m, size_t *n) {
   *n = m->ncases;
   char **keys = calloc(*n + 1, sizeof *keys);
-  for (size_t i = 0; keys != NULL && i < *n; i++)
-    if ((keys[i] = gcb_model_case_key_dup(&m->cases[i],
-                                          key_skip(&m->cases[i]))) == NULL) {
+  for (size_t i = 0; keys != NULL && i < *n; i++) {
+    const struct gcb_model_case *c = &m->cases[i];
+    if ((keys[i] = gcb_model_case_key_dup(c, key_skip(c))) == NULL) {
       free_keys(keys, i);
       keys = NULL;
     }
+  }
   return keys;
 }
 

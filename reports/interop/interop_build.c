@@ -387,24 +387,22 @@ void gcb__param_real(struct gcb__params *ps, const char *key, double x) {
   param_put(ps, key, (struct gcb_mvalue){.type = GCB_MV_REAL, .num = x});
 }
 
-/* ps (then more, NULL: none) as a case's params object in m; false where
- * gcb__params refuses a value or memory ran out. */
-static bool params_of(struct gcb_model *m, const struct gcb__params *ps,
-                      const struct gcb__params *more, struct gcb_mvalue *out) {
-  *out = gcb__mvalue_object();
-  for (const struct gcb__params *l = ps; l != NULL; l = l == ps ? more : NULL)
-    for (size_t i = 0; i < l->n; i++) {
-      struct gcb_mvalue v = l->p[i].value;
-      if (v.type == GCB_MV_STRING) {
-        if (v.text == NULL || !utf8(v.text))
-          return false;
-        v = gcb__mvalue_string(m, v.text);
-      }
-      if ((v.type == GCB_MV_REAL && !isfinite(v.num)) || l->over ||
-          !gcb__mvalue_set(m, out, l->p[i].key, v))
+/* l's members added to obj, a case's params in m; false where gcb__params
+ * refuses one or memory ran out. */
+static bool params_add(struct gcb_model *m, struct gcb_mvalue *obj,
+                       const struct gcb__params *l) {
+  for (size_t i = 0; !l->over && i < l->n; i++) {
+    struct gcb_mvalue v = l->p[i].value;
+    if (v.type == GCB_MV_STRING) {
+      if (v.text == NULL || !utf8(v.text))
         return false;
+      v = gcb__mvalue_string(m, v.text);
     }
-  return true;
+    if ((v.type == GCB_MV_REAL && !isfinite(v.num)) ||
+        !gcb__mvalue_set(m, obj, l->p[i].key, v))
+      return false;
+  }
+  return !l->over;
 }
 
 static struct gcb_model_case *
@@ -416,8 +414,9 @@ new_case(struct gcb__conv *cv, enum gcb_bench_kind bench, const char *label,
   struct gcb_model *m = cv->m;
   struct gcb_model_case *c = NULL;
   struct gcb_model_summary sum;
-  struct gcb_mvalue p;
-  *st = params == NULL || !params_of(m, params, more, &p) || !utf8(label) ||
+  struct gcb_mvalue p = gcb__mvalue_object();
+  *st = params == NULL || !params_add(m, &p, params) ||
+                (more != NULL && !params_add(m, &p, more)) || !utf8(label) ||
                 !utf8(unit) || !utf8(counted) ||
                 !summary_of(rank, fig, n, fig0, &sum)
             ? gcb__conv_nomem(cv)

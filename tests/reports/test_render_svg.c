@@ -398,12 +398,11 @@ Test(render_svg, a_gpu_past_the_pictures_64_is_named_as_not_drawn) {
   json_decref(doc);
 }
 
-/* The caption names the first 8 path classes between the GPUs and counts
- * the pairs of the others: on 8 GPUs whose pair a, b has class "Sa+b",
- * S1..S8 are named and the 9 pairs of S9..S13 counted. */
-Test(render_svg, path_classes_past_8_are_counted_in_the_caption) {
+/* x diagnosed over one node of 8 GPUs with even GEMM figures whose
+ * GPU pair a, b has the path class class_of(a, b) (a new JSON string);
+ * the document, for the caller to free after done(x). */
+static json_t *classes_doc(struct fx *x, json_t *(*class_of)(int a, int b)) {
   static const double even[8] = {100, 101, 99, 100, 100, 101, 99, 100};
-  struct fx x = {0};
   json_t *doc = fx_doc(8, 1, 64, "Test CPU");
   fx_add_topology(doc, 8, 64);
   fx_add_case(doc, fx_case("gemm", "bf16", "{\"dtype\": \"bf16\"}", "GFLOP/s",
@@ -418,11 +417,29 @@ Test(render_svg, path_classes_past_8_are_counted_in_the_caption) {
     for (int b = 0; b < 8; b++)
       if (a != b)
         json_array_set_new(json_array_get(cls, (size_t)a), (size_t)b,
-                           json_sprintf("S%d", a + b));
-  x.docs[0] = (struct gcb_doc){.name = "classes.json", .root = doc};
-  x.ndocs = 1;
-  gcb_thresholds_default(&x.th);
-  diagnose(&x);
+                           class_of(a, b));
+  x->docs[0] = (struct gcb_doc){.name = "classes.json", .root = doc};
+  x->ndocs = 1;
+  gcb_thresholds_default(&x->th);
+  diagnose(x);
+  return doc;
+}
+
+static json_t *numbered_class(int a, int b) {
+  return json_sprintf("S%d", a + b);
+}
+
+static json_t *long_class(int a, int b) {
+  return json_string((a + b) % 2 ? "PCIE-HOST-BRIDGE-ODD"
+                                 : "NVLINK-DIRECT-EVEN");
+}
+
+/* The caption names the first 8 path classes between the GPUs and counts
+ * the pairs of the others: on 8 GPUs whose pair a, b has class "Sa+b",
+ * S1..S8 are named and the 9 pairs of S9..S13 counted. */
+Test(render_svg, path_classes_past_8_are_counted_in_the_caption) {
+  struct fx x = {0};
+  json_t *doc = classes_doc(&x, numbered_class);
   size_t len;
   char *svg = draw(&x.rep, true, &len);
   cr_expect_not_null(strstr(svg, "S8 x 3 pairs (450 GB/s) and 9 pairs of "
@@ -437,28 +454,8 @@ Test(render_svg, path_classes_past_8_are_counted_in_the_caption) {
  * counted as one class (the caption cut such names at 15 without a word,
  * and then counted each pair of them as a class of its own). */
 Test(render_svg, long_path_class_names_are_named_whole) {
-  static const double even[8] = {100, 101, 99, 100, 100, 101, 99, 100};
   struct fx x = {0};
-  json_t *doc = fx_doc(8, 1, 64, "Test CPU");
-  fx_add_topology(doc, 8, 64);
-  fx_add_case(doc, fx_case("gemm", "bf16", "{\"dtype\": \"bf16\"}", "GFLOP/s",
-                           even, 8, 0.01, NULL));
-  json_t *cls = json_object_get(
-      json_object_get(
-          json_object_get(json_array_get(json_object_get(doc, "nodes"), 0),
-                          "topology"),
-          "paths"),
-      "matrix");
-  for (int a = 0; a < 8; a++)
-    for (int b = 0; b < 8; b++)
-      if (a != b)
-        json_array_set_new(json_array_get(cls, (size_t)a), (size_t)b,
-                           json_string((a + b) % 2 ? "PCIE-HOST-BRIDGE-ODD"
-                                                   : "NVLINK-DIRECT-EVEN"));
-  x.docs[0] = (struct gcb_doc){.name = "classes.json", .root = doc};
-  x.ndocs = 1;
-  gcb_thresholds_default(&x.th);
-  diagnose(&x);
+  json_t *doc = classes_doc(&x, long_class);
   size_t len;
   char *svg = draw(&x.rep, true, &len);
   const char *cap = strstr(svg, "GPU\xe2\x86\x94GPU paths: ");
