@@ -278,14 +278,19 @@ static ncclConfig_t base_config(const struct gcb_coll_nccl_plan *plan,
 
 #if GCB_NCCL_HAS(2, 18, 0)
 /* The blocking child for the timed path, split from the settled
- * non-blocking c->init. On a non-blocking parent ncclCommSplit returns
- * ncclInProgress and leaves the child NULL; NCCL's thread writes it into
+ * non-blocking c->init. On a non-blocking parent ncclCommSplit leaves the
+ * child NULL and its making to NCCL's thread, which writes it into
  * c->nccl (which outlives this call) and then sets the parent's state
  * (src/init.cc ncclCommInitChildComm: "*newcomm should be NCCL_COMM_NULL
- * until comm split fully complete"; src/group.cc). So the parent is polled
- * until it settles, and only then is the child read, and polled too. Past
- * the deadline, or after a failure, c->splitting stays set, and close()
- * aborts the parent before it looks at the child. */
+ * until comm split fully complete"; src/group.cc). The call itself
+ * returns ncclSuccess then, not ncclInProgress: it returns the result of
+ * the job's set-up, and NCCLCHECK passes the group end's ncclInProgress
+ * by (src/init.cc ncclCommSplit, 2.18 to 2.30; seen on an H200 with one
+ * rank, which found the child still NULL). So the parent is polled until
+ * it settles whatever the call returned, and only then is the child read,
+ * and polled too. Past the deadline, or after a failure, c->splitting
+ * stays set, and close() aborts the parent before it looks at the
+ * child. */
 static enum gcb_status split_timed(struct gcb_comm *c,
                                    const struct gcb_coll_nccl_plan *plan,
                                    struct gcb_err *err) {
@@ -294,9 +299,9 @@ static enum gcb_status split_timed(struct gcb_comm *c,
   c->init = c->nccl;
   c->nccl = NULL;
   c->splitting = true;
+  ncclResult_t rc = ncclCommSplit(c->init, 0, c->rank, &c->nccl, &timed);
   enum gcb_status st =
-      check_on(c, c->init, err,
-               ncclCommSplit(c->init, 0, c->rank, &c->nccl, &timed), call);
+      check_on(c, c->init, err, rc == ncclSuccess ? ncclInProgress : rc, call);
   if (st != GCB_OK)
     return st; /* maybe still NCCL's: close() aborts the parent first */
   c->splitting = false; /* settled: NCCL's thread has written c->nccl */

@@ -163,9 +163,14 @@ ncclResult_t ncclCommInitRank(ncclComm_t *comm, int n, ncclUniqueId id,
   return ncclCommInitRankConfig(comm, n, id, rank, NULL);
 }
 /* NCCL src/init.cc ncclCommInitChildComm: "*newcomm should be
- * NCCL_COMM_NULL until comm split fully complete"; the group the split
- * runs in is the parent's, so a non-blocking parent returns
- * ncclInProgress and its thread writes the child. */
+ * NCCL_COMM_NULL until comm split fully complete". The group the split
+ * runs in is the parent's: on a non-blocking parent the group's end sets
+ * the parent's state to ncclInProgress and leaves the job to its thread,
+ * which writes the child; yet ncclCommSplit returns ncclSuccess, because
+ * NCCLCHECK lets the group end's ncclInProgress through and the call
+ * returns the result of the split's own set-up (src/init.cc ncclCommSplit,
+ * src/include/checks.h; so in 2.18 to 2.30). Only the parent's state says
+ * when the child is there. */
 ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key,
                            ncclComm_t *newcomm, ncclConfig_t *config) {
   (void)color, (void)key;
@@ -175,8 +180,10 @@ ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key,
     return rc;
   ncclComm_t child = make(config);
   child->split_child = true;
-  if (!comm->blocking)
-    return start_job(comm, fake_nccl.split_result, child, newcomm);
+  if (!comm->blocking) {
+    (void)start_job(comm, fake_nccl.split_result, child, newcomm);
+    return ncclSuccess;
+  }
   atomic_store(&child->state, fake_nccl.split_result);
   *newcomm = child;
   return fake_nccl.split_result;

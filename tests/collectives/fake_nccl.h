@@ -6,7 +6,9 @@
  * It behaves as NCCL's own source does where the transport's correctness
  * depends on it (src/init.cc, src/group.cc): with a non-blocking config,
  * ncclCommInitRankConfig returns ncclInProgress with the handle set and
- * ncclCommSplit returns ncclInProgress with the child left NULL; a thread
+ * ncclCommSplit returns ncclSuccess with the child left NULL and the
+ * parent's state ncclInProgress (NCCL returns the split's set-up result,
+ * not its group end's ncclInProgress); a thread
  * of the fake finishes the job later (after delay_ms, or for a split never
  * while `hold_split` is set), writes the child handle where the caller pointed,
  * and only then sets the communicator's state, which ncclCommGetAsyncError
