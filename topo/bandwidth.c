@@ -29,7 +29,9 @@ struct arch_row {
   int pcie_gen, nvlink_gen;
 };
 
-/* PCI device id ranges of whole chip families (pci.ids). */
+/* PCI device id ranges of whole chip families (pci.ids), disjoint: the
+ * first range that holds an id names it (GH100's ids sit between GA102's
+ * and GA103's). */
 static const struct arch_row arch_rows[] = {
     {0x10de, 0x06c0, 0x06df, "Fermi", 2, 0},     /* GF100: M2050/M2070 */
     {0x10de, 0x1020, 0x103f, "Kepler", 3, 0},    /* GK110/GK210: K20-K80 */
@@ -38,8 +40,9 @@ static const struct arch_row arch_rows[] = {
     {0x10de, 0x1d80, 0x1dbf, "Volta", 3, 2},     /* GV100: V100 */
     {0x10de, 0x1e00, 0x1fff, "Turing", 3, 0},    /* TU10x: T4 */
     {0x10de, 0x2080, 0x20ff, "Ampere", 4, 3},    /* GA100: A100, A30 */
-    {0x10de, 0x2200, 0x25ff, "Ampere", 4, 0},    /* GA10x: A10, A40 */
+    {0x10de, 0x2200, 0x22ff, "Ampere", 4, 0},    /* GA102: A10, A40 */
     {0x10de, 0x2300, 0x23ff, "Hopper", 5, 4},    /* GH100: H100, H200 */
+    {0x10de, 0x2400, 0x25ff, "Ampere", 4, 0},    /* GA103-107: A16, A2 */
     {0x10de, 0x2600, 0x28ff, "Ada", 4, 0},       /* AD10x: L4, L40S */
     {0x10de, 0x2900, 0x29ff, "Blackwell", 6, 5}, /* GB100: B200 */
     {0x1002, 0x7380, 0x738f, "CDNA", 4, 0},      /* MI100 */
@@ -47,28 +50,34 @@ static const struct arch_row arch_rows[] = {
     {0x1002, 0x74a0, 0x74bf, "CDNA3", 5, 0},     /* MI300 */
 };
 
-/* Model-name fallback for ids outside the table. */
+/* Model-name fallback for ids outside the table: a name stands for one
+ * id of its family (pci.ids), looked up in the table as any id. */
 static const struct {
   const char *needle;
-  int row; /* index into arch_rows */
+  uint16_t device;
 } arch_names[] = {
-    {"P100", 2}, {"V100", 4}, {"A100", 6},  {"A800", 6},  {"H100", 8},
-    {"H200", 8}, {"H800", 8}, {"GH200", 8}, {"B200", 10}, {"B100", 10},
+    {"P100", 0x15f8},  {"V100", 0x1db4}, {"A100", 0x20b0}, {"A800", 0x20f5},
+    {"H100", 0x2330},  {"H200", 0x2335}, {"H800", 0x2324}, {"GH200", 0x2342},
+    {"B200", 0x2901},  {"B100", 0x2901},
 };
+
+static const struct arch_row *arch_of(uint16_t vendor, uint16_t device) {
+  for (size_t i = 0; i < sizeof arch_rows / sizeof *arch_rows; i++)
+    if (arch_rows[i].vendor == vendor && device >= arch_rows[i].lo &&
+        device <= arch_rows[i].hi)
+      return &arch_rows[i];
+  return NULL;
+}
 
 void gcb__topo_arch(uint16_t vendor, uint16_t device, const char *model,
                     struct gcb__arch *out) {
   *out = (struct gcb__arch){"unknown", 0, 0};
-  const struct arch_row *hit = NULL;
-  for (size_t i = 0; i < sizeof arch_rows / sizeof *arch_rows && !hit; i++)
-    if (arch_rows[i].vendor == vendor && device >= arch_rows[i].lo &&
-        device <= arch_rows[i].hi)
-      hit = &arch_rows[i];
+  const struct arch_row *hit = arch_of(vendor, device);
   for (size_t i = 0; !hit && model && vendor == 0x10de &&
                      i < sizeof arch_names / sizeof *arch_names;
        i++)
     if (strstr(model, arch_names[i].needle))
-      hit = &arch_rows[arch_names[i].row];
+      hit = arch_of(vendor, arch_names[i].device);
   if (hit)
     *out = (struct gcb__arch){hit->name, hit->pcie_gen, hit->nvlink_gen};
 }

@@ -89,8 +89,8 @@ static hwloc_const_bitmap_t gpu_cpus(const struct gcb_topo *t, int gpu) {
   return hwloc_get_non_io_ancestor_obj(t->topology, t->gpu_objs[gpu])->cpuset;
 }
 
-/* A CPU set against a GPU's local CPUs; UNBOUND wins when the set covers
- * every PU. */
+/* A CPU set against a GPU's local CPUs; a set that covers every PU is
+ * UNBOUND, unless every PU is local to the GPU. */
 enum gcb_topo_bind {
   GCB_TOPO_BIND_LOCAL,   /* within the GPU's local CPUs */
   GCB_TOPO_BIND_PARTIAL, /* overlaps them */
@@ -100,13 +100,16 @@ enum gcb_topo_bind {
 
 static enum gcb_topo_bind classify(const struct gcb_topo *t,
                                    hwloc_const_bitmap_t set, int gpu) {
+  /* Within its GPU's local CPUs first: where those are the whole machine
+   * (one socket, a one-NUMA virtual machine), a rank on every CPU is as
+   * near its GPU as a bound one, wherever the OS moves it. */
+  hwloc_const_bitmap_t local = gpu >= 0 ? gpu_cpus(t, gpu) : NULL;
+  if (local != NULL && hwloc_bitmap_isincluded(set, local))
+    return GCB_TOPO_BIND_LOCAL;
   if (hwloc_bitmap_isincluded(hwloc_topology_get_topology_cpuset(t->topology),
                               set))
     return GCB_TOPO_BIND_UNBOUND;
   if (gpu < 0)
-    return GCB_TOPO_BIND_LOCAL;
-  hwloc_const_bitmap_t local = gpu_cpus(t, gpu);
-  if (hwloc_bitmap_isincluded(set, local))
     return GCB_TOPO_BIND_LOCAL;
   return hwloc_bitmap_intersects(set, local) ? GCB_TOPO_BIND_PARTIAL
                                              : GCB_TOPO_BIND_REMOTE;

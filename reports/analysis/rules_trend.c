@@ -23,6 +23,7 @@
  *    measured); latency_floor_x 3 leaves room for the knee between the two
  *    regimes, where pipelining is poorest (real sweeps reach 2.3x).
  *    A row the trend rule flags is not reported twice.
+ * Neither judges a communicator of one rank, which communicates nothing.
  * The first and last rows have one neighbour and are not judged by the
  * trend (extrapolating the latency plateau into the bandwidth regime, or
  * the reverse, would flag smooth sweeps); the floor still judges them.
@@ -100,7 +101,17 @@ static struct row *rows_of(const struct gcb_model *m, size_t *n) {
     const struct gcb_model_case *c = &m->cases[i];
     double t = c->summary.time_mean;
     double size = c->size;
-    if (c->kind != GCB_BENCH_COLL || !(t > 0) || !(size >= 0))
+    /* the communicator's size, not the case's ranks: a split sweep's
+     * 2-rank communicators (cross) run side by side under one 16-rank
+     * case, and their latency is no floor for the 16-rank sweep */
+    double comm = gcb_model_param_num(c, "comm_size");
+    long long members = comm > 0 ? (long long)comm : c->summary.ranks;
+    /* One member communicates nothing: NCCL's in-place operation on one
+     * rank does no work (1 us on an H200) and its out-of-place one is a
+     * local copy (10 us), which no transport's latency explains. Known
+     * only where the run states its ranks (OSU's output does not). */
+    bool alone = comm > 0 ? comm < 2 : m->run.ranks == 1;
+    if (c->kind != GCB_BENCH_COLL || !(t > 0) || !(size >= 0) || alone)
       continue;
     struct row *x = &r[(*n)++];
     *x = (struct row){.c = c, .size = size, .t = t, .order = i};
@@ -109,15 +120,10 @@ static struct row *rows_of(const struct gcb_model *m, size_t *n) {
     gcb_model_sweep_key(c, key, sizeof key);
     snprintf(x->sweep, sizeof x->sweep, "%s|%s", key,
              gcb_analyze_case_in_place(c) ? "in" : "out");
-    /* the communicator's size, not the case's ranks: a split sweep's
-     * 2-rank communicators (cross) run side by side under one 16-rank
-     * case, and their latency is no floor for the 16-rank sweep; and the
-     * split, whose communicators take another transport (node: NVLink,
-     * cross: the network) */
-    double comm = gcb_model_param_num(c, "comm_size");
+    /* and the split, whose communicators take another transport (node:
+     * NVLink, cross: the network) */
     snprintf(x->floor, sizeof x->floor, "%s|%s|%lld|%s", c->op, c->backend,
-             comm > 0 ? (long long)comm : c->summary.ranks,
-             gcb_model_param_str(c, "split"));
+             members, gcb_model_param_str(c, "split"));
   }
   if (*n > 1)
     qsort(r, *n, sizeof *r, cmp_row);

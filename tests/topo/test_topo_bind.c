@@ -51,6 +51,14 @@ static const struct bind_case bind_cases[] = {
     /* Lassen: 16 PUs of the machine are outside the job's cgroup */
     {TOPO("mpibind-lassen-4xv100.xml"), "8-87,96-175", 2, GCB_OK, UNBOUND},
     {TOPO("mpibind-lassen-4xv100.xml"), "96-103", 2, GCB_OK, LOCAL},
+    /* One socket (the 2-socket file cut by lstopo --restrict): every PU is
+     * local to every GPU, so a rank on all of them is near its GPU (an
+     * H200 VM's one NUMA node showed the false warning); a rank without a
+     * GPU on all of them is still unbound */
+    {TOPO("hwloc-1socket-3gpu-cut.xml"), "0-23", 0, GCB_OK, LOCAL},
+    {TOPO("hwloc-1socket-3gpu-cut.xml"), "0,2,4,6,8,10,12,14,16,18,20,22", 1,
+     GCB_OK, LOCAL},
+    {TOPO("hwloc-1socket-3gpu-cut.xml"), "0-23", -1, GCB_OK, UNBOUND},
 };
 
 /* The binding problem of rank 0 alone on its node (LOCAL: none); other

@@ -28,6 +28,43 @@ Test(topo_bw, per_link_nvlink_rates_follow_the_specifications) {
   cr_expect_eq(18 * gcb_topo_nvlink_gbps(4), 450);
 }
 
+/* PCI ids from pci.ids (and 10de:2335, an H200's, as hwloc read it on an
+ * H200 machine): GH100's ids lie between GA102's and GA103's, and an H200
+ * once came out Ampere, with no NVLink and PCIe gen4 expected. */
+Test(topo_bw, a_chips_pci_id_names_its_family) {
+  static const struct {
+    uint16_t device;
+    const char *arch;
+    int pcie_gen, nvlink_gen;
+  } ids[] = {
+      {0x2330, "Hopper", 5, 4}, /* H100 SXM5 */
+      {0x2331, "Hopper", 5, 4}, /* H100 PCIe */
+      {0x2335, "Hopper", 5, 4}, /* H200 */
+      {0x2342, "Hopper", 5, 4}, /* GH200 */
+      {0x20b0, "Ampere", 4, 3}, /* A100 SXM4 */
+      {0x2236, "Ampere", 4, 0}, /* A10 (GA102) */
+      {0x25b6, "Ampere", 4, 0}, /* A16 (GA107) */
+      {0x26b9, "Ada", 4, 0},    /* L40S */
+      {0x27b8, "Ada", 4, 0},    /* L4 */
+      {0x1db4, "Volta", 3, 2},  /* V100 PCIe */
+  };
+  for (size_t i = 0; i < sizeof ids / sizeof *ids; i++) {
+    struct gcb__arch a;
+    gcb__topo_arch(0x10de, ids[i].device, NULL, &a);
+    cr_expect_str_eq(a.name, ids[i].arch, "10de:%04x", ids[i].device);
+    cr_expect_eq(a.pcie_gen, ids[i].pcie_gen, "10de:%04x", ids[i].device);
+    cr_expect_eq(a.nvlink_gen, ids[i].nvlink_gen, "10de:%04x", ids[i].device);
+  }
+  /* an id outside the table: the model name decides */
+  struct gcb__arch a;
+  gcb__topo_arch(0x10de, 0x2fff, "NVIDIA H200 NVL", &a);
+  cr_expect_str_eq(a.name, "Hopper");
+  gcb__topo_arch(0x10de, 0x2fff, "NVIDIA B200", &a);
+  cr_expect_str_eq(a.name, "Blackwell");
+  gcb__topo_arch(0x10de, 0x2fff, "NVIDIA A100-SXM4-80GB", &a);
+  cr_expect_eq(a.nvlink_gen, 3);
+}
+
 struct expect_case {
   const char *file;
   struct gcb_topo_ref a, b;
