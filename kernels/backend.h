@@ -131,6 +131,17 @@ struct gcb_gemm_params {
   bool burn;     /* burn-in: fill most of device memory with operand sets
                     and compare every product with the first, gpu-burn's
                     way (cuda); the host backend ignores it */
+  /* A training step's GEMM (pattern), run as a framework runs it rather
+   * than as a benchmark times it: GPU: no warm-up of its own at setup
+   * once a GEMM has warmed the GPU up, and no gate, so that the host
+   * enqueues while the GPU works. The host backend ignores it. */
+  bool in_step;
+  /* GPU: each run is a strided batch of this many products, each with its
+   * own A, B and C, in one cuBLASLt call, as a framework's batched matmul
+   * (torch.bmm: cublasGemmStridedBatched) runs attention's per-head
+   * products; check() samples the first. 0 or 1: one product. The host
+   * backend refuses more than one. */
+  uint64_t batch;
 };
 
 struct gcb_stream_params {

@@ -27,6 +27,12 @@
  * device (gpu-burn's compare.cu: a product of the same inputs by the same
  * algorithm must come out bit for bit the same, so any element further
  * than gpu-burn's EPSILON from the first is a silent error).
+ *
+ * A training step's GEMMs (pattern: gcb_gemm_params.in_step) run ungated,
+ * as a framework enqueues them, and only the backend's first GEMM warms
+ * the GPU up (a step's many shapes would each take GCB_GEMM_WARMUP_S); with `batch`, one run is a
+ * strided batch of products in one call (attention's per-head products,
+ * as torch.bmm runs them), each with its own A, B and C.
  */
 #include <math.h>
 #include <stdint.h>
@@ -55,6 +61,7 @@ struct gcb__cuda_gemm_ctx {
   void *flush; /* 2 x L2 bytes, written to evict L2 */
   size_t flush_bytes;
   float *one; /* device 1.0f: the fp8 per-tensor scales */
+  bool warmed; /* a GEMM has warmed the GPU up (gemm_warm) */
 };
 
 /* cuBLASLt's types for each gcbench element type. */
@@ -84,11 +91,14 @@ struct cuda_gemm {
   enum gcb_dtype dtype;
   uint64_t m, n, k, seed;
   bool flush, fast_accum;
+  bool in_step;     /* pattern: ungated, no warm-up (gcb_gemm_params) */
+  uint64_t batch;   /* products per run: A, B and C hold this many each */
   uint64_t samples; /* prepared samples: C's rewrite byte changes each */
   bool autotune;
   cublasLtMatmulHeuristicResult_t cands[GCB_GEMM_AUTOTUNE_ALGOS];
   int ncands;       /* heuristic results kept (1 without autotune) */
-  void *a, *bm, *c; /* device: A^T (k x m), B (k x n), C (m x n) */
+  void *a, *bm, *c; /* device: A^T (k x m), B (k x n), C (m x n), each
+                       `batch` times, the first where check() samples */
   cublasLtMatmulDesc_t desc;
   cublasLtMatrixLayout_t la, lb, lc;
   cublasLtMatmulAlgo_t algo;
@@ -211,7 +221,8 @@ static enum gcb_status gemm_prepare(void *state, struct gcb_err *err) {
   struct cuda_gemm *g = state;
   struct gcb__cuda_gemm_ctx *ctx = g->b->gemm;
   int byte = (int)(++g->samples & 0x7f) | 0x01;
-  size_t c_bytes = (size_t)(g->m * g->n) * lt_types[g->dtype].cd_bytes;
+  size_t c_bytes =
+      (size_t)(g->m * g->n * g->batch) * lt_types[g->dtype].cd_bytes;
   enum gcb_status st = GCB_OK;
 
   if (!g->flush)
@@ -271,7 +282,8 @@ static enum gcb_status gemm_run(void *state, int reps, double *seconds,
   const struct gcb__cuda_timed t = {.state = g,
                                     .prepare = g->burn ? NULL : gemm_prepare,
                                     .work = gemm_once,
-                                    .batch = 1};
+                                    .batch = 1,
+                                    .ungated = g->in_step};
 
   return gcb__cuda_time_gated(g->b, &t, reps, seconds, err);
 }
@@ -288,6 +300,8 @@ static enum gcb_status gemm_warm(struct cuda_gemm *g, struct gcb_err *err) {
     int chunk = (int)(reps - done < 64 ? reps - done : 64);
     st = gemm_run(g, chunk, &one, err);
   }
+  if (st == GCB_OK)
+    g->b->gemm->warmed = true;
   return st;
 }
 
@@ -486,6 +500,15 @@ static enum gcb_status gemm_validate(const struct gcb_backend *b,
                        b->cc_major, b->cc_minor);
   if (p->m == 0 || p->n == 0 || p->k == 0)
     return gcb_err_set(err, GCB_EUSAGE, "cuda gemm: zero dimension");
+  double most = (double)p->m * (double)p->n;
+  most = fmax(most, fmax((double)p->m * (double)p->k,
+                         (double)p->k * (double)p->n));
+  if (p->batch > INT32_MAX || (p->batch > 1 && p->burn) ||
+      most * (double)(p->batch > 1 ? p->batch : 1) > 0x1p53)
+    return gcb_err_set(err, GCB_EUSAGE,
+                       "cuda gemm: a batch of %llu products%s",
+                       (unsigned long long)p->batch,
+                       p->burn ? " with burn" : " (too many elements)");
   /* Leading dimensions are int64 in cuBLASLt, but m * n indexing and the
    * check's buffers stay sane below 2^31 per dimension. */
   if (p->m > INT32_MAX || p->n > INT32_MAX || p->k > INT32_MAX)
@@ -502,7 +525,8 @@ static enum gcb_status gemm_validate(const struct gcb_backend *b,
 
 static enum gcb_status gemm_alloc(struct cuda_gemm *g, struct gcb_err *err) {
   const struct lt_types *lt = &lt_types[g->dtype];
-  size_t mk = g->m * g->k, kn = g->k * g->n, mn = g->m * g->n;
+  size_t mk = g->m * g->k * g->batch, kn = g->k * g->n * g->batch,
+         mn = g->m * g->n * g->batch;
   size_t staging = (mk > kn ? mk : kn) * sizeof(float);
   /* burn: C is the slots, made after the inputs (burn_slots), two at
    * least */
@@ -512,9 +536,10 @@ static enum gcb_status gemm_alloc(struct cuda_gemm *g, struct gcb_err *err) {
   void *a = NULL, *bm = NULL, *c = NULL;
   enum gcb_status st;
 
-  snprintf(what, sizeof what, "%s GEMM %llux%llux%llu",
+  snprintf(what, sizeof what, "%s GEMM %llux%llux%llu%s",
            gcb_dtype_name(g->dtype), (unsigned long long)g->m,
-           (unsigned long long)g->n, (unsigned long long)g->k);
+           (unsigned long long)g->n, (unsigned long long)g->k,
+           g->batch > 1 ? " (batched)" : "");
   if ((st = gcb__cuda_reserve(need, what, err)) != GCB_OK ||
       (st = CUDA_CHECK(err, cudaMalloc(&a, mk * lt->ab_bytes))) != GCB_OK)
     return st;
@@ -647,8 +672,29 @@ static enum gcb_status gemm_describe(struct cuda_gemm *g, struct gcb_err *err) {
       (st = LT_CHECK(err, cublasLtMatrixLayoutCreate(&g->lb, lt->ab, g->k, g->n,
                                                      (int64_t)g->k))) != GCB_OK)
     return st;
-  return LT_CHECK(err, cublasLtMatrixLayoutCreate(&g->lc, lt->cd, g->m, g->n,
-                                                  (int64_t)g->m));
+  if ((st = LT_CHECK(err, cublasLtMatrixLayoutCreate(&g->lc, lt->cd, g->m,
+                                                     g->n, (int64_t)g->m))) !=
+      GCB_OK)
+    return st;
+  if (g->batch > 1) {
+    /* cublasLt.h: BATCH_COUNT int32_t, STRIDED_BATCH_OFFSET int64_t, in
+     * elements; each product's matrices follow the one before. */
+    int32_t count = (int32_t)g->batch;
+    cublasLtMatrixLayout_t layouts[3] = {g->la, g->lb, g->lc};
+    int64_t stride[3] = {(int64_t)(g->k * g->m), (int64_t)(g->k * g->n),
+                         (int64_t)(g->m * g->n)};
+    for (int i = 0; i < 3 && st == GCB_OK; i++) {
+      st = LT_CHECK(err, cublasLtMatrixLayoutSetAttribute(
+                             layouts[i], CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT,
+                             &count, sizeof count));
+      if (st == GCB_OK)
+        st = LT_CHECK(err,
+                      cublasLtMatrixLayoutSetAttribute(
+                          layouts[i], CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET,
+                          &stride[i], sizeof stride[i]));
+    }
+  }
+  return st;
 }
 
 /* cuBLASLt's heuristic choices for this problem: the first, or with
@@ -760,21 +806,24 @@ enum gcb_status gcb__cuda_gemm(struct gcb_backend *b,
                           .fast_accum = p->fp8_fast_accum,
                           .autotune = p->autotune,
                           .burn = p->burn,
+                          .in_step = p->in_step,
+                          .batch = p->batch > 1 ? p->batch : 1,
                           .nslots = 1};
   set_scalars(g);
   /* Seeds of A and B derived as the host backend derives them. */
   if ((st = gemm_describe(g, err)) != GCB_OK ||
       (st = gemm_choose(g, err)) != GCB_OK ||
       (st = gemm_alloc(g, err)) != GCB_OK ||
-      (st = gemm_fill(g, g->a, g->m * g->k,
+      (st = gemm_fill(g, g->a, g->m * g->k * g->batch,
                       p->seed ^ (1 * UINT64_C(0xd1b54a32d192ed03)), err)) !=
           GCB_OK ||
-      (st = gemm_fill(g, g->bm, g->k * g->n,
+      (st = gemm_fill(g, g->bm, g->k * g->n * g->batch,
                       p->seed ^ (2 * UINT64_C(0xd1b54a32d192ed03)), err)) !=
           GCB_OK ||
       (g->burn && (st = burn_slots(g, err)) != GCB_OK) ||
       (st = gemm_tune(g, err)) != GCB_OK ||
-      (st = gemm_warm(g, err)) != GCB_OK) {
+      (!(g->in_step && b->gemm->warmed) &&
+       (st = gemm_warm(g, err)) != GCB_OK)) {
     gemm_release(g);
     return st;
   }

@@ -301,6 +301,11 @@ static enum gcb_status gemm_validate(const struct gcb_backend *b,
     return gcb_err_set(err, GCB_EUSAGE,
                        "gemm: zero dimension %" PRIu64 "x%" PRIu64 "x%" PRIu64,
                        p->m, p->n, p->k);
+  if (p->batch > 1)
+    return gcb_err_set(err, GCB_EUNSUPPORTED,
+                       "host backend has no batched GEMM (%" PRIu64
+                       " products in one call)",
+                       p->batch);
   /* OpenBLAS here takes 32-bit ints for sizes and leading dimensions. */
   if (p->m > INT32_MAX || p->n > INT32_MAX || p->k > INT32_MAX)
     return gcb_err_set(

@@ -71,11 +71,17 @@ struct gcb_pat_chan {
  * of `rows` rows of its m (op[0]) and one of the remaining rows (op[1],
  * when m is not a multiple), each at most the poll budget's flops, so
  * that the transports are tested between tiles; a batched GEMM (reps)
- * runs `chunk` repetitions between two tests. */
+ * runs `chunk` repetitions between two tests. On a GPU, repetitions of a
+ * GEMM that is one tile run `batch` at a time as one strided-batched
+ * call (op[2]), as a framework's batched matmul runs attention's heads:
+ * 96 heads of gpt2 enqueued one by one cost the host 96 cuBLASLt calls
+ * for a few microseconds of the GPU's work. */
+enum { GCB_PAT_TILE_OPS = 3 };
 struct gcb_pat_tiles {
-  struct gcb_op op[2];
+  struct gcb_op op[GCB_PAT_TILE_OPS];
   uint64_t rows, whole;
   int chunk;
+  int batch; /* op[2]'s products per call; 0: none */
 };
 
 /* The resources of the variant held, on one rank: its program, the
@@ -125,6 +131,7 @@ struct pattern_state {
   struct gcb_pat_layout layout;
   char span[16];     /* intra-node, inter-node or mixed */
   double poll_flops; /* a GEMM tile between two tests of the transports */
+  bool batch_gemms;  /* repetitions as strided batches (the GPU's) */
   /* The samples of the five parts of the variant `sampled` (-1: none),
    * measured interleaved by its first part's case. */
   double *samples[GCB_PAT_PARTS];
@@ -581,10 +588,22 @@ static void sleep_s(double s) {
   nanosleep(&ts, NULL);
 }
 
-/* One prepared GEMM per tile shape of each of the program's GEMMs. */
+/* The most repetitions any instruction asks of GEMM i. */
+static int most_reps(const struct gcb_pat_prog *prog, size_t i) {
+  int most = 1;
+  for (size_t j = 0; j < prog->nins; j++)
+    if (prog->ins[j].op == GCB_PAT_GEMM && prog->ins[j].arg == (int)i &&
+        prog->ins[j].reps > most)
+      most = prog->ins[j].reps;
+  return most;
+}
+
+/* One prepared GEMM per tile shape of each of the program's GEMMs, and
+ * with `batched` a batch of whole products where repetitions fit one
+ * tile's budget. */
 static enum gcb_status prepare_gemms(struct gcb_ctx *ctx, struct gcb_pat_res *r,
                                      enum gcb_dtype t, double budget,
-                                     struct gcb_err *err) {
+                                     bool batched, struct gcb_err *err) {
   const struct gcb_backend_ops *b = ctx->backend_ops;
   if (b->gemm == NULL)
     return gcb_err_set(err, GCB_EUNSUPPORTED, "the %s backend has no GEMM",
@@ -600,14 +619,20 @@ static enum gcb_status prepare_gemms(struct gcb_ctx *ctx, struct gcb_pat_res *r,
     tl->whole = g->m / tl->rows;
     tl->chunk = gcb__pat_tile_chunk(g->m, g->n, g->k, INT32_MAX, budget);
     uint64_t rest = g->m - tl->whole * tl->rows;
-    for (int h = 0; h < 2 && st == GCB_OK; h++) {
+    int reps = most_reps(&r->prog, i);
+    tl->batch = batched && rest == 0 && tl->whole == 1 && reps > 1
+                    ? (reps < tl->chunk ? reps : tl->chunk)
+                    : 0;
+    for (int h = 0; h < GCB_PAT_TILE_OPS && st == GCB_OK; h++) {
       struct gcb_gemm_params p = {.dtype = t,
-                                  .m = h == 0 ? tl->rows : rest,
+                                  .m = h == 0 ? tl->rows : h == 1 ? rest : g->m,
                                   .n = g->n,
                                   .k = g->k,
                                   .seed = ctx->seed + (uint64_t)ctx->rank +
-                                          2 * i + (uint64_t)h};
-      if (p.m > 0)
+                                          2 * i + (uint64_t)(h & 1),
+                                  .in_step = true,
+                                  .batch = h == 2 ? (uint64_t)tl->batch : 0};
+      if (p.m > 0 && (h < 2 || tl->batch > 1))
         st = b->gemm(ctx->backend, &p, &tl->op[h], err);
     }
   }
@@ -656,8 +681,10 @@ static enum gcb_status prepare_colls(struct gcb_pat_res *r,
 static enum gcb_status res_prepare(struct gcb_ctx *ctx, struct gcb_pat_res *r,
                                    enum gcb_dtype gemm_type,
                                    enum gcb_coll_dtype coll_type,
-                                   double poll_flops, struct gcb_err *err) {
-  enum gcb_status st = prepare_gemms(ctx, r, gemm_type, poll_flops, err);
+                                   double poll_flops, bool batched,
+                                   struct gcb_err *err) {
+  enum gcb_status st =
+      prepare_gemms(ctx, r, gemm_type, poll_flops, batched, err);
   return st == GCB_OK ? prepare_colls(r, coll_type, err) : st;
 }
 
@@ -721,6 +748,16 @@ static enum gcb_status run_gemm(struct gcb_pat_res *r,
     *compute += gcb_now_s() - t0;
   }
   for (int done = 0; done < in->reps && st == GCB_OK;) {
+    if (tl->batch > 1 && in->reps - done >= tl->batch) {
+      struct gcb_op *op = &tl->op[2];
+      double t0 = gcb_now_s();
+      st = op->run(op->state, 1, &ignored, err);
+      *compute += gcb_now_s() - t0;
+      if (st == GCB_OK && f->total > 0)
+        st = poll_slots(f, any, err);
+      done += tl->batch;
+      continue;
+    }
     int reps = in->reps - done < tl->chunk ? in->reps - done : tl->chunk;
     for (uint64_t i = 0; i <= tl->whole && st == GCB_OK; i++) {
       struct gcb_op *op = &tl->op[i < tl->whole ? 0 : 1];
@@ -804,7 +841,7 @@ static enum gcb_status res_check(struct gcb_pat_res *r, struct gcb_check *out,
     add_check(out, &(struct gcb_check){.samples = checked, .wrong = wrong});
   }
   for (size_t i = 0; i < r->prog.ngemms && st == GCB_OK; i++)
-    for (int h = 0; h < 2 && st == GCB_OK; h++) {
+    for (int h = 0; h < GCB_PAT_TILE_OPS && st == GCB_OK; h++) {
       struct gcb_op *op = &r->gemms[i].op[h];
       struct gcb_check c = {0};
       if (op->check == NULL)
@@ -824,7 +861,7 @@ static void res_free(struct gcb_pat_res *r) {
   for (size_t i = 0; r->colls && i < r->prog.ncolls; i++)
     gcb_coll_case_free(r->colls[i]);
   for (size_t i = 0; r->gemms && i < r->prog.ngemms; i++)
-    for (int h = 0; h < 2; h++)
+    for (int h = 0; h < GCB_PAT_TILE_OPS; h++)
       gcb_op_release(&r->gemms[i].op[h]);
   free(r->colls);
   free(r->gemms);
@@ -863,7 +900,8 @@ static enum gcb_status variant_build(struct gcb_ctx *ctx,
     st = gcb_context_agree(ctx, find_span(ctx, s, err));
   if (st == GCB_OK)
     st = gcb_context_agree(ctx, res_prepare(ctx, &s->res, s->gemm_type,
-                                            s->coll_type, s->poll_flops, err));
+                                            s->coll_type, s->poll_flops,
+                                            s->batch_gemms, err));
   return st;
 }
 
@@ -884,11 +922,17 @@ static double prog_bytes(const struct pattern_state *s,
              (double)gcb_coll_dtype_size(s->coll_type);
   for (size_t k = 0; k < prog->ngemms; k++) {
     const struct gcb_pat_gemm *g = &prog->gemms[k];
+    double product =
+        (double)g->m * (double)g->k + (double)g->k * (double)g->n +
+        (double)g->m * (double)g->n;
     /* Tiles of rows of m share nothing: a last, shorter tile holds its
-     * own B (prepare_gemms). */
-    bytes += ((double)g->m * (double)g->k + 2 * (double)g->k * (double)g->n +
-              (double)g->m * (double)g->n) *
+     * own B (prepare_gemms); a batch (at most the most repetitions) holds
+     * every product's A, B and C. */
+    bytes += (product + (double)g->k * (double)g->n) *
              (double)gcb_dtype_bytes(s->gemm_type);
+    if (s->batch_gemms && most_reps(prog, k) > 1)
+      bytes += product * most_reps(prog, k) *
+               (double)gcb_dtype_bytes(s->gemm_type);
   }
   return bytes;
 }
@@ -944,7 +988,8 @@ static enum gcb_status pattern_validate(const struct gcb_ctx *ctx,
    * from, before anything is allocated. */
   if (ctx->backend_ops->fits == NULL)
     return GCB_OK;
-  struct pattern_state tmp = {.model = m};
+  struct pattern_state tmp = {
+      .model = m, .batch_gemms = strcmp(ctx->backend_ops->name, "cuda") == 0};
   int d = dtype_index(ctx, o->dtype);
   tmp.gemm_type = dtypes[d].gemm;
   tmp.coll_type = dtypes[d].coll;
@@ -972,6 +1017,7 @@ static enum gcb_status pattern_open(struct gcb_ctx *ctx, const void *opts,
   s->poll_flops = strcmp(ctx->backend_ops->name, "cuda") == 0
                       ? GCB_PAT_POLL_FLOPS_GPU
                       : GCB_PAT_POLL_FLOPS_HOST;
+  s->batch_gemms = strcmp(ctx->backend_ops->name, "cuda") == 0;
   if (st == GCB_OK)
     st = parse_delay(o->delay, ctx->size, &s->delay_rank, &s->delay_s, err);
   int d = dtype_index(ctx, o->dtype);

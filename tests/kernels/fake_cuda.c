@@ -537,6 +537,29 @@ cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *l,
   (*l)->data[0] = rows * cols * type_bytes(type);
   return CUBLAS_STATUS_SUCCESS;
 }
+/* A layout's attribute, logged as "layout_attr_<attribute>" with its
+ * value in `bytes`; the batch count is kept (data[1]), so that a batched
+ * multiply writes every product's D, as cuBLASLt does. */
+cublasStatus_t cublasLtMatrixLayoutSetAttribute(
+    cublasLtMatrixLayout_t l, cublasLtMatrixLayoutAttribute_t a,
+    const void *buf, size_t size) {
+  char name[40];
+  int64_t value = 0;
+  if (size == sizeof(int32_t)) {
+    int32_t v;
+    memcpy(&v, buf, sizeof v);
+    value = v;
+  } else if (size == sizeof(int64_t)) {
+    memcpy(&value, buf, sizeof value);
+  } else {
+    return CUBLAS_STATUS_INVALID_VALUE;
+  }
+  snprintf(name, sizeof name, "layout_attr_%d", (int)a);
+  (void)logged(name, l, (size_t)value);
+  if (a == CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT)
+    l->data[1] = (uint64_t)value;
+  return CUBLAS_STATUS_SUCCESS;
+}
 cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t l) {
   free(l);
   return CUBLAS_STATUS_SUCCESS;
@@ -585,7 +608,7 @@ cublasStatus_t cublasLtMatmul(cublasLtHandle_t h, cublasLtMatmulDesc_t d,
   cudaError_t rc = on_stream("matmul", s, (size_t)algo->data[0]);
   my_call()->dst = D;
   if (rc == cudaSuccess && D != NULL)
-    memset(D, 0x3f, (size_t)ld->data[0]);
+    memset(D, 0x3f, (size_t)(ld->data[0] * (ld->data[1] ? ld->data[1] : 1)));
   return rc == cudaSuccess ? CUBLAS_STATUS_SUCCESS
                            : CUBLAS_STATUS_EXECUTION_FAILED;
 }

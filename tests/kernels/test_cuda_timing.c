@@ -113,6 +113,81 @@ Test(cuda_timing, gemm_flush_off_and_warm_up) {
   gcb_op_release(&op);
 }
 
+/* pattern's GEMMs run as a framework's: no warm-up of their own, no gate
+ * (the host enqueues while the GPU works), and attention's per-head
+ * products as one strided batch (torch.bmm's cublasGemmStridedBatched). */
+Test(cuda_timing, a_training_steps_batched_gemm_is_one_ungated_call) {
+  char count[40], stride[40];
+  snprintf(count, sizeof count, "layout_attr_%d",
+           (int)CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT);
+  snprintf(stride, sizeof stride, "layout_attr_%d",
+           (int)CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET);
+  /* A benchmark's GEMM: warmed up, gated, one product */
+  struct gcb_gemm_params q = {
+      .dtype = GCB_DTYPE_BF16, .m = 64, .n = 64, .k = 64, .seed = 1};
+  struct gcb_op op;
+  double t = 0;
+  fake_cuda_clear_log();
+  cr_assert_eq(gcb_backend_cuda.gemm(backend, &q, &op, &err), GCB_OK, "%s",
+               err.msg);
+  cr_expect_gt(fake_count("matmul", 0, fake_cuda.n), 1, "warmed up");
+  cr_expect_eq(fake_find(count, 0, 0), -1, "no batch count");
+  fake_cuda_clear_log();
+  cr_assert_eq(op.run(op.state, 1, &t, &err), GCB_OK, "%s", err.msg);
+  cr_expect_eq(fake_count("gate", 0, fake_cuda.n), 1, "gated");
+  gcb_op_release(&op);
+
+  /* A step's: the GPU is warm already; 96 products in one call */
+  struct gcb_gemm_params p = {.dtype = GCB_DTYPE_BF16,
+                              .m = 128,
+                              .n = 128,
+                              .k = 64,
+                              .seed = 1,
+                              .in_step = true,
+                              .batch = 96};
+  fake_cuda_clear_log();
+  cr_assert_eq(gcb_backend_cuda.gemm(backend, &p, &op, &err), GCB_OK, "%s",
+               err.msg);
+  cr_expect_eq(fake_count("matmul", 0, fake_cuda.n), 0, "no warm-up");
+  /* A, B and C: 96 products, each after the one before */
+  size_t strides[3] = {64 * 128, 64 * 128, 128 * 128};
+  for (int i = 0; i < 3; i++) {
+    int c = fake_find(count, 0, i), s = fake_find(stride, 0, i);
+    cr_assert_geq(c, 0, "layout %d has a batch count", i);
+    cr_assert_geq(s, 0, "layout %d has a stride", i);
+    cr_expect_eq(fake_cuda.log[c].bytes, 96);
+    cr_expect_eq(fake_cuda.log[s].bytes, strides[i], "layout %d", i);
+  }
+  fake_cuda_clear_log();
+  /* the fake writes all 96 products' C: ASan sees a C too small */
+  cr_assert_eq(op.run(op.state, 3, &t, &err), GCB_OK, "%s", err.msg);
+  cr_expect_eq(fake_count("matmul", 0, fake_cuda.n), 3, "one call a run");
+  cr_expect_eq(fake_count("gate", 0, fake_cuda.n), 0, "no gate");
+  struct gcb_check chk;
+  cr_assert_eq(op.check(op.state, &chk, &err), GCB_OK, "%s", err.msg);
+  cr_expect(chk.checked);
+  gcb_op_release(&op);
+}
+
+/* A step's first GEMM warms a cold GPU up; burn has no batch. */
+Test(cuda_timing, a_training_steps_first_gemm_warms_the_gpu_up) {
+  struct gcb_gemm_params p = {.dtype = GCB_DTYPE_BF16,
+                              .m = 64,
+                              .n = 64,
+                              .k = 64,
+                              .seed = 1,
+                              .in_step = true};
+  struct gcb_op op;
+  fake_cuda_clear_log();
+  cr_assert_eq(gcb_backend_cuda.gemm(backend, &p, &op, &err), GCB_OK, "%s",
+               err.msg);
+  cr_expect_gt(fake_count("matmul", 0, fake_cuda.n), 1, "warmed up");
+  gcb_op_release(&op);
+  p.burn = true;
+  p.batch = 2;
+  cr_expect_eq(gcb_backend_cuda.gemm(backend, &p, &op, &err), GCB_EUSAGE);
+}
+
 Test(cuda_timing, fp8_fast_accumulation_is_set_only_when_asked) {
   for (int fast = 0; fast <= 1; fast++) {
     struct gcb_gemm_params p = {.dtype = GCB_DTYPE_FP8,
