@@ -82,6 +82,9 @@ struct gcb_pat_tiles {
   uint64_t rows, whole;
   int chunk;
   int batch; /* op[2]'s products per call; 0: none */
+  bool ran[GCB_PAT_TILE_OPS]; /* what check() may sample: an op never run
+                                 (op[0] of a GEMM always batched) holds no
+                                 product */
 };
 
 /* The resources of the variant held, on one rank: its program, the
@@ -137,6 +140,13 @@ struct pattern_state {
   double *samples[GCB_PAT_PARTS];
   long nsamples;
   int sampled;
+  /* The validation of the variant `checked` (-1: none), status and error
+   * included: every part's case reports the one check of the runs that
+   * the first part made, and every rank skips or repeats it alike. */
+  int checked;
+  struct gcb_check check;
+  enum gcb_status check_st;
+  struct gcb_err check_err;
   char model_name[32]; /* "llama2-7b (1 layer)": the preset as given */
 };
 
@@ -753,6 +763,7 @@ static enum gcb_status run_gemm(struct gcb_pat_res *r,
       double t0 = gcb_now_s();
       st = op->run(op->state, 1, &ignored, err);
       *compute += gcb_now_s() - t0;
+      tl->ran[2] = true;
       if (st == GCB_OK && f->total > 0)
         st = poll_slots(f, any, err);
       done += tl->batch;
@@ -766,6 +777,7 @@ static enum gcb_status run_gemm(struct gcb_pat_res *r,
       double t0 = gcb_now_s();
       st = op->run(op->state, reps, &ignored, err);
       *compute += gcb_now_s() - t0;
+      tl->ran[i < tl->whole ? 0 : 1] = true;
       if (st == GCB_OK && f->total > 0)
         st = poll_slots(f, any, err);
     }
@@ -844,7 +856,7 @@ static enum gcb_status res_check(struct gcb_pat_res *r, struct gcb_check *out,
     for (int h = 0; h < GCB_PAT_TILE_OPS && st == GCB_OK; h++) {
       struct gcb_op *op = &r->gemms[i].op[h];
       struct gcb_check c = {0};
-      if (op->check == NULL)
+      if (op->check == NULL || !r->gemms[i].ran[h])
         continue;
       st = op->check(op->state, &c, err);
       if (st == GCB_OK && c.checked)
@@ -1010,6 +1022,7 @@ static enum gcb_status pattern_open(struct gcb_ctx *ctx, const void *opts,
   *state = s;
   s->current = -1;
   s->sampled = -1;
+  s->checked = -1;
   res_free(&s->res); /* its slots MPI_COMM_NULL */
   enum gcb_status st = resolve_model(ctx, o, &s->model, s->model_name,
                                      sizeof s->model_name, err);
@@ -1116,7 +1129,15 @@ struct part_op {
 static enum gcb_status part_check(void *state, struct gcb_check *out,
                                   struct gcb_err *err) {
   struct part_op *p = state;
-  return res_check(&p->s->res, out, err);
+  struct pattern_state *s = p->s;
+  if (s->checked != s->current) {
+    s->check_st = res_check(&s->res, &s->check, &s->check_err);
+    s->checked = s->current;
+  }
+  *out = s->check;
+  if (s->check_st != GCB_OK)
+    *err = s->check_err;
+  return s->check_st;
 }
 
 /* The harness's setup of case `index`: the variant's resources built when
@@ -1137,6 +1158,7 @@ static enum gcb_status pattern_setup(struct gcb_ctx *ctx, const void *opts,
     s->span[0] = '\0';
     s->current = vi;
     s->sampled = -1;
+    s->checked = -1;
     s->built = variant_build(ctx, o, s, &v);
     /* Kept without the "rank N (host): " that the agreement added: the
      * harness adds it again to every case of the variant. */
