@@ -1170,6 +1170,14 @@ static enum gcb_status pattern_setup(struct gcb_ctx *ctx, const void *opts,
   describe(s, &v, part, rec);
   if (s->built != GCB_OK)
     return gcb_err_set(err, s->built, "%s", s->why);
+  /* A group of one moves nothing between ranks: its collectives are a
+   * local copy or nothing (NCCL on one rank: 1-17 us on an H200), which
+   * no figure of communication should stand for. Its step is still the
+   * compute's, measured. */
+  if ((part == 1 || part == 4) && s->plan.group < 2)
+    return gcb_err_set(err, GCB_EUNSUPPORTED,
+                       "one rank in the %s group: its collectives move nothing",
+                       gcb__pat_names[v.kind]);
   struct part_op *p = calloc(1, sizeof *p);
   if (p == NULL)
     return gcb_err_set(err, GCB_ENOMEM, "pattern: out of memory");

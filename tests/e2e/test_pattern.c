@@ -113,6 +113,37 @@ Test(pattern, every_pattern_runs_with_validated_collectives) {
   free(md);
 }
 
+/* One rank: every group has one member, whose collectives move nothing
+ * (NCCL's on one H200: a local copy or nothing, reported as 1,280 GB/s);
+ * the communication parts are skipped, saying why, and the compute and
+ * step parts measured. */
+Test(pattern, a_group_of_one_rank_has_no_communication_parts) {
+  const char *args[] = {"pattern", "--backend", "host", "--patterns",
+                        "dp,pp",   "--iters",   "2",    "-w",
+                        "1",       "--output",  gcb_test_path("one.json"),
+                        NULL};
+  cr_assert_eq(gcb_test_run(1, args, 120, NULL), 0, "%s",
+               gcb_test_slurp("stderr"));
+  struct gcb_results *r = gcb_test_load("one.json");
+  json_t *cases = gcb_test_section(r, "cases");
+  json_t *skipped = gcb_test_section(r, "skipped");
+  cr_expect_eq(json_array_size(cases), 6, "compute, step, step-compute x 2");
+  cr_expect_eq(json_array_size(skipped), 4, "comm, step-comm x 2");
+  size_t i;
+  json_t *c;
+  json_array_foreach(cases, i, c) {
+    cr_expect_str_neq(param(c, "part"), "comm", "case %zu", i);
+    cr_expect_str_neq(param(c, "part"), "step-comm", "case %zu", i);
+  }
+  json_array_foreach(skipped, i, c) {
+    const char *why = json_string_value(json_object_get(c, "reason"));
+    cr_expect_not_null(why ? strstr(why, "its collectives move nothing")
+                           : NULL,
+                       "%s", why ? why : "(no reason)");
+  }
+  gcb_results_free(r);
+}
+
 Test(pattern, a_delayed_rank_is_named_the_straggler) {
   const char *args[] = {"pattern",
                         "--backend",
