@@ -30,9 +30,9 @@
  *
  * A training step's GEMMs (pattern: gcb_gemm_params.in_step) run ungated,
  * as a framework enqueues them, and only the backend's first GEMM warms
- * the GPU up (a step's many shapes would each take GCB_GEMM_WARMUP_S); with `batch`, one run is a
- * strided batch of products in one call (attention's per-head products,
- * as torch.bmm runs them), each with its own A, B and C.
+ * the GPU up (a step's many shapes would each take GCB_GEMM_WARMUP_S); with
+ * `batch`, one run is a strided batch of products in one call (attention's
+ * per-head products, as torch.bmm runs them), each with its own A, B and C.
  */
 #include <math.h>
 #include <stdint.h>
@@ -60,7 +60,7 @@ struct gcb__cuda_gemm_ctx {
   void *workspace;
   void *flush; /* 2 x L2 bytes, written to evict L2 */
   size_t flush_bytes;
-  float *one; /* device 1.0f: the fp8 per-tensor scales */
+  float *one;  /* device 1.0f: the fp8 per-tensor scales */
   bool warmed; /* a GEMM has warmed the GPU up (gemm_warm) */
 };
 
@@ -501,12 +501,11 @@ static enum gcb_status gemm_validate(const struct gcb_backend *b,
   if (p->m == 0 || p->n == 0 || p->k == 0)
     return gcb_err_set(err, GCB_EUSAGE, "cuda gemm: zero dimension");
   double most = (double)p->m * (double)p->n;
-  most = fmax(most, fmax((double)p->m * (double)p->k,
-                         (double)p->k * (double)p->n));
+  most = fmax(most,
+              fmax((double)p->m * (double)p->k, (double)p->k * (double)p->n));
   if (p->batch > INT32_MAX || (p->batch > 1 && p->burn) ||
       most * (double)(p->batch > 1 ? p->batch : 1) > 0x1p53)
-    return gcb_err_set(err, GCB_EUSAGE,
-                       "cuda gemm: a batch of %llu products%s",
+    return gcb_err_set(err, GCB_EUSAGE, "cuda gemm: a batch of %llu products%s",
                        (unsigned long long)p->batch,
                        p->burn ? " with burn" : " (too many elements)");
   /* Leading dimensions are int64 in cuBLASLt, but m * n indexing and the
@@ -672,9 +671,8 @@ static enum gcb_status gemm_describe(struct cuda_gemm *g, struct gcb_err *err) {
       (st = LT_CHECK(err, cublasLtMatrixLayoutCreate(&g->lb, lt->ab, g->k, g->n,
                                                      (int64_t)g->k))) != GCB_OK)
     return st;
-  if ((st = LT_CHECK(err, cublasLtMatrixLayoutCreate(&g->lc, lt->cd, g->m,
-                                                     g->n, (int64_t)g->m))) !=
-      GCB_OK)
+  if ((st = LT_CHECK(err, cublasLtMatrixLayoutCreate(&g->lc, lt->cd, g->m, g->n,
+                                                     (int64_t)g->m))) != GCB_OK)
     return st;
   if (g->batch > 1) {
     /* cublasLt.h: BATCH_COUNT int32_t, STRIDED_BATCH_OFFSET int64_t, in
@@ -688,10 +686,10 @@ static enum gcb_status gemm_describe(struct cuda_gemm *g, struct gcb_err *err) {
                              layouts[i], CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT,
                              &count, sizeof count));
       if (st == GCB_OK)
-        st = LT_CHECK(err,
-                      cublasLtMatrixLayoutSetAttribute(
-                          layouts[i], CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET,
-                          &stride[i], sizeof stride[i]));
+        st = LT_CHECK(err, cublasLtMatrixLayoutSetAttribute(
+                               layouts[i],
+                               CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET,
+                               &stride[i], sizeof stride[i]));
     }
   }
   return st;

@@ -56,9 +56,9 @@ static const struct {
   const char *needle;
   uint16_t device;
 } arch_names[] = {
-    {"P100", 0x15f8},  {"V100", 0x1db4}, {"A100", 0x20b0}, {"A800", 0x20f5},
-    {"H100", 0x2330},  {"H200", 0x2335}, {"H800", 0x2324}, {"GH200", 0x2342},
-    {"B200", 0x2901},  {"B100", 0x2901},
+    {"P100", 0x15f8}, {"V100", 0x1db4}, {"A100", 0x20b0}, {"A800", 0x20f5},
+    {"H100", 0x2330}, {"H200", 0x2335}, {"H800", 0x2324}, {"GH200", 0x2342},
+    {"B200", 0x2901}, {"B100", 0x2901},
 };
 
 static const struct arch_row *arch_of(uint16_t vendor, uint16_t device) {

@@ -81,7 +81,7 @@ struct gcb_pat_tiles {
   struct gcb_op op[GCB_PAT_TILE_OPS];
   uint64_t rows, whole;
   int chunk;
-  int batch; /* op[2]'s products per call; 0: none */
+  int batch;                  /* op[2]'s products per call; 0: none */
   bool ran[GCB_PAT_TILE_OPS]; /* what check() may sample: an op never run
                                  (op[0] of a GEMM always batched) holds no
                                  product */
@@ -278,11 +278,17 @@ static int pattern_count(const struct gcb_ctx *ctx, const void *opts) {
 
 /* ---- model, types, layout, delay ----------------------------------------- */
 
+/* The GPU backend: its defaults (bf16, gpt2, NCCL), tile budget and
+ * batched GEMMs. */
+static bool on_gpu(const struct gcb_ctx *ctx) {
+  return strcmp(ctx->backend_ops->name, "cuda") == 0;
+}
+
 /* The row of dtypes[] that --dtype names on this backend; -1 if none. */
 static int dtype_index(const struct gcb_ctx *ctx, int choice) {
   const char *name = dtype_names[choice];
   if (strcmp(name, "auto") == 0)
-    name = strcmp(ctx->backend_ops->name, "cuda") == 0 ? "bf16" : "fp32";
+    name = on_gpu(ctx) ? "bf16" : "fp32";
   for (size_t i = 0; i < sizeof dtypes / sizeof *dtypes; i++)
     if (strcmp(dtypes[i].name, name) == 0)
       return (int)i;
@@ -298,7 +304,7 @@ static enum gcb_status resolve_model(const struct gcb_ctx *ctx,
                                      size_t len, struct gcb_err *err) {
   const char *name = gcb__pat_model_names[o->model];
   if (strcmp(name, "auto") == 0)
-    name = strcmp(ctx->backend_ops->name, "cuda") == 0 ? "gpt2" : "tiny";
+    name = on_gpu(ctx) ? "gpt2" : "tiny";
   const struct gcb_pat_model *p = gcb__pat_preset(name);
   if (p == NULL)
     return gcb_err_set(err, GCB_EUSAGE,
@@ -635,7 +641,9 @@ static enum gcb_status prepare_gemms(struct gcb_ctx *ctx, struct gcb_pat_res *r,
                     : 0;
     for (int h = 0; h < GCB_PAT_TILE_OPS && st == GCB_OK; h++) {
       struct gcb_gemm_params p = {.dtype = t,
-                                  .m = h == 0 ? tl->rows : h == 1 ? rest : g->m,
+                                  .m = h == 0   ? tl->rows
+                                       : h == 1 ? rest
+                                                : g->m,
                                   .n = g->n,
                                   .k = g->k,
                                   .seed = ctx->seed + (uint64_t)ctx->rank +
@@ -911,9 +919,9 @@ static enum gcb_status variant_build(struct gcb_ctx *ctx,
   if (st == GCB_OK)
     st = gcb_context_agree(ctx, find_span(ctx, s, err));
   if (st == GCB_OK)
-    st = gcb_context_agree(ctx, res_prepare(ctx, &s->res, s->gemm_type,
-                                            s->coll_type, s->poll_flops,
-                                            s->batch_gemms, err));
+    st = gcb_context_agree(ctx,
+                           res_prepare(ctx, &s->res, s->gemm_type, s->coll_type,
+                                       s->poll_flops, s->batch_gemms, err));
   return st;
 }
 
@@ -934,17 +942,16 @@ static double prog_bytes(const struct pattern_state *s,
              (double)gcb_coll_dtype_size(s->coll_type);
   for (size_t k = 0; k < prog->ngemms; k++) {
     const struct gcb_pat_gemm *g = &prog->gemms[k];
-    double product =
-        (double)g->m * (double)g->k + (double)g->k * (double)g->n +
-        (double)g->m * (double)g->n;
+    double product = (double)g->m * (double)g->k + (double)g->k * (double)g->n +
+                     (double)g->m * (double)g->n;
     /* Tiles of rows of m share nothing: a last, shorter tile holds its
      * own B (prepare_gemms); a batch (at most the most repetitions) holds
      * every product's A, B and C. */
     bytes += (product + (double)g->k * (double)g->n) *
              (double)gcb_dtype_bytes(s->gemm_type);
     if (s->batch_gemms && most_reps(prog, k) > 1)
-      bytes += product * most_reps(prog, k) *
-               (double)gcb_dtype_bytes(s->gemm_type);
+      bytes +=
+          product * most_reps(prog, k) * (double)gcb_dtype_bytes(s->gemm_type);
   }
   return bytes;
 }
@@ -1000,8 +1007,7 @@ static enum gcb_status pattern_validate(const struct gcb_ctx *ctx,
    * from, before anything is allocated. */
   if (ctx->backend_ops->fits == NULL)
     return GCB_OK;
-  struct pattern_state tmp = {
-      .model = m, .batch_gemms = strcmp(ctx->backend_ops->name, "cuda") == 0};
+  struct pattern_state tmp = {.model = m, .batch_gemms = on_gpu(ctx)};
   int d = dtype_index(ctx, o->dtype);
   tmp.gemm_type = dtypes[d].gemm;
   tmp.coll_type = dtypes[d].coll;
@@ -1027,10 +1033,9 @@ static enum gcb_status pattern_open(struct gcb_ctx *ctx, const void *opts,
   enum gcb_status st = resolve_model(ctx, o, &s->model, s->model_name,
                                      sizeof s->model_name, err);
   /* Tiles of about 0.3 ms between tests of the transports. */
-  s->poll_flops = strcmp(ctx->backend_ops->name, "cuda") == 0
-                      ? GCB_PAT_POLL_FLOPS_GPU
-                      : GCB_PAT_POLL_FLOPS_HOST;
-  s->batch_gemms = strcmp(ctx->backend_ops->name, "cuda") == 0;
+  s->poll_flops =
+      on_gpu(ctx) ? GCB_PAT_POLL_FLOPS_GPU : GCB_PAT_POLL_FLOPS_HOST;
+  s->batch_gemms = on_gpu(ctx);
   if (st == GCB_OK)
     st = parse_delay(o->delay, ctx->size, &s->delay_rank, &s->delay_s, err);
   int d = dtype_index(ctx, o->dtype);
@@ -1040,7 +1045,7 @@ static enum gcb_status pattern_open(struct gcb_ctx *ctx, const void *opts,
   s->coll_type = dtypes[d].coll;
   const char *name = o->transport;
   if (strcmp(name, "auto") == 0)
-    name = strcmp(ctx->backend_ops->name, "cuda") == 0 ? "nccl" : "mpi";
+    name = on_gpu(ctx) ? "nccl" : "mpi";
   s->ops = gcb_coll_transport_find(name);
   char why[160] = "";
   if (s->ops == NULL)

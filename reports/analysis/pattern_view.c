@@ -195,6 +195,7 @@ static void titled(struct gcb_pattern_group *g,
   g->span = gcb_model_param_str(c, "span");
   g->placement = gcb_model_param_str(c, "placement");
   g->skew = gcb_model_param_num(c, "skew");
+  g->group = gcb_model_param_num(c, "group");
   g->ideal_bubble = gcb_model_param_num(c, "ideal_bubble");
   g->skew_cost = g->placement_cost = NAN;
   char var[40] = "";

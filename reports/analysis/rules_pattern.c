@@ -165,14 +165,6 @@ static enum gcb_status placement(const struct gcb__rule_ctx *cx,
   return GCB_OK;
 }
 
-/* The expert-parallel group's size (the cases' "group"); NAN unknown. */
-static double group_size(const struct gcb_pattern_group *g) {
-  for (int p = 0; p < GCB_PART_COUNT; p++)
-    if (g->cases[p] != NULL)
-      return gcb_model_param_num(g->cases[p], "group");
-  return NAN;
-}
-
 static enum gcb_status skew(const struct gcb__rule_ctx *cx,
                             const struct gcb_model *m,
                             const struct gcb_pattern_group *g) {
@@ -181,7 +173,7 @@ static enum gcb_status skew(const struct gcb__rule_ctx *cx,
   /* A group of one holds every expert: skew moves no work between ranks
    * (an H200 alone ran the skewed step 12 % slower, its GEMMs' shapes,
    * and was told that rank 0 held the hot experts). */
-  if (group_size(g) < 2)
+  if (g->group < 2)
     return GCB_OK;
   struct gcb_finding *f = push(cx, GCB_SEV_WARN, GCB_KIND(PATTERN_SKEW), g);
   if (f == NULL)
