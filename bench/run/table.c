@@ -142,8 +142,10 @@ static void print_variant(struct gcb_table *t) {
   char pattern[32];
   snprintf(pattern, sizeof pattern, "%s", pl->key);
   pattern[strcspn(pattern, " ")] = '\0';
-  struct gcb_pattern_group g = {
-      .pattern = pattern, .nranks = (size_t)pl->nranks, .ranks = pl->ranks};
+  struct gcb_pattern_group g = {.pattern = pattern,
+                                .group = pl->group,
+                                .nranks = (size_t)pl->nranks,
+                                .ranks = pl->ranks};
   gcb_pattern_group_derive(&g);
   char step[32], comp[32], comm[32], exp[32], ov[48], cost[32], who[32];
   gcb_pattern_fmt_ms(g.step_mean, step, sizeof step);
@@ -1179,6 +1181,8 @@ static void pattern_record(struct gcb_table *t, const struct gcb_record *rec) {
     snprintf(pl->layout, sizeof pl->layout, "%s",
              gcb_record_text(rec, "layout"));
     snprintf(pl->span, sizeof pl->span, "%s", gcb_record_text(rec, "span"));
+    int64_t group = gcb_record_int(rec, "group", -1);
+    pl->group = group > 0 ? (double)group : NAN;
   }
   for (int r = 0; r < rec->nranks && r < pl->nranks; r++) {
     const struct gcb_rank_result *rr = &rec->ranks[r];

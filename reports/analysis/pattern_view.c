@@ -49,13 +49,15 @@ static double var_of(const struct gcb_pattern_rank *r, int p) {
 }
 
 /* The figures of one rank of a group from its part times: fills
- * everything after t[], sd[], n[]. */
-static void rank_derive(struct gcb_pattern_rank *r, bool pipeline) {
+ * everything after t[], sd[], n[]. A rank alone in its group
+ * communicates with nobody: the step beyond its compute is the
+ * executor's own time, no exposed communication. */
+static void rank_derive(struct gcb_pattern_rank *r, bool pipeline, bool alone) {
   const double *t = r->t;
   double tc = t[GCB_PART_COMPUTE], tm = t[GCB_PART_COMM], ts = t[GCB_PART_STEP],
          busy = t[GCB_PART_STEP_COMPUTE];
   r->exposed = ts - tc > 0 ? ts - tc : 0;
-  if (isnan(ts) || isnan(tc))
+  if (isnan(ts) || isnan(tc) || alone)
     r->exposed = NAN;
   r->exposed_share = ts > 0 ? r->exposed / ts : NAN;
   /* Compute and communication alone were measured interleaved with the
@@ -77,6 +79,8 @@ static void rank_derive(struct gcb_pattern_rank *r, bool pipeline) {
   r->bubble = pipeline && ts > 0 ? r->bar_bubble / ts : NAN;
   if (isnan(r->exposed))
     r->bar_compute = r->bar_exposed = r->bar_bubble = r->bubble = NAN;
+  if (alone)
+    r->bar_compute = ts;
 }
 
 /* The figure at `offset` of each rank of g (NAN ones left out): its
@@ -111,9 +115,15 @@ static double mean_of(const struct gcb_pattern_group *g, size_t offset) {
 
 void gcb_pattern_group_derive(struct gcb_pattern_group *g) {
   bool pipe = g->pattern != NULL && strcmp(g->pattern, "pp") == 0;
+  /* A group of one has no communication parts (gcbench pattern skips
+   * them); a document of before measured NCCL's local copy there. */
+  bool alone = g->group == 1;
   double noise2 = 0;
   for (size_t i = 0; i < g->nranks; i++) {
-    rank_derive(&g->ranks[i], pipe);
+    struct gcb_pattern_rank *r = &g->ranks[i];
+    if (alone)
+      r->t[GCB_PART_COMM] = r->t[GCB_PART_STEP_COMM] = NAN;
+    rank_derive(r, pipe, alone);
     double e = g->ranks[i].hidden_noise;
     noise2 += isnan(e) ? 0 : e * e;
   }
@@ -127,7 +137,9 @@ void gcb_pattern_group_derive(struct gcb_pattern_group *g) {
   g->compute_mean = mean_of(g, PART_AT(GCB_PART_COMPUTE));
   g->comm_mean = mean_of(g, PART_AT(GCB_PART_COMM));
   double ts = g->step_mean, tc = g->compute_mean, tm = g->comm_mean;
-  g->exposed = isnan(ts) || isnan(tc) ? NAN : ts - tc > 0 ? ts - tc : 0;
+  g->exposed = isnan(ts) || isnan(tc) || alone ? NAN
+               : ts - tc > 0                   ? ts - tc
+                                               : 0;
   g->exposed_share = ts > 0 ? g->exposed / ts : NAN;
   g->hidden = tc + tm - ts;
   g->hidden_noise = g->nranks ? sqrt(noise2) / (double)g->nranks : NAN;

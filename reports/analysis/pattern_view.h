@@ -60,7 +60,8 @@ struct gcb_pattern_group {
   const char *span;      /* intra-node, inter-node, mixed */
   const char *placement; /* tp: inner or outer; "" */
   double skew;           /* ep: NAN elsewhere */
-  double group;          /* the pattern's group size; NAN unknown */
+  double group;          /* the pattern's group size; NAN unknown; 1:
+                            no communication figures (comm, exposed) */
   double ideal_bubble;   /* pp: NAN elsewhere */
   char title[96];        /* "tp inner", "ep skew 1" */
   size_t nranks;

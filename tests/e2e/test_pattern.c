@@ -142,6 +142,18 @@ Test(pattern, a_group_of_one_rank_has_no_communication_parts) {
                        "%s", why ? why : "(no reason)");
   }
   gcb_results_free(r);
+  /* the live row: no comm time, no exposed communication ("-") */
+  char *out = gcb_test_slurp("stdout");
+  char *row = strstr(out, "\n  dp ");
+  cr_assert_not_null(row, "%s", out);
+  char tok[12][32];
+  cr_assert_eq(sscanf(row, "%31s %31s %31s %31s %31s %31s %31s %31s %31s %31s",
+                      tok[0], tok[1], tok[2], tok[3], tok[4], tok[5], tok[6],
+                      tok[7], tok[8], tok[9]),
+               10, "%.200s", row);
+  cr_expect_str_eq(tok[8], "-", "comm: %.200s", row);
+  cr_expect_str_eq(tok[9], "-", "exposed comm: %.200s", row);
+  free(out);
 }
 
 Test(pattern, a_delayed_rank_is_named_the_straggler) {

@@ -199,6 +199,41 @@ Test(pattern_view, skew_on_a_group_of_one_rank_is_no_finding) {
   gcb_results_free(res);
 }
 
+/* On one H200 (one rank, group 1) NCCL's "communication" was a local
+ * copy: no comm time, no exposed communication (the step beyond the
+ * compute is the executor's own), the whole bar compute. */
+Test(pattern_view, a_group_of_one_rank_has_no_communication_figures) {
+  struct gcb_results *res = NULL;
+  struct gcb_model *m = NULL;
+  struct gcb_err err = {0};
+  const char *file = "device/h200-vm-quick-suite.json";
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", GCB_TEST_DATA, file);
+  struct gcb_doc docs[1];
+  cr_assert_eq(fx_interop_read(path, docs, 0, &res, &m, NULL, &err), GCB_OK,
+               "%s: %s", file, err.msg);
+  docs[0] = fx_doc_read(file, res, m);
+  struct gcb_pattern_groups gs;
+  cr_assert_eq(gcb_pattern_groups_build_model(docs[0].model, &gs, &err),
+               GCB_OK);
+  cr_assert_eq(gs.n, 5);
+  for (size_t i = 0; i < gs.n; i++) {
+    const struct gcb_pattern_group *g = &gs.items[i];
+    cr_expect_eq(g->group, 1);
+    cr_expect(isnan(g->comm_mean), "%s: comm %g", g->title, g->comm_mean);
+    cr_expect(isnan(g->exposed), "%s: exposed %g", g->title, g->exposed);
+    cr_expect(!g->measurable, "%s", g->title);
+    cr_expect_gt(g->step_mean, 0, "%s", g->title);
+    cr_assert_eq(g->nranks, 1);
+    const struct gcb_pattern_rank *r = &g->ranks[0];
+    cr_expect(isnan(r->exposed) && isnan(r->bar_exposed), "%s", g->title);
+    cr_expect_eq(r->bar_compute, r->t[GCB_PART_STEP], "%s", g->title);
+  }
+  gcb_pattern_groups_free(&gs);
+  fx_doc_free(&docs[0]);
+  gcb_results_free(res);
+}
+
 Test(pattern_view, criteria_metrics_read_the_same_figures) {
   json_t *doc = doc_with_patterns();
   struct gcb_doc d = fx_doc_of("run.json", doc);
