@@ -107,11 +107,10 @@ static struct row *rows_of(const struct gcb_model *m, size_t *n) {
     double comm = gcb_model_param_num(c, "comm_size");
     long long members = comm > 0 ? (long long)comm : c->summary.ranks;
     /* One member communicates nothing: NCCL's in-place operation on one
-     * rank does no work (1 us on an H200) and its out-of-place one is a
-     * local copy (10 us), which no transport's latency explains. Known
-     * only where the run states its ranks (OSU's output does not). */
-    bool alone = comm > 0 ? comm < 2 : m->run.ranks == 1;
-    if (c->kind != GCB_BENCH_COLL || !(t > 0) || !(size >= 0) || alone)
+     * rank takes 1 us on an H200 and its out-of-place copy 10 us, which
+     * no transport's latency explains. */
+    if (c->kind != GCB_BENCH_COLL || !(t > 0) || !(size >= 0) ||
+        gcb_model_case_alone(m, c))
       continue;
     struct row *x = &r[(*n)++];
     *x = (struct row){.c = c, .size = size, .t = t, .order = i};

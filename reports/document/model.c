@@ -1282,3 +1282,9 @@ enum gcb_family gcb_model_case_family(const struct gcb_model_case *c) {
     return GCB_FAM_D2H;
   return gcb_bench_kind_desc(c->kind)->family;
 }
+
+bool gcb_model_case_alone(const struct gcb_model *m,
+                          const struct gcb_model_case *c) {
+  double comm = gcb_model_param_num(c, "comm_size");
+  return comm > 0 ? comm < 2 : m->run.ranks == 1;
+}

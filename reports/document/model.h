@@ -487,6 +487,14 @@ long long gcb_model_gpu_rank(const struct gcb_model *m, long long node,
  * copy's by its direction (d2h: D2H). */
 enum gcb_family gcb_model_case_family(const struct gcb_model_case *c);
 
+/* Whether c runs over a communicator of one member, which moves nothing
+ * between ranks (NCCL's in-place operation on one rank does no work, its
+ * out-of-place one is a copy within the GPU): params.comm_size below 2,
+ * else a run of one rank. false where neither says (OSU's output states
+ * no ranks). */
+bool gcb_model_case_alone(const struct gcb_model *m,
+                          const struct gcb_model_case *c);
+
 /* ---- a converted file's model, built directly --------------------------- */
 
 /*

@@ -106,13 +106,16 @@ static struct gcb_matrix_row *row_of_rank(const struct rows *r,
 }
 
 /* The case of family f to quote: the most work per operation; pcie only
- * where the link rule judges it. */
+ * where the link rule judges it; a collective only over two ranks or more
+ * (one moves nothing), and no training pattern (its parts' work is flops
+ * or bytes, which no single largest compares). */
 static const struct gcb_model_case *headline(const struct gcb_model *m,
                                              enum gcb_family f) {
   const struct gcb_model_case *best = NULL;
   for (size_t i = 0; i < m->ncases; i++) {
     const struct gcb_model_case *c = &m->cases[i];
-    if (gcb_model_case_family(c) != f)
+    if (gcb_model_case_family(c) != f || c->kind == GCB_BENCH_PATTERN ||
+        (c->kind == GCB_BENCH_COLL && gcb_model_case_alone(m, c)))
       continue;
     if ((f == GCB_FAM_H2D || f == GCB_FAM_D2H) &&
         gcb__case_pcie_direction(m, c) == NULL)

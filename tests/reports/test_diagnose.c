@@ -1130,6 +1130,52 @@ Test(diagnose, gpus_known_by_index_alone_are_counted_and_placed) {
   done(&x);
 }
 
+/* The collectives cell quotes a collective of two ranks or more: on one
+ * H200 (a run of one rank) NCCL's collectives moved nothing and the
+ * pattern's largest part was a GEMM (GFLOP/s): no figure; on the 8-GPU
+ * fixture its allreduce's bus bandwidth. */
+Test(diagnose, the_collectives_cell_quotes_a_collective_of_two_ranks_or_more) {
+  static const struct {
+    const char *file;
+    bool figure;
+  } runs[] = {{"device/h200-vm-quick-suite.json", false},
+              {"report-gpu8.json", true}};
+  for (size_t k = 0; k < 2; k++) {
+    struct dx x;
+    struct gcb_err err = {0};
+    memset(&x, 0, sizeof x);
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", GCB_TEST_DATA, runs[k].file);
+    struct gcb_model *m;
+    cr_assert_eq(fx_interop_read(path, x.docs, 0, &x.res[0], &m, NULL, &err),
+                 GCB_OK, "%s", err.msg);
+    x.docs[0] = fx_doc_read(runs[k].file, x.res[0], m);
+    x.ndocs = 1;
+    diagnose(&x);
+    struct gcb_thresholds t;
+    gcb_thresholds_default(&t);
+    struct gcb_report rep = {
+        .docs = x.docs, .ndocs = 1, .findings = &x.f, .thresholds = &t};
+    struct gcb_matrix mx = {0};
+    cr_assert_eq(gcb_matrix_build(&rep, &x.d, &mx, &err), GCB_OK, "%s",
+                 err.msg);
+    cr_assert_gt(mx.n, 0);
+    for (size_t i = 0; i < mx.n; i++) {
+      const struct gcb_matrix_cell *cell = &mx.rows[i].cell[GCB_FAM_COLL];
+      const char *fig = cell->figure;
+      if (cell->rc != NULL) /* its root cause's measurement instead */
+        continue;
+      if (runs[k].figure)
+        cr_expect(strstr(fig, "B/s") != NULL && strstr(fig, "FLOP") == NULL,
+                  "%s row %zu: '%s'", runs[k].file, i, fig);
+      else
+        cr_expect_str_eq(fig, "", "%s row %zu", runs[k].file, i);
+    }
+    gcb_matrix_free(&mx);
+    done(&x);
+  }
+}
+
 /* A node's GPUs are all counted, however many: 300 ranks of one node on
  * 300 GPUs (by bus id) are 300 GPUs of its machine, each at its own bus
  * id. */
