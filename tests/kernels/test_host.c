@@ -148,17 +148,20 @@ struct bad_gemm {
   uint64_t m, n, k;
   enum gcb_status status;
   char says[16]; /* inline: criterion passes parameters across processes */
+  uint64_t batch;
 };
 
 ParameterizedTestParameters(host, gemm_rejects_before_allocating) {
   static struct bad_gemm cases[] = {
-      {GCB_DTYPE_FP32, 1u << 30, 1u << 30, 1u << 30, GCB_ENOMEM, "bytes"},
-      {GCB_DTYPE_FP64, 1u << 30, 1u << 30, 1u << 30, GCB_ENOMEM, "bytes"},
-      {GCB_DTYPE_FP64, INT32_MAX, INT32_MAX, INT32_MAX, GCB_ENOMEM,
-       "more than"},
-      {GCB_DTYPE_FP64, UINT64_MAX, 2, 2, GCB_EUNSUPPORTED, "limited"},
-      {GCB_DTYPE_FP32, 1ull << 31, 1, 1, GCB_EUNSUPPORTED, "limited"},
-      {GCB_DTYPE_FP32, 0, 8, 8, GCB_EUSAGE, "zero"},
+      {GCB_DTYPE_FP32, 1u << 30, 1u << 30, 1u << 30, GCB_ENOMEM, "bytes", 0},
+      {GCB_DTYPE_FP64, 1u << 30, 1u << 30, 1u << 30, GCB_ENOMEM, "bytes", 0},
+      {GCB_DTYPE_FP64, INT32_MAX, INT32_MAX, INT32_MAX, GCB_ENOMEM, "more than",
+       0},
+      {GCB_DTYPE_FP64, UINT64_MAX, 2, 2, GCB_EUNSUPPORTED, "limited", 0},
+      {GCB_DTYPE_FP32, 1ull << 31, 1, 1, GCB_EUNSUPPORTED, "limited", 0},
+      {GCB_DTYPE_FP32, 0, 8, 8, GCB_EUSAGE, "zero", 0},
+      /* the pattern asks the GPU's backend alone for batches */
+      {GCB_DTYPE_FP32, 64, 64, 64, GCB_EUNSUPPORTED, "no batched", 8},
   };
   return cr_make_param_array(struct bad_gemm, cases,
                              sizeof cases / sizeof *cases);
@@ -166,8 +169,11 @@ ParameterizedTestParameters(host, gemm_rejects_before_allocating) {
 
 ParameterizedTest(struct bad_gemm *bc, host, gemm_rejects_before_allocating) {
   struct gcb_backend *b = open_host();
-  struct gcb_gemm_params p = {
-      .dtype = bc->dtype, .m = bc->m, .n = bc->n, .k = bc->k};
+  struct gcb_gemm_params p = {.dtype = bc->dtype,
+                              .m = bc->m,
+                              .n = bc->n,
+                              .k = bc->k,
+                              .batch = bc->batch};
   struct gcb_op op = {0};
   struct gcb_err err = {0};
   cr_assert_eq(gcb_backend_host.gemm(b, &p, &op, &err), bc->status, "%s",
