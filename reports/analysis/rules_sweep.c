@@ -76,16 +76,17 @@ static int cmp_hit(const void *a, const void *b) {
  * finding, and a 20,000-case document took over ten minutes.
  */
 
-/* Sweep keys with a rank, sorted by rank then key (keyed_count): the
- * findings of earlier rules that explain a case's imbalance (a slow rank,
- * a slow link) of this document, by rank and sweep: the rules judge a
- * sweep's largest size (link-bandwidth) or its figure, while the same
- * slow GPU or link makes the sweep's smaller cases uneven too (the 1 MiB
- * copies of a link trained at gen4 wait as the 256 MiB ones do); and,
- * rank 0, the sweeps of the cases that have two ranks or more. */
+/* Sweeps with a rank (the model's gcb_model_case.sweep), sorted by rank
+ * then sweep (keyed_count): the findings of earlier rules that explain a
+ * case's imbalance (a slow rank, a slow link) of this document, by rank
+ * and sweep: the rules judge a sweep's largest size (link-bandwidth) or
+ * its figure, while the same slow GPU or link makes the sweep's smaller
+ * cases uneven too (the 1 MiB copies of a link trained at gen4 wait as
+ * the 256 MiB ones do); and, rank 0, the sweeps of the cases that have
+ * two ranks or more. */
 struct keyed {
   long long rank;
-  char *sweep;
+  size_t sweep;
 };
 
 struct keyeds {
@@ -97,34 +98,13 @@ static int cmp_keyed(const void *a, const void *b) {
   const struct keyed *x = a, *y = b;
   if (x->rank != y->rank)
     return x->rank < y->rank ? -1 : 1;
-  return strcmp(x->sweep, y->sweep);
-}
-
-static void keyeds_free(struct keyeds *e) {
-  for (size_t i = 0; i < e->n; i++)
-    free(e->x[i].sweep);
-  free(e->x);
-  *e = (struct keyeds){0};
+  return (x->sweep > y->sweep) - (x->sweep < y->sweep);
 }
 
 /* Room for n entries; false on ENOMEM. */
 static bool keyeds_open(struct keyeds *e, size_t n) {
   *e = (struct keyeds){.x = malloc((n + 1) * sizeof *e->x)};
   return e->x != NULL;
-}
-
-/* Appends case c's sweep with rank; false on ENOMEM (e freed). */
-static bool keyed_add(struct keyeds *e, const struct gcb_model_case *c,
-                      long long rank) {
-  char key[GCB_VIEW_SWEEP_KEY];
-  gcb_model_sweep_key(c, key, sizeof key);
-  e->x[e->n] = (struct keyed){.rank = rank, .sweep = strdup(key)};
-  if (e->x[e->n].sweep == NULL) {
-    keyeds_free(e);
-    return false;
-  }
-  e->n++;
-  return true;
 }
 
 static void keyeds_sort(struct keyeds *e) {
@@ -139,9 +119,8 @@ static bool explainers_of(const struct gcb__rule_ctx *cx, struct keyeds *e) {
   for (size_t i = 0; i < cx->out->n; i++) {
     const struct gcb_finding *f = &cx->out->items[i];
     if (f->where.doc == cx->index && f->bench_case != NULL &&
-        f->kind->explains_imbalance &&
-        !keyed_add(e, f->bench_case, f->where.rank))
-      return false;
+        f->kind->explains_imbalance)
+      e->x[e->n++] = (struct keyed){f->where.rank, f->bench_case->sweep};
   }
   keyeds_sort(e);
   return true;
@@ -150,8 +129,8 @@ static bool explainers_of(const struct gcb__rule_ctx *cx, struct keyeds *e) {
 /* How many of e's entries are (rank, sweep): a lower bound, then the
  * run of equal entries. */
 static size_t keyed_count(const struct keyeds *e, long long rank,
-                          const char *sweep) {
-  struct keyed k = {.rank = rank, .sweep = (char *)sweep}; /* only compared */
+                          size_t sweep) {
+  struct keyed k = {.rank = rank, .sweep = sweep};
   size_t lo = 0, hi = e->n;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
@@ -166,23 +145,13 @@ static size_t keyed_count(const struct keyeds *e, long long rank,
   return n;
 }
 
-/* Whether an earlier rule already named the rank in this case's sweep. */
-static bool explained(const struct keyeds *e, const struct gcb_model_case *c,
-                      long long rank) {
-  char key[GCB_VIEW_SWEEP_KEY];
-  if (e->n == 0)
-    return false;
-  gcb_model_sweep_key(c, key, sizeof key);
-  return keyed_count(e, rank, key) > 0;
-}
-
 /* false on ENOMEM. */
 static bool sweep_keys_of(const struct gcb_model *m, struct keyeds *s) {
   if (!keyeds_open(s, m->ncases))
     return false;
   for (size_t i = 0; i < m->ncases; i++)
-    if (m->cases[i].ranks.n >= 2 && !keyed_add(s, &m->cases[i], 0))
-      return false;
+    if (m->cases[i].ranks.n >= 2)
+      s->x[s->n++] = (struct keyed){0, m->cases[i].sweep};
   keyeds_sort(s);
   return true;
 }
@@ -273,7 +242,7 @@ static bool case_imbalance(const struct gcb_model *model,
 static enum gcb_status report_imbalance(const struct gcb__rule_ctx *cx,
                                         const struct hit *h, size_t seen,
                                         const void *keys) {
-  size_t of = keyed_count(keys, 0, h->group);
+  size_t of = keyed_count(keys, 0, h->c->sweep);
   struct gcb_imbalance im;
   bool oom = false;
   case_imbalance(cx->doc->model, h->c, &im, &oom);
@@ -491,7 +460,7 @@ enum gcb_status gcb__rule_imbalance(const struct gcb__rule_ctx *cx) {
     struct gcb_imbalance im;
     if (h.oom || !per_rank_figures(c) || !case_imbalance(m, c, &im, &h.oom) ||
         im.ranks < 2 || im.imbalance * 100 <= cx->t->imbalance_pct ||
-        explained(&e, c, im.max_rank) || waited[i])
+        keyed_count(&e, im.max_rank, c->sweep) > 0 || waited[i])
       continue;
     struct hit *x = add_hit(&h);
     if (x == NULL)
@@ -500,12 +469,12 @@ enum gcb_status gcb__rule_imbalance(const struct gcb__rule_ctx *cx) {
         .c = c, .rank = im.max_rank, .value = im.imbalance, .order = i};
     gcb_model_sweep_key(c, x->group, sizeof x->group);
   }
-  keyeds_free(&e);
+  free(e.x);
   free(waited);
   enum gcb_status st =
       h.oom ? gcb_err_set(cx->err, GCB_ENOMEM, "analysis: out of memory")
             : each_group(cx, &h, &keys, report_imbalance);
-  keyeds_free(&keys);
+  free(keys.x);
   free(h.items);
   return st;
 }

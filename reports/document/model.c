@@ -476,6 +476,48 @@ static const struct gcb_ranks *case_ranks(struct gcb__model_arena *a,
   return &a->ranks[i];
 }
 
+/* A case's sweep key, whole (gcb_model_sweep_key's text, uncut), and
+ * its position: sorted, equal keys side by side, the first case first. */
+struct sweep_key {
+  char *key;
+  size_t at;
+};
+
+static int cmp_sweep_key(const void *x, const void *y) {
+  const struct sweep_key *a = x, *b = y;
+  int c = strcmp(a->key, b->key);
+  return c != 0 ? c : (a->at > b->at) - (a->at < b->at);
+}
+
+static const char *const sweep_varied[] = {"size", "bytes", "count", "inplace",
+                                           NULL};
+
+/* Sets each case's sweep: keys sorted once (n log n; a scan per case was
+ * quadratic in a document of many cases). */
+static void find_sweeps(struct gcb__model_arena *a, struct gcb_model *m) {
+  struct sweep_key *k = calloc(m->ncases + 1, sizeof *k);
+  for (size_t i = 0; k != NULL && i < m->ncases; i++) {
+    const struct gcb_model_case *c = &m->cases[i];
+    size_t n = gcb_model_case_key_except(c, sweep_varied, NULL, 0);
+    size_t len = n < SIZE_MAX ? n + 2 + strlen(c->backend) : 0;
+    if (len == 0 || (k[i].key = malloc(len)) == NULL)
+      break;
+    gcb_model_case_key_except(c, sweep_varied, k[i].key, len);
+    snprintf(k[i].key + n, len - n, " %s", c->backend);
+    k[i].at = i;
+  }
+  bool ok = k != NULL && (m->ncases == 0 || k[m->ncases - 1].key != NULL);
+  if (ok && m->ncases > 1)
+    qsort(k, m->ncases, sizeof *k, cmp_sweep_key);
+  for (size_t i = 0, j; ok && i < m->ncases; i = j)
+    for (j = i; j < m->ncases && strcmp(k[j].key, k[i].key) == 0; j++)
+      m->cases[k[j].at].sweep = k[i].at;
+  for (size_t i = 0; k != NULL && i < m->ncases; i++)
+    free(k[i].key);
+  free(k);
+  a->failed |= !ok;
+}
+
 static void build(struct gcb__model_arena *a, const json_t *root,
                   const struct gcb_results *res, struct gcb_model *m) {
   const json_t *nodes = json_object_get(root, "nodes"),
@@ -500,6 +542,7 @@ static void build(struct gcb__model_arena *a, const json_t *root,
   json_array_foreach(cases, i, e) {
     build_case(a, e, i, case_ranks(a, res, i, e), &m->cases[i]);
   }
+  find_sweeps(a, m);
   m->errors = read_list(a, root, gcb__root_fields, "errors", sizeof *m->errors,
                         &m->nerrors);
   m->skips = read_list(a, root, gcb__root_fields, "skipped", sizeof *m->skips,
@@ -702,12 +745,10 @@ void gcb_model_case_key(const struct gcb_model_case *c, char *buf,
 
 void gcb_model_sweep_key(const struct gcb_model_case *c, char *buf,
                          size_t size) {
-  static const char *const varied[] = {"size", "bytes", "count", "inplace",
-                                       NULL};
   char key[GCB_VIEW_SWEEP_KEY];
   if (size == 0)
     return;
-  gcb_model_case_key_except(c, varied, key, sizeof key);
+  gcb_model_case_key_except(c, sweep_varied, key, sizeof key);
   snprintf(buf, size, "%s %s", key, c->backend);
   gcb__view_trim_partial(buf);
 }
@@ -1230,6 +1271,8 @@ enum gcb_status gcb__model_done(struct gcb_model *m, struct gcb_err *err) {
       a->failed = true;
     build_columns(&a->ranks[i], &c->ranks);
   }
+  if (!a->failed)
+    find_sweeps(a, m);
   run_fields(&m->run);
   mv_render(a, &m->run.run);
   mv_render(a, &m->run.environment);

@@ -254,6 +254,9 @@ struct gcb_model_validation {
 
 struct gcb_model_case {
   size_t index; /* in cases[] */
+  /* Its sweep (gcb_model_sweep_key, whole): the index of the document's
+   * first case with the same sweep key; index itself for that case. */
+  size_t sweep;
   enum gcb_bench_kind kind;
   const char *bench, *backend, *label, *unit, *counted;
   double work_per_op, bus_factor; /* NAN when absent */

@@ -18,7 +18,7 @@
 #include "reports/plot/plot_int.h"
 
 /* A sweep's name in plot titles: op, type, reduction, root and transport
- * (which sweep a case is in is gcb_model_sweep_key's to say). */
+ * (which sweep a case is in is the model's to say: gcb_model_case.sweep). */
 static void sweep_title(const struct gcb_model_case *c, char *buf,
                         size_t size) {
   const char *redop = gcb_model_param_str(c, "redop");
@@ -31,80 +31,20 @@ static void sweep_title(const struct gcb_model_case *c, char *buf,
            reduces ? " " : "", reduces ? redop : "", root, c->backend);
 }
 
-/*
- * The sweep key of every collective case of a document (NULL for other
- * cases) and whether each is the first of its sweep, computed once per
- * document: asked per case, each was a walk over the cases before it
- * formatting their keys again, quadratic in the cases (a 2,000-case
- * document spent most of its report here).
- */
-struct sweeps {
-  char **key;
-  bool *first;
-  size_t n;
-};
-
-static void sweeps_free(struct sweeps *s) {
-  for (size_t i = 0; s->key != NULL && i < s->n; i++)
-    free(s->key[i]);
-  free(s->key);
-  free(s->first);
-  *s = (struct sweeps){0};
-}
-
-struct keyed {
-  const char *key;
-  size_t i;
-};
-
-static int by_key(const void *a, const void *b) {
-  const struct keyed *x = a, *y = b;
-  int c = strcmp(x->key, y->key);
-  return c != 0 ? c : (x->i > y->i) - (x->i < y->i);
-}
-
-/* false on ENOMEM. */
-static bool sweeps_of(const struct gcb_model *doc, struct sweeps *s) {
-  size_t n = doc->ncases, m = 0;
-  *s = (struct sweeps){.key = calloc(n + 1, sizeof *s->key),
-                       .first = calloc(n + 1, sizeof *s->first),
-                       .n = n};
-  struct keyed *order = malloc((n + 1) * sizeof *order);
-  bool ok = s->key != NULL && s->first != NULL && order != NULL;
-  for (size_t i = 0; ok && i < n; i++) {
-    char k[GCB_VIEW_SWEEP_KEY];
-    const struct gcb_model_case *c = &doc->cases[i];
-    if (c->kind != GCB_BENCH_COLL)
-      continue;
-    gcb_model_sweep_key(c, k, sizeof k);
-    ok = (s->key[i] = strdup(k)) != NULL;
-    order[m++] = (struct keyed){s->key[i], i};
-  }
-  if (ok && m > 1)
-    qsort(order, m, sizeof *order, by_key);
-  for (size_t j = 0; ok && j < m; j++)
-    s->first[order[j].i] =
-        j == 0 || strcmp(order[j].key, order[j - 1].key) != 0;
-  free(order);
-  if (!ok)
-    sweeps_free(s);
-  return ok;
-}
-
 /* Writes (or with f NULL, counts) the points of one half of a sweep:
  * size, algbw, busbw. Zero bytes (a barrier) has no place on a log axis. */
-static size_t bw_points(FILE *f, const struct gcb_model *doc,
-                        const struct sweeps *sw, const char *key, bool ip) {
+static size_t bw_points(FILE *f, const struct gcb_model *doc, size_t sweep,
+                        bool ip) {
   size_t n = 0;
   for (size_t i = 0; i < doc->ncases; i++) {
     const struct gcb_model_case *c = &doc->cases[i];
-    if (sw->key[i] == NULL || gcb_analyze_case_in_place(c) != ip)
+    if (c->sweep != sweep || gcb_analyze_case_in_place(c) != ip)
       continue;
     double bytes = gcb_analyze_case_size(c), alg = c->summary.algbw;
     double bus = c->summary.busbw;
     if (isnan(alg))
       alg = c->summary.median;
-    if (strcmp(sw->key[i], key) != 0 || !(bytes > 0) || !(alg > 0))
+    if (!(bytes > 0) || !(alg > 0))
       continue;
     n++;
     if (f != NULL)
@@ -113,31 +53,24 @@ static size_t bw_points(FILE *f, const struct gcb_model *doc,
   return n;
 }
 
-/* Calls plot(p, doc, sw, i) for case i, the first of its sweep, of each
- * sweep of each document. */
+/* Calls plot(p, doc, i) for case i, the first of its collective sweep,
+ * of each sweep of each document. */
 static void
 each_sweep(struct gcb__plotter *p, const struct gcb_doc *docs, size_t ndocs,
            void (*plot)(struct gcb__plotter *p, const struct gcb_model *doc,
-                        const struct sweeps *sw, size_t i)) {
+                        size_t i)) {
   for (size_t d = 0; d < ndocs && !p->oom; d++) {
     const struct gcb_model *doc = docs[d].model;
-    struct sweeps sw;
-    if (!sweeps_of(doc, &sw)) {
-      p->oom = true;
-      break;
-    }
     for (size_t i = 0; i < doc->ncases; i++)
-      if (sw.key[i] != NULL && sw.first[i])
-        plot(p, doc, &sw, i);
-    sweeps_free(&sw);
+      if (doc->cases[i].kind == GCB_BENCH_COLL && doc->cases[i].sweep == i)
+        plot(p, doc, i);
   }
 }
 
 static void bw_plot(struct gcb__plotter *p, const struct gcb_model *doc,
-                    const struct sweeps *sw, size_t i) {
-  const char *key = sw->key[i];
-  size_t n[2] = {bw_points(NULL, doc, sw, key, false), /* out of place */
-                 bw_points(NULL, doc, sw, key, true)};
+                    size_t i) {
+  size_t n[2] = {bw_points(NULL, doc, i, false), /* out of place */
+                 bw_points(NULL, doc, i, true)};
   char title[320], name[256];
   if (n[0] + n[1] == 0)
     return; /* an empty plot is a gnuplot error, and says nothing */
@@ -153,7 +86,7 @@ static void bw_plot(struct gcb__plotter *p, const struct gcb_model *doc,
     if (n[ip] == 0)
       continue;
     fprintf(p->f, "$bw%zu%c << EOD\n", id, ip ? 'i' : 'o');
-    bw_points(p->f, doc, sw, key, ip);
+    bw_points(p->f, doc, i, ip);
     fprintf(p->f, "EOD\n");
   }
   const char *sep = "plot";
@@ -181,16 +114,14 @@ void gcb__plot_bandwidth(struct gcb__plotter *p, const struct gcb_doc *docs,
 
 /* The out-of-place case of the sweep with the largest size and per-rank
  * samples, or NULL. */
-static const struct gcb_model_case *
-largest(const struct gcb_model *doc, const struct sweeps *sw, const char *key) {
+static const struct gcb_model_case *largest(const struct gcb_model *doc,
+                                            size_t sweep) {
   const struct gcb_model_case *best = NULL;
   for (size_t i = 0; i < doc->ncases; i++) {
     const struct gcb_model_case *c = &doc->cases[i];
-    if (sw->key[i] == NULL || gcb_analyze_case_in_place(c) || c->ranks.n < 2)
+    if (c->sweep != sweep || gcb_analyze_case_in_place(c) || c->ranks.n < 2)
       continue;
-    if (strcmp(sw->key[i], key) == 0 &&
-        (best == NULL ||
-         gcb_analyze_case_size(c) > gcb_analyze_case_size(best)))
+    if (best == NULL || gcb_analyze_case_size(c) > gcb_analyze_case_size(best))
       best = c;
   }
   return best;
@@ -255,8 +186,8 @@ static void times_body(struct gcb__plotter *p, size_t id,
 
 /* At the sweep's largest size (the sweep of case i). */
 static void times_plot(struct gcb__plotter *p, const struct gcb_model *doc,
-                       const struct sweeps *sw, size_t i) {
-  const struct gcb_model_case *c = largest(doc, sw, sw->key[i]);
+                       size_t i) {
+  const struct gcb_model_case *c = largest(doc, i);
   if (c == NULL || !(gcb_analyze_case_size(c) > 0))
     return;
   char title[320], size[32], name[256];

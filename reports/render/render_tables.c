@@ -914,16 +914,13 @@ static bool row_kind(const struct gcb_finding *f) {
   return f->kind == GCB_KIND(SWEEP_TREND) || f->kind == GCB_KIND(LATENCY_FLOOR);
 }
 
-/* Whether a finding of document d marks a row of sweep k (of: each
- * case's sweep, coll_tables). */
-static bool sweep_marked(const struct gcb__tb *b, size_t d, const size_t *of,
-                         size_t k) {
+/* Whether a finding of document d marks a row of sweep k. */
+static bool sweep_marked(const struct gcb__tb *b, size_t d, size_t k) {
   const struct gcb_findings *fs = b->rep->findings;
-  const struct gcb_model *m = model_of(b, d);
   for (size_t i = 0; fs != NULL && i < fs->n; i++) {
     const struct gcb_finding *f = &fs->items[i];
     if (row_kind(f) && f->where.doc == (int)d && f->bench_case != NULL &&
-        of[f->bench_case - m->cases] == k)
+        f->bench_case->sweep == k)
       return true;
   }
   return false;
@@ -1051,10 +1048,10 @@ static bool fill(struct gcb__tb *b, char **r, const struct gcb_model_case *c) {
   "ranks of each rank's mean, ranks the fastest and slowest rank's, "          \
   "GB = 1e9 B; latest rank: the one the others waited for (out-of-place)"
 
-/* The table of sweep k of document d, whose cases are those whose sweep
- * (of) is k, the first of them `first`. */
-static void sweep_table(struct gcb__tb *b, size_t d, const size_t *of, size_t k,
+/* The table of document d's sweep whose first case is `first`. */
+static void sweep_table(struct gcb__tb *b, size_t d,
                         const struct gcb_model_case *first, size_t index) {
+  size_t k = first->sweep;
   /* A note column after the rest only where the analysis marked a row. */
   const char *h[19] = {
       "size (B)",     "count (elements)", "type",       "redop",
@@ -1062,7 +1059,7 @@ static void sweep_table(struct gcb__tb *b, size_t d, const size_t *of, size_t k,
       "busbw (GB/s)", "#wrong",           "time (us)",  "ranks (us)",
       "algbw (GB/s)", "busbw (GB/s)",     "#wrong",     "latest rank",
       "lateness (us)"};
-  bool marks = sweep_marked(b, d, of, k);
+  bool marks = sweep_marked(b, d, k);
   h[17] = marks ? "note" : NULL;
   char id[32];
   const struct gcb_model *m = model_of(b, d);
@@ -1080,7 +1077,7 @@ static void sweep_table(struct gcb__tb *b, size_t d, const size_t *of, size_t k,
   b->oom |= sizes == NULL;
   for (size_t i = 0; t != NULL && sizes != NULL && i < m->ncases; i++) {
     const struct gcb_model_case *c = &m->cases[i];
-    char **r = of[i] == k ? size_row(b, t, sizes, c->size) : NULL;
+    char **r = c->sweep == k ? size_row(b, t, sizes, c->size) : NULL;
     if (r == NULL)
       continue;
     size_t row = (size_t)(r - t->cells) / t->ncols - 1;
@@ -1096,35 +1093,14 @@ static void sweep_table(struct gcb__tb *b, size_t d, const size_t *of, size_t k,
   free(sizes);
 }
 
-/* Each collective case's sweep (its index in order of first sight, by
- * gcb_model_sweep_key; SIZE_MAX for other cases), worked out once per
- * document, then a table per sweep. */
+/* A table per collective sweep, in the order of their first cases. */
 static void coll_tables(struct gcb__tb *b) {
   size_t index = 0;
   for (size_t d = 0; d < b->rep->ndocs && !b->oom; d++) {
     const struct gcb_model *m = model_of(b, d);
-    char(*keys)[GCB_VIEW_SWEEP_KEY] = NULL;
-    size_t *of = malloc((m->ncases + 1) * sizeof *of), nkeys = 0, cap = 0;
-    b->oom |= of == NULL;
-    for (size_t i = 0; i < m->ncases && !b->oom; i++) {
-      of[i] = SIZE_MAX;
-      if (m->cases[i].kind != GCB_BENCH_COLL)
-        continue;
-      if (!gcb_grow((void **)&keys, &cap, nkeys, sizeof *keys)) {
-        b->oom = true;
-        break;
-      }
-      gcb_model_sweep_key(&m->cases[i], keys[nkeys], sizeof keys[nkeys]);
-      for (of[i] = 0; strcmp(keys[of[i]], keys[nkeys]) != 0; of[i]++)
-        ;
-      nkeys += of[i] == nkeys;
-    }
-    /* a sweep's first case comes after the first case of the one before */
-    for (size_t i = 0, k = 0; i < m->ncases && !b->oom; i++)
-      if (of[i] == k)
-        sweep_table(b, d, of, k++, &m->cases[i], index++);
-    free(keys);
-    free(of);
+    for (size_t i = 0; i < m->ncases && !b->oom; i++)
+      if (m->cases[i].kind == GCB_BENCH_COLL && m->cases[i].sweep == i)
+        sweep_table(b, d, &m->cases[i], index++);
   }
 }
 
