@@ -157,7 +157,9 @@ void gcb_pattern_fmt_ms(double seconds, char *buf, size_t len) {
 
 void gcb_pattern_fmt_overlap(bool measurable, double overlap, double noise,
                              char *buf, size_t len) {
-  if (!measurable || isnan(overlap))
+  if (isnan(noise)) /* compute or comm not measured: nothing to overlap */
+    snprintf(buf, len, "-");
+  else if (!measurable || isnan(overlap))
     snprintf(buf, len, "no overlap measurable");
   else
     snprintf(buf, len, "%.2f \xc2\xb1 %.2f", overlap, noise);

@@ -113,8 +113,9 @@ void gcb_pattern_group_derive(struct gcb_pattern_group *g);
 
 /* The cells the terminal and the report both print, so that they read
  * alike: milliseconds as "%.4g" ("-" for NAN); an overlap as "0.42 ±
- * 0.05" (a fraction of 1, with its noise) or "no overlap measurable" (the
- * hidden time within its noise); the straggler's cost as "%.1f%%". */
+ * 0.05" (a fraction of 1, with its noise), "no overlap measurable" (the
+ * hidden time within its noise) or "-" (compute or communication not
+ * measured: a group of one has none); the straggler's cost as "%.1f%%". */
 void gcb_pattern_fmt_ms(double seconds, char *buf, size_t len);
 void gcb_pattern_fmt_overlap(bool measurable, double overlap, double noise,
                              char *buf, size_t len);

@@ -147,12 +147,14 @@ Test(pattern, a_group_of_one_rank_has_no_communication_parts) {
   char *row = strstr(out, "\n  dp ");
   cr_assert_not_null(row, "%s", out);
   char tok[12][32];
-  cr_assert_eq(sscanf(row, "%31s %31s %31s %31s %31s %31s %31s %31s %31s %31s",
-                      tok[0], tok[1], tok[2], tok[3], tok[4], tok[5], tok[6],
-                      tok[7], tok[8], tok[9]),
-               10, "%.200s", row);
+  cr_assert_eq(
+      sscanf(row, "%31s %31s %31s %31s %31s %31s %31s %31s %31s %31s %31s",
+             tok[0], tok[1], tok[2], tok[3], tok[4], tok[5], tok[6], tok[7],
+             tok[8], tok[9], tok[10]),
+      11, "%.200s", row);
   cr_expect_str_eq(tok[8], "-", "comm: %.200s", row);
   cr_expect_str_eq(tok[9], "-", "exposed comm: %.200s", row);
+  cr_expect_str_eq(tok[10], "-", "overlap: %.200s", row);
   free(out);
 }
 

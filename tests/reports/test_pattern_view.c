@@ -223,6 +223,10 @@ Test(pattern_view, a_group_of_one_rank_has_no_communication_figures) {
     cr_expect(isnan(g->comm_mean), "%s: comm %g", g->title, g->comm_mean);
     cr_expect(isnan(g->exposed), "%s: exposed %g", g->title, g->exposed);
     cr_expect(!g->measurable, "%s", g->title);
+    char overlap[48];
+    gcb_pattern_fmt_overlap(g->measurable, g->overlap, g->overlap_noise,
+                            overlap, sizeof overlap);
+    cr_expect_str_eq(overlap, "-", "%s: nothing to overlap", g->title);
     cr_expect_gt(g->step_mean, 0, "%s", g->title);
     cr_assert_eq(g->nranks, 1);
     const struct gcb_pattern_rank *r = &g->ranks[0];
