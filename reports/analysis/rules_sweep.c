@@ -156,14 +156,17 @@ static bool sweep_keys_of(const struct gcb_model *m, struct keyeds *s) {
   return true;
 }
 
-/* Benchmarks whose per-rank entries are not the ranks' own figures
- * (their row's shared_figures, bench_kind.c): p2p
- * repeats the measuring rank's figure on every rank of its node (one
- * figure per node and pair), netmap one per rank pair. Their spread is
- * between nodes or pairs, which rules_p2p.c and rules_netmap.c judge;
- * read as ranks waiting, it named a node's first rank as the slowest. */
-static bool per_rank_figures(const struct gcb_model_case *c) {
-  return !gcb_bench_kind_desc(c->kind)->shared_figures;
+/* Whether the spread of a case's per-rank entries is ranks waiting for
+ * each other. Not where the entries are not the ranks' own figures (their
+ * row's shared_figures, bench_kind.c): p2p repeats the measuring rank's
+ * figure on every rank of its node (one figure per node and pair), netmap
+ * one per rank pair; their spread is between nodes or pairs, which
+ * rules_p2p.c and rules_netmap.c judge; read as ranks waiting, it named a
+ * node's first rank as the slowest. Nor where rules of their own judge it
+ * (own_spread: the training patterns, rules_pattern.c). */
+static bool spread_is_waiting(const struct gcb_model_case *c) {
+  const struct gcb_bench_desc *k = gcb_bench_kind_desc(c->kind);
+  return !k->shared_figures && !k->own_spread;
 }
 
 /* A per-rank entry of a case and its rank's communicator in a split
@@ -191,18 +194,44 @@ static long long comm_of(const struct gcb_model *m, const char *split,
   return r->local_rank; /* "cross" */
 }
 
+/* The imbalance of a rooted collective (params.root >= 0: broadcast,
+ * reduce, gather, scatter) among the ranks but its root, whose time
+ * differs by the operation's own shape (a reduce's root waits for every
+ * other rank's data, which the others send and leave: 4x on two host
+ * ranks of a healthy machine); false with fewer than two others. */
+static bool rooted_imbalance(const struct gcb_model_case *c, long long root,
+                             struct gcb_imbalance *out, bool *oom) {
+  size_t n = c->ranks.n, k = 0;
+  memset(out, 0, sizeof *out);
+  size_t *others = malloc((n + 1) * sizeof *others);
+  if (others == NULL)
+    return !(*oom = true);
+  for (size_t i = 0; i < n; i++)
+    if (gcb_model_col_rank(c, i, (long long)i) != root)
+      others[k++] = i;
+  if (k >= 2)
+    gcb__imbalance_over(c, others, k, out);
+  free(others);
+  return k >= 2;
+}
+
 /*
  * The case's imbalance among ranks that wait for each other: the whole
- * case, or for a split collective the worst of its communicators (ranks
- * of different communicators never wait for each other; the node and
- * cross communicators of one sweep differ by 5-10 % from their transport
- * alone). false when the case has no ranks; *oom on ENOMEM.
+ * case, but a rooted collective's root, or for a split collective the
+ * worst of its communicators (ranks of different communicators never wait
+ * for each other; the node and cross communicators of one sweep differ by
+ * 5-10 % from their transport alone). false when the case has no ranks;
+ * *oom on ENOMEM.
  */
 static bool case_imbalance(const struct gcb_model *model,
                            const struct gcb_model_case *c,
                            struct gcb_imbalance *out, bool *oom) {
   const char *split = gcb_model_param_str(c, "split");
-  if (strcmp(split, "node") != 0 && strcmp(split, "cross") != 0)
+  bool split_comm = strcmp(split, "node") == 0 || strcmp(split, "cross") == 0;
+  double root = gcb_model_param_num(c, "root");
+  if (c->kind == GCB_BENCH_COLL && root >= 0 && !split_comm)
+    return rooted_imbalance(c, (long long)root, out, oom);
+  if (!split_comm)
     return gcb_analyze_case_imbalance(c, out);
   size_t n = c->ranks.n;
   memset(out, 0, sizeof *out);
@@ -458,7 +487,7 @@ enum gcb_status gcb__rule_imbalance(const struct gcb__rule_ctx *cx) {
   for (size_t i = 0; i < m->ncases; i++) {
     const struct gcb_model_case *c = &m->cases[i];
     struct gcb_imbalance im;
-    if (h.oom || !per_rank_figures(c) || !case_imbalance(m, c, &im, &h.oom) ||
+    if (h.oom || !spread_is_waiting(c) || !case_imbalance(m, c, &im, &h.oom) ||
         im.ranks < 2 || im.imbalance * 100 <= cx->t->imbalance_pct ||
         keyed_count(&e, im.max_rank, c->sweep) > 0 || waited[i])
       continue;

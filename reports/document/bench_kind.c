@@ -27,7 +27,7 @@ const struct gcb_bench_desc gcb_bench_kinds[GCB_BENCH_COUNT] = {
     KIND(COLL, .name = "coll", .unit = "GB/s", .family = GCB_FAM_COLL),
     KIND(PATTERN, .name = "pattern",
          .unit = "GB/s", /* GFLOP/s for compute parts */
-         .family = GCB_FAM_COLL),
+         .own_spread = true, .family = GCB_FAM_COLL),
     KIND(LAUNCH, .name = "launch", .unit = "klaunch/s", .family = GCB_FAM_RUN),
     KIND(NETMAP, .name = "netmap", .unit = "GB/s", .shared_figures = true,
          .family = GCB_FAM_RUN),

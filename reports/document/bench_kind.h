@@ -59,6 +59,11 @@ struct gcb_bench_desc {
                              a rank pair (p2p: the measuring rank's on every
                              rank of its node; netmap: one per pair), not the
                              ranks' own: their spread is no rank waiting */
+  bool own_spread;        /* the spread among its ranks is judged by rules
+                             of its own (pattern: the straggler within the
+                             step, the routing skew), not as ranks waiting:
+                             in a part with communication the rank that
+                             waits longest is not the slow one */
   enum gcb_family family; /* pcie: H2D (D2H by its direction param) */
   const char *slow_hint;  /* per_device: what to check when one rank's
                              figure is low; NULL otherwise */
