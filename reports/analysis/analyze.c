@@ -257,14 +257,17 @@ double gcb_analyze_rank_time(const struct gcb_model_case *c, size_t i) {
 
 void gcb__imbalance_over(const struct gcb_model_case *c, const size_t *entries,
                          size_t n, struct gcb_imbalance *out) {
-  double sum = 0, sum2 = 0;
+  double sum = 0, sum2 = 0, med_sum = 0, med_max = 0;
   *out = (struct gcb_imbalance){.min = INFINITY, .max = -INFINITY};
   for (size_t i = 0; i < n; i++) {
     size_t e = entries != NULL ? entries[i] : i;
     double s = gcb_analyze_rank_time(c, e);
+    double med = gcb_model_col(c, GCB_RC_TIME_MEDIAN, e);
     long long r = gcb_model_col_rank(c, e, (long long)e);
     sum += s;
     sum2 += s * s;
+    med_sum += med;
+    med_max = fmax(med_max, med);
     if (s < out->min)
       out->min = s, out->min_rank = r;
     if (s > out->max)
@@ -276,6 +279,9 @@ void gcb__imbalance_over(const struct gcb_model_case *c, const size_t *entries,
   out->imbalance = out->max > 0 ? (out->max - out->mean) / out->max : 0;
   double var = n > 1 ? (sum2 - sum * out->mean) / (double)(n - 1) : 0;
   out->cv = out->mean > 0 && var > 0 ? sqrt(var) / out->mean : 0;
+  out->typical = isnan(med_sum) ? NAN
+                 : med_max > 0  ? (med_max - med_sum / (double)n) / med_max
+                                : 0;
 }
 
 bool gcb_analyze_case_imbalance(const struct gcb_model_case *c,

@@ -226,6 +226,10 @@ struct gcb_imbalance {
   long long min_rank, max_rank;
   double imbalance; /* (max - mean) / max; 0 = even */
   double cv;        /* stdev / mean of the times */
+  /* The imbalance of the same ranks' median samples: a rank slow at most
+   * iterations, not one descheduled iteration that inflated its loop's
+   * time; NAN where a rank has none. */
+  double typical;
 };
 
 /* The time per-rank entry i of case c's figure comes from (a

@@ -489,6 +489,7 @@ enum gcb_status gcb__rule_imbalance(const struct gcb__rule_ctx *cx) {
     struct gcb_imbalance im;
     if (h.oom || !spread_is_waiting(c) || !case_imbalance(m, c, &im, &h.oom) ||
         im.ranks < 2 || im.imbalance * 100 <= cx->t->imbalance_pct ||
+        im.typical * 100 <= cx->t->imbalance_pct ||
         keyed_count(&e, im.max_rank, c->sweep) > 0 || waited[i])
       continue;
     struct hit *x = add_hit(&h);

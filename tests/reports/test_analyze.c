@@ -387,6 +387,74 @@ Test(analyze, a_real_gather_sweep_of_a_healthy_vm_has_no_imbalance) {
   gcb_results_free(res);
 }
 
+/* A loop whose time one descheduled iteration inflated (the VM's other
+ * process took the core) is no imbalance when the ranks' median
+ * iterations are even; the same spread in the medians is. */
+Test(analyze, an_imbalance_must_show_in_the_ranks_median_iterations) {
+  const double figs[] = {100, 100};
+  for (int in_medians = 0; in_medians <= 1; in_medians++) {
+    struct run r = {.doc = fx_doc(2, 1, 64, "Test CPU")};
+    json_t *c =
+        fx_case("coll", "allreduce 8B", "{\"op\": \"allreduce\", \"size\": 8}",
+                "GB/s", figs, 2, 0.01, NULL);
+    json_t *slow = json_array_get(json_object_get(c, "per_rank"), 1);
+    json_object_set_new(slow, "figure_time_s", json_real(0.015));
+    if (in_medians)
+      json_object_set_new(json_object_get(slow, "time_s"), "median",
+                          json_real(0.015));
+    fx_add_case(r.doc, c);
+    analyse(&r, NULL);
+    const struct gcb_finding *f[8];
+    cr_expect_eq(of_kind(&r, "imbalance", f, 8), (size_t)in_medians,
+                 "spread in the medians: %d", in_medians);
+    done(&r);
+  }
+}
+
+/* Two real runs on the development VM (tests/data/compare/README.md,
+ * tests/data/osu/README.md): some of their loops were 2-300x apart
+ * between the two ranks while the ranks' median iterations were within a
+ * few percent (a descheduled iteration); no imbalance names such a case,
+ * and each document has some. */
+Test(analyze, real_vm_loops_inflated_by_descheduling_are_no_imbalance) {
+  static const char *const files[] = {"compare/vm-quick-clean-b.json",
+                                      "osu/gcbench-vm-osu_mbw_mr.json"};
+  for (size_t k = 0; k < 2; k++) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", GCB_TEST_DATA, files[k]);
+    struct gcb_doc docs[1];
+    struct gcb_results *res = NULL;
+    struct gcb_model *m = NULL;
+    struct gcb_err err = {0};
+    cr_assert_eq(fx_interop_read(path, docs, 0, &res, &m, NULL, &err), GCB_OK,
+                 "%s", err.msg);
+    docs[0] = fx_doc_read(files[k], res, m);
+    size_t inflated = 0;
+    for (size_t i = 0; i < m->ncases; i++) {
+      struct gcb_imbalance im;
+      inflated += m->cases[i].kind == GCB_BENCH_COLL &&
+                  gcb_analyze_case_imbalance(&m->cases[i], &im) &&
+                  im.imbalance > 0.05 && im.typical <= 0.05;
+    }
+    cr_expect_gt(inflated, 0, "%s: loops inflated, medians even", files[k]);
+    struct gcb_thresholds t;
+    gcb_thresholds_default(&t);
+    struct gcb_findings fs = {0};
+    cr_assert_eq(gcb_analyze(docs, 1, &t, &fs, &err), GCB_OK, "%s", err.msg);
+    for (size_t i = 0; i < fs.n; i++) {
+      const struct gcb_finding *f = &fs.items[i];
+      struct gcb_imbalance im;
+      if (strcmp(f->kind->name, "imbalance") != 0 || f->bench_case == NULL ||
+          !gcb_analyze_case_imbalance(f->bench_case, &im))
+        continue;
+      cr_expect_gt(im.typical, 0.05, "%s: %s", files[k], f->explanation);
+    }
+    gcb_findings_free(&fs);
+    fx_doc_free(&docs[0]);
+    gcb_results_free(res);
+  }
+}
+
 /* ---- validation and run state ------------------------------------------- */
 
 Test(analyze, wrong_results_are_always_a_failure_at_the_rank) {
