@@ -60,7 +60,8 @@ struct gcb_pattern_live {
   char key[96];    /* the variant's title ("tp inner"); "" none held */
   char layout[32]; /* "tp2 pp1 dp1 ep2" */
   char span[16];
-  double group; /* ranks in each group (params.group); NAN unknown */
+  double group; /* ranks in each group (params.group); NAN unknown, 0
+                   before the first part */
   struct gcb_pattern_rank *ranks; /* nranks, owned */
   int nranks;
   bool header;

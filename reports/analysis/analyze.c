@@ -257,7 +257,7 @@ double gcb_analyze_rank_time(const struct gcb_model_case *c, size_t i) {
 
 void gcb__imbalance_over(const struct gcb_model_case *c, const size_t *entries,
                          size_t n, struct gcb_imbalance *out) {
-  double sum = 0, sum2 = 0, med_sum = 0, med_max = 0;
+  double sum = 0, sum2 = 0, med_sum = 0, med_at_max = NAN;
   *out = (struct gcb_imbalance){.min = INFINITY, .max = -INFINITY};
   for (size_t i = 0; i < n; i++) {
     size_t e = entries != NULL ? entries[i] : i;
@@ -267,11 +267,10 @@ void gcb__imbalance_over(const struct gcb_model_case *c, const size_t *entries,
     sum += s;
     sum2 += s * s;
     med_sum += med;
-    med_max = fmax(med_max, med);
     if (s < out->min)
       out->min = s, out->min_rank = r;
     if (s > out->max)
-      out->max = s, out->max_rank = r;
+      out->max = s, out->max_rank = r, med_at_max = med;
   }
   out->ranks = n;
   out->total = sum;
@@ -279,9 +278,10 @@ void gcb__imbalance_over(const struct gcb_model_case *c, const size_t *entries,
   out->imbalance = out->max > 0 ? (out->max - out->mean) / out->max : 0;
   double var = n > 1 ? (sum2 - sum * out->mean) / (double)(n - 1) : 0;
   out->cv = out->mean > 0 && var > 0 ? sqrt(var) / out->mean : 0;
-  out->typical = isnan(med_sum) ? NAN
-                 : med_max > 0  ? (med_max - med_sum / (double)n) / med_max
-                                : 0;
+  out->typical = isnan(med_sum) || isnan(med_at_max) ? NAN
+                 : med_at_max > 0
+                     ? (med_at_max - med_sum / (double)n) / med_at_max
+                     : 0;
 }
 
 bool gcb_analyze_case_imbalance(const struct gcb_model_case *c,

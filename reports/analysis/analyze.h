@@ -226,9 +226,10 @@ struct gcb_imbalance {
   long long min_rank, max_rank;
   double imbalance; /* (max - mean) / max; 0 = even */
   double cv;        /* stdev / mean of the times */
-  /* The imbalance of the same ranks' median samples: a rank slow at most
-   * iterations, not one descheduled iteration that inflated its loop's
-   * time; NAN where a rank has none. */
+  /* The same of the ranks' median iterations, at max_rank: (its median
+   * - the mean of the medians) / its median, so that a rank slow at most
+   * iterations counts, not one descheduled iteration that inflated its
+   * loop's time; NAN where a rank has no median. */
   double typical;
 };
 

@@ -25,8 +25,9 @@ static int part_of(const struct gcb_model_case *c) {
   return -1;
 }
 
+/* The lesser; NAN when either is (a part not measured). */
 static double fmin2(double a, double b) {
-  return a < b ? a : b;
+  return isnan(a) || isnan(b) ? NAN : a < b ? a : b;
 }
 
 /* The overlap of a hidden time against the shorter half: shown within
@@ -297,6 +298,8 @@ enum gcb_status gcb_pattern_groups_build_model(const struct gcb_model *m,
       st = gcb_err_set(err, GCB_ENOMEM, "pattern view: out of memory");
       break;
     }
+    if (isnan(g->group) && m->run.ranks == 1) /* a document without it */
+      g->group = 1;
     g->cases[part] = c;
   }
   for (size_t i = 0; st == GCB_OK && i < out->n; i++)

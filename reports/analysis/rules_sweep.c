@@ -44,6 +44,9 @@ struct hit {
   long long rank;
   double value, ref, op; /* imbalance (or lateness), median, op time */
   size_t order;          /* the case's position, for stable sorting */
+  /* What the hits are grouped by (the rank, the sweep) and its text,
+   * which orders the groups. */
+  size_t group_id;
   char group[GCB_VIEW_SWEEP_KEY];
 };
 
@@ -62,10 +65,16 @@ static struct hit *add_hit(struct hits *h) {
   return &h->items[h->n++];
 }
 
+/* By group (its text first: the order findings come in), then document
+ * order. */
 static int cmp_hit(const void *a, const void *b) {
   const struct hit *x = a, *y = b;
   int c = strcmp(x->group, y->group);
-  return c != 0 ? c : (x->order > y->order) - (x->order < y->order);
+  if (c != 0)
+    return c;
+  if (x->group_id != y->group_id)
+    return x->group_id < y->group_id ? -1 : 1;
+  return (x->order > y->order) - (x->order < y->order);
 }
 
 /* ---- imbalance ----------------------------------------------------------- */
@@ -194,49 +203,70 @@ static long long comm_of(const struct gcb_model *m, const char *split,
   return r->local_rank; /* "cross" */
 }
 
-/* The imbalance of a rooted collective (params.root >= 0: broadcast,
- * reduce, gather, scatter) among the ranks but its root, whose time
- * differs by the operation's own shape (a reduce's root waits for every
- * other rank's data, which the others send and leave: 4x on two host
- * ranks of a healthy machine); false with fewer than two others. */
-static bool rooted_imbalance(const struct gcb_model_case *c, long long root,
-                             struct gcb_imbalance *out, bool *oom) {
-  size_t n = c->ranks.n, k = 0;
-  memset(out, 0, sizeof *out);
-  size_t *others = malloc((n + 1) * sizeof *others);
-  if (others == NULL)
-    return !(*oom = true);
-  for (size_t i = 0; i < n; i++)
-    if (gcb_model_col_rank(c, i, (long long)i) != root)
-      others[k++] = i;
-  if (k >= 2)
-    gcb__imbalance_over(c, others, k, out);
-  free(others);
-  return k >= 2;
+/* How a rooted collective's root differs from its other ranks by the
+ * operation's shape: +1 slower (reduce, gather: it waits for every other
+ * rank's data, which they send and leave: 4x on two host ranks of a
+ * healthy machine), -1 faster (broadcast, scatter: it sends and leaves);
+ * 0 not rooted (params.root -1 or absent) or another operation. */
+static int root_shape(const struct gcb_model_case *c) {
+  if (c->kind != GCB_BENCH_COLL || !(gcb_model_param_num(c, "root") >= 0))
+    return 0;
+  if (strcmp(c->op, "reduce") == 0 || strcmp(c->op, "gather") == 0)
+    return 1;
+  if (strcmp(c->op, "broadcast") == 0 || strcmp(c->op, "scatter") == 0)
+    return -1;
+  return 0;
+}
+
+/* One communicator's entries e[0..n) (by rank), its root at e[at] (n: no
+ * root): their imbalance in *out, the root left out where it is off the
+ * others in the direction its operation's shape predicts (a root off the
+ * other way is judged: a broadcast's slow root); false with no entry. */
+static bool comm_imbalance(const struct gcb_model_case *c, int shape, size_t *e,
+                           size_t n, size_t at, struct gcb_imbalance *out) {
+  if (shape != 0 && at < n && n > 1) {
+    double others = 0;
+    for (size_t i = 0; i < n; i++)
+      others += i == at ? 0 : gcb_analyze_rank_time(c, e[i]);
+    others /= (double)(n - 1);
+    if ((gcb_analyze_rank_time(c, e[at]) - others) * shape >= 0) {
+      memmove(e + at, e + at + 1, (n - at - 1) * sizeof *e);
+      n--;
+    }
+  }
+  if (n > 0)
+    gcb__imbalance_over(c, e, n, out);
+  return n > 0;
+}
+
+/* What the rule weighs of an imbalance: the loop times' where the median
+ * iterations say less (a descheduled iteration inflated a loop). */
+static double weight(const struct gcb_imbalance *im) {
+  return isnan(im->typical) ? im->imbalance : fmin(im->imbalance, im->typical);
 }
 
 /*
  * The case's imbalance among ranks that wait for each other: the whole
- * case, but a rooted collective's root, or for a split collective the
- * worst of its communicators (ranks of different communicators never wait
- * for each other; the node and cross communicators of one sweep differ by
- * 5-10 % from their transport alone). false when the case has no ranks;
- * *oom on ENOMEM.
+ * case, or for a split collective the worst of its communicators (ranks
+ * of different communicators never wait for each other; the node and
+ * cross communicators of one sweep differ by 5-10 % from their transport
+ * alone); a rooted collective's root left out where its operation's shape
+ * explains it (comm_imbalance). false when the case has no ranks; *oom on
+ * ENOMEM.
  */
 static bool case_imbalance(const struct gcb_model *model,
                            const struct gcb_model_case *c,
                            struct gcb_imbalance *out, bool *oom) {
   const char *split = gcb_model_param_str(c, "split");
   bool split_comm = strcmp(split, "node") == 0 || strcmp(split, "cross") == 0;
-  double root = gcb_model_param_num(c, "root");
-  if (c->kind == GCB_BENCH_COLL && root >= 0 && !split_comm)
-    return rooted_imbalance(c, (long long)root, out, oom);
-  if (!split_comm)
-    return gcb_analyze_case_imbalance(c, out);
+  int shape = root_shape(c);
+  double root = shape != 0 ? gcb_model_param_num(c, "root") : -1;
   size_t n = c->ranks.n;
   memset(out, 0, sizeof *out);
   if (n == 0)
     return false;
+  if (!split_comm && shape == 0)
+    return gcb_analyze_case_imbalance(c, out);
   struct member *m = malloc(n * sizeof *m);
   size_t *entries = malloc(n * sizeof *entries);
   if (m == NULL || entries == NULL) {
@@ -247,23 +277,28 @@ static bool case_imbalance(const struct gcb_model *model,
   }
   for (size_t i = 0; i < n; i++) {
     long long r = gcb_model_col_rank(c, i, (long long)i);
-    m[i] = (struct member){
-        .comm = comm_of(model, split, r), .rank = r, .entry = i};
+    m[i] = (struct member){.comm = split_comm ? comm_of(model, split, r) : 0,
+                           .rank = r,
+                           .entry = i};
   }
-  qsort(m, n, sizeof *m, cmp_member);
+  if (split_comm) /* by communicator, then rank; else in entry order */
+    qsort(m, n, sizeof *m, cmp_member);
   for (size_t i = 0; i < n; i++)
-    entries[i] = m[i].entry; /* by communicator, then rank */
+    entries[i] = m[i].entry;
+  bool any = false;
   for (size_t i = 0, j; i < n; i = j) {
-    struct gcb_imbalance g;
+    size_t at = SIZE_MAX; /* the root: a split communicator's root-th rank */
     for (j = i; j < n && m[j].comm == m[i].comm; j++)
-      ;
-    gcb__imbalance_over(c, entries + i, j - i, &g);
-    if (i == 0 || g.imbalance > out->imbalance)
-      *out = g;
+      if (split_comm ? (double)(j - i) == root : (double)m[j].rank == root)
+        at = j - i;
+    struct gcb_imbalance g;
+    if (comm_imbalance(c, shape, entries + i, j - i, at, &g) &&
+        (!any || weight(&g) > weight(out)))
+      *out = g, any = true;
   }
   free(m);
   free(entries);
-  return true;
+  return any;
 }
 
 /* Reports a sweep's worst imbalance, seen in `seen` of its cases; keys:
@@ -327,8 +362,7 @@ static enum gcb_status each_group(const struct gcb__rule_ctx *cx,
     qsort(h->items, h->n, sizeof *h->items, cmp_hit);
   for (size_t i = 0, j; i < h->n && st == GCB_OK; i = j) {
     size_t worst = i;
-    for (j = i; j < h->n && strcmp(h->items[j].group, h->items[i].group) == 0;
-         j++)
+    for (j = i; j < h->n && h->items[j].group_id == h->items[i].group_id; j++)
       worst = h->items[j].value > h->items[worst].value ? j : worst;
     st = report(cx, &h->items[worst], j - i, arg);
   }
@@ -419,6 +453,7 @@ static bool late_hits(const struct gcb__rule_ctx *cx,
                       .ref = median,
                       .op = op,
                       .order = order};
+    y->group_id = (size_t)rank;
     snprintf(y->group, sizeof y->group, "%020lld", rank);
   }
   return true;
@@ -457,7 +492,7 @@ static bool waited_of(const struct gcb__rule_ctx *cx, bool *waited) {
   if (ok && h.n > 1)
     qsort(h.items, h.n, sizeof *h.items, cmp_hit);
   for (size_t i = 0, j; ok && i < h.n; i = j) {
-    for (j = i; j < h.n && strcmp(h.items[j].group, h.items[i].group) == 0; j++)
+    for (j = i; j < h.n && h.items[j].group_id == h.items[i].group_id; j++)
       ;
     for (size_t k = i; sustained(j - i, of) && k < j; k++)
       waited[h.items[k].order] = true;
@@ -495,8 +530,11 @@ enum gcb_status gcb__rule_imbalance(const struct gcb__rule_ctx *cx) {
     struct hit *x = add_hit(&h);
     if (x == NULL)
       break;
-    *x = (struct hit){
-        .c = c, .rank = im.max_rank, .value = im.imbalance, .order = i};
+    *x = (struct hit){.c = c,
+                      .rank = im.max_rank,
+                      .value = im.imbalance,
+                      .order = i,
+                      .group_id = c->sweep};
     gcb_model_sweep_key(c, x->group, sizeof x->group);
   }
   free(e.x);

@@ -327,7 +327,10 @@ Test(analyze, a_rooted_collectives_root_is_not_its_imbalance) {
     long long straggler; /* -1: none */
   } runs[] = {{"reduce", {50, 100, 100, 100}, -1},
               {"broadcast", {200, 100, 100, 100}, -1},
-              {"gather", {50, 100, 100, 70}, 3}};
+              {"gather", {50, 100, 100, 70}, 3},
+              /* a root off the other way is judged: a broadcast's slow
+               * root (its GPU throttled) */
+              {"broadcast", {50, 100, 100, 100}, 0}};
   for (size_t k = 0; k < sizeof runs / sizeof *runs; k++) {
     struct run r = {.doc = fx_doc(4, 1, 64, "Test CPU")};
     char params[96];
@@ -343,6 +346,52 @@ Test(analyze, a_rooted_collectives_root_is_not_its_imbalance) {
       cr_expect_eq(f[0]->where.rank, runs[k].straggler, "%s", runs[k].op);
     done(&r);
   }
+}
+
+/* A split collective's communicators each have their root (params.root
+ * is a rank of each): a broadcast's roots leave early, as every root
+ * does, and name nobody; a slow one (node 1's) is the one rank named. */
+Test(analyze, each_split_communicators_root_is_judged_by_its_shape) {
+  static const double figs[2][8] = {{200, 100, 100, 100, 200, 100, 100, 100},
+                                    {200, 100, 100, 100, 50, 100, 100, 100}};
+  for (int slow = 0; slow <= 1; slow++) {
+    struct run r = {.doc = fx_doc(8, 2, 64, "Test CPU")};
+    fx_add_case(r.doc, fx_case("coll", "broadcast split node",
+                               "{\"op\": \"broadcast\", \"root\": 0, "
+                               "\"split\": \"node\"}",
+                               "GB/s", figs[slow], 8, 0.01, NULL));
+    analyse(&r, NULL);
+    const struct gcb_finding *f[8];
+    cr_assert_eq(of_kind(&r, "imbalance", f, 8), (size_t)slow);
+    if (slow)
+      cr_expect_eq(f[0]->where.rank, 4, "node 1's root");
+    done(&r);
+  }
+}
+
+/* The loop a descheduled iteration inflated is not the case's slowest
+ * rank, even when another rank is slow at every iteration: the case names
+ * nobody (its sweep's other cases judge that rank). */
+Test(analyze, a_descheduled_loop_is_never_named_the_slowest) {
+  const double figs[] = {100, 100, 100, 100};
+  struct run r = {.doc = fx_doc(4, 1, 64, "Test CPU")};
+  json_t *c =
+      fx_case("coll", "allreduce 8B", "{\"op\": \"allreduce\", \"size\": 8}",
+              "GB/s", figs, 4, 0.01, NULL);
+  json_t *per = json_object_get(c, "per_rank");
+  json_object_set_new(json_array_get(per, 1), "figure_time_s",
+                      json_real(0.02)); /* its median: 0.01 */
+  json_t *slow = json_array_get(per, 3);
+  json_object_set_new(slow, "figure_time_s", json_real(0.012));
+  json_object_set_new(json_object_get(slow, "time_s"), "median",
+                      json_real(0.012));
+  fx_add_case(r.doc, c);
+  analyse(&r, NULL);
+  const struct gcb_finding *f[8];
+  size_t n = of_kind(&r, "imbalance", f, 8);
+  for (size_t i = 0; i < n; i++)
+    cr_expect_neq(f[i]->where.rank, 1, "%s", f[i]->explanation);
+  done(&r);
 }
 
 /* A training pattern's spread is the pattern rules' (the straggler within

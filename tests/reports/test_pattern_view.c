@@ -238,6 +238,29 @@ Test(pattern_view, a_group_of_one_rank_has_no_communication_figures) {
   gcb_results_free(res);
 }
 
+/* With compute alone not measured (its case missing) there is nothing
+ * to weigh the hidden time against: overlap '-', as without comm. */
+Test(pattern_view, an_overlap_without_compute_alone_reads_a_dash) {
+  json_t *doc = fx_doc(2, 1, 4, "Test CPU");
+  add_variant(doc, "dp", ", \"span\": \"intra-node\"", dp_t);
+  cr_assert_eq(json_array_remove(json_object_get(doc, "cases"), 0), 0);
+  fx_check_valid(doc);
+  struct gcb_doc d = fx_doc_of("run.json", doc);
+  struct gcb_pattern_groups gs;
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_pattern_groups_build_model(d.model, &gs, &err), GCB_OK);
+  cr_assert_eq(gs.n, 1);
+  cr_expect(isnan(gs.items[0].compute_mean));
+  cr_expect_gt(gs.items[0].comm_mean, 0);
+  char text[48];
+  gcb_pattern_fmt_overlap(gs.items[0].measurable, gs.items[0].overlap,
+                          gs.items[0].overlap_noise, text, sizeof text);
+  cr_expect_str_eq(text, "-");
+  gcb_pattern_groups_free(&gs);
+  fx_doc_free(&d);
+  json_decref(doc);
+}
+
 Test(pattern_view, criteria_metrics_read_the_same_figures) {
   json_t *doc = doc_with_patterns();
   struct gcb_doc d = fx_doc_of("run.json", doc);
