@@ -165,23 +165,30 @@ Test(pattern_view, findings_name_the_straggler_skew_placement_and_bubble) {
   json_decref(doc);
 }
 
-/* The quick suite on one H200 (tests/data/device): ep skew 1 ran its step
- * 12 % slower than skew 0, on a group of one rank, which holds every
- * expert: no rank has the hot ones. */
-Test(pattern_view, skew_on_a_group_of_one_rank_is_no_finding) {
-  struct gcb_doc docs[1];
-  struct gcb_results *res = NULL;
+/* The quick suite on one H200 (tests/data/device), read into *doc (free
+ * with fx_doc_free, then *res with gcb_results_free), its pattern groups
+ * into *gs. */
+static void h200_suite(struct gcb_doc *doc, struct gcb_results **res,
+                       struct gcb_pattern_groups *gs) {
   struct gcb_model *m = NULL;
   struct gcb_err err = {0};
   const char *file = "device/h200-vm-quick-suite.json";
   char path[512];
   snprintf(path, sizeof path, "%s/%s", GCB_TEST_DATA, file);
-  cr_assert_eq(fx_interop_read(path, docs, 0, &res, &m, NULL, &err), GCB_OK,
+  cr_assert_eq(fx_interop_read(path, doc, 0, res, &m, NULL, &err), GCB_OK,
                "%s: %s", file, err.msg);
-  docs[0] = fx_doc_read(file, res, m);
+  *doc = fx_doc_read(file, *res, m);
+  cr_assert_eq(gcb_pattern_groups_build_model(doc->model, gs, &err), GCB_OK);
+}
+
+/* There ep skew 1 ran its step 12 % slower than skew 0, on a group of one
+ * rank, which holds every expert: no rank has the hot ones. */
+Test(pattern_view, skew_on_a_group_of_one_rank_is_no_finding) {
+  struct gcb_doc docs[1];
+  struct gcb_results *res = NULL;
+  struct gcb_err err = {0};
   struct gcb_pattern_groups gs;
-  cr_assert_eq(gcb_pattern_groups_build_model(docs[0].model, &gs, &err),
-               GCB_OK);
+  h200_suite(&docs[0], &res, &gs);
   double cost = NAN;
   for (size_t i = 0; i < gs.n; i++)
     if (!isnan(gs.items[i].skew_cost))
@@ -203,19 +210,10 @@ Test(pattern_view, skew_on_a_group_of_one_rank_is_no_finding) {
  * copy: no comm time, no exposed communication (the step beyond the
  * compute is the executor's own), the whole bar compute. */
 Test(pattern_view, a_group_of_one_rank_has_no_communication_figures) {
-  struct gcb_results *res = NULL;
-  struct gcb_model *m = NULL;
-  struct gcb_err err = {0};
-  const char *file = "device/h200-vm-quick-suite.json";
-  char path[512];
-  snprintf(path, sizeof path, "%s/%s", GCB_TEST_DATA, file);
   struct gcb_doc docs[1];
-  cr_assert_eq(fx_interop_read(path, docs, 0, &res, &m, NULL, &err), GCB_OK,
-               "%s: %s", file, err.msg);
-  docs[0] = fx_doc_read(file, res, m);
+  struct gcb_results *res = NULL;
   struct gcb_pattern_groups gs;
-  cr_assert_eq(gcb_pattern_groups_build_model(docs[0].model, &gs, &err),
-               GCB_OK);
+  h200_suite(&docs[0], &res, &gs);
   cr_assert_eq(gs.n, 5);
   for (size_t i = 0; i < gs.n; i++) {
     const struct gcb_pattern_group *g = &gs.items[i];
