@@ -476,16 +476,23 @@ static const struct gcb_ranks *case_ranks(struct gcb__model_arena *a,
   return &a->ranks[i];
 }
 
-/* A case's sweep key, whole (gcb_model_sweep_key's text, uncut), and
- * its position: sorted, equal keys side by side, the first case first. */
+/* A case's sweep (gcb_model_sweep_key's parts, whole: its key without the
+ * varied params, then its transport) and its position, sorted so that
+ * equal sweeps lie side by side, the first case first. */
 struct sweep_key {
   char *key;
+  const char *backend;
   size_t at;
 };
 
+static int cmp_sweep(const struct sweep_key *a, const struct sweep_key *b) {
+  int c = strcmp(a->key, b->key);
+  return c != 0 ? c : strcmp(a->backend, b->backend);
+}
+
 static int cmp_sweep_key(const void *x, const void *y) {
   const struct sweep_key *a = x, *b = y;
-  int c = strcmp(a->key, b->key);
+  int c = cmp_sweep(a, b);
   return c != 0 ? c : (a->at > b->at) - (a->at < b->at);
 }
 
@@ -495,24 +502,22 @@ static const char *const sweep_varied[] = {"size", "bytes", "count", "inplace",
 /* Sets each case's sweep: keys sorted once (n log n; a scan per case was
  * quadratic in a document of many cases). */
 static void find_sweeps(struct gcb__model_arena *a, struct gcb_model *m) {
-  struct sweep_key *k = calloc(m->ncases + 1, sizeof *k);
-  for (size_t i = 0; k != NULL && i < m->ncases; i++) {
-    const struct gcb_model_case *c = &m->cases[i];
-    size_t n = gcb_model_case_key_except(c, sweep_varied, NULL, 0);
-    size_t len = n < SIZE_MAX ? n + 2 + strlen(c->backend) : 0;
-    if (len == 0 || (k[i].key = malloc(len)) == NULL)
+  size_t n = m->ncases, made = 0;
+  struct sweep_key *k = calloc(n + 1, sizeof *k);
+  for (; k != NULL && made < n; made++) {
+    const struct gcb_model_case *c = &m->cases[made];
+    k[made] = (struct sweep_key){gcb_model_case_key_dup(c, sweep_varied),
+                                 c->backend, made};
+    if (k[made].key == NULL)
       break;
-    gcb_model_case_key_except(c, sweep_varied, k[i].key, len);
-    snprintf(k[i].key + n, len - n, " %s", c->backend);
-    k[i].at = i;
   }
-  bool ok = k != NULL && (m->ncases == 0 || k[m->ncases - 1].key != NULL);
-  if (ok && m->ncases > 1)
-    qsort(k, m->ncases, sizeof *k, cmp_sweep_key);
-  for (size_t i = 0, j; ok && i < m->ncases; i = j)
-    for (j = i; j < m->ncases && strcmp(k[j].key, k[i].key) == 0; j++)
+  bool ok = k != NULL && made == n;
+  if (ok && n > 1)
+    qsort(k, n, sizeof *k, cmp_sweep_key);
+  for (size_t i = 0, j; ok && i < n; i = j)
+    for (j = i; j < n && cmp_sweep(&k[j], &k[i]) == 0; j++)
       m->cases[k[j].at].sweep = k[i].at;
-  for (size_t i = 0; k != NULL && i < m->ncases; i++)
+  for (size_t i = 0; i < made; i++)
     free(k[i].key);
   free(k);
   a->failed |= !ok;
