@@ -1455,3 +1455,60 @@ Test(render, a_cell_grows_part_by_part) {
   cr_expect(!b.oom);
   gcb_rtables_free(&out);
 }
+
+/* ---- the load balance table marks what the verdict blames ---------------
+ * Its rows show IPM's figures for every case; a row is marked only where
+ * a finding blames a rank of its sweep, with that finding's severity. A
+ * real gather sweep of a healthy 2-rank VM (tests/data/nccl) has its root
+ * 20-50% off the other rank, as a gather's root always is, and no finding:
+ * its rows carry no mark. The fixture's slow GPU fails its GEMM row. */
+
+/* How many rows of the report's Load balance table carry class cls, and
+ * (may be NULL) the first one's case. */
+static size_t marked_rows(const char *file, const char *cls, const char **first,
+                          struct gcb_rtables *ts) {
+  struct gcb_results *res;
+  struct gcb_doc doc;
+  load_doc(file, "a.json", &res, &doc);
+  struct gcb_thresholds th;
+  gcb_thresholds_default(&th);
+  struct gcb_findings fs = {0};
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_analyze(&doc, 1, &th, &fs, &err), GCB_OK, "%s", err.msg);
+  gcb_findings_sort(&fs);
+  struct gcb_report rep = {
+      .docs = &doc, .ndocs = 1, .findings = &fs, .thresholds = &th};
+  cr_assert_eq(gcb_report_tables(&rep, ts, &err), GCB_OK, "%s", err.msg);
+  size_t n = 0, high = 0;
+  for (size_t i = 0; i < ts->n; i++) {
+    const struct gcb_rtable *t = &ts->items[i];
+    if (strcmp(t->id, "imbalance") != 0)
+      continue;
+    for (size_t r = 0; r < t->nrows; r++) {
+      const char *im = cell_of(t, r, "imbalance");
+      high += strtod(im, NULL) > th.imbalance_pct;
+      if (t->row_class[r] == NULL || strcmp(t->row_class[r], cls) != 0)
+        continue;
+      if (n++ == 0 && first != NULL)
+        *first = cell_of(t, r, "case");
+    }
+  }
+  cr_assert_gt(high, 0, "%s: no row above the threshold to judge", file);
+  gcb_findings_free(&fs);
+  fx_doc_free(&doc);
+  gcb_results_free(res);
+  return n;
+}
+
+Test(render, load_balance_rows_are_marked_only_where_a_finding_blames) {
+  struct gcb_rtables ts = {0};
+  cr_expect_eq(
+      marked_rows(DATA("nccl/gcbench-vm-gather_perf.json"), "warn", NULL, &ts),
+      0);
+  gcb_rtables_free(&ts);
+  const char *first = NULL;
+  cr_expect_eq(marked_rows(DATA("report-fixture.json"), "fail", &first, &ts),
+               1);
+  cr_expect_str_eq(first != NULL ? first : "", "gemm: fp32 8192x8192x8192");
+  gcb_rtables_free(&ts);
+}
