@@ -1093,9 +1093,15 @@ static bool p2p(struct gcb_root_cause *rc, const struct gcb_finding *f,
   char m[32], e[32];
   gcb_fmt_scaled(f->measured, f->unit, m, sizeof m);
   gcb_fmt_scaled(f->expected, f->unit, e, sizeof e);
+  /* A pair of no known path is held against its peers (rules_p2p.c). */
+  if (cls[0] == '\0')
+    return say(rc,
+               "P2P %s, %.0f %% of the median of the node's pairs (%s); no "
+               "topology names its path",
+               m, f->measured / f->expected * 100, e);
   return say(rc, "%s %s, %.0f %% of what its %s path carries (%s)",
              strncmp(cls, "NV", 2) == 0 ? "NVLink" : "P2P", m,
-             f->measured / f->expected * 100, cls[0] ? cls : "unknown", e);
+             f->measured / f->expected * 100, cls, e);
 }
 
 static bool late(struct gcb_root_cause *rc, const struct gcb_finding *f) {
@@ -1384,8 +1390,10 @@ void gcb_diagnosis_scope(const struct gcb_diagnosis *d, char *buf,
              d->machines[0].nranks);
   else if (gpus > 0)
     snprintf(buf, size, "%zu nodes (%zu GPUs)", d->nmachines, gpus);
-  else
-    snprintf(buf, size, "%zu node(s)", d->nmachines);
+  else if (d->nmachines > 0)
+    snprintf(buf, size, "%zu nodes", d->nmachines);
+  else /* an OSU log: it names no node, no rank count */
+    snprintf(buf, size, "nodes not named");
 }
 
 /* Whether root cause rc speaks about family f of GPU g of machine node. */

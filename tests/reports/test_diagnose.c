@@ -387,6 +387,46 @@ Test(diagnose,
   }
 }
 
+/* nvbandwidth's own output names no path: a slow pair is held against the
+ * median of the node's pairs (rules_p2p.c), and its root cause says so,
+ * not "what its unknown path carries". */
+Test(diagnose, a_pair_of_no_known_path_is_stated_against_its_peers) {
+  struct dx x = {0};
+  struct gcb_err err = {0};
+  struct gcb_model *m;
+  cr_assert_eq(fx_interop_read(DATA("interop/nvbandwidth-h200.json"), x.docs, 0,
+                               &x.res[0], &m, NULL, &err),
+               GCB_OK, "%s", err.msg);
+  x.docs[0] = fx_doc_read("nvbandwidth-h200.json", x.res[0], m);
+  x.ndocs = 1;
+  diagnose(&x);
+  const struct gcb_root_cause *rc = cause(&x, "GPU 2 -> GPU 6");
+  cr_assert_not_null(rc);
+  cr_expect_str_eq(rc->summary,
+                   "P2P 152.3 GB/s, 39 % of the median of the node's pairs "
+                   "(389.3 GB/s); no topology names its path");
+  done(&x);
+}
+
+/* An OSU log names no node and no rank count: its verdict's scope says
+ * so, not "0 node(s)". */
+Test(diagnose, a_run_that_names_no_node_says_so_in_its_scope) {
+  struct dx x = {0};
+  struct gcb_err err = {0};
+  struct gcb_model *m;
+  cr_assert_eq(fx_interop_read(DATA("osu/osu-7.4-osu_bw-mpich-vm.txt"), x.docs,
+                               0, &x.res[0], &m, NULL, &err),
+               GCB_OK, "%s", err.msg);
+  x.docs[0] = fx_doc_read("osu_bw.txt", x.res[0], m);
+  x.ndocs = 1;
+  diagnose(&x);
+  cr_assert_eq(x.d.nmachines, 0);
+  char scope[128];
+  gcb_diagnosis_scope(&x.d, scope, sizeof scope);
+  cr_expect_str_eq(scope, "nodes not named");
+  done(&x);
+}
+
 /* Scales a p2p case's figures by f (and its times by 1/f). */
 static void slow_p2p(json_t *c, double f) {
   json_t *sum = json_object_get(c, "summary"), *r;
