@@ -1183,9 +1183,15 @@ static void dx_state(const struct dx *x, struct gcb_root_cause *rc) {
   rc->measured = f->measured;
   rc->expected = f->expected;
   gcb_view_copy(rc->unit, sizeof rc->unit, f->unit);
-  for (size_t k = 0; k < rc->nevidence; k++) {
+  /* The cost of what the statement says: its finding's, else the largest
+   * of its family's evidence (an acceptance check quoted has none). The
+   * run's evidence is unrelated findings (a pattern's overlap, a sweep's
+   * dip at one size), whose largest cost would be another line's. */
+  rc->cost = f->cost;
+  for (size_t k = 0; isnan(f->cost) && k < rc->nevidence; k++) {
     double c = x->fs->items[rc->evidence[k]].cost;
-    if (!isnan(c) && (isnan(rc->cost) || c > rc->cost))
+    if (x->fam_of[rc->evidence[k]] == rc->family && !isnan(c) &&
+        (isnan(rc->cost) || c > rc->cost))
       rc->cost = c;
   }
   suggest(rc, f->suggestion);
