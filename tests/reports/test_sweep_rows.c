@@ -302,3 +302,43 @@ Test(sweep_rows, real_steps_are_flagged_where_they_are) {
        sizeof got);
   cr_expect_str_eq(got, "sweep-trend 16384");
 }
+
+/* A loop that lost its core once is no dip: 1 MiB's loop at twice its
+ * time, its calls' medians on the line, flags nothing; with the calls
+ * slow too (one_size_below_its_neighbours_trend_is_flagged) it is. */
+Test(sweep_rows, a_dip_in_the_loop_alone_is_not_flagged) {
+  struct run r = new_run();
+  sweep(&r, 2, false, 1048576, 2);
+  json_t *c, *e;
+  size_t i, k;
+  json_array_foreach(json_object_get(r.doc, "cases"), i, c) {
+    if (json_number_value(
+            json_object_get(json_object_get(c, "params"), "size")) != 1048576)
+      continue;
+    json_t *med = json_object_get(
+        json_object_get(json_object_get(c, "per_rank"), "time_s"), "median");
+    cr_assert_eq(json_array_size(med), NRANKS);
+    json_array_foreach(med, k, e) {
+      json_array_set_new(med, k, json_real(json_number_value(e) / 2));
+    }
+  }
+  analyse(&r);
+  const struct gcb_finding *f = NULL;
+  cr_expect_eq(of_kind(&r.f, "sweep-trend", &f), 0, "%s",
+               f != NULL ? f->explanation : "");
+  cr_expect_eq(of_kind(&r.f, "latency-floor", NULL), 0);
+  done(&r);
+}
+
+/* A real default suite on a 2-core VM (tests/data/compare): its 32 KiB
+ * broadcast loop took 361 us, 24.6x the line through its neighbours, from
+ * one descheduled iteration (its calls' median 13.8 us), and six more
+ * loops like it (a 512 B allgather at 4.7 us, its calls at 1.4 us). Only
+ * the rows slow in their calls too are flagged: the 512 B allreduce
+ * (calls 8.3 us against the line's 5.1 us) and the 4 KiB one (12 us,
+ * above 3x its floor). */
+Test(sweep_rows, real_loops_slowed_by_one_descheduling_are_no_dips) {
+  char got[512];
+  real("compare/vm-default-suite.json", got, sizeof got);
+  cr_expect_str_eq(got, "sweep-trend 512; latency-floor 4096");
+}
