@@ -63,6 +63,12 @@ struct gcb_finding {
   /* What the hardware said while it happened (a slow GPU's clocks, power
    * and throttle reasons), for the root cause it leads; "" */
   char evidence[160];
+  /* A GPU pair's (p2p-bandwidth): the path class it was judged by (the
+   * node's topology's, else the case's; "" when neither names one), and
+   * whether `expected` is the median of the node's pairs of that class
+   * rather than what the path carries. */
+  char path_class[16];
+  bool against_peers;
 };
 
 /* A growable list of findings. Zero-initialise; free with

@@ -1087,21 +1087,25 @@ static bool slow(const struct dx *x, struct gcb_root_cause *rc,
              k, all, label_of(f), m, f->evidence[0] ? "; " : "", f->evidence);
 }
 
-static bool p2p(struct gcb_root_cause *rc, const struct gcb_finding *f,
-                const struct gcb_model_case *c) {
-  const char *cls = c->path;
+/* Against what the rule held the pair (rules_p2p.c): what its path
+ * carries, or the median of the node's pairs of its class. */
+static bool p2p(struct gcb_root_cause *rc, const struct gcb_finding *f) {
+  const char *cls = f->path_class;
+  const char *noun = strncmp(cls, "NV", 2) == 0 ? "NVLink" : "P2P";
   char m[32], e[32];
   gcb_fmt_scaled(f->measured, f->unit, m, sizeof m);
   gcb_fmt_scaled(f->expected, f->unit, e, sizeof e);
-  /* A pair of no known path is held against its peers (rules_p2p.c). */
+  double pct = f->measured / f->expected * 100;
+  if (!f->against_peers)
+    return say(rc, "%s %s, %.0f %% of what its %s path carries (%s)", noun, m,
+               pct, cls, e);
   if (cls[0] == '\0')
     return say(rc,
-               "P2P %s, %.0f %% of the median of the node's pairs (%s); no "
+               "%s %s, %.0f %% of the median of the node's pairs (%s); no "
                "topology names its path",
-               m, f->measured / f->expected * 100, e);
-  return say(rc, "%s %s, %.0f %% of what its %s path carries (%s)",
-             strncmp(cls, "NV", 2) == 0 ? "NVLink" : "P2P", m,
-             f->measured / f->expected * 100, cls, e);
+               noun, m, pct, e);
+  return say(rc, "%s %s, %.0f %% of the median of the node's %s pairs (%s)",
+             noun, m, pct, cls, e);
 }
 
 static bool late(struct gcb_root_cause *rc, const struct gcb_finding *f) {
@@ -1129,7 +1133,7 @@ static bool statement(const struct dx *x, struct gcb_root_cause *rc,
   case GCB_SAY_AT_REST:
     return bus && at_rest(x, rc, f);
   case GCB_SAY_PATH:
-    return c != NULL && p2p(rc, f, c);
+    return c != NULL && p2p(rc, f);
   case GCB_SAY_LATE:
     return late(rc, f);
   case GCB_SAY_CHECK:

@@ -68,7 +68,9 @@ static void make_pair(const struct gcb_model_case *c,
 
 static enum gcb_status report(const struct gcb__rule_ctx *cx,
                               const struct pair *p, double expected, bool fail,
-                              const char *against) {
+                              bool peers) {
+  const char *against = peers ? "the median of the node's pairs of its class"
+                              : "what the topology expects for the pair";
   struct gcb_finding *f =
       gcb__rule_push_case(cx, fail ? GCB_SEV_FAIL : GCB_SEV_WARN, p->c, -1);
   if (f == NULL)
@@ -88,6 +90,8 @@ static enum gcb_status report(const struct gcb__rule_ctx *cx,
            gcb__case_p2p_arrow(p->c), b);
   gcb_finding_figures(f, p->m.value, expected, p->c->unit);
   f->cost = 1 - p->m.value / expected;
+  gcb_analyze_copy(f->path_class, sizeof f->path_class, p->cls);
+  f->against_peers = peers;
   gcb_view_fmt(p->m.value, xs, sizeof xs);
   gcb_view_fmt(expected, es, sizeof es);
   gcb_finding_explain(
@@ -108,7 +112,7 @@ static enum gcb_status below_model(const struct gcb__rule_ctx *cx,
     p[i].flagged = true;
     st = report(cx, &p[i], p[i].expected,
                 p[i].m.value < p[i].expected * cx->t->link_fail_pct / 100,
-                "what the topology expects for the pair");
+                false);
   }
   return st;
 }
@@ -132,7 +136,7 @@ static enum gcb_status group_outliers(const struct gcb__rule_ctx *cx,
     if (flags[i - from] && !p[i].flagged)
       st = report(cx, &p[i], median,
                   (1 - p[i].m.value / median) * 100 > cx->t->slow_rank_fail_pct,
-                  "the median of the node's pairs of its class");
+                  true);
   return st;
 }
 

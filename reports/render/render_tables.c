@@ -862,32 +862,34 @@ static void cases_table(struct gcb__tb *b) {
   }
 }
 
-/* For each sweep of document d (gcb_model_case.sweep), the worst severity
- * of the findings that blame a rank in one of its cases; -1 where none
- * does. NULL on ENOMEM (b->oom set). */
-static int *sweep_blame(struct gcb__tb *b, size_t d) {
-  const struct gcb_model *m = model_of(b, d);
-  const struct gcb_findings *fs = b->rep->findings;
-  int *worst = malloc((m->ncases + 1) * sizeof *worst);
-  b->oom |= worst == NULL;
-  for (size_t i = 0; worst != NULL && i < m->ncases; i++)
-    worst[i] = -1;
-  for (size_t i = 0; worst != NULL && i < fs->n; i++) {
+/* The worst severity of the findings of document d that state case c's
+ * imbalance, whose slowest rank is slowest_rank: the imbalance of its
+ * sweep, or a finding that explains it (slow-rank and the like,
+ * kinds.h's explains_imbalance) on that rank in that sweep, as the
+ * imbalance rule keys them; -1 where none does. */
+static int imbalance_blame(const struct gcb_findings *fs, size_t d,
+                           const struct gcb_model *m,
+                           const struct gcb_model_case *c,
+                           long long slowest_rank) {
+  int worst = -1;
+  for (size_t i = 0; i < fs->n; i++) {
     const struct gcb_finding *f = &fs->items[i];
-    const struct gcb_model_case *c = f->bench_case;
-    if (f->where.doc != (int)d || f->where.rank < 0 || c < m->cases ||
-        c >= m->cases + m->ncases)
+    const struct gcb_model_case *x = f->bench_case;
+    /* x is one of this document's cases (findings of other documents and
+     * compare's, which have none, are not) */
+    if (f->where.doc != (int)d || x == NULL || x->index >= m->ncases ||
+        &m->cases[x->index] != x || x->sweep != c->sweep)
       continue;
-    int *w = &worst[c->sweep];
-    *w = (int)f->severity > *w ? (int)f->severity : *w;
+    if (f->kind->id == GCB_KIND_IMBALANCE ||
+        (f->kind->explains_imbalance && f->where.rank == slowest_rank))
+      worst = (int)f->severity > worst ? (int)f->severity : worst;
   }
   return worst;
 }
 
-/* A row is marked only where the verdict blames a rank of its sweep: an
- * imbalance the rules clear (a rooted collective's root, a training
- * pattern's own spread, a loop that lost its core once) keeps its figures
- * and no mark. */
+/* A row is marked only where the verdict states its imbalance: one the
+ * rules clear (a rooted collective's root, a training pattern's own
+ * spread, a loop that lost its core once) keeps its figures and no mark. */
 static void imbalance_table(struct gcb__tb *b) {
   static const char *const h[] = {
       "run",      "case", "ranks",    "[total]",   "<avg>", "min",
@@ -899,14 +901,14 @@ static void imbalance_table(struct gcb__tb *b) {
       h + (1 - run_col(b)));
   for (size_t d = 0; t != NULL && d < b->rep->ndocs; d++) {
     const struct gcb_model *m = model_of(b, d);
-    int *blame = sweep_blame(b, d);
-    for (size_t i = 0; blame != NULL && i < m->ncases; i++) {
+    for (size_t i = 0; i < m->ncases; i++) {
       const struct gcb_model_case *c = &m->cases[i];
       struct gcb_imbalance im;
       if (!gcb_analyze_case_imbalance(c, &im) || im.ranks < 2)
         continue;
       bool high = im.imbalance * 100 > b->rep->thresholds->imbalance_pct;
-      int sev = high ? blame[c->sweep] : -1;
+      int sev =
+          high ? imbalance_blame(b->rep->findings, d, m, c, im.max_rank) : -1;
       char **r = doc_row(b, t,
                          sev == GCB_SEV_FAIL   ? "fail"
                          : sev == GCB_SEV_WARN ? "warn"
@@ -925,7 +927,6 @@ static void imbalance_table(struct gcb__tb *b) {
       gcb__cell_pct(b, r, 8, im.imbalance, false);
       gcb__cell_pct(b, r, 9, im.cv, false);
     }
-    free(blame);
   }
 }
 

@@ -1456,17 +1456,39 @@ Test(render, a_cell_grows_part_by_part) {
   gcb_rtables_free(&out);
 }
 
-/* ---- the load balance table marks what the verdict blames ---------------
+/* ---- the load balance table marks what the verdict states ---------------
  * Its rows show IPM's figures for every case; a row is marked only where
- * a finding blames a rank of its sweep, with that finding's severity. A
- * real gather sweep of a healthy 2-rank VM (tests/data/nccl) has its root
- * 20-50% off the other rank, as a gather's root always is, and no finding:
- * its rows carry no mark. The fixture's slow GPU fails its GEMM row. */
+ * the verdict states its imbalance (the sweep's imbalance finding, or one
+ * that explains it on the row's slowest rank), with the worst such
+ * finding's severity. A real gather sweep of a healthy 2-rank VM
+ * (tests/data/nccl) has its root 20-50% off the other rank, as a gather's
+ * root always is, and no finding: its rows carry no mark, nor with a
+ * failed acceptance check on its root (a finding about a rank of the
+ * sweep that states no imbalance). The fixture's slow GPU fails its GEMM
+ * row. */
+
+/* A failed acceptance check on the root of the document's first gather
+ * case. */
+static void root_misses_a_check(struct gcb_findings *fs,
+                                const struct gcb_model *m) {
+  for (size_t i = 0; i < m->ncases; i++) {
+    if (strcmp(m->cases[i].op, "gather") != 0)
+      continue;
+    struct gcb_finding *f =
+        gcb_findings_push(fs, GCB_SEV_FAIL, &gcb_kinds[GCB_KIND_CRITERION]);
+    cr_assert_not_null(f);
+    f->where.doc = 0;
+    f->where.rank = 0;
+    f->bench_case = &m->cases[i];
+    return;
+  }
+  cr_assert_fail("no gather case");
+}
 
 /* How many rows of the report's Load balance table carry class cls, and
- * (may be NULL) the first one's case. */
+ * (may be NULL) the first one's case; with_check: root_misses_a_check. */
 static size_t marked_rows(const char *file, const char *cls, const char **first,
-                          struct gcb_rtables *ts) {
+                          bool with_check, struct gcb_rtables *ts) {
   struct gcb_results *res;
   struct gcb_doc doc;
   load_doc(file, "a.json", &res, &doc);
@@ -1475,6 +1497,8 @@ static size_t marked_rows(const char *file, const char *cls, const char **first,
   struct gcb_findings fs = {0};
   struct gcb_err err = {0};
   cr_assert_eq(gcb_analyze(&doc, 1, &th, &fs, &err), GCB_OK, "%s", err.msg);
+  if (with_check)
+    root_misses_a_check(&fs, doc.model);
   gcb_findings_sort(&fs);
   struct gcb_report rep = {
       .docs = &doc, .ndocs = 1, .findings = &fs, .thresholds = &th};
@@ -1500,15 +1524,18 @@ static size_t marked_rows(const char *file, const char *cls, const char **first,
   return n;
 }
 
-Test(render, load_balance_rows_are_marked_only_where_a_finding_blames) {
+Test(render, load_balance_rows_are_marked_only_where_the_verdict_states_it) {
   struct gcb_rtables ts = {0};
-  cr_expect_eq(
-      marked_rows(DATA("nccl/gcbench-vm-gather_perf.json"), "warn", NULL, &ts),
-      0);
-  gcb_rtables_free(&ts);
+  for (int check = 0; check < 2; check++)
+    for (int fail = 0; fail < 2; fail++) {
+      cr_expect_eq(marked_rows(DATA("nccl/gcbench-vm-gather_perf.json"),
+                               fail ? "fail" : "warn", NULL, check, &ts),
+                   0, "%s, check %d", fail ? "fail" : "warn", check);
+      gcb_rtables_free(&ts);
+    }
   const char *first = NULL;
-  cr_expect_eq(marked_rows(DATA("report-fixture.json"), "fail", &first, &ts),
-               1);
+  cr_expect_eq(
+      marked_rows(DATA("report-fixture.json"), "fail", &first, false, &ts), 1);
   cr_expect_str_eq(first != NULL ? first : "", "gemm: fp32 8192x8192x8192");
   gcb_rtables_free(&ts);
 }

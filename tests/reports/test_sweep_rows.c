@@ -332,11 +332,11 @@ Test(sweep_rows, a_dip_in_the_loop_alone_is_not_flagged) {
 
 /* A real default suite on a 2-core VM (tests/data/compare): its 32 KiB
  * broadcast loop took 361 us, 24.6x the line through its neighbours, from
- * one descheduled iteration (its calls' median 13.8 us), and six more
- * loops like it (a 512 B allgather at 4.7 us, its calls at 1.4 us). Only
- * the rows slow in their calls too are flagged: the 512 B allreduce
- * (calls 8.3 us against the line's 5.1 us) and the 4 KiB one (12 us,
- * above 3x its floor). */
+ * one descheduled iteration (its calls' median 13.8 us): eight of the ten
+ * rows the loops alone flagged are such (a 512 B allgather at 4.7 us, its
+ * calls at 1.4 us). Only the rows slow in their calls too are flagged: the
+ * 512 B allreduce (calls 8.3 us against the line's 5.1 us) and the 4 KiB
+ * one (12 us, above 3x the floor of its sweep's calls). */
 Test(sweep_rows, real_loops_slowed_by_one_descheduling_are_no_dips) {
   char got[512];
   real("compare/vm-default-suite.json", got, sizeof got);
