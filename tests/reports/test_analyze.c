@@ -436,6 +436,37 @@ Test(analyze, a_real_gather_sweep_of_a_healthy_vm_has_no_imbalance) {
   gcb_results_free(res);
 }
 
+/* nvbandwidth measures each GPU's copy alone and states a rate: its
+ * per-GPU entries wait for nothing, and their times are made from a
+ * nominal size. Two real outputs (tests/data/interop/README.md) read as
+ * "ranks wait 20.6% ... (rank 1)" and "6.6% ... (rank 2)". */
+Test(analyze, an_nvbandwidth_rate_spread_is_no_imbalance) {
+  static const char *const files[] = {
+      "interop/superbench-nvbandwidth-v0.6.log",
+      "interop/nvbandwidth-15-v0.2-rtx4090-cut.txt"};
+  for (size_t k = 0; k < 2; k++) {
+    char file[512];
+    snprintf(file, sizeof file, "%s/%s", GCB_TEST_DATA, files[k]);
+    struct gcb_doc docs[1];
+    struct gcb_results *res = NULL;
+    struct gcb_model *m = NULL;
+    struct gcb_err err = {0};
+    cr_assert_eq(fx_interop_read(file, docs, 0, &res, &m, NULL, &err), GCB_OK,
+                 "%s", err.msg);
+    docs[0] = fx_doc_read(file, res, m);
+    struct gcb_thresholds t;
+    gcb_thresholds_default(&t);
+    struct gcb_findings fs = {0};
+    cr_assert_eq(gcb_analyze(docs, 1, &t, &fs, &err), GCB_OK, "%s", err.msg);
+    for (size_t i = 0; i < fs.n; i++)
+      cr_expect_str_neq(fs.items[i].kind->name, "imbalance", "%s: %s", files[k],
+                        fs.items[i].explanation);
+    gcb_findings_free(&fs);
+    fx_doc_free(&docs[0]);
+    gcb_results_free(res);
+  }
+}
+
 /* A loop whose time one descheduled iteration inflated (the VM's other
  * process took the core) is no imbalance when the ranks' median
  * iterations are even; the same spread in the medians is. */
