@@ -320,6 +320,12 @@ void gcb_pattern_groups_free(struct gcb_pattern_groups *g) {
   memset(g, 0, sizeof *g);
 }
 
+bool gcb_pattern_group_straggles(const struct gcb_pattern_group *g,
+                                 double imbalance_pct) {
+  return g->nranks >= 2 && g->straggler >= 0 && !(g->skew > 0) &&
+         g->busy_imbalance * 100 > imbalance_pct; /* false for NAN */
+}
+
 const struct gcb_pattern_group *
 gcb_pattern_group_of_case(const struct gcb_pattern_groups *g,
                           const struct gcb_model_case *c) {

@@ -35,8 +35,9 @@ static struct gcb_finding *push(const struct gcb__rule_ctx *cx,
   return f;
 }
 
-/* The rank that is the straggler of the most groups (beyond the
- * imbalance threshold), and in how many. */
+/* The rank that is the straggler of the most groups
+ * (gcb_pattern_group_straggles), and in how many of those judged (groups
+ * of equal work: not a skewed ep). */
 static long long worst_rank(const struct gcb_pattern_groups *gs, double thr,
                             size_t *times, size_t *judged,
                             const struct gcb_pattern_group **worst) {
@@ -45,15 +46,15 @@ static long long worst_rank(const struct gcb_pattern_groups *gs, double thr,
   *worst = NULL;
   for (size_t i = 0; i < gs->n; i++) {
     const struct gcb_pattern_group *g = &gs->items[i];
-    if (isnan(g->busy_imbalance) || g->nranks < 2)
+    if (isnan(g->busy_imbalance) || g->nranks < 2 || g->skew > 0)
       continue;
     (*judged)++;
-    if (g->busy_imbalance * 100 <= thr)
+    if (!gcb_pattern_group_straggles(g, thr))
       continue;
     size_t n = 0;
     for (size_t j = 0; j < gs->n; j++)
       n += gs->items[j].straggler == g->straggler &&
-           gs->items[j].busy_imbalance * 100 > thr;
+           gcb_pattern_group_straggles(&gs->items[j], thr);
     if (n > *times ||
         (n == *times && *worst && g->busy_imbalance > (*worst)->busy_imbalance))
       *times = n, best = g->straggler, *worst = g;

@@ -39,7 +39,7 @@ static void stacked(struct gcb__plotter *p, const struct gcb_pattern_group *g) {
           id);
   /* Starred as in the report's table: beyond the imbalance threshold. */
   long long slow =
-      g->busy_imbalance * 100 > p->t->imbalance_pct ? g->straggler : -1;
+      gcb_pattern_group_straggles(g, p->t->imbalance_pct) ? g->straggler : -1;
   for (size_t i = 0; i < n; i++) {
     const struct gcb_pattern_rank *r = &g->ranks[i];
     fprintf(p->f, "r%lld%s %.6g %.6g %.6g\n", r->rank,

@@ -1418,8 +1418,9 @@ static void pattern_rank_table(struct gcb__tb *b, size_t d, size_t index,
     longest = fmax(longest, g->ranks[i].t[GCB_PART_STEP]);
   for (size_t i = 0; t != NULL && i < g->nranks; i++) {
     const struct gcb_pattern_rank *pr = &g->ranks[i];
-    bool slow = pr->rank == g->straggler &&
-                g->busy_imbalance * 100 > b->rep->thresholds->imbalance_pct;
+    bool slow =
+        pr->rank == g->straggler &&
+        gcb_pattern_group_straggles(g, b->rep->thresholds->imbalance_pct);
     char **r = gcb__table_row(b, t, slow ? "warn" : NULL);
     struct gcb_place p;
     gcb_model_place(model_of(b, d), pr->rank, &p);
