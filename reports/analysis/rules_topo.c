@@ -85,13 +85,6 @@ static void unique_ranks(struct group *g) {
   g->nranks = k;
 }
 
-/* A lone host rank that owns its whole node is the normal host-backend
- * setup, not an unbound rank worth a warning. */
-static bool ignored(const struct gcb_model_node *node,
-                    const struct gcb_model_problem *p) {
-  return strcmp(p->kind, "unbound") == 0 && p->gpu < 0 && node->nranks < 2;
-}
-
 static void add_problem(struct group *g, const struct gcb_model_problem *p) {
   if (g->nproblems++ == 0) {
     g->first = p;
@@ -160,6 +153,39 @@ static enum gcb_status report(const struct gcb__rule_ctx *cx,
   return GCB_OK;
 }
 
+/* The GPU's local CPUs: its own cpus, else its NUMA node's; "" unknown. */
+static const char *gpu_cpus(const struct gcb_model_node *node,
+                            const struct gcb_model_gpu *g) {
+  if (g->cpus[0] != '\0')
+    return g->cpus;
+  for (size_t i = 0; g->numa >= 0 && i < node->nnuma; i++)
+    if (node->numa[i] == g->numa && node->numa_cpus != NULL)
+      return node->numa_cpus[i];
+  return "";
+}
+
+/* A recorded problem that is none: a lone host rank that owns its whole
+ * node (the normal host-backend setup), or an "unbound" rank all of whose
+ * CPUs are its GPU's local ones (a one-NUMA VM: as near its GPU as a bound
+ * rank wherever the OS moves it), which the run's own check recorded
+ * before 2026-12-03 and classifies as local since (topo/binding.c). */
+static bool ignored(const struct gcb_model *m,
+                    const struct gcb_model_node *node,
+                    const struct gcb_model_problem *p) {
+  if (strcmp(p->kind, "unbound") != 0)
+    return false;
+  if (p->gpu < 0)
+    return node->nranks < 2;
+  const struct gcb_model_gpu *g = gcb_model_gpu(m, node->index, p->gpu);
+  const struct gcb_model_rank *r = gcb_model_rank(m, p->rank);
+  if (g == NULL || r == NULL)
+    return false;
+  long long pus = cpus_count(r->cpu_binding);
+  const char *local = gpu_cpus(node, g);
+  return pus > 0 && cpus_count(local) > 0 &&
+         cpus_common(r->cpu_binding, local) >= pus;
+}
+
 /* Groups the node's problems of the rule's kind in list (shared GPUs: one
  * group per GPU, in order of first appearance) and reports each group. */
 static enum gcb_status node_problems(const struct gcb__rule_ctx *cx,
@@ -175,13 +201,14 @@ static enum gcb_status node_problems(const struct gcb__rule_ctx *cx,
     st = gcb_err_set(cx->err, GCB_ENOMEM, "analysis: out of memory");
   for (size_t s = 0; s < n && st == GCB_OK; s++) {
     const struct gcb_model_problem *seed = &list[s];
-    if (done[s] || strcmp(seed->kind, problem) != 0 || ignored(node, seed))
+    if (done[s] || strcmp(seed->kind, problem) != 0 ||
+        ignored(cx->doc->model, node, seed))
       continue;
     g.nranks = g.nproblems = 0;
     for (size_t i = s; i < n; i++) {
       const struct gcb_model_problem *p = &list[i];
-      if (done[i] || strcmp(p->kind, problem) != 0 || ignored(node, p) ||
-          (by_gpu && p->gpu != seed->gpu))
+      if (done[i] || strcmp(p->kind, problem) != 0 ||
+          ignored(cx->doc->model, node, p) || (by_gpu && p->gpu != seed->gpu))
         continue;
       done[i] = true;
       add_problem(&g, p);
@@ -203,17 +230,6 @@ static enum gcb_status node_problems(const struct gcb__rule_ctx *cx,
  * kinds are derived; unbound ranks, shared GPUs and oversubscription
  * have their own rules in placement.c for such nodes.
  */
-
-/* The GPU's local CPUs: its own cpus, else its NUMA node's; "" unknown. */
-static const char *gpu_cpus(const struct gcb_model_node *node,
-                            const struct gcb_model_gpu *g) {
-  if (g->cpus[0] != '\0')
-    return g->cpus;
-  for (size_t i = 0; g->numa >= 0 && i < node->nnuma; i++)
-    if (node->numa[i] == g->numa && node->numa_cpus != NULL)
-      return node->numa_cpus[i];
-  return "";
-}
 
 /* A CPU list as a sentence shows it: whole up to 64 characters, else its
  * first CPUs and how many it has ("32,34,36,... (300 CPUs)"), so that the

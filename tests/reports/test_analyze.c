@@ -436,6 +436,38 @@ Test(analyze, a_real_gather_sweep_of_a_healthy_vm_has_no_imbalance) {
   gcb_results_free(res);
 }
 
+/* The real H200 run (tests/data/device) recorded its one rank, on every
+ * CPU of a one-NUMA VM, as "unbound: CPUs 0-15 are the whole machine, not
+ * just GPU0's local CPUs 0-15": all its CPUs are its GPU's local ones, as
+ * near the GPU as a bound rank; the run's own check says so since
+ * (topo/binding.c), and the report no longer relays the old record. */
+Test(analyze,
+     a_rank_on_its_gpus_local_cpus_is_not_unbound_whatever_was_recorded) {
+  const char *file = GCB_TEST_DATA "/device/h200-vm-quick-suite.json";
+  struct gcb_doc docs[1];
+  struct gcb_results *res = NULL;
+  struct gcb_model *m = NULL;
+  struct gcb_err err = {0};
+  cr_assert_eq(fx_interop_read(file, docs, 0, &res, &m, NULL, &err), GCB_OK,
+               "%s", err.msg);
+  docs[0] = fx_doc_read(file, res, m);
+  bool recorded = false;
+  for (size_t i = 0; i < m->nnodes; i++)
+    for (size_t k = 0; k < m->nodes[i].nplacement; k++)
+      recorded |= strcmp(m->nodes[i].placement[k].kind, "unbound") == 0;
+  cr_assert(recorded, "the document records the rank as unbound");
+  struct gcb_thresholds t;
+  gcb_thresholds_default(&t);
+  struct gcb_findings fs = {0};
+  cr_assert_eq(gcb_analyze(docs, 1, &t, &fs, &err), GCB_OK, "%s", err.msg);
+  for (size_t i = 0; i < fs.n; i++)
+    cr_expect_str_neq(fs.items[i].kind->name, "placement-unbound", "%s",
+                      fs.items[i].explanation);
+  gcb_findings_free(&fs);
+  fx_doc_free(&docs[0]);
+  gcb_results_free(res);
+}
+
 /* nvbandwidth measures each GPU's copy alone and states a rate: its
  * per-GPU entries wait for nothing, and their times are made from a
  * nominal size. Two real outputs (tests/data/interop/README.md) read as
