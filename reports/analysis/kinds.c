@@ -173,6 +173,9 @@ const struct gcb_kind gcb_kinds[GCB_KIND_COUNT] = {
          .group = GCB_GROUP_RANK, .problem = "unbound",
          .problem_cost =
              "the OS may move the rank anywhere, also away from its GPU",
+         .problem_cost_host = "the OS may move the rank anywhere: ranks "
+                              "share cores and move between them, which "
+                              "disturbs timings",
          /* the older rule's; the topology check words its own fix */
          .suggestion = "bind ranks to cores (mpiexec -bind-to core, srun "
                        "--cpu-bind=cores), near their GPU's NUMA node"),

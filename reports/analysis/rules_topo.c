@@ -68,6 +68,7 @@ struct group {
   long long *ranks;
   size_t nranks, nproblems;
   long long gpu; /* common GPU; -1 none or several */
+  bool with_gpu; /* a problem of the group names a GPU */
 };
 
 static int cmp_ll(const void *a, const void *b) {
@@ -86,6 +87,7 @@ static void unique_ranks(struct group *g) {
 }
 
 static void add_problem(struct group *g, const struct gcb_model_problem *p) {
+  g->with_gpu |= p->gpu >= 0;
   if (g->nproblems++ == 0) {
     g->first = p;
     g->gpu = p->gpu;
@@ -120,7 +122,9 @@ static enum gcb_status report(const struct gcb__rule_ctx *cx,
                               const struct gcb_model_node *node,
                               struct group *g) {
   const struct gcb_model *m = cx->doc->model;
-  const char *why = cx->kind->problem_cost;
+  const char *why = !g->with_gpu && cx->kind->problem_cost_host != NULL
+                        ? cx->kind->problem_cost_host
+                        : cx->kind->problem_cost;
   struct gcb_finding *f = gcb__rule_push(cx, GCB_SEV_WARN);
   if (f == NULL)
     return GCB_ENOMEM;
@@ -205,6 +209,7 @@ static enum gcb_status node_problems(const struct gcb__rule_ctx *cx,
         ignored(cx->doc->model, node, seed))
       continue;
     g.nranks = g.nproblems = 0;
+    g.with_gpu = false;
     for (size_t i = s; i < n; i++) {
       const struct gcb_model_problem *p = &list[i];
       if (done[i] || strcmp(p->kind, problem) != 0 ||

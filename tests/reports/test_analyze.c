@@ -468,6 +468,38 @@ Test(analyze,
   gcb_results_free(res);
 }
 
+/* Host ranks have no GPU to be moved away from: a real burn on the VM
+ * (tests/data/burn), both ranks recorded unbound, says what being
+ * unbound costs them, not "also away from its GPU". */
+Test(analyze, an_unbound_host_rank_is_not_told_about_its_gpu) {
+  const char *file = GCB_TEST_DATA "/burn/burn-real-vm-healthy.json";
+  struct gcb_doc docs[1];
+  struct gcb_results *res = NULL;
+  struct gcb_model *m = NULL;
+  struct gcb_err err = {0};
+  cr_assert_eq(fx_interop_read(file, docs, 0, &res, &m, NULL, &err), GCB_OK,
+               "%s", err.msg);
+  docs[0] = fx_doc_read(file, res, m);
+  struct gcb_thresholds t;
+  gcb_thresholds_default(&t);
+  struct gcb_findings fs = {0};
+  cr_assert_eq(gcb_analyze(docs, 1, &t, &fs, &err), GCB_OK, "%s", err.msg);
+  size_t n = 0;
+  for (size_t i = 0; i < fs.n; i++) {
+    if (strcmp(fs.items[i].kind->name, "placement-unbound") != 0)
+      continue;
+    n++;
+    cr_expect_null(strstr(fs.items[i].explanation, "GPU"), "%s",
+                   fs.items[i].explanation);
+    cr_expect_not_null(strstr(fs.items[i].explanation, "share cores"), "%s",
+                       fs.items[i].explanation);
+  }
+  cr_expect_eq(n, 1);
+  gcb_findings_free(&fs);
+  fx_doc_free(&docs[0]);
+  gcb_results_free(res);
+}
+
 /* nvbandwidth measures each GPU's copy alone and states a rate: its
  * per-GPU entries wait for nothing, and their times are made from a
  * nominal size. Two real outputs (tests/data/interop/README.md) read as
