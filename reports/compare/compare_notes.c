@@ -288,13 +288,15 @@ enum gcb_status gcb__compare_mode(const struct gcb_model *old,
     /* 20x and more is no mode of one transport: a rank that waited for a
      * CPU (both ranks on one busy core: milliseconds a message), or
      * another transport (TCP for RDMA) */
-    snprintf(now, sizeof now,
-             "%s: %.*fx %s%s; %zu small-message rows 'MPI "
-             "mode'",
-             told, ratio < 20 ? 2 : 0, ratio, slower ? "slower" : "faster",
+    char rows[64] = "; no small-message row moved with it";
+    if (marked > 0)
+      snprintf(rows, sizeof rows, "; %zu small-message row%s 'MPI mode'",
+               marked, marked == 1 ? "" : "s");
+    snprintf(now, sizeof now, "%s: %.*fx %s%s%s", told, ratio < 20 ? 2 : 0,
+             ratio, slower ? "slower" : "faster",
              ratio >= 20 ? " (a rank waiting for a CPU, or another transport)"
                          : "",
-             marked);
+             rows);
     struct field_value a, b;
     /* one pair's verdict: the first that differs */
     return note(cmp, what, str_value(&a, was), str_value(&b, now), err);

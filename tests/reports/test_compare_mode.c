@@ -115,6 +115,15 @@ Test(compare_mode, a_faster_mpi_mode_marks_small_improvements_mode) {
   cr_expect(strstr(r.note[1], "2.37x faster") != NULL, "%s", r.note[1]);
 }
 
+/* A mode change that moved no small-message row says so, not "0
+ * small-message rows 'MPI mode'" (two real default suites on the VM). */
+Test(compare_mode, a_mode_change_that_moved_no_row_says_so) {
+  struct outcome r = compare_runs(run(0.19, 1, 1), run(0.45, 1, 1));
+  cr_expect_eq(r.v8, GCB_VERDICT_SAME, "%s", gcb_verdict_name(r.v8));
+  cr_expect_str_eq(r.note[1],
+                   "450 ns: 2.37x slower; no small-message row moved with it");
+}
+
 Test(compare_mode, probes_within_one_and_a_half_times_change_nothing) {
   struct outcome r = compare_runs(run(0.40, 1, 1), run(0.45, 0.5, 1));
   cr_expect_eq(r.v8, GCB_VERDICT_REGRESSION);
