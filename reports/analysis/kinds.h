@@ -142,8 +142,9 @@ struct gcb_kind {
                               it from the data (a host, a rank, a fix) */
   /* A problem of the run's own placement check (rules_topo.c): its kind as
    * nodes[].topology.placement[] writes it, and what it costs; NULL for
-   * other kinds. problem_cost_host: what it costs ranks without a GPU
-   * (the host backend) where that differs; NULL: problem_cost. */
+   * other kinds. problem_cost_host: what it costs ranks that cannot be
+   * moved away from a GPU (none, as on the host backend, or all of their
+   * CPUs local to it) where that differs; NULL: problem_cost. */
   const char *problem, *problem_cost, *problem_cost_host;
   /* Counted after a root cause's statement ("; 2 more regressions against
    * the baseline"); NULL: not counted. */

@@ -68,7 +68,8 @@ struct group {
   long long *ranks;
   size_t nranks, nproblems;
   long long gpu; /* common GPU; -1 none or several */
-  bool with_gpu; /* a problem of the group names a GPU */
+  bool away;     /* a problem's rank may run away from its GPU: it names a
+                    GPU, and not all of the rank's CPUs are local to it */
 };
 
 static int cmp_ll(const void *a, const void *b) {
@@ -87,7 +88,6 @@ static void unique_ranks(struct group *g) {
 }
 
 static void add_problem(struct group *g, const struct gcb_model_problem *p) {
-  g->with_gpu |= p->gpu >= 0;
   if (g->nproblems++ == 0) {
     g->first = p;
     g->gpu = p->gpu;
@@ -122,7 +122,7 @@ static enum gcb_status report(const struct gcb__rule_ctx *cx,
                               const struct gcb_model_node *node,
                               struct group *g) {
   const struct gcb_model *m = cx->doc->model;
-  const char *why = !g->with_gpu && cx->kind->problem_cost_host != NULL
+  const char *why = !g->away && cx->kind->problem_cost_host != NULL
                         ? cx->kind->problem_cost_host
                         : cx->kind->problem_cost;
   struct gcb_finding *f = gcb__rule_push(cx, GCB_SEV_WARN);
@@ -168,19 +168,12 @@ static const char *gpu_cpus(const struct gcb_model_node *node,
   return "";
 }
 
-/* A recorded problem that is none: a lone host rank that owns its whole
- * node (the normal host-backend setup), or an "unbound" rank all of whose
- * CPUs are its GPU's local ones (a one-NUMA VM: as near its GPU as a bound
- * rank wherever the OS moves it), which the run's own check recorded
- * before 2026-12-03 and classifies as local since (topo/binding.c). */
-static bool ignored(const struct gcb_model *m,
-                    const struct gcb_model_node *node,
-                    const struct gcb_model_problem *p) {
-  if (strcmp(p->kind, "unbound") != 0)
-    return false;
-  if (p->gpu < 0)
-    return node->nranks < 2;
-  const struct gcb_model_gpu *g = gcb_model_gpu(m, node->index, p->gpu);
+/* Whether the problem's rank runs on its GPU's local CPUs alone. */
+static bool on_local_cpus(const struct gcb_model *m,
+                          const struct gcb_model_node *node,
+                          const struct gcb_model_problem *p) {
+  const struct gcb_model_gpu *g =
+      p->gpu >= 0 ? gcb_model_gpu(m, node->index, p->gpu) : NULL;
   const struct gcb_model_rank *r = gcb_model_rank(m, p->rank);
   if (g == NULL || r == NULL)
     return false;
@@ -188,6 +181,20 @@ static bool ignored(const struct gcb_model *m,
   const char *local = gpu_cpus(node, g);
   return pus > 0 && cpus_count(local) > 0 &&
          cpus_common(r->cpu_binding, local) >= pus;
+}
+
+/* A recorded problem that is none: a lone rank that owns its whole node,
+ * the normal host-backend setup, or a lone GPU rank all of whose CPUs are
+ * its GPU's local ones (a one-NUMA VM: as near its GPU as a bound rank
+ * wherever the OS moves it), which the run's own check recorded as
+ * unbound before 2026-12-03 and classifies as local since
+ * (topo/binding.c). With two or more ranks on the node an unbound rank
+ * stays a problem: they share cores (report words it so). */
+static bool ignored(const struct gcb_model *m,
+                    const struct gcb_model_node *node,
+                    const struct gcb_model_problem *p) {
+  return strcmp(p->kind, "unbound") == 0 && node->nranks < 2 &&
+         (p->gpu < 0 || on_local_cpus(m, node, p));
 }
 
 /* Groups the node's problems of the rule's kind in list (shared GPUs: one
@@ -209,7 +216,7 @@ static enum gcb_status node_problems(const struct gcb__rule_ctx *cx,
         ignored(cx->doc->model, node, seed))
       continue;
     g.nranks = g.nproblems = 0;
-    g.with_gpu = false;
+    g.away = false;
     for (size_t i = s; i < n; i++) {
       const struct gcb_model_problem *p = &list[i];
       if (done[i] || strcmp(p->kind, problem) != 0 ||
@@ -217,6 +224,7 @@ static enum gcb_status node_problems(const struct gcb__rule_ctx *cx,
         continue;
       done[i] = true;
       add_problem(&g, p);
+      g.away |= p->gpu >= 0 && !on_local_cpus(cx->doc->model, node, p);
     }
     st = report(cx, node, &g);
   }

@@ -408,3 +408,38 @@ Test(crafted, a_binding_of_300_ranges_is_judged) {
             f->explanation);
   done(&r);
 }
+
+/* Eight ranks recorded unbound on a one-NUMA node (each on every CPU,
+ * all of them local to its GPU): they cannot be moved away from their
+ * GPUs, but they share cores; one finding, worded so. A lone such rank is
+ * no problem (the real H200 run: test_analyze.c). */
+Test(crafted, unbound_ranks_of_a_one_numa_node_share_cores) {
+  struct run r = node8();
+  json_t *gpu, *rank;
+  size_t i;
+  json_array_foreach(json_object_get(topo0(&r), "gpus"), i, gpu) {
+    json_object_set_new(gpu, "cpus", json_string("0-127"));
+  }
+  json_array_foreach(json_object_get(r.doc, "ranks"), i, rank) {
+    json_object_set_new(rank, "cpu_binding", json_string("0-127"));
+    char what[96];
+    snprintf(what, sizeof what,
+             "rank %zu: its CPUs 0-127 are the whole machine", i);
+    fx_problem(topo0(&r), "unbound", (int)i, -1, (int)i, what);
+  }
+  analyse(&r);
+  size_t n = 0;
+  for (size_t k = 0; k < r.f.n; k++) {
+    const struct gcb_finding *f = &r.f.items[k];
+    if (strcmp(f->kind->name, "placement-unbound") != 0)
+      continue;
+    n++;
+    cr_expect_str_eq(f->where.ranks, "0-7");
+    cr_expect_not_null(strstr(f->explanation, "share cores"), "%s",
+                       f->explanation);
+    cr_expect_null(strstr(f->explanation, "away from its GPU"), "%s",
+                   f->explanation);
+  }
+  cr_expect_eq(n, 1);
+  done(&r);
+}

@@ -8,6 +8,7 @@
 #include "reports/analysis/pattern_view.h"
 #include "reports/criteria/criteria.h"
 #include "reports/interop/interop.h"
+#include "reports/render/render.h"
 #include "tests/reports/report_fixture.h"
 
 static const char *const parts[GCB_PART_COUNT] = {"compute", "comm", "step",
@@ -198,6 +199,21 @@ Test(pattern_view, a_skewed_eps_hot_rank_is_no_straggler) {
     cr_expect_eq(gcb_pattern_group_straggles(&gs.items[0], t.imbalance_pct),
                  !skew, "skew %d", skew);
     gcb_pattern_groups_free(&gs);
+    struct gcb_report rep = {
+        .docs = &d, .ndocs = 1, .findings = &f, .thresholds = &t};
+    struct gcb_rtables ts = {0};
+    cr_assert_eq(gcb_report_tables(&rep, &ts, &err), GCB_OK, "%s", err.msg);
+    size_t marked = 0, tables = 0;
+    for (size_t k = 0; k < ts.n; k++) {
+      if (strncmp(ts.items[k].id, "pattern-1-", 10) != 0)
+        continue;
+      tables++;
+      for (size_t row = 0; row < ts.items[k].nrows; row++)
+        marked += ts.items[k].row_class[row] != NULL;
+    }
+    cr_expect_eq(tables, 1);
+    cr_expect_eq(marked, skew ? 0 : 1, "skew %d: the straggler's row", skew);
+    gcb_rtables_free(&ts);
     gcb_findings_free(&f);
     fx_doc_free(&d);
     json_decref(doc);
