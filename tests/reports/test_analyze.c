@@ -411,29 +411,58 @@ Test(analyze, a_training_patterns_spread_is_no_generic_imbalance) {
   done(&r);
 }
 
+/* A real file under tests/data (any format the report reads), read and
+ * analysed with the default thresholds; free with real_done. */
+struct real {
+  struct gcb_doc doc;
+  struct gcb_results *res;
+  struct gcb_model *model;
+  struct gcb_findings fs;
+};
+
+static void real_read(const char *name, struct real *x) {
+  char file[512];
+  struct gcb_err err = {0};
+  snprintf(file, sizeof file, "%s/%s", GCB_TEST_DATA, name);
+  memset(x, 0, sizeof *x);
+  cr_assert_eq(
+      fx_interop_read(file, &x->doc, 0, &x->res, &x->model, NULL, &err), GCB_OK,
+      "%s: %s", name, err.msg);
+  x->doc = fx_doc_read(name, x->res, x->model);
+}
+
+static void real_analyse(struct real *x) {
+  struct gcb_thresholds t;
+  struct gcb_err err = {0};
+  gcb_thresholds_default(&t);
+  cr_assert_eq(gcb_analyze(&x->doc, 1, &t, &x->fs, &err), GCB_OK, "%s",
+               err.msg);
+}
+
+static void real_done(struct real *x) {
+  gcb_findings_free(&x->fs);
+  fx_doc_free(&x->doc);
+  gcb_results_free(x->res);
+}
+
+/* How many findings of x are of kind `kind`. */
+static size_t real_count(const struct real *x, const char *kind) {
+  size_t n = 0;
+  for (size_t i = 0; i < x->fs.n; i++)
+    n += strcmp(x->fs.items[i].kind->name, kind) == 0;
+  return n;
+}
+
 /* A real run of gcbench's gather_perf on two host ranks of the development
  * VM (tests/data/nccl/README.md): the root of every gather was 2-400x
  * slower than the other rank, the shape of a gather; "above 5% in 8 of
  * the sweep's 8 cases" was a false alarm. */
 Test(analyze, a_real_gather_sweep_of_a_healthy_vm_has_no_imbalance) {
-  const char *file = GCB_TEST_DATA "/nccl/gcbench-vm-gather_perf.json";
-  struct gcb_doc docs[1];
-  struct gcb_results *res = NULL;
-  struct gcb_model *m = NULL;
-  struct gcb_err err = {0};
-  cr_assert_eq(fx_interop_read(file, docs, 0, &res, &m, NULL, &err), GCB_OK,
-               "%s", err.msg);
-  docs[0] = fx_doc_read(file, res, m);
-  struct gcb_thresholds t;
-  gcb_thresholds_default(&t);
-  struct gcb_findings fs = {0};
-  cr_assert_eq(gcb_analyze(docs, 1, &t, &fs, &err), GCB_OK, "%s", err.msg);
-  for (size_t i = 0; i < fs.n; i++)
-    cr_expect_str_neq(fs.items[i].kind->name, "imbalance", "%s",
-                      fs.items[i].explanation);
-  gcb_findings_free(&fs);
-  fx_doc_free(&docs[0]);
-  gcb_results_free(res);
+  struct real x;
+  real_read("nccl/gcbench-vm-gather_perf.json", &x);
+  real_analyse(&x);
+  cr_expect_eq(real_count(&x, "imbalance"), 0);
+  real_done(&x);
 }
 
 /* The real H200 run (tests/data/device) recorded its one rank, on every
@@ -443,61 +472,34 @@ Test(analyze, a_real_gather_sweep_of_a_healthy_vm_has_no_imbalance) {
  * (topo/binding.c), and the report no longer relays the old record. */
 Test(analyze,
      a_rank_on_its_gpus_local_cpus_is_not_unbound_whatever_was_recorded) {
-  const char *file = GCB_TEST_DATA "/device/h200-vm-quick-suite.json";
-  struct gcb_doc docs[1];
-  struct gcb_results *res = NULL;
-  struct gcb_model *m = NULL;
-  struct gcb_err err = {0};
-  cr_assert_eq(fx_interop_read(file, docs, 0, &res, &m, NULL, &err), GCB_OK,
-               "%s", err.msg);
-  docs[0] = fx_doc_read(file, res, m);
+  struct real x;
+  real_read("device/h200-vm-quick-suite.json", &x);
   bool recorded = false;
-  for (size_t i = 0; i < m->nnodes; i++)
-    for (size_t k = 0; k < m->nodes[i].nplacement; k++)
-      recorded |= strcmp(m->nodes[i].placement[k].kind, "unbound") == 0;
+  for (size_t i = 0; i < x.model->nnodes; i++)
+    for (size_t k = 0; k < x.model->nodes[i].nplacement; k++)
+      recorded |= strcmp(x.model->nodes[i].placement[k].kind, "unbound") == 0;
   cr_assert(recorded, "the document records the rank as unbound");
-  struct gcb_thresholds t;
-  gcb_thresholds_default(&t);
-  struct gcb_findings fs = {0};
-  cr_assert_eq(gcb_analyze(docs, 1, &t, &fs, &err), GCB_OK, "%s", err.msg);
-  for (size_t i = 0; i < fs.n; i++)
-    cr_expect_str_neq(fs.items[i].kind->name, "placement-unbound", "%s",
-                      fs.items[i].explanation);
-  gcb_findings_free(&fs);
-  fx_doc_free(&docs[0]);
-  gcb_results_free(res);
+  real_analyse(&x);
+  cr_expect_eq(real_count(&x, "placement-unbound"), 0);
+  real_done(&x);
 }
 
 /* Host ranks have no GPU to be moved away from: a real burn on the VM
  * (tests/data/burn), both ranks recorded unbound, says what being
  * unbound costs them, not "also away from its GPU". */
 Test(analyze, an_unbound_host_rank_is_not_told_about_its_gpu) {
-  const char *file = GCB_TEST_DATA "/burn/burn-real-vm-healthy.json";
-  struct gcb_doc docs[1];
-  struct gcb_results *res = NULL;
-  struct gcb_model *m = NULL;
-  struct gcb_err err = {0};
-  cr_assert_eq(fx_interop_read(file, docs, 0, &res, &m, NULL, &err), GCB_OK,
-               "%s", err.msg);
-  docs[0] = fx_doc_read(file, res, m);
-  struct gcb_thresholds t;
-  gcb_thresholds_default(&t);
-  struct gcb_findings fs = {0};
-  cr_assert_eq(gcb_analyze(docs, 1, &t, &fs, &err), GCB_OK, "%s", err.msg);
-  size_t n = 0;
-  for (size_t i = 0; i < fs.n; i++) {
-    if (strcmp(fs.items[i].kind->name, "placement-unbound") != 0)
+  struct real x;
+  real_read("burn/burn-real-vm-healthy.json", &x);
+  real_analyse(&x);
+  cr_expect_eq(real_count(&x, "placement-unbound"), 1);
+  for (size_t i = 0; i < x.fs.n; i++) {
+    const char *e = x.fs.items[i].explanation;
+    if (strcmp(x.fs.items[i].kind->name, "placement-unbound") != 0)
       continue;
-    n++;
-    cr_expect_null(strstr(fs.items[i].explanation, "GPU"), "%s",
-                   fs.items[i].explanation);
-    cr_expect_not_null(strstr(fs.items[i].explanation, "share cores"), "%s",
-                       fs.items[i].explanation);
+    cr_expect_null(strstr(e, "GPU"), "%s", e);
+    cr_expect_not_null(strstr(e, "share cores"), "%s", e);
   }
-  cr_expect_eq(n, 1);
-  gcb_findings_free(&fs);
-  fx_doc_free(&docs[0]);
-  gcb_results_free(res);
+  real_done(&x);
 }
 
 /* nvbandwidth measures each GPU's copy alone and states a rate: its
@@ -509,25 +511,11 @@ Test(analyze, an_nvbandwidth_rate_spread_is_no_imbalance) {
       "interop/superbench-nvbandwidth-v0.6.log",
       "interop/nvbandwidth-15-v0.2-rtx4090-cut.txt"};
   for (size_t k = 0; k < 2; k++) {
-    char file[512];
-    snprintf(file, sizeof file, "%s/%s", GCB_TEST_DATA, files[k]);
-    struct gcb_doc docs[1];
-    struct gcb_results *res = NULL;
-    struct gcb_model *m = NULL;
-    struct gcb_err err = {0};
-    cr_assert_eq(fx_interop_read(file, docs, 0, &res, &m, NULL, &err), GCB_OK,
-                 "%s", err.msg);
-    docs[0] = fx_doc_read(file, res, m);
-    struct gcb_thresholds t;
-    gcb_thresholds_default(&t);
-    struct gcb_findings fs = {0};
-    cr_assert_eq(gcb_analyze(docs, 1, &t, &fs, &err), GCB_OK, "%s", err.msg);
-    for (size_t i = 0; i < fs.n; i++)
-      cr_expect_str_neq(fs.items[i].kind->name, "imbalance", "%s: %s", files[k],
-                        fs.items[i].explanation);
-    gcb_findings_free(&fs);
-    fx_doc_free(&docs[0]);
-    gcb_results_free(res);
+    struct real x;
+    real_read(files[k], &x);
+    real_analyse(&x);
+    cr_expect_eq(real_count(&x, "imbalance"), 0, "%s", files[k]);
+    real_done(&x);
   }
 }
 
@@ -564,15 +552,9 @@ Test(analyze, real_vm_loops_inflated_by_descheduling_are_no_imbalance) {
   static const char *const files[] = {"compare/vm-quick-clean-b.json",
                                       "osu/gcbench-vm-osu_mbw_mr.json"};
   for (size_t k = 0; k < 2; k++) {
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", GCB_TEST_DATA, files[k]);
-    struct gcb_doc docs[1];
-    struct gcb_results *res = NULL;
-    struct gcb_model *m = NULL;
-    struct gcb_err err = {0};
-    cr_assert_eq(fx_interop_read(path, docs, 0, &res, &m, NULL, &err), GCB_OK,
-                 "%s", err.msg);
-    docs[0] = fx_doc_read(files[k], res, m);
+    struct real x;
+    real_read(files[k], &x);
+    const struct gcb_model *m = x.model;
     size_t inflated = 0;
     for (size_t i = 0; i < m->ncases; i++) {
       struct gcb_imbalance im;
@@ -581,21 +563,16 @@ Test(analyze, real_vm_loops_inflated_by_descheduling_are_no_imbalance) {
                   im.imbalance > 0.05 && im.typical <= 0.05;
     }
     cr_expect_gt(inflated, 0, "%s: loops inflated, medians even", files[k]);
-    struct gcb_thresholds t;
-    gcb_thresholds_default(&t);
-    struct gcb_findings fs = {0};
-    cr_assert_eq(gcb_analyze(docs, 1, &t, &fs, &err), GCB_OK, "%s", err.msg);
-    for (size_t i = 0; i < fs.n; i++) {
-      const struct gcb_finding *f = &fs.items[i];
+    real_analyse(&x);
+    for (size_t i = 0; i < x.fs.n; i++) {
+      const struct gcb_finding *f = &x.fs.items[i];
       struct gcb_imbalance im;
       if (strcmp(f->kind->name, "imbalance") != 0 || f->bench_case == NULL ||
           !gcb_analyze_case_imbalance(f->bench_case, &im))
         continue;
       cr_expect_gt(im.typical, 0.05, "%s: %s", files[k], f->explanation);
     }
-    gcb_findings_free(&fs);
-    fx_doc_free(&docs[0]);
-    gcb_results_free(res);
+    real_done(&x);
   }
 }
 
