@@ -68,6 +68,19 @@ static void criteria(struct dx *x, const char *text) {
       "%s", err.msg);
 }
 
+/* x holds the one file at path (any format the report reads), named name,
+ * and its diagnosis. */
+static void diagnose_file(struct dx *x, const char *path, const char *name) {
+  struct gcb_err err = {0};
+  struct gcb_model *m;
+  memset(x, 0, sizeof *x);
+  cr_assert_eq(fx_interop_read(path, x->docs, 0, &x->res[0], &m, NULL, &err),
+               GCB_OK, "%s: %s", name, err.msg);
+  x->docs[0] = fx_doc_read(name, x->res[0], m);
+  x->ndocs = 1;
+  diagnose(x);
+}
+
 /* The root cause whose component is called `name`, or NULL. */
 static const struct gcb_root_cause *cause(const struct dx *x,
                                           const char *name) {
@@ -391,15 +404,9 @@ Test(diagnose,
  * median of the node's pairs (rules_p2p.c), and its root cause says so,
  * not "what its unknown path carries". */
 Test(diagnose, a_pair_of_no_known_path_is_stated_against_its_peers) {
-  struct dx x = {0};
-  struct gcb_err err = {0};
-  struct gcb_model *m;
-  cr_assert_eq(fx_interop_read(DATA("interop/nvbandwidth-h200.json"), x.docs, 0,
-                               &x.res[0], &m, NULL, &err),
-               GCB_OK, "%s", err.msg);
-  x.docs[0] = fx_doc_read("nvbandwidth-h200.json", x.res[0], m);
-  x.ndocs = 1;
-  diagnose(&x);
+  struct dx x;
+  diagnose_file(&x, DATA("interop/nvbandwidth-h200.json"),
+                "nvbandwidth-h200.json");
   const struct gcb_root_cause *rc = cause(&x, "GPU 2 -> GPU 6");
   cr_assert_not_null(rc);
   cr_expect_str_eq(rc->summary,
@@ -411,15 +418,8 @@ Test(diagnose, a_pair_of_no_known_path_is_stated_against_its_peers) {
 /* An OSU log names no node and no rank count: its verdict's scope says
  * so, not "0 node(s)". */
 Test(diagnose, a_run_that_names_no_node_says_so_in_its_scope) {
-  struct dx x = {0};
-  struct gcb_err err = {0};
-  struct gcb_model *m;
-  cr_assert_eq(fx_interop_read(DATA("osu/osu-7.4-osu_bw-mpich-vm.txt"), x.docs,
-                               0, &x.res[0], &m, NULL, &err),
-               GCB_OK, "%s", err.msg);
-  x.docs[0] = fx_doc_read("osu_bw.txt", x.res[0], m);
-  x.ndocs = 1;
-  diagnose(&x);
+  struct dx x;
+  diagnose_file(&x, DATA("osu/osu-7.4-osu_bw-mpich-vm.txt"), "osu_bw.txt");
   cr_assert_eq(x.d.nmachines, 0);
   char scope[128];
   gcb_diagnosis_scope(&x.d, scope, sizeof scope);
@@ -433,15 +433,9 @@ Test(diagnose, a_run_that_names_no_node_says_so_in_its_scope) {
  * allreduce off its neighbours' line, a 4 KiB one above its floor). The
  * line states the pattern; its cost is the pattern's, not a row's. */
 Test(diagnose, a_root_cause_costs_what_its_statement_says) {
-  struct dx x = {0};
-  struct gcb_err err = {0};
-  struct gcb_model *m;
-  cr_assert_eq(fx_interop_read(DATA("compare/vm-default-suite.json"), x.docs, 0,
-                               &x.res[0], &m, NULL, &err),
-               GCB_OK, "%s", err.msg);
-  x.docs[0] = fx_doc_read("vm-default-suite.json", x.res[0], m);
-  x.ndocs = 1;
-  diagnose(&x);
+  struct dx x;
+  diagnose_file(&x, DATA("compare/vm-default-suite.json"),
+                "vm-default-suite.json");
   const struct gcb_root_cause *rc = cause(&x, "run");
   cr_assert_not_null(rc);
   const struct gcb_finding *stated = NULL;
@@ -502,15 +496,9 @@ Test(diagnose, a_pair_held_against_its_peers_is_stated_against_them) {
   close(fd);
   fx_write(doc, path);
   json_decref(doc);
-  struct dx x = {0};
-  struct gcb_err err = {0};
-  struct gcb_model *m;
-  cr_assert_eq(fx_interop_read(path, x.docs, 0, &x.res[0], &m, NULL, &err),
-               GCB_OK, "%s", err.msg);
+  struct dx x;
+  diagnose_file(&x, path, "peers.json");
   unlink(path);
-  x.docs[0] = fx_doc_read("peers.json", x.res[0], m);
-  x.ndocs = 1;
-  diagnose(&x);
   const struct gcb_root_cause *rc = cause(&x, "GPU 0 -> GPU 1");
   cr_assert_not_null(rc);
   cr_expect_str_eq(rc->summary, "NVLink 339.1 GB/s, 89 % of the median of the "
