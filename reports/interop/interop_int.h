@@ -168,9 +168,6 @@ bool gcb__lines_next(struct gcb__lines *r);
 /* Whether the line, after blanks, starts with `prefix`. */
 bool gcb__line_starts(const struct gcb__line *l, const char *prefix);
 
-/* The line as a string in buf, cut to size - 1 bytes. */
-void gcb__line_text(const struct gcb__line *l, char *buf, size_t size);
-
 /* Whether the line contains `needle`. */
 bool gcb__line_has(const struct gcb__line *l, const char *needle);
 

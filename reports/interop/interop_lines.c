@@ -115,10 +115,6 @@ bool gcb__line_starts(const struct gcb__line *l, const char *prefix) {
   return l->len - i >= k && memcmp(l->at + i, prefix, k) == 0;
 }
 
-void gcb__line_text(const struct gcb__line *l, char *buf, size_t size) {
-  snprintf(buf, size, "%.*s", (int)(l->len < size ? l->len : size - 1), l->at);
-}
-
 bool gcb__line_has(const struct gcb__line *l, const char *needle) {
   return gcb__text_has(l->at, l->len, needle, l->len);
 }
