@@ -62,6 +62,7 @@ struct gcb_pattern_live {
   char span[16];
   double group; /* ranks in each group (params.group); NAN unknown, 0
                    before the first part */
+  double skew;  /* ep's routing skew (params.skew); NAN elsewhere */
   struct gcb_pattern_rank *ranks; /* nranks, owned */
   int nranks;
   bool header;

@@ -144,6 +144,7 @@ static void print_variant(struct gcb_table *t) {
   pattern[strcspn(pattern, " ")] = '\0';
   struct gcb_pattern_group g = {.pattern = pattern,
                                 .group = pl->group,
+                                .skew = pl->skew,
                                 .nranks = (size_t)pl->nranks,
                                 .ranks = pl->ranks};
   gcb_pattern_group_derive(&g);
@@ -154,8 +155,11 @@ static void print_variant(struct gcb_table *t) {
   gcb_pattern_fmt_ms(g.exposed, exp, sizeof exp);
   gcb_pattern_fmt_overlap(g.measurable, g.overlap, g.overlap_noise, ov,
                           sizeof ov);
-  gcb_pattern_fmt_pct(g.busy_imbalance, cost, sizeof cost);
-  if (g.straggler >= 0)
+  bool even = gcb_pattern_group_even(&g);
+  gcb_pattern_fmt_pct(even ? g.busy_imbalance : NAN, cost, sizeof cost);
+  if (!even)
+    snprintf(who, sizeof who, "- (skew)");
+  else if (g.straggler >= 0)
     snprintf(who, sizeof who, "%lld", g.straggler);
   else
     snprintf(who, sizeof who, "-");
@@ -1125,7 +1129,8 @@ static void pattern_header(struct gcb_table *t, const struct gcb_record *rec) {
           "min(compute, comm) within [0, 1], +- its noise, \"no overlap "
           "measurable\" when the noise is larger; straggler: the rank that "
           "computes the most within the step, its cost (max - mean) / max "
-          "of that compute (docs/PATTERNS.md)\n");
+          "of that compute; none under routing skew, where the hot experts' "
+          "rank computes more by design (docs/PATTERNS.md)\n");
   fprintf(t->out,
           "# %-12s  %-16s  %-10s  %9s  %9s  %9s  %9s  %-21s  %9s  %9s\n",
           "pattern", "layout", "groups", "step", "compute", "comm", "exposed",
@@ -1183,6 +1188,8 @@ static void pattern_record(struct gcb_table *t, const struct gcb_record *rec) {
     snprintf(pl->span, sizeof pl->span, "%s", gcb_record_text(rec, "span"));
     int64_t group = gcb_record_int(rec, "group", -1);
     pl->group = group > 0 ? (double)group : NAN;
+    const struct gcb_param *skew = gcb_record_param(rec, "skew");
+    pl->skew = skew != NULL && skew->type == GCB_PARAM_DOUBLE ? skew->d : NAN;
   }
   for (int r = 0; r < rec->nranks && r < pl->nranks; r++) {
     const struct gcb_rank_result *rr = &rec->ranks[r];

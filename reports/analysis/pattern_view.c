@@ -320,9 +320,13 @@ void gcb_pattern_groups_free(struct gcb_pattern_groups *g) {
   memset(g, 0, sizeof *g);
 }
 
+bool gcb_pattern_group_even(const struct gcb_pattern_group *g) {
+  return !(g->skew > 0);
+}
+
 bool gcb_pattern_group_straggles(const struct gcb_pattern_group *g,
                                  double imbalance_pct) {
-  return g->nranks >= 2 && g->straggler >= 0 && !(g->skew > 0) &&
+  return g->nranks >= 2 && g->straggler >= 0 && gcb_pattern_group_even(g) &&
          g->busy_imbalance * 100 > imbalance_pct; /* false for NAN */
 }
 

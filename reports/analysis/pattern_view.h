@@ -99,11 +99,16 @@ enum gcb_status gcb_pattern_groups_build_model(const struct gcb_model *m,
 /* NULL is a no-op; the struct is zeroed. */
 void gcb_pattern_groups_free(struct gcb_pattern_groups *g);
 
+/* Whether the group's ranks were given the same work, so that the one
+ * computing the most is a straggler: not under routing skew (ep, skew >
+ * 0), whose hot experts' rank computes more by design (the skew rule
+ * states what that costs). The summary tables name no straggler where
+ * this is false. */
+bool gcb_pattern_group_even(const struct gcb_pattern_group *g);
+
 /* Whether the group's straggler holds its step back: its compute within
- * the step more than imbalance_pct (percent) above the mean, in a group
- * whose ranks were given the same work. Under routing skew (ep, skew > 0)
- * the hot experts' rank computes more by design; the skew rule states
- * what that costs. The one test of the rule, the report's table and the
+ * the step more than imbalance_pct (percent) above the mean, in an even
+ * group. The one test of the rule, the per-rank table's row mark and the
  * plot's star. */
 bool gcb_pattern_group_straggles(const struct gcb_pattern_group *g,
                                  double imbalance_pct);

@@ -1346,7 +1346,10 @@ static void pattern_row(struct gcb__tb *b, struct gcb_rtable *t, size_t d,
                           sizeof text);
   gcb__cell(b, r, 7, "%s", text);
   struct gcb_place p;
-  if (g->straggler >= 0) {
+  bool even = gcb_pattern_group_even(g);
+  if (!even) {
+    gcb__cell(b, r, 8, "- (skew)");
+  } else if (g->straggler >= 0) {
     gcb_model_place(model_of(b, d), g->straggler, &p);
     char gpu[32] = "";
     if (p.gpu >= 0)
@@ -1356,7 +1359,7 @@ static void pattern_row(struct gcb__tb *b, struct gcb_rtable *t, size_t d,
   } else {
     gcb__cell(b, r, 8, "-");
   }
-  gcb_pattern_fmt_pct(g->busy_imbalance, text, sizeof text);
+  gcb_pattern_fmt_pct(even ? g->busy_imbalance : NAN, text, sizeof text);
   gcb__cell(b, r, 9, "%s", text);
   gcb__cell_pct(b, r, 10, g->step_imbalance, false);
   gcb__cell_pct(b, r, 11, g->bubble_mean, false);
@@ -1469,7 +1472,9 @@ static void pattern_tables(struct gcb__tb *b) {
       "step; exposed comm = step - compute, at least 0; overlap = (compute "
       "+ comm - step) / min(compute, comm) within [0, 1] with its noise; "
       "the straggler computes the most within the step, its cost (max - "
-      "mean) / max of that compute; skew and placement costs compare with "
+      "mean) / max of that compute (none under routing skew, where the hot "
+      "experts' rank computes more by design); skew and placement costs "
+      "compare with "
       "uniform routing and with tensor parallelism inside a node "
       "(docs/PATTERNS.md)",
       h + (1 - run_col(b)));

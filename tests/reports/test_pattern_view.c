@@ -170,7 +170,8 @@ Test(pattern_view, findings_name_the_straggler_skew_placement_and_bubble) {
  * ep skew 1 with rank 0 computing 60 % more within the step (a real run
  * on this VM had it at 53 %: "rank 0 holds the step back in 1 of 7
  * pattern(s): ep skew 1 ...") is the skew rule's, which states its cost;
- * no straggler is named, and its table row and plot bar are not marked.
+ * no straggler is named, in the summary table or by a mark on its row
+ * of the per-rank table or its plot bar.
  * The same spread at skew 0 (equal work) names rank 0. */
 Test(pattern_view, a_skewed_eps_hot_rank_is_no_straggler) {
   double hot[GCB_PART_COUNT][2];
@@ -205,6 +206,13 @@ Test(pattern_view, a_skewed_eps_hot_rank_is_no_straggler) {
     cr_assert_eq(gcb_report_tables(&rep, &ts, &err), GCB_OK, "%s", err.msg);
     size_t marked = 0, tables = 0;
     for (size_t k = 0; k < ts.n; k++) {
+      const struct gcb_rtable *tb = &ts.items[k];
+      for (size_t c = 0; strcmp(tb->id, "patterns") == 0 && c < tb->ncols; c++)
+        if (strcmp(tb->cells[c], "straggler rank") == 0)
+          cr_expect_str_eq(tb->cells[tb->ncols + c],
+                           skew ? "- (skew)" : "0 (node00, GPU 0)",
+                           "the summary's straggler, skew %d: %s", skew,
+                           tb->cells[tb->ncols + c]);
       if (strncmp(ts.items[k].id, "pattern-1-", 10) != 0)
         continue;
       tables++;
