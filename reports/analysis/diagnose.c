@@ -896,10 +896,15 @@ static const char *label_of(const struct gcb_finding *f) {
   return colon != NULL ? colon + 2 : f->where.subject;
 }
 
-/* Text after a leading "rank N ", "rank N: " or "GPUN: " of an
- * explanation: the component's name says it already. */
-static const char *after_rank(const char *s) {
-  const char *p = s;
+/* Text after a leading "rank N ", "rank N: " or "GPUN: " of f's
+ * explanation: the component's name says it already. Not where the
+ * finding names several ranks ("ranks 0-1"): there "rank 0 is not bound
+ * ... (and 1 more like it)" is an example of them, and without its
+ * subject it would read "ranks 0-1 is not bound". */
+static const char *after_rank(const struct gcb_finding *f) {
+  const char *s = f->explanation, *p = s;
+  if (f->where.ranks[0] != '\0')
+    return s;
   if (strncmp(p, "rank ", 5) == 0)
     p += 5;
   else if (strncmp(p, "GPU", 3) == 0)
@@ -1065,7 +1070,7 @@ static bool at_rest(const struct dx *x, struct gcb_root_cause *rc,
                w, worst / e * 100, ex->basis[0] ? ex->basis : es, rest);
   }
   return say(rc, "%s, confirmed under load: %s, %.0f %% of %s",
-             after_rank(f->explanation), w, worst / e * 100, es);
+             after_rank(f), w, worst / e * 100, es);
 }
 
 /* ---- statements ---------------------------------------------------------- */
@@ -1140,7 +1145,7 @@ static bool statement(const struct dx *x, struct gcb_root_cause *rc,
     return at_case && say(rc, "%s (%s)", f->explanation, f->where.subject);
   case GCB_SAY_AT_CASE:
     return at_case && f->where.subject[0] != '\0' &&
-           say(rc, "%s: %s", f->where.subject, after_rank(f->explanation));
+           say(rc, "%s: %s", f->where.subject, after_rank(f));
   case GCB_SAY_EXPLANATION:
     break;
   }
@@ -1200,7 +1205,7 @@ static void dx_state(const struct dx *x, struct gcb_root_cause *rc) {
   }
   suggest(rc, f->suggestion);
   if (!statement(x, rc, f))
-    say(rc, "%s", after_rank(f->explanation));
+    say(rc, "%s", after_rank(f));
   if (!rc->cleared)
     also(x, rc, p);
 }

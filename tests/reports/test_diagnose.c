@@ -427,6 +427,26 @@ Test(diagnose, a_run_that_names_no_node_says_so_in_its_scope) {
   done(&x);
 }
 
+/* A placement finding of several ranks quotes one of them as its example:
+ * on a real quick suite of a 2-core VM run unbound, "ranks 0-1" states
+ * "rank 0 is not bound (CPUs 0-1: the whole machine) (and 1 more like
+ * it)"; with the example's subject cut it read "ranks 0-1 is not bound".
+ * A single rank's subject is still cut ("rank 1" then "slower ..."). */
+Test(diagnose, a_group_of_ranks_keeps_the_subject_of_its_example) {
+  struct dx x;
+  diagnose_file(&x, DATA("compare/vm-quick-clean-a.json"),
+                "vm-quick-clean-a.json");
+  const struct gcb_root_cause *rc = cause(&x, "ranks 0-1");
+  cr_assert_not_null(rc);
+  cr_expect_eq(strncmp(rc->summary, "rank 0 is not bound (CPUs 0-1", 29), 0,
+               "%s", rc->summary);
+  for (size_t i = 0; i < x.d.n; i++)
+    cr_expect_neq(strncmp(x.d.items[i].summary, "rank ", 5) == 0 &&
+                      x.d.items[i].comp.ranks[0] == '\0',
+                  true, "%s: %s", x.d.items[i].comp.name, x.d.items[i].summary);
+  done(&x);
+}
+
 /* The run's root cause gathers unrelated findings: on a real default
  * suite of a 2-core VM, an FSDP pattern's missing overlap (cost 16 %)
  * and two collective rows off their sweep (44 % and 74 %: a 512 B
