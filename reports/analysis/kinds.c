@@ -24,6 +24,8 @@
 const struct gcb_kind gcb_kinds[GCB_KIND_COUNT] = {
     KIND(RUN_STATUS, .name = "run-status", .family = GCB_FAM_RUN,
          .rule = {gcb__rule_run_status}, .group = GCB_GROUP_RUN,
+         /* "failed, not complete": its errors, where it has them, say why */
+         .secondary = true,
          .suggestion = "see errors[] and the job's log; rerun the missing "
                        "cases"),
     KIND(RUN_ERROR, .name = "run-error", .family = GCB_FAM_OF_CASE,

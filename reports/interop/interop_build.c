@@ -548,6 +548,20 @@ enum gcb_status gcb__conv_timeout(struct gcb__conv *cv, const char *bench,
   return add_entry(cv, bench, label, "ETIMEOUT", 0, message);
 }
 
+enum gcb_status gcb__conv_failure(struct gcb__conv *cv,
+                                  const struct gcb__failure *f,
+                                  const char *bench, const char *label) {
+  if (f->lines == 0)
+    return GCB_OK;
+  gcb__conv_run_set(cv, "status", gcb__mvalue_string(cv->m, "failed"));
+  char more[64] = "";
+  if (f->lines > 1)
+    snprintf(more, sizeof more, " (%zu lines of failure in all)", f->lines);
+  return gcb__conv_error(cv, bench, label, gcb_status_name(f->status),
+                         "the run failed: line %d: %s%s", f->line, f->text,
+                         more);
+}
+
 /* ---- collective rows ---------------------------------------------------- */
 
 /*

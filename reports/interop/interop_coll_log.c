@@ -52,6 +52,7 @@ struct gcb__coll_log {
   unsigned char *seen; /* ranks already in ranks[] */
   size_t nseen, total_rows, tables;
   bool rccl;
+  struct gcb__failure failure; /* the run failed: rows after it are none */
 };
 
 /* ---- the device list ---------------------------------------------------- */
@@ -271,17 +272,26 @@ static enum gcb_status excerpt(struct gcb__coll_log *x, int line) {
 static enum gcb_status log_end(struct gcb__coll_log *x,
                                const struct gcb__lines *r) {
   enum gcb_status st = GCB_OK;
-  bool open = x->table.started && !x->table.closed;
+  bool failed = x->failure.lines > 0;
+  bool open = x->table.started && !x->table.closed && !failed;
   int header = x->table.line;
-  /* cut inside a row (or before any): cut; after a whole row: an excerpt */
+  char op[32]; /* the failed test's */
+  snprintf(op, sizeof op, "%s",
+           x->table.op[0]  ? x->table.op
+           : x->next_op[0] ? x->next_op
+                           : "log");
+  /* cut inside a row (or before any): cut; after a whole row: an excerpt;
+   * a failure says itself */
   if (open && (r->cut || x->table.rows == 0))
     st = cut(x, r->cut ? r->cut : r->number);
   else if (open)
     st = excerpt(x, x->table.row[x->table.rows - 1].line);
   if (st == GCB_OK)
     st = table_end(x);
+  if (st == GCB_OK)
+    st = gcb__conv_failure(x->cv, &x->failure, "coll", op);
   struct gcb_model *m = x->cv->m;
-  if (st == GCB_OK && m->ncases == 0 && x->cv->m->nskips == 0)
+  if (st == GCB_OK && m->ncases == 0 && m->nskips == 0 && m->nerrors == 0)
     st = gcb__conv_bad_line(x->cv, header ? header : 1,
                             "no result rows after the column header");
   long long ranks = x->max_rank >= 0 ? x->max_rank + 1 : x->ngpus;
@@ -306,9 +316,19 @@ static int detect_log(const struct gcb__sniff *s, char *why, size_t size,
   bool marker = gcb__text_has(s->text, win, "rccl-tests", win) ||
                 gcb__text_has(s->text, win, "RCCL version", win) ||
                 gcb__text_has(s->text, win, "AMD Instinct", win);
-  while (gcb__lines_next(&r))
+  /* a run that failed before its first test prints no column header:
+   * its "nThread 1 nGpus 8 ..." line, then the failure */
+  struct gcb__failure failure = {0};
+  bool banner = false;
+  while (gcb__lines_next(&r)) {
     if (r.n <= GCB__MAX_TOKENS && header_line(r.tok, r.n))
       return rccl == marker ? 70 : rccl ? 0 : 40;
+    banner = banner ||
+             (r.n > 3 && strcmp(r.tok[r.tok[0][0] == '#'], "nThread") == 0 &&
+              gcb__line_has(&r.l, " nGpus "));
+    if (banner && gcb__failure_see(&failure, &r.l))
+      return rccl == marker ? 70 : rccl ? 0 : 40;
+  }
   if (rccl && !marker)
     snprintf(why, size, "no rccl-tests marker");
   else
@@ -527,6 +547,8 @@ static enum gcb_status convert(struct gcb__conv *cv, const json_t *root) {
             gcb__text_has(cv->text, cv->len, "rccl-tests", GCB__DETECT_WINDOW);
   gcb__conv_run(cv, x->rccl ? "rccl-tests" : "nccl-tests");
   while (st == GCB_OK && r.cut == 0 && gcb__lines_next(&r)) {
+    if (gcb__failure_see(&x->failure, &r.l) || x->failure.lines > 0)
+      continue; /* nccl-tests stops there: a trace follows, no rows */
     if (r.n > GCB__MAX_TOKENS)
       continue; /* no line of these tools has that many words */
     if (x->table.started && !x->table.closed && is_row(r.tok, r.n))

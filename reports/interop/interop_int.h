@@ -171,6 +171,29 @@ bool gcb__line_starts(const struct gcb__line *l, const char *prefix);
 /* Whether the line contains `needle`. */
 bool gcb__line_has(const struct gcb__line *l, const char *needle);
 
+/* The lines by which a tool or its launcher says the run failed:
+ * nccl-tests' CUDACHECK, NCCLCHECK and TESTCHECK (its src/common.h:
+ * "HOST: Test NCCL failure common.cu:1204 '...'", "HOST: Test CUDA
+ * failure ...", " .. HOST pid 12: Test failure common.cu:915" from each
+ * caller up the stack), a process killed by a signal (UCX's "Caught signal
+ * 7 (Bus error ...)", Open MPI's "*** Process received signal ***" and
+ * "Signal: Segmentation fault (11)"), a launcher telling a rank's exit
+ * (mpirun's "exited with non-zero status", srun's "Exited with exit
+ * code"). A log that has one is of a run that failed: its rows up to there
+ * are kept, what follows is its trace, not rows. */
+struct gcb__failure {
+  size_t lines;           /* failure lines seen */
+  int line;               /* the one quoted: the first, or the first that
+                             names a cause (not a caller or the launcher) */
+  bool cause;             /* the quoted line names a cause */
+  enum gcb_status status; /* ENCCL, ECUDA, else EINTERNAL */
+  char text[160];         /* its words, printable ASCII, cut */
+};
+
+/* Whether l is a failure line; counts it in f, and quotes it where it is
+ * the first or the first that names a cause. */
+bool gcb__failure_see(struct gcb__failure *f, const struct gcb__line *l);
+
 /* Whether r's line is the last of its text or only blanks follow it: a
  * short row there is a cut, which r->cut then records. */
 bool gcb__lines_cut(struct gcb__lines *r);
@@ -223,6 +246,13 @@ void gcb__conv_software(struct gcb__conv *cv, const char *key,
 enum gcb_status gcb__conv_timeout(struct gcb__conv *cv, const char *bench,
                                   const char *label, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+
+/* The run failed (f has a line): its status is "failed", and an error
+ * (rank -1) of bench and label quotes f's line, as gcb__conv_error. A
+ * no-op where f has none. */
+enum gcb_status gcb__conv_failure(struct gcb__conv *cv,
+                                  const struct gcb__failure *f,
+                                  const char *bench, const char *label);
 
 /* The node of cv->m on host `host`, added with the next index and its
  * machine unknown (0) when there is none: its index in *index. A host

@@ -119,6 +119,41 @@ bool gcb__line_has(const struct gcb__line *l, const char *needle) {
   return gcb__text_has(l->at, l->len, needle, l->len);
 }
 
+bool gcb__failure_see(struct gcb__failure *f, const struct gcb__line *l) {
+  static const struct {
+    const char *says;
+    bool cause;
+    enum gcb_status status;
+  } signs[] = {
+      {"Test NCCL failure", true, GCB_ENCCL},
+      {"Test CUDA failure", true, GCB_ECUDA},
+      {"Caught signal", true, GCB_EINTERNAL},
+      {"] Signal: ", true, GCB_EINTERNAL},
+      {"Segmentation fault", true, GCB_EINTERNAL},
+      {": Test failure ", false, GCB_EINTERNAL},
+      {"*** Process received signal ***", false, GCB_EINTERNAL},
+      {"exited with non-zero status", false, GCB_EINTERNAL},
+      {"Exited with exit code", false, GCB_EINTERNAL},
+  };
+  size_t k = 0, n = sizeof signs / sizeof *signs;
+  while (k < n && !gcb__line_has(l, signs[k].says))
+    k++;
+  if (k == n)
+    return false;
+  if (f->lines++ == 0 || (signs[k].cause && !f->cause)) {
+    f->line = l->number;
+    f->cause = signs[k].cause;
+    f->status = signs[k].status;
+    size_t i = 0, j = 0;
+    while (i < l->len && (l->at[i] == ' ' || l->at[i] == '\t'))
+      i++;
+    for (; i < l->len && j + 1 < sizeof f->text; i++)
+      f->text[j++] = l->at[i] >= ' ' && l->at[i] <= '~' ? l->at[i] : '?';
+    f->text[j] = '\0';
+  }
+  return true;
+}
+
 bool gcb__lines_cut(struct gcb__lines *r) {
   size_t next = r->pos;
   while (next < r->len && isspace((unsigned char)r->text[next]))

@@ -72,6 +72,7 @@ struct gcb__osu {
   long long next_ranks;    /* from a launcher line, for the next title */
   long long pairs, window; /* osu_mbw_mr's "# [ pairs: N ] [ window ... ]" */
   long long max_ranks;     /* run.ranks */
+  struct gcb__failure failure; /* the run failed: rows after it are none */
 };
 
 /* ---- the programs gcbench also runs ------------------------------------- */
@@ -432,6 +433,8 @@ static void datatype(struct gcb__osu *o, const struct gcb__line *l) {
 
 static enum gcb_status line(struct gcb__osu *o, struct gcb__lines *r) {
   const struct gcb__line *l = &r->l;
+  if (gcb__failure_see(&o->failure, l) || o->failure.lines > 0)
+    return GCB_OK; /* a crash's trace follows ("  0 0x00054db0 ..."), no rows */
   if (gcb__line_starts(l, "# OSU ")) {
     return title(o, l);
   }
@@ -471,13 +474,16 @@ static enum gcb_status convert(struct gcb__conv *cv, const json_t *root) {
   enum gcb_status st = GCB_OK;
   while (st == GCB_OK && r.cut == 0 && gcb__lines_next(&r))
     st = line(&o, &r);
-  if (st == GCB_OK && r.cut) /* the rows before stay, the cut is said */
+  if (st == GCB_OK)
+    st = gcb__conv_failure(cv, &o.failure, "osu", o.bench ? o.bench : "log");
+  if (st == GCB_OK && r.cut && o.failure.lines == 0) /* rows kept, cut said */
     st = gcb__conv_timeout(cv, "osu", o.bench,
                            "the output ends at line %d inside a row of %s (a "
                            "timeout or a truncated copy): the rows before are "
                            "kept",
                            r.cut, o.bench);
-  if (st == GCB_OK && cv->m->ncases == 0 && cv->m->nskips == 0)
+  if (st == GCB_OK && cv->m->ncases == 0 && cv->m->nskips == 0 &&
+      cv->m->nerrors == 0)
     st = gcb__conv_bad_line(cv, r.number, "no result rows");
   gcb__conv_run_set(cv, "ranks", gcb__mvalue_int(o.max_ranks));
   free(o.bench);

@@ -427,6 +427,21 @@ Test(diagnose, a_run_that_names_no_node_says_so_in_its_scope) {
   done(&x);
 }
 
+/* A run that failed states why, not that its status is "failed": the
+ * error its log gives (nccl-tests' NCCLCHECK line, NVIDIA/nccl-tests
+ * issue 322) leads, the status is the consequence. */
+Test(diagnose, a_failed_run_states_its_error_not_its_status) {
+  struct dx x;
+  diagnose_file(&x, DATA("interop/nccl-tests-322-h100-ncclfailure-cut.txt"),
+                "nccl-tests-322.txt");
+  const struct gcb_root_cause *rc = cause(&x, "run");
+  cr_assert_not_null(rc);
+  cr_expect_eq(rc->severity, GCB_SEV_FAIL);
+  cr_expect_eq(strncmp(rc->summary, "ENCCL: the run failed: line 34: ", 32), 0,
+               "%s", rc->summary);
+  done(&x);
+}
+
 /* A placement finding of several ranks quotes one of them as its example:
  * on a real quick suite of a 2-core VM run unbound, "ranks 0-1" states
  * "rank 0 is not bound (CPUs 0-1: the whole machine) (and 1 more like

@@ -143,21 +143,23 @@ static const struct coll_file {
     /* rccl-tests develop:83d38d9 on 8 MI300X, pasted up to one row. */
     {"rccl-tests-hpc-ai-envs-30-mi300x.txt", "allreduce", "rccl-tests",
      "unknown", 8, 1, 1, true},
+    /* 2 x 8 H100 (of 128 x 8): five rows, then NCCL failures: failed. */
+    {"nccl-tests-322-h100-ncclfailure-cut.txt", "allreduce", "nccl-tests",
+     "failed", 16, 2, 5, true},
 };
 
 /* One half of a row: the case equals the printed time, algbw, busbw. */
-static void expect_half(const struct coll_file *f, const struct gcb_model_case *c, char **tok,
+static void expect_half(const struct coll_file *f,
+                        const struct gcb_model_case *c, char **tok,
                         double size) {
   cr_assert_not_null(c, "%s: row of %g bytes", f->file, size);
   cr_expect_str_eq(gcb_model_param_str(c, "op"), f->op, "%s", f->file);
-  double t =
-      c->summary.time_mean;
+  double t = c->summary.time_mean;
   cr_expect_float_eq(t * 1e6, num(tok[0]), 1e-9 * num(tok[0]), "%s %g: time",
                      f->file, size);
   cr_expect_eq(summary(c, "algbw"), num(tok[1]), "%s %g: algbw", f->file, size);
   cr_expect_eq(summary(c, "busbw"), num(tok[2]), "%s %g: busbw", f->file, size);
-  bool checked =
-      c->validation.checked;
+  bool checked = c->validation.checked;
   cr_expect_eq(checked, strcmp(tok[3], "N/A") != 0, "%s: #wrong %s", f->file,
                tok[3]);
   cr_expect_eq(checked, f->checked);
@@ -199,8 +201,7 @@ static void check_coll_file(const struct coll_file *f) {
                   tok + n - 8 + 4 * h, size);
   }
   cr_expect_eq(rows, f->rows, "%s: every row", f->file);
-  cr_expect_eq(r->nskips, 2 * zero,
-               "%s: the 0-byte rows", f->file);
+  cr_expect_eq(r->nskips, 2 * zero, "%s: the 0-byte rows", f->file);
   free(text);
   gcb_model_free(r);
 }
@@ -241,6 +242,76 @@ Test(interop_corpus, excerpts_keep_their_rows_and_say_they_are_excerpts) {
   gcb_model_free(r);
 }
 
+/* A run that failed says so (nccl-tests' NCCLCHECK, CUDACHECK and
+ * TESTCHECK lines, a crash's signal): its rows before the failure are
+ * kept, its status is "failed" and one error quotes the line that names
+ * the cause; what follows (callers' "Test failure" lines, a backtrace
+ * whose frames start with a number) is no row. Before, the nccl-tests log
+ * of issue 322 read as a complete excerpt (a PASS) and the OSU log as a
+ * malformed row 14 (its 13 rows lost). */
+Test(interop_corpus, a_run_that_failed_keeps_its_rows_and_says_why) {
+  static const struct {
+    const char *file, *status, *says;
+    enum gcb_format format;
+    size_t cases;
+  } failed[] = {
+      {"nccl-tests-322-h100-ncclfailure-cut.txt", "ENCCL",
+       "the run failed: line 34: HCA-128: Test NCCL failure common.cu:1204 "
+       "'unhandled cuda error (run with NCCL_DEBUG=INFO for details) / ' (6 "
+       "lines of failure in all)",
+       GCB_FORMAT_NCCL_TESTS, 10},
+      {"libfabric-11231-osu_bibw-buserror-cut.txt", "EINTERNAL",
+       "the run failed: line 24: [b5302:2889239:0:2889239] Caught signal 7 "
+       "(Bus error: nonexistent physical address)",
+       GCB_FORMAT_OSU, 13},
+  };
+  for (size_t i = 0; i < sizeof failed / sizeof *failed; i++) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/interop/%s", GCB_TEST_DATA, failed[i].file);
+    struct gcb_model *r = load(path, failed[i].format);
+    cr_expect_str_eq(r->run.status, "failed", "%s", failed[i].file);
+    cr_expect_eq(r->ncases, failed[i].cases, "%s: its rows", failed[i].file);
+    cr_assert_eq(r->nerrors, 1, "%s", failed[i].file);
+    cr_expect_str_eq(r->errors[0].status, failed[i].status);
+    cr_expect_str_eq(r->errors[0].message, failed[i].says);
+    gcb_model_free(r);
+  }
+}
+
+/* A run that failed before its first row (after the device list, or
+ * after the column header) is refused as no measurement, naming the
+ * failure: before, the first read as no format at all ("no column
+ * header"), the second as "no result rows". */
+Test(interop_corpus, a_run_that_failed_before_its_first_row_names_its_failure) {
+  static const struct {
+    const char *file, *says;
+  } failed[] = {
+      {"nccl-tests-369-gh200-cuda-failure.txt",
+       "(read as nccl-tests log: no case; 1 error(s), the first: the run "
+       "failed: line 14: gpu-1-1: Test CUDA failure common.cu:1304 "
+       "'CUDA-capable device(s) is/are busy or unavailable' (12 lines of "
+       "failure in all))"},
+      {"nccl-tests-124-rtx3090-ncclfailure.txt",
+       "(read as nccl-tests log: no case; 1 error(s), the first: the run "
+       "failed: line 10: ArchLinux: Test NCCL failure all_reduce.cu:44 "
+       "'unhandled cuda error / ' (7 lines of failure in all))"},
+      {"cscs-osu_iallreduce-segfault.txt",
+       "(read as OSU: no case; 1 error(s), the first: the run failed: line 9: "
+       "[nid006549:31808] Signal: Segmentation fault (11)"},
+  };
+  for (size_t i = 0; i < sizeof failed / sizeof *failed; i++) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/interop/%s", GCB_TEST_DATA, failed[i].file);
+    struct gcb_results *r = NULL;
+    struct gcb_model *m = NULL;
+    struct gcb_err err = {0};
+    cr_expect_eq(fx_interop_read(path, NULL, 0, &r, &m, NULL, &err), GCB_EINPUT,
+                 "%s", failed[i].file);
+    cr_expect_null(m);
+    cr_expect(strstr(err.msg, failed[i].says) != NULL, "%s", err.msg);
+  }
+}
+
 /* ---- rccl-tests JSON lines ---------------------------------------------- */
 
 Test(interop_corpus, rccl_json_lines_keep_every_figure) {
@@ -269,9 +340,7 @@ Test(interop_corpus, rccl_json_lines_keep_every_figure) {
     lines++;
   }
   cr_expect_eq(r->ncases, lines);
-  cr_expect_eq(
-      r->run.ranks, 4,
-      "\"gpus\": 4");
+  cr_expect_eq(r->run.ranks, 4, "\"gpus\": 4");
   free(text);
   gcb_model_free(r);
 }
@@ -332,10 +401,8 @@ Test(interop_corpus, osu_outputs_keep_every_figure) {
     size_t rows = check_osu_text(&osu_files[i], text, r);
     cr_expect_gt(rows, 15);
     cr_expect_eq(r->ncases, rows, "%s", osu_files[i].file);
-    cr_expect_eq(
-        r->nskips,
-        strcmp(osu_files[i].op, "latency") == 0, "%s: the 0-byte row",
-        osu_files[i].file);
+    cr_expect_eq(r->nskips, strcmp(osu_files[i].op, "latency") == 0,
+                 "%s: the 0-byte row", osu_files[i].file);
     free(text);
     gcb_model_free(r);
   }
@@ -358,9 +425,9 @@ Test(interop_corpus, concatenated_osu_benchmarks_read_as_one) {
   struct gcb_results *none = NULL;
   struct gcb_model *r = NULL;
   struct gcb_err err = {0};
-  cr_assert_eq(gcb_interop_parse(all, total, "osu.txt", NULL, 0, &none, &r,
-                                 NULL, &err),
-               GCB_OK, "%s", err.msg);
+  cr_assert_eq(
+      gcb_interop_parse(all, total, "osu.txt", NULL, 0, &none, &r, NULL, &err),
+      GCB_OK, "%s", err.msg);
   size_t rows = 0;
   for (size_t i = 0; i < 3; i++) {
     rows += check_osu_text(&osu_files[i], texts[i], r);
@@ -398,7 +465,8 @@ static bool has_cell(const struct gcb_model *r, const char *name, size_t row,
           gcb_model_param_num(c, "dst") == (double)(read ? row : col))
         return true;
     } else if (strcmp(bench, "imported") == 0 &&
-               gcb_model_param_num(c, "row") == row && gcb_model_param_num(c, "col") == col &&
+               gcb_model_param_num(c, "row") == row &&
+               gcb_model_param_num(c, "col") == col &&
                summary(c, "median") == v)
       return true;
   }
@@ -506,8 +574,7 @@ Test(interop_corpus, nvbandwidth_latency_and_all_to_host_are_kept) {
   cr_expect_not_null(find_str(r, "imported", "name",
                               "host_to_all_bidirectional_memcpy_sm", NULL,
                               NULL));
-  cr_expect_eq(r->nskips,
-               17, "every Waived: line");
+  cr_expect_eq(r->nskips, 17, "every Waived: line");
   gcb_model_free(r);
 }
 

@@ -103,6 +103,32 @@ static json_t *doc_of(const char *backend, const char *model) {
                    "cases");
 }
 
+/* A run that names no GPU model says "(host backend)" only where it ran
+ * on the host backend: an imported OSU or nccl-tests log of GPUs that
+ * names none is "cuda" (it said "host backend" for those too). */
+Test(skus, no_model_says_host_backend_only_for_the_host_backend) {
+  static const struct {
+    const char *backend, *line;
+  } rows[] = {
+      {"host", "no built-in expectation applies: the run names no GPU model "
+               "(host backend)"},
+      {"cuda", "no built-in expectation applies: the run names no GPU model"},
+  };
+  for (size_t r = 0; r < sizeof rows / sizeof *rows; r++) {
+    json_t *root = doc_of(rows[r].backend, "");
+    struct gcb_doc d = fx_doc_of("doc.json", root);
+    struct gcb_criteria *cr = NULL;
+    struct gcb_err err = {0};
+    char line[256];
+    cr_assert_eq(gcb_expect_builtin(&d, 1, &cr, line, sizeof line, &err),
+                 GCB_OK, "%s", err.msg);
+    cr_expect_str_eq(line, rows[r].line);
+    cr_expect_null(cr);
+    fx_doc_free(&d);
+    json_decref(root);
+  }
+}
+
 Test(skus, a_file_is_chosen_by_the_exact_model_name) {
   static const struct {
     const char *backend, *model, *line;
