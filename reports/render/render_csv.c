@@ -4,7 +4,8 @@
  * spreadsheets and scripts: one column per field, every benchmark family's
  * parameters included (docs/REPORTS.md lists them). Text fields go through
  * gcb_escape_csv (RFC 4180 quoting, formula guard); numbers are written with 10
- * significant digits, empty when the document has none.
+ * significant digits, integers of 10^10 and more whole, empty when the
+ * document has none.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -60,11 +61,20 @@ static void text(FILE *out, const char *s) {
   gcb_escape_csv(out, s);
 }
 
+/* x with 10 significant digits, but an integer whole: %.10g writes a
+ * size of 17179869184 bytes (16 GiB, a row of nccl-tests) as
+ * 1.717986918e+10, which reads back 4 bytes short. Returns the length. */
+static size_t number_text(char *buf, double x) {
+  if (fabs(x) >= 1e10 && fabs(x) < 0x1p53 && x == floor(x))
+    return gcb_fmtnum_ll(buf, (long long)x);
+  return gcb_fmtnum_g(buf, x, 10);
+}
+
 static void num(FILE *out, double x) {
-  if (isnan(x))
-    fputc(',', out);
-  else
-    fprintf(out, ",%.10g", x);
+  char buf[GCB_FMTNUM_MAX];
+  fputc(',', out);
+  if (!isnan(x))
+    fwrite(buf, 1, number_text(buf, x), out);
 }
 
 static void integer(FILE *out, long long v) {
@@ -173,7 +183,7 @@ static char *case_prefix(size_t d, const struct gcb_model *m,
 static void row_num(struct gcb__rows *r, double x) {
   char *at = gcb__rows_room(r, GCB_FMTNUM_MAX + 1);
   *at = ',';
-  r->n += 1 + (isnan(x) ? 0 : gcb_fmtnum_g(at + 1, x, 10));
+  r->n += 1 + (isnan(x) ? 0 : number_text(at + 1, x));
 }
 
 static void row_int(struct gcb__rows *r, long long v) {

@@ -264,6 +264,37 @@ Test(render, input_text_comes_out_inert_in_every_format) {
   json_decref(doc);
 }
 
+/* results.csv keeps a size of 10^10 bytes or more whole: nccl-tests'
+ * 16 GiB row, a real in the converted log's model, read back as
+ * 1.717986918e+10, 4 bytes short, in pandas. A figure keeps its 10
+ * significant digits. */
+Test(render, csv_keeps_large_integer_sizes_whole) {
+  json_t *doc = fx_doc(2, 1, 4, "Test CPU");
+  const double figs[] = {183.83, 183.9};
+  fx_add_case(doc, fx_case("coll", "allreduce 16G",
+                           "{\"op\": \"allreduce\", \"size\": 17179869184.0, "
+                           "\"count\": 4294967296.0}",
+                           "GB/s", figs, 2, 0.01, NULL));
+  fx_check_valid(doc);
+  struct gcb_doc d = fx_doc_of("big.json", doc);
+  struct gcb_thresholds th;
+  struct gcb_findings f = {0};
+  struct gcb_err err = {0};
+  gcb_thresholds_default(&th);
+  cr_assert_eq(gcb_analyze(&d, 1, &th, &f, &err), GCB_OK);
+  struct gcb_report rep = {
+      .docs = &d, .ndocs = 1, .findings = &f, .thresholds = &th};
+  size_t len;
+  char *out = render(&gcb_render_csv, &rep, &len);
+  cr_expect_not_null(strstr(out, ",17179869184,4294967296,"), "%s", out);
+  cr_expect_null(strstr(out, "e+"), "%s", out);
+  cr_expect_not_null(strstr(out, ",183.83,"), "%s", out);
+  free(out);
+  gcb_findings_free(&f);
+  fx_doc_free(&d);
+  json_decref(doc);
+}
+
 /* The plot script of doc (taken), and how many plots it draws; the
  * caller frees it. */
 static char *plot_script_of_doc(json_t *doc, size_t *nplots) {
