@@ -160,7 +160,7 @@ const struct gcb_threshold_def gcb_threshold_defs[] = {
     {"trend_pct", TH(trend_pct), 50, 0, 10000,
      "warn when a sweep row's time is this % above the log-log line "
      "through its neighbours (its busbw below 1 / (1 + this / 100) of it)"},
-    {"latency_floor_x", TH(latency_floor_x), 3, 1, 1e6,
+    {"latency_floor_x", TH(latency_floor_x), 4, 1, 1e6,
      "warn when a small message takes more than this many times its "
      "floor (the fastest time of the operation on its transport, plus its "
      "bytes at the sweep's best busbw)"},

@@ -20,8 +20,13 @@
  *    type or in-place: no message of that operation is
  *    faster than the transport's latency) plus the row's bytes at the
  *    best bandwidth of its sweep (Hockney's alpha + n / beta, both
- *    measured); latency_floor_x 3 leaves room for the knee between the two
- *    regimes, where pipelining is poorest (real sweeps reach 2.3x).
+ *    measured); latency_floor_x 4 leaves room for the knee between the two
+ *    regimes, where pipelining is poorest and NCCL switches to its Simple
+ *    protocol, whose latency its own model puts at 3.6x LL's for 2 nodes
+ *    of 4 GPUs (src/graph/tuning.cc: baseLat + hwLat over 14 ring steps,
+ *    2 across the network: 68 us against 19 us); a healthy sweep of that
+ *    shape (eth-cscs docs' GH200 allreduce, tests/data/interop) takes
+ *    3.7x its floor at 64 KiB.
  *    A row the trend rule flags is not reported twice.
  * Both judge a row's loop (the figure's time) and, where the document has
  * them, its per-call medians: a loop that lost its core once (a 14 us
@@ -33,6 +38,8 @@
  * the reverse, would flag smooth sweeps); the floor still judges them.
  */
 #include <math.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,11 +51,17 @@
 /* One row of a sweep. */
 struct row {
   const struct gcb_model_case *c;
-  double size, t, busbw; /* bytes, seconds (mean over ranks), GB/s or NAN */
-  double tm;             /* the per-call medians' mean over ranks; NAN */
-  size_t order;          /* the case's position, for stable sorting */
-  bool trend;            /* flagged by the trend rule */
-  size_t alpha;          /* the fastest row of its floor key */
+  double size, t, busbw;   /* bytes, seconds (mean over ranks), GB/s or NAN */
+  double tm;               /* the per-call medians' mean over ranks; NAN */
+  size_t order;            /* the case's position, for stable sorting */
+  bool trend;              /* flagged by the trend rule */
+  size_t alpha;            /* the fastest row of its floor key */
+  size_t twin;             /* the same size in the other half; SIZE_MAX */
+  size_t prev;             /* off's line: through rows prev and prev + 2 */
+  double off, off_calls;   /* time over the line through its neighbours, of
+                              its loop and its calls' medians; NAN none */
+  double over, over_calls; /* time over its floor (small rows); NAN none */
+  double bytes_t;          /* the floor's time for its bytes */
   char sweep[GCB_VIEW_SWEEP_KEY + 8], floor[192];
 };
 
@@ -131,8 +144,15 @@ static struct row *rows_of(const struct gcb_model *m, size_t *n) {
         gcb_model_case_alone(m, c))
       continue;
     struct row *x = &r[(*n)++];
-    *x = (struct row){
-        .c = c, .size = size, .t = t, .tm = median_calls(c), .order = i};
+    *x = (struct row){.c = c,
+                      .size = size,
+                      .t = t,
+                      .tm = median_calls(c),
+                      .order = i,
+                      .off = NAN,
+                      .off_calls = NAN,
+                      .over = NAN,
+                      .over_calls = NAN};
     x->busbw = c->summary.busbw;
     char key[GCB_VIEW_SWEEP_KEY];
     gcb_model_sweep_key(c, key, sizeof key);
@@ -184,8 +204,9 @@ static double on_line(const struct row *a, const struct row *b, double s,
 }
 
 static enum gcb_status trend_finding(const struct gcb__rule_ctx *cx,
-                                     const struct row *x, const struct row *a,
-                                     const struct row *b, double line) {
+                                     const struct row *r, const struct row *x) {
+  const struct row *a = &r[x->prev], *b = &r[x->prev + 2];
+  double line = x->t / x->off;
   struct gcb_finding *f = push_row(cx, x, line);
   if (f == NULL)
     return GCB_ENOMEM;
@@ -202,32 +223,24 @@ static enum gcb_status trend_finding(const struct gcb__rule_ctx *cx,
                       "line through its neighbours (%.0f B: %s, %.0f B: %s)%s",
                       x->c->op, x->c->backend, x->size,
                       gcb_analyze_case_in_place(x->c) ? " in place" : "", ts,
-                      times(x->t / line, 2, k, sizeof k), ls, a->size, as,
-                      b->size, bs, bw);
+                      times(x->off, 2, k, sizeof k), ls, a->size, as, b->size,
+                      bs, bw);
   gcb__rule_suggest(f);
   return GCB_OK;
 }
 
-/* Judges the interior rows of the sweep rows [from, to), marking them;
- * reports them when `report`. */
-static enum gcb_status trend(const struct gcb__rule_ctx *cx, struct row *r,
-                             size_t from, size_t to, bool report) {
-  double limit = 1 + cx->t->trend_pct / 100;
-  enum gcb_status st = GCB_OK;
-  for (size_t j = from + 1; j + 1 < to && st == GCB_OK; j++) {
+/* Sets off (and off_calls) of the interior rows of the sweep rows [from,
+ * to): the time over the log-log line through the two neighbours. */
+static void lines(struct row *r, size_t from, size_t to) {
+  for (size_t j = from + 1; j + 1 < to; j++) {
     struct row *a = &r[j - 1], *x = &r[j], *b = &r[j + 1];
     if (!(a->size > 0) || !(a->size < x->size) || !(x->size < b->size))
       continue; /* a repeated size, or size 0: no line */
-    double line = on_line(a, b, x->size, false);
-    bool medians = !isnan(a->tm) && !isnan(x->tm) && !isnan(b->tm);
-    if (!(x->t > line * limit) ||
-        (medians && !(x->tm > on_line(a, b, x->size, true) * limit)))
-      continue;
-    x->trend = true;
-    if (report)
-      st = trend_finding(cx, x, a, b, line);
+    x->prev = j - 1;
+    x->off = x->t / on_line(a, b, x->size, false);
+    if (!isnan(a->tm) && !isnan(x->tm) && !isnan(b->tm))
+      x->off_calls = x->tm / on_line(a, b, x->size, true);
   }
-  return st;
 }
 
 /* ---- latency-floor ------------------------------------------------------- */
@@ -255,12 +268,11 @@ static enum gcb_status floor_finding(const struct gcb__rule_ctx *cx,
   return GCB_OK;
 }
 
-/* Judges the small rows of the sweep rows [from, to) against the floor.
- * Within one sweep busbw is size / time times one factor, so the row's
- * bytes at the best busbw take size / max(size / time): no busbw needed
- * (OSU's files have none). */
-static enum gcb_status floors(const struct gcb__rule_ctx *cx, struct row *r,
-                              size_t from, size_t to) {
+/* Sets over (and over_calls) of the small rows of the sweep rows [from,
+ * to): the time over the floor. Within one sweep busbw is size / time
+ * times one factor, so the row's bytes at the best busbw take size /
+ * max(size / time): no busbw needed (OSU's files have none). */
+static void floors(struct row *r, size_t from, size_t to) {
   double best = 0, best_calls = 0;
   for (size_t j = from; j < to; j++) {
     if (r[j].size / r[j].t > best)
@@ -268,24 +280,64 @@ static enum gcb_status floors(const struct gcb__rule_ctx *cx, struct row *r,
     if (r[j].size / r[j].tm > best_calls) /* false for NAN */
       best_calls = r[j].size / r[j].tm;
   }
-  enum gcb_status st = GCB_OK;
-  for (size_t j = from; j < to && st == GCB_OK; j++) {
-    const struct row *x = &r[j];
-    if (x->trend || x->size > SMALL_BYTES)
+  for (size_t j = from; j < to; j++) {
+    struct row *x = &r[j];
+    if (x->size > SMALL_BYTES)
       continue;
     const struct row *alpha = &r[x->alpha];
-    double bwt = best > 0 ? x->size / best : 0;
-    double floor = alpha->t + bwt;
+    x->bytes_t = best > 0 ? x->size / best : 0;
+    x->over = x->t / (alpha->t + x->bytes_t);
     /* the calls against a floor of the same rows' calls: the per-call
      * pass reads the clock around each call, so its times run above the
      * loop's (a 2.8 us broadcast loop, 5.4 us calls) */
-    double calls = alpha->tm + (best_calls > 0 ? x->size / best_calls : 0);
-    if (x->t > floor * cx->t->latency_floor_x &&
-        (isnan(x->tm) || isnan(calls) ||
-         x->tm > calls * cx->t->latency_floor_x))
-      st = floor_finding(cx, x, alpha, bwt, floor);
+    x->over_calls =
+        x->tm / (alpha->tm + (best_calls > 0 ? x->size / best_calls : 0));
   }
-  return st;
+}
+
+/* Whether x is beyond `limit` by ratio (off or over, the offset of the
+ * field in struct row) in its loop and, where it has them, its calls'
+ * medians; a row with no calls (an imported log: one time per row), in
+ * its twin of the other half too, where that one can be judged: a dip
+ * that is a protocol's or the fabric's repeats in the same size run in
+ * place and out of place, one that shows in one half is one disturbed
+ * loop (nccl-tests' 256 B row at 94 us out of place, 26 us in place,
+ * between rows of 26 and 32 us). */
+static bool beyond(const struct row *r, const struct row *x, size_t ratio,
+                   size_t calls, double limit) {
+#define AT(row, off) (*(const double *)((const char *)(row) + (off)))
+  if (!(AT(x, ratio) > limit))
+    return false;
+  if (!isnan(AT(x, calls)))
+    return AT(x, calls) > limit;
+  const struct row *t = x->twin != SIZE_MAX ? &r[x->twin] : NULL;
+  return t == NULL || isnan(AT(t, ratio)) || AT(t, ratio) > limit;
+#undef AT
+}
+
+/* The rows of the other half (in place or out of place) of each row's
+ * sweep, same size, where the document has it: r is sorted by sweep and
+ * size, so each is a binary search. */
+static void set_twins(struct row *r, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    r[i].twin = SIZE_MAX;
+    size_t len = strlen(r[i].sweep);
+    bool in = len >= 3 && strcmp(r[i].sweep + len - 3, "|in") == 0;
+    char want[sizeof r[i].sweep + 1];
+    snprintf(want, sizeof want, "%.*s|%s", (int)(len - (in ? 3 : 4)),
+             r[i].sweep, in ? "out" : "in");
+    size_t lo = 0, hi = n; /* the first row not before (want, size) */
+    while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      int c = strcmp(r[mid].sweep, want);
+      if (c < 0 || (c == 0 && r[mid].size < r[i].size))
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    if (lo < n && strcmp(r[lo].sweep, want) == 0 && r[lo].size == r[i].size)
+      r[i].twin = lo;
+  }
 }
 
 /* One function for both kinds (the kind says which it reports): the
@@ -296,13 +348,26 @@ enum gcb_status gcb__rule_sweep_rows(const struct gcb__rule_ctx *cx) {
   struct row *r = rows_of(cx->doc->model, &n);
   if (r == NULL)
     return gcb_err_set(cx->err, GCB_ENOMEM, "analysis: out of memory");
-  enum gcb_status st = GCB_OK;
-  for (size_t i = 0, j; i < n && st == GCB_OK; i = j) {
+  set_twins(r, n);
+  for (size_t i = 0, j; i < n; i = j) {
     for (j = i; j < n && strcmp(r[j].sweep, r[i].sweep) == 0; j++)
       ;
-    st = trend(cx, r, i, j, !floor);
-    if (st == GCB_OK && floor)
-      st = floors(cx, r, i, j);
+    lines(r, i, j);
+    floors(r, i, j);
+  }
+  double limit = 1 + cx->t->trend_pct / 100;
+  for (size_t i = 0; i < n; i++)
+    r[i].trend = beyond(r, &r[i], offsetof(struct row, off),
+                        offsetof(struct row, off_calls), limit);
+  enum gcb_status st = GCB_OK;
+  for (size_t i = 0; i < n && st == GCB_OK; i++) {
+    const struct row *x = &r[i];
+    if (!floor && x->trend)
+      st = trend_finding(cx, r, x);
+    else if (floor && !x->trend &&
+             beyond(r, x, offsetof(struct row, over),
+                    offsetof(struct row, over_calls), cx->t->latency_floor_x))
+      st = floor_finding(cx, x, &r[x->alpha], x->bytes_t, x->t / x->over);
   }
   free(r);
   return st;

@@ -321,7 +321,9 @@ static int detect_log(const struct gcb__sniff *s, char *why, size_t size,
   struct gcb__failure failure = {0};
   bool banner = false;
   while (gcb__lines_next(&r)) {
-    if (r.n <= GCB__MAX_TOKENS && header_line(r.tok, r.n))
+    if (r.n > GCB__MAX_TOKENS)
+      continue; /* its tokens are not read (a word past the room) */
+    if (header_line(r.tok, r.n))
       return rccl == marker ? 70 : rccl ? 0 : 40;
     banner = banner ||
              (r.n > 3 && strcmp(r.tok[r.tok[0][0] == '#'], "nThread") == 0 &&
@@ -549,9 +551,15 @@ static enum gcb_status convert(struct gcb__conv *cv, const json_t *root) {
   while (st == GCB_OK && r.cut == 0 && gcb__lines_next(&r)) {
     if (gcb__failure_see(&x->failure, &r.l) || x->failure.lines > 0)
       continue; /* nccl-tests stops there: a trace follows, no rows */
-    if (r.n > GCB__MAX_TOKENS)
-      continue; /* no line of these tools has that many words */
-    if (x->table.started && !x->table.closed && is_row(r.tok, r.n))
+    if (r.n > GCB__MAX_TOKENS && x->table.started && !x->table.closed &&
+        gcb__line_leads_digit(&r.l))
+      st = gcb__conv_bad_line(cv, r.l.number,
+                              "row %zu is longer than a row of the tool (more "
+                              "than %d words, or %zu bytes of them)",
+                              x->table.rows + 1, GCB__MAX_TOKENS, r.room);
+    else if (r.n > GCB__MAX_TOKENS)
+      continue; /* no other line of these tools has that many words */
+    else if (x->table.started && !x->table.closed && is_row(r.tok, r.n))
       st = row_line(x, &r);
     else
       st = other_line(x, &r.l, r.tok, r.n);

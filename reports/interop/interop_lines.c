@@ -115,6 +115,13 @@ bool gcb__line_starts(const struct gcb__line *l, const char *prefix) {
   return l->len - i >= k && memcmp(l->at + i, prefix, k) == 0;
 }
 
+bool gcb__line_leads_digit(const struct gcb__line *l) {
+  size_t i = 0;
+  while (i < l->len && (l->at[i] == ' ' || l->at[i] == '\t'))
+    i++;
+  return i < l->len && isdigit((unsigned char)l->at[i]);
+}
+
 bool gcb__line_has(const struct gcb__line *l, const char *needle) {
   return gcb__text_has(l->at, l->len, needle, l->len);
 }

@@ -346,8 +346,15 @@ static enum gcb_status row(struct gcb__osu *o, struct gcb__lines *r) {
   size_t n = r->n;
   int line = r->l.number;
   double size = 0;
-  if (n > GCB__MAX_TOKENS)
-    return GCB_OK; /* no OSU row has that many columns */
+  if (n > GCB__MAX_TOKENS) /* no OSU line has that many words */
+    return gcb__line_leads_digit(&r->l)
+               ? gcb__conv_bad_line(o->cv, line,
+                                    "%s: row %zu is longer than OSU writes one "
+                                    "(more than %d words, or %zu bytes of "
+                                    "them)",
+                                    o->bench, o->rows + 1, GCB__MAX_TOKENS,
+                                    r->room)
+               : GCB_OK;
   if (o->sizeless ? !all_numbers(tok, n)
                   : n == 0 || !gcb__token_number(tok[0], &size) || size < 0 ||
                         size != floor(size))

@@ -464,9 +464,9 @@ Test(diagnose, a_group_of_ranks_keeps_the_subject_of_its_example) {
 
 /* The run's root cause gathers unrelated findings: on a real default
  * suite of a 2-core VM, an FSDP pattern's missing overlap (cost 16 %)
- * and two collective rows off their sweep (44 % and 74 %: a 512 B
- * allreduce off its neighbours' line, a 4 KiB one above its floor). The
- * line states the pattern; its cost is the pattern's, not a row's. */
+ * and a collective row off its sweep (44 %: a 512 B allreduce off its
+ * neighbours' line). The line states the pattern; its cost is the
+ * pattern's, not the row's. */
 Test(diagnose, a_root_cause_costs_what_its_statement_says) {
   struct dx x;
   diagnose_file(&x, DATA("compare/vm-default-suite.json"),

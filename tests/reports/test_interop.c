@@ -387,6 +387,45 @@ Test(interop, directories_and_huge_files_are_refused) {
   unlink(huge);
 }
 
+/* A line longer than its tokens' room: a first word of 600 bytes is no
+ * format (the nccl-tests sniffer read a token the overflowing line never
+ * set, a crash), and a row that long inside a table is refused at its
+ * line (it was passed over: a row with #wrong 5 and a long word read as
+ * a PASS). */
+Test(interop, lines_longer_than_their_room_are_refused_not_passed_over) {
+  char word[601], text[2048];
+  memset(word, 'A', 600);
+  word[600] = '\0';
+  static const char *const tables[] = {
+      "#  size count type redop root time algbw busbw #wrong time algbw busbw "
+      "#wrong\n"
+      "  8 2 float sum -1 9.1 0.00 0.00 0 9.0 0.00 0.00 0\n"
+      "  16 4 float sum -1 9.1 0.00 0.00 5 9.0 0.00 0.00 0 %s%s\n",
+      "# OSU MPI Latency Test v7.4\n# Size          Latency (us)\n"
+      "1                       1.07\n2                       1.07 %s%s\n"};
+  static const char *const says[] = {
+      "t.txt:3: nccl-tests log: row 2 is longer than a row of the tool",
+      "t.txt:4: OSU: Latency: row 2 is longer than OSU writes one"};
+  struct gcb_results *r = NULL;
+  struct gcb_model *m = NULL;
+  struct gcb_err err = {0};
+  cr_expect_eq(
+      gcb_interop_parse(word, 600, "t.txt", NULL, 0, &r, &m, NULL, &err),
+      GCB_EINPUT);
+  cr_expect(strstr(err.msg, "t.txt: not a format gcbench reads") != NULL, "%s",
+            err.msg);
+  for (size_t i = 0; i < 2; i++) {
+    cr_assert_lt(snprintf(text, sizeof text, tables[i], word, word),
+                 (int)sizeof text);
+    memset(&err, 0, sizeof err);
+    cr_expect_eq(gcb_interop_parse(text, strlen(text), "t.txt", NULL, 0, &r, &m,
+                                   NULL, &err),
+                 GCB_EINPUT, "%s", tables[i]);
+    cr_expect_null(m);
+    cr_expect(strncmp(err.msg, says[i], strlen(says[i])) == 0, "%s", err.msg);
+  }
+}
+
 /* ---- issue 26: real files of other tools -------------------------------- */
 
 /* The GB/s of the p2p case of testcase name from src to dst; NAN if none. */

@@ -280,6 +280,13 @@ Test(sweep_rows, real_smooth_sweeps_flag_nothing) {
       "interop/superbench-nccl_reduce.log",
       "interop/parallelcluster-p5-openmpi-osu_latency.txt",
       "interop/parallelcluster-p5-openmpi-osu_bibw.txt",
+      /* 2 x 4 GH200 over Slingshot: 64 KiB takes 3.7x its floor, the
+       * knee where NCCL's Simple protocol takes over */
+      "interop/cscs-nccl-2.17.1-gh200-allreduce.txt",
+      /* one row of one half off its line, its twin on it: 512 KiB in
+       * place at 350 us, out of place 170 us (cscs); 256 B out of place
+       * at 94 us, in place 26 us (issue 309) */
+      "interop/nccl-tests-309-h100-2node.txt",
       /* one rank on an H200 (NCCL 2.28): in-place 1 us, out-of-place a
        * 10 us copy; a communicator of one communicates nothing */
       "device/h200-vm-coll-nccl.json",
@@ -288,7 +295,7 @@ Test(sweep_rows, real_smooth_sweeps_flag_nothing) {
   for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
     char got[512];
     real(files[i], got, sizeof got);
-    cr_expect_str_eq(got, "", "%s", files[i]);
+    cr_expect_str_eq(got, "", "%s: %s", files[i], got);
   }
 }
 
@@ -301,6 +308,14 @@ Test(sweep_rows, real_steps_are_flagged_where_they_are) {
   real("interop/parallelcluster-p5-intelmpi-osu_allreduce.txt", got,
        sizeof got);
   cr_expect_str_eq(got, "sweep-trend 16384");
+  /* the same GH200 nodes without the CXI provider (TCP sockets): busbw
+   * down from 5.9 to 3.4 GB/s at 32 MiB in both halves, and 64 KiB at 325
+   * us in both, 6.4x its floor (the healthy run's 68 us); its 357 us at
+   * 512 B in place and 373 us at 1 KiB out of place, each against 52-59
+   * us in the other half, are one disturbed loop each */
+  real("interop/cscs-nccl-2.17.1-gh200-allreduce-nocxi.txt", got, sizeof got);
+  cr_expect_str_eq(got, "sweep-trend 33554432 in-place; sweep-trend 33554432; "
+                        "latency-floor 65536 in-place; latency-floor 65536");
 }
 
 /* A loop that lost its core once is no dip: 1 MiB's loop at twice its
@@ -335,10 +350,11 @@ Test(sweep_rows, a_dip_in_the_loop_alone_is_not_flagged) {
  * one descheduled iteration (its calls' median 13.8 us): eight of the ten
  * rows the loops alone flagged are such (a 512 B allgather at 4.7 us, its
  * calls at 1.4 us). Only the rows slow in their calls too are flagged: the
- * 512 B allreduce (calls 8.3 us against the line's 5.1 us) and the 4 KiB
- * one (12 us, above 3x the floor of its sweep's calls). */
+ * 512 B allreduce (calls 8.3 us against the line's 5.1 us); the 4 KiB one
+ * (12 us, 3.9x the floor of its sweep's calls) is within the knee's room
+ * of 4x. */
 Test(sweep_rows, real_loops_slowed_by_one_descheduling_are_no_dips) {
   char got[512];
   real("compare/vm-default-suite.json", got, sizeof got);
-  cr_expect_str_eq(got, "sweep-trend 512; latency-floor 4096");
+  cr_expect_str_eq(got, "sweep-trend 512");
 }
