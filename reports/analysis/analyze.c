@@ -373,6 +373,27 @@ enum gcb_status gcb__rule_errors(const struct gcb__rule_ctx *cx) {
   return GCB_OK;
 }
 
+/* A run that measured nothing passes nothing: every benchmark skipped (a
+ * GPU benchmark on the host backend) or none asked for. Its errors, where
+ * it has them, fail it already and say why. */
+enum gcb_status gcb__rule_nothing_measured(const struct gcb__rule_ctx *cx) {
+  const struct gcb_model *m = cx->doc->model;
+  if (m->ncases > 0 || m->nerrors > 0)
+    return GCB_OK;
+  struct gcb_finding *f = gcb__rule_push(cx, GCB_SEV_FAIL);
+  if (f == NULL)
+    return GCB_ENOMEM;
+  if (m->nskips > 0)
+    gcb_finding_explain(f,
+                        "the run measured nothing: no case ran, %zu skipped "
+                        "(the first, %s: %s)",
+                        m->nskips, m->skips[0].bench, m->skips[0].reason);
+  else
+    gcb_finding_explain(f, "the run measured nothing: it has no case");
+  gcb__rule_suggest(f);
+  return GCB_OK;
+}
+
 enum gcb_status gcb__rule_skipped(const struct gcb__rule_ctx *cx) {
   const struct gcb_model *m = cx->doc->model;
   for (size_t i = 0; i < m->nskips; i++) {

@@ -31,6 +31,11 @@ const struct gcb_kind gcb_kinds[GCB_KIND_COUNT] = {
     KIND(RUN_ERROR, .name = "run-error", .family = GCB_FAM_OF_CASE,
          .rule = {gcb__rule_errors}, .group = GCB_GROUP_RUN,
          .suggestion = "fix the cause above and rerun the case"),
+    KIND(NOTHING_MEASURED, .name = "nothing-measured", .family = GCB_FAM_RUN,
+         .rule = {gcb__rule_nothing_measured}, .group = GCB_GROUP_RUN,
+         .suggestion = "run the benchmarks this machine and backend have "
+                       "(the skipped entries say why each did not run), or "
+                       "run where the benchmark applies"),
     KIND(BURN_SILENT_ERROR, .name = "burn-silent-error", .family = GCB_FAM_GEMM,
          .rule = {gcb__rule_burn}, .benches = GCB_BENCH_BIT(GCB_BENCH_BURN),
          .group = GCB_GROUP_GPU),

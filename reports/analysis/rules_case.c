@@ -48,6 +48,8 @@ static enum gcb_status wrong_case(const struct gcb__rule_ctx *cx,
   }
   double wrong = c->summary.wrong;
   long long total = isnan(wrong) ? 0 : (long long)wrong;
+  if (c->validation.wrong > total) /* the case's own count, where its */
+    total = c->validation.wrong;   /* summary says fewer: still wrong */
   if (total > 0 && ranks_wrong == 0) {
     struct gcb_finding *f = gcb__rule_push_case(cx, GCB_SEV_FAIL, c, -1);
     if (f == NULL)

@@ -99,6 +99,10 @@ static const char *read_half(char **tok, struct gcb__coll_half *h, char *why,
       return why;
     }
     v[i] = nan_word ? NAN : v[i];
+    if (v[i] < 0) { /* a time or a rate: never below 0 */
+      snprintf(why, size, "%s '%.20s' is negative", names[i], tok[i]);
+      return why;
+    }
   }
   double w = 0;
   bool checked = gcb__token_number(tok[3], &w);

@@ -188,10 +188,16 @@ static enum gcb_status known_row(struct gcb__osu *o, char **tok, double size,
   const struct gcb__osu_op *k = o->known;
   long long n = o->ranks;
   double bytes, v;
-  for (size_t c = o->sizeless ? 0 : 1; c < o->ncols; c++)
-    if (strcmp(o->col[c], "Validation") != 0 && !gcb__token_number(tok[c], &v))
+  for (size_t c = o->sizeless ? 0 : 1; c < o->ncols; c++) {
+    if (strcmp(o->col[c], "Validation") == 0)
+      continue;
+    if (!gcb__token_number(tok[c], &v))
       return gcb__conv_bad_line(o->cv, line, "%s: %s '%.20s' is not a number",
                                 o->bench, o->col[c], tok[c]);
+    if (v < 0) /* times, rates, iterations: never below 0 */
+      return gcb__conv_bad_line(o->cv, line, "%s: %s '%.20s' is negative",
+                                o->bench, o->col[c], tok[c]);
+  }
   struct gcb__coll_row r = {.root = k->traits & ROOTED ? 0 : -1,
                             .line = line,
                             .no_bytes = k->traits & SIZELESS};

@@ -595,6 +595,55 @@ Test(analyze, wrong_results_are_always_a_failure_at_the_rank) {
   done(&r);
 }
 
+/* A case whose validation says 5 wrong fails, whatever its summary and
+ * ranks say (a document whose summary said 0 read as a PASS). */
+Test(analyze, a_cases_own_wrong_count_fails_it) {
+  const double figs[] = {100, 100};
+  struct run r = {.doc = fx_doc(2, 1, 8, "Test CPU")};
+  json_t *c = fx_case("membw", "triad", "{\"kernel\": \"triad\"}", "GB/s", figs,
+                      2, 0.01, NULL);
+  json_object_set_new(json_object_get(c, "validation"), "wrong",
+                      json_integer(5));
+  fx_add_case(r.doc, c);
+  analyse(&r, NULL);
+  const struct gcb_finding *f[4];
+  cr_assert_eq(of_kind(&r, "validation", f, 4), 1);
+  cr_expect_eq(f[0]->severity, GCB_SEV_FAIL);
+  cr_expect_str_eq(f[0]->explanation, "5 wrong values in the case");
+  done(&r);
+}
+
+/* A run that measured nothing passes nothing: every benchmark skipped (a
+ * real `gcbench pcie` on the host backend read as a PASS), or no case at
+ * all. A run with errors is failed by them, which say why. */
+Test(analyze, a_run_that_measured_nothing_fails) {
+  for (int k = 0; k < 3; k++) {
+    struct run r = {.doc = fx_doc(2, 1, 8, "Test CPU")};
+    if (k == 1)
+      json_array_append_new(json_object_get(r.doc, "skipped"),
+                            json_pack("{s:s, s:s, s:s}", "bench", "pcie",
+                                      "label", "(all cases)", "reason",
+                                      "the host backend has no GPU"));
+    if (k == 2)
+      json_array_append_new(json_object_get(r.doc, "errors"),
+                            json_pack("{s:s, s:s, s:i, s:s, s:s}", "bench",
+                                      "gemm", "label", "fp64", "rank", 1,
+                                      "status", "EBLAS", "message", "failed"));
+    analyse(&r, NULL);
+    const struct gcb_finding *f[4];
+    cr_assert_eq(of_kind(&r, "nothing-measured", f, 4), k < 2, "%d", k);
+    if (k < 2) {
+      cr_expect_eq(f[0]->severity, GCB_SEV_FAIL);
+      cr_expect_str_eq(f[0]->explanation,
+                       k == 0 ? "the run measured nothing: it has no case"
+                              : "the run measured nothing: no case ran, 1 "
+                                "skipped (the first, pcie: the host backend "
+                                "has no GPU)");
+    }
+    done(&r);
+  }
+}
+
 struct status_case {
   const char *status;
   size_t findings;

@@ -426,6 +426,33 @@ Test(interop, lines_longer_than_their_room_are_refused_not_passed_over) {
   }
 }
 
+/* A time or a rate below 0 is no measurement: refused at its line (an
+ * nccl-tests row of -5 us was skipped and the log read as a PASS). */
+Test(interop, negative_times_and_rates_are_refused_at_their_line) {
+  static const struct {
+    const char *text, *says;
+  } files[] = {
+      {"#  size count type redop root time algbw busbw #wrong time algbw "
+       "busbw #wrong\n"
+       "  8 2 float sum -1 -5 0.00 0.00 0 9.0 0.00 0.00 0\n"
+       "  16 4 float sum -1 9.1 0.00 0.00 0 9.0 0.00 0.00 0\n",
+       "t.txt:2: nccl-tests log: row 1: time '-5' is negative"},
+      {"# OSU MPI Latency Test v7.4\n# Size          Latency (us)\n"
+       "1                      -0.71\n2                       1.07\n",
+       "t.txt:3: OSU: Latency: Latency (us) '-0.71' is negative"},
+  };
+  for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+    struct gcb_results *r = NULL;
+    struct gcb_model *m = NULL;
+    struct gcb_err err = {0};
+    cr_expect_eq(gcb_interop_parse(files[i].text, strlen(files[i].text),
+                                   "t.txt", NULL, 0, &r, &m, NULL, &err),
+                 GCB_EINPUT);
+    cr_expect_null(m);
+    cr_expect_str_eq(err.msg, files[i].says);
+  }
+}
+
 /* ---- issue 26: real files of other tools -------------------------------- */
 
 /* The GB/s of the p2p case of testcase name from src to dst; NAN if none. */
