@@ -250,10 +250,11 @@ enum gcb_status gcb_interop_parse(const char *text, size_t len,
   char why[16][WHY_MAX];
   sniff(&s, text, len);
   /* No JSON value for want of memory (said, or jansson's parse never
-   * began: it sets no text then): no row may judge the file. */
+   * began: it sets no text then): no row may judge the file. A value over
+   * the limit was never parsed: its converter says so. */
   if (s.root == NULL && s.json_len > 0 &&
       (json_error_code(&s.json_error) == json_error_out_of_memory ||
-       s.json_error.text[0] == '\0'))
+       (s.json_error.text[0] == '\0' && s.json_len <= GCB_INTEROP_MAX_JSON)))
     return gcb_err_set(err, GCB_ENOMEM, "%s: out of memory", name);
   const struct gcb__converter *row = best_row(&s, why);
   struct gcb__conv cv = {.text = text,

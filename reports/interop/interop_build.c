@@ -405,6 +405,23 @@ static bool params_add(struct gcb_model *m, struct gcb_mvalue *obj,
   return !l->over;
 }
 
+/* Whether l's texts are UTF-8 and its numbers finite; where not, says
+ * which in why: the file's fault, not memory's. */
+static bool params_fit(const struct gcb__params *l, char *why, size_t size) {
+  for (size_t i = 0; i < l->n; i++) {
+    const struct gcb_mvalue *v = &l->p[i].value;
+    if (v->type == GCB_MV_STRING && v->text != NULL && !utf8(v->text))
+      snprintf(why, size, "its %s is not UTF-8", l->p[i].key);
+    else if (v->type == GCB_MV_REAL && !isfinite(v->num))
+      snprintf(why, size, "its %s comes to %g, not a finite number",
+               l->p[i].key, v->num);
+    else
+      continue;
+    return false;
+  }
+  return true;
+}
+
 static struct gcb_model_case *
 new_case(struct gcb__conv *cv, enum gcb_bench_kind bench, const char *label,
          const struct gcb__params *params, const struct gcb__params *more,
@@ -415,6 +432,15 @@ new_case(struct gcb__conv *cv, enum gcb_bench_kind bench, const char *label,
   struct gcb_model_case *c = NULL;
   struct gcb_model_summary sum;
   struct gcb_mvalue p = gcb__mvalue_object();
+  char why[96] = "";
+  bool fit = params != NULL && params_fit(params, why, sizeof why) &&
+             (more == NULL || params_fit(more, why, sizeof why));
+  if (fit && !(utf8(label) && utf8(unit) && utf8(counted)))
+    fit = false, snprintf(why, sizeof why, "its name is not UTF-8");
+  if (!fit && why[0] != '\0') {
+    *st = gcb__conv_bad_line(cv, line, "a case of the row: %s", why);
+    return NULL;
+  }
   *st = params == NULL || !params_add(m, &p, params) ||
                 (more != NULL && !params_add(m, &p, more)) || !utf8(label) ||
                 !utf8(unit) || !utf8(counted) ||
@@ -447,15 +473,27 @@ enum gcb_status gcb__conv_case(struct gcb__conv *cv, enum gcb_bench_kind bench,
                                const double *fig, size_t n, double fig0,
                                const char *method, int line,
                                struct gcb_model_case **out) {
-  bool ok =
-      isfinite(work) && (method == NULL || utf8(method)) &&
-      (n > 0 || (isfinite(fig0) && (fig0 > 0 || (fig0 == 0 && work == 0))));
-  for (size_t i = 0; ok && i < n; i++)
-    ok = isfinite(fig[i]) && fig[i] > 0 && isfinite(work / (fig[i] * 1e9));
+  /* the file's numbers, said at its line: a time of 4e-324 us is an
+   * infinite rate */
+  const char *bad = NULL;
+  double x = fig0;
+  if (!isfinite(work))
+    bad = "work", x = work;
+  else if (n == 0 &&
+           !(isfinite(fig0) && (fig0 > 0 || (fig0 == 0 && work == 0))))
+    bad = "figure";
+  for (size_t i = 0; bad == NULL && i < n; i++)
+    if (!(isfinite(fig[i]) && fig[i] > 0 && isfinite(work / (fig[i] * 1e9))))
+      bad = "figure", x = fig[i];
+  if (bad != NULL)
+    return gcb__conv_bad_line(cv, line,
+                              "a case of the row: its %s comes to %g, not a "
+                              "finite number above 0",
+                              bad, x);
   enum gcb_status st;
   struct gcb_model_case *c =
-      new_case(cv, bench, label, ok ? params : NULL, NULL, "GB/s", work,
-               counted, rank, fig, n, fig0, line, &st);
+      new_case(cv, bench, label, method == NULL || utf8(method) ? params : NULL,
+               NULL, "GB/s", work, counted, rank, fig, n, fig0, line, &st);
   if (c == NULL)
     return st;
   c->summary.checked = method != NULL;

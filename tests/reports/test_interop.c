@@ -453,6 +453,53 @@ Test(interop, negative_times_and_rates_are_refused_at_their_line) {
   }
 }
 
+/* What is wrong with a file is said as the file's, at its line, exit 2:
+ * a text that is not UTF-8, a latency so small its rate is infinite, a
+ * JSON file past the size converted. Each read as "out of memory", exit
+ * 3. */
+Test(interop, a_files_faults_are_its_own_not_out_of_memory) {
+  static const struct {
+    const char *head, *says;
+  } files[] = {
+      {"#  size count type redop root time algbw busbw #wrong time algbw "
+       "busbw #wrong\n"
+       "  8 2 float s\xc3m -1 9.1 0.00 0.00 0 9.0 0.00 0.00 0\n"
+       "  16 4 float sum -1 9.1 0.00 0.00 0 9.0 0.00 0.00 0\n",
+       "t.txt:2: nccl-tests log: a case of the row: its redop is not UTF-8"},
+      {"# OSU MPI Latency Test v7.4\n# Size          Latency (us)\n"
+       "1                      4e-324\n2                       1.07\n",
+       "t.txt:3: OSU: a case of the row: its figure comes to inf, not a finite "
+       "number above 0"},
+  };
+  for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+    struct gcb_results *r = NULL;
+    struct gcb_model *m = NULL;
+    struct gcb_err err = {0};
+    cr_expect_eq(gcb_interop_parse(files[i].head, strlen(files[i].head),
+                                   "t.txt", NULL, 0, &r, &m, NULL, &err),
+                 GCB_EINPUT, "%s", err.msg);
+    cr_expect_null(m);
+    cr_expect_str_eq(err.msg, files[i].says);
+  }
+  /* 9 MB of JSON, over the 8 MiB converted */
+  size_t len = 9u << 20;
+  char *big = malloc(len + 64);
+  cr_assert_not_null(big);
+  int k = sprintf(big, "{\"nvbandwidth\": {\"pad\": \"");
+  memset(big + k, 'x', len);
+  strcpy(big + k + len, "\"}}\n");
+  struct gcb_results *r = NULL;
+  struct gcb_model *m = NULL;
+  struct gcb_err err = {0};
+  cr_expect_eq(gcb_interop_parse(big, strlen(big), "big.json", NULL, 0, &r, &m,
+                                 NULL, &err),
+               GCB_EINPUT, "%s", err.msg);
+  cr_expect_null(strstr(err.msg, "out of memory"), "%s", err.msg);
+  gcb_results_free(r);
+  gcb_model_free(m);
+  free(big);
+}
+
 /* ---- issue 26: real files of other tools -------------------------------- */
 
 /* The GB/s of the p2p case of testcase name from src to dst; NAN if none. */
