@@ -507,12 +507,13 @@ int gcb__report_command(int argc, char **argv, int rank) {
   int n = 0;
   bool help = false;
   struct gcb_err err = {0};
-  if (gcb_options_parse(&g, 1, argc, argv, &help, files, MAX_DOCS + 1, &n,
-                        &err) != GCB_OK) {
+  enum gcb_status st = gcb_options_parse(&g, 1, argc, argv, &help, files,
+                                         MAX_DOCS + 1, &n, &err);
+  if (st != GCB_OK && n <= MAX_DOCS) {
     say(rank, err.msg);
     return 2;
   }
-  if (n > MAX_DOCS) {
+  if (n > MAX_DOCS) { /* the 258th and later are no other fault */
     gcb_err_set(&err, GCB_EUSAGE,
                 "report: at most %d results documents in one report (%s is "
                 "one too many)",
