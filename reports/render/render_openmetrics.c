@@ -39,8 +39,14 @@ struct params {
   struct param *at; /* NULL when out of memory */
 };
 
+/* A case's first parameters are its labels, at most this many: gcbench's
+ * benchmarks have a dozen, and each label's distinct name is sought among
+ * those before it (a file of thousands that collide took minutes). */
+#define MAX_PARAM_LABELS 64
+
 static void params_of(struct params *t, const struct gcb_model_case *c) {
   size_t n = c->params.type == GCB_MV_OBJECT ? c->params.n : 0;
+  n = n < MAX_PARAM_LABELS ? n : MAX_PARAM_LABELS;
   *t = (struct params){.at = malloc((n + 1) * sizeof *t->at)};
   struct gcb__om_sample names = {0};
   for (; t->at != NULL && t->n < n; t->n++) {

@@ -264,6 +264,46 @@ Test(render, input_text_comes_out_inert_in_every_format) {
   json_decref(doc);
 }
 
+/* A case's labels in metrics.prom are its first 64 parameters: 200 whose
+ * names collide once made valid (99 x's and a number, cut to the same
+ * name) gave each label a search among those before it, minutes for a
+ * few thousand. */
+Test(render, openmetrics_labels_a_case_with_its_first_64_parameters) {
+  json_t *doc = fx_doc(2, 1, 4, "Test CPU");
+  const double figs[] = {100, 101};
+  json_t *c = fx_case("gemm", "many", "{}", "GFLOP/s", figs, 2, 0.01, NULL);
+  json_t *params = json_object_get(c, "params");
+  char key[128];
+  for (int i = 0; i < 200; i++) {
+    snprintf(key, sizeof key, "%099d%d", 0, i);
+    memset(key, 'x', 99);
+    json_object_set_new(params, key, json_integer(i));
+  }
+  fx_add_case(doc, c);
+  struct gcb_doc d = fx_doc_of("many.json", doc);
+  struct gcb_thresholds th;
+  struct gcb_findings f = {0};
+  struct gcb_err err = {0};
+  gcb_thresholds_default(&th);
+  cr_assert_eq(gcb_analyze(&d, 1, &th, &f, &err), GCB_OK);
+  struct gcb_report rep = {
+      .docs = &d, .ndocs = 1, .findings = &f, .thresholds = &th};
+  size_t len;
+  char *out = render(&gcb_render_openmetrics, &rep, &len);
+  const char *line = strstr(out, "\ngcbench_gemm_gflops{");
+  cr_assert_not_null(line, "%.2000s", out);
+  const char *end = strchr(line + 1, '\n');
+  size_t labels = 0;
+  for (const char *p = strstr(line, "xxxxxxxxxx"); p != NULL && p < end;
+       p = strstr(p + 99, "xxxxxxxxxx"))
+    labels++;
+  cr_expect_eq(labels, 64, "%.*s", (int)(end - line), line);
+  free(out);
+  gcb_findings_free(&f);
+  fx_doc_free(&d);
+  json_decref(doc);
+}
+
 /* results.csv keeps a size of 10^10 bytes or more whole: nccl-tests'
  * 16 GiB row, a real in the converted log's model, read back as
  * 1.717986918e+10, 4 bytes short, in pandas. A figure keeps its 10
