@@ -468,6 +468,23 @@ static void summary_line(struct gcb__coll_log *x, char **tok, size_t n,
   }
 }
 
+/* "# nccl-tests version 2.17.8 nccl-headers=22606 nccl-library=22606"
+ * (2.13 and later): the tool's version, and NCCL's from its version code
+ * (major * 10000 + minor * 100 + patch since 2.9) where no "NCCL version"
+ * line said it; a code of 0 (gcbench's drop-in on MPI) says none. */
+static void version_line(struct gcb__coll_log *x, char **tok, size_t n) {
+  snprintf(x->tool_version, sizeof x->tool_version, "%s", tok[0]);
+  for (size_t k = 1; k < n && x->lib_version[0] == '\0'; k++) {
+    const char *v =
+        strncmp(tok[k], "nccl-library=", 13) == 0 ? tok[k] + 13 : NULL;
+    char *end;
+    long code = v != NULL ? strtol(v, &end, 10) : 0;
+    if (code >= 20900 && code < 1000000 && *end == '\0')
+      snprintf(x->lib_version, sizeof x->lib_version, "%ld.%ld.%ld",
+               code / 10000, code / 100 % 100, code % 100);
+  }
+}
+
 /* A '#' or plain line that is not a row: header, devices, summaries. */
 static enum gcb_status other_line(struct gcb__coll_log *x,
                                   const struct gcb__line *l, char **tok,
@@ -506,6 +523,9 @@ static enum gcb_status other_line(struct gcb__coll_log *x,
   if (n >= 4 && strcmp(tok[0], "rccl-tests:") == 0 &&
       strcmp(tok[1], "Version") == 0)
     snprintf(x->tool_version, sizeof x->tool_version, "%s", tok[2]);
+  if (n >= i + 3 && strcmp(tok[i], "nccl-tests") == 0 &&
+      strcmp(tok[i + 1], "version") == 0)
+    version_line(x, tok + i + 2, n - i - 2);
   return st;
 }
 

@@ -73,6 +73,7 @@ struct gcb__osu {
   long long pairs, window; /* osu_mbw_mr's "# [ pairs: N ] [ window ... ]" */
   long long max_ranks;     /* run.ranks */
   struct gcb__failure failure; /* the run failed: rows after it are none */
+  char version[16];            /* "7.5" of "... Test v7.5"; "" none */
 };
 
 /* ---- the programs gcbench also runs ------------------------------------- */
@@ -250,6 +251,10 @@ static enum gcb_status title(struct gcb__osu *o, const struct gcb__line *l) {
   char *t = gcb__text_printf("%.*s", (int)l->len, l->at);
   if (t == NULL)
     return gcb__conv_nomem(o->cv);
+  const char *v = strstr(t, " Test v"); /* the first title's */
+  if (v != NULL && o->version[0] == '\0')
+    snprintf(o->version, sizeof o->version, "%.*s",
+             (int)strspn(v + 7, "0123456789."), v + 7);
   char *p = strstr(t, "OSU "), *end = strstr(t, " Test");
   p = p ? strchr(p + 4, ' ') : NULL; /* past "OSU MPI" */
   free(o->bench);
@@ -499,6 +504,7 @@ static enum gcb_status convert(struct gcb__conv *cv, const json_t *root) {
       cv->m->nerrors == 0)
     st = gcb__conv_bad_line(cv, r.number, "no result rows");
   gcb__conv_run_set(cv, "ranks", gcb__mvalue_int(o.max_ranks));
+  cv->m->run.version = gcb__model_str(cv->m, o.version);
   free(o.bench);
   return st;
 }

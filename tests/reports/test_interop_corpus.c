@@ -242,6 +242,23 @@ Test(interop_corpus, excerpts_keep_their_rows_and_say_they_are_excerpts) {
   gcb_model_free(r);
 }
 
+/* nccl-tests 2.13 and later open with "# nccl-tests version 2.18.3
+ * nccl-headers=23005 nccl-library=23005": the tool's version, and NCCL's
+ * from its code where no "NCCL version" line says it (it read "nccl-tests
+ * (unknown)"). */
+Test(interop_corpus, the_version_line_names_the_tool_and_nccl) {
+  struct gcb_model *r =
+      load(GCB_TEST_DATA "/nccl/nccl-tests-2.18.3-allreduce-h100.log",
+           GCB_FORMAT_NCCL_TESTS);
+  cr_expect_str_eq(r->run.version, "2.18.3");
+  cr_expect_str_eq(gcb_mvalue_get(&r->run.software, "nccl")->text, "2.30.5");
+  gcb_model_free(r);
+  /* OSU's title: "# OSU MPI-CUDA Bi-Directional Bandwidth Test v7.5" */
+  r = load(DATA("libfabric-11231-osu_bibw-buserror-cut.txt"), GCB_FORMAT_OSU);
+  cr_expect_str_eq(r->run.version, "7.5");
+  gcb_model_free(r);
+}
+
 /* A run that failed says so (nccl-tests' NCCLCHECK, CUDACHECK and
  * TESTCHECK lines, a crash's signal): its rows before the failure are
  * kept, its status is "failed" and one error quotes the line that names
