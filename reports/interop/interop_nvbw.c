@@ -41,6 +41,7 @@
 /* Names are whole, however long (on the heap, NULL: none). */
 struct nvbw_gpu {
   char *name, *host, bus[32];
+  long long device; /* its index on its host (multinode); -1: its index */
 };
 
 /* A matrix being read: rows of `cols` cells (NAN for N/A). */
@@ -151,6 +152,7 @@ static void nvbw_cuda(struct nvbw *x, long long version) {
 static enum gcb_status nvbw_device(struct nvbw *x, const char *s,
                                    bool with_index, const char *fallback) {
   struct nvbw_gpu *g = &x->gpu[x->ngpus++];
+  g->device = -1;
   const char *name = s, *colon = with_index ? strchr(s, ':') : NULL;
   if (colon != NULL)
     name = colon + 1 + (colon[1] == ' ');
@@ -402,20 +404,22 @@ static enum gcb_status nvbw_sum(struct nvbw *x, const char *name, double sum,
   return st;
 }
 
-/* ranks[] (one per GPU) and the one node. */
+/* ranks[] (one per GPU) and their nodes: the first GPU's host, or each
+ * GPU's where a multinode run names it ("Process 4 (node-b): device 0"). */
 static enum gcb_status machine(struct nvbw *x) {
   size_t n = x->ngpus > x->widest ? x->ngpus : x->widest;
   n = n > GCB__NVBW_MAX_GPUS ? GCB__NVBW_MAX_GPUS : n;
-  const char *host = x->ngpus > 0 && x->gpu[0].host && x->gpu[0].host[0]
-                         ? x->gpu[0].host
-                         : "unknown";
+  const char *first = x->ngpus > 0 && x->gpu[0].host && x->gpu[0].host[0]
+                          ? x->gpu[0].host
+                          : "unknown";
   long long node;
-  enum gcb_status st = gcb__conv_node(x->cv, host, &node);
+  enum gcb_status st = gcb__conv_node(x->cv, first, &node);
   for (size_t g = 0; g < n && st == GCB_OK; g++) {
     const struct nvbw_gpu *d = g < x->ngpus ? &x->gpu[g] : NULL;
+    const char *host = d != NULL && d->host && d->host[0] ? d->host : first;
     st = gcb__conv_rank(x->cv, (long long)g, host, 0,
                         d != NULL && d->name ? d->name : "", d ? d->bus : "",
-                        (long long)g);
+                        d != NULL && d->device >= 0 ? d->device : (long long)g);
   }
   gcb__conv_run_set(x->cv, "ranks", gcb__mvalue_int((long long)n));
   return st;
@@ -546,6 +550,26 @@ static enum gcb_status matrix_line(struct text *t, struct gcb__lines *r) {
                             t->name ? t->name : "matrix", why);
 }
 
+/* A multinode run's GPU, one per process (v0.7 on): "Process 4
+ * (node-b): device 0: NVIDIA GB200 (00000008:01:00)", from after "(":
+ * the GPU of the JSON's "NAME (BUS): (HOST)" form. */
+static enum gcb_status process_line(struct nvbw *x, const char *s) {
+  const char *close = strchr(s, ')');
+  const char *dev = close ? strstr(close, ": device ") : NULL;
+  const char *name = dev ? strchr(dev + 9, ':') : NULL;
+  if (name == NULL)
+    return GCB_OK; /* not the line: left as text */
+  name += 1 + (name[1] == ' ');
+  char *gpu = gcb__text_printf("%s: (%.*s)", name, (int)(close - s), s);
+  enum gcb_status st =
+      gpu != NULL ? nvbw_device(x, gpu, false, name) : gcb__conv_nomem(x->cv);
+  free(gpu);
+  long long device = strtoll(dev + 9, NULL, 10);
+  if (st == GCB_OK && device >= 0 && device < GCB__NVBW_MAX_GPUS)
+    x->gpu[x->ngpus - 1].device = device;
+  return st;
+}
+
 /* The preamble: version, CUDA, driver, devices, each whole. */
 static enum gcb_status preamble(struct text *t, const struct gcb__line *l) {
   char *buf = NULL;
@@ -565,6 +589,9 @@ static enum gcb_status preamble(struct text *t, const struct gcb__line *l) {
   else if (sscanf(buf, "Device %u: %n", &idx, &at) == 1 && at > 0 &&
            idx < GCB__NVBW_MAX_GPUS && idx == t->x->ngpus)
     st = nvbw_device(t->x, buf + at, false, buf + at);
+  else if (sscanf(buf, "Process %u (%n", &idx, &at) == 1 && at > 0 &&
+           idx < GCB__NVBW_MAX_GPUS && idx == t->x->ngpus)
+    st = process_line(t->x, buf + at);
   free(buf);
   return st;
 }

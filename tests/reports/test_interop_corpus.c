@@ -560,6 +560,7 @@ Test(interop_corpus, nvbandwidth_text_keeps_every_cell_and_sum) {
       {"nvbandwidth-50-v0.8-a6000.txt", "v0.8", "complete", 6, 30},
       {"nvbandwidth-15-v0.2-rtx4090-cut.txt", "v0.2", "timeout", 8, 16},
       {"nvbandwidth-24-h100-sm-quoted.txt", "", "complete", 8, 16},
+      {"oke-nvbandwidth-v0.7-multinode-gb200.txt", "v0.7", "complete", 8, 56},
   };
   for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
     char path[512];
@@ -574,6 +575,26 @@ Test(interop_corpus, nvbandwidth_text_keeps_every_cell_and_sum) {
                 "nvbandwidth validates nothing: %s", r->cases[k].label);
     gcb_model_free(r);
   }
+}
+
+/* A multinode run lists a GPU per process with its host ("Process 4
+ * (nvbandwidth-test-worker-1): device 0: HGX GB200 (00000008:01:00)"):
+ * two nodes of four GPUs, each known by its host and bus id. Before, one
+ * node of eight "unknown" GPUs with no bus id, and no model. */
+Test(interop_corpus, a_multinode_nvbandwidth_run_puts_each_gpu_on_its_host) {
+  struct gcb_model *r = load(DATA("oke-nvbandwidth-v0.7-multinode-gb200.txt"),
+                             GCB_FORMAT_NVBANDWIDTH);
+  cr_assert_eq(r->nnodes, 2);
+  cr_expect_str_eq(r->nodes[0].hostname, "nvbandwidth-test-worker-0");
+  cr_expect_str_eq(r->nodes[1].hostname, "nvbandwidth-test-worker-1");
+  cr_assert_eq(r->nranks, 8);
+  const struct gcb_model_rank *k = gcb_model_rank(r, 5);
+  cr_assert_not_null(k);
+  cr_expect_eq(k->node, 1);
+  cr_expect_eq(k->device_index, 1);
+  cr_expect_str_eq(k->device_bus_id, "0009:01:00.0");
+  cr_expect_str_eq(k->device_name, "HGX GB200");
+  gcb_model_free(r);
 }
 
 Test(interop_corpus, nvbandwidth_latency_and_all_to_host_are_kept) {
