@@ -403,8 +403,27 @@ static long long number_after(char **tok, size_t n, const char *key) {
   return -1;
 }
 
-/* "mpirun -np 16 ./osu_mbw_mr", "mpiexec -n 2 ...", "srun --ntasks=8":
- * the rank count of the benchmark that follows, or 0. */
+/* The count a launcher's flag gives at tok[i] ("-n 8", "-n8" for srun's
+ * short forms, "--ntasks=8"), or 0. */
+static long long flag_count(char **tok, size_t n, size_t i, const char *flag) {
+  size_t f = strlen(flag);
+  const char *v = NULL;
+  if (strcmp(tok[i], flag) == 0 && i + 1 < n)
+    v = tok[i + 1];
+  else if (strncmp(tok[i], flag, f) == 0 && tok[i][f] == '=')
+    v = tok[i] + f + 1;
+  else if (f == 2 && strncmp(tok[i], flag, 2) == 0 && tok[i][2] != '\0')
+    v = tok[i] + 2; /* srun -N2 */
+  double x;
+  if (v != NULL && gcb__token_number(v, &x) && x >= 1 && x <= 1 << 24 &&
+      x == floor(x))
+    return (long long)x;
+  return 0;
+}
+
+/* "mpirun -np 16 ./osu_mbw_mr", "mpiexec -n 2 ...", "srun --ntasks=8",
+ * "srun -N2 --ntasks-per-node=4" (nodes times tasks per node): the rank
+ * count of the benchmark that follows, or 0. */
 static long long launcher_ranks(char **tok, size_t n) {
   static const char *const launchers[] = {"mpirun", "mpiexec", "srun",
                                           "orterun"};
@@ -415,20 +434,18 @@ static long long launcher_ranks(char **tok, size_t n) {
     for (size_t k = 0; k < sizeof launchers / sizeof *launchers; k++)
       found = found || strcmp(base, launchers[k]) == 0;
   }
-  for (; n <= GCB__MAX_TOKENS && i < n; i++)
-    for (size_t k = 0; k < sizeof flags / sizeof *flags; k++) {
-      size_t f = strlen(flags[k]);
-      const char *v = NULL;
-      if (strcmp(tok[i], flags[k]) == 0 && i + 1 < n)
-        v = tok[i + 1];
-      else if (strncmp(tok[i], flags[k], f) == 0 && tok[i][f] == '=')
-        v = tok[i] + f + 1;
-      double x;
-      if (v != NULL && gcb__token_number(v, &x) && x >= 1 && x <= 1 << 24 &&
-          x == floor(x))
-        return (long long)x;
-    }
-  return 0;
+  long long nodes = 0, per_node = 0, x;
+  for (; n <= GCB__MAX_TOKENS && i < n; i++) {
+    for (size_t k = 0; k < sizeof flags / sizeof *flags; k++)
+      if ((x = flag_count(tok, n, i, flags[k])) > 0)
+        return x;
+    if ((x = flag_count(tok, n, i, "-N")) > 0 ||
+        (x = flag_count(tok, n, i, "--nodes")) > 0)
+      nodes = x;
+    if ((x = flag_count(tok, n, i, "--ntasks-per-node")) > 0)
+      per_node = x;
+  }
+  return nodes > 0 && per_node > 0 ? nodes * per_node : 0;
 }
 
 /* "# Datatype: MPI_INT." as "int", "MPI_INT8_T" as "int8" (its digits

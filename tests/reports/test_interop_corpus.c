@@ -425,6 +425,22 @@ Test(interop_corpus, osu_outputs_keep_every_figure) {
   }
 }
 
+/* srun's "-N2 --ntasks-per-node=4" is 8 ranks: alltoall's size is each
+ * rank's block times 8, as gcbench's drop-in writes it, and its busbw is
+ * made (it read 0 ranks: OSU's own size, no comm_size, no busbw). */
+Test(interop_corpus, srun_nodes_times_tasks_per_node_is_the_rank_count) {
+  struct gcb_model *r =
+      load(DATA("cscs-osu_alltoall-ntasks-per-node.txt"), GCB_FORMAT_OSU);
+  cr_expect_eq(r->run.ranks, 8);
+  const struct gcb_model_case *c =
+      find_str(r, "coll", "op", "alltoall", NULL, NULL);
+  cr_assert_not_null(c);
+  cr_expect_eq(gcb_model_param_num(c, "comm_size"), 8);
+  cr_expect_eq(gcb_model_param_num(c, "size"), 8); /* OSU's 1 B row */
+  cr_expect(c->summary.busbw > 0, "busbw %g", c->summary.busbw);
+  gcb_model_free(r);
+}
+
 /* The three files one after the other, as `cat` or a job script leaves
  * them: one document, every benchmark's rows. */
 Test(interop_corpus, concatenated_osu_benchmarks_read_as_one) {
