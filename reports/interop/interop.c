@@ -256,6 +256,15 @@ enum gcb_status gcb_interop_parse(const char *text, size_t len,
       (json_error_code(&s.json_error) == json_error_out_of_memory ||
        (s.json_error.text[0] == '\0' && s.json_len <= GCB_INTEROP_MAX_JSON)))
     return gcb_err_set(err, GCB_ENOMEM, "%s: out of memory", name);
+  /* Mostly one JSON value, too large to parse: said so, whichever
+   * converter its text would have gone to. */
+  if (s.root == NULL && s.json_len > GCB_INTEROP_MAX_JSON &&
+      s.json_len > len / 2)
+    return gcb_err_set(err, GCB_EINPUT,
+                       "%s: a JSON value of %zu bytes, more than the %zu MiB "
+                       "gcbench converts from another tool's file; split the "
+                       "file",
+                       name, s.json_len, (size_t)GCB_INTEROP_MAX_JSON >> 20);
   const struct gcb__converter *row = best_row(&s, why);
   struct gcb__conv cv = {.text = text,
                          .len = len,

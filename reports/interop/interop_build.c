@@ -592,10 +592,15 @@ enum gcb_status gcb__conv_failure(struct gcb__conv *cv,
   if (f->lines == 0)
     return GCB_OK;
   gcb__conv_run_set(cv, "status", gcb__mvalue_string(cv->m, "failed"));
+  char what[96]; /* the label as the quote: printable ASCII (a title's) */
+  size_t k = 0;
+  for (; label[k] != '\0' && k + 1 < sizeof what; k++)
+    what[k] = label[k] >= ' ' && label[k] <= '~' ? label[k] : '?';
+  what[k] = '\0';
   char more[64] = "";
   if (f->lines > 1)
     snprintf(more, sizeof more, " (%zu lines of failure in all)", f->lines);
-  return gcb__conv_error(cv, bench, label, gcb_status_name(f->status),
+  return gcb__conv_error(cv, bench, what, gcb_status_name(f->status),
                          "the run failed: line %d: %s%s", f->line, f->text,
                          more);
 }

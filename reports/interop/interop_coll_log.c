@@ -51,8 +51,9 @@ struct gcb__coll_log {
   long long iterations, warmup, ngpus, max_rank;
   unsigned char *seen; /* ranks already in ranks[] */
   size_t nseen, total_rows, tables;
-  bool rccl;
-  struct gcb__failure failure; /* the run failed: rows after it are none */
+  bool rccl, banner;           /* banner: an "nThread ..." line seen */
+  struct gcb__failure failure; /* the test under way failed: the lines up
+                                  to the next run's banner are its trace */
 };
 
 /* ---- the device list ---------------------------------------------------- */
@@ -106,6 +107,8 @@ static const char *read_half(char **tok, struct gcb__coll_half *h, char *why,
   }
   double w = 0;
   bool checked = gcb__token_number(tok[3], &w);
+  if (checked && w < 0)
+    return "#wrong is negative";
   *h = gcb__coll_half(v[0], v[1], v[2], checked, w);
   if (!checked && strcmp(tok[3], "N/A") != 0)
     return "#wrong is neither a count nor N/A";
@@ -273,27 +276,37 @@ static enum gcb_status excerpt(struct gcb__coll_log *x, int line) {
 
 /* Ends the model once r has read the file (r->cut: it ends inside that
  * row): the last test, where the file was cut, counts. */
-static enum gcb_status log_end(struct gcb__coll_log *x,
-                               const struct gcb__lines *r) {
-  enum gcb_status st = GCB_OK;
-  bool failed = x->failure.lines > 0;
-  bool open = x->table.started && !x->table.closed && !failed;
-  int header = x->table.line;
-  char op[32]; /* the failed test's */
+/* The test a failure ended (at the file's end, or where another run's
+ * banner follows its trace): its rows kept, its failure said, the next
+ * failure its own. */
+static enum gcb_status failed_test(struct gcb__coll_log *x) {
+  char op[32];
   snprintf(op, sizeof op, "%s",
            x->table.op[0]  ? x->table.op
            : x->next_op[0] ? x->next_op
                            : "log");
-  /* cut inside a row (or before any): cut; after a whole row: an excerpt;
-   * a failure says itself */
-  if (open && (r->cut || x->table.rows == 0))
+  enum gcb_status st = table_end(x);
+  if (st == GCB_OK)
+    st = gcb__conv_failure(x->cv, &x->failure, "coll", op);
+  x->failure = (struct gcb__failure){0};
+  return st;
+}
+
+static enum gcb_status log_end(struct gcb__coll_log *x,
+                               const struct gcb__lines *r) {
+  enum gcb_status st = GCB_OK;
+  bool open = x->table.started && !x->table.closed;
+  int header = x->table.line;
+  /* a failure says itself; else cut inside a row (or before any): cut;
+   * after a whole row: an excerpt */
+  if (x->failure.lines > 0)
+    st = failed_test(x);
+  else if (open && (r->cut || x->table.rows == 0))
     st = cut(x, r->cut ? r->cut : r->number);
   else if (open)
     st = excerpt(x, x->table.row[x->table.rows - 1].line);
   if (st == GCB_OK)
     st = table_end(x);
-  if (st == GCB_OK)
-    st = gcb__conv_failure(x->cv, &x->failure, "coll", op);
   struct gcb_model *m = x->cv->m;
   if (st == GCB_OK && m->ncases == 0 && m->nskips == 0 && m->nerrors == 0)
     st = gcb__conv_bad_line(x->cv, header ? header : 1,
@@ -304,6 +317,12 @@ static enum gcb_status log_end(struct gcb__coll_log *x,
   if (x->lib_version[0])
     gcb__conv_software(x->cv, x->rccl ? "rccl" : "nccl", x->lib_version);
   return st;
+}
+
+/* Whether tok is nccl-tests' banner: "# nThread 1 nGpus 8 minBytes ...". */
+static bool banner_line(char **tok, size_t n) {
+  size_t i = n > 0 && strcmp(tok[0], "#") == 0;
+  return n > i + 1 && strcmp(tok[i], "nThread") == 0;
 }
 
 /* Whether tok names a column header: "size", "count", "type"... */
@@ -325,15 +344,13 @@ static int detect_log(const struct gcb__sniff *s, char *why, size_t size,
   struct gcb__failure failure = {0};
   bool banner = false;
   while (gcb__lines_next(&r)) {
+    if (banner && gcb__failure_see(&failure, &r.l))
+      return rccl == marker ? 70 : rccl ? 0 : 40;
     if (r.n > GCB__MAX_TOKENS)
       continue; /* its tokens are not read (a word past the room) */
     if (header_line(r.tok, r.n))
       return rccl == marker ? 70 : rccl ? 0 : 40;
-    banner = banner ||
-             (r.n > 3 && strcmp(r.tok[r.tok[0][0] == '#'], "nThread") == 0 &&
-              gcb__line_has(&r.l, " nGpus "));
-    if (banner && gcb__failure_see(&failure, &r.l))
-      return rccl == marker ? 70 : rccl ? 0 : 40;
+    banner = banner || banner_line(r.tok, r.n);
   }
   if (rccl && !marker)
     snprintf(why, size, "no rccl-tests marker");
@@ -516,7 +533,8 @@ static enum gcb_status other_line(struct gcb__coll_log *x,
     threads_line(x, tok, n);
   else if (n >= 3 && i == 1 && x->table.started)
     summary_line(x, tok, n, l->number);
-  if (n >= 3 && (strcmp(tok[i], "NCCL") == 0 || strcmp(tok[i], "RCCL") == 0) &&
+  if (n >= i + 3 &&
+      (strcmp(tok[i], "NCCL") == 0 || strcmp(tok[i], "RCCL") == 0) &&
       strcmp(tok[i + 1], "version") == 0)
     snprintf(x->lib_version, sizeof x->lib_version, "%.*s",
              (int)strcspn(tok[i + 2], "+"), tok[i + 2]);
@@ -573,8 +591,22 @@ static enum gcb_status convert(struct gcb__conv *cv, const json_t *root) {
             gcb__text_has(cv->text, cv->len, "rccl-tests", GCB__DETECT_WINDOW);
   gcb__conv_run(cv, x->rccl ? "rccl-tests" : "nccl-tests");
   while (st == GCB_OK && r.cut == 0 && gcb__lines_next(&r)) {
-    if (gcb__failure_see(&x->failure, &r.l) || x->failure.lines > 0)
-      continue; /* nccl-tests stops there: a trace follows, no rows */
+    /* A failure ends its test: nccl-tests stops there, and a trace
+     * follows, no rows, up to another run's banner. One before the first
+     * banner is no test's (an earlier job step's). */
+    bool banner = r.n <= GCB__MAX_TOKENS && banner_line(r.tok, r.n);
+    bool begun = x->banner || x->table.started || x->max_rank >= 0;
+    if (x->failure.lines > 0 && banner)
+      st = failed_test(x);
+    else if (x->failure.lines > 0 || begun) {
+      bool failing = x->failure.lines > 0; /* the rest counted, a cause
+                                              after callers' lines quoted */
+      if (gcb__failure_see(&x->failure, &r.l) || failing)
+        continue;
+    }
+    x->banner = x->banner || banner;
+    if (st != GCB_OK)
+      break;
     if (r.n > GCB__MAX_TOKENS && x->table.started && !x->table.closed &&
         gcb__line_leads_digit(&r.l))
       st = gcb__conv_bad_line(cv, r.l.number,

@@ -168,7 +168,7 @@ bool gcb__lines_next(struct gcb__lines *r);
 /* Whether the line, after blanks, starts with `prefix`. */
 bool gcb__line_starts(const struct gcb__line *l, const char *prefix);
 
-/* Whether the line, after blanks, starts with a digit: a row, however
+/* Whether the line's first word is a number of digits: a row, however
  * long (one too long for its tokens is refused, not passed over). */
 bool gcb__line_leads_digit(const struct gcb__line *l);
 

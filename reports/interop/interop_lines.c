@@ -116,10 +116,13 @@ bool gcb__line_starts(const struct gcb__line *l, const char *prefix) {
 }
 
 bool gcb__line_leads_digit(const struct gcb__line *l) {
-  size_t i = 0;
+  size_t i = 0, from;
   while (i < l->len && (l->at[i] == ' ' || l->at[i] == '\t'))
     i++;
-  return i < l->len && isdigit((unsigned char)l->at[i]);
+  for (from = i; i < l->len && l->at[i] != ' ' && l->at[i] != '\t'; i++)
+    if (!isdigit((unsigned char)l->at[i]))
+      return false; /* "10-0-0-5:123:123 [0] NCCL INFO ..." */
+  return i > from;
 }
 
 bool gcb__line_has(const struct gcb__line *l, const char *needle) {
@@ -134,6 +137,7 @@ bool gcb__failure_see(struct gcb__failure *f, const struct gcb__line *l) {
   } signs[] = {
       {"Test NCCL failure", true, GCB_ENCCL},
       {"Test CUDA failure", true, GCB_ECUDA},
+      {"Test HIP failure", true, GCB_ECUDA}, /* rccl-tests' HIPCHECK */
       {"Caught signal", true, GCB_EINTERNAL},
       {"] Signal: ", true, GCB_EINTERNAL},
       {"Segmentation fault", true, GCB_EINTERNAL},

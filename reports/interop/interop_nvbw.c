@@ -565,8 +565,10 @@ static enum gcb_status process_line(struct nvbw *x, const char *s) {
       gpu != NULL ? nvbw_device(x, gpu, false, name) : gcb__conv_nomem(x->cv);
   free(gpu);
   long long device = strtoll(dev + 9, NULL, 10);
-  if (st == GCB_OK && device >= 0 && device < GCB__NVBW_MAX_GPUS)
-    x->gpu[x->ngpus - 1].device = device;
+  struct nvbw_gpu *g = &x->gpu[x->ngpus - 1]; /* its index on its host */
+  if (st == GCB_OK && g->host != NULL && device >= 0 &&
+      device < GCB__NVBW_MAX_GPUS)
+    g->device = device;
   return st;
 }
 

@@ -72,7 +72,8 @@ struct gcb__osu {
   long long next_ranks;    /* from a launcher line, for the next title */
   long long pairs, window; /* osu_mbw_mr's "# [ pairs: N ] [ window ... ]" */
   long long max_ranks;     /* run.ranks */
-  struct gcb__failure failure; /* the run failed: rows after it are none */
+  struct gcb__failure failure; /* the program under way failed: the lines up
+                                  to the next title are its trace */
   char version[16];            /* "7.5" of "... Test v7.5"; "" none */
 };
 
@@ -466,13 +467,34 @@ static void datatype(struct gcb__osu *o, const struct gcb__line *l) {
   o->type[k] = '\0';
 }
 
+/* The program a failure ended (at the file's end, or where the next
+ * program's title follows its trace): its rows kept, its failure said,
+ * the next failure its own. */
+static enum gcb_status failed_program(struct gcb__osu *o) {
+  enum gcb_status st =
+      gcb__conv_failure(o->cv, &o->failure, "osu", o->bench ? o->bench : "log");
+  o->failure = (struct gcb__failure){0};
+  return st;
+}
+
 static enum gcb_status line(struct gcb__osu *o, struct gcb__lines *r) {
   const struct gcb__line *l = &r->l;
-  if (gcb__failure_see(&o->failure, l) || o->failure.lines > 0)
-    return GCB_OK; /* a crash's trace follows ("  0 0x00054db0 ..."), no rows */
-  if (gcb__line_starts(l, "# OSU ")) {
-    return title(o, l);
+  bool starts = gcb__line_starts(l, "# OSU ");
+  /* A failure ends its program: a crash's trace follows ("  0 0x00054db0
+   * ..."), no rows, up to the next title. One before the first title is
+   * no program's (an earlier job step's). */
+  if (o->failure.lines > 0 && starts) {
+    enum gcb_status st = failed_program(o);
+    if (st != GCB_OK)
+      return st;
+  } else if (o->failure.lines > 0 || o->started) {
+    bool failing = o->failure.lines > 0; /* the rest counted, a cause after
+                                            a generic line quoted */
+    if (gcb__failure_see(&o->failure, l) || failing)
+      return GCB_OK;
   }
+  if (starts)
+    return title(o, l);
   long long ranks = launcher_ranks(r->tok, r->n);
   if (ranks > 0) {
     o->next_ranks = ranks;
@@ -509,9 +531,10 @@ static enum gcb_status convert(struct gcb__conv *cv, const json_t *root) {
   enum gcb_status st = GCB_OK;
   while (st == GCB_OK && r.cut == 0 && gcb__lines_next(&r))
     st = line(&o, &r);
-  if (st == GCB_OK)
-    st = gcb__conv_failure(cv, &o.failure, "osu", o.bench ? o.bench : "log");
-  if (st == GCB_OK && r.cut && o.failure.lines == 0) /* rows kept, cut said */
+  bool failed = o.failure.lines > 0; /* a cut after it is its trace's */
+  if (st == GCB_OK && failed)
+    st = failed_program(&o);
+  if (st == GCB_OK && r.cut && !failed) /* the rows kept, the cut said */
     st = gcb__conv_timeout(cv, "osu", o.bench,
                            "the output ends at line %d inside a row of %s (a "
                            "timeout or a truncated copy): the rows before are "
