@@ -264,6 +264,25 @@ Test(render, input_text_comes_out_inert_in_every_format) {
   json_decref(doc);
 }
 
+/* What renderer r writes of doc (taken), analysed with the default
+ * thresholds; the caller frees it. */
+static char *render_doc(const struct gcb_renderer *r, json_t *doc) {
+  struct gcb_doc d = fx_doc_of("doc.json", doc);
+  struct gcb_thresholds th;
+  struct gcb_findings f = {0};
+  struct gcb_err err = {0};
+  gcb_thresholds_default(&th);
+  cr_assert_eq(gcb_analyze(&d, 1, &th, &f, &err), GCB_OK, "%s", err.msg);
+  struct gcb_report rep = {
+      .docs = &d, .ndocs = 1, .findings = &f, .thresholds = &th};
+  size_t len;
+  char *out = render(r, &rep, &len);
+  gcb_findings_free(&f);
+  fx_doc_free(&d);
+  json_decref(doc);
+  return out;
+}
+
 /* A case's labels in metrics.prom are its first 64 parameters: 200 whose
  * names collide once made valid (99 x's and a number, cut to the same
  * name) gave each label a search among those before it, minutes for a
@@ -280,16 +299,7 @@ Test(render, openmetrics_labels_a_case_with_its_first_64_parameters) {
     json_object_set_new(params, key, json_integer(i));
   }
   fx_add_case(doc, c);
-  struct gcb_doc d = fx_doc_of("many.json", doc);
-  struct gcb_thresholds th;
-  struct gcb_findings f = {0};
-  struct gcb_err err = {0};
-  gcb_thresholds_default(&th);
-  cr_assert_eq(gcb_analyze(&d, 1, &th, &f, &err), GCB_OK);
-  struct gcb_report rep = {
-      .docs = &d, .ndocs = 1, .findings = &f, .thresholds = &th};
-  size_t len;
-  char *out = render(&gcb_render_openmetrics, &rep, &len);
+  char *out = render_doc(&gcb_render_openmetrics, doc);
   const char *line = strstr(out, "\ngcbench_gemm_gflops{");
   cr_assert_not_null(line, "%.2000s", out);
   const char *end = strchr(line + 1, '\n');
@@ -299,9 +309,6 @@ Test(render, openmetrics_labels_a_case_with_its_first_64_parameters) {
     labels++;
   cr_expect_eq(labels, 64, "%.*s", (int)(end - line), line);
   free(out);
-  gcb_findings_free(&f);
-  fx_doc_free(&d);
-  json_decref(doc);
 }
 
 /* results.csv keeps a size of 10^10 bytes or more whole: nccl-tests'
@@ -316,23 +323,11 @@ Test(render, csv_keeps_large_integer_sizes_whole) {
                            "\"count\": 4294967296.0}",
                            "GB/s", figs, 2, 0.01, NULL));
   fx_check_valid(doc);
-  struct gcb_doc d = fx_doc_of("big.json", doc);
-  struct gcb_thresholds th;
-  struct gcb_findings f = {0};
-  struct gcb_err err = {0};
-  gcb_thresholds_default(&th);
-  cr_assert_eq(gcb_analyze(&d, 1, &th, &f, &err), GCB_OK);
-  struct gcb_report rep = {
-      .docs = &d, .ndocs = 1, .findings = &f, .thresholds = &th};
-  size_t len;
-  char *out = render(&gcb_render_csv, &rep, &len);
+  char *out = render_doc(&gcb_render_csv, doc);
   cr_expect_not_null(strstr(out, ",17179869184,4294967296,"), "%s", out);
   cr_expect_null(strstr(out, "e+"), "%s", out);
   cr_expect_not_null(strstr(out, ",183.83,"), "%s", out);
   free(out);
-  gcb_findings_free(&f);
-  fx_doc_free(&d);
-  json_decref(doc);
 }
 
 /* The plot script of doc (taken), and how many plots it draws; the
