@@ -38,7 +38,6 @@
  * the reverse, would flag smooth sweeps); the floor still judges them.
  */
 #include <math.h>
-#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -295,24 +294,21 @@ static void floors(struct row *r, size_t from, size_t to) {
   }
 }
 
-/* Whether x is beyond `limit` by ratio (off or over, the offset of the
- * field in struct row) in its loop and, where it has them, its calls'
- * medians; a row with no calls (an imported log: one time per row), in
- * its twin of the other half too, where that one can be judged: a dip
- * that is a protocol's or the fabric's repeats in the same size run in
- * place and out of place, one that shows in one half is one disturbed
- * loop (nccl-tests' 256 B row at 94 us out of place, 26 us in place,
- * between rows of 26 and 32 us). */
-static bool beyond(const struct row *r, const struct row *x, size_t ratio,
-                   size_t calls, double limit) {
-#define AT(row, off) (*(const double *)((const char *)(row) + (off)))
-  if (!(AT(x, ratio) > limit))
+/* Whether a row is beyond `limit` by its loop's ratio (off or over) and,
+ * where it has them, its calls' medians'; a row with no calls (an
+ * imported log: one time per row), by its twin's ratio in the other half
+ * too (NULL: none), where that one can be judged: a dip that is a
+ * protocol's or the fabric's repeats in the same size run in place and
+ * out of place, one that shows in one half is one disturbed loop
+ * (nccl-tests' 256 B row at 94 us out of place, 26 us in place, between
+ * rows of 26 and 32 us). */
+static bool beyond(double ratio, double calls, const double *twin,
+                   double limit) {
+  if (!(ratio > limit))
     return false;
-  if (!isnan(AT(x, calls)))
-    return AT(x, calls) > limit;
-  const struct row *t = x->twin != SIZE_MAX ? &r[x->twin] : NULL;
-  return t == NULL || isnan(AT(t, ratio)) || AT(t, ratio) > limit;
-#undef AT
+  if (!isnan(calls))
+    return calls > limit;
+  return twin == NULL || isnan(*twin) || *twin > limit;
 }
 
 /* The rows of the other half (in place or out of place) of each row's
@@ -356,17 +352,19 @@ enum gcb_status gcb__rule_sweep_rows(const struct gcb__rule_ctx *cx) {
     floors(r, i, j);
   }
   double limit = 1 + cx->t->trend_pct / 100;
-  for (size_t i = 0; i < n; i++)
-    r[i].trend = beyond(r, &r[i], offsetof(struct row, off),
-                        offsetof(struct row, off_calls), limit);
+  for (size_t i = 0; i < n; i++) {
+    const struct row *t = r[i].twin != SIZE_MAX ? &r[r[i].twin] : NULL;
+    r[i].trend = beyond(r[i].off, r[i].off_calls, t ? &t->off : NULL, limit);
+  }
   enum gcb_status st = GCB_OK;
   for (size_t i = 0; i < n && st == GCB_OK; i++) {
     const struct row *x = &r[i];
+    const struct row *t = x->twin != SIZE_MAX ? &r[x->twin] : NULL;
     if (!floor && x->trend)
       st = trend_finding(cx, r, x);
     else if (floor && !x->trend &&
-             beyond(r, x, offsetof(struct row, over),
-                    offsetof(struct row, over_calls), cx->t->latency_floor_x))
+             beyond(x->over, x->over_calls, t ? &t->over : NULL,
+                    cx->t->latency_floor_x))
       st = floor_finding(cx, x, &r[x->alpha], x->bytes_t, x->t / x->over);
   }
   free(r);

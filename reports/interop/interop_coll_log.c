@@ -598,12 +598,8 @@ static enum gcb_status convert(struct gcb__conv *cv, const json_t *root) {
     bool begun = x->banner || x->table.started || x->max_rank >= 0;
     if (x->failure.lines > 0 && banner)
       st = failed_test(x);
-    else if (x->failure.lines > 0 || begun) {
-      bool failing = x->failure.lines > 0; /* the rest counted, a cause
-                                              after callers' lines quoted */
-      if (gcb__failure_see(&x->failure, &r.l) || failing)
-        continue;
-    }
+    else if (gcb__failure_trace(&x->failure, &r.l, begun))
+      continue;
     x->banner = x->banner || banner;
     if (st != GCB_OK)
       break;

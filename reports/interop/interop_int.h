@@ -198,6 +198,13 @@ struct gcb__failure {
  * the first or the first that names a cause. */
 bool gcb__failure_see(struct gcb__failure *f, const struct gcb__line *l);
 
+/* Whether l belongs to a failed test's trace, not to the test: a failure
+ * line once the test has `begun` (one before is an earlier job step's), or
+ * any line after one (its failure lines counted, a later cause quoted).
+ * The reader ends the trace at the next test's first line. */
+bool gcb__failure_trace(struct gcb__failure *f, const struct gcb__line *l,
+                        bool begun);
+
 /* Whether r's line is the last of its text or only blanks follow it: a
  * short row there is a cut, which r->cut then records. */
 bool gcb__lines_cut(struct gcb__lines *r);

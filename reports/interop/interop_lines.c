@@ -165,6 +165,12 @@ bool gcb__failure_see(struct gcb__failure *f, const struct gcb__line *l) {
   return true;
 }
 
+bool gcb__failure_trace(struct gcb__failure *f, const struct gcb__line *l,
+                        bool begun) {
+  bool failing = f->lines > 0;
+  return (failing || begun) && (gcb__failure_see(f, l) || failing);
+}
+
 bool gcb__lines_cut(struct gcb__lines *r) {
   size_t next = r->pos;
   while (next < r->len && isspace((unsigned char)r->text[next]))

@@ -487,12 +487,8 @@ static enum gcb_status line(struct gcb__osu *o, struct gcb__lines *r) {
     enum gcb_status st = failed_program(o);
     if (st != GCB_OK)
       return st;
-  } else if (o->failure.lines > 0 || o->started) {
-    bool failing = o->failure.lines > 0; /* the rest counted, a cause after
-                                            a generic line quoted */
-    if (gcb__failure_see(&o->failure, l) || failing)
-      return GCB_OK;
-  }
+  } else if (gcb__failure_trace(&o->failure, l, o->started))
+    return GCB_OK;
   if (starts)
     return title(o, l);
   long long ranks = launcher_ranks(r->tok, r->n);

@@ -103,6 +103,22 @@ static json_t *doc_of(const char *backend, const char *model) {
                    "cases");
 }
 
+/* The built-in expectations of a one-rank run on `backend` with a device
+ * called `model`, and the line saying which (in line); NULL where none
+ * apply. */
+static struct gcb_criteria *builtin_of(const char *backend, const char *model,
+                                       char *line, size_t size) {
+  json_t *root = doc_of(backend, model);
+  struct gcb_doc d = fx_doc_of("doc.json", root);
+  struct gcb_criteria *cr = NULL;
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_expect_builtin(&d, 1, &cr, line, size, &err), GCB_OK, "%s",
+               err.msg);
+  fx_doc_free(&d);
+  json_decref(root);
+  return cr;
+}
+
 /* A run that names no GPU model says "(host backend)" only where it ran
  * on the host backend: an imported OSU or nccl-tests log of GPUs that
  * names none is "cuda" (it said "host backend" for those too). */
@@ -115,17 +131,12 @@ Test(skus, no_model_says_host_backend_only_for_the_host_backend) {
       {"cuda", "no built-in expectation applies: the run names no GPU model"},
   };
   for (size_t r = 0; r < sizeof rows / sizeof *rows; r++) {
-    json_t *root = doc_of(rows[r].backend, "");
-    struct gcb_doc d = fx_doc_of("doc.json", root);
-    struct gcb_criteria *cr = NULL;
-    struct gcb_err err = {0};
     char line[256];
-    cr_assert_eq(gcb_expect_builtin(&d, 1, &cr, line, sizeof line, &err),
-                 GCB_OK, "%s", err.msg);
+    struct gcb_criteria *cr =
+        builtin_of(rows[r].backend, "", line, sizeof line);
     cr_expect_str_eq(line, rows[r].line);
     cr_expect_null(cr);
-    fx_doc_free(&d);
-    json_decref(root);
+    gcb_criteria_free(cr);
   }
 }
 
@@ -147,13 +158,9 @@ Test(skus, a_file_is_chosen_by_the_exact_model_name) {
        "no built-in expectation applies: the run names no GPU model", false},
   };
   for (size_t r = 0; r < sizeof rows / sizeof *rows; r++) {
-    json_t *root = doc_of(rows[r].backend, rows[r].model);
-    struct gcb_doc d = fx_doc_of("doc.json", root);
-    struct gcb_criteria *cr = NULL;
-    struct gcb_err err = {0};
     char line[256];
-    cr_assert_eq(gcb_expect_builtin(&d, 1, &cr, line, sizeof line, &err),
-                 GCB_OK, "%s", err.msg);
+    struct gcb_criteria *cr =
+        builtin_of(rows[r].backend, rows[r].model, line, sizeof line);
     cr_expect(strncmp(line, rows[r].line, strlen(rows[r].line)) == 0, "%s",
               line);
     cr_expect_eq(cr != NULL, rows[r].judged, "%s", rows[r].model);
@@ -164,8 +171,6 @@ Test(skus, a_file_is_chosen_by_the_exact_model_name) {
       cr_expect_gt(cr->nchecks, 5);
     }
     gcb_criteria_free(cr);
-    fx_doc_free(&d);
-    json_decref(root);
   }
 }
 
