@@ -2,7 +2,8 @@
  * Reading a results document (reports/document/results.h): the size its
  * shape allows, jansson's parse, the schema field (another version, or not a
  * results document at all), the walk against the rows, and the upgrade of
- * a schema-1 document to the current schema. Every problem comes out as
+ * a schema-1 document to the current schema, and the check of what its
+ * values say of each other (consistency.c). Every problem comes out as
  * "file:line:column: path: what".
  */
 #include "reports/document/results_int.h"
@@ -170,11 +171,17 @@ enum gcb_status gcb_results_parse(const char *text, size_t len,
     rc = gcb_err_set(err, GCB_ENOMEM, "%s: out of memory", name);
   if (rc == GCB_OK && cols.ranks == NULL && columns_apart(root, &cols) != 0)
     rc = gcb_err_set(err, GCB_ENOMEM, "%s: out of memory", name);
+  if (rc == GCB_OK)
+    rc = gcb__check_values(&w, root, cols.ranks, cols.nranks,
+                           root_node == &gcb__n_root_v1);
   for (size_t i = 0; rc == GCB_OK && i < cols.nranks; i++)
     if (gcb__ranks_order(&cols.ranks[i]) != 0)
       rc = gcb_err_set(err, GCB_ENOMEM, "%s: out of memory", name);
   if (rc == GCB_OK && gcb__ranks_order_document(root) != 0)
     rc = gcb_err_set(err, GCB_ENOMEM, "%s: out of memory", name);
+  if (rc == GCB_OK)
+    rc = gcb__check_unique(&w, root, cols.ranks, cols.nranks,
+                           root_node == &gcb__n_root_v1);
   if (rc == GCB_OK && (*out = gcb__results_wrap(root)) == NULL)
     rc = gcb_err_set(err, GCB_ENOMEM, "%s: out of memory", name);
   else if (rc != GCB_OK)

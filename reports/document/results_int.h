@@ -59,6 +59,22 @@ bool gcb__read_fast(const char *text, size_t len,
                     bool (*fits)(size_t len, size_t entries), json_t **root,
                     struct gcb_ranks **ranks, size_t *nranks, size_t *entries);
 
+/*
+ * What a read document's values say of each other (consistency.c), once
+ * the schema's rows have passed it: cols holds its n cases' per-rank
+ * columns; rows: the text has them as schema 1's rows. _values, before the
+ * reader orders ranks: the ranks every section names are the run's, each rank
+ * entry's node is listed, a case has at least one rank, no time, figure or
+ * count is below 0 (each problem located at its element). _unique, after: no
+ * rank or node index is there twice (located at its list).
+ */
+enum gcb_status gcb__check_values(struct gcb__walk *w, const json_t *root,
+                                  const struct gcb_ranks *cols, size_t n,
+                                  bool rows);
+enum gcb_status gcb__check_unique(struct gcb__walk *w, const json_t *root,
+                                  const struct gcb_ranks *cols, size_t n,
+                                  bool rows);
+
 /* Frees the writer's cache; NULL is a no-op (write.c). */
 void gcb__case_cache_free(struct gcb__case_cache *k);
 

@@ -479,3 +479,80 @@ Test(results_read, schema_violations_are_named_and_located) {
   expect_edits_refused(DATA("results-valid.json"), edits,
                        sizeof edits / sizeof edits[0]);
 }
+
+/* What the run could not have written, each value of the right type: a
+ * rank outside the run or twice, a rank entry on a node not listed, a
+ * negative time, figure or count. Each is refused at its element (a
+ * repeat at its list), on the quick road (the current schema's columns)
+ * and on jansson's (schema 1's rows, which the reader transposes). */
+Test(results_read, values_the_run_could_not_have_written_are_refused) {
+  static const struct edit columns[] = {
+      {"\"ranks\": 2,", "\"ranks\": 0,",
+       "run.ranks: 0: a run has at least one rank", NULL},
+      {"\"rank\": [0, 1]", "\"rank\": [0, 2]",
+       "cases[0].per_rank.rank[1]: rank 2, not one of the run's 2", NULL},
+      {"\"rank\": [0, 1]", "\"rank\": [1, 1]",
+       "cases[0].per_rank.rank: rank 1 has two entries", "[1, 1]"},
+      {"\"min\": [0.05, 0.051]", "\"min\": [0.05, -0.051]",
+       "cases[0].per_rank.time_s.min[1]: -0.051, below 0", NULL},
+      {"\"best\": [42.9, 42.1]", "\"best\": [-42.9, 42.1]",
+       "cases[0].per_rank.figure.best[0]: -42.9, below 0", "-42.9"},
+      {"\"wrong\": [0, 0]", "\"wrong\": [0, -3]",
+       "cases[0].per_rank.validation.wrong[1]: -3, below 0", NULL},
+      {"\"rank\": 1, \"node\": 0", "\"rank\": 1, \"node\": 3",
+       "ranks[1].node: node 3, which \"nodes\" does not list", NULL},
+      {"\"rank\": 1, \"node\": 0", "\"rank\": 7, \"node\": 0",
+       "ranks[1].rank: rank 7, not one of the run's 2", "7, \"node\""},
+      {"\"rank\": 1, \"node\": 0", "\"rank\": 0, \"node\": 0",
+       "ranks: rank 0 has two entries", "[\n  {\"rank\": 0"},
+      {"\"ranks\": [0, 1], \"cores\"", "\"ranks\": [0, 5], \"cores\"",
+       "nodes[0].ranks[1]: rank 5, not one of the run's 2", "5], \"cores\""},
+      {"\"index\": 0, \"hostname\"", "\"index\": -1, \"hostname\"",
+       "nodes[0].index: -1, below 0", "-1, \"hostname\""},
+      {"\"rank\": -1, \"status\"", "\"rank\": 2, \"status\"",
+       "errors[0].rank: rank 2, neither -1 (no one rank) nor one of the run's "
+       "2",
+       "2, \"status\""},
+  };
+  expect_edits_refused(DATA("results-valid-v2.json"), columns,
+                       sizeof columns / sizeof columns[0]);
+  static const struct edit rows[] = {
+      {"{\"rank\": 1,\n     \"time_s\"", "{\"rank\": 2,\n     \"time_s\"",
+       "cases[0].per_rank[1].rank: rank 2, not one of the run's 2",
+       "2,\n     \"time_s\""},
+      {"{\"rank\": 1,\n     \"time_s\"", "{\"rank\": 0,\n     \"time_s\"",
+       "cases[0].per_rank: rank 0 has two entries", "[\n    {\"rank\": 0"},
+      {"\"min\": 0.051,", "\"min\": -0.051,",
+       "cases[0].per_rank[1].time_s.min: -0.051, below 0", "-0.051"},
+  };
+  expect_edits_refused(DATA("results-valid.json"), rows,
+                       sizeof rows / sizeof rows[0]);
+}
+
+/* A case of no rank's results says nothing measured: refused, not judged. */
+Test(results_read, a_case_without_ranks_is_refused) {
+  size_t len;
+  char *valid = read_text(DATA("results-valid-v2.json"), &len);
+  const char *from = strstr(valid, "\"per_rank\": {");
+  const char *to = strstr(from, "\n  }\n ],");
+  cr_assert(from != NULL && to != NULL);
+  static const char empty[] =
+      "\"per_rank\": {\"rank\": [], \"time_s\": {\"n\": [], \"min\": [], "
+      "\"median\": [], \"mean\": [], \"max\": [], \"stdev\": [], \"p99\": []},"
+      " \"figure\": {\"median\": [], \"best\": [], \"worst\": []}, "
+      "\"validation\": {\"checked\": [], \"samples\": [], \"wrong\": [], "
+      "\"max_error\": [], \"tolerance\": [], \"method\": []}}";
+  char *text = malloc(len + sizeof empty);
+  size_t head = (size_t)(from - valid), tail = len - (size_t)(to - valid);
+  memcpy(text, valid, head);
+  memcpy(text + head, empty, sizeof empty - 1);
+  memcpy(text + head + sizeof empty - 1, to, tail);
+  size_t n = head + sizeof empty - 1 + tail;
+  struct gcb_err err = {0};
+  cr_expect_eq(parse_text(text, n, &err), GCB_EINPUT);
+  expect_located(&err, "mem.json", text, n, "[], \"time_s\"", 0,
+                 "cases[0].per_rank.rank: no entries: a case holds the "
+                 "results of at least one rank");
+  free(text);
+  free(valid);
+}
