@@ -49,6 +49,7 @@ enum gcb_status gcb__rule_skipped(const struct gcb__rule_ctx *cx);
 enum gcb_status gcb__rule_validation(const struct gcb__rule_ctx *cx);
 enum gcb_status gcb__rule_not_validated(const struct gcb__rule_ctx *cx);
 enum gcb_status gcb__rule_slow_rank(const struct gcb__rule_ctx *cx);
+enum gcb_status gcb__rule_jitter(const struct gcb__rule_ctx *cx);
 enum gcb_status gcb__rule_imbalance(const struct gcb__rule_ctx *cx);
 enum gcb_status gcb__rule_late_arrival(const struct gcb__rule_ctx *cx);
 
@@ -58,6 +59,11 @@ enum gcb_status gcb__rule_late_arrival(const struct gcb__rule_ctx *cx);
 enum gcb_status gcb__rule_sweep_rows(const struct gcb__rule_ctx *cx);
 
 /* Placement rules (placement.c); see docs/REPORTS.md. */
+/* Whether a rank has CPUs of its own, as far as the document says: bound
+ * (not to every PU of its node), to PUs no other rank of its node is
+ * bound to, on a node with no more ranks than cores. true where the
+ * document does not say (no rank or node entry, a binding not recorded). */
+bool gcb__rank_has_own_cpus(const struct gcb_model *m, long long rank);
 enum gcb_status gcb__rule_unbound(const struct gcb__rule_ctx *cx);
 enum gcb_status gcb__rule_shared_cpus(const struct gcb__rule_ctx *cx);
 enum gcb_status gcb__rule_shared_gpu(const struct gcb__rule_ctx *cx);

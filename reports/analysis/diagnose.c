@@ -1069,8 +1069,8 @@ static bool at_rest(const struct dx *x, struct gcb_root_cause *rc,
                "idle downtraining, not a fault",
                w, worst / e * 100, ex->basis[0] ? ex->basis : es, rest);
   }
-  return say(rc, "%s, confirmed under load: %s, %.0f %% of %s",
-             after_rank(f), w, worst / e * 100, es);
+  return say(rc, "%s, confirmed under load: %s, %.0f %% of %s", after_rank(f),
+             w, worst / e * 100, es);
 }
 
 /* ---- statements ---------------------------------------------------------- */

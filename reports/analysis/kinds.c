@@ -68,6 +68,17 @@ const struct gcb_kind gcb_kinds[GCB_KIND_COUNT] = {
          .benches = PER_DEVICE, .explains_imbalance = true,
          .group = GCB_GROUP_GPU, .say = GCB_SAY_BELOW_PEERS,
          .suggestion = NULL /* its benchmark's slow_hint */),
+    KIND(JITTER, .name = "jitter", .family = GCB_FAM_OF_CASE,
+         .rule = {gcb__rule_jitter},
+         .thresholds = "slow_rank_pct,slow_rank_fail_pct,outlier_mads,"
+                       "outlier_min_ranks",
+         .benches = PER_DEVICE, .group = GCB_GROUP_GPU,
+         .suggestion = "a device that is fast most of the time and slow now "
+                       "and then: watch its clocks and throttle reasons "
+                       "under load (nvidia-smi dmon -s pc), look for XID "
+                       "errors and PCIe replays (dmesg; nvidia-smi -q -d "
+                       "PERFORMANCE,PCI) and for other work on the rank's "
+                       "CPUs"),
     KIND(LINK_BANDWIDTH, .name = "link-bandwidth", .family = GCB_FAM_OF_CASE,
          .rule = {gcb__rule_link_bandwidth},
          .thresholds = "link_pct,link_fail_pct,slow_rank_fail_pct,"

@@ -38,6 +38,23 @@ static bool binding_unknown(const struct gcb_model_rank *rank) {
   return rank->cpu_binding[0] == '\0' && rank->bound_pus <= 0;
 }
 
+bool gcb__rank_has_own_cpus(const struct gcb_model *m, long long rank) {
+  const struct gcb_model_rank *r = gcb_model_rank(m, rank);
+  const struct gcb_model_node *node =
+      r != NULL ? gcb_model_node(m, r->node) : NULL;
+  if (node == NULL || binding_unknown(r))
+    return true; /* nothing says otherwise */
+  if (unbound(r, node) ||
+      (node->cores > 0 && (long long)node->nranks > node->cores))
+    return false;
+  for (size_t i = 0; i < node->nranks; i++) {
+    const struct gcb_model_rank *o = gcb_model_rank(m, node->ranks[i]);
+    if (o != NULL && o != r && strcmp(o->cpu_binding, r->cpu_binding) == 0)
+      return false;
+  }
+  return true;
+}
+
 /* Places a group's finding at the node and its ranks (n >= 2), and
  * measures the group's size against `expected` ranks. */
 static void at_group(struct gcb_finding *f, const struct gcb_model_node *node,

@@ -1,6 +1,7 @@
 /*
  * Rules over each case of a document: validation failures, unvalidated
- * cases and slow ranks (robust outliers among per-device figures). Each
+ * cases, slow ranks (robust outliers among per-device figures) and jittery
+ * ranks (robust outliers in the time their slow iterations add). Each
  * finds nothing in a case that lacks its data. Load imbalance and late
  * arrivals, which are summed up over a document's cases, are in
  * rules_sweep.c.
@@ -167,4 +168,99 @@ done:
 
 enum gcb_status gcb__rule_slow_rank(const struct gcb__rule_ctx *cx) {
   return each_case(cx, slow_case);
+}
+
+/* ---- jittery ranks ------------------------------------------------------ */
+
+/* The fewest iterations whose times say how they vary. */
+#define JITTER_MIN_ITERATIONS 5
+
+/* The share of entry i's time its slow iterations add: the mean of its
+ * iteration times, the worst one left out, over their median, less 1. The
+ * worst alone is no pattern (a daemon's wake-up, the first iteration
+ * after warm-up); its median is what the slow-rank rule judges. NAN
+ * without enough iterations. */
+static double added_share(const struct gcb_model_case *c, size_t i) {
+  double n = gcb_model_col(c, GCB_RC_TIME_N, i);
+  double median = gcb_model_col(c, GCB_RC_TIME_MEDIAN, i);
+  if (!(n >= JITTER_MIN_ITERATIONS) || !(median > 0))
+    return NAN;
+  double mean = gcb_model_col(c, GCB_RC_TIME_MEAN, i);
+  double worst = gcb_model_col(c, GCB_RC_TIME_MAX, i);
+  return (n * mean - worst) / (n - 1) / median - 1;
+}
+
+static enum gcb_status jitter_finding(const struct gcb__rule_ctx *cx,
+                                      const struct gcb_model_case *c, size_t i,
+                                      double share, double typical, size_t n) {
+  double cost = share - typical;
+  enum gcb_severity sev =
+      cost * 100 > cx->t->slow_rank_fail_pct ? GCB_SEV_FAIL : GCB_SEV_WARN;
+  long long rank = gcb_model_col_rank(c, i, (long long)i);
+  struct gcb_finding *f = gcb__rule_push_case(cx, sev, c, rank);
+  if (f == NULL)
+    return GCB_ENOMEM;
+  double median = gcb_model_col(c, GCB_RC_TIME_MEDIAN, i);
+  double mean = gcb_model_col(c, GCB_RC_TIME_MEAN, i);
+  gcb_finding_figures(f, mean, median, "s");
+  f->cost = cost;
+  char ms[48], ds[48], ps[48], why[256];
+  gcb_fmt_scaled(mean, "s", ms, sizeof ms);
+  gcb_fmt_scaled(median, "s", ds, sizeof ds);
+  gcb_fmt_scaled(gcb_model_col(c, GCB_RC_TIME_P99, i), "s", ps, sizeof ps);
+  throttle_text(cx, c, f, why, sizeof why);
+  char peers[48] = "none"; /* a mean below its median adds nothing */
+  if (typical >= 0.0005)
+    snprintf(peers, sizeof peers, "%.1f%%", typical * 100);
+  gcb_finding_explain(f,
+                      "rank %lld loses %.1f%% of its time to slow "
+                      "iterations: %s on average against a median of %s, "
+                      "p99 %s, over %lld iterations (the median of %zu "
+                      "ranks loses %s); a synchronous job waits for each "
+                      "slow one%s",
+                      rank, share * 100, ms, ds, ps,
+                      gcb_model_col_int(c, GCB_RC_TIME_N, i, 0), n, peers, why);
+  if (why[0] != '\0') /* "; during the case ..." */
+    gcb_analyze_copy(f->evidence, sizeof f->evidence, why + 2);
+  gcb__rule_suggest(f);
+  return GCB_OK;
+}
+
+/* The ranks whose slow iterations add more of their time than their
+ * peers' do: a robust high outlier by more than slow_rank_pct %, among
+ * the ranks with CPUs of their own. */
+static enum gcb_status jitter_case(const struct gcb__rule_ctx *cx,
+                                   const struct gcb_model_case *c) {
+  size_t n = c->ranks.n, k = 0;
+  if (!gcb_kind_applies(cx->kind, c->kind) || n == 0)
+    return GCB_OK;
+  double *x = malloc(n * sizeof *x);
+  size_t *entry = malloc(n * sizeof *entry);
+  bool *flags = malloc(n * sizeof *flags);
+  enum gcb_status st = GCB_OK;
+  if (x == NULL || entry == NULL || flags == NULL) {
+    st = gcb_err_set(cx->err, GCB_ENOMEM, "analysis: out of memory");
+    goto done;
+  }
+  /* A rank that shares its cores waits for them now and then: its
+   * placement finding says why. */
+  const struct gcb_model *m = cx->doc->model;
+  for (size_t i = 0; i < n; i++)
+    if (gcb__rank_has_own_cpus(m, gcb_model_col_rank(c, i, (long long)i)) &&
+        !isnan(x[k] = added_share(c, i)))
+      entry[k++] = i;
+  double typical;
+  gcb_analyze_outliers(x, k, +1, cx->t, flags, &typical);
+  for (size_t j = 0; j < k && st == GCB_OK; j++)
+    if (flags[j] && (x[j] - typical) * 100 > cx->t->slow_rank_pct)
+      st = jitter_finding(cx, c, entry[j], x[j], typical, k);
+done:
+  free(x);
+  free(entry);
+  free(flags);
+  return st;
+}
+
+enum gcb_status gcb__rule_jitter(const struct gcb__rule_ctx *cx) {
+  return each_case(cx, jitter_case);
 }

@@ -199,6 +199,158 @@ Test(analyze, slow_rank_rule_ignores_benchmarks_without_per_device_figures) {
   done(&r);
 }
 
+/* ---- jittery ranks ------------------------------------------------------ */
+
+/* A GEMM case of n ranks at 100 GFLOP/s, every rank's iteration times at
+ * their median but for the ranks of `shape`: iterations iters, mean and
+ * worst iteration (max) as multiples of the median. */
+struct jitter_shape {
+  size_t rank;
+  int iters;
+  double mean, max;
+};
+
+static struct run jitter_run(const char *bench, size_t n,
+                             const struct jitter_shape *shape, size_t nshape) {
+  double figs[FX_MAX_RANKS];
+  for (size_t i = 0; i < n; i++)
+    figs[i] = 100;
+  struct run r = {.doc = fx_doc((int)n, 1, 64, "Test CPU")};
+  json_t *c = fx_case(bench, "fp32 1024", "{\"dtype\": \"fp32\"}", "GFLOP/s",
+                      figs, n, 0.01, NULL);
+  for (size_t k = 0; k < nshape; k++) {
+    json_t *t = json_object_get(
+        json_array_get(json_object_get(c, "per_rank"), shape[k].rank),
+        "time_s");
+    double median = json_real_value(json_object_get(t, "median"));
+    json_object_set_new(t, "n", json_integer(shape[k].iters));
+    json_object_set_new(t, "mean", json_real(median * shape[k].mean));
+    json_object_set_new(t, "max", json_real(median * shape[k].max));
+    json_object_set_new(t, "p99", json_real(median * shape[k].max));
+  }
+  fx_add_case(r.doc, c);
+  return r;
+}
+
+/* Rank 5 of 8 is fast at its median but one iteration in five takes
+ * twice as long: 18 % of its time beyond its median, the others' none. */
+Test(analyze, a_rank_slow_now_and_then_is_named_with_what_it_loses) {
+  const struct jitter_shape shape[] = {{5, 20, 1.2, 2.2}};
+  struct run r = jitter_run("gemm", 8, shape, 1);
+  analyse(&r, NULL);
+  const struct gcb_finding *f[8];
+  cr_assert_eq(of_kind(&r, "jitter", f, 8), 1);
+  cr_expect_eq(f[0]->where.rank, 5);
+  cr_expect_eq(f[0]->severity, GCB_SEV_WARN);
+  /* (20 x 1.2 - 2.2) / 19 = 1.147: 14.7 % against the others' -0.1 % */
+  cr_expect_float_eq(f[0]->cost, (20 * 1.2 - 2.2) / 19 - (10 - 1.01) / 9, 1e-9);
+  cr_expect_str_eq(f[0]->unit, "s");
+  cr_expect(strstr(f[0]->explanation, "rank 5 loses 14.7% of its time to slow "
+                                      "iterations") == f[0]->explanation,
+            "%s", f[0]->explanation);
+  cr_expect(strstr(f[0]->explanation, "over 20 iterations (the median of 8 "
+                                      "ranks loses none)") != NULL,
+            "%s", f[0]->explanation);
+  cr_expect_eq(of_kind(&r, "slow-rank", f, 8), 0, "its median is its peers'");
+  done(&r);
+}
+
+struct jitter_case {
+  const char *what;
+  const char *bench;
+  size_t n;
+  struct jitter_shape shape[8];
+  size_t nshape;
+  long long rank; /* -1: no finding */
+  enum gcb_severity sev;
+};
+
+static const struct jitter_case jitter_cases[] = {
+    {"one descheduled iteration is no pattern",
+     "gemm",
+     8,
+     {{2, 20, 1.05, 2.0}},
+     1,
+     -1,
+     0},
+    {"half the iterations at 1.6x fail",
+     "membw",
+     6,
+     {{0, 10, 1.3, 1.6}},
+     1,
+     0,
+     GCB_SEV_FAIL},
+    {"every rank as jittery has no outlier",
+     "gemm",
+     4,
+     {{0, 20, 1.2, 2.2},
+      {1, 20, 1.19, 2.1},
+      {2, 20, 1.21, 2.3},
+      {3, 20, 1.2, 2.2}},
+     4,
+     -1,
+     0},
+    {"two ranks cannot say which is jittery",
+     "gemm",
+     2,
+     {{1, 20, 1.3, 2.2}},
+     1,
+     -1,
+     0},
+    {"four iterations say too little", "gemm", 8, {{3, 4, 1.4, 1.8}}, 1, -1, 0},
+    {"a collective's ranks wait for each other",
+     "coll",
+     8,
+     {{3, 20, 1.3, 2.2}},
+     1,
+     -1,
+     0},
+    {"a few percent is within what a job shrugs off",
+     "gemm",
+     8,
+     {{4, 20, 1.06, 1.5}},
+     1,
+     -1,
+     0},
+};
+
+Test(analyze, jitter_rule_is_robust_and_thresholded) {
+  for (size_t i = 0; i < sizeof jitter_cases / sizeof *jitter_cases; i++) {
+    const struct jitter_case *c = &jitter_cases[i];
+    struct run r = jitter_run(c->bench, c->n, c->shape, c->nshape);
+    analyse(&r, NULL);
+    const struct gcb_finding *f[8];
+    size_t n = of_kind(&r, "jitter", f, 8);
+    cr_expect_eq(n, c->rank >= 0 ? 1u : 0u, "%s: %zu findings", c->what, n);
+    if (n == 1 && c->rank >= 0) {
+      cr_expect_eq(f[0]->where.rank, c->rank, "%s", c->what);
+      cr_expect_eq(f[0]->severity, c->sev, "%s", c->what);
+    }
+    done(&r);
+  }
+}
+
+/* A rank that shares its cores waits for them now and then: the jittery
+ * rank unbound, or all ranks on a node of fewer cores, is its placement's
+ * finding, not its device's. */
+Test(analyze, a_rank_without_cpus_of_its_own_is_not_called_jittery) {
+  const struct jitter_shape shape[] = {{5, 20, 1.2, 2.2}};
+  struct run r = jitter_run("gemm", 8, shape, 1);
+  json_t *rank5 = json_array_get(json_object_get(r.doc, "ranks"), 5);
+  json_object_set_new(rank5, "cpu_binding", json_string("0-127"));
+  json_object_set_new(rank5, "bound_pus", json_integer(128));
+  analyse(&r, NULL);
+  const struct gcb_finding *f[8];
+  cr_expect_eq(of_kind(&r, "jitter", f, 8), 0, "unbound");
+  done(&r);
+  r = jitter_run("gemm", 8, shape, 1);
+  json_object_set_new(json_array_get(json_object_get(r.doc, "nodes"), 0),
+                      "cores", json_integer(4));
+  analyse(&r, NULL);
+  cr_expect_eq(of_kind(&r, "jitter", f, 8), 0, "8 ranks on 4 cores");
+  done(&r);
+}
+
 /* ---- imbalance ---------------------------------------------------------- */
 
 Test(analyze, imbalance_follows_ipm_definitions) {

@@ -23,6 +23,28 @@ Faults (each names one component):
   nvlink      node 1 GPUs 4->5: one NVLink pair at 40 % of its peers
   slow-gpu    node 0 GPU 3 throttled (hw_thermal): GEMM 26 % low
   power-cap   the last node's 8 GPUs capped: GEMM 20 % low in 4 shapes
+  flaky-gpu   node 1 GPU 2 (node 0 GPU 6 on a single node; on 2 nodes it is
+              also in power-cap's node): intermittent HW slowdown, as an
+              external power brake (or a marginal VRM / thermal sensor)
+              asserting HW_SLOWDOWN that comes and goes: the GPU runs at
+              full clock most of the time, but for a duty cycle of 20-30 %
+              of the time (drawn once per document from the seed) the
+              core clock is cut to 1/1.5..1/2.5. In every per-device case
+              (GEMM, the GEMM sweep with power-cap, membw triad) that
+              share of its iterations (round(duty * iterations), placed at
+              random; each case runs at its own time) takes 1.5-2.5x as
+              long (uniform per iteration: how deep the clock cut is and
+              how much of the iteration it overlaps). The rank's median,
+              and so its figure, is like its peers'; its mean, max, p99
+              and stdev are not. NVML as sampled during the GEMM
+              (m=8192) case shows it: throttle_reasons
+              "hw_slowdown,hw_power_brake", slowed, SM clock min at the
+              deepest cut and the time-weighted mean; temperature and the
+              rest normal. The health snapshot (taken at rest, between
+              events) is unremarkable. Copies (pcie), p2p and collectives
+              are left as they are. Its randomness comes from its own
+              generator, so the rest of the document is byte for byte the
+              one without the fault.
   idle-gen1   not a fault: every GPU idles at gen1 (NVML and topology at rest)
               and trains up to gen5 under load
 
@@ -63,6 +85,12 @@ def cpus_of_socket(sock):
 class Gen:
     def __init__(self, nodes, seed, faults, iters):
         self.rng = random.Random(seed * 7919 + nodes)
+        # flaky-gpu: its own generator, so that the rest of the document
+        # does not change with it
+        self.frng = random.Random(seed * 104729 + nodes * 31 + 7)
+        self.flaky_rank = GPUS + 2 if nodes >= 2 else 6
+        self.flaky_duty = self.frng.uniform(0.20, 0.30)
+        self.flaky_last = None
         self.nodes = nodes
         self.faults = set(faults)
         self.iters = iters
@@ -255,6 +283,25 @@ class Gen:
             out.append(x)
         return out
 
+    def flaky(self, s, r):
+        """Samples s of rank r with flaky-gpu's HW slowdowns applied (the
+        flaky rank only); records the case's slowdown for its telemetry."""
+        if "flaky-gpu" not in self.faults or r != self.flaky_rank:
+            return s
+        k = int(round(self.flaky_duty * len(s)))
+        slowed = self.frng.sample(range(len(s)), k)
+        out = list(s)
+        factors = []
+        for i in sorted(slowed):
+            f = self.frng.uniform(1.5, 2.5)
+            factors.append(f)
+            out[i] = s[i] * f
+        # share of the case's time spent slowed; the clock during it
+        q = sum(out[i] for i in slowed) / sum(out)
+        self.flaky_last = (q, max(factors) if factors else 1.0,
+                           sum(out[i] / s[i] for i in slowed) / k if k else 1.0)
+        return out
+
     def gemm(self):
         m = 8192
         work = 2.0 * m * m * m
@@ -266,9 +313,9 @@ class Gen:
                 rate *= 0.74
             if "power-cap" in self.faults and node == self.nodes - 1:
                 rate *= 0.80
-            times.append(self.samples(work / rate, r))
+            times.append(self.flaky(self.samples(work / rate, r), r))
         pr = self.per_rank(times, work, 1e9)
-        if "slow-gpu" in self.faults:
+        if "slow-gpu" in self.faults or "flaky-gpu" in self.faults:
             t = pr.setdefault("telemetry", {})
             for k in ("samples", "sm_clock_mhz_min", "sm_clock_mhz_mean",
                       "sm_clock_mhz_max", "mem_clock_mhz_mean",
@@ -276,11 +323,20 @@ class Gen:
                       "throttle_reasons", "slowed"):
                 t[k] = []
             for r in range(self.nranks):
-                hot = r == 3
+                hot = "slow-gpu" in self.faults and r == 3
                 vals = (50, 1334 if hot else 1980, 1334 if hot else 1975,
                         1400 if hot else 1980, 2619, 650.0, 699.0,
                         89.0 if hot else 62.0,
                         "hw_thermal" if hot else "none", hot)
+                if "flaky-gpu" in self.faults and r == self.flaky_rank:
+                    # clocks cut to 1/f while HW_SLOWDOWN is asserted (a
+                    # share q of the case's time); power follows the clock
+                    q, fmax, fmean = self.flaky_last
+                    vals = (50, float(round(1980 / fmax / 15) * 15),
+                            round(1975 * (1 - q) + 1975 / fmean * q, 1),
+                            1980, 2619,
+                            round(650 * (1 - q) + 650 / fmean * q, 1), 699.0,
+                            63.0, "hw_slowdown,hw_power_brake", True)
                 for k, v in zip(t, vals):
                     t[k].append(v)
         self.add("gemm", "gemm bf16 m=n=k=%d" % m,
@@ -297,7 +353,7 @@ class Gen:
                 rate = 740e12 * self.offset[r]
                 if "power-cap" in self.faults and node == self.nodes - 1:
                     rate *= 0.80
-                times.append(self.samples(work / rate, r))
+                times.append(self.flaky(self.samples(work / rate, r), r))
             self.add("gemm", "gemm bf16 m=n=k=%d" % m,
                      {"dtype": "bf16", "m": m, "n": m, "k": m}, "GFLOP/s",
                      work, "2mnk flops", self.per_rank(times, work, 1e9))
@@ -305,7 +361,8 @@ class Gen:
     def membw(self):
         b = 1 << 30
         work = 3.0 * b
-        times = [self.samples(work / (3000e9 * self.offset[r]), r)
+        times = [self.flaky(self.samples(work / (3000e9 * self.offset[r]), r),
+                            r)
                  for r in range(self.nranks)]
         self.add("membw", "membw triad 1 GiB", {"kernel": "triad", "bytes": b},
                  "GB/s", work, "bytes read + written",
@@ -469,7 +526,8 @@ def main():
     ap.add_argument("--iters", type=int, default=20)
     ap.add_argument("--fault", action="append", default=[],
                     choices=["pcie-gen4", "numa", "late", "nvlink",
-                             "slow-gpu", "idle-gen1", "power-cap"])
+                             "slow-gpu", "idle-gen1", "power-cap",
+                             "flaky-gpu"])
     a = ap.parse_args()
     doc = Gen(a.nodes, a.seed, a.fault, a.iters).document()
     with (sys.stdout if a.out == "-" else open(a.out, "w")) as f:
