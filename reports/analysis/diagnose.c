@@ -1075,21 +1075,46 @@ static bool at_rest(const struct dx *x, struct gcb_root_cause *rc,
 
 /* ---- statements ---------------------------------------------------------- */
 
-static bool slow(const struct dx *x, struct gcb_root_cause *rc,
-                 const struct gcb_finding *f) {
-  char m[64];
+/* How many cases of f's benchmark in its document f's kind found at rc's
+ * component (*k), of how many (*all). */
+static void cases_found(const struct dx *x, const struct gcb_root_cause *rc,
+                        const struct gcb_finding *f, size_t *k, size_t *all) {
   const struct gcb_model_case *c = dx_case(x, f);
   const struct gcb_model *model = x->docs[f->where.doc].model;
   enum gcb_bench_kind kind = c != NULL ? c->kind : GCB_BENCH_UNKNOWN;
-  size_t k = cases_of(x, rc, f->kind, f->where.doc), all = 0;
+  *k = cases_of(x, rc, f->kind, f->where.doc);
+  *all = 0;
   for (size_t i = 0; i < model->ncases; i++)
-    all += model->cases[i].kind == kind;
+    *all += model->cases[i].kind == kind;
+}
+
+static bool slow(const struct dx *x, struct gcb_root_cause *rc,
+                 const struct gcb_finding *f) {
+  char m[64];
+  size_t k, all;
+  cases_found(x, rc, f, &k, &all);
   gcb_fmt_scaled_pair(f->measured, f->expected, f->unit, m, sizeof m);
   return say(rc, "%s %.0f %% below %s in %zu of %zu case(s) (worst %s: %s)%s%s",
              gcb_family_name(rc->family), (1 - f->measured / f->expected) * 100,
              rc->comp.kind == GCB_COMP_NODE ? "the other nodes' GPUs"
                                             : "its peers",
              k, all, label_of(f), m, f->evidence[0] ? "; " : "", f->evidence);
+}
+
+/* A jittery rank (rules_case.c): measured its mean iteration, expected its
+ * median, cost what its slow iterations add beyond its peers'. */
+static bool now_and_then(const struct dx *x, struct gcb_root_cause *rc,
+                         const struct gcb_finding *f) {
+  char m[64];
+  size_t k, all;
+  cases_found(x, rc, f, &k, &all);
+  gcb_fmt_scaled_pair(f->measured, f->expected, f->unit, m, sizeof m);
+  return say(rc,
+             "%s slow now and then in %zu of %zu case(s): its slow "
+             "iterations cost %.0f %% of its time beyond its peers' (worst "
+             "%s: mean vs median iteration %s)%s%s",
+             gcb_family_name(rc->family), k, all, f->cost * 100, label_of(f), m,
+             f->evidence[0] ? "; " : "", f->evidence);
 }
 
 /* Against what the rule held the pair (rules_p2p.c): what its path
@@ -1131,6 +1156,8 @@ static bool statement(const struct dx *x, struct gcb_root_cause *rc,
   switch (f->kind->say) {
   case GCB_SAY_BELOW_PEERS:
     return slow(x, rc, f);
+  case GCB_SAY_NOW_AND_THEN:
+    return now_and_then(x, rc, f);
   case GCB_SAY_WRONG:
     return say(rc, "wrong results in %s: %s", f->where.subject, f->explanation);
   case GCB_SAY_SOURCES:

@@ -73,6 +73,7 @@ const struct gcb_kind gcb_kinds[GCB_KIND_COUNT] = {
          .thresholds = "slow_rank_pct,slow_rank_fail_pct,outlier_mads,"
                        "outlier_min_ranks",
          .benches = PER_DEVICE, .group = GCB_GROUP_GPU,
+         .say = GCB_SAY_NOW_AND_THEN,
          .suggestion = "a device that is fast most of the time and slow now "
                        "and then: watch its clocks and throttle reasons "
                        "under load (nvidia-smi dmon -s pc), look for XID "

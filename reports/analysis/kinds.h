@@ -100,17 +100,21 @@ enum gcb_group {
 
 /* The sentence a root cause led by a finding of the kind reads. */
 enum gcb_say {
-  GCB_SAY_EXPLANATION, /* the explanation, less a leading "rank N" */
-  GCB_SAY_BELOW_PEERS, /* "GEMM 31 % below its peers in 2 of 4 case(s)
-                          (worst fp16 ...: 540 vs 790 TFLOP/s)" */
-  GCB_SAY_WRONG,       /* "wrong results in <case>: <explanation>" */
-  GCB_SAY_SOURCES,     /* a copy two sources disagree on: both figures */
-  GCB_SAY_AT_REST,     /* a link read at rest, judged under load */
-  GCB_SAY_PATH,        /* "NVLink 40 GB/s, 22 % of what its NV4 path
-                          carries (180 GB/s)" */
-  GCB_SAY_LATE,        /* "41 us late on average at <case> (...)" */
-  GCB_SAY_CHECK,       /* "<explanation> (<case>)" */
-  GCB_SAY_AT_CASE,     /* "<case>: <explanation>" (its worst case) */
+  GCB_SAY_EXPLANATION,  /* the explanation, less a leading "rank N" */
+  GCB_SAY_BELOW_PEERS,  /* "GEMM 31 % below its peers in 2 of 4 case(s)
+                           (worst fp16 ...: 540 vs 790 TFLOP/s)" */
+  GCB_SAY_NOW_AND_THEN, /* "GEMM slow now and then in 4 of 4 case(s): its
+                           slow iterations cost 15 % of its time beyond its
+                           peers' (worst ...: mean vs median iteration
+                           1.759 vs 1.466 ms)" */
+  GCB_SAY_WRONG,        /* "wrong results in <case>: <explanation>" */
+  GCB_SAY_SOURCES,      /* a copy two sources disagree on: both figures */
+  GCB_SAY_AT_REST,      /* a link read at rest, judged under load */
+  GCB_SAY_PATH,         /* "NVLink 40 GB/s, 22 % of what its NV4 path
+                           carries (180 GB/s)" */
+  GCB_SAY_LATE,         /* "41 us late on average at <case> (...)" */
+  GCB_SAY_CHECK,        /* "<explanation> (<case>)" */
+  GCB_SAY_AT_CASE,      /* "<case>: <explanation>" (its worst case) */
 };
 
 struct gcb__rule_ctx; /* analyze_rules.h */

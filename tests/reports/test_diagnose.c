@@ -357,6 +357,51 @@ Test(diagnose, a_slowdown_counts_the_cases_it_was_seen_in_not_its_findings) {
   }
 }
 
+/* A GPU fast at its median iteration and slow now and then, in 3 of 4
+ * GEMM cases: one root cause at that GPU, with its host (2 nodes), that
+ * says in how many cases, what the slow iterations cost beyond its peers'
+ * and the worst case's mean against median. */
+Test(diagnose, a_gpu_slow_now_and_then_is_one_root_cause_that_says_its_cost) {
+  static const char *const dtypes[] = {"fp64", "tf32", "bf16", "fp8"};
+  double figs[16];
+  for (int r = 0; r < 16; r++)
+    figs[r] = 1000000 + 500.0 * (r % 3);
+  json_t *doc = fx_doc(16, 2, 16, "Test CPU");
+  for (size_t k = 0; k < 4; k++) {
+    char params[64];
+    snprintf(params, sizeof params, "{\"dtype\": \"%s\"}", dtypes[k]);
+    json_t *c =
+        fx_case("gemm", dtypes[k], params, "GFLOP/s", figs, 16, 0.005, NULL);
+    if (k != 1) { /* rank 11: one iteration in five at 2x, 2.5x worst */
+      json_t *t = json_object_get(
+          json_array_get(json_object_get(c, "per_rank"), 11), "time_s");
+      double median = json_real_value(json_object_get(t, "median"));
+      json_object_set_new(t, "n", json_integer(20));
+      json_object_set_new(t, "mean", json_real(median * (1.2 + 0.2 * k)));
+      json_object_set_new(t, "max", json_real(median * 2.5));
+    }
+    fx_add_case(doc, c);
+  }
+  struct dx x;
+  one_doc(&x, doc);
+  diagnose(&x);
+  cr_assert_eq(x.d.n, 1, "%zu root causes", x.d.n);
+  const struct gcb_root_cause *rc = &x.d.items[0];
+  cr_expect_eq(rc->comp.kind, GCB_COMP_GPU);
+  cr_expect_str_eq(rc->comp.hostname, "node01");
+  cr_expect_str_eq(rc->comp.bus_id, "0000:13:00.0");
+  cr_expect_eq(rc->nevidence, 3);
+  /* the worst, fp8: (20 x 1.8 - 2.5) / 19 - 1 = 76.3 %, peers' -0.1 % */
+  cr_expect_not_null(strstr(rc->summary,
+                            "GEMM slow now and then in 3 of 4 case(s): its "
+                            "slow iterations cost 76 % of its time beyond "
+                            "its peers' (worst fp8: mean vs median "
+                            "iteration "),
+                     "%s", rc->summary);
+  cr_expect_eq(rc->severity, GCB_SEV_FAIL, "past slow_rank_fail_pct");
+  done(&x);
+}
+
 /* A GPU is (node, bus id): the same GPU index and bus id slow on two nodes
  * is two root causes, and with more than one node each name says its
  * host; on one node the name is the GPU alone. */
