@@ -39,6 +39,10 @@ char *gcb__plot_int(char *at, long long v) {
 
 size_t gcb__plot_begin(struct gcb__plotter *p, const char *suffix,
                        const char *title) {
+  if (!p->oom && p->out->n >= GCB_PLOT_MAX) {
+    p->left++;
+    return 0;
+  }
   if (p->oom || !gcb_grow((void **)&p->out->items, &p->cap, p->out->n,
                           sizeof *p->out->items)) {
     p->oom = true;
@@ -104,6 +108,11 @@ enum gcb_status gcb_plot_script(FILE *script, const struct gcb_doc *docs,
     kinds[k](&p, docs, ndocs);
   if (p.oom)
     return gcb_err_set(err, GCB_ENOMEM, "plots: out of memory");
+  if (p.left > 0)
+    snprintf(out->note, sizeof out->note,
+             "%zu plot(s) past the first %d not drawn: their figures are in "
+             "the tables and results.csv",
+             p.left, GCB_PLOT_MAX);
   return GCB_OK;
 }
 

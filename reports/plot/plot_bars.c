@@ -122,13 +122,14 @@ static void rank_bars(struct gcb__plotter *p, const struct gcb_model *m,
     gcb__plot_label(c->unit, unit, sizeof unit);
     size_t id = gcb__plot_begin(p, "ranks", title);
     /* About 16 ticks, whatever the number of ranks. */
-    fprintf(p->f,
-            "set boxwidth %.10g\nset xlabel 'rank'\nset ylabel '%s'\n"
-            "set xrange [-0.5:%zu.5]\nset yrange [0:*]\nset xtics %zu%s\n",
-            k > 1 ? (double)k : 0.8, unit, n - 1, (n + 15) / 16,
-            n <= 16 ? " rotate by -30" : "");
-    if (id > 0)
+    if (id > 0) {
+      fprintf(p->f,
+              "set boxwidth %.10g\nset xlabel 'rank'\nset ylabel '%s'\n"
+              "set xrange [-0.5:%zu.5]\nset yrange [0:*]\nset xtics %zu%s\n",
+              k > 1 ? (double)k : 0.8, unit, n - 1, (n + 15) / 16,
+              n <= 16 ? " rotate by -30" : "");
       bars_body(p, id, m, c, x, slow, n);
+    }
   }
   free(x);
   free(slow);

@@ -55,10 +55,10 @@ static size_t bw_points(FILE *f, const struct gcb_model *doc, size_t sweep,
 
 /* Calls plot(p, doc, i) for case i, the first of its collective sweep,
  * of each sweep of each document. */
-static void
-each_sweep(struct gcb__plotter *p, const struct gcb_doc *docs, size_t ndocs,
-           void (*plot)(struct gcb__plotter *p, const struct gcb_model *doc,
-                        size_t i)) {
+static void each_sweep(struct gcb__plotter *p, const struct gcb_doc *docs,
+                       size_t ndocs,
+                       void (*plot)(struct gcb__plotter *p,
+                                    const struct gcb_model *doc, size_t i)) {
   for (size_t d = 0; d < ndocs && !p->oom; d++) {
     const struct gcb_model *doc = docs[d].model;
     for (size_t i = 0; i < doc->ncases; i++)

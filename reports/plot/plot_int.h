@@ -18,7 +18,8 @@ struct gcb__plotter {
   bool png;
   struct gcb_plots *out;
   size_t cap;
-  bool oom; /* sticky: every step after a failure is a no-op */
+  size_t left; /* plots past GCB_PLOT_MAX, not drawn */
+  bool oom;    /* sticky: every step after a failure is a no-op */
 };
 
 /* Copies in to out keeping only letters, digits and " .,:;=+-_/()[]%#*"
@@ -28,8 +29,9 @@ void gcb__plot_label(const char *in, char *out, size_t size);
 
 /* Registers the next plot (file plot-N-suffix.svg or .png) and starts its
  * section of the script with the common settings (`reset` first); returns
- * N, or 0 when memory ran out. A section must draw the same plot after any
- * other one, or after the script's first lines alone (it leaves the
+ * N, or 0 when memory ran out or GCB_PLOT_MAX plots are planned already
+ * (the caller then writes nothing of it). A section must draw the same plot
+ * after any other one, or after the script's first lines alone (it leaves the
  * terminal's size as it found it): plot_run.c may hand the sections of a
  * large script to several gnuplots. */
 size_t gcb__plot_begin(struct gcb__plotter *p, const char *suffix,

@@ -328,6 +328,9 @@ static int draw_start(struct gcb_plot_job *j, const char *text, size_t len,
 static void draw_finish(struct gcb_plot_job *j, struct gcb_plots *out) {
   struct plot_dirs *p = &j->p;
   const struct part *failed = NULL;
+  char planned_note[sizeof out->note]; /* the script's: plots left out */
+  memcpy(planned_note, out->note, sizeof planned_note);
+  out->note[0] = '\0';
   for (size_t q = 0; q < j->nparts; q++) {
     char note[sizeof out->note];
     if (wait_gnuplot(j, &j->part[q], note, sizeof note) != 0 && !failed) {
@@ -350,6 +353,10 @@ static void draw_finish(struct gcb_plot_job *j, struct gcb_plots *out) {
   if (big > 0)
     snprintf(out->note + used, sizeof out->note - used,
              " (%zu over %ld MB, left out)", big, SVG_MAX_BYTES >> 20);
+  used = strlen(out->note);
+  if (planned_note[0] != '\0')
+    snprintf(out->note + used, sizeof out->note - used, "%s%s",
+             used > 0 ? "; " : "", planned_note);
   if (failed)
     renameat(p->work, failed->log, p->out.fd, GCB_PLOT_LOG);
   else

@@ -1605,3 +1605,43 @@ Test(render, load_balance_rows_are_marked_only_where_the_verdict_states_it) {
   cr_expect_str_eq(first != NULL ? first : "", "gemm: fp32 8192x8192x8192");
   gcb_rtables_free(&ts);
 }
+
+/* A document of more cases than a report draws plots for: the first
+ * GCB_PLOT_MAX are planned, each with its own section, the rest counted
+ * in the note, and the script draws nothing of them. */
+Test(render, plots_past_the_most_a_report_draws_are_counted_not_drawn) {
+  json_t *doc = fx_doc(2, 1, 4, "Test CPU");
+  const double figs[] = {100, 101};
+  for (int i = 0; i < GCB_PLOT_MAX + 5; i++) {
+    char params[48];
+    snprintf(params, sizeof params, "{\"m\": %d}", 64 + i);
+    fx_add_case(doc, fx_case("gemm", params, params, "GFLOP/s", figs, 2, 0.01,
+                             NULL));
+  }
+  struct gcb_doc d = fx_doc_of("x.json", doc);
+  struct gcb_thresholds th;
+  gcb_thresholds_default(&th);
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream(&buf, &len);
+  struct gcb_plots plots = {0};
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_plot_script(m, &d, 1, &th, false, &plots, &err), GCB_OK,
+               "%s", err.msg);
+  fclose(m);
+  cr_expect_eq(plots.n, GCB_PLOT_MAX);
+  cr_expect_str_eq(plots.note, "5 plot(s) past the first 1000 not drawn: "
+                               "their figures are in the tables and "
+                               "results.csv");
+  size_t outputs = 0, boxes = 0;
+  for (const char *at = buf; (at = strstr(at, "set output '")) != NULL; at++)
+    outputs++;
+  for (const char *at = buf; (at = strstr(at, "set boxwidth")) != NULL; at++)
+    boxes++;
+  cr_expect_eq(outputs, GCB_PLOT_MAX);
+  cr_expect_eq(boxes, GCB_PLOT_MAX, "no settings of a plot not drawn");
+  gcb_plots_free(&plots);
+  free(buf);
+  fx_doc_free(&d);
+  json_decref(doc);
+}
