@@ -92,7 +92,7 @@ static enum gcb_status check_case_columns(struct gcb__walk *w, size_t i,
         "no entries: a case holds the results of at least one rank");
   const double *rank = r->num[GCB_RC_RANK];
   for (size_t j = 0; j < r->n; j++)
-    if (outside((long long)rank[j], ranks))
+    if (!(rank[j] >= 0 && rank[j] < (double)ranks)) /* no cast: 2^63 */
       return problem_at(
           w, steps, column_at(steps, i, GCB_RC_RANK, (long)j, rows),
           "rank %.0f, not one of the run's %lld (run.ranks)", rank[j], ranks);

@@ -491,6 +491,10 @@ Test(results_read, values_the_run_could_not_have_written_are_refused) {
        "run.ranks: 0: a run has at least one rank", NULL},
       {"\"rank\": [0, 1]", "\"rank\": [0, 2]",
        "cases[0].per_rank.rank[1]: rank 2, not one of the run's 2", NULL},
+      {"\"rank\": [0, 1]", "\"rank\": [0, 9223372036854775807]",
+       "cases[0].per_rank.rank[1]: rank 9223372036854775808, not one of the "
+       "run's 2",
+       NULL},
       {"\"rank\": [0, 1]", "\"rank\": [1, 1]",
        "cases[0].per_rank.rank: rank 1 has two entries", "[1, 1]"},
       {"\"min\": [0.05, 0.051]", "\"min\": [0.05, -0.051]",
