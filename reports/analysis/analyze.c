@@ -394,6 +394,29 @@ enum gcb_status gcb__rule_nothing_measured(const struct gcb__rule_ctx *cx) {
   return GCB_OK;
 }
 
+enum gcb_status gcb__rule_unmeasured(const struct gcb__rule_ctx *cx) {
+  const struct gcb_model *m = cx->doc->model;
+  for (size_t k = 0; k < m->ncases; k++) {
+    const struct gcb_model_case *c = &m->cases[k];
+    bool timed = false;
+    for (size_t i = 0; i < c->ranks.n && !timed; i++)
+      timed = gcb_analyze_rank_time(c, i) > 0;
+    /* no work to do (a pipeline of one stage sends nothing) takes 0 s */
+    if (timed || c->ranks.n == 0 || !(c->work_per_op > 0))
+      continue;
+    struct gcb_finding *f = gcb__rule_push_case(cx, GCB_SEV_FAIL, c, -1);
+    if (f == NULL)
+      return GCB_ENOMEM;
+    gcb_finding_explain(f,
+                        "no rank timed the case: each of its %zu rank(s) "
+                        "took 0 s or no time, so its figures measure "
+                        "nothing",
+                        c->ranks.n);
+    gcb__rule_suggest(f);
+  }
+  return GCB_OK;
+}
+
 enum gcb_status gcb__rule_skipped(const struct gcb__rule_ctx *cx) {
   const struct gcb_model *m = cx->doc->model;
   for (size_t i = 0; i < m->nskips; i++) {

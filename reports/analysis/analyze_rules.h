@@ -37,11 +37,13 @@ void gcb__rule_suggest(struct gcb_finding *f);
 void gcb__imbalance_over(const struct gcb_model_case *c, const size_t *entries,
                          size_t n, struct gcb_imbalance *out);
 
-/* The run's status, its errors[], a run of no case and its skipped[]
- * (analyze.c). */
+/* The run's status, its errors[], a run of no case, a case no rank timed
+ * and its skipped[] (analyze.c). */
 enum gcb_status gcb__rule_run_status(const struct gcb__rule_ctx *cx);
 enum gcb_status gcb__rule_errors(const struct gcb__rule_ctx *cx);
 enum gcb_status gcb__rule_nothing_measured(const struct gcb__rule_ctx *cx);
+/* A case of some work no rank timed: every rank's time 0 s or none. */
+enum gcb_status gcb__rule_unmeasured(const struct gcb__rule_ctx *cx);
 enum gcb_status gcb__rule_skipped(const struct gcb__rule_ctx *cx);
 
 /* Per-case rules (rules_case.c) and rules reported per sweep or per rank

@@ -36,6 +36,12 @@ const struct gcb_kind gcb_kinds[GCB_KIND_COUNT] = {
          .suggestion = "run the benchmarks this machine and backend have "
                        "(the skipped entries say why each did not run), or "
                        "run where the benchmark applies"),
+    KIND(UNMEASURED, .name = "unmeasured", .family = GCB_FAM_OF_CASE,
+         .rule = {gcb__rule_unmeasured}, .group = GCB_GROUP_RUN,
+         .say = GCB_SAY_AT_CASE,
+         .suggestion = "rerun the case with more work per iteration (a "
+                       "larger size): a time of 0 s is a timer that did not "
+                       "resolve one iteration, not a fast device"),
     KIND(BURN_SILENT_ERROR, .name = "burn-silent-error", .family = GCB_FAM_GEMM,
          .rule = {gcb__rule_burn}, .benches = GCB_BENCH_BIT(GCB_BENCH_BURN),
          .group = GCB_GROUP_GPU),

@@ -35,6 +35,7 @@ enum gcb_kind_id {
   GCB_KIND_RUN_STATUS,
   GCB_KIND_RUN_ERROR,
   GCB_KIND_NOTHING_MEASURED,
+  GCB_KIND_UNMEASURED,
   GCB_KIND_BURN_SILENT_ERROR, /* rules_burn.c: before validation, whose */
   GCB_KIND_BURN_COUNTERS,     /* finding the burn's (which says when) leads */
   GCB_KIND_BURN_NODE,

@@ -801,6 +801,45 @@ struct status_case {
   size_t findings;
 };
 
+/* A case every rank timed at 0 s (a timer that did not resolve one
+ * iteration; gcbench then writes figures of 0) measured nothing: it
+ * fails, where one rank with a time is judged as usual, and so is a case
+ * of no work (a pipeline of one stage sends nothing, in no time). */
+Test(analyze, a_case_no_rank_timed_fails) {
+  for (int timed = 0; timed < 2; timed++) {
+    const double figs[] = {100, 100, 100};
+    struct run r = {.doc = fx_doc(3, 1, 8, "Test CPU")};
+    json_t *c =
+        fx_case("gemm", "fp32 64", "{\"m\": 64}", "GFLOP/s", figs, 3, 0, NULL);
+    for (size_t i = timed; i < 3; i++) {
+      json_t *e = json_array_get(json_object_get(c, "per_rank"), i);
+      json_t *t = json_object_get(e, "time_s");
+      const char *key;
+      json_t *v;
+      json_object_foreach(t, key, v) {
+        if (strcmp(key, "n") != 0)
+          json_object_set_new(t, key, json_real(0));
+      }
+      json_object_set_new(e, "figure_time_s", json_real(0));
+      json_object_set_new(json_object_get(e, "figure"), "median", json_real(0));
+    }
+    json_t *idle = json_deep_copy(c);
+    json_object_set_new(idle, "work_per_op", json_real(0));
+    fx_add_case(r.doc, c);
+    fx_add_case(r.doc, idle);
+    analyse(&r, NULL);
+    const struct gcb_finding *f[4];
+    cr_assert_eq(of_kind(&r, "unmeasured", f, 4), timed ? 0u : 1u, "%d", timed);
+    if (!timed) {
+      cr_expect_eq(f[0]->severity, GCB_SEV_FAIL);
+      cr_expect_str_eq(f[0]->explanation,
+                       "no rank timed the case: each of its 3 rank(s) took "
+                       "0 s or no time, so its figures measure nothing");
+    }
+    done(&r);
+  }
+}
+
 Test(analyze, a_run_that_did_not_complete_fails) {
   static const struct status_case cases[] = {
       {"complete", 0}, {"running", 1}, {"failed", 1}, {"timeout", 1}};
