@@ -653,7 +653,8 @@ struct gcb__coll_half gcb__coll_half(double us, double alg, double bus,
       .alg = alg,
       .bus = bus,
       .checked = checked,
-      .wrong = checked && wrong >= 0 && wrong < 9e15 ? (long long)wrong : 0};
+      .wrong = checked && wrong >= 0 && wrong < 9e15 ? (long long)wrong : 0,
+      .delta = NAN};
 }
 
 static enum gcb_status half_case(struct gcb__conv *cv, const char *op,

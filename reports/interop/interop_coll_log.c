@@ -35,6 +35,8 @@
 struct gcb__coll_table {
   bool started, closed; /* header seen; summary ("Avg bus") seen */
   bool has_redop, has_root, has_avg;
+  bool has_oob;         /* "# Out of bounds values" seen */
+  bool delta_col;       /* the layout before 2.13: "error", not "#wrong" */
   size_t nleft, halves; /* columns before the halves; 1 or 2 halves */
   int line, avg_line;
   char op[32]; /* "" until the file names it */
@@ -87,10 +89,10 @@ static bool integer(const char *s, double *out) {
          *out <= GCB__MAX_COUNT && strchr(s, '*') == NULL;
 }
 
-/* time algbw busbw #wrong at tok; NULL or what is wrong (in why, or a
- * constant). */
-static const char *read_half(char **tok, struct gcb__coll_half *h, char *why,
-                             size_t size) {
+/* time algbw busbw #wrong (or, delta: error) at tok; NULL or what is
+ * wrong (in why, or a constant). */
+static const char *read_half(char **tok, bool delta, struct gcb__coll_half *h,
+                             char *why, size_t size) {
   double v[3];
   static const char *const names[] = {"time", "algbw", "busbw"};
   for (size_t i = 0; i < 3; i++) {
@@ -108,10 +110,13 @@ static const char *read_half(char **tok, struct gcb__coll_half *h, char *why,
   double w = 0;
   bool checked = gcb__token_number(tok[3], &w);
   if (checked && w < 0)
-    return "#wrong is negative";
-  *h = gcb__coll_half(v[0], v[1], v[2], checked, w);
+    return delta ? "error is negative" : "#wrong is negative";
+  *h = gcb__coll_half(v[0], v[1], v[2], checked, delta ? 0 : w);
+  if (checked && delta)
+    h->delta = w; /* judged with the test (table_end) */
   if (!checked && strcmp(tok[3], "N/A") != 0)
-    return "#wrong is neither a count nor N/A";
+    return delta ? "error is neither a number nor N/A"
+                 : "#wrong is neither a count nor N/A";
   return NULL;
 }
 
@@ -136,7 +141,8 @@ static const char *row_read(const struct gcb__coll_table *t, char **tok,
     k++;
   }
   for (size_t h = 0; h < t->halves; h++) {
-    const char *bad = read_half(tok + k + 4 * h, &r->half[h], why, size);
+    const char *bad =
+        read_half(tok + k + 4 * h, t->delta_col, &r->half[h], why, size);
     if (bad != NULL)
       return bad;
   }
@@ -214,6 +220,33 @@ static const char *infer_op(const struct gcb__coll_log *x) {
 
 /* ---- the end of a test and of the file ---------------------------------- */
 
+/* The largest difference from the expected values nccl-tests before 2.13
+ * let pass, for a type as it prints it (src/common.cu, DeltaMaxValue,
+ * times ranks - 1 in CheckData): 1e-2 for half and bfloat16, 1e-5 for
+ * float, 1e-12 for double, none for integers. */
+static double old_delta_max(const char *type, long long ranks) {
+  double per = strcmp(type, "half") == 0 || strcmp(type, "bfloat16") == 0 ? 1e-2
+               : strcmp(type, "float") == 0                               ? 1e-5
+               : strcmp(type, "double") == 0 ? 1e-12
+                                             : 1e-200;
+  return per * (double)(ranks > 1 ? ranks - 1 : 1);
+}
+
+/* The layout before 2.13 printed each half's largest error, and counted a
+ * half past its type's limit in "# Out of bounds values". Where the test
+ * has that line, it is the tool's verdict: 0 passes every half (nccl-tests
+ * does not judge an in-place alltoall, whose error it still prints);
+ * otherwise, and for the halves it counts, a half past the limit has one
+ * wrong result. */
+static void judge_deltas(struct gcb__coll_table *t, long long ranks) {
+  for (size_t i = 0; i < t->rows; i++)
+    for (size_t h = 0; h < 2; h++) {
+      struct gcb__coll_half *m = &t->row[i].half[h];
+      if (m->checked && !(t->has_oob && t->out_of_bounds == 0))
+        m->wrong = m->delta > old_delta_max(t->row[i].type, ranks);
+    }
+}
+
 /* Converts the current test (its cases, its Avg bus bandwidth) and
  * forgets it; a no-op when no test is open. */
 static enum gcb_status table_end(struct gcb__coll_log *x) {
@@ -225,6 +258,8 @@ static enum gcb_status table_end(struct gcb__coll_log *x) {
   snprintf(op, sizeof op, "%s", t->op[0] ? t->op : infer_op(x));
   long long ranks = x->max_rank >= 0 ? x->max_rank + 1 : x->ngpus;
   const char *method = x->rccl ? "rccl-tests -c" : "nccl-tests -c";
+  if (t->delta_col)
+    judge_deltas(t, ranks);
   for (size_t i = 0; i < t->rows && st == GCB_OK; i++)
     st = gcb__coll_row_cases(x->cv, op, &t->row[i], ranks, x->iterations,
                              x->warmup, method);
@@ -393,6 +428,7 @@ static bool read_header(char **tok, size_t n, struct gcb__coll_table *t) {
       return false;
   }
   t->halves = right / 4;
+  t->delta_col = strcmp(tok[i + 3], "error") == 0;
   return true;
 }
 
@@ -482,6 +518,7 @@ static void summary_line(struct gcb__coll_log *x, char **tok, size_t n,
   } else if (n >= 7 && strcmp(tok[1], "Out") == 0 &&
              strcmp(tok[3], "bounds") == 0 && gcb__token_number(tok[6], &v)) {
     x->table.out_of_bounds = gcb__conv_ll(v, 0);
+    x->table.has_oob = true;
   }
 }
 

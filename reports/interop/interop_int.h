@@ -367,6 +367,10 @@ struct gcb__coll_half {
   double us_min, us_max; /* over ranks, where the tool prints them (0: us) */
   bool checked;          /* #wrong is a number (run with -c) */
   long long wrong;
+  /* Layouts before nccl-tests 2.13 print "error", the largest difference
+   * from the expected values, not a count: that (wrong 0 until the
+   * converter judges it), NAN otherwise. */
+  double delta;
 };
 
 /* gcbench's name of an operation as a tool spells it: the letters and

@@ -8,6 +8,7 @@
  * no row lost, none invented, the summary figures kept, the cuts said.
  */
 #include <math.h>
+#include <unistd.h>
 
 #include "common/file.h"
 #include "reports/criteria/criteria.h"
@@ -292,6 +293,56 @@ Test(interop_corpus, a_run_that_failed_keeps_its_rows_and_says_why) {
     cr_expect_str_eq(r->errors[0].status, failed[i].status);
     cr_expect_str_eq(r->errors[0].message, failed[i].says);
     gcb_model_free(r);
+  }
+}
+
+/* Before nccl-tests 2.13 the "error" column was each half's largest
+ * difference from the expected values, not a count of wrong ones; the
+ * footer's "Out of bounds values" counted the halves past the type's
+ * limit. NVIDIA/nccl-tests#78's alltoall prints an in-place error of
+ * 1e+00 that nccl-tests itself does not judge (its footer: 0 OK): no
+ * wrong result, where it used to read as 1 wrong value and fail. Without
+ * the footer (the same file cut before it), the limit decides: float's
+ * 1e-5 per rank, passed by the allreduce's 2e-06, not by 1e+00. */
+Test(interop_corpus, an_old_layouts_error_column_is_a_difference_not_a_count) {
+  static const struct {
+    const char *file;
+    bool cut_footer;
+    long long wrong[4]; /* per case, in order: row 1 out, in; row 2 */
+  } files[] = {
+      {"nccl-tests-78-v100-alltoall-error-column.txt", false, {0, 0, 0, 0}},
+      {"nccl-tests-78-v100-allreduce-error-column.txt", false, {0, 0, 0, 0}},
+      {"nccl-tests-78-v100-alltoall-error-column.txt", true, {0, 1, 0, 1}},
+      {"nccl-tests-78-v100-allreduce-error-column.txt", true, {0, 0, 0, 0}},
+  };
+  for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+    size_t len;
+    char path[512];
+    snprintf(path, sizeof path, "%s/interop/%s", GCB_TEST_DATA, files[i].file);
+    char *text = slurp(path, &len);
+    if (files[i].cut_footer)
+      *strstr(text, "# Out of bounds") = '\0';
+    char tmp[] = "/tmp/gcb-old-layout-XXXXXX";
+    int fd = mkstemp(tmp);
+    cr_assert_geq(fd, 0);
+    cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    struct gcb_model *m = load(tmp, GCB_FORMAT_NCCL_TESTS);
+    unlink(tmp);
+    size_t n = 0;
+    for (size_t k = 0; k < m->ncases; k++) {
+      const struct gcb_model_case *c = &m->cases[k];
+      if (c->kind != GCB_BENCH_COLL)
+        continue;
+      cr_assert_lt(n, 4, "%s", files[i].file);
+      cr_expect(c->validation.checked, "%s case %zu", files[i].file, n);
+      cr_expect_eq(c->validation.wrong, files[i].wrong[n], "%s%s case %zu",
+                   files[i].file, files[i].cut_footer ? " (cut)" : "", n);
+      n++;
+    }
+    cr_expect_eq(n, 4, "%s", files[i].file);
+    gcb_model_free(m);
+    free(text);
   }
 }
 
