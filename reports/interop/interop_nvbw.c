@@ -368,6 +368,14 @@ static enum gcb_status nvbw_emit(struct nvbw *x, const char *name, bool primary,
     t++;
   bool is_pcie = t < NKNOWN && known_tests[t].bench == GCB_BENCH_PCIE;
   bool is_p2p = t < NKNOWN && !is_pcie && m->rows >= m->cols;
+  /* Before v0.6 a bidirectional device-device copy-engine test printed
+   * one matrix of one direction, timed while the other ran (v0.5
+   * testcases_ce.cpp: MemcpyOperation's default USE_FIRST_BW), where v0.6
+   * on print each direction and their total, the last: a single matrix of
+   * such a test is no total of both ways, and no pair is judged by it. */
+  if (is_p2p && strcmp(known_tests[t].both, "bidir") == 0 &&
+      strcmp(known_tests[t].mode, "ce") == 0 && part == 0 && m->rows == m->cols)
+    is_p2p = false;
   enum gcb_status st = GCB_OK;
   if (primary && is_pcie && m->rows > 0)
     st = pcie(x, t, name, line);
@@ -385,21 +393,25 @@ static enum gcb_status nvbw_emit(struct nvbw *x, const char *name, bool primary,
   return st;
 }
 
-/* nvbandwidth's SUM of a testcase, an imported figure in x->m's unit. */
-static enum gcb_status nvbw_sum(struct nvbw *x, const char *name, double sum,
-                                int line) {
+/* A statistic nvbandwidth printed of a testcase (or of one of its
+ * matrices, "NAME_read1"), an imported figure: its SUM, in x->m's unit,
+ * or (v0.10 on) its COEFFICIENT_OF_VARIATION, a ratio. */
+static enum gcb_status nvbw_stat(struct nvbw *x, const char *name,
+                                 const char *what, double v, int line) {
   char why[128];
-  if (nvbw_value_bad(&sum, 1, -1, why, sizeof why))
-    return line > 0 ? gcb__conv_bad_line(x->cv, line, "%s: SUM: %s", name, why)
-                    : gcb__conv_bad(x->cv, "%s: SUM: %s", name, why);
-  char *label = gcb__text_printf("%s: SUM", name);
+  bool sum = strcmp(what, "SUM") == 0;
+  if (nvbw_value_bad(&v, 1, -1, why, sizeof why))
+    return line > 0
+               ? gcb__conv_bad_line(x->cv, line, "%s: %s: %s", name, what, why)
+               : gcb__conv_bad(x->cv, "%s: %s: %s", name, what, why);
+  char *label = gcb__text_printf("%s: %s", name, what);
   struct gcb__params p = {0};
   gcb__param_str(&p, "testcase", name);
+  const char *unit = !sum ? "ratio" : x->m.unit ? x->m.unit : "GB/s";
   enum gcb_status st =
-      label == NULL
-          ? gcb__conv_nomem(x->cv)
-          : gcb__conv_figure(x->cv, "nvbandwidth", "sum", label, &p,
-                             x->m.unit ? x->m.unit : "GB/s", sum, line);
+      label == NULL ? gcb__conv_nomem(x->cv)
+                    : gcb__conv_figure(x->cv, "nvbandwidth", sum ? "sum" : "cv",
+                                       label, &p, unit, v, line);
   free(label);
   return st;
 }
@@ -494,21 +506,60 @@ static enum gcb_status end_matrix(struct text *t, bool primary, int line) {
   return st;
 }
 
-/* "SUM NAME value": names an unnamed testcase, and ends it. */
+/* The length of `name` less a matrix's suffix of a bidirectional
+ * device-device test ("_read1", "_read2", "_write1", "_write2",
+ * "_total": v0.6 on print each direction's matrix and their total, each
+ * with its SUM); *total: the suffix is "_total". strlen(name) without. */
+static size_t part_of(const char *name, bool *total) {
+  static const char *const parts[] = {"_read1", "_read2", "_write1", "_write2",
+                                      "_total"};
+  size_t len = strlen(name);
+  *total = false;
+  for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
+    size_t k = strlen(parts[i]);
+    if (len > k && strcmp(name + len - k, parts[i]) == 0) {
+      *total = i == 4;
+      return len - k;
+    }
+  }
+  return len;
+}
+
+/* "SUM NAME value": names an unnamed testcase, and ends it, or, for the
+ * SUM of one direction's matrix ("NAME_read1"), that matrix alone; the
+ * total's ("NAME_total") ends the testcase with its total, the matrix its
+ * cases take. Each SUM keeps the name it was printed with. */
 static enum gcb_status sum_line(struct text *t, char **tok, size_t n,
                                 int line) {
   double v;
   if (n != 3 || !gcb__token_number(tok[2], &v))
     return GCB_OK;
-  if (t->name == NULL && !nvbw_set(&t->name, tok[1], strlen(tok[1])))
+  bool total;
+  size_t base = part_of(tok[1], &total);
+  bool part = base < strlen(tok[1]) &&
+              (t->name == NULL || (strlen(t->name) == base &&
+                                   strncmp(t->name, tok[1], base) == 0));
+  if (t->name == NULL &&
+      !nvbw_set(&t->name, tok[1], part ? base : strlen(tok[1])))
     return gcb__conv_nomem(t->x->cv);
-  enum gcb_status st = end_matrix(t, true, line);
+  enum gcb_status st = end_matrix(t, !part || total, line);
   if (st == GCB_OK)
-    st = nvbw_sum(t->x, t->name, v, line);
+    st = nvbw_stat(t->x, part ? tok[1] : t->name, "SUM", v, line);
+  if (part && !total)
+    return st; /* the testcase goes on: its next matrix */
   free(t->name);
   t->name = NULL;
   t->matrices = 0;
   return st;
+}
+
+/* "COEFFICIENT_OF_VARIATION NAME value" (v0.10 on, after each SUM). */
+static enum gcb_status variation_line(struct text *t, char **tok, size_t n,
+                                      int line) {
+  double v;
+  if (n != 3 || !gcb__token_number(tok[2], &v))
+    return GCB_OK;
+  return nvbw_stat(t->x, tok[1], "COEFFICIENT_OF_VARIATION", v, line);
 }
 
 /* A line of a matrix: the column indices, or a row "i v v ..."; a bad
@@ -621,6 +672,8 @@ static enum gcb_status text_line(struct text *t, struct gcb__lines *r) {
     t->name = NULL;
   } else if (n >= 1 && strcmp(tok[0], "SUM") == 0)
     st = sum_line(t, tok, n, l->number);
+  else if (n >= 1 && strcmp(tok[0], "COEFFICIENT_OF_VARIATION") == 0)
+    st = variation_line(t, tok, n, l->number);
   else if (t->in_matrix && n > GCB__NVBW_MAX_GPUS + 1)
     st = gcb__conv_bad_line(t->x->cv, l->number,
                             "more than %d columns in a matrix row",
@@ -756,7 +809,7 @@ static enum gcb_status json_testcase(void *ctx, const json_t *tc) {
       (st = nvbw_emit(x, n, true, 0, 0)))
     return st;
   double total = gcb__conv_number(sum);
-  return isnan(total) ? GCB_OK : nvbw_sum(x, n, total, 0);
+  return isnan(total) ? GCB_OK : nvbw_stat(x, n, "SUM", total, 0);
 }
 
 static enum gcb_status json_header(struct nvbw *x, const json_t *nv) {

@@ -648,6 +648,78 @@ Test(interop_corpus, nvbandwidth_text_keeps_every_cell_and_sum) {
  * (nvbandwidth-test-worker-1): device 0: HGX GB200 (00000008:01:00)"):
  * two nodes of four GPUs, each known by its host and bus id. Before, one
  * node of eight "unknown" GPUs with no bus id, and no model. */
+/* The p2p case of pair src->dst of testcase `name` in m, or NULL. */
+static const struct gcb_model_case *
+nvbw_pair(const struct gcb_model *m, const char *name, int src, int dst) {
+  char label[160];
+  snprintf(label, sizeof label, "%s GPU%d->GPU%d", name, src, dst);
+  for (size_t k = 0; k < m->ncases; k++)
+    if (m->cases[k].kind == GCB_BENCH_P2P &&
+        strcmp(m->cases[k].label, label) == 0)
+      return &m->cases[k];
+  return NULL;
+}
+
+/* The imported figure labelled `label` in m: its value, NAN if none. */
+static double nvbw_figure(const struct gcb_model *m, const char *label) {
+  for (size_t k = 0; k < m->ncases; k++)
+    if (strcmp(m->cases[k].label, label) == 0)
+      return m->cases[k].summary.median;
+  return NAN;
+}
+
+/* A bidirectional device-device test prints, from v0.6 on, each
+ * direction's matrix and their total, each with its SUM: the pairs are the
+ * total (both ways at once, as the JSON reader takes them), each SUM keeps
+ * its own name. Before v0.6 the copy-engine test printed one direction
+ * only, timed while the other ran (nvbandwidth v0.5 testcases_ce.cpp:
+ * USE_FIRST_BW), so no pair of it is a bidirectional total; the SM test
+ * printed the total (TOTAL_BW), which stays the pairs'. The first used to
+ * take Read1's 367 GB/s for the bidirectional figure (the p2p rule then
+ * held it to twice the link's rate: a false failure), the second
+ * llm-action's one-way 170 GB/s. */
+Test(interop_corpus, a_bidirectional_pair_is_its_total_not_one_direction) {
+  struct gcb_model *m =
+      load(DATA("nvbandwidth-bidir-parts-2gpu.txt"), GCB_FORMAT_NVBANDWIDTH);
+  const char *bidir = "device_to_device_bidirectional_memcpy_read_ce";
+  const struct gcb_model_case *c = nvbw_pair(m, bidir, 0, 1);
+  cr_assert_not_null(c);
+  cr_expect_str_eq(c->direction, "bidir");
+  cr_expect_float_eq(gcb_model_col(c, GCB_RC_FIG_MEDIAN, 0), 734.40, 1e-9);
+  c = nvbw_pair(m, bidir, 1, 0);
+  cr_assert_not_null(c);
+  cr_expect_float_eq(gcb_model_col(c, GCB_RC_FIG_MEDIAN, 0), 734.20, 1e-9);
+  cr_expect_float_eq(
+      nvbw_figure(m,
+                  "device_to_device_bidirectional_memcpy_read_ce_read1: SUM"),
+      734.30, 1e-9);
+  cr_expect_float_eq(
+      nvbw_figure(m,
+                  "device_to_device_bidirectional_memcpy_read_ce_total: SUM"),
+      1468.60, 1e-9);
+  cr_expect(isnan(nvbw_figure(
+                m, "device_to_device_bidirectional_memcpy_read_ce: SUM")),
+            "no SUM of the testcase itself: it printed one per matrix");
+  c = nvbw_pair(m, "device_to_device_memcpy_read_ce", 1, 0);
+  cr_assert_not_null(c, "the one-way test before it is read as ever");
+  cr_expect_float_eq(gcb_model_col(c, GCB_RC_FIG_MEDIAN, 0), 389.90, 1e-9);
+  gcb_model_free(m);
+
+  m = load(DATA("nvbandwidth-v0.2-h800-llm-action.txt"),
+           GCB_FORMAT_NVBANDWIDTH);
+  cr_expect_null(nvbw_pair(m, bidir, 0, 1), "v0.2's CE bidir is one way");
+  cr_expect_null(
+      nvbw_pair(m, "device_to_device_bidirectional_memcpy_write_ce", 0, 1));
+  c = nvbw_pair(m, "device_to_device_bidirectional_memcpy_read_sm", 0, 1);
+  cr_assert_not_null(c, "v0.2's SM bidir is the total");
+  cr_expect_str_eq(c->direction, "bidir");
+  cr_expect_float_eq(gcb_model_col(c, GCB_RC_FIG_MEDIAN, 0), 301.70, 1e-9);
+  cr_expect_float_eq(
+      nvbw_figure(m, "device_to_device_bidirectional_memcpy_read_ce [0][1]"),
+      170.54, 1e-9);
+  gcb_model_free(m);
+}
+
 Test(interop_corpus, a_multinode_nvbandwidth_run_puts_each_gpu_on_its_host) {
   struct gcb_model *r = load(DATA("oke-nvbandwidth-v0.7-multinode-gb200.txt"),
                              GCB_FORMAT_NVBANDWIDTH);
