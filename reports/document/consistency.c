@@ -80,6 +80,38 @@ static size_t column_at(struct gcb_json_step steps[7], size_t i, int c, long j,
   return n;
 }
 
+/* a and b equal but for the last digits a sum in another order gives. */
+static bool same(double a, double b) {
+  return fabs(a - b) <= 1e-9 * fmax(fabs(a), fabs(b));
+}
+
+/* x within [lo, hi], but for the same last digits. */
+static bool within(double x, double lo, double hi) {
+  return (x >= lo || same(x, lo)) && (x <= hi || same(x, hi));
+}
+
+/* Entry j's iteration times (per_rank.time_s): at least one, and their
+ * statistics in the order statistics have (min <= median, mean, p99 <=
+ * max; a sample stdev never past max - min). NULL, or what is wrong. */
+static const char *times_wrong(const struct gcb_ranks *r, size_t j, int *col) {
+  const double n = r->num[GCB_RC_TIME_N][j], lo = r->num[GCB_RC_TIME_MIN][j],
+               hi = r->num[GCB_RC_TIME_MAX][j];
+  *col = GCB_RC_TIME_N;
+  if (!(n >= 1))
+    return "no iteration timed: a rank's entry has at least one";
+  static const int inside[] = {GCB_RC_TIME_MEDIAN, GCB_RC_TIME_MEAN,
+                               GCB_RC_TIME_P99};
+  for (size_t k = 0; k < sizeof inside / sizeof *inside; k++)
+    if (!within(r->num[inside[k]][j], lo, hi)) {
+      *col = inside[k];
+      return "outside its min and max";
+    }
+  *col = GCB_RC_TIME_STDEV;
+  if (!within(r->num[GCB_RC_TIME_STDEV][j], 0, hi - lo))
+    return "more than its max less its min, which no stdev is";
+  return NULL;
+}
+
 /* Case i's columns: at least one entry, each rank the run's, no value of
  * a never-negative column below 0. */
 static enum gcb_status check_case_columns(struct gcb__walk *w, size_t i,
@@ -96,6 +128,13 @@ static enum gcb_status check_case_columns(struct gcb__walk *w, size_t i,
       return problem_at(
           w, steps, column_at(steps, i, GCB_RC_RANK, (long)j, rows),
           "rank %.0f, not one of the run's %lld (run.ranks)", rank[j], ranks);
+  for (size_t j = 0; j < r->n; j++) {
+    int col;
+    const char *why = times_wrong(r, j, &col);
+    if (why != NULL)
+      return problem_at(w, steps, column_at(steps, i, col, (long)j, rows),
+                        "%g, %s", r->num[col][j], why);
+  }
   for (int c = 0; c < GCB_RC_COUNT; c++) {
     if (r->num[c] == NULL || !never_negative((size_t)c))
       continue;
@@ -109,28 +148,111 @@ static enum gcb_status check_case_columns(struct gcb__walk *w, size_t i,
   return GCB_OK;
 }
 
+/* The case's own numbers against its entries: summary.ranks their count,
+ * summary.min, max and mean their figures' (median within), the ranks it
+ * names the run's; iterations, warm-up and work never below 0. */
+static enum gcb_status check_case_summary(struct gcb__walk *w, size_t i,
+                                          const json_t *c,
+                                          const struct gcb_ranks *r,
+                                          long long ranks) {
+  const json_t *s = json_object_get(c, "summary");
+  const double *fig = r->num[GCB_RC_FIG_MEDIAN];
+  double lo = INFINITY, hi = -INFINITY, sum = 0;
+  for (size_t j = 0; j < r->n; j++) {
+    lo = fmin(lo, fig[j]);
+    hi = fmax(hi, fig[j]);
+    sum += fig[j];
+  }
+  const struct {
+    const char *key;
+    double want;
+  } figures[] = {{"min", lo}, {"max", hi}, {"mean", sum / (double)r->n}};
+  if (member_int(s, "ranks") != (long long)r->n)
+    return problem_at(w,
+                      STEPS({.key = "cases"}, {.index = i}, {.key = "summary"},
+                            {.key = "ranks"}),
+                      4, "%lld, but per_rank has %zu entries",
+                      member_int(s, "ranks"), r->n);
+  for (size_t k = 0; k < sizeof figures / sizeof *figures; k++) {
+    double v = json_number_value(json_object_get(s, figures[k].key));
+    if (!same(v, figures[k].want))
+      return problem_at(w,
+                        STEPS({.key = "cases"}, {.index = i},
+                              {.key = "summary"}, {.key = figures[k].key}),
+                        4, "%.10g, but the ranks' figures give %.10g", v,
+                        figures[k].want);
+  }
+  if (!within(json_number_value(json_object_get(s, "median")), lo, hi))
+    return problem_at(w,
+                      STEPS({.key = "cases"}, {.index = i}, {.key = "summary"},
+                            {.key = "median"}),
+                      4, "outside the ranks' figures (%.10g to %.10g)", lo, hi);
+  static const char *const named[] = {"min_rank", "max_rank", "late_rank"};
+  for (size_t k = 0; k < sizeof named / sizeof *named; k++) {
+    const json_t *v = json_object_get(s, named[k]);
+    long long rank = (long long)json_integer_value(v);
+    if (v != NULL && rank != -1 && outside(rank, ranks))
+      return problem_at(w,
+                        STEPS({.key = "cases"}, {.index = i},
+                              {.key = "summary"}, {.key = named[k]}),
+                        4, "rank %lld, not one of the run's %lld", rank, ranks);
+  }
+  static const char *const counts[] = {"iterations", "warmup", "work_per_op"};
+  for (size_t k = 0; k < sizeof counts / sizeof *counts; k++)
+    if (json_number_value(json_object_get(c, counts[k])) < 0)
+      return problem_at(
+          w, STEPS({.key = "cases"}, {.index = i}, {.key = counts[k]}), 3,
+          "below 0");
+  return GCB_OK;
+}
+
 static int cmp_ll(const void *a, const void *b) {
   long long x = *(const long long *)a, y = *(const long long *)b;
   return (x > y) - (x < y);
 }
 
-/* The nodes section: indices not below 0, each rank the run's. *index:
- * the indices, sorted (the caller frees it); NULL without a nodes section. */
+/* A rank as the nodes section places it. */
+struct placed {
+  long long rank, node;
+};
+
+static int cmp_placed(const void *a, const void *b) {
+  const struct placed *x = a, *y = b;
+  return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* What the nodes section says: each node's index, sorted, and each rank
+ * it lists with its node, sorted by rank (the caller frees both; NULL
+ * without a nodes section). */
+struct nodes_said {
+  long long *index;
+  size_t nindex;
+  struct placed *placed;
+  size_t nplaced;
+};
+
+/* The nodes section: indices not below 0, each rank listed the run's and
+ * listed once. */
 static enum gcb_status check_nodes(struct gcb__walk *w, const json_t *nodes,
-                                   long long ranks, long long **index) {
-  *index = NULL;
-  size_t n = json_array_size(nodes);
+                                   long long ranks, struct nodes_said *out) {
+  *out = (struct nodes_said){0};
   if (nodes == NULL)
     return GCB_OK;
-  if ((*index = malloc((n ? n : 1) * sizeof **index)) == NULL)
-    return gcb_err_set(w->err, GCB_ENOMEM, "%s: out of memory", w->name);
   const json_t *v, *x;
-  size_t k, j;
+  size_t k, j, listed = 0;
+  json_array_foreach(nodes, k, v) listed +=
+      json_array_size(json_object_get(v, "ranks"));
+  out->nindex = json_array_size(nodes);
+  out->index = malloc((out->nindex + 1) * sizeof *out->index);
+  out->placed = malloc((listed + 1) * sizeof *out->placed);
+  if (out->index == NULL || out->placed == NULL)
+    return gcb_err_set(w->err, GCB_ENOMEM, "%s: out of memory", w->name);
   json_array_foreach(nodes, k, v) {
-    if (((*index)[k] = member_int(v, "index")) < 0)
+    long long node = out->index[k] = member_int(v, "index");
+    if (node < 0)
       return problem_at(w,
                         STEPS({.key = "nodes"}, {.index = k}, {.key = "index"}),
-                        3, "%lld, below 0", (*index)[k]);
+                        3, "%lld, below 0", node);
     json_array_foreach(json_object_get(v, "ranks"), j, x) {
       long long rank = (long long)json_integer_value(x);
       if (outside(rank, ranks))
@@ -139,17 +261,25 @@ static enum gcb_status check_nodes(struct gcb__walk *w, const json_t *nodes,
                                 {.key = "ranks"}, {.index = j}),
                           4, "rank %lld, not one of the run's %lld (run.ranks)",
                           rank, ranks);
+      out->placed[out->nplaced++] = (struct placed){rank, node};
     }
   }
-  qsort(*index, n, sizeof **index, cmp_ll);
+  qsort(out->index, out->nindex, sizeof *out->index, cmp_ll);
+  qsort(out->placed, out->nplaced, sizeof *out->placed, cmp_placed);
+  for (k = 1; k < out->nplaced; k++)
+    if (out->placed[k].rank == out->placed[k - 1].rank)
+      return problem_at(w, STEPS({.key = "nodes"}), 1,
+                        "rank %lld is listed twice in nodes[].ranks",
+                        out->placed[k].rank);
   return GCB_OK;
 }
 
 /* The ranks section and the errors: each rank named is the run's, each
- * rank entry's node one of `index` (n sorted; NULL: no nodes section). */
+ * rank entry's node one the nodes section lists, and the one that lists
+ * the rank (when there is a nodes section). */
 static enum gcb_status check_ranks(struct gcb__walk *w, const json_t *root,
-                                   long long ranks, const long long *index,
-                                   size_t n) {
+                                   long long ranks,
+                                   const struct nodes_said *said) {
   const json_t *v;
   size_t k;
   json_array_foreach(json_object_get(root, "ranks"), k, v) {
@@ -158,11 +288,22 @@ static enum gcb_status check_ranks(struct gcb__walk *w, const json_t *root,
       return problem_at(
           w, STEPS({.key = "ranks"}, {.index = k}, {.key = "rank"}), 3,
           "rank %lld, not one of the run's %lld (run.ranks)", rank, ranks);
-    if (index != NULL &&
-        bsearch(&node, index, n, sizeof *index, cmp_ll) == NULL)
+    if (said->index == NULL)
+      continue;
+    if (bsearch(&node, said->index, said->nindex, sizeof *said->index,
+                cmp_ll) == NULL)
       return problem_at(w,
                         STEPS({.key = "ranks"}, {.index = k}, {.key = "node"}),
                         3, "node %lld, which \"nodes\" does not list", node);
+    const struct placed key = {rank, 0},
+                        *p = bsearch(&key, said->placed, said->nplaced,
+                                     sizeof *said->placed, cmp_placed);
+    if (p == NULL || p->node != node)
+      return problem_at(
+          w, STEPS({.key = "ranks"}, {.index = k}, {.key = "node"}), 3,
+          "node %lld, but the ranks its nodes entry lists do "
+          "not include rank %lld",
+          node, rank);
   }
   json_array_foreach(json_object_get(root, "errors"), k, v) {
     long long rank = member_int(v, "rank");
@@ -182,14 +323,19 @@ enum gcb_status gcb__check_values(struct gcb__walk *w, const json_t *root,
   if (ranks < 1)
     return problem_at(w, STEPS({.key = "run"}, {.key = "ranks"}), 2,
                       "%lld: a run has at least one rank", ranks);
-  const json_t *nodes = json_object_get(root, "nodes");
-  long long *index;
-  enum gcb_status rc = check_nodes(w, nodes, ranks, &index);
+  struct nodes_said said;
+  enum gcb_status rc =
+      check_nodes(w, json_object_get(root, "nodes"), ranks, &said);
   if (rc == GCB_OK)
-    rc = check_ranks(w, root, ranks, index, json_array_size(nodes));
-  free(index);
-  for (size_t i = 0; rc == GCB_OK && i < n; i++)
+    rc = check_ranks(w, root, ranks, &said);
+  free(said.index);
+  free(said.placed);
+  const json_t *cases = json_object_get(root, "cases");
+  for (size_t i = 0; rc == GCB_OK && i < n; i++) {
     rc = check_case_columns(w, i, &cols[i], ranks, rows);
+    if (rc == GCB_OK)
+      rc = check_case_summary(w, i, json_array_get(cases, i), &cols[i], ranks);
+  }
   return rc;
 }
 

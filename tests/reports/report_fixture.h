@@ -33,14 +33,18 @@
 static inline json_t *fx_rank_entry(int rank, double fig, double rel_sd,
                                     long long wrong) {
   double t = 1.0 / fig;
+  /* the spread of its samples: at least 1 %, and wide enough for their
+   * stdev (no sample stdev exceeds max - min) */
+  double w = rel_sd > 0.01 ? rel_sd : 0.01;
   return json_pack(
       "{s:i, s:{s:i, s:f, s:f, s:f, s:f, s:f, s:f}, s:f, s:{s:f, s:f, s:f}, "
       "s:{s:b, s:i, s:I, s:f, s:f, s:s}}",
-      "rank", rank, "time_s", "n", 10, "min", t * 0.99, "median", t, "mean", t,
-      "max", t * 1.01, "stdev", t * rel_sd, "p99", t * 1.01, "figure_time_s", t,
-      "figure", "median", fig, "best", fig / 0.99, "worst", fig / 1.01,
-      "validation", "checked", 1, "samples", 64, "wrong", (json_int_t)wrong,
-      "max_error", wrong ? 0.5 : 1e-9, "tolerance", 1e-6, "method", "test");
+      "rank", rank, "time_s", "n", 10, "min", t * (1 - w), "median", t, "mean",
+      t, "max", t * (1 + w), "stdev", t * rel_sd, "p99", t * (1 + w),
+      "figure_time_s", t, "figure", "median", fig, "best", fig / 0.99, "worst",
+      fig / 1.01, "validation", "checked", 1, "samples", 64, "wrong",
+      (json_int_t)wrong, "max_error", wrong ? 0.5 : 1e-9, "tolerance", 1e-6,
+      "method", "test");
 }
 
 /* A case over figs[0..n) with every rank's relative time stdev rel_sd;
@@ -222,6 +226,73 @@ static inline void fx_columns(json_t *c) {
 static inline void fx_add_case(json_t *doc, json_t *c) {
   fx_columns(c);
   json_array_append_new(json_object_get(doc, "cases"), c);
+}
+
+/* Scales added case c (schema-2 columns) to f times its figures: every
+ * figure and summary figure times f, every time over f, so that it stays
+ * one a run could write (reports/document/consistency.c). */
+static inline void fx_scale_case(json_t *c, double f) {
+  json_t *pr = json_object_get(c, "per_rank"),
+         *s = json_object_get(c, "summary");
+  static const char *const figs[] = {"median", "best", "worst"};
+  static const char *const times[] = {"min", "median", "mean",
+                                      "max", "stdev",  "p99"};
+  static const char *const sums[] = {"min", "median", "mean", "max", "stdev"};
+  size_t i;
+  json_t *v;
+  for (size_t k = 0; k < 3; k++)
+    json_array_foreach(json_object_get(json_object_get(pr, "figure"), figs[k]),
+                       i, v) json_real_set(v, json_number_value(v) * f);
+  for (size_t k = 0; k < 6; k++)
+    json_array_foreach(json_object_get(json_object_get(pr, "time_s"), times[k]),
+                       i, v) json_real_set(v, json_number_value(v) / f);
+  json_array_foreach(json_object_get(pr, "figure_time_s"), i, v)
+      json_real_set(v, json_number_value(v) / f);
+  for (size_t k = 0; k < 5; k++)
+    json_object_set_new(
+        s, sums[k],
+        json_real(json_number_value(json_object_get(s, sums[k])) * f));
+}
+
+static inline int fx_cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Case c's summary (ranks, min, median, mean, max, stdev, min_rank,
+ * max_rank) made again from its per-rank figures (schema-2 columns), after
+ * a test changed or dropped entries. */
+static inline void fx_resummarize(json_t *c) {
+  json_t *pr = json_object_get(c, "per_rank"),
+         *s = json_object_get(c, "summary");
+  json_t *fig = json_object_get(json_object_get(pr, "figure"), "median");
+  json_t *rank = json_object_get(pr, "rank");
+  size_t n = json_array_size(fig), lo = 0, hi = 0;
+  double x[FX_MAX_RANKS * 4], sum = 0, sq = 0;
+  cr_assert(n > 0 && n <= sizeof x / sizeof *x);
+  for (size_t i = 0; i < n; i++) {
+    x[i] = json_number_value(json_array_get(fig, i));
+    sum += x[i];
+    lo = x[i] < x[lo] ? i : lo;
+    hi = x[i] > x[hi] ? i : hi;
+  }
+  double mean = sum / (double)n;
+  for (size_t i = 0; i < n; i++)
+    sq += (x[i] - mean) * (x[i] - mean);
+  long long lo_rank = json_integer_value(json_array_get(rank, lo));
+  long long hi_rank = json_integer_value(json_array_get(rank, hi));
+  double min = x[lo], max = x[hi];
+  qsort(x, n, sizeof *x, fx_cmp_double);
+  double median = n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+  json_object_set_new(s, "ranks", json_integer((json_int_t)n));
+  json_object_set_new(s, "min", json_real(min));
+  json_object_set_new(s, "max", json_real(max));
+  json_object_set_new(s, "mean", json_real(mean));
+  json_object_set_new(s, "median", json_real(median));
+  json_object_set_new(s, "stdev",
+                      json_real(n > 1 ? sqrt(sq / (double)(n - 1)) : 0));
+  json_object_set_new(s, "min_rank", json_integer(lo_rank));
+  json_object_set_new(s, "max_rank", json_integer(hi_rank));
 }
 
 /* A case parameter of a document's tree as a number: a JSON number, or a

@@ -17,6 +17,7 @@
 #include "reports/document/ranks.h"
 #include "reports/document/results.h"
 #include "reports/document/view.h"
+#include "tests/reports/report_fixture.h"
 
 #define NRANKS 16384
 #define PER_NODE 8
@@ -43,7 +44,8 @@ static struct gcb_results *document(int n) {
     ranks[r] = (struct gcb_rank_result){
         .rank = r,
         .time_s = t,
-        .seconds = {.n = 5, .min = t, .median = t, .mean = t, .max = t},
+        .seconds =
+            {.n = 5, .min = t, .median = t, .mean = t, .max = t, .p99 = t},
         .check = {.checked = true, .samples = 4, .wrong = (uint64_t)r}};
   }
   char *argv[] = {"gcbench", "gemm"};
@@ -197,6 +199,8 @@ Test(ranks_order, missing_ranks_are_not_found_and_a_repeated_one_is_refused) {
       json_object_get(json_array_get(json_object_get(repeated, "cases"), 0),
                       "per_rank"),
       twice, 6);
+  fx_resummarize(json_array_get(json_object_get(doc, "cases"), 0));
+  fx_resummarize(json_array_get(json_object_get(repeated, "cases"), 0));
   struct gcb_results *back = parse_json(doc, "gaps.json");
   cr_assert_eq(gcb_results_ranks(back, 0)->n, 5);
   struct gcb_model *m = NULL;

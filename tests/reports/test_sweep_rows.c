@@ -330,11 +330,14 @@ Test(sweep_rows, a_dip_in_the_loop_alone_is_not_flagged) {
     if (json_number_value(
             json_object_get(json_object_get(c, "params"), "size")) != 1048576)
       continue;
-    json_t *med = json_object_get(
-        json_object_get(json_object_get(c, "per_rank"), "time_s"), "median");
+    json_t *ts = json_object_get(json_object_get(c, "per_rank"), "time_s");
+    json_t *med = json_object_get(ts, "median"),
+           *lo = json_object_get(ts, "min");
     cr_assert_eq(json_array_size(med), NRANKS);
     json_array_foreach(med, k, e) {
-      json_array_set_new(med, k, json_real(json_number_value(e) / 2));
+      double half = json_number_value(e) / 2; /* the fastest no slower */
+      json_array_set_new(med, k, json_real(half));
+      json_array_set_new(lo, k, json_real(half));
     }
   }
   analyse(&r);
