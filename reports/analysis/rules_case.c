@@ -30,6 +30,22 @@ static enum gcb_status wrong_case(const struct gcb__rule_ctx *cx,
   size_t ranks_wrong = 0;
   for (size_t i = 0; i < c->ranks.n; i++) {
     long long wrong = gcb_model_col_int(c, GCB_RC_WRONG, i, 0);
+    double err = gcb_model_col(c, GCB_RC_MAX_ERROR, i);
+    double tol = gcb_model_col(c, GCB_RC_TOLERANCE, i);
+    if (wrong <= 0 && err > tol) { /* what counts wrong values disagrees */
+      struct gcb_finding *f = gcb__rule_push_case(
+          cx, GCB_SEV_FAIL, c, gcb_model_col_rank(c, i, (long long)i));
+      if (f == NULL)
+        return GCB_ENOMEM;
+      ranks_wrong++;
+      gcb_finding_figures(f, err, tol, "");
+      gcb_finding_explain(f,
+                          "its largest error %g is past its tolerance %g, "
+                          "yet it counts no wrong value (%s)",
+                          err, tol, gcb_model_col_str(c, GCB_RC_METHOD, i));
+      gcb__rule_suggest(f);
+      continue;
+    }
     if (wrong <= 0)
       continue;
     struct gcb_finding *f = gcb__rule_push_case(
@@ -57,6 +73,14 @@ static enum gcb_status wrong_case(const struct gcb__rule_ctx *cx,
       return GCB_ENOMEM;
     gcb_finding_figures(f, (double)total, 0, "");
     gcb_finding_explain(f, "%lld wrong values in the case", total);
+  } else if (ranks_wrong == 0 && c->validation.checked &&
+             c->validation.passed_present && !c->validation.passed) {
+    struct gcb_finding *f = gcb__rule_push_case(cx, GCB_SEV_FAIL, c, -1);
+    if (f == NULL)
+      return GCB_ENOMEM;
+    gcb_finding_explain(f, "the case's validation did not pass "
+                           "(validation.passed is false), though it counts "
+                           "no wrong value");
   }
   return GCB_OK;
 }

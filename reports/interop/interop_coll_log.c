@@ -260,15 +260,19 @@ static enum gcb_status table_end(struct gcb__coll_log *x) {
   const char *method = x->rccl ? "rccl-tests -c" : "nccl-tests -c";
   if (t->delta_col)
     judge_deltas(t, ranks);
+  size_t before = x->cv->m->ncases;
   for (size_t i = 0; i < t->rows && st == GCB_OK; i++)
     st = gcb__coll_row_cases(x->cv, op, &t->row[i], ranks, x->iterations,
                              x->warmup, method);
+  /* The average of rows none of which gave a figure (a 0-byte row alone,
+   * skipped) averages nothing measured: no figure. */
+  bool measured = x->cv->m->ncases > before;
   const char *tool = x->rccl ? "rccl-tests" : "nccl-tests";
   char label[96];
   snprintf(label, sizeof label, "%s: Avg bus bandwidth", op);
   struct gcb__params params = {0};
   gcb__param_str(&params, "op", op);
-  if (st == GCB_OK && t->has_avg)
+  if (st == GCB_OK && t->has_avg && measured)
     st = gcb__conv_figure(x->cv, tool, "avg_bus_bandwidth", label, &params,
                           "GB/s", t->avg_busbw, t->avg_line);
   if (st == GCB_OK && t->out_of_bounds > 0)

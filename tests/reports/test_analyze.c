@@ -775,6 +775,40 @@ Test(analyze, a_cases_own_wrong_count_fails_it) {
 /* A run that measured nothing passes nothing: every benchmark skipped (a
  * real `gcbench pcie` on the host backend read as a PASS), or no case at
  * all. A run with errors is failed by them, which say why. */
+/* A validation that contradicts itself fails, as a wrong value does: a
+ * rank whose largest error is past its tolerance but counts no wrong
+ * value, and a case whose validation says it did not pass with no wrong
+ * value counted. */
+Test(analyze, a_validation_that_contradicts_itself_fails) {
+  for (int k = 0; k < 2; k++) {
+    const double figs[] = {100, 100, 100};
+    struct run r = {.doc = fx_doc(3, 1, 8, "Test CPU")};
+    json_t *c =
+        fx_case("gemm", "fp32 64", "{\"m\": 64}", "GFLOP/s", figs, 3, 0, NULL);
+    if (k == 0)
+      json_object_set_new(
+          json_object_get(json_array_get(json_object_get(c, "per_rank"), 1),
+                          "validation"),
+          "max_error", json_real(0.5));
+    else
+      json_object_set_new(json_object_get(c, "validation"), "passed",
+                          json_false());
+    fx_add_case(r.doc, c);
+    analyse(&r, NULL);
+    const struct gcb_finding *f[4];
+    cr_assert_eq(of_kind(&r, "validation", f, 4), 1, "%d", k);
+    cr_expect_eq(f[0]->severity, GCB_SEV_FAIL);
+    cr_expect_eq(f[0]->where.rank, k == 0 ? 1 : -1);
+    cr_expect_str_eq(f[0]->explanation,
+                     k == 0 ? "its largest error 0.5 is past its tolerance "
+                              "1e-06, yet it counts no wrong value (test)"
+                            : "the case's validation did not pass "
+                              "(validation.passed is false), though it counts "
+                              "no wrong value");
+    done(&r);
+  }
+}
+
 Test(analyze, a_run_that_measured_nothing_fails) {
   for (int k = 0; k < 3; k++) {
     struct run r = {.doc = fx_doc(2, 1, 8, "Test CPU")};

@@ -470,3 +470,28 @@ Test(compare, two_clean_runs_of_a_shared_vm_compare_clean_a_slowed_one_not) {
                                "vm-quick-one-core.json", &failed),
                 2);
 }
+
+/* A collective whose bus bandwidth reads 0 on a side (nccl-tests prints
+ * two decimals: 0.00 GB/s at 8 B) is compared on its time: a 100x slower
+ * 8 B allreduce at another rank count (busbw the only row there) was
+ * "same". */
+Test(compare, a_busbw_of_zero_compares_the_time_instead) {
+  struct pair p = {0};
+  const char *params = "{\"op\": \"allreduce\", \"size\": 8}";
+  const double fast[] = {40000, 40000}, slow[] = {400, 400, 400, 400};
+  p.old = fx_doc(2, 1, 8, "Test CPU");
+  p.new_ = fx_doc(4, 1, 8, "Test CPU");
+  json_t *o = fx_case("coll", "allreduce 8B", params, "GB/s", fast, 2, 0, NULL);
+  json_t *n = fx_case("coll", "allreduce 8B", params, "GB/s", slow, 4, 0, NULL);
+  json_object_set_new(json_object_get(o, "summary"), "busbw", json_real(0));
+  json_object_set_new(json_object_get(n, "summary"), "busbw", json_real(0));
+  fx_add_case(p.old, o);
+  fx_add_case(p.new_, n);
+  compare(&p, NULL);
+  const struct gcb_delta *d = row(&p, "median time");
+  cr_expect_float_eq(d->old_value, 25, 1e-9);
+  cr_expect_float_eq(d->new_value, 2500, 1e-9);
+  cr_expect_eq(d->verdict, GCB_VERDICT_REGRESSION);
+  cr_expect_eq(p.cmp.regressions, 2, "median and slowest time");
+  done(&p);
+}

@@ -560,6 +560,30 @@ Test(interop, a_failure_ends_its_own_test_not_the_file) {
   gcb_model_free(m);
 }
 
+/* A test whose only row gave no figure (0 bytes, no finite time: a
+ * skipped entry) averages nothing: its "# Avg bus bandwidth : 0.00" is no
+ * figure either, and the file, which measured nothing, is refused as
+ * one (it passed on that line alone). */
+Test(interop, an_average_of_no_measured_row_is_no_figure) {
+  static const char nccl[] =
+      "# nThread 1 nGpus 1 minBytes 0 maxBytes 0 step: 2(factor) warmup "
+      "iters: 1 iters: 5 agg iters: 1 validation: 1 graph: 0\n"
+      "#  size count type redop root time algbw busbw #wrong time algbw "
+      "busbw #wrong\n"
+      "  0 0 float sum -1 0.00 0.00 0.00 0 0.00 0.00 0.00 0\n"
+      "# Out of bounds values : 0 OK\n"
+      "# Avg bus bandwidth    : 0.00\n";
+  struct gcb_results *r = NULL;
+  struct gcb_model *m = NULL;
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_interop_parse(nccl, strlen(nccl), "zero.txt", NULL, 0, &r,
+                                 &m, NULL, &err),
+               GCB_EINPUT, "no case, not even the average");
+  cr_expect_null(m);
+  cr_expect_str_eq(err.msg, "zero.txt: no measurements in zero.txt (read as "
+                            "nccl-tests log: no case; 2 skipped)");
+}
+
 /* Lines the readers pass over stay passed over: a 3-word "# NCCL version"
  * (it read a token the line did not have: a crash, or a stale word), an
  * NCCL INFO line of a host named by digits inside a table, however long.
