@@ -265,7 +265,7 @@ timeline_problem(struct gcb__walk *w, const char *key, const char *key2,
 }
 
 /* One series: a row per rank, each of n values, integers where its kind
- * says so (counts and counters are never negative). */
+ * says so; none negative (counts, counters, rates and readings). */
 static enum gcb_status check_series(struct gcb__walk *w, const char *name,
                                     const json_t *rows, size_t ranks,
                                     size_t n) {
@@ -283,14 +283,18 @@ static enum gcb_status check_series(struct gcb__walk *w, const char *name,
       return timeline_problem(w, "series", name, (long)r,
                               "%lld values, expected %lld (one per t_s)",
                               (long long)json_array_size(row), (long long)n);
-    for (size_t i = 0; integer && i < n; i++) {
+    for (size_t i = 0; i < n; i++) {
       const json_t *x = json_array_get(row, i);
-      if (!json_is_null(x) &&
+      if (integer && !json_is_null(x) &&
           (!json_is_integer(x) || json_integer_value(x) < 0))
         return timeline_problem(w, "series", name, (long)r,
                                 "value %zu: expected an integer >= 0 or "
                                 "null",
                                 i);
+      if (!integer && json_number_value(x) < 0) /* a rate, a reading */
+        return timeline_problem(w, "series", name, (long)r,
+                                "value %zu: %g, below 0", i,
+                                json_number_value(x));
     }
   }
   return GCB_OK;

@@ -495,3 +495,31 @@ Test(compare, a_busbw_of_zero_compares_the_time_instead) {
   cr_expect_eq(p.cmp.regressions, 2, "median and slowest time");
   done(&p);
 }
+
+/* A case a run holds twice (a log of two runs of one test) is compared
+ * against the other run's copy, each copy judged: the regressed second
+ * copy was "only in new", hidden, and a baseline holding the case twice
+ * counted one copy "missing" although the new run has the case. */
+Test(compare, a_case_held_twice_is_judged_in_every_copy) {
+  for (int twice_in_new = 0; twice_in_new < 2; twice_in_new++) {
+    struct pair p = {.old = run_at(1000, 0.01, 0.005),
+                     .new_ = run_at(1000, 0.01, 0.005)};
+    const double slow[] = {500, 500, 500, 500};
+    json_t *holder = twice_in_new ? p.new_ : p.old;
+    fx_add_case(
+        holder,
+        fx_case("gemm", "fp32 1024", gemm_params, "GFLOP/s",
+                twice_in_new ? slow : (const double[]){2000, 2000, 2000, 2000},
+                4, 0.005, NULL));
+    compare(&p, NULL);
+    size_t one_sided = 0;
+    for (size_t i = 0; i < p.cmp.ndeltas; i++)
+      one_sided += p.cmp.deltas[i].verdict == GCB_VERDICT_ONLY_OLD ||
+                   p.cmp.deltas[i].verdict == GCB_VERDICT_ONLY_NEW;
+    cr_expect_eq(one_sided, 0, "twice in %s", twice_in_new ? "new" : "old");
+    /* the copy at 500 against 1000, or the new 1000 against a 2000 copy */
+    cr_expect_eq(p.cmp.regressions, 2, "median and slowest, twice in %s",
+                 twice_in_new ? "new" : "old");
+    done(&p);
+  }
+}

@@ -147,6 +147,10 @@ static void negative_count(json_t *t) {
   json_array_set_new(json_array_get(series_of(t, "checked"), 1), 2,
                      json_integer(-3));
 }
+static void negative_figure(json_t *t) {
+  json_array_set_new(json_array_get(series_of(t, "figure"), 1), 0,
+                     json_real(-40));
+}
 static void unknown_series(json_t *t) {
   json_object_set(json_object_get(t, "series"), "gflops",
                   series_of(t, "figure"));
@@ -190,6 +194,7 @@ Test(results_file, hostile_timelines_are_refused_with_one_line) {
                    "0 or null"},
       {negative_count, "timeline.series.checked[1]: value 2: expected an "
                        "integer >= 0 or null"},
+      {negative_figure, "timeline.series.figure[1]: value 0: -40, below 0"},
       {unknown_series, "timeline.series.gflops: unknown series"},
       {falling_time, "timeline.t_s[2]: not after the value before it"},
       {zero_interval, "timeline.interval_s: expected a number above 0"},
