@@ -2,12 +2,15 @@
  * What a read document's values say of each other, once its types have
  * passed the schema's rows (read.c): every rank a case, an error, a node
  * or the ranks section names is one of the run's ranks; every rank entry's
- * node is listed; no rank or node is there twice; every case holds at least
- * one rank's results; and no time, figure, count or tolerance is below 0.
- * gcbench never writes a document that breaks these; one that does (hand
- * edited, or made to pass a CI gate) would otherwise be judged on figures
- * nobody measured: a rank twice is counted twice, a negative time is the
- * fastest rank.
+ * node lists it; no rank or node is there twice; every case holds at least
+ * one rank's results; no time, figure, count or tolerance is below 0; each
+ * rank's iteration times are ordered (min <= median, mean, p99 <= max);
+ * and a case's summary (what criteria and compare read) agrees with its
+ * ranks. gcbench never writes a document that breaks these; one that does
+ * (hand edited, or made to pass a CI gate) would otherwise be judged on
+ * figures nobody measured: a rank twice is counted twice, a negative time
+ * is the fastest rank, a summary of 1000 over ranks that measured 1 passes
+ * a gate.
  *
  * The ranges are checked before the reader orders ranks (each problem is
  * located at its element), the duplicates after (neighbours, in one pass;

@@ -63,10 +63,12 @@ bool gcb__read_fast(const char *text, size_t len,
  * What a read document's values say of each other (consistency.c), once
  * the schema's rows have passed it: cols holds its n cases' per-rank
  * columns; rows: the text has them as schema 1's rows. _values, before the
- * reader orders ranks: the ranks every section names are the run's, each rank
- * entry's node is listed, a case has at least one rank, no time, figure or
- * count is below 0 (each problem located at its element). _unique, after: no
- * rank or node index is there twice (located at its list).
+ * reader orders ranks (each problem located at its element): the ranks
+ * every section names are the run's, each rank entry's node lists it, a
+ * case has at least one rank, no time, figure or count is below 0, each
+ * rank's iteration times are ordered, and a case's summary agrees with its
+ * ranks. _unique, after: no rank or node index is there twice (located at
+ * its list). docs/results-schema.md, "Consistent values".
  */
 enum gcb_status gcb__check_values(struct gcb__walk *w, const json_t *root,
                                   const struct gcb_ranks *cols, size_t n,
