@@ -397,6 +397,15 @@ static void rank_comp(const struct dx *x, int doc, long long rank,
     snprintf(c->local_name, sizeof c->local_name, "rank %lld", rank);
 }
 
+/* What a rank measured on: its GPU, or the rank itself where it has none
+ * (the host backend, a rank the document gives no device). */
+static void device_of_rank(const struct dx *x, int doc, long long rank,
+                           struct gcb_component *c) {
+  gpu_of_rank(x, doc, rank, c);
+  if (c->gpu < 0 && c->bus_id[0] == '\0')
+    rank_comp(x, doc, rank, c);
+}
+
 /* The pair of a p2p case as a link, "src->dst" by bus id ("src<->dst"
  * for a figure of both directions, gcb__case_p2p_arrow): node `node`'s
  * measurement, or with node -1 the lowest one (the walk over the case's
@@ -462,9 +471,7 @@ static bool at_gpu(const struct dx *x, const struct gcb_finding *f,
                    struct gcb_component *c, enum gcb_family *fam) {
   if (f->where.rank < 0 || f->where.doc < 0)
     return false;
-  gpu_of_rank(x, f->where.doc, f->where.rank, c);
-  if (c->gpu < 0 && c->bus_id[0] == '\0')
-    rank_comp(x, f->where.doc, f->where.rank, c); /* host backend: a rank */
+  device_of_rank(x, f->where.doc, f->where.rank, c);
   *fam = family_of(x, f, GCB_FAM_GEMM);
   return true;
 }
@@ -580,8 +587,8 @@ static bool at_check_rank(const struct dx *x, const struct gcb_finding *f,
                          : cs->summary.min_rank;
   if (r < 0)
     return false;
-  gpu_of_rank(x, f->where.doc, r, c);
-  if (*fam == GCB_FAM_H2D || *fam == GCB_FAM_D2H)
+  device_of_rank(x, f->where.doc, r, c);
+  if (c->kind == GCB_COMP_GPU && (*fam == GCB_FAM_H2D || *fam == GCB_FAM_D2H))
     to_host_link(c);
   return true;
 }
@@ -604,7 +611,8 @@ static bool at_wrong_rank(const struct dx *x, const struct gcb_finding *f,
   const struct gcb_model_case *cs = dx_case(x, f);
   for (size_t k = 0; cs != NULL && k < cs->ranks.n; k++)
     if (gcb_model_col(cs, GCB_RC_WRONG, k) > 0) {
-      gpu_of_rank(x, f->where.doc, gcb_model_col_rank(cs, k, (long long)k), c);
+      device_of_rank(x, f->where.doc, gcb_model_col_rank(cs, k, (long long)k),
+                     c);
       *fam = gcb_model_case_family(cs);
       return true;
     }

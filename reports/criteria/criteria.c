@@ -96,6 +96,11 @@ bool gcb_criterion_impossible(const struct gcb_criterion *k, char *what,
                b->metric->name, b->limit, b->metric->name);
       return true;
     }
+    if (b->is_min && b->limit < 0) { /* it would pass on anything */
+      snprintf(what, size, "min %s %g can never fail: %s is never negative",
+               b->metric->name, b->limit, b->metric->name);
+      return true;
+    }
     for (size_t j = 0; b->is_min && j < k->nbounds; j++)
       if (!k->bounds[j].is_min && k->bounds[j].metric == b->metric &&
           b->limit > k->bounds[j].limit) {

@@ -141,6 +141,23 @@ static enum gcb_status read_thresholds(struct gcb__walk *p, const json_t *obj,
   return GCB_OK;
 }
 
+/* A finding warns before it fails: a fail threshold stricter than its
+ * warning would fail what it never warned of. */
+static enum gcb_status check_warn_before_fail(struct gcb__walk *p,
+                                              const struct gcb_thresholds *t) {
+  if (t->slow_rank_fail_pct < t->slow_rank_pct)
+    return gcb__schema_problem(
+        p, "slow_rank_fail_pct %g is below slow_rank_pct %g: a rank would fail "
+           "before it warns",
+        t->slow_rank_fail_pct, t->slow_rank_pct);
+  if (t->link_fail_pct > t->link_pct)
+    return gcb__schema_problem(
+        p, "link_fail_pct %g is above link_pct %g: a link would fail before "
+           "it warns",
+        t->link_fail_pct, t->link_pct);
+  return GCB_OK;
+}
+
 static enum gcb_status read_overrides(struct gcb__walk *p, const json_t *obj,
                                       struct gcb_thresholds *t) {
   const char *key;
@@ -271,6 +288,14 @@ static enum gcb_status read_checks(struct gcb__walk *p, const json_t *arr,
     enum gcb_status st = read_check(p, cr, json_array_get(arr, i), k);
     if (st != GCB_OK)
       return st;
+    /* The report, junit and findings.json tell checks apart by name. */
+    for (size_t j = 0; j + 1 < cr->nchecks; j++)
+      if (strcmp(cr->checks[j].name, k->name) == 0)
+        return gcb__schema_problem(
+            p,
+            "check '%s' is named as check %zu is (give each its own \"name\", "
+            "or put both bounds in one check)",
+            k->name, j);
     leave(p);
   }
   leave(p);
@@ -287,6 +312,8 @@ static enum gcb_status read_root(struct gcb__walk *p, const json_t *root,
   enter(p, "thresholds", 0);
   if (st == GCB_OK && th != NULL)
     st = read_thresholds(p, th, &cr->thresholds);
+  if (st == GCB_OK && th != NULL)
+    st = check_warn_before_fail(p, &cr->thresholds);
   leave(p);
   enter(p, "regression_pct_by", 0);
   if (st == GCB_OK && by != NULL)

@@ -131,6 +131,33 @@ static const struct bad_case bad_cases[] = {
           "{\"wrong\": -1}}]}",
      "c.json:2:13: checks[0]: max wrong -1 can never be met: wrong is never "
      "negative"},
+    /* Red team, 2026-12-05: bounds and thresholds that pass anything or
+     * contradict each other, and checks the outputs cannot tell apart. */
+    {"negative min",
+     HEAD " \"checks\": [{\"bench\": \"gemm\", \"min\": "
+          "{\"per_rank\": -1}}]}",
+     "c.json:2:13: checks[0]: min per_rank -1 can never fail: per_rank is "
+     "never negative"},
+    {"warn above fail",
+     HEAD " \"thresholds\": {\"slow_rank_pct\": 50, \"slow_rank_fail_pct\": 1},"
+          " \"checks\": []}",
+     "c.json:2:16: thresholds: slow_rank_fail_pct 1 is below slow_rank_pct 50: "
+     "a rank would fail before it warns"},
+    {"link fail above warn",
+     HEAD " \"thresholds\": {\"link_fail_pct\": 90}, \"checks\": []}",
+     "c.json:2:16: thresholds: link_fail_pct 90 is above link_pct 75: a link "
+     "would fail before it warns"},
+    {"two checks of one name",
+     HEAD " \"checks\": [{\"name\": \"x\", \"bench\": \"gemm\", \"min\": "
+          "{\"median\": 1}},\n  {\"name\": \"x\", \"bench\": \"membw\", "
+          "\"min\": {\"median\": 1}}]}",
+     "c.json:3:3: checks[1]: check 'x' is named as check 0 is (give each its "
+     "own \"name\", or put both bounds in one check)"},
+    {"two checks of one default name",
+     HEAD " \"checks\": [{\"bench\": \"gemm\", \"min\": {\"median\": 1}},"
+          " {\"bench\": \"gemm\", \"max\": {\"wrong\": 0}}]}",
+     "c.json:2:54: checks[1]: check 'gemm' is named as check 0 is (give each "
+     "its own \"name\", or put both bounds in one check)"},
     {"duplicate key", HEAD " \"checks\": [], \"checks\": []}",
      "c.json:2:23: duplicate object key near '\"checks\"'"},
 };

@@ -472,6 +472,34 @@ Test(diagnose, a_run_that_names_no_node_says_so_in_its_scope) {
   done(&x);
 }
 
+/* A check that fails on a rank with no GPU (the host backend: a real
+ * quick suite of a 2-core VM) names the rank, never "GPU -1", whether it
+ * judged each rank or the case's lowest. */
+Test(diagnose, a_check_failed_on_a_rank_without_a_gpu_names_the_rank) {
+  struct dx x;
+  struct gcb_err err = {0};
+  struct gcb_model *m;
+  memset(&x, 0, sizeof x);
+  cr_assert_eq(fx_interop_read(DATA("compare/vm-quick-clean-a.json"), x.docs,
+                               0, &x.res[0], &m, NULL, &err),
+               GCB_OK, "%s", err.msg);
+  x.docs[0] = fx_doc_read("vm-quick-clean-a.json", x.res[0], m);
+  x.ndocs = 1;
+  criteria(&x, "{\"schema\": \"gcbench.criteria/1\", \"checks\": ["
+               "{\"name\": \"fp64\", \"bench\": \"gemm\", \"params\": "
+               "{\"dtype\": \"fp64\"}, \"min\": {\"per_rank\": 1e9}}, "
+               "{\"name\": \"copy\", \"bench\": \"membw\", \"params\": "
+               "{\"kernel\": \"copy\"}, \"min\": {\"min\": 1e9}}]}");
+  diagnose(&x);
+  cr_assert_gt(x.d.n, 0);
+  for (size_t i = 0; i < x.d.n; i++) {
+    const struct gcb_root_cause *rc = &x.d.items[i];
+    cr_expect_null(strstr(rc->comp.name, "GPU"), "%s", rc->comp.name);
+  }
+  cr_expect_not_null(cause(&x, "rank 0"), "%s", x.d.items[0].comp.name);
+  done(&x);
+}
+
 /* A run that failed states why, not that its status is "failed": the
  * error its log gives (nccl-tests' NCCLCHECK line, NVIDIA/nccl-tests
  * issue 322) leads, the status is the consequence. */
