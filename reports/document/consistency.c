@@ -1,7 +1,8 @@
 /*
  * What a read document's values say of each other, once its types have
  * passed the schema's rows (read.c): every rank a case, an error, a node
- * or the ranks section names is one of the run's ranks; every rank entry's
+ * or the ranks section names is one of the run's ranks; a run of gcbench
+ * states how it ended (not "unknown"); every rank entry's
  * node lists it; no rank or node is there twice; every case holds at least
  * one rank's results; no time, figure, count or tolerance is below 0; each
  * rank's iteration times are ordered (min <= median, mean, p99 <= max);
@@ -322,10 +323,21 @@ static enum gcb_status check_ranks(struct gcb__walk *w, const json_t *root,
 enum gcb_status gcb__check_values(struct gcb__walk *w, const json_t *root,
                                   const struct gcb_ranks *cols, size_t n,
                                   bool rows) {
-  long long ranks = member_int(json_object_get(root, "run"), "ranks");
+  const json_t *run = json_object_get(root, "run");
+  long long ranks = member_int(run, "ranks");
   if (ranks < 1)
     return problem_at(w, STEPS({.key = "run"}, {.key = "ranks"}), 2,
                       "%lld: a run has at least one rank", ranks);
+  /* "unknown" fails no check: it is for another tool's excerpt, never a
+   * run gcbench wrote, which knows how it ended */
+  const char *tool = json_string_value(
+      json_object_get(json_object_get(root, "tool"), "name"));
+  const char *status = json_string_value(json_object_get(run, "status"));
+  if (tool != NULL && strcmp(tool, "gcbench") == 0 && status != NULL &&
+      strcmp(status, "unknown") == 0)
+    return problem_at(w, STEPS({.key = "run"}, {.key = "status"}), 2,
+                      "unknown: a run of gcbench says how it ended (\"unknown\" "
+                      "is for another tool's excerpt)");
   struct nodes_said said;
   enum gcb_status rc =
       check_nodes(w, json_object_get(root, "nodes"), ranks, &said);

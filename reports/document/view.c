@@ -5,6 +5,7 @@
  */
 #include "reports/document/view.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,7 +119,9 @@ void gcb_view_fmt(double x, char *buf, size_t size) {
     gcb_view_copy(buf, size, "-");
     return;
   }
-  if (a >= 1000 || a == 0) {
+  if (a >= 1e15 && a <= DBL_MAX) { /* more digits than were measured */
+    gcb_fmtnum_g(text, x, 4);
+  } else if (a >= 1000 || a == 0) {
     if (whole_text(x, text) == 0) {
       snprintf(buf, size, "%.0f", x);
       return;

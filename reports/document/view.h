@@ -109,7 +109,8 @@ void gcb__view_trim_partial(char *s);
 size_t gcb_view_copy(char *dst, size_t size, const char *src);
 
 /* Formats a figure compactly for tables: 4 significant digits at most for
- * small values, whole numbers from 1000 up; "-" for NAN. */
+ * small values, whole numbers from 1000 up, 4 digits and an exponent from
+ * 1e15 ("1e+296", not 39 digits a double never held); "-" for NAN. */
 void gcb_view_fmt(double x, char *buf, size_t size);
 
 /* Formats seconds with a fitting unit and 4 significant digits:

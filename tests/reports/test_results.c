@@ -540,6 +540,10 @@ Test(results_read, values_the_run_could_not_have_written_are_refused) {
        "cases[0].per_rank.time_s.stdev[0]: 0.5, more than its max less its "
        "min",
        "0.5, 0.0003]"},
+      {"\"status\": \"running\"", "\"status\": \"unknown\"",
+       "run.status: unknown: a run of gcbench says how it ended (\"unknown\" "
+       "is for another tool's excerpt)",
+       NULL},
       {"\"rank\": -1, \"status\"", "\"rank\": 2, \"status\"",
        "errors[0].rank: rank 2, neither -1 (no one rank) nor one of the run's "
        "2",

@@ -57,6 +57,8 @@ static void fmt_printf(double x, char *buf, size_t size) {
   double a = fabs(x);
   if (isnan(x))
     snprintf(buf, size, "-");
+  else if (a >= 1e15 && !isinf(x))
+    snprintf(buf, size, "%.4g", x);
   else if (a >= 1000 || a == 0)
     snprintf(buf, size, "%.0f", x);
   else if (a >= 1)
@@ -131,6 +133,7 @@ Test(view_fmt, matches_printf_byte_for_byte) {
   static const double edge[] = {
       0.0,    -0.0,    1000,   -1000,    999.95,    999.94999, 999.5,
       1000.5, 1001.5,  2500.5, 0.5,      -0.5,      1.0,       0.99995,
+      999999999999999.9,   1e308, -1.5e17,
       9.9995, 99.995,  1e-5,   1e15,     1e300,     -1e300,    0x1p62,
       0x1p63, DBL_MIN, 5e-324, INFINITY, -INFINITY, NAN};
   for (size_t i = 0; i < sizeof edge / sizeof *edge; i++)
