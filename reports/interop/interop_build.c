@@ -530,17 +530,17 @@ static char *text_of(const char *fmt, va_list ap) {
   return s;
 }
 
-/* A skipped[] entry (status NULL) or an errors[] entry (rank -1) saying
- * text, which it frees; counted at `line`. */
+/* A skipped[] entry (status NULL) or an errors[] entry (of rank, -1 for
+ * none) saying text, which it frees; counted at `line`. */
 static enum gcb_status add_entry(struct gcb__conv *cv, const char *bench,
                                  const char *label, const char *status,
-                                 int line, char *text) {
+                                 long long rank, int line, char *text) {
   enum gcb_status st = text == NULL || !utf8(bench) || !utf8(label) ||
                                !utf8(status ? status : "") || !utf8(text)
                            ? gcb__conv_nomem(cv)
                            : count(cv, line);
   if (st == GCB_OK &&
-      !(status ? gcb__model_add_error(cv->m, -1, bench, label, status, text)
+      !(status ? gcb__model_add_error(cv->m, rank, bench, label, status, text)
                : gcb__model_add_skip(cv->m, bench, label, text)))
     st = gcb__conv_nomem(cv);
   free(text);
@@ -562,7 +562,7 @@ enum gcb_status gcb__conv_skip(struct gcb__conv *cv, const char *bench,
   va_start(ap, fmt);
   char *why = text_of(fmt, ap);
   va_end(ap);
-  return add_entry(cv, bench, label, NULL, line, why);
+  return add_entry(cv, bench, label, NULL, -1, line, why);
 }
 
 enum gcb_status gcb__conv_error(struct gcb__conv *cv, const char *bench,
@@ -572,7 +572,18 @@ enum gcb_status gcb__conv_error(struct gcb__conv *cv, const char *bench,
   va_start(ap, fmt);
   char *message = text_of(fmt, ap);
   va_end(ap);
-  return add_entry(cv, bench, label, status, 0, message);
+  return add_entry(cv, bench, label, status, -1, 0, message);
+}
+
+enum gcb_status gcb__conv_error_at(struct gcb__conv *cv, long long rank,
+                                   const char *bench, const char *label,
+                                   const char *status, int line,
+                                   const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *message = text_of(fmt, ap);
+  va_end(ap);
+  return add_entry(cv, bench, label, status, rank, line, message);
 }
 
 enum gcb_status gcb__conv_timeout(struct gcb__conv *cv, const char *bench,
@@ -583,7 +594,7 @@ enum gcb_status gcb__conv_timeout(struct gcb__conv *cv, const char *bench,
   va_end(ap);
   gcb__conv_run_set(cv, "status", gcb__mvalue_string(cv->m, "timeout"));
   gcb__conv_run_set(cv, "end_time", gcb__mvalue_null());
-  return add_entry(cv, bench, label, "ETIMEOUT", 0, message);
+  return add_entry(cv, bench, label, "ETIMEOUT", -1, 0, message);
 }
 
 enum gcb_status gcb__conv_failure(struct gcb__conv *cv,

@@ -342,6 +342,13 @@ enum gcb_status gcb__conv_error(struct gcb__conv *cv, const char *bench,
                                 const char *label, const char *status,
                                 const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+/* An errors[] entry of one rank (a GPU of a tool that names GPUs as
+ * ranks), counted at `line`. */
+enum gcb_status gcb__conv_error_at(struct gcb__conv *cv, long long rank,
+                                   const char *bench, const char *label,
+                                   const char *status, int line,
+                                   const char *fmt, ...)
+    __attribute__((format(printf, 7, 8)));
 
 /* Joins m, a converted file's model, to the topology of a known
  * document's node when it is the same machine (m has one node and every

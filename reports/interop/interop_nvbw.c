@@ -286,19 +286,51 @@ static enum gcb_status imported(struct nvbw *x, const char *name, size_t part,
   return st;
 }
 
+/* A cell nvbandwidth printed as 0.00 (or JSON's 0): it measured that copy
+ * at under 0.005 GB/s, a link that moves nothing. No case can hold a rate
+ * of 0 (its time would be infinite): an error of the GPU that ran it,
+ * which fails the run, never a GPU left out of its case. */
+static enum gcb_status no_bandwidth(struct nvbw *x, enum gcb_bench_kind bench,
+                                    const char *label, long long gpu,
+                                    int line) {
+  return gcb__conv_error_at(x->cv, gpu, gcb_bench_kinds[bench].name, label,
+                            "EVALIDATION", line,
+                            "nvbandwidth measured 0.00 GB/s in %s: the copy "
+                            "moved no data at a measurable rate",
+                            label);
+}
+
+/* A cell nvbandwidth printed as N/A among measured ones: a copy it did not
+ * run (no peer access between the pair), said as a skip. */
+static enum gcb_status not_run(struct nvbw *x, enum gcb_bench_kind bench,
+                               const char *label, int line) {
+  return gcb__conv_skip(x->cv, gcb_bench_kinds[bench].name, label, line,
+                        "nvbandwidth printed N/A: it did not run this copy "
+                        "(no peer access between the GPUs)");
+}
+
 /* Row 0 of a host-device matrix: one case, one figure per GPU. */
 static enum gcb_status pcie(struct nvbw *x, size_t t, const char *name,
                             int line) {
   long long rank[GCB__NVBW_MAX_GPUS];
   double fig[GCB__NVBW_MAX_GPUS];
   size_t n = 0;
-  for (size_t g = 0; g < x->m.cols; g++)
-    if (cell(&x->m, 0, g) > 0) {
+  enum gcb_status st = GCB_OK;
+  for (size_t g = 0; g < x->m.cols && st == GCB_OK; g++) {
+    double v = cell(&x->m, 0, g);
+    if (v > 0) {
       rank[n] = (long long)g;
-      fig[n++] = cell(&x->m, 0, g);
+      fig[n++] = v;
+    } else if (v == 0) {
+      char *label = gcb__text_printf("%s GPU%zu", name, g);
+      st = label == NULL ? gcb__conv_nomem(x->cv)
+                         : no_bandwidth(x, GCB_BENCH_PCIE, label,
+                                        (long long)g, line);
+      free(label);
     }
-  if (n == 0)
-    return GCB_OK;
+  }
+  if (n == 0 || st != GCB_OK)
+    return st;
   struct gcb__params p = {0};
   params(t, name, &p);
   return nominal(x->cv, GCB_BENCH_PCIE, name, &p, rank, fig, n, line);
@@ -340,7 +372,7 @@ static enum gcb_status p2p(struct nvbw *x, size_t t, const char *name,
       double v = cell(&x->m, first + r, c);
       if (r == c && isnan(v))
         continue; /* the diagonal: N/A */
-      if (r == c || !(v > 0)) {
+      if (r == c) {
         st = imported(x, name, 0, first + r, c, line);
         continue;
       }
@@ -349,9 +381,14 @@ static enum gcb_status p2p(struct nvbw *x, size_t t, const char *name,
       long long rank = (long long)a;
       struct gcb__params p = {0};
       pair_params(x, t, name, a, b, &p);
-      st = label == NULL
-               ? gcb__conv_nomem(x->cv)
-               : nominal(x->cv, GCB_BENCH_P2P, label, &p, &rank, &v, 1, line);
+      if (label == NULL)
+        st = gcb__conv_nomem(x->cv);
+      else if (isnan(v))
+        st = not_run(x, GCB_BENCH_P2P, label, line);
+      else if (v == 0)
+        st = no_bandwidth(x, GCB_BENCH_P2P, label, rank, line);
+      else
+        st = nominal(x->cv, GCB_BENCH_P2P, label, &p, &rank, &v, 1, line);
       free(label);
     }
   return st;

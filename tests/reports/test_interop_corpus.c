@@ -720,6 +720,75 @@ Test(interop_corpus, a_bidirectional_pair_is_its_total_not_one_direction) {
   gcb_model_free(m);
 }
 
+/* text with its one `from` made `to` (a new string). */
+static char *edited(const char *text, const char *from, const char *to) {
+  const char *at = strstr(text, from);
+  cr_assert(at != NULL && strstr(at + 1, from) == NULL, "one %s", from);
+  size_t head = (size_t)(at - text), len = strlen(text);
+  char *out = malloc(len - strlen(from) + strlen(to) + 1);
+  cr_assert_not_null(out);
+  memcpy(out, text, head);
+  strcpy(out + head, to);
+  strcat(out, at + strlen(from));
+  return out;
+}
+
+/* A cell nvbandwidth printed as 0.00 is a copy it measured at under
+ * 0.005 GB/s: the GPU's error, which fails the run. It used to leave the
+ * GPU out of its case (the h2d case lost GPU 3, the pair became an
+ * imported figure nothing judges): a dead link passed where one at 10 % of
+ * its peers failed. An N/A among measured pairs is a copy it did not run:
+ * a skip that says so, no longer dropped without a word. The red team's
+ * edits of the real v0.2 H800 log. */
+Test(interop_corpus, a_cell_of_0_is_an_error_of_its_gpu_and_an_na_pair_a_skip) {
+  size_t len;
+  char *text = slurp(DATA("nvbandwidth-v0.2-h800-llm-action.txt"), &len);
+  char *a = edited(text, "0     55.28     55.30     55.32     55.30",
+                   "0     55.28     55.30     55.32      0.00");
+  char *b = edited(a, "2    171.96    172.05       N/A    172.05",
+                   "2    171.96    172.05       N/A      0.00");
+  char *c = edited(b, "5    172.18    172.21", "5       N/A    172.21");
+  char tmp[] = "/tmp/gcb-nvbw-zero-XXXXXX";
+  int fd = mkstemp(tmp);
+  cr_assert_geq(fd, 0);
+  cr_assert_eq(write(fd, c, strlen(c)), (ssize_t)strlen(c));
+  close(fd);
+  struct gcb_model *m = load(tmp, GCB_FORMAT_NVBANDWIDTH);
+  unlink(tmp);
+  const struct gcb_model_case *h2d = find_str(
+      m, "pcie", "testcase", "host_to_device_memcpy_ce", NULL, NULL);
+  cr_assert_not_null(h2d);
+  cr_expect_eq(h2d->ranks.n, 7, "GPU 3 measured nothing");
+  static const struct {
+    const char *bench, *label;
+    long long rank;
+  } errors[] = {{"pcie", "host_to_device_memcpy_ce GPU3", 3},
+                /* a read test: the row GPU (2) read its peer (3) */
+                {"p2p", "device_to_device_memcpy_read_ce GPU3->GPU2", 3}};
+  cr_assert_eq(m->nerrors, 2);
+  for (size_t i = 0; i < 2; i++) {
+    cr_expect_str_eq(m->errors[i].bench, errors[i].bench);
+    cr_expect_str_eq(m->errors[i].label, errors[i].label);
+    cr_expect_eq(m->errors[i].rank, errors[i].rank);
+    cr_expect_str_eq(m->errors[i].status, "EVALIDATION");
+    cr_expect_not_null(strstr(m->errors[i].message, errors[i].label),
+                       "the verdict's line names the copy: %s",
+                       m->errors[i].message);
+  }
+  cr_expect_null(nvbw_pair(m, "device_to_device_memcpy_read_ce", 3, 2));
+  bool said = false;
+  for (size_t i = 0; i < m->nskips; i++)
+    said |= strcmp(m->skips[i].label,
+                   "device_to_device_memcpy_read_ce GPU0->GPU5") == 0 &&
+            strstr(m->skips[i].reason, "N/A") != NULL;
+  cr_expect(said, "the N/A pair is a skip");
+  gcb_model_free(m);
+  free(c);
+  free(b);
+  free(a);
+  free(text);
+}
+
 Test(interop_corpus, a_multinode_nvbandwidth_run_puts_each_gpu_on_its_host) {
   struct gcb_model *r = load(DATA("oke-nvbandwidth-v0.7-multinode-gb200.txt"),
                              GCB_FORMAT_NVBANDWIDTH);
