@@ -145,6 +145,18 @@ bool gcb__failure_see(struct gcb__failure *f, const struct gcb__line *l) {
       {"*** Process received signal ***", false, GCB_EINTERNAL},
       {"exited with non-zero status", false, GCB_EINTERNAL},
       {"Exited with exit code", false, GCB_EINTERNAL},
+      /* OSU -c: "DATA VALIDATION ERROR: ./osu_iallreduce exited with
+       * status 1 on message size 16." (osu_util_mpi.c) */
+      {"DATA VALIDATION ERROR", true, GCB_EVALIDATION},
+      /* the launcher ended the run: Slurm's time limit (a hung
+       * collective's usual sign), the cgroup's OOM killer, a cancel;
+       * srun's and mpirun's word on a task killed or failed */
+      {"DUE TO TIME LIMIT", true, GCB_ETIMEOUT},
+      {"oom-kill event", true, GCB_ENOMEM},
+      {"oom_kill event", true, GCB_ENOMEM},
+      {"CANCELLED AT", false, GCB_EINTR},
+      {"srun: error: ", false, GCB_EINTERNAL},
+      {"mpirun noticed that process", false, GCB_EINTERNAL},
   };
   size_t k = 0, n = sizeof signs / sizeof *signs;
   while (k < n && !gcb__line_has(l, signs[k].says))

@@ -319,12 +319,26 @@ static char *unit_of(const char *col) {
 }
 
 /* A table gcbench has no program for: one imported figure per numeric
- * column (tok[0] is the size, or the first value where sizeless). */
+ * column (tok[0] is the size, or the first value where sizeless); a
+ * Validation column (-c) that does not say Pass, an error of the row, as
+ * in the tables gcbench runs (OSU 7.4 prints it for the non-blocking
+ * collectives too: print_stats_nbc). */
 static enum gcb_status figure_row(struct gcb__osu *o, char **tok, double size,
                                   int line) {
   enum gcb_status st = GCB_OK;
   for (size_t c = o->sizeless ? 0 : 1; c < o->ncols && st == GCB_OK; c++) {
     double v;
+    if (strcmp(o->col[c], "Validation") == 0 && strcmp(tok[c], "Pass") != 0) {
+      char *label = gcb__text_printf("OSU %s %.0fB", o->bench, size);
+      st = label == NULL ? gcb__conv_nomem(o->cv)
+                         : gcb__conv_error_at(o->cv, -1, "osu", label,
+                                              "EVALIDATION", line,
+                                              "%s: OSU's validation says "
+                                              "'%.20s', not Pass",
+                                              label, tok[c]);
+      free(label);
+      continue;
+    }
     if (strcmp(o->col[c], "Iterations") == 0 || !gcb__token_number(tok[c], &v))
       continue;
     char *unit = unit_of(o->col[c]);

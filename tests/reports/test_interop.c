@@ -560,6 +560,74 @@ Test(interop, a_failure_ends_its_own_test_not_the_file) {
   gcb_model_free(m);
 }
 
+/* A run its launcher ended says so in the log, and fails: Slurm's time
+ * limit (a hung collective's usual sign), the cgroup's OOM killer, srun's
+ * and mpirun's word on a killed task. Each passed: the nccl-tests log as
+ * an excerpt (status unknown, an info), the OSU log as complete. OSU -c's
+ * validation fails in every table it prints, the non-blocking ones too
+ * (osu_util_mpi.c print_stats_nbc, and its DATA VALIDATION ERROR line):
+ * the imported tables dropped the Fail word. The red team's lines, as
+ * Slurm 23, Open MPI 4 and OSU 7.4 print them. */
+Test(interop, a_run_its_launcher_or_validation_ended_fails) {
+  static const char nccl_head[] =
+      "# nThread 1 nGpus 1 minBytes 8 maxBytes 16 step: 2(factor) warmup "
+      "iters: 1 iters: 5 agg iters: 1 validation: 1 graph: 0\n"
+      "#  size count type redop root time algbw busbw #wrong time algbw "
+      "busbw #wrong\n"
+      "  8 2 float sum -1 9.1 0.00 0.00 0 9.0 0.00 0.00 0\n";
+  static const char osu_head[] =
+      "# OSU MPI Non-blocking Allreduce Latency Test v7.4\n"
+      "# Overall = Coll. Init + Compute + MPI_Test + MPI_Wait\n\n"
+      "# Datatype: MPI_CHAR.\n"
+      "# Size           Overall(us)       Compute(us)    Pure Comm.(us)"
+      "        Overlap(%)        Validation\n"
+      "4                      12.10              6.05              5.90"
+      "             97.50              Pass\n";
+  static const struct {
+    const char *head, *tail, *status;
+    bool ended; /* the run's status "failed"; a Fail row is a row's error */
+  } runs[] = {
+      {nccl_head,
+       "slurmstepd: error: *** STEP 1520373.0 ON nid005471 CANCELLED AT "
+       "2024-11-05T10:41:12 DUE TO TIME LIMIT ***\n"
+       "srun: error: nid005471: tasks 0-3: Terminated\n",
+       "ETIMEOUT", true},
+      {nccl_head, "srun: error: nid005487: task 5: Killed\n", "EINTERNAL",
+       true},
+      {nccl_head,
+       "mpirun noticed that process rank 5 with PID 0 on node nid005487 "
+       "exited on signal 9 (Killed).\n",
+       "EINTERNAL", true},
+      {nccl_head,
+       "slurmstepd: error: Detected 1 oom_kill event in StepId=7.0. Some of "
+       "the step tasks have been OOM Killed.\n",
+       "ENOMEM", true},
+      {osu_head,
+       "8                      12.30              6.10              6.01"
+       "             96.80              Fail\n",
+       "EVALIDATION", false},
+      {osu_head,
+       "DATA VALIDATION ERROR: ./osu_iallreduce exited with status 1 on "
+       "message size 16.\n",
+       "EVALIDATION", true},
+  };
+  for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
+    char text[1024];
+    snprintf(text, sizeof text, "%s%s", runs[i].head, runs[i].tail);
+    struct gcb_results *r = NULL;
+    struct gcb_model *m = NULL;
+    struct gcb_err err = {0};
+    cr_assert_eq(gcb_interop_parse(text, strlen(text), "log.txt", NULL, 0, &r,
+                                   &m, NULL, &err),
+                 GCB_OK, "%zu: %s", i, err.msg);
+    cr_assert_geq(m->nerrors, 1, "%zu: %s", i, runs[i].tail);
+    cr_expect_str_eq(m->errors[0].status, runs[i].status, "%zu", i);
+    cr_expect(!runs[i].ended || strcmp(m->run.status, "failed") == 0,
+              "%zu: %s", i, m->run.status);
+    gcb_model_free(m);
+  }
+}
+
 /* A test whose only row gave no figure (0 bytes, no finite time: a
  * skipped entry) averages nothing: its "# Avg bus bandwidth : 0.00" is no
  * figure either, and the file, which measured nothing, is refused as
