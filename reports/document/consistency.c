@@ -330,14 +330,15 @@ enum gcb_status gcb__check_values(struct gcb__walk *w, const json_t *root,
                       "%lld: a run has at least one rank", ranks);
   /* "unknown" fails no check: it is for another tool's excerpt, never a
    * run gcbench wrote, which knows how it ended */
-  const char *tool = json_string_value(
-      json_object_get(json_object_get(root, "tool"), "name"));
+  const char *tool =
+      json_string_value(json_object_get(json_object_get(root, "tool"), "name"));
   const char *status = json_string_value(json_object_get(run, "status"));
   if (tool != NULL && strcmp(tool, "gcbench") == 0 && status != NULL &&
       strcmp(status, "unknown") == 0)
-    return problem_at(w, STEPS({.key = "run"}, {.key = "status"}), 2,
-                      "unknown: a run of gcbench says how it ended (\"unknown\" "
-                      "is for another tool's excerpt)");
+    return problem_at(
+        w, STEPS({.key = "run"}, {.key = "status"}), 2,
+        "unknown: a run of gcbench says how it ended (\"unknown\" "
+        "is for another tool's excerpt)");
   struct nodes_said said;
   enum gcb_status rc =
       check_nodes(w, json_object_get(root, "nodes"), ranks, &said);

@@ -147,13 +147,15 @@ static enum gcb_status check_warn_before_fail(struct gcb__walk *p,
                                               const struct gcb_thresholds *t) {
   if (t->slow_rank_fail_pct < t->slow_rank_pct)
     return gcb__schema_problem(
-        p, "slow_rank_fail_pct %g is below slow_rank_pct %g: a rank would fail "
-           "before it warns",
+        p,
+        "slow_rank_fail_pct %g is below slow_rank_pct %g: a rank would fail "
+        "before it warns",
         t->slow_rank_fail_pct, t->slow_rank_pct);
   if (t->link_fail_pct > t->link_pct)
     return gcb__schema_problem(
-        p, "link_fail_pct %g is above link_pct %g: a link would fail before "
-           "it warns",
+        p,
+        "link_fail_pct %g is above link_pct %g: a link would fail before "
+        "it warns",
         t->link_fail_pct, t->link_pct);
   return GCB_OK;
 }

@@ -35,8 +35,9 @@
 struct gcb__coll_table {
   bool started, closed; /* header seen; summary ("Avg bus") seen */
   bool has_redop, has_root, has_avg;
-  bool has_oob;         /* "# Out of bounds values" seen */
-  bool delta_col;       /* the layout before 2.13: "error", not "#wrong" */
+  bool has_oob;    /* "# Out of bounds values" seen */
+  bool avg_failed; /* "# Avg bus bandwidth : X FAILED" (NCCL_TESTS_MIN_BW) */
+  bool delta_col;  /* the layout before 2.13: "error", not "#wrong" */
   size_t nleft, halves; /* columns before the halves; 1 or 2 halves */
   int line, avg_line;
   char op[32]; /* "" until the file names it */
@@ -275,6 +276,13 @@ static enum gcb_status table_end(struct gcb__coll_log *x) {
   if (st == GCB_OK && t->has_avg && measured)
     st = gcb__conv_figure(x->cv, tool, "avg_bus_bandwidth", label, &params,
                           "GB/s", t->avg_busbw, t->avg_line);
+  /* nccl-tests' own bound, which failed its exit status (common.cu: under
+   * 0.9 x NCCL_TESTS_MIN_BW) */
+  if (st == GCB_OK && t->avg_failed)
+    st = gcb__conv_error_at(x->cv, -1, "coll", op, "EVALIDATION", t->avg_line,
+                            "average bus bandwidth %g GB/s below 0.9 x "
+                            "NCCL_TESTS_MIN_BW (%s: FAILED)",
+                            t->avg_busbw, tool);
   if (st == GCB_OK && t->out_of_bounds > 0)
     st = gcb__conv_error(x->cv, "coll", op, "EVALIDATION",
                          "%lld values out of bounds", t->out_of_bounds);
@@ -517,6 +525,7 @@ static void summary_line(struct gcb__coll_log *x, char **tok, size_t n,
       strcmp(tok[4], ":") == 0 && gcb__token_number(tok[5], &v)) {
     x->table.avg_busbw = v;
     x->table.has_avg = true;
+    x->table.avg_failed = n >= 7 && strcmp(tok[6], "FAILED") == 0;
     x->table.avg_line = line;
     x->table.closed = true;
   } else if (n >= 7 && strcmp(tok[1], "Out") == 0 &&

@@ -137,8 +137,10 @@ static enum gcb_status row(void *ctx, const json_t *r) {
 }
 
 /* errors[] strings and a failed average bandwidth check become errors;
- * the average bus bandwidth itself an imported figure. */
-static enum gcb_status run_errors(struct nccl *x, const json_t *root) {
+ * the average bus bandwidth itself an imported figure where a row was
+ * measured. */
+static enum gcb_status run_errors(struct nccl *x, const json_t *root,
+                                  bool measured) {
   const json_t *e;
   size_t i;
   enum gcb_status st = GCB_OK;
@@ -153,7 +155,9 @@ static enum gcb_status run_errors(struct nccl *x, const json_t *root) {
   snprintf(label, sizeof label, "%s: Avg bus bandwidth", x->op);
   struct gcb__params params = {0};
   gcb__param_str(&params, "op", x->op);
-  if (st == GCB_OK && !isnan(bw))
+  /* the average of rows none of which gave a figure (a 0-byte row alone)
+   * averages nothing measured: no figure, as in the text log */
+  if (st == GCB_OK && !isnan(bw) && measured)
     st = gcb__conv_figure(x->cv, "nccl-tests", "avg_bus_bandwidth", label,
                           &params, "GB/s", bw, 0);
   if (st == GCB_OK && strcmp(gcb_view_str(avg, "okay"), "false") == 0)
@@ -255,10 +259,11 @@ static enum gcb_status convert(struct gcb__conv *cv, const json_t *root) {
       (st = gcb__conv_get(cv, root, "results", GCB__J_ARR, true, &results)))
     return st;
   st = header(&x, root, config);
+  size_t before = cv->m->ncases;
   if (st == GCB_OK)
     st = gcb__conv_each(cv, "results", results, row, &x);
   if (st == GCB_OK)
-    st = run_errors(&x, root);
+    st = run_errors(&x, root, cv->m->ncases > before);
   return st;
 }
 

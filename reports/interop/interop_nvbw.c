@@ -323,9 +323,9 @@ static enum gcb_status pcie(struct nvbw *x, size_t t, const char *name,
       fig[n++] = v;
     } else if (v == 0) {
       char *label = gcb__text_printf("%s GPU%zu", name, g);
-      st = label == NULL ? gcb__conv_nomem(x->cv)
-                         : no_bandwidth(x, GCB_BENCH_PCIE, label,
-                                        (long long)g, line);
+      st = label == NULL
+               ? gcb__conv_nomem(x->cv)
+               : no_bandwidth(x, GCB_BENCH_PCIE, label, (long long)g, line);
       free(label);
     }
   }

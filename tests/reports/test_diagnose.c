@@ -480,8 +480,8 @@ Test(diagnose, a_check_failed_on_a_rank_without_a_gpu_names_the_rank) {
   struct gcb_err err = {0};
   struct gcb_model *m;
   memset(&x, 0, sizeof x);
-  cr_assert_eq(fx_interop_read(DATA("compare/vm-quick-clean-a.json"), x.docs,
-                               0, &x.res[0], &m, NULL, &err),
+  cr_assert_eq(fx_interop_read(DATA("compare/vm-quick-clean-a.json"), x.docs, 0,
+                               &x.res[0], &m, NULL, &err),
                GCB_OK, "%s", err.msg);
   x.docs[0] = fx_doc_read("vm-quick-clean-a.json", x.res[0], m);
   x.ndocs = 1;

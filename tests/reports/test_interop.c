@@ -622,8 +622,8 @@ Test(interop, a_run_its_launcher_or_validation_ended_fails) {
                  GCB_OK, "%zu: %s", i, err.msg);
     cr_assert_geq(m->nerrors, 1, "%zu: %s", i, runs[i].tail);
     cr_expect_str_eq(m->errors[0].status, runs[i].status, "%zu", i);
-    cr_expect(!runs[i].ended || strcmp(m->run.status, "failed") == 0,
-              "%zu: %s", i, m->run.status);
+    cr_expect(!runs[i].ended || strcmp(m->run.status, "failed") == 0, "%zu: %s",
+              i, m->run.status);
     gcb_model_free(m);
   }
 }
@@ -650,6 +650,61 @@ Test(interop, an_average_of_no_measured_row_is_no_figure) {
   cr_expect_null(m);
   cr_expect_str_eq(err.msg, "zero.txt: no measurements in zero.txt (read as "
                             "nccl-tests log: no case; 2 skipped)");
+}
+
+/* nccl-tests' own verdict on its average ("# Avg bus bandwidth : X
+ * FAILED", under 0.9 x NCCL_TESTS_MIN_BW: common.cu, which then exits
+ * non-zero) fails the run, as the JSON's okay "false" does; it passed. The
+ * JSON of a 0-byte row alone averages nothing: refused as the text log is
+ * (it passed on its average). */
+Test(interop,
+     nccl_tests_own_bandwidth_bound_fails_and_nothing_averages_nothing) {
+  static const char log[] =
+      "# nThread 1 nGpus 1 minBytes 8 maxBytes 16 step: 2(factor) warmup "
+      "iters: 1 iters: 5 agg iters: 1 validation: 1 graph: 0\n"
+      "#  size count type redop root time algbw busbw #wrong time algbw "
+      "busbw #wrong\n"
+      "  8 2 float sum -1 9.1 0.00 0.00 0 9.0 0.00 0.00 0\n"
+      "# Out of bounds values : 0 OK\n"
+      "# Avg bus bandwidth    : 139.56 FAILED\n#\n";
+  struct gcb_results *r = NULL;
+  struct gcb_model *m = NULL;
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_interop_parse(log, strlen(log), "min-bw.txt", NULL, 0, &r,
+                                 &m, NULL, &err),
+               GCB_OK, "%s", err.msg);
+  cr_assert_eq(m->nerrors, 1);
+  cr_expect_str_eq(m->errors[0].status, "EVALIDATION");
+  cr_expect_str_eq(m->errors[0].message,
+                   "average bus bandwidth 139.56 GB/s below 0.9 x "
+                   "NCCL_TESTS_MIN_BW (nccl-tests: FAILED)");
+  gcb_model_free(m);
+
+  json_error_t je;
+  json_t *doc = json_load_file(
+      GCB_TEST_DATA "/interop/nccl-tests-allreduce.json", 0, &je);
+  cr_assert_not_null(doc, "%s", je.text);
+  json_t *row =
+      json_deep_copy(json_array_get(json_object_get(doc, "results"), 0));
+  json_object_set_new(row, "size", json_integer(0));
+  json_object_set_new(row, "count", json_integer(0));
+  for (int h = 0; h < 2; h++) {
+    json_t *half = json_object_get(row, h ? "in_place" : "out_of_place");
+    json_object_set_new(half, "alg_bw", json_real(0));
+    json_object_set_new(half, "bus_bw", json_real(0));
+  }
+  json_t *rows = json_array();
+  json_array_append_new(rows, row);
+  json_object_set_new(doc, "results", rows);
+  char *text = json_dumps(doc, 0);
+  cr_assert_not_null(text);
+  m = NULL;
+  cr_expect_eq(gcb_interop_parse(text, strlen(text), "zero.json", NULL, 0, &r,
+                                 &m, NULL, &err),
+               GCB_EINPUT, "a 0-byte row and its average measure nothing");
+  cr_expect_null(m);
+  free(text);
+  json_decref(doc);
 }
 
 /* Lines the readers pass over stay passed over: a 3-word "# NCCL version"

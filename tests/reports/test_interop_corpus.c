@@ -755,8 +755,8 @@ Test(interop_corpus, a_cell_of_0_is_an_error_of_its_gpu_and_an_na_pair_a_skip) {
   close(fd);
   struct gcb_model *m = load(tmp, GCB_FORMAT_NVBANDWIDTH);
   unlink(tmp);
-  const struct gcb_model_case *h2d = find_str(
-      m, "pcie", "testcase", "host_to_device_memcpy_ce", NULL, NULL);
+  const struct gcb_model_case *h2d =
+      find_str(m, "pcie", "testcase", "host_to_device_memcpy_ce", NULL, NULL);
   cr_assert_not_null(h2d);
   cr_expect_eq(h2d->ranks.n, 7, "GPU 3 measured nothing");
   static const struct {

@@ -131,11 +131,12 @@ static double fmt_value(int i) {
 
 Test(view_fmt, matches_printf_byte_for_byte) {
   static const double edge[] = {
-      0.0,    -0.0,    1000,   -1000,    999.95,    999.94999, 999.5,
-      1000.5, 1001.5,  2500.5, 0.5,      -0.5,      1.0,       0.99995,
-      999999999999999.9,   1e308, -1.5e17,
-      9.9995, 99.995,  1e-5,   1e15,     1e300,     -1e300,    0x1p62,
-      0x1p63, DBL_MIN, 5e-324, INFINITY, -INFINITY, NAN};
+      0.0,       -0.0,    1000,     -1000,     999.95,
+      999.94999, 999.5,   1000.5,   1001.5,    2500.5,
+      0.5,       -0.5,    1.0,      0.99995,   999999999999999.9,
+      1e308,     -1.5e17, 9.9995,   99.995,    1e-5,
+      1e15,      1e300,   -1e300,   0x1p62,    0x1p63,
+      DBL_MIN,   5e-324,  INFINITY, -INFINITY, NAN};
   for (size_t i = 0; i < sizeof edge / sizeof *edge; i++)
     for (size_t size = 0; size < 12; size++)
       expect_fmt(edge[i], size == 11 ? 64 : size);
