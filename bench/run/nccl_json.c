@@ -27,6 +27,7 @@
 
 #include "bench/run/header.h"
 #include "bench/run/table.h"
+#include "common/outfile.h"
 
 extern char **environ;
 
@@ -146,21 +147,23 @@ static enum gcb_status write_doc(struct gcb_nccl_json *j, bool last,
     json_decref(d);
     return gcb_err_set(err, GCB_ENOMEM, "-J: out of memory");
   }
-  size_t len = strlen(j->path) + 8;
-  char *tmp = malloc(len);
-  int rc = -1;
-  if (tmp != NULL) {
-    snprintf(tmp, len, "%s.tmp", j->path);
-    rc = json_dump_file(d, tmp, JSON_COMPACT | JSON_REAL_PRECISION(17));
-    if (rc == 0 && rename(tmp, j->path) != 0)
-      rc = -1;
-    if (rc != 0)
-      unlink(tmp);
+  /* through a temporary created exclusively, never through a link or a
+   * FIFO another user planted at its name (the reports' own road) */
+  char dir[4096], base[4096];
+  struct gcb_outdir out = {.fd = -1, .lock_fd = -1};
+  struct gcb_outfile o;
+  enum gcb_status st =
+      gcb_outfile_split(j->path, dir, base) != 0
+          ? gcb_err_set(err, GCB_EIO, "-J %s: not a file path", j->path)
+          : gcb_outdir_open(dir, "-J", false, false, &out, err);
+  if (st == GCB_OK && (st = gcb_outfile_begin(&out, base, &o, err)) == GCB_OK) {
+    if (json_dumpf(d, o.f, JSON_COMPACT | JSON_REAL_PRECISION(17)) != 0)
+      st = gcb_err_set(err, GCB_EIO, "-J %s: cannot write it", j->path);
+    st = gcb_outfile_end(&o, st, err);
   }
-  free(tmp);
+  gcb_outdir_close(&out);
   json_decref(d);
-  return rc == 0 ? GCB_OK
-                 : gcb_err_set(err, GCB_EIO, "-J %s: cannot write it", j->path);
+  return st;
 }
 
 /* -I 1's object for one half: nccl-tests' writePerIterReport. */

@@ -96,12 +96,25 @@ static enum gcb_status sync_dir(const char *path, struct gcb_err *err) {
   return rc;
 }
 
+/* The k-th name tried for path's temporary, as gcb_outfile_begin names
+ * them ("PATH.tmp.PID", then "PATH.tmp.PID.k"): another writer of the
+ * directory can put a directory or a FIFO at any one name, never at all
+ * of them. tmp holds strlen(path) + 32 bytes. */
+static void tmp_name(char *tmp, const char *path, int k) {
+  size_t size = strlen(path) + 32;
+  if (k == 0)
+    snprintf(tmp, size, "%s.tmp.%ld", path, (long)getpid());
+  else
+    snprintf(tmp, size, "%s.tmp.%ld.%d", path, (long)getpid(), k);
+}
+
 /* Writes doc to fd, syncs and closes it, and renames the file over path:
  * through the named temporary `tmp` (linked from the unnamed file when
- * `unnamed`). Removes tmp on failure. */
+ * `unnamed`, at the first of tmp_name's names that is free). Removes tmp
+ * on failure. */
 static enum gcb_status finish_file(const struct doc_text *doc, int fd,
-                                   bool unnamed, const char *tmp,
-                                   const char *path, struct gcb_err *err) {
+                                   bool unnamed, char *tmp, const char *path,
+                                   struct gcb_err *err) {
   enum gcb_status rc = GCB_OK;
   FILE *f = fdopen(fd, "w");
   if (f == NULL)
@@ -116,8 +129,15 @@ static enum gcb_status finish_file(const struct doc_text *doc, int fd,
      * point leaves nothing behind, not even a temporary file. */
     char proc[64];
     snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
-    unlink(tmp); /* left by a writer killed between link and rename */
-    if (linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) != 0)
+    int linked = -1;
+    for (int k = 0; k < 100 && linked != 0; k++) {
+      tmp_name(tmp, path, k);
+      unlink(tmp); /* left by a writer killed between link and rename */
+      linked = linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW);
+      if (linked != 0 && errno != EEXIST)
+        break;
+    }
+    if (linked != 0)
       rc = io_error(path, "cannot link temporary file", errno, err);
   }
   if ((f != NULL ? fclose(f) : close(fd)) != 0 && rc == GCB_OK)
@@ -147,16 +167,21 @@ static int open_unnamed(const char *path) {
 }
 
 /* Writes doc to a temporary file, then renames it over path. */
-static enum gcb_status replace_file(const struct doc_text *doc, const char *tmp,
+static enum gcb_status replace_file(const struct doc_text *doc, char *tmp,
                                     const char *path, struct gcb_err *err) {
   int fd = open_unnamed(path);
   if (fd >= 0)
     return finish_file(doc, fd, true, tmp, path, err);
   /* Exclusive and not through a symlink: whatever is planted at the
    * temporary name (a link to a file of the victim's) is removed, never
-   * written through. */
-  unlink(tmp);
-  fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+   * written through; what cannot be removed (a directory) is passed by. */
+  for (int k = 0; k < 100 && fd < 0; k++) {
+    tmp_name(tmp, path, k);
+    unlink(tmp);
+    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0 && errno != EEXIST)
+      break;
+  }
   if (fd < 0)
     return io_error(path, "cannot create temporary file", errno, err);
   return finish_file(doc, fd, false, tmp, path, err);
@@ -265,7 +290,7 @@ enum gcb_status gcb_results_write(const struct gcb_results *r, const char *path,
     rc = gcb_err_set(err, GCB_ENOMEM, "%s: out of memory", path);
     goto done;
   }
-  snprintf(tmp, size, "%s.tmp.%ld", path, (long)getpid());
+  tmp_name(tmp, path, 0);
   rc = check_target(path, err);
   if (rc == GCB_OK)
     rc = replace_file(&text, tmp, path, err);

@@ -199,6 +199,29 @@ Test(robust_files, a_stale_temporary_file_of_a_dead_writer_is_removed) {
   gcb_results_free(r);
 }
 
+/* Another writer of the directory puts a directory (or a FIFO) at the
+ * temporary's name, which the writer's pid makes public: the document is
+ * written through the next name, not left "running" by every rewrite
+ * failing ("cannot link temporary file (File exists)"); the planted
+ * entries stay. The red team's attack of 2026-12-05. */
+Test(robust_files, a_directory_planted_at_the_temporary_name_is_passed_by) {
+  const char *path = in_dir("r.json");
+  char planted[256], fifo[256];
+  snprintf(planted, sizeof planted, "%s.tmp.%ld", path, (long)getpid());
+  snprintf(fifo, sizeof fifo, "%s.tmp.%ld.1", path, (long)getpid());
+  cr_assert_eq(mkdir(planted, 0755), 0);
+  cr_assert_eq(mkfifo(fifo, 0644), 0);
+  struct gcb_results *r = big_document("planted", 1);
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_results_write(r, path, &err), GCB_OK, "%s", err.msg);
+  char *m = marker_at(path);
+  cr_expect_str_eq(m, "planted");
+  free(m);
+  struct stat sb;
+  cr_expect(stat(planted, &sb) == 0 && S_ISDIR(sb.st_mode));
+  gcb_results_free(r);
+}
+
 Test(robust_files, a_fifo_or_device_at_the_path_is_refused_not_replaced) {
   const char *fifo = in_dir("pipe.json");
   cr_assert_eq(mkfifo(fifo, 0644), 0);

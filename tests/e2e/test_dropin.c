@@ -7,6 +7,8 @@
  * do in a run what they do there.
  */
 #include <criterion/criterion.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -510,6 +512,42 @@ Test(dropin, per_iteration_json_is_nccl_tests_layout) {
  * line), never inside the block of the collective before it: nccl-tests'
  * 0 0 row in its layout. Failed before: the alltoall skip lines came
  * before allreduce's footer. */
+/* -J's document goes through a temporary created exclusively, never a
+ * name another user planted: a symlink at the temporary's old fixed name
+ * (FILE.tmp) to a file outside the directory had that file overwritten
+ * with the document; a FIFO there hung rank 0 until --timeout. The red
+ * team's attacks of 2026-12-05. */
+Test(dropin, json_output_writes_through_no_planted_name) {
+  FILE *v = fopen(gcb_test_path("victim"), "w");
+  cr_assert_not_null(v);
+  fputs("not gcbench's\n", v);
+  fclose(v);
+  char link_at[512], fifo_at[512];
+  snprintf(link_at, sizeof link_at, "%s.tmp", gcb_test_path("linked.json"));
+  snprintf(fifo_at, sizeof fifo_at, "%s.tmp", gcb_test_path("piped.json"));
+  cr_assert_eq(symlink(gcb_test_path("victim"), link_at), 0);
+  cr_assert_eq(mkfifo(fifo_at, 0644), 0);
+  static const char *const sinks[] = {"linked.json", "piped.json"};
+  for (size_t i = 0; i < 2; i++) {
+    char own[64];
+    snprintf(own, sizeof own, "own%zu.json", i);
+    const char *args[] = {"-b", "8", "-e", "64", "-f", "8", "-n", "2",
+                          "-w", "1", "--timeout", "20", "-J",
+                          gcb_test_path(sinks[i]), "--output",
+                          gcb_test_path(own), NULL};
+    cr_assert_eq(run_program(2, "all_reduce_perf", args), 0, "%s: %s",
+                 sinks[i], gcb_test_slurp("stderr"));
+    json_error_t je;
+    json_t *d = json_load_file(gcb_test_path(sinks[i]), 0, &je);
+    cr_expect_not_null(d, "%s: %s", sinks[i], je.text);
+    cr_expect_eq(json_array_size(json_object_get(d, "results")), 2);
+    json_decref(d);
+  }
+  char *victim = gcb_test_slurp("victim");
+  cr_expect_str_eq(victim, "not gcbench's\n");
+  free(victim);
+}
+
 Test(dropin, skipped_cases_are_told_in_their_own_collective_block) {
   const char *args[] = {"coll",
                         "--collective",
