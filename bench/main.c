@@ -19,6 +19,7 @@
 
 #include "bench/cli/commands.h"
 #include "bench/cli/launcher.h"
+#include "common/status.h"
 
 /* Whether argv asks for a command that gcbench-report runs. A program
  * link (all_reduce_perf, osu_bw) reads its arguments as a benchmark's. */
@@ -69,9 +70,8 @@ int main(int argc, char **argv) {
     exec_report_tool(argv);
   }
   if (plain_answer(argc, argv)) {
-    int code = gcb_command_dispatch(argc, argv, gcb_launcher_rank());
-    fflush(stdout);
-    return code;
+    int rank = gcb_launcher_rank();
+    return gcb_exit_after_stdout(gcb_command_dispatch(argc, argv, rank), rank);
   }
   int provided = MPI_THREAD_SINGLE;
   if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) !=
@@ -90,8 +90,8 @@ int main(int argc, char **argv) {
     MPI_Finalize();
     return 3;
   }
-  int code = gcb_command_dispatch(argc, argv, rank);
-  fflush(stdout);
+  int code =
+      gcb_exit_after_stdout(gcb_command_dispatch(argc, argv, rank), rank);
   MPI_Finalize();
   return code;
 }

@@ -12,6 +12,7 @@
 #include "bench/cli/launcher.h"
 #include "bench/cli/report_command.h"
 #include "bench/cli/topo_command.h"
+#include "common/status.h"
 #include "gcb_revision.h"
 
 static const struct {
@@ -37,22 +38,6 @@ static void usage(FILE *out) {
     fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
 }
 
-/* What a command prints is its answer (compare's table and verdict, topo's
- * matrix, report's summary): a standard output that did not take all of
- * it (a full disk, a pipe closed under an ignored SIGPIPE) is a runtime
- * error said in one line, not a pass with an empty or cut answer. */
-static int finish(int code, int rank) {
-  if (code != 0 && code != 1)
-    return code; /* bad usage or an error: said already, in one line */
-  int e = fflush(stdout) != 0 ? errno : 0;
-  if (e == 0 && !ferror(stdout))
-    return code;
-  if (rank == 0)
-    fprintf(stderr, "gcbench: error: standard output: write failed (%s)\n",
-            e != 0 ? strerror(e) : "an earlier write failed");
-  return 3;
-}
-
 int main(int argc, char **argv) {
   int rank = gcb_launcher_rank();
   if (argc == 2 &&
@@ -60,17 +45,18 @@ int main(int argc, char **argv) {
        strcmp(argv[1], "version") == 0)) {
     if (rank == 0)
       printf("gcbench %s (%s)\n", GCB_VERSION, GCB_GIT_REVISION);
-    return finish(0, rank);
+    return gcb_exit_after_stdout(0, rank);
   }
   if (argc < 2 || strcmp(argv[1], "-h") == 0 ||
       strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0) {
     if (rank == 0)
       usage(argc < 2 ? stderr : stdout);
-    return finish(argc < 2 ? 2 : 0, rank);
+    return gcb_exit_after_stdout(argc < 2 ? 2 : 0, rank);
   }
   for (size_t i = 0; i < NCOMMANDS; i++)
     if (strcmp(commands[i].name, argv[1]) == 0)
-      return finish(commands[i].run(argc - 1, argv + 1, rank), rank);
+      return gcb_exit_after_stdout(commands[i].run(argc - 1, argv + 1, rank),
+                                   rank);
   if (rank == 0)
     fprintf(stderr,
             "gcbench: error: unknown command '%s' (see gcbench-report "

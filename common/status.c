@@ -6,6 +6,7 @@
  */
 #include "common/status.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -154,4 +155,16 @@ void gcb_err_clear(struct gcb_err *err) {
     return;
   err->code = GCB_OK;
   err->msg[0] = '\0';
+}
+
+int gcb_exit_after_stdout(int code, int rank) {
+  if (code != 0 && code != 1)
+    return code; /* bad usage or an error: said already, in one line */
+  int e = fflush(stdout) != 0 ? errno : 0;
+  if (e == 0 && !ferror(stdout))
+    return code;
+  if (rank == 0)
+    fprintf(stderr, "gcbench: error: standard output: write failed (%s)\n",
+            e != 0 ? strerror(e) : "an earlier write failed");
+  return 3;
 }

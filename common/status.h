@@ -15,27 +15,27 @@
 
 /*      name               generic message                             exit */
 #define GCB_STATUS_LIST(X)                                                     \
-  X(OK,          "success",                                          0)        \
-  X(EUSAGE,      "invalid command line",                             2)        \
-  X(EINPUT,      "invalid input file",                               2)        \
-  X(EVALIDATION, "results failed validation",                        1)        \
-  X(EUNSUPPORTED,"not supported on this backend",                    0)        \
-  X(ENOMEM,      "out of memory",                                    3)        \
-  X(EIO,         "input/output error",                               3)        \
-  X(EMPI,        "MPI error",                                        3)        \
-  X(EHWLOC,      "hwloc error",                                      3)        \
-  X(ECUDA,       "CUDA error",                                       3)        \
-  X(ENCCL,       "NCCL error",                                       3)        \
-  X(EBLAS,       "BLAS error",                                       3)        \
-  X(ETIMEOUT,    "timed out",                                        4)        \
-  X(EINTR,       "interrupted by a signal (exit 128 + signal)",      130)      \
-  X(EINTERNAL,   "internal error",                                   3)
+  X(OK, "success", 0)                                                          \
+  X(EUSAGE, "invalid command line", 2)                                         \
+  X(EINPUT, "invalid input file", 2)                                           \
+  X(EVALIDATION, "results failed validation", 1)                               \
+  X(EUNSUPPORTED, "not supported on this backend", 0)                          \
+  X(ENOMEM, "out of memory", 3)                                                \
+  X(EIO, "input/output error", 3)                                              \
+  X(EMPI, "MPI error", 3)                                                      \
+  X(EHWLOC, "hwloc error", 3)                                                  \
+  X(ECUDA, "CUDA error", 3)                                                    \
+  X(ENCCL, "NCCL error", 3)                                                    \
+  X(EBLAS, "BLAS error", 3)                                                    \
+  X(ETIMEOUT, "timed out", 4)                                                  \
+  X(EINTR, "interrupted by a signal (exit 128 + signal)", 130)                 \
+  X(EINTERNAL, "internal error", 3)
 
 enum gcb_status {
 #define GCB__STATUS_ENUM(name, msg, exit) GCB_##name,
   GCB_STATUS_LIST(GCB__STATUS_ENUM)
 #undef GCB__STATUS_ENUM
-  GCB_STATUS_COUNT
+      GCB_STATUS_COUNT
 };
 
 #define GCB_ERRMSG_MAX 512
@@ -54,6 +54,16 @@ const char *gcb_status_message(enum gcb_status s);
 
 /* Process exit code the command line uses for a status. */
 int gcb_status_exit_code(enum gcb_status s);
+
+/*
+ * The exit code of a command that ends with `code` once its standard
+ * output is flushed: what a command prints is its answer (a run's table,
+ * compare's verdict, topo's matrix), so a standard output that did not
+ * take all of it (a full disk, /dev/full, a pipe closed under an ignored
+ * SIGPIPE) turns 0 or 1 into 3, said in one line on rank 0's stderr,
+ * never a pass with an empty or cut answer. Other codes stay.
+ */
+int gcb_exit_after_stdout(int code, int rank);
 
 /*
  * Records a failure in err (may be NULL) with a printf-style detail and

@@ -612,7 +612,8 @@ Test(cli, a_results_file_named_not_utf8_is_reported) {
 }
 
 /* A standard output that takes nothing (/dev/full) lost compare's
- * table and verdict, topo's matrix and report's summary, and the command
+ * table and verdict, topo's matrix, report's summary and a run's table,
+ * and the command
  * still exited 0 (or 1) without a word. Now: one line, exit 3. */
 Test(cli, a_full_standard_output_is_a_runtime_error) {
   const char *const wrap[] = {"/bin/sh", "-c", "exec \"$0\" \"$@\" >/dev/full",
@@ -625,7 +626,12 @@ Test(cli, a_full_standard_output_is_a_runtime_error) {
   /* This one exited 3 already, but named results.csv, not standard output. */
   const char *csv[] = {"report", DATA("results-valid.json"), "--format", "csv",
                        "--output", "-", NULL};
-  const char *const *runs[] = {compare, report, help, csv};
+  /* A measuring run's table (nccl-tests' layout) is its answer too: it
+   * exited 0 with an empty log (red team, 2026-12-05). */
+  const char *run[] = {"coll", "--collective", "allreduce", "-b", "8", "-e",
+                       "8", "--iters", "2", "--warmup", "1", "--output",
+                       gcb_test_path("run.json"), NULL};
+  const char *const *runs[] = {compare, report, help, csv, run};
   for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
     int status = gcb_test_finish(gcb_test_start(0, NULL, wrap, runs[i]), 60,
                                  NULL);
