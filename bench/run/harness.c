@@ -269,11 +269,18 @@ enum gcb_status gcb_harness_begin(struct gcb_harness *h, struct gcb_ctx *ctx,
     h->sinks[h->nsinks++] = gcb_nccl_json_sink(&h->nccl_json);
     snprintf(h->table.blas, sizeof h->table.blas, "%s", blas);
     const json_t *root = gcb_results_json(h->document.results);
+    /* as a person reads it: a newline or an escape in a transport
+     * variable's value (UCX_TLS) would forge a row of the table or a
+     * terminal's state; each is \xNN (4 bytes a byte at most) */
     size_t mpi = gcb_view_mpi_line(root, NULL, 0) + 1;
-    if ((h->table.mpi = malloc(mpi)) == NULL)
+    char *line = malloc(mpi);
+    if (line == NULL || (h->table.mpi = malloc(4 * mpi)) == NULL)
       st = gcb_err_set(&ctx->err, GCB_ENOMEM, "the MPI line of the table");
-    else
-      gcb_view_mpi_line(root, h->table.mpi, mpi);
+    else {
+      gcb_view_mpi_line(root, line, mpi);
+      gcb_text_shown(h->table.mpi, 4 * mpi, line);
+    }
+    free(line);
     gcb_view_mpi_probe_line(gcb_results_json(h->document.results),
                             h->table.mpi_probe, sizeof h->table.mpi_probe);
     h->sinks[h->nsinks++] = gcb_table_sink(&h->table);
