@@ -1003,6 +1003,14 @@ static enum gcb_status pattern_validate(const struct gcb_ctx *ctx,
     return gcb_err_set(err, GCB_EUSAGE, "model %s: %s", m.name, why);
   if (o->patterns == 0)
     return gcb_err_set(err, GCB_EUSAGE, "--patterns: empty list");
+  /* the ep group each ep variant runs in (variant_layout), before the
+   * results file: every case would fail on it */
+  int ep = layout_given(o) ? l.ep : ctx->size;
+  if ((o->patterns & (1u << GCB_PAT_EP)) && o->experts > 0 &&
+      o->experts % ep != 0)
+    return gcb_err_set(err, GCB_EUSAGE,
+                       "--experts %ld is not a multiple of the ep group (%d)",
+                       o->experts, ep);
   /* The largest variant's buffers must fit what the backend allocates
    * from, before anything is allocated. */
   if (ctx->backend_ops->fits == NULL)

@@ -8,6 +8,7 @@
  * three iterations): the machine has two cores.
  */
 #include <criterion/criterion.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -281,6 +282,8 @@ Test(pattern, bad_options_end_with_one_line) {
       {"--dtype", "int3", "int3"},
       /* 1.4 TB of buffers: refused before anything is allocated. */
       {"--model", "gpt3-175b", "pattern dp of model gpt3-175b"},
+      /* every ep case failed on it, after the results file was written */
+      {"--experts", "3", "--experts 3 is not a multiple of the ep group (2)"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     const char *args[] = {"pattern",
@@ -295,6 +298,8 @@ Test(pattern, bad_options_end_with_one_line) {
     char *err = gcb_test_slurp("stderr");
     cr_expect_not_null(strstr(err, bad[i].says), "%s: %s", bad[i].opt, err);
     free(err);
+    cr_expect_neq(access(gcb_test_path("bad.json"), F_OK), 0,
+                  "%s: a results file", bad[i].opt);
   }
 }
 
