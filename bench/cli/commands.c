@@ -24,11 +24,19 @@ void gcb__print_error(int rank, const char *msg) {
     fprintf(stderr, "gcbench: error: %s\n", msg);
 }
 
-/* Exit code of a finished run from what its cases did. */
-static int run_exit_code(const struct gcb_run_totals *t) {
+/* Exit code of a finished run from what its cases did: 5 where it
+ * measured nothing (every case skipped: a GPU benchmark on the host
+ * backend, sizes too small to time), which a CI job gating on the exit
+ * status must not take for a pass. Another tool's program keeps that
+ * tool's 0 (nccl-tests' -b 0 -e 0). */
+static int run_exit_code(const struct gcb_run_totals *t, bool dropin,
+                         int rank) {
   if (t->failed)
     return 3;
-  return t->invalid ? 1 : 0;
+  if (t->invalid)
+    return 1;
+  /* rank 0 counts the cases (the launcher exits with its code) */
+  return rank == 0 && t->cases == 0 && !dropin ? 5 : 0;
 }
 
 static void print_totals(const struct gcb_harness *h) {
@@ -73,7 +81,10 @@ int gcb__run(const char *command, int argc, char **argv,
   } else {
     if (ctx.rank == 0)
       print_totals(&h);
-    code = run_exit_code(&h.totals);
+    code = run_exit_code(&h.totals, ro->dropin, ctx.rank);
+    if (code == 5 && ctx.rank == 0)
+      fprintf(stderr, "gcbench: error: the run measured nothing: every case "
+                      "was skipped (the document's skipped[] says why)\n");
   }
   gcb_context_free(&ctx);
   return code;

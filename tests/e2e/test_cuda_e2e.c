@@ -41,8 +41,12 @@ Test(cuda_e2e, gpu_benchmarks_are_skipped_visibly_on_the_host_backend) {
                           "--output",
                           gcb_test_path(cases[i].bench),
                           NULL};
-    cr_assert_eq(gcb_test_gcbench(1, args), 0, "%s: %s", cases[i].bench,
+    /* visibly, and no pass: a run that measured nothing exits 5 */
+    cr_assert_eq(gcb_test_gcbench(1, args), 5, "%s: %s", cases[i].bench,
                  gcb_test_slurp("stderr"));
+    char *said = gcb_test_slurp("stderr");
+    cr_expect_not_null(strstr(said, "the run measured nothing"), "%s", said);
+    free(said);
     char *out = gcb_test_slurp("stdout");
     char line[128];
     snprintf(line, sizeof line, "# skipped %s (all cases): ", cases[i].bench);
