@@ -39,6 +39,8 @@ struct gcb__coll_table {
   bool avg_failed; /* "# Avg bus bandwidth : X FAILED" (NCCL_TESTS_MIN_BW) */
   bool delta_col;  /* the layout before 2.13: "error", not "#wrong" */
   size_t nleft, halves; /* columns before the halves; 1 or 2 halves */
+  size_t width;         /* columns a half: 4, 8 with -I 1's i_min ... i_cv% */
+  size_t trail;         /* tokens after the halves: -S 1's timestamp, 2 */
   int line, avg_line;
   char op[32]; /* "" until the file names it */
   double avg_busbw;
@@ -126,7 +128,7 @@ static const char *read_half(char **tok, bool delta, struct gcb__coll_half *h,
 static const char *row_read(const struct gcb__coll_table *t, char **tok,
                             size_t n, struct gcb__coll_row *r, char *why,
                             size_t size) {
-  size_t want = t->nleft + 4 * t->halves, k = 3;
+  size_t want = t->nleft + t->width * t->halves + t->trail, k = 3;
   *r = (struct gcb__coll_row){.root = -1};
   if (!integer(tok[0], &r->size) || !integer(tok[1], &r->count))
     return "size and count are not byte and element counts";
@@ -143,7 +145,7 @@ static const char *row_read(const struct gcb__coll_table *t, char **tok,
   }
   for (size_t h = 0; h < t->halves; h++) {
     const char *bad =
-        read_half(tok + k + 4 * h, t->delta_col, &r->half[h], why, size);
+        read_half(tok + k + t->width * h, t->delta_col, &r->half[h], why, size);
     if (bad != NULL)
       return bad;
   }
@@ -420,7 +422,9 @@ static int rccl_detect(const struct gcb__sniff *s, char *why, size_t size) {
 static bool read_header(char **tok, size_t n, struct gcb__coll_table *t) {
   size_t i = strcmp(tok[0], "#") == 0;
   *t = (struct gcb__coll_table){.nleft = 3};
-  for (i += 3; i < n && strcmp(tok[i], "time") != 0; i++) {
+  for (i += 3;
+       i < n && strcmp(tok[i], "time") != 0 && strcmp(tok[i], "cputime") != 0;
+       i++) {
     if (strcmp(tok[i], "redop") == 0 && !t->has_redop && !t->has_root)
       t->has_redop = true;
     else if (strcmp(tok[i], "root") == 0 && !t->has_root)
@@ -429,17 +433,30 @@ static bool read_header(char **tok, size_t n, struct gcb__coll_table *t) {
       return false;
     t->nleft++;
   }
+  /* 2.19's options (util.cu writeResultHeader): -C 1 heads the time
+   * "cputime", -I 1 follows each half with i_min i_max i_p99 i_cv% (read
+   * past: host-clock statistics of the same iterations), -S 1 ends the
+   * line with a timestamp (two tokens a row) */
   size_t right = n - i;
-  if (right != 4 && right != 8)
+  if (right > 0 && strcmp(tok[n - 1], "timestamp") == 0) {
+    t->trail = 2;
+    right--;
+  }
+  t->width = right >= 8 && strcmp(tok[i + 4], "i_min") == 0 ? 8 : 4;
+  if (right != t->width && right != 2 * t->width)
     return false;
-  for (size_t h = 0; h < right / 4; h++) {
-    char **q = tok + i + 4 * h;
-    if (strcmp(q[0], "time") != 0 || strcmp(q[1], "algbw") != 0 ||
-        strcmp(q[2], "busbw") != 0 ||
+  static const char *const per_iter[] = {"i_min", "i_max", "i_p99", "i_cv%"};
+  for (size_t h = 0; h < right / t->width; h++) {
+    char **q = tok + i + t->width * h;
+    if ((strcmp(q[0], "time") != 0 && strcmp(q[0], "cputime") != 0) ||
+        strcmp(q[1], "algbw") != 0 || strcmp(q[2], "busbw") != 0 ||
         (strcmp(q[3], "#wrong") != 0 && strcmp(q[3], "error") != 0))
       return false;
+    for (size_t k = 4; k < t->width; k++)
+      if (strcmp(q[k], per_iter[k - 4]) != 0)
+        return false;
   }
-  t->halves = right / 4;
+  t->halves = right / t->width;
   t->delta_col = strcmp(tok[i + 3], "error") == 0;
   return true;
 }
@@ -600,7 +617,7 @@ static enum gcb_status other_line(struct gcb__coll_log *x,
 /* The row at r; a short one where the file ends is a cut (r->cut). */
 static enum gcb_status row_line(struct gcb__coll_log *x, struct gcb__lines *r) {
   struct gcb__coll_table *t = &x->table;
-  size_t want = t->nleft + 4 * t->halves, n = r->n;
+  size_t want = t->nleft + t->width * t->halves + t->trail, n = r->n;
   int line = r->l.number;
   struct gcb__coll_row row;
   char why[64];

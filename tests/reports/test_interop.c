@@ -707,6 +707,69 @@ Test(interop,
   json_decref(doc);
 }
 
+/* nccl-tests 2.19's options change the column header (util.cu
+ * writeResultHeader): -C 1 heads the time "cputime", -I 1 follows each
+ * half with i_min i_max i_p99 i_cv%, -S 1 ends each row with a timestamp
+ * of two words. Each was refused ("no result rows after the column
+ * header", at line 1); each reads as the plain layout does: the same
+ * rows, times and bandwidths. */
+Test(interop, nccl_tests_cputime_per_iteration_and_timestamp_columns_read) {
+  static const char banner[] =
+      "# nThread 1 nGpus 1 minBytes 8 maxBytes 16 step: 2(factor) warmup "
+      "iters: 1 iters: 5 agg iters: 1 validation: 1 graph: 0\n";
+  static const struct {
+    const char *what, *header, *row8, *row16;
+  } layouts[] = {
+      {"plain",
+       "#  size count type redop root time algbw busbw #wrong time algbw "
+       "busbw #wrong\n",
+       "  8 2 float sum -1 17.93 0.00 0.00 0 17.72 0.00 0.00 0\n",
+       "  16 4 float sum -1 17.65 0.00 0.00 0 17.63 0.00 0.00 0\n"},
+      {"-C 1",
+       "#  size count type redop root cputime algbw busbw #wrong cputime "
+       "algbw busbw #wrong\n",
+       "  8 2 float sum -1 17.93 0.00 0.00 0 17.72 0.00 0.00 0\n",
+       "  16 4 float sum -1 17.65 0.00 0.00 0 17.63 0.00 0.00 0\n"},
+      {"-I 1",
+       "#  size count type redop root time algbw busbw #wrong i_min i_max "
+       "i_p99 i_cv% time algbw busbw #wrong i_min i_max i_p99 i_cv%\n",
+       "  8 2 float sum -1 17.93 0.00 0.00 0 16.14 23.31 22.41 4.10 17.72 "
+       "0.00 0.00 0 15.95 23.04 22.15 3.90\n",
+       "  16 4 float sum -1 17.65 0.00 0.00 0 15.88 22.95 22.06 4.10 17.63 "
+       "0.00 0.00 0 15.87 22.92 22.04 3.90\n"},
+      {"-S 1",
+       "#  size count type redop root time algbw busbw #wrong time algbw "
+       "busbw #wrong timestamp\n",
+       "  8 2 float sum -1 17.93 0.00 0.00 0 17.72 0.00 0.00 0 2025-11-03 "
+       "10:22:31\n",
+       "  16 4 float sum -1 17.65 0.00 0.00 0 17.63 0.00 0.00 0 2025-11-03 "
+       "10:22:31\n"},
+  };
+  for (size_t i = 0; i < sizeof layouts / sizeof *layouts; i++) {
+    char text[1024];
+    snprintf(text, sizeof text, "%s%s%s%s# Out of bounds values : 0 OK\n",
+             banner, layouts[i].header, layouts[i].row8, layouts[i].row16);
+    struct gcb_results *r = NULL;
+    struct gcb_model *m = NULL;
+    struct gcb_err err = {0};
+    cr_assert_eq(gcb_interop_parse(text, strlen(text), "log.txt", NULL, 0, &r,
+                                   &m, NULL, &err),
+                 GCB_OK, "%s: %s", layouts[i].what, err.msg);
+    size_t coll = 0;
+    for (size_t k = 0; k < m->ncases; k++)
+      if (m->cases[k].kind == GCB_BENCH_COLL) {
+        static const double us[] = {17.93, 17.72, 17.65, 17.63};
+        cr_expect_float_eq(m->cases[k].summary.time_mean * 1e6, us[coll], 1e-6,
+                           "%s: row %zu: %.17g us", layouts[i].what, coll,
+                           m->cases[k].summary.time_mean * 1e6);
+        coll++;
+      }
+    cr_expect_eq(coll, 4, "%s", layouts[i].what);
+    cr_expect_eq(m->nerrors, 0, "%s", layouts[i].what);
+    gcb_model_free(m);
+  }
+}
+
 /* Lines the readers pass over stay passed over: a 3-word "# NCCL version"
  * (it read a token the line did not have: a crash, or a stale word), an
  * NCCL INFO line of a host named by digits inside a table, however long.
