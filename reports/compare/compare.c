@@ -263,6 +263,7 @@ static enum gcb_status one_sided(struct gcb_comparison *cmp,
     return GCB_ENOMEM;
   *(old_side ? &d->old_value : &d->new_value) = c->summary.median;
   d->verdict = old_side ? GCB_VERDICT_ONLY_OLD : GCB_VERDICT_ONLY_NEW;
+  d->derived = c->derived;
   return GCB_OK;
 }
 
@@ -381,7 +382,7 @@ static enum gcb_status delta_finding(const struct gcb_delta *d, int doc,
                                      struct gcb_findings *out) {
   bool vanished = d->verdict == GCB_VERDICT_ONLY_OLD;
   enum gcb_severity sev = d->verdict == GCB_VERDICT_REGRESSION ? GCB_SEV_FAIL
-                          : vanished                           ? GCB_SEV_WARN
+                          : vanished && !d->derived            ? GCB_SEV_WARN
                                                                : GCB_SEV_INFO;
   const struct gcb_kind *kind = d->verdict == GCB_VERDICT_REGRESSION
                                     ? GCB_KIND(REGRESSION)

@@ -43,6 +43,7 @@ struct gcb_delta {
   double noise;                /* noise band, as a fraction of the value */
   double threshold;            /* the threshold applied, as a fraction */
   enum gcb_verdict verdict;
+  bool derived; /* one-sided, of a derived case (model.h): never missing */
 };
 
 /* One reason the runs may not be comparable. */

@@ -28,7 +28,8 @@ void gcb_compare_run_check(const struct gcb_comparison *cmp,
                            struct gcb_run_check *out) {
   memset(out, 0, sizeof *out);
   for (size_t i = 0; i < cmp->ndeltas; i++)
-    out->missing += cmp->deltas[i].verdict == GCB_VERDICT_ONLY_OLD;
+    out->missing += cmp->deltas[i].verdict == GCB_VERDICT_ONLY_OLD &&
+                    !cmp->deltas[i].derived; /* its rows count */
   for (size_t i = 0; i < new_->model->ncases; i++)
     out->invalid += case_invalid(&new_->model->cases[i]);
   gcb_view_copy(out->status, sizeof out->status, new_->model->run.status);

@@ -272,6 +272,10 @@ struct gcb_model_case {
    * size and every time of the case is derived, not measured
    * (docs/results-schema.md, `nominal_work`): show none. */
   bool nominal_work;
+  /* A figure another tool made of the document's own cases (nccl-tests'
+   * Avg bus bandwidth over its rows): compare never counts it missing on
+   * its own, the rows it averages are. Converted files only. */
+  bool derived;
   /* ---- bpn: the burn-in timeline ---- */
   /* The case's "timeline" (burn cases: docs/results-schema.md), read once
    * by the document's reader (gcb_results_burn_timeline) into a struct

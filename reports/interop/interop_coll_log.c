@@ -273,11 +273,21 @@ static enum gcb_status table_end(struct gcb__coll_log *x) {
   const char *tool = x->rccl ? "rccl-tests" : "nccl-tests";
   char label[96];
   snprintf(label, sizeof label, "%s: Avg bus bandwidth", op);
+  /* the sizes it averages over: averages of other sweeps (-b 1M against
+   * -b 8) are other figures, never compared as one */
+  double lo = INFINITY, hi = 0;
+  for (size_t i = 0; i < t->rows; i++) {
+    lo = fmin(lo, t->row[i].size);
+    hi = fmax(hi, t->row[i].size);
+  }
   struct gcb__params params = {0};
   gcb__param_str(&params, "op", op);
-  if (st == GCB_OK && t->has_avg && measured)
-    st = gcb__conv_figure(x->cv, tool, "avg_bus_bandwidth", label, &params,
-                          "GB/s", t->avg_busbw, t->avg_line);
+  gcb__param_real(&params, "min_bytes", lo);
+  gcb__param_real(&params, "max_bytes", hi);
+  if (st == GCB_OK && t->has_avg && measured &&
+      (st = gcb__conv_figure(x->cv, tool, "avg_bus_bandwidth", label, &params,
+                             "GB/s", t->avg_busbw, t->avg_line)) == GCB_OK)
+    x->cv->m->cases[x->cv->m->ncases - 1].derived = true;
   /* nccl-tests' own bound, which failed its exit status (common.cu: under
    * 0.9 x NCCL_TESTS_MIN_BW) */
   if (st == GCB_OK && t->avg_failed)

@@ -42,7 +42,8 @@ struct nccl {
   struct gcb__conv *cv;
   char op[64];
   long long ranks, warmup, iterations;
-  long long devices; /* config.devices entries read */
+  long long devices;           /* config.devices entries read */
+  double min_bytes, max_bytes; /* of the rows, which the average is of */
 };
 
 /* An entry of config.devices (one per rank) into ranks[] and nodes[]. */
@@ -122,6 +123,8 @@ static enum gcb_status row(void *ctx, const json_t *r) {
       (st = gcb__conv_get(cv, r, "redop", GCB__J_STR, true, &redop)) ||
       (st = gcb__conv_get(cv, r, "root", GCB__J_STR | GCB__J_NUM, true, &root)))
     return st;
+  x->min_bytes = fmin(x->min_bytes, json_number_value(size));
+  x->max_bytes = fmax(x->max_bytes, json_number_value(size));
   struct gcb__coll_row cr = {.size = json_number_value(size),
                              .count = json_number_value(count),
                              .iterations =
@@ -155,11 +158,14 @@ static enum gcb_status run_errors(struct nccl *x, const json_t *root,
   snprintf(label, sizeof label, "%s: Avg bus bandwidth", x->op);
   struct gcb__params params = {0};
   gcb__param_str(&params, "op", x->op);
+  gcb__param_real(&params, "min_bytes", x->min_bytes);
+  gcb__param_real(&params, "max_bytes", x->max_bytes);
   /* the average of rows none of which gave a figure (a 0-byte row alone)
    * averages nothing measured: no figure, as in the text log */
-  if (st == GCB_OK && !isnan(bw) && measured)
-    st = gcb__conv_figure(x->cv, "nccl-tests", "avg_bus_bandwidth", label,
-                          &params, "GB/s", bw, 0);
+  if (st == GCB_OK && !isnan(bw) && measured &&
+      (st = gcb__conv_figure(x->cv, "nccl-tests", "avg_bus_bandwidth", label,
+                             &params, "GB/s", bw, 0)) == GCB_OK)
+    x->cv->m->cases[x->cv->m->ncases - 1].derived = true;
   if (st == GCB_OK && strcmp(gcb_view_str(avg, "okay"), "false") == 0)
     st = gcb__conv_error(
         x->cv, "coll", x->op, "EVALIDATION",
@@ -168,18 +174,25 @@ static enum gcb_status run_errors(struct nccl *x, const json_t *root,
 }
 
 /* The run's command line: the string elements of args[]. */
-static void command_line(struct gcb__conv *cv, const json_t *args) {
+static enum gcb_status command_line(struct gcb__conv *cv, const json_t *args) {
   json_t *line = json_array();
   const json_t *a;
   size_t i;
+  bool whole = line != NULL;
   json_array_foreach(args, i, a) {
-    if (json_is_string(a))
-      json_array_append(line, (json_t *)a);
+    if (whole && json_is_string(a))
+      whole = json_array_append(line, (json_t *)a) == 0;
+  }
+  /* an argument lost to memory running out is no other command line */
+  if (!whole) {
+    json_decref(line);
+    return gcb__conv_nomem(cv);
   }
   char *text = gcb__json_text(line);
   gcb__conv_run_set(cv, "command_line", gcb__mvalue_array(cv->m, text));
   free(text);
   json_decref(line);
+  return GCB_OK;
 }
 
 /* The run from the header fields, and the ranks and nodes. */
@@ -217,7 +230,8 @@ static enum gcb_status header(struct nccl *x, const json_t *root,
   struct gcb_model *m = cv->m;
   x->ranks = (long long)json_array_size(devs);
   gcb__conv_run(cv, "nccl-tests");
-  command_line(cv, args);
+  if ((st = command_line(cv, args)) != GCB_OK)
+    return st;
   gcb__conv_run_set(
       cv, "start_time",
       gcb__mvalue_string(m, start ? json_string_value(start) : ""));
@@ -252,7 +266,7 @@ static int detect(const struct gcb__sniff *s, char *why, size_t size) {
 }
 
 static enum gcb_status convert(struct gcb__conv *cv, const json_t *root) {
-  struct nccl x = {.cv = cv};
+  struct nccl x = {.cv = cv, .min_bytes = INFINITY};
   const json_t *config, *results;
   enum gcb_status st;
   if ((st = gcb__conv_get(cv, root, "config", GCB__J_OBJ, false, &config)) ||

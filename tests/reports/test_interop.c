@@ -969,6 +969,65 @@ Test(interop, a_log_without_validation_compares_clean_with_itself) {
   unload(&b);
 }
 
+/* nccl-tests' Avg bus bandwidth is of the rows its sweep printed: a
+ * baseline swept from 1 MiB (average 59.84 GB/s) against the real CSCS
+ * log swept from 8 B (19.79 GB/s), every size they share the same, was a
+ * 67 % REGRESSION (red team, 2026-12-05). The averages are of other
+ * sizes: other figures, never paired, and neither counts as a case the
+ * new run lacks (the rows do). */
+Test(interop, averages_over_other_sizes_are_not_compared) {
+  const char *path = DATA("interop/cscs-nccl-2.17.1-gh200-allreduce.txt");
+  size_t len;
+  char *text = NULL;
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_file_read(path, GCB_FILE_MAX_BYTES, &text, &len, &err),
+               GCB_OK, "%s", err.msg);
+  /* the baseline: the rows from 1 MiB up, an average of its own */
+  char *cut = malloc(len + 1), *out = cut;
+  cr_assert_not_null(cut);
+  for (const char *l = text; *l;) {
+    size_t n = strcspn(l, "\n");
+    long long size = -1;
+    bool row = sscanf(l, " %lld", &size) == 1 && l[strspn(l, " ")] != '#';
+    if (strncmp(l + strspn(l, " "), "# Avg bus bandwidth", 19) == 0)
+      out += sprintf(out, "    # Avg bus bandwidth    : 59.84 \n");
+    else if (!row || size >= 1048576) {
+      memcpy(out, l, n + (l[n] == '\n'));
+      out += n + (l[n] == '\n');
+    }
+    l += n + (l[n] == '\n');
+  }
+  *out = '\0';
+  char tmp[] = "/tmp/gcb-avg-b1M-XXXXXX";
+  int fd = mkstemp(tmp);
+  cr_assert_geq(fd, 0);
+  cr_assert_eq(write(fd, cut, strlen(cut)), (ssize_t)strlen(cut));
+  close(fd);
+  struct loaded a, b;
+  load(tmp, NULL, 0, &a);
+  unlink(tmp);
+  load(path, NULL, 0, &b);
+  struct gcb_thresholds th;
+  struct gcb_comparison cmp = {0};
+  struct gcb_run_check rc;
+  gcb_thresholds_default(&th);
+  cr_assert_eq(gcb_compare(&a.doc, &b.doc, &th, &cmp, &err), GCB_OK, "%s",
+               err.msg);
+  gcb_compare_run_check(&cmp, &b.doc, &rc);
+  cr_expect_eq(cmp.regressions, 0);
+  cr_expect_eq(rc.missing, 0);
+  cr_expect(!rc.failed);
+  size_t averages = 0;
+  for (size_t i = 0; i < cmp.ndeltas; i++)
+    averages += strstr(cmp.deltas[i].title, "Avg bus bandwidth") != NULL;
+  cr_expect_eq(averages, 2, "one a side, each its own");
+  gcb_comparison_free(&cmp);
+  unload(&a);
+  unload(&b);
+  free(cut);
+  free(text);
+}
+
 /* nvbandwidth states rates and no size: its copies and pairs say their work
  * is nominal, so their times are derived (the model carries it); a gcbench
  * case, which measured its times, does not. */
