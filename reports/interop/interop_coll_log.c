@@ -56,6 +56,14 @@ struct gcb__coll_log {
   long long iterations, warmup, ngpus, max_rank;
   unsigned char *seen; /* ranks already in ranks[] */
   size_t nseen, total_rows, tables;
+  /* the pid and line of each rank the device list before the next rows
+   * names (pid 0: none yet): a rank listed twice there with two pids is
+   * two runs' lines interleaved in one file */
+  struct listed {
+    long long pid;
+    int line;
+  } * listed;
+  size_t nlisted;
   bool rccl, banner;           /* banner: an "nThread ..." line seen */
   struct gcb__failure failure; /* the test under way failed: the lines up
                                   to the next run's banner are its trace */
@@ -165,6 +173,8 @@ static enum gcb_status row_add(struct gcb__coll_log *x,
     return gcb__conv_nomem(x->cv);
   t->row[t->rows] = *r;
   t->row[t->rows++].line = line;
+  if (x->listed != NULL) /* a device list after these rows is another run's */
+    memset(x->listed, 0, x->nlisted * sizeof *x->listed);
   return GCB_OK;
 }
 
@@ -472,8 +482,36 @@ static bool read_header(char **tok, size_t n, struct gcb__coll_table *t) {
 }
 
 /* "#  Rank  3 Group  0 Pid  6902 on host device  3 [0000:0c:00] NAME". */
+/* Refuses the second listing of `rank` under another pid before any row:
+ * two launches writing into one file (mpirun without --tag-output, two
+ * jobs appending to one log), whose rows would be merged into one test. */
+static enum gcb_status listed_once(struct gcb__coll_log *x, long long rank,
+                                   long long pid, int line) {
+  if (pid <= 0)
+    return GCB_OK;
+  if ((size_t)rank >= x->nlisted) {
+    size_t n = (size_t)rank + 64;
+    struct listed *grown = realloc(x->listed, n * sizeof *grown);
+    if (grown == NULL)
+      return gcb__conv_nomem(x->cv);
+    memset(grown + x->nlisted, 0, (n - x->nlisted) * sizeof *grown);
+    x->listed = grown;
+    x->nlisted = n;
+  }
+  struct listed *l = &x->listed[rank];
+  if (l->pid > 0 && l->pid != pid)
+    return gcb__conv_bad_line(
+        x->cv, line,
+        "rank %lld is listed again with pid %lld (pid %lld at line %d): two "
+        "runs' output interleaved in one file; keep one run a file (or "
+        "mpirun --tag-output)",
+        rank, pid, l->pid, l->line);
+  *l = (struct listed){.pid = pid, .line = line};
+  return GCB_OK;
+}
+
 static enum gcb_status device_line(struct gcb__coll_log *x, char **tok,
-                                   size_t n) {
+                                   size_t n, int line) {
   long long rank = -1, pid = 0, dev = -1;
   const char *host = "unknown", *bus = "";
   size_t i = 0, name = n;
@@ -495,6 +533,9 @@ static enum gcb_status device_line(struct gcb__coll_log *x, char **tok,
   }
   if (rank < 0 || rank > 1 << 20)
     return GCB_OK;
+  enum gcb_status twice = listed_once(x, rank, pid, line);
+  if (twice != GCB_OK)
+    return twice;
   char canon[32] = "", raw[40];
   size_t len = 1; /* the GPU's name whole: its tokens joined by blanks */
   for (size_t k = name; k < n; k++)
@@ -605,7 +646,7 @@ static enum gcb_status other_line(struct gcb__coll_log *x,
     x->next_op[0] = '\0';
     x->table = t;
   } else if (n > i + 1 && strcmp(tok[i], "Rank") == 0)
-    st = device_line(x, tok, n);
+    st = device_line(x, tok, n, l->number);
   else if (n > i + 1 && strcmp(tok[i], "nThread") == 0)
     threads_line(x, tok, n);
   else if (n >= 3 && i == 1 && x->table.started)
@@ -697,6 +738,7 @@ static enum gcb_status convert(struct gcb__conv *cv, const json_t *root) {
     st = log_end(x, &r);
   free(x->table.row);
   free(x->seen);
+  free(x->listed);
   free(x);
   return st;
 }

@@ -789,6 +789,48 @@ Test(interop_corpus, a_cell_of_0_is_an_error_of_its_gpu_and_an_na_pair_a_skip) {
   free(text);
 }
 
+/* Two runs' output in one file: CSCS's two real GH200 logs interleaved
+ * line by line (two launches writing to one terminal or log) were merged
+ * into one test, each size twice, and passed where the slow run alone
+ * warns (red team, 2026-12-05): refused at the second listing of a rank
+ * under another pid. The same two logs one after the other are two tests,
+ * read as before. */
+Test(interop_corpus, two_runs_interleaved_in_one_file_are_refused) {
+  size_t la, lb;
+  char *a = slurp(DATA("cscs-nccl-2.17.1-gh200-allreduce.txt"), &la);
+  char *b = slurp(DATA("cscs-nccl-2.17.1-gh200-allreduce-nocxi.txt"), &lb);
+  char *mixed = malloc(la + lb + 2), *out = mixed;
+  cr_assert_not_null(mixed);
+  for (const char *p = a, *q = b; *p || *q;) {
+    size_t n = strcspn(p, "\n");
+    memcpy(out, p, n + (p[n] == '\n'));
+    out += n + (p[n] == '\n');
+    p += n + (p[n] == '\n');
+    n = strcspn(q, "\n");
+    memcpy(out, q, n + (q[n] == '\n'));
+    out += n + (q[n] == '\n');
+    q += n + (q[n] == '\n');
+  }
+  *out = '\0';
+  struct gcb_results *r = NULL;
+  struct gcb_model *m = NULL;
+  struct gcb_err err = {0};
+  cr_expect_eq(gcb_interop_parse(mixed, strlen(mixed), "mixed.txt", NULL, 0, &r,
+                                 &m, NULL, &err),
+               GCB_EINPUT);
+  cr_expect_null(m);
+  cr_expect_not_null(strstr(err.msg, "two runs' output interleaved"), "%s",
+                     err.msg);
+  snprintf(mixed, la + lb + 2, "%s%s", a, b);
+  cr_assert_eq(gcb_interop_parse(mixed, strlen(mixed), "both.txt", NULL, 0, &r,
+                                 &m, NULL, &err),
+               GCB_OK, "%s", err.msg);
+  gcb_model_free(m);
+  free(mixed);
+  free(b);
+  free(a);
+}
+
 Test(interop_corpus, a_multinode_nvbandwidth_run_puts_each_gpu_on_its_host) {
   struct gcb_model *r = load(DATA("oke-nvbandwidth-v0.7-multinode-gb200.txt"),
                              GCB_FORMAT_NVBANDWIDTH);
