@@ -131,6 +131,7 @@ static bool record_fatal(void *arg, enum gcb_status code,
     st = gcb__header_finish(h->document.results, run_status, &err);
   if (st == GCB_OK)
     st = gcb_document_write_last(&h->document, &err);
+  gcb_nccl_json_abort(&h->nccl_json, message);
   pthread_mutex_unlock(&h->lock);
   return st == GCB_OK;
 }

@@ -234,7 +234,12 @@ static bool opened(struct gcb_nccl_json *j, const struct gcb_record *rec) {
             rec->shape->json_path);
     return false;
   }
-  if ((j->doc = head_of(j, rec)) == NULL) {
+  /* a document from the start, never the empty claim: a run that ends
+   * before its first row leaves JSON that says so (gcb_nccl_json_abort) */
+  struct gcb_err err = {0};
+  if ((j->doc = head_of(j, rec)) == NULL ||
+      write_doc(j, false, &err) != GCB_OK) {
+    unlink(j->path);
     free(j->path);
     j->path = NULL;
     return false;
@@ -343,6 +348,14 @@ static enum gcb_status json_finish(void *self, struct gcb_err *err) {
     return GCB_OK;
   enum gcb_status st = end_row(j, err);
   return st == GCB_OK ? write_doc(j, true, err) : st;
+}
+
+void gcb_nccl_json_abort(struct gcb_nccl_json *j, const char *message) {
+  struct gcb_err err = {0};
+  if (j->doc == NULL)
+    return;
+  json_error(j, NULL, -1, GCB_EINTERNAL, message, &err);
+  json_finish(j, &err);
 }
 
 struct gcb_sink gcb_nccl_json_sink(struct gcb_nccl_json *j) {

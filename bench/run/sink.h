@@ -203,6 +203,12 @@ struct gcb_nccl_json {
 struct gcb_sink gcb_nccl_json_sink(struct gcb_nccl_json *j);
 void gcb_nccl_json_free(struct gcb_nccl_json *j);
 
+/* The run ends early (a timeout, a dead rank, a signal): the -J document,
+ * where there is one, gets `message` in its errors, its end time and the
+ * row in progress, as a finished run's does; nothing when none was
+ * begun. */
+void gcb_nccl_json_abort(struct gcb_nccl_json *j, const char *message);
+
 /* Formats seconds with an adaptive unit ("12.3 µs", "1.25 s"). */
 void gcb_format_seconds(double s, char *buf, size_t len);
 

@@ -7,12 +7,12 @@
  * do in a run what they do there.
  */
 #include <criterion/criterion.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "reports/interop/interop.h"
 #include "reports/reports.h"
@@ -531,12 +531,17 @@ Test(dropin, json_output_writes_through_no_planted_name) {
   for (size_t i = 0; i < 2; i++) {
     char own[64];
     snprintf(own, sizeof own, "own%zu.json", i);
-    const char *args[] = {"-b", "8", "-e", "64", "-f", "8", "-n", "2",
-                          "-w", "1", "--timeout", "20", "-J",
-                          gcb_test_path(sinks[i]), "--output",
-                          gcb_test_path(own), NULL};
-    cr_assert_eq(run_program(2, "all_reduce_perf", args), 0, "%s: %s",
-                 sinks[i], gcb_test_slurp("stderr"));
+    const char *args[] = {"-b",        "8",
+                          "-e",        "64",
+                          "-f",        "8",
+                          "-n",        "2",
+                          "-w",        "1",
+                          "--timeout", "20",
+                          "-J",        gcb_test_path(sinks[i]),
+                          "--output",  gcb_test_path(own),
+                          NULL};
+    cr_assert_eq(run_program(2, "all_reduce_perf", args), 0, "%s: %s", sinks[i],
+                 gcb_test_slurp("stderr"));
     json_error_t je;
     json_t *d = json_load_file(gcb_test_path(sinks[i]), 0, &je);
     cr_expect_not_null(d, "%s: %s", sinks[i], je.text);
@@ -546,6 +551,61 @@ Test(dropin, json_output_writes_through_no_planted_name) {
   char *victim = gcb_test_slurp("victim");
   cr_expect_str_eq(victim, "not gcbench's\n");
   free(victim);
+}
+
+/* A run that ends early (here a rank stalls past --timeout) ends its -J
+ * document too: its rows so far (the one in progress with its finished
+ * half), its end time and the reason in "errors". It was left as the last
+ * rows with no error (an interrupted run read as clean by nccl-tests'
+ * tools), or as the empty claim when it ended inside its first row (red
+ * team, 2026-12-05). Stalled at the first case, no row asked for the
+ * file: there is none, as nccl-tests writes none. */
+Test(dropin, json_output_of_a_run_ended_early_says_why) {
+  static const struct {
+    const char *stall;
+    long rows; /* -1: no file */
+  } runs[] = {{"1:0", -1}, {"1:1", 1}, {"1:3", 2}};
+  for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
+    char sink[64], own[64];
+    snprintf(sink, sizeof sink, "stalled%zu.json", i);
+    snprintf(own, sizeof own, "own%zu.json", i);
+    const char *args[] = {"-b",
+                          "8",
+                          "-e",
+                          "64",
+                          "-f",
+                          "8",
+                          "-n",
+                          "2",
+                          "-w",
+                          "1",
+                          "--timeout",
+                          "2",
+                          "--stall-rank",
+                          runs[i].stall,
+                          "-J",
+                          gcb_test_path(sink),
+                          "--output",
+                          gcb_test_path(own),
+                          NULL};
+    cr_expect_eq(run_program(2, "all_reduce_perf", args), 4, "%s",
+                 gcb_test_slurp("stderr"));
+    if (runs[i].rows < 0) {
+      cr_expect_neq(access(gcb_test_path(sink), F_OK), 0, "%s", sink);
+      continue;
+    }
+    json_error_t je;
+    json_t *d = json_load_file(gcb_test_path(sink), 0, &je);
+    cr_assert_not_null(d, "%s: %s", sink, je.text);
+    cr_expect_eq((long)json_array_size(json_object_get(d, "results")),
+                 runs[i].rows, "%s", sink);
+    cr_expect(json_is_string(json_object_get(d, "end_time")), "%s", sink);
+    const char *why =
+        json_string_value(json_array_get(json_object_get(d, "errors"), 0));
+    cr_expect(why != NULL && strstr(why, "did not finish within 2 s") != NULL,
+              "%s: %s", sink, why ? why : "no error");
+    json_decref(d);
+  }
 }
 
 Test(dropin, skipped_cases_are_told_in_their_own_collective_block) {
