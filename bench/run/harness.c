@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -206,6 +207,7 @@ static enum gcb_status start_watchdog(struct gcb_harness *h) {
  * before its first write, so that the path is free for the next try. */
 static enum gcb_status unclaim(const char *path, bool claimed,
                                enum gcb_status st) {
+  gcb__claim_release();
   struct stat sb;
   if (claimed && stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size == 0)
     unlink(path);
@@ -292,6 +294,7 @@ enum gcb_status gcb_harness_begin(struct gcb_harness *h, struct gcb_ctx *ctx,
   }
   if ((st = gcb_context_agree(ctx, st)) != GCB_OK)
     return unclaim(h->output, claimed, st);
+  gcb__claim_release(); /* the document is in it: the watchdog's next */
   return start_watchdog(h);
 }
 

@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -427,17 +428,63 @@ static enum gcb_status make_parents(const char *path, struct gcb_err *err) {
   return GCB_OK;
 }
 
+/* ---- the claim until the document is in it -------------------------------
+ * Between the claim (an empty file) and the first write the watchdog's
+ * handlers are not there yet: SIGINT or SIGTERM killed the process and left
+ * the empty file, which no report reads and a rerun without --force is
+ * refused over. Until gcb__claim_release a handler of the claim's own
+ * removes it, if still empty, and ends the process by the signal as
+ * before. Process-wide state: a handler finds nothing else. */
+
+static char claim_path[4096];
+static volatile sig_atomic_t claim_made;
+static const int claim_signals[] = {SIGINT, SIGTERM};
+static struct sigaction claim_before[2];
+static bool claim_installed[2];
+
+static void on_stop_before_the_document(int sig) {
+  struct stat sb;
+  if (claim_made && stat(claim_path, &sb) == 0 && S_ISREG(sb.st_mode) &&
+      sb.st_size == 0)
+    unlink(claim_path);
+  raise(sig); /* SA_RESETHAND: the default action, as without this */
+}
+
+static void claim_guard(const char *path) {
+  snprintf(claim_path, sizeof claim_path, "%s", path);
+  claim_made = 0;
+  struct sigaction sa = {.sa_handler = on_stop_before_the_document,
+                         .sa_flags = SA_RESETHAND};
+  sigemptyset(&sa.sa_mask);
+  for (size_t i = 0; i < 2; i++)
+    claim_installed[i] =
+        sigaction(claim_signals[i], NULL, &claim_before[i]) == 0 &&
+        claim_before[i].sa_handler != SIG_IGN &&
+        sigaction(claim_signals[i], &sa, NULL) == 0;
+}
+
+void gcb__claim_release(void) {
+  claim_made = 0;
+  for (size_t i = 0; i < 2; i++)
+    if (claim_installed[i])
+      sigaction(claim_signals[i], &claim_before[i], NULL);
+  claim_installed[0] = claim_installed[1] = false;
+}
+
 /* Without --force the path is claimed by creating it exclusively (an
  * empty file the first write replaces): of two runs given the same new
  * path, the second is refused here instead of both running and one
  * losing its cases to the other's rename. */
 static enum gcb_status claim(const char *out, struct gcb_err *err) {
+  claim_guard(out); /* before the file is there, not after */
   int fd =
       open(out, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd >= 0) {
+    claim_made = 1;
     close(fd);
     return GCB_OK;
   }
+  gcb__claim_release();
   if (errno == EEXIST)
     return gcb_err_set(err, GCB_EUSAGE,
                        "results file %s exists (use --force to overwrite)",

@@ -85,4 +85,11 @@ enum gcb_status gcb__output_path(const char *requested, const char *run_id,
                                  bool force, char *out, size_t len,
                                  struct gcb_err *err);
 
+/* The claimed path (gcb__output_path without force) holds the document, or
+ * is given up: SIGINT and SIGTERM go back to what they were (the
+ * watchdog's handlers come next). Until then either signal removes the
+ * claim while it is empty and ends the process by that signal. A no-op
+ * when nothing was claimed. */
+void gcb__claim_release(void);
+
 #endif
