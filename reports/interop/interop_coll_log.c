@@ -331,9 +331,9 @@ static enum gcb_status cut(struct gcb__coll_log *x, int line) {
 static enum gcb_status excerpt(struct gcb__coll_log *x, int line) {
   const struct gcb__coll_table *t = &x->table;
   char *msg = gcb__text_printf(
-      "%s is an excerpt: it ends at line %d after %zu row(s) of the test "
-      "whose header is line %d, without the summary (# Avg bus bandwidth) a "
-      "finished run prints",
+      "%s is an excerpt: its last row is line %d, row %zu of the test whose "
+      "header is line %d, and no summary (# Avg bus bandwidth) follows, which "
+      "a finished run prints",
       gcb__conv_base_name(x->cv->name), line, t->rows, t->line);
   if (msg == NULL)
     return gcb__conv_nomem(x->cv);

@@ -219,10 +219,10 @@ Test(interop_corpus, excerpts_keep_their_rows_and_say_they_are_excerpts) {
     const char *file, *says;
   } cut[] = {
       {"nccl-tests-82-broadcast-v100.txt",
-       "is an excerpt: it ends at line 16 after 1 row(s) of the test whose "
+       "is an excerpt: its last row is line 16, row 1 of the test whose "
        "header is line 14"},
       {"rccl-tests-hpc-ai-envs-30-mi300x.txt",
-       "is an excerpt: it ends at line 17 after 1 row(s) of the test whose "
+       "is an excerpt: its last row is line 17, row 1 of the test whose "
        "header is line 15"},
   };
   for (size_t i = 0; i < sizeof cut / sizeof *cut; i++) {

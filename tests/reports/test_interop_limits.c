@@ -130,9 +130,9 @@ Test(interop_limits, an_excerpt_is_imported_with_its_status_unknown) {
   cr_expect_eq(r->nerrors, 0);
   cr_expect_str_eq(r->run.status, "unknown");
   cr_expect_str_eq(run_str(r, "status_reason"),
-                   "paste.log is an excerpt: it ends at line 3 after 2 row(s) "
-                   "of the test whose header is line 1, without the summary "
-                   "(# Avg bus bandwidth) a finished run prints");
+                   "paste.log is an excerpt: its last row is line 3, row 2 of "
+                   "the test whose header is line 1, and no summary (# Avg "
+                   "bus bandwidth) follows, which a finished run prints");
   struct gcb_doc d = fx_doc_read("paste.log", NULL, r); /* the rules read it */
   struct gcb_thresholds th;
   struct gcb_findings f = {0};
