@@ -15,27 +15,27 @@
 
 /*      name               generic message                             exit */
 #define GCB_STATUS_LIST(X)                                                     \
-  X(OK, "success", 0)                                                          \
-  X(EUSAGE, "invalid command line", 2)                                         \
-  X(EINPUT, "invalid input file", 2)                                           \
-  X(EVALIDATION, "results failed validation", 1)                               \
-  X(EUNSUPPORTED, "not supported on this backend", 0)                          \
-  X(ENOMEM, "out of memory", 3)                                                \
-  X(EIO, "input/output error", 3)                                              \
-  X(EMPI, "MPI error", 3)                                                      \
-  X(EHWLOC, "hwloc error", 3)                                                  \
-  X(ECUDA, "CUDA error", 3)                                                    \
-  X(ENCCL, "NCCL error", 3)                                                    \
-  X(EBLAS, "BLAS error", 3)                                                    \
-  X(ETIMEOUT, "timed out", 4)                                                  \
-  X(EINTR, "interrupted by a signal (exit 128 + signal)", 130)                 \
-  X(EINTERNAL, "internal error", 3)
+  X(OK,          "success",                                          0)        \
+  X(EUSAGE,      "invalid command line",                             2)        \
+  X(EINPUT,      "invalid input file",                               2)        \
+  X(EVALIDATION, "results failed validation",                        1)        \
+  X(EUNSUPPORTED,"not supported on this backend",                    0)        \
+  X(ENOMEM,      "out of memory",                                    3)        \
+  X(EIO,         "input/output error",                               3)        \
+  X(EMPI,        "MPI error",                                        3)        \
+  X(EHWLOC,      "hwloc error",                                      3)        \
+  X(ECUDA,       "CUDA error",                                       3)        \
+  X(ENCCL,       "NCCL error",                                       3)        \
+  X(EBLAS,       "BLAS error",                                       3)        \
+  X(ETIMEOUT,    "timed out",                                        4)        \
+  X(EINTR,       "interrupted by a signal (exit 128 + signal)",      130)      \
+  X(EINTERNAL,   "internal error",                                   3)
 
 enum gcb_status {
 #define GCB__STATUS_ENUM(name, msg, exit) GCB_##name,
   GCB_STATUS_LIST(GCB__STATUS_ENUM)
 #undef GCB__STATUS_ENUM
-      GCB_STATUS_COUNT
+  GCB_STATUS_COUNT
 };
 
 #define GCB_ERRMSG_MAX 512

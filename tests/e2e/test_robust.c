@@ -19,6 +19,7 @@
 
 #include "tests/e2e/run_gcbench.h"
 
+
 static void make_dir(void) {
   gcb_test_dir_make("gcb-robust");
 }
@@ -65,22 +66,11 @@ static void expect_timeout_code(int code) {
 }
 
 Test(robust, a_rank_stalled_by_delay_rank_is_named_within_the_timeout) {
-  const char *args[] = {"coll",
-                        "--collective",
-                        "allreduce",
-                        "-b",
-                        "8",
-                        "-e",
-                        "64",
-                        "--iters",
-                        "2",
-                        "--timeout",
-                        "2",
-                        "--delay-rank",
-                        "1:10000000",
-                        "--output",
-                        gcb_test_path("delay.json"),
-                        NULL};
+  const char *args[] = {
+      "coll", "--collective",         "allreduce",  "-b", "8",
+      "-e",   "64",           "--iters",    "2",  "--timeout",
+      "2",    "--delay-rank", "1:10000000", "--output", gcb_test_path("delay.json"),
+      NULL};
   double took;
   expect_timeout_code(gcb_test_run(2, args, 60, &took));
   /* Without the watchdog the run would last 4 delays of 10 s. */
@@ -257,9 +247,8 @@ Test(robust, a_healthy_run_under_a_short_timeout_completes) {
 /* A run that is still going when the test kills a rank; the timeout is a
  * guard only, far above what one case takes on a loaded machine. */
 static const char *const long_coll[] = {
-    "coll", "--collective", "allreduce", "-b",       "8",    "-e",
-    "4M",   "-f",           "2",         "--iters",  "3000", "--warmup",
-    "1",    "--timeout",    "120",       "--output", NULL,   NULL};
+    "coll",    "--collective", "allreduce", "-b", "8",         "-e", "4M", "-f", "2",
+    "--iters", "3000", "--warmup",  "1",  "--timeout", "120", "--output", NULL, NULL};
 
 static void long_coll_args(const char **args, const char *name) {
   memcpy(args, long_coll, sizeof long_coll);
@@ -336,8 +325,7 @@ struct too_big {
 static const struct too_big too_big[] = {
     {{"membw", "--size", "1T", "--iters", "1"}, "needs 3298534883328 bytes"},
     {{"gemm", "-m", "1M", "--iters", "1"}, "needs 26388279066624 bytes"},
-    {{"coll", "--collective", "allreduce", "-b", "1T", "-e", "1T", "--iters",
-      "1"},
+    {{"coll", "--collective", "allreduce", "-b", "1T", "-e", "1T", "--iters", "1"},
      "needs 1099511627776 bytes"},
 };
 
@@ -383,9 +371,8 @@ Test(robust, an_output_path_that_cannot_be_written_fails_before_any_benchmark) {
   snprintf(paths[1], sizeof paths[1], "%s/plain/x.json", gcb_test_dir());
   snprintf(paths[2], sizeof paths[2], "%s/fifo.json", gcb_test_dir());
   for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
-    const char *args[] = {"coll",     "--collective", "allreduce", "-b",
-                          "8",        "-e",           "8",         "--force",
-                          "--output", paths[i],       NULL};
+    const char *args[] = {"coll", "--collective",    "allreduce", "-b",     "8", "-e",
+                          "8",    "--force", "--output",        paths[i], NULL};
     double took;
     cr_expect_eq(gcb_test_run(2, args, 60, &took), 2, "%s", paths[i]);
     char *err = gcb_test_slurp("stderr"), *out = gcb_test_slurp("stdout");
@@ -414,8 +401,8 @@ Test(robust, bad_timeouts_are_usage_errors) {
   }
   const char *stalls[] = {"1", "9:0", "x:y", "0:-1"};
   for (size_t i = 0; i < sizeof stalls / sizeof *stalls; i++) {
-    const char *args[] = {"membw",    "--stall-rank",          stalls[i],
-                          "--output", gcb_test_path("s.json"), NULL};
+    const char *args[] = {"membw", "--stall-rank",          stalls[i],
+                          "--output",    gcb_test_path("s.json"), NULL};
     cr_expect_eq(gcb_test_run(0, args, 30, NULL), 2, "--stall-rank '%s'",
                  stalls[i]);
     char *err = gcb_test_slurp("stderr");
@@ -434,8 +421,8 @@ Test(robust, an_hwloc_failure_is_reported_once_with_rank_host_and_call) {
   fputs("<?xml version=\"1.0\"?>\n<topology><object", f);
   fclose(f);
   cr_assert_eq(setenv("HWLOC_XMLFILE", gcb_test_path("broken.xml"), 1), 0);
-  const char *args[] = {
-      "membw", "--size", "4K", "--output", gcb_test_path("h.json"), NULL};
+  const char *args[] = {"membw", "--size", "4K", "--output", gcb_test_path("h.json"),
+                        NULL};
   int code = gcb_test_run(2, args, 60, NULL);
   unsetenv("HWLOC_XMLFILE");
   char *err = gcb_test_slurp("stderr");

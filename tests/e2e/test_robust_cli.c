@@ -66,8 +66,7 @@ struct bad_args {
 
 static const struct bad_args bad_options[] = {
     {{"coll", "-d", "float128"}, "--datatype: unknown value 'float128'"},
-    {{"coll", "--collective", "allreduce,allsmash"},
-     "--collective: unknown value 'allsmash'"},
+    {{"coll", "--collective", "allreduce,allsmash"}, "--collective: unknown value 'allsmash'"},
     {{"coll", "-o", "median"}, "--op: unknown value 'median'"},
     {{"coll", "--collective", ","}, "--collective: empty list"},
     {{"gemm", "--dtype", "fp7"}, "--dtype: unknown value 'fp7'"},
@@ -207,8 +206,7 @@ Test(cli, bad_results_documents_are_located_through_report_and_compare) {
     snprintf(path, sizeof path, "%s", doc_path(d));
     char what[96];
     snprintf(what, sizeof what, "report %s", d->name);
-    const char *report[] = {"report", path, "--output", gcb_test_path("rep"),
-                            NULL};
+    const char *report[] = {"report", path, "--output", gcb_test_path("rep"), NULL};
     expect_located(report, path, d->says, what);
     snprintf(what, sizeof what, "compare %s as the baseline", d->name);
     const char *as_old[] = {"compare", path, DATA("results-valid.json"), NULL};
@@ -218,8 +216,8 @@ Test(cli, bad_results_documents_are_located_through_report_and_compare) {
     expect_located(as_new, path, d->says, what);
     snprintf(what, sizeof what, "report --baseline %s", d->name);
     const char *baseline[] = {
-        "report",   DATA("results-valid.json"), "--baseline", path,
-        "--output", gcb_test_path("rep"),       NULL};
+        "report", DATA("results-valid.json"), "--baseline", path,
+        "--output",     gcb_test_path("rep"),       NULL};
     expect_located(baseline, path, d->says, what);
   }
 }
@@ -241,8 +239,7 @@ static const char *deep_file(size_t n) {
 Test(cli, deep_nesting_huge_files_and_non_files_are_refused) {
   char deep[512];
   snprintf(deep, sizeof deep, "%s", deep_file(200000));
-  const char *report[] = {"report", deep, "--output", gcb_test_path("rep"),
-                          NULL};
+  const char *report[] = {"report", deep, "--output", gcb_test_path("rep"), NULL};
   expect_located(report, deep, ":1:", "deep nesting");
   char *err = gcb_test_slurp("stderr");
   cr_expect(strstr(err, "maximum parsing depth") != NULL, "%s", err);
@@ -627,29 +624,17 @@ Test(cli, a_full_standard_output_is_a_runtime_error) {
                           gcb_test_path("rep"), NULL};
   const char *help[] = {"compare", "--help", NULL};
   /* This one exited 3 already, but named results.csv, not standard output. */
-  const char *csv[] = {
-      "report", DATA("results-valid.json"), "--format", "csv", "--output", "-",
-      NULL};
+  const char *csv[] = {"report", DATA("results-valid.json"), "--format", "csv",
+                       "--output", "-", NULL};
   /* A measuring run's table (nccl-tests' layout) is its answer too: it
    * exited 0 with an empty log (red team, 2026-12-05). */
-  const char *run[] = {"coll",
-                       "--collective",
-                       "allreduce",
-                       "-b",
-                       "8",
-                       "-e",
-                       "8",
-                       "--iters",
-                       "2",
-                       "--warmup",
-                       "1",
-                       "--output",
-                       gcb_test_path("run.json"),
-                       NULL};
+  const char *run[] = {"coll", "--collective", "allreduce", "-b", "8", "-e",
+                       "8", "--iters", "2", "--warmup", "1", "--output",
+                       gcb_test_path("run.json"), NULL};
   const char *const *runs[] = {compare, report, help, csv, run};
   for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
-    int status =
-        gcb_test_finish(gcb_test_start(0, NULL, wrap, runs[i]), 60, NULL);
+    int status = gcb_test_finish(gcb_test_start(0, NULL, wrap, runs[i]), 60,
+                                 NULL);
     char *err = gcb_test_slurp("stderr");
     cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 3,
               "%s into /dev/full: status %#x: %s", runs[i][0], status, err);
@@ -706,18 +691,13 @@ Test(cli, output_dash_without_a_format_is_refused) {
 /* `topo --cpuset 0@99` said "rank 0: no GPU 99 (...)" without
  * naming the option that gave rank 0 its GPU; --cpuset's other errors did. */
 Test(cli, a_cpuset_rank_the_topology_cannot_hold_names_cpuset) {
-  const char *gpu[] = {
-      "topo",     "--topology-xml", DATA("topo/hwloc-2socket-3gpu-ib.xml"),
-      "--cpuset", "0@99",           NULL};
+  const char *gpu[] = {"topo", "--topology-xml",
+                       DATA("topo/hwloc-2socket-3gpu-ib.xml"), "--cpuset",
+                       "0@99", NULL};
   expect_refused(gpu, "--cpuset: rank 0: no GPU 99", "a GPU past the node's");
-  const char *cpus[] = {"topo",
-                        "--topology-xml",
-                        DATA("topo/mpibind-lassen-4xv100.xml"),
-                        "--cpuset",
-                        "0-3@0",
-                        "--format",
-                        "json",
-                        NULL};
+  const char *cpus[] = {"topo", "--topology-xml",
+                        DATA("topo/mpibind-lassen-4xv100.xml"), "--cpuset",
+                        "0-3@0", "--format", "json", NULL};
   expect_refused(cpus, "--cpuset: rank 0: invalid CPU list '0-3'",
                  "CPUs the node does not have");
 }
@@ -726,9 +706,9 @@ Test(cli, a_cpuset_rank_the_topology_cannot_hold_names_cpuset) {
  * topology table on stdout, as if the command had half worked; and "this
  * machine's CPUs" meant the machine of --topology-xml, not this one. */
 Test(cli, a_cpuset_error_prints_no_table_and_names_the_machines_cpus) {
-  const char *args[] = {
-      "topo",     "--topology-xml", DATA("topo/mpibind-lassen-4xv100.xml"),
-      "--cpuset", "100000@0",       NULL};
+  const char *args[] = {"topo", "--topology-xml",
+                        DATA("topo/mpibind-lassen-4xv100.xml"), "--cpuset",
+                        "100000@0", NULL};
   expect_refused(args,
                  "--cpuset: rank 0: invalid CPU list '100000' (none of the "
                  "machine's CPUs 8-87,96-175)",
