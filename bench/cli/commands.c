@@ -195,8 +195,9 @@ void gcb_command_usage(FILE *out) {
   for (const struct gcb_command *c = commands; c->name; c++)
     fprintf(out, "  %-10s %s\n", c->name, c->summary);
   fprintf(out, "\nexit codes: 0 pass, 1 wrong results, 2 bad usage or input, "
-               "3 runtime error, 4 timeout, 128+N ended by signal N (130 "
-               "SIGINT, 143 SIGTERM)\n");
+               "3 runtime error, 4 timeout, 5 nothing measured (every case "
+               "skipped), 128+N ended by signal N (130 SIGINT, 143 "
+               "SIGTERM)\n");
 }
 
 /* nccl-tests' defaults where gcbench coll's differ (src/common.cu

@@ -518,6 +518,22 @@ enum gcb_status gcb__conv_figure(struct gcb__conv *cv, const char *source,
   return st;
 }
 
+enum gcb_status gcb__coll_average(struct gcb__conv *cv, const char *tool,
+                                  const char *op, double min_bytes,
+                                  double max_bytes, double busbw, int line) {
+  char label[96];
+  snprintf(label, sizeof label, "%s: Avg bus bandwidth", op);
+  struct gcb__params params = {0};
+  gcb__param_str(&params, "op", op);
+  gcb__param_real(&params, "min_bytes", min_bytes);
+  gcb__param_real(&params, "max_bytes", max_bytes);
+  enum gcb_status st = gcb__conv_figure(cv, tool, "avg_bus_bandwidth", label,
+                                        &params, "GB/s", busbw, line);
+  if (st == GCB_OK)
+    cv->m->cases[cv->m->ncases - 1].derived = true;
+  return st;
+}
+
 /* fmt's text with ap on the heap, NULL on ENOMEM. */
 static char *text_of(const char *fmt, va_list ap) {
   va_list again;

@@ -54,16 +54,15 @@ struct gcb__coll_log {
   struct gcb__coll_table table;
   char next_op[32], lib_version[32], tool_version[64];
   long long iterations, warmup, ngpus, max_rank;
-  unsigned char *seen; /* ranks already in ranks[] */
-  size_t nseen, total_rows, tables;
-  /* the pid and line of each rank the device list before the next rows
-   * names (pid 0: none yet): a rank listed twice there with two pids is
-   * two runs' lines interleaved in one file */
-  struct listed {
+  /* per rank of the device list: in ranks[] already; the pid and line of
+   * its listing before the next rows (pid 0: none yet), where a rank
+   * listed twice with two pids is two runs' lines interleaved in one file */
+  struct rank_seen {
+    bool in_model;
     long long pid;
     int line;
-  } * listed;
-  size_t nlisted;
+  } * seen;
+  size_t nseen, total_rows, tables;
   bool rccl, banner;           /* banner: an "nThread ..." line seen */
   struct gcb__failure failure; /* the test under way failed: the lines up
                                   to the next run's banner are its trace */
@@ -71,24 +70,35 @@ struct gcb__coll_log {
 
 /* ---- the device list ---------------------------------------------------- */
 
+/* What the device list said of `rank` so far, grown to hold it; NULL on
+ * ENOMEM (said). */
+static struct rank_seen *rank_seen(struct gcb__coll_log *x, long long rank) {
+  if ((size_t)rank >= x->nseen) {
+    size_t n = (size_t)rank + 64;
+    struct rank_seen *grown = realloc(x->seen, n * sizeof *grown);
+    if (grown == NULL) {
+      gcb__conv_nomem(x->cv);
+      return NULL;
+    }
+    memset(grown + x->nseen, 0, (n - x->nseen) * sizeof *grown);
+    x->seen = grown;
+    x->nseen = n;
+  }
+  return &x->seen[rank];
+}
+
 /* A rank of the device list (once per rank, however often listed);
  * GCB_ENOMEM (said) or GCB_OK. */
 static enum gcb_status add_rank(struct gcb__coll_log *x, long long rank,
                                 const char *host, long long pid,
                                 const char *gpu, const char *bus,
                                 long long device) {
-  if ((size_t)rank >= x->nseen) {
-    size_t n = (size_t)rank + 64;
-    unsigned char *grown = realloc(x->seen, n);
-    if (grown == NULL)
-      return gcb__conv_nomem(x->cv);
-    memset(grown + x->nseen, 0, n - x->nseen);
-    x->seen = grown;
-    x->nseen = n;
-  }
-  if (x->seen[rank])
+  struct rank_seen *k = rank_seen(x, rank);
+  if (k == NULL)
+    return GCB_ENOMEM;
+  if (k->in_model)
     return GCB_OK;
-  x->seen[rank] = 1;
+  k->in_model = true;
   x->max_rank = rank > x->max_rank ? rank : x->max_rank;
   return gcb__conv_rank(x->cv, rank, host, pid, gpu, bus, device);
 }
@@ -173,8 +183,8 @@ static enum gcb_status row_add(struct gcb__coll_log *x,
     return gcb__conv_nomem(x->cv);
   t->row[t->rows] = *r;
   t->row[t->rows++].line = line;
-  if (x->listed != NULL) /* a device list after these rows is another run's */
-    memset(x->listed, 0, x->nlisted * sizeof *x->listed);
+  for (size_t k = 0; t->rows == 1 && k < x->nseen; k++)
+    x->seen[k].pid = 0; /* a device list after rows is another run's */
   return GCB_OK;
 }
 
@@ -281,23 +291,13 @@ static enum gcb_status table_end(struct gcb__coll_log *x) {
    * skipped) averages nothing measured: no figure. */
   bool measured = x->cv->m->ncases > before;
   const char *tool = x->rccl ? "rccl-tests" : "nccl-tests";
-  char label[96];
-  snprintf(label, sizeof label, "%s: Avg bus bandwidth", op);
-  /* the sizes it averages over: averages of other sweeps (-b 1M against
-   * -b 8) are other figures, never compared as one */
-  double lo = INFINITY, hi = 0;
+  double lo = INFINITY, hi = 0; /* the sizes it averages */
   for (size_t i = 0; i < t->rows; i++) {
     lo = fmin(lo, t->row[i].size);
     hi = fmax(hi, t->row[i].size);
   }
-  struct gcb__params params = {0};
-  gcb__param_str(&params, "op", op);
-  gcb__param_real(&params, "min_bytes", lo);
-  gcb__param_real(&params, "max_bytes", hi);
-  if (st == GCB_OK && t->has_avg && measured &&
-      (st = gcb__conv_figure(x->cv, tool, "avg_bus_bandwidth", label, &params,
-                             "GB/s", t->avg_busbw, t->avg_line)) == GCB_OK)
-    x->cv->m->cases[x->cv->m->ncases - 1].derived = true;
+  if (st == GCB_OK && t->has_avg && measured)
+    st = gcb__coll_average(x->cv, tool, op, lo, hi, t->avg_busbw, t->avg_line);
   /* nccl-tests' own bound, which failed its exit status (common.cu: under
    * 0.9 x NCCL_TESTS_MIN_BW) */
   if (st == GCB_OK && t->avg_failed)
@@ -489,24 +489,18 @@ static enum gcb_status listed_once(struct gcb__coll_log *x, long long rank,
                                    long long pid, int line) {
   if (pid <= 0)
     return GCB_OK;
-  if ((size_t)rank >= x->nlisted) {
-    size_t n = (size_t)rank + 64;
-    struct listed *grown = realloc(x->listed, n * sizeof *grown);
-    if (grown == NULL)
-      return gcb__conv_nomem(x->cv);
-    memset(grown + x->nlisted, 0, (n - x->nlisted) * sizeof *grown);
-    x->listed = grown;
-    x->nlisted = n;
-  }
-  struct listed *l = &x->listed[rank];
-  if (l->pid > 0 && l->pid != pid)
+  struct rank_seen *k = rank_seen(x, rank);
+  if (k == NULL)
+    return GCB_ENOMEM;
+  if (k->pid > 0 && k->pid != pid)
     return gcb__conv_bad_line(
         x->cv, line,
         "rank %lld is listed again with pid %lld (pid %lld at line %d): two "
         "runs' output interleaved in one file; keep one run a file (or "
         "mpirun --tag-output)",
-        rank, pid, l->pid, l->line);
-  *l = (struct listed){.pid = pid, .line = line};
+        rank, pid, k->pid, k->line);
+  k->pid = pid;
+  k->line = line;
   return GCB_OK;
 }
 
@@ -738,7 +732,6 @@ static enum gcb_status convert(struct gcb__conv *cv, const json_t *root) {
     st = log_end(x, &r);
   free(x->table.row);
   free(x->seen);
-  free(x->listed);
   free(x);
   return st;
 }

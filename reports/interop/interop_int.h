@@ -414,6 +414,17 @@ struct gcb__coll_row {
 };
 
 /*
+ * A tool's average bus bandwidth of a test of op ("# Avg bus bandwidth",
+ * the JSON's average_bus_bandwidth) over its rows of min_bytes to
+ * max_bytes: an imported figure whose params carry that range (averages
+ * of other sweeps are other figures), derived (model.h: compare counts its
+ * rows, never it, as missing). Added to cv->m.
+ */
+enum gcb_status gcb__coll_average(struct gcb__conv *cv, const char *tool,
+                                  const char *op, double min_bytes,
+                                  double max_bytes, double busbw, int line);
+
+/*
  * The cases of one row in gcbench's coll layout: params op, size, count,
  * type, redop, root, inplace; summary time_s, algbw, busbw; one case per
  * half present, or a skipped entry where the tool printed no finite time.

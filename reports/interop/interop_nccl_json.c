@@ -154,18 +154,11 @@ static enum gcb_status run_errors(struct nccl *x, const json_t *root,
   }
   const json_t *avg = gcb_view_obj(root, "average_bus_bandwidth");
   double bw = gcb__conv_number(json_object_get(avg, "bandwidth"));
-  char label[96];
-  snprintf(label, sizeof label, "%s: Avg bus bandwidth", x->op);
-  struct gcb__params params = {0};
-  gcb__param_str(&params, "op", x->op);
-  gcb__param_real(&params, "min_bytes", x->min_bytes);
-  gcb__param_real(&params, "max_bytes", x->max_bytes);
   /* the average of rows none of which gave a figure (a 0-byte row alone)
    * averages nothing measured: no figure, as in the text log */
-  if (st == GCB_OK && !isnan(bw) && measured &&
-      (st = gcb__conv_figure(x->cv, "nccl-tests", "avg_bus_bandwidth", label,
-                             &params, "GB/s", bw, 0)) == GCB_OK)
-    x->cv->m->cases[x->cv->m->ncases - 1].derived = true;
+  if (st == GCB_OK && !isnan(bw) && measured)
+    st = gcb__coll_average(x->cv, "nccl-tests", x->op, x->min_bytes,
+                           x->max_bytes, bw, 0);
   if (st == GCB_OK && strcmp(gcb_view_str(avg, "okay"), "false") == 0)
     st = gcb__conv_error(
         x->cv, "coll", x->op, "EVALIDATION",

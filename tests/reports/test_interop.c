@@ -40,6 +40,13 @@ static void unload(struct loaded *l) {
   gcb_results_free(l->res);
 }
 
+/* A file's text (named `name`) converted: its model in *m; the status. */
+static enum gcb_status parse_text(const char *text, const char *name,
+                                  struct gcb_model **m, struct gcb_err *err) {
+  struct gcb_results *r = NULL;
+  return gcb_interop_parse(text, strlen(text), name, NULL, 0, &r, m, NULL, err);
+}
+
 /* The first case of bench with param key = value (a string). */
 static const struct gcb_model_case *find_case(const struct loaded *l,
                                               const char *bench,
@@ -614,12 +621,10 @@ Test(interop, a_run_its_launcher_or_validation_ended_fails) {
   for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
     char text[1024];
     snprintf(text, sizeof text, "%s%s", runs[i].head, runs[i].tail);
-    struct gcb_results *r = NULL;
     struct gcb_model *m = NULL;
     struct gcb_err err = {0};
-    cr_assert_eq(gcb_interop_parse(text, strlen(text), "log.txt", NULL, 0, &r,
-                                   &m, NULL, &err),
-                 GCB_OK, "%zu: %s", i, err.msg);
+    cr_assert_eq(parse_text(text, "log.txt", &m, &err), GCB_OK, "%zu: %s", i,
+                 err.msg);
     cr_assert_geq(m->nerrors, 1, "%zu: %s", i, runs[i].tail);
     cr_expect_str_eq(m->errors[0].status, runs[i].status, "%zu", i);
     cr_expect(!runs[i].ended || strcmp(m->run.status, "failed") == 0, "%zu: %s",
@@ -667,12 +672,9 @@ Test(interop,
       "  8 2 float sum -1 9.1 0.00 0.00 0 9.0 0.00 0.00 0\n"
       "# Out of bounds values : 0 OK\n"
       "# Avg bus bandwidth    : 139.56 FAILED\n#\n";
-  struct gcb_results *r = NULL;
   struct gcb_model *m = NULL;
   struct gcb_err err = {0};
-  cr_assert_eq(gcb_interop_parse(log, strlen(log), "min-bw.txt", NULL, 0, &r,
-                                 &m, NULL, &err),
-               GCB_OK, "%s", err.msg);
+  cr_assert_eq(parse_text(log, "min-bw.txt", &m, &err), GCB_OK, "%s", err.msg);
   cr_assert_eq(m->nerrors, 1);
   cr_expect_str_eq(m->errors[0].status, "EVALIDATION");
   cr_expect_str_eq(m->errors[0].message,
@@ -699,9 +701,8 @@ Test(interop,
   char *text = json_dumps(doc, 0);
   cr_assert_not_null(text);
   m = NULL;
-  cr_expect_eq(gcb_interop_parse(text, strlen(text), "zero.json", NULL, 0, &r,
-                                 &m, NULL, &err),
-               GCB_EINPUT, "a 0-byte row and its average measure nothing");
+  cr_expect_eq(parse_text(text, "zero.json", &m, &err), GCB_EINPUT,
+               "a 0-byte row and its average measure nothing");
   cr_expect_null(m);
   free(text);
   json_decref(doc);
@@ -749,12 +750,10 @@ Test(interop, nccl_tests_cputime_per_iteration_and_timestamp_columns_read) {
     char text[1024];
     snprintf(text, sizeof text, "%s%s%s%s# Out of bounds values : 0 OK\n",
              banner, layouts[i].header, layouts[i].row8, layouts[i].row16);
-    struct gcb_results *r = NULL;
     struct gcb_model *m = NULL;
     struct gcb_err err = {0};
-    cr_assert_eq(gcb_interop_parse(text, strlen(text), "log.txt", NULL, 0, &r,
-                                   &m, NULL, &err),
-                 GCB_OK, "%s: %s", layouts[i].what, err.msg);
+    cr_assert_eq(parse_text(text, "log.txt", &m, &err), GCB_OK, "%s: %s",
+                 layouts[i].what, err.msg);
     size_t coll = 0;
     for (size_t k = 0; k < m->ncases; k++)
       if (m->cases[k].kind == GCB_BENCH_COLL) {

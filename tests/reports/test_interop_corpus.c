@@ -41,6 +41,19 @@ static struct gcb_model *load(const char *path, enum gcb_format want) {
   return m;
 }
 
+/* text (another tool's file, edited) converted as a file of that text:
+ * its model. */
+static struct gcb_model *load_text(const char *text, enum gcb_format want) {
+  char tmp[] = "/tmp/gcb-edited-XXXXXX";
+  int fd = mkstemp(tmp);
+  cr_assert_geq(fd, 0);
+  cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+  close(fd);
+  struct gcb_model *m = load(tmp, want);
+  unlink(tmp);
+  return m;
+}
+
 /* A member of the run object the model keeps whole ("" when absent). */
 static const char *run_str(const struct gcb_model *m, const char *key) {
   const struct gcb_mvalue *v = gcb_mvalue_get(&m->run.run, key);
@@ -322,13 +335,7 @@ Test(interop_corpus, an_old_layouts_error_column_is_a_difference_not_a_count) {
     char *text = slurp(path, &len);
     if (files[i].cut_footer)
       *strstr(text, "# Out of bounds") = '\0';
-    char tmp[] = "/tmp/gcb-old-layout-XXXXXX";
-    int fd = mkstemp(tmp);
-    cr_assert_geq(fd, 0);
-    cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-    close(fd);
-    struct gcb_model *m = load(tmp, GCB_FORMAT_NCCL_TESTS);
-    unlink(tmp);
+    struct gcb_model *m = load_text(text, GCB_FORMAT_NCCL_TESTS);
     size_t n = 0;
     for (size_t k = 0; k < m->ncases; k++) {
       const struct gcb_model_case *c = &m->cases[k];
@@ -748,13 +755,7 @@ Test(interop_corpus, a_cell_of_0_is_an_error_of_its_gpu_and_an_na_pair_a_skip) {
   char *b = edited(a, "2    171.96    172.05       N/A    172.05",
                    "2    171.96    172.05       N/A      0.00");
   char *c = edited(b, "5    172.18    172.21", "5       N/A    172.21");
-  char tmp[] = "/tmp/gcb-nvbw-zero-XXXXXX";
-  int fd = mkstemp(tmp);
-  cr_assert_geq(fd, 0);
-  cr_assert_eq(write(fd, c, strlen(c)), (ssize_t)strlen(c));
-  close(fd);
-  struct gcb_model *m = load(tmp, GCB_FORMAT_NVBANDWIDTH);
-  unlink(tmp);
+  struct gcb_model *m = load_text(c, GCB_FORMAT_NVBANDWIDTH);
   const struct gcb_model_case *h2d =
       find_str(m, "pcie", "testcase", "host_to_device_memcpy_ce", NULL, NULL);
   cr_assert_not_null(h2d);
