@@ -366,6 +366,7 @@ enum gcb_status gcb__rule_errors(const struct gcb__rule_ctx *cx) {
       return GCB_ENOMEM;
     if (e->rank >= 0)
       gcb_finding_at_model_rank(f, cx->index, m, e->rank);
+    f->error = e;
     entry_title(f, e->bench, e->label);
     gcb_finding_explain(f, "%s: %s", e->status, e->message);
     gcb__rule_suggest(f);

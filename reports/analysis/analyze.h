@@ -58,6 +58,8 @@ struct gcb_finding {
   /* The case, borrowed from its document's model; NULL when the rule did
    * not record it. */
   const struct gcb_model_case *bench_case;
+  /* run-error: the error it states, borrowed likewise; NULL otherwise */
+  const struct gcb_model_error *error;
   char explanation[320];
   char suggestion[320];
   /* What the hardware said while it happened (a slow GPU's clocks, power

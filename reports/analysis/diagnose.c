@@ -476,6 +476,29 @@ static bool at_gpu(const struct dx *x, const struct gcb_finding *f,
   return true;
 }
 
+/* An error one rank met: what its benchmark measures there, in the
+ * benchmark's family. The rank's GPU (gemm, membw, burn), that GPU's host
+ * link (pcie), the node (p2p: the measuring rank copies between two GPUs
+ * of its node, not only its own), the rank itself (a collective, the
+ * others). An error of no rank goes to the run. */
+static bool at_error(const struct dx *x, const struct gcb_finding *f,
+                     struct gcb_component *c, enum gcb_family *fam) {
+  if (f->error == NULL || f->where.rank < 0 || f->where.doc < 0)
+    return false;
+  *fam = gcb_model_error_family(f->error);
+  if (*fam == GCB_FAM_PEERS) {
+    at_machine_of(x, f, GCB_COMP_NODE, c);
+    node_name(c, "");
+  } else if (*fam == GCB_FAM_GEMM || *fam == GCB_FAM_DEVMEM ||
+             *fam == GCB_FAM_H2D || *fam == GCB_FAM_D2H) {
+    device_of_rank(x, f->where.doc, f->where.rank, c);
+    if (c->kind == GCB_COMP_GPU && (*fam == GCB_FAM_H2D || *fam == GCB_FAM_D2H))
+      to_host_link(c);
+  } else
+    rank_comp(x, f->where.doc, f->where.rank, c);
+  return true;
+}
+
 /* A copy between a GPU and the host, or a link the topology shows slow. */
 static bool at_link(const struct dx *x, const struct gcb_finding *f,
                     struct gcb_component *c, enum gcb_family *fam) {
@@ -700,6 +723,7 @@ static const struct group_rule {
 } group_rules[] = {
     {GCB_GROUP_RUN, NULL, false, at_run},
     {GCB_GROUP_GPU, NULL, false, at_gpu},
+    {GCB_GROUP_ERROR, NULL, false, at_error},
     {GCB_GROUP_HOST_LINK, NULL, false, at_link},
     {GCB_GROUP_GPU_PAIR, NULL, false, at_pair},
     {GCB_GROUP_NETWORK, NULL, false, at_network},

@@ -29,7 +29,7 @@ const struct gcb_kind gcb_kinds[GCB_KIND_COUNT] = {
          .suggestion = "see errors[] and the job's log; rerun the missing "
                        "cases"),
     KIND(RUN_ERROR, .name = "run-error", .family = GCB_FAM_OF_CASE,
-         .rule = {gcb__rule_errors}, .group = GCB_GROUP_RUN,
+         .rule = {gcb__rule_errors}, .group = GCB_GROUP_ERROR,
          .suggestion = "fix the cause above and rerun the case"),
     KIND(NOTHING_MEASURED, .name = "nothing-measured", .family = GCB_FAM_RUN,
          .rule = {gcb__rule_nothing_measured}, .group = GCB_GROUP_RUN,

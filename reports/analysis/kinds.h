@@ -84,6 +84,8 @@ enum gcb_group {
                            to the run, counted as unexplained */
   GCB_GROUP_RUN,        /* the run itself */
   GCB_GROUP_GPU,        /* the device of where.rank (the rank on a host) */
+  GCB_GROUP_ERROR,      /* what the error's benchmark measures at its rank;
+                           the run for an error of no rank */
   GCB_GROUP_HOST_LINK,  /* the GPU's link to its host; a NIC (where.link) */
   GCB_GROUP_GPU_PAIR,   /* the GPU pair of the finding's p2p case */
   GCB_GROUP_NETWORK,    /* a host's network link or one path (where.link) */

@@ -1331,6 +1331,14 @@ enum gcb_family gcb_model_case_family(const struct gcb_model_case *c) {
   return gcb_bench_kind_desc(c->kind)->family;
 }
 
+enum gcb_family gcb_model_error_family(const struct gcb_model_error *e) {
+  enum gcb_bench_kind k = gcb_bench_kind_find(e->bench);
+  if (k == GCB_BENCH_PCIE && (strncmp(e->label, "d2h", 3) == 0 ||
+                              strncmp(e->label, "device_to_host", 14) == 0))
+    return GCB_FAM_D2H;
+  return gcb_bench_kind_desc(k)->family;
+}
+
 bool gcb_model_case_alone(const struct gcb_model *m,
                           const struct gcb_model_case *c) {
   double comm = gcb_model_param_num(c, "comm_size");

@@ -494,6 +494,11 @@ long long gcb_model_gpu_rank(const struct gcb_model *m, long long node,
  * copy's by its direction (d2h: D2H). */
 enum gcb_family gcb_model_case_family(const struct gcb_model_case *c);
 
+/* The check family of an error: its benchmark's; a pcie copy's direction
+ * read from its label, which names it first as gcbench ("d2h ...") and
+ * nvbandwidth ("device_to_host_...") write it (an error has no params). */
+enum gcb_family gcb_model_error_family(const struct gcb_model_error *e);
+
 /* Whether c runs over a communicator of one member, which moves nothing
  * between ranks (NCCL's in-place operation on one rank does no work, its
  * out-of-place one is a copy within the GPU): params.comm_size below 2,

@@ -515,6 +515,64 @@ Test(diagnose, a_failed_run_states_its_error_not_its_status) {
   done(&x);
 }
 
+/* An error one rank met is stated at what its benchmark measures there,
+ * in that benchmark's family (it was stated at "run": a drain list named
+ * no node for a GPU that failed its GEMM, and a CI job's junit no GPU):
+ * the rank's GPU for gemm, its host link for pcie (D2H by the label's
+ * direction, as gcbench and nvbandwidth name it), the node for p2p (the
+ * measuring rank copies between two GPUs of its node, not only its own),
+ * the rank for a collective; an error of no rank stays at the run. */
+Test(diagnose, an_error_of_one_rank_is_stated_where_its_benchmark_measures) {
+  static const struct {
+    const char *bench, *label;
+    int rank;
+    const char *name;
+    enum gcb_comp_kind kind;
+    enum gcb_family family;
+  } want[] = {
+      {"gemm", "fp16 4096x4096x4096", 1, "GPU 1 0000:11:00.0 on node00",
+       GCB_COMP_GPU, GCB_FAM_GEMM},
+      {"pcie", "d2h pinned 64 MiB", 2, "GPU 2 <-> host on node00",
+       GCB_COMP_LINK, GCB_FAM_D2H},
+      {"pcie", "host_to_device_memcpy_ce GPU0", 4, "GPU 0 <-> host on node01",
+       GCB_COMP_LINK, GCB_FAM_H2D},
+      {"p2p", "GPU 1 -> GPU 2 256 MiB", 5, "node node01", GCB_COMP_NODE,
+       GCB_FAM_PEERS},
+      {"coll", "allreduce float sum 1048576B", 7, "rank 7 (GPU 3) on node01",
+       GCB_COMP_RANK, GCB_FAM_COLL},
+      {"coll", "allgather float 1048576B", -1, "run", GCB_COMP_RUN,
+       GCB_FAM_RUN},
+  };
+  size_t n = sizeof want / sizeof *want;
+  json_t *doc = fx_doc(8, 2, 16, "Test CPU");
+  const double figs[] = {100, 101, 99, 100, 100, 101, 99, 100};
+  fx_add_case(doc, fx_case("membw", "copy", "{\"kernel\": \"copy\"}", "GB/s",
+                           figs, 8, 0.01, NULL));
+  for (size_t i = 0; i < n; i++) {
+    json_array_append_new(
+        json_object_get(doc, "errors"),
+        json_pack("{s:s, s:s, s:i, s:s, s:s}", "bench", want[i].bench, "label",
+                  want[i].label, "rank", want[i].rank, "status", "ECUDA",
+                  "message", want[i].label));
+  }
+  struct dx x;
+  one_doc(&x, doc);
+  diagnose(&x);
+  for (size_t i = 0; i < n; i++) {
+    const struct gcb_root_cause *rc = NULL;
+    for (size_t k = 0; k < x.d.n && rc == NULL; k++)
+      if (strstr(x.d.items[k].summary, want[i].label) != NULL)
+        rc = &x.d.items[k];
+    cr_assert_not_null(rc, "%s: no root cause", want[i].label);
+    cr_expect_str_eq(rc->comp.name, want[i].name, "%s", want[i].label);
+    cr_expect_eq(rc->comp.kind, want[i].kind, "%s", want[i].label);
+    cr_expect_eq(rc->family, want[i].family, "%s: %s", want[i].label,
+                 gcb_family_name(rc->family));
+    cr_expect_eq(rc->severity, GCB_SEV_FAIL);
+  }
+  done(&x);
+}
+
 /* A placement finding of several ranks quotes one of them as its example:
  * on a real quick suite of a 2-core VM run unbound, "ranks 0-1" states
  * "rank 0 is not bound (CPUs 0-1: the whole machine) (and 1 more like

@@ -858,9 +858,9 @@ Test(render, junit_skips_component_checks_with_no_measurement) {
                   "time=\"0.000000\">\n      <skipped message=\"n/a: the "
                   "report has no H2D measurement of this GPU\"/>"),
       "%s", out);
-  cr_expect_not_null(strstr(out, "name=\"gcbench.components\" tests=\"35\" "
-                                 "failures=\"4\" errors=\"0\" "
-                                 "skipped=\"16\""));
+  cr_expect_not_null(strstr(out, "name=\"gcbench.components\" tests=\"36\" "
+                                 "failures=\"7\" errors=\"0\" "
+                                 "skipped=\"14\""));
   free(out);
   fixture_free(&fx);
 }

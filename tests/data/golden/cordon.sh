@@ -9,8 +9,8 @@ n=$(node_of 'gpu-node-01')
 kubectl cordon "$n"
 kubectl taint nodes "$n" gcbench=fail:NoSchedule --overwrite
 kubectl annotate node "$n" gcbench/reason='gcbench: GPU 1 0000:2c:00.0: wrong results in gemm: fp16 8192x8192x8192: 2 of 256 checked values wrong (largest error 0.5, tolerance 3e-05; relative error vs' --overwrite
-# gpu-node-02: gcbench: GPU 0 0000:1b:00.0: GEMM 30 % below its peers in 1 of 2 case(s) (worst fp32 8192x8192x8192: 455 vs 651 TFLOP/s); 1 regression against the baseline; 2
+# gpu-node-02: gcbench: node gpu-node-02: ECUDA: cudaMemcpyPeer: peer access not supported (+1 more)
 n=$(node_of 'gpu-node-02')
 kubectl cordon "$n"
 kubectl taint nodes "$n" gcbench=fail:NoSchedule --overwrite
-kubectl annotate node "$n" gcbench/reason='gcbench: GPU 0 0000:1b:00.0: GEMM 30 % below its peers in 1 of 2 case(s) (worst fp32 8192x8192x8192: 455 vs 651 TFLOP/s); 1 regression against the baseline; 2' --overwrite
+kubectl annotate node "$n" gcbench/reason='gcbench: node gpu-node-02: ECUDA: cudaMemcpyPeer: peer access not supported (+1 more)' --overwrite
