@@ -21,7 +21,6 @@
 #include "common/busid.h"
 #include "common/grow.h"
 #include "reports/document/results_int.h"
-#include "reports/document/topo_view.h"
 #include "reports/document/view.h"
 
 /* ---- the arena ---------------------------------------------------------- */
@@ -78,6 +77,24 @@ static const char *arena_str(struct gcb__model_arena *a, const char *s) {
   size_t n = s != NULL ? strlen(s) + 1 : 0;
   char *c = arena_calloc(a, n, 1);
   return c != NULL ? memcpy(c, s, n) : s != NULL ? "" : NULL;
+}
+
+/* ---- bus ids and host links ---------------------------------------------- */
+
+/* Whether text names the PCI function want: the same as comparing the
+ * canonical forms (the form is one-to-one), without formatting either,
+ * which was a tenth of a 16,384-rank report (a lookup per rank and GPU). */
+static bool same_busid(const struct gcb_busid *want, const char *text) {
+  struct gcb_busid have;
+  return gcb_busid_parse(text, &have, NULL) == GCB_OK &&
+         have.domain == want->domain && have.bus == want->bus &&
+         have.dev == want->dev && have.func == want->func;
+}
+
+/* A GPU's expected host link (H2D/D2H) in GB/s per direction, or NAN. */
+static double host_gbps(const json_t *gpu) {
+  double v = gcb_view_num(gcb_view_obj(gpu, "host_link"), "expected_gbps");
+  return v > 0 ? v : NAN;
 }
 
 /* ---- the schema's rows -------------------------------------------------- */
@@ -330,7 +347,7 @@ static void build_topology(struct gcb__model_arena *a, const json_t *topo,
   for (size_t i = 0; i < n->ngpus; i++) {
     struct gcb_model_gpu *g = &n->gpus[i];
     g->node = n->index;
-    g->host_gbps = gcb_topo_view_host_gbps(json_array_get(gpus, i));
+    g->host_gbps = host_gbps(json_array_get(gpus, i));
     g->hops = read_list(a, json_array_get(gpus, i), item_rows(rows, "gpus"),
                         "pcie_path", sizeof *g->hops, &g->nhops);
   }
@@ -690,11 +707,57 @@ long long gcb_model_col_find(const struct gcb_model_case *c, long long rank) {
   return find_keyed(c, c->ranks.n, rank, col_key);
 }
 
-/* ---- keys (gcb__view_key's text, over typed params) --------------------- */
+/* ---- keys (over typed params) ------------------------------------------- */
+
+/* The key text of a case from its bench, unit and the params it keeps
+ * (p[0..n), in any order: sorted here by key), each value already as text:
+ * bench, the params as key=value in sorted key order, then [unit] ("gemm
+ * dtype=fp32 m=256 [GFLOP/s]"), truncated at a UTF-8 boundary to fit buf;
+ * returns the whole key's length (as snprintf does: a buf of that plus
+ * one holds it whole). */
+#define KEY_PARAMS 32 /* held on the stack; more are allocated */
+struct key_param {
+  const char *key;
+  const char *val; /* its text: the string's own; NULL: num (sorting
+                      moves the entries, so none points into itself) */
+  char num[32];    /* a number as %.17g */
+};
+
+/* Appends to buf[*used..size) with printf semantics, never overflowing;
+ * the caller trims a character cut short (gcb__view_trim_partial). */
+static void append(char *buf, size_t size, size_t *used, const char *fmt,
+                   const char *a, const char *b) {
+  bool room = *used + 1 < size;
+  int n =
+      snprintf(room ? buf + *used : NULL, room ? size - *used : 0, fmt, a, b);
+  *used += n > 0 ? (size_t)n : 0; /* the whole text's length */
+}
+
+static int cmp_param(const void *a, const void *b) {
+  return strcmp(((const struct key_param *)a)->key,
+                ((const struct key_param *)b)->key);
+}
+
+static size_t view_key(const char *bench, const char *unit,
+                       struct key_param *p, size_t n, char *buf, size_t size) {
+  size_t used = 0;
+  if (n > 1)
+    qsort(p, n, sizeof *p, cmp_param);
+  if (size > 0)
+    buf[0] = '\0';
+  append(buf, size, &used, "%s%s", bench, "");
+  for (size_t i = 0; i < n; i++)
+    append(buf, size, &used, " %s=%s", p[i].key,
+           p[i].val != NULL ? p[i].val : p[i].num);
+  append(buf, size, &used, " [%s]%s", unit, "");
+  if (size > 0)
+    gcb__view_trim_partial(buf);
+  return used;
+}
 
 /* A parameter's text in a key: numbers with %.17g, strings as they are
  * (whole), anything else "?". */
-static void scalar_text(const struct gcb_mvalue *v, struct gcb__key_param *p) {
+static void scalar_text(const struct gcb_mvalue *v, struct key_param *p) {
   if (v->type == GCB_MV_INT || v->type == GCB_MV_REAL) {
     snprintf(p->num, sizeof p->num, "%.17g", v->num);
     p->val = NULL;
@@ -713,8 +776,8 @@ static bool skipped(const char *key, const char *const *skip) {
 size_t gcb_model_case_key_except(const struct gcb_model_case *c,
                                  const char *const *skip, char *buf,
                                  size_t size) {
-  struct gcb__key_param stack[GCB__KEY_PARAMS], *p = stack;
-  if (c->params.n > GCB__KEY_PARAMS &&
+  struct key_param stack[KEY_PARAMS], *p = stack;
+  if (c->params.n > KEY_PARAMS &&
       (p = malloc(c->params.n * sizeof *p)) == NULL) {
     if (size > 0)
       buf[0] = '\0';
@@ -728,7 +791,7 @@ size_t gcb_model_case_key_except(const struct gcb_model_case *c,
       scalar_text(&kv->value, &p[n++]);
     }
   }
-  size_t len = gcb__view_key(c->bench, c->unit, p, n, buf, size);
+  size_t len = view_key(c->bench, c->unit, p, n, buf, size);
   if (p != stack)
     free(p);
   return len;
@@ -823,7 +886,7 @@ const struct gcb_model_gpu *gcb_model_gpu_by_busid(const struct gcb_model *m,
   if (n == NULL || gcb_busid_parse(busid, &want, NULL) != GCB_OK)
     return NULL;
   for (size_t i = 0; i < n->ngpus; i++)
-    if (gcb__topo_view_same_busid(&want, n->gpus[i].busid))
+    if (same_busid(&want, n->gpus[i].busid))
       return &n->gpus[i];
   return NULL;
 }
@@ -836,7 +899,7 @@ gcb_model_health_by_busid(const struct gcb_model *m, long long node,
   if (n == NULL || gcb_busid_parse(busid, &want, NULL) != GCB_OK)
     return NULL;
   for (size_t i = 0; i < n->nhealth; i++)
-    if (gcb__topo_view_same_busid(&want, n->health[i].bus_id))
+    if (same_busid(&want, n->health[i].bus_id))
       return &n->health[i];
   return NULL;
 }
@@ -856,7 +919,7 @@ static bool names_gpu(const char *s, long long index) {
 }
 
 /* The slot of "GPU<index>" in the node's paths.devices (GPUs come first,
- * so normally the index itself), or -1: topo_view.c's device_slot. */
+ * so normally the index itself), or -1. */
 static long long path_slot(const struct gcb_model_node *n, long long index) {
   if (index < 0)
     return -1;
@@ -1287,7 +1350,7 @@ enum gcb_status gcb__model_done(struct gcb_model *m, struct gcb_err *err) {
                    : GCB_OK;
 }
 
-/* ---- topology lookups (topo_view.h's, over the model) ------------------- */
+/* ---- topology lookups (by node, over the model) ----------------------- */
 
 long long gcb_model_gpu_index(const struct gcb_model *m, long long node,
                               const char *busid) {

@@ -7,7 +7,7 @@
  * path-class matrices over GPUs and NICs, expected GPU-pair bandwidths, the
  * hypervisor, the suspicious facts and the placement problems. Unknown
  * numbers are null. Every json_pack call steals its "o" arguments, so a
- * failure anywhere yields NULL without leaks. Read by model.c, topo_view.c.
+ * failure anywhere yields NULL without leaks. Read by model.c.
  */
 #include "reports/document/results_int.h"
 

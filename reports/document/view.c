@@ -52,16 +52,6 @@ size_t gcb_view_copy(char *dst, size_t size, const char *src) {
   return n;
 }
 
-/* Appends to buf[*used..size) with printf semantics, never overflowing;
- * the caller trims a character cut short (gcb__view_trim_partial). */
-static void append(char *buf, size_t size, size_t *used, const char *fmt,
-                   const char *a, const char *b) {
-  bool room = *used + 1 < size;
-  int n =
-      snprintf(room ? buf + *used : NULL, room ? size - *used : 0, fmt, a, b);
-  *used += n > 0 ? (size_t)n : 0; /* the whole text's length */
-}
-
 void gcb__view_trim_partial(char *s) {
   size_t n = strlen(s), p = n;
   while (p > 0 && n - p < 4 && ((unsigned char)s[p - 1] & 0xC0) == 0x80)
@@ -72,29 +62,6 @@ void gcb__view_trim_partial(char *s) {
   size_t want = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
   if (n - (p - 1) < want)
     s[p - 1] = '\0';
-}
-
-static int cmp_param(const void *a, const void *b) {
-  return strcmp(((const struct gcb__key_param *)a)->key,
-                ((const struct gcb__key_param *)b)->key);
-}
-
-size_t gcb__view_key(const char *bench, const char *unit,
-                     struct gcb__key_param *p, size_t n, char *buf,
-                     size_t size) {
-  size_t used = 0;
-  if (n > 1)
-    qsort(p, n, sizeof *p, cmp_param);
-  if (size > 0)
-    buf[0] = '\0';
-  append(buf, size, &used, "%s%s", bench, "");
-  for (size_t i = 0; i < n; i++)
-    append(buf, size, &used, " %s=%s", p[i].key,
-           p[i].val != NULL ? p[i].val : p[i].num);
-  append(buf, size, &used, " [%s]%s", unit, "");
-  if (size > 0)
-    gcb__view_trim_partial(buf);
-  return used;
 }
 
 /* printf's "%.0f" for |x| >= 1000 or x == 0, from nearbyint (which rounds

@@ -84,24 +84,8 @@ size_t gcb_view_mpi_line_model(const struct gcb_model *m, char *buf,
  * the least batch of each; "" without a probe. */
 void gcb_view_mpi_probe_line(const json_t *root, char *buf, size_t size);
 
-/* Internal, for the typed model's case keys (model.c) and the analysis:
- * the key text of a case from its bench, unit and the params it keeps
- * (p[0..n), in any order: sorted here by key), each value already as text:
- * bench, the params as key=value in sorted key order, then [unit] ("gemm
- * dtype=fp32 m=256 [GFLOP/s]"), truncated at a UTF-8 boundary to fit buf;
- * returns the whole key's length (as snprintf does: a buf of that plus
- * one holds it whole). And the cut of an incomplete UTF-8 sequence at the
- * end of a truncated text. */
-#define GCB__KEY_PARAMS 32 /* held on the stack; more are allocated */
-struct gcb__key_param {
-  const char *key;
-  const char *val; /* its text: the string's own; NULL: num (sorting
-                      moves the entries, so none points into itself) */
-  char num[32];    /* a number as %.17g */
-};
-size_t gcb__view_key(const char *bench, const char *unit,
-                     struct gcb__key_param *p, size_t n, char *buf,
-                     size_t size);
+/* The cut of an incomplete UTF-8 sequence at the end of a truncated
+ * text. */
 void gcb__view_trim_partial(char *s);
 
 /* Copies src into dst[0..size) with a terminating NUL, cutting at a UTF-8

@@ -28,7 +28,7 @@
 #include <string.h>
 
 #include "common/grow.h"
-#include "reports/document/topo_view.h"
+#include "common/busid.h"
 #include "reports/interop/interop_int.h"
 
 /* One test of a log: its column header's layout and its rows so far. */

@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "common/nccl_version.h"
-#include "reports/document/topo_view.h"
+#include "common/busid.h"
 #include "reports/document/view.h"
 #include "reports/interop/interop_int.h"
 

@@ -28,7 +28,7 @@
 #include <string.h>
 
 #include "reports/document/bench_kind.h"
-#include "reports/document/topo_view.h"
+#include "common/busid.h"
 #include "reports/interop/interop_int.h"
 
 #define GCB__NVBW_MAX_GPUS 256

@@ -3,7 +3,7 @@
  * committed fixtures (schema 1 and 2, gcbench's own and a converted
  * tool's, read with per-rank columns as arrays and compact), every case,
  * every column element and every rank gives the document's own values (as
- * the tree holds them, and as ranks.h and topo_view.h read them); case
+ * the tree holds them, and as ranks.h and the tree read them); case
  * keys are the known ones; compact columns of doubles are borrowed, not
  * copied; absent optional sections read as their documented fallbacks.
  */
@@ -16,7 +16,6 @@
 #include "reports/analysis/diagnose.h"
 #include "reports/document/model.h"
 #include "reports/document/results_int.h"
-#include "reports/document/topo_view.h"
 #include "reports/interop/interop.h"
 #include "tests/reports/report_fixture.h"
 #include "topo/topo.h"
@@ -305,7 +304,8 @@ static void expect_nodes(const json_t *root, const struct gcb_model *m,
         continue;
       cr_expect_str_eq(mg->busid, gcb_view_str(tg, "busid"));
       cr_expect_eq(mg->node, n->index, "a GPU is (node, bus id)");
-      cr_expect(same_num(mg->host_gbps, gcb_topo_view_host_gbps(tg)));
+      double hl = gcb_view_num(gcb_view_obj(tg, "host_link"), "expected_gbps");
+      cr_expect(same_num(mg->host_gbps, hl > 0 ? hl : NAN));
       cr_expect_eq(gcb_model_gpu_by_busid(m, n->index, mg->busid), mg);
       cr_expect_eq(tree_gpu_by_busid(topo, mg->busid), mg->index);
     }
