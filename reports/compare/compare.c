@@ -29,8 +29,8 @@
 const char *gcb_verdict_name(enum gcb_verdict v) {
   static const char *const names[] = {
       "same",        "within noise", "better",  "REGRESSION",
-      "only in old", "only in new",  "MPI mode"};
-  return v <= GCB_VERDICT_MODE ? names[v] : "?";
+      "only in old", "only in new",  "MPI mode", "not judged"};
+  return v <= GCB_VERDICT_UNJUDGED ? names[v] : "?";
 }
 
 /* Units where a smaller number is better (times); figures are rates. */
@@ -199,6 +199,8 @@ static enum gcb_status row(struct gcb_comparison *cmp,
                            const char *name, const char *unit, double old_v,
                            double new_v, bool lower, double threshold,
                            double noise, struct gcb_err *err) {
+  if (isnan(old_v) && isnan(new_v))
+    return GCB_OK; /* neither run has the metric (a tool's average alone) */
   struct gcb_delta *d = push_delta(cmp, nc, key, err);
   if (d == NULL)
     return GCB_ENOMEM;
@@ -209,9 +211,17 @@ static enum gcb_status row(struct gcb_comparison *cmp,
   d->change = old_v != 0 ? (new_v - old_v) / fabs(old_v) : NAN;
   d->noise = noise;
   d->threshold = threshold;
-  /* A NAN change (zero baseline) cannot be judged: call it the same. */
-  d->verdict = isnan(d->change) ? GCB_VERDICT_SAME
-                                : judge(d->change, lower, threshold, noise);
+  /* A time of 0 measured nothing (the case's `unmeasured` finding): it is
+   * neither 100 % better nor a baseline to hold anything against. A rate
+   * of 0 is a measurement (nothing moved): from it, only up is a change. */
+  if (isnan(d->change) && !isnan(old_v) && new_v == 0 && !lower)
+    d->verdict = GCB_VERDICT_SAME;
+  else if (isnan(d->change) && !isnan(old_v) && new_v > 0 && !lower)
+    d->verdict = GCB_VERDICT_BETTER;
+  else if (isnan(d->change) || (lower && new_v == 0))
+    d->verdict = GCB_VERDICT_UNJUDGED;
+  else
+    d->verdict = judge(d->change, lower, threshold, noise);
   cmp->regressions += d->verdict == GCB_VERDICT_REGRESSION;
   return GCB_OK;
 }

@@ -26,6 +26,9 @@ enum gcb_verdict {
                              differ by GCB_MPI_MODE_RATIO or more: the
                              machine's MPI mode, not a regression
                              (compare_notes.c) */
+  GCB_VERDICT_UNJUDGED,   /* one side measured nothing: a time of 0 (a
+                             timer that resolved no iteration, not a fast
+                             run) or no value */
 };
 
 /* "same", "within noise", "better", "REGRESSION", "only in old", ...,

@@ -403,6 +403,11 @@ static void baseline_suite(struct suite *s, const struct gcb_report *rep) {
       continue;
     char name[224], msg[160];
     snprintf(name, sizeof name, "%s %s", d->title, d->metric);
+    if (d->verdict == GCB_VERDICT_UNJUDGED) {
+      skipped_test(s, "gcbench.baseline", name,
+                   "not judged: one run measured nothing");
+      continue;
+    }
     open_test(s, "gcbench.baseline", name, 0);
     if (d->verdict == GCB_VERDICT_REGRESSION) {
       snprintf(msg, sizeof msg, "%+.1f%% (threshold %.1f%%, noise %.1f%%)",

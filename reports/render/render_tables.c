@@ -305,7 +305,8 @@ static void checks_table(struct gcb__tb *b) {
 static const char *const verdict_class[] = {[GCB_VERDICT_REGRESSION] = "fail",
                                             [GCB_VERDICT_ONLY_OLD] = "warn",
                                             [GCB_VERDICT_BETTER] = "ok",
-                                            [GCB_VERDICT_MODE] = "info"};
+                                            [GCB_VERDICT_MODE] = "info",
+                                            [GCB_VERDICT_UNJUDGED] = "warn"};
 
 /* The comparison with the baseline, then the differences between the runs
  * that limit it (dropped when there are none). */

@@ -303,8 +303,8 @@ Test(compare, outcome_becomes_findings) {
 }
 
 Test(compare, verdict_names_are_distinct) {
-  for (int a = GCB_VERDICT_SAME; a <= GCB_VERDICT_ONLY_NEW; a++)
-    for (int b = a + 1; b <= GCB_VERDICT_ONLY_NEW; b++)
+  for (int a = GCB_VERDICT_SAME; a <= GCB_VERDICT_UNJUDGED; a++)
+    for (int b = a + 1; b <= GCB_VERDICT_UNJUDGED; b++)
       cr_expect_str_neq(gcb_verdict_name(a), gcb_verdict_name(b));
 }
 
@@ -413,6 +413,63 @@ Test(compare, latency_cases_compare_in_time) {
   cr_expect_eq(d->verdict, GCB_VERDICT_REGRESSION, "a longer time is worse");
   cr_expect_eq(row(&p, "slowest time")->verdict, GCB_VERDICT_REGRESSION);
   done(&p);
+}
+
+/* run_at's case at a rate of 0 on every rank (a copy that moved
+ * nothing in the time it took). */
+static json_t *nothing_moved(void) {
+  json_t *doc = run_at(100, 0, 0.005);
+  json_t *c = json_array_get(json_object_get(doc, "cases"), 0);
+  json_t *fig = json_object_get(json_object_get(c, "per_rank"), "figure");
+  static const char *const cols[] = {"median", "best", "worst"};
+  for (size_t k = 0; k < 3; k++) {
+    json_t *col = json_object_get(fig, cols[k]);
+    for (size_t i = 0; i < json_array_size(col); i++)
+      json_array_set_new(col, i, json_real(0));
+  }
+  static const char *const summary[] = {"min", "median", "mean", "max",
+                                        "stdev"};
+  for (size_t i = 0; i < 5; i++)
+    json_object_set_new(json_object_get(c, "summary"), summary[i],
+                        json_real(0));
+  return doc;
+}
+
+/* A time of 0 is a timer that resolved no iteration (the case's
+ * `unmeasured` finding), not a run 100 % faster: a new run whose 8 B
+ * ping-pong timed 0 s compared "better" and passed a compare gate; from a
+ * baseline of 0 s it compared "same". Neither is judged now. A rate of 0
+ * is a measurement: from it a positive figure is better, 0 the same. */
+Test(compare, a_time_of_zero_is_not_judged_a_rate_of_zero_is) {
+  const double zero_time[][2] = {{10e-6, 0}, {0, 10e-6}};
+  for (size_t k = 0; k < 2; k++) {
+    struct pair p = {.old = coll_run(4, "latency", 8, 2, 0, 10e-6),
+                     .new_ = coll_run(4, "latency", 8, 2, 0, 10e-6)};
+    json_t *docs[2] = {p.old, p.new_};
+    for (int s = 0; s < 2; s++) { /* the per-rank column of every rank */
+      json_t *c = json_array_get(json_object_get(docs[s], "cases"), 0);
+      json_t *col =
+          json_object_get(json_object_get(c, "per_rank"), "figure_time_s");
+      for (size_t i = 0; i < json_array_size(col); i++)
+        json_array_set_new(col, i, json_real(zero_time[k][s]));
+    }
+    compare(&p, NULL);
+    const struct gcb_delta *d = row(&p, "median time");
+    cr_expect_eq(d->verdict, GCB_VERDICT_UNJUDGED, "%zu: %s (%g -> %g)", k,
+                 gcb_verdict_name(d->verdict), d->old_value, d->new_value);
+    cr_expect_str_eq(gcb_verdict_name(d->verdict), "not judged");
+    cr_expect_eq(p.cmp.regressions, 0, "%zu", k);
+    done(&p);
+  }
+  struct pair up = {.old = nothing_moved(), .new_ = run_at(100, 0, 0.005)};
+  compare(&up, NULL);
+  cr_expect_eq(row(&up, "median")->verdict, GCB_VERDICT_BETTER, "%s",
+               gcb_verdict_name(row(&up, "median")->verdict));
+  done(&up);
+  struct pair still = {.old = nothing_moved(), .new_ = nothing_moved()};
+  compare(&still, NULL);
+  cr_expect_eq(row(&still, "median")->verdict, GCB_VERDICT_SAME);
+  done(&still);
 }
 
 /* ---- issue 26: the band from the documents' own noise ------------------- */
