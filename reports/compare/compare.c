@@ -28,7 +28,7 @@
 
 const char *gcb_verdict_name(enum gcb_verdict v) {
   static const char *const names[] = {
-      "same",        "within noise", "better",  "REGRESSION",
+      "same",        "within noise", "better",   "REGRESSION",
       "only in old", "only in new",  "MPI mode", "not judged"};
   return v <= GCB_VERDICT_UNJUDGED ? names[v] : "?";
 }

@@ -97,6 +97,8 @@ void gcb_comparison_free(struct gcb_comparison *cmp);
 struct gcb_run_check {
   size_t missing;  /* baseline cases the new run lacks */
   size_t invalid;  /* the new run's cases whose results failed validation */
+  size_t unmeasured; /* rows the baseline timed and the new run did not
+                        (a time of 0: GCB_VERDICT_UNJUDGED) */
   char status[32]; /* the new run's run.status */
   bool failed;     /* any of them, or a status other than "complete" */
 };

@@ -3,9 +3,10 @@
  * (reports/compare/compare.h, gcb_compare_run_check): a run that kept 2 of
  * 70 cases and says "failed" has nothing regressed among the 2, and must
  * not compare as a pass. Missing baseline cases, a run status other than
- * "complete" (or "unknown": a converted excerpt) and cases whose results
- * were checked and failed validation each fail it; a case not validated
- * does not.
+ * "complete" (or "unknown": a converted excerpt), cases whose results
+ * were checked and failed validation and times the baseline measured and
+ * the new run did not (0 s) each fail it; a case not validated does not,
+ * nor a baseline that timed nothing.
  */
 #include <stdio.h>
 #include <string.h>
@@ -27,13 +28,16 @@ void gcb_compare_run_check(const struct gcb_comparison *cmp,
                            const struct gcb_doc *new_,
                            struct gcb_run_check *out) {
   memset(out, 0, sizeof *out);
-  for (size_t i = 0; i < cmp->ndeltas; i++)
-    out->missing += cmp->deltas[i].verdict == GCB_VERDICT_ONLY_OLD &&
-                    !cmp->deltas[i].derived; /* its rows count */
+  for (size_t i = 0; i < cmp->ndeltas; i++) {
+    const struct gcb_delta *d = &cmp->deltas[i];
+    out->missing +=
+        d->verdict == GCB_VERDICT_ONLY_OLD && !d->derived; /* its rows count */
+    out->unmeasured += d->verdict == GCB_VERDICT_UNJUDGED && d->old_value > 0;
+  }
   for (size_t i = 0; i < new_->model->ncases; i++)
     out->invalid += case_invalid(&new_->model->cases[i]);
   gcb_view_copy(out->status, sizeof out->status, new_->model->run.status);
-  out->failed = out->missing > 0 || out->invalid > 0 ||
+  out->failed = out->missing > 0 || out->invalid > 0 || out->unmeasured > 0 ||
                 gcb_view_status_failed(out->status);
 }
 
@@ -50,6 +54,10 @@ void gcb_compare_run_why(const struct gcb_run_check *rc, char *buf,
   if (rc->invalid > 0 && used < size)
     used += (size_t)snprintf(buf + used, size - used,
                              " %zu case(s) failed validation;", rc->invalid);
+  if (rc->unmeasured > 0 && used < size)
+    used += (size_t)snprintf(buf + used, size - used,
+                             " %zu time(s) the baseline measured are 0 s;",
+                             rc->unmeasured);
   if (used > 0 && used < size && buf[used - 1] == ';')
     buf[used - 1] = '\0';
 }

@@ -738,8 +738,8 @@ static int cmp_param(const void *a, const void *b) {
                 ((const struct key_param *)b)->key);
 }
 
-static size_t view_key(const char *bench, const char *unit,
-                       struct key_param *p, size_t n, char *buf, size_t size) {
+static size_t view_key(const char *bench, const char *unit, struct key_param *p,
+                       size_t n, char *buf, size_t size) {
   size_t used = 0;
   if (n > 1)
     qsort(p, n, sizeof *p, cmp_param);

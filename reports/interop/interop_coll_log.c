@@ -27,8 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/grow.h"
 #include "common/busid.h"
+#include "common/grow.h"
 #include "reports/interop/interop_int.h"
 
 /* One test of a log: its column header's layout and its rows so far. */

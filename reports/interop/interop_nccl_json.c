@@ -24,8 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/nccl_version.h"
 #include "common/busid.h"
+#include "common/nccl_version.h"
 #include "reports/document/view.h"
 #include "reports/interop/interop_int.h"
 

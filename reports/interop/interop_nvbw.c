@@ -27,8 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "reports/document/bench_kind.h"
 #include "common/busid.h"
+#include "reports/document/bench_kind.h"
 #include "reports/interop/interop_int.h"
 
 #define GCB__NVBW_MAX_GPUS 256

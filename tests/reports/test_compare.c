@@ -459,6 +459,16 @@ Test(compare, a_time_of_zero_is_not_judged_a_rate_of_zero_is) {
                  gcb_verdict_name(d->verdict), d->old_value, d->new_value);
     cr_expect_str_eq(gcb_verdict_name(d->verdict), "not judged");
     cr_expect_eq(p.cmp.regressions, 0, "%zu", k);
+    /* the new run that timed nothing fails the comparison, saying so; a
+     * baseline that timed nothing is no fault of the new run */
+    struct gcb_run_check rc;
+    run_check(&p, &rc);
+    cr_expect_eq(rc.failed, k == 0, "%zu", k);
+    char why[256];
+    gcb_compare_run_why(&rc, why, sizeof why);
+    if (k == 0)
+      cr_expect_not_null(strstr(why, "2 time(s) the baseline measured are 0 s"),
+                         "%s", why);
     done(&p);
   }
   struct pair up = {.old = nothing_moved(), .new_ = run_at(100, 0, 0.005)};

@@ -549,11 +549,11 @@ Test(diagnose, an_error_of_one_rank_is_stated_where_its_benchmark_measures) {
   fx_add_case(doc, fx_case("membw", "copy", "{\"kernel\": \"copy\"}", "GB/s",
                            figs, 8, 0.01, NULL));
   for (size_t i = 0; i < n; i++) {
-    json_array_append_new(
-        json_object_get(doc, "errors"),
-        json_pack("{s:s, s:s, s:i, s:s, s:s}", "bench", want[i].bench, "label",
-                  want[i].label, "rank", want[i].rank, "status", "ECUDA",
-                  "message", want[i].label));
+    json_array_append_new(json_object_get(doc, "errors"),
+                          json_pack("{s:s, s:s, s:i, s:s, s:s}", "bench",
+                                    want[i].bench, "label", want[i].label,
+                                    "rank", want[i].rank, "status", "ECUDA",
+                                    "message", want[i].label));
   }
   struct dx x;
   one_doc(&x, doc);
