@@ -4,7 +4,8 @@
  * when its first non-blank byte is '{', else rows[0] (its text reader), so
  * that the seeds are the real files of tests/data/interop as they are. The
  * contract: a typed model, or one line saying why not; a model holds a
- * case at least, within the limits (GCB_INTEROP_MAX_*); no crash, leak,
+ * case or an error (a run that failed before its first row) at least,
+ * within the limits (GCB_INTEROP_MAX_*); no crash, leak,
  * undefined behaviour, or time or memory beyond the limits.
  */
 #ifndef GCB_FUZZ_INTEROP_H
@@ -29,9 +30,11 @@ static inline int gcb_fuzz_interop(const unsigned char *data, size_t size,
                                              "fuzz.txt", &m, &err);
   if (!gcb_fuzz_answer_ok(st, m != NULL, &err))
     gcb_fuzz_fail(&err);
-  if (m != NULL && (m->ncases == 0 || m->ncases > GCB_INTEROP_MAX_ITEMS)) {
-    gcb_err_set(&err, GCB_EINTERNAL, "%zu cases", m->ncases);
-    gcb_fuzz_fail(&err); /* a model holds a case at least, within the limit */
+  if (m != NULL && ((m->ncases == 0 && m->nerrors == 0) ||
+                    m->ncases > GCB_INTEROP_MAX_ITEMS)) {
+    gcb_err_set(&err, GCB_EINTERNAL, "%zu cases, %zu errors", m->ncases,
+                m->nerrors);
+    gcb_fuzz_fail(&err); /* a case or an error at least, within the limit */
   }
   gcb_model_free(m);
   return 0;

@@ -159,18 +159,16 @@ static enum gcb_status none_matched(const char *name, char (*why)[WHY_MAX],
                      "%s: not a format gcbench reads (tried %s)", name, list);
 }
 
-/* A file that yields no case is refused, whatever else it held: a report
- * of nothing would read PASS and pass the CI job whose benchmark never
- * ran. Says what the file did hold (skipped tests, the first error). */
+/* A file that yields neither a case nor an error is refused: a report of
+ * nothing would read PASS and pass the CI job whose benchmark never ran.
+ * Says what the file did hold (skipped tests). One with an error (a run
+ * that failed before its first row) reads: the error fails its report,
+ * which says why, as a run that failed later does. */
 static enum gcb_status no_measurement(struct gcb__conv *cv,
                                       const struct gcb_model *m) {
-  char held[400] = "";
-  int n = 0;
+  char held[64] = "";
   if (m->nskips > 0)
-    n = snprintf(held, sizeof held, "; %zu skipped", m->nskips);
-  if (m->nerrors > 0 && n >= 0 && (size_t)n < sizeof held)
-    snprintf(held + n, sizeof held - (size_t)n, "; %zu error(s), the first: %s",
-             m->nerrors, m->errors[0].message);
+    snprintf(held, sizeof held, "; %zu skipped", m->nskips);
   return gcb_err_set(cv->err, GCB_EINPUT,
                      "%s: no measurements in %s (read as %s: no case%s)",
                      cv->name, cv->name, cv->format, held);
@@ -184,8 +182,8 @@ static enum gcb_status finish(struct gcb__conv *cv, struct gcb_model **out) {
   cv->m = NULL;
   enum gcb_status st = gcb__model_done(m, cv->err);
   if (st == GCB_OK)
-    st =
-        m->ncases == 0 ? no_measurement(cv, m) : gcb__conv_join_topology(cv, m);
+    st = m->ncases == 0 && m->nerrors == 0 ? no_measurement(cv, m)
+                                           : gcb__conv_join_topology(cv, m);
   if (st != GCB_OK) {
     gcb_model_free(m);
     m = NULL;
