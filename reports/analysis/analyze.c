@@ -136,39 +136,46 @@ void gcb_findings_free(struct gcb_findings *l) {
 
 /* ---- thresholds --------------------------------------------------------- */
 
-#define TH(field) offsetof(struct gcb_thresholds, field)
+/* A row of gcb_threshold_defs: the threshold `field`, its default, bounds,
+ * help and, for a fail threshold, its warning (analyze.h). */
+#define TH(field, def_, min_, max_, help_, ...)                                \
+  {                                                                            \
+    .name = #field, .offset = offsetof(struct gcb_thresholds, field),          \
+    .def = def_, .min = min_, .max = max_, .help = help_, __VA_ARGS__          \
+  }
 
 const struct gcb_threshold_def gcb_threshold_defs[] = {
-    {"slow_rank_pct", TH(slow_rank_pct), 10, 0, 100,
-     "warn when a rank's figure is this % below the peer median"},
-    {"slow_rank_fail_pct", TH(slow_rank_fail_pct), 25, 0, 100,
-     "fail when a rank's figure is this % below the peer median"},
-    {"outlier_mads", TH(outlier_mads), 3, 0, 100,
-     "outlier when further below the median than this many scaled MADs"},
-    {"outlier_min_ranks", TH(outlier_min_ranks), 3, 3, 1e9,
-     "fewer ranks than this: no outlier rule (no robust median)"},
-    {"imbalance_pct", TH(imbalance_pct), 5, 0, 100,
-     "warn when (max - mean) / max of per-rank times exceeds this %"},
-    {"late_pct", TH(late_pct), 20, 0, 1000,
-     "warn when a rank arrives at a collective later than this % of the "
-     "operation's time (and is an outlier)"},
-    {"link_pct", TH(link_pct), 75, 0, 100,
-     "warn when a copy or GPU pair reaches less than this % of what the "
-     "topology expects of its link"},
-    {"link_fail_pct", TH(link_fail_pct), 50, 0, 100,
-     "fail when it reaches less than this %"},
-    {"trend_pct", TH(trend_pct), 50, 0, 10000,
-     "warn when a sweep row's time is this % above the log-log line "
-     "through its neighbours (its busbw below 1 / (1 + this / 100) of it)"},
-    {"latency_floor_x", TH(latency_floor_x), 4, 1, 1e6,
-     "warn when a small message takes more than this many times its "
-     "floor (the fastest time of the operation on its transport, plus its "
-     "bytes at the sweep's best busbw)"},
-    {"regression_pct", TH(regression_pct), 5, 0, 1000,
-     "compare: regression when worse by more than this % ..."},
-    {"noise_sigmas", TH(noise_sigmas), 2, 0, 100,
-     "... and by more than this many combined relative stdevs"},
-    {NULL, 0, 0, 0, 0, NULL},
+    TH(slow_rank_pct, 10, 0, 100,
+       "warn when a rank's figure is this % below the peer median"),
+    TH(slow_rank_fail_pct, 25, 0, 100,
+       "fail when a rank's figure is this % below the peer median",
+       .warning = "slow_rank_pct", .worse_above = true, .judges = "a rank"),
+    TH(outlier_mads, 3, 0, 100,
+       "outlier when further below the median than this many scaled MADs"),
+    TH(outlier_min_ranks, 3, 3, 1e9,
+       "fewer ranks than this: no outlier rule (no robust median)"),
+    TH(imbalance_pct, 5, 0, 100,
+       "warn when (max - mean) / max of per-rank times exceeds this %"),
+    TH(late_pct, 20, 0, 1000,
+       "warn when a rank arrives at a collective later than this % of the "
+       "operation's time (and is an outlier)"),
+    TH(link_pct, 75, 0, 100,
+       "warn when a copy or GPU pair reaches less than this % of what the "
+       "topology expects of its link"),
+    TH(link_fail_pct, 50, 0, 100, "fail when it reaches less than this %",
+       .warning = "link_pct", .judges = "a link"),
+    TH(trend_pct, 50, 0, 10000,
+       "warn when a sweep row's time is this % above the log-log line "
+       "through its neighbours (its busbw below 1 / (1 + this / 100) of it)"),
+    TH(latency_floor_x, 4, 1, 1e6,
+       "warn when a small message takes more than this many times its "
+       "floor (the fastest time of the operation on its transport, plus its "
+       "bytes at the sweep's best busbw)"),
+    TH(regression_pct, 5, 0, 1000,
+       "compare: regression when worse by more than this % ..."),
+    TH(noise_sigmas, 2, 0, 100,
+       "... and by more than this many combined relative stdevs"),
+    {.name = NULL},
 };
 
 void gcb_thresholds_default(struct gcb_thresholds *t) {
@@ -182,6 +189,11 @@ const struct gcb_threshold_def *gcb_threshold_find(const char *name) {
     if (strcmp(d->name, name) == 0)
       return d;
   return NULL;
+}
+
+double gcb_threshold_value(const struct gcb_thresholds *t,
+                           const struct gcb_threshold_def *d) {
+  return *(const double *)((const char *)t + d->offset);
 }
 
 double gcb_thresholds_regression(const struct gcb_thresholds *t,

@@ -159,6 +159,14 @@ struct gcb_threshold_def {
   double def;
   double min, max;
   const char *help;
+  /* A fail threshold: the warning it pairs with, which it may not be
+   * stricter than (a finding warns before it fails; criteria files are
+   * refused otherwise), whether a larger value is the worse (a % below
+   * the peers) or a smaller (a % of the link reached), and what it
+   * judges ("a rank"). NULL warning: not a fail threshold. */
+  const char *warning;
+  bool worse_above;
+  const char *judges;
 };
 
 /* The table of thresholds, terminated by a NULL name. */
@@ -169,6 +177,10 @@ void gcb_thresholds_default(struct gcb_thresholds *t);
 
 /* The row named `name`, or NULL. */
 const struct gcb_threshold_def *gcb_threshold_find(const char *name);
+
+/* Row d's value in t. */
+double gcb_threshold_value(const struct gcb_thresholds *t,
+                           const struct gcb_threshold_def *d);
 
 /* The regression threshold for a case: a per-bench override, else a
  * per-unit one, else regression_pct. */

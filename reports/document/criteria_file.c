@@ -142,21 +142,21 @@ static enum gcb_status read_thresholds(struct gcb__walk *p, const json_t *obj,
 }
 
 /* A finding warns before it fails: a fail threshold stricter than its
- * warning would fail what it never warned of. */
+ * warning (the pairs are rows of gcb_threshold_defs) would fail what it
+ * never warned of. */
 static enum gcb_status check_warn_before_fail(struct gcb__walk *p,
                                               const struct gcb_thresholds *t) {
-  if (t->slow_rank_fail_pct < t->slow_rank_pct)
-    return gcb__schema_problem(
-        p,
-        "slow_rank_fail_pct %g is below slow_rank_pct %g: a rank would fail "
-        "before it warns",
-        t->slow_rank_fail_pct, t->slow_rank_pct);
-  if (t->link_fail_pct > t->link_pct)
-    return gcb__schema_problem(
-        p,
-        "link_fail_pct %g is above link_pct %g: a link would fail before "
-        "it warns",
-        t->link_fail_pct, t->link_pct);
+  for (const struct gcb_threshold_def *d = gcb_threshold_defs; d->name; d++) {
+    const struct gcb_threshold_def *w =
+        d->warning != NULL ? gcb_threshold_find(d->warning) : NULL;
+    if (w == NULL)
+      continue;
+    double fail = gcb_threshold_value(t, d), warn = gcb_threshold_value(t, w);
+    if (d->worse_above ? fail < warn : fail > warn)
+      return gcb__schema_problem(
+          p, "%s %g is %s %s %g: %s would fail before it warns", d->name, fail,
+          d->worse_above ? "below" : "above", w->name, warn, d->judges);
+  }
   return GCB_OK;
 }
 
