@@ -556,7 +556,7 @@ static bool run_failed(const struct gcb_comparison *cmp,
                        const struct gcb_doc *new_, int rank) {
   struct gcb_run_check rc;
   gcb_compare_run_check(cmp, new_, &rc);
-  char why[256];
+  char why[512];
   gcb_compare_run_why(&rc, why, sizeof why);
   if (rc.failed && rank == 0)
     printf("%s\n", why);

@@ -99,8 +99,12 @@ struct gcb_run_check {
   size_t invalid;  /* the new run's cases whose results failed validation */
   size_t unmeasured; /* rows the baseline timed and the new run did not
                         (a time of 0: GCB_VERDICT_UNJUDGED) */
-  char status[32]; /* the new run's run.status */
-  bool failed;     /* any of them, or a status other than "complete" */
+  size_t errors;     /* the new run's errors[] (a tool's FAILED line) */
+  const char *first_error; /* the first one's message, borrowed; NULL */
+  size_t compared;         /* rows with a value on both sides */
+  char status[32];         /* the new run's run.status */
+  bool failed; /* any of them, nothing compared, or a status other than
+                  "complete" */
 };
 
 /* Fills *out from a comparison and its new run's model (reports/compare/

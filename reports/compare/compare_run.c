@@ -4,10 +4,13 @@
  * 70 cases and says "failed" has nothing regressed among the 2, and must
  * not compare as a pass. Missing baseline cases, a run status other than
  * "complete" (or "unknown": a converted excerpt), cases whose results
- * were checked and failed validation and times the baseline measured and
- * the new run did not (0 s) each fail it; a case not validated does not,
- * nor a baseline that timed nothing.
- */
+ * were checked and failed validation, errors the run states (nccl-tests'
+ * own FAILED lines, which failed its exit status), times the baseline
+ * measured and the new run gives as 0 s, and a comparison of no row with
+ * both runs' values (a baseline that failed before its first case) each
+ * fail it; a case not validated does not, nor a baseline that timed
+ * nothing. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -32,12 +35,18 @@ void gcb_compare_run_check(const struct gcb_comparison *cmp,
     const struct gcb_delta *d = &cmp->deltas[i];
     out->missing +=
         d->verdict == GCB_VERDICT_ONLY_OLD && !d->derived; /* its rows count */
-    out->unmeasured += d->verdict == GCB_VERDICT_UNJUDGED && d->old_value > 0;
+    out->unmeasured += d->verdict == GCB_VERDICT_UNJUDGED && d->old_value > 0 &&
+                       d->new_value == 0;
+    out->compared += !isnan(d->old_value) && !isnan(d->new_value);
   }
-  for (size_t i = 0; i < new_->model->ncases; i++)
-    out->invalid += case_invalid(&new_->model->cases[i]);
-  gcb_view_copy(out->status, sizeof out->status, new_->model->run.status);
+  const struct gcb_model *m = new_->model;
+  for (size_t i = 0; i < m->ncases; i++)
+    out->invalid += case_invalid(&m->cases[i]);
+  out->errors = m->nerrors;
+  out->first_error = m->nerrors > 0 ? m->errors[0].message : NULL;
+  gcb_view_copy(out->status, sizeof out->status, m->run.status);
   out->failed = out->missing > 0 || out->invalid > 0 || out->unmeasured > 0 ||
+                out->errors > 0 || out->compared == 0 ||
                 gcb_view_status_failed(out->status);
 }
 
@@ -54,6 +63,14 @@ void gcb_compare_run_why(const struct gcb_run_check *rc, char *buf,
   if (rc->invalid > 0 && used < size)
     used += (size_t)snprintf(buf + used, size - used,
                              " %zu case(s) failed validation;", rc->invalid);
+  if (rc->errors > 0 && used < size)
+    used += (size_t)snprintf(buf + used, size - used,
+                             " %zu error(s), the first: %s;", rc->errors,
+                             rc->first_error);
+  if (rc->compared == 0 && used < size)
+    used += (size_t)snprintf(buf + used, size - used,
+                             " nothing was compared (no case has a value "
+                             "in both runs);");
   if (rc->unmeasured > 0 && used < size)
     used += (size_t)snprintf(buf + used, size - used,
                              " %zu time(s) the baseline measured are 0 s;",

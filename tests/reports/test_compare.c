@@ -357,6 +357,46 @@ Test(compare, a_failed_run_fails_the_comparison_whatever_its_numbers) {
   done(&p);
 }
 
+/* The errors a new run states fail it, whatever its numbers: nccl-tests'
+ * "# Avg bus bandwidth : X FAILED" and "# Out of bounds values : N
+ * FAILED" fail its own exit status (common.cu), and a report of the run
+ * fails; compare passed it (exit 0). So does a comparison of nothing: a
+ * baseline that failed before its first case passed every new run, each
+ * of its rows "only in new". */
+Test(compare, a_new_run_that_states_an_error_or_compares_nothing_fails) {
+  struct pair p = {.old = run_at(100, 0.01, 0.005),
+                   .new_ = run_at(100, 0.01, 0.005)};
+  json_array_append_new(
+      json_object_get(p.new_, "errors"),
+      json_pack("{s:s, s:s, s:i, s:s, s:s}", "bench", "coll", "label",
+                "allreduce", "rank", -1, "status", "EVALIDATION", "message",
+                "average bus bandwidth 139.56 GB/s below 0.9 x "
+                "NCCL_TESTS_MIN_BW"));
+  compare(&p, NULL);
+  struct gcb_run_check rc;
+  run_check(&p, &rc);
+  cr_expect_eq(p.cmp.regressions, 0);
+  cr_expect(rc.failed);
+  cr_expect_eq(rc.errors, 1);
+  char why[512];
+  gcb_compare_run_why(&rc, why, sizeof why);
+  cr_expect_str_eq(why, "the new run fails the comparison: 1 error(s), the "
+                        "first: average bus bandwidth 139.56 GB/s below 0.9 "
+                        "x NCCL_TESTS_MIN_BW");
+  done(&p);
+  /* a baseline of no case: every row one-sided */
+  p = (struct pair){.old = fx_doc(4, 1, 8, "Test CPU"),
+                    .new_ = run_at(100, 0.01, 0.005)};
+  compare(&p, NULL);
+  run_check(&p, &rc);
+  cr_expect_eq(rc.compared, 0);
+  cr_expect(rc.failed);
+  gcb_compare_run_why(&rc, why, sizeof why);
+  cr_expect_str_eq(why, "the new run fails the comparison: nothing was "
+                        "compared (no case has a value in both runs)");
+  done(&p);
+}
+
 /* A collective case on n ranks at busbw (GB/s), each rank's figure the
  * algbw, every rank's time t seconds. */
 static json_t *coll_run(int n, const char *op, double size, double count,
