@@ -235,17 +235,27 @@ static enum gcb_status compare_case(struct gcb_comparison *cmp,
   const char *unit = nc->unit;
   const struct gcb_model_summary *os = &oc->summary, *ns = &nc->summary;
   enum basis by = basis_of(nc);
-  /* nccl-tests prints busbw with two decimals: a small message's 0.00
-   * says nothing of a change (a 100x slower 8 B allreduce is 0.00 both
-   * times); its time does */
-  if (by == BY_BUSBW && !(os->busbw > 0 && ns->busbw > 0))
-    by = BY_TIME;
-  bool lower = lower_is_better(unit);
+  bool same_scale = os->ranks == ns->ranks;
   double noise = noise_band(oc, nc, &rn[0], &rn[1], t);
+  /* nccl-tests prints algbw and busbw with two decimals (%6.2f GB/s): a
+   * small message's 0.00 says nothing of a change (a 100x slower 8 B
+   * allreduce is 0.00 both times), and a few hundredths move by a whole
+   * step with a change its time shows in full (0.14 -> 0.13 for a 1 %
+   * slower 2 KiB row, 0.02 both times for a 23 % slower 256 B one). Where
+   * a step is more than half the threshold the time decides; at another
+   * scale, where a time does not compare, the step is noise. */
+  const double step = 0.01; /* GB/s */
+  double least = fmin(os->busbw, ns->busbw);
+  double half_threshold = gcb_thresholds_regression(t, nc->bench, unit) / 200;
+  bool resolves = least > 0 && step / least <= half_threshold;
+  if (by == BY_BUSBW && !resolves && (same_scale || !(least > 0)))
+    by = BY_TIME;
+  else if (by == BY_BUSBW && !resolves)
+    noise = fmax(noise, step / least);
+  bool lower = lower_is_better(unit);
   double threshold =
       gcb_thresholds_regression(t, nc->bench, by == BY_TIME ? "us" : unit) /
       100;
-  bool same_scale = os->ranks == ns->ranks;
   enum gcb_status st = GCB_OK;
   if (by == BY_BUSBW)
     st = row(cmp, nc, key, "busbw", "GB/s", os->busbw, ns->busbw, false,

@@ -475,6 +475,36 @@ static json_t *nothing_moved(void) {
   return doc;
 }
 
+/* nccl-tests prints busbw with two decimals: a few hundredths of GB/s
+ * move a whole step with a change the time shows in full. A 1 % slower
+ * 2 KiB row printed 0.14 -> 0.13 GB/s and compared a 7 % REGRESSION
+ * (exit 1); a 23 % slower 256 B row printed 0.02 both times and compared
+ * "same". Where the step is more than half the threshold the time
+ * decides; at another scale the step is noise, never a regression. */
+Test(compare, a_busbw_of_a_few_printed_hundredths_is_judged_by_its_time) {
+  struct pair p = {.old = coll_run(16, "allreduce", 2048, 512, 0.14, 28.19e-6),
+                   .new_ =
+                       coll_run(16, "allreduce", 2048, 512, 0.13, 28.47e-6)};
+  compare(&p, NULL);
+  cr_expect_eq(p.cmp.regressions, 0);
+  cr_expect_eq(row(&p, "median time")->verdict, GCB_VERDICT_SAME);
+  done(&p);
+  p = (struct pair){.old = coll_run(16, "allreduce", 256, 64, 0.02, 25.9e-6),
+                    .new_ = coll_run(16, "allreduce", 256, 64, 0.02, 31.86e-6)};
+  compare(&p, NULL);
+  cr_expect_eq(row(&p, "median time")->verdict, GCB_VERDICT_REGRESSION);
+  done(&p);
+  p = (struct pair){
+      .old = coll_run(8, "allgather", 2048, 64, 0.14, 20e-6),
+      .new_ = coll_run(16, "allgather", 2048, 32, 0.13, 40e-6)};
+  compare(&p, NULL);
+  const struct gcb_delta *d = row(&p, "busbw");
+  cr_expect_neq(d->verdict, GCB_VERDICT_REGRESSION, "%s, noise %g",
+                gcb_verdict_name(d->verdict), d->noise);
+  cr_expect_geq(d->noise, 0.01 / 0.13 - 1e-12);
+  done(&p);
+}
+
 /* A time of 0 is a timer that resolved no iteration (the case's
  * `unmeasured` finding), not a run 100 % faster: a new run whose 8 B
  * ping-pong timed 0 s compared "better" and passed a compare gate; from a
