@@ -200,9 +200,11 @@ static enum gcb_status known_row(struct gcb__osu *o, char **tok, double size,
       return gcb__conv_bad_line(o->cv, line, "%s: %s '%.20s' is negative",
                                 o->bench, o->col[c], tok[c]);
   }
+  /* A message of 0 bytes is a message still (osu_latency's first row, its
+   * small-message latency): its time is kept, as a barrier's */
   struct gcb__coll_row r = {.root = k->traits & ROOTED ? 0 : -1,
                             .line = line,
-                            .no_bytes = k->traits & SIZELESS};
+                            .no_bytes = (k->traits & SIZELESS) || size == 0};
   snprintf(r.type, sizeof r.type, "%s", type_of(o, &bytes));
   snprintf(r.redop, sizeof r.redop, "%s", k->traits & REDUCES ? "sum" : "none");
   bool per_rank = k->traits & PER_RANK;

@@ -1064,3 +1064,41 @@ Test(interop, nvbandwidth_cases_say_their_size_is_nominal) {
   unload(&nv);
   unload(&own);
 }
+
+/* osu_latency's 0-byte row is its small-message latency (a message of no
+ * bytes is a message still): it was skipped for having no bandwidth, and
+ * the real ParallelCluster log with that row 5x worse compared clean. */
+Test(interop, osu_latencys_0_byte_row_is_compared_in_time) {
+  const char *path = DATA("interop/parallelcluster-p5-openmpi-osu_latency.txt");
+  struct gcb_err err = {0};
+  char *text = NULL;
+  size_t len = 0;
+  cr_assert_eq(gcb_file_read(path, GCB_FILE_MAX_BYTES, &text, &len, &err),
+               GCB_OK, "%s", err.msg);
+  char *row = strstr(text, "\n0                      20.42\n");
+  cr_assert_not_null(row, "the log's 0-byte row");
+  memcpy(row + 1 + strlen("0                      "), "99.42", 5);
+  char tmp[] = "/tmp/gcb-osu-0B-XXXXXX";
+  int fd = mkstemp(tmp);
+  cr_assert_geq(fd, 0);
+  cr_assert_eq(write(fd, text, len), (ssize_t)len);
+  close(fd);
+  struct loaded a, b;
+  load(path, NULL, 0, &a);
+  load(tmp, NULL, 0, &b);
+  unlink(tmp);
+  struct gcb_thresholds th;
+  struct gcb_comparison cmp = {0};
+  gcb_thresholds_default(&th);
+  cr_assert_eq(gcb_compare(&a.doc, &b.doc, &th, &cmp, &err), GCB_OK, "%s",
+               err.msg);
+  cr_expect_eq(cmp.regressions, 1);
+  for (size_t i = 0; i < cmp.ndeltas; i++)
+    if (cmp.deltas[i].verdict == GCB_VERDICT_REGRESSION)
+      cr_expect_str_eq(cmp.deltas[i].title,
+                       "coll: latency uint8 none 0B out-of-place");
+  gcb_comparison_free(&cmp);
+  unload(&a);
+  unload(&b);
+  free(text);
+}
