@@ -724,6 +724,12 @@ static enum gcb_status half_case(struct gcb__conv *cv, const char *op,
     s->time_min = lo;
     s->time_mean = t;
     s->time_max = hi;
+    /* the slowest rank's figure and the fastest's, where the tool prints
+     * their times (OSU -f's Min and Max Latency): a figure is S/t */
+    if (fig > 0 && lo > 0 && hi >= t && t >= lo) {
+      s->min = fig * t / hi;
+      s->max = fig * t / lo;
+    }
   }
   s->algbw = finite(m->alg);
   if (isfinite(m->bus) && m->bus >= 0) {

@@ -1102,3 +1102,78 @@ Test(interop, osu_latencys_0_byte_row_is_compared_in_time) {
   unload(&b);
   free(text);
 }
+
+/* text as a file's, loaded. */
+static void load_temp(const char *text, struct loaded *l) {
+  char tmp[] = "/tmp/gcb-interop-XXXXXX";
+  int fd = mkstemp(tmp);
+  cr_assert_geq(fd, 0);
+  cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+  close(fd);
+  load(tmp, NULL, 0, l);
+  unlink(tmp);
+}
+
+/* OSU -f prints the slowest rank's time (Max Latency): the case's
+ * slowest figure is S over it, and compare's "slowest" row follows it. A
+ * slowest rank 3x slower at the same average read "slowest ... same"
+ * (the average again), exit 0 (red team, OSU 7.3's layout). */
+Test(interop, osu_fs_max_latency_is_the_slowest_ranks_figure) {
+  static const char old[] =
+      "# OSU MPI Allreduce Latency Test v7.3\n"
+      "# Datatype: MPI_FLOAT.\n"
+      "# Size       Avg Latency(us)   Min Latency(us)   Max Latency(us)  "
+      "Iterations\n"
+      "4                      28.66             27.10             30.20       "
+      " 1000\n"
+      "1048576              1500.00           1450.00           1550.00       "
+      "  100\n";
+  char new_[sizeof old];
+  memcpy(new_, old, sizeof old);
+  memcpy(strstr(new_, "30.20"), "90.20", 5);
+  memcpy(strstr(new_, "1550.00"), "4550.00", 7);
+  struct loaded a, b;
+  load_temp(old, &a);
+  load_temp(new_, &b);
+  const struct gcb_model_case *c = &a.doc.model->cases[1];
+  cr_expect_float_eq(c->summary.min, 1048576 / (1550.0 * 1e3), 1e-9);
+  cr_expect_float_eq(c->summary.max, 1048576 / (1450.0 * 1e3), 1e-9);
+  struct gcb_thresholds th;
+  struct gcb_comparison cmp = {0};
+  struct gcb_err err = {0};
+  gcb_thresholds_default(&th);
+  cr_assert_eq(gcb_compare(&a.doc, &b.doc, &th, &cmp, &err), GCB_OK, "%s",
+               err.msg);
+  cr_expect_eq(cmp.regressions, 2, "each size's slowest rank");
+  for (size_t i = 0; i < cmp.ndeltas; i++)
+    cr_expect_eq(cmp.deltas[i].verdict == GCB_VERDICT_REGRESSION,
+                 strcmp(cmp.deltas[i].metric, "slowest") == 0, "%s %s",
+                 cmp.deltas[i].title, cmp.deltas[i].metric);
+  gcb_comparison_free(&cmp);
+  unload(&a);
+  unload(&b);
+  /* a barrier is compared in time: its slowest time is Max Latency */
+  load_temp("# OSU MPI Barrier Latency Test v7.3\n"
+            "# Avg Latency(us)   Min Latency(us)   Max Latency(us)  "
+            "Iterations\n"
+            "             5.10              4.90              5.30        "
+            "1000\n",
+            &a);
+  load_temp("# OSU MPI Barrier Latency Test v7.3\n"
+            "# Avg Latency(us)   Min Latency(us)   Max Latency(us)  "
+            "Iterations\n"
+            "             5.10              4.90             15.30        "
+            "1000\n",
+            &b);
+  cr_assert_eq(gcb_compare(&a.doc, &b.doc, &th, &cmp, &err), GCB_OK, "%s",
+               err.msg);
+  cr_expect_eq(cmp.regressions, 1);
+  for (size_t i = 0; i < cmp.ndeltas; i++)
+    if (strcmp(cmp.deltas[i].metric, "slowest time") == 0) {
+      cr_expect_float_eq(cmp.deltas[i].new_value, 15.3, 1e-9);
+      cr_expect_eq(cmp.deltas[i].verdict, GCB_VERDICT_REGRESSION);
+    }
+  gcb_comparison_free(&cmp);
+  unload(&a);
+  unload(&b);
+}
