@@ -510,9 +510,17 @@ static enum gcb_status device_line(struct gcb__coll_log *x, char **tok,
   const char *host = "unknown", *bus = "";
   size_t i = 0, name = n;
   for (; i + 1 < n; i++) {
-    if (strcmp(tok[i], "Rank") == 0)
-      rank = strtoll(tok[i + 1], NULL, 10);
-    else if (strcmp(tok[i], "Pid") == 0)
+    if (strcmp(tok[i], "Rank") == 0) {
+      char *end;
+      rank = strtoll(tok[i + 1], &end, 10);
+      /* a number past what a rank is: an edited or corrupted log, whose
+       * GPU would go missing from the run without a word */
+      if (end != tok[i + 1] && *end == '\0' && (rank < 0 || rank > 1 << 20))
+        return gcb__conv_bad_line(x->cv, line,
+                                  "a device line of rank %.24s: not a rank "
+                                  "(0 to 2^20)",
+                                  tok[i + 1]);
+    } else if (strcmp(tok[i], "Pid") == 0)
       pid = strtoll(tok[i + 1], NULL, 10);
     else if (strcmp(tok[i], "on") == 0)
       host = tok[i + 1];

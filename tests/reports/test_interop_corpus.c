@@ -836,6 +836,38 @@ Test(interop_corpus, two_runs_interleaved_in_one_file_are_refused) {
   free(a);
 }
 
+/* A device line of a rank no run has (negative, or past 2^20: an edited
+ * or corrupted log) was passed over: the real two-node H100 log read as 15
+ * GPUs and passed. Refused at its line. */
+Test(interop_corpus, a_device_line_of_no_rank_is_refused_at_its_line) {
+  size_t len;
+  char *text = slurp(DATA("nccl-tests-309-h100-2node.txt"), &len);
+  char *at = strstr(text, "Rank  1 Group");
+  cr_assert_not_null(at);
+  static const char *const ranks[] = {"-1", "99999999999"};
+  for (size_t i = 0; i < 2; i++) {
+    size_t n = strlen(text) + 16;
+    char *edited = malloc(n);
+    cr_assert_not_null(edited);
+    snprintf(edited, n, "%.*sRank %s Group%s", (int)(at - text), text, ranks[i],
+             at + strlen("Rank  1 Group"));
+    struct gcb_results *r = NULL;
+    struct gcb_model *m = NULL;
+    struct gcb_err err = {0};
+    cr_expect_eq(gcb_interop_parse(edited, strlen(edited), "rank.txt", NULL, 0,
+                                   &r, &m, NULL, &err),
+                 GCB_EINPUT);
+    cr_expect_null(m);
+    char want[96];
+    snprintf(want, sizeof want,
+             "nccl-tests log: a device line of rank %s: not a rank", ranks[i]);
+    cr_expect_not_null(strstr(err.msg, want), "%s", err.msg);
+    cr_expect_eq(strncmp(err.msg, "rank.txt:", 9), 0, "%s", err.msg);
+    free(edited);
+  }
+  free(text);
+}
+
 Test(interop_corpus, a_multinode_nvbandwidth_run_puts_each_gpu_on_its_host) {
   struct gcb_model *r = load(DATA("oke-nvbandwidth-v0.7-multinode-gb200.txt"),
                              GCB_FORMAT_NVBANDWIDTH);
