@@ -479,14 +479,15 @@ static bool at_gpu(const struct dx *x, const struct gcb_finding *f,
 /* An error one rank met: what its benchmark measures there, in the
  * benchmark's family. The rank's GPU (gemm, membw, burn), that GPU's host
  * link (pcie), the node (p2p: the measuring rank copies between two GPUs
- * of its node, not only its own), the rank itself (a collective, the
- * others). An error of no rank goes to the run. */
+ * of its node, not only its own; the rank where its node is not known),
+ * the rank itself (a collective, the others). An error of no rank goes to
+ * the run. */
 static bool at_error(const struct dx *x, const struct gcb_finding *f,
                      struct gcb_component *c, enum gcb_family *fam) {
   if (f->error == NULL || f->where.rank < 0 || f->where.doc < 0)
     return false;
   *fam = gcb_model_error_family(f->error);
-  if (*fam == GCB_FAM_PEERS) {
+  if (*fam == GCB_FAM_PEERS && f->where.node >= 0) {
     at_machine_of(x, f, GCB_COMP_NODE, c);
     node_name(c, "");
   } else if (*fam == GCB_FAM_GEMM || *fam == GCB_FAM_DEVMEM ||

@@ -68,8 +68,9 @@ struct gcb_comparison {
 /*
  * Compares `old` (the baseline) with `new_`, reading their typed models
  * (gcb_doc.model, reports/document/model.h; both required): every case of
- * either run becomes rows in out->deltas (two metrics for a case in both, one
- * row for a case in only one), every difference in hardware, software, backend,
+ * either run becomes rows in out->deltas (its metrics for a case in both, a
+ * metric neither run has no row; one row for a case in only one), every
+ * difference in hardware, software, backend,
  * ranks or options a note. Thresholds: gcb_thresholds_regression per case,
  * noise_sigmas. *out must be zeroed; free with gcb_comparison_free (also
  * after failure). GCB_ENOMEM when memory runs out.

@@ -1389,8 +1389,8 @@ long long gcb_model_gpu_rank(const struct gcb_model *m, long long node,
 /* ---- a case's check family ---------------------------------------------- */
 
 enum gcb_family gcb_model_case_family(const struct gcb_model_case *c) {
-  if (c->kind == GCB_BENCH_PCIE && strcmp(c->direction, "d2h") == 0)
-    return GCB_FAM_D2H;
+  if (c->kind == GCB_BENCH_PCIE && strncmp(c->direction, "d2h", 3) == 0)
+    return GCB_FAM_D2H; /* d2h, d2h_bidir */
   return gcb_bench_kind_desc(c->kind)->family;
 }
 

@@ -491,7 +491,7 @@ long long gcb_model_gpu_rank(const struct gcb_model *m, long long node,
 /* ---- dx: a case's check family ---- */
 
 /* The check family of a case: its benchmark's (bench_kind.h), a pcie
- * copy's by its direction (d2h: D2H). */
+ * copy's by its direction (d2h, d2h_bidir: D2H). */
 enum gcb_family gcb_model_case_family(const struct gcb_model_case *c);
 
 /* The check family of an error: its benchmark's; a pcie copy's direction

@@ -405,7 +405,7 @@ static void baseline_suite(struct suite *s, const struct gcb_report *rep) {
     snprintf(name, sizeof name, "%s %s", d->title, d->metric);
     if (d->verdict == GCB_VERDICT_UNJUDGED) {
       skipped_test(s, "gcbench.baseline", name,
-                   "not judged: one run measured nothing");
+                   "not judged: one run has no value of it, or a time of 0 s");
       continue;
     }
     open_test(s, "gcbench.baseline", name, 0);

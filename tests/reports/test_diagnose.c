@@ -536,6 +536,8 @@ Test(diagnose, an_error_of_one_rank_is_stated_where_its_benchmark_measures) {
        GCB_COMP_LINK, GCB_FAM_D2H},
       {"pcie", "host_to_device_memcpy_ce GPU0", 4, "GPU 0 <-> host on node01",
        GCB_COMP_LINK, GCB_FAM_H2D},
+      {"pcie", "device_to_host_memcpy_sm GPU2", 6, "GPU 2 <-> host on node01",
+       GCB_COMP_LINK, GCB_FAM_D2H},
       {"p2p", "GPU 1 -> GPU 2 256 MiB", 5, "node node01", GCB_COMP_NODE,
        GCB_FAM_PEERS},
       {"coll", "allreduce float sum 1048576B", 7, "rank 7 (GPU 3) on node01",
@@ -570,6 +572,29 @@ Test(diagnose, an_error_of_one_rank_is_stated_where_its_benchmark_measures) {
                  gcb_family_name(rc->family));
     cr_expect_eq(rc->severity, GCB_SEV_FAIL);
   }
+  done(&x);
+}
+
+/* A p2p error of a rank whose node the document does not give is the
+ * rank's: it read "node " with no host, and no drain list named it. */
+Test(diagnose, a_p2p_error_of_a_rank_of_no_known_node_is_the_ranks) {
+  json_t *doc = fx_doc(4, 2, 16, "Test CPU");
+  const double figs[] = {100, 101, 99, 100};
+  fx_add_case(doc, fx_case("membw", "copy", "{\"kernel\": \"copy\"}", "GB/s",
+                           figs, 4, 0.01, NULL));
+  json_array_clear(json_object_get(doc, "ranks"));
+  json_t *node1 = json_array_get(json_object_get(doc, "nodes"), 1);
+  json_array_remove(json_object_get(node1, "ranks"), 1); /* rank 3 */
+  json_array_append_new(json_object_get(doc, "errors"),
+                        json_pack("{s:s, s:s, s:i, s:s, s:s}", "bench", "p2p",
+                                  "label", "GPU 0 -> GPU 1", "rank", 3,
+                                  "status", "ECUDA", "message", "peer access"));
+  struct dx x;
+  one_doc(&x, doc);
+  diagnose(&x);
+  const struct gcb_root_cause *rc = cause(&x, "rank 3");
+  cr_assert_not_null(rc, "%s", x.d.n ? x.d.items[0].comp.name : "none");
+  cr_expect_eq(rc->family, GCB_FAM_PEERS);
   done(&x);
 }
 

@@ -863,6 +863,17 @@ Test(model, case_family_is_the_benchmarks_or_the_copys_direction) {
     json_decref(root);
   }
   cr_expect_gt(d2h, 0, "a d2h copy among the fixtures");
+  /* d2h_bidir (the d2h direction alone, timed while h2d runs) is D2H too:
+   * it was H2D, its error D2H (the label's direction) */
+  json_t *doc = fx_doc(2, 1, 8, "Test CPU");
+  const double figs[] = {50, 51};
+  fx_add_case(doc, fx_case("pcie", "d2h_bidir pinned local 64 MiB",
+                           "{\"direction\": \"d2h_bidir\"}", "GB/s", figs, 2,
+                           0.01, NULL));
+  struct gcb_doc one = fx_doc_of("bidir.json", doc);
+  cr_expect_eq(gcb_model_case_family(&one.model->cases[0]), GCB_FAM_D2H);
+  fx_doc_free(&one);
+  json_decref(doc);
 }
 
 /* ---- a converted file's model, built directly -------------------------- */
