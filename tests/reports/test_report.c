@@ -99,6 +99,32 @@ Test(report, a_problem_run_writes_every_file_and_exits_1) {
   }
 }
 
+/* A run that failed before its first row (nccl-tests 2.17.8 on 2 x 4
+ * GH200, every rank's 'CUDA-capable device(s) is/are busy', NVIDIA/
+ * nccl-tests issue 369) is a failed report, not an unreadable file: exit
+ * 1, with the files a CI job reads saying why (it exited 2 with no file). */
+Test(report, a_run_that_failed_before_its_first_row_is_a_failed_report) {
+  const char *out = in_dir("out");
+  const char *args[] = {"report",
+                        DATA("interop/nccl-tests-369-gh200-cuda-failure.txt"),
+                        "-o", out, NULL};
+  cr_expect_eq(run(gcb__report_command, 0, args), 1);
+  char path[600];
+  snprintf(path, sizeof path, "%s/junit.xml", out);
+  size_t len;
+  char *junit = NULL;
+  struct gcb_err err = {0};
+  cr_assert_eq(gcb_file_read(path, GCB_FILE_MAX_BYTES, &junit, &len, &err),
+               GCB_OK, "%s", err.msg);
+  cr_expect_not_null(strstr(junit, "CUDA-capable device(s) is/are busy or "
+                                   "unavailable"),
+                     "%s", junit);
+  cr_expect_not_null(strstr(junit, "<failure"), "%s", junit);
+  free(junit);
+  snprintf(path, sizeof path, "%s/findings.json", out);
+  cr_expect(exists(path), "%s", path);
+}
+
 Test(report, a_clean_run_exits_0) {
   const char *doc = clean_doc("clean.json", 100);
   const char *args[] = {"report", doc, "-o", in_dir("out"), NULL};
