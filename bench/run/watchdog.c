@@ -671,8 +671,11 @@ static void check_signal(struct gcb_watchdog *w, double now) {
       append(message, sizeof message, " %s %s %s%s",
              a.active || w->soft_kept ? "during" : "after", a.bench, a.desc,
              w->soft_kept ? " (it stopped at a boundary and is recorded)" : "");
+    /* a case that stopped at a boundary (a burn) is the one the signal
+     * ended, as the message says */
     end_run_as(w, GCB_EINTR, "interrupted", code, "interrupted", -1, a.bench,
-               a.active ? a.label : "(between cases)", message);
+               a.active || w->soft_kept ? a.label : "(between cases)",
+               message);
   }
   if (w->signal_at > 0 && w->fd >= 0 && !w->signal_told) {
     struct gcb__wd_msg m = {.type = GCB__WD_SIGNAL,
