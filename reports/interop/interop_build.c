@@ -627,9 +627,22 @@ enum gcb_status gcb__conv_failure(struct gcb__conv *cv,
   char more[64] = "";
   if (f->lines > 1)
     snprintf(more, sizeof more, " (%zu lines of failure in all)", f->lines);
-  return gcb__conv_error(cv, bench, what, gcb_status_name(f->status),
-                         "the run failed: line %d: %s%s", f->line, f->text,
-                         more);
+  /* the rank, where every cause names one host and its caller's pid is
+   * one rank of the device list there (a process of several GPUs, -g 2,
+   * is none): the error is that rank's (its node's drain line), not the
+   * run's */
+  long long rank = -1;
+  size_t same = 0;
+  for (size_t i = 0; f->hosts == 1 && f->pid > 0 && i < cv->m->nranks; i++)
+    if (cv->m->ranks[i].pid == f->pid &&
+        strcmp(cv->m->ranks[i].hostname, f->host) == 0) {
+      rank = cv->m->ranks[i].rank;
+      same++;
+    }
+  rank = same == 1 ? rank : -1;
+  return gcb__conv_error_at(cv, rank, bench, what, gcb_status_name(f->status),
+                            0, "the run failed: line %d: %s%s", f->line,
+                            f->text, more);
 }
 
 /* ---- collective rows ---------------------------------------------------- */

@@ -192,6 +192,14 @@ struct gcb__failure {
   bool cause;             /* the quoted line names a cause */
   enum gcb_status status; /* ENCCL, ECUDA, else EINTERNAL */
   char text[160];         /* its words, printable ASCII, cut */
+  /* Who failed, where nccl-tests says: the host of its cause lines
+   * ("HOST: Test NCCL failure"), "" when they name none or several
+   * (`hosts` counts the changes), and the process of its caller lines
+   * (" .. HOST pid P: Test failure"), 0 when none or several (`pids`). One
+   * rank failed, the others ended by it, is the usual bad GPU. */
+  char host[64];
+  long long pid;
+  size_t hosts, pids;
 };
 
 /* Whether l is a failure line; counts it in f, and quotes it where it is

@@ -129,6 +129,33 @@ bool gcb__line_has(const struct gcb__line *l, const char *needle) {
   return gcb__text_has(l->at, l->len, needle, l->len);
 }
 
+/* Notes who failed where l is nccl-tests' "HOST: Test X failure ..." (a
+ * cause) or " .. HOST pid P: Test failure ..." (its callers, a line per
+ * frame): f->host while every cause names one host, f->pid while every
+ * caller line names one process. */
+static void failure_who(struct gcb__failure *f, const struct gcb__line *l) {
+  char text[160];
+  snprintf(text, sizeof text, "%.*s", (int)l->len, l->at);
+  char *test = strstr(text, ": Test ");
+  if (test == NULL)
+    return;
+  *test = '\0';
+  char host[64];
+  long long pid = 0;
+  if (sscanf(text, " .. %63s pid %lld", host, &pid) == 2) {
+    if (pid > 0 && pid != f->pid)
+      f->pids++;
+    f->pid = f->pids == 1 ? pid : 0;
+    return;
+  }
+  if (strchr(text, ' ') != NULL || text[0] == '\0' ||
+      strlen(text) >= sizeof f->host)
+    return; /* "HOST" alone before ": Test" */
+  if (f->hosts == 0 || strcmp(text, f->host) != 0)
+    f->hosts++;
+  snprintf(f->host, sizeof f->host, "%s", f->hosts == 1 ? text : "");
+}
+
 bool gcb__failure_see(struct gcb__failure *f, const struct gcb__line *l) {
   static const struct {
     const char *says;
@@ -163,6 +190,7 @@ bool gcb__failure_see(struct gcb__failure *f, const struct gcb__line *l) {
     k++;
   if (k == n)
     return false;
+  failure_who(f, l);
   if (f->lines++ == 0 || (signs[k].cause && !f->cause)) {
     f->line = l->number;
     f->cause = signs[k].cause;

@@ -836,6 +836,57 @@ Test(interop_corpus, two_runs_interleaved_in_one_file_are_refused) {
   free(a);
 }
 
+/* The rank that failed, where nccl-tests says: every cause line of one
+ * host and every caller line of one pid (" .. HOST pid P: Test failure")
+ * that is one rank of the device list. The error is that rank's, so the
+ * drain list names its node; it was the run's. Several hosts (the real
+ * GH200 log: each rank busy) or a process of several GPUs (the RTX 3090
+ * log, -g 2) stay the run's. The one-rank log is the GH200 log with the
+ * other ranks' failure lines taken out. */
+Test(interop_corpus, a_failure_of_one_rank_is_that_ranks_error) {
+  static const struct {
+    const char *file;
+    long long rank;
+  } whole[] = {{"nccl-tests-369-gh200-cuda-failure.txt", -1},
+               {"nccl-tests-124-rtx3090-ncclfailure.txt", -1},
+               {"nccl-tests-322-h100-ncclfailure-cut.txt", -1}};
+  for (size_t i = 0; i < 3; i++) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/interop/%s", GCB_TEST_DATA, whole[i].file);
+    struct gcb_model *m = load(path, GCB_FORMAT_NCCL_TESTS);
+    cr_assert_geq(m->nerrors, 1, "%s", whole[i].file);
+    cr_expect_eq(m->errors[0].rank, whole[i].rank, "%s", whole[i].file);
+    gcb_model_free(m);
+  }
+  size_t len;
+  char *text = slurp(DATA("nccl-tests-369-gh200-cuda-failure.txt"), &len);
+  char *one = malloc(len + 1), *out = one;
+  cr_assert_not_null(one);
+  bool kept = false;
+  for (const char *l = text; *l;) {
+    size_t n = strcspn(l, "\n") + (l[strcspn(l, "\n")] == '\n');
+    bool failure = strstr(l, ": Test ") != NULL && strstr(l, ": Test ") < l + n;
+    bool mine = failure && !kept &&
+                (strncmp(l, "gpu-1-7: Test CUDA", 18) == 0 ||
+                 strncmp(l, " .. gpu-1-7 pid 3230359:", 24) == 0);
+    if (!failure || mine) {
+      memcpy(out, l, n);
+      out += n;
+    }
+    kept = kept || (mine && strncmp(l, " .. ", 4) == 0);
+    l += n;
+  }
+  *out = '\0';
+  struct gcb_model *m = load_text(one, GCB_FORMAT_NCCL_TESTS);
+  cr_expect_eq(m->nranks, 8, "the device list whole");
+  cr_assert_eq(m->nerrors, 1);
+  cr_expect_eq(m->errors[0].rank, 5, "pid 3230359 on gpu-1-7: %s",
+               m->errors[0].message);
+  gcb_model_free(m);
+  free(one);
+  free(text);
+}
+
 /* A device line of a rank no run has (negative, or past 2^20: an edited
  * or corrupted log) was passed over: the real two-node H100 log read as 15
  * GPUs and passed. Refused at its line. */
