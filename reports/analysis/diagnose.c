@@ -406,6 +406,15 @@ static void device_of_rank(const struct dx *x, int doc, long long rank,
     rank_comp(x, doc, rank, c);
 }
 
+/* What a rank measured on in family fam: its device (device_of_rank), or
+ * for a copy to or from the host (H2D, D2H) that GPU's host link. */
+static void measured_on(const struct dx *x, int doc, long long rank,
+                        enum gcb_family fam, struct gcb_component *c) {
+  device_of_rank(x, doc, rank, c);
+  if (c->kind == GCB_COMP_GPU && (fam == GCB_FAM_H2D || fam == GCB_FAM_D2H))
+    to_host_link(c);
+}
+
 /* The pair of a p2p case as a link, "src->dst" by bus id ("src<->dst"
  * for a figure of both directions, gcb__case_p2p_arrow): node `node`'s
  * measurement, or with node -1 the lowest one (the walk over the case's
@@ -491,11 +500,9 @@ static bool at_error(const struct dx *x, const struct gcb_finding *f,
     at_machine_of(x, f, GCB_COMP_NODE, c);
     node_name(c, "");
   } else if (*fam == GCB_FAM_GEMM || *fam == GCB_FAM_DEVMEM ||
-             *fam == GCB_FAM_H2D || *fam == GCB_FAM_D2H) {
-    device_of_rank(x, f->where.doc, f->where.rank, c);
-    if (c->kind == GCB_COMP_GPU && (*fam == GCB_FAM_H2D || *fam == GCB_FAM_D2H))
-      to_host_link(c);
-  } else
+             *fam == GCB_FAM_H2D || *fam == GCB_FAM_D2H)
+    measured_on(x, f->where.doc, f->where.rank, *fam, c);
+  else
     rank_comp(x, f->where.doc, f->where.rank, c);
   return true;
 }
@@ -611,9 +618,7 @@ static bool at_check_rank(const struct dx *x, const struct gcb_finding *f,
                          : cs->summary.min_rank;
   if (r < 0)
     return false;
-  device_of_rank(x, f->where.doc, r, c);
-  if (c->kind == GCB_COMP_GPU && (*fam == GCB_FAM_H2D || *fam == GCB_FAM_D2H))
-    to_host_link(c);
+  measured_on(x, f->where.doc, r, *fam, c);
   return true;
 }
 

@@ -216,12 +216,12 @@ static enum gcb_status row(struct gcb_comparison *cmp,
   /* A time of 0 measured nothing (the case's `unmeasured` finding): it is
    * neither 100 % better nor a baseline to hold anything against. A rate
    * of 0 is a measurement (nothing moved): from it, only up is a change. */
-  if (isnan(d->change) && !isnan(old_v) && new_v == 0 && !lower)
-    d->verdict = GCB_VERDICT_SAME;
-  else if (isnan(d->change) && !isnan(old_v) && new_v > 0 && !lower)
-    d->verdict = GCB_VERDICT_BETTER;
-  else if (isnan(d->change) || (lower && new_v == 0))
+  bool measured =
+      !isnan(old_v) && !isnan(new_v) && !(lower && (old_v == 0 || new_v == 0));
+  if (!measured)
     d->verdict = GCB_VERDICT_UNJUDGED;
+  else if (old_v == 0)
+    d->verdict = new_v > 0 ? GCB_VERDICT_BETTER : GCB_VERDICT_SAME;
   else
     d->verdict = judge(d->change, lower, threshold, noise);
   cmp->regressions += d->verdict == GCB_VERDICT_REGRESSION;

@@ -150,7 +150,7 @@ static void failure_who(struct gcb__failure *f, const struct gcb__line *l) {
   }
   if (strchr(text, ' ') != NULL || text[0] == '\0' ||
       strlen(text) >= sizeof f->host)
-    return; /* "HOST" alone before ": Test" */
+    return; /* not a host alone before ": Test" */
   if (f->hosts == 0 || strcmp(text, f->host) != 0)
     f->hosts++;
   snprintf(f->host, sizeof f->host, "%s", f->hosts == 1 ? text : "");
