@@ -1133,6 +1133,15 @@ Test(interop, osu_fs_max_latency_is_the_slowest_ranks_figure) {
   memcpy(strstr(new_, "30.20"), "90.20", 5);
   memcpy(strstr(new_, "1550.00"), "4550.00", 7);
   struct loaded a, b;
+  /* a real OSU 7.4 -f output (tests/data/osu/README.md): its 4 B row, Max
+   * 0.88 us and Min 0.54 us around the average 0.71 */
+  load(GCB_TEST_DATA "/osu/osu-7.4-osu_allreduce-f-c-mpich-vm.txt", NULL, 0,
+       &a);
+  const struct gcb_model_case *real = &a.doc.model->cases[0];
+  cr_expect_eq(gcb_model_param_num(real, "size"), 4);
+  cr_expect_float_eq(real->summary.min, 4 / (0.88 * 1e3), 1e-12);
+  cr_expect_float_eq(real->summary.max, 4 / (0.54 * 1e3), 1e-12);
+  unload(&a);
   load_temp(old, &a);
   load_temp(new_, &b);
   const struct gcb_model_case *c = &a.doc.model->cases[1];
