@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -477,20 +478,32 @@ void gcb__claim_release(void) {
  * losing its cases to the other's rename. */
 static enum gcb_status claim(const char *out, struct gcb_err *err) {
   claim_guard(out); /* before the file is there, not after */
+  /* A signal is delivered as open returns, before claim_made could say
+   * the file is ours: held until it does (a SIGTERM sent as soon as the
+   * file showed left it empty). */
+  sigset_t stop, before;
+  sigemptyset(&stop);
+  sigaddset(&stop, SIGINT);
+  sigaddset(&stop, SIGTERM);
+  bool held = pthread_sigmask(SIG_BLOCK, &stop, &before) == 0;
   int fd =
       open(out, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-  if (fd >= 0) {
+  int open_errno = errno;
+  if (fd >= 0)
     claim_made = 1;
+  if (held)
+    pthread_sigmask(SIG_SETMASK, &before, NULL);
+  if (fd >= 0) {
     close(fd);
     return GCB_OK;
   }
   gcb__claim_release();
-  if (errno == EEXIST)
+  if (open_errno == EEXIST)
     return gcb_err_set(err, GCB_EUSAGE,
                        "results file %s exists (use --force to overwrite)",
                        out);
   return gcb_err_set(err, GCB_EUSAGE, "--output %s: cannot create (%s)", out,
-                     strerror(errno));
+                     strerror(open_errno));
 }
 
 enum gcb_status gcb__output_path(const char *requested, const char *run_id,
